@@ -95,6 +95,23 @@ KEY_PHRASES = re.compile(
     # often pasted with no engine line around it (facts/symptoms.py).
     rf"{NO_KERNEL_IMAGE.pattern}|{KERNEL_ARCH_REFUSED.pattern}",
     re.IGNORECASE)
+# llama.cpp's own log lines, by the function that prints them (ollama's runner prints the same, behind its journal
+# prefix): its timings (llama-cli `llama_perf_context_print:` since ggml-org/llama.cpp#9213, `llama_print_timings:`
+# before it, the old server's `print_timings:`, and llama-server's bare `prompt eval time =` / `eval time =` lines
+# under `slot print_timing:`, ggml-org/llama.cpp#9013), its loader (`llm_load_tensors:` / `load_tensors:`,
+# `llm_load_print_meta:` / `print_info:`, `llama_model_loader:`) and its context set-up (`llama_new_context_with_model:`
+# / `llama_context:`, `llama_kv_cache_init:`). A line of these shows llama.cpp ran (ServingLog.engine "llamacpp").
+GGML_LOG_LINE = re.compile(
+    r"^\s*(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
+    r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_new_context_with_model|llama_context"
+    r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
+    r"|slot print_timing:|(?:prompt eval|eval|total) time =\s+[\d.]+ ms\b)")
+# The line's literals, one of which every GGML_LOG_LINE match holds.
+GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "time =")
+# `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
+GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
+
+
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
@@ -102,7 +119,7 @@ KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "n
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
                "torchrun", "on startup is less", "custom_all_reduce", "no kernel image", "no_binary_for_gpu",
-               "nokernelimagefordevice", "unsupported architecture")
+               "nokernelimagefordevice", "unsupported architecture", *GGML_NEEDLES)
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
@@ -113,6 +130,8 @@ def is_log_line(line: str) -> bool:
     line = line[:LINE_LOOK_CHARS]
     return bool(("NCCL " in line and (NCCL_LINE.search(line) or NCCL_BANNER.match(line))) or (".py:" in line and VLLM_LINE.search(line))
                 or ("] " in line and SGLANG_LINE.search(line))
+                or (("llama_" in line or "llm_load" in line or "load_tensors:" in line or "print_timing" in line
+                     or "time =" in line) and GGML_LOG_LINE.match(line))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
@@ -191,7 +210,7 @@ _NVLS_REFUSED = re.compile(r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d
 
 @dataclass(frozen=True)
 class ServingLog:
-    engine: str = ""  # "vllm" | "sglang" | "" (only NCCL lines)
+    engine: str = ""  # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "" (only NCCL lines)
     line_count: int = 0
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
     p2p_cache_paths: tuple[str, ...] = ()  # cache files vLLM read or wrote
@@ -283,6 +302,8 @@ class ServingLog:
     graph_ranks: tuple[str, ...] = ()
     # Every rank tag (log_rank) the log's lines carry, in order: the ranks the log shows, a lower bound of its world.
     ranks: tuple[str, ...] = ()
+    # llama.cpp's `offloaded N/M layers to GPU` (GGML_OFFLOADED): (N, M, the line) of the last such line.
+    gpu_layers: tuple[int, int, str] | None = None
 
     def nearest_nets(self) -> dict[str, tuple[str, str]]:
         """Each GPU of the path dump's nearest network device (NET, path type), as TopoMatrix.nearest_nics reads
@@ -719,6 +740,7 @@ def parse_serving_log(text: str) -> ServingLog:
     ar_errors: list[str] = []
     graph_ranks: list[str] = []
     ranks: list[str] = []
+    gpu_layers: tuple[int, int, str] | None = None
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -728,6 +750,11 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "sglang"
             elif "vllm" in low or VLLM_LINE.search(line):
                 engine = "vllm"
+            elif GGML_LOG_LINE.match(line):
+                engine = "llamacpp"
+        m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
+        if m:
+            gpu_layers = (int(m.group(1)), int(m.group(2)), text_l)
         m = _VLLM_VERSION.search(text_l) if not vllm_version and ("llm engine (v" in low or "server version" in low) \
             else None
         if m:
@@ -926,7 +953,7 @@ def parse_serving_log(text: str) -> ServingLog:
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
         gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()), custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
-        ranks=tuple(ranks))
+        ranks=tuple(ranks), gpu_layers=gpu_layers)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
