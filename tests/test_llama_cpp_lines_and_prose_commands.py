@@ -115,6 +115,15 @@ def test_ollama_journal_883() -> None:
     assert results["CTR-GPU-ACCESS"].status == "not-applicable"
 
 
+def test_a_cuda_buffer_shows_the_runtime_runs(tmp_path: Path) -> None:
+    """corpus 883's `CUDA0 model buffer size`, and llama.cpp#9881's `CUDA0 buffer size`: the CUDA runtime ran on the
+    driver, over the devices shown; timings alone (modelled counter-example: llama.cpp#34's CPU run) show no CUDA."""
+    compat = capture_checks("883", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert compat.status == "ok" and "CUDA0" in compat.message and compat.coverage.count == 1
+    assert paste_checks(tmp_path, LOADER_9881, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "ok"
+    assert paste_checks(tmp_path, PERF_34, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "unknown"
+
+
 def test_all_layers_offloaded_say_nothing_of_sharing(tmp_path: Path) -> None:
     """Every layer on the GPU (llama.cpp#9881) is no sign of a full card: the generic unknown."""
     shared = paste_checks(tmp_path, LOADER_9881, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
@@ -162,3 +171,14 @@ def test_trtllm_benchmark_result_line_890() -> None:
     assert "[BENCHMARK] model_name llama_7b" in host.record.docs["bench_output"]
     results = capture_checks("890", "RT-CUDA-GRAPHS", "PWR-CLOCK-EVENTS", "PWR-GPU-POWER-LIMIT")
     assert {r.status for r in results.values()} == {"unknown"}
+
+
+def test_eval_time_is_the_decode_rate() -> None:
+    """llama.cpp's `eval time` line is one sequence's decode; `prompt eval time` (prefill) is not read."""
+    from stackaudit.facts.serving_rate import parse_engine_rate
+
+    assert parse_engine_rate(PERF_34).tokens_per_s == 57.04
+    assert parse_engine_rate(SERVER_9013).tokens_per_s == 11.94
+    # Modelled counter-example: prefill alone is no decode rate.
+    with pytest.raises(ParseError):
+        parse_engine_rate(PERF_34.splitlines()[2] + "\n")

@@ -110,6 +110,9 @@ GGML_LOG_LINE = re.compile(
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "time =")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
+# `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
+# CUDA0 KV buffer size`, `CUDA0 compute buffer size`): memory llama.cpp's CUDA backend allocated on a CUDA device.
+GGML_CUDA_BUFFER = re.compile(r"\b(CUDA\d+)(?: model| KV| compute)? buffer size =\s*[\d.]+ MiB")
 
 
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
@@ -304,6 +307,9 @@ class ServingLog:
     ranks: tuple[str, ...] = ()
     # llama.cpp's `offloaded N/M layers to GPU` (GGML_OFFLOADED): (N, M, the line) of the last such line.
     gpu_layers: tuple[int, int, str] | None = None
+    # The CUDA devices llama.cpp allocated a buffer on (GGML_CUDA_BUFFER), in order, and the first such line.
+    ggml_cuda_devices: tuple[str, ...] = ()
+    ggml_cuda_line: str = ""
 
     def nearest_nets(self) -> dict[str, tuple[str, str]]:
         """Each GPU of the path dump's nearest network device (NET, path type), as TopoMatrix.nearest_nics reads
@@ -741,6 +747,8 @@ def parse_serving_log(text: str) -> ServingLog:
     graph_ranks: list[str] = []
     ranks: list[str] = []
     gpu_layers: tuple[int, int, str] | None = None
+    ggml_devices: list[str] = []
+    ggml_line = ""
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -755,6 +763,11 @@ def parse_serving_log(text: str) -> ServingLog:
         m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
         if m:
             gpu_layers = (int(m.group(1)), int(m.group(2)), text_l)
+        m = GGML_CUDA_BUFFER.search(text_l) if "buffer size" in low and engine == "llamacpp" else None
+        if m:
+            ggml_line = ggml_line or text_l
+            if m.group(1) not in ggml_devices:
+                ggml_devices.append(m.group(1))
         m = _VLLM_VERSION.search(text_l) if not vllm_version and ("llm engine (v" in low or "server version" in low) \
             else None
         if m:
@@ -953,7 +966,7 @@ def parse_serving_log(text: str) -> ServingLog:
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
         gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()), custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
-        ranks=tuple(ranks), gpu_layers=gpu_layers)
+        ranks=tuple(ranks), gpu_layers=gpu_layers, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
