@@ -148,6 +148,16 @@ def test_llama_cli_after_a_list_label_889() -> None:
     assert results["DRV-CUDA-COMPAT"].status == "unknown"
 
 
+@pytest.mark.parametrize("line", [
+    # Modelled: labels with words after `command`.
+    "The command I used: vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2",
+    "Launch command used: python -m sglang.launch_server --model-path m --tp 2",
+])
+def test_labels_with_words_after_command(line: str) -> None:
+    (command,) = fact(pasted(line + "\n"), "engine_commands").commands
+    assert command.argv[-1] == "2" and command.engine in ("vllm", "sglang")
+
+
 def test_a_label_before_words_is_no_command() -> None:
     """Modelled counter-example: a label followed by a sentence, not a command."""
     value = fact(pasted("I ran this command: it crashed with vllm serve and -m flags\n"), "engine_commands")

@@ -52,11 +52,11 @@ _INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
 # A Markdown list item's marker before a step's command (`2. trtllm-build --checkpoint_dir ...`).
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|[-*])\s+")
-# A label in the user's words before the command on its line: a few words ending in `command`, `cmd` or `script`,
-# an optional `is`/`was`, and a colon (`My service startup command is: CUDA_VISIBLE_DEVICES=0,1 python3 -m
-# vllm...`, corpus 884; `3. command:  ./build/bin/llama-cli -m ...`, corpus 889). The command is what follows it.
-PROSE_LABEL = re.compile(r"^(?:[A-Za-z][\w'-]*\s+){0,6}?(?:command(?:\s+line)?|cmd|script)(?:\s+(?:is|was))?\s*:\s+",
-                         re.I)
+# A label in the user's words before the command on its line: a few words around `command`, `cmd` or `script`, and a
+# colon (`My service startup command is: CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm...`, corpus 884; `3. command:
+# ./build/bin/llama-cli -m ...`, corpus 889; `The command I used: ...`). The command is what follows it.
+PROSE_LABEL = re.compile(r"^(?:[A-Za-z][\w'-]*\s+){0,6}?(?:command(?:\s+line)?|cmd|script)(?:\s+[A-Za-z][\w'-]*){0,3}"
+                         r"\s*:\s+", re.I)
 
 
 # An item of a YAML list (a container's args pasted without their `args:` key): `- trtllm-serve`, `- '--tp_size'`.
