@@ -68,6 +68,8 @@ def test_offloaded_layers_are_kept() -> None:
     "On gpu  eval time is around 0.07 tokens per second.",
     # Modelled: a sentence that names the function without its line's shape.
     "I looked at llama_context: it is fine",
+    # Modelled: a bare total, which any program prints.
+    "total time =    9752.73 ms",
 ])
 def test_words_about_timings_are_no_log_line(line: str) -> None:
     assert not is_log_line(line)

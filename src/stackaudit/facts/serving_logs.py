@@ -96,18 +96,19 @@ KEY_PHRASES = re.compile(
     rf"{NO_KERNEL_IMAGE.pattern}|{KERNEL_ARCH_REFUSED.pattern}",
     re.IGNORECASE)
 # llama.cpp's own log lines, by the function that prints them (ollama's runner prints the same, behind its journal
-# prefix): its timings (llama-cli `llama_perf_context_print:` since ggml-org/llama.cpp#9213, `llama_print_timings:`
-# before it, the old server's `print_timings:`, and llama-server's bare `prompt eval time =` / `eval time =` lines
-# under `slot print_timing:`, ggml-org/llama.cpp#9013), its loader (`llm_load_tensors:` / `load_tensors:`,
-# `llm_load_print_meta:` / `print_info:`, `llama_model_loader:`) and its context set-up (`llama_new_context_with_model:`
-# / `llama_context:`, `llama_kv_cache_init:`). A line of these shows llama.cpp ran (ServingLog.engine "llamacpp").
+# prefix): its timings (llama-cli's `llama_perf_context_print:`, ggml-org/llama.cpp#34; `llama_print_timings:` before
+# it, ggml-org/llama.cpp#2237; the old server's `print_timings:`; llama-server's bare `prompt eval time =` / `eval
+# time =` lines under `slot print_timing:`, ggml-org/llama.cpp#9013; a bare `total time =` is any program's), its
+# loader (`llm_load_tensors:` / `load_tensors:`, `llm_load_print_meta:`, `llama_model_loader:`) and its context set-up
+# (`llama_new_context_with_model:` / `llama_context:`, `llama_kv_cache_init:`). A line of these shows llama.cpp ran
+# (ServingLog.engine "llamacpp").
 GGML_LOG_LINE = re.compile(
     r"^\s*(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
     r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_new_context_with_model|llama_context"
     r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
-    r"|slot print_timing:|(?:prompt eval|eval|total) time =\s+[\d.]+ ms\b)")
+    r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /)")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
-GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "time =")
+GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
@@ -134,7 +135,7 @@ def is_log_line(line: str) -> bool:
     return bool(("NCCL " in line and (NCCL_LINE.search(line) or NCCL_BANNER.match(line))) or (".py:" in line and VLLM_LINE.search(line))
                 or ("] " in line and SGLANG_LINE.search(line))
                 or (("llama_" in line or "llm_load" in line or "load_tensors:" in line or "print_timing" in line
-                     or "time =" in line) and GGML_LOG_LINE.match(line))
+                     or "eval time =" in line) and GGML_LOG_LINE.match(line))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
