@@ -534,8 +534,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
 
     Two or more GPUs shown, all GeForce (gputable.FAMILIES: no PCIe P2P with the stock driver), under llama.cpp's
     own log with no other evidence and no NVLink in the matrix, are not an issue: the driver reports no P2P for
-    them, so none is reported OK and then broken, and llama.cpp copies between them through host memory (an NCCL maintainer: "GeForce cards do not support P2P",
-    https://github.com/NVIDIA/nccl-tests/issues/287).
+    them, so none is reported OK and then broken, and llama.cpp copies between them through host memory (an NCCL
+    maintainer: "GeForce cards do not support P2P", https://github.com/NVIDIA/nccl-tests/issues/287).
 
     Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, the log says
     the P2P test failed, or NCCL logged `Could not enable P2P between dev …`; DMAR / AMD-Vi faults
@@ -661,7 +661,7 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
         cards = ", ".join(gpus.in_words(m) if gpus is not None else m for m in sorted(set(models.values())))
         return over_subjects(not_an_issue(
             f"{cards}: GeForce cards get no PCIe P2P from the stock driver (NVIDIA's policy), so the driver reports "
-            "none rather than P2P that then fails; the engines copy between them through host memory by design, the "
+            "none rather than P2P that then fails; llama.cpp copies between them through host memory by design, the "
             "price of splitting a model over them, not a broken path to fix"),
             [_subject(f"GPU{i}", gpus) for i in sorted(models)], gpus.whole_count if gpus is not None else None,
             ask="nvidia-smi -L")

@@ -654,8 +654,9 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
 
 
 # A count and a model as people write them: `8 x A10G`, `8xA100 80GB`, `1 × NVIDIA H100 80GB HBM3`, `8 cards 4090`,
-# `4 GPUs of L40S`, `4 A100 GPUs`, a count before the brand (`only 1 nvidia 4090`, llama-cpp-python#1026), then the model first: `A100 * 8`, `GPU: 5090 *8`. The words next to the count
-# are tried against the GPU table, the longest first.
+# `4 GPUs of L40S`, `4 A100 GPUs`, a count before the brand (`only 1 nvidia 4090`, abetlen/llama-cpp-python#1026),
+# then the model first: `A100 * 8`, `GPU: 5090 *8`. The words next to the count are tried against the GPU table, the
+# longest first.
 _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?|GPUs?|NVIDIA)\b))\s*(?:(?:cards?|GPUs?)\s+)?"
                            r"(?:of\s+)?(?=\S)", re.I)
 _COUNT_AFTER = re.compile(r"\s*[x×*]\s*([1-9]\d?)(?![\w.])", re.I)
