@@ -87,6 +87,15 @@ KINDS = (
 # A check over subjects judged on those an excerpt shows: `K of N GPUs shown`, `K GPU(s) shown` (Coverage.text).
 COVERAGE = re.compile(r"\b\d+ (?:of \d+ )?(?:GPU|bridge)s? shown\b")
 
+# Checks that judge one fact of the host, a container or the engine, not a set of subjects (GPUs, links,
+# devices): an ok of theirs states no coverage (the blind brief's rule: the one driver against a runtime, a
+# kernel setting, a container's setting), and a count of GPUs in their reason describes the host, not a coverage.
+HOST_WIDE = frozenset({
+    "DRV-CUDA-COMPAT", "DRV-OPEN-MODULE", "DRV-FABRIC-MANAGER", "RT-VERSION-MATRIX", "RT-FLASHINFER",
+    "RT-CUDA-GRAPHS", "RT-OMP", "CTR-GPU-ACCESS", "CTR-IPC-ISOLATION", "CTR-SHM-SIZE", "CTR-SECCOMP-NUMA",
+    "IC-NCCL-ENV", "IC-NVIDIA-PEERMEM", "KVER-DMABUF", "FW-VM", "FW-IOMMU-MODE", "FW-NUMA-NPS",
+})
+
 # Statuses an expectation may name (a check's "error" is a tool failure, never an expectation).
 EXPECT_STATUSES = ("issue", "ok", "not-an-issue", "unknown", "not-applicable")
 
@@ -126,6 +135,8 @@ class CorpusEntry:
     def coverage(self, check_id: str) -> str:
         """The coverage an expectation's reason states (`1 of 4 GPUs shown`, `2 GPUs shown`), or "": a verdict
         over the subjects an excerpt shows (the coverage rule of issue 28) names it."""
+        if check_id in HOST_WIDE:
+            return ""
         m = COVERAGE.search(self.expect[check_id][1]) if check_id in self.expect else None
         return m.group(0) if m else ""
 

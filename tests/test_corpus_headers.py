@@ -13,7 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from corpus import CAPTURES_DIR, EXPECT_STATUSES, KINDS, CorpusEntry, corpus_files, load_corpus, parse_header
+from corpus import (
+    CAPTURES_DIR,
+    EXPECT_STATUSES,
+    HOST_WIDE,
+    KINDS,
+    CorpusEntry,
+    corpus_files,
+    load_corpus,
+    parse_header,
+)
 from stackaudit.checks.registry import load_all
 
 FILES = corpus_files()
@@ -68,15 +77,6 @@ def test_expected_ids_are_registered_checks_with_valid_statuses(corpus: list[Cor
             assert status in EXPECT_STATUSES, f"{entry.name}: {check_id} {status}"
             assert reason, f"{entry.name}: {check_id} has no reason"
 
-
-# Checks that judge one fact of the host, a container or the engine, not a set of subjects (GPUs, links,
-# devices): an ok of theirs states no coverage (the blind brief's rule: the one driver against a runtime, a
-# kernel setting, a container's setting).
-HOST_WIDE = frozenset({
-    "DRV-CUDA-COMPAT", "DRV-OPEN-MODULE", "DRV-FABRIC-MANAGER", "RT-VERSION-MATRIX", "RT-FLASHINFER",
-    "RT-CUDA-GRAPHS", "RT-OMP", "CTR-GPU-ACCESS", "CTR-IPC-ISOLATION", "CTR-SHM-SIZE", "CTR-SECCOMP-NUMA",
-    "IC-NCCL-ENV", "IC-NVIDIA-PEERMEM", "KVER-DMABUF", "FW-VM", "FW-IOMMU-MODE", "FW-NUMA-NPS",
-})
 
 # Oks over subjects whose reason states no coverage, resting on a part of an excerpt that lists every subject
 # (a report's line naming every GPU, a matrix's rows). They stay as written (blind first).

@@ -112,7 +112,7 @@ KIND_RECOGNISED_AS = {
     "nvlink -s": {"nvidia-smi nvlink -s"}, "empty grep": {"empty grep"}, "lspci": {"lspci"}, "lspci -tv": {"lspci -tv"},
     # `lsmod | grep X` with nothing under it is lsmod's output filtered to nothing: read as an empty grep.
     "lsmod": {"lsmod", "empty grep"},
-    "nccl-log": {"server log"}, "vllm-log": {"server log"}, "sglang-log": {"server log"}, "ray-log": {"ray log"},
+    "nccl-log": {"server log"}, "vllm-log": {"server log"}, "sglang-log": {"server log"}, "ray-log": {"ray log", "ray status"},
     "nccl-tests": {"nccl-tests"}, "docker inspect": {"docker inspect", "docker inspect excerpt"},
     "docker run": {"docker run"}, "compose": {"compose"}, "k8s pod": {"k8s pod"}, "lxc config": {"lxc config"},
     "df": {"df"}, "ulimit": {"ulimit -a"}, "/proc/cmdline": {"/proc/cmdline"}, "numactl -H": {"numactl -H"},

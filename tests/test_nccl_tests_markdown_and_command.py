@@ -2,7 +2,8 @@
 
 Pasted outside a code fence, `# nThread 1 nGpus 1 ...` loses its `#` and a lone `#` becomes a blank line; the
 header and `Rank` lines are still nccl-tests', one rank or many. The command that ran the test
-(`./build/all_reduce_perf -b 8 -e 128M -g 1`, under mpirun or srun) is recorded with the run.
+(`./build/all_reduce_perf -b 8 -e 128M -g 1`, under mpirun or srun) is recorded with the run; one quoted as Markdown
+inline code, on a line of its own or in a sentence (corpus 774), is the span.
 
 Real lines are quoted from the threads named beside each; the counter-example is modelled and says so.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, fact, paste_checks, pasted
+from corpus import body, capture_checks, fact, paste_checks, pasted
 from stackaudit.importers.recognition import recognise
 
 # https://github.com/NVIDIA/nccl/issues/583 (elevenxiang's comment, 2021-10-19): mpirun -np 8 on one A100 host,
@@ -60,6 +61,24 @@ def test_many_ranks_without_hashes_are_read(tmp_path: Path) -> None:
 
 def test_command_with_prompt_under_mpirun_is_read() -> None:
     assert _spans(NCCL_TESTS_107) == [("nccl-tests", 1, 1)]
+
+
+# https://github.com/NVIDIA/nccl-tests/issues/107 (ihchoi12's issue body): the command as inline code on its own line.
+INLINE_107 = """Here is the command I run:
+`mpirun -host localhost,172.31.20.228 -np 2 -verbose /home/ih/nccl-tests/build/all_reduce_perf -b 1250M -e 1250M -g 1`
+"""
+# https://github.com/nebius/soperator/pull/428 (asteny's description): under srun, with a variable before it.
+INLINE_428 = ("`OMPI_MCA_btl_tcp_if_include=eth0 srun --exclusive --mem=0 --nodes=2 --ntasks-per-node=8 --gpus-per-node=8 "
+              "--mpi=pmix all_reduce_perf_mpi -b 512M -e 8G -f 2 -g 1`\n")
+
+
+def test_command_quoted_as_inline_code_is_read() -> None:
+    assert ("nccl-tests", 24, 24) in recognise(body("774")).recognised
+    assert _spans(INLINE_107) == [("nccl-tests", 2, 2)]
+    assert _spans(INLINE_428) == [("nccl-tests", 1, 1)]
+    # Modelled: a sentence that quotes the command is read as the span; one that quotes only the name is not.
+    assert _spans("I run `./build/all_reduce_perf -b 8 -e 128M -g 2` on the host.\n") == [("nccl-tests", 1, 1)]
+    assert _spans("Does `all_reduce_perf` hang for you too?\n") == []
 
 
 def test_modelled_prose_naming_a_rank_or_the_binary_is_not_read() -> None:

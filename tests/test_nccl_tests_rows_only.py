@@ -2,14 +2,16 @@
 
 A whole result row has 13 columns (size, count, type, redop, root, then time, algbw, busbw and #wrong for
 out-of-place and in-place): no other output prints that, so such rows are a run of nccl-tests even when the
-`# nThread` header and the `# Rank` lines are cut. Rows under the column header alone are read the same way.
+`# nThread` header and the `# Rank` lines are cut. Rows under the column header alone are read the same way, the
+header lines with them; so is the older table without `root` and with `error` for `#wrong` (corpus 794), and the
+summary a run ends with (`# Out of bounds values` over `# Avg bus bandwidth`, corpus 628), with the rows above it.
 
 Real rows are quoted from the threads named beside each; the counter-examples are modelled and say so.
 """
 
 from __future__ import annotations
 
-from corpus import capture_checks
+from corpus import body, capture_checks
 from stackaudit.importers.recognition import recognise
 
 # https://github.com/kvcache-ai/Mooncake/pull/3484 (caozhanhao's description): rows alone in a fence.
@@ -53,8 +55,43 @@ def test_rows_alone_in_a_fence_are_read() -> None:
 
 
 def test_rows_under_the_column_header_are_read() -> None:
-    assert _spans(ROWS_HPC_AI_ENVS_21) == [(5, 7)]
-    assert _spans(ROWS_293) == [(2, 4)]
+    # The column header and units lines are the table's: read with its rows.
+    assert _spans(ROWS_HPC_AI_ENVS_21) == [(3, 7)]
+    assert _spans(ROWS_293) == [(1, 4)]
+
+
+# https://github.com/NVIDIA/nccl/issues/340 (AlexWang1900's issue body): the older rows (no redop, no root, `error`
+# for `#wrong`) and the run's summary, its last three rows quoted.
+ROWS_SUMMARY_340 = """```
+    33554432       4194304   float    817.8   20.51   20.51  0e+00    785.1   21.37   21.37  0e+00
+    67108864       8388608   float   1568.3   21.40   21.40  0e+00   1560.9   21.50   21.50  0e+00
+   134217728      16777216   float   3298.6   20.34   20.34  0e+00   3070.3   21.86   21.86  0e+00
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 6.6972\x20
+"""
+
+
+def test_corpus_794_older_table_without_its_header_is_read() -> None:
+    # The table's own header lines (the first lost its `#` in the paste) over its rows, no `# nThread` header.
+    assert [(k, a, b) for k, a, b in recognise(body("794")).recognised] == [("nccl-tests", 4, 14)]
+
+
+def test_corpus_628_summary_is_read_as_the_run_s_end() -> None:
+    spans = recognise(body("628")).recognised
+    assert ("nccl-tests", 4, 6) in spans and not [k for k in spans if k[0] == "evidence line"]
+
+
+def test_older_rows_with_their_summary_are_read() -> None:
+    assert _spans(ROWS_SUMMARY_340) == [(2, 6)]
+
+
+def test_modelled_lone_pieces_are_not_a_run() -> None:
+    # Modelled: the older rows alone (no column header, no summary), a header line with no row under it, and a lone
+    # `Out of bounds` line (an evidence line of its own, not a run's summary).
+    rows = ROWS_SUMMARY_340.split("# Out")[0]
+    header = "#       size         count      type   redop     time   algbw   busbw  error\nno rows were printed\n"
+    assert _spans(rows) == [] and _spans(header) == []
+    assert _spans("# Out of bounds values : 0 OK\n") == []
 
 
 def test_modelled_short_rows_and_other_tables_are_not_read() -> None:

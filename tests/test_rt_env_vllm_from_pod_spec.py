@@ -1,5 +1,6 @@
 """RT-ENV-VLLM from a pasted pod spec where no process is read (checks/rt._spec_vllm_env): the VLLM_* variables of
-a container whose env list the spec shows whole (DockerContainer.env_whole) are judged; a cut list is not.
+a container whose env list the spec shows whole (DockerContainer.env_whole) are judged; a cut list only by a slow value
+it shows.
 
 Real pastes: corpus 330 (vllm#17676: the env list from its `env:` key to `image:`, vLLM's own variables none of the
 slow ones), corpus 137 (a k8s PD pod's env cut above its first item: unknown), and a disaggregated-prefill pod's env
@@ -52,7 +53,9 @@ def test_pd_pod_env_with_v1_multiprocessing_off_is_an_issue(tmp_path: Path) -> N
     assert "VLLM_ENABLE_V1_MULTIPROCESSING" in result.subjects
 
 
-def test_modelled_cut_env_list_with_a_slow_variable_is_not_judged(tmp_path: Path) -> None:
-    # Modelled: the same items pasted without their `env:` key: the list may go on above, and is not judged whole.
+def test_modelled_cut_env_list_with_a_slow_variable_is_still_an_issue(tmp_path: Path) -> None:
+    # Modelled: the same items pasted without their `env:` key. The list may go on above, so it is not judged whole,
+    # but the slow value it shows is set: a later item of a pod's env wins over an earlier one.
     text = PD_POD_ENV.replace("                env:\n", "")
-    assert paste_checks(tmp_path, text, "RT-ENV-VLLM")["RT-ENV-VLLM"].status == "unknown"
+    result = paste_checks(tmp_path, text, "RT-ENV-VLLM")["RT-ENV-VLLM"]
+    assert result.status == "issue" and list(result.subjects) == ["VLLM_ENABLE_V1_MULTIPROCESSING"]

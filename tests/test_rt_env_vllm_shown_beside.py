@@ -132,3 +132,26 @@ def test_environment_overrides_the_env_file() -> None:
     (ctr,) = parse_compose(text)
     assert dict(ctr.env) == {"CUDA_LAUNCH_BLOCKING": "0", "VLLM_USE_V1": "0"}
     assert ctr.env_whole
+
+
+# --- a whole `docker run`: every variable it sets is on its line -----------------------------------------------------
+
+def test_891_whole_docker_run_setting_an_attention_backend_is_not_an_issue() -> None:
+    """Corpus 891 (vllm#22331): `--env "VLLM_ATTENTION_BACKEND=TRITON_ATTN_VLLM_V1"` on a whole docker run."""
+    result = capture_checks("891", "RT-ENV-VLLM")["RT-ENV-VLLM"]
+    assert result.status == "not-an-issue"
+    assert "VLLM_ATTENTION_BACKEND=TRITON_ATTN_VLLM_V1" in result.message
+
+
+RUN = ("docker run --gpus all --ipc=host {opts} vllm/vllm-openai:v0.10.1 --model Qwen/Qwen3-8B "
+       "--tensor-parallel-size 2\n")
+
+
+def test_modelled_docker_run_reading_an_env_file_is_not_judged_whole(tmp_path: Path) -> None:
+    result = _env_vllm(tmp_path, RUN.format(opts="--env-file ./vllm.env -e VLLM_LOGGING_LEVEL=INFO"))
+    assert result.status == "unknown"
+
+
+def test_modelled_docker_run_setting_cuda_launch_blocking_is_an_issue(tmp_path: Path) -> None:
+    result = _env_vllm(tmp_path, RUN.format(opts="--env-file ./vllm.env -e CUDA_LAUNCH_BLOCKING=1"))
+    assert result.status == "issue" and "CUDA_LAUNCH_BLOCKING=1" in result.message

@@ -1245,24 +1245,25 @@ def vllm_env_findings(env: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def _spec_vllm_env(containers: DockerContainers | None, commands: EngineCommands | None) -> Outcome | None:
-    """RT-ENV-VLLM from a pasted spec or command line, where no process is read: the variables of the vLLM containers
-    whose env the spec shows whole (with the env file pasted beside a compose file that names one; the image's own
-    ENV is never in a spec), and the variables a vLLM command line sets (a bad one only: the line shows no more).
-    None: no such container, and no bad value on a command line."""
-    shown = [c for c in (containers.containers if containers is not None else ())
-             if c.env_whole and (c.engine == "vllm" or any(n.startswith("VLLM_") for n, _ in c.env))]
+    """RT-ENV-VLLM from a pasted spec or command line, where no process is read: the variables a vLLM container's spec
+    shows, and those a vLLM command line sets. A bad value is a finding wherever it is shown. None bad is
+    not-an-issue only where the spec shows every variable it sets (DockerContainer.env_whole; the image's own ENV is
+    never in a spec). None: no bad value, and no container whose env the spec shows whole."""
+    vllm = [c for c in (containers.containers if containers is not None else ())
+            if (c.env or c.env_whole) and (c.engine == "vllm" or any(n.startswith("VLLM_") for n, _ in c.env))]
     lines = [c for c in (commands.commands if commands is not None else ()) if c.engine == "vllm" and c.env]
-    sources = [(f"the env of {c.label} in the pasted spec", c.env) for c in shown]
+    sources = [(f"the env of {c.label} in the pasted spec", c.env) for c in vllm]
     sources += [(f"the pasted `{c.argv[0]}` command line", c.env) for c in lines]
     bad = [(n, f"{text} ({where})") for where, env in sources for n, text in vllm_env_findings(env)]
     if bad:
         return issue("; ".join(text for _, text in bad), actual={n: v for _, env in sources for n, v in env
                                                                   if n in dict(bad)},
                      expected="unset (vLLM defaults)", subjects=list(dict.fromkeys(n for n, _ in bad)))
-    if not shown:
+    whole = [c for c in vllm if c.env_whole]
+    if not whole:
         return None
-    seen = {n: v for c in shown for n, v in c.env if vllm_env_listed(n)}
-    labels = ", ".join(c.label for c in shown)
+    seen = {n: v for c in whole for n, v in c.env if vllm_env_listed(n)}
+    labels = ", ".join(c.label for c in whole)
     listed = ", ".join(f"{n}={v}" for n, v in seen.items()) or "none"
     return not_an_issue(f"the pasted spec's env of {labels} sets no vLLM variable known to lower performance "
                         f"(variables: {listed}); the image's own ENV is not in a spec", actual=seen)
@@ -1301,8 +1302,9 @@ def env_vllm(serving_processes: ServingProcesses | None = None, python_env: Pyth
     not flagged. `VLLM_LOGGING_LEVEL=DEBUG` is listed, not flagged (no measured cost). Where no
     process is read, a pasted spec is judged only where it shows the container's env whole: a pod
     spec's env list, or a whole compose service whose env file, if it names one, is pasted beside
-    it. A command line shows only the variables set on it: a bad one is
-    a finding, none bad says nothing.
+    it, or a whole `docker run` without `--env-file`. A bad value shown anywhere (a cut env list, a
+    command line) is a finding. A command line shows only the variables set on it: none bad says
+    nothing.
     """
     if serving_processes is None or (not serving_processes.found and not serving_processes.listed):
         spec = _spec_vllm_env(docker_containers, engine_commands)

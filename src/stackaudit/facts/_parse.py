@@ -209,6 +209,21 @@ def sizes_from_argv(argv: tuple[str, ...] | list[str]) -> tuple[int | None, int 
     return tuple(parallel_size(argv_value(argv, flags)) for flags in (TP_FLAGS, PP_FLAGS, DP_FLAGS))  # type: ignore[return-value]
 
 
+def sizes_unread(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The TP/PP/DP flags and `--nnodes` a command line gives with a value that is no count (`--tensor-parallel-size=
+    $tensor_parallel`, a shell variable the paste does not set, corpus 852), as written: present, so the engine does
+    not run its default, with a size the source does not show."""
+    return tuple(f"{flags[0]} {value}" for flags in (TP_FLAGS, PP_FLAGS, DP_FLAGS, ("--nnodes",))
+                 if (value := argv_value(argv, flags)) is not None and parallel_size(value) is None)
+
+
+def on_ray(argv: tuple[str, ...] | list[str]) -> bool:
+    """Whether a vLLM command line runs its workers as Ray actors: `--distributed-executor-backend ray`, or
+    `--worker-use-ray` / `--engine-use-ray` of releases before 0.6 (vLLM's engine arguments)."""
+    return argv_value(argv, ("--distributed-executor-backend",)) == "ray" \
+        or any(a in ("--worker-use-ray", "--engine-use-ray") for a in argv)
+
+
 def tp_spans_nodes(argv: tuple[str, ...] | list[str]) -> bool:
     """Whether a command line's tensor-parallel group spans nodes: `--nnodes N` with N above what
     pipeline and (plain) data parallelism split the nodes into, so one TP group holds GPUs of
@@ -217,7 +232,8 @@ def tp_spans_nodes(argv: tuple[str, ...] | list[str]) -> bool:
     A multi-node NVLink (MNNVL) option leaves the question open: False."""
     nnodes = parallel_size(argv_value(argv, ("--nnodes",)))
     tp, pp, dp = sizes_from_argv(argv)
-    if nnodes is None or nnodes < 2 or tp is None or tp < 2 or any("mnnvl" in a.lower() for a in argv):
+    if nnodes is None or nnodes < 2 or tp is None or tp < 2 or any("mnnvl" in a.lower() for a in argv) \
+            or sizes_unread(argv):
         return False
     splits = (pp or 1) * (1 if "--enable-dp-attention" in argv else (dp or 1))
     return nnodes > splits
@@ -229,7 +245,7 @@ def ranks_per_node(argv: tuple[str, ...] | list[str]) -> int | None:
     1 or no TP size, or where N does not divide the ranks (nodes with unequal shares: SGLang `--tp 14 --nnodes 4`)."""
     nnodes = parallel_size(argv_value(argv, ("--nnodes",)))
     tp, pp, dp = sizes_from_argv(argv)
-    if nnodes is None or nnodes < 2 or tp is None:
+    if nnodes is None or nnodes < 2 or tp is None or sizes_unread(argv):
         return None
     world = tp * (pp or 1) * (1 if "--enable-dp-attention" in argv else (dp or 1))
     return world // nnodes if world % nnodes == 0 else None

@@ -222,6 +222,8 @@ def parse_docker_run(line: str) -> DockerContainer:
         memory=parse_size_bytes(opts.get("--memory", opts.get("-m", ""))) or 0,
         runtime=opts.get("--runtime", ""), pid_mode=opts.get("--pid", ""),
         network_mode=opts.get("--network", opts.get("--net", "")), origin=ORIGIN_DOCKER_RUN, host_shm=host_shm,
+        # Every variable a run sets is on its line, unless it reads a file of them.
+        env_whole="--env-file" not in opts,
     )
 
 

@@ -143,7 +143,8 @@ class DockerContainer:
     # The host's /dev/shm mounted at /dev/shm (a bind mount, a Kubernetes hostPath): its size is the host's.
     host_shm: bool = False
     # The spec shows every variable it sets (the image's own ENV is not in a spec): a pod spec's env list from its
-    # `env:` key to its end; a whole compose service whose env files, if it names any, are pasted beside it.
+    # `env:` key to its end; a whole compose service whose env files, if it names any, are pasted beside it; a
+    # `docker run` without `--env-file`.
     env_whole: bool = False
     # A Kubernetes pod its status shows the scheduler has not placed (PodScheduled False, or Pending with no node): its
     # containers have not started and hold no GPU yet.

@@ -47,9 +47,12 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
-                "aphrodite")
+                "aphrodite", "api_server.py")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
+                          # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
+                          r"|\bapi_server\.py\s.*--(?:enforce-eager|worker-use-ray|engine-use-ray|"
+                          r"distributed-executor-backend|gpu-memory-utilization|max-num-seqs)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\brun\.py\s.*--engine_dir\b|\bllama-(?:server|cli)\b"
                           r"|\btrtllm-bench\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
@@ -126,6 +129,14 @@ class EngineCommand:
         while line != previous:
             line, previous = _DICT_BODY.sub("{…}", line), line
         return line
+
+    @property
+    def names_only_program(self) -> bool:
+        """Whether the line is the engine's program alone, with no model and no option (`vllm serve`, `python -m
+        vllm.entrypoints.openai.api_server`): a sentence that names the command, not a shell line that runs it."""
+        module = posixpath.basename(self.argv[0]).startswith("python") if self.argv else False  # `python -m M`
+        options = [a for n, a in enumerate(self.argv[1:], 1) if a.startswith("-") and not (module and n == 1)]
+        return not options and classify(self.argv[:-1]) is None
 
     @property
     def engine_shown_by_context(self) -> bool:
@@ -270,6 +281,47 @@ def _python_call(text: str) -> ast.Call | None:
     return node if isinstance(node, ast.Call) else None
 
 
+# A shell's control operators (the command ends before them: `vllm serve M ... 2>&1 | tee log &`, corpus 852) and its
+# redirections (`2>&1`, `> log`, `&>>log`), which change where the output goes and nothing about the flags.
+_CONTROL = frozenset(("|", "|&", ";", "&", "&&", "||"))
+_REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&(?:\d+|-)|(?P<target>\S*))$")
+
+
+def _first_command(words: list[str]) -> list[str]:
+    """The words of the first command of a shell line, its redirections left out: a pipe into `tee` or a trailing `&`
+    ends the engine's command, and its flags are all before them."""
+    kept: list[str] = []
+    takes_target = False
+    for word in words:
+        if takes_target:
+            takes_target = False
+            continue
+        if word in _CONTROL:
+            break
+        m = _REDIRECTION.match(word)
+        if m is not None:
+            takes_target = m.group("target") == ""  # `> log`: the file is the next word; `2>&1` names none
+            continue
+        kept.append(word)
+    return kept
+
+
+# The programs that take at most this many positional words before their first option: `vllm serve [model_tag]
+# [options]` (https://docs.vllm.ai/en/latest/cli/serve.html). More is a sentence or a script's comment that names the
+# command (`# vllm serve on head node`, corpus 852), not a command line.
+MAX_POSITIONALS = {("vllm", "serve"): 1}
+
+
+def _too_many_positionals(words: list[str]) -> bool:
+    """Whether the words pass more positional words to their program than it takes (MAX_POSITIONALS)."""
+    for program, most in MAX_POSITIONALS.items():
+        if tuple(posixpath.basename(w) if n == 0 else w for n, w in enumerate(words[:len(program)])) == program:
+            rest = words[len(program):]
+            shown = next((n for n, w in enumerate(rest) if w.startswith("-")), len(rest))
+            return shown > most
+    return False
+
+
 def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str] | None = None) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
     `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN).
@@ -294,7 +346,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         words.pop(0)
         while takes is not None and words and words[0].startswith("-"):  # the wrapper's own options
             del words[:2 if words[0] in takes else 1]
-    if not words or any(w in ("|", ";", "&&", "||") for w in words):
+    words = _first_command(words)
+    if not words:
         return None
     program = posixpath.basename(words[0])
     if program in LEGACY_GGML_PROGRAMS and len(words) > 1 and "/" in words[0] \
@@ -308,6 +361,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
     match = classify(tuple(words))
     if match is None or match.engine not in ("vllm", "sglang", "trtllm", "lmdeploy") or match.role not in _TOP_ROLES:
         return None
+    if _too_many_positionals(words):
+        return None
     return EngineCommand(match.engine, tuple(words), tuple(env), line.strip(), cut=cut)
 
 
@@ -317,11 +372,14 @@ def parse_engine_commands(text: str) -> EngineCommands:
     lines = text.splitlines()
     ggml_shown = next((x for x in lines if GGML_SHOWN.search(x)), "")  # recorded after a generic program's command
     variables: dict[str, str] = {}  # the shell variables set so far (the importer records them above the command)
+    exported: dict[str, str] = {}  # those exported: the environment of the commands after them
     i = 0
     while i < len(lines):
         assigned = shell_assignment(lines[i])
         if assigned is not None:
             variables[assigned[0]] = expand_variables(assigned[1], variables)
+            if lines[i].lstrip().startswith("export "):
+                exported[assigned[0]] = variables[assigned[0]]
             i += 1
             continue
         heredoc = HEREDOC.match(lines[i])
@@ -332,7 +390,10 @@ def parse_engine_commands(text: str) -> EngineCommands:
             continue
         command = parse_command_line(lines[i], ggml_shown, variables) if lines[i].strip() else None
         if command is not None:
-            commands.append(command)
+            # An exported variable is in the environment of every command after it; one set on the line wins.
+            on_line = dict(command.env)
+            commands.append(replace(command, env=tuple((n, v) for n, v in exported.items() if n not in on_line)
+                                    + command.env) if exported else command)
         i += 1
     if not commands:
         raise ParseError("no engine command line")

@@ -33,6 +33,7 @@ from stackaudit.facts._parse import (
     parallel_size,
     ranks_per_node,
     sizes_from_argv,
+    sizes_unread,
 )
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
@@ -67,6 +68,7 @@ class EngineParallelism:
     pid: int | None = None  # the engine's root process (ARGV, CONFIG_FILE)
     container: str = ""  # the container's id (DOCKER)
     spec: str = ""  # DOCKER: which spec showed the command ("docker inspect", "docker run", "compose", "kubernetes")
+    unread: tuple[str, ...] = ()  # size flags with a value that is no count (_parse.sizes_unread): not the default
 
     @property
     def tp_or_default(self) -> int:
@@ -141,7 +143,8 @@ def from_process(proc: ProcessInfo) -> EngineParallelism:
     conf = tuple(_from_config(proc.config, keys) for keys in (TP_KEYS, PP_KEYS, DP_KEYS))
     tp, pp, dp = (a if a is not None else b for a, b in zip(argv_sizes, conf, strict=True))
     from_config = all(a is None for a in argv_sizes) and any(b is not None for b in conf)
-    return EngineParallelism(proc.engine, tp, pp, dp, CONFIG_FILE if from_config else ARGV, proc.pid)
+    return EngineParallelism(proc.engine, tp, pp, dp, CONFIG_FILE if from_config else ARGV, proc.pid,
+                             unread=sizes_unread(proc.argv))
 
 
 # --- the fact ----------------------------------------------------------------------------------
@@ -175,8 +178,8 @@ def parallelism_from_docker(ctx: FactContext) -> Parallelism:
         tp, pp, dp = sizes_from_argv(c.argv)
         if tp is None:
             tp = next((size for name in TP_ENV if (size := parallel_size(c.env_value(name))) is not None), None)
-        engines.append(EngineParallelism(c.engine, tp, pp, dp, DOCKER,
-                                         container=c.id, spec=c.origin or "docker inspect"))
+        engines.append(EngineParallelism(c.engine, tp, pp, dp, DOCKER, container=c.id,
+                                         spec=c.origin or "docker inspect", unread=sizes_unread(c.argv)))
     return Parallelism(engines=tuple(engines))
 
 
@@ -292,7 +295,8 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     if count is None or count < 2:
         return ""
     shown = engine.command
-    if shown is not None and engine.process is None and shown.env("CUDA_VISIBLE_DEVICES") is None:
+    if shown is not None and engine.process is None and shown.env("CUDA_VISIBLE_DEVICES") is None \
+            and not sizes_unread(shown.argv):
         tp, pp, _ = sizes_from_argv(shown.argv)
         nnodes = argv_value(shown.argv, ("--nnodes",))
         per_node = ranks_per_node(shown.argv)
@@ -332,7 +336,7 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
         tp, pp, _ = sizes_from_argv(shown.argv)
         return (f"{_launcher(shown.argv)} runs TP {tp}" + (f" x PP {pp}" if pp else "")
                 + f" over --nnodes {argv_value(shown.argv, ('--nnodes',))}: one rank on each node")
-    if log is None or log.local_ranks > 1:
+    if log is None or log.local_ranks > 1 or (shown is not None and sizes_unread(shown.argv)):
         return ""
     tp, pp, dp = sizes_from_argv(shown.argv) if shown is not None else (None, None, None)
     sized = max(log.world_size, (log.tp_size or 1) * (log.pp_size or 1) * (log.dp_size or 1), (tp or 1) * (pp or 1)
@@ -358,7 +362,8 @@ def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContaine
         if not c.gpu_requested or c.diagnostic_only:
             continue
         sizes = parallelism.for_container(c.id) if parallelism is not None else None
-        bound = c.gpus_visible_at_most or (sizes.world_size if sizes is not None and sizes.tp is not None else None)
+        read = sizes is not None and sizes.tp is not None and not sizes.unread
+        bound = c.gpus_visible_at_most or (sizes.world_size if sizes is not None and read else None)
         if bound != 1:
             return ()
         shown.append(f"container {c.label} is given one GPU" if c.gpus_visible_at_most == 1
@@ -366,7 +371,7 @@ def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContaine
     for e in parallelism.engines if parallelism is not None else ():
         if e.source == DOCKER:
             continue
-        if e.tp is None or e.world_size != 1:
+        if e.tp is None or e.unread or e.world_size != 1:
             return ()
         shown.append(f"the {e.source}'s TP x PP is 1")
     if serving_log is not None and serving_log.comm_ranks:

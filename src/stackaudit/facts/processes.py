@@ -317,6 +317,13 @@ def _python_program(argv: tuple[str, ...]) -> tuple[str, str, list[str]]:
 _SGLANG_IN_PROCESS_BENCHES = ("sglang.bench_one_batch", "sglang.bench_latency", "sglang.bench_offline_throughput")
 
 
+# Flags of vLLM's engine arguments that no other server's `api_server.py` takes (SGLang, LightLLM, FastChat and TGI
+# name theirs otherwise): `usage: api_server.py [...] [--worker-use-ray] [...] [--gpu-memory-utilization ...]
+# [--max-num-seqs ...] [--enforce-eager]` (vllm#2915, vLLM 0.3.1).
+VLLM_ONLY_FLAGS = ("--enforce-eager", "--worker-use-ray", "--engine-use-ray", "--distributed-executor-backend",
+                   "--gpu-memory-utilization", "--max-num-seqs")
+
+
 def _program(name: str, rest: list[str]) -> _Match | None:
     """An engine console script (or binary) and its first argument."""
     base = posixpath.basename(name)
@@ -340,6 +347,11 @@ def _program(name: str, rest: list[str]) -> _Match | None:
     if base == "aphrodite" and first == "run":
         # PygmalionAI's Aphrodite engine (`aphrodite run MODEL -tp 2 --enforce-eager`): a fork of vLLM whose engine
         # arguments are vLLM's (aphrodite/engine/args_tools.py), CUDA graphs and custom all-reduce included.
+        return _Match("vllm", "api-server")
+    if base == "api_server.py" and any(a.split("=", 1)[0] in VLLM_ONLY_FLAGS for a in rest):
+        # vLLM's entrypoint run as a script (a copy, or from its directory): its usage line names `api_server.py`
+        # (vllm#2915, vllm#3476), and the flags only vLLM's engine arguments take say whose it is; its release is
+        # not shown.
         return _Match("vllm", "api-server")
     if base == "server_vllm.py":
         # MeetKai/functionary's OpenAI server: vLLM's engine in-process, its flags vLLM's (AsyncEngineArgs.add_cli_args).

@@ -1,5 +1,5 @@
 """Ray's own log lines in a paste (`ray start`, `ray.init()`, `(raylet) ...`): the object store's
-/dev/shm warning.
+/dev/shm warning. And `ray status`: the nodes of the Ray cluster and its GPUs (RayCluster).
 
 Ray puts its object store in /dev/shm and falls back to /tmp when /dev/shm has less free space than
 the store asks for, warning "The object store is using /tmp instead of /dev/shm because /dev/shm has
@@ -11,11 +11,12 @@ stays unknown.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.registry import parser
+from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.shm import ShmInfo
-from stackaudit.facts.sources import RAY_LOG
+from stackaudit.facts.sources import RAY_LOG, RAY_STATUS
 
 SHM_WARNING = re.compile(r"because /dev/shm has only (\d+) bytes available")
 
@@ -35,3 +36,78 @@ def shm_from_ray_log(text: str) -> ShmInfo:
     line, available = found[-1]
     return ShmInfo(size_bytes=None, available_bytes=available, sources=(RAY_LOG.title,),
                    evidence=(f"Ray: {line}",))
+
+
+# --- ray status ----------------------------------------------------------------------------------
+
+# `ray status` (python/ray/autoscaler/_private/util.py `format_info_string`): a header line, then `Node status` with
+# the nodes under `Active:` (one line per node, `1 node_<id>`) or `Healthy:` (`2 ray.worker.default`: a count per
+# node type), `Idle:`, `Pending:` and `Recent failures:`, then `Resources` with `Usage:` lines (`0.0/8.0 GPU`) and
+# `Demands:`; `ray status -v` adds timing lines and a `Node: <ip>` section per node.
+STATUS_HEADER = re.compile(r"^\s*(?:\S.*[$#>]\s*)?={3,}\s*Autoscaler status\b")
+STATUS_LINE = re.compile(r"^(?:\s*$|\s+\S|-{10,}\s*$|(?:Node status|Resources|Active:|Healthy:|Idle:|Pending:|"
+                         r"Recent failures:|(?:Total )?Usage:|(?:Total )?(?:Demands|Constraints):|GCS request time:|"
+                         r"Node Provider non_terminated_nodes time:|Autoscaler iteration time:|"
+                         r"Node: [\w.:-]+(?: \([\w.-]+\))?\s*$)\s*)")
+_NODE_SECTIONS = ("Active:", "Healthy:", "Idle:")
+_NODE_COUNT = re.compile(r"^\s+(\d+)\s+\S")
+_GPU_USAGE = re.compile(r"^\s*[\d.]+/([\d.]+)\s+GPU\b")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RayCluster(Sourced):
+    """The Ray cluster `ray status` shows: its nodes (those running: `Active:`, `Healthy:` and `Idle:`, not
+    `Pending:`), its GPUs in all (`Usage: 0.0/8.0 GPU`; None where the output names none), and the lines."""
+
+    nodes: int
+    gpus: int | None = None
+    lines: tuple[str, ...] = ()
+    node_gpus: tuple[int, ...] = ()  # `ray status -v`: each node's GPUs, where every running node's section shows them
+
+    @property
+    def words(self) -> str:
+        """The cluster in words: `ray status`: 2 nodes, 8 GPUs."""
+        gpus = "" if self.gpus is None else f", {self.gpus} GPU{'s' if self.gpus != 1 else ''}"
+        return f"`ray status`: a Ray cluster of {self.nodes} node{'s' if self.nodes != 1 else ''}{gpus}"
+
+
+fact("ray_cluster", RayCluster, first_of, hint=RAY_STATUS.hint)
+
+
+@parser(RAY_STATUS, feeds="ray_cluster", kind=RayCluster, rank=10)
+def ray_cluster_from_status(text: str) -> RayCluster:
+    """The nodes and GPUs of the Ray cluster in `ray status` (the cluster's totals in its first `Usage:` section;
+    `ray status -v` repeats them per node below).
+
+    Input (tests/data/captures/852)::
+
+        Active:
+         1 node_e161bb4b4023b8fe68152672794804629f3995241b7cc60fd9fe8ae2
+         1 node_0fcb74c428a1f8e66d45d27879bfc50cc73e80bf268f27ded6284b5c
+        ...
+         0.0/8.0 GPU
+    """
+    nodes, gpus, section, lines = 0, None, "", []
+    per_node: list[int] = []  # `ray status -v`: each `Node:` section's GPUs (0 where it names none)
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("Node: ") and not line[:1].isspace():
+            per_node.append(0)  # `ray status -v`: one node's own section; the cluster's totals are above it
+            continue
+        if stripped.endswith(":") and not line[:1].isspace():
+            section = stripped
+            continue
+        m = _NODE_COUNT.match(line)
+        if section in _NODE_SECTIONS and m and not per_node:
+            nodes += int(m.group(1))
+            lines.append(stripped)
+        g = _GPU_USAGE.match(line)
+        if g and per_node:
+            per_node[-1] = round(float(g.group(1)))
+        elif section.endswith("Usage:") and g and gpus is None:
+            gpus = round(float(g.group(1)))
+            lines.append(stripped)
+    if not nodes:
+        raise ParseError("no running node in `ray status`")
+    return RayCluster(nodes=nodes, gpus=gpus, lines=tuple(lines),
+                      node_gpus=tuple(per_node) if len(per_node) == nodes else ())

@@ -1267,20 +1267,52 @@ def nccl_nodes(ctx: FactContext) -> NcclNodes:
     """
     log = ctx.optional("serving_log", ServingLog)
     tests = ctx.optional("nccl_test_runs", NcclTestRuns)
-    if log is None and tests is None:
+    several_on_ray, one_on_ray = _ray_job_nodes(ctx)
+    if log is None and tests is None and not (several_on_ray or one_on_ray):
         raise FactUnavailable("no NCCL log and no nccl-tests output in the source")
     counted = tuple(line for n, _, line in (log.node_counts if log is not None else ())
                     if n > 1 and (_NNODES.search(line) or _VLLM_NODES.search(line)))
     several = ((log.hosts_apart() if log is not None else ()) or counted
                or (log.tree_branches if log is not None else ())
-               or (tests.hosts_apart() if tests is not None else ()))
+               or (tests.hosts_apart() if tests is not None else ()) or several_on_ray)
     if several:
         return NcclNodes(several=several[:2])
     one = log.one_node() if log is not None else ()
     if not one and tests is not None and (log is None or not log.engine):
         one = tests.one_host_runs()
+    one = one or one_on_ray
     why, lines = no_rdma_traffic(log) if log is not None else ("", ())
     return NcclNodes(one=one, no_rdma=why, no_rdma_lines=lines)
+
+
+def _ray_job_nodes(ctx: FactContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(several, one): what `ray status` shows of the nodes of a pasted vLLM command's job whose workers are Ray
+    actors (_parse.on_ray), in words.
+
+    Ray places them on the cluster's nodes only (vLLM's ray_utils.initialize_ray_cluster), so a cluster of one node
+    holds every rank: one. A cluster of several nodes shows where the job can run, not where it runs: vLLM reserves
+    its GPUs in a placement group that Ray packs onto as few nodes as it can. Several only where `ray status -v`
+    gives every node's GPUs and the command's TP x PP (as read, _parse.sizes_unread: none unread) is more than any
+    node holds. ((), ()) where the source shows neither.
+    """
+    from stackaudit.facts._parse import on_ray, sizes_from_argv, sizes_unread
+    from stackaudit.facts.engine_command import EngineCommands
+    from stackaudit.facts.ray_log import RayCluster
+
+    cluster = ctx.optional("ray_cluster", RayCluster)
+    commands = ctx.optional("engine_commands", EngineCommands)
+    shown = next((c for c in (commands.commands if commands is not None else ())
+                  if c.engine == "vllm" and on_ray(c.argv)), None)
+    if cluster is None or shown is None:
+        return (), ()
+    if cluster.nodes == 1:
+        return (), (f"{cluster.words}: the engine's Ray workers all run on that node",)
+    tp, pp, _ = sizes_from_argv(shown.argv)
+    world = (tp or 1) * (pp or 1)
+    if cluster.node_gpus and not sizes_unread(shown.argv) and world > max(cluster.node_gpus):
+        return (f"{cluster.words} ({', '.join(map(str, cluster.node_gpus))} GPUs on its nodes): the engine's TP x PP "
+                f"of {world} on Ray fits on no one node",), ()
+    return (), ()
 
 
 def no_rdma_traffic(log: ServingLog) -> tuple[str, tuple[str, ...]]:

@@ -246,6 +246,7 @@ LISTING_GREPS = Source("listing_greps", "pasted greps of a whole listing, with o
 # nccl-tests (all_reduce_perf ...) output: its header names each rank's GPU.
 # Ray's own log lines (`(raylet) ...`, `WARNING services.py:...`): the object store's /dev/shm warning.
 RAY_LOG = Source("ray_log", "pasted Ray log", doc=True, hint="paste the `ray start` / `ray.init()` output")
+RAY_STATUS = Source("ray_status", "`ray status`", argv=("ray", "status"), hint="paste `ray status` from the head node")
 
 NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="paste the all_reduce_perf output")
 

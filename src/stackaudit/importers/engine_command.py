@@ -111,16 +111,18 @@ def _ggml_shown(lines: list[str], start: int, first_ggml: list[str]) -> str:
 
 def _variables_set(lines: list[str], start: int, command: str) -> tuple[str, dict[str, str]]:
     """The lines above `start` that set the shell variables `command` reads (`GPU_NUM=4` above
-    `... --tp-size $GPU_NUM`, corpus 680), as text recorded before the command, and their values; ("", {}) where it
-    reads none the paste sets. The last setting above the command wins, as in the shell."""
-    names = {a or b for a, b in VARIABLE_REFERENCE.findall(command)}
-    if not names:
-        return "", {}
+    `... --tp-size $GPU_NUM`, corpus 680), and those that export a variable to it in the same block (`export
+    CUDA_LAUNCH_BLOCKING=1` with no fence between: the command's environment, corpus 784), as text recorded before the
+    command, and their values; ("", {}) where it reads none the paste sets and none is exported to it. The last
+    setting above the command wins, as in the shell."""
+    names = {a or b for a, b in VARIABLE_REFERENCE.findall(command)} if "$" in command else set()
+    block = next((j + 1 for j in range(start - 1, -1, -1) if FENCE.match(lines[j])), 0)
     shown: dict[str, tuple[str, str]] = {}  # name -> (its line, its value)
-    for line in lines[:start]:
-        assigned = shell_assignment(strip_prompt(line))
-        if assigned is not None and assigned[0] in names:
-            shown[assigned[0]] = (strip_prompt(line).strip(), assigned[1])
+    for n, line in enumerate(lines[:start]):
+        text = strip_prompt(line).strip()
+        assigned = shell_assignment(text)
+        if assigned is not None and (assigned[0] in names or (n >= block and text.startswith("export "))):
+            shown[assigned[0]] = (text, assigned[1])
     return "".join(f"{text}\n" for text, _ in shown.values()), {name: value for name, (_, value) in shown.items()}
 
 
@@ -153,7 +155,7 @@ def python_engine_shown(lines: list[str]) -> bool:
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
-                   "aphrodite"),
+                   "aphrodite", "api_server.py"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -199,7 +201,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             end += 1
         above, first = _continued_from(lines, start, taken)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
-        assignments, variables = _variables_set(lines, first, above + joined) if "$" in above + joined else ("", {})
+        assignments, variables = _variables_set(lines, first, above + joined)
         command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first, first_ggml) if legacy
                                      else "", variables=variables) if above else None
         start = first if command is not None else start
@@ -207,7 +209,9 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                                                 else "", variables=variables)
         if command is None:
             spans = (strip_prompt(span) for span in _INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
-            command = next((c for c in map(parse_command_line, spans) if c is not None), None)
+            # A span that names the program alone ("After calling `vllm serve`, ...") is a mention, not a command.
+            command = next((c for c in map(parse_command_line, spans) if c is not None and not c.names_only_program),
+                           None)
             start, end = (i, i + 1) if command is not None else (start, end)
         if command is not None:
             shown = _ggml_shown(lines, start, first_ggml) if command.engine_shown_by_context else ""

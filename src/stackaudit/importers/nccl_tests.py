@@ -10,14 +10,19 @@ Markdown outside a code fence eats the leading `#` and turns a lone `#` into a b
 the `#` is optional and blank lines inside a run are kept. The test's command line (`./build/all_reduce_perf
 -b 8 -e 128M -g 1`, under `mpirun -x NAME=value ...` or `srun`) is recorded with the run where it sits just
 above the header or above the fence that opens it, and on its own elsewhere: the variables it sets are the run's.
+A command quoted as Markdown inline code, in a sentence or on a line of its own (corpus 774), is the span.
 A run whose header stops at `# Using devices` (it hung or was cut before listing its GPUs) is one run too.
 Result rows pasted without the header or any `#` line (corpus 446) are a run where a row has all 13 columns.
+The result table under its own header lines without the `# nThread` header (corpus 794, whose older table has no
+`root` column and an `error` where later ones print `#wrong`), and the summary a run ends with (`# Out of bounds
+values : 0 OK` over `# Avg bus bandwidth`, corpus 628), are runs too.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 
 from stackaudit.facts.serving_logs import TEST_PROGRAM, TEST_PROGRAMS
 from stackaudit.facts.sources import NCCL_TESTS
@@ -41,8 +46,39 @@ COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:\S*=\S*\s+)*(?:(?:mpirun|mpiexec|s
                      rf"{TEST_PROGRAMS}(?:\s+-\S+(?:\s+[^\s-]\S*)?)*\s*$")
 
 
+# The result table's own header (`out-of-place  in-place`, `#  size  count  type  redop ...`) and the summary a run
+# ends with (`# Out of bounds values : 0 OK`): each opens a run pasted without the `# nThread` header (corpus 794, 628).
+_TABLE_HEAD = re.compile(r"^\s*#?\s*(?:out-of-place\s+in-place|size\s+count\s+type|\(B\)\s+\(elements\))")
+_SUMMARY = re.compile(r"^\s*#?\s*Out of bounds values\s*:")
+_BANDWIDTH = re.compile(r"^\s*#?\s*Avg bus bandwidth\s*:")
+
+
+# Markdown inline code: a command quoted in a sentence or on a line of its own (corpus 774).
+_INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
+
+
+def _command(line: str) -> str | None:
+    """The nccl-tests command line `line` is, or quotes as inline code with its options; None where it is neither
+    (a span that names the program alone is a mention)."""
+    if COMMAND.match(line):
+        return line.strip()
+    return next((span.strip() for span in _INLINE_CODE.findall(line)
+                 if "_perf" in span and " -" in span and COMMAND.match(span)), None)
+
+
 def _opens_run(line: str) -> bool:
-    return bool(RANK_LINE.match(line) or (_HEADER.match(line) and "nThread" in line) or FULL_ROW.match(line))
+    return bool(RANK_LINE.match(line) or (_HEADER.match(line) and "nThread" in line) or _ROW.match(line)
+                or _TABLE_HEAD.match(line) or _SUMMARY.match(line))
+
+
+def _is_run(body: list[str]) -> bool:
+    """Whether the lines from an opening line are an nccl-tests run: its rank lines, a whole result row, the
+    result table's header over a row of it (the old table of `time algbw busbw error` without `root`), the summary
+    of its end (`# Out of bounds values` over `# Avg bus bandwidth`), or an `nThread` header down to `# Using devices`."""
+    return any(RANK_LINE.match(b) or FULL_ROW.match(b) for b in body) \
+        or (bool(_TABLE_HEAD.match(body[0])) and any(_ROW.match(b) for b in body)) \
+        or any(_SUMMARY.match(a) and _BANDWIDTH.match(b) for a, b in pairwise(body)) \
+        or ("nThread" in body[0] and any(_HEADER.match(b) and "Using devices" in b for b in body))
 
 
 def _command_above(lines: list[str], i: int) -> int | None:
@@ -62,11 +98,13 @@ def _line(line: str) -> bool:
 
 
 @importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)",
-          needles=("Rank", "nThread", "_perf", "float", "half", "double", "int8", "int32", "int64"), per_line=True)
+          needles=("Rank", "nThread", "_perf", "Out of bounds", "out-of-place", "redop", "(elements)", "float", "half",
+                   "double", "int8", "int32", "int64"), per_line=True)
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
-        if COMMAND.match(lines[i]) and not _heads_run(lines, i):
-            yield Found("nccl-tests", i, i + 1, document_appended(NCCL_TESTS.name, lines[i].strip() + "\n"))
+        quoted = _command(lines[i])
+        if quoted is not None and not _heads_run(lines, i):
+            yield Found("nccl-tests", i, i + 1, document_appended(NCCL_TESTS.name, quoted + "\n"))
             continue
         if not _opens_run(lines[i]):
             continue
@@ -74,8 +112,7 @@ def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterat
         while end > i + 1 and not lines[end - 1].strip():
             end -= 1  # the blank lines after the run are not its
         body = lines[i:end]
-        if any(RANK_LINE.match(b) or FULL_ROW.match(b) for b in body) or (
-                "nThread" in lines[i] and any(_HEADER.match(b) and "Using devices" in b for b in body)):
+        if _is_run(body):
             start = _command_above(lines, i) if "nThread" in lines[i] else None
             command = [lines[start]] if start is not None else []
             yield Found("nccl-tests", i if start is None else start, end,

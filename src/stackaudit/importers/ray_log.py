@@ -1,6 +1,9 @@
 """Ray's log lines (`2025-01-14 03:08:29,081 WARNING services.py:2022 -- ...`, `(raylet) ...`), recorded
 verbatim as a pasted Ray log (facts/ray_log.py reads its /dev/shm warning). A Python traceback after
 them is Ray's caller's, not another kind: only Ray's own lines are claimed.
+
+`ray status` (`======== Autoscaler status: DATE ========`, its `Node status` and `Resources` sections, and with `-v`
+a section per node), recorded verbatim as the command's output (facts/ray_log.py reads the cluster's nodes and GPUs).
 """
 
 from __future__ import annotations
@@ -8,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.sources import RAY_LOG
-from stackaudit.importers._scan import Candidates, candidate_lines
-from stackaudit.importers.registry import Found, document_appended, importer
+from stackaudit.facts.ray_log import STATUS_HEADER, STATUS_LINE
+from stackaudit.facts.sources import RAY_LOG, RAY_STATUS
+from stackaudit.importers._scan import Candidates, Scan, candidate_lines, run_end
+from stackaudit.importers.registry import Found, command_output, document_appended, importer
 
 # Ray's logger format: `DATE TIME,ms LEVEL file.py:line -- message`; worker output prefixed `(raylet)`,
 # `(pid=123)`, `(RayWorker pid=...)`, `(raylet, ip=...)`.
@@ -28,3 +32,16 @@ def ray_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[
         if ("--" in line and _RAY_LINE.match(line)) or (("(raylet" in line or "(gcs_server" in line)
                                                          and _RAYLET.match(line)):
             yield Found("ray log", i, i + 1, document_appended(RAY_LOG.name, line + "\n"))
+
+
+@importer("ray status", "`ray status` (the Ray cluster's nodes and resources)", needles=("Autoscaler status",),
+          per_line=True)
+def ray_status(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in (scan := Scan(lines, candidates)):
+        if not STATUS_HEADER.match(lines[i]):
+            continue
+        end = run_end(lines, i + 1, STATUS_LINE.match)
+        while end > i + 1 and not lines[end - 1].strip():
+            end -= 1  # the blank lines after it are not its
+        yield Found("ray status", i, end, command_output(RAY_STATUS.argv, "\n".join(lines[i:end]) + "\n"))
+        scan.skip(end)
