@@ -854,9 +854,12 @@ def nvidia_services(ctx: FactContext) -> NvidiaServices:
 @provider("nvidia_driver", NvidiaDriver, rank=20, title="NVML / nvidia-smi")
 def nvidia_driver_from_nvidia(ctx: FactContext) -> NvidiaDriver:
     """The driver version NVML or nvidia-smi reports (no flavour: they do not say open or proprietary)."""
-    version = ctx.fact("nvidia", NvidiaGpus).driver_version
+    nvidia = ctx.fact("nvidia", NvidiaGpus)
+    version = nvidia.driver_version
     if not version:
-        raise FactUnavailable("the NVIDIA source names no driver version")
+        # The table's header lines of two drivers name none (facts/nvidia_smi.py parse_table): its note says so.
+        raise FactUnavailable(next((n for n in nvidia.notes if n.startswith("several driver versions")),
+                                   "the NVIDIA source names no driver version"))
     return NvidiaDriver(version, None, loaded=True)
 
 

@@ -492,6 +492,9 @@ def parse_query_text(text: str) -> NvidiaGpus:
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi -q text larger than 32 MiB")
     lines = text.replace("\r\n", "\n").split("\n")
+    # `-q` prints the table's one line for a GPU it cannot open (corpus 697, `nvidia-smi -a`): read as the table reads it.
+    unreachable = [lost for line in lines if (lost := _unreachable(line)) is not None]
+    lines = [line for line in lines if _unreachable(line) is None] if unreachable else lines
     blocks: list[tuple[str, list[str]]] = []
     top: list[str] = []
     current: list[str] | None = None
@@ -523,6 +526,11 @@ def parse_query_text(text: str) -> NvidiaGpus:
         gpus.append(_gpu_from_text(len(gpus), _text_tree(body), bus))
     driver = _clean(top_tree.get("Driver Version|KMD Version"))
     cuda = _clean(top_tree.get("CUDA Version|CUDA UMD Version"))
+    if unreachable:
+        # Like the table, `-q` names the GPU it cannot open; the GPUs it did not list are not in the source.
+        return NvidiaGpus((*gpus, *(GpuInfo(index=-1, bdf=bdf, error=why) for bdf, why in unreachable)), driver, cuda,
+                          _int(top_tree.get("Attached GPUs")),
+                          cut=f"nvidia-smi stops at GPU {unreachable[0][0]}, which it cannot open")
     if not gpus and driver is None:
         raise ParseError("not the output of `nvidia-smi -q` (no GPU section, no driver version)")
     # A fragment (`nvidia-smi -q | grep -A3 "Compute Mode"`, one section) may show only a mode or an N/A.
@@ -591,7 +599,7 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
 
 # --- the default table -------------------------------------------------------------------------
 
-_HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+"
+TABLE_HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+"
                      r"(?:CUDA Version|CUDA UMD Version):\s*(\S+)")
 # The Windows driver models nvidia-smi shows in place of Persistence-M (`Driver-Model` header column).
 WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
@@ -603,7 +611,7 @@ _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W
                    r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
 # A GPU's third row (the MIG M. cell); a paste cut after the cell's word, before its closing border, still shows it.
 _ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*(?:\|\s*)?$")
-_PROC = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+(N/A|\d+MiB)\s*\|")
+PROCESS_ROW = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+(N/A|\d+MiB)\s*\|")
 
 
 # What nvidia-smi prints instead of its table when NVML cannot open a GPU: one line a GPU, its address glued to
@@ -631,6 +639,10 @@ def _unreachable(line: str) -> tuple[str, str] | None:
 def parse_table(text: str) -> NvidiaGpus:
     """NVIDIA GPUs from the `nvidia-smi` default table (header optional: excerpts of the GPU rows parse too).
 
+    A fragment without GPU rows shows what it holds and no more: the header line alone gives the driver and its CUDA
+    version and no GPU; process rows give the GPUs they run on; the Processes box alone gives no GPU. Each such
+    fragment is marked cut (`NvidiaGpus.unshown`): it counts no GPU the host has.
+
     Input (tests/data/captures/15)::
 
         | NVIDIA-SMI 610.43.03              KMD Version: 610.43.03     CUDA UMD Version: 13.3     |
@@ -640,7 +652,12 @@ def parse_table(text: str) -> NvidiaGpus:
     """
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi table larger than 32 MiB")
-    header = _HEADER.search(text)
+    header = TABLE_HEADER.search(text)
+    # Header lines of different drivers (two machines' fragments in one paste) name no one driver, as the evidence
+    # lines' reader has it (facts/nvidia.py driver_from_evidence_lines).
+    drivers = list(dict.fromkeys(m.group(2) for m in TABLE_HEADER.finditer(text))) if header else []
+    several = f"several driver versions in the header lines shown ({', '.join(drivers)})" if len(drivers) > 1 else ""
+    versions = (header.group(2), header.group(3), header.group(1)) if header and not several else (None, None, None)
     rows: dict[int, dict[str, Any]] = {}
     order: list[int] = []
     last: int | None = None
@@ -687,7 +704,7 @@ def parse_table(text: str) -> NvidiaGpus:
             rows[last]["mig"] = m3.group(1)
             last = None
             continue
-        mp = _PROC.match(line)
+        mp = PROCESS_ROW.match(line)
         if mp and (in_procs or not _ROW1.match(line)):
             saw_proc_section = True
             gpu = int(mp.group(1))
@@ -695,8 +712,8 @@ def parse_table(text: str) -> NvidiaGpus:
             procs.setdefault(gpu, []).append(GpuProcess(int(mp.group(4)), mp.group(6).strip(),
                                                         float(used[:-3]) if used.endswith("MiB") else None,
                                                         mp.group(5)))
-    if not rows and header is None and not unreachable:
-        raise ParseError("not the `nvidia-smi` table (no header, no GPU rows)")
+    if not rows and header is None and not unreachable and not procs and not (saw_proc_section and no_procs):
+        raise ParseError("not the `nvidia-smi` table (no header, no GPU rows, no Processes box)")
     gpus = []
     notes: list[str] = []
     for idx in order:
@@ -734,6 +751,13 @@ def parse_table(text: str) -> NvidiaGpus:
     # nvidia-smi stops at a GPU it cannot open: its index (-1: not known) and the GPUs it did not list are not
     # in the source.
     gpus.extend(GpuInfo(index=-1, bdf=bdf, error=why) for bdf, why in unreachable)
+    if not order and not unreachable:
+        # A fragment without GPU rows (corpus 247, 298, 764): its process rows name the GPUs they run on (those GPUs,
+        # not the others); a Processes box that says `No running processes found` names none, and shows no GPU.
+        gpus.extend(GpuInfo(index=idx, processes=tuple(found)) for idx, found in sorted(procs.items()))
+        shown = "process rows" if procs else "Processes box" if saw_proc_section or no_procs else "header line"
+        return NvidiaGpus(tuple(gpus), versions[0], versions[1], None, (*notes, *([several] if several else [])),
+                          cut=f"the table is cut to its {shown}", smi_version=versions[2])
     if unreachable and not order:
         return NvidiaGpus(tuple(gpus), None, None, None, tuple(notes),
                           cut=f"nvidia-smi stops at GPU {unreachable[0][0]}, which it cannot open")
@@ -742,8 +766,8 @@ def parse_table(text: str) -> NvidiaGpus:
     if not cut_at and order and not saw_proc_section and not no_procs and not saw_mig_box:
         # The GPU rows end at a border line but no Processes box follows: more GPU blocks may have been cut away.
         cut_at = f"the table ends after GPU {order[-1]}'s rows, before its Processes box"
-    return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
-                      None, tuple(notes), cut=cut_at, smi_version=header.group(1) if header else None)
+    return NvidiaGpus(tuple(gpus), versions[0], versions[1], None, (*notes, *([several] if several else [])),
+                      cut=cut_at, smi_version=versions[2])
 
 
 def _ecc_from_cell(cell: str | None) -> bool | None:

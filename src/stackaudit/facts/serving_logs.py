@@ -88,6 +88,7 @@ KEY_PHRASES = re.compile(
     r"does not have native support for FP\d computation|attention backend out of potential backends|"
     r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout|"
     r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:|"  # SGLang's stats lines, with no prefix pasted
+    r"Avg prompt throughput: [\d.]+ tokens/s|"  # vLLM's (and its forks') metrics line, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
     r"custom_all_reduce\.cuh?:\d+|Registering \d+ cuda graph addresses|"  # custom all-reduce's CUDA error, its set-up
     r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b|"  # one parse per flag: linear
@@ -122,8 +123,8 @@ GGML_CUDA_BUFFER = re.compile(r"\b(CUDA\d+)(?: model| KV| compute)? buffer size 
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
-               "torchrun", "on startup is less", "custom_all_reduce", "no kernel image", "no_binary_for_gpu",
-               "nokernelimagefordevice", "unsupported architecture", *GGML_NEEDLES)
+               "torchrun", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
+               "no_binary_for_gpu", "nokernelimagefordevice", "unsupported architecture", *GGML_NEEDLES)
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 

@@ -25,7 +25,7 @@ Sources, best first:
 
 A line is a single-stream rate only where it shows one running request and none waiting, and a window with
 prefill in it is dropped (vLLM: prompt throughput above 0; SGLang: a `Prefill batch.` line since the decode line
-before). A benchmark at a concurrency above 1 measures something else and is not used. Speculative decoding
+before). Lines most of which lie far from their median (NEAR_MEDIAN) are several runs and give no rate. A benchmark at a concurrency above 1 measures something else and is not used. Speculative decoding
 (vLLM `SpecDecoding metrics:`, SGLang `accept len:`) is noted: the rate may then exceed the one-token ceiling.
 """
 
@@ -39,6 +39,11 @@ from stackaudit.facts.registry import fact, first_of, parser
 from stackaudit.facts.sources import BENCH_OUTPUT, ENGINE_LOG, USER_RATE
 
 MAX_RATE = 1e6  # tokens/s: a larger figure in a paste is not a decode rate
+# One engine decoding one request logs nearly the same rate window after window (corpus 677: 123.8 and 124.5; 509: five
+# of seven lines within 1 % of their median, a window after the batch fell from two requests at 334). The median stands
+# for the lines only where most of them lie within this fraction of it; else they are several runs quoted together
+# (corpus 689: 31.4 tok/s with --enforce-eager, 57.8 without), and no one figure is the engine's rate.
+NEAR_MEDIAN = 0.2
 USER_WORDS = "the user's own words"  # the source of a rate read from prose, the last of all (after bench history)
 
 
@@ -72,6 +77,14 @@ def _rate(text: str) -> float | None:
     except ValueError:
         return None
     return value if 0 < value < MAX_RATE else None
+
+
+def _most_agree(rates: list[float]) -> bool:
+    """Whether most of the rates lie within NEAR_MEDIAN of their median (one run's windows, not several runs')."""
+    import statistics
+
+    middle = statistics.median(rates)
+    return 2 * sum(abs(r - middle) <= NEAR_MEDIAN * middle for r in rates) > len(rates)
 
 
 def _summary(values: list[float], lines: list[str], what: str, speculative: bool) -> MeasuredRate:
@@ -113,6 +126,10 @@ def parse_engine_rate(text: str) -> MeasuredRate:
             if m and rate and int(m.group(1)) == 1 and int(m.group(3)) == 0 and not prefill_since:
                 sglang.append((rate, line))
             prefill_since = False
+    for rates in ([r for r, _ in vllm], [r for r, _ in sglang]):
+        if rates and not _most_agree(rates):
+            raise ParseError(f"the single-stream lines disagree ({min(rates)} to {max(rates)} tokens/s): several runs, "
+                             "no one rate")
     if vllm:
         return _summary([r for r, _ in vllm], [ln for _, ln in vllm],
                         "vLLM's log: Avg generation throughput at Running: 1 reqs", speculative)

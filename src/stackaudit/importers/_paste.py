@@ -3,6 +3,8 @@
 People paste outputs inside markdown fences (``` or ~~~, with or without a language), GitHub quote
 blocks (`> `, nested `> > `), after shell prompts (`$ `, `user@host:~$ `, `(venv) root@box:/# `,
 `user@host ~ » `),
+a log line or engine command in Markdown inline code (a line that is one span, `` `INFO: Avg prompt throughput: ...` ``,
+or one span wrapped onto the next line), a log line behind a Markdown table's bar (`| INFO 05-11 08:17:48 ...`),
 with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`), with Windows
 line ends (`\\r\\n`, `\\r\\r\\n` after a copy through two editors, or `\\r` alone), with the
 `Key : value` fields of `nvidia-smi -q` flattened onto one line by a chat or a forum, and behind the prefixes a log
@@ -23,14 +25,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import _GAP_LAST, is_gap_line
+from stackaudit.facts.engine_command import COMMAND_HINT
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG
 from stackaudit.facts.nvidia_smi import ANY_DEPTH, QUERY_FIELDS
+from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.pci_address import BDF
 
 # `\r\r\n` is one line end (a CRLF file saved again on Windows), not an empty line between two.
 _LINE_END = re.compile(r"\r*\n|\r")
 # GitHub / CommonMark block quotes: up to three spaces, then `>` markers, each with one optional space.
 _QUOTE = re.compile(r"^ {0,3}(?:> ?)+")
+# Markdown inline code: a line that is one span (single backticks), one that opens a span the next line closes (a
+# long span wrapped by the paste, corpus 689), and that next line.
+_INLINE_WHOLE = re.compile(r"^ {0,3}`(?!`)([^`]+)`$")
+_INLINE_OPEN = re.compile(r"^ {0,3}`(?!`)([^`]+)$")
+_INLINE_CLOSE = re.compile(r"^([^`]+)`$")
+_INLINE_SPAN = re.compile(r"(?<!`)`([^`]+)`(?!`)")
+# A Markdown table's bar before a line with no other bar (`| INFO ... args: Namespace(...`, corpus 213): peeled only
+# where what it hides is a log line; a cut nvidia-smi row (`| N/A   30C    P0    42W`) keeps its bar.
+_TABLE_BAR = re.compile(r"^\|\s(?=[^|]*$)")
 _FENCE_ONLY = re.compile(r"^(?P<indent> *)(?P<mark>`{3,}|~{3,})\s*[\w+.#-]*\s*(?:\{[^}]*\})?\s*$")
 _FENCE_OPEN_GLUED = re.compile(r"^ *(?:`{3,}|~{3,})(?=\S)(?![\w+.#-]+\s*$)")
 _FENCE_CLOSE_GLUED = re.compile(r"(?<=\S)\s*(?:`{3,}|~{3,})\s*$")
@@ -298,6 +311,37 @@ def _glued_prompt(line: str, following: list[str]) -> str | None:
     return m.group("cmd").strip()
 
 
+def _quoted_output(text: str) -> bool:
+    """Whether Markdown quotes `text` as an output the recognisers read: an engine's log line or an engine's command.
+    Any other span (`` `sudo dmesg | grep NVRM` `` alone on its line) is a mention in prose, not a command shown with
+    what it printed, and keeps its backticks."""
+    return is_log_line(text) or COMMAND_HINT.search(text) is not None
+
+
+def peel_markup(line: str, following: str, compose: tuple[str, ...] = ()) -> tuple[str, bool]:
+    """(a line without the Markdown around the log line or engine command it quotes, whether it took `following`, the
+    next line of the file, too): an inline code span that is the whole line, or is wrapped onto the next line (joined
+    by a space, as Markdown renders a line end inside a span: https://spec.commonmark.org/0.31.2/#code-spans); a
+    table's bar before a log line. Inside a fenced block too: a paste fenced again reads the same. `compose`: the
+    `docker compose` prefixes the line had, which the next line's are compared with (strip_log_prefix)."""
+    first = line.lstrip(" ")[:1]
+    if first == "`":
+        if (m := _INLINE_WHOLE.match(line)) is not None and _quoted_output(m.group(1)):
+            return m.group(1).strip(), False
+        following = strip_log_prefix(_QUOTE.sub("", following, count=1).rstrip(), "", compose)[0] \
+            if "`" in following else ""
+        if (m := _INLINE_OPEN.match(line)) is not None and (c := _INLINE_CLOSE.match(following)) \
+                and _quoted_output(text := f"{m.group(1).strip()} {c.group(1).strip()}"):
+            return text, True
+    elif first == "|" and (m := _TABLE_BAR.match(line)) is not None and is_log_line(line[m.end():]):
+        return line[m.end():], False
+    elif len(spans := _INLINE_SPAN.findall(line)) == 1 and is_log_line(spans[0]):
+        # A log line quoted inside a sentence ("using 1 req: `Avg prompt throughput: ...`", vllm#700); a command in
+        # a sentence keeps its sentence: the words around it may say where it ran (importers/engine_command.py).
+        return spans[0].strip(), False
+    return line, False
+
+
 def view(text: str) -> PasteView:
     """Peel fences, quotes, prompts, gap lines and line-end noise off a paste, line for line."""
     raw = split_lines(text)
@@ -308,7 +352,10 @@ def view(text: str) -> PasteView:
     programs: dict[int, str] = {}
     compose: tuple[str, ...] = ()  # the `docker compose` prefixes of the line before, outer first
     fence_indent = -1  # the indentation of the open fence, -1 outside one
+    joined = -1  # the line an inline code span wrapped onto, joined to the line before it
     for n, line in enumerate(raw):
+        if n == joined:
+            continue
         line = line.rstrip()
         first = line[:1]
         if first == ">" or (first == " " and line.lstrip(" ")[:1] == ">"):
@@ -331,6 +378,10 @@ def view(text: str) -> PasteView:
         else:
             host = program = ""
             compose = ()
+        if first == "|" or "`" in line or (first == " " and line.lstrip(" ")[:1] == "|"):
+            line, took = peel_markup(line, raw[n + 1] if n + 1 < len(raw) else "", compose)
+            joined = n + 1 if took else joined
+            first = line[:1]
         # Cheap tests first: most lines of a long log carry no markup at all.
         if "`" in line or "~" in line:
             fence = _FENCE_ONLY.match(line)

@@ -5,6 +5,9 @@ NVSMI_QUERY, NVSMI_TABLE), so a pasted file replays like a snapshot of a host wi
 only by the output's own markers: the XML from `<nvidia_smi_log>` to its end with as many `<gpu>`
 sections as `<attached_gpus>` says; `-q` from its `NVSMI LOG` banner with as many GPU sections as
 `Attached GPUs`; the table from its `NVIDIA-SMI` header through the closed Processes box.
+The table's fragments (its header line alone, the Processes box or process rows alone) are recorded as the table's
+output, appended, never whole. nvidia-smi's line for a GPU it cannot open is the table's, or `-q`'s under a line that
+names `nvidia-smi -q` / `-a`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
-from stackaudit.facts.nvidia_smi import NO_HANDLE, QUERY_FIELDS
+from stackaudit.facts.nvidia_smi import NO_HANDLE, PROCESS_ROW, QUERY_FIELDS, TABLE_HEADER
 from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_VERSION, NVSMI_XML
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
@@ -128,13 +131,27 @@ def _section_at_0(lines: list[str], i: int) -> int:
 
 
 _PROCESSES = re.compile(r"\s+Processes\b")
+# The command a line names (a prompt, or a sentence: "The output of `nvidia-smi -a` on your host:"): `-q` or `-a`.
+_QUERY_NAMED = re.compile(r"\bnvidia-smi\s+(?:-q|-a|--query)\b(?!\s*-x)")
 
 
-@importer("nvidia-smi -q", "`nvidia-smi -q` (text, whole, an excerpt, or a section cut out of it)",
+def _query_output(lines: list[str], i: int) -> bool:
+    """Whether line i, nvidia-smi's line for a GPU it cannot open, is what `nvidia-smi -q` printed: the line above it
+    that is neither blank nor a fence names that command (the table prints the same line, corpus 697)."""
+    above = next((lines[j] for j in range(i - 1, max(i - 4, -1), -1) if lines[j].strip() and not FENCE.match(lines[j])),
+                 "")
+    return _QUERY_NAMED.search(above) is not None
+
+
+@importer("nvidia-smi -q", "`nvidia-smi -q` (text, whole, an excerpt, or a section cut out of it), or its line for a "
+          "GPU it cannot open under the command",
           needles=_QUERY_NEEDLES, per_line=True)
 def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
+        if NO_HANDLE.match(line) and _query_output(lines, i):
+            yield Found("nvidia-smi -q", i, i + 1, command_output_appended(QUERY_ARGV, line.strip() + "\n"))
+            continue
         section_end = _section_at_0(lines, i)
         if section_end > i:
             # Read as the GPU section it was cut from: indented one level, as `-q` prints it under `GPU ...`.
@@ -196,14 +213,23 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
 
 _TABLE_LINE = re.compile(r"^\s*[|+]")
 _TABLE_SIGNS = re.compile(r"NVIDIA-SMI\s+\d|^\s*\|\s*\d+\s+.+\s(On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+# A fragment of the table without its header or GPU rows (corpus 247, 764): the Processes box or a process row.
+_FRAGMENT_SIGNS = re.compile(r"^\s*\|\s*Processes:")
+# The header line alone, without the table's bars (corpus 247, 264, 298: copied into a report as the driver's version).
+_LONE_HEADER = re.compile(r"^\s*" + TABLE_HEADER.pattern)
 _TIMESTAMP = re.compile(r"^\s*\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*$")
 
 
 @importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows), or its "
-          "line for a GPU it cannot open", needles=("|", "+", "device handle"), per_line=True)
+          "line for a GPU it cannot open, or a fragment of it: the header line alone, the Processes box, process rows",
+          needles=("|", "+", "device handle", "NVIDIA-SMI"), per_line=True)
 def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
-        if NO_HANDLE.match(lines[i]):
+        if NO_HANDLE.match(lines[i]) and not _query_output(lines, i):
+            yield Found("nvidia-smi", i, i + 1, command_output_appended(TABLE_ARGV, lines[i].strip() + "\n"))
+            continue
+        if _LONE_HEADER.match(lines[i]):
+            # It proves the driver's version and the CUDA version it supports, and no GPU (facts/nvidia_smi.py).
             yield Found("nvidia-smi", i, i + 1, command_output_appended(TABLE_ARGV, lines[i].strip() + "\n"))
             continue
         if not _TABLE_LINE.match(lines[i]):
@@ -225,7 +251,12 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
                 end = k + 1
             k += 1
         body = lines[i:end]
-        if any(_TABLE_SIGNS.search(b) for b in body):
+        if not any(_TABLE_SIGNS.search(b) for b in body) and any(
+                _FRAGMENT_SIGNS.match(b) or PROCESS_ROW.match(b.strip()) for b in body):
+            # Appended: the header line of the same output may stand alone elsewhere in the paste (corpus 247).
+            text = "\n".join(b.strip() for b in body if not FENCE.match(b)) + "\n"
+            yield Found("nvidia-smi", i, end, command_output_appended(TABLE_ARGV, text))
+        elif any(_TABLE_SIGNS.search(b) for b in body):
             start = i - 1 if i > 0 and _TIMESTAMP.match(lines[i - 1]) else i
             text = "\n".join(b.strip() for b in lines[start:end] if not FENCE.match(b)) + "\n"
             # Whole: the header, then the Processes box closed by its border line.

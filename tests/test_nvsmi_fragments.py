@@ -1,0 +1,108 @@
+"""Fragments of nvidia-smi's output (issue 28, step 2), each read for what it shows (importers/nvidia_smi.py,
+facts/nvidia_smi.py `parse_table`): the table's header line alone (the driver and the CUDA it supports, no GPU), the
+Processes box alone (no GPU; `No running processes found`), process rows alone (the GPUs they run on, never the only
+ones), and the line for a GPU nvidia-smi cannot open under `nvidia-smi -a` (that GPU, as `-q` output).
+
+Real pastes are verbatim under the thread they come from; modelled ones say so.
+"""
+
+from __future__ import annotations
+
+from corpus import body, capture_checks, fact, pasted
+from stackaudit.checks.drv import gpu_total
+from stackaudit.importers.recognition import recognise
+
+
+def _kinds(text: str) -> list[tuple[str, int, int]]:
+    return list(recognise(text, "paste.txt").recognised)
+
+
+def test_the_header_line_alone_gives_the_driver_and_no_gpu() -> None:
+    # Corpus 298 (https://github.com/doitsujin/dxvk/issues/1799): the header line alone.
+    assert ("nvidia-smi", 9, 9) in _kinds(body("298"))
+    nvidia = fact(pasted(body("298")), "nvidia")
+    assert (nvidia.driver_version, nvidia.cuda_version, nvidia.gpus) == ("450.80.02", "11.0", ())
+    assert nvidia.unshown and gpu_total(nvidia) is None  # a header shows no GPU: it counts none
+    # Corpus 264 (NVIDIA/nvidia-container-toolkit#115): the header line in prose, over one GPU name line.
+    assert ("nvidia-smi", 5, 5) in _kinds(body("264"))
+    assert fact(pasted(body("264")), "nvidia_driver").version == "535.104.05"
+    # Corpus 101's header line, its bars taken off, alone in prose: the table's line, no longer an evidence line.
+    text = "Hello, on my box:\nNVIDIA-SMI 510.47.03    Driver Version: 510.47.03    CUDA Version: 11.6\nany idea?\n"
+    assert _kinds(text) == [("nvidia-smi", 2, 2)]
+    # A check over the GPUs says nothing of GPUs the header does not show.
+    assert capture_checks("298", "DRV-PERSISTENCE")["DRV-PERSISTENCE"].status == "unknown"
+
+
+def test_a_header_inside_a_sentence_stays_an_evidence_line() -> None:
+    # Modelled: the header's words inside a sentence are the user's, not nvidia-smi's output.
+    text = "my box runs NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2\n"
+    assert "nvidia-smi" not in [k for k, _, _ in _kinds(text)]
+
+
+def test_a_lone_process_row_shows_that_gpu_only() -> None:
+    # Corpus 247 (huggingface/text-generation-inference#955): the header line, and one process row further down.
+    assert [s for s in _kinds(body("247")) if s[0] == "nvidia-smi"] == [("nvidia-smi", 7, 7), ("nvidia-smi", 48, 48)]
+    nvidia = fact(pasted(body("247")), "nvidia")
+    assert nvidia.driver_version == "470.141.03"
+    assert [(g.index, [(p.pid, p.name, p.used_mib) for p in g.processes or ()]) for g in nvidia.gpus] == [
+        (4, [(93051, "/opt/conda/bin/python3.9", 39399.0)])]
+    assert nvidia.unshown and gpu_total(nvidia) is None  # GPU 4 of a host whose other GPUs are not shown
+    # https://github.com/wookayin/gpustat/issues/1 (the issue body by AndiH): rows of the old Processes box alone.
+    text = ("```\n"
+            "|  GPU       PID  Type  Process name                               Usage      |\n"
+            "|=============================================================================|\n"
+            "|    0     11812    C   ./juspic.x                                      96MiB |\n"
+            "```\n")
+    assert ("nvidia-smi", 2, 4) in _kinds(text)
+    gpus = fact(pasted(text), "nvidia").gpus
+    assert [(g.index, g.processes[0].name if g.processes else None) for g in gpus] == [(0, "./juspic.x")]
+
+
+def test_the_processes_box_alone_shows_no_gpu() -> None:
+    # Corpus 764 (sgl-project/sglang#4759): the box with `No running processes found`, above check_env.
+    assert ("nvidia-smi", 1, 7) in _kinds(body("764"))
+    nvidia = fact(pasted(body("764")), "nvidia")
+    assert nvidia.gpus == () and "Processes box" in nvidia.cut and gpu_total(nvidia) is None
+    assert capture_checks("764", "RT-TORCH-ARCH")["RT-TORCH-ARCH"].status == "ok"  # check_env's GPUs still count
+    # https://github.com/NVIDIA/nvidia-docker/issues/1460 (comment by XuehaiPan): the old box alone.
+    text = ("```\n"
+            "+-----------------------------------------------------------------------------+\n"
+            "| Processes:                                                       GPU Memory |\n"
+            "|  GPU       PID   Type   Process name                             Usage      |\n"
+            "|=============================================================================|\n"
+            "|  No running processes found                                                 |\n"
+            "+-----------------------------------------------------------------------------+\n"
+            "```\n")
+    assert _kinds(text) == [("nvidia-smi", 2, 7)]
+    assert fact(pasted(text), "nvidia").gpus == ()
+    # https://github.com/XuehaiPan/nvitop/issues/152 (comment by eyalroz): the box with its rows on three GPUs.
+    text = ("```\n"
+            "+---------------------------------------------------------------------------------------+\n"
+            "| Processes:                                                                            |\n"
+            "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |\n"
+            "|        ID   ID                                                             Usage      |\n"
+            "|=======================================================================================|\n"
+            "|    0   N/A  N/A     10734      C   ...-x86_64-Release/abcdefgh/foo_bar         160MiB |\n"
+            "|    0   N/A  N/A     58661      G   .../abcdefgh/123456/bin/abcde/bazbaz          3MiB |\n"
+            "|    1   N/A  N/A     10734      C   ...-x86_64-Release/abcdefgh/foo_bar         160MiB |\n"
+            "|    2   N/A  N/A     18243      G   /usr/bin/X                                   64MiB |\n"
+            "|    2   N/A  N/A     22720      G   /usr/bin/gnome-shell                         34MiB |\n"
+            "+---------------------------------------------------------------------------------------+\n"
+            "```\n")
+    nvidia = fact(pasted(text), "nvidia")
+    assert [(g.index, len(g.processes or ())) for g in nvidia.gpus] == [(0, 2), (1, 1), (2, 2)]
+    assert gpu_total(nvidia) is None
+
+
+def test_the_line_for_a_gpu_it_cannot_open_under_nvidia_smi_a_is_q_output() -> None:
+    # Corpus 697 (NVIDIA/k8s-device-plugin#231): `nvidia-smi -a` named in the sentence above, the line in inline code.
+    assert _kinds(body("697")) == [("nvidia-smi -q", 3, 3)]
+    assert capture_checks("697", "DRV-XID")["DRV-XID"].status == "issue"
+    # https://github.com/NVIDIA/nvidia-docker/issues/1553 (the issue body by cswinter): the command, then a fence.
+    text = "`nvidia-smi -a -i 0`\n```\nUnable to determine the device handle for GPU 0000:09:00.0: Unknown Error\n```\n"
+    assert _kinds(text) == [("nvidia-smi -q", 3, 3)]
+    gpus = fact(pasted(text), "nvidia").gpus
+    assert [(g.bdf, g.error) for g in gpus] == [("0000:09:00.0", "unknown")]
+    # https://github.com/xxd3vin/workspace/issues/19: under plain `nvidia-smi` it stays the table's line.
+    text = "[root@bh174 chenyang]# nvidia-smi \nUnable to determine the device handle for GPU 0000:0B:00.0: Unknown Error\n"
+    assert _kinds(text) == [("nvidia-smi", 2, 2)]
