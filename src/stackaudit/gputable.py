@@ -673,6 +673,28 @@ def candidates(name: str, table: GpuTable | None = None) -> tuple[GpuSpec, ...]:
     return (match.spec, *(table.by_name(other) for other in match.alternatives))
 
 
+# A name a cloud provider's virtualisation gives a GPU or a slice of one, led by the board's model and then a count and
+# its form factor (`L20-2-PCIE-48GB-48GB-L-H-V`, an Alibaba host's collect_env: vllm-project/vllm#10652, corpus 885).
+# The provider's scheme for the rest of the name is not published, so only the leading model is read: the board the
+# slice runs on, whose compute capability the slice has. Whether it is shared or whole is not read from the name.
+_PARTITION_NAME = re.compile(r"^(?P<model>[A-Za-z]+\d+[A-Za-z]*)-\d+-(?:PCIE|SXM\d?)-\d+GB\b", re.IGNORECASE)
+
+
+def partition_board(name: str, table: GpuTable | None = None) -> GpuSpec | None:
+    """The table row a provider's partition name (_PARTITION_NAME) leads with, where its model names one row exactly;
+    None for any other name.
+
+    >>> partition_board("L20-2-PCIE-48GB-48GB-L-H-V").name
+    'L20'
+    """
+    m = _PARTITION_NAME.match(name.strip())
+    try:
+        match = lookup(m.group("model"), table) if m else None
+    except (UnknownGpuError, GpuTableError):
+        return None
+    return match.spec if match is not None and not match.note and not match.alternatives else None
+
+
 def agreed(rows: Collection[GpuSpec], read: Callable[[GpuSpec], _Value]) -> _Value | None:
     """The value `read` gives every row; None where the rows differ on it, or where there is no row.
 

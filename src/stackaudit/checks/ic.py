@@ -36,6 +36,7 @@ from stackaudit.facts.parallelism import (
     ServingEngine,
     group_of_every_gpu,
     multi_node_flags,
+    one_gpu_engine,
     one_rank_per_node,
 )
 from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
@@ -1399,10 +1400,13 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     TP x PP of that count, or a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
     has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
-    not applicable.
+    not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
+    facts/parallelism.one_gpu_engine).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
+    if one_gpu := one_gpu_engine(serving_engine):
+        return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
         if every := group_of_every_gpu(serving_engine, engine_commands, count):

@@ -27,6 +27,7 @@ from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclNodes, ServingLog
 from stackaudit.facts.system import (
+    NON_X86_MACHINES,
     PEER_MEMORY_MODULES,
     CpuInfo,
     KernelCmdline,
@@ -71,6 +72,8 @@ def amd_zen5(cpu: CpuInfo, kernel: KernelInfo | None = None, cpufreq: CpuFreq | 
     finding for the kernel version alone. The exact minimum kernel for full Turin support is
     distribution-specific (distribution kernels backport; not verified).
     """
+    if cpu.architecture in NON_X86_MACHINES:
+        return not_applicable(f"an {cpu.architecture} CPU, not an AMD x86 CPU")
     if not cpu.is_amd or cpu.family is None or cpu.family < 26:
         return not_applicable(f"not a Zen 5 CPU (family {cpu.family}, {cpu.model_name or cpu.vendor})")
     if kernel is None:

@@ -298,6 +298,7 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
         capability_of,
         load_table,
         lookup,
+        partition_board,
     )
 
     known: dict[str, str] = {}
@@ -309,7 +310,9 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
         try:
             match = lookup(name)
         except (UnknownGpuError, GpuTableError):
-            implied = agreed(candidates(name), lambda row: row.compute_capability) or capability_of(name)
+            board = partition_board(name)
+            implied = (agreed(candidates(name), lambda row: row.compute_capability) or capability_of(name)
+                       or (board.compute_capability if board is not None else ""))
             if implied:
                 known[name] = implied
             else:

@@ -87,6 +87,31 @@ def key_value_lines(text: str, sep: str = ":") -> dict[str, str]:
     return out
 
 
+# A two-column Markdown table row of a hardware summary (`| **Driver** | 595.71.05 (open kernel module) |`, corpus 860;
+# `| Driver | 580.142 |`): the key, bold or not, and its value, the statement a list's `Key: value` line makes. Not a
+# header's rule (`|---|---|`) nor a row with an empty cell.
+_TABLE_ROW = re.compile(r"^\s*\|\s*(?:\*\*|__)?(?P<key>[^|*_`]*?[A-Za-z][^|*_`]*?)(?:\*\*|__)?\s*\|"
+                        r"\s*(?P<value>[^|\s](?:[^|]*[^|\s])?)\s*\|\s*$")
+
+
+def stated_line(line: str) -> str:
+    """A hardware summary's line in its `Key: value` form: a two-column Markdown table row (_TABLE_ROW) as
+    `Key: value`, any other line as it is.
+
+    >>> stated_line("| **PyTorch** | 2.11.0+cu130 |"), stated_line("|---|---|")
+    ('PyTorch: 2.11.0+cu130', '|---|---|')
+    """
+    m = _TABLE_ROW.match(line) if "|" in line else None
+    if m is None or not m.group("value").strip("-: "):
+        return line
+    return f"{m.group('key').strip()}: {m.group('value')}"
+
+
+def stated_lines(text: str) -> str:
+    """A text whose two-column Markdown table rows are in their `Key: value` form (stated_line)."""
+    return "\n".join(stated_line(line) for line in text.splitlines()) if "|" in text else text
+
+
 # A line where someone cut a paste: `[...]`, `...`, `…`, grep's `--`, `<snip>`, `(snip)`, `[truncated]`,
 # `-- snip --`, `✂ ...`, `(42 lines omitted)`, an HTML/XML comment saying so. The one definition: the paste
 # view leaves such lines out (a span across one is an excerpt), and a kernel log holding one is not whole.

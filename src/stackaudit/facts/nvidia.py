@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, stated_lines
 from stackaudit.facts.readings import Verdict, reading, worse_of
 from stackaudit.facts.registry import (
     FactContext,
@@ -932,6 +932,11 @@ STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*|^\W*(?i:nvidia )?
 _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
 
 
+# The flavour stated beside the version on the same line of a hardware summary (`Driver | 595.71.05 (open kernel
+# module)`, corpus 860; `NVIDIA driver 580.95.05 (open)`): NVIDIA ships its kernel modules in two flavours, "open"
+# and "proprietary" (https://download.nvidia.com/XFree86/Linux-x86_64/595.71.05/README/kernel_open.html).
+STATED_OPEN = re.compile(r"\(open(?:[- ]source)?(?: kernel)?(?: modules?| driver| flavou?r)?\)|"
+                         r"\bopen(?:[- ]source)? kernel modules?\b", re.IGNORECASE)
 # The distribution packages of the open flavour, by branch (Ubuntu's `nvidia-driver-580-open`, `nvidia-dkms-580-open`):
 # Ubuntu's packages of a branch's two flavours conflict, so the one installed is the flavour of that branch.
 OPEN_PACKAGE = re.compile(r"\bnvidia-(?:driver|dkms|kernel-source|kernel-common)-(\d{3})-open\b")
@@ -947,12 +952,15 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     """The driver version nvidia-smi's header line states where the paste shows that line alone (copied into prose,
     a hardware list, `driver:525.116.03`): nvidia-smi prints it only from a loaded driver. ollama's `detected GPUs`
     line names the libcuda.so.<version> it loaded, the driver's own library. Two different versions name no one driver.
-    An open-flavour package of the driver's branch (OPEN_PACKAGE) listed beside it names the flavour open.
+    An open-flavour package of the driver's branch (OPEN_PACKAGE) listed beside it names the flavour open, and so
+    do the words the summary line stating the version says it with (STATED_OPEN). A two-column Markdown table row
+    (`| **Driver** | 595.71.05 (open kernel module) |`) is the same statement (facts/_parse.stated_line).
 
     Input (tests/data/captures/247)::
 
         NVIDIA-SMI 470.141.03   Driver Version: 470.141.03   CUDA Version: 11.4
     """
+    text = stated_lines(text)
     found = list(dict.fromkeys([*(m.group(1) for m in STATED_DRIVER.finditer(text)),
                                 *(m.group(1) for m in _LIBCUDA.finditer(text))]))
     if len(found) != 1:
@@ -960,8 +968,9 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
                          f"several driver versions in the lines shown ({', '.join(found)})")
     package = next((line.strip() for line in text.splitlines()
                     if any(found[0].startswith(m.group(1) + ".") for m in OPEN_PACKAGE.finditer(line))
-                    or (OPEN_PACKAGE_NAME.search(line) and found[0] in line)), "")
-    return NvidiaDriver(found[0], "open" if package else None, f"package: {package}" if package else "", loaded=True)
+                    or ((OPEN_PACKAGE_NAME.search(line) or STATED_OPEN.search(line)) and found[0] in line)), "")
+    said = "stated" if package and STATED_OPEN.search(package) else "package"
+    return NvidiaDriver(found[0], "open" if package else None, f"{said}: {package}" if package else "", loaded=True)
 
 
 # The system CUDA toolkit: nvcc's `Cuda compilation tools, release 12.4, V12.4.131`, a hardware list's

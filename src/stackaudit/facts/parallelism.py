@@ -348,6 +348,22 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
     return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})" if lines else ""
 
 
+def one_gpu_engine(engine: ServingEngine | None) -> str:
+    """What shows the serving engine runs on one GPU, in words; "" where the source does not show it.
+
+    An engine whose TP size is 1 (ServingEngine.shown_tp: the running engine's, or a shown command's own, or the
+    engines' default where a whole command line names none, as in corpus 886) and whose pipeline has one stage: each
+    replica holds the model on one GPU, so no GPU exchanges activations with another.
+    """
+    shown = engine.shown if engine is not None else None
+    if shown is None or engine is None or engine.shown_tp != 1:
+        return ""
+    _, pp, _ = sizes_from_argv(shown.argv)
+    if pp not in (None, 1):
+        return ""
+    return f"{_launcher(shown.argv)} runs TP 1" + (" x PP 1" if pp else "")
+
+
 def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContainers | None,
                      serving_log: ServingLog | None) -> tuple[str, ...]:
     """What shows that every workload of the source uses one GPU, in words; () where the source does not show it.

@@ -16,7 +16,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, stated_lines
 from stackaudit.facts.docker import engine_image_cuda
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
@@ -407,13 +407,15 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
     """torch (and the CUDA of its `+cuNNN` label), vLLM and SGLang versions a hardware list states, one a line; else
     the one torch build a list line names among other items (STATED_TORCH_BUILD), with the engine version beside it;
     else the one engine image a list line names whose tag names its CUDA (LISTED_ENGINE_IMAGE), torch's there.
-    Two different torch builds name no one torch.
+    Two different torch builds name no one torch. A two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`,
+    corpus 860) is the same statement as the line (facts/_parse.stated_line).
 
     Input (tests/data/captures/751)::
 
         PyTorch: 2.8.0+cu128
     """
     packages: dict[str, str] = {}
+    text = stated_lines(text)
     for line in text.splitlines():
         if m := STATED_VERSION.match(line):
             name = m.group("name").lower()

@@ -8,11 +8,19 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, has_gap_line, key_value_lines, lines_holding, parse_cpulist
+from stackaudit.facts._parse import (
+    ParseError,
+    has_gap_line,
+    key_value_lines,
+    lines_holding,
+    parse_cpulist,
+    stated_lines,
+)
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
 from stackaudit.facts.sources import (
     DMESG,
+    EVIDENCE_LINES,
     LSCPU,
     LSMOD,
     NODE_SYSFS,
@@ -107,6 +115,27 @@ def kernel_from_collect_env(ctx: FactContext) -> KernelInfo:
     return KernelInfo(report.kernel, machine=machine.group(1) if machine else "")
 
 
+# A hardware summary's kernel line (`Kernel: 6.17.0-1014-nvidia`, `Kernel version: Linux 6.8.0-124-generic`), or the
+# same as a two-column Markdown table row (`| **Kernel** | Linux 6.8.0-124-generic |`, corpus 860): `uname -r`'s release.
+STATED_KERNEL = re.compile(r"^\W*(?:Linux )?Kernel(?: version| release)?\W*:\s*(?:Linux\s+)?(\d+\.\d+(?:\.\d+)?[\w.+~-]*)\s*$",
+                           re.IGNORECASE)
+
+
+@parser(EVIDENCE_LINES, feeds="kernel", kind=KernelInfo, rank=70)
+def kernel_from_stated_line(text: str) -> KernelInfo:
+    """The kernel release a hardware summary states on its own line (STATED_KERNEL); two different releases name no
+    one kernel.
+
+    Input (tests/data/captures/860, the user's environment table)::
+
+        | **Kernel** | Linux 6.8.0-124-generic |
+    """
+    found = {m.group(1) for line in stated_lines(text).splitlines() if (m := STATED_KERNEL.match(line))}
+    if len(found) != 1:
+        raise ParseError("no one `Kernel: X.Y` line in the lines shown")
+    return KernelInfo(found.pop())
+
+
 @provider("kernel", KernelInfo, rank=50, title="sysctl `kernel.osrelease`")
 def kernel_from_sysctl(ctx: FactContext) -> KernelInfo:
     """Kernel release from `kernel.osrelease` (/proc/sys, or a pasted `sysctl -a`)."""
@@ -192,6 +221,8 @@ def cmdline_from_log(ctx: FactContext) -> KernelCmdline:
 class CpuInfo(Sourced):
     vendor: str = ""
     model_name: str = ""
+    # lscpu's `Architecture` (x86_64, aarch64), or the machine the kernel reports (cpu_from_kernel_machine); "" not shown.
+    architecture: str = ""
     family: int | None = None
     model: int | None = None
     cpus: int | None = None
@@ -213,6 +244,34 @@ class CpuInfo(Sourced):
     @property
     def is_intel(self) -> bool:
         return self.vendor == "GenuineIntel" or "Intel" in self.model_name
+
+
+# The CPU family (lscpu's `CPU family`, decimal) an AMD model name implies, where lscpu's own line is not shown (a
+# hardware summary's CPU line, an lscpu excerpt): 23 (0x17) Zen, Zen+ and Zen 2, 25 (0x19) Zen 3 and Zen 4, 26 (0x1A)
+# Zen 5 (https://en.wikipedia.org/wiki/List_of_AMD_CPU_microarchitectures). By the digit of the model number that names
+# the generation: an EPYC's last (7xx1 Naples ... 9xx5 Turin, and the cloud parts 7V13, 9V84, 9J14:
+# https://en.wikipedia.org/wiki/Epyc), a Threadripper's and a desktop Ryzen's first (Threadripper 1000-3000 Zen to
+# Zen 2, 5000 and 7000 Zen 3 and Zen 4, 9000 Zen 5; desktop Ryzen 1000-4000, 5000, 7000-8000, 9000:
+# https://en.wikipedia.org/wiki/List_of_AMD_Ryzen_processors). Mobile Ryzen (U, H, HS, HX) mix generations under
+# one series and are left out.
+_AMD_FAMILY_BY_NAME = (
+    (re.compile(r"\bEPYC\s+\d\w\w(\d)[A-Z]{0,2}\b"), {"1": 23, "2": 23, "3": 25, "4": 25, "5": 26}),
+    (re.compile(r"\bThreadripper\s+(?:PRO\s+)?(\d)\d{3}W?X\b"), {"1": 23, "2": 23, "3": 23, "5": 25, "7": 25, "9": 26}),
+    (re.compile(r"\bRyzen\s+[3579]\s+(\d)\d{3}(?:X3D|XT|X|GT|GE|G|F)?(?=\s|$)"),
+     {"1": 23, "2": 23, "3": 23, "4": 23, "5": 25, "7": 25, "8": 25, "9": 26}),
+)
+
+
+def amd_family(model_name: str) -> int | None:
+    """The CPU family an AMD model name implies (_AMD_FAMILY_BY_NAME); None for any other name.
+
+    >>> amd_family("AMD Ryzen Threadripper PRO 9985WX 64-Core"), amd_family("AMD EPYC 7763 64-Core Processor")
+    (26, 25)
+    """
+    for pattern, families in _AMD_FAMILY_BY_NAME:
+        if "AMD" in model_name and (m := pattern.search(model_name)):
+            return families.get(m.group(1))
+    return None
 
 
 def _int(value: str | None) -> int | None:
@@ -247,7 +306,8 @@ def parse_lscpu(text: str) -> CpuInfo:
     return CpuInfo(
         vendor=kv.get("Vendor ID", ""),
         model_name=kv.get("Model name", ""),
-        family=_int(kv.get("CPU family")),
+        architecture=kv.get("Architecture", ""),
+        family=_int(kv.get("CPU family")) if "CPU family" in kv else amd_family(kv.get("Model name", "")),
         model=_int(kv.get("Model")),
         cpus=_int(kv.get("CPU(s)")),
         sockets=_int(kv.get("Socket(s)")),
@@ -262,6 +322,9 @@ def parse_lscpu(text: str) -> CpuInfo:
     )
 
 
+fact("cpu", CpuInfo, first_of, hint="paste `lscpu`")
+
+
 @parser(LSCPU, feeds="cpu", kind=CpuInfo, rank=10)
 def cpu(text: str) -> CpuInfo:
     """CPU vendor, model, family, sockets and hypervisor (`lscpu`).
@@ -274,6 +337,22 @@ def cpu(text: str) -> CpuInfo:
         Model name:          AMD EPYC 7281 16-Core Processor
     """
     return parse_lscpu(text)
+
+
+# Machines that are no x86 CPU: an AMD or Intel x86 CPU reports x86_64 (or i686); these are Arm (aarch64, the Grace of
+# a GH200 or GB200), POWER and IBM Z (https://www.kernel.org/doc/html/latest/arch/index.html).
+NON_X86_MACHINES = frozenset(("aarch64", "arm64", "ppc64le", "s390x"))
+
+
+@provider("cpu", CpuInfo, rank=20, title="the machine the kernel reports (`uname -m`, collect_env's `Python platform`)")
+def cpu_from_kernel_machine(ctx: FactContext) -> CpuInfo:
+    """The CPU's architecture where no lscpu is shown, from the machine the kernel reports (uname's, collect_env's
+    `Python platform: Linux-6.11.0-152-crusoe-...-aarch64-with-glibc2.39`, corpus 863), for a machine that is no x86
+    CPU (NON_X86_MACHINES): neither AMD nor Intel. An x86_64 machine says nothing of the vendor."""
+    machine = ctx.fact("kernel", KernelInfo).machine
+    if machine not in NON_X86_MACHINES:
+        raise FactUnavailable("the kernel's machine names no CPU vendor" if machine else "the kernel's machine is not shown")
+    return CpuInfo(architecture=machine)
 
 
 # --- NUMA (sysfs) ----------------------------------------------------------------------------

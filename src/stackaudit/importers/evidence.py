@@ -17,7 +17,8 @@ driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device 
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
-per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a list's package version (`PyTorch: 2.8.0+cu128`). Its spans yield to every block recogniser's
+per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a list's package version (`PyTorch: 2.8.0+cu128`), its kernel (`Kernel: Linux 6.8.0-124-generic`), each also as a
+two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`, facts/_parse.stated_line). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -28,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts._parse import LINE_LOOK_CHARS
+from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.nvidia import OPEN_PACKAGE, PROC_VERSION_BANNER, STATED_DRIVER, STATED_TOOLKIT
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
@@ -45,6 +46,7 @@ from stackaudit.facts.python_env import STATED_TORCH_BUILD, STATED_VERSION, list
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
+from stackaudit.facts.system import STATED_KERNEL
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, file_content, importer
 
@@ -90,7 +92,8 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
-            "GRPC server", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "image:", "image**:", "vllm:", "sglang:", "detected GPUs", "] Compute Capability")
+            "GRPC server", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch**", "driver**", "kernel:",
+            "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "detected GPUs", "] Compute Capability")
 
 
 def _daemon_line(line: str) -> bool:
@@ -101,14 +104,15 @@ def _daemon_line(line: str) -> bool:
 
 
 def is_evidence(line: str) -> bool:
-    """Whether a line, on its own, is known evidence (its first LINE_LOOK_CHARS read)."""
-    line = line[:LINE_LOOK_CHARS]
+    """Whether a line, on its own, is known evidence (its first LINE_LOOK_CHARS read); a hardware summary's
+    two-column Markdown table row is read as its `Key: value` line (facts/_parse.stated_line)."""
+    line = stated_line(line[:LINE_LOOK_CHARS])
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or _DEVICE_PLUGIN.match(line) or data_test(line) is not None or STATED_TOOLKIT.search(line)
                 or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or STATED_DRIVER.search(line)
-                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line))
+                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "

@@ -11,7 +11,8 @@ default, max) and link (width current and max, generation max): the values the r
 the keys `-q` prints them with. A GPU whose bus bullet the paste cuts gets a section without an address, so that it
 is counted under its index. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
 
-The CPU bullet (`- **CPU:** AMD Ryzen 7 5800X 8-Core Processor (12 threads)`) is lscpu's `Model name`, handed on as
+The CPU bullet (`- **CPU:** AMD Ryzen 7 5800X 8-Core Processor (12 threads)`), or a summary table's CPU row
+(`| **CPU** | AMD Ryzen Threadripper PRO 9985WX 64-Core (128 threads) |`), is lscpu's `Model name`, handed on as
 such: checks/pcie.py reads the model for the lanes a desktop CPU gives its graphics slots.
 
 A hardware list in the same spirit, written as plain `Key: value` lines (fwupd/fwupd#10896, corpus 751), names a GPU
@@ -30,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stackaudit.facts._parse import stated_line
 from stackaudit.facts.gpus import stated_gpus
 from stackaudit.facts.sources import LSCPU, NVSMI_QUERY, RIG_REPORT_ENVIRONMENT
 from stackaudit.importers._scan import Candidates, Scan
@@ -56,8 +58,11 @@ _LIST_LOOK = 16  # lines below the GPU line where its power limit may stand
 # A list line stating a count of one GPU model (facts/gpus.stated_gpus) and the limit of each (`- 2× RTX 3090 24 GB,
 # NVLink (NV4), 250 W per GPU.`, corpus 805).
 _PER_GPU_POWER = re.compile(r"\b(\d+(?:\.\d+)?)\s*W\s+(?:per|each)\s+GPU\b", re.IGNORECASE)
-# report.sh's CPU bullet: lscpu's `Model name`, then the thread count (`nproc`) in brackets.
+# report.sh's CPU bullet: lscpu's `Model name`, then the thread count (`nproc`) in brackets. A hardware summary's
+# two-column Markdown table row (`| **CPU** | AMD Ryzen Threadripper PRO 9985WX 64-Core (128 threads) |`, corpus 860)
+# is the same statement, read in its `Key: value` form (facts/_parse.stated_line).
 _CPU = re.compile(r"^\s*- \*\*CPU:\*\* (.+?)(?: \(\d+ threads\))?\s*$")
+_ROW_CPU = re.compile(r"^CPU: (.+?)(?: \(\d+ threads\))?$")
 
 
 def per_gpu_limit(line: str) -> tuple[int, str, str] | None:
@@ -115,7 +120,7 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
 @importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, link, "
           "bus) and its CPU bullet (the model name); a plain hardware list's GPU line with its power limit, or a count "
           "of one model with the limit of each",
-          needles=("**GPU ", "**CPU:**", "GPU:", "GPU**:", "power limit", " per GPU", " each GPU"), per_line=True)
+          needles=("**GPU ", "**CPU:**", "cpu** |", "| cpu |", "GPU:", "GPU**:", "power limit", " per GPU", " each GPU"), per_line=True)
 def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if listed := _LIST_GPU.match(lines[i]):
@@ -126,7 +131,7 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
             text = "".join(_query_section(model, limit=watts) for _ in range(count))
             yield Found("rig report", i, i + 1, command_output_appended(NVSMI_QUERY.argv, text))
             continue
-        if cpu := _CPU.match(lines[i]):
+        if cpu := _CPU.match(lines[i]) or (_ROW_CPU.match(row) if (row := stated_line(lines[i])) is not lines[i] else None):
             yield Found("rig report", i, i + 1, command_output_appended(LSCPU.argv, f"Model name: {cpu.group(1)}\n"))
             continue
         m = _GPU.match(lines[i])
