@@ -275,7 +275,8 @@ def test_the_cheap_first_tests_of_ulimit_and_lsmod_let_through_every_line_their_
 def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_take() -> None:
     def any_pattern(line: str) -> bool:
         return any(p.search(line) for p in (serving_logs.NCCL_LINE, serving_logs.NCCL_BANNER, serving_logs.VLLM_LINE,
-                                             serving_logs.SGLANG_LINE, serving_logs.KEY_PHRASES))
+                                             serving_logs.SGLANG_LINE, serving_logs.KEY_PHRASES)) \
+            or serving_logs.GGML_LOG_LINE.match(line) is not None
 
     tried = 0
     for _name, lines in EXAMPLES:
@@ -283,6 +284,7 @@ def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_ta
             assert serving_logs.is_log_line(line) == any_pattern(line), line
             tried += 1
     for line in ("INFO 01-02 03:04:05 [gpu_model_runner.py:1234] capturing CUDA GRAPH", "(x) NCCL WARN y",
-                 "[2025-01-02 03:04:05 TP0] Load weight end.", "use ENFORCE_EAGER", "Custom allreduce IS DISABLED"):
+                 "[2025-01-02 03:04:05 TP0] Load weight end.", "use ENFORCE_EAGER", "Custom allreduce IS DISABLED",
+                 "load_tensors: offloaded 5/37 layers to GPU", "       eval time =   23038.87 ms /   275 tokens"):
         assert serving_logs.is_log_line(line) and any_pattern(line), line
     assert tried > 1000

@@ -241,7 +241,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     `PyTorch: 2.8.0+cu128` or the engine image it names, `lmsysorg/sglang:v0.5.12-cu130`), and the GPU
     architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
     the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
-    `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`).
+    `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`); where none of these, llama.cpp's
+    own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`): its CUDA runtime
+    ran on the driver, ok over those devices.
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for
@@ -289,6 +291,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                              ollama_cuda.device_count, ask="journalctl -u ollama")
     if driver is None and not has_torch and serving_log is not None and serving_log.nccl_cuda and serving_log.driver_cuda:
         return _nccl_runtime(serving_log)
+    if driver is None and not has_torch and serving_log is not None and serving_log.ggml_cuda_devices:
+        # llama.cpp's CUDA backend allocated memory on the device: its CUDA runtime runs on this driver.
+        devices = serving_log.ggml_cuda_devices
+        return over_subjects(ok(f"llama.cpp's CUDA backend allocated memory on {', '.join(devices)} "
+                                f"(\"{serving_log.ggml_cuda_line}\"): the CUDA runtime it ships runs on this driver",
+                                actual=list(devices), evidence=[serving_log.ggml_cuda_line]),
+                             [f"GPU {d.removeprefix('CUDA')}" for d in devices], None)
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)

@@ -533,6 +533,11 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     access enabled, the peer's buffers mapped) are `ok` over the ranks shown, unless an NCCL
     warning or a P2P failure in the same log follows (unknown, quoted).
 
+    Two or more GPUs shown, all GeForce (gputable.FAMILIES: no PCIe P2P with the stock driver), under llama.cpp's
+    own log with no other evidence and no NVLink in the matrix, are not an issue: the driver reports no P2P for
+    them, so none is reported OK and then broken, and llama.cpp copies between them through host memory (an NCCL
+    maintainer: "GeForce cards do not support P2P", https://github.com/NVIDIA/nccl-tests/issues/287).
+
     Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, the log says
     the P2P test failed, or NCCL logged `Could not enable P2P between dev …`; DMAR / AMD-Vi faults
     naming a GPU.
@@ -647,6 +652,20 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                               "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
     if serving_log is not None and serving_log.p2p_pairs():
         return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
+    models = _models(gpus)
+    if len(models) >= 2 and _is_geforce(models) and driver_ok is not True and serving_log is not None \
+            and serving_log.engine == "llamacpp" and not (gpu_topology is not None and gpu_topology.has_nvlink):
+        # The stock driver answers "not supported" for GeForce peer access (gputable.FAMILIES): no P2P is reported
+        # OK, so none can be OK and then broken; llama.cpp then copies between the cards through host memory.
+        # Only for llama.cpp's own log: a NCCL test or an engine over NCCL on GeForce is left to its own evidence
+        # (a patched driver gives them P2P, corpus 762).
+        cards = ", ".join(gpus.in_words(m) if gpus is not None else m for m in sorted(set(models.values())))
+        return over_subjects(not_an_issue(
+            f"{cards}: GeForce cards get no PCIe P2P from the stock driver (NVIDIA's policy), so the driver reports "
+            "none rather than P2P that then fails; llama.cpp copies between them through host memory by design, the "
+            "price of splitting a model over them, not a broken path to fix"),
+            [_subject(f"GPU{i}", gpus) for i in sorted(models)], gpus.whole_count if gpus is not None else None,
+            ask="nvidia-smi -L")
     said = " (which says OK)" if driver_ok else ""
     version = serving_log.vllm_version if serving_log is not None else ""
     first = predates("vllm", "VLLM_SKIP_P2P_CHECK", version)

@@ -22,6 +22,7 @@ from stackaudit.facts.mig_setup import MigSetup
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import KernelInfo
 from stackaudit.fixes.model import (
     advice,
@@ -335,7 +336,7 @@ _NO_CONTEXT_MIB = 3.0
 def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProcesses | None = None,
                nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None,
                engine_gpu_memory: EngineGpuMemory | None = None,
-               docker_containers: DockerContainers | None = None) -> Outcome:
+               docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes.
@@ -364,13 +365,26 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     768 MiB held (the driver's reserve and the engine's own context) is ok over the GPUs shown; more is
     reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
     avail mem=` lines give the free memory without the total: they are reported, not judged.
+
+    Without either, llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal) is reported,
+    not judged: it found room for only N layers, because the card is small or because something else holds its
+    memory, and the layers left on the CPU set the speed.
     """
     sliced = [c for c in (docker_containers.gpu_or_serving if docker_containers else ())
               if c.gpu_slice and not c.diagnostic_only]
     if sliced:
         return _gpu_slices(sliced)
     if nvidia is None:
-        return _shared_at_start(engine_gpu_memory) if engine_gpu_memory is not None else unknown("", needs="nvidia")
+        if engine_gpu_memory is not None:
+            return _shared_at_start(engine_gpu_memory)
+        layers = serving_log.gpu_layers if serving_log is not None else None
+        if layers is not None and layers[0] < layers[1]:
+            return unknown(f"llama.cpp put only {layers[0]} of {layers[1]} layers on the GPU (\"{layers[2]}\"): it "
+                           "found room for no more, because the card is small or because something else holds its "
+                           f"memory, and the {layers[1] - layers[0]} layers left on the CPU set the speed; the GPU's "
+                           "total and free memory are not in the source", actual=layers[2],
+                           hint="paste `nvidia-smi` (memory and processes) from while the model is loaded")
+        return unknown("", needs="nvidia")
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus

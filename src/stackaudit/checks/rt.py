@@ -624,18 +624,24 @@ def _what(settings: Iterable[str]) -> str:
     return " and ".join(seen) if len(seen) <= 2 else f"{seen[0]} and {len(seen) - 1} more"
 
 
-def _engine_version(collect_env: CollectEnv | None, engine: str, log: ServingLog | None = None) -> str | None:
+def _engine_version(collect_env: CollectEnv | None, engine: str, log: ServingLog | None = None,
+                    python_env: PythonEnv | None = None) -> str | None:
     """The engine's version in a pasted vLLM collect_env / SGLang check_env report, else the version line of vLLM's
-    own start-up log (`vLLM API server version 0.7.2`)."""
+    own start-up log (`vLLM API server version 0.7.2`), else the version a pasted list states (`sglang: 0.4.3.post4`,
+    corpus 881: python_env.STATED_VERSION)."""
     if collect_env is not None:
         version = {"vllm": collect_env.vllm_version, "sglang": collect_env.sglang_version}.get(engine)
         if version:
             return version
-    return (log.vllm_version or None) if log is not None and engine == "vllm" else None
+    if log is not None and engine == "vllm" and log.vllm_version:
+        return log.vllm_version
+    stated = [e.packages[engine] for e in (python_env.environments if python_env is not None else ())
+              if engine in e.packages]
+    return stated[0] if len(set(stated)) == 1 else None
 
 
 def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv | None = None,
-                             log: ServingLog | None = None) -> Outcome:
+                             log: ServingLog | None = None, python_env: PythonEnv | None = None) -> Outcome:
     """A pasted engine command line: an eager-mode flag on it is the setting. Without one, a complete line
     with the engine's version is complete evidence of the flags (issue 28); what the engine may still decide
     itself is vLLM's eager mode under data parallelism (corpus 67), which only its log shows."""
@@ -665,7 +671,8 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
                        f"on past the paste, where a flag could turn CUDA graphs off (`{cut[0].quoted[-120:]}`)",
                        hint="paste the whole command line")
     launched = [c for c in commands.commands if c.launcher_sets_graphs]
-    versions = {c.engine: _engine_version(collect_env, c.engine, log) for c in commands.commands if c not in launched}
+    versions = {c.engine: _engine_version(collect_env, c.engine, log, python_env) for c in commands.commands
+                if c not in launched}
     for c in commands.commands:  # a program or flag of a release that captures graphs by default stands for it
         mark, since = c.graphs_default_mark
         if mark and c not in launched and not versions.get(c.engine):
@@ -784,11 +791,13 @@ def _graphs_in_decode_lines(log: ServingLog) -> Outcome:
 )
 def cuda_graphs(serving_processes: ServingProcesses | None = None,
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
-                engine_commands: EngineCommands | None = None, collect_env: CollectEnv | None = None) -> Outcome:
+                engine_commands: EngineCommands | None = None, collect_env: CollectEnv | None = None,
+                python_env: PythonEnv | None = None) -> Outcome:
     """Reads: the command line of each engine's top process (/proc/<pid>/cmdline: the API server
     holds the flags; titled children do not) and the config file it names (`--config`,
     `--extra_llm_api_options`); else a container's engine arguments, the engine's log, or a pasted
-    command line (with the engine's version from a pasted collect_env / check_env, or vLLM's start-up log).
+    command line (with the engine's version from a pasted collect_env / check_env, vLLM's start-up log, or a
+    version line the paste lists, `sglang: 0.4.3.post4`).
 
     Bad value: vLLM `--enforce-eager`, `-O0` / `--optimization-level 0`, `cudagraph_mode` NONE in
     `--compilation-config`, a capture size of 0; SGLang `--disable-cuda-graph`,
@@ -856,7 +865,7 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
         # Each rank that finished its capture is one GPU the log shows; a log without rank tags states no coverage.
         return over_subjects(captured, serving_log.graph_ranks) if serving_log.graph_ranks else captured
     if serving_processes is None and engine_commands is not None and engine_commands.commands:
-        return _graphs_on_command_lines(engine_commands, collect_env, serving_log)
+        return _graphs_on_command_lines(engine_commands, collect_env, serving_log, python_env)
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     if not roots:

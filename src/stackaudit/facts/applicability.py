@@ -88,7 +88,7 @@ ENGINE_SUBJECTS: dict[str, str] = {
 # The engines, as facts/engine_command and the ollama discovery lines name them, that run neither PyTorch nor the
 # CUDA-graph flags of vLLM, SGLang or TensorRT-LLM, nor vLLM's or SGLang's custom all-reduce. "ggml": llama.cpp's
 # `ggml_cuda_init` device list, which llama.cpp and the programs built on its ggml library print (ollama too).
-GGML_ENGINE_NAMES = {"llamacpp": "llama.cpp's llama-server", "ollama": "ollama",
+GGML_ENGINE_NAMES = {"llamacpp": "llama.cpp (llama-server, llama-cli or a program built on it)", "ollama": "ollama",
                      "ggml": "a ggml CUDA build (llama.cpp's `ggml_cuda_init` device list)"}
 # Engine subjects whose check judges the engine's own gate from the host (vLLM's and SGLang's custom all-reduce: the
 # GPUs' NVLink and P2P). Where every engine shown lacks the subject, that verdict is of an engine that does not run:

@@ -654,9 +654,10 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
 
 
 # A count and a model as people write them: `8 x A10G`, `8xA100 80GB`, `1 × NVIDIA H100 80GB HBM3`, `8 cards 4090`,
-# `4 GPUs of L40S`, `4 A100 GPUs`, then the model first: `A100 * 8`, `GPU: 5090 *8`. The words next to the count
-# are tried against the GPU table, the longest first.
-_COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?|GPUs?)\b))\s*(?:(?:cards?|GPUs?)\s+)?"
+# `4 GPUs of L40S`, `4 A100 GPUs`, a count before the brand (`only 1 nvidia 4090`, abetlen/llama-cpp-python#1026),
+# then the model first: `A100 * 8`, `GPU: 5090 *8`. The words next to the count are tried against the GPU table, the
+# longest first.
+_COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?|GPUs?|NVIDIA)\b))\s*(?:(?:cards?|GPUs?)\s+)?"
                            r"(?:of\s+)?(?=\S)", re.I)
 _COUNT_AFTER = re.compile(r"\s*[x×*]\s*([1-9]\d?)(?![\w.])", re.I)
 _MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+){0,2}\s+(?:GPUs|cards)\b)",
@@ -708,7 +709,8 @@ _BRANDED_MODEL = re.compile(r"(?:^|\s)[A-Z]?\d{3,4}(?:\s+(?:Ti|SUPER))?$", re.I)
 
 # One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.
 _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|[x×*]\s*[1-9]\d?(?![\w.])"
-                            r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|DGX|" + _COUNT_PLURAL.pattern,
+                            r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|(?<![\w.:+-])[1-9]\d?\s+NVIDIA\s|DGX|"
+                            + _COUNT_PLURAL.pattern,
                             re.I)
 
 
@@ -754,7 +756,8 @@ def listed_model(line: str) -> str:
 
 
 def parse_user_gpus(text: str) -> GpuInventory:
-    """The GPUs the user's words state: one count and one model, or nothing where the lines name several. Without a
+    """The GPUs the user's words state: one count and one model (the largest count where one model is stated with
+    several), or nothing where the lines name several models. Without a
     count, a list's one model (listed_model) names the first GPU's model and states no count."""
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
     models = {m for line in text.splitlines() if (m := listed_model(line))}
@@ -763,6 +766,10 @@ def parse_user_gpus(text: str) -> GpuInventory:
     if not said:
         raise ParseError("no GPU count and model in the user's words" + (
             f" (a list names several models: {', '.join(sorted(models))})" if models else ""))
+    if len(said) > 1 and len({m for _, m in said}) == 1:
+        # One model in several counts: runs on part of one host (`1 nvidia 4090`, then 2, then 3 with
+        # CUDA_VISIBLE_DEVICES, llama-cpp-python#1026); the largest count is the least the host holds.
+        said = {max(said)}
     if len(said) > 1:
         raise ParseError("the user's words name several GPU sets (" + ", ".join(f"{n} x {m}" for n, m in sorted(said))
                          + "): not one host's")

@@ -96,14 +96,35 @@ KEY_PHRASES = re.compile(
     # often pasted with no engine line around it (facts/symptoms.py).
     rf"{NO_KERNEL_IMAGE.pattern}|{KERNEL_ARCH_REFUSED.pattern}",
     re.IGNORECASE)
+# llama.cpp's own log lines, by the function that prints them (ollama's runner prints the same, behind its journal
+# prefix): its timings (llama-cli's `llama_perf_context_print:`, ggml-org/llama.cpp#34; `llama_print_timings:` before
+# it, ggml-org/llama.cpp#2237; the old server's `print_timings:`; llama-server's bare `prompt eval time =` / `eval
+# time =` lines under `slot print_timing:`, ggml-org/llama.cpp#9013; a bare `total time =` is any program's), its
+# loader (`llm_load_tensors:` / `load_tensors:`, `llm_load_print_meta:`, `llama_model_loader:`) and its context set-up
+# (`llama_new_context_with_model:` / `llama_context:`, `llama_kv_cache_init:`). A line of these shows llama.cpp ran
+# (ServingLog.engine "llamacpp").
+GGML_LOG_LINE = re.compile(
+    r"^\s*(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
+    r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_new_context_with_model|llama_context"
+    r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
+    r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /)")
+# The line's literals, one of which every GGML_LOG_LINE match holds.
+GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =")
+# `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
+GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
+# `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
+# CUDA0 KV buffer size`, `CUDA0 compute buffer size`): memory llama.cpp's CUDA backend allocated on a CUDA device.
+GGML_CUDA_BUFFER = re.compile(r"\b(CUDA\d+)(?: model| KV| compute)? buffer size =\s*[\d.]+ MiB")
+
+
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
-               "torchrun", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image", "no_binary_for_gpu",
-               "nokernelimagefordevice", "unsupported architecture")
+               "torchrun", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
+               "no_binary_for_gpu", "nokernelimagefordevice", "unsupported architecture", *GGML_NEEDLES)
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
@@ -114,6 +135,8 @@ def is_log_line(line: str) -> bool:
     line = line[:LINE_LOOK_CHARS]
     return bool(("NCCL " in line and (NCCL_LINE.search(line) or NCCL_BANNER.match(line))) or (".py:" in line and VLLM_LINE.search(line))
                 or ("] " in line and SGLANG_LINE.search(line))
+                or (("llama_" in line or "llm_load" in line or "load_tensors:" in line or "print_timing" in line
+                     or "eval time =" in line) and GGML_LOG_LINE.match(line))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
@@ -192,7 +215,7 @@ _NVLS_REFUSED = re.compile(r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d
 
 @dataclass(frozen=True)
 class ServingLog:
-    engine: str = ""  # "vllm" | "sglang" | "" (only NCCL lines)
+    engine: str = ""  # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "" (only NCCL lines)
     line_count: int = 0
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
     p2p_cache_paths: tuple[str, ...] = ()  # cache files vLLM read or wrote
@@ -284,6 +307,11 @@ class ServingLog:
     graph_ranks: tuple[str, ...] = ()
     # Every rank tag (log_rank) the log's lines carry, in order: the ranks the log shows, a lower bound of its world.
     ranks: tuple[str, ...] = ()
+    # llama.cpp's `offloaded N/M layers to GPU` (GGML_OFFLOADED): (N, M, the line) of the last such line.
+    gpu_layers: tuple[int, int, str] | None = None
+    # The CUDA devices llama.cpp allocated a buffer on (GGML_CUDA_BUFFER), in order, and the first such line.
+    ggml_cuda_devices: tuple[str, ...] = ()
+    ggml_cuda_line: str = ""
 
     def nearest_nets(self) -> dict[str, tuple[str, str]]:
         """Each GPU of the path dump's nearest network device (NET, path type), as TopoMatrix.nearest_nics reads
@@ -720,6 +748,9 @@ def parse_serving_log(text: str) -> ServingLog:
     ar_errors: list[str] = []
     graph_ranks: list[str] = []
     ranks: list[str] = []
+    gpu_layers: tuple[int, int, str] | None = None
+    ggml_devices: list[str] = []
+    ggml_line = ""
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -729,6 +760,16 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "sglang"
             elif "vllm" in low or VLLM_LINE.search(line):
                 engine = "vllm"
+            elif GGML_LOG_LINE.match(line):
+                engine = "llamacpp"
+        m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
+        if m:
+            gpu_layers = (int(m.group(1)), int(m.group(2)), text_l)
+        m = GGML_CUDA_BUFFER.search(text_l) if "buffer size" in low and engine == "llamacpp" else None
+        if m:
+            ggml_line = ggml_line or text_l
+            if m.group(1) not in ggml_devices:
+                ggml_devices.append(m.group(1))
         m = _VLLM_VERSION.search(text_l) if not vllm_version and ("llm engine (v" in low or "server version" in low) \
             else None
         if m:
@@ -927,7 +968,7 @@ def parse_serving_log(text: str) -> ServingLog:
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
         gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()), custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
-        ranks=tuple(ranks))
+        ranks=tuple(ranks), gpu_layers=gpu_layers, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)

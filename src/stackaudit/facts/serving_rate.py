@@ -9,6 +9,9 @@ Sources, best first:
   generation throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs` (vllm/v1/metrics/loggers.py; v0 prints
   `Swapped:` and `Pending:`), SGLang's `Decode batch. #running-req: %d, … gen throughput (token/s): %.2f,
   #queue-req: %d` (managers/scheduler_metrics_mixin.py; v0.5.23 writes `Decode batch,`);
+- llama.cpp's own `eval time = … ms / N runs ( … ms per token, … tokens per second)` line (the document ENGINE_LOG:
+  llama-cli's `llama_perf_context_print:`, `llama_print_timings:` before it, the old server's `print_timings:`, and
+  llama-server's bare line under `slot print_timing:`): one sequence's decode; `prompt eval time` is prefill;
 - SGLang's bench_one_batch (bench_one_batch.py): its `Decode.  median latency: %6.5f s, median throughput: %9.2f
   token/s` line, used only where every `Decode N. Batch size: B` line above it says batch 1 (older versions print
   no batch size per step: then only a pasted command's `--batch-size 1`);
@@ -58,6 +61,12 @@ fact("serving_rate", MeasuredRate, first_of,
 
 _VLLM = re.compile(r"Avg prompt throughput:\s*([\d.]+) tokens/s, Avg generation throughput:\s*([\d.]+) tokens/s, "
                    r"Running:\s*(\d+) reqs?, (?:Swapped:\s*\d+ reqs?, Pending|Waiting):\s*(\d+) reqs?")
+# llama.cpp's decode timing: `llama_perf_context_print:        eval time =  2226.40 ms /   127 runs   (   17.53 ms per
+# token,    57.04 tokens per second)` (llama-cli, one sequence; `llama_print_timings:` and the old server's
+# `print_timings:` before it), and llama-server's `       eval time = ... / 275 tokens (...)` under `slot print_timing:`
+# (one request's). `prompt eval time` is prefill and is not read.
+_LLAMA_EVAL = re.compile(r"^\s*(?:\w+:\s+)?eval time =\s+[\d.]+ ms /\s+\d+ (?:runs|tokens)\s+\(\s*[\d.]+ ms per token,"
+                         r"\s+([\d.]+) tokens per second\)")
 _SGLANG = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?gen throughput \(token/s\):\s*([\d.]+),"
                      r"\s*#queue-req:\s*(\d+)")
 
@@ -90,6 +99,7 @@ def parse_engine_rate(text: str) -> MeasuredRate:
     """The single-stream rate of the engine's own throughput lines; ParseError when none shows one stream."""
     vllm: list[tuple[float, str]] = []
     sglang: list[tuple[float, str]] = []
+    llama: list[tuple[float, str]] = []
     prefill_since = False
     speculative = False
     for raw in text.splitlines():
@@ -98,6 +108,12 @@ def parse_engine_rate(text: str) -> MeasuredRate:
             speculative = True
         if "Prefill batch" in line:
             prefill_since = True
+            continue
+        if "eval time =" in line and "prompt eval" not in line:
+            m = _LLAMA_EVAL.match(line)
+            rate = _rate(m.group(1)) if m else None
+            if m and rate:
+                llama.append((rate, line))
             continue
         if "generation throughput" in line:
             m = _VLLM.search(line)
@@ -120,12 +136,15 @@ def parse_engine_rate(text: str) -> MeasuredRate:
     if sglang:
         return _summary([r for r, _ in sglang], [ln for _, ln in sglang],
                         "SGLang's log: gen throughput at #running-req: 1", speculative)
+    if llama:
+        return _summary([r for r, _ in llama], [ln for _, ln in llama], "llama.cpp's eval time line (one sequence)",
+                        speculative)
     raise ParseError("no engine throughput line with one running request and no prefill")
 
 
 @parser(ENGINE_LOG, feeds="serving_rate", kind=MeasuredRate, rank=20)
 def serving_rate_from_log(text: str) -> MeasuredRate:
-    """The single-stream decode rate in the engine's own throughput log lines (vLLM, SGLang).
+    """The single-stream decode rate in the engine's own throughput log lines (vLLM, SGLang, llama.cpp's eval time).
 
     Input (https://github.com/vllm-project/vllm/issues/12314, the issue body by HuXinjing)::
 

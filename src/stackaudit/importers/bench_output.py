@@ -3,7 +3,8 @@ bench_serving (`============ Serving Benchmark Result ============` and its `key
 rule), a llama-bench table (its header `| model | … | test | t/s |` and rows), SGLang bench_one_batch's lines
 (`Prefill. latency:`, `Decode N. Batch size:`, `Decode.  median latency:`, `Total. latency:`), genai-perf's table
 (from its `LLM Metrics` title, with the lines near it that show its concurrency) and vLLM's offline progress bar
-(`Processed prompts: … est. speed input: … toks/s, output: … toks/s]`).
+(`Processed prompts: … est. speed input: … toks/s, output: … toks/s]`) and TensorRT-LLM's old benchmark.py result line
+(`[BENCHMARK] model_name llama_7b world_size 1 ... tokens_per_sec 1857.9 ...`).
 
 Recorded verbatim as the pasted document BENCH_OUTPUT (facts/sources.py); facts/serving_rate.py reads the measured
 single-stream rate from it.
@@ -93,6 +94,18 @@ def _progress_line(line: str) -> bool:
           needles=("Processed prompts",), per_line=True)
 def progress_bar(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     return _runs(lines, candidates, "vllm progress bar", _progress_line, _progress_line, "toks/s")
+
+
+# TensorRT-LLM's old benchmarks/python/benchmark.py result line (its `[BENCHMARK] model_name ... world_size ...
+# tokens_per_sec ...` line, NVIDIA/TensorRT-LLM#329), a Markdown quote's `> ` before it allowed.
+_TRTLLM_RESULT = re.compile(r"^\s*(?:>\s*)?\[BENCHMARK\] model_name \S+ world_size \d+ .*\btokens_per_sec [\d.]+")
+
+
+@importer("trtllm benchmark.py result", "TensorRT-LLM benchmark.py's `[BENCHMARK] model_name ...` result line",
+          needles=("[benchmark] model_name",), per_line=True)
+def trtllm_benchmark(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    return _runs(lines, candidates, "trtllm benchmark.py result", _TRTLLM_RESULT.match, _TRTLLM_RESULT.match,
+                 "[BENCHMARK]")
 
 
 _GENAI_TITLE = re.compile(r"^\s*(?:NVIDIA GenAI-Perf \|\s*)?LLM Metrics\s*$")

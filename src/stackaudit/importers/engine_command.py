@@ -6,6 +6,8 @@ llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where t
 that shows it (the command's own, else a ggml line) is recorded after the command.
 
 A command in Markdown inline code (a prose sentence's backticks, or a line that is one span) is the span.
+A command after a label in the user's words on its line (`My service startup command is: ...`, PROSE_LABEL) is what
+follows the label.
 A command's `$VAR` is read from a `VAR=value` line above it in the paste, recorded before the command.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
 fact reads it (facts/engine_command.py). A line inside a docker run, compose or pod spec is theirs.
@@ -50,6 +52,11 @@ _INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
 # A Markdown list item's marker before a step's command (`2. trtllm-build --checkpoint_dir ...`).
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|[-*])\s+")
+# A label in the user's words before the command on its line: a few words around `command`, `cmd` or `script`, and a
+# colon (`My service startup command is: CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm...`, corpus 884; `3. command:
+# ./build/bin/llama-cli -m ...`, corpus 889; `The command I used: ...`). The command is what follows it.
+PROSE_LABEL = re.compile(r"^(?:[A-Za-z][\w'-]*\s+){0,6}?(?:command(?:\s+line)?|cmd|script)(?:\s+[A-Za-z][\w'-]*){0,3}"
+                         r"\s*:\s+", re.I)
 
 
 # An item of a YAML list (a container's args pasted without their `args:` key): `- trtllm-serve`, `- '--tp_size'`.
@@ -147,8 +154,8 @@ def python_engine_shown(lines: list[str]) -> bool:
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "/server ", "/main ", "aphrodite",
-                   "api_server.py"),
+          needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
+                   "aphrodite", "api_server.py"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -169,13 +176,13 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
-                and "bench" not in low and "aphrodite" not in low) \
+                and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or line.rstrip().endswith("\\")
                         or (i > 0 and lines[i - 1].rstrip().endswith("\\"))):  # the last line of a continued command
             continue
         end = i + 1
-        joined = _LIST_ITEM.sub("", strip_prompt(line), count=1)
+        joined = PROSE_LABEL.sub("", _LIST_ITEM.sub("", strip_prompt(line), count=1), count=1)
         listed = _yaml_args(lines, i)
         if listed is not None:
             joined, end = listed

@@ -26,11 +26,11 @@ MAX_LINES = 20  # lines of words read from one paste; past a few, they state sev
 
 
 # A count beside `x` (`8x`, `8 x`, `x 8`, `X4`; never `0x`, which starts hex numbers), `*`, cards or GPUs, a DGX name, an
-# instance size, a model number in the plural (`4090s`, `H100s`, `T4s`, `A10Gs`). A `×` line without `gpu` or `card`
+# instance size, the brand after a count (`1 nvidia 4090`), a model number in the plural (`4090s`, `H100s`, `T4s`, `A10Gs`). A `×` line without `gpu` or `card`
 # is left out: needles are ASCII.
 _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)), *(f"x {d}" for d in range(1, 10)),
             *(f"x{d}" for d in range(1, 10)),
-            "*", "card", "gpu", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm", "wsl",
+            "*", "card", "gpu", "nvidia", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm", "wsl",
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs")
 
 
