@@ -95,7 +95,9 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     NVLink/NVSwitch traffic does not go through the IOMMU (an NVSwitch system with translating
     groups: not an issue for GPU-to-GPU traffic). In a VM the guest sees a virtual
     topology: not applicable there. Prefer `iommu=pt` to turning the IOMMU off (x2APIC needs
-    interrupt remapping on large EPYC hosts).
+    interrupt remapping on large EPYC hosts). The driver's lines about its own IO address spaces
+    (`iovaspaceDestruct_IMPL: 1 left-over mappings in IOVAS 0x100`) are no IOMMU fault: where they are the
+    only IOMMU-looking lines of a log without the PCI devices, not an issue.
     """
     outcome = _iommu_mode(pci, cmdline, kernel_log, virtualization, cmdline_tool)
     if outcome.status == "not-applicable" and virtualization is not None and virtualization.is_vm:
@@ -113,6 +115,13 @@ def _iommu_mode(pci: PciDevices | None, cmdline: KernelCmdline | None, kernel_lo
         if cmdline is not None and (cmdline.last("iommu") == "pt" or cmdline.last("iommu.passthrough") in ("1", "on", "y")):
             return ok("`iommu=pt` is on the kernel command line: device DMA is passed through (the GPUs' IOMMU "
                       "groups are not in the source)", actual=cmdline.raw)
+        iovas = kernel_log.driver_iovas() if kernel_log is not None else []
+        if kernel_log is not None and iovas and not kernel_log.any_iommu_fault():
+            # The one IOMMU-looking line is the driver's own address-space bookkeeping: it looks wrong and is not.
+            return not_an_issue(f"\"{iovas[0].strip()}\" is the NVIDIA driver tearing down its own IO address "
+                                "space (IOVAS) of the GPU, not a DMAR or AMD-Vi fault; no IOMMU fault is in the "
+                                "log shown (the GPUs' IOMMU groups are not in the source)",
+                                actual=iovas[:3], evidence=iovas[:3])
         return unknown("the PCI devices (GPUs and their IOMMU groups) are not in the source",
                        hint="run on the host, or paste `cat /proc/cmdline`")
     gpus = list(pci.nvidia_gpus)
@@ -569,12 +578,13 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                           else [c.acs for c in pcie.loose if c.acs], len(readable) or len(pcie.loose),
                           {f.bdf: f.acs.ctl_flags() if f.acs else "no ACS capability"
                            for f in readable}, [f.bdf for f in readable], listed)
-    if not candidates:  # ACSCtl lines without addresses: no subject to count
-        if not pcie.complete and not listed:  # a cut listing: a port with redirect may stand outside the lines shown
-            return unknown(f"{len(pcie.loose)} ACSCtl line(s) without redirect, in an excerpt without device "
-                           "addresses: a port between the GPUs may stand outside the lines shown" + trap_text,
-                           hint="paste the whole `sudo lspci -vvv` (bridges included)")
-        return judged
+    if not candidates:  # ACSCtl lines without addresses: each line is a bridge, counted without its address
+        # The coverage rule over the lines shown: a cut listing is judged over its lines (`K bridges shown`), a
+        # port with redirect may stand outside them; a whole one (every line the grep printed) over all.
+        whole = pcie.complete or listed is not None
+        return over_subjects(judged, [f"ACSCtl line {n}" for n in range(1, len(pcie.loose) + 1)],
+                             len(pcie.loose) if whole else None, noun="bridge",
+                             ask="sudo lspci -vvv (bridges included)")
     # The coverage rule over the bridges: those read decide, the unreadable ones are counted (`K of N shown`).
     return over_subjects(judged, [f.bdf for f in readable], len(candidates) if pcie.topology_known else None,
                          noun="bridge", ask=LSPCI_ASK, blind=[f.bdf for f in blind])

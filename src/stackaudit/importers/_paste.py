@@ -258,6 +258,10 @@ class PasteView:
     hosts: dict[int, str] = field(default_factory=dict)  # index in `lines` -> the host its log prefix named
     # index in `lines` -> the program and PID its journal / syslog prefix named (`ollama[285585]`)
     programs: dict[int, str] = field(default_factory=dict)
+    # index in `lines` of a fence that opens and never closes: the paste ends inside its block, so what the block
+    # held goes on past the paste's end (a copy cut off, a comment cut short); -1 when every fence closes or the
+    # block ends at a shell prompt (the output above it ended)
+    open_fence: int = -1
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Lines [start, end) of the view as lines [a, b) of the user's file."""
@@ -308,6 +312,8 @@ def view(text: str) -> PasteView:
     programs: dict[int, str] = {}
     compose: tuple[str, ...] = ()  # the `docker compose` prefixes of the line before, outer first
     fence_indent = -1  # the indentation of the open fence, -1 outside one
+    open_fence = -1  # index in `lines` of the open fence, -1 outside one
+    at_prompt = False  # the last line that is not blank is a shell prompt: the output above it ended
     for n, line in enumerate(raw):
         line = line.rstrip()
         first = line[:1]
@@ -337,6 +343,7 @@ def view(text: str) -> PasteView:
             if fence:
                 # A fence line stays, bare: recognisers end a run at it.
                 fence_indent = len(fence.group("indent")) if fence_indent < 0 else -1
+                open_fence = len(lines) if fence_indent >= 0 else -1
                 if host:
                     hosts[len(lines)] = host
                 lines.append(fence.group("mark")[:3])
@@ -359,6 +366,9 @@ def view(text: str) -> PasteView:
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
             if cmd is not None:
                 line = cmd
+            at_prompt = cmd is not None
+        elif line:
+            at_prompt = False
         if host:
             hosts[len(lines)] = host
         if program:
@@ -369,4 +379,4 @@ def view(text: str) -> PasteView:
             continue
         lines.append(line)
         origin.append(n)
-    return PasteView(lines, origin, gaps, len(raw), hosts, programs)
+    return PasteView(lines, origin, gaps, len(raw), hosts, programs, -1 if at_prompt else open_fence)
