@@ -369,3 +369,13 @@ def test_a_cut_acsctl_grep_is_judged_over_the_lines_it_shows() -> None:
     result = results["FW-ACS-P2P"]
     assert result.status == "ok" and result.coverage is not None
     assert result.coverage.text() == "14 bridges shown"
+
+
+def test_a_lone_backtick_opening_a_line_is_markup() -> None:
+    # Corpus 875 (NVIDIA/nccl#120): the lspci entry opens with a backtick the user never closes; an inline code span
+    # closed on its line (modelled) is the user's words and stays as written.
+    from stackaudit.importers._paste import view
+
+    assert view("`06:00.0 VGA compatible controller: NVIDIA Corporation Device 1b06 (rev a1)\n").lines[0] \
+        == "06:00.0 VGA compatible controller: NVIDIA Corporation Device 1b06 (rev a1)"
+    assert view("`nvidia-smi` shows 4 GPUs\n").lines[0] == "`nvidia-smi` shows 4 GPUs"

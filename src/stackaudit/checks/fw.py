@@ -45,7 +45,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
-from stackaudit.gputable import PRE_TURING, integrated_gpu
+from stackaudit.gputable import PRE_TURING, architecture_of, integrated_gpu
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -692,6 +692,7 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     small: dict[str, str] = {}
     fine: dict[str, str] = {}
     blind: list[str] = []
+    old: dict[str, str] = {}  # small BAR1 on a GPU that predates Turing: fixed by design, nothing to resize
     for g in gpus:
         size = _bar1(g)
         cfg = g.config
@@ -706,6 +707,8 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
             continue
         if size > _SMALL_BAR1:
             fine[g.bdf] = _size(size)
+        elif architecture := _pre_turing(g):
+            old[g.bdf] = f"{g.model or g.device}, {architecture}, {_size(size)}"
         elif entry is not None and entry.supported_mib and max(entry.supported_mib) << 20 > size:
             small[g.bdf] = f"{_size(size)}, supports up to {_size(max(entry.supported_mib) << 20)}"
         elif cfg is not None and cfg.readable and cfg.complete and cfg.rebar is None:
@@ -729,6 +732,12 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
             f"small BAR1 on {where} (" + "; ".join(f"{b}: {v}" for b, v in small.items())
             + f"), and {nic}: single-GPU inference does not use BAR1 for its copies",
             actual=small, subjects=list(small)), blind)
+    if old:
+        return over_gpu_functions(pcie, [*old, *fine], not_an_issue(
+            "small BAR1 on GPUs that predate Turing (" + "; ".join(f"{b}: {v}" for b, v in old.items())
+            + "): these generations have no Resizable BAR, so there is no larger size to enable"
+            + (f"; BAR1 {', '.join(f'{b} {v}' for b, v in fine.items())} on the others" if fine else ""),
+            actual=old, subjects=list(old)), blind)
     if blind and not fine:
         return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
                        hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)", subjects=blind)
@@ -766,6 +775,16 @@ def _data_center_bar1(gpus: Sequence[PcieFunction]) -> dict[str, str]:
             return {}
         found[g.bdf] = f"{spec.name}, BAR1 {_size(size)}"
     return found
+
+
+def _pre_turing(g: PcieFunction) -> str:
+    """The architecture before Turing (gputable.PRE_TURING) that a GPU's lspci name or PCI device id implies, else ""."""
+    try:
+        device = int(g.device, 16) if g.device else None
+    except ValueError:
+        device = None
+    architecture = architecture_of(g.lspci.description if g.lspci else g.model, device)
+    return architecture if architecture in PRE_TURING else ""
 
 
 def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:

@@ -1,6 +1,7 @@
 """What a paste looks like once the markup around its outputs is peeled off, line for line.
 
-People paste outputs inside markdown fences (``` or ~~~, with or without a language), GitHub quote
+People paste outputs inside markdown fences (``` or ~~~, with or without a language) or behind a lone backtick
+that opens an inline code span on their first line, GitHub quote
 blocks (`> `, nested `> > `), after shell prompts (`$ `, `user@host:~$ `, `(venv) root@box:/# `,
 `user@host ~ » `),
 with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`), with Windows
@@ -351,6 +352,10 @@ def view(text: str) -> PasteView:
                 continue
             line = _FENCE_OPEN_GLUED.sub("", line, count=1)
             line = _FENCE_CLOSE_GLUED.sub("", line, count=1)
+            if first == "`" and line.count("`") == 1:
+                # A single backtick that opens an inline code span the line never closes (the span runs on
+                # over the lines below, `06:00.0 VGA compatible controller: ...`): markup, not the output's.
+                line = line[1:]
             first = line[:1]
         if fence_indent > 0 and first == " ":
             # CommonMark: a fenced block's lines lose up to the fence's own indentation (a list item's).
