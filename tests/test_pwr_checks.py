@@ -206,3 +206,24 @@ def test_a_gpu_far_below_its_limits_with_no_reasons_shown_stays_unknown() -> Non
     assert _one(_pasted(TEMPERATURE_ONLY.format(current=40, max_op=57)), "PWR-CLOCK-EVENTS").status == "unknown"
     assert _one(_pasted(TEMPERATURE_ONLY.format(current=54, max_op=57)), "PWR-CLOCK-EVENTS").status == "issue"
     assert _one(_pasted(TEMPERATURE_ONLY.format(current=80, max_op="N/A")), "PWR-CLOCK-EVENTS").status == "unknown"
+
+
+# --- the application-clocks reason bit at idle clocks (issue 28, corpus 874) ---------------------------
+
+def test_the_app_clocks_reason_at_p8_without_the_clocks_is_unknown_on_the_real_paste() -> None:
+    # Corpus 874 (choderalab/perses#613): P8, `Applications Clocks Setting : Not Active`, the CLOCK section cut off:
+    # at idle clocks no setting binds, so the bit says nothing of the application clocks.
+    r = capture_checks("874", "PWR-APP-CLOCKS")["PWR-APP-CLOCKS"]
+    assert r.status == "unknown" and "P8" in r.message and "nvidia-smi -q -d CLOCK" in r.hint
+    # Corpus 214 (the reasons grepped, no performance state shown) keeps its verdict from the bit.
+    assert capture_checks("214", "PWR-APP-CLOCKS")["PWR-APP-CLOCKS"].status == "ok"
+
+
+@pytest.mark.parametrize("state, status", [("P0", "ok"), ("P2", "ok"), ("P8", "unknown"), ("P12", "unknown")])
+def test_the_app_clocks_reason_alone_judges_only_off_idle_clocks(state: str, status: str) -> None:
+    # Modelled on corpus 874's section, the performance state changed.
+    text = ("Attached GPUs                       : 1\nGPU 00000000:84:00.0\n"
+            f"    Performance State               : {state}\n    Clocks Throttle Reasons\n"
+            "        Idle                        : Not Active\n        Applications Clocks Setting : Not Active\n"
+            "        SW Power Cap                : Not Active\n        HW Slowdown                 : Not Active\n")
+    assert _one(_pasted(text), "PWR-APP-CLOCKS").status == status

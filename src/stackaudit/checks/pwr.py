@@ -42,6 +42,10 @@ BUSY_SHARE = 0.10  # a HW reason active in more than this share of the busy samp
 # NVML_REASONS). A GPU within THERMAL_MARGIN_C of either is at the limit: any sustained load crosses it.
 NVML_THRESHOLDS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html"
 THERMAL_MARGIN_C = 3
+# Performance states run from P0 (maximum performance) to P12 (minimum performance) (nvidia-smi's documentation,
+# NVIDIA_SMI): a GPU under CUDA load runs at P0 (P2 on GeForce), so at P8 or deeper its clocks are its idle ones.
+NVIDIA_SMI = "https://docs.nvidia.com/deploy/nvidia-smi/index.html"
+IDLE_PSTATE = 8
 
 
 # --- PWR-GPU-POWER-LIMIT -----------------------------------------------------------------------
@@ -313,7 +317,7 @@ def _judge_samples(gpus: list[GpuInfo], samples: GpuSamples) -> Outcome:
     fix=Fix.of(step("Reset application, locked GPU and locked memory clocks", "nvidia-smi -rac", "nvidia-smi -rgc",
                        "nvidia-smi -rmc", changes="the GPUs' clock settings",
                        keep=keep_text("remove the boot script / DCGM policy that sets them"))),
-    references=(NVML_REASONS,),
+    references=(NVML_REASONS, NVIDIA_SMI),
 )
 def app_clocks(nvidia: NvidiaGpus) -> Outcome:
     """Reads: per GPU application clocks and default application clocks (NVML
@@ -328,7 +332,8 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
 
     Traps: clocks locked at the maximum for benchmark stability are legitimate (not an issue).
     Newer drivers report application clocks as deprecated on some GPUs: then only the reason bit
-    tells.
+    tells. The reason bit alone says nothing at P8 or deeper (idle clocks, below any clock setting):
+    unknown there.
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -361,7 +366,14 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
     if at_max:
         return not_an_issue(f"clocks locked at the maximum on GPU(s) {gpu_indices(at_max)}: legitimate (stable "
                             "benchmarks)", actual={g.subject: g.sm_clock_mhz for g in at_max})
-    read = [g for g in gpus if g.app_graphics_mhz is not None or g.clock_events is not None]
+    # The reason bit alone judges a GPU only off its idle clocks: at P8 or deeper no clock setting can bind.
+    idle = [g for g in gpus if g.app_graphics_mhz is None and g.clock_events is not None and _idle_pstate(g)]
+    read = [g for g in gpus if g.app_graphics_mhz is not None or (g.clock_events is not None and g not in idle)]
+    if not read and idle:
+        return unknown(f"the application clocks are not shown, and `Applications Clocks Setting: Not Active` on "
+                       f"GPU(s) {gpu_indices(idle)} at {idle[0].pstate} (idle clocks) says nothing: a clock "
+                       "setting binds only under load", hint="paste `nvidia-smi -q -d CLOCK`",
+                       actual={g.subject: g.pstate for g in idle})
     if not read:
         return unknown("application clocks are not in this source", hint="paste `nvidia-smi -q -d CLOCK`")
     if held:
@@ -369,6 +381,12 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
                        hint="look again under load (`--sample 30`)")
     return ok_over_gpus(nvidia, read, f"application clocks at default on {len(read)} GPU(s) (or not set)",
                         actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz] for g in read})
+
+
+def _idle_pstate(g: GpuInfo) -> bool:
+    """Whether the GPU's performance state is P8 or deeper (IDLE_PSTATE): its clocks sit at the idle level."""
+    state = (g.pstate or "").strip().upper()
+    return state[:1] == "P" and state[1:].isdigit() and int(state[1:]) >= IDLE_PSTATE
 
 
 # --- PWR-PLATFORM-PROFILE ----------------------------------------------------------------------
