@@ -1180,11 +1180,12 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
             "the kernel log names GSP RPCs, so the driver runs the GSP firmware"
             + (f" on {', '.join(gsp_log.gpus)}" if gsp_log.gpus else " (the line names no GPU; the setting is the "
                "driver's, one for all its GPUs)")
-            + f": \"{(lost or gsp_log.lines)[0]}\""
-            + ("; the RPCs fail with NV_ERR_GPU_IS_LOST (0x0F): the GPU is gone from the bus, so its firmware cannot "
-               "answer. That is a consequence of the GPU's loss (DRV-XID's finding), not a fault of the GSP firmware"
+            + f": \"{gsp_log.first}\""
+            + ((f"; \"{lost[0]}\"" if lost[0] != gsp_log.first else "; the RPCs")
+               + " fail with NV_ERR_GPU_IS_LOST (0x0F): the GPU is gone from the bus, so its firmware cannot answer. "
+               "That is a consequence of the GPU's loss (DRV-XID's finding), not a fault of the GSP firmware"
                if lost else ""),
-            actual="in use (kernel log)", evidence=(lost or gsp_log.lines)[:3])
+            actual="in use (kernel log)", evidence=gsp_log.lines[:3])
         return over_subjects(judged, gsp_log.gpus, nvidia.attached if nvidia is not None else None,
                              ask="nvidia-smi -q") if gsp_log.gpus else judged
     if nvidia is None:

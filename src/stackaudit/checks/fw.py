@@ -707,12 +707,12 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
             continue
         if size > _SMALL_BAR1:
             fine[g.bdf] = _size(size)
-        elif architecture := _pre_turing(g):
-            old[g.bdf] = f"{g.model or g.device}, {architecture}, {_size(size)}"
         elif entry is not None and entry.supported_mib and max(entry.supported_mib) << 20 > size:
             small[g.bdf] = f"{_size(size)}, supports up to {_size(max(entry.supported_mib) << 20)}"
         elif cfg is not None and cfg.readable and cfg.complete and cfg.rebar is None:
             fine[g.bdf] = f"{_size(size)} (no Resizable BAR capability: nothing to enable)"
+        elif architecture := _pre_turing(g):  # the capability not shown: the generation has none
+            old[g.bdf] = f"{g.model or g.device}, {architecture}, {_size(size)}"
         elif not p2p:
             # Whether it could be resized does not matter where nothing uses BAR1 (one GPU, no RDMA NIC).
             small[g.bdf] = f"{_size(size)} (its Resizable BAR capability is not in the source)"

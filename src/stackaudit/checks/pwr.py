@@ -370,10 +370,12 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
     idle = [g for g in gpus if g.app_graphics_mhz is None and g.clock_events is not None and _idle_pstate(g)]
     read = [g for g in gpus if g.app_graphics_mhz is not None or (g.clock_events is not None and g not in idle)]
     if not read and idle:
-        return unknown(f"the application clocks are not shown, and `Applications Clocks Setting: Not Active` on "
-                       f"GPU(s) {gpu_indices(idle)} at {idle[0].pstate} (idle clocks) says nothing: a clock "
-                       "setting binds only under load", hint="paste `nvidia-smi -q -d CLOCK`",
-                       actual={g.subject: g.pstate for g in idle})
+        # The GPUs shown do not settle it themselves: unknown, with their coverage.
+        return over_gpus(nvidia, idle, unknown(
+            f"the application clocks are not shown, and `Applications Clocks Setting: Not Active` on GPU(s) "
+            f"{gpu_indices(idle)} at {idle[0].pstate} (idle clocks) says nothing: a clock setting binds only under "
+            "load", hint="paste `nvidia-smi -q -d CLOCK`", actual={g.subject: g.pstate for g in idle}),
+            ask="nvidia-smi -q -d CLOCK")
     if not read:
         return unknown("application clocks are not in this source", hint="paste `nvidia-smi -q -d CLOCK`")
     if held:

@@ -44,6 +44,11 @@ class GspLog(Sourced):
     gpus: tuple[str, ...] = ()
 
     @property
+    def first(self) -> str:
+        """The line to quote: the first that names the GSP itself (`rpcRmApiFree_GSP`), else the first RPC line."""
+        return next((line for line in self.lines if "GSP" in line or "kgsp" in line), self.lines[0])
+
+    @property
     def lost(self) -> tuple[str, ...]:
         """The lines of RPCs that failed because the GPU is gone (GPU_LOST_RPC): the GPU's loss, not the GSP's."""
         return tuple(line for line in self.lines if GPU_LOST_RPC.search(line))

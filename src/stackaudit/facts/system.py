@@ -540,8 +540,9 @@ class KernelLog(Sourced):
 
     def driver_iovas(self) -> list[str]:
         """The NVIDIA driver's lines about its own IO virtual address spaces (`NVRM: GPU0 iovaspaceDestruct_IMPL: 1
-        left-over mappings in IOVAS 0x100`): the driver's bookkeeping of a GPU's DMA mappings, logged as it tears
-        one down (after a failed init: NVIDIA/open-gpu-kernel-modules#1058), not an IOMMU's fault."""
+        left-over mappings in IOVAS 0x100`): the driver's bookkeeping of a GPU's DMA mappings (its io_vaspace.c),
+        logged as it tears one down with mappings still in it (after a failed init: NVIDIA/open-gpu-kernel-modules#1058;
+        a P2P mapping a failed construct leaked: #1172), not an IOMMU's fault."""
         return self.grep(r"NVRM:.*\b(?:iovaspace\w*|IOVAS)\b", needles=("iovas",))
 
 
