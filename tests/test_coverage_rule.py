@@ -87,7 +87,9 @@ def test_the_essays_paste_judges_every_check_over_gpus_on_the_gpu_shown(tmp_path
     res = _results(essay(tmp_path))
     for cid in OVER_GPUS:
         r = res[cid]
-        assert r.status in ("ok", "not-an-issue"), (cid, r.status, r.message)
+        # The application-clocks reason alone at P8 (idle clocks) is a shown GPU that does not settle it (874).
+        idle = cid == "PWR-APP-CLOCKS" and r.status == "unknown" and "at P8 (idle clocks)" in r.message
+        assert r.status in ("ok", "not-an-issue") or idle, (cid, r.status, r.message)
         assert r.coverage is not None and r.coverage.text() == "1 of 8 GPUs shown", (cid, r.coverage)
 
 

@@ -354,3 +354,21 @@ def test_links_down_among_the_wired_ones_stay_an_issue() -> None:
     assert r.status == "issue" and "11 of 12" in r.message
     # Every link listed active (an H100 SXM, 18 of 18): plain ok, nothing inactive to explain.
     assert _nvlink(BOTTLEROCKET_4418_SXM).status == "ok"
+
+
+def test_xid_verdicts_cover_the_gpus_their_lines_name() -> None:
+    # Corpus 879 (3dem/relion#436): nine Xid 13 lines of GPU 0000:41:00 (the program's fault, 1 GPU shown); corpus 870
+    # (NVIDIA/open-gpu-kernel-modules#1010): Xid 79 on 0000:01:00 (lost, 1 GPU shown).
+    from corpus import capture_checks
+
+    for prefix, status in (("879", "not-an-issue"), ("870", "issue")):
+        r = capture_checks(prefix, "DRV-XID")["DRV-XID"]
+        assert r.status == status and r.coverage is not None and r.coverage.text() == "1 GPU shown", prefix
+    # Modelled: application Xids on two GPUs cover both.
+    from stackaudit.host.memory import MemoryHost
+    from stackaudit.importers.recognition import recognise
+
+    text = ("[ 100.1] NVRM: Xid (PCI:0000:41:00): 13, Graphics Exception: ESR 0x5067b0=0x9\n"
+            "[ 100.2] NVRM: Xid (PCI:0000:42:00): 31, pid=1, Ch 00000008, intr 10000000. MMU Fault\n")
+    r = run_checks(MemoryHost(recognise(text).record), ["DRV-XID"])["DRV-XID"]
+    assert r.coverage is not None and r.coverage.text() == "2 GPUs shown"

@@ -153,3 +153,25 @@ def test_iommu_groups_not_in_the_source_is_unknown_never_off() -> None:
     rec.dirs["/sys/bus/pci/devices"] = [GPU_A, GPU_B]
     r = run_checks(MemoryHost(rec), ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"]
     assert r.status == "unknown" and "group types could not be read" in r.message
+
+
+def test_the_drivers_iovas_teardown_is_no_iommu_fault() -> None:
+    # Corpus 876 (NVIDIA/open-gpu-kernel-modules#1058): `iovaspaceDestruct_IMPL: 1 left-over mappings in IOVAS
+    # 0x100` after a failed GSP boot is the driver's own IO address space, the log's one IOMMU-looking line.
+    from corpus import capture_checks
+
+    r = capture_checks("876", "FW-IOMMU-MODE")["FW-IOMMU-MODE"]
+    assert r.status == "not-an-issue" and "iovaspaceDestruct_IMPL" in r.message and "not a DMAR" in r.message
+
+
+def test_an_iovas_line_beside_a_real_iommu_fault_is_no_key_negative() -> None:
+    # Modelled counter-example: the same line beside a DMAR fault: the log shows an IOMMU fault, so no key negative.
+    from stackaudit.host.memory import MemoryHost
+    from stackaudit.importers.recognition import recognise
+
+    iovas = "[   81.969336] NVRM: GPU0 iovaspaceDestruct_IMPL: 1 left-over mappings in IOVAS 0x100\n"
+    dmar = ("[   82.001000] DMAR: [DMA Write NO_PASID] Request device [01:00.0] fault addr 0xfee00000 "
+            "[fault reason 0x05] PTE Write access is not set\n")
+    assert run_checks(MemoryHost(recognise(iovas).record), ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"].status == "not-an-issue"
+    assert run_checks(MemoryHost(recognise(iovas + dmar).record), ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"].status != \
+        "not-an-issue"

@@ -1,7 +1,7 @@
 """A grep of the whole `lspci -vvv` shows every ACSCtl line of the host (facts/shown_commands.ListingGreps).
 
-ACSCtl lines without device addresses decide FW-ACS-P2P only where they are every such line: the command above
-them greps the whole listing (not one device's, `-s`/`-d`). ACS on without redirect (`SrcValid+` alone) is
+ACSCtl lines without device addresses are every such line where the command above them greps the whole listing
+(not one device's, `-s`/`-d`); elsewhere they are judged over the lines shown (`3 bridges shown`, the coverage rule). ACS on without redirect (`SrcValid+` alone) is
 not-an-issue; a redirect on any line is an issue as before.
 Real pastes are verbatim, each under the public thread it comes from (a long block cut by the test says so);
 modelled inputs are marked so.
@@ -51,12 +51,17 @@ def test_a_redirect_in_the_listing_stays_an_issue(tmp_path: Path) -> None:
     assert result.status == "issue" and "5 of 12" in result.message
 
 
-def test_lines_without_their_whole_listing_grep_stay_unknown(tmp_path: Path) -> None:
-    # Modelled: 258's lines with no command above them, and under a grep of one device's entry.
+def test_lines_without_their_whole_listing_grep_are_judged_over_the_lines_shown(tmp_path: Path) -> None:
+    # Modelled: 258's lines with no command above them, and under a grep of one device's entry: the coverage rule
+    # judges the lines shown (`3 bridges shown`, how many the host has not known), never every line of the host.
     lines = "".join(f"                {line}\n" for line in (SOURCE_VALIDATION, OFF, OFF))
-    assert paste_checks(tmp_path, lines, "FW-ACS-P2P")["FW-ACS-P2P"].status == "unknown"
     one_device = "$ sudo lspci -vvv -s 03:00.0 | grep ACSCtl\n" + lines
-    assert paste_checks(tmp_path, one_device, "FW-ACS-P2P")["FW-ACS-P2P"].status == "unknown"
+    for text in (lines, one_device):
+        result = paste_checks(tmp_path, text, "FW-ACS-P2P")["FW-ACS-P2P"]
+        assert result.status == "not-an-issue" and "every one of the host" not in result.message
+        assert result.coverage is not None and result.coverage.text() == "3 bridges shown"
     # Modelled: the user cut lines out of the grep's output (`...`): what is left is not every line.
     cut = "$ sudo lspci -vvv | grep ACSCtl\n" + lines + "...\n" + f"                {OFF}\n"
-    assert paste_checks(tmp_path, cut, "FW-ACS-P2P")["FW-ACS-P2P"].status == "unknown"
+    result = paste_checks(tmp_path, cut, "FW-ACS-P2P")["FW-ACS-P2P"]
+    assert "every one of the host" not in result.message and result.coverage is not None
+    assert result.coverage.text() == "4 bridges shown"

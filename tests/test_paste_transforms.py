@@ -48,6 +48,9 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
     ("780-2-nodes-x8-nccl-log-p2p-ipc-net-socket-no-ib.txt", "CTR-IPC-ISOLATION"):
         "first blind run KK: one `via P2P/IPC/read` line is judged ok (ranks of one host share an IPC namespace), the "
         "whole log unknown (its NET/Socket lines span nodes); the blind expectation (ok) is the cut's: for the lead",
+    ("07-nccl-illegal-memory-access-acsctl-redirect-enabled.txt", "FW-ACS-P2P"):
+        "issue 28 (corpus 346): ACSCtl lines cut out of a listing are judged over the lines shown (`K bridges shown`, "
+        "the coverage rule); the cut after line 2 keeps one line without redirect and drops the four with it",
 }
 
 
@@ -180,6 +183,8 @@ def _spans(result: ImportResult, shift: int) -> list[tuple[str, int, int]]:
 def test_how_it_was_pasted_changes_nothing_read(entry: CorpusEntry) -> None:
     base = recognise(entry.body, entry.name)
     for name, (transform, shift) in TRANSFORMS.items():
+        if name == "fenced" and view(entry.body).open_fence >= 0:
+            continue  # the wrapper's closing fence closes the block the paste leaves open (cut): another paste
         got = recognise(transform(entry.body), entry.name)
         assert _content(got.record) == _content(base.record), f"{entry.name}, {name}: another record"
         assert _spans(got, shift) == _spans(base, 0), f"{entry.name}, {name}: other kinds or lines"

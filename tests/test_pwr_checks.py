@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from corpus import capture_checks
 from nvidia_support import QUERY_TEXT, TABLE_OLD, hgx, host_for, pcie_box
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.engine.testing import run_checks
@@ -167,3 +168,62 @@ def test_a_modelled_unknown_reason_not_active_or_idle_stays_ok(state: str, util:
     text = text.replace("Gpu                         : 100 %", f"Gpu                         : {util} %")
     r = _one(_pasted(text), "PWR-CLOCK-EVENTS")
     assert r.status == status, r.message
+
+
+# --- a GPU at its max operating temperature (issue 28, corpus 880) ---------------------------------
+
+# Modelled on corpus 880's `nvidia-smi -q -d TEMPERATURE` (intel/thermal_daemon#300), the temperatures changed.
+TEMPERATURE_ONLY = """==============NVSMI LOG==============
+
+Timestamp                                 : Sat May  8 13:25:04 2021
+Driver Version                            : 465.27
+CUDA Version                              : 11.3
+
+Attached GPUs                             : 1
+GPU 00000000:2D:00.0
+    Temperature
+        GPU Current Temp                  : {current} C
+        GPU Shutdown Temp                 : 102 C
+        GPU Slowdown Temp                 : 97 C
+        GPU Max Operating Temp            : {max_op} C
+        GPU Target Temperature            : N/A
+        Memory Current Temp               : N/A
+        Memory Max Operating Temp         : N/A
+"""
+
+
+def test_a_gpu_at_its_max_operating_temperature_is_slowing_down_on_the_real_paste() -> None:
+    # Corpus 880 (intel/thermal_daemon#300): an MX330 at 56 C against a Max Operating Temp of 57 C, the TEMPERATURE
+    # section alone: SW thermal slowdown caps any sustained load, whatever reasons the source leaves out.
+    r = capture_checks("880", "PWR-CLOCK-EVENTS")["PWR-CLOCK-EVENTS"]
+    assert r.status == "issue" and "GPU 0 at 56 °C, max operating temperature 57 °C" in r.message
+    assert r.coverage is not None and r.coverage.text() == "1 of 1 GPU shown"
+
+
+def test_a_gpu_far_below_its_limits_with_no_reasons_shown_stays_unknown() -> None:
+    # Modelled counter-examples: 40 C against 57 C proves nothing; 55 C (within 3 C) is at the limit; a Max Operating
+    # Temp of N/A leaves the slowdown temperature (97 C) alone to judge.
+    assert _one(_pasted(TEMPERATURE_ONLY.format(current=40, max_op=57)), "PWR-CLOCK-EVENTS").status == "unknown"
+    assert _one(_pasted(TEMPERATURE_ONLY.format(current=54, max_op=57)), "PWR-CLOCK-EVENTS").status == "issue"
+    assert _one(_pasted(TEMPERATURE_ONLY.format(current=80, max_op="N/A")), "PWR-CLOCK-EVENTS").status == "unknown"
+
+
+# --- the application-clocks reason bit at idle clocks (issue 28, corpus 874) ---------------------------
+
+def test_the_app_clocks_reason_at_p8_without_the_clocks_is_unknown_on_the_real_paste() -> None:
+    # Corpus 874 (choderalab/perses#613): P8, `Applications Clocks Setting : Not Active`, the CLOCK section cut off:
+    # at idle clocks no setting binds, so the bit says nothing of the application clocks.
+    r = capture_checks("874", "PWR-APP-CLOCKS")["PWR-APP-CLOCKS"]
+    assert r.status == "unknown" and "P8" in r.message and "nvidia-smi -q -d CLOCK" in r.hint
+    # Corpus 214 (the reasons grepped, no performance state shown) keeps its verdict from the bit.
+    assert capture_checks("214", "PWR-APP-CLOCKS")["PWR-APP-CLOCKS"].status == "ok"
+
+
+@pytest.mark.parametrize("state, status", [("P0", "ok"), ("P2", "ok"), ("P8", "unknown"), ("P12", "unknown")])
+def test_the_app_clocks_reason_alone_judges_only_off_idle_clocks(state: str, status: str) -> None:
+    # Modelled on corpus 874's section, the performance state changed.
+    text = ("Attached GPUs                       : 1\nGPU 00000000:84:00.0\n"
+            f"    Performance State               : {state}\n    Clocks Throttle Reasons\n"
+            "        Idle                        : Not Active\n        Applications Clocks Setting : Not Active\n"
+            "        SW Power Cap                : Not Active\n        HW Slowdown                 : Not Active\n")
+    assert _one(_pasted(text), "PWR-APP-CLOCKS").status == status

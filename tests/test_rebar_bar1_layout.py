@@ -74,3 +74,35 @@ def test_one_gpu_of_a_pasted_lspci_is_the_one_shown_not_the_only_one() -> None:
         r = capture_checks(prefix, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
         assert r.status == "not-an-issue" and "the one GPU shown" in r.message, (prefix, r.message)
         assert "the only GPU" not in r.message and "no other GPU or RDMA NIC in the source" in r.message
+
+
+# --- a GPU that predates Turing has a fixed BAR1 (issue 28, corpus 875) ---------------------------------
+
+# Modelled: the first lines of corpus 875's entry with Pascal's 1b06 changed to Ampere's 2204 (GeForce RTX 3090),
+# beside a second GPU: the Resizable BAR capability is not shown, so whether it could be resized stays open.
+MODELLED_AMPERE_PAIR = """\
+06:00.0 VGA compatible controller: NVIDIA Corporation Device 2204 (rev a1) (prog-if 00 [VGA controller])
+        Region 0: Memory at f0000000 (32-bit, non-prefetchable) [size=16M]
+        Region 1: Memory at 2f80000000 (64-bit, prefetchable) [size=256M]
+        Region 3: Memory at 2f90000000 (64-bit, prefetchable) [size=32M]
+07:00.0 VGA compatible controller: NVIDIA Corporation Device 2204 (rev a1) (prog-if 00 [VGA controller])
+        Region 0: Memory at e0000000 (32-bit, non-prefetchable) [size=16M]
+        Region 1: Memory at 2e80000000 (64-bit, prefetchable) [size=256M]
+        Region 3: Memory at 2e90000000 (64-bit, prefetchable) [size=32M]
+"""
+
+
+def test_a_pascal_gpus_256m_bar1_is_fixed_by_design_on_the_real_paste() -> None:
+    # Corpus 875 (NVIDIA/nccl#120): `Device 1b06` (GTX 1080 Ti, pre-Turing: lspci prints the id pci.ids did not name),
+    # its entry opened by a lone backtick; 256M BAR1 is that card's fixed size: not an issue, 1 of the 4 GPUs stated.
+    results = capture_checks("875", "FW-REBAR-BAR1", "FW-ABOVE4G-MMIO")
+    r = results["FW-REBAR-BAR1"]
+    assert r.status == "not-an-issue" and "predate Turing" in r.message and "0x1b06" in r.message
+    assert r.coverage is not None and r.coverage.text() == "1 of 4 GPUs shown"
+    assert results["FW-ABOVE4G-MMIO"].status == "ok"
+
+
+def test_a_later_gpus_256m_bar1_without_its_capability_stays_open(tmp_path: Path) -> None:
+    # Modelled counter-example: the same BAR1 on two Ampere cards is not explained by the architecture.
+    r = paste_checks(tmp_path, MODELLED_AMPERE_PAIR, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+    assert r.status == "unknown" and "predate Turing" not in r.message

@@ -328,3 +328,54 @@ def test_maxpayload_at_the_gpus_own_limit_is_a_key_negative_where_the_paste_show
     # be the limit, so nothing is concluded either way.
     status, message = _run(ROCKCHIP_2, "PCIE-MPS")["PCIE-MPS"]
     assert status == "unknown"
+
+
+# --- an output in a fenced block that never closes is cut where the paste ends ------------------
+
+# Modelled on corpus 869's grep (NVIDIA/open-gpu-kernel-modules#935): the command, then its output in a fence.
+GREP_BLOCK = ("dmesg -H | grep -iE 'nvrm|gsp|xid'\n\n```\n"
+              "[  +0.009910] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build\n"
+              "[  +0.000021] NVRM: RmInitAdapter: Cannot initialize GSP firmware RM\n")
+
+
+def test_a_grep_whose_fence_never_closes_is_cut_on_the_real_paste() -> None:
+    # Corpus 869: the fence opens under `dmesg -H | grep -iE 'nvrm|gsp|xid'` and the paste ends inside `NVRM: iovas`:
+    # neither an empty grep (the fence below the command holds its output) nor the grep's whole output.
+    status, message = _capture("869", "DRV-XID")["DRV-XID"]
+    assert status == "unknown" and "printed nothing" not in message
+    record = load_pasted([str(next(CAPTURES.glob("869-*.txt")))]).record
+    assert "empty_greps" not in record.docs and "listing_greps" not in record.docs
+    assert record.provenance["cmd:dmesg"].whole is False
+
+
+def test_a_grep_whose_fence_closes_or_ends_at_a_prompt_is_its_whole_output() -> None:
+    # Modelled counter-examples: the same block closed, or ended by the next prompt, is all the grep printed.
+    for tail in ("```\n", "root@box:~# \n"):
+        record = recognise(GREP_BLOCK + tail).record
+        assert record.docs["listing_greps"] == "dmesg -H | grep -iE 'nvrm|gsp|xid'\n", tail
+        status, message = _run(GREP_BLOCK + tail, "DRV-XID")["DRV-XID"]
+        assert status == "ok" and "no Xid line" in message, tail
+    # Left open at the paste's end, it is cut: no Xid shown, none ruled out.
+    assert "listing_greps" not in recognise(GREP_BLOCK).record.docs
+    assert _run(GREP_BLOCK, "DRV-XID")["DRV-XID"][0] == "unknown"
+    # A command with an empty block under it printed nothing.
+    assert recognise("$ dmesg | grep -i xid\n```\n```\n").record.docs["empty_greps"] == "dmesg | grep -i xid\n"
+
+
+def test_a_cut_acsctl_grep_is_judged_over_the_lines_it_shows() -> None:
+    # Corpus 346 (NVIDIA/nccl#1405): `lspci -vvv | grep ACSCtl` in a fence the stored copy cuts: ok over the 14
+    # lines shown, each a bridge without its address; a port outside them is not ruled out.
+    results = run_checks(load_pasted([str(next(CAPTURES.glob("346-*.txt")))]), ["FW-ACS-P2P"])
+    result = results["FW-ACS-P2P"]
+    assert result.status == "ok" and result.coverage is not None
+    assert result.coverage.text() == "14 bridges shown"
+
+
+def test_a_lone_backtick_opening_a_line_is_markup() -> None:
+    # Corpus 875 (NVIDIA/nccl#120): the lspci entry opens with a backtick the user never closes; an inline code span
+    # closed on its line (modelled) is the user's words and stays as written.
+    from stackaudit.importers._paste import view
+
+    assert view("`06:00.0 VGA compatible controller: NVIDIA Corporation Device 1b06 (rev a1)\n").lines[0] \
+        == "06:00.0 VGA compatible controller: NVIDIA Corporation Device 1b06 (rev a1)"
+    assert view("`nvidia-smi` shows 4 GPUs\n").lines[0] == "`nvidia-smi` shows 4 GPUs"

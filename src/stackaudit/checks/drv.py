@@ -1173,7 +1173,9 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
     the line, with the kinder one quoted beside it. The fix is a reset, a driver update, and
     NVreg_EnableGpuFirmware=0 on the proprietary module where the GPU allows it.
     An Xid 119 or 120 on a GPU the same log shows failing under its firmware (Xid 79, lost from the bus,
-    a memory-subsystem error) proves no GSP failure: the GPU's loss is DRV-XID's finding.
+    a memory-subsystem error) proves no GSP failure: the GPU's loss is DRV-XID's finding. An RPC that
+    `_issueRpcAndWait` could not send with status 0x0F (NV_ERR_GPU_IS_LOST) is such a consequence too: the
+    firmware of a GPU gone from the bus cannot answer (not an issue here).
     """
     return _gsp_firmware(nvidia, nvidia_driver, gsp_log)
 
@@ -1182,11 +1184,16 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
     """DRV-GSP-FIRMWARE from the GPUs' GSP firmware versions and the GSP RPCs the kernel log names
     (the engine adds the log's symptoms)."""
     if gsp_log is not None and (nvidia is None or all(g.gsp_firmware is None for g in nvidia.gpus)):
+        lost = gsp_log.lost
         judged = not_an_issue(
             "the kernel log names GSP RPCs, so the driver runs the GSP firmware"
             + (f" on {', '.join(gsp_log.gpus)}" if gsp_log.gpus else " (the line names no GPU; the setting is the "
                "driver's, one for all its GPUs)")
-            + f": \"{gsp_log.lines[0]}\"",
+            + f": \"{gsp_log.first}\""
+            + ((f"; \"{lost[0]}\"" if lost[0] != gsp_log.first else "; the RPCs")
+               + " fail with NV_ERR_GPU_IS_LOST (0x0F): the GPU is gone from the bus, so its firmware cannot answer. "
+               "That is a consequence of the GPU's loss (DRV-XID's finding), not a fault of the GSP firmware"
+               if lost else ""),
             actual="in use (kernel log)", evidence=gsp_log.lines[:3])
         return over_subjects(judged, gsp_log.gpus, nvidia.attached if nvidia is not None else None,
                              ask="nvidia-smi -q") if gsp_log.gpus else judged
@@ -1553,6 +1560,11 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     the bug report's `journalctl -b -0` scan), is such a log for Xid lines alone.
     """
     outcome = _xid_verdict(gpu_events, nvidia, pci, log_symptoms, pcie_errors)
+    # The coverage rule over the GPUs the Xid lines name: a verdict from their lines covers those GPUs.
+    named = sorted({e.bdf for e in gpu_events.events if e.bdf})
+    if named and outcome.status in ("issue", "not-an-issue") and outcome.coverage is None:
+        outcome = over_subjects(outcome, named, nvidia.attached if nvidia is not None else None,
+                                ask="sudo dmesg")
     # A Python process's application Xid is the stack's where the source shows the stack (facts/symptoms.py
     # `interpreter-xid`): an engine's process, log, command or container, or a stack process's own Xid line.
     stack = (serving_engine is not None and bool(serving_engine.engine or serving_engine.shown)) or any(

@@ -45,7 +45,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
-from stackaudit.gputable import PRE_TURING, integrated_gpu
+from stackaudit.gputable import PRE_TURING, architecture_of, integrated_gpu
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -95,7 +95,9 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     NVLink/NVSwitch traffic does not go through the IOMMU (an NVSwitch system with translating
     groups: not an issue for GPU-to-GPU traffic). In a VM the guest sees a virtual
     topology: not applicable there. Prefer `iommu=pt` to turning the IOMMU off (x2APIC needs
-    interrupt remapping on large EPYC hosts).
+    interrupt remapping on large EPYC hosts). The driver's lines about its own IO address spaces
+    (`iovaspaceDestruct_IMPL: 1 left-over mappings in IOVAS 0x100`) are no IOMMU fault: where they are the
+    only IOMMU-looking lines of a log without the PCI devices, not an issue.
     """
     outcome = _iommu_mode(pci, cmdline, kernel_log, virtualization, cmdline_tool)
     if outcome.status == "not-applicable" and virtualization is not None and virtualization.is_vm:
@@ -113,6 +115,13 @@ def _iommu_mode(pci: PciDevices | None, cmdline: KernelCmdline | None, kernel_lo
         if cmdline is not None and (cmdline.last("iommu") == "pt" or cmdline.last("iommu.passthrough") in ("1", "on", "y")):
             return ok("`iommu=pt` is on the kernel command line: device DMA is passed through (the GPUs' IOMMU "
                       "groups are not in the source)", actual=cmdline.raw)
+        iovas = kernel_log.driver_iovas() if kernel_log is not None else []
+        if kernel_log is not None and iovas and not kernel_log.any_iommu_fault():
+            # The one IOMMU-looking line is the driver's own address-space bookkeeping: it looks wrong and is not.
+            return not_an_issue(f"\"{iovas[0].strip()}\" is the NVIDIA driver tearing down its own IO address "
+                                "space (IOVAS) of the GPU, not a DMAR or AMD-Vi fault; no IOMMU fault is in the "
+                                "log shown (the GPUs' IOMMU groups are not in the source)",
+                                actual=iovas[:3], evidence=iovas[:3])
         return unknown("the PCI devices (GPUs and their IOMMU groups) are not in the source",
                        hint="run on the host, or paste `cat /proc/cmdline`")
     gpus = list(pci.nvidia_gpus)
@@ -569,12 +578,13 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                           else [c.acs for c in pcie.loose if c.acs], len(readable) or len(pcie.loose),
                           {f.bdf: f.acs.ctl_flags() if f.acs else "no ACS capability"
                            for f in readable}, [f.bdf for f in readable], listed)
-    if not candidates:  # ACSCtl lines without addresses: no subject to count
-        if not pcie.complete and not listed:  # a cut listing: a port with redirect may stand outside the lines shown
-            return unknown(f"{len(pcie.loose)} ACSCtl line(s) without redirect, in an excerpt without device "
-                           "addresses: a port between the GPUs may stand outside the lines shown" + trap_text,
-                           hint="paste the whole `sudo lspci -vvv` (bridges included)")
-        return judged
+    if not candidates:  # ACSCtl lines without addresses: each line is a bridge, counted without its address
+        # The coverage rule over the lines shown: a cut listing is judged over its lines (`K bridges shown`), a
+        # port with redirect may stand outside them; a whole one (every line the grep printed) over all.
+        whole = pcie.complete or listed is not None
+        return over_subjects(judged, [f"ACSCtl line {n}" for n in range(1, len(pcie.loose) + 1)],
+                             len(pcie.loose) if whole else None, noun="bridge",
+                             ask="sudo lspci -vvv (bridges included)")
     # The coverage rule over the bridges: those read decide, the unreadable ones are counted (`K of N shown`).
     return over_subjects(judged, [f.bdf for f in readable], len(candidates) if pcie.topology_known else None,
                          noun="bridge", ask=LSPCI_ASK, blind=[f.bdf for f in blind])
@@ -682,6 +692,7 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     small: dict[str, str] = {}
     fine: dict[str, str] = {}
     blind: list[str] = []
+    old: dict[str, str] = {}  # small BAR1 on a GPU that predates Turing: fixed by design, nothing to resize
     for g in gpus:
         size = _bar1(g)
         cfg = g.config
@@ -700,6 +711,8 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
             small[g.bdf] = f"{_size(size)}, supports up to {_size(max(entry.supported_mib) << 20)}"
         elif cfg is not None and cfg.readable and cfg.complete and cfg.rebar is None:
             fine[g.bdf] = f"{_size(size)} (no Resizable BAR capability: nothing to enable)"
+        elif architecture := _pre_turing(g):  # the capability not shown: the generation has none
+            old[g.bdf] = f"{g.model or g.device}, {architecture}, {_size(size)}"
         elif not p2p:
             # Whether it could be resized does not matter where nothing uses BAR1 (one GPU, no RDMA NIC).
             small[g.bdf] = f"{_size(size)} (its Resizable BAR capability is not in the source)"
@@ -719,6 +732,12 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
             f"small BAR1 on {where} (" + "; ".join(f"{b}: {v}" for b, v in small.items())
             + f"), and {nic}: single-GPU inference does not use BAR1 for its copies",
             actual=small, subjects=list(small)), blind)
+    if old:
+        return over_gpu_functions(pcie, [*old, *fine], not_an_issue(
+            "small BAR1 on GPUs that predate Turing (" + "; ".join(f"{b}: {v}" for b, v in old.items())
+            + "): these generations have no Resizable BAR, so there is no larger size to enable"
+            + (f"; BAR1 {', '.join(f'{b} {v}' for b, v in fine.items())} on the others" if fine else ""),
+            actual=old, subjects=list(old)), blind)
     if blind and not fine:
         return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
                        hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)", subjects=blind)
@@ -756,6 +775,16 @@ def _data_center_bar1(gpus: Sequence[PcieFunction]) -> dict[str, str]:
             return {}
         found[g.bdf] = f"{spec.name}, BAR1 {_size(size)}"
     return found
+
+
+def _pre_turing(g: PcieFunction) -> str:
+    """The architecture before Turing (gputable.PRE_TURING) that a GPU's lspci name or PCI device id implies, else ""."""
+    try:
+        device = int(g.device, 16) if g.device else None
+    except ValueError:
+        device = None
+    architecture = architecture_of(g.lspci.description if g.lspci else g.model, device)
+    return architecture if architecture in PRE_TURING else ""
 
 
 def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:

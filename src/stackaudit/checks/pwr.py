@@ -36,6 +36,16 @@ NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventRe
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
 HW_REASONS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
 BUSY_SHARE = 0.10  # a HW reason active in more than this share of the busy samples is persistent
+# NVML's temperature thresholds (nvmlTemperatureThresholds_t): `GPU Slowdown Temp` is where HW slowdown begins,
+# `GPU Max Operating Temp` (NVML_TEMPERATURE_THRESHOLD_GPU_MAX) where "the GPU can be throttled below base clock":
+# above it the SW Thermal Slowdown reason caps the clocks ("GPU temperature is higher than Max Operating Temp",
+# NVML_REASONS). A GPU within THERMAL_MARGIN_C of either is at the limit: any sustained load crosses it.
+NVML_THRESHOLDS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html"
+THERMAL_MARGIN_C = 3
+# Performance states run from P0 (maximum performance) to P12 (minimum performance) (nvidia-smi's documentation,
+# NVIDIA_SMI): a GPU under CUDA load runs at P0 (P2 on GeForce), so at P8 or deeper its clocks are its idle ones.
+NVIDIA_SMI = "https://docs.nvidia.com/deploy/nvidia-smi/index.html"
+IDLE_PSTATE = 8
 
 
 # --- PWR-GPU-POWER-LIMIT -----------------------------------------------------------------------
@@ -188,7 +198,7 @@ def _labels(reasons: tuple[str, ...] | list[str]) -> str:
     confidence="documented",
     fix=advice("Nothing from the OS: airflow / fan profile in the BMC, data-centre inlet temperature, PSU redundancy "
                    "and power budget, reseat the GPU power cables", cost="hardware"),
-    references=(NVML_REASONS, DCGM_FIELDS),
+    references=(NVML_REASONS, DCGM_FIELDS, NVML_THRESHOLDS),
     sample=True,
 )
 def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> Outcome:
@@ -198,7 +208,9 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
 
     Bad value: under load, `HW Slowdown`, `HW Thermal Slowdown`, `HW Power Brake Slowdown` or `SW
     Thermal Slowdown` active (HW slowdown cuts the clocks by a factor of 2 or more); a GPU within
-    3 °C of its slowdown temperature.
+    3 °C of its slowdown temperature or of its max operating temperature (where SW thermal slowdown
+    starts: a low limit a laptop's firmware sets throttles any sustained load), read from the
+    temperature section alone where the reasons are not shown.
 
     Why: NVML reason bits (GpuIdle 0x1, ApplicationsClocksSetting 0x2, SwPowerCap 0x4, HwSlowdown
     0x8, SyncBoost 0x10, SwThermalSlowdown 0x20, HwThermalSlowdown 0x40, HwPowerBrakeSlowdown 0x80,
@@ -215,8 +227,7 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
     if gpu_samples is not None and gpu_samples.series:
         return _judge_samples(gpus, gpu_samples)
     read = [g for g in gpus if g.clock_events is not None]
-    hot = [g for g in gpus if g.temp_c is not None and g.temp_slowdown_c is not None
-           and g.temp_c >= g.temp_slowdown_c - 3]
+    hot = {g.index: limit for g in gpus if (limit := _thermal_limit(g))}
     if not read and not hot:
         return unknown("clock event reasons are not in this source", hint="paste `nvidia-smi -q -d PERFORMANCE`")
     hw = [g for g in read if any(r in HW_REASONS for r in g.clock_events or ())]
@@ -225,10 +236,12 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
     if busy_hw or hot:
         parts = [f"GPU {g.index} under load: {_labels([r for r in g.clock_events or () if r in HW_REASONS])}"
                  for g in busy_hw]
-        parts += [f"GPU {g.index} at {g.temp_c} °C, slowdown at {g.temp_slowdown_c} °C" for g in hot]
-        return issue("; ".join(parts) + " (one instant; confirm with `--sample 30` under load)", actual=actual,
-                     expected="no HW/thermal slowdown under load", subjects=[g.subject for g in busy_hw + hot],
-                     severity="medium")
+        hot_gpus = [g for g in gpus if g.index in hot]
+        parts += [f"GPU {g.index} at {g.temp_c} °C, {hot[g.index]}" for g in hot_gpus]
+        judged = issue("; ".join(parts) + " (one instant; confirm with `--sample 30` under load)", actual=actual,
+                       expected="no HW/thermal slowdown under load", subjects=[g.subject for g in busy_hw + hot_gpus],
+                       severity="medium")
+        return over_gpus(nvidia, list({g.subject: g for g in read + hot_gpus}.values()), judged)
     if hw:
         return unknown(f"HW slowdown reasons active on idle GPU(s) {gpu_indices(hw)} ({_labels(list(hw[0].clock_events or ()))}): "
                        "idle, not conclusive", hint="run `stackaudit audit --sample 30` while the server is under load",
@@ -248,6 +261,18 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
     load = "GPU load not in the source" if all(g.utilization_gpu is None for g in read) else "GPUs idle at this instant"
     return ok_over_gpus(nvidia, read, "no thermal, power-brake or HW slowdown active" + (
         f" ({load}: not conclusive under load; use --sample)" if idle else ""), actual=actual)
+
+
+def _thermal_limit(g: GpuInfo) -> str:
+    """The temperature threshold GPU `g` is within THERMAL_MARGIN_C of, in words; "" when neither is."""
+    if g.temp_c is None:
+        return ""
+    if g.temp_slowdown_c is not None and g.temp_c >= g.temp_slowdown_c - THERMAL_MARGIN_C:
+        return f"slowdown at {g.temp_slowdown_c} °C"
+    if g.temp_max_operating_c is not None and g.temp_c >= g.temp_max_operating_c - THERMAL_MARGIN_C:
+        return (f"max operating temperature {g.temp_max_operating_c} °C (above it SW thermal slowdown cuts the "
+                "clocks, below the base clock if need be)")
+    return ""
 
 
 def _judge_samples(gpus: list[GpuInfo], samples: GpuSamples) -> Outcome:
@@ -292,7 +317,7 @@ def _judge_samples(gpus: list[GpuInfo], samples: GpuSamples) -> Outcome:
     fix=Fix.of(step("Reset application, locked GPU and locked memory clocks", "nvidia-smi -rac", "nvidia-smi -rgc",
                        "nvidia-smi -rmc", changes="the GPUs' clock settings",
                        keep=keep_text("remove the boot script / DCGM policy that sets them"))),
-    references=(NVML_REASONS,),
+    references=(NVML_REASONS, NVIDIA_SMI),
 )
 def app_clocks(nvidia: NvidiaGpus) -> Outcome:
     """Reads: per GPU application clocks and default application clocks (NVML
@@ -307,7 +332,8 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
 
     Traps: clocks locked at the maximum for benchmark stability are legitimate (not an issue).
     Newer drivers report application clocks as deprecated on some GPUs: then only the reason bit
-    tells.
+    tells. The reason bit alone says nothing at P8 or deeper (idle clocks, below any clock setting):
+    unknown there.
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -340,7 +366,16 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
     if at_max:
         return not_an_issue(f"clocks locked at the maximum on GPU(s) {gpu_indices(at_max)}: legitimate (stable "
                             "benchmarks)", actual={g.subject: g.sm_clock_mhz for g in at_max})
-    read = [g for g in gpus if g.app_graphics_mhz is not None or g.clock_events is not None]
+    # The reason bit alone judges a GPU only off its idle clocks: at P8 or deeper no clock setting can bind.
+    idle = [g for g in gpus if g.app_graphics_mhz is None and g.clock_events is not None and _idle_pstate(g)]
+    read = [g for g in gpus if g.app_graphics_mhz is not None or (g.clock_events is not None and g not in idle)]
+    if not read and idle:
+        # The GPUs shown do not settle it themselves: unknown, with their coverage.
+        return over_gpus(nvidia, idle, unknown(
+            f"the application clocks are not shown, and `Applications Clocks Setting: Not Active` on GPU(s) "
+            f"{gpu_indices(idle)} at {idle[0].pstate} (idle clocks) says nothing: a clock setting binds only under "
+            "load", hint="paste `nvidia-smi -q -d CLOCK`", actual={g.subject: g.pstate for g in idle}),
+            ask="nvidia-smi -q -d CLOCK")
     if not read:
         return unknown("application clocks are not in this source", hint="paste `nvidia-smi -q -d CLOCK`")
     if held:
@@ -348,6 +383,12 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
                        hint="look again under load (`--sample 30`)")
     return ok_over_gpus(nvidia, read, f"application clocks at default on {len(read)} GPU(s) (or not set)",
                         actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz] for g in read})
+
+
+def _idle_pstate(g: GpuInfo) -> bool:
+    """Whether the GPU's performance state is P8 or deeper (IDLE_PSTATE): its clocks sit at the idle level."""
+    state = (g.pstate or "").strip().upper()
+    return state[:1] == "P" and state[1:].isdigit() and int(state[1:]) >= IDLE_PSTATE
 
 
 # --- PWR-PLATFORM-PROFILE ----------------------------------------------------------------------

@@ -305,6 +305,9 @@ def _parse_bar(m: re.Match[str]) -> Bar:
                unassigned=unassigned)
 
 
+_UNNAMED_DEVICE = re.compile(r"\bDevice ([0-9a-fA-F]{4})\b")
+
+
 def _device_from(header: re.Match[str], body: list[str], complete: bool) -> LspciDevice:
     bdf = normalize_bdf(header.group(1))
     class_name = header.group(2).strip()
@@ -313,7 +316,9 @@ def _device_from(header: re.Match[str], body: list[str], complete: bool) -> Lspc
     pci_class = f"0x{code.lower()}" if code else _CLASS_NAMES.get(class_name.lower(), "")
     ids = _IDS.search(description)
     vendor = f"0x{ids.group(1).lower()}" if ids else next((v for n, v in _VENDOR_NAMES if description.startswith(n)), "")
-    device = f"0x{ids.group(2).lower()}" if ids else ""
+    # Without -nn, a device pci.ids does not name yet is printed by its id: `NVIDIA Corporation Device 1b06`.
+    unnamed = None if ids else _UNNAMED_DEVICE.search(description)
+    device = f"0x{ids.group(2).lower()}" if ids else f"0x{unnamed.group(1).lower()}" if unnamed and vendor else ""
     progif = re.search(r"\(prog-if ([0-9a-f]{2})", description)
     if pci_class and len(pci_class) == 6:
         pci_class += progif.group(1) if progif else "00"

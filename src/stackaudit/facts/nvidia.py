@@ -216,6 +216,8 @@ class GpuInfo:
     fabric_health: str | None = None  # `Fabric/Health/Summary` (newer drivers): Healthy, Unhealthy, ...
     temp_c: int | None = sample_field()
     temp_slowdown_c: int | None = None
+    # `GPU Max Operating Temp` (NVML_TEMPERATURE_THRESHOLD_GPU_MAX): where the SW thermal capping starts cutting clocks
+    temp_max_operating_c: int | None = None
     mem_temp_c: int | None = sample_field()
     mem_temp_max_c: int | None = None
     recovery_action: str | None = None
@@ -547,6 +549,7 @@ def gpu_from_nvml(data: dict[str, Any]) -> GpuInfo:
         fabric_status=(None if fabric_status is None else "Success" if fabric_status == 0 else f"error {fabric_status}"),
         temp_c=_num(temp.get("gpu")),
         temp_slowdown_c=_num(temp.get("slowdown")),
+        temp_max_operating_c=_num(temp.get("gpu_max")),
         mem_temp_c=_num(temp.get("memory")),
         mem_temp_max_c=_num(temp.get("mem_max")),
         recovery_action=RECOVERY_ACTIONS.get(recovery, str(recovery)) if recovery is not None else None,

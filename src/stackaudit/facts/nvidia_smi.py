@@ -336,6 +336,7 @@ _GPU_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
     "fabric_health": (_clean, "fabric/health/summary", "Fabric/Health/Summary"),
     "temp_c": (_int, "temperature/gpu_temp", "Temperature/GPU Current Temp"),
     "temp_slowdown_c": (_int, "temperature/gpu_temp_slow_threshold", "Temperature/GPU Slowdown Temp"),
+    "temp_max_operating_c": (_int, "temperature/gpu_temp_max_gpu_threshold", "Temperature/GPU Max Operating Temp"),
     "mem_temp_c": (_int, "temperature/memory_temp", "Temperature/Memory Current Temp"),
     "mem_temp_max_c": (_int, "temperature/gpu_temp_max_mem_threshold|memory_temp_max_threshold",
         "Temperature/Memory Max Operating Temp"),

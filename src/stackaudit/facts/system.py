@@ -609,10 +609,20 @@ class KernelLog(Sourced):
     def iommu_faults(self, bdfs: list[str]) -> list[str]:
         """DMAR / AMD-Vi fault lines naming one of these devices (logs drop the PCI domain: 41:00.0)."""
         short = {b.split(":", 1)[1] if b.count(":") == 2 else b for b in bdfs}
+        return [line for line in self.any_iommu_fault() if any(s in line for s in short)]
+
+    def any_iommu_fault(self) -> list[str]:
+        """DMAR / AMD-Vi fault lines, whichever device they name."""
         # Every match holds "fault" (IO_PAGE_FAULT too, case ignored): a far rarer needle than "iommu", which
         # every device's "Adding to iommu group" line holds (1 500 lines on an 8-GPU node).
-        faults = self.grep(r"DMAR:.*fault|AMD-Vi:.*IO_PAGE_FAULT|IOMMU.*fault", needles=("fault",))
-        return [line for line in faults if any(s in line for s in short)]
+        return self.grep(r"DMAR:.*fault|AMD-Vi:.*IO_PAGE_FAULT|IOMMU.*fault", needles=("fault",))
+
+    def driver_iovas(self) -> list[str]:
+        """The NVIDIA driver's lines about its own IO virtual address spaces (`NVRM: GPU0 iovaspaceDestruct_IMPL: 1
+        left-over mappings in IOVAS 0x100`): the driver's bookkeeping of a GPU's DMA mappings (its io_vaspace.c),
+        logged as it tears one down with mappings still in it (after a failed init: NVIDIA/open-gpu-kernel-modules#1058;
+        a P2P mapping a failed construct leaked: #1172), not an IOMMU's fault."""
+        return self.grep(r"NVRM:.*\b(?:iovaspace\w*|IOVAS)\b", needles=("iovas",))
 
 
 def kernel_log_is_whole(lines: Sequence[str]) -> bool:

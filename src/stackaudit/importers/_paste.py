@@ -1,6 +1,7 @@
 """What a paste looks like once the markup around its outputs is peeled off, line for line.
 
-People paste outputs inside markdown fences (``` or ~~~, with or without a language), GitHub quote
+People paste outputs inside markdown fences (``` or ~~~, with or without a language) or behind a lone backtick
+that opens an inline code span on their first line, GitHub quote
 blocks (`> `, nested `> > `), after shell prompts (`$ `, `user@host:~$ `, `(venv) root@box:/# `,
 `user@host ~ » `),
 a log line or engine command in Markdown inline code (a line that is one span, `` `INFO: Avg prompt throughput: ...` ``,
@@ -271,6 +272,10 @@ class PasteView:
     hosts: dict[int, str] = field(default_factory=dict)  # index in `lines` -> the host its log prefix named
     # index in `lines` -> the program and PID its journal / syslog prefix named (`ollama[285585]`)
     programs: dict[int, str] = field(default_factory=dict)
+    # index in `lines` of a fence that opens and never closes: the paste ends inside its block, so what the block
+    # held goes on past the paste's end (a copy cut off, a comment cut short); -1 when every fence closes or the
+    # block ends at a shell prompt (the output above it ended)
+    open_fence: int = -1
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Lines [start, end) of the view as lines [a, b) of the user's file."""
@@ -353,6 +358,8 @@ def view(text: str) -> PasteView:
     compose: tuple[str, ...] = ()  # the `docker compose` prefixes of the line before, outer first
     fence_indent = -1  # the indentation of the open fence, -1 outside one
     joined = -1  # the line an inline code span wrapped onto, joined to the line before it
+    open_fence = -1  # index in `lines` of the open fence, -1 outside one
+    at_prompt = False  # the last line that is not blank is a shell prompt: the output above it ended
     for n, line in enumerate(raw):
         if n == joined:
             continue
@@ -388,6 +395,7 @@ def view(text: str) -> PasteView:
             if fence:
                 # A fence line stays, bare: recognisers end a run at it.
                 fence_indent = len(fence.group("indent")) if fence_indent < 0 else -1
+                open_fence = len(lines) if fence_indent >= 0 else -1
                 if host:
                     hosts[len(lines)] = host
                 lines.append(fence.group("mark")[:3])
@@ -395,6 +403,10 @@ def view(text: str) -> PasteView:
                 continue
             line = _FENCE_OPEN_GLUED.sub("", line, count=1)
             line = _FENCE_CLOSE_GLUED.sub("", line, count=1)
+            if first == "`" and line.count("`") == 1:
+                # A single backtick that opens an inline code span the line never closes (the span runs on
+                # over the lines below, `06:00.0 VGA compatible controller: ...`): markup, not the output's.
+                line = line[1:]
             first = line[:1]
         if fence_indent > 0 and first == " ":
             # CommonMark: a fenced block's lines lose up to the fence's own indentation (a list item's).
@@ -410,6 +422,9 @@ def view(text: str) -> PasteView:
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
             if cmd is not None:
                 line = cmd
+            at_prompt = cmd is not None
+        elif line:
+            at_prompt = False
         if host:
             hosts[len(lines)] = host
         if program:
@@ -420,4 +435,4 @@ def view(text: str) -> PasteView:
             continue
         lines.append(line)
         origin.append(n)
-    return PasteView(lines, origin, gaps, len(raw), hosts, programs)
+    return PasteView(lines, origin, gaps, len(raw), hosts, programs, -1 if at_prompt else open_fence)

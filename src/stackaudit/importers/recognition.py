@@ -394,6 +394,17 @@ def _gapped_kinds(taken: list[Found], gaps: list[int]) -> set[str]:
     return kinds
 
 
+def _cut_at_end(taken: list[Found], paste: _paste.PasteView) -> set[str]:
+    """The kind of the output the paste ends in, where that output lies in a fenced block that never closes
+    (`PasteView.open_fence`): the block goes on past the paste's end, so the output is cut there, like one with a gap
+    line in it (a copy cut off, a comment cut short: `dmesg | grep` output ending in `NVRM: iovas`)."""
+    if paste.open_fence < 0 or not taken:
+        return set()
+    last = max(taken, key=lambda f: f.end)
+    tail = next((k for k in range(len(paste.lines) - 1, -1, -1) if paste.lines[k].strip()), -1)
+    return {last.kind} if last.start > paste.open_fence and last.end > tail else set()
+
+
 def _split_hosts(taken: list[Found], probes: list[Found], paste: _paste.PasteView,
                  profile: _hosts.HostProfile) -> dict[int, str]:
     """Which taken spans (by index) and probes (by -1 - index) show another host, and its name."""
@@ -477,8 +488,9 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
         taken = _select(_run_importers(blanked)[0], len(blanked))
     taken = _under_part_commands(taken, lines)
     listed = _listing_greps(taken, lines)
+    cut = _cut_at_end(taken, paste)
     taken = _to_file(taken, paste)
-    gapped = _gapped_kinds(taken, paste.gaps)
+    gapped = _gapped_kinds(taken, paste.gaps) | cut
     taken = [_with_listing_grep(f, listed[n]) if n in listed and f.kind not in gapped else f
              for n, f in enumerate(taken)]
     if gapped or line_offset:

@@ -19,13 +19,16 @@ _PROMPTS = ("#", "$")
 _SECTION_END = re.compile(r"^_{20,}$")
 
 
-def _nothing_under(lines: list[str], i: int) -> bool:
+def _nothing_under(lines: list[str], i: int, in_block: bool) -> bool:
     """Whether the command of line i printed nothing: the next line that is not blank is another command,
-    the fence that ends the block, or there is none."""
+    the fence that ends the block (`in_block`: line i lies inside a fenced block), or there is none. A fence that
+    opens a block below a command outside one holds its output: nothing only where that block is empty."""
     j = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), len(lines))
     if j == len(lines):
         return True
     line = lines[j].strip()
+    if line in _FENCES and not in_block:
+        return _nothing_under(lines, j, True)
     # A prompt the view kept (`#` alone, `# yum list ...`: a root prompt before a command it does not know);
     # nvidia-bug-report.sh's line of underscores between two sections.
     return line in _FENCES or line[:1] in _PROMPTS or looks_like_command(line) or _SECTION_END.match(line) is not None
@@ -34,8 +37,13 @@ def _nothing_under(lines: list[str], i: int) -> bool:
 @importer("empty grep", "`lsmod | grep X` or `dmesg | grep -i xid` shown with no output under it",
           needles=("grep",), per_line=True)
 def empty_grep(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    fences, pos = 0, 0  # the fence lines above line `pos` (the view keeps each bare): an odd count is inside a block
     for i in candidate_lines(candidates, len(lines)):
+        if i > pos:
+            above = lines[pos:i]
+            fences += sum(above.count(mark) for mark in _FENCES)
+        pos = max(pos, i)
         grep = parse_grep(lines[i])
-        if grep is not None and _nothing_under(lines, i):
+        if grep is not None and _nothing_under(lines, i, fences % 2 == 1):
             # Whole: nothing under the command is all it printed.
             yield Found("empty grep", i, i + 1, document_appended(EMPTY_GREPS.name, grep.command + "\n"), whole=True)
