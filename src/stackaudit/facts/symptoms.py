@@ -150,6 +150,9 @@ class Symptom:
     # with "unknown error" is a GPU the container was given and cannot open; on a bare host it is another fault,
     # a driver left broken after suspend, a GPU off the bus). The check's facts must show it (`Sharpen.shows`).
     within: str = ""
+    # The check's Sharpen (its fix for the check's usual failure) is not this line's: the line's `proves` says the
+    # fix (NCCL's duplicate GPU is the ranks' GPU assignment, not a missing container toolkit).
+    own_fix: bool = False
 
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
@@ -525,7 +528,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("nccl-duplicate-gpu", re.compile(r"Duplicate GPU detected : rank \d+ and rank \d+ both on CUDA device"),
         "CTR-GPU-ACCESS", "high", NCCL_INIT_SOURCE,
         "NCCL found two ranks on one GPU: the ranks' processes were given fewer distinct GPUs than the world size "
-        "(the pod's or container's GPU assignment, or each rank's CUDA_VISIBLE_DEVICES), so NCCL refuses to start"),
+        "(the pod's or container's GPU assignment, or each rank's CUDA_VISIBLE_DEVICES), so NCCL refuses to start: "
+        "give each rank its own GPU", own_fix=True),
     # UCC's shared-memory team could not attach the segment another rank created (UCC_TL_SHM_SOURCE): an id from
     # another IPC namespace (EINVAL, SHMAT_MAN). NCCL's own segments are POSIX files in /dev/shm (nccl-shm-missing).
     Symptom("ucc-shm-attach", re.compile(r"TL_SHM ERROR Child failed to attach to shmseg(?!.*Permission denied)"),
