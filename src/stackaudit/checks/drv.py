@@ -244,6 +244,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`); where none of these, llama.cpp's
     own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`): its CUDA runtime
     ran on the driver, ok over those devices.
+    A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
+    (facts/symptoms.py).
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for

@@ -101,6 +101,7 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     gains the quoted lines.
     A line that proves the failure only in a setting (`Symptom.within`: a container given GPUs) counts where the
     Sharpen's `shows` names that setting.
+    A line whose symptom names its own fix (`Symptom.own_fix`) takes no Sharpen text.
     A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
     not-an-issue, quoted; a verdict of the check's own facts stands.
     """
@@ -126,7 +127,7 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     first = hits[0]
     message = (f"{first.symptom.proves}: \"{first.line}\"" + (f" (and {len(lines) - 1} more line(s))"
                                                                 if len(lines) > 1 else "")
-               + (f"; {sharpen.text}" if sharpen.text else "")
+               + (f"; {sharpen.text}" if sharpen.text and not first.symptom.own_fix else "")
                + (f"; the other evidence alone said {outcome.status}: {outcome.message}" if outcome.message else ""))
     severity = max((h.symptom.severity for h in hits), key=_SEVERITY_RANK.index)
     return issue(message, actual=list(lines[:5]), expected="no such failure in the log", subjects=outcome.subjects,

@@ -77,6 +77,19 @@ NO_KERNEL_IMAGE = re.compile(r"no kernel image is available for execution on the
 # architecture`, with the source path the build had (sglang#26087, vllm#41027, sglang#25877).
 DEEPGEMM_ARCH_SOURCE = "https://github.com/deepseek-ai/DeepGEMM/blob/main/csrc/apis/attention.hpp"
 KERNEL_ARCH_REFUSED = re.compile(r"Assertion error \([^)]*\.(?:hpp|cuh?):\d+\): Unsupported architecture")
+# ollama's device discovery leaves out a CUDA device whose compute capability is not among the archs its CUDA library
+# was built for (package discover, parseLlamaServerDevices: `skipping CUDA device — compute capability not in compiled architectures`
+# device=... cc=860 archs="[750 890 1000 1200]"). Where another of its CUDA libraries has the arch, it loads that one
+# and offloads layers to the GPU (the line is then no failure).
+OLLAMA_DISCOVERY_SOURCE = "https://github.com/ollama/ollama/tree/main/discover"
+# NCCL refuses two ranks of one communicator on one GPU (init.cc: `Duplicate GPU detected : rank 0 and rank 1 both on
+# CUDA device e3000`, then `invalid usage`).
+NCCL_INIT_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/init.cc"
+# UCC's shared-memory team: the root creates a System V segment (shmget) and the other ranks attach it by its id
+# (shmat); shmat answers EINVAL ("Invalid argument") for an id that does not exist in the caller's IPC namespace
+# (shmat(2)), the case of ranks in containers with their own IPC namespaces on one host (openucx/ucc#1009).
+UCC_TL_SHM_SOURCE = "https://github.com/openucx/ucc/blob/master/src/components/tl/shm/tl_shm_team.c"
+SHMAT_MAN = "https://man7.org/linux/man-pages/man2/shmat.2.html"
 # ggml_numa_init and ggml_is_numa (n_nodes > 1), where llama.cpp warns of automatic NUMA balancing.
 GGML_NUMA_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cpu/ggml-cpu.c"
 NV_STATUS_CODES = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/common/sdk/nvidia/inc/nvstatuscodes.h"
@@ -137,6 +150,9 @@ class Symptom:
     # with "unknown error" is a GPU the container was given and cannot open; on a bare host it is another fault,
     # a driver left broken after suspend, a GPU off the bus). The check's facts must show it (`Sharpen.shows`).
     within: str = ""
+    # The check's Sharpen (its fix for the check's usual failure) is not this line's: the line's `proves` says the
+    # fix (NCCL's duplicate GPU is the ranks' GPU assignment, not a missing container toolkit).
+    own_fix: bool = False
 
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
@@ -252,8 +268,10 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the container runtime could not resolve the CDI GPU device it was asked for (no CDI spec names it, or a "
         "Podman older than 4.1 that reads the name as a path), so the container does not start with the GPU"),
     # A container's NVML cannot open the GPUs it was given: systemd reloaded the device cgroup (`systemctl
-    # daemon-reload`) without the NVIDIA devices (NVIDIA's notice, NVIDIA/nvidia-docker#1730).
-    Symptom("nvml-unknown-error", re.compile(r"Failed to initialize NVML: Unknown Error"),
+    # daemon-reload`) without the NVIDIA devices (NVIDIA's notice, NVIDIA/nvidia-docker#1730). Programs built on go-nvml
+    # print NVML_ERROR_UNKNOWN by its name (`Failed to initialize NVML: ERROR_UNKNOWN`, corpus 940). In a pod whose spec
+    # requests GPUs the failure shown wins over the request (the engine keeps the worse verdict).
+    Symptom("nvml-unknown-error", re.compile(r"Failed to initialize NVML: (?:Unknown Error|ERROR_UNKNOWN)"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "NVML cannot open the GPU device nodes; inside a container that is the device cgroup losing the GPUs "
         "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)"),
@@ -487,6 +505,37 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RT-KERNEL-ARCH", "high", DEEPGEMM_ARCH_SOURCE,
         "a kernel library (DeepGEMM) has no kernel for this GPU's architecture (it dispatches for SM90 and SM100 "
         "only), so the engine path that calls it fails"),
+    # ollama's discovery skipped a CUDA device for its compute capability (OLLAMA_DISCOVERY_SOURCE; ollama/ollama#17841
+    # on sm_86 with a CUDA 13 library built for [750 890 1000 1200]): the GPU is left out and the model runs on the
+    # CPU, unless the same log shows layers offloaded to the GPU (another CUDA library of ollama's took it).
+    Symptom("ollama-cc-not-compiled", re.compile(r"skipping CUDA device\W+compute capability not in compiled "
+                                                 r"architectures"),
+        "RT-KERNEL-ARCH", "high", OLLAMA_DISCOVERY_SOURCE,
+        "ollama left the GPU out: its compute capability is not among the architectures its CUDA library was built "
+        "for, so the model runs on the CPU",
+        unless=re.compile(r"offloaded [1-9]\d*/\d+ layers to GPU")),
+    # A CUDA call refused because the driver is older than the CUDA runtime the program ships
+    # (cudaErrorInsufficientDriver, 35): llama.cpp's `ggml_cuda_init: failed to initialize CUDA: CUDA driver version is
+    # insufficient for CUDA runtime version`, PyTorch's and vLLM's RuntimeError with the same words.
+    Symptom("cuda-insufficient-driver", re.compile(r"CUDA driver version is insufficient for CUDA runtime version|"
+                                                   r"cudaErrorInsufficientDriver"),
+        "DRV-CUDA-COMPAT", "high", CUDA_ERRORS,
+        "the CUDA runtime refused to start: the driver is older than the CUDA runtime the program ships "
+        "(cudaErrorInsufficientDriver, 35)"),
+    # NCCL found two ranks of one communicator on the same GPU (NCCL_INIT_SOURCE): the ranks' processes were given
+    # one GPU between them (the pod's or container's GPUs, or the launcher's per-rank device), so the
+    # communicator is refused (triton-inference-server/tensorrtllm_backend, corpus 901).
+    Symptom("nccl-duplicate-gpu", re.compile(r"Duplicate GPU detected : rank \d+ and rank \d+ both on CUDA device"),
+        "CTR-GPU-ACCESS", "high", NCCL_INIT_SOURCE,
+        "NCCL found two ranks on one GPU: the ranks' processes were given fewer distinct GPUs than the world size "
+        "(the pod's or container's GPU assignment, or each rank's CUDA_VISIBLE_DEVICES), so NCCL refuses to start: "
+        "give each rank its own GPU", own_fix=True),
+    # UCC's shared-memory team could not attach the segment another rank created (UCC_TL_SHM_SOURCE): an id from
+    # another IPC namespace (EINVAL, SHMAT_MAN). NCCL's own segments are POSIX files in /dev/shm (nccl-shm-missing).
+    Symptom("ucc-shm-attach", re.compile(r"TL_SHM ERROR Child failed to attach to shmseg(?!.*Permission denied)"),
+        "CTR-IPC-ISOLATION", "high", UCC_TL_SHM_SOURCE,
+        "UCC's ranks on one host could not attach each other's System V shared-memory segment: they run in separate "
+        "IPC namespaces (containers without a shared IPC namespace), where a segment's id does not exist"),
     # ggml's ggml_numa_init (llama.cpp, ik_llama.cpp, ollama's runner) reads /proc/sys/kernel/numa_balancing only where
     # the host has more than one NUMA node (ggml_is_numa) and prints this where the value is not 0.
     Symptom("ggml-numa-balancing", re.compile(r"/proc/sys/kernel/numa_balancing is enabled, this has been observed"),
@@ -539,7 +588,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
            "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
-           "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture")
+           "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "skipping CUDA device",
+           "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR")
 
 
 def is_symptom(line: str) -> bool:
@@ -623,9 +673,10 @@ def symptoms_in_daemon_log(text: str) -> LogSymptoms:
 
 @provider("log_symptoms", LogSymptoms, rank=10, title="the kernel log (`dmesg`)")
 def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
-    """Symptom lines of the kernel log."""
+    """Symptom lines of the kernel log (and of lines read as one: UCC's `[1723337199.099229] [host:1382 :0]` prefix
+    looks like dmesg's)."""
     log = ctx.fact("kernel_log", KernelLog)
     if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "Open nvidia.ko", "not supported by open",
-                                       "[NV_ERR_", "RmInitAdapter", "nvidia-persiste")):
+                                       "[NV_ERR_", "RmInitAdapter", "nvidia-persiste", "TL_SHM ERROR")):
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))

@@ -1,0 +1,111 @@
+"""A runtime's own start-up lines prove what they say, and the worse line wins (issue 28, step 3).
+
+- A CUDA runtime refused for an old driver (`CUDA driver version is insufficient for CUDA runtime version`) is a
+  DRV-CUDA-COMPAT issue whatever else is shown (facts/symptoms.py `cuda-insufficient-driver`).
+- ollama's `skipping CUDA device — compute capability not in compiled architectures` leaves the GPU out:
+  RT-KERNEL-ARCH issue, unless the same log shows layers offloaded to the GPU (`ollama-cc-not-compiled`).
+- NCCL's `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device …`: the ranks were given one GPU between
+  them, CTR-GPU-ACCESS issue (`nccl-duplicate-gpu`).
+- UCC's `TL_SHM ERROR Child failed to attach to shmseg` between ranks on one host: separate IPC namespaces,
+  CTR-IPC-ISOLATION issue (`ucc-shm-attach`).
+- NVML's `Failed to initialize NVML: ERROR_UNKNOWN` (go-nvml's name of NVML's unknown error) in a pod that requests a
+  GPU: CTR-GPU-ACCESS issue over the spec's request (`nvml-unknown-error`).
+
+Real pastes are corpus captures (their public threads in their headers); counter-examples are modelled where marked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+from stackaudit.facts.symptoms import find_symptoms
+
+COMPAT, KERNEL, ACCESS, IPC = "DRV-CUDA-COMPAT", "RT-KERNEL-ARCH", "CTR-GPU-ACCESS", "CTR-IPC-ISOLATION"
+
+# Modelled: llama.cpp's own words where cudaGetDeviceCount fails (ggml-cuda.cu's `%s: failed to initialize CUDA: %s`
+# with cudaGetErrorString of cudaErrorInsufficientDriver), then the CPU backend it falls back to.
+MODELLED_GGML_OLD_DRIVER = """\
+ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient for CUDA runtime version
+load_backend: loaded CUDA backend from /app/libggml-cuda.so
+load_backend: loaded CPU backend from /app/libggml-cpu-haswell.so
+"""
+# Modelled: a device list as corpus 921's, and the failure above after it (a second start on a downgraded driver).
+MODELLED_LIST_THEN_FAILURE = """\
+ggml_cuda_init: found 1 CUDA devices:
+  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes
+ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient for CUDA runtime version
+"""
+# Modelled: ollama skips the device for its CUDA 13 library and its CUDA 12 library takes it (the fallback the
+# 0.30.10 log of corpus 926 describes): layers go to the GPU, no failure.
+MODELLED_OLLAMA_FALLBACK = """\
+time=2025-10-01T10:00:00.000Z level=INFO source=runner.go:100 msg="skipping CUDA device — compute capability not in compiled architectures" device="NVIDIA RTX A6000" cc=860 archs="[750 890 1000 1200]"
+time=2025-10-01T10:00:02.000Z level=INFO source=ggml.go:376 msg="offloaded 65/65 layers to GPU"
+"""
+
+
+def test_a_runtime_refused_for_the_driver_is_an_issue(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, MODELLED_GGML_OLD_DRIVER, COMPAT)[COMPAT]
+    assert result.status == "issue", result.message
+    assert "insufficient" in result.evidence[0]
+
+
+def test_the_failure_wins_over_a_device_list(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, MODELLED_LIST_THEN_FAILURE, COMPAT)[COMPAT]
+    assert result.status == "issue", result.message
+
+
+def test_ollama_skipping_a_gpu_for_its_arch_is_a_kernel_arch_issue() -> None:
+    # Corpus 926 (ollama/ollama#17841): an RTX A6000 (cc 8.6) left out by a CUDA 13 library without sm_86.
+    result = capture_checks("926", KERNEL)[KERNEL]
+    assert result.status == "issue", result.message
+    assert "compute capability not in compiled architectures" in result.evidence[0]
+
+
+def test_ollama_skip_then_offload_is_no_failure() -> None:
+    # The veto holds within one source (a log read whole); ollama's own log is not yet read as one (corpus 927, 928).
+    assert [h.symptom.name for h in find_symptoms(MODELLED_OLLAMA_FALLBACK.splitlines()[:1])] == ["ollama-cc-not-compiled"]
+    assert not [h for h in find_symptoms(MODELLED_OLLAMA_FALLBACK.splitlines()) if h.symptom.check == KERNEL]
+
+
+def test_nccl_duplicate_gpu_is_a_gpu_assignment_issue() -> None:
+    # Corpus 901 (a Triton TensorRT-LLM pod): two ranks of one communicator on CUDA device e3000.
+    result = capture_checks("901", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert "Duplicate GPU detected" in result.evidence[0]
+    # The container toolkit's advice is not this failure's: the line's own words give the fix.
+    assert "nvidia-ctk" not in result.message and "own GPU" in result.message
+
+
+def test_nccl_ranks_on_distinct_gpus_prove_nothing() -> None:
+    # Modelled: NCCL's init lines of two ranks on two GPUs.
+    lines = ["host:11:11 [0] NCCL INFO cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1 - Init START",
+             "host:12:12 [1] NCCL INFO cudaDev 1 nvmlDev 1 busId 3d000 commId 0x1 - Init START"]
+    assert not find_symptoms(lines)
+
+
+def test_ucc_shm_attach_failure_is_ipc_isolation() -> None:
+    # Corpus 902: three container ranks of one server under mpirun; UCC's TL_SHM cannot attach the root's segment.
+    result = capture_checks("902", IPC)[IPC]
+    assert result.status == "issue", result.message
+    assert "Child failed to attach to shmseg" in result.evidence[0]
+
+
+def test_ucc_shm_attach_permission_is_not_a_namespace() -> None:
+    # Modelled: the same line with EACCES, a permission on a segment this namespace holds.
+    line = ("[1723337199.099229] [ai-worker03:1382 :0]     tl_shm_team.c:617  TL_SHM ERROR Child failed to attach "
+            "to shmseg, errno: Permission denied")
+    assert not find_symptoms([line])
+
+
+def test_nvml_error_unknown_in_a_gpu_pod_wins_over_its_request() -> None:
+    # Corpus 940: the pod requests nvidia.com/gpu: 1, and nvidia-smi in it prints `ERROR_UNKNOWN`.
+    result = capture_checks("940", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert "ERROR_UNKNOWN" in result.message
+
+
+def test_nvml_other_errors_are_not_the_unknown_error() -> None:
+    # Modelled: NVML's missing library is the `nvml-library-not-loaded` row, not this one.
+    hits = find_symptoms(["Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"])
+    assert [h.symptom.name for h in hits] == ["nvml-library-not-loaded"]
