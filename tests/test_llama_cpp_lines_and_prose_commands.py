@@ -194,3 +194,17 @@ def test_eval_time_is_the_decode_rate() -> None:
     # Modelled counter-example: prefill alone is no decode rate.
     with pytest.raises(ParseError):
         parse_engine_rate(PERF_34.splitlines()[2] + "\n")
+
+
+def test_the_device_list_shows_the_runtime_runs_921() -> None:
+    """Corpus 921 (llama.cpp#13612): `ggml_cuda_init: found 3 CUDA devices` and each device's compute capability,
+    which the runtime reads through the driver; a driver too old for it fails there instead."""
+    result = capture_checks("921", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok" and result.coverage is not None and result.coverage.count == 3
+
+
+def test_a_runtime_the_driver_refuses_is_an_issue(tmp_path: Path) -> None:
+    # Modelled on llama.cpp's own message (ggml-cuda.cu: `failed to initialize CUDA: %s`, cudaGetErrorString).
+    text = ("ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient for CUDA runtime version\n"
+            "llama_model_loader: loaded meta data with 30 key-value pairs\n")
+    assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "issue"

@@ -37,7 +37,7 @@ from stackaudit.facts.gpu_events import (
     GpuEvents,
     xid_class,
 )
-from stackaudit.facts.gpus import KERNEL_LOG_TITLE, GpuInventory, OllamaCuda
+from stackaudit.facts.gpus import GGML_TITLE, KERNEL_LOG_TITLE, GpuInventory, OllamaCuda
 from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
     CudaToolkit,
@@ -242,8 +242,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
     the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
     `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`); where none of these, llama.cpp's
-    own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`): its CUDA runtime
-    ran on the driver, ok over those devices.
+    own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`), or its
+    `ggml_cuda_init` list of the devices it found with their compute capability: its CUDA runtime ran on the
+    driver, ok over those devices.
     A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
     (facts/symptoms.py).
 
@@ -300,6 +301,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                                 f"(\"{serving_log.ggml_cuda_line}\"): the CUDA runtime it ships runs on this driver",
                                 actual=list(devices), evidence=[serving_log.ggml_cuda_line]),
                              [f"GPU {d.removeprefix('CUDA')}" for d in devices], None)
+    listed = [g for g in (gpus.gpus if gpus is not None else ()) if GGML_TITLE in g.shown_by]
+    if driver is None and not has_torch and listed:
+        # llama.cpp's CUDA backend read each device's properties through its runtime: the runtime runs on this driver.
+        return over_subjects(ok(f"llama.cpp's CUDA backend found {len(listed)} device(s) and read their compute "
+                                f"capability ({GGML_TITLE}): the CUDA runtime it ships runs on this driver",
+                                actual=[g.model for g in listed]),
+                             [f"GPU {g.index}" for g in listed], None)
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
