@@ -301,13 +301,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                                 f"(\"{serving_log.ggml_cuda_line}\"): the CUDA runtime it ships runs on this driver",
                                 actual=list(devices), evidence=[serving_log.ggml_cuda_line]),
                              [f"GPU {d.removeprefix('CUDA')}" for d in devices], None)
-    listed = [g for g in (gpus.gpus if gpus is not None else ()) if GGML_TITLE in g.shown_by]
-    if driver is None and not has_torch and listed:
+    ggml = [g for g in (gpus.gpus if gpus is not None else ()) if GGML_TITLE in g.shown_by]
+    if driver is None and not has_torch and ggml:
         # llama.cpp's CUDA backend read each device's properties through its runtime: the runtime runs on this driver.
-        return over_subjects(ok(f"llama.cpp's CUDA backend found {len(listed)} device(s) and read their compute "
+        return over_subjects(ok(f"llama.cpp's CUDA backend found {len(ggml)} device(s) and read their compute "
                                 f"capability ({GGML_TITLE}): the CUDA runtime it ships runs on this driver",
-                                actual=[g.model for g in listed]),
-                             [f"GPU {g.index}" for g in listed], None)
+                                actual=[g.model for g in ggml]),
+                             [f"GPU {g.index}" for g in ggml], None)
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
