@@ -81,7 +81,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
-from stackaudit.gputable import GpuSpec, bridge_domain, family_of
+from stackaudit.gputable import GpuSpec, bridge_domain, family_of, sold_bridged
 from stackaudit.versions import predates
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
@@ -335,6 +335,14 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                          actual="no NV# cell", expected=f"NV# between every pair ({spec.nvlink_links} links per GPU)",
                          subjects=[_subject(g, gpus) for g in names], evidence=list(topo.lines.values())[:4],
                          fix=_TRAY_FIX if _board(models) == "tray" else None)
+        named = [models.get(gpu_index(g), "") for g in names]
+        if all(named) and sold_bridged(named):
+            return issue(f"{', '.join(sorted(set(named)))} cards are sold joined by NVLink bridges, but the matrix "
+                         f"shows only PCIe paths between them ({', '.join(sorted({link_kind(c) for _, _, c in topo.gpu_pairs()}))}): "
+                         "the bridges' NVLinks are down or no bridge is fitted, so NCCL and custom all-reduce fall "
+                         "back to PCIe through the host" + suffix,
+                         actual="no NV# cell", expected="NV# between the bridged cards",
+                         subjects=[_subject(g, gpus) for g in names], evidence=list(topo.lines.values())[:4])
     if gpu_p2p is not None:
         judged = _p2p_verdict(gpu_p2p, names, models, gpus, topo, suffix)
         if judged is not None:

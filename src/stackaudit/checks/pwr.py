@@ -30,7 +30,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import resolve_cut_name
+from stackaudit.gputable import LAPTOP_GPU, resolve_cut_name
 
 NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
@@ -57,7 +57,8 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     """Reads: per GPU the current, default, min/max and enforced power limits (NVML
     nvmlDeviceGetPowerManagementLimit / DefaultLimit / LimitConstraints / EnforcedPowerLimit;
     `nvidia-smi -q -d POWER`; the `Pwr:Usage/Cap` column of the table), and the model's default
-    power from data/gpus.toml when the source does not print the default.
+    power from data/gpus.toml when the source does not print the default (else NVIDIA's board power of the
+    card, gputable.BOARD_POWER). A Laptop GPU's limit is the laptop maker's power budget: not an issue.
 
     Bad value: `power.limit` or `enforced.power.limit` below `power.default_limit`.
 
@@ -128,6 +129,14 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         return ok_over_gpus(nvidia, judged, "power limit at or above the default: " + ", ".join(raised), actual=raised)
     if fine:
         return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine)
+    laptop = [g for g in unknown_default if LAPTOP_GPU.search(g.name or "")]
+    if laptop and len(laptop) == len(unknown_default):
+        # A laptop GPU's limit is the laptop maker's power budget within NVIDIA's range for the part: no default to
+        # restore, and nvidia-smi cannot raise it past the budget.
+        return over_gpus(nvidia, laptop, not_an_issue(
+            "laptop GPU(s): " + ", ".join(f"GPU {g.index} {g.name} capped at {g.power_cap_w:g} W" for g in laptop)
+            + ": the laptop's maker sets the power budget within NVIDIA's range for the part, not a lowered limit "
+            "to restore", actual={g.subject: g.power_cap_w for g in laptop}), ask="nvidia-smi -q -d POWER")
     if unknown_default:
         return over_gpus(nvidia, unknown_default, unknown(
             "power limits read but the default is not in the source and "

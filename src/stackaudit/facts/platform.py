@@ -113,7 +113,9 @@ CLOUD_INSTANCES = (
     CloudInstance(r"\b(?:[a-z]+\d+[a-z]*)\.(?:nano|micro|small|medium|large|\d*xlarge)\b", "amazon",
                   "an EC2 instance type (a Nitro VM)",
                   "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html"),
-    CloudInstance(r"\bStandard[_ ]N[CDV]\d+\w*", "microsoft", "an Azure N-series VM size",
+    # Azure's size with or without its `Standard_` prefix (`NC80adis_H100_v5`): the bare name ends in its version.
+    CloudInstance(r"\bStandard[_ ]N[CDV]\d+\w*|\bN[CDV]\d+[a-z]*_(?:[A-Z]+\d+\w*_)?v\d+\b", "microsoft",
+                  "an Azure N-series VM size",
                   "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/overview"),
     CloudInstance(r"\b(?:a2|a3|a4|g2)-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-\d+g?\b", "google",
                   "a Compute Engine accelerator-optimized machine type",
@@ -163,12 +165,17 @@ GPU_INSTANCES = (
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ndma100v4-series"),
     GpuInstance(r"Standard_ND(96)isr_H100_v5", "H100 SXM", (("96", 8),),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ndh100v5-series"),
+    GpuInstance(r"(?:Standard_)?NC(40)ads_H100_v5|(?:Standard_)?NC(80)adis_H100_v5", "H100 NVL", (("40", 1), ("80", 2)),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncadsh100v5-series"),
     GpuInstance(r"Standard_NC(\d+)as_T4_v3", "T4", (("4", 1), ("8", 1), ("16", 1), ("64", 4)),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncast4v3-series"),
 )
 INSTANCE_TITLE = "a GPU instance type in the user's words"
 # A line that names an instance beside a contrast speaks of another machine too (`Using a a2-highgpu-8g instance works
 # with 8 gpus without any shared memory error`, corpus 249): the same words as PLATFORM_WORDS' negations.
+# The contrast is read in the clause that names the instance (`When deploying NC80adis_H100_v5 in East US, I noticed
+# that the 2 GPU were not using NVLink`, corpus 906: the negation is of the links, not of the machine).
+_CLAUSE = re.compile(r"[,;]\s|\.\s")
 _CONTRAST = re.compile(r"\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b", re.I)
 
 
@@ -176,7 +183,8 @@ def instance_gpus(name: str) -> tuple[int, GpuInstance] | None:
     """How many GPUs an instance type holds and its GPU_INSTANCES row; None for a type or size not listed."""
     for row in GPU_INSTANCES:
         m = re.fullmatch(row.pattern, name.strip(), re.I)
-        count = dict(row.sizes).get(m.group(1).lower()) if m else None
+        size = next((g for g in m.groups() if g), "") if m else ""
+        count = dict(row.sizes).get(size.lower()) if m else None
         if count is not None:
             return count, row
     return None
@@ -249,8 +257,8 @@ def platform_words(line: str) -> PlatformWords | None:
     return next((row for row in PLATFORM_WORDS if re.search(row.pattern, line, re.I)), None)
 
 
-_ANY_INSTANCE = re.compile(r"large\b|\.(?:nano|micro|small|medium)\b|Standard[_ ]N|-(?:highgpu|megagpu|ultragpu|edgegpu|"
-                           r"standard)-", re.I)
+_ANY_INSTANCE = re.compile(r"large\b|\.(?:nano|micro|small|medium)\b|Standard[_ ]N|\bN[CDV]\d+[a-z]*_|"
+                           r"-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-", re.I)
 
 
 def cloud_instances(text: str) -> list[tuple[str, CloudInstance]]:
@@ -523,7 +531,8 @@ def gpus_from_instance_type(text: str) -> GpuInventory:
 
         setting: aws g5.48xlarge
     """
-    named = {name for line in text.splitlines() if not _CONTRAST.search(line) for name, _ in cloud_instances(line)}
+    named = {name for line in text.splitlines() for clause in _CLAUSE.split(line) if not _CONTRAST.search(clause)
+             for name, _ in cloud_instances(clause)}
     found = instance_gpus(next(iter(named))) if len(named) == 1 else None
     if found is None or len({name for name, _ in cloud_instances(text)}) != 1:
         raise ParseError("names no single GPU instance type of GPU_INSTANCES")
