@@ -26,6 +26,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts._parse import tp_spans_nodes
+from stackaudit.facts.applicability import dated_before
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.engine_command import EngineCommands
@@ -49,6 +50,7 @@ from stackaudit.facts.serving_logs import (
     AR_PCIE_ONLY,
     AR_RELEASE,
     AR_WORLD_SIZE,
+    LogDate,
     NcclConfig,
     NcclNodes,
     NcclTestRuns,
@@ -804,7 +806,7 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
 def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingProcesses | None = None,
                      serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
                      gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
-                     gpu_p2p: P2pMatrix | None = None) -> Outcome:
+                     gpu_p2p: P2pMatrix | None = None, log_date: LogDate | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
     `--enable-p2p-check`) from /proc, else from a pasted command line or a container's engine
     arguments, a pasted engine log ("Custom allreduce is disabled because
@@ -835,8 +837,14 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce (vLLM at TP 2 or more on
     GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off). A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
+    A run whose log's timestamps date it before the engine had custom all-reduce (facts/applicability.FEATURE_SINCE:
+    vLLM before vllm-project/vllm#2192) ran none: not applicable.
     """
     engine, tp, root = serving_engine.engine, serving_engine.shown_tp, serving_engine.shown
+    before = dated_before("allreduce-engine", engine, log_date.day) if log_date is not None else ""
+    if before:
+        return not_applicable(f"{_engine_name(engine)}: {before}; NCCL carries the all-reduce",
+                              actual={"dated": log_date.day if log_date is not None else None})
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = gpu_topology.all_nvlinked(topo_gpus) if gpu_topology is not None else None

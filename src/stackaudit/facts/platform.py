@@ -131,6 +131,8 @@ class GpuInstance:
     model: str  # the GPU table's name
     sizes: tuple[tuple[str, int], ...]  # (size, GPUs)
     source: str
+    # The provider hands the size's GPUs to the VM as NVIDIA vGPUs (its GRID driver in the guest), not passed through.
+    vgpu: bool = False
 
 
 _AWS_GPUS = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
@@ -167,6 +169,11 @@ GPU_INSTANCES = (
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ndh100v5-series"),
     GpuInstance(r"(?:Standard_)?NC(40)ads_H100_v5|(?:Standard_)?NC(80)adis_H100_v5", "H100 NVL", (("40", 1), ("80", 2)),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncadsh100v5-series"),
+    # NVadsA10 v5: every size, whole or partial A10, runs NVIDIA's GRID (vGPU) guest driver ("NVadsA10 v5-series VMs
+    # only support NVIDIA GRID drivers" in the series page's driver notes); a partial size counts as one GPU here.
+    GpuInstance(r"(?:Standard_)?NV(\d+)adm?s_A10_v5", "A10", (("6", 1), ("12", 1), ("18", 1), ("36", 1), ("72", 2)),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/nvadsa10v5-series",
+                vgpu=True),
     GpuInstance(r"Standard_NC(\d+)as_T4_v3", "T4", (("4", 1), ("8", 1), ("16", 1), ("64", 4)),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncast4v3-series"),
 )
@@ -300,6 +307,7 @@ def cloud_kernel(release: str) -> KernelFlavour | None:
 class Virtualization:
     vm: str  # "none" or the hypervisor's name
     source: str
+    vgpu: str = ""  # why the VM's GPUs are NVIDIA vGPUs where its instance type says so (GpuInstance.vgpu), else ""
 
     @property
     def is_vm(self) -> bool:
@@ -519,7 +527,10 @@ def virtualization_from_user_words(text: str) -> Virtualization:
         line, words = next((line, words) for line, words in said if words.vm != "none")
         return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}")
     name, row = named[0]
-    return Virtualization(row.vm, f"{name} in the user's words: {row.what}")
+    sized = instance_gpus(name)
+    vgpu = (f"{name} is a size its provider serves with NVIDIA vGPU (GRID) guests ({sized[1].source})"
+            if sized is not None and sized[1].vgpu else "")
+    return Virtualization(row.vm, f"{name} in the user's words: {row.what}", vgpu)
 
 
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=93)
