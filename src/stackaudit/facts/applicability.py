@@ -97,7 +97,11 @@ ENGINE_VERDICT_MOOT = frozenset({"allreduce-engine"})
 # Other engines that lack an engine subject, per subject. TensorRT-LLM runs its own custom all-reduce, built into
 # its engine or set by its LLM API, not vLLM's or SGLang's: RT-TRTLLM-ALLREDUCE judges it.
 ENGINES_WITHOUT: dict[str, dict[str, str]] = {
-    "allreduce-engine": {"trtllm": "TensorRT-LLM (its own custom all-reduce is RT-TRTLLM-ALLREDUCE's)"},
+    # TGI's sharded layers all-reduce through torch.distributed's NCCL process group (server/text_generation_server/
+    # layers/tensor_parallel.py, https://github.com/huggingface/text-generation-inference): no custom all-reduce.
+    "allreduce-engine": {"trtllm": "TensorRT-LLM (its own custom all-reduce is RT-TRTLLM-ALLREDUCE's)",
+                         "tgi": "TGI (text-generation-inference, whose shards all-reduce through torch.distributed's "
+                                "NCCL)"},
 }
 # An engine subject's feature by the day its engine gained it: a run a pasted log dates before that day (its timestamps
 # with a year: facts/serving_logs.LogDate) ran a release without it. A date bounds the release from above only: a later
