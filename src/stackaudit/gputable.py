@@ -797,12 +797,14 @@ def suggest(query: str, table: GpuTable | None = None, limit: int = 3) -> tuple[
 # Board power of cards the table has no full row for: NVIDIA's spec pages give each model's default ("Total Graphics
 # Power" on GeForce, "Max Power Consumption" on RTX workstation cards), which is the power limit NVML reports as its
 # default. Keys are normalized names (`normalize`: vendor words dropped); a Laptop GPU never matches (LAPTOP_GPU).
+# Left out: names NVML gives boards of different power (RTX 3050: 130 W with 8 GB, 70 W with 6 GB; RTX 4060 Ti: 160 W
+# with 8 GB, 165 W with 16 GB).
 _GEFORCE_30 = "https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/compare/"
 _GEFORCE_40 = "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/compare/"
 _GEFORCE_50 = "https://www.nvidia.com/en-us/geforce/graphics-cards/50-series/compare/"
 _RTX_A = "https://www.nvidia.com/en-us/design-visualization/desktop-graphics/"
 BOARD_POWER: dict[str, tuple[float, str]] = {
-    "rtx 3050": (130, _GEFORCE_30), "rtx 3060": (170, _GEFORCE_30), "rtx 3060 ti": (200, _GEFORCE_30),
+    "rtx 3060": (170, _GEFORCE_30), "rtx 3060 ti": (200, _GEFORCE_30),
     "rtx 3070": (220, _GEFORCE_30), "rtx 3070 ti": (290, _GEFORCE_30), "rtx 3080 ti": (350, _GEFORCE_30),
     "rtx 3090 ti": (450, _GEFORCE_30),
     "rtx 4060": (115, _GEFORCE_40), "rtx 4070": (200, _GEFORCE_40), "rtx 4070 super": (220, _GEFORCE_40),
