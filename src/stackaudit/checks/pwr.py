@@ -65,6 +65,9 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     Why: at the limit the power-capping loop lowers clocks (clock event reason `SW Power Cap`);
     prefill (compute-bound) suffers most, memory-bound decode less.
 
+    Unequal caps of one model, none below the default, are not an issue (the same card at two caps is what a reader
+    flags); a card above the default beside another model at its own default is ok.
+
     Traps: capping for efficiency can be deliberate (waive it); decode often loses much less than
     the cap ratio (measure). An enforced limit below the requested one comes from the chassis/PSU
     (power brake): see PWR-CLOCK-EVENTS. Max-Q and server variants have lower defaults of their
@@ -75,6 +78,8 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         return gpus
     low: list[tuple[GpuInfo, float, float, str]] = []
     fine: list[str] = []
+    models_raised: set[str] = set()  # the models of the raised GPUs and of those at the default, to compare
+    models_fine: set[str] = set()
     raised: list[str] = []  # above the default: loses nothing (a cap only ever slows a GPU down)
     judged: list[GpuInfo] = []
     unknown_default: list[GpuInfo] = []
@@ -91,8 +96,10 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             low.append((g, limit, default, origin))
         elif limit > default + POWER_TOLERANCE_W:
             raised.append(f"GPU {g.index} {limit:g} W ({origin} {default:g} W)")
+            models_raised.add(g.name or "")
         else:
             fine.append(f"GPU {g.index} {limit:g} W")
+            models_fine.add(g.name or "")
     if low:
         # `-pl` only helps where the requested limit itself is low; an enforced limit below a requested
         # default comes from another limiter (BMC/Redfish out-of-band cap, PSU power brake, DCGM policy).
@@ -119,14 +126,15 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             msg + where, actual={g.subject: lim for g, lim, _, _ in low},
             expected={g.subject: d for g, _, d, _ in low}, subjects=[g.subject for g, _, _, _ in low],
             confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports", fix=fix))
-    if raised and fine:
+    if raised and fine and models_raised & models_fine:
         # Unequal caps are what a reader flags first; none is below the default, so no GPU is held back.
         return over_gpus(nvidia, judged, not_an_issue(
             "power limits differ between the GPUs, none below the default: " + ", ".join(fine) + " at the default; "
             + ", ".join(raised) + " raised above it; a cap slows only a GPU that reaches it, so a higher one loses "
             "nothing", actual=fine + raised))
-    if raised:  # every GPU above the table's default: a factory-overclocked board ships a higher default of its own
-        return ok_over_gpus(nvidia, judged, "power limit at or above the default: " + ", ".join(raised), actual=raised)
+    if raised:  # above the table's default: a factory-overclocked board ships a higher default of its own
+        return ok_over_gpus(nvidia, judged, "power limit at or above the default: " + ", ".join(raised + fine),
+                            actual=raised + fine)
     if fine:
         return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine)
     laptop = [g for g in unknown_default if LAPTOP_GPU.search(g.name or "")]
