@@ -46,3 +46,10 @@ def test_the_tesla_k80_row_gives_its_per_gpu_default() -> None:
     r = capture_checks("286", "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
     assert r.status == "ok" and "GPU 3 149 W" in r.message
     assert r.coverage is not None and r.coverage.text() == "4 GPUs shown"
+
+
+def test_other_model_at_its_default_beside_a_raised_card_is_ok() -> None:
+    # Real: corpus 321 (noonghunna/club-3090, its header): an RTX 5090 at 600 W (table 575 W) beside an RTX 3090 Ti at
+    # its 450 W board power: each card at or above its own default, no one model at two caps.
+    status, message = _power("321")
+    assert status == "ok" and "GPU 1 450 W" in message and "GPU 0 600 W" in message

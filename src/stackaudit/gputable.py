@@ -145,6 +145,10 @@ class Family:
     # Whether the line's boards ship with ECC enabled (ECC_SHIPPED_ON): then ECC off was turned off on the host, a
     # choice, not the default. None where the line does not say (workstation cards differ by model; GeForce has none).
     ecc_shipped_on: bool | None = None
+    # True where the line is the NVLink-bridged build itself (NVL: "2- or 4-way NVIDIA NVLink bridge" on NVIDIA's H100
+    # and H200 pages): two or more such cards are sold joined by bridges, so a matrix without NV# between them shows
+    # the bridges' links down or missing (sold_bridged).
+    bridged_build: bool = False
 
 
 FORWARD_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html"
@@ -167,7 +171,8 @@ FAMILIES = {
                               "https://www.nvidia.com/en-us/data-center/products/", forward_compat=True,
                               ecc_shipped_on=True),
     "nvl": Family("nvl", True, "bridge", "NVL PCIe cards, joined in pairs or quads by NVLink bridges",
-                  "https://www.nvidia.com/en-us/data-center/h200/", forward_compat=True, ecc_shipped_on=True),
+                  "https://www.nvidia.com/en-us/data-center/h200/", forward_compat=True, ecc_shipped_on=True,
+                  bridged_build=True),
     "baseboard": Family("baseboard", True, "all-pairs", "SXM or OAM modules on an HGX/DGX or OAM baseboard", _HGX,
                         forward_compat=True, ecc_shipped_on=True),
     "rack": Family("rack", True, "trays", "Grace superchips in an NVLink rack (GB200/GB300 NVL72)",
@@ -231,6 +236,13 @@ def bridge_domain(names: Collection[str], table: GpuTable | None = None) -> int 
         return None
     families = [family_of(n, table) for n in names]
     return 2 if all(f is not None and f.nvlink == "bridge" for f in families) else None
+
+
+def sold_bridged(names: Collection[str], table: GpuTable | None = None) -> bool:
+    """Whether two or more GPUs are all of a line sold as the NVLink-bridged build (Family.bridged_build: NVL cards),
+    so that NVLink is expected between them."""
+    families = [family_of(n, table) for n in names]
+    return len(families) >= 2 and all(f is not None and f.bridged_build for f in families)
 
 
 def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
@@ -780,3 +792,43 @@ def suggest(query: str, table: GpuTable | None = None, limit: int = 3) -> tuple[
         if by_key[key] not in names:
             names.append(by_key[key])
     return tuple(names[:limit])
+
+
+# Board power of cards the table has no full row for: NVIDIA's spec pages give each model's default ("Total Graphics
+# Power" on GeForce, "Max Power Consumption" on RTX workstation cards), which is the power limit NVML reports as its
+# default. Keys are normalized names (`normalize`: vendor words dropped); a Laptop GPU never matches (LAPTOP_GPU).
+# Left out: names NVML gives boards of different power (RTX 3050: 130 W with 8 GB, 70 W with 6 GB; RTX 4060 Ti: 160 W
+# with 8 GB, 165 W with 16 GB).
+_GEFORCE_30 = "https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/compare/"
+_GEFORCE_40 = "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/compare/"
+_GEFORCE_50 = "https://www.nvidia.com/en-us/geforce/graphics-cards/50-series/compare/"
+_RTX_A = "https://www.nvidia.com/en-us/design-visualization/desktop-graphics/"
+BOARD_POWER: dict[str, tuple[float, str]] = {
+    "rtx 3060": (170, _GEFORCE_30), "rtx 3060 ti": (200, _GEFORCE_30),
+    "rtx 3070": (220, _GEFORCE_30), "rtx 3070 ti": (290, _GEFORCE_30), "rtx 3080 ti": (350, _GEFORCE_30),
+    "rtx 3090 ti": (450, _GEFORCE_30),
+    "rtx 4060": (115, _GEFORCE_40), "rtx 4070": (200, _GEFORCE_40), "rtx 4070 super": (220, _GEFORCE_40),
+    "rtx 4070 ti": (285, _GEFORCE_40), "rtx 4070 ti super": (285, _GEFORCE_40), "rtx 4080": (320, _GEFORCE_40),
+    "rtx 4080 super": (320, _GEFORCE_40),
+    "rtx 5060": (145, _GEFORCE_50), "rtx 5060 ti": (180, _GEFORCE_50), "rtx 5070": (250, _GEFORCE_50),
+    "rtx 5070 ti": (300, _GEFORCE_50), "rtx 5080": (360, _GEFORCE_50),
+    # RTX A2000: 70 W for the 6 GB and the 12 GB board (https://www.nvidia.com/en-us/design-visualization/rtx-a2000/).
+    "rtx a 2000": (70, "https://www.nvidia.com/en-us/design-visualization/rtx-a2000/"),
+    "rtx a 2000 12 gb": (70, "https://www.nvidia.com/en-us/design-visualization/rtx-a2000/"),
+    "rtx a 4000": (140, _RTX_A), "rtx a 4500": (200, _RTX_A), "rtx a 5000": (230, _RTX_A), "rtx a 5500": (230, _RTX_A),
+    "rtx 2000 ada generation": (70, _RTX_A), "rtx 4000 sff ada generation": (70, _RTX_A),
+    "rtx 4000 ada generation": (130, _RTX_A), "rtx 4500 ada generation": (210, _RTX_A),
+    "rtx 5000 ada generation": (250, _RTX_A),
+}
+# A laptop GPU's power limit is the laptop maker's choice within NVIDIA's range for the part (the RTX A500 Laptop GPU:
+# 20-60 W, https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/rtx/nvidia-rtx-a500-laptop-gpu-datasheet.pdf):
+# NVML names these parts `... Laptop GPU`.
+LAPTOP_GPU = re.compile(r"\bLaptop\s+GPU\b", re.I)
+
+
+def board_power(name: str) -> tuple[float, str] | None:
+    """The default power limit (W) of a desktop card the table has no row for, with NVIDIA's page (BOARD_POWER);
+    None for any other name, a Laptop GPU's too."""
+    if LAPTOP_GPU.search(name):
+        return None
+    return BOARD_POWER.get(normalize(name))

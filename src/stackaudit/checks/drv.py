@@ -61,7 +61,7 @@ from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import FM_GUIDE, IN_SERVING_STACK, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
-from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, nvlink_count
+from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, nvlink_count
 from stackaudit.fixes.model import (
     BDF_SUBJECT,
     advice,
@@ -72,7 +72,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of, nvlink_links_of
+from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of, nvlink_links_of, sold_bridged
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -588,6 +588,24 @@ def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
         return judged
     return unknown("every GPU has an NVLink path in `nvidia-smi topo -m`; the per-link states and error "
                    "counters are not in this source", hint="paste `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e`")
+
+
+def _bridges_down(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | None:
+    """A whole `nvidia-smi topo -m` of cards the source names as a line sold NVLink-bridged (gputable.sold_bridged:
+    H100 NVL, H200 NVL) with no NV# cell between any of them: the bridges' links are down (an issue over its rows).
+    None where the matrix shows NVLink, a row is cut, or a GPU's model is not named."""
+    models = gpus.models if gpus is not None else {}
+    names = list(topo.gpus)
+    named = [models.get(gpu_index(g), "") for g in names]
+    rows = list(topo.whole_rows())
+    if topo.has_nvlink or len(rows) != len(names) or not all(named) or not sold_bridged(named):
+        return None
+    cells = sorted({c for _, _, c in topo.gpu_pairs()})
+    judged = issue(f"{', '.join(sorted(set(named)))} cards are sold joined by NVLink bridges, but `nvidia-smi topo -m` "
+                   f"shows no NVLink path between any of them ({'/'.join(cells)}): the bridges' links are down or no "
+                   "bridge is fitted", actual={"links": cells}, expected="NV# between the bridged cards",
+                   subjects=names, evidence=[topo.lines[g] for g in names if g in topo.lines][:2])
+    return over_subjects(judged, rows, len(names), ask=_NVLINK_ASK)
 
 
 def _bridged_links(topo: TopoMatrix, groups: tuple[tuple[str, ...], ...], models: dict[int, str]) -> Outcome:
@@ -1314,6 +1332,10 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     """DRV-NVLINK-HEALTH from the link states and NVLink Xids (the engine adds the log's symptoms)."""
     if nvidia is None and nvlink_status is None and gpu_topology is not None and gpu_topology.has_nvlink:
         return _nvlink_from_matrix(gpu_topology, inventory)
+    if nvidia is None and nvlink_status is None and gpu_topology is not None and not gpu_topology.pcie_paths_only:
+        unbridged = _bridges_down(gpu_topology, inventory)
+        if unbridged is not None:
+            return unbridged
     if nvidia is None and nvlink_status is not None:
         # A pasted `nvidia-smi nvlink -s` alone: its GPUs, with their names and link states.
         gpus: list[GpuInfo] | Outcome = [

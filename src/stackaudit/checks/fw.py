@@ -214,7 +214,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     Why: in a VM, PCIe P2P needs the hypervisor to expose the real topology and ATS/ACS; NVIDIA's
     vGPU documentation says P2P over PCIe is not supported between vGPUs.
 
-    Also bad: a vGPU guest (`GPU Virtualization Mode: VGPU`, or a GPU named by its vGPU profile), whatever
+    Also bad: a vGPU guest (`GPU Virtualization Mode: VGPU`, a GPU named by its vGPU profile, or a cloud instance
+    type its provider serves with vGPU: facts/platform.py GpuInstance.vgpu, Azure NVadsA10 v5), whatever
     its GPU count: NVIDIA vGPU turns unified memory and the CUDA profilers off unless the host enables them
     for the VM (vGPU plugin parameters `enable_uvm`, `enable_profiling`), offers P2P only over NVLink
     between full-profile vGPUs (never over PCIe), and throttles an unlicensed vGPU after 20 minutes.
@@ -240,7 +241,7 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                             "the VMs, and P2P and topology read here are the physical ones", actual="none")
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
-    vgpu = vgpu_guest(nvidia, gpus)
+    vgpu = vgpu_guest(nvidia, gpus) or virtualization.vgpu
     one_gpu = one_gpu_workload(parallelism, docker_containers, serving_log)
     if vgpu:
         # One GPU for the workload leaves no P2P to lose; unified memory, the profilers and the license still apply.

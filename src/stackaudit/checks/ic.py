@@ -26,6 +26,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts._parse import tp_spans_nodes
+from stackaudit.facts.applicability import dated_before
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.engine_command import EngineCommands
@@ -49,6 +50,7 @@ from stackaudit.facts.serving_logs import (
     AR_PCIE_ONLY,
     AR_RELEASE,
     AR_WORLD_SIZE,
+    LogDate,
     NcclConfig,
     NcclNodes,
     NcclTestRuns,
@@ -81,7 +83,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
-from stackaudit.gputable import GpuSpec, bridge_domain, family_of
+from stackaudit.gputable import GpuSpec, bridge_domain, family_of, sold_bridged
 from stackaudit.versions import predates
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
@@ -335,6 +337,14 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                          actual="no NV# cell", expected=f"NV# between every pair ({spec.nvlink_links} links per GPU)",
                          subjects=[_subject(g, gpus) for g in names], evidence=list(topo.lines.values())[:4],
                          fix=_TRAY_FIX if _board(models) == "tray" else None)
+        named = [models.get(gpu_index(g), "") for g in names]
+        if all(named) and sold_bridged(named):
+            return issue(f"{', '.join(sorted(set(named)))} cards are sold joined by NVLink bridges, but the matrix "
+                         f"shows only PCIe paths between them ({', '.join(sorted({link_kind(c) for _, _, c in topo.gpu_pairs()}))}): "
+                         "the bridges' NVLinks are down or no bridge is fitted, so NCCL and custom all-reduce fall "
+                         "back to PCIe through the host" + suffix,
+                         actual="no NV# cell", expected="NV# between the bridged cards",
+                         subjects=[_subject(g, gpus) for g in names], evidence=list(topo.lines.values())[:4])
     if gpu_p2p is not None:
         judged = _p2p_verdict(gpu_p2p, names, models, gpus, topo, suffix)
         if judged is not None:
@@ -796,7 +806,7 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
 def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingProcesses | None = None,
                      serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
                      gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
-                     gpu_p2p: P2pMatrix | None = None) -> Outcome:
+                     gpu_p2p: P2pMatrix | None = None, log_date: LogDate | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
     `--enable-p2p-check`) from /proc, else from a pasted command line or a container's engine
     arguments, a pasted engine log ("Custom allreduce is disabled because
@@ -827,8 +837,14 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce (vLLM at TP 2 or more on
     GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off). A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
+    A run whose log's timestamps date it before the engine had custom all-reduce (facts/applicability.FEATURE_SINCE:
+    vLLM before vllm-project/vllm#2192) ran none: not applicable.
     """
     engine, tp, root = serving_engine.engine, serving_engine.shown_tp, serving_engine.shown
+    before = dated_before("allreduce-engine", engine, log_date.day) if log_date is not None else ""
+    if before:
+        return not_applicable(f"{_engine_name(engine)}: {before}; NCCL carries the all-reduce",
+                              actual={"dated": log_date.day if log_date is not None else None})
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = gpu_topology.all_nvlinked(topo_gpus) if gpu_topology is not None else None

@@ -30,7 +30,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import resolve_cut_name
+from stackaudit.gputable import LAPTOP_GPU, resolve_cut_name
 
 NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
@@ -67,12 +67,16 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     """Reads: per GPU the current, default, min/max and enforced power limits (NVML
     nvmlDeviceGetPowerManagementLimit / DefaultLimit / LimitConstraints / EnforcedPowerLimit;
     `nvidia-smi -q -d POWER`; the `Pwr:Usage/Cap` column of the table), and the model's default
-    power from data/gpus.toml when the source does not print the default.
+    power from data/gpus.toml when the source does not print the default (else NVIDIA's board power of the
+    card, gputable.BOARD_POWER). A Laptop GPU's limit is the laptop maker's power budget: not an issue.
 
     Bad value: `power.limit` or `enforced.power.limit` below `power.default_limit`.
 
     Why: at the limit the power-capping loop lowers clocks (clock event reason `SW Power Cap`);
     prefill (compute-bound) suffers most, memory-bound decode less.
+
+    Unequal caps of one model, none below the default, are not an issue (the same card at two caps is what a reader
+    flags); a card above the default beside another model at its own default is ok.
 
     Traps: capping for efficiency can be deliberate (waive it); decode often loses much less than
     the cap ratio (measure). An enforced limit below the requested one comes from the chassis/PSU
@@ -84,6 +88,8 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         return gpus
     low: list[tuple[GpuInfo, float, float, str]] = []
     fine: list[str] = []
+    models_raised: set[str] = set()  # the models of the raised GPUs and of those at the default, to compare
+    models_fine: set[str] = set()
     raised: list[str] = []  # above the default: loses nothing (a cap only ever slows a GPU down)
     judged: list[GpuInfo] = []
     unknown_default: list[GpuInfo] = []
@@ -100,8 +106,10 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             low.append((g, limit, default, origin))
         elif limit > default + POWER_TOLERANCE_W:
             raised.append(f"GPU {g.index} {limit:g} W ({origin} {default:g} W)")
+            models_raised.add(g.name or "")
         else:
             fine.append(f"GPU {g.index} {limit:g} W")
+            models_fine.add(g.name or "")
     if low:
         # `-pl` only helps where the requested limit itself is low; an enforced limit below a requested
         # default comes from another limiter (BMC/Redfish out-of-band cap, PSU power brake, DCGM policy).
@@ -128,16 +136,25 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             msg + where, actual={g.subject: lim for g, lim, _, _ in low},
             expected={g.subject: d for g, _, d, _ in low}, subjects=[g.subject for g, _, _, _ in low],
             confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports", fix=fix))
-    if raised and fine:
+    if raised and fine and models_raised & models_fine:
         # Unequal caps are what a reader flags first; none is below the default, so no GPU is held back.
         return over_gpus(nvidia, judged, not_an_issue(
             "power limits differ between the GPUs, none below the default: " + ", ".join(fine) + " at the default; "
             + ", ".join(raised) + " raised above it; a cap slows only a GPU that reaches it, so a higher one loses "
             "nothing", actual=fine + raised))
-    if raised:  # every GPU above the table's default: a factory-overclocked board ships a higher default of its own
-        return ok_over_gpus(nvidia, judged, "power limit at or above the default: " + ", ".join(raised), actual=raised)
+    if raised:  # above the table's default: a factory-overclocked board ships a higher default of its own
+        return ok_over_gpus(nvidia, judged, "power limit at or above the default: " + ", ".join(raised + fine),
+                            actual=raised + fine)
     if fine:
         return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine)
+    laptop = [g for g in unknown_default if LAPTOP_GPU.search(g.name or "")]
+    if laptop and len(laptop) == len(unknown_default):
+        # A laptop GPU's limit is the laptop maker's power budget within NVIDIA's range for the part: no default to
+        # restore, and nvidia-smi cannot raise it past the budget.
+        return over_gpus(nvidia, laptop, not_an_issue(
+            "laptop GPU(s): " + ", ".join(f"GPU {g.index} {g.name} capped at {g.power_cap_w:g} W" for g in laptop)
+            + ": the laptop's maker sets the power budget within NVIDIA's range for the part, not a lowered limit "
+            "to restore", actual={g.subject: g.power_cap_w for g in laptop}), ask="nvidia-smi -q -d POWER")
     if unknown_default:
         return over_gpus(nvidia, unknown_default, unknown(
             "power limits read but the default is not in the source and "

@@ -97,8 +97,32 @@ ENGINE_VERDICT_MOOT = frozenset({"allreduce-engine"})
 # Other engines that lack an engine subject, per subject. TensorRT-LLM runs its own custom all-reduce, built into
 # its engine or set by its LLM API, not vLLM's or SGLang's: RT-TRTLLM-ALLREDUCE judges it.
 ENGINES_WITHOUT: dict[str, dict[str, str]] = {
-    "allreduce-engine": {"trtllm": "TensorRT-LLM (its own custom all-reduce is RT-TRTLLM-ALLREDUCE's)"},
+    # TGI's sharded layers all-reduce through torch.distributed's NCCL process group (server/text_generation_server/
+    # layers/tensor_parallel.py, https://github.com/huggingface/text-generation-inference): no custom all-reduce.
+    "allreduce-engine": {"trtllm": "TensorRT-LLM (its own custom all-reduce is RT-TRTLLM-ALLREDUCE's)",
+                         "tgi": "TGI (text-generation-inference, whose shards all-reduce through torch.distributed's "
+                                "NCCL)"},
 }
+# An engine subject's feature by the day its engine gained it: a run a pasted log dates before that day (its timestamps
+# with a year: facts/serving_logs.LogDate) ran a release without it. A date bounds the release from above only: a later
+# day says nothing. vLLM's custom all-reduce (custom_all_reduce.py) came with vllm-project/vllm#2192, still under review
+# on 2023-12-21 ("Should be ready to merge").
+FEATURE_SINCE: dict[str, dict[str, tuple[str, str, str]]] = {
+    "allreduce-engine": {"vllm": ("2023-12-21", "vLLM's custom all-reduce",
+                                  "https://github.com/vllm-project/vllm/pull/2192")},
+}
+
+
+def dated_before(subject: str, engine: str, day: str) -> str:
+    """Why a run of `engine` dated `day` (YYYY-MM-DD) had no release with the subject's feature (FEATURE_SINCE), in
+    words; "" where the table has no such day or the run is not before it."""
+    since = FEATURE_SINCE.get(subject, {}).get(engine)
+    if since is None or not day or day >= since[0]:
+        return ""
+    return (f"the log dates the run {day}, before {since[0]}, when the change that brought {since[1]} was not yet "
+            f"merged ({since[2]}): no release the run could use had it")
+
+
 # The engines that serve from one process, with why: no worker process or NCCL rank of theirs in another process
 # shares /dev/shm with them (CTR-SHM-SIZE). llama.cpp's llama-server drives every GPU it uses from its own process; its
 # RPC backend reaches other hosts over TCP (ggml-org/llama.cpp tools/rpc/README.md). ollama's server starts one

@@ -426,8 +426,9 @@ STATED_ENGINE_WORDS: dict[str, str] = {
     "vllm": r"vllm",
     "sglang": r"sglang",
     "trtllm": r"tensorrt(?:-llm)?|trt-?llm",
-    "torch": r"(?:py)?torch|transformers|diffusers|comfyui|deepspeed|exllama(?:v2)?|lmdeploy|aphrodite"
-             r"|text-generation-inference|tgi",
+    "torch": r"(?:py)?torch|transformers|diffusers|comfyui|deepspeed|exllama(?:v2)?|lmdeploy|aphrodite",
+    # TGI, also by its image named in a sentence (`docker image text-generation-inference:1.0.2`).
+    "tgi": r"text-generation-inference(?::v?\d[\w.]*)?|tgi",
 }
 # Each word as a word of a sentence: between spaces, quotes or sentence punctuation, never inside a path, an image, a
 # module, a flag or a variable's name (`ollama/ollama:latest`, `vllm.entrypoints`, `--ollama`, `OLLAMA_HOST`).

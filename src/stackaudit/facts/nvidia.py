@@ -53,6 +53,7 @@ from stackaudit.gputable import (
     UnknownGpuError,
     agreed,
     architecture_of,
+    board_power,
     cut_prefix,
     lookup,
     resolve_cut_name,
@@ -301,7 +302,8 @@ class GpuInfo:
 
     @property
     def power_default(self) -> tuple[float | None, str]:
-        """The default power limit and where it comes from: the GPU's own, else its GPU-table row's.
+        """The default power limit and where it comes from: the GPU's own, else its GPU-table row's, else its board
+        power on NVIDIA's spec page (gputable.BOARD_POWER).
 
         The row's is no evidence where the cap is what resolved a name the nvidia-smi table cut
         (gputable.resolve_cut_name): it would only repeat the cap.
@@ -322,7 +324,8 @@ class GpuInfo:
                                          f"{fits} ({' and '.join(r.name for r in rows)})")
             return rows[0].power_w, f"the {rows[0].name} default in the GPU table (the row the cut name {shown!r} fits{fits})"
         if spec is None or not spec.power_w:
-            return None, ""
+            board = board_power(self.name or "")
+            return (board[0], f"the {self.name.strip()} board power on NVIDIA's spec page") if board else (None, "")
         return spec.power_w, f"the {spec.name} default in the GPU table"
 
     @property

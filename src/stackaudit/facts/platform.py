@@ -113,7 +113,9 @@ CLOUD_INSTANCES = (
     CloudInstance(r"\b(?:[a-z]+\d+[a-z]*)\.(?:nano|micro|small|medium|large|\d*xlarge)\b", "amazon",
                   "an EC2 instance type (a Nitro VM)",
                   "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html"),
-    CloudInstance(r"\bStandard[_ ]N[CDV]\d+\w*", "microsoft", "an Azure N-series VM size",
+    # Azure's size with or without its `Standard_` prefix (`NC80adis_H100_v5`): the bare name ends in its version.
+    CloudInstance(r"\bStandard[_ ]N[CDV]\d+\w*|\bN[CDV]\d+[a-z]*_(?:[A-Z]+\d+\w*_)?v\d+\b", "microsoft",
+                  "an Azure N-series VM size",
                   "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/overview"),
     CloudInstance(r"\b(?:a2|a3|a4|g2)-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-\d+g?\b", "google",
                   "a Compute Engine accelerator-optimized machine type",
@@ -129,6 +131,8 @@ class GpuInstance:
     model: str  # the GPU table's name
     sizes: tuple[tuple[str, int], ...]  # (size, GPUs)
     source: str
+    # The provider hands the size's GPUs to the VM as NVIDIA vGPUs (its GRID driver in the guest), not passed through.
+    vgpu: bool = False
 
 
 _AWS_GPUS = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
@@ -163,12 +167,22 @@ GPU_INSTANCES = (
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ndma100v4-series"),
     GpuInstance(r"Standard_ND(96)isr_H100_v5", "H100 SXM", (("96", 8),),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ndh100v5-series"),
+    GpuInstance(r"(?:Standard_)?NC(40)ads_H100_v5|(?:Standard_)?NC(80)adis_H100_v5", "H100 NVL", (("40", 1), ("80", 2)),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncadsh100v5-series"),
+    # NVadsA10 v5: every size, whole or partial A10, runs NVIDIA's GRID (vGPU) guest driver ("NVadsA10 v5-series VMs
+    # only support NVIDIA GRID drivers" in the series page's driver notes); a partial size counts as one GPU here.
+    GpuInstance(r"(?:Standard_)?NV(\d+)adm?s_A10_v5", "A10", (("6", 1), ("12", 1), ("18", 1), ("36", 1), ("72", 2)),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/nvadsa10v5-series",
+                vgpu=True),
     GpuInstance(r"Standard_NC(\d+)as_T4_v3", "T4", (("4", 1), ("8", 1), ("16", 1), ("64", 4)),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncast4v3-series"),
 )
 INSTANCE_TITLE = "a GPU instance type in the user's words"
 # A line that names an instance beside a contrast speaks of another machine too (`Using a a2-highgpu-8g instance works
 # with 8 gpus without any shared memory error`, corpus 249): the same words as PLATFORM_WORDS' negations.
+# The contrast is read in the clause that names the instance (`When deploying NC80adis_H100_v5 in East US, I noticed
+# that the 2 GPU were not using NVLink`, corpus 906: the negation is of the links, not of the machine).
+_CLAUSE = re.compile(r"[,;]\s|\.\s")
 _CONTRAST = re.compile(r"\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b", re.I)
 
 
@@ -176,7 +190,8 @@ def instance_gpus(name: str) -> tuple[int, GpuInstance] | None:
     """How many GPUs an instance type holds and its GPU_INSTANCES row; None for a type or size not listed."""
     for row in GPU_INSTANCES:
         m = re.fullmatch(row.pattern, name.strip(), re.I)
-        count = dict(row.sizes).get(m.group(1).lower()) if m else None
+        size = next((g for g in m.groups() if g), "") if m else ""
+        count = dict(row.sizes).get(size.lower()) if m else None
         if count is not None:
             return count, row
     return None
@@ -249,8 +264,8 @@ def platform_words(line: str) -> PlatformWords | None:
     return next((row for row in PLATFORM_WORDS if re.search(row.pattern, line, re.I)), None)
 
 
-_ANY_INSTANCE = re.compile(r"large\b|\.(?:nano|micro|small|medium)\b|Standard[_ ]N|-(?:highgpu|megagpu|ultragpu|edgegpu|"
-                           r"standard)-", re.I)
+_ANY_INSTANCE = re.compile(r"large\b|\.(?:nano|micro|small|medium)\b|Standard[_ ]N|\bN[CDV]\d+[a-z]*_|"
+                           r"-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-", re.I)
 
 
 def cloud_instances(text: str) -> list[tuple[str, CloudInstance]]:
@@ -292,6 +307,7 @@ def cloud_kernel(release: str) -> KernelFlavour | None:
 class Virtualization:
     vm: str  # "none" or the hypervisor's name
     source: str
+    vgpu: str = ""  # why the VM's GPUs are NVIDIA vGPUs where its instance type says so (GpuInstance.vgpu), else ""
 
     @property
     def is_vm(self) -> bool:
@@ -511,7 +527,10 @@ def virtualization_from_user_words(text: str) -> Virtualization:
         line, words = next((line, words) for line, words in said if words.vm != "none")
         return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}")
     name, row = named[0]
-    return Virtualization(row.vm, f"{name} in the user's words: {row.what}")
+    sized = instance_gpus(name)
+    vgpu = (f"{name} is a size its provider serves with NVIDIA vGPU (GRID) guests ({sized[1].source})"
+            if sized is not None and sized[1].vgpu else "")
+    return Virtualization(row.vm, f"{name} in the user's words: {row.what}", vgpu)
 
 
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=93)
@@ -523,7 +542,8 @@ def gpus_from_instance_type(text: str) -> GpuInventory:
 
         setting: aws g5.48xlarge
     """
-    named = {name for line in text.splitlines() if not _CONTRAST.search(line) for name, _ in cloud_instances(line)}
+    named = {name for line in text.splitlines() for clause in _CLAUSE.split(line) if not _CONTRAST.search(clause)
+             for name, _ in cloud_instances(clause)}
     found = instance_gpus(next(iter(named))) if len(named) == 1 else None
     if found is None or len({name for name, _ in cloud_instances(text)}) != 1:
         raise ParseError("names no single GPU instance type of GPU_INSTANCES")

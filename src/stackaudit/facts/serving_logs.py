@@ -59,7 +59,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
-from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, USER_NCCL_ENV
+from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, RAY_LOG, USER_NCCL_ENV
 from stackaudit.facts.symptoms import KERNEL_ARCH_REFUSED, NO_KERNEL_IMAGE
 from stackaudit.facts.topology import link_rank
 from stackaudit.host.base import NotCaptured, read_optional
@@ -756,9 +756,15 @@ def parse_serving_log(text: str) -> ServingLog:
         text_l = line.strip()
         low = text_l.lower()
         if not engine:
-            if "sglang" in low or SGLANG_LINE.search(line):
+            # An engine's name decides before a line's format: a platform's `[2023-10-30 14:14:08] ` prefix is
+            # SGLang's format too (corpus 903: a vLLM start under a container launcher).
+            if "sglang" in low:
                 engine = "sglang"
-            elif "vllm" in low or VLLM_LINE.search(line):
+            elif "vllm" in low:
+                engine = "vllm"
+            elif SGLANG_LINE.search(line):
+                engine = "sglang"
+            elif VLLM_LINE.search(line):
                 engine = "vllm"
             elif GGML_LOG_LINE.match(line):
                 engine = "llamacpp"
@@ -983,6 +989,55 @@ def serving_log(text: str) -> ServingLog:
         INFO 05-26 03:09:32 [cuda.py:156] Data Parallel: Forcing enforce eager to be True since DP is currently not supported with CUDA Graphs.
     """
     return parse_serving_log(text)
+
+
+# --- the run's date ----------------------------------------------------------------------------
+
+# A timestamp with its year, as a log line carries it (Ray's `2023-09-21 09:59:38,239`, a platform's
+# `[2023-10-30 14:14:08]`, ISO `2023-12-28T13:17:07`); vLLM's own `INFO 09-21 09:59:40` has no year.
+_DATED = re.compile(r"(?<![\d-])(20\d\d-[01]\d-[0-3]\d)[ T]\d\d:\d\d:\d\d")
+
+
+@dataclass(frozen=True, kw_only=True)
+class LogDate(Sourced):
+    """The earliest day a pasted log's timestamps name (YYYY-MM-DD), with its line: the run was on or after it, so an
+    engine release it ran was published before the latest of its days (facts/applicability.ENGINE_FEATURES_SINCE)."""
+
+    day: str
+    line: str
+
+
+fact("log_date", LogDate, first_of, hint="paste the engine's log with its timestamps")
+
+
+def parse_log_date(text: str) -> LogDate:
+    """The earliest dated timestamp of a log's lines (_DATED)."""
+    found = sorted((m.group(1), line.strip()) for line in text.splitlines() for m in [_DATED.search(line)] if m)
+    if not found:
+        raise ParseError("no timestamp with a year in the log")
+    return LogDate(day=found[0][0], line=found[0][1][:300])
+
+
+@parser(ENGINE_LOG, feeds="log_date", kind=LogDate, rank=10)
+def log_date_from_engine_log(text: str) -> LogDate:
+    """The earliest day the engine log's timestamps name.
+
+    Input (tests/data/captures/903)::
+
+        [2023-10-30 14:14:10] WARNING 10-30 06:14:10 config.py:351] Casting torch.bfloat16 to torch.float16.
+    """
+    return parse_log_date(text)
+
+
+@parser(RAY_LOG, feeds="log_date", kind=LogDate, rank=20)
+def log_date_from_ray_log(text: str) -> LogDate:
+    """The earliest day a pasted Ray log's timestamps name.
+
+    Input (tests/data/captures/897)::
+
+        2023-09-21 09:59:39,380\tINFO worker.py:1642 -- Started a local Ray instance.
+    """
+    return parse_log_date(text)
 
 
 # --- vLLM P2P cache --------------------------------------------------------------------------
