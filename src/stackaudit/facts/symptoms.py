@@ -253,7 +253,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "Podman older than 4.1 that reads the name as a path), so the container does not start with the GPU"),
     # A container's NVML cannot open the GPUs it was given: systemd reloaded the device cgroup (`systemctl
     # daemon-reload`) without the NVIDIA devices (NVIDIA's notice, NVIDIA/nvidia-docker#1730).
-    Symptom("nvml-unknown-error", re.compile(r"Failed to initialize NVML: Unknown Error"),
+    # go-nvml spells the same return code `ERROR_UNKNOWN` (NVML_ERROR_UNKNOWN, printed by Go tooling in a pod).
+    Symptom("nvml-unknown-error", re.compile(r"Failed to initialize NVML: (?:Unknown Error|ERROR_UNKNOWN)"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "NVML cannot open the GPU device nodes; inside a container that is the device cgroup losing the GPUs "
         "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)"),
