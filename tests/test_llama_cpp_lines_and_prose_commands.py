@@ -194,3 +194,20 @@ def test_eval_time_is_the_decode_rate() -> None:
     # Modelled counter-example: prefill alone is no decode rate.
     with pytest.raises(ParseError):
         parse_engine_rate(PERF_34.splitlines()[2] + "\n")
+
+
+def test_koboldcpp_service_command_920() -> None:
+    """corpus 920: a systemd unit's `ExecStart=/usr/bin/python /opt/koboldcpp-latest/koboldcpp.py ...`: KoboldCpp is
+    llama.cpp's library behind its own server."""
+    (command,) = fact(pasted(body("920")), "engine_commands").commands
+    assert command.engine == "llamacpp" and "--gpulayers" in command.argv
+    results = capture_checks("920", "RT-CUDA-GRAPHS", "DRV-XID", "MEM-GPU-SHARED")
+    assert results["RT-CUDA-GRAPHS"].status == "not-applicable"
+    assert results["DRV-XID"].status == "unknown" and results["MEM-GPU-SHARED"].status == "unknown"
+
+
+def test_a_sentence_naming_koboldcpp_is_no_command() -> None:
+    """Modelled counter-example: the program named in a sentence, with no command line."""
+    from stackaudit.facts.engine_command import parse_command_line
+
+    assert parse_command_line("I run koboldcpp as a service and it dumps core") is None

@@ -91,6 +91,9 @@ KEY_PHRASES = re.compile(
     r"Avg prompt throughput: [\d.]+ tokens/s|"  # vLLM's (and its forks') metrics line, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
     r"custom_all_reduce\.cuh?:\d+|Registering \d+ cuda graph addresses|"  # custom all-reduce's CUDA error, its set-up
+    # FastChat's vLLM worker (fastchat/serve/vllm_worker.py, 2023) logs vLLM's AsyncEngineArgs one a line:
+    # `2023-08-01 00:41:32 | INFO | __main__ | engine_args.tensor_parallel_size: 4`.
+    r"\bengine_args\.\w+: |"
     r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b|"  # one parse per flag: linear
     # A kernel the GPU has no code for, or a kernel library refusing its architecture: an engine's start failing,
     # often pasted with no engine line around it (facts/symptoms.py).
@@ -139,7 +142,7 @@ GGML_CUDA_BUFFER = re.compile(r"\b(CUDA\d+)(?: model| KV| compute)? buffer size 
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
-               "torchrun", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
+               "torchrun", "engine_args.", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
                "no_binary_for_gpu", "nokernelimagefordevice", "unsupported architecture", *GGML_NEEDLES)
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
@@ -644,7 +647,8 @@ _KV_TRANSFER = re.compile(r"kv_transfer_config['\"]?\s*[=:]\s*(?!None)\S|KVTrans
 # is %savailable on dev %d`.
 _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev")
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
-_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)")
+_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
+                 r"|\bengine_args\.tensor_parallel_size: (\d+)")  # the last: FastChat's vLLM worker
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
 # SGLang's ServerArgs has pp_size and dp_size.
 _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_parallel_size['\"]:\s*(\d+)")
@@ -780,7 +784,7 @@ def parse_serving_log(text: str) -> ServingLog:
         if not engine:
             if "sglang" in low or SGLANG_LINE.search(line):
                 engine = "sglang"
-            elif "vllm" in low or VLLM_LINE.search(line):
+            elif "vllm" in low or "engine_args." in low or VLLM_LINE.search(line):
                 engine = "vllm"
             elif GGML_LOG_LINE.match(line):
                 engine = "llamacpp"
@@ -902,7 +906,7 @@ def parse_serving_log(text: str) -> ServingLog:
                 graph_lines.append(text_l)
         m = _TP.search(text_l) if tp is None and ("tensor_parallel_size" in low or "tp_size" in low) else None
         if m:
-            tp = int(m.group(1) or m.group(2))
+            tp = int(m.group(1) or m.group(2) or m.group(3))
         m = _PP.search(text_l) if pp is None and ("pipeline_parallel_size" in low or "pp_size" in low) else None
         if m:
             pp = int(m.group(1) or m.group(2))
