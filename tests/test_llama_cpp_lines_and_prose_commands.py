@@ -211,3 +211,18 @@ def test_a_sentence_naming_koboldcpp_is_no_command() -> None:
     from stackaudit.facts.engine_command import parse_command_line
 
     assert parse_command_line("I run koboldcpp as a service and it dumps core") is None
+
+
+def test_a_prompt_piped_into_llama_cli_921() -> None:
+    """corpus 921: `echo "<prompt>" | CUDA_VISIBLE_DEVICES=0,2,1 ./llama-cli ...`: the command the pipe feeds."""
+    commands = fact(pasted(body("921")), "engine_commands").commands
+    piped = [c for c in commands if ("CUDA_VISIBLE_DEVICES", "0,2,1") in c.env]
+    assert len(piped) == 1 and piped[0].engine == "llamacpp" and piped[0].argv[0] == "./llama-cli"
+
+
+def test_a_pipe_from_another_engine_is_not_a_feeder() -> None:
+    """Modelled counter-example: a command that is not a text feeder before a pipe keeps its own words."""
+    from stackaudit.facts.engine_command import parse_command_line
+
+    command = parse_command_line("vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2 | tee vllm.log")
+    assert command is not None and command.argv[:2] == ("vllm", "serve") and "tee" not in command.argv

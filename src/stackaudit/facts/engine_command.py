@@ -43,6 +43,8 @@ _WRAPPERS: dict[str, frozenset[str]] = {
                           "--interleave")),
     "taskset": frozenset(("-c", "--cpu-list")),
 }
+# Commands that only feed text into a pipe (`echo "<prompt>" | llama-cli ...`): the engine is the command after it.
+_FEEDERS = frozenset(("echo", "printf", "cat"))
 # The processes that carry the flags (not a worker or a helper).
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
@@ -339,6 +341,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         words = shlex.split(expand_variables(line.rstrip()[:-1] if cut else line, variables or {}), comments=True)
     except ValueError:
         return None
+    if words and words[0] in _FEEDERS and "|" in words:
+        words = words[words.index("|") + 1:]  # `echo "<prompt>" | llama-cli ...`: the command the pipe feeds
     env: list[tuple[str, str]] = []
     while words and (_ASSIGN.match(words[0]) or words[0] in _WRAPPERS):
         m = _ASSIGN.match(words[0])
