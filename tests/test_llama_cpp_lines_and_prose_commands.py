@@ -226,3 +226,16 @@ def test_a_pipe_from_another_engine_is_not_a_feeder() -> None:
 
     command = parse_command_line("vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2 | tee vllm.log")
     assert command is not None and command.argv[:2] == ("vllm", "serve") and "tee" not in command.argv
+
+
+def test_summarize_py_under_mpirun_is_trtllm_899() -> None:
+    """corpus 899: `mpirun -n 4 --allow-run-as-root python summarize.py --test_trt_llm ... --engine_dir ...`."""
+    commands = fact(pasted(body("899")), "engine_commands").commands
+    assert any(c.engine == "trtllm" and c.argv[:3] == ("mpirun", "-n", "4") for c in commands)
+
+
+def test_summarize_py_without_an_engine_dir_is_no_engine() -> None:
+    """Modelled counter-example: another project's summarize.py, no built engine named."""
+    from stackaudit.facts.engine_command import parse_command_line
+
+    assert parse_command_line("mpirun -n 4 python summarize.py --input notes.txt") is None
