@@ -276,7 +276,8 @@ def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_ta
     def any_pattern(line: str) -> bool:
         return any(p.search(line) for p in (serving_logs.NCCL_LINE, serving_logs.NCCL_BANNER, serving_logs.VLLM_LINE,
                                              serving_logs.SGLANG_LINE, serving_logs.KEY_PHRASES)) \
-            or serving_logs.GGML_LOG_LINE.match(line) is not None
+            or serving_logs.GGML_LOG_LINE.match(line) is not None \
+            or (serving_logs.OLLAMA_LINE.search(line) is not None and not serving_logs.OLLAMA_DISCOVERY.search(line))
 
     tried = 0
     for _name, lines in EXAMPLES:
@@ -285,6 +286,7 @@ def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_ta
             tried += 1
     for line in ("INFO 01-02 03:04:05 [gpu_model_runner.py:1234] capturing CUDA GRAPH", "(x) NCCL WARN y",
                  "[2025-01-02 03:04:05 TP0] Load weight end.", "use ENFORCE_EAGER", "Custom allreduce IS DISABLED",
-                 "load_tensors: offloaded 5/37 layers to GPU", "       eval time =   23038.87 ms /   275 tokens"):
+                 "load_tensors: offloaded 5/37 layers to GPU", "       eval time =   23038.87 ms /   275 tokens",
+                 'time=2024-08-12T20:24:12.346-06:00 level=INFO source=memory.go:309 msg="offload to cuda"'):
         assert serving_logs.is_log_line(line) and any_pattern(line), line
     assert tried > 1000

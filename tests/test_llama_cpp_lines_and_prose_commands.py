@@ -208,3 +208,48 @@ def test_a_runtime_the_driver_refuses_is_an_issue(tmp_path: Path) -> None:
     text = ("ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient for CUDA runtime version\n"
             "llama_model_loader: loaded meta data with 30 key-value pairs\n")
     assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "issue"
+
+
+def test_koboldcpp_service_command_920() -> None:
+    """corpus 920: a systemd unit's `ExecStart=/usr/bin/python /opt/koboldcpp-latest/koboldcpp.py ...`: KoboldCpp is
+    llama.cpp's library behind its own server."""
+    (command,) = fact(pasted(body("920")), "engine_commands").commands
+    assert command.engine == "llamacpp" and "--gpulayers" in command.argv
+    results = capture_checks("920", "RT-CUDA-GRAPHS", "DRV-XID", "MEM-GPU-SHARED")
+    assert results["RT-CUDA-GRAPHS"].status == "not-applicable"
+    assert results["DRV-XID"].status == "unknown" and results["MEM-GPU-SHARED"].status == "unknown"
+
+
+def test_a_sentence_naming_koboldcpp_is_no_command() -> None:
+    """Modelled counter-example: the program named in a sentence, with no command line."""
+    from stackaudit.facts.engine_command import parse_command_line
+
+    assert parse_command_line("I run koboldcpp as a service and it dumps core") is None
+
+
+def test_a_prompt_piped_into_llama_cli_921() -> None:
+    """corpus 921: `echo "<prompt>" | CUDA_VISIBLE_DEVICES=0,2,1 ./llama-cli ...`: the command the pipe feeds."""
+    commands = fact(pasted(body("921")), "engine_commands").commands
+    piped = [c for c in commands if ("CUDA_VISIBLE_DEVICES", "0,2,1") in c.env]
+    assert len(piped) == 1 and piped[0].engine == "llamacpp" and piped[0].argv[0] == "./llama-cli"
+
+
+def test_a_pipe_from_another_engine_is_not_a_feeder() -> None:
+    """Modelled counter-example: a command that is not a text feeder before a pipe keeps its own words."""
+    from stackaudit.facts.engine_command import parse_command_line
+
+    command = parse_command_line("vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2 | tee vllm.log")
+    assert command is not None and command.argv[:2] == ("vllm", "serve") and "tee" not in command.argv
+
+
+def test_summarize_py_under_mpirun_is_trtllm_899() -> None:
+    """corpus 899: `mpirun -n 4 --allow-run-as-root python summarize.py --test_trt_llm ... --engine_dir ...`."""
+    commands = fact(pasted(body("899")), "engine_commands").commands
+    assert any(c.engine == "trtllm" and c.argv[:3] == ("mpirun", "-n", "4") for c in commands)
+
+
+def test_summarize_py_without_an_engine_dir_is_no_engine() -> None:
+    """Modelled counter-example: another project's summarize.py, no built engine named."""
+    from stackaudit.facts.engine_command import parse_command_line
+
+    assert parse_command_line("mpirun -n 4 python summarize.py --input notes.txt") is None

@@ -125,6 +125,11 @@ PREFIX_SAMPLES: list[tuple[str, str, str, str]] = [
     ("Ray worker",  # capture 540 (vllm-project/vllm#1801): a Ray actor's NCCL watchdog line
      "(RayWorker pid=4751) [E ProcessGroupNCCL.cpp:488] Some NCCL operations have failed or timed out.",
      "[E ProcessGroupNCCL.cpp:488] Some NCCL operations have failed or timed out.", ""),
+    ("journal tag",  # capture 919 (ollama/ollama#7597): a journal line posted without its time and host
+     'ollama[1773]: time=2024-11-10T21:32:56.440+08:00 level=INFO source=server.go:105 msg="system memory" '
+     'total="15.4 GiB" free="11.3 GiB" free_swap="12.2 GiB"',
+     'time=2024-11-10T21:32:56.440+08:00 level=INFO source=server.go:105 msg="system memory" total="15.4 GiB" '
+     'free="11.3 GiB" free_swap="12.2 GiB"', ""),
 ]
 
 # Lines that start like a prefix and are not one: they stay as they are.

@@ -356,3 +356,26 @@ def test_a_container_pasted_without_its_manifest_is_a_pod_excerpt() -> None:
     assert ctr.excerpt and ctr.shm_size is None
     status = run_checks(MemoryHost(result.record), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"].status
     assert status == "unknown"
+
+
+def test_stray_words_before_more_docker_options_are_not_the_image_894() -> None:
+    """corpus 894: `--ulimit memlock=-1  ulimit stack 67108864 \\` then `--gpus=all ...`: the stray words are not
+    the image; the image is the first bare word no docker option follows."""
+    c = parse_docker_run("docker run -it --ipc=host --shm-size=1g --ulimit memlock=-1  ulimit stack 67108864 "
+                         "--gpus=all -v /data/crc/data:/data -n trtllm_dev -h trtllm_dev tensorrt_llm/devel:latest "
+                         "/bin/bash")
+    assert c.image == "tensorrt_llm/devel:latest" and c.gpu_requested
+
+
+def test_runtime_typed_apart_is_the_option_896() -> None:
+    """corpus 896: `docker run -- runtime nvidia --gpus all ...` is the user's `--runtime nvidia`."""
+    c = parse_docker_run("docker run -- runtime nvidia --gpus all --rm --shm-size=30gb --privileged "
+                         "-e CUDA_VISIBLE_DEVICES=0,1 xxxxx ")
+    assert c.image == "xxxxx" and c.runtime == "nvidia"
+
+
+def test_an_engine_flag_after_the_image_keeps_the_image() -> None:
+    """Modelled counter-example: the engine's own flags after the image (`--device cuda`, `-m`) are not docker's."""
+    c = parse_docker_run("docker run --gpus all vllm/vllm-openai:latest python3 -m vllm.entrypoints.openai.api_server "
+                         "--device cuda --tensor-parallel-size 2")
+    assert c.image == "vllm/vllm-openai:latest"

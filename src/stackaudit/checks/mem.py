@@ -366,9 +366,11 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
     avail mem=` lines give the free memory without the total: they are reported, not judged.
 
-    Without either, llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal) is reported,
-    not judged: it found room for only N layers, because the card is small or because something else holds its
-    memory, and the layers left on the CPU set the speed.
+    Without either, llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal; ollama's own
+    `layers.model=M layers.offload=N`) is reported, not judged: it found room for only N layers, because the card is
+    small or because something else holds its memory, and the layers left on the CPU set the speed.
+    ollama's scheduler finding at least the whole model's memory free on one GPU (`available=` against `required=`,
+    `memory.available` against `memory.required.full`), with no layer left on the CPU, is ok over that GPU.
     """
     sliced = [c for c in (docker_containers.gpu_or_serving if docker_containers else ())
               if c.gpu_slice and not c.diagnostic_only]
@@ -384,6 +386,12 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                            f"memory, and the {layers[1] - layers[0]} layers left on the CPU set the speed; the GPU's "
                            "total and free memory are not in the source", actual=layers[2],
                            hint="paste `nvidia-smi` (memory and processes) from while the model is loaded")
+        fit = serving_log.model_fit if serving_log is not None else None
+        if fit is not None and fit[0] >= fit[1] and (layers is None or layers[0] >= layers[1]):
+            return over_subjects(ok(f"the engine found {fit[0]:g} GiB free on the GPU for a model of {fit[1]:g} GiB "
+                                    f"(\"{fit[2]}\"): nothing else held the memory the whole model needed",
+                                    actual={"free_gib": fit[0], "required_gib": fit[1]}, evidence=[fit[2]]),
+                                 ["GPU 0"], None, ask="nvidia-smi")
         return unknown("", needs="nvidia")
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):

@@ -55,6 +55,17 @@ _RUN_BOOLEAN_LONG = frozenset({
     "--oom-kill-disable", "--no-healthcheck", "--help", "--quiet", "--sig-proxy", "--disable-content-trust",
 })
 _RUN_BOOLEAN_SHORT = frozenset("ditPq")
+# `docker run` long options that no serving engine's own command line takes (docker's options list,
+# https://docs.docker.com/reference/cli/docker/container/run/; `--device`, `--env`, `--name` and the like left out,
+# which engines' flags share): a bare word these follow is a stray word of a hand-typed command, not the image, and
+# a `-- runtime` typed with a space is the option.
+_RUN_ONLY_LONG = frozenset({
+    "--gpus", "--ulimit", "--shm-size", "--ipc", "--network", "--net", "--runtime", "--privileged", "--rm",
+    "--volume", "--mount", "--publish", "--cap-add", "--cap-drop", "--security-opt", "--pid", "--hostname",
+    "--detach", "--interactive", "--tty", "--entrypoint", "--restart", "--add-host", "--env-file", "--group-add",
+    "--cpus", "--cpuset-cpus", "--cpuset-mems", "--userns", "--log-driver", "--log-opt", "--oom-kill-disable",
+    "--sysctl", "--tmpfs", "--uts", "--volumes-from", "--memory-swap", "--device-cgroup-rule",
+})
 # How a pasted command line starts the container: `docker run`, `docker container run`, `nvidia-docker run`, and
 # Podman's Docker-compatible `podman run` / `podman container run` (https://docs.podman.io/en/latest/markdown/podman-run.1.html).
 # At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`;
@@ -141,9 +152,15 @@ def parse_docker_run(line: str) -> DockerContainer:
     while i < len(words):
         word = words[i]
         if word == "--":
+            if i + 1 < len(words) and f"--{words[i + 1]}" in _RUN_ONLY_LONG:  # `-- runtime nvidia`, typed apart
+                words[i + 1] = f"--{words[i + 1]}"
             i += 1
             continue
         if not word.startswith("-") or word == "-":
+            after = next((k for k in range(i + 1, len(words)) if words[k].startswith("-")), len(words))
+            if after < len(words) and words[after].partition("=")[0] in _RUN_ONLY_LONG:
+                i = after  # stray words before more of docker's own options: not the image
+                continue
             image = word
             i += 1
             break

@@ -43,26 +43,30 @@ _WRAPPERS: dict[str, frozenset[str]] = {
                           "--interleave")),
     "taskset": frozenset(("-c", "--cpu-list")),
 }
+# Commands that only feed text into a pipe (`echo "<prompt>" | llama-cli ...`): the engine is the command after it.
+_FEEDERS = frozenset(("echo", "printf", "cat"))
 # The processes that carry the flags (not a worker or a helper).
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
-                "aphrodite", "api_server.py")
+                "aphrodite", "api_server.py", "koboldcpp")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
                           r"|\bapi_server\.py\s.*--(?:enforce-eager|worker-use-ray|engine-use-ray|"
                           r"distributed-executor-backend|gpu-memory-utilization|max-num-seqs)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
-                          r"|\btrtllm-build\b|\brun\.py\s.*--engine_dir\b|\bllama-(?:server|cli)\b"
-                          r"|\btrtllm-bench\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
+                          r"|\btrtllm-build\b|\b(?:run|summarize)\.py\s.*--engine_dir\b|\bllama-(?:server|cli)\b"
+                          r"|\btrtllm-bench\b|\bkoboldcpp(?:\.py)?\s")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
 HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?P<end>\w+)(?P=q)\s*$")
 # Engines a pasted command can start that run no PyTorch: llama.cpp's server runs its own ggml CUDA kernels and reads
 # none of vLLM's, SGLang's or TensorRT-LLM's flags. Not in facts/processes.classify: a live process list judges
 # itself, and the runtime checks read only the engines there.
 # llama-cli is its one-shot program on the same library (ggml-org/llama.cpp#9881 runs it on an A100).
-GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp"}
+# KoboldCpp (https://github.com/LostRuins/koboldcpp) is llama.cpp's library behind its own server, run as its binary or
+# as `python koboldcpp.py`.
+GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp": "llamacpp", "koboldcpp.py": "llamacpp"}
 # llama.cpp's programs before their `llama-` prefix (ggml-org/llama.cpp#7809, June 2024): `./server` and `./main`.
 # A name this generic is llama.cpp's only where the paste shows llama.cpp (GGML_SHOWN): the command's path or its
 # prompt's directory names it, or a line of the paste is ggml's own (`ggml_init_cublas: found 3 CUDA devices:`).
@@ -337,6 +341,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         words = shlex.split(expand_variables(line.rstrip()[:-1] if cut else line, variables or {}), comments=True)
     except ValueError:
         return None
+    if words and words[0] in _FEEDERS and "|" in words:
+        words = words[words.index("|") + 1:]  # `echo "<prompt>" | llama-cli ...`: the command the pipe feeds
     env: list[tuple[str, str]] = []
     while words and (_ASSIGN.match(words[0]) or words[0] in _WRAPPERS):
         m = _ASSIGN.match(words[0])
@@ -350,6 +356,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
     if not words:
         return None
     program = posixpath.basename(words[0])
+    if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) in GGML_ENGINES:
+        program = posixpath.basename(words[1])  # `python koboldcpp.py model.gguf ...`
     if program in LEGACY_GGML_PROGRAMS and len(words) > 1 and "/" in words[0] \
             and GGML_SHOWN.search(f"{words[0]} {ggml_shown}"):
         return EngineCommand(LEGACY_GGML_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)

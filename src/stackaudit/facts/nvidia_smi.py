@@ -622,6 +622,9 @@ PROCESS_ROW = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C
 # GPU1: 0000:02:00.0: Unknown Error`, corpus 738).
 NO_HANDLE = re.compile(r"^\s*`?Unable to (?:determine|detect) the device handle for (?i:gpu)\s*(?:\d{1,3}:\s+)?"
                        rf"(?P<bdf>{BDF}):\s*(?P<why>[^\s`].*?)\s*`?\s*$")
+# nvidia-smi's one line where NVML cannot start at all (`Failed to initialize NVML: Unknown Error`; go-nvml's
+# `ERROR_UNKNOWN` for the same return code): the whole of its output.
+NVML_FAILED = re.compile(r"^\s*Failed to initialize NVML: \S.*$", re.MULTILINE)
 # NVML's error strings as the words the facts use (host/nvml.py); any other: "unknown".
 _NVML_WORDS = {"gpu is lost": "gpu-is-lost", "insufficient permissions": "no-permission", "not found": "not-found",
                "driver not loaded": "driver-not-loaded"}
@@ -653,6 +656,8 @@ def parse_table(text: str) -> NvidiaGpus:
     """
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi table larger than 32 MiB")
+    if (failed := NVML_FAILED.search(text)) and not TABLE_HEADER.search(text) and "|" not in text:
+        raise ParseError(f"nvidia-smi ran and could not start NVML (\"{failed.group(0).strip()}\"): it shows no GPU")
     header = TABLE_HEADER.search(text)
     # Header lines of different drivers (two machines' fragments in one paste) name no one driver, as the evidence
     # lines' reader has it (facts/nvidia.py driver_from_evidence_lines).

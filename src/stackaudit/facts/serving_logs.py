@@ -91,6 +91,9 @@ KEY_PHRASES = re.compile(
     r"Avg prompt throughput: [\d.]+ tokens/s|"  # vLLM's (and its forks') metrics line, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
     r"custom_all_reduce\.cuh?:\d+|Registering \d+ cuda graph addresses|"  # custom all-reduce's CUDA error, its set-up
+    # FastChat's vLLM worker (fastchat/serve/vllm_worker.py, 2023) logs vLLM's AsyncEngineArgs one a line:
+    # `2023-08-01 00:41:32 | INFO | __main__ | engine_args.tensor_parallel_size: 4`.
+    r"\bengine_args\.\w+: |"
     r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b|"  # one parse per flag: linear
     # A kernel the GPU has no code for, or a kernel library refusing its architecture: an engine's start failing,
     # often pasted with no engine line around it (facts/symptoms.py).
@@ -108,6 +111,22 @@ GGML_LOG_LINE = re.compile(
     r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_new_context_with_model|llama_context"
     r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
     r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /)")
+# ollama's own log lines (Go's log/slog text handler, ollama's logutil): `time=2024-08-12T20:24:12.346-06:00
+# level=INFO source=memory.go:309 msg="offload to cuda" ...`, behind a journal tag (`ollama[1773]: `) or none (its
+# Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
+# (`msg="inference compute"`, OLLAMA_DISCOVERY) stay the evidence reader's (importers/evidence.py).
+OLLAMA_LINE = re.compile(r"\btime=\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) level=[A-Z]+ source=[\w.-]+\.go:\d+ msg=")
+OLLAMA_DISCOVERY = re.compile(r'msg="?(?:inference compute"|looking for compatible GPUs|no compatible GPUs were '
+                              r'discovered|Dynamic LLM libraries \[|detected GPUs")')
+# ollama's placement (llm/memory.go, `msg="offload to cuda"` or `msg=offload library=cuda`): the layers it put on
+# the GPUs of the model's layers, `layers.model=33 layers.offload=12`.
+OLLAMA_OFFLOAD = re.compile(r"\blayers\.model=(\d+) layers\.offload=(\d+)\b")
+# ollama's scheduler weighing a model against a GPU's free memory (server/sched.go: `msg="new model will fit in
+# available VRAM in single GPU, loading" ... available=16139026432 required="11.3 GiB"`, bytes then its format_bytes;
+# llm/memory.go: `memory.available="[2.2 GiB]" memory.required.full="4.8 GiB"`, read where it names one GPU).
+OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (?P<ru>[MG]iB)"'
+                        r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]" '
+                        r'memory\.required\.full="(?P<full>[\d.]+) (?P<su>[MG]iB)"')
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
@@ -123,7 +142,7 @@ GGML_CUDA_BUFFER = re.compile(r"\b(CUDA\d+)(?: model| KV| compute)? buffer size 
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
-               "torchrun", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
+               "torchrun", "engine_args.", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
                "no_binary_for_gpu", "nokernelimagefordevice", "unsupported architecture", *GGML_NEEDLES)
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
@@ -137,6 +156,7 @@ def is_log_line(line: str) -> bool:
                 or ("] " in line and SGLANG_LINE.search(line))
                 or (("llama_" in line or "llm_load" in line or "load_tensors:" in line or "print_timing" in line
                      or "eval time =" in line) and GGML_LOG_LINE.match(line))
+                or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
@@ -215,7 +235,7 @@ _NVLS_REFUSED = re.compile(r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d
 
 @dataclass(frozen=True)
 class ServingLog:
-    engine: str = ""  # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "" (only NCCL lines)
+    engine: str = ""  # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "ollama" (OLLAMA_LINE) | "" (only NCCL lines)
     line_count: int = 0
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
     p2p_cache_paths: tuple[str, ...] = ()  # cache files vLLM read or wrote
@@ -307,8 +327,12 @@ class ServingLog:
     graph_ranks: tuple[str, ...] = ()
     # Every rank tag (log_rank) the log's lines carry, in order: the ranks the log shows, a lower bound of its world.
     ranks: tuple[str, ...] = ()
-    # llama.cpp's `offloaded N/M layers to GPU` (GGML_OFFLOADED): (N, M, the line) of the last such line.
+    # llama.cpp's `offloaded N/M layers to GPU` (GGML_OFFLOADED), ollama's `layers.model=M layers.offload=N`
+    # (OLLAMA_OFFLOAD): (N, M, the line) of the last such line.
     gpu_layers: tuple[int, int, str] | None = None
+    # ollama's weighing of the model against a GPU's free memory (OLLAMA_FIT): (free GiB, the whole model's GiB, the
+    # line) of the last such line.
+    model_fit: tuple[float, float, str] | None = None
     # The CUDA devices llama.cpp allocated a buffer on (GGML_CUDA_BUFFER), in order, and the first such line.
     ggml_cuda_devices: tuple[str, ...] = ()
     ggml_cuda_line: str = ""
@@ -623,7 +647,8 @@ _KV_TRANSFER = re.compile(r"kv_transfer_config['\"]?\s*[=:]\s*(?!None)\S|KVTrans
 # is %savailable on dev %d`.
 _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev")
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
-_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)")
+_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
+                 r"|\bengine_args\.tensor_parallel_size: (\d+)")  # the last: FastChat's vLLM worker
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
 # SGLang's ServerArgs has pp_size and dp_size.
 _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_parallel_size['\"]:\s*(\d+)")
@@ -749,6 +774,7 @@ def parse_serving_log(text: str) -> ServingLog:
     graph_ranks: list[str] = []
     ranks: list[str] = []
     gpu_layers: tuple[int, int, str] | None = None
+    model_fit: tuple[float, float, str] | None = None
     ggml_devices: list[str] = []
     ggml_line = ""
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
@@ -760,7 +786,7 @@ def parse_serving_log(text: str) -> ServingLog:
             # SGLang's format too (corpus 903: a vLLM start under a container launcher).
             if "sglang" in low:
                 engine = "sglang"
-            elif "vllm" in low:
+            elif "vllm" in low or "engine_args." in low:
                 engine = "vllm"
             elif SGLANG_LINE.search(line):
                 engine = "sglang"
@@ -768,10 +794,21 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "vllm"
             elif GGML_LOG_LINE.match(line):
                 engine = "llamacpp"
+            elif " level=" in line and OLLAMA_LINE.search(line):
+                engine = "ollama"
         m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
         if m:
             gpu_layers = (int(m.group(1)), int(m.group(2)), text_l)
-        m = GGML_CUDA_BUFFER.search(text_l) if "buffer size" in low and engine == "llamacpp" else None
+        m = OLLAMA_OFFLOAD.search(text_l) if "layers.offload=" in low else None
+        if m:
+            gpu_layers = (int(m.group(2)), int(m.group(1)), text_l)
+        m = OLLAMA_FIT.search(text_l) if "available=" in low and "required" in low else None
+        if m:
+            gib = {"MiB": 1 / 1024, "GiB": 1.0}
+            free = int(m["bytes"]) / 2**30 if m["bytes"] else float(m["free"]) * gib[m["fu"]]
+            need = float(m["req"]) * gib[m["ru"]] if m["req"] else float(m["full"]) * gib[m["su"]]
+            model_fit = (round(free, 1), round(need, 1), text_l)
+        m = GGML_CUDA_BUFFER.search(text_l) if "buffer size" in low and engine in ("llamacpp", "ollama") else None
         if m:
             ggml_line = ggml_line or text_l
             if m.group(1) not in ggml_devices:
@@ -875,7 +912,7 @@ def parse_serving_log(text: str) -> ServingLog:
                 graph_lines.append(text_l)
         m = _TP.search(text_l) if tp is None and ("tensor_parallel_size" in low or "tp_size" in low) else None
         if m:
-            tp = int(m.group(1) or m.group(2))
+            tp = int(m.group(1) or m.group(2) or m.group(3))
         m = _PP.search(text_l) if pp is None and ("pipeline_parallel_size" in low or "pp_size" in low) else None
         if m:
             pp = int(m.group(1) or m.group(2))
@@ -974,7 +1011,7 @@ def parse_serving_log(text: str) -> ServingLog:
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
         gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()), custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
-        ranks=tuple(ranks), gpu_layers=gpu_layers, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line)
+        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)

@@ -197,8 +197,12 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # its name, PID and node; `(RayWorker pid=4751)`, `(pid=123)`). A name that holds the worker's rank
     # (`(Worker_TP1 pid=…)`, vLLM's) stays: the log readers count ranks by it.
     ("Ray worker", re.compile(r"^\((?![\w.:-]*(?:TP|DP|PP|EP)\d)(?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:]+)?\) ")),
+    # ollama[1773]: time=2024-11-10T21:32:56.342+08:00 level=INFO source=sched.go:714 msg="new model will fit ..."
+    # (a journal line with its time and host cut away: the program's tag with its PID stays; kernel and daemon tags
+    # stay for their readers, as in the journal forms).
+    ("journal tag", re.compile(r"^(?!" + DAEMON_TAG + r")(?P<tag>[A-Za-z][\w.-]*\[\d+\]):(?: |$)")),
 )
-_CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _DOCKER_TIME, _COMPOSE, _PY_LOGGING, _RAY_WORKER = (
+_CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _DOCKER_TIME, _COMPOSE, _PY_LOGGING, _RAY_WORKER, _BARE_TAG = (
     pattern for _, pattern in LOG_PREFIXES)
 # The first three letters of each name: the cheap test before the pattern.
 _MONTHS = frozenset(name[:3].lower() for name in _MONTH_NAMES.replace("\\.?", "").replace("\\.", "").split("|"))
@@ -218,7 +222,9 @@ def _log_prefix(line: str) -> re.Match[str] | None:
     elif line[:1] == "(" and "pid=" in line[:64]:
         return _RAY_WORKER.match(line)
     head = line[:64]
-    return _TALOS.match(line) if ": kern: " in head or ": user: " in head else None
+    if ": kern: " in head or ": user: " in head:
+        return _TALOS.match(line)
+    return _BARE_TAG.match(line) if "]: " in head or head.endswith("]:") else None
 
 
 def _compose_mark(line: str) -> str:
@@ -372,6 +378,7 @@ def view(text: str) -> PasteView:
         # Ray worker's `(name pid=N, ...)`.
         if first.isdigit() or (first.isalpha() and (line[:3].lower() in _MONTHS or " |" in line[:64]
                                                     or ": kern: " in line[:64] or ": user: " in line[:64]
+                                                    or "]: " in line[:64] or line.endswith("]:")
                                                     or (first in "DIWEC" and ":" in line[4:9]))) \
                 or (first == "(" and "pid=" in line[:64]):
             following = raw[n + 1] if n + 1 < len(raw) else ""

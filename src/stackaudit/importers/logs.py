@@ -24,8 +24,8 @@ from stackaudit.importers.registry import Found, document_appended, importer
 VLLM_CACHE_DIR = "/root/.cache/vllm"
 
 
-@importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines",
-          needles=("NCCL", ".py:", "] ", *KEY_NEEDLES), per_line=True)
+@importer("server log", "vLLM / SGLang / llama.cpp / ollama server log lines and NCCL INFO/WARN lines",
+          needles=("NCCL", ".py:", "] ", " level=", *KEY_NEEDLES), per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if not is_log_line(lines[i]):

@@ -16,10 +16,17 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
-from stackaudit.facts.nvidia_smi import NO_HANDLE, PROCESS_ROW, QUERY_FIELDS, TABLE_HEADER
-from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_VERSION, NVSMI_XML
+from stackaudit.facts.nvidia_smi import NO_HANDLE, NVML_FAILED, PROCESS_ROW, QUERY_FIELDS, TABLE_HEADER
+from stackaudit.facts.sources import EVIDENCE_LINES, NVSMI_QUERY, NVSMI_TABLE, NVSMI_VERSION, NVSMI_XML
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
-from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
+from stackaudit.importers.registry import (
+    Found,
+    applied_each,
+    command_output,
+    command_output_appended,
+    document_appended,
+    importer,
+)
 from stackaudit.pci_address import BDF
 
 XML_ARGV = NVSMI_XML.argv
@@ -218,13 +225,23 @@ _FRAGMENT_SIGNS = re.compile(r"^\s*\|\s*Processes:")
 # The header line alone, without the table's bars (corpus 247, 264, 298: copied into a report as the driver's version).
 _LONE_HEADER = re.compile(r"^\s*" + TABLE_HEADER.pattern)
 _TIMESTAMP = re.compile(r"^\s*\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*$")
+# The command whose one line of output NVML_FAILED is.
+_SMI_COMMAND = re.compile(r"^\s*(?:sudo\s+)?nvidia-smi\s*$")
 
 
 @importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows), or its "
-          "line for a GPU it cannot open, or a fragment of it: the header line alone, the Processes box, process rows",
-          needles=("|", "+", "device handle", "NVIDIA-SMI"), per_line=True)
+          "line for a GPU it cannot open, or its one line where NVML cannot start, under the command, or a fragment of it: the header line alone, the Processes box, process rows",
+          needles=("|", "+", "device handle", "NVIDIA-SMI", "Failed to initialize NVML"), per_line=True)
 def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
+        if i > 0 and NVML_FAILED.match(lines[i]) and _SMI_COMMAND.match(lines[i - 1]):
+            # The whole output of a run that could not start NVML: nvidia-smi's output, which shows no GPU
+            # (facts/nvidia_smi.parse_table says so), and a symptom where any pasted line of evidence goes
+            # (facts/symptoms.py).
+            text = lines[i].strip() + "\n"
+            yield Found("nvidia-smi", i - 1, i + 1, applied_each(command_output_appended(TABLE_ARGV, text),
+                                                                 document_appended(EVIDENCE_LINES.name, text)))
+            continue
         if NO_HANDLE.match(lines[i]) and not _query_output(lines, i):
             yield Found("nvidia-smi", i, i + 1, command_output_appended(TABLE_ARGV, lines[i].strip() + "\n"))
             continue

@@ -537,14 +537,16 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
 
 def _record_prefix_hosts(record: HostRecord, paste: _paste.PasteView, lines: list[str], result: ImportResult,
                          file_name: str, line_offset: int) -> None:
-    """The host names the log prefixes of the lines kept gave (not another host's, set aside), in order."""
-    kept = [i for i in sorted(paste.hosts) if lines[i]] if paste.hosts and result.recognised else []
+    """The host names the log prefixes of the lines kept gave (not another host's, set aside), in order, and the
+    programs their journal tags named (a tag without a time or host names a program alone)."""
+    kept = [i for i in sorted({*paste.hosts, *paste.programs}) if lines[i]] if result.recognised else []
     if not kept:
         return
-    record.docs[LOG_LINE_HOSTS.name] = "".join(f"{h}\n" for h in dict.fromkeys(paste.hosts[i] for i in kept))
     a, b = paste.span(kept[0], kept[-1] + 1)
     prov = Provenance("log line prefixes", "pasted", False, file_name, (a + 1 + line_offset, b + line_offset))
-    record.provenance[doc_key(LOG_LINE_HOSTS.name)] = prov
+    if hosts := [paste.hosts[i] for i in kept if i in paste.hosts]:
+        record.docs[LOG_LINE_HOSTS.name] = "".join(f"{h}\n" for h in dict.fromkeys(hosts))
+        record.provenance[doc_key(LOG_LINE_HOSTS.name)] = prov
     programs = [paste.programs[i] for i in kept if i in paste.programs]
     if programs:
         record.docs[LOG_LINE_PROGRAMS.name] = "".join(f"{p}\n" for p in dict.fromkeys(programs))

@@ -165,6 +165,16 @@ def append_document(record: HostRecord, name: str, text: str, sep: str = "") -> 
         docs[name] = docs.get(name, "") + text
 
 
+def _apply_each(rec: HostRecord, applies: tuple[Callable[[HostRecord], None], ...]) -> None:
+    for apply in applies:
+        apply(rec)
+
+
+def applied_each(*applies: Callable[[HostRecord], None]) -> Callable[[HostRecord], None]:
+    """A Found.apply that records one span in several places, in order (a partial of partials: it pickles)."""
+    return partial(_apply_each, applies=applies)
+
+
 def document_appended(name: str, text: str, sep: str = "") -> Callable[[HostRecord], None]:
     """A Found.apply that adds pasted text to the end of a pasted document (`append_document`)."""
     return partial(append_document, name=name, text=text, sep=sep)  # a partial, not a lambda: it pickles
