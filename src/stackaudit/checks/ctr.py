@@ -572,8 +572,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
             given = [f"GPU {d}" for c, _ in whole for r in c.device_requests if r.is_gpu
                      for d in r.device_ids if d.isdecimal()]
             return over_subjects(judged, given, sum(size for _, size in whole)) if given else judged
-        held = [(c, n) for c in docker_containers.gpu_or_serving if not ranks and not c.diagnostic_only
-                and (n := _gpus_held(c, gpus)) is not None and n >= 2]
+        # A container held open for `docker exec` (`sleep 8640000`) runs the engine the user starts inside it.
+        held = [(c, n) for c in docker_containers.gpu_or_serving if not ranks
+                and (not c.diagnostic_only or c.keep_alive) and (n := _gpus_held(c, gpus)) is not None and n >= 2]
         if held:
             # Whatever ranks the engine starts, it starts them inside the container that holds the GPUs.
             return ok("all ranks run inside one container: " + ", ".join(f"{c.label} ({n} GPUs)" for c, n in held)
