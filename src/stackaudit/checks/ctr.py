@@ -513,6 +513,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     holds ranks of the same group.
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
+    A container whose command only holds it open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`) counts as
+    such a container: its engine is started inside it.
     """
     group = serving_log.ipc_group() if serving_log is not None else ()
     if group and serving_log is not None:
