@@ -52,3 +52,26 @@ def test_modelled_two_gpu_ids(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, text, CHECK)[CHECK]
     assert r.status == "ok", r.message
     assert "(2 GPUs)" in r.message
+
+
+def test_keep_alive_container_holds_its_ranks() -> None:
+    # triton-inference-server/tensorrtllm_backend#54: the working run is
+    # `docker run -d ... --gpus '"device=6,7"' ... triton_trt_llm sleep 8640000`, entered to start Triton at
+    # world_size 2: a container held open by `sleep` runs the engine the user starts in it.
+    r = capture_checks("900", CHECK)[CHECK]
+    assert r.status == "ok", r.message
+    assert "(2 GPUs)" in r.message
+
+
+def test_modelled_short_sleep_stays_a_diagnostic(tmp_path: Path) -> None:
+    # Modelled: `sleep 30` before a check exits; it holds nothing open for an engine.
+    text = "$ docker run --rm --gpus '\"device=0,1\"' ubuntu:22.04 sleep 30\n"
+    r = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert r.status == "not-applicable", r.message
+
+
+def test_modelled_tail_dev_null_keeps_alive(tmp_path: Path) -> None:
+    # Modelled: `tail -f /dev/null` is the other common keep-alive command.
+    text = "$ docker run -d --gpus '\"device=0,1\"' --shm-size 8g nvcr.io/nvidia/pytorch:24.01-py3 tail -f /dev/null\n"
+    r = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert r.status == "ok", r.message

@@ -513,6 +513,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     holds ranks of the same group.
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
+    A container whose command only holds it open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`) counts as
+    such a container: its engine is started inside it.
     """
     group = serving_log.ipc_group() if serving_log is not None else ()
     if group and serving_log is not None:
@@ -572,8 +574,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
             given = [f"GPU {d}" for c, _ in whole for r in c.device_requests if r.is_gpu
                      for d in r.device_ids if d.isdecimal()]
             return over_subjects(judged, given, sum(size for _, size in whole)) if given else judged
-        held = [(c, n) for c in docker_containers.gpu_or_serving if not ranks and not c.diagnostic_only
-                and (n := _gpus_held(c, gpus)) is not None and n >= 2]
+        # A container held open for `docker exec` (`sleep 8640000`) runs the engine the user starts inside it.
+        held = [(c, n) for c in docker_containers.gpu_or_serving if not ranks
+                and (not c.diagnostic_only or c.keep_alive) and (n := _gpus_held(c, gpus)) is not None and n >= 2]
         if held:
             # Whatever ranks the engine starts, it starts them inside the container that holds the GPUs.
             return ok("all ranks run inside one container: " + ", ".join(f"{c.label} ({n} GPUs)" for c, n in held)

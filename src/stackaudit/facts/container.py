@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shm import parse_df_table, read_df
 from stackaudit.facts.sources import (
     COMPOSE_FILE,
@@ -175,6 +176,12 @@ def container(ctx: FactContext) -> ContainerInfo:
             kind, why = (kind, why) if "`shm` mount" in why else ("", "")
             if kind:
                 evidence.append(why)
+        if not kind:
+            # NCCL lines tag each rank with its hostname: a container's default one is its id's first 12 hex digits.
+            log = ctx.optional("serving_log", ServingLog)
+            if log is not None and log.container_host():
+                kind = "container"
+                evidence.append(f"NCCL logs from host {log.container_host()}, a container's default hostname (its id)")
         if not kind:
             host_side = _host_side_evidence(host)
             if host_side:

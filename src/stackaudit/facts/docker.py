@@ -75,6 +75,8 @@ DIAGNOSTIC_PROGRAMS = frozenset({
     # Filters a check's output is piped through (`nvidia-smi --query-gpu=compute_cap --format=csv | tail -n 1`).
     "head", "tail", "grep", "cut", "sort", "uniq", "wc", "tr",
 })
+# Commands that only hold a container open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`).
+_KEEP_ALIVE = re.compile(r"(?:/\S*/)?(?:sleep (?:\d{4,}[smhd]?|inf(?:inity)?)|tail -f /dev/null)")
 # Bare OS images (and CUDA's base flavour): no Python, no engine; run without a command, they start a shell.
 # A GPU container of one with no command shown runs what a user types in that shell, a GPU check as pasted, never
 # a serving engine without installing one first (pytorch#184277: `docker run -it --gpus=all ubuntu:22.04`).
@@ -273,6 +275,12 @@ class DockerContainer:
             return (self.image.rsplit("/", 1)[-1].partition(":")[0].partition("@")[0] in DIAGNOSTIC_PROGRAMS
                     or bool(BASE_OS_IMAGES.match(self.image)))
         return diagnostic_command(self.argv)
+
+    @property
+    def keep_alive(self) -> bool:
+        """Its command only holds the container open (`sleep 8640000`, `sleep infinity`, `tail -f /dev/null`) for
+        `docker exec`: what runs on its GPUs is typed inside it, not a diagnostic that exits."""
+        return bool(_KEEP_ALIVE.fullmatch(" ".join(self.argv)))
 
     @property
     def looks_like_serving(self) -> bool:
