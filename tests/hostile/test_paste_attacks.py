@@ -46,3 +46,14 @@ def test_a_10_mb_line_keeps_the_report_bounded(tmp_path: Path, fmt: str) -> None
     if fmt == "json":
         assert "[cut: 4096 of " in run.out  # the evidence quoting the long line ends in the marker
         assert "fallen off the bus" in run.out  # the line after the long one still counts
+
+
+def test_a_1_mb_table_row_is_read_in_one_pass(tmp_path: Path) -> None:
+    """A hardware summary's Markdown row cut before its closing bar, its value 1 MB long: the row reader splits on
+    bars (facts/_parse.stated_line); a pattern with a run to retry before the bar took minutes on 200 kB."""
+    paste = tmp_path / "summary.txt"
+    paste.write_text("## Environment\n| **Driver** | " + "a" * 1024 * 1024 + " 580.95\n| **PyTorch** | 2.8.0+cu128 |\n")
+    run = run_child(stackaudit("audit", "--from", str(paste), "-f", "json"), tmp_path, timeout=90)
+    assert run.rc in (0, 1), run.err
+    run.assert_bounded()
+    assert "2.8.0+cu128" in run.out  # the row after the long one is still read

@@ -89,22 +89,27 @@ def key_value_lines(text: str, sep: str = ":") -> dict[str, str]:
 
 # A two-column Markdown table row of a hardware summary (`| **Driver** | 595.71.05 (open kernel module) |`, corpus 860;
 # `| Driver | 580.142 |`): the key, bold or not, and its value, the statement a list's `Key: value` line makes. Not a
-# header's rule (`|---|---|`) nor a row with an empty cell.
-_TABLE_ROW = re.compile(r"^\s*\|\s*(?:\*\*|__)?(?P<key>[^|*_`]*?[A-Za-z][^|*_`]*?)(?:\*\*|__)?\s*\|"
-                        r"\s*(?P<value>[^|\s](?:[^|]*[^|\s])?)\s*\|\s*$")
+# header's rule (`|---|---|`) nor a row with an empty cell. Split on its bars, not matched by a pattern: one pass over
+# a line of any length.
+_BOLD = ("**", "__")
 
 
 def stated_line(line: str) -> str:
-    """A hardware summary's line in its `Key: value` form: a two-column Markdown table row (_TABLE_ROW) as
-    `Key: value`, any other line as it is.
+    """A hardware summary's line in its `Key: value` form: a two-column Markdown table row as `Key: value`, any
+    other line as it is.
 
     >>> stated_line("| **PyTorch** | 2.11.0+cu130 |"), stated_line("|---|---|")
     ('PyTorch: 2.11.0+cu130', '|---|---|')
     """
-    m = _TABLE_ROW.match(line) if "|" in line else None
-    if m is None or not m.group("value").strip("-: "):
+    cells = line.strip().split("|") if "|" in line else []
+    if len(cells) != 4 or cells[0] or cells[3].strip():
         return line
-    return f"{m.group('key').strip()}: {m.group('value')}"
+    key, value = cells[1].strip(), cells[2].strip()
+    for mark in _BOLD:
+        key = key.removeprefix(mark).removesuffix(mark).strip()
+    if any(c in key for c in "*_`") or not any(c.isascii() and c.isalpha() for c in key) or not value.strip("-: "):
+        return line
+    return f"{key}: {value}"
 
 
 def stated_lines(text: str) -> str:
