@@ -57,3 +57,19 @@ def test_a_1_mb_table_row_is_read_in_one_pass(tmp_path: Path) -> None:
     assert run.rc in (0, 1), run.err
     run.assert_bounded()
     assert "2.8.0+cu128" in run.out  # the row after the long one is still read
+
+
+def test_a_1_mb_process_row_is_no_row(tmp_path: Path) -> None:
+    """An nvidia-smi table whose process row runs on for 1 MB of spaces: no row nvidia-smi draws is that wide
+    (facts/nvidia_smi._MAX_ROW), so the row patterns never retry over it; the GPU row above still counts."""
+    paste = tmp_path / "smi.txt"
+    paste.write_text(
+        "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n"
+        "|   0  NVIDIA GeForce RTX 4090        On  |   00000000:01:00.0 Off |                  Off |\n"
+        "| 30%   38C    P8             21W /  450W |   21970MiB /  24564MiB |      0%      Default |\n"
+        "| Processes:                                                                              |\n"
+        "|    0   N/A  N/A      2211      C   x" + " " * 1024 * 1024 + "y\n")
+    run = run_child(stackaudit("audit", "--from", str(paste), "-f", "json"), tmp_path, timeout=90)
+    assert run.rc in (0, 1), run.err
+    run.assert_bounded()
+    assert "RTX 4090" in run.out

@@ -613,6 +613,15 @@ _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W
 # A GPU's third row (the MIG M. cell); a paste cut after the cell's word, before its closing border, still shows it.
 _ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*(?:\|\s*)?$")
 PROCESS_ROW = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+(N/A|\d+MiB)\s*\|")
+# nvidia-smi draws its table under 100 columns wide: a line over _MAX_ROW characters is no row of it. The row
+# patterns retry a run at each space (a process's name before its memory cell), so a long line would cost its
+# length squared.
+_MAX_ROW = 512
+
+
+def process_row(line: str) -> re.Match[str] | None:
+    """A process row of the table (PROCESS_ROW), on a line no longer than a table draws (_MAX_ROW)."""
+    return PROCESS_ROW.match(line) if len(line) <= _MAX_ROW else None
 
 
 # What nvidia-smi prints instead of its table when NVML cannot open a GPU: one line a GPU, its address glued to
@@ -677,6 +686,8 @@ def parse_table(text: str) -> NvidiaGpus:
     unreachable: list[tuple[str, str]] = []  # GPUs nvidia-smi could not open, in the order it named them
     for line in text.replace("\r\n", "\n").split("\n"):
         line = line.rstrip()
+        if len(line) > _MAX_ROW:
+            continue  # wider than any table nvidia-smi draws: no row of it
         if (lost := _unreachable(line)) is not None:
             unreachable.append(lost)
             continue
@@ -710,7 +721,7 @@ def parse_table(text: str) -> NvidiaGpus:
             rows[last]["mig"] = m3.group(1)
             last = None
             continue
-        mp = PROCESS_ROW.match(line)
+        mp = process_row(line)
         if mp and (in_procs or not _ROW1.match(line)):
             saw_proc_section = True
             gpu = int(mp.group(1))

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
-from stackaudit.facts.nvidia_smi import NO_HANDLE, NVML_FAILED, PROCESS_ROW, QUERY_FIELDS, TABLE_HEADER
+from stackaudit.facts.nvidia_smi import NO_HANDLE, NVML_FAILED, QUERY_FIELDS, TABLE_HEADER, process_row
 from stackaudit.facts.sources import EVIDENCE_LINES, NVSMI_QUERY, NVSMI_TABLE, NVSMI_VERSION, NVSMI_XML
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
 from stackaudit.importers.registry import (
@@ -269,7 +269,7 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
             k += 1
         body = lines[i:end]
         if not any(_TABLE_SIGNS.search(b) for b in body) and any(
-                _FRAGMENT_SIGNS.match(b) or PROCESS_ROW.match(b.strip()) for b in body):
+                _FRAGMENT_SIGNS.match(b) or process_row(b.strip()) for b in body):
             # Appended: the header line of the same output may stand alone elsewhere in the paste (corpus 247).
             text = "\n".join(b.strip() for b in body if not FENCE.match(b)) + "\n"
             yield Found("nvidia-smi", i, end, command_output_appended(TABLE_ARGV, text))
