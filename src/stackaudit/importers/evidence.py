@@ -43,6 +43,7 @@ from stackaudit.facts.peer_access import (
 )
 from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
 from stackaudit.facts.python_env import STATED_TORCH_BUILD, STATED_VERSION, listed_engine_image
+from stackaudit.facts.serving_logs import OLLAMA_DISCOVERY_MSGS
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
@@ -76,8 +77,8 @@ _UNIT_HEAD = re.compile(r"^\s*(?:(?:[●○×*]\s*)?(?:nv_peer_mem|nvidia[\w-]*|
 # CUDA's answer to whether one GPU can reach another's memory, as the CUDA samples print it (simpleP2P).
 _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80} \(GPU\d+\) : (?:Yes|No)\s*$")
 # ollama's GPU discovery (facts/gpus.py reads the GPUs its `inference compute` lines name).
-_OLLAMA = re.compile(r'\bmsg="?(?:inference compute"|looking for compatible GPUs|no compatible GPUs were discovered|'
-                     r'Dynamic LLM libraries \[|detected GPUs" .*\blibrary=\S*libcuda\.so\.\d)|^\s*device count \d+\s*$|'
+_OLLAMA = re.compile(rf'\bmsg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs" .*\blibrary=\S*libcuda\.so\.\d)|'
+                     r'^\s*device count \d+\s*$|'
                      r'^\s*\[GPU-[0-9a-fA-F-]+\] Compute Capability \d+\.\d+\s*$')
 # The NVIDIA Kubernetes device plugin's own start lines, under klog's head (`I1019 06:25:03.801505  1 main.go:154]`)
 # or Go's log time (`2020/10/14 18:04:53`): they show the plugin running on a Kubernetes GPU node.
