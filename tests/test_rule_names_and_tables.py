@@ -4,7 +4,7 @@
   list's `Key: value` line does (facts/_parse.stated_line): the driver and its flavour, torch, the kernel, the CPU.
 - An AMD model name implies its CPU family where lscpu's family line is not shown (facts/system.amd_family).
 - A CPU that is no x86 CPU is read from the machine the kernel reports (facts/system.cpu_from_kernel_machine).
-- A provider's partition name leads with the board it runs on (gputable.partition_board).
+- A provider's partition name or a vGPU profile leads with the board it runs on (gputable.board_words).
 - The H20 is an HGX board with NVLink (data/gpus.toml); its power limit at rest is 500 W.
 - An engine shown on one GPU has no group of GPUs to place (facts/parallelism.one_gpu_engine).
 
@@ -17,7 +17,7 @@ from corpus import body, capture_checks, fact, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import stated_line
 from stackaudit.facts.system import amd_family
-from stackaudit.gputable import lookup, on_nvswitch, partition_board
+from stackaudit.gputable import board_words, capability_of, lookup, on_nvswitch
 
 
 def _status(text: str, check: str) -> tuple[str, str]:
@@ -111,11 +111,27 @@ def test_vllm_10652_partition_name_leads_with_the_l20() -> None:
     assert r["FW-VM"].status == "unknown" and r["MEM-GPU-SHARED"].status == "unknown"
 
 
-def test_partition_board_reads_only_a_leading_model_of_one_row() -> None:
-    assert partition_board("L20-2-PCIE-48GB-48GB-L-H-V").name == "L20"
-    # Not a partition name, or a leading model of several rows (H100 SXM, PCIe, NVL).
-    for name in ("NVIDIA L20", "A100-SXM4-80GB", "H100-2-SXM-80GB"):
-        assert partition_board(name) is None, name
+def test_board_words_read_a_partition_or_vgpu_profile_only() -> None:
+    assert board_words("L20-2-PCIE-48GB-48GB-L-H-V") == "L20"
+    # vGPU profiles (NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types"): the board without spaces, a variant
+    # letter, a MIG slice count.
+    assert board_words("NVIDIA RTXA5000-24Q") == "RTX A5000" and capability_of("NVIDIA RTXA5000-24Q") == "8.6"
+    assert board_words("GRID A100D-16C") == "A100" and board_words("GRID A100-3-20C") == "A100"
+    assert board_words("NVIDIA RTX6000-Ada-48Q") == "RTX 6000 Ada" and board_words("NVIDIA H100XM-80C") == "H100"
+    # Not a partition or a profile: a board's own name (modelled).
+    for name in ("NVIDIA L20", "A100-SXM4-80GB", "NVIDIA A100-PCIE-40GB", "GRID K520", "NVIDIA L40S"):
+        assert board_words(name) == "", name
+
+
+def test_vllm_vgpu_profile_names_its_boards_compute_capability() -> None:
+    # Corpus 944 (`GPU 0: NVIDIA RTXA5000-24Q`, torch 2.6.0+cu124): an RTX A5000 is 8.6, which the wheel carries.
+    r = capture_checks("944", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert r.status == "ok" and "compute 8.6" in r.message, r.message
+    # A100 vGPU profiles of every variant are 8.0 (modelled collect_env lines after 936's `GRID A100D-16C`).
+    text = ("PyTorch version: 2.1.2+cu121\nCUDA used to build PyTorch: 12.1\nGPU models and configuration: \n"
+            "GPU 0: GRID A100D-16C\nNvidia driver version: 535.104.05\n")
+    r = run_checks(pasted(text), ["RT-TORCH-ARCH"])["RT-TORCH-ARCH"]
+    assert "compute 8.0" in r.message, r.message
 
 
 # --- the H20 is an HGX board -------------------------------------------------------------------------------------

@@ -394,7 +394,10 @@ def capability_of(name: str) -> str:
 
     >>> capability_of("NVIDIA GeForce RTX 3070"), capability_of("NVIDIA GeForce RTX 5090"), capability_of("NVIDIA A30")
     ('8.6', '12.0', '')
+
+    A partition or vGPU profile name is read by its board's words (board_words).
     """
+    name = board_words(name) or name
     for pattern, architecture, capability in _ARCH_WORDS:
         if pattern.search(name):
             return capability or SINGLE_CAPABILITY.get(architecture, "")
@@ -410,7 +413,10 @@ _FIRST_TURING_DEVICE_ID = 0x1E00
 def architecture_of(name: str, pci_device_id: int | None = None, table: GpuTable | None = None) -> str:
     """The architecture a GPU's name or NVIDIA PCI device id implies: its table row's (for a name the nvidia-smi table
     cut, the one every row it may be shares), else the model number's
-    series, else "pre-Turing" for a device id below Turing's; "" when none of them says."""
+    series, else "pre-Turing" for a device id below Turing's; "" when none of them says.
+
+    A partition or vGPU profile name is read by its board's words (board_words)."""
+    name = board_words(name) or name
     if name:
         words = next((architecture for pattern, architecture, _ in _ARCH_WORDS if pattern.search(name)), "")
         try:
@@ -692,19 +698,37 @@ def candidates(name: str, table: GpuTable | None = None) -> tuple[GpuSpec, ...]:
 _PARTITION_NAME = re.compile(r"^(?P<model>[A-Za-z]+\d+[A-Za-z]*)-\d+-(?:PCIE|SXM\d?)-\d+GB\b", re.IGNORECASE)
 
 
-def partition_board(name: str, table: GpuTable | None = None) -> GpuSpec | None:
-    """The table row a provider's partition name (_PARTITION_NAME) leads with, where its model names one row exactly;
-    None for any other name.
+# The name NVIDIA's vGPU guest driver gives a virtual GPU: its profile, `GRID <board>-<frame buffer in GB><series>`
+# (series A, B, C or Q; a MIG-backed profile puts its slice count first, `GRID A100-3-20C`; some B profiles end
+# in a head count, `GRID P4-1B4`): NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types"
+# (https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html#virtual-gpu-types-grid). Newer guest
+# drivers print `NVIDIA <board>-<size><series>` (`NVIDIA L40S-24Q`, ollama/ollama#8023).
+# A physical board never bears such a name (`GRID K520` is a board: no `-<size><series>`; `NVIDIA A100-PCIE-40GB`
+# ends in GB).
+# The board leads the profile, written without spaces (`RTXA5000-24Q` is an RTX A5000, `RTX6000-Ada-48Q` an RTX 6000
+# Ada), with a letter for the board's variant where one model has several (`A100D`, `V100DX`, `H100XM`: the same
+# guide's type tables), which names no other model.
+VGPU_PROFILE = re.compile(r"^(?:GRID|NVIDIA)\s+(?P<board>[^\s-]+(?:[\s-][^\s-]+)*?)-(?:\d+-)?\d+[ABCQ]\d?$")
+_VGPU_VARIANT = re.compile(r"(?<=\d)(?:DX|XM|D|X|L)$")
 
-    >>> partition_board("L20-2-PCIE-48GB-48GB-L-H-V").name
-    'L20'
+
+def board_words(name: str) -> str:
+    """The board a provider's partition name (_PARTITION_NAME) or a vGPU profile (VGPU_PROFILE) runs on, as people
+    write it; "" for any other name.
+
+    >>> board_words("L20-2-PCIE-48GB-48GB-L-H-V"), board_words("GRID A100D-3-40C"), board_words("NVIDIA RTXA5000-24Q")
+    ('L20', 'A100', 'RTX A5000')
+    >>> board_words("NVIDIA L4"), board_words("NVIDIA A100-PCIE-40GB")
+    ('', '')
     """
-    m = _PARTITION_NAME.match(name.strip())
-    try:
-        match = lookup(m.group("model"), table) if m else None
-    except (UnknownGpuError, GpuTableError):
-        return None
-    return match.spec if match is not None and not match.note and not match.alternatives else None
+    text = name.strip()
+    m = _PARTITION_NAME.match(text) or VGPU_PROFILE.match(text)
+    if m is None:
+        return ""
+    if "model" in m.groupdict():
+        return m.group("model")
+    board = _VGPU_VARIANT.sub("", m.group("board"))
+    return re.sub(r"^RTX(?=[A-Z]?\d)", "RTX ", board.replace("-", " "), flags=re.IGNORECASE)
 
 
 def agreed(rows: Collection[GpuSpec], read: Callable[[GpuSpec], _Value]) -> _Value | None:

@@ -22,7 +22,6 @@ from stackaudit.facts.nvidia import (
     NvidiaGpus,
     PowerProfile,
 )
-from stackaudit.facts.platform import VGPU_PROFILE
 from stackaudit.fixes.model import (
     advice,
     keep_text,
@@ -30,7 +29,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import LAPTOP_GPU, resolve_cut_name
+from stackaudit.gputable import LAPTOP_GPU, VGPU_PROFILE, resolve_cut_name
 
 NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"

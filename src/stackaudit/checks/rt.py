@@ -294,11 +294,11 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
         UnknownGpuError,
         agreed,
         architecture_of,
+        board_words,
         candidates,
         capability_of,
         load_table,
         lookup,
-        partition_board,
     )
 
     known: dict[str, str] = {}
@@ -310,9 +310,9 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
         try:
             match = lookup(name)
         except (UnknownGpuError, GpuTableError):
-            board = partition_board(name)
+            board = board_words(name)
             implied = (agreed(candidates(name), lambda row: row.compute_capability) or capability_of(name)
-                       or (board.compute_capability if board is not None else ""))
+                       or (agreed(candidates(board), lambda row: row.compute_capability) if board else "") or "")
             if implied:
                 known[name] = implied
             else:

@@ -12,7 +12,7 @@ from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stat
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
 from stackaudit.facts.sources import RIG_REPORT_ENVIRONMENT, SYSTEMD_DETECT_VIRT, USER_MACHINE
 from stackaudit.facts.system import CpuInfo, KernelInfo, KernelLog
-from stackaudit.gputable import exact_name
+from stackaudit.gputable import VGPU_PROFILE, exact_name
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.pci_address import on_root_bus
 
@@ -335,16 +335,6 @@ def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
             return "vm", (f"GPU {bdf}{where} on bus 00 of its PCI domain, where only a hypervisor's virtual root "
                           "complex puts a PCIe card (a passed-through GPU)")
     return None
-
-
-# The name NVIDIA's vGPU guest driver gives a virtual GPU: its profile, `GRID <board>-<frame buffer in GB><series>`
-# (series A, B, C or Q; a MIG-backed profile puts its slice count first, `GRID A100-3-20C`; some B profiles end
-# in a head count, `GRID P4-1B4`): NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types"
-# (https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html#virtual-gpu-types-grid). Newer guest
-# drivers print `NVIDIA <board>-<size><series>` (`NVIDIA L40S-24Q`, ollama/ollama#8023).
-# A physical board never bears such a name (`GRID K520` is a board: no `-<size><series>`; `NVIDIA A100-PCIE-40GB`
-# ends in GB).
-VGPU_PROFILE = re.compile(r"^(?:GRID|NVIDIA)\s+\S+(?:\s\S+)*-(?:\d+-)?\d+[ABCQ]\d?$")
 
 
 def vgpu_guest(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> str:
