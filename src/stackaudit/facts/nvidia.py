@@ -1011,7 +1011,10 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     Input (tests/data/captures/410, nvcc --version's fourth line)::
 
         Cuda compilation tools, release 12.0, V12.0.140
+
+    A two-column Markdown table row (`| **CUDA Toolkit** | 13.0 |`) is the same statement (facts/_parse.stated_line).
     """
+    text = stated_lines(text)
     found = {(m.group(1) or m.group(2)): line.strip() for line in text.splitlines() for m in [STATED_TOOLKIT.search(line)]
              if m}
     stated = {m.group(1): line.strip() for line in text.splitlines() for m in [STATED_CUDA.search(line)] if m}
