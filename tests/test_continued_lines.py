@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from corpus import CAPTURES_DIR, capture_checks, fact, pasted
 from stackaudit.facts._parse import continued, join_continued, without_continuation
+from stackaudit.importers._paste import view
 from stackaudit.importers.pasted import load_pasted
 
 
@@ -46,3 +47,19 @@ def test_a_line_ending_in_inline_code_is_not_continued() -> None:
     text = ("Run `docker run --gpus all -d --name a nvidia/cuda:12.4.1-base-ubuntu22.04 sleep 9999`\n"
             "then `docker run --gpus all -d --name b nvidia/cuda:12.4.1-base-ubuntu22.04 sleep 9999`\n")
     assert [c.name for c in fact(pasted(text), "docker_containers").containers] == ["a", "b"]
+
+
+def test_a_command_in_inline_code_continued_to_its_closing_backtick_is_one_command() -> None:
+    # Modelled on corpus 984's form (its program, ktransformers' local_chat.py, is no engine the tool knows): one
+    # backtick opens the span, `\\` continues it, and the last line's backtick closes it.
+    text = ("When I run\n`vllm serve Qwen/Qwen2.5-7B \\\n    --tensor-parallel-size 2 \\\n    --enforce-eager`\n"
+            "it fails.\n")
+    commands = fact(pasted(text), "engine_commands").commands
+    assert [c.argv for c in commands] == [("vllm", "serve", "Qwen/Qwen2.5-7B", "--tensor-parallel-size", "2",
+                                           "--enforce-eager")]
+
+
+def test_a_backtick_ending_a_line_outside_an_open_span_stays() -> None:
+    # Modelled: a blank line ends the span the first line opened; a later line's last backtick is not its close.
+    assert view("`vllm serve A \\\n  --tp 2 \\\n  --port 8000`\n").lines[2] == "  --port 8000"
+    assert view("`vllm serve A\n\nthen y`\n").lines[2] == "then y`"
