@@ -303,7 +303,7 @@ class GpuInfo:
     @property
     def power_default(self) -> tuple[float | None, str]:
         """The default power limit and where it comes from: the GPU's own, else its GPU-table row's, else its board
-        power on NVIDIA's spec page (gputable.BOARD_POWER).
+        power on NVIDIA's spec page (a power-only row of the GPU table, gputable.board_power).
 
         The row's is no evidence where the cap is what resolved a name the nvidia-smi table cut
         (gputable.resolve_cut_name): it would only repeat the cap.
