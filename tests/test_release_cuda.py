@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from corpus import capture_checks, paste_checks
-from stackaudit.facts.python_env import release_cuda_major
+from stackaudit.facts.python_env import STATED_VERSION, release_cuda_major
 
 
 @pytest.mark.parametrize(("version", "major"), [("0.11.0", 12), ("0.13.0.dev2024081300", 12), ("1.0.0rc4", 12),
@@ -50,3 +50,23 @@ def test_an_engine_container_on_a_driver_of_the_newest_cuda_major_is_ok() -> Non
 def test_no_engine_shown_stays_unknown() -> None:
     # Corpus 953: `nvidia-smi --version` alone on driver 595.71.05: the paste shows no program using CUDA.
     assert capture_checks("953", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "unknown"
+
+
+# https://github.com/NVIDIA/TensorRT-LLM/issues/2667 (issue body by Justin-12138, corpus 975): its driver line and the
+# line TensorRT-LLM prints when imported, without the `pip list` rows.
+TRTLLM_2667 = """Driver Version: 550.135        CUDA Version: 12.4
+
+But there is no output except the:
+[TensorRT-LLM] TensorRT-LLM version: 0.16.0
+"""
+
+
+def test_the_version_tensorrt_llm_prints_when_imported_names_its_cuda_major(tmp_path) -> None:
+    result = paste_checks(tmp_path, TRTLLM_2667, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok" and "tensorrt-llm 0.16.0 (CUDA 12.x)" in result.message
+
+
+def test_a_development_build_is_read_by_its_release() -> None:
+    # A NIM log's import line (a development build): 0.10.1.dev2024053000 is of the 0.10 release.
+    m = STATED_VERSION.match("[TensorRT-LLM] TensorRT-LLM version: 0.10.1.dev2024053000")
+    assert m is not None and release_cuda_major("tensorrt-llm", m.group("version")) == 12

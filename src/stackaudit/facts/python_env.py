@@ -377,11 +377,13 @@ def python_env(ctx: FactContext) -> PythonEnv:
 
 # A hardware list's version lines, one package a line (fwupd/fwupd#10896, corpus 751): `PyTorch: 2.8.0+cu128`,
 # `vLLM: 0.11.0`. torch's local label names the CUDA it was built for (`+cu128`: 12.8).
-# TensorRT-LLM's too, as a list names it (`- TensorRT-LLM: v0.11.0`, corpus 983) or `pip list` prints it in its
-# padded columns (`tensorrt-llm             0.16.0`, corpus 975).
-STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang):\s*|(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)"
-                            r"(?::\s*v?|\s{2,}))(?P<version>\d+\.\d+(?:\.\d+)?"
-                            r"(?:\.post\d+)?(?:\+[a-z]+\d*)?)\s*$", re.IGNORECASE)
+# TensorRT-LLM's too, as a list names it (`- TensorRT-LLM: v0.11.0`, corpus 983), `pip list` prints it in its
+# padded columns (`tensorrt-llm             0.16.0`, corpus 975) or the library prints it when imported
+# (`[TensorRT-LLM] TensorRT-LLM version: 0.16.0`, corpus 975).
+STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang):\s*|(?:TensorRT-LLM\]\s+)?"
+                            r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:(?:\s+version)?:\s*v?|\s{2,}))"
+                            r"(?P<version>\d+\.\d+(?:\.\d+)?"
+                            r"(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*)?)\s*$", re.IGNORECASE)
 # The CUDA major each release of a package is built with and loads, by its first and last release of that major: every
 # TensorRT-LLM release from 0.9 (its README's CUDA 12.3 badge) to 1.0 (nvcr.io/nvidia/pytorch:25.06, CUDA 12.9) names a
 # CUDA 12.x in its release notes (0.16: 12.6.3, 0.18: 12.8.1, 0.20: 12.9.0),
