@@ -301,6 +301,16 @@ def _too_many_positionals(words: list[str]) -> bool:
     return False
 
 
+# A Windows program at the head of a command, by its path (`.\bin\llama-server.exe`, a batch file's, corpus 962):
+# its `\` separators are not the shell's escapes, and `.exe` is not part of the program's name.
+_WINDOWS_PROGRAM = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:|\.{1,2})?(?:\\[\w.-]+)*\\?[\w.-]+)\.exe(?=\s|$)", re.I)
+
+
+def _posix_program(line: str) -> str:
+    """The line with a Windows program at its head (_WINDOWS_PROGRAM) written as a POSIX path without `.exe`."""
+    return _WINDOWS_PROGRAM.sub(lambda m: m.group("path").replace("\\", "/"), line, count=1)
+
+
 def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str] | None = None) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
     `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN).
@@ -313,7 +323,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         return None
     cut = line.rstrip().endswith("\\")
     try:
-        words = shlex.split(expand_variables(line.rstrip()[:-1] if cut else line, variables or {}), comments=True)
+        words = shlex.split(expand_variables(_posix_program(line.rstrip()[:-1] if cut else line), variables or {}),
+                            comments=True)
     except ValueError:
         return None
     if words and words[0] in _FEEDERS and "|" in words:
