@@ -86,7 +86,7 @@ def _yaml_args(lines: list[str], i: int) -> tuple[str, int] | None:
     return (shlex.join(items), end) if len(items) >= 3 else None
 
 
-def _continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]:
+def continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]:
     """The lines above `start` that `\\` continues into it (`mpirun -n 4 \\` over `python3 ../run.py \\` over
     `--engine_dir DIR`, corpus 578), joined without their prompt and `\\`, with the first one's index; ("", start)
     where the line above does not end with `\\`."""
@@ -199,7 +199,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 and lines[end].strip() and not FENCE.match(lines[end]):
             joined = joined.rstrip()[:-1] + " " + lines[end].strip()
             end += 1
-        above, first = _continued_from(lines, start, taken)
+        above, first = continued_from(lines, start, taken)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
         assignments, variables = _variables_set(lines, first, above + joined)
         command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first, first_ggml) if legacy
