@@ -1,6 +1,6 @@
 """A command line that starts a serving engine, pasted into a report (`vllm serve ...`,
 `python -m sglang.launch_server ...`, `trtllm-serve ...`, TensorRT-LLM's `trtllm-build` and `run.py --engine_dir`,
-llama.cpp's `llama-server`), with its prompt or list marker, leading `NAME=value` assignments and `\\` continuation
+llama.cpp's `llama-server`, NVIDIA Dynamo's `dynamo run out=vllm`), with its prompt or list marker, leading `NAME=value` assignments and `\\` continuation
 lines, above the line that names the engine too (`mpirun -n 4 \\` over `python3 ../run.py --engine_dir DIR`).
 llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where the paste shows llama.cpp: the line
 that shows it (the command's own, else a ggml line) is recorded after the command.
@@ -176,7 +176,8 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
-                and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low) \
+                and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low
+                and "dynamo" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or line.rstrip().endswith("\\")
                         or (i > 0 and lines[i - 1].rstrip().endswith("\\"))):  # the last line of a continued command
