@@ -127,3 +127,45 @@ def test_corpus_966_forced_ring_on_a_run_that_never_started() -> None:
 def test_forced_ring_on_a_run_that_ran_is_still_judged() -> None:
     # Corpus 478: NCCL_ALGO=Ring on a run that reached its table is still a forced choice.
     assert capture_checks("478", "IC-NCCL-ENV")["IC-NCCL-ENV"].status == "issue"
+
+
+# https://github.com/NVIDIA/nccl-tests/issues/171 (SweeneyJun, 2023-10-23), cut after the rank lines: a hostfile
+# launch that passes NCCL variables from the shell with `-x NAME`, their values not shown.
+NCCL_TESTS_171 = """```
+/home/myusername/openmpi/bin/mpirun --mca plm_rsh_agent /usr/bin/ssh --mca btl_tcp_if_include custom-L -np 2 --hostfile ./hostMPI -x LD_LIBRARY_PATH -x PATH -x CUDA_VISIBLE_DEVICES -x NCCL_ALGO -x NCCL_BUFFSIZE -x NCCL_CHECK_POINTERS -x NCCL_COMM_BLOCKING -x NCCL_CROSS_NIC -x NCCL_DEBUG -x NCCL_DMABUF_ENABLE -x NCCL_GDR_READ -x NCCL_GRAPH_MIXING_SUPPORT -x NCCL_GRAPH_REGISTER -x NCCL_IGNORE_CPU_AFFINITY /home/myusername/nccl-tests/build/all_reduce_perf -b 8 -e 128M -f 2 -g 2
+# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid 307887 on     sniper device  0 [0x02] NVIDIA TITAN Xp
+#  Rank  1 Group  0 Pid 307887 on     sniper device  1 [0x82] NVIDIA TITAN Xp
+#  Rank  2 Group  0 Pid   6780 on      slark device  0 [0x03] NVIDIA TITAN Xp
+#  Rank  3 Group  0 Pid   6780 on      slark device  1 [0x82] NVIDIA TITAN Xp
+```
+"""
+
+
+def test_values_passed_from_the_shell_are_not_shown(tmp_path: Path) -> None:
+    runs = fact(pasted(NCCL_TESTS_171), "nccl_test_runs")
+    assert runs.passed[:2] == ("NCCL_ALGO", "NCCL_BUFFSIZE")
+    r = paste_checks(tmp_path, NCCL_TESTS_171, "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "unknown" and "NCCL_ALGO" in r.message and "mpirun -x" in r.message
+    # Modelled: the same launch with the values on the line is judged from them.
+    shown = NCCL_TESTS_171.replace("-x NCCL_ALGO -x NCCL_BUFFSIZE -x NCCL_CHECK_POINTERS -x NCCL_COMM_BLOCKING "
+                                   "-x NCCL_CROSS_NIC -x NCCL_DEBUG -x NCCL_DMABUF_ENABLE -x NCCL_GDR_READ "
+                                   "-x NCCL_GRAPH_MIXING_SUPPORT -x NCCL_GRAPH_REGISTER -x NCCL_IGNORE_CPU_AFFINITY",
+                                   "-x NCCL_DEBUG=INFO")
+    assert fact(pasted(shown), "nccl_test_runs").passed == ()
+    assert paste_checks(tmp_path, shown, "IC-NCCL-ENV")["IC-NCCL-ENV"].status == "not-an-issue"
+
+
+def test_a_hostfile_launch_asks_at_least_one_process_worth(tmp_path: Path) -> None:
+    # Modelled on nccl-tests#171 ("setting it to 3 results in an error when only two GPUs are available"): the -g 2
+    # run lists two GPUs a host, then the hostfile launch with -g 3 is refused an ordinal.
+    text = NCCL_TESTS_171.replace("```\n\"\"\"", "") + (
+        "$ mpirun -np 2 --hostfile ./hostMPI /home/myusername/nccl-tests/build/all_reduce_perf -b 8 -e 128M -f 2 -g 3\n"
+        "# nThread 1 nGpus 3 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+        "validation: 1 graph: 0\n#\n# Using devices\n"
+        "sniper: Test CUDA failure common.cu:892 'invalid device ordinal'\n .. sniper pid 307999: Test failure common.cu:842\n")
+    assert fact(pasted(text), "nccl_test_runs").ordinal_failures[0][1:] == (None, 1, 3)
+    r = paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "not-an-issue" and "at least 3 GPUs" in r.message, r.message

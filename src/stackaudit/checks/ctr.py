@@ -936,11 +936,14 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         line, procs, threads, ngpus, bound = beyond
         shown = f"the {bound} GPUs the source shows on it" if gpus is not None and gpus.whole_count is not None \
             else f"the {bound} GPUs of the largest single NVIDIA system (DGX-2)"
-        return not_an_issue(f"the nccl-tests run asked one host for {procs * threads * ngpus} GPUs ({procs} process(es) "
-                            f"x {threads} thread(s) x {ngpus} GPU(s) each, nccl-tests' -t and -g), more than {shown}: "
+        least = "" if procs else "at least "  # a hostfile launch: one process on the host that failed, or more
+        return not_an_issue(f"the nccl-tests run asked one host for {least}{(procs or 1) * threads * ngpus} GPUs "
+                            f"({least}{procs or 1} process(es) x {threads} thread(s) x {ngpus} GPU(s) each, "
+                            f"nccl-tests' -t and -g), more than {shown}: "
                             f"its '{line}' is CUDA refusing a device number that does not exist, not GPUs hidden from "
                             "the run (one process per GPU with -g 1, or one per host with -g <its GPUs>)",
-                            actual={"asked_per_host": procs * threads * ngpus, "bound": bound}, evidence=[line])
+                            actual={"asked_per_host": (procs or 1) * threads * ngpus, "bound": bound},
+                            evidence=[line])
     if _given_gpus(container, gpu_devices, docker_containers):  # a CUDA/NVML "unknown error" is then this check's
         judged = replace(judged, sharpen=_GIVEN_GPUS_SHARPEN)
     # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.

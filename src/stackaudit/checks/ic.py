@@ -1189,7 +1189,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     NCCL_ALGO=Ring on an nccl-tests command line on one host without NVLink is the benchmark's own
     choice, and Ring is NCCL's pick for large all-reduces there (not an issue). NCCL_ALGO / NCCL_PROTO on the command
     line of nccl-tests runs that all failed choosing their GPUs ('invalid device ordinal', NcclTestRuns.none_started)
-    shaped no collective: not an issue. SGLang
+    shaped no collective: not an issue. A variable a test's launcher passes from its shell without a value (`mpirun
+    -x NCCL_ALGO`) and no source shows leaves the verdict unknown where nothing shown is an issue. SGLang
     sets NCCL_CUMEM_ENABLE=0 and NCCL_NVLS_ENABLE=0 itself (RT-ENV-SGLANG). NCCL itself refuses P2P
     beyond PXB (SHM between SYS/PHB GPUs is its default, not a setting). A clean nccl.conf says
     nothing when the engine's environment is unreadable (another user's process): unknown.
@@ -1197,6 +1198,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     settings = list(nccl_config.settings)
     # The engine runs but its environment is not readable, and no NCCL log says what it was given.
     blind = nccl_config.env_unreadable and "NCCL log" not in nccl_config.sources
+    if not settings and nccl_config.unshown:
+        return _passed_unshown(nccl_config, "")
     if not settings:
         if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
@@ -1339,6 +1342,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     if pending:
         return unknown("; ".join(pending + [m for _, m, _ in findings]), hint="`nvidia-smi topo -m`",
                        actual={s.name: s.value for s in settings})
+    if nccl_config.unshown:
+        return _passed_unshown(nccl_config, listed)
     if blind:
         return unknown(f"the NCCL settings that could be read ({listed}) disable no fast path"
                        + ("; " + "; ".join(m for _, m, _ in findings) if findings else "") + f"; but {_ENV_BLIND}",
@@ -1352,6 +1357,17 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
 
 
 _P2P_SHOWN = "these GPUs have NVLink or working P2P"
+
+
+def _passed_unshown(nccl_config: NcclConfig, listed: str) -> Outcome:
+    """IC-NCCL-ENV where a test's launcher passes NCCL variables from its shell (`mpirun -x NCCL_ALGO`) whose values
+    no source shows: any of them may disable a path, so nothing shown settles it."""
+    return unknown(", ".join(nccl_config.unshown) + " passed to the test from the launching shell (`mpirun -x "
+                   "NAME`) with values this source does not show"
+                   + (f"; the settings shown ({listed}) disable no fast path" if listed else ""),
+                   hint="`env | grep ^NCCL_` in the shell that ran mpirun, or the NCCL_DEBUG=INFO log's "
+                   "`NCCL_X set by environment to Y` lines",
+                   actual={s.name: s.value for s in nccl_config.settings})
 
 
 def _p2p_off_finding(where: str, one_rank: str, nvlink: bool, geforce: bool, p2p_ok: bool | None,

@@ -1191,6 +1191,9 @@ TEST_PROGRAMS = (r"(?:all_reduce|all_gather|alltoall|broadcast|gather|hypercube|
 # the variables set before the program are the run's.
 TEST_PROGRAM = re.compile(rf"(?:^|[\s/*`])({TEST_PROGRAMS})(?=[\s`*]|$)")
 _NCCL_ASSIGN = re.compile(r"(?:^|[\s*`])(NCCL_[A-Z0-9_]+)=([^\s*`]+)")
+# Open MPI's `-x NAME` without a value exports the launching shell's value of NAME to the ranks, which the line does
+# not show (https://docs.open-mpi.org/en/main/man-openmpi/man1/mpirun.1.html, `-x`).
+_NCCL_PASSED = re.compile(r"(?:^|\s)-x\s+(NCCL_[A-Z0-9_]+)(?=\s|$)")
 # nccl-tests' own failure lines (src/common.h): CUDACHECK and NCCLCHECK print `HOST: Test CUDA failure FILE:LINE 'error'`
 # (`Test NCCL failure FILE:LINE 'error / detail'`), and each TESTCHECK on the way out ` .. HOST pid N: Test failure
 # FILE:LINE` (nccl-tests#263, #289). https://github.com/NVIDIA/nccl-tests/blob/master/src/common.h
@@ -1243,6 +1246,8 @@ class NcclTestRuns(Sourced):
     # processes on the host or None where the launch does not say, threads per process, GPUs per thread).
     ordinal_failures: tuple[tuple[str, int | None, int, int], ...] = ()
     unstarted: tuple[int, ...] = ()  # the runs (indices of `runs`) that failed so, choosing their GPUs
+    # NCCL_* variables a launcher passes from its shell without showing their value (`mpirun -x NCCL_ALGO`).
+    passed: tuple[str, ...] = ()
 
     @property
     def none_started(self) -> bool:
@@ -1251,17 +1256,20 @@ class NcclTestRuns(Sourced):
         on those lines shaped no collective."""
         return bool(self.runs) and len(set(self.unstarted)) == len(self.runs)
 
-    def asked_beyond(self, count: int | None) -> tuple[str, int, int, int, int] | None:
+    def asked_beyond(self, count: int | None) -> tuple[str, int | None, int, int, int] | None:
         """A run that failed with 'invalid device ordinal' after asking one host for more GPUs than `count` (the
         host's GPUs the source shows; where it shows none, more than any one NVIDIA system holds, HOST_GPUS_AT_MOST):
-        (its failure line, processes, threads, GPUs per thread, the bound); None where no run did.
+        (its failure line, processes or None where the launch does not say, threads, GPUs per thread, the bound);
+        None where no run did.
 
         nccl-tests gives each process nThreads x nGpus devices from localRank x nThreads x nGpus on (src/common.cu),
         so a host needs processes x threads x GPUs of them; an ordinal past CUDA's count fails cudaSetDevice.
         """
         bound = count if count is not None else HOST_GPUS_AT_MOST
+        # A launch that does not say how many processes share a host (a hostfile) still starts one on the host that
+        # failed: one is the least it asked.
         return next(((line, procs, threads, ngpus, bound) for line, procs, threads, ngpus in self.ordinal_failures
-                     if procs is not None and procs * threads * ngpus > bound), None)
+                     if (procs or 1) * threads * ngpus > bound), None)
 
     def group(self, count: int) -> tuple[int, ...] | None:
         """The nvidia-smi indices of the GPUs the pasted test runs used on one host, when every run that settles
@@ -1382,12 +1390,14 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     runs = []
     failures: list[tuple[str, int | None, int, int]] = []
     unstarted: list[int] = []
+    passed: list[str] = []
     procs: int | None = None  # the processes per host of the run a failure line belongs to (the last command above)
     sizes = {"t": 1, "g": 1}
     for line in text.splitlines():
         m = TEST_PROGRAM.search(line)
         if m is not None:
             runs.append((m.group(1), tuple(_NCCL_ASSIGN.findall(line[:m.start(1)]))))
+            passed += _NCCL_PASSED.findall(line[:m.start(1)])
             procs, sizes = _processes_per_host(line[:m.start(1)]), {"t": 1, "g": 1}
             for o in _TEST_SIZE_OPTION.finditer(line[m.end(1):]):
                 sizes[o.group("short") or o.group("long")[1]] = int(o.group("n"))
@@ -1400,7 +1410,7 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     if not runs and not groups and not failures:
         raise ParseError("no nccl-tests command line or rank line")
     return NcclTestRuns(runs=tuple(runs), groups=groups, ordinal_failures=tuple(failures),
-                        unstarted=tuple(dict.fromkeys(unstarted)))
+                        unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -1586,6 +1596,8 @@ class NcclConfig:
     engine_running: bool | None = None  # None: the process list is not in the source
     # Engine processes run but none of their environments was readable (another user's: run as root).
     env_unreadable: bool = False
+    # Variables a test's launcher passes from its shell (`mpirun -x NCCL_ALGO`) whose value no source shows.
+    unshown: tuple[str, ...] = ()
 
     def value(self, name: str) -> str | None:
         return next((s.value for s in self.effective if s.name == name), None)
@@ -1716,5 +1728,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
             and not (tests is not None and tests.runs) and stated is None:
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
+    named = {s.name for s in settings}
+    unshown = tuple(n for n in (tests.passed if tests is not None else ()) if n not in named)
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,
-                      None if procs is None else procs.found, env_unreadable)
+                      None if procs is None else procs.found, env_unreadable, unshown)
