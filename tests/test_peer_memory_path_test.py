@@ -35,3 +35,15 @@ def test_modelled_absent_file_proves_no_load(tmp_path: Path) -> None:
     text = NV_MEM + "GDR is not enabled\n"
     assert fact(pasted(text), "path_tests").exists("/sys/kernel/mm/memory_peers/nv_mem/version")[0] is False
     assert paste_checks(tmp_path, text, "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"].status != "ok"
+
+
+def test_a_cat_of_the_version_file() -> None:
+    path = "/sys/kernel/mm/memory_peers/nv_mem/version"
+    # Real (NVIDIA/nccl#1939, shirinebadi): cat's error is the file absent.
+    assert path_test(f"cat {path}", f"cat: {path}: No such file or directory") == (path, False)
+    # Modelled: a version printed under it is the file there, and counts as the client registered.
+    assert path_test(f"cat {path}", "1.3") == (path, True)
+    assert fact(pasted(f"$ cat {path}\n1.3\n"), "path_tests").exists(path) == (True, f"cat {path} -> 1.3")
+    # Modelled: a file outside /sys, or a line that is neither answer, settles nothing.
+    assert path_test("cat /etc/version", "1.3") is None
+    assert path_test(f"cat {path}", "Permission denied") is None

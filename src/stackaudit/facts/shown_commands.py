@@ -204,9 +204,22 @@ PATH_TEST = re.compile(r"^(?:test\s+-[efd]\s+(?P<path>/\S+)|\[\s+-[efd]\s+(?P<pa
                        r"(?P<yes>\"[^\"]*\"|'[^']*'|[^|&;\"']+?)\s*\|\|\s*echo\s+(?P<no>\"[^\"]*\"|'[^']*'|[^|&;\"']+?)\s*$")
 
 
+# `cat` of a module's or a peer-memory client's version file under /sys (`cat /sys/kernel/mm/memory_peers/nv_mem/version`):
+# a version number under it is the file there; cat's `No such file or directory` is the file absent (NVIDIA/nccl#1939).
+_CAT_VERSION = re.compile(r"^(?:sudo\s+)?cat\s+(?P<path>/sys/\S+/version)\s*$")
+_VERSION_PRINTED = re.compile(r"^\d+(?:\.\d+)+\S*$")
+
+
 def path_test(command: str, printed: str) -> tuple[str, bool] | None:
-    """(the path, whether it exists) that a shown `test -e PATH && echo YES || echo NO` and the line it printed say;
-    None where the command is no such test or the line is neither word."""
+    """(the path, whether it exists) that a shown `test -e PATH && echo YES || echo NO` and the line it printed say,
+    or a `cat` of a /sys version file and the version (or cat's error) under it; None where the command is no such
+    test or the line is neither answer."""
+    cat = _CAT_VERSION.match(command.strip())
+    if cat is not None:
+        path, said = cat.group("path"), printed.strip()
+        if _VERSION_PRINTED.match(said):
+            return path, True
+        return (path, False) if said == f"cat: {path}: No such file or directory" else None
     m = PATH_TEST.match(command.strip())
     if m is None:
         return None

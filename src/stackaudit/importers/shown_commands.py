@@ -1,8 +1,9 @@
 """Greps of a whole source shown with nothing under them (`lsmod | grep nvidia_peermem`, then the next
 command or prompt, the end of the block or of the paste): recorded under EMPTY_GREPS, one command a line, for
 facts/shown_commands.py to read as absence of the pattern in that source and nothing else.
-A shell test of a path (`test -e PATH && echo YES || echo NO`) over the word it printed is recorded under PATH_TESTS,
-the command (without its prompt) and that line.
+A shell test of a path (`test -e PATH && echo YES || echo NO`) over the word it printed, or a `cat` of a /sys version
+file over the version or the error it printed, is recorded under PATH_TESTS, the command (without its prompt) and
+that line.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ def empty_grep(lines: list[str], candidates: Candidates | None = None) -> Iterat
             yield Found("empty grep", i, i + 1, document_appended(EMPTY_GREPS.name, grep.command + "\n"), whole=True)
 
 
-@importer("path test", "`test -e PATH && echo YES || echo NO` shown with the word it printed",
-          needles=("test -", "[ -"), per_line=True)
+@importer("path test", "`test -e PATH && echo YES || echo NO` shown with the word it printed, or `cat` of a /sys "
+          "version file with what it printed",
+          needles=("test -", "[ -", "/version"), per_line=True)
 def shown_path_test(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
         command = strip_prompt(lines[i]).strip()
