@@ -169,3 +169,15 @@ def test_a_hostfile_launch_asks_at_least_one_process_worth(tmp_path: Path) -> No
     assert fact(pasted(text), "nccl_test_runs").ordinal_failures[0][1:] == (None, 1, 3)
     r = paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
     assert r.status == "not-an-issue" and "at least 3 GPUs" in r.message, r.message
+
+
+def test_processes_per_host_as_launchers_write_them() -> None:
+    # Modelled command lines, each over one failure line: (the launch, the processes per host read).
+    fail = "h: Test CUDA failure common.cu:941 'invalid device ordinal'\n"
+    for launch, procs in (("", 1), ("mpirun -np 4 ", 4), ("mpirun -npernode 8 -np 16 ", 8),
+                          ("mpirun --map-by ppr:4:node -np 8 ", 4), ("mpirun --map-by ppr:2:socket -np 8 ", 8),
+                          ("srun --ntasks-per-node=8 ", 8), ("srun -N 2 -n 16 ", None),
+                          ("mpirun -np 16 --hostfile hosts ", None), ("mpirun -H a:2,b:2 -np 4 ", 2)):
+        runs = fact(pasted(f"{launch}./build/all_reduce_perf -b 8 -e 128M -g 1\n# Using devices\n{fail}"),
+                    "nccl_test_runs")
+        assert runs.ordinal_failures[0][1] == procs, launch

@@ -1301,7 +1301,7 @@ _TEST_SIZE_OPTION = re.compile(r"(?:^|\s)(?:-(?P<short>[gt])|--(?P<long>ngpus|nt
 # How many processes a launcher starts on each host: Open MPI's `--host a:8,b:8` slots, `-npernode 8`, `--map-by
 # ppr:8:node`; Slurm's `--ntasks-per-node=8`. https://docs.open-mpi.org/en/main/launching-apps/scheduling.html
 _HOST_SLOTS = re.compile(r"(?:^|\s)(?:--host|-H)[\s=]+(?P<hosts>\S+)")
-_PER_NODE = re.compile(r"(?:^|\s)(?:-{1,2}npernode|--ntasks-per-node|--map-by\s+ppr:)[\s=]*(?P<n>\d+)")
+_PER_NODE = re.compile(r"(?:^|\s)(?:(?:-{1,2}npernode|--ntasks-per-node)[\s=]+(?P<n>\d+)|--map-by\s+ppr:(?P<ppr>\d+):node\b)")
 _MPI_NP = re.compile(r"(?:^|\s)(?:-np|-n|--np)[\s=]+(?P<n>\d+)")
 _HOST_LIST = re.compile(r"(?:^|\s)(?:--host|-H|-{1,2}hostfile|--machinefile|-machinefile)(?:\s|=)")
 
@@ -1313,7 +1313,7 @@ def _processes_per_host(command: str) -> int | None:
     if not re.search(r"(?:^|[\s/])(?:mpirun|mpiexec|srun)\s", command):
         return 1
     if (m := _PER_NODE.search(command)) is not None:
-        return int(m.group("n"))
+        return int(m.group("n") or m.group("ppr"))
     if (m := _HOST_SLOTS.search(command)) is not None:
         return max(int(h.rsplit(":", 1)[1]) if re.fullmatch(r"[^:,]+:\d+", h) else 1 for h in m.group("hosts").split(","))
     if "srun" not in command and not _HOST_LIST.search(command) and (m := _MPI_NP.search(command)) is not None:

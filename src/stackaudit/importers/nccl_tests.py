@@ -125,7 +125,9 @@ def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterat
             end -= 1  # the blank lines after the run are not its
         body = lines[i:end]
         if _is_run(body):
-            start = _command_above(lines, i) if "nThread" in lines[i] else None
+            # The command above a header, or above the `# Using devices` or failure line a cut header starts at.
+            start = _command_above(lines, i) if "nThread" in lines[i] or "Using devices" in lines[i] \
+                or TEST_FAILURE.match(lines[i]) else None
             command = [lines[start]] if start is not None else []
             yield Found("nccl-tests", i if start is None else start, end,
                         document_appended(NCCL_TESTS.name, "\n".join(command + body) + "\n"))
