@@ -57,7 +57,8 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|through
                           r"distributed-executor-backend|gpu-memory-utilization|max-num-seqs)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\b(?:run|summarize)\.py\s.*--engine_dir\b|\bllama-(?:server|cli)\b"
-                          r"|\btrtllm-bench\b|\bkoboldcpp(?:\.py)?\s")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
+                          r"|\btrtllm-bench\b|\bkoboldcpp(?:\.py)?\s"
+                          r"|\bdynamo(?:-run|\s+run)\s.*\bout=(?:vllm|sglang)\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
 HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?P<end>\w+)(?P=q)\s*$")
 # Engines a pasted command can start that run no PyTorch: llama.cpp's server runs its own ggml CUDA kernels and reads

@@ -1,8 +1,9 @@
 """A command line that starts a serving engine, pasted into a report (`vllm serve ...`,
 `python -m sglang.launch_server ...`, `trtllm-serve ...`, TensorRT-LLM's `trtllm-build` and `run.py --engine_dir`,
-llama.cpp's `llama-server`), with its prompt or list marker, leading `NAME=value` assignments and continuation
-lines (`\\`, a batch file's `^`, PowerShell's backtick: facts/_parse.continued), above the line that names the
-engine too (`mpirun -n 4 \\` over `python3 ../run.py --engine_dir DIR`).
+llama.cpp's `llama-server`, NVIDIA Dynamo's `dynamo run out=vllm`), with its prompt or list marker, leading
+`NAME=value` assignments and continuation lines (`\\`, a batch file's `^`, PowerShell's backtick:
+facts/_parse.continued), above the line that names the engine too (`mpirun -n 4 \\` over
+`python3 ../run.py --engine_dir DIR`).
 llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where the paste shows llama.cpp: the line
 that shows it (the command's own, else a ggml line) is recorded after the command.
 
@@ -88,7 +89,7 @@ def _yaml_args(lines: list[str], i: int) -> tuple[str, int] | None:
     return (shlex.join(items), end) if len(items) >= 3 else None
 
 
-def _continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]:
+def continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]:
     """The lines above `start` that `\\` continues into it (`mpirun -n 4 \\` over `python3 ../run.py \\` over
     `--engine_dir DIR`, corpus 578), joined without their prompt and `\\`, with the first one's index; ("", start)
     where the line above does not end with `\\`."""
@@ -178,7 +179,8 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
-                and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low) \
+                and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low
+                and "dynamo" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or continued(line)
                         or (i > 0 and continued(lines[i - 1]))):  # the last line of a continued command
@@ -201,7 +203,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 and lines[end].strip() and not FENCE.match(lines[end]):
             joined = without_continuation(joined) + " " + lines[end].strip()
             end += 1
-        above, first = _continued_from(lines, start, taken)
+        above, first = continued_from(lines, start, taken)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
         assignments, variables = _variables_set(lines, first, above + joined)
         command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first, first_ggml) if legacy
