@@ -1,0 +1,81 @@
+"""GPUs failing inside containers and pods, as the programs there log it (issue 28, step 3).
+
+- CUDA's error 802 in ollama's own words (`cuInit err: 802`, `cuda driver library init failure: 802`) is
+  cudaErrorSystemNotReady: DRV-FABRIC-MANAGER issue, and CTR-GPU-ACCESS not-an-issue (the call reached the driver)
+  (facts/symptoms.py `cuda-system-not-ready`).
+- The device plugin's `NVML not detected: could not load NVML library` (`nvml-library-not-loaded`), a CDI spec naming a
+  host device node that is gone (`cdi-host-device-missing`) and the GPU Operator's `nvidia-container-cli.real:
+  initialization error` (`ctk-init-error`): CTR-GPU-ACCESS issue, over a GPU request shown beside them.
+
+Real pastes are corpus captures (their public threads in their headers) or verbatim from the thread named beside them;
+counter-examples are modelled where marked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+from stackaudit.facts.symptoms import find_symptoms
+
+FM, ACCESS = "DRV-FABRIC-MANAGER", "CTR-GPU-ACCESS"
+
+# NVIDIA/nvidia-container-toolkit#885 (adi-lb-phoenix): the same stale spec met by `distrobox enter` (its trailing
+# space dropped).
+DISTROBOX_885 = """\
+distrobox enter ubuntu
+Error: setting up CDI devices: failed to inject devices: failed to stat CDI host device "/dev/dri/renderD129": no such file or directory
+"""
+
+
+def _names(text: str) -> list[str]:
+    return [h.symptom.name for h in find_symptoms(text.splitlines())]
+
+
+def test_ollama_error_802_is_the_fabric_not_the_container() -> None:
+    # Corpus 1003 (H200, ollama/ollama#9031) and 1004 (eight H100, ollama/ollama#12173).
+    for prefix in ("1003", "1004"):
+        results = capture_checks(prefix, FM, ACCESS)
+        assert results[FM].status == "issue", (prefix, results[FM].message)
+        assert any("802" in line for line in results[FM].evidence)
+        assert results[ACCESS].status == "not-an-issue", (prefix, results[ACCESS].message)
+
+
+def test_other_cuinit_errors_are_not_802() -> None:
+    # Modelled: ollama's probe with CUDA_ERROR_NO_DEVICE (100), and a number that only starts with 802.
+    assert _names("cuInit err: 100\n") == []
+    assert _names('msg="Unable to load cudart library x: cuda driver library init failure: 8021"\n') == []
+    assert _names("cuInit err: 802\n") == ["cuda-system-not-ready"]
+
+
+def test_device_plugin_nvml_not_detected_is_an_access_issue() -> None:
+    # Corpus 1001 (NVIDIA/k8s-device-plugin#1371): the plugin's pod cannot load libnvidia-ml.so.1.
+    result = capture_checks("1001", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert "NVML not detected" in result.evidence[0]
+
+
+def test_device_plugin_finding_nvml_proves_nothing() -> None:
+    # Modelled: the plugin's own line where it found NVML (a healthy start).
+    assert _names("I0819 07:02:54.757556       1 factory.go:104] Detected NVML platform: found NVML library\n") == []
+
+
+def test_a_stale_cdi_spec_beats_the_gpu_request(tmp_path: Path) -> None:
+    # Corpus 1000: `podman run --device nvidia.com/gpu=all` asks for the GPUs, and the spec's render node is gone.
+    result = capture_checks("1000", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert "renderD129" in result.evidence[0]
+    line = paste_checks(tmp_path, DISTROBOX_885, ACCESS)[ACCESS]
+    assert line.status == "issue", line.message
+
+
+def test_cdi_host_devices_injected_prove_nothing() -> None:
+    # Modelled: the toolkit's debug line naming a host device it injects.
+    assert _names('level=debug msg="Injecting CDI host device /dev/dri/renderD128"\n') == []
+
+
+def test_operator_toolkit_validation_hook_failure_is_an_access_issue() -> None:
+    # Corpus 1010 (NVIDIA/gpu-operator#1518): the validator's container does not start, the hook cannot reach NVML.
+    result = capture_checks("1010", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert "nvidia-container-cli.real" in result.evidence[0]
