@@ -79,3 +79,56 @@ def test_operator_toolkit_validation_hook_failure_is_an_access_issue() -> None:
     result = capture_checks("1010", ACCESS)[ACCESS]
     assert result.status == "issue", result.message
     assert "nvidia-container-cli.real" in result.evidence[0]
+
+
+# Modelled: the `gpus:` key's list form, one GPU by its index, and a service without any GPU request.
+MODELLED_COMPOSE_GPU_LIST = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    command: --model Qwen/Qwen3-8B
+    gpus:
+      - device_ids: ["1"]
+  web:
+    image: vllm/vllm-openai:v0.11.0
+    command: --model Qwen/Qwen3-8B
+"""
+
+
+def test_compose_gpus_key_is_a_gpu_request() -> None:
+    # Corpus 1006 (vllm-project/vllm#28132): `gpus: "all"` hands the service every GPU.
+    result = capture_checks("1006", ACCESS)[ACCESS]
+    assert result.status == "ok", result.message
+    assert "smollm-3b (all)" in result.message
+
+
+def test_compose_gpus_list_names_its_devices_and_a_service_without_it_asks_none() -> None:
+    from stackaudit.facts.container_specs import parse_compose
+
+    vllm, web = parse_compose(MODELLED_COMPOSE_GPU_LIST)
+    assert vllm.gpu_requested and vllm.gpu_count == 1
+    assert not web.gpu_requested
+
+
+# Modelled: ollama's probe finding no GPU where the user says it runs on the host, and where nothing says where.
+MODELLED_OLLAMA_NATIVE = """\
+I run ollama natively instead of in docker now, and it still says:
+time=2025-04-29T20:11:09.132Z level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"
+"""
+MODELLED_OLLAMA_UNPLACED = """\
+time=2025-04-29T20:11:09.132Z level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"
+"""
+
+
+def test_ollama_finding_no_gpu_in_the_container_the_user_names_is_an_access_issue() -> None:
+    # Corpus 1002 (`Ollama container logs`, ClaraVerse#49) and 1009 (`I deployed ollama with docker`, ollama#6840).
+    for prefix, said in (("1002", "no compatible GPUs were discovered"), ("1009", "no nvidia devices detected")):
+        result = capture_checks(prefix, ACCESS)[ACCESS]
+        assert result.status == "issue", (prefix, result.message)
+        assert said in result.evidence[0]
+
+
+def test_ollama_finding_no_gpu_outside_a_container_is_not_the_container(tmp_path: Path) -> None:
+    for text in (MODELLED_OLLAMA_NATIVE, MODELLED_OLLAMA_UNPLACED):
+        result = paste_checks(tmp_path, text, ACCESS)[ACCESS]
+        assert result.status != "issue", result.message

@@ -160,6 +160,8 @@ _CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the dr
 
 # A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
 IN_GPU_CONTAINER = "container"
+# A container, asking for GPUs or not: the source shows the program ran in one (facts/container.py).
+IN_CONTAINER = "in-container"
 # A serving stack the source shows: an engine's process, log, command line or container, or a stack process's Xid.
 IN_SERVING_STACK = "serving-stack"
 
@@ -337,12 +339,13 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "ollama's GPU probe in its container found no GPU: the container runtime did not give it the host's GPUs "
         "(no GPU request, or no NVIDIA runtime), so it runs on the CPU", unless=_OLLAMA_GPU_UNSUPPORTED),
     # The same probe without a compose prefix (`docker logs ollama`) is the container's failure where the source shows the
-    # container asking for GPUs.
+    # container, asking for GPUs or not (a spec's request, or the user's words: `Ollama container logs`, ClaraVerse#49;
+    # `I deployed ollama with docker`, ollama/ollama#6840): a container without a GPU request gets no GPU.
     Symptom("ollama-no-gpu", re.compile(r"gpu support may not be enabled.*nvidia-smi command failed|"
                                         r"no compatible GPUs were discovered|no nvidia devices detected"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
-        "ollama's GPU probe found no GPU in a container that asks for GPUs, so it runs on the CPU",
-        unless=_OLLAMA_GPU_UNSUPPORTED, within=IN_GPU_CONTAINER),
+        "ollama's GPU probe found no GPU in its container, so it runs on the CPU",
+        unless=_OLLAMA_GPU_UNSUPPORTED, within=IN_CONTAINER),
     # CUDA's first call failing with CUDA_ERROR_UNKNOWN (999; cudaErrorUnknown, 30 before CUDA 10) in a container
     # that was given GPUs (NVML's "Unknown Error" above is NVIDIA's documented container failure; CUDA's is common on
     # bare hosts too, after a suspend, so it needs the container shown): the driver's device nodes are there to the container's eye but CUDA cannot open them, a
