@@ -132,3 +132,31 @@ def test_ollama_finding_no_gpu_outside_a_container_is_not_the_container(tmp_path
     for text in (MODELLED_OLLAMA_NATIVE, MODELLED_OLLAMA_UNPLACED):
         result = paste_checks(tmp_path, text, ACCESS)[ACCESS]
         assert result.status != "issue", result.message
+
+
+# Modelled: nvidia-smi's two lines of a version mismatch where nothing says a container (a host whose driver was updated
+# without a reboot), and where the user says the output came from inside one.
+MODELLED_MISMATCH_HOST = """\
+After the upgrade nvidia-smi stopped working on the server:
+Failed to initialize NVML: Driver/library version mismatch
+NVML library version: 570.86
+"""
+MODELLED_MISMATCH_UNDONE = """\
+This is not in the container but on the bare host, where nvidia-smi says:
+Failed to initialize NVML: Driver/library version mismatch
+NVML library version: 570.86
+"""
+
+
+def test_nvml_version_mismatch_in_a_container_is_an_access_issue() -> None:
+    # Corpus 1008 (k4yt3x/video2x#1226): the image's NVML 565.57 on a 535 host, read as nvidia-smi's output.
+    result = capture_checks("1008", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert "Driver/library version mismatch" in result.evidence[0]
+    assert "image without driver libraries" in result.message
+
+
+def test_nvml_version_mismatch_on_a_host_is_not_the_container(tmp_path: Path) -> None:
+    for text in (MODELLED_MISMATCH_HOST, MODELLED_MISMATCH_UNDONE):
+        result = paste_checks(tmp_path, text, ACCESS)[ACCESS]
+        assert result.status != "issue", result.message

@@ -917,6 +917,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     it.
     The stale CDI spec's "failed to stat CDI host device" and the GPU Operator's `nvidia-container-cli.real` hook
     failure are such lines too.
+    So is NVML's "Driver/library version mismatch" in a container the source shows: the image's own driver libraries
+    shadow the host's (on a bare host the same line is a driver updated without a reboot, another fault).
     A piece of a pod spec without its image is the engine's container where its args set TP x PP (`--tensor-parallel-size`)
     within its GPU request: ok over those GPUs.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no

@@ -103,22 +103,35 @@ STATED_CONTAINER_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?:a |the )?docker\b", re.I), "docker"),
     (re.compile(rf"\b{_ENGINE_WORDS} (?:is |was )?(?:running |runs |deployed )?(?:in|inside) (?:a |the )?"
                 r"(?:docker|podman|container)\b", re.I), "container"),
+    # Any program the user ran there: `I can't get the docker image to run anything nvidia`, `the containers drivers`
+    # (k4yt3x/video2x#1226), `inside the container nvidia-smi says`.
+    (re.compile(r"\b(?:get|got|make|made) (?:the|this|my) (?:docker |podman )?(?:image|container) to run\b|"
+                r"\bthe containers?'?s? (?:drivers?|libraries)\b|"
+                r"\b(?:in|inside|within) (?:the|this|my) (?:docker |podman )?container\b", re.I), "container"),
 )
 _UNDONE = re.compile(r"\b(?:without|instead of|outside(?: of)?|not in|rather than|natively)\b", re.I)
 
 
+def stated_container(line: str) -> tuple[str, str]:
+    """(kind, the words) where a line of the user's words says the program whose output they paste ran in a
+    container (STATED_CONTAINER_WORDS), else ("", "")."""
+    for pattern, kind in STATED_CONTAINER_WORDS:
+        m = pattern.search(line)
+        if m and not _UNDONE.search(line[:m.end()]):
+            return kind, m.group(0)
+    return "", ""
+
+
 def _stated_container(host: Host) -> tuple[str, str]:
-    """(kind, evidence) where the user's words say the engine whose log they paste runs in a container
-    (STATED_CONTAINER_WORDS), else ("", "")."""
+    """(kind, evidence) where the user's words say the program whose output they paste ran in a container."""
     try:
         text = host.doc(USER_ENGINES.name)
     except NotCaptured:
         return "", ""
     for line in text.splitlines():
-        for pattern, kind in STATED_CONTAINER_WORDS:
-            m = pattern.search(line)
-            if m and not _UNDONE.search(line[:m.end()]):
-                return kind, f"the user's words put the engine in a container: \"{m.group(0)}\""
+        kind, words = stated_container(line)
+        if kind:
+            return kind, f"the user's words put the program in a container: \"{words}\""
     return "", ""
 
 

@@ -302,6 +302,16 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
         "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
         "give the pod the nvidia RuntimeClass)"),
+    # NVML's user-space library is of another version than the loaded kernel module. In a container that is the image's
+    # own driver libraries shadowing the ones the toolkit injects from the host (k4yt3x/video2x#1226: an image with
+    # NVML 565.57 on a 535 host; the toolkit mounts the host's libraries, CTK_TROUBLESHOOTING); on a host it is a
+    # driver updated without a reboot, another fault, so the line needs the container shown.
+    Symptom("nvml-version-mismatch-in-container", re.compile(r"Failed to initialize NVML: Driver/library version "
+                                                             r"mismatch"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "NVML in the container is of another version than the host's kernel module: the image carries its own "
+        "driver libraries, which shadow the host's the toolkit injects, so no NVML or CUDA call works there (use an "
+        "image without driver libraries)", within=IN_CONTAINER, own_fix=True),
     # The Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod (the FailedScheduling event of
     # `kubectl describe pod`, `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`): the pod stays Pending and its
     # containers get no GPU. The node offers none (no device plugin, or the plugin found no GPU), or every GPU it offers
