@@ -160,3 +160,17 @@ def test_nvml_version_mismatch_on_a_host_is_not_the_container(tmp_path: Path) ->
     for text in (MODELLED_MISMATCH_HOST, MODELLED_MISMATCH_UNDONE):
         result = paste_checks(tmp_path, text, ACCESS)[ACCESS]
         assert result.status != "issue", result.message
+
+
+def test_the_users_words_that_put_ollama_in_docker() -> None:
+    from stackaudit.facts.container import stated_container
+
+    # Verbatim sentences: ollama/ollama#5453 (sieu-anika), #8674 (mikedolx), #6840 (deardeer7).
+    for line in ("I have a same isssue, I run ollama with docker by command: ",
+                 "i'm currently trying to setup ollama within docker. I am using the following `docker-compose.yml`:",
+                 "I deployed ollama with docker on a debian12 machine, but it can't use the GPU"):
+        assert stated_container(line)[0] == "docker", line
+    # ollama/ollama#6364 (fahadshery): the host install, undone by `without`; modelled: a native install.
+    for line in ("I installed ollama without docker and it was able to utilise my gpu without any issues.",
+                 "I run ollama natively, not in the container, and it finds the GPU"):
+        assert stated_container(line) == ("", ""), line

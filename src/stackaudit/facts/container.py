@@ -99,8 +99,10 @@ _HOST_ENGINE = re.compile(r"^(?:ollama|vllm|llama-server|text-generation-launche
 _ENGINE_WORDS = r"(?:ollama|vllm|sglang|llama[.-]?cpp|llama-server|tgi|text-generation-inference)"
 STATED_CONTAINER_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\b{_ENGINE_WORDS}(?:'s)? (?:docker|container) logs?\b", re.I), "container"),
-    (re.compile(rf"\b(?:deployed|deploy|started|start|running|run|runs) {_ENGINE_WORDS} (?:with|in|inside|via|using|on) "
-                r"(?:a |the )?docker\b", re.I), "docker"),
+    # `I run ollama with docker by command:` (ollama/ollama#5453), `trying to setup ollama within docker`
+    # (ollama/ollama#8674).
+    (re.compile(rf"\b(?:deployed|deploy|deploying|started|start|starting|running|run|runs|set ?up|setting up) "
+                rf"{_ENGINE_WORDS} (?:with|in|inside|within|via|using|on) (?:a |the )?docker\b", re.I), "docker"),
     (re.compile(rf"\b{_ENGINE_WORDS} (?:is |was )?(?:running |runs |deployed )?(?:in|inside) (?:a |the )?"
                 r"(?:docker|podman|container)\b", re.I), "container"),
     # Any program the user ran there: `I can't get the docker image to run anything nvidia`, `the containers drivers`
