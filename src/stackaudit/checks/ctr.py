@@ -44,7 +44,7 @@ from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
-from stackaudit.facts.symptoms import IN_GPU_CONTAINER
+from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER
 from stackaudit.facts.system import KernelLog, NumaTopology
 from stackaudit.fixes.model import (
     Persist,
@@ -870,7 +870,9 @@ _GIVEN_GPUS_SHARPEN = Sharpen(
     "the container asks for GPUs: recreate it once the host's driver is whole (`nvidia-modprobe -u -c=0` creates a "
     "missing /dev/nvidia-uvm; with CDI, `nvidia-ctk cdi generate` refreshes the spec); if Docker refuses the request, "
     "install the NVIDIA Container Toolkit and run `nvidia-ctk runtime configure --runtime=docker`",
-    shows=(IN_GPU_CONTAINER,))
+    shows=(IN_GPU_CONTAINER, IN_CONTAINER))
+# A container the source shows, its GPU request not shown: a line of the program in it speaks for the container.
+_IN_CONTAINER_SHARPEN = replace(_CTK_SHARPEN, shows=(IN_CONTAINER,))
 
 
 @check(
@@ -910,8 +912,13 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     NVML: Unknown Error", the device plugin's "could not load NVML library", a CDI GPU device the runtime cannot
     resolve: Podman's or Docker's "unresolvable CDI devices nvidia.com/gpu=all"; the Kubernetes scheduler's "Insufficient
     nvidia.com/gpu"; GPU feature discovery's node label `nvidia.com/gpu.count` 0; ollama's GPU probe finding none on a
-    line `docker compose` prefixes, or in a container shown asking for GPUs) proves the issue on its own, quoted,
-    over a GPU request shown above it.
+    line `docker compose` prefixes, or in a container the source shows: a spec, or the user's words `Ollama container
+    logs`, facts/container.STATED_CONTAINER_WORDS) proves the issue on its own, quoted, over a GPU request shown above
+    it.
+    The stale CDI spec's "failed to stat CDI host device" and the GPU Operator's `nvidia-container-cli.real` hook
+    failure are such lines too.
+    So is NVML's "Driver/library version mismatch" in a container the source shows: the image's own driver libraries
+    shadow the host's (on a bare host the same line is a driver updated without a reboot, another fault).
     A piece of a pod spec without its image is the engine's container where its args set TP x PP (`--tensor-parallel-size`)
     within its GPU request: ok over those GPUs.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
@@ -946,6 +953,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                             evidence=[line])
     if _given_gpus(container, gpu_devices, docker_containers):  # a CUDA/NVML "unknown error" is then this check's
         judged = replace(judged, sharpen=_GIVEN_GPUS_SHARPEN)
+    elif container is not None and container.in_container:
+        judged = replace(judged, sharpen=_IN_CONTAINER_SHARPEN)
     # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.
     ranks = sorted({r for c in serving_log.channels for r in (c.src, c.dst)}) if serving_log is not None else []
     if judged.status == "ok" and ranks and serving_log is not None and not serving_log.multi_host:

@@ -20,6 +20,7 @@ from stackaudit.facts.sources import (
     K8S_SPEC,
     LOG_LINE_PROGRAMS,
     SHM_PATH,
+    USER_ENGINES,
 )
 from stackaudit.host.base import Host, NotCaptured, Reads, list_or_none
 
@@ -89,6 +90,51 @@ def _df_kind(df_text: str) -> tuple[str, str]:
 # runs `ollama serve` as ollama.service). Docker's journald log driver tags a container's lines with its ID instead.
 _HOST_ENGINE = re.compile(r"^(?:ollama|vllm|llama-server|text-generation-launcher|sglang|tritonserver|lmdeploy)"
                           r"\[\d+\]$")
+
+
+# The user's words that the engine whose log they paste runs in a container: `Ollama container logs` (ClaraVerse#49),
+# `The ollama docker log:` and `I deployed ollama with docker` (ollama/ollama#6840), `Ollama is running inside a Docker
+# CE container` (ollama/ollama#12173). Each row: the words around the engine's name, and the runtime they name.
+# A word before the engine's name that undoes it (`without`, `instead of`, `outside`) is no such statement.
+_ENGINE_WORDS = r"(?:ollama|vllm|sglang|llama[.-]?cpp|llama-server|tgi|text-generation-inference)"
+STATED_CONTAINER_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(rf"\b{_ENGINE_WORDS}(?:'s)? (?:docker|container) logs?\b", re.I), "container"),
+    # `I run ollama with docker by command:` (ollama/ollama#5453), `trying to setup ollama within docker`
+    # (ollama/ollama#8674).
+    (re.compile(rf"\b(?:deployed|deploy|deploying|started|start|starting|running|run|runs|set ?up|setting up) "
+                rf"{_ENGINE_WORDS} (?:with|in|inside|within|via|using|on) (?:a |the )?docker\b", re.I), "docker"),
+    (re.compile(rf"\b{_ENGINE_WORDS} (?:is |was )?(?:running |runs |deployed )?(?:in|inside) (?:a |the )?"
+                r"(?:docker|podman|container)\b", re.I), "container"),
+    # Any program the user ran there: `I can't get the docker image to run anything nvidia`, `the containers drivers`
+    # (k4yt3x/video2x#1226), `inside the container nvidia-smi says`.
+    (re.compile(r"\b(?:get|got|make|made) (?:the|this|my) (?:docker |podman )?(?:image|container) to run\b|"
+                r"\bthe containers?'?s? (?:drivers?|libraries)\b|"
+                r"\b(?:in|inside|within) (?:the|this|my) (?:docker |podman )?container\b", re.I), "container"),
+)
+_UNDONE = re.compile(r"\b(?:without|instead of|outside(?: of)?|not in|rather than|natively)\b", re.I)
+
+
+def stated_container(line: str) -> tuple[str, str]:
+    """(kind, the words) where a line of the user's words says the program whose output they paste ran in a
+    container (STATED_CONTAINER_WORDS), else ("", "")."""
+    for pattern, kind in STATED_CONTAINER_WORDS:
+        m = pattern.search(line)
+        if m and not _UNDONE.search(line[:m.end()]):
+            return kind, m.group(0)
+    return "", ""
+
+
+def _stated_container(host: Host) -> tuple[str, str]:
+    """(kind, evidence) where the user's words say the program whose output they paste ran in a container."""
+    try:
+        text = host.doc(USER_ENGINES.name)
+    except NotCaptured:
+        return "", ""
+    for line in text.splitlines():
+        kind, words = stated_container(line)
+        if kind:
+            return kind, f"the user's words put the program in a container: \"{words}\""
+    return "", ""
 
 
 def _host_side_evidence(host: Host) -> str:
@@ -186,6 +232,10 @@ def container(ctx: FactContext) -> ContainerInfo:
             host_side = _host_side_evidence(host)
             if host_side:
                 return ContainerInfo("", (host_side,), None)
+            kind, why = _stated_container(host)
+            if kind:
+                evidence.append(why)
+        if not kind:
             raise FactUnavailable("the source does not show whether it ran in a container",
                                   "paste `cat /proc/1/cgroup` and `ls -a /` (or capture with `stackaudit capture`)")
 

@@ -405,21 +405,31 @@ def _compose_ulimits(value: Any) -> tuple[Ulimit, ...]:
     return tuple(out)
 
 
+# The service's `gpus:` key: `all`, or a list of devices as `deploy.resources.reservations.devices` writes them, each a
+# device request with the `gpu` capability implied (https://docs.docker.com/reference/compose-file/services/#gpus).
+COMPOSE_GPUS_KEY = "gpus"
+
+
 def _compose_requests(service: dict[str, Any]) -> tuple[DeviceRequest, ...]:
     deploy = service.get("deploy")
     resources = deploy.get("resources") if isinstance(deploy, dict) else None
     reservations = resources.get("reservations") if isinstance(resources, dict) else None
     devices = reservations.get("devices") if isinstance(reservations, dict) else None
-    out = []
-    for dev in devices if isinstance(devices, list) else ():
+    gpus = service.get(COMPOSE_GPUS_KEY)
+    out = [DeviceRequest("", -1, (), (("gpu",),))] if gpus == "all" else []
+    listed = [(dev, False) for dev in devices] if isinstance(devices, list) else []
+    listed += [(dev, True) for dev in gpus] if isinstance(gpus, list) else []
+    for dev, gpu in listed:
         if not isinstance(dev, dict):
             continue
         count = dev.get("count")
         if isinstance(count, str) and count.strip().isdecimal():
             count = int(count)  # compose reads a quoted number as the number (`count: "1"`)
+        caps = _str_list(dev.get("capabilities"))
+        caps = (*caps, "gpu") if gpu and "gpu" not in caps else caps
         out.append(DeviceRequest(str(dev.get("driver") or ""), -1 if count == "all" else count if isinstance(
-            count, int) else 0, _str_list(dev.get("device_ids")),
-            (_str_list(dev.get("capabilities")),) if dev.get("capabilities") else ()))
+            count, int) else (-1 if gpu and not dev.get("device_ids") else 0), _str_list(dev.get("device_ids")),
+            (caps,) if caps else ()))
     return tuple(out)
 
 

@@ -160,6 +160,8 @@ _CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the dr
 
 # A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
 IN_GPU_CONTAINER = "container"
+# A container, asking for GPUs or not: the source shows the program ran in one (facts/container.py).
+IN_CONTAINER = "in-container"
 # A serving stack the source shows: an engine's process, log, command line or container, or a stack process's Xid.
 IN_SERVING_STACK = "serving-stack"
 
@@ -222,9 +224,12 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "MEM-ROW-REMAP-ECC", "high", XID_CATALOGUE,
         "the driver logged an uncorrectable ECC error the GPU did not contain (Xid 48 or 95)", faults_gpu=True),
     # cudaErrorSystemNotReady (802): CUDA will not start until the driver's daemons run; on NVSwitch systems that is
-    # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92).
+    # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92; the Fabric Manager guide).
+    # ollama's GPU probe prints the bare number: `cuInit err: 802` and `cuda driver library init failure: 802`
+    # (ollama/ollama#9031 on H200, #12173 on eight H100).
     Symptom("cuda-system-not-ready", re.compile(r"system not yet initialized|cudaErrorSystemNotReady|"
-                                                r"CUDA_ERROR_SYSTEM_NOT_READY"),
+                                                r"CUDA_ERROR_SYSTEM_NOT_READY|"
+                                                r"\bcuInit err: 802\b|driver library init failure: 802\b"),
         "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
         "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
         "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
@@ -245,7 +250,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "Docker knows no `nvidia` runtime: `nvidia-ctk runtime configure` was not run (or the daemon not restarted), "
         "so the container does not start"),
     # The toolkit's hook (`Auto-detected mode as 'legacy'` is its mode line, not a failure) could not load NVML.
-    Symptom("ctk-init-error", re.compile(r"nvidia-container-cli: initialization error"),
+    # The GPU Operator's toolkit image runs the CLI as `nvidia-container-cli.real` (NVIDIA/gpu-operator#1518).
+    Symptom("ctk-init-error", re.compile(r"nvidia-container-cli(?:\.real)?: initialization error"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "the NVIDIA container runtime hook could not initialise (it could not load the driver's NVML library or reach "
         "the driver), so the container gets no GPU"),
@@ -267,6 +273,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_CDI,
         "the container runtime could not resolve the CDI GPU device it was asked for (no CDI spec names it, or a "
         "Podman older than 4.1 that reads the name as a path), so the container does not start with the GPU"),
+    # The CDI spec names a host device node that is not there (`failed to inject devices: failed to stat CDI host
+    # device "/dev/dri/renderD129": no such file or directory`, NVIDIA/nvidia-container-toolkit#885, from `podman run`
+    # and from `distrobox enter`): a spec generated before the device nodes were renumbered or removed.
+    Symptom("cdi-host-device-missing", re.compile(r"failed to stat CDI host device \S+: no such file or directory"),
+        "CTR-GPU-ACCESS", "high", CTK_CDI,
+        "the CDI spec names a host device node that does not exist (a stale spec), so the container runtime injects "
+        "none of its devices and the container does not start with the GPU: regenerate it with `nvidia-ctk cdi "
+        "generate`"),
     # A container's NVML cannot open the GPUs it was given: systemd reloaded the device cgroup (`systemctl
     # daemon-reload`) without the NVIDIA devices (NVIDIA's notice, NVIDIA/nvidia-docker#1730). Programs built on go-nvml
     # print NVML_ERROR_UNKNOWN by its name (`Failed to initialize NVML: ERROR_UNKNOWN`, corpus 940). In a pod whose spec
@@ -279,12 +293,25 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # container runtime (containerd, CRI-O, Docker) does not run it with the NVIDIA runtime. The Kubernetes device
     # plugin prints it (`Failed to initialize NVML: could not load NVML library.`, older `Failed to start nvml with
     # error:`, newer `ERROR_LIBRARY_NOT_FOUND`), and then offers no nvidia.com/gpu to any pod (its prerequisites).
-    Symptom("nvml-library-not-loaded", re.compile(r"(?:initialize|start) NVML(?: with error)?:\s+(?:could not load "
-                                                  r"NVML library|ERROR_LIBRARY_NOT_FOUND)", re.IGNORECASE),
+    # Device plugin 0.15 and later log it as a warning: `NVML not detected: could not load NVML library:
+    # libnvidia-ml.so.1: cannot open shared object file` (NVIDIA/k8s-device-plugin#1371).
+    Symptom("nvml-library-not-loaded", re.compile(r"(?:(?:initialize|start) NVML(?: with error)?|NVML not detected):"
+                                                  r"\s+(?:could not load NVML library|ERROR_LIBRARY_NOT_FOUND)",
+                                                  re.IGNORECASE),
         "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
         "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
         "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
         "give the pod the nvidia RuntimeClass)"),
+    # NVML's user-space library is of another version than the loaded kernel module. In a container that is the image's
+    # own driver libraries shadowing the ones the toolkit injects from the host (k4yt3x/video2x#1226: an image with
+    # NVML 565.57 on a 535 host; the toolkit mounts the host's libraries, CTK_TROUBLESHOOTING); on a host it is a
+    # driver updated without a reboot, another fault, so the line needs the container shown.
+    Symptom("nvml-version-mismatch-in-container", re.compile(r"Failed to initialize NVML: Driver/library version "
+                                                             r"mismatch"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "NVML in the container is of another version than the host's kernel module: the image carries its own "
+        "driver libraries, which shadow the host's the toolkit injects, so no NVML or CUDA call works there (use an "
+        "image without driver libraries)", within=IN_CONTAINER, own_fix=True),
     # The Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod (the FailedScheduling event of
     # `kubectl describe pod`, `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`): the pod stays Pending and its
     # containers get no GPU. The node offers none (no device plugin, or the plugin found no GPU), or every GPU it offers
@@ -322,12 +349,13 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "ollama's GPU probe in its container found no GPU: the container runtime did not give it the host's GPUs "
         "(no GPU request, or no NVIDIA runtime), so it runs on the CPU", unless=_OLLAMA_GPU_UNSUPPORTED),
     # The same probe without a compose prefix (`docker logs ollama`) is the container's failure where the source shows the
-    # container asking for GPUs.
+    # container, asking for GPUs or not (a spec's request, or the user's words: `Ollama container logs`, ClaraVerse#49;
+    # `I deployed ollama with docker`, ollama/ollama#6840): a container without a GPU request gets no GPU.
     Symptom("ollama-no-gpu", re.compile(r"gpu support may not be enabled.*nvidia-smi command failed|"
                                         r"no compatible GPUs were discovered|no nvidia devices detected"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
-        "ollama's GPU probe found no GPU in a container that asks for GPUs, so it runs on the CPU",
-        unless=_OLLAMA_GPU_UNSUPPORTED, within=IN_GPU_CONTAINER),
+        "ollama's GPU probe found no GPU in its container, so it runs on the CPU",
+        unless=_OLLAMA_GPU_UNSUPPORTED, within=IN_CONTAINER),
     # CUDA's first call failing with CUDA_ERROR_UNKNOWN (999; cudaErrorUnknown, 30 before CUDA 10) in a container
     # that was given GPUs (NVML's "Unknown Error" above is NVIDIA's documented container failure; CUDA's is common on
     # bare hosts too, after a suspend, so it needs the container shown): the driver's device nodes are there to the container's eye but CUDA cannot open them, a
@@ -581,8 +609,8 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
-           "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
-           "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY",
+           "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
+           "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802",
            "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected",
            "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",

@@ -7,7 +7,8 @@ sections as `<attached_gpus>` says; `-q` from its `NVSMI LOG` banner with as man
 `Attached GPUs`; the table from its `NVIDIA-SMI` header through the closed Processes box.
 The table's fragments (its header line alone, the Processes box or process rows alone) are recorded as the table's
 output, appended, never whole. nvidia-smi's line for a GPU it cannot open is the table's, or `-q`'s under a line that
-names `nvidia-smi -q` / `-a`.
+names `nvidia-smi -q` / `-a`. Its two lines under a version mismatch (`Failed to initialize NVML: Driver/library
+version mismatch`, `NVML library version: 565.57`) are its whole output.
 """
 
 from __future__ import annotations
@@ -227,13 +228,24 @@ _LONE_HEADER = re.compile(r"^\s*" + TABLE_HEADER.pattern)
 _TIMESTAMP = re.compile(r"^\s*\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*$")
 # The command whose one line of output NVML_FAILED is.
 _SMI_COMMAND = re.compile(r"^\s*(?:sudo\s+)?nvidia-smi\s*$")
+# nvidia-smi's second line under a version mismatch, its own library's version (k4yt3x/video2x#1226, corpus 1008):
+# `Failed to initialize NVML: Driver/library version mismatch` then `NVML library version: 565.57`.
+_NVML_LIBRARY_LINE = re.compile(r"^\s*NVML library version: \d+\.\d+(?:\.\d+)?\s*$")
 
 
 @importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows), or its "
-          "line for a GPU it cannot open, or its one line where NVML cannot start, under the command, or a fragment of it: the header line alone, the Processes box, process rows",
+          "line for a GPU it cannot open, or its one line where NVML cannot start, under the command or over its `NVML library "
+          "version` line, or a fragment of it: the header line alone, the Processes box, process rows",
           needles=("|", "+", "device handle", "NVIDIA-SMI", "Failed to initialize NVML"), per_line=True)
 def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
+        if NVML_FAILED.match(lines[i]) and i + 1 < len(lines) and _NVML_LIBRARY_LINE.match(lines[i + 1]):
+            # nvidia-smi's own two lines, with or without the command above them: the whole of its output (it stops
+            # there).
+            text = lines[i].strip() + "\n"
+            yield Found("nvidia-smi", i, i + 2, applied_each(command_output_appended(TABLE_ARGV, text),
+                                                             document_appended(EVIDENCE_LINES.name, text)), whole=True)
+            continue
         if i > 0 and NVML_FAILED.match(lines[i]) and _SMI_COMMAND.match(lines[i - 1]):
             # The whole output of a run that could not start NVML: nvidia-smi's output, which shows no GPU
             # (facts/nvidia_smi.parse_table says so), and a symptom where any pasted line of evidence goes
