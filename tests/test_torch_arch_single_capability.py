@@ -88,7 +88,7 @@ def test_corpus_339_vgpu_profile_names_a_v100() -> None:
     ("Quadro RTX 6000", "Turing"), ("Quadro RTX 8000", "Turing"),
     ("RTX 6000", "Ada Lovelace"),  # typed without the vendor word: the table's ambiguous default stays
     ("NVIDIA RTX 6000 Ada Generation", "Ada Lovelace"),
-    ("GRID A100D-20C", ""),  # corpus 246: Ampere mixes capabilities, and no word of this change names it
+    ("GRID A100D-20C", "Ampere"),  # corpus 246: the profile names its board (gputable.board_words), an A100
 ])
 def test_architecture_of_vgpu_hopper_and_quadro_names(name: str, architecture: str) -> None:
     assert architecture_of(name) == architecture
