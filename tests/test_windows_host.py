@@ -1,0 +1,112 @@
+"""Issue 28, facts implied by the platform: a Windows host (facts/platform.py Virtualization.os, WINDOWS_LINES,
+REPORT_WINDOWS, the nvidia-smi table's Driver-Model column) makes the checks of what only a Linux host has not
+applicable (facts/applicability.LINUX_ONLY): DRV-PERSISTENCE, and CTR-GPU-ACCESS where no container is shown.
+WSL 2 is Linux in a Hyper-V VM: its pastes stay Linux."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import body, capture_checks, fact, paste_checks, pasted
+from stackaudit.facts.platform import Virtualization, windows_line
+
+
+@pytest.mark.parametrize("line", [
+    # ggml-org/llama.cpp#13612 (corpus 921)
+    "built with MSVC 19.29.30159.0 for Windows AMD64",
+    # corpus 612 (llama.cpp build 5109)
+    "built with MSVC 19.40.33811.0 for x64",
+    # ollama/ollama#11640 (corpus 927)
+    r"load_backend: loaded CUDA backend from C:\Users\gianl\AppData\Local\Programs\Ollama\lib\ollama\ggml-cuda.dll",
+    # ollama/ollama#6348 (corpus 928): the log doubles its backslashes
+    'time=2024-08-12T20:24:12.353-06:00 level=INFO source=server.go:392 msg="starting llama server" '
+    r'cmd="C:\\Users\\user\\AppData\\Local\\Programs\\Ollama\\ollama_runners\\cuda_v11.3\\ollama_llama_server.exe '
+    r"--model C:\\Users\\user\\.ollama\\models\\blobs\\sha256-ff82381e2bea77d91c1b824c7afb83f6fb73e9f7de9dda631bcdbca564aa5435",
+    # https://github.com/ollama/ollama/issues/10833 (the server config line, cut after OLLAMA_MODELS)
+    'time=2025-05-23T16:23:12.941+02:00 level=INFO source=routes.go:1205 msg="server config" '
+    r'env="map[CUDA_VISIBLE_DEVICES:0 GPU_DEVICE_ORDINAL: HIP_VISIBLE_DEVICES: OLLAMA_MODELS:C:\\Users\\mordesku\\.ollama\\models',
+    # ollama/ollama#17841 (corpus 926)
+    "OS: Windows 11",
+    # Modelled: torch's collect_env on Windows (its get_os reads the caption Windows gives)
+    "OS: Microsoft Windows 11 Pro",
+])
+def test_lines_only_a_windows_host_prints(line: str) -> None:
+    assert windows_line(line) is not None
+
+
+@pytest.mark.parametrize("line", [
+    # corpus 950: WSL 2 under Windows 11, the engine runs in the Linux VM
+    "- **OS:** Windows 11 + WSL2 2.7.0 (pre-release), Ubuntu 22.04",
+    # Modelled: llama.cpp built on Linux, ollama on Linux, a Linux path, a drive path to a folder
+    "built with cc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0 for x86_64-linux-gnu",
+    "OLLAMA_MODELS:/usr/share/ollama/.ollama/models OLLAMA_MULTIUSER_CACHE:false",
+    "load_backend: loaded CUDA backend from /usr/lib/ollama/libggml-cuda.so",
+    r"CUDA_HOME: C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.8",
+    "OS: Ubuntu 22.04.5 LTS (x86_64)",
+])
+def test_lines_that_show_no_windows_host(line: str) -> None:
+    assert windows_line(line) is None
+
+
+@pytest.mark.parametrize("prefix", ["921", "926", "927", "928"])
+def test_persistence_is_not_applicable_on_a_windows_host(prefix: str) -> None:
+    """Corpus 921 (llama.cpp's MSVC build line), 926 (`OS: Windows 11`), 927 (ollama's C:\\ library paths), 928
+    (ollama's Windows runner in its log): no nvidia-smi, yet a Windows host."""
+    result = capture_checks(prefix, "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert result.status == "not-applicable"
+    assert "Windows host" in result.message and "Linux driver" in result.message
+
+
+def test_gpu_access_is_not_applicable_for_a_windows_service() -> None:
+    """Corpus 926: ollama runs as a Windows service under nssm; no container is shown."""
+    result = capture_checks("926", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "not-applicable"
+    assert "no container is shown" in result.message
+
+
+def test_the_windows_driver_model_and_a_check_env_say_windows() -> None:
+    """Corpus 918 (WDDM in the nvidia-smi table) and 160 (lmdeploy check_env's `sys.platform: win32`)."""
+    for prefix, why in (("918", "Driver-Model column reads WDDM"), ("160", "sys.platform: win32")):
+        virt = fact(pasted(body(prefix)), "virtualization")
+        assert isinstance(virt, Virtualization) and virt.windows and why in virt.source
+        assert not virt.is_vm and virt.vm == ""
+
+
+@pytest.mark.parametrize("prefix", ["170", "950"])
+def test_wsl_stays_a_linux_vm(prefix: str) -> None:
+    """Corpus 170 and 950: hardware lists that name Windows 11 beside WSL 2: the engine runs in the Linux VM."""
+    virt = fact(pasted(body(prefix)), "virtualization")
+    assert isinstance(virt, Virtualization) and virt.vm == "microsoft" and not virt.windows
+
+
+def test_a_container_on_windows_keeps_gpu_access_open(tmp_path: Path) -> None:
+    """Modelled: Docker Desktop on a Windows host (a C:\\ path beside a docker run): the container runs in WSL 2, so
+    CTR-GPU-ACCESS is judged, not ruled out; DRV-PERSISTENCE still is."""
+    text = ("PS C:\\Users\\me> docker run -d --gpus=all -v ollama:/root/.ollama -p 11434:11434 --name ollama "
+            "ollama/ollama\n"
+            "load_backend: loaded CUDA backend from C:\\Users\\me\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\"
+            "ggml-cuda.dll\n")
+    results = paste_checks(tmp_path, text, "CTR-GPU-ACCESS", "DRV-PERSISTENCE")
+    assert results["CTR-GPU-ACCESS"].status != "not-applicable"
+    assert results["DRV-PERSISTENCE"].status == "not-applicable"
+
+
+def test_a_linux_ollama_log_rules_nothing_out(tmp_path: Path) -> None:
+    """Modelled: corpus 927's ollama lines from a Linux install (its libraries under /usr/lib/ollama): persistence mode
+    stays a question."""
+    windows = "C:\\Users\\gianl\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\"
+    text = body("927").replace(windows + "ggml-cuda.dll", "/usr/lib/ollama/libggml-cuda.so").replace(
+        windows + "ggml-cpu-alderlake.dll", "/usr/lib/ollama/libggml-cpu-alderlake.so")
+    assert "C:" not in text
+    results = paste_checks(tmp_path, text, "DRV-PERSISTENCE", "CTR-GPU-ACCESS")
+    assert results["DRV-PERSISTENCE"].status == "unknown"
+    assert results["CTR-GPU-ACCESS"].status == "unknown"
+
+
+def test_fw_vm_stays_unknown_on_a_windows_host() -> None:
+    """Corpus 918: Windows says nothing of whether the host is itself a VM."""
+    result = capture_checks("918", "FW-VM")["FW-VM"]
+    assert result.status == "unknown"
+    assert "Windows host" in result.message
