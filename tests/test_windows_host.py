@@ -29,8 +29,10 @@ from stackaudit.facts.platform import Virtualization, windows_line
     r'env="map[CUDA_VISIBLE_DEVICES:0 GPU_DEVICE_ORDINAL: HIP_VISIBLE_DEVICES: OLLAMA_MODELS:C:\\Users\\mordesku\\.ollama\\models',
     # ollama/ollama#17841 (corpus 926)
     "OS: Windows 11",
-    # Modelled: torch's collect_env on Windows (its get_os reads the caption Windows gives)
+    # Modelled: torch's collect_env on Windows (its get_os reads the caption Windows gives); corpus 950's hardware list
+    # line without its WSL 2
     "OS: Microsoft Windows 11 Pro",
+    "- **OS:** Windows 11 Pro",
 ])
 def test_lines_only_a_windows_host_prints(line: str) -> None:
     assert windows_line(line) is not None
@@ -110,3 +112,97 @@ def test_fw_vm_stays_unknown_on_a_windows_host() -> None:
     result = capture_checks("918", "FW-VM")["FW-VM"]
     assert result.status == "unknown"
     assert "Windows host" in result.message
+
+
+# https://github.com/SystemPanic/vllm-windows/issues/24: vLLM's collect_env on Windows, whose OS line could not be
+# collected; Python's platform names Windows.
+WINDOWS_COLLECT_ENV = """\
+Collecting environment information...
+==============================
+        System Info
+==============================
+OS                           : Could not collect
+GCC version                  : Could not collect
+Clang version                : Could not collect
+CMake version                : Could not collect
+Libc version                 : N/A
+
+==============================
+       PyTorch Info
+==============================
+PyTorch version              : 2.7.1+cu126
+Is debug build               : False
+CUDA used to build PyTorch   : 12.6
+ROCM used to build PyTorch   : N/A
+
+==============================
+      Python Environment
+==============================
+Python version               : 3.12.0 (tags/v3.12.0:0fb18b0, Oct  2 2023, 13:03:39) [MSC v.1935 64 bit (AMD64)] (64-bit runtime)
+Python platform              : Windows-11-10.0.26100-SP0
+
+==============================
+       CUDA / GPU Info
+==============================
+Is CUDA available            : True
+CUDA runtime version         : 13.0.88
+CUDA_MODULE_LOADING set to   : LAZY
+GPU models and configuration : GPU 0: NVIDIA GeForce RTX 4060 Laptop GPU
+Nvidia driver version        : 555.97
+cuDNN version                : Could not collect
+"""
+
+
+def test_collect_envs_python_platform_says_windows() -> None:
+    virt = fact(pasted(WINDOWS_COLLECT_ENV), "virtualization")
+    assert isinstance(virt, Virtualization) and virt.windows
+    assert "Windows-11-10.0.26100-SP0" in virt.source
+
+
+# WSL 2's `nvidia-smi -a` also reports the WDDM driver model (https://github.com/NVIDIA/nvidia-docker/issues/1604) and
+# lists Windows processes by their C:\\ paths (https://github.com/NVIDIA/nvidia-docker/issues/1458): modelled, the
+# first's GPU section up to its VBIOS line joined to one process entry of the second.
+WSL_NVIDIA_SMI_Q = r"""$ nvidia-smi -a
+
+==============NVSMI LOG==============
+
+Timestamp                                 : Thu Feb  3 13:18:48 2022
+Driver Version                            : 510.06
+CUDA Version                              : 11.6
+
+Attached GPUs                             : 1
+GPU 00000000:01:00.0
+    Product Name                          : NVIDIA GeForce GTX 1650 Ti with Max-Q Design
+    Product Brand                         : GeForce
+    Product Architecture                  : Turing
+    Display Mode                          : Enabled
+    Display Active                        : Enabled
+    Persistence Mode                      : Enabled
+    MIG Mode
+        Current                           : N/A
+        Pending                           : N/A
+    Accounting Mode                       : Disabled
+    Accounting Mode Buffer Size           : 4000
+    Driver Model
+        Current                           : WDDM
+        Pending                           : WDDM
+    Serial Number                         : N/A
+    GPU UUID                              : GPU-b5e386b4-3e71-5837-aca5-80c5914cf07f
+    Minor Number                          : N/A
+    VBIOS Version                         : 90.17.41.00.46
+    Processes
+        GPU instance ID                   : N/A
+        Compute instance ID               : N/A
+        Process ID                        : 2936
+            Type                          : C+G
+            Name                          : C:\Windows\SystemApps\MicrosoftWindows.Client.CBS_cw5n1h2txyewy\TextInputHost.exe
+            Used GPU Memory               : Not available in WDDM driver model
+"""
+
+
+def test_wsls_nvidia_smi_q_is_no_windows_host(tmp_path: Path) -> None:
+    """The nvidia-smi -q lines are that output's own: neither its Driver Model nor a process's C:\\ path is read as
+    Windows, and DRV-PERSISTENCE reads its Persistence Mode."""
+    virt = fact(pasted(WSL_NVIDIA_SMI_Q), "virtualization")
+    assert not (isinstance(virt, Virtualization) and virt.windows)
+    assert paste_checks(tmp_path, WSL_NVIDIA_SMI_Q, "DRV-PERSISTENCE")["DRV-PERSISTENCE"].status == "ok"

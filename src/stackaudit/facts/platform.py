@@ -474,7 +474,20 @@ def virtualization(ctx: FactContext) -> Virtualization:
 
     DMI is /sys/class/dmi/id, else the ids the kernel log prints (kernel_dmi: its boot line or an Oops's
     `Hardware name:`). A DMI string that names no hypervisor is a physical machine's.
+    Where none of them answers, a Windows host (_windows_host: the nvidia-smi table's Driver-Model column, a Python
+    report's platform) is the answer, with vm "" (nothing tells whether it is a virtual machine). Those sources are
+    read only then, so that an answer's provenance names only what it read.
     """
+    try:
+        return _machine(ctx)
+    except FactUnavailable:
+        if windows := _windows_host(ctx):
+            return Virtualization("", windows, os="windows")
+        raise
+
+
+def _machine(ctx: FactContext) -> Virtualization:
+    """The virtualization provider's answer from the machine's own sources, in their order."""
     host = ctx.host
     try:
         result = host.run(list(SYSTEMD_DETECT_VIRT.argv))
@@ -516,8 +529,6 @@ def virtualization(ctx: FactContext) -> Virtualization:
     flavour = cloud_kernel(kernel.release) if kernel is not None else None
     if kernel is not None and flavour is not None:
         return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}")
-    if windows := _windows_host(ctx):
-        return Virtualization("", windows, os="windows")
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
 
