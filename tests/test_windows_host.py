@@ -206,3 +206,16 @@ def test_wsls_nvidia_smi_q_is_no_windows_host(tmp_path: Path) -> None:
     virt = fact(pasted(WSL_NVIDIA_SMI_Q), "virtualization")
     assert not (isinstance(virt, Virtualization) and virt.windows)
     assert paste_checks(tmp_path, WSL_NVIDIA_SMI_Q, "DRV-PERSISTENCE")["DRV-PERSISTENCE"].status == "ok"
+
+
+def test_one_windows_line_is_recorded_and_the_machines_words_still_are() -> None:
+    """Modelled: llama.cpp's backend lines (corpus 927's form), one per library, before the user's GPU count: the
+    first says Windows, the others take none of the lines the machine's words are read from."""
+    from stackaudit.importers.prose_machine import MAX_LINES
+
+    libraries = "".join(f"load_backend: loaded CPU backend from C:\\Users\\me\\llama\\ggml-cpu-{i}.dll\n"
+                        for i in range(MAX_LINES + 5))
+    host = pasted(libraries + "The server has 8 x A100 GPUs\n")
+    virt = fact(host, "virtualization")
+    assert isinstance(virt, Virtualization) and virt.windows and "ggml-cpu-0.dll" in virt.source
+    assert fact(host, "gpus").count == 8

@@ -329,9 +329,10 @@ class WindowsLine:
     what: str
 
 
-# llama.cpp prints `built with <compiler> for <target>` (common/build-info.cpp.in, BUILD_COMPILER and BUILD_TARGET:
-# https://github.com/ggml-org/llama.cpp/blob/master/common/build-info.cpp.in); MSVC builds only for Windows, and a
-# clang or GCC target triple of Windows names it (`x86_64-pc-windows-msvc`, `x86_64-w64-mingw32`).
+# llama.cpp prints `built with <compiler> for <target>`: its CMake build sets the compiler to CMake's compiler id and
+# version (`MSVC 19.29.30159.0`) and the target to the Visual Studio platform (`x64`), else to the system name and
+# processor (`Windows AMD64`, `Linux x86_64`): https://github.com/ggml-org/llama.cpp/blob/master/cmake/build-info.cmake.
+# MSVC builds only for Windows. Its w64devkit build prints GCC's target triple (`x86_64-w64-mingw32`).
 # A program or library on a drive-letter path (`C:\Users\...\AppData\Local\Programs\Ollama\lib\ollama\ggml-cuda.dll`,
 # ollama's `cmd="C:\\...\\ollama_llama_server.exe ...`) is loaded by Windows; a WSL 2 program reaches the drive as
 # /mnt/c. A list's `OS: Windows 11` (torch's collect_env: `OS: Microsoft Windows 11 Pro`) names it, unless the same

@@ -39,14 +39,18 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
           needles=_NEEDLES, per_line=True)
 def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
+    windows = False  # one Windows line says it: the next ones (a library per backend) take none of the MAX_LINES
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
         if len(line) > 2000:
             continue
-        if (stated_gpus(line) or listed_model(line) or cloud_instances(line) or platform_words(line) or windows_line(line)
-                or stated_shm(line) is not None) \
+        states = stated_gpus(line) or listed_model(line) or cloud_instances(line) or platform_words(line) \
+            or stated_shm(line) is not None
+        shows_windows = not states and not windows and windows_line(line) is not None
+        if (states or shows_windows) \
                 and not is_log_line(line) and per_gpu_limit(line) is None and not listed_gpu(line):
             yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, line.strip() + "\n"))
+            windows = windows or shows_windows
             taken += 1
             if taken == MAX_LINES:
                 return
