@@ -33,6 +33,9 @@ from stackaudit.facts.platform import Virtualization, windows_line
     # line without its WSL 2
     "OS: Microsoft Windows 11 Pro",
     "- **OS:** Windows 11 Pro",
+    # abetlen/llama-cpp-python#1026 (corpus 882): the user's words, a clause of a longer line
+    "As you can see, the results are divided almost by 4 with each additional card I have, I am currently working with "
+    "Windows 11, I don't know if the operating system has anything to do with it ",
 ])
 def test_lines_only_a_windows_host_prints(line: str) -> None:
     assert windows_line(line) is not None
@@ -47,6 +50,13 @@ def test_lines_only_a_windows_host_prints(line: str) -> None:
     "load_backend: loaded CUDA backend from /usr/lib/ollama/libggml-cuda.so",
     r"CUDA_HOME: C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.8",
     "OS: Ubuntu 22.04.5 LTS (x86_64)",
+    # corpus 721 (ollama/ollama#1666): Docker Desktop's containers run in WSL 2
+    "I'm running Docker Desktop on Windows 11 with WSL2 backend on Ubuntu 22.04.03 LTS. I believe I have the correct "
+    "drivers installed in Ubuntu.",
+    # Modelled: a comparison, a question, a negation
+    "It works on Windows 11 but not on Linux",
+    "Does it run on Windows 11?",
+    "I tested on Linux, not on Windows 10.",
 ])
 def test_lines_that_show_no_windows_host(line: str) -> None:
     assert windows_line(line) is None

@@ -342,6 +342,11 @@ WINDOWS_LINES = (
     WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll)\b", "a Windows program or library path"),
     # ollama's `server config` line names its folders as the server sees them: `OLLAMA_MODELS:C:\\Users\\...`.
     WindowsLine(r"\bOLLAMA_(?:MODELS|RUNNERS_DIR|TMPDIR):[A-Z]:\\", "ollama's server config: a folder on a Windows drive"),
+    # The user's statement, in a clause (between `,`, `;` or `.`) that names no WSL, negation or comparison, of a line
+    # that asks nothing: `I am currently working with Windows 11` (corpus 882).
+    WindowsLine(r"^(?!.*\?)(?:.*[,;.]\s*)?(?![^,;.]*\b(?:WSL\w*|not|n't|instead|than|unlike|outside|without|vs|versus)\b)"
+                r"[^,;.]*\b(?:on|with|using|under|running)\s+(?:Microsoft\s+)?Windows\s?1[01]\b",
+                "the user's words name Windows"),
     WindowsLine(r"^[\s*>•-]*(?:\*\*)?(?:OS|Operating system)(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(?:Microsoft\s+)?Windows\b"
                 r"(?!.*\bWSL)", "the operating system named Windows"),
 )
