@@ -179,13 +179,15 @@ def engine_shown_other(subject: str, shown: tuple[str, ...]) -> str:
 # Checks of what only a Linux host has. Where the sources show the engine's host runs Windows itself
 # (facts/platform.Virtualization.os: not WSL 2, whose engines run in a Linux VM) and the check cannot judge, it is not
 # applicable. Persistence mode is the Linux driver's: NVIDIA's driver persistence guide lists "All standard
-# driver-supported Linux platforms" as its only OSes, and NVML's nvmlDeviceSetPersistenceMode is "For Linux only".
-# A container given GPUs is Linux's (the NVIDIA Container Toolkit's device nodes and libraries); a Windows host runs
-# such a container in WSL 2 (Docker Desktop), so CTR-GPU-ACCESS stays open where any container is shown.
+# driver-supported Linux platforms" as its only OSes
+# (https://docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html), and NVML's
+# nvmlDeviceSetPersistenceMode is "For Linux only" (https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
+# A container given GPUs is Linux's (the NVIDIA Container Toolkit's device nodes and libraries). Docker Desktop on
+# Windows gives GPUs to containers through its WSL 2 backend (https://docs.docker.com/desktop/features/gpu/), so
+# CTR-GPU-ACCESS stays open where any container is shown.
 LINUX_ONLY: dict[str, tuple[str, bool]] = {  # check: (why, only where no container is shown)
-    "DRV-PERSISTENCE": ("persistence mode is a setting of NVIDIA's Linux driver "
-                        "(https://docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html, "
-                        "https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html)", False),
+    "DRV-PERSISTENCE": ("persistence mode is a setting of NVIDIA's Linux driver, which a Windows host does not run",
+                        False),
     "CTR-GPU-ACCESS": ("the engine runs as a Windows program or service and no container is shown: a container "
                        "given GPUs is a Linux one (the NVIDIA Container Toolkit's)", True),
 }

@@ -338,17 +338,17 @@ class WindowsLine:
 # /mnt/c. A list's `OS: Windows 11` (torch's collect_env: `OS: Microsoft Windows 11 Pro`) names it, unless the same
 # line names WSL (`OS: Windows 11 + WSL2`: the engine runs in the Linux VM).
 WINDOWS_LINES = (
-    WindowsLine(r"\bbuilt with (?:MSVC\b|.*\bfor\s+\S*(?:windows|mingw)\S*)", "llama.cpp built for Windows"),
+    WindowsLine(r"\bbuilt with (?:MSVC\b.*|.*\bfor\s+\S*(?:windows|mingw)\S*.*)", "llama.cpp built for Windows"),
     WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll)\b", "a Windows program or library path"),
     # ollama's `server config` line names its folders as the server sees them: `OLLAMA_MODELS:C:\\Users\\...`.
-    WindowsLine(r"\bOLLAMA_(?:MODELS|RUNNERS_DIR|TMPDIR):[A-Z]:\\", "ollama's server config: a folder on a Windows drive"),
+    WindowsLine(r"\bOLLAMA_(?:MODELS|RUNNERS_DIR|TMPDIR):[A-Z]:\\\S*", "ollama's server config: a folder on a Windows drive"),
     # The user's statement, in a clause (between `,`, `;` or `.`) that names no WSL, negation or comparison, of a line
     # that asks nothing: `I am currently working with Windows 11` (corpus 882).
     WindowsLine(r"^(?!.*\?)(?:.*[,;.]\s*)?(?![^,;.]*\b(?:WSL\w*|not|n't|instead|than|unlike|outside|without|vs|versus)\b)"
                 r"[^,;.]*\b(?:on|with|using|under|running)\s+(?:Microsoft\s+)?Windows\s?1[01]\b",
                 "the user's words name Windows"),
     WindowsLine(r"^[\s*>•-]*(?:\*\*)?(?:OS|Operating system)(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(?:Microsoft\s+)?Windows\b"
-                r"(?!.*\bWSL)", "the operating system named Windows"),
+                r"(?!.*\bWSL).*", "the operating system named Windows"),
 )
 
 
@@ -357,12 +357,18 @@ def windows_line(line: str) -> WindowsLine | None:
     return next((row for row in WINDOWS_LINES if re.search(row.pattern, line, re.I)), None)
 
 
+def _last_clause(text: str, limit: int = 120) -> str:
+    """The end of a matched text, at most `limit` characters, from the start of its last clause (_CLAUSE) there."""
+    tail = text.strip()[-limit:]
+    return _CLAUSE.split(tail)[-1] if len(text.strip()) > limit else tail
+
+
 def windows_lines(text: str) -> str:
     """Why a text shows a Windows host (its first line of WINDOWS_LINES, in words), or "" where none does."""
     for line in text.splitlines():
         for row in WINDOWS_LINES:
             if m := re.search(row.pattern, line, re.I):
-                return f"{row.what}: `{line[m.start():].strip()[:120]}`"
+                return f"{row.what}: `{_last_clause(m.group(0))}`"
     return ""
 
 
