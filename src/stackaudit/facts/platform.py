@@ -545,9 +545,11 @@ def _machine(ctx: FactContext) -> Virtualization:
                           "paste `lscpu` or `systemd-detect-virt --vm`")
 
 
-# What a Python report prints of a Windows host, by its key: torch's collect_env `OS: Microsoft Windows 11 Pro` (its
-# get_os reads `wmic os get Caption`), Python's platform.platform() `Windows-11-10.0.26100-SP0` (collect_env's
-# `Python platform`), and sys.platform `win32` (OpenMMLab's check_env): https://docs.python.org/3/library/sys.html#sys.platform
+# What a Python report prints of a Windows host, by its key. torch's collect_env prints `OS: Microsoft Windows 11 Pro`:
+# its get_windows_version reads `wmic os get Caption`
+# (https://github.com/pytorch/pytorch/blob/main/torch/utils/collect_env.py). Its `Python platform` is Python's
+# platform.platform(), `Windows-11-10.0.26100-SP0` on Windows. OpenMMLab's check_env prints sys.platform, `win32` on
+# Windows (https://docs.python.org/3/library/sys.html#sys.platform).
 REPORT_WINDOWS = {"OS": r"^(?:Microsoft\s+)?Windows\b", "Python platform": r"^Windows-", "sys.platform": r"^win32$"}
 
 
