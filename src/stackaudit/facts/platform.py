@@ -648,7 +648,7 @@ def virtualization_from_engine_log(text: str) -> Virtualization:
 
     Input (tests/data/captures/928)::
 
-        time=2024-08-12T20:24:12.353-06:00 level=INFO source=server.go:392 msg="starting llama server" cmd="C:\\\\Users\\\\user\\\\AppData\\\\Local\\\\Programs\\\\Ollama\\\\ollama_runners\\\\cuda_v11.3\\\\ollama_llama_server.exe --model ...
+        time=2024-08-12T20:24:12.353-06:00 level=INFO source=server.go:392 msg="starting llama server" cmd="C:\\\\Users\\\\user\\\\AppData\\\\Local\\\\Programs\\\\Ollama\\\\ollama_runners\\\\cuda_v11.3\\\\ollama_llama_server.exe
     """
     windows = windows_lines(text)
     if not windows:
