@@ -935,6 +935,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
     not flagged. Inside LXC the version match is CTR-LXC-DEVICES's. `cuda-compat` libraries on
     GeForce cards cause Error 803 (not detected here).
+    An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
+    `OS: Windows 11`), with no container shown, is not in a container: not applicable (facts/applicability.LINUX_ONLY).
+    Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     """
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
     beyond = nccl_test_runs.asked_beyond(gpus.whole_count if gpus is not None else None) \

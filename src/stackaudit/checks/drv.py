@@ -910,6 +910,9 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
     A pasted journal that shows the daemon failed or stopped, with no GPU listing, is an issue too,
     and so is DCGM's diagnostic row "Persistence mode for GPU N is disabled" (facts/symptoms.py).
     A kernel log that shows the daemon crashed (`nvidia-persiste[827]: segfault at …`) is an issue too.
+    On a Windows host persistence mode does not exist: the nvidia-smi table's Driver-Model column (WDDM, TCC, MCDM)
+    says so here, and any other source that shows Windows (facts/platform.WINDOWS_LINES) through the engine's rule
+    (facts/applicability.LINUX_ONLY): not applicable.
     """
     return _persistence(nvidia, nvidia_services, container)
 

@@ -235,6 +235,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
     (not an issue).
     """
+    if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
+        return unknown(f"{virtualization.source}: a Windows host, but no source tells whether it is a virtual machine",
+                       hint="paste `systeminfo` (its System Model line) or `nvidia-smi -q`")
     host = vgpu_host(nvidia)
     if not virtualization.is_vm and host:
         return not_an_issue(f"the hypervisor host that hands out vGPUs ({host}), not a guest: the engines run in "

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from stackaudit.facts.applicability import CPU_SUBJECTS, ENGINE_SUBJECTS, SUBJECTS
+from stackaudit.facts.applicability import CPU_SUBJECTS, ENGINE_SUBJECTS, LINUX_ONLY, SUBJECTS
 from stackaudit.facts.symptoms import PROVEN
 
 # A fix is data (its steps): stackaudit.fixes; importable from here for the checks.
@@ -254,11 +254,12 @@ class CheckSpec:
     @property
     def subject_read(self) -> tuple[str, ...]:
         """The facts that show whether the check's subject is absent (`applies_to`), collected besides its own."""
+        platform = ("virtualization", "container", "docker_containers") if self.id in LINUX_ONLY else ()
         if self.applies_to in CPU_SUBJECTS:
-            return ("cpu",)
+            return ("cpu", *platform)
         if self.applies_to in ENGINE_SUBJECTS:
-            return ENGINE_SUBJECT_FACTS
-        return ("gpus", "nvidia_driver") if self.applies_to else ()
+            return (*ENGINE_SUBJECT_FACTS, *platform)
+        return ("gpus", "nvidia_driver", *platform) if self.applies_to else platform
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ Two phases: the checks, then the derived rules (checks/registry.py `reads=`), wh
 the checks they read besides their facts.
 After each check, the log symptoms that prove it (facts/symptoms.py) turn its outcome into an issue that quotes
 the lines, even where its facts are missing (`proven_by_symptoms`).
-A check the facts leave unknown whose subject the source shows absent is not applicable (`not_shown_subject`)."""
+A check the facts leave unknown whose subject the source shows absent is not applicable (`not_shown_subject`), and so is
+one of what only a Linux host has where the sources show a Windows host (facts/applicability.LINUX_ONLY)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ from stackaudit.facts.applicability import (
     cpu_shown_other,
     engine_shown_other,
     ggml_image_engine,
+    linux_only_why,
     shown_absent,
 )
 from stackaudit.facts.gpus import GGML_TITLE, GpuInventory
@@ -161,6 +163,20 @@ def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
             *(("",) if report is not None else ()))
 
 
+def _windows_shown(facts: dict[str, Any]) -> tuple[str, bool]:
+    """Why the sources show a Windows host (facts/platform.Virtualization.os; "" where they do not), and whether
+    they show any container (a pasted container spec, or the audit inside one)."""
+    from stackaudit.facts.container import ContainerInfo
+    from stackaudit.facts.docker import DockerContainers
+    from stackaudit.facts.platform import Virtualization
+
+    virt, container, specs = facts.get("virtualization"), facts.get("container"), facts.get("docker_containers")
+    windows = virt.source if isinstance(virt, Virtualization) and virt.windows else ""
+    shown = (isinstance(container, ContainerInfo) and container.in_container) or (
+        isinstance(specs, DockerContainers) and bool(specs.containers))
+    return windows, shown
+
+
 def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], used: tuple[Provenance, ...],
                       provenance: dict[str, tuple[Provenance, ...]]) -> tuple[Outcome, tuple[Provenance, ...]]:
     """An unknown outcome of a check whose subject (`CheckSpec.applies_to`) the source shows absent becomes
@@ -168,6 +184,9 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
     A verdict of the check's own facts or a symptom's issue stands, but for a subject whose verdict is moot without
     its engine (facts/applicability.ENGINE_VERDICT_MOOT), where only an issue stands.
     Where the models of the GPUs shown decide it, the not-applicable covers those GPUs (`over_subjects`)."""
+    if outcome.status == "unknown" and (why := linux_only_why(spec.id, *_windows_shown(facts))):
+        return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *provenance.get("virtualization", ()))),
+                                                 key=_order))
     moot = spec.applies_to in ENGINE_VERDICT_MOOT and outcome.status not in ("unknown", "issue", "error")
     if not spec.applies_to or (outcome.status != "unknown" and not moot):
         return outcome, used

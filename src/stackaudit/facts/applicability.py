@@ -39,6 +39,10 @@ shown.
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
 
+A check of what only a Linux host has (LINUX_ONLY: persistence mode, a container's GPU access) is not applicable
+where the sources show a Windows host (facts/platform.Virtualization.os: a Windows driver model, llama.cpp built for
+Windows, a Windows program path, `OS: Windows 11`), and, for a container's check, no container.
+
 The same engines shown decide one verdict that is not an applicability: where every one serves from one process
 (ONE_PROCESS_ENGINES) and no command splits its model over GPUs, CTR-SHM-SIZE is not an issue (one_process_engine).
 """
@@ -170,6 +174,32 @@ def engine_shown_other(subject: str, shown: tuple[str, ...]) -> str:
     names = " and ".join(dict.fromkeys(lacking[e] for e in shown))
     return (f"the only engine the paste shows is {names}: no {ENGINE_SUBJECTS[subject]}; an engine the paste does not "
             "show is not judged")
+
+
+# Checks of what only a Linux host has. Where the sources show the engine's host runs Windows itself
+# (facts/platform.Virtualization.os: not WSL 2, whose engines run in a Linux VM) and the check cannot judge, it is not
+# applicable. Persistence mode is the Linux driver's: NVIDIA's driver persistence guide lists "All standard
+# driver-supported Linux platforms" as its only OSes
+# (https://docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html), and NVML's
+# nvmlDeviceSetPersistenceMode is "For Linux only" (https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
+# A container given GPUs is Linux's (the NVIDIA Container Toolkit's device nodes and libraries). Docker Desktop on
+# Windows gives GPUs to containers through its WSL 2 backend (https://docs.docker.com/desktop/features/gpu/), so
+# CTR-GPU-ACCESS stays open where any container is shown.
+LINUX_ONLY: dict[str, tuple[str, bool]] = {  # check: (why, only where no container is shown)
+    "DRV-PERSISTENCE": ("persistence mode is a setting of NVIDIA's Linux driver, which a Windows host does not run",
+                        False),
+    "CTR-GPU-ACCESS": ("the engine runs as a Windows program or service and no container is shown: a container "
+                       "given GPUs is a Linux one (the NVIDIA Container Toolkit's)", True),
+}
+
+
+def linux_only_why(check_id: str, windows: str, container_shown: bool) -> str:
+    """Why a check of LINUX_ONLY does not apply to a Windows host, in words; "" where it does not say that.
+    `windows`: why the sources show a Windows host ("" where they do not); `container_shown`: any container shown."""
+    row = LINUX_ONLY.get(check_id)
+    if row is None or not windows or (row[1] and container_shown):
+        return ""
+    return f"a Windows host ({windows}): {row[0]}"
 
 
 # Subjects that are one CPU vendor's hardware: the vendor's name in lscpu's `Vendor ID`, else in its `Model name`.

@@ -1,4 +1,4 @@
-"""Platform: virtual machine or bare metal."""
+"""Platform: virtual machine or bare metal, and a Windows host where the sources show one (Virtualization.os)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stated_gpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
-from stackaudit.facts.sources import RIG_REPORT_ENVIRONMENT, SYSTEMD_DETECT_VIRT, USER_MACHINE
+from stackaudit.facts.sources import ENGINE_LOG, RIG_REPORT_ENVIRONMENT, SYSTEMD_DETECT_VIRT, USER_MACHINE
 from stackaudit.facts.system import CpuInfo, KernelInfo, KernelLog
 from stackaudit.gputable import VGPU_PROFILE, exact_name
 from stackaudit.host.base import NotCaptured, read_optional
@@ -305,13 +305,80 @@ def cloud_kernel(release: str) -> KernelFlavour | None:
 
 @dataclass(frozen=True)
 class Virtualization:
-    vm: str  # "none" or the hypervisor's name
+    vm: str  # "none", the hypervisor's name, or "" where only the operating system is shown (`os`)
     source: str
     vgpu: str = ""  # why the VM's GPUs are NVIDIA vGPUs where its instance type says so (GpuInstance.vgpu), else ""
+    # "windows" where the sources show the engine's host runs Windows itself (WINDOWS_LINES, a Windows driver model);
+    # "" where they do not say. WSL 2 is Linux in a Hyper-V VM: vm "microsoft", os "".
+    os: str = ""
 
     @property
     def is_vm(self) -> bool:
         return self.vm not in ("none", "")
+
+    @property
+    def windows(self) -> bool:
+        return self.os == "windows"
+
+
+@dataclass(frozen=True)
+class WindowsLine:
+    """A line form that only a program running on Windows itself prints (not under WSL 2, whose programs are Linux's)."""
+
+    pattern: str  # searched in one line, case ignored
+    what: str
+
+
+# llama.cpp prints `built with <compiler> for <target>`: its CMake build sets the compiler to CMake's compiler id and
+# version (`MSVC 19.29.30159.0`) and the target to the Visual Studio platform (`x64`), else to the system name and
+# processor (`Windows AMD64`, `Linux x86_64`): https://github.com/ggml-org/llama.cpp/blob/master/cmake/build-info.cmake.
+# MSVC builds only for Windows. Its w64devkit build prints GCC's target triple (`x86_64-w64-mingw32`).
+# A program or library on a drive-letter path (`C:\Users\...\AppData\Local\Programs\Ollama\lib\ollama\ggml-cuda.dll`,
+# ollama's `cmd="C:\\...\\ollama_llama_server.exe ...`) is loaded by Windows; a WSL 2 program reaches the drive as
+# /mnt/c. A list's `OS: Windows 11` (torch's collect_env: `OS: Microsoft Windows 11 Pro`) names it, unless the same
+# line names WSL (`OS: Windows 11 + WSL2`: the engine runs in the Linux VM).
+WINDOWS_LINES = (
+    WindowsLine(r"\bbuilt with (?:MSVC\b.*|.*\bfor\s+\S*(?:windows|mingw)\S*.*)", "llama.cpp built for Windows"),
+    WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll)\b", "a Windows program or library path"),
+    # ollama's `server config` line names its folders as the server sees them: `OLLAMA_MODELS:C:\\Users\\...`.
+    WindowsLine(r"\bOLLAMA_(?:MODELS|RUNNERS_DIR|TMPDIR):[A-Z]:\\\S*", "ollama's server config: a folder on a Windows drive"),
+    # The user's statement, in a clause (between `,`, `;` or `.`) that names no WSL, negation or comparison, of a line
+    # that asks nothing: `I am currently working with Windows 11` (corpus 882).
+    WindowsLine(r"^(?!.*\?)(?:.*[,;.]\s*)?(?![^,;.]*\b(?:WSL\w*|not|n't|instead|than|unlike|outside|without|vs|versus)\b)"
+                r"[^,;.]*\b(?:on|with|using|under|running)\s+(?:Microsoft\s+)?Windows\s?1[01]\b",
+                "the user's words name Windows"),
+    WindowsLine(r"^[\s*>•-]*(?:\*\*)?(?:OS|Operating system)(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(?:Microsoft\s+)?Windows\b"
+                r"(?!.*\bWSL).*", "the operating system named Windows"),
+)
+
+
+def windows_line(line: str) -> WindowsLine | None:
+    """The row of WINDOWS_LINES a line shows, or None."""
+    return next((row for row in WINDOWS_LINES if re.search(row.pattern, line, re.I)), None)
+
+
+def _last_clause(text: str, limit: int = 120) -> str:
+    """The end of a matched text, at most `limit` characters, from the start of its last clause (_CLAUSE) there."""
+    tail = text.strip()[-limit:]
+    return _CLAUSE.split(tail)[-1] if len(text.strip()) > limit else tail
+
+
+def windows_lines(text: str) -> str:
+    """Why a text shows a Windows host (its first line of WINDOWS_LINES, in words), or "" where none does."""
+    for line in text.splitlines():
+        for row in WINDOWS_LINES:
+            if m := re.search(row.pattern, line, re.I):
+                return f"{row.what}: `{_last_clause(m.group(0))}`"
+    return ""
+
+
+def windows_driver(nvidia: NvidiaGpus | None) -> str:
+    """Why the nvidia-smi table shows a Windows driver: every GPU's Driver-Model column reads WDDM, TCC or MCDM
+    (facts/nvidia_smi.WINDOWS_DRIVER_MODELS; the Linux driver prints Persistence-M there); "" otherwise."""
+    gpus = nvidia.gpus if nvidia is not None else ()
+    if not gpus or any(g.driver_model is None for g in gpus):
+        return ""
+    return f"the nvidia-smi table's Driver-Model column reads {', '.join(sorted({g.driver_model or '' for g in gpus}))}"
 
 
 def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
@@ -409,7 +476,20 @@ def virtualization(ctx: FactContext) -> Virtualization:
 
     DMI is /sys/class/dmi/id, else the ids the kernel log prints (kernel_dmi: its boot line or an Oops's
     `Hardware name:`). A DMI string that names no hypervisor is a physical machine's.
+    Where none of them answers, a Windows host (_windows_host: the nvidia-smi table's Driver-Model column, a Python
+    report's platform) is the answer, with vm "" (nothing tells whether it is a virtual machine). Those sources are
+    read only then, so that an answer's provenance names only what it read.
     """
+    try:
+        return _machine(ctx)
+    except FactUnavailable:
+        if windows := _windows_host(ctx):
+            return Virtualization("", windows, os="windows")
+        raise
+
+
+def _machine(ctx: FactContext) -> Virtualization:
+    """The virtualization provider's answer from the machine's own sources, in their order."""
     host = ctx.host
     try:
         result = host.run(list(SYSTEMD_DETECT_VIRT.argv))
@@ -453,6 +533,28 @@ def virtualization(ctx: FactContext) -> Virtualization:
         return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}")
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
+
+
+# What a Python report prints of a Windows host, by its key. torch's collect_env prints `OS: Microsoft Windows 11 Pro`:
+# its get_windows_version reads `wmic os get Caption`
+# (https://github.com/pytorch/pytorch/blob/main/torch/utils/collect_env.py). Its `Python platform` is Python's
+# platform.platform(), `Windows-11-10.0.26100-SP0` on Windows. OpenMMLab's check_env prints sys.platform, `win32` on
+# Windows (https://docs.python.org/3/library/sys.html#sys.platform).
+REPORT_WINDOWS = {"OS": r"^(?:Microsoft\s+)?Windows\b", "Python platform": r"^Windows-", "sys.platform": r"^win32$"}
+
+
+def _windows_host(ctx: FactContext) -> str:
+    """Why the GPU listing or the Python report shows a Windows host: the nvidia-smi table's Windows driver model
+    (windows_driver), a collect_env / check_env line of REPORT_WINDOWS; "" where neither does."""
+    from stackaudit.facts.collect_env import CollectEnv
+    from stackaudit.facts.nvidia import NvidiaGpus
+
+    if why := windows_driver(ctx.optional("nvidia", NvidiaGpus)):
+        return why
+    env = ctx.optional("collect_env", CollectEnv)
+    values = env.values if env is not None else {}
+    return next((f"the Python report's `{key}: {values[key]}`" for key, pattern in REPORT_WINDOWS.items()
+                 if re.search(pattern, values.get(key, "").strip())), "")
 
 
 # What `systemd-detect-virt` (without --vm) prints for a container (systemd's src/basic/virt.c container ids):
@@ -506,8 +608,14 @@ def virtualization_from_user_words(text: str) -> Virtualization:
     said = [(line.strip(), words) for line in text.splitlines() if (words := platform_words(line))]
     vms = {row.vm for _, row in named} | {words.vm for _, words in said if words.vm != "none"}
     bare = next(((line, words) for line, words in said if words.vm == "none"), None)
+    # A Windows line (WINDOWS_LINES) names the host's operating system; beside WSL 2 in the same words (the one
+    # statement of PLATFORM_WORDS of a Hyper-V VM) it is the Windows under the Linux VM the engine runs in.
+    windows = "" if any(words.vm == WSL_KERNEL.vm for _, words in said) else windows_lines(text)
+    os = "windows" if windows else ""
     if bare is not None and not vms:
-        return Virtualization("none", f"{bare[1].what}: {bare[0][:120]!r}")
+        return Virtualization("none", f"{bare[1].what}: {bare[0][:120]!r}", os=os)
+    if not vms and windows:
+        return Virtualization("", f"{windows} in the pasted text", os=os)
     if len(vms) != 1:
         raise ParseError("names no cloud instance type" if not vms else
                          "names instances of several providers")
@@ -515,12 +623,27 @@ def virtualization_from_user_words(text: str) -> Virtualization:
         raise ParseError("names a cloud instance type and says bare metal")
     if not named:
         line, words = next((line, words) for line, words in said if words.vm != "none")
-        return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}")
+        return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}", os=os)
     name, row = named[0]
     sized = instance_gpus(name)
     vgpu = (f"{name} is a size its provider serves with NVIDIA vGPU (GRID) guests ({sized[1].source})"
             if sized is not None and sized[1].vgpu else "")
-    return Virtualization(row.vm, f"{name} in the user's words: {row.what}", vgpu)
+    return Virtualization(row.vm, f"{name} in the user's words: {row.what}", vgpu, os=os)
+
+
+@parser(ENGINE_LOG, feeds="virtualization", kind=Virtualization, rank=97)
+def virtualization_from_engine_log(text: str) -> Virtualization:
+    """A Windows host, where the engine's log loads a program or library from a Windows path (WINDOWS_LINES); a log
+    says nothing of a virtual machine (vm "").
+
+    Input (tests/data/captures/928)::
+
+        time=2024-08-12T20:24:12.353-06:00 level=INFO source=server.go:392 msg="starting llama server" cmd="C:\\\\Users\\\\user\\\\AppData\\\\Local\\\\Programs\\\\Ollama\\\\ollama_runners\\\\cuda_v11.3\\\\ollama_llama_server.exe
+    """
+    windows = windows_lines(text)
+    if not windows:
+        raise ParseError("no line that only a Windows host prints")
+    return Virtualization("", f"the engine's log: {windows}", os="windows")
 
 
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=93)

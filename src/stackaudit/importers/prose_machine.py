@@ -1,6 +1,7 @@
 """The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a list's
 GPU model (`GPU: NVIDIA GeForce RTX 5080`), a cloud instance type (`g5.48xlarge`), a statement that it is bare metal
-(`It is not running inside a VM.`), or its /dev/shm size (`CPU Shared Memory: 64MB`).
+(`It is not running inside a VM.`), a Windows host (`OS: Windows 11`, llama.cpp's `built with MSVC ... for Windows`, a
+`C:\\...\\ggml-cuda.dll` path: facts/platform.WINDOWS_LINES), or its /dev/shm size (`CPU Shared Memory: 64MB`).
 
 Recorded as the pasted document USER_MACHINE (facts/sources.py), the line verbatim; facts/gpus.py reads it last,
 as "the user's own words", for the model that a topology matrix or a log does not name, facts/platform.py for
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from stackaudit.facts.gpus import listed_model, stated_gpus
-from stackaudit.facts.platform import cloud_instances, platform_words
+from stackaudit.facts.platform import cloud_instances, platform_words, windows_line
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
 from stackaudit.facts.sources import USER_MACHINE
@@ -31,20 +32,25 @@ MAX_LINES = 20  # lines of words read from one paste; past a few, they state sev
 _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)), *(f"x {d}" for d in range(1, 10)),
             *(f"x{d}" for d in range(1, 10)),
             "*", "card", "gpu", "nvidia", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm", "wsl",
-            "virtual machine", "shared memory", "shm", "0s", "4s", "0gs")
+            "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\")
 
 
 @importer("prose machine", "GPUs, a cloud instance or bare metal in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
           needles=_NEEDLES, per_line=True)
 def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
+    windows = False  # one Windows line says it: the next ones (a library per backend) take none of the MAX_LINES
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
         if len(line) > 2000:
             continue
-        if (stated_gpus(line) or listed_model(line) or cloud_instances(line) or platform_words(line) or stated_shm(line) is not None) \
+        states = stated_gpus(line) or listed_model(line) or cloud_instances(line) or platform_words(line) \
+            or stated_shm(line) is not None
+        shows_windows = not states and not windows and windows_line(line) is not None
+        if (states or shows_windows) \
                 and not is_log_line(line) and per_gpu_limit(line) is None and not listed_gpu(line):
             yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, line.strip() + "\n"))
+            windows = windows or shows_windows
             taken += 1
             if taken == MAX_LINES:
                 return

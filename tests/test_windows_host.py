@@ -1,0 +1,231 @@
+"""Issue 28, facts implied by the platform: a Windows host (facts/platform.py Virtualization.os, WINDOWS_LINES,
+REPORT_WINDOWS, the nvidia-smi table's Driver-Model column) makes the checks of what only a Linux host has not
+applicable (facts/applicability.LINUX_ONLY): DRV-PERSISTENCE, and CTR-GPU-ACCESS where no container is shown.
+WSL 2 is Linux in a Hyper-V VM: its pastes stay Linux."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import body, capture_checks, fact, paste_checks, pasted
+from stackaudit.facts.platform import Virtualization, windows_line
+
+
+@pytest.mark.parametrize("line", [
+    # ggml-org/llama.cpp#13612 (corpus 921)
+    "built with MSVC 19.29.30159.0 for Windows AMD64",
+    # corpus 612 (llama.cpp build 5109)
+    "built with MSVC 19.40.33811.0 for x64",
+    # ollama/ollama#11640 (corpus 927)
+    r"load_backend: loaded CUDA backend from C:\Users\gianl\AppData\Local\Programs\Ollama\lib\ollama\ggml-cuda.dll",
+    # ollama/ollama#6348 (corpus 928): the log doubles its backslashes
+    'time=2024-08-12T20:24:12.353-06:00 level=INFO source=server.go:392 msg="starting llama server" '
+    r'cmd="C:\\Users\\user\\AppData\\Local\\Programs\\Ollama\\ollama_runners\\cuda_v11.3\\ollama_llama_server.exe '
+    r"--model C:\\Users\\user\\.ollama\\models\\blobs\\sha256-ff82381e2bea77d91c1b824c7afb83f6fb73e9f7de9dda631bcdbca564aa5435",
+    # https://github.com/ollama/ollama/issues/10833 (the server config line, cut after OLLAMA_MODELS)
+    'time=2025-05-23T16:23:12.941+02:00 level=INFO source=routes.go:1205 msg="server config" '
+    r'env="map[CUDA_VISIBLE_DEVICES:0 GPU_DEVICE_ORDINAL: HIP_VISIBLE_DEVICES: OLLAMA_MODELS:C:\\Users\\mordesku\\.ollama\\models',
+    # ollama/ollama#17841 (corpus 926)
+    "OS: Windows 11",
+    # Modelled: torch's collect_env on Windows (its get_os reads the caption Windows gives); corpus 950's hardware list
+    # line without its WSL 2
+    "OS: Microsoft Windows 11 Pro",
+    "- **OS:** Windows 11 Pro",
+    # abetlen/llama-cpp-python#1026 (corpus 882): the user's words, a clause of a longer line
+    "As you can see, the results are divided almost by 4 with each additional card I have, I am currently working with "
+    "Windows 11, I don't know if the operating system has anything to do with it ",
+])
+def test_lines_only_a_windows_host_prints(line: str) -> None:
+    assert windows_line(line) is not None
+
+
+@pytest.mark.parametrize("line", [
+    # corpus 950: WSL 2 under Windows 11, the engine runs in the Linux VM
+    "- **OS:** Windows 11 + WSL2 2.7.0 (pre-release), Ubuntu 22.04",
+    # Modelled: llama.cpp built on Linux, ollama on Linux, a Linux path, a drive path to a folder
+    "built with cc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0 for x86_64-linux-gnu",
+    "OLLAMA_MODELS:/usr/share/ollama/.ollama/models OLLAMA_MULTIUSER_CACHE:false",
+    "load_backend: loaded CUDA backend from /usr/lib/ollama/libggml-cuda.so",
+    r"CUDA_HOME: C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.8",
+    "OS: Ubuntu 22.04.5 LTS (x86_64)",
+    # corpus 721 (ollama/ollama#1666): Docker Desktop's containers run in WSL 2
+    "I'm running Docker Desktop on Windows 11 with WSL2 backend on Ubuntu 22.04.03 LTS. I believe I have the correct "
+    "drivers installed in Ubuntu.",
+    # Modelled: a comparison, a question, a negation
+    "It works on Windows 11 but not on Linux",
+    "Does it run on Windows 11?",
+    "I tested on Linux, not on Windows 10.",
+])
+def test_lines_that_show_no_windows_host(line: str) -> None:
+    assert windows_line(line) is None
+
+
+@pytest.mark.parametrize("prefix", ["921", "926", "927", "928"])
+def test_persistence_is_not_applicable_on_a_windows_host(prefix: str) -> None:
+    """Corpus 921 (llama.cpp's MSVC build line), 926 (`OS: Windows 11`), 927 (ollama's C:\\ library paths), 928
+    (ollama's Windows runner in its log): no nvidia-smi, yet a Windows host."""
+    result = capture_checks(prefix, "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert result.status == "not-applicable"
+    assert "Windows host" in result.message and "Linux driver" in result.message
+
+
+def test_gpu_access_is_not_applicable_for_a_windows_service() -> None:
+    """Corpus 926: ollama runs as a Windows service under nssm; no container is shown."""
+    result = capture_checks("926", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "not-applicable"
+    assert "no container is shown" in result.message
+
+
+def test_the_windows_driver_model_and_a_check_env_say_windows() -> None:
+    """Corpus 918 (WDDM in the nvidia-smi table) and 160 (lmdeploy check_env's `sys.platform: win32`)."""
+    for prefix, why in (("918", "Driver-Model column reads WDDM"), ("160", "sys.platform: win32")):
+        virt = fact(pasted(body(prefix)), "virtualization")
+        assert isinstance(virt, Virtualization) and virt.windows and why in virt.source
+        assert not virt.is_vm and virt.vm == ""
+
+
+@pytest.mark.parametrize("prefix", ["170", "950"])
+def test_wsl_stays_a_linux_vm(prefix: str) -> None:
+    """Corpus 170 and 950: hardware lists that name Windows 11 beside WSL 2: the engine runs in the Linux VM."""
+    virt = fact(pasted(body(prefix)), "virtualization")
+    assert isinstance(virt, Virtualization) and virt.vm == "microsoft" and not virt.windows
+
+
+def test_a_container_on_windows_keeps_gpu_access_open(tmp_path: Path) -> None:
+    """Modelled: Docker Desktop on a Windows host (a C:\\ path beside a docker run): the container runs in WSL 2, so
+    CTR-GPU-ACCESS is judged, not ruled out; DRV-PERSISTENCE still is."""
+    text = ("PS C:\\Users\\me> docker run -d --gpus=all -v ollama:/root/.ollama -p 11434:11434 --name ollama "
+            "ollama/ollama\n"
+            "load_backend: loaded CUDA backend from C:\\Users\\me\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\"
+            "ggml-cuda.dll\n")
+    results = paste_checks(tmp_path, text, "CTR-GPU-ACCESS", "DRV-PERSISTENCE")
+    assert results["CTR-GPU-ACCESS"].status != "not-applicable"
+    assert results["DRV-PERSISTENCE"].status == "not-applicable"
+
+
+def test_a_linux_ollama_log_rules_nothing_out(tmp_path: Path) -> None:
+    """Modelled: corpus 927's ollama lines from a Linux install (its libraries under /usr/lib/ollama): persistence mode
+    stays a question."""
+    windows = "C:\\Users\\gianl\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\"
+    text = body("927").replace(windows + "ggml-cuda.dll", "/usr/lib/ollama/libggml-cuda.so").replace(
+        windows + "ggml-cpu-alderlake.dll", "/usr/lib/ollama/libggml-cpu-alderlake.so")
+    assert "C:" not in text
+    results = paste_checks(tmp_path, text, "DRV-PERSISTENCE", "CTR-GPU-ACCESS")
+    assert results["DRV-PERSISTENCE"].status == "unknown"
+    assert results["CTR-GPU-ACCESS"].status == "unknown"
+
+
+def test_fw_vm_stays_unknown_on_a_windows_host() -> None:
+    """Corpus 918: Windows says nothing of whether the host is itself a VM."""
+    result = capture_checks("918", "FW-VM")["FW-VM"]
+    assert result.status == "unknown"
+    assert "Windows host" in result.message
+
+
+# https://github.com/SystemPanic/vllm-windows/issues/24: vLLM's collect_env on Windows, whose OS line could not be
+# collected; Python's platform names Windows.
+WINDOWS_COLLECT_ENV = """\
+Collecting environment information...
+==============================
+        System Info
+==============================
+OS                           : Could not collect
+GCC version                  : Could not collect
+Clang version                : Could not collect
+CMake version                : Could not collect
+Libc version                 : N/A
+
+==============================
+       PyTorch Info
+==============================
+PyTorch version              : 2.7.1+cu126
+Is debug build               : False
+CUDA used to build PyTorch   : 12.6
+ROCM used to build PyTorch   : N/A
+
+==============================
+      Python Environment
+==============================
+Python version               : 3.12.0 (tags/v3.12.0:0fb18b0, Oct  2 2023, 13:03:39) [MSC v.1935 64 bit (AMD64)] (64-bit runtime)
+Python platform              : Windows-11-10.0.26100-SP0
+
+==============================
+       CUDA / GPU Info
+==============================
+Is CUDA available            : True
+CUDA runtime version         : 13.0.88
+CUDA_MODULE_LOADING set to   : LAZY
+GPU models and configuration : GPU 0: NVIDIA GeForce RTX 4060 Laptop GPU
+Nvidia driver version        : 555.97
+cuDNN version                : Could not collect
+"""
+
+
+def test_collect_envs_python_platform_says_windows() -> None:
+    virt = fact(pasted(WINDOWS_COLLECT_ENV), "virtualization")
+    assert isinstance(virt, Virtualization) and virt.windows
+    assert "Windows-11-10.0.26100-SP0" in virt.source
+
+
+# WSL 2's `nvidia-smi -a` also reports the WDDM driver model (https://github.com/NVIDIA/nvidia-docker/issues/1604) and
+# lists Windows processes by their C:\\ paths (https://github.com/NVIDIA/nvidia-docker/issues/1458): modelled, the
+# first's GPU section up to its VBIOS line joined to one process entry of the second.
+WSL_NVIDIA_SMI_Q = r"""$ nvidia-smi -a
+
+==============NVSMI LOG==============
+
+Timestamp                                 : Thu Feb  3 13:18:48 2022
+Driver Version                            : 510.06
+CUDA Version                              : 11.6
+
+Attached GPUs                             : 1
+GPU 00000000:01:00.0
+    Product Name                          : NVIDIA GeForce GTX 1650 Ti with Max-Q Design
+    Product Brand                         : GeForce
+    Product Architecture                  : Turing
+    Display Mode                          : Enabled
+    Display Active                        : Enabled
+    Persistence Mode                      : Enabled
+    MIG Mode
+        Current                           : N/A
+        Pending                           : N/A
+    Accounting Mode                       : Disabled
+    Accounting Mode Buffer Size           : 4000
+    Driver Model
+        Current                           : WDDM
+        Pending                           : WDDM
+    Serial Number                         : N/A
+    GPU UUID                              : GPU-b5e386b4-3e71-5837-aca5-80c5914cf07f
+    Minor Number                          : N/A
+    VBIOS Version                         : 90.17.41.00.46
+    Processes
+        GPU instance ID                   : N/A
+        Compute instance ID               : N/A
+        Process ID                        : 2936
+            Type                          : C+G
+            Name                          : C:\Windows\SystemApps\MicrosoftWindows.Client.CBS_cw5n1h2txyewy\TextInputHost.exe
+            Used GPU Memory               : Not available in WDDM driver model
+"""
+
+
+def test_wsls_nvidia_smi_q_is_no_windows_host(tmp_path: Path) -> None:
+    """The nvidia-smi -q lines are that output's own: neither its Driver Model nor a process's C:\\ path is read as
+    Windows, and DRV-PERSISTENCE reads its Persistence Mode."""
+    virt = fact(pasted(WSL_NVIDIA_SMI_Q), "virtualization")
+    assert not (isinstance(virt, Virtualization) and virt.windows)
+    assert paste_checks(tmp_path, WSL_NVIDIA_SMI_Q, "DRV-PERSISTENCE")["DRV-PERSISTENCE"].status == "ok"
+
+
+def test_one_windows_line_is_recorded_and_the_machines_words_still_are() -> None:
+    """Modelled: llama.cpp's backend lines (corpus 927's form), one per library, before the user's GPU count: the
+    first says Windows, the others take none of the lines the machine's words are read from."""
+    from stackaudit.importers.prose_machine import MAX_LINES
+
+    libraries = "".join(f"load_backend: loaded CPU backend from C:\\Users\\me\\llama\\ggml-cpu-{i}.dll\n"
+                        for i in range(MAX_LINES + 5))
+    host = pasted(libraries + "The server has 8 x A100 GPUs\n")
+    virt = fact(host, "virtualization")
+    assert isinstance(virt, Virtualization) and virt.windows and "ggml-cpu-0.dll" in virt.source
+    assert fact(host, "gpus").count == 8
