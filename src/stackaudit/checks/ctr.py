@@ -181,6 +181,15 @@ _ONE_PROCESS_SERVERS = re.compile(r"(?:^|[/:\s])(?:ollama|llama[.-]?cpp|llama-se
 _MULTI_PROCESS_SERVERS = re.compile(r"vllm|sglang|tensorrt|trtllm|triton|ray", re.I)
 
 
+# Servers whose start runs no engine: they launch one later, per model, with that model's own tensor parallelism, so
+# their command at start shows no engine, TP size or GPU split even where the engine they launch will need /dev/shm.
+# Xinference (`xinference-local`, `xinference-supervisor`, `xinference-worker`; `xinference launch ... --n-gpu`:
+# https://inference.readthedocs.io/en/latest/getting_started/using_xinference.html), GPUStack (it deploys each model
+# with a backend it picks: https://docs.gpustack.ai/latest/overview/), LocalAI (`local-ai`, backends loaded per model:
+# https://localai.io/docs/overview/).
+ENGINE_LAUNCHERS = re.compile(r"(?:^|[/:\s])(?:xinference(?:-local|-supervisor|-worker)?|gpustack|local-?ai)\b", re.I)
+
+
 def _one_process_server(c: DockerContainer) -> bool:
     """A container whose image/command is a one-process server (Ollama, llama.cpp) and asks for no TP."""
     text = " ".join((c.image, *c.argv))
@@ -292,6 +301,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
 
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
     issue, whatever its pasted spec shows of the size: cut, host IPC, no GPU request); vLLM V1 and SGLang are multi-process even at TP = 1.
+    A launcher that starts each model's engine later (Xinference, GPUStack, LocalAI: ENGINE_LAUNCHERS) shows no engine
+    or TP size at start, so a small /dev/shm in its container stays unknown.
     With no process list read, the engines the paste shows decide it (facts/applicability.one_process_engine): where
     every one serves from one process and no command splits its model over GPUs, it is not an issue, in a container
     or not. llama.cpp's `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm
@@ -369,6 +380,7 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     single_labels: list[str] = []
     unshown: list[str] = []
     unshown_labels: list[str] = []
+    later: list[str] = []
     host_fix: Fix | None = None
     host_size = shm.size_bytes if shm is not None else None
     host_ipc_unsized: list[str] = []
@@ -391,6 +403,13 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
             host_ipc_unsized.append(f"{c.label}: " + ("host IPC" if c.ipc_mode == "host" else
                                                       "binds the host's /dev/shm at /dev/shm"))
         if c_size is not None and c_size < SHM_MIN:
+            if not _shm_workload(c, parallelism) and ENGINE_LAUNCHERS.search(" ".join((c.image, *c.argv))):
+                # A launcher's engines come later, per model: what will share its /dev/shm is not shown.
+                later.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), and "
+                             f"its command ({' '.join(c.argv)[:60] or 'the image ' + repr(c.image) + ' default'}) "
+                             "starts a launcher that runs each model's engine later, with that model's own tensor "
+                             "parallelism, which this source does not show")
+                continue
             if not _shm_workload(c, parallelism):
                 # The size matters only where several processes share memory; nothing shown runs them here.
                 unshown.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), "
@@ -427,6 +446,10 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                   if sized else "")
         return unknown(f"{'; '.join(host_ipc_unsized)}, so the container uses the host's /dev/shm, whose "
                        f"size is not in this source{unused}", hint="run `df -k -P /dev/shm` on the host")
+    if later:
+        return unknown("; ".join(later), hint="show the engine and tensor-parallel size of the models it launches "
+                       "(its model list, or the launch command); a multi-process engine or TP > 1 needs "
+                       "`--shm-size=16g` or `--ipc=host`")
     if single or unshown:
         return not_an_issue("; ".join(single + unshown), actual=single + unshown, subjects=single_labels + unshown_labels)
     observed = []

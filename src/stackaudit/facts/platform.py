@@ -232,6 +232,7 @@ class PlatformWords:
     pattern: str  # searched in one line of the user's words, case ignored
     what: str
     vm: str = "none"  # what the statement says: "none" (bare metal) or the hypervisor, as systemd-detect-virt names it
+    wsl: bool = False  # the statement names WSL 2, whose GPU the Windows driver drives
 
 
 # Statements, not mentions: VM threads compare with bare metal ("25% of baremetal speed", NVIDIA/nccl#2171; "the
@@ -247,7 +248,7 @@ PLATFORM_WORDS = (
     # WSL 2 runs Linux, and the GPU it is handed (GPU-PV), in a Hyper-V utility VM; WSL 1 has no GPU. A line that
     # names WSL 2 beside a negation or a comparison states nothing of this machine.
     PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b).*\bWSL\s?2\b",
-                  "WSL 2 (a Hyper-V utility VM)", "microsoft"),
+                  "WSL 2 (a Hyper-V utility VM)", "microsoft", wsl=True),
     # Kaggle's notebooks run on Google Cloud VMs (its T4 x2 accelerator is two T4s of one VM). The machine, not a
     # Kaggle dataset, guide or competition: `on Kaggle`, `Kaggle environment`, `Kaggle Notebooks`.
     PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)"
@@ -308,6 +309,7 @@ class Virtualization:
     vm: str  # "none" or the hypervisor's name
     source: str
     vgpu: str = ""  # why the VM's GPUs are NVIDIA vGPUs where its instance type says so (GpuInstance.vgpu), else ""
+    wsl: bool = False  # WSL 2's utility VM: its GPU is the Windows driver's, with no Linux NVIDIA kernel module
 
     @property
     def is_vm(self) -> bool:
@@ -450,7 +452,7 @@ def virtualization(ctx: FactContext) -> Virtualization:
     kernel = ctx.optional("kernel", KernelInfo)
     flavour = cloud_kernel(kernel.release) if kernel is not None else None
     if kernel is not None and flavour is not None:
-        return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}")
+        return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}", wsl=flavour is WSL_KERNEL)
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
 
@@ -485,7 +487,7 @@ def virtualization_from_rig_report(text: str) -> Virtualization:
     if env == "bare metal":
         return Virtualization("none", said)
     if env.startswith("WSL2"):
-        return Virtualization(WSL_KERNEL.vm, f"{said}: {WSL_KERNEL.what}")
+        return Virtualization(WSL_KERNEL.vm, f"{said}: {WSL_KERNEL.what}", wsl=True)
     virt = re.fullmatch(r"(?P<name>[\w-]+) \(virtualized\)", env)
     if virt is None or virt.group("name") in SYSTEMD_CONTAINERS:
         raise ParseError(f"the Environment line names no virtual machine and no bare metal: {env!r}")
@@ -515,7 +517,7 @@ def virtualization_from_user_words(text: str) -> Virtualization:
         raise ParseError("names a cloud instance type and says bare metal")
     if not named:
         line, words = next((line, words) for line, words in said if words.vm != "none")
-        return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}")
+        return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}", wsl=words.wsl)
     name, row = named[0]
     sized = instance_gpus(name)
     vgpu = (f"{name} is a size its provider serves with NVIDIA vGPU (GRID) guests ({sized[1].source})"
