@@ -143,3 +143,15 @@ def test_a_container_of_another_program_stays_not_an_issue(tmp_path: Path) -> No
     # Modelled counter-example: a GPU container whose command is no launcher and shows no engine keeps its note.
     run = "$ docker run -d --gpus all --name app myorg/app:latest python3 app.py\n"
     assert paste_checks(tmp_path, run, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
+
+
+def test_tensor_parallelism_in_the_users_words_is_the_containers_workload(tmp_path: Path) -> None:
+    # Corpus 982 (turboderp-org/exllamav3#76): TabbyAPI under podman at its 64 MiB default, and the user's sentence
+    # "the tensor parallelism does not work at all".
+    res = capture_checks("982", "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert res.status == "issue"
+    assert "tensor parallelism" in res.message
+    # Modelled counter-example: a sentence that rules tensor parallelism out states no split.
+    text = ("I run the model without tensor parallelism on one card and it is slow.\n"
+            "$ docker run -d --gpus all --name app myorg/app:latest python3 app.py\n")
+    assert paste_checks(tmp_path, text, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
