@@ -40,6 +40,10 @@ def test_torch_capability_warning_names_the_gpu() -> None:
                                   "capability sm_120 is not compatible with the current PyTorch installation.\n")
     assert [g.model for g in inv.gpus] == ["NVIDIA GeForce RTX 5090"]
     assert inv.count_unshown  # one warning per distinct GPU: a lower bound
+    # A Compose service's prefix before it (corpus 607, `vllm-1  | `) is no part of the name.
+    served = parse_torch_warned_gpus("vllm-1  | NVIDIA GeForce RTX 5070 Ti with CUDA capability sm_120 is not "
+                                     "compatible with the current PyTorch installation.\n")
+    assert [g.model for g in served.gpus] == ["NVIDIA GeForce RTX 5070 Ti"]
     # Older torch, with CUDA's index (modelled on its `Found GPU%d %s which is of cuda capability` warning).
     old = parse_torch_warned_gpus("Found GPU1 GeForce GT 710 which is of cuda capability 3.5.\n")
     assert [(g.index, g.model) for g in old.gpus] == [(1, "GeForce GT 710")]
