@@ -64,7 +64,7 @@ def test_file_names_are_numbered_lower_case_and_unique() -> None:
     numbers = [p.name.split("-", 1)[0] for p in FILES]
     for p in FILES:
         assert p.name == p.name.lower(), p.name
-        assert re.match(r"^\d{2,3}-", p.name), p.name
+        assert re.match(r"^\d{2,4}-", p.name), p.name
     assert len(set(numbers)) == len(numbers), Counter(numbers).most_common(3)
 
 

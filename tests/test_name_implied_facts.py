@@ -20,12 +20,17 @@ from stackaudit.facts.serving_logs import parse_log_date, parse_serving_log
 from stackaudit.gputable import (
     PRE_AMPERE,
     PRE_TURING,
+    GpuTableError,
+    UnknownGpuError,
     architecture_of,
     board_power,
+    load_table,
     lookup,
     on_nvswitch,
     sold_bridged,
+    table_text,
 )
+from stackaudit.gputable import parse_table as parse_table_toml
 from test_cut_gpu_names import PHOENIX_17
 
 
@@ -429,7 +434,7 @@ def test_a_vgpu_guest_is_judged_by_its_vgpu_defaults(text: str, status: str) -> 
         assert "vGPU guest" in r.message
 
 
-# --- board power (gputable.BOARD_POWER) and laptop GPUs ------------------------------------------
+# --- board power (power-only rows of gpus.toml) and laptop GPUs -----------------------------------
 
 
 def test_board_power_names_desktop_cards_never_laptops() -> None:
@@ -438,6 +443,28 @@ def test_board_power_names_desktop_cards_never_laptops() -> None:
     assert board_power("NVIDIA RTX A2000 12GB") is not None and board_power("NVIDIA RTX A2000 12GB")[0] == 70
     assert board_power("NVIDIA GeForce RTX 3060 Laptop GPU") is None
     assert board_power("NVIDIA GeForce RTX 3060 Ti") is not None and board_power("NVIDIA GeForce RTX 3060 Ti")[0] == 200
+
+
+def test_a_power_only_row_gives_board_power_and_no_model() -> None:
+    """A `[[gpu]]` row with only name, aliases, power_w and source is read by the one loader as board power; no
+    lookup of a model finds it (counter-example: the RTX 4090's full row is no power-only row)."""
+    table = load_table()
+    names = {row.name for row in table.power_only}
+    assert "RTX 3060" in names and "RTX 4090" not in names
+    assert not names & {gpu.name for gpu in table.gpus}
+    with pytest.raises(UnknownGpuError):
+        lookup("RTX 3060")
+    assert board_power("NVIDIA GeForce RTX 4090") is None  # the full row's power is the GPU table's default
+
+
+@pytest.mark.parametrize(("row", "error"), [
+    ('[[gpu]]\nname = "RTX 9999"\nsource = "https://example.invalid/"\n', "lacks 'power_w'"),
+    ('[[gpu]]\nname = "RTX 9999"\naliases = ["RTX 4090"]\npower_w = 1\nsource = "https://example.invalid/"\n',
+     "is used by"),
+])
+def test_a_malformed_power_only_row_is_refused(row: str, error: str) -> None:
+    with pytest.raises(GpuTableError, match=error):
+        parse_table_toml(table_text() + "\n" + row)
 
 
 def test_corpus_power_limits_from_board_power() -> None:

@@ -130,6 +130,23 @@ def test_spec_secrets_are_redacted_where_they_stand(text: str) -> None:
     assert "<redacted>" in recorded and "vllm/vllm-openai" in recorded
 
 
+def test_a_backgrounded_docker_run_with_its_output_redirected_gives_the_engine_argv_alone() -> None:
+    """Modelled: `> log 2>&1 &` sends the run's output to a file and puts it in the background; none of those words is
+    an argument of the engine in the container (facts._parse.first_command, shared with engine command lines)."""
+    c = parse_docker_run("docker run --gpus all --shm-size 8g vllm/vllm-openai:latest --model m --enforce-eager "
+                         "> vllm.log 2>&1 &")
+    assert c.image == "vllm/vllm-openai:latest" and c.shm_size == 8 * GIB
+    assert c.argv == ("--model", "m", "--enforce-eager")
+    piped = parse_docker_run("docker run --gpus all vllm/vllm-openai:latest --model m 2>&1 | tee vllm.log")
+    assert piped.argv == ("--model", "m")
+
+
+def test_a_quoted_shell_operator_stays_a_word_of_the_run() -> None:
+    """Modelled counter-example: `>` and `|` inside one quoted word are text of the word, not the shell's."""
+    c = parse_docker_run("docker run -e 'PROMPT=a > b | c' img python3 app.py --stop 'x|y'")
+    assert c.env == (("PROMPT", "a > b | c"),) and c.argv == ("python3", "app.py", "--stop", "x|y")
+
+
 def test_a_docker_run_line_without_an_image_is_not_one() -> None:
     with pytest.raises(ParseError):
         parse_docker_run("docker run --rm -it")

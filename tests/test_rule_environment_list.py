@@ -12,7 +12,8 @@
 - An engine image whose tag names its CUDA (`lmsysorg/sglang:v0.5.12-cu130`: facts/docker.py ENGINE_CUDA_IMAGE), and a
   list's `- Image:` line naming one, read as torch's CUDA (facts/python_env.py LISTED_ENGINE_IMAGE).
 - B300 and GB300 (Blackwell Ultra, compute capability 10.3) are in the GPU table (data/gpus.toml); a collect_env whose
-  copy ends inside its GPU list marks the cut name (facts/collect_env.py _mark_cut_gpu).
+  copy ends inside its GPU list marks the cut name, and drops one that shows vendor words only
+  (facts/collect_env.py _mark_cut_gpu). The A800 SXM4 is in the GPU table.
 """
 
 from __future__ import annotations
@@ -139,6 +140,28 @@ def test_a_cut_last_gpu_line_is_marked_cut() -> None:
     text = "GPU models and configuration : \nGPU 0: NVIDIA B300 SXM6 AC\nGPU 1: NVIDIA B3\n"
     assert parse_collect_env("PyTorch version              : 2.9.0+cu130\n" + text).gpu_models == (
         "NVIDIA B300 SXM6 AC", "NVIDIA B3...")
+
+
+def test_a_cut_last_gpu_line_of_vendor_words_only_names_no_gpu() -> None:
+    # corpus 958 (vllm-project/vllm-omni#241): the copy ends inside `GPU 1: NVIDIA`; the H20 above it is shown.
+    text = "GPU models and configuration : \nGPU 0: NVIDIA H20\nGPU 1: NVIDIA\n"
+    assert parse_collect_env("PyTorch version              : 2.8.0+cu128\n" + text).gpu_models == ("NVIDIA H20",)
+    r = capture_checks("958", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert r.status == "ok" and "NVIDIA H20 (compute 9.0)" in r.message, r.message
+
+
+def test_vllm_17952_a800_sxm4_is_compute_8_0() -> None:
+    # corpus 959 (vllm-project/vllm#17952): `GPU 0: NVIDIA A800-SXM4-80GB`, torch 2.6.0+cu124.
+    assert lookup("NVIDIA A800-SXM4-80GB").spec.name == "A800 SXM4 80GB"
+    r = capture_checks("959", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert r.status == "ok" and "compute 8.0" in r.message, r.message
+
+
+def test_a_cut_name_no_one_board_reads_leaves_fabric_manager_open() -> None:
+    # corpus 650 (TabbyML/tabby): `NVIDIA ...` with 80 GB and a 400 W cap is an A100 or an A800 SXM4 module: which
+    # board is not shown, and neither is a switch, so "no NVSwitch" does not follow.
+    r = capture_checks("650", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+    assert r.status == "unknown" and "names no one board" in r.message, r.message
 
 
 def test_modelled_whole_gpu_lines_are_not_marked_cut() -> None:

@@ -16,8 +16,15 @@ from __future__ import annotations
 from corpus import body, capture_checks, fact, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import stated_line
+from stackaudit.facts.nvidia import toolkit_from_evidence_lines
 from stackaudit.facts.system import amd_family
 from stackaudit.gputable import board_words, capability_of, lookup, on_nvswitch
+
+
+def test_a_markdown_row_states_the_cuda_toolkit() -> None:
+    # Modelled on the hardware summaries of 857-868: the evidence reader takes the row, so the toolkit reader must too.
+    assert toolkit_from_evidence_lines("| **CUDA Toolkit** | 13.0 |").version == "13.0"
+    assert toolkit_from_evidence_lines("CUDA Toolkit: 13.0").version == "13.0"
 
 
 def _status(text: str, check: str) -> tuple[str, str]:

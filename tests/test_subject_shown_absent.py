@@ -158,6 +158,22 @@ def test_xid_is_not_applicable_where_every_gpu_shown_is_amd(capture: str, shown:
     assert "another vendor's" in result.message and shown in result.message
 
 
+@pytest.mark.parametrize("capture", ["970", "974"])
+def test_rccl_log_shows_amd_gpus(capture: str) -> None:
+    # Real: ROCm/rccl#1454 (970: `RCCL version 2.20.5+hip6.2`, `NCCL INFO ROCr version 1.1`) and ROCm/vllm#390
+    # (974: `NCCL INFO RCCL version : 2.22.3-HEAD`): RCCL's log is NCCL's format on AMD GPUs.
+    result = capture_checks(capture, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "not-applicable" and "RCCL" in result.message, result.message
+
+
+def test_an_nccl_log_naming_nccl_only_stays_nvidia(tmp_path: Path) -> None:
+    # Modelled: NCCL's own banner and INFO lines name no ROCm runtime.
+    log = ("host:1:1 [0] NCCL INFO cudaDriverVersion 12080\nNCCL version 2.25.1+cuda12.8\n"
+           "host:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n")
+    result = paste_checks(tmp_path, log, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status != "not-applicable", result.message
+
+
 def test_a_rocm_collect_env_makes_the_nvidia_checks_not_applicable(tmp_path: Path) -> None:
     results = paste_checks(tmp_path, ROCM_MI300X, "DRV-XID", "DRV-CUDA-COMPAT", "MEM-MIG", "DRV-NVLINK-HEALTH")
     assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, "not-applicable")

@@ -113,9 +113,24 @@ class _Ambiguous:
 
 
 @dataclass(frozen=True)
+class BoardPower:
+    """A row of data/gpus.toml that holds only a card's default board power (W), with its source."""
+
+    name: str
+    aliases: tuple[str, ...]
+    power_w: float
+    source: str
+
+    def all_names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+@dataclass(frozen=True)
 class GpuTable:
     gpus: tuple[GpuSpec, ...]
     ambiguous: tuple[_Ambiguous, ...]
+    # The rows that give a card's board power alone (_POWER_ONLY_KEYS); no lookup of a model finds them.
+    power_only: tuple[BoardPower, ...] = ()
 
     def by_name(self, name: str) -> GpuSpec:
         for gpu in self.gpus:
@@ -519,17 +534,31 @@ def _family_key(row: Mapping[str, Any]) -> str:
     return family
 
 
+# The keys of a row that gives a card's board power alone: a row with no other key is read as a BoardPower.
+_POWER_ONLY_KEYS = frozenset(("name", "aliases", "power_w", "source", "notes"))
+
+
+def _power_row(row: Mapping[str, Any]) -> BoardPower:
+    try:
+        return BoardPower(str(row["name"]), _str_tuple(row, "aliases"), float(row["power_w"]), str(row["source"]))
+    except KeyError as exc:
+        raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc
+
+
 def parse_table(text: str) -> GpuTable:
     """Parse the TOML text of a GPU table (exposed for tests of malformed tables)."""
     data = tomllib.loads(text)
-    gpus = tuple(_parse_row(row) for row in data.get("gpu", []))
+    rows = data.get("gpu", [])
+    gpus = tuple(_parse_row(row) for row in rows if not row.keys() <= _POWER_ONLY_KEYS)
+    power_only = tuple(_power_row(row) for row in rows if row.keys() <= _POWER_ONLY_KEYS)
     ambiguous = tuple(
         _Ambiguous(str(entry["name"]), str(entry["default"]), tuple(entry["candidates"]))
         for entry in data.get("ambiguous", [])
     )
-    table = GpuTable(gpus=gpus, ambiguous=ambiguous)
+    table = GpuTable(gpus=gpus, ambiguous=ambiguous, power_only=power_only)
     seen: dict[str, str] = {}
-    for gpu in gpus:
+    rows_named: tuple[GpuSpec | BoardPower, ...] = (*gpus, *power_only)
+    for gpu in rows_named:
         for written in gpu.all_names():
             key = normalize(written)
             if seen.get(key, gpu.name) != gpu.name:
@@ -818,41 +847,21 @@ def suggest(query: str, table: GpuTable | None = None, limit: int = 3) -> tuple[
     return tuple(names[:limit])
 
 
-# Board power of cards the table has no full row for: NVIDIA's spec pages give each model's default ("Total Graphics
-# Power" on GeForce, "Max Power Consumption" on RTX workstation cards), which is the power limit NVML reports as its
-# default. Keys are normalized names (`normalize`: vendor words dropped); a Laptop GPU never matches (LAPTOP_GPU).
-# Left out: names NVML gives boards of different power (RTX 3050: 130 W with 8 GB, 70 W with 6 GB; RTX 4060 Ti: 160 W
-# with 8 GB, 165 W with 16 GB).
-_GEFORCE_30 = "https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/compare/"
-_GEFORCE_40 = "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/compare/"
-_GEFORCE_50 = "https://www.nvidia.com/en-us/geforce/graphics-cards/50-series/compare/"
-_RTX_A = "https://www.nvidia.com/en-us/design-visualization/desktop-graphics/"
-BOARD_POWER: dict[str, tuple[float, str]] = {
-    "rtx 3060": (170, _GEFORCE_30), "rtx 3060 ti": (200, _GEFORCE_30),
-    "rtx 3070": (220, _GEFORCE_30), "rtx 3070 ti": (290, _GEFORCE_30), "rtx 3080 ti": (350, _GEFORCE_30),
-    "rtx 3090 ti": (450, _GEFORCE_30),
-    "rtx 4060": (115, _GEFORCE_40), "rtx 4070": (200, _GEFORCE_40), "rtx 4070 super": (220, _GEFORCE_40),
-    "rtx 4070 ti": (285, _GEFORCE_40), "rtx 4070 ti super": (285, _GEFORCE_40), "rtx 4080": (320, _GEFORCE_40),
-    "rtx 4080 super": (320, _GEFORCE_40),
-    "rtx 5060": (145, _GEFORCE_50), "rtx 5060 ti": (180, _GEFORCE_50), "rtx 5070": (250, _GEFORCE_50),
-    "rtx 5070 ti": (300, _GEFORCE_50), "rtx 5080": (360, _GEFORCE_50),
-    # RTX A2000: 70 W for the 6 GB and the 12 GB board (https://www.nvidia.com/en-us/design-visualization/rtx-a2000/).
-    "rtx a 2000": (70, "https://www.nvidia.com/en-us/design-visualization/rtx-a2000/"),
-    "rtx a 2000 12 gb": (70, "https://www.nvidia.com/en-us/design-visualization/rtx-a2000/"),
-    "rtx a 4000": (140, _RTX_A), "rtx a 4500": (200, _RTX_A), "rtx a 5000": (230, _RTX_A), "rtx a 5500": (230, _RTX_A),
-    "rtx 2000 ada generation": (70, _RTX_A), "rtx 4000 sff ada generation": (70, _RTX_A),
-    "rtx 4000 ada generation": (130, _RTX_A), "rtx 4500 ada generation": (210, _RTX_A),
-    "rtx 5000 ada generation": (250, _RTX_A),
-}
 # A laptop GPU's power limit is the laptop maker's choice within NVIDIA's range for the part (the RTX A500 Laptop GPU:
 # 20-60 W, https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/rtx/nvidia-rtx-a500-laptop-gpu-datasheet.pdf):
 # NVML names these parts `... Laptop GPU`.
 LAPTOP_GPU = re.compile(r"\bLaptop\s+GPU\b", re.I)
 
 
+@functools.lru_cache(maxsize=1)
+def _board_powers() -> dict[str, tuple[float, str]]:
+    return {normalize(written): (row.power_w, row.source)
+            for row in load_table().power_only for written in row.all_names()}
+
+
 def board_power(name: str) -> tuple[float, str] | None:
-    """The default power limit (W) of a desktop card the table has no row for, with NVIDIA's page (BOARD_POWER);
-    None for any other name, a Laptop GPU's too."""
+    """The default power limit (W) of a desktop card the table has no full row for, with NVIDIA's page (a power-only
+    row of gpus.toml); None for any other name, a Laptop GPU's too."""
     if LAPTOP_GPU.search(name):
         return None
-    return BOARD_POWER.get(normalize(name))
+    return _board_powers().get(normalize(name))

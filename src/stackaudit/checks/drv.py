@@ -87,6 +87,7 @@ from stackaudit.gputable import (
     architecture_of,
     family_of,
     nvlink_links_of,
+    on_nvswitch,
     sold_bridged,
 )
 from stackaudit.versions import release
@@ -1140,6 +1141,11 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
     switches = nvswitch_present(pci)
     switch_gpus = [g for g in shown if g.spec is not None and g.spec.nvlink_kind == "switch"]
     fabric_read = [g for g in shown if g.fabric_state not in (None, "Not Supported")]
+    # A name the table reads as no one row (a cut name several boards may be) says nothing of a switch.
+    undecided = [g for g in shown if g.spec is None and on_nvswitch(g.name or g.cut_name) is None]
+    if not switches and not fabric_read and switches is None and undecided and not switch_gpus:
+        return unknown(f"whether these GPUs sit on an NVSwitch fabric is not in this source: "
+                       f"{', '.join(nvidia.names_in_words)} names no one board", hint="nvidia-smi -q (Fabric)")
     if not switches and not fabric_read and not (switch_gpus and switches is None):
         kinds = ", ".join(nvidia.names_in_words) or "GPUs of unknown model"
         judged = not_applicable(f"no NVSwitch ({kinds}): PCIe or NVLink-bridge GPUs need no Fabric Manager")

@@ -67,7 +67,7 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     nvmlDeviceGetPowerManagementLimit / DefaultLimit / LimitConstraints / EnforcedPowerLimit;
     `nvidia-smi -q -d POWER`; the `Pwr:Usage/Cap` column of the table), and the model's default
     power from data/gpus.toml when the source does not print the default (else NVIDIA's board power of the
-    card, gputable.BOARD_POWER). A Laptop GPU's limit is the laptop maker's power budget: not an issue.
+    card, a power-only row of data/gpus.toml). A Laptop GPU's limit is the laptop maker's power budget: not an issue.
 
     Bad value: `power.limit` or `enforced.power.limit` below `power.default_limit`.
 

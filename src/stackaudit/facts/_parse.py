@@ -200,6 +200,31 @@ def _lowered(text: str) -> str:
 
 # --- engine command lines (facts/parallelism.py, facts/docker.py) ---------------------------
 
+# A shell's control operators (the command ends before them: `vllm serve M ... 2>&1 | tee log &`, corpus 852) and its
+# redirections (`2>&1`, `> log`, `&>>log`), which change where the output goes and nothing about the flags.
+_SHELL_CONTROL = frozenset(("|", "|&", ";", "&", "&&", "||"))
+_REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&(?:\d+|-)|(?P<target>\S*))$")
+
+
+def first_command(words: list[str]) -> list[str]:
+    """The words of the first command of a shell line, its redirections left out: a pipe into `tee`, a `;`/`&&`/`||`
+    or a trailing `&` ends an engine's command or a `docker run`, and their flags are all before it."""
+    kept: list[str] = []
+    takes_target = False
+    for word in words:
+        if takes_target:
+            takes_target = False
+            continue
+        if word in _SHELL_CONTROL:
+            break
+        m = _REDIRECTION.match(word)
+        if m is not None:
+            takes_target = m.group("target") == ""  # `> log`: the file is the next word; `2>&1` names none
+            continue
+        kept.append(word)
+    return kept
+
+
 # The tensor, pipeline and data parallel flags of vLLM and SGLang (every spelling either accepts), and
 # TGI's `--num-shard` (text-generation-launcher: one shard per GPU, one tensor-parallel rank each).
 TP_FLAGS = ("--tensor-parallel-size", "--tp-size", "--tp", "-tp", "--num-shard")

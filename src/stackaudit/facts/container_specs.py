@@ -21,7 +21,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from stackaudit.facts._parse import ParseError, parse_size_bytes
+from stackaudit.facts._parse import ParseError, first_command, parse_size_bytes
 from stackaudit.facts.docker import (
     GPU_SHARE_RESOURCES,
     K8S_GPU_RESOURCE,
@@ -140,8 +140,9 @@ def parse_docker_run(line: str) -> DockerContainer:
         if close not in rest:
             raise ParseError("a quoted command without its closing quote")
         rest = rest[:rest.index(close)]  # the quote ends the command, as inline code does
-    # A word the user made bold in Markdown (`**--runtime=nvidia**`) is the word itself.
-    words = [_BOLD.sub(r"\1", w) for w in _split_command(rest.strip().strip("`"))]
+    # A word the user made bold in Markdown (`**--runtime=nvidia**`) is the word itself; the run ends at a shell
+    # operator (`; echo done`, `| tee log`, a trailing `&`), and its redirections (`> log 2>&1`) are no words of it.
+    words = first_command([_BOLD.sub(r"\1", w) for w in _split_command(rest.strip().strip("`"))])
     prose = m.group("prose") is not None
     env: list[tuple[str, str]] = []
     ulimits: list[Ulimit] = []
@@ -224,9 +225,6 @@ def parse_docker_run(line: str) -> DockerContainer:
     if m.group("quote") and not words[0].startswith("-"):  # "docker run failed": words quoted, not a command
         raise ParseError("a quoted `docker run` without options, not a command line")
     argv = tuple(words[i:])
-    for cut in (";", "&&", "||", "|"):
-        if cut in argv:
-            argv = argv[:argv.index(cut)]
     if argv and argv[-1].endswith("`"):
         argv = (*argv[:-1], argv[-1].rstrip("`"))
     entrypoint = opts.get("--entrypoint", "")

@@ -23,7 +23,7 @@ import re
 import shlex
 from dataclasses import dataclass, replace
 
-from stackaudit.facts._parse import ParseError, argv_value
+from stackaudit.facts._parse import ParseError, argv_value, first_command
 from stackaudit.facts.processes import CONFIG_FLAGS, ProcessInfo, classify, parse_flat_yaml
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_COMMAND, USER_ENGINES
@@ -285,31 +285,6 @@ def _python_call(text: str) -> ast.Call | None:
     return node if isinstance(node, ast.Call) else None
 
 
-# A shell's control operators (the command ends before them: `vllm serve M ... 2>&1 | tee log &`, corpus 852) and its
-# redirections (`2>&1`, `> log`, `&>>log`), which change where the output goes and nothing about the flags.
-_CONTROL = frozenset(("|", "|&", ";", "&", "&&", "||"))
-_REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&(?:\d+|-)|(?P<target>\S*))$")
-
-
-def _first_command(words: list[str]) -> list[str]:
-    """The words of the first command of a shell line, its redirections left out: a pipe into `tee` or a trailing `&`
-    ends the engine's command, and its flags are all before them."""
-    kept: list[str] = []
-    takes_target = False
-    for word in words:
-        if takes_target:
-            takes_target = False
-            continue
-        if word in _CONTROL:
-            break
-        m = _REDIRECTION.match(word)
-        if m is not None:
-            takes_target = m.group("target") == ""  # `> log`: the file is the next word; `2>&1` names none
-            continue
-        kept.append(word)
-    return kept
-
-
 # The programs that take at most this many positional words before their first option: `vllm serve [model_tag]
 # [options]` (https://docs.vllm.ai/en/latest/cli/serve.html). More is a sentence or a script's comment that names the
 # command (`# vllm serve on head node`, corpus 852), not a command line.
@@ -352,7 +327,7 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         words.pop(0)
         while takes is not None and words and words[0].startswith("-"):  # the wrapper's own options
             del words[:2 if words[0] in takes else 1]
-    words = _first_command(words)
+    words = first_command(words)
     if not words:
         return None
     program = posixpath.basename(words[0])

@@ -863,10 +863,14 @@ def from_nccl_log(ranks: Sequence[int], bus_ids: Sequence[str]) -> GpuInventory:
 
 @provider("gpus", GpuInventory, rank=65, title=NCCL_LOG_TITLE)
 def gpus_from_nccl_log(ctx: FactContext) -> GpuInventory:
-    """The ranks of a pasted NCCL log that its SHM and P2P channels join on one host (ServingLog.ipc_group)."""
+    """The ranks of a pasted NCCL log that its SHM and P2P channels join on one host (ServingLog.ipc_group); for
+    RCCL's log, AMD GPUs."""
     from stackaudit.facts.serving_logs import ServingLog
 
     log = ctx.fact("serving_log", ServingLog)
+    if log.rccl_lines:
+        # RCCL's log: its ranks hold AMD GPUs (ServingLog.rccl_lines), of a model the log does not name.
+        return GpuInventory(others=(f"AMD GPUs (RCCL's log: {log.rccl_lines[0][:120]})",))
     group = log.ipc_group()
     return from_nccl_log(group, log.gpu_bus_ids if group else ())
 

@@ -303,7 +303,7 @@ class GpuInfo:
     @property
     def power_default(self) -> tuple[float | None, str]:
         """The default power limit and where it comes from: the GPU's own, else its GPU-table row's, else its board
-        power on NVIDIA's spec page (gputable.BOARD_POWER).
+        power on NVIDIA's spec page (a power-only row of the GPU table, gputable.board_power).
 
         The row's is no evidence where the cap is what resolved a name the nvidia-smi table cut
         (gputable.resolve_cut_name): it would only repeat the cap.
@@ -1013,7 +1013,10 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     Input (tests/data/captures/410, nvcc --version's fourth line)::
 
         Cuda compilation tools, release 12.0, V12.0.140
+
+    A two-column Markdown table row (`| **CUDA Toolkit** | 13.0 |`) is the same statement (facts/_parse.stated_line).
     """
+    text = stated_lines(text)
     found = {(m.group(1) or m.group(2)): line.strip() for line in text.splitlines() for m in [STATED_TOOLKIT.search(line)]
              if m}
     stated = {m.group(1): line.strip() for line in text.splitlines() for m in [STATED_CUDA.search(line)] if m}

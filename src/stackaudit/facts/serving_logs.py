@@ -260,6 +260,8 @@ class ServingLog:
     # address, line). NCCL keeps one address per interface name (misc/socket.cc findInterfaces).
     nccl_addresses: tuple[tuple[str, str, str], ...] = ()
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
+    # Lines that show the library is RCCL, AMD's build of NCCL for ROCm (_RCCL): its ranks are AMD GPUs.
+    rccl_lines: tuple[str, ...] = ()
     nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
     gdr: tuple[GdrDecision, ...] = ()  # NCCL's GPU Direct RDMA lines, per GPU and per HCA
     # "captured" | "capturing" (begun, its end not shown) | "eager" | "configured" (the resolved configuration dump
@@ -616,6 +618,10 @@ _NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\
 _NCCL_ADDRESS = re.compile(r"(?:^|[\s\]])([A-Za-z][\w.-]*):([^\s<>\[\]]+)<\d+>")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
 _NCCL_CUDA = re.compile(r"NCCL version \d+\.\d+\.\d+\+cuda(\d+\.\d+)")
+# RCCL keeps NCCL's log format and names itself and ROCm in it: `RCCL version 2.20.5+hip6.2` (its banner),
+# `NCCL INFO RCCL version : 2.22.3-HEAD:271856d`, `NCCL INFO ROCr version 1.1` (ROCm's runtime), and warnings from
+# its hipified sources (`.../rccl/build/hipify/src/init.cc:136 NCCL WARN ...`): https://github.com/ROCm/rccl.
+_RCCL = re.compile(r"\bRCCL version\b|\bNCCL INFO ROCr version\b|/rccl/(?:build/)?hipify/")
 # NCCL src/init.cc: INFO "cudaDriverVersion %d" (cudaDriverGetVersion: 1000 * major + 10 * minor).
 _DRIVER_CUDA = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
 _LOCAL_RANKS = re.compile(r"\blocalRanks (\d+)")
@@ -779,6 +785,7 @@ def parse_serving_log(text: str) -> ServingLog:
     model_fit: tuple[float, float, str] | None = None
     ggml_devices: list[str] = []
     ggml_line = ""
+    rccl: list[str] = []
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -845,6 +852,8 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _NCCL_VERSION.search(text_l) if not version and "nccl" in low else None
         if m:
             version = m.group(1) or m.group(2)
+        if len(rccl) < 4 and ("RCCL" in text_l or "ROCr" in text_l or "/rccl/" in text_l) and _RCCL.search(text_l):
+            rccl.append(text_l[:400])
         m = _NCCL_CUDA.search(text_l) if not nccl_cuda and "+cuda" in low else None
         if m:
             nccl_cuda = m.group(1)
@@ -999,7 +1008,7 @@ def parse_serving_log(text: str) -> ServingLog:
     return ServingLog(
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
-        driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines),
+        driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
         vllm_version=vllm_version,
         channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
