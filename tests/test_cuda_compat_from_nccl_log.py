@@ -40,3 +40,16 @@ def test_modelled_newer_major_than_the_driver_is_the_issue(tmp_path: Path) -> No
     text = body("391").replace("cudaDriverVersion 12000", "cudaDriverVersion 11040").replace("+cuda11.8", "+cuda12.4")
     r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "issue" and "needs a driver for CUDA 12" in r.message
+
+
+def test_corpus_967_bare_driver_version_above_the_banner() -> None:
+    # NVIDIA/nccl-tests#289: `cudaDriverVersion 12080` without NCCL's prefix, over `NCCL version 2.25.1+cuda12.8`.
+    status, message = _compat("967")
+    assert status == "ok" and "CUDA 12.8" in message
+
+
+def test_modelled_bare_driver_version_older_major(tmp_path: Path) -> None:
+    # Modelled: 967's two lines on a driver for CUDA 11.8 (11080): the bare line is read, and the NCCL build is newer.
+    text = "cudaDriverVersion 11080\nNCCL version 2.25.1+cuda12.8\n"
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "issue" and "needs a driver for CUDA 12" in r.message

@@ -10,6 +10,8 @@ Three rules, each read where the paste shows it:
 - Aphrodite (`aphrodite run MODEL`, before it `python -m aphrodite.endpoints.openai.api_server`), a vLLM fork whose
   engine arguments are vLLM's, is read as a vLLM-family engine command (facts/processes._program), so its
   `--enforce-eager` is judged.
+- NVIDIA Dynamo's launcher (`dynamo run out=vllm ...`, `dynamo-run in=http out=sglang ...`) is read as the engine its
+  `out=` names (facts/processes.DYNAMO_OUT_ENGINES), with the launcher's `--tensor-parallel-size`.
 
 Real lines are quoted from the threads and files named beside each; the counter-examples are modelled and say so.
 """
@@ -155,6 +157,31 @@ def test_aphrodite_commands_are_vllm_family() -> None:
 def test_modelled_other_aphrodite_words_are_no_engine_command() -> None:
     assert parse_command_line("aphrodite chat --url http://localhost:2242/v1") is None  # modelled: a client
     assert parse_command_line("pip install aphrodite-engine") is None  # modelled
+
+
+# --- NVIDIA Dynamo's launcher -----------------------------------------------------------------------------------
+
+
+def test_dynamo_run_commands_name_their_engine() -> None:
+    lines = (
+        # Corpus 965 (ai-dynamo/dynamo#787): Dynamo's vLLM engine at TP 8.
+        ("dynamo run out=vllm --model-path /app/modelscope/models/neuralmagic/DeepSeek-R1-Distill-Llama-70B-FP8-dynamic/ "
+         "--tensor-parallel-size=8", "vllm", 8),
+        # ai-dynamo/dynamo's launch/dynamo-run README (the code index): the SGLang engine at TP 8.
+        ("./dynamo-run in=http out=sglang --model-path ~/llms/DeepSeek-R1-Distill-Llama-70B/ --tensor-parallel-size 8",
+         "sglang", 8),
+    )
+    for line, engine, tp in lines:
+        command = parse_command_line(line)
+        assert command is not None and command.engine == engine, line
+        assert sizes_from_argv(command.argv)[0] == tp
+    assert capture_checks("965", "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"].status == "issue"
+
+
+def test_modelled_dynamo_run_of_other_engines_is_no_engine_command() -> None:
+    # Modelled: Dynamo's default Rust engine and its echo engine run no vLLM or SGLang.
+    assert parse_command_line("dynamo run out=mistralrs Qwen/Qwen3-0.6B") is None
+    assert parse_command_line("dynamo-run in=http out=echo_full --model-path ~/llms/Llama-3.2-1B") is None
 
 
 # --- a whole command that only releases capturing CUDA graphs by default accept -------------------------------

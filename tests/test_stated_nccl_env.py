@@ -35,6 +35,11 @@ def test_the_lines_a_user_sets() -> None:
     assert stated_nccl("NCCL_MAX_NCHANNELS=1") == ("NCCL_MAX_NCHANNELS", "1")
     assert stated_nccl("export NCCL_P2P_DISABLE=1") == ("NCCL_P2P_DISABLE", "1")
     assert stated_nccl("I adhoc patched with export NCCL_SOCKET_IFNAME=lo)") == ("NCCL_SOCKET_IFNAME", "lo")
+    # Real (NVIDIA/nccl#1609, corpus 971): `set NCCL_X=value` in a sentence, its full stop not the value's.
+    assert stated_nccl("I have tried so many ways such as increasing 'timeout' of init_process_group, set "
+                       "NCCL_P2P_LEVEL=NVL. But all of them didn't work.") == ("NCCL_P2P_LEVEL", "NVL")
+    # Modelled: another word that ends in `set` is no assignment.
+    assert stated_nccl("Should I reset NCCL_P2P_LEVEL=NVL first?") is None
     # Real (NVIDIA/nccl#631): words about a setting set nothing.
     assert stated_nccl(NCCL_631) is None
     # Modelled: a continued command line is the engine command's; a log line is NCCL's own.
@@ -60,3 +65,9 @@ def test_an_exported_p2p_disable_is_read(tmp_path: Path) -> None:
     # GPUs whose P2P is not shown: the cost stays conditional (never ok, never a plain issue).
     r = paste_checks(tmp_path, RCCL_1129, "IC-NCCL-ENV")["IC-NCCL-ENV"]
     assert r.status == "not-an-issue" and "matters only if" in r.message
+
+
+def test_corpus_971_nvlink_only_p2p_on_an_nvswitch_host() -> None:
+    # Corpus 971 (NVIDIA/nccl#1609): NCCL_P2P_LEVEL=NVL tried on four H800 whose NCCL log builds NVLS communicators.
+    r = capture_checks("971", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "not-an-issue" and "NCCL_P2P_LEVEL=NVL" in r.message and "NVLink-connected" in r.message

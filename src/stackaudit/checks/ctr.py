@@ -42,7 +42,7 @@ from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
-from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.symptoms import IN_GPU_CONTAINER
 from stackaudit.facts.system import KernelLog, NumaTopology
@@ -915,7 +915,7 @@ _GIVEN_GPUS_SHARPEN = Sharpen(
 )
 def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAccess | None = None,
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
-               serving_log: ServingLog | None = None) -> Outcome:
+               serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -950,6 +950,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     CUDA failing to start with "unknown error" (llama.cpp's `ggml_cuda_init`, PyTorch's `CUDA initialization`,
     `cuInit` CUDA_ERROR_UNKNOWN) proves it only where the source shows a container given GPUs (a spec's GPU
     request, the runtime's nodes inside it): on a bare host the same line is another fault.
+    An nccl-tests run that fails with 'invalid device ordinal' after asking one host for more GPUs (processes x
+    `-t` x `-g`) than the source shows it has, or than any one system holds where no count is shown, asked for devices
+    that do not exist: not an issue where the container's own state is not shown (NcclTestRuns.asked_beyond).
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -957,6 +960,20 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     GeForce cards cause Error 803 (not detected here).
     """
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
+    beyond = nccl_test_runs.asked_beyond(gpus.whole_count if gpus is not None else None) \
+        if nccl_test_runs is not None and judged.status == "unknown" else None
+    if beyond is not None:
+        line, procs, threads, ngpus, bound = beyond
+        shown = f"the {bound} GPUs the source shows on it" if gpus is not None and gpus.whole_count is not None \
+            else f"the {bound} GPUs of the largest single NVIDIA system (DGX-2)"
+        least = "" if procs else "at least "  # a hostfile launch: one process on the host that failed, or more
+        return not_an_issue(f"the nccl-tests run asked one host for {least}{(procs or 1) * threads * ngpus} GPUs "
+                            f"({least}{procs or 1} process(es) x {threads} thread(s) x {ngpus} GPU(s) each, "
+                            f"nccl-tests' -t and -g), more than {shown}: "
+                            f"its '{line}' is CUDA refusing a device number that does not exist, not GPUs hidden from "
+                            "the run (one process per GPU with -g 1, or one per host with -g <its GPUs>)",
+                            actual={"asked_per_host": (procs or 1) * threads * ngpus, "bound": bound},
+                            evidence=[line])
     if _given_gpus(container, gpu_devices, docker_containers):  # a CUDA/NVML "unknown error" is then this check's
         judged = replace(judged, sharpen=_GIVEN_GPUS_SHARPEN)
     # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.

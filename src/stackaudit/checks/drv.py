@@ -25,7 +25,7 @@ from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers, image_cuda
-from stackaudit.facts.engine_command import EngineCommands
+from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpu_events import (
     APPLICATION,
     HW_CONTAINED,
@@ -64,7 +64,7 @@ from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.peer_access import P2pDataTests
 from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
-from stackaudit.facts.python_env import PythonEnv
+from stackaudit.facts.python_env import PythonEnv, release_cuda_major
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import FM_GUIDE, IN_SERVING_STACK, LogSymptoms
@@ -251,7 +251,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None,
                 serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
                 docker_containers: DockerContainers | None = None,
-                engine_commands: EngineCommands | None = None) -> Outcome:
+                engine_commands: EngineCommands | None = None, stated_engines: StatedEngines | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -288,8 +288,12 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
     on collect_env's 'CUDA runtime version' line, and ok on check_env's NVCC line (which names it a compiler). NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue).
-    An engine's command shown without its CUDA runtime is ok on a driver at or above the floor of the newest CUDA
-    major (runs_every_runtime): that driver runs any runtime the engine may ship.
+    An engine shown without its CUDA runtime (its command, a serving container's image or command, the user's words)
+    is ok on a driver at or above the floor of the newest CUDA major (runs_every_runtime): that driver runs any
+    runtime the engine may ship.
+    An engine release whose CUDA major its release notes name (TensorRT-LLM 0.9 to 1.0: CUDA 12, from a list, `pip
+    list` or the version line its import prints; facts/python_env.RELEASE_CUDA_MAJOR) is ok on a driver at or above
+    that major's floor, whichever minor it loads, and an issue below it.
     Without an engine shown, there is no runtime to judge (unknown).
     The system toolkit alone against the driver is judged over the GPUs a table lists, and needs no GPU row
     (`nvidia-smi | grep "Driver Version"`).
@@ -387,7 +391,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                      if (cuda := image_cuda(c.image))}) if not torch else []
     if images and driver_cuda:
         return _image_runtime(images, driver, driver_cuda)
-    engine = engine_commands.commands[0].engine if engine_commands is not None and engine_commands.commands else ""
+    built = _release_runtimes(python_env) if not torch else []
+    if built:
+        return _release_runtime(built, driver, driver_cuda)
+    # The engine shown: its command, else a serving container's image or command, else the user's words.
+    engine = next(iter([c.engine for c in (engine_commands.commands if engine_commands is not None else ())]
+                       + [c.engine for c in (docker_containers.containers if docker_containers else ()) if c.engine]
+                       + list(stated_engines.engines if stated_engines is not None else ())), "")
     if not torch and engine and runs_every_runtime(dv):
         # An engine is shown, its CUDA runtime is not: whichever release it ships, this driver runs it.
         return ok(f"driver {driver} supports CUDA up to {driver_cuda or '?'}, the newest CUDA major: it runs any CUDA "
@@ -429,6 +439,28 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   "newer driver runs an older runtime (the nvidia-smi header's CUDA is the driver's highest, not "
                   "torch's)", actual=actual)
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
+
+
+def _release_runtimes(python_env: PythonEnv | None) -> list[tuple[str, str, int]]:
+    """(package, version, CUDA major) of each package whose release names its CUDA major (python_env.RELEASE_CUDA_MAJOR:
+    TensorRT-LLM's)."""
+    return [(name, version, major) for env in (python_env.environments if python_env is not None else ())
+            for name, version in env.packages.items() if (major := release_cuda_major(name, version)) is not None]
+
+
+def _release_runtime(built: Sequence[tuple[str, str, int]], driver: str, driver_cuda: str | None) -> Outcome:
+    """DRV-CUDA-COMPAT from the CUDA major a package's release is built with (TensorRT-LLM 0.16: CUDA 12): a driver at
+    or above the major's floor runs every runtime of it, an older one directly and a newer one by minor-version
+    compatibility; below the floor it runs none."""
+    said = ", ".join(f"{name} {version} (CUDA {major}.x)" for name, version, major in built)
+    actual = {"driver": driver, "driver_cuda": driver_cuda, "packages": {name: version for name, version, _ in built}}
+    below = [(name, major) for name, _, major in built if release(driver) < _DRIVER_FLOOR[major]]
+    if below:
+        floor = ".".join(map(str, _DRIVER_FLOOR[below[0][1]]))
+        return issue(f"{said}: a CUDA {below[0][1]}.x runtime needs driver {floor} or newer; this is {driver}",
+                     actual=actual, expected=f"driver >= {floor}")
+    return ok(f"driver {driver} (CUDA up to {driver_cuda or '?'}) runs any CUDA {built[0][2]}.x runtime that "
+              f"{said} loads: an older one directly, a newer one by minor-version compatibility", actual=actual)
 
 
 def _toolkit_above(driver: str, driver_cuda: str | None, collect_env: CollectEnv | None) -> str:

@@ -57,7 +57,7 @@ from stackaudit.facts.serving_logs import (
     ServingLog,
     VllmP2pCache,
 )
-from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
+from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps, PathTests
 from stackaudit.facts.system import (
     PEER_MEMORY_MODULES,
     KernelInfo,
@@ -1002,9 +1002,10 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                    serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
                    nvidia_kernel: NvidiaKernel | None = None, kernel: KernelInfo | None = None,
                    empty_greps: EmptyGreps | None = None, nccl_nodes: NcclNodes | None = None,
-                   listing_greps: ListingGreps | None = None) -> Outcome:
+                   listing_greps: ListingGreps | None = None, path_tests: PathTests | None = None) -> Outcome:
     """Reads: `lsmod` (/proc/modules, or a grep of it) for nvidia_peermem (or MLNX_OFED's nv_peer_mem, the same
-    peer-memory client before R470), `/sys/class/infiniband` (RDMA
+    peer-memory client before R470), a shown shell test of the client's /sys/kernel/mm/memory_peers/nv_mem/version
+    (`test -e ... && echo "GDR is enabled"`, what NCCL tests), `/sys/class/infiniband` (RDMA
     NICs), a pasted NCCL log (`via NET/IB/.../GDRDMA`, `NET/IB : Using`, NCCL's GPU Direct RDMA lines
     per GPU and per HCA), the engine's multi-node flags, and whether DMA-BUF GPUDirect is possible
     (open module, kernel). NCCL's own word comes first: a GPU's or an RDMA HCA's `GPU Direct RDMA
@@ -1023,7 +1024,7 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     transport (p2p.cc) and vLLM/SGLang custom all-reduce (CUDA IPC) never consult it. On a host
     without InfiniBand/RoCE it is useless (and may not load).
     """
-    loaded, absent_by = peer_memory_loaded(modules, empty_greps, listing_greps)
+    loaded, absent_by = peer_memory_loaded(modules, empty_greps, listing_greps, path_tests)
     multi = _multi_node(serving_processes, serving_log, nccl_nodes)
     # Why the job sends nothing over an RDMA NIC, where the source shows that and no sign of other nodes.
     local = (nccl_nodes.no_rdma, nccl_nodes.no_rdma_lines) if nccl_nodes is not None and not multi else ("", ())
@@ -1032,6 +1033,9 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
         return said
     if loaded:
         name = next((m for m in PEER_MEMORY_MODULES if modules is not None and m in modules), "nvidia_peermem")
+        if absent_by:  # the client's /sys file shown present: registered with ib_core, what NCCL tests
+            return ok(f"the peer-memory client is registered ({absent_by}): the RDMA NICs can reach GPU memory "
+                      "(GPUDirect RDMA; it serves RDMA NICs only)", actual="loaded", evidence=[absent_by])
         return ok(f"{name} is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
         why = ("/sys/class/infiniband is empty" if "server log" not in rdma.sources
@@ -1159,7 +1163,7 @@ _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | g
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
              gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None,
-             serving_engine: ServingEngine | None = None) -> Outcome:
+             serving_engine: ServingEngine | None = None, nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
     by environment to Y" log lines, and (weakest) the env section of a pasted collect_env or the
@@ -1183,7 +1187,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     on GeForce (no P2P anyway) or a measured choice on some AMD PCIe hosts is legitimate.
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) loses no P2P path to a P2P setting.
     NCCL_ALGO=Ring on an nccl-tests command line on one host without NVLink is the benchmark's own
-    choice, and Ring is NCCL's pick for large all-reduces there (not an issue). SGLang
+    choice, and Ring is NCCL's pick for large all-reduces there (not an issue). NCCL_ALGO / NCCL_PROTO on the command
+    line of nccl-tests runs that all failed choosing their GPUs ('invalid device ordinal', NcclTestRuns.none_started)
+    shaped no collective: not an issue. A variable a test's launcher passes from its shell without a value (`mpirun
+    -x NCCL_ALGO`) and no source shows leaves the verdict unknown where nothing shown is an issue. SGLang
     sets NCCL_CUMEM_ENABLE=0 and NCCL_NVLS_ENABLE=0 itself (RT-ENV-SGLANG). NCCL itself refuses P2P
     beyond PXB (SHM between SYS/PHB GPUs is its default, not a setting). A clean nccl.conf says
     nothing when the engine's environment is unreadable (another user's process): unknown.
@@ -1191,6 +1198,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     settings = list(nccl_config.settings)
     # The engine runs but its environment is not readable, and no NCCL log says what it was given.
     blind = nccl_config.env_unreadable and "NCCL log" not in nccl_config.sources
+    if not settings and nccl_config.unshown:
+        return _passed_unshown(nccl_config, "")
     if not settings:
         if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
@@ -1269,6 +1278,11 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append((0, f"{where}: the benchmark's own choice on one host without NVLink, where Ring "
                              "is what NCCL picks for large all-reduces; it is not the serving engine's setting",
                              s.name))
+        elif s.name in ("NCCL_ALGO", "NCCL_PROTO") and s.test_run and nccl_test_runs is not None \
+                and nccl_test_runs.none_started:
+            findings.append((0, f"{where}: the test's own choice, and its run failed choosing its GPUs ('invalid device "
+                             "ordinal') before NCCL started, so it forced no collective; it is not the serving "
+                             "engine's setting", s.name))
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name in ("NCCL_MAX_NCHANNELS", "NCCL_MAX_CTAS") and s.value.strip().isdigit():
@@ -1328,6 +1342,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     if pending:
         return unknown("; ".join(pending + [m for _, m, _ in findings]), hint="`nvidia-smi topo -m`",
                        actual={s.name: s.value for s in settings})
+    if nccl_config.unshown:
+        return _passed_unshown(nccl_config, listed)
     if blind:
         return unknown(f"the NCCL settings that could be read ({listed}) disable no fast path"
                        + ("; " + "; ".join(m for _, m, _ in findings) if findings else "") + f"; but {_ENV_BLIND}",
@@ -1341,6 +1357,17 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
 
 
 _P2P_SHOWN = "these GPUs have NVLink or working P2P"
+
+
+def _passed_unshown(nccl_config: NcclConfig, listed: str) -> Outcome:
+    """IC-NCCL-ENV where a test's launcher passes NCCL variables from its shell (`mpirun -x NCCL_ALGO`) whose values
+    no source shows: any of them may disable a path, so nothing shown settles it."""
+    return unknown(", ".join(nccl_config.unshown) + " passed to the test from the launching shell (`mpirun -x "
+                   "NAME`) with values this source does not show"
+                   + (f"; the settings shown ({listed}) disable no fast path" if listed else ""),
+                   hint="`env | grep ^NCCL_` in the shell that ran mpirun, or the NCCL_DEBUG=INFO log's "
+                   "`NCCL_X set by environment to Y` lines",
+                   actual={s.name: s.value for s in nccl_config.settings})
 
 
 def _p2p_off_finding(where: str, one_rank: str, nvlink: bool, geforce: bool, p2p_ok: bool | None,

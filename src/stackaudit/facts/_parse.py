@@ -306,6 +306,33 @@ def ranks_per_node(argv: tuple[str, ...] | list[str]) -> int | None:
     return world // nnodes if world % nnodes == 0 else None
 
 
+# How a shell continues a command on its next line, the one table every reader of a pasted command joins lines by:
+# POSIX shells end the line with `\` (https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_01),
+# Windows' cmd.exe and its batch files with `^` (https://learn.microsoft.com/en-us/windows-server/administration/windows-commands/cmd),
+# PowerShell with a backtick (https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.core/about/about_special_characters).
+# `^` and the backtick continue only after a space: at the end of a word they are the word's (a closing inline-code
+# backtick, corpus 984). Spaces after the mark are tolerated: the writer meant a continuation (corpus 765).
+_CONTINUED = r"(?:\\|(?<=\s)[\^`])[ \t]*"
+_CONTINUED_LINE = re.compile(_CONTINUED + r"$")
+_CONTINUED_BREAK = re.compile(_CONTINUED + r"\r?\n")
+
+
+def continued(line: str) -> bool:
+    """Whether the line ends with a shell's continuation mark (_CONTINUED_LINE: `\\`, cmd.exe's `^`, PowerShell's
+    backtick)."""
+    return _CONTINUED_LINE.search(line) is not None
+
+
+def without_continuation(line: str) -> str:
+    """The line without its continuation mark and the spaces around it (the line itself where it has none)."""
+    return _CONTINUED_LINE.sub("", line).rstrip()
+
+
+def join_continued(text: str) -> str:
+    """The text with each continued line (_CONTINUED_LINE) joined to the next by a space."""
+    return _CONTINUED_BREAK.sub(" ", text)
+
+
 def engine_of(text: str) -> str:
     """The engine a command line or image names: sglang, vllm or trtllm ("" when none)."""
     low = text.lower()

@@ -21,7 +21,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from stackaudit.facts._parse import ParseError, first_command, parse_size_bytes
+from stackaudit.facts._parse import ParseError, first_command, join_continued, parse_size_bytes
 from stackaudit.facts.docker import (
     GPU_SHARE_RESOURCES,
     K8S_GPU_RESOURCE,
@@ -116,10 +116,6 @@ def _split_command(text: str) -> list[str]:
         return shlex.split(text, comments=False)
     except ValueError:  # an unbalanced quote in a pasted line: words as they stand
         return text.split()
-
-
-def _join_continued(text: str) -> str:
-    return re.sub(r"\\[ \t]*\r?\n", " ", text)
 
 
 _BOLD = re.compile(r"^(?:\*\*|__)(\S+?)(?:\*\*|__)$")
@@ -248,7 +244,7 @@ def parse_docker_run(line: str) -> DockerContainer:
 
 def docker_run_lines(text: str) -> list[str]:
     """The `docker run` command lines of a text, each with its `\\` continuations joined."""
-    return [line for line in _join_continued(text).splitlines() if DOCKER_RUN_START.search(line)]
+    return [line for line in join_continued(text).splitlines() if DOCKER_RUN_START.search(line)]
 
 
 @parser(DOCKER_RUN, feeds="docker_containers", kind=DockerContainers, rank=22)

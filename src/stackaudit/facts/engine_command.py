@@ -57,7 +57,8 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|through
                           r"distributed-executor-backend|gpu-memory-utilization|max-num-seqs)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\b(?:run|summarize)\.py\s.*--engine_dir\b|\bllama-(?:server|cli)\b"
-                          r"|\btrtllm-bench\b|\bkoboldcpp(?:\.py)?\s")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
+                          r"|\btrtllm-bench\b|\bkoboldcpp(?:\.py)?\s"
+                          r"|\bdynamo(?:-run|\s+run)\s.*\bout=(?:vllm|sglang)\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
 HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?P<end>\w+)(?P=q)\s*$")
 # Engines a pasted command can start that run no PyTorch: llama.cpp's server runs its own ggml CUDA kernels and reads
@@ -301,6 +302,16 @@ def _too_many_positionals(words: list[str]) -> bool:
     return False
 
 
+# A Windows program at the head of a command, by its path (`.\bin\llama-server.exe`, a batch file's, corpus 962):
+# its `\` separators are not the shell's escapes, and `.exe` is not part of the program's name.
+_WINDOWS_PROGRAM = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:|\.{1,2})?(?:\\[\w.-]+)*\\?[\w.-]+)\.exe(?=\s|$)", re.I)
+
+
+def _posix_program(line: str) -> str:
+    """The line with a Windows program at its head (_WINDOWS_PROGRAM) written as a POSIX path without `.exe`."""
+    return _WINDOWS_PROGRAM.sub(lambda m: m.group("path").replace("\\", "/"), line, count=1)
+
+
 def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str] | None = None) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
     `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN).
@@ -313,7 +324,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         return None
     cut = line.rstrip().endswith("\\")
     try:
-        words = shlex.split(expand_variables(line.rstrip()[:-1] if cut else line, variables or {}), comments=True)
+        words = shlex.split(expand_variables(_posix_program(line.rstrip()[:-1] if cut else line), variables or {}),
+                            comments=True)
     except ValueError:
         return None
     if words and words[0] in _FEEDERS and "|" in words:

@@ -324,6 +324,12 @@ VLLM_ONLY_FLAGS = ("--enforce-eager", "--worker-use-ray", "--engine-use-ray", "-
                    "--gpu-memory-utilization", "--max-num-seqs")
 
 
+# The engines of `dynamo run out=ENGINE` (dynamo-run's usage: `out=echo_core|echo_full|mistralrs|llamacpp|sglang|vllm|dyn
+# ... [--tensor-parallel-size=1] [--num-nodes=1]`) whose flags are read here as the engine's.
+# https://docs.nvidia.com/dynamo/archive/0.3.2/guides/dynamo_run.html
+DYNAMO_OUT_ENGINES = {"vllm": "vllm", "sglang": "sglang"}
+
+
 def _program(name: str, rest: list[str]) -> _Match | None:
     """An engine console script (or binary) and its first argument."""
     base = posixpath.basename(name)
@@ -348,6 +354,11 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         # PygmalionAI's Aphrodite engine (`aphrodite run MODEL -tp 2 --enforce-eager`): a fork of vLLM whose engine
         # arguments are vLLM's (aphrodite/engine/args_tools.py), CUDA graphs and custom all-reduce included.
         return _Match("vllm", "api-server")
+    if (base == "dynamo" and first == "run") or base == "dynamo-run":
+        # NVIDIA Dynamo's launcher before 0.4 (`dynamo run out=vllm --model-path M --tensor-parallel-size=8`, ai-dynamo/
+        # dynamo#787): the engine that `out=` names runs under it with the launcher's flags (DYNAMO_OUT_ENGINES).
+        out = next((a.split("=", 1)[1] for a in rest if a.startswith("out=")), "")
+        return _Match(DYNAMO_OUT_ENGINES[out], "api-server") if out in DYNAMO_OUT_ENGINES else None
     if base == "api_server.py" and any(a.split("=", 1)[0] in VLLM_ONLY_FLAGS for a in rest):
         # vLLM's entrypoint run as a script (a copy, or from its directory): its usage line names `api_server.py`
         # (vllm#2915, vllm#3476), and the flags only vLLM's engine arguments take say whose it is; its release is

@@ -23,7 +23,7 @@ from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_
 from stackaudit.facts.sources import EVIDENCE_LINES
 from stackaudit.host.base import Host, NotCaptured, read_text
 from stackaudit.host.limits import load_json
-from stackaudit.versions import public_version
+from stackaudit.versions import public_version, release
 
 # Distributions recorded (canonical names, PEP 503).
 WANTED = ("torch", "vllm", "sglang", "sgl-kernel", "tensorrt-llm", "tensorrt", "flashinfer", "flashinfer-python",
@@ -377,8 +377,26 @@ def python_env(ctx: FactContext) -> PythonEnv:
 
 # A hardware list's version lines, one package a line (fwupd/fwupd#10896, corpus 751): `PyTorch: 2.8.0+cu128`,
 # `vLLM: 0.11.0`. torch's local label names the CUDA it was built for (`+cu128`: 12.8).
-STATED_VERSION = re.compile(r"^\W*(?P<name>PyTorch|torch|vLLM|SGLang):\s*(?P<version>\d+\.\d+(?:\.\d+)?"
-                            r"(?:\.post\d+)?(?:\+[a-z]+\d*)?)\s*$", re.IGNORECASE)
+# TensorRT-LLM's too, as a list names it (`- TensorRT-LLM: v0.11.0`, corpus 983), `pip list` prints it in its
+# padded columns (`tensorrt-llm             0.16.0`, corpus 975) or the library prints it when imported
+# (`[TensorRT-LLM] TensorRT-LLM version: 0.16.0`, corpus 975).
+STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang):\s*|(?:TensorRT-LLM\]\s+)?"
+                            r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:(?:\s+version)?:\s*v?|\s{2,}))"
+                            r"(?P<version>\d+\.\d+(?:\.\d+)?"
+                            r"(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*)?)\s*$", re.IGNORECASE)
+# The CUDA major each release of a package is built with and loads, by its first and last release of that major: every
+# TensorRT-LLM release from 0.9 (its README's CUDA 12.3 badge) to 1.0 (nvcr.io/nvidia/pytorch:25.06, CUDA 12.9) names a
+# CUDA 12.x in its release notes (0.16: 12.6.3, 0.18: 12.8.1, 0.20: 12.9.0),
+# https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/release-notes.md. A release outside the rows is unknown.
+RELEASE_CUDA_MAJOR: dict[str, tuple[tuple[tuple[int, ...], tuple[int, ...], int], ...]] = {
+    "tensorrt-llm": (((0, 9), (1, 0), 12),),
+}
+
+
+def release_cuda_major(package: str, version: str) -> int | None:
+    """The CUDA major the package's release is built with (RELEASE_CUDA_MAJOR), None where no row holds it."""
+    v = release(version, 2)
+    return next((major for first, last, major in RELEASE_CUDA_MAJOR.get(package, ()) if first <= v <= last), None)
 
 
 # torch named with its CUDA build as an item of a list line (`- Docker: PyTorch 2.13.0+cu130, CUDA runtime 13.0,
@@ -418,7 +436,7 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
     text = stated_lines(text)
     for line in text.splitlines():
         if m := STATED_VERSION.match(line):
-            name = m.group("name").lower()
+            name = m.group("name").lower() if m.group("name") else "tensorrt-llm"
             packages.setdefault("torch" if name == "pytorch" else name, m.group("version"))
     builds = {m.group(1): line for line in text.splitlines() for m in STATED_TORCH_BUILD.finditer(line)}
     if "torch" not in packages and len(builds) == 1:
@@ -439,7 +457,7 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
         raise ParseError("no `PyTorch: X.Y.Z` line in the lines shown")
     label = re.search(r"\+cu(\d+)(\d)$", packages.get("torch", ""))
     torch_cuda = f"{label.group(1)}.{label.group(2)}" if label else None
-    engine = next((e for e in ("vllm", "sglang") if e in packages), "")
+    engine = next((e for e in ("vllm", "sglang") if e in packages), "trtllm" if "tensorrt-llm" in packages else "")
     env = PythonEnvironment("the versions a pasted list states", None, engine, packages=packages,
                             torch_cuda=torch_cuda)
     return PythonEnv((env,), False, ("from the versions a paste lists: not read from the engine's Python",),

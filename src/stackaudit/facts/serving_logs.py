@@ -69,8 +69,10 @@ from stackaudit.pci_address import from_nccl_bus_id
 # --- recognising log lines (shared with importers/logs.py) -----------------------------------
 
 NCCL_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE)\b")
-# NCCL's banner without a prefix, as rank 0 prints it (init.cc showVersion): `NCCL version 2.21.5+cuda11.8`.
-NCCL_BANNER = re.compile(r"^\s*NCCL version \d+\.\d+\.\d+\+cuda\d+\.\d+\s*$")
+# NCCL's banner without a prefix, as rank 0 prints it (init.cc showVersion): `NCCL version 2.21.5+cuda11.8`; and the
+# driver's CUDA version NCCL reports at init (`cudaDriverVersion 12080`), pasted without its prefix above the banner
+# (nccl-tests#289, corpus 967).
+NCCL_BANNER = re.compile(r"^\s*(?:NCCL version \d+\.\d+\.\d+\+cuda\d+\.\d+|cudaDriverVersion \d{4,6})\s*$")
 VLLM_LINE = re.compile(
     r"^(?:\s*\((?:[\w:]+(?: (?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*)?(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+)?"
     r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
@@ -154,7 +156,8 @@ def is_log_line(line: str) -> bool:
     stands (a 50 MB paste: the case-blind KEY_PHRASES search is the dearest test, and most lines hold none).
     Only a line's first LINE_LOOK_CHARS are read: the case-blind search costs about 1 s a MB."""
     line = line[:LINE_LOOK_CHARS]
-    return bool(("NCCL " in line and (NCCL_LINE.search(line) or NCCL_BANNER.match(line))) or (".py:" in line and VLLM_LINE.search(line))
+    return bool(("NCCL " in line and (NCCL_LINE.search(line) or NCCL_BANNER.match(line)))
+                or ("cudaDriverVersion" in line and NCCL_BANNER.match(line)) or (".py:" in line and VLLM_LINE.search(line))
                 or ("] " in line and SGLANG_LINE.search(line))
                 or (("llama_" in line or "llm_load" in line or "load_tensors:" in line or "print_timing" in line
                      or "eval time =" in line) and GGML_LOG_LINE.match(line))
@@ -1197,6 +1200,14 @@ TEST_PROGRAMS = (r"(?:all_reduce|all_gather|alltoall|broadcast|gather|hypercube|
 # the variables set before the program are the run's.
 TEST_PROGRAM = re.compile(rf"(?:^|[\s/*`])({TEST_PROGRAMS})(?=[\s`*]|$)")
 _NCCL_ASSIGN = re.compile(r"(?:^|[\s*`])(NCCL_[A-Z0-9_]+)=([^\s*`]+)")
+# Open MPI's `-x NAME` without a value exports the launching shell's value of NAME to the ranks, which the line does
+# not show (https://docs.open-mpi.org/en/main/man-openmpi/man1/mpirun.1.html, `-x`).
+_NCCL_PASSED = re.compile(r"(?:^|\s)-x\s+(NCCL_[A-Z0-9_]+)(?=\s|$)")
+# nccl-tests' own failure lines (src/common.h): CUDACHECK and NCCLCHECK print `HOST: Test CUDA failure FILE:LINE 'error'`
+# (`Test NCCL failure FILE:LINE 'error / detail'`), and each TESTCHECK on the way out ` .. HOST pid N: Test failure
+# FILE:LINE` (nccl-tests#263, #289). https://github.com/NVIDIA/nccl-tests/blob/master/src/common.h
+TEST_FAILURE = re.compile(r"^\s*(?P<host>\S+): Test (?:CUDA|NCCL) failure \S+:\d+ '(?P<error>[^']*)|"
+                          r"^\s*\.\. \S+ pid \d+: Test failure \S+:\d+")
 
 
 _VISIBLE = re.compile(r"(?:^|[\s*`])CUDA_VISIBLE_DEVICES=([^\s*`]+)")
@@ -1240,6 +1251,34 @@ class NcclTestRuns(Sourced):
 
     runs: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     groups: tuple[TestGroup, ...] = ()
+    # Each `Test CUDA failure ... 'invalid device ordinal'` line, with what its run asked of one host: (the line,
+    # processes on the host or None where the launch does not say, threads per process, GPUs per thread).
+    ordinal_failures: tuple[tuple[str, int | None, int, int], ...] = ()
+    unstarted: tuple[int, ...] = ()  # the runs (indices of `runs`) that failed so, choosing their GPUs
+    # NCCL_* variables a launcher passes from its shell without showing their value (`mpirun -x NCCL_ALGO`).
+    passed: tuple[str, ...] = ()
+
+    @property
+    def none_started(self) -> bool:
+        """Every run whose command line is shown failed with 'invalid device ordinal' while choosing its GPUs, before
+        it created an NCCL communicator (src/common.cu sets each device before ncclCommInitAll): the NCCL variables
+        on those lines shaped no collective."""
+        return bool(self.runs) and len(set(self.unstarted)) == len(self.runs)
+
+    def asked_beyond(self, count: int | None) -> tuple[str, int | None, int, int, int] | None:
+        """A run that failed with 'invalid device ordinal' after asking one host for more GPUs than `count` (the
+        host's GPUs the source shows; where it shows none, more than any one NVIDIA system holds, HOST_GPUS_AT_MOST):
+        (its failure line, processes or None where the launch does not say, threads, GPUs per thread, the bound);
+        None where no run did.
+
+        nccl-tests gives each process nThreads x nGpus devices from localRank x nThreads x nGpus on (src/common.cu),
+        so a host needs processes x threads x GPUs of them; an ordinal past CUDA's count fails cudaSetDevice.
+        """
+        bound = count if count is not None else HOST_GPUS_AT_MOST
+        # A launch that does not say how many processes share a host (a hostfile) still starts one on the host that
+        # failed: one is the least it asked.
+        return next(((line, procs, threads, ngpus, bound) for line, procs, threads, ngpus in self.ordinal_failures
+                     if (procs or 1) * threads * ngpus > bound), None)
 
     def group(self, count: int) -> tuple[int, ...] | None:
         """The nvidia-smi indices of the GPUs the pasted test runs used on one host, when every run that settles
@@ -1261,6 +1300,34 @@ class NcclTestRuns(Sourced):
 
 
 fact("nccl_test_runs", NcclTestRuns, first_of, hint=NCCL_TESTS.hint)
+
+# The most GPUs one NVIDIA system holds in one host: the sixteen of a DGX-2 (NVSwitch-joined V100).
+# https://docs.nvidia.com/dgx/dgx2-user-guide/introduction-to-dgx2.html
+HOST_GPUS_AT_MOST = 16
+# nccl-tests' options for threads per process and GPUs per thread (`-t 1 -g 8`, `--nthreads`, `--ngpus`), and the
+# header that echoes them (`# nThread 1 nGpus 8`).
+_TEST_SIZE_OPTION = re.compile(r"(?:^|\s)(?:-(?P<short>[gt])|--(?P<long>ngpus|nthreads))(?:\s+|=)(?P<n>\d+)(?=\s|$)")
+# How many processes a launcher starts on each host: Open MPI's `--host a:8,b:8` slots, `-npernode 8`, `--map-by
+# ppr:8:node`; Slurm's `--ntasks-per-node=8`. https://docs.open-mpi.org/en/main/launching-apps/scheduling.html
+_HOST_SLOTS = re.compile(r"(?:^|\s)(?:--host|-H)[\s=]+(?P<hosts>\S+)")
+_PER_NODE = re.compile(r"(?:^|\s)(?:(?:-{1,2}npernode|--ntasks-per-node)[\s=]+(?P<n>\d+)|--map-by\s+ppr:(?P<ppr>\d+):node\b)")
+_MPI_NP = re.compile(r"(?:^|\s)(?:-np|-n|--np)[\s=]+(?P<n>\d+)")
+_HOST_LIST = re.compile(r"(?:^|\s)(?:--host|-H|-{1,2}hostfile|--machinefile|-machinefile)(?:\s|=)")
+
+
+def _processes_per_host(command: str) -> int | None:
+    """How many test processes the command line starts on one host: 1 without a launcher, the most slots its `--host`
+    list gives one host, its per-node count, or mpirun's `-np` where no host list sends them elsewhere; None where the
+    line does not say (srun without a per-node count, a hostfile)."""
+    if not re.search(r"(?:^|[\s/])(?:mpirun|mpiexec|srun)\s", command):
+        return 1
+    if (m := _PER_NODE.search(command)) is not None:
+        return int(m.group("n") or m.group("ppr"))
+    if (m := _HOST_SLOTS.search(command)) is not None:
+        return max(int(h.rsplit(":", 1)[1]) if re.fullmatch(r"[^:,]+:\d+", h) else 1 for h in m.group("hosts").split(","))
+    if "srun" not in command and not _HOST_LIST.search(command) and (m := _MPI_NP.search(command)) is not None:
+        return int(m.group("n"))
+    return None
 
 _RANK_NUMBER = re.compile(r"\bRank\s+(\d+)")
 _TEST_SIZES = re.compile(r"\bnThread\s+(\d+)\s+nGpus\s+(\d+)")
@@ -1330,14 +1397,29 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
         #   Rank  0 Pid 110419 on test-a device  0 [0x3b] Tesla T4
     """
     runs = []
+    failures: list[tuple[str, int | None, int, int]] = []
+    unstarted: list[int] = []
+    passed: list[str] = []
+    procs: int | None = None  # the processes per host of the run a failure line belongs to (the last command above)
+    sizes = {"t": 1, "g": 1}
     for line in text.splitlines():
         m = TEST_PROGRAM.search(line)
         if m is not None:
             runs.append((m.group(1), tuple(_NCCL_ASSIGN.findall(line[:m.start(1)]))))
+            passed += _NCCL_PASSED.findall(line[:m.start(1)])
+            procs, sizes = _processes_per_host(line[:m.start(1)]), {"t": 1, "g": 1}
+            for o in _TEST_SIZE_OPTION.finditer(line[m.end(1):]):
+                sizes[o.group("short") or o.group("long")[1]] = int(o.group("n"))
+        elif (h := _TEST_SIZES.search(line)) is not None:
+            sizes = {"t": int(h.group(1)), "g": int(h.group(2))}  # what the run used, as its header echoes it
+        elif (f := TEST_FAILURE.match(line)) is not None and f.group("error") == "invalid device ordinal":
+            failures.append((line.strip(), procs, sizes["t"], sizes["g"]))
+            unstarted += [len(runs) - 1] if runs else []
     groups = _test_groups(text)
-    if not runs and not groups:
+    if not runs and not groups and not failures:
         raise ParseError("no nccl-tests command line or rank line")
-    return NcclTestRuns(runs=tuple(runs), groups=groups)
+    return NcclTestRuns(runs=tuple(runs), groups=groups, ordinal_failures=tuple(failures),
+                        unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -1442,11 +1524,12 @@ def no_rdma_traffic(log: ServingLog) -> tuple[str, tuple[str, ...]]:
 
 # --- NCCL variables in the user's words -------------------------------------------------------
 
-# A line that is only an assignment (`NCCL_MAX_NCHANNELS=1`, `export NCCL_ALGO=Ring`), or `export NCCL_X=value`
-# inside a sentence ("I adhoc patched with export NCCL_SOCKET_IFNAME=lo)"). A continued command line (`... \\`)
-# is the engine command's, not this.
+# A line that is only an assignment (`NCCL_MAX_NCHANNELS=1`, `export NCCL_ALGO=Ring`), or `export NCCL_X=value` or
+# `set NCCL_X=value` inside a sentence ("I adhoc patched with export NCCL_SOCKET_IFNAME=lo)", "I have tried ... set
+# NCCL_P2P_LEVEL=NVL." in NVIDIA/nccl#1609). A sentence's full stop after the value is not the value's.
+# A continued command line (`... \\`) is the engine command's, not this.
 STATED_NCCL = re.compile(r"^\s*(?:export\s+)?(NCCL_[A-Z0-9_]+)=([^\s\\`*]+)\s*$|"
-                         r"\bexport\s+(NCCL_[A-Z0-9_]+)=([^\s\\`*),;]+)")
+                         r"\b(?:export|set)\s+(NCCL_[A-Z0-9_]+)=([^\s\\`*),;]+?)\.?(?=[\s\\`*),;]|$)")
 
 
 def stated_nccl(line: str) -> tuple[str, str] | None:
@@ -1522,6 +1605,8 @@ class NcclConfig:
     engine_running: bool | None = None  # None: the process list is not in the source
     # Engine processes run but none of their environments was readable (another user's: run as root).
     env_unreadable: bool = False
+    # Variables a test's launcher passes from its shell (`mpirun -x NCCL_ALGO`) whose value no source shows.
+    unshown: tuple[str, ...] = ()
 
     def value(self, name: str) -> str | None:
         return next((s.value for s in self.effective if s.name == name), None)
@@ -1652,5 +1737,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
             and not (tests is not None and tests.runs) and stated is None:
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
+    named = {s.name for s in settings}
+    unshown = tuple(n for n in (tests.passed if tests is not None else ()) if n not in named)
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,
-                      None if procs is None else procs.found, env_unreadable)
+                      None if procs is None else procs.found, env_unreadable, unshown)

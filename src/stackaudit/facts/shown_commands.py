@@ -21,11 +21,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TypeVar
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import Sourced, fact, parser, union
-from stackaudit.facts.sources import EMPTY_GREPS, LISTING_GREPS
+from stackaudit.facts.sources import EMPTY_GREPS, LISTING_GREPS, PATH_TESTS
 
 # A filter in a pipe: what it prints is a part of what it reads.
 _FILTER_PIPE = re.compile(r"\|\s*(?:sudo\s+)?(?:grep|egrep|fgrep|zgrep|rg|head|tail|sed|awk|cut)\b")
@@ -195,3 +196,68 @@ def empty_greps(text: str) -> EmptyGreps:
     if not greps:
         raise ParseError("no grep of a whole source")
     return EmptyGreps(greps)
+
+
+# `test -e PATH && echo YES || echo NO` (`[ -e PATH ]`, `-f`, `-d`), the words in quotes or bare: YES is printed where
+# the path exists, NO where it does not (test(1)).
+PATH_TEST = re.compile(r"^(?:test\s+-[efd]\s+(?P<path>/\S+)|\[\s+-[efd]\s+(?P<path2>/\S+)\s+\])\s*&&\s*echo\s+"
+                       r"(?P<yes>\"[^\"]*\"|'[^']*'|[^|&;\"']+?)\s*\|\|\s*echo\s+(?P<no>\"[^\"]*\"|'[^']*'|[^|&;\"']+?)\s*$")
+
+
+# `cat` of a module's or a peer-memory client's version file under /sys (`cat /sys/kernel/mm/memory_peers/nv_mem/version`):
+# a version number under it is the file there; cat's `No such file or directory` is the file absent (NVIDIA/nccl#1939).
+_CAT_VERSION = re.compile(r"^(?:sudo\s+)?cat\s+(?P<path>/sys/\S+/version)\s*$")
+_VERSION_PRINTED = re.compile(r"^\d+(?:\.\d+)+\S*$")
+
+
+def path_test(command: str, printed: str) -> tuple[str, bool] | None:
+    """(the path, whether it exists) that a shown `test -e PATH && echo YES || echo NO` and the line it printed say,
+    or a `cat` of a /sys version file and the version (or cat's error) under it; None where the command is no such
+    test or the line is neither answer."""
+    cat = _CAT_VERSION.match(command.strip())
+    if cat is not None:
+        path, said = cat.group("path"), printed.strip()
+        if _VERSION_PRINTED.match(said):
+            return path, True
+        return (path, False) if said == f"cat: {path}: No such file or directory" else None
+    m = PATH_TEST.match(command.strip())
+    if m is None:
+        return None
+    yes, no = (m.group(k).strip().strip("\"'") for k in ("yes", "no"))
+    said = printed.strip()
+    return (m.group("path") or m.group("path2"), said == yes) if said in (yes, no) and yes != no else None
+
+
+@dataclass(frozen=True)
+class PathTests(Sourced):
+    """Paths whose existence a shown shell test settles: (path, exists, the command and its output)."""
+
+    paths: tuple[tuple[str, bool, str], ...] = ()
+
+    def exists(self, path: str) -> tuple[bool, str] | None:
+        """Whether `path` exists, with the lines that say so; None where no test shown names it."""
+        return next(((there, said) for p, there, said in self.paths if p.rstrip("/") == path.rstrip("/")), None)
+
+    @classmethod
+    def union(cls, parts: Sequence[PathTests]) -> PathTests:
+        return cls(tuple(dict.fromkeys(t for p in parts for t in p.paths)))
+
+
+fact("path_tests", PathTests, union, hint=PATH_TESTS.hint)
+
+
+@parser(PATH_TESTS, feeds="path_tests", kind=PathTests, rank=10)
+def path_tests(text: str) -> PathTests:
+    """Shell tests of a path, each followed by the line it printed.
+
+    Input (tests/data/captures/963, NVIDIA/nccl-tests#252)::
+
+        test -e /sys/kernel/mm/memory_peers/nv_mem/version && echo "GDR is enabled" || echo "GDR is not enabled"
+        GDR is enabled
+    """
+    lines = text.splitlines()
+    found = tuple((t[0], t[1], f"{a.strip()} -> {b.strip()}") for a, b in pairwise(lines)
+                  if (t := path_test(a, b)) is not None)
+    if not found:
+        raise ParseError("no shell test of a path with its output")
+    return PathTests(found)

@@ -242,6 +242,10 @@ EMPTY_GREPS = Source("empty_greps", "pasted greps with no output", doc=True,
 # the output under such a command holds every line of the listing that matches.
 LISTING_GREPS = Source("listing_greps", "pasted greps of a whole listing, with output", doc=True,
                        hint="paste `sudo lspci -vvv | grep ACSCtl` with all it printed")
+# A shell test of a path shown with the word it printed (`test -e /sys/kernel/mm/memory_peers/nv_mem/version && echo
+# "GDR is enabled" || echo "GDR is not enabled"`, then `GDR is enabled`): the command and its output line.
+PATH_TESTS = Source("path_tests", "pasted shell tests of a path, with what they printed", doc=True,
+                    hint="paste `ls /sys/kernel/mm/memory_peers` with what it printed")
 
 # nccl-tests (all_reduce_perf ...) output: its header names each rank's GPU.
 # Ray's own log lines (`(raylet) ...`, `WARNING services.py:...`): the object store's /dev/shm warning.

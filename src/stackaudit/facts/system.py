@@ -17,7 +17,7 @@ from stackaudit.facts._parse import (
     stated_lines,
 )
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
-from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
+from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps, PathTests
 from stackaudit.facts.sources import (
     DMESG,
     EVIDENCE_LINES,
@@ -523,16 +523,28 @@ def module_loaded(modules: LoadedModules | None, greps: EmptyGreps | None, name:
 PEER_MEMORY_MODULES = ("nvidia_peermem", "nv_peer_mem")
 
 
-def peer_memory_loaded(modules: LoadedModules | None, greps: EmptyGreps | None,
-                       listed: ListingGreps | None = None) -> tuple[bool | None, str]:
-    """Whether a peer-memory client is loaded, and the shown grep that says it is not (module_loaded).
+# The files a registered peer-memory client leaves under /sys (ib_core's peer_mem, `nv_mem` the client's name; NCCL's
+# net_ib/gdr.cc tests these before it offers GPU Direct RDMA, and nvidia_peermem's own /sys/module version):
+# https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib/gdr.cc
+PEER_MEMORY_PATHS = ("/sys/kernel/mm/memory_peers/nv_mem/version", "/sys/kernel/mm/memory_peers/nv_mem_nc/version",
+                     "/sys/module/nvidia_peermem/version")
 
-    True where the source shows either module of PEER_MEMORY_MODULES loaded. Otherwise nvidia_peermem's own state:
-    nv_peer_mem is the legacy MLNX_OFED module that the driver's nvidia_peermem (R470 on) replaced: it counts only where
-    shown.
+
+def peer_memory_loaded(modules: LoadedModules | None, greps: EmptyGreps | None,
+                       listed: ListingGreps | None = None, paths: PathTests | None = None) -> tuple[bool | None, str]:
+    """Whether a peer-memory client is loaded, and the shown lines that settle it: the grep that says it is not
+    (module_loaded), or the shell test that shows its /sys file present.
+
+    True where the source shows either module of PEER_MEMORY_MODULES loaded, or a shell test shows one of the
+    PEER_MEMORY_PATHS present. Otherwise nvidia_peermem's own state: nv_peer_mem is the legacy MLNX_OFED module that
+    the driver's nvidia_peermem (R470 on) replaced: it counts only where shown.
     """
     if modules is not None and any(name in modules for name in PEER_MEMORY_MODULES):
         return True, ""
+    present = [said for p in PEER_MEMORY_PATHS if paths is not None and (t := paths.exists(p)) is not None and t[0]
+               for said in (t[1],)]
+    if present:
+        return True, present[0]
     return module_loaded(modules, greps, PEER_MEMORY_MODULES[0], listed)
 
 

@@ -366,6 +366,7 @@ def view(text: str) -> PasteView:
     joined = -1  # the line an inline code span wrapped onto, joined to the line before it
     open_fence = -1  # index in `lines` of the open fence, -1 outside one
     at_prompt = False  # the last line that is not blank is a shell prompt: the output above it ended
+    open_span = False  # a single backtick opened an inline code span that runs on over the lines below
     for n, line in enumerate(raw):
         if n == joined:
             continue
@@ -414,7 +415,14 @@ def view(text: str) -> PasteView:
                 # A single backtick that opens an inline code span the line never closes (the span runs on
                 # over the lines below, `06:00.0 VGA compatible controller: ...`): markup, not the output's.
                 line = line[1:]
+                open_span = True
+            elif open_span and line.count("`") == 1 and line.endswith("`"):
+                # The line that closes it (a `\`-continued command's last, `--force_think true``, corpus 984).
+                line = line[:-1].rstrip()
+                open_span = False
             first = line[:1]
+        elif not line:
+            open_span = False
         if fence_indent > 0 and first == " ":
             # CommonMark: a fenced block's lines lose up to the fence's own indentation (a list item's).
             drop = len(line) - len(line.lstrip(" "))

@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, continued, join_continued
 from stackaudit.facts.container_specs import (
     COMPOSE_PIECE_MARK,
     DOCKER_RUN_START,
@@ -24,7 +24,6 @@ from stackaudit.facts.container_specs import (
     PASTED_ENV_FILES,
     PIECE_SEPARATOR,
     YamlError,
-    _join_continued,
     _split_command,
     compose_env_files,
     parse_compose,
@@ -68,7 +67,7 @@ def _append(doc: str, text: str) -> Callable[[HostRecord], None]:
 # --- docker run ------------------------------------------------------------------------------------
 
 
-@importer("docker run", "a `docker run ...` or `podman run ...` command line (one line or `\\`-continued)",
+@importer("docker run", "a `docker run ...` or `podman run ...` command line (one line or continued: `\\`, `^`, a backtick)",
           needles=("docker", "podman"), per_line=True)
 def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
@@ -76,16 +75,16 @@ def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterat
         if ("docker" not in line and "podman" not in line) or not DOCKER_RUN_START.search(line):
             continue
         end = i + 1
-        while lines[end - 1].rstrip().endswith("\\") and end < len(lines) and end - i < 200:
+        while continued(lines[end - 1]) and end < len(lines) and end - i < 200:
             end += 1
         text = "\n".join(lines[i:end])
         try:
-            parse_docker_run(re.sub(r"\\[ \t]*\n", " ", text))
+            parse_docker_run(join_continued(text))
         except ParseError:
             continue
-        # Whole: the command's last line has no continuation (a cut one would end in `\`).
+        # Whole: the command's last line has no continuation (a cut one would end in `\`, `^` or a backtick).
         yield Found("docker run", i, end, _append(DOCKER_RUN.name, text + "\n"),
-                    whole=not lines[end - 1].rstrip().endswith("\\"))
+                    whole=not continued(lines[end - 1]))
         scan.skip(end)
 
 
@@ -280,7 +279,7 @@ def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None
     # A cut key's tail of command-line flags (`--tp 16 \`) is the end of the container's command: its args.
     tail = "\n".join(line.strip() for line in lines[start:first] if line.strip())
     if not keys & {"args", "command"} and re.search(r"^--[a-z]", tail, re.MULTILINE):
-        body = "    args: " + json.dumps(_split_command(_join_continued(tail))) + "\n" + body
+        body = "    args: " + json.dumps(_split_command(join_continued(tail))) + "\n" + body
     return start, end, K8S_PIECE_MARK + "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n" + body
 
 

@@ -1,7 +1,9 @@
 """A command line that starts a serving engine, pasted into a report (`vllm serve ...`,
 `python -m sglang.launch_server ...`, `trtllm-serve ...`, TensorRT-LLM's `trtllm-build` and `run.py --engine_dir`,
-llama.cpp's `llama-server`), with its prompt or list marker, leading `NAME=value` assignments and `\\` continuation
-lines, above the line that names the engine too (`mpirun -n 4 \\` over `python3 ../run.py --engine_dir DIR`).
+llama.cpp's `llama-server`, NVIDIA Dynamo's `dynamo run out=vllm`), with its prompt or list marker, leading
+`NAME=value` assignments and continuation lines (`\\`, a batch file's `^`, PowerShell's backtick:
+facts/_parse.continued), above the line that names the engine too (`mpirun -n 4 \\` over
+`python3 ../run.py --engine_dir DIR`).
 llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where the paste shows llama.cpp: the line
 that shows it (the command's own, else a ggml line) is recorded after the command.
 
@@ -25,6 +27,7 @@ import re
 import shlex
 from collections.abc import Iterator
 
+from stackaudit.facts._parse import continued, without_continuation
 from stackaudit.facts.engine_command import (
     COMMAND_HINT,
     ENGINE_WORDS,
@@ -86,15 +89,15 @@ def _yaml_args(lines: list[str], i: int) -> tuple[str, int] | None:
     return (shlex.join(items), end) if len(items) >= 3 else None
 
 
-def _continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]:
+def continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]:
     """The lines above `start` that `\\` continues into it (`mpirun -n 4 \\` over `python3 ../run.py \\` over
     `--engine_dir DIR`, corpus 578), joined without their prompt and `\\`, with the first one's index; ("", start)
     where the line above does not end with `\\`."""
     first = start
-    while first > taken and start - first < MAX_CONTINUATIONS and lines[first - 1].rstrip().endswith("\\"):
+    while first > taken and start - first < MAX_CONTINUATIONS and continued(lines[first - 1]):
         first -= 1
     parts = [_LIST_ITEM.sub("", strip_prompt(lines[first]), count=1), *(x.strip() for x in lines[first + 1:start])]
-    return ("".join(p.rstrip()[:-1].rstrip() + " " for p in parts), first) if first < start else ("", start)
+    return ("".join(without_continuation(p) + " " for p in parts), first) if first < start else ("", start)
 
 
 def _ggml_shown(lines: list[str], start: int, first_ggml: list[str]) -> str:
@@ -176,10 +179,11 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
-                and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low) \
+                and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low
+                and "dynamo" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
-                or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or line.rstrip().endswith("\\")
-                        or (i > 0 and lines[i - 1].rstrip().endswith("\\"))):  # the last line of a continued command
+                or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or continued(line)
+                        or (i > 0 and continued(lines[i - 1]))):  # the last line of a continued command
             continue
         end = i + 1
         joined = PROSE_LABEL.sub("", _LIST_ITEM.sub("", strip_prompt(line), count=1), count=1)
@@ -195,11 +199,11 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             joined = strip_prompt(lines[start]).strip()[:-1] + joined
         # A continuation into a fence or a blank line is a command the paste cuts: its `\\` stays (EngineCommand.cut).
         # A `\\` with spaces after it (corpus 765) continues the line as its writer meant, though a shell would end it.
-        while joined.rstrip().endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS \
+        while continued(joined) and end < len(lines) and end - i <= MAX_CONTINUATIONS \
                 and lines[end].strip() and not FENCE.match(lines[end]):
-            joined = joined.rstrip()[:-1] + " " + lines[end].strip()
+            joined = without_continuation(joined) + " " + lines[end].strip()
             end += 1
-        above, first = _continued_from(lines, start, taken)
+        above, first = continued_from(lines, start, taken)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
         assignments, variables = _variables_set(lines, first, above + joined)
         command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first, first_ggml) if legacy

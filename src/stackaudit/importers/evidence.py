@@ -94,7 +94,8 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "GRPC server", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch**", "driver**", "kernel:",
-            "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "detected GPUs", "] Compute Capability")
+            "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
+            "] Compute Capability")
 
 
 def _daemon_line(line: str) -> bool:

@@ -12,6 +12,10 @@ the `#` is optional and blank lines inside a run are kept. The test's command li
 above the header or above the fence that opens it, and on its own elsewhere: the variables it sets are the run's.
 A command quoted as Markdown inline code, in a sentence or on a line of its own (corpus 774), is the span.
 A run whose header stops at `# Using devices` (it hung or was cut before listing its GPUs) is one run too.
+The test's own failure lines (`g0010: Test CUDA failure common.cu:941 'invalid device ordinal'`, ` .. g0010 pid
+888386: Test failure common.cu:891`), under `# Using devices` or on their own (corpus 966, 967), are a run too.
+A command continued with `\\` (`mpirun --host g0010:8,g0016:8 \\` over `-x NCCL_ALGO=Ring \\` over the program) is
+recorded whole, its lines joined.
 Result rows pasted without the header or any `#` line (corpus 446) are a run where a row has all 13 columns.
 The result table under its own header lines without the `# nThread` header (corpus 794, whose older table has no
 `root` column and an `error` where later ones print `#wrong`), and the summary a run ends with (`# Out of bounds
@@ -24,9 +28,10 @@ import re
 from collections.abc import Iterator
 from itertools import pairwise
 
-from stackaudit.facts.serving_logs import TEST_PROGRAM, TEST_PROGRAMS
+from stackaudit.facts.serving_logs import TEST_FAILURE, TEST_PROGRAM, TEST_PROGRAMS
 from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
+from stackaudit.importers.engine_command import continued_from
 from stackaudit.importers.registry import Found, document_appended, importer
 
 # NCCL 1's own tests (test/single/*_test) print `#   Rank  0 uses device  1 [0x06] Tesla K80` (NVIDIA/nccl#19).
@@ -67,15 +72,16 @@ def _command(line: str) -> str | None:
 
 
 def _opens_run(line: str) -> bool:
-    return bool(RANK_LINE.match(line) or (_HEADER.match(line) and "nThread" in line) or _ROW.match(line)
-                or _TABLE_HEAD.match(line) or _SUMMARY.match(line))
+    return bool(RANK_LINE.match(line) or (_HEADER.match(line) and ("nThread" in line or "Using devices" in line))
+                or _ROW.match(line) or _TABLE_HEAD.match(line) or _SUMMARY.match(line) or TEST_FAILURE.match(line))
 
 
 def _is_run(body: list[str]) -> bool:
     """Whether the lines from an opening line are an nccl-tests run: its rank lines, a whole result row, the
     result table's header over a row of it (the old table of `time algbw busbw error` without `root`), the summary
-    of its end (`# Out of bounds values` over `# Avg bus bandwidth`), or an `nThread` header down to `# Using devices`."""
-    return any(RANK_LINE.match(b) or FULL_ROW.match(b) for b in body) \
+    of its end (`# Out of bounds values` over `# Avg bus bandwidth`), an `nThread` header down to `# Using devices`, or
+    the test's own failure lines (TEST_FAILURE)."""
+    return any(RANK_LINE.match(b) or FULL_ROW.match(b) or TEST_FAILURE.match(b) for b in body) \
         or (bool(_TABLE_HEAD.match(body[0])) and any(_ROW.match(b) for b in body)) \
         or any(_SUMMARY.match(a) and _BANDWIDTH.match(b) for a, b in pairwise(body)) \
         or ("nThread" in body[0] and any(_HEADER.match(b) and "Using devices" in b for b in body))
@@ -93,18 +99,24 @@ def _heads_run(lines: list[str], i: int) -> bool:
 
 
 def _line(line: str) -> bool:
-    return bool(RANK_LINE.match(line) or _HEADER.match(line) or _ROW.match(line) or line.strip() in ("#", "")
+    return bool(RANK_LINE.match(line) or _HEADER.match(line) or _ROW.match(line) or TEST_FAILURE.match(line)
+                or line.strip() in ("#", "")
                 or line.strip().startswith("Blocking Enabled"))
 
 
 @importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)",
           needles=("Rank", "nThread", "_perf", "Out of bounds", "out-of-place", "redop", "(elements)", "float", "half",
-                   "double", "int8", "int32", "int64"), per_line=True)
+                   "double", "int8", "int32", "int64", "Using devices", "Test CUDA failure", "Test NCCL failure",
+                   "Test failure"), per_line=True)
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    taken = 0  # the end of the last block read: a continuation above a command is never one already read
     for i in (scan := Scan(lines, candidates)):
         quoted = _command(lines[i])
         if quoted is not None and not _heads_run(lines, i):
-            yield Found("nccl-tests", i, i + 1, document_appended(NCCL_TESTS.name, quoted + "\n"))
+            # `mpirun --host a:8,b:8 \` and `-x NCCL_ALGO=Ring \` lines above the program are its command (corpus 966).
+            above, first = continued_from(lines, i, taken) if COMMAND.match(lines[i]) else ("", i)
+            yield Found("nccl-tests", first, i + 1, document_appended(NCCL_TESTS.name, above + quoted + "\n"))
+            taken = i + 1
             continue
         if not _opens_run(lines[i]):
             continue
@@ -113,8 +125,11 @@ def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterat
             end -= 1  # the blank lines after the run are not its
         body = lines[i:end]
         if _is_run(body):
-            start = _command_above(lines, i) if "nThread" in lines[i] else None
+            # The command above a header, or above the `# Using devices` or failure line a cut header starts at.
+            start = _command_above(lines, i) if "nThread" in lines[i] or "Using devices" in lines[i] \
+                or TEST_FAILURE.match(lines[i]) else None
             command = [lines[start]] if start is not None else []
             yield Found("nccl-tests", i if start is None else start, end,
                         document_appended(NCCL_TESTS.name, "\n".join(command + body) + "\n"))
+            taken = end
         scan.skip(end)

@@ -1,6 +1,9 @@
 """Greps of a whole source shown with nothing under them (`lsmod | grep nvidia_peermem`, then the next
 command or prompt, the end of the block or of the paste): recorded under EMPTY_GREPS, one command a line, for
 facts/shown_commands.py to read as absence of the pattern in that source and nothing else.
+A shell test of a path (`test -e PATH && echo YES || echo NO`) over the word it printed, or a `cat` of a /sys version
+file over the version or the error it printed, is recorded under PATH_TESTS, the command (without its prompt) and
+that line.
 """
 
 from __future__ import annotations
@@ -8,10 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.shown_commands import parse_grep
-from stackaudit.facts.sources import EMPTY_GREPS
+from stackaudit.facts.shown_commands import parse_grep, path_test
+from stackaudit.facts.sources import EMPTY_GREPS, PATH_TESTS
 from stackaudit.importers._paste import looks_like_command
-from stackaudit.importers._scan import Candidates, candidate_lines
+from stackaudit.importers._scan import Candidates, candidate_lines, strip_prompt
 from stackaudit.importers.registry import Found, document_appended, importer
 
 _FENCES = ("```", "~~~")
@@ -47,3 +50,15 @@ def empty_grep(lines: list[str], candidates: Candidates | None = None) -> Iterat
         if grep is not None and _nothing_under(lines, i, fences % 2 == 1):
             # Whole: nothing under the command is all it printed.
             yield Found("empty grep", i, i + 1, document_appended(EMPTY_GREPS.name, grep.command + "\n"), whole=True)
+
+
+@importer("path test", "`test -e PATH && echo YES || echo NO` shown with the word it printed, or `cat` of a /sys "
+          "version file with what it printed",
+          needles=("test -", "[ -", "/version"), per_line=True)
+def shown_path_test(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        command = strip_prompt(lines[i]).strip()
+        j = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), len(lines))
+        if j < len(lines) and path_test(command, lines[j]) is not None:
+            yield Found("path test", i, j + 1, document_appended(PATH_TESTS.name, f"{command}\n{lines[j].strip()}\n"),
+                        whole=True)
