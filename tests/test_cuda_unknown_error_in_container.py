@@ -86,11 +86,12 @@ def test_the_same_compose_without_the_error_is_ok(tmp_path: Path) -> None:
 
 # CUDA's error 304 (cudaErrorOperatingSystem) from a container given GPUs: the failure shown beats the request.
 OS_CALL_IN_CONTAINER = [
-    # https://github.com/abetlen/llama-cpp-python/issues/645 (fixed with `--security-opt seccomp=unconfined`)
+    # https://github.com/abetlen/llama-cpp-python/issues/645 (fixed with `--security-opt seccomp=unconfined`); modelled
+    # in one place: the pip build directory before `vendor/` is left out of the error line.
     ("```\ndocker run --gpus=all -ti -p 8080:8080 \\\n  -v $PWD/model.bin:/content/saved-model/model.bin --cap-add "
      "SYS_RESOURCE -e USE_MLOCK=0 -e MODEL=/content/saved-model/model.bin llama-cpp-python bash\n\n"
-     "python3 -m llama_cpp.server\nCUDA error 304 at /tmp/pip-install-jyfgheyj/llama-cpp-python_1b0933bab9d24ed297e7d"
-     "077c7ec53f5/vendor/llama.cpp/ggml-cuda.cu:5065: OS call failed or operation not supported on this OS\n```\n"),
+     "python3 -m llama_cpp.server\nCUDA error 304 at vendor/llama.cpp/ggml-cuda.cu:5065: OS call failed or operation "
+     "not supported on this OS\n```\n"),
 ]
 
 
