@@ -82,3 +82,36 @@ def test_the_same_compose_without_the_error_is_ok(tmp_path: Path) -> None:
             "        reservations:\n          devices:\n            - driver: nvidia\n"
             "              capabilities: [gpu]\n              count: 4\n")
     assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+
+
+# CUDA's error 304 (cudaErrorOperatingSystem) from a container given GPUs: the failure shown beats the request.
+OS_CALL_IN_CONTAINER = [
+    # https://github.com/abetlen/llama-cpp-python/issues/645 (fixed with `--security-opt seccomp=unconfined`); modelled
+    # in one place: the pip build directory before `vendor/` is left out of the error line.
+    ("```\ndocker run --gpus=all -ti -p 8080:8080 \\\n  -v $PWD/model.bin:/content/saved-model/model.bin --cap-add "
+     "SYS_RESOURCE -e USE_MLOCK=0 -e MODEL=/content/saved-model/model.bin llama-cpp-python bash\n\n"
+     "python3 -m llama_cpp.server\nCUDA error 304 at vendor/llama.cpp/ggml-cuda.cu:5065: OS call failed or operation "
+     "not supported on this OS\n```\n"),
+]
+
+
+@pytest.mark.parametrize("text", OS_CALL_IN_CONTAINER)
+def test_cuda_error_304_in_a_container_given_gpus_is_an_access_issue(tmp_path: Path, text: str) -> None:
+    res = paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert res.status == "issue"
+    assert "error 304" in res.message
+
+
+def test_cuda_error_304_in_the_ktransformers_container() -> None:
+    # corpus 984 (kvcache-ai/ktransformers#522): `--gpus all`, then torch's warning retyped with `0S`; ok before.
+    res = capture_checks("984", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert res.status == "issue"
+    assert "Error 304: 0S call failed" in res.message
+
+
+def test_cuda_error_304_on_a_bare_host_proves_nothing_of_containers(tmp_path: Path) -> None:
+    # Modelled counter-example: the same line with no container in the paste is another fault (a WSL or driver one).
+    text = ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+            "functions before calling NumCudaDevices() that might have already set an error? Error 304: OS call "
+            "failed or operation not supported on this OS\n")
+    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "issue"

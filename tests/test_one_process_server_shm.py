@@ -126,3 +126,32 @@ def test_a_one_process_engine_beside_a_multi_process_one_stays_open(tmp_path: Pa
     # Modelled: the same sentence beside a vLLM command at TP 2.
     text = LLAMA_CPP_23811 + "\nvllm serve Qwen/Qwen2-7B --tensor-parallel-size 2\n"
     assert paste_checks(tmp_path, text, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "unknown"
+
+
+def test_a_launcher_that_starts_engines_later_leaves_shm_unknown(tmp_path: Path) -> None:
+    # Corpus 976 (xorbitsai/inference#2186): `xinference-local` at Docker's 64 MiB starts each model's engine later,
+    # with its own tensor parallelism: neither "not an issue" nor an issue.
+    res = capture_checks("976", "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert res.status == "unknown"
+    assert "launcher" in res.message
+    # Modelled: GPUStack's server the same way.
+    run = "$ docker run -d --gpus all --name gpustack gpustack/gpustack:latest\n"
+    assert paste_checks(tmp_path, run, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "unknown"
+
+
+def test_a_container_of_another_program_stays_not_an_issue(tmp_path: Path) -> None:
+    # Modelled counter-example: a GPU container whose command is no launcher and shows no engine keeps its note.
+    run = "$ docker run -d --gpus all --name app myorg/app:latest python3 app.py\n"
+    assert paste_checks(tmp_path, run, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
+
+
+def test_tensor_parallelism_in_the_users_words_is_the_containers_workload(tmp_path: Path) -> None:
+    # Corpus 982 (turboderp-org/exllamav3#76): TabbyAPI under podman at its 64 MiB default, and the user's sentence
+    # "the tensor parallelism does not work at all".
+    res = capture_checks("982", "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert res.status == "issue"
+    assert "tensor parallelism" in res.message
+    # Modelled counter-example: a sentence that rules tensor parallelism out states no split.
+    text = ("I run the model without tensor parallelism on one card and it is slow.\n"
+            "$ docker run -d --gpus all --name app myorg/app:latest python3 app.py\n")
+    assert paste_checks(tmp_path, text, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"

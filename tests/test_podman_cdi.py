@@ -113,3 +113,19 @@ def test_a_check_only_container_is_not_judged_for_shm(tmp_path: Path) -> None:
     # Modelled: a CUDA image running a program of its own is no check: not ruled out.
     program = "$ docker run --rm nvidia/cuda:12.4.1-runtime-ubuntu22.04 python3 train.py\n"
     assert paste_checks(tmp_path, program, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status != "not-applicable"
+
+
+def test_podman_own_boolean_flags_leave_the_name_and_the_cdi_request() -> None:
+    # Corpus 982 (turboderp-org/exllamav3#76): `--replace` takes no value, so `--name tabbyapi` is the name and the
+    # CDI request is read: GPUs requested, not "no serving container".
+    (c,) = fact(pasted(body("982")), "docker_containers").containers
+    assert (c.name, c.image) == ("tabbyapi", "ghcr.io/theroyallab/tabbyapi:latest")
+    assert c.gpu_requested
+    assert capture_checks("982", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+
+
+def test_a_docker_option_with_a_value_still_takes_it() -> None:
+    # Modelled counter-example: `--name` after a Docker option that takes a value keeps its own value.
+    run = "$ podman run --network host --name srv --device nvidia.com/gpu=0 vllm/vllm-openai:v0.10.0 --model m\n"
+    (c,) = fact(pasted(run), "docker_containers").containers
+    assert (c.name, c.image, c.network_mode) == ("srv", "vllm/vllm-openai:v0.10.0", "host")

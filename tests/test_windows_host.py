@@ -36,6 +36,8 @@ from stackaudit.facts.platform import Virtualization, windows_line
     # abetlen/llama-cpp-python#1026 (corpus 882): the user's words, a clause of a longer line
     "As you can see, the results are divided almost by 4 with each additional card I have, I am currently working with "
     "Windows 11, I don't know if the operating system has anything to do with it ",
+    # ggml-org/llama.cpp#18743 (corpus 962): a batch file runs the server by its relative path
+    r".\bin\llama-server.exe ^",
 ])
 def test_lines_only_a_windows_host_prints(line: str) -> None:
     assert windows_line(line) is not None
@@ -57,6 +59,8 @@ def test_lines_only_a_windows_host_prints(line: str) -> None:
     "It works on Windows 11 but not on Linux",
     "Does it run on Windows 11?",
     "I tested on Linux, not on Windows 10.",
+    # Modelled: a shell under WSL 2 runs a Windows program by a forward-slash path
+    "./llama-server.exe -m model.gguf",
 ])
 def test_lines_that_show_no_windows_host(line: str) -> None:
     assert windows_line(line) is None
@@ -229,3 +233,12 @@ def test_one_windows_line_is_recorded_and_the_machines_words_still_are() -> None
     virt = fact(host, "virtualization")
     assert isinstance(virt, Virtualization) and virt.windows and "ggml-cpu-0.dll" in virt.source
     assert fact(host, "gpus").count == 8
+
+
+def test_a_batch_files_command_shows_a_windows_host_to_the_module_check() -> None:
+    # corpus 962 (ggml-org/llama.cpp#18743): Kepler cards listed by ggml_cuda_init under a Windows batch file; the
+    # pre-Turing rule (the proprietary module) must not speak of a Linux module that is not there.
+    r = capture_checks("962", "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"]
+    assert r.status == "not-applicable" and "a Windows host" in r.message, r.message
+    # corpus 961 (Linux, a GTX 1080 Ti): the same rule still speaks.
+    assert capture_checks("961", "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"].status == "ok"

@@ -181,6 +181,15 @@ _ONE_PROCESS_SERVERS = re.compile(r"(?:^|[/:\s])(?:ollama|llama[.-]?cpp|llama-se
 _MULTI_PROCESS_SERVERS = re.compile(r"vllm|sglang|tensorrt|trtllm|triton|ray", re.I)
 
 
+# Servers whose start runs no engine: they launch one later, per model, with that model's own tensor parallelism, so
+# their command at start shows no engine, TP size or GPU split even where the engine they launch will need /dev/shm.
+# Xinference (`xinference-local`, `xinference-supervisor`, `xinference-worker`; `xinference launch ... --n-gpu`:
+# https://inference.readthedocs.io/en/latest/getting_started/using_xinference.html), GPUStack (it deploys each model
+# with a backend it picks: https://docs.gpustack.ai/latest/overview/), LocalAI (`local-ai`, backends loaded per model:
+# https://localai.io/docs/overview/).
+ENGINE_LAUNCHERS = re.compile(r"(?:^|[/:\s])(?:xinference(?:-local|-supervisor|-worker)?|gpustack|local-?ai)\b", re.I)
+
+
 def _one_process_server(c: DockerContainer) -> bool:
     """A container whose image/command is a one-process server (Ollama, llama.cpp) and asks for no TP."""
     text = " ".join((c.image, *c.argv))
@@ -199,13 +208,14 @@ def _one_process_shown(procs: ServingProcesses | None, parallelism: Parallelism 
     return one_process_engine(shown, tuple(c.argv for c in (commands.commands if commands is not None else ())))
 
 
-def _shm_workload(c: DockerContainer, parallelism: Parallelism | None) -> bool:
+def _shm_workload(c: DockerContainer, parallelism: Parallelism | None, split: str = "") -> bool:
     """Whether a container shows work that shares memory between processes: a serving engine or a
-    multi-process server named by its image or command, a TP/PP size, or two or more GPUs requested."""
+    multi-process server named by its image or command, a TP/PP size, or two or more GPUs requested; or, for the one
+    GPU container a paste shows, the user's sentence saying it runs with tensor parallelism (`split`)."""
     sizes = parallelism.for_container(c.id) if parallelism is not None else None
     text = " ".join((c.image, *c.argv))
     return (c.looks_like_serving or bool(_MULTI_PROCESS_SERVERS.search(text)) or c.tensor_parallel is not None
-            or (sizes is not None and sizes.world_size > 1) or (c.gpu_count or 0) >= 2)
+            or (sizes is not None and sizes.world_size > 1) or (c.gpu_count or 0) >= 2 or bool(split))
 
 
 def _shm_containers(containers: DockerContainers | None) -> tuple[DockerContainer, ...]:
@@ -292,6 +302,10 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
 
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
     issue, whatever its pasted spec shows of the size: cut, host IPC, no GPU request); vLLM V1 and SGLang are multi-process even at TP = 1.
+    The user's sentence that says the model runs with tensor parallelism (`the tensor parallelism does not work at
+    all`: facts/engine_command.STATED_SPLIT) is that workload for the one GPU container the paste shows.
+    A launcher that starts each model's engine later (Xinference, GPUStack, LocalAI: ENGINE_LAUNCHERS) shows no engine
+    or TP size at start, so a small /dev/shm in its container stays unknown.
     With no process list read, the engines the paste shows decide it (facts/applicability.one_process_engine): where
     every one serves from one process and no command splits its model over GPUs, it is not an issue, in a container
     or not. llama.cpp's `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm
@@ -304,7 +318,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     tmpfs of that size only for a private or shareable IPC namespace. Newer NCCL
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
     """
-    outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism)
+    outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism,
+                        stated_engines.split if stated_engines is not None else "")
     one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda)
     full = shm is not None and shm.use_ratio is not None and shm.use_ratio >= 0.9
     if one and not full and outcome.status in ("unknown", "issue"):
@@ -328,7 +343,7 @@ _LOGIND_FIX = Fix.of(step("Keep the engine's shared memory across logouts, then 
 
 
 def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_containers: DockerContainers | None,
-              serving_processes: ServingProcesses | None, parallelism: Parallelism | None) -> Outcome:
+              serving_processes: ServingProcesses | None, parallelism: Parallelism | None, split: str = "") -> Outcome:
     """CTR-SHM-SIZE from the sizes the facts show (the engine adds the log's symptoms)."""
     procs = serving_processes
     if container is None:
@@ -369,10 +384,12 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     single_labels: list[str] = []
     unshown: list[str] = []
     unshown_labels: list[str] = []
+    later: list[str] = []
     host_fix: Fix | None = None
     host_size = shm.size_bytes if shm is not None else None
     host_ipc_unsized: list[str] = []
     judged = _shm_containers(docker_containers)
+    split = split if len(judged) == 1 else ""  # the user's words name no container: only one it can be
     for c in judged:
         c_size = c.shm_bytes
         if _one_process_server(c) and (c_size is None or c_size < SHM_MIN or c.excerpt):
@@ -391,7 +408,14 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
             host_ipc_unsized.append(f"{c.label}: " + ("host IPC" if c.ipc_mode == "host" else
                                                       "binds the host's /dev/shm at /dev/shm"))
         if c_size is not None and c_size < SHM_MIN:
-            if not _shm_workload(c, parallelism):
+            if not _shm_workload(c, parallelism, split) and ENGINE_LAUNCHERS.search(" ".join((c.image, *c.argv))):
+                # A launcher's engines come later, per model: what will share its /dev/shm is not shown.
+                later.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), and "
+                             f"its command ({' '.join(c.argv)[:60] or 'the image ' + repr(c.image) + ' default'}) "
+                             "starts a launcher that runs each model's engine later, with that model's own tensor "
+                             "parallelism, which this source does not show")
+                continue
+            if not _shm_workload(c, parallelism, split):
                 # The size matters only where several processes share memory; nothing shown runs them here.
                 unshown.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), "
                                f"but its command ({' '.join(c.argv)[:60] or 'the image ' + repr(c.image) + ' default'}"
@@ -403,7 +427,9 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
             # The misplaced flag is the fault itself, so it stays inside the first clause (the finding's title).
             ipc = f"IpcMode {c.ipc_mode or 'private'}" + (
                 "; the `--shm-size` in its command goes to the engine, not to Docker" if misplaced else "")
-            findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} ({ipc})"
+            said = f" while the user's words say it runs tensor parallelism ('{split[:100]}')" \
+                if split and not _shm_workload(c, parallelism) else ""
+            findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} ({ipc}){said}"
                             + (": set the service's `shm_size:` or `docker run --shm-size`" if misplaced else ""))
             subjects.append(c.label)
             host_fix = _shm_fix("docker")
@@ -427,6 +453,10 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                   if sized else "")
         return unknown(f"{'; '.join(host_ipc_unsized)}, so the container uses the host's /dev/shm, whose "
                        f"size is not in this source{unused}", hint="run `df -k -P /dev/shm` on the host")
+    if later:
+        return unknown("; ".join(later), hint="show the engine and tensor-parallel size of the models it launches "
+                       "(its model list, or the launch command); a multi-process engine or TP > 1 needs "
+                       "`--shm-size=16g` or `--ipc=host`")
     if single or unshown:
         return not_an_issue("; ".join(single + unshown), actual=single + unshown, subjects=single_labels + unshown_labels)
     observed = []

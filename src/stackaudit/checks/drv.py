@@ -37,7 +37,15 @@ from stackaudit.facts.gpu_events import (
     GpuEvents,
     xid_class,
 )
-from stackaudit.facts.gpus import GGML_TITLE, KERNEL_LOG_TITLE, GpuInventory, OllamaCuda
+from stackaudit.facts.gpus import (
+    GGML_TITLE,
+    KERNEL_LOG_TITLE,
+    OLLAMA_TITLE,
+    P2P_TEST_TITLE,
+    TORCH_WARNED_TITLE,
+    GpuInventory,
+    OllamaCuda,
+)
 from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
     CudaToolkit,
@@ -55,7 +63,7 @@ from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.peer_access import P2pDataTests
-from stackaudit.facts.platform import vgpu_host, wsl_driver, wsl_kernel
+from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
@@ -76,6 +84,7 @@ from stackaudit.gputable import (
     FORWARD_COMPAT,
     PRE_TURING,
     all_gpus,
+    architecture_of,
     family_of,
     nvlink_links_of,
     on_nvswitch,
@@ -743,7 +752,8 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
 )
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
                 gpus: GpuInventory | None = None, p2p_data_tests: P2pDataTests | None = None,
-                collect_env: CollectEnv | None = None, gpu_events: GpuEvents | None = None) -> Outcome:
+                collect_env: CollectEnv | None = None, gpu_events: GpuEvents | None = None,
+                virtualization: Virtualization | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
@@ -762,7 +772,13 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
     (facts/nvidia.py open_module_only). So does a kernel-log Xid that names a process or its channel on a GPU whose
     model the inventory names as such (`GPU: NVIDIA GeForce RTX 5080` in the user's list): the driver ran that
-    process's work on it. A GPU and a driver named together in a list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour. Open modules
+    process's work on it. A GPU and a driver named together in a list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour.
+    A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
+    PyTorch, nvidia-smi) shows the proprietary module loaded: the open one supports Turing and later only
+    (https://github.com/NVIDIA/open-gpu-kernel-modules), and one module drives every GPU of the host.
+    Under WSL 2 (its kernel, its words, or nvidia-smi's Linux library over a Windows driver) with no module shown, it
+    is not applicable: the Windows driver drives the GPU and no Linux NVIDIA kernel module is loaded; so on a Windows
+    host itself (facts/platform.Virtualization.os). Open modules
     initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
     """
@@ -770,6 +786,13 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return not_applicable("no NVIDIA GPU on the PCI bus")
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
     if nvidia_driver is None or nvidia_driver.flavour is None:
+        wsl = _wsl_shown(nvidia, collect_env, virtualization)
+        if wsl:
+            return not_applicable(f"WSL 2 ({wsl}): the Windows driver drives the GPU through /dev/dxg, and no Linux "
+                                  "NVIDIA kernel module is loaded whose flavour could be open or proprietary")
+        if virtualization is not None and virtualization.windows:
+            return not_applicable(f"a Windows host ({virtualization.source}): the Windows driver drives the GPU, and "
+                                  "no Linux NVIDIA kernel module is loaded whose flavour could be open or proprietary")
         # WSL 2's table lists the Windows driver's GPUs: it has no Linux kernel module whose flavour they show.
         driven, how = _open_only_driven([] if wsl_driver(nvidia) else listed, p2p_data_tests, collect_env,
                                         gpu_events, gpus)
@@ -781,8 +804,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                         "loaded", actual="open (inferred)", subjects=[g for g, _ in driven])
             return over_subjects(judged, [g for g, _ in driven], gpus.whole_count if gpus is not None else None)
     if nvidia_driver is None:
-        return unknown("the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
-                       hint="run on the host with the driver loaded, or `modinfo -F license nvidia`")
+        return _pre_turing_ran(listed, gpus) or unknown(
+            "the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
+            hint="run on the host with the driver loaded, or `modinfo -F license nvidia`")
     flavour = nvidia_driver.flavour
     branch = release(nvidia_driver.version, 1)
     if flavour is None and branch and branch < (515,):
@@ -792,7 +816,8 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                                   "(R515): there is no flavour to choose")
         flavour = "proprietary"
     if flavour is None:
-        return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
+        return _pre_turing_ran(listed, gpus) or unknown("the kernel module's flavour is not known",
+                                                         hint="run `modinfo -F license nvidia` on the host")
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
         old = [g for g in listed if g.implied_architecture in PRE_TURING]
@@ -857,6 +882,40 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
     quoted = xid.line[xid.line.find("NVRM"):].strip()[:110]
     return ([(r.label, r.model) for r, _ in xids],
             f"the kernel log's Xid {xid.code} names a process's work on it: '{quoted}'; its model from {named_by}")
+
+
+# The GPU lists that CUDA or NVML wrote, so that each GPU on them ran under the loaded kernel module (facts/gpus.py).
+_DRIVEN_LISTS = (GGML_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, TORCH_WARNED_TITLE)
+
+
+def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:
+    """DRV-OPEN-MODULE ok where a pre-Turing GPU ran (_pre_turing_driven) and no source shows the flavour: the
+    proprietary module is loaded; None where none ran."""
+    old = _pre_turing_driven(listed, gpus)
+    if not old:
+        return None
+    judged = ok(f"{len(old)} pre-Turing GPU(s) ran ({old[0][1]}, {old[0][2]}), which only the proprietary kernel "
+                "module drives (the open one supports Turing and later): the proprietary module is loaded, the right "
+                "flavour for them", actual="proprietary (inferred)", subjects=[g for g, _, _ in old])
+    return over_subjects(judged, [g for g, _, _ in old], gpus.whole_count if gpus is not None else None)
+
+
+def _pre_turing_driven(listed: list[GpuInfo], gpus: GpuInventory | None) -> list[tuple[str, str, str]]:
+    """(subject, model, the list that shows it) of each pre-Turing GPU that nvidia-smi lists or CUDA listed
+    (_DRIVEN_LISTS): the kernel module drove it, which the open module cannot (PRE_TURING)."""
+    found = [(g.subject, g.name or "", "listed by nvidia-smi") for g in listed if g.implied_architecture in PRE_TURING]
+    records = gpus.gpus if gpus is not None and not found else ()
+    return found or [(r.label, r.model, shown) for r in records if architecture_of(r.model) in PRE_TURING
+                     and (shown := next((t for t in r.shown_by if t in _DRIVEN_LISTS), ""))]
+
+
+def _wsl_shown(nvidia: NvidiaGpus | None, collect_env: CollectEnv | None, virtualization: Virtualization | None) -> str:
+    """What shows WSL 2, in words; "" where nothing does."""
+    if wsl_driver(nvidia):
+        return wsl_driver(nvidia)
+    if collect_env is not None and wsl_kernel(collect_env.kernel):
+        return f"kernel {collect_env.kernel}"
+    return virtualization.source if virtualization is not None and virtualization.wsl else ""
 
 
 def _over_driven(judged: Outcome, nvidia: NvidiaGpus | None, listed: list[GpuInfo],

@@ -53,6 +53,10 @@ ORIGIN_INSPECT_EXCERPT = "docker inspect excerpt"
 _RUN_BOOLEAN_LONG = frozenset({
     "--detach", "--interactive", "--tty", "--rm", "--privileged", "--init", "--publish-all", "--read-only",
     "--oom-kill-disable", "--no-healthcheck", "--help", "--quiet", "--sig-proxy", "--disable-content-trust",
+    # Podman's own (https://docs.podman.io/en/latest/markdown/podman-run.1.html): `podman run --replace --name x`
+    # (corpus 982) replaces a container of that name.
+    "--replace", "--rmi", "--no-hosts", "--rootfs", "--env-host", "--http-proxy", "--read-only-tmpfs", "--passwd",
+    "--tls-verify",
 })
 _RUN_BOOLEAN_SHORT = frozenset("ditPq")
 # `docker run` long options that no serving engine's own command line takes (docker's options list,

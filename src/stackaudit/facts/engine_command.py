@@ -431,6 +431,18 @@ _STATED = {engine: re.compile(rf"(?<![\w./:=@$-])(?:{words})(?![\w/:=@-]|\.\w)",
            for engine, words in STATED_ENGINE_WORDS.items()}
 
 
+# The user's sentence saying the model runs split over GPUs with tensor parallelism (`the tensor parallelism does not
+# work at all`, corpus 982); a negation or a contrast on the line (`without tensor parallelism`, `TP=1 works`) states
+# no split. Each engine's tensor parallelism runs a rank per GPU that exchanges tensors with the others.
+STATED_SPLIT = re.compile(r"^(?!.*\b(?:not? use|without|instead|than|unlike|vs\.?|versus|disabled?)\b)"
+                          r".*\btensor[- ]parallel(?:ism)?\b", re.I)
+
+
+def stated_split(line: str) -> bool:
+    """Whether a line of the user's words says the model runs with tensor parallelism (STATED_SPLIT)."""
+    return bool(STATED_SPLIT.search(line))
+
+
 def stated_engines(line: str) -> tuple[str, ...]:
     """The engines a line of the user's words names as words of a sentence (STATED_ENGINE_WORDS), in the table's
     order."""
@@ -442,6 +454,7 @@ class StatedEngines(Sourced):
     """The serving engines the user names in prose (the user's own words), each once, in the order named."""
 
     engines: tuple[str, ...] = ()
+    split: str = ""  # the sentence that says the model runs with tensor parallelism (STATED_SPLIT), else ""
 
 
 fact("stated_engines", StatedEngines, first_of, hint=USER_ENGINES.hint)
@@ -457,6 +470,7 @@ def stated_engines_from_words(text: str) -> StatedEngines:
         I have NVIDA H100 multiple of them with NVLINK but ollama seems to only use 1 nvidia gpu. I tried various deployments but here is current one:
     """
     engines = [e for line in text.splitlines() for e in stated_engines(line)]
-    if not engines:
+    split = next((line.strip() for line in text.splitlines() if stated_split(line)), "")
+    if not engines and not split:
         raise ParseError("no engine named in the user's words")
-    return StatedEngines(engines=tuple(dict.fromkeys(engines)))
+    return StatedEngines(engines=tuple(dict.fromkeys(engines)), split=split)

@@ -74,6 +74,7 @@ CUDA_LIST = "CUDA's device list, which CUDA_VISIBLE_DEVICES may narrow"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
 NVLINK_TITLE = "`nvidia-smi nvlink -s`"
 OLLAMA_TITLE = "ollama's `inference compute` lines"
+TORCH_WARNED_TITLE = "PyTorch's warning of a GPU its build has no kernels for"
 USER_WORDS_TITLE = "the user's own words"
 
 
@@ -459,7 +460,7 @@ def gpus_from_p2p_test(text: str) -> GpuInventory:
     return parse_p2p_test_gpus(text)
 
 
-_GGML_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) CUDA devices?:")
+_GGML_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) CUDA devices?(?: \(Total VRAM: [^)]*\))?:")
 _GGML_DEVICE = re.compile(r"\bDevice (\d+): (.+?), compute capability (\d+\.\d+)")
 
 
@@ -542,16 +543,52 @@ def parse_ollama_gpus(text: str) -> GpuInventory:
                         partial=((OLLAMA_TITLE, "pasted lines of ollama's log may leave GPUs out"),))
 
 
+# PyTorch's warning for each GPU its build has no kernels for, from torch/cuda/__init__.py `_check_capability`
+# (https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py): `NVIDIA GeForce RTX 5090 with CUDA capability
+# sm_120 is not compatible with the current PyTorch installation.`, and older releases' `Found GPU0 NVIDIA GeForce GT
+# 710 which is of cuda capability 3.5.`. torch names each GPU from CUDA's own device list (`get_device_name`).
+# The name alone: at a line's start, after the warning's own label or a Compose service's `vllm-1  | ` prefix.
+_TORCH_WARNED = re.compile(r"(?:^|UserWarning:|\|)[ \t]*(?P<name>[A-Za-z][\w .()/-]*?) with CUDA capability sm_\d+ is "
+                           r"not compatible with "
+                           r"the current PyTorch installation|\bFound GPU(?P<index>\d+) (?P<old>[^\n]+?) which is of "
+                           r"cuda capability \d+\.\d+", re.MULTILINE)
+
+
+def parse_torch_warned_gpus(text: str) -> GpuInventory:
+    """The GPUs PyTorch's capability warnings name, CUDA's index where the warning gives it, else the order printed.
+
+    Python prints a warning once per text, so identical GPUs show one line: the count is a lower bound.
+    """
+    names: dict[int, str] = {}
+    for m in _TORCH_WARNED.finditer(text):
+        index = int(m.group("index")) if m.group("index") is not None else len(names)
+        if (m.group("old") or m.group("name")).strip() not in names.values():
+            names.setdefault(index, (m.group("old") or m.group("name")).strip())
+    if not names:
+        raise ParseError("no PyTorch `with CUDA capability sm_N is not compatible` line")
+    records = tuple(GpuRecord(i, "", name, None, (TORCH_WARNED_TITLE,)) for i, name in sorted(names.items()))
+    return GpuInventory(gpus=records, counts=((TORCH_WARNED_TITLE, max(names) + 1),),
+                        partial=((TORCH_WARNED_TITLE, "PyTorch warns once for identical GPUs; " + CUDA_LIST),))
+
+
 @parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=55)
 def gpus_from_ollama(text: str) -> GpuInventory:
-    """The GPUs ollama's pasted `inference compute` lines name: product name.
+    """The GPUs ollama's pasted `inference compute` lines name: product name; else those PyTorch's capability
+    warnings name (parse_torch_warned_gpus), each a GPU that CUDA listed.
 
     Input (tests/data/captures/244, two of its four GPUs)::
 
         May 27 12:33:01 test-server ollama[233489]: time=2024-05-27T12:33:01.069Z level=INFO source=types.go:71 msg="inference compute" id=GPU-4effbf41-2d2b-123d-3e00-87b020bf6f2c library=cuda compute=6.1 driver=12.2 name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
         May 27 12:33:01 test-server ollama[233489]: time=2024-05-27T12:33:01.069Z level=INFO source=types.go:71 msg="inference compute" id=GPU-d340a9a6-dd55-c0cc-2a5c-6400aa90cbef library=cuda compute=6.1 driver=12.2 name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
+
+    Input (tests/data/captures/985)::
+
+        NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.
     """
-    return parse_ollama_gpus(text)
+    try:
+        return parse_ollama_gpus(text)
+    except ParseError:
+        return parse_torch_warned_gpus(text)
 
 
 # The memory ollama found on each GPU at discovery: `total="7.9 GiB" available="7.8 GiB"` (MiB or GiB).
@@ -735,7 +772,8 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         if model:
             said.append((int(m.group(1)), model))
     for m in _COUNT_AFTER.finditer(line):
-        model = _model_in(line[:m.start()].split()[-4:], backwards=True)
+        # A list's key glued to the model it counts (`-GPU:RTX-4090*8`, corpus 975) is no part of the model's name.
+        model = _model_in(_LIST_GPU_KEY.sub("", line[:m.start()]).split()[-4:], backwards=True)
         if model:
             said.append((int(m.group(1)), model))
     return list(dict.fromkeys(said))

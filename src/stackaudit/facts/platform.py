@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stated_gpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
-from stackaudit.facts.sources import ENGINE_LOG, RIG_REPORT_ENVIRONMENT, SYSTEMD_DETECT_VIRT, USER_MACHINE
+from stackaudit.facts.sources import (
+    ENGINE_COMMAND,
+    ENGINE_LOG,
+    RIG_REPORT_ENVIRONMENT,
+    SYSTEMD_DETECT_VIRT,
+    USER_MACHINE,
+)
 from stackaudit.facts.system import CpuInfo, KernelInfo, KernelLog
 from stackaudit.gputable import VGPU_PROFILE, exact_name
 from stackaudit.host.base import NotCaptured, read_optional
@@ -232,6 +238,7 @@ class PlatformWords:
     pattern: str  # searched in one line of the user's words, case ignored
     what: str
     vm: str = "none"  # what the statement says: "none" (bare metal) or the hypervisor, as systemd-detect-virt names it
+    wsl: bool = False  # the statement names WSL 2, whose GPU the Windows driver drives
 
 
 # Statements, not mentions: VM threads compare with bare metal ("25% of baremetal speed", NVIDIA/nccl#2171; "the
@@ -247,7 +254,7 @@ PLATFORM_WORDS = (
     # WSL 2 runs Linux, and the GPU it is handed (GPU-PV), in a Hyper-V utility VM; WSL 1 has no GPU. A line that
     # names WSL 2 beside a negation or a comparison states nothing of this machine.
     PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b).*\bWSL\s?2\b",
-                  "WSL 2 (a Hyper-V utility VM)", "microsoft"),
+                  "WSL 2 (a Hyper-V utility VM)", "microsoft", wsl=True),
     # Kaggle's notebooks run on Google Cloud VMs (its T4 x2 accelerator is two T4s of one VM). The machine, not a
     # Kaggle dataset, guide or competition: `on Kaggle`, `Kaggle environment`, `Kaggle Notebooks`.
     PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)"
@@ -311,6 +318,7 @@ class Virtualization:
     # "windows" where the sources show the engine's host runs Windows itself (WINDOWS_LINES, a Windows driver model);
     # "" where they do not say. WSL 2 is Linux in a Hyper-V VM: vm "microsoft", os "".
     os: str = ""
+    wsl: bool = False  # WSL 2's utility VM: its GPU is the Windows driver's, with no Linux NVIDIA kernel module
 
     @property
     def is_vm(self) -> bool:
@@ -340,6 +348,9 @@ class WindowsLine:
 WINDOWS_LINES = (
     WindowsLine(r"\bbuilt with (?:MSVC\b.*|.*\bfor\s+\S*(?:windows|mingw)\S*.*)", "llama.cpp built for Windows"),
     WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll)\b", "a Windows program or library path"),
+    # cmd and PowerShell run a program by a relative path with backslashes (`.\bin\llama-server.exe ^`, corpus 962);
+    # a shell under WSL 2 writes `./llama-server.exe`.
+    WindowsLine(r"(?:^|\s)\.\\(?:[^\\\s\"']+\\)*[^\\\s\"']+\.exe\b", "a Windows program run by its relative path"),
     # ollama's `server config` line names its folders as the server sees them: `OLLAMA_MODELS:C:\\Users\\...`.
     WindowsLine(r"\bOLLAMA_(?:MODELS|RUNNERS_DIR|TMPDIR):[A-Z]:\\\S*", "ollama's server config: a folder on a Windows drive"),
     # The user's statement, in a clause (between `,`, `;` or `.`) that names no WSL, negation or comparison, of a line
@@ -530,7 +541,7 @@ def _machine(ctx: FactContext) -> Virtualization:
     kernel = ctx.optional("kernel", KernelInfo)
     flavour = cloud_kernel(kernel.release) if kernel is not None else None
     if kernel is not None and flavour is not None:
-        return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}")
+        return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}", wsl=flavour is WSL_KERNEL)
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
 
@@ -587,7 +598,7 @@ def virtualization_from_rig_report(text: str) -> Virtualization:
     if env == "bare metal":
         return Virtualization("none", said)
     if env.startswith("WSL2"):
-        return Virtualization(WSL_KERNEL.vm, f"{said}: {WSL_KERNEL.what}")
+        return Virtualization(WSL_KERNEL.vm, f"{said}: {WSL_KERNEL.what}", wsl=True)
     virt = re.fullmatch(r"(?P<name>[\w-]+) \(virtualized\)", env)
     if virt is None or virt.group("name") in SYSTEMD_CONTAINERS:
         raise ParseError(f"the Environment line names no virtual machine and no bare metal: {env!r}")
@@ -623,7 +634,7 @@ def virtualization_from_user_words(text: str) -> Virtualization:
         raise ParseError("names a cloud instance type and says bare metal")
     if not named:
         line, words = next((line, words) for line, words in said if words.vm != "none")
-        return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}", os=os)
+        return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}", os=os, wsl=words.wsl)
     name, row = named[0]
     sized = instance_gpus(name)
     vgpu = (f"{name} is a size its provider serves with NVIDIA vGPU (GRID) guests ({sized[1].source})"
@@ -644,6 +655,21 @@ def virtualization_from_engine_log(text: str) -> Virtualization:
     if not windows:
         raise ParseError("no line that only a Windows host prints")
     return Virtualization("", f"the engine's log: {windows}", os="windows")
+
+
+@parser(ENGINE_COMMAND, feeds="virtualization", kind=Virtualization, rank=98)
+def virtualization_from_engine_command(text: str) -> Virtualization:
+    """A Windows host, where the engine's command line runs a Windows program (WINDOWS_LINES); a command says nothing
+    of a virtual machine (vm "").
+
+    Input (tests/data/captures/962, a batch file)::
+
+        .\\bin\\llama-server.exe --model "%MODEL%" --port 10000 --ctx-size 1024
+    """
+    windows = windows_lines(text)
+    if not windows:
+        raise ParseError("no command that only a Windows host runs")
+    return Virtualization("", f"the engine's command line: {windows}", os="windows")
 
 
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=93)

@@ -371,6 +371,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CUDA could not initialise in a container that was given GPUs (unknown error, 999): its /dev/nvidia-uvm is "
         "missing or stale, or its device cgroup lost the GPUs, so the work runs on the CPU or not at all",
         within=IN_GPU_CONTAINER),
+    # cudaErrorOperatingSystem (304, CUDA_ERROR_OPERATING_SYSTEM: "an OS call failed", CUDA_ERRORS): torch's
+    # `Unexpected error from cudaGetDeviceCount() ... Error 304: OS call failed or operation not supported on this OS`
+    # (kvcache-ai/ktransformers#522, corpus 984, retyped from a screenshot with `0S`), ggml's `CUDA error 304 at
+    # .../ggml-cuda.cu:5065: OS call failed ...` (abetlen/llama-cpp-python#645: gone with `--security-opt
+    # seccomp=unconfined`), onnxruntime's `CUDA failure 304: OS call failed ...` (microsoft/onnxruntime#20421). In a
+    # container given GPUs it is the driver stack failing there: a seccomp profile refusing a call the driver makes,
+    # libraries the runtime injected that do not match the host's driver, a Docker Desktop host without GPU support.
+    Symptom("cuda-init-os-call", re.compile(r"\b(?:[Ee]rror|failure) 304\b.{0,200}?[O0]S call failed|"
+                                            r"cudaErrorOperatingSystem|CUDA_ERROR_OPERATING_SYSTEM"),
+        "CTR-GPU-ACCESS", "high", CUDA_ERRORS,
+        "CUDA could not initialise in a container that was given GPUs: an OS call of the driver stack failed there "
+        "(error 304), so the GPUs it asked for are not usable (a seccomp profile that refuses the driver's call, or "
+        "driver libraries the container runtime injected that do not match the host's driver)",
+        within=IN_GPU_CONTAINER),
     # The kernel names the faulting device by its driver: `nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT`.
     Symptom("iommu-fault-nvidia", re.compile(rf"\bnvidia {BDF}: AMD-Vi: Event logged \[IO_PAGE_FAULT"),
         "FW-IOMMU-MODE", "high", AMD_IOMMU_SOURCE,
@@ -617,7 +631,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
            "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "skipping CUDA device",
-           "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR")
+           "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR",
+           "S call failed", "OperatingSystem", "OPERATING_SYSTEM")
 
 
 def is_symptom(line: str) -> bool:

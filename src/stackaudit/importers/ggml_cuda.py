@@ -18,7 +18,9 @@ from stackaudit.facts.sources import GGML_CUDA_DEVICES
 from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
 
-_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ CUDA devices?:\s*$")
+# Recent builds add the devices' total memory before the colon: `found 1 CUDA devices (Total VRAM: 11172 MiB):`
+# (corpus 961).
+_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ CUDA devices?(?: \(Total VRAM: [^)]*\))?:\s*$")
 _DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, compute capability \d+\.\d+")
 
 

@@ -1,5 +1,6 @@
 """The serving engine in the user's own words: a sentence that names ollama, llama.cpp, vLLM, SGLang, TensorRT-LLM or
-PyTorch (`ollama seems to only use 1 nvidia gpu`).
+PyTorch (`ollama seems to only use 1 nvidia gpu`), or says the model runs with tensor parallelism (`the tensor
+parallelism does not work at all`: facts/engine_command.STATED_SPLIT).
 A sentence that says the program whose output is pasted ran in a container (`Ollama container logs`, `I can't get the
 docker image to run anything nvidia`: facts/container.STATED_CONTAINER_WORDS) is recorded the same way.
 
@@ -20,7 +21,7 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts.container import stated_container
-from stackaudit.facts.engine_command import COMMAND_HINT, stated_engines
+from stackaudit.facts.engine_command import COMMAND_HINT, stated_engines, stated_split
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.sources import USER_ENGINES
 from stackaudit.facts.symptoms import is_symptom
@@ -44,7 +45,8 @@ MAX_LINES = 20  # sentences read from one paste; past a few, the paste is a log 
 
 # The words of facts/engine_command.STATED_ENGINE_WORDS that every match holds (case ignored).
 _NEEDLES = ("ollama", "llama", "vllm", "sglang", "tensorrt", "trt", "torch", "transformers", "diffusers", "comfyui",
-            "deepspeed", "exllama", "lmdeploy", "aphrodite", "text-generation-inference", "tgi", "container", "image")
+            "deepspeed", "exllama", "lmdeploy", "aphrodite", "text-generation-inference", "tgi", "container", "image",
+            "parallel")
 
 
 def is_sentence(line: str) -> bool:
@@ -61,7 +63,8 @@ def prose_engine(lines: list[str], candidates: Candidates | None = None) -> Iter
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
-        if not (stated_engines(line) or stated_container(line)[0]) or not is_sentence(line) or is_symptom(line):
+        if not (stated_engines(line) or stated_container(line)[0] or stated_split(line)) or not is_sentence(line) \
+                or is_symptom(line):
             continue  # a program's own message (a log symptom) is not the user's words
         yield Found("prose engine", i, i + 1, document_appended(USER_ENGINES.name, line.strip() + "\n"))
         taken += 1
