@@ -664,7 +664,7 @@ def virtualization_from_engine_command(text: str) -> Virtualization:
 
     Input (tests/data/captures/962, a batch file)::
 
-        .\\bin\\llama-server.exe --model "%MODEL%" --port 10000 --ctx-size 1024
+        .\\bin\\llama-server.exe ^
     """
     windows = windows_lines(text)
     if not windows:

@@ -32,7 +32,7 @@ MAX_LINES = 20  # lines of words read from one paste; past a few, they state sev
 _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)), *(f"x {d}" for d in range(1, 10)),
             *(f"x{d}" for d in range(1, 10)),
             "*", "card", "gpu", "nvidia", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm", "wsl",
-            "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\")
+            "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe")
 
 
 @importer("prose machine", "GPUs, a cloud instance or bare metal in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
