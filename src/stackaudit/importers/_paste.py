@@ -389,6 +389,10 @@ def view(text: str) -> PasteView:
             first = line[:1]
             if first == ">":  # a quote inside the log: what the service printed was quoted
                 line = _QUOTE.sub("", line, count=1).rstrip()
+                # The quoted line's own prefix, as a quote outside the log would leave it (`> (EngineCore pid=2533)
+                # ERROR ...`, corpus 1014): the log's host and program stay the outer prefix's.
+                inner, inner_host, _, inner_program = strip_log_prefix(line)
+                line, host, program = inner, host or inner_host, program or inner_program
                 first = line[:1]
         else:
             host = program = ""
