@@ -31,7 +31,7 @@ from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommand, EngineCommands
 from stackaudit.facts.gpus import GpuInventory
-from stackaudit.facts.parallelism import Parallelism
+from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
@@ -1805,7 +1805,8 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
                 "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
 )
 def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: PciDevices | None = None,
-                     parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
+                     parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None,
+                     serving_engine: ServingEngine | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: `trtllm-serve`'s `--tp_size` and `allreduce_strategy` in the YAML named by
     `--extra_llm_api_options`; NVSwitch bridges on the PCI bus. Where no process is read, pasted TensorRT-LLM commands:
     a trtllm-build's `--use_custom_all_reduce disable` (0.9: NCCL all-reduce), or a `trtllm-serve` or
@@ -1823,9 +1824,13 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     Traps: on NVLink/NVSwitch systems AUTO (and the custom kernels) is the right default. A
     running server has passed init, so AUTO there did not crash. Whether the GPUs have P2P comes
     with the GPU interconnect facts; until then a forced ONESHOT/TWOSHOT without NVSwitch is
-    `unknown`.
+    `unknown`. Where no process is read and the source shows the engine on one GPU (facts/parallelism.one_gpu_engine:
+    one GPU in the host, one visible device, TP 1), there is no all-reduce: not applicable.
     """
     pasted = [c for c in (engine_commands.commands if engine_commands is not None else ()) if c.engine == "trtllm"]
+    if serving_processes is None and (serving_engine is None or serving_engine.engine in ("", "trtllm")) \
+            and (one_gpu := one_gpu_engine(serving_engine, gpus)):
+        return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
     if serving_processes is None and pasted:
         return _allreduce_on_command_lines(pasted, parallelism)
     if serving_processes is None:

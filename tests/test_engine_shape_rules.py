@@ -1,0 +1,129 @@
+"""What the engine's shape implies: one GPU, one node, across nodes (issue 28, blind XE run: corpus 987-998).
+
+- facts/parallelism.one_gpu_engine: an engine shown on one GPU (one visible device, TP 1 on its command line or in
+  its log, llama.cpp's device list of one device, a host of one GPU) has no GPU group to place and no all-reduce:
+  IC-TOPOLOGY-PLACEMENT, IC-CUSTOM-ALLREDUCE and RT-TRTLLM-ALLREDUCE are not applicable.
+- facts/_parse.CUSTOM_AR_WORLD_SIZES: vLLM's and SGLang's custom all-reduce runs at world sizes 2, 4, 6, 8 inside one
+  node, so a TP group of more than 8 GPUs never runs it: IC-CUSTOM-ALLREDUCE not applicable.
+- engine/evaluate.engines_shown: the user's sentences name the engine only where no stronger source names one; a
+  sentence beside a llama-server command that names vLLM names the run it is compared with, not the one shown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+
+_ONE_GPU = ("IC-TOPOLOGY-PLACEMENT", "IC-CUSTOM-ALLREDUCE")
+
+# Modelled: vLLM's engine-config line of a TP 2 run (the form of corpus 993's line 7).
+VLLM_TP2_LOG = """\
+INFO 05-23 12:02:05 llm_engine.py:100] Initializing an LLM engine (v0.4.2) with config: model='/work/llama-2-7b', speculative_config=None, tokenizer='/work/llama-2-7b', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.float16, max_seq_len=4096, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=2, disable_custom_all_reduce=False, quantization=None, enforce_eager=False,
+"""
+
+# Modelled: a vLLM command whose TP size is a variable the paste does not set, on one visible device, then on two.
+VLLM_ONE_DEVICE = "CUDA_VISIBLE_DEVICES=3 vllm serve /models/llama --tensor-parallel-size $TP --port 8000\n"
+VLLM_TWO_DEVICES = "CUDA_VISIBLE_DEVICES=2,3 vllm serve /models/llama --tensor-parallel-size $TP --port 8000\n"
+
+# Modelled: a llama-server command beside ggml_cuda_init's list of two devices (the form of corpus 989).
+LLAMA_TWO_DEVICES = """\
+./build/bin/llama-server -m /models/q8.gguf --host 0.0.0.0 --port 8080 -ngl 99
+
+ggml_cuda_init: found 2 CUDA devices:
+  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes
+  Device 1: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes
+"""
+
+# Modelled: the form of corpus 998's setup block, with two GPUs.
+TRITON_TWO_A10 = """\
+Used Image to compile the engine and run triton inference server: nvcr.io/nvidia/tritonserver:24.06-trtllm-python-py3
+Used Tensorrt llm version: 0.10.0 - included in the image above
+GPU name: 2 x Nvidia A10
+"""
+
+# Modelled: a vLLM command at TP 8, the largest world size custom all-reduce takes.
+VLLM_TP8 = "vllm serve /models/llama --tensor-parallel-size 8 --port 8000\n"
+
+# Modelled: the run a llama-server command is compared with, shown by its own command.
+LLAMA_AND_VLLM = """\
+When running the model on vLLM, token generation speed is ~ 120 tokens per second.
+
+vllm serve Qwen/Qwen3-Coder-Next-FP8 --port 8000
+./build/bin/llama-server -hf Qwen/Qwen3-Coder-Next-GGUF:Q8_0 --port 11434 -fa on
+"""
+
+
+def test_llama_server_on_the_one_device_ggml_found() -> None:
+    """Real (capture 989, llama.cpp#19345): llama-server, `ggml_cuda_init: found 1 CUDA devices`, and `on VLLM` in the
+    user's words for the run it is compared with: llama.cpp serves on one GPU and has no vLLM CUDA-graph flag."""
+    r = capture_checks("989", *_ONE_GPU, "RT-CUDA-GRAPHS")
+    assert r["IC-TOPOLOGY-PLACEMENT"].status == "not-applicable"
+    assert "found 1 CUDA device" in r["IC-TOPOLOGY-PLACEMENT"].message
+    assert r["IC-CUSTOM-ALLREDUCE"].status == "not-applicable"
+    assert r["RT-CUDA-GRAPHS"].status == "not-applicable" and "llama.cpp" in r["RT-CUDA-GRAPHS"].message
+
+
+def test_llama_server_over_two_devices_is_not_one_gpu(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, LLAMA_TWO_DEVICES, "IC-TOPOLOGY-PLACEMENT")
+    assert r["IC-TOPOLOGY-PLACEMENT"].status != "not-applicable"
+
+
+def test_a_shown_vllm_beside_llama_server_keeps_the_graph_check(tmp_path: Path) -> None:
+    """A vLLM command shown beside the llama-server one is an engine the check judges: not `not applicable`."""
+    r = paste_checks(tmp_path, LLAMA_AND_VLLM, "RT-CUDA-GRAPHS")
+    assert r["RT-CUDA-GRAPHS"].status != "not-applicable"
+
+
+def test_vllm_log_at_tp_1() -> None:
+    """Real (capture 993, vllm#5007): vLLM 0.4.2's engine-config line says `tensor_parallel_size=1`."""
+    r = capture_checks("993", *_ONE_GPU)
+    assert r["IC-TOPOLOGY-PLACEMENT"].status == "not-applicable"
+    assert "log shows TP 1" in r["IC-TOPOLOGY-PLACEMENT"].message
+    assert r["IC-CUSTOM-ALLREDUCE"].status == "not-applicable"
+
+
+def test_vllm_log_at_tp_2_is_a_group(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, VLLM_TP2_LOG, "IC-TOPOLOGY-PLACEMENT")
+    assert r["IC-TOPOLOGY-PLACEMENT"].status == "unknown"
+
+
+def test_one_visible_device(tmp_path: Path) -> None:
+    """The TP size is not read (`$TP`), but CUDA_VISIBLE_DEVICES leaves the engine one GPU; two leave it a group."""
+    r = paste_checks(tmp_path, VLLM_ONE_DEVICE, *_ONE_GPU)
+    for check in _ONE_GPU:
+        assert r[check].status == "not-applicable" and "CUDA_VISIBLE_DEVICES=3" in r[check].message, check
+    r = paste_checks(tmp_path, VLLM_TWO_DEVICES, *_ONE_GPU)
+    for check in _ONE_GPU:
+        assert r[check].status != "not-applicable", check
+
+
+def test_tritonserver_on_one_a10() -> None:
+    """Real (capture 998, TensorRT-LLM#1938): `GPU name: 1 x Nvidia A10` under tritonserver: no all-reduce."""
+    r = capture_checks("998", "RT-TRTLLM-ALLREDUCE", "IC-TOPOLOGY-PLACEMENT")
+    assert r["RT-TRTLLM-ALLREDUCE"].status == "not-applicable" and "one GPU" in r["RT-TRTLLM-ALLREDUCE"].message
+    assert r["IC-TOPOLOGY-PLACEMENT"].status == "not-applicable"
+
+
+def test_tritonserver_on_two_a10s(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, TRITON_TWO_A10, "RT-TRTLLM-ALLREDUCE")
+    assert r["RT-TRTLLM-ALLREDUCE"].status != "not-applicable"
+
+
+def test_trtllm_run_without_tp_flag_is_not_tp_1() -> None:
+    """Real (capture 578): `mpirun -n 4` over a built engine sets no TP flag; the engine holds its TP (4), so the
+    command's missing flag is not TP 1."""
+    r = capture_checks("578", "RT-TRTLLM-ALLREDUCE")
+    assert r["RT-TRTLLM-ALLREDUCE"].status != "not-applicable"
+
+
+def test_vllm_tp_above_eight() -> None:
+    """Real (capture 987, vllm#14614: `--tensor-parallel-size 16` over a multi-node cluster; capture 765: TP 32)."""
+    for capture, tp in (("987", 16), ("765", 32)):
+        r = capture_checks(capture, "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
+        assert r.status == "not-applicable" and f"TP={tp}" in r.message and "2, 4, 6, 8" in r.message, capture
+
+
+def test_vllm_tp_eight_stays_open(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, VLLM_TP8, "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
+    assert r.status == "unknown"
