@@ -75,17 +75,30 @@ def test_a_shown_vllm_beside_llama_server_keeps_the_graph_check(tmp_path: Path) 
     assert r["RT-CUDA-GRAPHS"].status != "not-applicable"
 
 
-def test_vllm_log_at_tp_1() -> None:
-    """Real (capture 993, vllm#5007): vLLM 0.4.2's engine-config line says `tensor_parallel_size=1`."""
+def test_vllm_on_one_gpu() -> None:
+    """Real (capture 993, vllm#5007): `CUDA_VISIBLE_DEVICES=1` on the benchmark's command line, and vLLM 0.4.2's
+    engine-config line says `tensor_parallel_size=1`."""
     r = capture_checks("993", *_ONE_GPU)
     assert r["IC-TOPOLOGY-PLACEMENT"].status == "not-applicable"
-    assert "log shows TP 1" in r["IC-TOPOLOGY-PLACEMENT"].message
+    assert "benchmark_throughput.py runs TP 1" in r["IC-TOPOLOGY-PLACEMENT"].message
     assert r["IC-CUSTOM-ALLREDUCE"].status == "not-applicable"
+
+
+def test_vllm_log_at_tp_1(tmp_path: Path) -> None:
+    """Modelled: the engine-config line alone (capture 993's line 7 at its TP), no command line."""
+    r = paste_checks(tmp_path, VLLM_TP2_LOG.replace("tensor_parallel_size=2", "tensor_parallel_size=1"),
+                     "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
+    assert r.status == "not-applicable" and "log shows TP 1" in r.message
 
 
 def test_vllm_log_at_tp_2_is_a_group(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, VLLM_TP2_LOG, "IC-TOPOLOGY-PLACEMENT")
     assert r["IC-TOPOLOGY-PLACEMENT"].status == "unknown"
+
+
+def test_one_visible_device_from_an_unset_variable_is_none(tmp_path: Path) -> None:
+    line = "CUDA_VISIBLE_DEVICES=$GPU_IDS vllm serve /models/llama --tensor-parallel-size $TP\n"
+    assert paste_checks(tmp_path, line, "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"].status != "not-applicable"
 
 
 def test_one_visible_device(tmp_path: Path) -> None:
@@ -127,3 +140,34 @@ def test_vllm_tp_above_eight() -> None:
 def test_vllm_tp_eight_stays_open(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, VLLM_TP8, "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
     assert r.status == "unknown"
+
+
+# Modelled: vLLM's benchmark script run for transformers (`--backend hf`), and one with no flag of vLLM's engine.
+BENCH_HF = "python3 benchmark_throughput.py --backend hf --model /work/llama-2-7b --hf-max-batch-size 8 --gpu-memory-utilization 0.9\n"
+BENCH_NO_VLLM_FLAG = "python3 benchmark_throughput.py --model /work/llama-2-7b --num-prompts 100\n"
+
+
+def test_vllm_benchmark_script_after_a_glued_prompt() -> None:
+    """Real (capture 993): `> root@13yper:/work/vllm_code/benchmarks#CUDA_VISIBLE_DEVICES=1 python3
+    benchmark_throughput.py ... --gpu-memory-utilization 0.95` is vLLM's engine in-process, on GPU 1; beside the
+    log's `Initializing an LLM engine (v0.4.2)` its command line is judged with that version."""
+    from corpus import body, fact, pasted
+
+    commands = fact(pasted(body("993")), "engine_commands").commands
+    assert [(c.engine, dict(c.env).get("CUDA_VISIBLE_DEVICES")) for c in commands] == [("vllm", "1")]
+    r = capture_checks("993", "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"]
+    assert r.status == "ok" and "0.4.2" in r.message
+
+
+def test_benchmark_script_of_another_backend_is_no_engine_command(tmp_path: Path) -> None:
+    from stackaudit.facts.engine_command import parse_command_line
+
+    assert parse_command_line(BENCH_HF.strip()) is None
+    assert parse_command_line(BENCH_NO_VLLM_FLAG.strip()) is None
+    assert parse_command_line("python3 benchmark_throughput.py --model m --tensor-parallel-size 2") is not None
+
+
+def test_benchmark_command_without_version_stays_open(tmp_path: Path) -> None:
+    """The command alone (no log, no collect_env) does not give the engine's version: RT-KERNEL-ARCH stays open."""
+    line = "CUDA_VISIBLE_DEVICES=1 python3 benchmark_throughput.py --model /work/llama-2-7b --gpu-memory-utilization 0.95\n"
+    assert paste_checks(tmp_path, line, "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"].status == "unknown"

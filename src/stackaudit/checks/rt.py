@@ -1101,7 +1101,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
-    (as RT-CUDA-GRAPHS). `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
+    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it). `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
     difference against FlashAttention (vllm#3997); RT-ENV-VLLM lists it. Nor are MoE backends (vLLM
     `--moe-backend`): published A/Bs disagree by GPU and release (vllm#41306, vllm PRs 44220 and 54742).
     Nor is an FP8 KV cache before Ada: −2 to −3 % single-request on A100 in the one end-to-end figure
@@ -1148,7 +1148,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
         return _no_engine(serving_processes, "no vLLM or SGLang process is running: there is no engine command "
                           "line to read")
     if commands:
-        versions = {c.engine: _engine_version(collect_env, c.engine) for c in commands}
+        versions = {c.engine: _engine_version(collect_env, c.engine, serving_log) for c in commands}
         if all(versions.values()):
             shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
             return ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"

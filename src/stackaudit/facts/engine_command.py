@@ -49,12 +49,15 @@ _FEEDERS = frozenset(("echo", "printf", "cat"))
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
-                "aphrodite", "api_server.py", "koboldcpp")
+                "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
                           r"|\bapi_server\.py\s.*--(?:enforce-eager|worker-use-ray|engine-use-ray|"
                           r"distributed-executor-backend|gpu-memory-utilization|max-num-seqs)\b"
+                          # vLLM's benchmark scripts before `vllm bench` (processes.VLLM_BENCH_SCRIPTS), by the same flags
+                          r"|\bbenchmark_(?:throughput|latency)\.py\s.*--(?:enforce-eager|gpu-memory-utilization|"
+                          r"max-num-seqs|tensor-parallel-size)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\b(?:run|summarize)\.py\s.*--engine_dir\b|\bllama-(?:server|cli)\b"
                           r"|\btrtllm-bench\b|\bkoboldcpp(?:\.py)?\s")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options

@@ -355,12 +355,12 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
 
     Each replica holds the model on one GPU, so no GPU exchanges activations with another, where:
 
-    - the engine shown (a process, a pasted command line, a container's arguments) sees one GPU: its
-      CUDA_VISIBLE_DEVICES names one device (corpus 993's `CUDA_VISIBLE_DEVICES=1 python3 benchmark_throughput.py`);
-    - its TP size is 1 (ServingEngine.shown_tp: the running engine's, or a shown command's own, or the engines'
-      default where a whole command line names none, as in corpus 886; never for TensorRT-LLM, whose engine
-      built before holds its TP, as `mpirun -n 4` over an engine dir shows in corpus 578) and its pipeline has one
-      stage;
+    - the engine shown (a process, a pasted command line, a container's arguments) runs TP 1
+      (ServingEngine.shown_tp: the running engine's, or a shown command's own, or the engines' default where a whole
+      command line names none, as in corpus 886; never for TensorRT-LLM, whose engine built before holds its TP, as
+      `mpirun -n 4` over an engine dir shows in corpus 578) and its pipeline has one stage;
+    - or it sees one GPU: its CUDA_VISIBLE_DEVICES names one device, by index or UUID (`CUDA_VISIBLE_DEVICES=3 vllm
+      serve m --tensor-parallel-size $TP`; a `$GPU_IDS` the paste does not set names none);
     - with nothing of the engine shown but a pasted log, the log's TP is 1 and it gives no PP above 1 (vLLM's
       engine-config line `tensor_parallel_size=1`, corpus 993; a release that prints no PP size ran no pipeline);
     - a llama.cpp or ollama engine (or none named) beside llama.cpp's `ggml_cuda_init` list of one device: the list
@@ -372,13 +372,15 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
     from stackaudit.facts.gpus import GGML_TITLE
 
     shown = engine.shown if engine is not None else None
-    if shown is not None and len(shown.visible_devices or ()) == 1:
-        return f"{_launcher(shown.argv)} sees one GPU (CUDA_VISIBLE_DEVICES={shown.env('CUDA_VISIBLE_DEVICES')})"
     if shown is not None and engine is not None and engine.shown_tp == 1 \
             and (engine.engine != "trtllm" or argv_value(shown.argv, TP_FLAGS) is not None):
         _, pp, _ = sizes_from_argv(shown.argv)
         if pp in (None, 1):
             return f"{_launcher(shown.argv)} runs TP 1" + (" x PP 1" if pp else "")
+    devices = shown.visible_devices if shown is not None else None
+    if shown is not None and devices is not None and len(devices) == 1 \
+            and (devices[0].isdecimal() or devices[0].startswith(("GPU-", "MIG-"))):  # not a `$VAR` left unset
+        return f"{_launcher(shown.argv)} sees one GPU (CUDA_VISIBLE_DEVICES={shown.env('CUDA_VISIBLE_DEVICES')})"
     if shown is None and engine is not None and engine.engine and engine.tp == 1 and engine.pp in (None, 1):
         return f"the {engine.engine} log shows TP 1" + (" x PP 1" if engine.pp else "")
     if gpus is None:
