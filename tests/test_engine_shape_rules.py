@@ -171,3 +171,19 @@ def test_benchmark_command_without_version_stays_open(tmp_path: Path) -> None:
     """The command alone (no log, no collect_env) does not give the engine's version: RT-KERNEL-ARCH stays open."""
     line = "CUDA_VISIBLE_DEVICES=1 python3 benchmark_throughput.py --model /work/llama-2-7b --gpu-memory-utilization 0.95\n"
     assert paste_checks(tmp_path, line, "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"].status == "unknown"
+
+
+def test_checkpoint_conversion_states_the_tp() -> None:
+    """Real (capture 996, TensorRT-LLM#2179): `python3 ./convert_checkpoint.py ... --tp_size=4 --pp_size=1` splits the
+    checkpoint into the ranks the engine is built with: a TensorRT-LLM command at TP 4 x PP 1."""
+    from corpus import body, fact, pasted
+
+    sizes = fact(pasted(body("996")), "parallelism").engines
+    assert [(e.engine, e.tp, e.pp) for e in sizes][:1] == [("trtllm", 4, 1)]
+
+
+def test_conversion_beside_a_build_that_disables_custom_all_reduce() -> None:
+    """Real (capture 456): a conversion sets no plugin flag, so the trtllm-build's `--use_custom_all_reduce disable`
+    alone settles RT-TRTLLM-ALLREDUCE."""
+    r = capture_checks("456", "RT-TRTLLM-ALLREDUCE")["RT-TRTLLM-ALLREDUCE"]
+    assert r.status == "ok" and "disabled at build" in r.message

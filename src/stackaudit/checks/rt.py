@@ -1757,7 +1757,7 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
     file shown) with the strategy it forces, else AUTO. A config file the paste does not show, a build flag that
     enables it, or a run whose build is not shown leaves it open."""
     evidence = [c.quoted[:200] for c in commands]
-    builds = [c for c in commands if c.builds]
+    builds = [c for c in commands if c.builds and not c.converts]  # a conversion sets no plugin flag
     disabled = [c for c in builds if (argv_value(c.argv, ("--use-custom-all-reduce",)) or "").lower() == "disable"]
     if disabled and len(disabled) == len(builds):
         return ok("TensorRT-LLM's custom all-reduce is disabled at build (`--use_custom_all_reduce disable` on "
