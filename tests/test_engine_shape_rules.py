@@ -187,3 +187,20 @@ def test_conversion_beside_a_build_that_disables_custom_all_reduce() -> None:
     alone settles RT-TRTLLM-ALLREDUCE."""
     r = capture_checks("456", "RT-TRTLLM-ALLREDUCE")["RT-TRTLLM-ALLREDUCE"]
     assert r.status == "ok" and "disabled at build" in r.message
+
+
+def test_arm_cpu_in_the_users_words() -> None:
+    """Real (capture 997, TensorRT-LLM#2140): `System Im running on is Ampere One with H100 PCIe (2x H100 PCIe).` and
+    `160 OCPUs, aarch64`: an Arm CPU, so the AMD Zen 5 check is not applicable."""
+    r = capture_checks("997", "KVER-AMD-ZEN5")["KVER-AMD-ZEN5"]
+    assert r.status == "not-applicable" and "aarch64" in r.message
+
+
+def test_ampere_gpu_architecture_is_no_arm_cpu(tmp_path: Path) -> None:
+    """Modelled: `Ampere` alone is NVIDIA's GPU architecture, not Ampere Computing's CPU."""
+    from stackaudit.facts.system import stated_arm_cpu
+
+    assert stated_arm_cpu("I run 2x A100 (Ampere architecture) GPUs on this server") == ""
+    assert stated_arm_cpu("the arm64-v8a build") == ""
+    r = paste_checks(tmp_path, "I run 2x A100 (Ampere architecture) GPUs on this server\n", "KVER-AMD-ZEN5")
+    assert r["KVER-AMD-ZEN5"].status == "unknown"

@@ -1,6 +1,7 @@
 """The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a list's
 GPU model (`GPU: NVIDIA GeForce RTX 5080`), a cloud instance type (`g5.48xlarge`), a statement that it is bare metal
-(`It is not running inside a VM.`), or its /dev/shm size (`CPU Shared Memory: 64MB`).
+(`It is not running inside a VM.`), its /dev/shm size (`CPU Shared Memory: 64MB`), or an Arm CPU (`Ampere One`,
+`aarch64`: facts/system.py reads it as the CPU's architecture).
 
 Recorded as the pasted document USER_MACHINE (facts/sources.py), the line verbatim; facts/gpus.py reads it last,
 as "the user's own words", for the model that a topology matrix or a log does not name, facts/platform.py for
@@ -18,6 +19,7 @@ from stackaudit.facts.platform import cloud_instances, platform_words
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
 from stackaudit.facts.sources import USER_MACHINE
+from stackaudit.facts.system import stated_arm_cpu
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, importer
 from stackaudit.importers.rig_report import listed_gpu, per_gpu_limit
@@ -31,7 +33,7 @@ MAX_LINES = 20  # lines of words read from one paste; past a few, they state sev
 _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)), *(f"x {d}" for d in range(1, 10)),
             *(f"x{d}" for d in range(1, 10)),
             "*", "card", "gpu", "nvidia", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm", "wsl",
-            "virtual machine", "shared memory", "shm", "0s", "4s", "0gs")
+            "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "aarch64", "arm64", "ampere", "graviton")
 
 
 @importer("prose machine", "GPUs, a cloud instance or bare metal in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
@@ -42,7 +44,8 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
         line = lines[i]
         if len(line) > 2000:
             continue
-        if (stated_gpus(line) or listed_model(line) or cloud_instances(line) or platform_words(line) or stated_shm(line) is not None) \
+        if (stated_gpus(line) or listed_model(line) or cloud_instances(line) or platform_words(line) or stated_shm(line) is not None
+                or stated_arm_cpu(line)) \
                 and not is_log_line(line) and per_gpu_limit(line) is None and not listed_gpu(line):
             yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, line.strip() + "\n"))
             taken += 1
