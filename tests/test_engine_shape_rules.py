@@ -204,3 +204,18 @@ def test_ampere_gpu_architecture_is_no_arm_cpu(tmp_path: Path) -> None:
     assert stated_arm_cpu("the arm64-v8a build") == ""
     r = paste_checks(tmp_path, "I run 2x A100 (Ampere architecture) GPUs on this server\n", "KVER-AMD-ZEN5")
     assert r["KVER-AMD-ZEN5"].status == "unknown"
+
+
+
+
+def test_two_gpu_host_has_no_placement_to_choose() -> None:
+    """Real (capture 997): `2x H100 PCIe on board`: any engine's group is both GPUs or one GPU alone."""
+    r = capture_checks("997", "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
+    assert r.status == "not-an-issue" and "two GPUs" in r.message
+
+
+def test_two_gpus_of_two_models_stay_open() -> None:
+    """Real (capture 403: an A30 beside a Quadro M2000): two models keep the CUDA_DEVICE_ORDER question, so the
+    two-GPU rule does not settle it."""
+    r = capture_checks("403", "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
+    assert r.status != "not-an-issue"

@@ -1425,7 +1425,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     its highest device is the host's last GPU; otherwise the run's group is not read.
     With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
     TP x PP of that count, or a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
-    has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu).
+    has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
+    two GPUs of one model (a whole count of 2): its group is both GPUs or it has none (corpus 997). Two models keep
+    the CUDA_DEVICE_ORDER question open.
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
     not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
     facts/parallelism.one_gpu_engine).
@@ -1441,6 +1443,11 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
                                  ask="nvidia-smi -L")
+        if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2:  # mixed models: the CUDA order
+            judged = not_an_issue("the host has two GPUs: a group of GPUs is both of them, so whatever sockets they sit "
+                                  "on, no other placement exists to choose (one GPU alone has no group)",
+                                  actual={"gpus": count})
+            return over_subjects(judged, [g.label for g in gpus.gpus], count, ask="nvidia-smi -L")
         return _nccl_paths_nvlinked(serving_log) or _no_matrix(gpus)
     topo = gpu_topology
     names = list(topo.gpus)
