@@ -19,7 +19,7 @@ _ONE_GPU = ("IC-TOPOLOGY-PLACEMENT", "IC-CUSTOM-ALLREDUCE")
 
 # Modelled: vLLM's engine-config line of a TP 2 run (the form of corpus 993's line 7).
 VLLM_TP2_LOG = """\
-INFO 05-23 12:02:05 llm_engine.py:100] Initializing an LLM engine (v0.4.2) with config: model='/work/llama-2-7b', speculative_config=None, tokenizer='/work/llama-2-7b', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.float16, max_seq_len=4096, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=2, disable_custom_all_reduce=False, quantization=None, enforce_eager=False,
+INFO 05-23 12:02:05 llm_engine.py:100] Initializing an LLM engine (v0.4.2) with config: model='/models/llama-2-7b', speculative_config=None, tokenizer='/models/llama-2-7b', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.float16, max_seq_len=4096, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=2, disable_custom_all_reduce=False, quantization=None, enforce_eager=False,
 """
 
 # Modelled: a vLLM command whose TP size is a variable the paste does not set, on one visible device, then on two.
@@ -143,12 +143,12 @@ def test_vllm_tp_eight_stays_open(tmp_path: Path) -> None:
 
 
 # Modelled: vLLM's benchmark script run for transformers (`--backend hf`), and one with no flag of vLLM's engine.
-BENCH_HF = "python3 benchmark_throughput.py --backend hf --model /work/llama-2-7b --hf-max-batch-size 8 --gpu-memory-utilization 0.9\n"
-BENCH_NO_VLLM_FLAG = "python3 benchmark_throughput.py --model /work/llama-2-7b --num-prompts 100\n"
+BENCH_HF = "python3 benchmark_throughput.py --backend hf --model /models/llama-2-7b --hf-max-batch-size 8 --gpu-memory-utilization 0.9\n"
+BENCH_NO_VLLM_FLAG = "python3 benchmark_throughput.py --model /models/llama-2-7b --num-prompts 100\n"
 
 
 def test_vllm_benchmark_script_after_a_glued_prompt() -> None:
-    """Real (capture 993): `> root@13yper:/work/vllm_code/benchmarks#CUDA_VISIBLE_DEVICES=1 python3
+    """Real (capture 993): `> root@13yper:.../benchmarks#CUDA_VISIBLE_DEVICES=1 python3
     benchmark_throughput.py ... --gpu-memory-utilization 0.95` is vLLM's engine in-process, on GPU 1; beside the
     log's `Initializing an LLM engine (v0.4.2)` its command line is judged with that version."""
     from corpus import body, fact, pasted
@@ -169,7 +169,7 @@ def test_benchmark_script_of_another_backend_is_no_engine_command(tmp_path: Path
 
 def test_benchmark_command_without_version_stays_open(tmp_path: Path) -> None:
     """The command alone (no log, no collect_env) does not give the engine's version: RT-KERNEL-ARCH stays open."""
-    line = "CUDA_VISIBLE_DEVICES=1 python3 benchmark_throughput.py --model /work/llama-2-7b --gpu-memory-utilization 0.95\n"
+    line = "CUDA_VISIBLE_DEVICES=1 python3 benchmark_throughput.py --model /models/llama-2-7b --gpu-memory-utilization 0.95\n"
     assert paste_checks(tmp_path, line, "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"].status == "unknown"
 
 

@@ -14,7 +14,7 @@ from stackaudit.facts.serving_logs import is_log_line
 # (`2026-01-27 14:26:31 + python3 -m vllm...`, `2025-11-24 13:54:38.398 | + exec vllm serve ...`). A job's state
 # line (`[1]+  Killed    nohup python3 -m sglang.launch_server ...`) names the command the shell ran in the background.
 # A `user@host:dir#` prompt glued to an assignment that starts the command, quoted or not, is one too (corpus 993:
-# `> root@13yper:/work/vllm_code/benchmarks#CUDA_VISIBLE_DEVICES=1 python3 benchmark_throughput.py ...`).
+# `> root@13yper:.../benchmarks#CUDA_VISIBLE_DEVICES=1 python3 benchmark_throughput.py ...`).
 PROMPT = re.compile(r"^\s*(?:(?:\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+(?:\|\s+)?)?\++\s+|"
                     r"\[\d+\][+-]?\s+(?:Running|Stopped|Killed|Done|Exit \d+|Terminated|Aborted)\s+|"
                     r"(?:>\s+)?[\w.-]+@[\w.-]+:[~/][\w.~/-]*[#$](?=[A-Z_]+=)|"
