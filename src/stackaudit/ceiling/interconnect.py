@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stackaudit.errors import UsageError
+from stackaudit.facts._parse import CUSTOM_AR_WORLD_SIZES
 from stackaudit.gputable import BOARD_FABRICS, GpuSpec
 
 INTERCONNECTS = ("nvlink", "xgmi", "pcie", "pcie-no-p2p", "network")
 ALLREDUCE_MODES = ("auto", "custom", "nccl")
 
-# vLLM custom_all_reduce.py: `_SUPPORTED_WORLD_SIZES = [2, 4, 6, 8]`.
-_CUSTOM_AR_WORLD_SIZES = (2, 4, 6, 8)
 # PCIe unidirectional GB/s per lane by generation (x16: 15.75 / 31.5 / 63 / 121).
 _PCIE_GBS_PER_LANE = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
@@ -180,7 +179,7 @@ def allreduce_model(gpu: GpuSpec, ranks: int, interconnect: str, mode: str = "au
     p2p = interconnect != "pcie-no-p2p"
     if mode == "auto":
         # vllm/distributed/device_communicators/custom_all_reduce.py gates.
-        if ranks not in _CUSTOM_AR_WORLD_SIZES:
+        if ranks not in CUSTOM_AR_WORLD_SIZES:
             use_custom, why = False, f"vLLM custom all-reduce off: unsupported world size {ranks}"
         elif not p2p:
             use_custom, why = False, "custom all-reduce off: no GPU P2P (GeForce or P2P disabled)"

@@ -25,7 +25,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
-from stackaudit.facts._parse import tp_spans_nodes
+from stackaudit.facts._parse import CUSTOM_AR_WORLD_SIZES, tp_spans_nodes
 from stackaudit.facts.applicability import dated_before
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
@@ -34,6 +34,7 @@ from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
 from stackaudit.facts.parallelism import (
+    SERVING_ENGINES,
     ServingEngine,
     group_of_every_gpu,
     multi_node_flags,
@@ -836,7 +837,10 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     it turned off something that could run is not shown.
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce (vLLM at TP 2 or more on
     GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off). A TP group that
-    spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
+    spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable. Nor does a
+    TP group larger than the largest world size it takes (facts/_parse.CUSTOM_AR_WORLD_SIZES: 8), such as vLLM
+    `--tensor-parallel-size 16` over two nodes (corpus 987): not applicable. An engine shown on one GPU
+    (facts/parallelism.one_gpu_engine) has no all-reduce: not applicable.
     A run whose log's timestamps date it before the engine had custom all-reduce (facts/applicability.FEATURE_SINCE:
     vLLM before vllm-project/vllm#2192) ran none: not applicable.
     """
@@ -860,6 +864,11 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                               f"{root.flag('--nnodes')}): the engine turns custom all-reduce off for a group that "
                               "spans nodes (\"Custom allreduce is disabled because this process group spans across "
                               "nodes\") and NCCL carries the all-reduce", actual={"tp": tp, "nnodes": root.flag("--nnodes")})
+    if engine in SERVING_ENGINES and tp is not None and tp > max(CUSTOM_AR_WORLD_SIZES):
+        return not_applicable(f"{_engine_name(engine)} TP={tp}: custom all-reduce runs only inside one node at world "
+                              f"sizes {', '.join(map(str, CUSTOM_AR_WORLD_SIZES))}, so a group of {tp} GPUs (several "
+                              "nodes, or more GPUs than it takes) never runs it and NCCL carries the all-reduce",
+                              actual={"tp": tp})
     flag_off = (root is not None and root.has_flag("--disable-custom-all-reduce")) or (
         serving_log is not None and serving_log.disable_custom_all_reduce is True)
     for reason, line in log_reasons:
@@ -938,6 +947,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         return not_applicable(f"{_engine_name(engine)} runs with TP={tp}: no all-reduce between GPUs")
     if tp is None and gpus is not None and gpus.whole_count == 1:
         return not_applicable(f"one GPU ({gpus.counts[0][0]}): no all-reduce between GPUs")
+    if one_gpu := one_gpu_engine(serving_engine, gpus):
+        return not_applicable(f"{one_gpu}: no all-reduce between GPUs")
     if pcie_only and (tp is None or tp > 2):
         count = len(gpu_topology.gpus) if gpu_topology is not None else len(models)
         if tp is not None or count > 2:
@@ -1441,14 +1452,16 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     its highest device is the host's last GPU; otherwise the run's group is not read.
     With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
     TP x PP of that count, or a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
-    has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu).
+    has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
+    two GPUs of one model (a whole count of 2): its group is both GPUs or it has none (corpus 997). Two models keep
+    the CUDA_DEVICE_ORDER question open.
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
     not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
     facts/parallelism.one_gpu_engine).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
-    if one_gpu := one_gpu_engine(serving_engine):
+    if one_gpu := one_gpu_engine(serving_engine, gpus):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
@@ -1457,6 +1470,11 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
                                  ask="nvidia-smi -L")
+        if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2:  # mixed models: the CUDA order
+            judged = not_an_issue("the host has two GPUs: a group of GPUs is both of them, so whatever sockets they sit "
+                                  "on, no other placement exists to choose (one GPU alone has no group)",
+                                  actual={"gpus": count})
+            return over_subjects(judged, [g.label for g in gpus.gpus], count, ask="nvidia-smi -L")
         return _nccl_paths_nvlinked(serving_log) or _no_matrix(gpus)
     topo = gpu_topology
     names = list(topo.gpus)

@@ -31,7 +31,7 @@ from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommand, EngineCommands
 from stackaudit.facts.gpus import GpuInventory
-from stackaudit.facts.parallelism import Parallelism
+from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
@@ -1101,7 +1101,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
-    (as RT-CUDA-GRAPHS). `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
+    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it). `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
     difference against FlashAttention (vllm#3997); RT-ENV-VLLM lists it. Nor are MoE backends (vLLM
     `--moe-backend`): published A/Bs disagree by GPU and release (vllm#41306, vllm PRs 44220 and 54742).
     Nor is an FP8 KV cache before Ada: −2 to −3 % single-request on A100 in the one end-to-end figure
@@ -1148,7 +1148,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
         return _no_engine(serving_processes, "no vLLM or SGLang process is running: there is no engine command "
                           "line to read")
     if commands:
-        versions = {c.engine: _engine_version(collect_env, c.engine) for c in commands}
+        versions = {c.engine: _engine_version(collect_env, c.engine, serving_log) for c in commands}
         if all(versions.values()):
             shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
             return ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"
@@ -1757,7 +1757,7 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
     file shown) with the strategy it forces, else AUTO. A config file the paste does not show, a build flag that
     enables it, or a run whose build is not shown leaves it open."""
     evidence = [c.quoted[:200] for c in commands]
-    builds = [c for c in commands if c.builds]
+    builds = [c for c in commands if c.builds and not c.converts]  # a conversion sets no plugin flag
     disabled = [c for c in builds if (argv_value(c.argv, ("--use-custom-all-reduce",)) or "").lower() == "disable"]
     if disabled and len(disabled) == len(builds):
         return ok("TensorRT-LLM's custom all-reduce is disabled at build (`--use_custom_all_reduce disable` on "
@@ -1805,7 +1805,8 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
                 "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
 )
 def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: PciDevices | None = None,
-                     parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
+                     parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None,
+                     serving_engine: ServingEngine | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: `trtllm-serve`'s `--tp_size` and `allreduce_strategy` in the YAML named by
     `--extra_llm_api_options`; NVSwitch bridges on the PCI bus. Where no process is read, pasted TensorRT-LLM commands:
     a trtllm-build's `--use_custom_all_reduce disable` (0.9: NCCL all-reduce), or a `trtllm-serve` or
@@ -1823,9 +1824,13 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     Traps: on NVLink/NVSwitch systems AUTO (and the custom kernels) is the right default. A
     running server has passed init, so AUTO there did not crash. Whether the GPUs have P2P comes
     with the GPU interconnect facts; until then a forced ONESHOT/TWOSHOT without NVSwitch is
-    `unknown`.
+    `unknown`. Where no process is read and the source shows the engine on one GPU (facts/parallelism.one_gpu_engine:
+    one GPU in the host, one visible device, TP 1), there is no all-reduce: not applicable.
     """
     pasted = [c for c in (engine_commands.commands if engine_commands is not None else ()) if c.engine == "trtllm"]
+    if serving_processes is None and (serving_engine is None or serving_engine.engine in ("", "trtllm")) \
+            and (one_gpu := one_gpu_engine(serving_engine, gpus)):
+        return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
     if serving_processes is None and pasted:
         return _allreduce_on_command_lines(pasted, parallelism)
     if serving_processes is None:

@@ -138,8 +138,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
 
 def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     """Each engine the pasted sources show (facts/applicability.engine_shown_other): a pasted command's, ollama's
-    discovery lines', a ggml device list's ("ggml"), a server log's, a container's (its engine, else the engine its image is: GGML_IMAGES) and
-    those the user's own words name; "" for a log or container that names none and for a Python environment shown (a
+    discovery lines', a ggml device list's ("ggml"), a server log's, a container's (its engine, else the engine its image is: GGML_IMAGES) and,
+    where none of those names an engine, those the user's own words name; "" for a log or container that names none and for a Python environment shown (a
     collect_env report, site-packages). Nothing where a process list is read: it shows the engines itself, and the
     check reads it."""
     from stackaudit.facts.docker import DockerContainers
@@ -153,14 +153,15 @@ def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     containers, stated, gpus = facts.get("docker_containers"), facts.get("stated_engines"), facts.get("gpus")
     report = next((facts[f] for f in ("collect_env", "python_env") if f in facts and not isinstance(facts[f], Missing)
                    and facts[f] is not None), None)
-    return (*(c.engine for c in (commands.commands if isinstance(commands, EngineCommands) else ())),
-            *(("ollama",) if isinstance(ollama, OllamaCuda) else ()),
-            *(("ggml",) if isinstance(gpus, GpuInventory) and gpus.count_in(GGML_TITLE) is not None else ()),
-            *((log.engine,) if isinstance(log, ServingLog) else ()),
-            *(c.engine or ggml_image_engine(c.image)
-              for c in (containers.containers if isinstance(containers, DockerContainers) else ())),
-            *(stated.engines if isinstance(stated, StatedEngines) else ()),
-            *(("",) if report is not None else ()))
+    shown = (*(c.engine for c in (commands.commands if isinstance(commands, EngineCommands) else ())),
+             *(("ollama",) if isinstance(ollama, OllamaCuda) else ()),
+             *(("ggml",) if isinstance(gpus, GpuInventory) and gpus.count_in(GGML_TITLE) is not None else ()),
+             *((log.engine,) if isinstance(log, ServingLog) else ()),
+             *(c.engine or ggml_image_engine(c.image)
+               for c in (containers.containers if isinstance(containers, DockerContainers) else ())))
+    # The user's words count only where no stronger source names an engine (facts/applicability.py).
+    said = stated.engines if isinstance(stated, StatedEngines) and not any(shown) else ()
+    return (*shown, *said, *(("",) if report is not None else ()))
 
 
 def _windows_shown(facts: dict[str, Any]) -> tuple[str, bool]:

@@ -279,6 +279,14 @@ def on_ray(argv: tuple[str, ...] | list[str]) -> bool:
         or any(a in ("--worker-use-ray", "--engine-use-ray") for a in argv)
 
 
+# The world sizes vLLM's custom all-reduce runs at (vllm/distributed/device_communicators/custom_all_reduce.py,
+# `_SUPPORTED_WORLD_SIZES = [2, 4, 6, 8]`, https://github.com/vllm-project/vllm/blob/main/vllm/distributed/
+# device_communicators/custom_all_reduce.py); SGLang's copy of it keeps the same list. At any other size, and for a
+# group that spans nodes ("Custom allreduce is disabled because this process group spans across nodes"), the engine
+# leaves it off and NCCL carries the all-reduce.
+CUSTOM_AR_WORLD_SIZES = (2, 4, 6, 8)
+
+
 def tp_spans_nodes(argv: tuple[str, ...] | list[str]) -> bool:
     """Whether a command line's tensor-parallel group spans nodes: `--nnodes N` with N above what
     pipeline and (plain) data parallelism split the nodes into, so one TP group holds GPUs of

@@ -29,8 +29,10 @@ GPUs, so with no such engine shown its verdict is moot: not applicable over any 
 sources: a pasted engine command, ollama's discovery lines, llama.cpp's `ggml_cuda_init` device list, a server log,
 a container (its engine, else its image:
 GGML_IMAGES), and, the weakest, the user's own sentences (importers/prose_engine.py: lines no other reader takes,
-never a command or a log; facts/engine_command.STATED_ENGINE_WORDS). A sentence that names
-vLLM, SGLang, TensorRT-LLM or PyTorch keeps the subject open, as does any stronger source that shows such an engine.
+never a command or a log; facts/engine_command.STATED_ENGINE_WORDS). Any stronger source that shows vLLM, SGLang,
+TensorRT-LLM or PyTorch keeps the subject open. A sentence that names one keeps it open only where no stronger source
+names an engine: a sentence beside a pasted command, log, device list or container names a run the paste does not
+show (corpus 989: a llama-server command, and `on VLLM` for the run it is compared with).
 The bound: only pasted sources, and only engines they name. A live process list judges the engines itself. A pasted
 server log, container spec or Python report that names no engine leaves the subject open. An engine the paste does not
 show is not judged: a llama.cpp command says nothing of a vLLM elsewhere on the host, so the message names the engine

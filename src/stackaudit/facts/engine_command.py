@@ -49,16 +49,24 @@ _FEEDERS = frozenset(("echo", "printf", "cat"))
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
-                "aphrodite", "api_server.py", "koboldcpp")
+                "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
+                "convert_checkpoint.py")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
                           r"|\bapi_server\.py\s.*--(?:enforce-eager|worker-use-ray|engine-use-ray|"
                           r"distributed-executor-backend|gpu-memory-utilization|max-num-seqs)\b"
+                          # vLLM's benchmark scripts before `vllm bench` (processes.VLLM_BENCH_SCRIPTS), by the same flags
+                          r"|\bbenchmark_(?:throughput|latency)\.py\s.*--(?:enforce-eager|gpu-memory-utilization|"
+                          r"max-num-seqs|tensor-parallel-size)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\b(?:run|summarize)\.py\s.*--engine_dir\b|\bllama-(?:server|cli)\b"
+                          # TensorRT-LLM's benchmark (the LLM API in-process, with its options), KoboldCpp
                           r"|\btrtllm-bench\b|\bkoboldcpp(?:\.py)?\s"
-                          r"|\bdynamo(?:-run|\s+run)\s.*\bout=(?:vllm|sglang)\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
+                          # NVIDIA Dynamo's launcher of a vLLM or SGLang engine
+                          r"|\bdynamo(?:-run|\s+run)\s.*\bout=(?:vllm|sglang)\b"
+                          # TensorRT-LLM's checkpoint conversion, which states the TP the engine is built with
+                          r"|\bconvert_checkpoint\.py\s.*--tp_size\b")
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
 HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?P<end>\w+)(?P=q)\s*$")
 # Engines a pasted command can start that run no PyTorch: llama.cpp's server runs its own ggml CUDA kernels and reads
@@ -75,8 +83,10 @@ LEGACY_GGML_PROGRAMS = {"server": "llamacpp", "main": "llamacpp"}
 LEGACY_COMMAND = re.compile(r"(?:^|[\s$#>])(?:[\w.~-]*/)+(?:server|main)\s+-")
 GGML_SHOWN = re.compile(r"llama\.cpp|\bggml_(?:cuda_init|init_cublas)\b", re.I)
 # TensorRT-LLM's engine builder: the command whose plugin flags (`--use_custom_all_reduce disable`, 0.9) the engine
-# that `run.py --engine_dir` later runs was built with.
-BUILDERS = {"trtllm-build": "trtllm"}
+# that `run.py --engine_dir` later runs was built with; and the checkpoint conversion before it
+# (examples/<model>/convert_checkpoint.py, https://github.com/NVIDIA/TensorRT-LLM/tree/v0.12.0/examples/llama), whose
+# `--tp_size` / `--pp_size` split the checkpoint into the ranks the engine is then built and run with.
+BUILDERS = {"trtllm-build": "trtllm", "convert_checkpoint.py": "trtllm"}
 # Launchers that set CUDA graphs on themselves before they apply the config file the command names, whatever the
 # engine's release: (program, subcommands, the backend flag's value). trtllm-bench's PyTorch path passed
 # `use_cuda_graph: True` before PR 5014 (the code NVIDIA/TensorRT-LLM#4827 changes), then a `cuda_graph_config`
@@ -134,6 +144,12 @@ class EngineCommand:
         while line != previous:
             line, previous = _DICT_BODY.sub("{…}", line), line
         return line
+
+    @property
+    def converts(self) -> bool:
+        """Whether it is TensorRT-LLM's checkpoint conversion (BUILDERS' `convert_checkpoint.py`): it states the TP
+        and PP the engine is built with, and none of trtllm-build's plugin flags."""
+        return self.builds and any(posixpath.basename(a) == "convert_checkpoint.py" for a in self.argv[:2])
 
     @property
     def names_only_program(self) -> bool:
@@ -343,8 +359,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
     if not words:
         return None
     program = posixpath.basename(words[0])
-    if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) in GGML_ENGINES:
-        program = posixpath.basename(words[1])  # `python koboldcpp.py model.gguf ...`
+    if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) in (*GGML_ENGINES, *BUILDERS):
+        program = posixpath.basename(words[1])  # `python koboldcpp.py model.gguf ...`, `python3 convert_checkpoint.py`
     if program in LEGACY_GGML_PROGRAMS and len(words) > 1 and "/" in words[0] \
             and GGML_SHOWN.search(f"{words[0]} {ggml_shown}"):
         return EngineCommand(LEGACY_GGML_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)

@@ -43,6 +43,7 @@ from stackaudit.facts.serving_logs import ServingLog
 if TYPE_CHECKING:
     from stackaudit.facts.docker import DockerContainers
     from stackaudit.facts.engine_command import EngineCommands
+    from stackaudit.facts.gpus import GpuInventory
 
 # Config-file keys (top-level YAML/JSON keys stand for the long options, `_` or `-`).
 TP_KEYS = ("tensor_parallel_size", "tp_size")
@@ -238,6 +239,7 @@ class ServingEngine:
     process: ProcessInfo | None = None  # the running engine's root process
     command: ProcessInfo | None = None  # a pasted engine command line, as a process (pid 0)
     container: ProcessInfo | None = None  # a serving container's engine arguments, as a process (pid 0)
+    pp: int | None = None  # with no engine process read: the PP size a pasted log or command line gives
 
     @property
     def shown(self) -> ProcessInfo | None:
@@ -280,7 +282,7 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
                       for c in (containers.containers if containers is not None else ()) if c.engine in SERVING_ENGINES),
                      None)
     return ServingEngine(logged.engine if logged is not None else "", logged.tp if logged is not None else None,
-                         None, command, container)
+                         None, command, container, logged.pp if logged is not None else None)
 
 
 def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None) -> str:
@@ -348,20 +350,46 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
     return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})" if lines else ""
 
 
-def one_gpu_engine(engine: ServingEngine | None) -> str:
+def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = None) -> str:
     """What shows the serving engine runs on one GPU, in words; "" where the source does not show it.
 
-    An engine whose TP size is 1 (ServingEngine.shown_tp: the running engine's, or a shown command's own, or the
-    engines' default where a whole command line names none, as in corpus 886) and whose pipeline has one stage: each
-    replica holds the model on one GPU, so no GPU exchanges activations with another.
+    Each replica holds the model on one GPU, so no GPU exchanges activations with another, where:
+
+    - the engine shown (a process, a pasted command line, a container's arguments) runs TP 1
+      (ServingEngine.shown_tp: the running engine's, or a shown command's own, or the engines' default where a whole
+      command line names none, as in corpus 886; never for TensorRT-LLM, whose engine built before holds its TP, as
+      `mpirun -n 4` over an engine dir shows in corpus 578) and its pipeline has one stage;
+    - or it sees one GPU: its CUDA_VISIBLE_DEVICES names one device, by index or UUID (`CUDA_VISIBLE_DEVICES=3 vllm
+      serve m --tensor-parallel-size $TP`; a `$GPU_IDS` the paste does not set names none);
+    - with nothing of the engine shown but a pasted log, the log's TP is 1 and it gives no PP above 1 (vLLM's
+      engine-config line `tensor_parallel_size=1`, corpus 993; a release that prints no PP size ran no pipeline);
+    - a llama.cpp or ollama engine (or none named) beside llama.cpp's `ggml_cuda_init` list of one device: the list
+      is the devices CUDA gives the program that prints it (corpus 989);
+    - the host has one GPU (GpuInventory.whole_count: a listing, or a count in the user's words such as
+      `1 x Nvidia A10`, corpus 998), whatever engine serves.
     """
+    from stackaudit.facts.engine_command import GGML_ENGINES
+    from stackaudit.facts.gpus import GGML_TITLE
+
     shown = engine.shown if engine is not None else None
-    if shown is None or engine is None or engine.shown_tp != 1:
+    if shown is not None and engine is not None and engine.shown_tp == 1 \
+            and (engine.engine != "trtllm" or argv_value(shown.argv, TP_FLAGS) is not None):
+        _, pp, _ = sizes_from_argv(shown.argv)
+        if pp in (None, 1):
+            return f"{_launcher(shown.argv)} runs TP 1" + (" x PP 1" if pp else "")
+    devices = shown.visible_devices if shown is not None else None
+    if shown is not None and devices is not None and len(devices) == 1 \
+            and (devices[0].isdecimal() or devices[0].startswith(("GPU-", "MIG-"))):  # not a `$VAR` left unset
+        return f"{_launcher(shown.argv)} sees one GPU (CUDA_VISIBLE_DEVICES={shown.env('CUDA_VISIBLE_DEVICES')})"
+    if shown is None and engine is not None and engine.engine and engine.tp == 1 and engine.pp in (None, 1):
+        return f"the {engine.engine} log shows TP 1" + (" x PP 1" if engine.pp else "")
+    if gpus is None:
         return ""
-    _, pp, _ = sizes_from_argv(shown.argv)
-    if pp not in (None, 1):
-        return ""
-    return f"{_launcher(shown.argv)} runs TP 1" + (" x PP 1" if pp else "")
+    if (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")) and gpus.count_in(GGML_TITLE) == 1:
+        return "llama.cpp's `ggml_cuda_init` found 1 CUDA device: the program that printed it sees one GPU"
+    if gpus.whole_count == 1:
+        return f"the host has one GPU ({', '.join(sorted(set(gpus.models.values()))) or 'its model not shown'})"
+    return ""
 
 
 def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContainers | None,

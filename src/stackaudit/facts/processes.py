@@ -31,7 +31,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, parse_cpulist
+from stackaudit.facts._parse import ParseError, argv_value, parse_cpulist
 from stackaudit.facts.limits import ResourceLimits, parse_limits
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
@@ -364,6 +364,11 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         # (vllm#2915, vllm#3476), and the flags only vLLM's engine arguments take say whose it is; its release is
         # not shown.
         return _Match("vllm", "api-server")
+    if base in VLLM_BENCH_SCRIPTS and any(a.split("=", 1)[0] in VLLM_BENCH_FLAGS for a in rest) \
+            and (argv_value(rest, ("--backend",)) or "vllm") == "vllm":
+        # vLLM's benchmarks/benchmark_throughput.py and benchmark_latency.py (before `vllm bench`): the LLM engine
+        # in-process, built from vLLM's engine arguments (EngineArgs.add_cli_args); `--backend hf` runs transformers.
+        return _Match("vllm", "api-server")
     if base == "server_vllm.py":
         # MeetKai/functionary's OpenAI server: vLLM's engine in-process, its flags vLLM's (AsyncEngineArgs.add_cli_args).
         return _Match("vllm", "api-server")
@@ -373,6 +378,12 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         # TensorRT-LLM's examples/run.py: it runs the engine built into --engine_dir (0.9-0.12 READMEs).
         return _Match("trtllm", "api-server")
     return None
+
+
+# vLLM's benchmark scripts before `vllm bench` (https://github.com/vllm-project/vllm/tree/v0.4.2/benchmarks), and the
+# flags of vLLM's engine arguments that say the script is vLLM's (VLLM_ONLY_FLAGS, and the TP size it passes on).
+VLLM_BENCH_SCRIPTS = ("benchmark_throughput.py", "benchmark_latency.py")
+VLLM_BENCH_FLAGS = (*VLLM_ONLY_FLAGS, "--tensor-parallel-size", "-tp")
 
 
 # TensorRT-LLM's example scripts that run a built engine (`--engine_dir DIR`): examples/run.py and

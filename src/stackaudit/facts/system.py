@@ -30,6 +30,7 @@ from stackaudit.facts.sources import (
     PROC_SYS,
     SYSCTL_A,
     UNAME,
+    USER_MACHINE,
 )
 from stackaudit.host.base import NotCaptured, read_optional, read_text
 
@@ -353,6 +354,33 @@ def cpu_from_kernel_machine(ctx: FactContext) -> CpuInfo:
     if machine not in NON_X86_MACHINES:
         raise FactUnavailable("the kernel's machine names no CPU vendor" if machine else "the kernel's machine is not shown")
     return CpuInfo(architecture=machine)
+
+
+# An Arm server CPU named in the user's words, or the machine word itself (`aarch64`, `arm64`): Ampere Computing's
+# AmpereOne and Altra (https://amperecomputing.com/products/processors: Arm v8.6+ and v8.2+ cores) and AWS Graviton
+# (https://aws.amazon.com/ec2/graviton/: Arm Neoverse cores). `Ampere` alone is also NVIDIA's GPU architecture: never it.
+_STATED_ARM = re.compile(r"(?<![\w/.-])(aarch64|arm64|Ampere\s?One|Ampere\s+Altra(?:\s+Max)?|Graviton\s?\d?)(?![\w/-])", re.I)
+
+
+def stated_arm_cpu(line: str) -> str:
+    """The Arm CPU or machine a line of the user's words names (`Ampere One`, `aarch64`); "" where it names none."""
+    m = _STATED_ARM.search(line)
+    return m.group(1) if m else ""
+
+
+@parser(USER_MACHINE, feeds="cpu", kind=CpuInfo, rank=90)
+def cpu_from_user_words(text: str) -> CpuInfo:
+    """An Arm CPU the user's words name (_STATED_ARM): an aarch64 machine, neither AMD nor Intel x86.
+
+    Input (tests/data/captures/997)::
+
+        System Im running on is Ampere One with H100 PCIe (2x H100 PCIe).
+    """
+    named = [n for line in text.splitlines() if (n := stated_arm_cpu(line))]
+    if not named:
+        raise ParseError("no Arm CPU named in the user's words")
+    model = next((n for n in named if n.lower() not in ("aarch64", "arm64")), "")
+    return CpuInfo(architecture="aarch64", model_name=model, complete=False)
 
 
 # --- NUMA (sysfs) ----------------------------------------------------------------------------

@@ -13,8 +13,12 @@ from stackaudit.facts.serving_logs import is_log_line
 # it runs: an entrypoint script's log shows the engine's command line that way, after the log viewer's timestamp
 # (`2026-01-27 14:26:31 + python3 -m vllm...`, `2025-11-24 13:54:38.398 | + exec vllm serve ...`). A job's state
 # line (`[1]+  Killed    nohup python3 -m sglang.launch_server ...`) names the command the shell ran in the background.
+# A `user@host:dir#` prompt glued to an assignment that starts the command, quoted or not, is one too (corpus 993:
+# `> root@13yper:.../benchmarks#CUDA_VISIBLE_DEVICES=1 python3 benchmark_throughput.py ...`).
 PROMPT = re.compile(r"^\s*(?:(?:\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+(?:\|\s+)?)?\++\s+|"
-                    r"\[\d+\][+-]?\s+(?:Running|Stopped|Killed|Done|Exit \d+|Terminated|Aborted)\s+|(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*))")
+                    r"\[\d+\][+-]?\s+(?:Running|Stopped|Killed|Done|Exit \d+|Terminated|Aborted)\s+|"
+                    r"(?:>\s+)?[\w.-]+@[\w.-]+:[~/][\w.~/-]*[#$](?=[A-Z_]+=)|"
+                    r"(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*))")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
