@@ -402,3 +402,34 @@ def test_the_empty_lsmod_greps_of_the_blind_paste_are_read() -> None:
     assert grep is not None and grep.matches("nv_peer_mem 16384 0") and not grep.matches("nvidia_peermem 16384 0")
     # https://github.com/openucx/ucx/pull/9451 (Alexey-Rivkin): `grep -q` prints nothing either way: no proof.
     assert parse_grep("lsmod | grep -q nv_peer_mem") is None
+
+
+@pytest.mark.parametrize("line", [
+    # https://github.com/vllm-project/vllm/issues/5501
+    "WARNING 06-13 11:42:20 _custom_ops.py:11] Failed to import from vllm._C with ImportError('/usr/local/lib/python3.8/"
+    "dist-packages/vllm/_C.abi3.so: undefined symbol: _ZN5torch7LibraryC1ENS0_4KindESsSt8optionalIN3c1011DispatchKeyEEPKcj')",
+    # https://github.com/vllm-project/vllm/issues/3528 (its title)
+    "ImportError: /usr/local/lib/python3.10/dist-packages/vllm/_C.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+    "_ZN2at4_ops15to_dtype_layout4callERKNS_6TensorEN3c108optionalINS5_10ScalarTypeEEENS6_INS",
+    # corpus 1018 (sgl-project/sglang#8373)
+    "ImportError: /home/devuser/.local/lib/python3.10/site-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: "
+    "_ZN3c104cuda9SetDeviceEa",
+])
+def test_an_extension_missing_torchs_symbols_is_a_version_mismatch(line: str) -> None:
+    assert [h.symptom.check for h in find_symptoms([line])] == ["RT-VERSION-MATRIX"]
+
+
+def test_other_undefined_symbols_are_no_torch_mismatch() -> None:
+    # Modelled: a CUDA library's own symbol (a runtime older than the caller), and a C symbol of another library.
+    lines = ["ImportError: /usr/local/lib/python3.10/dist-packages/nvidia/cusparse/lib/libcusparse.so.12: undefined "
+             "symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+             "OSError: /opt/lib/libfoo.so: undefined symbol: _ZN3foo3barEv"]
+    assert [h for h in find_symptoms(lines) if h.symptom.check == "RT-VERSION-MATRIX"] == []
+
+
+def test_torchs_driver_too_old_is_the_driver_below_the_runtime() -> None:
+    # corpus 1014 (cloud-barista/cb-tumblebug#2544): vLLM's EngineCore quoting torch's _check_driver.
+    r = capture_checks("1014", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "issue" and "found version 12040" in r.message, r.message
+    # Modelled: the words without torch's `(found version N)` are someone's sentence, not torch's error.
+    assert find_symptoms(["I think the NVIDIA driver on your system is too old, try 580"]) == ()

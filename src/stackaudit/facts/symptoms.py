@@ -556,11 +556,22 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "ollama left the GPU out: its compute capability is not among the architectures its CUDA library was built "
         "for, so the model runs on the CPU",
         unless=re.compile(r"offloaded [1-9]\d*/\d+ layers to GPU")),
+    # An engine's compiled extension (`vllm/_C.abi3.so`, `sgl_kernel/common_ops.abi3.so`) that links against C++
+    # symbols of another torch than the one installed (c10::, at::, torch:: names: `_ZN3c10...`, `_ZN2at...`,
+    # `_ZN5torch...`): it was built for another torch release (vllm-project/vllm#5501, #3528, #13608; corpus 1018).
+    Symptom("torch-abi-mismatch", re.compile(r"\.so: undefined symbol:? _ZN(?:3c10|2at|5torch)\d"),
+        "RT-VERSION-MATRIX", "high", "https://github.com/vllm-project/vllm/issues/5501",
+        "an engine's compiled extension needs C++ symbols the installed torch does not have: it was built for "
+        "another torch release; install the torch release the engine pins (or rebuild the extension against this "
+        "one)", own_fix=True),
     # A CUDA call refused because the driver is older than the CUDA runtime the program ships
     # (cudaErrorInsufficientDriver, 35): llama.cpp's `ggml_cuda_init: failed to initialize CUDA: CUDA driver version is
     # insufficient for CUDA runtime version`, PyTorch's and vLLM's RuntimeError with the same words.
+    # PyTorch's own words for it (torch/cuda/__init__.py _check_driver: `The NVIDIA driver on your system is too old
+    # (found version 12040)`, the driver's CUDA as 1000 * major + 10 * minor; corpus 85, 1014).
     Symptom("cuda-insufficient-driver", re.compile(r"CUDA driver version is insufficient for CUDA runtime version|"
-                                                   r"cudaErrorInsufficientDriver"),
+                                                   r"cudaErrorInsufficientDriver|"
+                                                   r"NVIDIA driver on your system is too old \(found version \d+\)"),
         "DRV-CUDA-COMPAT", "high", CUDA_ERRORS,
         "the CUDA runtime refused to start: the driver is older than the CUDA runtime the program ships "
         "(cudaErrorInsufficientDriver, 35)"),
@@ -632,7 +643,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
            "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "skipping CUDA device",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR",
-           "S call failed", "OperatingSystem", "OPERATING_SYSTEM")
+           "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old")
 
 
 def is_symptom(line: str) -> bool:
