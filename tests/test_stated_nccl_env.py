@@ -71,3 +71,12 @@ def test_corpus_971_nvlink_only_p2p_on_an_nvswitch_host() -> None:
     # Corpus 971 (NVIDIA/nccl#1609): NCCL_P2P_LEVEL=NVL tried on four H800 whose NCCL log builds NVLS communicators.
     r = capture_checks("971", "IC-NCCL-ENV")["IC-NCCL-ENV"]
     assert r.status == "not-an-issue" and "NCCL_P2P_LEVEL=NVL" in r.message and "NVLink-connected" in r.message
+
+
+def test_ray_runtime_env_vars_set_nccl() -> None:
+    # corpus 1011 (hiyouga/EasyR1#228): runtime_env.yaml's env_vars turn SHM and P2P off on one host of 4 A100s.
+    r = capture_checks("1011", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "issue" and "NCCL_SHM_DISABLE" in r.message, r.message
+    # Modelled: a sentence with a colon after the name states no value.
+    assert stated_nccl("NCCL_DEBUG: INFO is what I use") is None
+    assert stated_nccl('  NCCL_DEBUG: "WARN"') == ("NCCL_DEBUG", "WARN")

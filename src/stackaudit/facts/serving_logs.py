@@ -1529,6 +1529,8 @@ def no_rdma_traffic(log: ServingLog) -> tuple[str, tuple[str, ...]]:
 # NCCL_P2P_LEVEL=NVL." in NVIDIA/nccl#1609). A sentence's full stop after the value is not the value's.
 # A continued command line (`... \\`) is the engine command's, not this.
 STATED_NCCL = re.compile(r"^\s*(?:export\s+)?(NCCL_[A-Z0-9_]+)=([^\s\\`*]+)\s*$|"
+                         # a YAML mapping's line (Ray's runtime_env `env_vars:`, corpus 1011): `  NCCL_SHM_DISABLE: 1`
+                         r"^\s*(NCCL_[A-Z0-9_]+):\s+[\"']?([^\s\\`*\"']+)[\"']?\s*$|"
                          r"\b(?:export|set)\s+(NCCL_[A-Z0-9_]+)=([^\s\\`*),;]+?)\.?(?=[\s\\`*),;]|$)")
 
 
@@ -1537,7 +1539,8 @@ def stated_nccl(line: str) -> tuple[str, str] | None:
     m = STATED_NCCL.search(line)
     if m is None:
         return None
-    return (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    name, value = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
+    return name, value
 
 
 @dataclass(frozen=True, kw_only=True)

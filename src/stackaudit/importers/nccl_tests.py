@@ -105,7 +105,7 @@ def _line(line: str) -> bool:
 
 
 @importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)",
-          needles=("Rank", "nThread", "_perf", "Out of bounds", "out-of-place", "redop", "(elements)", "float", "half",
+          needles=("Rank", "nThread", "_perf", "Out of bounds", "out-of-place", "redop", "(elements)", "size", "float", "half",
                    "double", "int8", "int32", "int64", "Using devices", "Test CUDA failure", "Test NCCL failure",
                    "Test failure"), per_line=True)
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:

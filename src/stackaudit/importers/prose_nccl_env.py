@@ -1,5 +1,6 @@
 """NCCL variables in the user's own words: a line that is only `NCCL_X=value` (the list of variables a run was
-given, `I set the NCCL environment variables like this:`) or `export NCCL_X=value` inside a sentence.
+given, `I set the NCCL environment variables like this:`) or a YAML mapping's `NCCL_X: value` (Ray's runtime_env
+`env_vars:`), or `export NCCL_X=value` inside a sentence.
 
 Recorded as the pasted document USER_NCCL_ENV (facts/sources.py), the line verbatim; facts/serving_logs.py reads
 it as the weakest source of the NCCL settings (IC-NCCL-ENV).
