@@ -651,10 +651,7 @@ def virtualization_from_engine_log(text: str) -> Virtualization:
 
         time=2024-08-12T20:24:12.353-06:00 level=INFO source=server.go:392 msg="starting llama server" cmd="C:\\\\Users\\\\user\\\\AppData\\\\Local\\\\Programs\\\\Ollama\\\\ollama_runners\\\\cuda_v11.3\\\\ollama_llama_server.exe
     """
-    windows = windows_lines(text)
-    if not windows:
-        raise ParseError("no line that only a Windows host prints")
-    return Virtualization("", f"the engine's log: {windows}", os="windows")
+    return _windows_in(text, "the engine's log")
 
 
 @parser(ENGINE_COMMAND, feeds="virtualization", kind=Virtualization, rank=98)
@@ -666,10 +663,15 @@ def virtualization_from_engine_command(text: str) -> Virtualization:
 
         .\\bin\\llama-server.exe ^
     """
+    return _windows_in(text, "the engine's command line")
+
+
+def _windows_in(text: str, where: str) -> Virtualization:
+    """The Windows host a pasted document's lines show (WINDOWS_LINES), with no word of a virtual machine."""
     windows = windows_lines(text)
     if not windows:
-        raise ParseError("no command that only a Windows host runs")
-    return Virtualization("", f"the engine's command line: {windows}", os="windows")
+        raise ParseError(f"no line of {where} that only a Windows host prints")
+    return Virtualization("", f"{where}: {windows}", os="windows")
 
 
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=93)
