@@ -36,7 +36,8 @@ from stackaudit.facts.platform import Virtualization, cloud_only_gpu, vgpu_guest
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
 from stackaudit.facts.shown_commands import ListingGreps
-from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
+from stackaudit.facts.symptoms import IOMMU_SAID_OFF
+from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology, StatedIommu
 from stackaudit.facts.topology import P2pMatrix, TopoMatrix
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.model import (
@@ -74,7 +75,7 @@ def _iommu_fix(tool: str) -> Fix:
 )
 def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = None,
                kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None,
-               cmdline_tool: CmdlineTool | None = None) -> Outcome:
+               cmdline_tool: CmdlineTool | None = None, stated_iommu: StatedIommu | None = None) -> Outcome:
     """Reads: `/proc/cmdline` (intel_iommu, amd_iommu, iommu=pt, iommu.passthrough), each GPU's
     `/sys/bus/pci/devices/<bdf>/iommu_group` and `/sys/kernel/iommu_groups/N/type`, and IOMMU
     fault lines in `dmesg` that name a GPU.
@@ -87,7 +88,9 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     or even a hang", NCCL troubleshooting guide); peer writes can also fault and be dropped.
 
     An AMD-Vi IO_PAGE_FAULT line that names the nvidia driver's device (a symptom of facts/symptoms.py)
-    proves the issue on its own, quoted, without the PCI device list.
+    proves the issue on its own, quoted, without the PCI device list. So does RCCL's start-up warning `Missing
+    "iommu=pt" from kernel command line` (ROCm's install FAQ, Issue #5), unless the user's words say the IOMMU is
+    off: RCCL reads only the command line, so that warning then looks wrong and is not.
 
     Traps: `identity` groups (what `iommu=pt` gives) are fine for translation, but the IOMMU driver
     still requests ACS on switch ports: check FW-ACS-P2P too. `amd_iommu=on` is not a valid value
@@ -100,6 +103,11 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     only IOMMU-looking lines of a log without the PCI devices, not an issue.
     """
     outcome = _iommu_mode(pci, cmdline, kernel_log, virtualization, cmdline_tool)
+    if outcome.status == "unknown" and stated_iommu is not None:
+        # RCCL's `Missing "iommu=pt"` warning reads only the command line: with the IOMMU off there is nothing to bypass.
+        return replace(outcome, sharpen=Sharpen(f"the user says the IOMMU is off ({stated_iommu.line[:160]!r}), and "
+                                                "the warning reads only the kernel command line: no DMA translation "
+                                                "for `iommu=pt` to bypass", shows=(IOMMU_SAID_OFF,)))
     if outcome.status == "not-applicable" and virtualization is not None and virtualization.is_vm:
         return replace(outcome, sharpen=Sharpen(stands=True))  # the guest's faults are its virtual IOMMU's
     return replace(outcome, sharpen=Sharpen(_IOMMU_SHARPEN, _iommu_fix(tool_of(cmdline_tool))))

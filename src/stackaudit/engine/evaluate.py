@@ -104,6 +104,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     A line that proves the failure only in a setting (`Symptom.within`: a container given GPUs) counts where the
     Sharpen's `shows` names that setting.
     A line whose symptom names its own fix (`Symptom.own_fix`) takes no Sharpen text.
+    A line that only looks like the failure in a setting the Sharpen's `shows` names (`Symptom.looks_only`) makes an
+    unknown outcome not-an-issue, quoted with the Sharpen's text.
     A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
     not-an-issue, quoted; a verdict of the check's own facts stands.
     """
@@ -120,6 +122,12 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
         whose = f"the log's failure is {first.symptom.check}'s" if first.symptom.check else "the log's failure"
         return not_an_issue(f"{whose}: \"{first.line}\" ({first.symptom.proves}); {first.symptom.cleared}, so it is "
                             "not this check's failure", actual=first.line, evidence=[h.line for h in cleared[:3]])
+    # A line that only looks like this check's failure in a setting the facts show (`Symptom.looks_only`).
+    looks = tuple(h for h in hits if h.symptom.looks_only and h.symptom.looks_only in sharpen.shows)
+    if looks and outcome.status == "unknown":
+        return not_an_issue(f"the log says \"{looks[0].line}\" ({looks[0].symptom.proves}), but {sharpen.text}",
+                            actual=looks[0].line, evidence=[h.line for h in looks[:3]])
+    hits = tuple(h for h in hits if not (h.symptom.looks_only and h.symptom.looks_only in sharpen.shows))
     if not hits:
         return outcome
     lines = tuple(dict.fromkeys(h.line for h in hits))

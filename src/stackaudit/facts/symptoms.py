@@ -50,6 +50,10 @@ K8S_DEVICE_PLUGIN_PREREQUISITES = "https://github.com/NVIDIA/k8s-device-plugin#p
 GFD_MIG_STRATEGY = "https://github.com/NVIDIA/k8s-device-plugin/blob/main/internal/lm/mig-strategy.go"
 GPU_OPERATOR_MIG = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html"
 AMD_IOMMU_SOURCE = "https://github.com/torvalds/linux/blob/master/drivers/iommu/amd/iommu.c"
+# ROCm's install FAQ, Issue #5 (application hangs on multi-GPU systems): RCCL's `Missing "iommu=pt"` warning, cured by
+# `iommu=pt` on the kernel command line.
+ROCM_MULTI_GPU_FAQ = ("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/install-faq.html"
+                      "#issue-5-application-hangs-on-multi-gpu-systems")
 # The open kernel modules' README: which GPUs they drive (Turing and later; GeForce and workstation GPUs from R560 on,
 # before it only with NVreg_OpenRmEnableUnsupportedGpus=1).
 KERNEL_OPEN_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -153,6 +157,10 @@ class Symptom:
     # The check's Sharpen (its fix for the check's usual failure) is not this line's: the line's `proves` says the
     # fix (NCCL's duplicate GPU is the ranks' GPU assignment, not a missing container toolkit).
     own_fix: bool = False
+    # The setting in which the line looks wrong and is not (the user says the IOMMU is off, and RCCL's `iommu=pt`
+    # warning reads only the command line). Where the check's facts show it (`Sharpen.shows`), the line makes the
+    # check not-an-issue, quoted with the Sharpen's text.
+    looks_only: str = ""
 
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
@@ -162,6 +170,8 @@ _CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the dr
 IN_GPU_CONTAINER = "container"
 # A container, asking for GPUs or not: the source shows the program ran in one (facts/container.py).
 IN_CONTAINER = "in-container"
+# The user's words say the IOMMU is off (facts/system.StatedIommu).
+IOMMU_SAID_OFF = "iommu-said-off"
 # A serving stack the source shows: an engine's process, log, command line or container, or a stack process's Xid.
 IN_SERVING_STACK = "serving-stack"
 
@@ -390,6 +400,12 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "FW-IOMMU-MODE", "high", AMD_IOMMU_SOURCE,
         "the IOMMU translates an NVIDIA GPU's DMA and refused an address (an I/O page fault): the GPU's access was "
         "dropped"),
+    # RCCL reads /proc/cmdline at start-up and warns where `iommu=pt` is not on it (rccl src/init.cc; not under Hyper-V).
+    # A user's words that the IOMMU is off rule it out (checks/fw.py: the warning reads only the command line).
+    Symptom("rccl-iommu-pt-missing", re.compile(r'Missing "iommu=pt" from kernel command line'),
+        "FW-IOMMU-MODE", "medium", ROCM_MULTI_GPU_FAQ,
+        "RCCL read the kernel command line and found no `iommu=pt`: with the IOMMU on, it translates the GPUs' DMA and "
+        "their peer traffic, which ROCm documents as a cause of hangs on multi-GPU hosts", looks_only=IOMMU_SAID_OFF),
     # The driver could not boot the GPU's GSP firmware, so RmInitAdapter failed and the GPU is not usable
     # (NVIDIA/open-gpu-kernel-modules#1230, #1058, #789). WPR2 already up: the GPU needs a reset first.
     Symptom("gsp-boot-failed", re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm: unexpected WPR2 already up"),
@@ -642,7 +658,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
            "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "skipping CUDA device",
-           "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR",
+           "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old")
 
 

@@ -177,6 +177,41 @@ class KernelCmdline:
 fact("cmdline", KernelCmdline, first_of, hint="paste `cat /proc/cmdline`")
 
 
+# The user's words that the IOMMU is off, in the firmware or on the command line (`IOMMU is disabled`, `I disabled both
+# ACS and IOMMU`, `VT-d off`); a question states nothing, and neither does a negation (`IOMMU is not disabled`).
+_STATED_IOMMU_OFF = re.compile(r"\b(?:IOMMU|VT-d|AMD-Vi)\b(?:\s+(?:is|was|are|has been|set to))?\s+(?:disabled|off|turned off)\b|"
+                               r"\b(?:disabled?|turned off)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:IOMMU|VT-d|AMD-Vi)\b", re.I)
+
+
+def stated_iommu_off(line: str) -> bool:
+    """Whether a line of the user's words says the IOMMU is off (_STATED_IOMMU_OFF)."""
+    return "?" not in line and _STATED_IOMMU_OFF.search(line) is not None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatedIommu(Sourced):
+    """The IOMMU as the user's words state it: off, in `line`."""
+
+    line: str
+
+
+fact("stated_iommu", StatedIommu, first_of, hint="paste `cat /proc/cmdline`")
+
+
+@parser(USER_MACHINE, feeds="stated_iommu", kind=StatedIommu, rank=90)
+def iommu_from_user_words(text: str) -> StatedIommu:
+    """The IOMMU off, as a line of the user's words says it (_STATED_IOMMU_OFF).
+
+    Input (tests/data/captures/974)::
+
+        @schung-amd I am experiencing exactly the same issue. It works with disabled P2P, but crashes when enabled. IOMMU is disabled, ReBAR is enabled, ROCm 6.4 with dual gfx1100 with EPYC Siena. (can deliver further information about the setup if desired).
+    """
+    line = next((ln.strip() for ln in text.splitlines() if stated_iommu_off(ln)), "")
+    if not line:
+        raise ParseError("the user's words do not say the IOMMU is off")
+    return StatedIommu(line=line[:300], complete=False)
+
+
 @parser(PROC_CMDLINE, feeds="cmdline", kind=KernelCmdline, rank=10)
 def parse_cmdline(text: str) -> KernelCmdline:
     """The kernel command line (/proc/cmdline; quotes group values, as the kernel does).
