@@ -432,13 +432,16 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
         "Enforced Power Limit", "Min Power Limit", "Max Power Limit", "GPU Current Temp", "GPU Shutdown Temp",
         "GPU Slowdown Temp", "GPU Max Operating Temp", "Memory Current Temp", "Memory Max Operating Temp",
         "Pending Page Blacklist", "Pending Page Retirement", "Correctable Error", "Uncorrectable Error",
-        "Remapping Failure Occurred", "Current", "Pending", "State", "Status", "CliqueId", "ClusterUUID", "Health Summary",
+        "Remapping Failure Occurred", "Current", "Pending", "State", "Status", "CliqueId", "ClusterUUID",
         "Unknown",  # the clock event reason drivers before R450 print last (corpus 683)
         *CLOCK_EVENT_LABELS.values())},
     # A process under `Processes` (importers/_paste.py reads that name as a section where no colon follows it).
     "Process ID": (2, False),
     **{k: (3, False) for k in ("GPU instance ID", "Compute instance ID", "Type", "Name", "Used GPU Memory")},
-    **{k: (2, True) for k in ("GPU Link Info", "Volatile", "Aggregate")},
+    **{k: (2, True) for k in ("GPU Link Info", "Volatile", "Aggregate", "Health")},
+    # Fabric's Health section (R550 on): its summary and the conditions behind it.
+    **{k: (3, False) for k in ("Summary", "Bandwidth", "Route Recovery in progress", "Route Unhealthy",
+                               "Access Timeout Recovery", "Incorrect Configuration", "Partition Assigned")},
     **{k: (3, True) for k in ("PCIe Generation", "Link Width")},
     **{k: (4, False) for k in ("Device Current", "Device Max", "Host Max",
                                "Max")},  # `Max` under PCIe Generation and Link Width before R535 (corpus 683)

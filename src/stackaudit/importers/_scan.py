@@ -15,7 +15,8 @@ from stackaudit.facts.serving_logs import is_log_line
 # line (`[1]+  Killed    nohup python3 -m sglang.launch_server ...`) names the command the shell ran in the background.
 # A `user@host:dir#` prompt glued to an assignment that starts the command, quoted or not, is one too (corpus 993:
 # `> root@13yper:.../benchmarks#CUDA_VISIBLE_DEVICES=1 python3 benchmark_throughput.py ...`).
-PROMPT = re.compile(r"^\s*(?:(?:\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+(?:\|\s+)?)?\++\s+|"
+# A notebook cell's shell escape (IPython's `!python -m sglang.launch_server ...`, corpus 1023) is one too.
+PROMPT = re.compile(r"^\s*(?:!(?=[\w./])|(?:\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+(?:\|\s+)?)?\++\s+|"
                     r"\[\d+\][+-]?\s+(?:Running|Stopped|Killed|Done|Exit \d+|Terminated|Aborted)\s+|"
                     r"(?:>\s+)?[\w.-]+@[\w.-]+:[~/][\w.~/-]*[#$](?=[A-Z_]+=)|"
                     r"(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*))")
