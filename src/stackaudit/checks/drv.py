@@ -240,7 +240,7 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
     severity="high",
     confidence="documented",
     fix=advice("Upgrade the host driver (stop every GPU process first; data-center: the recommended production "
-                   "branch), or install a torch/vLLM build for an older CUDA", cost="driver-reload",
+                   "branch), or install a build of the engine (and its torch) for an older CUDA", cost="driver-reload",
                    keep=keep_text("on data-center GPUs, `cuda-compat-<major>-<minor>` in the container",
                                   label="forward compatibility")),
     references=(MINOR_COMPAT, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",

@@ -1920,8 +1920,9 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
         versions = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("source", "interpreter") and v)
         parts.append(f"{row['source']}: {versions}")
     where = _where(python_env)
+    # The CUDA toolkit under CUDA_HOME is in a report's header (check_env's NVCC line), not its library list.
     libraries = [k for r in rows for k, v in r.items() if v and k not in ("source", "interpreter", "python", "torch",
-                                                                          "torch_cuda")]
+                                                                          "torch_cuda", "cuda_home")]
     headless = sorted({name for r in rows for key, name in MATRIX_HEADER.items() if r.get(key) in (None, "unknown")})
     if python_env.from_report and (not libraries or headless):
         # A report cut after its header (Python, torch), or starting after it: the versions it would list there are
