@@ -372,3 +372,17 @@ def test_xid_verdicts_cover_the_gpus_their_lines_name() -> None:
             "[ 100.2] NVRM: Xid (PCI:0000:42:00): 31, pid=1, Ch 00000008, intr 10000000. MMU Fault\n")
     r = run_checks(MemoryHost(recognise(text).record), ["DRV-XID"])["DRV-XID"]
     assert r.coverage is not None and r.coverage.text() == "2 GPUs shown"
+
+
+def test_exclusive_process_in_a_paste_without_a_workload_is_conditional(tmp_path) -> None:
+    # Corpus 1071 (bottlerocket-core-kit#834): an nvidia-smi table with `E. Process` on both A100s, cut before its
+    # process list, and no engine: unknown, the condition named. The same table with an engine's TP is an issue.
+    from corpus import capture_checks, paste_checks
+
+    alone = capture_checks("1071", "DRV-COMPUTE-MODE")["DRV-COMPUTE-MODE"]
+    assert alone.status == "unknown" and "no engine or process" in alone.message
+    body = next(p for p in (Path(__file__).parent / "data" / "captures").glob("1071-*.txt")).read_text()
+    table = body.split("everything below this line is the capture, verbatim -----\n", 1)[1]
+    served = paste_checks(tmp_path, table + "\nvllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2\n",
+                          "DRV-COMPUTE-MODE")["DRV-COMPUTE-MODE"]
+    assert served.status == "issue", served.message

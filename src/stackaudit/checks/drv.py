@@ -1063,6 +1063,8 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
 
     Traps: some clusters set Exclusive_Process on purpose with one engine per GPU: with exactly one
     process per GPU and TP=1 this is reported as a low-severity warning, not an error.
+    Exclusive_Process matters only to a workload on the GPUs: where the source shows neither an engine's parallelism
+    nor the GPUs' processes (a paste cut before its process list), it is unknown, with the condition named.
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -1085,6 +1087,14 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
         return issue(f"compute mode Prohibited on GPU(s) {gpu_indices(prohibited)}: no CUDA context can be created",
                      actual=actual, expected="Default", subjects=[g.subject for g in bad], severity="high", fix=fix)
     tps = tp_sizes(parallelism)
+    if not (parallelism is not None and parallelism.engines) and all(g.processes is None for g in bad):
+        # A conditional finding: it breaks only a workload that opens several contexts per GPU, and a paste that shows
+        # neither an engine nor the GPUs' processes does not say one runs (a live host's empty process list does).
+        return over_gpus(nvidia, [g for g in gpus if g.compute_mode], unknown(
+                       f"compute mode {bad[0].compute_mode} on GPU(s) {gpu_indices(bad)} allows one CUDA context per "
+                       "GPU, which breaks vLLM/SGLang (their P2P probe and helper processes open more), but no engine "
+                       "or process using these GPUs is in this source", actual=actual, subjects=[g.subject for g in bad],
+                       hint="paste the engine's command line and `nvidia-smi` with its processes"))
     one_each = all(g.processes is not None and len(g.processes) <= 1 for g in bad)
     if one_each and tps and max(tps) == 1:
         return issue(f"compute mode {bad[0].compute_mode} on GPU(s) {gpu_indices(bad)} with one engine per GPU and "
