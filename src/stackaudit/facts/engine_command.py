@@ -24,7 +24,7 @@ import shlex
 from dataclasses import dataclass, replace
 
 from stackaudit.facts._parse import ParseError, argv_value, first_command
-from stackaudit.facts.processes import CONFIG_FLAGS, ProcessInfo, classify, parse_flat_yaml
+from stackaudit.facts.processes import CONFIG_FLAGS, VLLM_ONLY_FLAGS, ProcessInfo, classify, parse_flat_yaml
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_COMMAND, USER_ENGINES
 
@@ -328,6 +328,38 @@ def _posix_program(line: str) -> str:
     return _WINDOWS_PROGRAM.sub(lambda m: m.group("path").replace("\\", "/"), line, count=1)
 
 
+# A container's argument list on one line, as a YAML flow sequence (JSON's form too): a compose service's
+# `command: ["--model", "m", "--tensor-parallel-size", "4"]` (corpus 1050) or a pod container's `args: [...]`.
+CONTAINER_ARGS = re.compile(r"^\s*(?:-\s+)?(?:command|args)\s*:\s*(?P<items>\[.*\])\s*$")
+# What vLLM's image (vllm/vllm-openai) runs a list of options with: its entrypoint, the OpenAI API server
+# (https://github.com/vllm-project/vllm/blob/v0.10.2/docker/Dockerfile: `ENTRYPOINT ["python3", "-m",
+# "vllm.entrypoints.openai.api_server"]`; later images run `vllm serve`, the same server). A list that starts with an
+# option is the image's arguments; a flag only vLLM takes (processes.VLLM_ONLY_FLAGS) says the image is vLLM's.
+VLLM_IMAGE_ENTRYPOINT = ("python3", "-m", "vllm.entrypoints.openai.api_server")
+
+
+def container_args(line: str) -> str | None:
+    """The shell line a container's one-line argument list runs (CONTAINER_ARGS): its items, after vLLM's image
+    entrypoint where they start with an option and hold a flag only vLLM takes; None where the line is no such list."""
+    m = CONTAINER_ARGS.match(line)
+    if m is None:
+        return None
+    import yaml
+
+    try:
+        items = yaml.safe_load(m.group("items"))
+    except yaml.YAMLError:
+        return None
+    if not isinstance(items, list) or not items or not all(isinstance(x, (str, int, float)) for x in items):
+        return None
+    words = [str(x) for x in items]
+    if words[0].startswith("-"):
+        if not any(w.split("=", 1)[0] in VLLM_ONLY_FLAGS for w in words):
+            return None
+        words = [*VLLM_IMAGE_ENTRYPOINT, *words]
+    return shlex.join(words)
+
+
 def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str] | None = None) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
     `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN).
@@ -335,6 +367,10 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
     A Python engine constructor's call on the line is read by python_engine_call."""
     if PYTHON_CALL.search(line):
         return python_engine_call(line)
+    listed = container_args(line) if "[" in line else None
+    if listed is not None:
+        command = parse_command_line(listed, ggml_shown, variables)
+        return replace(command, line=line.strip()) if command is not None else None
     legacy = LEGACY_COMMAND.search(line) is not None
     if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)):
         return None

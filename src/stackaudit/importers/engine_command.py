@@ -11,6 +11,8 @@ A command in Markdown inline code (a prose sentence's backticks, or a line that 
 A command after a label in the user's words on its line (`My service startup command is: ...`, PROSE_LABEL) is what
 follows the label.
 A command's `$VAR` is read from a `VAR=value` line above it in the paste, recorded before the command.
+A container's argument list on one line (`command: ["--served-model-name", ...]`, `args: [...]`), where it
+runs an engine (facts/engine_command.container_args), is the command too.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
 fact reads it (facts/engine_command.py). A line inside a docker run, compose or pod spec is theirs.
 vLLM's offline engine in Python (`LLM(model=..., tensor_parallel_size=8, enforce_eager=True)`), where the paste
@@ -30,6 +32,7 @@ from collections.abc import Iterator
 from stackaudit.facts._parse import continued, without_continuation
 from stackaudit.facts.engine_command import (
     COMMAND_HINT,
+    CONTAINER_ARGS,
     ENGINE_WORDS,
     GGML_SHOWN,
     HEREDOC,
@@ -158,7 +161,7 @@ def python_engine_shown(lines: list[str]) -> bool:
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
-                   "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint"),
+                   "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "command:", "args:"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -176,6 +179,13 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, call.line + "\n"))
                 scan.skip(end)
                 taken = end
+            continue
+        if "[" in line and CONTAINER_ARGS.match(line):
+            # A container's argument list on one line (`command: ["--model", ...]`): the list is the whole command.
+            if (from_list := parse_command_line(line)) is not None:
+                yield Found("engine command", i, i + 1, document_appended(ENGINE_COMMAND.name, from_list.line + "\n"))
+                scan.skip(i + 1)
+                taken = i + 1
             continue
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
