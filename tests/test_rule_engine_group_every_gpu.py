@@ -96,3 +96,32 @@ def test_a_container_given_some_gpus_has_a_placement(tmp_path: Path) -> None:
     for gpus, tp in (("'\"device=0,1,2,3\"'", 8), ("all", 4)):
         result = paste_checks(tmp_path, _DOCKER.format(gpus=gpus, tp=tp), PLACEMENT)[PLACEMENT]
         assert result.status == "unknown", (gpus, tp)
+
+
+ENV = "RT-ENV-VLLM"
+
+
+def test_the_env_block_beside_a_command_list_is_the_container_s_env() -> None:
+    # 1050: `and environment:` over a fence holding VLLM_USE_FLASHINFER_SAMPLER=1 (the sampler on, not off).
+    result = capture_checks("1050", ENV)[ENV]
+    assert result.status == "ok" and "VLLM_USE_FLASHINFER_SAMPLER=1" in result.message
+
+
+_LISTED = """\
+```
+    command: ["--model", "m", "--gpu-memory-utilization", "0.9", "--tensor-parallel-size", "2"]
+```
+{label}
+```
+VLLM_USE_FLASHINFER_SAMPLER={value}
+```
+"""
+
+
+def test_an_env_block_judges_its_values_and_needs_its_label(tmp_path: Path) -> None:
+    # Modelled: the sampler switched off in the env block is the finding.
+    result = paste_checks(tmp_path, _LISTED.format(label="and environment:", value="0"), ENV)[ENV]
+    assert result.status == "issue" and "VLLM_USE_FLASHINFER_SAMPLER=0" in result.message
+    # Counter-example: a block no line labels as the environment is not the container's: nothing is judged.
+    result = paste_checks(tmp_path, _LISTED.format(label="and then:", value="1"), ENV)[ENV]
+    assert result.status == "unknown"

@@ -1262,8 +1262,8 @@ def vllm_env_findings(env: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
 def _spec_vllm_env(containers: DockerContainers | None, commands: EngineCommands | None) -> Outcome | None:
     """RT-ENV-VLLM from a pasted spec or command line, where no process is read: the variables a vLLM container's spec
     shows, and those a vLLM command line sets. A bad value is a finding wherever it is shown. None bad is
-    not-an-issue only where the spec shows every variable it sets (DockerContainer.env_whole; the image's own ENV is
-    never in a spec). None: no bad value, and no container whose env the spec shows whole."""
+    judged only where the spec shows every variable it sets (DockerContainer.env_whole, or a container's argument list
+    with its env list beside it, EngineCommand.env_whole; the image's own ENV is never in a spec). None: no bad value, and no container whose env the spec shows whole."""
     vllm = [c for c in (containers.containers if containers is not None else ())
             if (c.env or c.env_whole) and (c.engine == "vllm" or any(n.startswith("VLLM_") for n, _ in c.env))]
     lines = [c for c in (commands.commands if commands is not None else ()) if c.engine == "vllm" and c.env]
@@ -1274,11 +1274,13 @@ def _spec_vllm_env(containers: DockerContainers | None, commands: EngineCommands
         return issue("; ".join(text for _, text in bad), actual={n: v for _, env in sources for n, v in env
                                                                   if n in dict(bad)},
                      expected="unset (vLLM defaults)", subjects=list(dict.fromkeys(n for n, _ in bad)))
-    whole = [c for c in vllm if c.env_whole]
+    whole = [(c.label, c.env) for c in vllm if c.env_whole]
+    whole += [("the container's argument list", c.env) for c in (commands.commands if commands is not None else ())
+              if c.engine == "vllm" and c.env_whole]
     if not whole:
         return None
-    seen = {n: v for c in whole for n, v in c.env if vllm_env_listed(n)}
-    labels = ", ".join(c.label for c in whole)
+    seen = {n: v for _, env in whole for n, v in env if vllm_env_listed(n)}
+    labels = ", ".join(label for label, _ in whole)
     listed = ", ".join(f"{n}={v}" for n, v in seen.items()) or "none"
     looks = [f"{n}={v}: {why}" for n, (values, why) in VLLM_ENV_LOOKALIKES.items()
              if (v := seen.get(n, "").strip().strip("'\"")) and values.fullmatch(v)]

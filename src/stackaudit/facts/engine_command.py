@@ -135,6 +135,9 @@ class EngineCommand:
     config: tuple[tuple[str, str], ...] = ()
     builds: bool = False  # the engine's builder (BUILDERS), not a command that runs it
     cut: bool = False  # its last line ends in `\\`: the shell line goes on past what the paste shows
+    # Its environment is a container's env list pasted beside its argument list (CONTAINER_ENV): every variable the
+    # spec sets, as a compose service's or a pod's env is (the image's own ENV aside).
+    env_whole: bool = False
 
     @property
     def quoted(self) -> str:
@@ -336,6 +339,24 @@ CONTAINER_ARGS = re.compile(r"^\s*(?:-\s+)?(?:command|args)\s*:\s*(?P<items>\[.*
 # "vllm.entrypoints.openai.api_server"]`; later images run `vllm serve`, the same server). A list that starts with an
 # option is the image's arguments; a flag only vLLM takes (processes.VLLM_ONLY_FLAGS) says the image is vLLM's.
 VLLM_IMAGE_ENTRYPOINT = ("python3", "-m", "vllm.entrypoints.openai.api_server")
+# A container's environment as a one-line list of `NAME=value` items (compose `environment: [...]`), recorded by the
+# importer above the argument list it was pasted beside: that command's whole environment (EngineCommand.env_whole).
+CONTAINER_ENV = re.compile(r"^\s*(?:environment|env)\s*:\s*(?P<items>\[.*\])\s*$")
+
+
+def container_env(line: str) -> tuple[tuple[str, str], ...] | None:
+    """The (name, value) pairs of a CONTAINER_ENV line; None where the line is no such list."""
+    m = CONTAINER_ENV.match(line)
+    if m is None:
+        return None
+    try:
+        items = json.loads(m.group("items"))
+    except ValueError:
+        return None
+    pairs = [_ASSIGN.match(x) for x in items if isinstance(x, str)] if isinstance(items, list) else []
+    if not pairs or len(pairs) != len(items) or not all(pairs):
+        return None
+    return tuple((p.group(1), p.group(2)) for p in pairs if p is not None)
 
 
 def container_args(line: str) -> str | None:
@@ -420,8 +441,13 @@ def parse_engine_commands(text: str) -> EngineCommands:
     ggml_shown = next((x for x in lines if GGML_SHOWN.search(x)), "")  # recorded after a generic program's command
     variables: dict[str, str] = {}  # the shell variables set so far (the importer records them above the command)
     exported: dict[str, str] = {}  # those exported: the environment of the commands after them
+    listed_env: tuple[tuple[str, str], ...] | None = None  # a container's env list, for the argument list after it
     i = 0
     while i < len(lines):
+        if (pairs := container_env(lines[i])) is not None:
+            listed_env = pairs
+            i += 1
+            continue
         assigned = shell_assignment(lines[i])
         if assigned is not None:
             variables[assigned[0]] = expand_variables(assigned[1], variables)
@@ -436,6 +462,9 @@ def parse_engine_commands(text: str) -> EngineCommands:
             i = end + 1
             continue
         command = parse_command_line(lines[i], ggml_shown, variables) if lines[i].strip() else None
+        if command is not None and listed_env is not None and CONTAINER_ARGS.match(lines[i]):
+            command = replace(command, env=listed_env + command.env, env_whole=True)
+            listed_env = None
         if command is not None:
             # An exported variable is in the environment of every command after it; one set on the line wins.
             on_line = dict(command.env)
