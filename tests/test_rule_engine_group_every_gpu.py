@@ -125,3 +125,13 @@ def test_an_env_block_judges_its_values_and_needs_its_label(tmp_path: Path) -> N
     # Counter-example: a block no line labels as the environment is not the container's: nothing is judged.
     result = paste_checks(tmp_path, _LISTED.format(label="and then:", value="1"), ENV)[ENV]
     assert result.status == "unknown"
+
+
+def test_a_shell_string_in_a_command_list_is_its_command() -> None:
+    # Modelled on vllm-project/vllm#10826's pod (`command: ["/bin/sh", "-c"]` over one args string), on one line.
+    command = parse_command_line('command: ["/bin/sh", "-c", "vllm serve Qwen/QwQ-32B-Preview --max_model_len 13680"]')
+    assert command is not None and command.engine == "vllm" and command.argv[:2] == ("vllm", "serve")
+    command = parse_command_line('args: ["vllm serve Qwen/QwQ-32B-Preview --gpu-memory-utilization 0.9"]')
+    assert command is not None and command.engine == "vllm"
+    # Counter-example: a shell string that runs no engine.
+    assert parse_command_line('command: ["/bin/sh", "-c", "sleep infinity"]') is None

@@ -360,8 +360,9 @@ def container_env(line: str) -> tuple[tuple[str, str], ...] | None:
 
 
 def container_args(line: str) -> str | None:
-    """The shell line a container's one-line argument list runs (CONTAINER_ARGS): its items, after vLLM's image
-    entrypoint where they start with an option and hold a flag only vLLM takes; None where the line is no such list."""
+    """The shell line a container's one-line argument list runs (CONTAINER_ARGS): its items (a shell's `-c` string,
+    or one item holding the whole line, split as the shell would), after vLLM's image entrypoint where they start with
+    an option and hold a flag only vLLM takes; None where the line is no such list."""
     m = CONTAINER_ARGS.match(line)
     if m is None:
         return None
@@ -374,6 +375,15 @@ def container_args(line: str) -> str | None:
     if not isinstance(items, list) or not items or not all(isinstance(x, (str, int, float)) for x in items):
         return None
     words = [str(x) for x in items]
+    if len(words) >= 3 and posixpath.basename(words[0]) in ("sh", "bash") and words[1] == "-c":
+        words = words[2:]  # `["/bin/sh", "-c", "vllm serve m ..."]`: the shell runs its string (vllm#10826's form)
+    if len(words) == 1 and any(c.isspace() for c in words[0]):
+        try:
+            words = shlex.split(words[0])  # one item holding the whole command line
+        except ValueError:
+            return None
+    if not words:
+        return None
     if words[0].startswith("-"):
         if not any(w.split("=", 1)[0] in VLLM_ONLY_FLAGS for w in words):
             return None
