@@ -1465,7 +1465,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     pair SYS: with every GPU shown on one NUMA node nothing ranks one group above another (not-an-issue);
     over several nodes only NUMA does, by an amount the matrix does not show (unknown). On NVLink/NVSwitch
     systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
-    has shows NVSwitches, so the pairs it leaves out are NVLink too. Where every GPU's NUMA affinity
+    has shows NVSwitches, so the pairs it leaves out are NVLink too; so does a cut row's, on a board of NVSwitch
+    parts (corpus 1031), judged over the rows that show it. An engine group of every GPU on a cut matrix is judged
+    over the rows shown: the pairs left out change no choice (corpus 1023). Where every GPU's NUMA affinity
     spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
     A pair a cut matrix leaves out is read from the row of a GPU behind the same PCIe switch (PIX or PXB share
     every path out of the switch); a group with a pair no row settles is unknown.
@@ -1474,7 +1476,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     A test run's device numbers name host GPUs only through a CUDA_VISIBLE_DEVICES on its command line, or when
     its highest device is the host's last GPU; otherwise the run's group is not read.
     With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
-    TP x PP of that count, or a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
+    TP x PP of that count, a serving container given every GPU (`--gpus all`) whose arguments run TP x PP of them, or
+    a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
     has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
     two GPUs of one model (a whole count of 2): its group is both GPUs or it has none (corpus 997). Two models keep
     the CUDA_DEVICE_ORDER question open.
