@@ -29,6 +29,7 @@ from stackaudit.facts._parse import CUSTOM_AR_WORLD_SIZES, tp_spans_nodes
 from stackaudit.facts.applicability import dated_before
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
@@ -807,7 +808,8 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
 def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingProcesses | None = None,
                      serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
                      gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
-                     gpu_p2p: P2pMatrix | None = None, log_date: LogDate | None = None) -> Outcome:
+                     gpu_p2p: P2pMatrix | None = None, log_date: LogDate | None = None,
+                     nvlink_status: NvlinkStatus | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
     `--enable-p2p-check`) from /proc, else from a pasted command line or a container's engine
     arguments, a pasted engine log ("Custom allreduce is disabled because
@@ -836,7 +838,11 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     `--disable-custom-all-reduce` where the source shows neither the GPU models nor their links is unknown: whether
     it turned off something that could run is not shown.
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce (vLLM at TP 2 or more on
-    GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off). A TP group that
+    GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off). GeForce cards whose
+    `nvidia-smi nvlink -s` shows every link up are a bridged pair that P2P may cross: unknown until the engine's log
+    says (corpus 1028). vLLM's "lacks GPU P2P capability" after its "Skipping P2P check and trusting the driver's P2P
+    report" is the driver's own refusal of P2P: off by design, not an issue (corpus 1032), as where the driver's P2P
+    table refuses every pair. A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable. Nor does a
     TP group larger than the largest world size it takes (facts/_parse.CUSTOM_AR_WORLD_SIZES: 8), such as vLLM
     `--tensor-parallel-size 16` over two nodes (corpus 987): not applicable. An engine shown on one GPU
@@ -884,6 +890,14 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                 return not_an_issue(f"custom all-reduce is off because {', '.join(sorted(set(models.values())))} "
                                     "has no P2P with the stock driver (NVIDIA policy); NCCL carries the all-reduce",
                                     actual=line, evidence=[line])
+            skipped = serving_log.p2p_check_skipped if serving_log is not None else ""
+            if skipped:
+                # vLLM ran no P2P test of its own: the driver reported no P2P, as on cards without it (GeForce), and
+                # vLLM leaves custom all-reduce off by design (as where `nvidia-smi topo -p2p` shows it refused).
+                return not_an_issue("custom all-reduce is off because the driver reports no P2P between the GPUs "
+                                    "(vLLM skipped its own P2P test and trusted the driver's report): off by design "
+                                    "on cards the driver gives no P2P, such as GeForce; NCCL carries the all-reduce",
+                                    actual=line, evidence=[skipped, line])
             return issue("custom all-reduce is off at TP=2 on PCIe: the real P2P test failed or the platform lacks "
                          "P2P (ACS redirect / translating IOMMU, or a stale ~/.cache/vllm P2P cache file; see "
                          "IC-P2P-FUNCTIONAL, FW-ACS-P2P)", actual=line, expected="custom all-reduce on a P2P pair",
@@ -960,6 +974,14 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                             "so it stays off by design and NCCL carries the all-reduce (vLLM decides this itself; "
                             "SGLang needs --disable-custom-all-reduce or --enable-p2p-check)",
                             actual={"p2p": states, "tp": tp})
+    bridged = nvlink_status is not None and len(nvlink_status.gpus) >= 2 and all(g.active for g in nvlink_status.gpus)
+    if geforce and engine == "vllm" and tp is not None and tp >= 2 and not nvlinked and bridged:
+        # NVLink bridges up between the cards (corpus 1028): P2P may run over them, and only vLLM's verdict shows it.
+        up = nvlink_status.active_links(tuple(f"GPU{g.index}" for g in nvlink_status.gpus)) if nvlink_status else []
+        return unknown(f"vLLM TP={tp} on GeForce cards whose NVLink bridge is up ({'; '.join(up)}): vLLM turns custom "
+                       "all-reduce on where its P2P test passes over the bridge, and the source does not show its "
+                       "verdict", actual={"tp": tp, "nvlink": up},
+                       hint="the engine log's 'Custom allreduce' lines, or `nvidia-smi topo -p2p r`")
     if geforce and engine == "vllm" and tp is not None and tp >= 2 and not nvlinked:
         # vLLM tests P2P itself (gpu_p2p_access_check) and leaves custom all-reduce off where the driver refuses it.
         names = ", ".join(sorted({gpus.in_words(m) if gpus is not None else m for m in models.values()}))
@@ -1422,7 +1444,8 @@ def _p2p_off_finding(where: str, one_rank: str, nvlink: bool, geforce: bool, p2p
 def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
                        gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
                        serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
-                       engine_commands: EngineCommands | None = None) -> Outcome:
+                       engine_commands: EngineCommands | None = None,
+                       docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
@@ -1442,7 +1465,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     pair SYS: with every GPU shown on one NUMA node nothing ranks one group above another (not-an-issue);
     over several nodes only NUMA does, by an amount the matrix does not show (unknown). On NVLink/NVSwitch
     systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
-    has shows NVSwitches, so the pairs it leaves out are NVLink too. Where every GPU's NUMA affinity
+    has shows NVSwitches, so the pairs it leaves out are NVLink too; so does a cut row's, on a board of NVSwitch
+    parts (corpus 1031), judged over the rows that show it. An engine group of every GPU on a cut matrix is judged
+    over the rows shown: the pairs left out change no choice (corpus 1023). Where every GPU's NUMA affinity
     spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
     A pair a cut matrix leaves out is read from the row of a GPU behind the same PCIe switch (PIX or PXB share
     every path out of the switch); a group with a pair no row settles is unknown.
@@ -1451,7 +1476,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     A test run's device numbers name host GPUs only through a CUDA_VISIBLE_DEVICES on its command line, or when
     its highest device is the host's last GPU; otherwise the run's group is not read.
     With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
-    TP x PP of that count, or a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
+    TP x PP of that count, a serving container given every GPU (`--gpus all`) whose arguments run TP x PP of them, or
+    a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
     has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
     two GPUs of one model (a whole count of 2): its group is both GPUs or it has none (corpus 997). Two models keep
     the CUDA_DEVICE_ORDER question open.
@@ -1465,7 +1491,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
-        if every := group_of_every_gpu(serving_engine, engine_commands, count):
+        if every := group_of_every_gpu(serving_engine, engine_commands, count, docker_containers):
             judged = not_an_issue(f"the group spans every GPU of the host: {every}, so whatever sockets they sit on, "
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
@@ -1487,13 +1513,17 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                              names, None, ask="nvidia-smi topo -m")
     unshown = topo.unshown_pairs()
     whole = topo.whole_rows()
-    if nvlinked is None and unshown and whole and topo.nvlink_fabric():
-        # The whole rows bond more NVLinks than a GPU has: NVSwitches, so the pairs they do not show meet over NVLink.
-        return over_subjects(ok(f"every GPU pair shown is NVLink-connected, and {whole[0]}'s row bonds more NVLinks "
-                                "than any GPU has (NVSwitches): the pairs not shown meet over NVLink too, so placement "
-                                f"does not matter ({topo.cut_note()})",
-                                actual={"links": sorted({c for _, _, c in topo.gpu_pairs()}), "rows": list(whole)}),
-                             whole, len(names), ask="nvidia-smi topo -m")
+    fabric = topo.fabric_rows()
+    # A cut row on the fabric shows its GPU's switches; the GPUs it reaches no cell of are on them where every GPU is
+    # of an NVSwitch baseboard part (_switch_expected).
+    shown_rows = list(whole) if topo.nvlink_fabric() else list(fabric) if _switch_expected(_models(gpus)) else []
+    if nvlinked is None and unshown and shown_rows:
+        # The rows bond more NVLinks than a GPU has: NVSwitches, so the pairs they do not show meet over NVLink.
+        return over_subjects(ok(f"every GPU pair shown is NVLink-connected, and {shown_rows[0]}'s row bonds more "
+                                "NVLinks than any GPU has (NVSwitches): the pairs not shown meet over NVLink too, so "
+                                f"placement does not matter ({topo.cut_note()})",
+                                actual={"links": sorted({c for _, _, c in topo.gpu_pairs()}), "rows": shown_rows}),
+                             shown_rows, len(names), ask="nvidia-smi topo -m")
     if nvlinked is None and unshown:
         return unknown(f"every GPU pair shown is NVLink-connected (placement would not matter), but {len(unshown)} "
                        "pair(s) are not shown: " + ", ".join(f"{a}-{b}" for a, b in unshown[:6])
@@ -1528,7 +1558,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                      "models: CUDA numbers them fastest-first, not like nvidia-smi")
     worst = topo.group_cost(group)[0]
     cells = {f"{a}-{b}": topo.path(a, b) for a, b in itertools.combinations(group, 2)}
-    if worst > link_rank("SYS"):
+    if worst > link_rank("SYS") and size < len(names):
         unseen = [k for k, c in cells.items() if c is None]
         return unknown(f"{what} {', '.join(group)}: the matrix does not show the path of "
                        f"{', '.join(unseen[:6])}, and no row shown settles it ({topo.cut_note()})", actual=cells,
@@ -1538,12 +1568,16 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
             "same PCIe switch, whose paths out of the switch are theirs") if inferred else ""
     if size >= len(names):
         # Issue 10: crossing sockets when the group needs every GPU is unavoidable: not-an-issue over SYS (blind 363,
-        # 402, 291), ok where the worst path stays inside a socket.
-        return (not_an_issue if worst >= link_rank("SYS") else ok)(
+        # 402, 291), ok where the worst path stays inside a socket. Pairs a cut matrix leaves out change nothing: the
+        # group holds every GPU whatever their paths (corpus 1023), judged over the rows shown.
+        crossed = any(c is not None and link_rank(c) >= link_rank("SYS") for c in cells.values())
+        judged = (not_an_issue if crossed or worst > link_rank("SYS") else ok)(
             f"{what} uses all {len(names)} GPUs: crossing "
-            f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
+            f"{'sockets' if crossed else 'host bridges'} is unavoidable (info)"
             + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
             + ("; " + "; ".join(notes) if notes else ""), actual=cells)
+        rows = [g for g in names if g in topo.rows]
+        return over_subjects(judged, rows, len(names), ask="nvidia-smi topo -m") if topo.unshown_pairs() else judged
     best = min(itertools.combinations(names, size), key=lambda g: topo.group_cost(g)[0])
     best_worst = topo.group_cost(best)[0]
     if worst == link_rank("SYS") and best_worst < link_rank("SYS"):

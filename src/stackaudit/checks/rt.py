@@ -1233,6 +1233,18 @@ VLLM_BAD_ENV = {
                                   "instead of queueing work ahead of the GPU (a debugging setting)"),
 }
 SLOW_ATTENTION_BACKENDS = ("TORCH_SDPA", "XFORMERS")
+# Values that look like a slow or debugging setting and are not one the table judges (not-an-issue where a spec shows
+# them): name -> (the values, why). VLLM_SKIP_P2P_CHECK=1 is vLLM's default (vllm/envs.py); DEBUG logging has no
+# measured cost; a forced attention backend other than FlashAttention or FlashInfer is what some models or GPUs need
+# (gpt-oss on A100 needs TRITON_ATTN, corpus 891); VLLM_USE_V1 picks the engine generation, V1 the default from 0.8.
+# FlashAttention and FlashInfer backends, the FlashInfer MoE and sampler switches on, look like nothing (corpus 1051).
+VLLM_ENV_LOOKALIKES = {
+    "VLLM_SKIP_P2P_CHECK": (re.compile(r"1"), "vLLM's own default in current releases"),
+    "VLLM_LOGGING_LEVEL": (re.compile(r"DEBUG", re.I), "debug logging, no measured cost"),
+    "VLLM_ATTENTION_BACKEND": (re.compile(r"(?!FLASH_ATTN|FLASHINFER).+"),
+                               "a forced attention backend, which some models and GPUs need"),
+    "VLLM_USE_V1": (re.compile(r".*"), "the engine generation, V1 the default from vLLM 0.8"),
+}
 
 
 def vllm_env_listed(name: str) -> bool:
@@ -1250,8 +1262,8 @@ def vllm_env_findings(env: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
 def _spec_vllm_env(containers: DockerContainers | None, commands: EngineCommands | None) -> Outcome | None:
     """RT-ENV-VLLM from a pasted spec or command line, where no process is read: the variables a vLLM container's spec
     shows, and those a vLLM command line sets. A bad value is a finding wherever it is shown. None bad is
-    not-an-issue only where the spec shows every variable it sets (DockerContainer.env_whole; the image's own ENV is
-    never in a spec). None: no bad value, and no container whose env the spec shows whole."""
+    judged only where the spec shows every variable it sets (DockerContainer.env_whole, or a container's argument list
+    with its env list beside it, EngineCommand.env_whole; the image's own ENV is never in a spec). None: no bad value, and no container whose env the spec shows whole."""
     vllm = [c for c in (containers.containers if containers is not None else ())
             if (c.env or c.env_whole) and (c.engine == "vllm" or any(n.startswith("VLLM_") for n, _ in c.env))]
     lines = [c for c in (commands.commands if commands is not None else ()) if c.engine == "vllm" and c.env]
@@ -1262,14 +1274,21 @@ def _spec_vllm_env(containers: DockerContainers | None, commands: EngineCommands
         return issue("; ".join(text for _, text in bad), actual={n: v for _, env in sources for n, v in env
                                                                   if n in dict(bad)},
                      expected="unset (vLLM defaults)", subjects=list(dict.fromkeys(n for n, _ in bad)))
-    whole = [c for c in vllm if c.env_whole]
+    whole = [(c.label, c.env) for c in vllm if c.env_whole]
+    whole += [("the container's argument list", c.env) for c in (commands.commands if commands is not None else ())
+              if c.engine == "vllm" and c.env_whole]
     if not whole:
         return None
-    seen = {n: v for c in whole for n, v in c.env if vllm_env_listed(n)}
-    labels = ", ".join(c.label for c in whole)
+    seen = {n: v for _, env in whole for n, v in env if vllm_env_listed(n)}
+    labels = ", ".join(label for label, _ in whole)
     listed = ", ".join(f"{n}={v}" for n, v in seen.items()) or "none"
-    return not_an_issue(f"the pasted spec's env of {labels} sets no vLLM variable known to lower performance "
-                        f"(variables: {listed}); the image's own ENV is not in a spec", actual=seen)
+    looks = [f"{n}={v}: {why}" for n, (values, why) in VLLM_ENV_LOOKALIKES.items()
+             if (v := seen.get(n, "").strip().strip("'\"")) and values.fullmatch(v)]
+    text = (f"the pasted spec's env of {labels} sets no vLLM variable known to lower performance (variables: "
+            f"{listed}); the image's own ENV is not in a spec")
+    if looks:
+        return not_an_issue(f"{text}; what looks like one is not ({'; '.join(looks)})", actual=seen)
+    return ok(text, actual=seen)
 
 
 @check(
@@ -1307,7 +1326,9 @@ def env_vllm(serving_processes: ServingProcesses | None = None, python_env: Pyth
     spec's env list, or a whole compose service whose env file, if it names one, is pasted beside
     it, or a whole `docker run` without `--env-file`. A bad value shown anywhere (a cut env list, a
     command line) is a finding. A command line shows only the variables set on it: none bad says
-    nothing.
+    nothing. A whole spec's env with no bad value is ok, and not-an-issue where a variable looks like a slow or
+    debugging setting and is not (VLLM_ENV_LOOKALIKES: DEBUG logging, a forced non-Flash attention backend,
+    VLLM_USE_V1, VLLM_SKIP_P2P_CHECK=1).
     """
     if serving_processes is None or (not serving_processes.found and not serving_processes.listed):
         spec = _spec_vllm_env(docker_containers, engine_commands)

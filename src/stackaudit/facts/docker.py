@@ -231,6 +231,16 @@ class DockerContainer:
         return None
 
     @property
+    def every_gpu(self) -> bool:
+        """Its GPU request hands it every GPU of the host (`--gpus all`, compose `count: all`), and neither
+        NVIDIA_VISIBLE_DEVICES nor CUDA_VISIBLE_DEVICES in its environment narrows them."""
+        request = next((r for r in self.device_requests if r.is_gpu), None)
+        if request is None or not (any(d == "all" or d.endswith("=all") for d in request.device_ids)
+                                   or (request.count < 0 and not request.device_ids)):
+            return False
+        return self.env_value("CUDA_VISIBLE_DEVICES") is None and self.env_value("NVIDIA_VISIBLE_DEVICES") in (None, "all")
+
+    @property
     def cuda_visible_count(self) -> int | None:
         """How many GPUs CUDA_VISIBLE_DEVICES in its environment lists (CUDA enumerates no other device inside
         the container); None where it is not set, or set to a value that is not a list of GPUs."""

@@ -24,7 +24,7 @@ import shlex
 from dataclasses import dataclass, replace
 
 from stackaudit.facts._parse import ParseError, argv_value, first_command
-from stackaudit.facts.processes import CONFIG_FLAGS, ProcessInfo, classify, parse_flat_yaml
+from stackaudit.facts.processes import CONFIG_FLAGS, VLLM_ONLY_FLAGS, ProcessInfo, classify, parse_flat_yaml
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_COMMAND, USER_ENGINES
 
@@ -135,6 +135,9 @@ class EngineCommand:
     config: tuple[tuple[str, str], ...] = ()
     builds: bool = False  # the engine's builder (BUILDERS), not a command that runs it
     cut: bool = False  # its last line ends in `\\`: the shell line goes on past what the paste shows
+    # Its environment is a container's env list pasted beside its argument list (CONTAINER_ENV): every variable the
+    # spec sets, as a compose service's or a pod's env is (the image's own ENV aside).
+    env_whole: bool = False
 
     @property
     def quoted(self) -> str:
@@ -328,6 +331,66 @@ def _posix_program(line: str) -> str:
     return _WINDOWS_PROGRAM.sub(lambda m: m.group("path").replace("\\", "/"), line, count=1)
 
 
+# A container's argument list on one line, as a YAML flow sequence (JSON's form too): a compose service's
+# `command: ["--model", "m", "--tensor-parallel-size", "4"]` (corpus 1050) or a pod container's `args: [...]`.
+CONTAINER_ARGS = re.compile(r"^\s*(?:-\s+)?(?:command|args)\s*:\s*(?P<items>\[.*\])\s*$")
+# What vLLM's image (vllm/vllm-openai) runs a list of options with: its entrypoint, the OpenAI API server
+# (https://github.com/vllm-project/vllm/blob/v0.10.2/docker/Dockerfile: `ENTRYPOINT ["python3", "-m",
+# "vllm.entrypoints.openai.api_server"]`; later images run `vllm serve`, the same server). A list that starts with an
+# option is the image's arguments; a flag only vLLM takes (processes.VLLM_ONLY_FLAGS) says the image is vLLM's.
+VLLM_IMAGE_ENTRYPOINT = ("python3", "-m", "vllm.entrypoints.openai.api_server")
+# A container's environment as a one-line list of `NAME=value` items (compose `environment: [...]`), recorded by the
+# importer above the argument list it was pasted beside: that command's whole environment (EngineCommand.env_whole).
+CONTAINER_ENV = re.compile(r"^\s*(?:environment|env)\s*:\s*(?P<items>\[.*\])\s*$")
+
+
+def container_env(line: str) -> tuple[tuple[str, str], ...] | None:
+    """The (name, value) pairs of a CONTAINER_ENV line; None where the line is no such list."""
+    m = CONTAINER_ENV.match(line)
+    if m is None:
+        return None
+    try:
+        items = json.loads(m.group("items"))
+    except ValueError:
+        return None
+    pairs = [_ASSIGN.match(x) for x in items if isinstance(x, str)] if isinstance(items, list) else []
+    if not pairs or len(pairs) != len(items) or not all(pairs):
+        return None
+    return tuple((p.group(1), p.group(2)) for p in pairs if p is not None)
+
+
+def container_args(line: str) -> str | None:
+    """The shell line a container's one-line argument list runs (CONTAINER_ARGS): its items (a shell's `-c` string,
+    or one item holding the whole line, split as the shell would), after vLLM's image entrypoint where they start with
+    an option and hold a flag only vLLM takes; None where the line is no such list."""
+    m = CONTAINER_ARGS.match(line)
+    if m is None:
+        return None
+    import yaml
+
+    try:
+        items = yaml.safe_load(m.group("items"))
+    except yaml.YAMLError:
+        return None
+    if not isinstance(items, list) or not items or not all(isinstance(x, (str, int, float)) for x in items):
+        return None
+    words = [str(x) for x in items]
+    if len(words) >= 3 and posixpath.basename(words[0]) in ("sh", "bash") and words[1] == "-c":
+        words = words[2:]  # `["/bin/sh", "-c", "vllm serve m ..."]`: the shell runs its string (vllm#10826's form)
+    if len(words) == 1 and any(c.isspace() for c in words[0]):
+        try:
+            words = shlex.split(words[0])  # one item holding the whole command line
+        except ValueError:
+            return None
+    if not words:
+        return None
+    if words[0].startswith("-"):
+        if not any(w.split("=", 1)[0] in VLLM_ONLY_FLAGS for w in words):
+            return None
+        words = [*VLLM_IMAGE_ENTRYPOINT, *words]
+    return shlex.join(words)
+
+
 def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str] | None = None) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
     `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN).
@@ -335,6 +398,10 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
     A Python engine constructor's call on the line is read by python_engine_call."""
     if PYTHON_CALL.search(line):
         return python_engine_call(line)
+    listed = container_args(line) if "[" in line else None
+    if listed is not None:
+        command = parse_command_line(listed, ggml_shown, variables)
+        return replace(command, line=line.strip()) if command is not None else None
     legacy = LEGACY_COMMAND.search(line) is not None
     if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)):
         return None
@@ -384,8 +451,13 @@ def parse_engine_commands(text: str) -> EngineCommands:
     ggml_shown = next((x for x in lines if GGML_SHOWN.search(x)), "")  # recorded after a generic program's command
     variables: dict[str, str] = {}  # the shell variables set so far (the importer records them above the command)
     exported: dict[str, str] = {}  # those exported: the environment of the commands after them
+    listed_env: tuple[tuple[str, str], ...] | None = None  # a container's env list, for the argument list after it
     i = 0
     while i < len(lines):
+        if (pairs := container_env(lines[i])) is not None:
+            listed_env = pairs
+            i += 1
+            continue
         assigned = shell_assignment(lines[i])
         if assigned is not None:
             variables[assigned[0]] = expand_variables(assigned[1], variables)
@@ -400,6 +472,9 @@ def parse_engine_commands(text: str) -> EngineCommands:
             i = end + 1
             continue
         command = parse_command_line(lines[i], ggml_shown, variables) if lines[i].strip() else None
+        if command is not None and listed_env is not None and CONTAINER_ARGS.match(lines[i]):
+            command = replace(command, env=listed_env + command.env, env_whole=True)
+            listed_env = None
         if command is not None:
             # An exported variable is in the environment of every command after it; one set on the line wins.
             on_line = dict(command.env)

@@ -285,12 +285,14 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
                          None, command, container, logged.pp if logged is not None else None)
 
 
-def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None) -> str:
+def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None,
+                       containers: DockerContainers | None = None) -> str:
     """Why the engine's GPU group is every GPU of the host, in words; "" where the source does not show that.
 
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
     CUDA_VISIBLE_DEVICES with a TP x PP of `count`, or a llama.cpp server that splits its model over every GPU CUDA
     sees (EngineCommand.splits_over_every_gpu). Such a group has no placement to choose.
+    Or a serving container given every GPU (DockerContainer.every_gpu) whose engine arguments run TP x PP of `count`.
     A command over `--nnodes N` puts its ranks on N nodes (_parse.ranks_per_node): `count` ranks on each node is
     every GPU of the host (SGLang `--tp 16 --nnodes 2` on 8 GPUs), and TP x PP of `count` then is not.
     """
@@ -309,6 +311,14 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
         one_node = nnodes is None or nnodes.strip() == "1"  # a placeholder (`$(LWS_GROUP_SIZE)`) is not one node
         if one_node and (tp or 1) * (pp or 1) == count and tp is not None:
             return f"{runs} on the host's {count} GPUs, with no CUDA_VISIBLE_DEVICES"
+    for c in containers.containers if containers is not None and engine.process is None and shown is None else ():
+        # A serving container given every GPU (`--gpus all`, corpus 1052) whose engine arguments run TP x PP of them.
+        if c.engine in SERVING_ENGINES and c.every_gpu and not sizes_unread(c.argv) \
+                and argv_value(c.argv, ("--nnodes",)) in (None, "1"):
+            tp, pp, _ = sizes_from_argv(c.argv)
+            if tp is not None and tp * (pp or 1) == count:
+                return f"the container {c.label} runs TP {tp}" + (f" x PP {pp}" if pp else "") \
+                    + f" on every GPU it is given (all of them), the host's {count}"
     split = next((c for c in (commands.commands if commands is not None else ()) if c.splits_over_every_gpu), None)
     if split is not None:
         mode = argv_value(split.argv, ("--split-mode", "-sm")) or "layer"

@@ -245,6 +245,9 @@ class ServingLog:
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
     p2p_cache_paths: tuple[str, ...] = ()  # cache files vLLM read or wrote
     p2p_cache_generated: bool = False  # "generating GPU P2P access cache": the real probe ran
+    # vLLM's "Skipping P2P check and trusting the driver's P2P report." (custom_all_reduce.py, VLLM_SKIP_P2P_CHECK=1,
+    # the default since vllm-project/vllm#13143): a "lacks GPU P2P capability" after it is the driver's own refusal.
+    p2p_check_skipped: str = ""
     # "P2P is not supported", "peer access is not supported", NCCL's "Could not enable P2P between dev"
     p2p_failures: tuple[str, ...] = ()
     nccl_version: str = ""
@@ -739,6 +742,7 @@ def parse_serving_log(text: str) -> ServingLog:
         raise ParseError("no vLLM, SGLang or NCCL log lines")
     engine = ""
     ar: list[tuple[str, str]] = []
+    skipped = ""
     cache_paths: list[str] = []
     generated = False
     p2p_fail: list[str] = []
@@ -829,6 +833,8 @@ def parse_serving_log(text: str) -> ServingLog:
             else None
         if m:
             vllm_version = m.group(1) or m.group(2)
+        if "skipping p2p check" in low and "trusting the driver" in low and not skipped:
+            skipped = text_l
         if "custom allreduce is disabled" in low:
             reason = next((code for rx, code in _AR_REASONS if rx.search(text_l)), AR_OTHER)
             ar.append((reason, text_l))
@@ -1010,7 +1016,7 @@ def parse_serving_log(text: str) -> ServingLog:
                 decode_eager.append(text_l)
     return ServingLog(
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
-        p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
+        p2p_cache_generated=generated, p2p_check_skipped=skipped, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
         vllm_version=vllm_version,
         channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),

@@ -171,8 +171,14 @@ class TopoMatrix:
         Such a row's NV# cells count each GPU's links to NVSwitches, not links to one peer.
         On that fabric every GPU with an NV# cell reaches every other over NVLink.
         """
+        return any(g in self.whole_rows() for g in self.fabric_rows())
+
+    def fabric_rows(self) -> tuple[str, ...]:
+        """The rows shown, whole or cut, whose NV# cells bond more NVLinks than any GPU has (the GPU table's most):
+        a cut row's cells are a part of its links, so more than a GPU has shows NVSwitches as surely (corpus 1031:
+        NV18 to four peers on H20)."""
         most = max((s.nvlink_links for s in all_gpus()), default=0)
-        return any(sum(self.nvlink_peers(g).values()) > most for g in self.whole_rows())
+        return tuple(g for g in self.gpus if g in self.rows and sum(self.nvlink_peers(g).values()) > most)
 
     def numa_hidden(self) -> bool:
         """Whether every GPU's NUMA affinity spans several nodes and no path is SYS: the sockets are not shown."""

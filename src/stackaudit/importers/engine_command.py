@@ -11,6 +11,8 @@ A command in Markdown inline code (a prose sentence's backticks, or a line that 
 A command after a label in the user's words on its line (`My service startup command is: ...`, PROSE_LABEL) is what
 follows the label.
 A command's `$VAR` is read from a `VAR=value` line above it in the paste, recorded before the command.
+A container's argument list on one line (`command: ["--served-model-name", ...]`, `args: [...]`), where it
+runs an engine (facts/engine_command.container_args), is the command too.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
 fact reads it (facts/engine_command.py). A line inside a docker run, compose or pod spec is theirs.
 vLLM's offline engine in Python (`LLM(model=..., tensor_parallel_size=8, enforce_eager=True)`), where the paste
@@ -22,6 +24,7 @@ after it as a heredoc where the paste shows that file: a fenced block under a li
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import shlex
@@ -30,6 +33,7 @@ from collections.abc import Iterator
 from stackaudit.facts._parse import continued, without_continuation
 from stackaudit.facts.engine_command import (
     COMMAND_HINT,
+    CONTAINER_ARGS,
     ENGINE_WORDS,
     GGML_SHOWN,
     HEREDOC,
@@ -87,6 +91,28 @@ def _yaml_args(lines: list[str], i: int) -> tuple[str, int] | None:
         items.append(value)
         end += 1
     return (shlex.join(items), end) if len(items) >= 3 else None
+
+
+# How far below a container's argument list its environment block may open (a fence's close, a label line between).
+ENV_GAP = 4
+# The line that labels a block as the environment (`and environment:`, `env:`, `Environment variables:`).
+_ENV_LABEL = re.compile(r"\b(?:environment|env)(?:\s+variables?)?\s*:\s*$", re.I)
+
+
+def _container_env_shown(lines: list[str], start: int) -> str:
+    """The environment pasted below a container's argument list, as a CONTAINER_ENV line ("" where none is): a fenced
+    block that opens within ENV_GAP lines under a line that labels it the environment, all of whose lines set a
+    variable (`VLLM_USE_FLASHINFER_SAMPLER=1`, corpus 1050)."""
+    for k in range(start, min(start + ENV_GAP, len(lines) - 1)):
+        if not (FENCE.match(lines[k + 1]) and _ENV_LABEL.search(lines[k])):
+            continue
+        close = next((j for j in range(k + 2, min(k + 2 + MAX_CONTINUATIONS, len(lines))) if FENCE.match(lines[j])), None)
+        body = [x.strip() for x in lines[k + 2:close] if x.strip()] if close is not None else []
+        pairs = [shell_assignment(x) for x in body]
+        if body and all(pairs):
+            return "environment: " + json.dumps([f"{n}={v}" for n, v in (p for p in pairs if p is not None)])
+        return ""
+    return ""
 
 
 def continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]:
@@ -158,7 +184,7 @@ def python_engine_shown(lines: list[str]) -> bool:
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
-                   "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint"),
+                   "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "command:", "args:"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -176,6 +202,15 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, call.line + "\n"))
                 scan.skip(end)
                 taken = end
+            continue
+        if "[" in line and CONTAINER_ARGS.match(line):
+            # A container's argument list on one line (`command: ["--model", ...]`): the list is the whole command.
+            if (from_list := parse_command_line(line)) is not None:
+                env = _container_env_shown(lines, i + 1)
+                yield Found("engine command", i, i + 1,
+                            document_appended(ENGINE_COMMAND.name, (env and env + "\n") + from_list.line + "\n"))
+                scan.skip(i + 1)
+                taken = i + 1
             continue
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
