@@ -200,7 +200,9 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     the GPUs it shows; ("", []) where the report does not show it.
 
     On an NVSwitch board CUDA refuses every GPU with cudaErrorSystemNotReady (802, "system not yet initialized")
-    until Fabric Manager has configured the fabric (FM_GUIDE; symptoms.CUDA_ERRORS). So `Is CUDA available: True`
+    until Fabric Manager has configured the fabric (FM_GUIDE; symptoms.CUDA_ERRORS): torch then warns "Error 802:
+    system not yet initialized" and reports CUDA unavailable (https://github.com/dstackai/dstack/issues/2348, eight
+    A100 or H100 on AWS and OCI with Fabric Manager stopped). So `Is CUDA available: True`
     (collect_env) or `CUDA available: True` (check_env) proves the fabric up where the GPUs are an NVSwitch board's:
     - every GPU the report lists is of one model whose table row is an NVSwitch (SXM) part, not a Grace rack's tray
       (whose Fabric Manager runs on the switch trays), and the report lists more GPUs than a board without NVSwitch
