@@ -195,6 +195,36 @@ def _one_row(name: str) -> GpuSpec | None:
     return None if match.alternatives else match.spec
 
 
+def nvswitch_board(models: Sequence[str], topo: TopoMatrix | None = None) -> str:
+    """Why the GPUs CUDA listed (`models`, by CUDA index) or the topology matrix show an NVSwitch board, in words; ""
+    where they do not.
+
+    - every GPU listed is of one model whose table row is an NVSwitch (SXM) part, not a Grace rack's tray (whose
+      Fabric Manager runs on the switch trays), and the list holds more GPUs than a board without NVSwitch holds
+      (_DIRECT_BOARD_MOST), or the model is of an architecture no such board carries; or
+    - the topology matrix's whole rows bond more NVLinks than any GPU has (TopoMatrix.nvlink_fabric: NV12 to each of
+      seven A100s, NV18 to each of seven H100s), which only NVSwitches give, and no GPU listed is a rack's.
+    A 4-GPU HGX A100/H100/H200 list, a cut or ambiguous name (`NVIDIA H100`) and a vGPU profile say nothing.
+    """
+    specs = [_one_row(m) for m in dict.fromkeys(models)]
+    rack = any(s is not None and s.family == "rack" for s in specs) or any(
+        re.search(r"\bGB[23]00\b", m) for m in models)
+    names = {s.name for s in specs if s is not None and s.nvlink_kind == "switch"}
+    spec = specs[0] if len(names) == 1 and len(specs) == 1 else None
+    if rack:
+        return ""
+    if spec is not None and len(models) > _DIRECT_BOARD_MOST:
+        return (f"{len(models)} {models[0]} ({spec.name}, an NVSwitch baseboard's part; a board without NVSwitch "
+                f"holds at most {_DIRECT_BOARD_MOST})")
+    if spec is not None and spec.architecture in _SWITCH_ONLY_ARCHITECTURES:
+        return f"{len(models)} {models[0]} ({spec.name}: every {spec.architecture} HGX board is an NVSwitch board)"
+    if topo is not None and topo.nvlink_fabric():
+        row = max(topo.whole_rows(), key=lambda g: sum(topo.nvlink_peers(g).values()))
+        return (f"GPUs whose topology row {row} bonds {sum(topo.nvlink_peers(row).values())} NVLinks to its peers, "
+                "more than any GPU has, so through NVSwitches")
+    return ""
+
+
 def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None = None) -> tuple[str, list[str]]:
     """Why a report's torch initialising CUDA shows an NVSwitch fabric that Fabric Manager had set up, in words, with
     the GPUs it shows; ("", []) where the report does not show it.
@@ -202,38 +232,19 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     On an NVSwitch board CUDA refuses every GPU with cudaErrorSystemNotReady (802, "system not yet initialized")
     until Fabric Manager has configured the fabric (FM_GUIDE; symptoms.CUDA_ERRORS): torch then warns "Error 802:
     system not yet initialized" and reports CUDA unavailable (https://github.com/dstackai/dstack/issues/2348, eight
-    A100 or H100 on AWS and OCI with Fabric Manager stopped). So `Is CUDA available: True`
-    (collect_env) or `CUDA available: True` (check_env) proves the fabric up where the GPUs are an NVSwitch board's:
-    - every GPU the report lists is of one model whose table row is an NVSwitch (SXM) part, not a Grace rack's tray
-      (whose Fabric Manager runs on the switch trays), and the report lists more GPUs than a board without NVSwitch
-      holds (_DIRECT_BOARD_MOST), or the model is of an architecture no such board carries; or
-    - the topology matrix's whole rows bond more NVLinks than any GPU has (TopoMatrix.nvlink_fabric: NV12 to each of
-      seven A100s, NV18 to each of seven H100s), which only NVSwitches give, and no GPU listed is a rack's.
+    A100 or H100 on AWS and OCI with Fabric Manager stopped). So `Is CUDA available: True` (collect_env) or `CUDA
+    available: True` (check_env) proves the fabric up where its GPUs are an NVSwitch board's (nvswitch_board).
     Not under WSL 2, whose GPU the Windows host drives.
     """
     if collect_env is None or not collect_env.cuda_initialised or wsl_kernel(collect_env.kernel):
         return "", []
-    said = "'Is CUDA available: True'" if collect_env.values.get("Is CUDA available") == "True" else \
-        "'CUDA available: True'"
-    models = collect_env.gpu_models
-    specs = [_one_row(m) for m in dict.fromkeys(models)]
-    rack = any(s is not None and s.family == "rack" for s in specs) or any(
-        re.search(r"\bGB[23]00\b", m) for m in models)
-    board, shown = "", [f"GPU {i}" for i in range(len(models))]
-    names = {s.name for s in specs if s is not None and s.nvlink_kind == "switch"}
-    spec = specs[0] if len(names) == 1 and len(specs) == 1 else None
-    if spec is not None and not rack and len(models) > _DIRECT_BOARD_MOST:
-        board = (f"{len(models)} {models[0]} ({spec.name}, an NVSwitch baseboard's part; a board without NVSwitch holds "
-                 f"at most {_DIRECT_BOARD_MOST})")
-    elif spec is not None and not rack and spec.architecture in _SWITCH_ONLY_ARCHITECTURES:
-        board = f"{len(models)} {models[0]} ({spec.name}: every {spec.architecture} HGX board is an NVSwitch board)"
-    elif topo is not None and not rack and topo.nvlink_fabric():
-        row = max(topo.whole_rows(), key=lambda g: sum(topo.nvlink_peers(g).values()))
-        board = (f"GPUs whose topology row {row} bonds {sum(topo.nvlink_peers(row).values())} NVLinks to its peers, "
-                 "more than any GPU has, so through NVSwitches")
-        shown = shown or [f"GPU {gpu_index(g)}" for g in topo.gpus]
+    board = nvswitch_board(collect_env.gpu_models, topo)
     if not board:
         return "", []
+    said = "'Is CUDA available: True'" if collect_env.values.get("Is CUDA available") == "True" else \
+        "'CUDA available: True'"
+    shown = [f"GPU {i}" for i in range(collect_env.gpu_count)] or [
+        f"GPU {gpu_index(g)}" for g in (topo.gpus if topo is not None else ())]
     return (f"torch initialised CUDA ({said}) on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, "
             "'system not yet initialized') until Fabric Manager has set up the fabric"), shown
 
