@@ -239,10 +239,15 @@ def test_worse_of_takes_the_worse_line_and_quotes_the_one_it_overrides() -> None
     assert worse_of([blind]) == ("unknown", ()) and worse_of([]) == ("unknown", ())
 
 
-def test_an_unhealthy_summary_outweighs_a_completed_registration_on_the_real_paste() -> None:
-    status, message = _run(DRA_626, "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
-    assert status == "issue"
-    assert "`Fabric Health Summary : Unhealthy` although `Fabric State : Completed`" in message
+def test_an_unhealthy_summary_is_the_fabric_links_not_fabric_manager_on_the_real_paste() -> None:
+    # Registration (State Completed, Status Success) is Fabric Manager's; the Health block's Summary is the fabric's
+    # links after it (NVML's health mask): DRV-NVLINK-HEALTH's issue, DRV-FABRIC-MANAGER's ok (corpus 1046 too).
+    got = _run(DRA_626, "DRV-FABRIC-MANAGER", "DRV-NVLINK-HEALTH")
+    assert got["DRV-FABRIC-MANAGER"][0] == "ok"
+    status, message = got["DRV-NVLINK-HEALTH"]
+    assert status == "issue" and "`Fabric Health Summary : Unhealthy`" in message
+    got = _capture("1046", "DRV-FABRIC-MANAGER", "DRV-NVLINK-HEALTH")
+    assert got["DRV-FABRIC-MANAGER"][0] == "ok" and got["DRV-NVLINK-HEALTH"][0] == "issue"
 
 
 def test_the_worse_fabric_field_decides_on_the_corpus_pastes() -> None:
@@ -262,7 +267,9 @@ def test_a_healthy_or_silent_summary_does_not_make_a_registered_gpu_an_issue() -
     # (drivers before the Health block): neither is a fabric problem.
     for summary in ("Healthy", "N/A"):
         text = DRA_626.replace("Summary                       : Unhealthy", f"Summary                       : {summary}")
-        assert _run(text, "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"][0] != "issue", summary
+        got = _run(text, "DRV-FABRIC-MANAGER", "DRV-NVLINK-HEALTH")
+        assert got["DRV-FABRIC-MANAGER"][0] == "ok", summary
+        assert got["DRV-NVLINK-HEALTH"][0] != "issue", summary
 
 
 # --- conditional findings stay conditional; the essay's overturned claims are key negatives -------------------

@@ -48,6 +48,7 @@ from stackaudit.facts.gpus import (
 )
 from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
+    FABRIC_HEALTH,
     CudaToolkit,
     Daemon,
     GpuInfo,
@@ -67,7 +68,7 @@ from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import FM_GUIDE, IN_SERVING_STACK, LogSymptoms
+from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, nvlink_count
 from stackaudit.fixes.model import (
@@ -83,9 +84,13 @@ from stackaudit.fixes.model import (
 from stackaudit.gputable import (
     FORWARD_COMPAT,
     PRE_TURING,
+    GpuSpec,
+    GpuTableError,
+    UnknownGpuError,
     all_gpus,
     architecture_of,
     family_of,
+    lookup,
     nvlink_links_of,
     on_nvswitch,
     sold_bridged,
@@ -172,6 +177,76 @@ def nvswitch_present(pci: PciDevices | None) -> bool | None:
     if pci is None:
         return None
     return any(d.vendor == NVIDIA_VENDOR and d.pci_class.startswith("0x0680") for d in pci.devices)
+
+
+# Boards that join SXM modules by direct NVLinks, with no NVSwitch, hold at most four GPUs: the 4-GPU HGX A100, H100
+# and H200 boards (https://www.nvidia.com/en-us/data-center/hgx/). Blackwell HGX boards (B200, B300) hold eight GPUs
+# on NVLink switch chips, and no board joins them without one (the same page); a Grace rack's trays are `rack`.
+_DIRECT_BOARD_MOST = 4
+_SWITCH_ONLY_ARCHITECTURES = ("Blackwell",)
+
+
+def _one_row(name: str) -> GpuSpec | None:
+    """The GPU table's row for a name that means one model only (`NVIDIA H100 80GB HBM3`, not `H100`)."""
+    try:
+        match = lookup(name)
+    except (UnknownGpuError, GpuTableError):
+        return None
+    return None if match.alternatives else match.spec
+
+
+def nvswitch_board(models: Sequence[str], topo: TopoMatrix | None = None) -> str:
+    """Why the GPUs CUDA listed (`models`, by CUDA index) or the topology matrix show an NVSwitch board, in words; ""
+    where they do not.
+
+    - every GPU listed is of one model whose table row is an NVSwitch (SXM) part, not a Grace rack's tray (whose
+      Fabric Manager runs on the switch trays), and the list holds more GPUs than a board without NVSwitch holds
+      (_DIRECT_BOARD_MOST), or the model is of an architecture no such board carries; or
+    - the topology matrix's whole rows bond more NVLinks than any GPU has (TopoMatrix.nvlink_fabric: NV12 to each of
+      seven A100s, NV18 to each of seven H100s), which only NVSwitches give, and no GPU listed is a rack's.
+    A 4-GPU HGX A100/H100/H200 list, a cut or ambiguous name (`NVIDIA H100`) and a vGPU profile say nothing.
+    """
+    specs = [_one_row(m) for m in dict.fromkeys(models)]
+    rack = any(s is not None and s.family == "rack" for s in specs) or any(
+        re.search(r"\bGB[23]00\b", m) for m in models)
+    names = {s.name for s in specs if s is not None and s.nvlink_kind == "switch"}
+    spec = specs[0] if len(names) == 1 and len(specs) == 1 else None
+    if rack:
+        return ""
+    if spec is not None and len(models) > _DIRECT_BOARD_MOST:
+        return (f"{len(models)} {models[0]} ({spec.name}, an NVSwitch baseboard's part; a board without NVSwitch "
+                f"holds at most {_DIRECT_BOARD_MOST})")
+    if spec is not None and spec.architecture in _SWITCH_ONLY_ARCHITECTURES:
+        return f"{len(models)} {models[0]} ({spec.name}: every {spec.architecture} HGX board is an NVSwitch board)"
+    if topo is not None and topo.nvlink_fabric():
+        row = max(topo.whole_rows(), key=lambda g: sum(topo.nvlink_peers(g).values()))
+        return (f"GPUs whose topology row {row} bonds {sum(topo.nvlink_peers(row).values())} NVLinks to its peers, "
+                "more than any GPU has, so through NVSwitches")
+    return ""
+
+
+def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None = None) -> tuple[str, list[str]]:
+    """Why a report's torch initialising CUDA shows an NVSwitch fabric that Fabric Manager had set up, in words, with
+    the GPUs it shows; ("", []) where the report does not show it.
+
+    On an NVSwitch board CUDA refuses every GPU with cudaErrorSystemNotReady (802, "system not yet initialized")
+    until Fabric Manager has configured the fabric (FM_GUIDE; symptoms.CUDA_ERRORS): torch then warns "Error 802:
+    system not yet initialized" and reports CUDA unavailable (https://github.com/dstackai/dstack/issues/2348, eight
+    A100 or H100 on AWS and OCI with Fabric Manager stopped). So `Is CUDA available: True` (collect_env) or `CUDA
+    available: True` (check_env) proves the fabric up where its GPUs are an NVSwitch board's (nvswitch_board).
+    Not under WSL 2, whose GPU the Windows host drives.
+    """
+    if collect_env is None or not collect_env.cuda_initialised or wsl_kernel(collect_env.kernel):
+        return "", []
+    board = nvswitch_board(collect_env.gpu_models, topo)
+    if not board:
+        return "", []
+    said = "'Is CUDA available: True'" if collect_env.values.get("Is CUDA available") == "True" else \
+        "'CUDA available: True'"
+    shown = [f"GPU {i}" for i in range(collect_env.gpu_count)] or [
+        f"GPU {gpu_index(g)}" for g in (topo.gpus if topo is not None else ())]
+    return (f"torch initialised CUDA ({said}) on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, "
+            "'system not yet initialized') until Fabric Manager has set up the fabric"), shown
 
 
 # --- DRV-CUDA-COMPAT ---------------------------------------------------------------------------
@@ -329,6 +404,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                                 f"capability ({GGML_TITLE}): the CUDA runtime it ships runs on this driver",
                                 actual=[g.model for g in ggml]),
                              [f"GPU {g.index}" for g in ggml], None)
+    ran = _cuda_ran(collect_env, python_env) if driver is None else ""
+    if ran:
+        return ok(ran, actual={"driver": None, "cuda_initialised": True})
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
@@ -439,6 +517,32 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   "newer driver runs an older runtime (the nvidia-smi header's CUDA is the driver's highest, not "
                   "torch's)", actual=actual)
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
+
+
+def _cuda_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None) -> str:
+    """Why the driver, whose version the report could not read, runs torch's CUDA runtime, in words; "" where the
+    source does not show it.
+
+    The report ran its driver line and could not read the driver ('Nvidia driver version: Could not collect': its
+    nvidia-smi failed), while torch built for a CUDA (`2.4.0+cu121`, 'CUDA used to build PyTorch: 12.1') initialised
+    CUDA ('Is CUDA available: True'). The runtime creates its context only on a driver that supports it; else
+    torch.cuda.is_available() is False, with its warning that the driver is too old (CollectEnv.driver_too_old_cuda).
+    Under WSL 2 the same holds: the Windows driver ran it.
+    A report cut before its driver line, or one that prints none (lmdeploy's check_env), stays unknown: the corpus
+    reads the driver from the line itself (corpus 222, 728, 825, 866, 958; 159, 339, 396, 980)."""
+    if collect_env is None or not collect_env.cuda_initialised:
+        return ""
+    line = next((collect_env.values[k] for k in ("Nvidia driver version", "CUDA Driver Version")
+                 if k in collect_env.values), None)
+    cuda = collect_env.torch_cuda or next(
+        (env.torch_cuda for env in (python_env.environments if python_env is not None else ()) if env.torch_cuda), "")
+    if line != "Could not collect" or not cuda:
+        return ""
+    said = "'Is CUDA available: True'" if collect_env.values.get("Is CUDA available") == "True" else \
+        "'CUDA available: True'"
+    return (f"the report could not read the driver ('Nvidia driver version: Could not collect'), but torch built for "
+            f"CUDA {cuda} initialised CUDA ({said}): the driver that ran it supports that runtime (a driver too old "
+            "for it leaves CUDA unavailable)")
 
 
 def _release_runtimes(python_env: PythonEnv | None) -> list[tuple[str, str, int]]:
@@ -1120,12 +1224,13 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
                              keep_cmd(cmd("systemctl enable --now nvidia-fabricmanager")),
                              keep_line("ib_umad", "/etc/modules-load.d/ib_umad.conf", label="B200/B300 HGX",
                                        text="and `modprobe ib_umad` now")))),
-    references=(FM_GUIDE, "https://github.com/spectrocloud/CanvOS/pull/700"),
+    references=(FM_GUIDE, CUDA_ERRORS, "https://github.com/spectrocloud/CanvOS/pull/700"),
 )
 def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
                    pci: PciDevices | None = None, modules: LoadedModules | None = None,
                    empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None,
-                   serving_log: ServingLog | None = None) -> Outcome:
+                   serving_log: ServingLog | None = None, collect_env: CollectEnv | None = None,
+                   gpu_topology: TopoMatrix | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
@@ -1134,6 +1239,8 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
 
     Bad value: FM inactive or failed; FM version different from the driver's; a GPU whose fabric
     state is not `Completed` or whose status is not `Success`; Blackwell HGX without `ib_umad`.
+    The Fabric block's Health Summary is the fabric's links after registration: DRV-NVLINK-HEALTH reads it, and a
+    Completed, Success GPU is ok here whatever it says.
 
     Why: FM configures the NVSwitch memory fabric; without it CUDA init fails with
     cudaErrorSystemNotReady (802) or GPUs lose NVLink P2P, and NCCL falls back to PCIe.
@@ -1152,6 +1259,10 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     A pasted NCCL log that set up NVLS (`16 nvls channels`, "NVLS multicast
     support is available") is ok: NCCL asks the CUDA driver for NVSwitch multicast on a live context, which an
     NVSwitch GPU gives only on a fabric that Fabric Manager has configured (ServingLog.nvls_up).
+    Where nothing else settles it, a collect_env or check_env whose torch initialised CUDA on an NVSwitch board's GPUs
+    is ok (cuda_ran_on_nvswitch): CUDA refuses every GPU of such a board with error 802 until Fabric Manager has set
+    up the fabric (FM_GUIDE, CUDA_ERRORS). A 4-GPU A100, H100 or H200 board has no NVSwitch, and a GB200/GB300 compute
+    tray's Fabric Manager runs on the switch trays: neither is read so.
     """
     judged = _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)
     refused = serving_log.nvls_refused() if serving_log is not None and judged.status == "unknown" else ()
@@ -1169,6 +1280,10 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
                    "NVSwitch fabric that Fabric Manager has configured", actual={"nvls": True}, evidence=list(nvls))
         shown = [f"GPU {b}" for b in serving_log.gpu_bus_ids]
         return over_subjects(found, shown, serving_log.comm_ranks or None, ask="nvidia-smi -q") if shown else found
+    ran, listed = cuda_ran_on_nvswitch(collect_env, gpu_topology) if judged.status == "unknown" else ("", [])
+    if ran:
+        return over_subjects(ok(ran, actual={"cuda_initialised": True}), listed,
+                             gpus.whole_count if gpus is not None else None, ask="nvidia-smi -q")
     return judged
 
 
@@ -1412,7 +1527,9 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     145"); NVSwitches on the PCI bus, Fabric Manager's view and the GPUs' fabric state.
 
     Bad value: fewer active links than the model has (NV18 expected on H100 SXM, NV12 on A100 SXM),
-    any inactive link next to active ones, non-zero recovery/CRC counters, Xid 74 or 144-150.
+    any inactive link next to active ones, non-zero recovery/CRC counters, Xid 74 or 144-150; a GPU whose
+    `nvidia-smi -q` Fabric Health Summary is not `Healthy` (R550 and later: the fabric's links after registration,
+    https://docs.nvidia.com/deploy/nvml-api/group__nvmlFabricDefs.html), with or without its model named.
     Links a pasted listing does not show (an elided `nvlink -s`) are unknown, never down.
     A pasted `nvidia-smi topo -m` alone is ok over its whole rows when every pair shown reads NV<k> and k is
     the model's link count (the model named in the source), the most links any GPU has, or NV12 over more than
@@ -1463,6 +1580,21 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     if isinstance(gpus, Outcome):
         return gpus
     gpus = _with_pasted_links(gpus, nvlink_status)
+    health = {g.subject: fabric_verdict(g, (FABRIC_HEALTH,)) for g in gpus}
+    unhealthy = [g for g in gpus if health[g.subject][0] == "bad"]
+    if unhealthy:
+        # The fabric's own health summary of a registered GPU (FABRIC_HEALTH): its links, not Fabric Manager.
+        said = [f"GPU {g.index}: {health[g.subject][1][0]}" for g in unhealthy]
+        lines = dict.fromkeys(f"`{health[g.subject][1][0]}`" for g in unhealthy)
+        return over_subjects(issue(f"the NVLink fabric reports GPU(s) {gpu_indices(unhealthy)} unhealthy: "
+                                   + "; ".join(lines) + " (the Health block's summary of the GPU's fabric links "
+                                   "after registration: degraded bandwidth, a route unhealthy or in recovery, an "
+                                   "incorrect configuration)", actual={
+                                       g.subject: g.fabric_health for g in unhealthy},
+                                   expected="Fabric Health Summary : Healthy", subjects=[g.subject for g in unhealthy],
+                                   evidence=said),
+                             [g.subject for g in gpus if health[g.subject][0] != "unknown"],
+                             gpu_total(nvidia) if nvidia is not None else None, ask="nvidia-smi -q")
     xid74 = [e for e in (gpu_events.xids if gpu_events else ()) if e.code in NVLINK_XIDS]
     capable = [g for g in gpus if (g.nvlinks and len(g.nvlinks) > 0) or (g.spec is not None and g.spec.has_nvlink)]
     if not capable:

@@ -93,11 +93,16 @@ ARCHITECTURES = {2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing"
                  9: "Hopper", 10: "Blackwell", 13: "Rubin"}  # NVML_DEVICE_ARCH_*
 COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}  # NVML_COMPUTEMODE_*
 FABRIC_STATES = {0: "Not Supported", 1: "Not Started", 2: "In Progress", 3: "Completed"}  # NVML_GPU_FABRIC_STATE_*
-# The Fabric block's fields (`nvidia-smi -q`, NVML nvmlGpuFabricInfo) and the value each shows on a GPU the fabric
-# registered; `Not Supported` cannot say. The worse field decides (facts/readings.py): a Completed state does not
-# outweigh a Status or Health Summary that says otherwise (knowledge base, DRV-FABRIC-MANAGER).
-FABRIC_FIELDS = (("Fabric State", "fabric_state", "Completed"), ("Fabric Status", "fabric_status", "Success"),
-                 ("Fabric Health Summary", "fabric_health", "Healthy"))
+# The Fabric block's registration fields (`nvidia-smi -q`, NVML nvmlGpuFabricInfo) and the value each shows on a GPU
+# Fabric Manager registered; `Not Supported` cannot say. The worse field decides (facts/readings.py): a Completed
+# state does not outweigh a Status that says otherwise (NVML: the status "must be checked only if state returns
+# complete", https://docs.nvidia.com/deploy/nvml-api/structnvmlGpuFabricInfo__v3__t.html). DRV-FABRIC-MANAGER.
+FABRIC_FIELDS = (("Fabric State", "fabric_state", "Completed"), ("Fabric Status", "fabric_status", "Success"))
+# The Health block's summary (R550 and later: NVML's healthSummary beside its health mask of degraded bandwidth, route
+# recovery, unhealthy routes, access-timeout recovery and incorrect configuration,
+# https://docs.nvidia.com/deploy/nvml-api/group__nvmlFabricDefs.html): the state of the fabric's links after
+# registration, which is the NVLink fabric's health, not Fabric Manager's (DRV-NVLINK-HEALTH).
+FABRIC_HEALTH = ("Fabric Health Summary", "fabric_health", "Healthy")
 _FABRIC_CANNOT_SAY = frozenset({"Not Supported", "N/A"})
 RECOVERY_ACTIONS = {0: "None", 1: "GPU Reset", 2: "Node Reboot", 3: "Drain P2P", 4: "Drain and Reset",
                     5: "Recover IMEX Domain", 6: "Bus Reset", 7: "System Reboot"}  # NVML_GPU_RECOVERY_ACTION_*
@@ -726,10 +731,12 @@ def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
     return NvidiaDriver(version, flavour, evidence, line, gsp, proc is not None or sys_version is not None)
 
 
-def fabric_verdict(gpu: GpuInfo) -> tuple[Verdict, tuple[str, ...]]:
-    """Whether the fabric registered this GPU, by the worse of its Fabric fields, with the lines to quote."""
+def fabric_verdict(gpu: GpuInfo, fields: tuple[tuple[str, str, str], ...] = FABRIC_FIELDS,
+                   ) -> tuple[Verdict, tuple[str, ...]]:
+    """Whether the fabric registered this GPU, by the worse of its Fabric fields, with the lines to quote; with
+    `(FABRIC_HEALTH,)`, whether the fabric's health summary calls it healthy."""
     return worse_of([reading(label, getattr(gpu, attr), frozenset({good}), _FABRIC_CANNOT_SAY)
-                     for label, attr, good in FABRIC_FIELDS])
+                     for label, attr, good in fields])
 
 
 # --- daemons: nvidia-persistenced, nv-fabricmanager, MPS, display servers ---------------------
