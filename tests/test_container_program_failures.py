@@ -170,6 +170,11 @@ def test_the_users_words_that_put_ollama_in_docker() -> None:
                  "i'm currently trying to setup ollama within docker. I am using the following `docker-compose.yml`:",
                  "I deployed ollama with docker on a debian12 machine, but it can't use the GPU"):
         assert stated_container(line)[0] == "docker", line
+    # ollama/ollama#8179 (IrfDev): a Kubernetes workload runs in a pod's containers; modelled: the same in other words.
+    for line in ("I've successfully setup an OLLAMA server running in a K8s implementation with the official NVIDIA "
+                 "drivers and cuda toolkit. ", "our vllm deployment runs on kubernetes"):
+        assert stated_container(line)[0] == "kubernetes", line
+    assert stated_container("ollama runs on my laptop, k8s is for the other services") == ("", "")
     # ollama/ollama#6364 (fahadshery): the host install, undone by `without`; modelled: a native install.
     for line in ("I installed ollama without docker and it was able to utilise my gpu without any issues.",
                  "I run ollama natively, not in the container, and it finds the GPU"):

@@ -35,7 +35,7 @@ from stackaudit.facts.container_specs import (
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, K8S_GPU_RESOURCE, DockerContainer, DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
-from stackaudit.facts.gpus import PCI_TITLE, GpuInventory, OllamaCuda
+from stackaudit.facts.gpus import GGML_TITLE, PCI_TITLE, GpuInventory, OllamaCuda
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.parallelism import Parallelism
@@ -960,6 +960,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     An nccl-tests run that fails with 'invalid device ordinal' after asking one host for more GPUs (processes x
     `-t` x `-g`) than the source shows it has, or than any one system holds where no count is shown, asked for devices
     that do not exist: not an issue where the container's own state is not shown (NcclTestRuns.asked_beyond).
+    Inside a container whose device nodes and variables are not shown, llama.cpp's CUDA backend at work there (its
+    `using device CUDA0 (...) - N MiB free` line, a `CUDA0 model buffer size` line, its `ggml_cuda_init` device list)
+    shows the GPUs and the driver's CUDA library reached it: ok over those GPUs.
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -970,6 +973,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     """
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
+    if judged.status == "unknown" and container is not None and container.in_container:
+        judged = _engine_reached(serving_log, gpus) or judged
     beyond = nccl_test_runs.asked_beyond(gpus.whole_count if gpus is not None else None) \
         if nccl_test_runs is not None and judged.status == "unknown" else None
     if beyond is not None:
@@ -994,6 +999,26 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = over_subjects(replace(judged, message=f"{judged.message}; NCCL's channels join {len(ranks)} GPUs "
                                        f"(ranks {ranks[0]}-{ranks[-1]})"), [f"rank {r}" for r in ranks])
     return judged
+
+
+def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok over the GPUs the engine in the container worked on: llama.cpp's CUDA backend read their free
+    memory or allocated its buffers there (ServingLog.ggml_cuda_devices), or listed them with their compute capability
+    (`ggml_cuda_init`, GGML_TITLE); None where the log shows neither."""
+    devices = list(serving_log.ggml_cuda_devices) if serving_log is not None else []
+    if devices and serving_log is not None:
+        line = serving_log.ggml_cuda_line
+        return over_subjects(ok(f"the engine in the container worked on {', '.join(devices)} through CUDA (\"{line}\"): "
+                                "the GPU device nodes and the driver's CUDA library reach it", actual=devices,
+                                evidence=[line]),
+                             [f"GPU {d.removeprefix('CUDA')}" for d in devices], None)
+    listed = [g for g in (gpus.gpus if gpus is not None else ()) if GGML_TITLE in g.shown_by]
+    if listed:
+        return over_subjects(ok(f"llama.cpp's CUDA backend in the container found {len(listed)} device(s) and read "
+                                f"their compute capability ({GGML_TITLE}): the GPU device nodes and the driver's CUDA "
+                                "library reach it", actual=[g.model for g in listed]),
+                             [f"GPU {g.index}" for g in listed], None)
+    return None
 
 
 def _given_gpus(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None,

@@ -1004,6 +1004,48 @@ def _below_engine_floor(engines: set[str], gpus: GpuInventory | None, roots: Ite
     return None
 
 
+# Where a llama.cpp (ggml) CUDA build leaves a GPU out: a cubin runs on its own major at the same or a higher minor,
+# PTX on the same or a higher capability (https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility),
+# and the build's `ARCHS` list does not say which of its entries are PTX (`500` is compute_50 PTX, JIT-compiled on a
+# Maxwell sm_52), so only a GPU older than every entry certainly runs none of its code.
+GGML_ARCHS_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/docs/build.md#cuda"
+GGML_ARCHS_FIX = Fix.of(step("Run a CUDA build that carries the GPU's compute capability: ollama's CUDA 12 library "
+                             "(cuda_v12) for Pascal and Maxwell, or llama.cpp built with "
+                             "-DCMAKE_CUDA_ARCHITECTURES=<the GPU's capability, e.g. 61>", cost="restart",
+                             scope="container"))
+
+
+def _ggml_archs(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Outcome | None:
+    """RT-KERNEL-ARCH from the compute capabilities llama.cpp's CUDA builds carry (ServingLog.ggml_cuda_archs): an
+    issue for a GPU shown that is older than every entry of every build the log shows, unless the log shows the
+    model's layers on a CUDA device after all; unknown naming the builds' floor where no GPU's capability is shown;
+    None where the log shows no such list or the GPUs shown are covered."""
+    builds = serving_log.ggml_cuda_archs if serving_log is not None else ()
+    if not builds or serving_log is None:
+        return None
+    lowest = min(min(archs) for archs, _ in builds)
+    floor = f"{lowest // 100}.{lowest % 100 // 10}"
+    lists = "; ".join(f"ARCHS = {','.join(map(str, archs))}" for archs, _ in builds)
+    caps, _ = _capabilities(gpus)
+    if not caps:
+        return unknown(f"llama.cpp's CUDA build carries code for compute capability {floor} and newer ({lists}): a "
+                       "GPU older than that gets none of its kernels, but the source does not name the GPUs",
+                       hint="paste `nvidia-smi -L` or the `ggml_cuda_init` device list", actual=lists)
+    older = {name: cap for name, cap in caps.items()
+             if int(cap.replace(".", "")) * (10 if "." in cap else 1) < lowest}
+    offloaded = serving_log.gpu_layers is not None and serving_log.gpu_layers[0] > 0
+    if not older or offloaded:
+        return None
+    return issue(", ".join(f"{n} (compute capability {c})" for n, c in older.items())
+                 + f": older than every architecture llama.cpp's CUDA build carries ({lists}, the lowest {floor}), so "
+                 "no cubin or PTX of the build runs there: the engine leaves such a GPU out and runs the model on "
+                 f"another backend or the CPU ({GGML_ARCHS_SOURCE})",
+                 actual={"archs": [list(a) for a, _ in builds], "gpus": older},
+                 expected="a build whose ARCHS include the GPU's capability (or a lower one of its major)",
+                 subjects=[g.label for g in gpus.gpus if g.model in older] if gpus is not None else [],
+                 evidence=[line[:400] for _, line in builds], fix=GGML_ARCHS_FIX)
+
+
 def _architectures(gpus: GpuInventory | None) -> dict[str, tuple[str, str]] | None:
     """{GPU name: (architecture, compute capability)} from the GPU table's row of each name the source shows;
     None where no name is shown or one has no row."""
@@ -1091,6 +1133,11 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Why: the kernel, not the host, sets the time per layer; a forced generic kernel can cost a multiple.
 
+    A llama.cpp CUDA build whose `system_info` line lists the compute capabilities it carries (`CUDA : ARCHS =
+    750,800,...`, ollama's runner too) leaves out a GPU the source shows that is older than every entry (no cubin or
+    PTX runs on an older GPU; a list does not say which entries are PTX, so a newer GPU is not judged by it): an
+    issue, unless the log shows layers offloaded to the GPU after all (another of ollama's CUDA libraries took it).
+
     A kernel library's refusal of the GPU's architecture proves the issue on its own, quoted: DeepGEMM's
     `Assertion error (…/csrc/apis/attention.hpp:219): Unsupported architecture` (its kernels dispatch for SM90
     and SM100 only; sglang#26087 on SM120).
@@ -1116,6 +1163,9 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     floor = _below_engine_floor(engines, gpus, [*roots, *pasted], collect_env)
     if floor is not None:
         return floor
+    ggml = _ggml_archs(serving_log, gpus)
+    if ggml is not None and ggml.status == "issue":
+        return ggml
     if roots:
         hits, blind = _rule_hits(((r.engine, _kernel_settings(r)) for r in roots), archs)
         if hits:
@@ -1160,6 +1210,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     if serving_log is not None and (log_settings or log_lines):
         return unknown("the engine's log names no kernel the table marks slow, but a log does not show every flag",
                        hint="paste the engine's command line")
+    if ggml is not None:
+        return ggml
     return unknown("the source shows no engine command line, configuration dump or kernel log line",
                    hint=CAPTURE_HINT)
 
