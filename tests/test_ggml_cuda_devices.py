@@ -102,3 +102,13 @@ def test_the_engine_at_work_proves_access_only_inside_a_container_shown(tmp_path
     # Modelled: 1034's log without the user's sentence that puts the server in Kubernetes.
     log = body("1034").split("The logs are the following: \n", 1)[1]
     assert paste_checks(tmp_path, log, ACCESS)[ACCESS].status == "unknown"
+
+
+def test_device_lines_whose_found_line_is_cut() -> None:
+    from corpus import fact, pasted
+
+    # corpus 927: the device line alone, with its `VMM:` field; modelled: another program's device line without it.
+    gpus = fact(pasted("Device 0: NVIDIA GeForce RTX 3050 Laptop GPU, compute capability 8.6, VMM: yes\n"), "gpus")
+    assert gpus.models == {0: "NVIDIA GeForce RTX 3050 Laptop GPU"}
+    other = fact(pasted("Device 0: NVIDIA GeForce RTX 3050 Laptop GPU, compute capability 8.6\n"), "gpus")
+    assert not hasattr(other, "models") or not other.models

@@ -251,3 +251,12 @@ def test_ollamas_runner_line_is_the_same_reader() -> None:
     archs = parse_serving_log(SYSTEM_11983 + SYSTEM_INFO_1056).ggml_cuda_archs
     assert [a for a, _ in archs] == [(500, 600, 610, 700, 750, 800, 860, 870, 890, 900, 1200),
                                      (750, 800, 860, 890, 900, 1000, 1030, 1100, 1200, 1210)]
+
+
+def test_a_build_carrying_the_gpus_own_arch_is_ok_927() -> None:
+    from corpus import capture_checks
+
+    # corpus 927: `Device 0: NVIDIA GeForce RTX 3050 Laptop GPU, compute capability 8.6` (its `found` line cut) and
+    # ollama's `CUDA.0.ARCHS=500,...,860,...`.
+    r = capture_checks("927", R)[R]
+    assert r.status == "ok" and r.coverage is not None and r.coverage.shown == ("GPU 0",)

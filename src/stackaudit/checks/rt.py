@@ -1018,32 +1018,46 @@ GGML_ARCHS_FIX = Fix.of(step("Run a CUDA build that carries the GPU's compute ca
 def _ggml_archs(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Outcome | None:
     """RT-KERNEL-ARCH from the compute capabilities llama.cpp's CUDA builds carry (ServingLog.ggml_cuda_archs): an
     issue for a GPU shown that is older than every entry of every build the log shows, unless the log shows the
-    model's layers on a CUDA device after all; unknown naming the builds' floor where no GPU's capability is shown;
-    None where the log shows no such list or the GPUs shown are covered."""
+    model's layers on a CUDA device after all; ok over the GPUs shown where each has an entry of its own major at or
+    below its capability; unknown naming the builds' floor where no GPU's capability is shown; None where the log shows
+    no such list, or a GPU's capability is not settled or only a lower major's entry (PTX or not) may cover it."""
     builds = serving_log.ggml_cuda_archs if serving_log is not None else ()
     if not builds or serving_log is None:
         return None
     lowest = min(min(archs) for archs, _ in builds)
     floor = f"{lowest // 100}.{lowest % 100 // 10}"
     lists = "; ".join(f"ARCHS = {','.join(map(str, archs))}" for archs, _ in builds)
-    caps, _ = _capabilities(gpus)
+    caps, unsettled = _capabilities(gpus)
     if not caps:
         return unknown(f"llama.cpp's CUDA build carries code for compute capability {floor} and newer ({lists}): a "
                        "GPU older than that gets none of its kernels, but the source does not name the GPUs",
                        hint="paste `nvidia-smi -L` or the `ggml_cuda_init` device list", actual=lists)
-    older = {name: cap for name, cap in caps.items()
-             if int(cap.replace(".", "")) * (10 if "." in cap else 1) < lowest}
+
+    def arch(cap: str) -> int:  # "6.1" -> 610, as the list writes it
+        major, _, minor = cap.partition(".")
+        return int(major) * 100 + int(minor or 0) * 10
+
+    older = {name: cap for name, cap in caps.items() if arch(cap) < lowest}
     offloaded = serving_log.gpu_layers is not None and serving_log.gpu_layers[0] > 0
-    if not older or offloaded:
+    if older and not offloaded:
+        return issue(", ".join(f"{n} (compute capability {c})" for n, c in older.items())
+                     + f": older than every architecture llama.cpp's CUDA build carries ({lists}, the lowest {floor}), "
+                     "so no cubin or PTX of the build runs there: the engine leaves such a GPU out and runs the model "
+                     f"on another backend or the CPU ({GGML_ARCHS_SOURCE})",
+                     actual={"archs": [list(a) for a, _ in builds], "gpus": older},
+                     expected="a build whose ARCHS include the GPU's capability (or a lower one of its major)",
+                     subjects=[g.label for g in gpus.gpus if g.model in older] if gpus is not None else [],
+                     evidence=[line[:400] for _, line in builds], fix=GGML_ARCHS_FIX)
+    # An entry of the GPU's own major at or below its capability runs there, cubin or PTX alike.
+    covered = {name: cap for name, cap in caps.items()
+               if any(a // 100 == arch(cap) // 100 and a <= arch(cap) for archs, _ in builds for a in archs)}
+    if gpus is None or unsettled or len(covered) < len(caps):
         return None
-    return issue(", ".join(f"{n} (compute capability {c})" for n, c in older.items())
-                 + f": older than every architecture llama.cpp's CUDA build carries ({lists}, the lowest {floor}), so "
-                 "no cubin or PTX of the build runs there: the engine leaves such a GPU out and runs the model on "
-                 f"another backend or the CPU ({GGML_ARCHS_SOURCE})",
-                 actual={"archs": [list(a) for a, _ in builds], "gpus": older},
-                 expected="a build whose ARCHS include the GPU's capability (or a lower one of its major)",
-                 subjects=[g.label for g in gpus.gpus if g.model in older] if gpus is not None else [],
-                 evidence=[line[:400] for _, line in builds], fix=GGML_ARCHS_FIX)
+    return over_subjects(ok(", ".join(f"{n} (compute capability {c})" for n, c in covered.items())
+                            + f": llama.cpp's CUDA build carries code for its architecture ({lists})",
+                            actual={"archs": [list(a) for a, _ in builds], "gpus": covered},
+                            evidence=[line[:400] for _, line in builds]),
+                         [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
 
 
 def _architectures(gpus: GpuInventory | None) -> dict[str, tuple[str, str]] | None:
@@ -1137,6 +1151,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     750,800,...`, ollama's runner too) leaves out a GPU the source shows that is older than every entry (no cubin or
     PTX runs on an older GPU; a list does not say which entries are PTX, so a newer GPU is not judged by it): an
     issue, unless the log shows layers offloaded to the GPU after all (another of ollama's CUDA libraries took it).
+    Where each GPU shown has an entry of its own major at or below its capability, the build runs there: ok.
 
     A kernel library's refusal of the GPU's architecture proves the issue on its own, quoted: DeepGEMM's
     `Assertion error (…/csrc/apis/attention.hpp:219): Unsupported architecture` (its kernels dispatch for SM90
@@ -1207,11 +1222,11 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
         return unknown("no kernel flag the table marks slow on the pasted command line, but the engine's version "
                        "is not in the source (a complete command line is judged with its version)",
                        hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`)")
+    if ggml is not None and not (log_settings or log_lines):
+        return ggml
     if serving_log is not None and (log_settings or log_lines):
         return unknown("the engine's log names no kernel the table marks slow, but a log does not show every flag",
                        hint="paste the engine's command line")
-    if ggml is not None:
-        return ggml
     return unknown("the source shows no engine command line, configuration dump or kernel log line",
                    hint=CAPTURE_HINT)
 

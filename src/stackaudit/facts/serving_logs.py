@@ -1555,7 +1555,11 @@ def no_rdma_traffic(log: ServingLog) -> tuple[str, tuple[str, ...]]:
 STATED_NCCL = re.compile(r"^\s*(?:export\s+)?(NCCL_[A-Z0-9_]+)=([^\s\\`*]+)\s*$|"
                          # a YAML mapping's line (Ray's runtime_env `env_vars:`, corpus 1011): `  NCCL_SHM_DISABLE: 1`
                          r"^\s*(NCCL_[A-Z0-9_]+):\s+[\"']?([^\s\\`*\"']+)[\"']?\s*$|"
-                         r"\b(?:export|set)\s+(NCCL_[A-Z0-9_]+)=([^\s\\`*),;]+?)\.?(?=[\s\\`*),;]|$)")
+                         # in a sentence: `export NCCL_X=1`, `set ...`, `setting ...`
+                         r"\b(?:export|set|setting)\s+(NCCL_[A-Z0-9_]+)=([^\s\\`*),;]+?)\.?(?=[\s\\`*),;]|$)|"
+                         # a transport the run turned off: `P2P disabled for serving with NCCL_P2P_DISABLE=1` (corpus
+                         # 1058); `with` before any other variable is advice (`run with NCCL_DEBUG=INFO for details`)
+                         r"\bwith\s+(NCCL_[A-Z0-9_]+_DISABLE)=([^\s\\`*),;]+?)\.?(?=[\s\\`*),;]|$)")
 
 
 def stated_nccl(line: str) -> tuple[str, str] | None:
@@ -1563,7 +1567,7 @@ def stated_nccl(line: str) -> tuple[str, str] | None:
     m = STATED_NCCL.search(line)
     if m is None:
         return None
-    name, value = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
+    name, value = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5, 7) if m.group(i))
     return name, value
 
 
