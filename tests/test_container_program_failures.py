@@ -170,7 +170,31 @@ def test_the_users_words_that_put_ollama_in_docker() -> None:
                  "i'm currently trying to setup ollama within docker. I am using the following `docker-compose.yml`:",
                  "I deployed ollama with docker on a debian12 machine, but it can't use the GPU"):
         assert stated_container(line)[0] == "docker", line
+    # ollama/ollama#8179 (IrfDev): a Kubernetes workload runs in a pod's containers; modelled: the same in other words.
+    for line in ("I've successfully setup an OLLAMA server running in a K8s implementation with the official NVIDIA "
+                 "drivers and cuda toolkit. ", "our vllm deployment runs on kubernetes"):
+        assert stated_container(line)[0] == "kubernetes", line
+    assert stated_container("ollama runs on my laptop, k8s is for the other services") == ("", "")
     # ollama/ollama#6364 (fahadshery): the host install, undone by `without`; modelled: a native install.
     for line in ("I installed ollama without docker and it was able to utilise my gpu without any issues.",
                  "I run ollama natively, not in the container, and it finds the GPU"):
         assert stated_container(line) == ("", ""), line
+
+
+# --- NVML missing where CUDA works (corpus 1024) -------------------------------------------------------------------
+
+
+def test_nvml_failing_while_cuda_works_is_the_hand_over_1024() -> None:
+    # corpus 1024 (vllm-project/vllm#9587): `UserWarning: Can't initialize NVML`, then `Is CUDA available: True`.
+    r = capture_checks("1024", ACCESS)[ACCESS]
+    assert r.status == "issue" and "utility" in r.message
+    # The source does not show the container: the finding says so, at field-report confidence.
+    assert r.confidence == "field-reports" and "does not show the container" in r.message
+
+
+def test_modelled_nvml_failing_with_cuda_failing_too_is_another_fault(tmp_path: Path) -> None:
+    from corpus import body
+
+    # Modelled: 1024's report with CUDA unavailable as well: a driver or device fault, not a missing NVML alone.
+    text = body("1024").replace("Is CUDA available: True", "Is CUDA available: False")
+    assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status != "issue"

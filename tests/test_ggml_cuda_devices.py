@@ -58,3 +58,57 @@ HGX = "ggml_cuda_init: found 8 CUDA devices:\n" + "".join(
 
 def test_modelled_sxm_modules_leave_fabric_manager_open(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, HGX, FM)[FM].status == "unknown"
+
+
+# --- llama.cpp's `using device CUDA0 (NAME) - N MiB free` (issue 28, blind XH: corpus 1034) ---------------------
+
+SHARED = "MEM-GPU-SHARED"
+ACCESS = "CTR-GPU-ACCESS"
+# https://github.com/abetlen/llama-cpp-python/issues/1939 (issue body by 0xb1te): two RTX 3090s in a compose service,
+# verbatim lines of the log (from its second line, whose first opens an inline code span).
+LCP_1939 = """llama-1  |   Device 1: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes
+llama-1  | llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) - 23590 MiB free
+llama-1  | llama_model_load_from_file_impl: using device CUDA1 (NVIDIA GeForce RTX 3090) - 23858 MiB free
+llama-1  | llama_model_loader: additional 4 GGUFs metadata loaded.
+"""
+
+
+def test_the_free_memory_at_load_against_the_cards_size_1034() -> None:
+    from corpus import capture_checks
+
+    r = capture_checks("1034", SHARED, ACCESS)
+    assert r[SHARED].status == "ok" and r[SHARED].coverage is not None
+    assert r[SHARED].coverage.shown == ("CUDA0 (NVIDIA GeForce RTX 4060)",)
+    assert "7839 of 8192 MiB free" in str(r[SHARED].actual)
+    # The user's words put the server in Kubernetes; the runner there opened the RTX 4060 through CUDA.
+    assert r[ACCESS].status == "ok" and "CUDA0" in r[ACCESS].message
+
+
+def test_memory_held_at_load_is_reported_not_judged(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, LCP_1939, SHARED)[SHARED]
+    # 24576 - 23590 MiB: about 1 GiB held on CUDA0 before the model (a desktop, or another program).
+    assert r.status == "unknown" and "CUDA0 (NVIDIA GeForce RTX 3090) (1.0 GiB)" in r.message
+
+
+def test_a_name_of_several_memory_sizes_gives_no_total(tmp_path: Path) -> None:
+    # Modelled: the RTX 4060 Ti comes with 8 or 16 GB, so the free memory alone cannot say what was held.
+    line = "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4060 Ti) - 7600 MiB free\n"
+    assert paste_checks(tmp_path, line, SHARED)[SHARED].status == "unknown"
+
+
+def test_the_engine_at_work_proves_access_only_inside_a_container_shown(tmp_path: Path) -> None:
+    from corpus import body
+
+    # Modelled: 1034's log without the user's sentence that puts the server in Kubernetes.
+    log = body("1034").split("The logs are the following: \n", 1)[1]
+    assert paste_checks(tmp_path, log, ACCESS)[ACCESS].status == "unknown"
+
+
+def test_device_lines_whose_found_line_is_cut() -> None:
+    from corpus import fact, pasted
+
+    # corpus 927: the device line alone, with its `VMM:` field; modelled: another program's device line without it.
+    gpus = fact(pasted("Device 0: NVIDIA GeForce RTX 3050 Laptop GPU, compute capability 8.6, VMM: yes\n"), "gpus")
+    assert gpus.models == {0: "NVIDIA GeForce RTX 3050 Laptop GPU"}
+    other = fact(pasted("Device 0: NVIDIA GeForce RTX 3050 Laptop GPU, compute capability 8.6\n"), "gpus")
+    assert not hasattr(other, "models") or not other.models

@@ -201,3 +201,62 @@ def test_the_sparse_mla_sm90_backend_is_medium_from_its_log_line_or_the_environm
     r = run_checks(host(unrelated(), vllm_v1(env={"VLLM_ATTENTION_BACKEND": "FLASH_ATTN_MLA_SPARSE"}), vllm_site()),
                    [R])[R]
     assert r.status == "ok"
+
+
+# --- llama.cpp's CUDA build and the GPU's compute capability (issue 28, blind XJ: corpus 1056) ---------------------
+
+# The `system_info` line of ollama 0.30's cuda_v13 llama-server (corpus 1056, its line 6 without the journal prefix).
+SYSTEM_INFO_1056 = (
+    "0.00.082.906 I system_info: n_threads = 24 (n_threads_batch = 24) / 48 | CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | "
+    "F16C = 1 | LLAMAFILE = 1 | REPACK = 1 | CUDA : ARCHS = 750,800,860,890,900,1000,1030,1100,1200,1210 | "
+    "USE_GRAPHS = 1 | PEER_MAX_BATCH_SIZE = 128 |\n")
+# https://github.com/ollama/ollama/issues/17766 (comment by sbe-arg): the same cuda_v13 library's device list on five
+# Pascal cards, verbatim. Beside SYSTEM_INFO_1056 it is modelled: one paste of the two threads' lines.
+PASCAL_17766 = """Aug 16 00:44:15 custom ollama[3422]: ggml_cuda_init: found 5 CUDA devices (Total VRAM: 87990 MiB):
+Aug 16 00:44:15 custom ollama[3422]:   Device 0: Quadro P6000, compute capability 6.1, VMM: yes, VRAM: 22903 MiB
+Aug 16 00:44:15 custom ollama[3422]:   Device 1: Quadro P6000, compute capability 6.1, VMM: yes, VRAM: 24436 MiB
+Aug 16 00:44:15 custom ollama[3422]:   Device 2: Quadro P6000, compute capability 6.1, VMM: yes, VRAM: 24436 MiB
+Aug 16 00:44:15 custom ollama[3422]:   Device 3: Quadro P4000, compute capability 6.1, VMM: yes, VRAM: 8107 MiB
+Aug 16 00:44:15 custom ollama[3422]:   Device 4: Quadro P4000, compute capability 6.1, VMM: yes, VRAM: 8107 MiB
+"""
+# Modelled: the same build on a Turing card, its lowest entry.
+T4_DEVICES = "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: Tesla T4, compute capability 7.5, VMM: yes\n"
+
+
+def test_a_gpu_older_than_every_arch_of_the_build_is_left_out(tmp_path: Path) -> None:
+    r = kernel(tmp_path, PASCAL_17766 + SYSTEM_INFO_1056)
+    assert r.status == "issue" and "Quadro P6000 (compute capability 6.1)" in r.message and "the lowest 7.5" in r.message
+    assert r.subjects == ("GPU 0", "GPU 1", "GPU 2", "GPU 3", "GPU 4")
+    assert r.fix is not None and "CMAKE_CUDA_ARCHITECTURES" in str(r.fix)
+
+
+def test_a_gpu_the_build_covers_or_layers_on_the_gpu_are_no_issue(tmp_path: Path) -> None:
+    assert kernel(tmp_path, T4_DEVICES + SYSTEM_INFO_1056).status != "issue"
+    # Modelled: the log goes on to put the layers on the GPU (another CUDA library of ollama's took it).
+    offloaded = "load_tensors: offloaded 41/41 layers to GPU\n"
+    assert kernel(tmp_path, PASCAL_17766 + SYSTEM_INFO_1056 + offloaded).status != "issue"
+
+
+def test_the_build_without_the_gpu_names_its_floor_1056() -> None:
+    from corpus import capture_checks
+
+    r = capture_checks("1056", R)[R]
+    assert r.status == "unknown" and "compute capability 7.5 and newer" in r.message
+
+
+def test_ollamas_runner_line_is_the_same_reader() -> None:
+    from stackaudit.facts.serving_logs import parse_serving_log
+    from test_ollama_log_lines import SYSTEM_11983
+
+    archs = parse_serving_log(SYSTEM_11983 + SYSTEM_INFO_1056).ggml_cuda_archs
+    assert [a for a, _ in archs] == [(500, 600, 610, 700, 750, 800, 860, 870, 890, 900, 1200),
+                                     (750, 800, 860, 890, 900, 1000, 1030, 1100, 1200, 1210)]
+
+
+def test_a_build_carrying_the_gpus_own_arch_is_ok_927() -> None:
+    from corpus import capture_checks
+
+    # corpus 927: `Device 0: NVIDIA GeForce RTX 3050 Laptop GPU, compute capability 8.6` (its `found` line cut) and
+    # ollama's `CUDA.0.ARCHS=500,...,860,...`.
+    r = capture_checks("927", R)[R]
+    assert r.status == "ok" and r.coverage is not None and r.coverage.shown == ("GPU 0",)

@@ -248,3 +248,22 @@ def test_modelled_other_images_are_not_listed_engine_images() -> None:
     assert listed_engine_image("- Image: `lmsysorg/sglang:v0.5.12-cu130`") == "lmsysorg/sglang:v0.5.12-cu130"
     assert listed_engine_image("- Image: `nvidia/cuda:13.0.1-devel-ubuntu24.04`") == ""
     assert listed_engine_image("- Image: `lmsysorg/sglang:latest`") == ""
+
+
+# --- the machine in the user's words, club-3090#803 (corpus 1058) ----------------------------------------------------
+
+def test_a_power_cap_beside_a_count_is_each_cards_limit_1058() -> None:
+    # corpus 1058: `i powercap at 230 watt, 2x rtx3090s, no nvlink.`: each RTX 3090 capped below the table's 350 W.
+    r = capture_checks("1058", "PWR-GPU-POWER-LIMIT", "DRV-CUDA-COMPAT")
+    assert r["PWR-GPU-POWER-LIMIT"].status == "issue"
+    assert "GPU 1 capped at 230 W" in r["PWR-GPU-POWER-LIMIT"].message and "350 W" in r["PWR-GPU-POWER-LIMIT"].message
+    # `GPU driver: NVIDIA 595.84`: the vendor's name before the version.
+    assert r["DRV-CUDA-COMPAT"].status == "ok" and "595.84" in r["DRV-CUDA-COMPAT"].message
+    assert driver_from_evidence_lines("GPU driver: NVIDIA 595.84\n").version == "595.84"
+
+
+def test_modelled_a_cap_without_one_counted_model_is_no_ones() -> None:
+    assert per_gpu_limit("I power-limited them to 280W, 2x RTX 3090") == (2, "RTX 3090", "280")
+    # Modelled: a cap with no count and model, or with two models, names no GPU's limit.
+    assert per_gpu_limit("i powercap at 230 watt to keep the room cool") is None
+    assert per_gpu_limit("powercap at 230 watt, 2x RTX 3090 and 2x RTX 4090") is None

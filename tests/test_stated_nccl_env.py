@@ -80,3 +80,13 @@ def test_ray_runtime_env_vars_set_nccl() -> None:
     # Modelled: a sentence with a colon after the name states no value.
     assert stated_nccl("NCCL_DEBUG: INFO is what I use") is None
     assert stated_nccl('  NCCL_DEBUG: "WARN"') == ("NCCL_DEBUG", "WARN")
+
+
+def test_a_transport_the_run_turned_off_with_a_variable_1058() -> None:
+    # corpus 1058 (noonghunna/club-3090#803): two GeForce 3090s without NVLink, whose stock driver gives no P2P.
+    line = "Topology note: dual 3090 system, P2P disabled for serving with NCCL_P2P_DISABLE=1"
+    assert stated_nccl(line) == ("NCCL_P2P_DISABLE", "1")
+    r = capture_checks("1058", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "not-an-issue" and "NCCL_P2P_DISABLE=1" in r.message
+    # Real (torch's NCCL error, corpus 221): `run with NCCL_DEBUG=INFO` is advice, not the run's setting.
+    assert stated_nccl("unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5") is None

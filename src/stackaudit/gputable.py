@@ -114,12 +114,14 @@ class _Ambiguous:
 
 @dataclass(frozen=True)
 class BoardPower:
-    """A row of data/gpus.toml that holds only a card's default board power (W), with its source."""
+    """A row of data/gpus.toml that holds only a card's default board power (W), with its source, and the card's
+    memory (GiB) where the model comes with one size."""
 
     name: str
     aliases: tuple[str, ...]
     power_w: float
     source: str
+    memory_gib: float | None = None
 
     def all_names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
@@ -535,12 +537,13 @@ def _family_key(row: Mapping[str, Any]) -> str:
 
 
 # The keys of a row that gives a card's board power alone: a row with no other key is read as a BoardPower.
-_POWER_ONLY_KEYS = frozenset(("name", "aliases", "power_w", "source", "notes"))
+_POWER_ONLY_KEYS = frozenset(("name", "aliases", "power_w", "source", "notes", "memory_gib"))
 
 
 def _power_row(row: Mapping[str, Any]) -> BoardPower:
     try:
-        return BoardPower(str(row["name"]), _str_tuple(row, "aliases"), float(row["power_w"]), str(row["source"]))
+        return BoardPower(str(row["name"]), _str_tuple(row, "aliases"), float(row["power_w"]), str(row["source"]),
+                          float(row["memory_gib"]) if "memory_gib" in row else None)
     except KeyError as exc:
         raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc
 
@@ -865,3 +868,15 @@ def board_power(name: str) -> tuple[float, str] | None:
     if LAPTOP_GPU.search(name):
         return None
     return _board_powers().get(normalize(name))
+
+
+def nominal_memory_gib(name: str) -> float | None:
+    """The nominal memory (GiB) of the GPU a product name names exactly (a full row, or a power-only row that gives
+    the card's one memory size); None for a name the table does not pin to one size."""
+    spec, _ = _exact(name, None)
+    if spec is not None:
+        return spec.memory_gib
+    if LAPTOP_GPU.search(name):
+        return None
+    return next((row.memory_gib for row in load_table().power_only
+                 if normalize(name) in {normalize(written) for written in row.all_names()}), None)

@@ -25,6 +25,7 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.applicability import SPLIT_OVER_GPUS, one_process_engine
 from stackaudit.facts.cgroups import CgroupLimits
+from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.container_specs import (
     ORIGIN_COMPOSE,
@@ -35,7 +36,7 @@ from stackaudit.facts.container_specs import (
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, K8S_GPU_RESOURCE, DockerContainer, DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
-from stackaudit.facts.gpus import PCI_TITLE, GpuInventory, OllamaCuda
+from stackaudit.facts.gpus import GGML_TITLE, PCI_TITLE, GpuInventory, OllamaCuda
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.parallelism import Parallelism
@@ -71,6 +72,9 @@ NCCL_PATHS = "https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc"
 NCCL_CUDAWRAP = "https://github.com/NVIDIA/nccl/blob/master/src/misc/cudawrap.cc"
 OPEN_GPU_MLOCK = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/os-mlock.c"
 CTK_CDI = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html"
+# The toolkit's driver capabilities: `compute` mounts the CUDA and OpenCL libraries, `utility` nvidia-smi and NVML.
+CTK_CAPABILITIES = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html"
+                    "#driver-capabilities")
 LXC_CONF_MAN = "https://man.archlinux.org/man/lxc.container.conf.5.en"
 K8S_TOPOLOGY = "https://kubernetes.io/docs/tasks/administer-cluster/topology-manager/"
 _DOCKERISH = ("docker", "podman", "kubernetes", "container")
@@ -912,12 +916,13 @@ _IN_CONTAINER_SHARPEN = replace(_CTK_SHARPEN, shows=(IN_CONTAINER,))
     confidence="documented",
     fix=_CTK_FIX,
     references=(CTK_CDI, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
-                "https://github.com/vllm-project/vllm/blob/main/vllm/env_override.py"),
+                "https://github.com/vllm-project/vllm/blob/main/vllm/env_override.py", CTK_CAPABILITIES),
     sharpen=_CTK_SHARPEN,
 )
 def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAccess | None = None,
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
-               serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
+               serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
+               collect_env: CollectEnv | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -960,6 +965,13 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     An nccl-tests run that fails with 'invalid device ordinal' after asking one host for more GPUs (processes x
     `-t` x `-g`) than the source shows it has, or than any one system holds where no count is shown, asked for devices
     that do not exist: not an issue where the container's own state is not shown (NcclTestRuns.asked_beyond).
+    A collect_env where torch warns `Can't initialize NVML` while `Is CUDA available: True` shows the driver's CUDA
+    library handed over without its NVML library: the toolkit's `compute` capability without `utility`, or an image's
+    own libnvidia-ml. An issue, of field-report confidence where the source does not show the container (a bare
+    host's driver installs NVML beside CUDA).
+    Inside a container whose device nodes and variables are not shown, llama.cpp's CUDA backend at work there (its
+    `using device CUDA0 (...) - N MiB free` line, a `CUDA0 model buffer size` line, its `ggml_cuda_init` device list)
+    shows the GPUs and the driver's CUDA library reached it: ok over those GPUs.
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -970,6 +982,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     """
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
+    if judged.status == "unknown" and container is not None and container.in_container:
+        judged = _engine_reached(serving_log, gpus) or judged
+    if judged.status == "unknown" and (container is None or container.in_container):
+        judged = _nvml_without_cuda(collect_env, container) or judged
     beyond = nccl_test_runs.asked_beyond(gpus.whole_count if gpus is not None else None) \
         if nccl_test_runs is not None and judged.status == "unknown" else None
     if beyond is not None:
@@ -994,6 +1010,48 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = over_subjects(replace(judged, message=f"{judged.message}; NCCL's channels join {len(ranks)} GPUs "
                                        f"(ranks {ranks[0]}-{ranks[-1]})"), [f"rank {r}" for r in ranks])
     return judged
+
+
+def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok over the GPUs the engine in the container worked on: llama.cpp's CUDA backend read their free
+    memory or allocated its buffers there (ServingLog.ggml_cuda_devices), or listed them with their compute capability
+    (`ggml_cuda_init`, GGML_TITLE); None where the log shows neither."""
+    devices = list(serving_log.ggml_cuda_devices) if serving_log is not None else []
+    if devices and serving_log is not None:
+        line = serving_log.ggml_cuda_line
+        return over_subjects(ok(f"the engine in the container worked on {', '.join(devices)} through CUDA (\"{line}\"): "
+                                "the GPU device nodes and the driver's CUDA library reach it", actual=devices,
+                                evidence=[line]),
+                             [f"GPU {d.removeprefix('CUDA')}" for d in devices], None)
+    listed = [g for g in (gpus.gpus if gpus is not None else ()) if GGML_TITLE in g.shown_by]
+    if listed:
+        return over_subjects(ok(f"llama.cpp's CUDA backend in the container found {len(listed)} device(s) and read "
+                                f"their compute capability ({GGML_TITLE}): the GPU device nodes and the driver's CUDA "
+                                "library reach it", actual=[g.model for g in listed]),
+                             [f"GPU {g.index}" for g in listed], None)
+    return None
+
+
+def _nvml_without_cuda(collect_env: CollectEnv | None, container: ContainerInfo | None) -> Outcome | None:
+    """CTR-GPU-ACCESS from a report where torch could not initialise NVML while CUDA came up
+    (CollectEnv.nvml_without_cuda_fault): the driver's CUDA library reached it and its NVML library did not, which is
+    the container toolkit's hand-over with `compute` and without `utility` (CTK_CAPABILITIES), or an image's own
+    libnvidia-ml beside the host's libcuda. Of documented confidence in a container the source shows; of field-report
+    confidence where the source does not say whether it ran in one. None without such a report."""
+    line = collect_env.nvml_without_cuda_fault if collect_env is not None else ""
+    if not line:
+        return None
+    shown = container is not None and container.in_container
+    where = "" if shown else ("; the source does not show the container itself (`cat /proc/1/cgroup`, `ls -a /` "
+                              "would), but a bare host's driver installs NVML beside CUDA")
+    return issue("torch could not initialise NVML (`UserWarning: Can't initialize NVML`) while CUDA is available: the driver's "
+                 "CUDA library reaches this environment and its NVML library does not, so nvidia-smi and NVML "
+                 "readers (collect_env's GPU models and driver version, an engine's device queries) fail. In a "
+                 "container that is NVIDIA_DRIVER_CAPABILITIES without `utility` (the toolkit mounts nvidia-smi and "
+                 "libnvidia-ml only with it) or an image carrying its own libnvidia-ml of another version "
+                 f"({CTK_CAPABILITIES}){where}", actual=line,
+                 expected="NVIDIA_DRIVER_CAPABILITIES with compute,utility and the host's libnvidia-ml",
+                 confidence=None if shown else "field-reports", evidence=[line])
 
 
 def _given_gpus(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None,

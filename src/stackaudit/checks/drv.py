@@ -391,9 +391,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if driver is None and not has_torch and serving_log is not None and serving_log.nccl_cuda and serving_log.driver_cuda:
         return _nccl_runtime(serving_log)
     if driver is None and not has_torch and serving_log is not None and serving_log.ggml_cuda_devices:
-        # llama.cpp's CUDA backend allocated memory on the device: its CUDA runtime runs on this driver.
+        # llama.cpp's CUDA backend read or allocated memory on the device: its CUDA runtime runs on this driver.
         devices = serving_log.ggml_cuda_devices
-        return over_subjects(ok(f"llama.cpp's CUDA backend allocated memory on {', '.join(devices)} "
+        return over_subjects(ok(f"llama.cpp's CUDA backend read or allocated memory on {', '.join(devices)} "
                                 f"(\"{serving_log.ggml_cuda_line}\"): the CUDA runtime it ships runs on this driver",
                                 actual=list(devices), evidence=[serving_log.ggml_cuda_line]),
                              [f"GPU {d.removeprefix('CUDA')}" for d in devices], None)

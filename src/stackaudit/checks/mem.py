@@ -361,7 +361,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
 
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
-    startup` refusal) says whether anything held memory then: at most
+    startup` refusal; llama.cpp's `using device CUDA0 (NAME) - N MiB free` against the GPU table's memory for
+    that product) says whether anything held memory then: at most
     768 MiB held (the driver's reserve and the engine's own context) is ok over the GPUs shown; more is
     reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
     avail mem=` lines give the free memory without the total: they are reported, not judged.

@@ -1004,6 +1004,62 @@ def _below_engine_floor(engines: set[str], gpus: GpuInventory | None, roots: Ite
     return None
 
 
+# Where a llama.cpp (ggml) CUDA build leaves a GPU out: a cubin runs on its own major at the same or a higher minor,
+# PTX on the same or a higher capability (https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility),
+# and the build's `ARCHS` list does not say which of its entries are PTX (`500` is compute_50 PTX, JIT-compiled on a
+# Maxwell sm_52), so only a GPU older than every entry certainly runs none of its code.
+GGML_ARCHS_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/docs/build.md#cuda"
+GGML_ARCHS_FIX = Fix.of(step("Run a CUDA build that carries the GPU's compute capability: ollama's CUDA 12 library "
+                             "(cuda_v12) for Pascal and Maxwell, or llama.cpp built with "
+                             "-DCMAKE_CUDA_ARCHITECTURES=<the GPU's capability, e.g. 61>", cost="restart",
+                             scope="container"))
+
+
+def _ggml_archs(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Outcome | None:
+    """RT-KERNEL-ARCH from the compute capabilities llama.cpp's CUDA builds carry (ServingLog.ggml_cuda_archs): an
+    issue for a GPU shown that is older than every entry of every build the log shows, unless the log shows the
+    model's layers on a CUDA device after all; ok over the GPUs shown where each has an entry of its own major at or
+    below its capability; unknown naming the builds' floor where no GPU's capability is shown; None where the log shows
+    no such list, or a GPU's capability is not settled or only a lower major's entry (PTX or not) may cover it."""
+    builds = serving_log.ggml_cuda_archs if serving_log is not None else ()
+    if not builds or serving_log is None:
+        return None
+    lowest = min(min(archs) for archs, _ in builds)
+    floor = f"{lowest // 100}.{lowest % 100 // 10}"
+    lists = "; ".join(f"ARCHS = {','.join(map(str, archs))}" for archs, _ in builds)
+    caps, unsettled = _capabilities(gpus)
+    if not caps:
+        return unknown(f"llama.cpp's CUDA build carries code for compute capability {floor} and newer ({lists}): a "
+                       "GPU older than that gets none of its kernels, but the source does not name the GPUs",
+                       hint="paste `nvidia-smi -L` or the `ggml_cuda_init` device list", actual=lists)
+
+    def arch(cap: str) -> int:  # "6.1" -> 610, as the list writes it
+        major, _, minor = cap.partition(".")
+        return int(major) * 100 + int(minor or 0) * 10
+
+    older = {name: cap for name, cap in caps.items() if arch(cap) < lowest}
+    offloaded = serving_log.gpu_layers is not None and serving_log.gpu_layers[0] > 0
+    if older and not offloaded:
+        return issue(", ".join(f"{n} (compute capability {c})" for n, c in older.items())
+                     + f": older than every architecture llama.cpp's CUDA build carries ({lists}, the lowest {floor}), "
+                     "so no cubin or PTX of the build runs there: the engine leaves such a GPU out and runs the model "
+                     f"on another backend or the CPU ({GGML_ARCHS_SOURCE})",
+                     actual={"archs": [list(a) for a, _ in builds], "gpus": older},
+                     expected="a build whose ARCHS include the GPU's capability (or a lower one of its major)",
+                     subjects=[g.label for g in gpus.gpus if g.model in older] if gpus is not None else [],
+                     evidence=[line[:400] for _, line in builds], fix=GGML_ARCHS_FIX)
+    # An entry of the GPU's own major at or below its capability runs there, cubin or PTX alike.
+    covered = {name: cap for name, cap in caps.items()
+               if any(a // 100 == arch(cap) // 100 and a <= arch(cap) for archs, _ in builds for a in archs)}
+    if gpus is None or unsettled or len(covered) < len(caps):
+        return None
+    return over_subjects(ok(", ".join(f"{n} (compute capability {c})" for n, c in covered.items())
+                            + f": llama.cpp's CUDA build carries code for its architecture ({lists})",
+                            actual={"archs": [list(a) for a, _ in builds], "gpus": covered},
+                            evidence=[line[:400] for _, line in builds]),
+                         [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
+
+
 def _architectures(gpus: GpuInventory | None) -> dict[str, tuple[str, str]] | None:
     """{GPU name: (architecture, compute capability)} from the GPU table's row of each name the source shows;
     None where no name is shown or one has no row."""
@@ -1091,6 +1147,12 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Why: the kernel, not the host, sets the time per layer; a forced generic kernel can cost a multiple.
 
+    A llama.cpp CUDA build whose `system_info` line lists the compute capabilities it carries (`CUDA : ARCHS =
+    750,800,...`, ollama's runner too) leaves out a GPU the source shows that is older than every entry (no cubin or
+    PTX runs on an older GPU; a list does not say which entries are PTX, so a newer GPU is not judged by it): an
+    issue, unless the log shows layers offloaded to the GPU after all (another of ollama's CUDA libraries took it).
+    Where each GPU shown has an entry of its own major at or below its capability, the build runs there: ok.
+
     A kernel library's refusal of the GPU's architecture proves the issue on its own, quoted: DeepGEMM's
     `Assertion error (…/csrc/apis/attention.hpp:219): Unsupported architecture` (its kernels dispatch for SM90
     and SM100 only; sglang#26087 on SM120).
@@ -1116,6 +1178,9 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     floor = _below_engine_floor(engines, gpus, [*roots, *pasted], collect_env)
     if floor is not None:
         return floor
+    ggml = _ggml_archs(serving_log, gpus)
+    if ggml is not None and ggml.status == "issue":
+        return ggml
     if roots:
         hits, blind = _rule_hits(((r.engine, _kernel_settings(r)) for r in roots), archs)
         if hits:
@@ -1157,6 +1222,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
         return unknown("no kernel flag the table marks slow on the pasted command line, but the engine's version "
                        "is not in the source (a complete command line is judged with its version)",
                        hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`)")
+    if ggml is not None and not (log_settings or log_lines):
+        return ggml
     if serving_log is not None and (log_settings or log_lines):
         return unknown("the engine's log names no kernel the table marks slow, but a log does not show every flag",
                        hint="paste the engine's command line")

@@ -83,6 +83,15 @@ class CollectEnv:
     # torch's "The NVIDIA driver on your system is too old (found version 11040)" warning, printed when
     # collect_env initialises CUDA: the highest CUDA the driver supports ("11.4"), "" without it.
     driver_too_old_cuda: str = ""
+    # torch's `UserWarning: Can't initialize NVML` (torch/cuda/__init__.py, when nvmlInit fails as it counts the
+    # devices): the line, "" without it.
+    nvml_failed: str = ""
+
+    @property
+    def nvml_without_cuda_fault(self) -> str:
+        """torch's NVML warning where CUDA still initialised (`Is CUDA available: True`): the driver's CUDA library
+        reached the report while its NVML library did not; "" otherwise."""
+        return self.nvml_failed if self.cuda_initialised else ""
 
     @property
     def gpu_count(self) -> int:
@@ -272,12 +281,15 @@ def parse_collect_env(text: str) -> CollectEnv:
         topology_text=topology,
         values=values,
         driver_too_old_cuda=f"{int(too_old.group(1)) // 1000}.{int(too_old.group(1)) % 1000 // 10}" if too_old else "",
+        nvml_failed=nvml.group(0).strip() if (nvml := _NVML_FAILED.search(text)) else "",
     )
 
 
 # torch/cuda/__init__.py (_check_driver): "The NVIDIA driver on your system is too old (found version %d)",
 # the driver's CUDA API version as cudaDriverGetVersion gives it (11040 = 11.4).
 _DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)")
+# torch/cuda/__init__.py (_raw_device_count_nvml): `UserWarning: Can't initialize NVML` where nvmlInit fails.
+_NVML_FAILED = re.compile(r"^.*UserWarning: Can't initialize NVML.*$", re.MULTILINE)
 
 
 @provider("collect_env", CollectEnv, title="pasted vLLM collect_env / SGLang check_env")

@@ -105,6 +105,10 @@ STATED_CONTAINER_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
                 rf"{_ENGINE_WORDS} (?:with|in|inside|within|via|using|on) (?:a |the )?docker\b", re.I), "docker"),
     (re.compile(rf"\b{_ENGINE_WORDS} (?:is |was )?(?:running |runs |deployed )?(?:in|inside) (?:a |the )?"
                 r"(?:docker|podman|container)\b", re.I), "container"),
+    # Kubernetes runs every workload in a pod's containers: `an OLLAMA server running in a K8s implementation`
+    # (ollama/ollama#8179), `vllm deployed on kubernetes`, `ollama in a k8s pod`.
+    (re.compile(rf"\b{_ENGINE_WORDS}(?: server| instance| deployment)? (?:is |was )?(?:running |runs |deployed )?"
+                r"(?:in|inside|on|within) (?:an? |the |my |our )?(?:k8s|k3s|kubernetes)\b", re.I), "kubernetes"),
     # Any program the user ran there: `I can't get the docker image to run anything nvidia`, `the containers drivers`
     # (k4yt3x/video2x#1226), `inside the container nvidia-smi says`.
     (re.compile(r"\b(?:get|got|make|made) (?:the|this|my) (?:docker |podman )?(?:image|container) to run\b|"

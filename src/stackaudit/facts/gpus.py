@@ -45,6 +45,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
+from stackaudit.facts.serving_logs import GGML_USING_DEVICE
 from stackaudit.facts.sources import (
     DCGMI_DIAG,
     ENGINE_LOG,
@@ -55,7 +56,7 @@ from stackaudit.facts.sources import (
     USER_MACHINE,
 )
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index
-from stackaudit.gputable import brand_family, by_pci_device_id, exact_name, other_vendor
+from stackaudit.gputable import brand_family, by_pci_device_id, exact_name, nominal_memory_gib, other_vendor
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
 from stackaudit.pci_address import is_bdf, normalize_bdf
@@ -666,9 +667,13 @@ _VLLM_STARTUP = re.compile(r"\bFree memory on device(?: (?P<dev>[\w:]+))? \((?P<
 @parser(ENGINE_LOG, feeds="engine_gpu_memory", kind=EngineGpuMemory, rank=11)
 def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
     """The memory each SGLang rank found free when it began loading weights (with what its own distributed init
-    took), or the free and total memory vLLM found when it refused to start, once per rank or device.
+    took), the free and total memory vLLM found when it refused to start, or the memory llama.cpp found free on the
+    device it loads the model on (GGML_USING_DEVICE), once per rank or device.
 
     SGLang's lines do not give the GPU's total memory: what else held memory is settled only with the total.
+    llama.cpp's line names the device's product: its total is the GPU table's nominal memory for that name, where the
+    table pins the name to one size (gputable.nominal_memory_gib). NVML reports a little less than the nominal size,
+    so the memory read as held is at most overstated by that reserve, never understated.
 
     Input (tests/data/captures/526, two of its eight ranks)::
 
@@ -684,9 +689,12 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
             seen[rank] = FreeAtStart(rank, None, float(m["free"]) * 1024, line.strip(), own.get(rank))
         elif (m := _VLLM_STARTUP.search(line)) is not None and (dev := m["dev"] or "the engine's GPU") not in seen:
             seen[dev] = FreeAtStart(dev, float(m["total"]) * 1024, float(m["free"]) * 1024, line.strip())
+        elif (m := GGML_USING_DEVICE.search(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen:
+            total = nominal_memory_gib(m["name"])
+            seen[dev] = FreeAtStart(dev, total * 1024 if total is not None else None, float(m["free"]), line.strip())
     if not seen:
         raise ParseError("no SGLang `Load weight begin. avail mem=` line, no vLLM `Free memory on device ... on "
-                         "startup` line")
+                         "startup` line, no llama.cpp `using device CUDA0 (...) - N MiB free` line")
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
 
 

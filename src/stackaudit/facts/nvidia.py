@@ -937,8 +937,9 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # `Driver: 580.95.05` (a three-digit branch: NVIDIA's numbering), a list's bullet without the colon
 # (`- Nvidia driver version 580.65.06, CUDA version 13.0`, corpus 760; `- NVIDIA driver 595.91.07`, corpus 805), an
 # item of a comma list (`..., driver 580.159.03, CUDA runtime 13.0`, corpus 237), the open flavour's package named with
-# its version (`nvidia-open 595.71.05`, corpus 803; Arch's `nvidia-open 595.71.05-5`, corpus 252).
-STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*|^\W*(?i:nvidia )?(?i:driver(?: version)?)\s+|"
+# its version (`nvidia-open 595.71.05`, corpus 803; Arch's `nvidia-open 595.71.05-5`, corpus 252), the vendor's name
+# before the version (`GPU driver: NVIDIA 595.84`, corpus 1058).
+STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*(?i:nvidia\s+)?|^\W*(?i:nvidia )?(?i:driver(?: version)?)\s+|"
                            r",\s*(?i:driver)\s+|\bnvidia-open(?:-dkms)?[\s=]+)(\d{3}\.\d+(?:\.\d+)?)\b", re.MULTILINE)
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).

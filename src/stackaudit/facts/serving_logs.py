@@ -106,11 +106,16 @@ KEY_PHRASES = re.compile(
 # it, ggml-org/llama.cpp#2237; the old server's `print_timings:`; llama-server's bare `prompt eval time =` / `eval
 # time =` lines under `slot print_timing:`, ggml-org/llama.cpp#9013; a bare `total time =` is any program's), its
 # loader (`llm_load_tensors:` / `load_tensors:`, `llm_load_print_meta:`, `llama_model_loader:`) and its context set-up
-# (`llama_new_context_with_model:` / `llama_context:`, `llama_kv_cache_init:`). A line of these shows llama.cpp ran
-# (ServingLog.engine "llamacpp").
+# (`llama_new_context_with_model:` / `llama_context:`, `llama_kv_cache_init:`), the device it loads the model on
+# (`llama_load_model_from_file:`, `llama_model_load_from_file_impl:` from 2025, `llama_prepare_model_devices:` from
+# 2026, each `using device CUDA0 (NAME) - 7839 MiB free`, GGML_USING_DEVICE) and its build's features (`system_info:
+# ... | CUDA : ARCHS = 750,800,860 | ...`, GGML_CUDA_ARCHS). Builds since 2025 may put the time since start and a
+# level letter before the function (`0.00.082.906 I system_info: ...`, common/log.cpp with timestamps and prefix on,
+# as ollama's llama-server runs it). A line of these shows llama.cpp ran (ServingLog.engine "llamacpp").
 GGML_LOG_LINE = re.compile(
-    r"^\s*(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
+    r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
     r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_new_context_with_model|llama_context"
+    r"|llama_load_model_from_file|llama_model_load_from_file_impl|llama_prepare_model_devices|system_info"
     r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
     r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /)")
 # ollama's own log lines (Go's log/slog text handler, ollama's logutil): `time=2024-08-12T20:24:12.346-06:00
@@ -132,12 +137,22 @@ OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (
                         r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]" '
                         r'memory\.required\.full="(?P<full>[\d.]+) (?P<su>[MG]iB)"')
 # The line's literals, one of which every GGML_LOG_LINE match holds.
-GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =")
+GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
 # CUDA0 KV buffer size`, `CUDA0 compute buffer size`): memory llama.cpp's CUDA backend allocated on a CUDA device.
 GGML_CUDA_BUFFER = re.compile(r"\b(CUDA\d+)(?: model| KV| compute)? buffer size =\s*[\d.]+ MiB")
+# The compute capabilities a llama.cpp (ggml) CUDA build carries code for, as its `system_info` line prints them
+# (ggml-cuda.cu: `__CUDA_ARCH_LIST__`, real and virtual alike): `CUDA : ARCHS = 750,800,860,890,900,1000,1200`, in
+# llama.cpp's own `system_info:` line and in a program's report of it (node-llama-cpp's systemInfo); ollama's runner
+# prints the same features one key each, `msg=system ... CUDA.0.ARCHS=500,600,610,...` (ollama/ollama#11983).
+GGML_CUDA_ARCHS = re.compile(r"\bCUDA(?: : |\.\d+\.)ARCHS ?= ?(\d+(?:,\d+)*)")
+# The device llama.cpp loads the model on, with the memory CUDA found free on it (cudaMemGetInfo) before loading:
+# `llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) (0000:01:00.0) - 23641 MiB free`
+# (the PCI address from 2025, `(unknown id)` where there is none; ggml-org/llama.cpp src/llama.cpp).
+GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()]+)\)(?: \([^()]*\))? - "
+                               r"(?P<free>\d+) MiB free\b")
 
 
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
@@ -159,8 +174,7 @@ def is_log_line(line: str) -> bool:
     return bool(("NCCL " in line and (NCCL_LINE.search(line) or NCCL_BANNER.match(line)))
                 or ("cudaDriverVersion" in line and NCCL_BANNER.match(line)) or (".py:" in line and VLLM_LINE.search(line))
                 or ("] " in line and SGLANG_LINE.search(line))
-                or (("llama_" in line or "llm_load" in line or "load_tensors:" in line or "print_timing" in line
-                     or "eval time =" in line) and GGML_LOG_LINE.match(line))
+                or (any(needle in line for needle in GGML_NEEDLES) and GGML_LOG_LINE.match(line))
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
@@ -343,7 +357,11 @@ class ServingLog:
     # ollama's weighing of the model against a GPU's free memory (OLLAMA_FIT): (free GiB, the whole model's GiB, the
     # line) of the last such line.
     model_fit: tuple[float, float, str] | None = None
-    # The CUDA devices llama.cpp allocated a buffer on (GGML_CUDA_BUFFER), in order, and the first such line.
+    # Each list of compute capabilities (750 for 7.5) a llama.cpp CUDA build of the log carries (GGML_CUDA_ARCHS), with
+    # its line: one per build the log shows (ollama probes one CUDA library after another).
+    ggml_cuda_archs: tuple[tuple[tuple[int, ...], str], ...] = ()
+    # The CUDA devices llama.cpp allocated a buffer on (GGML_CUDA_BUFFER) or chose for the model and read the free
+    # memory of (GGML_USING_DEVICE), in order, and the first such line.
     ggml_cuda_devices: tuple[str, ...] = ()
     ggml_cuda_line: str = ""
 
@@ -792,6 +810,7 @@ def parse_serving_log(text: str) -> ServingLog:
     model_fit: tuple[float, float, str] | None = None
     ggml_devices: list[str] = []
     ggml_line = ""
+    ggml_archs: dict[tuple[int, ...], str] = {}
     rccl: list[str] = []
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
@@ -824,11 +843,15 @@ def parse_serving_log(text: str) -> ServingLog:
             free = int(m["bytes"]) / 2**30 if m["bytes"] else float(m["free"]) * gib[m["fu"]]
             need = float(m["req"]) * gib[m["ru"]] if m["req"] else float(m["full"]) * gib[m["su"]]
             model_fit = (round(free, 1), round(need, 1), text_l)
-        m = GGML_CUDA_BUFFER.search(text_l) if "buffer size" in low and engine in ("llamacpp", "ollama") else None
+        m = (GGML_CUDA_BUFFER.search(text_l) if "buffer size" in low else GGML_USING_DEVICE.search(text_l)
+             if "using device" in low else None) if engine in ("llamacpp", "ollama") else None
         if m:
             ggml_line = ggml_line or text_l
             if m.group(1) not in ggml_devices:
                 ggml_devices.append(m.group(1))
+        m = GGML_CUDA_ARCHS.search(text_l) if "ARCHS" in text_l else None
+        if m:
+            ggml_archs.setdefault(tuple(int(a) for a in m.group(1).split(",")), text_l)
         m = _VLLM_VERSION.search(text_l) if not vllm_version and ("llm engine (v" in low or "server version" in low) \
             else None
         if m:
@@ -1031,7 +1054,8 @@ def parse_serving_log(text: str) -> ServingLog:
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
         gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()), custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
-        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line)
+        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
+        ggml_cuda_archs=tuple(ggml_archs.items()))
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
@@ -1537,7 +1561,11 @@ def no_rdma_traffic(log: ServingLog) -> tuple[str, tuple[str, ...]]:
 STATED_NCCL = re.compile(r"^\s*(?:export\s+)?(NCCL_[A-Z0-9_]+)=([^\s\\`*]+)\s*$|"
                          # a YAML mapping's line (Ray's runtime_env `env_vars:`, corpus 1011): `  NCCL_SHM_DISABLE: 1`
                          r"^\s*(NCCL_[A-Z0-9_]+):\s+[\"']?([^\s\\`*\"']+)[\"']?\s*$|"
-                         r"\b(?:export|set)\s+(NCCL_[A-Z0-9_]+)=([^\s\\`*),;]+?)\.?(?=[\s\\`*),;]|$)")
+                         # in a sentence: `export NCCL_X=1`, `set ...`, `setting ...`
+                         r"\b(?:export|set|setting)\s+(NCCL_[A-Z0-9_]+)=([^\s\\`*),;]+?)\.?(?=[\s\\`*),;]|$)|"
+                         # a transport the run turned off: `P2P disabled for serving with NCCL_P2P_DISABLE=1` (corpus
+                         # 1058); `with` before any other variable is advice (`run with NCCL_DEBUG=INFO for details`)
+                         r"\bwith\s+(NCCL_[A-Z0-9_]+_DISABLE)=([^\s\\`*),;]+?)\.?(?=[\s\\`*),;]|$)")
 
 
 def stated_nccl(line: str) -> tuple[str, str] | None:
@@ -1545,7 +1573,7 @@ def stated_nccl(line: str) -> tuple[str, str] | None:
     m = STATED_NCCL.search(line)
     if m is None:
         return None
-    name, value = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
+    name, value = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5, 7) if m.group(i))
     return name, value
 
 

@@ -43,8 +43,9 @@ _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models 
 def _belongs(line: str) -> bool:
     if not line.strip():
         return True
-    if "UserWarning: CUDA initialization:" in line:
-        return True  # torch's warning when collect_env initialises CUDA (a too old driver, no GPU)
+    if "UserWarning: CUDA initialization:" in line or "UserWarning: Can't initialize NVML" in line \
+            or line.strip() == 'warnings.warn("Can\'t initialize NVML")':
+        return True  # torch's warnings when collect_env initialises CUDA (a too old driver, no GPU; no NVML)
     if FENCE.match(line) or is_log_line(line):
         return False
     if _BARE_VERSION.match(line):

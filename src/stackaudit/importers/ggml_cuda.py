@@ -4,6 +4,8 @@
       Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes
 
 Builds before March 2024 name the function `ggml_init_cublas` (the same lines, without `VMM`).
+A paste may cut the `found` line and keep the device lines: a run of them with their `VMM:` field (the field that
+sets them apart from other programs' device lines) is the same list, from its `Device 0:` line (corpus 927).
 The `found` line and the device lines under it, each with whatever prefix the log gives its lines (a Compose
 service's `llama-cpp    | `), are recorded verbatim as the pasted document GGML_CUDA_DEVICES
 (facts/sources.py); facts/gpus.py reads it.
@@ -22,13 +24,14 @@ from stackaudit.importers.registry import Found, document_appended, importer
 # (corpus 961).
 _FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ CUDA devices?(?: \(Total VRAM: [^)]*\))?:\s*$")
 _DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, compute capability \d+\.\d+")
+_FIRST_DEVICE_VMM = re.compile(r"^.*?\bDevice 0: .+?, compute capability \d+\.\d+, VMM: (?:yes|no)\b")
 
 
 @importer("ggml_cuda_init devices", "llama.cpp's `ggml_cuda_init: found N CUDA devices` and its device lines",
-          needles=("ggml_cuda_init: found", "ggml_init_cublas: found"), per_line=True)
+          needles=("ggml_cuda_init: found", "ggml_init_cublas: found", ", vmm: "), per_line=True)
 def ggml_cuda_devices(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
-        if not _FOUND.search(lines[i]):
+        if not (_FOUND.search(lines[i]) or _FIRST_DEVICE_VMM.match(lines[i])):
             continue
         end = run_end(lines, i + 1, _DEVICE.match)
         yield Found("ggml_cuda_init devices", i, end,

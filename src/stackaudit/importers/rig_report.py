@@ -19,8 +19,9 @@ A hardware list in the same spirit, written as plain `Key: value` lines (fwupd/f
 with the memory NVML reports (`GPU: NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition, 97,887 MiB`) and,
 below it, its power limit (`GPU power limit: 250 W`, or `Power limit is already at 480W (default 600W)` with the
 default): handed on as a GPU section of `nvidia-smi -q` with its name, memory and power limit. A list line that states
-a count of one model with the limit of each (`- 2× RTX 3090 24 GB, ..., 250 W per GPU.`) is handed on as that many
-GPU sections with the model and the limit.
+a count of one model with the limit of each (`- 2× RTX 3090 24 GB, ..., 250 W per GPU.`), or a sentence with the
+count and the cap the user set (`i powercap at 230 watt, 2x rtx3090s`), is handed on as that many GPU sections with
+the model and the limit.
 
 The System section's `- **Environment:** ...` line, below the report's `# club-3090 rig report` heading, is recorded
 as the document RIG_REPORT_ENVIRONMENT (facts/platform.py virtualization_from_rig_report reads it).
@@ -56,8 +57,12 @@ _LIST_POWER = re.compile(r"^\W*(?:GPU\s+)?power limit\b(?::|(?: is)?(?: already)
                          r"(\d+(?:\.\d+)?)\s*W\b(?:\s*\(default:?\s*(\d+(?:\.\d+)?)\s*W\))?", re.IGNORECASE)
 _LIST_LOOK = 16  # lines below the GPU line where its power limit may stand
 # A list line stating a count of one GPU model (facts/gpus.stated_gpus) and the limit of each (`- 2× RTX 3090 24 GB,
-# NVLink (NV4), 250 W per GPU.`, corpus 805).
-_PER_GPU_POWER = re.compile(r"\b(\d+(?:\.\d+)?)\s*W\s+(?:per|each)\s+GPU\b", re.IGNORECASE)
+# NVLink (NV4), 250 W per GPU.`, corpus 805), or a power cap the user set beside the count (`i powercap at 230 watt,
+# 2x rtx3090s`, corpus 1058): a power limit is a setting of each GPU (`nvidia-smi -i N -pl W`), so a cap stated for a
+# set of one model is each card's.
+_PER_GPU_POWER = re.compile(r"\b(\d+(?:\.\d+)?)\s*W\s+(?:per|each)\s+GPU\b|"
+                            r"\bpower[- ]?(?:cap(?:ped)?|limit(?:ed)?)\s+(?:(?:it|them|both|all|each)\s+)?(?:at|to)\s+"
+                            r"(\d+(?:\.\d+)?)\s*(?:W|watts?)\b", re.IGNORECASE)
 # report.sh's CPU bullet: lscpu's `Model name`, then the thread count (`nproc`) in brackets. A hardware summary's
 # two-column Markdown table row (`| **CPU** | AMD Ryzen Threadripper PRO 9985WX 64-Core (128 threads) |`, corpus 860)
 # is the same statement, read in its `Key: value` form (facts/_parse.stated_line).
@@ -70,7 +75,7 @@ def per_gpu_limit(line: str) -> tuple[int, str, str] | None:
     (_PER_GPU_POWER); None for any other line."""
     per_gpu = _PER_GPU_POWER.search(line)
     said = stated_gpus(line) if per_gpu else []
-    return (said[0][0], said[0][1], per_gpu.group(1)) if per_gpu and len(said) == 1 else None
+    return (said[0][0], said[0][1], per_gpu.group(1) or per_gpu.group(2)) if per_gpu and len(said) == 1 else None
 
 
 def listed_gpu(line: str) -> bool:
@@ -120,7 +125,8 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
 @importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, link, "
           "bus) and its CPU bullet (the model name); a plain hardware list's GPU line with its power limit, or a count "
           "of one model with the limit of each",
-          needles=("**GPU ", "**CPU:**", "cpu** |", "| cpu |", "GPU:", "GPU**:", "power limit", " per GPU", " each GPU"), per_line=True)
+          needles=("**GPU ", "**CPU:**", "cpu** |", "| cpu |", "GPU:", "GPU**:", "power limit", " per GPU", " each GPU", "powercap", "power cap", "power-cap", "power-limit"),
+          per_line=True)
 def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if listed := _LIST_GPU.match(lines[i]):
