@@ -40,6 +40,7 @@ from stackaudit.facts.gpu_events import (
 from stackaudit.facts.gpus import (
     GGML_TITLE,
     KERNEL_LOG_TITLE,
+    NVBANDWIDTH_TITLE,
     OLLAMA_TITLE,
     P2P_TEST_TITLE,
     TORCH_WARNED_TITLE,
@@ -921,7 +922,7 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
 
 
 # The GPU lists that CUDA or NVML wrote, so that each GPU on them ran under the loaded kernel module (facts/gpus.py).
-_DRIVEN_LISTS = (GGML_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, TORCH_WARNED_TITLE)
+_DRIVEN_LISTS = (GGML_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE)
 
 
 def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:

@@ -203,7 +203,9 @@ NVB_DEVICE = re.compile(r"^[\s>]*Device (?P<d>\d+): (?P<name>.+?)(?: \((?P<dom>[
                         r"(?P<dev>[0-9a-fA-F]{2})\))?\s*$")
 _NVB_CELLS = re.compile(r"^[\s>]*(\d+)((?:\s+(?:\d+(?:\.\d+)?|N/A))+)\s*$")
 NVB_FAILED = re.compile(r"Invalid value when checking the pattern|^\s*ASSERT in expression |Aborted \(core dumped\)|"
-                        r"^\s*\[(?:cuda\w+|CUDA_ERROR_\w+)\] .* in expression |^\s*NVML_ERROR: \[")
+                        r"^\s*(?:Error: )?\[(?:cuda\w+|CUDA_ERROR_\w+)\] .* in expression |^\s*NVML_ERROR: \[")
+_NVB_WAIVED = re.compile(r"^[\s>]*Waived:\s*$")
+_NVB_PROCESS = re.compile(r"^[\s>]*Process \d+ \(", re.MULTILINE)
 _NVB_SUM = re.compile(r"^[\s>]*SUM ([a-z][a-z0-9_]*) [\d.]+\s*$")
 # nvbandwidth's local tests between GPUs (testcase.h: those filtered by filterHasAccessiblePeerPairs).
 _NVB_PEER = ("device_to_device", "all_to_one", "one_to_all")
@@ -219,11 +221,14 @@ class BandwidthTest:
     line: str = ""
     heading: str = ""
     cells: tuple[tuple[int, int, float], ...] = ()
+    waived_peer: bool = False  # v0.5+'s `Waived: ` names no test: in a one-host build only peer tests are waived
 
     @property
     def peer(self) -> bool:
         """A test between GPUs of one host (not nvbandwidth's multinode tests); one the source does not name, by its
         matrix heading (`GPU(row) -> GPU(column)`)."""
+        if self.waived_peer:
+            return True
         if not self.key:
             return "GPU(row)" in self.heading and "GPU(column)" in self.heading
         return not self.key.startswith("multinode") and any(w in self.key for w in _NVB_PEER)
@@ -379,6 +384,7 @@ def parse_nvbandwidth(text: str) -> P2pBandwidth:
             tests.append(replace(test, ended=ended or test.ended, line=line or test.line))
         test = None
 
+    multinode = bool(_NVB_PROCESS.search(text))
     for line in text.splitlines():
         if m := _NVB_VERSION.match(line):
             version = m[1]
@@ -394,6 +400,12 @@ def parse_nvbandwidth(text: str) -> P2pBandwidth:
             test = BandwidthTest(m["key"], "waived" if m["how"] == "Waiving" else "started")
             if m["how"] == "Waiving":
                 close()
+        elif _NVB_WAIVED.match(line):
+            # From v0.5 a waived test prints `Waived: ` without its name (nvbandwidth.cpp, output.cpp addTestcase). A
+            # one-host build lists `Device N:` lines and holds no multinode test, so it waives only peer tests
+            # (testcase.h); a multinode build lists `Process N (host): device N` lines.
+            close()
+            tests.append(BandwidthTest("", "waived", line.strip(), waived_peer=not multinode))
         elif NVB_HEADING.match(line):
             heading, columns = line.strip().lstrip("> "), []
             if test is None:  # a matrix pasted without its `Running` line: the test is not named
@@ -439,7 +451,7 @@ def refusals_in_p2p_bandwidth_test(text: str) -> PeerRefusals:
         waived = next((t for t in run.tests if t.ended == "waived" and t.peer), None)
         if waived is None or len(run.devices) < 2:
             return PeerRefusals()
-        line = f"Waiving {waived.key}."
+        line = waived.line or f"Waiving {waived.key}."
         return PeerRefusals(tuple(PeerRefusal(a, b, CUDA, line) for a in run.devices for b in run.devices if a < b))
     return PeerRefusals(find_refusals(text.splitlines()))
 

@@ -59,7 +59,8 @@ _NVB_TITLE = re.compile(r"^[\s>]*nvbandwidth Version:")
 # `...` where the user cut the output.
 _NVB_BODY = re.compile(r"^[\s>]*(?:$|Built from Git version:|MPI version:|NOTE:|Additional system-specific|"
                        r"Performance can vary|CUDA (?:Runtime|Driver) Version:|Driver Version:|Process \d+ \(|"
-                       r"SUM \w+ [\d.]+\s*$|Current offset|Warning:|\.\.\.\s*$|\d+(?:\s+(?:[\d.]+|N/A))*\s*$)")
+                       r"SUM \w+ [\d.]+\s*$|Waived:\s*$|Error: |Current offset|Warning:|\.\.\.\s*$|"
+                       r"\d+(?:\s+(?:[\d.]+|N/A))*\s*$)")
 # The host name v0.8 prints alone above the device list (output.cpp recordDevices).
 _NVB_HOST = re.compile(r"^[A-Za-z0-9][\w.-]{0,62}$")
 
