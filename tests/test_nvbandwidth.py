@@ -233,3 +233,25 @@ def test_v08_waived_without_a_name_is_a_peer_refusal_in_a_one_host_build(tmp_pat
 def test_a_runtime_of_a_newer_major_is_an_issue(tmp_path: Path) -> None:
     r = _paste(tmp_path, NEWER_MAJOR, "DRV-CUDA-COMPAT")
     assert r["DRV-CUDA-COMPAT"].status == "issue" and "CUDA 13.x" in r["DRV-CUDA-COMPAT"].message
+
+
+# Modelled on capture 1042's lines: Azure's health check on eight GPUs, two pairs below its threshold; the other
+# pairs' figures (its dbg lines) are not shown, so not every pair of GPUs 0-3 is measured.
+NHC_TWO_PAIRS = """`ERROR:  nhc:  Health check failed:  check_gpu_bw: P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 is less than 335. FaultCode: NHC2020`
+
+`ERROR:  nhc:  Health check failed:  check_gpu_bw: P2P test on GPU 3 to GPU 2 failed. Bandwidth 250.10 is less than 335. FaultCode: NHC2020`
+"""
+
+
+def test_1042_azure_health_checks_p2p_figures_both_ways_are_ok_over_the_pair() -> None:
+    host = load_pasted([str(corpus_path("1042"))])
+    run = fact(host, "p2p_bandwidth")
+    assert run.peer_pairs() and {(a, b) for a, b, _ in run.peer_pairs()[0][1]} == {(0, 1), (1, 0)}
+    r = capture_checks("1042", "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
+    assert r.status == "ok" and "256.63 GB/s" in r.message
+    assert r.coverage is not None and r.coverage.count == 2
+
+
+def test_azure_health_check_figures_of_some_pairs_are_not_every_pair(tmp_path: Path) -> None:
+    r = _paste(tmp_path, NHC_TWO_PAIRS, "IC-P2P-FUNCTIONAL")
+    assert r["IC-P2P-FUNCTIONAL"].status == "unknown"

@@ -204,6 +204,16 @@ NVB_DEVICE = re.compile(r"^[\s>]*Device (?P<d>\d+): (?P<name>.+?)(?: \((?P<dom>[
 _NVB_CELLS = re.compile(r"^[\s>]*(\d+)((?:\s+(?:\d+(?:\.\d+)?|N/A))+)\s*$")
 NVB_FAILED = re.compile(r"Invalid value when checking the pattern|^\s*ASSERT in expression |Aborted \(core dumped\)|"
                         r"^\s*(?:Error: )?\[(?:cuda\w+|CUDA_ERROR_\w+)\] .* in expression |^\s*NVML_ERROR: \[")
+# Azure's node health checks (https://github.com/Azure/azurehpc-health-checks, customTests/azure_gpu_bandwidth.nhc)
+# run nvbandwidth's host_to_device_memcpy_ce, device_to_host_memcpy_ce and device_to_device_memcpy_read_ce and print a
+# figure per GPU or pair: `check_gpu_bw: P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 is less than 335` below
+# its threshold, `dbg: P2P_GPU_0_1: 256.63 GB/s` for every figure. `GPU a to GPU b` is the matrix's column a, row b.
+NHC_BW = re.compile(r"check_gpu_bw: (?P<test>P2P|H2D|D2H) test on GPU (?P<a>\d+)(?: to GPU (?P<b>\d+))? failed\. "
+                    r"Bandwidth (?P<bw>\d+(?:\.\d+)?) is less than|\b(?P<dtest>P2P|H2D|D2H)_GPU_(?P<da>\d+)"
+                    r"(?:_(?P<db>\d+))?: (?P<dbw>\d+(?:\.\d+)?) GB/s")
+_NHC_TESTS = {"P2P": ("device_to_device_memcpy_read_ce", "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)"),
+              "H2D": ("host_to_device_memcpy_ce", "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)"),
+              "D2H": ("device_to_host_memcpy_ce", "memcpy CE CPU(row) <- GPU(column) bandwidth (GB/s)")}
 _NVB_WAIVED = re.compile(r"^[\s>]*Waived:\s*$")
 _NVB_PROCESS = re.compile(r"^[\s>]*Process \d+ \(", re.MULTILINE)
 _NVB_SUM = re.compile(r"^[\s>]*SUM ([a-z][a-z0-9_]*) [\d.]+\s*$")
@@ -360,7 +370,7 @@ def p2p_bandwidth_test(text: str) -> P2pBandwidth:
 
 def is_nvbandwidth(text: str) -> bool:
     """Whether a recorded bandwidth test is nvbandwidth's (its header, a test's line or a matrix heading)."""
-    return any(_NVB_VERSION.match(line) or NVB_TEST.match(line) or NVB_HEADING.match(line)
+    return any(_NVB_VERSION.match(line) or NVB_TEST.match(line) or NVB_HEADING.match(line) or NHC_BW.search(line)
                for line in text.splitlines())
 
 
@@ -423,8 +433,19 @@ def parse_nvbandwidth(text: str) -> P2pBandwidth:
             ended = test.ended if test.ended == "failed" else "measured"
             test = replace(test, ended=ended, heading=heading, cells=test.cells + cells)
     close()
+    tests += _nhc_tests(text)
     return P2pBandwidth(tuple(dict.fromkeys(devices)), answered=False, program=NVBANDWIDTH, version=version,
                         cuda_runtime=runtime, cuda_driver=driver, tests=tuple(tests))
+
+
+def _nhc_tests(text: str) -> list[BandwidthTest]:
+    """The nvbandwidth figures Azure's health check prints (NHC_BW), one measured test per nvbandwidth test."""
+    cells: dict[str, dict[tuple[int, int], float]] = {}
+    for m in filter(None, map(NHC_BW.search, text.splitlines())):
+        test, a, b, bw = (m["test"], m["a"], m["b"], m["bw"]) if m["test"] else (m["dtest"], m["da"], m["db"], m["dbw"])
+        cells.setdefault(test, {})[(int(b), int(a)) if b is not None else (0, int(a))] = float(bw)
+    return [BandwidthTest(_NHC_TESTS[t][0], "measured", heading=_NHC_TESTS[t][1],
+                          cells=tuple((r, c, v) for (r, c), v in found.items())) for t, found in cells.items()]
 
 
 @parser(P2P_BANDWIDTH_TEST, feeds="peer_refusals", kind=PeerRefusals, rank=15)

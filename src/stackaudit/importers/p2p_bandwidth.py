@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.peer_access import NVB_DEVICE, NVB_FAILED, NVB_HEADING, NVB_TEST
+from stackaudit.facts.peer_access import NHC_BW, NVB_DEVICE, NVB_FAILED, NVB_HEADING, NVB_TEST
 from stackaudit.facts.sources import P2P_BANDWIDTH_TEST
 from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
@@ -73,10 +73,14 @@ def _nvb_line(lines: list[str], j: int) -> bool:
 
 
 @importer("nvbandwidth", "NVIDIA's nvbandwidth output (its CUDA and driver versions, devices, each test's bandwidth "
-          "matrix, waived and failed tests)", needles=("nvbandwidth Version", "(column)", "_to_", "_copy", "_latency"),
+          "matrix, waived and failed tests), or the figures of it that Azure's health check prints",
+          needles=("nvbandwidth Version", "(column)", "_to_", "_copy", "_latency", "check_gpu_bw", "_GPU_"),
           per_line=True)
 def nvbandwidth(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
+        if NHC_BW.search(lines[i]):
+            yield Found("nvbandwidth", i, i + 1, document_appended(P2P_BANDWIDTH_TEST.name, lines[i] + "\n"))
+            continue
         if not (_NVB_TITLE.match(lines[i]) or NVB_TEST.match(lines[i]) or NVB_HEADING.match(lines[i])):
             continue
         end = i + 1
