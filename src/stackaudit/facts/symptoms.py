@@ -727,7 +727,7 @@ def symptoms_in_bandwidth_test(text: str) -> LogSymptoms:
 
     Input (tests/data/captures/1039, https://github.com/NVIDIA/nvbandwidth/issues/61)::
 
-        [cudaErrorUnsupportedPtxVersion] the provided PTX was compiled with an unsupported toolchain. in expression ...
+        [cudaErrorUnsupportedPtxVersion] the provided PTX was compiled with an unsupported toolchain. in expression
     """
     return _from_text(text)
 
