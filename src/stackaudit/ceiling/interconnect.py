@@ -12,13 +12,12 @@ from dataclasses import dataclass
 
 from stackaudit.errors import UsageError
 from stackaudit.facts._parse import CUSTOM_AR_WORLD_SIZES
+from stackaudit.facts.pci import PCIE_GBS_PER_LANE
 from stackaudit.gputable import BOARD_FABRICS, GpuSpec
 
 INTERCONNECTS = ("nvlink", "xgmi", "pcie", "pcie-no-p2p", "network")
 ALLREDUCE_MODES = ("auto", "custom", "nccl")
 
-# PCIe unidirectional GB/s per lane by generation (x16: 15.75 / 31.5 / 63 / 121).
-_PCIE_GBS_PER_LANE = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
 # Per-kernel fixed costs.
 # CPU launch cost in eager mode: "about 4-6 us" per kernel (susun-blog.com pegainfer post) and
@@ -144,7 +143,7 @@ def _link_gbs(gpu: GpuSpec, interconnect: str) -> float:
     if interconnect in ("nvlink", "xgmi") and gpu.nvlink_total_gbs > 0:
         return gpu.nvlink_total_gbs / 2
     lanes = gpu.pcie_width or 16
-    per_lane = _PCIE_GBS_PER_LANE.get(gpu.pcie_gen or 4, 1.969)
+    per_lane = PCIE_GBS_PER_LANE.get(gpu.pcie_gen or 4, 1.969)
     bandwidth = lanes * per_lane
     # Without P2P every byte crosses host memory twice (SHM transport).
     return bandwidth / 2 if interconnect == "pcie-no-p2p" else bandwidth

@@ -40,6 +40,7 @@ from stackaudit.facts.gpu_events import (
 from stackaudit.facts.gpus import (
     GGML_TITLE,
     KERNEL_LOG_TITLE,
+    NVBANDWIDTH_TITLE,
     OLLAMA_TITLE,
     P2P_TEST_TITLE,
     TORCH_WARNED_TITLE,
@@ -63,7 +64,7 @@ from stackaudit.facts.nvidia import (
 from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.pcie_errors import PcieErrors
-from stackaudit.facts.peer_access import P2pDataTests
+from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, P2pDataTests
 from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major
 from stackaudit.facts.serving_logs import ServingLog
@@ -326,7 +327,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None,
                 serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
                 docker_containers: DockerContainers | None = None,
-                engine_commands: EngineCommands | None = None, stated_engines: StatedEngines | None = None) -> Outcome:
+                engine_commands: EngineCommands | None = None, stated_engines: StatedEngines | None = None,
+                p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -336,7 +338,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`); where none of these, llama.cpp's
     own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`), or its
     `ggml_cuda_init` list of the devices it found with their compute capability: its CUDA runtime ran on the
-    driver, ok over those devices.
+    driver, ok over those devices. Where no torch is shown, NVIDIA's nvbandwidth: before v0.5 its header's `CUDA
+    Runtime Version: 12010` against `CUDA Driver Version: 12000` (the rule for NCCL's pair); from v0.5 it prints the
+    driver's CUDA on both lines (nvbandwidth.cpp hands addCudaAndDriverInfo the one variable cuDriverGetVersion set
+    last, https://github.com/NVIDIA/nvbandwidth), so a test whose copies ran (a matrix, or a data check after a copy)
+    is what shows its runtime running on the driver (ok).
+    A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever
+    else is shown (facts/symptoms.py): PTX of a newer toolkit needs that toolkit's driver branch.
     A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
     (facts/symptoms.py).
 
@@ -482,6 +490,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   f"{max(_DRIVER_FLOOR) - 1}.x or older runtime, and a {max(_DRIVER_FLOOR)}.x one by minor-version "
                   f"compatibility, whichever the {engine} shown ships (its CUDA is not in this source)",
                   actual={"driver": driver})
+    run = p2p_bandwidth if p2p_bandwidth is not None and p2p_bandwidth.program == NVBANDWIDTH else None
+    if not torch and run is not None and (tested := _bandwidth_test_runtime(run, driver)) is not None:
+        return tested
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
@@ -633,15 +644,41 @@ def _nccl_runtime(log: ServingLog) -> Outcome:
     from the driver (cudaDriverGetVersion); NCCL got that far, so the question left is the two versions."""
     said = (f"NCCL built for CUDA {log.nccl_cuda} under a driver that supports CUDA {log.driver_cuda} "
             f"(NCCL's cudaDriverVersion)")
-    actual = {"driver_cuda": log.driver_cuda, "nccl_cuda": log.nccl_cuda}
-    runtime, driver = release(log.nccl_cuda, 2), release(log.driver_cuda, 2)
+    return _runtime_on_driver(said, log.nccl_cuda, log.driver_cuda, {"driver_cuda": log.driver_cuda,
+                                                                    "nccl_cuda": log.nccl_cuda}, list(log.cuda_lines))
+
+
+def _runtime_on_driver(said: str, runtime_cuda: str, driver_cuda: str, actual: dict[str, Any],
+                       evidence: list[str]) -> Outcome:
+    """A program's CUDA runtime against the CUDA its driver supports: a newer major needs a newer driver (issue); a
+    newer minor of the driver's major runs by minor-version compatibility (not an issue); the same or older is ok."""
+    runtime, driver = release(runtime_cuda, 2), release(driver_cuda, 2)
     if runtime[:1] > driver[:1]:
         return issue(f"{said}: a CUDA {runtime[0]}.x runtime needs a driver for CUDA {runtime[0]}", actual=actual,
-                     expected=f"a driver for CUDA {runtime[0]}.x or newer", evidence=list(log.cuda_lines))
+                     expected=f"a driver for CUDA {runtime[0]}.x or newer", evidence=evidence)
     if runtime > driver:
         return not_an_issue(f"{said}: minor-version compatibility runs a newer CUDA {runtime[0]}.x runtime on this "
-                            "driver (only JIT of newer PTX fails)", actual=actual, evidence=list(log.cuda_lines))
-    return ok(f"{said}: a driver runs a runtime of its CUDA or older", actual=actual, evidence=list(log.cuda_lines))
+                            "driver (only JIT of newer PTX fails)", actual=actual, evidence=evidence)
+    return ok(f"{said}: a driver runs a runtime of its CUDA or older", actual=actual, evidence=evidence)
+
+
+def _bandwidth_test_runtime(run: P2pBandwidth, driver: str) -> Outcome | None:
+    """DRV-CUDA-COMPAT from an nvbandwidth run: before v0.5 its header prints its own CUDA runtime beside the driver's
+    (the two versions decide); from v0.5 both lines print the driver's (nvbandwidth.cpp), so only its copies that ran
+    show its runtime running on this driver (ok). None where neither is shown."""
+    driver_cuda = run.cuda_driver or _cuda_of_branch(release(driver)) or ""
+    if run.runtime_shown and driver_cuda:
+        said = (f"nvbandwidth v{run.version} built with CUDA {run.cuda_runtime} under driver {driver} "
+                f"(CUDA {driver_cuda})")
+        return _runtime_on_driver(said, run.cuda_runtime, driver_cuda, {"driver": driver, "driver_cuda": driver_cuda,
+                                                                        "runtime_cuda": run.cuda_runtime}, [])
+    copied = run.copied()
+    if not copied:
+        return None
+    return ok(f"nvbandwidth{f' v{run.version}' if run.version else ''} ran its copies ({copied[0].key or 'a test'}) "
+              f"with its own CUDA runtime under driver {driver} (CUDA {driver_cuda or '?'}): the driver runs that runtime "
+              "(its header's `CUDA Runtime Version` is the driver's from v0.5 on, so the copies are the proof)",
+              actual={"driver": driver, "driver_cuda": driver_cuda, "tests": [t.key for t in copied][:4]})
 
 
 # The lowest driver CUDA under which every ollama release picks a runner the driver runs. ollama's discover/gpu.go
@@ -989,7 +1026,7 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
 
 
 # The GPU lists that CUDA or NVML wrote, so that each GPU on them ran under the loaded kernel module (facts/gpus.py).
-_DRIVEN_LISTS = (GGML_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, TORCH_WARNED_TITLE)
+_DRIVEN_LISTS = (GGML_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE)
 
 
 def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:

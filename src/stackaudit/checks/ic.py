@@ -533,7 +533,11 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted; nccl-tests'
     "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok);
     CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
-    unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok); vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
+    unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok);
+    NVIDIA's nvbandwidth (https://github.com/NVIDIA/nvbandwidth): a peer test (device_to_device, all_to_one,
+    one_to_all) whose check of the copied data fails (`Invalid value when checking the pattern`) is an issue, quoted;
+    a peer matrix with a figure for every pair of its GPUs is ok over them; a peer test `Waiving` on two or more
+    listed GPUs is the driver's refusal of peer access for every pair (testcase.h filterHasAccessiblePeerPairs); vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
     (default `~/.cache/vllm`), `nvidia-smi topo -p2p rw`, `nvidia-smi topo -m`, a pasted vLLM log
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
     failed", "reading/generating GPU P2P access cache"), and IOMMU faults naming a GPU in `dmesg`;
@@ -650,6 +654,9 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             f"with P2P what it moves through host memory (lowest: {low[0]}->{low[1]} {low[2]:.2f} GB/s with P2P, "
             f"{low[3]:.2f} GB/s without)", actual={f"{a}->{b}": [en, dis] for a, b, en, dis in compared[:12]}),
             _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
+    peer = p2p_bandwidth.peer_pairs() if p2p_bandwidth is not None else ()
+    if peer:
+        return _nvbandwidth_peer(peer[0][0], peer[0][1], gpus)
     passed = [t for t in tested if t.passed]
     if passed:
         best = max(passed, key=lambda t: t.ranks)
@@ -693,6 +700,19 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
         + " and trusts the driver's report" + said,
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
                    "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+
+
+def _nvbandwidth_peer(key: str, cells: tuple[tuple[int, int, float], ...], gpus: GpuInventory | None) -> Outcome:
+    """IC-P2P-FUNCTIONAL ok from an nvbandwidth peer test that measured every pair of its GPUs: it runs only where
+    CUDA grants peer access (a pair without it waives the test) and checks the data of each copy (memcpy.cpp
+    memcmpPattern, unless run with --skipVerification)."""
+    shown = sorted({d for a, b, _ in cells for d in (a, b)})
+    values = [v for _, _, v in cells]
+    span = f"{min(values):.2f}" + (f" to {max(values):.2f}" if max(values) > min(values) else "")
+    judged = ok(f"nvbandwidth's {key} copied between every pair of the {len(shown)} GPUs of its matrix "
+                f"({span} GB/s): it runs only with peer access granted, checks the "
+                "data each copy moved, and none of its checks failed", actual={f"{a}->{b}": v for a, b, v in cells[:12]})
+    return over_subjects(judged, [f"GPU {d}" for d in shown], gpus.whole_count if gpus is not None else None)
 
 
 def _measured(bandwidth: P2pBandwidth) -> list[str]:

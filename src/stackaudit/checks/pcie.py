@@ -25,8 +25,9 @@ from stackaudit.facts.boot_loader import CmdlineTool, tool_of
 from stackaudit.facts.gpu_links import GpuLinks, split_lanes
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import GpuSamples
-from stackaudit.facts.pci import gen_of
+from stackaudit.facts.pci import PCIE_GBS_PER_LANE, gen_of
 from stackaudit.facts.pcie import PcieFacts, PcieFunction, describe_speed
+from stackaudit.facts.peer_access import P2pBandwidth
 from stackaudit.facts.system import CpuInfo, KernelCmdline
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.model import (
@@ -34,6 +35,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import mps_fix, mrrs_fix
+from stackaudit.gputable import UnknownGpuError, all_gpus, lookup
 
 KB_REGS = "https://github.com/torvalds/linux/blob/master/include/uapi/linux/pci_regs.h"
 KERNEL_PARAMS = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -87,9 +89,9 @@ def no_gpu(pcie: PcieFacts) -> Outcome:
                 "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1010",
                 "https://github.com/NVIDIA/gpu-monitoring-tools/issues/215"),
 )
-def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
+def link_downtrain(gpu_links: GpuLinks | None = None, pcie: PcieFacts | None = None,
                    gpu_samples: GpuSamples | None = None, cpu: CpuInfo | None = None,
-                   gpus: GpuInventory | None = None) -> Outcome:
+                   gpus: GpuInventory | None = None, p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
     """Reads: each GPU's `current_link_speed`, `current_link_width`, `max_link_speed`,
     `max_link_width` in sysfs (else LnkSta/LnkCap from config space or `lspci -vvv`), the same for
     its upstream port, else NVML / `nvidia-smi -q` (current and maximum generation and width: the
@@ -115,7 +117,17 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
     `Model name` or a rig report's CPU bullet): with two or more GPUs on the host, an x16 GPU at x8 is the board's
     x8/x8 split, not-an-issue. Below x8, one GPU alone, an HEDT or server CPU, or a slot whose LnkCap is shown: the
     rule above decides.
+    Where no link state is shown, NVIDIA's nvbandwidth host-to-device or device-to-host copies of a GPU are a lower
+    bound of its link (_measured_links): a figure above what the link carries one generation lower or at half the width
+    (facts/pci.py PCIE_GBS_PER_LANE) shows the GPU's full link; a model not shown is held to the fastest link of
+    data/gpus.toml. A lower figure proves nothing (a copy is slowed by more than its link).
     """
+    if gpu_links is None or not gpu_links.links:
+        measured = _measured_links(p2p_bandwidth, gpus) if p2p_bandwidth is not None else None
+        if measured is not None:
+            return measured
+        if gpu_links is None:
+            return unknown("", needs="gpu_links")
     links = gpu_links.links
     if not links:
         return no_gpu(pcie) if pcie is not None else unknown("no GPU link in this source")
@@ -219,6 +231,48 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
         judged = ok("GPU links at full speed and width: " + ", ".join(f"{b} {v}" for b, v in fine.items()),
                     actual=fine, subjects=list(fine))
     return over_subjects(judged, shown, total, ask=LSPCI_ASK, blind=blind)
+
+
+def _full_link(model: str) -> tuple[int, int, str]:
+    """(generation, width, what says so) of the link a GPU model trains at: its row of data/gpus.toml, else the fastest
+    link of the table (no model shown, or one the table does not know)."""
+    try:
+        spec = lookup(model).spec if model else None
+    except UnknownGpuError:
+        spec = None
+    if spec is not None:
+        return spec.pcie_gen, spec.pcie_width, spec.name
+    top = max(all_gpus(), key=lambda g: (g.pcie_gen, g.pcie_width))
+    return top.pcie_gen, top.pcie_width, "the fastest GPU link of the table, the model not being shown"
+
+
+def _measured_links(run: P2pBandwidth, gpus: GpuInventory | None) -> Outcome | None:
+    """PCIE-LINK-DOWNTRAIN from nvbandwidth's host copies per GPU: ok over the GPUs whose figure is above what their
+    link carries one generation lower or at half its width; None where the run shows no host copy."""
+    figures = run.host_figures()
+    if not figures:
+        return None
+    models = gpus.models if gpus is not None else {}
+    fine: dict[str, str] = {}
+    short: dict[str, str] = {}
+    for gpu, (gbs, key) in sorted(figures.items()):
+        gen, width, basis = _full_link(models.get(gpu, ""))
+        below = max(PCIE_GBS_PER_LANE[gen - 1] * width, PCIE_GBS_PER_LANE[gen] * width / 2)
+        said = f"{gbs:.2f} GB/s in {key or 'a host copy'}"
+        if gbs > below:
+            fine[f"GPU {gpu}"] = (f"{said}, above the {below:.1f} GB/s a Gen{gen - 1} x{width} or Gen{gen} "
+                                  f"x{width // 2} link carries (Gen{gen} x{width}: {basis})")
+        else:
+            short[f"GPU {gpu}"] = said
+    if not fine:
+        return unknown("nvbandwidth's host copies (" + "; ".join(f"{g}: {v}" for g, v in list(short.items())[:4])
+                       + ") fit within a narrower or older link, and a copy is slowed by more than its link: the link "
+                       "state is not shown", hint=f"paste `{LSPCI_ASK}` or `nvidia-smi -q` (GPU Link Info)")
+    first = next(iter(fine.values()))
+    judged = ok(f"nvbandwidth's host copies show each GPU's full link: GPU {next(iter(fine))[4:]}: {first}"
+                + (f" ({len(fine)} GPUs alike)" if len(fine) > 1 else ""), actual=fine, subjects=list(fine))
+    return over_subjects(judged, list(fine), gpus.whole_count if gpus is not None else None, ask=LSPCI_ASK,
+                         blind=list(short))
 
 
 def _sampled_gen(samples: GpuSamples | None, index: int | None) -> int | None:

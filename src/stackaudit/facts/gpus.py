@@ -44,6 +44,7 @@ from stackaudit.facts._parse import RANK_DEVICE, ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
+from stackaudit.facts.peer_access import NVB_DEVICE
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
 from stackaudit.facts.serving_logs import GGML_USING_DEVICE
 from stackaudit.facts.sources import (
@@ -68,6 +69,7 @@ LSPCI_TITLE = "`lspci`"
 COLLECT_ENV_TITLE = "collect_env / check_env report"
 NCCL_TESTS_TITLE = "nccl-tests header"
 P2P_TEST_TITLE = "p2pBandwidthLatencyTest's device lines"
+NVBANDWIDTH_TITLE = "nvbandwidth's device lines"
 DCGM_DIAG_TITLE = "`dcgmi diag` metadata (GPU Device IDs Detected)"
 GGML_TITLE = "llama.cpp's `ggml_cuda_init` device list"
 # CUDA lists the devices CUDA_VISIBLE_DEVICES leaves it, which a pasted output does not show.
@@ -432,20 +434,25 @@ _P2P_DEVICE = re.compile(r"^\s*Device: (\d+), (.+?), pciBusID: ([0-9a-f]+), pciD
 
 def parse_p2p_test_gpus(text: str) -> GpuInventory:
     """The GPUs p2pBandwidthLatencyTest lists, one per CUDA device: every device CUDA sees, printed first (a lower
-    bound of the host's: CUDA_VISIBLE_DEVICES may hide some)."""
+    bound of the host's: CUDA_VISIBLE_DEVICES may hide some). nvbandwidth's device list is the same list in its own
+    words (`Device 0: NVIDIA A100-SXM4-80GB (00000000:34:00)`: domain, bus and device in hex, output.cpp
+    getDeviceDisplayInfo; v0.4 and older print the name alone)."""
     records: dict[int, GpuRecord] = {}
+    title = P2P_TEST_TITLE
     for line in text.splitlines():
-        m = _P2P_DEVICE.match(line)
-        if m is None:
+        if m := _P2P_DEVICE.match(line):
+            index, name = int(m.group(1)), m.group(2).strip()
+            bdf = f"{int(m.group(5), 16):04x}:{int(m.group(3), 16):02x}:{int(m.group(4), 16):02x}.0"
+        elif m := NVB_DEVICE.match(line):
+            index, name, title = int(m["d"]), m["name"].strip(), NVBANDWIDTH_TITLE
+            bdf = f"{int(m['dom'], 16):04x}:{m['bus'].lower()}:{m['dev'].lower()}.0" if m["bus"] else ""
+        else:
             continue
-        index, name = int(m.group(1)), m.group(2).strip()
-        bdf = f"{int(m.group(5), 16):04x}:{int(m.group(3), 16):02x}:{int(m.group(4), 16):02x}.0"
-        records.setdefault(index, GpuRecord(index, bdf, name, None, (P2P_TEST_TITLE,)))
+        records.setdefault(index, GpuRecord(index, bdf, name, None, (title,)))
     if not records:
         raise ParseError("no `Device: N, <name>, pciBusID: …` line")
     gpus = tuple(records[i] for i in sorted(records))
-    return GpuInventory(gpus=gpus, counts=((P2P_TEST_TITLE, max(len(gpus), max(records) + 1)),),
-                        partial=((P2P_TEST_TITLE, CUDA_LIST),))
+    return GpuInventory(gpus=gpus, counts=((title, max(len(gpus), max(records) + 1)),), partial=((title, CUDA_LIST),))
 
 
 @parser(P2P_BANDWIDTH_TEST, feeds="gpus", kind=GpuInventory, rank=52)
@@ -457,6 +464,10 @@ def gpus_from_p2p_test(text: str) -> GpuInventory:
         Device: 0, NVIDIA RTX A6000, pciBusID: 3, pciDeviceID: 0, pciDomainID:0
         Device: 1, NVIDIA RTX A6000, pciBusID: 21, pciDeviceID: 0, pciDomainID:0
         Device: 2, NVIDIA RTX A6000, pciBusID: 49, pciDeviceID: 0, pciDomainID:0
+
+    Input (tests/data/captures/1035, nvbandwidth)::
+
+        Device 0: NVIDIA A100-SXM4-80GB (00000000:34:00)
     """
     return parse_p2p_test_gpus(text)
 

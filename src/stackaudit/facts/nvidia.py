@@ -42,6 +42,7 @@ from stackaudit.facts.sources import (
     NVIDIA_PROC_PARAMS,
     NVIDIA_PROC_VERSION,
     NVSMI_VERSION,
+    P2P_BANDWIDTH_TEST,
     POWERPROFILESCTL,
     PROC_MEMINFO,
 )
@@ -987,6 +988,25 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
                     or ((OPEN_PACKAGE_NAME.search(line) or STATED_OPEN.search(line)) and found[0] in line)), "")
     said = "stated" if package and STATED_OPEN.search(package) else "package"
     return NvidiaDriver(found[0], "open" if package else None, f"{said}: {package}" if package else "", loaded=True)
+
+
+# nvbandwidth's header: `Driver Version: 550.127.08`, which it read from NVML (nvmlSystemGetDriverVersion).
+_BANDWIDTH_TEST_DRIVER = re.compile(r"^[\s>]*Driver Version:\s*(\d{3}\.\d+(?:\.\d+)?)\s*$", re.MULTILINE)
+
+
+@parser(P2P_BANDWIDTH_TEST, feeds="nvidia_driver", kind=NvidiaDriver, rank=45)
+def driver_from_bandwidth_test(text: str) -> NvidiaDriver:
+    """The loaded driver's version that nvbandwidth's header prints (it asks NVML, so the driver is loaded).
+
+    Input (tests/data/captures/1035, https://github.com/NVIDIA/nvbandwidth/issues/34)::
+
+        CUDA Driver Version: 12040
+        Driver Version: 550.127.08
+    """
+    found = set(_BANDWIDTH_TEST_DRIVER.findall(text))
+    if len(found) != 1:
+        raise ParseError("no one `Driver Version:` line in the bandwidth test")
+    return NvidiaDriver(found.pop(), None, loaded=True)
 
 
 # The system CUDA toolkit: nvcc's `Cuda compilation tools, release 12.4, V12.4.131`, a hardware list's

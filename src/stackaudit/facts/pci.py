@@ -39,6 +39,9 @@ IORESOURCE_MEM_64 = 0x00100000
 IORESOURCE_DISABLED = 0x10000000
 IORESOURCE_UNSET = 0x20000000
 _GENS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
+# PCIe unidirectional GB/s per lane by generation, after line encoding (x16: 15.75 / 31.5 / 63 / 121): the most a
+# link of that generation and width carries (https://en.wikipedia.org/wiki/PCI_Express#Comparison_table).
+PCIE_GBS_PER_LANE = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
 
 def gen_of(speed: float | None) -> int | None:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from stackaudit.facts.registry import Sourced, fact, parser, union
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, NCCL_TESTS, P2P_BANDWIDTH_TEST
@@ -187,17 +187,122 @@ _COLUMNS = re.compile(r"^\s*D\\D((?:\s+\d+)+)\s*$")
 _ROW = re.compile(r"^\s*(?P<d>\d+)(?P<v>(?:\s+\d+(?:\.\d+)?)+)\s*$")
 
 
+# nvbandwidth (https://github.com/NVIDIA/nvbandwidth): its header (output.cpp addVersionInfo, addCudaAndDriverInfo), its
+# device list (`Device 0: NVIDIA A100-SXM4-80GB (00000000:34:00)`), `Running <test>.` or `Waiving <test>.` per test
+# (testcase.h: a peer test is waived where no GPU pair can access its peer, filterHasAccessiblePeerPairs), each
+# matrix under its heading (`memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)`, one row `0` for the CPU in a
+# host test), and a failure: the data check after each copy (kernels.cu memcmpKernel: ` Invalid value when checking
+# the pattern at ...`, then memcpy.cpp's ASSERT on `h_errorFlag == 0`) or a CUDA call's error (error_handling.h:
+# `[cudaErrorUnsupportedPtxVersion] ... in expression ...`).
+NVBANDWIDTH = "nvbandwidth"
+_NVB_VERSION = re.compile(r"^[\s>]*nvbandwidth Version:\s*v?(\d+(?:\.\d+)*)")
+_NVB_CUDA = re.compile(r"^[\s>]*CUDA (Runtime|Driver) Version:\s*(\d{4,6})\s*$")
+NVB_TEST = re.compile(r"^[\s>]*(?P<how>Running|Waiving) (?P<key>[a-z][a-z0-9_]*_(?:ce|sm)|device_local_copy)\.\s*$")
+NVB_HEADING = re.compile(r"^[\s>]*(?:memcpy|memory latency)\b.*\(row\).*\(column\).*\((?:GB/s|ns)\)\s*$")
+NVB_DEVICE = re.compile(r"^[\s>]*Device (?P<d>\d+): (?P<name>.+?)(?: \((?P<dom>[0-9a-fA-F]{4,8}):(?P<bus>[0-9a-fA-F]{2}):"
+                        r"(?P<dev>[0-9a-fA-F]{2})\))?\s*$")
+_NVB_CELLS = re.compile(r"^[\s>]*(\d+)((?:\s+(?:\d+(?:\.\d+)?|N/A))+)\s*$")
+NVB_FAILED = re.compile(r"Invalid value when checking the pattern|^\s*ASSERT in expression |Aborted \(core dumped\)|"
+                        r"^\s*(?:Error: )?\[(?:cuda\w+|CUDA_ERROR_\w+)\] .* in expression |^\s*NVML_ERROR: \[")
+# Azure's node health checks (https://github.com/Azure/azurehpc-health-checks, customTests/azure_gpu_bandwidth.nhc)
+# run nvbandwidth's host_to_device_memcpy_ce, device_to_host_memcpy_ce and device_to_device_memcpy_read_ce and print a
+# figure per GPU or pair: `check_gpu_bw: P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 is less than 335` below
+# its threshold, `dbg: P2P_GPU_0_1: 256.63 GB/s` for every figure. `GPU a to GPU b` is the matrix's column a, row b.
+NHC_BW = re.compile(r"check_gpu_bw: (?P<test>P2P|H2D|D2H) test on GPU (?P<a>\d+)(?: to GPU (?P<b>\d+))? failed\. "
+                    r"Bandwidth (?P<bw>\d+(?:\.\d+)?) is less than|\b(?P<dtest>P2P|H2D|D2H)_GPU_(?P<da>\d+)"
+                    r"(?:_(?P<db>\d+))?: (?P<dbw>\d+(?:\.\d+)?) GB/s")
+_NHC_TESTS = {"P2P": ("device_to_device_memcpy_read_ce", "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)"),
+              "H2D": ("host_to_device_memcpy_ce", "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)"),
+              "D2H": ("device_to_host_memcpy_ce", "memcpy CE CPU(row) <- GPU(column) bandwidth (GB/s)")}
+_NVB_WAIVED = re.compile(r"^[\s>]*Waived:\s*$")
+_NVB_PROCESS = re.compile(r"^[\s>]*Process \d+ \(", re.MULTILINE)
+_NVB_SUM = re.compile(r"^[\s>]*SUM ([a-z][a-z0-9_]*) [\d.]+\s*$")
+# nvbandwidth's local tests between GPUs (testcase.h: those filtered by filterHasAccessiblePeerPairs).
+_NVB_PEER = ("device_to_device", "all_to_one", "one_to_all")
+
+
+@dataclass(frozen=True)
+class BandwidthTest:
+    """One nvbandwidth test: its key and how it ended (`measured`: its matrix printed; `waived`; `failed`: the data
+    check or a CUDA call failed, `line` quoted; `started`: the source stops before its result), with the heading and
+    `(row, column, value)` of each cell of its matrices."""
+    key: str
+    ended: str
+    line: str = ""
+    heading: str = ""
+    cells: tuple[tuple[int, int, float], ...] = ()
+    waived_peer: bool = False  # v0.5+'s `Waived: ` names no test: in a one-host build only peer tests are waived
+
+    @property
+    def peer(self) -> bool:
+        """A test between GPUs of one host (not nvbandwidth's multinode tests); one the source does not name, by its
+        matrix heading (`GPU(row) -> GPU(column)`)."""
+        if self.waived_peer:
+            return True
+        if not self.key:
+            return "GPU(row)" in self.heading and "GPU(column)" in self.heading
+        return not self.key.startswith("multinode") and any(w in self.key for w in _NVB_PEER)
+
+    @property
+    def data_check(self) -> bool:
+        """Whether it failed in its check of the copied data (the copy ran, and wrong values arrived)."""
+        return self.ended == "failed" and ("checking the pattern" in self.line or "h_errorFlag" in self.line)
+
+
 @dataclass(frozen=True)
 class P2pBandwidth(Sourced):
-    """One p2pBandwidthLatencyTest run: `(a, b, GB/s)` for each ordered pair a != b, per matrix.
+    """One GPU bandwidth test run: CUDA samples' p2pBandwidthLatencyTest (`(a, b, GB/s)` for each ordered pair
+    a != b, per matrix) or nvbandwidth (`tests`, with the CUDA versions its header prints).
 
     `answered`: the source shows the run's peer-access answers (`Device=0 CAN Access Peer Device=1`, or CANNOT).
+    nvbandwidth from v0.5 prints the driver's CUDA under both `CUDA Runtime Version` and `CUDA Driver Version`
+    (nvbandwidth.cpp passes the one variable, last set by cuDriverGetVersion, to addCudaAndDriverInfo); v0.4 and
+    older print cudaRuntimeGetVersion's own (`runtime_shown`).
     """
     devices: tuple[int, ...] = ()
     can_access: tuple[tuple[int, int], ...] = ()
     enabled: tuple[tuple[int, int, float], ...] = ()
     disabled: tuple[tuple[int, int, float], ...] = ()
     answered: bool = True
+    program: str = "p2pBandwidthLatencyTest"
+    version: str = ""
+    cuda_runtime: str = ""  # "12.4", from `CUDA Runtime Version: 12040`
+    cuda_driver: str = ""
+    tests: tuple[BandwidthTest, ...] = ()
+
+    @property
+    def runtime_shown(self) -> bool:
+        """Whether `cuda_runtime` is the runtime's own version (nvbandwidth before v0.5)."""
+        v = tuple(int(x) for x in self.version.split(".")) if self.version else ()
+        return bool(self.cuda_runtime) and bool(v) and v < (0, 5)
+
+    def peer_pairs(self) -> tuple[tuple[str, tuple[tuple[int, int, float], ...]], ...]:
+        """(test, cells) of each nvbandwidth peer test that measured every pair of the GPUs of its matrix (GB/s)."""
+        out = []
+        for t in self.tests:
+            if t.ended != "measured" or not t.peer or "GB/s" not in t.heading or "CPU(" in t.heading:
+                continue
+            cells = tuple(c for c in t.cells if c[0] != c[1])
+            gpus = {d for a, b, _ in cells for d in (a, b)}
+            if len(gpus) >= 2 and all(v > 0 for _, _, v in cells) and \
+                    {frozenset((a, b)) for a, b, _ in cells} >= {frozenset((a, b)) for a in gpus for b in gpus if a != b}:
+                out.append((t.key, cells))
+        return tuple(out)
+
+    def host_figures(self) -> dict[int, tuple[float, str]]:
+        """The highest host-to-device or device-to-host figure of each GPU over nvbandwidth's host tests:
+        GPU -> (GB/s, test)."""
+        best: dict[int, tuple[float, str]] = {}
+        for t in self.tests:
+            if t.ended == "measured" and "CPU(row)" in t.heading and "GPU(column)" in t.heading and "GB/s" in t.heading:
+                for _, gpu, v in t.cells:
+                    if v > best.get(gpu, (0.0, ""))[0]:
+                        best[gpu] = (v, t.key)
+        return best
+
+    def copied(self) -> tuple[BandwidthTest, ...]:
+        """The nvbandwidth tests whose copies ran on the GPUs: a matrix printed, or the data check failed after one."""
+        return tuple(t for t in self.tests if t.ended == "measured" or t.data_check)
 
     def _both(self) -> tuple[tuple[int, int, float, float], ...]:
         off = {(a, b): v for a, b, v in self.disabled}
@@ -237,6 +342,8 @@ def p2p_bandwidth_test(text: str) -> P2pBandwidth:
              0 673.49   2.60   1.58
              1   2.12 672.33   1.70
     """
+    if is_nvbandwidth(text):
+        return parse_nvbandwidth(text)
     devices: list[int] = []
     can: list[tuple[int, int]] = []
     found: dict[str, list[tuple[int, int, float]]] = {"Enabled": [], "Disabled": []}
@@ -261,6 +368,86 @@ def p2p_bandwidth_test(text: str) -> P2pBandwidth:
                         tuple(found["Disabled"]), answered=bool(can) or "Access Peer Device=" in text)
 
 
+def is_nvbandwidth(text: str) -> bool:
+    """Whether a recorded bandwidth test is nvbandwidth's (its header, a test's line or a matrix heading)."""
+    return any(_NVB_VERSION.match(line) or NVB_TEST.match(line) or NVB_HEADING.match(line) or NHC_BW.search(line)
+               for line in text.splitlines())
+
+
+def _cuda(number: str) -> str:
+    """`12040` (1000 * major + 10 * minor, as CUDA reports it) -> `12.4`."""
+    return f"{int(number) // 1000}.{int(number) % 1000 // 10}"
+
+
+def parse_nvbandwidth(text: str) -> P2pBandwidth:
+    """An nvbandwidth run: its version, CUDA versions, devices and each test's end and matrices."""
+    version = runtime = driver = ""
+    devices: list[int] = []
+    tests: list[BandwidthTest] = []
+    test: BandwidthTest | None = None
+    columns: list[int] = []
+    heading = ""
+
+    def close(ended: str = "", line: str = "") -> None:
+        nonlocal test
+        if test is not None:
+            tests.append(replace(test, ended=ended or test.ended, line=line or test.line))
+        test = None
+
+    multinode = bool(_NVB_PROCESS.search(text))
+    for line in text.splitlines():
+        if m := _NVB_VERSION.match(line):
+            version = m[1]
+        elif m := _NVB_CUDA.match(line):
+            if m[1] == "Runtime":
+                runtime = _cuda(m[2])
+            else:
+                driver = _cuda(m[2])
+        elif m := NVB_DEVICE.match(line):
+            devices.append(int(m["d"]))
+        elif m := NVB_TEST.match(line):
+            close()
+            test = BandwidthTest(m["key"], "waived" if m["how"] == "Waiving" else "started")
+            if m["how"] == "Waiving":
+                close()
+        elif _NVB_WAIVED.match(line):
+            # From v0.5 a waived test prints `Waived: ` without its name (nvbandwidth.cpp, output.cpp addTestcase). A
+            # one-host build lists `Device N:` lines and holds no multinode test, so it waives only peer tests
+            # (testcase.h); a multinode build lists `Process N (host): device N` lines.
+            close()
+            tests.append(BandwidthTest("", "waived", line.strip(), waived_peer=not multinode))
+        elif NVB_HEADING.match(line):
+            heading, columns = line.strip().lstrip("> "), []
+            if test is None:  # a matrix pasted without its `Running` line: the test is not named
+                test = BandwidthTest("", "started")
+        elif test is not None and not test.key and (m := _NVB_SUM.match(line)):
+            test = replace(test, key=m[1])  # `SUM device_to_device_memcpy_read_ce 715.53` names a test cut above
+        elif test is not None and test.ended != "failed" and NVB_FAILED.search(line):
+            test = replace(test, ended="failed", line=line.strip())
+        elif test is not None and heading and (m := _NVB_CELLS.match(line)):
+            values = m[2].split()
+            if not columns and "." not in m[2] and "N/A" not in m[2]:
+                columns = [int(m[1]), *(int(v) for v in values)]
+                continue
+            cells = tuple((int(m[1]), b, float(v)) for b, v in zip(columns, values, strict=False) if v != "N/A")
+            ended = test.ended if test.ended == "failed" else "measured"
+            test = replace(test, ended=ended, heading=heading, cells=test.cells + cells)
+    close()
+    tests += _nhc_tests(text)
+    return P2pBandwidth(tuple(dict.fromkeys(devices)), answered=False, program=NVBANDWIDTH, version=version,
+                        cuda_runtime=runtime, cuda_driver=driver, tests=tuple(tests))
+
+
+def _nhc_tests(text: str) -> list[BandwidthTest]:
+    """The nvbandwidth figures Azure's health check prints (NHC_BW), one measured test per nvbandwidth test."""
+    cells: dict[str, dict[tuple[int, int], float]] = {}
+    for m in filter(None, map(NHC_BW.search, text.splitlines())):
+        test, a, b, bw = (m["test"], m["a"], m["b"], m["bw"]) if m["test"] else (m["dtest"], m["da"], m["db"], m["dbw"])
+        cells.setdefault(test, {})[(int(b), int(a)) if b is not None else (0, int(a))] = float(bw)
+    return [BandwidthTest(_NHC_TESTS[t][0], "measured", heading=_NHC_TESTS[t][1],
+                          cells=tuple((r, c, v) for (r, c), v in found.items())) for t, found in cells.items()]
+
+
 @parser(P2P_BANDWIDTH_TEST, feeds="peer_refusals", kind=PeerRefusals, rank=15)
 def refusals_in_p2p_bandwidth_test(text: str) -> PeerRefusals:
     """Peer-access refusals (`CANNOT Access Peer`) in a pasted p2pBandwidthLatencyTest output.
@@ -269,7 +456,24 @@ def refusals_in_p2p_bandwidth_test(text: str) -> PeerRefusals:
 
         Device=0 CAN Access Peer Device=1
         Device=0 CANNOT Access Peer Device=2
+
+    nvbandwidth waives a peer test where no pair of its GPUs can access its peer (testcase.h
+    filterHasAccessiblePeerPairs, cuDeviceCanAccessPeer for every pair): each pair of the devices it lists is refused.
+
+    Input (tests/data/captures/1037, https://github.com/NVIDIA/nvbandwidth/issues/13)::
+
+        Device 0: NVIDIA GeForce RTX 2080 Ti
+        Device 1: NVIDIA GeForce RTX 2080 Ti
+
+        Waiving device_to_device_memcpy_write_ce.
     """
+    if is_nvbandwidth(text):
+        run = parse_nvbandwidth(text)
+        waived = next((t for t in run.tests if t.ended == "waived" and t.peer), None)
+        if waived is None or len(run.devices) < 2:
+            return PeerRefusals()
+        line = waived.line or f"Waiving {waived.key}."
+        return PeerRefusals(tuple(PeerRefusal(a, b, CUDA, line) for a in run.devices for b in run.devices if a < b))
     return PeerRefusals(find_refusals(text.splitlines()))
 
 
@@ -389,6 +593,23 @@ def data_tests_in_nccl_tests(text: str) -> P2pDataTests:
         # Out of bounds values : 0 OK
     """
     return P2pDataTests(_data_tests(text))
+
+
+@parser(P2P_BANDWIDTH_TEST, feeds="p2p_data_tests", kind=P2pDataTests, rank=15)
+def data_tests_in_nvbandwidth(text: str) -> P2pDataTests:
+    """nvbandwidth's peer tests that failed: its check of the data each copy moved (kernels.cu memcmpKernel), or the
+    run aborted inside one. A measured peer matrix is read by IC-P2P-FUNCTIONAL from the `p2p_bandwidth` fact.
+
+    Input (tests/data/captures/1035, https://github.com/NVIDIA/nvbandwidth/issues/34)::
+
+        Running device_to_device_memcpy_read_ce.
+         Invalid value when checking the pattern at 0x70a640000000
+    """
+    if not is_nvbandwidth(text):
+        return P2pDataTests()
+    run = parse_nvbandwidth(text)
+    return P2pDataTests(tuple(DataTest(f"nvbandwidth's {t.key}", False, t.line) for t in run.tests
+                              if t.peer and t.ended == "failed" and (t.data_check or "Aborted" in t.line)))
 
 
 @parser(EVIDENCE_LINES, feeds="p2p_data_tests", kind=P2pDataTests, rank=20)

@@ -254,9 +254,10 @@ RAY_STATUS = Source("ray_status", "`ray status`", argv=("ray", "status"), hint="
 
 NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="paste the all_reduce_perf output")
 
-# The CUDA samples' p2pBandwidthLatencyTest output: peer access per pair and the bandwidth matrices.
-P2P_BANDWIDTH_TEST = Source("p2p_bandwidth_test", "pasted p2pBandwidthLatencyTest output", doc=True,
-                            hint="paste the whole output of CUDA samples' `p2pBandwidthLatencyTest`")
+# The CUDA samples' p2pBandwidthLatencyTest output: peer access per pair and the bandwidth matrices. NVIDIA's
+# nvbandwidth output: its CUDA and driver versions, devices, and each test's matrix, waiver or failure.
+P2P_BANDWIDTH_TEST = Source("p2p_bandwidth_test", "pasted p2pBandwidthLatencyTest or nvbandwidth output", doc=True,
+                            hint="paste the whole output of CUDA samples' `p2pBandwidthLatencyTest` or of `nvbandwidth`")
 
 # llama.cpp's CUDA start-up lines (`ggml_cuda_init: found 2 CUDA devices:` and a `Device N: <name>, compute
 # capability X.Y` line per device), from any log that prints them (llama-server, ik_llama.cpp, ollama's runner).

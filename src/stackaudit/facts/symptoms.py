@@ -26,7 +26,13 @@ from typing import Literal
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
-from stackaudit.facts.sources import DCGMI_DIAG, ENGINE_LOG, EVIDENCE_LINES, NVIDIA_DAEMON_LOG
+from stackaudit.facts.sources import (
+    DCGMI_DIAG,
+    ENGINE_LOG,
+    EVIDENCE_LINES,
+    NVIDIA_DAEMON_LOG,
+    P2P_BANDWIDTH_TEST,
+)
 from stackaudit.facts.system import KernelLog
 from stackaudit.pci_address import BDF
 
@@ -591,6 +597,16 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "DRV-CUDA-COMPAT", "high", CUDA_ERRORS,
         "the CUDA runtime refused to start: the driver is older than the CUDA runtime the program ships "
         "(cudaErrorInsufficientDriver, 35)"),
+    # PTX that the driver's JIT compiler cannot read: the program carries PTX of a newer toolkit than the driver
+    # (cudaErrorUnsupportedPtxVersion, 222: "the provided PTX was compiled with an unsupported toolchain"), which
+    # minor-version compatibility does not cover (https://docs.nvidia.com/deploy/cuda-compatibility/: "applications
+    # that rely on PTX JIT compilation" need a driver of the toolkit's release; nvbandwidth#61, corpus 1039).
+    Symptom("cuda-unsupported-ptx", re.compile(r"cudaErrorUnsupportedPtxVersion|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
+                                               r"the provided PTX was compiled with an unsupported toolchain"),
+        "DRV-CUDA-COMPAT", "high", CUDA_ERRORS,
+        "the driver could not JIT-compile the program's PTX: it was built by a newer CUDA toolkit than this driver "
+        "supports, which minor-version compatibility does not cover (build with SASS for the GPU, or move the driver "
+        "up to the toolkit's branch)"),
     # NCCL found two ranks of one communicator on the same GPU (NCCL_INIT_SOURCE): the ranks' processes were given
     # one GPU between them (the pod's or container's GPUs, or the launcher's per-rank device), so the
     # communicator is refused (triton-inference-server/tensorrtllm_backend, corpus 901).
@@ -659,7 +675,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
            "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "skipping CUDA device",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt",
-           "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old")
+           "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
+           "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain")
 
 
 def is_symptom(line: str) -> bool:
@@ -700,6 +717,17 @@ def symptoms_in_engine_log(text: str) -> LogSymptoms:
         host:2143:2561 [1] NCCL INFO Ring 00 : 1[1b000] -> 2[3d000] via direct shared memory
         host:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device
         host:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2
+    """
+    return _from_text(text)
+
+
+@parser(P2P_BANDWIDTH_TEST, feeds="log_symptoms", kind=LogSymptoms, rank=28)
+def symptoms_in_bandwidth_test(text: str) -> LogSymptoms:
+    """Symptom lines of a pasted GPU bandwidth test (nvbandwidth's CUDA errors).
+
+    Input (tests/data/captures/1039, https://github.com/NVIDIA/nvbandwidth/issues/61)::
+
+        [cudaErrorUnsupportedPtxVersion] the provided PTX was compiled with an unsupported toolchain. in expression
     """
     return _from_text(text)
 

@@ -9,6 +9,16 @@ The run from its title line on (devices, peer access, matrices, notes) is record
 pasted document P2P_BANDWIDTH_TEST (facts/sources.py); facts/peer_access.py reads it.
 A paste of its matrices alone (from `Unidirectional P2P=Disabled Bandwidth Matrix`, or its connectivity matrix) is
 read from that heading on.
+
+NVIDIA's nvbandwidth output (https://github.com/NVIDIA/nvbandwidth, output.cpp) is recorded in the same document,
+from its first line (`nvbandwidth Version: v0.8`, a `Running <test>.` or `Waiving <test>.` line, or a matrix heading)
+through its header, device list, matrices and failure lines:
+
+    nvbandwidth Version: v0.7
+    CUDA Runtime Version: 12040
+    Device 0: NVIDIA A100-SXM4-80GB (00000000:34:00)
+    Running device_to_device_memcpy_read_ce.
+    memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stackaudit.facts.peer_access import NHC_BW, NVB_DEVICE, NVB_FAILED, NVB_HEADING, NVB_TEST
 from stackaudit.facts.sources import P2P_BANDWIDTH_TEST
 from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
@@ -40,4 +51,42 @@ def p2p_bandwidth(lines: list[str], candidates: Candidates | None = None) -> Ite
             end -= 1
         yield Found("p2pBandwidthLatencyTest", i, end,
                     document_appended(P2P_BANDWIDTH_TEST.name, "\n".join(lines[i:end]) + "\n"))
+        scan.skip(end)
+
+
+_NVB_TITLE = re.compile(r"^[\s>]*nvbandwidth Version:")
+# Every other line nvbandwidth prints (output.cpp, error_handling.h), with a Markdown quote's `>` before it, and a
+# `...` where the user cut the output.
+_NVB_BODY = re.compile(r"^[\s>]*(?:$|Built from Git version:|MPI version:|NOTE:|Additional system-specific|"
+                       r"Performance can vary|CUDA (?:Runtime|Driver) Version:|Driver Version:|Process \d+ \(|"
+                       r"SUM \w+ [\d.]+\s*$|Waived:\s*$|Error: |Current offset|Warning:|\.\.\.\s*$|"
+                       r"\d+(?:\s+(?:[\d.]+|N/A))*\s*$)")
+# The host name v0.8 prints alone above the device list (output.cpp recordDevices).
+_NVB_HOST = re.compile(r"^[A-Za-z0-9][\w.-]{0,62}$")
+
+
+def _nvb_line(lines: list[str], j: int) -> bool:
+    line = lines[j]
+    return bool(_NVB_BODY.match(line) or NVB_TEST.match(line) or NVB_HEADING.match(line) or NVB_DEVICE.match(line)
+                or NVB_FAILED.search(line) or _NVB_TITLE.match(line)
+                or (_NVB_HOST.match(line.strip()) and j + 1 < len(lines) and NVB_DEVICE.match(lines[j + 1])))
+
+
+@importer("nvbandwidth", "NVIDIA's nvbandwidth output (its CUDA and driver versions, devices, each test's bandwidth "
+          "matrix, waived and failed tests), or the figures of it that Azure's health check prints",
+          needles=("nvbandwidth Version", "(column)", "_to_", "_copy", "_latency", "check_gpu_bw", "_GPU_"),
+          per_line=True)
+def nvbandwidth(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in (scan := Scan(lines, candidates)):
+        if NHC_BW.search(lines[i]):
+            yield Found("nvbandwidth", i, i + 1, document_appended(P2P_BANDWIDTH_TEST.name, lines[i] + "\n"))
+            continue
+        if not (_NVB_TITLE.match(lines[i]) or NVB_TEST.match(lines[i]) or NVB_HEADING.match(lines[i])):
+            continue
+        end = i + 1
+        while end < len(lines) and _nvb_line(lines, end):
+            end += 1
+        while end > i + 1 and not lines[end - 1].strip():
+            end -= 1
+        yield Found("nvbandwidth", i, end, document_appended(P2P_BANDWIDTH_TEST.name, "\n".join(lines[i:end]) + "\n"))
         scan.skip(end)
