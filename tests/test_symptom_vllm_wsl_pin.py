@@ -52,3 +52,49 @@ def test_v1_interface_line_is_an_issue(tmp_path: Path) -> None:
 def test_native_linux_log_proves_nothing(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, NATIVE, CHECK)[CHECK]
     assert result.status != "issue"
+
+
+# A WSL 2 kernel release proves the issue without the engine's processes: CUDA on WSL limits pinned system memory
+# (https://docs.nvidia.com/cuda/wsl-user-guide/index.html#known-limitations-for-linux-cuda-applications) and vLLM's
+# is_pin_memory_available() turns pinning off wherever the uname names Microsoft.
+
+
+def test_wsl_kernel_in_collect_env_is_an_issue() -> None:
+    result = capture_checks("1073", CHECK)[CHECK]  # vllm-project/vllm#4411: 'Linux-5.15.133.1-microsoft-standard-WSL2'
+    assert result.status == "issue"
+    assert "WSL" in result.message
+    assert "microsoft-standard-WSL2" in str(result.actual)
+
+
+def test_native_kernel_in_collect_env_is_not_an_issue() -> None:
+    result = capture_checks("1043", CHECK)[CHECK]  # pytorch/pytorch#157398: 'Linux-6.8.0-62-generic'
+    assert result.status == "unknown"
+    assert "serving_processes" in result.message
+
+
+# Modelled: the head of torch's collect_env (as in pytorch/pytorch#157398), once on WSL 2 and once on native Linux.
+COLLECT_ENV = """\
+Collecting environment information...
+PyTorch version: 2.7.1+cu128
+Is debug build: False
+CUDA used to build PyTorch: 12.8
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 24.04.2 LTS (x86_64)
+GCC version: (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0
+Libc version: glibc-2.39
+
+Python version: 3.11.13 (main, Jun  5 2025, 13:12:00) [GCC 11.2.0] (64-bit runtime)
+Python platform: {platform}
+Is CUDA available: True
+GPU models and configuration:
+GPU 0: NVIDIA RTX A6000
+GPU 1: NVIDIA RTX A6000
+"""
+
+
+def test_collect_env_platform_decides(tmp_path: Path) -> None:
+    wsl = COLLECT_ENV.format(platform="Linux-5.15.167.4-microsoft-standard-WSL2-x86_64-with-glibc2.39")
+    native = COLLECT_ENV.format(platform="Linux-6.8.0-62-generic-x86_64-with-glibc2.39")
+    assert paste_checks(tmp_path, wsl, CHECK)[CHECK].status == "issue"
+    assert paste_checks(tmp_path, native, CHECK)[CHECK].status == "unknown"

@@ -582,7 +582,7 @@ def _gib(text: str | None) -> float | None:
     references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",),
     sample=True,
 )
-def pinned_host(serving_processes: ServingProcesses, meminfo: HostMemory | None = None,
+def pinned_host(serving_processes: ServingProcesses | None = None, meminfo: HostMemory | None = None,
                 kernel: KernelInfo | None = None, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the engine's CPU offload flags (vLLM `--cpu-offload-gb`, `--swap-space`; SGLang
     `--enable-hierarchical-cache` with `--hicache-size`, `--cpu-offload-gb`) times its TP size,
@@ -597,12 +597,26 @@ def pinned_host(serving_processes: ServingProcesses, meminfo: HostMemory | None 
     A symptom line of facts/symptoms.py (vLLM's "Using 'pin_memory=False' as WSL is detected")
     proves the WSL issue on its own, quoted, where the processes and kernel are not in the source.
 
+    A WSL kernel release (uname, collect_env's `Python platform`) proves it without the processes.
+    NVIDIA's CUDA on WSL guide lists pinned system memory as limited under WSL 2, for every program
+    (https://docs.nvidia.com/cuda/wsl-user-guide/index.html#known-limitations-for-linux-cuda-applications).
+    vLLM's `is_pin_memory_available()` returns False wherever `in_wsl()` finds "microsoft" in the uname, which is
+    the same test (https://github.com/vllm-project/vllm/blob/main/vllm/platforms/interface.py).
+    A live host whose processes show no engine stays not applicable.
+
     Traps: RLIMIT_MEMLOCK does not cap CUDA pinning (CTR-MEMLOCK); with the engine running, the
     pinned memory is already counted as used.
     """
-    roots = serving_processes.roots()
-    if not roots:
+    wsl = kernel is not None and "microsoft" in kernel.release.lower()
+    roots = serving_processes.roots() if serving_processes is not None else []
+    if serving_processes is not None and not roots:
         return not_applicable("no serving engine running: no CPU offload configured")
+    if wsl and kernel is not None:
+        return issue("running under WSL: CUDA limits pinned host memory there and vLLM turns pinning off "
+                     "('Using pin_memory=False as WSL is detected'), so host↔GPU copies become staged and "
+                     "synchronous", actual=kernel.release, expected="native Linux")
+    if serving_processes is None:
+        return unknown("the serving engine's processes are not in the source", needs="serving_processes")
     total = 0.0
     parts = []
     for root in roots:
@@ -616,11 +630,6 @@ def pinned_host(serving_processes: ServingProcesses, meminfo: HostMemory | None 
                 per = gb if flag == "--hicache-size" else gb * tp
                 total += per
                 parts.append(f"{root.label} {flag} {gb:g} GiB" + (f" × TP {tp}" if flag != "--hicache-size" else ""))
-    wsl = kernel is not None and "microsoft" in kernel.release.lower()
-    if wsl:
-        return issue("running under WSL: vLLM disables pinned memory there ('Using pin_memory=False as WSL is "
-                     "detected'), host↔GPU copies become synchronous", actual=kernel.release if kernel else None,
-                     expected="native Linux")
     if total <= 0:
         return not_applicable("the engine uses no CPU offload / swap space flags")
     if meminfo is None or not meminfo.total_kib:
