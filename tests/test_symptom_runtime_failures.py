@@ -109,3 +109,32 @@ def test_nvml_other_errors_are_not_the_unknown_error() -> None:
     # Modelled: NVML's missing library is the `nvml-library-not-loaded` row, not this one.
     hits = find_symptoms(["Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"])
     assert [h.symptom.name for h in hits] == ["nvml-library-not-loaded"]
+
+
+# vllm-project/vllm#4940 (corpus 1088): torch's cudaGetDeviceCount error 804 in the vLLM image.
+ERROR_804 = ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+             "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted "
+             "on non supported HW\n")
+# vllm-project/vllm#33447 (corpus 1087): error 803 from the v0.15.0 image's engine core.
+ERROR_803 = ("(EngineCore_DP0 pid=406) ERROR 01-30 13:26:29 [core.py:946] RuntimeError: Unexpected error from "
+             "cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have "
+             "already set an error? Error 803: system has unsupported display driver / cuda driver combination\n")
+
+
+def test_error_804_is_a_runtime_newer_than_the_driver(tmp_path: Path) -> None:
+    for result in (capture_checks("1088", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"],
+                   paste_checks(tmp_path, ERROR_804, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]):
+        assert result.status == "issue", result.message
+        assert "804" in result.message and "forward-compatibility" in result.message
+
+
+def test_error_803_in_a_container_is_the_images_libcuda(tmp_path: Path) -> None:
+    result = capture_checks("1087", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "issue", result.message
+    assert "803" in result.message and "shadows" in result.message
+    # Modelled counter-case: the same line on a host with no container shown is another fault (a driver updated
+    # without a reboot): no container finding.
+    [hit] = find_symptoms([ERROR_803])
+    assert hit.symptom.within == "in-container"
+    bare = paste_checks(tmp_path, ERROR_803, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert bare.status != "issue", bare.message

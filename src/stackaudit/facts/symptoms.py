@@ -607,6 +607,28 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the driver could not JIT-compile the program's PTX: it was built by a newer CUDA toolkit than this driver "
         "supports, which minor-version compatibility does not cover (build with SASS for the GPU, or move the driver "
         "up to the toolkit's branch)"),
+    # The runtime needed a newer driver than the host's and tried the forward-compatibility libraries (cuda-compat),
+    # which run only on data-center GPUs (cudaErrorCompatNotSupportedOnDevice, 804: "forward compatibility was
+    # attempted on non supported HW"; https://docs.nvidia.com/deploy/cuda-compatibility/; vllm-project/vllm#4940).
+    Symptom("cuda-compat-unsupported-hw", re.compile(r"forward compatibility was attempted on non supported HW|"
+                                                     r"cudaErrorCompatNotSupportedOnDevice|"
+                                                     r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"),
+        "DRV-CUDA-COMPAT", "high", CUDA_ERRORS,
+        "the CUDA runtime needs a newer driver than the host's and tried the forward-compatibility libraries, which "
+        "run only on data-center GPUs (cudaErrorCompatNotSupportedOnDevice, 804): move the driver up to the runtime's "
+        "branch, or run an image built for the host's CUDA"),
+    # The user-space CUDA driver library is of another version than the kernel module (cudaErrorSystemDriverMismatch,
+    # 803: "system has unsupported display driver / cuda driver combination"). In a container given GPUs that is the
+    # image's own libcuda (its forward-compatibility copy) found ahead of the host's the toolkit injects
+    # (vllm-project/vllm#33447); on a host it is a driver updated without a reboot, another fault.
+    Symptom("cuda-driver-mismatch-in-container", re.compile(r"system has unsupported display driver / cuda driver "
+                                                            r"combination|cudaErrorSystemDriverMismatch|"
+                                                            r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+        "CTR-GPU-ACCESS", "high", CUDA_ERRORS,
+        "CUDA in the container loaded a user-space driver library of another version than the host's kernel module "
+        "(cudaErrorSystemDriverMismatch, 803): the image's own libcuda shadows the one the toolkit injects, so no GPU "
+        "is usable there (drop the image's compat libraries from the library path, or use an image built for the "
+        "host's driver)", within=IN_CONTAINER, own_fix=True),
     # NCCL found two ranks of one communicator on the same GPU (NCCL_INIT_SOURCE): the ranks' processes were given
     # one GPU between them (the pod's or container's GPUs, or the launcher's per-rank device), so the
     # communicator is refused (triton-inference-server/tensorrtllm_backend, corpus 901).
@@ -674,7 +696,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
            "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "skipping CUDA device",
-           "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt",
+           "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt", "forward compatibility", "display driver", "CompatNotSupported", "COMPAT_NOT_SUPPORTED",
+           "DriverMismatch", "DRIVER_MISMATCH",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain")
 

@@ -19,7 +19,8 @@ from stackaudit.importers.registry import Found, document_appended, importer
 
 
 @importer("prose hang", "a hang in the user's words (`it gets stuck`) beside an engine command or log",
-          needles=("stuck", "hang", "hung", "no response", "freez", "timed out", "timeout", "time out"), per_line=True)
+          needles=("stuck", "hang", "hung", "no response", "freez", "timed out", "timeout", "time out", "deadlock"),
+          per_line=True)
 def prose_trouble(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     engine: bool | None = None  # the paste's engine text, looked for once, at the first hang
     for i in candidate_lines(candidates, len(lines)):
