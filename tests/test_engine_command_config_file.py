@@ -99,3 +99,34 @@ def test_modelled_bench_without_a_subcommand_is_no_engine() -> None:
     # Modelled: `trtllm-bench --help` and the dataset subcommand run no engine.
     text = "$ trtllm-bench --help\n$ trtllm-bench --model m prepare-dataset\n"
     assert [k for k, _, _ in recognise(text).recognised if k == "engine command"] == []
+
+
+# Modelled: the form of corpus 1060: the command in one fenced block, its config file in the next, which names the
+# file in a comment on its first line. The closing fence under the command's last line shows no file.
+COMMENT_NAMED = """```shell
+trtllm-serve serve /data/model --backend pytorch --tp_size 8 \\
+        --extra_llm_api_options /data/config/extra-llm-api-config.yml
+```
+```yaml
+# extra-llm-api-config.yml
+cuda_graph_config:
+      padding_enabled: true
+      max_batch_size: 128
+```
+"""
+
+
+def test_config_named_in_its_blocks_first_comment(tmp_path: Path) -> None:
+    """Real (corpus 1060, NVIDIA/TensorRT-LLM 1.0.0rc2 thread) and modelled: the YAML block headed `# FILE` is the
+    file, so its cuda_graph_config turns CUDA graphs on in every release."""
+    r = capture_checks("1060", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert r.status == "ok" and "cuda_graph_config" in r.message
+    r = paste_checks(tmp_path, COMMENT_NAMED, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert r.status == "ok"
+
+
+def test_an_empty_block_after_the_command_shows_no_file(tmp_path: Path) -> None:
+    """Modelled counter-example: without the YAML block, the command's closing fence shows no file: unknown."""
+    text = COMMENT_NAMED.split("```yaml")[0]
+    r = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert r.status == "unknown"

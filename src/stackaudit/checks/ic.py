@@ -85,7 +85,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
-from stackaudit.gputable import GpuSpec, bridge_domain, family_of, sold_bridged
+from stackaudit.gputable import GpuSpec, agreed, bridge_domain, candidates, family_of, sold_bridged
 from stackaudit.versions import predates
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
@@ -857,6 +857,9 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     work: an issue, fixed by `--disable-custom-all-reduce` or by fixing P2P.
     `--disable-custom-all-reduce` where the source shows neither the GPU models nor their links is unknown: whether
     it turned off something that could run is not shown.
+    A model name that means an NVSwitch part and a part without one (`H200`: the H200 SXM or the H200 NVL, in the
+    user's words of corpus 1050 and 1052) shows no NVLink: unknown. The user's words that say the GPUs are NVLinked
+    (`2xH200 NVlinked`, corpus 848) read the name as its NVLink part (facts/gpus.stated_gpus).
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce (vLLM at TP 2 or more on
     GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off). GeForce cards whose
     `nvidia-smi nvlink -s` shows every link up are a bridged pair that P2P may cross: unknown until the engine's log
@@ -878,8 +881,9 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = gpu_topology.all_nvlinked(topo_gpus) if gpu_topology is not None else None
-    if nvlinked is None and models and _switch_expected(models) is not None:
-        nvlinked = True
+    if nvlinked is None and models and _switch_expected(models) is not None \
+            and all(agreed(candidates(m), lambda c: c.nvlink_kind == "switch") for m in models.values()):
+        nvlinked = True  # an ambiguous name (`H200`: SXM or NVL) is no NVSwitch part (corpus 1050, 1052)
     pcie_only = _no_nvlink(gpu_topology, models)
     geforce = _is_geforce(models)
     log_reasons = list(serving_log.custom_ar_disabled) if serving_log is not None else []

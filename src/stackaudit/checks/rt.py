@@ -560,6 +560,15 @@ def _capture_cap(cap: int | None, flag: str, batch: int | None, batch_flag: str,
 # SGLang attention backends it runs without CUDA graphs: "Cuda graph is disabled because of using torch native
 # attention backend" / "... torch Flex Attention backend" (python/sglang/srt/server_args.py, v0.5.3).
 SGLANG_EAGER_BACKENDS = ("torch_native", "flex_attention")
+# SGLang flags that ran without CUDA graphs in the releases before a change, which a command without the version
+# leaves open: (flag, the change, why). `--enable-mla` put MLA on the Triton attention backend, which captured no CUDA
+# graphs until https://github.com/sgl-project/sglang/pull/1401 (merged 2024-09-12; its DeepSeek-Coder-V2-Lite
+# `--enable-mla` runs "triton w/o cuda graph" before it; corpus 1068). Releases before
+# https://github.com/sgl-project/sglang/pull/612 ("Enable cuda graph by default") captured none by default.
+SGLANG_EAGER_BEFORE = (
+    ("--enable-mla", "sgl-project/sglang#1401 (2024-09-12)",
+     "MLA ran on the Triton attention backend, which captured no CUDA graphs before it"),
+)
 
 
 def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
@@ -691,8 +700,11 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
                        "only where the --extra_llm_api_options YAML sets use_cuda_graph or cuda_graph_config",
                        hint="name the TensorRT-LLM release the command ran (1.0 and later turn CUDA graphs on by "
                        "default)")
+    before = [f"`{flag}` ran without CUDA graphs in SGLang releases before {change}: {why}"
+              for flag, change, why in SGLANG_EAGER_BEFORE
+              if any(c.engine == "sglang" and argv_value(c.argv, (flag,)) is not None for c in commands.commands)]
     return unknown("no eager-mode flag on the pasted command line, but the engine's version is not in the source "
-                   "(releases differ in what they turn off themselves)",
+                   + (f"and {before[0]}" if before else "(releases differ in what they turn off themselves)"),
                    hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`), or the start-up log")
 
 
@@ -832,6 +844,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     release. A program or flag that only releases capturing graphs by default accept shows it
     too (GRAPHS_DEFAULT_MARKS: `vllm serve`, SGLang's `--reasoning-parser`). A command whose
     last line ends in `\\` goes on past the paste: `unknown`.
+    Without the release, SGLang stays `unknown` (releases before sgl-project/sglang#612 left graphs off
+    by default), and a flag that ran without graphs before some release (SGLANG_EAGER_BEFORE: `--enable-mla`
+    before sgl-project/sglang#1401) is named in the reason (corpus 1068).
     """
     roots = serving_processes.roots() if serving_processes is not None else []
     if not roots and docker_containers is not None and docker_containers.containers:

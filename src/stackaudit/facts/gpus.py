@@ -57,7 +57,16 @@ from stackaudit.facts.sources import (
     USER_MACHINE,
 )
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index
-from stackaudit.gputable import brand_family, by_pci_device_id, exact_name, nominal_memory_gib, other_vendor
+from stackaudit.gputable import (
+    GpuTableError,
+    UnknownGpuError,
+    brand_family,
+    by_pci_device_id,
+    exact_name,
+    lookup,
+    nominal_memory_gib,
+    other_vendor,
+)
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
 from stackaudit.pci_address import is_bdf, normalize_bdf
@@ -715,7 +724,16 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
 # longest first.
 _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?|GPUs?|NVIDIA)\b))\s*(?:(?:cards?|GPUs?)\s+)?"
                            r"(?:of\s+)?(?=\S)", re.I)
-_COUNT_AFTER = re.compile(r"\s*[x×*]\s*([1-9]\d?)(?![\w.])", re.I)
+# The count after the model also in brackets, as an issue template's answer puts it: `GPU used: Nvidia H200 (8 GPUs)`
+# (vllm-project/vllm#13412, corpus 1052).
+_COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)\s*\))",
+                          re.I)
+# One GPU named with an article before the brand word, as people describe a desktop: `on an NVIDIA RTX 3060 12 GB VRAM
+# and an AMD Ryzen 9 7900` (ggml-org/llama.cpp#12237, corpus 1054). The model must follow the brand word at once, and
+# a machine word after it (`an NVIDIA H100 node`, `a NVIDIA A100 server`) names a host of GPUs, not one.
+_ONE_BEFORE = re.compile(r"(?<![\w.:+-])(?:an?|one|a\s+single)\s+NVIDIA\s+(?=\S)", re.I)
+_MACHINE_AFTER = re.compile(r"^(?:\S+\s+){1,4}?(?:nodes?|servers?|machines?|clusters?|box(?:es)?|instances?|systems?|hosts?"
+                            r"|pods?|VMs?|rigs?|boards?|baseboards?)\b", re.I)
 _MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+){0,2}\s+(?:GPUs|cards)\b)",
                           re.I)
 # A count before a model number in the plural, as people write a set of cards: `4 A10Gs`, `2 RTX 3090s`, `4x 3090s`
@@ -745,7 +763,11 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     tokens = [re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I) for t in (tokens[-4:] if backwards else tokens[:4])]
     for n in range(len(tokens), 0, -1):
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
-        if text and (name := exact_name(text) or exact_name(_FORM_FIRST.sub(r"\2 \1", text))):
+        # The brand word first is the user's, not nvidia-smi's: `Nvidia H200` is the ambiguous `H200` (SXM or NVL),
+        # not the H200 SXM whose nvidia-smi name it spells (corpus 1050, 1052).
+        bare = _BRAND_FIRST.sub("", text)
+        if text and (name := (bare != text and exact_name(bare)) or exact_name(text)
+                     or exact_name(_FORM_FIRST.sub(r"\2 \1", text))):
             return name
     for n in range(len(tokens), 0, -1):  # a model the table lacks, named with its line's brand word
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
@@ -754,6 +776,7 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     return ""
 
 
+_BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
 # A form factor written before the model (`PCIE Nvidia V100 32G`, llama.cpp#24324), as the table's names put it after.
 _FORM_FIRST = re.compile(r"^(PCIe|SXM\d?)\s+(?:NVIDIA\s+)?(\S+)", re.I)
 
@@ -764,7 +787,7 @@ _BRANDED_MODEL = re.compile(r"(?:^|\s)[A-Z]?\d{3,4}(?:\s+(?:Ti|SUPER))?$", re.I)
 
 
 # One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.
-_ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|[x×*]\s*[1-9]\d?(?![\w.])"
+_ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|(?<![\w.:+-])(?:an?|one|a\s+single)\s+NVIDIA\s|[x×*]\s*[1-9]\d?(?![\w.])"
                             r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|(?<![\w.:+-])[1-9]\d?\s+NVIDIA\s|DGX|"
                             + _COUNT_PLURAL.pattern,
                             re.I)
@@ -794,8 +817,27 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         # A list's key glued to the model it counts (`-GPU:RTX-4090*8`, corpus 975) is no part of the model's name.
         model = _model_in(_LIST_GPU_KEY.sub("", line[:m.start()]).split()[-4:], backwards=True)
         if model:
-            said.append((int(m.group(1)), model))
+            said.append((int(m.group(1) or m.group(2)), model))
+    for m in _ONE_BEFORE.finditer(line):
+        model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
+        if model and not _MACHINE_AFTER.match(line[m.end():]):
+            said.append((1, model))
+    if _NVLINK_SAID.search(line):  # `2xH200 NVlinked` (corpus 848): the ambiguous name's NVLink part
+        said = [(n, _nvlinked_default(m)) for n, m in said]
     return list(dict.fromkeys(said))
+
+
+# The user's words saying the GPUs they count are NVLinked: `a 2xH200 NVlinked instance` (corpus 848).
+_NVLINK_SAID = re.compile(r"\bNVLink(?:ed|-connected)?\b", re.I)
+
+
+def _nvlinked_default(model: str) -> str:
+    """An ambiguous name's default row where that row has NVLink (`H200`: the H200 SXM), else the name as it is."""
+    try:
+        match = lookup(model)
+    except (UnknownGpuError, GpuTableError):
+        return model
+    return match.spec.name if match.alternatives and match.spec.has_nvlink else model
 
 
 # A hardware list's GPU key naming a model without a count (`GPU: NVIDIA GeForce RTX 5080`, corpus 850; `* GPU: A100

@@ -156,7 +156,9 @@ def _variables_set(lines: list[str], start: int, command: str) -> tuple[str, dic
 
 
 def _config_shown(lines: list[str], command: EngineCommand) -> str:
-    """The config file the command names, as a heredoc, where the paste shows it; "" where it does not."""
+    """The config file the command names, as a heredoc, where the paste shows it; "" where it does not: a heredoc, a
+    fenced block under a line that names it, or a fenced block whose first line is a comment naming it. A block
+    with nothing in it shows no file."""
     name = command.config_name
     if not name:
         return ""
@@ -170,9 +172,12 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
         elif named.search(line) and i + 1 < len(lines) and FENCE.match(lines[i + 1]):
             i += 1  # the fence under the line that names the file; a paste that ends inside it shows the file's start
             end = next((j for j in range(i + 1, len(lines)) if FENCE.match(lines[j])), len(lines))
+        elif i > 0 and FENCE.match(lines[i - 1]) and re.match(rf"\s*#\s*{re.escape(name)}\s*$", line):
+            # A comment naming the file as its fenced block's first line (`# extra-llm-api-config.yml`, corpus 1060).
+            end = next((j for j in range(i + 1, len(lines)) if FENCE.match(lines[j])), len(lines))
         else:
             continue
-        if end is not None:
+        if end is not None and any(x.strip() for x in lines[i + 1:end]):  # a closing fence under the command shows none
             return f"cat > {name} <<'EOF'\n" + "\n".join(lines[i + 1:end]) + "\nEOF\n"
     return ""
 
