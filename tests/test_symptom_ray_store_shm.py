@@ -44,3 +44,4 @@ def test_the_raylet_line_behind_the_log_monitors_tag(tmp_path: Path) -> None:
             "available in /dev/shm. The request is for 21474836480 bytes, and the amount available is 7730941132 "
             "bytes.\n")
     assert paste_checks(tmp_path, line, SHM)[SHM].status == "issue"
+
