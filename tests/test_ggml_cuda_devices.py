@@ -112,3 +112,21 @@ def test_device_lines_whose_found_line_is_cut() -> None:
     assert gpus.models == {0: "NVIDIA GeForce RTX 3050 Laptop GPU"}
     other = fact(pasted("Device 0: NVIDIA GeForce RTX 3050 Laptop GPU, compute capability 8.6\n"), "gpus")
     assert not hasattr(other, "models") or not other.models
+
+
+COMPAT = "DRV-CUDA-COMPAT"
+
+
+def test_the_device_info_list_shows_cuda_ran_1059() -> None:
+    """llama.cpp's `device_info:` list read each CUDA device's memory through its runtime (corpus 1059)."""
+    from corpus import capture_checks
+    r = capture_checks("1059", COMPAT)[COMPAT]
+    assert r.status == "ok" and "CUDA0, CUDA1" in r.message
+
+
+def test_a_device_info_list_of_no_cuda_device_proves_nothing(tmp_path: Path) -> None:
+    """Modelled: only the CPU in the list (a CPU build) shows no CUDA runtime at work."""
+    log = ("0.00.345.957 I device_info:\n"
+           "0.00.528.109 I   - CPU     : AMD Ryzen 7 7800X3D 8-Core Processor (62151 MiB, 62151 MiB free)\n"
+           "0.00.528.200 I system_info: n_threads = 8 (n_threads_batch = 8) / 16 | CPU : SSE3 = 1 | AVX = 1 |\n")
+    assert paste_checks(tmp_path, log, COMPAT)[COMPAT].status == "unknown"

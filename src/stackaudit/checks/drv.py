@@ -336,7 +336,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
     the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
     `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`); where none of these, llama.cpp's
-    own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`), or its
+    own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`), or of the memory it
+    read of one (its `device_info:` list, `- CUDA0 : NAME (15838 MiB, 15000 MiB free)`), or its
     `ggml_cuda_init` list of the devices it found with their compute capability: its CUDA runtime ran on the
     driver, ok over those devices. Where no torch is shown, NVIDIA's nvbandwidth: before v0.5 its header's `CUDA
     Runtime Version: 12010` against `CUDA Driver Version: 12000` (the rule for NCCL's pair); from v0.5 it prints the

@@ -854,6 +854,17 @@ def listed_model(line: str) -> str:
     return _model_in(re.split(r"\s+", line[key.end():].strip())[:4])
 
 
+# Huawei's Ascend NPUs named in the user's words (`on **Ascend NPU**`, `Ascend 910B`, `Atlas 800I A2`): another
+# vendor's accelerators, run by CANN and collectives over HCCL, not CUDA and NCCL (https://www.hiascend.com/en/software/cann).
+_STATED_NPU = re.compile(r"\bAscend\W{0,3}(?:NPUs?\b|910[A-C]?\b|310P?\b)|\bAtlas\s+[89]00[A-Z]?\b", re.I)
+
+
+def stated_npus(line: str) -> str:
+    """The Ascend NPUs a line of the user's words names, in words; "" where it names none."""
+    m = _STATED_NPU.search(line)
+    return f"Ascend NPUs (the user's words: '{m.group(0)}')" if m else ""
+
+
 def parse_user_gpus(text: str) -> GpuInventory:
     """The GPUs the user's words state: one count and one model (the largest count where one model is stated with
     several), or nothing where the lines name several models. Without a
@@ -862,6 +873,10 @@ def parse_user_gpus(text: str) -> GpuInventory:
     models = {m for line in text.splitlines() if (m := listed_model(line))}
     if not said and len(models) == 1:
         return GpuInventory(gpus=(GpuRecord(0, "", next(iter(models)), None, (USER_WORDS_TITLE,)),))
+    npus = [n for line in text.splitlines() if (n := stated_npus(line))]
+    if not said and not models and npus:
+        # Another vendor's accelerators only: no NVIDIA GPU in the user's words (GpuInventory.others).
+        return GpuInventory(others=(npus[0],))
     if not said:
         raise ParseError("no GPU count and model in the user's words" + (
             f" (a list names several models: {', '.join(sorted(models))})" if models else ""))

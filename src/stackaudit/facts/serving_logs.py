@@ -117,7 +117,8 @@ GGML_LOG_LINE = re.compile(
     r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_new_context_with_model|llama_context"
     r"|llama_load_model_from_file|llama_model_load_from_file_impl|llama_prepare_model_devices|system_info"
     r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
-    r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /)")
+    r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /"
+    r"|\s*- (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d*\s*: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$)")
 # ollama's own log lines (Go's log/slog text handler, ollama's logutil): `time=2024-08-12T20:24:12.346-06:00
 # level=INFO source=memory.go:309 msg="offload to cuda" ...`, behind a journal tag (`ollama[1773]: `) or none (its
 # Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
@@ -137,7 +138,7 @@ OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (
                         r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]" '
                         r'memory\.required\.full="(?P<full>[\d.]+) (?P<su>[MG]iB)"')
 # The line's literals, one of which every GGML_LOG_LINE match holds.
-GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:")
+GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
@@ -151,6 +152,12 @@ GGML_CUDA_ARCHS = re.compile(r"\bCUDA(?: : |\.\d+\.)ARCHS ?= ?(\d+(?:,\d+)*)")
 # The device llama.cpp loads the model on, with the memory CUDA found free on it (cudaMemGetInfo) before loading:
 # `llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) (0000:01:00.0) - 23641 MiB free`
 # (the PCI address from 2025, `(unknown id)` where there is none; ggml-org/llama.cpp src/llama.cpp).
+# Each device of llama.cpp's `device_info:` list, with the total and free memory its backend read of it
+# (ggml_backend_dev_memory: cudaMemGetInfo on a CUDA device, so the CUDA runtime ran on the driver), as common.cpp's
+# `LOG_INFO("  - %-8s: %s (%zu MiB, %zu MiB free)\n", ...)` prints it: `0.00.436.742 I   - CUDA0   : NVIDIA GeForce
+# RTX 5070 Ti (15838 MiB, 58499 MiB free)` (ggml-org/llama.cpp common/common.cpp, common_params_print_info;
+# ggml-org/llama.cpp#24147).
+GGML_DEVICE_INFO = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*- (CUDA\d+)\s*: [^()]+ \(\d+ MiB, \d+ MiB free\)")
 GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()]+)\)(?: \([^()]*\))? - "
                                r"(?P<free>\d+) MiB free\b")
 
@@ -844,7 +851,8 @@ def parse_serving_log(text: str) -> ServingLog:
             need = float(m["req"]) * gib[m["ru"]] if m["req"] else float(m["full"]) * gib[m["su"]]
             model_fit = (round(free, 1), round(need, 1), text_l)
         m = (GGML_CUDA_BUFFER.search(text_l) if "buffer size" in low else GGML_USING_DEVICE.search(text_l)
-             if "using device" in low else None) if engine in ("llamacpp", "ollama") else None
+             if "using device" in low else GGML_DEVICE_INFO.match(text_l) if "MiB free)" in text_l else None) \
+            if engine in ("llamacpp", "ollama") else None
         if m:
             ggml_line = ggml_line or text_l
             if m.group(1) not in ggml_devices:

@@ -12,7 +12,7 @@ that says what the line means, and what it proves in words. A pattern names only
 a state that may be healthy (Ray's "/dev/shm has only N bytes available" is a size, judged by
 CTR-SHM-SIZE from its value; NCCL's "Permission denied" on /dev/shm is not a size).
 
-Sources, joined (`union`): the kernel log, a pasted engine / NCCL log, a pasted `dcgmi diag` table, and lines of evidence
+Sources, joined (`union`): the kernel log, a pasted engine / NCCL log, a pasted Ray log, a pasted `dcgmi diag` table, and lines of evidence
 pasted on their own (prose quoting the error, `importers/evidence.py`). A symptom found proves
 the failure; no symptom found proves nothing (a log excerpt may leave it out).
 """
@@ -32,6 +32,7 @@ from stackaudit.facts.sources import (
     EVIDENCE_LINES,
     NVIDIA_DAEMON_LOG,
     P2P_BANDWIDTH_TEST,
+    RAY_LOG,
 )
 from stackaudit.facts.system import KernelLog
 from stackaudit.pci_address import BDF
@@ -39,6 +40,11 @@ from stackaudit.pci_address import BDF
 NCCL_SHM_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#shared-memory"
 XID_CATALOGUE = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
 PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_utils/signal_handling.py"
+# Ray's object store compares the memory asked of it with what /dev/shm has free (fstatvfs; less a tenth for
+# fragmentation from Ray 1.x) and logs the request and the amount: fatal in the plasma store of old, a warning that
+# shrinks the store to fit since (store_runner.cc). Ray's Python launcher refuses a store larger than /dev/shm in the
+# first place ("The configured object store size (X GB) exceeds /dev/shm size (Y GB)", services.py; ray-project/ray#16308).
+RAY_STORE_RUNNER = "https://github.com/ray-project/ray/blob/master/src/ray/object_manager/plasma/store_runner.cc"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
 # WSL limits pinned system memory; vLLM turns pinning off there.
 WSL_PINNED_DOC = ("https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
@@ -219,6 +225,12 @@ SYMPTOMS: tuple[Symptom, ...] = (
         r"failed to extend /dev/shm/nccl-\S+ to \d+ bytes|posix_fallocate failed\s*:\s*No space left on device"),
         "CTR-SHM-SIZE", "high", NCCL_SHM_DOC,
         "NCCL could not grow its shared-memory segment: /dev/shm has no space left"),
+    # Ray's object store asked for more than /dev/shm holds (corpus 1079: 10200547328 bytes against 9663676416).
+    Symptom("ray-store-shm", re.compile(r"System memory request exceeds memory available in /dev/shm\b"
+                                         r"|The configured object store size \([\d.]+ GB\) exceeds /dev/shm size\b"),
+        "CTR-SHM-SIZE", "high", RAY_STORE_RUNNER,
+        "Ray's object store asked for more memory than /dev/shm has free: /dev/shm is too small for the store "
+        "(the raylet fails, or shrinks the store to fit)"),
     Symptom("torch-shm", re.compile(r"insufficient shared memory \(shm\)"),
         "CTR-SHM-SIZE", "high", PYTORCH_SHM,
         "a PyTorch worker died of a bus error that PyTorch attributes to too little shared memory"),
@@ -763,6 +775,17 @@ def symptoms_in_evidence_lines(text: str) -> LogSymptoms:
 
         Attaching to gpu-hot-1
         Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]
+    """
+    return _from_text(text)
+
+
+@parser(RAY_LOG, feeds="log_symptoms", kind=LogSymptoms, rank=22)
+def symptoms_in_ray_log(text: str) -> LogSymptoms:
+    """Symptom lines of a pasted Ray log.
+
+    Input (tests/data/captures/1079)::
+
+        [2026-03-25 05:44:29,435 W 39 39] (raylet) store_runner.cc:83: System memory request exceeds memory available in /dev/shm. The request is for 10200547328 bytes, and the amount available is 9663676416 bytes.
     """
     return _from_text(text)
 

@@ -1,5 +1,6 @@
-"""Ray's log lines (`2025-01-14 03:08:29,081 WARNING services.py:2022 -- ...`, `(raylet) ...`), recorded
-verbatim as a pasted Ray log (facts/ray_log.py reads its /dev/shm warning). A Python traceback after
+"""Ray's log lines (`2025-01-14 03:08:29,081 WARNING services.py:2022 -- ...`, `(raylet) ...`, its C++ processes'
+`[2026-03-25 05:44:29,435 W 39 39] store_runner.cc:83: ...`), recorded verbatim as a pasted Ray log (facts/ray_log.py
+reads its /dev/shm warning, facts/symptoms.py its failures). A Python traceback after
 them is Ray's caller's, not another kind: only Ray's own lines are claimed.
 
 `ray status` (`======== Autoscaler status: DATE ========`, its `Node status` and `Resources` sections, and with `-v`
@@ -21,16 +22,22 @@ from stackaudit.importers.registry import Found, command_output, document_append
 _RAY_LINE = re.compile(r"^\s*(?:\((?:raylet|gcs_server|pid=\d+|\w+ pid=\d+)(?:, ip=[\w.:]+)?\)\s+)?"
                        r"(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+\s+)?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
                        r"[\w.]+\.py:\d+\s+--\s")
+# Ray's C++ processes (raylet, GCS, core worker: src/ray/util/logging.cc, spdlog's `[%Y-%m-%d %H:%M:%S,%e %L %P %t]`):
+# `[2026-03-25 05:44:29,435 W 39 39] store_runner.cc:83: ...`, with the `(raylet) ` tag the log monitor adds before
+# it, or after it as GPUStack prints it (corpus 1079).
+_RAY_CC_LINE = re.compile(r"^\s*(?:\((?:raylet|gcs_server)(?:, ip=[\w.:]+)?\)\s+)?\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ "
+                          r"[DIWEF] \d+ \d+\]\s+(?:\((?:raylet|gcs_server)(?:, ip=[\w.:]+)?\)\s+)?\w+\.cc:\d+: \S")
 _RAYLET = re.compile(r"^\s*\((?:raylet|gcs_server)(?:, ip=[\w.:]+)?\)\s+\S")
 
 
 @importer("ray log", "Ray's log lines (`ray start` / `ray.init()` output, `(raylet) ...`)",
-          needles=(".py:", "(raylet", "(gcs_server"), per_line=True)
+          needles=(".py:", "(raylet", "(gcs_server", ".cc:"), per_line=True)
 def ray_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
         if ("--" in line and _RAY_LINE.match(line)) or (("(raylet" in line or "(gcs_server" in line)
-                                                         and _RAYLET.match(line)):
+                                                         and _RAYLET.match(line)) \
+                or (".cc:" in line and _RAY_CC_LINE.match(line)):
             yield Found("ray log", i, i + 1, document_appended(RAY_LOG.name, line + "\n"))
 
 
