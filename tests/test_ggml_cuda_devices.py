@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import paste_checks
+from corpus import capture_checks, paste_checks
 from stackaudit.facts.gpus import parse_ggml_cuda_gpus
 
 FM = "DRV-FABRIC-MANAGER"
@@ -130,3 +130,16 @@ def test_a_device_info_list_of_no_cuda_device_proves_nothing(tmp_path: Path) -> 
            "0.00.528.109 I   - CPU     : AMD Ryzen 7 7800X3D 8-Core Processor (62151 MiB, 62151 MiB free)\n"
            "0.00.528.200 I system_info: n_threads = 8 (n_threads_batch = 8) / 16 | CPU : SSE3 = 1 | AVX = 1 |\n")
     assert paste_checks(tmp_path, log, COMPAT)[COMPAT].status == "unknown"
+
+
+def test_using_device_lines_name_the_gpus_as_a_lower_bound() -> None:
+    # Corpus 1093 (ollama/ollama#8377): the journal's `using device CUDA0 (NVIDIA GeForce RTX 3090)` lines name the
+    # GPUs, so the ARCHS list is judged against their capabilities; the count is a lower bound (the devices used).
+    from stackaudit.facts.gpus import gpus_from_ggml_using_device
+
+    body = next((Path(__file__).parent / "data" / "captures").glob("1093-*.txt")).read_text()
+    inventory = gpus_from_ggml_using_device(body)
+    assert [g.model for g in inventory.gpus] == ["NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 4060 Ti"]
+    assert inventory.partial and inventory.whole_count is None
+    result = capture_checks("1093", "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"]
+    assert result.status == "ok" and "8.6" in result.message and "8.9" in result.message

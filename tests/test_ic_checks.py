@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from stackaudit.engine.testing import run_checks
@@ -409,3 +410,17 @@ def test_custom_ar_at_tp2_on_pcie_is_ok_only_where_the_pair_is_shown_with_p2p() 
 
     r = run_checks(load_pasted([str(corpus_path("677"))]), ["IC-CUSTOM-ALLREDUCE"])["IC-CUSTOM-ALLREDUCE"]
     assert r.status == "unknown" and "TP=2 on PCIe" in r.message
+
+
+def test_ib_disable_across_nodes_is_conditional_on_rdma_nics(tmp_path) -> None:
+    """Corpus 1095 (NVIDIA/nccl-tests#284): NCCL_IB_DISABLE=1 on two hosts joined by plain Ethernet; no RDMA NIC is
+    shown, so the cost is named as a condition. The same log with the HCAs named (modelled) is the issue."""
+    from corpus import capture_checks, paste_checks
+
+    plain = capture_checks("1095", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert plain.status == "unknown" and "no RDMA NIC is in this source" in plain.message
+    body = next((Path(__file__).parent / "data" / "captures").glob("1095-*.txt")).read_text()
+    log = body.split("everything below this line is the capture, verbatim -----\n", 1)[1]
+    named = log + "agzen-worker:475220:475228 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0.\n"
+    r = paste_checks(tmp_path, named, "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "issue" and "NCCL_IB_HCA=mlx5_0" in r.message

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 
 from stackaudit.checks.registry import (
@@ -55,6 +56,7 @@ from stackaudit.facts.serving_logs import (
     LogDate,
     NcclConfig,
     NcclNodes,
+    NcclSetting,
     NcclTestRuns,
     ServingLog,
     VllmP2pCache,
@@ -1205,6 +1207,22 @@ _ENV_BLIND = "the serving engine's environment could not be read (another user's
 _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | grep ^NCCL_`"
 
 
+def _rdma_shown(settings: Sequence[NcclSetting], topology: TopoMatrix | None, log: ServingLog | None) -> str:
+    """What in the source shows the hosts have RDMA NICs, in words ("" where nothing does): an NCCL_IB_* setting
+    that names or tunes them (NCCL_IB_HCA, NCCL_IB_GID_INDEX; not NCCL_IB_DISABLE itself), a socket interface of
+    IPoIB (`ib0`), NIC rows of the topology matrix, NCCL's `NET/IB` lines or an IPoIB interface it logged."""
+    tuned = [f"{x.name}={x.value}" for x in settings
+             if x.name.startswith("NCCL_IB_") and x.name != "NCCL_IB_DISABLE" and x.value.strip()
+             and not (x.name == "NCCL_IB_HCA" and x.value.strip().startswith("^"))]
+    ipoib = [f"{x.name}={x.value}" for x in settings if x.name == "NCCL_SOCKET_IFNAME" and x.value.strip().startswith("ib")]
+    nics = list(topology.nics) if topology is not None else []
+    net = [line for line in (log.nccl_net if log is not None else ()) if "NET/IB" in line and "No device" not in line]
+    logged = [i for i, _, _ in (log.nccl_addresses if log is not None else ()) if i.startswith("ib")]
+    said = tuned + ipoib + ([f"NIC rows {', '.join(nics)}"] if nics else []) + (["NCCL's NET/IB lines"] if net else []) \
+        + ([f"IPoIB interface {logged[0]}"] if logged else [])
+    return "; ".join(said)
+
+
 @check(
     "IC-NCCL-ENV",
     title="NCCL environment variables that disable the fast paths",
@@ -1233,7 +1251,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
     "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
     measurement; NCCL_IB_DISABLE=1 on a job that spans nodes (its flags, or the hosts its NCCL log or
-    nccl-tests header shows: NcclNodes).
+    nccl-tests header shows: NcclNodes) whose hosts the source shows with RDMA NICs (an NCCL_IB_* setting naming or
+    tuning them, an IPoIB interface, NIC rows of the topology, NCCL's NET/IB lines); without them it is unknown, the
+    condition named (on plain Ethernet it costs nothing).
 
     Why: NCCL_P2P_DISABLE "disables the peer to peer (P2P) transport, which uses CUDA direct
     access between GPUs, using NVLink or PCI" (NCCL env doc); traffic then goes through host
@@ -1351,11 +1371,17 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         elif s.name == "NCCL_IB_DISABLE" and s.on:
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
             near = gpu_topology.nics_near_gpus() if gpu_topology and not gpu_topology.all_nvlinked() else []
-            if multi:
+            rdma = _rdma_shown(settings, gpu_topology, serving_log)
+            if multi and rdma:
                 shown = (" (the NCCL log or nccl-tests header shows ranks on two hosts or more: "
                          + "; ".join(nccl_nodes.several) + ")" if nccl_nodes is not None and nccl_nodes.several else "")
-                findings.append((2, f"{where} on a multi-node job{shown}: inter-node traffic falls to TCP "
-                                 "sockets", s.name))
+                findings.append((2, f"{where} on a multi-node job{shown} whose hosts have RDMA NICs ({rdma}): "
+                                 "inter-node traffic falls to TCP sockets", s.name))
+            elif multi:
+                # A conditional finding: it costs something only where the hosts have InfiniBand or RoCE NICs.
+                pending.append(f"{where} on a multi-node job: it sends inter-node traffic to TCP sockets where the "
+                               "hosts have RDMA NICs (InfiniBand, RoCE), and costs nothing on plain Ethernet; no RDMA "
+                               "NIC is in this source")
             elif near:
                 findings.append((1, f"{where} on one host whose NICs {', '.join(near)} sit next to GPUs (PIX/PXB): "
                                  "NCCL may carry GPU pairs without a better path through them (NET/IB); without it "

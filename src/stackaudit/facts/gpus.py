@@ -510,6 +510,31 @@ def gpus_from_ggml_cuda(text: str) -> GpuInventory:
     return parse_ggml_cuda_gpus(text)
 
 
+GGML_USING_TITLE = "llama.cpp's `using device` lines"
+
+
+@parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=56)
+def gpus_from_ggml_using_device(text: str) -> GpuInventory:
+    """The GPUs llama.cpp loads the model on (GGML_USING_DEVICE): CUDA index and product name, a lower bound of the
+    host's GPUs (the devices the engine was given and chose).
+
+    Input (tests/data/captures/1093, behind the journal's prefix)::
+
+        Jan 10 16:30:58 node1 ollama[119046]: llama_load_model_from_file: using device CUDA0 (NVIDIA GeForce RTX 3090) - 23877 MiB free
+        Jan 10 16:30:58 node1 ollama[119046]: llama_load_model_from_file: using device CUDA1 (NVIDIA GeForce RTX 4060 Ti) - 15837 MiB free
+    """
+    records: dict[int, GpuRecord] = {}
+    for m in map(GGML_USING_DEVICE.search, text.splitlines()):
+        if m is not None:
+            index = int(m["dev"].removeprefix("CUDA"))
+            records.setdefault(index, GpuRecord(index, "", m["name"].strip(), None, (GGML_USING_TITLE,)))
+    if not records:
+        raise ParseError("no llama.cpp `using device CUDAn (<name>) - N MiB free` line")
+    gpus = tuple(records[i] for i in sorted(records))
+    return GpuInventory(gpus=gpus, counts=((GGML_USING_TITLE, max(len(gpus), max(records) + 1)),),
+                        partial=((GGML_USING_TITLE, "the devices the engine loaded the model on"),))
+
+
 # `| GPU Device IDs Detected   | 2321,2321     |`: one PCI device id per GPU of the diagnosed group, in its order.
 _DIAG_IDS = re.compile(r"^\s*\|\s*GPU Device IDs Detected\s*\|\s*([0-9a-fA-F]{4}(?:\s*,\s*[0-9a-fA-F]{4})*)\s*\|?\s*$")
 # `dcgmi diag -g 7` / `-i 0,1` / `--group` / `--gpuList`: a group the user chose, which may hold fewer than all GPUs.
