@@ -612,7 +612,8 @@ def pinned_host(serving_processes: ServingProcesses | None = None, meminfo: Host
     if serving_processes is not None and not roots:
         return not_applicable("no serving engine running: no CPU offload configured")
     if wsl and kernel is not None:
-        return issue("running under WSL: CUDA limits pinned host memory there and vLLM turns pinning off "
+        return issue(f"running under WSL (kernel {kernel.release}): CUDA limits pinned host memory there and vLLM "
+                     "turns pinning off "
                      "('Using pin_memory=False as WSL is detected'), so host↔GPU copies become staged and "
                      "synchronous", actual=kernel.release, expected="native Linux")
     if serving_processes is None:
