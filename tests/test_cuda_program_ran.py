@@ -66,9 +66,16 @@ def test_no_memory_placed_stays_unknown(tmp_path: Path, text: str) -> None:
     assert r.status != "ok", r.message
 
 
-def test_driver_shown_is_judged_on_its_version(tmp_path: Path) -> None:
-    # Modelled: with the driver shown the version decides, not the line (the rule reads only where it is not shown).
-    text = ("Driver Version: 535.104.05   CUDA Version: 12.2\n"
-            "INFO 12-19 22:58:41 model_runner.py:1535] Graph capturing finished in 14 secs, took 0.21 GiB\n")
-    r = paste_checks(tmp_path, text, COMPAT)[COMPAT]
-    assert "took 0.21 GiB" not in r.message
+def test_driver_shown_without_its_consumer_is_ok_where_a_program_ran() -> None:
+    # Corpus 1045: driver 580.159.03 shown, no torch CUDA; PyTorch ran out of memory after CUDA started.
+    r = capture_checks("1045", COMPAT)[COMPAT]
+    assert r.status == "ok", r.message
+    assert r.message.startswith("driver 580.159.03: ") and "CUDA out of memory" in r.message
+
+
+def test_driver_shown_with_a_refusal_stays_an_issue(tmp_path: Path) -> None:
+    # Modelled: a memory line of one program beside another's refusal on the same driver: the refusal decides.
+    text = ("Driver Version: 470.82.01    CUDA Version: 11.4\n"
+            "INFO 12-19 22:58:41 model_runner.py:1535] Graph capturing finished in 14 secs, took 0.21 GiB\n"
+            "RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n")
+    assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status == "issue"

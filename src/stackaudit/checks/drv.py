@@ -342,7 +342,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     driver, ok over those devices. Where the driver is not shown, a line of memory a program placed on the GPU or ran
     out of (TensorRT-LLM's `Model: 94.30 / 47.83`, vLLM's `Model loading took 12.66 GiB`, PyTorch's `CUDA out of
     memory. Tried to allocate`) is ok: a runtime newer than the driver fails at its first call
-    (https://docs.nvidia.com/deploy/cuda-compatibility/; cuda_program_ran). Where no torch is shown, NVIDIA's nvbandwidth: before v0.5 its header's `CUDA
+    (https://docs.nvidia.com/deploy/cuda-compatibility/; cuda_program_ran). The same line beside a driver shown
+    without the program's runtime is ok too. Where no torch is shown, NVIDIA's nvbandwidth: before v0.5 its header's `CUDA
     Runtime Version: 12010` against `CUDA Driver Version: 12000` (the rule for NCCL's pair); from v0.5 it prints the
     driver's CUDA on both lines (nvbandwidth.cpp hands addCudaAndDriverInfo the one variable cuDriverGetVersion set
     last, https://github.com/NVIDIA/nvbandwidth), so a test whose copies ran (a matrix, or a data check after a copy)
@@ -485,6 +486,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     run = p2p_bandwidth if p2p_bandwidth is not None and p2p_bandwidth.program == NVBANDWIDTH else None
     if not torch and run is not None and (tested := _bandwidth_test_runtime(run, driver)) is not None:
         return tested
+    ran, line, ran_on = cuda_program_ran(None, None, log_symptoms, serving_log, gpus) if not torch else ("", "", [])
+    if ran:
+        # The program's runtime is not shown, but it ran on this driver.
+        judged = ok(f"driver {driver}: {ran}", actual={"driver": driver}, evidence=[line] if line else [])
+        return over_subjects(judged, ran_on, None) if ran_on else judged
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
