@@ -69,7 +69,7 @@ from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import CUDA_ERRORS, CUDA_RAN, FM_GUIDE, IN_SERVING_STACK, LogSymptoms
+from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, nvlink_count
 from stackaudit.fixes.model import (
@@ -328,7 +328,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
                 docker_containers: DockerContainers | None = None,
                 engine_commands: EngineCommands | None = None, stated_engines: StatedEngines | None = None,
-                p2p_bandwidth: P2pBandwidth | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+                p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -339,11 +339,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`), or of the memory it
     read of one (its `device_info:` list, `- CUDA0 : NAME (15838 MiB, 15000 MiB free)`), or its
     `ggml_cuda_init` list of the devices it found with their compute capability: its CUDA runtime ran on the
-    driver, ok over those devices. Where the driver is not shown, a line of memory a program placed on the GPU or ran
-    out of (TensorRT-LLM's `Model: 94.30 / 47.83`, vLLM's `Model loading took 12.66 GiB`, PyTorch's `CUDA out of
-    memory. Tried to allocate`) is ok: a runtime newer than the driver fails at its first call
-    (https://docs.nvidia.com/deploy/cuda-compatibility/; cuda_program_ran). The same line beside a driver shown
-    without the program's runtime is ok too. Where no torch is shown, NVIDIA's nvbandwidth: before v0.5 its header's `CUDA
+    driver, ok over those devices. Where no torch is shown, NVIDIA's nvbandwidth: before v0.5 its header's `CUDA
     Runtime Version: 12010` against `CUDA Driver Version: 12000` (the rule for NCCL's pair); from v0.5 it prints the
     driver's CUDA on both lines (nvbandwidth.cpp hands addCudaAndDriverInfo the one variable cuDriverGetVersion set
     last, https://github.com/NVIDIA/nvbandwidth), so a test whose copies ran (a matrix, or a data check after a copy)
@@ -403,11 +399,23 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                              ollama_cuda.device_count, ask="journalctl -u ollama")
     if driver is None and not has_torch and serving_log is not None and serving_log.nccl_cuda and serving_log.driver_cuda:
         return _nccl_runtime(serving_log)
-    ran, line, ran_on = cuda_program_ran(collect_env, python_env, log_symptoms, serving_log, gpus, has_torch) \
-        if driver is None else ("", "", [])
+    if driver is None and not has_torch and serving_log is not None and serving_log.ggml_cuda_devices:
+        # llama.cpp's CUDA backend read or allocated memory on the device: its CUDA runtime runs on this driver.
+        devices = serving_log.ggml_cuda_devices
+        return over_subjects(ok(f"llama.cpp's CUDA backend read or allocated memory on {', '.join(devices)} "
+                                f"(\"{serving_log.ggml_cuda_line}\"): the CUDA runtime it ships runs on this driver",
+                                actual=list(devices), evidence=[serving_log.ggml_cuda_line]),
+                             [f"GPU {d.removeprefix('CUDA')}" for d in devices], None)
+    ggml = [g for g in (gpus.gpus if gpus is not None else ()) if GGML_TITLE in g.shown_by]
+    if driver is None and not has_torch and ggml:
+        # llama.cpp's CUDA backend read each device's properties through its runtime: the runtime runs on this driver.
+        return over_subjects(ok(f"llama.cpp's CUDA backend found {len(ggml)} device(s) and read their compute "
+                                f"capability ({GGML_TITLE}): the CUDA runtime it ships runs on this driver",
+                                actual=[g.model for g in ggml]),
+                             [f"GPU {g.index}" for g in ggml], None)
+    ran = _cuda_ran(collect_env, python_env) if driver is None else ""
     if ran:
-        judged = ok(ran, actual={"driver": None, "cuda_initialised": True}, evidence=[line] if line else [])
-        return over_subjects(judged, ran_on, None) if ran_on else judged
+        return ok(ran, actual={"driver": None, "cuda_initialised": True})
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
@@ -486,11 +494,6 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     run = p2p_bandwidth if p2p_bandwidth is not None and p2p_bandwidth.program == NVBANDWIDTH else None
     if not torch and run is not None and (tested := _bandwidth_test_runtime(run, driver)) is not None:
         return tested
-    ran, line, ran_on = cuda_program_ran(None, None, log_symptoms, serving_log, gpus) if not torch else ("", "", [])
-    if ran:
-        # The program's runtime is not shown, but it ran on this driver.
-        judged = ok(f"driver {driver}: {ran}", actual={"driver": driver}, evidence=[line] if line else [])
-        return over_subjects(judged, ran_on, None) if ran_on else judged
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
@@ -526,39 +529,6 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   "newer driver runs an older runtime (the nvidia-smi header's CUDA is the driver's highest, not "
                   "torch's)", actual=actual)
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
-
-
-def cuda_program_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None,
-                     log_symptoms: LogSymptoms | None = None, serving_log: ServingLog | None = None,
-                     gpus: GpuInventory | None = None, has_torch: bool = False) -> tuple[str, str, list[str]]:
-    """Why a CUDA program ran on these GPUs under the driver the source does not show, in words, the line that shows
-    it and the GPUs it ran on (none where the line does not name them); ("", "", []) where the source does not show
-    it.
-
-    A runtime newer than the driver fails at its first call with cudaErrorInsufficientDriver (CUDA's compatibility
-    document, https://docs.nvidia.com/deploy/cuda-compatibility/), so a program that allocated GPU memory, or read
-    a device's properties, ran on this driver. Where no torch is shown: llama.cpp's CUDA backend allocated a buffer
-    on a device or read its memory (ServingLog.ggml_cuda_devices), or listed the devices with their compute
-    capability (GGML_TITLE). Then torch initialising CUDA beside a driver line it could not read (_cuda_ran). Then an
-    engine's line of the memory it placed on the GPU, or ran out of (symptoms.CUDA_RAN: TensorRT-LLM's `Model: 94.30
-    / 47.83`, corpus 1060; vLLM's `Model loading took 12.66 GiB`, its `# GPU blocks:`, its captured CUDA graphs;
-    PyTorch's `CUDA out of memory. Tried to allocate`)."""
-    if not has_torch and serving_log is not None and serving_log.ggml_cuda_devices:
-        devices = serving_log.ggml_cuda_devices
-        return (f"llama.cpp's CUDA backend read or allocated memory on {', '.join(devices)} "
-                f"(\"{serving_log.ggml_cuda_line}\"): the CUDA runtime it ships runs on this driver",
-                serving_log.ggml_cuda_line, [f"GPU {d.removeprefix('CUDA')}" for d in devices])
-    ggml = [g for g in (gpus.gpus if gpus is not None else ()) if GGML_TITLE in g.shown_by]
-    if not has_torch and ggml:
-        return (f"llama.cpp's CUDA backend found {len(ggml)} device(s) and read their compute capability "
-                f"({GGML_TITLE}): the CUDA runtime it ships runs on this driver", "", [f"GPU {g.index}" for g in ggml])
-    if said := _cuda_ran(collect_env, python_env):
-        return said, "", []
-    hit = next((h for h in (log_symptoms.hits if log_symptoms is not None else ()) if h.symptom.name == CUDA_RAN), None)
-    if hit is None:
-        return "", "", []
-    return (f"{hit.symptom.proves} (\"{hit.line.strip()}\"): a runtime newer than the driver fails at its first "
-            "call (cudaErrorInsufficientDriver), so this driver runs it"), hit.line.strip(), []
 
 
 def _cuda_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None) -> str:

@@ -177,9 +177,6 @@ class Symptom:
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
 _CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the driver"
-# The symptom name of a line that shows a CUDA program allocated GPU memory (DRV-CUDA-COMPAT reads it).
-CUDA_RAN = "cuda-program-ran"
-CUDA_COMPAT_DOC = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 
 # A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
 IN_GPU_CONTAINER = "container"
@@ -601,22 +598,6 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "an engine's compiled extension needs C++ symbols the installed torch does not have: it was built for "
         "another torch release; install the torch release the engine pins (or rebuild the extension against this "
         "one)", own_fix=True),
-    # A CUDA program that ran: a runtime newer than the driver fails at its first call with cudaErrorInsufficientDriver
-    # (https://docs.nvidia.com/deploy/cuda-compatibility/), so memory it allocated on a GPU shows the runtime runs on
-    # this driver. It proves no check's failure (DRV-CUDA-COMPAT reads it where the driver is not shown).
-    # TensorRT-LLM's ledger of what it created, free GPU memory before/after (`Model: 94.30 / 47.83`, corpus 1060);
-    # vLLM's weights in GPU memory (`Model loading took 12.66 GiB memory`, vllm-project/vllm#38820; `Loading model
-    # weights took 6.1138 GB` and its KV cache `# GPU blocks: 10039`, vllm-project/vllm#6234), its CUDA graphs
-    # (`Graph capturing finished in 14 secs, took 0.21 GiB`, vllm-project/vllm#11349); PyTorch's allocator out of
-    # memory (`CUDA out of memory. Tried to allocate`, torch/csrc/cuda/CUDACachingAllocator.cpp): the runtime had
-    # started and allocated before.
-    Symptom(CUDA_RAN, re.compile(r"^\s*Model: \d+(?:\.\d+)? / \d+(?:\.\d+)?\s*$|"
-                                 r"\bModel loading took \d+(?:\.\d+)? GiB\b|\bLoading model weights took \d+(?:\.\d+)? GB\b|"
-                                 r"# GPU blocks: [1-9]\d*\b|\bGraph capturing finished in \d+(?:\.\d+)? secs?, took|"
-                                 r"\bCUDA out of memory\. Tried to allocate \d"),
-        "", "low", CUDA_COMPAT_DOC,
-        "the program placed memory on the GPU (its model, KV cache or CUDA graphs), or ran out of it after CUDA "
-        "started"),
     # A CUDA call refused because the driver is older than the CUDA runtime the program ships
     # (cudaErrorInsufficientDriver, 35): llama.cpp's `ggml_cuda_init: failed to initialize CUDA: CUDA driver version is
     # insufficient for CUDA runtime version`, PyTorch's and vLLM's RuntimeError with the same words.
@@ -716,7 +697,7 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
      "NCCL_DEBUG=INFO)")
 
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
-NEEDLES = ("Model: ", "Model loading took", "model weights took", "GPU blocks:", "Graph capturing finished", "CUDA out of memory", "shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
+NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
