@@ -107,7 +107,8 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
         # RCCL's `Missing "iommu=pt"` warning reads only the command line: with the IOMMU off there is nothing to bypass.
         return replace(outcome, sharpen=Sharpen(f"the user says the IOMMU is off ({stated_iommu.line[:160]!r}), and "
                                                 "the warning reads only the kernel command line: no DMA translation "
-                                                "for `iommu=pt` to bypass", shows=(IOMMU_SAID_OFF,)))
+                                                "for `iommu=pt` to bypass", _iommu_fix(tool_of(cmdline_tool)),
+                                                shows=(IOMMU_SAID_OFF,)))
     if outcome.status == "not-applicable" and virtualization is not None and virtualization.is_vm:
         return replace(outcome, sharpen=Sharpen(stands=True))  # the guest's faults are its virtual IOMMU's
     return replace(outcome, sharpen=Sharpen(_IOMMU_SHARPEN, _iommu_fix(tool_of(cmdline_tool))))
