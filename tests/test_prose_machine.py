@@ -105,3 +105,17 @@ def test_the_count_in_the_users_words_is_the_denominator_of_a_cut_listing() -> N
     two = body("309").split("\n")
     fewer = "\n".join(line.replace("8x", "1x") for line in two)
     assert fact(pasted(fewer), "gpus").whole_count is None
+
+
+def test_a_wsl_uname_line_is_unames_not_the_users_words() -> None:
+    # A WSL 2 kernel's `uname -a` names WSL2, which the user's words also read as the platform: the line is uname's
+    # (modelled on the kernel string of corpus 1073's collect_env), so the kernel release is read. A sentence that
+    # says WSL2 is still the user's words.
+    from stackaudit.importers.recognition import recognise
+
+    line = ("Linux DESKTOP-1 5.15.167.4-microsoft-standard-WSL2 #1 SMP Tue Nov 5 00:21:55 UTC 2024 x86_64 x86_64 "
+            "x86_64 GNU/Linux\n")
+    assert [k for k, _, _ in recognise(line).recognised] == ["uname -a"]
+    assert fact(pasted(line), "kernel").release == "5.15.167.4-microsoft-standard-WSL2"
+    said = "The container is running in WSL2.\n"
+    assert [k for k, _, _ in recognise(said).recognised] == ["prose machine"]

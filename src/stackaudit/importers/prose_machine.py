@@ -8,8 +8,9 @@ disabled`: facts/system.stated_iommu_off).
 Recorded as the pasted document USER_MACHINE (facts/sources.py), the line verbatim; facts/gpus.py reads it last,
 as "the user's own words", for the model that a topology matrix or a log does not name, facts/platform.py for
 the VM an instance type names or the bare metal a statement names, and facts/shm.py for the /dev/shm size.
-A line that is itself a log line is left to its own recogniser, and so is a list line stating the power limit of each
-GPU it counts (importers/rig_report.py per_gpu_limit), or a list's GPU line with its memory (rig_report.listed_gpu).
+A line that is itself a log line or `uname -a`'s output (a WSL 2 kernel names WSL) is left to its own recogniser,
+and so is a list line stating the power limit of each GPU it counts (importers/rig_report.py per_gpu_limit), or a
+list's GPU line with its memory (rig_report.listed_gpu).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from stackaudit.facts.system import stated_arm_cpu, stated_iommu_off
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, importer
 from stackaudit.importers.rig_report import listed_gpu, per_gpu_limit
+from stackaudit.importers.system import is_uname_line
 
 MAX_LINES = 20  # lines of words read from one paste; past a few, they state several machines anyway
 
@@ -52,7 +54,8 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line)
         shows_windows = not states and not windows and windows_line(line) is not None
         if (states or shows_windows) \
-                and not is_log_line(line) and per_gpu_limit(line) is None and not listed_gpu(line):
+                and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
+                and not listed_gpu(line):
             yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, line.strip() + "\n"))
             windows = windows or shows_windows
             taken += 1

@@ -29,6 +29,11 @@ def proc_cmdline(lines: list[str], candidates: Candidates | None = None) -> Iter
 _UNAME = re.compile(r"^\s*Linux\s+\S+\s+\d+\.\d+\S*\s+#\d+.*\s(x86_64|aarch64|ppc64le|s390x)\b")
 
 
+def is_uname_line(line: str) -> bool:
+    """Whether a line is `uname -a`'s output (a WSL 2 kernel's names WSL, which the user's words read too)."""
+    return _UNAME.search(line) is not None
+
+
 @importer("uname -a", "`uname -a`", needles=("Linux",), per_line=True)
 def uname(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
