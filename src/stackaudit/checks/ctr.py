@@ -317,8 +317,9 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
     /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
-    /dev/shm (and the host IPC namespace: a security trade-off): its size is the host's, unknown
-    until the host's `df` shows it. A `--shm-size` beside `--ipc=host` sizes nothing: Docker mounts a
+    /dev/shm (and the host IPC namespace: a security trade-off): the engines' documented setting, ok where the
+    host's size is not shown (a tmpfs of half the RAM unless the host mounts it smaller), judged on the host's `df`
+    where it is. A `--shm-size` beside `--ipc=host` sizes nothing: Docker mounts a
     tmpfs of that size only for a private or shareable IPC namespace. Newer NCCL
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
     """
@@ -455,8 +456,11 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
         sized = [c.label for c in judged if c.ipc_mode == "host" and c.shm_size]
         unused = (f"; the shm size that {', '.join(sized)} sets applies only to a private IPC namespace"
                   if sized else "")
-        return unknown(f"{'; '.join(host_ipc_unsized)}, so the container uses the host's /dev/shm, whose "
-                       f"size is not in this source{unused}", hint="run `df -k -P /dev/shm` on the host")
+        # The documented setting (vLLM's and SGLang's docker run): the host's /dev/shm is a tmpfs of half the RAM
+        # unless the host mounts it smaller, which a host `df` would show and this check judges.
+        return ok(f"{'; '.join(host_ipc_unsized)}, so the container shares the host's /dev/shm (a tmpfs of half the "
+                  f"RAM unless the host mounts it smaller; its size is not in this source){unused}",
+                  actual="host IPC", subjects=("/dev/shm",))
     if later:
         return unknown("; ".join(later), hint="show the engine and tensor-parallel size of the models it launches "
                        "(its model list, or the launch command); a multi-process engine or TP > 1 needs "
