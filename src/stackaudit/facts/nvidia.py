@@ -951,8 +951,9 @@ _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
 # module)`, corpus 860; `NVIDIA driver 580.95.05 (open)`): NVIDIA ships its kernel modules in two flavours, "open"
 # and "proprietary" (https://download.nvidia.com/XFree86/Linux-x86_64/595.71.05/README/kernel_open.html).
 # The flavour's word alone after the version, as a list item (`driver 570.124.04, open.`, corpus 985).
+# The user's words for the flavour after the version (`595.71.05 open kernel driver`, corpus 1086).
 STATED_OPEN = re.compile(r"\(open(?:[- ]source)?(?: kernel)?(?: modules?| driver| flavou?r)?\)|"
-                         r"\bopen(?:[- ]source)? kernel modules?\b|"
+                         r"\bopen(?:[- ]source)? kernel (?:modules?|driver)\b|"
                          r"\b\d{3}\.\d+(?:\.\d+)?,?\s+open(?=\s*(?:[.,;]|$))", re.IGNORECASE | re.MULTILINE)
 # The distribution packages of the open flavour, by branch (Ubuntu's `nvidia-driver-580-open`, `nvidia-dkms-580-open`):
 # Ubuntu's packages of a branch's two flavours conflict, so the one installed is the flavour of that branch.
