@@ -39,6 +39,7 @@ from stackaudit.facts.gpu_events import (
 )
 from stackaudit.facts.gpus import (
     GGML_TITLE,
+    GGML_USING_TITLE,
     KERNEL_LOG_TITLE,
     NVBANDWIDTH_TITLE,
     OLLAMA_TITLE,
@@ -912,7 +913,8 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     that is installing it), there is no flavour to judge. Where no source shows the flavour (nor the driver), a Blackwell or GH200
     GPU that nvidia-smi lists (its name cut too: gputable.agreed) or CUDA named (simpleP2P; a collect_env or check_env
     whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
-    (facts/nvidia.py open_module_only). So does a kernel-log Xid that names a process or its channel on a GPU whose
+    (facts/nvidia.py open_module_only), and so does one a CUDA program's device list names (llama.cpp's
+    `ggml_cuda_init`, `using device` or `device_info` lines, ollama's, the CUDA samples'). So does a kernel-log Xid that names a process or its channel on a GPU whose
     model the inventory names as such (`GPU: NVIDIA GeForce RTX 5080` in the user's list): the driver ran that
     process's work on it. A GPU and a driver named together in a list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour.
     A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
@@ -1000,7 +1002,7 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
     run). The proprietary module refuses to initialise such a GPU (facts/nvidia.py open_module_only), so nvidia-smi
     lists none and CUDA enumerates none. The driver ran those that nvidia-smi lists without an error, those a
     collect_env or check_env names where its torch initialised CUDA (not under WSL 2, whose GPU is the Windows
-    driver's), those simpleP2P's CUDA named, and those a kernel-log Xid names a process or its channel on
+    driver's), those simpleP2P's CUDA named, those a CUDA program's device list names (_DRIVEN_LISTS), and those a kernel-log Xid names a process or its channel on
     (GpuEvents.work_run) where the inventory names their model."""
     found = [(g.subject, g.name or "") for g in listed if open_module_only(g.name or "", g.implied_architecture)]
     if found:
@@ -1014,6 +1016,12 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
         found = [(f"GPU {i}", name) for i, name in sorted(named.items()) if open_module_only(name)]
         if found:
             return found, "CUDA named it in simpleP2P"
+    # A list a CUDA program wrote (_DRIVEN_LISTS: llama.cpp's, ollama's, the CUDA samples'): CUDA ran on each GPU of it.
+    found = [(r.label, r.model) for r in (gpus.gpus if gpus is not None else ()) if r.model and open_module_only(r.model)
+             and any(t in _DRIVEN_LISTS for t in r.shown_by)]
+    if found and gpus is not None:
+        shown = next(t for r in gpus.gpus if (r.label, r.model) == found[0] for t in r.shown_by if t in _DRIVEN_LISTS)
+        return found, f"CUDA listed it: {shown}"
     run = events.work_run() if events is not None and gpus is not None else {}
     xids = [(r, e) for bdf, e in sorted(run.items())
             if gpus is not None and (r := gpus.by_bdf(bdf)) is not None and r.model and open_module_only(r.model)]
@@ -1027,7 +1035,7 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
 
 
 # The GPU lists that CUDA or NVML wrote, so that each GPU on them ran under the loaded kernel module (facts/gpus.py).
-_DRIVEN_LISTS = (GGML_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE)
+_DRIVEN_LISTS = (GGML_TITLE, GGML_USING_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE)
 
 
 def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:

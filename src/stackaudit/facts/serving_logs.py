@@ -157,7 +157,7 @@ GGML_CUDA_ARCHS = re.compile(r"\bCUDA(?: : |\.\d+\.)ARCHS ?= ?(\d+(?:,\d+)*)")
 # `LOG_INFO("  - %-8s: %s (%zu MiB, %zu MiB free)\n", ...)` prints it: `0.00.436.742 I   - CUDA0   : NVIDIA GeForce
 # RTX 5070 Ti (15838 MiB, 58499 MiB free)` (ggml-org/llama.cpp common/common.cpp, common_params_print_info;
 # ggml-org/llama.cpp#24147).
-GGML_DEVICE_INFO = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*- (CUDA\d+)\s*: [^()]+ \(\d+ MiB, \d+ MiB free\)")
+GGML_DEVICE_INFO = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*- (CUDA\d+)\s*: (?P<name>[^()]+?) \(\d+ MiB, \d+ MiB free\)")
 GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()]+)\)(?: \([^()]*\))? - "
                                r"(?P<free>\d+) MiB free\b")
 
