@@ -91,6 +91,7 @@ from stackaudit.gputable import (
     UnknownGpuError,
     all_gpus,
     architecture_of,
+    by_pci_device_id,
     family_of,
     lookup,
     nvlink_links_of,
@@ -920,6 +921,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
     PyTorch, nvidia-smi) shows the proprietary module loaded: the open one supports Turing and later only
     (https://github.com/NVIDIA/open-gpu-kernel-modules), and one module drives every GPU of the host.
+    A kernel log where the driver release refuses a GPU at probe (`... (PCI ID: 10de:2330) installed in this system is
+    not supported by the NVIDIA 550.90.07 driver release`) whose architecture runs under either flavour (Turing to
+    Hopper, by its PCI device id) is not an issue for this check: the refusal names the release, not the flavour (the
+    open module's own refusal says `not supported by open nvidia.ko`, a log symptom of this check).
     Under WSL 2 (its kernel, its words, or nvidia-smi's Linux library over a Windows driver) with no module shown, it
     is not applicable: the Windows driver drives the GPU and no Linux NVIDIA kernel module is loaded; so on a Windows
     host itself (facts/platform.Virtualization.os). Open modules
@@ -929,6 +934,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
+    refused = _refused_by_release(gpu_events, nvidia_driver, listed)
+    if refused is not None:
+        return refused
     if nvidia_driver is None or nvidia_driver.flavour is None:
         wsl = _wsl_shown(nvidia, collect_env, virtualization)
         if wsl:
@@ -993,6 +1001,36 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     return _over_driven(ok(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture or g.name for g in listed}))}: "
                            "allowed (open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary",
                            evidence=evidence), nvidia, listed, gpus)
+
+
+def _refused_by_release(events: GpuEvents | None, driver: NvidiaDriver | None,
+                        listed: list[GpuInfo]) -> Outcome | None:
+    """DRV-OPEN-MODULE not an issue where the kernel log shows the driver release refusing a GPU at probe
+    (GpuEvents.refused: `... is not supported by the NVIDIA 550.90.07 driver release`) whose architecture, by its PCI
+    device id, runs under either flavour (Turing to Hopper): the refusal names the release, not the flavour (the open
+    module's own refusal says `by open nvidia.ko`). None where there is no such refusal, or where a flavour shown is
+    the wrong one for a GPU listed (the proprietary module with a Blackwell GPU, the open one with a pre-Turing GPU)."""
+    flavour = driver.flavour if driver is not None else None
+    if events is None or not events.refused or any(
+            (flavour == "proprietary" and open_module_only(g.name or "", g.implied_architecture))
+            or (flavour == "open" and g.implied_architecture in PRE_TURING) for g in listed):
+        return None
+    either = []
+    for gpu in events.refused:
+        spec = by_pci_device_id(gpu.device_id)
+        name = spec.name if spec is not None else ""
+        arch = architecture_of(name, int(gpu.device_id, 16)) if name else ""
+        if arch and arch not in PRE_TURING and not open_module_only(name, arch):
+            either.append((gpu, name, arch))
+    if not either:
+        return None
+    gpu, name, arch = either[0]
+    shown = f"; the {flavour} module is the one shown" if flavour else ""
+    return not_an_issue(f"the NVIDIA {gpu.release} driver release refused {name} ({arch}, PCI ID 10de:{gpu.device_id}) "
+                        f"at {gpu.bdf} ('{gpu.line}'): the refusal names the driver release, not the kernel module's "
+                        f"flavour, and {arch} GPUs run under either flavour{shown}", actual=flavour,
+                        subjects=[g.bdf for g, _, _ in either],
+                        evidence=(driver.flavour_evidence,) if driver is not None and driver.flavour_evidence else ())
 
 
 def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect_env: CollectEnv | None,
