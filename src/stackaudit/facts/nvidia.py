@@ -940,9 +940,12 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # item of a comma list (`..., driver 580.159.03, CUDA runtime 13.0`, corpus 237), the open flavour's package named with
 # its version (`nvidia-open 595.71.05`, corpus 803; Arch's `nvidia-open 595.71.05-5`, corpus 252), the vendor's name
 # before the version (`GPU driver: NVIDIA 595.84`, corpus 1058), the flavour's word before `driver` at a line's start
-# (`open driver 550.90.07`, corpus 1098).
+# (`open driver 550.90.07`, corpus 1098), an RPM package's name-version-release (`nvidia-driver-latest-dkms-545.23.08-1.el7
+# .x86_64`, corpus 1105: NVIDIA's RHEL packages carry the driver's version).
 STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open) )?(?i:driver(?: version)?)\s+|"
-                           r",\s*(?i:driver)\s+|\bnvidia-open(?:-dkms)?[\s=]+)(\d{3}\.\d+(?:\.\d+)?)\b", re.MULTILINE)
+                           r",\s*(?i:driver)\s+|\bnvidia-open(?:-dkms)?[\s=]+|"
+                           r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w))(\d{3}\.\d+(?:\.\d+)?)\b",
+                           re.MULTILINE)
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
 _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
