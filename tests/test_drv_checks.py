@@ -118,11 +118,29 @@ def test_persistence_is_not_applicable_under_a_windows_driver_model(tmp_path: Pa
     assert r.status == "not-applicable" and "WDDM" in r.message
 
 
+def _linux_table(display: str = "On") -> str:
+    """Modelled: the same rows with Linux's Persistence-M column (`Off`) and the display column given."""
+    return (_WINDOWS_TABLE.replace("Driver-Model", "Persistence-M").replace("      WDDM  |", "        Off |")
+            .replace("06:00.0  On |", f"06:00.0 {display:>3} |"))
+
+
 def test_persistence_off_on_the_same_table_from_linux_is_an_issue(tmp_path: Path) -> None:
-    """Modelled: the same rows with Linux's Persistence-M column (`Off`)."""
-    (tmp_path / "smi.txt").write_text(_WINDOWS_TABLE.replace("Driver-Model", "Persistence-M")
-                                      .replace("      WDDM  |", "        Off |"))
+    (tmp_path / "smi.txt").write_text(_linux_table("Off"))
     assert _one(load_pasted([str(tmp_path / "smi.txt")]), "DRV-PERSISTENCE").status == "issue"
+
+
+def test_persistence_off_on_a_gpu_driving_a_display_is_not_an_issue(tmp_path: Path) -> None:
+    """The display's client holds the GPU open, so the driver keeps its state: persistence mode saves nothing."""
+    (tmp_path / "smi.txt").write_text(_linux_table("On"))
+    r = _one(load_pasted([str(tmp_path / "smi.txt")]), "DRV-PERSISTENCE")
+    assert r.status == "not-an-issue" and "display" in r.message
+
+
+def test_persistence_off_stays_an_issue_on_the_gpus_without_a_display() -> None:
+    gpus = hgx(count=2, persistence_mode=0)
+    gpus[0]["display_active"] = 1
+    r = _one(host_for(gpus, persistenced="inactive"), "DRV-PERSISTENCE")
+    assert r.status == "issue" and "GPU(s) 1;" in r.message
 
 
 # --- DRV-COMPUTE-MODE -----------------------------------------------------------------------------

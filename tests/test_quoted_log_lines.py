@@ -68,3 +68,14 @@ def test_single_stream_lines_of_two_runs_give_no_rate(tmp_path: Path) -> None:
     # The verdicts still come from the commands (corpus 689's expectation).
     assert capture_checks("689", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "issue"
     assert paste_checks(tmp_path, one, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "issue"
+
+
+def test_a_uname_line_in_inline_code_is_unames_output() -> None:
+    # Corpus 1065 (ollama#10434): `uname -a`'s line quoted as one span under the user's prose.
+    assert ("uname -a", 38, 38) in _spans(body("1065"))
+    assert fact(pasted(body("1065")), "kernel").release == "5.10.0-28-amd64"
+
+
+def test_a_command_mentioned_in_inline_code_stays_prose() -> None:
+    """Modelled: a span naming a command, alone on its line, is not that command's output."""
+    assert not [s for s in _spans("Then I ran\n`uname -a`\nand got nothing useful\n") if s[0] == "uname -a"]

@@ -1150,7 +1150,9 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
     power limits and application clocks set with nvidia-smi are lost with it.
 
     Traps: this costs startup time only (engine restarts, health checks, `nvidia-smi` polling):
-    steady-state tokens/s are unchanged while the engine holds the GPUs. Ubuntu's packaged unit
+    steady-state tokens/s are unchanged while the engine holds the GPUs.
+    A GPU that drives a display (`Disp.A On`, `Display Active: Enabled`, Xorg among its processes) stays initialised
+    while the display's client holds it open: persistence off there is not an issue. Ubuntu's packaged unit
     runs `nvidia-persistenced --no-persistence-mode`: the service is `active` while persistence is
     Disabled, and `systemctl enable --now` changes nothing; the fix is a drop-in that resets
     ExecStart. Inside a container the value is the host's and is fixed there.
@@ -1185,6 +1187,16 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
             "Linux setting"))
     off = [g for g in gpus if g.persistence is False]
     read = [g for g in gpus if g.persistence is not None]
+    # A GPU that drives a display is held open by the display (its client keeps the device file open), so the
+    # driver never tears its state down: persistence mode saves nothing there.
+    held = [g for g in off if g.shows_display]
+    if held and len(held) == len(off):
+        return over_gpus(nvidia, read, not_an_issue(
+            f"persistence mode Disabled on GPU(s) {gpu_indices(held)}, but each drives a display, whose client keeps "
+            "the GPU initialised: no client pays the re-initialisation that persistence mode saves",
+            actual={g.subject: "Disabled (display active)" for g in held}, expected="Enabled",
+            subjects=[g.subject for g in held]))
+    off = [g for g in off if not g.shows_display]
     no_pm_flag = daemon is not None and "--no-persistence-mode" in " ".join(
         [daemon.exec_start or "", *daemon.argv])
     where = " (set on the host; the container cannot change it)" if container is not None and container.in_container else ""

@@ -53,9 +53,16 @@ class KernelInfo:
         return tuple(int(g) for g in m.groups() if g is not None)
 
 
-_UNAME_RE = re.compile(
-    r"^Linux\s+(?P<host>\S+)\s+(?P<release>\d+\.\d+\S*)\s+(?P<version>#.*?)\s+(?P<machine>x86_64|aarch64|ppc64le|s390x|arm64|i686)\b"
+# One line of `uname -a`: `Linux HOST RELEASE #BUILD ... MACHINE` (the importers find it with this too).
+UNAME_LINE = re.compile(
+    r"^\s*Linux\s+(?P<host>\S+)\s+(?P<release>\d+\.\d+\S*)\s+(?P<version>#\S+.*?)\s+"
+    r"(?P<machine>x86_64|aarch64|ppc64le|s390x|arm64|i686)\b"
 )
+
+
+def is_uname_line(line: str) -> bool:
+    """Whether a line is `uname -a`'s output (a WSL 2 kernel's names WSL, which the user's words read too)."""
+    return UNAME_LINE.search(line) is not None
 
 
 fact("kernel", KernelInfo, first_of, hint="paste `uname -a`")
@@ -70,7 +77,7 @@ def parse_uname(text: str) -> KernelInfo:
         Linux <redacted> 5.10.0-18-amd64 #1 SMP Debian 5.10.140-1 (2022-09-02) x86_64 GNU/Linux
     """
     for line in text.splitlines():
-        m = _UNAME_RE.search(line.strip())
+        m = UNAME_LINE.search(line.strip())
         if m:
             return KernelInfo(m.group("release"), m.group("version"), m.group("machine"), m.group("host"))
     raise ParseError("not the output of `uname -a`")

@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from stackaudit.facts.system import UNAME_LINE
+
 Identity = dict[str, str]
 
 # Values that, seen equal again, show the first host once more (a GPU or CPU model is shared by many hosts).
@@ -27,8 +29,6 @@ CONFIRMING = frozenset({"kernel", "cmdline", "journal host"})
 PROBED_KINDS = ("uname -a", "/proc/cmdline")
 MAX_PROBES = 8
 
-_UNAME = re.compile(r"^\s*Linux\s+(?P<host>\S+)\s+(?P<release>\d+\.\d+\S*)\s+(?P<build>#\S+.*?)\s+"
-                    r"(?:x86_64|aarch64|ppc64le|s390x)\b")
 _CMDLINE_PREFIX = re.compile(r"^.*?\b(?:Kernel command line|Command line):\s*")
 _MODEL_NAME = re.compile(r"^\s*Model name:\s*(?P<v>\S.*?)\s*$")
 _SMI_TABLE_GPU = re.compile(r"^\|\s+\d+\s+(?P<v>(?:NVIDIA|Tesla|Quadro|GeForce|TITAN|Titan|A\d|H\d|L\d|B\d)[^|]*?)"
@@ -39,9 +39,9 @@ _SMI_XML_GPU = re.compile(r"<product_name>\s*(?P<v>[^<]*?)\s*</product_name>")
 
 def _uname(lines: list[str]) -> Identity:
     for line in lines:
-        m = _UNAME.match(line)
+        m = UNAME_LINE.match(line)
         if m:
-            return {"kernel": f"{m.group('release')} {m.group('build')}", "hostname": m.group("host")}
+            return {"kernel": f"{m.group('release')} {m.group('version')}", "hostname": m.group("host")}
     return {}
 
 

@@ -30,6 +30,7 @@ from stackaudit.facts.engine_command import COMMAND_HINT
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG
 from stackaudit.facts.nvidia_smi import ANY_DEPTH, QUERY_FIELDS
 from stackaudit.facts.serving_logs import is_log_line
+from stackaudit.facts.system import is_uname_line
 from stackaudit.pci_address import BDF
 
 # `\r\r\n` is one line end (a CRLF file saved again on Windows), not an empty line between two.
@@ -323,10 +324,11 @@ def _glued_prompt(line: str, following: list[str]) -> str | None:
 
 
 def _quoted_output(text: str) -> bool:
-    """Whether Markdown quotes `text` as an output the recognisers read: an engine's log line or an engine's command.
-    Any other span (`` `sudo dmesg | grep NVRM` `` alone on its line) is a mention in prose, not a command shown with
-    what it printed, and keeps its backticks."""
-    return is_log_line(text) or COMMAND_HINT.search(text) is not None
+    """Whether Markdown quotes `text` as an output the recognisers read: an engine's log line, an engine's command or
+    `uname -a`'s line (`` `Linux host 5.10.0-28-amd64 #1 SMP ... x86_64 GNU/Linux` ``, corpus 1065). Any other span
+    (`` `sudo dmesg | grep NVRM` `` alone on its line) is a mention in prose, not a command shown with what it printed,
+    and keeps its backticks."""
+    return is_log_line(text) or COMMAND_HINT.search(text) is not None or is_uname_line(text)
 
 
 def peel_markup(line: str, following: str, compose: tuple[str, ...] = ()) -> tuple[str, bool]:

@@ -22,11 +22,10 @@ from stackaudit.facts.platform import cloud_instances, platform_words, windows_l
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
 from stackaudit.facts.sources import USER_MACHINE
-from stackaudit.facts.system import stated_arm_cpu, stated_iommu_off
+from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, importer
 from stackaudit.importers.rig_report import listed_gpu, per_gpu_limit
-from stackaudit.importers.system import is_uname_line
 
 MAX_LINES = 20  # lines of words read from one paste; past a few, they state several machines anyway
 

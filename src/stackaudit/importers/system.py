@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts.shown_commands import parse_grep
 from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NUMACTL_H, PROC_CMDLINE, PROC_MODULES, UNAME
-from stackaudit.facts.system import kernel_log_is_whole
+from stackaudit.facts.system import is_uname_line, kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan, candidate_lines, take_while
 from stackaudit.importers.registry import Found, command_output, file_content, importer
@@ -26,19 +26,11 @@ def proc_cmdline(lines: list[str], candidates: Candidates | None = None) -> Iter
             return
 
 
-_UNAME = re.compile(r"^\s*Linux\s+\S+\s+\d+\.\d+\S*\s+#\d+.*\s(x86_64|aarch64|ppc64le|s390x)\b")
-
-
-def is_uname_line(line: str) -> bool:
-    """Whether a line is `uname -a`'s output (a WSL 2 kernel's names WSL, which the user's words read too)."""
-    return _UNAME.search(line) is not None
-
-
 @importer("uname -a", "`uname -a`", needles=("Linux",), per_line=True)
 def uname(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
-        if _UNAME.search(line):
+        if is_uname_line(line):
             text = line.strip()
             yield Found("uname -a", i, i + 1, command_output(UNAME.argv, text + "\n"), whole=True)
             return
