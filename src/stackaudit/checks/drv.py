@@ -39,6 +39,7 @@ from stackaudit.facts.gpu_events import (
 )
 from stackaudit.facts.gpus import (
     GGML_TITLE,
+    GGML_USING_TITLE,
     KERNEL_LOG_TITLE,
     NVBANDWIDTH_TITLE,
     OLLAMA_TITLE,
@@ -90,6 +91,7 @@ from stackaudit.gputable import (
     UnknownGpuError,
     all_gpus,
     architecture_of,
+    by_pci_device_id,
     family_of,
     lookup,
     nvlink_links_of,
@@ -912,12 +914,17 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     that is installing it), there is no flavour to judge. Where no source shows the flavour (nor the driver), a Blackwell or GH200
     GPU that nvidia-smi lists (its name cut too: gputable.agreed) or CUDA named (simpleP2P; a collect_env or check_env
     whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
-    (facts/nvidia.py open_module_only). So does a kernel-log Xid that names a process or its channel on a GPU whose
+    (facts/nvidia.py open_module_only), and so does one a CUDA program's device list names (llama.cpp's
+    `ggml_cuda_init`, `using device` or `device_info` lines, ollama's, the CUDA samples'). So does a kernel-log Xid that names a process or its channel on a GPU whose
     model the inventory names as such (`GPU: NVIDIA GeForce RTX 5080` in the user's list): the driver ran that
     process's work on it. A GPU and a driver named together in a list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour.
     A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
     PyTorch, nvidia-smi) shows the proprietary module loaded: the open one supports Turing and later only
     (https://github.com/NVIDIA/open-gpu-kernel-modules), and one module drives every GPU of the host.
+    A kernel log where the driver release refuses a GPU at probe (`... (PCI ID: 10de:2330) installed in this system is
+    not supported by the NVIDIA 550.90.07 driver release`) whose architecture runs under either flavour (Turing to
+    Hopper, by its PCI device id) is not an issue for this check: the refusal names the release, not the flavour (the
+    open module's own refusal says `not supported by open nvidia.ko`, a log symptom of this check).
     Under WSL 2 (its kernel, its words, or nvidia-smi's Linux library over a Windows driver) with no module shown, it
     is not applicable: the Windows driver drives the GPU and no Linux NVIDIA kernel module is loaded; so on a Windows
     host itself (facts/platform.Virtualization.os). Open modules
@@ -927,6 +934,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
+    refused = _refused_by_release(gpu_events, nvidia_driver, listed)
+    if refused is not None:
+        return refused
     if nvidia_driver is None or nvidia_driver.flavour is None:
         wsl = _wsl_shown(nvidia, collect_env, virtualization)
         if wsl:
@@ -993,6 +1003,36 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                            evidence=evidence), nvidia, listed, gpus)
 
 
+def _refused_by_release(events: GpuEvents | None, driver: NvidiaDriver | None,
+                        listed: list[GpuInfo]) -> Outcome | None:
+    """DRV-OPEN-MODULE not an issue where the kernel log shows the driver release refusing a GPU at probe
+    (GpuEvents.refused: `... is not supported by the NVIDIA 550.90.07 driver release`) whose architecture, by its PCI
+    device id, runs under either flavour (Turing to Hopper): the refusal names the release, not the flavour (the open
+    module's own refusal says `by open nvidia.ko`). None where there is no such refusal, or where a flavour shown is
+    the wrong one for a GPU listed (the proprietary module with a Blackwell GPU, the open one with a pre-Turing GPU)."""
+    flavour = driver.flavour if driver is not None else None
+    if events is None or not events.refused or any(
+            (flavour == "proprietary" and open_module_only(g.name or "", g.implied_architecture))
+            or (flavour == "open" and g.implied_architecture in PRE_TURING) for g in listed):
+        return None
+    either = []
+    for gpu in events.refused:
+        spec = by_pci_device_id(gpu.device_id)
+        name = spec.name if spec is not None else ""
+        arch = architecture_of(name, int(gpu.device_id, 16)) if name else ""
+        if arch and arch not in PRE_TURING and not open_module_only(name, arch):
+            either.append((gpu, name, arch))
+    if not either:
+        return None
+    gpu, name, arch = either[0]
+    shown = f"; the {flavour} module is the one shown" if flavour else ""
+    return not_an_issue(f"the NVIDIA {gpu.release} driver release refused {name} ({arch}, PCI ID 10de:{gpu.device_id}) "
+                        f"at {gpu.bdf} ('{gpu.line}'): the refusal names the driver release, not the kernel module's "
+                        f"flavour, and {arch} GPUs run under either flavour{shown}", actual=flavour,
+                        subjects=[g.bdf for g, _, _ in either],
+                        evidence=(driver.flavour_evidence,) if driver is not None and driver.flavour_evidence else ())
+
+
 def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect_env: CollectEnv | None,
                       events: GpuEvents | None = None,
                       gpus: GpuInventory | None = None) -> tuple[list[tuple[str, str]], str]:
@@ -1000,7 +1040,7 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
     run). The proprietary module refuses to initialise such a GPU (facts/nvidia.py open_module_only), so nvidia-smi
     lists none and CUDA enumerates none. The driver ran those that nvidia-smi lists without an error, those a
     collect_env or check_env names where its torch initialised CUDA (not under WSL 2, whose GPU is the Windows
-    driver's), those simpleP2P's CUDA named, and those a kernel-log Xid names a process or its channel on
+    driver's), those simpleP2P's CUDA named, those a CUDA program's device list names (_DRIVEN_LISTS), and those a kernel-log Xid names a process or its channel on
     (GpuEvents.work_run) where the inventory names their model."""
     found = [(g.subject, g.name or "") for g in listed if open_module_only(g.name or "", g.implied_architecture)]
     if found:
@@ -1014,6 +1054,12 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
         found = [(f"GPU {i}", name) for i, name in sorted(named.items()) if open_module_only(name)]
         if found:
             return found, "CUDA named it in simpleP2P"
+    # A list a CUDA program wrote (_DRIVEN_LISTS: llama.cpp's, ollama's, the CUDA samples'): CUDA ran on each GPU of it.
+    found = [(r.label, r.model) for r in (gpus.gpus if gpus is not None else ()) if r.model and open_module_only(r.model)
+             and any(t in _DRIVEN_LISTS for t in r.shown_by)]
+    if found and gpus is not None:
+        shown = next(t for r in gpus.gpus if (r.label, r.model) == found[0] for t in r.shown_by if t in _DRIVEN_LISTS)
+        return found, f"CUDA listed it: {shown}"
     run = events.work_run() if events is not None and gpus is not None else {}
     xids = [(r, e) for bdf, e in sorted(run.items())
             if gpus is not None and (r := gpus.by_bdf(bdf)) is not None and r.model and open_module_only(r.model)]
@@ -1027,7 +1073,7 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
 
 
 # The GPU lists that CUDA or NVML wrote, so that each GPU on them ran under the loaded kernel module (facts/gpus.py).
-_DRIVEN_LISTS = (GGML_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE)
+_DRIVEN_LISTS = (GGML_TITLE, GGML_USING_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE)
 
 
 def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:

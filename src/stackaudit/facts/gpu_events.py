@@ -15,6 +15,11 @@ an Xid number, so each form is an event:
 - `NVRM: The NVIDIA probe routine failed for 1 device(s).` (the driver could not bring a GPU up;
   its BDF from a `NVRM: GPU 0000:01:00.0: RmInitAdapter failed!` line before it, where there is one).
 
+Apart from the events: a GPU the loaded driver release refused at probe (`NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID:
+10de:2330)` / `installed in this system is not supported by the` / `NVIDIA 550.90.07 driver release.`, split over lines,
+`RefusedGpu`): the driver never bound it, which says what the release made of the GPU, and nothing of its flavour
+(the open module's own refusal says `not supported by open nvidia.ko`, facts/symptoms.py).
+
 Each Xid has a class (`xid_class`), from NVIDIA's Xid catalogue and its resolution buckets:
 lost (79 fell off the bus, 119/120 GSP timeout/error: the GPU does not answer until reset or
 reboot), degraded (48 double-bit ECC, 64 row-remap failure, 95 uncontained ECC, 74 and
@@ -109,6 +114,16 @@ class GpuEvent:
 
 
 @dataclass(frozen=True)
+class RefusedGpu:
+    """A GPU the loaded driver release refused at probe: its address, NVIDIA PCI device id, the release, the words."""
+
+    bdf: str
+    device_id: str  # `2330` of `10de:2330`
+    release: str  # `550.90.07`
+    line: str
+
+
+@dataclass(frozen=True)
 class GpuEvents(Sourced):
     events: tuple[GpuEvent, ...]
     lines_read: int = 0  # kernel-log lines the events were looked for in (0: no kernel log)
@@ -117,6 +132,7 @@ class GpuEvents(Sourced):
     # Shown greps of this boot's kernel log whose pattern matches an Xid line, with all they printed under them
     # (`dmesg | grep NVRM`, the bug report's `journalctl -b -0` scan): an Xid would be among those lines.
     no_xid_listed_by: tuple[str, ...] = ()
+    refused: tuple[RefusedGpu, ...] = ()  # GPUs the driver release refused at probe (module docstring)
 
     @property
     def xids(self) -> tuple[GpuEvent, ...]:
@@ -181,6 +197,7 @@ class GpuEvents(Sourced):
         return cls(tuple(events), max(p.lines_read for p in parts),
                    tuple(dict.fromkeys(c for p in parts for c in p.no_xid_shown_by)),
                    tuple(dict.fromkeys(c for p in parts for c in p.no_xid_listed_by)),
+                   tuple(dict.fromkeys(r for p in parts for r in p.refused)),
                    complete=all(p.complete for p in parts))
 
 
@@ -196,6 +213,29 @@ _INIT_FAILED = re.compile(rf"NVRM: GPU ({BDF}): RmInitAdapter failed")
 # `... to 0x1 (GPU Reset Required)`: the action's name in the last parentheses.
 _RECOVERY_TO = re.compile(r"recovery action changed from .*? to \S+ \(([^)]*)\)", re.IGNORECASE)
 _SUPPRESSED = re.compile(r":\s+(\d+) callbacks suppressed")
+
+
+# The driver release refusing a GPU at probe, its lines joined without their prefixes (nv.c's
+# `NVRM: The NVIDIA GPU %04x:%02x:%02x.%x (PCI ID: %04x:%04x) installed in this system is not supported by the
+# NVIDIA %s driver release.`; the open module's refusal of a GPU without GSP says `by open nvidia.ko` instead).
+_REFUSED = re.compile(r"The NVIDIA GPU (\S+) \(PCI ID: 10de:([0-9a-fA-F]{4})\)\s+installed in this system\s+is not "
+                      r"supported by the\s+NVIDIA (\d+\.\d+(?:\.\d+)?) driver release", re.IGNORECASE)
+_NVRM_PREFIX = re.compile(r"^.*?NVRM:\s*")
+
+
+def parse_refused_gpus(lines: Sequence[str]) -> tuple[RefusedGpu, ...]:
+    """The GPUs the driver release refused at probe (_REFUSED), one each, from kernel-log lines of any prefix (the
+    message's first line pasted without its `NVRM:` tag too)."""
+    found: dict[str, RefusedGpu] = {}
+    for i, line in enumerate(lines):
+        if "(PCI ID: 10de:" not in line or "The NVIDIA GPU" not in line:
+            continue
+        joined = " ".join(_NVRM_PREFIX.sub("", ln.strip()) if "NVRM:" in ln else ln.strip() for ln in lines[i:i + 3])
+        m = _REFUSED.search(joined)
+        if m:
+            bdf = _bdf(m.group(1))
+            found.setdefault(bdf, RefusedGpu(bdf, m.group(2).lower(), m.group(3), m.group(0)))
+    return tuple(found.values())
 
 
 def _bdf(addr: str) -> str:
@@ -269,7 +309,8 @@ def gpu_events_from_kernel_log(ctx: FactContext) -> GpuEvents:
     log = ctx.fact("kernel_log", KernelLog)
     # The driver's banner when its module loads (`NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.124.06`).
     reaches_driver = DRIVER_LOADED in log.text
-    return GpuEvents(parse_gpu_events(log.lines), len(log.lines), complete=log.complete and reaches_driver)
+    return GpuEvents(parse_gpu_events(log.lines), len(log.lines), refused=parse_refused_gpus(log.lines),
+                     complete=log.complete and reaches_driver)
 
 
 # An Xid line as the driver writes it: what a grep of the kernel log must match to rule Xids out.

@@ -46,7 +46,7 @@ from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.peer_access import NVB_DEVICE
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
-from stackaudit.facts.serving_logs import GGML_USING_DEVICE
+from stackaudit.facts.serving_logs import GGML_DEVICE_INFO, GGML_USING_DEVICE
 from stackaudit.facts.sources import (
     DCGMI_DIAG,
     ENGINE_LOG,
@@ -510,13 +510,15 @@ def gpus_from_ggml_cuda(text: str) -> GpuInventory:
     return parse_ggml_cuda_gpus(text)
 
 
-GGML_USING_TITLE = "llama.cpp's `using device` lines"
+GGML_USING_TITLE = "llama.cpp's `using device` or `device_info` lines"
 
 
 @parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=56)
 def gpus_from_ggml_using_device(text: str) -> GpuInventory:
     """The GPUs llama.cpp loads the model on (GGML_USING_DEVICE): CUDA index and product name, a lower bound of the
-    host's GPUs (the devices the engine was given and chose).
+    host's GPUs (the devices the engine was given and chose). Its `device_info:` list (GGML_DEVICE_INFO: `- CUDA0 :
+    NVIDIA GeForce RTX 5070 Ti (15838 MiB, 58499 MiB free)`, corpus 1059) names the same: each device its CUDA backend
+    found and read the memory of.
 
     Input (tests/data/captures/1093, behind the journal's prefix)::
 
@@ -524,12 +526,13 @@ def gpus_from_ggml_using_device(text: str) -> GpuInventory:
         Jan 10 16:30:58 node1 ollama[119046]: llama_load_model_from_file: using device CUDA1 (NVIDIA GeForce RTX 4060 Ti) - 15837 MiB free
     """
     records: dict[int, GpuRecord] = {}
-    for m in map(GGML_USING_DEVICE.search, text.splitlines()):
+    for line in text.splitlines():
+        m = GGML_USING_DEVICE.search(line) if "using device" in line else GGML_DEVICE_INFO.match(line)
         if m is not None:
-            index = int(m["dev"].removeprefix("CUDA"))
+            index = int(m.group(1 if m.re is GGML_DEVICE_INFO else "dev").removeprefix("CUDA"))
             records.setdefault(index, GpuRecord(index, "", m["name"].strip(), None, (GGML_USING_TITLE,)))
     if not records:
-        raise ParseError("no llama.cpp `using device CUDAn (<name>) - N MiB free` line")
+        raise ParseError("no llama.cpp `using device CUDAn (<name>) - N MiB free` nor `- CUDAn : <name> (...)` line")
     gpus = tuple(records[i] for i in sorted(records))
     return GpuInventory(gpus=gpus, counts=((GGML_USING_TITLE, max(len(gpus), max(records) + 1)),),
                         partial=((GGML_USING_TITLE, "the devices the engine loaded the model on"),))

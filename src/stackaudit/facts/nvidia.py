@@ -939,9 +939,18 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # (`- Nvidia driver version 580.65.06, CUDA version 13.0`, corpus 760; `- NVIDIA driver 595.91.07`, corpus 805), an
 # item of a comma list (`..., driver 580.159.03, CUDA runtime 13.0`, corpus 237), the open flavour's package named with
 # its version (`nvidia-open 595.71.05`, corpus 803; Arch's `nvidia-open 595.71.05-5`, corpus 252), the vendor's name
-# before the version (`GPU driver: NVIDIA 595.84`, corpus 1058).
-STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*(?i:nvidia\s+)?|^\W*(?i:nvidia )?(?i:driver(?: version)?)\s+|"
-                           r",\s*(?i:driver)\s+|\bnvidia-open(?:-dkms)?[\s=]+)(\d{3}\.\d+(?:\.\d+)?)\b", re.MULTILINE)
+# before the version (`GPU driver: NVIDIA 595.84`, corpus 1058), the flavour's word before `driver` at a line's start
+# (`open driver 550.90.07`, corpus 1098), an RPM package's name-version-release (`nvidia-driver-latest-dkms-545.23.08-1.el7
+# .x86_64`, corpus 1105: NVIDIA's RHEL packages carry the driver's version), a `dpkg -l` row of an installed Ubuntu
+# driver package (`ii  nvidia-driver-570  570.124.06-0ubuntu1  amd64  NVIDIA driver metapackage`, corpus 1066).
+STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open) )?(?i:driver(?: version)?)\s+|"
+                           r",\s*(?i:driver)\s+|\bnvidia-open(?:-dkms)?[\s=]+|"
+                           r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
+                           r"^[ih]i\s+nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)-\d{3}"
+                           r"(?:-server)?(?:-open)?(?::\w+)?\s+)(\d{3}\.\d+(?:\.\d+)?)\b",
+                           re.MULTILINE)
+# STATED_DRIVER's package forms: an RPM's name-version-release, a `dpkg -l` row.
+_INSTALLED_PACKAGE = re.compile(r"nvidia-driver-|[ih]i\s")
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
 _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
@@ -951,9 +960,12 @@ _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
 # module)`, corpus 860; `NVIDIA driver 580.95.05 (open)`): NVIDIA ships its kernel modules in two flavours, "open"
 # and "proprietary" (https://download.nvidia.com/XFree86/Linux-x86_64/595.71.05/README/kernel_open.html).
 # The flavour's word alone after the version, as a list item (`driver 570.124.04, open.`, corpus 985).
+# The user's words for the flavour after the version (`595.71.05 open kernel driver`, corpus 1086), or before it
+# where the line starts with them (`open driver 550.90.07 doesn't work`, corpus 1098).
 STATED_OPEN = re.compile(r"\(open(?:[- ]source)?(?: kernel)?(?: modules?| driver| flavou?r)?\)|"
-                         r"\bopen(?:[- ]source)? kernel modules?\b|"
-                         r"\b\d{3}\.\d+(?:\.\d+)?,?\s+open(?=\s*(?:[.,;]|$))", re.IGNORECASE | re.MULTILINE)
+                         r"\bopen(?:[- ]source)? kernel (?:modules?|driver)\b|"
+                         r"\b\d{3}\.\d+(?:\.\d+)?,?\s+open(?=\s*(?:[.,;]|$))|^\W*open driver \d{3}\.\d+",
+                         re.IGNORECASE | re.MULTILINE)
 # The distribution packages of the open flavour, by branch (Ubuntu's `nvidia-driver-580-open`, `nvidia-dkms-580-open`):
 # Ubuntu's packages of a branch's two flavours conflict, so the one installed is the flavour of that branch.
 OPEN_PACKAGE = re.compile(r"\bnvidia-(?:driver|dkms|kernel-source|kernel-common)-(\d{3})-open\b")
@@ -987,7 +999,10 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
                     if any(found[0].startswith(m.group(1) + ".") for m in OPEN_PACKAGE.finditer(line))
                     or ((OPEN_PACKAGE_NAME.search(line) or STATED_OPEN.search(line)) and found[0] in line)), "")
     said = "stated" if package and STATED_OPEN.search(package) else "package"
-    return NvidiaDriver(found[0], "open" if package else None, f"{said}: {package}" if package else "", loaded=True)
+    # A package's own version (an RPM's name, a `dpkg -l` row) shows the driver installed, not loaded.
+    installed = all(_INSTALLED_PACKAGE.match(m.group(0)) for m in STATED_DRIVER.finditer(text) if m.group(1) == found[0])
+    return NvidiaDriver(found[0], "open" if package else None, f"{said}: {package}" if package else "",
+                        loaded=None if installed and not _LIBCUDA.search(text) else True)
 
 
 # nvbandwidth's header: `Driver Version: 550.127.08`, which it read from NVML (nvmlSystemGetDriverVersion).

@@ -89,6 +89,10 @@ KEY_PHRASES = re.compile(
     r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
     r"does not have native support for FP\d computation|attention backend out of potential backends|"
     r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout|"
+    # torch's ProcessGroupNCCL (the NCCL process group of torch.distributed, under every engine's tensor parallelism)
+    # behind c10's log prefix: `[rank3]:[E227 16:30:43.526290891 ProcessGroupNCCL.cpp:1785] [PG ID 2 ...] Exception
+    # (either an error or timeout) detected by watchdog at work: 32` (sgl-project/sglang#3932, corpus 1099).
+    r"\[[EWIF]\d{3,4} [\d:.]+ ProcessGroupNCCL\.cpp:\d+\]|"
     r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:|"  # SGLang's stats lines, with no prefix pasted
     r"Avg prompt throughput: [\d.]+ tokens/s|"  # vLLM's (and its forks') metrics line, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
@@ -157,7 +161,7 @@ GGML_CUDA_ARCHS = re.compile(r"\bCUDA(?: : |\.\d+\.)ARCHS ?= ?(\d+(?:,\d+)*)")
 # `LOG_INFO("  - %-8s: %s (%zu MiB, %zu MiB free)\n", ...)` prints it: `0.00.436.742 I   - CUDA0   : NVIDIA GeForce
 # RTX 5070 Ti (15838 MiB, 58499 MiB free)` (ggml-org/llama.cpp common/common.cpp, common_params_print_info;
 # ggml-org/llama.cpp#24147).
-GGML_DEVICE_INFO = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*- (CUDA\d+)\s*: [^()]+ \(\d+ MiB, \d+ MiB free\)")
+GGML_DEVICE_INFO = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*- (CUDA\d+)\s*: (?P<name>[^()]+?) \(\d+ MiB, \d+ MiB free\)")
 GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()]+)\)(?: \([^()]*\))? - "
                                r"(?P<free>\d+) MiB free\b")
 

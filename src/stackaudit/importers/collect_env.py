@@ -37,7 +37,10 @@ _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models 
             "CUDA used to build PyTorch", "CUDA Driver Version", "sglang:", "PyTorch compiling details",
             " Compute Capability: ",  # SGLang check_env's own line (`GPU 0,1 Compute Capability: 8.0`)
             # mmengine's collect_env's own fields: a report cut before `PyTorch compiling details` (corpus 851)
-            "sys.platform:", "numpy_random_seed:")
+            "sys.platform:", "numpy_random_seed:",
+            # torch's collect_env's own heading over its package list (`Versions of relevant libraries:` then
+            # `[pip3] torch==2.5.1+cu124`): a report cut to that list (corpus 1103) is still the report's
+            "Versions of relevant libraries:\n[pip")
 
 
 def _belongs(line: str) -> bool:

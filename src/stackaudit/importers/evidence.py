@@ -105,6 +105,24 @@ def _daemon_line(line: str) -> bool:
     return found is not None and found[1] in _DAEMON_EVENTS
 
 
+# A summary's key alone on its line (`NVIDIA driver:`, `- CUDA:`, `**Driver:**`), its value on the next line.
+_HEADING_KEY = re.compile(r"^\W{0,4}([A-Za-z][\w ./()-]{0,40}?):\W{0,4}$")
+
+
+def headed_value(lines: list[str], i: int) -> str:
+    """The `Key: value` line a summary's key alone on line i and its value on line i + 1 state together (the value's
+    code quotes dropped); "" where line i is no such key or the next line holds no short value.
+
+    >>> headed_value(["NVIDIA driver:", "`595.71.05` open kernel driver"], 0)
+    'NVIDIA driver: 595.71.05 open kernel driver'
+    """
+    m = _HEADING_KEY.match(lines[i]) if i + 1 < len(lines) and lines[i].rstrip().endswith((":", ":**", ":__")) else None
+    value = lines[i + 1].replace("`", "").strip() if m else ""
+    if not value or len(value) > 80 or _HEADING_KEY.match(value):
+        return ""
+    return f"{m.group(1).strip() if m else ''}: {value}"
+
+
 def is_evidence(line: str) -> bool:
     """Whether a line, on its own, is known evidence (its first LINE_LOOK_CHARS read); a hardware summary's
     two-column Markdown table row is read as its `Key: value` line (facts/_parse.stated_line)."""
@@ -130,6 +148,12 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         if banner:
             text = lines[i][banner.start():].strip() + "\n"
             yield Found("evidence line", i, i + 1, file_content(NVIDIA_PROC_VERSION.path, text))
+            continue
+        # A hardware summary's key on its own line with its value on the next (`NVIDIA driver:` then
+        # ``595.71.05` open kernel driver`, corpus 1086) states what its `Key: value` line does: read as that line.
+        joined = headed_value(lines, i)
+        if joined and not is_evidence(lines[i + 1]) and is_evidence(joined):
+            yield Found("evidence line", i, i + 2, document_appended(EVIDENCE_LINES.name, joined + "\n"))
             continue
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
         if is_evidence(lines[i]):

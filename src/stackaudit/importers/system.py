@@ -195,6 +195,7 @@ def dmesg(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
     matched = [i for i in candidate_lines(candidates, len(lines)) if is_kernel_log_line(lines[i])]
     if not matched:
         return
+    matched = _with_continuations(lines, matched)
     # Kernel log lines may be scattered between other outputs (grepped excerpts): one record of them all.
     # Whole only when the lines run from boot to the end without anything between them.
     body = "\n".join(line[len(_KERNEL_MARK):] if line.startswith(_KERNEL_MARK) else line
@@ -204,6 +205,25 @@ def dmesg(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
     for n, i in enumerate(matched):
         apply = command_output(DMESG.argv, body) if n == 0 else _record_nothing
         yield Found("dmesg", i, i + 1, apply, whole=whole)
+
+
+# dmesg prints a message of several lines with its later lines indented under the first's text: `NVRM: The NVIDIA GPU
+# 000a:00:00.0 (PCI ID: 10de:2330) installed in this system` / `      is not supported by the NVIDIA 580.126.09 driver
+# release.` (corpus 930). Such a line, indented and going on in lower case, right after an NVRM line, is its message's.
+_CONTINUATION = re.compile(r"^\s{4,}[a-z(]")
+
+
+def _with_continuations(lines: list[str], matched: list[int]) -> list[int]:
+    """The matched kernel-log lines with the continuation lines (_CONTINUATION, three at most) of their NVRM messages."""
+    taken = set(matched)
+    for i in matched:
+        if "NVRM: " not in lines[i]:
+            continue
+        j = i + 1
+        while j < len(lines) and j - i <= 3 and j not in taken and _CONTINUATION.match(lines[j]):
+            taken.add(j)
+            j += 1
+    return sorted(taken)
 
 
 def _record_nothing(rec: HostRecord) -> None:
