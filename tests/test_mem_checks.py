@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from corpus import capture_checks, paste_checks
 from nvidia_support import (
     PROC_VERSION_PROPRIETARY,
     QUERY_TEXT,
@@ -163,3 +164,21 @@ def test_a_process_whose_owner_is_not_in_the_source_is_unknown_not_ok() -> None:
     """Capture 33: a foreign vLLM holds 45 GB of the pod's only GPU; the paste cannot say it is foreign."""
     r = _one(_capture_host("33-h100-k8s-pod-shm-64m-memlock-64k-shared-gpu.txt"), "MEM-GPU-SHARED")
     assert r.status == "unknown" and "VLLM::EngineCore" in r.message
+
+
+def test_mig_is_not_applicable_from_models_other_listings_name() -> None:
+    """Without NVML or nvidia-smi, the models a CUDA program's log names decide MIG: GeForce and Volta have none.
+    Corpus 1112 (ollama/ollama#10483, one RTX 4090 in ollama's log) and 1113 (ollama/ollama#12403, two RTX 4090 and
+    a V100 in ollama's log)."""
+    one = capture_checks("1112", "MEM-MIG")["MEM-MIG"]
+    assert one.status == "not-applicable" and "RTX 4090" in one.message
+    three = capture_checks("1113", "MEM-MIG")["MEM-MIG"]
+    assert three.status == "not-applicable" and "V100" in three.message and "Volta" in three.message
+
+
+def test_a_mig_capable_model_in_another_listing_leaves_mig_unknown(tmp_path: Path) -> None:
+    """Modelled: a collect_env naming an A100 shows no MIG mode, and an A100 may run MIG."""
+    text = "Collecting environment information...\nGPU models and configuration:\nGPU 0: NVIDIA A100-SXM4-80GB\n" \
+           "Nvidia driver version: 550.54.15\n"
+    r = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
+    assert r.status == "unknown"

@@ -33,7 +33,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import PRE_AMPERE, family_of, has_mig
+from stackaudit.gputable import PRE_AMPERE, architecture_of, family_of, has_mig
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -198,19 +198,37 @@ def _ecc_shipped_on(gpus: list[GpuInfo]) -> str:
 
 
 def _no_mig(gpu: GpuInfo) -> str:
-    """Why this GPU has no MIG: its product line (gputable.FAMILIES), an architecture before Ampere
-    (gputable.PRE_AMPERE), its GPU table row (gputable.has_mig: NVIDIA's MIG user guide lists no such part), or its own
-    MIG cell reading `N/A` (NVML: not supported); "" when none says."""
-    family = family_of(gpu.name) if gpu.name else None
-    if family is not None and family.mig is False:
-        return f"{gpu.name} ({family.what})"
-    architecture = gpu.implied_architecture
-    if architecture in PRE_AMPERE:
-        return f"{gpu.name or gpu.label} ({architecture}: MIG starts with Ampere)"
-    if gpu.name and has_mig(gpu.name) is False:
-        return f"{gpu.name} (NVIDIA's MIG user guide lists no such part)"
+    """Why this GPU has no MIG: its model (_model_without_mig), or its own MIG cell reading `N/A` (NVML: not
+    supported); "" when none says."""
+    if why := _model_without_mig(gpu.name, gpu.implied_architecture, gpu.label):
+        return why
     if "mig" in gpu.unsupported:
         return f"{gpu.name or gpu.label} (MIG mode N/A: not supported)"
+    return ""
+
+
+def _mig_from_models(gpus: GpuInventory | None) -> Outcome:
+    """MEM-MIG where no GPU shows its MIG mode: not applicable over the GPUs whose models the sources name, when none
+    of those models has MIG; else what the engine says of a check without its NVIDIA source."""
+    named = [r for r in gpus.gpus if r.model] if gpus is not None else []
+    why = [_model_without_mig(r.model, architecture_of(r.model, None), r.label) for r in named]
+    if gpus is None or not named or not all(why):
+        return no_gpu_information()
+    return over_subjects(not_applicable("no MIG on these GPUs: " + "; ".join(dict.fromkeys(why))),
+                         [r.label or r.model for r in named], gpus.whole_count, ask="nvidia-smi -L")
+
+
+def _model_without_mig(name: str, architecture: str, label: str = "") -> str:
+    """Why a GPU of this model has no MIG: its product line (gputable.FAMILIES), an architecture before Ampere
+    (gputable.PRE_AMPERE), its GPU table row (gputable.has_mig: NVIDIA's MIG user guide lists no such part); "" when
+    none says."""
+    family = family_of(name) if name else None
+    if family is not None and family.mig is False:
+        return f"{name} ({family.what})"
+    if architecture in PRE_AMPERE:
+        return f"{name or label} ({architecture}: MIG starts with Ampere)"
+    if name and has_mig(name) is False:
+        return f"{name} (NVIDIA's MIG user guide lists no such part)"
     return ""
 
 
@@ -225,7 +243,8 @@ def _no_mig(gpu: GpuInfo) -> str:
                        keep=keep_text("remove whatever enables MIG (GPU Operator MIG manager config, boot scripts)"))),
     references=("https://docs.rapids.ai/deployment/stable/guides/mig", MIG_GUIDE),
 )
-def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: MigSetup | None = None) -> Outcome:
+def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None, mig_setup: MigSetup | None = None,
+        gpus: GpuInventory | None = None) -> Outcome:
     """Reads: per GPU, MIG mode current and pending (NVML nvmlDeviceGetMigMode, `nvidia-smi -q`),
     the MIG devices that exist, and the serving engine's tensor-parallel size.
 
@@ -248,20 +267,25 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: M
     `nvidia.com/mig.config.state` failed.
     Where no GPU shows its MIG mode, the check is not applicable when every GPU shown lacks MIG: its
     MIG cell reads N/A, or its model is not in NVIDIA's MIG user guide (the GPU table's `mig`).
+    Where neither NVML nor nvidia-smi is in the source, the GPU models other listings name (a CUDA program's device
+    list, collect_env, ollama's log: the `gpus` fact) decide the same way: not applicable over the GPUs they show when
+    none of those models has MIG.
     """
-    gpus = gpu_list(nvidia)
-    if isinstance(gpus, Outcome):
-        return gpus
-    read = [g for g in gpus if g.mig_current is not None]
+    if nvidia is None:
+        return _mig_from_models(gpus)
+    shown = gpu_list(nvidia)
+    if isinstance(shown, Outcome):
+        return shown
+    read = [g for g in shown if g.mig_current is not None]
     if not read:
         # Each GPU's own: the GPUs shown lack MIG; those a cut table leaves out are not judged (the coverage).
-        if all("mig" in g.unsupported for g in gpus):
-            return over_gpus(nvidia, gpus, not_applicable(
+        if all("mig" in g.unsupported for g in shown):
+            return over_gpus(nvidia, shown, not_applicable(
                 "MIG is not supported on these GPUs (" + ", ".join(nvidia.names_in_words) + ")"))
         # The product line or the architecture settles it where an old driver prints no MIG Mode field.
-        why = [_no_mig(g) for g in gpus]
+        why = [_no_mig(g) for g in shown]
         if all(why):
-            return over_gpus(nvidia, gpus, not_applicable(
+            return over_gpus(nvidia, shown, not_applicable(
                 "no MIG on these GPUs: " + "; ".join(dict.fromkeys(w for w in why if w))))
         return unknown("MIG mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q`")
     enabled = [g for g in read if g.mig_current]
