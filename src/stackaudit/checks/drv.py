@@ -24,6 +24,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.cuda_ran import CudaRan, Ran
 from stackaudit.facts.docker import DockerContainers, image_cuda
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpu_events import (
@@ -226,28 +227,42 @@ def nvswitch_board(models: Sequence[str], topo: TopoMatrix | None = None) -> str
     return ""
 
 
-def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None = None) -> tuple[str, list[str]]:
-    """Why a report's torch initialising CUDA shows an NVSwitch fabric that Fabric Manager had set up, in words, with
-    the GPUs it shows; ("", []) where the report does not show it.
+def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None = None,
+                         cuda_ran: CudaRan | None = None) -> tuple[str, list[str]]:
+    """Why a CUDA program that ran (facts/cuda_ran.py: an nvbandwidth test, a collect_env's torch initialising CUDA)
+    shows the NVSwitch fabric that Fabric Manager had set up, in words, with the GPUs it shows; ("", []) where the
+    source does not show it.
 
     On an NVSwitch board CUDA refuses every GPU with cudaErrorSystemNotReady (802, "system not yet initialized")
     until Fabric Manager has configured the fabric (FM_GUIDE; symptoms.CUDA_ERRORS): torch then warns "Error 802:
     system not yet initialized" and reports CUDA unavailable (https://github.com/dstackai/dstack/issues/2348, eight
-    A100 or H100 on AWS and OCI with Fabric Manager stopped). So `Is CUDA available: True` (collect_env) or `CUDA
-    available: True` (check_env) proves the fabric up where its GPUs are an NVSwitch board's (nvswitch_board).
-    Not under WSL 2, whose GPU the Windows host drives.
+    A100 or H100 on AWS and OCI with Fabric Manager stopped). So CUDA at work on GPUs of an NVSwitch board
+    (nvswitch_board) proves the fabric up. On as many SXM GPUs as a board without NVSwitch holds (four A100, H100,
+    H200 or H20), CUDA at work shows either that board, which needs no Fabric Manager, or an NVSwitch board whose
+    fabric is up: ok either way. A refused start in the same source wins (CudaRan.failed); not under WSL 2, whose
+    GPU the Windows host drives.
     """
-    if collect_env is None or not collect_env.cuda_initialised or wsl_kernel(collect_env.kernel):
+    if collect_env is not None and wsl_kernel(collect_env.kernel):
         return "", []
-    board = nvswitch_board(collect_env.gpu_models, topo)
-    if not board:
+    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
+    if proof is None or not (proof.models or topo is not None):
         return "", []
-    said = "'Is CUDA available: True'" if collect_env.values.get("Is CUDA available") == "True" else \
-        "'CUDA available: True'"
-    shown = [f"GPU {i}" for i in range(collect_env.gpu_count)] or [
+    models = list(proof.models)
+    board = nvswitch_board(models, topo)
+    said = f"{proof.did} ('{proof.line}')"
+    shown = [f"GPU {i}" for i in proof.devices] or [
         f"GPU {gpu_index(g)}" for g in (topo.gpus if topo is not None else ())]
-    return (f"torch initialised CUDA ({said}) on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, "
-            "'system not yet initialized') until Fabric Manager has set up the fabric"), shown
+    if board:
+        return (f"{said} on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, 'system not yet "
+                "initialized') until Fabric Manager has set up the fabric"), shown
+    specs = [_one_row(m) for m in dict.fromkeys(models)]
+    spec = specs[0] if len(specs) == 1 else None
+    if (spec is not None and spec.nvlink_kind == "switch" and spec.family != "rack"
+            and not re.search(r"\bGB[23]00\b", models[0]) and len(models) <= _DIRECT_BOARD_MOST):
+        return (f"{said} on {len(models)} {models[0]} ({spec.name}, an SXM part): either a board of at most "
+                f"{_DIRECT_BOARD_MOST} joined by direct NVLinks, which needs no Fabric Manager, or an NVSwitch board, "
+                "where CUDA refuses every GPU (error 802) until Fabric Manager has set up the fabric"), shown
+    return "", []
 
 
 # --- DRV-CUDA-COMPAT ---------------------------------------------------------------------------
@@ -328,7 +343,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
                 docker_containers: DockerContainers | None = None,
                 engine_commands: EngineCommands | None = None, stated_engines: StatedEngines | None = None,
-                p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
+                p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -416,6 +431,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     ran = _cuda_ran(collect_env, python_env) if driver is None else ""
     if ran:
         return ok(ran, actual={"driver": None, "cuda_initialised": True})
+    proof = cuda_ran.proof() if cuda_ran is not None else None
+    if driver is None and proof is not None:
+        # The program's own lines show its CUDA at work: the runtime it ships runs on the driver, whichever it is.
+        return _program_ran(proof, "the driver")
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
@@ -494,6 +513,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     run = p2p_bandwidth if p2p_bandwidth is not None and p2p_bandwidth.program == NVBANDWIDTH else None
     if not torch and run is not None and (tested := _bandwidth_test_runtime(run, driver)) is not None:
         return tested
+    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
+    if not torch and proof is not None:
+        return _program_ran(proof, f"driver {driver}")
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
@@ -529,6 +551,16 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   "newer driver runs an older runtime (the nvidia-smi header's CUDA is the driver's highest, not "
                   "torch's)", actual=actual)
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
+
+
+def _program_ran(proof: Ran, driver: str) -> Outcome:
+    """DRV-CUDA-COMPAT where a CUDA program's own lines show its CUDA at work (facts/cuda_ran.py): the runtime it
+    ships runs on `driver` (the driver's version, or "the driver" where the source does not show it). A runtime
+    above the driver fails at its first call (error 35, 'CUDA driver version is insufficient'), a forward
+    compatibility package on a GPU without it with 804, an image's libcuda against the host's with 803."""
+    return ok(f"{proof.did} (\"{proof.line}\"): the CUDA runtime {proof.program} ships runs on {driver} (one too "
+              "new for the driver fails at its first call, error 35 'CUDA driver version is insufficient')",
+              actual={"cuda_ran": proof.program}, evidence=[proof.line])
 
 
 def _cuda_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None) -> str:
@@ -1268,7 +1300,7 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
                    pci: PciDevices | None = None, modules: LoadedModules | None = None,
                    empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None,
                    serving_log: ServingLog | None = None, collect_env: CollectEnv | None = None,
-                   gpu_topology: TopoMatrix | None = None) -> Outcome:
+                   gpu_topology: TopoMatrix | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
@@ -1297,10 +1329,12 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     A pasted NCCL log that set up NVLS (`16 nvls channels`, "NVLS multicast
     support is available") is ok: NCCL asks the CUDA driver for NVSwitch multicast on a live context, which an
     NVSwitch GPU gives only on a fabric that Fabric Manager has configured (ServingLog.nvls_up).
-    Where nothing else settles it, a collect_env or check_env whose torch initialised CUDA on an NVSwitch board's GPUs
-    is ok (cuda_ran_on_nvswitch): CUDA refuses every GPU of such a board with error 802 until Fabric Manager has set
-    up the fabric (FM_GUIDE, CUDA_ERRORS). A 4-GPU A100, H100 or H200 board has no NVSwitch, and a GB200/GB300 compute
-    tray's Fabric Manager runs on the switch trays: neither is read so.
+    Where nothing else settles it, a CUDA program that ran on an NVSwitch board's GPUs (facts/cuda_ran.py: an
+    nvbandwidth test, a collect_env or check_env whose torch initialised CUDA) is ok (cuda_ran_on_nvswitch): CUDA
+    refuses every GPU of such a board with error 802 until Fabric Manager has set up the fabric (FM_GUIDE,
+    CUDA_ERRORS). On four or fewer SXM GPUs (a 4-GPU A100, H100 or H200 board has no NVSwitch) it is ok too: that
+    board needs no Fabric Manager, an NVSwitch board's fabric was up. A GB200/GB300 compute tray's Fabric Manager
+    runs on the switch trays: not read so.
     """
     judged = _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)
     refused = serving_log.nvls_refused() if serving_log is not None and judged.status == "unknown" else ()
@@ -1318,7 +1352,7 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
                    "NVSwitch fabric that Fabric Manager has configured", actual={"nvls": True}, evidence=list(nvls))
         shown = [f"GPU {b}" for b in serving_log.gpu_bus_ids]
         return over_subjects(found, shown, serving_log.comm_ranks or None, ask="nvidia-smi -q") if shown else found
-    ran, listed = cuda_ran_on_nvswitch(collect_env, gpu_topology) if judged.status == "unknown" else ("", [])
+    ran, listed = cuda_ran_on_nvswitch(collect_env, gpu_topology, cuda_ran) if judged.status == "unknown" else ("", [])
     if ran:
         return over_subjects(ok(ran, actual={"cuda_initialised": True}), listed,
                              gpus.whole_count if gpus is not None else None, ask="nvidia-smi -q")
