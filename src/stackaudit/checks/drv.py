@@ -239,7 +239,8 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     A100 or H100 on AWS and OCI with Fabric Manager stopped). So CUDA at work on GPUs of an NVSwitch board
     (nvswitch_board) proves the fabric up. On as many SXM GPUs as a board without NVSwitch holds (four A100, H100,
     H200 or H20), CUDA at work shows either that board, which needs no Fabric Manager, or an NVSwitch board whose
-    fabric is up: ok either way. A refused start in the same source wins (CudaRan.failed); not under WSL 2, whose
+    fabric is up: ok either way. Not on one GPU: a one-GPU partition of an NVSwitch board (a VM's) runs with its
+    NVLinks off, so CUDA starting there proves no fabric. A refused start in the same source wins (CudaRan.failed); not under WSL 2, whose
     GPU the Windows host drives.
     """
     if collect_env is not None and wsl_kernel(collect_env.kernel):
@@ -258,7 +259,7 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     specs = [_one_row(m) for m in dict.fromkeys(models)]
     spec = specs[0] if len(specs) == 1 else None
     if (spec is not None and spec.nvlink_kind == "switch" and spec.family != "rack"
-            and not re.search(r"\bGB[23]00\b", models[0]) and len(models) <= _DIRECT_BOARD_MOST):
+            and not re.search(r"\bGB[23]00\b", models[0]) and 2 <= len(models) <= _DIRECT_BOARD_MOST):
         return (f"{said} on {len(models)} {models[0]} ({spec.name}, an SXM part): either a board of at most "
                 f"{_DIRECT_BOARD_MOST} joined by direct NVLinks, which needs no Fabric Manager, or an NVSwitch board, "
                 "where CUDA refuses every GPU (error 802) until Fabric Manager has set up the fabric"), shown
@@ -1332,8 +1333,8 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     Where nothing else settles it, a CUDA program that ran on an NVSwitch board's GPUs (facts/cuda_ran.py: an
     nvbandwidth test, a collect_env or check_env whose torch initialised CUDA) is ok (cuda_ran_on_nvswitch): CUDA
     refuses every GPU of such a board with error 802 until Fabric Manager has set up the fabric (FM_GUIDE,
-    CUDA_ERRORS). On four or fewer SXM GPUs (a 4-GPU A100, H100 or H200 board has no NVSwitch) it is ok too: that
-    board needs no Fabric Manager, an NVSwitch board's fabric was up. A GB200/GB300 compute tray's Fabric Manager
+    CUDA_ERRORS). On two to four SXM GPUs (a 4-GPU A100, H100 or H200 board has no NVSwitch) it is ok too: that
+    board needs no Fabric Manager, an NVSwitch board's fabric was up (one GPU may be a partition with NVLink off). A GB200/GB300 compute tray's Fabric Manager
     runs on the switch trays: not read so.
     """
     judged = _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)

@@ -140,8 +140,9 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
         gpus = ctx.optional("gpus", GpuInventory)
         listed = tuple(g.model for g in (gpus.gpus if gpus is not None else ()) if NVBANDWIDTH_TITLE in g.shown_by)
         test = run.tests[0]
-        found.append(Ran(NVBANDWIDTH, f"nvbandwidth listed its {len(run.devices)} devices and "
-                         f"ran {test.key} on them (a copy needs a live context)", f"Running {test.key}.", listed, run.devices))
+        on = f" on its {len(run.devices)} devices" if run.devices else ""
+        found.append(Ran(NVBANDWIDTH, f"nvbandwidth ran {test.key}{on} (a copy needs a live CUDA context)",
+                         f"Running {test.key}.", listed, run.devices))
     log = ctx.optional("serving_log", ServingLog)
     if log is not None and log.ggml_cuda_line:
         found.append(Ran("llama.cpp", f"llama.cpp's CUDA backend read or allocated memory on "
