@@ -67,3 +67,12 @@ def test_cuda_initialised_on_four_sxm_gpus_is_fabric_manager_ok_either_way(prefi
     r = capture_checks(prefix, FM)[FM]
     assert r.status == "ok", r.message
     assert "needs no Fabric Manager" in r.message and "error 802" in r.message
+
+
+def test_an_engine_run_names_its_gpus_by_the_model_and_its_tp_size(tmp_path: Path) -> None:
+    # Corpus 1060: TensorRT-LLM's ledger under `trtllm-serve --tp_size "8"` with `GPU: Nvidia H20 96GB`.
+    r = capture_checks("1060", FM)[FM]
+    assert r.status == "ok" and "TP x PP of 8" in r.message and "error 802" in r.message, r.message
+    # Modelled: the same paste at TP 2: two H20, ok either way (a board without NVSwitch, or a fabric that was up).
+    text = _body("1060").replace('--tp_size "8"', '--tp_size "2"')
+    assert "TP x PP of 2" in paste_checks(tmp_path, text, FM)[FM].message

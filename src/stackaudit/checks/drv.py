@@ -227,8 +227,26 @@ def nvswitch_board(models: Sequence[str], topo: TopoMatrix | None = None) -> str
     return ""
 
 
+# The program whose CUDA ran (facts/cuda_ran.Ran.program) and the engines that run it, for a command's TP x PP.
+_RUNS_ON = {"TensorRT-LLM": ("trtllm",), "torch": ("vllm", "sglang", "trtllm")}
+
+
+def _run_models(proof: Ran, gpus: GpuInventory | None, parallelism: Parallelism | None) -> tuple[list[str], str]:
+    """The GPUs a CUDA program ran on where its own lines do not list them, and how the source shows them: the one
+    model the source names (`GPU: Nvidia H20 96GB`), as many as the TP x PP of the pasted engine command whose run
+    the program's lines are (TensorRT-LLM's ledger under `trtllm-serve --tp_size 8`); ([], "") where it does not."""
+    engine = parallelism.from_log if parallelism is not None else None
+    named = list(dict.fromkeys(g.model for g in (gpus.gpus if gpus is not None else ()) if g.model))
+    if engine is None or engine.world_size < 2 or len(named) != 1 or engine.engine not in _RUNS_ON.get(
+            proof.program, ()):
+        return [], ""
+    return [named[0]] * engine.world_size, (f"the {named[0]} the source names, as many as the {engine.engine} "
+                                            f"command's TP x PP of {engine.world_size}")
+
+
 def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None = None,
-                         cuda_ran: CudaRan | None = None) -> tuple[str, list[str]]:
+                         cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None,
+                         parallelism: Parallelism | None = None) -> tuple[str, list[str]]:
     """Why a CUDA program that ran (facts/cuda_ran.py: an nvbandwidth test, a collect_env's torch initialising CUDA)
     shows the NVSwitch fabric that Fabric Manager had set up, in words, with the GPUs it shows; ("", []) where the
     source does not show it.
@@ -246,12 +264,15 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     if collect_env is not None and wsl_kernel(collect_env.kernel):
         return "", []
     proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
-    if proof is None or not (proof.models or topo is not None):
+    if proof is None:
         return "", []
-    models = list(proof.models)
+    models, run = (list(proof.models), "") if proof.models or topo is not None else _run_models(proof, gpus,
+                                                                                               parallelism)
+    if not models and topo is None:
+        return "", []
     board = nvswitch_board(models, topo)
-    said = f"{proof.did} ('{proof.line}')"
-    shown = [f"GPU {i}" for i in proof.devices] or [
+    said = f"{proof.did} ('{proof.line}'" + (f"; its GPUs: {run})" if run else ")")
+    shown = [f"GPU {i}" for i in proof.devices if not run] or [
         f"GPU {gpu_index(g)}" for g in (topo.gpus if topo is not None else ())]
     if board:
         return (f"{said} on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, 'system not yet "
@@ -1301,7 +1322,8 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
                    pci: PciDevices | None = None, modules: LoadedModules | None = None,
                    empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None,
                    serving_log: ServingLog | None = None, collect_env: CollectEnv | None = None,
-                   gpu_topology: TopoMatrix | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
+                   gpu_topology: TopoMatrix | None = None, cuda_ran: CudaRan | None = None,
+                   parallelism: Parallelism | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
@@ -1335,7 +1357,8 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     refuses every GPU of such a board with error 802 until Fabric Manager has set up the fabric (FM_GUIDE,
     CUDA_ERRORS). On two to four SXM GPUs (a 4-GPU A100, H100 or H200 board has no NVSwitch) it is ok too: that
     board needs no Fabric Manager, an NVSwitch board's fabric was up (one GPU may be a partition with NVLink off). A GB200/GB300 compute tray's Fabric Manager
-    runs on the switch trays: not read so.
+    runs on the switch trays: not read so. Where the program's lines name no GPU (TensorRT-LLM's ledger), the one GPU
+    model the source names, as many as the TP x PP of the engine command whose run it is, are its GPUs.
     """
     judged = _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)
     refused = serving_log.nvls_refused() if serving_log is not None and judged.status == "unknown" else ()
@@ -1353,7 +1376,10 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
                    "NVSwitch fabric that Fabric Manager has configured", actual={"nvls": True}, evidence=list(nvls))
         shown = [f"GPU {b}" for b in serving_log.gpu_bus_ids]
         return over_subjects(found, shown, serving_log.comm_ranks or None, ask="nvidia-smi -q") if shown else found
-    ran, listed = cuda_ran_on_nvswitch(collect_env, gpu_topology, cuda_ran) if judged.status == "unknown" else ("", [])
+    ran, listed = cuda_ran_on_nvswitch(collect_env, gpu_topology, cuda_ran, gpus, parallelism) \
+        if judged.status == "unknown" else ("", [])
+    if ran and not listed:
+        return ok(ran, actual={"cuda_ran": True})
     if ran:
         return over_subjects(ok(ran, actual={"cuda_initialised": True}), listed,
                              gpus.whole_count if gpus is not None else None, ask="nvidia-smi -q")
