@@ -381,6 +381,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     driver's CUDA on both lines (nvbandwidth.cpp hands addCudaAndDriverInfo the one variable cuDriverGetVersion set
     last, https://github.com/NVIDIA/nvbandwidth), so a test whose copies ran (a matrix, or a data check after a copy)
     is what shows its runtime running on the driver (ok).
+    Where the runtime is not shown (with or without the driver), a CUDA program's own lines of its context at work
+    (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`,
+    TensorRT-LLM's executor ledger, an nvbandwidth test, and beside a driver line a report's torch initialising CUDA)
+    are ok for the runtime that ran: one too new for the driver fails at its first call (error 35). A refused start
+    in the same source (35, 802, 803, 804) wins.
     A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever
     else is shown (facts/symptoms.py): PTX of a newer toolkit needs that toolkit's driver branch.
     A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
@@ -450,7 +455,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                                 f"capability ({GGML_TITLE}): the CUDA runtime it ships runs on this driver",
                                 actual=[g.model for g in ggml]),
                              [f"GPU {g.index}" for g in ggml], None)
-    ran = _cuda_ran(collect_env, python_env) if driver is None else ""
+    ran = _cuda_ran(collect_env, python_env, cuda_ran) if driver is None else ""
     if ran:
         return ok(ran, actual={"driver": None, "cuda_initialised": True})
     proof = cuda_ran.proof() if cuda_ran is not None else None
@@ -585,7 +590,7 @@ def _program_ran(proof: Ran, driver: str) -> Outcome:
               actual={"cuda_ran": proof.program}, evidence=[proof.line])
 
 
-def _cuda_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None) -> str:
+def _cuda_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None, cuda_ran: CudaRan | None) -> str:
     """Why the driver, whose version the report could not read, runs torch's CUDA runtime, in words; "" where the
     source does not show it.
 
@@ -595,8 +600,10 @@ def _cuda_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None) -> s
     torch.cuda.is_available() is False, with its warning that the driver is too old (CollectEnv.driver_too_old_cuda).
     Under WSL 2 the same holds: the Windows driver ran it.
     A report cut before its driver line, or one that prints none (lmdeploy's check_env), stays unknown: the corpus
-    reads the driver from the line itself (corpus 222, 728, 825, 866, 958; 159, 339, 396, 980)."""
-    if collect_env is None or not collect_env.cuda_initialised:
+    reads the driver from the line itself (corpus 222, 728, 825, 866, 958; 159, 339, 396, 980).
+    The report's torch initialising CUDA is the cuda_ran fact's (facts/cuda_ran.py): a refused start in the same
+    source wins."""
+    if collect_env is None or cuda_ran is None or cuda_ran.failed or cuda_ran.torch_check is None:
         return ""
     line = next((collect_env.values[k] for k in ("Nvidia driver version", "CUDA Driver Version")
                  if k in collect_env.values), None)
