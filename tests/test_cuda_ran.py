@@ -76,3 +76,13 @@ def test_an_engine_run_names_its_gpus_by_the_model_and_its_tp_size(tmp_path: Pat
     # Modelled: the same paste at TP 2: two H20, ok either way (a board without NVSwitch, or a fabric that was up).
     text = _body("1060").replace('--tp_size "8"', '--tp_size "2"')
     assert "TP x PP of 2" in paste_checks(tmp_path, text, FM)[FM].message
+
+
+def test_ollama_shown_without_its_release_picks_its_runner_from_the_driver(tmp_path: Path) -> None:
+    # Corpus 1094: a `docker ps` row of ollama/ollama:0.4.0-rc6 beside nvidia-smi's driver 550.120 (CUDA 12.4).
+    r = capture_checks("1094", COMPAT)[COMPAT]
+    assert r.status == "ok" and "picks the runner this driver runs" in r.message, r.message
+    # Modelled: the same paste under a driver for CUDA 12.0, where an ollama of unread release may have no runner.
+    text = _body("1094").replace("Driver Version: 550.120        CUDA Version: 12.4",
+                                 "Driver Version: 525.60.13      CUDA Version: 12.0")
+    assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status == "unknown"

@@ -404,7 +404,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
-    An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason.
+    An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason, and so is ollama
+    shown otherwise (a `docker ps` row, the user's words).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
     ollama serves from the CPU there.
     NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`): at or below the
@@ -531,6 +532,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     engine = next(iter([c.engine for c in (engine_commands.commands if engine_commands is not None else ())]
                        + [c.engine for c in (docker_containers.containers if docker_containers else ()) if c.engine]
                        + list(stated_engines.engines if stated_engines is not None else ())), "")
+    if not torch and engine == "ollama" and driver_cuda and release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER:
+        # ollama shown without its release (a `docker ps` row, the user's words): every release picks its runner from
+        # the driver's CUDA, as for an image of any tag.
+        return _ollama_image(("", "ollama (its release not read)"), driver, driver_cuda)
     if not torch and engine and runs_every_runtime(dv):
         # An engine is shown, its CUDA runtime is not: whichever release it ships, this driver runs it.
         return ok(f"driver {driver} supports CUDA up to {driver_cuda or '?'}, the newest CUDA major: it runs any CUDA "
