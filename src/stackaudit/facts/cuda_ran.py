@@ -17,7 +17,8 @@ What shows CUDA at work (each with the program whose runtime ran):
 - an nvbandwidth run whose test moved data (a matrix measured, a data check after a copy, a kernel launched): its
   devices' contexts were created (listing the devices alone is not: gpu_burn lists them, then fails with 802);
 - llama.cpp's CUDA backend allocating a buffer on a device or reading its free memory (ServingLog.ggml_cuda_line);
-- a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`).
+- a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
+  its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
   That one is `torch_check`: a check reads it where the report's own lines do not settle the question (the corpus
   reads a report cut before its driver line as unknown for DRV-CUDA-COMPAT).
 
@@ -130,6 +131,17 @@ def cuda_ran_in_engine_log(text: str) -> CudaRan:
     return _from_text(text)
 
 
+def cuda_build(env: CollectEnv) -> bool:
+    """Whether the report's torch may be a CUDA build: not one it shows built without CUDA (`CUDA used to build
+    PyTorch: None`), nor a ROCm build, whose `Is CUDA available: True` is HIP's (`ROCM used to build PyTorch: 6.2`,
+    `2.6.0+rocm6.2`), nor a CPU wheel (`+cpu`)."""
+    built = env.values.get("CUDA used to build PyTorch", "")
+    rocm = env.values.get("ROCM used to build PyTorch", "")
+    version = env.values.get("PyTorch version", "") or env.values.get("PyTorch", "")
+    return (built not in ("None", "N/A") and rocm in ("", "N/A", "None")
+            and not re.search(r"\+(?:rocm|cpu)", version))
+
+
 @provider("cuda_ran", CudaRan, rank=10, title="a CUDA program's run (nvbandwidth, llama.cpp, collect_env)")
 def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
     """What the parsed runs show: an nvbandwidth test that moved data, llama.cpp's CUDA buffers, a collect_env's
@@ -151,7 +163,7 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
                                        if d.removeprefix("CUDA").isdigit())))
     env = ctx.optional("collect_env", CollectEnv)
     report = None
-    if env is not None and env.cuda_initialised:
+    if env is not None and env.cuda_initialised and cuda_build(env):
         said = ("Is CUDA available: True" if env.values.get("Is CUDA available") == "True"
                 else "CUDA available: True")
         report = Ran("torch", "torch initialised CUDA where the report ran", said, tuple(env.gpu_models),
