@@ -24,6 +24,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.cuda_ran import CudaRan, Ran
 from stackaudit.facts.docker import DockerContainers, image_cuda
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpu_events import (
@@ -228,28 +229,64 @@ def nvswitch_board(models: Sequence[str], topo: TopoMatrix | None = None) -> str
     return ""
 
 
-def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None = None) -> tuple[str, list[str]]:
-    """Why a report's torch initialising CUDA shows an NVSwitch fabric that Fabric Manager had set up, in words, with
-    the GPUs it shows; ("", []) where the report does not show it.
+# The program whose CUDA ran (facts/cuda_ran.Ran.program) and the engines that run it, for a command's TP x PP.
+_RUNS_ON = {"TensorRT-LLM": ("trtllm",), "torch": ("vllm", "sglang", "trtllm")}
+
+
+def _run_models(proof: Ran, gpus: GpuInventory | None, parallelism: Parallelism | None) -> tuple[list[str], str]:
+    """The GPUs a CUDA program ran on where its own lines do not list them, and how the source shows them: the one
+    model the source names (`GPU: Nvidia H20 96GB`), as many as the TP x PP of the pasted engine command whose run
+    the program's lines are (TensorRT-LLM's ledger under `trtllm-serve --tp_size 8`); ([], "") where it does not."""
+    engine = parallelism.from_log if parallelism is not None else None
+    named = list(dict.fromkeys(g.model for g in (gpus.gpus if gpus is not None else ()) if g.model))
+    if engine is None or engine.world_size < 2 or len(named) != 1 or engine.engine not in _RUNS_ON.get(
+            proof.program, ()):
+        return [], ""
+    return [named[0]] * engine.world_size, (f"the {named[0]} the source names, as many as the {engine.engine} "
+                                            f"command's TP x PP of {engine.world_size}")
+
+
+def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None = None,
+                         cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None,
+                         parallelism: Parallelism | None = None) -> tuple[str, list[str]]:
+    """Why a CUDA program that ran (facts/cuda_ran.py: an nvbandwidth test, a collect_env's torch initialising CUDA)
+    shows the NVSwitch fabric that Fabric Manager had set up, in words, with the GPUs it shows; ("", []) where the
+    source does not show it.
 
     On an NVSwitch board CUDA refuses every GPU with cudaErrorSystemNotReady (802, "system not yet initialized")
     until Fabric Manager has configured the fabric (FM_GUIDE; symptoms.CUDA_ERRORS): torch then warns "Error 802:
     system not yet initialized" and reports CUDA unavailable (https://github.com/dstackai/dstack/issues/2348, eight
-    A100 or H100 on AWS and OCI with Fabric Manager stopped). So `Is CUDA available: True` (collect_env) or `CUDA
-    available: True` (check_env) proves the fabric up where its GPUs are an NVSwitch board's (nvswitch_board).
-    Not under WSL 2, whose GPU the Windows host drives.
+    A100 or H100 on AWS and OCI with Fabric Manager stopped). So CUDA at work on GPUs of an NVSwitch board
+    (nvswitch_board) proves the fabric up. On as many SXM GPUs as a board without NVSwitch holds (four A100, H100,
+    H200 or H20), CUDA at work shows either that board, which needs no Fabric Manager, or an NVSwitch board whose
+    fabric is up: ok either way. Not on one GPU: a one-GPU partition of an NVSwitch board (a VM's) runs with its
+    NVLinks off, so CUDA starting there proves no fabric. A refused start in the same source wins (CudaRan.failed); not under WSL 2, whose
+    GPU the Windows host drives.
     """
-    if collect_env is None or not collect_env.cuda_initialised or wsl_kernel(collect_env.kernel):
+    if collect_env is not None and wsl_kernel(collect_env.kernel):
         return "", []
-    board = nvswitch_board(collect_env.gpu_models, topo)
-    if not board:
+    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
+    if proof is None:
         return "", []
-    said = "'Is CUDA available: True'" if collect_env.values.get("Is CUDA available") == "True" else \
-        "'CUDA available: True'"
-    shown = [f"GPU {i}" for i in range(collect_env.gpu_count)] or [
+    models, run = (list(proof.models), "") if proof.models or topo is not None else _run_models(proof, gpus,
+                                                                                               parallelism)
+    if not models and topo is None:
+        return "", []
+    board = nvswitch_board(models, topo)
+    said = f"{proof.did} ('{proof.line}'" + (f"; its GPUs: {run})" if run else ")")
+    shown = [f"GPU {i}" for i in proof.devices if not run] or [
         f"GPU {gpu_index(g)}" for g in (topo.gpus if topo is not None else ())]
-    return (f"torch initialised CUDA ({said}) on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, "
-            "'system not yet initialized') until Fabric Manager has set up the fabric"), shown
+    if board:
+        return (f"{said} on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, 'system not yet "
+                "initialized') until Fabric Manager has set up the fabric"), shown
+    specs = [_one_row(m) for m in dict.fromkeys(models)]
+    spec = specs[0] if len(specs) == 1 else None
+    if (spec is not None and spec.nvlink_kind == "switch" and spec.family != "rack"
+            and not re.search(r"\bGB[23]00\b", models[0]) and 2 <= len(models) <= _DIRECT_BOARD_MOST):
+        return (f"{said} on {len(models)} {models[0]} ({spec.name}, an SXM part): either a board of at most "
+                f"{_DIRECT_BOARD_MOST} joined by direct NVLinks, which needs no Fabric Manager, or an NVSwitch board, "
+                "where CUDA refuses every GPU (error 802) until Fabric Manager has set up the fabric"), shown
+    return "", []
 
 
 # --- DRV-CUDA-COMPAT ---------------------------------------------------------------------------
@@ -330,7 +367,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
                 docker_containers: DockerContainers | None = None,
                 engine_commands: EngineCommands | None = None, stated_engines: StatedEngines | None = None,
-                p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
+                p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -346,6 +383,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     driver's CUDA on both lines (nvbandwidth.cpp hands addCudaAndDriverInfo the one variable cuDriverGetVersion set
     last, https://github.com/NVIDIA/nvbandwidth), so a test whose copies ran (a matrix, or a data check after a copy)
     is what shows its runtime running on the driver (ok).
+    Where the runtime is not shown (with or without the driver), a CUDA program's own lines of its context at work
+    (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`,
+    TensorRT-LLM's executor ledger, an nvbandwidth test, and beside a driver line a report's torch initialising CUDA)
+    are ok for the runtime that ran: one too new for the driver fails at its first call (error 35). A refused start
+    in the same source (35, 802, 803, 804) wins.
     A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever
     else is shown (facts/symptoms.py): PTX of a newer toolkit needs that toolkit's driver branch.
     A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
@@ -364,7 +406,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
-    An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason.
+    An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason, and so is ollama
+    shown otherwise (a `docker ps` row, the user's words).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
     ollama serves from the CPU there.
     NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`): at or below the
@@ -415,9 +458,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                                 f"capability ({GGML_TITLE}): the CUDA runtime it ships runs on this driver",
                                 actual=[g.model for g in ggml]),
                              [f"GPU {g.index}" for g in ggml], None)
-    ran = _cuda_ran(collect_env, python_env) if driver is None else ""
+    ran = _cuda_ran(collect_env, python_env, cuda_ran) if driver is None else ""
     if ran:
         return ok(ran, actual={"driver": None, "cuda_initialised": True})
+    proof = cuda_ran.proof() if cuda_ran is not None else None
+    if driver is None and proof is not None:
+        # The program's own lines show its CUDA at work: the runtime it ships runs on the driver, whichever it is.
+        return _program_ran(proof, "the driver")
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
@@ -487,6 +534,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     engine = next(iter([c.engine for c in (engine_commands.commands if engine_commands is not None else ())]
                        + [c.engine for c in (docker_containers.containers if docker_containers else ()) if c.engine]
                        + list(stated_engines.engines if stated_engines is not None else ())), "")
+    if not torch and engine == "ollama" and driver_cuda and release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER:
+        # ollama shown without its release (a `docker ps` row, the user's words): every release picks its runner from
+        # the driver's CUDA, as for an image of any tag.
+        return _ollama_image(("", "ollama (its release not read)"), driver, driver_cuda)
     if not torch and engine and runs_every_runtime(dv):
         # An engine is shown, its CUDA runtime is not: whichever release it ships, this driver runs it.
         return ok(f"driver {driver} supports CUDA up to {driver_cuda or '?'}, the newest CUDA major: it runs any CUDA "
@@ -496,6 +547,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     run = p2p_bandwidth if p2p_bandwidth is not None and p2p_bandwidth.program == NVBANDWIDTH else None
     if not torch and run is not None and (tested := _bandwidth_test_runtime(run, driver)) is not None:
         return tested
+    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
+    if not torch and proof is not None:
+        return _program_ran(proof, f"driver {driver}")
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
@@ -533,7 +587,17 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
 
 
-def _cuda_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None) -> str:
+def _program_ran(proof: Ran, driver: str) -> Outcome:
+    """DRV-CUDA-COMPAT where a CUDA program's own lines show its CUDA at work (facts/cuda_ran.py): the runtime it
+    ships runs on `driver` (the driver's version, or "the driver" where the source does not show it). A runtime
+    above the driver fails at its first call (error 35, 'CUDA driver version is insufficient'), a forward
+    compatibility package on a GPU without it with 804, an image's libcuda against the host's with 803."""
+    return ok(f"{proof.did} (\"{proof.line}\"): the CUDA runtime {proof.program} ships runs on {driver} (one too "
+              "new for the driver fails at its first call, error 35 'CUDA driver version is insufficient')",
+              actual={"cuda_ran": proof.program}, evidence=[proof.line])
+
+
+def _cuda_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None, cuda_ran: CudaRan | None) -> str:
     """Why the driver, whose version the report could not read, runs torch's CUDA runtime, in words; "" where the
     source does not show it.
 
@@ -543,8 +607,10 @@ def _cuda_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None) -> s
     torch.cuda.is_available() is False, with its warning that the driver is too old (CollectEnv.driver_too_old_cuda).
     Under WSL 2 the same holds: the Windows driver ran it.
     A report cut before its driver line, or one that prints none (lmdeploy's check_env), stays unknown: the corpus
-    reads the driver from the line itself (corpus 222, 728, 825, 866, 958; 159, 339, 396, 980)."""
-    if collect_env is None or not collect_env.cuda_initialised:
+    reads the driver from the line itself (corpus 222, 728, 825, 866, 958; 159, 339, 396, 980).
+    The report's torch initialising CUDA is the cuda_ran fact's (facts/cuda_ran.py): a refused start in the same
+    source wins."""
+    if collect_env is None or cuda_ran is None or cuda_ran.failed or cuda_ran.torch_check is None:
         return ""
     line = next((collect_env.values[k] for k in ("Nvidia driver version", "CUDA Driver Version")
                  if k in collect_env.values), None)
@@ -1326,7 +1392,8 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
                    pci: PciDevices | None = None, modules: LoadedModules | None = None,
                    empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None,
                    serving_log: ServingLog | None = None, collect_env: CollectEnv | None = None,
-                   gpu_topology: TopoMatrix | None = None) -> Outcome:
+                   gpu_topology: TopoMatrix | None = None, cuda_ran: CudaRan | None = None,
+                   parallelism: Parallelism | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
@@ -1355,10 +1422,13 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     A pasted NCCL log that set up NVLS (`16 nvls channels`, "NVLS multicast
     support is available") is ok: NCCL asks the CUDA driver for NVSwitch multicast on a live context, which an
     NVSwitch GPU gives only on a fabric that Fabric Manager has configured (ServingLog.nvls_up).
-    Where nothing else settles it, a collect_env or check_env whose torch initialised CUDA on an NVSwitch board's GPUs
-    is ok (cuda_ran_on_nvswitch): CUDA refuses every GPU of such a board with error 802 until Fabric Manager has set
-    up the fabric (FM_GUIDE, CUDA_ERRORS). A 4-GPU A100, H100 or H200 board has no NVSwitch, and a GB200/GB300 compute
-    tray's Fabric Manager runs on the switch trays: neither is read so.
+    Where nothing else settles it, a CUDA program that ran on an NVSwitch board's GPUs (facts/cuda_ran.py: an
+    nvbandwidth test, a collect_env or check_env whose torch initialised CUDA) is ok (cuda_ran_on_nvswitch): CUDA
+    refuses every GPU of such a board with error 802 until Fabric Manager has set up the fabric (FM_GUIDE,
+    CUDA_ERRORS). On two to four SXM GPUs (a 4-GPU A100, H100 or H200 board has no NVSwitch) it is ok too: that
+    board needs no Fabric Manager, an NVSwitch board's fabric was up (one GPU may be a partition with NVLink off). A GB200/GB300 compute tray's Fabric Manager
+    runs on the switch trays: not read so. Where the program's lines name no GPU (TensorRT-LLM's ledger), the one GPU
+    model the source names, as many as the TP x PP of the engine command whose run it is, are its GPUs.
     """
     judged = _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)
     refused = serving_log.nvls_refused() if serving_log is not None and judged.status == "unknown" else ()
@@ -1376,7 +1446,10 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
                    "NVSwitch fabric that Fabric Manager has configured", actual={"nvls": True}, evidence=list(nvls))
         shown = [f"GPU {b}" for b in serving_log.gpu_bus_ids]
         return over_subjects(found, shown, serving_log.comm_ranks or None, ask="nvidia-smi -q") if shown else found
-    ran, listed = cuda_ran_on_nvswitch(collect_env, gpu_topology) if judged.status == "unknown" else ("", [])
+    ran, listed = cuda_ran_on_nvswitch(collect_env, gpu_topology, cuda_ran, gpus, parallelism) \
+        if judged.status == "unknown" else ("", [])
+    if ran and not listed:
+        return ok(ran, actual={"cuda_ran": True})
     if ran:
         return over_subjects(ok(ran, actual={"cuda_initialised": True}), listed,
                              gpus.whole_count if gpus is not None else None, ask="nvidia-smi -q")

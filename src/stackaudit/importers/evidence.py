@@ -17,7 +17,8 @@ driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device 
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
-per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a list's package version (`PyTorch: 2.8.0+cu128`), its kernel (`Kernel: Linux 6.8.0-124-generic`), each also as a
+per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a list's package version (`PyTorch: 2.8.0+cu128`), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
+out-of-memory message, TensorRT-LLM's executor ledger), its kernel (`Kernel: Linux 6.8.0-124-generic`), each also as a
 two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`, facts/_parse.stated_line). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
@@ -30,6 +31,8 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
+from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
+from stackaudit.facts.cuda_ran import ran_in_lines
 from stackaudit.facts.nvidia import OPEN_PACKAGE, PROC_VERSION_BANNER, STATED_DRIVER, STATED_TOOLKIT
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
@@ -95,7 +98,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "GRPC server", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
-            "] Compute Capability")
+            "] Compute Capability", *CUDA_RAN_NEEDLES)
 
 
 def _daemon_line(line: str) -> bool:
@@ -132,7 +135,8 @@ def is_evidence(line: str) -> bool:
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or _DEVICE_PLUGIN.match(line) or data_test(line) is not None or STATED_TOOLKIT.search(line)
                 or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or STATED_DRIVER.search(line)
-                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line))
+                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
+                or bool(ran_in_lines([line])))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "

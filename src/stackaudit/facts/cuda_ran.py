@@ -1,0 +1,178 @@
+"""A CUDA program ran on the GPUs: the source shows a program's CUDA context at work, with the line that shows it.
+
+A CUDA runtime starts only on a driver that supports it: on one too old cuInit or the first runtime call fails
+(cudaErrorInsufficientDriver, 35: "CUDA driver version is insufficient for CUDA runtime version"; torch's "The NVIDIA
+driver on your system is too old"), a forward-compatibility package on a GPU that cannot use it fails with 804, an
+image's libcuda that shadows the host's with 803. On an NVSwitch board CUDA refuses every GPU (802, "system not yet
+initialized") until Fabric Manager has set up the fabric (facts/symptoms.py names each). So a program whose CUDA
+context did work (memory allocated on a GPU, a copy between GPUs, a model's weights loaded) shows the runtime it
+ships running on the installed driver, and the fabric up. `CudaRan` holds that evidence; `failed` holds a line of
+the same source where CUDA refused to start, which wins.
+
+What shows CUDA at work (each with the program whose runtime ran):
+- torch's out-of-memory message, which its caching allocator writes after reading the GPU's memory through a live
+  context: `GPU 0 has a total capacity of 94.97 GiB of which 164.81 MiB is free` (TORCH_OOM);
+- TensorRT-LLM's executor ledger, which read the GPU's free memory after placing its components:
+  `Free GPU memory before component creation attempt (GiB): 16.95` (TRTLLM_LEDGER);
+- an nvbandwidth run whose test moved data (a matrix measured, a data check after a copy, a kernel launched): its
+  devices' contexts were created (listing the devices alone is not: gpu_burn lists them, then fails with 802);
+- llama.cpp's CUDA backend allocating a buffer on a device or reading its free memory (ServingLog.ggml_cuda_line);
+- a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
+  its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
+  That one is `torch_check`: a check reads it where the report's own lines do not settle the question (the corpus
+  reads a report cut before its driver line as unknown for DRV-CUDA-COMPAT).
+
+Sources, joined (`union`): pasted evidence lines and engine logs (the lines above), the nvbandwidth run, the engine
+log's llama.cpp lines, the collect_env report, and the log symptoms of a refused start.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.gpus import NVBANDWIDTH_TITLE, GpuInventory
+from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
+from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES
+from stackaudit.facts.symptoms import LogSymptoms
+
+# torch's CUDA out-of-memory message (c10/cuda/CUDACachingAllocator.cpp; `capacty` in releases before 1.13).
+TORCH_OOM = re.compile(r"\bGPU (\d+) has a total capac(?:i)?ty of [\d.]+ [KMGT]iB of which [\d.]+ [KMGT]?i?B is free")
+# TensorRT-LLM's executor ledger (tensorrt_llm/_torch/pyexecutor/py_executor_creator.py).
+TRTLLM_LEDGER = re.compile(r"\bFree GPU memory before component creation attempt \(GiB\): [\d.]+")
+# A refused start (facts/symptoms.py): the runtime above the driver (35), forward compatibility on a GPU without it
+# (804), an image's libcuda against the host's driver (803), a fabric not set up (802).
+REFUSED_START = ("cuda-insufficient-driver", "cuda-compat-unsupported-hw", "cuda-driver-mismatch-in-container",
+                 "cuda-system-not-ready")
+NEEDLES = ("total capac", "component creation attempt")
+
+
+@dataclass(frozen=True)
+class Ran:
+    """One piece of evidence: the program whose CUDA ran, what it did in words, the line, the GPU models it
+    listed (by CUDA index, where it lists them) and the CUDA indices it used."""
+    program: str
+    did: str
+    line: str
+    models: tuple[str, ...] = ()
+    devices: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class CudaRan(Sourced):
+    ran: tuple[Ran, ...] = ()
+    torch_check: Ran | None = None  # a collect_env's torch initialising CUDA
+    failed: str = ""  # a line where CUDA refused to start
+
+    def proof(self, with_report: bool = False) -> Ran | None:
+        """The first piece of evidence that CUDA ran, None where the source shows none or shows CUDA refusing to
+        start; `with_report` lets a collect_env's torch initialising CUDA count."""
+        if self.failed:
+            return None
+        found = self.ran[0] if self.ran else None
+        return found if found is not None else (self.torch_check if with_report else None)
+
+    @classmethod
+    def union(cls, parts: Sequence[CudaRan]) -> CudaRan:
+        return cls(tuple(dict.fromkeys(r for p in parts for r in p.ran)),
+                   next((p.torch_check for p in parts if p.torch_check is not None), None),
+                   next((p.failed for p in parts if p.failed), ""), complete=all(p.complete for p in parts))
+
+
+fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
+
+
+def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
+    """The lines of torch's and TensorRT-LLM's own that show their CUDA at work on a GPU."""
+    found: list[Ran] = []
+    for line in lines:
+        if not any(n in line for n in NEEDLES):
+            continue
+        oom = TORCH_OOM.search(line)
+        if oom:
+            found.append(Ran("torch", f"torch's CUDA allocator read GPU {oom.group(1)}'s memory (its out-of-memory "
+                             "message)", oom.group(0), devices=(int(oom.group(1)),)))
+        elif TRTLLM_LEDGER.search(line):
+            found.append(Ran("TensorRT-LLM", "TensorRT-LLM placed its model on the GPU and read the memory left "
+                             "(its executor's ledger)", line.strip()))
+    return tuple(dict.fromkeys(found))
+
+
+def _from_text(text: str) -> CudaRan:
+    found = ran_in_lines(text.splitlines())
+    if not found:
+        raise FactUnavailable("no line of a CUDA program at work")
+    return CudaRan(found)
+
+
+@parser(EVIDENCE_LINES, feeds="cuda_ran", kind=CudaRan, rank=30)
+def cuda_ran_in_evidence_lines(text: str) -> CudaRan:
+    """A CUDA program's lines pasted on their own.
+
+    Input (tests/data/captures/1045)::
+
+        GPU 0 has a total capacity of 94.97 GiB of which 164.81 MiB is free.
+    """
+    return _from_text(text)
+
+
+@parser(ENGINE_LOG, feeds="cuda_ran", kind=CudaRan, rank=20)
+def cuda_ran_in_engine_log(text: str) -> CudaRan:
+    """A CUDA program's lines in a pasted engine log.
+
+    Input (modelled on tests/data/captures/1060)::
+
+        Free GPU memory before component creation attempt (GiB): 16.95
+    """
+    return _from_text(text)
+
+
+def cuda_build(env: CollectEnv) -> bool:
+    """Whether the report's torch may be a CUDA build: not one it shows built without CUDA (`CUDA used to build
+    PyTorch: None`), nor a ROCm build, whose `Is CUDA available: True` is HIP's (`ROCM used to build PyTorch: 6.2`,
+    `2.6.0+rocm6.2`), nor a CPU wheel (`+cpu`)."""
+    built = env.values.get("CUDA used to build PyTorch", "")
+    rocm = env.values.get("ROCM used to build PyTorch", "")
+    version = env.values.get("PyTorch version", "") or env.values.get("PyTorch", "")
+    return (built not in ("None", "N/A") and rocm in ("", "N/A", "None")
+            and not re.search(r"\+(?:rocm|cpu)", version))
+
+
+@provider("cuda_ran", CudaRan, rank=10, title="a CUDA program's run (nvbandwidth, llama.cpp, collect_env)")
+def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
+    """What the parsed runs show: an nvbandwidth test that moved data, llama.cpp's CUDA buffers, a collect_env's
+    torch initialising CUDA, and a refused start among the log symptoms (pasted runs)."""
+    found: list[Ran] = []
+    run = ctx.optional("p2p_bandwidth", P2pBandwidth)
+    if run is not None and run.program == NVBANDWIDTH and run.tests:
+        gpus = ctx.optional("gpus", GpuInventory)
+        listed = tuple(g.model for g in (gpus.gpus if gpus is not None else ()) if NVBANDWIDTH_TITLE in g.shown_by)
+        test = run.tests[0]
+        on = f" on its {len(run.devices)} devices" if run.devices else ""
+        found.append(Ran(NVBANDWIDTH, f"nvbandwidth ran {test.key}{on} (a copy needs a live CUDA context)",
+                         f"Running {test.key}.", listed, run.devices))
+    log = ctx.optional("serving_log", ServingLog)
+    if log is not None and log.ggml_cuda_line:
+        found.append(Ran("llama.cpp", f"llama.cpp's CUDA backend read or allocated memory on "
+                         f"{', '.join(log.ggml_cuda_devices)}", log.ggml_cuda_line,
+                         devices=tuple(int(d.removeprefix("CUDA")) for d in log.ggml_cuda_devices
+                                       if d.removeprefix("CUDA").isdigit())))
+    env = ctx.optional("collect_env", CollectEnv)
+    report = None
+    if env is not None and env.cuda_initialised and cuda_build(env):
+        said = ("Is CUDA available: True" if env.values.get("Is CUDA available") == "True"
+                else "CUDA available: True")
+        report = Ran("torch", "torch initialised CUDA where the report ran", said, tuple(env.gpu_models),
+                     tuple(range(env.gpu_count)))
+    symptoms = ctx.optional("log_symptoms", LogSymptoms)
+    failed = next((h.line for h in (symptoms.hits if symptoms is not None else ())
+                   if h.symptom.name in REFUSED_START), "")
+    if env is not None and env.driver_too_old_cuda and not failed:
+        failed = f"the NVIDIA driver is too old (found CUDA {env.driver_too_old_cuda})"
+    if not found and report is None and not failed:
+        raise FactUnavailable("no CUDA program's run in the source")
+    return CudaRan(tuple(found), report, failed)

@@ -1,0 +1,88 @@
+"""A CUDA program that ran on the GPUs (facts/cuda_ran.py) as one fact: DRV-CUDA-COMPAT ok for the runtime that ran
+where the source shows one side of the driver/runtime pair, DRV-FABRIC-MANAGER ok on the GPUs it ran on, and a
+refused start in the same paste (35, 802, 803, 804) winning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import CAPTURES_DIR, capture_checks, paste_checks
+from stackaudit.facts.cuda_ran import ran_in_lines
+
+FM = "DRV-FABRIC-MANAGER"
+COMPAT = "DRV-CUDA-COMPAT"
+
+
+def _body(prefix: str) -> str:
+    """A corpus file's capture, without its header (for a modelled variant of a real paste)."""
+    text = next(CAPTURES_DIR.glob(prefix + "-*.txt")).read_text()
+    return text.split("everything below this line is the capture, verbatim -----\n", 1)[1]
+
+
+def test_lines_of_a_program_at_work() -> None:
+    # Corpus 1045 (torch's OOM message) and 1060 (TensorRT-LLM's ledger).
+    found = ran_in_lines(["GPU 0 has a total capacity of 94.97 GiB of which 164.81 MiB is free. Including non-PyTorch",
+                          "Free GPU memory before component creation attempt (GiB): 16.95"])
+    assert [r.program for r in found] == ["torch", "TensorRT-LLM"] and found[0].devices == (0,)
+    assert ran_in_lines(["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB."]) == ()
+
+
+@pytest.mark.parametrize(("prefix", "program", "driver"), [
+    ("1045", "torch", "driver 580.159.03"),  # a hardware list's driver, torch's OOM message
+    ("1060", "TensorRT-LLM", "the driver"),  # no driver shown, TensorRT-LLM's ledger after loading the model
+    ("1072", "torch", "driver 595.58.03"),  # check_env's driver, its torch (a source build) initialised CUDA
+])
+def test_a_program_that_ran_is_cuda_compat_ok(prefix: str, program: str, driver: str) -> None:
+    r = capture_checks(prefix, COMPAT)[COMPAT]
+    assert r.status == "ok", r.message
+    assert f"the CUDA runtime {program} ships runs on {driver}" in r.message
+
+
+def test_a_refused_start_in_the_same_paste_wins(tmp_path: Path) -> None:
+    # Modelled on corpus 1045: the same paste with the runtime refusing the driver before the OOM.
+    text = _body("1045")
+    assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status == "ok"
+    refused = text.replace("torch.OutOfMemoryError", "RuntimeError: CUDA driver version is insufficient for CUDA "
+                           "runtime version\ntorch.OutOfMemoryError")
+    assert paste_checks(tmp_path, refused, COMPAT)[COMPAT].status == "issue"
+
+
+@pytest.mark.parametrize("prefix", ["1035", "1039"])
+def test_an_nvbandwidth_test_on_eight_sxm_gpus_is_fabric_manager_ok(prefix: str) -> None:
+    r = capture_checks(prefix, FM)[FM]
+    assert r.status == "ok", r.message
+    assert "nvbandwidth ran" in r.message and "error 802" in r.message
+
+
+def test_nvbandwidth_that_only_listed_its_devices_says_nothing(tmp_path: Path) -> None:
+    # Modelled on corpus 1035: the device list without a test (gpu_burn lists its GPUs, then fails with 802).
+    text = _body("1035").split("Running device_to_device")[0]
+    assert paste_checks(tmp_path, text, FM)[FM].status != "ok"
+
+
+@pytest.mark.parametrize("prefix", ["1063", "1082"])
+def test_cuda_initialised_on_four_sxm_gpus_is_fabric_manager_ok_either_way(prefix: str) -> None:
+    r = capture_checks(prefix, FM)[FM]
+    assert r.status == "ok", r.message
+    assert "needs no Fabric Manager" in r.message and "error 802" in r.message
+
+
+def test_an_engine_run_names_its_gpus_by_the_model_and_its_tp_size(tmp_path: Path) -> None:
+    # Corpus 1060: TensorRT-LLM's ledger under `trtllm-serve --tp_size "8"` with `GPU: Nvidia H20 96GB`.
+    r = capture_checks("1060", FM)[FM]
+    assert r.status == "ok" and "TP x PP of 8" in r.message and "error 802" in r.message, r.message
+    # Modelled: the same paste at TP 2: two H20, ok either way (a board without NVSwitch, or a fabric that was up).
+    text = _body("1060").replace('--tp_size "8"', '--tp_size "2"')
+    assert "TP x PP of 2" in paste_checks(tmp_path, text, FM)[FM].message
+
+
+def test_ollama_shown_without_its_release_picks_its_runner_from_the_driver(tmp_path: Path) -> None:
+    # Corpus 1094: a `docker ps` row of ollama/ollama:0.4.0-rc6 beside nvidia-smi's driver 550.120 (CUDA 12.4).
+    r = capture_checks("1094", COMPAT)[COMPAT]
+    assert r.status == "ok" and "picks the runner this driver runs" in r.message, r.message
+    # Modelled: the same paste under a driver for CUDA 12.0, where an ollama of unread release may have no runner.
+    text = _body("1094").replace("Driver Version: 550.120        CUDA Version: 12.4",
+                                 "Driver Version: 525.60.13      CUDA Version: 12.0")
+    assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status == "unknown"
