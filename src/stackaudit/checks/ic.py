@@ -1086,7 +1086,8 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     loaded, absent_by = peer_memory_loaded(modules, empty_greps, listing_greps, path_tests)
     multi = _multi_node(serving_processes, serving_log, nccl_nodes)
     # Why the job sends nothing over an RDMA NIC, where the source shows that and no sign of other nodes.
-    local = (nccl_nodes.no_rdma, nccl_nodes.no_rdma_lines) if nccl_nodes is not None and not multi else ("", ())
+    local = ((nccl_nodes.no_rdma, nccl_nodes.no_rdma_lines) if nccl_nodes is not None and nccl_nodes.rdma_unused(multi)
+             else ("", ()))
     said = _nccl_peer_memory(serving_log, loaded, multi, local)
     if said is not None:
         return said
@@ -1097,8 +1098,7 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                       "(GPUDirect RDMA; it serves RDMA NICs only)", actual="loaded", evidence=[absent_by])
         return ok(f"{name} is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
-        why = ("/sys/class/infiniband is empty" if "server log" not in rdma.sources
-               else "NCCL could not open libibverbs or found no InfiniBand/RoCE device")
+        why = rdma.absent_by or "no source shows one"
         # The myth ("load nvidia_peermem for P2P") is corrected where the module is known absent; where the
         # source does not show the module either, there is nothing to correct: the check does not apply.
         if loaded is None:
@@ -1207,22 +1207,6 @@ _ENV_BLIND = "the serving engine's environment could not be read (another user's
 _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | grep ^NCCL_`"
 
 
-def _rdma_shown(settings: Sequence[NcclSetting], topology: TopoMatrix | None, log: ServingLog | None) -> str:
-    """What in the source shows the hosts have RDMA NICs, in words ("" where nothing does): an NCCL_IB_* setting
-    that names or tunes them (NCCL_IB_HCA, NCCL_IB_GID_INDEX; not NCCL_IB_DISABLE itself), a socket interface of
-    IPoIB (`ib0`), NIC rows of the topology matrix, NCCL's `NET/IB` lines or an IPoIB interface it logged."""
-    tuned = [f"{x.name}={x.value}" for x in settings
-             if x.name.startswith("NCCL_IB_") and x.name != "NCCL_IB_DISABLE" and x.value.strip()
-             and not (x.name == "NCCL_IB_HCA" and x.value.strip().startswith("^"))]
-    ipoib = [f"{x.name}={x.value}" for x in settings if x.name == "NCCL_SOCKET_IFNAME" and x.value.strip().startswith("ib")]
-    nics = list(topology.nics) if topology is not None else []
-    net = [line for line in (log.nccl_net if log is not None else ()) if "NET/IB" in line and "No device" not in line]
-    logged = [i for i, _, _ in (log.nccl_addresses if log is not None else ()) if i.startswith("ib")]
-    said = tuned + ipoib + ([f"NIC rows {', '.join(nics)}"] if nics else []) + (["NCCL's NET/IB lines"] if net else []) \
-        + ([f"IPoIB interface {logged[0]}"] if logged else [])
-    return "; ".join(said)
-
-
 @check(
     "IC-NCCL-ENV",
     title="NCCL environment variables that disable the fast paths",
@@ -1238,7 +1222,8 @@ def _rdma_shown(settings: Sequence[NcclSetting], topology: TopoMatrix | None, lo
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
              gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None,
-             serving_engine: ServingEngine | None = None, nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
+             serving_engine: ServingEngine | None = None, nccl_test_runs: NcclTestRuns | None = None,
+             rdma: RdmaDevices | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
     by environment to Y" log lines, and (weakest) the env section of a pasted collect_env or the
@@ -1251,9 +1236,11 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
     "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
     measurement; NCCL_IB_DISABLE=1 on a job that spans nodes (its flags, or the hosts its NCCL log or
-    nccl-tests header shows: NcclNodes) whose hosts the source shows with RDMA NICs (an NCCL_IB_* setting naming or
-    tuning them, an IPoIB interface, NIC rows of the topology, NCCL's NET/IB lines); without them it is unknown, the
-    condition named (on plain Ethernet it costs nothing).
+    nccl-tests header shows: NcclNodes) whose hosts the source shows with RDMA NICs (the `rdma` fact: the sysfs
+    class, NCCL's `NET/IB : Using` line, NIC rows of the topology, RDMA driver modules, an NCCL_IB_* setting naming or
+    tuning them, an IPoIB interface); not an issue where the source shows none (an empty /sys/class/infiniband,
+    NCCL's "No device found"); unknown where it shows neither, the condition named (on plain Ethernet it costs
+    nothing).
 
     Why: NCCL_P2P_DISABLE "disables the peer to peer (P2P) transport, which uses CUDA direct
     access between GPUs, using NVLink or PCI" (NCCL env doc); traffic then goes through host
@@ -1371,12 +1358,14 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         elif s.name == "NCCL_IB_DISABLE" and s.on:
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
             near = gpu_topology.nics_near_gpus() if gpu_topology and not gpu_topology.all_nvlinked() else []
-            rdma = _rdma_shown(settings, gpu_topology, serving_log)
-            if multi and rdma:
+            if multi and rdma is not None and rdma.names:
                 shown = (" (the NCCL log or nccl-tests header shows ranks on two hosts or more: "
                          + "; ".join(nccl_nodes.several) + ")" if nccl_nodes is not None and nccl_nodes.several else "")
-                findings.append((2, f"{where} on a multi-node job{shown} whose hosts have RDMA NICs ({rdma}): "
-                                 "inter-node traffic falls to TCP sockets", s.name))
+                findings.append((2, f"{where} on a multi-node job{shown} whose hosts have RDMA NICs "
+                                 f"({'; '.join(rdma.names)}): inter-node traffic falls to TCP sockets", s.name))
+            elif multi and rdma is not None and rdma.absent_by:
+                findings.append((0, f"{where} on a multi-node job whose hosts show no RDMA NIC ({rdma.absent_by}): "
+                                 "the traffic goes over TCP sockets either way, so it removes no path", s.name))
             elif multi:
                 # A conditional finding: it costs something only where the hosts have InfiniBand or RoCE NICs.
                 pending.append(f"{where} on a multi-node job: it sends inter-node traffic to TCP sockets where the "
@@ -1976,7 +1965,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     if serving_log is not None and serving_log.comm_ranks == 1 and not _multi_node(serving_processes, serving_log, nccl_nodes):
         return not_applicable("NCCL's communicator has one rank (`nranks 1`): no traffic between ranks for a NIC to "
                               "carry", actual={"nranks": 1})
-    if nccl_nodes is not None and nccl_nodes.no_rdma and not _multi_node(serving_processes, serving_log, nccl_nodes):
+    if nccl_nodes is not None and nccl_nodes.rdma_unused(_multi_node(serving_processes, serving_log, nccl_nodes)):
         return not_applicable(f"{nccl_nodes.no_rdma}: no RDMA NIC carries this job's traffic, so there is no NIC to "
                               "place", actual=list(nccl_nodes.no_rdma_lines))
     if gpu_topology is None and serving_log is not None and serving_log.gpu_nets:
