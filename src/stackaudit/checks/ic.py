@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import replace
 
 from stackaudit.checks.registry import (
@@ -56,7 +55,6 @@ from stackaudit.facts.serving_logs import (
     LogDate,
     NcclConfig,
     NcclNodes,
-    NcclSetting,
     NcclTestRuns,
     ServingLog,
     VllmP2pCache,

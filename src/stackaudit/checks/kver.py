@@ -359,7 +359,7 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
         if one_node:
             return not_applicable("the NCCL log or nccl-tests header puts every rank of the job on one node: no "
                                   "traffic between nodes for GPUDirect RDMA to carry", actual=list(one_node))
-        unused = nccl_nodes.rdma_unused(multi) if nccl_nodes is not None else ""
+        unused = nccl_nodes.rdma_unused(bool(multi)) if nccl_nodes is not None else ""
         if unused and nccl_nodes is not None:
             # NCCL's own word that the job opened no HCA: its traffic between nodes goes over TCP sockets.
             return not_applicable(f"{unused}: the job's traffic goes over TCP sockets, not RDMA, so GPUDirect RDMA "

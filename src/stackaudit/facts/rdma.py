@@ -21,12 +21,11 @@ class, NCCL's own "No device found") beats one that only infers them (a loaded d
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
-from stackaudit.facts._parse import ParseError
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
 from stackaudit.facts.sources import ENGINE_LOG, INFINIBAND_SYSFS
 from stackaudit.facts.topology import TopoMatrix
