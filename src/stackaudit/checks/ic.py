@@ -172,6 +172,22 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
     return names[:tp] if tp else names
 
 
+def _nccl_hcas_far(topo: TopoMatrix, nearest: dict[str, tuple[str, str]], unshown: list[str],
+                   config: NcclConfig | None) -> list[str]:
+    """The NICs NCCL_IB_HCA names (`mlx5_0`, `=mlx5_0:1,mlx5_1`; not an exclusion `^...`) where the matrix shows every
+    GPU's cell to each of them beyond PXB (NCCL_NET_GDR_LEVEL unset), as labelled in the matrix; [] otherwise."""
+    value = (config.value("NCCL_IB_HCA") or "").strip() if config is not None else ""
+    # NCCL_NET_GDR_LEVEL moves the distance NCCL allows GPU Direct RDMA over (default PXB).
+    if not value or value.startswith("^") or config is None or config.value("NCCL_NET_GDR_LEVEL") is not None or unshown or not nearest or len(nearest) < len(topo.gpus):
+        return []
+    wanted = {v.split(":")[0].strip() for v in value.lstrip("=").split(",") if v.strip()}
+    named = [n for n in topo.nics if topo.nic_names.get(n) in wanted]
+    if not named or len(named) < len(wanted):
+        return []
+    far = all(link_rank(topo.link(g, n) or "X") > link_rank("PXB") for g in nearest for n in named)
+    return [topo.nic_label(n) for n in named] if far else []
+
+
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None, nodes: NcclNodes | None = None) -> bool:
     if multi_node_flags(procs):
         return True
@@ -1561,6 +1577,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                                 f"placement does not matter ({topo.cut_note()})",
                                 actual={"links": sorted({c for _, _, c in topo.gpu_pairs()}), "rows": shown_rows}),
                              shown_rows, len(names), ask="nvidia-smi topo -m")
+    if nvlinked is None and unshown and not topo.gpu_pairs():
+        # A matrix cut to its NIC rows (corpus 1101) names the GPUs but shows no GPU pair.
+        return unknown(f"the matrix shows no GPU pair: {len(unshown)} pair(s) are not shown ({topo.cut_note()})",
+                       hint="paste the whole `nvidia-smi topo -m`")
     if nvlinked is None and unshown:
         return unknown(f"every GPU pair shown is NVLink-connected (placement would not matter), but {len(unshown)} "
                        "pair(s) are not shown: " + ", ".join(f"{a}-{b}" for a, b in unshown[:6])
@@ -1997,6 +2017,16 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         # as the near case is: the host was given RDMA NICs for GPU Direct RDMA, and only part of its GPUs get it.
         mixed = bool(close) and len(close) < len(nearest) and not unshown
         unseen = not engine and serving_processes is None and serving_log is None
+        hcas = _nccl_hcas_far(topo, nearest, unshown, nccl_config) if unseen and not close else []
+        if hcas:
+            # NCCL_IB_HCA points NCCL's traffic between nodes at these NICs (inside one host NCCL uses P2P/SHM, not
+            # them), and no GPU sits within PXB of one: none of that traffic can use GPU Direct RDMA (corpus 1101).
+            return issue(f"NCCL_IB_HCA={nccl_config.value('NCCL_IB_HCA') if nccl_config else ''} points NCCL's "
+                         f"traffic between nodes at {', '.join(hcas)}, and no GPU has it within PXB (nearest: "
+                         + ", ".join(f"{g} {v}" for g, v in summary.items()) + "): NCCL does not use GPU Direct "
+                         "RDMA for any of them by default, so all their traffic between nodes is staged through "
+                         "host memory", actual=summary, expected="a PIX/PXB NIC per GPU", subjects=list(nearest),
+                         evidence=[topo.lines[n] for n in topo.nics if n in topo.lines][:4])
         if unseen and not all_near and not mixed:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")
