@@ -55,6 +55,7 @@ from stackaudit.facts.serving_logs import (
     LogDate,
     NcclConfig,
     NcclNodes,
+    NcclSetting,
     NcclTestRuns,
     ServingLog,
     VllmP2pCache,
@@ -1140,7 +1141,8 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                        hint="`ls /sys/class/infiniband`; without RDMA NICs a missing nvidia_peermem is not an issue")
     nics = list(rdma.names)
     if loaded is None:
-        return unknown(f"RDMA NICs {', '.join(nics)} present; whether nvidia_peermem is loaded is not in the source",
+        seen = f"RDMA NICs inferred from {', '.join(nics)}" if rdma.said else f"RDMA NICs {', '.join(nics)} present"
+        return unknown(f"{seen}; whether nvidia_peermem is loaded is not in the source",
                        hint="`lsmod | grep nvidia_peermem`")
     dmabuf = (nvidia_kernel is not None and nvidia_kernel.open_module is True and kernel is not None
               and kernel.release_tuple >= (5, 12))
@@ -1437,12 +1439,35 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     if findings:
         return not_an_issue("; ".join(m for _, m, _ in findings), actual={s.name: s.value for s in settings},
                             subjects=[n for _, _, n in findings])
+    if at_work := _selectors_at_work(settings, serving_log):
+        return ok(f"the NCCL settings only choose the devices NCCL uses ({listed}) and NCCL's log shows it at work "
+                  f"over them ({at_work}): nothing is turned off", actual={s.name: s.value for s in settings})
     # A set NCCL_* variable is what a reader suspects first: that none disables a transport is a key negative.
     return not_an_issue(f"NCCL settings found, none disables a fast path: {listed}",
                         actual={s.name: s.value for s in settings})
 
 
 _P2P_SHOWN = "these GPUs have NVLink or working P2P"
+
+# Settings that only choose which devices NCCL uses (its socket interface, its HCAs and their RoCE GID) or what it logs.
+_SELECTORS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
+              "NCCL_DEBUG_FILE")
+
+
+def _selectors_at_work(settings: list[NcclSetting], log: ServingLog | None) -> str:
+    """NCCL's lines that it works over the devices the settings choose, in words, where every setting only chooses
+    them (_SELECTORS, NCCL_IB_DISABLE=0: the default) and the log shows NCCL opening the HCAs (`NET/IB : Using
+    [0]mlx5_0`) or a communicator completing its init after them (`Init COMPLETE`); "" otherwise. Without NCCL's word
+    the settings are a key negative (not an issue), not a verdict that they work (corpus 645, 1070; 1101)."""
+    if log is None or not settings or any(
+            s.name not in _SELECTORS and not (s.name == "NCCL_IB_DISABLE" and s.value.strip() == "0") for s in settings):
+        return ""
+    opened = [line for line in log.nccl_net if re.search(r"NET/IB\s*:\s*Using\s*\[\d+\]", line)]
+    if opened:
+        return "`NET/IB : Using` names its HCAs"
+    if any("Init COMPLETE" in m[5] for m in log.comm_members):
+        return "a communicator reached `Init COMPLETE`"
+    return ""
 
 
 def _passed_unshown(nccl_config: NcclConfig, listed: str) -> Outcome:
