@@ -2046,12 +2046,13 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         if hcas:
             # NCCL_IB_HCA points NCCL's traffic between nodes at these NICs (inside one host NCCL uses P2P/SHM, not
             # them), and no GPU sits within PXB of one: none of that traffic can use GPU Direct RDMA (corpus 1101).
-            return issue(f"NCCL_IB_HCA={nccl_config.value('NCCL_IB_HCA') if nccl_config else ''} points NCCL's "
+            return over_subjects(issue(f"NCCL_IB_HCA={nccl_config.value('NCCL_IB_HCA') if nccl_config else ''} points NCCL's "
                          f"traffic between nodes at {', '.join(hcas)}, and no GPU has it within PXB (nearest: "
                          + ", ".join(f"{g} {v}" for g, v in summary.items()) + "): NCCL does not use GPU Direct "
                          "RDMA for any of them by default, so all their traffic between nodes is staged through "
                          "host memory", actual=summary, expected="a PIX/PXB NIC per GPU", subjects=list(nearest),
-                         evidence=[topo.lines[n] for n in topo.nics if n in topo.lines][:4])
+                         evidence=[topo.lines[n] for n in topo.nics if n in topo.lines][:4]),
+                                 list(nearest), len(topo.gpus), ask="nvidia-smi topo -m")
         if unseen and not all_near and not mixed:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")

@@ -382,6 +382,11 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
         # The peer-memory path needs no kernel release: the loaded module is one of the two paths.
         return ok(f"RDMA devices {', '.join(rdma.names[:4])}; {peer} is loaded: GPUDirect RDMA is available via "
                   "the peer-memory path (DMA-BUF not needed)", actual={peer: "loaded"})
+    if one_node and (kernel is None or modules is None or (nvidia_kernel is None or nvidia_kernel.open_module is None)):
+        # Whether both paths are off is not shown, and the job runs on one node: nothing for GPUDirect RDMA to carry.
+        return not_applicable(f"RDMA devices {', '.join(rdma.names[:4])}, but the NCCL log or nccl-tests header puts "
+                              "every rank of the job on one node: no traffic between nodes for GPUDirect RDMA to "
+                              "carry", actual=list(one_node))
     if kernel is None:
         return unknown(f"RDMA devices {', '.join(rdma.names[:4])}; the kernel release is not in the source (DMA-BUF "
                        "needs >= 5.12)", hint="paste `uname -a`, `cat /proc/driver/nvidia/version` and "

@@ -110,7 +110,8 @@ def rdma_from_topology(ctx: FactContext) -> RdmaDevices:
     """RDMA NICs in the NIC legend of `nvidia-smi topo -m` (NIC0: mlx5_0), else its NIC rows where the legend is cut
     (nvidia-smi lists a NIC by its RDMA device)."""
     topo = ctx.fact("gpu_topology", TopoMatrix)
-    names = tuple(n for n in topo.nic_names.values() if re.match(r"(mlx\d+|bnxt_re|irdma|efa|ionic|qedr)", n))
+    # Old drivers name the NIC columns by the RDMA device itself (`mlx5_0`), with no legend.
+    names = tuple(n for n in (*topo.nic_names.values(), *topo.nics) if re.match(r"(mlx\d+|bnxt_re|irdma|efa|ionic|qedr)", n))
     if not names and not topo.nic_names and topo.nics:
         names = tuple(f"{n} (a NIC row of the topology matrix)" for n in topo.nics)
     if not names:
