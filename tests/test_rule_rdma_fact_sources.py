@@ -78,3 +78,14 @@ def test_device_selectors_with_nccl_at_work_are_ok() -> None:
     for prefix in ("645", "1070"):
         r = capture_checks(prefix, "IC-NCCL-ENV")["IC-NCCL-ENV"]
         assert r.status == "ok", (prefix, r.message)
+
+
+def test_a_protocol_named_in_prose_is_a_forced_nccl_proto() -> None:
+    # Corpus 1102 (NVIDIA/nccl-tests#179): 'logs for proto=LL. does not stuck but failes.' after wrong values.
+    from stackaudit.facts.serving_logs import stated_nccl
+
+    assert stated_nccl("logs for proto=LL. does not stuck but failes.") == ("NCCL_PROTO", "LL")
+    assert stated_nccl("run with -x NCCL_PROTO=Simple") is None  # the variable named: its own forms only, as before
+    assert stated_nccl("proto=LLX") is None
+    r = capture_checks("1102", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "issue" and "NCCL_PROTO=LL" in r.message

@@ -1587,9 +1587,16 @@ STATED_NCCL = re.compile(r"^\s*(?:export\s+)?(NCCL_[A-Z0-9_]+)=([^\s\\`*]+)\s*$|
                          r"\bwith\s+(NCCL_[A-Z0-9_]+_DISABLE)=([^\s\\`*),;]+?)\.?(?=[\s\\`*),;]|$)")
 
 
+# NCCL_PROTO by the protocol's own name in the user's words: `logs for proto=LL.` (corpus 1102, a run the user forced
+# to NCCL's LL protocol); NCCL's protocols are LL, LL128 and Simple, and nothing else in an NCCL thread is `proto=`.
+STATED_PROTO = re.compile(r"\bproto=(LL128|LL|Simple)\b(?![=\w])", re.I)
+
+
 def stated_nccl(line: str) -> tuple[str, str] | None:
     """(name, value) of the NCCL variable a line of the user's words sets, or None."""
     m = STATED_NCCL.search(line)
+    if m is None and (p := STATED_PROTO.search(line)) is not None and "NCCL_PROTO" not in line:
+        return "NCCL_PROTO", p.group(1)
     if m is None:
         return None
     name, value = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5, 7) if m.group(i))
