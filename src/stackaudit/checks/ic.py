@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import replace
 
 from stackaudit.checks.registry import (
@@ -172,6 +171,22 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
     if cvd is not None and all(v.isdecimal() for v in cvd):
         names = [f"GPU{v}" for v in cvd if f"GPU{v}" in topo.gpus]
     return names[:tp] if tp else names
+
+
+def _nccl_hcas_far(topo: TopoMatrix, nearest: dict[str, tuple[str, str]], unshown: list[str],
+                   config: NcclConfig | None) -> list[str]:
+    """The NICs NCCL_IB_HCA names (`mlx5_0`, `=mlx5_0:1,mlx5_1`; not an exclusion `^...`) where the matrix shows every
+    GPU's cell to each of them beyond PXB (NCCL_NET_GDR_LEVEL unset), as labelled in the matrix; [] otherwise."""
+    value = (config.value("NCCL_IB_HCA") or "").strip() if config is not None else ""
+    # NCCL_NET_GDR_LEVEL moves the distance NCCL allows GPU Direct RDMA over (default PXB).
+    if not value or value.startswith("^") or config is None or config.value("NCCL_NET_GDR_LEVEL") is not None or unshown or not nearest or len(nearest) < len(topo.gpus):
+        return []
+    wanted = {v.split(":")[0].strip() for v in value.lstrip("=").split(",") if v.strip()}
+    named = [n for n in topo.nics if topo.nic_names.get(n) in wanted]
+    if not named or len(named) < len(wanted):
+        return []
+    far = all(link_rank(topo.link(g, n) or "X") > link_rank("PXB") for g in nearest for n in named)
+    return [topo.nic_label(n) for n in named] if far else []
 
 
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None, nodes: NcclNodes | None = None) -> bool:
@@ -1086,7 +1101,8 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     loaded, absent_by = peer_memory_loaded(modules, empty_greps, listing_greps, path_tests)
     multi = _multi_node(serving_processes, serving_log, nccl_nodes)
     # Why the job sends nothing over an RDMA NIC, where the source shows that and no sign of other nodes.
-    local = (nccl_nodes.no_rdma, nccl_nodes.no_rdma_lines) if nccl_nodes is not None and not multi else ("", ())
+    local = ((nccl_nodes.no_rdma, nccl_nodes.no_rdma_lines) if nccl_nodes is not None and nccl_nodes.rdma_unused(multi)
+             else ("", ()))
     said = _nccl_peer_memory(serving_log, loaded, multi, local)
     if said is not None:
         return said
@@ -1097,8 +1113,7 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                       "(GPUDirect RDMA; it serves RDMA NICs only)", actual="loaded", evidence=[absent_by])
         return ok(f"{name} is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
-        why = ("/sys/class/infiniband is empty" if "server log" not in rdma.sources
-               else "NCCL could not open libibverbs or found no InfiniBand/RoCE device")
+        why = rdma.absent_by or "no source shows one"
         # The myth ("load nvidia_peermem for P2P") is corrected where the module is known absent; where the
         # source does not show the module either, there is nothing to correct: the check does not apply.
         if loaded is None:
@@ -1126,7 +1141,8 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                        hint="`ls /sys/class/infiniband`; without RDMA NICs a missing nvidia_peermem is not an issue")
     nics = list(rdma.names)
     if loaded is None:
-        return unknown(f"RDMA NICs {', '.join(nics)} present; whether nvidia_peermem is loaded is not in the source",
+        seen = f"RDMA NICs inferred from {', '.join(nics)}" if rdma.said else f"RDMA NICs {', '.join(nics)} present"
+        return unknown(f"{seen}; whether nvidia_peermem is loaded is not in the source",
                        hint="`lsmod | grep nvidia_peermem`")
     dmabuf = (nvidia_kernel is not None and nvidia_kernel.open_module is True and kernel is not None
               and kernel.release_tuple >= (5, 12))
@@ -1207,22 +1223,6 @@ _ENV_BLIND = "the serving engine's environment could not be read (another user's
 _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | grep ^NCCL_`"
 
 
-def _rdma_shown(settings: Sequence[NcclSetting], topology: TopoMatrix | None, log: ServingLog | None) -> str:
-    """What in the source shows the hosts have RDMA NICs, in words ("" where nothing does): an NCCL_IB_* setting
-    that names or tunes them (NCCL_IB_HCA, NCCL_IB_GID_INDEX; not NCCL_IB_DISABLE itself), a socket interface of
-    IPoIB (`ib0`), NIC rows of the topology matrix, NCCL's `NET/IB` lines or an IPoIB interface it logged."""
-    tuned = [f"{x.name}={x.value}" for x in settings
-             if x.name.startswith("NCCL_IB_") and x.name != "NCCL_IB_DISABLE" and x.value.strip()
-             and not (x.name == "NCCL_IB_HCA" and x.value.strip().startswith("^"))]
-    ipoib = [f"{x.name}={x.value}" for x in settings if x.name == "NCCL_SOCKET_IFNAME" and x.value.strip().startswith("ib")]
-    nics = list(topology.nics) if topology is not None else []
-    net = [line for line in (log.nccl_net if log is not None else ()) if "NET/IB" in line and "No device" not in line]
-    logged = [i for i, _, _ in (log.nccl_addresses if log is not None else ()) if i.startswith("ib")]
-    said = tuned + ipoib + ([f"NIC rows {', '.join(nics)}"] if nics else []) + (["NCCL's NET/IB lines"] if net else []) \
-        + ([f"IPoIB interface {logged[0]}"] if logged else [])
-    return "; ".join(said)
-
-
 @check(
     "IC-NCCL-ENV",
     title="NCCL environment variables that disable the fast paths",
@@ -1238,7 +1238,8 @@ def _rdma_shown(settings: Sequence[NcclSetting], topology: TopoMatrix | None, lo
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
              gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None,
-             serving_engine: ServingEngine | None = None, nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
+             serving_engine: ServingEngine | None = None, nccl_test_runs: NcclTestRuns | None = None,
+             rdma: RdmaDevices | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
     by environment to Y" log lines, and (weakest) the env section of a pasted collect_env or the
@@ -1251,9 +1252,11 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
     "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
     measurement; NCCL_IB_DISABLE=1 on a job that spans nodes (its flags, or the hosts its NCCL log or
-    nccl-tests header shows: NcclNodes) whose hosts the source shows with RDMA NICs (an NCCL_IB_* setting naming or
-    tuning them, an IPoIB interface, NIC rows of the topology, NCCL's NET/IB lines); without them it is unknown, the
-    condition named (on plain Ethernet it costs nothing).
+    nccl-tests header shows: NcclNodes) whose hosts the source shows with RDMA NICs (the `rdma` fact: the sysfs
+    class, NCCL's `NET/IB : Using` line, NIC rows of the topology, RDMA driver modules, an NCCL_IB_* setting naming or
+    tuning them, an IPoIB interface); not an issue where the source shows none (an empty /sys/class/infiniband,
+    NCCL's "No device found"); unknown where it shows neither, the condition named (on plain Ethernet it costs
+    nothing).
 
     Why: NCCL_P2P_DISABLE "disables the peer to peer (P2P) transport, which uses CUDA direct
     access between GPUs, using NVLink or PCI" (NCCL env doc); traffic then goes through host
@@ -1371,12 +1374,14 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         elif s.name == "NCCL_IB_DISABLE" and s.on:
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
             near = gpu_topology.nics_near_gpus() if gpu_topology and not gpu_topology.all_nvlinked() else []
-            rdma = _rdma_shown(settings, gpu_topology, serving_log)
-            if multi and rdma:
+            if multi and rdma is not None and rdma.names:
                 shown = (" (the NCCL log or nccl-tests header shows ranks on two hosts or more: "
                          + "; ".join(nccl_nodes.several) + ")" if nccl_nodes is not None and nccl_nodes.several else "")
-                findings.append((2, f"{where} on a multi-node job{shown} whose hosts have RDMA NICs ({rdma}): "
-                                 "inter-node traffic falls to TCP sockets", s.name))
+                findings.append((2, f"{where} on a multi-node job{shown} whose hosts have RDMA NICs "
+                                 f"({'; '.join(rdma.names)}): inter-node traffic falls to TCP sockets", s.name))
+            elif multi and rdma is not None and rdma.absent_by:
+                findings.append((0, f"{where} on a multi-node job whose hosts show no RDMA NIC ({rdma.absent_by}): "
+                                 "the traffic goes over TCP sockets either way, so it removes no path", s.name))
             elif multi:
                 # A conditional finding: it costs something only where the hosts have InfiniBand or RoCE NICs.
                 pending.append(f"{where} on a multi-node job: it sends inter-node traffic to TCP sockets where the "
@@ -1434,12 +1439,35 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     if findings:
         return not_an_issue("; ".join(m for _, m, _ in findings), actual={s.name: s.value for s in settings},
                             subjects=[n for _, _, n in findings])
+    if at_work := _selectors_at_work(settings, serving_log):
+        return ok(f"the NCCL settings only choose the devices NCCL uses ({listed}) and NCCL's log shows it at work "
+                  f"over them ({at_work}): nothing is turned off", actual={s.name: s.value for s in settings})
     # A set NCCL_* variable is what a reader suspects first: that none disables a transport is a key negative.
     return not_an_issue(f"NCCL settings found, none disables a fast path: {listed}",
                         actual={s.name: s.value for s in settings})
 
 
 _P2P_SHOWN = "these GPUs have NVLink or working P2P"
+
+# Settings that only choose which devices NCCL uses (its socket interface, its HCAs and their RoCE GID) or what it logs.
+_SELECTORS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
+              "NCCL_DEBUG_FILE")
+
+
+def _selectors_at_work(settings: list[NcclSetting], log: ServingLog | None) -> str:
+    """NCCL's lines that it works over the devices the settings choose, in words, where every setting only chooses
+    them (_SELECTORS, NCCL_IB_DISABLE=0: the default) and the log shows NCCL opening the HCAs (`NET/IB : Using
+    [0]mlx5_0`) or a communicator completing its init after them (`Init COMPLETE`); "" otherwise. Without NCCL's word
+    the settings are a key negative (not an issue), not a verdict that they work (corpus 645, 1070; 1101)."""
+    if log is None or not settings or any(
+            s.name not in _SELECTORS and not (s.name == "NCCL_IB_DISABLE" and s.value.strip() == "0") for s in settings):
+        return ""
+    opened = [line for line in log.nccl_net if re.search(r"NET/IB\s*:\s*Using\s*\[\d+\]", line)]
+    if opened:
+        return "`NET/IB : Using` names its HCAs"
+    if any("Init COMPLETE" in m[5] for m in log.comm_members):
+        return "a communicator reached `Init COMPLETE`"
+    return ""
 
 
 def _passed_unshown(nccl_config: NcclConfig, listed: str) -> Outcome:
@@ -1574,6 +1602,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                                 f"placement does not matter ({topo.cut_note()})",
                                 actual={"links": sorted({c for _, _, c in topo.gpu_pairs()}), "rows": shown_rows}),
                              shown_rows, len(names), ask="nvidia-smi topo -m")
+    if nvlinked is None and unshown and not topo.gpu_pairs():
+        # A matrix cut to its NIC rows (corpus 1101) names the GPUs but shows no GPU pair.
+        return unknown(f"the matrix shows no GPU pair: {len(unshown)} pair(s) are not shown ({topo.cut_note()})",
+                       hint="paste the whole `nvidia-smi topo -m`")
     if nvlinked is None and unshown:
         return unknown(f"every GPU pair shown is NVLink-connected (placement would not matter), but {len(unshown)} "
                        "pair(s) are not shown: " + ", ".join(f"{a}-{b}" for a, b in unshown[:6])
@@ -1976,7 +2008,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     if serving_log is not None and serving_log.comm_ranks == 1 and not _multi_node(serving_processes, serving_log, nccl_nodes):
         return not_applicable("NCCL's communicator has one rank (`nranks 1`): no traffic between ranks for a NIC to "
                               "carry", actual={"nranks": 1})
-    if nccl_nodes is not None and nccl_nodes.no_rdma and not _multi_node(serving_processes, serving_log, nccl_nodes):
+    if nccl_nodes is not None and nccl_nodes.rdma_unused(_multi_node(serving_processes, serving_log, nccl_nodes)):
         return not_applicable(f"{nccl_nodes.no_rdma}: no RDMA NIC carries this job's traffic, so there is no NIC to "
                               "place", actual=list(nccl_nodes.no_rdma_lines))
     if gpu_topology is None and serving_log is not None and serving_log.gpu_nets:
@@ -2010,6 +2042,17 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         # as the near case is: the host was given RDMA NICs for GPU Direct RDMA, and only part of its GPUs get it.
         mixed = bool(close) and len(close) < len(nearest) and not unshown
         unseen = not engine and serving_processes is None and serving_log is None
+        hcas = _nccl_hcas_far(topo, nearest, unshown, nccl_config) if unseen and not close else []
+        if hcas:
+            # NCCL_IB_HCA points NCCL's traffic between nodes at these NICs (inside one host NCCL uses P2P/SHM, not
+            # them), and no GPU sits within PXB of one: none of that traffic can use GPU Direct RDMA (corpus 1101).
+            return over_subjects(issue(f"NCCL_IB_HCA={nccl_config.value('NCCL_IB_HCA') if nccl_config else ''} points NCCL's "
+                         f"traffic between nodes at {', '.join(hcas)}, and no GPU has it within PXB (nearest: "
+                         + ", ".join(f"{g} {v}" for g, v in summary.items()) + "): NCCL does not use GPU Direct "
+                         "RDMA for any of them by default, so all their traffic between nodes is staged through "
+                         "host memory", actual=summary, expected="a PIX/PXB NIC per GPU", subjects=list(nearest),
+                         evidence=[topo.lines[n] for n in topo.nics if n in topo.lines][:4]),
+                                 list(nearest), len(topo.gpus), ask="nvidia-smi topo -m")
         if unseen and not all_near and not mixed:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")

@@ -353,14 +353,20 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
     procs = list(serving_processes.processes) if serving_processes is not None else []
     multi = multi_node_flags(serving_processes)
     one_node = nccl_nodes.one if nccl_nodes is not None and not multi else ()
-    if rdma is None:
+    if rdma is None or (rdma.said and one_node):
+        # RDMA NICs only inferred (a loaded driver, NCCL settings that name an HCA) weigh nothing against a job
+        # shown on one node.
         if one_node:
             return not_applicable("the NCCL log or nccl-tests header puts every rank of the job on one node: no "
                                   "traffic between nodes for GPUDirect RDMA to carry", actual=list(one_node))
+        unused = nccl_nodes.rdma_unused(bool(multi)) if nccl_nodes is not None else ""
+        if unused and nccl_nodes is not None:
+            # NCCL's own word that the job opened no HCA: its traffic between nodes goes over TCP sockets.
+            return not_applicable(f"{unused}: the job's traffic goes over TCP sockets, not RDMA, so GPUDirect RDMA "
+                                  "(DMA-BUF or nvidia_peermem) plays no part", actual=list(nccl_nodes.no_rdma_lines))
         return unknown("", needs="rdma")
     if not rdma.names:
-        why = ("/sys/class/infiniband empty" if "server log" not in rdma.sources
-               else "NCCL could not open libibverbs or found no InfiniBand/RoCE device")
+        why = rdma.absent_by if rdma.absent_by.startswith("NCCL") else "/sys/class/infiniband empty"
         return not_applicable(f"no RDMA device ({why}): GPUDirect RDMA is irrelevant here")
     gdr = serving_log.net_gdr() if serving_log is not None else {}
     if gdr and all(gdr.values()):
@@ -376,6 +382,11 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
         # The peer-memory path needs no kernel release: the loaded module is one of the two paths.
         return ok(f"RDMA devices {', '.join(rdma.names[:4])}; {peer} is loaded: GPUDirect RDMA is available via "
                   "the peer-memory path (DMA-BUF not needed)", actual={peer: "loaded"})
+    if one_node and (kernel is None or modules is None or (nvidia_kernel is None or nvidia_kernel.open_module is None)):
+        # Whether both paths are off is not shown, and the job runs on one node: nothing for GPUDirect RDMA to carry.
+        return not_applicable(f"RDMA devices {', '.join(rdma.names[:4])}, but the NCCL log or nccl-tests header puts "
+                              "every rank of the job on one node: no traffic between nodes for GPUDirect RDMA to "
+                              "carry", actual=list(one_node))
     if kernel is None:
         return unknown(f"RDMA devices {', '.join(rdma.names[:4])}; the kernel release is not in the source (DMA-BUF "
                        "needs >= 5.12)", hint="paste `uname -a`, `cat /proc/driver/nvidia/version` and "

@@ -1473,9 +1473,15 @@ class NcclNodes(Sourced):
     several: tuple[str, ...] = ()
     one: tuple[str, ...] = ()
     # Why NCCL sends none of the job's traffic over an RDMA NIC, with the lines that show it; "" where the source
-    # does not show that (no_rdma_traffic).
+    # does not show that (no_rdma_traffic). On a job shown spanning nodes, only NCCL's word that it opened no HCA.
     no_rdma: str = ""
     no_rdma_lines: tuple[str, ...] = ()
+
+    def rdma_unused(self, multi_node: bool) -> str:
+        """no_rdma where it holds for a job that the caller knows spans nodes (`multi_node`, from the engine's flags
+        too): there only when this log shows the nodes itself (its no_rdma is then NCCL's word, not an excerpt's
+        intra-node channels)."""
+        return self.no_rdma if self.several or not multi_node else ""
 
 
 fact("nccl_nodes", NcclNodes, first_of, hint="paste the NCCL_DEBUG=INFO log of every rank, or the nccl-tests header")
@@ -1491,7 +1497,7 @@ def nccl_nodes(ctx: FactContext) -> NcclNodes:
     One: the log's own counts (ServingLog.one_node), else nccl-tests lists that each hold every rank of their run on
     one host (NcclTestRuns.one_host_runs), where no engine's log is shown (a test run says nothing of the engine's).
     Neither from an excerpt that could hide other hosts.
-    No RDMA traffic (no_rdma_traffic) only where the job is not shown spanning nodes.
+    No RDMA traffic (no_rdma_traffic): on a job shown spanning nodes, only from NCCL's own word that it opened no HCA.
     """
     log = ctx.optional("serving_log", ServingLog)
     tests = ctx.optional("nccl_test_runs", NcclTestRuns)
@@ -1504,7 +1510,10 @@ def nccl_nodes(ctx: FactContext) -> NcclNodes:
                or (log.tree_branches if log is not None else ())
                or (tests.hosts_apart() if tests is not None else ()) or several_on_ray)
     if several:
-        return NcclNodes(several=several[:2])
+        # NCCL's own word that a process of the job opened no HCA holds on every node it logs from; channels all
+        # over P2P/SHM do not (an excerpt's intra-node rings).
+        why, lines = no_rdma_traffic(log, spans_nodes=True) if log is not None else ("", ())
+        return NcclNodes(several=several[:2], no_rdma=why, no_rdma_lines=lines)
     one = log.one_node() if log is not None else ()
     if not one and tests is not None and (log is None or not log.engine):
         one = tests.one_host_runs()
@@ -1543,23 +1552,25 @@ def _ray_job_nodes(ctx: FactContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (), ()
 
 
-def no_rdma_traffic(log: ServingLog) -> tuple[str, tuple[str, ...]]:
+def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tuple[str, ...]]:
     """Why a log whose job is not shown spanning nodes moves nothing over RDMA, with its lines; ("", ()) otherwise.
 
     NCCL's own "NET/IB : No device found", "Failed to open libibverbs" (no verbs library, so no HCA can open) or
     NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device, unless it names the HCAs it uses. Channels all
     over P2P/SHM mean every byte stays inside the host, with the same exception. The caller asks only where the
     log does not show the job spanning nodes (two hosts, a node count above 1, a tree that branches between nodes):
-    there the channels shown are an excerpt's intra-node rings, and the traffic between nodes is not shown.
+    there the channels shown are an excerpt's intra-node rings, and the traffic between nodes is not shown. Where the
+    log shows the job spanning nodes (`spans_nodes`), NCCL's own word still holds: a process that opened no HCA
+    (no device, no verbs library, NCCL_IB_DISABLE=1) sends its traffic between nodes over TCP sockets.
     """
     ib_used = any(re.search(r"NET/IB\s*:\s*Using", line) for line in log.nccl_net)
     hca_named = any(re.search(r"NET/IB\s*:\s*Using\s*\[\d+\]", line) for line in log.nccl_net)  # not `Using [RO]`
     no_ib = [line for line in log.nccl_net if re.search(r"NET/IB\s*:\s*No device found|Failed to open libibverbs", line)]
     if no_ib and not hca_named:
         return "NCCL found no InfiniBand/RoCE device", tuple(no_ib[:2])
-    if log.nccl_env.get("NCCL_IB_DISABLE") == "1":
+    if log.nccl_env.get("NCCL_IB_DISABLE") == "1" and not hca_named:
         return "NCCL_IB_DISABLE=1: NCCL uses no InfiniBand/RoCE device", ()
-    if not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
+    if not spans_nodes and not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
         return "NCCL carries every channel over P2P/SHM inside the host", (log.channels[0].line,)
     return "", ()
 
@@ -1580,9 +1591,16 @@ STATED_NCCL = re.compile(r"^\s*(?:export\s+)?(NCCL_[A-Z0-9_]+)=([^\s\\`*]+)\s*$|
                          r"\bwith\s+(NCCL_[A-Z0-9_]+_DISABLE)=([^\s\\`*),;]+?)\.?(?=[\s\\`*),;]|$)")
 
 
+# NCCL_PROTO by the protocol's own name in the user's words: `logs for proto=LL.` (corpus 1102, a run the user forced
+# to NCCL's LL protocol); NCCL's protocols are LL, LL128 and Simple, and nothing else in an NCCL thread is `proto=`.
+STATED_PROTO = re.compile(r"\bproto=(LL128|LL|Simple)\b(?![=\w])", re.I)
+
+
 def stated_nccl(line: str) -> tuple[str, str] | None:
     """(name, value) of the NCCL variable a line of the user's words sets, or None."""
     m = STATED_NCCL.search(line)
+    if m is None and (p := STATED_PROTO.search(line)) is not None and "NCCL_PROTO" not in line:
+        return "NCCL_PROTO", p.group(1)
     if m is None:
         return None
     name, value = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5, 7) if m.group(i))

@@ -499,7 +499,7 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
 
 
 def _infer_columns(rows: dict[str, list[str]]) -> list[str]:
-    """Columns of a matrix pasted without its header: GPUs first (their `X` positions and NVLink
+    """Columns of a matrix pasted without its header: GPUs first (their `X` positions, a NIC row's `X` and NVLink
     cells say how many), then NICs."""
     width = max(len(c) for c in rows.values())
     gpu_rows = [r for r in rows if _GPU.match(r)]
@@ -509,6 +509,9 @@ def _infer_columns(rows: dict[str, list[str]]) -> list[str]:
             pos = cells.index("X")
             if _GPU.match(name):
                 n_gpus = max(n_gpus, pos + 1)
+            elif name.startswith("NIC") and name[3:].isdigit() and pos >= int(name[3:]):
+                # NICk's own column follows every GPU's and the k NICs before it (a matrix cut to its NIC rows).
+                n_gpus = max(n_gpus, pos - int(name[3:]))
         for i, cell in enumerate(cells):
             if cell.startswith("NV"):
                 n_gpus = max(n_gpus, i + 1)

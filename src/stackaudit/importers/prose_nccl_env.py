@@ -1,6 +1,6 @@
 """NCCL variables in the user's own words: a line that is only `NCCL_X=value` (the list of variables a run was
 given, `I set the NCCL environment variables like this:`) or a YAML mapping's `NCCL_X: value` (Ray's runtime_env
-`env_vars:`), or `export NCCL_X=value` inside a sentence.
+`env_vars:`), or `export NCCL_X=value` inside a sentence; NCCL_PROTO by its protocol's name (`logs for proto=LL.`).
 
 Recorded as the pasted document USER_NCCL_ENV (facts/sources.py), the line verbatim; facts/serving_logs.py reads
 it as the weakest source of the NCCL settings (IC-NCCL-ENV).
@@ -20,7 +20,7 @@ MAX_LINES = 20  # a run's variables are a few; past that the paste is something 
 
 
 @importer("prose nccl env", "NCCL variables set in the user's words ('NCCL_ALGO=Ring', 'export NCCL_SOCKET_IFNAME=lo')",
-          needles=("NCCL_",), per_line=True)
+          needles=("NCCL_", "proto="), per_line=True)
 def prose_nccl_env(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
