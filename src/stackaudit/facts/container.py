@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.engine_command import EngineCommands
+from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, ServingLog
 from stackaudit.facts.shm import parse_df_table, read_df
 from stackaudit.facts.sources import (
     COMPOSE_FILE,
@@ -19,6 +20,7 @@ from stackaudit.facts.sources import (
     DOCKER_RUN,
     K8S_SPEC,
     LOG_LINE_PROGRAMS,
+    PROMPT_HOSTS,
     SHM_PATH,
     USER_ENGINES,
 )
@@ -30,6 +32,9 @@ class ContainerInfo:
     kind: str  # "" when not in a container, else docker, podman, lxc, kubernetes, systemd-nspawn or container
     evidence: tuple[str, ...] = ()
     cgroup_version: int | None = None
+    # The commands the source shows typed inside the container (at a prompt that names it): what they printed is the
+    # container's own view.
+    ran_inside: tuple[str, ...] = ()
 
     @property
     def in_container(self) -> bool:
@@ -141,6 +146,64 @@ def _stated_container(host: Host) -> tuple[str, str]:
     return "", ""
 
 
+# The user's words that they started the engine's server by hand from their own shell (`ran \`ollama serve\``, corpus
+# 1112): ollama's Linux install runs `ollama serve` as ollama.service and its Docker image as the container's
+# entrypoint, so a user who types it runs the host install. A line that names a container or a cluster is no such
+# statement (STATED_CONTAINER_WORDS reads it).
+STATED_HOST_WORDS = re.compile(r"^\W*(?:i\s+)?(?:then\s+)?(?:ran|run|started|start|running)\s+[`'\"]?ollama serve\b",
+                               re.I)
+_NAMES_CONTAINER = re.compile(r"\b(?:docker|podman|containers?|k8s|k3s|kubernetes|pods?|kubectl|lxc|wsl)\b", re.I)
+
+
+def stated_host(line: str) -> str:
+    """The words where a line of the user's words says they started the engine's server from their own shell on the
+    host (STATED_HOST_WORDS), else ""."""
+    m = STATED_HOST_WORDS.search(line)
+    return m.group(0).strip() if m is not None and not _NAMES_CONTAINER.search(line) else ""
+
+
+def _prompt_container(host: Host) -> tuple[str, tuple[str, ...]]:
+    """(evidence, the commands typed there) where a shell prompt of the paste names a container: its host is the
+    first 12 hex digits of a container's id, a Docker or Podman container's default hostname
+    (`root@802f556c99c8:/# nvidia-smi`); ("", ()) otherwise. The commands at other prompts ran elsewhere."""
+    try:
+        text = host.doc(PROMPT_HOSTS.name)
+    except NotCaptured:
+        return "", ()
+    rows = [line.partition("\t") for line in text.splitlines()]
+    inside = [(name, command) for name, _, command in rows if CONTAINER_HOSTNAME.fullmatch(name)]
+    if not inside:
+        return "", ()
+    # A program typed at another host's prompt too: which of its outputs is the container's, the source cannot say.
+    elsewhere = {command.split()[0] for name, _, command in rows if command and not CONTAINER_HOSTNAME.fullmatch(name)}
+    return (f"the shell prompt's host {inside[0][0]} is a container's id (its default hostname)",
+            tuple(dict.fromkeys(c for _, c in inside if c and c.split()[0] not in elsewhere)))
+
+
+# An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
+# 1111): a binary the user compiled in their own account on the machine; an image puts its engine under /app, /opt,
+# /usr or the root's home.
+_HOME_BUILD = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)*build/(?:bin/(?:Release/)?)?[\w.-]+$")
+
+
+def _home_build_engine(ctx: FactContext) -> str:
+    """The engine command run from a build tree in the user's home directory, or ""."""
+    commands = ctx.optional("engine_commands", EngineCommands)
+    for command in commands.commands if commands is not None else ():
+        if command.argv and not command.builds and _HOME_BUILD.match(command.argv[0]):
+            return command.argv[0]
+    return ""
+
+
+def _stated_host(host: Host) -> str:
+    """The user's words that they started the engine's server from their own shell (stated_host), or ""."""
+    try:
+        text = host.doc(USER_ENGINES.name)
+    except NotCaptured:
+        return ""
+    return next((words for line in text.splitlines() if (words := stated_host(line))), "")
+
+
 def _host_side_evidence(host: Host) -> str:
     """What a pasted text shows was run on a container *host* (docker inspect, LXC configs), or of an engine run on
     the host itself (its own lines in the host's journal)."""
@@ -236,10 +299,22 @@ def container(ctx: FactContext) -> ContainerInfo:
             host_side = _host_side_evidence(host)
             if host_side:
                 return ContainerInfo("", (host_side,), None)
+            why, inside = _prompt_container(host)
+            if why:
+                return ContainerInfo("container", (why,), None, inside)
             kind, why = _stated_container(host)
             if kind:
                 evidence.append(why)
         if not kind:
+            # Where the engine itself ran, where the paste shows it: no container check about its container applies.
+            built = _home_build_engine(ctx)
+            if built:
+                return ContainerInfo("", (f"the engine runs from a build tree in the user's home ({built}): a program "
+                                          "built and run on the machine, not in a container",), None)
+            words = _stated_host(host)
+            if words:
+                return ContainerInfo("", (f"the user's words start the engine's server from their own shell on the "
+                                          f"host: \"{words}\"",), None)
             raise FactUnavailable("the source does not show whether it ran in a container",
                                   "paste `cat /proc/1/cgroup` and `ls -a /` (or capture with `stackaudit capture`)")
 

@@ -279,6 +279,8 @@ class PasteView:
     hosts: dict[int, str] = field(default_factory=dict)  # index in `lines` -> the host its log prefix named
     # index in `lines` -> the program and PID its journal / syslog prefix named (`ollama[285585]`)
     programs: dict[int, str] = field(default_factory=dict)
+    # index in `lines` -> the host a shell prompt names (`root@802f556c99c8:/# nvidia-smi`): the line is its command
+    prompt_hosts: dict[int, str] = field(default_factory=dict)
     # index in `lines` of a fence that opens and never closes: the paste ends inside its block, so what the block
     # held goes on past the paste's end (a copy cut off, a comment cut short); -1 when every fence closes or the
     # block ends at a shell prompt (the output above it ended)
@@ -309,6 +311,16 @@ def strip_prompt_line(line: str) -> str | None:
         if m:
             return (m.group("cmd") or "").strip()
     return None
+
+
+# The host of a `user@host` prompt (`root@802f556c99c8:/#`, `[root@gpu-node ~]#`, zsh's `user@host ~ ❯`).
+_PROMPT_HOST = re.compile(r"^(?:\([\w.-]+\)\s+)?\[?[\w.<>-]+@(?P<host>[\w.<>-]+)")
+
+
+def prompt_host(line: str) -> str:
+    """The host a prompt line names (`root@box:~# lspci` -> `box`); "" for a prompt without one, or no prompt."""
+    m = _PROMPT_HOST.match(line)
+    return m.group("host") if m is not None and (_USER_PROMPT.match(line) or _ARROW_PROMPT.match(line)) else ""
 
 
 def _glued_prompt(line: str, following: list[str]) -> str | None:
@@ -363,6 +375,7 @@ def view(text: str) -> PasteView:
     gaps: list[int] = []
     hosts: dict[int, str] = {}
     programs: dict[int, str] = {}
+    prompt_hosts: dict[int, str] = {}
     compose: tuple[str, ...] = ()  # the `docker compose` prefixes of the line before, outer first
     fence_indent = -1  # the indentation of the open fence, -1 outside one
     joined = -1  # the line an inline code span wrapped onto, joined to the line before it
@@ -442,6 +455,8 @@ def view(text: str) -> PasteView:
             if cmd is None and line[1:2].isalpha():
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
             if cmd is not None:
+                if (named := prompt_host(line)) != "":
+                    prompt_hosts[len(lines)] = named
                 line = cmd
             at_prompt = cmd is not None
         elif line:
@@ -456,4 +471,4 @@ def view(text: str) -> PasteView:
             continue
         lines.append(line)
         origin.append(n)
-    return PasteView(lines, origin, gaps, len(raw), hosts, programs, -1 if at_prompt else open_fence)
+    return PasteView(lines, origin, gaps, len(raw), hosts, programs, prompt_hosts, -1 if at_prompt else open_fence)
