@@ -146,7 +146,7 @@ def _stated_container(host: Host) -> tuple[str, str]:
     return "", ""
 
 
-# The user's words that they started the engine's server by hand from their own shell (`ran \`ollama serve\``, corpus
+# The user's words that they started the engine's server by hand from their own shell (`ran `ollama serve``, corpus
 # 1112): ollama's Linux install runs `ollama serve` as ollama.service and its Docker image as the container's
 # entrypoint, so a user who types it runs the host install. A line that names a container or a cluster is no such
 # statement (STATED_CONTAINER_WORDS reads it).

@@ -3,7 +3,7 @@ PyTorch (`ollama seems to only use 1 nvidia gpu`), or says the model runs with t
 parallelism does not work at all`: facts/engine_command.STATED_SPLIT).
 A sentence that says the program whose output is pasted ran in a container (`Ollama container logs`, `I can't get the
 docker image to run anything nvidia`: facts/container.STATED_CONTAINER_WORDS) is recorded the same way, and so is one,
-however short, that says the user started the engine's server from their own shell (`ran \`ollama serve\``:
+however short, that says the user started the engine's server from their own shell (`ran `ollama serve``:
 facts/container.STATED_HOST_WORDS).
 
 Recorded as the pasted document USER_ENGINES (facts/sources.py), the line verbatim; facts/engine_command.py reads it
@@ -65,7 +65,7 @@ def prose_engine(lines: list[str], candidates: Candidates | None = None) -> Iter
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
-        # The user's words that they started the server themselves are short (`ran \`ollama serve\``, corpus 1112).
+        # The user's words that they started the server themselves are short (`ran `ollama serve``, corpus 1112).
         host_words = bool(stated_host(line))
         if not (stated_engines(line) or stated_container(line)[0] or stated_split(line) or host_words) \
                 or not is_sentence(line, 2 if host_words else MIN_WORDS) or is_symptom(line):
