@@ -98,3 +98,34 @@ def test_stated_host_words() -> None:
     # Modelled: words that name a container, or a mention that is not the user's start of the server.
     assert not stated_host("I ran ollama serve inside the docker container")
     assert not stated_host("the logs of ollama serve show the GPU")
+
+
+def test_exec_inside() -> None:
+    from stackaudit.facts.container import exec_inside
+
+    assert exec_inside("docker exec -ti -u root worker3 nvidia-smi -L") == ("docker", "worker3", "nvidia-smi -L")
+    assert exec_inside("kubectl exec -it vllm-0 -n ai -- nvidia-smi") == ("kubernetes", "vllm-0", "nvidia-smi")
+    assert exec_inside("docker exec ollama") == ("", "", "")
+    assert exec_inside("docker run --gpus all ubuntu nvidia-smi") == ("", "", "")
+
+
+def test_modelled_docker_exec_prompt_puts_nvidia_smi_inside() -> None:
+    # Modelled (marked so): corpus 411's table under a `$ docker exec` of nvidia-smi in the ollama container.
+    text = _SMI.replace("root@802f556c99c8:/# nvidia-smi", "$ docker exec -it ollama nvidia-smi")
+    info = fact(pasted(text), "container")
+    assert info.kind == "docker" and info.ran_inside == ("nvidia-smi",)
+    assert "ollama" in info.evidence[0]
+
+
+def test_modelled_kubectl_exec_prompt_is_a_pod() -> None:
+    text = _SMI.replace("root@802f556c99c8:/# nvidia-smi", "user@bastion:~$ kubectl exec -it vllm-0 -- nvidia-smi")
+    info = fact(pasted(text), "container")
+    assert info.kind == "kubernetes" and info.ran_inside == ("nvidia-smi",)
+
+
+def test_modelled_user_words_from_docker() -> None:
+    # ollama/ollama#6933's sentence alone (corpus 411 line 1), without its prompt.
+    text = ("Hi there. I am using ollama from docker and I've already made sure that the gpu is available from the "
+            "container, by using `nvidia-smi`\n" + _SMI.replace("root@802f556c99c8:/# nvidia-smi\n", ""))
+    info = fact(pasted(text), "container")
+    assert info.kind == "docker" and info.ran_inside == ()

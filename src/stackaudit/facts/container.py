@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
@@ -105,9 +106,10 @@ _ENGINE_WORDS = r"(?:ollama|vllm|sglang|llama[.-]?cpp|llama-server|tgi|text-gene
 STATED_CONTAINER_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\b{_ENGINE_WORDS}(?:'s)? (?:docker|container) logs?\b", re.I), "container"),
     # `I run ollama with docker by command:` (ollama/ollama#5453), `trying to setup ollama within docker`
-    # (ollama/ollama#8674).
-    (re.compile(rf"\b(?:deployed|deploy|deploying|started|start|starting|running|run|runs|set ?up|setting up) "
-                rf"{_ENGINE_WORDS} (?:with|in|inside|within|via|using|on) (?:a |the )?docker\b", re.I), "docker"),
+    # (ollama/ollama#8674), `I am using ollama from docker` (ollama/ollama#6933).
+    (re.compile(rf"\b(?:deployed|deploy|deploying|started|start|starting|running|run|runs|set ?up|setting up|using|"
+                rf"use|used) {_ENGINE_WORDS} (?:with|in|inside|within|via|using|on|from) (?:a |the )?docker\b", re.I),
+     "docker"),
     (re.compile(rf"\b{_ENGINE_WORDS} (?:is |was )?(?:running |runs |deployed )?(?:in|inside) (?:a |the )?"
                 r"(?:docker|podman|container)\b", re.I), "container"),
     # Kubernetes runs every workload in a pod's containers: `an OLLAMA server running in a K8s implementation`
@@ -162,22 +164,74 @@ def stated_host(line: str) -> str:
     return m.group(0).strip() if m is not None and not _NAMES_CONTAINER.search(line) else ""
 
 
-def _prompt_container(host: Host) -> tuple[str, tuple[str, ...]]:
-    """(evidence, the commands typed there) where a shell prompt of the paste names a container: its host is the
-    first 12 hex digits of a container's id, a Docker or Podman container's default hostname
-    (`root@802f556c99c8:/# nvidia-smi`); ("", ()) otherwise. The commands at other prompts ran elsewhere."""
+# A command run in a container from outside it: `docker exec [options] NAME CMD...` (Podman's and nerdctl's alike), `kubectl
+# exec [options] POD -- CMD...` (OpenShift's `oc`). The options that take a value, as the CLIs define them.
+_EXEC = re.compile(r"^(?:sudo\s+)?(?P<cli>docker|podman|nerdctl|kubectl|oc)\s+exec\s")
+_EXEC_VALUED = frozenset({"-u", "--user", "-e", "--env", "-w", "--workdir", "--env-file", "--detach-keys", "-c",
+                          "--container", "-n", "--namespace", "--context", "--kubeconfig", "-f", "--filename"})
+
+
+def exec_inside(command: str) -> tuple[str, str, str]:
+    """(kind, target, the command it runs inside) of a `docker exec` / `kubectl exec` line, else ("", "", "")."""
+    m = _EXEC.match(command)
+    if m is None:
+        return "", "", ""
+    try:
+        words = shlex.split(command[m.end():])
+    except ValueError:
+        return "", "", ""
+    kubernetes = m.group("cli") in ("kubectl", "oc")
+    target = ""
+    while words:
+        word = words.pop(0)
+        if word == "--":
+            break
+        if word.startswith("-"):
+            if word in _EXEC_VALUED and words:
+                words.pop(0)
+            continue
+        if target:  # docker: the first word after the target starts the command
+            words.insert(0, word)
+            break
+        target = word
+        if not kubernetes:
+            break
+    inner = " ".join(words)
+    if not target or not inner:
+        return "", "", ""
+    return ("kubernetes" if kubernetes else m.group("cli")), target, inner
+
+
+def _inside(name: str, command: str) -> str:
+    """The command a prompt's row ran inside a container: the command itself at a prompt that names a container
+    (its host is the first 12 hex digits of a container's id, a Docker or Podman container's default hostname), the
+    command a `docker exec` / `kubectl exec` runs there; "" for any other."""
+    if CONTAINER_HOSTNAME.fullmatch(name):
+        return command
+    return exec_inside(command)[2]
+
+
+def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
+    """(kind, evidence, the commands run there) where a shell prompt of the paste names a container
+    (`root@802f556c99c8:/# nvidia-smi`) or runs a command in one (`$ docker exec -it ollama nvidia-smi`); ("", "", ())
+    otherwise. The commands typed at other prompts ran elsewhere."""
     try:
         text = host.doc(PROMPT_HOSTS.name)
     except NotCaptured:
-        return "", ()
+        return "", "", ()
     rows = [line.partition("\t") for line in text.splitlines()]
-    inside = [(name, command) for name, _, command in rows if CONTAINER_HOSTNAME.fullmatch(name)]
-    if not inside:
-        return "", ()
-    # A program typed at another host's prompt too: which of its outputs is the container's, the source cannot say.
-    elsewhere = {command.split()[0] for name, _, command in rows if command and not CONTAINER_HOSTNAME.fullmatch(name)}
-    return (f"the shell prompt's host {inside[0][0]} is a container's id (its default hostname)",
-            tuple(dict.fromkeys(c for _, c in inside if c and c.split()[0] not in elsewhere)))
+    named = next((name for name, _, _ in rows if CONTAINER_HOSTNAME.fullmatch(name)), "")
+    execs = [exec_inside(command) for name, _, command in rows if not named and exec_inside(command)[0]]
+    if not named and not execs:
+        return "", "", ()
+    inside = [c for name, _, command in rows if (c := _inside(name, command))]
+    # A program typed at another prompt too: which of its outputs is the container's, the source cannot say.
+    elsewhere = {command.split()[0] for name, _, command in rows if command and not _inside(name, command)}
+    kept = tuple(dict.fromkeys(c for c in inside if c.split()[0] not in elsewhere))
+    if named:
+        return "container", f"the shell prompt's host {named} is a container's id (its default hostname)", kept
+    kind, target, inner = execs[0]
+    return kind, f"`{inner}` was run in {'pod' if kind == 'kubernetes' else 'container'} {target} by `exec`", kept
 
 
 # An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
@@ -299,9 +353,9 @@ def container(ctx: FactContext) -> ContainerInfo:
             host_side = _host_side_evidence(host)
             if host_side:
                 return ContainerInfo("", (host_side,), None)
-            why, inside = _prompt_container(host)
-            if why:
-                return ContainerInfo("container", (why,), None, inside)
+            kind, why, inside = _prompt_container(host)
+            if kind:
+                return ContainerInfo(kind, (why,), None, inside)
             kind, why = _stated_container(host)
             if kind:
                 evidence.append(why)

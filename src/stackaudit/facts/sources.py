@@ -124,9 +124,9 @@ INFINIBAND_SYSFS = Source("infiniband_sysfs", "/sys/class/infiniband", path="/sy
 
 # The host names a pasted log's line prefixes give (syslog, journal, Talos): what `_paste.view` takes off.
 LOG_LINE_HOSTS = Source("log_line_hosts", "the host names of pasted log lines", doc=True, hint="paste `uname -a`")
-# The shell prompts of a paste that name a host (`root@802f556c99c8:/# nvidia-smi`), one a line: the host, a tab and the
-# command typed at it: where that command ran, and what it printed under it.
-PROMPT_HOSTS = Source("prompt_hosts", "the hosts pasted shell prompts name, with their commands", doc=True,
+# The shell prompts of a paste, one a line: the host the prompt names (`root@802f556c99c8:/# nvidia-smi`; empty for
+# `$ `), a tab and the command typed at it: where that command ran, and what it printed under it.
+PROMPT_HOSTS = Source("prompt_hosts", "pasted shell prompts: their hosts and commands", doc=True,
                       hint="paste `cat /proc/1/cgroup` and `ls -a /` where the command ran")
 LOG_LINE_PROGRAMS = Source("log_line_programs", "the programs (with their PIDs) a pasted journal or syslog names",
                            doc=True, hint="paste `journalctl -u <engine>`")

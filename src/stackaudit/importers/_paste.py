@@ -279,7 +279,8 @@ class PasteView:
     hosts: dict[int, str] = field(default_factory=dict)  # index in `lines` -> the host its log prefix named
     # index in `lines` -> the program and PID its journal / syslog prefix named (`ollama[285585]`)
     programs: dict[int, str] = field(default_factory=dict)
-    # index in `lines` -> the host a shell prompt names (`root@802f556c99c8:/# nvidia-smi`): the line is its command
+    # index in `lines` of a shell prompt's command -> the host the prompt names (`root@802f556c99c8:/# nvidia-smi`),
+    # "" for a prompt that names none (`$ docker exec -it ollama nvidia-smi`)
     prompt_hosts: dict[int, str] = field(default_factory=dict)
     # index in `lines` of a fence that opens and never closes: the paste ends inside its block, so what the block
     # held goes on past the paste's end (a copy cut off, a comment cut short); -1 when every fence closes or the
@@ -455,8 +456,7 @@ def view(text: str) -> PasteView:
             if cmd is None and line[1:2].isalpha():
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
             if cmd is not None:
-                if (named := prompt_host(line)) != "":
-                    prompt_hosts[len(lines)] = named
+                prompt_hosts[len(lines)] = prompt_host(line)
                 line = cmd
             at_prompt = cmd is not None
         elif line:
