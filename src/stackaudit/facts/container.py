@@ -7,9 +7,9 @@ import shlex
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, ServingLog
 from stackaudit.facts.shm import parse_df_table, read_df
 from stackaudit.facts.sources import (
