@@ -129,3 +129,18 @@ def test_modelled_user_words_from_docker() -> None:
             "container, by using `nvidia-smi`\n" + _SMI.replace("root@802f556c99c8:/# nvidia-smi\n", ""))
     info = fact(pasted(text), "container")
     assert info.kind == "docker" and info.ran_inside == ()
+
+
+def test_engine_as_pid_one_is_a_container() -> None:
+    # noonghunna/club-3090#93 (corpus 510): vLLM's `(APIServer pid=1)` prefix: the engine is its namespace's PID 1.
+    info = fact(pasted(body("510")), "container")
+    assert info.in_container
+    assert "APIServer pid=1" in info.evidence[0]
+    r = capture_checks("510", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert "whether it ran in a container" not in r.message
+
+
+def test_modelled_engine_with_another_pid_says_nothing() -> None:
+    # Modelled: the same line from PID 4127 is any process of any machine.
+    text = body("510").replace("pid=1)", "pid=4127)")
+    assert not isinstance(fact(pasted(text), "container"), ContainerInfo)

@@ -211,6 +211,19 @@ def _inside(name: str, command: str) -> str:
     return exec_inside(command)[2]
 
 
+# A process of the engine that is PID 1 (`(APIServer pid=1)`, vLLM's line prefix, corpus 510): the first process of its
+# PID namespace. On a host PID 1 is init (systemd); a container starts its entrypoint, here the engine, as PID 1.
+_FIRST_PROCESS = re.compile(r"^(?:[\w.:-]+ )?pid=1$")
+
+
+def _pid_one(host: Host) -> str:
+    """The log prefix that names a process of the paste as PID 1 (`APIServer pid=1`), or ""."""
+    try:
+        return next((p for p in host.doc(LOG_LINE_PROGRAMS.name).splitlines() if _FIRST_PROCESS.match(p)), "")
+    except NotCaptured:
+        return ""
+
+
 def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
     """(kind, evidence, the commands run there) where a shell prompt of the paste names a container
     (`root@802f556c99c8:/# nvidia-smi`) or runs a command in one (`$ docker exec -it ollama nvidia-smi`); ("", "", ())
@@ -356,6 +369,10 @@ def container(ctx: FactContext) -> ContainerInfo:
             kind, why, inside = _prompt_container(host)
             if kind:
                 return ContainerInfo(kind, (why,), None, inside)
+            first = _pid_one(host)
+            if first:
+                return ContainerInfo("container", (f"the log's process ({first}) is PID 1 of its PID namespace: a "
+                                                   "container's entrypoint (on a host PID 1 is init)",), None)
             kind, why = _stated_container(host)
             if kind:
                 evidence.append(why)

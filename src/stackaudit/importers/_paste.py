@@ -197,7 +197,8 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # (test_func pid=16253, ip=10.0.2.120) | NVIDIA-SMI 510.47.03 ...  (a Ray task's or actor's output on the driver:
     # its name, PID and node; `(RayWorker pid=4751)`, `(pid=123)`). A name that holds the worker's rank
     # (`(Worker_TP1 pid=…)`, vLLM's) stays: the log readers count ranks by it.
-    ("Ray worker", re.compile(r"^\((?![\w.:-]*(?:TP|DP|PP|EP)\d)(?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:]+)?\) ")),
+    # The process it names is kept as the line's program (`APIServer pid=1`).
+    ("Ray worker", re.compile(r"^\((?P<proc>(?![\w.:-]*(?:TP|DP|PP|EP)\d)(?:[\w.:-]+ )?pid=\d+)(?:, ip=[\w.:]+)?\) ")),
     # ollama[1773]: time=2024-11-10T21:32:56.342+08:00 level=INFO source=sched.go:714 msg="new model will fit ..."
     # (a journal line with its time and host cut away: the program's tag with its PID stays; kernel and daemon tags
     # stay for their readers, as in the journal forms).
@@ -249,7 +250,8 @@ def strip_log_prefix(line: str, next_line: str = "", compose: tuple[str, ...] = 
             outer = not host
             host = host or m.groupdict().get("host") or ""  # the outer prefix's: the node that logged it
             tag = m.groupdict().get("tag") or ""
-            program = program or (tag if outer and tag.endswith("]") else "")
+            program = program or (tag if outer and tag.endswith("]") else "") \
+                or (m.groupdict().get("proc") or "" if outer else "")
             line = line[m.end():]
             # The next line carries the same outer prefix: a compose prefix inside it is compared without it.
             n = _log_prefix(next_line)
