@@ -1558,7 +1558,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
     has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
     two GPUs of one model (a whole count of 2): its group is both GPUs or it has none (corpus 997). Two models keep
-    the CUDA_DEVICE_ORDER question open.
+    the CUDA_DEVICE_ORDER question open, and so do two modules of a larger mesh board (V100 SXM2, up to 8 on a
+    DGX-1 whose direct NVLinks leave some pairs unlinked): a share of the board, where which two decides their
+    link (unknown, corpus 1089).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
     not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
     facts/parallelism.one_gpu_engine).
@@ -1574,11 +1576,17 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
                                  ask="nvidia-smi -L")
-        if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2:  # mixed models: the CUDA order
+        # Two modules of a larger NVLink mesh board are a share of it: which two decides their link.
+        share = _mesh_board_share(_models(gpus), count) if count == 2 else ""
+        if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2 and not share:  # mixed: CUDA order
             judged = not_an_issue("the host has two GPUs: a group of GPUs is both of them, so whatever sockets they sit "
                                   "on, no other placement exists to choose (one GPU alone has no group)",
                                   actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus], count, ask="nvidia-smi -L")
+        if share:
+            return _nccl_paths_nvlinked(serving_log) or unknown(
+                f"the topology matrix is not in the source, and the host's two GPUs are {share}",
+                hint="`nvidia-smi topo -m`", actual={"gpus": count})
         return _nccl_paths_nvlinked(serving_log) or _no_matrix(gpus)
     topo = gpu_topology
     names = list(topo.gpus)
@@ -1686,6 +1694,23 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
 
 
 _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
+
+
+def _mesh_board_share(models: dict[int, str], count: int) -> str:
+    """Why `count` GPUs are part of a larger board whose direct NVLinks do not join every pair, in words; "" otherwise.
+
+    Modules of a "mesh" board (data/gpus.toml: V100 SXM2, up to 8 on a DGX-1's hybrid cube-mesh, where some pairs
+    share no NVLink) fewer than the board's NVLink domain are a share of it (a cloud instance, a container, a
+    CUDA_VISIBLE_DEVICES): which modules the host got decides whether its GPUs meet over NVLink, so their count
+    leaves the placement open. An NVSwitch board joins every pair alike and is not one."""
+    specs = _specs(models)
+    if not specs or len(specs) != len(models) or any(s.nvlink_kind != "mesh" for s in specs):
+        return ""
+    domain = min(s.nvlink_domain for s in specs)
+    if count >= domain:
+        return ""
+    return (f"{specs[0].name} modules, of a board of up to {domain} joined by direct NVLinks that do not link every "
+            f"pair: {count} of them are a share of that board, and which ones decides whether they share a link")
 
 
 def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
