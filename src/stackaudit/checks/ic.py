@@ -2027,6 +2027,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     logging from one host name. So does a job of N ranks whose NCCL lines come from N processes on N CUDA
     devices of one host name. A nccl-tests header that lists every rank of each run on one host settles it too
     (NcclNodes); two hosts in the log or the header make the job multi-node.
+    Some GPUs with a NIC within PXB beside others whose whole NIC cells show none is the placement itself, read from
+    the rows shown where the matrix is cut (an issue over those rows, corpus 1091).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -2065,7 +2067,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         all_near = bool(close) and len(close) == len(nearest)
         # Some GPUs with a NIC within PXB and others without it is the placement itself, read from the NIC columns
         # as the near case is: the host was given RDMA NICs for GPU Direct RDMA, and only part of its GPUs get it.
-        mixed = bool(close) and len(close) < len(nearest) and not unshown
+        # A cut matrix's whole rows settle it too: the GPUs whose rows are cut change nothing of what they show
+        # (corpus 1091, judged over the rows shown).
+        mixed = bool(close) and len(close) < len(nearest)
         unseen = not engine and serving_processes is None and serving_log is None
         hcas = _nccl_hcas_far(topo, nearest, unshown, nccl_config) if unseen and not close else []
         if hcas:
@@ -2091,12 +2095,14 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     far = [g for g, (c, _) in nearest.items() if link_rank(c) > link_rank("PXB")]
     if far and close:
         level = nccl_config.value("NCCL_NET_GDR_LEVEL") if nccl_config is not None else None
-        return issue(f"{', '.join(far)} have no NIC within PXB (nearest: "
-                     + ", ".join(summary[g] for g in far) + "): NCCL does not use GPU Direct RDMA for them by default, so their traffic between nodes (multi-node or "
-                     "disaggregated serving) is staged through host memory"
-                     + (f" (NCCL_NET_GDR_LEVEL={level})" if level else ""),
-                     actual=summary, expected="a PIX/PXB NIC per GPU", subjects=far,
-                     evidence=[topo.lines[g] for g in far if g in topo.lines][:4])
+        found = issue(f"{', '.join(far)} have no NIC within PXB (nearest: "
+                      + ", ".join(summary[g] for g in far) + "): NCCL does not use GPU Direct RDMA for them by default, so their traffic between nodes (multi-node or "
+                      "disaggregated serving) is staged through host memory"
+                      + (f" (NCCL_NET_GDR_LEVEL={level})" if level else ""),
+                      actual=summary, expected="a PIX/PXB NIC per GPU", subjects=far,
+                      evidence=[topo.lines[g] for g in far if g in topo.lines][:4])
+        return over_subjects(found, list(nearest), len(topo.gpus), ask="nvidia-smi topo -m", blind=unshown) \
+            if unshown else found
     judged = ok("every GPU shown has a NIC within PXB: " + ", ".join(f"{g}→{v}" for g, v in summary.items()),
                 actual=summary)
     return over_subjects(judged, list(nearest), len(topo.gpus), ask="nvidia-smi topo -m", blind=unshown)
