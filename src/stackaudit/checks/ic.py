@@ -39,6 +39,7 @@ from stackaudit.facts.parallelism import (
     ServingEngine,
     group_of_every_gpu,
     multi_node_flags,
+    nvswitch_node_of_every_gpu,
     one_gpu_engine,
     one_rank_per_node,
 )
@@ -585,6 +586,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     translating IOMMU connects too, then hangs or corrupts. The cache persists: after the platform is fixed a stale `false` keeps custom
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
+    So has NCCL's communicator of eight ranks on one node where NCCL finds NVSwitch multicast (NVLS): an NVSwitch
+    node is a board of eight GPUs, so they are all of it (facts/parallelism.nvswitch_node_of_every_gpu, corpus 1074).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no GPU pair inside a host:
     not applicable where nothing else is shown.
     """
@@ -1576,6 +1579,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
                                  ask="nvidia-smi -L")
+        if board := nvswitch_node_of_every_gpu(serving_log):
+            return not_an_issue(f"the group spans every GPU of its node: {board}: no other placement exists to "
+                                "choose", actual={"localRanks": serving_log.local_ranks if serving_log else None},
+                                evidence=list(serving_log.nvls_up()[:1]) if serving_log is not None else [])
         # Two modules of a larger NVLink mesh board are a share of it: which two decides their link.
         share = _mesh_board_share(_models(gpus), count) if count == 2 else ""
         if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2 and not share:  # mixed: CUDA order
