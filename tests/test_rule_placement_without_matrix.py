@@ -65,3 +65,22 @@ def test_cut_matrix_shows_a_mixed_nic_placement() -> None:
     r = capture_checks("1091", NIC)[NIC]
     assert r.status == "issue" and "GPU3" in r.message
     assert r.coverage is not None and r.coverage.text() == "4 of 8 GPUs shown"
+
+
+def test_owned_count_without_a_model_settles_a_two_gpu_host() -> None:
+    """Real (capture 1059): `I have 2 NVIDIA cards detected as CUDA0 and CUDA1.` beside llama.cpp's device_info list
+    of two RTX 5070 Ti: the user's count makes the list the host's, so any group is both GPUs."""
+    r = capture_checks("1059", PLACEMENT)[PLACEMENT]
+    assert r.status == "not-an-issue" and "two GPUs" in r.message
+
+
+def test_owned_count_reading() -> None:
+    from stackaudit.facts.gpus import owned_gpu_count, parse_user_gpus
+
+    assert owned_gpu_count("I have 2 NVIDIA cards detected as CUDA0 and CUDA1.") == 2
+    assert owned_gpu_count("I've got 4 GPUs in this box") == 4
+    # Modelled: a count after other words may be part of the host.
+    assert owned_gpu_count("I tried it with 2 GPUs and it hangs") is None
+    assert owned_gpu_count("we have 2 cards of another vendor") is None
+    inv = parse_user_gpus("I have 2 NVIDIA cards detected as CUDA0 and CUDA1.\n")
+    assert inv.counts == (("the user's own words", 2),) and not inv.gpus
