@@ -893,12 +893,34 @@ def stated_npus(line: str) -> str:
     return f"Ascend NPUs (the user's words: '{m.group(0)}')" if m else ""
 
 
+# The user saying how many GPUs they own without naming the model: `I have 2 NVIDIA cards detected as CUDA0 and CUDA1`
+# (ggml-org/llama.cpp#24147, corpus 1059). Only the first person's `have` / `own` / `'ve got` right before the count: a
+# count after other words (`tried with 2 GPUs`, `using 2 cards`) may be part of the host.
+_OWNED_COUNT = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+(?:NVIDIA\s+)?(?:GPUs|cards|graphics\s+cards)\b",
+                          re.I)
+
+
+def owned_gpu_count(line: str) -> int | None:
+    """The GPU count a line of the user's words states without a model (_OWNED_COUNT); None where it states none."""
+    m = _OWNED_COUNT.search(line)
+    return int(m.group(1)) if m else None
+
+
 def parse_user_gpus(text: str) -> GpuInventory:
     """The GPUs the user's words state: one count and one model (the largest count where one model is stated with
     several), or nothing where the lines name several models. Without a
     count, a list's one model (listed_model) names the first GPU's model and states no count."""
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
     models = {m for line in text.splitlines() if (m := listed_model(line))}
+    owned = {c for line in text.splitlines() if (c := owned_gpu_count(line)) is not None}
+    if not said and len(owned) == 1 and len(models) <= 1:
+        # A count without a model (`I have 2 NVIDIA cards`): the host's count, the model left to the listings (or to
+        # a list's one model).
+        owned_count = next(iter(owned))
+        why = "a count in the user's words, not a listing"
+        if models:
+            return counted_gpus(USER_WORDS_TITLE, owned_count, next(iter(models)), why)
+        return GpuInventory(counts=((USER_WORDS_TITLE, owned_count),), partial=((USER_WORDS_TITLE, why),))
     if not said and len(models) == 1:
         return GpuInventory(gpus=(GpuRecord(0, "", next(iter(models)), None, (USER_WORDS_TITLE,)),))
     npus = [n for line in text.splitlines() if (n := stated_npus(line))]
