@@ -47,7 +47,15 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.peer_access import NVB_DEVICE
-from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, read_source
+from stackaudit.facts.registry import (
+    FactContext,
+    FactUnavailable,
+    Sourced,
+    fact,
+    parser,
+    provider,
+    read_source,
+)
 from stackaudit.facts.serving_logs import GGML_USING_DEVICE
 from stackaudit.facts.sources import (
     DCGMI_DIAG,

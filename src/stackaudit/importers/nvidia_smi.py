@@ -20,7 +20,14 @@ from collections.abc import Iterator
 from stackaudit.facts._parse import NVSMI_GPU_LINE
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
 from stackaudit.facts.nvidia_smi import NO_HANDLE, NVML_FAILED, QUERY_FIELDS, TABLE_HEADER, process_row
-from stackaudit.facts.sources import EVIDENCE_LINES, NVSMI_LIST, NVSMI_QUERY, NVSMI_TABLE, NVSMI_VERSION, NVSMI_XML
+from stackaudit.facts.sources import (
+    EVIDENCE_LINES,
+    NVSMI_LIST,
+    NVSMI_QUERY,
+    NVSMI_TABLE,
+    NVSMI_VERSION,
+    NVSMI_XML,
+)
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import (
     Found,
