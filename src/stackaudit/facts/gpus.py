@@ -378,6 +378,9 @@ def gpus_from_nvidia_smi_list(ctx: FactContext) -> GpuInventory:
         GPU 0: NVIDIA A10 (UUID: GPU-f15ae561-21b1-6003-c768-861fc285203b)
         GPU 2: Tesla T4 (UUID: GPU-bf507abe-ec25-2053-5435-1c82511a3ae8)
     """
+    if ctx.host.meta.source == "live":
+        # NVML (else `nvidia-smi -q -x`) lists the same GPUs with their addresses: nothing to run for.
+        raise FactUnavailable("live, NVML lists the GPUs (fact `nvidia`)")
     try:
         text = read_source(ctx.host, NVSMI_LIST)
         return parse_nvidia_smi_list(text, ctx.host.provenance(command_key(NVSMI_LIST.argv)).whole)
