@@ -2,8 +2,8 @@
 
 - Its `GPU n: <name> (UUID: …)` lines, the UUID whole, redacted or cut (`(UUID: ...)`, `(...)`, `(UUID: ` at the
   line's end), and MIG devices under their GPU, are one span of the `nvidia-smi -L` kind.
-- Under its command line (or alone in its code block), numbered from GPU 0, it is whole: the count is the host's (in
-  a container: the GPUs given to it); else a lower bound.
+- Numbered from GPU 0 without a gap, under its command line or ended by a line of another kind, it is whole: the
+  count is the host's (in a container: the GPUs given to it); else a lower bound.
 - The same line heads each GPU's links in `nvidia-smi nvlink -s` (one pattern, facts/_parse.NVSMI_GPU_LINE): a GPU
   line with `Link N:` lines under it stays nvlink -s's.
 - A listing that answered shows NVML reached the GPUs where it ran: CTR-GPU-ACCESS ok where nothing else settles it;
@@ -117,12 +117,23 @@ def test_an_excerpt_is_a_lower_bound() -> None:
     assert inventory.count == 3 and inventory.whole_count is None
 
 
-def test_prose_then_listing_is_an_excerpt() -> None:
-    # Modelled: the listing follows a sentence that does not name the command; nothing says it is whole.
+def test_listing_ended_by_another_line_is_whole_and_one_at_the_paste_end_is_not() -> None:
+    # Modelled: nvidia-smi prints every GPU; a listing from GPU 0 that another line ends (the user's words, the next
+    # output: gpu_burn's own lines in corpus 814) is all of it. One that ends the paste may be where the copy stops.
     text = "I have these GPUs\nGPU 0: NVIDIA L4 (UUID: GPU-a)\nGPU 1: NVIDIA L4 (UUID: GPU-b)\nand it fails\n"
     inventory = fact(pasted(text), "gpus")
     assert isinstance(inventory, GpuInventory)
+    assert inventory.count == 2 and inventory.whole_count == 2
+    inventory = fact(pasted(text.removesuffix("and it fails\n")), "gpus")
+    assert isinstance(inventory, GpuInventory)
     assert inventory.count == 2 and inventory.whole_count is None
+
+
+def test_814_gpu_burn_listing_counts_eight_gpus() -> None:
+    # Corpus 814: gpu_burn's eight `GPU n: NVIDIA H200 (UUID: ` lines (UUIDs removed by the user), then its errors.
+    inventory = fact(pasted(body("814")), "gpus")
+    assert isinstance(inventory, GpuInventory)
+    assert inventory.whole_count == 8 and set(inventory.models.values()) == {"NVIDIA H200"}
 
 
 def test_nvlink_status_keeps_its_gpu_lines() -> None:

@@ -30,7 +30,8 @@ Another vendor's GPUs a source names (an AMD Instinct in rccl-tests' header or a
 an LXC container) are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
 
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
-next, and a disagreement is kept in `conflicts`. The count is the best source's; every source's
+next, and a disagreement is kept in `conflicts`. The count is the best source's (an NVML excerpt's yields to a whole
+`nvidia-smi -L` that shows at least as many); every source's
 own count is kept in `counts`, so a check can say which agreed. "No GPU" (`none_on_bus`) needs a
 whole source that shows none: an excerpt, or a source that does not list GPUs, never proves it.
 """
@@ -168,8 +169,20 @@ class GpuInventory(Sourced):
 
     @property
     def count(self) -> int | None:
-        """How many GPUs the best source shows; None when no source shows a count."""
-        return self.counts[0][1] if self.counts else None
+        """How many GPUs the best source shows; None when no source shows a count.
+
+        NVML's excerpt (a table cut inside its rows) yields to a whole `nvidia-smi -L` from the same NVML that shows at
+        least as many GPUs as every source: the listing is the whole of what the excerpt is part of (corpus 814).
+        """
+        if not self.counts:
+            return None
+        best, n = self.counts[0]
+        cut = dict(self.partial)
+        listed = self.count_in(NVSMI_LIST_TITLE)
+        if best == NVIDIA_TITLE and best in cut and NVSMI_LIST_TITLE not in cut and listed is not None \
+                and listed >= max(c for _, c in self.counts):
+            return listed
+        return n
 
     @property
     def at_least(self) -> int | None:

@@ -9,7 +9,7 @@ The table's fragments (its header line alone, the Processes box or process rows 
 output, appended, never whole. nvidia-smi's line for a GPU it cannot open is the table's, or `-q`'s under a line that
 names `nvidia-smi -q` / `-a`. Its two lines under a version mismatch (`Failed to initialize NVML: Driver/library
 version mismatch`, `NVML library version: 565.57`) are its whole output.
-`nvidia-smi -L` is whole under its command line or fenced on its own, numbered from GPU 0 without a gap.
+`nvidia-smi -L` is whole numbered from GPU 0 without a gap, under its command line or ended by another line.
 """
 
 from __future__ import annotations
@@ -365,11 +365,11 @@ def nvsmi_list(lines: list[str], candidates: Candidates | None = None) -> Iterat
             continue
         body = [line.strip() for line in lines[i:end] if list_gpu_line(line) is not None]
         indices = [int(m["index"]) for m in map(list_gpu_line, body) if m is not None]
-        before = _beside(lines, i - 1, -1)
-        # Whole: numbered from GPU 0 without a gap, under its command line or alone in its code block.
-        named = _LIST_COMMAND.search(strip_prompt(before)) is not None
-        fenced = (not before or FENCE.match(before)) and (not after or FENCE.match(after))
-        whole = indices == list(range(len(indices))) and (named or bool(fenced))
+        # Whole: numbered from GPU 0 without a gap, under its command line, or ended by a line of another kind (a
+        # code fence, the next output, the user's words: gpu_burn prints the listing, then its own lines, corpus 814);
+        # a listing at the paste's end may be where the copy stops.
+        named = _LIST_COMMAND.search(strip_prompt(_beside(lines, i - 1, -1))) is not None
+        whole = indices == list(range(len(indices))) and (named or bool(after))
         text = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
         yield Found("nvidia-smi -L", i, end, command_output_appended(NVSMI_LIST.argv, text), whole=whole)
         scan.skip(end)
