@@ -1201,9 +1201,13 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     if bad and all(c.origin in (ORIGIN_COMPOSE, ORIGIN_DOCKER_RUN) for c in bad):
         # A pasted spec says what it asks for, not which runtime Docker runs it with: with `default-runtime: nvidia`
         # in daemon.json (the documented way for Swarm stacks) every container gets the GPUs without a request.
+        # A spec the paste cuts (an excerpt) may hold its request in the part left out.
+        cut_specs = [c.label for c in bad if c.excerpt]
         return unknown("serving containers without any GPU request in the pasted spec (no --gpus, CDI device, "
-                       f"nvidia runtime or /dev/nvidia device): {', '.join(c.label for c in bad)}; they get GPUs only "
-                       "if nvidia is Docker's default runtime, which the paste does not show",
+                       f"nvidia runtime or /dev/nvidia device): {', '.join(c.label for c in bad)}; "
+                       + (f"the spec of {', '.join(cut_specs)} is cut, so its request may be in the part left out; "
+                          if cut_specs else "")
+                       + "they get GPUs only if nvidia is Docker's default runtime, which the paste does not show",
                        hint="`docker info | grep -i runtime` (or add a GPU request to the spec)",
                        actual={c.label: c.runtime or "default" for c in bad})
     if bad:
