@@ -82,6 +82,7 @@ KINDS = (
     "benchmark output",
     "empty grep",
     "nvidia-smi --version",
+    "nvidia-smi -L",
 )
 
 # A check over subjects judged on those an excerpt shows: `K of N GPUs shown`, `K GPU(s) shown` (Coverage.text).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from corpus import capture_checks
 from stackaudit.engine.results import Result
 from stackaudit.engine.testing import run_checks
 from stackaudit.host.memory import fake_host
@@ -219,3 +220,10 @@ def test_intel_no_cpufreq_inside_a_container_is_unknown_not_an_issue() -> None:
     """A container that shows no cpufreq says nothing about the host's P-state control (blind read)."""
     r = run("KVER-INTEL-PSTATE", {f"{CPU}/present": "0-63\n", "/.dockerenv": ""}, XEON, dirs={f"{CPU}/cpufreq": []})
     assert r.status == "unknown" and "container" in r.message and "--root" in r.hint
+
+
+def test_driver_kernel_combos_do_not_apply_under_a_wsl2_kernel() -> None:
+    """Corpus 1138 (vllm-project/vllm#17611): collect_env from WSL 2 (kernel 5.15.167.4-microsoft-standard-WSL2, the
+    Windows driver 572.60): no NVIDIA module runs in that kernel."""
+    r = capture_checks("1138", "KVER-NVIDIA-KERNEL-COMBOS")["KVER-NVIDIA-KERNEL-COMBOS"]
+    assert r.status == "not-applicable" and "WSL 2" in r.message

@@ -36,7 +36,14 @@ from stackaudit.facts.container_specs import (
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, K8S_GPU_RESOURCE, DockerContainer, DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
-from stackaudit.facts.gpus import GGML_TITLE, NVIDIA_TITLE, PCI_TITLE, GpuInventory, OllamaCuda
+from stackaudit.facts.gpus import (
+    GGML_TITLE,
+    NVIDIA_TITLE,
+    NVSMI_LIST_TITLE,
+    PCI_TITLE,
+    GpuInventory,
+    OllamaCuda,
+)
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.parallelism import Parallelism
@@ -979,6 +986,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Inside a container whose device nodes and variables are not shown, llama.cpp's CUDA backend at work there (its
     `using device CUDA0 (...) - N MiB free` line, a `CUDA0 model buffer size` line, its `ggml_cuda_init` device list)
     shows the GPUs and the driver's CUDA library reached it: ok over those GPUs.
+    Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
+    reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
+    still proves the issue).
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -993,6 +1003,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or judged
+    if judged.status == "unknown" and (container is None or container.in_container):
+        judged = _nvml_listed(gpus) or judged
     beyond = nccl_test_runs.asked_beyond(gpus.whole_count if gpus is not None else None) \
         if nccl_test_runs is not None and judged.status == "unknown" else None
     if beyond is not None:
@@ -1057,6 +1069,18 @@ def _smi_answered(container: ContainerInfo, gpus: GpuInventory | None) -> Outcom
                             + "): the GPU device nodes and the driver's NVML library reach it",
                             actual=[g.model for g in listed], evidence=[*container.evidence, typed]),
                          [f"GPU {g.index}" for g in listed], None)
+
+
+def _nvml_listed(gpus: GpuInventory | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok where `nvidia-smi -L` answered with GPUs (NVSMI_LIST_TITLE): NVML opened the GPU device nodes
+    through the driver's libnvidia-ml where it ran, which inside a container is what the toolkit hands over; a
+    container's failure the log shows (`Failed to initialize NVML`) still proves the issue. None without a listing."""
+    listed = [g for g in (gpus.gpus if gpus is not None else ()) if NVSMI_LIST_TITLE in g.shown_by]
+    if not listed:
+        return None
+    names = ", ".join(dict.fromkeys(g.model for g in listed if g.model))
+    return ok(f"{NVSMI_LIST_TITLE} lists {len(listed)} GPU(s) ({names}): NVML reached the GPU device nodes through the "
+              "driver's library where it ran, so a container it ran in was given them", actual=[g.label for g in listed])
 
 
 def _nvml_without_cuda(collect_env: CollectEnv | None, container: ContainerInfo | None) -> Outcome | None:
@@ -1207,9 +1231,13 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     if bad and all(c.origin in (ORIGIN_COMPOSE, ORIGIN_DOCKER_RUN) for c in bad):
         # A pasted spec says what it asks for, not which runtime Docker runs it with: with `default-runtime: nvidia`
         # in daemon.json (the documented way for Swarm stacks) every container gets the GPUs without a request.
+        # A spec the paste cuts (an excerpt) may hold its request in the part left out.
+        cut_specs = [c.label for c in bad if c.excerpt]
         return unknown("serving containers without any GPU request in the pasted spec (no --gpus, CDI device, "
-                       f"nvidia runtime or /dev/nvidia device): {', '.join(c.label for c in bad)}; they get GPUs only "
-                       "if nvidia is Docker's default runtime, which the paste does not show",
+                       f"nvidia runtime or /dev/nvidia device): {', '.join(c.label for c in bad)}; "
+                       + (f"the spec of {', '.join(cut_specs)} is cut, so its request may be in the part left out; "
+                          if cut_specs else "")
+                       + "they get GPUs only if nvidia is Docker's default runtime, which the paste does not show",
                        hint="`docker info | grep -i runtime` (or add a GPU request to the spec)",
                        actual={c.label: c.runtime or "default" for c in bad})
     if bad:

@@ -39,6 +39,7 @@ from stackaudit.facts.parallelism import (
     ServingEngine,
     group_of_every_gpu,
     multi_node_flags,
+    nvswitch_node_of_every_gpu,
     one_gpu_engine,
     one_rank_per_node,
 )
@@ -585,6 +586,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     translating IOMMU connects too, then hangs or corrupts. The cache persists: after the platform is fixed a stale `false` keeps custom
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
+    So has NCCL's communicator of eight ranks on one node where NCCL finds NVSwitch multicast (NVLS): an NVSwitch
+    node is a board of eight GPUs, so they are all of it (facts/parallelism.nvswitch_node_of_every_gpu, corpus 1074).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no GPU pair inside a host:
     not applicable where nothing else is shown.
     """
@@ -1558,7 +1561,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
     has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
     two GPUs of one model (a whole count of 2): its group is both GPUs or it has none (corpus 997). Two models keep
-    the CUDA_DEVICE_ORDER question open.
+    the CUDA_DEVICE_ORDER question open, and so do two modules of a larger mesh board (V100 SXM2, up to 8 on a
+    DGX-1 whose direct NVLinks leave some pairs unlinked): a share of the board, where which two decides their
+    link (unknown, corpus 1089).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
     not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
     facts/parallelism.one_gpu_engine).
@@ -1574,11 +1579,21 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
                                  ask="nvidia-smi -L")
-        if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2:  # mixed models: the CUDA order
+        if board := nvswitch_node_of_every_gpu(serving_log):
+            return not_an_issue(f"the group spans every GPU of its node: {board}: no other placement exists to "
+                                "choose", actual={"localRanks": serving_log.local_ranks if serving_log else None},
+                                evidence=list(serving_log.nvls_up()[:1]) if serving_log is not None else [])
+        # Two modules of a larger NVLink mesh board are a share of it: which two decides their link.
+        share = _mesh_board_share(_models(gpus), count) if count == 2 else ""
+        if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2 and not share:  # mixed: CUDA order
             judged = not_an_issue("the host has two GPUs: a group of GPUs is both of them, so whatever sockets they sit "
                                   "on, no other placement exists to choose (one GPU alone has no group)",
                                   actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus], count, ask="nvidia-smi -L")
+        if share:
+            return _nccl_paths_nvlinked(serving_log) or unknown(
+                f"the topology matrix is not in the source, and the host's two GPUs are {share}",
+                hint="`nvidia-smi topo -m`", actual={"gpus": count})
         return _nccl_paths_nvlinked(serving_log) or _no_matrix(gpus)
     topo = gpu_topology
     names = list(topo.gpus)
@@ -1686,6 +1701,23 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
 
 
 _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
+
+
+def _mesh_board_share(models: dict[int, str], count: int) -> str:
+    """Why `count` GPUs are part of a larger board whose direct NVLinks do not join every pair, in words; "" otherwise.
+
+    Modules of a "mesh" board (data/gpus.toml: V100 SXM2, up to 8 on a DGX-1's hybrid cube-mesh, where some pairs
+    share no NVLink) fewer than the board's NVLink domain are a share of it (a cloud instance, a container, a
+    CUDA_VISIBLE_DEVICES): which modules the host got decides whether its GPUs meet over NVLink, so their count
+    leaves the placement open. An NVSwitch board joins every pair alike and is not one."""
+    specs = _specs(models)
+    if not specs or len(specs) != len(models) or any(s.nvlink_kind != "mesh" for s in specs):
+        return ""
+    domain = min(s.nvlink_domain for s in specs)
+    if count >= domain:
+        return ""
+    return (f"{specs[0].name} modules, of a board of up to {domain} joined by direct NVLinks that do not link every "
+            f"pair: {count} of them are a share of that board, and which ones decides whether they share a link")
 
 
 def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
@@ -2002,6 +2034,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     logging from one host name. So does a job of N ranks whose NCCL lines come from N processes on N CUDA
     devices of one host name. A nccl-tests header that lists every rank of each run on one host settles it too
     (NcclNodes); two hosts in the log or the header make the job multi-node.
+    Some GPUs with a NIC within PXB beside others whose whole NIC cells show none is the placement itself, read from
+    the rows shown where the matrix is cut (an issue over those rows, corpus 1091).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -2040,7 +2074,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         all_near = bool(close) and len(close) == len(nearest)
         # Some GPUs with a NIC within PXB and others without it is the placement itself, read from the NIC columns
         # as the near case is: the host was given RDMA NICs for GPU Direct RDMA, and only part of its GPUs get it.
-        mixed = bool(close) and len(close) < len(nearest) and not unshown
+        # A cut matrix's whole rows settle it too: the GPUs whose rows are cut change nothing of what they show
+        # (corpus 1091, judged over the rows shown).
+        mixed = bool(close) and len(close) < len(nearest)
         unseen = not engine and serving_processes is None and serving_log is None
         hcas = _nccl_hcas_far(topo, nearest, unshown, nccl_config) if unseen and not close else []
         if hcas:
@@ -2066,12 +2102,14 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     far = [g for g, (c, _) in nearest.items() if link_rank(c) > link_rank("PXB")]
     if far and close:
         level = nccl_config.value("NCCL_NET_GDR_LEVEL") if nccl_config is not None else None
-        return issue(f"{', '.join(far)} have no NIC within PXB (nearest: "
-                     + ", ".join(summary[g] for g in far) + "): NCCL does not use GPU Direct RDMA for them by default, so their traffic between nodes (multi-node or "
-                     "disaggregated serving) is staged through host memory"
-                     + (f" (NCCL_NET_GDR_LEVEL={level})" if level else ""),
-                     actual=summary, expected="a PIX/PXB NIC per GPU", subjects=far,
-                     evidence=[topo.lines[g] for g in far if g in topo.lines][:4])
+        found = issue(f"{', '.join(far)} have no NIC within PXB (nearest: "
+                      + ", ".join(summary[g] for g in far) + "): NCCL does not use GPU Direct RDMA for them by default, so their traffic between nodes (multi-node or "
+                      "disaggregated serving) is staged through host memory"
+                      + (f" (NCCL_NET_GDR_LEVEL={level})" if level else ""),
+                      actual=summary, expected="a PIX/PXB NIC per GPU", subjects=far,
+                      evidence=[topo.lines[g] for g in far if g in topo.lines][:4])
+        return over_subjects(found, list(nearest), len(topo.gpus), ask="nvidia-smi topo -m", blind=unshown) \
+            if unshown else found
     judged = ok("every GPU shown has a NIC within PXB: " + ", ".join(f"{g}→{v}" for g, v in summary.items()),
                 actual=summary)
     return over_subjects(judged, list(nearest), len(topo.gpus), ask="nvidia-smi topo -m", blind=unshown)

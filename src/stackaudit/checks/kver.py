@@ -22,7 +22,7 @@ from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import NvidiaDriver
 from stackaudit.facts.parallelism import multi_node_flags
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.platform import Virtualization
+from stackaudit.facts.platform import Virtualization, wsl_kernel
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclNodes, ServingLog
@@ -240,7 +240,13 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
 
     Traps: serving engines use cudaMalloc/caching allocators, not HMM, so uvm_disable_hmm=1 costs
     them nothing, but it is recommended only where a known case matches.
+    Under a WSL 2 kernel (`-microsoft-standard-WSL2`) the Windows driver drives the GPU and no NVIDIA module loads
+    into the Linux kernel (CUDA on WSL user guide: no Linux display driver is installed in WSL): not applicable.
     """
+    if wsl_kernel(kernel.release):
+        return not_applicable(f"kernel {kernel.release} is WSL 2's: the Windows driver drives the GPU through WSL's GPU "
+                              "paravirtualisation (dxgkrnl), and no NVIDIA kernel module runs in this kernel, so there "
+                              "is no NVIDIA driver / Linux kernel pair to break")
     gpus = pci.nvidia_gpus if pci is not None else ()
     loaded_version = nvidia_kernel.loaded_version or (
         nvidia_driver.version if nvidia_driver is not None and nvidia_driver.loaded else None)

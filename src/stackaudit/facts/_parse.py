@@ -356,3 +356,10 @@ def engine_of(text: str) -> str:
 # `#   Rank  0 uses device  1 [0x06] Tesla K80` (NCCL 1's own tests, NVIDIA/nccl#19).
 RANK_DEVICE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+|uses\s+)"
                          r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<model>.+?)\s*$")
+
+
+# nvidia-smi's line for one GPU: what `nvidia-smi -L` prints per GPU, and the header of each GPU's links in
+# `nvidia-smi nvlink -s` (`GPU 0: NVIDIA H200 (UUID: GPU-1a2b…)`). Users redact or cut the UUID: `(UUID: GPU-xxxx)`,
+# `(UUID: ...)`, `(...)`, or the line stops inside it (`(UUID: `, corpus 814). `tag` is the parenthesis, where shown.
+NVSMI_GPU_LINE = re.compile(r"^GPU (?P<index>\d+):\s*(?P<name>.*?)\s*"
+                            r"(?P<tag>\((?:UUID:?\s*(?P<uuid>[^)]*?)\s*|\.\.\.|…)(?:\)|$))?\s*$")

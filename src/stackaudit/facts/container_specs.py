@@ -15,6 +15,7 @@ at /dev/shm is the documented way to size /dev/shm (https://docs.vllm.ai/en/stab
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
@@ -43,6 +44,10 @@ MAX_YAML_NODES = 200_000
 MAX_CUTS = 64
 # How the importer joins pieces of one pasted document (a YAML document separator; never a JSON line).
 PIECE_SEPARATOR = "\n---\n"
+# The first line the importer gives a spec that the paste cuts at its end (it runs to the end of a fenced block that
+# never closes: importers/recognition._cut_at_end): its last container goes on past what is shown, so its absent keys
+# (shm_size, ipc, command, a GPU request, more env) are unknown, not absent. A YAML comment, so the text still parses.
+SPEC_CUT_MARK = "# a spec the paste cuts at its end\n"
 
 ORIGIN_DOCKER_RUN = "docker run"
 ORIGIN_COMPOSE = "compose"
@@ -256,8 +261,20 @@ def containers_from_docker_run(text: str) -> DockerContainers:
         docker run --gpus all --shm-size 1g -p 8080:80 -v $volume:/data \\
             ghcr.io/huggingface/text-generation-inference:2.0.4 --model-id $model
     """
-    return _containers(docker_run_lines(text), (lambda line: (parse_docker_run(line),),),
-                       "no `docker run` line with an image")
+    return _containers(text.split(PIECE_SEPARATOR), (_run_lines,), "no `docker run` line with an image")
+
+
+def _run_lines(text: str) -> tuple[DockerContainer, ...]:
+    """The containers of a piece's `docker run` lines (a line that does not parse left out)."""
+    out = []
+    for line in docker_run_lines(text):
+        try:
+            out.append(parse_docker_run(line))
+        except ParseError:
+            continue
+    if not out:
+        raise ParseError("no `docker run` line with an image")
+    return tuple(out)
 
 
 def _containers(pieces: Iterable[str], parses: tuple[Callable[[str], Iterable[DockerContainer]], ...],
@@ -266,12 +283,17 @@ def _containers(pieces: Iterable[str], parses: tuple[Callable[[str], Iterable[Do
     reads is left out); ParseError `none` when no piece holds one."""
     out: list[DockerContainer] = []
     for piece in pieces:
+        cut = piece.startswith(SPEC_CUT_MARK)
         for parse in parses:
             try:
-                out.extend(parse(piece))
-                break
+                read = tuple(parse(piece.removeprefix(SPEC_CUT_MARK)))
             except ParseError:
                 continue
+            # A piece the paste cuts at its end: its containers are excerpts, and their env is whole only where the
+            # reader found the env list closed by a key after it (a piece that was an excerpt already).
+            out.extend(dataclasses.replace(c, excerpt=True, env_whole=c.env_whole and c.excerpt) if cut else c
+                       for c in read)
+            break
     if not out:
         raise ParseError(none)
     return DockerContainers(tuple(out))
@@ -486,11 +508,29 @@ def _cut_open(svc: object) -> bool:
     return False
 
 
+def _cut_service(text: str) -> str:
+    """The service a compose text the paste cuts at its end (SPEC_CUT_MARK) is cut in: its last document's last
+    service, where `services:` is that document's last top-level key (a cut below it, in `volumes:`, leaves every
+    service whole); "" where there is none."""
+    try:
+        docs = load_yaml_documents(text)
+    except ParseError:
+        return ""
+    last = docs[-1] if docs else None
+    if not isinstance(last, dict) or not last or list(last)[-1] != "services" or not isinstance(last["services"], dict):
+        return ""
+    names = list(last["services"])
+    return str(names[-1]) if names else ""
+
+
 def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
     services: dict[Any, Any] = {}
     declared: set[str] = set()
     pasted: dict[str, tuple[tuple[str, str], ...]] = {}
-    pieces = set(compose_services(c for c in text.split(PIECE_SEPARATOR) if c.startswith(COMPOSE_PIECE_MARK)))
+    split = text.split(PIECE_SEPARATOR)
+    pieces = set(compose_services(c.removeprefix(SPEC_CUT_MARK) for c in split
+                                  if c.removeprefix(SPEC_CUT_MARK).startswith(COMPOSE_PIECE_MARK)))
+    cut_off = {name for c in split if c.startswith(SPEC_CUT_MARK) and (name := _cut_service(c))}
     for doc in load_yaml_documents(text):  # pieces pasted apart are joined as YAML documents
         if isinstance(doc, dict) and isinstance(doc.get("services"), dict):
             services.update(doc["services"])
@@ -516,7 +556,7 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
             id=str(svc.get("container_name") or name), name=str(svc.get("container_name") or name),
             image=str(svc.get("image") or ""),
             argv=(*_command(svc.get("entrypoint")), *_command(svc.get("command"))),
-            env=env, env_whole=env_whole and not cut and str(name) not in pieces,
+            env=env, env_whole=env_whole and not cut and str(name) not in pieces | cut_off,
             shm_size=parse_size_bytes(str(shm)) if shm is not None else None, ipc_mode=str(svc.get("ipc") or ""),
             ulimits=_compose_ulimits(svc.get("ulimits")), cap_add=_str_list(svc.get("cap_add")),
             cap_drop=_str_list(svc.get("cap_drop")), security_opt=_str_list(svc.get("security_opt")),
@@ -526,7 +566,7 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
             nano_cpus=int(float(cpus) * 1e9) if isinstance(cpus, (int, float, str)) and re.fullmatch(
                 r"\d+(?:\.\d+)?", str(cpus)) else 0,
             runtime=str(svc.get("runtime") or ""), pid_mode=str(svc.get("pid") or ""),
-            network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut,
+            network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut or str(name) in cut_off,
             host_shm=any(volume_binds_host_shm(v) if isinstance(v, str) else isinstance(v, dict) and v.get(
                 "type") == "bind" and binds_host_shm(str(v.get("source", "")), str(v.get("target", "")))
                 for v in _mounts(svc)),

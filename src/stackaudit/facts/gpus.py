@@ -7,6 +7,8 @@ it once. Its sources, best first (a union: every source that answers contributes
 1. `nvidia` — NVML, else `nvidia-smi -q -x` / `-q` / the table: index, BDF, product name; the count
    it claims (`Attached GPUs`) even when an excerpt shows fewer GPU sections. In an excerpt, a GPU's
    `Minor Number: N` (/dev/nvidiaN, numbered from 0 as the driver probes the GPUs) makes the count at least N+1.
+   `nvidia-smi -L` — its `GPU n: <name> (UUID: …)` lines: index, product name; NVML's whole list of the GPUs where it
+   ran (in a container: those given to it) under its command line or alone in its code block, else a lower bound.
 2. `gpu_topology` — the rows of `nvidia-smi topo -m`: index and NUMA affinity.
 3. `pci` — /sys/bus/pci/devices: BDF and NUMA node of every NVIDIA display/3D function. Inside a
    container it shows the host's GPUs, not only those given to the container, so it ranks after
@@ -28,7 +30,8 @@ Another vendor's GPUs a source names (an AMD Instinct in rccl-tests' header or a
 an LXC container) are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
 
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
-next, and a disagreement is kept in `conflicts`. The count is the best source's; every source's
+next, and a disagreement is kept in `conflicts`. The count is the best source's (an NVML excerpt's yields to a whole
+`nvidia-smi -L` that shows at least as many); every source's
 own count is kept in `counts`, so a check can say which agreed. "No GPU" (`none_on_bus`) needs a
 whole source that shows none: an excerpt, or a source that does not list GPUs, never proves it.
 """
@@ -40,12 +43,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
-from stackaudit.facts._parse import RANK_DEVICE, ParseError
+from stackaudit.facts._parse import NVSMI_GPU_LINE, RANK_DEVICE, ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.peer_access import NVB_DEVICE
-from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
+from stackaudit.facts.registry import (
+    FactContext,
+    FactUnavailable,
+    Sourced,
+    fact,
+    parser,
+    provider,
+    read_source,
+)
 from stackaudit.facts.serving_logs import GGML_DEVICE_INFO, GGML_USING_DEVICE
 from stackaudit.facts.sources import (
     DCGMI_DIAG,
@@ -53,6 +64,7 @@ from stackaudit.facts.sources import (
     EVIDENCE_LINES,
     GGML_CUDA_DEVICES,
     NCCL_TESTS,
+    NVSMI_LIST,
     P2P_BANDWIDTH_TEST,
     USER_MACHINE,
 )
@@ -68,7 +80,7 @@ from stackaudit.gputable import (
     other_vendor,
 )
 from stackaudit.host.base import NotCaptured
-from stackaudit.host.source import file_key
+from stackaudit.host.source import command_key, file_key
 from stackaudit.pci_address import is_bdf, normalize_bdf
 
 NVIDIA_TITLE = "NVML / nvidia-smi"
@@ -85,6 +97,7 @@ GGML_TITLE = "llama.cpp's `ggml_cuda_init` device list"
 CUDA_LIST = "CUDA's device list, which CUDA_VISIBLE_DEVICES may narrow"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
 NVLINK_TITLE = "`nvidia-smi nvlink -s`"
+NVSMI_LIST_TITLE = NVSMI_LIST.title
 OLLAMA_TITLE = "ollama's `inference compute` lines"
 TORCH_WARNED_TITLE = "PyTorch's warning of a GPU its build has no kernels for"
 USER_WORDS_TITLE = "the user's own words"
@@ -156,8 +169,20 @@ class GpuInventory(Sourced):
 
     @property
     def count(self) -> int | None:
-        """How many GPUs the best source shows; None when no source shows a count."""
-        return self.counts[0][1] if self.counts else None
+        """How many GPUs the best source shows; None when no source shows a count.
+
+        NVML's excerpt (a table cut inside its rows) yields to a whole `nvidia-smi -L` from the same NVML that shows at
+        least as many GPUs as every source: the listing is the whole of what the excerpt is part of (corpus 814).
+        """
+        if not self.counts:
+            return None
+        best, n = self.counts[0]
+        cut = dict(self.partial)
+        listed = self.count_in(NVSMI_LIST_TITLE)
+        if best == NVIDIA_TITLE and best in cut and NVSMI_LIST_TITLE not in cut and listed is not None \
+                and listed >= max(c for _, c in self.counts):
+            return listed
+        return n
 
     @property
     def at_least(self) -> int | None:
@@ -276,6 +301,10 @@ def from_nvidia(nvidia: NvidiaGpus) -> GpuInventory:
     if unshown:
         # An excerpt's GPU with minor number N (/dev/nvidiaN) proves N+1 GPUs probed: a lower bound, still cut.
         count = max([count, *((g.minor_number or 0) + 1 for g in nvidia.gpus)])
+    if unshown and not count:
+        # An excerpt that stops before any GPU (the table's header alone, `nvidia-smi | head -n 4`): no count, not
+        # "at least 0" beside a source that lists the GPUs (corpus 947).
+        return GpuInventory(partial=((NVIDIA_TITLE, unshown),))
     return GpuInventory(gpus=records, counts=((NVIDIA_TITLE, max(count, len(records))),),
                         partial=((NVIDIA_TITLE, unshown),) if unshown else (),
                         inferred=tuple(dict.fromkeys((g.name, g.name_in_words) for g in nvidia.gpus
@@ -334,6 +363,42 @@ def gpus_from_nvidia(ctx: FactContext) -> GpuInventory:
     if nvidia.none_on_bus:
         raise FactUnavailable("NVML / nvidia-smi were not asked (the PCI bus shows no NVIDIA GPU)")
     return from_nvidia(nvidia)
+
+
+def parse_nvidia_smi_list(text: str, whole: bool) -> GpuInventory:
+    """The GPUs an `nvidia-smi -L` lists (NVSMI_GPU_LINE with its UUID part): index and product name. Whole, it is
+    every GPU NVML sees where it ran; an excerpt proves as many GPUs as its highest index says, a lower bound."""
+    records: dict[int, GpuRecord] = {}
+    for line in text.splitlines():
+        m = NVSMI_GPU_LINE.match(line.strip())
+        if m is not None and m["tag"] and m["name"]:
+            records.setdefault(int(m["index"]), GpuRecord(int(m["index"]), "", m["name"], None, (NVSMI_LIST_TITLE,)))
+    if not records:
+        raise ParseError("no `GPU n: <name> (UUID: …)` line")
+    gpus = tuple(records[i] for i in sorted(records))
+    count = len(gpus) if whole else max(len(gpus), max(records) + 1)
+    return GpuInventory(gpus=gpus, counts=((NVSMI_LIST_TITLE, count),),
+                        partial=() if whole else ((NVSMI_LIST_TITLE, "a pasted `nvidia-smi -L` may leave GPUs out"),))
+
+
+@provider("gpus", GpuInventory, rank=15, title=NVSMI_LIST_TITLE, hint=NVSMI_LIST.hint)
+def gpus_from_nvidia_smi_list(ctx: FactContext) -> GpuInventory:
+    """The GPUs `nvidia-smi -L` lists: index, product name; whole under its command line (importers/nvidia_smi.py).
+
+    Input (tests/data/captures/947, the host's listing)::
+
+        (host) # nvidia-smi -L
+        GPU 0: NVIDIA A10 (UUID: GPU-f15ae561-21b1-6003-c768-861fc285203b)
+        GPU 2: Tesla T4 (UUID: GPU-bf507abe-ec25-2053-5435-1c82511a3ae8)
+    """
+    if ctx.host.meta.source == "live":
+        # NVML (else `nvidia-smi -q -x`) lists the same GPUs with their addresses: nothing to run for.
+        raise FactUnavailable("live, NVML lists the GPUs (fact `nvidia`)")
+    try:
+        text = read_source(ctx.host, NVSMI_LIST)
+        return parse_nvidia_smi_list(text, ctx.host.provenance(command_key(NVSMI_LIST.argv)).whole)
+    except ParseError as exc:
+        raise FactUnavailable(f"{NVSMI_LIST_TITLE}: {exc}") from exc
 
 
 @provider("gpus", GpuInventory, rank=20, title=TOPOLOGY_TITLE)
@@ -893,12 +958,34 @@ def stated_npus(line: str) -> str:
     return f"Ascend NPUs (the user's words: '{m.group(0)}')" if m else ""
 
 
+# The user saying how many GPUs they own without naming the model: `I have 2 NVIDIA cards detected as CUDA0 and CUDA1`
+# (ggml-org/llama.cpp#24147, corpus 1059). Only the first person's `have` / `own` / `'ve got` right before the count: a
+# count after other words (`tried with 2 GPUs`, `using 2 cards`) may be part of the host.
+_OWNED_COUNT = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+(?:NVIDIA\s+)?(?:GPUs|cards|graphics\s+cards)\b",
+                          re.I)
+
+
+def owned_gpu_count(line: str) -> int | None:
+    """The GPU count a line of the user's words states without a model (_OWNED_COUNT); None where it states none."""
+    m = _OWNED_COUNT.search(line)
+    return int(m.group(1)) if m else None
+
+
 def parse_user_gpus(text: str) -> GpuInventory:
     """The GPUs the user's words state: one count and one model (the largest count where one model is stated with
     several), or nothing where the lines name several models. Without a
     count, a list's one model (listed_model) names the first GPU's model and states no count."""
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
     models = {m for line in text.splitlines() if (m := listed_model(line))}
+    owned = {c for line in text.splitlines() if (c := owned_gpu_count(line)) is not None}
+    if not said and len(owned) == 1 and len(models) <= 1:
+        # A count without a model (`I have 2 NVIDIA cards`): the host's count, the model left to the listings (or to
+        # a list's one model).
+        owned_count = next(iter(owned))
+        why = "a count in the user's words, not a listing"
+        if models:
+            return counted_gpus(USER_WORDS_TITLE, owned_count, next(iter(models)), why)
+        return GpuInventory(counts=((USER_WORDS_TITLE, owned_count),), partial=((USER_WORDS_TITLE, why),))
     if not said and len(models) == 1:
         return GpuInventory(gpus=(GpuRecord(0, "", next(iter(models)), None, (USER_WORDS_TITLE,)),))
     npus = [n for line in text.splitlines() if (n := stated_npus(line))]

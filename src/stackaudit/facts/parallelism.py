@@ -327,6 +327,25 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     return ""
 
 
+# The most GPUs one node's NVSwitch fabric joins where NCCL finds NVSwitch multicast (NVLS, Hopper and later): an
+# HGX/DGX board of eight (H100, H200, H20, B200, B300); the four-GPU HGX boards join their GPUs by direct NVLinks,
+# without NVSwitch (https://www.nvidia.com/en-us/data-center/hgx/), and an NVL72 tray holds four.
+NVSWITCH_NODE_GPUS = 8
+
+
+def nvswitch_node_of_every_gpu(log: ServingLog | None) -> str:
+    """Why NCCL's communicator holds every GPU of its node, in words; "" where the log does not show that.
+
+    NCCL puts NVSWITCH_NODE_GPUS ranks on one node (`localRanks 8`) and finds NVSwitch multicast on their GPUs
+    (ServingLog.nvls_up): a node with NVLS is an NVSwitch board of eight GPUs, so eight local ranks are all of them
+    (corpus 1074, a Ray job's communicator without a matrix or a GPU count)."""
+    if log is None or log.local_ranks != NVSWITCH_NODE_GPUS or not log.nvls_up():
+        return ""
+    return (f"NCCL puts {log.local_ranks} ranks on one node (`localRanks {log.local_ranks}`) and finds NVSwitch multicast "
+            f"(NVLS) on their GPUs: a node whose GPUs NCCL joins by NVLS is an NVSwitch board of {NVSWITCH_NODE_GPUS} "
+            "GPUs, so the communicator holds all of them")
+
+
 def _launcher(argv: tuple[str, ...]) -> str:
     """A command's program in words: `python3 -m sglang.launch_server`, `vllm serve`."""
     return " ".join(argv[:3] if len(argv) > 2 and argv[1] == "-m" else argv[:2])

@@ -79,6 +79,9 @@ NVSMI_TABLE = Source("nvsmi_table", "`nvidia-smi`", argv=("nvidia-smi",), hint="
 # `nvidia-smi --version`: the versions of nvidia-smi, NVML, the loaded driver and the CUDA it supports.
 NVSMI_VERSION = Source("nvsmi_version", "`nvidia-smi --version`", argv=("nvidia-smi", "--version"),
                        hint="paste `nvidia-smi --version`")
+# `nvidia-smi -L`: a line per GPU that NVML lists (in a container, those given to it), MIG devices under their GPU.
+NVSMI_LIST = Source("nvsmi_list", "`nvidia-smi -L`", argv=("nvidia-smi", "-L"), hint="paste `nvidia-smi -L`",
+                    timeout_s=30.0)
 NVSMI_TOPO_M = Source("nvsmi_topo_m", "`nvidia-smi topo -m`", argv=("nvidia-smi", "topo", "-m"),
                       hint="paste `nvidia-smi topo -m`")
 NVSMI_NVLINK_S = Source("nvsmi_nvlink_s", "`nvidia-smi nvlink -s`", argv=("nvidia-smi", "nvlink", "-s"),

@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, parse_cpulist
+from stackaudit.facts._parse import NVSMI_GPU_LINE, ParseError, parse_cpulist
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider, read_source
 from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M
@@ -626,7 +626,6 @@ class NvlinkStatus:
         return [f"GPU{x.index}: {x.active} active link(s)" for x in self.gpus if f"GPU{x.index}" in gpus]
 
 
-_NVL_GPU = re.compile(r"^GPU (\d+):\s*(.*?)\s*(?:\(UUID:\s*([^)]*)\))?\s*$")
 _NVL_LINK = re.compile(r"^Link (\d+):\s*(?:(<inactive>)|([\d.]+)\s*GB/s)", re.IGNORECASE)
 
 
@@ -643,10 +642,10 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
 
     for raw in text.splitlines():
         line = clean(raw).strip()
-        m = _NVL_GPU.match(line)
+        m = NVSMI_GPU_LINE.match(line)
         if m:
             flush()
-            current = {"index": m.group(1), "name": m.group(2), "uuid": m.group(3) or "", "note": ""}
+            current = {"index": m["index"], "name": m["name"], "uuid": m["uuid"] or "", "note": ""}
             links = []
             continue
         if current is None:

@@ -23,6 +23,7 @@ from stackaudit.facts.container_specs import (
     MAX_SPEC_BYTES,
     PASTED_ENV_FILES,
     PIECE_SEPARATOR,
+    SPEC_CUT_MARK,
     YamlError,
     _split_command,
     compose_env_files,
@@ -64,6 +65,12 @@ def _append(doc: str, text: str) -> Callable[[HostRecord], None]:
     return document_appended(doc, redact_spec(text), sep=PIECE_SEPARATOR)
 
 
+def _spec(kind: str, start: int, end: int, doc: str, text: str, whole: bool = False) -> Found:
+    """A Found that adds a spec to its document; where the paste cuts it at its end (`Found.cut`), with SPEC_CUT_MARK
+    above it, so that its reader takes it as an excerpt."""
+    return Found(kind, start, end, _append(doc, text), whole, cut=_append(doc, SPEC_CUT_MARK + text))
+
+
 # --- docker run ------------------------------------------------------------------------------------
 
 
@@ -83,8 +90,7 @@ def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterat
         except ParseError:
             continue
         # Whole: the command's last line has no continuation (a cut one would end in `\`, `^` or a backtick).
-        yield Found("docker run", i, end, _append(DOCKER_RUN.name, text + "\n"),
-                    whole=not continued(lines[end - 1]))
+        yield _spec("docker run", i, end, DOCKER_RUN.name, text + "\n", whole=not continued(lines[end - 1]))
         scan.skip(end)
 
 
@@ -182,7 +188,7 @@ def _piece(kind: str, doc: str, parse: Callable[[str], object], start: int, end:
         parse(text)
     except ParseError:
         return None
-    return Found(kind, start, end, _append(doc, text + "\n"), whole=False)
+    return _spec(kind, start, end, doc, text + "\n")
 
 
 @importer("compose", "a docker compose file (`services:` with image, shm_size, ipc, environment, command), or a "
@@ -229,7 +235,7 @@ def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             continue
         except ParseError:
             continue
-        yield Found("compose", start, end, _append(COMPOSE_FILE.name, text + "\n" + _pasted_env_file(lines, end, text)))
+        yield _spec("compose", start, end, COMPOSE_FILE.name, text + "\n" + _pasted_env_file(lines, end, text))
         scan.skip(end)
 
 
@@ -531,7 +537,7 @@ def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[
                 parse_k8s(described[2])
             except ParseError:
                 continue
-            yield Found("k8s pod", described[0], described[1], _append(K8S_SPEC.name, described[2] + "\n"),
+            yield _spec("k8s pod", described[0], described[1], K8S_SPEC.name, described[2] + "\n",
                         whole=not described[2].startswith(K8S_PIECE_MARK))
             scan.skip(described[1])
             continue
@@ -545,7 +551,7 @@ def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             except ParseError:
                 pass
             else:
-                yield Found("k8s pod", i, i + 1, _append(K8S_SPEC.name, lines[i] + "\n"))
+                yield _spec("k8s pod", i, i + 1, K8S_SPEC.name, lines[i] + "\n")
                 continue
         if not _K8S_START.match(lines[i]):
             continue
@@ -561,7 +567,7 @@ def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             if not re.search(r"^kind:\s*(?:Pod|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job|CronJob)\s*$",
                               head, re.MULTILINE) or len(text) > MAX_SPEC_BYTES:
                 continue
-        yield Found("k8s pod", i, end, _append(K8S_SPEC.name, text + "\n"))
+        yield _spec("k8s pod", i, end, K8S_SPEC.name, text + "\n")
         scan.skip(end)
 
 

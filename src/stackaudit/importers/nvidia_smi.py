@@ -1,4 +1,4 @@
-"""nvidia-smi outputs pasted into bug reports: `-q -x` (XML), `-q` (text) and the default table.
+"""nvidia-smi outputs pasted into bug reports: `-q -x` (XML), `-q` (text), the default table and `-L`.
 
 Each is recorded verbatim as the output of its own command (facts/sources.py: NVSMI_XML,
 NVSMI_QUERY, NVSMI_TABLE), so a pasted file replays like a snapshot of a host without NVML. Whole
@@ -9,6 +9,7 @@ The table's fragments (its header line alone, the Processes box or process rows 
 output, appended, never whole. nvidia-smi's line for a GPU it cannot open is the table's, or `-q`'s under a line that
 names `nvidia-smi -q` / `-a`. Its two lines under a version mismatch (`Failed to initialize NVML: Driver/library
 version mismatch`, `NVML library version: 565.57`) are its whole output.
+`nvidia-smi -L` is whole numbered from GPU 0 without a gap, under its command line or ended by another line.
 """
 
 from __future__ import annotations
@@ -16,10 +17,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stackaudit.facts._parse import NVSMI_GPU_LINE
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
 from stackaudit.facts.nvidia_smi import NO_HANDLE, NVML_FAILED, QUERY_FIELDS, TABLE_HEADER, process_row
-from stackaudit.facts.sources import EVIDENCE_LINES, NVSMI_QUERY, NVSMI_TABLE, NVSMI_VERSION, NVSMI_XML
-from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
+from stackaudit.facts.sources import (
+    EVIDENCE_LINES,
+    NVSMI_LIST,
+    NVSMI_QUERY,
+    NVSMI_TABLE,
+    NVSMI_VERSION,
+    NVSMI_XML,
+)
+from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import (
     Found,
     applied_each,
@@ -28,6 +37,7 @@ from stackaudit.importers.registry import (
     document_appended,
     importer,
 )
+from stackaudit.importers.topology import NVL_LINK, NVL_NOTE
 from stackaudit.pci_address import BDF
 
 XML_ARGV = NVSMI_XML.argv
@@ -312,4 +322,54 @@ def nvsmi_version(lines: list[str], candidates: Candidates | None = None) -> Ite
             text = "\n".join(b.strip() for b in lines[i:end]) + "\n"
             yield Found("nvidia-smi --version", i, end, command_output(NVSMI_VERSION.argv, text),
                         whole=names == {"NVIDIA-SMI", "NVML", "DRIVER", "CUDA"})
+        scan.skip(end)
+
+
+# --- `nvidia-smi -L` ---------------------------------------------------------------------------
+
+# A MIG device under its GPU: `  MIG 3g.40gb     Device  0: (UUID: MIG-…)`, the UUID whole, redacted or cut.
+MIG_LIST_LINE = re.compile(r"^\s+MIG\s+\S+\s+Device\s+\d+:\s*\((?:UUID:?[^)]*|\.\.\.|…)\)?\s*$")
+# The command whose output follows, ending its line: `$ nvidia-smi -L`, `[setup] nvidia-smi -L:` (corpus 1104).
+_LIST_COMMAND = re.compile(r"\bnvidia-smi\s+(?:-L|--list-gpus)\s*:?\s*$")
+
+
+def list_gpu_line(line: str) -> re.Match[str] | None:
+    """A GPU's line as `nvidia-smi -L` prints it (NVSMI_GPU_LINE with its UUID part, whole, redacted or cut), with a
+    name; not several GPUs joined on one line (an issue form's one-line hardware field, corpus 563)."""
+    m = NVSMI_GPU_LINE.match(line.strip())
+    if m is None or not m["tag"] or not m["name"] or re.search(r"\(UUID|\bGPU \d+:", m["name"]):
+        return None
+    return m
+
+
+def _beside(lines: list[str], i: int, step: int) -> str:
+    """The first line from i on (step -1: back, 1: on) that is not blank, "" at the paste's edge."""
+    while 0 <= i < len(lines):
+        if lines[i].strip():
+            return lines[i]
+        i += step
+    return ""
+
+
+@importer("nvidia-smi -L", "`nvidia-smi -L` (a line per GPU, its UUID whole, redacted or cut; MIG devices under "
+          "their GPU)", needles=("GPU",), per_line=True)
+def nvsmi_list(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in (scan := Scan(lines, candidates)):
+        if list_gpu_line(lines[i]) is None:
+            continue
+        end = run_end(lines, i, lambda line: list_gpu_line(line) is not None or MIG_LIST_LINE.match(line))
+        after = _beside(lines, end, 1)
+        if NVL_LINK.match(after) or NVL_NOTE.match(after):
+            # A GPU's header in `nvidia-smi nvlink -s`, its links under it: that importer's.
+            scan.skip(end)
+            continue
+        body = [line.strip() for line in lines[i:end] if list_gpu_line(line) is not None]
+        indices = [int(m["index"]) for m in map(list_gpu_line, body) if m is not None]
+        # Whole: numbered from GPU 0 without a gap, under its command line, or ended by a line of another kind (a
+        # code fence, the next output, the user's words: gpu_burn prints the listing, then its own lines, corpus 814);
+        # a listing at the paste's end may be where the copy stops.
+        named = _LIST_COMMAND.search(strip_prompt(_beside(lines, i - 1, -1))) is not None
+        whole = indices == list(range(len(indices))) and (named or bool(after))
+        text = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
+        yield Found("nvidia-smi -L", i, end, command_output_appended(NVSMI_LIST.argv, text), whole=whole)
         scan.skip(end)

@@ -405,6 +405,18 @@ def _cut_at_end(taken: list[Found], paste: _paste.PasteView) -> set[str]:
     return {last.kind} if last.start > paste.open_fence and last.end > tail else set()
 
 
+def _recorded_cut(taken: list[Found], cut: set[str]) -> list[Found]:
+    """`taken` with the output the paste cuts at its end (`_cut_at_end`) recorded by its `Found.cut`, where it has
+    one: a container spec marked cut, so that its reader concludes nothing from what the cut left out."""
+    if not cut:
+        return taken
+    n = max(range(len(taken)), key=lambda k: taken[k].end)
+    last = taken[n]
+    if last.kind not in cut or last.cut is None:
+        return taken
+    return [*taken[:n], replace(last, apply=last.cut), *taken[n + 1:]]
+
+
 def _split_hosts(taken: list[Found], probes: list[Found], paste: _paste.PasteView,
                  profile: _hosts.HostProfile) -> dict[int, str]:
     """Which taken spans (by index) and probes (by -1 - index) show another host, and its name."""
@@ -489,7 +501,7 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
     taken = _under_part_commands(taken, lines)
     listed = _listing_greps(taken, lines)
     cut = _cut_at_end(taken, paste)
-    taken = _to_file(taken, paste)
+    taken = _to_file(_recorded_cut(taken, cut), paste)
     gapped = _gapped_kinds(taken, paste.gaps) | cut
     taken = [_with_listing_grep(f, listed[n]) if n in listed and f.kind not in gapped else f
              for n, f in enumerate(taken)]

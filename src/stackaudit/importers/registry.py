@@ -30,6 +30,10 @@ class Found:
     apply: Callable[[HostRecord], None]
     # True only where the kind's explicit markers show the whole output (a dmesg from boot with no gap).
     whole: bool = False
+    # How to record the output where the paste cuts it at its end (it lies in a fence that never closes:
+    # recognition._cut_at_end), for a kind whose reader must know it is cut (a container spec: what the cut left out
+    # is unknown, not absent); None: `apply`, the provenance's whole flag saying enough.
+    cut: Callable[[HostRecord], None] | None = None
 
 
 Importer = Callable[..., Iterator[Found]]  # (lines) or, with per_line needles, (lines, candidates=...)

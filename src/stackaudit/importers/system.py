@@ -195,6 +195,7 @@ def dmesg(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
     matched = [i for i in candidate_lines(candidates, len(lines)) if is_kernel_log_line(lines[i])]
     if not matched:
         return
+    own = set(matched)
     matched = _with_continuations(lines, matched)
     # Kernel log lines may be scattered between other outputs (grepped excerpts): one record of them all.
     # Whole only when the lines run from boot to the end without anything between them.
@@ -202,9 +203,16 @@ def dmesg(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
                      for line in (lines[i].strip() for i in matched)) + "\n"
     contiguous = matched[-1] - matched[0] + 1 == len(matched)
     whole = contiguous and kernel_log_is_whole([lines[i] for i in matched])
-    for n, i in enumerate(matched):
+    # A line and the continuation lines of its message are one span (the continuation holds no kernel-log mark).
+    spans: list[list[int]] = []
+    for i in matched:
+        if spans and i not in own and i == spans[-1][1]:
+            spans[-1][1] = i + 1
+        else:
+            spans.append([i, i + 1])
+    for n, (start, end) in enumerate(spans):
         apply = command_output(DMESG.argv, body) if n == 0 else _record_nothing
-        yield Found("dmesg", i, i + 1, apply, whole=whole)
+        yield Found("dmesg", start, end, apply, whole=whole)
 
 
 # dmesg prints a message of several lines with its later lines indented under the first's text: `NVRM: The NVIDIA GPU

@@ -1,0 +1,86 @@
+"""Placement with no topology matrix, where the engine's shape or the board settles it (corpus 1074, 1089, 1091).
+
+- IC-TOPOLOGY-PLACEMENT: NCCL's communicator of eight ranks on one node with NVSwitch multicast (NVLS) up holds every
+  GPU of an NVSwitch board: not an issue (facts/parallelism.nvswitch_node_of_every_gpu).
+- IC-TOPOLOGY-PLACEMENT: two modules of a larger direct-NVLink mesh board (V100 SXM2) are a share of it, so the
+  two-GPU rule (any group is both GPUs) does not settle their placement: unknown.
+- IC-NIC-GPU-AFFINITY: GPUs with a NIC within PXB beside a GPU whose whole NIC cells show none is the placement
+  itself, in a cut matrix too: an issue over the rows shown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+
+PLACEMENT = "IC-TOPOLOGY-PLACEMENT"
+NIC = "IC-NIC-GPU-AFFINITY"
+
+# Modelled on corpus 1074's lines (one Ray actor's NCCL INFO lines, its prefix left out).
+NCCL_NVLS_8 = """\
+node7:3569860:3586525 [0] NCCL INFO NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)
+node7:3569860:3586525 [0] NCCL INFO comm 0x7ece54938ef0 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0
+node7:3569860:3571297 [0] NCCL INFO ncclCommInitRank comm 0x7edae6dc2fd0 rank 0 nranks 8 cudaDev 0 nvmlDev 0 busId 4000 commId 0x4e52464bbe9f9659 - Init COMPLETE
+"""
+
+
+def test_eight_local_ranks_on_nvls_are_every_gpu() -> None:
+    """Real (capture 1074): `nRanks 8 nNodes 1 localRanks 8` with `NVLS multicast support is available`."""
+    r = capture_checks("1074", PLACEMENT)[PLACEMENT]
+    assert r.status == "not-an-issue" and "every GPU of its node" in r.message
+
+
+def test_modelled_nvls_communicator(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, NCCL_NVLS_8, PLACEMENT)[PLACEMENT]
+    assert r.status == "not-an-issue" and "localRanks 8" in r.message
+
+
+def test_fewer_local_ranks_or_no_nvls_stay_open(tmp_path: Path) -> None:
+    """Four ranks of an eight-GPU board may be any four; eight ranks without NVLS may be eight of more GPUs."""
+    four = NCCL_NVLS_8.replace("nRanks 8", "nRanks 4").replace("localRanks 8", "localRanks 4").replace("nranks 8", "nranks 4")
+    assert paste_checks(tmp_path, four, PLACEMENT)[PLACEMENT].status == "unknown"
+    no_nvls = "\n".join(line for line in NCCL_NVLS_8.splitlines() if "NVLS" not in line) + "\n"
+    assert paste_checks(tmp_path, no_nvls, PLACEMENT)[PLACEMENT].status == "unknown"
+
+
+def test_two_v100_sxm2_are_a_share_of_a_mesh_board() -> None:
+    """Real (capture 1089): check_env's `GPU 0,1: Tesla V100-SXM2-32GB`, no matrix: which two of a DGX-1's mesh the
+    host got decides whether they share an NVLink."""
+    r = capture_checks("1089", PLACEMENT)[PLACEMENT]
+    assert r.status == "unknown" and "share of that board" in r.message
+
+
+def test_two_pcie_v100_keep_the_two_gpu_rule(tmp_path: Path) -> None:
+    """Modelled: the same count of a PCIe card: any group is both GPUs (the rule of corpus 997)."""
+    r = paste_checks(tmp_path, "I run 2x V100 PCIe 32GB GPUs on this server\n", PLACEMENT)[PLACEMENT]
+    assert r.status == "not-an-issue" and "two GPUs" in r.message
+    r = paste_checks(tmp_path, "I run 2x Tesla V100 SXM2 32GB GPUs on this server\n", PLACEMENT)[PLACEMENT]
+    assert r.status == "unknown" and "share of that board" in r.message
+
+
+def test_cut_matrix_shows_a_mixed_nic_placement() -> None:
+    """Real (capture 1091): GPU0-GPU2 PIX to a NIC, GPU3's whole NIC cells NODE at best, GPU4's row cut, GPU5-7 not
+    shown: an issue over the four rows that settle it."""
+    r = capture_checks("1091", NIC)[NIC]
+    assert r.status == "issue" and "GPU3" in r.message
+    assert r.coverage is not None and r.coverage.text() == "4 of 8 GPUs shown"
+
+
+def test_owned_count_without_a_model_settles_a_two_gpu_host() -> None:
+    """Real (capture 1059): `I have 2 NVIDIA cards detected as CUDA0 and CUDA1.` beside llama.cpp's device_info list
+    of two RTX 5070 Ti: the user's count makes the list the host's, so any group is both GPUs."""
+    r = capture_checks("1059", PLACEMENT)[PLACEMENT]
+    assert r.status == "not-an-issue" and "two GPUs" in r.message
+
+
+def test_owned_count_reading() -> None:
+    from stackaudit.facts.gpus import owned_gpu_count, parse_user_gpus
+
+    assert owned_gpu_count("I have 2 NVIDIA cards detected as CUDA0 and CUDA1.") == 2
+    assert owned_gpu_count("I've got 4 GPUs in this box") == 4
+    # Modelled: a count after other words may be part of the host.
+    assert owned_gpu_count("I tried it with 2 GPUs and it hangs") is None
+    assert owned_gpu_count("we have 2 cards of another vendor") is None
+    inv = parse_user_gpus("I have 2 NVIDIA cards detected as CUDA0 and CUDA1.\n")
+    assert inv.counts == (("the user's own words", 2),) and not inv.gpus
