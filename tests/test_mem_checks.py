@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks
 from nvidia_support import (
     PROC_VERSION_PROPRIETARY,
     QUERY_TEXT,
@@ -182,3 +182,18 @@ def test_a_mig_capable_model_in_another_listing_leaves_mig_unknown(tmp_path: Pat
            "Nvidia driver version: 550.54.15\n"
     r = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
     assert r.status == "unknown"
+
+
+def test_cuda_devices_unavailable_on_a_mig_gpu_proves_mig_in_the_way() -> None:
+    """Corpus 1145 (NVIDIA/gpu-operator#129): the validator's `all CUDA-capable devices are busy or unavailable` on an
+    A100 whose table shows MIG on (its MIG cell `On`, cut before the instances)."""
+    r = capture_checks("1145", "MEM-MIG")["MEM-MIG"]
+    assert r.status == "issue" and "error 46" in r.message and "busy or unavailable" in r.message
+
+
+def test_cuda_devices_unavailable_without_mig_is_not_migs(tmp_path: Path) -> None:
+    """Modelled: the same error beside a table whose MIG cell reads Disabled: another cause (compute mode, a full
+    GPU), not MIG's."""
+    text = body("1145").replace("|                   On |", "|             Disabled |", 1)
+    r = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
+    assert r.status != "issue"

@@ -118,17 +118,18 @@ def test_one_node_from_another_thread(tmp_path: Path) -> None:
 
 
 def test_node_whose_cpus_are_two_ranges_is_not_one_node(tmp_path: Path) -> None:
-    # dask-cuda#1358: both GPUs on node 3 with CPUs 48-63,176-191: a node of a many-node host, not the only one.
+    # dask-cuda#1358: both GPUs on node 3 with CPUs 48-63,176-191: a node of a many-node host, not the only one;
+    # each GPU reports it, so the layout is recorded (not-an-issue), and where the engine runs is not shown.
     r = paste_checks(tmp_path, DASK_1358, NPS, AFF)
-    assert r[NPS].status == "unknown" and r[AFF].status == "unknown"
+    assert r[NPS].status == "not-an-issue" and "0-47" in r[NPS].message and r[AFF].status == "unknown"
 
 
 def test_modelled_all_gpus_on_node_0_of_a_two_socket_host(tmp_path: Path) -> None:
     # Modelled on 401: the same pair with CPUs 0-7,16-23 (node 0 of a two-socket host with SMT): other CPUs exist
-    # off the GPUs' node, so the matrix does not show one node.
+    # off the GPUs' node, so the matrix does not show one node; both GPUs report theirs (a layout).
     text = body("401").replace("0-15", "0-7,16-23")
     r = paste_checks(tmp_path, text, NPS, AFF)
-    assert r[NPS].status == "unknown" and r[AFF].status == "unknown"
+    assert r[NPS].status == "not-an-issue" and "8-15" in r[NPS].message and r[AFF].status == "unknown"
 
 
 def test_gpu_without_node_on_a_two_node_host_402() -> None:
@@ -158,3 +159,16 @@ def test_lscpu_node_count_decides_over_cut_node_lists_404() -> None:
 def test_lscpu_whole_node_lists_48() -> None:
     # 48: a two-socket EPYC 7281 with its 8 node lists: NPS4.
     assert "NPS4 (8 NUMA nodes on 2 socket(s))" in capture_checks("48", NPS)[NPS].message
+
+
+def test_gpus_on_one_node_whose_cpu_list_skips_lower_cpus_are_a_layout() -> None:
+    """Corpus 1143 (axolotl-ai-cloud/axolotl#536): eight GPUs all on NUMA node 0 with CPUs 0-23,48-71: CPUs 24-47
+    are another node's, so the host has two and every GPU reports its own."""
+    r = capture_checks("1143", "FW-NUMA-NPS")["FW-NUMA-NPS"]
+    assert r.status == "not-an-issue" and "24-47" in r.message
+
+
+def test_gpus_on_one_node_with_one_range_from_zero_stay_not_applicable(tmp_path: Path) -> None:
+    """Modelled: the same matrix with one CPU range from 0 is what a one-node host prints."""
+    r = paste_checks(tmp_path, body("1143").replace("0-23,48-71", "0-47"), "FW-NUMA-NPS")["FW-NUMA-NPS"]
+    assert r.status == "not-applicable"

@@ -354,7 +354,9 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
     Not applicable where `nvidia-smi topo -p2p` shows P2P OK between every GPU of the matrix and each GPU
     reports its node: GPU traffic then does not go through CPU memory, which is what NPS shapes. Not
     applicable either where the matrix shows one node (`TopoMatrix.one_node`: every GPU on the same node
-    with the same CPUs, one range from CPU 0).
+    with the same CPUs, one range from CPU 0). Every GPU on one node whose CPU list leaves lower CPUs out
+    ("0-23,48-71") shows another node holding those: GPUs on one node of a multi-node host, each reporting it, a
+    layout (not-an-issue).
     """
     if numa is None:
         return (_nps_from_matrix(gpu_topology, gpu_p2p) if gpu_topology is not None
@@ -399,8 +401,17 @@ def _nps_from_matrix(topo: TopoMatrix, p2p: P2pMatrix | None = None) -> Outcome:
                               "placement between nodes exists; one node per socket (NPS1) is the normal layout "
                               "(`lscpu` confirms the host's node count)",
                               actual={"gpu_numa_nodes": dict(topo.numa_affinity), "cpus": single})
-    # A GPU without a node whose CPUs lie apart from every node-reporting GPU's sits on another node.
     sets = topo.cpu_sets()
+    if (elsewhere := _cpus_of_another_node(topo, shown, nodes, sets)) and not blank:
+        # Every GPU on one node whose CPU list leaves out lower CPUs: Linux numbers a multi-node host's CPUs across
+        # its nodes first, so those belong to another node, and every GPU has its locality.
+        judged = not_an_issue(
+            f"every GPU shown reports NUMA node {seen[0]} with CPUs {topo.cpu_affinity[shown[0]]}; CPUs {elsewhere} are "
+            "not in that list, so they sit on another node: a multi-node host with its GPUs on one node, each "
+            "reporting it, a layout recorded, not a fault (how many nodes each socket has is in `lscpu`)",
+            actual={"layout": "at least 2 NUMA nodes", "gpu_numa_nodes": {g: topo.numa_affinity[g] for g in shown}})
+        return over_subjects(judged, shown, len(topo.gpus), ask="nvidia-smi topo -m")
+    # A GPU without a node whose CPUs lie apart from every node-reporting GPU's sits on another node.
     apart = [g for g in blank if sets.get(g) and all(sets.get(o) and not sets[g] & sets[o]
                                                       for o in shown if o not in blank)]
     if (len(seen) < 2 and not (seen and apart)) or any(nodes[g] is None and g not in blank for g in shown):
@@ -421,6 +432,25 @@ def _nps_from_matrix(topo: TopoMatrix, p2p: P2pMatrix | None = None) -> Outcome:
                           "its node: a multi-node layout, recorded, not a fault; how many nodes each socket has "
                           "(NPS/SNC) is in `lscpu` / `numactl -H`, not in the matrix", actual=actual)
     return over_subjects(judged, shown, len(topo.gpus), ask="nvidia-smi topo -m")
+
+
+def _cpus_of_another_node(topo: TopoMatrix, shown: list[str], nodes: dict[str, int | None],
+                          sets: dict[str, frozenset[int]]) -> str:
+    """The CPUs below the highest of the one list every GPU shares that the list leaves out ("24-47"), where every
+    GPU of the matrix is shown on the same node; "" otherwise."""
+    if not shown or len(shown) != len(topo.gpus) or len({nodes[g] for g in shown}) != 1 or None in nodes.values():
+        return ""
+    lists = {sets.get(g) for g in shown}
+    cpus = lists.pop() if len(lists) == 1 else None
+    if not cpus:
+        return ""
+    runs: list[list[int]] = []
+    for c in sorted(set(range(max(cpus) + 1)) - cpus):
+        if runs and c == runs[-1][1] + 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return ",".join(f"{a}-{b}" if a != b else f"{a}" for a, b in runs)
 
 
 # -- PCIe side: ACS, Resizable BAR, MMIO space, AER (docs/checks.md, FW-ACS-P2P ... FW-AER-ERRORS) ------------

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from stackaudit.checks.drv import gpu_indices, gpu_list, no_gpu_information, ok_over_gpus, over_gpus
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
+    Sharpen,
     check,
     issue,
     not_an_issue,
@@ -23,6 +26,7 @@ from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDrive
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.symptoms import MIG_ENABLED
 from stackaudit.facts.system import KernelInfo
 from stackaudit.fixes.model import (
     advice,
@@ -273,6 +277,22 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     """
     if nvidia is None:
         return _mig_from_models(gpus)
+    outcome = _mig(nvidia, parallelism, mig_setup)
+    on = [g for g in nvidia.gpus if g.mig_current]
+    if not on:
+        return outcome
+    # A CUDA error that is MIG's failure only where MIG is on (facts/symptoms.py MIG_ENABLED) proves it here.
+    return replace(outcome, sharpen=Sharpen(f"MIG is enabled on GPU(s) {gpu_indices(on)}: CUDA runs there only on the "
+                                            "MIG instances a program is handed", _mig_off_fix(on), shows=(MIG_ENABLED,)))
+
+
+def _mig_off_fix(gpus: list[GpuInfo]) -> Fix:
+    return Fix.of(step("Turn MIG off with the GPUs idle (then `nvidia-smi -r` if asked)",
+                       *[f"nvidia-smi -i {g.index} -mig 0" for g in gpus], cost="driver-reload", changes="MIG mode"))
+
+
+def _mig(nvidia: NvidiaGpus, parallelism: Parallelism | None, mig_setup: MigSetup | None) -> Outcome:
+    """MEM-MIG from the GPUs' MIG modes and instances, the engine's TP and the slicing set-up shown."""
     shown = gpu_list(nvidia)
     if isinstance(shown, Outcome):
         return shown
@@ -290,9 +310,7 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
         return unknown("MIG mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q`")
     enabled = [g for g in read if g.mig_current]
     pending = [g for g in read if g.mig_pending is not None and g.mig_pending != g.mig_current]
-    fix = Fix.of(step("Turn MIG off with the GPUs idle (then `nvidia-smi -r` if asked)",
-                     *[f"nvidia-smi -i {g.index} -mig 0" for g in (enabled or pending)], cost="driver-reload",
-                     changes="MIG mode"))
+    fix = _mig_off_fix(enabled or pending)
     actual = {g.subject: {"current": g.mig_current, "pending": g.mig_pending, "instances": g.mig_devices}
               for g in read}
     if not enabled:

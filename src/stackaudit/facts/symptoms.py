@@ -184,6 +184,8 @@ IN_GPU_CONTAINER = "container"
 IN_CONTAINER = "in-container"
 # The user's words say the IOMMU is off (facts/system.StatedIommu).
 IOMMU_SAID_OFF = "iommu-said-off"
+# MIG mode is enabled on a GPU the source shows (checks/mem.py MEM-MIG).
+MIG_ENABLED = "mig-enabled"
 # A serving stack the source shows: an engine's process, log, command line or container, or a stack process's Xid.
 IN_SERVING_STACK = "serving-stack"
 
@@ -251,6 +253,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("ecc-xid-uncontained", re.compile(rf"{_XID_AT}(?:48|95)\b"),
         "MEM-ROW-REMAP-ECC", "high", XID_CATALOGUE,
         "the driver logged an uncorrectable ECC error the GPU did not contain (Xid 48 or 95)", faults_gpu=True),
+    # cudaErrorDevicesUnavailable (46) on a GPU in MIG mode: CUDA runs only on the MIG instances handed to it, so a
+    # program given the whole GPU finds it unavailable (NVIDIA/gpu-operator#129, its validator on an A100 with MIG on;
+    # #132 cites it). Elsewhere the same error is an exclusive compute mode or a full GPU: only with MIG shown.
+    Symptom("cuda-devices-unavailable-mig", re.compile(r"all CUDA-capable devices are busy or unavailable|"
+                                                       r"cudaErrorDevicesUnavailable"),
+        "MEM-MIG", "high", CUDA_ERRORS,
+        "CUDA found every device busy or unavailable (error 46) on a GPU in MIG mode: a program that is not handed a "
+        "MIG instance cannot run there", within=MIG_ENABLED),
     # cudaErrorSystemNotReady (802): CUDA will not start until the driver's daemons run; on NVSwitch systems that is
     # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92; the Fabric Manager guide).
     # ollama's GPU probe prints the bare number: `cuInit err: 802` and `cuda driver library init failure: 802`
@@ -711,7 +721,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt", "forward compatibility", "display driver", "CompatNotSupported", "COMPAT_NOT_SUPPORTED",
            "DriverMismatch", "DRIVER_MISMATCH",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
-           "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain")
+           "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable")
 
 
 def is_symptom(line: str) -> bool:
