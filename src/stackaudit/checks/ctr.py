@@ -36,7 +36,14 @@ from stackaudit.facts.container_specs import (
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, K8S_GPU_RESOURCE, DockerContainer, DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
-from stackaudit.facts.gpus import GGML_TITLE, NVSMI_LIST_TITLE, PCI_TITLE, GpuInventory, OllamaCuda
+from stackaudit.facts.gpus import (
+    GGML_TITLE,
+    NVIDIA_TITLE,
+    NVSMI_LIST_TITLE,
+    PCI_TITLE,
+    GpuInventory,
+    OllamaCuda,
+)
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.parallelism import Parallelism
@@ -973,6 +980,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     library handed over without its NVML library: the toolkit's `compute` capability without `utility`, or an image's
     own libnvidia-ml. An issue, of field-report confidence where the source does not show the container (a bare
     host's driver installs NVML beside CUDA).
+    Inside a container whose device nodes and variables are not shown, nvidia-smi typed at the container's own prompt
+    (`root@802f556c99c8:/# nvidia-smi`, facts/container.ContainerInfo.ran_inside) listing the GPUs shows the device
+    nodes and the driver's NVML library reached it: ok over those GPUs.
     Inside a container whose device nodes and variables are not shown, llama.cpp's CUDA backend at work there (its
     `using device CUDA0 (...) - N MiB free` line, a `CUDA0 model buffer size` line, its `ggml_cuda_init` device list)
     shows the GPUs and the driver's CUDA library reached it: ok over those GPUs.
@@ -990,7 +1000,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     """
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
     if judged.status == "unknown" and container is not None and container.in_container:
-        judged = _engine_reached(serving_log, gpus) or judged
+        judged = _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
@@ -1039,6 +1049,26 @@ def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None) -
                                 "library reach it", actual=[g.model for g in listed]),
                              [f"GPU {g.index}" for g in listed], None)
     return None
+
+
+# nvidia-smi as typed to list the GPUs (its table, `-L`, `-q`, `--query-gpu`): not `--version`, help or a sub-command
+# that reads no GPU.
+_SMI_LISTS = re.compile(r"^(?:sudo\s+)?nvidia-smi(?!\s+(?:--version|-h\b|--help|topo\b|nvlink\b|-pm\b|-r\b))")
+
+
+def _smi_answered(container: ContainerInfo, gpus: GpuInventory | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok over the GPUs nvidia-smi listed where the source shows it typed inside the container
+    (ContainerInfo.ran_inside, a prompt that names the container): NVML opened the GPUs' device nodes through the
+    driver's libnvidia-ml there; None where no such nvidia-smi, or no GPU it listed, is shown."""
+    typed = next((c for c in container.ran_inside if _SMI_LISTS.match(c)), "")
+    listed = [g for g in (gpus.gpus if gpus is not None else ()) if NVIDIA_TITLE in g.shown_by] if typed else []
+    if not listed:
+        return None
+    return over_subjects(ok(f"`{typed}` typed inside the container lists {len(listed)} GPU(s) ("
+                            + ", ".join(dict.fromkeys(g.model for g in listed if g.model))
+                            + "): the GPU device nodes and the driver's NVML library reach it",
+                            actual=[g.model for g in listed], evidence=[*container.evidence, typed]),
+                         [f"GPU {g.index}" for g in listed], None)
 
 
 def _nvml_listed(gpus: GpuInventory | None) -> Outcome | None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, ServingLog
 from stackaudit.facts.shm import parse_df_table, read_df
 from stackaudit.facts.sources import (
     COMPOSE_FILE,
@@ -19,6 +21,7 @@ from stackaudit.facts.sources import (
     DOCKER_RUN,
     K8S_SPEC,
     LOG_LINE_PROGRAMS,
+    PROMPT_HOSTS,
     SHM_PATH,
     USER_ENGINES,
 )
@@ -30,6 +33,9 @@ class ContainerInfo:
     kind: str  # "" when not in a container, else docker, podman, lxc, kubernetes, systemd-nspawn or container
     evidence: tuple[str, ...] = ()
     cgroup_version: int | None = None
+    # The commands the source shows typed inside the container (at a prompt that names it): what they printed is the
+    # container's own view.
+    ran_inside: tuple[str, ...] = ()
 
     @property
     def in_container(self) -> bool:
@@ -100,9 +106,10 @@ _ENGINE_WORDS = r"(?:ollama|vllm|sglang|llama[.-]?cpp|llama-server|tgi|text-gene
 STATED_CONTAINER_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\b{_ENGINE_WORDS}(?:'s)? (?:docker|container) logs?\b", re.I), "container"),
     # `I run ollama with docker by command:` (ollama/ollama#5453), `trying to setup ollama within docker`
-    # (ollama/ollama#8674).
-    (re.compile(rf"\b(?:deployed|deploy|deploying|started|start|starting|running|run|runs|set ?up|setting up) "
-                rf"{_ENGINE_WORDS} (?:with|in|inside|within|via|using|on) (?:a |the )?docker\b", re.I), "docker"),
+    # (ollama/ollama#8674), `I am using ollama from docker` (ollama/ollama#6933).
+    (re.compile(rf"\b(?:deployed|deploy|deploying|started|start|starting|running|run|runs|set ?up|setting up|using|"
+                rf"use|used) {_ENGINE_WORDS} (?:with|in|inside|within|via|using|on|from) (?:a |the )?docker\b", re.I),
+     "docker"),
     (re.compile(rf"\b{_ENGINE_WORDS} (?:is |was )?(?:running |runs |deployed )?(?:in|inside) (?:a |the )?"
                 r"(?:docker|podman|container)\b", re.I), "container"),
     # Kubernetes runs every workload in a pod's containers: `an OLLAMA server running in a K8s implementation`
@@ -139,6 +146,129 @@ def _stated_container(host: Host) -> tuple[str, str]:
         if kind:
             return kind, f"the user's words put the program in a container: \"{words}\""
     return "", ""
+
+
+# The user's words that they started the engine's server by hand from their own shell (`ran `ollama serve``, corpus
+# 1112): ollama's Linux install runs `ollama serve` as ollama.service and its Docker image as the container's
+# entrypoint, so a user who types it runs the host install. A line that names a container or a cluster is no such
+# statement (STATED_CONTAINER_WORDS reads it).
+STATED_HOST_WORDS = re.compile(r"^\W*(?:i\s+)?(?:then\s+)?(?:ran|run|started|start|running)\s+[`'\"]?ollama serve\b",
+                               re.I)
+_NAMES_CONTAINER = re.compile(r"\b(?:docker|podman|containers?|k8s|k3s|kubernetes|pods?|kubectl|lxc|wsl)\b", re.I)
+
+
+def stated_host(line: str) -> str:
+    """The words where a line of the user's words says they started the engine's server from their own shell on the
+    host (STATED_HOST_WORDS), else ""."""
+    m = STATED_HOST_WORDS.search(line)
+    return m.group(0).strip() if m is not None and not _NAMES_CONTAINER.search(line) else ""
+
+
+# A command run in a container from outside it: `docker exec [options] NAME CMD...` (Podman's and nerdctl's alike), `kubectl
+# exec [options] POD -- CMD...` (OpenShift's `oc`). The options that take a value, as the CLIs define them.
+_EXEC = re.compile(r"^(?:sudo\s+)?(?P<cli>docker|podman|nerdctl|kubectl|oc)\s+exec\s")
+_EXEC_VALUED = frozenset({"-u", "--user", "-e", "--env", "-w", "--workdir", "--env-file", "--detach-keys", "-c",
+                          "--container", "-n", "--namespace", "--context", "--kubeconfig", "-f", "--filename"})
+
+
+def exec_inside(command: str) -> tuple[str, str, str]:
+    """(kind, target, the command it runs inside) of a `docker exec` / `kubectl exec` line, else ("", "", "")."""
+    m = _EXEC.match(command)
+    if m is None:
+        return "", "", ""
+    try:
+        words = shlex.split(command[m.end():])
+    except ValueError:
+        return "", "", ""
+    kubernetes = m.group("cli") in ("kubectl", "oc")
+    target = ""
+    while words:
+        word = words.pop(0)
+        if word == "--":
+            break
+        if word.startswith("-"):
+            if word in _EXEC_VALUED and words:
+                words.pop(0)
+            continue
+        if target:  # docker: the first word after the target starts the command
+            words.insert(0, word)
+            break
+        target = word
+        if not kubernetes:
+            break
+    inner = " ".join(words)
+    if not target or not inner:
+        return "", "", ""
+    return ("kubernetes" if kubernetes else m.group("cli")), target, inner
+
+
+def _inside(name: str, command: str) -> str:
+    """The command a prompt's row ran inside a container: the command itself at a prompt that names a container
+    (its host is the first 12 hex digits of a container's id, a Docker or Podman container's default hostname), the
+    command a `docker exec` / `kubectl exec` runs there; "" for any other."""
+    if CONTAINER_HOSTNAME.fullmatch(name):
+        return command
+    return exec_inside(command)[2]
+
+
+# A process of the engine that is PID 1 (`(APIServer pid=1)`, vLLM's line prefix, corpus 510): the first process of its
+# PID namespace. On a host PID 1 is init (systemd); a container starts its entrypoint, here the engine, as PID 1.
+_FIRST_PROCESS = re.compile(r"^(?:[\w.:-]+ )?pid=1$")
+
+
+def _pid_one(host: Host) -> str:
+    """The log prefix that names a process of the paste as PID 1 (`APIServer pid=1`), or ""."""
+    try:
+        return next((p for p in host.doc(LOG_LINE_PROGRAMS.name).splitlines() if _FIRST_PROCESS.match(p)), "")
+    except NotCaptured:
+        return ""
+
+
+def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
+    """(kind, evidence, the commands run there) where a shell prompt of the paste names a container
+    (`root@802f556c99c8:/# nvidia-smi`) or runs a command in one (`$ docker exec -it ollama nvidia-smi`); ("", "", ())
+    otherwise. The commands typed at other prompts ran elsewhere."""
+    try:
+        text = host.doc(PROMPT_HOSTS.name)
+    except NotCaptured:
+        return "", "", ()
+    rows = [line.partition("\t") for line in text.splitlines()]
+    named = next((name for name, _, _ in rows if CONTAINER_HOSTNAME.fullmatch(name)), "")
+    execs = [exec_inside(command) for name, _, command in rows if not named and exec_inside(command)[0]]
+    if not named and not execs:
+        return "", "", ()
+    inside = [c for name, _, command in rows if (c := _inside(name, command))]
+    # A program typed at another prompt too: which of its outputs is the container's, the source cannot say.
+    elsewhere = {command.split()[0] for name, _, command in rows if command and not _inside(name, command)}
+    kept = tuple(dict.fromkeys(c for c in inside if c.split()[0] not in elsewhere))
+    if named:
+        return "container", f"the shell prompt's host {named} is a container's id (its default hostname)", kept
+    kind, target, inner = execs[0]
+    return kind, f"`{inner}` was run in {'pod' if kind == 'kubernetes' else 'container'} {target} by `exec`", kept
+
+
+# An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
+# 1111): a binary the user compiled in their own account on the machine; an image puts its engine under /app, /opt,
+# /usr or the root's home.
+_HOME_BUILD = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)*build/(?:bin/(?:Release/)?)?[\w.-]+$")
+
+
+def _home_build_engine(ctx: FactContext) -> str:
+    """The engine command run from a build tree in the user's home directory, or ""."""
+    commands = ctx.optional("engine_commands", EngineCommands)
+    for command in commands.commands if commands is not None else ():
+        if command.argv and not command.builds and _HOME_BUILD.match(command.argv[0]):
+            return command.argv[0]
+    return ""
+
+
+def _stated_host(host: Host) -> str:
+    """The user's words that they started the engine's server from their own shell (stated_host), or ""."""
+    try:
+        text = host.doc(USER_ENGINES.name)
+    except NotCaptured:
+        return ""
+    return next((words for line in text.splitlines() if (words := stated_host(line))), "")
 
 
 def _host_side_evidence(host: Host) -> str:
@@ -236,10 +366,26 @@ def container(ctx: FactContext) -> ContainerInfo:
             host_side = _host_side_evidence(host)
             if host_side:
                 return ContainerInfo("", (host_side,), None)
+            kind, why, inside = _prompt_container(host)
+            if kind:
+                return ContainerInfo(kind, (why,), None, inside)
+            first = _pid_one(host)
+            if first:
+                return ContainerInfo("container", (f"the log's process ({first}) is PID 1 of its PID namespace: a "
+                                                   "container's entrypoint (on a host PID 1 is init)",), None)
             kind, why = _stated_container(host)
             if kind:
                 evidence.append(why)
         if not kind:
+            # Where the engine itself ran, where the paste shows it: no container check about its container applies.
+            built = _home_build_engine(ctx)
+            if built:
+                return ContainerInfo("", (f"the engine runs from a build tree in the user's home ({built}): a program "
+                                          "built and run on the machine, not in a container",), None)
+            words = _stated_host(host)
+            if words:
+                return ContainerInfo("", (f"the user's words start the engine's server from their own shell on the "
+                                          f"host: \"{words}\"",), None)
             raise FactUnavailable("the source does not show whether it ran in a container",
                                   "paste `cat /proc/1/cgroup` and `ls -a /` (or capture with `stackaudit capture`)")
 

@@ -134,7 +134,8 @@ class EngineCommand:
     config_path: str = ""
     config: tuple[tuple[str, str], ...] = ()
     builds: bool = False  # the engine's builder (BUILDERS), not a command that runs it
-    cut: bool = False  # its last line ends in `\\`: the shell line goes on past what the paste shows
+    # its last line ends in `\\`, or inside a quoted last word: the shell line goes on past what the paste shows
+    cut: bool = False
     # Its environment is a container's env list pasted beside its argument list (CONTAINER_ENV): every variable the
     # spec sets, as a compose service's or a pod's env is (the image's own ENV aside).
     env_whole: bool = False
@@ -391,6 +392,10 @@ def container_args(line: str) -> str | None:
     return shlex.join(words)
 
 
+# A quote that opens the line's last word and is never closed: the paste ends inside that word.
+_CUT_QUOTE = re.compile(r"(?<=\s)[\"'][^\s\"']*$")
+
+
 def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str] | None = None) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
     `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN).
@@ -410,7 +415,16 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         words = shlex.split(expand_variables(_posix_program(line.rstrip()[:-1] if cut else line), variables or {}),
                             comments=True)
     except ValueError:
-        return None
+        # A paste cut inside the command's last quoted word (`--override-tensor ".*ffn_.`, corpus 1111): the words
+        # before that quote are whole, the quoted one is cut with the line.
+        m = _CUT_QUOTE.search(line)
+        if m is None:
+            return None
+        try:
+            words = shlex.split(expand_variables(_posix_program(line[:m.start()]), variables or {}), comments=True)
+        except ValueError:
+            return None
+        cut = True
     if words and words[0] in _FEEDERS and "|" in words:
         words = words[words.index("|") + 1:]  # `echo "<prompt>" | llama-cli ...`: the command the pipe feeds
     env: list[tuple[str, str]] = []

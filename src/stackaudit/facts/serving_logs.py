@@ -629,7 +629,7 @@ class ServingLog:
     def container_host(self) -> str:
         """The one host of the NCCL lines when it is a container's default hostname (its id), else ""."""
         one = self.nccl_hosts[0] if len(self.nccl_hosts) == 1 else ""
-        return one if _CONTAINER_HOSTNAME.fullmatch(one) else ""
+        return one if CONTAINER_HOSTNAME.fullmatch(one) else ""
 
 
 def _one_process_each(pairs: list[tuple[int, int]]) -> bool:
@@ -640,7 +640,7 @@ def _one_process_each(pairs: list[tuple[int, int]]) -> bool:
 
 
 # A container's default hostname: the first 12 hex digits of its id (Docker, Podman).
-_CONTAINER_HOSTNAME = re.compile(r"[0-9a-f]{12}")
+CONTAINER_HOSTNAME = re.compile(r"[0-9a-f]{12}")
 # NCCL before 2.5 wrote `Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory` (its SHM transport).
 _CHANNEL = re.compile(
     r"(?:Channel|Ring) (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"

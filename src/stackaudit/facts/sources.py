@@ -127,7 +127,12 @@ INFINIBAND_SYSFS = Source("infiniband_sysfs", "/sys/class/infiniband", path="/sy
 
 # The host names a pasted log's line prefixes give (syslog, journal, Talos): what `_paste.view` takes off.
 LOG_LINE_HOSTS = Source("log_line_hosts", "the host names of pasted log lines", doc=True, hint="paste `uname -a`")
-LOG_LINE_PROGRAMS = Source("log_line_programs", "the programs (with their PIDs) a pasted journal or syslog names",
+# The shell prompts of a paste, one a line: the host the prompt names (`root@802f556c99c8:/# nvidia-smi`; empty for
+# `$ `), a tab and the command typed at it: where that command ran, and what it printed under it.
+PROMPT_HOSTS = Source("prompt_hosts", "pasted shell prompts: their hosts and commands", doc=True,
+                      hint="paste `cat /proc/1/cgroup` and `ls -a /` where the command ran")
+# A journal's or syslog's tag (`ollama[1773]`), or the process a vLLM or Ray line's prefix names (`APIServer pid=1`).
+LOG_LINE_PROGRAMS = Source("log_line_programs", "the programs (with their PIDs) pasted log line prefixes name",
                            doc=True, hint="paste `journalctl -u <engine>`")
 
 # --- containers ------------------------------------------------------------------------------------

@@ -197,7 +197,8 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # (test_func pid=16253, ip=10.0.2.120) | NVIDIA-SMI 510.47.03 ...  (a Ray task's or actor's output on the driver:
     # its name, PID and node; `(RayWorker pid=4751)`, `(pid=123)`). A name that holds the worker's rank
     # (`(Worker_TP1 pid=…)`, vLLM's) stays: the log readers count ranks by it.
-    ("Ray worker", re.compile(r"^\((?![\w.:-]*(?:TP|DP|PP|EP)\d)(?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:]+)?\) ")),
+    # The process it names is kept as the line's program (`APIServer pid=1`).
+    ("Ray worker", re.compile(r"^\((?P<proc>(?![\w.:-]*(?:TP|DP|PP|EP)\d)(?:[\w.:-]+ )?pid=\d+)(?:, ip=[\w.:]+)?\) ")),
     # ollama[1773]: time=2024-11-10T21:32:56.342+08:00 level=INFO source=sched.go:714 msg="new model will fit ..."
     # (a journal line with its time and host cut away: the program's tag with its PID stays; kernel and daemon tags
     # stay for their readers, as in the journal forms).
@@ -249,7 +250,8 @@ def strip_log_prefix(line: str, next_line: str = "", compose: tuple[str, ...] = 
             outer = not host
             host = host or m.groupdict().get("host") or ""  # the outer prefix's: the node that logged it
             tag = m.groupdict().get("tag") or ""
-            program = program or (tag if outer and tag.endswith("]") else "")
+            program = program or (tag if outer and tag.endswith("]") else "") \
+                or (m.groupdict().get("proc") or "" if outer else "")
             line = line[m.end():]
             # The next line carries the same outer prefix: a compose prefix inside it is compared without it.
             n = _log_prefix(next_line)
@@ -279,6 +281,9 @@ class PasteView:
     hosts: dict[int, str] = field(default_factory=dict)  # index in `lines` -> the host its log prefix named
     # index in `lines` -> the program and PID its journal / syslog prefix named (`ollama[285585]`)
     programs: dict[int, str] = field(default_factory=dict)
+    # index in `lines` of a shell prompt's command -> the host the prompt names (`root@802f556c99c8:/# nvidia-smi`),
+    # "" for a prompt that names none (`$ docker exec -it ollama nvidia-smi`)
+    prompt_hosts: dict[int, str] = field(default_factory=dict)
     # index in `lines` of a fence that opens and never closes: the paste ends inside its block, so what the block
     # held goes on past the paste's end (a copy cut off, a comment cut short); -1 when every fence closes or the
     # block ends at a shell prompt (the output above it ended)
@@ -309,6 +314,16 @@ def strip_prompt_line(line: str) -> str | None:
         if m:
             return (m.group("cmd") or "").strip()
     return None
+
+
+# The host of a `user@host` prompt (`root@802f556c99c8:/#`, `[root@gpu-node ~]#`, zsh's `user@host ~ ❯`).
+_PROMPT_HOST = re.compile(r"^(?:\([\w.-]+\)\s+)?\[?[\w.<>-]+@(?P<host>[\w.<>-]+)")
+
+
+def prompt_host(line: str) -> str:
+    """The host a prompt line names (`root@box:~# lspci` -> `box`); "" for a prompt without one, or no prompt."""
+    m = _PROMPT_HOST.match(line)
+    return m.group("host") if m is not None and (_USER_PROMPT.match(line) or _ARROW_PROMPT.match(line)) else ""
 
 
 def _glued_prompt(line: str, following: list[str]) -> str | None:
@@ -363,6 +378,7 @@ def view(text: str) -> PasteView:
     gaps: list[int] = []
     hosts: dict[int, str] = {}
     programs: dict[int, str] = {}
+    prompt_hosts: dict[int, str] = {}
     compose: tuple[str, ...] = ()  # the `docker compose` prefixes of the line before, outer first
     fence_indent = -1  # the indentation of the open fence, -1 outside one
     joined = -1  # the line an inline code span wrapped onto, joined to the line before it
@@ -442,6 +458,7 @@ def view(text: str) -> PasteView:
             if cmd is None and line[1:2].isalpha():
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
             if cmd is not None:
+                prompt_hosts[len(lines)] = prompt_host(line)
                 line = cmd
             at_prompt = cmd is not None
         elif line:
@@ -456,4 +473,4 @@ def view(text: str) -> PasteView:
             continue
         lines.append(line)
         origin.append(n)
-    return PasteView(lines, origin, gaps, len(raw), hosts, programs, -1 if at_prompt else open_fence)
+    return PasteView(lines, origin, gaps, len(raw), hosts, programs, prompt_hosts, -1 if at_prompt else open_fence)

@@ -2,7 +2,9 @@
 PyTorch (`ollama seems to only use 1 nvidia gpu`), or says the model runs with tensor parallelism (`the tensor
 parallelism does not work at all`: facts/engine_command.STATED_SPLIT).
 A sentence that says the program whose output is pasted ran in a container (`Ollama container logs`, `I can't get the
-docker image to run anything nvidia`: facts/container.STATED_CONTAINER_WORDS) is recorded the same way.
+docker image to run anything nvidia`: facts/container.STATED_CONTAINER_WORDS) is recorded the same way, and so is one,
+however short, that says the user started the engine's server from their own shell (`ran `ollama serve``:
+facts/container.STATED_HOST_WORDS).
 
 Recorded as the pasted document USER_ENGINES (facts/sources.py), the line verbatim; facts/engine_command.py reads it
 as the weakest source of the engines a paste shows (facts/applicability.engine_shown_other).
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.container import stated_container
+from stackaudit.facts.container import stated_container, stated_host
 from stackaudit.facts.engine_command import COMMAND_HINT, stated_engines, stated_split
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.sources import USER_ENGINES
@@ -49,9 +51,9 @@ _NEEDLES = ("ollama", "llama", "vllm", "sglang", "tensorrt", "trt", "torch", "tr
             "parallel")
 
 
-def is_sentence(line: str) -> bool:
+def is_sentence(line: str, min_words: int = MIN_WORDS) -> bool:
     """Whether a line of a paste is the user's words and nothing another reader's kind could be."""
-    return (len(line) <= 2000 and len(_WORD.findall(line)) >= MIN_WORDS and not looks_like_command(line)
+    return (len(line) <= 2000 and len(_WORD.findall(line)) >= min_words and not looks_like_command(line)
             and strip_prompt_line(line) is None and not PROMPT.match(line) and not _PROGRAM.match(line)
             and not COMMAND_HINT.search(line) and not _MACHINE.search(line) and not is_log_line(line) and not is_evidence(line)
             and not _COMPOSE_LOG.match(line))
@@ -63,8 +65,10 @@ def prose_engine(lines: list[str], candidates: Candidates | None = None) -> Iter
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
-        if not (stated_engines(line) or stated_container(line)[0] or stated_split(line)) or not is_sentence(line) \
-                or is_symptom(line):
+        # The user's words that they started the server themselves are short (`ran `ollama serve``, corpus 1112).
+        host_words = bool(stated_host(line))
+        if not (stated_engines(line) or stated_container(line)[0] or stated_split(line) or host_words) \
+                or not is_sentence(line, 2 if host_words else MIN_WORDS) or is_symptom(line):
             continue  # a program's own message (a log symptom) is not the user's words
         yield Found("prose engine", i, i + 1, document_appended(USER_ENGINES.name, line.strip() + "\n"))
         taken += 1

@@ -19,7 +19,7 @@ from functools import partial
 from stackaudit.errors import InputError
 from stackaudit.facts._parse import LINE_LOOK_CHARS
 from stackaudit.facts.shown_commands import listing_command, parse_grep, shows_part
-from stackaudit.facts.sources import LISTING_GREPS, LOG_LINE_HOSTS, LOG_LINE_PROGRAMS
+from stackaudit.facts.sources import LISTING_GREPS, LOG_LINE_HOSTS, LOG_LINE_PROGRAMS, PROMPT_HOSTS
 from stackaudit.host.memory import HostRecord, join_provenance
 from stackaudit.host.source import Provenance, doc_key
 from stackaudit.importers import _hosts, _paste
@@ -550,7 +550,15 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
 def _record_prefix_hosts(record: HostRecord, paste: _paste.PasteView, lines: list[str], result: ImportResult,
                          file_name: str, line_offset: int) -> None:
     """The host names the log prefixes of the lines kept gave (not another host's, set aside), in order, and the
-    programs their journal tags named (a tag without a time or host names a program alone)."""
+    programs their journal tags named (a tag without a time or host names a program alone); the hosts the shell
+    prompts of the lines kept named, each with its command."""
+    prompts = [i for i in sorted(paste.prompt_hosts) if lines[i]] if result.recognised else []
+    if prompts:
+        a, b = paste.span(prompts[0], prompts[-1] + 1)
+        record.docs[PROMPT_HOSTS.name] = record.docs.get(PROMPT_HOSTS.name, "") + "".join(
+            f"{paste.prompt_hosts[i]}\t{lines[i].strip()}\n" for i in prompts)
+        record.provenance[doc_key(PROMPT_HOSTS.name)] = Provenance("shell prompts", "pasted", False, file_name,
+                                                                    (a + 1 + line_offset, b + line_offset))
     kept = [i for i in sorted({*paste.hosts, *paste.programs}) if lines[i]] if result.recognised else []
     if not kept:
         return

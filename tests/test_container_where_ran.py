@@ -1,0 +1,146 @@
+"""container: where the pasted outputs ran, from the paste's own shape and the user's words.
+
+Inside: a shell prompt whose host is a container's id (`root@802f556c99c8:/# nvidia-smi`) puts the commands typed
+there in a container, and nvidia-smi listing GPUs there shows them exposed (CTR-GPU-ACCESS ok).
+On the host: an engine run from a build tree in the user's home, or the user's words that they ran `ollama serve`
+themselves; the container checks about the engine's container are then not applicable. An absence proves neither.
+"""
+
+from __future__ import annotations
+
+from corpus import body, capture_checks, fact, pasted
+from stackaudit.facts.container import ContainerInfo, stated_host
+from stackaudit.facts.engine_command import parse_command_line
+from stackaudit.importers._paste import prompt_host
+
+_SMI = """\
+root@802f556c99c8:/# nvidia-smi
+Tue Sep 24 12:52:58 2024
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 535.183.01             Driver Version: 535.183.01   CUDA Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  NVIDIA RTX A3000 Laptop GPU    Off | 00000000:01:00.0 Off |                  N/A |
+| N/A   48C    P8              12W /  60W |      8MiB /  6144MiB |      0%      Default |
+|                                         |                      |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+"""
+
+
+def test_prompt_host() -> None:
+    assert prompt_host("root@802f556c99c8:/# nvidia-smi") == "802f556c99c8"
+    assert prompt_host("[root@gpu-node ~]# lspci") == "gpu-node"
+    assert prompt_host("$ nvidia-smi") == ""
+    assert prompt_host("an email user@example.com in prose") == ""
+
+
+def test_container_prompt_puts_nvidia_smi_inside() -> None:
+    # ollama/ollama#6933 (corpus 411): nvidia-smi typed at root@802f556c99c8, the ollama container's prompt.
+    info = fact(pasted(body("411")), "container")
+    assert info.in_container
+    assert "802f556c99c8" in info.evidence[0]
+    assert info.ran_inside == ("nvidia-smi",)
+    r = capture_checks("411", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "ok"
+    assert "RTX A3000" in r.message
+
+
+def test_modelled_host_prompt_is_no_container() -> None:
+    # Modelled: the same output at a host's named prompt says nothing of a container.
+    text = _SMI.replace("root@802f556c99c8:/#", "root@gpu-node-03:~#")
+    assert not isinstance(fact(pasted(text), "container"), ContainerInfo)
+
+
+def test_modelled_nvidia_smi_at_both_prompts_is_not_attributed() -> None:
+    # Modelled: nvidia-smi typed on the host and in the container: which table is whose is not shown.
+    text = _SMI.replace("root@802f556c99c8:/#", "root@gpu-node-03:~#") + _SMI
+    info = fact(pasted(text), "container")
+    assert info.in_container
+    assert info.ran_inside == ()
+
+
+def test_home_build_tree_engine_runs_on_the_host() -> None:
+    # ggml-org/llama.cpp#13197 (corpus 1111): llama-server from /home/user/llama.cpp/build/bin, cut mid-quote.
+    info = fact(pasted(body("1111")), "container")
+    assert isinstance(info, ContainerInfo) and not info.in_container
+    assert "/home/user/llama.cpp/build/bin/llama-server" in info.evidence[0]
+    assert capture_checks("1111", "CTR-CPU-LIMITS")["CTR-CPU-LIMITS"].status == "not-applicable"
+
+
+def test_modelled_image_path_engine_says_nothing() -> None:
+    # Modelled: an engine under /app (an image's layout) is no proof of a host.
+    text = "CUDA_VISIBLE_DEVICES=0 /app/llama-server -m /models/x.gguf -ngl 99\n"
+    assert not isinstance(fact(pasted(text), "container"), ContainerInfo)
+
+
+def test_command_cut_inside_its_last_quoted_word() -> None:
+    command = parse_command_line('/home/user/llama.cpp/build/bin/llama-server -ngl 99 --override-tensor ".*ffn_.')
+    assert command is not None and command.cut
+    assert command.argv[-1] == "--override-tensor"
+    # Modelled: an apostrophe in a sentence is no cut command.
+    assert parse_command_line("I can't run vllm serve --tensor-parallel-size 2 with it") is None
+
+
+def test_user_ran_ollama_serve_on_the_host() -> None:
+    # ollama/ollama#10483 (corpus 1112): "ran `ollama serve`", then its debug log.
+    info = fact(pasted(body("1112")), "container")
+    assert isinstance(info, ContainerInfo) and not info.in_container
+    assert "ollama serve" in info.evidence[0]
+    assert capture_checks("1112", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+def test_stated_host_words() -> None:
+    assert stated_host("ran `ollama serve`")
+    assert stated_host("I started ollama serve and then ollama run gemma3")
+    # Modelled: words that name a container, or a mention that is not the user's start of the server.
+    assert not stated_host("I ran ollama serve inside the docker container")
+    assert not stated_host("the logs of ollama serve show the GPU")
+
+
+def test_exec_inside() -> None:
+    from stackaudit.facts.container import exec_inside
+
+    assert exec_inside("docker exec -ti -u root worker3 nvidia-smi -L") == ("docker", "worker3", "nvidia-smi -L")
+    assert exec_inside("kubectl exec -it vllm-0 -n ai -- nvidia-smi") == ("kubernetes", "vllm-0", "nvidia-smi")
+    assert exec_inside("docker exec ollama") == ("", "", "")
+    assert exec_inside("docker run --gpus all ubuntu nvidia-smi") == ("", "", "")
+
+
+def test_modelled_docker_exec_prompt_puts_nvidia_smi_inside() -> None:
+    # Modelled (marked so): corpus 411's table under a `$ docker exec` of nvidia-smi in the ollama container.
+    text = _SMI.replace("root@802f556c99c8:/# nvidia-smi", "$ docker exec -it ollama nvidia-smi")
+    info = fact(pasted(text), "container")
+    assert info.kind == "docker" and info.ran_inside == ("nvidia-smi",)
+    assert "ollama" in info.evidence[0]
+
+
+def test_modelled_kubectl_exec_prompt_is_a_pod() -> None:
+    text = _SMI.replace("root@802f556c99c8:/# nvidia-smi", "user@bastion:~$ kubectl exec -it vllm-0 -- nvidia-smi")
+    info = fact(pasted(text), "container")
+    assert info.kind == "kubernetes" and info.ran_inside == ("nvidia-smi",)
+
+
+def test_modelled_user_words_from_docker() -> None:
+    # ollama/ollama#6933's sentence alone (corpus 411 line 1), without its prompt.
+    text = ("Hi there. I am using ollama from docker and I've already made sure that the gpu is available from the "
+            "container, by using `nvidia-smi`\n" + _SMI.replace("root@802f556c99c8:/# nvidia-smi\n", ""))
+    info = fact(pasted(text), "container")
+    assert info.kind == "docker" and info.ran_inside == ()
+
+
+def test_engine_as_pid_one_is_a_container() -> None:
+    # noonghunna/club-3090#93 (corpus 510): vLLM's `(APIServer pid=1)` prefix: the engine is its namespace's PID 1.
+    info = fact(pasted(body("510")), "container")
+    assert info.in_container
+    assert "APIServer pid=1" in info.evidence[0]
+    r = capture_checks("510", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert "whether it ran in a container" not in r.message
+
+
+def test_modelled_engine_with_another_pid_says_nothing() -> None:
+    # Modelled: the same line from PID 4127 is any process of any machine.
+    text = body("510").replace("pid=1)", "pid=4127)")
+    assert not isinstance(fact(pasted(text), "container"), ContainerInfo)
