@@ -10,6 +10,7 @@ from pathlib import Path
 
 from corpus import capture_checks, fact, paste_checks, pasted
 from stackaudit.facts.serving_logs import stated_nccl
+from stackaudit.importers.recognition import recognise
 
 # https://github.com/ROCm/rccl/issues/1129 (visionscaper, 2024-04-01): the variable, then the test it fixed.
 RCCL_1129 = """```
@@ -90,3 +91,16 @@ def test_a_transport_the_run_turned_off_with_a_variable_1058() -> None:
     assert r.status == "not-an-issue" and "NCCL_P2P_DISABLE=1" in r.message
     # Real (torch's NCCL error, corpus 221): `run with NCCL_DEBUG=INFO` is advice, not the run's setting.
     assert stated_nccl("unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5") is None
+
+
+def test_variables_set_before_an_nccl_tests_program_are_the_runs() -> None:
+    """Corpus 1149 (NVIDIA/nccl#1773): `NCCL_P2P_DISABLE=0 NCCL_P2P_LEVEL=SYS NCCL_DEBUG=info ./build/all_reduce_perf
+    -g 8 | tail -n 30` at a root prompt, with the tail of NCCL's log and no result table."""
+    r = capture_checks("1149", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "not-an-issue" and "NCCL_P2P_LEVEL=SYS" in r.message
+
+
+def test_an_assignment_after_the_program_is_an_argument_not_the_runs() -> None:
+    """Modelled: `NCCL_ALGO=Ring` after the program is an argument it gets, not a variable its shell sets."""
+    spans = recognise("$ ./build/all_reduce_perf -b 8 -e 1G -g 8 NCCL_ALGO=Ring\n", "paste.txt").recognised
+    assert not [s for s in spans if s[0] == "prose nccl env"]
