@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import CAPTURES_DIR, capture_checks, paste_checks
+from corpus import CAPTURES_DIR, body, capture_checks, fact, paste_checks, pasted
 from gap_pastes import H100_BUS, nvidia_smi_table
 from stackaudit.facts.nvidia_smi import parse_table
 from stackaudit.facts.platform import platform_words, wsl_driver
@@ -73,3 +73,16 @@ def test_a_kaggle_machine_of_two_t4s_is_a_vm(tmp_path: Path) -> None:
     text = ("### System Info\n\nPython version: 3.10\nHardware: 2x NVIDIA T4 GPUs (Kaggle environment)\n"
             "Platform: Kaggle Notebooks\n")
     assert "virtual machine (google) with 2 GPUs" in paste_checks(tmp_path, text, VM)[VM].message
+
+
+def test_the_header_line_copied_into_prose_shows_wsl_too() -> None:
+    """Corpus 1141 (NVIDIA/TensorRT-LLM#9766): `- nvidia-smi: NVIDIA-SMI 580.105.08  Driver Version: 572.16` in the
+    user's environment list, no table: the Linux library over the Windows driver is WSL 2's."""
+    fact_ = fact(pasted(body("1141")), "virtualization")
+    assert fact_.is_vm and fact_.wsl and "572.16" in fact_.source
+
+
+def test_the_same_header_line_with_one_version_is_no_vm(tmp_path: Path) -> None:
+    """Modelled: the same line from a Linux host, whose library and driver are one version."""
+    text = body("1141").replace("580.105.08", "572.16")
+    assert not getattr(fact(pasted(text), "virtualization"), "is_vm", False)

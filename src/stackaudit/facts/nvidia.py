@@ -642,6 +642,9 @@ class NvidiaDriver:
     proc_version_line: str = ""
     enable_gpu_firmware: str | None = None  # /proc/driver/nvidia/params EnableGpuFirmware
     loaded: bool | None = None
+    # The `NVIDIA-SMI` version on the header line that states the driver: the user-space library's (facts/platform.py
+    # wsl_driver: another version than the driver's only under WSL 2).
+    smi_version: str | None = None
 
 
 _LICENSE_FLAVOUR = {"Dual MIT/GPL": "open", "NVIDIA": "proprietary"}
@@ -1001,8 +1004,13 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     said = "stated" if package and STATED_OPEN.search(package) else "package"
     # A package's own version (an RPM's name, a `dpkg -l` row) shows the driver installed, not loaded.
     installed = all(_INSTALLED_PACKAGE.match(m.group(0)) for m in STATED_DRIVER.finditer(text) if m.group(1) == found[0])
+    smi = next((m.group(1) for m in _SMI_BESIDE_DRIVER.finditer(text) if m.group(2) == found[0]), None)
     return NvidiaDriver(found[0], "open" if package else None, f"{said}: {package}" if package else "",
-                        loaded=None if installed and not _LIBCUDA.search(text) else True)
+                        loaded=None if installed and not _LIBCUDA.search(text) else True, smi_version=smi)
+
+
+# nvidia-smi's header line copied into prose: `NVIDIA-SMI 580.105.08  Driver Version: 572.16` (the library's, the driver's).
+_SMI_BESIDE_DRIVER = re.compile(r"NVIDIA-SMI\s+(\d{3}\.\d+(?:\.\d+)?)\s+(?:KMD|Driver) Version:\s*(\d{3}\.\d+(?:\.\d+)?)")
 
 
 # nvbandwidth's header: `Driver Version: 550.127.08`, which it read from NVML (nvmlSystemGetDriverVersion).

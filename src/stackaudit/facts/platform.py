@@ -448,12 +448,16 @@ def wsl_driver(nvidia: NvidiaGpus | None) -> str:
     module: its Linux library (`NVIDIA-SMI 555.52.01`) reports the Windows driver it reaches through the Hyper-V GPU
     paravirtualization (`Driver Version: 555.99`).
     """
-    if nvidia is None or not nvidia.smi_version or not nvidia.driver_version:
+    if nvidia is None:
         return ""
-    if nvidia.smi_version == nvidia.driver_version:
+    return wsl_versions(nvidia.smi_version, nvidia.driver_version)
+
+
+def wsl_versions(smi_version: str | None, driver_version: str | None) -> str:
+    """Why a header's `NVIDIA-SMI` version over another `Driver Version` is WSL 2's (wsl_driver), or ""."""
+    if not smi_version or not driver_version or smi_version == driver_version:
         return ""
-    return (f"the nvidia-smi header's Linux library {nvidia.smi_version} over the Windows driver "
-            f"{nvidia.driver_version}: {WSL_KERNEL.what}")
+    return f"the nvidia-smi header's Linux library {smi_version} over the Windows driver {driver_version}: {WSL_KERNEL.what}"
 
 
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
@@ -461,12 +465,15 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     are guests, a VM; `None` is "bare metal GPU", NVML nvmlGpuVirtualizationMode_t:
     https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html), else a GPU named by a vGPU
     profile (VGPU_PROFILE, a guest); None when neither is shown."""
-    from stackaudit.facts.nvidia import NvidiaGpus
+    from stackaudit.facts.nvidia import NvidiaDriver, NvidiaGpus
 
     nvidia = ctx.optional("nvidia", NvidiaGpus)
     modes = sorted({g.virtualization_mode for g in (nvidia.gpus if nvidia else ()) if g.virtualization_mode})
     if not modes and (wsl := wsl_driver(nvidia)):
         return WSL_KERNEL.vm, wsl
+    driver = ctx.optional("nvidia_driver", NvidiaDriver) if nvidia is None else None
+    if driver is not None and (wsl := wsl_versions(driver.smi_version, driver.version)):
+        return WSL_KERNEL.vm, wsl  # the header line copied into prose
     if not modes and nvidia is not None and nvidia.vgpu_host_driver:
         return "none", f"{vgpu_host(nvidia)}: NVIDIA's vGPU host driver, on the hypervisor (not a guest)"
     if not modes:
@@ -515,7 +522,8 @@ def _machine(ctx: FactContext) -> Virtualization:
         return Virtualization((cpu.hypervisor_vendor or "unknown").lower(), "lscpu Hypervisor vendor")
     gpu_mode = _gpu_virtualization(ctx)
     if gpu_mode is not None and gpu_mode[0] != "none":
-        return Virtualization(*gpu_mode)
+        # The header's library over another driver (wsl_versions) is WSL 2's utility VM.
+        return Virtualization(*gpu_mode, wsl=gpu_mode[1].endswith(WSL_KERNEL.what))
     try:
         dmi = " ".join(
             (read_optional(host, f"/sys/class/dmi/id/{name}") or "").strip() for name in ("sys_vendor", "product_name")
