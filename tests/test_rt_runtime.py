@@ -667,6 +667,7 @@ def test_a_flashinfer_wheel_built_for_another_torch_is_an_issue() -> None:
     2.5.1+cu121; the per-torch wheel's extension loads only into torch 2.4."""
     r = capture_checks("1133", "RT-FLASHINFER")["RT-FLASHINFER"]
     assert r.status == "issue" and "built for torch 2.4" in r.message and "2.5.1" in r.message
+    assert r.fix is not None and "wheel built for the torch installed" in r.fix.runtime
 
 
 def test_a_flashinfer_wheel_for_the_torch_beside_it_is_fine(tmp_path: Path) -> None:

@@ -473,6 +473,7 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
     problems: list[str] = []
     evidence: list[str] = []
     severe = False
+    wheel_fix: Fix | None = None
     actual: dict[str, object] = {}
     for e in envs:
         versions = {n: e.packages[n] for n in (*FLASHINFER_PACKAGES, "flashinfer") if n in e.packages}
@@ -487,6 +488,9 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
                 problems[-1] += " with FLASHINFER_DISABLE_VERSION_CHECK=1 (stale cubins crash)"
         if built := _flashinfer_built_for(versions, e.packages.get("torch", ""), e.torch_cuda or ""):
             problems.append(built)
+            wheel_fix = advice("Install the FlashInfer wheel built for the torch installed (its index names torch and "
+                               "CUDA: flashinfer.ai/whl/cu<CUDA>/torch<release>), or the FlashInfer the engine release "
+                               "pins", cost="restart", scope="container")
         torch_cuda = release(e.torch_cuda, 2)
         home_cuda = release(e.cuda_home_version, 2)
         if e.cuda_home_version:
@@ -498,7 +502,7 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
     if problems:
         return issue("; ".join(problems) + where, actual=actual,
                      expected="one FlashInfer version; CUDA_HOME matching torch's CUDA",
-                     severity="high" if severe else None, evidence=evidence)
+                     severity="high" if severe else None, evidence=evidence, fix=wheel_fix)
     if not any(e.cuda_home_version for e in envs):
         return not_an_issue("no CUDA toolkit (CUDA_HOME, /usr/local/cuda) for FlashInfer's JIT: fine while the "
                             f"precompiled cubins cover the kernels in use{where}", actual=actual, evidence=evidence)
