@@ -8,12 +8,11 @@ environment: the test process and /proc/self carry contradicting values.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from corpus import body, capture_checks, paste_checks
+from corpus import capture_checks
 from stackaudit.checks import rt
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.limits import LIMIT_ROWS, format_limits
@@ -662,16 +661,9 @@ def test_pasted_ulimit_without_a_process_list_is_not_read_as_no_engine() -> None
     assert results["RT-VERSION-MATRIX"].status == "unknown"
 
 
-def test_a_flashinfer_wheel_built_for_another_torch_is_an_issue() -> None:
-    """Corpus 1133 (sgl-project/sglang#2746): check_env lists `flashinfer: 0.1.6+cu124torch2.4` beside torch
-    2.5.1+cu121; the per-torch wheel's extension loads only into torch 2.4."""
+def test_a_flashinfer_wheel_for_torch_2_4_beside_torch_2_5_is_not_flagged() -> None:
+    """Corpus 1133 (sgl-project/sglang#2746): `flashinfer: 0.1.6+cu124torch2.4` beside torch 2.5.1+cu121, the pair
+    SGLang 0.4.1's install line produced. FlashInfer's maintainers: torch 2.4 and 2.5 are ABI compatible, so the
+    torch 2.4 wheel runs on 2.5 (flashinfer-ai/flashinfer#689). The wheel's torch tag alone proves no fault."""
     r = capture_checks("1133", "RT-FLASHINFER")["RT-FLASHINFER"]
-    assert r.status == "issue" and "built for torch 2.4" in r.message and "2.5.1" in r.message
-    assert r.fix is not None and "wheel built for the torch installed" in r.fix.runtime
-
-
-def test_a_flashinfer_wheel_for_the_torch_beside_it_is_fine(tmp_path: Path) -> None:
-    """Modelled: the same report with the torch the wheel was built for (its CUDA build differing alone)."""
-    text = body("1133").replace("PyTorch: 2.5.1+cu121", "PyTorch: 2.4.0+cu121")
-    r = paste_checks(tmp_path, text, "RT-FLASHINFER")["RT-FLASHINFER"]
-    assert "built for torch" not in r.message
+    assert r.status != "issue", r.message

@@ -449,9 +449,7 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
 
     Bad value: the FlashInfer packages at different versions (FlashInfer refuses to import unless
     FLASHINFER_DISABLE_VERSION_CHECK=1, and then stale cubins crash); a CUDA_HOME toolkit of
-    another major version than torch's CUDA, or older than it (JIT builds against the wrong CUDA); a wheel of the
-    per-torch index built for another torch release than the one installed (`0.1.6+cu124torch2.4` beside torch
-    2.5.1: its C++ extension is bound to the torch it was compiled with).
+    another major version than torch's CUDA, or older than it (JIT builds against the wrong CUDA).
 
     Why: FlashInfer kernels come precompiled (cubin, jit-cache) or JIT-compiled with CUDA_HOME's
     nvcc; mixed versions or toolchains fail at load or at first use, and vLLM then falls back to
@@ -473,7 +471,6 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
     problems: list[str] = []
     evidence: list[str] = []
     severe = False
-    wheel_fix: Fix | None = None
     actual: dict[str, object] = {}
     for e in envs:
         versions = {n: e.packages[n] for n in (*FLASHINFER_PACKAGES, "flashinfer") if n in e.packages}
@@ -486,11 +483,6 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
             if disabled_check:
                 severe = True
                 problems[-1] += " with FLASHINFER_DISABLE_VERSION_CHECK=1 (stale cubins crash)"
-        if built := _flashinfer_built_for(versions, e.packages.get("torch", ""), e.torch_cuda or ""):
-            problems.append(built)
-            wheel_fix = advice("Install the FlashInfer wheel built for the torch installed (its index names torch and "
-                               "CUDA: flashinfer.ai/whl/cu<CUDA>/torch<release>), or the FlashInfer the engine release "
-                               "pins", cost="restart", scope="container")
         torch_cuda = release(e.torch_cuda, 2)
         home_cuda = release(e.cuda_home_version, 2)
         if e.cuda_home_version:
@@ -502,32 +494,12 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
     if problems:
         return issue("; ".join(problems) + where, actual=actual,
                      expected="one FlashInfer version; CUDA_HOME matching torch's CUDA",
-                     severity="high" if severe else None, evidence=evidence, fix=wheel_fix)
+                     severity="high" if severe else None, evidence=evidence)
     if not any(e.cuda_home_version for e in envs):
         return not_an_issue("no CUDA toolkit (CUDA_HOME, /usr/local/cuda) for FlashInfer's JIT: fine while the "
                             f"precompiled cubins cover the kernels in use{where}", actual=actual, evidence=evidence)
     return ok("FlashInfer packages agree and the JIT toolkit matches torch's CUDA" + where,
               actual=actual, evidence=evidence)
-
-
-# A FlashInfer wheel of the per-torch index (flashinfer.ai/whl/cu124/torch2.4): `0.1.6+cu124torch2.4`.
-_FLASHINFER_BUILT_FOR = re.compile(r"\+cu(?P<cuda>\d{3,})torch(?P<torch>\d+\.\d+)")
-
-
-def _flashinfer_built_for(versions: dict[str, str], torch: str, torch_cuda: str) -> str:
-    """Why a FlashInfer wheel built for another torch than the one beside it fails; "" where none is. Such a wheel's
-    local version names the torch and CUDA its C++ extension was compiled against, and a torch extension loads only
-    into the torch release it was built with (the C++ ABI changes between releases: `undefined symbol` at import)."""
-    for name, version in versions.items():
-        m = _FLASHINFER_BUILT_FOR.search(version)
-        if m is None or not torch:
-            continue
-        cuda = f"{m.group('cuda')[:-1]}.{m.group('cuda')[-1]}"
-        if release(torch, 2) != release(m.group("torch"), 2):
-            other_cuda = f" and CUDA {cuda} (torch's is {torch_cuda})" if torch_cuda and torch_cuda != cuda else ""
-            return (f"{name} {version} is a wheel built for torch {m.group('torch')}{other_cuda}, installed beside "
-                    f"torch {torch}: its C++ extension loads only into the torch it was built with")
-    return ""
 
 
 # --- RT-CUDA-GRAPHS --------------------------------------------------------------------------
