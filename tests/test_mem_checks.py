@@ -197,3 +197,11 @@ def test_cuda_devices_unavailable_without_mig_is_not_migs(tmp_path: Path) -> Non
     text = body("1145").replace("|                   On |", "|             Disabled |", 1)
     r = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
     assert r.status != "issue"
+
+
+def test_ecc_ok_claims_nothing_pending_only_where_the_pending_mode_is_read() -> None:
+    """The nvidia-smi table shows the current ECC mode only (corpus 1145, its cell `On`); NVML reads the pending one."""
+    table = capture_checks("1145", "MEM-ECC-MODE")["MEM-ECC-MODE"]
+    assert table.status == "ok" and "pending mode not in this source" in table.message
+    live = _one(host_for(hgx()), "MEM-ECC-MODE")
+    assert live.status == "ok" and "nothing pending" in live.message

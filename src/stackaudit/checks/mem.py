@@ -179,15 +179,18 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
             + " (usable memory differs; a TP group is sized by the smallest)", actual=modes,
             expected="the same mode on every GPU", subjects=list(modes)))
     mode = next(iter(modes.values()))
+    # The table shows the current mode only (`nvidia-smi -q` shows the pending one too): claim no more than is read.
+    nothing_pending = ("nothing pending" if all(g.ecc_pending is not None for g in read)
+                       else "the pending mode not in this source")
     shipped_on = _ecc_shipped_on(read) if mode == "Disabled" else ""
     if shipped_on:
         # Off on boards that ship with it on: someone turned it off. A choice, not a fault: it is what a reader
         # flags first, so the verdict says it was looked at.
         return over_gpus(nvidia, read, not_an_issue(
             f"ECC Disabled on {len(read)} GPU(s) ({shipped_on}), which ship with ECC enabled: turned off on this "
-            "host, a choice (no protection from memory errors; GDDR boards gain the memory ECC reserves), nothing "
-            "pending and the same on every GPU", actual=modes))
-    return ok_over_gpus(nvidia, read, f"ECC {mode} on {len(read)} GPU(s), nothing pending", actual=modes)
+            f"host, a choice (no protection from memory errors; GDDR boards gain the memory ECC reserves), "
+            f"{nothing_pending}, the same on every GPU", actual=modes))
+    return ok_over_gpus(nvidia, read, f"ECC {mode} on {len(read)} GPU(s), {nothing_pending}", actual=modes)
 
 
 def _ecc_shipped_on(gpus: list[GpuInfo]) -> str:
