@@ -22,6 +22,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
+from stackaudit.facts._parse import format_cpulist
 from stackaudit.facts.boot_loader import CmdlineTool, tool_of
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.gpu_events import GpuEvents
@@ -442,15 +443,7 @@ def _cpus_of_another_node(topo: TopoMatrix, shown: list[str], nodes: dict[str, i
         return ""
     lists = {sets.get(g) for g in shown}
     cpus = lists.pop() if len(lists) == 1 else None
-    if not cpus:
-        return ""
-    runs: list[list[int]] = []
-    for c in sorted(set(range(max(cpus) + 1)) - cpus):
-        if runs and c == runs[-1][1] + 1:
-            runs[-1][1] = c
-        else:
-            runs.append([c, c])
-    return ",".join(f"{a}-{b}" if a != b else f"{a}" for a, b in runs)
+    return format_cpulist(sorted(set(range(max(cpus) + 1)) - cpus)) if cpus else ""
 
 
 # -- PCIe side: ACS, Resizable BAR, MMIO space, AER (docs/checks.md, FW-ACS-P2P ... FW-AER-ERRORS) ------------

@@ -22,10 +22,11 @@ the count of sockets drawn.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from stackaudit.facts._parse import format_cpulist
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpu_links import GpuLinks
 from stackaudit.facts.gpus import GpuInventory
@@ -331,7 +332,7 @@ def topology_from_facts(facts: Mapping[str, Any]) -> MachineTopology:
     sockets: list[Socket] = []
     numa = facts.get("numa")
     if isinstance(numa, NumaTopology):
-        sockets = [Socket(n.id, _cpulist(n.cpus)) for n in numa.nodes]
+        sockets = [Socket(n.id, format_cpulist(list(n.cpus))) for n in numa.nodes]
     seen = {s.node for s in sockets}
     for g in gpus:
         if g.numa is not None and g.numa not in seen:
@@ -414,16 +415,6 @@ def _nvlinks(gpus: Sequence[Gpu], nvidia: Any, status: Any, nvswitch_on_bus: boo
         key = frozenset((a, b))
         bonded[key] = bonded.get(key, 0) + min(switch[a], switch[b])
     return bonded, source if bonded else ""
-
-
-def _cpulist(cpus: Iterable[int]) -> str:
-    """(0, 1, 2, 5) -> "0-2,5"."""
-    out: list[str] = []
-    ordered = sorted(set(cpus))
-    for _, run in itertools.groupby(enumerate(ordered), key=lambda t: t[1] - t[0]):
-        values = [v for _, v in run]
-        out.append(f"{values[0]}-{values[-1]}" if len(values) > 1 else str(values[0]))
-    return ",".join(out)
 
 
 fact("machine_topology", MachineTopology, first_of)
