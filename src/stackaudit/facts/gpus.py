@@ -365,6 +365,16 @@ def gpus_from_nvidia(ctx: FactContext) -> GpuInventory:
     return from_nvidia(nvidia)
 
 
+def listed_inventory(records: dict[int, GpuRecord], title: str, partial: str = "", *, whole: bool = False,
+                     at_least: int = 0) -> GpuInventory:
+    """The GPUs a listing names by index, in index order. A whole listing counts what it lists; any other counts at
+    least its highest index + 1 (a GPU at index 7 proves eight) and `at_least` (a count it states). `partial` says why
+    the listing may leave GPUs out."""
+    gpus = tuple(records[i] for i in sorted(records))
+    count = len(gpus) if whole else max(at_least, len(gpus), max(records) + 1)
+    return GpuInventory(gpus=gpus, counts=((title, count),), partial=((title, partial),) if partial else ())
+
+
 def parse_nvidia_smi_list(text: str, whole: bool) -> GpuInventory:
     """The GPUs an `nvidia-smi -L` lists (NVSMI_GPU_LINE with its UUID part): index and product name. Whole, it is
     every GPU NVML sees where it ran; an excerpt proves as many GPUs as its highest index says, a lower bound."""
@@ -375,10 +385,8 @@ def parse_nvidia_smi_list(text: str, whole: bool) -> GpuInventory:
             records.setdefault(int(m["index"]), GpuRecord(int(m["index"]), "", m["name"], None, (NVSMI_LIST_TITLE,)))
     if not records:
         raise ParseError("no `GPU n: <name> (UUID: …)` line")
-    gpus = tuple(records[i] for i in sorted(records))
-    count = len(gpus) if whole else max(len(gpus), max(records) + 1)
-    return GpuInventory(gpus=gpus, counts=((NVSMI_LIST_TITLE, count),),
-                        partial=() if whole else ((NVSMI_LIST_TITLE, "a pasted `nvidia-smi -L` may leave GPUs out"),))
+    return listed_inventory(records, NVSMI_LIST_TITLE, "" if whole else "a pasted `nvidia-smi -L` may leave GPUs out",
+                            whole=whole)
 
 
 @provider("gpus", GpuInventory, rank=15, title=NVSMI_LIST_TITLE, hint=NVSMI_LIST.hint)
@@ -482,9 +490,8 @@ def parse_nccl_tests_gpus(text: str) -> GpuInventory:
         return GpuInventory(others=tuple(others))
     if not records:
         raise ParseError("no `# Rank N ... device N [bus] model` line of a GPU")
-    gpus = tuple(records[i] for i in sorted(records))
     # A rank on `device 7` proves eight local GPUs even when the excerpt shows that rank alone.
-    return GpuInventory(gpus=gpus, counts=((NCCL_TESTS_TITLE, max(len(gpus), max(records) + 1)),))
+    return listed_inventory(records, NCCL_TESTS_TITLE)
 
 
 @parser(NCCL_TESTS, feeds="gpus", kind=GpuInventory, rank=50)
@@ -525,8 +532,7 @@ def parse_p2p_test_gpus(text: str) -> GpuInventory:
         records.setdefault(index, GpuRecord(index, bdf, name, None, (title,)))
     if not records:
         raise ParseError("no `Device: N, <name>, pciBusID: …` line")
-    gpus = tuple(records[i] for i in sorted(records))
-    return GpuInventory(gpus=gpus, counts=((title, max(len(gpus), max(records) + 1)),), partial=((title, CUDA_LIST),))
+    return listed_inventory(records, title, CUDA_LIST)
 
 
 @parser(P2P_BANDWIDTH_TEST, feeds="gpus", kind=GpuInventory, rank=52)
@@ -558,9 +564,7 @@ def parse_ggml_cuda_gpus(text: str) -> GpuInventory:
         records.setdefault(int(m.group(1)), GpuRecord(int(m.group(1)), "", m.group(2).strip(), None, (GGML_TITLE,)))
     if not records:
         raise ParseError("no `Device N: <name>, compute capability X.Y` line")
-    gpus = tuple(records[i] for i in sorted(records))
-    return GpuInventory(gpus=gpus, counts=((GGML_TITLE, max(found, len(gpus), max(records) + 1)),),
-                        partial=((GGML_TITLE, CUDA_LIST),))
+    return listed_inventory(records, GGML_TITLE, CUDA_LIST, at_least=found)
 
 
 @parser(GGML_CUDA_DEVICES, feeds="gpus", kind=GpuInventory, rank=53)
@@ -598,9 +602,7 @@ def gpus_from_ggml_using_device(text: str) -> GpuInventory:
             records.setdefault(index, GpuRecord(index, "", m["name"].strip(), None, (GGML_USING_TITLE,)))
     if not records:
         raise ParseError("no llama.cpp `using device CUDAn (<name>) - N MiB free` nor `- CUDAn : <name> (...)` line")
-    gpus = tuple(records[i] for i in sorted(records))
-    return GpuInventory(gpus=gpus, counts=((GGML_USING_TITLE, max(len(gpus), max(records) + 1)),),
-                        partial=((GGML_USING_TITLE, "the devices the engine loaded the model on"),))
+    return listed_inventory(records, GGML_USING_TITLE, "the devices the engine loaded the model on")
 
 
 # `| GPU Device IDs Detected   | 2321,2321     |`: one PCI device id per GPU of the diagnosed group, in its order.
