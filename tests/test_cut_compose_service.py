@@ -82,3 +82,38 @@ def test_a_quoted_count_is_that_many_gpus() -> None:
     assert "ollama (1)" in capture_checks("537", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].message
     # Modelled: not a number and not `all`: no count read (compose refuses it).
     assert [r.count for c in parse_compose(COUNT_AS_STRING.replace('"1"', '"one"')) for r in c.device_requests] == [0]
+
+
+# Modelled on corpus 1163: a service pasted without `services:`, a `count:` commented out at column 0 inside its
+# reservation, and a `command: [` list the paste cuts.
+SERVICE_CUT_IN_COMMAND = """\
+  vllm:
+    image: vllm/vllm-openai:v0.8.5
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+#              count: all
+              capabilities: [gpu]
+              device_ids: ["1"]
+    ipc: host
+    command: [
+      "--model", "Qwen/Qwen3-14B", # a comment
+"""
+
+
+def test_a_service_whose_yaml_stops_is_read_above_the_key_that_stopped_it(tmp_path: Path) -> None:
+    checks = paste_checks(tmp_path, SERVICE_CUT_IN_COMMAND, "CTR-SHM-SIZE", "CTR-GPU-ACCESS", "RT-CUDA-GRAPHS")
+    assert checks["CTR-SHM-SIZE"].status == "ok" and "host IPC" in checks["CTR-SHM-SIZE"].message
+    # The commented `count: all` is a comment: device_ids asks for one GPU, not all of them.
+    assert checks["CTR-GPU-ACCESS"].status == "ok" and "vllm (1)" in checks["CTR-GPU-ACCESS"].message
+    # The command below the stop is not read: no verdict on its flags.
+    assert checks["RT-CUDA-GRAPHS"].status == "unknown" and "excerpt" in checks["RT-CUDA-GRAPHS"].message
+
+
+def test_the_real_service_cut_in_its_command() -> None:
+    # Real: https://github.com/vllm-project/vllm/issues/17649, corpus 1163.
+    checks = capture_checks("1163", "CTR-SHM-SIZE", "CTR-GPU-ACCESS")
+    assert checks["CTR-SHM-SIZE"].status == "ok"
+    assert checks["CTR-GPU-ACCESS"].status == "ok"

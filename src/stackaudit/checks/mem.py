@@ -225,6 +225,25 @@ def _mig_from_models(gpus: GpuInventory | None) -> Outcome:
                          [r.label or r.model for r in named], gpus.whole_count, ask="nvidia-smi -L")
 
 
+def _mig_from_instances(setup: MigSetup, parallelism: Parallelism | None) -> Outcome:
+    """MEM-MIG where no GPU shows its MIG mode but a listing shows MIG instances: MIG is on for their GPUs, and the
+    instances were created by hand; an issue only where an engine runs TP > 1."""
+    gpus = setup.instance_gpus
+    where = f"on GPU(s) {', '.join(map(str, gpus))}" if gpus else "on this host"
+    quote = setup.instances[0].strip().strip("|").strip()
+    tps = [e.tp_or_default for e in parallelism.engines] if parallelism is not None else []
+    evidence = [line.strip() for line in setup.instances[:4]]
+    subjects = [f"GPU {g}" for g in gpus]
+    if tps and max(tps) > 1:
+        return issue(f"MIG instances listed {where} (“{quote}”) while the engine runs TP={max(tps)}: no NVLink/P2P "
+                     "or CUDA IPC between instances, so tensor parallelism falls back to slow paths",
+                     expected="MIG Disabled on TP GPUs", subjects=subjects, evidence=evidence)
+    judged = not_an_issue(f"MIG instances listed {where} (“{quote}”): MIG is on and sliced by hand, on purpose; no "
+                          "engine is shown running TP > 1 across them", subjects=subjects, evidence=evidence)
+    # The GPUs a listing names are those it shows; a listing without them (a MIG device line) states no coverage.
+    return over_subjects(judged, subjects, ask="nvidia-smi -q") if subjects else judged
+
+
 def _model_without_mig(name: str, architecture: str, label: str = "") -> str:
     """Why a GPU of this model has no MIG: its product line (gputable.FAMILIES), an architecture before Ampere
     (gputable.PRE_AMPERE), its GPU table row (gputable.has_mig: NVIDIA's MIG user guide lists no such part); "" when
@@ -277,7 +296,13 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     Where neither NVML nor nvidia-smi is in the source, the GPU models other listings name (a CUDA program's device
     list, collect_env, ollama's log: the `gpus` fact) decide the same way: not applicable over the GPUs they show when
     none of those models has MIG.
+    Where no GPU shows its MIG mode, MIG instances a pasted listing shows (`nvidia-smi -L`, collect_env's GPU list,
+    `nvidia-smi mig -lgi`, `dcgmi discovery -c`: facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
+    an engine runs TP > 1, else not an issue.
     """
+    # MIG instances listed settle it where no GPU shows its MIG mode.
+    if (nvidia is None or all(g.mig_current is None for g in nvidia.gpus)) and mig_setup and mig_setup.instances:
+        return _mig_from_instances(mig_setup, parallelism)
     if nvidia is None:
         return _mig_from_models(gpus)
     outcome = _mig(nvidia, parallelism, mig_setup)

@@ -1,9 +1,14 @@
-"""Lines that show MIG slicing set up on purpose: what the Kubernetes device plugin or the GPU Operator is told.
+"""Lines that show MIG slicing set up on purpose: what the Kubernetes device plugin or the GPU Operator is told, and
+the MIG instances a listing shows.
 
 Only an operator writes these: the device plugin's MIG strategy (`--mig-strategy=single`, `MIG_STRATEGY=mixed`,
 `migStrategy: single` in its config, the GPU Operator's `mig.strategy: mixed`), the MIG manager's layout label
 (`nvidia.com/mig.config=all-1g.5gb`) and MIG resources requested or offered (`nvidia.com/mig-1g.10gb: 1`).
 Strategy `none` and the layout `all-disabled` turn MIG off, so they show no intent to slice.
+A MIG instance listed exists, so MIG is on for its GPU, and it was created by hand (`nvidia-smi mig -cgi`): a MIG
+device under its GPU in `nvidia-smi -L` or collect_env's GPU list (`  MIG 1g.10gb     Device  0:`), a row of
+`nvidia-smi mig -lgi` (`|   0  MIG 1g.10gb   19   9   2:1 |`, its GPU first), a GPU instance of `dcgmi discovery -c`
+(`| -> I 0/1 | GPU Instance (EntityID: 0) |`).
 Sources: https://github.com/NVIDIA/k8s-device-plugin#configuration-option-details (the strategies none,
 single, mixed), https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html
 (mig.strategy, the nvidia.com/mig.config label and the nvidia.com/mig-<slice> resources).
@@ -15,30 +20,53 @@ import re
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.registry import fact, first_of, parser
-from stackaudit.facts.sources import MIG_SETUP
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, read_source, union
+from stackaudit.facts.sources import COLLECT_ENV, DCGMI_DISCOVERY, MIG_SETUP, NVSMI_LIST
+from stackaudit.host.base import NotCaptured
 
 MIG_SETUP_LINE = re.compile(
     r"mig[-_.]?strategy[\"']?\s*[:=]\s*[\"']?(?:single|mixed)\b"
     r"|nvidia\.com/mig\.config[\"']?\s*[:=]\s*[\"']?(?!all-disabled\b)[\w.-]+"
     r"|nvidia\.com/mig-\d+g\.\d+gb\b",
     re.IGNORECASE)
+# A MIG instance listed: a MIG device line of `nvidia-smi -L` (collect_env prints the same), or a row of `nvidia-smi
+# mig -lgi` with the GPU's index first.
+MIG_INSTANCE_LINE = re.compile(r"^\s+MIG\s+\d+g\.\d+gb\S*\s+Device\s+\d+:"
+                               r"|^\s*\|\s*(?P<gpu>\d+)\s+MIG\s+\d+g\.\d+gb\S*\s+\d+\s+\d+\s+\d+:\d+\s*\|"
+                               r"|^\s*\|\s*->\s*I\s+(?P<dcgm>\d+)/\d+\s*\|\s*GPU Instance\b")
 
 
 @dataclass(frozen=True)
 class MigSetup:
     lines: tuple[str, ...]  # the lines that set MIG slicing up, verbatim
 
+    @property
+    def instances(self) -> tuple[str, ...]:
+        """The lines that list a MIG instance (MIG_INSTANCE_LINE): MIG is on for its GPU, sliced by hand."""
+        return tuple(line for line in self.lines if MIG_INSTANCE_LINE.match(line))
+
+    @property
+    def instance_gpus(self) -> tuple[int, ...]:
+        """The GPUs whose instances a `nvidia-smi mig -lgi` row names, in order; () where no row names its GPU."""
+        found = (m["gpu"] or m["dcgm"] for line in self.lines if (m := MIG_INSTANCE_LINE.match(line)))
+        return tuple(dict.fromkeys(int(g) for g in found if g is not None))
+
+    @classmethod
+    def union(cls, parts: list[MigSetup]) -> MigSetup:
+        """The lines of every source, once each, in rank order."""
+        return cls(tuple(dict.fromkeys(line for part in parts for line in part.lines)))
+
 
 def parse_mig_setup(text: str) -> MigSetup:
     """The lines of a text that set MIG slicing up; ParseError when none does."""
-    lines = tuple(line.strip() for line in text.splitlines() if MIG_SETUP_LINE.search(line))
+    lines = tuple(line.rstrip() if MIG_INSTANCE_LINE.match(line) else line.strip() for line in text.splitlines()
+                  if MIG_SETUP_LINE.search(line) or MIG_INSTANCE_LINE.match(line))
     if not lines:
         raise ParseError("no line sets MIG slicing up")
     return MigSetup(lines)
 
 
-fact("mig_setup", MigSetup, first_of, hint=MIG_SETUP.hint)
+fact("mig_setup", MigSetup, union, hint=MIG_SETUP.hint)
 
 
 @parser(MIG_SETUP, feeds="mig_setup", kind=MigSetup, rank=10)
@@ -50,3 +78,39 @@ def mig_setup_from_paste(text: str) -> MigSetup:
         with migstrategy=single
     """
     return parse_mig_setup(text)
+
+
+def parse_mig_instances(text: str) -> MigSetup:
+    """The MIG instances a GPU listing shows (MIG_INSTANCE_LINE); ParseError when it shows none."""
+    lines = tuple(line.rstrip() for line in text.splitlines() if MIG_INSTANCE_LINE.match(line))
+    if not lines:
+        raise ParseError("no MIG instance listed")
+    return MigSetup(lines)
+
+
+# The pasted listings that show MIG devices under their GPU: `nvidia-smi -L`, collect_env's GPU list (a paste's
+# only: live, NVML reads each GPU's MIG mode first-hand, and collect_env imports torch), `dcgmi discovery -c`.
+_LISTINGS = (NVSMI_LIST, COLLECT_ENV, DCGMI_DISCOVERY)
+
+
+@provider("mig_setup", MigSetup, rank=12, title="the MIG instances a pasted GPU listing shows")
+def mig_instances_listed(ctx: FactContext) -> MigSetup:
+    """The MIG instances pasted GPU listings show (MIG_INSTANCE_LINE).
+
+    Input (tests/data/captures/476, collect_env's GPU list; 181, `dcgmi discovery -c`)::
+
+        GPU 0: NVIDIA H100 80GB HBM3
+          MIG 1g.10gb     Device  0:
+        | -> I 0/1          | GPU Instance (EntityID: 0)                                         |
+    """
+    if ctx.host.meta.source == "live":
+        raise FactUnavailable("live, NVML reads each GPU's MIG mode (fact `nvidia`)")
+    lines: list[str] = []
+    for source in _LISTINGS:
+        try:
+            lines.extend(parse_mig_instances(read_source(ctx.host, source)).lines)
+        except (NotCaptured, FactUnavailable, ParseError):
+            continue
+    if not lines:
+        raise FactUnavailable("no pasted GPU listing shows a MIG instance")
+    return MigSetup(tuple(lines))

@@ -144,13 +144,31 @@ def _service_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
         return None  # under `services:` (a whole file) or another mapping: not a service pasted on its own
     end = i + 1
     j = i + 1
+    # A comment ends nothing, at whatever column it starts (corpus 1163: a `count:` commented out at column 0).
     while j < len(lines) and j - k < MAX_SPEC_LINES and not FENCE.match(lines[j]) and (
-            not lines[j].strip() or _indent(lines[j]) > _indent(lines[k])):
+            not lines[j].strip() or lines[j].lstrip().startswith("#") or _indent(lines[j]) > _indent(lines[k])):
         j += 1
-        if lines[j - 1].strip():
+        if lines[j - 1].strip() and not lines[j - 1].lstrip().startswith("#"):
             end = j
+    return k, end, _as_services(lines, k, end)
+
+
+def _as_services(lines: list[str], k: int, end: int) -> str:
+    """Lines k to end of a service pasted without its `services:` line, under one; a comment is kept as a comment
+    (one at column 0 would lose its `#` to the indentation taken off)."""
     cut = _indent(lines[k])
-    return k, end, "services:\n" + "\n".join("  " + line[cut:] if line.strip() else "" for line in lines[k:end])
+    return "services:\n" + "\n".join("" if not line.strip() else line.strip() if line.lstrip().startswith("#")
+                                      else "  " + line[cut:] for line in lines[k:end])
+
+
+def _service_keys_above(lines: list[str], fragment: tuple[int, int, str]) -> Iterator[tuple[int, int, str]]:
+    """The fragment cut before each of its service's keys, last first: where its YAML stops (a `command: [` list
+    the paste cuts), the keys above the one that stopped it are still read (corpus 1163's `ipc: host`)."""
+    k, end, _ = fragment
+    depth = _indent(lines[k + 1]) if k + 1 < end else 0
+    for stop in range(end - 1, k + 1, -1):
+        if lines[stop].strip() and _indent(lines[stop]) == depth and not lines[stop].lstrip().startswith(("#", "-")):
+            yield k, stop, _as_services(lines, k, stop)
 
 
 # How far below a compose file (its closing fence) the env file it names may be pasted.
@@ -196,9 +214,10 @@ def _piece(kind: str, doc: str, parse: Callable[[str], object], start: int, end:
 def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         fragment = _service_fragment(lines, i) if "image:" in lines[i] else None
-        if fragment is not None and (found := _compose_piece(*fragment)):
+        if fragment is not None and (found := _compose_piece(*fragment) or next(
+                (f for cut in _service_keys_above(lines, fragment) if (f := _compose_piece(*cut, stopped=True))), None)):
             yield found
-            scan.skip(found.end)
+            scan.skip(fragment[1])
             continue
         if lines[i].strip() != "services:":
             continue
@@ -250,9 +269,12 @@ def _read_above(lines: list[str], start: int, services: int, line: int | None) -
     return _compose_piece(start, end, "\n".join(lines[start:end]))
 
 
-def _compose_piece(start: int, end: int, text: str) -> Found | None:
-    """A piece of a compose file (_piece), with COMPOSE_PIECE_MARK above it: its services' env is not read as whole."""
-    return _piece("compose", COMPOSE_FILE.name, parse_compose, start, end, COMPOSE_PIECE_MARK + text)
+def _compose_piece(start: int, end: int, text: str, stopped: bool = False) -> Found | None:
+    """A piece of a compose file (_piece), with COMPOSE_PIECE_MARK above it: its services' env is not read as whole.
+    `stopped`: the lines above a key where the YAML stopped, an excerpt of its service (SPEC_CUT_MARK), since the keys
+    below it are not read."""
+    return _piece("compose", COMPOSE_FILE.name, parse_compose, start, end,
+                  (SPEC_CUT_MARK if stopped else "") + COMPOSE_PIECE_MARK + text)
 
 
 # The keys of a pod's container; a fragment that starts inside one holds two of them at one indentation.
