@@ -1,9 +1,11 @@
-"""DRV-XID from a GSP heartbeat or RPC timeout without its Xid line (facts/symptoms.py `gsp-rpc-timeout`).
+"""A GSP heartbeat or RPC timeout without its Xid line (facts/symptoms.py `gsp-rpc-timeout`).
 
 The driver prints these lines with Xid 119 (GSP RPC timeout); an excerpt often holds them and not the Xid line.
-They prove the GPU stopped answering, whatever else the excerpt leaves out; the app-fault advice is not given.
-Real pastes are verbatim (the public thread beside each) or corpus captures; counter-examples are modelled where
-marked.
+The driver's GSP timeout decision tree (kernel_gsp.c) asks first whether the GPU's memory hardware is stuck: where the
+same log shows that (`Memory Subsystem Error detected`, the Xid 175 class) the timeout is the GPU's hardware fault,
+DRV-XID's; else the GSP firmware stopped answering, DRV-GSP-FIRMWARE's finding. Either way the GPU is lost; the
+app-fault advice is not given. Real pastes are verbatim (the public thread beside each) or corpus captures;
+counter-examples are modelled where marked.
 """
 
 from __future__ import annotations
@@ -27,23 +29,31 @@ RESUME_HEARTBEAT = """[37803.140477] NVRM: _kgspIsHeartbeatTimedOut: Heartbeat t
 """
 
 
-def _xid(tmp_path: Path, text: str):
-    return paste_checks(tmp_path, text, "DRV-XID")["DRV-XID"]
+def _gsp(tmp_path: Path, text: str):
+    return paste_checks(tmp_path, text, "DRV-GSP-FIRMWARE")["DRV-GSP-FIRMWARE"]
 
 
-def test_heartbeat_timeouts_prove_a_lost_gpu(tmp_path: Path) -> None:
+def test_heartbeat_timeouts_prove_the_gsp_firmware_failed(tmp_path: Path) -> None:
     for text in (BAZZITE_HEARTBEAT, RESUME_HEARTBEAT):
-        result = _xid(tmp_path, text)
+        result = _gsp(tmp_path, text)
         assert result.status == "issue", result.message
         assert "Heartbeat timed out" in result.evidence[0]
-        assert "the program comes first" not in result.message
+        assert "stopped answering" in result.message
 
 
-def test_the_rpc_timeout_banner_without_its_xid_line() -> None:
+def test_a_heartbeat_timeout_under_sustained_load() -> None:
+    # Corpus 1164 (NVIDIA/open-gpu-kernel-modules#1200): the GSP RM and LibOS heartbeats time out, then Xid 154.
+    checks = capture_checks("1164", "DRV-GSP-FIRMWARE", "DRV-XID")
+    assert checks["DRV-GSP-FIRMWARE"].status == "issue"
+    assert checks["DRV-XID"].status == "issue" and "154" in checks["DRV-XID"].message
+
+
+def test_a_stuck_memory_subsystem_makes_the_timeout_the_gpus() -> None:
     # Corpus 380 (NVIDIA/open-gpu-kernel-modules#1230): heartbeat, memsys error and the GSP Timeout banner, cut.
-    result = capture_checks("380", "DRV-XID")["DRV-XID"]
-    assert result.status == "issue", result.message
-    assert any("GSP Timeout" in line for line in result.evidence)
+    checks = capture_checks("380", "DRV-XID", "DRV-GSP-FIRMWARE")
+    assert checks["DRV-XID"].status == "issue", checks["DRV-XID"].message
+    assert any("Memory Subsystem Error" in line for line in checks["DRV-XID"].evidence)
+    assert checks["DRV-GSP-FIRMWARE"].status == "not-an-issue"
 
 
 def test_the_older_xid119_banner_alone(tmp_path: Path) -> None:
@@ -51,11 +61,11 @@ def test_the_older_xid119_banner_alone(tmp_path: Path) -> None:
     lines = next(CAPTURES_DIR.glob("121-*.txt")).read_text().splitlines()
     banner = "\n".join(line for line in lines if "_kgspLogXid119" in line or "rpcRecvPoll timedout" in line) + "\n"
     assert "Xid (PCI" not in banner
-    result = _xid(tmp_path, banner)
+    result = _gsp(tmp_path, banner)
     assert result.status == "issue", result.message
 
 
 def test_other_gsp_lines_prove_nothing(tmp_path: Path) -> None:
     # Modelled from bazzite#4449's other lines: an RPC event during boot and an assertion are no timeout.
     text = "".join(BAZZITE_HEARTBEAT.splitlines(keepends=True)[:2])
-    assert _xid(tmp_path, text).status == "unknown"
+    assert _gsp(tmp_path, text).status != "issue"

@@ -1581,7 +1581,7 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
     `nvidia-smi -q`; a version = in use, `N/A` = not), `EnableGpuFirmware` in
     /proc/driver/nvidia/params, the module flavour; the log symptoms of facts/symptoms.py: a GSP boot
     failure ("Cannot initialize GSP firmware RM" / "_kgspBootGspRm: unexpected WPR2 already up"), a GSP
-    timeout (an Xid 119 line, "Back to back GSP RPC timeout"), a GSP crash (an Xid 120 line, a
+    timeout (an Xid 119 line, a heartbeat or RPC timeout, "Back to back GSP RPC timeout"), a GSP crash (an Xid 120 line, a
     "GSP-CrashCat Report"), a GSP call failing with NV_ERR_RESET_REQUIRED (status=0x00000062), the driver's
     GSP RPC history dump ("RPC history (CPU -> GSP)", its table rows), which it prints only on Xid 119 or 120.
 
@@ -1601,8 +1601,9 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
     a GSP failure (the symptoms above, an Xid 119 among them) proves an issue here, the worse reading of
     the line, with the kinder one quoted beside it. The fix is a reset, a driver update, and
     NVreg_EnableGpuFirmware=0 on the proprietary module where the GPU allows it.
-    An Xid 119 or 120 on a GPU the same log shows failing under its firmware (Xid 79, lost from the bus,
-    a memory-subsystem error) proves no GSP failure: the GPU's loss is DRV-XID's finding. An RPC that
+    An Xid 119 or 120, or a heartbeat or RPC timeout, on a GPU the same log shows failing under its firmware (Xid 79,
+    lost from the bus, a memory-subsystem error: the driver's GSP timeout decision tree asks that first) proves no GSP
+    failure: the GPU's loss is DRV-XID's finding. An RPC that
     `_issueRpcAndWait` could not send with status 0x0F (NV_ERR_GPU_IS_LOST) is such a consequence too: the
     firmware of a GPU gone from the bus cannot answer (not an issue here).
     """

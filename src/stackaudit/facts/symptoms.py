@@ -460,18 +460,30 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # timed out`), or an RPC to it did (`_kgspLogRpcTimeout`'s "GSP Timeout" banner, the older `_kgspLogXid119` banner,
     # `rpcRecvPoll timedout`). These are the lines the driver prints with Xid 119 (GSP RPC timeout), the Xid line
     # itself often outside the excerpt (NVIDIA/open-gpu-kernel-modules#1230, #1125, #446; ublue-os/bazzite#4449).
-    # One timeout alone may be the GPU's hardware failing under the firmware (corpus 380: a heartbeat timeout after a
-    # "Memory Subsystem Error"): a GPU fault, not the GSP firmware's own failure.
+    # The driver's GSP timeout decision tree (kernel_gsp.c) first probes the GPU's memory hardware: where it is stuck
+    # (`Memory Subsystem Error detected`, the next row), the timeout is the GPU's hardware fault; else a heartbeat that
+    # timed out is a "GSP heartbeat timeout", the GSP firmware's failure (corpus 1164: the GSP RM and LibOS heartbeats
+    # under sustained load). So a GPU the same log shows failing (off the bus, lost, a memory-subsystem error, Xid 79)
+    # times out for that reason, and the line proves no GSP failure (corpus 380), as for the GSP Xids below.
     Symptom("gsp-rpc-timeout", re.compile(r"_kgspIsHeartbeatTimedOut: Heartbeat timed out|GSP RM heartbeat timed out|"
                                           r"_kgspLogRpcTimeout: \*+ GSP Timeout|_kgspLogXid119: \*|"
                                           r"rpcRecvPoll timedout"),
-        "DRV-XID", "high", XID_CATALOGUE,
+        GSP_CHECK, "high", GSP_RPC_SOURCE,
         "the GPU's GSP firmware stopped answering the driver (a heartbeat or RPC timeout, the Xid 119 class): the GPU "
-        "is lost until it is reset or the node rebooted", faults_gpu=True),
+        "is lost until it is reset or the node rebooted", faults_gpu=True,
+        unless=re.compile(rf"fallen off the bus|\[NV_ERR_GPU_IS_LOST\]|Memory Subsystem Error|{_XID_AT}79\b")),
+    # Where the decision tree finds the GPU's memory hardware stuck (kgmmuCheckMemSubsysError probes it with TLB
+    # invalidates and sysmembars), the timeout is Xid 175, "GSP timeout due to memory subsystem error": a GPU hardware
+    # fault (corpus 380), DRV-XID's.
+    Symptom("gsp-timeout-memsys-error", re.compile(r"Memory Subsystem Error detected"),
+        "DRV-XID", "high", GSP_RPC_SOURCE,
+        "the driver found the GPU's memory subsystem stuck when the GSP firmware timed out (the Xid 175 class): a GPU "
+        "hardware fault, and the GPU is lost until it is reset or the node rebooted", faults_gpu=True),
     # Timeouts back to back: the driver gives up on the GSP firmware and marks the GPU for reset (`Back to back GSP
     # RPC timeout detected! GPU marked for reset`, kernel_gsp.c; NVIDIA/open-gpu-kernel-modules#446): the GSP
     # firmware's failure. These GSP rows are DRV-GSP-FIRMWARE's findings (one log line, one finding); DRV-XID still
-    # judges their Xid lines by class and its own lines (the timeouts above, a reset-required status) as GPU faults.
+    # judges their Xid lines by class and its own lines (a memory-subsystem error, a reset-required status) as GPU
+    # faults.
     Symptom("gsp-marked-for-reset", re.compile(r"Back to back GSP RPC timeout detected"),
         GSP_CHECK, "high", XID_CATALOGUE,
         "the driver saw GSP RPC timeouts back to back and marked the GPU for reset: the GPU's GSP firmware no longer "
@@ -721,7 +733,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt", "forward compatibility", "display driver", "CompatNotSupported", "COMPAT_NOT_SUPPORTED",
            "DriverMismatch", "DRIVER_MISMATCH",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
-           "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable")
+           "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
+           "Memory Subsystem Error")
 
 
 def is_symptom(line: str) -> bool:
