@@ -255,6 +255,11 @@ PLATFORM_WORDS = (
     # names WSL 2 beside a negation or a comparison states nothing of this machine.
     PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b).*\bWSL\s?2\b",
                   "WSL 2 (a Hyper-V utility VM)", "microsoft", wsl=True),
+    # A guest the user names by its kind (`doesn't work in both confidential VM and normal VM`, corpus 1098): a VM
+    # the driver runs in, not one compared with (the negation lookbehinds keep `not in a guest VM` out).
+    PlatformWords(r"(?<!not )(?<!n't )\b(?:in|inside|on)\s+(?:both\s+|a\s+|the\s+|my\s+|our\s+)?"
+                  r"(?:confidential|normal|guest|pass-?through)\s+VMs?\b", "a virtual machine in the user's words",
+                  "vm"),
     # Kaggle's notebooks run on Google Cloud VMs (its T4 x2 accelerator is two T4s of one VM). The machine, not a
     # Kaggle dataset, guide or competition: `on Kaggle`, `Kaggle environment`, `Kaggle Notebooks`.
     PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)"
@@ -458,6 +463,30 @@ def wsl_versions(smi_version: str | None, driver_version: str | None) -> str:
     if not smi_version or not driver_version or smi_version == driver_version:
         return ""
     return f"the nvidia-smi header's Linux library {smi_version} over the Windows driver {driver_version}: {WSL_KERNEL.what}"
+
+
+def driver_branch(version: str) -> int | None:
+    """The release branch of a driver version: its major number down to a multiple of 5 (Linux 580.105.08 and
+    Windows 581.80 are R580, Windows 572.16 is R570, 566.03 R565); None where the version has no major number."""
+    m = re.match(r"\s*(\d{3})\.", version)
+    return int(m.group(1)) // 5 * 5 if m else None
+
+
+def wsl_foreign_library(smi_version: str | None, driver_version: str | None) -> str:
+    """Why a WSL 2 header's `NVIDIA-SMI` library is not the one the Windows driver ships, or "".
+
+    Under WSL 2 the Linux user-space libraries (libcuda, libnvidia-ml, nvidia-smi in /usr/lib/wsl/lib) come with the
+    Windows driver, from its own branch: `NVIDIA-SMI 565.57.02` over `Driver Version: 566.03` (both R565). A library
+    of another branch (`NVIDIA-SMI 580.105.08` over `572.16`: R580 over R570) is a Linux driver package installed
+    inside WSL, which NVIDIA's CUDA on WSL guide says not to do: it shadows the libraries that match the driver.
+    """
+    if not wsl_versions(smi_version, driver_version) or smi_version is None or driver_version is None:
+        return ""
+    lib, drv = driver_branch(smi_version), driver_branch(driver_version)
+    if lib is None or drv is None or lib == drv:
+        return ""
+    return (f"the nvidia-smi header's library {smi_version} (R{lib}) is not the R{drv} branch of the Windows driver "
+            f"{driver_version} it talks to: a Linux driver package installed inside WSL 2")
 
 
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
