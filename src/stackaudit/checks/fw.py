@@ -229,15 +229,6 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     NUMA affinity spans several nodes, no path SYS): NCCL then places its rings blind, which the
     cloud's NCCL topology file (`NCCL_TOPO_FILE`) corrects (NVIDIA/nccl#1298, AWS g5.48xlarge).
 
-    Also bad, where the source shows the VM costing the workload: WSL 2 (its kernel, the nvidia-smi header's Linux
-    library over the Windows driver, the user's words) with two or more GPUs: WSL's GPU paravirtualisation hands
-    Linux each GPU through the Windows driver, without the PCIe topology or NVLink (microsoft/WSL#6587) of a Linux
-    host, so NCCL between them goes through host memory, where multi-GPU NCCL under WSL 2 fails or crawls; WSL 2
-    whose header shows a library of another branch than the Windows driver (`NVIDIA-SMI 580.105.08` over `572.16`):
-    a Linux driver package installed inside WSL, which shadows the libraries the Windows driver ships; a VM whose
-    kernel log shows the driver refusing the passed-through GPU at probe ("is not supported by the NVIDIA ...
-    driver release"): the device the hypervisor presents is not one the guest's driver binds.
-
     Why: in a VM, PCIe P2P needs the hypervisor to expose the real topology and ATS/ACS; NVIDIA's
     vGPU documentation says P2P over PCIe is not supported between vGPUs.
 
@@ -252,10 +243,20 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     supported between these two devices"). The count may come from the user's words ("I have 4 A10Gs")
     where a cut table shows one GPU.
 
+    Also bad, where the source shows the VM costing the workload: WSL 2 (its kernel, the nvidia-smi header's Linux
+    library over the Windows driver, the user's words) with two or more GPUs: WSL's GPU paravirtualisation hands
+    Linux each GPU through the Windows driver, without the PCIe topology or NVLink (microsoft/WSL#6587) of a Linux
+    host, so NCCL between them goes through host memory, where multi-GPU NCCL under WSL 2 fails or crawls; WSL 2
+    whose header shows a library of another branch than the Windows driver (`NVIDIA-SMI 580.105.08` over `572.16`):
+    a Linux driver package installed inside WSL, which shadows the libraries the Windows driver ships; a VM whose
+    kernel log shows the driver refusing the passed-through GPU at probe ("is not supported by the NVIDIA ...
+    driver release"): the device the hypervisor presents is not one the guest's driver binds.
+
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU loses nothing to this (not an issue).
     Neither does a VM whose workload the source shows on one GPU (facts/parallelism.one_gpu_workload): a container
-    given one GPU, an engine whose TP x PP is 1, an NCCL communicator of one rank (`nranks 1`). A vGPU guest stays
+    given one GPU (a pod that only runs nvidia-smi too: what it printed is that GPU's view), an engine whose TP x PP
+    is 1, an NCCL communicator of one rank (`nranks 1`). A vGPU guest stays
     an issue then, without its P2P clause: unified memory, the profilers and the license apply to one GPU too. An excerpt that shows one GPU is
     judged over that GPU (`1 GPU shown`), unless a GPU's `Minor Number` or the user's words prove more. Neither does a VM whose GPUs
     meet over NVLink in every pair `nvidia-smi topo -m` shows (not an issue, over the rows shown). The hypervisor host that hands
