@@ -105,3 +105,20 @@ def test_pod_given_one_gpu_is_a_one_gpu_workload() -> None:
     result = capture_checks("1119", "FW-VM")["FW-VM"]
     assert result.status == "not-an-issue"
     assert "given one GPU" in result.message
+
+
+def test_vm_whose_gpus_reach_each_other_is_not_an_issue() -> None:
+    """Corpus 1042 (Azure/azurehpc-health-checks#162): Azure's health check names the VM, and its nvbandwidth P2P
+    figure between GPU 0 and GPU 1 shows peer access at work. The blind expectation wants ok; the class reads a VM
+    shown with working GPU-to-GPU traffic as not-an-issue (846, 369, 1153)."""
+    result = capture_checks("1042", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue"
+    assert "virtual machine (microsoft)" in result.message and "256.63" in result.message
+
+
+def test_azure_health_check_names_an_azure_vm() -> None:
+    from stackaudit.facts.platform import virtualization_from_azure_health_check
+
+    line = ("ERROR:  nhc:  Health check failed:  check_gpu_bw: P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 is "
+            "less than 335. FaultCode: NHC2020\n")
+    assert virtualization_from_azure_health_check(line).vm == "microsoft"

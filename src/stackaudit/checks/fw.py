@@ -34,6 +34,7 @@ from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.pcie_config import AcsCap
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
+from stackaudit.facts.peer_access import P2pBandwidth, P2pDataTests
 from stackaudit.facts.platform import (
     Virtualization,
     cloud_only_gpu,
@@ -216,7 +217,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
        serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
        nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None,
        docker_containers: DockerContainers | None = None, gpu_events: GpuEvents | None = None,
-       nvidia_driver: NvidiaDriver | None = None, collect_env: CollectEnv | None = None) -> Outcome:
+       nvidia_driver: NvidiaDriver | None = None, collect_env: CollectEnv | None = None,
+       p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
     WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's.
@@ -261,7 +263,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     judged over that GPU (`1 GPU shown`), unless a GPU's `Minor Number` or the user's words prove more. Neither does a VM whose GPUs
     meet over NVLink in every pair `nvidia-smi topo -m` shows (not an issue, over the rows shown). The hypervisor host that hands
     out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
-    (not an issue). WSL 2 whose report says torch could not initialise CUDA (`Is CUDA available: False`) is left
+    (not an issue). Neither is a VM whose GPUs the source shows reaching each other peer-to-peer: an nvbandwidth
+    peer test that measured every pair (Azure's health check `check_gpu_bw` runs one, and names an Azure VM),
+    p2pBandwidthLatencyTest with P2P at least half as fast as host copies, a data test between local GPUs that passed
+    (not an issue, over the GPUs the run names). WSL 2 whose report says torch could not initialise CUDA (`Is CUDA available: False`) is left
     open: the workload never reached the GPUs, so what the VM costs them is not shown.
     """
     if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
@@ -325,6 +330,13 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
                               actual=virtualization.vm)
         return over_subjects(judged, shown, count, ask="nvidia-smi -L") if shown else judged
+    works = _p2p_works(p2p_bandwidth, p2p_data_tests)
+    if works is not None:
+        said, devices = works
+        judged = not_an_issue(f"virtual machine ({virtualization.vm}) whose GPUs the source shows reaching each other "
+                              f"peer-to-peer ({said}): the VM costs them no P2P path", actual=virtualization.vm,
+                              evidence=[said])
+        return over_subjects(judged, devices, count) if devices else judged
     if virtualization.wsl and count is not None and count >= 2:
         if collect_env is not None and collect_env.cuda_unavailable:
             return unknown(f"WSL 2 ({virtualization.source}) with {count} GPUs, but the report says torch could not "
@@ -366,6 +378,31 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
         hint="run `nvidia-smi topo -p2p r` in the VM: anything but OK between TP peers means NCCL falls back",
         actual=virtualization.vm)
+
+
+def _p2p_works(bandwidth: P2pBandwidth | None, data_tests: P2pDataTests | None) -> tuple[str, list[str]] | None:
+    """What shows P2P at work between the GPUs, in words, with the GPUs it covers (CUDA ordinals as `GPU n`, none
+    where the run does not name them); None where nothing does or something shows it failing: an nvbandwidth peer
+    test that measured every pair (it runs only with peer access granted), p2pBandwidthLatencyTest with every pair
+    at least half as fast with P2P as without, a data test between GPUs of one host that passed."""
+    tested = data_tests.bearing() if data_tests is not None else ()
+    if any(not t.passed for t in tested) or (bandwidth is not None and bandwidth.slow()):
+        return None
+    peer = bandwidth.peer_pairs() if bandwidth is not None else ()
+    if peer:
+        key, cells = peer[0]
+        devices = sorted({d for a, b, _ in cells for d in (a, b)})
+        return (f"{bandwidth.program if bandwidth is not None else 'nvbandwidth'}'s {key} measured every pair, "
+                f"{min(v for _, _, v in cells):.2f} GB/s at least", [f"GPU {d}" for d in devices])
+    compared = bandwidth.compared() if bandwidth is not None else ()
+    if compared:
+        devices = sorted({d for a, b, _, _ in compared for d in (a, b)})
+        return (f"p2pBandwidthLatencyTest: every pair that can access its peer ({len(compared)}) is at least half as "
+                "fast with P2P as through host memory", [f"GPU {d}" for d in devices])
+    passed = [t for t in tested if t.passed]
+    if passed:
+        return f"{passed[0].program} moved data between the GPUs and checked it: {passed[0].line.strip()}", []
+    return None
 
 
 def _nps_label(cpu: CpuInfo | None, nodes: int, sockets: int | None) -> str:

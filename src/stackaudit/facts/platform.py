@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stated_gpus
+from stackaudit.facts.peer_access import NHC_BW
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
 from stackaudit.facts.sources import (
     ENGINE_COMMAND,
     ENGINE_LOG,
+    P2P_BANDWIDTH_TEST,
     RIG_REPORT_ENVIRONMENT,
     SYSTEMD_DETECT_VIRT,
     USER_MACHINE,
@@ -640,6 +642,22 @@ def virtualization_from_rig_report(text: str) -> Virtualization:
     if virt is None or virt.group("name") in SYSTEMD_CONTAINERS:
         raise ParseError(f"the Environment line names no virtual machine and no bare metal: {env!r}")
     return Virtualization(virt.group("name"), said)
+
+
+@parser(P2P_BANDWIDTH_TEST, feeds="virtualization", kind=Virtualization, rank=60)
+def virtualization_from_azure_health_check(text: str) -> Virtualization:
+    """An Azure VM, where the pasted bandwidth figures are those of Azure's node health checks (NHC_BW:
+    azurehpc-health-checks' `check_gpu_bw`, which runs on Azure's HPC and AI VM sizes and reads their size from the
+    instance metadata service).
+
+    Input (tests/data/captures/1042, Azure/azurehpc-health-checks#162)::
+
+        ERROR:  nhc:  Health check failed:  check_gpu_bw: P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 is less than 335. FaultCode: NHC2020
+    """
+    line = next((ln.strip() for ln in text.splitlines() if NHC_BW.search(ln)), None)
+    if line is None:
+        raise ParseError("no line of Azure's health check")
+    return Virtualization("microsoft", f"Azure's node health check (azurehpc-health-checks): {line[:100]!r}")
 
 
 @parser(USER_MACHINE, feeds="virtualization", kind=Virtualization, rank=90)
