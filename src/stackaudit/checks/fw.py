@@ -266,8 +266,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     (not an issue). Neither is a VM whose GPUs the source shows reaching each other peer-to-peer: an nvbandwidth
     peer test that measured every pair (Azure's health check `check_gpu_bw` runs one, and names an Azure VM),
     p2pBandwidthLatencyTest with P2P at least half as fast as host copies, a data test between local GPUs that passed
-    (not an issue, over the GPUs the run names). WSL 2 whose report says torch could not initialise CUDA (`Is CUDA available: False`) is left
-    open: the workload never reached the GPUs, so what the VM costs them is not shown.
+    (not an issue, over the GPUs the run names). WSL 2 whose report says torch could not initialise CUDA
+    (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
+    not shown.
     """
     if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
         return unknown(f"{virtualization.source}: a Windows host, but no source tells whether it is a virtual machine",
