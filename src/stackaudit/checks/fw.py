@@ -245,7 +245,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     supported between these two devices"). The count may come from the user's words ("I have 4 A10Gs")
     where a cut table shows one GPU.
 
-    Also bad, where the source shows the VM costing the workload: WSL 2 (its kernel, the nvidia-smi header's Linux
+    Also bad, where the source shows the VM costing the workload: P2P between its GPUs wrong or slow (a data test
+    between them that failed, p2pBandwidthLatencyTest slower with P2P than half its host copies); WSL 2 (its kernel, the nvidia-smi header's Linux
     library over the Windows driver, the user's words) with two or more GPUs: WSL's GPU paravirtualisation hands
     Linux each GPU through the Windows driver, without the PCIe topology or NVLink (microsoft/WSL#6587) of a Linux
     host, so NCCL between them goes through host memory, where multi-GPU NCCL under WSL 2 fails or crawls; WSL 2
@@ -331,6 +332,13 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
                               actual=virtualization.vm)
         return over_subjects(judged, shown, count, ask="nvidia-smi -L") if shown else judged
+    broken = _p2p_broken(p2p_bandwidth, p2p_data_tests)
+    if broken:
+        return issue(f"virtual machine ({virtualization.vm}) whose GPUs the source shows failing to reach each other "
+                     f"peer-to-peer ({broken[0]}): under a hypervisor, P2P needs the host to pass the real PCIe "
+                     "topology with ATS/ACS set for it, and here what the guest is offered is wrong or slow",
+                     actual={"vm": virtualization.vm, "p2p": broken[:4]}, evidence=broken[:4],
+                     expected="P2P that carries data intact at P2P speed, or NCCL_P2P_DISABLE=1 (host memory)")
     works = _p2p_works(p2p_bandwidth, p2p_data_tests)
     if works is not None:
         said, devices = works
@@ -379,6 +387,17 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
         hint="run `nvidia-smi topo -p2p r` in the VM: anything but OK between TP peers means NCCL falls back",
         actual=virtualization.vm)
+
+
+def _p2p_broken(bandwidth: P2pBandwidth | None, data_tests: P2pDataTests | None) -> list[str]:
+    """What shows P2P between the GPUs wrong or slow, in words: a data test between GPUs of one host that failed
+    (simpleP2P's verification, nccl-tests' wrong values), p2pBandwidthLatencyTest slower with P2P than half its
+    host-memory copies; [] where nothing does."""
+    failed = [f"{t.program}: {t.line.strip()}" for t in (data_tests.bearing() if data_tests is not None else ())
+              if not t.passed]
+    slow = [f"{a}->{b} {en:.2f} GB/s with P2P against {dis:.2f} GB/s without"
+            for a, b, en, dis in (bandwidth.slow() if bandwidth is not None else ())]
+    return failed + slow
 
 
 def _p2p_works(bandwidth: P2pBandwidth | None, data_tests: P2pDataTests | None) -> tuple[str, list[str]] | None:
