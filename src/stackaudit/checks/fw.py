@@ -24,16 +24,24 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts._parse import format_cpulist
 from stackaudit.facts.boot_loader import CmdlineTool, tool_of
+from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpus import GpuInventory
-from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
+from stackaudit.facts.nvidia import NvidiaDriver, NvidiaGpus, gpu_spec
 from stackaudit.facts.parallelism import Parallelism, one_gpu_workload
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.pcie_config import AcsCap
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
-from stackaudit.facts.platform import Virtualization, cloud_only_gpu, vgpu_guest, vgpu_host
+from stackaudit.facts.peer_access import P2pBandwidth, P2pDataTests
+from stackaudit.facts.platform import (
+    Virtualization,
+    cloud_only_gpu,
+    vgpu_guest,
+    vgpu_host,
+    wsl_foreign_library,
+)
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
 from stackaudit.facts.shown_commands import ListingGreps
@@ -208,7 +216,9 @@ def _corrected_after_boot(lines: list[AerLine]) -> list[float]:
 def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
        serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
        nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None,
-       docker_containers: DockerContainers | None = None) -> Outcome:
+       docker_containers: DockerContainers | None = None, gpu_events: GpuEvents | None = None,
+       nvidia_driver: NvidiaDriver | None = None, collect_env: CollectEnv | None = None,
+       p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
     WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's.
@@ -235,15 +245,31 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     supported between these two devices"). The count may come from the user's words ("I have 4 A10Gs")
     where a cut table shows one GPU.
 
+    Also bad, where the source shows the VM costing the workload: P2P between its GPUs wrong or slow (a data test
+    between them that failed, p2pBandwidthLatencyTest slower with P2P than half its host copies); WSL 2 (its kernel, the nvidia-smi header's Linux
+    library over the Windows driver, the user's words) with two or more GPUs: WSL's GPU paravirtualisation hands
+    Linux each GPU through the Windows driver, without the PCIe topology or NVLink (microsoft/WSL#6587) of a Linux
+    host, so NCCL between them goes through host memory, where multi-GPU NCCL under WSL 2 fails or crawls; WSL 2
+    whose header shows a library of another branch than the Windows driver (`NVIDIA-SMI 580.105.08` over `572.16`):
+    a Linux driver package installed inside WSL, which shadows the libraries the Windows driver ships; a VM whose
+    kernel log shows the driver refusing the passed-through GPU at probe ("is not supported by the NVIDIA ...
+    driver release"): the device the hypervisor presents is not one the guest's driver binds.
+
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU loses nothing to this (not an issue).
     Neither does a VM whose workload the source shows on one GPU (facts/parallelism.one_gpu_workload): a container
-    given one GPU, an engine whose TP x PP is 1, an NCCL communicator of one rank (`nranks 1`). A vGPU guest stays
+    given one GPU (a pod that only runs nvidia-smi too: what it printed is that GPU's view), an engine whose TP x PP
+    is 1, an NCCL communicator of one rank (`nranks 1`). A vGPU guest stays
     an issue then, without its P2P clause: unified memory, the profilers and the license apply to one GPU too. An excerpt that shows one GPU is
     judged over that GPU (`1 GPU shown`), unless a GPU's `Minor Number` or the user's words prove more. Neither does a VM whose GPUs
     meet over NVLink in every pair `nvidia-smi topo -m` shows (not an issue, over the rows shown). The hypervisor host that hands
     out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
-    (not an issue).
+    (not an issue). Neither is a VM whose GPUs the source shows reaching each other peer-to-peer: an nvbandwidth
+    peer test that measured every pair (Azure's health check `check_gpu_bw` runs one, and names an Azure VM),
+    p2pBandwidthLatencyTest with P2P at least half as fast as host copies, a data test between local GPUs that passed
+    (not an issue, over the GPUs the run names). WSL 2 whose report says torch could not initialise CUDA
+    (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
+    not shown.
     """
     if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
         return unknown(f"{virtualization.source}: a Windows host, but no source tells whether it is a virtual machine",
@@ -255,7 +281,27 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
     vgpu = vgpu_guest(nvidia, gpus) or virtualization.vgpu
-    one_gpu = one_gpu_workload(parallelism, docker_containers, serving_log)
+    refused = gpu_events.refused if gpu_events is not None else ()
+    if refused:
+        return issue(f"virtual machine ({virtualization.vm}) whose driver refuses the GPU it is handed at probe "
+                     f"({refused[0].bdf}, PCI ID 10de:{refused[0].device_id}, driver {refused[0].release}): the "
+                     "device the hypervisor presents is not one this guest's driver release binds",
+                     actual={"vm": virtualization.vm, "refused": [g.bdf for g in refused]},
+                     expected="the GPU passed through whole, in a mode (confidential computing off or on, as the "
+                              "guest expects) and with a driver release that supports it",
+                     subjects=[g.bdf for g in refused], evidence=[g.line for g in refused][:2])
+    if virtualization.wsl:
+        smi = nvidia.smi_version if nvidia is not None else nvidia_driver.smi_version if nvidia_driver else None
+        drv = nvidia.driver_version if nvidia is not None else nvidia_driver.version if nvidia_driver else None
+        if foreign := wsl_foreign_library(smi, drv):
+            return issue(f"WSL 2 ({virtualization.source}): {foreign}, whose libraries shadow the ones the Windows "
+                         "driver ships in /usr/lib/wsl/lib; CUDA programs then load a library that does not match "
+                         "the driver that serves the GPU", actual={"library": smi, "driver": drv},
+                         expected="no Linux NVIDIA driver inside WSL 2: the libraries of the Windows driver's branch",
+                         fix=advice("Inside WSL 2, remove the Linux NVIDIA driver packages (`sudo apt purge "
+                                    "'nvidia-*'`, keeping the CUDA toolkit), so that /usr/lib/wsl/lib's libraries "
+                                    "serve; update the driver on Windows", cost="runtime"))
+    one_gpu = one_gpu_workload(parallelism, docker_containers, serving_log, diagnostic=True)
     if vgpu:
         # One GPU for the workload leaves no P2P to lose; unified memory, the profilers and the license still apply.
         return issue(f"a vGPU guest ({vgpu}): NVIDIA vGPU turns unified memory and the CUDA profilers off unless "
@@ -286,6 +332,35 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
                               actual=virtualization.vm)
         return over_subjects(judged, shown, count, ask="nvidia-smi -L") if shown else judged
+    broken = _p2p_broken(p2p_bandwidth, p2p_data_tests)
+    if broken:
+        return issue(f"virtual machine ({virtualization.vm}) whose GPUs the source shows failing to reach each other "
+                     f"peer-to-peer ({broken[0]}): under a hypervisor, P2P needs the host to pass the real PCIe "
+                     "topology with ATS/ACS set for it, and here what the guest is offered is wrong or slow",
+                     actual={"vm": virtualization.vm, "p2p": broken[:4]}, evidence=broken[:4],
+                     expected="P2P that carries data intact at P2P speed, or NCCL_P2P_DISABLE=1 (host memory)")
+    works = _p2p_works(p2p_bandwidth, p2p_data_tests)
+    if works is not None:
+        said, devices = works
+        judged = not_an_issue(f"virtual machine ({virtualization.vm}) whose GPUs the source shows reaching each other "
+                              f"peer-to-peer ({said}): the VM costs them no P2P path", actual=virtualization.vm,
+                              evidence=[said])
+        return over_subjects(judged, devices, count) if devices else judged
+    if virtualization.wsl and count is not None and count >= 2:
+        if collect_env is not None and collect_env.cuda_unavailable:
+            return unknown(f"WSL 2 ({virtualization.source}) with {count} GPUs, but the report says torch could not "
+                           "initialise CUDA (`Is CUDA available: False`): the workload never reached the GPUs, so "
+                           "what the VM costs them is not shown", actual=virtualization.vm,
+                           hint="fix CUDA's start first; then `nvidia-smi topo -p2p r` inside WSL 2")
+        return issue(f"WSL 2 ({virtualization.source}) with {count} GPUs: WSL's GPU paravirtualisation hands Linux "
+                     "each GPU through the Windows driver, without the PCIe topology or NVLink (microsoft/WSL#6587) a "
+                     "Linux host gives, so NCCL or tensor parallelism across them goes through host memory, where "
+                     "multi-GPU NCCL under WSL 2 fails or crawls" + (f" ({unshown})" if unshown else ""),
+                     actual={"vm": virtualization.vm, "gpus": count},
+                     expected="one GPU per model replica under WSL 2, or native Linux for multi-GPU tensor parallelism",
+                     fix=advice("Run multi-GPU NCCL / tensor parallelism on native Linux (dual boot or a Linux host); "
+                                "under WSL 2 give each model one GPU (`CUDA_VISIBLE_DEVICES`), or set "
+                                "`NCCL_P2P_DISABLE=1` where NCCL hangs", cost="hardware"))
     topo = gpu_topology
     if topo is not None and len(topo.gpus) > 1 and not topo.unshown_pairs() and topo.numa_hidden():
         spans = ", ".join(sorted(set(topo.numa_affinity.values())))
@@ -312,6 +387,42 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
         hint="run `nvidia-smi topo -p2p r` in the VM: anything but OK between TP peers means NCCL falls back",
         actual=virtualization.vm)
+
+
+def _p2p_broken(bandwidth: P2pBandwidth | None, data_tests: P2pDataTests | None) -> list[str]:
+    """What shows P2P between the GPUs wrong or slow, in words: a data test between GPUs of one host that failed
+    (simpleP2P's verification, nccl-tests' wrong values), p2pBandwidthLatencyTest slower with P2P than half its
+    host-memory copies; [] where nothing does."""
+    failed = [f"{t.program}: {t.line.strip()}" for t in (data_tests.bearing() if data_tests is not None else ())
+              if not t.passed]
+    slow = [f"{a}->{b} {en:.2f} GB/s with P2P against {dis:.2f} GB/s without"
+            for a, b, en, dis in (bandwidth.slow() if bandwidth is not None else ())]
+    return failed + slow
+
+
+def _p2p_works(bandwidth: P2pBandwidth | None, data_tests: P2pDataTests | None) -> tuple[str, list[str]] | None:
+    """What shows P2P at work between the GPUs, in words, with the GPUs it covers (CUDA ordinals as `GPU n`, none
+    where the run does not name them); None where nothing does or something shows it failing: an nvbandwidth peer
+    test that measured every pair (it runs only with peer access granted), p2pBandwidthLatencyTest with every pair
+    at least half as fast with P2P as without, a data test between GPUs of one host that passed."""
+    tested = data_tests.bearing() if data_tests is not None else ()
+    if any(not t.passed for t in tested) or (bandwidth is not None and bandwidth.slow()):
+        return None
+    peer = bandwidth.peer_pairs() if bandwidth is not None else ()
+    if peer:
+        key, cells = peer[0]
+        devices = sorted({d for a, b, _ in cells for d in (a, b)})
+        return (f"{bandwidth.program if bandwidth is not None else 'nvbandwidth'}'s {key} measured every pair, "
+                f"{min(v for _, _, v in cells):.2f} GB/s at least", [f"GPU {d}" for d in devices])
+    compared = bandwidth.compared() if bandwidth is not None else ()
+    if compared:
+        devices = sorted({d for a, b, _, _ in compared for d in (a, b)})
+        return (f"p2pBandwidthLatencyTest: every pair that can access its peer ({len(compared)}) is at least half as "
+                "fast with P2P as through host memory", [f"GPU {d}" for d in devices])
+    passed = [t for t in tested if t.passed]
+    if passed:
+        return f"{passed[0].program} moved data between the GPUs and checked it: {passed[0].line.strip()}", []
+    return None
 
 
 def _nps_label(cpu: CpuInfo | None, nodes: int, sockets: int | None) -> str:

@@ -104,6 +104,11 @@ class CollectEnv:
         return "True" in (self.values.get("Is CUDA available"), self.values.get("CUDA available"))
 
     @property
+    def cuda_unavailable(self) -> bool:
+        """Whether the report says torch could not initialise CUDA (`Is CUDA available: False`)."""
+        return "False" in (self.values.get("Is CUDA available"), self.values.get("CUDA available"))
+
+    @property
     def capabilities(self) -> dict[str, str]:
         """{GPU model: compute capability} from check_env's `GPU 0,1 Compute Capability: 7.5` lines (what torch read
         from each device); a model whose GPUs state two capabilities is left out."""

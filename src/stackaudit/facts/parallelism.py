@@ -422,17 +422,19 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
 
 
 def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContainers | None,
-                     serving_log: ServingLog | None) -> tuple[str, ...]:
+                     serving_log: ServingLog | None, *, diagnostic: bool = False) -> tuple[str, ...]:
     """What shows that every workload of the source uses one GPU, in words; () where the source does not show it.
 
     A workload is a GPU container (its GPU request or CUDA_VISIBLE_DEVICES, else its engine's TP x PP as its command
     sets it), an engine outside containers whose TP size the source gives (TP x PP), or an NCCL communicator of one
     rank (`nranks 1`) on one host. Every one shown must use one GPU; a size the source does not give (a TGI shard
-    count left to its default of every GPU, an unset TP) leaves the workload unread.
+    count left to its default of every GPU, an unset TP) leaves the workload unread. With `diagnostic`, a container
+    that only runs a GPU check (`nvidia-smi` in a pod) counts where it is given one GPU: what it printed is that one
+    GPU's view (FW-VM: a pod limited to `nvidia.com/gpu: 1`, corpus 1119).
     """
     shown: list[str] = []
     for c in containers.gpu_or_serving if containers is not None else ():
-        if not c.gpu_requested or c.diagnostic_only:
+        if not c.gpu_requested or (c.diagnostic_only and not (diagnostic and c.gpus_visible_at_most == 1)):
             continue
         sizes = parallelism.for_container(c.id) if parallelism is not None else None
         read = sizes is not None and sizes.tp is not None and not sizes.unread

@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stated_gpus
+from stackaudit.facts.peer_access import NHC_BW
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
 from stackaudit.facts.sources import (
     ENGINE_COMMAND,
     ENGINE_LOG,
+    P2P_BANDWIDTH_TEST,
     RIG_REPORT_ENVIRONMENT,
     SYSTEMD_DETECT_VIRT,
     USER_MACHINE,
@@ -255,6 +257,11 @@ PLATFORM_WORDS = (
     # names WSL 2 beside a negation or a comparison states nothing of this machine.
     PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b).*\bWSL\s?2\b",
                   "WSL 2 (a Hyper-V utility VM)", "microsoft", wsl=True),
+    # A guest the user names by its kind (`doesn't work in both confidential VM and normal VM`, corpus 1098): a VM
+    # the driver runs in, not one compared with (the negation lookbehinds keep `not in a guest VM` out).
+    PlatformWords(r"(?<!not )(?<!n't )\b(?:in|inside|on)\s+(?:both\s+|a\s+|the\s+|my\s+|our\s+)?"
+                  r"(?:confidential|normal|guest|pass-?through)\s+VMs?\b", "a virtual machine in the user's words",
+                  "vm"),
     # Kaggle's notebooks run on Google Cloud VMs (its T4 x2 accelerator is two T4s of one VM). The machine, not a
     # Kaggle dataset, guide or competition: `on Kaggle`, `Kaggle environment`, `Kaggle Notebooks`.
     PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)"
@@ -460,6 +467,30 @@ def wsl_versions(smi_version: str | None, driver_version: str | None) -> str:
     return f"the nvidia-smi header's Linux library {smi_version} over the Windows driver {driver_version}: {WSL_KERNEL.what}"
 
 
+def driver_branch(version: str) -> int | None:
+    """The release branch of a driver version: its major number down to a multiple of 5 (Linux 580.105.08 and
+    Windows 581.80 are R580, Windows 572.16 is R570, 566.03 R565); None where the version has no major number."""
+    m = re.match(r"\s*(\d{3})\.", version)
+    return int(m.group(1)) // 5 * 5 if m else None
+
+
+def wsl_foreign_library(smi_version: str | None, driver_version: str | None) -> str:
+    """Why a WSL 2 header's `NVIDIA-SMI` library is not the one the Windows driver ships, or "".
+
+    Under WSL 2 the Linux user-space libraries (libcuda, libnvidia-ml, nvidia-smi in /usr/lib/wsl/lib) come with the
+    Windows driver, from its own branch: `NVIDIA-SMI 565.57.02` over `Driver Version: 566.03` (both R565). A library
+    of another branch (`NVIDIA-SMI 580.105.08` over `572.16`: R580 over R570) is a Linux driver package installed
+    inside WSL, which NVIDIA's CUDA on WSL guide says not to do: it shadows the libraries that match the driver.
+    """
+    if not wsl_versions(smi_version, driver_version) or smi_version is None or driver_version is None:
+        return ""
+    lib, drv = driver_branch(smi_version), driver_branch(driver_version)
+    if lib is None or drv is None or lib == drv:
+        return ""
+    return (f"the nvidia-smi header's library {smi_version} (R{lib}) is not the R{drv} branch of the Windows driver "
+            f"{driver_version} it talks to: a Linux driver package installed inside WSL 2")
+
+
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     """What the driver says of its GPUs: nvidia-smi `GPU Virtualization Mode` (`Pass-Through` and `VGPU`
     are guests, a VM; `None` is "bare metal GPU", NVML nvmlGpuVirtualizationMode_t:
@@ -611,6 +642,22 @@ def virtualization_from_rig_report(text: str) -> Virtualization:
     if virt is None or virt.group("name") in SYSTEMD_CONTAINERS:
         raise ParseError(f"the Environment line names no virtual machine and no bare metal: {env!r}")
     return Virtualization(virt.group("name"), said)
+
+
+@parser(P2P_BANDWIDTH_TEST, feeds="virtualization", kind=Virtualization, rank=60)
+def virtualization_from_azure_health_check(text: str) -> Virtualization:
+    """An Azure VM, where the pasted bandwidth figures are those of Azure's node health checks (NHC_BW:
+    azurehpc-health-checks' `check_gpu_bw`, which runs on Azure's HPC and AI VM sizes and reads their size from the
+    instance metadata service).
+
+    Input (tests/data/captures/1042, Azure/azurehpc-health-checks#162)::
+
+        ERROR:  nhc:  Health check failed:  check_gpu_bw: P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 is less than 335. FaultCode: NHC2020
+    """
+    line = next((ln.strip() for ln in text.splitlines() if NHC_BW.search(ln)), None)
+    if line is None:
+        raise ParseError("no line of Azure's health check")
+    return Virtualization("microsoft", f"Azure's node health check (azurehpc-health-checks): {line[:100]!r}")
 
 
 @parser(USER_MACHINE, feeds="virtualization", kind=Virtualization, rank=90)

@@ -1,0 +1,156 @@
+"""FW-VM judges what the virtual machine costs the workload the source shows (h53b): WSL 2 with several GPUs, WSL 2
+with a Linux driver library installed inside it, a guest whose driver refuses the GPU it is handed, and a pod given
+one GPU (facts/platform.py wsl_foreign_library, PLATFORM_WORDS; facts/parallelism.py one_gpu_workload)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import capture_checks, paste_checks
+from stackaudit.facts.platform import driver_branch, platform_words, wsl_foreign_library
+
+# Modelled on corpus 1075 (NVIDIA/nccl#1567): a WSL 2 nvidia-smi table of two GPUs.
+WSL_TWO_GPUS = """\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 565.57.02              Driver Version: 566.03         CUDA Version: 12.7     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA RTX 6000 Ada Gene...    On  |   00000000:01:00.0 Off |                  Off |
+| 30%   22C    P8             12W /  300W |       0MiB /  49140MiB |      0%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+|   1  NVIDIA RTX 6000 Ada Gene...    On  |   00000000:C1:00.0  On |                  Off |
+| 30%   22C    P8             11W /  300W |     838MiB /  49140MiB |      4%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+"""
+
+
+@pytest.mark.parametrize(("version", "branch"), [("580.105.08", 580), ("581.80", 580), ("572.16", 570),
+                                                 ("566.03", 565), ("565.57.02", 565), ("551.76", 550)])
+def test_driver_branch(version: str, branch: int) -> None:
+    assert driver_branch(version) == branch
+
+
+def test_wsl_library_of_the_drivers_branch_is_wsls_own() -> None:
+    assert wsl_foreign_library("565.57.02", "566.03") == ""
+    assert wsl_foreign_library("595.71.01", "596.36") == ""
+    assert wsl_foreign_library("570.00", "570.00") == ""  # not WSL 2 at all: one version
+
+
+def test_wsl_library_of_another_branch_is_a_linux_driver_inside_wsl() -> None:
+    assert "R580" in wsl_foreign_library("580.105.08", "572.16")
+
+
+@pytest.mark.parametrize("number", ["1073", "1075", "768"])
+def test_wsl2_with_two_gpus_is_an_issue(number: str) -> None:
+    """Corpus 1073 (the WSL 2 kernel in collect_env), 1075 and 768 (the header's library over the Windows driver)."""
+    result = capture_checks(number, "FW-VM")["FW-VM"]
+    assert result.status == "issue", result.message
+    assert "WSL 2" in result.message and "2 GPUs" in result.message
+
+
+def test_wsl2_where_cuda_did_not_start_stays_open() -> None:
+    """Corpus 957: seven GPUs under WSL 2, but `Is CUDA available: False`: the workload never reached them."""
+    result = capture_checks("957", "FW-VM")["FW-VM"]
+    assert result.status == "unknown"
+    assert "Is CUDA available: False" in result.message
+
+
+def test_modelled_wsl2_table_of_two_gpus(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, WSL_TWO_GPUS, "FW-VM")["FW-VM"].status == "issue"
+
+
+def test_modelled_wsl2_table_of_two_gpus_one_container_gpu(tmp_path: Path) -> None:
+    """Modelled: the same table, with the container given one GPU: no GPU pair for the VM to cost."""
+    text = WSL_TWO_GPUS + "\n$ docker run --gpus '\"device=0\"' vllm/vllm-openai --model m\n"
+    result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
+    assert result.status != "issue", result.message
+
+
+def test_wsl2_linux_driver_inside_is_an_issue() -> None:
+    """Corpus 1141: `NVIDIA-SMI 580.105.08  Driver Version: 572.16` copied into the user's list."""
+    result = capture_checks("1141", "FW-VM")["FW-VM"]
+    assert result.status == "issue"
+    assert "R580" in result.message and "R570" in result.message
+
+
+def test_guest_whose_driver_refuses_the_gpu_is_an_issue() -> None:
+    """Corpus 1098: 'in both confidential VM and noramal VM' names the VM; the NVRM lines refuse 10de:2330."""
+    result = capture_checks("1098", "FW-VM")["FW-VM"]
+    assert result.status == "issue"
+    assert "refuses" in result.message and "2330" in result.message
+
+
+@pytest.mark.parametrize("line", ["open driver 550.90.07 doesn't wroks in both confidential VM and noramal VM",
+                                  "the driver fails inside a passthrough VM"])
+def test_a_guest_named_by_its_kind_is_a_vm(line: str) -> None:
+    words = platform_words(line)
+    assert words is not None and words.vm == "vm"
+
+
+@pytest.mark.parametrize("line", ["It is not in a guest VM.", "Does it work in a passthrough VM?"])
+def test_a_negated_or_asked_guest_is_no_statement(line: str) -> None:
+    assert platform_words(line) is None
+
+
+def test_pod_given_one_gpu_is_a_one_gpu_workload() -> None:
+    """Corpus 1119: a pod limited to `nvidia.com/gpu: 1` runs nvidia-smi; the table it printed is cut, but the pod
+    sees the one GPU it was given."""
+    result = capture_checks("1119", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue"
+    assert "given one GPU" in result.message
+
+
+def test_vm_whose_gpus_reach_each_other_is_not_an_issue() -> None:
+    """Corpus 1042 (Azure/azurehpc-health-checks#162): Azure's health check names the VM, and its nvbandwidth P2P
+    figure between GPU 0 and GPU 1 shows peer access at work. The blind expectation wants ok; the class reads a VM
+    shown with working GPU-to-GPU traffic as not-an-issue (846, 369, 1153)."""
+    result = capture_checks("1042", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue"
+    assert "virtual machine (microsoft)" in result.message and "256.63" in result.message
+
+
+def test_azure_health_check_names_an_azure_vm() -> None:
+    from stackaudit.facts.platform import virtualization_from_azure_health_check
+
+    line = ("ERROR:  nhc:  Health check failed:  check_gpu_bw: P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 is "
+            "less than 335. FaultCode: NHC2020\n")
+    assert virtualization_from_azure_health_check(line).vm == "microsoft"
+
+
+# Modelled on simpleP2P's output (cuda-samples Samples/0_Introduction/simpleP2P) in an EC2 VM.
+SIMPLE_P2P_FAILED_IN_VM = """\
+These tests run on an AWS g6.48xlarge instance.
+
+[./simpleP2P] - Starting...
+Checking for multiple GPUs...
+CUDA-capable device count: 8
+Checking GPU(s) for support of peer to peer memory access...
+> Peer access from NVIDIA L4 (GPU0) -> NVIDIA L4 (GPU1) : Yes
+> Peer access from NVIDIA L4 (GPU1) -> NVIDIA L4 (GPU0) : Yes
+Enabling peer access between GPU0 and GPU1...
+Allocating buffers (64MB on GPU0, GPU1 and CPU Host)...
+Creating event handles...
+cudaMemcpyPeer / cudaMemcpy between GPU0 and GPU1: 12.61GB/s
+Preparing host buffer and memcpy to GPU0...
+Run kernel on GPU1, taking source data from GPU0 and writing to GPU1...
+Run kernel on GPU0, taking source data from GPU1 and writing to GPU0...
+Copy data back to host from GPU0 and verify results...
+Verification error @ element 1: val = 0.000000, ref = 4.000000
+Verification error @ element 2: val = 0.000000, ref = 8.000000
+Disabling peer access...
+Shutting down...
+Test failed!
+"""
+
+
+def test_vm_whose_p2p_data_test_fails_is_an_issue(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, SIMPLE_P2P_FAILED_IN_VM, "FW-VM")["FW-VM"]
+    assert result.status == "issue", result.message
+    assert "Verification error" in result.message
