@@ -228,7 +228,8 @@ _TROUBLE_NEXT = {"hang": "paste the engine's log with NCCL_DEBUG=INFO from its s
 
 
 def ceiling_command(report: Report) -> str:
-    """`stackaudit ceiling --model MODEL --gpu H100 --gpus 8 --measured TOK/S`: the GPU the source shows filled in."""
+    """`stackaudit ceiling --model MODEL --gpu H100 --gpus 8 --measured TOK/S`: the GPU and the measured rate the
+    source shows filled in (a rate the user asks about is the question: `is 72.8 tok/s normal?`, corpus 1117)."""
     gpus = report.host.get("gpus")
     names = gpus.get("names") if isinstance(gpus, dict) else None
     count = gpus.get("count") if isinstance(gpus, dict) else None
@@ -236,7 +237,10 @@ def ceiling_command(report: Report) -> str:
     gpu = f" --gpu {_quote(str(names[0]))}" if isinstance(names, list) and len(names) == 1 and not inferred \
         else " --gpu GPU"
     many = f" --gpus {count}" if isinstance(count, int) and count > 1 else ""
-    return f"stackaudit ceiling --model MODEL{gpu}{many} --measured TOK/S"
+    measured = report.host.get("measured")
+    rate = measured.get("decode_tok_s") if isinstance(measured, dict) else None
+    shown = f"{rate:g}" if isinstance(rate, (int, float)) and not isinstance(rate, bool) else "TOK/S"
+    return f"stackaudit ceiling --model MODEL{gpu}{many} --measured {shown}"
 
 
 def gap_lead(report: Report) -> tuple[str, bool]:
