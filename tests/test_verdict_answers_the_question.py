@@ -13,6 +13,7 @@ import pytest
 from corpus import body
 from stackaudit.cli.main import main
 from stackaudit.facts.gpus import owned_model
+from stackaudit.facts.question import TOPICS, asked_checks, asked_clause
 from stackaudit.facts.serving_rate import parse_engine_rate
 from stackaudit.importers.prose_trouble import says_hang
 
@@ -105,3 +106,45 @@ def test_run_next_asks_a_rates_checks_first(tmp_path: Path, capsys: pytest.Captu
     assert isinstance(steps, list)
     assert steps[0]["step"] == "nvidia-smi"
     assert any(c.startswith("PWR-") for c in steps[0]["settles"])
+
+
+@pytest.mark.parametrize(("line", "clause", "checks"), [
+    # Corpus 626: the clause with the `?`, not the NCCL_DEBUG before it.
+    ("I turned on the nccl log using `NCCL_DEBUG=INFO` when I use 2 x 2080Ti GPUs, but how could I know which "
+     "NCCL_P2P_LEVEL it uses?", "but how could I know which NCCL_P2P_LEVEL it uses?", ("IC-NCCL-ENV", "IC-TOPO-READ")),
+    ("I've been pulling my hair for days to get p2p to work, still nothing... is it the PHB topology? I'm starting to "
+     "think that i need a different motherboard", "is it the PHB topology?", ("IC-TOPO-READ",)),  # corpus 913
+    # Corpus 1153: `nccl_tests` is no NCCL variable, and the URL's `?` none of its own.
+    ("Are there any published benchmarks on what the expected bandwidth will be when moving from single node to "
+     "multiple nodes for the nccl_tests https://github.com/NVIDIA/nccl-tests ?", "", ()),
+    ("see https://example.com/a?NCCL_P2P_LEVEL=PIX for the guide", "", ()),  # modelled: a query string asks nothing
+])
+def test_the_question_asked_and_the_checks_that_answer_it(line: str, clause: str, checks: tuple[str, ...]) -> None:
+    assert asked_clause(line) == clause
+    assert asked_checks(line) == checks
+
+
+def test_every_topic_names_checks_the_catalogue_holds() -> None:
+    from stackaudit.checks.registry import load_all
+
+    ids = set(load_all())
+    assert {c for _, checks in TOPICS for c in checks} <= ids
+
+
+def test_a_question_about_a_setting_gets_its_checks_answer_not_the_throughput_sentence(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Corpus 626: two RTX 2080 Ti, NCCL's log, `how could I know which NCCL_P2P_LEVEL it uses?`.
+    verdict = str(_report(tmp_path, capsys, body("626"))["verdict"])
+    assert verdict.startswith("the question asked (“but how could I know which NCCL_P2P_LEVEL it uses?”) is for "
+                              "IC-NCCL-ENV, which this source cannot settle")
+    assert "throughput" not in verdict
+
+
+def test_a_question_a_check_judged_is_answered_with_its_finding(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # Modelled on corpus 1143: its topology matrix (8 GPUs behind two PCIe switches), with the question the thread
+    # asks written beside it.
+    text = "Is it the PIX topology that makes NCCL slow here?\n" + body("1143")
+    verdict = str(_report(tmp_path, capsys, text)["verdict"])
+    assert verdict.startswith("to the question asked (“Is it the PIX topology that makes NCCL slow here?”), "
+                              "IC-TOPO-READ answers: ")

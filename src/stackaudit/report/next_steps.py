@@ -60,7 +60,10 @@ def focus_of(host: Mapping[str, Any]) -> tuple[str, ...]:
 
 def questions_of(host: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """Per question the headline's facts (Report.host) show, the check-ID prefixes that answer it."""
-    return [prefixes for _, shows, prefixes in QUESTIONS if shows(host)]
+    question = host.get("question")  # the checks the user's own question names (facts/question.py) first
+    asked = question.get("checks") if isinstance(question, dict) else None
+    return [*([tuple(str(c) for c in asked)] if isinstance(asked, list) and asked else []),
+            *(prefixes for _, shows, prefixes in QUESTIONS if shows(host))]
 
 
 def concerns_another(check: str, host: Mapping[str, Any]) -> bool:
