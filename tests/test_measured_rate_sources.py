@@ -58,11 +58,12 @@ def _vllm(g: float, r: int = 1, w: int = 0, p: float = 0.0, s: int = 1) -> str:
 
 
 def test_vllm_lines_count_only_with_one_running_request_and_no_prompt() -> None:
-    text = "\n".join([_vllm(120.0, p=812.3, s=1), _vllm(140.0, s=11), _vllm(141.0, s=21), _vllm(300.0, r=3, s=31),
-                      _vllm(150.0, w=1, s=41)])
+    text = "\n".join([_vllm(120.0, p=812.3, s=1), _vllm(140.0, s=11), _vllm(141.0, s=21), _vllm(300.0, r=3, s=31)])
     rate = parse_engine_rate(text)
     assert rate.tokens_per_s == 140.5 and rate.samples == 2 and "Running: 1" in rate.source
     assert "median of 2 lines" in rate.source and "140.0 tokens/s" in rate.line
+    # A request waiting is queued, not decoded: with one running and no prefill the window is still one stream's.
+    assert parse_engine_rate(text + "\n" + _vllm(150.0, w=1, s=41)).samples == 3
     assert parse_engine_rate(VLLM_V0).tokens_per_s == 88.1
     with pytest.raises(ParseError):
         parse_engine_rate(_vllm(300.0, r=3))

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 # Facts the headline shows, collected whatever checks are selected.
 HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "machine_topology", "nvidia", "serving_model",
-                  "lxc_configs", "serving_processes", "parallelism", "serving_rate", "trouble")
+                  "lxc_configs", "serving_processes", "parallelism", "serving_rate", "trouble",
+                  "question")
 
 
 @dataclass
@@ -150,6 +151,7 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
     from stackaudit.facts.container import ContainerInfo
     from stackaudit.facts.hostname import Hostname
     from stackaudit.facts.machine_topology import MachineTopology
+    from stackaudit.facts.question import UserQuestion
     from stackaudit.facts.system import CpuInfo, KernelInfo
     from stackaudit.facts.trouble import Trouble
 
@@ -200,6 +202,9 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
         **({"engines": engines} if (engines := engines_of(facts)) is not None else {}),
         # A hang or failure a pasted log shows (facts/trouble.py): the verdict names it where no finding explains it.
         **({"trouble": {"kind": t.kind, "line": t.line}} if isinstance(t := facts.get("trouble"), Trouble) else {}),
+        # The user's question naming a setting a check judges (facts/question.py): the verdict names that check's answer.
+        **({"question": {"line": q.line, "checks": list(q.checks)}}
+           if isinstance(q := facts.get("question"), UserQuestion) else {}),
     }
 
 

@@ -967,6 +967,18 @@ _OWNED_COUNT = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+(?:NV
                           re.I)
 
 
+# The user saying which GPU they own without a count: `i have 3090, and ran it on coolify` (corpus 1117), `I have an
+# RTX 4090`. The first person's `have` / `own` / `'ve got` right before the model, as the GPU table names it (_model_in):
+# the host's model, not how many (a count there is _COUNT_PLURAL's or _OWNED_COUNT's).
+_OWNED_MODEL = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)", re.I)
+
+
+def owned_model(line: str) -> str:
+    """The GPU model a line of the user's words says they own without a count (_OWNED_MODEL); "" where it names none."""
+    m = _OWNED_MODEL.search(line)
+    return _model_in(re.split(r"\s+", line[m.end():].strip())[:4]) if m else ""
+
+
 def owned_gpu_count(line: str) -> int | None:
     """The GPU count a line of the user's words states without a model (_OWNED_COUNT); None where it states none."""
     m = _OWNED_COUNT.search(line)
@@ -978,7 +990,7 @@ def parse_user_gpus(text: str) -> GpuInventory:
     several), or nothing where the lines name several models. Without a
     count, a list's one model (listed_model) names the first GPU's model and states no count."""
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
-    models = {m for line in text.splitlines() if (m := listed_model(line))}
+    models = {m for line in text.splitlines() if (m := listed_model(line) or owned_model(line))}
     owned = {c for line in text.splitlines() if (c := owned_gpu_count(line)) is not None}
     if not said and len(owned) == 1 and len(models) <= 1:
         # A count without a model (`I have 2 NVIDIA cards`): the host's count, the model left to the listings (or to

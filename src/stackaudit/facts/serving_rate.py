@@ -23,9 +23,10 @@ Sources, best first:
 - last, a rate in the user's own words (`around 10 t/s`, `~12 tok/s`) in a paste that also holds an engine command
   or engine log (the document USER_RATE; importers/prose_rate.py records it only then).
 
-A line is a single-stream rate only where it shows one running request and none waiting, and a window with
-prefill in it is dropped (vLLM: prompt throughput above 0; SGLang: a `Prefill batch.` line since the decode line
-before). Lines most of which lie far from their median (NEAR_MEDIAN) are several runs and give no rate. A benchmark at a concurrency above 1 measures something else and is not used. Speculative decoding
+A line is a single-stream rate only where it shows one running request, and a window with prefill in it is dropped
+(vLLM: prompt throughput above 0; SGLang: a `Prefill batch.` line since the decode line before). vLLM's requests
+waiting are queued, not decoded (corpus 1117: `Running: 1 reqs, Waiting: 1 reqs` at a prompt throughput of 0 is one
+stream); SGLang's line is read only with none queued, as its window holds no prompt throughput to show a prefill. Lines most of which lie far from their median (NEAR_MEDIAN) are several runs and give no rate. A benchmark at a concurrency above 1 measures something else and is not used. Speculative decoding
 (vLLM `SpecDecoding metrics:`, SGLang `accept len:`) is noted: the rate may then exceed the one-token ceiling.
 """
 
@@ -118,7 +119,8 @@ def parse_engine_rate(text: str) -> MeasuredRate:
         if "generation throughput" in line:
             m = _VLLM.search(line)
             rate = _rate(m.group(2)) if m else None
-            if m and rate and int(m.group(3)) == 1 and int(m.group(4)) == 0 and float(m.group(1)) == 0:
+            # Requests waiting are queued, not decoding: a window with one running and no prefill is one stream's.
+            if m and rate and int(m.group(3)) == 1 and float(m.group(1)) == 0:
                 vllm.append((rate, line))
         elif "gen throughput" in line:
             m = _SGLANG.search(line)

@@ -292,6 +292,10 @@ USER_RATE = Source("user_rate", "a rate in the user's own words", doc=True,
 # holds an engine command or log (importers/prose_trouble.py): the last source of the `trouble` fact.
 USER_TROUBLE = Source("user_trouble", "a hang in the user's own words", doc=True,
                       hint="say where the engine stops, beside its command line or log")
+# The user's question naming a setting a check judges (`how could I know which NCCL_P2P_LEVEL it uses?`), recorded
+# from a sentence of the paste (importers/prose_question.py): the only source of the `question` fact.
+USER_QUESTION = Source("user_question", "a question in the user's own words", doc=True,
+                       hint="ask the question beside the output it is about")
 
 # NCCL variables the user says were set, as pasted (importers/prose_nccl_env.py): a line that is only
 # `NCCL_X=value` (a list of the run's variables) or `export NCCL_X=value` in a sentence; read by facts/serving_logs.py.

@@ -2,7 +2,7 @@
 
 Fact `trouble` (Trouble): the first line of a pasted engine / NCCL log, Ray log or lines of evidence that
 shows a hang, else the first that shows a failure, with its kind; else a hang in the user's own words
-(importers/prose_trouble.py).
+(importers/prose_trouble.py), unless they say it does not happen (`does not stuck but failes`).
 A hang's line outranks a failure's, since a watchdog's timeout ends in an error too.
 The report's verdict names it where no finding explains it (report/header.py `verdict`).
 A setting that names a timeout (`watchdog_timeout=300`, `--watchdog-timeout`) is not a hang.
@@ -23,6 +23,8 @@ _HANG_WORDS = r"timed out|time ?out(?![\w=-])|hangs?|hanging|stuck|deadlock(?:ed
 HANG = re.compile(rf"(?<![\w-])(?:{_HANG_WORDS})(?![\w-])", re.I)
 # A hang as people write it: the log's words, and `hung`, `freezes`, `no response`.
 USER_HANG = re.compile(rf"(?<![\w-])(?:{_HANG_WORDS}|hung|freez(?:es|ing)|no response)(?![\w-])", re.I)
+# A hang said not to happen, right before its word: `does not stuck`, `doesn't hang`, `no longer hangs`, `without hanging`.
+NEGATED_BEFORE = re.compile(r"(?:\b(?:not|never|no\s+longer|without)|n't)\s+(?:\w+\s+)?$", re.I)
 # Python's traceback head, a log line at ERROR or CRITICAL level, an exception's name with its message.
 FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\b|\b\w+(?:Error|Exception): ")
 Kind = Literal["hang", "failure"]
@@ -99,6 +101,8 @@ def trouble_in_user_words(text: str) -> Trouble:
         If I disable tensor parallelism, everything works fine. However, as long as I set tensor-parallel-size > 1, it will get stuck when loading the model. The log is as follows:
     """
     line = text.strip().splitlines()[0] if text.strip() else ""
-    if not (m := USER_HANG.search(line)):
+    # The first hang the line does not negate (importers/prose_trouble.says_hang took it for that one).
+    m = next((m for m in USER_HANG.finditer(line) if not NEGATED_BEFORE.search(line[:m.start()])), None)
+    if m is None:
         raise ParseError("no hang in the user's words")
     return Trouble("hang", _sentence(line, m.start()))

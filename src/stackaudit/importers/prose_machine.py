@@ -1,5 +1,6 @@
 """The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a list's
-GPU model (`GPU: NVIDIA GeForce RTX 5080`), a count the user owns without a model (`I have 2 NVIDIA cards`), a cloud instance type (`g5.48xlarge`), a statement that it is bare metal
+GPU model (`GPU: NVIDIA GeForce RTX 5080`), a count the user owns without a model (`I have 2 NVIDIA cards`), a model the user
+owns without a count (`i have 3090`), a cloud instance type (`g5.48xlarge`), a statement that it is bare metal
 (`It is not running inside a VM.`), another vendor's accelerators (`on Ascend NPU`: facts/gpus.stated_npus), a Windows host (`OS: Windows 11`, llama.cpp's `built with MSVC ... for Windows`, a
 `C:\\...\\ggml-cuda.dll` path: facts/platform.WINDOWS_LINES), its /dev/shm size (`CPU Shared Memory: 64MB`), an
 Arm CPU (`Ampere One`, `aarch64`: facts/system.py reads it as the CPU's architecture), or the IOMMU off (`IOMMU is
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from stackaudit.facts.gpus import listed_model, owned_gpu_count, stated_gpus, stated_npus
+from stackaudit.facts.gpus import listed_model, owned_gpu_count, owned_model, stated_gpus, stated_npus
 from stackaudit.facts.platform import cloud_instances, platform_words, windows_line
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
@@ -37,7 +38,7 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             *(f"x{d}" for d in range(1, 10)),
             "*", "card", "gpu", "nvidia", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm", "wsl",
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "aarch64",
-            "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas")
+            "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got")
 
 
 @importer("prose machine", "GPUs, a cloud instance or bare metal in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
@@ -49,7 +50,8 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
         line = lines[i]
         if len(line) > 2000:
             continue
-        states = stated_gpus(line) or listed_model(line) or owned_gpu_count(line) or cloud_instances(line) \
+        states = stated_gpus(line) or listed_model(line) or owned_gpu_count(line) or owned_model(line) \
+            or cloud_instances(line) \
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line)
         shows_windows = not states and not windows and windows_line(line) is not None

@@ -219,7 +219,38 @@ def nothing_found(report: Report) -> str:
         kind = str(trouble["kind"])
         quote = cut_at_word(str(trouble.get("line", "")), 100)
         return f"nothing found below the engine that explains the {kind} (“{quote}”); next: {_TROUBLE_NEXT[kind]}"
+    if answer := question_answer(report):
+        return answer
     return f"{NOTHING_FOUND}: `{ceiling_command(report)}`"
+
+
+# The words for a check's status where the verdict answers the user's question with it.
+_ANSWERS = {"ok": "fine here", "not-an-issue": "looks wrong, is fine here", "not-applicable": "does not apply here",
+            "issue": "an issue"}
+
+
+def question_answer(report: Report) -> str:
+    """Where the user's question names a setting a check judges (host.question, facts/question.py): the answer of
+    the first of its checks the audit ran, with its message; where that check could not tell, that the source cannot
+    settle it, with the step that does (report/next_steps.py). Empty without such a question."""
+    question = report.host.get("question")
+    checks = question.get("checks") if isinstance(question, dict) else None
+    if not isinstance(question, dict) or not isinstance(checks, list) or not checks:
+        return ""
+    quote = cut_at_word(str(question.get("line", "")), 100)
+    by_id = {r.id: r for r in report.results if not r.waived}
+    # The first of its checks this audit ran answers it: the others are its fallbacks where a selection left it out.
+    r = next((by_id[c] for c in checks if c in by_id), None)
+    if r is None:
+        return ""
+    if r.status in _ANSWERS:
+        return f"to the question asked (“{quote}”), {r.id} answers: {_ANSWERS[r.status]}, {finding_title(r)}"
+    from stackaudit.report.next_steps import run_next
+
+    step = next((s for s in run_next(report.results, None, host=report.host) if s.command and r.id in s.settles),
+                None)
+    tail = f"; next: `{step.text}`" if step else ""
+    return f"the question asked (“{quote}”) is for {r.id}, which this source cannot settle{tail}"
 
 
 # What to do next where the host does not explain a hang or a failure the log shows.
@@ -228,7 +259,8 @@ _TROUBLE_NEXT = {"hang": "paste the engine's log with NCCL_DEBUG=INFO from its s
 
 
 def ceiling_command(report: Report) -> str:
-    """`stackaudit ceiling --model MODEL --gpu H100 --gpus 8 --measured TOK/S`: the GPU the source shows filled in."""
+    """`stackaudit ceiling --model MODEL --gpu H100 --gpus 8 --measured TOK/S`: the GPU and the measured rate the
+    source shows filled in (a rate the user asks about is the question: `is 72.8 tok/s normal?`, corpus 1117)."""
     gpus = report.host.get("gpus")
     names = gpus.get("names") if isinstance(gpus, dict) else None
     count = gpus.get("count") if isinstance(gpus, dict) else None
@@ -236,7 +268,10 @@ def ceiling_command(report: Report) -> str:
     gpu = f" --gpu {_quote(str(names[0]))}" if isinstance(names, list) and len(names) == 1 and not inferred \
         else " --gpu GPU"
     many = f" --gpus {count}" if isinstance(count, int) and count > 1 else ""
-    return f"stackaudit ceiling --model MODEL{gpu}{many} --measured TOK/S"
+    measured = report.host.get("measured")
+    rate = measured.get("decode_tok_s") if isinstance(measured, dict) else None
+    shown = f"{rate:g}" if isinstance(rate, (int, float)) and not isinstance(rate, bool) else "TOK/S"
+    return f"stackaudit ceiling --model MODEL{gpu}{many} --measured {shown}"
 
 
 def gap_lead(report: Report) -> tuple[str, bool]:

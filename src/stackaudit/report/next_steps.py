@@ -31,9 +31,14 @@ CONCERNS = {"RT-ENV-SGLANG": ("engine", "sglang"), "RT-ENV-VLLM": ("engine", "vl
             "CTR-LXC-HOST-SCOPE": ("container", "lxc"), "CTR-K8S-GPU-TOPOLOGY": ("container", "kubernetes")}
 # The question a paste shows, read from the headline's facts, and the checks that answer it: the step that settles
 # most of them comes first, whatever else it settles; the steps after it follow by count. Two GPUs or more (sharding, tensor parallelism) or a hang a
-# log shows: the GPUs' interconnect (P2P, topology, NCCL) decides both.
-QUESTIONS: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
-    ("interconnect", lambda host: _gpu_count(host) >= 2 or _trouble(host) == "hang", "IC-"),
+# log shows: the GPUs' interconnect (P2P, topology, NCCL) decides both; a hang also the PCIe switches' ACS and the
+# IOMMU, which route P2P through the root complex ("significant performance reduction or even a hang", NCCL
+# troubleshooting; checks/fw.py). A measured rate (`is 72.8 tok/s normal?`, corpus 1117): what caps one GPU's
+# decode, its clocks and power limit, and CUDA graphs.
+QUESTIONS: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], tuple[str, ...]], ...] = (
+    ("interconnect", lambda host: _gpu_count(host) >= 2 or _trouble(host) == "hang", ("IC-",)),
+    ("hang", lambda host: _trouble(host) == "hang", ("FW-ACS-P2P", "FW-IOMMU-MODE")),
+    ("rate", lambda host: isinstance(host.get("measured"), dict), ("PWR-", "RT-CUDA-GRAPHS")),
 )
 
 
@@ -50,7 +55,15 @@ def _trouble(host: Mapping[str, Any]) -> str:
 
 def focus_of(host: Mapping[str, Any]) -> tuple[str, ...]:
     """The check-ID prefixes of the questions the headline's facts (Report.host) show."""
-    return tuple(prefix for _, shows, prefix in QUESTIONS if shows(host))
+    return tuple(prefix for group in questions_of(host) for prefix in group)
+
+
+def questions_of(host: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """Per question the headline's facts (Report.host) show, the check-ID prefixes that answer it."""
+    question = host.get("question")  # the checks the user's own question names (facts/question.py) first
+    asked = question.get("checks") if isinstance(question, dict) else None
+    return [*([tuple(str(c) for c in asked)] if isinstance(asked, list) and asked else []),
+            *(prefixes for _, shows, prefixes in QUESTIONS if shows(host))]
 
 
 def concerns_another(check: str, host: Mapping[str, Any]) -> bool:
@@ -170,7 +183,7 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
     (QUESTIONS) ranks first; a check about an engine or container kind they do not show (CONCERNS) does not count
     toward the rank. None: every command may be a step, ranked by count.
     """
-    focus = focus_of(host) if host is not None else ()
+    focus = questions_of(host) if host is not None else []
     unknown = [r for r in results if (r.status == "unknown" or r.partly_shown) and not r.waived]
     partly = {r.id for r in unknown if r.status != "unknown"}
     shown: dict[str, str] = {}
@@ -204,12 +217,12 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
                 settles_with.setdefault(key, []).append(n.check)
             for key in frozenset().union(*(opts for _, opts in n.requirements)):
                 helps[key] = helps.get(key, 0) + 1
-        # Only until one step has answered the question: the rest follow by count.
-        asking = bool(focus) and not any(c.startswith(focus) for c in settled)
+        # Each question only until one step has answered it: then the next question, and the rest by count.
+        asking = tuple(p for group in focus if not any(c.startswith(group) for c in settled) for p in group)
         ranks: list[tuple[int, int, int, bool, str]] = []
         for key in candidates:
             newly = settles_with.get(key, ())
-            asked = sum(1 for c in newly if c.startswith(focus)) if asking else 0
+            asked = sum(1 for c in newly if c.startswith(asking)) if asking else 0
             counted = sum(1 for c in newly if counts[c])
             # The question's checks first, then more checks settled that concern what the source shows, then more
             # helped, then commands before prose, then by name.
