@@ -13,7 +13,8 @@ MAX_LINES = 20  # a config dump repeats the strategy; a few lines say all there 
 
 
 @importer("mig setup", "a device plugin's MIG strategy, the MIG manager's layout label, a MIG resource or a MIG "
-          "instance listed (`nvidia-smi -L`, `nvidia-smi mig -lgi`)", needles=("mig",), per_line=True)
+          "instance listed (`nvidia-smi -L`, `nvidia-smi mig -lgi`, `dcgmi discovery -c`)", needles=("mig", "GPU Instance"),
+          per_line=True)
 def mig_setup(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
