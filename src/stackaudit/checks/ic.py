@@ -41,6 +41,7 @@ from stackaudit.facts.parallelism import (
     multi_node_flags,
     nvswitch_node_of_every_gpu,
     one_gpu_engine,
+    one_gpu_host,
     one_rank_per_node,
 )
 from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
@@ -2036,6 +2037,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     (NcclNodes); two hosts in the log or the header make the job multi-node.
     Some GPUs with a NIC within PXB beside others whose whole NIC cells show none is the placement itself, read from
     the rows shown where the matrix is cut (an issue over those rows, corpus 1091).
+    A host of one GPU (a whole matrix or listing of one) whose source shows no job across nodes or instances (no
+    engine flag for one, no NCCL communicator of several ranks, no KV-cache transfer) sends no GPU traffic off the
+    host: not applicable (facts/parallelism.one_gpu_host, corpus 862 and 1130).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -2057,6 +2061,10 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
                               actual=list(one_node))
     if gpu_topology is None and serving_log is not None and any(d.gpu for d in serving_log.gdr):
         return _nccl_gdr_distances(serving_log, _multi_node(serving_processes, serving_log, nccl_nodes), nccl_config)
+    multi_node = _multi_node(serving_processes, serving_log, nccl_nodes)
+    if not multi_node and (alone := one_gpu_host(gpus, serving_engine, serving_log)):
+        return not_applicable(f"{alone}, and nothing in the source puts it in a job across nodes or instances: no GPU "
+                              "traffic leaves the host for a NIC to carry", actual={"gpus": 1})
     if gpu_topology is None:
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology

@@ -220,11 +220,15 @@ def multi_node_flags(procs: ServingProcesses | None) -> tuple[str, ...]:
     MULTI_NODE_FLAGS), in words; () where none does. `--nnodes 1` is one node."""
     shown: list[str] = []
     for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
-        nnodes = root.option("--nnodes")
-        if nnodes and nnodes.isdecimal() and int(nnodes) > 1:
-            shown.append(f"--nnodes {nnodes}")
-        shown.extend(f for f in MULTI_NODE_FLAGS if root.has_flag(f))
+        shown.extend(_spanning_flags(root))
     return tuple(dict.fromkeys(shown))
+
+
+def _spanning_flags(root: ProcessInfo) -> list[str]:
+    """The flags of one engine command that show its job spans nodes or instances (multi_node_flags)."""
+    nnodes = root.option("--nnodes")
+    shown = [f"--nnodes {nnodes}"] if nnodes and nnodes.isdecimal() and int(nnodes) > 1 else []
+    return shown + [f for f in MULTI_NODE_FLAGS if root.has_flag(f)]
 
 
 @dataclass(frozen=True)
@@ -419,6 +423,24 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
     if gpus.whole_count == 1:
         return f"the host has one GPU ({', '.join(sorted(set(gpus.models.values()))) or 'its model not shown'})"
     return ""
+
+
+def one_gpu_host(gpus: GpuInventory | None, engine: ServingEngine | None, log: ServingLog | None) -> str:
+    """What shows a host of one GPU running a job of its own, in words; "" where the source does not show it.
+
+    The host's whole GPU count is 1 (GpuInventory.whole_count: a whole topology matrix or listing of one GPU, a count in
+    the user's words; corpus 862, 1130), and nothing shown puts its GPU in a job with other hosts: no engine command
+    with a node count above 1 or a flag of a job across nodes or instances (MULTI_NODE_FLAGS, the running engine's
+    included), no NCCL communicator of several ranks (on a host of one GPU, the other ranks are on other hosts), no
+    KV-cache transfer between instances. The caller rules out the node counts a log or a test header shows."""
+    if gpus is None or gpus.whole_count != 1:
+        return ""
+    shown = engine.shown if engine is not None else None
+    if shown is not None and _spanning_flags(shown):
+        return ""
+    if log is not None and (log.comm_ranks > 1 or log.kv_transfer or log.multi_host):
+        return ""
+    return f"the host has one GPU ({', '.join(sorted(set(gpus.models.values()))) or 'its model not shown'})"
 
 
 def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContainers | None,
