@@ -1567,11 +1567,12 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     link (unknown, corpus 1089).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
     not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
-    facts/parallelism.one_gpu_engine).
+    facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
+    (`export`, a batch script's `set`), gives one GPU (corpus 962).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
-    if one_gpu := one_gpu_engine(serving_engine, gpus):
+    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None

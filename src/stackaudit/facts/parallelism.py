@@ -383,7 +383,8 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
     return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})" if lines else ""
 
 
-def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = None) -> str:
+def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = None,
+                   commands: EngineCommands | None = None) -> str:
     """What shows the serving engine runs on one GPU, in words; "" where the source does not show it.
 
     Each replica holds the model on one GPU, so no GPU exchanges activations with another, where:
@@ -398,6 +399,8 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
       engine-config line `tensor_parallel_size=1`, corpus 993; a release that prints no PP size ran no pipeline);
     - a llama.cpp or ollama engine (or none named) beside llama.cpp's `ggml_cuda_init` list of one device: the list
       is the devices CUDA gives the program that prints it (corpus 989);
+    - with no vLLM/SGLang engine shown, every pasted llama.cpp command sees one GPU through CUDA_VISIBLE_DEVICES, on
+      its line or set above it (`export`, a batch script's `set`: corpus 962);
     - the host has one GPU (GpuInventory.whole_count: a listing, or a count in the user's words such as
       `1 x Nvidia A10`, corpus 998), whatever engine serves.
     """
@@ -416,6 +419,13 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
         return f"{_launcher(shown.argv)} sees one GPU (CUDA_VISIBLE_DEVICES={shown.env('CUDA_VISIBLE_DEVICES')})"
     if shown is None and engine is not None and engine.engine and engine.tp == 1 and engine.pp in (None, 1):
         return f"the {engine.engine} log shows TP 1" + (" x PP 1" if engine.pp else "")
+    ggml = [c for c in (commands.commands if commands is not None and shown is None else ())
+            if c.engine in GGML_ENGINES.values() and not c.builds]
+    seen = [c.as_process().visible_devices for c in ggml]
+    if ggml and all(d is not None and len(d) == 1 and (d[0].isdecimal() or d[0].startswith(("GPU-", "MIG-")))
+                    for d in seen):
+        return (f"{posixpath.basename(ggml[0].argv[0])} sees one GPU "
+                f"(CUDA_VISIBLE_DEVICES={ggml[0].as_process().env('CUDA_VISIBLE_DEVICES')})")
     if gpus is None:
         return ""
     if (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")) and gpus.count_in(GGML_TITLE) == 1:
