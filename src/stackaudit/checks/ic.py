@@ -2040,7 +2040,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     the rows shown where the matrix is cut (an issue over those rows, corpus 1091).
     A host of one GPU (a whole matrix or listing of one) whose source shows no job across nodes or instances (no
     engine flag for one, no NCCL communicator of several ranks, no KV-cache transfer) sends no GPU traffic off the
-    host: not applicable (facts/parallelism.one_gpu_host, corpus 862 and 1130).
+    host: not applicable (facts/parallelism.one_gpu_host, corpus 862 and 1130). Without a matrix, NCCL's path dump
+    whose GPU lines reach the CPUs and list no NET shows a communicator whole on this node: NCCL drops every NET
+    there before printing (paths.cc ncclTopoTrimSystem), so it is not applicable too (ServingLog.nets_trimmed, 1154).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -2052,6 +2054,11 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
                               "place", actual=list(nccl_nodes.no_rdma_lines))
     if gpu_topology is None and serving_log is not None and serving_log.gpu_nets:
         return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log, nccl_nodes))
+    if gpu_topology is None and serving_log is not None and (trimmed := serving_log.nets_trimmed()) \
+            and not _multi_node(serving_processes, serving_log, nccl_nodes):
+        return not_applicable("NCCL's path dump lists no network device for any GPU: NCCL drops them from a "
+                              "communicator whose every rank is on this node (ncclTopoTrimSystem), so no traffic of "
+                              "it leaves the node for a NIC to carry", actual=list(trimmed[:2]))
     gdr = serving_log.net_gdr() if serving_log is not None else {}
     if gpu_topology is None and serving_log is not None and gdr and all(gdr.values()):
         return _nccl_gdr_affinity(serving_log, sorted(gdr), nccl_config)
