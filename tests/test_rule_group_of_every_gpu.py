@@ -8,7 +8,7 @@ narrowed by CUDA_VISIBLE_DEVICES.
 Real pastes: 736 (ggml-org/llama.cpp#24324: llama-server --split-mode tensor, four V100 in the hardware summary);
 612 (ggml-org/llama.cpp, a Windows llama-server whose `ggml_cuda_init` lists two GPUs: CUDA's list, which
 CUDA_VISIBLE_DEVICES may narrow, is no whole count); 455 (llama.cpp on a host with an RTX 3090 and a Quadro M2000,
-only GPU 0 visible). The other counter-examples are modelled.
+only GPU 0 visible: one GPU, not applicable). The other counter-examples are modelled.
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ def test_llama_server_split_over_the_hosts_four_gpus() -> None:
 
 
 def test_cuda_device_lists_are_no_whole_count() -> None:
-    for prefix in ("612", "455"):
-        result = capture_checks(prefix, _CHECK)[_CHECK]
-        assert result.status == "unknown" and "every GPU" not in result.message
+    result = capture_checks("612", _CHECK)[_CHECK]
+    assert result.status == "unknown" and "every GPU" not in result.message
+    # 455's server sees one of the two GPUs (CUDA_VISIBLE_DEVICES=0): no group to place, not a group of every GPU.
+    result = capture_checks("455", _CHECK)[_CHECK]
+    assert result.status == "not-applicable" and "every GPU" not in result.message
+    assert "CUDA_VISIBLE_DEVICES=0" in result.message
 
 
 def test_modelled_cuda_visible_devices_narrows_the_split(tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ from stackaudit.facts.parallelism import (
     multi_node_flags,
     nvswitch_node_of_every_gpu,
     one_gpu_engine,
+    one_gpu_host,
     one_rank_per_node,
 )
 from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
@@ -1566,11 +1567,12 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     link (unknown, corpus 1089).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
     not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
-    facts/parallelism.one_gpu_engine).
+    facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
+    (`export`, a batch script's `set`), gives one GPU (corpus 962).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
-    if one_gpu := one_gpu_engine(serving_engine, gpus):
+    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
@@ -2036,6 +2038,11 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     (NcclNodes); two hosts in the log or the header make the job multi-node.
     Some GPUs with a NIC within PXB beside others whose whole NIC cells show none is the placement itself, read from
     the rows shown where the matrix is cut (an issue over those rows, corpus 1091).
+    A host of one GPU (a whole matrix or listing of one) whose source shows no job across nodes or instances (no
+    engine flag for one, no NCCL communicator of several ranks, no KV-cache transfer) sends no GPU traffic off the
+    host: not applicable (facts/parallelism.one_gpu_host, corpus 862 and 1130). Without a matrix, NCCL's path dump
+    whose GPU lines reach the CPUs and list no NET shows a communicator whole on this node: NCCL drops every NET
+    there before printing (paths.cc ncclTopoTrimSystem), so it is not applicable too (ServingLog.nets_trimmed, 1154).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -2047,6 +2054,11 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
                               "place", actual=list(nccl_nodes.no_rdma_lines))
     if gpu_topology is None and serving_log is not None and serving_log.gpu_nets:
         return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log, nccl_nodes))
+    if gpu_topology is None and serving_log is not None and (trimmed := serving_log.nets_trimmed()) \
+            and not _multi_node(serving_processes, serving_log, nccl_nodes):
+        return not_applicable("NCCL's path dump lists no network device for any GPU: NCCL drops them from a "
+                              "communicator whose every rank is on this node (ncclTopoTrimSystem), so no traffic of "
+                              "it leaves the node for a NIC to carry", actual=list(trimmed[:2]))
     gdr = serving_log.net_gdr() if serving_log is not None else {}
     if gpu_topology is None and serving_log is not None and gdr and all(gdr.values()):
         return _nccl_gdr_affinity(serving_log, sorted(gdr), nccl_config)
@@ -2057,6 +2069,10 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
                               actual=list(one_node))
     if gpu_topology is None and serving_log is not None and any(d.gpu for d in serving_log.gdr):
         return _nccl_gdr_distances(serving_log, _multi_node(serving_processes, serving_log, nccl_nodes), nccl_config)
+    multi_node = _multi_node(serving_processes, serving_log, nccl_nodes)
+    if not multi_node and (alone := one_gpu_host(gpus, serving_engine, serving_log)):
+        return not_applicable(f"{alone}, and nothing in the source puts it in a job across nodes or instances: no GPU "
+                              "traffic leaves the host for a NIC to carry", actual={"gpus": 1})
     if gpu_topology is None:
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology

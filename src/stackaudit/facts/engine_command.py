@@ -33,6 +33,11 @@ _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # command's `$GPU_NUM` / `${GPU_NUM}` reads it (corpus 680). A reference to a variable the paste does not set stays
 # as written, so the flag's value is unknown (facts/_parse.parallel_size reads no `$GPU_NUM`), never the default.
 SHELL_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S.*)?$")
+# A Windows batch script's `set NAME=value` / `set "NAME=value"` (cmd.exe): the variable is in the environment of every
+# command after it, as an exported one is (corpus 962: `set CUDA_VISIBLE_DEVICES=2` above `llama-server.exe`). The
+# value is taken as written (cmd keeps backslashes); unquoted, it is one word, so a sentence (`set X=0 and it works`) is
+# no assignment. `set /a` and `set /p` are none either.
+CMD_SET = re.compile(r'^\s*set\s+(?:"([A-Za-z_][A-Za-z0-9_]*)=([^"]*)"|([A-Za-z_][A-Za-z0-9_]*)=(\S*))\s*$', re.I)
 VARIABLE_REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # Wrappers before the program that change nothing about its flags, with their options that take the next word
 # (`numactl -N 1 -m 1 prog`, `taskset -c 0-7 prog`); an option written `--membind=1` is one word.
@@ -236,6 +241,8 @@ fact("engine_commands", EngineCommands, first_of, hint=ENGINE_COMMAND.hint)
 def shell_assignment(line: str) -> tuple[str, str] | None:
     """(name, value) of a line that only sets a shell variable (SHELL_ASSIGNMENT), its quotes removed; None for
     any other line (a command, or a value the shell would split into several words)."""
+    if (cmd := CMD_SET.match(line)) is not None:
+        return (cmd.group(1), cmd.group(2)) if cmd.group(1) else (cmd.group(3), cmd.group(4))
     m = SHELL_ASSIGNMENT.match(line)
     if m is None:
         return None
@@ -244,6 +251,12 @@ def shell_assignment(line: str) -> tuple[str, str] | None:
     except ValueError:
         return None
     return (m.group(1), words[0] if words else "") if len(words) <= 1 else None
+
+
+def exports(line: str) -> bool:
+    """Whether an assignment line puts its variable in the environment of the commands after it: `export NAME=v`, or a
+    batch script's `set NAME=v` (CMD_SET)."""
+    return line.lstrip().startswith("export ") or CMD_SET.match(line) is not None
 
 
 def wrapped_inside_value(above: str, line: str) -> bool:
@@ -475,7 +488,7 @@ def parse_engine_commands(text: str) -> EngineCommands:
         assigned = shell_assignment(lines[i])
         if assigned is not None:
             variables[assigned[0]] = expand_variables(assigned[1], variables)
-            if lines[i].lstrip().startswith("export "):
+            if exports(lines[i]):
                 exported[assigned[0]] = variables[assigned[0]]
             i += 1
             continue

@@ -220,11 +220,15 @@ def multi_node_flags(procs: ServingProcesses | None) -> tuple[str, ...]:
     MULTI_NODE_FLAGS), in words; () where none does. `--nnodes 1` is one node."""
     shown: list[str] = []
     for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
-        nnodes = root.option("--nnodes")
-        if nnodes and nnodes.isdecimal() and int(nnodes) > 1:
-            shown.append(f"--nnodes {nnodes}")
-        shown.extend(f for f in MULTI_NODE_FLAGS if root.has_flag(f))
+        shown.extend(_spanning_flags(root))
     return tuple(dict.fromkeys(shown))
+
+
+def _spanning_flags(root: ProcessInfo) -> list[str]:
+    """The flags of one engine command that show its job spans nodes or instances (multi_node_flags)."""
+    nnodes = root.option("--nnodes")
+    shown = [f"--nnodes {nnodes}"] if nnodes and nnodes.isdecimal() and int(nnodes) > 1 else []
+    return shown + [f for f in MULTI_NODE_FLAGS if root.has_flag(f)]
 
 
 @dataclass(frozen=True)
@@ -379,7 +383,8 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
     return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})" if lines else ""
 
 
-def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = None) -> str:
+def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = None,
+                   commands: EngineCommands | None = None) -> str:
     """What shows the serving engine runs on one GPU, in words; "" where the source does not show it.
 
     Each replica holds the model on one GPU, so no GPU exchanges activations with another, where:
@@ -394,6 +399,8 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
       engine-config line `tensor_parallel_size=1`, corpus 993; a release that prints no PP size ran no pipeline);
     - a llama.cpp or ollama engine (or none named) beside llama.cpp's `ggml_cuda_init` list of one device: the list
       is the devices CUDA gives the program that prints it (corpus 989);
+    - with no vLLM/SGLang engine shown, every pasted llama.cpp command sees one GPU through CUDA_VISIBLE_DEVICES, on
+      its line or set above it (`export`, a batch script's `set`: corpus 962);
     - the host has one GPU (GpuInventory.whole_count: a listing, or a count in the user's words such as
       `1 x Nvidia A10`, corpus 998), whatever engine serves.
     """
@@ -412,6 +419,13 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
         return f"{_launcher(shown.argv)} sees one GPU (CUDA_VISIBLE_DEVICES={shown.env('CUDA_VISIBLE_DEVICES')})"
     if shown is None and engine is not None and engine.engine and engine.tp == 1 and engine.pp in (None, 1):
         return f"the {engine.engine} log shows TP 1" + (" x PP 1" if engine.pp else "")
+    ggml = [c for c in (commands.commands if commands is not None and shown is None else ())
+            if c.engine in GGML_ENGINES.values() and not c.builds]
+    seen = [c.as_process().visible_devices for c in ggml]
+    if ggml and all(d is not None and len(d) == 1 and (d[0].isdecimal() or d[0].startswith(("GPU-", "MIG-")))
+                    for d in seen):
+        return (f"{posixpath.basename(ggml[0].argv[0])} sees one GPU "
+                f"(CUDA_VISIBLE_DEVICES={ggml[0].as_process().env('CUDA_VISIBLE_DEVICES')})")
     if gpus is None:
         return ""
     if (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")) and gpus.count_in(GGML_TITLE) == 1:
@@ -419,6 +433,24 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
     if gpus.whole_count == 1:
         return f"the host has one GPU ({', '.join(sorted(set(gpus.models.values()))) or 'its model not shown'})"
     return ""
+
+
+def one_gpu_host(gpus: GpuInventory | None, engine: ServingEngine | None, log: ServingLog | None) -> str:
+    """What shows a host of one GPU running a job of its own, in words; "" where the source does not show it.
+
+    The host's whole GPU count is 1 (GpuInventory.whole_count: a whole topology matrix or listing of one GPU, a count in
+    the user's words; corpus 862, 1130), and nothing shown puts its GPU in a job with other hosts: no engine command
+    with a node count above 1 or a flag of a job across nodes or instances (MULTI_NODE_FLAGS, the running engine's
+    included), no NCCL communicator of several ranks (on a host of one GPU, the other ranks are on other hosts), no
+    KV-cache transfer between instances. The caller rules out the node counts a log or a test header shows."""
+    if gpus is None or gpus.whole_count != 1:
+        return ""
+    shown = engine.shown if engine is not None else None
+    if shown is not None and _spanning_flags(shown):
+        return ""
+    if log is not None and (log.comm_ranks > 1 or log.kv_transfer or log.multi_host):
+        return ""
+    return f"the host has one GPU ({', '.join(sorted(set(gpus.models.values()))) or 'its model not shown'})"
 
 
 def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContainers | None,

@@ -351,6 +351,9 @@ class ServingLog:
     gpu_path_lines: tuple[str, ...] = ()  # the first lines, verbatim
     # The same dump's network devices: (GPU bus id, `NET/0`, path type) for every NET it lists after a GPU.
     gpu_nets: tuple[tuple[str, str, str], ...] = ()
+    # The same dump's GPU lines that list the CPUs and end on a whole entry but no NET (_PATH_NO_NET), verbatim: NCCL
+    # prints its topology after dropping every NET of a communicator whose ranks are all on this node.
+    netless_path_lines: tuple[str, ...] = ()
     # Custom all-reduce at work: each rank's `Registering N cuda graph addresses` (vLLM's and SGLang's
     # custom_all_reduce.py, once the rank's CUDA graphs are captured) and the rank tags (log_rank) of those lines.
     custom_ar_registered: tuple[str, ...] = ()
@@ -384,6 +387,19 @@ class ServingLog:
             if gpu not in nearest or link_rank(kind) < link_rank(nearest[gpu][1]):
                 nearest[gpu] = (net, kind)
         return nearest
+
+    def nets_trimmed(self) -> tuple[str, ...]:
+        """The path dump's lines that show NCCL dropped every network device, or () where the dump does not show it.
+
+        NCCL prints its topology after graph/paths.cc ncclTopoTrimSystem, which removes every NET where the GPUs left
+        on this node are all the communicator's ranks (`system->nodes[GPU].count == comm->nRanks`): a GPU line that
+        reaches the CPUs and lists no NET shows that communicator whole on this node. Not where any line lists a NET,
+        nor where the log shows a communicator with more ranks than the GPUs the dump lists."""
+        if not self.netless_path_lines:
+            return ()
+        listed = {g for pair in self.gpu_paths for g in pair[:2]} | {
+            m.group(1).lower() for line in self.netless_path_lines if (m := _PATH_DUMP.search(line))}
+        return self.netless_path_lines if self.comm_ranks <= len(listed) else ()
 
     def gdr_far(self) -> tuple[str, ...]:
         """NCCL's lines that it turned GPU Direct RDMA off for a GPU by its distance to the NIC."""
@@ -759,6 +775,9 @@ _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|i
 _PATH_DUMP = re.compile(r"NCCL INFO GPU/(?:\d+-)?([0-9A-Fa-f]+) :(GPU/.*)$")
 _PATH_PEER = re.compile(r"GPU/(?:\d+-)?([0-9A-Fa-f]+) \(\d+/[\d.]+/([A-Z]+)\)")
 _PATH_NET = re.compile(r"\b(NET/\d+) \(\d+/[\d.]+/([A-Z]+)\)")
+# A GPU's path line that reaches the CPUs (listed after GPUs, PCI switches and NVSwitches, before NICs and NETs) and
+# ends on a whole entry: one that lists no NET lists none because NCCL's topology holds none.
+_PATH_NO_NET = re.compile(r"\bCPU/(?:\d+-)?[0-9A-Fa-f]+ \(\d+/[\d.]+/[A-Z]+\)\s*$")
 # vLLM's start-up lines that name its release: the v0 engine's config line and the API server's banner.
 _VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|vLLM API server version (\d+\.\d+\S*)")
 
@@ -809,6 +828,8 @@ def parse_serving_log(text: str) -> ServingLog:
     paths: dict[tuple[str, str], str] = {}
     nets: dict[tuple[str, str], str] = {}
     path_lines: list[str] = []
+    netless_lines: list[str] = []
+    net_listed = False  # some GPU line of the path dump lists a NET: no line shows them dropped
     kernel_settings: dict[str, str] = {}
     kernel_lines: list[str] = []
     vllm_version = ""
@@ -1042,6 +1063,9 @@ def parse_serving_log(text: str) -> ServingLog:
                     paths[(m.group(1).lower(), peer.lower())] = kind
             for device, kind in _PATH_NET.findall(m.group(2)):
                 nets[(m.group(1).lower(), device)] = kind
+            net_listed = net_listed or "NET/" in m.group(2)  # any format (`NET/0`, `NET/0-0`)
+            if "NET/" not in m.group(2) and _PATH_NO_NET.search(m.group(2)) and len(netless_lines) < 4:
+                netless_lines.append(text_l[:400])
             if len(path_lines) < 4:
                 path_lines.append(text_l[:400])
         m = _DECODE_GRAPH.search(text_l) if "cuda graph:" in text_l else None
@@ -1064,7 +1088,8 @@ def parse_serving_log(text: str) -> ServingLog:
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
-        gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()), custom_ar_registered=tuple(ar_registered),
+        gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()), netless_path_lines=() if net_listed else tuple(netless_lines),
+        custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
         ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
         ggml_cuda_archs=tuple(ggml_archs.items()))

@@ -42,6 +42,7 @@ from stackaudit.facts.engine_command import (
     VARIABLE_REFERENCE,
     VLLM_MODULE,
     EngineCommand,
+    exports,
     parse_command_line,
     python_engine_call,
     shell_assignment,
@@ -150,7 +151,7 @@ def _variables_set(lines: list[str], start: int, command: str) -> tuple[str, dic
     for n, line in enumerate(lines[:start]):
         text = strip_prompt(line).strip()
         assigned = shell_assignment(text)
-        if assigned is not None and (assigned[0] in names or (n >= block and text.startswith("export "))):
+        if assigned is not None and (assigned[0] in names or (n >= block and exports(text))):
             shown[assigned[0]] = (text, assigned[1])
     return "".join(f"{text}\n" for text, _ in shown.values()), {name: value for name, (_, value) in shown.items()}
 
