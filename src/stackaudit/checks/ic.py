@@ -1339,6 +1339,13 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 pending.append(f"{where}: P2P only between NVLink-connected GPUs, which costs nothing where NVLink "
                                "joins every pair but turns P2P off between PCIe pairs; the GPUs' links are not in "
                                "this source")
+        elif s.p2p_level_unread:
+            # Not a level NCCL knows: current NCCL keeps its default (P2P up to a PCIe switch, PXB); the user meant a
+            # PCIe cap, which turns P2P off only between GPUs farther apart. Neither is shown (corpus 1136).
+            pending.append(f"{where}: not a level NCCL's reader knows (LOC, NVL, PIX, PXB, PHB, SYS or 0-5), so what "
+                           "it does is not shown: NCCL keeps its default where it ignores the value, and read as a "
+                           "PCIe cap it turns P2P off between GPUs farther apart than that, which the topology would "
+                           "say; NCCL's `NCCL_P2P_LEVEL set by environment to` line shows the level it took")
         elif s.name == "NCCL_SHM_DISABLE" and s.on:
             sys_pairs = gpu_topology is not None and gpu_topology.host_bridged_pair()
             if nccl_config.p2p_off or sys_pairs or p2p_ok is False:
