@@ -689,6 +689,15 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
         return not_applicable("the driver reports no P2P between any GPU pair ("
                               + gpu_p2p.states_not_ok() + "): there is no P2P to "
                               "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
+    if serving_log is not None and serving_log.p2p_check_skipped and log_fail and driver_ok is not True \
+            and not serving_log.p2p_pairs():
+        # vLLM trusted the driver's report (no real probe ran) and found no P2P in it: the driver refuses peer access
+        # between these GPUs, as where its P2P table refuses every pair (corpus 1032).
+        return not_applicable(f"vLLM skipped its real P2P probe and trusted the driver's report (\"{serving_log.p2p_check_skipped}"
+                              f"\"), then disabled custom all-reduce for lack of P2P (\"{log_fail[0]}\"): the driver "
+                              "reports no P2P between these GPUs, so no peer path is used whose function could be in "
+                              "doubt; NCCL goes through host memory (IC-TOPO-READ judges why)",
+                              actual=[serving_log.p2p_check_skipped, log_fail[0]])
     if serving_log is not None and serving_log.p2p_pairs():
         return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
     models = _models(gpus)
