@@ -548,7 +548,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
                    p2p_data_tests: P2pDataTests | None = None, serving_engine: ServingEngine | None = None) -> Outcome:
     """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
-    DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted; nccl-tests'
+    DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted, and so is a
+    user's torch copy straight from one GPU to another whose shown result is zeros, peer_copy_zeros; nccl-tests'
     "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok);
     CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
     unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok);
@@ -586,6 +587,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     translating IOMMU connects too, then hangs or corrupts. The cache persists: after the platform is fixed a stale `false` keeps custom
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
+    vLLM's "lacks GPU P2P capability" after its "Skipping P2P check and trusting the driver's P2P report" is the
+    driver's refusal of P2P: no peer path is used, not applicable (corpus 1032), as where its P2P table refuses all.
     So has NCCL's communicator of eight ranks on one node where NCCL finds NVSwitch multicast (NVLS): an NVSwitch
     node is a board of eight GPUs, so they are all of it (facts/parallelism.nvswitch_node_of_every_gpu, corpus 1074).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no GPU pair inside a host:
@@ -1258,8 +1261,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     variables the user lists or exports in prose (`NCCL_ALGO=Ring`, `export NCCL_SOCKET_IFNAME=lo`); the
     topology and P2P matrices; the transports NCCL logged.
 
-    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works), or NCCL_P2P_LEVEL=NVL
-    on GPUs that meet over PCIe (P2P only over NVLink; unknown where the links are not shown);
+    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works; medium where neither
+    the GPUs nor their links are shown, naming the GeForce exception), or NCCL_P2P_LEVEL=NVL
+    on GPUs that meet over PCIe (P2P only over NVLink; unknown where the links are not shown); an NCCL_P2P_LEVEL
+    value NCCL's reader does not know (`PCI`: ignored, or meant as a PCIe cap that the topology decides): unknown;
     NCCL_SHM_DISABLE=1 (with P2P off, or on PHB/NODE/SYS pairs, intra-node traffic falls to sockets;
     unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
     "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
