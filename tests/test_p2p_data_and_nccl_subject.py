@@ -15,7 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import capture_checks, paste_checks
-
 from stackaudit.facts.peer_access import peer_copy_zeros
 
 

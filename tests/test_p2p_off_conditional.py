@@ -1,7 +1,8 @@
 """NCCL_P2P_DISABLE=1 costs something only on GPUs that have P2P to lose (NVLink, or PCIe where the driver allows
 P2P). Where neither the GPUs nor their links are shown, the hand-set override that turns NCCL's default fast path off
 is a medium issue that names its one exception (GeForce on the stock driver), as the majority of blind expectations
-read it (corpus 350, 830, 1022, 1135; 91 contested); where the paste shows NVLink it is a high issue.
+read it (corpus 350, 830, 1022, 1135; 91 contested); where the paste shows NVLink it is a high issue. A test run's own
+setting with no engine shown stays conditional (tests/test_nccl_test_command_env.py).
 
 Real pastes are quoted from the thread named beside each (trimmed to the lines the check reads); the
 counter-example is modelled and says so.

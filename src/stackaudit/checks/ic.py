@@ -1261,8 +1261,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     variables the user lists or exports in prose (`NCCL_ALGO=Ring`, `export NCCL_SOCKET_IFNAME=lo`); the
     topology and P2P matrices; the transports NCCL logged.
 
-    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works; medium where neither
-    the GPUs nor their links are shown, naming the GeForce exception), or NCCL_P2P_LEVEL=NVL
+    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works; medium on an engine
+    where neither the GPUs' P2P nor their links are shown, naming the GeForce exception, while a test run's own
+    setting with no engine shown stays a key negative naming the condition), or NCCL_P2P_LEVEL=NVL
     on GPUs that meet over PCIe (P2P only over NVLink; unknown where the links are not shown); an NCCL_P2P_LEVEL
     value NCCL's reader does not know (`PCI`: ignored, or meant as a PCIe cap that the topology decides): unknown;
     NCCL_SHM_DISABLE=1 (with P2P off, or on PHB/NODE/SYS pairs, intra-node traffic falls to sockets;
@@ -1329,14 +1330,25 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     one_rank = one_rank_per_node(serving_engine, serving_log)
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     pending: list[str] = []  # findings whose cost depends on what the source does not show
+    # A test's P2P setting that costs something only if the GPUs have P2P, which is not shown.
+    unshown: set[str] = set()
+    engine_shown = bool(engines - {""}) or bool(serving_engine is not None and serving_engine.engine)
+
+    def tested_only(s: NcclSetting) -> bool:
+        """The setting is a test run's: on its command line, or beside a pasted test with no engine shown."""
+        return s.test_run or (nccl_test_runs is not None and bool(nccl_test_runs.runs or nccl_test_runs.groups)
+                               and not engine_shown)
     for s in nccl_config.effective:
         where = f"{s.name}={s.value} ({s.source})"
         if s.p2p_off:
-            # Neither the GPUs nor their links shown: the hand-set override turns NCCL's default fast path off, an
-            # issue (medium) that names its one exception (GeForce on the stock driver, no P2P to lose), as the
+            # Neither the GPUs' P2P nor their links shown: on an engine the hand-set override turns NCCL's default
+            # fast path off, an issue (medium) that names its one exception (GeForce on the stock driver), as the
             # blind expectations of 350, 830, 1022 and 1135 read it (91, GeForce only in the thread's title, reads
-            # it as a workaround).
+            # it as a workaround). On a test run with no engine shown it is the test's diagnosis (351, 515, 559):
+            # conditional, a key negative that names the condition.
             findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
+            if tested_only(s) and not (one_rank or nvlink or geforce or p2p_ok is not None or gpu_topology is not None):
+                unshown.add(s.name)
         elif s.p2p_nvlink_only:
             # P2P only between NVLink-connected GPUs (NCCL's `NVL` level): every other pair takes host memory.
             # NCCL setting up NVLS (NVLink SHARP) proves an NVSwitch fabric, which joins every GPU pair of the node.
@@ -1450,7 +1462,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                      actual=at_fault or {s.name: s.value for s in settings},
                      expected="no NCCL_* override that disables a transport", severity=severity,  # type: ignore[arg-type]
                      subjects=[n for _, _, n in bad],
-                     evidence=[f"{s.name}={s.value} ({s.source})" for s in settings][:6])
+                     evidence=[f"{s.name}={s.value} ({s.source})" for s in settings][:6],
+                     only_if=_P2P_SHOWN if all(n in unshown for _, _, n in bad) else "")
     if pending:
         return unknown("; ".join(pending + [m for _, m, _ in findings]), hint="`nvidia-smi topo -m`",
                        actual={s.name: s.value for s in settings})
@@ -1470,6 +1483,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     return not_an_issue(f"NCCL settings found, none disables a fast path: {listed}",
                         actual={s.name: s.value for s in settings})
 
+
+_P2P_SHOWN = "these GPUs have NVLink or working P2P"
 
 # Settings that only choose which devices NCCL uses (its socket interface, its HCAs and their RoCE GID) or what it logs.
 _SELECTORS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
