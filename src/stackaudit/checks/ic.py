@@ -549,7 +549,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
                    p2p_data_tests: P2pDataTests | None = None, serving_engine: ServingEngine | None = None) -> Outcome:
     """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
-    DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted; nccl-tests'
+    DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted, and so is a
+    user's torch copy straight from one GPU to another whose shown result is zeros, peer_copy_zeros; nccl-tests'
     "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok);
     CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
     unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok);
@@ -587,6 +588,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     translating IOMMU connects too, then hangs or corrupts. The cache persists: after the platform is fixed a stale `false` keeps custom
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
+    vLLM's "lacks GPU P2P capability" after its "Skipping P2P check and trusting the driver's P2P report" is the
+    driver's refusal of P2P: no peer path is used, not applicable (corpus 1032), as where its P2P table refuses all.
     So has NCCL's communicator of eight ranks on one node where NCCL finds NVSwitch multicast (NVLS): an NVSwitch
     node is a board of eight GPUs, so they are all of it (facts/parallelism.nvswitch_node_of_every_gpu, corpus 1074).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no GPU pair inside a host:
@@ -690,6 +693,15 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
         return not_applicable("the driver reports no P2P between any GPU pair ("
                               + gpu_p2p.states_not_ok() + "): there is no P2P to "
                               "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
+    if serving_log is not None and serving_log.p2p_check_skipped and log_fail and driver_ok is not True \
+            and not serving_log.p2p_pairs():
+        # vLLM trusted the driver's report (no real probe ran) and found no P2P in it: the driver refuses peer access
+        # between these GPUs, as where its P2P table refuses every pair (corpus 1032).
+        return not_applicable(f"vLLM skipped its real P2P probe and trusted the driver's report (\"{serving_log.p2p_check_skipped}"
+                              f"\"), then disabled custom all-reduce for lack of P2P (\"{log_fail[0]}\"): the driver "
+                              "reports no P2P between these GPUs, so no peer path is used whose function could be in "
+                              "doubt; NCCL goes through host memory (IC-TOPO-READ judges why)",
+                              actual=[serving_log.p2p_check_skipped, log_fail[0]])
     if serving_log is not None and serving_log.p2p_pairs():
         return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
     models = _models(gpus)
@@ -1237,7 +1249,7 @@ _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | g
                        keep=keep_text("delete the line from /etc/nccl.conf, ~/.nccl.conf or $NCCL_CONF_FILE and "
                                       "from the launch environment"))),
     references=(NCCL_ENV_DOC, NCCL_PATHS, NCCL_TESTS_74),
-    applies_to="gpu",
+    applies_to="nccl-gpu",
 )
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
@@ -1250,8 +1262,11 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     variables the user lists or exports in prose (`NCCL_ALGO=Ring`, `export NCCL_SOCKET_IFNAME=lo`); the
     topology and P2P matrices; the transports NCCL logged.
 
-    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works), or NCCL_P2P_LEVEL=NVL
-    on GPUs that meet over PCIe (P2P only over NVLink; unknown where the links are not shown);
+    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works; medium on an engine
+    where neither the GPUs' P2P nor their links are shown, naming the GeForce exception, while a test run's own
+    setting with no engine shown stays a key negative naming the condition), or NCCL_P2P_LEVEL=NVL
+    on GPUs that meet over PCIe (P2P only over NVLink; unknown where the links are not shown); an NCCL_P2P_LEVEL
+    value NCCL's reader does not know (`PCI`: ignored, or meant as a PCIe cap that the topology decides): unknown;
     NCCL_SHM_DISABLE=1 (with P2P off, or on PHB/NODE/SYS pairs, intra-node traffic falls to sockets;
     unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
     "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
@@ -1316,12 +1331,24 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     one_rank = one_rank_per_node(serving_engine, serving_log)
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     pending: list[str] = []  # findings whose cost depends on what the source does not show
-    unshown: set[str] = set()  # settings that cost something only if the GPUs have P2P, which is not shown
+    # A test's P2P setting that costs something only if the GPUs have P2P, which is not shown.
+    unshown: set[str] = set()
+    engine_shown = bool(engines - {""}) or bool(serving_engine is not None and serving_engine.engine)
+
+    def tested_only(s: NcclSetting) -> bool:
+        """The setting is a test run's: on its command line, or beside a pasted test with no engine shown."""
+        return s.test_run or (nccl_test_runs is not None and bool(nccl_test_runs.runs or nccl_test_runs.groups)
+                               and not engine_shown)
     for s in nccl_config.effective:
         where = f"{s.name}={s.value} ({s.source})"
         if s.p2p_off:
+            # Neither the GPUs' P2P nor their links shown: on an engine the hand-set override turns NCCL's default
+            # fast path off, an issue (medium) that names its one exception (GeForce on the stock driver), as the
+            # blind expectations of 350, 830, 1022 and 1135 read it (91, GeForce only in the thread's title, reads
+            # it as a workaround). On a test run with no engine shown it is the test's diagnosis (351, 515, 559):
+            # conditional, a key negative that names the condition.
             findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
-            if not (one_rank or nvlink or geforce or p2p_ok is not None or gpu_topology is not None):
+            if tested_only(s) and not (one_rank or nvlink or geforce or p2p_ok is not None or gpu_topology is not None):
                 unshown.add(s.name)
         elif s.p2p_nvlink_only:
             # P2P only between NVLink-connected GPUs (NCCL's `NVL` level): every other pair takes host memory.
@@ -1339,6 +1366,13 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 pending.append(f"{where}: P2P only between NVLink-connected GPUs, which costs nothing where NVLink "
                                "joins every pair but turns P2P off between PCIe pairs; the GPUs' links are not in "
                                "this source")
+        elif s.p2p_level_unread:
+            # Not a level NCCL knows: current NCCL keeps its default (P2P up to a PCIe switch, PXB); the user meant a
+            # PCIe cap, which turns P2P off only between GPUs farther apart. Neither is shown (corpus 1136).
+            pending.append(f"{where}: not a level NCCL's reader knows (LOC, NVL, PIX, PXB, PHB, SYS or 0-5), so what "
+                           "it does is not shown: NCCL keeps its default where it ignores the value, and read as a "
+                           "PCIe cap it turns P2P off between GPUs farther apart than that, which the topology would "
+                           "say; NCCL's `NCCL_P2P_LEVEL set by environment to` line shows the level it took")
         elif s.name == "NCCL_SHM_DISABLE" and s.on:
             sys_pairs = gpu_topology is not None and gpu_topology.host_bridged_pair()
             if nccl_config.p2p_off or sys_pairs or p2p_ok is False:
@@ -1500,7 +1534,7 @@ def _p2p_off_finding(where: str, one_rank: str, nvlink: bool, geforce: bool, p2p
     if p2p_ok:
         return (3, f"{where} on PCIe GPUs whose driver reports P2P OK: NCCL takes the host-memory path instead "
                 "(about half the bandwidth, nccl-tests#74)", name)
-    if topo is None:  # conditional (`_P2P_SHOWN`): the caller names the condition
+    if topo is None:  # neither the GPUs nor their links shown: the message names the one exception
         return (2, f"{where}: on P2P-capable GPUs it halves GPU-to-GPU bandwidth, and on GPUs without P2P "
                 "(GeForce cards on the stock driver) it is the usual workaround and costs nothing; "
                 "`nvidia-smi topo -p2p r` settles which", name)

@@ -75,6 +75,10 @@ NO_NVLINK_WHY = (": GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all
 
 SUBJECTS: dict[str, Subject] = {
     "gpu": Subject("GPU", lambda model: False),
+    # A GPU whose collectives run over NCCL: NVIDIA's, and AMD's, whose RCCL reads the same NCCL_* variables
+    # (https://rocm.docs.amd.com/projects/rccl/en/latest/api-reference/env-variables.html). Another vendor's
+    # accelerators run their own collective library (Huawei's Ascend NPUs: HCCL), which no NCCL_* variable steers.
+    "nccl-gpu": Subject("GPU whose collectives run over NCCL", lambda model: False),
     "nvidia-gpu": Subject("NVIDIA GPU", lambda model: False),
     "nvlink": Subject("NVLink", lambda model: nvlink_links_of(model) == 0,
                       "no NVLink on these GPUs ({models})" + NO_NVLINK_WHY),
@@ -224,10 +228,24 @@ def cpu_shown_other(subject: str, cpu: CpuInfo | None) -> str:
     return f"an {shown} CPU ({cpu.model_name or cpu.vendor}), not an {words}"
 
 
+# The accelerators of `GpuInventory.others` whose collectives run over RCCL, which reads NCCL_* variables.
+_RCCL_VENDOR = re.compile(r"\bAMD\b|Radeon|Instinct|ROCm|RCCL|/dev/kfd", re.I)
+
+
 def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: bool) -> str:
     """Why the source shows the check's subject absent, in words; "" where it does not show that."""
     if gpus is None:
         return ""
+    if subject == "nccl-gpu":
+        # Where no accelerator is shown, as for any GPU; where every one shown is another vendor's that NCCL does
+        # not run on (not NVIDIA's, not AMD's), no NCCL variable reaches their collectives.
+        others = gpus.others if not gpus.gpus and not any(n for _, n in gpus.counts) else ()
+        if others and not nvidia_driver_shown and not any(_RCCL_VENDOR.search(o) for o in others):
+            named = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
+            return (f"no NVIDIA or AMD GPU in the source: the accelerators it shows are another vendor's ({named}), "
+                    "whose collectives run over the vendor's own library (Ascend: HCCL), not NCCL, and no NVIDIA "
+                    "driver is shown, so no NCCL variable applies")
+        return shown_absent("gpu", gpus, nvidia_driver_shown)
     wanted = SUBJECTS[subject]
     if not gpus.gpus and not any(n for _, n in gpus.counts):
         whole = gpus.no_accelerator if subject == "gpu" else gpus.empty_in if gpus.none_on_bus else ()

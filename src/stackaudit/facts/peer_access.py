@@ -554,6 +554,108 @@ def data_test(line: str) -> DataTestRow | None:
     return next((row for row in DATA_TESTS if row.pattern.search(line)), None)
 
 
+# --- A torch copy straight from one GPU to another whose shown result is zeros ------------------------------------
+# The user's own data test (pytorch/pytorch#157398, #132397, corpus 912, 1043, 1078): a tensor on one GPU moved to
+# another (`.to('cuda:1')`, `.to(1)`, `.cuda(1)`, no `.cpu()` between) is a CUDA peer copy, which the driver carries
+# over P2P where it grants peer access; its result shown as zeros (the program's printed tensor, or the user's comment
+# of the result on the copy's line, on its print line or right above it) is data that did not arrive. A source made of
+# zeros (`torch.zeros`, `np.zeros`, `empty`) proves nothing.
+_TO_GPU = re.compile(r"""\.to\(\s*(?:device\s*=\s*)?(?:["']cuda:(?P<a>\d+)["']|(?P<b>\d+)|torch\.device\(\s*["']cuda:(?P<c>\d+)["']\s*\))\s*[,)]"""
+                     r"""|\.cuda\(\s*(?:device\s*=\s*)?(?P<d>\d+)\s*\)|\bdevice\s*=\s*(?:["']cuda:(?P<e>\d+)["']|(?P<f>\d+))\b""")
+_TO_HOST = re.compile(r"""\.cpu\(\)|\.to\(\s*["']cpu["']\s*\)|\.numpy\(\)""")
+_ZERO = r"0(?:\.0*)?"
+_ZEROS = rf"(?:{_ZERO}|\[\s*{_ZERO}(?:\s*,\s*{_ZERO})*\s*\])"
+# The user's comment of a result: `### 0`, `# [0, 0, 0]`, `# ... becomes [0, 0, 0] instead of [1, 2, 3]`.
+_ZERO_COMMENT = re.compile(rf"^(?:{_ZEROS}\s*$|.*\bbecomes\s+{_ZEROS}(?!\S))")
+# The program's printed tensor: `tensor([0., 0.], device='cuda:1')`, `tensor(0., device='cuda:1')`.
+_ZERO_TENSOR = re.compile(rf"""^\s*tensor\(\s*{_ZEROS}\s*,\s*device=['"]cuda:(?P<dev>\d+)['"]""")
+_ASSIGN = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*=(?!=)\s*(?P<rhs>.*)$")
+_FIRST_NAME = re.compile(r"^\s*(?:print\()?\s*(?:torch\.\w+\()?\s*(?P<name>[A-Za-z_]\w*)")
+_ZERO_SOURCE = re.compile(r"\b(?:zeros|zeros_like|empty|empty_like)\(")
+PEER_COPY_NEEDLES = (".to(", ".cuda(")
+PEER_COPY = "the user's torch copy straight from one GPU to another"
+_COPY_LOOK = 30  # how far back a copy's source tensor is looked for (one snippet)
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    """A code line's code and its trailing comment (`#` after white space, or a whole comment line)."""
+    line = line.removeprefix(">>> ").removeprefix("... ")
+    if line.lstrip().startswith("#"):
+        return "", line.lstrip().lstrip("#").strip()
+    m = re.search(r"\s#+\s*(.*)$", line)
+    return (line[:m.start()], m.group(1).strip()) if m else (line, "")
+
+
+def _moves(code: str, start: int | None) -> tuple[int | None, tuple[int, int] | None]:
+    """Where an expression leaves its tensor (a GPU index, None for the host or not known) and its first move straight
+    from one GPU to another, starting from `start` (the device of the tensor it begins with)."""
+    ops = sorted([(m.start(), int(next(g for g in m.groups() if g is not None))) for m in _TO_GPU.finditer(code)]
+                 + [(m.start(), -1) for m in _TO_HOST.finditer(code)])
+    at, peer = start, None
+    for _, dev in ops:
+        if dev >= 0 and at is not None and at >= 0 and at != dev and peer is None:
+            peer = (at, dev)
+        at = dev
+    return (at if at is None or at >= 0 else None), peer
+
+
+def peer_copy_zeros(lines: Sequence[str]) -> tuple[tuple[int, int, str, int], ...]:
+    """Each torch copy straight between two GPUs in `lines` whose shown result is zeros: (source GPU, target GPU, the
+    quoted copy and result, the index of the copy's line)."""
+    devices: dict[str, int | None] = {}
+    peers: dict[str, tuple[int, int, int, str]] = {}  # variable -> (from, to, line index, its copy line)
+    zero_source = False
+    found: list[tuple[int, int, str, int]] = []
+    for i, raw in enumerate(lines):
+        code, comment = _split_comment(raw)
+        zero_source = zero_source or bool(_ZERO_SOURCE.search(code))
+        m = _ASSIGN.match(code)
+        rhs = m.group("rhs") if m else code
+        first = _FIRST_NAME.match(rhs)
+        at, peer = _moves(rhs, devices.get(first.group("name")) if first else None)
+        copy: tuple[int, int, int, str] | None = (peer[0], peer[1], i, raw.strip()) if peer else None
+        if copy is None and first and first.group("name") in peers and "print(" in code:
+            copy = peers[first.group("name")]
+        elif copy is None:
+            used = [v for v in peers if re.search(rf"\b{v}\b", code)] if "print(" in code else []
+            copy = peers[used[0]] if used else None
+        if m:
+            devices[m.group("name")] = at
+            if peer and copy:
+                peers[m.group("name")] = copy
+        if copy is None or zero_source:
+            continue
+        a, b, at_line, said = copy
+        result = ""
+        above = _split_comment(lines[i - 1])[1] if i and not _split_comment(lines[i - 1])[0].strip() else ""
+        if comment and _ZERO_COMMENT.match(comment):
+            result = raw.strip()
+        elif peer and above and _ZERO_COMMENT.match(above):
+            result = lines[i - 1].strip()
+        elif "print(" in code:
+            out = next((t for t in lines[i + 1:i + 8] if _ZERO_TENSOR.match(t)), None)
+            result = out.strip() if out is not None and int(_ZERO_TENSOR.match(out)["dev"]) == b else ""  # type: ignore[index]
+        if result:
+            quoted = said if result == said else f"{said} -> {result}"
+            found.append((a, b, quoted, at_line))
+    return tuple(dict.fromkeys(found))
+
+
+def peer_copy_end(lines: Sequence[str], i: int) -> tuple[int, int] | None:
+    """Where the snippet of a torch copy between GPUs at line `i` whose result is zeros starts and ends ([start, end):
+    the lines that define its source, through its shown result); None where line `i` is no such copy."""
+    if not any(n in lines[i] for n in PEER_COPY_NEEDLES):
+        return None
+    lo = max(0, i - _COPY_LOOK)
+    window = lines[lo:min(len(lines), i + 8)]
+    hits = [f for f in peer_copy_zeros(window) if f[3] + lo == i]
+    if not hits:
+        return None
+    # The span ends after the last line the quote names (the printed result may follow the copy).
+    last = max(lo + j for j, t in enumerate(window) if any(t.strip() and t.strip() in h[2] for h in hits))
+    return lo, max(i + 1, last + 1)
+
+
 def _data_tests(text: str) -> tuple[DataTest, ...]:
     """Each verdict of the table in `text`; an nccl-tests verdict carries the ranks, hosts and command of its run
     (the lines since the previous verdict), a simpleP2P verdict the devices its peer-access answers name."""
@@ -579,6 +681,7 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
                      DataTest(row.program, row.passed, line.strip(), devices, models=models))
         if row.program == "nccl-tests":
             hosts, off = [], False
+    found.extend(DataTest(PEER_COPY, False, quoted, (a, b)) for a, b, quoted, _ in peer_copy_zeros(text.splitlines()))
     return tuple(dict.fromkeys(found))
 
 

@@ -1660,6 +1660,10 @@ def stated_nccl_env(text: str) -> StatedNccl:
 # --- NCCL configuration ----------------------------------------------------------------------
 
 
+# The path names NCCL's ncclGetLevel matches for NCCL_P2P_LEVEL (topoPathTypeStr up to SYS, src/graph/topo.h).
+_P2P_LEVELS = frozenset(("LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "PXN", "P2C", "PHB", "SYS"))
+
+
 @dataclass(frozen=True)
 class NcclSetting:
     name: str
@@ -1684,6 +1688,14 @@ class NcclSetting:
     def p2p_nvlink_only(self) -> bool:
         """The setting keeps NCCL's P2P transport to NVLink-connected GPUs: NCCL_P2P_LEVEL NVL (1)."""
         return self.name == "NCCL_P2P_LEVEL" and self.value.strip().upper() in ("NVL", "1")
+
+    @property
+    def p2p_level_unread(self) -> bool:
+        """NCCL_P2P_LEVEL set to a value NCCL's reader does not know (`PCI`): ncclGetLevel (src/graph/paths.cc)
+        matches only the path names (`_P2P_LEVELS`) and the legacy numbers, and otherwise keeps its default level
+        without its `set by environment` line, so what the setting does is not shown by the setting."""
+        value = self.value.strip().upper()
+        return self.name == "NCCL_P2P_LEVEL" and bool(value) and value not in _P2P_LEVELS and not value[0].isdigit()
 
 
 @dataclass(frozen=True)

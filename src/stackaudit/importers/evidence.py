@@ -10,7 +10,8 @@ the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL f
 /dev/shm segment, quoted in prose), the CUDA samples' peer-access answer (`Peer access from … (GPU0)
 -> … (GPU1) : Yes`), a data test's verdict (facts/peer_access.py DATA_TESTS: `simpleP2P : Failed (code 1)`), a program's record of the driver refusing peer access (facts/peer_access.py: NCCL's
 `Could not enable P2P between dev …`, TensorRT-LLM's, TensorFlow's) and a Python session's peer-access query
-with the answer it printed, the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
+with the answer it printed, a torch copy straight between two GPUs whose shown result is zeros (with the lines of its
+snippet that define its source), the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
 driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device plugin's start lines (klog's
 `main.go:154] Starting FS watcher.`, `Loading NVML`), ollama's GPU discovery lines (`msg="inference
@@ -38,11 +39,13 @@ from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.peer_access import (
     DATA_TEST_NEEDLES,
+    PEER_COPY_NEEDLES,
     SIMPLE_P2P_NEEDLES,
     SIMPLE_P2P_STEP,
     answer_end,
     data_test,
     is_refusal_line,
+    peer_copy_end,
 )
 from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
 from stackaudit.facts.python_env import STATED_TORCH_BUILD, STATED_VERSION, listed_engine_image
@@ -98,7 +101,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "GRPC server", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
-            "] Compute Capability", *CUDA_RAN_NEEDLES)
+            "] Compute Capability", *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES)
 
 
 def _daemon_line(line: str) -> bool:
@@ -158,6 +161,12 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         joined = headed_value(lines, i)
         if joined and not is_evidence(lines[i + 1]) and is_evidence(joined):
             yield Found("evidence line", i, i + 2, document_appended(EVIDENCE_LINES.name, joined + "\n"))
+            continue
+        # A torch copy straight between GPUs whose shown result is zeros (facts/peer_access.peer_copy_zeros): the copy
+        # line and its result, read with the lines of its snippet that define its source.
+        if snippet := peer_copy_end(lines, i):
+            yield Found("evidence line", i, snippet[1],
+                        document_appended(EVIDENCE_LINES.name, "\n".join(lines[snippet[0]:snippet[1]]) + "\n"))
             continue
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
         if is_evidence(lines[i]):
