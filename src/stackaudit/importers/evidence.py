@@ -96,7 +96,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
-            "GRPC server", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch**", "driver**", "kernel:",
+            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "] Compute Capability", *CUDA_RAN_NEEDLES)
 
