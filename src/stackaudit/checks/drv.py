@@ -24,8 +24,8 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.cuda_ran import CudaRan, Ran
-from stackaudit.facts.docker import DockerContainers, image_cuda
+from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpu_events import (
     APPLICATION,
@@ -367,7 +367,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
                 docker_containers: DockerContainers | None = None,
                 engine_commands: EngineCommands | None = None, stated_engines: StatedEngines | None = None,
-                p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
+                p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None,
+                cuda_runtime: CudaRuntime | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -523,8 +524,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     driver_cuda = (nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv)
     if release_shown is not None and (release_shown[0] or release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER):
         return _ollama_image(release_shown, driver, driver_cuda)
-    images = sorted({(c.image, cuda) for c in (docker_containers.containers if docker_containers else ())
-                     if (cuda := image_cuda(c.image))}) if not torch else []
+    images = sorted({(r.where, r.cuda) for r in (cuda_runtime.runtimes if cuda_runtime is not None else ())}) \
+        if not torch else []
     if images and driver_cuda:
         return _image_runtime(images, driver, driver_cuda)
     built = _release_runtimes(python_env) if not torch else []
@@ -693,7 +694,8 @@ def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) ->
 
 
 def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: str) -> Outcome:
-    """DRV-CUDA-COMPAT from the CUDA runtime a CUDA image's tag names (facts/docker.image_cuda) beside the driver's
+    """DRV-CUDA-COMPAT from the CUDA runtime an image ships (facts/cuda_ran.CudaRuntime: its tag, its CUDA_VERSION,
+    NVIDIA's start banner, an image named in prose) beside the driver's
     CUDA: a newer driver runs an older runtime. A newer image meets the image's NVIDIA_REQUIRE_CUDA check, which the
     container toolkit enforces at start unless a brand and driver-branch exception of the image matches."""
     said = ", ".join(f"{image} (CUDA {cuda})" for image, cuda in images)

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
-from stackaudit.facts.cuda_ran import ran_in_lines
+from stackaudit.facts.cuda_ran import RUNTIME_NEEDLES, ran_in_lines, runtime_in_line
 from stackaudit.facts.nvidia import OPEN_PACKAGE, PROC_VERSION_BANNER, STATED_DRIVER, STATED_TOOLKIT
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
@@ -98,7 +98,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
-            "] Compute Capability", *CUDA_RAN_NEEDLES)
+            "] Compute Capability", *CUDA_RAN_NEEDLES, *RUNTIME_NEEDLES)
 
 
 def _daemon_line(line: str) -> bool:
@@ -136,7 +136,7 @@ def is_evidence(line: str) -> bool:
                 or _DEVICE_PLUGIN.match(line) or data_test(line) is not None or STATED_TOOLKIT.search(line)
                 or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
-                or bool(ran_in_lines([line])))
+                or bool(ran_in_lines([line])) or runtime_in_line(line) is not None)
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
