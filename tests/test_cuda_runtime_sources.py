@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, paste_checks
+import pytest
 
+from corpus import capture_checks, paste_checks
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.cuda_ran import CUDA_BANNER, cuda_runtime_in_evidence_lines, runtime_in_line
 from stackaudit.facts.docker import image_cuda, nvidia_image_cuda
 from stackaudit.facts.nvidia import driver_from_evidence_lines
@@ -74,9 +76,6 @@ def test_1118_a_headerless_query_row_names_the_driver() -> None:
 
 
 def test_pip_requirement_is_not_the_installed_torch() -> None:
-    import pytest
-
-    from stackaudit.facts._parse import ParseError
     with pytest.raises(ParseError):
         python_env_from_stated_versions("pip install torch==2.7.0+cu128\n")
 

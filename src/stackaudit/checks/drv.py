@@ -392,7 +392,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever
     else is shown (facts/symptoms.py): PTX of a newer toolkit needs that toolkit's driver branch.
     A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
-    (facts/symptoms.py).
+    (facts/symptoms.py), and so is a program's `undefined symbol: cuGreenCtxDestroy` (the green-context driver API,
+    new in CUDA 12.4's driver, R550), which minor-version compatibility does not cover.
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for
@@ -411,8 +412,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     shown otherwise (a `docker ps` row, the user's words).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
     ollama serves from the CPU there.
-    NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`): at or below the
-    driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
+    NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, a CUDA sample's
+    `cuda-sample:vectoradd-cuda10.2-ubi8`), and so do a container's CUDA_VERSION and NVIDIA_REQUIRE_CUDA and the
+    images' start banner (`CUDA Version 12.8.1`), wherever the source shows them, an image named in prose too
+    (facts/cuda_ran.CudaRuntime): at or below the driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
