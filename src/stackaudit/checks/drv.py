@@ -424,7 +424,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     An engine shown without its CUDA runtime (its command, a serving container's image or command, the user's words)
     is ok on a driver at or above the floor of the newest CUDA major (runs_every_runtime): that driver runs any
     runtime the engine may ship.
-    An engine release whose CUDA major its release notes name (TensorRT-LLM 0.9 to 1.0: CUDA 12, from a list, `pip
+    An engine release whose CUDA major its release notes name (TensorRT-LLM 0.9 to 1.1: CUDA 12, from a list, `pip
     list` or the version line its import prints; facts/python_env.RELEASE_CUDA_MAJOR) is ok on a driver at or above
     that major's floor, whichever minor it loads, and an issue below it.
     Without an engine shown, there is no runtime to judge (unknown).
