@@ -33,7 +33,13 @@ from collections.abc import Iterator
 from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.cuda_ran import RUNTIME_NEEDLES, ran_in_lines, runtime_in_line
-from stackaudit.facts.nvidia import OPEN_PACKAGE, PROC_VERSION_BANNER, STATED_DRIVER, STATED_TOOLKIT
+from stackaudit.facts.nvidia import (
+    OPEN_PACKAGE,
+    PROC_VERSION_BANNER,
+    QUERY_ROW,
+    STATED_DRIVER,
+    STATED_TOOLKIT,
+)
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.peer_access import (
@@ -152,6 +158,11 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         if banner:
             text = lines[i][banner.start():].strip() + "\n"
             yield Found("evidence line", i, i + 1, file_content(NVIDIA_PROC_VERSION.path, text))
+            continue
+        # A row of `nvidia-smi --query-gpu=...,driver_version --format=csv,noheader` is read without the indentation a
+        # list item's fence gives it (CommonMark drops it inside the fence, not where the paste is fenced again).
+        if QUERY_ROW.match(lines[i]):
+            yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, lines[i].strip() + "\n"))
             continue
         # A hardware summary's key on its own line with its value on the next (`NVIDIA driver:` then
         # ``595.71.05` open kernel driver`, corpus 1086) states what its `Key: value` line does: read as that line.
