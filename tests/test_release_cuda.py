@@ -1,6 +1,6 @@
 """DRV-CUDA-COMPAT from the CUDA major an engine's release is built with (facts/python_env.RELEASE_CUDA_MAJOR).
 
-TensorRT-LLM 0.9 to 1.0 load a CUDA 12.x runtime: a driver at or above CUDA 12's floor runs it, a driver below does
+TensorRT-LLM 0.9 to 1.1 load a CUDA 12.x runtime: a driver at or above CUDA 12's floor runs it, a driver below does
 not, and a release outside the table's rows says nothing. An engine shown only by its container or the user's words is
 an engine shown: a driver of the newest CUDA major runs whichever runtime it ships. Real pastes are corpus captures;
 the counter-examples are modelled where marked.
@@ -15,7 +15,7 @@ from stackaudit.facts.python_env import STATED_VERSION, release_cuda_major
 
 
 @pytest.mark.parametrize(("version", "major"), [("0.11.0", 12), ("0.13.0.dev2024081300", 12), ("1.0.0rc4", 12),
-                                                ("0.8.0", None), ("1.1.0", None)])
+                                                ("1.1.0rc1", 12), ("0.8.0", None), ("1.2.0", None)])
 def test_tensorrt_llm_releases_name_their_cuda_major(version: str, major: int | None) -> None:
     assert release_cuda_major("tensorrt-llm", version) == major
 

@@ -24,8 +24,8 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.cuda_ran import CudaRan, Ran
-from stackaudit.facts.docker import DockerContainers, image_cuda
+from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpu_events import (
     APPLICATION,
@@ -367,7 +367,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
                 docker_containers: DockerContainers | None = None,
                 engine_commands: EngineCommands | None = None, stated_engines: StatedEngines | None = None,
-                p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
+                p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None,
+                cuda_runtime: CudaRuntime | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -391,7 +392,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever
     else is shown (facts/symptoms.py): PTX of a newer toolkit needs that toolkit's driver branch.
     A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
-    (facts/symptoms.py).
+    (facts/symptoms.py), and so is a program's `undefined symbol: cuGreenCtxDestroy` (the green-context driver API,
+    new in CUDA 12.4's driver, R550), which minor-version compatibility does not cover.
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for
@@ -410,8 +412,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     shown otherwise (a `docker ps` row, the user's words).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
     ollama serves from the CPU there.
-    NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`): at or below the
-    driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
+    NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, a CUDA sample's
+    `cuda-sample:vectoradd-cuda10.2-ubi8`), and so do a container's CUDA_VERSION and NVIDIA_REQUIRE_CUDA and the
+    images' start banner (`CUDA Version 12.8.1`), wherever the source shows them, an image named in prose too
+    (facts/cuda_ran.CudaRuntime): at or below the driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
@@ -420,7 +424,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     An engine shown without its CUDA runtime (its command, a serving container's image or command, the user's words)
     is ok on a driver at or above the floor of the newest CUDA major (runs_every_runtime): that driver runs any
     runtime the engine may ship.
-    An engine release whose CUDA major its release notes name (TensorRT-LLM 0.9 to 1.0: CUDA 12, from a list, `pip
+    An engine release whose CUDA major its release notes name (TensorRT-LLM 0.9 to 1.1: CUDA 12, from a list, `pip
     list` or the version line its import prints; facts/python_env.RELEASE_CUDA_MAJOR) is ok on a driver at or above
     that major's floor, whichever minor it loads, and an issue below it.
     Without an engine shown, there is no runtime to judge (unknown).
@@ -523,8 +527,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     driver_cuda = (nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv)
     if release_shown is not None and (release_shown[0] or release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER):
         return _ollama_image(release_shown, driver, driver_cuda)
-    images = sorted({(c.image, cuda) for c in (docker_containers.containers if docker_containers else ())
-                     if (cuda := image_cuda(c.image))}) if not torch else []
+    images = sorted({(r.where, r.cuda) for r in (cuda_runtime.runtimes if cuda_runtime is not None else ())}) \
+        if not torch else []
     if images and driver_cuda:
         return _image_runtime(images, driver, driver_cuda)
     built = _release_runtimes(python_env) if not torch else []
@@ -693,7 +697,8 @@ def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) ->
 
 
 def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: str) -> Outcome:
-    """DRV-CUDA-COMPAT from the CUDA runtime a CUDA image's tag names (facts/docker.image_cuda) beside the driver's
+    """DRV-CUDA-COMPAT from the CUDA runtime an image ships (facts/cuda_ran.CudaRuntime: its tag, its CUDA_VERSION,
+    NVIDIA's start banner, an image named in prose) beside the driver's
     CUDA: a newer driver runs an older runtime. A newer image meets the image's NVIDIA_REQUIRE_CUDA check, which the
     container toolkit enforces at start unless a brand and driver-branch exception of the image matches."""
     said = ", ".join(f"{image} (CUDA {cuda})" for image, cuda in images)

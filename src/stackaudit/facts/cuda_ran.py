@@ -32,7 +32,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.docker import DockerContainers, image_cuda, nvidia_image_cuda
 from stackaudit.facts.gpus import NVBANDWIDTH_TITLE, GpuInventory
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
@@ -176,3 +178,87 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
     if not found and report is None and not failed:
         raise FactUnavailable("no CUDA program's run in the source")
     return CudaRan(tuple(found), report, failed)
+
+
+# --- the CUDA runtime a container or image ships --------------------------------------------------------------------
+# What names the CUDA runtime an image ships, where no torch names its own: the image's tag (NVIDIA's CUDA image
+# `nvidia/cuda:12.8.0-devel-ubuntu22.04`, a CUDA sample's `cuda-sample:vectoradd-cuda10.2-ubi8`, an engine image's
+# `-cu130` suffix: facts/docker.image_cuda), the variables NVIDIA's CUDA images set (`CUDA_VERSION=12.8.1`, and
+# `NVIDIA_REQUIRE_CUDA=cuda>=12.8 brand=...`, the check the container toolkit runs at start against the driver), and
+# the banner NVIDIA's images print at start (`== CUDA ==` then `CUDA Version 12.8.1`;
+# https://gitlab.com/nvidia/container-images/cuda, entrypoint.d/10-banner.sh).
+CUDA_BANNER = re.compile(r"^\s*CUDA Version (\d+\.\d+)(?:\.\d+)?\s*$")
+_REQUIRE_CUDA = re.compile(r"^cuda>=(\d+\.\d+)\b")
+# An image reference inside a line of prose or a list (`the nvidia-driver-validation pod (cuda-sample:vectoradd-
+# cuda10.2-ubi8)`, corpus 1145): only NVIDIA's own CUDA images (nvidia_image_cuda), whose tag names the runtime.
+_IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample):[\w.-]+)")
+RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """One CUDA runtime a source names: its CUDA (`12.8`), where it was read (the image whose tag names it, else in
+    words), the line that shows it."""
+    cuda: str
+    where: str
+    line: str = ""
+
+
+@dataclass(frozen=True)
+class CudaRuntime(Sourced):
+    """The CUDA runtimes the images and containers of the source ship, each with where it was read."""
+    runtimes: tuple[Runtime, ...] = ()
+
+    @classmethod
+    def union(cls, parts: Sequence[CudaRuntime]) -> CudaRuntime:
+        return cls(tuple(dict.fromkeys(r for p in parts for r in p.runtimes)),
+                   complete=all(p.complete for p in parts))
+
+
+fact("cuda_runtime", CudaRuntime, union, hint="paste the container's `docker inspect` or its start banner")
+
+
+def runtime_in_line(line: str) -> Runtime | None:
+    """The CUDA runtime one line names: NVIDIA's CUDA image banner, or one of NVIDIA's CUDA images named in it."""
+    banner = CUDA_BANNER.match(line)
+    if banner:
+        return Runtime(banner.group(1), "the CUDA image's start banner", line.strip())
+    for m in _IMAGE_WORD.finditer(line):
+        cuda = nvidia_image_cuda(m.group(1))
+        if cuda:
+            return Runtime(cuda, m.group(1), line.strip())
+    return None
+
+
+@parser(EVIDENCE_LINES, feeds="cuda_runtime", kind=CudaRuntime, rank=30)
+def cuda_runtime_in_evidence_lines(text: str) -> CudaRuntime:
+    """The CUDA runtime a line names: NVIDIA's CUDA image banner, an image of NVIDIA's named in prose or a list.
+
+    Input (tests/data/captures/1145)::
+
+        It's just that the nvidia-driver-validation pod (cuda-sample:vectoradd-cuda10.2-ubi8) is CrashLooping
+    """
+    found = tuple(dict.fromkeys(r for line in text.splitlines() if (r := runtime_in_line(line)) is not None))
+    if not found:
+        raise ParseError("no CUDA image or banner in the lines shown")
+    return CudaRuntime(found)
+
+
+@provider("cuda_runtime", CudaRuntime, rank=10, title="the containers' images and CUDA variables")
+def cuda_runtime_in_containers(ctx: FactContext) -> CudaRuntime:
+    """The CUDA runtime each container's image tag names (docker.image_cuda), else its CUDA_VERSION or
+    NVIDIA_REQUIRE_CUDA variable (NVIDIA's CUDA images set both)."""
+    containers = ctx.fact("docker_containers", DockerContainers)
+    found: list[Runtime] = []
+    for c in containers.containers:
+        env = dict(c.env)
+        if cuda := image_cuda(c.image):
+            found.append(Runtime(cuda, c.image))
+        elif version := re.match(r"\d+\.\d+", env.get("CUDA_VERSION", "")):
+            found.append(Runtime(version.group(0), f"{c.image or c.name} (CUDA_VERSION={env['CUDA_VERSION']})"))
+        elif require := _REQUIRE_CUDA.match(env.get("NVIDIA_REQUIRE_CUDA", "")):
+            found.append(Runtime(require.group(1), f"{c.image or c.name} (NVIDIA_REQUIRE_CUDA="
+                                 f"{env['NVIDIA_REQUIRE_CUDA'].split()[0]})"))
+    if not found:
+        raise FactUnavailable("no container whose image names its CUDA runtime")
+    return CudaRuntime(tuple(dict.fromkeys(found)))

@@ -40,6 +40,9 @@ _GPU_ENV_IMAGE = re.compile(r"^(?:nvcr\.io/nvidia/|(?:docker\.io/)?nvidia/cuda:)
 # NVIDIA's CUDA images name the CUDA runtime they ship in their tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, NGC's
 # `nvcr.io/nvidia/cuda:12.4.1-devel-ubuntu22.04`); `latest` names none.
 _CUDA_IMAGE = re.compile(r"^(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda:(\d+\.\d+)(?:\.\d+)?(?:-|$)")
+# NVIDIA's CUDA sample images name the CUDA they were built with after the sample (`nvcr.io/nvidia/k8s/cuda-sample:
+# vectoradd-cuda10.2-ubi8`, the GPU operator's validator; `vectoradd-cuda12.5.0`); `cuda-sample:nbody` names none.
+_CUDA_SAMPLE_IMAGE = re.compile(r"^(?:(?:nvcr\.io/)?nvidia/k8s/)?cuda-sample:[a-z]+-cuda(\d+\.\d+)(?:\.\d+)?(?:-|$)")
 
 
 # The serving engines' images that name their CUDA in a tag suffix, torch's wheel label (`lmsysorg/sglang:v0.5.12-cu130`,
@@ -56,11 +59,16 @@ def engine_image_cuda(image: str) -> tuple[str, str] | None:
 
 
 def image_cuda(image: str) -> str:
-    """The CUDA runtime a CUDA image's tag names (`11.0`), or an engine image's CUDA suffix (engine_image_cuda); "" for
-    any other image or tag."""
-    m = _CUDA_IMAGE.match(image.strip().lower())
-    engine = engine_image_cuda(image)
-    return m.group(1) if m else (engine[1] if engine else "")
+    """The CUDA runtime a CUDA image's tag names (`11.0`, a CUDA sample's `vectoradd-cuda10.2`), or an engine image's
+    CUDA suffix (engine_image_cuda); "" for any other image or tag."""
+    return nvidia_image_cuda(image) or (engine[1] if (engine := engine_image_cuda(image)) else "")
+
+
+def nvidia_image_cuda(image: str) -> str:
+    """The CUDA runtime the tag of one of NVIDIA's CUDA images names (`nvidia/cuda:11.0.3-base`: `11.0`; a CUDA sample
+    image's `vectoradd-cuda10.2`: `10.2`); "" for any other image."""
+    m = _CUDA_IMAGE.match(image.strip().lower()) or _CUDA_SAMPLE_IMAGE.match(image.strip().lower())
+    return m.group(1) if m else ""
 _SERVING = re.compile(r"vllm|sglang|tensorrt[-_]?llm|trtllm|tritonserver|lmdeploy|text-generation-inference",
                       re.IGNORECASE)
 # Programs that check or probe a GPU and exit, or wait (NVIDIA's and the CUDA samples' test tools,

@@ -945,8 +945,13 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # before the version (`GPU driver: NVIDIA 595.84`, corpus 1058), the flavour's word before `driver` at a line's start
 # (`open driver 550.90.07`, corpus 1098), an RPM package's name-version-release (`nvidia-driver-latest-dkms-545.23.08-1.el7
 # .x86_64`, corpus 1105: NVIDIA's RHEL packages carry the driver's version), a `dpkg -l` row of an installed Ubuntu
-# driver package (`ii  nvidia-driver-570  570.124.06-0ubuntu1  amd64  NVIDIA driver metapackage`, corpus 1066).
+# driver package (`ii  nvidia-driver-570  570.124.06-0ubuntu1  amd64  NVIDIA driver metapackage`, corpus 1066), a row of
+# `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` (`0, NVIDIA GeForce RTX 3090, 595.58.03`,
+# corpus 1118: the index, the GPU's name as nvidia-smi prints it, the driver's version last: QUERY_ROW).
+_QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
+QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
 STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open) )?(?i:driver(?: version)?)\s+|"
+                           + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|\bnvidia-open(?:-dkms)?[\s=]+|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
                            r"^[ih]i\s+nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)-\d{3}"

@@ -380,16 +380,21 @@ def python_env(ctx: FactContext) -> PythonEnv:
 # TensorRT-LLM's too, as a list names it (`- TensorRT-LLM: v0.11.0`, corpus 983), `pip list` prints it in its
 # padded columns (`tensorrt-llm             0.16.0`, corpus 975) or the library prints it when imported
 # (`[TensorRT-LLM] TensorRT-LLM version: 0.16.0`, corpus 975).
+# A list may name TensorRT-LLM's release by NGC's release image, whose tag is the release (`- TensorRT-LLM version:
+# nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc1`, corpus 1057), and a pre-release carries its `rc` suffix.
 STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang):\s*|(?:TensorRT-LLM\]\s+)?"
-                            r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:(?:\s+version)?:\s*v?|\s{2,}))"
-                            r"(?P<version>\d+\.\d+(?:\.\d+)?"
-                            r"(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*)?)\s*$", re.IGNORECASE)
+                            r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:(?:\s+version)?:\s*"
+                            r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}))"
+                            r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
+                            r"(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*)?)`?\s*$", re.IGNORECASE)
 # The CUDA major each release of a package is built with and loads, by its first and last release of that major: every
 # TensorRT-LLM release from 0.9 (its README's CUDA 12.3 badge) to 1.0 (nvcr.io/nvidia/pytorch:25.06, CUDA 12.9) names a
 # CUDA 12.x in its release notes (0.16: 12.6.3, 0.18: 12.8.1, 0.20: 12.9.0),
-# https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/release-notes.md. A release outside the rows is unknown.
+# https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/release-notes.md; 1.1 stays on that base (the Triton
+# backend's Dockerfile moves from pytorch:25.06, CUDA 12.9, to pytorch:25.10, CUDA 13.0, only at 1.2.0rc2:
+# https://github.com/triton-inference-server/tensorrtllm_backend/pull/820). A release outside the rows is unknown.
 RELEASE_CUDA_MAJOR: dict[str, tuple[tuple[tuple[int, ...], tuple[int, ...], int], ...]] = {
-    "tensorrt-llm": (((0, 9), (1, 0), 12),),
+    "tensorrt-llm": (((0, 9), (1, 1), 12),),
 }
 
 
@@ -401,8 +406,9 @@ def release_cuda_major(package: str, version: str) -> int | None:
 
 # torch named with its CUDA build as an item of a list line (`- Docker: PyTorch 2.13.0+cu130, CUDA runtime 13.0,
 # patched vLLM 0.28.0`, corpus 805; `..., CUDA 13.0 / NVCC 13.0.88, Torch 2.13.0+cu130.`, flashinfer#4539): the local
-# label ties the version to one build. pip's `torch==2.7.0+cu128` is a requirement, not what is installed.
-STATED_TORCH_BUILD = re.compile(r"\b(?i:PyTorch|torch)(?::\s*|\s+)v?(\d+\.\d+(?:\.\d+)?\+cu\d{3})\b(?!\.?\w)")
+# label ties the version to one build. pip's `torch==2.7.0+cu128` is a requirement, not what is installed; a
+# report's one `=` is what it read (`torch=2.11.0+cu130 torch_cuda_build=13.0`, corpus 1118).
+STATED_TORCH_BUILD = re.compile(r"\b(?i:PyTorch|torch)(?::\s*|\s+|=(?!=))v?(\d+\.\d+(?:\.\d+)?\+cu\d{3})\b(?!\.?\w)")
 # An engine's version beside such a torch, in the same line (`vLLM 0.28.0`).
 _LISTED_ENGINE = re.compile(r"\b(?P<name>vLLM|SGLang)(?::\s*|\s+)v?(?P<version>\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)\b",
                             re.IGNORECASE)

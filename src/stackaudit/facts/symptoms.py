@@ -641,6 +641,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the driver could not JIT-compile the program's PTX: it was built by a newer CUDA toolkit than this driver "
         "supports, which minor-version compatibility does not cover (build with SASS for the GPU, or move the driver "
         "up to the toolkit's branch)"),
+    # A program (an engine's compiled extension) that calls the green-context driver API (cuGreenCtxCreate,
+    # cuGreenCtxDestroy, cuCtxFromGreenCtx, cuDevSmResourceSplitByCount, ...), new in CUDA 12.4's driver (R550), fails to
+    # load on an older libcuda, which does not export the symbol: minor-version compatibility covers the runtime, not
+    # driver APIs added after the driver (https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html;
+    # sgl-project/sglang#8432, corpus 1084's title). A symbol every driver exports (`cuModuleGetFunction`, corpus
+    # 1085) is a library not linked against libcuda, not an old driver: only the green-context names count.
+    Symptom("cuda-driver-api-missing", re.compile(r"undefined symbol:? (?:cuGreenCtx\w*|cuCtxFromGreenCtx|"
+                                                  r"cuDevSmResource\w*|cuDevResource\w*)\b"),
+        "DRV-CUDA-COMPAT", "high", "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html",
+        "a program calls CUDA's green-context driver API, new in CUDA 12.4's driver (R550), which this driver's "
+        "libcuda does not export: minor-version compatibility does not cover driver APIs newer than the driver (move "
+        "the driver up to R550 or newer, or install a build of the program that does not need them)"),
     # The runtime needed a newer driver than the host's and tried the forward-compatibility libraries (cuda-compat),
     # which run only on data-center GPUs (cudaErrorCompatNotSupportedOnDevice, 804: "forward compatibility was
     # attempted on non supported HW"; https://docs.nvidia.com/deploy/cuda-compatibility/; vllm-project/vllm#4940).

@@ -33,8 +33,14 @@ from collections.abc import Iterator
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
-from stackaudit.facts.cuda_ran import ran_in_lines
-from stackaudit.facts.nvidia import OPEN_PACKAGE, PROC_VERSION_BANNER, STATED_DRIVER, STATED_TOOLKIT
+from stackaudit.facts.cuda_ran import RUNTIME_NEEDLES, ran_in_lines, runtime_in_line
+from stackaudit.facts.nvidia import (
+    OPEN_PACKAGE,
+    PROC_VERSION_BANNER,
+    QUERY_ROW,
+    STATED_DRIVER,
+    STATED_TOOLKIT,
+)
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.peer_access import (
@@ -99,9 +105,9 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
-            "GRPC server", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch**", "driver**", "kernel:",
+            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
-            "] Compute Capability", *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES)
+             "] Compute Capability", *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES)
 
 
 def _daemon_line(line: str) -> bool:
@@ -139,7 +145,7 @@ def is_evidence(line: str) -> bool:
                 or _DEVICE_PLUGIN.match(line) or data_test(line) is not None or STATED_TOOLKIT.search(line)
                 or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
-                or bool(ran_in_lines([line])))
+                or bool(ran_in_lines([line])) or runtime_in_line(line) is not None)
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
@@ -155,6 +161,11 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         if banner:
             text = lines[i][banner.start():].strip() + "\n"
             yield Found("evidence line", i, i + 1, file_content(NVIDIA_PROC_VERSION.path, text))
+            continue
+        # A row of `nvidia-smi --query-gpu=...,driver_version --format=csv,noheader` is read without the indentation a
+        # list item's fence gives it (CommonMark drops it inside the fence, not where the paste is fenced again).
+        if QUERY_ROW.match(lines[i]):
+            yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, lines[i].strip() + "\n"))
             continue
         # A hardware summary's key on its own line with its value on the next (`NVIDIA driver:` then
         # ``595.71.05` open kernel driver`, corpus 1086) states what its `Key: value` line does: read as that line.

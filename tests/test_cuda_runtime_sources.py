@@ -1,0 +1,92 @@
+"""DRV-CUDA-COMPAT reads the CUDA runtime in use from every source that shows it (facts/cuda_ran.py `cuda_runtime`,
+facts/docker.py `nvidia_image_cuda`, facts/nvidia.py STATED_DRIVER, facts/python_env.py STATED_VERSION and
+STATED_TORCH_BUILD, facts/symptoms.py `cuda-driver-api-missing`).
+
+Real pastes: corpus 1057 (NVIDIA/TensorRT-LLM#7364: the NGC TensorRT-LLM 1.1.0rc1 release image under driver
+570.133.20), 1118 (a report's `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` rows and its
+`torch=2.11.0+cu130`), 1145 (NVIDIA/gpu-operator: the validator image `cuda-sample:vectoradd-cuda10.2-ubi8` under
+driver 450.80.02). Modelled text is marked so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import capture_checks, paste_checks
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.cuda_ran import CUDA_BANNER, cuda_runtime_in_evidence_lines, runtime_in_line
+from stackaudit.facts.docker import image_cuda, nvidia_image_cuda
+from stackaudit.facts.nvidia import driver_from_evidence_lines
+from stackaudit.facts.python_env import python_env_from_stated_versions, release_cuda_major
+
+COMPAT = "DRV-CUDA-COMPAT"
+# Corpus 1145's lines, verbatim.
+VALIDATOR = ("It's just that the nvidia-driver-validation pod (cuda-sample:vectoradd-cuda10.2-ubi8) is CrashLooping "
+             "indefinitely with the following error\n")
+SMI_450 = "| NVIDIA-SMI 450.80.02    Driver Version: 450.80.02    CUDA Version: 11.0     |\n"
+
+
+def test_1145_the_validator_image_names_its_runtime() -> None:
+    result = capture_checks("1145", COMPAT)[COMPAT]
+    assert result.status == "ok" and "cuda-sample:vectoradd-cuda10.2-ubi8 (CUDA 10.2)" in result.message
+
+
+def test_cuda_sample_and_cuda_images_name_their_runtime() -> None:
+    assert nvidia_image_cuda("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda10.2-ubi8") == "10.2"
+    assert nvidia_image_cuda("cuda-sample:vectoradd-cuda11.7.1-ubuntu20.04") == "11.7"
+    assert nvidia_image_cuda("nvcr.io/nvidia/k8s/cuda-sample:nbody") == ""  # names no CUDA
+    assert image_cuda("nvidia/cuda:12.8.0-devel-ubuntu22.04") == "12.8"
+    # An engine image's suffix is the engine's torch (python_env reads it), not one of NVIDIA's CUDA images.
+    assert nvidia_image_cuda("lmsysorg/sglang:v0.5.12-cu130") == "" and image_cuda("lmsysorg/sglang:v0.5.12-cu130")
+
+
+def test_the_runtime_in_a_line() -> None:
+    found = cuda_runtime_in_evidence_lines(VALIDATOR)
+    assert [(r.cuda, r.where) for r in found.runtimes] == [("10.2", "cuda-sample:vectoradd-cuda10.2-ubi8")]
+    # NVIDIA's CUDA image banner (corpus 1021's line), and prose without a CUDA image.
+    assert CUDA_BANNER.match("CUDA Version 12.4.1") and runtime_in_line("CUDA Version 12.4.1").cuda == "12.4"
+    assert runtime_in_line("the CUDA version is 12.4 and torch runs") is None
+    assert runtime_in_line("docker pull vllm/vllm-openai:v0.11.1-cu130") is None
+
+
+def test_an_image_newer_than_the_driver_is_not_ok(tmp_path: Path) -> None:
+    # Modelled: the same validator line naming a CUDA 12.5 sample under corpus 1145's driver for CUDA 11.0.
+    newer = VALIDATOR.replace("cuda10.2", "cuda12.5.0")
+    result = paste_checks(tmp_path, newer + SMI_450, COMPAT)[COMPAT]
+    assert result.status == "unknown" and "cuda>=" in result.message
+
+
+def test_1057_the_trtllm_release_image_names_the_release() -> None:
+    env = python_env_from_stated_versions("- TensorRT-LLM version: nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc1\n")
+    assert env.environments[0].packages == {"tensorrt-llm": "1.1.0rc1"}
+    assert release_cuda_major("tensorrt-llm", "1.1.0rc1") == 12 and release_cuda_major("tensorrt-llm", "1.2.0") is None
+    result = capture_checks("1057", COMPAT)[COMPAT]
+    assert result.status == "ok" and "CUDA 12.x" in result.message and "570.133.20" in result.message
+
+
+def test_1118_a_headerless_query_row_names_the_driver() -> None:
+    assert driver_from_evidence_lines("  0, NVIDIA GeForce RTX 3090, 595.58.03\n"
+                                      "  1, NVIDIA GeForce RTX 3090, 595.58.03\n").version == "595.58.03"
+    env = python_env_from_stated_versions("- **PyTorch:** `torch=2.11.0+cu130 torch_cuda_build=13.0 cudnn=91900`\n")
+    assert env.environments[0].torch_cuda == "13.0"
+    result = capture_checks("1118", COMPAT)[COMPAT]
+    assert result.status == "ok" and "595.58.03" in result.message
+
+
+def test_pip_requirement_is_not_the_installed_torch() -> None:
+    with pytest.raises(ParseError):
+        python_env_from_stated_versions("pip install torch==2.7.0+cu128\n")
+
+
+def test_a_green_context_symbol_missing_proves_an_old_driver(tmp_path: Path) -> None:
+    # Modelled on sgl-project/sglang#8432's title (corpus 1084) beside its check_env's driver line.
+    line = ("ImportError: /usr/local/lib/python3.11/site-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: "
+            "cuGreenCtxDestroy\n")
+    smi = "| NVIDIA-SMI 535.86.10    Driver Version: 535.86.10    CUDA Version: 12.2     |\n"
+    result = paste_checks(tmp_path, smi + line, COMPAT)[COMPAT]
+    assert result.status == "issue" and "green-context" in result.message
+    # A symbol every driver exports is another fault (corpus 1085's title): no driver verdict from it.
+    other = line.replace("cuGreenCtxDestroy", "cuModuleGetFunction")
+    assert paste_checks(tmp_path, smi + other, COMPAT)[COMPAT].status != "issue"
