@@ -74,3 +74,12 @@ def test_modelled_a_known_level_is_not_read_as_unknown(tmp_path: Path) -> None:
             "    command: --tensor-parallel-size 2\n")
     r = paste_checks(tmp_path, text, "IC-NCCL-ENV")["IC-NCCL-ENV"]
     assert "not a level NCCL's reader knows" not in r.message
+
+
+def test_the_legacy_level_1_is_pix_not_nvlink_only() -> None:
+    # NCCL's ncclGetLevel maps the legacy numbers 0-5 to LOC, PIX, PXB, PHB, SYS, SYS (src/graph/paths.cc).
+    from stackaudit.facts.serving_logs import NcclSetting
+
+    assert NcclSetting("NCCL_P2P_LEVEL", "NVL", "NCCL log").p2p_nvlink_only
+    assert not NcclSetting("NCCL_P2P_LEVEL", "1", "NCCL log").p2p_nvlink_only
+    assert NcclSetting("NCCL_P2P_LEVEL", "0", "NCCL log").p2p_off

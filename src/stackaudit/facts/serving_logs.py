@@ -1686,8 +1686,9 @@ class NcclSetting:
 
     @property
     def p2p_nvlink_only(self) -> bool:
-        """The setting keeps NCCL's P2P transport to NVLink-connected GPUs: NCCL_P2P_LEVEL NVL (1)."""
-        return self.name == "NCCL_P2P_LEVEL" and self.value.strip().upper() in ("NVL", "1")
+        """The setting keeps NCCL's P2P transport to NVLink-connected GPUs: NCCL_P2P_LEVEL NVL. The legacy number 1 is
+        PIX, not NVL (ncclGetLevel's levelsOldToNew: LOC, PIX, PXB, PHB, SYS, SYS; src/graph/paths.cc)."""
+        return self.name == "NCCL_P2P_LEVEL" and self.value.strip().upper() == "NVL"
 
     @property
     def p2p_level_unread(self) -> bool:
