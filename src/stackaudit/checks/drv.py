@@ -51,6 +51,7 @@ from stackaudit.facts.gpus import (
 )
 from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
+    BRANCH_CUDA,
     FABRIC_HEALTH,
     CudaToolkit,
     Daemon,
@@ -59,6 +60,7 @@ from stackaudit.facts.nvidia import (
     NvidiaGpus,
     NvidiaServices,
     NvLink,
+    cuda_of_branch,
     fabric_verdict,
     gpu_spec,
     open_module_only,
@@ -291,18 +293,6 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
 
 # --- DRV-CUDA-COMPAT ---------------------------------------------------------------------------
 
-# The first driver branch of each CUDA 12/13 minor (the toolkit release notes' driver table, GA rows; the
-# Windows branches of the same release are one to two above, so the branch major decides on both).
-_BRANCH_CUDA = ((580, "13.0"), (575, "12.9"), (570, "12.8"), (560, "12.6"), (555, "12.5"), (550, "12.4"),
-                (545, "12.3"), (535, "12.2"), (530, "12.1"), (525, "12.0"), (520, "11.8"), (515, "11.7"),
-                (510, "11.6"), (495, "11.5"), (470, "11.4"), (465, "11.3"), (460, "11.2"), (455, "11.1"), (450, "11.0"))
-
-
-def _cuda_of_branch(driver: tuple[int, ...]) -> str | None:
-    """The highest CUDA a driver of this branch runs, where the source does not show it (a collect_env)."""
-    return next((cuda for branch, cuda in _BRANCH_CUDA if driver and driver[0] >= branch), None)
-
-
 # Minimum Linux driver per CUDA major for minor-version compatibility (MINOR_COMPAT table).
 _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
 
@@ -327,10 +317,10 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
     the package, True where every one can, None where the names do not settle it.
     """
     dv = release(driver)
-    branch = _cuda_of_branch(dv)
+    branch = cuda_of_branch(dv)
     # The CUDA of the next branch the table knows: a header that reaches it is not this branch's own (a branch
     # above the table's last row may report any newer CUDA, so it shows nothing).
-    later = [cuda for first, cuda in _BRANCH_CUDA if dv and first > dv[0]]
+    later = [cuda for first, cuda in BRANCH_CUDA if dv and first > dv[0]]
     if branch is None:
         return [], None
     shown: list[str] = []
@@ -510,9 +500,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         return unknown(f"{said}; whether these GPUs support it (data-center GPUs and select RTX SKUs) is not in "
                        f"this source ({FORWARD_COMPAT})", actual={"driver": driver})
     stated_only = (cuda_toolkit is not None and cuda_toolkit.stated
-                   and not release(cuda_toolkit.version, 2) > release(_cuda_of_branch(dv) or "99", 2))
+                   and not release(cuda_toolkit.version, 2) > release(cuda_of_branch(dv) or "99", 2))
     if not torch and cuda_toolkit is not None and not problems and not stated_only:
-        judged = _toolkit_only(driver, (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv),
+        judged = _toolkit_only(driver, (nvidia.cuda_version if nvidia is not None else None) or cuda_of_branch(dv),
                                cuda_toolkit)
         # Over the GPUs a table lists; the one driver against the one toolkit needs none (a header line alone).
         listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []
@@ -524,7 +514,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             "in the guests, whose own vGPU guest driver sets the CUDA they support",
                             actual={"driver": driver, "cuda": nvidia.cuda_version if nvidia else None})
     release_shown = ollama_release(docker_containers) if not torch else None
-    driver_cuda = (nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv)
+    driver_cuda = (nvidia.cuda_version if nvidia else None) or cuda_of_branch(dv)
     if release_shown is not None and (release_shown[0] or release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER):
         return _ollama_image(release_shown, driver, driver_cuda)
     images = sorted({(r.where, r.cuda) for r in (cuda_runtime.runtimes if cuda_runtime is not None else ())}) \
@@ -556,12 +546,12 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         return _program_ran(proof, f"driver {driver}")
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
-                       f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
+                       f"{(nvidia.cuda_version if nvidia else None) or cuda_of_branch(dv) or '?'}); torch's "
                        "CUDA version is not in this source", hint="run on the host where the engine runs",
                        actual={"driver": driver})
     runtimes = sorted({c for _, c in torch})
     actual = {"driver": driver, "torch_cuda": [c for _, c in torch]}
-    driver_cuda = (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv)
+    driver_cuda = (nvidia.cuda_version if nvidia is not None else None) or cuda_of_branch(dv)
     newer = [c for c in runtimes if driver_cuda and release(c, 2) > release(driver_cuda, 2)]
     if newer:
         # Above the floor of its major (checked above): minor-version compatibility runs it.
@@ -740,7 +730,7 @@ def _bandwidth_test_runtime(run: P2pBandwidth, driver: str) -> Outcome | None:
     """DRV-CUDA-COMPAT from an nvbandwidth run: before v0.5 its header prints its own CUDA runtime beside the driver's
     (the two versions decide); from v0.5 both lines print the driver's (nvbandwidth.cpp), so only its copies that ran
     show its runtime running on this driver (ok). None where neither is shown."""
-    driver_cuda = run.cuda_driver or _cuda_of_branch(release(driver)) or ""
+    driver_cuda = run.cuda_driver or cuda_of_branch(release(driver)) or ""
     if run.runtime_shown and driver_cuda:
         said = (f"nvbandwidth v{run.version} built with CUDA {run.cuda_runtime} under driver {driver} "
                 f"(CUDA {driver_cuda})")

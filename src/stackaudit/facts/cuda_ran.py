@@ -36,6 +36,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers, image_cuda, nvidia_image_cuda
 from stackaudit.facts.gpus import NVBANDWIDTH_TITLE, GpuInventory
+from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
@@ -49,7 +50,7 @@ TRTLLM_LEDGER = re.compile(r"\bFree GPU memory before component creation attempt
 # A refused start (facts/symptoms.py): the runtime above the driver (35), forward compatibility on a GPU without it
 # (804), an image's libcuda against the host's driver (803), a fabric not set up (802).
 REFUSED_START = ("cuda-insufficient-driver", "cuda-compat-unsupported-hw", "cuda-driver-mismatch-in-container",
-                 "cuda-system-not-ready")
+                 "cuda-system-not-ready", "ngc-driver-too-old")
 NEEDLES = ("total capac", "component creation attempt")
 
 
@@ -192,7 +193,12 @@ _REQUIRE_CUDA = re.compile(r"^cuda>=(\d+\.\d+)\b")
 # An image reference inside a line of prose or a list (`the nvidia-driver-validation pod (cuda-sample:vectoradd-
 # cuda10.2-ubi8)`, corpus 1145): only NVIDIA's own CUDA images (nvidia_image_cuda), whose tag names the runtime.
 _IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample):[\w.-]+)")
-RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:")
+# The start-up check of NVIDIA's NGC images (TensorRT-LLM, Triton, PyTorch, NeMo), where the host driver is older than
+# the one the image was built for: `ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but`
+# (then `version 510.85.02 was detected and compatibility mode is UNAVAILABLE.`; NVIDIA/TensorRT-LLM#23,
+# NVIDIA/nvidia-docker#1479, hiyouga/LlamaFactory#5962). The driver release it names ships the image's CUDA.
+NGC_BUILT_FOR = re.compile(r"This container was built for NVIDIA Driver Release (\d+)\.(\d+)")
+RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "built for NVIDIA Driver")
 
 
 @dataclass(frozen=True)
@@ -219,10 +225,15 @@ fact("cuda_runtime", CudaRuntime, union, hint="paste the container's `docker ins
 
 
 def runtime_in_line(line: str) -> Runtime | None:
-    """The CUDA runtime one line names: NVIDIA's CUDA image banner, or one of NVIDIA's CUDA images named in it."""
+    """The CUDA runtime one line names: NVIDIA's CUDA image banner, an NGC image's start-up check naming the driver it
+    was built for, or one of NVIDIA's CUDA images named in the line."""
     banner = CUDA_BANNER.match(line)
     if banner:
         return Runtime(banner.group(1), "the CUDA image's start banner", line.strip())
+    built = NGC_BUILT_FOR.search(line)
+    if built and (cuda := cuda_of_branch((int(built.group(1)), int(built.group(2))))):
+        return Runtime(cuda, f"an NGC image built for driver {built.group(1)}.{built.group(2)} (its start-up check)",
+                       line.strip())
     for m in _IMAGE_WORD.finditer(line):
         cuda = nvidia_image_cuda(m.group(1))
         if cuda:

@@ -1217,3 +1217,15 @@ def parse_meminfo(text: str) -> HostMemory:
     return HostMemory(values.get("MemTotal"), values.get("MemAvailable"), values.get("Mlocked"),
                       values.get("Unevictable"))
 
+
+
+# The first driver branch of each CUDA 11/12/13 minor (the toolkit release notes' driver table, GA rows; the Windows
+# branches of the same release are one to two above, so the branch major decides on both).
+BRANCH_CUDA = ((580, "13.0"), (575, "12.9"), (570, "12.8"), (560, "12.6"), (555, "12.5"), (550, "12.4"),
+               (545, "12.3"), (535, "12.2"), (530, "12.1"), (525, "12.0"), (520, "11.8"), (515, "11.7"),
+               (510, "11.6"), (495, "11.5"), (470, "11.4"), (465, "11.3"), (460, "11.2"), (455, "11.1"), (450, "11.0"))
+
+
+def cuda_of_branch(driver: tuple[int, ...]) -> str | None:
+    """The highest CUDA a driver of this branch runs, where the source does not show it (a collect_env)."""
+    return next((cuda for branch, cuda in BRANCH_CUDA if driver and driver[0] >= branch), None)

@@ -656,6 +656,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # The runtime needed a newer driver than the host's and tried the forward-compatibility libraries (cuda-compat),
     # which run only on data-center GPUs (cudaErrorCompatNotSupportedOnDevice, 804: "forward compatibility was
     # attempted on non supported HW"; https://docs.nvidia.com/deploy/cuda-compatibility/; vllm-project/vllm#4940).
+    # The start-up check of NVIDIA's NGC images (TensorRT-LLM, Triton, PyTorch, NeMo) found the host driver older than
+    # the one the image was built for and no forward-compatibility path: `... but version 510.85.02 was detected and
+    # compatibility mode is UNAVAILABLE.`, often with `[[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]`
+    # (NVIDIA/TensorRT-LLM#23, whose maintainer answers "upgrade the CUDA driver to >= 535.86"; NVIDIA/nvidia-docker#1479;
+    # hiyouga/LlamaFactory#5962). The image's CUDA is the cuda_runtime fact's (facts/cuda_ran.NGC_BUILT_FOR).
+    Symptom("ngc-driver-too-old", re.compile(r"was detected and compatibility mode is UNAVAILABLE"),
+        "DRV-CUDA-COMPAT", "high", "https://github.com/NVIDIA/TensorRT-LLM/issues/23",
+        "the NGC image's start-up check found the host driver older than the one the image was built for, and no "
+        "forward-compatibility path: CUDA work in the container does not start until the host driver is upgraded "
+        "(or an image built for the host's driver is run)",
+        clears=("CTR-GPU-ACCESS",), cleared="the check runs inside the container and read the host driver's version "
+        "there, so the driver is exposed to the container: what fails is its version, not its exposure"),
     Symptom("cuda-compat-unsupported-hw", re.compile(r"forward compatibility was attempted on non supported HW|"
                                                      r"cudaErrorCompatNotSupportedOnDevice|"
                                                      r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"),
@@ -746,7 +758,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "DriverMismatch", "DRIVER_MISMATCH",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
-           "Memory Subsystem Error")
+           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE")
 
 
 def is_symptom(line: str) -> bool:

@@ -60,7 +60,8 @@ from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_P
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.facts.system import STATED_KERNEL
-from stackaudit.importers._scan import Candidates, candidate_lines
+from stackaudit.importers._paste import looks_like_command
+from stackaudit.importers._scan import FENCE, Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, file_content, importer
 
 # Names of `nvidia-smi -q` (whatever their indentation), with a value after ` : `; not a section's
@@ -176,8 +177,11 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         # A torch copy straight between GPUs whose shown result is zeros (facts/peer_access.peer_copy_zeros): the copy
         # line and its result, read with the lines of its snippet that define its source.
         if snippet := peer_copy_end(lines, i):
-            yield Found("evidence line", i, snippet[1],
-                        document_appended(EVIDENCE_LINES.name, "\n".join(lines[snippet[0]:snippet[1]]) + "\n"))
+            # The span is the copy through its result: the lines above it are read into the document, not claimed (the
+            # user's words there are still theirs); a code fence or a command line among them is not the snippet's.
+            text = "\n".join(line for line in lines[snippet[0]:snippet[1]]
+                             if not FENCE.match(line) and not (line.strip() and looks_like_command(line.strip())))
+            yield Found("evidence line", i, snippet[1], document_appended(EVIDENCE_LINES.name, text + "\n"))
             continue
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
         if is_evidence(lines[i]):

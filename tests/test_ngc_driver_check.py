@@ -1,0 +1,56 @@
+"""Issue 28, a failure in a log proves itself: the start-up check of NVIDIA's NGC images names the driver the image was
+built for and, where the host's is older with no forward-compatibility path, says so (facts/symptoms.py
+`ngc-driver-too-old`); the driver release it names gives the image's CUDA (facts/cuda_ran.NGC_BUILT_FOR)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+from stackaudit.facts.cuda_ran import runtime_in_line
+
+# Real: https://github.com/NVIDIA/nvidia-docker/issues/1479 (the issue body, nvcr.io/nvidia/tensorrt:20.07.1-py3).
+TENSORRT_2007 = """\
+ERROR: This container was built for NVIDIA Driver Release 450.51 or later, but
+       version 440.33.01 was detected and compatibility mode is UNAVAILABLE.
+
+       [[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]
+"""
+
+# Real: https://github.com/hiyouga/LlamaFactory/issues/5962 (the issue body, one line as the user pasted it).
+LLAMAFACTORY = ("This container was built for NVIDIA Driver Release 545.23 or later, butversion 535.104.05 was detected "
+                "and compatibility mode is UNAVAILABLE\n")
+
+# Modelled on the same check's other outcome: forward compatibility in use on a data-center GPU.
+FORWARD_COMPAT = """\
+WARNING: This container was built for NVIDIA Driver Release 535.86 or later, but
+         version 470.199.02 was detected and forward compatibility has been enabled in this container.
+"""
+
+
+def test_the_check_refusing_the_host_driver_is_the_issue(tmp_path: Path) -> None:
+    for text in (TENSORRT_2007, LLAMAFACTORY):
+        checks = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT", "CTR-GPU-ACCESS")
+        assert checks["DRV-CUDA-COMPAT"].status == "issue", checks["DRV-CUDA-COMPAT"].message
+        assert "compatibility mode is UNAVAILABLE" in checks["DRV-CUDA-COMPAT"].message
+        # The check ran in the container and read the host driver: the driver is exposed.
+        assert checks["CTR-GPU-ACCESS"].status == "not-an-issue"
+
+
+def test_forward_compatibility_enabled_is_no_such_failure(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, FORWARD_COMPAT, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert "compatibility mode is UNAVAILABLE" not in result.message
+
+
+def test_the_built_for_release_names_the_images_cuda() -> None:
+    runtime = runtime_in_line("ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but")
+    assert runtime is not None and runtime.cuda == "12.2" and "535.86" in runtime.where
+    older = runtime_in_line("This container was built for NVIDIA Driver Release 450.51 or later")
+    assert older is not None and older.cuda == "11.0"
+
+
+def test_the_tensorrt_llm_thread() -> None:
+    # Real: https://github.com/NVIDIA/TensorRT-LLM/issues/23, corpus 1189 (the maintainer: upgrade to >= 535.86).
+    checks = capture_checks("1189", "DRV-CUDA-COMPAT", "CTR-GPU-ACCESS")
+    assert checks["DRV-CUDA-COMPAT"].status == "issue"
+    assert checks["CTR-GPU-ACCESS"].status == "not-an-issue"
