@@ -12,9 +12,19 @@ Real pastes are corpus captures (the source in each file's header); the modelled
 
 from __future__ import annotations
 
-from corpus import body, capture_checks, fact, pasted
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from corpus import CAPTURES_DIR, body, capture_checks, fact, pasted
 from stackaudit.checks.registry import Coverage, ok, over_subjects
+from stackaudit.cli.main import main
 from stackaudit.facts.gpus import NCCL_LOG_TITLE
+from stackaudit.report.json_report import report_from_json
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "report.schema.json").read_text())
 
 
 def _coverage(prefix: str, check: str) -> Coverage:
@@ -90,3 +100,16 @@ def test_corpus_384_an_nccl_log_of_two_pods_counts_one_pods_ranks() -> None:
     inventory = fact(pasted(body("384")), "gpus")
     assert inventory.count_in(NCCL_LOG_TITLE) == 2
     assert _coverage("384", "IC-TOPOLOGY-PLACEMENT").text() == "2 GPUs shown"
+
+
+def test_corpus_1108_json_states_the_lower_bound_within_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    path = next(CAPTURES_DIR.glob("1108-*.txt"))
+    capsys.readouterr()
+    main(["audit", "--from", str(path), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    jsonschema.validate(data, SCHEMA)
+    mig = next(r for r in data["results"] if r["id"] == "MEM-MIG")
+    assert mig["coverage"]["total"] == 2 and mig["coverage"]["at_least"] is True
+    # The saved report reads back with its bound (report/json_report.py).
+    assert report_from_json(data).results[[r["id"] for r in data["results"]].index("MEM-MIG")].coverage == \
+        Coverage(("0000:04:00.0",), 2, at_least=True)
