@@ -44,6 +44,8 @@ class Coverage:
     matrix; the engine fills it from the `gpus` inventory where the check does not know it); None: not known.
     `blind` are subjects the source lists without the value the check reads.
     `ask` is the command that shows one subject's value (`nvidia-smi -q`, `sudo lspci -vvv -d 10de:`).
+    `at_least`: `total` is a lower bound, the most subjects any source shows where each is an excerpt (a table cut
+    inside GPU 1's rows shows two GPUs of a host that may have more): `1 of 2 GPUs shown`, never complete.
     """
 
     shown: tuple[str, ...]
@@ -51,6 +53,7 @@ class Coverage:
     noun: str = "GPU"
     ask: str = ""
     blind: tuple[str, ...] = ()
+    at_least: bool = False
 
     @property
     def count(self) -> int:
@@ -59,7 +62,7 @@ class Coverage:
     @property
     def complete(self) -> bool:
         """True when every subject of the host was judged (the count is known and reached)."""
-        return self.total is not None and self.count >= self.total
+        return self.total is not None and self.count >= self.total and not self.at_least
 
     @property
     def missing(self) -> int | None:
@@ -70,7 +73,7 @@ class Coverage:
 
     def text(self) -> str:
         """`1 of 8 GPUs shown`, or `1 GPU shown` when the host's count is not known."""
-        if self.total is None:
+        if self.total is None or (self.at_least and self.count >= self.total):  # every one of a lower bound
             return f"{self.count} {_plural(self.noun, self.count)} shown"
         return f"{self.count} of {self.total} {_plural(self.noun, self.total)} shown"
 
@@ -84,6 +87,9 @@ class Coverage:
             named = ", ".join(self.blind[:3]) + (", …" if len(self.blind) > 3 else "")
             rest = self.missing if self.missing is not None else len(self.blind)
             return f"for the {rest} {_plural(self.noun, rest)} not shown ({named}); {has}"
+        if self.at_least:
+            return f"for every {self.noun} of the host (at least {self.total}); {has}, and how many the host has is " \
+                   "not in the source"
         if self.missing is not None:
             return f"for all {self.total} {_plural(self.noun, self.total or 0)}; {has}"
         return f"for every {self.noun} of the host; {has}, and how many the host has is not in the source"
@@ -94,7 +100,8 @@ class Coverage:
         return f"{f'`{self.ask}`' if self.ask else 'the same output'} {gap}" if gap else ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"shown": self.count, "total": self.total, "of": self.noun, "subjects": list(self.shown)}
+        return {"shown": self.count, "total": self.total, "of": self.noun, "subjects": list(self.shown),
+                **({"at_least": True} if self.at_least else {})}
 
 
 def _plural(noun: str, n: int) -> str:
@@ -157,10 +164,11 @@ def issue(message: str, *, actual: Any = None, expected: Any = None, subjects: t
 
 
 def over_subjects(judged: Outcome, shown: Sequence[str], total: int | None = None, *, noun: str = "GPU",
-                  ask: str = "", blind: Sequence[str] = ()) -> Outcome:
+                  ask: str = "", blind: Sequence[str] = (), at_least: bool = False) -> Outcome:
     """The one coverage rule for every check over subjects (GPUs, links, bridges, devices, CPUs).
 
-    `judged` is the check's verdict over the subjects it could read (`shown`); `total` is how many the host has.
+    `judged` is the check's verdict over the subjects it could read (`shown`); `total` is how many the host has
+    (`at_least`: the most any source shows, a lower bound).
     The status is `issue` when any shown subject has it, whatever the others show.
     It is `ok` (or `not-an-issue`) when the shown subjects are fine, with the coverage `K of N shown`.
     A `not-applicable` that the shown subjects decide (their models lack the feature) gets the same coverage.
@@ -169,7 +177,7 @@ def over_subjects(judged: Outcome, shown: Sequence[str], total: int | None = Non
     It is `unknown` only when no subject is shown, or when the shown ones are themselves inconclusive.
     Where subjects are missing, the hint names the missing part (`Coverage.run_next`).
     """
-    coverage = Coverage(tuple(dict.fromkeys(shown)), total, noun, ask, tuple(dict.fromkeys(blind)))
+    coverage = Coverage(tuple(dict.fromkeys(shown)), total, noun, ask, tuple(dict.fromkeys(blind)), at_least)
     if coverage.total is not None and coverage.total < coverage.count:
         coverage = replace(coverage, total=coverage.count)
     missing = coverage.run_next()

@@ -41,6 +41,7 @@ from stackaudit.facts.applicability import (
     shown_absent,
 )
 from stackaudit.facts.gpus import GGML_TITLE, GpuInventory
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import CpuInfo
 from stackaudit.host.source import Provenance
@@ -253,7 +254,7 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
     except Exception as exc:  # a broken check is reported as `error`, never fatal
         outcome = Outcome("error", f"the check failed: {type(exc).__name__}: {exc}")
     outcome = proven_by_symptoms(spec, outcome, symptoms)
-    outcome = stay_conditional(host_count(outcome, facts.get("gpus")))
+    outcome = stay_conditional(host_count(outcome, facts.get("gpus"), facts.get("parallelism")))
     outcome, used = not_shown_subject(spec, outcome, facts, used, provenance)
     needed = facts.get(outcome.needs) if outcome.status == "unknown" and outcome.needs else None
     if isinstance(needed, Missing):  # judged as a check whose required fact is missing
@@ -264,16 +265,26 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
     out[spec.id] = replace(result, provenance=used, message=_name_the_cuts(result, used))
 
 
-def host_count(outcome: Outcome, gpus: object) -> Outcome:
+def host_count(outcome: Outcome, gpus: object, parallelism: object = None) -> Outcome:
     """A check over GPUs judged with the best GPU count the audit has (the `gpus` inventory: `Attached GPUs`, the
-    nvidia-smi table, an lspci list, the topology matrix), where its own facts do not show how many there are."""
+    nvidia-smi table, an lspci list, the topology matrix), where its own facts do not show how many there are.
+    Where every source is an excerpt, the most GPUs any of them shows is the count, as a lower bound
+    (GpuInventory.at_least: a table cut inside GPU 1's rows shows a host of at least two GPUs).
+    Where no source lists the host whole and the engine's TP x PP is more GPUs than any source shows, the GPUs shown
+    are some of the job's: its world is the count (SGLang `--tp 16` over two nodes of eight, one GPU's row pasted:
+    `1 of 16 GPUs shown`, corpus 1114)."""
     cov = outcome.coverage
     if cov is None or cov.noun != "GPU" or not isinstance(gpus, GpuInventory):
         return outcome
-    best = gpus.whole_count
+    best, bound = gpus.whole_count, False
+    if best is None:
+        best, bound = gpus.at_least, True
+    world = parallelism.shown_world_size if isinstance(parallelism, Parallelism) else None
+    if world is not None and gpus.count_unshown and world > (gpus.at_least or 0):
+        best, bound = world, False
     if best is None or (cov.total is not None and cov.total >= best):
         return outcome
-    return over_subjects(outcome, cov.shown, best, noun=cov.noun, ask=cov.ask, blind=cov.blind)
+    return over_subjects(outcome, cov.shown, best, noun=cov.noun, ask=cov.ask, blind=cov.blind, at_least=bound)
 
 
 def _name_the_cuts(result: Result, used: tuple[Provenance, ...]) -> str:

@@ -1054,11 +1054,12 @@ def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
 NCCL_LOG_TITLE = "an NCCL log's ranks on one host"
 
 
-def from_nccl_log(ranks: Sequence[int], bus_ids: Sequence[str]) -> GpuInventory:
+def from_nccl_log(ranks: Sequence[int], bus_ids: Sequence[str], on_host: int | None = None) -> GpuInventory:
     """The GPUs an NCCL log's ranks on one host hold: one each, since NCCL refuses two ranks of one communicator on
     one GPU (`Duplicate GPU detected`, init.cc); the BDFs its `busId` lines name. A lower bound: a log shows the
-    ranks it prints, not the host's GPUs."""
-    n = max(len(ranks), len(bus_ids))
+    ranks it prints, not the host's GPUs. `on_host`: the most ranks one host of a log from several hosts shows, the
+    host's count (the job's world is not one host's GPUs: corpus 384, two pods of two ranks)."""
+    n = on_host if on_host is not None else max(len(ranks), len(bus_ids))
     if n < 2:
         raise FactUnavailable("the NCCL log shows no two ranks on one host")
     records = tuple(GpuRecord(None, b, "", None, (NCCL_LOG_TITLE,)) for b in bus_ids)
@@ -1077,7 +1078,13 @@ def gpus_from_nccl_log(ctx: FactContext) -> GpuInventory:
         # RCCL's log: its ranks hold AMD GPUs (ServingLog.rccl_lines), of a model the log does not name.
         return GpuInventory(others=(f"AMD GPUs (RCCL's log: {log.rccl_lines[0][:120]})",))
     group = log.ipc_group()
-    return from_nccl_log(group, log.gpu_bus_ids if group else ())
+    on_host: dict[str, set[int]] = {}
+    if group and log.multi_host:
+        for c in log.channels:
+            if c.transport in ("SHM", "P2P"):
+                on_host.setdefault(c.host, set()).update((c.src, c.dst))
+    return from_nccl_log(group, log.gpu_bus_ids if group else (),
+                         max(len(r) for r in on_host.values()) if on_host else None)
 
 
 CONTAINERS_TITLE = "container specs (LXC config, docker run, compose)"

@@ -613,6 +613,12 @@ _ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MOD
                    r"\s+(On|Off)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
 _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
                    r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
+# A GPU's first row cut after its persistence (or driver model) word, before the Bus-Id cell (corpus 1064: `|   1  NVIDIA
+# GeForce RTX 3090        On`): the GPU is shown, with its name and persistence mode, and no address.
+_ROW1_CUT = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|?$")
+# A GPU's second row cut after its power cell, inside the memory cell (corpus 1144: `| N/A   35C    P0    26W / 250W |
+# 0MiB / 32510Mi`): the draw and cap are shown whole, the border after them closes the cell.
+_ROW2_CUT = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(N/A|\d+W)\s*/\s*(N/A|\d+W)\s*\|")
 # A GPU's third row (the MIG M. cell); a paste cut after the cell's word, before its closing border, still shows it.
 _ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*(?:\|\s*)?$")
 PROCESS_ROW = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+(N/A|\d+MiB)\s*\|")
@@ -713,11 +719,24 @@ def parse_table(text: str) -> NvidiaGpus:
             order.append(idx)
             last = open_gpu = idx
             continue
+        cut1 = _ROW1_CUT.match(line) if not in_procs else None
+        if cut1:
+            idx = int(cut1.group(1))
+            rows[idx] = {"name": cut1.group(2).strip(), "persistence": _bool(cut1.group(3)), "model": cut1.group(3),
+                         "bdf": "", "display": None, "ecc": None}
+            order.append(idx)
+            last = open_gpu = idx
+            continue
         m2 = _ROW2.match(line)
         if m2 and last is not None and not in_procs:
             rows[last].update({"temp": m2.group(2), "pstate": m2.group(3), "draw": m2.group(4), "cap": m2.group(5),
                                "used": m2.group(6), "total": m2.group(7), "util": m2.group(8),
                                "compute": m2.group(9)})
+            continue
+        cut2 = _ROW2_CUT.match(line)
+        if cut2 and last is not None and not in_procs:
+            rows[last].update({"temp": cut2.group(2), "pstate": cut2.group(3), "draw": cut2.group(4),
+                               "cap": cut2.group(5)})
             continue
         m3 = _ROW3.match(line)
         if m3 and last is not None and not in_procs:

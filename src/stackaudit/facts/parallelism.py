@@ -122,6 +122,13 @@ class Parallelism(Sourced):
         return engines
 
     @property
+    def shown_world_size(self) -> int | None:
+        """The largest TP x PP any source shows (running, in a container spec, a log, a pasted command); None when
+        none shows an engine's sizes. A job of more GPUs than its host has spans nodes (SGLang `--tp 16` over two
+        nodes of eight)."""
+        return max((e.world_size for e in self.engines if e.tp or e.pp), default=None)
+
+    @property
     def max_world_size(self) -> int | None:
         """The largest TP x PP among the running engines; None when none runs."""
         return max((e.world_size for e in self.running), default=None)

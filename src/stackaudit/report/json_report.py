@@ -148,7 +148,7 @@ def _coverage(data: Any) -> Coverage | None:
     shown = _strings(data.get("subjects"))
     if not (total is None or (isinstance(total, int) and not isinstance(total, bool))) or len(shown) != data.get("shown"):
         return None
-    return Coverage(shown, total, str(data.get("of") or "GPU"))
+    return Coverage(shown, total, str(data.get("of") or "GPU"), at_least=data.get("at_least") is True)
 
 
 def report_from_json(doc: dict[str, Any], label: str = "the report") -> Report:
