@@ -22,10 +22,11 @@ from stackaudit.facts.gpus import listed_model, owned_gpu_count, owned_model, st
 from stackaudit.facts.platform import cloud_instances, platform_words, windows_line
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
-from stackaudit.facts.sources import USER_MACHINE
+from stackaudit.facts.sources import EVIDENCE_LINES, USER_MACHINE
 from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off
 from stackaudit.importers._scan import Candidates, candidate_lines
-from stackaudit.importers.registry import Found, document_appended, importer
+from stackaudit.importers.evidence import is_evidence
+from stackaudit.importers.registry import Found, applied_each, document_appended, importer
 from stackaudit.importers.rig_report import listed_gpu, per_gpu_limit
 
 MAX_LINES = 20  # lines of words read from one paste; past a few, they state several machines anyway
@@ -58,7 +59,11 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
         if (states or shows_windows) \
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
                 and not listed_gpu(line):
-            yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, line.strip() + "\n"))
+            words = document_appended(USER_MACHINE.name, line.strip() + "\n")
+            # A line that is also evidence (`open driver 550.90.07 doesn't work in both confidential VM and normal VM`,
+            # corpus 1098: the flavour and the VM) is read as both: one span, two documents.
+            yield Found("prose machine", i, i + 1, applied_each(words, document_appended(
+                EVIDENCE_LINES.name, line.strip() + "\n")) if is_evidence(line) else words)
             windows = windows or shows_windows
             taken += 1
             if taken == MAX_LINES:
