@@ -22,13 +22,13 @@ from stackaudit.facts.docker import DockerContainer, DockerContainers
 from stackaudit.facts.gpus import EngineGpuMemory, FreeAtStart, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.mig_setup import MigSetup
-from stackaudit.facts.time_slicing import TimeSlicing
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.symptoms import MIG_ENABLED
 from stackaudit.facts.system import KernelInfo
+from stackaudit.facts.time_slicing import TimeSlicing
 from stackaudit.fixes.model import (
     advice,
     cmd,
