@@ -28,6 +28,7 @@ from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.symptoms import MIG_ENABLED
 from stackaudit.facts.system import KernelInfo
+from stackaudit.facts.time_slicing import TimeSlicing
 from stackaudit.fixes.model import (
     advice,
     cmd,
@@ -406,7 +407,8 @@ _NO_CONTEXT_MIB = 3.0
 def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProcesses | None = None,
                nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None,
                engine_gpu_memory: EngineGpuMemory | None = None,
-               docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None) -> Outcome:
+               docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
+               time_slicing: TimeSlicing | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes.
@@ -428,6 +430,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     A pod that asks for a slice of each GPU (HAMi's `nvidia.com/gpumem`, `nvidia.com/gpumem-percentage` or
     `nvidia.com/gpucores` below the whole GPU; Volcano's and Alibaba's GPU-share resources) to run more than a GPU
     check is an issue: the rest of each GPU it gets is left to other pods.
+    So is a device plugin's time-slicing config (Helm values, its ConfigMap, its `Running with config:` dump;
+    facts/time_slicing.py) that offers a GPU more than once (`replicas: 4`): up to that many pods share each GPU's
+    memory and SMs in turns, with no isolation, quoted. `timeSlicing: {}` or `replicas: 1` shares nothing.
 
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
@@ -447,6 +452,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
               if c.gpu_slice and not c.diagnostic_only]
     if sliced:
         return _gpu_slices(sliced)
+    if time_slicing is not None and time_slicing.shared:
+        return _time_sliced(time_slicing)
     if nvidia is None:
         if engine_gpu_memory is not None:
             return _shared_at_start(engine_gpu_memory)
@@ -547,6 +554,16 @@ def _gpu_slices(sliced: list[DockerContainer]) -> Outcome:
                  "serving GPU's memory and SMs is left to other pods, which the scheduler may place on it",
                  actual={c.label: dict(c.gpu_slice) for c in sliced}, expected="whole GPUs for the serving pod",
                  subjects=[c.label for c in sliced], evidence=[f"{k}: {v}" for c in sliced for k, v in c.gpu_slice])
+
+
+def _time_sliced(time_slicing: TimeSlicing) -> Outcome:
+    """MEM-GPU-SHARED from a device plugin's time-slicing config that offers each GPU more than once."""
+    said = ", ".join(f"{name} x{n}" for name, n in time_slicing.shared)
+    most = max(n for _, n in time_slicing.shared)
+    return issue(f"the device plugin's time-slicing config offers each GPU more than once ({said}): up to {most} pods "
+                 "share one GPU's memory and SMs in turns, with no memory or fault isolation between them, so a "
+                 "serving pod gets neither the whole memory nor steady compute", actual=dict(time_slicing.shared),
+                 expected="replicas 1 (whole GPUs) for serving pods", evidence=sorted(time_slicing.lines, key=lambda line: "replicas" not in line)[:4])
 
 
 # Held on a GPU before the engine loads anything: the driver's reserve and the engine's own CUDA context (0.1-0.3 GiB

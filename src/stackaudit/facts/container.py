@@ -19,6 +19,7 @@ from stackaudit.facts.sources import (
     DOCKER_INSPECT_EXCERPT,
     DOCKER_PS,
     DOCKER_RUN,
+    EVIDENCE_LINES,
     K8S_SPEC,
     LOG_LINE_PROGRAMS,
     PROMPT_HOSTS,
@@ -145,6 +146,49 @@ def _stated_container(host: Host) -> tuple[str, str]:
         kind, words = stated_container(line)
         if kind:
             return kind, f"the user's words put the program in a container: \"{words}\""
+    return "", ""
+
+
+# The NVIDIA Kubernetes device plugin's own log lines, under klog's head (`I1019 06:25:03.801505  1 main.go:154]`) or
+# Go's log time (`2020/10/14 18:04:53`): its start lines, its resource discovery (`No valid resources detected`,
+# `Detected non-NVML platform`, corpus 1196) and its health events (`XidCriticalError: Xid=69 on Device=GPU-…, the
+# device will go unhealthy`, `'nvidia.com/gpu' device marked unhealthy`, corpus 1200). The plugin runs only as a pod of
+# its DaemonSet: its lines show a program that ran in a container.
+DEVICE_PLUGIN_LINE = re.compile(
+    r"(?:^[IWE]\d{4} [\d:.]+\s+\d+ \w+\.go:\d+\]|^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)\s+"
+    r"(?:Starting (?:FS watcher|OS watcher|Plugins|GRPC server for 'nvidia\.com/)|Loading NVML|"
+    r"Loading configuration|Running with config:|Retr(?:ie|ei)ving plugins|"
+    r"Registered device plugin for 'nvidia\.com/|No devices found\. Waiting indefinitely|"
+    r"No valid resources detected|Detected non-NVML platform|XidCriticalError: Xid=\d+ on Device=|"
+    r"'nvidia\.com/[\w.-]+' device marked unhealthy)")
+# The GPU Operator's validator pod as the log reader names it: its container's name before each line (`cuda-validation
+# Failed to allocate device vector A ...`, k9s and stern; `[pod/nvidia-cuda-validator-r6nsb/cuda-validation] ...`,
+# `kubectl logs --prefix`), or kubectl's end of its stream (`stream closed EOF for
+# gpu-operator/nvidia-cuda-validator-r6nsb (cuda-validation)`, corpus 1172). The validators run only as pods.
+VALIDATOR_LINE = re.compile(r"^\s*(?:\[pod/nvidia-[\w-]*validator[\w-]*/)?(?:cuda|plugin|driver|toolkit)-validation\]?\s+\S|"
+                            r"\bstream closed(?: EOF)? for [\w.-]+/nvidia-[\w-]*validator")
+
+
+def gpu_stack_pod(line: str) -> str:
+    """Which of the Kubernetes GPU stack's pods a log line is the own line of ("the NVIDIA device plugin", "the GPU
+    Operator's validator"), or ""."""
+    if DEVICE_PLUGIN_LINE.search(line):
+        return "the NVIDIA device plugin"
+    if VALIDATOR_LINE.search(line):
+        return "the GPU Operator's validator"
+    return ""
+
+
+def _gpu_stack_pod(host: Host) -> tuple[str, str]:
+    """(kind, evidence) where a pasted line is the device plugin's or a GPU Operator validator's own (gpu_stack_pod):
+    each runs only in a pod, so what its lines say was seen from inside a container."""
+    try:
+        text = host.doc(EVIDENCE_LINES.name)
+    except NotCaptured:
+        return "", ""
+    for line in text.splitlines():
+        if who := gpu_stack_pod(line):
+            return "kubernetes", f"{who}'s own log line (it runs only as a pod): \"{line.strip()[:160]}\""
     return "", ""
 
 
@@ -366,6 +410,9 @@ def container(ctx: FactContext) -> ContainerInfo:
             host_side = _host_side_evidence(host)
             if host_side:
                 return ContainerInfo("", (host_side,), None)
+            kind, why = _gpu_stack_pod(host)
+            if kind:
+                return ContainerInfo(kind, (why,), None)
             kind, why, inside = _prompt_container(host)
             if kind:
                 return ContainerInfo(kind, (why,), None, inside)

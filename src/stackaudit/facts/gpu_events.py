@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from stackaudit.facts.nvidia import DRIVER_LOADED, NvidiaGpus
-from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
-from stackaudit.facts.sources import EMPTY_GREPS, LISTING_GREPS
+from stackaudit.facts.sources import EMPTY_GREPS, EVIDENCE_LINES, LISTING_GREPS
 from stackaudit.facts.system import KernelLog
 from stackaudit.pci_address import BDF, BDF_OPTIONAL_DOMAIN, normalize_bdf
 
@@ -311,6 +311,37 @@ def gpu_events_from_kernel_log(ctx: FactContext) -> GpuEvents:
     reaches_driver = DRIVER_LOADED in log.text
     return GpuEvents(parse_gpu_events(log.lines), len(log.lines), refused=parse_refused_gpus(log.lines),
                      complete=log.complete and reaches_driver)
+
+
+# The NVIDIA device plugin's health check: NVML's Xid event for a GPU it serves, which it then withdraws from the node
+# (`XidCriticalError: Xid=69 on Device=GPU-7540a9b3-…, the device will go unhealthy.`, NVIDIA/k8s-device-plugin#189,
+# corpus 1200). The Xid is the driver's, seen through NVML's event set; the plugin names the GPU by its UUID.
+_PLUGIN_XID = re.compile(r"XidCriticalError: Xid=(\d+) on Device=(GPU-[0-9a-fA-F-]+|MIG-[0-9a-fA-F-]+),?\s*(.*)$")
+
+
+def parse_plugin_xids(lines: Sequence[str]) -> tuple[GpuEvent, ...]:
+    """The Xid events the device plugin's health check logged (_PLUGIN_XID), each on the GPU its UUID names."""
+    events: list[GpuEvent] = []
+    for line in lines:
+        m = _PLUGIN_XID.search(line) if "XidCriticalError" in line else None
+        if m:
+            events.append(GpuEvent(XID, m.group(2), int(m.group(1)), m.group(3).strip(), line.strip()))
+    return tuple(events)
+
+
+@parser(EVIDENCE_LINES, feeds="gpu_events", kind=GpuEvents, rank=15)
+def gpu_events_from_device_plugin(text: str) -> GpuEvents:
+    """The Xid events the Kubernetes device plugin's health check logged, pasted on their own: an excerpt, never
+    proof that no other Xid happened.
+
+    Input (tests/data/captures/1200)::
+
+        2020/08/10 19:09:42 XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8, the device will go unhealthy.
+    """
+    events = parse_plugin_xids(text.splitlines())
+    if not events:
+        raise FactUnavailable("no Xid event of the device plugin")
+    return GpuEvents(events, 0, complete=False)
 
 
 # An Xid line as the driver writes it: what a grep of the kernel log must match to rule Xids out.

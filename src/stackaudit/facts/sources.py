@@ -286,6 +286,8 @@ BENCH_OUTPUT = Source("bench_output", "pasted benchmark output", doc=True,
 # or engine log (importers/prose_rate.py): the last source of the measured rate.
 MIG_SETUP = Source("mig_setup", "a line that sets up MIG slicing (a device plugin's MIG strategy, a MIG resource)",
                    doc=True, hint="paste the device plugin's or GPU Operator's MIG settings")
+TIME_SLICING = Source("time_slicing", "a device plugin's time-slicing config (its `timeSlicing` resources with their "
+                      "`replicas`)", doc=True, hint="paste the device plugin's config (its sharing.timeSlicing section)")
 USER_RATE = Source("user_rate", "a rate in the user's own words", doc=True,
                    hint="say the rate beside the engine's command line, or paste its log")
 # A hang in the user's own words (`it gets stuck when loading the model`), recorded only from a paste that also

@@ -260,7 +260,10 @@ SYMPTOMS: tuple[Symptom, ...] = (
                                                        r"cudaErrorDevicesUnavailable"),
         "MEM-MIG", "high", CUDA_ERRORS,
         "CUDA found every device busy or unavailable (error 46) on a GPU in MIG mode: a program that is not handed a "
-        "MIG instance cannot run there", within=MIG_ENABLED),
+        "MIG instance cannot run there", within=MIG_ENABLED,
+        # CUDA found the devices and refused them: they and the driver's libraries had reached the program (a
+        # validator pod's `busy or unavailable` is not `no CUDA-capable device`, corpus 1145).
+        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
     # cudaErrorSystemNotReady (802): CUDA will not start until the driver's daemons run; on NVSwitch systems that is
     # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92; the Fabric Manager guide).
     # ollama's GPU probe prints the bare number: `cuInit err: 802` and `cuda driver library init failure: 802`
@@ -333,7 +336,10 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # error:`, newer `ERROR_LIBRARY_NOT_FOUND`), and then offers no nvidia.com/gpu to any pod (its prerequisites).
     # Device plugin 0.15 and later log it as a warning: `NVML not detected: could not load NVML library:
     # libnvidia-ml.so.1: cannot open shared object file` (NVIDIA/k8s-device-plugin#1371).
-    Symptom("nvml-library-not-loaded", re.compile(r"(?:(?:initialize|start) NVML(?: with error)?|NVML not detected):"
+    # Device plugin 0.14's resource factory says it as `Detected non-NVML platform: could not load NVML library:
+    # libnvidia-ml.so.1: ...` after `No valid resources detected` (NVIDIA/k8s-device-plugin#479, corpus 1196).
+    Symptom("nvml-library-not-loaded", re.compile(r"(?:(?:initialize|start) NVML(?: with error)?|NVML not detected|"
+                                                  r"Detected non-NVML platform):"
                                                   r"\s+(?:could not load NVML library|ERROR_LIBRARY_NOT_FOUND)",
                                                   re.IGNORECASE),
         "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
@@ -394,6 +400,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "ollama's GPU probe found no GPU in its container, so it runs on the CPU",
         unless=_OLLAMA_GPU_UNSUPPORTED, within=IN_CONTAINER),
+    # CUDA finds no GPU at all (cudaErrorNoDevice, 100: "no CUDA-capable device is detected") in a container the
+    # source shows: the runtime did not hand the container the GPU device nodes or the driver's libraries (the GPU
+    # Operator's CUDA validator pod, NVIDIA/gpu-operator#1900, corpus 1172). On a bare host the same words are a
+    # driver that is not loaded, another fault: only in a container.
+    Symptom("cuda-no-device-in-container", re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|"
+                                                      r"CUDA_ERROR_NO_DEVICE\b"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "CUDA in the container found no GPU (cudaErrorNoDevice, 100): the container runtime did not hand it the GPU "
+        "device nodes and the driver's libraries", within=IN_CONTAINER),
     # CUDA's first call failing with CUDA_ERROR_UNKNOWN (999; cudaErrorUnknown, 30 before CUDA 10) in a container
     # that was given GPUs (NVML's "Unknown Error" above is NVIDIA's documented container failure; CUDA's is common on
     # bare hosts too, after a suspend, so it needs the container shown): the driver's device nodes are there to the container's eye but CUDA cannot open them, a
@@ -674,7 +689,10 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "DRV-CUDA-COMPAT", "high", CUDA_ERRORS,
         "the CUDA runtime needs a newer driver than the host's and tried the forward-compatibility libraries, which "
         "run only on data-center GPUs (cudaErrorCompatNotSupportedOnDevice, 804): move the driver up to the runtime's "
-        "branch, or run an image built for the host's CUDA"),
+        "branch, or run an image built for the host's CUDA",
+        # The runtime read the GPU and refused it for compat: the device and the driver reached the program (the GPU
+        # Operator's CUDA validator pod, corpus 1173).
+        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
     # The user-space CUDA driver library is of another version than the kernel module (cudaErrorSystemDriverMismatch,
     # 803: "system has unsupported display driver / cuda driver combination"). In a container given GPUs that is the
     # image's own libcuda (its forward-compatibility copy) found ahead of the host's the toolkit injects
@@ -758,6 +776,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "DriverMismatch", "DRIVER_MISMATCH",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
+           "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE")
 
 
