@@ -271,6 +271,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
     not shown.
     """
+    if not virtualization.vm and (unreached := _wsl_unreached(virtualization, nvidia)):
+        return unreached
     if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
         return unknown(f"{virtualization.source}: a Windows host, but no source tells whether it is a virtual machine",
                        hint="paste `systeminfo` (its System Model line) or `nvidia-smi -q`")
@@ -387,6 +389,33 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
         hint="run `nvidia-smi topo -p2p r` in the VM: anything but OK between TP peers means NCCL falls back",
         actual=virtualization.vm)
+
+
+def _wsl_unreached(virtualization: Virtualization, nvidia: NvidiaGpus | None) -> Outcome | None:
+    """FW-VM where the GPU table is a Windows host's and the user's words name a WSL VM on it (Virtualization
+    wsl_guest): an issue where those words say the GPU fails in the VM, or where a GPU shown is in TCC mode (WSL 2 is
+    handed WDDM GPUs only); None otherwise."""
+    if not virtualization.wsl_guest:
+        return None
+    tcc = [g for g in (nvidia.gpus if nvidia is not None else ()) if g.driver_model == "TCC"]
+    if not virtualization.wsl_fails and not tcc:
+        return None
+    said = (f"GPU {', '.join(g.label for g in tcc)} in TCC mode, which Windows never hands to WSL (its GPU "
+            "paravirtualisation shares WDDM GPUs only), so the VM cannot use it at all") if tcc else ""
+    fails = ("the GPUs do not reach this VM while the host's own nvidia-smi sees them: WSL 2 gets a GPU only through "
+             "the Windows driver's paravirtual device (/dev/dxg, /usr/lib/wsl/lib), which WSL 1, an old WSL kernel or "
+             "a Linux NVIDIA driver installed inside the distribution breaks, so no CUDA work runs in it"
+             if virtualization.wsl_fails else "")
+    return issue(f"a WSL VM on this Windows host ({virtualization.wsl_guest}; the GPU table is the host's: "
+                 f"{virtualization.source}): " + "; ".join(x for x in (fails, said) if x),
+                 actual={"vm": "microsoft", "wsl_fails": virtualization.wsl_fails,
+                         "tcc": [g.subject for g in tcc]},
+                 expected="WSL 2 with the Windows driver's GPU (nvidia-smi works inside it) on a GPU in WDDM mode",
+                 subjects=[g.subject for g in tcc],
+                 fix=advice("Run `wsl -l -v` (VERSION 2) and `wsl --update`; inside the distribution use the "
+                            "Windows driver's libraries in /usr/lib/wsl/lib and remove any Linux NVIDIA driver "
+                            "package; give WSL a GPU in WDDM mode (`nvidia-smi -g N -dm 0` on Windows)",
+                            cost="runtime"))
 
 
 def _p2p_broken(bandwidth: P2pBandwidth | None, data_tests: P2pDataTests | None) -> list[str]:
