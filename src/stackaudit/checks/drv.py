@@ -554,6 +554,14 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
     if not torch and proof is not None:
         return _program_ran(proof, f"driver {driver}")
+    header_cuda = nvidia.cuda_version if nvidia is not None else None
+    if not torch and header_cuda and not header_cuda[:1].isdigit() and (branch_cuda := _cuda_of_branch(dv)):
+        # `CUDA Version: ERR!`: nvidia-smi could not ask libcuda its version; the driver's branch still sets it.
+        return not_an_issue(f"the nvidia-smi header reads `CUDA Version: {header_cuda}`, which looks like a driver "
+                            f"too old or mismatched for CUDA, but driver {driver} is of a branch that supports CUDA up "
+                            f"to {branch_cuda}: nvidia-smi failed to load the CUDA driver library (libcuda; under WSL 2 "
+                            "the one in /usr/lib/wsl/lib) to ask it, which is no version gap",
+                            actual={"driver": driver, "cuda": header_cuda})
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
