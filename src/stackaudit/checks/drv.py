@@ -420,7 +420,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     shows the branch's own): of the same major above the floor, not an issue. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
     on collect_env's 'CUDA runtime version' line, and ok on check_env's NVCC line (which names it a compiler). NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
-    `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue).
+    `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue). A header reading
+    `CUDA Version: ERR!` (nvidia-smi could not load libcuda to ask it; under WSL 2 the one in /usr/lib/wsl/lib) over
+    a driver whose branch's CUDA is known, with no runtime shown, is no version gap (not an issue).
     An engine shown without its CUDA runtime (its command, a serving container's image or command, the user's words)
     is ok on a driver at or above the floor of the newest CUDA major (runs_every_runtime): that driver runs any
     runtime the engine may ship.

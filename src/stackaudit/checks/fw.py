@@ -253,7 +253,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     whose header shows a library of another branch than the Windows driver (`NVIDIA-SMI 580.105.08` over `572.16`):
     a Linux driver package installed inside WSL, which shadows the libraries the Windows driver ships; a VM whose
     kernel log shows the driver refusing the passed-through GPU at probe ("is not supported by the NVIDIA ...
-    driver release"): the device the hypervisor presents is not one the guest's driver binds.
+    driver release"): the device the hypervisor presents is not one the guest's driver binds; a Windows host's GPU table
+    (its TCC/WDDM column) beside the user's words that the GPU fails in WSL (`can never get nvidia-smi to work under
+    WSL`, `I get this error in WSL:`), or beside words naming WSL where a GPU shown is in TCC mode: WSL 2 is handed
+    WDDM GPUs only, through the Windows driver's paravirtual device, so the GPUs do not reach the VM.
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU loses nothing to this (not an issue).
