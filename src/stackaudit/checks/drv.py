@@ -410,7 +410,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     shows the branch's own): of the same major above the floor, not an issue. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
     on collect_env's 'CUDA runtime version' line, and ok on check_env's NVCC line (which names it a compiler). NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
-    `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue).
+    `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue). A header reading
+    `CUDA Version: ERR!` (nvidia-smi could not load libcuda to ask it; under WSL 2 the one in /usr/lib/wsl/lib) over
+    a driver whose branch's CUDA is known, with no runtime shown, is no version gap (not an issue).
     An engine shown without its CUDA runtime (its command, a serving container's image or command, the user's words)
     is ok on a driver at or above the floor of the newest CUDA major (runs_every_runtime): that driver runs any
     runtime the engine may ship.
@@ -544,6 +546,14 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
     if not torch and proof is not None:
         return _program_ran(proof, f"driver {driver}")
+    header_cuda = nvidia.cuda_version if nvidia is not None else None
+    if not torch and header_cuda and not header_cuda[:1].isdigit() and (branch_cuda := _cuda_of_branch(dv)):
+        # `CUDA Version: ERR!`: nvidia-smi could not ask libcuda its version; the driver's branch still sets it.
+        return not_an_issue(f"the nvidia-smi header reads `CUDA Version: {header_cuda}`, which looks like a driver "
+                            f"too old or mismatched for CUDA, but driver {driver} is of a branch that supports CUDA up "
+                            f"to {branch_cuda}: nvidia-smi failed to load the CUDA driver library (libcuda; under WSL 2 "
+                            "the one in /usr/lib/wsl/lib) to ask it, which is no version gap",
+                            actual={"driver": driver, "cuda": header_cuda})
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or cuda_of_branch(dv) or '?'}); torch's "

@@ -253,7 +253,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     whose header shows a library of another branch than the Windows driver (`NVIDIA-SMI 580.105.08` over `572.16`):
     a Linux driver package installed inside WSL, which shadows the libraries the Windows driver ships; a VM whose
     kernel log shows the driver refusing the passed-through GPU at probe ("is not supported by the NVIDIA ...
-    driver release"): the device the hypervisor presents is not one the guest's driver binds.
+    driver release"): the device the hypervisor presents is not one the guest's driver binds; a Windows host's GPU table
+    (its TCC/WDDM column) beside the user's words that the GPU fails in WSL (`can never get nvidia-smi to work under
+    WSL`, `I get this error in WSL:`), or beside words naming WSL where a GPU shown is in TCC mode: WSL 2 is handed
+    WDDM GPUs only, through the Windows driver's paravirtual device, so the GPUs do not reach the VM.
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU loses nothing to this (not an issue).
@@ -271,6 +274,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
     not shown.
     """
+    if not virtualization.vm and (unreached := _wsl_unreached(virtualization, nvidia)):
+        return unreached
     if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
         return unknown(f"{virtualization.source}: a Windows host, but no source tells whether it is a virtual machine",
                        hint="paste `systeminfo` (its System Model line) or `nvidia-smi -q`")
@@ -387,6 +392,33 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
         hint="run `nvidia-smi topo -p2p r` in the VM: anything but OK between TP peers means NCCL falls back",
         actual=virtualization.vm)
+
+
+def _wsl_unreached(virtualization: Virtualization, nvidia: NvidiaGpus | None) -> Outcome | None:
+    """FW-VM where the GPU table is a Windows host's and the user's words name a WSL VM on it (Virtualization
+    wsl_guest): an issue where those words say the GPU fails in the VM, or where a GPU shown is in TCC mode (WSL 2 is
+    handed WDDM GPUs only); None otherwise."""
+    if not virtualization.wsl_guest:
+        return None
+    tcc = [g for g in (nvidia.gpus if nvidia is not None else ()) if g.driver_model == "TCC"]
+    if not virtualization.wsl_fails and not tcc:
+        return None
+    said = (f"GPU {', '.join(g.label for g in tcc)} in TCC mode, which Windows never hands to WSL (its GPU "
+            "paravirtualisation shares WDDM GPUs only), so the VM cannot use it at all") if tcc else ""
+    fails = ("the GPUs do not reach this VM while the host's own nvidia-smi sees them: WSL 2 gets a GPU only through "
+             "the Windows driver's paravirtual device (/dev/dxg, /usr/lib/wsl/lib), which WSL 1, an old WSL kernel or "
+             "a Linux NVIDIA driver installed inside the distribution breaks, so no CUDA work runs in it"
+             if virtualization.wsl_fails else "")
+    return issue(f"a WSL VM on this Windows host ({virtualization.wsl_guest}; the GPU table is the host's: "
+                 f"{virtualization.source}): " + "; ".join(x for x in (fails, said) if x),
+                 actual={"vm": "microsoft", "wsl_fails": virtualization.wsl_fails,
+                         "tcc": [g.subject for g in tcc]},
+                 expected="WSL 2 with the Windows driver's GPU (nvidia-smi works inside it) on a GPU in WDDM mode",
+                 subjects=[g.subject for g in tcc],
+                 fix=advice("Run `wsl -l -v` (VERSION 2) and `wsl --update`; inside the distribution use the "
+                            "Windows driver's libraries in /usr/lib/wsl/lib and remove any Linux NVIDIA driver "
+                            "package; give WSL a GPU in WDDM mode (`nvidia-smi -g N -dm 0` on Windows)",
+                            cost="runtime"))
 
 
 def _p2p_broken(bandwidth: P2pBandwidth | None, data_tests: P2pDataTests | None) -> list[str]:

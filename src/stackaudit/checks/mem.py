@@ -24,6 +24,7 @@ from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.mig_setup import MigSetup
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import Parallelism
+from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.symptoms import MIG_ENABLED
@@ -388,6 +389,9 @@ def _mig(nvidia: NvidiaGpus, parallelism: Parallelism | None, mig_setup: MigSetu
 # headless GPU 4 MiB or more, while an idle GPU's row reads 0-2 MiB. A GPU whose process list is not shown but whose
 # row shows less, with no display, holds no other process.
 _NO_CONTEXT_MIB = 3.0
+# A display GPU whose whole used memory is at most this share of its memory (70 MiB of 49140, corpus 1159) holds no
+# model and no more than a display's share: the display costs the server nothing of note there.
+_DISPLAY_ONLY_SHARE = 0.02
 
 
 @check(
@@ -408,10 +412,11 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None,
                engine_gpu_memory: EngineGpuMemory | None = None,
                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
-               time_slicing: TimeSlicing | None = None) -> Outcome:
+               time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
-    engine's processes.
+    engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
+    nvidia-smi header's split versions, a Windows host's table beside the user's words naming WSL).
 
     Bad value: processes that are not the engine's holding GPU memory on serving GPUs; `Display
     Active: Enabled` (Xorg/Wayland on that GPU); an MPS daemon running unintentionally.
@@ -424,7 +429,11 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
 
     Traps: the engine's own processes appear (API server, workers, small allocations): they are not
     foreign. A display on a GPU that shows no serving work (no engine or GPU container, no compute
-    process of 1 GiB, under half its memory used: a desktop or laptop) is a note, not an issue.
+    process of 1 GiB, under half its memory used: a desktop or laptop) is a note, not an issue, and so is a display on
+    a serving GPU whose whole used memory is at most 2 % of it (no model loaded yet: the display holds no more).
+    Under WSL 2 a display GPU is an issue (low) even without serving work: the VM reaches it through the Windows
+    driver's GPU paravirtualisation (WDDM), so the Windows desktop and every Windows app share its memory and time
+    slices with the CUDA work in the VM, which can neither see their processes nor make the GPU headless.
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
 
     A pod that asks for a slice of each GPU (HAMi's `nvidia.com/gpumem`, `nvidia.com/gpumem-percentage` or
@@ -484,11 +493,24 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     workload = bool(engine) or any(c.gpu_requested and not c.diagnostic_only
                                    for c in (docker_containers.gpu_or_serving if docker_containers else ()))
     idle_display = [g for g in display if not workload and not g.serving_work]
-    display = [g for g in display if g not in idle_display]
+    # Under WSL 2 the GPU is the Windows host's, shared with its desktop through WDDM: no display there is idle.
+    wsl = virtualization is not None and (virtualization.wsl or bool(virtualization.wsl_guest))
+    wsl_display = idle_display if wsl else []
+    idle_display = [g for g in idle_display if g not in wsl_display]
+    light = [] if wsl else [g for g in display if g not in idle_display and _display_only(g)]
+    display = [g for g in display if g not in idle_display and g not in wsl_display and g not in light]
     if display:
         problems.append(f"a display is active on GPU(s) {gpu_indices(display)} (desktop/Xorg costs memory and adds "
                         "latency jitter)")
         subjects += [g.subject for g in display]
+    if wsl_display:
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
+                          else f"GPU {g.index}" for g in wsl_display)
+        problems.append(f"a display is active on GPU(s) {gpu_indices(wsl_display)} ({shown}), which WSL 2 reaches "
+                        "through the Windows driver's GPU paravirtualisation (WDDM): the Windows desktop and every "
+                        "Windows app share its memory and time slices with the CUDA work in the VM, which sees none "
+                        "of their processes")
+        subjects += [g.subject for g in wsl_display]
     serious = False  # another program's engine or MPS (P1); a display server alone is P2
     if nvidia_services is not None and nvidia_services.mps.pids:
         serious = True
@@ -521,8 +543,17 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if problems:
         # Another program's engine takes memory and SMs from the server (P1); a display server costs some
         # memory and jitter (P2).
-        return issue("; ".join(problems), actual=actual, expected="only the serving engine on the serving GPUs",
-                     subjects=sorted(set(subjects)), severity="medium" if serious else "low")
+        shared = issue("; ".join(problems), actual=actual, expected="only the serving engine on the serving GPUs",
+                       subjects=sorted(set(subjects)), severity="medium" if serious else "low")
+        # The WSL display alone is judged over the GPUs whose display the table shows.
+        return over_gpus(nvidia, gpus, shared, "nvidia-smi") if wsl_display and len(problems) == 1 else shared
+    if light:
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB used" for g in light
+                          if g.memory_used_mib is not None and g.memory_total_mib is not None)
+        return over_gpus(nvidia, light, not_an_issue(
+            f"a display is active on GPU(s) {gpu_indices(light)}, but the GPU's whole used memory ({shown}) is a "
+            "display's share and no model's: the display costs the server nothing of note", actual=actual,
+            subjects=[g.subject for g in light]), "nvidia-smi")
     if idle_display:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
                           else f"GPU {g.index}" for g in idle_display)
@@ -545,6 +576,13 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if idle:
         msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
     return ok_over_gpus(nvidia, procs_known + idle, msg, actual=actual, ask="nvidia-smi")
+
+
+def _display_only(gpu: GpuInfo) -> bool:
+    """Whether a display GPU's whole used memory is at most _DISPLAY_ONLY_SHARE of it, with no compute process."""
+    used, total = gpu.memory_used_mib, gpu.memory_total_mib
+    return (used is not None and total is not None and total > 0 and used <= total * _DISPLAY_ONLY_SHARE
+            and not gpu.compute_processes)
 
 
 def _gpu_slices(sliced: list[DockerContainer]) -> Outcome:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stated_gpus
 from stackaudit.facts.peer_access import NHC_BW
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, read_source
 from stackaudit.facts.sources import (
     ENGINE_COMMAND,
     ENGINE_LOG,
@@ -241,6 +241,7 @@ class PlatformWords:
     what: str
     vm: str = "none"  # what the statement says: "none" (bare metal) or the hypervisor, as systemd-detect-virt names it
     wsl: bool = False  # the statement names WSL 2, whose GPU the Windows driver drives
+    fails: bool = False  # the statement says the GPU (nvidia-smi, CUDA) fails in that WSL VM
 
 
 # Statements, not mentions: VM threads compare with bare metal ("25% of baremetal speed", NVIDIA/nccl#2171; "the
@@ -253,6 +254,13 @@ PLATFORM_WORDS = (
                   "the user says bare metal, not a VM"),
     PlatformWords(r"^[\s*>•-]*(?:\*\*)?bare[- ]?metal(?:\*\*)?\s+(?:\S+\s+){0,3}?(?:\d+\s*x\s*\w|server\b|node\b|"
                   r"host\b|machine\b|workstation\b)", "the user lists the machine as bare metal"),
+    # A failure the user places in WSL (`can never get nvidia-smi to work under WSL`, corpus 1169; `I get this error
+    # in WSL:`, corpus 1177): a WSL VM, WSL 2's unless it has no GPU at all, whose GPU does not work. The failure and
+    # WSL in one clause: `cannot detect my GPU inside the container, but it works fine on WSL` (corpus 376) is none.
+    PlatformWords(r"\b(?:errors?|fail(?:s|ed|ing|ure)?|never\b[^,;.]*|can(?:no|')t\b[^,;.]*|"
+                  r"(?:does|do|did|wo)n't\b[^,;.]*|(?:does|do|did) not\b[^,;.]*)\s+(?:in|under|inside|on|within)\s+"
+                  r"(?:the\s+|my\s+)?WSL\s?2?\b", "the user says the GPU fails in WSL (a Hyper-V utility VM)",
+                  "microsoft", wsl=True, fails=True),
     # WSL 2 runs Linux, and the GPU it is handed (GPU-PV), in a Hyper-V utility VM; WSL 1 has no GPU. A line that
     # names WSL 2 beside a negation or a comparison states nothing of this machine.
     PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b).*\bWSL\s?2\b",
@@ -326,6 +334,10 @@ class Virtualization:
     # "" where they do not say. WSL 2 is Linux in a Hyper-V VM: vm "microsoft", os "".
     os: str = ""
     wsl: bool = False  # WSL 2's utility VM: its GPU is the Windows driver's, with no Linux NVIDIA kernel module
+    # A Windows host (os "windows") whose user's words name a WSL VM on it (PLATFORM_WORDS, wsl): that statement,
+    # "" where none does. The GPU table shown is the host's; the VM reaches those GPUs through the Windows driver.
+    wsl_guest: str = ""
+    wsl_fails: bool = False  # that statement says the GPU fails in the VM (nvidia-smi, CUDA)
 
     @property
     def is_vm(self) -> bool:
@@ -533,8 +545,21 @@ def virtualization(ctx: FactContext) -> Virtualization:
         return _machine(ctx)
     except FactUnavailable:
         if windows := _windows_host(ctx):
-            return Virtualization("", windows, os="windows")
+            guest = _wsl_guest(ctx)
+            return Virtualization("", windows, os="windows", wsl_guest=f"{guest[1].what}: {guest[0][:120]!r}"
+                                  if guest else "", wsl_fails=guest is not None and guest[1].fails)
         raise
+
+
+def _wsl_guest(ctx: FactContext) -> tuple[str, PlatformWords] | None:
+    """The line of the user's words (USER_MACHINE) that names a WSL VM (a PLATFORM_WORDS row with wsl), one that
+    says the GPU fails there first; None where none does."""
+    try:
+        text = read_source(ctx.host, USER_MACHINE)
+    except (NotCaptured, FactUnavailable):
+        return None
+    said = [(line.strip(), words) for line in text.splitlines() if (words := platform_words(line)) and words.wsl]
+    return next((s for s in said if s[1].fails), said[0] if said else None)
 
 
 def _machine(ctx: FactContext) -> Virtualization:
