@@ -547,7 +547,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if not torch and proof is not None:
         return _program_ran(proof, f"driver {driver}")
     header_cuda = nvidia.cuda_version if nvidia is not None else None
-    if not torch and header_cuda and not header_cuda[:1].isdigit() and (branch_cuda := _cuda_of_branch(dv)):
+    if not torch and header_cuda and not header_cuda[:1].isdigit() and (branch_cuda := cuda_of_branch(dv)):
         # `CUDA Version: ERR!`: nvidia-smi could not ask libcuda its version; the driver's branch still sets it.
         return not_an_issue(f"the nvidia-smi header reads `CUDA Version: {header_cuda}`, which looks like a driver "
                             f"too old or mismatched for CUDA, but driver {driver} is of a branch that supports CUDA up "
