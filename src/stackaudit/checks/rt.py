@@ -465,7 +465,8 @@ def _jit_toolkit_problems(e: PythonEnvironment) -> list[str]:
                    "to a CUDA toolkit matching torch's (>= 12.9 for sm_120 JIT), or use the engine's official "
                    "container", cost="restart", scope="container"),
     references=("https://github.com/lightseekorg/tokenspeed/pull/284", "https://github.com/vllm-project/vllm/issues/50705",
-                "https://github.com/vllm-project/vllm/issues/44305", "https://github.com/vllm-project/vllm/issues/19810"),
+                "https://github.com/vllm-project/vllm/issues/44305", "https://github.com/vllm-project/vllm/issues/19810",
+                "https://github.com/flashinfer-ai/flashinfer/issues/514"),
 )
 def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None = None) -> Outcome:
     """Reads: `flashinfer-python`, `flashinfer-cubin`, `flashinfer-jit-cache` versions in the
@@ -496,10 +497,10 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
         absent = [e for e in python_env.environments
                   if e.engine == "sglang" and any(n.startswith("flashinfer") for n in e.not_importable)]
         for e in absent:
-            if problems := _jit_toolkit_problems(e):
+            if unbuildable := _jit_toolkit_problems(e):
                 return issue(f"FlashInfer, SGLang's first-choice attention backend, is not importable in the shell of "
                              f"this {e.source} (`flashinfer: Module Not Found`), and its CUDA_HOME toolkit cannot "
-                             "JIT-build FlashInfer's kernels once installed: " + "; ".join(problems) + where,
+                             "JIT-build FlashInfer's kernels once installed: " + "; ".join(unbuildable) + where,
                              actual={"flashinfer": "Module Not Found",
                                      "cuda_home": f"{e.cuda_home} ({e.cuda_home_version}, from {e.cuda_home_from})"},
                              expected=f"CUDA_HOME a toolkit >= {'.'.join(map(str, FLASHINFER_MIN_NVCC))} matching "
