@@ -498,9 +498,10 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
                   if e.engine == "sglang" and any(n.startswith("flashinfer") for n in e.not_importable)]
         for e in absent:
             if unbuildable := _jit_toolkit_problems(e):
-                return issue(f"FlashInfer, SGLang's first-choice attention backend, is not importable in the shell of "
-                             f"this {e.source} (`flashinfer: Module Not Found`), and its CUDA_HOME toolkit cannot "
-                             "JIT-build FlashInfer's kernels once installed: " + "; ".join(unbuildable) + where,
+                return issue(f"CUDA_HOME's NVCC {e.cuda_home_version} cannot JIT-build FlashInfer (SGLang's "
+                             f"first-choice attention backend), not importable in the shell of this {e.source} "
+                             "(`flashinfer` Module Not Found), once it is installed there: "
+                             + "; ".join(unbuildable) + where,
                              actual={"flashinfer": "Module Not Found",
                                      "cuda_home": f"{e.cuda_home} ({e.cuda_home_version}, from {e.cuda_home_from})"},
                              expected=f"CUDA_HOME a toolkit >= {'.'.join(map(str, FLASHINFER_MIN_NVCC))} matching "
