@@ -430,6 +430,31 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
 
 # --- RT-FLASHINFER ---------------------------------------------------------------------------
 
+# FlashInfer's sources include cuda_fp8.h, which CUDA 11.8 introduced: with an older nvcc none of its kernels JIT-builds
+# (flashinfer-ai/flashinfer#514, its maintainer: "For old version of cuda (<11.8), flashinfer didn't compile because we
+# include fp8 headers directly without guard", closed wontfix; sgl-project/sglang#5389: `fatal error: cuda_fp8.h` under
+# NVCC 11.7, corpus 1184).
+FLASHINFER_MIN_NVCC = (11, 8)
+
+
+def _jit_toolkit_problems(e: PythonEnvironment) -> list[str]:
+    """What is wrong with the toolkit FlashInfer JIT-builds with (CUDA_HOME's nvcc) in one environment: one of
+    another major than torch's CUDA or older than it (FlashInfer's JIT links that toolkit's cudart beside torch's,
+    flashinfer/jit/cpp_ext.py), and one too old for FlashInfer's fp8 headers."""
+    torch_cuda = release(e.torch_cuda, 2)
+    home_cuda = release(e.cuda_home_version, 2)
+    problems: list[str] = []
+    if not home_cuda:
+        return problems
+    if torch_cuda and (home_cuda[0] != torch_cuda[0] or home_cuda < torch_cuda):
+        problems.append(f"CUDA_HOME {e.cuda_home} is CUDA {e.cuda_home_version} but torch is built with "
+                        f"CUDA {e.torch_cuda}: FlashInfer JIT compiles against the wrong toolkit")
+    if home_cuda < FLASHINFER_MIN_NVCC:
+        problems.append(f"nvcc {e.cuda_home_version} predates cuda_fp8.h (CUDA 11.8), which FlashInfer's sources "
+                        "include, so none of its kernels JIT-builds (flashinfer-ai/flashinfer#514)")
+    return problems
+
+
 
 @check(
     "RT-FLASHINFER",
@@ -440,7 +465,8 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
                    "to a CUDA toolkit matching torch's (>= 12.9 for sm_120 JIT), or use the engine's official "
                    "container", cost="restart", scope="container"),
     references=("https://github.com/lightseekorg/tokenspeed/pull/284", "https://github.com/vllm-project/vllm/issues/50705",
-                "https://github.com/vllm-project/vllm/issues/44305", "https://github.com/vllm-project/vllm/issues/19810"),
+                "https://github.com/vllm-project/vllm/issues/44305", "https://github.com/vllm-project/vllm/issues/19810",
+                "https://github.com/flashinfer-ai/flashinfer/issues/514"),
 )
 def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None = None) -> Outcome:
     """Reads: `flashinfer-python`, `flashinfer-cubin`, `flashinfer-jit-cache` versions in the
@@ -449,7 +475,11 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
 
     Bad value: the FlashInfer packages at different versions (FlashInfer refuses to import unless
     FLASHINFER_DISABLE_VERSION_CHECK=1, and then stale cubins crash); a CUDA_HOME toolkit of
-    another major version than torch's CUDA, or older than it (JIT builds against the wrong CUDA).
+    another major version than torch's CUDA, or older than it (JIT builds against the wrong CUDA);
+    an nvcc older than 11.8, which lacks the cuda_fp8.h FlashInfer's sources include, so none of
+    its kernels JIT-builds (flashinfer-ai/flashinfer#514). Where SGLang's check_env prints
+    `flashinfer: Module Not Found`, such a toolkit is still an issue (FlashInfer could not be
+    JIT-built there once installed); with a usable toolkit the engine's backend is unknown.
 
     Why: FlashInfer kernels come precompiled (cubin, jit-cache) or JIT-compiled with CUDA_HOME's
     nvcc; mixed versions or toolchains fail at load or at first use, and vLLM then falls back to
@@ -457,10 +487,31 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
 
     Traps: a missing system CUDA toolkit is fine when nothing JIT-compiles (precompiled cubins
     cover the common cases). On sm_120 GPUs JIT needs nvcc >= 12.9 (checked once GPU facts exist).
+    A toolkit newer than torch's CUDA within its major is ok: torch's extension builder only warns
+    on a minor-version difference, and FlashInfer picks its nvcc flags from that nvcc's version.
     """
     envs = [e for e in python_env.environments if any(n.startswith("flashinfer") for n in e.packages)]
     where = _where(python_env)
     if not envs and python_env.from_report:  # a pasted report, maybe cut: no flashinfer line proves none
+        # SGLang's check_env prints `flashinfer: Module Not Found` where `import flashinfer` failed in its shell.
+        absent = [e for e in python_env.environments
+                  if e.engine == "sglang" and any(n.startswith("flashinfer") for n in e.not_importable)]
+        for e in absent:
+            if unbuildable := _jit_toolkit_problems(e):
+                return issue(f"CUDA_HOME's NVCC {e.cuda_home_version} cannot JIT-build FlashInfer (SGLang's "
+                             f"first-choice attention backend), not importable in the shell of this {e.source} "
+                             "(`flashinfer` Module Not Found), once it is installed there: "
+                             + "; ".join(unbuildable) + where,
+                             actual={"flashinfer": "Module Not Found",
+                                     "cuda_home": f"{e.cuda_home} ({e.cuda_home_version}, from {e.cuda_home_from})"},
+                             expected=f"CUDA_HOME a toolkit >= {'.'.join(map(str, FLASHINFER_MIN_NVCC))} matching "
+                                      "torch's CUDA",
+                             evidence=[f"{e.source}: flashinfer: Module Not Found",
+                                       f"{e.source}: NVCC release {e.cuda_home_version}, torch CUDA {e.torch_cuda}"])
+        if absent:
+            return unknown(f"the pasted report shows FlashInfer not importable in the shell it ran in (`flashinfer: "
+                           f"Module Not Found`): whether the engine ran FlashInfer at all is not shown{where}",
+                           hint="paste the engine's start-up log (its attention backend line)")
         return unknown(f"FlashInfer's version is not in the pasted report{where}", hint="paste the whole report")
     if not envs:
         return not_applicable(f"FlashInfer is not installed in the serving environment{where}")
@@ -483,14 +534,10 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
             if disabled_check:
                 severe = True
                 problems[-1] += " with FLASHINFER_DISABLE_VERSION_CHECK=1 (stale cubins crash)"
-        torch_cuda = release(e.torch_cuda, 2)
-        home_cuda = release(e.cuda_home_version, 2)
         if e.cuda_home_version:
             actual["cuda_home"] = f"{e.cuda_home} ({e.cuda_home_version}, from {e.cuda_home_from})"
             evidence.append(f"{e.cuda_home}/version.json: CUDA {e.cuda_home_version}")
-        if torch_cuda and home_cuda and (home_cuda[0] != torch_cuda[0] or home_cuda < torch_cuda):
-            problems.append(f"CUDA_HOME {e.cuda_home} is CUDA {e.cuda_home_version} but torch is built with "
-                            f"CUDA {e.torch_cuda}: FlashInfer JIT compiles against the wrong toolkit")
+        problems.extend(_jit_toolkit_problems(e))
     if problems:
         return issue("; ".join(problems) + where, actual=actual,
                      expected="one FlashInfer version; CUDA_HOME matching torch's CUDA",
@@ -498,7 +545,12 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
     if not any(e.cuda_home_version for e in envs):
         return not_an_issue("no CUDA toolkit (CUDA_HOME, /usr/local/cuda) for FlashInfer's JIT: fine while the "
                             f"precompiled cubins cover the kernels in use{where}", actual=actual, evidence=evidence)
-    return ok("FlashInfer packages agree and the JIT toolkit matches torch's CUDA" + where,
+    newer = [f"CUDA_HOME's CUDA {e.cuda_home_version} is newer than torch's {e.torch_cuda} within CUDA "
+             f"{release(e.torch_cuda, 1)[0]} (a minor-version difference torch's extension builder only warns on)"
+             for e in envs if e.cuda_home_version and e.torch_cuda
+             and release(e.cuda_home_version, 2) > release(e.torch_cuda, 2)]
+    return ok("FlashInfer packages agree and the JIT toolkit "
+              + ("is one FlashInfer builds with: " + "; ".join(newer) if newer else "matches torch's CUDA") + where,
               actual=actual, evidence=evidence)
 
 

@@ -59,6 +59,9 @@ class PythonEnvironment:
     cuda_home_version: str | None = None
     read: tuple[str, ...] = ()  # the files and directories this was read from
     notes: tuple[str, ...] = ()
+    # Packages a pasted SGLang check_env prints as `name: Module Not Found` (canonical names): its
+    # `importlib.import_module(name)` raised ModuleNotFoundError in that shell (not installed, or not importable).
+    not_importable: tuple[str, ...] = ()
 
     def version(self, name: str) -> str | None:
         return self.packages.get(canonical(name))
@@ -507,8 +510,12 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
     # check_env names the toolkit JIT builds use: `CUDA_HOME: /usr/local/cuda` and that nvcc's `release 12.4`.
     nvcc = re.search(r"release (\d+\.\d+)", named.get("nvcc", ""))
     home = named.get("cuda-home", "") if nvcc else ""
+    # check_env prints `flashinfer: Module Not Found` where `import flashinfer` raised ModuleNotFoundError.
+    not_importable = tuple(canonical(k) for k, v in report.values.items()
+                           if report.tool == "sglang" and v.strip() == "Module Not Found"
+                           and _CHECK_ENV_PACKAGE.fullmatch(k) and canonical(k) not in packages)
     env = PythonEnvironment(f"pasted {'check_env' if report.tool == 'sglang' else 'collect_env'}", None, engine,
-                            python_version=report.python_version, packages=packages,
+                            python_version=report.python_version, packages=packages, not_importable=not_importable,
                             torch_cuda=report.torch_cuda, cuda_home=home,
                             cuda_home_from="the report's CUDA_HOME and NVCC lines" if home else "",
                             cuda_home_version=nvcc.group(1) if nvcc and home else None)
