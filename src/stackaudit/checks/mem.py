@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from stackaudit.checks.drv import gpu_indices, gpu_list, no_gpu_information, ok_over_gpus, over_gpus
@@ -19,7 +20,16 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainer, DockerContainers
-from stackaudit.facts.gpus import EngineGpuMemory, FreeAtStart, GpuInventory
+from stackaudit.facts.gpus import (
+    GGML_TITLE,
+    GGML_USING_TITLE,
+    NCCL_TESTS_TITLE,
+    P2P_TEST_TITLE,
+    EngineGpuMemory,
+    FreeAtStart,
+    GpuInventory,
+    GpuRecord,
+)
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.mig_setup import MigSetup
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
@@ -214,15 +224,44 @@ def _no_mig(gpu: GpuInfo) -> str:
     return ""
 
 
+# CUDA programs' own device lists (cudaDeviceProp.name). CUDA runs on a MIG-enabled GPU only through its MIG
+# instances, and names an instance after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`, with the slice's memory):
+# a GPU such a list names by its product alone is one CUDA runs on whole, so its MIG mode is off. `nvidia-smi -L` and
+# vLLM's collect_env (which prints `nvidia-smi -L`) name a MIG-enabled GPU by its product too: not in this list.
+CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE)
+_MIG_DEVICE_NAME = re.compile(r"\bMIG\b")
+
+
+def _whole_by_cuda(record: GpuRecord) -> bool:
+    """Whether a CUDA device list (CUDA_DEVICE_LISTS) names this GPU by its product, not as a MIG instance."""
+    return bool(record.model) and not _MIG_DEVICE_NAME.search(record.model) \
+        and any(s in CUDA_DEVICE_LISTS for s in record.shown_by)
+
+
 def _mig_from_models(gpus: GpuInventory | None) -> Outcome:
-    """MEM-MIG where no GPU shows its MIG mode: not applicable over the GPUs whose models the sources name, when none
-    of those models has MIG; else what the engine says of a check without its NVIDIA source."""
+    """MEM-MIG where no GPU shows its MIG mode, over the GPUs whose models the sources name: not applicable when none
+    of those models has MIG; ok when each GPU of a model with MIG is one a CUDA device list names whole
+    (CUDA_DEVICE_LISTS); else what the engine says of a check without its NVIDIA source."""
     named = [r for r in gpus.gpus if r.model] if gpus is not None else []
     why = [_model_without_mig(r.model, architecture_of(r.model, None), r.label) for r in named]
-    if gpus is None or not named or not all(why):
+    if gpus is None or not named:
         return no_gpu_information()
-    return over_subjects(not_applicable("no MIG on these GPUs: " + "; ".join(dict.fromkeys(why))),
-                         [r.label or r.model for r in named], gpus.whole_count, ask="nvidia-smi -L")
+    subjects = [r.label or r.model for r in named]
+    if all(why):
+        return over_subjects(not_applicable("no MIG on these GPUs: " + "; ".join(dict.fromkeys(why))),
+                             subjects, gpus.whole_count, ask="nvidia-smi -L")
+    whole = [r for r, w in zip(named, why, strict=True) if not w]
+    if not all(_whole_by_cuda(r) for r in whole):
+        return no_gpu_information()
+    lists = " and ".join(dict.fromkeys(s for r in whole for s in r.shown_by if s in CUDA_DEVICE_LISTS))
+    models = ", ".join(dict.fromkeys(r.model for r in whole))
+    lacking = [w for w in why if w]
+    judged = ok(f"MIG off: CUDA enumerates {models} as whole GPU(s) ({lists}); a MIG-enabled GPU runs CUDA only "
+                "through its MIG instances, which CUDA names after their slice (`MIG 1g.10gb` and the like)"
+                + (f"; no MIG on {'; '.join(dict.fromkeys(lacking))}" if lacking else ""),
+                actual="whole GPUs in CUDA's device list", expected="MIG Disabled",
+                subjects=[r.label or r.model for r in whole])
+    return over_subjects(judged, subjects, gpus.whole_count, ask="nvidia-smi -q")
 
 
 def _mig_from_instances(setup: MigSetup, parallelism: Parallelism | None) -> Outcome:
