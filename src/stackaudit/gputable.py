@@ -427,6 +427,21 @@ def capability_of(name: str) -> str:
 _FIRST_TURING_DEVICE_ID = 0x1E00
 
 
+def without_mig(name: str, architecture: str = "", label: str = "") -> str:
+    """Why a GPU of this model has no MIG, in words: its product line (FAMILIES), an architecture before Ampere
+    (PRE_AMPERE; `architecture` where the caller knows it, else the name's), its table row (has_mig: NVIDIA's MIG user
+    guide lists no such part); "" when none says. `label` names a GPU shown without its model."""
+    family = family_of(name) if name else None
+    if family is not None and family.mig is False:
+        return f"{name} ({family.what})"
+    architecture = architecture or (architecture_of(name) if name else "")
+    if architecture in PRE_AMPERE:
+        return f"{name or label} ({architecture}: MIG starts with Ampere)"
+    if name and has_mig(name) is False:
+        return f"{name} (NVIDIA's MIG user guide lists no such part)"
+    return ""
+
+
 def architecture_of(name: str, pci_device_id: int | None = None, table: GpuTable | None = None) -> str:
     """The architecture a GPU's name or NVIDIA PCI device id implies: its table row's (for a name the nvidia-smi table
     cut, the one every row it may be shares), else the model number's

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from stackaudit.checks.drv import gpu_indices, gpu_list, no_gpu_information, ok_over_gpus, over_gpus
@@ -19,7 +20,16 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainer, DockerContainers
-from stackaudit.facts.gpus import EngineGpuMemory, FreeAtStart, GpuInventory
+from stackaudit.facts.gpus import (
+    GGML_TITLE,
+    GGML_USING_TITLE,
+    NCCL_TESTS_TITLE,
+    P2P_TEST_TITLE,
+    EngineGpuMemory,
+    FreeAtStart,
+    GpuInventory,
+    GpuRecord,
+)
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.mig_setup import MigSetup
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
@@ -39,7 +49,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import PRE_AMPERE, architecture_of, family_of, has_mig
+from stackaudit.gputable import family_of, without_mig
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -207,24 +217,49 @@ def _ecc_shipped_on(gpus: list[GpuInfo]) -> str:
 
 
 def _no_mig(gpu: GpuInfo) -> str:
-    """Why this GPU has no MIG: its model (_model_without_mig), or its own MIG cell reading `N/A` (NVML: not
+    """Why this GPU has no MIG: its model (gputable.without_mig), or its own MIG cell reading `N/A` (NVML: not
     supported); "" when none says."""
-    if why := _model_without_mig(gpu.name, gpu.implied_architecture, gpu.label):
+    if why := without_mig(gpu.name, gpu.implied_architecture, gpu.label):
         return why
     if "mig" in gpu.unsupported:
         return f"{gpu.name or gpu.label} (MIG mode N/A: not supported)"
     return ""
 
 
+# CUDA programs' own device lists (cudaDeviceProp.name). CUDA runs on a MIG-enabled GPU only through its MIG
+# instances, and names an instance after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`, with the slice's memory):
+# a GPU such a list names by its product alone is one CUDA runs on whole, so its MIG mode is off. `nvidia-smi -L` and
+# vLLM's collect_env (which prints `nvidia-smi -L`) name a MIG-enabled GPU by its product too: not in this list.
+CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE)
+_MIG_DEVICE_NAME = re.compile(r"\bMIG\b")
+
+
+def _whole_by_cuda(record: GpuRecord) -> bool:
+    """Whether a CUDA device list (CUDA_DEVICE_LISTS) names this GPU by its product, not as a MIG instance."""
+    return bool(record.model) and not _MIG_DEVICE_NAME.search(record.model) \
+        and any(s in CUDA_DEVICE_LISTS for s in record.shown_by)
+
+
 def _mig_from_models(gpus: GpuInventory | None) -> Outcome:
-    """MEM-MIG where no GPU shows its MIG mode: not applicable over the GPUs whose models the sources name, when none
-    of those models has MIG; else what the engine says of a check without its NVIDIA source."""
+    """MEM-MIG where no GPU shows its MIG mode, over the GPUs whose models the sources name: ok when each GPU of a
+    model with MIG is one a CUDA device list names whole (CUDA_DEVICE_LISTS), and at least one is; else what the
+    engine says of a check without its NVIDIA source. Where none of those models has MIG, the engine's subject rule
+    says not applicable (facts/applicability.SUBJECTS["mig"], engine/evaluate.not_shown_subject)."""
     named = [r for r in gpus.gpus if r.model] if gpus is not None else []
-    why = [_model_without_mig(r.model, architecture_of(r.model, None), r.label) for r in named]
-    if gpus is None or not named or not all(why):
+    why = [without_mig(r.model, label=r.label) for r in named]
+    whole = [r for r, w in zip(named, why, strict=True) if not w]
+    if gpus is None or not whole or not all(_whole_by_cuda(r) for r in whole):
         return no_gpu_information()
-    return over_subjects(not_applicable("no MIG on these GPUs: " + "; ".join(dict.fromkeys(why))),
-                         [r.label or r.model for r in named], gpus.whole_count, ask="nvidia-smi -L")
+    subjects = [r.label or r.model for r in named]
+    lists = " and ".join(dict.fromkeys(s for r in whole for s in r.shown_by if s in CUDA_DEVICE_LISTS))
+    models = ", ".join(dict.fromkeys(r.model for r in whole))
+    lacking = [w for w in why if w]
+    judged = ok(f"MIG off: CUDA enumerates {models} as whole GPU(s) ({lists}); a MIG-enabled GPU runs CUDA only "
+                "through its MIG instances, which CUDA names after their slice (`MIG 1g.10gb` and the like)"
+                + (f"; no MIG on {'; '.join(dict.fromkeys(lacking))}" if lacking else ""),
+                actual="whole GPUs in CUDA's device list", expected="MIG Disabled",
+                subjects=[r.label or r.model for r in whole])
+    return over_subjects(judged, subjects, gpus.whole_count, ask="nvidia-smi -q")
 
 
 def _mig_from_instances(setup: MigSetup, parallelism: Parallelism | None) -> Outcome:
@@ -244,20 +279,6 @@ def _mig_from_instances(setup: MigSetup, parallelism: Parallelism | None) -> Out
                           "engine is shown running TP > 1 across them", subjects=subjects, evidence=evidence)
     # The GPUs a listing names are those it shows; a listing without them (a MIG device line) states no coverage.
     return over_subjects(judged, subjects, ask="nvidia-smi -q") if subjects else judged
-
-
-def _model_without_mig(name: str, architecture: str, label: str = "") -> str:
-    """Why a GPU of this model has no MIG: its product line (gputable.FAMILIES), an architecture before Ampere
-    (gputable.PRE_AMPERE), its GPU table row (gputable.has_mig: NVIDIA's MIG user guide lists no such part); "" when
-    none says."""
-    family = family_of(name) if name else None
-    if family is not None and family.mig is False:
-        return f"{name} ({family.what})"
-    if architecture in PRE_AMPERE:
-        return f"{name or label} ({architecture}: MIG starts with Ampere)"
-    if name and has_mig(name) is False:
-        return f"{name} (NVIDIA's MIG user guide lists no such part)"
-    return ""
 
 
 @check(
@@ -297,7 +318,11 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     MIG cell reads N/A, or its model is not in NVIDIA's MIG user guide (the GPU table's `mig`).
     Where neither NVML nor nvidia-smi is in the source, the GPU models other listings name (a CUDA program's device
     list, collect_env, ollama's log: the `gpus` fact) decide the same way: not applicable over the GPUs they show when
-    none of those models has MIG.
+    none of those models has MIG (the engine's subject rule, facts/applicability.SUBJECTS). A CUDA program's own
+    device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines) that names each GPU of
+    a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG
+    instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
+    collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
     Where no GPU shows its MIG mode, MIG instances a pasted listing shows (`nvidia-smi -L`, collect_env's GPU list,
     `nvidia-smi mig -lgi`, `dcgmi discovery -c`: facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
     an engine runs TP > 1, else not an issue.

@@ -16,7 +16,9 @@ The subject is absent only from what the source positively shows, never from wha
   board's SXM modules, so one PCIe, NVL or bridged card that CUDA, DCGM or the user names rules it out for the host.
   The same holds where other GPUs are counted without their model (a whole `topo -m` beside a test header that names
   three of its six GPUs).
-  NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out.
+  NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out. MIG is
+  judged over the GPUs shown (`Subject.over_shown`): the models of the GPUs an excerpt names decide for those GPUs,
+  and the not-applicable states that coverage (`K of N GPUs shown`).
 
 A check about one CPU vendor's hardware (`amd-cpu`: amd-pstate) is not applicable where lscpu names another vendor
 (CPU_SUBJECTS); an lscpu excerpt without the vendor and model lines leaves it open.
@@ -57,7 +59,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.system import CpuInfo
-from stackaudit.gputable import has_mig, nvlink_links_of, on_nvswitch
+from stackaudit.gputable import has_mig, nvlink_links_of, on_nvswitch, without_mig
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,11 @@ class Subject:
     lacks: Callable[[str], bool]  # True where the model certainly lacks it
     absent: str = ""  # the message where every model shown lacks it; {models}: the models in words
     host_wide: bool = False  # one GPU shown that lacks it rules it out for the host (see the module docstring)
+    # Each GPU's own, judged over the GPUs shown: a listing that may leave GPUs out (an excerpt, a CUDA list that
+    # CUDA_VISIBLE_DEVICES narrows) decides for the GPUs it names, with that coverage (`over_subjects`).
+    over_shown: bool = False
+    # Why one model lacks it, in words (`A100 PCIe ...`); where set, `{models}` in `absent` is these reasons.
+    why: Callable[[str], str] | None = None
 
 
 NO_NVLINK_WHY = (": GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all-reduce runs at most at TP=2 and "
@@ -84,8 +91,9 @@ SUBJECTS: dict[str, Subject] = {
                       "no NVLink on these GPUs ({models})" + NO_NVLINK_WHY),
     "nvswitch": Subject("NVSwitch", lambda model: on_nvswitch(model) is False,
                         "no NVSwitch ({models}): PCIe or NVLink-bridge GPUs need no Fabric Manager", host_wide=True),
-    "mig": Subject("MIG", lambda model: has_mig(model) is False,
-                   "no MIG on these GPUs ({models}): NVIDIA's MIG user guide lists no such part"),
+    # MEM-MIG judges a whole GPU's MIG mode: a GPU CUDA names lacks MIG or not whatever GPUs a listing leaves out.
+    "mig": Subject("MIG", lambda model: has_mig(model) is False, "no MIG on these GPUs: {models}", over_shown=True,
+                   why=without_mig),
 }
 
 
@@ -260,9 +268,12 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
     models = gpus.models
     if not wanted.absent or not models:
         return ""
-    if not wanted.host_wide and (gpus.count is None or len(models) < gpus.count or gpus.count_unshown):
+    if not wanted.host_wide and not wanted.over_shown and (
+            gpus.count is None or len(models) < gpus.count or gpus.count_unshown):
         return ""
     names = sorted(set(models.values()))
     if not all(wanted.lacks(m) for m in names):
         return ""
+    if wanted.why is not None:
+        return wanted.absent.format(models="; ".join(dict.fromkeys(wanted.why(m) or m for m in names)))
     return wanted.absent.format(models=", ".join(names))

@@ -231,8 +231,12 @@ def parse_collect_env(text: str) -> CollectEnv:
     elif any(k in values for k in ("PyTorch version", "vLLM Version", "Is CUDA available",
                                    "CUDA used to build PyTorch", "GPU models and configuration")):
         tool, fmt = "vllm", "new" if new_format else "old"
-    elif "PyTorch" in values and ("sys.platform" in values
-                                  or sum(k in values for k in OPENMMLAB_FIELDS) >= OPENMMLAB_ENOUGH):
+    elif ("PyTorch" in values and ("sys.platform" in values
+                                   or sum(k in values for k in OPENMMLAB_FIELDS) >= OPENMMLAB_ENOUGH)) or (
+            # ... or cut before its `PyTorch:` line: from its first line with enough of its fields, `numpy_random_seed`
+            # among them (mmengine's own field: no other report prints it), corpus 1187.
+            "sys.platform" in values and "numpy_random_seed" in values
+            and sum(k in values for k in OPENMMLAB_FIELDS) >= OPENMMLAB_ENOUGH):
         # mmengine's collect_env (lmdeploy check_env, mmdeploy check_env.py), from its first line or pasted from any
         # of its fields on with enough of them following.
         tool, fmt = "openmmlab", "openmmlab"
