@@ -915,14 +915,14 @@ def _ggml_graphs(log: ServingLog, gpus: GpuInventory | None) -> Outcome:
     if off:
         return unknown(f"llama.cpp's CUDA build shows USE_GRAPHS=0 ({devices}): it runs without its CUDA graphs, "
                        "which serve single-stream decode; what that costs here is not shown",
-                       actual={d or "CUDA": on for d, on in log.ggml_use_graphs}, evidence=[line],
+                       actual={"use_graphs": {d or "CUDA": on for d, on in log.ggml_use_graphs}, "line": line},
                        hint="compare decode tokens/s with a build made with GGML_CUDA_GRAPHS=ON")
     caps, _ = _capabilities(gpus)
     older = {n: c for n, c in caps.items() if float(c) < 8.0}
     if older:
         return unknown(f"llama.cpp's CUDA build has its CUDA graphs on (USE_GRAPHS=1, {devices}), but ggml turns them "
                        "off itself on GPUs older than Ampere (compute capability 8.0; Volta, 7.0, in recent releases): "
-                       + ", ".join(f"{n} ({c})" for n, c in older.items()), actual={"gpus": older}, evidence=[line],
+                       + ", ".join(f"{n} ({c})" for n, c in older.items()), actual={"gpus": older, "line": line},
                        hint="paste the engine's release, or a debug log's 'disabling CUDA graphs due to GPU "
                        "architecture' line")
     return ok(f"llama.cpp's CUDA build has its CUDA graphs on (USE_GRAPHS=1 for {devices}): ggml captures and replays "
