@@ -570,9 +570,14 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     warning or a P2P failure in the same log follows (unknown, quoted).
 
     Two or more GPUs shown, all GeForce (gputable.FAMILIES: no PCIe P2P with the stock driver), under llama.cpp's
-    own log with no other evidence and no NVLink in the matrix, are not an issue: the driver reports no P2P for
-    them, so none is reported OK and then broken, and llama.cpp copies between them through host memory (an NCCL
-    maintainer: "GeForce cards do not support P2P", https://github.com/NVIDIA/nccl-tests/issues/287).
+    own log or an NCCL log whose channels between the GPUs all go over SHM and none over P2P (corpus 1199), with no
+    other evidence and no NVLink in the matrix, are not an issue: the driver reports no P2P for them, so none is
+    reported OK and then broken, and the engine copies between them through host memory (an NCCL maintainer:
+    "GeForce cards do not support P2P", https://github.com/NVIDIA/nccl-tests/issues/287); an NCCL P2P channel on
+    GeForce is a patched driver's (corpus 762), judged by its own evidence.
+    CUDA's answer 704 (0x2c0, cudaErrorPeerAccessAlreadyEnabled) to `cudaDeviceEnablePeerAccess`, which a debugger
+    prints as an API error (cuda-gdb: `cudaDeviceEnablePeerAccess returned (0x2c0)`), is peer access already on:
+    not an issue where nothing else is shown (facts/peer_access.ALREADY_ENABLED, corpus 1197).
 
     Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, the log says
     the P2P test failed, or NCCL logged `Could not enable P2P between dev …`; DMAR / AMD-Vi faults
