@@ -9,6 +9,7 @@ from stackaudit.facts.applicability import (
     ENGINE_SUBJECTS,
     ENGINES_WITHOUT,
     GGML_ENGINE_NAMES,
+    GGML_STATES,
     SUBJECTS,
 )
 from stackaudit.facts.registry import load_all as load_facts
@@ -46,7 +47,9 @@ def sources_line(spec: CheckSpec) -> str:
     elif spec.applies_to in ENGINE_SUBJECTS:  # the engine's applicability rule reads the engines the paste shows
         lacking = {**GGML_ENGINE_NAMES, **ENGINES_WITHOUT.get(spec.applies_to, {})}
         parts.append("applies to the serving engine: not applicable where every engine the paste shows is "
-                     f"{' or '.join(lacking.values())} (facts/applicability.py)")
+                     f"{' or '.join(lacking.values())}"
+                     + (f", unless {GGML_STATES[spec.applies_to][1]}" if spec.applies_to in GGML_STATES else "")
+                     + " (facts/applicability.py)")
     elif spec.applies_to:  # the engine's applicability rule reads the GPU inventory and the driver
         parts.append(f"applies to {SUBJECTS[spec.applies_to].words}: not applicable where gpus and nvidia_driver show "
                      "none (facts/applicability.py)")

@@ -570,9 +570,14 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     warning or a P2P failure in the same log follows (unknown, quoted).
 
     Two or more GPUs shown, all GeForce (gputable.FAMILIES: no PCIe P2P with the stock driver), under llama.cpp's
-    own log with no other evidence and no NVLink in the matrix, are not an issue: the driver reports no P2P for
-    them, so none is reported OK and then broken, and llama.cpp copies between them through host memory (an NCCL
-    maintainer: "GeForce cards do not support P2P", https://github.com/NVIDIA/nccl-tests/issues/287).
+    own log or an NCCL log whose channels between the GPUs all go over SHM and none over P2P (corpus 1199), with no
+    other evidence and no NVLink in the matrix, are not an issue: the driver reports no P2P for them, so none is
+    reported OK and then broken, and the engine copies between them through host memory (an NCCL maintainer:
+    "GeForce cards do not support P2P", https://github.com/NVIDIA/nccl-tests/issues/287); an NCCL P2P channel on
+    GeForce is a patched driver's (corpus 762), judged by its own evidence.
+    CUDA's answer 704 (0x2c0, cudaErrorPeerAccessAlreadyEnabled) to `cudaDeviceEnablePeerAccess`, which a debugger
+    prints as an API error (cuda-gdb: `cudaDeviceEnablePeerAccess returned (0x2c0)`), is peer access already on:
+    not an issue where nothing else is shown (facts/peer_access.ALREADY_ENABLED, corpus 1197).
 
     Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, the log says
     the P2P test failed, or NCCL logged `Could not enable P2P between dev …`; DMAR / AMD-Vi faults
@@ -704,17 +709,29 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                               actual=[serving_log.p2p_check_skipped, log_fail[0]])
     if serving_log is not None and serving_log.p2p_pairs():
         return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
+    already = peer_refusals.already_enabled if peer_refusals is not None else ()
+    if already:
+        # CUDA's 704 (0x2c0) to cudaDeviceEnablePeerAccess: the pair's peer access was on already, which NCCL ignores
+        # (facts/peer_access.ALREADY_ENABLED); a debugger prints it as an API error (corpus 1197).
+        granted = not_an_issue(f"\"{already[0]}\" is CUDA's answer 704 (0x2c0, cudaErrorPeerAccessAlreadyEnabled): "
+                               "peer access for that pair was enabled already, which the program ignores; a debugger "
+                               "such as cuda-gdb prints every such return as an API error, but it shows peer access "
+                               "granted, not P2P failing", actual=list(already[:3]), evidence=list(already[:3]))
+        shown = [g.label for g in gpus.gpus] if gpus is not None else []
+        return over_subjects(granted, shown, gpus.whole_count, ask="nvidia-smi -L") if gpus is not None and shown \
+            else granted
     models = _models(gpus)
-    if len(models) >= 2 and _is_geforce(models) and driver_ok is not True and serving_log is not None \
-            and serving_log.engine == "llamacpp" and not (gpu_topology is not None and gpu_topology.has_nvlink):
+    host_memory = _geforce_host_path(serving_log)
+    if len(models) >= 2 and _is_geforce(models) and driver_ok is not True and host_memory \
+            and not (gpu_topology is not None and gpu_topology.has_nvlink):
         # The stock driver answers "not supported" for GeForce peer access (gputable.FAMILIES): no P2P is reported
-        # OK, so none can be OK and then broken; llama.cpp then copies between the cards through host memory.
-        # Only for llama.cpp's own log: a NCCL test or an engine over NCCL on GeForce is left to its own evidence
-        # (a patched driver gives them P2P, corpus 762).
+        # OK, so none can be OK and then broken; the engine then copies between the cards through host memory.
+        # Only where the log shows that path: llama.cpp's own log, or NCCL connecting the cards over SHM and none over
+        # P2P (corpus 1199); a NCCL log with P2P channels on GeForce has a patched driver (corpus 762), its own case.
         cards = ", ".join(gpus.in_words(m) if gpus is not None else m for m in sorted(set(models.values())))
         return over_subjects(not_an_issue(
             f"{cards}: GeForce cards get no PCIe P2P from the stock driver (NVIDIA's policy), so the driver reports "
-            "none rather than P2P that then fails; llama.cpp copies between them through host memory by design, the "
+            f"none rather than P2P that then fails; {host_memory} by design, the "
             "price of splitting a model over them, not a broken path to fix"),
             [_subject(f"GPU{i}", gpus) for i in sorted(models)], gpus.whole_count if gpus is not None else None,
             ask="nvidia-smi -L")
@@ -733,6 +750,20 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
         + " and trusts the driver's report" + said,
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
                    "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+
+
+def _geforce_host_path(log: ServingLog | None) -> str:
+    """How the log shows an engine moving data between GPUs through host memory, in words ("" where it does not):
+    llama.cpp's own log (it copies between its devices through the host where peer access is off), or NCCL channels
+    between ranks of one host all over SHM, none over P2P (`via SHM/direct/direct`, transport/shm.cc)."""
+    if log is None:
+        return ""
+    if log.engine == "llamacpp":
+        return "llama.cpp copies between them through host memory"
+    local = [c for c in log.channels if c.transport in ("SHM", "P2P") and c.src != c.dst]
+    if local and all(c.transport == "SHM" for c in local):
+        return f"NCCL connects them through host shared memory (\"{local[0].line}\")"
+    return ""
 
 
 def _nvbandwidth_peer(key: str, cells: tuple[tuple[int, int, float], ...], gpus: GpuInventory | None) -> Outcome:

@@ -856,7 +856,7 @@ def _graphs_in_decode_lines(log: ServingLog) -> Outcome:
 def cuda_graphs(serving_processes: ServingProcesses | None = None,
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                 engine_commands: EngineCommands | None = None, collect_env: CollectEnv | None = None,
-                python_env: PythonEnv | None = None) -> Outcome:
+                python_env: PythonEnv | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the command line of each engine's top process (/proc/<pid>/cmdline: the API server
     holds the flags; titled children do not) and the config file it names (`--config`,
     `--extra_llm_api_options`); else a container's engine arguments, the engine's log, or a pasted
@@ -899,8 +899,18 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     Without the release, SGLang stays `unknown` (releases before sgl-project/sglang#612 left graphs off
     by default), and a flag that ran without graphs before some release (SGLANG_EAGER_BEFORE: `--enable-mla`
     before sgl-project/sglang#1401) is named in the reason (corpus 1068).
+
+    llama.cpp and ollama (ggml) have CUDA graphs of their own, built in with GGML_CUDA_GRAPHS: the build's feature line
+    states it (`USE_GRAPHS = 1` in llama.cpp's `system_info:`, `CUDA.0.USE_GRAPHS=1` in ollama's `msg=system`), and
+    that state settles the check for that engine: `1` on every device is `ok` (corpus 1155, 1166), over GPUs of compute
+    capability 8.0 or newer where the GPUs are shown, since ggml turns its graphs off on older architectures itself
+    (ggml-cuda.cu: below Ampere, below Volta in recent releases): `unknown` there. `0` is a build without them:
+    `unknown`, as no corpus case yet shows what it costs (graphs serve ggml's single-stream decode only).
     """
     roots = serving_processes.roots() if serving_processes is not None else []
+    if serving_processes is None and serving_log is not None and serving_log.ggml_use_graphs \
+            and not serving_log.cuda_graphs and not serving_log.decode_graph_batches:
+        return _ggml_graphs(serving_log, gpus)
     if not roots and docker_containers is not None and docker_containers.containers:
         return _graphs_in_container_specs(docker_containers)
     if serving_processes is None and serving_log is not None and serving_log.decode_graph_batches \
@@ -944,6 +954,32 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     names = ", ".join(sorted({r.label for r in roots}))
     return ok(f"CUDA graphs are on for {names}", actual="enabled",
               evidence=[f"{r.label} cmdline: {' '.join(r.argv)[:200]}" for r in roots])
+
+
+GGML_GRAPHS_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/docs/build.md#cuda"
+
+
+def _ggml_graphs(log: ServingLog, gpus: GpuInventory | None) -> Outcome:
+    """RT-CUDA-GRAPHS from a llama.cpp CUDA build's USE_GRAPHS feature (ServingLog.ggml_use_graphs)."""
+    devices = ", ".join(f"CUDA.{d}" if d else "CUDA" for d, _ in log.ggml_use_graphs)
+    line = log.ggml_graphs_line[:400]
+    off = [d for d, on in log.ggml_use_graphs if not on]
+    if off:
+        return unknown(f"llama.cpp's CUDA build shows USE_GRAPHS=0 ({devices}): it runs without its CUDA graphs, "
+                       "which serve single-stream decode; what that costs here is not shown",
+                       actual={"use_graphs": {d or "CUDA": on for d, on in log.ggml_use_graphs}, "line": line},
+                       hint="compare decode tokens/s with a build made with GGML_CUDA_GRAPHS=ON")
+    caps, _ = _capabilities(gpus)
+    older = {n: c for n, c in caps.items() if float(c) < 8.0}
+    if older:
+        return unknown(f"llama.cpp's CUDA build has its CUDA graphs on (USE_GRAPHS=1, {devices}), but ggml turns them "
+                       "off itself on GPUs older than Ampere (compute capability 8.0; Volta, 7.0, in recent releases): "
+                       + ", ".join(f"{n} ({c})" for n, c in older.items()), actual={"gpus": older, "line": line},
+                       hint="paste the engine's release, or a debug log's 'disabling CUDA graphs due to GPU "
+                       "architecture' line")
+    return ok(f"llama.cpp's CUDA build has its CUDA graphs on (USE_GRAPHS=1 for {devices}): ggml captures and replays "
+              f"its decode steps, its counterpart of vLLM's or SGLang's graphs ({GGML_GRAPHS_SOURCE})",
+              actual={d or "CUDA": on for d, on in log.ggml_use_graphs}, evidence=[line])
 
 
 # --- RT-KERNEL-ARCH --------------------------------------------------------------------------

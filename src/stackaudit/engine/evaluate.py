@@ -34,6 +34,7 @@ from stackaudit.facts.applicability import (
     CPU_SUBJECTS,
     ENGINE_SUBJECTS,
     ENGINE_VERDICT_MOOT,
+    GGML_STATES,
     cpu_shown_other,
     engine_shown_other,
     ggml_image_engine,
@@ -201,6 +202,9 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
     if not spec.applies_to or (outcome.status != "unknown" and not moot):
         return outcome, used
     if spec.applies_to in ENGINE_SUBJECTS:
+        state = GGML_STATES.get(spec.applies_to)
+        if state is not None and getattr(facts.get("serving_log"), state[0], None):
+            return outcome, used  # the ggml engine's log states the subject's setting: the check's verdict stands
         engines = engines_shown(facts)
         why = engine_shown_other(spec.applies_to, engines)
         if not why:

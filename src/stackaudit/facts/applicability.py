@@ -25,7 +25,8 @@ A check about one CPU vendor's hardware (`amd-cpu`: amd-pstate) is not applicabl
 
 A check about the serving engine's PyTorch or its CUDA-graph flags (ENGINE_SUBJECTS) is not applicable where every
 engine the pasted sources show is one that runs neither (GGML_ENGINE_NAMES: llama.cpp's llama-server, ollama, a ggml
-device list). A check about vLLM's or SGLang's custom all-reduce is not applicable where every engine shown is one of
+device list), unless that engine's log states the setting itself (GGML_STATES: ggml's USE_GRAPHS for CUDA graphs).
+A check about vLLM's or SGLang's custom all-reduce is not applicable where every engine shown is one of
 those or TensorRT-LLM, which runs its own (ENGINES_WITHOUT). That check judges the engine's gate from the host's
 GPUs, so with no such engine shown its verdict is moot: not applicable over any verdict but an issue. The
 sources: a pasted engine command, ollama's discovery lines, llama.cpp's `ggml_cuda_init` device list, a server log,
@@ -108,6 +109,12 @@ ENGINE_SUBJECTS: dict[str, str] = {
 # `ggml_cuda_init` device list, which llama.cpp and the programs built on its ggml library print (ollama too).
 GGML_ENGINE_NAMES = {"llamacpp": "llama.cpp (llama-server, llama-cli or a program built on it)", "ollama": "ollama",
                      "ggml": "a ggml CUDA build (llama.cpp's `ggml_cuda_init` device list)"}
+# Engine subjects a ggml engine's own log can state after all, by the facts/serving_logs.ServingLog field that holds
+# the state and the words for it: llama.cpp's CUDA build prints whether it runs its own CUDA graphs
+# (`USE_GRAPHS = 1`, ollama's `CUDA.0.USE_GRAPHS=1`; GGML_USE_GRAPHS). Where the log shows it, the check judges it.
+GGML_STATES: dict[str, tuple[str, str]] = {
+    "graph-engine": ("ggml_use_graphs", "its log shows the build's own CUDA-graph setting (USE_GRAPHS)"),
+}
 # Engine subjects whose check judges the engine's own gate from the host (vLLM's and SGLang's custom all-reduce: the
 # GPUs' NVLink and P2P). Where every engine shown lacks the subject, that verdict is of an engine that does not run:
 # not applicable over any verdict but an issue (the worse line wins).

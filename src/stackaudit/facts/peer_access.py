@@ -18,6 +18,13 @@ expected P2P on.
 - A Python session: `cudart.cudaDeviceCanAccessPeer(0, 1)` or `torch.cuda.can_device_access_peer(0, 1)`
   answered `0` / `False` on a later output line.
 
+Not a refusal (`ALREADY_ENABLED`, kept apart as `PeerRefusals.already_enabled`): CUDA's answer 704,
+cudaErrorPeerAccessAlreadyEnabled (0x2c0; CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED in the driver API), to
+`cudaDeviceEnablePeerAccess` for a pair whose peer access is on already, as a debugger prints each API error
+(cuda-gdb: `Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)`, then `cudaGetLastError returned
+(0x2c0)` as the program clears it; NVIDIA/nccl#258). NCCL enables peer access for every pair it connects and ignores
+this answer (transport/p2p.cc): such a line shows peer access granted, not a failure.
+
 The indices are CUDA device ordinals of the program (CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER renumber
 them), not nvidia-smi's GPU indices. A refusal is the driver's report, not a failure of the run: whether
 it is expected (GeForce policy, a host bridge or CPU between the GPUs, a VM) is the check's judgement.
@@ -72,7 +79,10 @@ _QUERY = re.compile(r"(?:cudaDeviceCanAccessPeer|can_device_access_peer|canDevic
 _QUERY_MAX = 160
 _NO = re.compile(r"^\s*(?:0|False|\(<?cudaError_t\.cudaSuccess(?::\s*0>)?,\s*0\))\s*$")
 _YES = re.compile(r"^\s*(?:1|True|\(<?cudaError_t\.cudaSuccess(?::\s*0>)?,\s*1\))\s*$")
-NEEDLES = ("P2P between dev", "P2P is disabled between", "Peer access", "Access Peer", "peer access", "AccessPeer", "access_peer")
+# CUDA's answer 704 (0x2c0) to enabling peer access a second time: the access is on (see the module's docstring).
+ALREADY_ENABLED = re.compile(r"\breturned \(0x2c0\)|cudaErrorPeerAccessAlreadyEnabled|CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED|"
+                             r"peer access is already enabled", re.I)
+NEEDLES = ("EnablePeerAccess", "(0x2c0)", "AlreadyEnabled", "ALREADY_ENABLED", "P2P between dev", "P2P is disabled between", "Peer access", "Access Peer", "peer access", "AccessPeer", "access_peer")
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,8 @@ class PeerRefusal:
 @dataclass(frozen=True)
 class PeerRefusals(Sourced):
     refusals: tuple[PeerRefusal, ...] = ()
+    # Lines where CUDA answered that peer access was already enabled (ALREADY_ENABLED): granted, not refused.
+    already_enabled: tuple[str, ...] = ()
 
     @property
     def pairs(self) -> tuple[frozenset[int], ...]:
@@ -102,7 +114,9 @@ class PeerRefusals(Sourced):
 
     @classmethod
     def union(cls, parts: Sequence[PeerRefusals]) -> PeerRefusals:
-        return cls(tuple(dict.fromkeys(r for p in parts for r in p.refusals)), complete=all(p.complete for p in parts))
+        return cls(tuple(dict.fromkeys(r for p in parts for r in p.refusals)),
+                   tuple(dict.fromkeys(line for p in parts for line in p.already_enabled)),
+                   complete=all(p.complete for p in parts))
 
 
 fact("peer_refusals", PeerRefusals, union, hint="paste the engine's log with NCCL_DEBUG=INFO, or CUDA's simpleP2P")
@@ -133,10 +147,18 @@ def find_refusals(lines: Sequence[str]) -> tuple[PeerRefusal, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def find_already_enabled(lines: Sequence[str]) -> tuple[str, ...]:
+    """The lines of `lines` where CUDA answered that peer access was already enabled (ALREADY_ENABLED), each once."""
+    return tuple(dict.fromkeys(line.strip() for line in lines
+                               if any(n in line for n in NEEDLES) and ALREADY_ENABLED.search(line)))
+
+
 def is_refusal_line(line: str) -> bool:
-    """Whether a line on its own says the driver refused peer access, or asks it in a Python session."""
+    """Whether a line on its own says the driver refused peer access, or asks it in a Python session, or that CUDA
+    found peer access already enabled (ALREADY_ENABLED)."""
     return any(n in line for n in NEEDLES) and bool((len(line) <= _QUERY_MAX and _QUERY.search(line))
-                                                    or any(r.pattern.search(line) for r in REFUSALS))
+                                                    or any(r.pattern.search(line) for r in REFUSALS)
+                                                    or ALREADY_ENABLED.search(line))
 
 
 def answer_end(lines: Sequence[str], i: int) -> int:
@@ -160,7 +182,8 @@ def refusals_in_engine_log(text: str) -> PeerRefusals:
 
         9ea320dd7260:17366:17726 [2] NCCL INFO Could not enable P2P between dev 2(=67000) and dev 3(=68000)
     """
-    return PeerRefusals(find_refusals(text.splitlines()))
+    lines = text.splitlines()
+    return PeerRefusals(find_refusals(lines), find_already_enabled(lines))
 
 
 @parser(EVIDENCE_LINES, feeds="peer_refusals", kind=PeerRefusals, rank=20)
@@ -174,8 +197,13 @@ def refusals_in_evidence_lines(text: str) -> PeerRefusals:
         cudaError_t.cudaSuccess
         >>> print(result)
         0
+
+    CUDA's answer that peer access is already on, as cuda-gdb prints it (tests/data/captures/1197)::
+
+        > warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)
     """
-    return PeerRefusals(find_refusals(text.splitlines()))
+    lines = text.splitlines()
+    return PeerRefusals(find_refusals(lines), find_already_enabled(lines))
 
 
 # p2pBandwidthLatencyTest: its peer-access answer per pair, and the unidirectional bandwidth matrices.

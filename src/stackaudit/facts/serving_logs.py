@@ -153,6 +153,10 @@ GGML_CUDA_BUFFER = re.compile(r"\b(CUDA\d+)(?: model| KV| compute)? buffer size 
 # llama.cpp's own `system_info:` line and in a program's report of it (node-llama-cpp's systemInfo); ollama's runner
 # prints the same features one key each, `msg=system ... CUDA.0.ARCHS=500,600,610,...` (ollama/ollama#11983).
 GGML_CUDA_ARCHS = re.compile(r"\bCUDA(?: : |\.\d+\.)ARCHS ?= ?(\d+(?:,\d+)*)")
+# Whether the same build runs its CUDA graphs (GGML_CUDA_GRAPHS at build time, ggml-cuda.cu's USE_CUDA_GRAPH): the
+# feature `USE_GRAPHS = 1` of llama.cpp's `system_info:` line (`CUDA : ARCHS = ... | USE_GRAPHS = 1 |`), one key per
+# device in ollama's (`CUDA.0.USE_GRAPHS=1`). The feature appears only where the build has it: `0` is a build without.
+GGML_USE_GRAPHS = re.compile(r"(?:\bCUDA\.(\d+)\.|\| )USE_GRAPHS ?= ?([01])\b")
 # The device llama.cpp loads the model on, with the memory CUDA found free on it (cudaMemGetInfo) before loading:
 # `llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) (0000:01:00.0) - 23641 MiB free`
 # (the PCI address from 2025, `(unknown id)` where there is none; ggml-org/llama.cpp src/llama.cpp).
@@ -374,6 +378,10 @@ class ServingLog:
     # Each list of compute capabilities (750 for 7.5) a llama.cpp CUDA build of the log carries (GGML_CUDA_ARCHS), with
     # its line: one per build the log shows (ollama probes one CUDA library after another).
     ggml_cuda_archs: tuple[tuple[tuple[int, ...], str], ...] = ()
+    # Each CUDA device's (ollama's `CUDA.N`, "" for llama.cpp's one `CUDA :` entry) USE_GRAPHS value of a llama.cpp
+    # CUDA build (GGML_USE_GRAPHS), and the first line that shows one.
+    ggml_use_graphs: tuple[tuple[str, bool], ...] = ()
+    ggml_graphs_line: str = ""
     # The CUDA devices llama.cpp allocated a buffer on (GGML_CUDA_BUFFER) or chose for the model and read the free
     # memory of (GGML_USING_DEVICE), in order, and the first such line.
     ggml_cuda_devices: tuple[str, ...] = ()
@@ -843,6 +851,8 @@ def parse_serving_log(text: str) -> ServingLog:
     ggml_devices: list[str] = []
     ggml_line = ""
     ggml_archs: dict[tuple[int, ...], str] = {}
+    ggml_graphs: dict[str, bool] = {}
+    ggml_graphs_line = ""
     rccl: list[str] = []
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
@@ -885,6 +895,9 @@ def parse_serving_log(text: str) -> ServingLog:
         m = GGML_CUDA_ARCHS.search(text_l) if "ARCHS" in text_l else None
         if m:
             ggml_archs.setdefault(tuple(int(a) for a in m.group(1).split(",")), text_l)
+        for m in GGML_USE_GRAPHS.finditer(text_l) if "USE_GRAPHS" in text_l else ():
+            ggml_graphs.setdefault(m.group(1) or "", m.group(2) == "1")
+            ggml_graphs_line = ggml_graphs_line or text_l
         m = _VLLM_VERSION.search(text_l) if not vllm_version and ("llm engine (v" in low or "server version" in low) \
             else None
         if m:
@@ -1092,7 +1105,8 @@ def parse_serving_log(text: str) -> ServingLog:
         custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
         ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
-        ggml_cuda_archs=tuple(ggml_archs.items()))
+        ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
+        ggml_graphs_line=ggml_graphs_line)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
