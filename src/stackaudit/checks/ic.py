@@ -88,7 +88,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
-from stackaudit.gputable import GpuSpec, agreed, bridge_domain, candidates, family_of, sold_bridged
+from stackaudit.gputable import GpuSpec, agreed, architecture_of, bridge_domain, candidates, family_of, sold_bridged
 from stackaudit.versions import predates
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
@@ -843,6 +843,13 @@ def _refusal_verdict(refusals: PeerRefusals, models: dict[int, str], topo: TopoM
     if _is_geforce(models):
         return not_an_issue(f"{said} on {', '.join(sorted(set(models.values())))}: NVIDIA's policy for GeForce cards, "
                             "not P2P reported OK and then failing; NCCL goes through host memory", evidence=lines)
+    across = _across_architectures(refusals, models)
+    if across:
+        return over_subjects(not_an_issue(
+            f"{said}: every refused pair joins GPUs of different architectures ({across}), between which CUDA offers "
+            "no peer access on any driver; not P2P reported OK and then failing, and those pairs copy through host "
+            "memory", actual=[pairs], evidence=lines),
+            [f"GPU {d}" for d in sorted(models)], gpus.whole_count if gpus is not None else None)
     if paths and paths <= _HOST_PATHS:
         return not_an_issue(f"{said}, and the GPUs reach each other through {', '.join(sorted(paths))} (a host bridge "
                             "or the CPU): the driver gives no peer access on this path on this platform and says so; "
@@ -864,6 +871,24 @@ def _refusal_verdict(refusals: PeerRefusals, models: dict[int, str], topo: TopoM
     return unknown(f"{said}: whether it should allow it depends on the path between them (a PCIe switch, or a host "
                    "bridge or CPU) and the model", hint="paste `nvidia-smi topo -m` and `nvidia-smi -L`",
                    actual=lines)
+
+
+def _across_architectures(refusals: PeerRefusals, models: dict[int, str]) -> str:
+    """The architectures, in words, where every pair the driver refused joins two GPUs whose models the source names
+    and whose architectures (gputable.architecture_of) differ; "" otherwise. CUDA grants peer access only between
+    GPUs of one architecture (a mixed box: Ada, Blackwell and Ampere cards under a P2P-patched driver, corpus 1217):
+    such a refusal is the driver's design, whatever the path. The indices of the refusals and of the models must be
+    one program's CUDA ordinals (a mixed box whose nvidia-smi order differs from CUDA's could mislead: the rule
+    needs every refused pair to cross architectures, so one same-architecture refusal keeps the old verdict)."""
+    archs: dict[int, str] = {}
+    for d in {d for p in refusals.pairs for d in p}:
+        arch = architecture_of(models[d]) if d in models else ""
+        if not arch or arch == "pre-Turing":
+            return ""
+        archs[d] = arch
+    if not refusals.pairs or any(archs[a] == archs[b] for a, b in (tuple(p) for p in refusals.pairs)):
+        return ""
+    return ", ".join(sorted(set(archs.values())))
 
 
 # --- IC-CUSTOM-ALLREDUCE ---------------------------------------------------------------------
