@@ -683,6 +683,16 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             f"with P2P what it moves through host memory (lowest: {low[0]}->{low[1]} {low[2]:.2f} GB/s with P2P, "
             f"{low[3]:.2f} GB/s without)", actual={f"{a}->{b}": [en, dis] for a, b, en, dis in compared[:12]}),
             _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
+    alone = p2p_bandwidth.enabled_alone() if p2p_bandwidth is not None else ()
+    if alone and min(v for _, _, v in alone) >= P2P_LINE_RATE_FLOOR:
+        low = min(alone, key=lambda c: c[2])
+        shown = sorted({d for a, b, _ in alone for d in (a, b)})
+        return over_subjects(ok(
+            f"p2pBandwidthLatencyTest: P2P-enabled writes between every pair of its {len(shown)} GPUs run at "
+            f"{low[2]:.2f} GB/s or more (lowest: {low[0]}->{low[1]}), the rate of a working PCIe 4.0 x16 peer path or "
+            f"better; P2P redirected through the root complex (ACS, a translating IOMMU) runs at a fraction of it",
+            actual={f"{a}->{b}": v for a, b, v in alone[:12]}), [f"GPU {d}" for d in shown],
+            len(p2p_bandwidth.devices) if p2p_bandwidth is not None and p2p_bandwidth.devices else None)
     peer = p2p_bandwidth.peer_pairs() if p2p_bandwidth is not None else ()
     if peer:
         return _nvbandwidth_peer(peer[0][0], peer[0][1], gpus)
@@ -764,6 +774,12 @@ def _geforce_host_path(log: ServingLog | None) -> str:
     if local and all(c.transport == "SHM" for c in local):
         return f"NCCL connects them through host shared memory (\"{local[0].line}\")"
     return ""
+
+
+# The lowest unidirectional P2P write rate read as a working peer path where the run shows no P2P-disabled matrix to
+# compare with: PCIe Gen4 x16 P2P of 20-26 GB/s is healthy (the check's Traps), Gen5 and NVLink run faster, while P2P
+# that ACS or a translating IOMMU redirects through the root complex runs at a few GB/s (corpus 361: 1.6-2.6 GB/s).
+P2P_LINE_RATE_FLOOR = 20.0
 
 
 def _nvbandwidth_peer(key: str, cells: tuple[tuple[int, int, float], ...], gpus: GpuInventory | None) -> Outcome:
