@@ -88,7 +88,15 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
-from stackaudit.gputable import GpuSpec, agreed, architecture_of, bridge_domain, candidates, family_of, sold_bridged
+from stackaudit.gputable import (
+    GpuSpec,
+    agreed,
+    architecture_of,
+    bridge_domain,
+    candidates,
+    family_of,
+    sold_bridged,
+)
 from stackaudit.versions import predates
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
@@ -685,13 +693,13 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
     alone = p2p_bandwidth.enabled_alone() if p2p_bandwidth is not None else ()
     if alone and min(v for _, _, v in alone) >= P2P_LINE_RATE_FLOOR:
-        low = min(alone, key=lambda c: c[2])
-        shown = sorted({d for a, b, _ in alone for d in (a, b)})
+        weakest = min(alone, key=lambda c: c[2])
+        on = sorted({d for a, b, _ in alone for d in (a, b)})
         return over_subjects(ok(
-            f"p2pBandwidthLatencyTest: P2P-enabled writes between every pair of its {len(shown)} GPUs run at "
-            f"{low[2]:.2f} GB/s or more (lowest: {low[0]}->{low[1]}), the rate of a working PCIe 4.0 x16 peer path or "
+            f"p2pBandwidthLatencyTest: P2P-enabled writes between every pair of its {len(on)} GPUs run at "
+            f"{weakest[2]:.2f} GB/s or more (lowest: {weakest[0]}->{weakest[1]}), the rate of a working PCIe 4.0 x16 peer path or "
             f"better; P2P redirected through the root complex (ACS, a translating IOMMU) runs at a fraction of it",
-            actual={f"{a}->{b}": v for a, b, v in alone[:12]}), [f"GPU {d}" for d in shown],
+            actual={f"{a}->{b}": v for a, b, v in alone[:12]}), [f"GPU {d}" for d in on],
             len(p2p_bandwidth.devices) if p2p_bandwidth is not None and p2p_bandwidth.devices else None)
     peer = p2p_bandwidth.peer_pairs() if p2p_bandwidth is not None else ()
     if peer:
