@@ -561,7 +561,9 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     user's torch copy straight from one GPU to another whose shown result is zeros, peer_copy_zeros; nccl-tests'
     "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok);
     CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
-    unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok);
+    unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok; its
+    P2P-enabled write matrix shown without the P2P-disabled one is ok where every pair of its GPUs writes at 20 GB/s
+    or more, P2P_LINE_RATE_FLOOR, corpus 1221: the pasted matrices alone prove nothing otherwise);
     NVIDIA's nvbandwidth (https://github.com/NVIDIA/nvbandwidth): a peer test (device_to_device, all_to_one,
     one_to_all) whose check of the copied data fails (`Invalid value when checking the pattern`) is an issue, quoted;
     a peer matrix with a figure for every pair of its GPUs is ok over them; a peer test `Waiving` on two or more
@@ -583,6 +585,9 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     reported OK and then broken, and the engine copies between them through host memory (an NCCL maintainer:
     "GeForce cards do not support P2P", https://github.com/NVIDIA/nccl-tests/issues/287); an NCCL P2P channel on
     GeForce is a patched driver's (corpus 762), judged by its own evidence.
+    The driver's refusals where every refused pair joins GPUs of two architectures the source names (Ada Lovelace and
+    Ampere, say) are not an issue: CUDA gives no peer access between architectures on any driver (corpus 1217, a
+    mixed box under a P2P-patched driver whose same-model pairs CAN access each other).
     CUDA's answer 704 (0x2c0, cudaErrorPeerAccessAlreadyEnabled) to `cudaDeviceEnablePeerAccess`, which a debugger
     prints as an API error (cuda-gdb: `cudaDeviceEnablePeerAccess returned (0x2c0)`), is peer access already on:
     not an issue where nothing else is shown (facts/peer_access.ALREADY_ENABLED, corpus 1197).
