@@ -124,3 +124,47 @@ def test_matrices_alone_never_prove_p2p_works(tmp_path: Path) -> None:
     host = load_pasted([_paste(tmp_path, _matrices_only(H100_NVLINK))])
     assert fact(host, "p2p_bandwidth").compared() == () and fact(host, "p2p_bandwidth").slow() == ()
     assert run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"].status != "ok"
+
+
+def test_capture_1221_p2p_writes_alone_at_pcie_line_rate_are_ok() -> None:
+    """Real: ik_llama.cpp#1018 (corpus 1221, three GPUs on a P2P-patched driver): the P2P-enabled write matrix pasted
+    on its own, under its `(P2P Writes)` heading, 25.8-26.3 GB/s between every pair: a working peer path, ok over the
+    three GPUs of the matrix."""
+    host = load_pasted([str(corpus_path("1221"))])
+    bw = fact(host, "p2p_bandwidth")
+    assert len(bw.enabled_alone()) == 6 and not bw.disabled
+    r = run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "ok" and "25.83 GB/s or more" in r.message
+    assert r.coverage is not None and r.coverage.count == 3
+
+
+def test_p2p_writes_alone_below_line_rate_prove_nothing(tmp_path: Path) -> None:
+    """Modelled on corpus 1221 with one pair at 2.60 GB/s (capture 361's redirected rate): no ok from the write
+    matrix alone."""
+    text = ("Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1      2\n"
+            "     0 835.56  25.92  25.85\n     1  26.28 902.14   2.60\n     2  25.83  25.87 901.10\n")
+    host = load_pasted([_paste(tmp_path, text)])
+    assert len(fact(host, "p2p_bandwidth").enabled_alone()) == 6
+    assert run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"].status != "ok"
+
+
+def test_capture_1217_refusals_only_across_architectures_are_not_an_issue(tmp_path: Path) -> None:
+    """Real: corpus 1217 (RTX 4090, 5090, A6000 and 3090 on a P2P-patched driver): every CANNOT pair joins GPUs of two
+    architectures, which CUDA never joins by peer access. Modelled: the same two RTX A6000 refusing each other (one
+    architecture) keep the old verdict."""
+    r = run_checks(load_pasted([str(corpus_path("1217"))]), ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "not-an-issue" and "Ada Lovelace, Ampere, Blackwell" in r.message
+    same = run_checks(load_pasted([_paste(tmp_path, CANNOT)]), ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert "different architectures" not in same.message
+
+
+def test_capture_1222_peer_answers_on_an_nvswitch_board_show_fabric_manager_up(tmp_path: Path) -> None:
+    """Real: NVIDIA/nccl-tests#100 (corpus 1222, HGX A100 8-GPU): p2pBandwidthLatencyTest answered peer access on all
+    eight A100-SXM, which CUDA refuses (802) on an NVSwitch board until Fabric Manager has set the fabric up. Modelled:
+    its device list alone, without the answers, proves no run."""
+    text = corpus_path("1222").read_text().split("-----\n", 1)[1]
+    r = run_checks(load_pasted([str(corpus_path("1222"))]), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"]
+    assert r.status == "ok" and "p2pBandwidthLatencyTest answered peer access" in r.message
+    listed = "\n".join(line for line in text.splitlines() if "Access Peer" not in line) + "\n"
+    host = load_pasted([_paste(tmp_path, listed)])
+    assert run_checks(host, ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"].status != "ok"

@@ -251,7 +251,8 @@ def _run_models(proof: Ran, gpus: GpuInventory | None, parallelism: Parallelism 
 def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None = None,
                          cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None,
                          parallelism: Parallelism | None = None) -> tuple[str, list[str]]:
-    """Why a CUDA program that ran (facts/cuda_ran.py: an nvbandwidth test, a collect_env's torch initialising CUDA)
+    """Why a CUDA program that ran (facts/cuda_ran.py: an nvbandwidth test, p2pBandwidthLatencyTest's peer answers, a
+    collect_env's torch initialising CUDA)
     shows the NVSwitch fabric that Fabric Manager had set up, in words, with the GPUs it shows; ("", []) where the
     source does not show it.
 
@@ -1428,7 +1429,8 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     support is available") is ok: NCCL asks the CUDA driver for NVSwitch multicast on a live context, which an
     NVSwitch GPU gives only on a fabric that Fabric Manager has configured (ServingLog.nvls_up).
     Where nothing else settles it, a CUDA program that ran on an NVSwitch board's GPUs (facts/cuda_ran.py: an
-    nvbandwidth test, a collect_env or check_env whose torch initialised CUDA) is ok (cuda_ran_on_nvswitch): CUDA
+    nvbandwidth test, a p2pBandwidthLatencyTest that answered peer access, a collect_env or check_env whose torch
+    initialised CUDA) is ok (cuda_ran_on_nvswitch): CUDA
     refuses every GPU of such a board with error 802 until Fabric Manager has set up the fabric (FM_GUIDE,
     CUDA_ERRORS). On two to four SXM GPUs (a 4-GPU A100, H100 or H200 board has no NVSwitch) it is ok too: that
     board needs no Fabric Manager, an NVSwitch board's fabric was up (one GPU may be a partition with NVLink off). A GB200/GB300 compute tray's Fabric Manager

@@ -88,7 +88,15 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
-from stackaudit.gputable import GpuSpec, agreed, bridge_domain, candidates, family_of, sold_bridged
+from stackaudit.gputable import (
+    GpuSpec,
+    agreed,
+    architecture_of,
+    bridge_domain,
+    candidates,
+    family_of,
+    sold_bridged,
+)
 from stackaudit.versions import predates
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
@@ -553,7 +561,9 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     user's torch copy straight from one GPU to another whose shown result is zeros, peer_copy_zeros; nccl-tests'
     "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok);
     CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
-    unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok);
+    unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok; its
+    P2P-enabled write matrix shown without the P2P-disabled one is ok where every pair of its GPUs writes at 20 GB/s
+    or more, P2P_LINE_RATE_FLOOR, corpus 1221: the pasted matrices alone prove nothing otherwise);
     NVIDIA's nvbandwidth (https://github.com/NVIDIA/nvbandwidth): a peer test (device_to_device, all_to_one,
     one_to_all) whose check of the copied data fails (`Invalid value when checking the pattern`) is an issue, quoted;
     a peer matrix with a figure for every pair of its GPUs is ok over them; a peer test `Waiving` on two or more
@@ -575,6 +585,9 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     reported OK and then broken, and the engine copies between them through host memory (an NCCL maintainer:
     "GeForce cards do not support P2P", https://github.com/NVIDIA/nccl-tests/issues/287); an NCCL P2P channel on
     GeForce is a patched driver's (corpus 762), judged by its own evidence.
+    The driver's refusals where every refused pair joins GPUs of two architectures the source names (Ada Lovelace and
+    Ampere, say) are not an issue: CUDA gives no peer access between architectures on any driver (corpus 1217, a
+    mixed box under a P2P-patched driver whose same-model pairs CAN access each other).
     CUDA's answer 704 (0x2c0, cudaErrorPeerAccessAlreadyEnabled) to `cudaDeviceEnablePeerAccess`, which a debugger
     prints as an API error (cuda-gdb: `cudaDeviceEnablePeerAccess returned (0x2c0)`), is peer access already on:
     not an issue where nothing else is shown (facts/peer_access.ALREADY_ENABLED, corpus 1197).
@@ -683,6 +696,16 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             f"with P2P what it moves through host memory (lowest: {low[0]}->{low[1]} {low[2]:.2f} GB/s with P2P, "
             f"{low[3]:.2f} GB/s without)", actual={f"{a}->{b}": [en, dis] for a, b, en, dis in compared[:12]}),
             _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
+    alone = p2p_bandwidth.enabled_alone() if p2p_bandwidth is not None else ()
+    if alone and min(v for _, _, v in alone) >= P2P_LINE_RATE_FLOOR:
+        weakest = min(alone, key=lambda c: c[2])
+        on = sorted({d for a, b, _ in alone for d in (a, b)})
+        return over_subjects(ok(
+            f"p2pBandwidthLatencyTest: P2P-enabled writes between every pair of its {len(on)} GPUs run at "
+            f"{weakest[2]:.2f} GB/s or more (lowest: {weakest[0]}->{weakest[1]}), the rate of a working PCIe 4.0 x16 peer path or "
+            f"better; P2P redirected through the root complex (ACS, a translating IOMMU) runs at a fraction of it",
+            actual={f"{a}->{b}": v for a, b, v in alone[:12]}), [f"GPU {d}" for d in on],
+            len(p2p_bandwidth.devices) if p2p_bandwidth is not None and p2p_bandwidth.devices else None)
     peer = p2p_bandwidth.peer_pairs() if p2p_bandwidth is not None else ()
     if peer:
         return _nvbandwidth_peer(peer[0][0], peer[0][1], gpus)
@@ -766,6 +789,12 @@ def _geforce_host_path(log: ServingLog | None) -> str:
     return ""
 
 
+# The lowest unidirectional P2P write rate read as a working peer path where the run shows no P2P-disabled matrix to
+# compare with: PCIe Gen4 x16 P2P of 20-26 GB/s is healthy (the check's Traps), Gen5 and NVLink run faster, while P2P
+# that ACS or a translating IOMMU redirects through the root complex runs at a few GB/s (corpus 361: 1.6-2.6 GB/s).
+P2P_LINE_RATE_FLOOR = 20.0
+
+
 def _nvbandwidth_peer(key: str, cells: tuple[tuple[int, int, float], ...], gpus: GpuInventory | None) -> Outcome:
     """IC-P2P-FUNCTIONAL ok from an nvbandwidth peer test that measured every pair of its GPUs: it runs only where
     CUDA grants peer access (a pair without it waives the test) and checks the data of each copy (memcpy.cpp
@@ -843,6 +872,13 @@ def _refusal_verdict(refusals: PeerRefusals, models: dict[int, str], topo: TopoM
     if _is_geforce(models):
         return not_an_issue(f"{said} on {', '.join(sorted(set(models.values())))}: NVIDIA's policy for GeForce cards, "
                             "not P2P reported OK and then failing; NCCL goes through host memory", evidence=lines)
+    across = _across_architectures(refusals, models)
+    if across:
+        return over_subjects(not_an_issue(
+            f"{said}: every refused pair joins GPUs of different architectures ({across}), between which CUDA offers "
+            "no peer access on any driver; not P2P reported OK and then failing, and those pairs copy through host "
+            "memory", actual=[pairs], evidence=lines),
+            [f"GPU {d}" for d in sorted(models)], gpus.whole_count if gpus is not None else None)
     if paths and paths <= _HOST_PATHS:
         return not_an_issue(f"{said}, and the GPUs reach each other through {', '.join(sorted(paths))} (a host bridge "
                             "or the CPU): the driver gives no peer access on this path on this platform and says so; "
@@ -864,6 +900,24 @@ def _refusal_verdict(refusals: PeerRefusals, models: dict[int, str], topo: TopoM
     return unknown(f"{said}: whether it should allow it depends on the path between them (a PCIe switch, or a host "
                    "bridge or CPU) and the model", hint="paste `nvidia-smi topo -m` and `nvidia-smi -L`",
                    actual=lines)
+
+
+def _across_architectures(refusals: PeerRefusals, models: dict[int, str]) -> str:
+    """The architectures, in words, where every pair the driver refused joins two GPUs whose models the source names
+    and whose architectures (gputable.architecture_of) differ; "" otherwise. CUDA grants peer access only between
+    GPUs of one architecture (a mixed box: Ada, Blackwell and Ampere cards under a P2P-patched driver, corpus 1217):
+    such a refusal is the driver's design, whatever the path. The indices of the refusals and of the models must be
+    one program's CUDA ordinals (a mixed box whose nvidia-smi order differs from CUDA's could mislead: the rule
+    needs every refused pair to cross architectures, so one same-architecture refusal keeps the old verdict)."""
+    archs: dict[int, str] = {}
+    for d in {d for p in refusals.pairs for d in p}:
+        arch = architecture_of(models[d]) if d in models else ""
+        if not arch or arch == "pre-Turing":
+            return ""
+        archs[d] = arch
+    if not refusals.pairs or any(archs[a] == archs[b] for a, b in (tuple(p) for p in refusals.pairs)):
+        return ""
+    return ", ".join(sorted(set(archs.values())))
 
 
 # --- IC-CUSTOM-ALLREDUCE ---------------------------------------------------------------------

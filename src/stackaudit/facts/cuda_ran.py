@@ -16,6 +16,10 @@ What shows CUDA at work (each with the program whose runtime ran):
   `Free GPU memory before component creation attempt (GiB): 16.95` (TRTLLM_LEDGER);
 - an nvbandwidth run whose test moved data (a matrix measured, a data check after a copy, a kernel launched): its
   devices' contexts were created (listing the devices alone is not: gpu_burn lists them, then fails with 802);
+- a CUDA samples' p2pBandwidthLatencyTest run that answered peer access for its pairs (`Device=0 CAN Access Peer
+  Device=1`, or CANNOT) or printed a bandwidth matrix: it reads each device's properties and asks the driver per pair
+  through the runtime, which fails for every call with 802 on an NVSwitch board whose fabric is not set up (its device
+  list alone is not counted: the answers or the figures must follow; corpus 1222);
 - llama.cpp's CUDA backend allocating a buffer on a device or reading its free memory (ServingLog.ggml_cuda_line);
 - a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
   its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
@@ -35,7 +39,7 @@ from dataclasses import dataclass
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers, image_cuda, nvidia_image_cuda
-from stackaudit.facts.gpus import NVBANDWIDTH_TITLE, GpuInventory
+from stackaudit.facts.gpus import NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
@@ -158,6 +162,14 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
         on = f" on its {len(run.devices)} devices" if run.devices else ""
         found.append(Ran(NVBANDWIDTH, f"nvbandwidth ran {test.key}{on} (a copy needs a live CUDA context)",
                          f"Running {test.key}.", listed, run.devices))
+    if run is not None and run.program != NVBANDWIDTH and run.devices and (run.answered or run.enabled or run.disabled):
+        gpus = ctx.optional("gpus", GpuInventory)
+        listed = tuple(g.model for g in (gpus.gpus if gpus is not None else ()) if P2P_TEST_TITLE in g.shown_by)
+        what = "answered peer access between its devices" if run.answered else "measured copies between its devices"
+        line = (f"Device={run.can_access[0][0]} CAN Access Peer Device={run.can_access[0][1]}" if run.can_access
+                else f"Device: {run.devices[0]}, {listed[0] if listed else '…'}")
+        found.append(Ran("p2pBandwidthLatencyTest", f"p2pBandwidthLatencyTest {what} on its {len(run.devices)} "
+                         "devices (CUDA runtime calls on a live driver)", line, listed, run.devices))
     log = ctx.optional("serving_log", ServingLog)
     if log is not None and log.ggml_cuda_line:
         found.append(Ran("llama.cpp", f"llama.cpp's CUDA backend read or allocated memory on "

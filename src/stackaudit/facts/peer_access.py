@@ -346,6 +346,20 @@ class P2pBandwidth(Sourced):
         below half is P2P in use)."""
         return self.compared() if self.answered else self._both()
 
+    def enabled_alone(self) -> tuple[tuple[int, int, float], ...]:
+        """The P2P-enabled figures `(a, b, GB/s)` of a p2pBandwidthLatencyTest run shown without its P2P-disabled
+        matrix, where they cover both directions of every pair of two or more GPUs (and, where the run's peer-access
+        answers are shown, only pairs that CAN access their peer); () otherwise (corpus 1221)."""
+        if self.program == NVBANDWIDTH or self.disabled or not self.enabled:
+            return ()
+        gpus = {d for a, b, _ in self.enabled for d in (a, b)}
+        pairs = {(a, b) for a, b, _ in self.enabled}
+        if len(gpus) < 2 or pairs != {(a, b) for a in gpus for b in gpus if a != b}:
+            return ()
+        if self.answered and not pairs <= set(self.can_access):
+            return ()
+        return self.enabled
+
     def slow(self) -> tuple[tuple[int, int, float, float], ...]:
         """The measured pairs whose P2P-enabled bandwidth is below half their P2P-disabled bandwidth."""
         return tuple(c for c in self.measured() if c[2] < c[3] / 2)

@@ -7,8 +7,8 @@
 
 The run from its title line on (devices, peer access, matrices, notes) is recorded verbatim as the
 pasted document P2P_BANDWIDTH_TEST (facts/sources.py); facts/peer_access.py reads it.
-A paste of its matrices alone (from `Unidirectional P2P=Disabled Bandwidth Matrix`, or its connectivity matrix) is
-read from that heading on.
+A paste of its matrices alone (from `Unidirectional P2P=Disabled Bandwidth Matrix`, `Unidirectional P2P=Enabled
+Bandwidth (P2P Writes) Matrix`, or its connectivity matrix) is read from that heading on.
 
 NVIDIA's nvbandwidth output (https://github.com/NVIDIA/nvbandwidth, output.cpp) is recorded in the same document,
 from its first line (`nvbandwidth Version: v0.8`, a `Running <test>.` or `Waiving <test>.` line, or a matrix heading)
@@ -32,7 +32,8 @@ from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
 
 _TITLE = re.compile(r"^\s*\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|"
-                    r"^\s*(?:(?:Uni|Bi)directional P2P=(?:Enabled|Disabled) Bandwidth|P2P Connectivity) Matrix")
+                    r"^\s*(?:(?:Uni|Bi)directional P2P=(?:Enabled|Disabled) Bandwidth(?: \(P2P (?:Writes|Reads)\))?|"
+                    r"P2P Connectivity) Matrix")
 _BODY = re.compile(r"^\s*(?:$|Device: \d+, |Device=\d+ CAN(?:NOT)? Access Peer Device=\d+|\*\*\*NOTE:|"
                    r"So you can see lesser|NOTE: The CUDA Samples|P2P Connectivity Matrix|"
                    r"(?:Uni|Bi)directional P2P=|P2P=(?:Enabled|Disabled) Latency|D\\D(?:\s+\d+)+\s*$|"
