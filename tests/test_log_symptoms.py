@@ -371,3 +371,40 @@ def test_a_line_that_clears_leaves_a_judged_check_as_it_is() -> None:
     judged = Outcome("ok", "every GPU's device node is in the container")
     assert proven_by_symptoms(CHECKS["CTR-GPU-ACCESS"], judged, symptoms) == judged
 
+
+
+# --- NVLS multicast refused in the present state (CUDA error 401) -------------------------------------------------
+
+# pytorch/pytorch#177472 (kwen2501, AWS H100 CI, NCCL 2.29.3): the error torch raises, with NCCL's WARN as its last error.
+PYTORCH_177472 = """\
+ncclUnhandledCudaError: Call to CUDA function failed.
+Last error:
+Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.
+This is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.
+"""
+# NVIDIA/nccl#1788 (gadamopoulos-saifh, eight H100, NCCL 2.26.2): the older wording of a multicast call's 401.
+NCCL_1788 = ("[2025-07-21 19:05:29] node004:27907:27907 [1] transport/nvls.cc:254 NCCL WARN Cuda failure 401 "
+             "'the operation cannot be performed in the present state'\n"
+             "node004:27907:27907 [1] NCCL INFO transport/nvls.cc:409 -> 1\n")
+# NVIDIA/nccl#1488 (shanleo2024): 'invalid argument' in the same setup, whose causes include an NCCL bug: not this row.
+NCCL_1488 = "node23:12098:12141 [2] transport/nvls.cc:244 NCCL WARN Cuda failure 1 'invalid argument'\n"
+
+
+def test_nvls_multicast_refused_in_the_present_state_proves_nvlink_health() -> None:
+    # Corpus 1224 (NVIDIA/DCGM#304): the node's local NVLink "got into a bad state"; NCCL's bind of its NVLS buffers
+    # fails with CUDA error 401. The line alone proves the fabric's multicast broken; Fabric Manager stays open.
+    got = _capture("1224", "DRV-NVLINK-HEALTH", "DRV-FABRIC-MANAGER")
+    status, message = got["DRV-NVLINK-HEALTH"]
+    assert status == "issue" and "CUDA error 401" in message and "Failed to bind NVLink SHARP" in message
+    assert got["DRV-FABRIC-MANAGER"][0] == "unknown"
+    for text in (PYTORCH_177472, NCCL_1788):
+        status, message, evidence = _run(text, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+        assert status == "issue" and "401" in evidence[0], text
+    assert [h.symptom.name for h in find_symptoms(NCCL_1788.splitlines())] == ["nvls-multicast-illegal-state"]
+
+
+def test_other_nvls_failures_and_other_401s_are_not_the_nvls_row() -> None:
+    assert find_symptoms(NCCL_1488.splitlines()) == ()
+    # Modelled: a 401 from another NCCL file is no NVLS multicast call.
+    other = "host:1:2 [0] transport/p2p.cc:300 NCCL WARN Cuda failure 401 'the operation cannot be performed in the present state'"
+    assert find_symptoms([other]) == ()

@@ -116,6 +116,10 @@ FM_GUIDE = "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/i
 # topology file it cannot open (NVIDIA/nvrc#203, `failed to open fabric topology file`).
 FM_FATAL = re.compile(r"\bfabric manager config file item: \S+ has an invalid value|"
                       r"\bfailed to open fabric topology file", re.IGNORECASE)
+# NCCL's NVLS setup (nvlsAllocateMem), where CUDA refuses a broken NVSwitch multicast fabric (the NVLS row of SYMPTOMS).
+NCCL_NVLS_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/transport/nvls.cc"
+NVLS_ILLEGAL_STATE = re.compile(r"Failed to bind NVLink SHARP \(NVLS\) Multicast memory\b.*\bCUDA error 401\b|"
+                                r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure 401\b")
 # The persistence daemon's documentation: it keeps the GPUs initialised while no client holds them.
 PERSISTENCED_DOC = "https://docs.nvidia.com/deploy/driver-persistence/index.html"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
@@ -274,6 +278,21 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
         "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
         "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
+    # CUDA refused NCCL's NVLink SHARP multicast (NVLS) setup with CUDA_ERROR_ILLEGAL_STATE (401, "the operation cannot
+    # be performed in the present state"): NCCL binds its buffers to the NVSwitch multicast object only where the
+    # driver reports multicast support, and its source (transport/nvls.cc, nvlsAllocateMem, from 2.27.3) says the bind
+    # is "where we normally see issues if the system NVLS/Multicast support is broken", its WARN "usually caused by a
+    # system or configuration error in the Fabric Manager or NVSwitches". Seen on AWS H100 nodes fixed by a restart or
+    # by enabling Fabric Manager (pytorch/pytorch#177472, pytorch/ci-infra#541, pytorch/ao#3841), on nodes whose local
+    # NVLink "got into a bad state" (NVIDIA/DCGM#304, corpus 1224), and as NVSHMEM's 401 beside the driver's
+    # NV_ERR_FABRIC_STATE_OUT_OF_SYNC (NVIDIA/nvshmem#40). Older NCCL prints `transport/nvls.cc:N NCCL WARN Cuda failure
+    # 401 ...` for the same calls (NVIDIA/nccl#1788, eight H100 after a month of identical runs). The fabric, not
+    # Fabric Manager alone, is shown broken; 'invalid argument' there is not read so (an NCCL 2.26.2 bug failed alike).
+    Symptom("nvls-multicast-illegal-state", NVLS_ILLEGAL_STATE,
+        "DRV-NVLINK-HEALTH", "high", NCCL_NVLS_SOURCE,
+        "CUDA refused NCCL's NVLink SHARP (NVLS) multicast setup in the present state (CUDA error 401): the NVSwitch "
+        "fabric's multicast does not work on this node, which NCCL traces to a system or configuration error in "
+        "Fabric Manager or the NVSwitches (NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile)"),
     # Fabric Manager refused its own installation and exits at start (FM_FATAL): an invalid
     # configuration item (siderolabs/extensions#511, repeated on every restart), a topology file it cannot open
     # (NVIDIA/nvrc#203). A host whose FM is installed and started is an NVSwitch host's build, as for a version mismatch.
@@ -777,7 +796,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
-           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE")
+           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
+           "Cuda failure 401")
 
 
 def is_symptom(line: str) -> bool:
