@@ -168,3 +168,16 @@ def test_capture_1222_peer_answers_on_an_nvswitch_board_show_fabric_manager_up(t
     listed = "\n".join(line for line in text.splitlines() if "Access Peer" not in line) + "\n"
     host = load_pasted([_paste(tmp_path, listed)])
     assert run_checks(host, ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"].status != "ok"
+
+
+def test_geforce_granted_peer_access_is_no_stock_driver(tmp_path: Path) -> None:
+    # Real: https://github.com/aikitoria/open-gpu-kernel-modules/issues/6 (corpus 1216): eight RTX 5090 under a
+    # P2P-enabled build answer CAN for every pair, so "no PCIe P2P from the stock driver" is not theirs.
+    from corpus import capture_checks, paste_checks
+
+    assert capture_checks("1216", "IC-TOPO-READ")["IC-TOPO-READ"].status == "unknown"
+    # Modelled: the same cards refused by the stock driver keep the family's key negative.
+    refused = "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n" + "".join(
+        f"Device: {i}, NVIDIA GeForce RTX 5090, pciBusID: {16 + i}, pciDeviceID: 0, pciDomainID:0\n" for i in range(2)) \
+        + "Device=0 CANNOT Access Peer Device=1\nDevice=1 CANNOT Access Peer Device=0\n"
+    assert paste_checks(tmp_path, refused, "IC-TOPO-READ")["IC-TOPO-READ"].status == "not-an-issue"

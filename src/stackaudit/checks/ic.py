@@ -263,7 +263,8 @@ _PCIE_P2P_FIX = advice("Follow FW-ACS-P2P and FW-IOMMU-MODE (ACS redirect on the
     references=(NCCL_GPU_TROUBLESHOOTING, "https://github.com/stas00/ml-engineering"),
 )
 def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None, nvlink_status: NvlinkStatus | None = None,
-              gpus: GpuInventory | None = None, container: ContainerInfo | None = None) -> Outcome:
+              gpus: GpuInventory | None = None, container: ContainerInfo | None = None,
+              p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` (GPU/NIC rows, NV# cells, CPU and NUMA affinity; a pasted matrix
     may lack its header), `nvidia-smi topo -p2p rw`, `nvidia-smi nvlink -s`, and the GPU models
     (NVML, else a pasted collect_env) looked up in data/gpus.toml.
@@ -286,7 +287,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     compute trays Fabric Manager runs on the switch trays. Inside a container the matrix shows
     only the visible GPUs. PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
     With no matrix, two or more GPUs all GeForce (named, or a cut name read as one) settle it: no PCIe
-    P2P with the stock driver, NVLink only through a bridge, a key negative over the GPUs shown.
+    P2P with the stock driver, NVLink only through a bridge, a key negative over the GPUs shown. Where a P2P test
+    shows the driver granting peer access between them (`Device=0 CAN Access Peer Device=1`), the driver is not the
+    stock one's policy (a P2P-enabled build): the family settles nothing, and the matrix is needed.
     """
     # The registered fix is the NVSwitch baseboard's (Fabric Manager on this node); a compute tray and PCIe P2P
     # get their own (_TRAY_FIX, _PCIE_P2P_FIX).
@@ -294,7 +297,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     if gpu_topology is None:
         if gpu_p2p is not None and len(gpu_p2p.gpus) >= 2:
             return _p2p_alone(gpu_p2p, models, gpus)
-        return _family_without_matrix(models, gpus) or _no_matrix(gpus)
+        granted = p2p_bandwidth is not None and bool(p2p_bandwidth.can_access)
+        return (None if granted else _family_without_matrix(models, gpus)) or _no_matrix(gpus)
     topo = gpu_topology
     names = topo.gpus
     if len(names) < 2:
