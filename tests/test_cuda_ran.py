@@ -86,3 +86,15 @@ def test_ollama_shown_without_its_release_picks_its_runner_from_the_driver(tmp_p
     text = _body("1094").replace("Driver Version: 550.120        CUDA Version: 12.4",
                                  "Driver Version: 525.60.13      CUDA Version: 12.0")
     assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status == "unknown"
+
+
+def test_trtllm_cluster_info_sm_count_shows_its_runtime_ran(tmp_path: Path) -> None:
+    # Corpus 1208: trtllm-serve's cluster info, no driver shown. The SM count is cudaGetDeviceProperties' answer; the
+    # compute capability and the total memory beside it are NVML's and show no CUDA at work.
+    r = capture_checks("1208", COMPAT)[COMPAT]
+    assert r.status == "ok", r.message
+    assert "the CUDA runtime TensorRT-LLM ships runs on the driver" in r.message and "170 SMs" in r.message
+    # Modelled on 1208: the call failed (its error unchecked, the count 0), or only NVML's lines are shown.
+    assert ran_in_lines(["[06/28/2025-17:32:17] [TRT-LLM] [I] SM count: 0"]) == ()
+    nvml_only = "".join(line for line in _body("1208").splitlines(keepends=True) if "SM count" not in line)
+    assert paste_checks(tmp_path, nvml_only, COMPAT)[COMPAT].status != "ok"
