@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.nvidia import parse_proc_version
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, read_source, sample_field
+from stackaudit.facts.registry import (
+    FactContext,
+    FactUnavailable,
+    fact,
+    parser,
+    provider,
+    read_source,
+    sample_field,
+)
 from stackaudit.facts.sources import (
     EVIDENCE_LINES,
     IRQBALANCE_ACTIVE,

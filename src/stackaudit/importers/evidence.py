@@ -36,6 +36,7 @@ from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.container import gpu_stack_pod
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.cuda_ran import RUNTIME_NEEDLES, ran_in_lines, runtime_in_line
+from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, swap_summary
 from stackaudit.facts.nvidia import (
     OPEN_PACKAGE,
     PROC_VERSION_BANNER,
@@ -43,7 +44,6 @@ from stackaudit.facts.nvidia import (
     STATED_DRIVER,
     STATED_TOOLKIT,
 )
-from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, swap_summary
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.peer_access import (
