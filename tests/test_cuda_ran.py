@@ -98,3 +98,15 @@ def test_trtllm_cluster_info_sm_count_shows_its_runtime_ran(tmp_path: Path) -> N
     assert ran_in_lines(["[06/28/2025-17:32:17] [TRT-LLM] [I] SM count: 0"]) == ()
     nvml_only = "".join(line for line in _body("1208").splitlines(keepends=True) if "SM count" not in line)
     assert paste_checks(tmp_path, nvml_only, COMPAT)[COMPAT].status != "ok"
+
+
+def test_a_gpu_container_on_a_driver_that_runs_every_runtime(tmp_path: Path) -> None:
+    # Corpus 1209: `Driver:` then `- 580.173.02` (a list's item under its heading), `GPU:` then the GTX 970, and a
+    # `docker run --gpus all linuxserver/ffmpeg` whose cuInit failed with CUDA_ERROR_UNKNOWN (no version refusal).
+    r = capture_checks("1209", COMPAT, "MEM-MIG")
+    assert r[COMPAT].status == "ok" and "driver 580.173.02" in r[COMPAT].message
+    assert "GPU container linuxserver/ffmpeg:latest" in r[COMPAT].message
+    assert r["MEM-MIG"].status == "not-applicable" and "GTX 970" in r["MEM-MIG"].message
+    # Modelled on 1209: the same container under an R570 driver, whose CUDA 12.8 does not run every runtime.
+    older = _body("1209").replace("580.173.02", "570.133.07")
+    assert paste_checks(tmp_path, older, COMPAT)[COMPAT].status != "ok"

@@ -118,6 +118,7 @@ def _daemon_line(line: str) -> bool:
 
 # A summary's key alone on its line (`NVIDIA driver:`, `- CUDA:`, `**Driver:**`), its value on the next line.
 _HEADING_KEY = re.compile(r"^\W{0,4}([A-Za-z][\w ./()-]{0,40}?):\W{0,4}$")
+_BULLET = re.compile(r"^[-*+•]\s+")
 
 
 def headed_value(lines: list[str], i: int) -> str:
@@ -126,9 +127,12 @@ def headed_value(lines: list[str], i: int) -> str:
 
     >>> headed_value(["NVIDIA driver:", "`595.71.05` open kernel driver"], 0)
     'NVIDIA driver: 595.71.05 open kernel driver'
+    >>> headed_value(["Driver:", "- 580.173.02"], 0)
+    'Driver: 580.173.02'
     """
     m = _HEADING_KEY.match(lines[i]) if i + 1 < len(lines) and lines[i].rstrip().endswith((":", ":**", ":__")) else None
-    value = lines[i + 1].replace("`", "").strip() if m else ""
+    # The value as a list's one item under its heading (`Driver:` then `- 580.173.02`, corpus 1209): its bullet dropped.
+    value = _BULLET.sub("", lines[i + 1].replace("`", "").strip()) if m else ""
     if not value or len(value) > 80 or _HEADING_KEY.match(value):
         return ""
     return f"{m.group(1).strip() if m else ''}: {value}"
