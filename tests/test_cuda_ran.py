@@ -110,3 +110,10 @@ def test_a_gpu_container_on_a_driver_that_runs_every_runtime(tmp_path: Path) -> 
     # Modelled on 1209: the same container under an R570 driver, whose CUDA 12.8 does not run every runtime.
     older = _body("1209").replace("580.173.02", "570.133.07")
     assert paste_checks(tmp_path, older, COMPAT)[COMPAT].status != "ok"
+
+
+def test_a_gpu_container_running_a_shell_shows_no_cuda_program() -> None:
+    # Corpus 229: `docker run --gpus all IMAGE bash`, then nvidia-smi --version inside (driver 590.48.01): no program
+    # of the image's ran, so there is no runtime to judge; corpus 1016's GPUStack service runs its image's entrypoint.
+    assert capture_checks("229", COMPAT)[COMPAT].status == "unknown"
+    assert capture_checks("1016", COMPAT)[COMPAT].status == "ok"

@@ -25,7 +25,7 @@ from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
-from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.docker import DockerContainers, runs_own_program
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpu_events import (
     APPLICATION,
@@ -417,7 +417,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     An engine shown without its CUDA runtime (its command, a serving container's image or command, the user's words)
     is ok on a driver at or above the floor of the newest CUDA major (runs_every_runtime): that driver runs any
     runtime the engine may ship; so is the program of any container given GPUs (`docker run --gpus all
-    linuxserver/ffmpeg`), whichever runtime it ships or none.
+    linuxserver/ffmpeg`), whichever runtime it ships or none; not a bare shell's (`docker run --gpus all IMAGE bash`
+    runs what the user types) nor diagnostics' (nvidia-smi), which show no CUDA program.
     An engine release whose CUDA major its release notes name (TensorRT-LLM 0.9 to 1.1: CUDA 12, from a list, `pip
     list` or the version line its import prints; facts/python_env.RELEASE_CUDA_MAJOR) is ok on a driver at or above
     that major's floor, whichever minor it loads, and an issue below it.
@@ -540,7 +541,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         # A container given GPUs runs a CUDA program too (ffmpeg's `-init_hw_device cuda`, corpus 1209): whichever
         # runtime it ships, or none (the driver API alone), a driver that runs every runtime runs it.
         engine = next((f"program of GPU container {c.image or c.name}" for c in
-                       (docker_containers.containers if docker_containers else ()) if c.gpu_requested), "")
+                       (docker_containers.containers if docker_containers else ())
+                       if c.gpu_requested and runs_own_program(c.argv)), "")
     if not torch and engine and runs_every_runtime(dv):
         # An engine is shown, its CUDA runtime is not: whichever release it ships, this driver runs it.
         return ok(f"driver {driver} supports CUDA up to {driver_cuda or '?'}, the newest CUDA major: it runs any CUDA "
