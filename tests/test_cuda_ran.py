@@ -86,3 +86,34 @@ def test_ollama_shown_without_its_release_picks_its_runner_from_the_driver(tmp_p
     text = _body("1094").replace("Driver Version: 550.120        CUDA Version: 12.4",
                                  "Driver Version: 525.60.13      CUDA Version: 12.0")
     assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status == "unknown"
+
+
+def test_trtllm_cluster_info_sm_count_shows_its_runtime_ran(tmp_path: Path) -> None:
+    # Corpus 1208: trtllm-serve's cluster info, no driver shown. The SM count is cudaGetDeviceProperties' answer; the
+    # compute capability and the total memory beside it are NVML's and show no CUDA at work.
+    r = capture_checks("1208", COMPAT)[COMPAT]
+    assert r.status == "ok", r.message
+    assert "the CUDA runtime TensorRT-LLM ships runs on the driver" in r.message and "170 SMs" in r.message
+    # Modelled on 1208: the call failed (its error unchecked, the count 0), or only NVML's lines are shown.
+    assert ran_in_lines(["[06/28/2025-17:32:17] [TRT-LLM] [I] SM count: 0"]) == ()
+    nvml_only = "".join(line for line in _body("1208").splitlines(keepends=True) if "SM count" not in line)
+    assert paste_checks(tmp_path, nvml_only, COMPAT)[COMPAT].status != "ok"
+
+
+def test_a_gpu_container_on_a_driver_that_runs_every_runtime(tmp_path: Path) -> None:
+    # Corpus 1209: `Driver:` then `- 580.173.02` (a list's item under its heading), `GPU:` then the GTX 970, and a
+    # `docker run --gpus all linuxserver/ffmpeg` whose cuInit failed with CUDA_ERROR_UNKNOWN (no version refusal).
+    r = capture_checks("1209", COMPAT, "MEM-MIG")
+    assert r[COMPAT].status == "ok" and "driver 580.173.02" in r[COMPAT].message
+    assert "GPU container linuxserver/ffmpeg:latest" in r[COMPAT].message
+    assert r["MEM-MIG"].status == "not-applicable" and "GTX 970" in r["MEM-MIG"].message
+    # Modelled on 1209: the same container under an R570 driver, whose CUDA 12.8 does not run every runtime.
+    older = _body("1209").replace("580.173.02", "570.133.07")
+    assert paste_checks(tmp_path, older, COMPAT)[COMPAT].status != "ok"
+
+
+def test_a_gpu_container_running_a_shell_shows_no_cuda_program() -> None:
+    # Corpus 229: `docker run --gpus all IMAGE bash`, then nvidia-smi --version inside (driver 590.48.01): no program
+    # of the image's ran, so there is no runtime to judge; corpus 1016's GPUStack service runs its image's entrypoint.
+    assert capture_checks("229", COMPAT)[COMPAT].status == "unknown"
+    assert capture_checks("1016", COMPAT)[COMPAT].status == "ok"

@@ -25,7 +25,7 @@ from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
-from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.docker import DockerContainers, runs_own_program
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpu_events import (
     APPLICATION,
@@ -377,7 +377,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     is what shows its runtime running on the driver (ok).
     Where the runtime is not shown (with or without the driver), a CUDA program's own lines of its context at work
     (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`,
-    TensorRT-LLM's executor ledger, an nvbandwidth test, and beside a driver line a report's torch initialising CUDA)
+    TensorRT-LLM's executor ledger and its cluster info's SM count (`[TRT-LLM] [I] SM count: 170`, read through
+    CUDA's runtime), an nvbandwidth test, and beside a driver line a report's torch initialising CUDA)
     are ok for the runtime that ran: one too new for the driver fails at its first call (error 35). A refused start
     in the same source (35, 802, 803, 804) wins.
     A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever
@@ -416,7 +417,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     a driver whose branch's CUDA is known, with no runtime shown, is no version gap (not an issue).
     An engine shown without its CUDA runtime (its command, a serving container's image or command, the user's words)
     is ok on a driver at or above the floor of the newest CUDA major (runs_every_runtime): that driver runs any
-    runtime the engine may ship.
+    runtime the engine may ship; so is the program of any container given GPUs (`docker run --gpus all
+    linuxserver/ffmpeg`), whichever runtime it ships or none; not a bare shell's (`docker run --gpus all IMAGE bash`
+    runs what the user types) nor diagnostics' (nvidia-smi), which show no CUDA program.
     An engine release whose CUDA major its release notes name (TensorRT-LLM 0.9 to 1.1: CUDA 12, from a list, `pip
     list` or the version line its import prints; facts/python_env.RELEASE_CUDA_MAJOR) is ok on a driver at or above
     that major's floor, whichever minor it loads, and an issue below it.
@@ -535,6 +538,12 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         # ollama shown without its release (a `docker ps` row, the user's words): every release picks its runner from
         # the driver's CUDA, as for an image of any tag.
         return _ollama_image(("", "ollama (its release not read)"), driver, driver_cuda)
+    if not engine:
+        # A container given GPUs runs a CUDA program too (ffmpeg's `-init_hw_device cuda`, corpus 1209): whichever
+        # runtime it ships, or none (the driver API alone), a driver that runs every runtime runs it.
+        engine = next((f"program of GPU container {c.image or c.name}" for c in
+                       (docker_containers.containers if docker_containers else ())
+                       if c.gpu_requested and runs_own_program(c.argv)), "")
     if not torch and engine and runs_every_runtime(dv):
         # An engine is shown, its CUDA runtime is not: whichever release it ships, this driver runs it.
         return ok(f"driver {driver} supports CUDA up to {driver_cuda or '?'}, the newest CUDA major: it runs any CUDA "

@@ -755,7 +755,8 @@ def _kib(text: str | None) -> int:
 )
 def swap(swap: SwapInfo, serving_processes: ServingProcesses | None = None,
          sysctls: Sysctls | None = None) -> Outcome:
-    """Reads: /proc/swaps and /proc/meminfo SwapTotal/SwapFree; VmSwap of every serving process
+    """Reads: /proc/swaps and /proc/meminfo SwapTotal/SwapFree (pasted: the swap line of top's or free's summary,
+    `MiB Swap: 0.0 total, 0.0 free, 0.0 used.`, free -h's `Swap:` row); VmSwap of every serving process
     (/proc/<pid>/status); /proc/sys/vm/swappiness.
 
     Bad value: VmSwap > 0 for an API server, engine or worker process.
@@ -764,7 +765,8 @@ def swap(swap: SwapInfo, serving_processes: ServingProcesses | None = None,
     step loop.
 
     Traps: swappiness=60 with nothing of the engine swapped is harmless (not an issue). Applies
-    only to hosts with swap.
+    only to hosts with swap. free's `Swap:` row without its unit (free -g truncates to whole GiB: its 0 is under
+    1 GiB, not none) and top's `GiB Swap: 0.0 total` do not show swap off.
     """
     swappiness = sysctls.get("vm.swappiness") if sysctls is not None else None
     if not swap.enabled:

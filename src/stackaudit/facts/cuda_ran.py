@@ -20,6 +20,11 @@ What shows CUDA at work (each with the program whose runtime ran):
   Device=1`, or CANNOT) or printed a bandwidth matrix: it reads each device's properties and asks the driver per pair
   through the runtime, which fails for every call with 802 on an NVSwitch board whose fabric is not set up (its device
   list alone is not counted: the answers or the figures must follow; corpus 1222);
+- TensorRT-LLM's cluster info, logged at the start of trtllm-serve and trtllm-build: `[TRT-LLM] [I] SM count: 170`
+  (TRTLLM_SM_COUNT). tensorrt_llm/auto_parallel/cluster_info.py infer_cluster_info first asks torch for the current
+  device (torch's CUDA initialisation, which raises on a driver too old and on 802), then reads the SM count through
+  cuda-python's `cudart.cudaGetDeviceProperties` without checking its error: a count above 0 is the runtime's answer
+  from the GPU. Its `Compute capability` and `Total Memory` lines are NVML's, not CUDA's, and show nothing here;
 - llama.cpp's CUDA backend allocating a buffer on a device or reading its free memory (ServingLog.ggml_cuda_line);
 - a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
   its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
@@ -51,11 +56,14 @@ from stackaudit.facts.symptoms import LogSymptoms
 TORCH_OOM = re.compile(r"\bGPU (\d+) has a total capac(?:i)?ty of [\d.]+ [KMGT]iB of which [\d.]+ [KMGT]?i?B is free")
 # TensorRT-LLM's executor ledger (tensorrt_llm/_torch/pyexecutor/py_executor_creator.py).
 TRTLLM_LEDGER = re.compile(r"\bFree GPU memory before component creation attempt \(GiB\): [\d.]+")
+# TensorRT-LLM's cluster info: the SM count CUDA's runtime read of the GPU (cluster_info.py infer_cluster_info); 0 where
+# the call failed (its error is not checked).
+TRTLLM_SM_COUNT = re.compile(r"\[TRT-LLM\]\s*\[I\]\s*SM count: ([1-9]\d*)\s*$")
 # A refused start (facts/symptoms.py): the runtime above the driver (35), forward compatibility on a GPU without it
 # (804), an image's libcuda against the host's driver (803), a fabric not set up (802).
 REFUSED_START = ("cuda-insufficient-driver", "cuda-compat-unsupported-hw", "cuda-driver-mismatch-in-container",
                  "cuda-system-not-ready", "ngc-driver-too-old")
-NEEDLES = ("total capac", "component creation attempt")
+NEEDLES = ("total capac", "component creation attempt", "SM count: ")
 
 
 @dataclass(frozen=True)
@@ -94,7 +102,8 @@ fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
 
 
 def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
-    """The lines of torch's and TensorRT-LLM's own that show their CUDA at work on a GPU."""
+    """The lines of torch's and TensorRT-LLM's own that show their CUDA at work on a GPU (its out-of-memory message,
+    the executor's ledger, the cluster info's SM count)."""
     found: list[Ran] = []
     for line in lines:
         if not any(n in line for n in NEEDLES):
@@ -103,6 +112,9 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
         if oom:
             found.append(Ran("torch", f"torch's CUDA allocator read GPU {oom.group(1)}'s memory (its out-of-memory "
                              "message)", oom.group(0), devices=(int(oom.group(1)),)))
+        elif sm := TRTLLM_SM_COUNT.search(line):
+            found.append(Ran("TensorRT-LLM", f"TensorRT-LLM's CUDA runtime read the GPU's {sm.group(1)} SMs (its "
+                             "cluster info, after torch initialised CUDA)", line.strip()))
         elif TRTLLM_LEDGER.search(line):
             found.append(Ran("TensorRT-LLM", "TensorRT-LLM placed its model on the GPU and read the memory left "
                              "(its executor's ledger)", line.strip()))

@@ -426,6 +426,16 @@ def diagnostic_command(argv: tuple[str, ...]) -> bool:
     return bool(commands) and all(c[0].rsplit("/", 1)[-1] in DIAGNOSTIC_PROGRAMS for c in commands)
 
 
+def runs_own_program(argv: tuple[str, ...]) -> bool:
+    """Whether a container's argv runs a program of its image's or its own: its entrypoint (no argv, or arguments to
+    it), a program named; not a bare shell (an interactive session runs what the user types, corpus 229) nor
+    diagnostics only (diagnostic_command)."""
+    words = list(argv)
+    if words and words[0] in _SHELLS and not any(re.fullmatch(r"-\w*c", w) for w in words[1:]):
+        return False
+    return not diagnostic_command(argv)
+
+
 SHM_PATH = "/dev/shm"
 
 

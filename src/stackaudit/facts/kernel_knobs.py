@@ -14,8 +14,22 @@ from dataclasses import dataclass
 from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.nvidia import parse_proc_version
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider, read_source, sample_field
-from stackaudit.facts.sources import IRQBALANCE_ACTIVE, MODINFO_NVIDIA_VERSION, PROC_INTERRUPTS, PROC_VMSTAT
+from stackaudit.facts.registry import (
+    FactContext,
+    FactUnavailable,
+    fact,
+    parser,
+    provider,
+    read_source,
+    sample_field,
+)
+from stackaudit.facts.sources import (
+    EVIDENCE_LINES,
+    IRQBALANCE_ACTIVE,
+    MODINFO_NVIDIA_VERSION,
+    PROC_INTERRUPTS,
+    PROC_VMSTAT,
+)
 from stackaudit.host.base import Host, NotCaptured, list_or_none, read_or_none, read_text
 from stackaudit.pci_address import BDF
 
@@ -199,6 +213,73 @@ def swap(ctx: FactContext) -> SwapInfo:
             if not meminfo:
                 raise FactUnavailable(str(exc)) from exc
     return SwapInfo(devices, _meminfo_kib(meminfo, "SwapTotal"), _meminfo_kib(meminfo, "SwapFree"))
+
+
+# The summary lines of `top` and `free`, pasted on their own: the same SwapTotal and SwapFree as /proc/meminfo (both
+# read it), in the unit each prints. top's header (procps-ng: `MiB Swap: 0.0 total, 0.0 free, 0.0 used. 1977538.+avail
+# Mem`, `KiB Swap:  8388604 total,        0 used,  8388604 free.` in 3.3.9's order; procps 3.2: `Swap:  2097144k total,
+# 0k used, ...`; a `+` marks a figure cut to fit) and free's `Swap:` row (`total used free`), read where it carries
+# its unit (free -h: `0B`, `976Mi`, `8.0Gi`; older free -h: `2.0G`). A bare row (`Swap: 0 0 0`) is left: free prints
+# KiB, MiB or whole GiB (-g, which truncates: its 0 is under 1 GiB, not none) as its flag says, and the row does not.
+_UNIT_KIB = {"": 1, "B": 1 / 1024, "K": 1, "M": 1024, "G": 1024**2, "T": 1024**3, "P": 1024**4}
+TOP_SWAP = re.compile(r"^\s*(?:(?P<unit>[KMGTP])iB\s+)?Swap:(?P<rest>(?:\s*[\d.]+\+?k?\s*(?:total|free|used)[,.]?){3})")
+_TOP_FIGURE = re.compile(r"([\d.]+)\+?(k?)\s*(total|free|used)")
+FREE_SWAP = re.compile(r"^\s*Swap:\s+(?P<total>[\d.]+[KMGTP]?i?B?)\s+(?P<used>[\d.]+[KMGTP]?i?B?)"
+                       r"\s+(?P<free>[\d.]+[KMGTP]?i?B?)\s*$")
+SWAP_NEEDLE = "Swap:"
+
+
+def _sized_kib(figure: str) -> int | None:
+    """KiB of one of free -h's sizes (`0B`, `976Mi`, `8.0Gi`, `2.0G`); None for a bare figure, whose unit free's
+    flag set."""
+    m = re.fullmatch(r"([\d.]+)([KMGTP]?)(i?)(B?)", figure)
+    if m is None or not (m.group(2) or m.group(4)):
+        return None
+    return round(float(m.group(1)) * _UNIT_KIB[m.group(2) or "B"])
+
+
+def swap_summary(line: str) -> tuple[int, int] | None:
+    """SwapTotal and SwapFree (KiB) a summary line of top or free shows; None for any other line, and for a figure
+    too coarse to tell none from some (a zero in GiB, a row without its unit)."""
+    if SWAP_NEEDLE not in line:
+        return None
+    top = TOP_SWAP.match(line)
+    if top:
+        figures = {key: (float(v), k) for v, k, key in _TOP_FIGURE.findall(top.group("rest"))}
+        if set(figures) != {"total", "free", "used"}:
+            return None
+        unit = _UNIT_KIB[top.group("unit") or ("K" if figures["total"][1] else "")]
+        total, free = (round(figures[k][0] * unit) for k in ("total", "free"))
+        if total == 0 and figures["total"][0] == 0 and unit > 1024:
+            return None  # `GiB Swap: 0.0 total`: under 52 MiB, not none
+        return total, free
+    row = FREE_SWAP.match(line)
+    if row:
+        sizes = [_sized_kib(row.group(k)) for k in ("total", "free")]
+        if sizes[0] is None or sizes[1] is None:
+            return None
+        return sizes[0], sizes[1]
+    return None
+
+
+fact("swap", SwapInfo)
+
+
+@parser(EVIDENCE_LINES, feeds="swap", kind=SwapInfo, rank=30)
+def swap_from_summary_lines(text: str) -> SwapInfo:
+    """Swap size and use from top's or free's summary line, pasted on its own.
+
+    Input (tests/data/captures/1214)::
+
+        MiB Swap: 0.0 total, 0.0 free, 0.0 used. 1977538.+avail Mem
+    """
+    found = [s for line in text.splitlines() if (s := swap_summary(line)) is not None]
+    if not found:
+        raise ParseError("no summary line of top or free with its swap")
+    if len(set(found)) > 1 and len({t for t, _ in found}) > 1:
+        raise ParseError("summary lines of top or free with different swap sizes: not one host's")
+    total, free = found[-1]
+    return SwapInfo((), total, free)
 
 
 # --- interrupts ------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`),
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
 per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a list's package version (`PyTorch: 2.8.0+cu128`), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
-out-of-memory message, TensorRT-LLM's executor ledger), its kernel (`Kernel: Linux 6.8.0-124-generic`), each also as a
+out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's or free's summary (`MiB Swap: 0.0
+total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), each also as a
 two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`, facts/_parse.stated_line). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
@@ -35,6 +36,7 @@ from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.container import gpu_stack_pod
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.cuda_ran import RUNTIME_NEEDLES, ran_in_lines, runtime_in_line
+from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, swap_summary
 from stackaudit.facts.nvidia import (
     OPEN_PACKAGE,
     PROC_VERSION_BANNER,
@@ -104,7 +106,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "valid resources", "non-NVML", "XidCriticalError", "marked unhealthy", "-validation", "stream closed",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
-            "] Compute Capability", *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES)
+            "] Compute Capability", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES)
 
 
 def _daemon_line(line: str) -> bool:
@@ -116,6 +118,7 @@ def _daemon_line(line: str) -> bool:
 
 # A summary's key alone on its line (`NVIDIA driver:`, `- CUDA:`, `**Driver:**`), its value on the next line.
 _HEADING_KEY = re.compile(r"^\W{0,4}([A-Za-z][\w ./()-]{0,40}?):\W{0,4}$")
+_BULLET = re.compile(r"^[-*+•]\s+")
 
 
 def headed_value(lines: list[str], i: int) -> str:
@@ -124,9 +127,12 @@ def headed_value(lines: list[str], i: int) -> str:
 
     >>> headed_value(["NVIDIA driver:", "`595.71.05` open kernel driver"], 0)
     'NVIDIA driver: 595.71.05 open kernel driver'
+    >>> headed_value(["Driver:", "- 580.173.02"], 0)
+    'Driver: 580.173.02'
     """
     m = _HEADING_KEY.match(lines[i]) if i + 1 < len(lines) and lines[i].rstrip().endswith((":", ":**", ":__")) else None
-    value = lines[i + 1].replace("`", "").strip() if m else ""
+    # The value as a list's one item under its heading (`Driver:` then `- 580.173.02`, corpus 1209): its bullet dropped.
+    value = _BULLET.sub("", lines[i + 1].replace("`", "").strip()) if m else ""
     if not value or len(value) > 80 or _HEADING_KEY.match(value):
         return ""
     return f"{m.group(1).strip() if m else ''}: {value}"
@@ -142,7 +148,7 @@ def is_evidence(line: str) -> bool:
                 or gpu_stack_pod(line) != "" or data_test(line) is not None or STATED_TOOLKIT.search(line)
                 or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
-                or bool(ran_in_lines([line])) or runtime_in_line(line) is not None)
+                or bool(ran_in_lines([line])) or runtime_in_line(line) is not None or swap_summary(line) is not None)
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "

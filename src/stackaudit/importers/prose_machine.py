@@ -25,7 +25,7 @@ from stackaudit.facts.shm import stated_shm
 from stackaudit.facts.sources import EVIDENCE_LINES, USER_MACHINE
 from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off
 from stackaudit.importers._scan import Candidates, candidate_lines
-from stackaudit.importers.evidence import is_evidence
+from stackaudit.importers.evidence import headed_value, is_evidence
 from stackaudit.importers.registry import Found, applied_each, document_appended, importer
 from stackaudit.importers.rig_report import listed_gpu, per_gpu_limit
 
@@ -50,6 +50,15 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
         if len(line) > 2000:
+            continue
+        # A list's GPU key on its own line, its model the one item under it (`GPU:` then `- NVIDIA GeForce GTX 970
+        # (Maxwell, ...)`, corpus 1209): read as the list's `GPU: <model>` line.
+        joined = headed_value(lines, i)
+        if joined and listed_model(joined) and not listed_gpu(joined):
+            yield Found("prose machine", i, i + 2, document_appended(USER_MACHINE.name, joined + "\n"))
+            taken += 1
+            if taken == MAX_LINES:
+                return
             continue
         states = stated_gpus(line) or listed_model(line) or owned_gpu_count(line) or owned_model(line) \
             or cloud_instances(line) \
