@@ -986,6 +986,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Inside a container whose device nodes and variables are not shown, llama.cpp's CUDA backend at work there (its
     `using device CUDA0 (...) - N MiB free` line, a `CUDA0 model buffer size` line, its `ggml_cuda_init` device list)
     shows the GPUs and the driver's CUDA library reached it: ok over those GPUs.
+    Inside a container whose device nodes and variables are not shown, an nccl-tests device list (`Rank 0 Pid 12414 on
+    51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`) from a run that did not fail choosing its GPUs shows its ranks
+    opened those devices there: ok over them.
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
     reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
     still proves the issue).
@@ -1000,7 +1003,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     """
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
     if judged.status == "unknown" and container is not None and container.in_container:
-        judged = _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) or judged
+        judged = _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
+            or _tests_opened(nccl_test_runs) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
@@ -1049,6 +1053,24 @@ def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None) -
                                 "library reach it", actual=[g.model for g in listed]),
                              [f"GPU {g.index}" for g in listed], None)
     return None
+
+
+def _tests_opened(runs: NcclTestRuns | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok over the devices a pasted nccl-tests run's ranks opened in the container (its device list,
+    `Rank 0 Pid 12414 on 51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`: CUDA read each device's PCI bus id and
+    name there); None where no device list is shown or a run failed choosing its GPUs."""
+    if runs is None or runs.ordinal_failures or runs.unstarted:
+        return None
+    groups = [g for g in runs.groups if g.devices]
+    if not groups:
+        return None
+    devices = sorted({d for g in groups for d in g.devices})
+    models = ", ".join(dict.fromkeys(m for g in groups for m in g.models if m))
+    line = groups[0].lines[0] if groups[0].lines else ""
+    return over_subjects(ok(f"nccl-tests' ranks in the container opened {len(devices)} CUDA device(s) ({models}) and "
+                            f"read their PCI bus ids (\"{line}\"): the GPU device nodes and the driver's CUDA library "
+                            "reach it", actual=devices, evidence=[line] if line else []),
+                         [f"GPU {d}" for d in devices], None)
 
 
 # nvidia-smi as typed to list the GPUs (its table, `-L`, `-q`, `--query-gpu`): not `--version`, help or a sub-command

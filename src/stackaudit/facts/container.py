@@ -10,7 +10,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, ServingLog
+from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, NcclTestRuns, ServingLog
 from stackaudit.facts.shm import parse_df_table, read_df
 from stackaudit.facts.sources import (
     COMPOSE_FILE,
@@ -113,6 +113,10 @@ STATED_CONTAINER_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
      "docker"),
     (re.compile(rf"\b{_ENGINE_WORDS} (?:is |was )?(?:running |runs |deployed )?(?:in|inside) (?:a |the )?"
                 r"(?:docker|podman|container)\b", re.I), "container"),
+    # The engine's image named as the container the user worked in: `I entered my ollama/ollama container terminal`
+    # (corpus 1165), `inside the vllm/vllm-openai:latest container`.
+    (re.compile(rf"\b(?:my|our|the|an?|in|inside|into|within|entered) (?:[\w.-]+/)?{_ENGINE_WORDS}(?:[\w.-]*)"
+                rf"(?::[\w.-]+)? (?:docker |podman )?container\b", re.I), "container"),
     # Kubernetes runs every workload in a pod's containers: `an OLLAMA server running in a K8s implementation`
     # (ollama/ollama#8179), `vllm deployed on kubernetes`, `ollama in a k8s pod`.
     (re.compile(rf"\b{_ENGINE_WORDS}(?: server| instance| deployment)? (?:is |was )?(?:running |runs |deployed )?"
@@ -346,6 +350,15 @@ def _host_side_evidence(host: Host) -> str:
     return ""
 
 
+def _test_container_host(ctx: FactContext) -> str:
+    """The one host every pasted nccl-tests rank line names, where it is a container's default hostname (its id's
+    first 12 hex digits), else ""."""
+    tests = ctx.optional("nccl_test_runs", NcclTestRuns)
+    hosts = {h for g in (tests.groups if tests is not None else ()) for h in g.hosts}
+    one = next(iter(hosts)) if len(hosts) == 1 else ""
+    return one if CONTAINER_HOSTNAME.fullmatch(one) else ""
+
+
 @provider("container", ContainerInfo, title="marker files, /proc/1 and cgroups")
 def container(ctx: FactContext) -> ContainerInfo:
     """Container runtime around the audit, from marker files, /proc/1 and cgroups."""
@@ -406,6 +419,12 @@ def container(ctx: FactContext) -> ContainerInfo:
             if log is not None and log.container_host():
                 kind = "container"
                 evidence.append(f"NCCL logs from host {log.container_host()}, a container's default hostname (its id)")
+        if not kind:
+            # nccl-tests names each rank's host in its device list (`Rank 0 Pid 12414 on 51e6e7896958 device 0`).
+            tested = _test_container_host(ctx)
+            if tested:
+                kind = "container"
+                evidence.append(f"nccl-tests' ranks run on host {tested}, a container's default hostname (its id)")
         if not kind:
             host_side = _host_side_evidence(host)
             if host_side:
