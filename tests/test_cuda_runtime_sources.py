@@ -25,6 +25,9 @@ COMPAT = "DRV-CUDA-COMPAT"
 # Corpus 1145's lines, verbatim.
 VALIDATOR = ("It's just that the nvidia-driver-validation pod (cuda-sample:vectoradd-cuda10.2-ubi8) is CrashLooping "
              "indefinitely with the following error\n")
+# Corpus 1161's first line, verbatim but for its two trailing spaces.
+UPGRADE = ("Hi! After upgrading from `lmsysorg/sglang:v0.4.6.post5-cu124` to `lmsysorg/sglang:v0.4.8-cu126`, I've "
+           "noticed a **significant drop in generation speed** and GPU utilization on my setup with 2x4090 (48Gb each).\n")
 SMI_450 = "| NVIDIA-SMI 450.80.02    Driver Version: 450.80.02    CUDA Version: 11.0     |\n"
 
 
@@ -48,7 +51,25 @@ def test_the_runtime_in_a_line() -> None:
     # NVIDIA's CUDA image banner (corpus 1021's line), and prose without a CUDA image.
     assert CUDA_BANNER.match("CUDA Version 12.4.1") and runtime_in_line("CUDA Version 12.4.1").cuda == "12.4"
     assert runtime_in_line("the CUDA version is 12.4 and torch runs") is None
-    assert runtime_in_line("docker pull vllm/vllm-openai:v0.11.1-cu130") is None
+    # An engine image whose tag suffix names torch's CUDA ships that runtime, named in prose too (h56b).
+    assert runtime_in_line("docker pull vllm/vllm-openai:v0.11.1-cu130").cuda == "13.0"
+    assert runtime_in_line("docker pull vllm/vllm-openai:latest") is None  # a tag naming no CUDA
+
+
+def test_1161_an_upgrade_names_both_engine_images() -> None:
+    # Corpus 1161 (sgl-project/sglang): 'After upgrading from `lmsysorg/sglang:v0.4.6.post5-cu124` to
+    # `lmsysorg/sglang:v0.4.8-cu126`', both measured, under driver 565.57.01 (CUDA 12.7): both runtimes are read.
+    found = cuda_runtime_in_evidence_lines(UPGRADE)
+    assert [(r.cuda, r.where) for r in found.runtimes] == [("12.4", "lmsysorg/sglang:v0.4.6.post5-cu124"),
+                                                           ("12.6", "lmsysorg/sglang:v0.4.8-cu126")]
+    result = capture_checks("1161", COMPAT)[COMPAT]
+    assert result.status == "ok" and "lmsysorg/sglang:v0.4.8-cu126 (CUDA 12.6)" in result.message
+
+
+def test_an_engine_image_newer_than_the_driver_is_not_ok(tmp_path: Path) -> None:
+    # Modelled: corpus 1161's upgrade line to a cu130 image under corpus 1145's driver for CUDA 11.0.
+    result = paste_checks(tmp_path, UPGRADE.replace("cu126", "cu130") + SMI_450, COMPAT)[COMPAT]
+    assert result.status == "unknown" and "cuda>=" in result.message
 
 
 def test_an_image_newer_than_the_driver_is_not_ok(tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.docker import DockerContainers, image_cuda, nvidia_image_cuda
+from stackaudit.facts.docker import DockerContainers, image_cuda
 from stackaudit.facts.gpus import NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
@@ -215,14 +215,16 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
 CUDA_BANNER = re.compile(r"^\s*CUDA Version (\d+\.\d+)(?:\.\d+)?\s*$")
 _REQUIRE_CUDA = re.compile(r"^cuda>=(\d+\.\d+)\b")
 # An image reference inside a line of prose or a list (`the nvidia-driver-validation pod (cuda-sample:vectoradd-
-# cuda10.2-ubi8)`, corpus 1145): only NVIDIA's own CUDA images (nvidia_image_cuda), whose tag names the runtime.
-_IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample):[\w.-]+)")
+# cuda10.2-ubi8)`, corpus 1145): NVIDIA's own CUDA images (nvidia_image_cuda) and the engine images whose tag suffix
+# names torch's CUDA (docker.engine_image_cuda: `upgrading from lmsysorg/sglang:v0.4.6.post5-cu124 to
+# lmsysorg/sglang:v0.4.8-cu126`, corpus 1161), whose tag names the runtime.
+_IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang|vllm-openai):[\w.-]+)")
 # The start-up check of NVIDIA's NGC images (TensorRT-LLM, Triton, PyTorch, NeMo), where the host driver is older than
 # the one the image was built for: `ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but`
 # (then `version 510.85.02 was detected and compatibility mode is UNAVAILABLE.`; NVIDIA/TensorRT-LLM#23,
 # NVIDIA/nvidia-docker#1479, hiyouga/LlamaFactory#5962). The driver release it names ships the image's CUDA.
 NGC_BUILT_FOR = re.compile(r"This container was built for NVIDIA Driver Release (\d+)\.(\d+)")
-RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "built for NVIDIA Driver")
+RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "sglang:", "vllm-openai:", "built for NVIDIA Driver")
 
 
 @dataclass(frozen=True)
@@ -249,20 +251,23 @@ fact("cuda_runtime", CudaRuntime, union, hint="paste the container's `docker ins
 
 
 def runtime_in_line(line: str) -> Runtime | None:
-    """The CUDA runtime one line names: NVIDIA's CUDA image banner, an NGC image's start-up check naming the driver it
-    was built for, or one of NVIDIA's CUDA images named in the line."""
+    """The first CUDA runtime one line names (runtimes_in_line)."""
+    return next(iter(runtimes_in_line(line)), None)
+
+
+def runtimes_in_line(line: str) -> tuple[Runtime, ...]:
+    """The CUDA runtimes one line names: NVIDIA's CUDA image banner, an NGC image's start-up check naming the driver
+    it was built for, or each of NVIDIA's CUDA images and the engine images with a CUDA suffix named in the line (an
+    upgrade from one to another names both)."""
     banner = CUDA_BANNER.match(line)
     if banner:
-        return Runtime(banner.group(1), "the CUDA image's start banner", line.strip())
+        return (Runtime(banner.group(1), "the CUDA image's start banner", line.strip()),)
     built = NGC_BUILT_FOR.search(line)
     if built and (cuda := cuda_of_branch((int(built.group(1)), int(built.group(2))))):
-        return Runtime(cuda, f"an NGC image built for driver {built.group(1)}.{built.group(2)} (its start-up check)",
-                       line.strip())
-    for m in _IMAGE_WORD.finditer(line):
-        cuda = nvidia_image_cuda(m.group(1))
-        if cuda:
-            return Runtime(cuda, m.group(1), line.strip())
-    return None
+        return (Runtime(cuda, f"an NGC image built for driver {built.group(1)}.{built.group(2)} (its start-up "
+                        "check)", line.strip()),)
+    return tuple(Runtime(cuda, m.group(1), line.strip()) for m in _IMAGE_WORD.finditer(line)
+                 if (cuda := image_cuda(m.group(1))))
 
 
 @parser(EVIDENCE_LINES, feeds="cuda_runtime", kind=CudaRuntime, rank=30)
@@ -273,7 +278,7 @@ def cuda_runtime_in_evidence_lines(text: str) -> CudaRuntime:
 
         It's just that the nvidia-driver-validation pod (cuda-sample:vectoradd-cuda10.2-ubi8) is CrashLooping
     """
-    found = tuple(dict.fromkeys(r for line in text.splitlines() if (r := runtime_in_line(line)) is not None))
+    found = tuple(dict.fromkeys(r for line in text.splitlines() for r in runtimes_in_line(line)))
     if not found:
         raise ParseError("no CUDA image or banner in the lines shown")
     return CudaRuntime(found)
