@@ -771,6 +771,12 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                        "shown" + ("; the driver reports P2P OK, which the probe exists to doubt" if driver_ok else ""),
                        hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or paste the engine's start-up "
                        "log and ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+    if not version and (serving_log is None or serving_log.engine != "vllm"):
+        # No vLLM shown: its probe's default is no part of this paste's answer.
+        return unknown("no proof that P2P really works: the source shows no data test between the GPUs (a copy "
+                       "compared, a bandwidth matrix with P2P on and off)"
+                       + ("; the driver reports P2P OK, which is no data test" if driver_ok else ""),
+                       hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`")
     return unknown("no proof that P2P really works: " + (
         f"vLLM {version} reads VLLM_SKIP_P2P_CHECK; at 1 (the default in recent releases) it skips its real probe"
         if version else "vLLM skips its real probe by default in recent releases (VLLM_SKIP_P2P_CHECK=1)")
