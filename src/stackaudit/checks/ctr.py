@@ -44,6 +44,7 @@ from stackaudit.facts.gpus import (
     GpuInventory,
     OllamaCuda,
 )
+from stackaudit.facts.k8s_pods import K8sPods
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.parallelism import Parallelism
@@ -933,7 +934,7 @@ _IN_CONTAINER_SHARPEN = replace(_CTK_SHARPEN, shows=(IN_CONTAINER,))
 def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAccess | None = None,
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
                serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
-               collect_env: CollectEnv | None = None) -> Outcome:
+               collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1000,7 +1001,21 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
     `OS: Windows 11`), with no container shown, is not in a container: not applicable (facts/applicability.LINUX_ONLY).
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
+    The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
+    their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in
+    CrashLoopBackOff, Error, Init:CrashLoopBackOff or Init:Error, or whose pod events show kubelet's `Back-off restarting
+    failed container` (facts/k8s_pods.py), means no driver or runtime hands the node's GPUs to its pods: an issue, the
+    row quoted. A listing is no container spec: a pod shown Running says nothing of what another pod was given.
     """
+    failing = k8s_pods.failing_provider() if k8s_pods is not None else None
+    if failing is not None:
+        return issue(f"the GPU Operator's {'toolkit' if 'toolkit' in failing.name else 'driver'} "
+                     f"{'pod' if 'daemonset' in failing.name else 'container'} {failing.name} is in a restart loop "
+                     f"({failing.status}: \"{failing.line}\"): until it stays up the node's driver "
+                     f"{'runtime hook is not configured' if 'toolkit' in failing.name else 'is not loaded'}, so no "
+                     "pod on it is given a GPU; its own log (`kubectl logs <pod> -c <container> --previous`) says "
+                     "why it exits", actual=failing.status, expected="Running",
+                     subjects=[failing.name], evidence=[failing.line])
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
     if judged.status == "unknown" and container is not None and container.in_container:
         judged = _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \

@@ -202,13 +202,18 @@ def _gpu_stack_pod(host: Host) -> tuple[str, str]:
 # statement (STATED_CONTAINER_WORDS reads it).
 STATED_HOST_WORDS = re.compile(r"^\W*(?:i\s+)?(?:then\s+)?(?:ran|run|started|start|running)\s+[`'\"]?ollama serve\b",
                                re.I)
+# Or that they start, or read the status of, ollama's systemd service (`when I start the ollama service and get a
+# status`, corpus 1204): the unit ollama's Linux install puts on the host (ollama.service); its Docker image runs
+# `ollama serve` as the container's entrypoint, with no systemd in it.
+STATED_SERVICE_WORDS = re.compile(r"\b(?:start|started|starting|restart|restarted|restarting|enable|enabled|stop|"
+                                  r"stopped)\s+(?:the\s+|my\s+)?ollama(?:\.service\b|\s+service\b)", re.I)
 _NAMES_CONTAINER = re.compile(r"\b(?:docker|podman|containers?|k8s|k3s|kubernetes|pods?|kubectl|lxc|wsl)\b", re.I)
 
 
 def stated_host(line: str) -> str:
     """The words where a line of the user's words says they started the engine's server from their own shell on the
-    host (STATED_HOST_WORDS), else ""."""
-    m = STATED_HOST_WORDS.search(line)
+    host (STATED_HOST_WORDS) or as ollama's systemd service (STATED_SERVICE_WORDS), else ""."""
+    m = STATED_HOST_WORDS.search(line) or STATED_SERVICE_WORDS.search(line)
     return m.group(0).strip() if m is not None and not _NAMES_CONTAINER.search(line) else ""
 
 
@@ -450,8 +455,8 @@ def container(ctx: FactContext) -> ContainerInfo:
                                           "built and run on the machine, not in a container",), None)
             words = _stated_host(host)
             if words:
-                return ContainerInfo("", (f"the user's words start the engine's server from their own shell on the "
-                                          f"host: \"{words}\"",), None)
+                return ContainerInfo("", (f"the user's words start the engine's server on the host (from their own "
+                                          f"shell, or as its systemd service): \"{words}\"",), None)
             raise FactUnavailable("the source does not show whether it ran in a container",
                                   "paste `cat /proc/1/cgroup` and `ls -a /` (or capture with `stackaudit capture`)")
 

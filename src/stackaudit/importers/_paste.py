@@ -67,6 +67,9 @@ _HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:" + "|".join(re.escape(c) for c in _
 # The root prompt glued to its command (`#docker run --rm nvidia/cuda:latest nvidia-smi`, NVIDIA/nvidia-docker#1171):
 # a prompt only where the command's output follows it. A script's commented-out command (`#docker run ...`) stands
 # above another command, another comment, a fence or nothing.
+# A command run in a container from outside it, pasted as its own line without a prompt (facts/container.exec_inside
+# reads it).
+_BARE_EXEC = re.compile(r"^(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc)\s+exec\s+\S")
 _GLUED_HASH_PROMPT = re.compile(r"^#(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")\s.*)$")
 
 # A run of `nvidia-smi -q` fields flattened onto one line: where each known name (longest first), the
@@ -463,6 +466,10 @@ def view(text: str) -> PasteView:
             at_prompt = cmd is not None
         elif line:
             at_prompt = False
+            if _BARE_EXEC.match(line):
+                # `kubectl exec POD -n ns -- nvidia-smi` pasted without a prompt above what it printed (corpus 1211):
+                # a command typed at a shell whose host is not shown.
+                prompt_hosts[len(lines)] = ""
         if host:
             hosts[len(lines)] = host
         if program:

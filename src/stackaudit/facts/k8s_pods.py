@@ -1,0 +1,129 @@
+"""Kubernetes pods as `kubectl get pods` lists them, and containers `kubectl describe pod`'s events show restarted.
+
+`kubectl get pods` prints a table (NAME READY STATUS RESTARTS AGE, NAMESPACE first with `-A`, `-o wide` adds IP and
+NODE): each row is a pod with its ready containers, its status (Running, Pending, CrashLoopBackOff, Error,
+Init:CrashLoopBackOff, ...) and its restarts (`438 (3m9s ago)` since kubectl 1.22). `kubectl describe pod` ends with the
+pod's events: kubelet's `Back-off restarting failed container` is a container in a restart loop, the state the table
+shows as CrashLoopBackOff (https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-restarts).
+
+A listing is no container spec: it says which pods run or fail, not what any of them was given. A listing cut or
+filtered (`| grep nvidia`, `-n gpu-operator`) shows the pods it shows; no pod is absent from it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import fact, parser
+from stackaudit.facts.sources import K8S_PODS
+
+# The table's header, with the columns `-A` and `-o wide` add.
+POD_TABLE_HEAD = re.compile(r"^\s*(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
+# The statuses kubectl prints for a pod (its phase, or the reason of a container that waits or ended).
+_STATUS = (r"(?:Init:)?(?:CrashLoopBackOff|Error|ImagePullBackOff|ErrImagePull|OOMKilled|ContainerStatusUnknown|"
+           r"CreateContainerConfigError|CreateContainerError|RunContainerError|StartError|InvalidImageName|"
+           r"\d+/\d+)|Running|Pending|Completed|Succeeded|Failed|Terminating|ContainerCreating|PodInitializing|"
+           r"Evicted|Unknown|NodeLost|UnexpectedAdmissionError|NotReady|Unschedulable")
+POD_ROW = re.compile(rf"^\s*(?:(?P<ns>[a-z0-9][a-z0-9.-]*)\s+)?(?P<name>[a-z0-9][a-z0-9.-]*)\s+(?P<ready>\d+/\d+)\s+"
+                     rf"(?P<status>{_STATUS})\s+(?P<restarts>\d+(?:\s+\([^)]*\))?)\s+(?P<age>\d[\w.]*|<unknown>)(?:\s|$)")
+# A row of a pod's events (`  Warning  BackOff  39s (x71 over 14m)  kubelet  Back-off restarting failed container`).
+EVENT_ROW = re.compile(r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>\w+)\s+(?P<age>\S+(?:\s+\(x\d+ over \S+\))?)\s+"
+                       r"(?P<source>\S+(?:,\s*\S+)?)\s+(?P<message>\S.*?)\s*$")
+_BACKOFF = re.compile(r"^Back-off restarting failed container(?:\s+(?P<ctr>[a-z0-9][a-z0-9.-]*))?")
+_CREATED = re.compile(r"^(?:Created|Started) container (?P<ctr>[a-z0-9][a-z0-9.-]*)")
+_REPEATED = re.compile(r"\(x(?P<n>\d+) over ")
+# The statuses of a pod whose container keeps failing: it exits, kubelet restarts it, it exits again.
+FAILING = frozenset({"CrashLoopBackOff", "Error", "Init:CrashLoopBackOff", "Init:Error"})
+# The GPU Operator's pods that hand the GPUs to every other pod: its driver daemonset (`nvidia-driver-daemonset-x`,
+# `nvidia-driver-daemonset-5.15.0-1034-azure-ubuntu22.04-abcde`, container nvidia-driver-ctr) loads the kernel
+# modules, its toolkit daemonset (container nvidia-container-toolkit-ctr) configures the runtime that injects them.
+GPU_PROVIDER = re.compile(r"^nvidia-(?:driver|container-toolkit)-(?:daemonset\b|ctr$)")
+
+
+@dataclass(frozen=True)
+class PodState:
+    name: str  # the pod's name; a container's where an event names only the container
+    status: str
+    ready: str = ""
+    restarts: str = ""
+    line: str = ""  # the row, as pasted
+
+    @property
+    def failing(self) -> bool:
+        return self.status in FAILING
+
+    @property
+    def gpu_provider(self) -> bool:
+        """Whether this is the GPU Operator's driver or toolkit pod (or container)."""
+        return GPU_PROVIDER.match(self.name) is not None
+
+
+@dataclass(frozen=True)
+class K8sPods:
+    pods: tuple[PodState, ...]
+
+    def failing_provider(self) -> PodState | None:
+        """The GPU Operator's driver or toolkit pod shown in a restart loop (FAILING), or None."""
+        return next((p for p in self.pods if p.gpu_provider and p.failing), None)
+
+
+def table_end(lines: Sequence[str], i: int) -> int:
+    """The end (exclusive) of the pod table whose header is line i (rows up to the first line that is none); 0 where
+    line i is no header or no row follows it."""
+    if not POD_TABLE_HEAD.match(lines[i]):
+        return 0
+    end = i + 1
+    while end < len(lines) and POD_ROW.match(lines[end]):
+        end += 1
+    return end if end > i + 1 else 0
+
+
+def _restarted(events: Sequence[str]) -> list[PodState]:
+    """The containers a run of events shows in a restart loop: the one kubelet's back-off names, or where it names
+    none (kubelet before 1.26), the container it created more than once."""
+    rows = [m for line in events if (m := EVENT_ROW.match(line))]
+    looping: list[PodState] = []
+    for row in rows:
+        back = _BACKOFF.match(row.group("message"))
+        if back is None:
+            continue
+        named = back.group("ctr")
+        if not named:
+            repeated = {c.group("ctr") for r in rows if (c := _CREATED.match(r.group("message")))
+                        and (n := _REPEATED.search(r.group("age"))) and int(n.group("n")) > 1}
+            named = next(iter(repeated)) if len(repeated) == 1 else ""
+        if named:
+            looping.append(PodState(named, "CrashLoopBackOff", line=row.group(0).strip()))
+    return looping
+
+
+def parse_k8s_pods(text: str) -> K8sPods:
+    """The pods of pasted `kubectl get pods` rows and the containers pasted events show restarted; ParseError where
+    there are none."""
+    lines = text.splitlines()
+    pods = [PodState(m.group("name"), m.group("status"), m.group("ready"), m.group("restarts"), line.strip())
+            for line in lines if (m := POD_ROW.match(line))]
+    pods += _restarted(lines)
+    if not pods:
+        raise ParseError("no pod row and no restarted container")
+    return K8sPods(tuple(pods))
+
+
+fact("k8s_pods", K8sPods, hint=K8S_PODS.hint)
+
+
+@parser(K8S_PODS, feeds="k8s_pods", kind=K8sPods, rank=10)
+def k8s_pods_from_paste(text: str) -> K8sPods:
+    """Pasted `kubectl get pods` rows and `kubectl describe pod` events.
+
+    Input (tests/data/captures/1173 and 1207)::
+
+        NAME                                       READY   STATUS                  RESTARTS   AGE
+        nvidia-container-toolkit-daemonset-b56sg   1/1     Running                 0          43m
+          Normal   Created    13m (x4 over 15m)   kubelet            Created container nvidia-driver-ctr
+          Warning  BackOff    39s (x71 over 14m)  kubelet            Back-off restarting failed container
+    """
+    return parse_k8s_pods(text)
