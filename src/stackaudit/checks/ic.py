@@ -559,7 +559,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
                    kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
-                   p2p_data_tests: P2pDataTests | None = None, serving_engine: ServingEngine | None = None) -> Outcome:
+                   p2p_data_tests: P2pDataTests | None = None, serving_engine: ServingEngine | None = None,
+                   collect_env: CollectEnv | None = None) -> Outcome:
     """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
     DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted, and so is a
     user's torch copy straight from one GPU to another whose shown result is zeros, peer_copy_zeros; nccl-tests'
@@ -617,8 +618,12 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no GPU pair inside a host:
     not applicable where nothing else is shown.
     """
+    # vLLM shown (its log, its command or process, its collect_env): its probe's default is part of the answer.
+    vllm = (serving_log is not None and (serving_log.engine == "vllm" or bool(serving_log.vllm_version))) or (
+        serving_engine is not None and serving_engine.engine == "vllm") or (
+        collect_env is not None and bool(collect_env.vllm_version))
     judged = _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals,
-                             p2p_bandwidth, p2p_data_tests)
+                             p2p_bandwidth, p2p_data_tests, vllm)
     if judged.status == "unknown" and (one_each := one_rank_per_node(serving_engine, serving_log)):
         return not_applicable(f"{one_each}: no GPU pair shares a host, so no traffic crosses PCIe P2P")
     return judged
@@ -627,7 +632,7 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,
                     serving_log: ServingLog | None, kernel_log: KernelLog | None, gpus: GpuInventory | None,
                     peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
-                    data_tests: P2pDataTests | None = None) -> Outcome:
+                    data_tests: P2pDataTests | None = None, vllm: bool = True) -> Outcome:
     """IC-P2P-FUNCTIONAL from the probes, the driver's matrix and the logs (p2p_functional adds the symptoms)."""
     count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
@@ -771,7 +776,7 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                        "shown" + ("; the driver reports P2P OK, which the probe exists to doubt" if driver_ok else ""),
                        hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or paste the engine's start-up "
                        "log and ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
-    if not version and (serving_log is None or serving_log.engine != "vllm"):
+    if not version and not vllm:
         # No vLLM shown: its probe's default is no part of this paste's answer.
         return unknown("no proof that P2P really works: the source shows no data test between the GPUs (a copy "
                        "compared, a bandwidth matrix with P2P on and off)"

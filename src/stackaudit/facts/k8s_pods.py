@@ -119,10 +119,8 @@ fact("k8s_pods", K8sPods, hint=K8S_PODS.hint)
 def k8s_pods_from_paste(text: str) -> K8sPods:
     """Pasted `kubectl get pods` rows and `kubectl describe pod` events.
 
-    Input (tests/data/captures/1173 and 1207)::
+    Input (tests/data/captures/1207; 1173 holds a `kubectl get pods` table)::
 
-        NAME                                       READY   STATUS                  RESTARTS   AGE
-        nvidia-container-toolkit-daemonset-b56sg   1/1     Running                 0          43m
           Normal   Created    13m (x4 over 15m)   kubelet            Created container nvidia-driver-ctr
           Warning  BackOff    39s (x71 over 14m)  kubelet            Back-off restarting failed container
     """
