@@ -31,10 +31,7 @@ BARE_FENCE = re.compile(r"^\s*(```|''')[\w-]*\s*$")
 MIN_THREADS = 40
 MIN_FILES_PER_KIND = 3  # issue 27: at least 3 real samples of every kind
 # Kinds of the list that no public thread found so far shows well enough; each says why.
-FEWER_THAN_MIN: dict[str, str] = {
-    "nvidia-smi -L": "added with its importer (2026-12-05): the listings of 947 and 1104 were labelled then; blind batches "
-                     "written before it could not name it",
-}
+FEWER_THAN_MIN: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
