@@ -2038,7 +2038,8 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     stack = (serving_engine is not None and bool(serving_engine.engine or serving_engine.shown)) or any(
         h.symptom.name == "stack-process-xid" for h in (log_symptoms.hits if log_symptoms else ()))
     shows = (IN_SERVING_STACK,) if stack else ()
-    # The program-first advice is for the application Xids; a GPU-fault line (a GSP timeout) keeps the check's fix.
+    # The program-first advice is for the application Xids; a GPU-fault line (a memory-subsystem error under a GSP
+    # timeout) keeps the check's fix.
     if any(h.symptom.faults_gpu for h in (log_symptoms.proving("DRV-XID") if log_symptoms else ())):
         return replace(outcome, sharpen=Sharpen(shows=shows))
     return replace(outcome, sharpen=replace(_XID_SHARPEN, shows=shows)) if stack else outcome
