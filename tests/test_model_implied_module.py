@@ -101,3 +101,17 @@ def test_a_line_comparing_with_wsl_is_no_wsl(tmp_path: Path) -> None:
     text = "- Ubuntu 22.04 on bare metal, not WSL2\n- Driver Version: 570.124.04\n"
     res = paste_checks(tmp_path, text, "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"]
     assert res.status != "not-applicable"
+
+
+def test_a_bold_driver_version_in_a_list_states_the_driver_and_its_flavour() -> None:
+    # Corpus 1164 (NVIDIA/open-gpu-kernel-modules#1200): `- Driver: **595.71.05** (open kernel modules)`.
+    res = capture_checks("1164", "DRV-OPEN-MODULE", "DRV-CUDA-COMPAT")
+    assert res["DRV-OPEN-MODULE"].status == "ok" and "595.71.05" in res["DRV-OPEN-MODULE"].message
+    assert "driver 595.71.05" in res["DRV-CUDA-COMPAT"].message
+
+
+def test_bold_marks_around_one_word_only_are_dropped(tmp_path: Path) -> None:
+    # Modelled counter-example: stars that open no bold span leave the line as it was.
+    text = "***** Driver Version: 550.54.15 *****\n"
+    res = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert "550.54.15" in res.message

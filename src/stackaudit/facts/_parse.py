@@ -92,15 +92,21 @@ def key_value_lines(text: str, sep: str = ":") -> dict[str, str]:
 # header's rule (`|---|---|`) nor a row with an empty cell. Split on its bars, not matched by a pattern: one pass over
 # a line of any length.
 _BOLD = ("**", "__")
+# Bold text inside a line (`- Driver: **595.71.05** (open kernel modules)`, corpus 1164): the words, unmarked.
+_BOLD_SPAN = re.compile(r"\*\*([^*\n]+?)\*\*")
 
 
 def stated_line(line: str) -> str:
-    """A hardware summary's line in its `Key: value` form: a two-column Markdown table row as `Key: value`, any
-    other line as it is.
+    """A hardware summary's line in its `Key: value` form: a two-column Markdown table row as `Key: value`, bold text
+    without its marks, any other line as it is.
 
     >>> stated_line("| **PyTorch** | 2.11.0+cu130 |"), stated_line("|---|---|")
     ('PyTorch: 2.11.0+cu130', '|---|---|')
+    >>> stated_line("- Driver: **595.71.05** (open kernel modules)")
+    '- Driver: 595.71.05 (open kernel modules)'
     """
+    if "**" in line:
+        line = _BOLD_SPAN.sub(r"\1", line)
     cells = line.strip().split("|") if "|" in line else []
     if len(cells) != 4 or cells[0] or cells[3].strip():
         return line
@@ -114,7 +120,7 @@ def stated_line(line: str) -> str:
 
 def stated_lines(text: str) -> str:
     """A text whose two-column Markdown table rows are in their `Key: value` form (stated_line)."""
-    return "\n".join(stated_line(line) for line in text.splitlines()) if "|" in text else text
+    return "\n".join(stated_line(line) for line in text.splitlines()) if "|" in text or "**" in text else text
 
 
 # A line where someone cut a paste: `[...]`, `...`, `…`, grep's `--`, `<snip>`, `(snip)`, `[truncated]`,
