@@ -25,9 +25,10 @@ jan 27 17:06:44 desktop ollama[1646734]: time=2025-01-27T17:06:44.421+01:00 leve
 """
 
 
-@pytest.mark.parametrize("prefix", ["261", "244"])
+@pytest.mark.parametrize("prefix", ["261", "244", "1233"])
 def test_an_ollama_journal_is_a_host_service(prefix: str) -> None:
-    # corpus 261 (ollama/ollama#9245) and 244 (its own thread): journalctl lines tagged ollama[PID].
+    # corpus 261 (ollama/ollama#9245) and 244 (its own thread): journalctl lines tagged ollama[PID]; 1233
+    # (ollama/ollama#8845), quoted, in a Chinese locale (`2月 06`), with the host name cut and its two spaces left.
     res = capture_checks(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
     assert res.status == "not-applicable"
 
