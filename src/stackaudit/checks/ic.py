@@ -1708,6 +1708,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
     if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
+    if serving_log is not None and serving_log.tp_beyond_node:
+        return _tp_beyond_node(serving_log)
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
         if every := group_of_every_gpu(serving_engine, engine_commands, count, docker_containers):
@@ -1837,6 +1839,24 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
 
 
 _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
+
+
+def _tp_beyond_node(log: ServingLog) -> Outcome:
+    """vLLM's Ray executor warning that its TP group is larger than the GPUs Ray reserves on a node
+    (ServingLog.tp_beyond_node, corpus 1247): the placement group puts one TP group on two nodes or more, so every
+    layer's all-reduce crosses the network between them; TP of a node's GPUs with PP across nodes keeps the
+    all-reduces on each node's own links. An issue with no matrix: the engine itself says where its group sits."""
+    tp, per_node, line = log.tp_beyond_node[0]
+    nodes = -(-tp // per_node) if per_node else 2
+    split = f"TP {per_node} inside each node with PP {nodes} across the nodes" if per_node and tp % per_node == 0 \
+        else f"a TP size of at most {per_node} (a node's GPUs), with PP across nodes"
+    judged = issue(f"vLLM's Ray executor warns that its TP group of {tp} GPUs is bigger than the {per_node} GPUs Ray "
+                   f"reserves on a node: the tensor-parallel workers are spread over {nodes}+ nodes, so every layer's "
+                   f"all-reduce crosses the network between them ({split} keeps them on each node's own links)",
+                   actual={"tensor_parallel_size": tp, "gpus_per_node": per_node},
+                   expected=f"tensor_parallel_size <= {per_node}, PP across nodes", evidence=[line[:300]])
+    # The group's GPUs are the TP ranks the warning counts, on nodes the source does not list one by one.
+    return over_subjects(judged, [f"TP rank {r}" for r in range(tp)], None)
 
 
 def _mesh_board_share(models: dict[int, str], count: int) -> str:
