@@ -1695,10 +1695,14 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     TP x PP of that count, a serving container given every GPU (`--gpus all`) whose arguments run TP x PP of them, or
     a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
     has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
-    two GPUs of one model (a whole count of 2): its group is both GPUs or it has none (corpus 997). Two models keep
+    two GPUs of one model (a whole count of 2, a count in the user's words such as `gpu=2` with no GPU listed
+    included: corpus 1213): its group is both GPUs or it has none (corpus 997). Two models keep
     the CUDA_DEVICE_ORDER question open, and so do two modules of a larger mesh board (V100 SXM2, up to 8 on a
     DGX-1 whose direct NVLinks leave some pairs unlinked): a share of the board, where which two decides their
     link (unknown, corpus 1089).
+    vLLM's Ray executor warning that its TP size is bigger than the GPUs Ray reserves on a node (ServingLog.tp_beyond_node:
+    `tensor_parallel_size=16 is bigger than a reserved number of GPUs (8 GPUs) in a node`) puts one TP group on two
+    nodes or more, every all-reduce over the network: an issue with or without a matrix (corpus 1247).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
     not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
     facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
@@ -1708,6 +1712,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
     if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
+    if serving_log is not None and serving_log.tp_beyond_node:
+        return _tp_beyond_node(serving_log)
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
         if every := group_of_every_gpu(serving_engine, engine_commands, count, docker_containers):
@@ -1725,7 +1731,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
             judged = not_an_issue("the host has two GPUs: a group of GPUs is both of them, so whatever sockets they sit "
                                   "on, no other placement exists to choose (one GPU alone has no group)",
                                   actual={"gpus": count})
-            return over_subjects(judged, [g.label for g in gpus.gpus], count, ask="nvidia-smi -L")
+            # A count with no GPU listed (the user's `gpu=2`, corpus 1213) settles it host-wide: the verdict rests on
+            # the count alone, not on anything of each GPU.
+            return over_subjects(judged, [g.label for g in gpus.gpus], count, ask="nvidia-smi -L") if gpus.gpus \
+                else judged
         if share:
             return _nccl_paths_nvlinked(serving_log) or unknown(
                 f"the topology matrix is not in the source, and the host's two GPUs are {share}",
@@ -1837,6 +1846,24 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
 
 
 _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
+
+
+def _tp_beyond_node(log: ServingLog) -> Outcome:
+    """vLLM's Ray executor warning that its TP group is larger than the GPUs Ray reserves on a node
+    (ServingLog.tp_beyond_node, corpus 1247): the placement group puts one TP group on two nodes or more, so every
+    layer's all-reduce crosses the network between them; TP of a node's GPUs with PP across nodes keeps the
+    all-reduces on each node's own links. An issue with no matrix: the engine itself says where its group sits."""
+    tp, per_node, line = log.tp_beyond_node[0]
+    nodes = -(-tp // per_node) if per_node else 2
+    split = f"TP {per_node} inside each node with PP {nodes} across the nodes" if per_node and tp % per_node == 0 \
+        else f"a TP size of at most {per_node} (a node's GPUs), with PP across nodes"
+    judged = issue(f"vLLM's Ray executor warns that its TP group of {tp} GPUs is bigger than the {per_node} GPUs Ray "
+                   f"reserves on a node: the tensor-parallel workers are spread over {nodes}+ nodes, so every layer's "
+                   f"all-reduce crosses the network between them ({split} keeps them on each node's own links)",
+                   actual={"tensor_parallel_size": tp, "gpus_per_node": per_node},
+                   expected=f"tensor_parallel_size <= {per_node}, PP across nodes", evidence=[line[:300]])
+    # The group's GPUs are the TP ranks the warning counts, on nodes the source does not list one by one.
+    return over_subjects(judged, [f"TP rank {r}" for r in range(tp)], None)
 
 
 def _mesh_board_share(models: dict[int, str], count: int) -> str:

@@ -979,9 +979,16 @@ def owned_model(line: str) -> str:
     return _model_in(re.split(r"\s+", line[m.end():].strip())[:4]) if m else ""
 
 
+# A parameter list's GPU count on a line of its own, without a model: `gpu=2` under `node=1` (vllm-project/vllm#13273,
+# corpus 1213), `GPUs: 4`. The whole line is the key and the count, so a flag (`--gpus=2`), a shell variable of a script
+# (`GPU_NUM=4`) or a per-actor resource (`num_gpus=1`) is none.
+_KEYED_COUNT = re.compile(r"^\s*(?:[-*>]\s+)?\**\s*gpus?\s*[=:]\s*([1-9]\d?)\s*\**\s*$", re.I)
+
+
 def owned_gpu_count(line: str) -> int | None:
-    """The GPU count a line of the user's words states without a model (_OWNED_COUNT); None where it states none."""
-    m = _OWNED_COUNT.search(line)
+    """The GPU count a line of the user's words states without a model (_OWNED_COUNT, _KEYED_COUNT); None where it
+    states none."""
+    m = _OWNED_COUNT.search(line) or _KEYED_COUNT.match(line)
     return int(m.group(1)) if m else None
 
 

@@ -333,6 +333,10 @@ class ServingLog:
     # The engine's config names a KV-cache transfer between instances (vLLM's kv_transfer_config, a NIXL or
     # Mooncake connector, SGLang's disaggregation_mode): disaggregated serving, whose KV traffic leaves the node.
     kv_transfer: bool = False
+    # vLLM's Ray warning that its TP size is larger than the GPUs Ray reserves on a node (ray_utils.py
+    # `_verify_bundles`: "tensor_parallel_size=16 is bigger than a reserved number of GPUs (8 GPUs) in a node <id>.
+    # Tensor parallel workers can be spread out to 2+ nodes"): (TP size, the node's GPUs, line), one per node named.
+    tp_beyond_node: tuple[tuple[int, int, str], ...] = ()
     # NCCL's lines that NVLS multicast is set up: `16 nvls channels` above 0, `NVLS multicast support is available`.
     nvls_lines: tuple[str, ...] = ()
     gpu_bus_ids: tuple[str, ...] = ()  # the GPUs of `comm ... busId e9000` lines, in sysfs form (0000:e9:00.0)
@@ -710,6 +714,8 @@ _TORCHRUN_NNODES = re.compile(r"\s--nnodes[= ](\S+)")
 # A KV-cache transfer between engine instances named in a config dump (disaggregated prefill/decode).
 _KV_TRANSFER = re.compile(r"kv_transfer_config['\"]?\s*[=:]\s*(?!None)\S|KVTransferConfig\(|NixlConnector|"
                           r"MooncakeConnector|disaggregation_mode['\"]?\s*[=:]\s*['\"](?:prefill|decode)", re.I)
+# vLLM's Ray executor (ray_utils.py _verify_bundles): a TP group larger than one node's reserved GPUs.
+_TP_BEYOND_NODE = re.compile(r"\btensor_parallel_size=(\d+) is bigger than a reserved number of \w+? \((\d+) \w+\) in a node")
 # NCCL init.cc `%d coll channels, [%d collnet channels, ]%d nvls channels`; transport/nvls.cc `NVLS multicast support
 # is %savailable on dev %d`.
 _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev")
@@ -825,6 +831,7 @@ def parse_serving_log(text: str) -> ServingLog:
     members: list[tuple[str, int, int, int, str, str]] = []
     nvls: list[str] = []
     kv_transfer = False
+    beyond_node: list[tuple[int, int, str]] = []
     node_counts: list[tuple[int, int, str]] = []
     branches: list[str] = []
     mq_shared: list[tuple[int, str]] = []
@@ -1043,6 +1050,9 @@ def parse_serving_log(text: str) -> ServingLog:
             most = nnodes.group(1).split(":")[-1] if nnodes else "1"
             if most.isdecimal():
                 node_counts.append((int(most), 0, text_l[:300]))
+        m = _TP_BEYOND_NODE.search(text_l) if "is bigger than a reserved number" in text_l else None
+        if m and len(beyond_node) < 8:
+            beyond_node.append((int(m.group(1)), int(m.group(2)), text_l[:400]))
         if not kv_transfer and ("kv" in low or "disaggregation" in low or "connector" in low):
             kv_transfer = bool(_KV_TRANSFER.search(text_l))
         if "nvls" in low and len(nvls) < 4 and NCCL_LINE.search(text_l) and _NVLS_UP.search(text_l):
@@ -1097,7 +1107,7 @@ def parse_serving_log(text: str) -> ServingLog:
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
         local_ranks=local_ranks, comm_ranks=comm_ranks, comm_members=tuple(members), node_counts=tuple(node_counts),
         tree_branches=tuple(branches),
-        world_size=world_size, mq_shared=tuple(mq_shared), nvls_lines=tuple(nvls), kv_transfer=kv_transfer, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
+        world_size=world_size, mq_shared=tuple(mq_shared), nvls_lines=tuple(nvls), kv_transfer=kv_transfer, tp_beyond_node=tuple(beyond_node), gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),

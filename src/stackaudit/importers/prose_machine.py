@@ -1,6 +1,6 @@
 """The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a list's
-GPU model (`GPU: NVIDIA GeForce RTX 5080`), a count the user owns without a model (`I have 2 NVIDIA cards`), a model the user
-owns without a count (`i have 3090`), a cloud instance type (`g5.48xlarge`), a statement that it is bare metal
+GPU model (`GPU: NVIDIA GeForce RTX 5080`), a count the user owns without a model (`I have 2 NVIDIA cards`, a parameter
+list's `gpu=2`), a model the user owns without a count (`i have 3090`), a cloud instance type (`g5.48xlarge`), a statement that it is bare metal
 (`It is not running inside a VM.`), another vendor's accelerators (`on Ascend NPU`: facts/gpus.stated_npus), a Windows host (`OS: Windows 11`, llama.cpp's `built with MSVC ... for Windows`, a
 `C:\\...\\ggml-cuda.dll` path: facts/platform.WINDOWS_LINES), its /dev/shm size (`CPU Shared Memory: 64MB`), an
 Arm CPU (`Ampere One`, `aarch64`: facts/system.py reads it as the CPU's architecture), or the IOMMU off (`IOMMU is
