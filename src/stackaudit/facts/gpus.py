@@ -81,7 +81,7 @@ from stackaudit.gputable import (
 )
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import command_key, file_key
-from stackaudit.pci_address import is_bdf, normalize_bdf
+from stackaudit.pci_address import BDF, is_bdf, normalize_bdf
 
 NVIDIA_TITLE = "NVML / nvidia-smi"
 TOPOLOGY_TITLE = "`nvidia-smi topo -m`"
@@ -1049,6 +1049,45 @@ def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
         raise FactUnavailable("the kernel log names no GPU")
     return GpuInventory(gpus=tuple(GpuRecord(None, b, "", None, (KERNEL_LOG_TITLE,)) for b in bdfs))
 
+
+
+AMDGPU_LOG_TITLE = "the kernel log's amdgpu lines"
+# AMD's kernel driver naming the GPU it drives: its dev_printk prefix (`amdgpu 0000:9e:00.0: amdgpu: GPU reset begin!`,
+# corpus 1223 and 1245), else its DRM or module lines without one (`[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring
+# sdma0 timeout`, `[drm] Initialized amdgpu 3.57.0`, `amdgpu: Failed to evict process queues`). amdgpu drives AMD's
+# Radeon and Instinct GPUs and the Ryzen APUs' integrated ones, the GPUs ROCm runs on.
+_AMDGPU_DEVICE = re.compile(rf"(?:^|[\s\]])amdgpu ({BDF}): ")
+_AMDGPU_MODULE = re.compile(r"\[drm:amdgpu_\w+ \[amdgpu\]\]|\[drm\] (?:Initialized amdgpu|amdgpu kernel modesetting)"
+                            r"|(?:^|[\s\]]|kernel:\s)amdgpu: ")
+# Any line of NVIDIA's kernel modules or of nouveau, which drives NVIDIA GPUs too: a log that holds one shows an
+# NVIDIA GPU beside the AMD one (a Ryzen APU's integrated GPU beside a GeForce card), so it shows no AMD-only host.
+_NVIDIA_KERNEL_LINE = re.compile(r"NVRM|nvidia|nouveau", re.I)
+
+
+def amdgpu_devices(lines: Sequence[str]) -> tuple[str, ...]:
+    """The AMD GPUs kernel-log lines show amdgpu driving, in words: the BDFs its lines name, else the first line of
+    the module (_AMDGPU_MODULE); () where no line is amdgpu's."""
+    bdfs = list(dict.fromkeys(normalize_bdf(m.group(1)) or m.group(1).lower()
+                              for line in lines if (m := _AMDGPU_DEVICE.search(line))))
+    if bdfs:
+        return (f"{'an AMD GPU' if len(bdfs) == 1 else 'AMD GPUs'} at {', '.join(bdfs)} ({AMDGPU_LOG_TITLE})",)
+    first = next((line.strip() for line in lines if _AMDGPU_MODULE.search(line)), "")
+    return (f"an AMD GPU ({AMDGPU_LOG_TITLE}: {first[:120]})",) if first else ()
+
+
+@provider("gpus", GpuInventory, rank=62, title=AMDGPU_LOG_TITLE)
+def gpus_from_amdgpu_log(ctx: FactContext) -> GpuInventory:
+    """AMD GPUs the kernel log shows amdgpu driving (amdgpu_devices): another vendor's (`others`), where no line of
+    the log is NVIDIA's driver's or nouveau's (a host with both keeps its NVIDIA GPU open)."""
+    from stackaudit.facts.system import KernelLog
+
+    log = ctx.fact("kernel_log", KernelLog)
+    amd = amdgpu_devices(log.grep(r"amdgpu", needles=("amdgpu",)))
+    if not amd:
+        raise FactUnavailable("the kernel log shows no amdgpu line")
+    if _NVIDIA_KERNEL_LINE.search(log.text):
+        raise FactUnavailable("the kernel log shows NVIDIA's driver or nouveau beside amdgpu: not an AMD-only host")
+    return GpuInventory(others=amd)
 
 
 NCCL_LOG_TITLE = "an NCCL log's ranks on one host"
