@@ -960,6 +960,19 @@ def stated_npus(line: str) -> str:
     return f"Ascend NPUs (the user's words: '{m.group(0)}')" if m else ""
 
 
+# A list's or an issue template's GPU key answered with another vendor's name alone (`GPU: AMD`): ollama's bug report
+# form asks `### GPU` with the choices Nvidia, AMD, Intel, Apple and Other, and renders the heading with the names
+# chosen under it (corpus 1012: `AMD`; importers/prose_machine joins the two). Another choice beside it (`Nvidia, AMD`)
+# is no such answer.
+_STATED_VENDOR_GPU = re.compile(r"^\W*GPU\**\s*:\**\s*(AMD|Intel|Apple)\W*$", re.I)
+
+
+def stated_vendor_gpus(line: str) -> str:
+    """Another vendor's GPUs a list's GPU key names alone (_STATED_VENDOR_GPU), in words; "" where it names none."""
+    m = _STATED_VENDOR_GPU.match(line.strip())
+    return f"{m.group(1)} GPUs (the user's words: '{line.strip()}')" if m else ""
+
+
 # The user saying how many GPUs they own without naming the model: `I have 2 NVIDIA cards detected as CUDA0 and CUDA1`
 # (ggml-org/llama.cpp#24147, corpus 1059). Only the first person's `have` / `own` / `'ve got` right before the count: a
 # count after other words (`tried with 2 GPUs`, `using 2 cards`) may be part of the host.
@@ -1002,9 +1015,10 @@ def parse_user_gpus(text: str) -> GpuInventory:
         return GpuInventory(counts=((USER_WORDS_TITLE, owned_count),), partial=((USER_WORDS_TITLE, why),))
     if not said and len(models) == 1:
         return GpuInventory(gpus=(GpuRecord(0, "", next(iter(models)), None, (USER_WORDS_TITLE,)),))
-    npus = [n for line in text.splitlines() if (n := stated_npus(line))]
+    npus = [n for line in text.splitlines() if (n := stated_npus(line) or stated_vendor_gpus(line))]
     if not said and not models and npus:
-        # Another vendor's accelerators only: no NVIDIA GPU in the user's words (GpuInventory.others).
+        # Another vendor's accelerators only (Ascend NPUs, `GPU: AMD`): no NVIDIA GPU in the user's words
+        # (GpuInventory.others).
         return GpuInventory(others=(npus[0],))
     if not said:
         raise ParseError("no GPU count and model in the user's words" + (
