@@ -27,7 +27,8 @@ it once. Its sources, best first (a union: every source that answers contributes
 8. an NCCL log's ranks that its SHM and P2P channels join on one host: one GPU each, a lower bound.
 
 Another vendor's GPUs a source names (an AMD Instinct in rccl-tests' header or a ROCm collect_env, /dev/kfd given to
-an LXC container) are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
+an LXC container, the GPUs a kernel log shows amdgpu driving where no line of it is NVIDIA's, a GPU key the user answers
+`AMD`) are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
 
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
 next, and a disagreement is kept in `conflicts`. The count is the best source's (an NVML excerpt's yields to a whole
