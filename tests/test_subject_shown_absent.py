@@ -12,7 +12,7 @@ import pytest
 from corpus import capture_checks, paste_checks
 from stackaudit.checks.registry import CHECKS, load_all
 from stackaudit.facts.applicability import CPU_SUBJECTS, ENGINE_SUBJECTS, SUBJECTS, shown_absent
-from stackaudit.facts.gpus import GpuInventory, GpuRecord
+from stackaudit.facts.gpus import GpuInventory, GpuRecord, amdgpu_devices
 from stackaudit.gputable import has_mig, other_vendor
 
 # Real: https://github.com/vllm-project/vllm/issues/14062 (issue body by edesalve, 2025-02-28), the head of
@@ -191,6 +191,43 @@ def test_an_nvidia_driver_beside_amd_gpus_keeps_the_checks_open(tmp_path: Path) 
     """Counter-example (real): the ROCm report states an NVIDIA driver, so the host may hold an NVIDIA GPU."""
     results = paste_checks(tmp_path, ROCM_MI60_WITH_NVIDIA_DRIVER, "DRV-XID", "DRV-CUDA-COMPAT", "MEM-MIG")
     assert {r.status for r in results.values()} == {"unknown"}
+
+
+@pytest.mark.parametrize(("capture", "checks"), [
+    # Real: ROCm/legacy-rocm-build#4021, an MI300X host's amdgpu lines (queue preemption fails, an ATHUB RAS error).
+    ("1223", ("DRV-XID", "DRV-NVLINK-HEALTH", "DRV-FABRIC-MANAGER")),
+    # Real: ROCm/ROCR-Runtime#180, a Ryzen 5700G APU's amdgpu lines (ring sdma0 timeout, MODE2 reset).
+    ("1245", ("DRV-XID", "DRV-NVLINK-HEALTH")),
+])
+def test_a_kernel_log_of_amdgpu_lines_shows_amd_gpus(capture: str, checks: tuple[str, ...]) -> None:
+    results = capture_checks(capture, *checks)
+    assert {k: r.status for k, r in results.items()} == dict.fromkeys(checks, "not-applicable")
+    assert all("the kernel log's amdgpu lines" in r.message for r in results.values())
+
+
+# Modelled on corpus 1245's lines: amdgpu's dev_printk lines (with their BDF) and its DRM lines.
+AMDGPU_LOG = """\
+[  308.334535] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, signaled seq=1255, emitted seq=1257
+[  308.335146] amdgpu 0000:30:00.0: amdgpu: GPU reset begin!
+[  308.545396] amdgpu 0000:30:00.0: amdgpu: MODE2 reset
+"""
+
+
+def test_amdgpu_devices_names_the_gpus_amdgpu_drives() -> None:
+    assert amdgpu_devices(AMDGPU_LOG.splitlines()) == ("an AMD GPU at 0000:30:00.0 (the kernel log's amdgpu lines)",)
+    # A DRM line alone names the module, not the GPU's address.
+    only_drm = amdgpu_devices(AMDGPU_LOG.splitlines()[:1])
+    assert len(only_drm) == 1 and "ring sdma0 timeout" in only_drm[0]
+    # ollama's probe of the module (corpus 1093, on an NVIDIA host) is no amdgpu line.
+    assert amdgpu_devices(['level=DEBUG source=amd_linux.go:421 msg="amdgpu driver not detected /sys/module/amdgpu"']) == ()
+
+
+def test_nvidia_lines_beside_amdgpu_keep_the_checks_open(tmp_path: Path) -> None:
+    """Counter-example (modelled): a Ryzen APU's integrated GPU beside a GeForce card, both in the kernel log; the
+    NVIDIA GPU's checks stay open though no Xid or driver version is shown."""
+    log = AMDGPU_LOG + "[    5.120331] nvidia 0000:01:00.0: vgaarb: changed VGA decodes: olddecodes=io+mem\n"
+    results = paste_checks(tmp_path, log, "DRV-XID", "DRV-NVLINK-HEALTH")
+    assert "not-applicable" not in {r.status for r in results.values()}, results
 
 
 def test_amd_names_are_never_counted_as_nvidia_gpus() -> None:

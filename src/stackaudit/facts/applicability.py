@@ -8,7 +8,8 @@ The subject is absent only from what the source positively shows, never from wha
   a GPU of any vendor, no GPU at all (`gpus.no_accelerator`: an EC2 instance type of a family without
   accelerators in the user's words), and no source shows another vendor's GPU or an NVIDIA driver; or
 - every GPU the sources show is another vendor's (an AMD Instinct in rccl-tests' header or a ROCm collect_env,
-  /dev/kfd handed to an LXC container), and no source shows an NVIDIA GPU or an NVIDIA driver; or
+  /dev/kfd handed to an LXC container, a kernel log's amdgpu lines with no NVIDIA or nouveau line beside them, an
+  issue form's GPU answered `AMD`), and no source shows an NVIDIA GPU or an NVIDIA driver; or
 - the sources name the model of every NVIDIA GPU they count, and no such model has the feature (gputable: the
   NVLink links, the NVLink kind or product family for NVSwitch, the MIG list of NVIDIA's MIG user guide).
   Where the count is a lower bound (an excerpt, a chosen DCGM group, the user's words) or no source states one (a

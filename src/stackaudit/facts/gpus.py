@@ -27,7 +27,8 @@ it once. Its sources, best first (a union: every source that answers contributes
 8. an NCCL log's ranks that its SHM and P2P channels join on one host: one GPU each, a lower bound.
 
 Another vendor's GPUs a source names (an AMD Instinct in rccl-tests' header or a ROCm collect_env, /dev/kfd given to
-an LXC container) are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
+an LXC container, the GPUs a kernel log shows amdgpu driving where no line of it is NVIDIA's, a GPU key the user answers
+`AMD`) are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
 
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
 next, and a disagreement is kept in `conflicts`. The count is the best source's (an NVML excerpt's yields to a whole
@@ -81,7 +82,7 @@ from stackaudit.gputable import (
 )
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import command_key, file_key
-from stackaudit.pci_address import is_bdf, normalize_bdf
+from stackaudit.pci_address import BDF, is_bdf, normalize_bdf
 
 NVIDIA_TITLE = "NVML / nvidia-smi"
 TOPOLOGY_TITLE = "`nvidia-smi topo -m`"
@@ -960,6 +961,19 @@ def stated_npus(line: str) -> str:
     return f"Ascend NPUs (the user's words: '{m.group(0)}')" if m else ""
 
 
+# A list's or an issue template's GPU key answered with another vendor's name alone (`GPU: AMD`): ollama's bug report
+# form asks `### GPU` with the choices Nvidia, AMD, Intel, Apple and Other, and renders the heading with the names
+# chosen under it (corpus 1012: `AMD`; importers/prose_machine joins the two). Another choice beside it (`Nvidia, AMD`)
+# is no such answer.
+_STATED_VENDOR_GPU = re.compile(r"^\W*GPU\**\s*:\**\s*(AMD|Intel|Apple)\W*$", re.I)
+
+
+def stated_vendor_gpus(line: str) -> str:
+    """Another vendor's GPUs a list's GPU key names alone (_STATED_VENDOR_GPU), in words; "" where it names none."""
+    m = _STATED_VENDOR_GPU.match(line.strip())
+    return f"{m.group(1)} GPUs (the user's words: '{line.strip()}')" if m else ""
+
+
 # The user saying how many GPUs they own without naming the model: `I have 2 NVIDIA cards detected as CUDA0 and CUDA1`
 # (ggml-org/llama.cpp#24147, corpus 1059). Only the first person's `have` / `own` / `'ve got` right before the count: a
 # count after other words (`tried with 2 GPUs`, `using 2 cards`) may be part of the host.
@@ -1009,9 +1023,10 @@ def parse_user_gpus(text: str) -> GpuInventory:
         return GpuInventory(counts=((USER_WORDS_TITLE, owned_count),), partial=((USER_WORDS_TITLE, why),))
     if not said and len(models) == 1:
         return GpuInventory(gpus=(GpuRecord(0, "", next(iter(models)), None, (USER_WORDS_TITLE,)),))
-    npus = [n for line in text.splitlines() if (n := stated_npus(line))]
+    npus = [n for line in text.splitlines() if (n := stated_npus(line) or stated_vendor_gpus(line))]
     if not said and not models and npus:
-        # Another vendor's accelerators only: no NVIDIA GPU in the user's words (GpuInventory.others).
+        # Another vendor's accelerators only (Ascend NPUs, `GPU: AMD`): no NVIDIA GPU in the user's words
+        # (GpuInventory.others).
         return GpuInventory(others=(npus[0],))
     if not said:
         raise ParseError("no GPU count and model in the user's words" + (
@@ -1056,6 +1071,45 @@ def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
         raise FactUnavailable("the kernel log names no GPU")
     return GpuInventory(gpus=tuple(GpuRecord(None, b, "", None, (KERNEL_LOG_TITLE,)) for b in bdfs))
 
+
+
+AMDGPU_LOG_TITLE = "the kernel log's amdgpu lines"
+# AMD's kernel driver naming the GPU it drives: its dev_printk prefix (`amdgpu 0000:9e:00.0: amdgpu: GPU reset begin!`,
+# corpus 1223 and 1245), else its DRM or module lines without one (`[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring
+# sdma0 timeout`, `[drm] Initialized amdgpu 3.57.0`, `amdgpu: Failed to evict process queues`). amdgpu drives AMD's
+# Radeon and Instinct GPUs and the Ryzen APUs' integrated ones, the GPUs ROCm runs on.
+_AMDGPU_DEVICE = re.compile(rf"(?:^|[\s\]])amdgpu ({BDF}): ")
+_AMDGPU_MODULE = re.compile(r"\[drm:amdgpu_\w+ \[amdgpu\]\]|\[drm\] (?:Initialized amdgpu|amdgpu kernel modesetting)"
+                            r"|(?:^|[\s\]]|kernel:\s)amdgpu: ")
+# Any line of NVIDIA's kernel modules or of nouveau, which drives NVIDIA GPUs too: a log that holds one shows an
+# NVIDIA GPU beside the AMD one (a Ryzen APU's integrated GPU beside a GeForce card), so it shows no AMD-only host.
+_NVIDIA_KERNEL_LINE = re.compile(r"NVRM|nvidia|nouveau", re.I)
+
+
+def amdgpu_devices(lines: Sequence[str]) -> tuple[str, ...]:
+    """The AMD GPUs kernel-log lines show amdgpu driving, in words: the BDFs its lines name, else the first line of
+    the module (_AMDGPU_MODULE); () where no line is amdgpu's."""
+    bdfs = list(dict.fromkeys(normalize_bdf(m.group(1)) or m.group(1).lower()
+                              for line in lines if (m := _AMDGPU_DEVICE.search(line))))
+    if bdfs:
+        return (f"{'an AMD GPU' if len(bdfs) == 1 else 'AMD GPUs'} at {', '.join(bdfs)} ({AMDGPU_LOG_TITLE})",)
+    first = next((line.strip() for line in lines if _AMDGPU_MODULE.search(line)), "")
+    return (f"an AMD GPU ({AMDGPU_LOG_TITLE}: {first[:120]})",) if first else ()
+
+
+@provider("gpus", GpuInventory, rank=62, title=AMDGPU_LOG_TITLE)
+def gpus_from_amdgpu_log(ctx: FactContext) -> GpuInventory:
+    """AMD GPUs the kernel log shows amdgpu driving (amdgpu_devices): another vendor's (`others`), where no line of
+    the log is NVIDIA's driver's or nouveau's (a host with both keeps its NVIDIA GPU open)."""
+    from stackaudit.facts.system import KernelLog
+
+    log = ctx.fact("kernel_log", KernelLog)
+    amd = amdgpu_devices(log.grep(r"amdgpu", needles=("amdgpu",)))
+    if not amd:
+        raise FactUnavailable("the kernel log shows no amdgpu line")
+    if _NVIDIA_KERNEL_LINE.search(log.text):
+        raise FactUnavailable("the kernel log shows NVIDIA's driver or nouveau beside amdgpu: not an AMD-only host")
+    return GpuInventory(others=amd)
 
 
 NCCL_LOG_TITLE = "an NCCL log's ranks on one host"

@@ -1,7 +1,9 @@
 """The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a list's
 GPU model (`GPU: NVIDIA GeForce RTX 5080`), a count the user owns without a model (`I have 2 NVIDIA cards`, a parameter
-list's `gpu=2`), a model the user owns without a count (`i have 3090`), a cloud instance type (`g5.48xlarge`), a statement that it is bare metal
-(`It is not running inside a VM.`), another vendor's accelerators (`on Ascend NPU`: facts/gpus.stated_npus), a Windows host (`OS: Windows 11`, llama.cpp's `built with MSVC ... for Windows`, a
+list's `gpu=2`), a model the user owns without a count (`i have 3090`), a cloud instance type (`g5.48xlarge`), a
+statement that it is bare metal (`It is not running inside a VM.`), another vendor's accelerators (`on Ascend NPU`:
+facts/gpus.stated_npus; a list's `GPU: AMD` or an issue form's `### GPU` answered `AMD`: facts/gpus.stated_vendor_gpus),
+a Windows host (`OS: Windows 11`, llama.cpp's `built with MSVC ... for Windows`, a
 `C:\\...\\ggml-cuda.dll` path: facts/platform.WINDOWS_LINES), its /dev/shm size (`CPU Shared Memory: 64MB`), an
 Arm CPU (`Ampere One`, `aarch64`: facts/system.py reads it as the CPU's architecture), or the IOMMU off (`IOMMU is
 disabled`: facts/system.stated_iommu_off).
@@ -16,9 +18,17 @@ list's GPU line with its memory (rig_report.listed_gpu).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from stackaudit.facts.gpus import listed_model, owned_gpu_count, owned_model, stated_gpus, stated_npus
+from stackaudit.facts.gpus import (
+    listed_model,
+    owned_gpu_count,
+    owned_model,
+    stated_gpus,
+    stated_npus,
+    stated_vendor_gpus,
+)
 from stackaudit.facts.platform import cloud_instances, platform_words, windows_line
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
@@ -42,6 +52,25 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got")
 
 
+# An issue form's GPU heading (`### GPU`, ollama's bug report form), its answer on the next line that is not blank.
+_FORM_GPU_HEADING = re.compile(r"^#{2,4}\s+GPU\s*$")
+
+
+def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
+    """The `GPU: <answer>` an issue form's GPU heading on line i and its short answer under it state together, and
+    the answer's line; ("", i) where line i is no such heading.
+
+    >>> form_gpu_answer(["### GPU", "", "AMD", "", "### CPU"], 0)
+    ('GPU: AMD', 2)
+    """
+    if not _FORM_GPU_HEADING.match(lines[i]):
+        return "", i
+    j = next((k for k in range(i + 1, min(i + 3, len(lines))) if lines[k].strip()), None)
+    if j is None or len(lines[j].strip()) > 40 or lines[j].lstrip().startswith("#"):
+        return "", i
+    return f"GPU: {lines[j].strip()}", j
+
+
 @importer("prose machine", "GPUs, a cloud instance or bare metal in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
           needles=_NEEDLES, per_line=True)
 def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
@@ -52,10 +81,18 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
         if len(line) > 2000:
             continue
         # A list's GPU key on its own line, its model the one item under it (`GPU:` then `- NVIDIA GeForce GTX 970
-        # (Maxwell, ...)`, corpus 1209): read as the list's `GPU: <model>` line.
+        # (Maxwell, ...)`, corpus 1209): read as the list's `GPU: <model>` line; so is another vendor's name alone.
         joined = headed_value(lines, i)
-        if joined and listed_model(joined) and not listed_gpu(joined):
+        if joined and ((listed_model(joined) and not listed_gpu(joined)) or stated_vendor_gpus(joined)):
             yield Found("prose machine", i, i + 2, document_appended(USER_MACHINE.name, joined + "\n"))
+            taken += 1
+            if taken == MAX_LINES:
+                return
+            continue
+        # An issue form's GPU answer naming another vendor alone (`### GPU`, then `AMD`, corpus 1012).
+        answer, at = form_gpu_answer(lines, i)
+        if answer and stated_vendor_gpus(answer):
+            yield Found("prose machine", i, at + 1, document_appended(USER_MACHINE.name, answer + "\n"))
             taken += 1
             if taken == MAX_LINES:
                 return
@@ -63,7 +100,8 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
         states = stated_gpus(line) or listed_model(line) or owned_gpu_count(line) or owned_model(line) \
             or cloud_instances(line) \
             or platform_words(line) \
-            or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line)
+            or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
+            or stated_vendor_gpus(line)
         shows_windows = not states and not windows and windows_line(line) is not None
         if (states or shows_windows) \
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
