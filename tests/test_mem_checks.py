@@ -176,6 +176,13 @@ def test_mig_is_not_applicable_from_models_other_listings_name() -> None:
     assert three.status == "not-applicable" and "V100" in three.message and "Volta" in three.message
 
 
+def test_a_titan_the_user_names_has_no_mig() -> None:
+    """Corpus 1171 (NVIDIA/nvidia-docker#1352): `nvidia-smi -q` cut before its GPU section, and the user's `I have a
+    Titan-V GPU`: a Volta card, so MIG does not apply (the GPU table has no TITAN row; its architecture words read it)."""
+    r = capture_checks("1171", "MEM-MIG")["MEM-MIG"]
+    assert r.status == "not-applicable" and "TITAN V" in r.message and "Volta" in r.message
+
+
 def test_a_mig_capable_model_in_another_listing_leaves_mig_unknown(tmp_path: Path) -> None:
     """Modelled: a collect_env naming an A100 shows no MIG mode, and an A100 may run MIG."""
     text = "Collecting environment information...\nGPU models and configuration:\nGPU 0: NVIDIA A100-SXM4-80GB\n" \
@@ -197,6 +204,36 @@ def test_cuda_devices_unavailable_without_mig_is_not_migs(tmp_path: Path) -> Non
     text = body("1145").replace("|                   On |", "|             Disabled |", 1)
     r = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
     assert r.status != "issue"
+
+
+def test_cuda_devices_unavailable_on_a_mig_gpu_covers_the_gpus_the_table_shows() -> None:
+    """Corpus 1145: the symptom proves MIG's failure only where the table shows MIG on, so the issue covers the GPUs
+    that table judged (1 GPU shown), as the facts' own verdict did."""
+    r = capture_checks("1145", "MEM-MIG")["MEM-MIG"]
+    assert r.coverage is not None and r.coverage.text() == "1 GPU shown"
+
+
+# Modelled on corpus 1232 (ggml-org/llama.cpp#3235: an A100 with MIG on, no instance listed, llama.cpp failing to
+# start): llama.cpp's own words when CUDA finds no device, which the paste itself does not hold.
+_NO_DEVICE = "ggml_cuda_init: failed to initialize CUDA: no CUDA-capable device is detected"
+
+
+def test_no_cuda_device_on_a_mig_gpu_is_migs_failure(tmp_path: Path) -> None:
+    """MIG on with no instance: CUDA sees no device on that GPU, so an engine's `no CUDA-capable device` is MIG's."""
+    text = body("1232") + f"\n```\n{_NO_DEVICE}\n```\n"
+    r = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
+    assert r.status == "issue" and "cudaErrorNoDevice" in r.message and "MIG mode" in r.message
+    assert r.coverage is not None and r.coverage.shown == ("0000:00:05.0",)
+
+
+def test_no_cuda_device_is_not_migs_where_mig_is_off_or_the_failure_not_shown(tmp_path: Path) -> None:
+    """The same line beside a table whose MIG cell reads Disabled is another fault (a driver not loaded); and MIG on
+    with no failure shown stays the host's choice (corpus 1232 as pasted: no engine's failure in the paste)."""
+    off = body("1232").replace("|              Enabled |", "|             Disabled |", 1)
+    assert "Disabled" in off
+    r = paste_checks(tmp_path, off + f"\n```\n{_NO_DEVICE}\n```\n", "MEM-MIG")["MEM-MIG"]
+    assert r.status != "issue"
+    assert capture_checks("1232", "MEM-MIG")["MEM-MIG"].status == "not-an-issue"
 
 
 def test_ecc_ok_claims_nothing_pending_only_where_the_pending_mode_is_read() -> None:

@@ -84,6 +84,8 @@ def test_a_window_with_a_request_waiting_and_no_prefill_is_one_streams_rate() ->
 @pytest.mark.parametrize(("line", "model"), [
     ("i have 3090, and ran it on coolify with this dockercompose:", "RTX 3090"),  # corpus 1117
     ("I have an RTX 4090 and 64 GB of RAM", "RTX 4090"),  # modelled
+    ("I am running Docker on my Windows 10 machine and I have a Titan-V GPU", "TITAN V"),  # corpus 1171
+    ("I have a Titan RTX", "TITAN RTX"),  # modelled: a TITAN the GPU table has no row for, by its own name
     ("I have 2 3090s", ""),  # a count: _COUNT_PLURAL's
     ("I have a question about NCCL", ""),
 ])

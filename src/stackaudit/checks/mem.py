@@ -313,7 +313,10 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     instances are not shown is the medium warning.
     A node label of the GPU Operator proves the issue on its own, quoted (facts/symptoms.py): GPU feature discovery's
     product `<model>-MIG-INVALID` (MIG on with no MIG device, or mixed layouts), the MIG manager's
-    `nvidia.com/mig.config.state` failed.
+    `nvidia.com/mig.config.state` failed. So does a program's CUDA failure beside a GPU the source shows in MIG mode
+    (facts/symptoms.py MIG_ENABLED): `no CUDA-capable device is detected` (100: CUDA runs there only on MIG
+    instances, and a program handed none sees no GPU) or `busy or unavailable` (46); the failure must be pasted,
+    a thread's title is not evidence.
     Where no GPU shows its MIG mode, the check is not applicable when every GPU shown lacks MIG: its
     MIG cell reads N/A, or its model is not in NVIDIA's MIG user guide (the GPU table's `mig`).
     Where neither NVML nor nvidia-smi is in the source, the GPU models other listings name (a CUDA program's device

@@ -110,6 +110,7 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     unknown outcome not-an-issue, quoted with the Sharpen's text.
     A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
     not-an-issue, quoted; a verdict of the check's own facts stands.
+    An issue that only lines within a setting the facts show prove keeps the coverage of the facts' outcome.
     """
     sharpen = outcome.sharpen or spec.sharpen
     if sharpen.stands:
@@ -142,8 +143,13 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
                + (f"; {sharpen.text}" if sharpen.text and not first.symptom.own_fix else "")
                + (f"; the other evidence alone said {outcome.status}: {outcome.message}" if outcome.message else ""))
     severity = max((h.symptom.severity for h in hits), key=_SEVERITY_RANK.index)
-    return issue(message, actual=list(lines[:5]), expected="no such failure in the log", subjects=outcome.subjects,
-                 severity=severity, fix=sharpen.fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
+    proven = issue(message, actual=list(lines[:5]), expected="no such failure in the log", subjects=outcome.subjects,
+                   severity=severity, fix=sharpen.fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
+    # Lines that prove the failure only in a setting the check's facts show (`Symptom.within`: MIG enabled on the GPUs
+    # shown) are about the subjects those facts judged: the issue keeps their coverage (corpus 1145: 1 GPU shown).
+    if outcome.coverage is not None and all(h.symptom.within for h in hits):
+        proven = replace(proven, coverage=outcome.coverage)
+    return proven
 
 
 def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:

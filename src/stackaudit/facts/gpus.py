@@ -867,12 +867,18 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
             return name
     for n in range(len(tokens), 0, -1):  # a model the table lacks, named with its line's brand word
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
+        if titan := _TITAN_MODEL.match(text):
+            return f"TITAN {_TITAN_SUFFIX[titan.group(1).lower()]}"
         if _BRANDED_MODEL.search(text) and brand_family(text) is not None and not re.match(r"(?:x|of)\s", text, re.I):
             return text
     return ""
 
 
 _BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
+# An NVIDIA TITAN card as people write it (`Titan-V`, `TITAN Xp`, `Titan RTX`; corpus 1171): the GPU table has no TITAN
+# row; the name as nvidia-smi spells it (`TITAN V`) is what gputable's architecture words read (Volta, Pascal, Turing).
+_TITAN_MODEL = re.compile(r"^(?:NVIDIA\s+)?TITAN[\s-]?(V|Xp|X|RTX)$", re.I)
+_TITAN_SUFFIX = {"v": "V", "xp": "Xp", "x": "X", "rtx": "RTX"}
 # A form factor written before the model (`PCIE Nvidia V100 32G`, llama.cpp#24324), as the table's names put it after.
 _FORM_FIRST = re.compile(r"^(PCIe|SXM\d?)\s+(?:NVIDIA\s+)?(\S+)", re.I)
 

@@ -61,6 +61,8 @@ K8S_DEVICE_PLUGIN_PREREQUISITES = "https://github.com/NVIDIA/k8s-device-plugin#p
 # device, or MIG layouts that differ.
 GFD_MIG_STRATEGY = "https://github.com/NVIDIA/k8s-device-plugin/blob/main/internal/lm/mig-strategy.go"
 GPU_OPERATOR_MIG = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html"
+# MIG mode alone runs no CUDA work: GPU instances and compute instances must be created first ("Enable MIG Mode").
+MIG_GETTING_STARTED = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/getting-started-with-mig.html"
 AMD_IOMMU_SOURCE = "https://github.com/torvalds/linux/blob/master/drivers/iommu/amd/iommu.c"
 # ROCm's install FAQ, Issue #5 (application hangs on multi-GPU systems): RCCL's `Missing "iommu=pt"` warning, cured by
 # `iommu=pt` on the kernel command line.
@@ -268,6 +270,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
         # CUDA found the devices and refused them: they and the driver's libraries had reached the program (a
         # validator pod's `busy or unavailable` is not `no CUDA-capable device`, corpus 1145).
         clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
+    # cudaErrorNoDevice (100) on a host whose GPU is in MIG mode: CUDA enumerates a MIG-enabled GPU only through its MIG
+    # instances, and "without creating GPU instances (and corresponding compute instances), CUDA workloads cannot be
+    # run on the GPU" (MIG_GETTING_STARTED), so a program handed no instance finds no device at all (ggml-org/llama.cpp
+    # #3235, corpus 1232: an A100 with MIG on, no instance). Elsewhere the same words are a driver not loaded or a
+    # container without its GPU (cuda-no-device-in-container): only with MIG shown.
+    Symptom("cuda-no-device-mig", re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|"
+                                             r"CUDA_ERROR_NO_DEVICE\b"),
+        "MEM-MIG", "high", MIG_GETTING_STARTED,
+        "CUDA found no device (cudaErrorNoDevice, 100) on a host whose GPU is in MIG mode: CUDA runs there only on "
+        "MIG instances, so a program handed none (or a GPU with none created) sees no GPU at all",
+        within=MIG_ENABLED),
     # cudaErrorSystemNotReady (802): CUDA will not start until the driver's daemons run; on NVSwitch systems that is
     # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92; the Fabric Manager guide).
     # ollama's GPU probe prints the bare number: `cuInit err: 802` and `cuda driver library init failure: 802`
