@@ -307,3 +307,14 @@ def test_a_compose_prefix_is_compared_at_its_own_depth() -> None:
     # Consecutive compose lines lose their prefix, at each depth.
     got, _, taken, _ = strip_log_prefix("web  | " + line, "web  | " + line, ("web  |", "ollama  |"))
     assert got == line.split("| ", 1)[1] and taken == ("web  |", "ollama  |")
+
+
+def test_device_plugin_refusing_a_mig_gpu_without_mig_devices(tmp_path: Path) -> None:
+    # Corpus 1267 (NVIDIA/k8s-device-plugin#253): 0.9.0's panic under the `single` strategy.
+    assert capture_checks("1267", "MEM-MIG")["MEM-MIG"].status == "issue"
+    # The line of the current plugin (internal/lm/mig-strategy.go), as klog prints it (modelled around the real text).
+    text = ("E0612 14:52:38.340639 135 main.go:132] error starting plugins: error getting plugins: invalid MIG "
+            "configuration: at least one device with migEnabled=true was not configured correctly: error visiting "
+            "device: device 0 has an invalid MIG configuration\n")
+    res = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
+    assert res.status == "issue" and "device plugin" in res.message

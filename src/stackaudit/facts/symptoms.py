@@ -403,6 +403,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "MEM-MIG", "high", GFD_MIG_STRATEGY,
         "GPU feature discovery labels the node's GPU product MIG-INVALID: MIG is on but no MIG device exists, or the MIG "
         "layouts differ, so the `single` strategy offers no GPU and no MIG slice to pods"),
+    # The device plugin refuses to start where a GPU has MIG on and, under the `single` strategy, no MIG device (or
+    # slices of different shapes): `at least one device with migEnabled=true was not configured correctly: ... device 0
+    # has no MIG devices configured` (its mig-strategy.go; `No MIG devices associated with /dev/nvidia0` in 0.9, corpus
+    # 1267), so the node offers pods no GPU.
+    Symptom("device-plugin-mig-invalid", re.compile(r"(?i:at least one device with migEnabled=true was not "
+                                                    r"configured correctly)"),
+        "MEM-MIG", "high", GFD_MIG_STRATEGY,
+        "the device plugin refuses a GPU whose MIG mode is on without a valid MIG layout (no MIG device, or slices of "
+        "different shapes under the `single` strategy): it stops, and the node offers pods no GPU"),
     # The MIG manager sets `nvidia.com/mig.config.state` to `failed` where it could not apply the layout the node's
     # `nvidia.com/mig.config` label asks for (NVIDIA/mig-parted#189: the label tells success from failure).
     Symptom("mig-config-failed", _node_label(r"mig\.config\.state", r"failed\b"),
@@ -810,7 +819,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401")
+           "Cuda failure 401", "migEnabled=true")
 
 
 def is_symptom(line: str) -> bool:
