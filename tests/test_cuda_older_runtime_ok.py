@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import body, capture_checks, paste_checks
+from stackaudit.facts.nvidia import cuda_of_branch
 
 
 def _compat(prefix: str) -> tuple[str, str]:
@@ -47,3 +48,12 @@ def test_modelled_the_same_report_on_a_driver_below_the_floor_is_the_issue(tmp_p
     r = paste_checks(tmp_path, old.replace("Is CUDA available: True", "Is CUDA available: False"),
                      "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "issue" and "525.60.13" in r.message
+
+
+def test_branches_before_cuda_11_name_their_own_cuda() -> None:
+    # The toolkit release notes' driver table: R384 is CUDA 9.0's, R418 to R435 run 10.1, R440 10.2.
+    assert [cuda_of_branch((v,)) for v in (384, 390, 410, 430, 440, 450)] == ["9.0", "9.1", "10.0", "10.1", "10.2",
+                                                                                "11.0"]
+    assert cuda_of_branch((340,)) is None
+    # Corpus 1266 (facebookresearch/Detectron#312): a DGX-1 on driver 384.111.
+    assert "supports CUDA up to 9.0" in _compat("1266")[1]
