@@ -1486,7 +1486,7 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     for line in text.splitlines():
         m = TEST_PROGRAM.search(line)
         if m is not None:
-            runs.append((m.group(1), tuple(_NCCL_ASSIGN.findall(line[:m.start(1)]))))
+            runs.append((m.group(1), tuple((n, v.strip("'\"")) for n, v in _NCCL_ASSIGN.findall(line[:m.start(1)]))))
             passed += _NCCL_PASSED.findall(line[:m.start(1)])
             procs, sizes = _processes_per_host(line[:m.start(1)]), {"t": 1, "g": 1}
             for o in _TEST_SIZE_OPTION.finditer(line[m.end(1):]):
