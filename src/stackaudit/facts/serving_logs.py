@@ -544,6 +544,17 @@ class ServingLog:
                 f"{', '.join(map(str, self.nccl_devices[:8]))} of host {self.nccl_hosts[0]}, for a job of {size} "
                 "ranks",)
 
+    def ranks_on_one_host(self) -> str:
+        """In words, the ranks the log shows where two or more of them (each a process on a CUDA device of its own)
+        log from one host name and nothing shows another node (a second host, a node count above 1, a tree that
+        branches between nodes, a KV-cache transfer); "" otherwise. Unlike one_node it does not settle the whole job:
+        an excerpt may leave out ranks on other nodes, so a caller names that condition (corpus 853, 1238)."""
+        if len(self.nccl_hosts) != 1 or self.multi_host or self.kv_transfer or self.tree_branches \
+                or any(n > 1 for n, _, _ in self.node_counts) or len(self.nccl_pids) < 2 or len(self.nccl_devices) < 2:
+            return ""
+        return (f"the NCCL lines of {len(self.nccl_pids)} processes on CUDA devices "
+                f"{', '.join(map(str, self.nccl_devices[:8]))} all come from host {self.nccl_hosts[0]}")
+
     def nvls_up(self) -> tuple[str, ...]:
         """NCCL's lines that it found NVSwitch multicast (NVLS) on the GPU, or () where the log does not show it.
 
@@ -673,6 +684,16 @@ _CHANNEL = re.compile(
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672.
 _NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+NCCL")
+
+
+def _written_apart(hosts: list[str]) -> tuple[str, ...]:
+    """The host names of NCCL's line prefixes, less those two processes' writes ran together into: a name that is
+    the start of another name shown followed by that whole name (`adp-u` + `adp-us-llm-1-...-s59dl`, corpus 1238),
+    one host's prefix cut by another process's line, not a second host."""
+    return tuple(h for h in hosts if not any(
+        o != h and h.endswith(o) and o.startswith(h[:len(h) - len(o)]) for o in hosts))
+
+
 # An IP interface in NCCL's `Using` lines: `ibs85f0:192.168.1.10<0>`, `[1]ib0:fe80::1%ib0<0>`, `OOB bond0:10.0.0.3<0>`.
 _NCCL_ADDRESS = re.compile(r"(?:^|[\s\]])([A-Za-z][\w.-]*):([^\s<>\[\]]+)<\d+>")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
@@ -1091,7 +1112,7 @@ def parse_serving_log(text: str) -> ServingLog:
         p2p_cache_generated=generated, p2p_check_skipped=skipped, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
         vllm_version=vllm_version,
-        channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
+        channels=tuple(channels), nccl_hosts=_written_apart(hosts), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
