@@ -1370,8 +1370,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     NCCL_SHM_DISABLE=1 (with P2P off, or on PHB/NODE/SYS pairs, intra-node traffic falls to sockets;
     unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
     "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
-    measurement; NCCL_IB_DISABLE=1 on a job that spans nodes (its flags, or the hosts its NCCL log or
-    nccl-tests header shows: NcclNodes) whose hosts the source shows with RDMA NICs (the `rdma` fact: the sysfs
+    measurement; NCCL_NET_GDR_LEVEL below NCCL's default PXB (LOC, PIX, 0, 1) on a job that spans nodes (GPU-NIC
+    pairs stage network traffic through host memory; not an issue on one host, unknown where that is not shown);
+    NCCL_IB_DISABLE=1 on a job that spans nodes (its flags, or the hosts its NCCL log, nccl-tests header or
+    launcher's host list shows: NcclNodes) whose hosts the source shows with RDMA NICs (the `rdma` fact: the sysfs
     class, NCCL's `NET/IB : Using` line, NIC rows of the topology, RDMA driver modules, an NCCL_IB_* setting naming or
     tuning them, an IPoIB interface); not an issue where the source shows none (an empty /sys/class/infiniband,
     NCCL's "No device found"); unknown where it shows neither, the condition named (on plain Ethernet it costs
@@ -1555,6 +1557,23 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 pending.append(f"{where}: costs nothing on one host (GPU-to-GPU traffic stays on P2P/SHM), but on a "
                                "job that spans nodes it sends inter-node traffic to TCP sockets; whether this job "
                                "spans nodes is not in the source")
+        elif s.name in ("NCCL_NET_GDR_LEVEL", "NCCL_IB_GDR_LEVEL") and s.value.strip().upper() in _GDR_BELOW_DEFAULT:
+            # GPUDirect RDMA only for GPU-NIC pairs closer than NCCL's default (PXB: through PCIe switches), or never
+            # (LOC): the other pairs stage each network transfer through host memory (ncclTopoCheckGdr, paths.cc).
+            off = s.value.strip().upper() in ("LOC", "0")
+            scope = ("turns GPUDirect RDMA off" if off else "limits GPUDirect RDMA to a GPU and NIC under one PCIe "
+                     "switch (PIX), below NCCL's default (PXB)")
+            if multi:
+                findings.append((2 if off else 1, f"{where} {scope} on a multi-node job: "
+                                 + ("every" if off else "any other") + " GPU-NIC pair stages its network traffic "
+                                 "through host memory; keep only with a measurement on these hosts", s.name))
+            elif one_host:
+                findings.append((0, f"{where} {scope}, on one host where GPU-to-GPU traffic does not take the network",
+                                 s.name))
+            else:
+                pending.append(f"{where} {scope}: on a job that spans nodes GPU-NIC pairs then stage network traffic "
+                               "through host memory, and on one host it costs nothing; whether this job spans nodes "
+                               "is not in the source")
         elif s.name in ("NCCL_NVLS_ENABLE", "NCCL_CUMEM_ENABLE") and s.value.strip() == "0":
             if "sglang" in engines:
                 findings.append((0, f"{where}: SGLang sets this itself (RT-ENV-SGLANG)", s.name))
@@ -1602,6 +1621,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
 
 
 _P2P_SHOWN = "these GPUs have NVLink or working P2P"
+# NCCL_NET_GDR_LEVEL values below NCCL's default for GPUDirect RDMA (PXB): the path names and the legacy numbers
+# (ncclGetLevel's levelsOldToNew: 0 LOC, 1 PIX, 2 PXB; src/graph/paths.cc).
+_GDR_BELOW_DEFAULT = ("LOC", "PIX", "0", "1")
 
 
 def _one_gpu_container(containers: DockerContainers | None, settings: list[NcclSetting],

@@ -1359,6 +1359,8 @@ class NcclTestRuns(Sourced):
     unstarted: tuple[int, ...] = ()  # the runs (indices of `runs`) that failed so, choosing their GPUs
     # NCCL_* variables a launcher passes from its shell without showing their value (`mpirun -x NCCL_ALGO`).
     passed: tuple[str, ...] = ()
+    # The command lines whose launcher places the run's processes on two hosts or more (`mpirun -H a:8,b:8`).
+    launched_apart: tuple[str, ...] = ()
 
     @property
     def none_started(self) -> bool:
@@ -1389,8 +1391,10 @@ class NcclTestRuns(Sourced):
         return settled.pop() if len(settled) == 1 else None
 
     def hosts_apart(self) -> tuple[str, ...]:
-        """The rank lines of a run whose ranks sit on two hosts or more (one line per host), or ()."""
-        return next((t.lines[:2] for t in self.groups if len(set(t.hosts)) > 1), ())
+        """The rank lines of a run whose ranks sit on two hosts or more (one line per host), else the command line
+        of a run its launcher's host list spreads over two hosts or more (a rank list cut on its first host, corpus
+        773), or ()."""
+        return next((t.lines[:2] for t in self.groups if len(set(t.hosts)) > 1), self.launched_apart[:1])
 
     def one_host_runs(self) -> tuple[str, ...]:
         """The first rank line of each run where every run shown lists all its ranks on one named host, else ()."""
@@ -1502,6 +1506,7 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     failures: list[tuple[str, int | None, int, int]] = []
     unstarted: list[int] = []
     passed: list[str] = []
+    apart: list[str] = []
     procs: int | None = None  # the processes per host of the run a failure line belongs to (the last command above)
     sizes = {"t": 1, "g": 1}
     for line in text.splitlines():
@@ -1510,6 +1515,9 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
             runs.append((m.group(1), tuple((n, v.strip("'\"")) for n, v in _NCCL_ASSIGN.findall(line[:m.start(1)]))))
             passed += _NCCL_PASSED.findall(line[:m.start(1)])
             procs, sizes = _processes_per_host(line[:m.start(1)]), {"t": 1, "g": 1}
+            if (listed := _HOST_SLOTS.search(line[:m.start(1)])) is not None and len(
+                    {h.rsplit(":", 1)[0] for h in listed.group("hosts").split(",") if h}) > 1:
+                apart.append(line.strip()[:300])
             for o in _TEST_SIZE_OPTION.finditer(line[m.end(1):]):
                 sizes[o.group("short") or o.group("long")[1]] = int(o.group("n"))
         elif (h := _TEST_SIZES.search(line)) is not None:
@@ -1521,7 +1529,8 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     if not runs and not groups and not failures:
         raise ParseError("no nccl-tests command line or rank line")
     return NcclTestRuns(runs=tuple(runs), groups=groups, ordinal_failures=tuple(failures),
-                        unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)))
+                        unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)),
+                        launched_apart=tuple(apart))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -47,8 +47,9 @@ FULL_ROW = re.compile(_ROW.pattern + r"\s+\w+\s+-?\d+(?:\s+\d+(?:\.\d+)?\s+\d+(?
                       r"\s+(?:\d+|N/A)){2}\s*$")
 
 
-# A test binary of nccl-tests on a command line of its own.
-COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:\S*=\S*\s+)*(?:(?:mpirun|mpiexec|srun)\s.*?)?(?:\S*/)?"
+# A test binary of nccl-tests on a command line of its own, under a launcher named by its path too
+# (`/mnt/nfs/openmpi-4.1.8/ompi_install/bin/mpirun ... all_reduce_perf_mpi`, corpus 773).
+COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:\S*=\S*\s+)*(?:(?:\S*/)?(?:mpirun|mpiexec|srun)\s.*?)?(?:\S*/)?"
                      rf"{TEST_PROGRAMS}(?:\s+-\S+(?:\s+[^\s-]\S*)?)*\s*$")
 
 
