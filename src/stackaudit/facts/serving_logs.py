@@ -1392,9 +1392,11 @@ class NcclTestRuns(Sourced):
 
     def hosts_apart(self) -> tuple[str, ...]:
         """The rank lines of a run whose ranks sit on two hosts or more (one line per host), else the command line
-        of a run its launcher's host list spreads over two hosts or more (a rank list cut on its first host, corpus
-        773), or ()."""
-        return next((t.lines[:2] for t in self.groups if len(set(t.hosts)) > 1), self.launched_apart[:1])
+        of a run its launcher's host list spreads over two hosts or more where no rank list is shown whole (a list
+        cut on its first host, corpus 773; a build without MPI starts one independent run per process, each whole on
+        its host, corpus 672), or ()."""
+        return next((t.lines[:2] for t in self.groups if len(set(t.hosts)) > 1),
+                    () if any(t.whole for t in self.groups) else self.launched_apart[:1])
 
     def one_host_runs(self) -> tuple[str, ...]:
         """The first rank line of each run where every run shown lists all its ranks on one named host, else ()."""
