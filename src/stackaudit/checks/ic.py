@@ -272,7 +272,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     Bad value: a GPU with no NVLink to any peer while the other GPUs are NV#-connected to each
     other (an HGX board with one GPU's NVLinks or NVSwitch ports down); NVLink expected by the
     model (SXM/HGX parts) but only PCIe paths shown; fewer bonded links on some pairs of a full
-    mesh; P2P not `OK` between GPUs whose model supports P2P.
+    mesh; P2P not `OK` between GPUs whose model supports P2P; NCCL unable to read the host's PCI topology
+    (`NCCL WARN Could not find real path of /sys/class/pci_bus/...`, the log symptom nccl-topology-path).
 
     Why: NCCL and vLLM/SGLang custom all-reduce use NVLink where NVML reports it; a GPU that lost
     its links drags every TP group it joins onto PCIe (and NCCL may refuse P2P on an NVLink path
