@@ -116,3 +116,11 @@ def test_nccl_sysfs_path_failure_proves_topo_read() -> None:
     r = capture_checks("1236", "IC-TOPO-READ")["IC-TOPO-READ"]
     assert r.status == "issue", r.message
     assert "PCI topology" in r.message
+
+
+def test_modelled_nested_host_names_of_other_processes_stay_two_hosts(tmp_path: Path) -> None:
+    # Modelled: `nnode1` reads as `n` + `node1`, but its processes never log as node1: a host of its own.
+    text = "".join(f"{h}:{p}:{p} [{d}] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+                   for h, p, d in (("node1", 101, 0), ("node1", 102, 1), ("nnode1", 201, 0), ("nnode1", 202, 1)))
+    r = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert "multi-node" in r.message, r.message

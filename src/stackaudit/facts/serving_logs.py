@@ -686,12 +686,14 @@ _CHANNEL = re.compile(
 _NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+NCCL")
 
 
-def _written_apart(hosts: list[str]) -> tuple[str, ...]:
+def _written_apart(hosts: list[str], pids: dict[str, set[int]]) -> tuple[str, ...]:
     """The host names of NCCL's line prefixes, less those two processes' writes ran together into: a name that is
     the start of another name shown followed by that whole name (`adp-u` + `adp-us-llm-1-...-s59dl`, corpus 1238),
-    one host's prefix cut by another process's line, not a second host."""
+    whose processes all log under that name too: one host's prefix cut by another process's line, not a second
+    host."""
     return tuple(h for h in hosts if not any(
-        o != h and h.endswith(o) and o.startswith(h[:len(h) - len(o)]) for o in hosts))
+        o != h and h.endswith(o) and o.startswith(h[:len(h) - len(o)]) and pids.get(h, set()) <= pids.get(o, set())
+        for o in hosts))
 
 
 # An IP interface in NCCL's `Using` lines: `ibs85f0:192.168.1.10<0>`, `[1]ib0:fe80::1%ib0<0>`, `OOB bond0:10.0.0.3<0>`.
@@ -828,6 +830,7 @@ def parse_serving_log(text: str) -> ServingLog:
     cuda_lines: list[str] = []
     channels: list[NcclChannel] = []
     hosts: list[str] = []
+    host_pids: dict[str, set[int]] = {}  # each host name's processes (`host:pid:tid`)
     devices: set[int] = set()
     pids: list[int] = []
     addresses: list[tuple[str, str, str]] = []
@@ -966,6 +969,7 @@ def parse_serving_log(text: str) -> ServingLog:
         if host and host.group(1) not in hosts and NCCL_LINE.search(line):
             hosts.append(host.group(1))
         if host and NCCL_LINE.search(line):
+            host_pids.setdefault(host.group(1), set()).add(int(host.group(2)))
             devices.add(int(host.group(3)))
             if int(host.group(2)) not in pids and len(pids) < 4096:
                 pids.append(int(host.group(2)))
@@ -1112,7 +1116,7 @@ def parse_serving_log(text: str) -> ServingLog:
         p2p_cache_generated=generated, p2p_check_skipped=skipped, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
         vllm_version=vllm_version,
-        channels=tuple(channels), nccl_hosts=_written_apart(hosts), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
+        channels=tuple(channels), nccl_hosts=_written_apart(hosts, host_pids), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
