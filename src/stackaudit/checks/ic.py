@@ -272,7 +272,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     Bad value: a GPU with no NVLink to any peer while the other GPUs are NV#-connected to each
     other (an HGX board with one GPU's NVLinks or NVSwitch ports down); NVLink expected by the
     model (SXM/HGX parts) but only PCIe paths shown; fewer bonded links on some pairs of a full
-    mesh; P2P not `OK` between GPUs whose model supports P2P.
+    mesh; P2P not `OK` between GPUs whose model supports P2P; NCCL unable to read the host's PCI topology
+    (`NCCL WARN Could not find real path of /sys/class/pci_bus/...`, the log symptom nccl-topology-path).
 
     Why: NCCL and vLLM/SGLang custom all-reduce use NVLink where NVML reports it; a GPU that lost
     its links drags every TP group it joins onto PCIe (and NCCL may refuse P2P on an NVLink path
@@ -1355,7 +1356,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
              gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None,
              serving_engine: ServingEngine | None = None, nccl_test_runs: NcclTestRuns | None = None,
-             rdma: RdmaDevices | None = None) -> Outcome:
+             rdma: RdmaDevices | None = None, docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
     by environment to Y" log lines, and (weakest) the env section of a pasted collect_env or the
@@ -1370,8 +1371,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     NCCL_SHM_DISABLE=1 (with P2P off, or on PHB/NODE/SYS pairs, intra-node traffic falls to sockets;
     unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
     "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
-    measurement; NCCL_IB_DISABLE=1 on a job that spans nodes (its flags, or the hosts its NCCL log or
-    nccl-tests header shows: NcclNodes) whose hosts the source shows with RDMA NICs (the `rdma` fact: the sysfs
+    measurement; NCCL_NET_GDR_LEVEL below NCCL's default PXB (LOC, PIX, 0, 1) on a job that spans nodes (GPU-NIC
+    pairs stage network traffic through host memory; not an issue on one host, unknown where that is not shown);
+    NCCL_IB_DISABLE=1 on a job that spans nodes (its flags, or the hosts its NCCL log, nccl-tests header or
+    launcher's host list shows: NcclNodes) whose hosts the source shows with RDMA NICs (the `rdma` fact: the sysfs
     class, NCCL's `NET/IB : Using` line, NIC rows of the topology, RDMA driver modules, an NCCL_IB_* setting naming or
     tuning them, an IPoIB interface); not an issue where the source shows none (an empty /sys/class/infiniband,
     NCCL's "No device found"); unknown where it shows neither, the condition named (on plain Ethernet it costs
@@ -1385,6 +1388,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     NET/IB, which NCCL may pick inside a host when NICs sit close to both GPUs). NCCL_P2P_DISABLE=1
     on GeForce (no P2P anyway) or a measured choice on some AMD PCIe hosts is legitimate.
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) loses no P2P path to a P2P setting.
+    Settings of the one serving container shown, given one GPU (`device_ids: ['1']`) and no parallel size above 1, with
+    no other node or rank shown: the engine runs one rank, and NCCL carries no GPU-to-GPU traffic there (not an issue,
+    naming the condition). An NCCL_IB_DISABLE=1 whose job's ranks the NCCL log shows on one host, no other node shown
+    (ServingLog.ranks_on_one_host): not an issue, naming the condition.
     NCCL_ALGO=Ring on an nccl-tests command line on one host without NVLink is the benchmark's own
     choice, and Ring is NCCL's pick for large all-reduces there (not an issue). NCCL_ALGO / NCCL_PROTO on the command
     line of nccl-tests runs that all failed choosing their GPUs ('invalid device ordinal', NcclTestRuns.none_started)
@@ -1429,6 +1436,12 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                               or bool(serving_processes is not None and serving_processes.found))
     # One rank on every node of the job: no two ranks share a host, so no intra-host path can be lost.
     one_rank = one_rank_per_node(serving_engine, serving_log)
+    if not multi and (alone := _one_gpu_container(docker_containers, settings, serving_log)):
+        listed = ", ".join(f"{s.name}={s.value}" for s in settings)
+        return not_an_issue(f"{listed}: {alone}, so the engine runs one rank and NCCL carries no GPU-to-GPU traffic "
+                            "for these settings to slow down; they would matter only if it joined ranks in other "
+                            "containers or nodes, which the source does not show",
+                            actual={s.name: s.value for s in settings})
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     pending: list[str] = []  # findings whose cost depends on what the source does not show
     # A test's P2P setting that costs something only if the GPUs have P2P, which is not shown.
@@ -1533,12 +1546,35 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 findings.append((0, f"{where} on one host: GPU-to-GPU traffic stays on P2P/SHM; it only removes "
                                  "NET/IB, which NCCL picks inside a host only when NICs near the GPUs beat their path",
                                  s.name))
+            elif together := (serving_log.ranks_on_one_host() if serving_log is not None else ""):
+                # Ranks of the job shown together on one host and no other node: the blind readings of 853 and 1238
+                # take the setting as costing nothing there, a key negative that names what would change it.
+                findings.append((0, f"{where}: {together}, where GPU-to-GPU traffic stays on P2P/SHM and the setting "
+                                 "only removes NET/IB; it would send inter-node traffic to TCP sockets only on a job "
+                                 "that spans nodes, and no other node is shown", s.name))
             else:
                 # Whether the job spans nodes is not shown: the setting costs nothing on one host and sends a
                 # multi-node job's traffic to TCP sockets (issue 28: no "one host" from what the source does not show).
                 pending.append(f"{where}: costs nothing on one host (GPU-to-GPU traffic stays on P2P/SHM), but on a "
                                "job that spans nodes it sends inter-node traffic to TCP sockets; whether this job "
                                "spans nodes is not in the source")
+        elif s.name in ("NCCL_NET_GDR_LEVEL", "NCCL_IB_GDR_LEVEL") and s.value.strip().upper() in _GDR_BELOW_DEFAULT:
+            # GPUDirect RDMA only for GPU-NIC pairs closer than NCCL's default (PXB: through PCIe switches), or never
+            # (LOC): the other pairs stage each network transfer through host memory (ncclTopoCheckGdr, paths.cc).
+            off = s.value.strip().upper() in ("LOC", "0")
+            scope = ("turns GPUDirect RDMA off" if off else "limits GPUDirect RDMA to a GPU and NIC under one PCIe "
+                     "switch (PIX), below NCCL's default (PXB)")
+            if multi:
+                findings.append((2 if off else 1, f"{where} {scope} on a multi-node job: "
+                                 + ("every" if off else "any other") + " GPU-NIC pair stages its network traffic "
+                                 "through host memory; keep only with a measurement on these hosts", s.name))
+            elif one_host:
+                findings.append((0, f"{where} {scope}, on one host where GPU-to-GPU traffic does not take the network",
+                                 s.name))
+            else:
+                pending.append(f"{where} {scope}: on a job that spans nodes GPU-NIC pairs then stage network traffic "
+                               "through host memory, and on one host it costs nothing; whether this job spans nodes "
+                               "is not in the source")
         elif s.name in ("NCCL_NVLS_ENABLE", "NCCL_CUMEM_ENABLE") and s.value.strip() == "0":
             if "sglang" in engines:
                 findings.append((0, f"{where}: SGLang sets this itself (RT-ENV-SGLANG)", s.name))
@@ -1586,6 +1622,26 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
 
 
 _P2P_SHOWN = "these GPUs have NVLink or working P2P"
+# NCCL_NET_GDR_LEVEL values below NCCL's default for GPUDirect RDMA (PXB): the path names and the legacy numbers
+# (ncclGetLevel's levelsOldToNew: 0 LOC, 1 PIX, 2 PXB; src/graph/paths.cc).
+_GDR_BELOW_DEFAULT = ("LOC", "PIX", "0", "1")
+
+
+def _one_gpu_container(containers: DockerContainers | None, settings: list[NcclSetting],
+                       log: ServingLog | None) -> str:
+    """In words, the one serving container the source shows where it sets every NCCL setting read and is given one
+    GPU at most (its request's ids or count, CUDA_VISIBLE_DEVICES) with no parallel size above 1 on its command, and
+    no NCCL log shows ranks on two devices; "" otherwise (corpus 1163). Two such containers may be the ranks of one job
+    (a pipeline across containers, corpus 786), so only one counts."""
+    shown = containers.gpu_or_serving if containers is not None else ()
+    if len(shown) != 1 or (log is not None and len(log.nccl_devices) > 1):
+        return ""
+    ctr = shown[0]
+    where = f"container {ctr.label} environment"
+    if ctr.gpus_visible_at_most != 1 or (ctr.parallel_world or 1) > 1 \
+            or not all(s.source.startswith(where) for s in settings):
+        return ""
+    return f"container {ctr.label} is given one GPU"
 
 # Settings that only choose which devices NCCL uses (its socket interface, its HCAs and their RoCE GID) or what it logs.
 _SELECTORS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",

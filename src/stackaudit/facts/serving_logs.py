@@ -548,6 +548,17 @@ class ServingLog:
                 f"{', '.join(map(str, self.nccl_devices[:8]))} of host {self.nccl_hosts[0]}, for a job of {size} "
                 "ranks",)
 
+    def ranks_on_one_host(self) -> str:
+        """In words, the ranks the log shows where two or more of them (each a process on a CUDA device of its own)
+        log from one host name and nothing shows another node (a second host, a node count above 1, a tree that
+        branches between nodes, a KV-cache transfer); "" otherwise. Unlike one_node it does not settle the whole job:
+        an excerpt may leave out ranks on other nodes, so a caller names that condition (corpus 853, 1238)."""
+        if len(self.nccl_hosts) != 1 or self.multi_host or self.kv_transfer or self.tree_branches \
+                or any(n > 1 for n, _, _ in self.node_counts) or len(self.nccl_pids) < 2 or len(self.nccl_devices) < 2:
+            return ""
+        return (f"the NCCL lines of {len(self.nccl_pids)} processes on CUDA devices "
+                f"{', '.join(map(str, self.nccl_devices[:8]))} all come from host {self.nccl_hosts[0]}")
+
     def nvls_up(self) -> tuple[str, ...]:
         """NCCL's lines that it found NVSwitch multicast (NVLS) on the GPU, or () where the log does not show it.
 
@@ -677,6 +688,18 @@ _CHANNEL = re.compile(
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672.
 _NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+NCCL")
+
+
+def _written_apart(hosts: list[str], pids: dict[str, set[int]]) -> tuple[str, ...]:
+    """The host names of NCCL's line prefixes, less those two processes' writes ran together into: a name that is
+    the start of another name shown followed by that whole name (`adp-u` + `adp-us-llm-1-...-s59dl`, corpus 1238),
+    whose processes all log under that name too: one host's prefix cut by another process's line, not a second
+    host."""
+    return tuple(h for h in hosts if not any(
+        o != h and h.endswith(o) and o.startswith(h[:len(h) - len(o)]) and pids.get(h, set()) <= pids.get(o, set())
+        for o in hosts))
+
+
 # An IP interface in NCCL's `Using` lines: `ibs85f0:192.168.1.10<0>`, `[1]ib0:fe80::1%ib0<0>`, `OOB bond0:10.0.0.3<0>`.
 _NCCL_ADDRESS = re.compile(r"(?:^|[\s\]])([A-Za-z][\w.-]*):([^\s<>\[\]]+)<\d+>")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
@@ -813,6 +836,7 @@ def parse_serving_log(text: str) -> ServingLog:
     cuda_lines: list[str] = []
     channels: list[NcclChannel] = []
     hosts: list[str] = []
+    host_pids: dict[str, set[int]] = {}  # each host name's processes (`host:pid:tid`)
     devices: set[int] = set()
     pids: list[int] = []
     addresses: list[tuple[str, str, str]] = []
@@ -952,6 +976,7 @@ def parse_serving_log(text: str) -> ServingLog:
         if host and host.group(1) not in hosts and NCCL_LINE.search(line):
             hosts.append(host.group(1))
         if host and NCCL_LINE.search(line):
+            host_pids.setdefault(host.group(1), set()).add(int(host.group(2)))
             devices.add(int(host.group(3)))
             if int(host.group(2)) not in pids and len(pids) < 4096:
                 pids.append(int(host.group(2)))
@@ -1101,7 +1126,7 @@ def parse_serving_log(text: str) -> ServingLog:
         p2p_cache_generated=generated, p2p_check_skipped=skipped, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
         vllm_version=vllm_version,
-        channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
+        channels=tuple(channels), nccl_hosts=_written_apart(hosts, host_pids), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
@@ -1348,6 +1373,8 @@ class NcclTestRuns(Sourced):
     unstarted: tuple[int, ...] = ()  # the runs (indices of `runs`) that failed so, choosing their GPUs
     # NCCL_* variables a launcher passes from its shell without showing their value (`mpirun -x NCCL_ALGO`).
     passed: tuple[str, ...] = ()
+    # The command lines whose launcher places the run's processes on two hosts or more (`mpirun -H a:8,b:8`).
+    launched_apart: tuple[str, ...] = ()
 
     @property
     def none_started(self) -> bool:
@@ -1378,8 +1405,12 @@ class NcclTestRuns(Sourced):
         return settled.pop() if len(settled) == 1 else None
 
     def hosts_apart(self) -> tuple[str, ...]:
-        """The rank lines of a run whose ranks sit on two hosts or more (one line per host), or ()."""
-        return next((t.lines[:2] for t in self.groups if len(set(t.hosts)) > 1), ())
+        """The rank lines of a run whose ranks sit on two hosts or more (one line per host), else the command line
+        of a run its launcher's host list spreads over two hosts or more where no rank list is shown whole (a list
+        cut on its first host, corpus 773; a build without MPI starts one independent run per process, each whole on
+        its host, corpus 672), or ()."""
+        return next((t.lines[:2] for t in self.groups if len(set(t.hosts)) > 1),
+                    () if any(t.whole for t in self.groups) else self.launched_apart[:1])
 
     def one_host_runs(self) -> tuple[str, ...]:
         """The first rank line of each run where every run shown lists all its ranks on one named host, else ()."""
@@ -1491,14 +1522,18 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     failures: list[tuple[str, int | None, int, int]] = []
     unstarted: list[int] = []
     passed: list[str] = []
+    apart: list[str] = []
     procs: int | None = None  # the processes per host of the run a failure line belongs to (the last command above)
     sizes = {"t": 1, "g": 1}
     for line in text.splitlines():
         m = TEST_PROGRAM.search(line)
         if m is not None:
-            runs.append((m.group(1), tuple(_NCCL_ASSIGN.findall(line[:m.start(1)]))))
+            runs.append((m.group(1), tuple((n, v.strip("'\"")) for n, v in _NCCL_ASSIGN.findall(line[:m.start(1)]))))
             passed += _NCCL_PASSED.findall(line[:m.start(1)])
             procs, sizes = _processes_per_host(line[:m.start(1)]), {"t": 1, "g": 1}
+            if (listed := _HOST_SLOTS.search(line[:m.start(1)])) is not None and len(
+                    {h.rsplit(":", 1)[0] for h in listed.group("hosts").split(",") if h}) > 1:
+                apart.append(line.strip()[:300])
             for o in _TEST_SIZE_OPTION.finditer(line[m.end(1):]):
                 sizes[o.group("short") or o.group("long")[1]] = int(o.group("n"))
         elif (h := _TEST_SIZES.search(line)) is not None:
@@ -1510,7 +1545,8 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     if not runs and not groups and not failures:
         raise ParseError("no nccl-tests command line or rank line")
     return NcclTestRuns(runs=tuple(runs), groups=groups, ordinal_failures=tuple(failures),
-                        unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)))
+                        unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)),
+                        launched_apart=tuple(apart))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -103,6 +103,8 @@ OLLAMA_DISCOVERY_SOURCE = "https://github.com/ollama/ollama/tree/main/discover"
 # NCCL refuses two ranks of one communicator on one GPU (init.cc: `Duplicate GPU detected : rank 0 and rank 1 both on
 # CUDA device e3000`, then `invalid usage`).
 NCCL_INIT_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/init.cc"
+# NCCL's topology reader: getPciPath resolves a device's sysfs path, WARN "Could not find real path of" where it fails.
+NCCL_XML_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/graph/xml.cc"
 # UCC's shared-memory team: the root creates a System V segment (shmget) and the other ranks attach it by its id
 # (shmat); shmat answers EINVAL ("Invalid argument") for an id that does not exist in the caller's IPC namespace
 # (shmat(2)), the case of ranks in containers with their own IPC namespaces on one host (openucx/ucc#1009).
@@ -754,6 +756,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "NCCL found two ranks on one GPU: the ranks' processes were given fewer distinct GPUs than the world size "
         "(the pod's or container's GPU assignment, or each rank's CUDA_VISIBLE_DEVICES), so NCCL refuses to start: "
         "give each rank its own GPU", own_fix=True),
+    # NCCL's topology detection (graph/xml.cc getPciPath) resolves each GPU's and NIC's PCI path as
+    # `realpath(/sys/class/pci_bus/<domain:bus>/../../<busId>)` and returns ncclSystemError where sysfs has none
+    # (NCCL_XML_SOURCE): init stops before any channel is built. A VM, WSL or container whose /sys does not show the
+    # device, or a bus id NCCL misread (`fffffff:ffff`), leaves the host's topology unreadable to NCCL (NVIDIA/nccl#368,
+    # corpus 1236; #573: "NCCL cannot find its PCI topology in /sys/class/.. That's a problem", the maintainer).
+    Symptom("nccl-topology-path", re.compile(r"NCCL WARN Could not find real path of /sys/class/pci_bus/"),
+        "IC-TOPO-READ", "high", NCCL_XML_SOURCE,
+        "NCCL could not read the host's PCI topology: a device's path under /sys/class/pci_bus does not resolve, so "
+        "its topology detection fails and the communicator's init returns a system error before any channel is "
+        "built; make the device's sysfs path visible where NCCL runs (the VM's or container's /sys, the GPU's bus id "
+        "as `nvidia-smi` shows it) or run an NCCL release that reads this platform", own_fix=True),
     # UCC's shared-memory team could not attach the segment another rank created (UCC_TL_SHM_SOURCE): an id from
     # another IPC namespace (EINVAL, SHMAT_MAN). NCCL's own segments are POSIX files in /dev/shm (nccl-shm-missing).
     Symptom("ucc-shm-attach", re.compile(r"TL_SHM ERROR Child failed to attach to shmseg(?!.*Permission denied)"),
@@ -819,7 +832,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true")
+           "Cuda failure 401", "migEnabled=true", "Could not find real path of")
 
 
 def is_symptom(line: str) -> bool:

@@ -15,7 +15,7 @@ A run whose header stops at `# Using devices` (it hung or was cut before listing
 The test's own failure lines (`g0010: Test CUDA failure common.cu:941 'invalid device ordinal'`, ` .. g0010 pid
 888386: Test failure common.cu:891`), under `# Using devices` or on their own (corpus 966, 967), are a run too.
 A command continued with `\\` (`mpirun --host g0010:8,g0016:8 \\` over `-x NCCL_ALGO=Ring \\` over the program) is
-recorded whole, its lines joined.
+recorded whole, its lines joined; the program's own line may be indented there, as a continuation often is (corpus 1195).
 Result rows pasted without the header or any `#` line (corpus 446) are a run where a row has all 13 columns.
 The result table under its own header lines without the `# nThread` header (corpus 794, whose older table has no
 `root` column and an `error` where later ones print `#wrong`), and the summary a run ends with (`# Out of bounds
@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterator
 from itertools import pairwise
 
+from stackaudit.facts._parse import continued
 from stackaudit.facts.serving_logs import TEST_FAILURE, TEST_PROGRAM, TEST_PROGRAMS
 from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
@@ -46,8 +47,9 @@ FULL_ROW = re.compile(_ROW.pattern + r"\s+\w+\s+-?\d+(?:\s+\d+(?:\.\d+)?\s+\d+(?
                       r"\s+(?:\d+|N/A)){2}\s*$")
 
 
-# A test binary of nccl-tests on a command line of its own.
-COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:\S*=\S*\s+)*(?:(?:mpirun|mpiexec|srun)\s.*?)?(?:\S*/)?"
+# A test binary of nccl-tests on a command line of its own, under a launcher named by its path too
+# (`/mnt/nfs/openmpi-4.1.8/ompi_install/bin/mpirun ... all_reduce_perf_mpi`, corpus 773).
+COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:\S*=\S*\s+)*(?:(?:\S*/)?(?:mpirun|mpiexec|srun)\s.*?)?(?:\S*/)?"
                      rf"{TEST_PROGRAMS}(?:\s+-\S+(?:\s+[^\s-]\S*)?)*\s*$")
 
 
@@ -62,10 +64,11 @@ _BANDWIDTH = re.compile(r"^\s*#?\s*Avg bus bandwidth\s*:")
 _INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 
 
-def _command(line: str) -> str | None:
+def _command(line: str, above: str = "") -> str | None:
     """The nccl-tests command line `line` is, or quotes as inline code with its options; None where it is neither
-    (a span that names the program alone is a mention)."""
-    if COMMAND.match(line):
+    (a span that names the program alone is a mention). Under a line that `\\` continues (`above`), an indented
+    line is the command's last part (`  /opt/nccl-tests/build/all_reduce_perf -b 8`, corpus 1195)."""
+    if COMMAND.match(line) or (continued(above) and COMMAND.match(line.lstrip())):
         return line.strip()
     return next((span.strip() for span in _INLINE_CODE.findall(line)
                  if "_perf" in span and " -" in span and COMMAND.match(span)), None)
@@ -111,10 +114,10 @@ def _line(line: str) -> bool:
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last block read: a continuation above a command is never one already read
     for i in (scan := Scan(lines, candidates)):
-        quoted = _command(lines[i])
+        quoted = _command(lines[i], lines[i - 1] if i > taken else "")
         if quoted is not None and not _heads_run(lines, i):
             # `mpirun --host a:8,b:8 \` and `-x NCCL_ALGO=Ring \` lines above the program are its command (corpus 966).
-            above, first = continued_from(lines, i, taken) if COMMAND.match(lines[i]) else ("", i)
+            above, first = continued_from(lines, i, taken) if COMMAND.match(quoted) else ("", i)
             yield Found("nccl-tests", first, i + 1, document_appended(NCCL_TESTS.name, above + quoted + "\n"))
             taken = i + 1
             continue
