@@ -75,6 +75,8 @@ def test_nccl_duplicate_gpu_is_a_gpu_assignment_issue() -> None:
     assert "Duplicate GPU detected" in result.evidence[0]
     # The container toolkit's advice is not this failure's: the line's own words give the fix.
     assert "nvidia-ctk" not in result.message and "own GPU" in result.message
+    # So does its fix: the container toolkit's steps are not this failure's.
+    assert result.fix is not None and "own GPU" in result.fix.runtime and "nvidia-ctk" not in result.fix.runtime
 
 
 def test_nccl_ranks_on_distinct_gpus_prove_nothing() -> None:

@@ -45,6 +45,7 @@ from stackaudit.facts.gpus import GGML_TITLE, GpuInventory
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import CpuInfo
+from stackaudit.fixes.model import advice
 from stackaudit.host.source import Provenance
 
 CHECK_DEADLINE_S = 5.0
@@ -105,7 +106,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     gains the quoted lines.
     A line that proves the failure only in a setting (`Symptom.within`: a container given GPUs) counts where the
     Sharpen's `shows` names that setting.
-    A line whose symptom names its own fix (`Symptom.own_fix`) takes no Sharpen text.
+    A line whose symptom names its own fix (`Symptom.own_fix`) takes no Sharpen text, and its issue carries that fix
+    instead of the check's.
     A line that only looks like the failure in a setting the Sharpen's `shows` names (`Symptom.looks_only`) makes an
     unknown outcome not-an-issue, quoted with the Sharpen's text.
     A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
@@ -144,7 +146,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
                + (f"; the other evidence alone said {outcome.status}: {outcome.message}" if outcome.message else ""))
     severity = max((h.symptom.severity for h in hits), key=_SEVERITY_RANK.index)
     proven = issue(message, actual=list(lines[:5]), expected="no such failure in the log", subjects=outcome.subjects,
-                   severity=severity, fix=sharpen.fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
+                   severity=severity, fix=advice(first.symptom.own_fix, cost="restart") if first.symptom.own_fix
+                   else sharpen.fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
     # Lines that prove the failure only in a setting the check's facts show (`Symptom.within`: MIG enabled on the GPUs
     # shown) are about the subjects those facts judged: the issue keeps their coverage (corpus 1145: 1 GPU shown).
     if outcome.coverage is not None and all(h.symptom.within for h in hits):

@@ -174,9 +174,9 @@ class Symptom:
     # with "unknown error" is a GPU the container was given and cannot open; on a bare host it is another fault,
     # a driver left broken after suspend, a GPU off the bus). The check's facts must show it (`Sharpen.shows`).
     within: str = ""
-    # The check's Sharpen (its fix for the check's usual failure) is not this line's: the line's `proves` says the
-    # fix (NCCL's duplicate GPU is the ranks' GPU assignment, not a missing container toolkit).
-    own_fix: bool = False
+    # The line's own fix, in words, where the check's (its Sharpen's, its declared one) is not this line's: NCCL's
+    # duplicate GPU is the ranks' GPU assignment, not a missing container toolkit. The line's `proves` says it too.
+    own_fix: str = ""
     # The setting in which the line looks wrong and is not (the user says the IOMMU is off, and RCCL's `iommu=pt`
     # warning reads only the command line). Where the check's facts show it (`Sharpen.shows`), the line makes the
     # check not-an-issue, quoted with the Sharpen's text.
@@ -389,7 +389,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "NVML in the container is of another version than the host's kernel module: the image carries its own "
         "driver libraries, which shadow the host's the toolkit injects, so no NVML or CUDA call works there (use an "
-        "image without driver libraries)", within=IN_CONTAINER, own_fix=True),
+        "image without driver libraries)", within=IN_CONTAINER,
+        own_fix="Use an image without driver libraries of its own: the toolkit injects the host's"),
     # The Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod (the FailedScheduling event of
     # `kubectl describe pod`, `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`): the pod stays Pending and its
     # containers get no GPU. The node offers none (no device plugin, or the plugin found no GPU), or every GPU it offers
@@ -677,7 +678,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RT-VERSION-MATRIX", "high", "https://github.com/vllm-project/vllm/issues/5501",
         "an engine's compiled extension needs C++ symbols the installed torch does not have: it was built for "
         "another torch release; install the torch release the engine pins (or rebuild the extension against this "
-        "one)", own_fix=True),
+        "one)", own_fix="Install the torch release the engine pins, or rebuild its extension against this one"),
     # A CUDA call refused because the driver is older than the CUDA runtime the program ships
     # (cudaErrorInsufficientDriver, 35): llama.cpp's `ggml_cuda_init: failed to initialize CUDA: CUDA driver version is
     # insufficient for CUDA runtime version`, PyTorch's and vLLM's RuntimeError with the same words.
@@ -747,7 +748,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CUDA in the container loaded a user-space driver library of another version than the host's kernel module "
         "(cudaErrorSystemDriverMismatch, 803): the image's own libcuda shadows the one the toolkit injects, so no GPU "
         "is usable there (drop the image's compat libraries from the library path, or use an image built for the "
-        "host's driver)", within=IN_CONTAINER, own_fix=True),
+        "host's driver)", within=IN_CONTAINER,
+        own_fix="Drop the image's compat libraries from the library path, or use an image built for the host's driver"),
     # NCCL found two ranks of one communicator on the same GPU (NCCL_INIT_SOURCE): the ranks' processes were given
     # one GPU between them (the pod's or container's GPUs, or the launcher's per-rank device), so the
     # communicator is refused (triton-inference-server/tensorrtllm_backend, corpus 901).
@@ -755,7 +757,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", NCCL_INIT_SOURCE,
         "NCCL found two ranks on one GPU: the ranks' processes were given fewer distinct GPUs than the world size "
         "(the pod's or container's GPU assignment, or each rank's CUDA_VISIBLE_DEVICES), so NCCL refuses to start: "
-        "give each rank its own GPU", own_fix=True),
+        "give each rank its own GPU",
+        own_fix="Give each rank its own GPU (the pod's or container's GPUs, each rank's CUDA_VISIBLE_DEVICES)"),
     # NCCL's topology detection (graph/xml.cc getPciPath) resolves each GPU's and NIC's PCI path as
     # `realpath(/sys/class/pci_bus/<domain:bus>/../../<busId>)` and returns ncclSystemError where sysfs has none
     # (NCCL_XML_SOURCE): init stops before any channel is built. A VM, WSL or container whose /sys does not show the
@@ -766,7 +769,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "NCCL could not read the host's PCI topology: a device's path under /sys/class/pci_bus does not resolve, so "
         "its topology detection fails and the communicator's init returns a system error before any channel is "
         "built; make the device's sysfs path visible where NCCL runs (the VM's or container's /sys, the GPU's bus id "
-        "as `nvidia-smi` shows it) or run an NCCL release that reads this platform", own_fix=True),
+        "as `nvidia-smi` shows it) or run an NCCL release that reads this platform",
+        own_fix="Make each GPU's and NIC's /sys/class/pci_bus path visible where NCCL runs (the VM's or container's "
+                "/sys), or run an NCCL release that reads this platform"),
     # UCC's shared-memory team could not attach the segment another rank created (UCC_TL_SHM_SOURCE): an id from
     # another IPC namespace (EINVAL, SHMAT_MAN). NCCL's own segments are POSIX files in /dev/shm (nccl-shm-missing).
     Symptom("ucc-shm-attach", re.compile(r"TL_SHM ERROR Child failed to attach to shmseg(?!.*Permission denied)"),
