@@ -1,0 +1,46 @@
+"""Issue 28 (h57f): DRV-CUDA-COMPAT where the runtime's CUDA is not shown but the run's log is dated.
+
+A run dated before a CUDA major came out (its log's timestamps with a year: facts/serving_logs.LogDate) could load no
+runtime of that major: every runtime the program shipped was of the newest major released by then or older. A driver
+of that major (NCCL's `cudaDriverVersion 12080`, or a driver at the major's floor) runs them all, an older major
+directly and a newer minor of its own by minor-version compatibility (drv._MAJOR_SINCE, drv.newest_major_on).
+
+Corpus 1237 is real; the counter-examples are modelled on it and say so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import body, capture_checks, paste_checks
+
+from stackaudit.checks.drv import newest_major_on
+
+
+def test_newest_major_by_day() -> None:
+    assert newest_major_on("2022-11-30") == 11
+    assert newest_major_on("2022-12-08") == 12
+    assert newest_major_on("2025-02-24") == 12
+    assert newest_major_on("2025-08-01") == 13
+    assert newest_major_on("2019-01-01") is None
+
+
+def test_corpus_1237_nccl_driver_cuda_before_cuda_13() -> None:
+    # sgl-project/sglang: `[2025-02-24 14:09:34 TP12] sglang is using nccl==2.21.5`, `NCCL INFO cudaDriverVersion 12080`
+    r = capture_checks("1237", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok", r.message
+    assert "2025-02-24" in r.message and "CUDA 12.8" in r.message and "before CUDA 13.0" in r.message
+
+
+def test_modelled_run_after_cuda_13_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: 1237's log dated after CUDA 13.0 came out: a CUDA 13 runtime needs a newer driver than CUDA 12.8's.
+    text = body("1237").replace("[2025-02-24 14:09:34 TP12]", "[2025-09-24 14:09:34 TP12]")
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "unknown", r.message
+
+
+def test_modelled_undated_log_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: 1237's log without its dated line: nothing bounds the runtime NCCL's program shipped.
+    text = "\n".join(line for line in body("1237").splitlines() if "2025-02-24" not in line) + "\n"
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "unknown", r.message
