@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import body, capture_checks, paste_checks
-
 from stackaudit.checks.drv import newest_major_on
 
 
