@@ -28,7 +28,7 @@ def test_corpus_1237_nccl_driver_cuda_before_cuda_13() -> None:
     # sgl-project/sglang: `[2025-02-24 14:09:34 TP12] sglang is using nccl==2.21.5`, `NCCL INFO cudaDriverVersion 12080`
     r = capture_checks("1237", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "ok", r.message
-    assert "2025-02-24" in r.message and "CUDA 12.8" in r.message and "before CUDA 13.0" in r.message
+    assert "dates the run 2025-02-24" in r.message and "CUDA 12.8" in r.message and "before CUDA 13.0" in r.message
 
 
 def test_modelled_run_after_cuda_13_stays_unknown(tmp_path: Path) -> None:
@@ -43,3 +43,18 @@ def test_modelled_undated_log_stays_unknown(tmp_path: Path) -> None:
     text = "\n".join(line for line in body("1237").splitlines() if "2025-02-24" not in line) + "\n"
     r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "unknown", r.message
+
+
+def test_corpus_1159_nvidia_smi_date_under_a_tgi_container() -> None:
+    # TGI 0.8.2 under `docker run --gpus all`; the nvidia-smi its launcher prints is dated `Mon Jun  5 16:09:59 2023`
+    # on driver 525.105.17 (CUDA 12.0), before CUDA 13.0 came out.
+    r = capture_checks("1159", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok", r.message
+    assert "2023-06-05" in r.message and "driver 525.105.17" in r.message
+
+
+def test_modelled_driver_below_the_floor_of_its_day_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: 1159 on a driver of CUDA 11.8 (520.61.05) in June 2023, when CUDA 12 runtimes were out.
+    text = body("1159").replace("525.105.17", "520.61.05 ").replace("CUDA Version: 12.0", "CUDA Version: 11.8")
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status != "ok", r.message

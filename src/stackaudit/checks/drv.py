@@ -304,6 +304,11 @@ _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
 _MAJOR_SINCE = {11: "2020-07-01", 12: "2022-12-01", 13: "2025-08-01"}
 
 
+# The engines' keys (facts/engine_command.STATED_ENGINE_WORDS, ServingLog.engine) in the words a message uses.
+_ENGINE_WORDS = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "tgi": "TGI", "llamacpp": "llama.cpp",
+                 "ollama": "ollama", "torch": "the PyTorch program"}
+
+
 def newest_major_on(day: str) -> int | None:
     """The newest CUDA major released by `day` (YYYY-MM-DD, _MAJOR_SINCE); None for a day before the table's first."""
     return max((major for major, since in _MAJOR_SINCE.items() if since <= day), default=None)
@@ -318,7 +323,7 @@ def _dated_runtimes(day: str, line: str, driver_major: int, runs: str, program: 
         return ""
     after = min((m for m in _MAJOR_SINCE if m > newest), default=None)
     before = f", before CUDA {after}.0 came out ({_MAJOR_SINCE[after][:7]})" if after is not None else ""
-    return (f"the log dates the run {day} (\"{line}\"){before}: every CUDA runtime {program} could ship then was "
+    return (f"the paste dates the run {day} (\"{line}\"){before}: every CUDA runtime {program} could ship then was "
             f"{newest}.x or older, and {runs} runs them (an older major directly, a newer {newest}.x minor by "
             "minor-version compatibility)")
 
@@ -426,7 +431,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
     An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason, and so is ollama
-    shown otherwise (a `docker ps` row, the user's words).
+    shown otherwise (a `docker ps` row, the user's words, its client typed at a prompt: `$ ./ollama ps`).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
     ollama serves from the CPU there.
     NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, a CUDA sample's
@@ -449,7 +454,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     An engine release whose CUDA major its release notes name (TensorRT-LLM 0.9 to 1.1: CUDA 12, from a list, `pip
     list` or the version line its import prints; facts/python_env.RELEASE_CUDA_MAJOR) is ok on a driver at or above
     that major's floor, whichever minor it loads, and an issue below it.
-    Where a log dates the run (its timestamps with a year) before a CUDA major came out (13.0: August 2025), no
+    Where the paste dates the run (a log's timestamps with a year, else nvidia-smi's date line) before a CUDA major
+    came out (13.0: August 2025), no
     runtime of that major existed: a driver for the newest major released by then (NCCL's `cudaDriverVersion 12080`,
     or a driver at that major's floor under an engine shown) runs whichever runtime the program shipped (ok).
     Without an engine shown, there is no runtime to judge (unknown).
@@ -476,7 +482,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if driver is None and not has_torch and serving_log is not None and serving_log.driver_cuda and log_date is not None \
             and (dated := _dated_runtimes(log_date.day, log_date.line, release(serving_log.driver_cuda)[0],
                                           f"a driver for CUDA {serving_log.driver_cuda}",
-                                          {"sglang": "SGLang", "vllm": "vLLM"}.get(serving_log.engine, "the program"))):
+                                          _ENGINE_WORDS.get(serving_log.engine, "the program"))):
         # NCCL read the driver's CUDA (cudaDriverGetVersion) without naming its own build's: the run's date bounds it.
         said = f"NCCL read the driver's CUDA {serving_log.driver_cuda} (\"{serving_log.cuda_lines[0]}\")" \
             if serving_log.cuda_lines else f"the driver supports CUDA {serving_log.driver_cuda}"
@@ -592,13 +598,16 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if not engine and serving_log is not None and serving_log.engine:
         engine = serving_log.engine
     if not torch and engine and log_date is not None and majors and (dated := _dated_runtimes(
-            log_date.day, log_date.line, max(majors), f"driver {driver} (CUDA up to {driver_cuda or '?'})", engine)):
+            log_date.day, log_date.line, max(majors), f"driver {driver} (CUDA up to {driver_cuda or '?'})",
+            _ENGINE_WORDS.get(engine, engine))):
         # An engine is shown, its CUDA runtime is not, and its log dates the run: no newer major existed then.
         return ok(dated, actual={"driver": driver, "dated": log_date.day}, evidence=[log_date.line])
     run = p2p_bandwidth if p2p_bandwidth is not None and p2p_bandwidth.program == NVBANDWIDTH else None
     if not torch and run is not None and (tested := _bandwidth_test_runtime(run, driver)) is not None:
         return tested
-    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
+    # A report's torch initialising CUDA counts beside its whole driver line, not one cut after the branch (`550.`,
+    # corpus 293: the reviewers read that report as unknown; its branch still judges a torch CUDA shown, corpus 603).
+    proof = cuda_ran.proof(with_report=bool(re.match(r"\d+\.\d+", driver))) if cuda_ran is not None else None
     if not torch and proof is not None:
         return _program_ran(proof, f"driver {driver}")
     header_cuda = nvidia.cuda_version if nvidia is not None else None
