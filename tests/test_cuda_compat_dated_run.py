@@ -58,3 +58,36 @@ def test_modelled_driver_below_the_floor_of_its_day_stays_unknown(tmp_path: Path
     text = body("1159").replace("525.105.17", "520.61.05 ").replace("CUDA Version: 12.0", "CUDA Version: 11.8")
     r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status != "ok", r.message
+
+
+def test_corpus_924_lm_studio_under_a_dated_windows_table() -> None:
+    # lmstudio-ai/configs: 'I am running the latest LM Studio' (llama.cpp's runtime) above nvidia-smi dated
+    # `Sun Jan 21 17:21:12 2024` on driver 546.33 (CUDA 12.3).
+    r = capture_checks("924", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok", r.message
+    assert "2024-01-21" in r.message and "llama.cpp" in r.message
+
+
+def test_modelled_table_without_an_engine_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: 924's table without the user's sentence naming LM Studio: no program's runtime to judge.
+    text = "\n".join(line for line in body("924").splitlines() if "LM Studio" not in line) + "\n"
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "unknown", r.message
+
+
+def test_nvidia_smi_date_line_is_read() -> None:
+    from stackaudit.facts.serving_logs import log_date_from_nvidia_smi
+
+    date = log_date_from_nvidia_smi("Mon Jun  5 16:09:59 2023       \n+----\n| NVIDIA-SMI 525.105.17 ...\n")
+    assert date.day == "2023-06-05"  # corpus 1159's line
+
+
+def test_ollama_client_at_a_prompt_names_ollama() -> None:
+    import pytest
+
+    from stackaudit.facts._parse import ParseError
+    from stackaudit.facts.engine_command import stated_engines_from_prompts
+
+    assert stated_engines_from_prompts("\t./ollama ps\n\tnvidia-smi\n").engines == ("ollama",)  # corpus 659
+    with pytest.raises(ParseError):
+        stated_engines_from_prompts("\tnvidia-smi\n\tdocker ps\n")
