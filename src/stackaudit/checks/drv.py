@@ -597,7 +597,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     majors = [m for m, floor in _DRIVER_FLOOR.items() if dv >= floor]
     if not engine and serving_log is not None and serving_log.engine:
         engine = serving_log.engine
-    if not torch and engine and log_date is not None and majors and (dated := _dated_runtimes(
+    # Not ollama's: it picks its runner by the driver's CUDA, not by what the driver could run (OLLAMA_RUNNER_BY_DRIVER).
+    if not torch and engine and engine != "ollama" and log_date is not None and majors and (dated := _dated_runtimes(
             log_date.day, log_date.line, max(majors), f"driver {driver} (CUDA up to {driver_cuda or '?'})",
             _ENGINE_WORDS.get(engine, engine))):
         # An engine is shown, its CUDA runtime is not, and its log dates the run: no newer major existed then.
