@@ -325,3 +325,15 @@ def test_a_bare_version_line_does_not_start_or_join_a_report_alone() -> None:
     from stackaudit.importers.recognition import recognise
 
     assert recognise("I upgraded the driver to\n535.54.03\nand it still hangs\n").recognised == []
+
+
+def test_corpus_603_report_cut_after_the_driver_branch(tmp_path: Path) -> None:
+    # vLLM collect_env cut inside `Nvidia driver version        : 535`: the branch (CUDA 12.2) is shown, so torch
+    # 2.7.0+cu126 runs on it by minor-version compatibility (not an issue); two digits name no branch (modelled).
+    from corpus import body, capture_checks, paste_checks
+
+    r = capture_checks("603", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "not-an-issue" and "driver 535 " in r.message
+    text = body("603").replace("Nvidia driver version        : 535", "Nvidia driver version        : 53")
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "unknown" and "driver 53 " not in r.message

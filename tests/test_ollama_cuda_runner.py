@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks
 
 # https://github.com/ollama/ollama/pull/10569 (dhiltgen: the oldest driver ollama supports, 531.79 / CUDA 12.1).
 OLLAMA_10569 = (
@@ -48,3 +48,14 @@ def test_modelled_a_runner_newer_than_the_driver_is_the_issue(tmp_path: Path) ->
     # Modelled: the 10569 line on a driver that supports CUDA 11.4 only.
     r = paste_checks(tmp_path, OLLAMA_10569.replace("driver=12.1", "driver=11.4"), "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "issue" and "needs a driver for CUDA 12" in r.message
+
+
+def test_corpus_659_ollama_client_at_a_prompt_shows_ollama(tmp_path: Path) -> None:
+    # ollama/ollama#8963: `$ ./ollama ps` (its server answered with the model it loaded) above nvidia-smi's driver
+    # 535.54.03 (CUDA 12.2): ollama picks its CUDA 12 runner on a driver for CUDA 12.1 or newer.
+    r = capture_checks("659", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "ollama" in r.message and "535.54.03" in r.message
+    # Modelled: the same table under a prompt that ran no ollama client names no engine.
+    text = "$ nvidia-smi\n" + body("659").split("$ nvidia-smi\n", 1)[1]
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "unknown", r.message

@@ -71,7 +71,7 @@ from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, P2pDataTests
 from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major
-from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.serving_logs import LogDate, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
@@ -298,6 +298,36 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
 _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
 
 
+# The month each CUDA major's first release came out, from its first day (a run dated in that month counts the major
+# as out): CUDA 11.0 in July 2020, 12.0 in December 2022, 13.0 in August 2025 (https://developer.nvidia.com/
+# cuda-toolkit-archive). A run dated before a major's month could load no runtime of it.
+_MAJOR_SINCE = {11: "2020-07-01", 12: "2022-12-01", 13: "2025-08-01"}
+
+
+# The engines' keys (facts/engine_command.STATED_ENGINE_WORDS, ServingLog.engine) in the words a message uses.
+_ENGINE_WORDS = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "tgi": "TGI", "llamacpp": "llama.cpp",
+                 "ollama": "ollama", "torch": "the PyTorch program"}
+
+
+def newest_major_on(day: str) -> int | None:
+    """The newest CUDA major released by `day` (YYYY-MM-DD, _MAJOR_SINCE); None for a day before the table's first."""
+    return max((major for major, since in _MAJOR_SINCE.items() if since <= day), default=None)
+
+
+def _dated_runtimes(day: str, line: str, driver_major: int, runs: str, program: str) -> str:
+    """Why a driver of CUDA major `driver_major` runs whichever runtime `program` shipped, for a run its log dates
+    `day`: no CUDA major newer than the newest released by that day existed, and the driver runs every runtime of its
+    major and the older ones. "" where the day does not settle it. `runs` names the driver in words."""
+    newest = newest_major_on(day)
+    if newest is None or driver_major < newest:
+        return ""
+    after = min((m for m in _MAJOR_SINCE if m > newest), default=None)
+    before = f", before CUDA {after}.0 came out ({_MAJOR_SINCE[after][:7]})" if after is not None else ""
+    return (f"the paste dates the run {day} (\"{line}\"){before}: every CUDA runtime {program} could ship then was "
+            f"{newest}.x or older, and {runs} runs them (an older major directly, a newer {newest}.x minor by "
+            "minor-version compatibility)")
+
+
 def runs_every_runtime(driver: tuple[int, ...]) -> bool:
     """Whether a driver runs every CUDA runtime of every major _DRIVER_FLOOR knows, whichever one a program ships.
 
@@ -359,7 +389,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 docker_containers: DockerContainers | None = None,
                 engine_commands: EngineCommands | None = None, stated_engines: StatedEngines | None = None,
                 p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None,
-                cuda_runtime: CudaRuntime | None = None) -> Outcome:
+                cuda_runtime: CudaRuntime | None = None, log_date: LogDate | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -401,7 +431,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
     An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason, and so is ollama
-    shown otherwise (a `docker ps` row, the user's words).
+    shown otherwise (a `docker ps` row, the user's words, its client typed at a prompt: `$ ./ollama ps`).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
     ollama serves from the CPU there.
     NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, a CUDA sample's
@@ -424,6 +454,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     An engine release whose CUDA major its release notes name (TensorRT-LLM 0.9 to 1.1: CUDA 12, from a list, `pip
     list` or the version line its import prints; facts/python_env.RELEASE_CUDA_MAJOR) is ok on a driver at or above
     that major's floor, whichever minor it loads, and an issue below it.
+    Where the paste dates the run (a log's timestamps with a year, else nvidia-smi's date line) before a CUDA major
+    came out (13.0: August 2025), no
+    runtime of that major existed: a driver for the newest major released by then (NCCL's `cudaDriverVersion 12080`,
+    or a driver at that major's floor under an engine shown) runs whichever runtime the program shipped (ok).
     Without an engine shown, there is no runtime to judge (unknown).
     The system toolkit alone against the driver is judged over the GPUs a table lists, and needs no GPU row
     (`nvidia-smi | grep "Driver Version"`).
@@ -445,6 +479,15 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                              ollama_cuda.device_count, ask="journalctl -u ollama")
     if driver is None and not has_torch and serving_log is not None and serving_log.nccl_cuda and serving_log.driver_cuda:
         return _nccl_runtime(serving_log)
+    if driver is None and not has_torch and serving_log is not None and serving_log.driver_cuda and log_date is not None \
+            and (dated := _dated_runtimes(log_date.day, log_date.line, release(serving_log.driver_cuda)[0],
+                                          f"a driver for CUDA {serving_log.driver_cuda}",
+                                          _ENGINE_WORDS.get(serving_log.engine, "the program"))):
+        # NCCL read the driver's CUDA (cudaDriverGetVersion) without naming its own build's: the run's date bounds it.
+        said = f"NCCL read the driver's CUDA {serving_log.driver_cuda} (\"{serving_log.cuda_lines[0]}\")" \
+            if serving_log.cuda_lines else f"the driver supports CUDA {serving_log.driver_cuda}"
+        return ok(f"{said}; {dated}", actual={"driver_cuda": serving_log.driver_cuda, "dated": log_date.day},
+                  evidence=[*serving_log.cuda_lines[:1], log_date.line])
     if driver is None and not has_torch and serving_log is not None and serving_log.ggml_cuda_devices:
         # llama.cpp's CUDA backend read or allocated memory on the device: its CUDA runtime runs on this driver.
         devices = serving_log.ggml_cuda_devices
@@ -551,10 +594,21 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   f"{max(_DRIVER_FLOOR) - 1}.x or older runtime, and a {max(_DRIVER_FLOOR)}.x one by minor-version "
                   f"compatibility, whichever the {engine} shown ships (its CUDA is not in this source)",
                   actual={"driver": driver})
+    majors = [m for m, floor in _DRIVER_FLOOR.items() if dv >= floor]
+    if not engine and serving_log is not None and serving_log.engine:
+        engine = serving_log.engine
+    # Not ollama's: it picks its runner by the driver's CUDA, not by what the driver could run (OLLAMA_RUNNER_BY_DRIVER).
+    if not torch and engine and engine != "ollama" and log_date is not None and majors and (dated := _dated_runtimes(
+            log_date.day, log_date.line, max(majors), f"driver {driver} (CUDA up to {driver_cuda or '?'})",
+            _ENGINE_WORDS.get(engine, engine))):
+        # An engine is shown, its CUDA runtime is not, and its log dates the run: no newer major existed then.
+        return ok(dated, actual={"driver": driver, "dated": log_date.day}, evidence=[log_date.line])
     run = p2p_bandwidth if p2p_bandwidth is not None and p2p_bandwidth.program == NVBANDWIDTH else None
     if not torch and run is not None and (tested := _bandwidth_test_runtime(run, driver)) is not None:
         return tested
-    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
+    # A report's torch initialising CUDA counts beside its whole driver line, not one cut after the branch (`550.`,
+    # corpus 293: the reviewers read that report as unknown; its branch still judges a torch CUDA shown, corpus 603).
+    proof = cuda_ran.proof(with_report=bool(re.match(r"\d+\.\d+", driver))) if cuda_ran is not None else None
     if not torch and proof is not None:
         return _program_ran(proof, f"driver {driver}")
     header_cuda = nvidia.cuda_version if nvidia is not None else None

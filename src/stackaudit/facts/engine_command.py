@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from stackaudit.facts._parse import ParseError, argv_value, first_command
 from stackaudit.facts.processes import CONFIG_FLAGS, VLLM_ONLY_FLAGS, ProcessInfo, classify, parse_flat_yaml
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
-from stackaudit.facts.sources import ENGINE_COMMAND, USER_ENGINES
+from stackaudit.facts.sources import ENGINE_COMMAND, PROMPT_HOSTS, USER_ENGINES
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # A shell variable set on a line of its own in a pasted script (`GPU_NUM=4`, `export MODEL_PATH="/m"`): a later
@@ -535,7 +535,8 @@ def engine_commands_pasted(text: str) -> EngineCommands:
 # check open. A word not listed names no engine.
 STATED_ENGINE_WORDS: dict[str, str] = {
     "ollama": r"ollama",
-    "llamacpp": r"llama[.-]?cpp|llama-server",
+    # LM Studio runs its models through llama.cpp's runtimes (its MLX engine only on Apple silicon, no CUDA).
+    "llamacpp": r"llama[.-]?cpp|llama-server|lm[ -]?studio",
     "vllm": r"vllm",
     "sglang": r"sglang",
     "trtllm": r"tensorrt(?:-llm)?|trt-?llm",
@@ -592,3 +593,23 @@ def stated_engines_from_words(text: str) -> StatedEngines:
     if not engines and not split:
         raise ParseError("no engine named in the user's words")
     return StatedEngines(engines=tuple(dict.fromkeys(engines)), split=split)
+
+
+# An engine's own client typed at a shell prompt of the paste (`$ ./ollama ps`, `ollama list`): ollama's CLI is its
+# server's client (`ollama ps` lists the models the server has loaded), so the engine is on the host the prompt shows.
+# Only ollama's: the other engines' commands are their servers' command lines (ENGINE_COMMAND).
+_PROMPT_ENGINE = re.compile(r"^(?:sudo\s+)?(?:[\w./~-]*/)?ollama(?:\.exe)?\s+(?:ps|list|ls|run|serve|show|pull)\b")
+
+
+@parser(PROMPT_HOSTS, feeds="stated_engines", kind=StatedEngines, rank=96)
+def stated_engines_from_prompts(text: str) -> StatedEngines:
+    """The engine whose own client a shell prompt of the paste ran (_PROMPT_ENGINE): ollama's CLI.
+
+    Input (tests/data/captures/659: the host before the tab, empty for `$ `, then the command)::
+
+        \t./ollama ps
+    """
+    if not any(_PROMPT_ENGINE.match(line.partition("\t")[2].strip()) for line in text.splitlines()):
+        raise ParseError("no engine's client typed at a prompt")
+    return StatedEngines(engines=("ollama",))
+

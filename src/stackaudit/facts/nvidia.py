@@ -927,12 +927,14 @@ def nvidia_driver_from_log(ctx: FactContext) -> NvidiaDriver:
 def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
     """The driver version a pasted vLLM collect_env / SGLang check_env reports (`Nvidia driver version: 470.129.06`).
 
-    The report asks nvidia-smi, which answers only from a loaded driver: the version is the loaded one.
+    The report asks nvidia-smi, which answers only from a loaded driver: the version is the loaded one. A report cut
+    inside the version after its branch (`Nvidia driver version        : 535`, corpus 603) names the branch, NVIDIA's
+    three digits, and no more: the branch is what its CUDA and the compatibility floors are read from.
     """
     from stackaudit.facts.collect_env import CollectEnv
 
     version = ctx.fact("collect_env", CollectEnv).driver_version
-    if not re.match(r"\d+\.\d+", version):
+    if not re.match(r"\d+\.\d+|[1-9]\d\d\.?$", version):
         raise FactUnavailable("the report names no driver version")
     return NvidiaDriver(version, None, loaded=True)
 

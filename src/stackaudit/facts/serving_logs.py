@@ -59,7 +59,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
-from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, RAY_LOG, USER_NCCL_ENV
+from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, NVSMI_TABLE, RAY_LOG, USER_NCCL_ENV
 from stackaudit.facts.symptoms import KERNEL_ARCH_REFUSED, NO_KERNEL_IMAGE
 from stackaudit.facts.topology import link_rank
 from stackaudit.host.base import NotCaptured, read_optional
@@ -1168,7 +1168,9 @@ _DATED = re.compile(r"(?<![\d-])(20\d\d-[01]\d-[0-3]\d)[ T]\d\d:\d\d:\d\d")
 @dataclass(frozen=True, kw_only=True)
 class LogDate(Sourced):
     """The earliest day a pasted log's timestamps name (YYYY-MM-DD), with its line: the run was on or after it, so an
-    engine release it ran was published before the latest of its days (facts/applicability.ENGINE_FEATURES_SINCE)."""
+    engine release it ran was published before the latest of its days (facts/applicability.ENGINE_FEATURES_SINCE).
+    Where no log is dated, nvidia-smi's date line above its table (the host looked at that day, with the engine the
+    same paste shows) is the weakest source."""
 
     day: str
     line: str
@@ -1205,6 +1207,28 @@ def log_date_from_ray_log(text: str) -> LogDate:
         2023-09-21 09:59:39,380\tINFO worker.py:1642 -- Started a local Ray instance.
     """
     return parse_log_date(text)
+
+
+# The date line nvidia-smi prints above its table (`%a %b %e %H:%M:%S %Y`: `Mon Jun  5 16:09:59 2023`).
+_SMI_DATE = re.compile(r"^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+"
+                       r"(\d{1,2}) \d\d:\d\d:\d\d (20\d\d)\s*$")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+@parser(NVSMI_TABLE, feeds="log_date", kind=LogDate, rank=30)
+def log_date_from_nvidia_smi(text: str) -> LogDate:
+    """The day nvidia-smi's date line names, above its table: the host was up on that day, the weakest of the dates
+    (a log's own timestamps date the run itself).
+
+    Input (tests/data/captures/1159)::
+
+        Mon Jun  5 16:09:59 2023
+    """
+    found = sorted((f"{m.group(3)}-{_MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)):02d}", line.strip())
+                   for line in text.splitlines()[:40] for m in [_SMI_DATE.match(line)] if m)
+    if not found:
+        raise ParseError("no date line above the nvidia-smi table")
+    return LogDate(day=found[0][0], line=found[0][1])
 
 
 # --- vLLM P2P cache --------------------------------------------------------------------------

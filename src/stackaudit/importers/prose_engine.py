@@ -48,7 +48,7 @@ MAX_LINES = 20  # sentences read from one paste; past a few, the paste is a log 
 # The words of facts/engine_command.STATED_ENGINE_WORDS that every match holds (case ignored).
 _NEEDLES = ("ollama", "llama", "vllm", "sglang", "tensorrt", "trt", "torch", "transformers", "diffusers", "comfyui",
             "deepspeed", "exllama", "lmdeploy", "aphrodite", "text-generation-inference", "tgi", "container", "image",
-            "parallel")
+            "parallel", "studio")
 
 
 def is_sentence(line: str, min_words: int = MIN_WORDS) -> bool:
