@@ -69,3 +69,40 @@ def test_windows_own_query_is_a_windows_host(tmp_path: Path) -> None:
     results = paste_checks(tmp_path, WINDOWS_QUERY, "FW-VM", "DRV-PERSISTENCE")
     assert "Windows host" in results["FW-VM"].message
     assert results["DRV-PERSISTENCE"].status == "not-applicable"
+
+
+# WSL 2's distro takes the Windows computer's name as its hostname (facts/container.py WINDOWS_DEFAULT_HOSTNAME).
+# Corpus 1265 (microsoft/WSL#9272): `root@LAPTOP-UDGOEVA7:~# nvidia-smi`, no container in the paste.
+WSL_PROMPT_TABLE = """\
+root@LAPTOP-UDGOEVA7:~# nvidia-smi
+Wed Dec 14 21:46:40 2022
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 525.65       Driver Version: 527.56       CUDA Version: 12.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  NVIDIA GeForce ...  On   | 00000000:01:00.0 Off |                  N/A |
+| N/A   52C    P8    10W / 115W |     33MiB /  6144MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_1265_a_windows_named_prompt_runs_no_container() -> None:
+    result = capture_checks("1265", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "not-applicable"
+
+
+def test_a_windows_named_prompt_that_runs_docker_is_left_open(tmp_path: Path) -> None:
+    # Modelled: the same prompt starting a container.
+    text = WSL_PROMPT_TABLE.replace("root@LAPTOP-UDGOEVA7:~# nvidia-smi",
+                                    "root@LAPTOP-UDGOEVA7:~# docker run --rm --gpus all ubuntu nvidia-smi")
+    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "not-applicable"
+
+
+def test_another_host_name_is_no_evidence(tmp_path: Path) -> None:
+    # Modelled: a Linux host's own name says nothing of a container either way.
+    text = WSL_PROMPT_TABLE.replace("LAPTOP-UDGOEVA7", "gpu-node-3")
+    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "unknown"
