@@ -221,7 +221,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
        p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
-    WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's.
+    WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's; in `nvidia-smi -q`,
+    a Windows driver model (`Driver Model: WDDM`) beside a persistence mode, which Windows' own nvidia-smi reports N/A.
     A pasted kernel log's DMI ids (`DMI:` at boot, `Hardware name:` in an Oops) stand in for the DMI strings.
     club-3090's rig report names the machine in its `Environment:` line (its script's systemd-detect-virt answer).
     A cloud instance type or a statement in the user's words (`on Kaggle`, `WSL2`) names the VM where nothing else does.

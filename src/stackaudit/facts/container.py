@@ -300,6 +300,26 @@ def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
     return kind, f"`{inner}` was run in {'pod' if kind == 'kubernetes' else 'container'} {target} by `exec`", kept
 
 
+# The name Windows gives a computer at setup: `DESKTOP-` or `LAPTOP-` and random letters or digits up to NetBIOS's 15
+# characters (`DESKTOP-BRNIA5E`, corpus 1270; `LAPTOP-UDGOEVA7`, corpus 1265). A WSL 2 distro
+# takes the Windows computer's name as its hostname (microsoft/WSL's wsl.conf `[network] hostname` defaults to it); a
+# container takes its id's first 12 hex digits unless its runner names it.
+WINDOWS_DEFAULT_HOSTNAME = re.compile(r"DESKTOP-[A-Z0-9]{7}|LAPTOP-[A-Z0-9]{8}")
+
+
+def _windows_named_prompt(host: Host) -> str:
+    """The host of a shell prompt of the paste that is a Windows computer's default name (WINDOWS_DEFAULT_HOSTNAME),
+    where no command typed at a prompt names a container or its runner (_NAMES_CONTAINER), else ""."""
+    try:
+        text = host.doc(PROMPT_HOSTS.name)
+    except NotCaptured:
+        return ""
+    rows = [line.partition("\t") for line in text.splitlines()]
+    if any(_NAMES_CONTAINER.search(command) for _, _, command in rows):
+        return ""
+    return next((name for name, _, _ in rows if WINDOWS_DEFAULT_HOSTNAME.fullmatch(name)), "")
+
+
 # An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
 # 1111): a binary the user compiled in their own account on the machine; an image puts its engine under /app, /opt,
 # /usr or the root's home.
@@ -453,6 +473,11 @@ def container(ctx: FactContext) -> ContainerInfo:
             if built:
                 return ContainerInfo("", (f"the engine runs from a build tree in the user's home ({built}): a program "
                                           "built and run on the machine, not in a container",), None)
+            named = _windows_named_prompt(host)
+            if named:
+                return ContainerInfo("", (f"the shell prompt's host {named} is a Windows computer's default name, "
+                                          "which a WSL distro's own shell takes (a container takes its id), and no "
+                                          "command typed there names a container",), None)
             words = _stated_host(host)
             if words:
                 return ContainerInfo("", (f"the user's words start the engine's server on the host (from their own "

@@ -65,6 +65,7 @@ from stackaudit.facts.sources import (
     EVIDENCE_LINES,
     GGML_CUDA_DEVICES,
     NCCL_TESTS,
+    NVC_INFO,
     NVSMI_LIST,
     P2P_BANDWIDTH_TEST,
     USER_MACHINE,
@@ -81,7 +82,7 @@ from stackaudit.gputable import (
     other_vendor,
 )
 from stackaudit.host.base import NotCaptured
-from stackaudit.host.source import command_key, file_key
+from stackaudit.host.source import command_key, doc_key, file_key
 from stackaudit.pci_address import BDF, is_bdf, normalize_bdf
 
 NVIDIA_TITLE = "NVML / nvidia-smi"
@@ -99,6 +100,7 @@ CUDA_LIST = "CUDA's device list, which CUDA_VISIBLE_DEVICES may narrow"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
 NVLINK_TITLE = "`nvidia-smi nvlink -s`"
 NVSMI_LIST_TITLE = NVSMI_LIST.title
+NVC_INFO_TITLE = NVC_INFO.title
 OLLAMA_TITLE = "ollama's `inference compute` lines"
 TORCH_WARNED_TITLE = "PyTorch's warning of a GPU its build has no kernels for"
 USER_WORDS_TITLE = "the user's own words"
@@ -408,6 +410,55 @@ def gpus_from_nvidia_smi_list(ctx: FactContext) -> GpuInventory:
         return parse_nvidia_smi_list(text, ctx.host.provenance(command_key(NVSMI_LIST.argv)).whole)
     except ParseError as exc:
         raise FactUnavailable(f"{NVSMI_LIST_TITLE}: {exc}") from exc
+
+
+# A field of a device block of `nvidia-container-cli info` (importers/nvidia_container_cli.py), and the library's
+# debug line that ends its run (`nvc.c:423] shutting down library context`, with `-k -d /dev/tty`).
+NVC_FIELD = re.compile(r"^(?P<key>Device Index|Device Minor|Model|Brand|GPU UUID|Bus Location|Architecture):"
+                       r"\s+(?P<value>\S.*?)\s*$")
+NVC_SHUTDOWN = re.compile(r"\bnvc\.c:\d+\] shutting down library context")
+
+
+def parse_nvc_info(text: str, whole: bool) -> GpuInventory:
+    """The GPUs `nvidia-container-cli info` lists, a block each: index (its `Device Index`, else the block's place),
+    product name, bus address. Whole, it is every GPU the toolkit's library found; an excerpt is a lower bound.
+
+    Input (tests/data/captures/1270, the block whose Device Index line the copy cut)::
+
+        Device Minor:   0
+        Model:          NVIDIA GeForce GTX 1660 Ti with Max-Q Design
+        Brand:          GeForce
+        Bus Location:   00000000:01:00.0
+    """
+    blocks: list[dict[str, str]] = []
+    for line in text.splitlines():
+        m = NVC_FIELD.match(line.strip())
+        if m is None:
+            continue
+        # A field the block holds already, or a Device Index, opens the next device's block.
+        if not blocks or (blocks[-1] and (m["key"] in blocks[-1] or m["key"] == "Device Index")):
+            blocks.append({})
+        blocks[-1][m["key"]] = m["value"]
+    records: dict[int, GpuRecord] = {}
+    for place, block in enumerate(b for b in blocks if b.get("Model")):
+        index = int(block["Device Index"]) if block.get("Device Index", "").isdigit() else place
+        bus = block.get("Bus Location", "")
+        records.setdefault(index, GpuRecord(index, normalize_bdf(bus) if is_bdf(bus) else "", block["Model"], None,
+                                            (NVC_INFO_TITLE,)))
+    if not records:
+        raise ParseError("no device block with a Model line")
+    return listed_inventory(records, NVC_INFO_TITLE, "" if whole else
+                            "a pasted `nvidia-container-cli info` may leave devices out", whole=whole)
+
+
+@provider("gpus", GpuInventory, rank=18, title=NVC_INFO_TITLE, hint=NVC_INFO.hint)
+def gpus_from_nvc_info(ctx: FactContext) -> GpuInventory:
+    """The GPUs a pasted `nvidia-container-cli info` lists: index, product name, bus address."""
+    try:
+        text = read_source(ctx.host, NVC_INFO)
+        return parse_nvc_info(text, ctx.host.provenance(doc_key(NVC_INFO.name)).whole)
+    except ParseError as exc:
+        raise FactUnavailable(f"{NVC_INFO_TITLE}: {exc}") from exc
 
 
 @provider("gpus", GpuInventory, rank=20, title=TOPOLOGY_TITLE)

@@ -165,6 +165,9 @@ class GpuInfo:
     pci_device_id: int | None = None  # the NVIDIA PCI device id (0x1401 of `Device Id : 0x140110DE`)
     persistence: bool | None = None
     driver_model: str | None = None  # Windows only: WDDM | TCC | MCDM (no persistence mode there)
+    # The Windows driver model `nvidia-smi -q` prints beside a persistence mode: Linux's nvidia-smi over the Windows
+    # driver, WSL 2's (facts/platform.wsl_driver).
+    wsl_driver_model: str | None = None
     compute_mode: str | None = None  # Default | Exclusive_Process | Prohibited | Exclusive_Thread
     display_active: bool | None = None
     mig_current: bool | None = None

@@ -372,6 +372,17 @@ def _mapped(text: bool, g: Node, power: Node, link: Node) -> dict[str, Any]:
             for name, (conv, xml_path, text_path) in table.items()}
 
 
+def _driver_model(model: str | None, persistence: bool | None) -> dict[str, Any]:
+    """The GpuInfo field a `-q` section's `Driver Model` (Current) fills. nvidia-smi prints a persistence mode on
+    Linux only (Windows' own nvidia-smi prints `Persistence Mode : N/A`, as its table prints the driver model in that
+    column): a Windows driver model beside a persistence mode read is Linux's nvidia-smi over the Windows driver, WSL
+    2's (wsl_driver_model); beside none, Windows' own (driver_model)."""
+    model = _clean(model)
+    if model not in WINDOWS_DRIVER_MODELS:
+        return {}
+    return {"wsl_driver_model": model} if persistence is not None else {"driver_model": model}
+
+
 def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
     power = g.at("gpu_power_readings") or g.at("power_readings") or Node("")
     pcie = g.at("pci/pci_gpu_link_info") or Node("")
@@ -379,9 +390,11 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
     mig_node = g.at("mig_devices")
     mig_count = len([c for c in mig_node.children if c.label == "mig_device"]) if mig_node is not None else None
     gsp = g.at("gsp_firmware_version")
+    mapped = _mapped(False, g, power, pcie)
     return GpuInfo(
         index=index,
-        **_mapped(False, g, power, pcie),
+        **mapped,
+        **_driver_model(g.get("driver_model/current_dm"), mapped["persistence"]),
         bdf=normalize_bdf(g.get("pci/pci_bus_id") or gpu_id),
         mig_current=mig_current,
         mig_devices=mig_count if mig_current else (0 if mig_current is False else None),
@@ -583,9 +596,11 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
         g if g.at("PCIe Generation") is not None or g.at("Link Width") is not None else Node(""))
     mig_current = _bool(g.get("MIG Mode/Current"))
     gsp = g.at("GSP Firmware Version")
+    mapped = _mapped(True, g, power, link)
     return GpuInfo(
         index=index,
-        **_mapped(True, g, power, link),
+        **mapped,
+        **_driver_model(g.get("Driver Model/Current"), mapped["persistence"]),
         bdf=normalize_bdf(bus or g.get("PCI/Bus Id") or ""),
         mig_current=mig_current,
         mig_devices=0 if mig_current is False else None,

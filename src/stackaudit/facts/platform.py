@@ -465,11 +465,20 @@ def wsl_driver(nvidia: NvidiaGpus | None) -> str:
     NVML refuses a user-space library of another version than the kernel driver ("Driver/library version mismatch"),
     so a table's `NVIDIA-SMI` and `Driver Version` are one version on Linux and on Windows. WSL 2 has no NVIDIA kernel
     module: its Linux library (`NVIDIA-SMI 555.52.01`) reports the Windows driver it reaches through the Hyper-V GPU
-    paravirtualization (`Driver Version: 555.99`).
+    paravirtualization (`Driver Version: 555.99`). `nvidia-smi -q` there prints the Windows driver model (`Driver
+    Model: WDDM`) beside a persistence mode, which Windows' own nvidia-smi reports N/A (corpus 1263).
     """
     if nvidia is None:
         return ""
-    return wsl_versions(nvidia.smi_version, nvidia.driver_version)
+    if versions := wsl_versions(nvidia.smi_version, nvidia.driver_version):
+        return versions
+    # `nvidia-smi -q` names no library version: a Windows driver model beside a persistence mode, which only
+    # Linux's nvidia-smi prints (facts/nvidia_smi._driver_model), is the Linux tool over the Windows driver.
+    models = {g.wsl_driver_model for g in nvidia.gpus}
+    if nvidia.gpus and None not in models:
+        return (f"nvidia-smi -q shows the Windows driver model {', '.join(sorted(m or '' for m in models))} beside a "
+                f"persistence mode, which only Linux's nvidia-smi reports: {WSL_KERNEL.what}")
+    return ""
 
 
 def wsl_versions(smi_version: str | None, driver_version: str | None) -> str:

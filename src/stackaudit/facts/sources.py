@@ -136,6 +136,9 @@ LOG_LINE_PROGRAMS = Source("log_line_programs", "the programs (with their PIDs) 
                            doc=True, hint="paste `journalctl -u <engine>`")
 
 # --- containers ------------------------------------------------------------------------------------
+# `nvidia-container-cli info`'s device blocks (`Model:`, `Brand:`, `Bus Location:`, `Architecture:`): the GPUs the
+# container toolkit's library finds through the driver, on the side that starts the containers.
+NVC_INFO = Source("nvc_info", "`nvidia-container-cli info`", doc=True, hint="paste `nvidia-container-cli info`")
 DOCKER_PS = Source("docker_ps", "`docker ps -q`", argv=("docker", "ps", "-q"), hint="paste `docker inspect <container>`")
 # `docker inspect <name>` names containers the audit cannot know in advance: a pasted document.
 DOCKER_INSPECT = Source("docker_inspect", "pasted `docker inspect`", doc=True,
