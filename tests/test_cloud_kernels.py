@@ -104,5 +104,5 @@ def test_a_cloud_instance_type_in_the_users_words_is_that_clouds_vm(number: str,
 def test_instance_types_left_out_metal_and_mixed_clouds() -> None:
     # Modelled: AWS's bare-metal types end in `.metal`; words naming two clouds' instances say no one host.
     assert cloud_instances("on a p4d.metal host") == []
-    assert [n for n, _ in cloud_instances("Standard NC24ads A100 v4 VM")] == ["Standard NC24ads"]
+    assert [n for n, _ in cloud_instances("Standard NC24ads A100 v4 VM")] == ["Standard NC24ads A100 v4"]
     assert isinstance(fact(pasted("8 x A10G on g5.48xlarge, and a2-highgpu-8g works\n"), "virtualization"), Missing)

@@ -29,6 +29,7 @@ def _gpus(prefix: str) -> GpuInventory:
     ("578", 8, "A10G"),  # NVIDIA/TensorRT-LLM#1034: "setting: aws g5.48xlarge"
     ("275", 4, "L40S"),  # "AWS Instance: g6e.12xlarge (4xl40s)"
     ("215", 8, "A10G"),  # NVIDIA/nccl#1298: "AWS g5.48xlarge (8 x A10G)"
+    ("904", 4, "A100 PCIe 80GB"),  # "VM node:  Standard NC96ads A100 v4 (96 vcpus, 880 GiB memory)": the portal's spaces
 ])
 def test_instance_type_counts_its_gpus(prefix: str, count: int, model: str) -> None:
     gpus = _gpus(prefix)

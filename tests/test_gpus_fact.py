@@ -20,6 +20,7 @@ from stackaudit.facts.gpus import (
     NVIDIA_TITLE,
     PCI_TITLE,
     TOPOLOGY_TITLE,
+    USER_WORDS_TITLE,
     GpuInventory,
     GpuRecord,
     merge_inventories,
@@ -148,3 +149,14 @@ def test_merge_fills_or_keeps_conflicts(field: str, mine: Any, theirs: Any, conf
     merged = merge_inventories([a, b])
     assert getattr(merged.gpus[0], field) == (mine if mine is not None else theirs)
     assert bool(merged.conflicts) is conflict
+
+
+def test_an_excerpt_read_whole_yields_to_a_source_that_states_more() -> None:
+    # Modelled: a table that ends after GPU 0's rows (NvidiaGpus.cut_at_border) is the host's one GPU alone; beside
+    # the user's words stating two, it is one GPU of at least two.
+    why = "the table ends after GPU 0's rows, before its Processes box: GPUs after it are not in this source"
+    table = GpuInventory(counts=((NVIDIA_TITLE, 1),), partial=((NVIDIA_TITLE, why),), read_whole=(NVIDIA_TITLE,))
+    assert table.count_unshown == "" and table.whole_count == 1
+    said = GpuInventory(counts=((USER_WORDS_TITLE, 2),), partial=((USER_WORDS_TITLE, "stated"),))
+    both = GpuInventory.union([table, said])
+    assert both.count == 1 and both.count_unshown == why and both.at_least == 2

@@ -26,8 +26,9 @@ def _headline(path: Path) -> str:
     ("325", "GPUs: 5 NVIDIA", "NUMA nodes: at least 2"),
     # Real: 8x B200 `topo -m` with GPU2's NVLink missing.
     ("09", "GPUs: 8 NVIDIA", "NUMA nodes: at least 2"),
-    # Real: an nvidia-smi table of two RTX 3090 cut inside GPU 1's rows (the body: "2 GPUs shown").
-    ("15", "GPUs: at least 2 NVIDIA", "NUMA nodes: ?"),
+    # Real: an nvidia-smi table of two RTX 3090 that ends after GPU 1's rows, before its Processes box: read as the
+    # host's two where no source shows more (NvidiaGpus.cut_at_border).
+    ("15", "GPUs: 2 NVIDIA", "NUMA nodes: ?"),
     # Real counter-example: lscpu lists every NUMA node, so the count is exact.
     ("48", "GPUs: unknown", "NUMA nodes: 8"),
 ])

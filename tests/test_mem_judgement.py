@@ -85,3 +85,19 @@ def test_a_display_on_a_serving_gpu_stays_an_issue(prefix: str) -> None:
     # corpus 155), and an Ollama container given the only GPU (corpus 162).
     r = run_checks(load_pasted([str(next(CAPTURES.glob(f"{prefix}-*.txt")))]), ["MEM-GPU-SHARED"])["MEM-GPU-SHARED"]
     assert r.status == "issue" and "display" in r.message
+
+
+# --- MEM-GPU-SHARED: a row's used memory where the process box is not shown ---------------------------------------
+
+
+def test_an_idle_rows_driver_reserve_is_no_process(tmp_path: Path) -> None:
+    # Corpus 1227: two A100 80GB PCIe (R535) at 4MiB and 0 %, the table ending before its Processes box: the driver's
+    # own reserve, no process. Modelled from it: 12 MiB on each is more than a reserve, and stays unknown.
+    from corpus import body, paste_checks
+
+    r = run_checks(load_pasted([str(next(CAPTURES.glob("1227-*.txt")))]), ["MEM-GPU-SHARED"])["MEM-GPU-SHARED"]
+    assert r.status == "ok" and "GPU 0 4 MiB used" in r.message, r.message
+    more = body("1227").replace("      4MiB / 81920MiB", "     12MiB / 81920MiB")
+    assert "12MiB / 81920MiB" in more
+    r = paste_checks(tmp_path, more, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert r.status == "unknown", r.message

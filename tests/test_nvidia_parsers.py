@@ -253,6 +253,28 @@ def test_a_table_without_its_processes_box_gives_no_gpu_total() -> None:
         "|  No running processes found                                                           |",
         "+---------------------------------------------------------------------------------------+"))
     assert gpu_total(parse_table(whole)) == 1 and parse_table(whole).unshown == ""
+    # The shape is marked: every GPU listed is whole, what follows the last is not shown (NvidiaGpus.cut_at_border).
+    assert gpus.cut_at_border and not parse_table(whole).cut_at_border
+
+
+def test_a_table_cut_inside_a_gpus_rows_is_not_cut_at_a_border() -> None:
+    # Corpus 507: the table stops inside GPU 0's rows (no border closes them).
+    from corpus import body
+    from stackaudit.facts.nvidia_smi import parse_table
+
+    gpus = parse_table(body("507"))
+    assert "inside GPU 0's rows" in gpus.unshown and not gpus.cut_at_border
+
+
+def test_a_gpu_row_whose_display_cell_reads_na_is_read() -> None:
+    # Corpus 929 (a g5.48xlarge): GPU 0 the driver can no longer query reads `N/A` in Disp.A and ERR! in its second
+    # row; it is a GPU the table shows, beside GPU 1.
+    from corpus import body
+    from stackaudit.facts.nvidia_smi import parse_table
+
+    gpus = parse_table(body("929"))
+    assert [(g.index, g.bdf, g.display_active) for g in gpus.gpus] == [
+        (0, "0000:00:16.0", None), (1, "0000:00:17.0", False)]
 
 
 # Windows' nvidia-smi prints `Driver-Model` (WDDM | TCC | MCDM) where Linux prints `Persistence-M`. Real rows:

@@ -43,10 +43,12 @@ def test_an_openshift_a30_table_with_its_mig_box_is_whole() -> None:
     assert gpus.count == 1 and not gpus.count_unshown
 
 
-def test_a_table_ending_at_a_border_may_hide_gpus() -> None:
-    # Modelled: the same table without the MIG box after it.
+def test_a_table_ending_at_a_border_is_read_whole_where_nothing_shows_more() -> None:
+    # Modelled: the same table without the MIG box after it: the table says where it ends, and the inventory reads
+    # its GPUs as the host's (NvidiaGpus.cut_at_border, GpuInventory.read_whole).
     text = A30_OPENSHIFT.split("\n\n")[0] + "\n"
-    assert fact(pasted(text), "gpus").count_unshown
+    assert fact(pasted(text), "nvidia").cut_at_border
+    assert not fact(pasted(text), "gpus").count_unshown
 
 
 def test_a_vm_with_its_one_gpu_whole_loses_no_p2p() -> None:

@@ -102,11 +102,11 @@ def test_wsl2_mentions_state_nothing(line: str) -> None:
 
 
 def test_fw_vm_corpus_376_reads_wsl2() -> None:
-    """Corpus 376: the VM is read from the user's words; its nvidia-smi table is cut at the border after GPU 0, so
-    the GPU count stays open and so does the verdict."""
+    """Corpus 376: the VM is read from the user's words; its nvidia-smi table ends at the border after GPU 0, before
+    its Processes box, and no source shows more: the VM's one GPU has no peer."""
     result = capture_checks("376", "FW-VM")["FW-VM"]
-    assert result.status == "unknown"
-    assert "virtual machine (microsoft)" in result.message and "not in this source" in result.message
+    assert result.status == "not-an-issue"
+    assert "virtual machine (microsoft) with 1 GPU" in result.message
 
 
 # An AMD CPU subject: lscpu naming another vendor makes KERN-AMD-PSTATE not applicable without cpufreq.

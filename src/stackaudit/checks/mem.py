@@ -413,10 +413,12 @@ def _mig(nvidia: NvidiaGpus, parallelism: Parallelism | None, mig_setup: MigSetu
 
 # --- MEM-GPU-SHARED ------------------------------------------------------------------------------
 
-# Below this much used memory no process is on the GPU: a CUDA context takes a few hundred MiB and an Xorg on a
-# headless GPU 4 MiB or more, while an idle GPU's row reads 0-2 MiB. A GPU whose process list is not shown but whose
-# row shows less, with no display, holds no other process.
-_NO_CONTEXT_MIB = 3.0
+# Below this much used memory no process is on the GPU: a CUDA context takes a few hundred MiB, while an idle GPU's
+# row reads 0-4 MiB (the driver's own reserve: 3 MiB on DGX A100s with R450, corpus 592; 4 MiB on A100 and H100 with
+# R535-R560 at rest, corpus 287, 1227). A GPU whose process list is not shown but whose row shows no
+# more, with no display, holds no other process of note (an Xorg on a headless GPU holds 4 MiB: no memory a server
+# misses).
+_NO_CONTEXT_MIB = 5.0
 # A display GPU whose whole used memory is at most this share of its memory (70 MiB of 49140, corpus 1159) holds no
 # model and no more than a display's share: the display costs the server nothing of note there.
 _DISPLAY_ONLY_SHARE = 0.02

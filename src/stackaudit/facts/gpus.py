@@ -140,6 +140,9 @@ class GpuInventory(Sourced):
     no_accelerator: tuple[str, ...] = ()
     # (model, how a report says it) for a model resolved from a name the nvidia-smi table cut: inferred, not shown.
     inferred: tuple[tuple[str, str], ...] = ()
+    # Partial sources whose excerpt is read as the host's listing where no source shows more GPUs: an nvidia-smi
+    # table that ends at the border after a GPU's rows (NvidiaGpus.cut_at_border).
+    read_whole: tuple[str, ...] = ()
 
     def in_words(self, model: str) -> str:
         """A model as a report says it: a cut name's inferred product marked so (NvidiaGpu.name_in_words)."""
@@ -161,14 +164,18 @@ class GpuInventory(Sourced):
     def count_unshown(self) -> str:
         """"" when the best source's count is the host's; else why GPUs may be missing from it (an excerpt).
 
-        A source that lists every GPU and shows the same count settles it.
+        A source that lists every GPU and shows the same count settles it, and so does an excerpt read as whole
+        (`read_whole`) where no source shows or states more GPUs than it lists.
         """
         if not self.counts:
             return ""
         cut = dict(self.partial)
         if any(src not in cut and n == self.count for src, n in self.counts):
             return ""
-        return cut.get(self.counts[0][0], "")
+        best = self.counts[0][0]
+        if best in self.read_whole and self.count is not None and (self.at_least or 0) <= self.count:
+            return ""
+        return cut.get(best, "")
 
     @property
     def count(self) -> int | None:
@@ -272,7 +279,8 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
                         partial=tuple(x for p in parts for x in p.partial), complete=all(p.complete for p in parts),
                         others=tuple(dict.fromkeys(o for p in parts for o in p.others)),
                         no_accelerator=tuple(dict.fromkeys(o for p in parts for o in p.no_accelerator)),
-                        inferred=tuple(dict.fromkeys(x for p in parts for x in p.inferred)))
+                        inferred=tuple(dict.fromkeys(x for p in parts for x in p.inferred)),
+                        read_whole=tuple(dict.fromkeys(x for p in parts for x in p.read_whole)))
 
 
 def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
@@ -283,6 +291,13 @@ def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
         if record.index is not None and g.index == record.index and not (g.bdf and record.bdf):
             return i
     return None
+
+
+def _whole_at_border(nvidia: NvidiaGpus) -> bool:
+    """Whether an nvidia-smi table that ends at the border after a GPU's rows (NvidiaGpus.cut_at_border) is read as
+    the host's listing: its GPUs are numbered 0 to N-1, so no index it shows proves a GPU it leaves out (GPU 1 alone
+    proves two)."""
+    return nvidia.cut_at_border and sorted(g.index for g in nvidia.gpus) == list(range(len(nvidia.gpus)))
 
 
 def _index_by_bus_order(part: GpuInventory) -> GpuInventory:
@@ -310,6 +325,7 @@ def from_nvidia(nvidia: NvidiaGpus) -> GpuInventory:
         return GpuInventory(partial=((NVIDIA_TITLE, unshown),))
     return GpuInventory(gpus=records, counts=((NVIDIA_TITLE, max(count, len(records))),),
                         partial=((NVIDIA_TITLE, unshown),) if unshown else (),
+                        read_whole=(NVIDIA_TITLE,) if unshown and _whole_at_border(nvidia) else (),
                         inferred=tuple(dict.fromkeys((g.name, g.name_in_words) for g in nvidia.gpus
                                                      if g.name_in_words != g.name)))
 

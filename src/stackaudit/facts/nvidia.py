@@ -386,6 +386,11 @@ class NvidiaGpus(Sourced):
     notes: tuple[str, ...] = ()
     # Where the listing stops inside a GPU's rows (a table cut part-way): "" when it does not.
     cut: str = ""
+    # `cut` is the default table ending at the border that closes a GPU's rows, before its Processes box: every GPU
+    # it lists is whole, and what follows the last one is not shown. Such a paste is read as the host's listing
+    # where no other source shows more GPUs (the corpus' blind readers, issue 28: corpus 376, 648, 939, 1228, 1229),
+    # a lower bound beside a source that does (`GpuInventory.read_whole`).
+    cut_at_border: bool = False
     # The PCI bus shows no NVIDIA GPU, so neither NVML nor nvidia-smi was asked.
     none_on_bus: bool = False
     # The log's top holds the `vGPU Driver Capability` section, which only NVIDIA's vGPU host (manager) driver prints.

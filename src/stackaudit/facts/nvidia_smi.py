@@ -623,9 +623,9 @@ TABLE_HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):
 # The Windows driver models nvidia-smi shows in place of Persistence-M (`Driver-Model` header column).
 WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
 # A GPU's first row; a paste cut inside its last column still shows the name, persistence (or Windows' driver
-# model) and Bus-Id.
+# model) and Bus-Id. Disp.A reads N/A on a GPU the driver can no longer query (its second row all ERR!, corpus 929).
 _ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*({BDF})"
-                   r"\s+(On|Off)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
+                   r"\s+(On|Off|N/A)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
 _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
                    r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
 # A GPU's first row cut after its persistence (or driver model) word, before the Bus-Id cell (corpus 1064: `|   1  NVIDIA
@@ -730,7 +730,7 @@ def parse_table(text: str) -> NvidiaGpus:
         if m1 and not in_procs:
             idx = int(m1.group(1))
             rows[idx] = {"name": m1.group(2).strip(), "persistence": _bool(m1.group(3)), "model": m1.group(3),
-                         "bdf": normalize_bdf(m1.group(4)), "display": m1.group(5) == "On", "ecc": m1.group(6)}
+                         "bdf": normalize_bdf(m1.group(4)), "display": _bool(m1.group(5)), "ecc": m1.group(6)}
             order.append(idx)
             last = open_gpu = idx
             continue
@@ -817,11 +817,15 @@ def parse_table(text: str) -> NvidiaGpus:
                           cut=f"nvidia-smi stops at GPU {unreachable[0][0]}, which it cannot open")
     # A GPU block that no border line closes: the paste stops inside its rows (later GPUs are not shown).
     cut_at = f"the table ends inside GPU {open_gpu}'s rows" if open_gpu is not None and not saw_proc_section else ""
+    at_border = False
     if not cut_at and order and not saw_proc_section and not no_procs and not saw_mig_box:
-        # The GPU rows end at a border line but no Processes box follows: more GPU blocks may have been cut away.
+        # The GPU rows end at a border line but no Processes box follows: more GPU blocks may have been cut away, or
+        # the paste ends with the last GPU (NvidiaGpus.cut_at_border: its GPUs are the host's unless a source shows
+        # more).
         cut_at = f"the table ends after GPU {order[-1]}'s rows, before its Processes box"
+        at_border = True
     return NvidiaGpus(tuple(gpus), versions[0], versions[1], None, (*notes, *([several] if several else [])),
-                      cut=cut_at, smi_version=versions[2])
+                      cut=cut_at, smi_version=versions[2], cut_at_border=at_border)
 
 
 def _ecc_from_cell(cell: str | None) -> bool | None:

@@ -122,7 +122,7 @@ CLOUD_INSTANCES = (
                   "an EC2 instance type (a Nitro VM)",
                   "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html"),
     # Azure's size with or without its `Standard_` prefix (`NC80adis_H100_v5`): the bare name ends in its version.
-    CloudInstance(r"\bStandard[_ ]N[CDV]\d+\w*|\bN[CDV]\d+[a-z]*_(?:[A-Z]+\d+\w*_)?v\d+\b", "microsoft",
+    CloudInstance(r"\bStandard[_ ]N[CDV]\d+\w*(?: [A-Z]+\d+\w*)?(?: v\d+\b)?|\bN[CDV]\d+[a-z]*_(?:[A-Z]+\d+\w*_)?v\d+\b", "microsoft",
                   "an Azure N-series VM size",
                   "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/overview"),
     CloudInstance(r"\b(?:a2|a3|a4|g2)-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-\d+g?\b", "google",
@@ -197,7 +197,8 @@ _CONTRAST = re.compile(r"\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|
 def instance_gpus(name: str) -> tuple[int, GpuInstance] | None:
     """How many GPUs an instance type holds and its GPU_INSTANCES row; None for a type or size not listed."""
     for row in GPU_INSTANCES:
-        m = re.fullmatch(row.pattern, name.strip(), re.I)
+        # Azure's portal spells a size with spaces (`Standard NC96ads A100 v4`, corpus 904), its API with `_`.
+        m = re.fullmatch(row.pattern, re.sub(r"\s+", "_", name.strip()), re.I)
         size = next((g for g in m.groups() if g), "") if m else ""
         count = dict(row.sizes).get(size.lower()) if m else None
         if count is not None:
