@@ -70,6 +70,7 @@ from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, P2pDataTests
 from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
+from stackaudit.facts.processes import ENGINE_NAMES
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major
 from stackaudit.facts.serving_logs import LogDate, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
@@ -304,9 +305,8 @@ _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
 _MAJOR_SINCE = {11: "2020-07-01", 12: "2022-12-01", 13: "2025-08-01"}
 
 
-# The engines' keys (facts/engine_command.STATED_ENGINE_WORDS, ServingLog.engine) in the words a message uses.
-_ENGINE_WORDS = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "tgi": "TGI", "llamacpp": "llama.cpp",
-                 "ollama": "ollama", "torch": "the PyTorch program"}
+# The engines' keys in the words a message uses; "torch" is the PyTorch words' (facts/engine_command).
+_ENGINE_WORDS = {**ENGINE_NAMES, "torch": "the PyTorch program"}
 
 
 def newest_major_on(day: str) -> int | None:
