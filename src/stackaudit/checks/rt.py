@@ -29,7 +29,7 @@ from stackaudit.facts._parse import argv_value, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
-from stackaudit.facts.engine_command import EngineCommand, EngineCommands
+from stackaudit.facts.engine_command import EngineCommand, EngineCommands, built_for_one_gpu
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
@@ -1976,6 +1976,8 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
         note = " (AUTO: custom kernels where P2P works, NCCL otherwise on current releases)" if strategy == "AUTO" else ""
         return ok(f"TensorRT-LLM runs allreduce_strategy {strategy} at TP={tp} on the pasted command line{note}",
                   actual={"allreduce_strategy": strategy, "tp": tp}, evidence=evidence)
+    if one_gpu := built_for_one_gpu(commands):
+        return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
     why = ("the configuration file it names is not in the paste" if unseen else
            "the engine's build command (its --use_custom_all_reduce) is not in the paste" if not builds else
            "the build does not disable custom all-reduce, and whether these GPUs have P2P is not collected yet")
