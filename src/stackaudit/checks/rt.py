@@ -2005,7 +2005,10 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     a trtllm-build's `--use_custom_all_reduce disable` (0.9: NCCL all-reduce), or a `trtllm-serve` or
     `trtllm-bench` (without `--engine_dir`) with its TP size from the `parallelism` fact (its flags, else
     `tensor_parallel_size` in the config file it names) and the `allreduce_strategy` it forces, else AUTO. A config
-    file named but not shown leaves it open.
+    file named but not shown leaves it open. TensorRT-LLM's builder before trtllm-build (`examples/<model>/build.py`)
+    builds for `--world_size` (else `--tp_size` x `--pp_size`) GPUs, 1 by default: where every build shown is for one
+    GPU and every run shown (`run.py`, `gptManagerBenchmark`, `gptSessionBenchmark`) runs one of those engine
+    directories without a launcher of several ranks, there is no all-reduce: not applicable.
 
     Bad value: `allreduce_strategy` ONESHOT/TWOSHOT forced on GPUs without P2P (PCIe-only
     GeForce/workstation cards); a crash at init (`cudaIpcOpenMemHandle`, "peer access is not
