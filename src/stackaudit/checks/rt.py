@@ -29,7 +29,7 @@ from stackaudit.facts._parse import argv_value, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
-from stackaudit.facts.engine_command import EngineCommand, EngineCommands
+from stackaudit.facts.engine_command import EngineCommand, EngineCommands, built_for_one_gpu
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
@@ -1976,6 +1976,8 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
         note = " (AUTO: custom kernels where P2P works, NCCL otherwise on current releases)" if strategy == "AUTO" else ""
         return ok(f"TensorRT-LLM runs allreduce_strategy {strategy} at TP={tp} on the pasted command line{note}",
                   actual={"allreduce_strategy": strategy, "tp": tp}, evidence=evidence)
+    if one_gpu := built_for_one_gpu(commands):
+        return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
     why = ("the configuration file it names is not in the paste" if unseen else
            "the engine's build command (its --use_custom_all_reduce) is not in the paste" if not builds else
            "the build does not disable custom all-reduce, and whether these GPUs have P2P is not collected yet")
@@ -2003,7 +2005,10 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     a trtllm-build's `--use_custom_all_reduce disable` (0.9: NCCL all-reduce), or a `trtllm-serve` or
     `trtllm-bench` (without `--engine_dir`) with its TP size from the `parallelism` fact (its flags, else
     `tensor_parallel_size` in the config file it names) and the `allreduce_strategy` it forces, else AUTO. A config
-    file named but not shown leaves it open.
+    file named but not shown leaves it open. TensorRT-LLM's builder before trtllm-build (`examples/<model>/build.py`)
+    builds for `--world_size` (else `--tp_size` x `--pp_size`) GPUs, 1 by default: where every build shown is for one
+    GPU and every run shown (`run.py`, `gptManagerBenchmark`, `gptSessionBenchmark`) runs one of those engine
+    directories without a launcher of several ranks, there is no all-reduce: not applicable.
 
     Bad value: `allreduce_strategy` ONESHOT/TWOSHOT forced on GPUs without P2P (PCIe-only
     GeForce/workstation cards); a crash at init (`cudaIpcOpenMemHandle`, "peer access is not

@@ -231,6 +231,22 @@ def first_command(words: list[str]) -> list[str]:
     return kept
 
 
+def sequenced_commands(words: list[str]) -> list[list[str]]:
+    """The words of each command a shell line runs one after another, split at `&&` and `;` (`conda activate env &&
+    lmdeploy serve api_server ...`, corpus 1251; `cd dir; vllm serve ...`): the first is the line's own words up to
+    there; a `;` glued to a word's end (`cd dir;`) ends that command too."""
+    out: list[list[str]] = [[]]
+    for word in words:
+        if word in ("&&", ";"):
+            out.append([])
+        elif word.endswith(";") and len(word) > 1 and not word.endswith("\\;"):
+            out[-1].append(word[:-1])
+            out.append([])
+        else:
+            out[-1].append(word)
+    return [c for c in out if c]
+
+
 # The tensor, pipeline and data parallel flags of vLLM and SGLang (every spelling either accepts), and
 # TGI's `--num-shard` (text-generation-launcher: one shard per GPU, one tensor-parallel rank each).
 TP_FLAGS = ("--tensor-parallel-size", "--tp-size", "--tp", "-tp", "--num-shard")

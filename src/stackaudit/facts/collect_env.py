@@ -158,9 +158,39 @@ OPENMMLAB_FIELDS = ("sys.platform", "Python", "CUDA available", "MUSA available"
 OPENMMLAB_ENOUGH = 5
 
 
+# The fields of torch's collect_env as vLLM's (old format) prints them, one a line (torch/utils/collect_env.py
+# env_info_fmt, then vLLM's own): where a paste lost the report's line breaks, the fields are found again by name.
+COLLECT_ENV_FIELDS = (
+    "PyTorch version", "Is debug build", "CUDA used to build PyTorch", "ROCM used to build PyTorch", "OS",
+    "GCC version", "Clang version", "CMake version", "Libc version", "Python version", "Python platform",
+    "Is CUDA available", "CUDA runtime version", "CUDA_MODULE_LOADING set to", "GPU models and configuration",
+    "Nvidia driver version", "cuDNN version", "HIP runtime version", "MIOpen runtime version", "Is XNNPACK available",
+    "Is XPU available", "CPU", "Versions of relevant libraries", "ROCM Version", "Neuron SDK Version", "vLLM Version",
+    "vLLM Build Flags", "CUDA Archs", "GPU Topology")
+# Where a field, a GPU of the GPU list or a package of the package list starts in such a run: after a space, a known
+# name and its colon (longest name first: `CUDA runtime version` before `OS`).
+_FLAT_FIELD = re.compile(r"(?:^|(?<=\s))(?:(?P<name>" + "|".join(
+    re.escape(k) for k in sorted(COLLECT_ENV_FIELDS, key=len, reverse=True)) + r"):(?=\s|$)"
+    r"|GPU \d+:(?=\s)|\[(?:pip3?|conda)\]\s)")
+
+
+def unflatten_collect_env(line: str) -> list[str]:
+    """A line of the report as its lines: a line where two or more of its fields stand (`PyTorch version: 2.2.1+cu121
+    Is debug build: False CUDA used to build PyTorch: 12.1`, a paste that lost its line breaks, corpus 1254) split
+    where each field, GPU and package starts; any other line as it is (one field whose value names another is not
+    split)."""
+    starts = list(_FLAT_FIELD.finditer(line))
+    if sum(1 for m in starts if m.group("name")) < 2:
+        return [line]
+    head = line[:starts[0].start()].strip()
+    pieces = [line[m.start():nxt.start() if nxt else len(line)].strip()
+              for m, nxt in zip(starts, [*starts[1:], None], strict=True)]
+    return [head, *pieces] if head else pieces
+
+
 def parse_collect_env(text: str) -> CollectEnv:
     """Parse a vLLM collect_env or SGLang check_env report (chatter around it is ignored)."""
-    lines = [ln.rstrip("\r") for ln in text.splitlines()]
+    lines = [part for ln in text.splitlines() for part in unflatten_collect_env(ln.rstrip("\r"))]
     values: dict[str, str] = {}
     packages: dict[str, str] = {}
     env: dict[str, str] = {}

@@ -23,7 +23,7 @@ import re
 import shlex
 from dataclasses import dataclass, replace
 
-from stackaudit.facts._parse import ParseError, argv_value, first_command
+from stackaudit.facts._parse import ParseError, argv_value, first_command, parallel_size, sequenced_commands
 from stackaudit.facts.processes import CONFIG_FLAGS, VLLM_ONLY_FLAGS, ProcessInfo, classify, parse_flat_yaml
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_COMMAND, PROMPT_HOSTS, USER_ENGINES
@@ -55,7 +55,7 @@ _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
-                "convert_checkpoint.py")
+                "convert_checkpoint.py", "build.py")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
@@ -66,6 +66,10 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|through
                           r"max-num-seqs|tensor-parallel-size)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\b(?:run|summarize)\.py\s.*--engine_dir\b|\bllama-(?:server|cli)\b"
+                          # TensorRT-LLM's C++ benchmarks of a built engine, and its builder before trtllm-build (0.8)
+                          r"|\bgpt(?:Manager|Session)Benchmark\s.*--engine_dir\b"
+                          r"|\bbuild\.py\s.*--(?:use_gpt_attention_plugin|use_gemm_plugin|use_inflight_batching|"
+                          r"paged_kv_cache|remove_input_padding|use_weight_only|enable_context_fmha)\b"
                           # TensorRT-LLM's benchmark (the LLM API in-process, with its options), KoboldCpp
                           r"|\btrtllm-bench\b|\bkoboldcpp(?:\.py)?\s"
                           # NVIDIA Dynamo's launcher of a vLLM or SGLang engine
@@ -91,7 +95,14 @@ GGML_SHOWN = re.compile(r"llama\.cpp|\bggml_(?:cuda_init|init_cublas)\b", re.I)
 # that `run.py --engine_dir` later runs was built with; and the checkpoint conversion before it
 # (examples/<model>/convert_checkpoint.py, https://github.com/NVIDIA/TensorRT-LLM/tree/v0.12.0/examples/llama), whose
 # `--tp_size` / `--pp_size` split the checkpoint into the ranks the engine is then built and run with.
-BUILDERS = {"trtllm-build": "trtllm", "convert_checkpoint.py": "trtllm"}
+BUILDERS = {"trtllm-build": "trtllm", "convert_checkpoint.py": "trtllm", "build.py": "trtllm"}
+# The engine builder of TensorRT-LLM before trtllm-build (0.8 and before): each model's examples/<model>/build.py
+# (https://github.com/NVIDIA/TensorRT-LLM/blob/v0.5.0/examples/llama/build.py). `build.py` is a generic name: it is
+# TensorRT-LLM's where the command carries one of the flags only that builder takes. It builds an engine for
+# `--world_size` GPUs, else `--tp_size` x `--pp_size`, each 1 by default, into `--output_dir`.
+LEGACY_BUILDER = "build.py"
+LEGACY_BUILD_FLAGS = ("--use_gpt_attention_plugin", "--use_gemm_plugin", "--use_inflight_batching", "--paged_kv_cache",
+                      "--remove_input_padding", "--use_weight_only", "--enable_context_fmha")
 # Launchers that set CUDA graphs on themselves before they apply the config file the command names, whatever the
 # engine's release: (program, subcommands, the backend flag's value). trtllm-bench's PyTorch path passed
 # `use_cuda_graph: True` before PR 5014 (the code NVIDIA/TensorRT-LLM#4827 changes), then a `cuda_graph_config`
@@ -161,6 +172,27 @@ class EngineCommand:
         return self.builds and any(posixpath.basename(a) == "convert_checkpoint.py" for a in self.argv[:2])
 
     @property
+    def built_world_size(self) -> int | None:
+        """The GPUs the engine is built for, where the command is TensorRT-LLM's builder before trtllm-build
+        (LEGACY_BUILDER): `--world_size`, else `--tp_size` x `--pp_size`, each 1 where not given; None for any other
+        command (trtllm-build takes them from its checkpoint) or a size it does not give as a count."""
+        if not (self.builds and any(posixpath.basename(a) == LEGACY_BUILDER for a in self.argv[:2])):
+            return None
+        world = argv_value(self.argv, ("--world-size",))
+        if world is not None:
+            return parallel_size(world)
+        tp, pp = (argv_value(self.argv, (flag,)) for flag in ("--tp-size", "--pp-size"))
+        sizes = [1 if v is None else parallel_size(v) for v in (tp, pp)]
+        return None if None in sizes else (sizes[0] or 1) * (sizes[1] or 1)
+
+    @property
+    def engine_dir(self) -> str:
+        """The engine directory it builds (`--output_dir` of a builder) or runs (`--engine_dir`), without its trailing
+        `/`; "" where it names none."""
+        value = argv_value(self.argv, ("--output-dir",) if self.builds else ("--engine-dir",))
+        return (value or "").rstrip("/")
+
+    @property
     def names_only_program(self) -> bool:
         """Whether the line is the engine's program alone, with no model and no option (`vllm serve`, `python -m
         vllm.entrypoints.openai.api_server`): a sentence that names the command, not a shell line that runs it."""
@@ -228,6 +260,27 @@ class EngineCommand:
             and any(
             program == name and any(a in subcommands for a in self.argv) and argv_value(self.argv, ("--backend",)) == backend
             for name, subcommands, backend in GRAPHS_ON_LAUNCHERS)
+
+
+def built_for_one_gpu(commands: tuple[EngineCommand, ...] | list[EngineCommand]) -> str:
+    """What shows that the TensorRT-LLM engines a paste builds and runs hold one GPU each, in words; "" where it does
+    not. Every build shown is TensorRT-LLM's builder before trtllm-build (LEGACY_BUILDER) for one GPU (no
+    `--world_size`, `--tp_size` or `--pp_size` above 1: each defaults to 1), and every run shown runs one of their
+    output directories (`--engine_dir`, by its last part: runs are often given relative to another directory) in a
+    process of its own, not under a launcher of several ranks (`mpirun -n 4`); corpus 1262."""
+    trt = [c for c in commands if c.engine == "trtllm"]
+    builds = [c for c in trt if c.builds and not c.converts]
+    if not builds or any(c.built_world_size != 1 for c in builds):
+        return ""
+    built = {posixpath.basename(c.engine_dir) for c in builds if c.engine_dir}
+    runs = [c for c in trt if not c.builds]
+    for run in runs:
+        match = classify(run.argv)
+        if posixpath.basename(run.engine_dir) not in built or match is None or match.role == "launcher":
+            return ""
+    flags = "no --world_size, --tp_size or --pp_size above 1"
+    return (f"the {len(builds)} engine build(s) shown are TensorRT-LLM's build.py for one GPU ({flags})"
+            + (f", and the {len(runs)} run(s) shown run those engines without a launcher of several ranks" if runs else ""))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -438,8 +491,30 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         except ValueError:
             return None
         cut = True
+    command = _command_of(words, line, cut, ggml_shown, legacy)
+    if command is not None or not ("&&" in words or any(w.endswith(";") for w in words)):
+        return command
+    # The engine started after a command that sets its shell up (`conda activate lmdeploy && lmdeploy serve ...`,
+    # corpus 1251; `cd dir && python3 build.py ...`): the first of the commands after it that starts an engine, with
+    # what an `export NAME=value` (a batch file's `set NAME=value`) before it put in its environment.
+    exported: list[str] = []
+    for later in sequenced_commands(words)[1:]:
+        assigned = shell_assignment(" ".join(later)) if later[0] in ("export", "set") else None
+        if assigned is not None and exports(" ".join(later)):
+            exported.append(f"{assigned[0]}={assigned[1]}")
+            continue
+        command = _command_of(exported + later, line, cut, ggml_shown, legacy)
+        if command is not None:
+            return command
+    return None
+
+
+def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy: bool) -> EngineCommand | None:
+    """The engine command that a shell line's words start (parse_command_line), read to the first shell control
+    operator; None where they start no engine."""
     if words and words[0] in _FEEDERS and "|" in words:
         words = words[words.index("|") + 1:]  # `echo "<prompt>" | llama-cli ...`: the command the pipe feeds
+    words = list(words)
     env: list[tuple[str, str]] = []
     while words and (_ASSIGN.match(words[0]) or words[0] in _WRAPPERS):
         m = _ASSIGN.match(words[0])
@@ -460,6 +535,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         return EngineCommand(LEGACY_GGML_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
     if legacy and not COMMAND_HINT.search(line):
         return None
+    if program == LEGACY_BUILDER and not any(w.split("=", 1)[0] in LEGACY_BUILD_FLAGS for w in words):
+        return None  # another project's build.py
     if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module
         return EngineCommand(GGML_ENGINES.get(program) or BUILDERS[program], tuple(words), tuple(env), line.strip(),
                              builds=program in BUILDERS, cut=cut)

@@ -70,14 +70,24 @@ class K8sPods:
         return next((p for p in self.pods if p.gpu_provider and p.failing), None)
 
 
+# The blank lines a paste may put between a table's rows (a copy from a terminal or a chat that doubled the line
+# ends, corpus 1267): a row after at most this many blank lines is still the table's.
+ROW_GAP = 2
+
+
 def table_end(lines: Sequence[str], i: int) -> int:
-    """The end (exclusive) of the pod table whose header is line i (rows up to the first line that is none); 0 where
-    line i is no header or no row follows it."""
+    """The end (exclusive) of the pod table whose header is line i (rows up to the first line that is none, blank
+    lines between rows, at most ROW_GAP in a run, passed over); 0 where line i is no header or no row follows it."""
     if not POD_TABLE_HEAD.match(lines[i]):
         return 0
-    end = i + 1
-    while end < len(lines) and POD_ROW.match(lines[end]):
-        end += 1
+    end = next_line = i + 1
+    while next_line < len(lines):
+        if POD_ROW.match(lines[next_line]):
+            end = next_line = next_line + 1
+        elif not lines[next_line].strip() and next_line - end < ROW_GAP:
+            next_line += 1
+        else:
+            break
     return end if end > i + 1 else 0
 
 

@@ -376,8 +376,9 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         return _Match("vllm", "api-server")
     if base == "trtllm-llmapi-launch":
         return _Match("trtllm", "launcher")
-    if base in TRTLLM_EXAMPLES and _engine_dir(rest):
-        # TensorRT-LLM's examples/run.py: it runs the engine built into --engine_dir (0.9-0.12 READMEs).
+    if base in (*TRTLLM_EXAMPLES, *TRTLLM_BENCHMARKS) and _engine_dir(rest):
+        # TensorRT-LLM's examples/run.py: it runs the engine built into --engine_dir (0.9-0.12 READMEs); its C++
+        # benchmarks run one the same way.
         return _Match("trtllm", "api-server")
     return None
 
@@ -391,6 +392,9 @@ VLLM_BENCH_FLAGS = (*VLLM_ONLY_FLAGS, "--tensor-parallel-size", "-tp")
 # TensorRT-LLM's example scripts that run a built engine (`--engine_dir DIR`): examples/run.py and
 # examples/summarize.py (`--test_trt_llm`), https://github.com/NVIDIA/TensorRT-LLM/tree/v0.9.0/examples.
 TRTLLM_EXAMPLES = ("run.py", "summarize.py")
+# TensorRT-LLM's C++ benchmarks of a built engine (`--engine_dir DIR`, benchmarks/cpp/README.md of 0.5-0.12): the
+# batch manager's (in-flight batching) and the session's.
+TRTLLM_BENCHMARKS = ("gptManagerBenchmark", "gptSessionBenchmark")
 
 
 def _engine_dir(args: list[str] | tuple[str, ...]) -> bool:
@@ -423,7 +427,8 @@ def classify(argv: tuple[str, ...]) -> _Match | None:
     base = posixpath.basename(first)
     if base in ("mpirun", "mpiexec", "orterun", "prterun", "srun"):
         if any(posixpath.basename(a) in ("trtllm-serve", "trtllm-llmapi-launch") or "tensorrt_llm" in a
-               for a in argv[1:]) or (any(posixpath.basename(a) in TRTLLM_EXAMPLES for a in argv[1:]) and _engine_dir(argv[1:])):
+               for a in argv[1:]) or (any(posixpath.basename(a) in (*TRTLLM_EXAMPLES, *TRTLLM_BENCHMARKS) for a in argv[1:])
+                                and _engine_dir(argv[1:])):
             return _Match("trtllm", "launcher")
         return None
     if not _PY.match(base):
