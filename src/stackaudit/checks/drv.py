@@ -71,7 +71,7 @@ from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, P2pDataTests
 from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major
-from stackaudit.facts.serving_logs import LogDate, ServingLog
+from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
@@ -1760,7 +1760,8 @@ _NVSWITCH_FIX = ("check Fabric Manager (`systemctl status nvidia-fabricmanager` 
 def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None,
                   nvlink_status: NvlinkStatus | None = None, gpu_topology: TopoMatrix | None = None,
                   pci: PciDevices | None = None,
-                  nvidia_services: NvidiaServices | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                  nvidia_services: NvidiaServices | None = None, gpus: GpuInventory | None = None,
+                  serving_log: ServingLog | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
     recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
     the expected link count per model (data/gpus.toml); NVLink Xids (74, 144-150) in the kernel log,
@@ -1794,8 +1795,14 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     matrix of named bridge cards (gputable.bridge_domain), NV# only within bridge-sized groups is the build
     too, and a GPU whose row is cut never shows "no NVLink path".
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
+    With no other NVLink source, NCCL's topology tree (`+ NVL[370.8] - NVS/0-0` under a GPU) is ok over the GPUs
+    whose block it shows whole when each reaches the NVSwitch at NCCL's figure for every link of the most any GPU of
+    its architecture has (serving_logs.FULL_NVL_BW: 18 x 20.6 on Hopper); NCCL counts only active links into it.
     """
     outcome = _nvlink_health(nvidia, gpu_events, nvlink_status, gpu_topology, gpus)
+    if outcome.status == "unknown" and nvidia is None and nvlink_status is None and gpu_topology is None \
+            and (from_tree := _nccl_tree_nvlinks(serving_log)) is not None:
+        outcome = from_tree
     fm = nvidia_services.fabricmanager if nvidia_services is not None else None
     nvswitch = nvswitch_present(pci) or (fm is not None and fm.nvswitch) or any(
         g.fabric_state not in (None, "", "N/A", "Not Supported") for g in (nvidia.gpus if nvidia else ()))
@@ -1936,6 +1943,26 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
 
 
 _NVLINK_ASK = "nvidia-smi nvlink -s"
+
+
+def _nccl_tree_nvlinks(log: ServingLog | None) -> Outcome | None:
+    """DRV-NVLINK-HEALTH from NCCL's topology tree (ServingLog.topo_tree): ok over the GPUs shown whole when each
+    one's NVLink to the NVSwitch carries NCCL's full figure (FULL_NVL_BW); None where the tree does not settle it
+    (a lower figure may be a model with fewer links, as the H800's 8)."""
+    tree = log.topo_tree if log is not None else None
+    if tree is None:
+        return None
+    to_switch = {g: (bw, line) for g, peer, bw, line in tree.nvlinks if peer.startswith("NVS/") and g in tree.closed}
+    if not to_switch or any(bw not in FULL_NVL_BW for bw, _ in to_switch.values()):
+        return None
+    shown = [f"GPU/{g}" for g in to_switch]
+    whats = sorted({FULL_NVL_BW[bw] for bw, _ in to_switch.values()})
+    judged = ok(f"NCCL's topology tree shows {', '.join(shown)} reaching the NVSwitch at "
+                f"NVL[{'/'.join(sorted({f'{bw:g}' for bw, _ in to_switch.values()}))}]: {'; '.join(whats)}, "
+                "every link up (NCCL adds only active links)", actual={f"GPU/{g}": f"NVL {bw:g}" for g, (bw, _) in
+                                                                         to_switch.items()},
+                evidence=[line for _, line in to_switch.values()][:2])
+    return over_subjects(judged, shown, None, ask=_NVLINK_ASK)
 
 
 def _with_pasted_links(gpus: list[GpuInfo], status: NvlinkStatus | None) -> list[GpuInfo]:
