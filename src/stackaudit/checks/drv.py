@@ -937,6 +937,20 @@ def _bridges_down(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | None
     return over_subjects(judged, rows, len(names), ask=_NVLINK_ASK)
 
 
+def _pcie_build(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | None:
+    """A whole `nvidia-smi topo -m` of two or more GPUs with no NV# cell anywhere and no GPU model named: a PCIe
+    build (not applicable; corpus 617, 1143). None where a row is cut or any model is named (a named model decides:
+    _bridges_down for cards sold bridged, the model's link count otherwise)."""
+    names = list(topo.gpus)
+    if topo.has_nvlink or len(names) < 2 or len(topo.whole_rows()) != len(names) or topo.unshown_pairs() \
+            or (gpus is not None and any(gpus.models.values())):
+        return None
+    cells = sorted({c for _, _, c in topo.gpu_pairs()})
+    return not_applicable(f"no NV# cell anywhere in the whole `nvidia-smi topo -m` of {len(names)} GPUs "
+                          f"({'/'.join(cells)} only): a PCIe build, with no NVLink between the GPUs",
+                          actual={"links": cells})
+
+
 def _bridged_links(topo: TopoMatrix, groups: tuple[tuple[str, ...], ...], models: dict[int, str]) -> Outcome:
     """Bridged cards (gputable.bridge_domain) whose NV# cells are a bridge build: the cards outside every group have
     no bridge (the build, not links down); the groups' NV# is every link where the model's count is known."""
@@ -1776,6 +1790,7 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     A pasted `nvidia-smi topo -m` alone is ok over its whole rows when every pair shown reads NV<k> and k is
     the model's link count (the model named in the source), the most links any GPU has, or NV12 over more than
     four GPUs (no NVSwitch board shows it with a switch down; NV8 does, so it stays unknown without the model).
+    A whole matrix of two or more GPUs with no NV# cell and no model named is a PCIe build: not applicable.
     With no model named, two or more disjoint NVLink pairs with PCIe between them are bridges: one bridged
     card's full count on every pair is ok (bridges fail pair by pair), differing counts are unknown.
     A GPU whose `nvlink -s` listing is cut is not shown; the whole GPUs decide.
@@ -1815,7 +1830,7 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     if nvidia is None and nvlink_status is None and gpu_topology is not None and gpu_topology.has_nvlink:
         return _nvlink_from_matrix(gpu_topology, inventory)
     if nvidia is None and nvlink_status is None and gpu_topology is not None and not gpu_topology.pcie_paths_only:
-        unbridged = _bridges_down(gpu_topology, inventory)
+        unbridged = _bridges_down(gpu_topology, inventory) or _pcie_build(gpu_topology, inventory)
         if unbridged is not None:
             return unbridged
     if nvidia is None and nvlink_status is not None:
@@ -1952,6 +1967,11 @@ def _nccl_tree_nvlinks(log: ServingLog | None) -> Outcome | None:
     tree = log.topo_tree if log is not None else None
     if tree is None:
         return None
+    if tree.whole and tree.gpus and not tree.nvlinks:
+        # NCCL adds an NVL link under a GPU for its active NVLinks (graph/topo.cc): a whole tree with none joins
+        # its GPUs by PCI and SYS only (corpus 1154).
+        return not_applicable(f"NCCL's whole topology tree joins {', '.join(f'GPU/{g}' for g in tree.gpus)} by PCI "
+                              "and SYS links only: no NVLink between them", actual=[*tree.lines[:2], tree.end_line])
     to_switch = {g: (bw, line) for g, peer, bw, line in tree.nvlinks if peer.startswith("NVS/") and g in tree.closed}
     if not to_switch or any(bw not in FULL_NVL_BW for bw, _ in to_switch.values()):
         return None

@@ -825,7 +825,7 @@ _VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|v
 # 48.0 totalBw 370.8 ===`, then per CPU a root line `CPU/0-0 (1/2/-1)` and one line per link, indented under its
 # node: `+ PCI[48.0] - GPU/0-68000 (8)`, `+ NVL[370.8] - NVS/0-0`, `+ NET[50.0] - NET/0-c (...)`; closed by
 # `=====` (corpus 627, 1269). Older NCCL writes ids without the host's index (`GPU/7000`, `NVS/0`).
-_TREE_START = re.compile(r"NCCL INFO === System : maxBw")
+_TREE_START = re.compile(r"NCCL INFO === System : max(?:Bw|Width) ")
 _TREE_ROOT = re.compile(r"NCCL INFO (CPU/[0-9A-Fa-f-]+)\b")
 _TREE_LINK = re.compile(r"NCCL INFO( *)\+ ([A-Z]+)\[([\d.]+)\] - ([A-Z]+)/([0-9A-Fa-f-]+)(?: \(([0-9A-Fa-f]+)\))?")
 _TREE_END = re.compile(r"NCCL INFO =====+\s*$")
@@ -858,6 +858,8 @@ class NcclTopoTree:
     # Each PCI switch whose PCI ids a hypervisor presents (EMULATED_SWITCHES): (what, the line)
     emulated: tuple[tuple[str, str], ...] = ()
     lines: tuple[str, ...] = ()  # the GPU lines, verbatim
+    whole: bool = False  # the log shows the tree's closing `=====` line: every node NCCL holds is listed
+    end_line: str = ""  # that line, verbatim
 
 
 def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
@@ -873,9 +875,11 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
     closed: set[str] = set()
     nvlinks: list[tuple[str, str, float, str]] = []
     emulated: list[tuple[str, str]] = []
+    end = ""
     for line in lines[start + 1:]:
         if _TREE_END.search(line):
             closed.update(gpu_at)
+            end = line.strip()[:400]
             break
         if (m := _TREE_LINK.search(line)) is not None:
             col = len(m.group(1))
@@ -932,7 +936,7 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
             nets.append((gpu, node[0], kind))
     return NcclTopoTree(gpus=tuple(gpu_at), closed=tuple(g for g in gpu_at if g in closed),
                         nvlinks=tuple(nvlinks), nets=tuple(nets), emulated=tuple(emulated),
-                        lines=tuple(gpu_lines.values()))
+                        lines=tuple(gpu_lines.values()), whole=bool(end), end_line=end)
 
 def parse_serving_log(text: str) -> ServingLog:
     """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
