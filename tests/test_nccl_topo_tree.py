@@ -62,3 +62,52 @@ def test_modelled_physical_switch_is_no_vm_signal(tmp_path: Path) -> None:
     """Modelled: a Broadcom PEX switch (1000c010...) names no hypervisor: FW-VM stays unread."""
     text = H200_VM_TREE.replace("104c823200000000", "1000c01010000000")
     assert paste_checks(tmp_path, text, "FW-VM")["FW-VM"].status == "unknown"
+
+
+# Corpus 1154 (NVIDIA/nccl#584): NCCL's older tree (`maxWidth`), whole, two GPUs under two CPUs, no NVL line.
+OLD_TREE_TWO_SOCKETS = """\
+ubuntu:199574:201479 [1] NCCL INFO === System : maxWidth 9.0 ===
+ubuntu:199574:201479 [1] NCCL INFO CPU/0 (1/1/2)
+ubuntu:199574:201479 [1] NCCL INFO + PCI[5000.0] - NIC/0
+ubuntu:199574:201479 [1] NCCL INFO + PCI[12.0] - GPU/5E000 (0)
+ubuntu:199574:201479 [1] NCCL INFO + SYS[9.0] - CPU/1
+ubuntu:199574:201479 [1] NCCL INFO + PCI[3.0] - NIC/18000
+ubuntu:199574:201479 [1] NCCL INFO CPU/1 (1/1/2)
+ubuntu:199574:201479 [1] NCCL INFO + PCI[12.0] - GPU/B1000 (1)
+ubuntu:199574:201479 [1] NCCL INFO + SYS[9.0] - CPU/0
+ubuntu:199574:201479 [1] NCCL INFO ==========================================
+"""
+
+
+def test_whole_tree_without_nvl_is_no_nvlink(tmp_path: Path) -> None:
+    tree = parse_serving_log(OLD_TREE_TWO_SOCKETS).topo_tree
+    assert tree is not None and tree.whole and tree.gpus == ("5e000", "b1000") and not tree.nvlinks
+    result = paste_checks(tmp_path, OLD_TREE_TWO_SOCKETS, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert result.status == "not-applicable"
+
+
+def test_cut_tree_without_nvl_stays_open(tmp_path: Path) -> None:
+    """Modelled: the same tree cut before its closing line may hold NVL links further down."""
+    text = "\n".join(OLD_TREE_TWO_SOCKETS.splitlines()[:8]) + "\n"
+    assert paste_checks(tmp_path, text, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"].status != "not-applicable"
+
+
+MATRIX_NO_NVLINK = """\
+        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity
+GPU0     X      PIX     NODE    NODE    0-23,48-71      0
+GPU1    PIX      X      NODE    NODE    0-23,48-71      0
+GPU2    NODE    NODE     X      PIX     0-23,48-71      0
+GPU3    NODE    NODE    PIX      X      0-23,48-71      0
+"""
+
+
+def test_whole_matrix_without_nv_of_unnamed_gpus_is_a_pcie_build(tmp_path: Path) -> None:
+    """Modelled on corpus 1143: a whole matrix, no NV# cell, no model named."""
+    result = paste_checks(tmp_path, MATRIX_NO_NVLINK, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert result.status == "not-applicable" and "PCIe build" in result.message
+
+
+def test_cut_matrix_without_nv_stays_open(tmp_path: Path) -> None:
+    """Modelled: the last row cut short leaves a pair unshown."""
+    text = MATRIX_NO_NVLINK.replace("GPU3    NODE    NODE    PIX      X      0-23,48-71      0\n", "GPU3    NODE\n")
+    assert paste_checks(tmp_path, text, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"].status != "not-applicable"
