@@ -922,13 +922,24 @@ def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
 def _bridges_down(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | None:
     """A whole `nvidia-smi topo -m` of cards the source names as a line sold NVLink-bridged (gputable.sold_bridged:
     H100 NVL, H200 NVL) with no NV# cell between any of them: the bridges' links are down (an issue over its rows).
-    None where the matrix shows NVLink, a row is cut, or a GPU's model is not named."""
+    A cut matrix of such cards whose whole rows show no NV# is unknown over those rows. None where the matrix shows
+    NVLink, no row is whole, or a GPU's model is not named."""
     models = gpus.models if gpus is not None else {}
     names = list(topo.gpus)
     named = [models.get(gpu_index(g), "") for g in names]
     rows = list(topo.whole_rows())
-    if topo.has_nvlink or len(rows) != len(names) or not all(named) or not sold_bridged(named):
+    if topo.has_nvlink or not rows or not all(named) or not sold_bridged(named):
         return None
+    if len(rows) != len(names):
+        # The whole rows shown reach every GPU over PCIe, but the GPUs not shown may be the pairs that are bridged
+        # (corpus 892: bridges not fitted or links down, which a part of the board does not tell apart).
+        return over_subjects(unknown(f"{', '.join(sorted(set(named)))} cards are sold joined by NVLink bridges, yet "
+                                     f"the whole rows shown ({', '.join(rows)}) reach every other GPU over PCIe: "
+                                     "either no bridge is fitted to them or its links are down, and the rows not "
+                                     f"shown may hold the bridged pairs ({topo.cut_note()})",
+                                     actual={"links": sorted({c for _, _, c in topo.gpu_pairs()})},
+                                     hint="`nvidia-smi nvlink -s` (an inactive link is a bridge fitted and down)"),
+                             rows, len(names), ask=_NVLINK_ASK)
     cells = sorted({c for _, _, c in topo.gpu_pairs()})
     judged = issue(f"{', '.join(sorted(set(named)))} cards are sold joined by NVLink bridges, but `nvidia-smi topo -m` "
                    f"shows no NVLink path between any of them ({'/'.join(cells)}): the bridges' links are down or no "
