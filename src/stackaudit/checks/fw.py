@@ -376,7 +376,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         # NCCL reads the guest's emulated switch ports as the PCIe tree: their links as the bridge reports them
         # (QEMU's XIO3130 says 2.5 GT/s x1, NCCL's `PCI[0.2]`), not the host's Gen4/Gen5 x16 path (corpus 1269).
         lines = [line for _, line in tree.emulated][:3]
-        return issue(f"virtual machine ({virtualization.vm}) whose NCCL topology tree is the hypervisor's: "
+        return issue(f"virtual machine ({virtualization.vm}) whose NCCL topology tree is the hypervisor's "
+                     f"({len(tree.emulated)} emulated switch port{'s' if len(tree.emulated) > 1 else ''}): "
                      f"{tree.emulated[0][0]} above the GPUs ({', '.join(f'GPU/{g}' for g in tree.gpus)}), whose links "
                      "NCCL reads from the emulated bridge rather than the host's PCIe path, so it weighs its rings, "
                      "trees and GPU-NIC paths against a layout the host does not have",
