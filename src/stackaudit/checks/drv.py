@@ -72,7 +72,7 @@ from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, P2pDataTests
 from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.processes import ENGINE_NAMES
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major
-from stackaudit.facts.serving_logs import LogDate, ServingLog
+from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
@@ -922,19 +922,44 @@ def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
 def _bridges_down(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | None:
     """A whole `nvidia-smi topo -m` of cards the source names as a line sold NVLink-bridged (gputable.sold_bridged:
     H100 NVL, H200 NVL) with no NV# cell between any of them: the bridges' links are down (an issue over its rows).
-    None where the matrix shows NVLink, a row is cut, or a GPU's model is not named."""
+    A cut matrix of such cards whose whole rows show no NV# is unknown over those rows. None where the matrix shows
+    NVLink, no row is whole, or a GPU's model is not named."""
     models = gpus.models if gpus is not None else {}
     names = list(topo.gpus)
     named = [models.get(gpu_index(g), "") for g in names]
     rows = list(topo.whole_rows())
-    if topo.has_nvlink or len(rows) != len(names) or not all(named) or not sold_bridged(named):
+    if topo.has_nvlink or not rows or not all(named) or not sold_bridged(named):
         return None
+    if len(rows) != len(names):
+        # The whole rows shown reach every GPU over PCIe, but the GPUs not shown may be the pairs that are bridged
+        # (corpus 892: bridges not fitted or links down, which a part of the board does not tell apart).
+        return over_subjects(unknown(f"{', '.join(sorted(set(named)))} cards are sold joined by NVLink bridges, yet "
+                                     f"the whole rows shown ({', '.join(rows)}) reach every other GPU over PCIe: "
+                                     "either no bridge is fitted to them or its links are down, and the rows not "
+                                     f"shown may hold the bridged pairs ({topo.cut_note()})",
+                                     actual={"links": sorted({c for _, _, c in topo.gpu_pairs()})},
+                                     hint="`nvidia-smi nvlink -s` (an inactive link is a bridge fitted and down)"),
+                             rows, len(names), ask=_NVLINK_ASK)
     cells = sorted({c for _, _, c in topo.gpu_pairs()})
     judged = issue(f"{', '.join(sorted(set(named)))} cards are sold joined by NVLink bridges, but `nvidia-smi topo -m` "
                    f"shows no NVLink path between any of them ({'/'.join(cells)}): the bridges' links are down or no "
                    "bridge is fitted", actual={"links": cells}, expected="NV# between the bridged cards",
                    subjects=names, evidence=[topo.lines[g] for g in names if g in topo.lines][:2])
     return over_subjects(judged, rows, len(names), ask=_NVLINK_ASK)
+
+
+def _pcie_build(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | None:
+    """A whole `nvidia-smi topo -m` of two or more GPUs with no NV# cell anywhere and no GPU model named: a PCIe
+    build (not applicable; corpus 617, 1143). None where a row is cut or any model is named (a named model decides:
+    _bridges_down for cards sold bridged, the model's link count otherwise)."""
+    names = list(topo.gpus)
+    if topo.has_nvlink or len(names) < 2 or len(topo.whole_rows()) != len(names) or topo.unshown_pairs() \
+            or (gpus is not None and any(gpus.models.values())):
+        return None
+    cells = sorted({c for _, _, c in topo.gpu_pairs()})
+    return not_applicable(f"no NV# cell anywhere in the whole `nvidia-smi topo -m` of {len(names)} GPUs "
+                          f"({'/'.join(cells)} only): a PCIe build, with no NVLink between the GPUs",
+                          actual={"links": cells})
 
 
 def _bridged_links(topo: TopoMatrix, groups: tuple[tuple[str, ...], ...], models: dict[int, str]) -> Outcome:
@@ -1760,7 +1785,8 @@ _NVSWITCH_FIX = ("check Fabric Manager (`systemctl status nvidia-fabricmanager` 
 def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None,
                   nvlink_status: NvlinkStatus | None = None, gpu_topology: TopoMatrix | None = None,
                   pci: PciDevices | None = None,
-                  nvidia_services: NvidiaServices | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                  nvidia_services: NvidiaServices | None = None, gpus: GpuInventory | None = None,
+                  serving_log: ServingLog | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
     recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
     the expected link count per model (data/gpus.toml); NVLink Xids (74, 144-150) in the kernel log,
@@ -1775,6 +1801,7 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     A pasted `nvidia-smi topo -m` alone is ok over its whole rows when every pair shown reads NV<k> and k is
     the model's link count (the model named in the source), the most links any GPU has, or NV12 over more than
     four GPUs (no NVSwitch board shows it with a switch down; NV8 does, so it stays unknown without the model).
+    A whole matrix of two or more GPUs with no NV# cell and no model named is a PCIe build: not applicable.
     With no model named, two or more disjoint NVLink pairs with PCIe between them are bridges: one bridged
     card's full count on every pair is ok (bridges fail pair by pair), differing counts are unknown.
     A GPU whose `nvlink -s` listing is cut is not shown; the whole GPUs decide.
@@ -1794,8 +1821,14 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     matrix of named bridge cards (gputable.bridge_domain), NV# only within bridge-sized groups is the build
     too, and a GPU whose row is cut never shows "no NVLink path".
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
+    With no other NVLink source, NCCL's topology tree (`+ NVL[370.8] - NVS/0-0` under a GPU) is ok over the GPUs
+    whose block it shows whole when each reaches the NVSwitch at NCCL's figure for every link of the most any GPU of
+    its architecture has (serving_logs.FULL_NVL_BW: 18 x 20.6 on Hopper); NCCL counts only active links into it.
     """
     outcome = _nvlink_health(nvidia, gpu_events, nvlink_status, gpu_topology, gpus)
+    if outcome.status == "unknown" and nvidia is None and nvlink_status is None and gpu_topology is None \
+            and (from_tree := _nccl_tree_nvlinks(serving_log)) is not None:
+        outcome = from_tree
     fm = nvidia_services.fabricmanager if nvidia_services is not None else None
     nvswitch = nvswitch_present(pci) or (fm is not None and fm.nvswitch) or any(
         g.fabric_state not in (None, "", "N/A", "Not Supported") for g in (nvidia.gpus if nvidia else ()))
@@ -1808,7 +1841,7 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     if nvidia is None and nvlink_status is None and gpu_topology is not None and gpu_topology.has_nvlink:
         return _nvlink_from_matrix(gpu_topology, inventory)
     if nvidia is None and nvlink_status is None and gpu_topology is not None and not gpu_topology.pcie_paths_only:
-        unbridged = _bridges_down(gpu_topology, inventory)
+        unbridged = _bridges_down(gpu_topology, inventory) or _pcie_build(gpu_topology, inventory)
         if unbridged is not None:
             return unbridged
     if nvidia is None and nvlink_status is not None:
@@ -1936,6 +1969,31 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
 
 
 _NVLINK_ASK = "nvidia-smi nvlink -s"
+
+
+def _nccl_tree_nvlinks(log: ServingLog | None) -> Outcome | None:
+    """DRV-NVLINK-HEALTH from NCCL's topology tree (ServingLog.topo_tree): ok over the GPUs shown whole when each
+    one's NVLink to the NVSwitch carries NCCL's full figure (FULL_NVL_BW); None where the tree does not settle it
+    (a lower figure may be a model with fewer links, as the H800's 8)."""
+    tree = log.topo_tree if log is not None else None
+    if tree is None:
+        return None
+    if tree.whole and tree.gpus and not tree.nvlinks:
+        # NCCL adds an NVL link under a GPU for its active NVLinks (graph/topo.cc): a whole tree with none joins
+        # its GPUs by PCI and SYS only (corpus 1154).
+        return not_applicable(f"NCCL's whole topology tree joins {', '.join(f'GPU/{g}' for g in tree.gpus)} by PCI "
+                              "and SYS links only: no NVLink between them", actual=[*tree.lines[:2], tree.end_line])
+    to_switch = {g: (bw, line) for g, peer, bw, line in tree.nvlinks if peer.startswith("NVS/") and g in tree.closed}
+    if not to_switch or any(bw not in FULL_NVL_BW for bw, _ in to_switch.values()):
+        return None
+    shown = [f"GPU/{g}" for g in to_switch]
+    whats = sorted({FULL_NVL_BW[bw] for bw, _ in to_switch.values()})
+    judged = ok(f"NCCL's topology tree shows {', '.join(shown)} reaching the NVSwitch at "
+                f"NVL[{'/'.join(sorted({f'{bw:g}' for bw, _ in to_switch.values()}))}]: {'; '.join(whats)}, "
+                "every link up (NCCL adds only active links)", actual={f"GPU/{g}": f"NVL {bw:g}" for g, (bw, _) in
+                                                                         to_switch.items()},
+                evidence=[line for _, line in to_switch.values()][:2])
+    return over_subjects(judged, shown, None, ask=_NVLINK_ASK)
 
 
 def _with_pasted_links(gpus: list[GpuInfo], status: NvlinkStatus | None) -> list[GpuInfo]:

@@ -259,6 +259,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     WSL`, `I get this error in WSL:`), or beside words naming WSL where a GPU shown is in TCC mode: WSL 2 is handed
     WDDM GPUs only, through the Windows driver's paravirtual device, so the GPUs do not reach the VM.
 
+    Also bad: a VM whose NCCL topology tree (NCCL_DEBUG_SUBSYS=GRAPH) shows two or more GPUs under PCI switch ports
+    only a hypervisor presents (QEMU's TI XIO3130, 104c:8232, which NCCL reads at 2.5 GT/s x1: `PCI[0.2]`): NCCL
+    then plans over the guest's invented layout, which a topology file (NCCL_TOPO_FILE) replaces.
+
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU loses nothing to this (not an issue).
     Neither does a VM whose workload the source shows on one GPU (facts/parallelism.one_gpu_workload): a container
@@ -367,6 +371,19 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                      fix=advice("Run multi-GPU NCCL / tensor parallelism on native Linux (dual boot or a Linux host); "
                                 "under WSL 2 give each model one GPU (`CUDA_VISIBLE_DEVICES`), or set "
                                 "`NCCL_P2P_DISABLE=1` where NCCL hangs", cost="hardware"))
+    tree = serving_log.topo_tree if serving_log is not None else None
+    if tree is not None and tree.emulated and len(tree.gpus) > 1:
+        # NCCL reads the guest's emulated switch ports as the PCIe tree: their links as the bridge reports them
+        # (QEMU's XIO3130 says 2.5 GT/s x1, NCCL's `PCI[0.2]`), not the host's Gen4/Gen5 x16 path (corpus 1269).
+        lines = [line for _, line in tree.emulated][:3]
+        return issue(f"virtual machine ({virtualization.vm}) whose NCCL topology tree is the hypervisor's "
+                     f"({len(tree.emulated)} emulated switch port{'s' if len(tree.emulated) > 1 else ''}): "
+                     f"{tree.emulated[0][0]} above the GPUs ({', '.join(f'GPU/{g}' for g in tree.gpus)}), whose links "
+                     "NCCL reads from the emulated bridge rather than the host's PCIe path, so it weighs its rings, "
+                     "trees and GPU-NIC paths against a layout the host does not have",
+                     actual={"vm": virtualization.vm, "switches": len(tree.emulated)}, evidence=lines,
+                     expected="the provider's NCCL topology file (NCCL_TOPO_FILE) describing the real layout",
+                     subjects=[f"GPU/{g}" for g in tree.gpus])
     topo = gpu_topology
     if topo is not None and len(topo.gpus) > 1 and not topo.unshown_pairs() and topo.numa_hidden():
         spans = ", ".join(sorted(set(topo.numa_affinity.values())))

@@ -435,6 +435,19 @@ def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
     return None
 
 
+def _emulated_switch(ctx: FactContext) -> tuple[str, str] | None:
+    """A PCI switch of an NCCL log's topology tree whose PCI ids only a hypervisor presents (serving_logs
+    EMULATED_SWITCHES: QEMU's TI XIO3130 ports, corpus 1269): ("vm", why), else None."""
+    from stackaudit.facts.serving_logs import ServingLog
+
+    log = ctx.optional("serving_log", ServingLog)
+    tree = log.topo_tree if log is not None else None
+    if tree is None or not tree.emulated:
+        return None
+    what, line = tree.emulated[0]
+    return "vm", f"NCCL's topology tree shows {what}, which only a hypervisor presents: `{line.split('NCCL INFO')[-1].strip()}`"
+
+
 def vgpu_guest(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> str:
     """Why the GPUs shown are NVIDIA vGPUs in a guest (`GPU Virtualization Mode: VGPU`, else a GPU named by its
     vGPU profile), or "" when nothing shown says so."""
@@ -607,7 +620,7 @@ def _machine(ctx: FactContext) -> Virtualization:
             "" if cpu.complete else " (its lines from BogoMIPS to the caches, where lscpu prints one, are shown)"))
     if gpu_mode is not None:
         return Virtualization(*gpu_mode)
-    root_bus = _gpu_on_root_bus(ctx)
+    root_bus = _gpu_on_root_bus(ctx) or _emulated_switch(ctx)
     if root_bus is not None:
         return Virtualization(*root_bus)
     if dmi:

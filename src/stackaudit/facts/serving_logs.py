@@ -390,6 +390,8 @@ class ServingLog:
     # memory of (GGML_USING_DEVICE), in order, and the first such line.
     ggml_cuda_devices: tuple[str, ...] = ()
     ggml_cuda_line: str = ""
+    # NCCL's topology tree (`=== System : maxBw ...`, NcclTopoTree), None where the log shows none.
+    topo_tree: NcclTopoTree | None = None
 
     def nearest_nets(self) -> dict[str, tuple[str, str]]:
         """Each GPU of the path dump's nearest network device (NET, path type), as TopoMatrix.nearest_nics reads
@@ -819,6 +821,123 @@ _PATH_NO_NET = re.compile(r"\bCPU/(?:\d+-)?[0-9A-Fa-f]+ \(\d+/[\d.]+/[A-Z]+\)\s*
 _VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|vLLM API server version (\d+\.\d+\S*)")
 
 
+# NCCL's topology tree (graph/topo.cc ncclTopoPrint, NCCL_DEBUG=INFO with the GRAPH subsystem): `=== System : maxBw
+# 48.0 totalBw 370.8 ===`, then per CPU a root line `CPU/0-0 (1/2/-1)` and one line per link, indented under its
+# node: `+ PCI[48.0] - GPU/0-68000 (8)`, `+ NVL[370.8] - NVS/0-0`, `+ NET[50.0] - NET/0-c (...)`; closed by
+# `=====` (corpus 627, 1269). Older NCCL writes ids without the host's index (`GPU/7000`, `NVS/0`).
+_TREE_START = re.compile(r"NCCL INFO === System : max(?:Bw|Width) ")
+_TREE_ROOT = re.compile(r"NCCL INFO (CPU/[0-9A-Fa-f-]+)\b")
+_TREE_LINK = re.compile(r"NCCL INFO( *)\+ ([A-Z]+)\[([\d.]+)\] - ([A-Z]+)/([0-9A-Fa-f-]+)(?: \(([0-9A-Fa-f]+)\))?")
+_TREE_END = re.compile(r"NCCL INFO =====+\s*$")
+# The PCI ids NCCL prints for a PCI switch (`PCI/0-65000 (104c823200000000)`: vendor, device, subsystem vendor,
+# subsystem device) that only a hypervisor presents: QEMU's emulated Texas Instruments XIO3130 switch ports
+# (`x3130-upstream` 104c:8232, `xio3130-downstream` 104c:8233, hw/pci-bridge/xio3130_*.c) and Red Hat's
+# generic PCIe root port (1b36:000c, hw/pci-bridge/gen_pcie_root_port.c).
+EMULATED_SWITCHES = {"104c8232": "QEMU's emulated TI XIO3130 switch port (104c:8232)",
+                     "104c8233": "QEMU's emulated TI XIO3130 switch port (104c:8233)",
+                     "1b36000c": "QEMU's generic PCIe root port (1b36:000c)"}
+# NCCL's per-link NVLink bandwidth (graph/topo.h SMxx_NVLINK_BW) and the most NVLinks a GPU of that architecture
+# has: an NVL figure that is that product shows every link of the GPU up (NCCL adds one link's bandwidth per active
+# link, graph/topo.cc ncclTopoConnectNodes over nvmlDeviceGetNvLinkState). Hopper 20.6 x 18 (H100/H200 SXM),
+# Blackwell 40.1 x 18, Ampere 20.0 x 12 (A100 SXM); a product no other architecture's per-link figure divides.
+FULL_NVL_BW = {370.8: "18 NVLink 4 links of a Hopper GPU (NCCL's 20.6 GB/s each)",
+               721.8: "18 NVLink 5 links of a Blackwell GPU (NCCL's 40.1 GB/s each)"}
+
+
+@dataclass(frozen=True)
+class NcclTopoTree:
+    """NCCL's topology tree as a log shows it (_TREE_*): its GPUs, their NVLinks and their NICs."""
+
+    gpus: tuple[str, ...] = ()  # the GPUs' bus ids (`68000`), in order
+    closed: tuple[str, ...] = ()  # the GPUs whose block the log shows whole (a later line at or above their depth)
+    # (GPU, peer such as `NVS/0-0` or `GPU/6b000`, NCCL's NVLink bandwidth, the line)
+    nvlinks: tuple[tuple[str, str, float, str], ...] = ()
+    # (GPU, NET, NCCL path type) for each NET the tree reaches from the GPU: PIX under the same PCI switch, PXB under
+    # a common switch further up, PHB through the CPU, SYS through another CPU.
+    nets: tuple[tuple[str, str, str], ...] = ()
+    # Each PCI switch whose PCI ids a hypervisor presents (EMULATED_SWITCHES): (what, the line)
+    emulated: tuple[tuple[str, str], ...] = ()
+    lines: tuple[str, ...] = ()  # the GPU lines, verbatim
+    whole: bool = False  # the log shows the tree's closing `=====` line: every node NCCL holds is listed
+    end_line: str = ""  # that line, verbatim
+
+
+def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
+    """The first topology tree of an NCCL log (_TREE_*), or None where the log shows none."""
+    start = next((i for i, ln in enumerate(lines) if _TREE_START.search(ln)), None)
+    if start is None:
+        return None
+    # Each node: (id, parent index or -1, depth column, type); roots are CPUs.
+    nodes: list[tuple[str, int, int, str]] = []
+    stack: list[int] = []
+    gpu_lines: dict[str, str] = {}
+    gpu_at: dict[str, int] = {}
+    closed: set[str] = set()
+    nvlinks: list[tuple[str, str, float, str]] = []
+    emulated: list[tuple[str, str]] = []
+    end = ""
+    for line in lines[start + 1:]:
+        if _TREE_END.search(line):
+            closed.update(gpu_at)
+            end = line.strip()[:400]
+            break
+        if (m := _TREE_LINK.search(line)) is not None:
+            col = len(m.group(1))
+            while stack and nodes[stack[-1]][2] >= col:
+                stack.pop()
+            if not stack:
+                continue
+            parent = stack[-1]
+            link, bw, kind, ident, pci_id = m.group(2), float(m.group(3)), m.group(4), m.group(5).lower(), m.group(6)
+            bus = ident.split("-")[-1]
+            for g, at in gpu_at.items():
+                if at >= 0 and nodes[at][2] >= col:
+                    closed.add(g)
+            if link == "NVL" and nodes[parent][3] == "GPU":
+                nvlinks.append((nodes[parent][0], f"{kind}/{ident}", bw, line.strip()[:400]))
+            if kind == "CPU":
+                continue  # a link to another CPU: printed again as that CPU's own root
+            name = bus if kind == "GPU" else f"{kind}/{ident}"
+            nodes.append((name, parent, col, kind))
+            stack.append(len(nodes) - 1)
+            if kind == "GPU" and link == "PCI":
+                gpu_lines.setdefault(bus, line.strip()[:400])
+                gpu_at.setdefault(bus, len(nodes) - 1)
+            if kind == "PCI" and pci_id and (what := EMULATED_SWITCHES.get(pci_id[:8].lower())):
+                emulated.append((what, line.strip()[:400]))
+        elif (m := _TREE_ROOT.search(line)) is not None:
+            closed.update(g for g in gpu_at)
+            nodes.append((m.group(1).lower(), -1, -1, "CPU"))
+            stack = [len(nodes) - 1]
+        elif "NCCL INFO" in line:
+            break
+    def chain(i: int) -> list[int]:
+        out = []
+        while i >= 0:
+            out.append(i)
+            i = nodes[i][1]
+        return out
+    nets: list[tuple[str, str, str]] = []
+    for gpu, at in gpu_at.items():
+        up = chain(nodes[at][1])
+        for node in nodes:
+            if node[3] != "NET" or node[1] < 0:
+                continue
+            nic_up = chain(nodes[node[1]][1])  # the NIC's ancestors
+            common = next((a for a in up if a in nic_up), None)
+            if common is None:
+                kind = "SYS"
+            elif nodes[common][3] == "CPU":
+                kind = "PHB"
+            elif common == up[0] and common == nic_up[0]:
+                kind = "PIX"
+            else:
+                kind = "PXB"
+            nets.append((gpu, node[0], kind))
+    return NcclTopoTree(gpus=tuple(gpu_at), closed=tuple(g for g in gpu_at if g in closed),
+                        nvlinks=tuple(nvlinks), nets=tuple(nets), emulated=tuple(emulated),
+                        lines=tuple(gpu_lines.values()), whole=bool(end), end_line=end)
+
 def parse_serving_log(text: str) -> ServingLog:
     """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
@@ -1121,6 +1240,10 @@ def parse_serving_log(text: str) -> ServingLog:
             decode_batches.append((int(m.group(1)), m.group(2) == "True"))
             if m.group(2) == "False" and len(decode_eager) < 5:
                 decode_eager.append(text_l)
+    tree = parse_nccl_topo_tree(relevant) if any(_TREE_START.search(ln) for ln in relevant
+                                                     if "=== System" in ln) else None
+    if tree is not None and not path_lines:
+        path_lines = list(tree.lines[:4])
     return ServingLog(
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_check_skipped=skipped, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
@@ -1136,7 +1259,8 @@ def parse_serving_log(text: str) -> ServingLog:
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
-        gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()), netless_path_lines=() if net_listed else tuple(netless_lines),
+        gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()) or (tree.nets if tree else ()),
+        topo_tree=tree, netless_path_lines=() if net_listed else tuple(netless_lines),
         custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
         ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
