@@ -115,3 +115,23 @@ def engine_gpu_memory_from_engine_log_or_none(text: str) -> EngineGpuMemory | No
         return engine_gpu_memory_from_engine_log(text)
     except ParseError:
         return None
+
+
+# Corpus 1190 (ggml-org/llama.cpp, `llama-server --list-devices`): each device's total and free memory, one a line.
+LIST_DEVICES_1190 = """\
+Available devices:
+  CUDA0: NVIDIA GeForce RTX 3090 (24154 MiB, 23892 MiB free)
+  CUDA1: Tesla P40 (24438 MiB, 24290 MiB free)
+"""
+
+
+def test_llama_server_list_devices_gives_each_gpus_free_memory(tmp_path: Path) -> None:
+    memory = engine_gpu_memory_from_engine_log(LIST_DEVICES_1190)
+    assert [(g.gpu, g.total_mib, g.free_mib) for g in memory.gpus] == [
+        ("CUDA0 (NVIDIA GeForce RTX 3090)", 24154.0, 23892.0), ("CUDA1 (Tesla P40)", 24438.0, 24290.0)]
+    result = capture_checks("1190", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "ok" and "nothing else held memory" in result.message
+    # Modelled: a device whose free memory exceeds its total (unified memory, as corpus 1059's device_info shows)
+    # says nothing of what else holds it, and is not read.
+    assert engine_gpu_memory_from_engine_log_or_none(LIST_DEVICES_1190.replace("23892 MiB free", "58499 MiB free")
+                                                     .replace("  CUDA1: Tesla P40 (24438 MiB, 24290 MiB free)\n", "")) is None

@@ -58,7 +58,7 @@ from stackaudit.facts.registry import (
     provider,
     read_source,
 )
-from stackaudit.facts.serving_logs import GGML_DEVICE_INFO, GGML_USING_DEVICE
+from stackaudit.facts.serving_logs import GGML_DEVICE_INFO, GGML_LIST_DEVICE, GGML_USING_DEVICE
 from stackaudit.facts.sources import (
     DCGMI_DIAG,
     ENGINE_LOG,
@@ -851,7 +851,9 @@ _VLLM_STARTUP = re.compile(r"\bFree memory on device(?: (?P<dev>[\w:]+))? \((?P<
 def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
     """The memory each SGLang rank found free when it began loading weights (with what its own distributed init
     took), the free and total memory vLLM found when it refused to start, or the memory llama.cpp found free on the
-    device it loads the model on (GGML_USING_DEVICE), once per rank or device.
+    device it loads the model on (GGML_USING_DEVICE), or the total and free memory llama-server's `--list-devices`
+    prints for each device (GGML_LIST_DEVICE; a device whose free exceeds its total, unified memory, is left out),
+    once per rank or device.
 
     SGLang's lines do not give the GPU's total memory: what else held memory is settled only with the total.
     llama.cpp's line names the device's product: its total is the GPU table's nominal memory for that name, where the
@@ -875,9 +877,12 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
         elif (m := GGML_USING_DEVICE.search(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen:
             total = nominal_memory_gib(m["name"])
             seen[dev] = FreeAtStart(dev, total * 1024 if total is not None else None, float(m["free"]), line.strip())
+        elif ((m := GGML_LIST_DEVICE.match(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen
+              and int(m["free"]) <= int(m["total"])):
+            seen[dev] = FreeAtStart(dev, float(m["total"]), float(m["free"]), line.strip())
     if not seen:
         raise ParseError("no SGLang `Load weight begin. avail mem=` line, no vLLM `Free memory on device ... on "
-                         "startup` line, no llama.cpp `using device CUDA0 (...) - N MiB free` line")
+                         "startup` line, no llama.cpp `using device CUDA0 (...) - N MiB free` nor `CUDA0: NAME (T MiB, F MiB free)` line")
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
 
 
