@@ -135,3 +135,18 @@ def test_llama_server_list_devices_gives_each_gpus_free_memory(tmp_path: Path) -
     # says nothing of what else holds it, and is not read.
     assert engine_gpu_memory_from_engine_log_or_none(LIST_DEVICES_1190.replace("23892 MiB free", "58499 MiB free")
                                                      .replace("  CUDA1: Tesla P40 (24438 MiB, 24290 MiB free)\n", "")) is None
+
+
+def test_a_desktops_share_held_at_start_is_not_an_issue() -> None:
+    # Corpus 1112 (ollama on an RTX 4090): 21.8 of 23.6 GiB available, 1.8 GiB held by something the log does not name.
+    result = capture_checks("1112", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "not-an-issue" and "1.8 of 23.6 GiB" in result.message
+    # Corpus 581: 2.2-2.4 GiB held of 7.9-10.9 GiB is more than a tenth of each GPU: reported, not judged.
+    result = capture_checks("581", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "unknown" and "memory was held on GPU 0" in result.message
+
+
+def test_memory_vllm_refused_to_start_for_stays_reported_however_little(tmp_path: Path) -> None:
+    # club-3090#4: 1.2 GiB held of 24 GiB would be a desktop's share, but vLLM refused to start for it.
+    result = paste_checks(tmp_path, CLUB3090_4, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "unknown" and "memory was held on cuda:0 (1.2 GiB)" in result.message

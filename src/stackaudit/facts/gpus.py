@@ -788,6 +788,7 @@ class FreeAtStart:
     free_mib: float
     line: str
     own_mib: float | None = None  # what the engine had taken itself before this reading (SGLang's distributed init)
+    refused: bool = False  # the engine refused to start for want of this memory (vLLM's `on startup is less than`)
 
     @property
     def held_mib(self) -> float | None:
@@ -873,7 +874,7 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
         if (m := _SGLANG_FREE.search(line)) is not None and (rank := m["rank"] or "TP0") not in seen:
             seen[rank] = FreeAtStart(rank, None, float(m["free"]) * 1024, line.strip(), own.get(rank))
         elif (m := _VLLM_STARTUP.search(line)) is not None and (dev := m["dev"] or "the engine's GPU") not in seen:
-            seen[dev] = FreeAtStart(dev, float(m["total"]) * 1024, float(m["free"]) * 1024, line.strip())
+            seen[dev] = FreeAtStart(dev, float(m["total"]) * 1024, float(m["free"]) * 1024, line.strip(), refused=True)
         elif (m := GGML_USING_DEVICE.search(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen:
             total = nominal_memory_gib(m["name"])
             seen[dev] = FreeAtStart(dev, total * 1024 if total is not None else None, float(m["free"]), line.strip())
