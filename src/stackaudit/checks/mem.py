@@ -20,6 +20,7 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainer, DockerContainers
+from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     GGML_TITLE,
     GGML_USING_TITLE,
@@ -442,7 +443,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None,
                engine_gpu_memory: EngineGpuMemory | None = None,
                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
-               time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None) -> Outcome:
+               time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
+               gpu_events: GpuEvents | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -488,6 +490,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     small or because something else holds its memory, and the layers left on the CPU set the speed.
     ollama's scheduler finding at least the whole model's memory free on one GPU (`available=` against `required=`,
     `memory.available` against `memory.required.full`), with no layer left on the CPU, is ok over that GPU.
+    Without any of these, a kernel Xid that names a desktop's program on a GPU (`name=chrome`, `name=Xorg`:
+    GpuEvents.desktop_run) with no engine log, engine process or GPU container in the source is not an issue: a
+    desktop's GPU, read as a display GPU without serving work is.
     """
     sliced = [c for c in (docker_containers.gpu_or_serving if docker_containers else ())
               if c.gpu_slice and not c.diagnostic_only]
@@ -511,6 +516,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                                     f"(\"{fit[2]}\"): nothing else held the memory the whole model needed",
                                     actual={"free_gib": fit[0], "required_gib": fit[1]}, evidence=[fit[2]]),
                                  ["GPU 0"], None, ask="nvidia-smi")
+        if gpu_events is not None and (desktop := gpu_events.desktop_run()) and serving_log is None \
+                and serving_processes is None and not (docker_containers and docker_containers.gpu_or_serving):
+            return _desktop_only(desktop)
         return unknown("", needs="nvidia")
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -608,6 +616,16 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if idle:
         msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
     return ok_over_gpus(nvidia, procs_known + idle, msg, actual=actual, ask="nvidia-smi")
+
+
+def _desktop_only(desktop: dict[str, tuple[str, GpuEvent]]) -> Outcome:
+    """MEM-GPU-SHARED from kernel Xids that name a desktop's program on a GPU, where the source shows no serving work
+    (no engine log, engine process or GPU container): a desktop's GPU, as a display GPU without serving work is."""
+    said = "; ".join(f"{bdf}: {name}" for bdf, (name, _) in desktop.items())
+    return not_an_issue(f"the kernel log shows a desktop's program at work on the GPU ({said}), and nothing in the "
+                        "source shows serving work: a desktop's GPU, where the desktop costs memory and jitter only "
+                        "if that GPU serves", actual={bdf: name for bdf, (name, _) in desktop.items()},
+                        evidence=[e.line for _, e in desktop.values()][:4])
 
 
 def _display_only(gpu: GpuInfo) -> bool:
