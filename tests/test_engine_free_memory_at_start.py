@@ -115,3 +115,38 @@ def engine_gpu_memory_from_engine_log_or_none(text: str) -> EngineGpuMemory | No
         return engine_gpu_memory_from_engine_log(text)
     except ParseError:
         return None
+
+
+# Corpus 1190 (ggml-org/llama.cpp, `llama-server --list-devices`): each device's total and free memory, one a line.
+LIST_DEVICES_1190 = """\
+Available devices:
+  CUDA0: NVIDIA GeForce RTX 3090 (24154 MiB, 23892 MiB free)
+  CUDA1: Tesla P40 (24438 MiB, 24290 MiB free)
+"""
+
+
+def test_llama_server_list_devices_gives_each_gpus_free_memory(tmp_path: Path) -> None:
+    memory = engine_gpu_memory_from_engine_log(LIST_DEVICES_1190)
+    assert [(g.gpu, g.total_mib, g.free_mib) for g in memory.gpus] == [
+        ("CUDA0 (NVIDIA GeForce RTX 3090)", 24154.0, 23892.0), ("CUDA1 (Tesla P40)", 24438.0, 24290.0)]
+    result = capture_checks("1190", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "ok" and "nothing else held memory" in result.message
+    # Modelled: a device whose free memory exceeds its total (unified memory, as corpus 1059's device_info shows)
+    # says nothing of what else holds it, and is not read.
+    assert engine_gpu_memory_from_engine_log_or_none(LIST_DEVICES_1190.replace("23892 MiB free", "58499 MiB free")
+                                                     .replace("  CUDA1: Tesla P40 (24438 MiB, 24290 MiB free)\n", "")) is None
+
+
+def test_a_desktops_share_held_at_start_is_not_an_issue() -> None:
+    # Corpus 1112 (ollama on an RTX 4090): 21.8 of 23.6 GiB available, 1.8 GiB held by something the log does not name.
+    result = capture_checks("1112", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "not-an-issue" and "1.8 of 23.6 GiB" in result.message
+    # Corpus 581: 2.2-2.4 GiB held of 7.9-10.9 GiB is more than a tenth of each GPU: reported, not judged.
+    result = capture_checks("581", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "unknown" and "memory was held on GPU 0" in result.message
+
+
+def test_memory_vllm_refused_to_start_for_stays_reported_however_little(tmp_path: Path) -> None:
+    # club-3090#4: 1.2 GiB held of 24 GiB would be a desktop's share, but vLLM refused to start for it.
+    result = paste_checks(tmp_path, CLUB3090_4, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "unknown" and "memory was held on cuda:0 (1.2 GiB)" in result.message

@@ -86,8 +86,12 @@ def test_the_free_memory_at_load_against_the_cards_size_1034() -> None:
 
 def test_memory_held_at_load_is_reported_not_judged(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, LCP_1939, SHARED)[SHARED]
-    # 24576 - 23590 MiB: about 1 GiB held on CUDA0 before the model (a desktop, or another program).
-    assert r.status == "unknown" and "CUDA0 (NVIDIA GeForce RTX 3090) (1.0 GiB)" in r.message
+    # 24576 - 23590 MiB: about 1 GiB held on CUDA0 before the model (a desktop, or another program): a desktop's
+    # share, which leaves the engine over nine tenths of the card (corpus 1112 reads 1.8 of 23.6 GiB so).
+    assert r.status == "not-an-issue" and "CUDA0 (NVIDIA GeForce RTX 3090) (1.0 of 24.0 GiB)" in r.message
+    # Modelled: 4.6 GiB held is more than a desktop's share: reported, not judged.
+    r = paste_checks(tmp_path, LCP_1939.replace("23590 MiB free", "19890 MiB free"), SHARED)[SHARED]
+    assert r.status == "unknown" and "CUDA0 (NVIDIA GeForce RTX 3090) (4.6 GiB)" in r.message
 
 
 def test_a_name_of_several_memory_sizes_gives_no_total(tmp_path: Path) -> None:

@@ -242,3 +242,19 @@ def test_ecc_ok_claims_nothing_pending_only_where_the_pending_mode_is_read() -> 
     assert table.status == "ok" and "pending mode not in this source" in table.message
     live = _one(host_for(hgx()), "MEM-ECC-MODE")
     assert live.status == "ok" and "nothing pending" in live.message
+
+
+# Corpus 560 (NVIDIA/open-gpu-kernel-modules, a GTX 1660 Ti desktop): the kernel log's Xid names Chrome on the GPU.
+XID_CHROME_560 = """\
+NVRM: Xid (PCI:0000:08:00): 31, pid=169800, name=chrome, Ch 00000023, intr 00000000. MMU Fault: ENGINE CE0 HUBCLIENT_HSCE0 faulted @ 0x0_0abe0000. Fault is of type FAULT_PTE ACCESS_TYPE_VIRT_READ
+"""
+
+
+def test_an_xid_of_a_desktop_program_without_serving_work_is_a_desktops_gpu(tmp_path: Path) -> None:
+    result = capture_checks("560", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "not-an-issue" and "chrome" in result.message
+    result = paste_checks(tmp_path, XID_CHROME_560, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "not-an-issue"
+    # Modelled: the same Xid of a serving engine's process names no desktop: the check still asks for nvidia-smi.
+    engine = XID_CHROME_560.replace("name=chrome", "name=llama-server")
+    assert paste_checks(tmp_path, engine, "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "unknown"

@@ -75,6 +75,10 @@ RECURRING_PROCESSES = 3
 _PID = re.compile(r"\bpid=(\d+)")
 # The channel an Xid names (`channel 0x00000022` or `Ch 00000030`, as driver versions print it): a process's work
 # queue on the GPU.
+# A desktop's programs as an Xid names them (`name=`, the task's command cut to 15 characters): a display server or
+# compositor, a browser's GPU process, a game launcher. Their work on a GPU shows it drives a desktop.
+_DESKTOP_NAME = re.compile(r"\bname=(?P<name>Xorg|Xwayland|gnome-shell|kwin_x11|kwin_wayland|plasmashell|sway|"
+                           r"chrome|chromium[\w-]*|firefox[\w-]*|GeckoMain|steam[\w]*)(?=,|\s|$)")
 _CHANNEL = re.compile(r"\b(?:channel 0x|Ch )[0-9a-fA-F]{8}\b")
 # An AER line that says the link's error was not corrected: an uncorrectable severity, or the kernel's failed recovery
 # (`AER: can't recover (no error_detected callback)`, `AER: device recovery failed`).
@@ -170,6 +174,15 @@ class GpuEvents(Sourced):
         for e in self.xids:
             if e.bdf and (_PID.search(e.detail) or _CHANNEL.search(e.detail)):
                 run.setdefault(e.bdf, e)
+        return run
+
+    def desktop_run(self) -> dict[str, tuple[str, GpuEvent]]:
+        """Per GPU, the first Xid that names a desktop's program (`pid=169800, name=chrome, Ch 00000023`, corpus 560)
+        with that program's name: the GPU ran a desktop's work."""
+        run: dict[str, tuple[str, GpuEvent]] = {}
+        for e in self.xids:
+            if e.bdf and (m := _DESKTOP_NAME.search(e.detail)) is not None:
+                run.setdefault(e.bdf, (m["name"], e))
         return run
 
     def lost(self) -> tuple[GpuEvent, ...]:

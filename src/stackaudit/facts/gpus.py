@@ -58,7 +58,7 @@ from stackaudit.facts.registry import (
     provider,
     read_source,
 )
-from stackaudit.facts.serving_logs import GGML_DEVICE_INFO, GGML_USING_DEVICE
+from stackaudit.facts.serving_logs import GGML_DEVICE_INFO, GGML_LIST_DEVICE, GGML_USING_DEVICE
 from stackaudit.facts.sources import (
     DCGMI_DIAG,
     ENGINE_LOG,
@@ -788,6 +788,7 @@ class FreeAtStart:
     free_mib: float
     line: str
     own_mib: float | None = None  # what the engine had taken itself before this reading (SGLang's distributed init)
+    refused: bool = False  # the engine refused to start for want of this memory (vLLM's `on startup is less than`)
 
     @property
     def held_mib(self) -> float | None:
@@ -851,7 +852,9 @@ _VLLM_STARTUP = re.compile(r"\bFree memory on device(?: (?P<dev>[\w:]+))? \((?P<
 def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
     """The memory each SGLang rank found free when it began loading weights (with what its own distributed init
     took), the free and total memory vLLM found when it refused to start, or the memory llama.cpp found free on the
-    device it loads the model on (GGML_USING_DEVICE), once per rank or device.
+    device it loads the model on (GGML_USING_DEVICE), or the total and free memory llama-server's `--list-devices`
+    prints for each device (GGML_LIST_DEVICE; a device whose free exceeds its total, unified memory, is left out),
+    once per rank or device.
 
     SGLang's lines do not give the GPU's total memory: what else held memory is settled only with the total.
     llama.cpp's line names the device's product: its total is the GPU table's nominal memory for that name, where the
@@ -871,13 +874,16 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
         if (m := _SGLANG_FREE.search(line)) is not None and (rank := m["rank"] or "TP0") not in seen:
             seen[rank] = FreeAtStart(rank, None, float(m["free"]) * 1024, line.strip(), own.get(rank))
         elif (m := _VLLM_STARTUP.search(line)) is not None and (dev := m["dev"] or "the engine's GPU") not in seen:
-            seen[dev] = FreeAtStart(dev, float(m["total"]) * 1024, float(m["free"]) * 1024, line.strip())
+            seen[dev] = FreeAtStart(dev, float(m["total"]) * 1024, float(m["free"]) * 1024, line.strip(), refused=True)
         elif (m := GGML_USING_DEVICE.search(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen:
             total = nominal_memory_gib(m["name"])
             seen[dev] = FreeAtStart(dev, total * 1024 if total is not None else None, float(m["free"]), line.strip())
+        elif ((m := GGML_LIST_DEVICE.match(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen
+              and int(m["free"]) <= int(m["total"])):
+            seen[dev] = FreeAtStart(dev, float(m["total"]), float(m["free"]), line.strip())
     if not seen:
         raise ParseError("no SGLang `Load weight begin. avail mem=` line, no vLLM `Free memory on device ... on "
-                         "startup` line, no llama.cpp `using device CUDA0 (...) - N MiB free` line")
+                         "startup` line, no llama.cpp `using device CUDA0 (...) - N MiB free` nor `CUDA0: NAME (T MiB, F MiB free)` line")
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
 
 

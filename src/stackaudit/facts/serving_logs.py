@@ -115,14 +115,15 @@ KEY_PHRASES = re.compile(
 # 2026, each `using device CUDA0 (NAME) - 7839 MiB free`, GGML_USING_DEVICE) and its build's features (`system_info:
 # ... | CUDA : ARCHS = 750,800,860 | ...`, GGML_CUDA_ARCHS). Builds since 2025 may put the time since start and a
 # level letter before the function (`0.00.082.906 I system_info: ...`, common/log.cpp with timestamps and prefix on,
-# as ollama's llama-server runs it). A line of these shows llama.cpp ran (ServingLog.engine "llamacpp").
+# as ollama's llama-server runs it), and llama-server's `--list-devices` list (GGML_LIST_DEVICE). A line of these shows llama.cpp ran (ServingLog.engine "llamacpp").
 GGML_LOG_LINE = re.compile(
     r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
     r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_new_context_with_model|llama_context"
     r"|llama_load_model_from_file|llama_model_load_from_file_impl|llama_prepare_model_devices|system_info"
     r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
     r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /"
-    r"|\s*- (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d*\s*: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$)")
+    r"|\s*- (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d*\s*: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
+    r"|\s*(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d+: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$)")
 # ollama's own log lines (Go's log/slog text handler, ollama's logutil): `time=2024-08-12T20:24:12.346-06:00
 # level=INFO source=memory.go:309 msg="offload to cuda" ...`, behind a journal tag (`ollama[1773]: `) or none (its
 # Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
@@ -166,6 +167,10 @@ GGML_USE_GRAPHS = re.compile(r"(?:\bCUDA\.(\d+)\.|\| )USE_GRAPHS ?= ?([01])\b")
 # RTX 5070 Ti (15838 MiB, 58499 MiB free)` (ggml-org/llama.cpp common/common.cpp, common_params_print_info;
 # ggml-org/llama.cpp#24147).
 GGML_DEVICE_INFO = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*- (CUDA\d+)\s*: (?P<name>[^()]+?) \(\d+ MiB, \d+ MiB free\)")
+# llama-server's `--list-devices` (ggml-org/llama.cpp common/arg.cpp: `printf("  %s: %s (%zu MiB, %zu MiB free)\n",
+# ...)` under `Available devices:`), the same total and free memory per device without the dash: `  CUDA0: NVIDIA
+# GeForce RTX 3090 (24154 MiB, 23892 MiB free)` (corpus 1190).
+GGML_LIST_DEVICE = re.compile(r"^\s*(?P<dev>CUDA\d+): (?P<name>[^()\n]+?) \((?P<total>\d+) MiB, (?P<free>\d+) MiB free\)\s*$")
 GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()]+)\)(?: \([^()]*\))? - "
                                r"(?P<free>\d+) MiB free\b")
 
