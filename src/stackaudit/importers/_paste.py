@@ -188,10 +188,11 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # Aug 10 22:40:59.893888 anthill kernel: NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed ...
     # 7月 15 17:26:48 b76d14397.cloud.et15 nv-hostengine[481761]: DCGM initialized
     # août 25 19:38:04 fujitsu kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  510.73.08 ... (a French locale)
-    # 2月 06 14:10:03  ollama[29668]: time=... (the host name cut by the user, its two spaces left: corpus 1233)
+    # 2月 06 14:10:03  ollama[29668]: time=... (the host name cut by the user, its two spaces left: corpus 1233); without
+    # a host, only a program's tag with its PID is one (`Aug 19 11:36:35  NVRM: Xid ...` keeps its kernel mark)
     ("syslog / journal short", re.compile(
         rf"^(?i:{_MONTH_NAMES}|1[0-2]月|[1-9]月) {{1,2}}\d{{1,2}} "
-        rf"\d\d:\d\d:\d\d(?:\.\d{{1,9}})? (?:(?P<host><?[\w.-]+>?)|) {_TAG_AHEAD}")),
+        rf"\d\d:\d\d:\d\d(?:\.\d{{1,9}})? (?:(?P<host><?[\w.-]+>?)|(?= [A-Za-z][\w.-]*\[\d+\]:)) {_TAG_AHEAD}")),
     # 2024-11-20T14:37:16.307700574Z     shard_uds_path: "…",  (a TGI launcher argument, its path elided)
     ("docker logs -t", re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7,9}(?:Z|[+-]\d\d:\d\d)(?: |$)")),
     # ollama  | time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"
