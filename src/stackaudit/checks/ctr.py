@@ -27,13 +27,13 @@ from stackaudit.facts.applicability import SPLIT_OVER_GPUS, one_process_engine
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.cuda_ran import CudaRan
 from stackaudit.facts.container_specs import (
     ORIGIN_COMPOSE,
     ORIGIN_DOCKER_RUN,
     ORIGIN_INSPECT_EXCERPT,
     ORIGIN_K8S,
 )
+from stackaudit.facts.cuda_ran import CudaRan
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, K8S_GPU_RESOURCE, DockerContainer, DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
@@ -959,7 +959,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A symptom line of facts/symptoms.py (Docker's "could not select device driver ... with
     capabilities: [[gpu]]", "unknown or invalid runtime name: nvidia", "nvidia-container-cli:
     initialization error", "nvidia-container-cli: detection error: nvml error", "Failed to initialize
-    NVML: Unknown Error", the device plugin's "could not load NVML library", a CDI GPU device the runtime cannot
+    NVML: Unknown Error", the device plugin's "could not load NVML library" or "Incompatible strategy detected
+    auto", a CDI GPU device the runtime cannot
     resolve: Podman's or Docker's "unresolvable CDI devices nvidia.com/gpu=all"; the Kubernetes scheduler's "Insufficient
     nvidia.com/gpu"; GPU feature discovery's node label `nvidia.com/gpu.count` 0; ollama's GPU probe finding none on a
     line `docker compose` prefixes, or in a container the source shows: a spec, or the user's words `Ollama container
@@ -993,6 +994,12 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Inside a container whose device nodes and variables are not shown, an nccl-tests device list (`Rank 0 Pid 12414 on
     51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`) from a run that did not fail choosing its GPUs shows its ranks
     opened those devices there: ok over them.
+    In a container the source shows (the audit inside one, or a pasted spec of the serving container) whose device
+    nodes and variables are not shown, or whose spec shows no GPU request, a program's CUDA at work (facts/cuda_ran.py:
+    vLLM's metrics line generating out of a GPU KV cache in use, torch's out-of-memory message, TensorRT-LLM's ledger),
+    with no line of CUDA refusing to start, shows the GPU and the driver's CUDA library reached it: ok.
+    A source that shows only another vendor's GPUs and no NVIDIA driver (an issue form's `GPU: AMD`) has no NVIDIA GPU
+    to expose: not applicable (facts/applicability.py, subject nvidia-gpu).
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
     reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
     still proves the issue).

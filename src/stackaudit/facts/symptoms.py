@@ -380,6 +380,16 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
         "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
         "give the pod the nvidia RuntimeClass)"),
+    # The device plugin's resource factory (0.15 and later, internal/rm/factory.go) with its default strategy `auto`
+    # found neither NVML nor a Tegra platform in its container: `Incompatible strategy detected auto`, then `If this is
+    # a GPU node, did you configure the NVIDIA Container Toolkit?`, and the plugin exits offering no nvidia.com/gpu
+    # (NVIDIA/k8s-device-plugin#1220, corpus 621). On a GPU node the runtime did not inject the driver's libraries.
+    Symptom("device-plugin-no-nvml", re.compile(r"\bIncompatible strategy detected auto\b"),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the device plugin's container found neither NVML nor a Tegra platform (strategy auto): the node's container "
+        "runtime did not inject the driver's libraries into it, so the plugin exits and the node offers no "
+        "nvidia.com/gpu (make nvidia the default runtime of containerd / CRI-O, or give the plugin the nvidia "
+        "RuntimeClass; on a node without GPUs, keep the plugin off it with a nodeSelector)"),
     # NVML's user-space library is of another version than the loaded kernel module. In a container that is the image's
     # own driver libraries shadowing the ones the toolkit injects from the host (k4yt3x/video2x#1226: an image with
     # NVML 565.57 on a 535 host; the toolkit mounts the host's libraries, CTK_TROUBLESHOOTING); on a host it is a
@@ -837,7 +847,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true", "Could not find real path of")
+           "Cuda failure 401", "migEnabled=true", "Could not find real path of", "Incompatible strategy")
 
 
 def is_symptom(line: str) -> bool:
