@@ -64,3 +64,12 @@ def test_device_plugin_without_nvml_is_an_issue() -> None:
     r = capture_checks("621", CHECK)[CHECK]
     assert r.status == "issue", r.message
     assert "Incompatible strategy detected auto" in r.message
+
+
+def test_nvml_unknown_error_in_a_debug_node_pod_proves_nothing(tmp_path: Path) -> None:
+    # Corpus 932: nvidia-smi run after `chroot /host` in a `kubectl debug node/...` pod, whose device cgroup holds no
+    # GPU: its 'Failed to initialize NVML: Unknown Error' says nothing of the workload's pods.
+    assert capture_checks("932", CHECK)[CHECK].status == "unknown"
+    # Modelled on it: the same NVML line with no debug pod shown proves the issue.
+    text = "\n".join(line for line in _body("932").splitlines() if "kubectl debug" not in line) + "\n"
+    assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "issue"

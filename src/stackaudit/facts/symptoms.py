@@ -184,6 +184,9 @@ class Symptom:
 
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
+# A `kubectl debug node/<node>` session: the commands after it run in a debug pod on the node (importers/evidence.py
+# keeps the line, so that a symptom it vetoes sees it).
+DEBUG_NODE_POD = re.compile(r"\bkubectl debug (?:-\S+ )*node/")
 _CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the driver"
 
 # A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
@@ -360,10 +363,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # daemon-reload`) without the NVIDIA devices (NVIDIA's notice, NVIDIA/nvidia-docker#1730). Programs built on go-nvml
     # print NVML_ERROR_UNKNOWN by its name (`Failed to initialize NVML: ERROR_UNKNOWN`, corpus 940). In a pod whose spec
     # requests GPUs the failure shown wins over the request (the engine keeps the worse verdict).
+    # Not where the same source runs nvidia-smi from a `kubectl debug node/...` pod (after `chroot /host`): chroot does
+    # not leave that pod's device cgroup, which holds no GPU, so its NVML failure says nothing of the workload's pods
+    # (corpus 932).
     Symptom("nvml-unknown-error", re.compile(r"Failed to initialize NVML: (?:Unknown Error|ERROR_UNKNOWN)"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "NVML cannot open the GPU device nodes; inside a container that is the device cgroup losing the GPUs "
-        "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)"),
+        "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)",
+        unless=DEBUG_NODE_POD),
     # A container's NVML cannot be loaded at all: the driver's libraries were not injected, because the node's
     # container runtime (containerd, CRI-O, Docker) does not run it with the NVIDIA runtime. The Kubernetes device
     # plugin prints it (`Failed to initialize NVML: could not load NVML library.`, older `Failed to start nvml with
