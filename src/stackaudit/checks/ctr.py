@@ -33,6 +33,7 @@ from stackaudit.facts.container_specs import (
     ORIGIN_INSPECT_EXCERPT,
     ORIGIN_K8S,
 )
+from stackaudit.facts.cuda_ran import CudaRan
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, K8S_GPU_RESOURCE, DockerContainer, DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
@@ -926,6 +927,7 @@ _IN_CONTAINER_SHARPEN = replace(_CTK_SHARPEN, shows=(IN_CONTAINER,))
     title="GPUs, device nodes or driver libraries not correctly exposed to the container",
     severity="high",
     confidence="documented",
+    applies_to="nvidia-gpu",
     fix=_CTK_FIX,
     references=(CTK_CDI, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
                 "https://github.com/vllm-project/vllm/blob/main/vllm/env_override.py", CTK_CAPABILITIES),
@@ -934,7 +936,8 @@ _IN_CONTAINER_SHARPEN = replace(_CTK_SHARPEN, shows=(IN_CONTAINER,))
 def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAccess | None = None,
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
                serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
-               collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None) -> Outcome:
+               collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
+               cuda_ran: CudaRan | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -956,7 +959,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A symptom line of facts/symptoms.py (Docker's "could not select device driver ... with
     capabilities: [[gpu]]", "unknown or invalid runtime name: nvidia", "nvidia-container-cli:
     initialization error", "nvidia-container-cli: detection error: nvml error", "Failed to initialize
-    NVML: Unknown Error", the device plugin's "could not load NVML library", a CDI GPU device the runtime cannot
+    NVML: Unknown Error", the device plugin's "could not load NVML library" or "Incompatible strategy detected
+    auto", a CDI GPU device the runtime cannot
     resolve: Podman's or Docker's "unresolvable CDI devices nvidia.com/gpu=all"; the Kubernetes scheduler's "Insufficient
     nvidia.com/gpu"; GPU feature discovery's node label `nvidia.com/gpu.count` 0; ollama's GPU probe finding none on a
     line `docker compose` prefixes, or in a container the source shows: a spec, or the user's words `Ollama container
@@ -990,6 +994,12 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Inside a container whose device nodes and variables are not shown, an nccl-tests device list (`Rank 0 Pid 12414 on
     51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`) from a run that did not fail choosing its GPUs shows its ranks
     opened those devices there: ok over them.
+    In a container the source shows (the audit inside one, or a pasted spec of the serving container) whose device
+    nodes and variables are not shown, or whose spec shows no GPU request, a program's CUDA at work (facts/cuda_ran.py:
+    vLLM's metrics line generating out of a GPU KV cache in use, torch's out-of-memory message, TensorRT-LLM's ledger),
+    with no line of CUDA refusing to start, shows the GPU and the driver's CUDA library reached it: ok.
+    A source that shows only another vendor's GPUs and no NVIDIA driver (an issue form's `GPU: AMD`) has no NVIDIA GPU
+    to expose: not applicable (facts/applicability.py, subject nvidia-gpu).
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
     reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
     still proves the issue).
@@ -1020,6 +1030,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     if judged.status == "unknown" and container is not None and container.in_container:
         judged = _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
             or _tests_opened(nccl_test_runs) or judged
+    if judged.status == "unknown":
+        judged = _cuda_ran_inside(cuda_ran, container, docker_containers) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
@@ -1068,6 +1080,22 @@ def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None) -
                                 "library reach it", actual=[g.model for g in listed]),
                              [f"GPU {g.index}" for g in listed], None)
     return None
+
+
+def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
+                     docker_containers: DockerContainers | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, or a pasted spec of the serving
+    container) and a program's CUDA at work on the GPU (facts/cuda_ran.py: vLLM generating out of its GPU KV cache,
+    torch's out-of-memory message, TensorRT-LLM's ledger): the device nodes and the driver's libraries reached it,
+    whatever the spec shows of its request (nvidia as Docker's default runtime, a request in a part left out). None
+    where no container is shown, where CUDA ran nowhere, or where a line shows it refusing to start."""
+    proof = cuda_ran.proof() if cuda_ran is not None else None
+    shown = (container is not None and container.in_container) or (
+        docker_containers is not None and any(c.looks_like_serving for c in docker_containers.containers))
+    if proof is None or not shown:
+        return None
+    return ok(f"{proof.did}, in the container: its GPU device nodes and the driver's CUDA library reach it",
+              actual=proof.program, evidence=[proof.line])
 
 
 def _tests_opened(runs: NcclTestRuns | None) -> Outcome | None:

@@ -26,6 +26,11 @@ What shows CUDA at work (each with the program whose runtime ran):
   cuda-python's `cudart.cudaGetDeviceProperties` without checking its error: a count above 0 is the runtime's answer
   from the GPU. Its `Compute capability` and `Total Memory` lines are NVML's, not CUDA's, and show nothing here;
 - llama.cpp's CUDA backend allocating a buffer on a device or reading its free memory (ServingLog.ggml_cuda_line);
+- vLLM's periodic metrics line generating tokens out of a KV cache in use on the GPU (`Avg generation throughput: 72.8
+  tokens/s, Running: 1 reqs, ... GPU KV cache usage: 37.1%`, vllm/v1/metrics/loggers.py; v0's metrics.py): the model
+  ran forward passes on the GPU (VLLM_GENERATING). Not where the same log shows vLLM's CPU platform (`Automatically
+  detected platform cpu.`), whose cache the line also calls the GPU's; a generation rate or a cache usage of 0 shows
+  nothing;
 - a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
   its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
   That one is `torch_check`: a check reads it where the report's own lines do not settle the question (the corpus
@@ -49,6 +54,7 @@ from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.serving_rate import VLLM_THROUGHPUT
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES
 from stackaudit.facts.symptoms import LogSymptoms
 
@@ -63,7 +69,10 @@ TRTLLM_SM_COUNT = re.compile(r"\[TRT-LLM\]\s*\[I\]\s*SM count: ([1-9]\d*)\s*$")
 # (804), an image's libcuda against the host's driver (803), a fabric not set up (802).
 REFUSED_START = ("cuda-insufficient-driver", "cuda-compat-unsupported-hw", "cuda-driver-mismatch-in-container",
                  "cuda-system-not-ready", "ngc-driver-too-old")
-NEEDLES = ("total capac", "component creation attempt", "SM count: ")
+# vLLM's metrics line (facts/serving_rate.VLLM_THROUGHPUT) goes on to the KV cache on the GPU: `GPU KV cache usage: 37.1%`.
+VLLM_KV_USAGE = re.compile(r"\bGPU KV cache usage:\s*([\d.]+)%")
+VLLM_CPU_PLATFORM = "detected platform cpu"
+NEEDLES = ("total capac", "component creation attempt", "SM count: ", "GPU KV cache usage")
 
 
 @dataclass(frozen=True)
@@ -105,8 +114,13 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     """The lines of torch's and TensorRT-LLM's own that show their CUDA at work on a GPU (its out-of-memory message,
     the executor's ledger, the cluster info's SM count)."""
     found: list[Ran] = []
+    cpu_vllm = any(VLLM_CPU_PLATFORM in line for line in lines)
     for line in lines:
         if not any(n in line for n in NEEDLES):
+            continue
+        if "GPU KV cache usage" in line:
+            if not cpu_vllm and (ran := _vllm_generating(line)) is not None:
+                found.append(ran)
             continue
         oom = TORCH_OOM.search(line)
         if oom:
@@ -119,6 +133,15 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("TensorRT-LLM", "TensorRT-LLM placed its model on the GPU and read the memory left "
                              "(its executor's ledger)", line.strip()))
     return tuple(dict.fromkeys(found))
+
+
+def _vllm_generating(line: str) -> Ran | None:
+    """vLLM's metrics line where the engine generated tokens with its KV cache in use on the GPU, else None."""
+    rate, kv = VLLM_THROUGHPUT.search(line), VLLM_KV_USAGE.search(line)
+    if rate is None or kv is None or float(rate.group(2)) <= 0 or float(kv.group(1)) <= 0:
+        return None
+    return Ran("vLLM", f"vLLM generated {rate.group(2)} tokens/s with {kv.group(1)}% of its GPU KV cache in use (its "
+               "metrics line)", line.strip())
 
 
 def _from_text(text: str) -> CudaRan:

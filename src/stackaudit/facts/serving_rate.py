@@ -60,7 +60,7 @@ class MeasuredRate:
 fact("serving_rate", MeasuredRate, first_of,
      hint="paste the engine's log while one request decodes, or `vllm bench serve --max-concurrency 1` output")
 
-_VLLM = re.compile(r"Avg prompt throughput:\s*([\d.]+) tokens/s, Avg generation throughput:\s*([\d.]+) tokens/s, "
+VLLM_THROUGHPUT = re.compile(r"Avg prompt throughput:\s*([\d.]+) tokens/s, Avg generation throughput:\s*([\d.]+) tokens/s, "
                    r"Running:\s*(\d+) reqs?, (?:Swapped:\s*\d+ reqs?, Pending|Waiting):\s*(\d+) reqs?")
 # llama.cpp's decode timing: `llama_perf_context_print:        eval time =  2226.40 ms /   127 runs   (   17.53 ms per
 # token,    57.04 tokens per second)` (llama-cli, one sequence; `llama_print_timings:` and the old server's
@@ -117,7 +117,7 @@ def parse_engine_rate(text: str) -> MeasuredRate:
                 llama.append((rate, line))
             continue
         if "generation throughput" in line:
-            m = _VLLM.search(line)
+            m = VLLM_THROUGHPUT.search(line)
             rate = _rate(m.group(2)) if m else None
             # Requests waiting are queued, not decoding: a window with one running and no prefill is one stream's.
             if m and rate and int(m.group(3)) == 1 and float(m.group(1)) == 0:

@@ -184,6 +184,9 @@ class Symptom:
 
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
+# A `kubectl debug node/<node>` session: the commands after it run in a debug pod on the node (importers/evidence.py
+# keeps the line, so that a symptom it vetoes sees it).
+DEBUG_NODE_POD = re.compile(r"\bkubectl debug (?:-\S+ )*node/")
 _CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the driver"
 
 # A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
@@ -360,10 +363,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # daemon-reload`) without the NVIDIA devices (NVIDIA's notice, NVIDIA/nvidia-docker#1730). Programs built on go-nvml
     # print NVML_ERROR_UNKNOWN by its name (`Failed to initialize NVML: ERROR_UNKNOWN`, corpus 940). In a pod whose spec
     # requests GPUs the failure shown wins over the request (the engine keeps the worse verdict).
+    # Not where the same source runs nvidia-smi from a `kubectl debug node/...` pod (after `chroot /host`): chroot does
+    # not leave that pod's device cgroup, which holds no GPU, so its NVML failure says nothing of the workload's pods
+    # (corpus 932).
     Symptom("nvml-unknown-error", re.compile(r"Failed to initialize NVML: (?:Unknown Error|ERROR_UNKNOWN)"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "NVML cannot open the GPU device nodes; inside a container that is the device cgroup losing the GPUs "
-        "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)"),
+        "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)",
+        unless=DEBUG_NODE_POD),
     # A container's NVML cannot be loaded at all: the driver's libraries were not injected, because the node's
     # container runtime (containerd, CRI-O, Docker) does not run it with the NVIDIA runtime. The Kubernetes device
     # plugin prints it (`Failed to initialize NVML: could not load NVML library.`, older `Failed to start nvml with
@@ -380,6 +387,16 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
         "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
         "give the pod the nvidia RuntimeClass)"),
+    # The device plugin's resource factory (0.15 and later, internal/rm/factory.go) with its default strategy `auto`
+    # found neither NVML nor a Tegra platform in its container: `Incompatible strategy detected auto`, then `If this is
+    # a GPU node, did you configure the NVIDIA Container Toolkit?`, and the plugin exits offering no nvidia.com/gpu
+    # (NVIDIA/k8s-device-plugin#1220, corpus 621). On a GPU node the runtime did not inject the driver's libraries.
+    Symptom("device-plugin-no-nvml", re.compile(r"\bIncompatible strategy detected auto\b"),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the device plugin's container found neither NVML nor a Tegra platform (strategy auto): the node's container "
+        "runtime did not inject the driver's libraries into it, so the plugin exits and the node offers no "
+        "nvidia.com/gpu (make nvidia the default runtime of containerd / CRI-O, or give the plugin the nvidia "
+        "RuntimeClass; on a node without GPUs, keep the plugin off it with a nodeSelector)"),
     # NVML's user-space library is of another version than the loaded kernel module. In a container that is the image's
     # own driver libraries shadowing the ones the toolkit injects from the host (k4yt3x/video2x#1226: an image with
     # NVML 565.57 on a 535 host; the toolkit mounts the host's libraries, CTK_TROUBLESHOOTING); on a host it is a
@@ -837,7 +854,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true", "Could not find real path of")
+           "Cuda failure 401", "migEnabled=true", "Could not find real path of", "Incompatible strategy")
 
 
 def is_symptom(line: str) -> bool:

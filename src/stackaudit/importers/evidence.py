@@ -60,8 +60,8 @@ from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
 from stackaudit.facts.python_env import STATED_TORCH_BUILD, STATED_VERSION, listed_engine_image
 from stackaudit.facts.serving_logs import OLLAMA_DISCOVERY_MSGS
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
+from stackaudit.facts.symptoms import DEBUG_NODE_POD, is_symptom
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
-from stackaudit.facts.symptoms import is_symptom
 from stackaudit.facts.system import STATED_KERNEL
 from stackaudit.importers._paste import looks_like_command
 from stackaudit.importers._scan import FENCE, Candidates, candidate_lines
@@ -106,7 +106,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "valid resources", "non-NVML", "XidCriticalError", "marked unhealthy", "-validation", "stream closed",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
-            "] Compute Capability", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES)
+            "] Compute Capability", "kubectl debug", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES)
 
 
 def _daemon_line(line: str) -> bool:
@@ -143,7 +143,7 @@ def is_evidence(line: str) -> bool:
     two-column Markdown table row is read as its `Key: value` line (facts/_parse.stated_line)."""
     line = stated_line(line[:LINE_LOOK_CHARS])
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
-                or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
+                or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or bool(DEBUG_NODE_POD.search(line)) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or gpu_stack_pod(line) != "" or data_test(line) is not None or STATED_TOOLKIT.search(line)
                 or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or STATED_DRIVER.search(line)
@@ -154,7 +154,7 @@ def is_evidence(line: str) -> bool:
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
           "access answer, a refusal of peer access or a Python session's query of it, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words, ollama's GPU "
-          "discovery, the Kubernetes device plugin's start lines",
+          "discovery, the Kubernetes device plugin's start lines, a `kubectl debug node/` session's start",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
