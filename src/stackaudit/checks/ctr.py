@@ -46,6 +46,7 @@ from stackaudit.facts.gpus import (
     OllamaCuda,
 )
 from stackaudit.facts.k8s_pods import K8sPods
+from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.parallelism import Parallelism
@@ -937,7 +938,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
                serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
                collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
-               cuda_ran: CudaRan | None = None) -> Outcome:
+               cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1016,6 +1017,14 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     CrashLoopBackOff, Error, Init:CrashLoopBackOff or Init:Error, or whose pod events show kubelet's `Back-off restarting
     failed container` (facts/k8s_pods.py), means no driver or runtime hands the node's GPUs to its pods: an issue, the
     row quoted. A listing is no container spec: a pod shown Running says nothing of what another pod was given.
+    In a container the source shows whose device nodes and variables are not shown, nvidia-smi's `Unable to determine
+    the device handle for GPU 0000:03:00.0: Unknown Error` (a GPU Operator validator's, corpus 1295; a Kata guest's)
+    is NVML unable to open a GPU there: an issue over that GPU.
+    In a Kubernetes GPU stack pod whose device nodes are not shown, the NVIDIA device plugin's own line that it found
+    the NVML library (`Detected NVML platform: found NVML library`) or registered its resource with the kubelet
+    (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`) shows the driver's NVML library and the GPUs reached
+    the plugin's container, so the node offers them: ok (facts/container.PLUGIN_REACHED; not where it marks a device
+    unhealthy). A plugin stopped later by a `terminated` signal was deleted, no GPU fault.
     """
     failing = k8s_pods.failing_provider() if k8s_pods is not None else None
     if failing is not None:
@@ -1028,8 +1037,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                      subjects=[failing.name], evidence=[failing.line])
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
     if judged.status == "unknown" and container is not None and container.in_container:
-        judged = _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
-            or _tests_opened(nccl_test_runs) or judged
+        judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
+            or _tests_opened(nccl_test_runs) or _plugin_reached(container) or judged
     if judged.status == "unknown":
         judged = _cuda_ran_inside(cuda_ran, container, docker_containers) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
@@ -1060,6 +1069,32 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = over_subjects(replace(judged, message=f"{judged.message}; NCCL's channels join {len(ranks)} GPUs "
                                        f"(ranks {ranks[0]}-{ranks[-1]})"), [f"rank {r}" for r in ranks])
     return judged
+
+
+def _unopened_inside(nvidia: NvidiaGpus | None) -> Outcome | None:
+    """CTR-GPU-ACCESS issue over the GPUs nvidia-smi could not open inside the container (its `Unable to determine the
+    device handle for GPU <address>: <error>` line, facts/nvidia_smi.NO_HANDLE): NVML there cannot reach them, so no
+    CUDA program in it gets them. None where every GPU shown opened."""
+    lost = [g for g in (nvidia.gpus if nvidia is not None else ()) if g.error and g.bdf]
+    if not lost:
+        return None
+    named = ", ".join(f"{g.bdf} (NVML: {g.error})" for g in lost)
+    return issue(f"nvidia-smi in the container cannot get a handle to GPU(s) {named}: NVML cannot open them there, "
+                 "so no container on this node gets a working GPU; a GPU lost right after its driver loads is often "
+                 "off the bus (the host's kernel log names an Xid 79 or PCIe errors)",
+                 actual={g.bdf: g.error for g in lost}, expected="every GPU opened by NVML",
+                 subjects=[g.bdf for g in lost])
+
+
+def _plugin_reached(container: ContainerInfo) -> Outcome | None:
+    """CTR-GPU-ACCESS ok where the NVIDIA device plugin's own line shows it reached the GPUs through NVML
+    (ContainerInfo.plugin_reached); None where none is shown."""
+    line = container.plugin_reached
+    if not line:
+        return None
+    return ok(f"the NVIDIA device plugin's container reached the GPUs through the driver's NVML library (\"{line}\"): "
+              "the runtime hands the node's driver to its GPU pods and the plugin offers the GPUs it found",
+              actual=line, evidence=[line])
 
 
 def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Outcome | None:

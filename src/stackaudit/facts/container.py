@@ -37,6 +37,8 @@ class ContainerInfo:
     # The commands the source shows typed inside the container (at a prompt that names it): what they printed is the
     # container's own view.
     ran_inside: tuple[str, ...] = ()
+    # The NVIDIA device plugin's own line showing it reached the GPUs through NVML (PLUGIN_REACHED), "" where none.
+    plugin_reached: str = ""
 
     @property
     def in_container(self) -> bool:
@@ -163,14 +165,24 @@ DEVICE_PLUGIN_LINE = re.compile(
     r"(?:Starting (?:FS watcher|OS watcher|Plugins|GRPC server for 'nvidia\.com/)|Loading NVML|"
     r"Loading configuration|Running with config:|Retr(?:ie|ei)ving plugins|"
     r"Registered device plugin for 'nvidia\.com/|No devices found\. Waiting indefinitely|"
-    r"No valid resources detected|Detected non-NVML platform|XidCriticalError: Xid=\d+ on Device=|"
+    r"No valid resources detected|Detected (?:non-)?NVML platform|XidCriticalError: Xid=\d+ on Device=|"
     r"'nvidia\.com/[\w.-]+' device marked unhealthy)")
 # The GPU Operator's validator pod as the log reader names it: its container's name before each line (`cuda-validation
 # Failed to allocate device vector A ...`, k9s and stern; `[pod/nvidia-cuda-validator-r6nsb/cuda-validation] ...`,
 # `kubectl logs --prefix`), or kubectl's end of its stream (`stream closed EOF for
-# gpu-operator/nvidia-cuda-validator-r6nsb (cuda-validation)`, corpus 1172). The validators run only as pods.
+# gpu-operator/nvidia-cuda-validator-r6nsb (cuda-validation)`, corpus 1172). The validators run only as pods. GPU
+# Operator 1.x's toolkit pod waits for the driver in its init container driver-validation, a shell loop around
+# nvidia-smi that prints `waiting for nvidia drivers to be loaded` each turn (corpus 1295).
 VALIDATOR_LINE = re.compile(r"^\s*(?:\[pod/nvidia-[\w-]*validator[\w-]*/)?(?:cuda|plugin|driver|toolkit)-validation\]?\s+\S|"
-                            r"\bstream closed(?: EOF)? for [\w.-]+/nvidia-[\w-]*validator")
+                            r"\bstream closed(?: EOF)? for [\w.-]+/nvidia-[\w-]*validator|"
+                            r"^\s*waiting for nvidia drivers to be loaded\s*$")
+# The device plugin's own lines that show it reached the GPUs through NVML: its resource factory found the NVML
+# library (`Detected NVML platform: found NVML library`, 0.15 and later, internal/rm/factory.go), or it registered its
+# resource with the kubelet (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`), which it does only after
+# NVML listed the GPUs it serves (corpus 1289, 1290). A device it marks unhealthy is no such proof.
+PLUGIN_REACHED = re.compile(r"\bDetected NVML platform: found NVML library|"
+                            r"\bRegistered device plugin for 'nvidia\.com/[\w.-]+' with Kubelet")
+PLUGIN_UNHEALTHY = re.compile(r"\bXidCriticalError: Xid=\d+ on Device=|'nvidia\.com/[\w.-]+' device marked unhealthy")
 
 
 def gpu_stack_pod(line: str) -> str:
@@ -183,17 +195,23 @@ def gpu_stack_pod(line: str) -> str:
     return ""
 
 
-def _gpu_stack_pod(host: Host) -> tuple[str, str]:
-    """(kind, evidence) where a pasted line is the device plugin's or a GPU Operator validator's own (gpu_stack_pod):
-    each runs only in a pod, so what its lines say was seen from inside a container."""
+def _gpu_stack_pod(host: Host) -> tuple[str, str, str]:
+    """(kind, evidence, reached) where a pasted line is the device plugin's or a GPU Operator validator's own
+    (gpu_stack_pod): each runs only in a pod, so what its lines say was seen from inside a container. `reached`: the
+    device plugin's line that shows it reached the GPUs through NVML (PLUGIN_REACHED), "" where none is shown or it
+    marks a device unhealthy."""
     try:
         text = host.doc(EVIDENCE_LINES.name)
     except NotCaptured:
-        return "", ""
-    for line in text.splitlines():
-        if who := gpu_stack_pod(line):
-            return "kubernetes", f"{who}'s own log line (it runs only as a pod): \"{line.strip()[:160]}\""
-    return "", ""
+        return "", "", ""
+    lines = [line.strip() for line in text.splitlines() if gpu_stack_pod(line)]
+    if not lines:
+        return "", "", ""
+    reached = next((line for line in lines if PLUGIN_REACHED.search(line)), "")
+    if any(PLUGIN_UNHEALTHY.search(line) for line in lines):
+        reached = ""
+    who = gpu_stack_pod(lines[0])
+    return "kubernetes", f"{who}'s own log line (it runs only as a pod): \"{lines[0][:160]}\"", reached
 
 
 # The user's words that they started the engine's server by hand from their own shell (`ran `ollama serve``, corpus
@@ -454,9 +472,9 @@ def container(ctx: FactContext) -> ContainerInfo:
             host_side = _host_side_evidence(host)
             if host_side:
                 return ContainerInfo("", (host_side,), None)
-            kind, why = _gpu_stack_pod(host)
+            kind, why, reached = _gpu_stack_pod(host)
             if kind:
-                return ContainerInfo(kind, (why,), None)
+                return ContainerInfo(kind, (why,), None, plugin_reached=reached)
             kind, why, inside = _prompt_container(host)
             if kind:
                 return ContainerInfo(kind, (why,), None, inside)
