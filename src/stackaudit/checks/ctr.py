@@ -1092,9 +1092,9 @@ def _plugin_reached(container: ContainerInfo) -> Outcome | None:
     line = container.plugin_reached
     if not line:
         return None
+    offered = ", and the plugin offers the GPUs it found to the kubelet" if "Registered device plugin" in line else ""
     return ok(f"the NVIDIA device plugin's container reached the GPUs through the driver's NVML library (\"{line}\"): "
-              "the runtime hands the node's driver to its GPU pods and the plugin offers the GPUs it found",
-              actual=line, evidence=[line])
+              f"the runtime hands the node's driver to its GPU pods{offered}", actual=line, evidence=[line])
 
 
 def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Outcome | None:

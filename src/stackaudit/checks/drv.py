@@ -446,6 +446,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue). A header reading
     `CUDA Version: ERR!` (nvidia-smi could not load libcuda to ask it; under WSL 2 the one in /usr/lib/wsl/lib) over
     a driver whose branch's CUDA is known, with no runtime shown, is no version gap (not an issue).
+    A header reading `CUDA Version: N/A` with no runtime shown is nvidia-smi finding no libcuda at all (a driver installed
+    without its compute libraries, or a vGPU host driver where CUDA should run, a Kubernetes node's validator, corpus
+    1293): no CUDA program runs there (issue).
     An engine shown without its CUDA runtime (its command, a serving container's image or command, the user's words)
     is ok on a driver at or above the floor of the newest CUDA major (runs_every_runtime): that driver runs any
     runtime the engine may ship; so is the program of any container given GPUs (`docker run --gpus all
@@ -612,6 +615,16 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if not torch and proof is not None:
         return _program_ran(proof, f"driver {driver}")
     header_cuda = nvidia.cuda_version if nvidia is not None else None
+    if not torch and header_cuda == "N/A":
+        # `CUDA Version: N/A`: nvidia-smi found no CUDA driver library (libcuda) at all, as on a vGPU host (Virtual GPU
+        # Manager) driver, which ships none and no nvidia-uvm, or a driver installed without its compute libraries
+        # (NVIDIA/gpu-operator#1923, corpus 1293). `ERR!` below is a libcuda that failed to answer.
+        return issue(f"the nvidia-smi header reads `CUDA Version: N/A` under driver {driver}: no CUDA driver library "
+                     "(libcuda) is installed beside it, so no CUDA program runs on this host, whatever runtime it "
+                     "ships; a vGPU host (Virtual GPU Manager) driver offers no CUDA and no nvidia-uvm: run CUDA in a "
+                     "guest with the vGPU guest driver, or install the driver's compute libraries (the plain data "
+                     "center driver)", actual={"driver": driver, "cuda": header_cuda},
+                     expected="a CUDA version in the nvidia-smi header")
     if not torch and header_cuda and not header_cuda[:1].isdigit() and (branch_cuda := cuda_of_branch(dv)):
         # `CUDA Version: ERR!`: nvidia-smi could not ask libcuda its version; the driver's branch still sets it.
         return not_an_issue(f"the nvidia-smi header reads `CUDA Version: {header_cuda}`, which looks like a driver "

@@ -426,9 +426,12 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # The device plugin refuses to start where a GPU has MIG on and, under the `single` strategy, no MIG device (or
     # slices of different shapes): `at least one device with migEnabled=true was not configured correctly: ... device 0
     # has no MIG devices configured` (its mig-strategy.go; `No MIG devices associated with /dev/nvidia0` in 0.9, corpus
-    # 1267), so the node offers pods no GPU.
+    # 1267), so the node offers pods no GPU. Its resource managers (0.14 and later, internal/rm) stop the same way where
+    # they cannot walk the MIG devices of a GPU with MIG on: `failed to construct NVML resource managers: error building
+    # device map: ... invalid MIG configuration: error visiting MIG device` (NVIDIA/k8s-device-plugin#397, corpus 1289).
     Symptom("device-plugin-mig-invalid", re.compile(r"(?i:at least one device with migEnabled=true was not "
-                                                    r"configured correctly)"),
+                                                    r"configured correctly)|"
+                                                    r"\bNVML resource managers: .*\binvalid MIG configuration\b"),
         "MEM-MIG", "high", GFD_MIG_STRATEGY,
         "the device plugin refuses a GPU whose MIG mode is on without a valid MIG layout (no MIG device, or slices of "
         "different shapes under the `single` strategy): it stops, and the node offers pods no GPU"),
@@ -854,7 +857,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true", "Could not find real path of", "Incompatible strategy")
+           "Cuda failure 401", "migEnabled=true", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy")
 
 
 def is_symptom(line: str) -> bool:

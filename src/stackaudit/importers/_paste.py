@@ -149,6 +149,22 @@ def unflatten(line: str) -> list[str] | None:
     return out
 
 
+# A klog record's head (`I0401 23:26:45.144253       1 factory.go:107]`) after the padding k9s's log view puts around
+# each record: copied from the view, records run together on one line, separated by long runs of blanks (corpus 1289).
+_PADDED_KLOG = re.compile(r"(?:^|\s{8,})(?=[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+\.go:\d+\] )")
+
+
+def unpad_records(line: str) -> list[str] | None:
+    """The klog records a padded line of k9s's log view runs together, one a line, read once unpadded; None when the
+    line holds no record after padding (a record on its own line keeps it)."""
+    starts = [m.end() for m in _PADDED_KLOG.finditer(line)]
+    if not starts or (len(starts) < 2 and (starts[0] == 0 or not line[:starts[0]].isspace())):
+        return None
+    pieces = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)])]
+    head = line[:starts[0]].strip()
+    return ([head] if head else []) + pieces
+
+
 def _fields(text: str, depth: int, open_depth: int) -> list[str]:
     """`Current : N/A Pending : N/A` at a depth: one line a field, the fields after the first one at the
     depth of the open section's fields."""
@@ -479,6 +495,10 @@ def view(text: str) -> PasteView:
         if line.count(" : ") > 1 and (fields := unflatten(line)) is not None:
             lines.extend(fields)  # each of them on the user's line
             origin.extend([n] * len(fields))
+            continue
+        if "       " in line and ".go:" in line and (records := unpad_records(line)) is not None:
+            lines.extend(records)  # each of them on the user's line
+            origin.extend([n] * len(records))
             continue
         lines.append(line)
         origin.append(n)
