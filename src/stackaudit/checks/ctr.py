@@ -46,9 +46,9 @@ from stackaudit.facts.gpus import (
     OllamaCuda,
 )
 from stackaudit.facts.k8s_pods import K8sPods
-from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
+from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses

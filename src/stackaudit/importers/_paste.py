@@ -160,7 +160,7 @@ def unpad_records(line: str) -> list[str] | None:
     starts = [m.end() for m in _PADDED_KLOG.finditer(line)]
     if not starts or (len(starts) < 2 and (starts[0] == 0 or not line[:starts[0]].isspace())):
         return None
-    pieces = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)])]
+    pieces = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]
     head = line[:starts[0]].strip()
     return ([head] if head else []) + pieces
 
