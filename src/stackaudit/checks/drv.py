@@ -619,8 +619,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         # `CUDA Version: N/A`: nvidia-smi found no CUDA driver library (libcuda) at all, as on a vGPU host (Virtual GPU
         # Manager) driver, which ships none and no nvidia-uvm, or a driver installed without its compute libraries
         # (NVIDIA/gpu-operator#1923, corpus 1293). `ERR!` below is a libcuda that failed to answer.
-        return issue(f"the nvidia-smi header reads `CUDA Version: N/A` under driver {driver}: no CUDA driver library "
-                     "(libcuda) is installed beside it, so no CUDA program runs on this host, whatever runtime it "
+        return issue(f"driver {driver} offers no CUDA (its nvidia-smi header reads `CUDA Version: N/A`): no CUDA driver "
+                     "library (libcuda) is installed beside it, so no CUDA program runs on this host, whatever runtime it "
                      "ships; a vGPU host (Virtual GPU Manager) driver offers no CUDA and no nvidia-uvm: run CUDA in a "
                      "guest with the vGPU guest driver, or install the driver's compute libraries (the plain data "
                      "center driver)", actual={"driver": driver, "cuda": header_cuda},
