@@ -242,3 +242,12 @@ def test_ecc_ok_claims_nothing_pending_only_where_the_pending_mode_is_read() -> 
     assert table.status == "ok" and "pending mode not in this source" in table.message
     live = _one(host_for(hgx()), "MEM-ECC-MODE")
     assert live.status == "ok" and "nothing pending" in live.message
+
+
+def test_a_display_on_one_gpu_is_judged_over_every_gpu_the_table_shows() -> None:
+    # Corpus 472: a display on GPU 1 of two RTX 3090s whose table shows both; corpus 470: one RTX 4090.
+    for prefix, text in (("472", "2 GPUs shown"), ("470", "1 GPU shown")):
+        result = capture_checks(prefix, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+        assert result.status == "issue" and "a display is active" in result.message, (prefix, result.message)
+        assert result.coverage is not None and result.coverage.text().replace("1 of 1 GPU", "1 GPU") \
+            .replace("2 of 2 GPUs", "2 GPUs") == text, (prefix, result.coverage)
