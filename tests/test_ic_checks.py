@@ -438,3 +438,11 @@ def test_placement_and_one_node_numa_are_judged_over_the_matrix_gpus() -> None:
         result = capture_checks(prefix, cid)[cid]
         assert result.status == "ok" and result.coverage is not None, (prefix, result.message)
         assert result.coverage.text() == text, (prefix, result.coverage.text())
+
+
+def test_custom_allreduce_on_nvlink_covers_the_gpus_read_as_nvlinked() -> None:
+    from corpus import capture_checks
+
+    # Corpus 760: SGLang TP=8 on eight H100s: the ok covers the eight GPUs.
+    result = capture_checks("760", "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
+    assert result.status == "ok" and result.coverage is not None and result.coverage.text() == "8 of 8 GPUs shown"

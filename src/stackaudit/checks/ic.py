@@ -1164,9 +1164,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     tp_words = (f"TP={tp}" if tp else f"TP of at least {len(shown_ranks)} (ranks {', '.join(shown_ranks[:8])} "
                 "shown in its log)" if shown_ranks else "TP=?")
     if nvlinked:
-        return ok(f"{_engine_name(engine)} {tp_words} on NVLink-connected GPUs: custom all-reduce can run"
-                  + (" (no 'disabled' line in the log)" if serving_log is not None else ""),
-                  actual={"tp": tp, "nvlink": True})
+        can = ok(f"{_engine_name(engine)} {tp_words} on NVLink-connected GPUs: custom all-reduce can run"
+                 + (" (no 'disabled' line in the log)" if serving_log is not None else ""),
+                 actual={"tp": tp, "nvlink": True})
+        # Over the GPUs read as NVLink-connected: the group's matrix rows, else the GPUs whose models say so (corpus 760).
+        read = list(topo_gpus or ()) or ([g.label for g in gpus.gpus] if gpus is not None else [])
+        return over_subjects(can, read, ask="nvidia-smi topo -m") if read else can
     return unknown(f"{_engine_name(engine)} {tp_words}: whether its GPUs are NVLink-connected is not in the source",
                    hint="`nvidia-smi topo -m`, or the engine log with its 'Custom allreduce' lines")
 
