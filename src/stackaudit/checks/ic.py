@@ -1164,9 +1164,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     tp_words = (f"TP={tp}" if tp else f"TP of at least {len(shown_ranks)} (ranks {', '.join(shown_ranks[:8])} "
                 "shown in its log)" if shown_ranks else "TP=?")
     if nvlinked:
-        return ok(f"{_engine_name(engine)} {tp_words} on NVLink-connected GPUs: custom all-reduce can run"
-                  + (" (no 'disabled' line in the log)" if serving_log is not None else ""),
-                  actual={"tp": tp, "nvlink": True})
+        can = ok(f"{_engine_name(engine)} {tp_words} on NVLink-connected GPUs: custom all-reduce can run"
+                 + (" (no 'disabled' line in the log)" if serving_log is not None else ""),
+                 actual={"tp": tp, "nvlink": True})
+        # Over the GPUs read as NVLink-connected: the group's matrix rows, else the GPUs whose models say so (corpus 760).
+        read = list(topo_gpus or ()) or ([g.label for g in gpus.gpus] if gpus is not None else [])
+        return over_subjects(can, read, ask="nvidia-smi topo -m") if read else can
     return unknown(f"{_engine_name(engine)} {tp_words}: whether its GPUs are NVLink-connected is not in the source",
                    hint="`nvidia-smi topo -m`, or the engine log with its 'Custom allreduce' lines")
 
@@ -1875,7 +1878,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
             + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
             + ("; " + "; ".join(notes) if notes else ""), actual=cells)
         rows = [g for g in names if g in topo.rows]
-        return over_subjects(judged, rows, len(names), ask="nvidia-smi topo -m") if topo.unshown_pairs() else judged
+        # Judged over the GPUs whose rows the matrix shows (corpus 641: `2 GPUs shown`), a whole matrix too.
+        return over_subjects(judged, rows, len(names), ask="nvidia-smi topo -m")
     best = min(itertools.combinations(names, size), key=lambda g: topo.group_cost(g)[0])
     best_worst = topo.group_cost(best)[0]
     if worst == link_rank("SYS") and best_worst < link_rank("SYS"):
@@ -2023,8 +2027,10 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
                        + crossing, actual=actual, subjects=subjects,
                        hint="the engine's command line (TP size, CUDA_VISIBLE_DEVICES) judges its group: audit "
                        "while it serves, or paste it")
-    return ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
-              + crossing, actual=actual, subjects=subjects)
+    # The groups are drawn from the GPUs whose rows the matrix shows (corpus 860, 723: `2 GPUs shown`).
+    return over_subjects(ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): "
+                            + "; ".join(parts) + crossing, actual=actual, subjects=subjects),
+                         [g for g in topo.gpus if g in topo.rows], len(topo.gpus), ask="nvidia-smi topo -m")
 
 
 # --- IC-NUMA-AFFINITY ------------------------------------------------------------------------
@@ -2066,9 +2072,12 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
         return not_applicable("one NUMA node: nothing to misplace")
     if numa is None and gpu_topology is not None and (single := gpu_topology.one_node()):
         node = gpu_topology.numa_affinity[gpu_topology.gpus[0]]
-        return ok(f"every GPU of the matrix reports NUMA node {node} with CPUs {single}, one range from CPU 0: the "
-                  "host's one node, so no engine process can run on a node far from its GPU (`lscpu` confirms the "
-                  "node count)", actual={"numa_node": node, "cpus": single}, subjects=list(gpu_topology.gpus))
+        # Judged over the matrix's GPUs (corpus 722: `4 GPUs shown`).
+        return over_subjects(ok(f"every GPU of the matrix reports NUMA node {node} with CPUs {single}, one range from "
+                                "CPU 0: the host's one node, so no engine process can run on a node far from its GPU "
+                                "(`lscpu` confirms the node count)", actual={"numa_node": node, "cpus": single},
+                                subjects=list(gpu_topology.gpus)),
+                             list(gpu_topology.gpus), len(gpu_topology.gpus), ask="nvidia-smi topo -m")
     if known and all(n == -1 for n in known):
         return not_an_issue("the GPUs report NUMA node -1: the firmware gives no locality (single node or NPS1)")
     if not nodes:
