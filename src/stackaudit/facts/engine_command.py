@@ -682,9 +682,10 @@ _PROMPT_ENGINE = re.compile(r"^(?:sudo\s+)?(?:[\w./~-]*/)?ollama(?:\.exe)?\s+(?:
 def stated_engines_from_prompts(text: str) -> StatedEngines:
     """The engine whose own client a shell prompt of the paste ran (_PROMPT_ENGINE): ollama's CLI.
 
-    Input (tests/data/captures/659: the host before the tab, empty for `$ `, then the command)::
+    Input (tests/data/captures/659; the importer hands this parser each prompt's host, empty for `$ `, a tab and
+    the command)::
 
-        \t./ollama ps
+        $ ./ollama ps
     """
     if not any(_PROMPT_ENGINE.match(line.partition("\t")[2].strip()) for line in text.splitlines()):
         raise ParseError("no engine's client typed at a prompt")
