@@ -682,8 +682,9 @@ _PROMPT_ENGINE = re.compile(r"^(?:sudo\s+)?(?:[\w./~-]*/)?ollama(?:\.exe)?\s+(?:
 def stated_engines_from_prompts(text: str) -> StatedEngines:
     """The engine whose own client a shell prompt of the paste ran (_PROMPT_ENGINE): ollama's CLI.
 
-    Input (tests/data/captures/659; the importer hands this parser each prompt's host, empty for `$ `, a tab and
-    the command)::
+    The importer hands this parser each prompt's host (empty for `$ `), a tab and the command.
+
+    Input (tests/data/captures/659)::
 
         $ ./ollama ps
     """
