@@ -1359,7 +1359,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
              gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None,
              serving_engine: ServingEngine | None = None, nccl_test_runs: NcclTestRuns | None = None,
-             rdma: RdmaDevices | None = None, docker_containers: DockerContainers | None = None) -> Outcome:
+             rdma: RdmaDevices | None = None, docker_containers: DockerContainers | None = None,
+             engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
     by environment to Y" log lines, and (weakest) the env section of a pasted collect_env or the
@@ -1393,7 +1394,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) loses no P2P path to a P2P setting.
     Settings of the one serving container shown, given one GPU (`device_ids: ['1']`) and no parallel size above 1, with
     no other node or rank shown: the engine runs one rank, and NCCL carries no GPU-to-GPU traffic there (not an issue,
-    naming the condition). An NCCL_IB_DISABLE=1 whose job's ranks the NCCL log shows on one host, no other node shown
+    naming the condition). With no NCCL setting shown, an engine shown on one GPU (facts/parallelism.one_gpu_engine:
+    TP 1 and one pipeline stage on its command or in its log, no multi-node flag or log) runs no collective: not
+    applicable (corpus 1276, 1285). An NCCL_IB_DISABLE=1 whose job's ranks the NCCL log shows on one host, no other node shown
     (ServingLog.ranks_on_one_host): not an issue, naming the condition.
     NCCL_ALGO=Ring on an nccl-tests command line on one host without NVLink is the benchmark's own
     choice, and Ring is NCCL's pick for large all-reduces there (not an issue). NCCL_ALGO / NCCL_PROTO on the command
@@ -1417,6 +1420,11 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 and not _multi_node(serving_processes, serving_log, nccl_nodes):
             # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
             return not_applicable(f"one GPU ({gpus.counts[0][0]}) and no multi-node serving shown")
+        if not nccl_config.engine_seen and not _multi_node(serving_processes, serving_log, nccl_nodes) \
+                and (one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands)):
+            # An engine shown on one GPU (TP 1, one stage: its command or its log) builds no communicator between
+            # GPUs, so no NCCL setting it might have has a path to slow down (corpus 1276, 1285).
+            return not_applicable(f"{one_gpu}: the engine builds no NCCL communicator between GPUs")
         if not nccl_config.engine_seen:
             return unknown("the serving engine's environment and NCCL config files are not in this source"
                            + (" (the collect_env shell shows no NCCL_* variable)"
