@@ -1134,8 +1134,12 @@ def _ggml_archs(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Ou
     lists = "; ".join(f"ARCHS = {','.join(map(str, archs))}" for archs, _ in builds)
     caps, unsettled = _capabilities(gpus)
     if not caps:
+        # A name the source gives whose capability is not settled (corpus 1283: the user's `2x1070`) is named, not
+        # judged: the message says which.
+        lacking = (f"the source names {', '.join(unsettled)} without a compute capability the GPU table settles"
+                   if unsettled else "the source does not name the GPUs")
         return unknown(f"llama.cpp's CUDA build carries code for compute capability {floor} and newer ({lists}): a "
-                       "GPU older than that gets none of its kernels, but the source does not name the GPUs",
+                       f"GPU older than that gets none of its kernels, but {lacking}",
                        hint="paste `nvidia-smi -L` or the `ggml_cuda_init` device list", actual=lists)
 
     def arch(cap: str) -> int:  # "6.1" -> 610, as the list writes it
