@@ -425,3 +425,24 @@ def test_ib_disable_across_nodes_is_conditional_on_rdma_nics(tmp_path) -> None:
     named = log + "agzen-worker:475220:475228 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0.\n"
     r = paste_checks(tmp_path, named, "IC-NCCL-ENV")["IC-NCCL-ENV"]
     assert r.status == "issue" and "NCCL_IB_HCA=mlx5_0" in r.message
+
+
+def test_placement_and_one_node_numa_are_judged_over_the_matrix_gpus() -> None:
+    from corpus import capture_checks
+
+    # Corpus 860 (no engine: the best groups), 641 (TP over every GPU) and 722 (every GPU on NUMA node 0): a verdict
+    # read from a whole matrix covers its GPUs, `K of K GPUs shown`.
+    for prefix, cid, text in (("860", "IC-TOPOLOGY-PLACEMENT", "2 of 2 GPUs shown"),
+                              ("641", "IC-TOPOLOGY-PLACEMENT", "2 of 2 GPUs shown"),
+                              ("722", "IC-NUMA-AFFINITY", "4 of 4 GPUs shown")):
+        result = capture_checks(prefix, cid)[cid]
+        assert result.status == "ok" and result.coverage is not None, (prefix, result.message)
+        assert result.coverage.text() == text, (prefix, result.coverage.text())
+
+
+def test_custom_allreduce_on_nvlink_covers_the_gpus_read_as_nvlinked() -> None:
+    from corpus import capture_checks
+
+    # Corpus 760: SGLang TP=8 on eight H100s: the ok covers the eight GPUs.
+    result = capture_checks("760", "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
+    assert result.status == "ok" and result.coverage is not None and result.coverage.text() == "8 of 8 GPUs shown"

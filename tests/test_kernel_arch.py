@@ -260,3 +260,13 @@ def test_a_build_carrying_the_gpus_own_arch_is_ok_927() -> None:
     # ollama's `CUDA.0.ARCHS=500,...,860,...`.
     r = capture_checks("927", R)[R]
     assert r.status == "ok" and r.coverage is not None and r.coverage.shown == ("GPU 0",)
+
+
+def test_a_named_gpu_whose_capability_is_not_settled_is_named_1283() -> None:
+    from corpus import capture_checks
+
+    # corpus 1283: `CUDA : ARCHS = 610` and the user's `3 old gpus (1080ti, 2x1070)`: the words name the cards, so the
+    # unknown says which name lacks a capability instead of saying the source names no GPU.
+    r = capture_checks("1283", R)[R]
+    assert r.status == "unknown" and "ARCHS = 610" in r.message
+    assert "names 1070 without a compute capability" in r.message and "does not name the GPUs" not in r.message

@@ -408,3 +408,43 @@ def test_other_nvls_failures_and_other_401s_are_not_the_nvls_row() -> None:
     # Modelled: a 401 from another NCCL file is no NVLS multicast call.
     other = "host:1:2 [0] transport/p2p.cc:300 NCCL WARN Cuda failure 401 'the operation cannot be performed in the present state'"
     assert find_symptoms([other]) == ()
+
+
+# --- the GPUs a proving line is about -----------------------------------------------------------
+
+def test_the_gpus_named_are_each_lines_first_name_of_its_gpu() -> None:
+    from stackaudit.facts.symptoms import gpus_named
+
+    # Corpus 1191: the Xid's address and `GPU3` are one GPU; the driver's follow-up line names none and is about it.
+    assert gpus_named(["NVRM: Xid (PCI:0000:0b:00): 119, pid=11431, name=gpu-feature-dis, Timeout after 45s of "
+                       "waiting for RPC response from GPU3 GSP! Expected function 76 (GSP_RM_CONTROL)",
+                       "NVRM: nvAssertFailedNoLog: Assertion failed: Back to back GSP RPC timeout detected! GPU marked "
+                       "for reset @ kernel_gsp.c:2387"]) == ("0000:0b:00",)
+    # Corpus 1267: the device node and the UUID are one GPU.
+    assert gpus_named(["panic: At least one device with migEnabled=true was not configured correctly: No MIG devices "
+                       "associated with /dev/nvidia0: GPU-fe14a161-d1f3-7706-c257-3b22fe15c684"]) == ("GPU 0",)
+    # Corpus 657: the same address on five lines is one GPU; modelled: two addresses are two.
+    assert gpus_named(["[   21.091872] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:894)"] * 5) \
+        == ("0000:01:00",)
+    assert len(gpus_named(["NVRM: Xid (PCI:0000:0b:00): 79, GPU has fallen off the bus.",
+                           "NVRM: Xid (PCI:0000:0c:00): 79, GPU has fallen off the bus."])) == 2
+    # Corpus 916: CUDA's refusal is about a pair it does not name; corpus 1164: a GSP is one GPU's.
+    assert len(gpus_named(["z-pc:909608:910337 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : "
+                           "217 peer access is not supported between these two devices"])) == 2
+    assert len(gpus_named(["NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out"])) == 1
+    # NVIDIA/nccl-tests#166: a full /dev/shm is about no GPU.
+    assert gpus_named(NCCL_TESTS_166.splitlines()) == ()
+
+
+def test_a_log_proven_issue_covers_the_gpus_its_lines_name() -> None:
+    # Corpus 1191 (an 8-GPU node by its title; the paste shows one GPU's Xid 119) and 1244 (four ranks, one pair
+    # refused): the issue covers the GPUs the lines are about, not the host.
+    for prefix, cid, text in (("1191", "DRV-GSP-FIRMWARE", "1 GPU shown"), ("1244", "IC-P2P-FUNCTIONAL", "2 GPUs shown"),
+                              ("1267", "MEM-MIG", "1 GPU shown"), ("985", "RT-TORCH-ARCH", "1 GPU shown")):
+        path = next(CAPTURES.glob(prefix + "-*.txt"))
+        result = run_checks(load_pasted([str(path)]), [cid])[cid]
+        assert result.status == "issue" and result.coverage is not None, (prefix, result.message)
+        assert result.coverage.text() == text, (prefix, result.coverage.text())
+    # A failure about no GPU states no coverage (NVIDIA/nccl-tests#166's /dev/shm lines).
+    shm = run_checks(MemoryHost(recognise(NCCL_TESTS_166).record), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"]
+    assert shm.status == "issue" and shm.coverage is None

@@ -244,6 +244,15 @@ def test_ecc_ok_claims_nothing_pending_only_where_the_pending_mode_is_read() -> 
     assert live.status == "ok" and "nothing pending" in live.message
 
 
+def test_a_display_on_one_gpu_is_judged_over_every_gpu_the_table_shows() -> None:
+    # Corpus 472: a display on GPU 1 of two RTX 3090s whose table shows both; corpus 470: one RTX 4090.
+    for prefix, text in (("472", "2 GPUs shown"), ("470", "1 GPU shown")):
+        result = capture_checks(prefix, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+        assert result.status == "issue" and "a display is active" in result.message, (prefix, result.message)
+        assert result.coverage is not None and result.coverage.text().replace("1 of 1 GPU", "1 GPU") \
+            .replace("2 of 2 GPUs", "2 GPUs") == text, (prefix, result.coverage)
+
+
 # Corpus 560 (NVIDIA/open-gpu-kernel-modules, a GTX 1660 Ti desktop): the kernel log's Xid names Chrome on the GPU.
 XID_CHROME_560 = """\
 NVRM: Xid (PCI:0000:08:00): 31, pid=169800, name=chrome, Ch 00000023, intr 00000000. MMU Fault: ENGINE CE0 HUBCLIENT_HSCE0 faulted @ 0x0_0abe0000. Fault is of type FAULT_PTE ACCESS_TYPE_VIRT_READ

@@ -30,6 +30,8 @@ NEEDS_MORE = {
                                       "(containers_from_inspect_excerpt reads those)",
     "hostname_from_log_prefixes": "reads the host names the importer takes off the log lines' prefixes, "
                                   "not the lines",
+    "stated_engines_from_prompts": "reads the prompts' hosts and commands the importer takes off the lines, "
+                                   "not the lines",
 }
 
 

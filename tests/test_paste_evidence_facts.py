@@ -308,6 +308,8 @@ def test_a_command_without_an_eager_flag_proves_nothing_about_graphs() -> None:
 
 
 def test_lines_that_only_mention_an_engine_are_not_commands() -> None:
-    for text in ("pip install vllm==0.9.1\n", "cd vllm && vllm serve m\n", "vllm --version\n",
+    for text in ("pip install vllm==0.9.1\n", "cd vllm && pip install -e .\n", "vllm --version\n",
                  "docker run --gpus all vllm/vllm-openai:latest --model m\n", "I ran vllm serve with TP 2\n"):
         assert all(kind != "engine command" for kind, _, _ in recognise(text).recognised), text
+    # The engine run after `cd` into its source tree is a command (the commands after `&&` are read, corpus 1251).
+    assert any(kind == "engine command" for kind, _, _ in recognise("cd vllm && vllm serve m\n").recognised)

@@ -60,3 +60,10 @@ def test_a_cuda_wheel_is_not_read_as_cpu(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, body, ARCH)[ARCH]
     assert result.status != "issue", result.message
     assert "built without CUDA" not in result.message
+
+
+def test_a_cpu_build_issue_covers_the_gpus_the_report_shows() -> None:
+    # Corpus 450: collect_env of torch 2.7.1+cpu beside one A100: the issue covers that GPU.
+    result = capture_checks("450", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert result.status == "issue" and "built without CUDA" in result.message
+    assert result.coverage is not None and result.coverage.text() == "1 of 1 GPU shown"

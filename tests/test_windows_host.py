@@ -1,6 +1,7 @@
 """Issue 28, facts implied by the platform: a Windows host (facts/platform.py Virtualization.os, WINDOWS_LINES,
 REPORT_WINDOWS, the nvidia-smi table's Driver-Model column) makes the checks of what only a Linux host has not
-applicable (facts/applicability.LINUX_ONLY): DRV-PERSISTENCE, and CTR-GPU-ACCESS where no container is shown.
+applicable (facts/applicability.LINUX_ONLY): DRV-PERSISTENCE, and CTR-GPU-ACCESS and KERN-CPUFREQ-GOVERNOR where no
+container is shown.
 WSL 2 is Linux in a Hyper-V VM: its pastes stay Linux."""
 
 from __future__ import annotations
@@ -80,6 +81,16 @@ def test_gpu_access_is_not_applicable_for_a_windows_service() -> None:
     result = capture_checks("926", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
     assert result.status == "not-applicable"
     assert "no container is shown" in result.message
+
+
+def test_cpufreq_governor_is_not_applicable_on_a_windows_host(tmp_path: Path) -> None:
+    """Corpus 1282 (llama.cpp `built with clang ... for x86_64-pc-windows-msvc`, `llama-server.exe`): Windows has no
+    Linux cpufreq governor; modelled: a docker run beside it keeps the question open (WSL 2's Linux VM)."""
+    result = capture_checks("1282", "KERN-CPUFREQ-GOVERNOR")["KERN-CPUFREQ-GOVERNOR"]
+    assert result.status == "not-applicable"
+    assert "Windows host" in result.message and "cpufreq" in result.message
+    text = body("1282") + "\ndocker run -d --gpus=all -p 8080:8080 ghcr.io/ggml-org/llama.cpp:server-cuda\n"
+    assert paste_checks(tmp_path, text, "KERN-CPUFREQ-GOVERNOR")["KERN-CPUFREQ-GOVERNOR"].status == "unknown"
 
 
 def test_the_windows_driver_model_and_a_check_env_say_windows() -> None:

@@ -438,7 +438,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     `cuda-sample:vectoradd-cuda10.2-ubi8`), and so do a container's CUDA_VERSION and NVIDIA_REQUIRE_CUDA and the
     images' start banner (`CUDA Version 12.8.1`), wherever the source shows them, an image named in prose too,
     and an engine image whose tag suffix names torch's CUDA (`lmsysorg/sglang:v0.4.8-cu126`, each of an upgrade's
-    two) (facts/cuda_ran.CudaRuntime): at or below the driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
+    two), and PyTorch's image whose tag names torch's CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`)
+    (facts/cuda_ran.CudaRuntime): at or below the driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue

@@ -56,6 +56,7 @@ from stackaudit.fixes.model import (
 )
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
 from stackaudit.gputable import PRE_TURING, architecture_of, integrated_gpu
+from stackaudit.pci_address import on_root_bus
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -218,7 +219,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
        nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None,
        docker_containers: DockerContainers | None = None, gpu_events: GpuEvents | None = None,
        nvidia_driver: NvidiaDriver | None = None, collect_env: CollectEnv | None = None,
-       p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None) -> Outcome:
+       p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None,
+       pcie: PcieFacts | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
     WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's; in `nvidia-smi -q`,
@@ -262,6 +264,12 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     Also bad: a VM whose NCCL topology tree (NCCL_DEBUG_SUBSYS=GRAPH) shows two or more GPUs under PCI switch ports
     only a hypervisor presents (QEMU's TI XIO3130, 104c:8232, which NCCL reads at 2.5 GT/s x1: `PCI[0.2]`): NCCL
     then plans over the guest's invented layout, which a topology file (NCCL_TOPO_FILE) replaces.
+
+    Also bad: a VM whose pasted `lspci` puts two or more GPUs and an RDMA NIC (a passed-through ConnectX or its SR-IOV
+    VF) side by side on the guest's bus 00, with no root port or switch above any of them (corpus 1294): the flat
+    bus shows NCCL no PCIe switch or socket, so every GPU looks as near the NIC as every other and inter-node rings
+    pick their GPU-NIC pairs blind unless a topology file (NCCL_TOPO_FILE) describes the host. Several GPUs on a
+    flat bus without a NIC shown stay open (what the guest loses between its GPUs is not shown).
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU loses nothing to this (not an issue).
@@ -405,11 +413,45 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                               "`nvidia-smi topo -m` shows: P2P between them does not cross the guest's virtual PCIe "
                               "topology", actual=virtualization.vm, evidence=[topo.lines[g] for g in rows][:2])
         return over_subjects(judged, rows, len(topo.gpus))
+    if (flat := _flat_guest_bus(pcie)) is not None:
+        gpus_flat, nics = flat
+        return issue(f"virtual machine ({virtualization.vm}) whose {len(gpus_flat)} GPUs and RDMA NIC "
+                     f"{', '.join(n.bdf for n in nics)} sit flat on the guest's bus 00 ("
+                     f"{', '.join(g.bdf for g in gpus_flat[:4])}{', ...' if len(gpus_flat) > 4 else ''}), with no "
+                     "root port or switch above them: NCCL sees no PCIe switch or socket, so every GPU looks as near "
+                     "the NIC as every other and its inter-node rings pair GPUs with the NIC blind",
+                     actual={"vm": virtualization.vm, "gpus": len(gpus_flat), "nics": [n.bdf for n in nics]},
+                     expected="the host's topology given to NCCL (NCCL_TOPO_FILE), or GPUs and NICs passed through "
+                              "behind root ports that mirror the host's PCIe layout",
+                     subjects=[g.bdf for g in gpus_flat],
+                     fix=advice("Give NCCL the host's real layout: export NCCL_TOPO_FILE with a topology XML of the "
+                                "host's GPUs and NICs, or pass them through behind root ports (pxb-pcie) that mirror "
+                                "the host's PCIe switches and NUMA nodes", cost="runtime"),
+                     evidence=[line for f in (*gpus_flat[:1], *nics[:1]) if (line := _lspci_line(f))])
     return unknown(
         f"virtual machine ({virtualization.vm}) with {count if count is not None else 'an unknown number of'} GPUs: "
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
         hint="run `nvidia-smi topo -p2p r` in the VM: anything but OK between TP peers means NCCL falls back",
         actual=virtualization.vm)
+
+
+def _flat_guest_bus(pcie: PcieFacts | None) -> tuple[list[PcieFunction], list[PcieFunction]] | None:
+    """The GPUs and RDMA NICs of a guest's flat PCI bus: two or more GPUs and at least one NIC, every one of them on
+    bus 00 of its domain with no bridge above it (pci_address.on_root_bus); None otherwise."""
+    if pcie is None:
+        return None
+    gpus, nics = list(pcie.gpus), list(pcie.role("nic"))
+    flat = [f for f in (*gpus, *nics) if on_root_bus(f.bdf) and not f.upstream]
+    if len(gpus) < 2 or not nics or len(flat) != len(gpus) + len(nics):
+        return None
+    # An RDMA NIC, the one inter-node NCCL pairs with GPUs: Mellanox/NVIDIA ConnectX (vendor 15b3), or InfiniBand.
+    rdma = [n for n in nics if n.lspci is not None and (n.lspci.vendor == "0x15b3" or "infiniband" in
+                                                          f"{n.lspci.class_name} {n.lspci.description}".lower())]
+    return (gpus, rdma) if rdma else None
+
+
+def _lspci_line(fn: PcieFunction) -> str:
+    return f"{fn.bdf} {fn.lspci.class_name}: {fn.lspci.description}" if fn.lspci is not None else ""
 
 
 def _wsl_unreached(virtualization: Virtualization, nvidia: NvidiaGpus | None) -> Outcome | None:

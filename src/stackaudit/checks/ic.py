@@ -1164,9 +1164,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     tp_words = (f"TP={tp}" if tp else f"TP of at least {len(shown_ranks)} (ranks {', '.join(shown_ranks[:8])} "
                 "shown in its log)" if shown_ranks else "TP=?")
     if nvlinked:
-        return ok(f"{_engine_name(engine)} {tp_words} on NVLink-connected GPUs: custom all-reduce can run"
-                  + (" (no 'disabled' line in the log)" if serving_log is not None else ""),
-                  actual={"tp": tp, "nvlink": True})
+        can = ok(f"{_engine_name(engine)} {tp_words} on NVLink-connected GPUs: custom all-reduce can run"
+                 + (" (no 'disabled' line in the log)" if serving_log is not None else ""),
+                 actual={"tp": tp, "nvlink": True})
+        # Over the GPUs read as NVLink-connected: the group's matrix rows, else the GPUs whose models say so (corpus 760).
+        read = list(topo_gpus or ()) or ([g.label for g in gpus.gpus] if gpus is not None else [])
+        return over_subjects(can, read, ask="nvidia-smi topo -m") if read else can
     return unknown(f"{_engine_name(engine)} {tp_words}: whether its GPUs are NVLink-connected is not in the source",
                    hint="`nvidia-smi topo -m`, or the engine log with its 'Custom allreduce' lines")
 
@@ -1356,7 +1359,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
              gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None,
              serving_engine: ServingEngine | None = None, nccl_test_runs: NcclTestRuns | None = None,
-             rdma: RdmaDevices | None = None, docker_containers: DockerContainers | None = None) -> Outcome:
+             rdma: RdmaDevices | None = None, docker_containers: DockerContainers | None = None,
+             engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
     by environment to Y" log lines, and (weakest) the env section of a pasted collect_env or the
@@ -1390,7 +1394,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) loses no P2P path to a P2P setting.
     Settings of the one serving container shown, given one GPU (`device_ids: ['1']`) and no parallel size above 1, with
     no other node or rank shown: the engine runs one rank, and NCCL carries no GPU-to-GPU traffic there (not an issue,
-    naming the condition). An NCCL_IB_DISABLE=1 whose job's ranks the NCCL log shows on one host, no other node shown
+    naming the condition). With no NCCL setting shown, an engine shown on one GPU (facts/parallelism.one_gpu_engine:
+    TP 1 and one pipeline stage on its command or in its log, no multi-node flag or log) runs no collective: not
+    applicable (corpus 1276, 1285). An NCCL_IB_DISABLE=1 whose job's ranks the NCCL log shows on one host, no other node shown
     (ServingLog.ranks_on_one_host): not an issue, naming the condition.
     NCCL_ALGO=Ring on an nccl-tests command line on one host without NVLink is the benchmark's own
     choice, and Ring is NCCL's pick for large all-reduces there (not an issue). NCCL_ALGO / NCCL_PROTO on the command
@@ -1414,6 +1420,11 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 and not _multi_node(serving_processes, serving_log, nccl_nodes):
             # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
             return not_applicable(f"one GPU ({gpus.counts[0][0]}) and no multi-node serving shown")
+        if not nccl_config.engine_seen and not _multi_node(serving_processes, serving_log, nccl_nodes) \
+                and (one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands)):
+            # An engine shown on one GPU (TP 1, one stage: its command or its log) builds no communicator between
+            # GPUs, so no NCCL setting it might have has a path to slow down (corpus 1276, 1285).
+            return not_applicable(f"{one_gpu}: the engine builds no NCCL communicator between GPUs")
         if not nccl_config.engine_seen:
             return unknown("the serving engine's environment and NCCL config files are not in this source"
                            + (" (the collect_env shell shows no NCCL_* variable)"
@@ -1875,7 +1886,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
             + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
             + ("; " + "; ".join(notes) if notes else ""), actual=cells)
         rows = [g for g in names if g in topo.rows]
-        return over_subjects(judged, rows, len(names), ask="nvidia-smi topo -m") if topo.unshown_pairs() else judged
+        # Judged over the GPUs whose rows the matrix shows (corpus 641: `2 GPUs shown`), a whole matrix too.
+        return over_subjects(judged, rows, len(names), ask="nvidia-smi topo -m")
     best = min(itertools.combinations(names, size), key=lambda g: topo.group_cost(g)[0])
     best_worst = topo.group_cost(best)[0]
     if worst == link_rank("SYS") and best_worst < link_rank("SYS"):
@@ -2023,8 +2035,10 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
                        + crossing, actual=actual, subjects=subjects,
                        hint="the engine's command line (TP size, CUDA_VISIBLE_DEVICES) judges its group: audit "
                        "while it serves, or paste it")
-    return ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
-              + crossing, actual=actual, subjects=subjects)
+    # The groups are drawn from the GPUs whose rows the matrix shows (corpus 860, 723: `2 GPUs shown`).
+    return over_subjects(ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): "
+                            + "; ".join(parts) + crossing, actual=actual, subjects=subjects),
+                         [g for g in topo.gpus if g in topo.rows], len(topo.gpus), ask="nvidia-smi topo -m")
 
 
 # --- IC-NUMA-AFFINITY ------------------------------------------------------------------------
@@ -2066,9 +2080,12 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
         return not_applicable("one NUMA node: nothing to misplace")
     if numa is None and gpu_topology is not None and (single := gpu_topology.one_node()):
         node = gpu_topology.numa_affinity[gpu_topology.gpus[0]]
-        return ok(f"every GPU of the matrix reports NUMA node {node} with CPUs {single}, one range from CPU 0: the "
-                  "host's one node, so no engine process can run on a node far from its GPU (`lscpu` confirms the "
-                  "node count)", actual={"numa_node": node, "cpus": single}, subjects=list(gpu_topology.gpus))
+        # Judged over the matrix's GPUs (corpus 722: `4 GPUs shown`).
+        return over_subjects(ok(f"every GPU of the matrix reports NUMA node {node} with CPUs {single}, one range from "
+                                "CPU 0: the host's one node, so no engine process can run on a node far from its GPU "
+                                "(`lscpu` confirms the node count)", actual={"numa_node": node, "cpus": single},
+                                subjects=list(gpu_topology.gpus)),
+                             list(gpu_topology.gpus), len(gpu_topology.gpus), ask="nvidia-smi topo -m")
     if known and all(n == -1 for n in known):
         return not_an_issue("the GPUs report NUMA node -1: the firmware gives no locality (single node or NPS1)")
     if not nodes:

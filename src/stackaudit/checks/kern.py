@@ -124,6 +124,9 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
     without cpufreq sysfs the answer is unknown. A scaling_max_freq below
     cpuinfo_max_freq is reported once, by KERN-CPU-BOOST. A fast governor whose CPUs read below their policy's
     lowest frequency is not an issue here: no governor goes under that floor, a power or thermal limit does.
+    A Windows host (facts/platform.WINDOWS_LINES: llama.cpp built for Windows, a `.exe` path, `OS: Windows 11`) has
+    no Linux cpufreq governor (its power plan sets processor speed): not applicable through the engine's rule
+    (facts/applicability.LINUX_ONLY), unless a container is shown (Docker Desktop runs it in WSL 2's Linux VM).
     """
     if not cpufreq.present:
         if is_vm(virtualization):

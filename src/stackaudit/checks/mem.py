@@ -585,8 +585,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         # memory and jitter (P2).
         shared = issue("; ".join(problems), actual=actual, expected="only the serving engine on the serving GPUs",
                        subjects=sorted(set(subjects)), severity="medium" if serious else "low")
-        # The WSL display alone is judged over the GPUs whose display the table shows.
-        return over_gpus(nvidia, gpus, shared, "nvidia-smi") if wsl_display and len(problems) == 1 else shared
+        # The issue is judged over the GPUs whose display or processes the table shows (corpus 472: a display on GPU 1
+        # of two, `2 GPUs shown`); an MPS daemon alone is the host's, whatever the table shows.
+        read = [g for g in gpus if g.display_active is not None or g.processes is not None]
+        return over_gpus(nvidia, read, shared, "nvidia-smi") if read and (display or wsl_display or foreign) else shared
     if light:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB used" for g in light
                           if g.memory_used_mib is not None and g.memory_total_mib is not None)

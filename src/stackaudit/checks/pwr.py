@@ -348,7 +348,8 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
 
     Traps: clocks locked at the maximum for benchmark stability are legitimate (not an issue).
     Newer drivers report application clocks as deprecated on some GPUs: then only the reason bit
-    tells. The reason bit alone says nothing at P8 or deeper (idle clocks, below any clock setting):
+    tells. A GPU whose `nvidia-smi -q` prints its application clocks and their defaults all N/A (a GeForce card)
+    has none to set, and no clock setting shown limits it: not applicable. The reason bit alone says nothing at P8 or deeper (idle clocks, below any clock setting):
     unknown there.
     """
     gpus = gpu_list(nvidia)
@@ -382,6 +383,14 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
     if at_max:
         return not_an_issue(f"clocks locked at the maximum on GPU(s) {gpu_indices(at_max)}: legitimate (stable "
                             "benchmarks)", actual={g.subject: g.sm_clock_mhz for g in at_max})
+    # Application clocks and their defaults all N/A (a GeForce card: NVML's ApplicationsClock is NotSupported), with
+    # no clock setting shown limiting the GPU: there are none to lower (corpus 1271).
+    none_to_set = [g for g in gpus if "app-clocks" in g.unsupported]
+    if none_to_set and len(none_to_set) == len(gpus) and not held:
+        return over_gpus(nvidia, none_to_set, not_applicable(
+            f"application clocks and their defaults read N/A on GPU(s) {gpu_indices(none_to_set)} "
+            f"({', '.join(sorted({g.name for g in none_to_set if g.name}))}): this GPU has no application clocks to "
+            "set below the default"), ask="nvidia-smi -q -d CLOCK")
     # The reason bit alone judges a GPU only off its idle clocks: at P8 or deeper no clock setting can bind.
     idle = [g for g in gpus if g.app_graphics_mhz is None and g.clock_events is not None and _idle_pstate(g)]
     read = [g for g in gpus if g.app_graphics_mhz is not None or (g.clock_events is not None and g not in idle)]

@@ -375,14 +375,16 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
     cpu_only = [e for e in envs if e.torch_cuda == "" or (e.version("torch") or "").endswith("+cpu")]
     if cpu_only and gpus is not None and gpus.count:
         e = cpu_only[0]
-        return issue(
+        # Over the GPUs the sources show (corpus 450: collect_env's one A100, `1 GPU shown`); the engine counts the host's.
+        shown = [g.label for g in gpus.gpus] or [f"GPU {i}" for i in range(gpus.count)]
+        return over_subjects(issue(
             f"torch {e.version('torch')} in {e.source} is built without CUDA: it has no CUDA kernels and cannot use "
             f"the {gpus.count} NVIDIA GPU(s){where}",
             actual={"torch": e.version("torch"), "cuda": None}, expected="a CUDA build of torch (cu12x)",
             subjects=list(gpus.bdfs), evidence=[f"{e.site_packages[0] if e.site_packages else e.prefix or e.source}: "
                                                       f"torch {e.version('torch')}, built with CUDA "
                                                       f"{'None' if e.torch_cuda == '' else 'unknown'}"],
-        )
+        ), shown, ask="python -m torch.utils.collect_env")
     e = envs[0]
     floor = _below_kernel_floor(e, gpus)
     if floor is not None:
@@ -1132,8 +1134,12 @@ def _ggml_archs(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Ou
     lists = "; ".join(f"ARCHS = {','.join(map(str, archs))}" for archs, _ in builds)
     caps, unsettled = _capabilities(gpus)
     if not caps:
+        # A name the source gives whose capability is not settled (corpus 1283: the user's `2x1070`) is named, not
+        # judged: the message says which.
+        lacking = (f"the source names {', '.join(unsettled)} without a compute capability the GPU table settles"
+                   if unsettled else "the source does not name the GPUs")
         return unknown(f"llama.cpp's CUDA build carries code for compute capability {floor} and newer ({lists}): a "
-                       "GPU older than that gets none of its kernels, but the source does not name the GPUs",
+                       f"GPU older than that gets none of its kernels, but {lacking}",
                        hint="paste `nvidia-smi -L` or the `ggml_cuda_init` device list", actual=lists)
 
     def arch(cap: str) -> int:  # "6.1" -> 610, as the list writes it

@@ -43,7 +43,7 @@ from stackaudit.facts.applicability import (
 )
 from stackaudit.facts.gpus import GGML_TITLE, GpuInventory
 from stackaudit.facts.parallelism import Parallelism
-from stackaudit.facts.symptoms import LogSymptoms
+from stackaudit.facts.symptoms import LogSymptoms, gpus_named
 from stackaudit.facts.system import CpuInfo
 from stackaudit.fixes.model import advice
 from stackaudit.host.source import Provenance
@@ -138,7 +138,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     lines = tuple(dict.fromkeys(h.line for h in hits))
     faulted = outcome.gpu_lost or any(h.symptom.faults_gpu for h in hits)
     if outcome.status == "issue":
-        return replace(outcome, evidence=tuple(dict.fromkeys(outcome.evidence + lines))[:8], gpu_lost=faulted)
+        return _lines_cover(replace(outcome, evidence=tuple(dict.fromkeys(outcome.evidence + lines))[:8],
+                                    gpu_lost=faulted), lines)
     first = hits[0]
     message = (f"{first.symptom.proves}: \"{first.line}\"" + (f" (and {len(lines) - 1} more line(s))"
                                                                 if len(lines) > 1 else "")
@@ -151,8 +152,16 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     # Lines that prove the failure only in a setting the check's facts show (`Symptom.within`: MIG enabled on the GPUs
     # shown) are about the subjects those facts judged: the issue keeps their coverage (corpus 1145: 1 GPU shown).
     if outcome.coverage is not None and all(h.symptom.within for h in hits):
-        proven = replace(proven, coverage=outcome.coverage)
-    return proven
+        return replace(proven, coverage=outcome.coverage)
+    return _lines_cover(proven, lines)
+
+
+def _lines_cover(proven: Outcome, lines: Sequence[str]) -> Outcome:
+    """An issue the log proves that states no coverage covers the GPUs its lines are about (facts/symptoms.gpus_named:
+    a PCI address, an index, /dev/nvidiaN, a pair of devices): `1 GPU shown` for one GPU's Xid, whatever the others
+    show (the engine then counts the host's GPUs, `host_count`). Lines about no GPU leave it as it is."""
+    named = gpus_named(lines) if proven.coverage is None else ()
+    return over_subjects(proven, named) if named else proven
 
 
 def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
@@ -250,7 +259,8 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
         used = tuple(sorted(dict.fromkeys((*used, *(p for _, r in read for p in r.provenance))), key=_order))
     symptoms = facts.get("log_symptoms")
     if missing:
-        outcome = proven_by_symptoms(spec, _missing_outcome(spec, missing), symptoms)
+        outcome = host_count(proven_by_symptoms(spec, _missing_outcome(spec, missing), symptoms), facts.get("gpus"),
+                             facts.get("parallelism"))
         outcome, used = not_shown_subject(spec, outcome, facts, used, provenance)
         result = build_result(spec, outcome, in_container)
         out[spec.id] = replace(result, facts_missing=tuple(m.fact for m in missing) if outcome.status == "unknown"

@@ -206,12 +206,17 @@ def engine_shown_other(subject: str, shown: tuple[str, ...]) -> str:
 # nvmlDeviceSetPersistenceMode is "For Linux only" (https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
 # A container given GPUs is Linux's (the NVIDIA Container Toolkit's device nodes and libraries). Docker Desktop on
 # Windows gives GPUs to containers through its WSL 2 backend (https://docs.docker.com/desktop/features/gpu/), so
-# CTR-GPU-ACCESS stays open where any container is shown.
+# CTR-GPU-ACCESS stays open where any container is shown. A CPU frequency governor is Linux's cpufreq subsystem
+# (https://docs.kernel.org/admin-guide/pm/cpufreq.html); Windows sets processor speed through its power plans
+# (powercfg), which the check does not read. A container on Windows runs in WSL 2's Linux VM, where the check's own VM
+# rule applies, so it stays open where one is shown (corpus 1282).
 LINUX_ONLY: dict[str, tuple[str, bool]] = {  # check: (why, only where no container is shown)
     "DRV-PERSISTENCE": ("persistence mode is a setting of NVIDIA's Linux driver, which a Windows host does not run",
                         False),
     "CTR-GPU-ACCESS": ("the engine runs as a Windows program or service and no container is shown: a container "
                        "given GPUs is a Linux one (the NVIDIA Container Toolkit's)", True),
+    "KERN-CPUFREQ-GOVERNOR": ("a CPU frequency governor is Linux's cpufreq; Windows sets processor speed through its "
+                              "power plan, and no container (a Linux VM under WSL 2) is shown", True),
 }
 
 

@@ -344,11 +344,22 @@ def _windows_named_prompt(host: Host) -> str:
 _HOME_BUILD = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)*build/(?:bin/(?:Release/)?)?[\w.-]+$")
 
 
+# A Python interpreter of an environment in the user's home directory (a conda env, a venv, pyenv):
+# `/home/my/.opt/anaconda3/envs/sglang-source/bin/python -m sglang.launch_server` (corpus 1276).
+_HOME_PYTHON = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)+bin/python[\d.]*$")
+# A program built on the same line before it runs (`GGML_CUDA=1 make -j && ./llama-server ...`, corpus 1280).
+_BUILT_THEN_RUN = re.compile(r"(?:^|[\s;&(])(?:make|cmake\s+--build)\b[^&;|]*&&\s*(?:\S+=\S*\s+)*\./")
+
+
 def _home_build_engine(ctx: FactContext) -> str:
-    """The engine command run from a build tree in the user's home directory, or ""."""
+    """The engine command run from a build tree in the user's home directory, from a Python environment there, or
+    built on its own line before it runs (`make -j && ./llama-server`), or ""."""
     commands = ctx.optional("engine_commands", EngineCommands)
     for command in commands.commands if commands is not None else ():
-        if command.argv and not command.builds and _HOME_BUILD.match(command.argv[0]):
+        if not command.argv or command.builds:
+            continue
+        if _HOME_BUILD.match(command.argv[0]) or _HOME_PYTHON.match(command.argv[0]) \
+                or (command.argv[0].startswith("./") and _BUILT_THEN_RUN.search(command.line)):
             return command.argv[0]
     return ""
 
@@ -489,8 +500,9 @@ def container(ctx: FactContext) -> ContainerInfo:
             # Where the engine itself ran, where the paste shows it: no container check about its container applies.
             built = _home_build_engine(ctx)
             if built:
-                return ContainerInfo("", (f"the engine runs from a build tree in the user's home ({built}): a program "
-                                          "built and run on the machine, not in a container",), None)
+                return ContainerInfo("", (f"the engine runs from a build tree or Python environment of the user's "
+                                          f"own ({built}): a program built or installed and run on the machine, not "
+                                          "in a container",), None)
             named = _windows_named_prompt(host)
             if named:
                 return ContainerInfo("", (f"the shell prompt's host {named} is a Windows computer's default name, "

@@ -43,6 +43,10 @@ _CUDA_IMAGE = re.compile(r"^(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda:(\d+\.\d+)(
 # NVIDIA's CUDA sample images name the CUDA they were built with after the sample (`nvcr.io/nvidia/k8s/cuda-sample:
 # vectoradd-cuda10.2-ubi8`, the GPU operator's validator; `vectoradd-cuda12.5.0`); `cuda-sample:nbody` names none.
 _CUDA_SAMPLE_IMAGE = re.compile(r"^(?:(?:nvcr\.io/)?nvidia/k8s/)?cuda-sample:[a-z]+-cuda(\d+\.\d+)(?:\.\d+)?(?:-|$)")
+# PyTorch's official images name torch's CUDA after the torch release (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`,
+# corpus 1287; https://hub.docker.com/r/pytorch/pytorch/tags): torch in the image is built for that CUDA and ships its
+# runtime. `latest` names none.
+_PYTORCH_IMAGE = re.compile(r"^(?:docker\.io/)?pytorch/pytorch:[\d.]+-cuda(\d+\.\d+)(?:\.\d+)?(?:-|$)")
 
 
 # The serving engines' images that name their CUDA in a tag suffix, torch's wheel label (`lmsysorg/sglang:v0.5.12-cu130`,
@@ -59,8 +63,11 @@ def engine_image_cuda(image: str) -> tuple[str, str] | None:
 
 
 def image_cuda(image: str) -> str:
-    """The CUDA runtime a CUDA image's tag names (`11.0`, a CUDA sample's `vectoradd-cuda10.2`), or an engine image's
-    CUDA suffix (engine_image_cuda); "" for any other image or tag."""
+    """The CUDA runtime a CUDA image's tag names (`11.0`, a CUDA sample's `vectoradd-cuda10.2`), PyTorch's image's
+    torch CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`: `11.7`), or an engine image's CUDA suffix
+    (engine_image_cuda); "" for any other image or tag."""
+    if torch := _PYTORCH_IMAGE.match(image.strip().lower()):
+        return torch.group(1)
     return nvidia_image_cuda(image) or (engine[1] if (engine := engine_image_cuda(image)) else "")
 
 

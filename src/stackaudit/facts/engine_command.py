@@ -509,6 +509,20 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
     return None
 
 
+# ssh's options that take the next word (`ssh -p 2222 -i key HOST CMD`).
+_SSH_ARG_OPTIONS = frozenset(("-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o",
+                              "-p", "-Q", "-R", "-S", "-W", "-w"))
+
+
+def _ssh_remote(words: list[str]) -> str:
+    """The command an `ssh [options] HOST COMMAND...` line runs on HOST, as the remote shell receives it (its words
+    joined by spaces); "" where the line names no command after the host."""
+    i = 1
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in _SSH_ARG_OPTIONS else 1
+    return " ".join(words[i + 1:]) if i + 1 < len(words) else ""
+
+
 def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy: bool) -> EngineCommand | None:
     """The engine command that a shell line's words start (parse_command_line), read to the first shell control
     operator; None where they start no engine."""
@@ -525,6 +539,13 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         while takes is not None and words and words[0].startswith("-"):  # the wrapper's own options
             del words[:2 if words[0] in takes else 1]
     words = first_command(words)
+    if words and words[0] == "ssh" and (remote := _ssh_remote(words)):
+        # `ssh HOST '<python> -m sglang.launch_server ...'` (corpus 1276): the engine is the command ssh runs on HOST,
+        # which its shell splits again.
+        try:
+            return _command_of(shlex.split(remote, comments=True), line, cut, ggml_shown, legacy)
+        except ValueError:
+            return None
     if not words:
         return None
     program = posixpath.basename(words[0])
@@ -682,9 +703,11 @@ _PROMPT_ENGINE = re.compile(r"^(?:sudo\s+)?(?:[\w./~-]*/)?ollama(?:\.exe)?\s+(?:
 def stated_engines_from_prompts(text: str) -> StatedEngines:
     """The engine whose own client a shell prompt of the paste ran (_PROMPT_ENGINE): ollama's CLI.
 
-    Input (tests/data/captures/659: the host before the tab, empty for `$ `, then the command)::
+    The importer hands this parser each prompt's host (empty for `$ `), a tab and the command.
 
-        \t./ollama ps
+    Input (tests/data/captures/659)::
+
+        $ ./ollama ps
     """
     if not any(_PROMPT_ENGINE.match(line.partition("\t")[2].strip()) for line in text.splitlines()):
         raise ParseError("no engine's client typed at a prompt")

@@ -232,7 +232,8 @@ class GpuInfo:
     mem_temp_max_c: int | None = None
     recovery_action: str | None = None
     # Features the source says this GPU lacks (NVML NotSupported, nvidia-smi "N/A"): "ecc", "mig", "remap",
-    # "power" (the table's power cap reads N/A).
+    # "power" (the table's power cap reads N/A), "app-clocks" (`nvidia-smi -q`'s application clocks and their
+    # defaults all N/A).
     # A field that is None and not listed here was not read (NoPermission, an excerpt): unknown, not absent.
     unsupported: tuple[str, ...] = ()
     error: str = ""  # the whole GPU could not be read (e.g. NVML "gpu-is-lost")

@@ -97,8 +97,14 @@ def _said_na(node: Node | None) -> bool:
     return node is not None and not node.children and " ".join((node.value or "").split()).lower() in _UNSUPPORTED
 
 
-def _unsupported(g: Node, ecc: str, mig: str, remap: str) -> tuple[str, ...]:
-    return tuple(name for name, path in (("ecc", ecc), ("mig", mig), ("remap", remap)) if _said_na(g.at(path)))
+def _unsupported(g: Node, ecc: str, mig: str, remap: str, app_clocks: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The features the GPU's section prints as N/A: "ecc", "mig", "remap", and "app-clocks" where every one of the
+    application clock fields `app_clocks` names (current and default, graphics and memory) reads N/A (a GeForce card:
+    NVML's ApplicationsClock is NotSupported there, corpus 1271)."""
+    said = tuple(name for name, path in (("ecc", ecc), ("mig", mig), ("remap", remap)) if _said_na(g.at(path)))
+    if app_clocks and all(_said_na(g.at(path)) for path in app_clocks):
+        said += ("app-clocks",)
+    return said
 
 
 def _compute_mode(value: str | None) -> str | None:
@@ -406,7 +412,10 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
         clock_events=_reasons(g.at("clocks_event_reasons|clocks_throttle_reasons")),
         processes=_xml_processes(g.at("processes")),
         gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
-        unsupported=_unsupported(g, "ecc_mode/current_ecc", "mig_mode/current_mig", "remapped_rows"),
+        unsupported=_unsupported(g, "ecc_mode/current_ecc", "mig_mode/current_mig", "remapped_rows",
+                                 ("applications_clocks/graphics_clock", "applications_clocks/mem_clock",
+                                  "default_applications_clocks/graphics_clock",
+                                  "default_applications_clocks/mem_clock")),
     )
 
 
@@ -612,7 +621,9 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
         clock_events=_reasons(g.at("Clocks Event Reasons|Clocks Throttle Reasons")),
         processes=_text_processes(g.at("Processes")),
         gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
-        unsupported=_unsupported(g, "ECC Mode/Current", "MIG Mode/Current", "Remapped Rows"),
+        unsupported=_unsupported(g, "ECC Mode/Current", "MIG Mode/Current", "Remapped Rows",
+                                 ("Applications Clocks/Graphics", "Applications Clocks/Memory",
+                                  "Default Applications Clocks/Graphics", "Default Applications Clocks/Memory")),
     )
 
 

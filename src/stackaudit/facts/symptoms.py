@@ -819,6 +819,40 @@ class SymptomHit:
 MAX_HITS = 20
 
 
+# The GPU a log line names, first match per line: the driver's PCI address (`NVRM: GPU 0000:13:00.0:`, an Xid's
+# `PCI:0000:0b:00`), its index (`NVRM: GPU0`, `GPU 3`), its device node (`/dev/nvidia0`) or its UUID. A line that
+# names one GPU in two ways (`Xid (PCI:0000:0b:00) ... from GPU3 GSP`, `/dev/nvidia0: GPU-fe14a161-...`) is about
+# that one GPU.
+_NAMED_GPU = re.compile(r"(?:PCI:|\bGPU )([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})|"
+                        rf"\b({BDF})\b|/dev/nvidia(\d+)\b|\bGPU ?(\d+)\b|\b(GPU-[0-9a-fA-F]{{8}}-[0-9a-fA-F-]+)")
+# A line about GPUs it does not name: a pair (CUDA's `peer access is not supported between these two devices`),
+# else one GPU (PyTorch's `NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible`, ollama's
+# `skipping CUDA device`, the driver's GSP heartbeat or RPC timeout: a GSP is one GPU's firmware).
+_GPU_PAIR = re.compile(r"between these two devices", re.I)
+_ONE_GPU = re.compile(r"with CUDA capability sm_\d+|\bCUDA device\b|\bGSP\b")
+
+
+def gpus_named(lines: Sequence[str]) -> tuple[str, ...]:
+    """The GPUs log lines are about, in words (`0000:0b:00`, `GPU 0`, `GPU-fe14a161-...`): the one each line names,
+    else `a GPU` (two for a pair) where a line is about GPUs it does not name; () where no line is about a GPU.
+    Where one line names a GPU, the lines that name none are about it (the driver's follow-up lines)."""
+    named: dict[str, None] = {}
+    unnamed = 0
+    for line in lines:
+        m = _NAMED_GPU.search(line)
+        if m:
+            bdf, full, node, index, uuid = m.groups()
+            address = bdf or (full[:-2] if full else "")  # the function left out, as an Xid writes it
+            named[address.lower() if address else f"GPU {node or index}" if node or index else uuid] = None
+        elif _GPU_PAIR.search(line):
+            unnamed = max(unnamed, 2)
+        elif _ONE_GPU.search(line):
+            unnamed = max(unnamed, 1)
+    if len(named) >= unnamed:
+        return tuple(named)
+    return tuple(named) + tuple(f"an unnamed GPU {i + 1}" for i in range(unnamed - len(named)))
+
+
 @dataclass(frozen=True)
 class LogSymptoms(Sourced):
     hits: tuple[SymptomHit, ...] = ()

@@ -7,6 +7,8 @@ facts/_parse.continued), above the line that names the engine too (`mpirun -n 4 
 llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where the paste shows llama.cpp: the line
 that shows it (the command's own, else a ggml line) is recorded after the command.
 
+The command that ssh runs on its host (`ssh HOST '<python> -m sglang.launch_server ...'`) is that engine's command.
+
 A command in Markdown inline code (a prose sentence's backticks, or a line that is one span) is the span.
 A command after a label in the user's words on its line (`My service startup command is: ...`, PROSE_LABEL) is what
 follows the label.
