@@ -44,7 +44,7 @@ from stackaudit.facts.parallelism import (
     one_gpu_host,
     one_rank_per_node,
 )
-from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
+from stackaudit.facts.peer_access import NCCL, NVBANDWIDTH, P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -792,10 +792,15 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                        "log and ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
     if not version and not vllm:
         # No vLLM shown: its probe's default is no part of this paste's answer.
-        return unknown("no proof that P2P really works: the source shows no data test between the GPUs (a copy "
-                       "compared, a bandwidth matrix with P2P on and off)"
-                       + ("; the driver reports P2P OK, which is no data test" if driver_ok else ""),
-                       hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`")
+        unproven = unknown("no proof that P2P really works: the source shows no data test between the GPUs (a copy "
+                           "compared, a bandwidth matrix with P2P on and off)"
+                           + ("; the driver reports P2P OK, which is no data test" if driver_ok else ""),
+                           hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`")
+        listed = p2p_bandwidth.devices if p2p_bandwidth is not None and p2p_bandwidth.program != NVBANDWIDTH else ()
+        if len(listed) >= 2:
+            # p2pBandwidthLatencyTest's device lines name every GPU it would test: the verdict is over them (corpus 1321).
+            return over_subjects(unproven, [f"GPU {d}" for d in listed], len(listed))
+        return unproven
     return unknown("no proof that P2P really works: " + (
         f"vLLM {version} reads VLLM_SKIP_P2P_CHECK; at 1 (the default in recent releases) it skips its real probe"
         if version else "vLLM skips its real probe by default in recent releases (VLLM_SKIP_P2P_CHECK=1)")
