@@ -181,3 +181,38 @@ def test_geforce_granted_peer_access_is_no_stock_driver(tmp_path: Path) -> None:
         f"Device: {i}, NVIDIA GeForce RTX 5090, pciBusID: {16 + i}, pciDeviceID: 0, pciDomainID:0\n" for i in range(2)) \
         + "Device=0 CANNOT Access Peer Device=1\nDevice=1 CANNOT Access Peer Device=0\n"
     assert paste_checks(tmp_path, refused, "IC-TOPO-READ")["IC-TOPO-READ"].status == "not-an-issue"
+
+
+def test_capture_1322_numbered_latency_matrices_falling_with_p2p_are_ok(tmp_path: Path) -> None:
+    """Real: NVIDIA/cuda-samples#230 (corpus 1322): the latency part alone, each line behind the user's line number;
+    with P2P on the GPU write latency falls from 11-19 us to 1.8-2.3 us on every pair of four GPUs, so the writes go
+    straight to the peer (host-memory copies would not get faster). The CPU blocks are not read as GPU figures."""
+    host = load_pasted([str(corpus_path("1322"))])
+    bw = fact(host, "p2p_bandwidth")
+    assert (0, 1, 2.31, 14.95) in bw.latency_compared() and len(bw.latency_compared()) == 12
+    assert (0, 1, 1.91) not in bw.latency_enabled  # row 0 of the P2P-enabled CPU block
+    r = run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "ok" and "half or less" in r.message
+    assert r.coverage is not None and r.coverage.count == 4
+    # Modelled: one pair whose latency does not halve with P2P on (a pair copying through host memory): no ok.
+    text = corpus_path("1322").read_text().split("-----\n", 1)[1]
+    slow = text.replace(" 15      0   2.59   2.31", " 15      0   2.59  12.31")
+    assert run_checks(load_pasted([_paste(tmp_path, slow)]), ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"].status != "ok"
+
+
+def test_numbering_must_run_on_to_be_read(tmp_path: Path) -> None:
+    """Modelled on corpus 1322: a numbered run is read only while its numbers go up one by one; its lines are recorded
+    without the numbers (a row `  3      0   2.61 ...` is GPU 0's row, not GPU 3's)."""
+    text = ("  1 P2P=Disabled Latency Matrix (us)\n  2    GPU     0      1\n  3      0   2.61  14.95\n"
+            "  4      1  11.09   2.10\n  5 P2P=Enabled Latency (P2P Writes) Matrix (us)\n  6    GPU     0      1\n"
+            "  7      0   2.59   2.31\n  9      1   2.26   2.10\n")
+    bw = fact(load_pasted([_paste(tmp_path, text)]), "p2p_bandwidth")
+    assert bw.latency_disabled == ((0, 1, 14.95), (1, 0, 11.09))
+    assert bw.latency_enabled == ((0, 1, 2.31),) and bw.latency_compared() == ()
+
+
+def test_capture_1321_peer_answers_without_matrices_are_unknown_over_its_gpus() -> None:
+    """Real: ginkgo-project/ginkgo#164 (corpus 1321, four V100-SXM2): cut before its bandwidth matrices, the run shows
+    no copy; the unknown is over the four GPUs its device lines list."""
+    r = run_checks(load_pasted([str(corpus_path("1321"))]), ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "unknown" and r.coverage is not None and r.coverage.count == 4

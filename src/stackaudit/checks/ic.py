@@ -44,7 +44,7 @@ from stackaudit.facts.parallelism import (
     one_gpu_host,
     one_rank_per_node,
 )
-from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
+from stackaudit.facts.peer_access import NCCL, NVBANDWIDTH, P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -569,7 +569,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
     unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok; its
     P2P-enabled write matrix shown without the P2P-disabled one is ok where every pair of its GPUs writes at 20 GB/s
-    or more, P2P_LINE_RATE_FLOOR, corpus 1221: the pasted matrices alone prove nothing otherwise);
+    or more, P2P_LINE_RATE_FLOOR, corpus 1221: the pasted matrices alone prove nothing otherwise; its latency matrices
+    with GPU write latency at P2P on half or less of that at P2P off on every pair of its GPUs are ok, corpus 1322);
     NVIDIA's nvbandwidth (https://github.com/NVIDIA/nvbandwidth): a peer test (device_to_device, all_to_one,
     one_to_all) whose check of the copied data fails (`Invalid value when checking the pattern`) is an issue, quoted;
     a peer matrix with a figure for every pair of its GPUs is ok over them; a peer test `Waiving` on two or more
@@ -716,6 +717,18 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             f"better; P2P redirected through the root complex (ACS, a translating IOMMU) runs at a fraction of it",
             actual={f"{a}->{b}": v for a, b, v in alone[:12]}), [f"GPU {d}" for d in on],
             len(p2p_bandwidth.devices) if p2p_bandwidth is not None and p2p_bandwidth.devices else None)
+    latency = p2p_bandwidth.latency_compared() if p2p_bandwidth is not None else ()
+    if latency and all(en <= dis / 2 for _, _, en, dis in latency):
+        # A pair without peer access copies through host memory whether P2P is asked for or not, so its latency does
+        # not fall; every pair's write latency halved or better with P2P on is peer writes going direct (corpus 1322).
+        worst = max(latency, key=lambda c: c[2] / c[3])
+        on = sorted({d for a, b, _, _ in latency for d in (a, b)})
+        return over_subjects(ok(
+            f"p2pBandwidthLatencyTest: with P2P enabled the GPU-to-GPU write latency falls to half or less on every "
+            f"pair of its {len(on)} GPUs (least: {worst[0]}->{worst[1]} {worst[2]:.2f} us with P2P, {worst[3]:.2f} us "
+            "without): the writes go straight to the peer; copies through host memory would not get faster",
+            actual={f"{a}->{b}": [en, dis] for a, b, en, dis in latency[:12]}), [f"GPU {d}" for d in on],
+            len(p2p_bandwidth.devices) if p2p_bandwidth is not None and p2p_bandwidth.devices else None)
     peer = p2p_bandwidth.peer_pairs() if p2p_bandwidth is not None else ()
     if peer:
         return _nvbandwidth_peer(peer[0][0], peer[0][1], gpus)
@@ -779,10 +792,15 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                        "log and ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
     if not version and not vllm:
         # No vLLM shown: its probe's default is no part of this paste's answer.
-        return unknown("no proof that P2P really works: the source shows no data test between the GPUs (a copy "
-                       "compared, a bandwidth matrix with P2P on and off)"
-                       + ("; the driver reports P2P OK, which is no data test" if driver_ok else ""),
-                       hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`")
+        unproven = unknown("no proof that P2P really works: the source shows no data test between the GPUs (a copy "
+                           "compared, a bandwidth matrix with P2P on and off)"
+                           + ("; the driver reports P2P OK, which is no data test" if driver_ok else ""),
+                           hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`")
+        listed = p2p_bandwidth.devices if p2p_bandwidth is not None and p2p_bandwidth.program != NVBANDWIDTH else ()
+        if len(listed) >= 2:
+            # p2pBandwidthLatencyTest's device lines name every GPU it would test: the verdict is over them (corpus 1321).
+            return over_subjects(unproven, [f"GPU {d}" for d in listed], len(listed))
+        return unproven
     return unknown("no proof that P2P really works: " + (
         f"vLLM {version} reads VLLM_SKIP_P2P_CHECK; at 1 (the default in recent releases) it skips its real probe"
         if version else "vLLM skips its real probe by default in recent releases (VLLM_SKIP_P2P_CHECK=1)")

@@ -210,6 +210,10 @@ def refusals_in_evidence_lines(text: str) -> PeerRefusals:
 _CAN = re.compile(r"^\s*Device=(?P<a>\d+) CAN Access Peer Device=(?P<b>\d+)")
 _DEVICE = re.compile(r"^\s*Device: (?P<d>\d+), ")
 _UNI = re.compile(r"^\s*Unidirectional P2P=(?P<mode>Enabled|Disabled) Bandwidth (?:\(P2P Writes\) )?Matrix")
+# Its latency matrices (us): `P2P=Disabled Latency Matrix (us)`, `P2P=Enabled Latency (P2P Writes) Matrix (us)`,
+# each a GPU block (`   GPU     0      1`, one row per GPU) and a CPU block (the host's time per copy), corpus 1322.
+_LAT = re.compile(r"^\s*P2P=(?P<mode>Enabled|Disabled) Latency (?:\(P2P Writes\) )?Matrix")
+_LAT_COLUMNS = re.compile(r"^\s*(?P<side>GPU|CPU)((?:\s+\d+)+)\s*$")
 _MATRIX = re.compile(r"^\s*(?:Uni|Bi)directional P2P=|^\s*P2P=")
 _COLUMNS = re.compile(r"^\s*D\\D((?:\s+\d+)+)\s*$")
 _ROW = re.compile(r"^\s*(?P<d>\d+)(?P<v>(?:\s+\d+(?:\.\d+)?)+)\s*$")
@@ -297,6 +301,8 @@ class P2pBandwidth(Sourced):
     cuda_runtime: str = ""  # "12.4", from `CUDA Runtime Version: 12040`
     cuda_driver: str = ""
     tests: tuple[BandwidthTest, ...] = ()
+    latency_enabled: tuple[tuple[int, int, float], ...] = ()  # (a, b, us): the GPU block of each latency matrix
+    latency_disabled: tuple[tuple[int, int, float], ...] = ()
 
     @property
     def runtime_shown(self) -> bool:
@@ -360,6 +366,20 @@ class P2pBandwidth(Sourced):
             return ()
         return self.enabled
 
+    def latency_compared(self) -> tuple[tuple[int, int, float, float], ...]:
+        """`(a, b, enabled us, disabled us)` of p2pBandwidthLatencyTest's GPU write latency with P2P on and off, where
+        both matrices cover both directions of every pair of two or more GPUs (and, where the run's peer-access
+        answers are shown, only pairs that CAN access their peer); () otherwise."""
+        off = {(a, b): v for a, b, v in self.latency_disabled}
+        both = tuple((a, b, v, off[(a, b)]) for a, b, v in self.latency_enabled if (a, b) in off)
+        gpus = {d for a, b, _, _ in both for d in (a, b)}
+        pairs = {(a, b) for a, b, _, _ in both}
+        if len(gpus) < 2 or pairs != {(a, b) for a in gpus for b in gpus if a != b}:
+            return ()
+        if self.answered and not pairs <= set(self.can_access):
+            return ()
+        return both
+
     def slow(self) -> tuple[tuple[int, int, float, float], ...]:
         """The measured pairs whose P2P-enabled bandwidth is below half their P2P-disabled bandwidth."""
         return tuple(c for c in self.measured() if c[2] < c[3] / 2)
@@ -389,9 +409,28 @@ def p2p_bandwidth_test(text: str) -> P2pBandwidth:
     devices: list[int] = []
     can: list[tuple[int, int]] = []
     found: dict[str, list[tuple[int, int, float]]] = {"Enabled": [], "Disabled": []}
+    latency: dict[str, list[tuple[int, int, float]]] = {"Enabled": [], "Disabled": []}
     mode: str | None = None
+    lat_mode: str | None = None  # in a latency matrix's GPU block
+    pending: str | None = None  # under a latency matrix's title, before its CPU block
     columns: list[int] = []
     for line in text.splitlines():
+        if m := _LAT.match(line):
+            mode, lat_mode, columns = None, None, []
+            pending = m["mode"]
+            continue
+        if m := _LAT_COLUMNS.match(line):
+            lat_mode = pending if m["side"] == "GPU" else None
+            pending = pending if m["side"] == "GPU" else None  # the CPU block ends the matrix's GPU figures
+            columns = [int(c) for c in m[2].split()]
+            continue
+        if lat_mode is not None and (m := _ROW.match(line)):
+            for b, v in zip(columns, m["v"].split(), strict=False):
+                if b != int(m["d"]):
+                    latency[lat_mode].append((int(m["d"]), b, float(v)))
+            continue
+        if line.strip() and not _ROW.match(line):
+            lat_mode = pending = None
         if m := _DEVICE.match(line):
             devices.append(int(m["d"]))
         elif m := _CAN.match(line):
@@ -407,7 +446,8 @@ def p2p_bandwidth_test(text: str) -> P2pBandwidth:
                 if b != int(m["d"]):
                     found[mode].append((int(m["d"]), b, float(v)))
     return P2pBandwidth(tuple(dict.fromkeys(devices)), tuple(dict.fromkeys(can)), tuple(found["Enabled"]),
-                        tuple(found["Disabled"]), answered=bool(can) or "Access Peer Device=" in text)
+                        tuple(found["Disabled"]), answered=bool(can) or "Access Peer Device=" in text,
+                        latency_enabled=tuple(latency["Enabled"]), latency_disabled=tuple(latency["Disabled"]))
 
 
 def is_nvbandwidth(text: str) -> bool:

@@ -8,7 +8,10 @@
 The run from its title line on (devices, peer access, matrices, notes) is recorded verbatim as the
 pasted document P2P_BANDWIDTH_TEST (facts/sources.py); facts/peer_access.py reads it.
 A paste of its matrices alone (from `Unidirectional P2P=Disabled Bandwidth Matrix`, `Unidirectional P2P=Enabled
-Bandwidth (P2P Writes) Matrix`, or its connectivity matrix) is read from that heading on.
+Bandwidth (P2P Writes) Matrix`, its latency matrices `P2P=Disabled Latency Matrix (us)` and `P2P=Enabled Latency
+(P2P Writes) Matrix (us)`, or its connectivity matrix) is read from that heading on. A paste whose lines the user
+numbered (`  1 P2P=Disabled Latency Matrix (us)`, `  2    GPU     0      1`, corpus 1322) is read while the numbers
+run on one by one, and recorded without them.
 
 NVIDIA's nvbandwidth output (https://github.com/NVIDIA/nvbandwidth, output.cpp) is recorded in the same document,
 from its first line (`nvbandwidth Version: v0.8`, a `Running <test>.` or `Waiving <test>.` line, or a matrix heading)
@@ -33,7 +36,9 @@ from stackaudit.importers.registry import Found, document_appended, importer
 
 _TITLE = re.compile(r"^\s*\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|"
                     r"^\s*(?:(?:Uni|Bi)directional P2P=(?:Enabled|Disabled) Bandwidth(?: \(P2P (?:Writes|Reads)\))?|"
-                    r"P2P Connectivity) Matrix")
+                    r"P2P Connectivity) Matrix|^\s*P2P=(?:Enabled|Disabled) Latency(?: \(P2P (?:Writes|Reads)\))? Matrix")
+# A number the user put before each pasted line (an editor's gutter): the number, one space, the line.
+_GUTTER = re.compile(r"^\s*(?P<n>\d+)(?: (?P<rest>.*))?$")
 _BODY = re.compile(r"^\s*(?:$|Device: \d+, |Device=\d+ CAN(?:NOT)? Access Peer Device=\d+|\*\*\*NOTE:|"
                    r"So you can see lesser|NOTE: The CUDA Samples|P2P Connectivity Matrix|"
                    r"(?:Uni|Bi)directional P2P=|P2P=(?:Enabled|Disabled) Latency|D\\D(?:\s+\d+)+\s*$|"
@@ -41,11 +46,18 @@ _BODY = re.compile(r"^\s*(?:$|Device: \d+, |Device=\d+ CAN(?:NOT)? Access Peer D
 
 
 @importer("p2pBandwidthLatencyTest", "CUDA samples' `p2pBandwidthLatencyTest` output (peer access per pair and its "
-          "bandwidth matrices)", needles=("Peer-to-Peer", "P2P=Enabled Bandwidth", "P2P=Disabled Bandwidth", "P2P Connectivity Matrix"),
+          "bandwidth matrices)", needles=("Peer-to-Peer", "P2P=Enabled Bandwidth", "P2P=Disabled Bandwidth", "P2P Connectivity Matrix",
+                   "P2P=Disabled Latency", "P2P=Enabled Latency"),
           per_line=True)
 def p2p_bandwidth(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if not _TITLE.match(lines[i]):
+            if (g := _GUTTER.match(lines[i])) and _TITLE.match(g["rest"] or ""):
+                end = _numbered_end(lines, i, int(g["n"]))
+                body = [_text(line) for line in lines[i:end]]
+                yield Found("p2pBandwidthLatencyTest", i, end,
+                            document_appended(P2P_BANDWIDTH_TEST.name, "\n".join(body) + "\n"))
+                scan.skip(end)
             continue
         end = run_end(lines, i + 1, _BODY.match)
         while end > i + 1 and not lines[end - 1].strip():
@@ -53,6 +65,23 @@ def p2p_bandwidth(lines: list[str], candidates: Candidates | None = None) -> Ite
         yield Found("p2pBandwidthLatencyTest", i, end,
                     document_appended(P2P_BANDWIDTH_TEST.name, "\n".join(lines[i:end]) + "\n"))
         scan.skip(end)
+
+
+def _text(line: str) -> str:
+    """A numbered line's text, without its number."""
+    g = _GUTTER.match(line)
+    return (g["rest"] or "") if g else line
+
+
+def _numbered_end(lines: list[str], i: int, first: int) -> int:
+    """The end of a run of numbered lines from `i` (numbered `first`, `first + 1`, ...) whose text is the test's."""
+    end = i + 1
+    while end < len(lines) and (g := _GUTTER.match(lines[end])) and int(g["n"]) == first + end - i \
+            and _BODY.match(g["rest"] or ""):
+        end += 1
+    while end > i + 1 and not _text(lines[end - 1]).strip():
+        end -= 1
+    return end
 
 
 _NVB_TITLE = re.compile(r"^[\s>]*nvbandwidth Version:")
