@@ -77,6 +77,11 @@ def test_k9s_padded_records_read_once_unpadded(tmp_path: Path) -> None:
     assert view(K9S_PADDED).lines[:2] == records
     # A record on its own line keeps it.
     assert unpad_records("I0401 23:26:45.144253       1 factory.go:107] Detected NVML platform") is None
+    # Modelled hostile line: blanks without a record after them are looked at once (a pattern that matched the blanks
+    # first took minutes on 200,000 of them).
+    assert unpad_records("main.go:1] " + " " * 200_000 + "x") is None
+    padded = " " * 100_000 + K9S_PADDED.rstrip("\n")
+    assert unpad_records(padded) == records
     results = paste_checks(tmp_path, K9S_PADDED, ACCESS, "MEM-MIG")
     assert results["MEM-MIG"].status == "issue"
     assert results[ACCESS].status == "ok"

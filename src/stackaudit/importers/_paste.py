@@ -151,13 +151,17 @@ def unflatten(line: str) -> list[str] | None:
 
 # A klog record's head (`I0401 23:26:45.144253       1 factory.go:107]`) after the padding k9s's log view puts around
 # each record: copied from the view, records run together on one line, separated by long runs of blanks (corpus 1289).
-_PADDED_KLOG = re.compile(r"(?:^|\s{8,})(?=[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+\.go:\d+\] )")
+# A record's head counts where the line starts with it or eight blanks precede it: found by its own pattern, then the
+# blanks looked at (a pattern that matched the blanks first would try every run of them from each of its blanks).
+_KLOG_HEAD = re.compile(r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+\.go:\d+\] ")
+_PAD = 8
 
 
 def unpad_records(line: str) -> list[str] | None:
     """The klog records a padded line of k9s's log view runs together, one a line, read once unpadded; None when the
     line holds no record after padding (a record on its own line keeps it)."""
-    starts = [m.end() for m in _PADDED_KLOG.finditer(line)]
+    starts = [m.start() for m in _KLOG_HEAD.finditer(line)
+              if m.start() == 0 or (m.start() >= _PAD and line[m.start() - _PAD:m.start()].isspace())]
     if not starts or (len(starts) < 2 and (starts[0] == 0 or not line[:starts[0]].isspace())):
         return None
     pieces = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]
