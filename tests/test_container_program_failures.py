@@ -198,3 +198,12 @@ def test_modelled_nvml_failing_with_cuda_failing_too_is_another_fault(tmp_path: 
     # Modelled: 1024's report with CUDA unavailable as well: a driver or device fault, not a missing NVML alone.
     text = body("1024").replace("Is CUDA available: True", "Is CUDA available: False")
     assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status != "issue"
+
+
+def test_ngc_banner_error_802_is_the_fabric() -> None:
+    # Corpus 1304 (NVIDIA/TensorRT-LLM#398, a p4d.24xlarge): the NGC container's start-up check prints CUDA's error
+    # string capitalised, `[[ System not yet initialized (error 802) ]]`, under a cut nvidia-smi that lists no GPU.
+    assert _names("   [[ System not yet initialized (error 802) ]]\n") == ["cuda-system-not-ready"]
+    results = capture_checks("1304", FM)
+    assert results[FM].status == "issue", results[FM].message
+    assert any("System not yet initialized" in line for line in results[FM].evidence)

@@ -289,8 +289,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # cudaErrorSystemNotReady (802): CUDA will not start until the driver's daemons run; on NVSwitch systems that is
     # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92; the Fabric Manager guide).
     # ollama's GPU probe prints the bare number: `cuInit err: 802` and `cuda driver library init failure: 802`
-    # (ollama/ollama#9031 on H200, #12173 on eight H100).
-    Symptom("cuda-system-not-ready", re.compile(r"system not yet initialized|cudaErrorSystemNotReady|"
+    # (ollama/ollama#9031 on H200, #12173 on eight H100). An NGC container's start-up check prints the error string
+    # capitalised in its banner: `[[ System not yet initialized (error 802) ]]` (NVIDIA/TensorRT-LLM#398, corpus 1304).
+    Symptom("cuda-system-not-ready", re.compile(r"[Ss]ystem not yet initialized|cudaErrorSystemNotReady|"
                                                 r"CUDA_ERROR_SYSTEM_NOT_READY|"
                                                 r"\bcuInit err: 802\b|driver library init failure: 802\b"),
         "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
