@@ -637,8 +637,9 @@ WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
 # model) and Bus-Id. Disp.A reads N/A on a GPU the driver can no longer query (its second row all ERR!, corpus 929).
 _ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*({BDF})"
                    r"\s+(On|Off|N/A)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
+# Drivers before R340 (corpus 1320: 325.15) print the memory cell in `MB` (MiB all the same: `9MB /  4095MB`).
 _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
-                   r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
+                   r"\s*(\d+)Mi?B\s*/\s*(\d+)Mi?B\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
 # A GPU's first row cut after its persistence (or driver model) word, before the Bus-Id cell (corpus 1064: `|   1  NVIDIA
 # GeForce RTX 3090        On`): the GPU is shown, with its name and persistence mode, and no address.
 _ROW1_CUT = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|?$")
@@ -810,8 +811,8 @@ def parse_table(text: str) -> NvidiaGpus:
             pstate=_clean(r.get("pstate")),
             temp_c=_int(r.get("temp")),
             processes=tuple(procs.get(idx, ())) if (saw_proc_section or no_procs) else None,
-            unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig"), ("power", "cap"))
-                              if r.get(key) == "N/A"),
+            unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig"), ("power", "cap"),
+                                                    ("pstate", "pstate")) if r.get(key) == "N/A"),
         ))
     # nvidia-smi stops at a GPU it cannot open: its index (-1: not known) and the GPUs it did not list are not
     # in the source.
