@@ -66,3 +66,28 @@ def test_an_idle_row_in_the_corpus_and_one_in_use() -> None:
     # Corpus 246 (#1156): a vGPU holding 4433 MiB with its Processes box cut: whose memory it is is not shown.
     status, message, _ = _shared(next(CAPTURES.glob("246-*.txt")))
     assert status == "unknown", message
+
+
+# Modelled on corpus 1320's rows (GeForce GTX 680, driver 325.15: `Disp.A` reads N/A, memory in `MB`); {used} varies.
+OLD_GEFORCE = """\
+| NVIDIA-SMI 5.325.15   Driver Version: 325.15         |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  GeForce GTX 680     Off  | 0000:03:00.0     N/A |                  N/A |
+| 30%   29C  N/A     N/A /  N/A |   {used:>6}MB /  4095MB |     N/A      Default |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_an_old_driver_row_with_disp_na_at_its_idle_reserve_shows_no_process(tmp_path: Path) -> None:
+    # Corpus 1320: 9 MB on each GTX 680 (GPU 2's memory cell cut after its used memory), nothing running.
+    status, message, coverage = _shared(next(CAPTURES.glob("1320-*.txt")))
+    assert status == "ok" and "GPU 2 9 MiB used" in message and coverage == "3 GPUs shown", message
+    # Modelled counter-example: 60 MB is a context's worth, and a row with the display unknown says nothing.
+    path = tmp_path / "paste.txt"
+    path.write_text(OLD_GEFORCE.format(used=9))
+    assert _shared(path)[0] == "ok"
+    path.write_text(OLD_GEFORCE.format(used=60))
+    assert _shared(path)[0] == "unknown"

@@ -10,6 +10,7 @@ from corpus import capture_checks
 from nvidia_support import QUERY_TEXT, TABLE_OLD, hgx, host_for, pcie_box
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.engine.testing import run_checks
+from stackaudit.facts.nvidia_smi import parse_table
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.recognition import recognise
 
@@ -227,3 +228,35 @@ def test_the_app_clocks_reason_alone_judges_only_off_idle_clocks(state: str, sta
             "        Idle                        : Not Active\n        Applications Clocks Setting : Not Active\n"
             "        SW Power Cap                : Not Active\n        HW Slowdown                 : Not Active\n")
     assert _one(_pasted(text), "PWR-APP-CLOCKS").status == status
+
+
+# --- an old GeForce whose table reads N/A for performance state and power (issue 28, corpus 1320) ----------------
+
+# Modelled on corpus 1320's rows (GeForce GTX 680, driver 325.15, memory in `MB`); {perf} and {power} vary.
+OLD_GEFORCE_TABLE = """\
++------------------------------------------------------+
+| NVIDIA-SMI 5.325.15   Driver Version: 325.15         |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  GeForce GTX 680     Off  | 0000:03:00.0     N/A |                  N/A |
+| 30%   29C  {perf}     {power} |        9MB /  4095MB |     N/A      Default |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_an_old_geforce_with_no_perf_state_or_power_has_no_clock_readings_on_the_real_paste() -> None:
+    r = capture_checks("1320", "PWR-CLOCK-EVENTS")["PWR-CLOCK-EVENTS"]
+    assert r.status == "not-applicable" and "performance state and power" in r.message
+    assert r.coverage is not None and r.coverage.text() == "3 GPUs shown"
+
+
+def test_an_old_table_reads_memory_in_mb_and_a_shown_perf_state_is_no_blind_gpu() -> None:
+    host = _pasted(OLD_GEFORCE_TABLE.format(perf="N/A", power="N/A /  N/A"))
+    assert _one(host, "PWR-CLOCK-EVENTS").status == "not-applicable"
+    (gpu,) = parse_table(OLD_GEFORCE_TABLE.format(perf="N/A", power="N/A /  N/A")).gpus
+    assert (gpu.memory_used_mib, gpu.memory_total_mib) == (9.0, 4095.0) and "pstate" in gpu.unsupported
+    # A performance state shown (P0) or a power reading shown: the GPU is not blind, the reasons are just not pasted.
+    assert _one(_pasted(OLD_GEFORCE_TABLE.format(perf=" P0", power="N/A /  N/A")), "PWR-CLOCK-EVENTS").status == "unknown"
+    assert _one(_pasted(OLD_GEFORCE_TABLE.format(perf="N/A", power="43W / 195W")), "PWR-CLOCK-EVENTS").status == "unknown"

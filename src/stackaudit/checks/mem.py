@@ -420,6 +420,10 @@ def _mig(nvidia: NvidiaGpus, parallelism: Parallelism | None, mig_setup: MigSetu
 # more, with no display, holds no other process of note (an Xorg on a headless GPU holds 4 MiB: no memory a server
 # misses).
 _NO_CONTEXT_MIB = 5.0
+# A driver that reads N/A for `Disp.A` (the GeForce GTX 680 on 325.15, corpus 1320) keeps more for itself at rest:
+# 9 MiB there, as a display GPU holding 9 MiB does (corpus 1100). Under this much no CUDA context (tens of MiB even
+# then) and no display of note is on the GPU.
+_NO_CONTEXT_DISP_NA_MIB = 10.0
 # A display GPU whose whole used memory is at most this share of its memory (70 MiB of 49140, corpus 1159) holds no
 # model and no more than a display's share: the display costs the server nothing of note there.
 _DISPLAY_ONLY_SHARE = 0.02
@@ -467,6 +471,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     driver's GPU paravirtualisation (WDDM), so the Windows desktop and every Windows app share its memory and time
     slices with the CUDA work in the VM, which can neither see their processes nor make the GPU headless.
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
+    A table cut before its Processes box still shows a GPU with no process where its used memory holds no context:
+    under 5 MiB with the display off, under 10 MiB where the driver reads N/A for `Disp.A` (an old GeForce driver).
 
     A pod that asks for a slice of each GPU (HAMi's `nvidia.com/gpumem`, `nvidia.com/gpumem-percentage` or
     `nvidia.com/gpucores` below the whole GPU; Volcano's and Alibaba's GPU-share resources) to run more than a GPU
@@ -558,8 +564,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                         "shares the GPUs through it")
     procs_known = [g for g in gpus if g.processes is not None]
     # The process box is cut away, but the memory row shows no context: nothing else is on that GPU.
-    idle = [g for g in gpus if g.processes is None and g.display_active is False
-            and g.memory_used_mib is not None and g.memory_used_mib < _NO_CONTEXT_MIB]
+    idle = [g for g in gpus if g.processes is None and g.memory_used_mib is not None
+            and ((g.display_active is False and g.memory_used_mib < _NO_CONTEXT_MIB)
+                 or ("display" in g.unsupported and g.memory_used_mib < _NO_CONTEXT_DISP_NA_MIB))]
     foreign: dict[str, list[GpuProcess]] = {}
     in_container = container is not None and container.in_container
     for g in procs_known:

@@ -235,7 +235,8 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
 
     Traps: `Idle` with no work is normal; `SW Power Cap` under sustained full load at the default
     limit is normal operation; HW slowdown may flash during P-state changes. One idle instant says
-    nothing: sample under load (`--sample 30`) before acting.
+    nothing: sample under load (`--sample 30`) before acting. A GPU whose table reads N/A for both its
+    performance state and its power (an old GeForce on an old driver) gives no clock readings: not applicable.
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -245,6 +246,14 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
     read = [g for g in gpus if g.clock_events is not None]
     hot = {g.index: limit for g in gpus if (limit := _thermal_limit(g))}
     if not read and not hot:
+        # Every GPU reads N/A for its performance state and its power (corpus 1320: GeForce GTX 680 on 325.15): NVML
+        # gives this GPU no clock readings, so there is nothing to judge a slowdown from.
+        blind = [g for g in gpus if {"pstate", "power"} <= set(g.unsupported)]
+        if blind and len(blind) == len(gpus):
+            return over_gpus(nvidia, blind, not_applicable(
+                f"GPU(s) {gpu_indices(blind)} ({', '.join(sorted({g.name or g.label for g in blind}))}) read N/A for "
+                "their performance state and power: the driver gives these GPUs no clock readings to judge a "
+                "slowdown from", actual={g.subject: "N/A" for g in blind}), ask="nvidia-smi -q -d PERFORMANCE")
         return unknown("clock event reasons are not in this source", hint="paste `nvidia-smi -q -d PERFORMANCE`")
     hw = [g for g in read if any(r in HW_REASONS for r in g.clock_events or ())]
     busy_hw = [g for g in hw if g.busy]

@@ -637,14 +637,16 @@ WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
 # model) and Bus-Id. Disp.A reads N/A on a GPU the driver can no longer query (its second row all ERR!, corpus 929).
 _ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*({BDF})"
                    r"\s+(On|Off|N/A)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
+# Drivers before R340 (corpus 1320: 325.15) print the memory cell in `MB` (MiB all the same: `9MB /  4095MB`).
 _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
-                   r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
+                   r"\s*(\d+)Mi?B\s*/\s*(\d+)Mi?B\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
 # A GPU's first row cut after its persistence (or driver model) word, before the Bus-Id cell (corpus 1064: `|   1  NVIDIA
 # GeForce RTX 3090        On`): the GPU is shown, with its name and persistence mode, and no address.
 _ROW1_CUT = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|?$")
 # A GPU's second row cut after its power cell, inside the memory cell (corpus 1144: `| N/A   35C    P0    26W / 250W |
 # 0MiB / 32510Mi`): the draw and cap are shown whole, the border after them closes the cell.
-_ROW2_CUT = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(N/A|\d+W)\s*/\s*(N/A|\d+W)\s*\|")
+_ROW2_CUT = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(N/A|\d+W)\s*/\s*(N/A|\d+W)\s*\|"
+                       r"(?:\s*(\d+)Mi?B\s*/)?")
 # A GPU's third row (the MIG M. cell); a paste cut after the cell's word, before its closing border, still shows it.
 _ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*(?:\|\s*)?$")
 PROCESS_ROW = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+(N/A|\d+MiB)\s*\|")
@@ -741,7 +743,8 @@ def parse_table(text: str) -> NvidiaGpus:
         if m1 and not in_procs:
             idx = int(m1.group(1))
             rows[idx] = {"name": m1.group(2).strip(), "persistence": _bool(m1.group(3)), "model": m1.group(3),
-                         "bdf": normalize_bdf(m1.group(4)), "display": _bool(m1.group(5)), "ecc": m1.group(6)}
+                         "bdf": normalize_bdf(m1.group(4)), "display": _bool(m1.group(5)), "disp": m1.group(5),
+                         "ecc": m1.group(6)}
             order.append(idx)
             last = open_gpu = idx
             continue
@@ -762,7 +765,7 @@ def parse_table(text: str) -> NvidiaGpus:
         cut2 = _ROW2_CUT.match(line)
         if cut2 and last is not None and not in_procs:
             rows[last].update({"temp": cut2.group(2), "pstate": cut2.group(3), "draw": cut2.group(4),
-                               "cap": cut2.group(5)})
+                               "cap": cut2.group(5), "used": cut2.group(6)})
             continue
         m3 = _ROW3.match(line)
         if m3 and last is not None and not in_procs:
@@ -810,7 +813,8 @@ def parse_table(text: str) -> NvidiaGpus:
             pstate=_clean(r.get("pstate")),
             temp_c=_int(r.get("temp")),
             processes=tuple(procs.get(idx, ())) if (saw_proc_section or no_procs) else None,
-            unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig"), ("power", "cap"))
+            unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig"), ("power", "cap"),
+                                                    ("pstate", "pstate"), ("display", "disp"))
                               if r.get(key) == "N/A"),
         ))
     # nvidia-smi stops at a GPU it cannot open: its index (-1: not known) and the GPUs it did not list are not
