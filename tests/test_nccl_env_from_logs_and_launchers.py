@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import capture_checks, paste_checks
+from stackaudit.importers.nccl_tests import COMMAND
 
 CHECK = "IC-NCCL-ENV"
 
@@ -124,3 +125,9 @@ def test_modelled_nested_host_names_of_other_processes_stay_two_hosts(tmp_path: 
                    for h, p, d in (("node1", 101, 0), ("node1", 102, 1), ("nnode1", 201, 0), ("nnode1", 202, 1)))
     r = paste_checks(tmp_path, text, CHECK)[CHECK]
     assert "multi-node" in r.message, r.message
+
+
+def test_a_command_line_of_many_assignments_is_read_in_one_pass() -> None:
+    # Modelled hostile line: `\S*=\S*` words before the program backtracked through every `=` (exponential).
+    assert COMMAND.match("a=b=c=d " * 40 + "all_reduce_perf -b 8 x") is None
+    assert COMMAND.match("NCCL_DEBUG=INFO CUDA_VISIBLE_DEVICES=0,1 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2")

@@ -9,7 +9,7 @@ The engine command reader takes the command ssh runs on its host (`ssh HOST '<py
 from __future__ import annotations
 
 from corpus import body, capture_checks, fact, pasted
-from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.container import _BUILT_THEN_RUN, ContainerInfo
 from stackaudit.facts.engine_command import parse_command_line
 
 # sgl-project/sglang#4270 (corpus 1276), the command as pasted.
@@ -57,3 +57,9 @@ def test_built_then_run_on_one_line_runs_on_the_host() -> None:
     for text in ("./llama-server -m /models/x.gguf -ngl 99 --port 8080\n",
                  "/opt/conda/bin/python -m sglang.launch_server --model-path m --port 30000\n"):
         assert not isinstance(fact(pasted(text), "container"), ContainerInfo), text
+
+
+def test_words_with_many_assignments_split_one_way() -> None:
+    # Modelled hostile line: `\S+=\S*` words before the program backtracked through every `=` (exponential).
+    assert _BUILT_THEN_RUN.search("make && " + "a=b=c=d " * 40 + "x") is None
+    assert _BUILT_THEN_RUN.search("GGML_CUDA=1 make -j && CUDA_VISIBLE_DEVICES=0 ./llama-server -m m.gguf")

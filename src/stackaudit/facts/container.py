@@ -348,7 +348,9 @@ _HOME_BUILD = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)*build/(?:bin/(?:Rel
 # `/home/my/.opt/anaconda3/envs/sglang-source/bin/python -m sglang.launch_server` (corpus 1276).
 _HOME_PYTHON = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)+bin/python[\d.]*$")
 # A program built on the same line before it runs (`GGML_CUDA=1 make -j && ./llama-server ...`, corpus 1280).
-_BUILT_THEN_RUN = re.compile(r"(?:^|[\s;&(])(?:make|cmake\s+--build)\b[^&;|]*&&\s*(?:\S+=\S*\s+)*\./")
+# An assignment's name holds no `=`, so each word before the program splits one way only (`\S+=\S*` backtracks
+# through every `=` of every word: exponential on `a=b=c=d ...`).
+_BUILT_THEN_RUN = re.compile(r"(?:^|[\s;&(])(?:make|cmake\s+--build)\b[^&;|]*&&\s*(?:[A-Za-z_]\w*=\S*\s+)*\./")
 
 
 def _home_build_engine(ctx: FactContext) -> str:

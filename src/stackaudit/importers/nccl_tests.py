@@ -49,7 +49,9 @@ FULL_ROW = re.compile(_ROW.pattern + r"\s+\w+\s+-?\d+(?:\s+\d+(?:\.\d+)?\s+\d+(?
 
 # A test binary of nccl-tests on a command line of its own, under a launcher named by its path too
 # (`/mnt/nfs/openmpi-4.1.8/ompi_install/bin/mpirun ... all_reduce_perf_mpi`, corpus 773).
-COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:\S*=\S*\s+)*(?:(?:\S*/)?(?:mpirun|mpiexec|srun)\s.*?)?(?:\S*/)?"
+# An assignment before the program has a name without `=`: each word splits one way (`\S*=\S*` backtracks through
+# every `=` of every word, exponential on `a=b=c=d ...`).
+COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:\S*/)?(?:mpirun|mpiexec|srun)\s.*?)?(?:\S*/)?"
                      rf"{TEST_PROGRAMS}(?:\s+-\S+(?:\s+[^\s-]\S*)?)*\s*$")
 
 
