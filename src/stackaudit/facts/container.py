@@ -160,13 +160,14 @@ def _stated_container(host: Host) -> tuple[str, str]:
 # `Detected non-NVML platform`, corpus 1196) and its health events (`XidCriticalError: Xid=69 on Device=GPU-…, the
 # device will go unhealthy`, `'nvidia.com/gpu' device marked unhealthy`, corpus 1200). The plugin runs only as a pod of
 # its DaemonSet: its lines show a program that ran in a container.
+# Its health events: a device it marks unhealthy (PLUGIN_UNHEALTHY), one alternation for both patterns.
+_PLUGIN_HEALTH = r"XidCriticalError: Xid=\d+ on Device=|'nvidia\.com/[\w.-]+' device marked unhealthy"
 DEVICE_PLUGIN_LINE = re.compile(
     r"(?:^[IWE]\d{4} [\d:.]+\s+\d+ \w+\.go:\d+\]|^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)\s+"
     r"(?:Starting (?:FS watcher|OS watcher|Plugins|GRPC server for 'nvidia\.com/)|Loading NVML|"
     r"Loading configuration|Running with config:|Retr(?:ie|ei)ving plugins|"
     r"Registered device plugin for 'nvidia\.com/|No devices found\. Waiting indefinitely|"
-    r"No valid resources detected|Detected (?:non-)?NVML platform|XidCriticalError: Xid=\d+ on Device=|"
-    r"'nvidia\.com/[\w.-]+' device marked unhealthy)")
+    r"No valid resources detected|Detected (?:non-)?NVML platform|" + _PLUGIN_HEALTH + ")")
 # The GPU Operator's validator pod as the log reader names it: its container's name before each line (`cuda-validation
 # Failed to allocate device vector A ...`, k9s and stern; `[pod/nvidia-cuda-validator-r6nsb/cuda-validation] ...`,
 # `kubectl logs --prefix`), or kubectl's end of its stream (`stream closed EOF for
@@ -182,7 +183,7 @@ VALIDATOR_LINE = re.compile(r"^\s*(?:\[pod/nvidia-[\w-]*validator[\w-]*/)?(?:cud
 # NVML listed the GPUs it serves (corpus 1289, 1290). A device it marks unhealthy is no such proof.
 PLUGIN_REACHED = re.compile(r"\bDetected NVML platform: found NVML library|"
                             r"\bRegistered device plugin for 'nvidia\.com/[\w.-]+' with Kubelet")
-PLUGIN_UNHEALTHY = re.compile(r"\bXidCriticalError: Xid=\d+ on Device=|'nvidia\.com/[\w.-]+' device marked unhealthy")
+PLUGIN_UNHEALTHY = re.compile(r"\b" + _PLUGIN_HEALTH)
 
 
 def gpu_stack_pod(line: str) -> str:
