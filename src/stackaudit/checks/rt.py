@@ -1322,7 +1322,12 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
-    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it). `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
+    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it). A
+    complete llama.cpp command line (llama-server, llama-cli, KoboldCpp) needs no release: no row of the table is
+    llama.cpp's, so no flag of its has a default that changed between releases; it is ok over the GPUs shown where
+    each is of compute capability 7.5 to 9.0 (every CUDA 12 and 13 toolkit compiles for them), unknown naming a
+    Blackwell GPU (a CUDA 12.8 toolkit) or one before Turing (CUDA 13 dropped it); `llama-server --version` runs no
+    model and is no such line. `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
     difference against FlashAttention (vllm#3997); RT-ENV-VLLM lists it. Nor are MoE backends (vLLM
     `--moe-backend`): published A/Bs disagree by GPU and release (vllm#41306, vllm PRs 44220 and 54742).
     Nor is an FP8 KV cache before Ada: −2 to −3 % single-request on A100 in the one end-to-end figure
