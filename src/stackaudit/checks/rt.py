@@ -1142,11 +1142,7 @@ def _ggml_archs(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Ou
                        f"GPU older than that gets none of its kernels, but {lacking}",
                        hint="paste `nvidia-smi -L` or the `ggml_cuda_init` device list", actual=lists)
 
-    def arch(cap: str) -> int:  # "6.1" -> 610, as the list writes it
-        major, _, minor = cap.partition(".")
-        return int(major) * 100 + int(minor or 0) * 10
-
-    older = {name: cap for name, cap in caps.items() if arch(cap) < lowest}
+    older = {name: cap for name, cap in caps.items() if _arch_number(cap) < lowest}
     offloaded = serving_log.gpu_layers is not None and serving_log.gpu_layers[0] > 0
     if older and not offloaded:
         return issue(", ".join(f"{n} (compute capability {c})" for n, c in older.items())
@@ -1159,7 +1155,7 @@ def _ggml_archs(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Ou
                      evidence=[line[:400] for _, line in builds], fix=GGML_ARCHS_FIX)
     # An entry of the GPU's own major at or below its capability runs there, cubin or PTX alike.
     covered = {name: cap for name, cap in caps.items()
-               if any(a // 100 == arch(cap) // 100 and a <= arch(cap) for archs, _ in builds for a in archs)}
+               if any(a // 100 == _arch_number(cap) // 100 and a <= _arch_number(cap) for archs, _ in builds for a in archs)}
     if gpus is None or unsettled or len(covered) < len(caps):
         return None
     return over_subjects(ok(", ".join(f"{n} (compute capability {c})" for n, c in covered.items())
@@ -1179,9 +1175,10 @@ EVERY_TOOLKIT_CAPABILITIES = ("7.5", "9.0")
 GGML_CUDA_CMAKE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/CMakeLists.txt"
 
 
-def _capability_key(cap: str) -> tuple[int, int]:
+def _arch_number(cap: str) -> int:
+    """A compute capability as ggml's ARCHS list writes it: "6.1" -> 610."""
     major, _, minor = cap.partition(".")
-    return int(major), int(minor or 0)
+    return int(major) * 100 + int(minor or 0) * 10
 
 
 def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None, ggml: Outcome | None
@@ -1201,8 +1198,8 @@ def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None,
     caps, unsettled = _capabilities(gpus)
     if not caps or unsettled or gpus is None:
         return None
-    low, high = (_capability_key(c) for c in EVERY_TOOLKIT_CAPABILITIES)
-    outside = {n: c for n, c in caps.items() if not low <= _capability_key(c) <= high}
+    low, high = (_arch_number(c) for c in EVERY_TOOLKIT_CAPABILITIES)
+    outside = {n: c for n, c in caps.items() if not low <= _arch_number(c) <= high}
     gpu_words = ", ".join(f"{n} (compute capability {c})" for n, c in caps.items())
     if outside:
         words = ", ".join(f"{n} (compute capability {c})" for n, c in outside.items())
