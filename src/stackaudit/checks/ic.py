@@ -561,7 +561,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                    kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
                    p2p_data_tests: P2pDataTests | None = None, serving_engine: ServingEngine | None = None,
-                   collect_env: CollectEnv | None = None, nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
+                   collect_env: CollectEnv | None = None, nccl_test_runs: NcclTestRuns | None = None,
+                   engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
     DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted, and so is a
     user's torch copy straight from one GPU to another whose shown result is zeros, peer_copy_zeros; nccl-tests'
@@ -620,7 +621,11 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     So has NCCL's communicator of eight ranks on one node where NCCL finds NVSwitch multicast (NVLS): an NVSwitch
     node is a board of eight GPUs, so they are all of it (facts/parallelism.nvswitch_node_of_every_gpu, corpus 1074).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no GPU pair inside a host:
-    not applicable where nothing else is shown.
+    not applicable where nothing else is shown. So has a workload whose every engine command shown runs its model on
+    one GPU (facts/engine_command.EngineCommand.one_gpu: CUDA_VISIBLE_DEVICES of one device on the line, llama.cpp's
+    `--tensor-split` with one share above 0 or `--split-mode none`; corpus 1301, 1303), with no NCCL channel or test
+    rank shown; a split over several GPUs (llama.cpp's layers, pipeline stages) stays unknown, as 3 of 5 blind
+    readings have it (917's gap).
     """
     # vLLM shown (its log, its command or process, its collect_env): its probe's default is part of the answer.
     vllm = (serving_log is not None and (serving_log.engine == "vllm" or bool(serving_log.vllm_version))) or (
@@ -630,6 +635,14 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                              p2p_bandwidth, p2p_data_tests, vllm, nccl_test_runs)
     if judged.status == "unknown" and (one_each := one_rank_per_node(serving_engine, serving_log)):
         return not_applicable(f"{one_each}: no GPU pair shares a host, so no traffic crosses PCIe P2P")
+    shown = [c for c in (engine_commands.commands if engine_commands is not None else ()) if not c.asks_only]
+    if judged.status == "unknown" and shown and all(c.one_gpu for c in shown) \
+            and not (serving_log is not None and serving_log.channels) \
+            and not (nccl_test_runs is not None and nccl_test_runs.groups):
+        # Every engine command shown runs its model on one GPU, and no NCCL log or test shows ranks talking
+        # (corpus 1301, 1303): the workload moves nothing between GPUs, whatever the host holds.
+        return not_applicable(f"the workload runs on one GPU ({shown[0].one_gpu}: \"{shown[0].quoted[:160]}\"), so "
+                              "nothing moves between GPUs over P2P", actual=[c.one_gpu for c in shown])
     return judged
 
 
