@@ -186,3 +186,12 @@ def test_only_an_engines_own_messages_name_it() -> None:
             "/dev/shm/nccl-vzIpS6 (size 9637888)")
     hits = find_symptoms([nccl])
     assert hits and LogSymptoms(hits).engines() == ()
+
+
+def test_an_engines_own_symptom_line_decides_the_engine_subjects_too() -> None:
+    # 721 as its siblings 1002 and 1009 (ollama's discovery in its newer log format): the only engine shown is ollama,
+    # so the vLLM/SGLang and PyTorch subjects are not applicable; they were unknown.
+    res = capture_checks("721", "RT-TORCH-ARCH", "RT-CUDA-GRAPHS", "IC-CUSTOM-ALLREDUCE")
+    for cid, r in res.items():
+        assert r.status == "not-applicable", (cid, r.message)
+        assert "the only engine the paste shows is ollama" in r.message

@@ -55,7 +55,7 @@ from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
-from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER, LogSymptoms
+from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER
 from stackaudit.facts.system import KernelLog, NumaTopology
 from stackaudit.fixes.model import (
     Persist,
@@ -212,16 +212,13 @@ def _one_process_server(c: DockerContainer) -> bool:
 
 
 def _one_process_shown(procs: ServingProcesses | None, parallelism: Parallelism | None,
-                       commands: EngineCommands | None, stated: StatedEngines | None, ollama: OllamaCuda | None,
-                       symptoms: LogSymptoms | None = None) -> str:
+                       commands: EngineCommands | None, stated: StatedEngines | None, ollama: OllamaCuda | None) -> str:
     """Why the engines the pasted sources show all serve from one process (facts/applicability.one_process_engine);
-    "" where a process list is read (it shows the engines itself: `_single_process`). An engine's own log message
-    among the symptoms (facts/symptoms.ENGINE_SYMPTOMS: ollama's GPU probe) shows that engine too."""
+    "" where a process list is read (it shows the engines itself: `_single_process`)."""
     if procs is not None and procs.found:
         return ""
     shown = (*(e.engine for e in (parallelism.engines if parallelism is not None else ())),
-             *(stated.engines if stated is not None else ()), *(("ollama",) if ollama is not None else ()),
-             *(symptoms.engines() if symptoms is not None else ()))
+             *(stated.engines if stated is not None else ()), *(("ollama",) if ollama is not None else ()))
     return one_process_engine(shown, tuple(c.argv for c in (commands.commands if commands is not None else ())))
 
 
@@ -298,8 +295,7 @@ def _shm_free_only(shm: ShmInfo | None, procs: ServingProcesses | None = None,
 def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
              docker_containers: DockerContainers | None = None, serving_processes: ServingProcesses | None = None,
              parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None,
-             stated_engines: StatedEngines | None = None, ollama_cuda: OllamaCuda | None = None,
-             log_symptoms: LogSymptoms | None = None) -> Outcome:
+             stated_engines: StatedEngines | None = None, ollama_cuda: OllamaCuda | None = None) -> Outcome:
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
     on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user; the log
@@ -326,9 +322,10 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     or TP size at start, so a small /dev/shm in its container stays unknown.
     With no process list read, the engines the paste shows decide it (facts/applicability.one_process_engine): where
     every one serves from one process and no command splits its model over GPUs, it is not an issue, in a container
-    or not. An engine's own message among the log's symptoms shows it as well (ollama 0.1.x's `gpu support may not be
-    enabled`, in no log format a reader knows: facts/symptoms.ENGINE_SYMPTOMS). llama.cpp's `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm
-    within one process, so it stays open. On a Docker host a container whose
+    or not; an engine's own message among the log's symptoms shows it too (ollama 0.1.x's `gpu support may not be
+    enabled`, in no log format a reader knows: facts/parallelism.parallelism_from_symptoms). llama.cpp's
+    `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm within one process, so it
+    stays open. On a Docker host a container whose
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
     /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
@@ -340,8 +337,7 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     """
     outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism,
                         stated_engines.split if stated_engines is not None else "")
-    one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda,
-                             log_symptoms)
+    one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda)
     full = shm is not None and shm.use_ratio is not None and shm.use_ratio >= 0.9
     if one and not full and outcome.status in ("unknown", "issue"):
         # A size, shown or not, inside a container or not, is judged against the work that shares /dev/shm.

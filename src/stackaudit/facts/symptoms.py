@@ -856,7 +856,8 @@ def gpus_named(lines: Sequence[str]) -> tuple[str, ...]:
 
 # The symptoms that are one engine's own messages: a line of them shows that engine ran, whatever reader took it (ollama
 # 0.1.x's `routes.go:915: warning: gpu support may not be enabled ... nvidia-smi command failed`, corpus 721, is in no
-# log format the serving-log reader knows). The engine's name as facts/applicability names it.
+# log format the serving-log reader knows). The engine's name as facts/applicability names it; the engines shown
+# (engine/evaluate.engines_shown) and facts/parallelism.parallelism_from_symptoms read it.
 ENGINE_SYMPTOMS: dict[str, tuple[str, ...]] = {
     "ollama": ("ollama-no-gpu-in-container", "ollama-no-gpu", "ollama-cc-not-compiled"),
 }
