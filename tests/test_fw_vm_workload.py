@@ -158,7 +158,7 @@ def test_vm_whose_p2p_data_test_fails_is_an_issue(tmp_path: Path) -> None:
 
 
 # h61f: a VM whose sources show one GPU and state no more is judged over that GPU (the majority of blind readings:
-# corpus 255, 504, 507, 567, 950, 1168, 1270), unless a source shows more GPUs (601: JAX's list of four).
+# corpus 255, 504, 507, 567, 656, 950, 1168, 1270), unless a source shows more GPUs (601: JAX's list of four).
 @pytest.mark.parametrize("number", ["255", "504", "507", "567", "1168"])
 def test_vm_excerpt_of_one_gpu_is_judged_over_it(number: str) -> None:
     result = capture_checks(number, "FW-VM")["FW-VM"]
@@ -208,3 +208,15 @@ def test_vm_excerpt_of_one_gpu_with_a_wider_engine_stays_open(tmp_path: Path) ->
 def test_modelled_vm_excerpt_of_one_gpu(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, VM_ONE_ROW_TP2, "FW-VM")["FW-VM"]
     assert result.status == "not-an-issue", result.message
+
+
+def test_vmware_guest_whose_kernel_log_names_one_gpu() -> None:
+    # 656: `NVRM: GPU 0000:13:00.0: RmInitAdapter failed!` names the guest's one GPU (facts/gpu_events.nvrm_gpu_bdfs).
+    from stackaudit.facts.gpu_events import nvrm_gpu_bdfs
+
+    assert nvrm_gpu_bdfs(["Feb 09 15:47:06 debian kernel: NVRM: GPU 0000:13:00.0: RmInitAdapter failed! (0x26:0x56:1463)",
+                          "Feb 09 15:47:06 debian kernel: NVRM: GPU 0000:13:00.0: rm_init_adapter failed, device minor "
+                          "number 0"]) == ("0000:13:00.0",)
+    result = capture_checks("656", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue", result.message
+    assert result.coverage is not None and result.coverage.text() == "1 GPU shown"

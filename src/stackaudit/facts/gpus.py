@@ -1184,11 +1184,14 @@ def gpus_from_user_words(text: str) -> GpuInventory:
 
 @provider("gpus", GpuInventory, rank=60, title=KERNEL_LOG_TITLE)
 def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
-    """GPUs the driver names in the kernel log (Xid and fallen-off-the-bus lines): BDFs, no count."""
-    from stackaudit.facts.gpu_events import GpuEvents
+    """GPUs the driver names in the kernel log (Xid and fallen-off-the-bus lines, `NVRM: GPU 0000:13:00.0: ...` lines
+    such as RmInitAdapter's failure, corpus 656): BDFs, no count."""
+    from stackaudit.facts.gpu_events import GpuEvents, nvrm_gpu_bdfs
+    from stackaudit.facts.system import KernelLog
 
     events = ctx.fact("gpu_events", GpuEvents)
-    bdfs = sorted({e.bdf for e in events.events if e.bdf})
+    log = ctx.optional("kernel_log", KernelLog)
+    bdfs = sorted({e.bdf for e in events.events if e.bdf} | set(nvrm_gpu_bdfs(log.lines) if log is not None else ()))
     if not bdfs:
         raise FactUnavailable("the kernel log names no GPU")
     return GpuInventory(gpus=tuple(GpuRecord(None, b, "", None, (KERNEL_LOG_TITLE,)) for b in bdfs))
