@@ -54,6 +54,7 @@ from stackaudit.facts.serving_logs import (
     AR_PCIE_ONLY,
     AR_RELEASE,
     AR_WORLD_SIZE,
+    NCCL_MULTI_NODE_ALGORITHMS,
     LogDate,
     NcclConfig,
     NcclNodes,
@@ -1543,6 +1544,26 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append((0, f"{where}: the test's own choice, and its run failed choosing its GPUs ('invalid device "
                              "ordinal') before NCCL started, so it forced no collective; it is not the serving "
                              "engine's setting", s.name))
+        elif s.name in ("NCCL_ALGO", "NCCL_PROTO") and (left := s.left_out) is not None \
+                and not set(left) - NCCL_MULTI_NODE_ALGORITHMS:
+            # A list naming every algorithm (protocol) NCCL has forbids none, so NCCL still chooses (corpus 1341).
+            kind = "algorithm" if s.name == "NCCL_ALGO" else "protocol"
+            together = (serving_log.ranks_on_one_host() or serving_log.ranks_in_one_process()) \
+                if serving_log is not None and not multi else ""
+            if not left:
+                findings.append((0, f"{where} names every {kind} NCCL has, so it forbids none and NCCL still picks "
+                                 "by its own tuning: it forces nothing", s.name))
+            elif (one_host or together) and not multi:
+                shown = f" ({together})" if together else ""
+                findings.append((0, f"{where} leaves out only {', '.join(left)}, which NCCL runs only on a job that "
+                                 f"spans nodes; on one host{shown} it forbids nothing NCCL could pick", s.name))
+            elif multi:
+                findings.append((1, f"{where} leaves out {', '.join(left)} on a job that spans nodes, where NCCL may "
+                                 "pick them; keep only with a measurement on these hosts", s.name))
+            else:
+                pending.append(f"{where} leaves out only {', '.join(left)}, which NCCL runs only on a job that spans "
+                               "nodes: it forces nothing on one host; whether this job spans nodes is not in the "
+                               "source")
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name in ("NCCL_MAX_NCHANNELS", "NCCL_MAX_CTAS") and s.value.strip().isdigit():
