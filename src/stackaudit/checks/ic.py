@@ -304,7 +304,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     topo = gpu_topology
     names = topo.gpus
     if len(names) < 2:
-        return not_applicable(f"{len(names)} GPU in the matrix: no GPU-to-GPU path to read")
+        return _one_gpu_matrix(topo, container)
     notes = []
     if topo.header_missing:
         notes.append("the matrix was pasted without its header (columns inferred: GPUs, then NICs)")
@@ -403,6 +403,35 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     return over_subjects(ok(_topology_summary(topo) + suffix,
                             actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                                     "numa": dict(topo.numa_affinity)}), names, len(names), ask="nvidia-smi topo -m")
+
+
+def _one_gpu_matrix(topo: TopoMatrix, container: ContainerInfo | None) -> Outcome:
+    """IC-TOPO-READ over a matrix of one GPU: no GPU-to-GPU path exists, but a row that shows the GPU's CPU or NUMA
+    affinity reads whole: ok over that GPU, naming what it shows (its NUMA node, its memory as a NUMA node of its own
+    where `GPU NUMA ID` gives one, as a Grace Hopper or Grace Blackwell superchip exposes its HBM, corpus 1340, and
+    the NICs with their path from it). A row without either is not applicable: nothing of it is read."""
+    gpu = topo.gpus[0] if topo.gpus else ""
+    cpus, node = topo.cpu_affinity.get(gpu, ""), topo.numa_affinity.get(gpu, "")
+    shown = [v for v in (cpus, node) if v and v != "N/A"]
+    if not gpu or not shown or topo.truncated:
+        return not_applicable(f"{len(topo.gpus)} GPU in the matrix: no GPU-to-GPU path to read")
+    text = f"1 GPU in the matrix ({gpu}" + (f", CPU affinity {cpus}" if cpus and cpus != "N/A" else "") \
+        + (f", NUMA node {node}" if node and node != "N/A" else "") + ")"
+    own = topo.gpu_numa_id.get(gpu, "")
+    if own and own != "N/A":
+        text += (f"; its memory is NUMA node {own} of its own (`GPU NUMA ID`), as a Grace Hopper or Grace Blackwell "
+                 "superchip exposes the GPU's memory to the CPU over NVLink-C2C")
+    row = dict(zip(topo.columns, topo.rows.get(gpu, ()), strict=False))
+    paths = Counter(row[n] for n in topo.nics if row.get(n))
+    if topo.nics:
+        text += f"; {len(topo.nics)} NIC(s)" + (
+            " at " + ", ".join(f"{k}×{n}" for k, n in sorted(paths.items(), key=lambda kv: link_rank(kv[0])))
+            + " from it" if paths else "")
+    if container is not None and container.in_container:
+        text += " (inside a container the matrix shows only the GPUs visible to it)"
+    return over_subjects(ok(text + "; no GPU-to-GPU path to judge",
+                            actual={"gpus": 1, "numa": dict(topo.numa_affinity), "gpu_numa_id": dict(topo.gpu_numa_id)}),
+                         [gpu], None, ask="nvidia-smi topo -m")
 
 
 def _family_without_matrix(models: dict[int, str], gpus: GpuInventory | None) -> Outcome | None:
