@@ -292,6 +292,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     P2P with the stock driver, NVLink only through a bridge, a key negative over the GPUs shown. Where a P2P test
     shows the driver granting peer access between them (`Device=0 CAN Access Peer Device=1`), the driver is not the
     stock one's policy (a P2P-enabled build): the family settles nothing, and the matrix is needed.
+    A matrix of one GPU has no GPU-to-GPU path, but a row that shows its CPU or NUMA affinity reads whole: ok over that
+    GPU, naming its node, its NICs and (`GPU NUMA ID`) its memory as a node of its own on a Grace superchip (corpus
+    1340); a row without either is not applicable.
     """
     # The registered fix is the NVSwitch baseboard's (Fabric Manager on this node); a compute tray and PCIe P2P
     # get their own (_TRAY_FIX, _PCIE_P2P_FIX).
@@ -1450,7 +1453,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     choice, and Ring is NCCL's pick for large all-reduces there (not an issue). NCCL_ALGO / NCCL_PROTO on the command
     line of nccl-tests runs that all failed choosing their GPUs ('invalid device ordinal', NcclTestRuns.none_started)
     shaped no collective: not an issue. A variable a test's launcher passes from its shell without a value (`mpirun
-    -x NCCL_ALGO`) and no source shows leaves the verdict unknown where nothing shown is an issue. SGLang
+    -x NCCL_ALGO`) and no source shows leaves the verdict unknown where nothing shown is an issue. NCCL_ALGO or
+    NCCL_PROTO listing every algorithm (protocol) NCCL has forbids none: not an issue; one leaving out only NVLSTree
+    and PAT, which NCCL runs only across nodes, forbids nothing on a job shown on one host (its ranks threads of one
+    process included, ServingLog.ranks_in_one_process), and is pending where that is not shown (corpus 1341). SGLang
     sets NCCL_CUMEM_ENABLE=0 and NCCL_NVLS_ENABLE=0 itself (RT-ENV-SGLANG). NCCL itself refuses P2P
     beyond PXB (SHM between SYS/PHB GPUs is its default, not a setting). A clean nccl.conf says
     nothing when the engine's environment is unreadable (another user's process): unknown.

@@ -112,7 +112,9 @@ def link_downtrain(gpu_links: GpuLinks | None = None, pcie: PcieFacts | None = N
     pcie.link.gen.current` while serving. A Gen5 GPU in a Gen4 slot correctly runs Gen4.
     A narrow link seen only by nvidia-smi (no slot capability in the source) is an issue of lower
     confidence: an x8 slot would explain it, and the port's LnkCap settles it. A source that shows the width
-    without the generation (club-3090's rig report) is judged on the width.
+    without the generation (club-3090's rig report) is judged on the width. One that shows the generation without the
+    GPU's capable one (an excerpt cut above `Max`, no model): Gen1 is below every CUDA GPU's link (Gen2 on), so the
+    idle and load rules decide; a GPU at P8 or deeper is idle (corpus 1343).
     A consumer desktop CPU gives its graphics slots 16 lanes in all (facts/gpu_links.py DESKTOP_LANES, from lscpu's
     `Model name` or a rig report's CPU bullet): with two or more GPUs on the host, an x16 GPU at x8 is the board's
     x8/x8 split, not-an-issue. Below x8, one GPU alone, an HEDT or server CPU, or a slot whose LnkCap is shown: the
