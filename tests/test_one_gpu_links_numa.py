@@ -95,3 +95,10 @@ def test_a_list_leaving_out_ring_still_forces(tmp_path: Path) -> None:
     text = body("1341").replace("Tree,Ring,,CollnetDirect", "Tree,CollnetDirect")
     result = paste_checks(tmp_path, text, "IC-NCCL-ENV")["IC-NCCL-ENV"]
     assert result.status == "issue" and "forces NCCL's choice" in result.message, result.message
+
+
+def test_a_lone_gpu_row_stays_not_applicable(tmp_path: Path) -> None:
+    # Modelled: corpus 1340 without its NIC rows and columns and with no GPU NUMA ID: only the GPU itself is shown.
+    text = "\tGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \t0-71\t0\t\tN/A\n"
+    result = paste_checks(tmp_path, text, "IC-TOPO-READ")["IC-TOPO-READ"]
+    assert result.status == "not-applicable", result.message

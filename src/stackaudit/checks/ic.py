@@ -292,9 +292,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     P2P with the stock driver, NVLink only through a bridge, a key negative over the GPUs shown. Where a P2P test
     shows the driver granting peer access between them (`Device=0 CAN Access Peer Device=1`), the driver is not the
     stock one's policy (a P2P-enabled build): the family settles nothing, and the matrix is needed.
-    A matrix of one GPU has no GPU-to-GPU path, but a row that shows its CPU or NUMA affinity reads whole: ok over that
-    GPU, naming its node, its NICs and (`GPU NUMA ID`) its memory as a node of its own on a Grace superchip (corpus
-    1340); a row without either is not applicable.
+    A matrix of one GPU has no GPU-to-GPU path, but a row that shows its CPU or NUMA affinity and its paths to NICs or
+    (`GPU NUMA ID`) its memory as a node of its own, as on a Grace superchip, reads whole: ok over that GPU, naming
+    them (corpus 1340); a lone GPU row is not applicable.
     """
     # The registered fix is the NVSwitch baseboard's (Fabric Manager on this node); a compute tray and PCIe P2P
     # get their own (_TRAY_FIX, _PCIE_P2P_FIX).
@@ -410,18 +410,19 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
 
 def _one_gpu_matrix(topo: TopoMatrix, container: ContainerInfo | None) -> Outcome:
     """IC-TOPO-READ over a matrix of one GPU: no GPU-to-GPU path exists, but a row that shows the GPU's CPU or NUMA
-    affinity reads whole: ok over that GPU, naming what it shows (its NUMA node, its memory as a NUMA node of its own
-    where `GPU NUMA ID` gives one, as a Grace Hopper or Grace Blackwell superchip exposes its HBM, corpus 1340, and
-    the NICs with their path from it). A row without either is not applicable: nothing of it is read."""
+    affinity and more than the GPU itself (NICs with their path from it, or its memory as a NUMA node of its own where
+    `GPU NUMA ID` gives one, as a Grace Hopper or Grace Blackwell superchip exposes its HBM, corpus 1340) reads whole:
+    ok over that GPU, naming what it shows. A lone GPU row, or one without affinity, is not applicable."""
     gpu = topo.gpus[0] if topo.gpus else ""
     cpus, node = topo.cpu_affinity.get(gpu, ""), topo.numa_affinity.get(gpu, "")
     shown = [v for v in (cpus, node) if v and v != "N/A"]
-    if not gpu or not shown or topo.truncated:
+    own = topo.gpu_numa_id.get(gpu, "")
+    # A lone `X` cell with its affinity shows nothing but the GPU: only NICs or a memory node of its own read more.
+    if not gpu or not shown or topo.truncated or not (topo.nics or own.isdigit()):
         return not_applicable(f"{len(topo.gpus)} GPU in the matrix: no GPU-to-GPU path to read")
     text = f"1 GPU in the matrix ({gpu}" + (f", CPU affinity {cpus}" if cpus and cpus != "N/A" else "") \
         + (f", NUMA node {node}" if node and node != "N/A" else "") + ")"
-    own = topo.gpu_numa_id.get(gpu, "")
-    if own and own != "N/A":
+    if own.isdigit():
         text += (f"; its memory is NUMA node {own} of its own (`GPU NUMA ID`), as a Grace Hopper or Grace Blackwell "
                  "superchip exposes the GPU's memory to the CPU over NVLink-C2C")
     row = dict(zip(topo.columns, topo.rows.get(gpu, ()), strict=False))
