@@ -577,7 +577,8 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
     applicable either where the matrix shows one node (`TopoMatrix.one_node`: every GPU on the same node
     with the same CPUs, one range from CPU 0). Every GPU on one node whose CPU list leaves lower CPUs out
     ("0-23,48-71") shows another node holding those: GPUs on one node of a multi-node host, each reporting it, a
-    layout (not-an-issue).
+    layout (not-an-issue). Every GPU with a `GPU NUMA ID` apart from its CPUs' node is a Grace superchip (GH200,
+    GB200) whose GPU memory Linux onlines as a NUMA node of its own: a layout, no sub-NUMA setting (not-an-issue).
     """
     if numa is None:
         return (_nps_from_matrix(gpu_topology, gpu_p2p) if gpu_topology is not None
@@ -616,6 +617,18 @@ def _nps_from_matrix(topo: TopoMatrix, p2p: P2pMatrix | None = None) -> Outcome:
         return not_applicable(f"P2P OK between every pair of the {len(topo.gpus)} GPUs (`nvidia-smi topo -p2p`), each "
                               "on its NUMA node: GPU traffic does not go through CPU memory, whose speed the "
                               "NPS/SNC setting shapes", actual={"gpu_numa_nodes": dict(topo.numa_affinity)})
+    own = {g: topo.gpu_numa_id.get(g, "") for g in shown}
+    if shown and len(shown) == len(topo.gpus) and not blank \
+            and all(v.isdigit() and v != topo.numa_affinity[g] for g, v in own.items()):
+        # `GPU NUMA ID` beside the CPUs' node: a Grace superchip's GPU memory, coherent over NVLink-C2C, onlined as a
+        # NUMA node of its own (corpus 1340, GH200): extra nodes that are no BIOS sub-NUMA setting.
+        judged = not_an_issue(
+            "every GPU shown reports its CPUs' NUMA node ("
+            + ", ".join(f"{g}: node {topo.numa_affinity[g]}" for g in shown) + ") and its own memory as another ("
+            + ", ".join(f"{g}: node {v}" for g, v in own.items()) + ", `GPU NUMA ID`): how a Grace Hopper or Grace "
+            "Blackwell superchip exposes the GPU's memory over NVLink-C2C, not an NPS/SNC sub-NUMA setting; every "
+            "GPU has its locality", actual={"gpu_numa_nodes": dict(topo.numa_affinity), "gpu_numa_id": own})
+        return over_subjects(judged, shown, len(topo.gpus), ask="nvidia-smi topo -m")
     if single := topo.one_node():
         return not_applicable(f"every GPU of the matrix reports NUMA node {topo.numa_affinity[shown[0]]} with CPUs "
                               f"{single}, one range from CPU 0: one NUMA node, so every GPU has its locality and no "

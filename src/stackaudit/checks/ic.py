@@ -54,6 +54,7 @@ from stackaudit.facts.serving_logs import (
     AR_PCIE_ONLY,
     AR_RELEASE,
     AR_WORLD_SIZE,
+    NCCL_MULTI_NODE_ALGORITHMS,
     LogDate,
     NcclConfig,
     NcclNodes,
@@ -291,6 +292,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     P2P with the stock driver, NVLink only through a bridge, a key negative over the GPUs shown. Where a P2P test
     shows the driver granting peer access between them (`Device=0 CAN Access Peer Device=1`), the driver is not the
     stock one's policy (a P2P-enabled build): the family settles nothing, and the matrix is needed.
+    A matrix of one GPU has no GPU-to-GPU path, but a row that shows its CPU or NUMA affinity and its paths to NICs or
+    (`GPU NUMA ID`) its memory as a node of its own, as on a Grace superchip, reads whole: ok over that GPU, naming
+    them (corpus 1340); a lone GPU row is not applicable.
     """
     # The registered fix is the NVSwitch baseboard's (Fabric Manager on this node); a compute tray and PCIe P2P
     # get their own (_TRAY_FIX, _PCIE_P2P_FIX).
@@ -303,7 +307,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     topo = gpu_topology
     names = topo.gpus
     if len(names) < 2:
-        return not_applicable(f"{len(names)} GPU in the matrix: no GPU-to-GPU path to read")
+        return _one_gpu_matrix(topo, container)
     notes = []
     if topo.header_missing:
         notes.append("the matrix was pasted without its header (columns inferred: GPUs, then NICs)")
@@ -402,6 +406,36 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     return over_subjects(ok(_topology_summary(topo) + suffix,
                             actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                                     "numa": dict(topo.numa_affinity)}), names, len(names), ask="nvidia-smi topo -m")
+
+
+def _one_gpu_matrix(topo: TopoMatrix, container: ContainerInfo | None) -> Outcome:
+    """IC-TOPO-READ over a matrix of one GPU: no GPU-to-GPU path exists, but a row that shows the GPU's CPU or NUMA
+    affinity and more than the GPU itself (NICs with their path from it, or its memory as a NUMA node of its own where
+    `GPU NUMA ID` gives one, as a Grace Hopper or Grace Blackwell superchip exposes its HBM, corpus 1340) reads whole:
+    ok over that GPU, naming what it shows. A lone GPU row, or one without affinity, is not applicable."""
+    gpu = topo.gpus[0] if topo.gpus else ""
+    cpus, node = topo.cpu_affinity.get(gpu, ""), topo.numa_affinity.get(gpu, "")
+    shown = [v for v in (cpus, node) if v and v != "N/A"]
+    own = topo.gpu_numa_id.get(gpu, "")
+    # A lone `X` cell with its affinity shows nothing but the GPU: only NICs or a memory node of its own read more.
+    if not gpu or not shown or topo.truncated or not (topo.nics or own.isdigit()):
+        return not_applicable(f"{len(topo.gpus)} GPU in the matrix: no GPU-to-GPU path to read")
+    text = f"1 GPU in the matrix ({gpu}" + (f", CPU affinity {cpus}" if cpus and cpus != "N/A" else "") \
+        + (f", NUMA node {node}" if node and node != "N/A" else "") + ")"
+    if own.isdigit():
+        text += (f"; its memory is NUMA node {own} of its own (`GPU NUMA ID`), as a Grace Hopper or Grace Blackwell "
+                 "superchip exposes the GPU's memory to the CPU over NVLink-C2C")
+    row = dict(zip(topo.columns, topo.rows.get(gpu, ()), strict=False))
+    paths = Counter(row[n] for n in topo.nics if row.get(n))
+    if topo.nics:
+        text += f"; {len(topo.nics)} NIC(s)" + (
+            " at " + ", ".join(f"{k}×{n}" for k, n in sorted(paths.items(), key=lambda kv: link_rank(kv[0])))
+            + " from it" if paths else "")
+    if container is not None and container.in_container:
+        text += " (inside a container the matrix shows only the GPUs visible to it)"
+    return over_subjects(ok(text + "; no GPU-to-GPU path to judge",
+                            actual={"gpus": 1, "numa": dict(topo.numa_affinity), "gpu_numa_id": dict(topo.gpu_numa_id)}),
+                         [gpu], None, ask="nvidia-smi topo -m")
 
 
 def _family_without_matrix(models: dict[int, str], gpus: GpuInventory | None) -> Outcome | None:
@@ -1446,7 +1480,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     choice, and Ring is NCCL's pick for large all-reduces there (not an issue). NCCL_ALGO / NCCL_PROTO on the command
     line of nccl-tests runs that all failed choosing their GPUs ('invalid device ordinal', NcclTestRuns.none_started)
     shaped no collective: not an issue. A variable a test's launcher passes from its shell without a value (`mpirun
-    -x NCCL_ALGO`) and no source shows leaves the verdict unknown where nothing shown is an issue. SGLang
+    -x NCCL_ALGO`) and no source shows leaves the verdict unknown where nothing shown is an issue. NCCL_ALGO or
+    NCCL_PROTO listing every algorithm (protocol) NCCL has forbids none: not an issue; one leaving out only NVLSTree
+    and PAT, which NCCL runs only across nodes, forbids nothing on a job shown on one host (its ranks threads of one
+    process included, ServingLog.ranks_in_one_process), and is pending where that is not shown (corpus 1341). SGLang
     sets NCCL_CUMEM_ENABLE=0 and NCCL_NVLS_ENABLE=0 itself (RT-ENV-SGLANG). NCCL itself refuses P2P
     beyond PXB (SHM between SYS/PHB GPUs is its default, not a setting). A clean nccl.conf says
     nothing when the engine's environment is unreadable (another user's process): unknown.
@@ -1569,6 +1606,26 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append((0, f"{where}: the test's own choice, and its run failed choosing its GPUs ('invalid device "
                              "ordinal') before NCCL started, so it forced no collective; it is not the serving "
                              "engine's setting", s.name))
+        elif s.name in ("NCCL_ALGO", "NCCL_PROTO") and (left := s.left_out) is not None \
+                and not set(left) - NCCL_MULTI_NODE_ALGORITHMS:
+            # A list naming every algorithm (protocol) NCCL has forbids none, so NCCL still chooses (corpus 1341).
+            kind = "algorithm" if s.name == "NCCL_ALGO" else "protocol"
+            together = (serving_log.ranks_on_one_host() or serving_log.ranks_in_one_process()) \
+                if serving_log is not None and not multi else ""
+            if not left:
+                findings.append((0, f"{where} names every {kind} NCCL has, so it forbids none and NCCL still picks "
+                                 "by its own tuning: it forces nothing", s.name))
+            elif (one_host or together) and not multi:
+                shown = f" ({together})" if together else ""
+                findings.append((0, f"{where} leaves out only {', '.join(left)}, which NCCL runs only on a job that "
+                                 f"spans nodes; on one host{shown} it forbids nothing NCCL could pick", s.name))
+            elif multi:
+                findings.append((1, f"{where} leaves out {', '.join(left)} on a job that spans nodes, where NCCL may "
+                                 "pick them; keep only with a measurement on these hosts", s.name))
+            else:
+                pending.append(f"{where} leaves out only {', '.join(left)}, which NCCL runs only on a job that spans "
+                               "nodes: it forces nothing on one host; whether this job spans nodes is not in the "
+                               "source")
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name in ("NCCL_MAX_NCHANNELS", "NCCL_MAX_CTAS") and s.value.strip().isdigit():

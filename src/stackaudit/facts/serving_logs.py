@@ -567,6 +567,15 @@ class ServingLog:
         return (f"the NCCL lines of {len(self.nccl_pids)} processes on CUDA devices "
                 f"{', '.join(map(str, self.nccl_devices[:8]))} all come from host {self.nccl_hosts[0]}")
 
+    def ranks_in_one_process(self) -> str:
+        """In words, where the NCCL lines of two CUDA devices or more all come from one process (one pid of one host
+        name: the ranks are threads of one program, as nccl-tests' -g or a single-process launcher runs them); "" where
+        they do not. A process drives only the GPUs of its own host, so those ranks share it (corpus 1341)."""
+        if len(self.nccl_hosts) != 1 or len(self.nccl_pids) != 1 or len(self.nccl_devices) < 2 or self.multi_host:
+            return ""
+        return (f"the NCCL lines of CUDA devices {', '.join(map(str, self.nccl_devices[:8]))} all come from one "
+                f"process ({self.nccl_pids[0]}) on host {self.nccl_hosts[0]}")
+
     def nvls_up(self) -> tuple[str, ...]:
         """NCCL's lines that it found NVSwitch multicast (NVLS) on the GPU, or () where the log does not show it.
 
@@ -1898,6 +1907,13 @@ def stated_nccl_env(text: str) -> StatedNccl:
 # The path names NCCL's ncclGetLevel matches for NCCL_P2P_LEVEL (topoPathTypeStr up to SYS, src/graph/topo.h).
 _P2P_LEVELS = frozenset(("LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "PXN", "P2C", "PHB", "SYS"))
 
+# The algorithms and protocols NCCL_ALGO and NCCL_PROTO name (ncclAlgoStr, ncclProtoStr, src/include/device.h), and
+# the algorithms NCCL runs only on a job that spans nodes: NVLSTree (NVLS inside a node, a tree between nodes) and PAT
+# (one GPU a node), whose tuning NCCL zeroes on one node (src/graph/tuning.cc).
+NCCL_ALGORITHMS = ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT")
+NCCL_PROTOCOLS = ("LL", "LL128", "Simple")
+NCCL_MULTI_NODE_ALGORITHMS = frozenset(("NVLSTree", "PAT"))
+
 
 @dataclass(frozen=True)
 class NcclSetting:
@@ -1932,6 +1948,23 @@ class NcclSetting:
         without its `set by environment` line, so what the setting does is not shown by the setting."""
         value = self.value.strip().upper()
         return self.name == "NCCL_P2P_LEVEL" and bool(value) and value not in _P2P_LEVELS and not value[0].isdigit()
+
+    @property
+    def left_out(self) -> tuple[str, ...] | None:
+        """For NCCL_ALGO / NCCL_PROTO, the algorithms (protocols) the value keeps NCCL from choosing, in NCCL's order;
+        () where it names every one, so it forces nothing. NCCL's parseList reads a comma-separated list, case-blind,
+        whole names only (empty items name nothing), and a leading `^` turns it into a list of those to leave out.
+        None for other variables, an empty value, or a name NCCL does not know (what NCCL does then is not shown)."""
+        names = {"NCCL_ALGO": NCCL_ALGORITHMS, "NCCL_PROTO": NCCL_PROTOCOLS}.get(self.name)
+        value = self.value.strip()
+        if names is None or not value:
+            return None
+        exclude = value.startswith("^")
+        items = [t.strip().lower() for t in value.lstrip("^").split(",") if t.strip()]
+        known = {n.lower() for n in names}
+        if not items or any(t not in known for t in items):
+            return None
+        return tuple(n for n in names if (n.lower() in items) == exclude)
 
 
 @dataclass(frozen=True)
