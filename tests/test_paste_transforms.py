@@ -387,6 +387,10 @@ def test_a_kernel_log_behind_a_node_prefix_gives_the_same_verdicts(entry: Corpus
             # The host its kernel lines name has another output read too (corpus 231's daemon line): another
             # node's prefix on the kernel lines alone makes the paste two hosts.
             continue
+        # Kernel lines that all carry a node's prefix already are that case: no log writes a second one.
+        hosted = {paste.origin[i] + 1 for i in paste.hosts}
+        if kernel <= hosted:
+            pytest.skip("every kernel line already carries a node's prefix")
         text = "\n".join(prefix + line if n in kernel and line.strip() else line
                          for n, line in enumerate(_lines(entry.body), start=1))
         got = recognise(text, entry.name)
