@@ -1778,8 +1778,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     its highest device is the host's last GPU; otherwise the run's group is not read.
     With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
     TP x PP of that count, a serving container given every GPU (`--gpus all`) whose arguments run TP x PP of them, or
-    a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
-    has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
+    a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES; with no engine shown, a
+    pasted test run whose ranks hold every GPU: corpus 758) has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
     two GPUs of one model (a whole count of 2, a count in the user's words such as `gpu=2` with no GPU listed
     included: corpus 1213): its group is both GPUs or it has none (corpus 997). Two models keep
     the CUDA_DEVICE_ORDER question open, and so do two modules of a larger mesh board (V100 SXM2, up to 8 on a
@@ -1801,7 +1801,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return _tp_beyond_node(serving_log)
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
-        if every := group_of_every_gpu(serving_engine, engine_commands, count, docker_containers):
+        if every := group_of_every_gpu(serving_engine, engine_commands, count, docker_containers,
+                                        nccl_test_runs):
             judged = not_an_issue(f"the group spans every GPU of the host: {every}, so whatever sockets they sit on, "
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
