@@ -14,7 +14,8 @@ with the answer it printed, a torch copy straight between two GPUs whose shown r
 snippet that define its source), the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
 driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device plugin's start lines (klog's
-`main.go:154] Starting FS watcher.`, `Loading NVML`), ollama's GPU discovery lines (`msg="inference
+`main.go:154] Starting FS watcher.`, `Loading NVML`), a `minikube start` that runs the Kubernetes node as a
+container (facts/container.MINIKUBE_START), ollama's GPU discovery lines (`msg="inference
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
