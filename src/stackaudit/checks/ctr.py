@@ -1105,7 +1105,12 @@ def _node_without_gpus(container: ContainerInfo | None) -> Outcome | None:
                  "hand them (the host's containerd or Docker settings do not reach inside the node), so the device "
                  "plugin there finds no NVML and the node offers no nvidia.com/gpu; start the node with the GPUs "
                  "(`minikube start --driver docker --container-runtime docker --gpus all`, minikube 1.32 and later)",
-                 actual=command, expected="minikube start ... --gpus all", evidence=[command])
+                 actual=command, expected="minikube start ... --gpus all", evidence=[command],
+                 fix=Fix.of(step("Recreate the minikube node with the host's GPUs (minikube 1.32 and later, docker driver; "
+                                 "the host's Docker needs the NVIDIA runtime)", "minikube delete",
+                                 "minikube start --driver docker --container-runtime docker --gpus all",
+                                 cost="restart", scope="container-host", changes="the minikube node container",
+                                 keep=keep_text("pass --gpus all to each `minikube start` that creates the node"))))
 
 
 def _plugin_reached(container: ContainerInfo) -> Outcome | None:
