@@ -1027,6 +1027,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`) shows the driver's NVML library and the GPUs reached
     the plugin's container, so the node offers them: ok (facts/container.PLUGIN_REACHED; not where it marks a device
     unhealthy). A plugin stopped later by a `terminated` signal was deleted, no GPU fault.
+    A `minikube start` with the docker or podman driver and no `--gpus` (facts/container.MINIKUBE_START) runs the
+    Kubernetes node as a container given no GPU: its pods cannot be handed one, whatever the host's runtime is set to:
+    an issue, unless the device plugin's own line shows it reached the GPUs.
     """
     failing = k8s_pods.failing_provider() if k8s_pods is not None else None
     if failing is not None:
@@ -1037,6 +1040,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                      "pod on it is given a GPU; its own log (`kubectl logs <pod> -c <container> --previous`) says "
                      "why it exits", actual=failing.status, expected="Running",
                      subjects=[failing.name], evidence=[failing.line])
+    gpuless = _node_without_gpus(container)
+    if gpuless is not None:
+        return gpuless
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
     if judged.status == "unknown" and container is not None and container.in_container:
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
@@ -1086,6 +1092,27 @@ def _unopened_inside(nvidia: NvidiaGpus | None) -> Outcome | None:
                  "off the bus (the host's kernel log names an Xid 79 or PCIe errors)",
                  actual={g.bdf: g.error for g in lost}, expected="every GPU opened by NVML",
                  subjects=[g.bdf for g in lost])
+
+
+def _node_without_gpus(container: ContainerInfo | None) -> Outcome | None:
+    """CTR-GPU-ACCESS issue where a pasted `minikube start` runs the Kubernetes node as a Docker or Podman container
+    with no `--gpus` (ContainerInfo.node_without_gpus): the node's own runtime, which runs its pods, has no GPU and no
+    driver library to hand them, whatever the host's runtime is set to. None where none is shown, or where the device
+    plugin's own line shows it reached the GPUs all the same."""
+    command = container.node_without_gpus if container is not None else ""
+    if container is None or not command or container.plugin_reached:
+        return None
+    return issue(f"`{command}` runs the Kubernetes node as a container of the host's runtime with no `--gpus`: the "
+                 "node's own container runtime, which runs its pods, has no GPU device and no driver library to "
+                 "hand them (the host's containerd or Docker settings do not reach inside the node), so the device "
+                 "plugin there finds no NVML and the node offers no nvidia.com/gpu; start the node with the GPUs "
+                 "(`minikube start --driver docker --container-runtime docker --gpus all`, minikube 1.32 and later)",
+                 actual=command, expected="minikube start ... --gpus all", evidence=[command],
+                 fix=Fix.of(step("Recreate the minikube node with the host's GPUs (minikube 1.32 and later, docker driver; "
+                                 "the host's Docker needs the NVIDIA runtime)", "minikube delete",
+                                 "minikube start --driver docker --container-runtime docker --gpus all",
+                                 cost="restart", scope="container-host", changes="the minikube node container",
+                                 keep=keep_text("pass --gpus all to each `minikube start` that creates the node"))))
 
 
 def _plugin_reached(container: ContainerInfo) -> Outcome | None:

@@ -39,6 +39,9 @@ class ContainerInfo:
     ran_inside: tuple[str, ...] = ()
     # The NVIDIA device plugin's own line showing it reached the GPUs through NVML (PLUGIN_REACHED), "" where none.
     plugin_reached: str = ""
+    # A `minikube start` that runs the Kubernetes node as a Docker or Podman container given no GPU (MINIKUBE_START,
+    # minikube_node), "" where none is shown.
+    node_without_gpus: str = ""
 
     @property
     def in_container(self) -> bool:
@@ -186,6 +189,36 @@ PLUGIN_REACHED = re.compile(r"\bDetected NVML platform: found NVML library|"
 PLUGIN_UNHEALTHY = re.compile(r"\b" + _PLUGIN_HEALTH)
 
 
+# `minikube start` with the docker or podman driver (`--driver=docker`, `--vm-driver docker`, `-d podman`): the
+# Kubernetes node is itself a container of the host's runtime (minikube's "kic" node), and its pods run under the
+# node's own containerd or Docker. The node reaches the host's GPUs only where it is started with `--gpus`
+# (minikube 1.32 and later, docker driver: the node container gets the GPUs and the NVIDIA Container Toolkit
+# installed inside it); without it no runtime setting on the host (its /etc/containerd/config.toml, its Docker
+# default runtime) reaches the pods, and the device plugin in the node finds no NVML
+# (https://minikube.sigs.k8s.io/docs/tutorials/nvidia/; kubernetes/minikube#10229, #17314; NVIDIA/k8s-device-plugin#478,
+# corpus 1345; ehfd/nvidia-dind#2).
+MINIKUBE_START = re.compile(r"\bminikube\s+start\b(?=.*?(?:\s--(?:vm-)?driver[=\s]+|\s-d\s+)[\"']?(docker|podman)\b)")
+_MINIKUBE_GPUS = re.compile(r"\s--gpus\b")
+
+
+def minikube_node(line: str) -> tuple[str, bool] | None:
+    """(the command, whether it gives the node GPUs) where a line is `minikube start` with a container driver
+    (MINIKUBE_START); None otherwise.
+
+    >>> minikube_node("k8s : minikube start --kubernetes-version=v1.25.16 --force --driver=docker")
+    ('minikube start --kubernetes-version=v1.25.16 --force --driver=docker', False)
+    >>> minikube_node("minikube start --driver docker --container-runtime docker --gpus all")
+    ('minikube start --driver docker --container-runtime docker --gpus all', True)
+    >>> minikube_node("minikube start --driver=kvm2") is None
+    True
+    """
+    m = MINIKUBE_START.search(line)
+    if m is None:
+        return None
+    command = line[m.start():].strip().strip("`")
+    return command, _MINIKUBE_GPUS.search(command) is not None
+
+
 def gpu_stack_pod(line: str) -> str:
     """Which of the Kubernetes GPU stack's pods a log line is the own line of ("the NVIDIA device plugin", "the GPU
     Operator's validator"), or ""."""
@@ -194,6 +227,21 @@ def gpu_stack_pod(line: str) -> str:
     if VALIDATOR_LINE.search(line):
         return "the GPU Operator's validator"
     return ""
+
+
+def _minikube_node(host: Host) -> tuple[str, str, str]:
+    """(kind, evidence, the command where it gives the node no GPU) where a pasted `minikube start` runs the
+    Kubernetes node as a container (minikube_node): its pods run in containers inside that one."""
+    try:
+        text = host.doc(EVIDENCE_LINES.name)
+    except NotCaptured:
+        return "", "", ""
+    found = next((n for line in text.splitlines() if (n := minikube_node(line)) is not None), None)
+    if found is None:
+        return "", "", ""
+    command, gpus = found
+    return ("kubernetes", f"`{command}` runs the Kubernetes node as a container of the host's runtime (minikube's "
+            "docker or podman driver): its pods run inside it", "" if gpus else command)
 
 
 def _gpu_stack_pod(host: Host) -> tuple[str, str, str]:
@@ -487,8 +535,12 @@ def container(ctx: FactContext) -> ContainerInfo:
             if host_side:
                 return ContainerInfo("", (host_side,), None)
             kind, why, reached = _gpu_stack_pod(host)
+            node_kind, node_why, gpuless = _minikube_node(host)
             if kind:
-                return ContainerInfo(kind, (why,), None, plugin_reached=reached)
+                return ContainerInfo(kind, (why, node_why) if node_why else (why,), None, plugin_reached=reached,
+                                     node_without_gpus=gpuless)
+            if node_kind:
+                return ContainerInfo(node_kind, (node_why,), None, node_without_gpus=gpuless)
             kind, why, inside = _prompt_container(host)
             if kind:
                 return ContainerInfo(kind, (why,), None, inside)

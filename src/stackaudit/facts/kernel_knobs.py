@@ -545,6 +545,39 @@ class NvidiaKernel:
         return int(m.group(1)) if m else None
 
 
+# A line of `dkms status` for the NVIDIA module built and installed for a kernel: dkms 2's `nvidia-current, 470.199.02,
+# 5.10.0-26-amd64, x86_64: installed` (Debian's package name, NVIDIA/nvidia-container-toolkit#171, corpus 1336) and
+# dkms 3's `nvidia/535.104.05, 6.2.0-32-generic, x86_64: installed`. It names the kernel the module was built for, not
+# the running one: after a kernel update whose build failed the same line lists only the old kernel.
+DKMS_INSTALLED = re.compile(r"^\W*nvidia(?:-current|-open|-srl)?(?:, |/)(\d{3}\.\d+(?:\.\d+)?), "
+                            r"(\d+\.\d+[\w.+~-]*), (?:x86_64|aarch64|arm64|ppc64le): installed\b")
+
+
+def dkms_installed(line: str) -> tuple[str, str] | None:
+    """(module version, kernel) of a `dkms status` line for the NVIDIA module installed for a kernel (DKMS_INSTALLED).
+
+    >>> dkms_installed("`nvidia-current, 470.199.02, 5.10.0-26-amd64, x86_64: installed`")
+    ('470.199.02', '5.10.0-26-amd64')
+    >>> dkms_installed("nvidia/535.104.05, 6.2.0-32-generic, x86_64: installed")
+    ('535.104.05', '6.2.0-32-generic')
+    >>> dkms_installed("nvidia/550.54.14: added") is None
+    True
+    """
+    m = DKMS_INSTALLED.match(line.strip())
+    return (m.group(1), m.group(2)) if m else None
+
+
+def _dkms_version(host: Host) -> str | None:
+    """The one NVIDIA module version pasted `dkms status` lines show installed (dkms_installed), None where none or
+    several."""
+    try:
+        text = host.doc(EVIDENCE_LINES.name)
+    except NotCaptured:
+        return None
+    versions = {found[0] for line in text.splitlines() if (found := dkms_installed(line)) is not None}
+    return versions.pop() if len(versions) == 1 else None
+
+
 @provider("nvidia_kernel", NvidiaKernel, title="/sys/module/nvidia, `modinfo nvidia`")
 def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
     """The NVIDIA kernel module: loaded version, open or proprietary flavour, UVM HMM setting."""
@@ -572,4 +605,7 @@ def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
         if result is not None and not result.not_found:
             rc = result.returncode
             installed = result.stdout.strip() or None if result.ok else None
+    if loaded is None and installed is None:
+        # A pasted `dkms status`: the module built for some kernel, installed, not shown loaded.
+        installed = _dkms_version(host)
     return NvidiaKernel(loaded, open_module, hmm, installed, rc, proc.strip().splitlines()[0] if proc.strip() else "")
