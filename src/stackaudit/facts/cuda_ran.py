@@ -127,7 +127,8 @@ fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
 
 def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     """The lines of a CUDA program's own that show its CUDA at work on a GPU (torch's out-of-memory message,
-    TensorRT-LLM's executor ledger and cluster info's SM count, vLLM's metrics line, ollama's cudart discovery, nvvs's memory test passing)."""
+    TensorRT-LLM's executor ledger and cluster info's SM count, vLLM's metrics line, ollama's cudart discovery,
+    nvvs's memory test passing)."""
     found: list[Ran] = []
     cpu_vllm = any(VLLM_CPU_PLATFORM in line for line in lines)
     for line in lines:

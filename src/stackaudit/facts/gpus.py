@@ -620,8 +620,8 @@ def gpus_from_p2p_test(text: str) -> GpuInventory:
     return parse_p2p_test_gpus(text)
 
 
-# The count llama.cpp's CUDA backend found (cudaGetDeviceCount), before its device lines; a driver too old for its runtime
-# prints `ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient ...` instead.
+# The count llama.cpp's CUDA backend found (cudaGetDeviceCount), before its device lines; a driver too old for its
+# runtime prints `ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient ...` instead.
 GGML_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) CUDA devices?(?: \(Total VRAM: [^)]*\))?:")
 _GGML_DEVICE = re.compile(r"\bDevice (\d+): (.+?), compute capability (\d+\.\d+)")
 
