@@ -230,6 +230,12 @@ FLAT_AMBIGUOUS = {
     "872-gtx-1080-ti-nvidia-smi-q-busy-p2-gen3-x16-no-throttle.txt":
         "the paste ends in a field name cut after two letters (`Ut`); joined onto `Compute Mode : Default` it is a "
         "word of the value, as `Ti` is of `Product Name : GeForce GTX 1080 Ti`",
+    "1326-4x-a100-pcie-535-129-llama-cpp-7b-71-tok-s-nvidia-smi-q-clock-at-defaults.txt":
+        "the run is a quoted reply: joined, each line's `>` marker lands after the value before it (`CUDA Version : "
+        "12.2 > >`)",
+    "1343-4gb-gpu-host-docker-gpus-1-driver-error-failed-to-process-request-q-at-p8.txt":
+        "the run starts inside PCIe Generation's block with its `Current : 1`: joined, nothing places the `Link "
+        "Width` after it under a GPU's PCI section, where indentation does",
 }
 
 

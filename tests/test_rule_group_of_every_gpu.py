@@ -132,3 +132,18 @@ def test_ranks_per_node_from_the_command_line() -> None:
     assert ranks_per_node(uneven) is None
     assert ranks_per_node(lws) is None
     assert ranks_per_node(SGLANG_6465.split("\n")[0].split()) == 8
+
+
+def test_test_run_over_every_gpu_without_a_matrix() -> None:
+    """758: `CUDA_VISIBLE_DEVICES=0,...,7 ... all_reduce_perf -g 8` on the header's eight RTX 4090s, no matrix."""
+    result = capture_checks("758", _CHECK)[_CHECK]
+    assert result.status == "not-an-issue"
+    assert "the test run's group" in result.message and "all the host's 8 GPUs" in result.message
+
+
+def test_modelled_test_run_on_another_gpu_is_no_group_of_every_gpu(tmp_path: Path) -> None:
+    # Modelled on 758: CUDA_VISIBLE_DEVICES maps device 7 to host GPU 8, so the run leaves GPU 7 out: its group is
+    # not every GPU, and with no matrix its placement stays unread.
+    text = body("758").replace("CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,8")
+    result = paste_checks(tmp_path, text, _CHECK)[_CHECK]
+    assert result.status == "unknown" and "every GPU" not in result.message

@@ -38,7 +38,7 @@ from stackaudit.facts._parse import (
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
-from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 
 if TYPE_CHECKING:
     from stackaudit.facts.docker import DockerContainers
@@ -200,6 +200,20 @@ def parallelism_from_log(ctx: FactContext) -> Parallelism:
     return Parallelism(engines=(EngineParallelism(log.engine, log.tp_size, log.pp_size, log.dp_size, LOG),))
 
 
+@provider("parallelism", Parallelism, rank=35, title="an engine's own message among the log's symptoms")
+def parallelism_from_symptoms(ctx: FactContext) -> Parallelism:
+    """The engine whose own message a symptom line is (facts/symptoms.ENGINE_SYMPTOMS: ollama 0.1.x's GPU probe, in Go's
+    standard log format, which the serving-log reader does not take), with no parallel size; none where the serving
+    log already names that engine."""
+    from stackaudit.facts.symptoms import LogSymptoms
+
+    log = ctx.optional("serving_log", ServingLog)
+    engines = [e for e in ctx.fact("log_symptoms", LogSymptoms).engines() if log is None or log.engine != e]
+    if not engines:
+        raise FactUnavailable("no engine's own message among the symptoms that the serving log does not show")
+    return Parallelism(engines=tuple(EngineParallelism(e, source=LOG) for e in engines))
+
+
 @provider("parallelism", Parallelism, rank=40, title="pasted engine command line")
 def parallelism_from_command(ctx: FactContext) -> Parallelism:
     """TP/PP/DP on a pasted engine command line (`vllm serve m --tensor-parallel-size 2`), else in the config file
@@ -297,7 +311,7 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
 
 
 def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None,
-                       containers: DockerContainers | None = None) -> str:
+                       containers: DockerContainers | None = None, tests: NcclTestRuns | None = None) -> str:
     """Why the engine's GPU group is every GPU of the host, in words; "" where the source does not show that.
 
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
@@ -306,6 +320,10 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     Or a serving container given every GPU (DockerContainer.every_gpu) whose engine arguments run TP x PP of `count`.
     A command over `--nnodes N` puts its ranks on N nodes (_parse.ranks_per_node): `count` ranks on each node is
     every GPU of the host (SGLang `--tp 16 --nnodes 2` on 8 GPUs), and TP x PP of `count` then is not.
+    With no engine shown, a pasted test run whose GPUs (NcclTestRuns.group: its rank lines, mapped through a
+    CUDA_VISIBLE_DEVICES on its command line) are all `count` of the host's is that group too (corpus 758:
+    `CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 ... all_reduce_perf -g 8` on eight GPUs), as a test run's group is judged
+    like an engine's where a matrix is shown.
     """
     if count is None or count < 2:
         return ""
@@ -335,6 +353,11 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
         mode = argv_value(split.argv, ("--split-mode", "-sm")) or "layer"
         return (f"{posixpath.basename(split.argv[0])} splits its model over every GPU CUDA sees (--split-mode {mode}, "
                 f"no CUDA_VISIBLE_DEVICES or device list): the host's {count} GPUs")
+    shown_engine = engine.engine or engine.tp is not None or shown is not None or engine.process is not None
+    tested = tests.group(count) if tests is not None and not shown_engine else None
+    if tested is not None and sorted(tested) == list(range(count)):
+        return (f"the test run's group (its ranks on devices {', '.join(str(d) for d in tested)}) holds all the "
+                f"host's {count} GPUs")
     return ""
 
 

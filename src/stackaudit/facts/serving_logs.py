@@ -16,7 +16,8 @@ Facts:
   a pasted NCCL INFO log, the variables set on a pasted nccl-tests command line (`nccl_test_runs`), and
   (weakest: the shell it ran in) a pasted collect_env report.
 - `nccl_test_runs` (NcclTestRuns): each pasted nccl-tests run's program and the NCCL_* variables set on its
-  command line, and the GPUs each run used (its rank lines, through the CUDA_VISIBLE_DEVICES it sets).
+  command line, the GPUs each run used (its rank lines, through the CUDA_VISIBLE_DEVICES it sets), and the result
+  rows whose `#wrong` count shows the run's check of its data (0, or above 0).
 - `nccl_nodes` (NcclNodes): whether the NCCL job of a pasted NCCL log or nccl-tests output spans nodes, from the
   hosts and node counts they show.
 
@@ -1481,6 +1482,19 @@ TEST_FAILURE = re.compile(r"^\s*(?P<host>\S+): Test (?:CUDA|NCCL) failure \S+:\d
 
 _VISIBLE = re.compile(r"(?:^|[\s*`])CUDA_VISIBLE_DEVICES=([^\s*`]+)")
 
+# A result row of nccl-tests' table (src/common.cu): size count type ...
+TEST_ROW = re.compile(r"^\s*\d+\s+\d+\s+(float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\b")
+# A whole result row: size count type redop root, then time algbw busbw #wrong out-of-place and in-place (13
+# columns; `#wrong` is N/A when the test ran with -c 0). Rows pasted without the header (corpus 446) open a run.
+FULL_ROW = re.compile(TEST_ROW.pattern + r"\s+\w+\s+-?\d+(?:\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?"
+                      r"\s+(?:\d+|N/A)){2}\s*$")
+
+
+def _wrong_counts(row: str) -> tuple[int, ...]:
+    """The `#wrong` counts of a whole result row (FULL_ROW), out-of-place and in-place; N/A (run with -c 0) left out."""
+    cols = row.split()
+    return tuple(int(c) for c in (cols[8], cols[12]) if c.isdecimal())
+
 
 @dataclass(frozen=True)
 class TestGroup:
@@ -1528,6 +1542,11 @@ class NcclTestRuns(Sourced):
     passed: tuple[str, ...] = ()
     # The command lines whose launcher places the run's processes on two hosts or more (`mpirun -H a:8,b:8`).
     launched_apart: tuple[str, ...] = ()
+    # The result rows whose data check ran (a `#wrong` count, not N/A), verbatim: each count 0 (`checked_rows`), or
+    # some count above 0 (`wrong_rows`). nccl-tests checks each size's result against the expected values with -c 1,
+    # its default (src/common.cu), and prints the count of wrong elements in the row.
+    checked_rows: tuple[str, ...] = ()
+    wrong_rows: tuple[str, ...] = ()
 
     @property
     def none_started(self) -> bool:
@@ -1697,9 +1716,12 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     groups = _test_groups(text)
     if not runs and not groups and not failures:
         raise ParseError("no nccl-tests command line or rank line")
+    rows = [(line.strip(), _wrong_counts(line)) for line in text.splitlines() if FULL_ROW.match(line)]
     return NcclTestRuns(runs=tuple(runs), groups=groups, ordinal_failures=tuple(failures),
                         unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)),
-                        launched_apart=tuple(apart))
+                        launched_apart=tuple(apart),
+                        checked_rows=tuple(r for r, counts in rows if counts and not any(counts)),
+                        wrong_rows=tuple(r for r, counts in rows if any(counts)))
 
 
 @dataclass(frozen=True, kw_only=True)
