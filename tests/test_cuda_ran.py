@@ -117,3 +117,33 @@ def test_a_gpu_container_running_a_shell_shows_no_cuda_program() -> None:
     # of the image's ran, so there is no runtime to judge; corpus 1016's GPUStack service runs its image's entrypoint.
     assert capture_checks("229", COMPAT)[COMPAT].status == "unknown"
     assert capture_checks("1016", COMPAT)[COMPAT].status == "ok"
+
+
+@pytest.mark.parametrize(("prefix", "program", "driver", "line"), [
+    # llama.cpp's count, the paste cut before its device lines (no driver shown).
+    ("1283", "llama.cpp", "the driver", "ggml_cuda_init: found 3 CUDA devices:"),
+    # ollama 0.1.x's discovery after its bundled libcudart set device 0 (no driver shown).
+    ("1261", "ollama", "the driver", "Nvidia GPU detected via cudart"),
+    # nvvs's memory test passing on GPU 0 under a driver shown (the stated CUDA 9.0 alone settles nothing).
+    ("1266", "nvvs", "driver 384.111", "Memory GPU0 ....................................... PASS"),
+])
+def test_a_line_printed_after_a_cuda_call_succeeded_is_cuda_compat_ok(prefix: str, program: str, driver: str,
+                                                                        line: str) -> None:
+    r = capture_checks(prefix, COMPAT)[COMPAT]
+    assert r.status == "ok", r.message
+    assert f"the CUDA runtime {program} ships runs on {driver}" in r.message and line in r.message
+
+
+def test_lines_that_show_no_cuda_call_succeeding_say_nothing(tmp_path: Path) -> None:
+    # Modelled on corpus 1283: a count of 0, and llama.cpp's failed start (cudaGetDeviceCount refused: error 35).
+    text = _body("1283")
+    none_found = text.replace("found 3 CUDA devices:", "found 0 CUDA devices:")
+    assert paste_checks(tmp_path, none_found, COMPAT)[COMPAT].status == "unknown"
+    failed = text.replace("> ggml_cuda_init: found 3 CUDA devices:", "> ggml_cuda_init: failed to initialize CUDA: "
+                          "CUDA driver version is insufficient for CUDA runtime version")
+    assert paste_checks(tmp_path, failed, COMPAT)[COMPAT].status == "issue"
+    # Modelled on corpus 1266: nvvs's memory test failing on every GPU shows no context created.
+    assert ran_in_lines(["\t\tMemory GPU6 ....................................... FAIL",
+                         "\t\t   *** Unable to create CUDA context"]) == ()
+    # Modelled on corpus 1261: ollama finding the library without initialising it.
+    assert ran_in_lines(['msg="Discovered GPU libraries: [/tmp/ollama1/runners/cuda_v11/libcudart.so.11.0]"']) == ()

@@ -408,7 +408,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     Where the runtime is not shown (with or without the driver), a CUDA program's own lines of its context at work
     (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`,
     TensorRT-LLM's executor ledger and its cluster info's SM count (`[TRT-LLM] [I] SM count: 170`, read through
-    CUDA's runtime), an nvbandwidth test, and beside a driver line a report's torch initialising CUDA)
+    CUDA's runtime), an nvbandwidth test, llama.cpp's count of the devices its runtime found (`ggml_cuda_init: found 3
+    CUDA devices:`, where the paste is cut before the device lines), ollama's discovery through its bundled runtime
+    (`Nvidia GPU detected via cudart`), DCGM's nvvs memory test passing on a GPU (`Memory GPU0 ..... PASS`), and beside
+    a driver line a report's torch initialising CUDA)
     are ok for the runtime that ran: one too new for the driver fails at its first call (error 35). A refused start
     in the same source (35, 802, 803, 804) wins.
     A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever

@@ -31,6 +31,16 @@ What shows CUDA at work (each with the program whose runtime ran):
   ran forward passes on the GPU (VLLM_GENERATING). Not where the same log shows vLLM's CPU platform (`Automatically
   detected platform cpu.`), whose cache the line also calls the GPU's; a generation rate or a cache usage of 0 shows
   nothing;
+- llama.cpp's CUDA backend counting its devices (`ggml_cuda_init: found 3 CUDA devices:`, GGML_FOUND, one or more):
+  ggml_cuda_init prints the count only after cudaGetDeviceCount succeeded, and on a driver too old for its runtime
+  prints `failed to initialize CUDA: CUDA driver version is insufficient for CUDA runtime version` instead; the count
+  stands where a paste is cut before the device lines (corpus 1283, 1142);
+- ollama's GPU discovery through the CUDA runtime it bundles (`Nvidia GPU detected via cudart`, OLLAMA_CUDART):
+  gpu/gpu_info_cudart.c cudart_init calls cudaSetDevice(0) and fails with 'your nvidia driver is too old or missing'
+  on cudaErrorInsufficientDriver, and gpu.go logs the line only when that init succeeded (ollama 0.1.x, corpus 1261);
+- DCGM's diagnostic (nvvs) memory test passing on a GPU (`Memory GPU0 ....... PASS`, NVVS_MEMORY_PASS): the test
+  creates a CUDA context on the GPU and runs its kernels there (it reports `Unable to create CUDA context` otherwise,
+  corpus 1266);
 - a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
   its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
   That one is `torch_check`: a check reads it where the report's own lines do not settle the question (the corpus
@@ -49,13 +59,13 @@ from dataclasses import dataclass
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers, image_cuda
-from stackaudit.facts.gpus import NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
+from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.serving_rate import VLLM_THROUGHPUT
-from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES
+from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES
 from stackaudit.facts.symptoms import LogSymptoms
 
 # torch's CUDA out-of-memory message (c10/cuda/CUDACachingAllocator.cpp; `capacty` in releases before 1.13).
@@ -72,7 +82,12 @@ REFUSED_START = ("cuda-insufficient-driver", "cuda-compat-unsupported-hw", "cuda
 # vLLM's metrics line (facts/serving_rate.VLLM_THROUGHPUT) goes on to the KV cache on the GPU: `GPU KV cache usage: 37.1%`.
 VLLM_KV_USAGE = re.compile(r"\bGPU KV cache usage:\s*([\d.]+)%")
 VLLM_CPU_PLATFORM = "detected platform cpu"
-NEEDLES = ("total capac", "component creation attempt", "SM count: ", "GPU KV cache usage")
+# ollama's discovery after its bundled libcudart set device 0 (gpu/gpu.go, ollama 0.1.x; gpu_info_cudart.c cudart_init).
+OLLAMA_CUDART = re.compile(r"\bNvidia GPU detected via cudart\b")
+# nvvs's (dcgmi diag's engine) per-GPU memory test result, as its plain-text output prints it.
+NVVS_MEMORY_PASS = re.compile(r"^\s*Memory GPU(\d+) \.{3,} PASS\s*$")
+NEEDLES = ("total capac", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
+           "Memory GPU")
 
 
 @dataclass(frozen=True)
@@ -111,8 +126,9 @@ fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
 
 
 def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
-    """The lines of torch's and TensorRT-LLM's own that show their CUDA at work on a GPU (its out-of-memory message,
-    the executor's ledger, the cluster info's SM count)."""
+    """The lines of a CUDA program's own that show its CUDA at work on a GPU (torch's out-of-memory message,
+    TensorRT-LLM's executor ledger and cluster info's SM count, vLLM's metrics line, ollama's cudart discovery,
+    nvvs's memory test passing)."""
     found: list[Ran] = []
     cpu_vllm = any(VLLM_CPU_PLATFORM in line for line in lines)
     for line in lines:
@@ -132,6 +148,12 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
         elif TRTLLM_LEDGER.search(line):
             found.append(Ran("TensorRT-LLM", "TensorRT-LLM placed its model on the GPU and read the memory left "
                              "(its executor's ledger)", line.strip()))
+        elif OLLAMA_CUDART.search(line):
+            found.append(Ran("ollama", "ollama's GPU discovery set device 0 through the CUDA runtime it bundles "
+                             "(cudart_init's cudaSetDevice)", line.strip()))
+        elif mem := NVVS_MEMORY_PASS.match(line):
+            found.append(Ran("nvvs", f"nvvs's memory test created a CUDA context on GPU {mem.group(1)} and passed",
+                             line.strip(), devices=(int(mem.group(1)),)))
     return tuple(dict.fromkeys(found))
 
 
@@ -171,6 +193,21 @@ def cuda_ran_in_engine_log(text: str) -> CudaRan:
         Free GPU memory before component creation attempt (GiB): 16.95
     """
     return _from_text(text)
+
+
+@parser(GGML_CUDA_DEVICES, feeds="cuda_ran", kind=CudaRan, rank=25)
+def cuda_ran_in_ggml_devices(text: str) -> CudaRan:
+    """llama.cpp's CUDA backend counting one device or more (GGML_FOUND), whether or not its device lines follow.
+
+    Input (tests/data/captures/1283, cut after the count)::
+
+        > ggml_cuda_init: found 3 CUDA devices:
+    """
+    found = GGML_FOUND.search(text)
+    if found is None or int(found.group(1)) == 0:
+        raise FactUnavailable("no `ggml_cuda_init: found N CUDA devices` line with a device")
+    return CudaRan((Ran("llama.cpp", f"llama.cpp's CUDA backend counted {found.group(1)} CUDA device(s) through its "
+                        "runtime (ggml_cuda_init's cudaGetDeviceCount)", found.group(0)),))
 
 
 def cuda_build(env: CollectEnv) -> bool:

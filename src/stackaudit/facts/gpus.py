@@ -632,13 +632,15 @@ def gpus_from_p2p_test(text: str) -> GpuInventory:
     return parse_p2p_test_gpus(text)
 
 
-_GGML_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) CUDA devices?(?: \(Total VRAM: [^)]*\))?:")
+# The count llama.cpp's CUDA backend found (cudaGetDeviceCount), before its device lines; a driver too old for its
+# runtime prints `ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient ...` instead.
+GGML_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) CUDA devices?(?: \(Total VRAM: [^)]*\))?:")
 _GGML_DEVICE = re.compile(r"\bDevice (\d+): (.+?), compute capability (\d+\.\d+)")
 
 
 def parse_ggml_cuda_gpus(text: str) -> GpuInventory:
     """The GPUs llama.cpp's `ggml_cuda_init` lists: CUDA index and product name; the count it found."""
-    found = next((int(m.group(1)) for m in _GGML_FOUND.finditer(text)), 0)
+    found = next((int(m.group(1)) for m in GGML_FOUND.finditer(text)), 0)
     records: dict[int, GpuRecord] = {}
     for m in _GGML_DEVICE.finditer(text):
         records.setdefault(int(m.group(1)), GpuRecord(int(m.group(1)), "", m.group(2).strip(), None, (GGML_TITLE,)))
