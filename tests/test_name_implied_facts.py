@@ -424,11 +424,13 @@ def test_a_vgpu_profile_name(name: str, vgpu: bool) -> None:
 
 
 @pytest.mark.parametrize(("text", "status"), [
-    # A vGPU guest loses unified memory, the profilers and PCIe P2P by default whatever its GPU count
-    # (test_rule_vgpu_guest): one GRID A100-40C (295), a cut table of a GRID A100D-20C (246), Rodan's vGPU.
-    (body("295"), "issue"),
-    (body("246"), "issue"),
-    (RODAN_1170, "issue"),
+    # A guest of one vGPU whose source shows none of the vGPU's limits at work is judged over that GPU
+    # (test_rule_vgpu_guest, h62a): one GRID A100-40C (295), a cut table of a GRID A100D-20C (246), Rodan's vGPU.
+    (body("295"), "not-an-issue"),
+    (body("246"), "not-an-issue"),
+    (RODAN_1170, "not-an-issue"),
+    # Modelled on 295: the user's words stating the licence at work make it an issue.
+    ("We are noticing a licensing issue on this VM.\n" + body("295"), "issue"),
     # Modelled on 295: the same table with a physical board's name says nothing of a VM.
     (body("295").replace("GRID A100-40C ", "NVIDIA A100-40GB"), "unknown"),
 ])

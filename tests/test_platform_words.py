@@ -62,3 +62,20 @@ def test_a_vgpu_shown_outranks_the_words(tmp_path: Path) -> None:
     text = next(table).read_text().split("# ----- end of header", 1)[1].split("\n", 1)[1]
     result = paste_checks(tmp_path, "It is not running inside a VM.\n\n" + text, "FW-VM")["FW-VM"]
     assert result.status != "ok"
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    # Azure/AKS#4869 (corpus 932): the licence of the vGPU at work
+    ("On one of the nodes we managed to get `nvidia-smi` output and we are noticing licensing issue.", "licensing issue"),
+    # ollama/ollama#8023 (corpus 311): the slowdown an unlicensed vGPU shows after 20 minutes
+    ("which is very constant at around 20 minutes, after which it runs very poorly.", "around 20 minutes"),
+    # Modelled: an unlicensed vGPU named outright
+    ("nvidia-smi -q says the vGPU is Unlicensed (Restricted)", "Unlicensed"),
+    # Modelled counter-examples: a model's or a project's licence, a duration with no slowdown
+    ("The model is released under the Apache license 2.0", ""),
+    ("Loading the weights takes about 20 minutes.", ""),
+])
+def test_a_vgpu_limit_in_the_users_words(line: str, said: str) -> None:
+    from stackaudit.facts.platform import stated_vgpu_limit
+
+    assert stated_vgpu_limit(line) == said

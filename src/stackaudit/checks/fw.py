@@ -238,10 +238,11 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     vGPU documentation says P2P over PCIe is not supported between vGPUs.
 
     Also bad: a vGPU guest (`GPU Virtualization Mode: VGPU`, a GPU named by its vGPU profile, or a cloud instance
-    type its provider serves with vGPU: facts/platform.py GpuInstance.vgpu, Azure NVadsA10 v5), whatever
-    its GPU count: NVIDIA vGPU turns unified memory and the CUDA profilers off unless the host enables them
-    for the VM (vGPU plugin parameters `enable_uvm`, `enable_profiling`), offers P2P only over NVLink
-    between full-profile vGPUs (never over PCIe), and throttles an unlicensed vGPU after 20 minutes.
+    type its provider serves with vGPU: facts/platform.py GpuInstance.vgpu, Azure NVadsA10 v5) with several GPUs,
+    or with one whose limits the user's words show at work (its licence, a slowdown after 20 minutes:
+    facts/platform.stated_vgpu_limit): NVIDIA vGPU turns unified memory and the CUDA profilers off unless the
+    host enables them for the VM (vGPU plugin parameters `enable_uvm`, `enable_profiling`), offers P2P only over
+    NVLink between full-profile vGPUs (never over PCIe), and throttles an unlicensed vGPU after 20 minutes.
 
     Also bad: a VM with two or more GPUs of a model only one cloud's VMs carry, and whose VMs give it no
     P2P (facts/platform.py CLOUD_ONLY_GPUS: the A10G of EC2 G5, where CUDA answers "peer access is not
@@ -275,8 +276,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU loses nothing to this (not an issue).
     Neither does a VM whose workload the source shows on one GPU (facts/parallelism.one_gpu_workload): a container
     given one GPU (a pod that only runs nvidia-smi too: what it printed is that GPU's view), an engine whose TP x PP
-    is 1, an NCCL communicator of one rank (`nranks 1`). A vGPU guest stays
-    an issue then, without its P2P clause: unified memory, the profilers and the license apply to one GPU too. An excerpt that shows one GPU (a cut table,
+    is 1, an NCCL communicator of one rank (`nranks 1`). Nor does a guest of one vGPU (the workload's, or
+    the one GPU shown) whose source shows none of the vGPU's limits at work, as the blind readings of the class
+    split on it (h62a: not-an-issue in 295, 732, 763, 1327; issue in 311 and 932, whose users state the licence
+    or the 20-minute slowdown). An excerpt that shows one GPU (a cut table,
     one device's lspci, a kernel log's or a hardware list's one GPU) is judged over that GPU (`1 GPU shown`), as the
     blind readings of the class do (h61f: 32 of 37), unless a GPU's `Minor Number`, another listing (JAX's device
     list), the user's words or the engine's TP x PP show more (then open); a laptop GPU's name (`... Laptop GPU`,
@@ -323,6 +326,16 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                                     "'nvidia-*'`, keeping the CUDA toolkit), so that /usr/lib/wsl/lib's libraries "
                                     "serve; update the driver on Windows", cost="runtime"))
     one_gpu = one_gpu_workload(parallelism, docker_containers, serving_log, diagnostic=True)
+    if vgpu and not virtualization.vgpu_limit and (single := _one_vgpu(gpus, parallelism, one_gpu)) is not None:
+        # The blind readings of the class (h62a): a guest of one vGPU whose source shows none of the vGPU's limits at
+        # work reads not-an-issue (295, 732, 763, 1327), the one where the user's words show one issue (311, 932).
+        judged = not_an_issue(f"a vGPU guest ({vgpu}) with one GPU ({single}): no GPU pair whose P2P or topology the VM "
+                              "could hide, and none of the vGPU's own limits (unified memory and the CUDA profilers "
+                              "off unless the host enables them, an unlicensed vGPU throttled after 20 minutes) shows "
+                              "at work in the source", actual={"vm": virtualization.vm, "vgpu": vgpu})
+        if one_gpu or gpus is None or not gpus.count_unshown:
+            return judged
+        return over_subjects(judged, [g.label for g in gpus.gpus] or ["GPU 0"], 1, ask="nvidia-smi -L", at_least=True)
     if vgpu:
         # One GPU for the workload leaves no P2P to lose; unified memory, the profilers and the license still apply.
         return issue(f"a vGPU guest ({vgpu}): NVIDIA vGPU turns unified memory and the CUDA profilers off unless "
@@ -330,7 +343,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                      + ("" if one_gpu else "gives no P2P over PCIe (NVLink only, between full-profile vGPUs) ")
                      + "and throttles an unlicensed vGPU after 20 minutes; CUDA calls "
                      "that need them fail with 'operation not supported'"
-                     + (f" (the workload uses one GPU: {'; '.join(one_gpu)}, so P2P plays no part)" if one_gpu else ""),
+                     + (f" (the workload uses one GPU: {'; '.join(one_gpu)}, so P2P plays no part)" if one_gpu else "")
+                     + (f"; one is at work in {virtualization.vgpu_limit}" if virtualization.vgpu_limit else ""),
                      actual={"vm": virtualization.vm, "vgpu": vgpu},
                      expected="the features the engine uses enabled on the host (enable_uvm, enable_profiling), a "
                               "valid vGPU license, or a passed-through GPU", subjects=[vgpu.split(" is ")[0]]
@@ -450,6 +464,20 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
         hint="run `nvidia-smi topo -p2p r` in the VM: anything but OK between TP peers means NCCL falls back",
         actual=virtualization.vm)
+
+
+def _one_vgpu(gpus: GpuInventory | None, parallelism: Parallelism | None, one_gpu: Sequence[str]) -> str | None:
+    """How the source shows a vGPU guest with one GPU (the workload's, or the GPUs shown where no source shows or
+    states more and the engine's TP x PP is 1 or unshown), or None."""
+    if one_gpu:
+        return "; ".join(one_gpu)
+    if gpus is None or (gpus.at_least or 0) >= 2:
+        return None
+    count = gpus.count if gpus.count is not None else 1 if len(gpus.gpus) == 1 else None
+    world = parallelism.shown_world_size if parallelism is not None else None
+    if count != 1 or (world is not None and world > 1):
+        return None
+    return f"1 GPU shown, {gpus.count_unshown}" if gpus.count_unshown else "1 GPU"
 
 
 def _flat_guest_bus(pcie: PcieFacts | None) -> tuple[list[PcieFunction], list[PcieFunction]] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import ParseError
@@ -280,6 +280,33 @@ PLATFORM_WORDS = (
 )
 
 
+# A limit of NVIDIA vGPU at work, in the user's words: its licence (`we are noticing licensing issue`, corpus 932;
+# `unlicensed`) or the slowdown an unlicensed vGPU shows after 20 minutes (`constant at around 20 minutes, after which
+# it runs very poorly`, corpus 311). A model's or a project's licence (`Apache license`) is none.
+_VGPU_LIMIT_WORDS = re.compile(
+    r"\bunlicensed\b|\blicen[cs](?:e|ing)\s+(?:issues?|problems?|errors?|status|expired|server)\b"
+    r"|\b(?:vgpu|grid|nvidia)\s+(?:software\s+)?licen[cs]\w*"
+    r"|\b(?:after|around|about|~)\s*~?\s*20\s*min(?:ute)?s?\b(?=.*\b(?:slow|poor|throttl|drops?|degrad))", re.I)
+
+
+def stated_vgpu_limit(line: str) -> str:
+    """The words of a line that state a limit of NVIDIA vGPU at work (_VGPU_LIMIT_WORDS), or "".
+
+    >>> stated_vgpu_limit("On one of the nodes we are noticing licensing issue.")
+    'licensing issue'
+    >>> stated_vgpu_limit("The model is released under the Apache license 2.0")
+    ''
+    """
+    m = _VGPU_LIMIT_WORDS.search(line)
+    return m.group(0) if m else ""
+
+
+def vgpu_limit_said(text: str) -> str:
+    """The first line of the user's words that states a vGPU limit at work (stated_vgpu_limit), cut, or ""."""
+    line = next((ln.strip() for ln in text.splitlines() if stated_vgpu_limit(ln)), "")
+    return f"the user's words: {line[:120]!r}" if line else ""
+
+
 def platform_words(line: str) -> PlatformWords | None:
     """The row of PLATFORM_WORDS a line of the user's words states, or None (a question states nothing)."""
     if "?" in line:
@@ -339,6 +366,8 @@ class Virtualization:
     # "" where none does. The GPU table shown is the host's; the VM reaches those GPUs through the Windows driver.
     wsl_guest: str = ""
     wsl_fails: bool = False  # that statement says the GPU fails in the VM (nvidia-smi, CUDA)
+    # The user's words stating a vGPU limit at work (vgpu_limit_said: its licence, the 20-minute slowdown), "" if none.
+    vgpu_limit: str = ""
 
     @property
     def is_vm(self) -> bool:
@@ -565,13 +594,23 @@ def virtualization(ctx: FactContext) -> Virtualization:
     read only then, so that an answer's provenance names only what it read.
     """
     try:
-        return _machine(ctx)
+        found = _machine(ctx)
+        said = _vgpu_limit_words(ctx) if found.is_vm else ""
+        return replace(found, vgpu_limit=said) if said else found
     except FactUnavailable:
         if windows := _windows_host(ctx):
             guest = _wsl_guest(ctx)
             return Virtualization("", windows, os="windows", wsl_guest=f"{guest[1].what}: {guest[0][:120]!r}"
                                   if guest else "", wsl_fails=guest is not None and guest[1].fails)
         raise
+
+
+def _vgpu_limit_words(ctx: FactContext) -> str:
+    """A vGPU limit at work in the user's words (USER_MACHINE, vgpu_limit_said), or "" where none is stated."""
+    try:
+        return vgpu_limit_said(read_source(ctx.host, USER_MACHINE))
+    except (NotCaptured, FactUnavailable):
+        return ""
 
 
 def _wsl_guest(ctx: FactContext) -> tuple[str, PlatformWords] | None:
@@ -737,12 +776,14 @@ def virtualization_from_user_words(text: str) -> Virtualization:
         raise ParseError("names a cloud instance type and says bare metal")
     if not named:
         line, words = next((line, words) for line, words in said if words.vm != "none")
-        return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}", os=os, wsl=words.wsl)
+        return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}", os=os, wsl=words.wsl,
+                              vgpu_limit=vgpu_limit_said(text))
     name, row = named[0]
     sized = instance_gpus(name)
     vgpu = (f"{name} is a size its provider serves with NVIDIA vGPU (GRID) guests ({sized[1].source})"
             if sized is not None and sized[1].vgpu else "")
-    return Virtualization(row.vm, f"{name} in the user's words: {row.what}", vgpu, os=os)
+    return Virtualization(row.vm, f"{name} in the user's words: {row.what}", vgpu, os=os,
+                          vgpu_limit=vgpu_limit_said(text))
 
 
 @parser(ENGINE_LOG, feeds="virtualization", kind=Virtualization, rank=97)
