@@ -186,6 +186,10 @@ class Symptom:
     # warning reads only the command line). Where the check's facts show it (`Sharpen.shows`), the line makes the
     # check not-an-issue, quoted with the Sharpen's text.
     looks_only: str = ""
+    # Checks whose facts would name the line's cause, which the line alone does not: an unknown outcome of theirs
+    # stays unknown and quotes the line (a CUDA `unknown error` mid-run is a GPU that stopped answering: an Xid, a
+    # PCIe error, heat or power would say why, and the source may show none of them).
+    suspects: tuple[str, ...] = ()
 
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
@@ -663,6 +667,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "MEM-PINNED-HOST", "medium", CUDA_ERRORS,
         "the program could not allocate pinned (page-locked) host memory and falls back to pageable memory: copies "
         "between host and GPU are staged and synchronous, which slows every layer the GPU does not hold"),
+    # CUDA_ERROR_UNKNOWN (999) from a call in the middle of a run, after the context had worked: ggml's CUDA_CHECK block
+    # (`CUDA error: unknown error` / `current device: 0, in function ggml_backend_cuda_get_tensor_async at ...`,
+    # ollama/ollama#3097 after 10-15 minutes, corpus 1324; ggml-org/llama.cpp#25721 in ggml_cuda_compute_forward),
+    # torch's `RuntimeError: CUDA error: unknown error` (deepspeedai/DeepSpeed#5482 after hours on A100s, with
+    # nvidia-smi's `Unable to determine the device handle ... Unknown Error` after it). The driver lost the GPU or the
+    # context: what it logged (an Xid 79 or 31, a PCIe error) or how the GPU ran (heat, power) says why, and the line
+    # does not (torch/cutorch#197, the maintainer: "something weird at the driver level, or the GPU is bad. Is the GPU
+    # overheating?"). It proves no check's failure; the checks that would name the cause quote it. CUDA's failure to
+    # initialise with the same words is another fault (cuda-init-unknown-error).
+    Symptom("cuda-unknown-error-mid-run", re.compile(r"\bCUDA error: unknown error\b"),
+        "", "high", CUDA_ERRORS,
+        "a CUDA call failed with `unknown error` (CUDA_ERROR_UNKNOWN, 999) in the middle of the run: the GPU stopped "
+        "answering or the driver dropped the context",
+        suspects=("DRV-XID", "FW-AER-ERRORS", "PWR-CLOCK-EVENTS")),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     # UCX (under NCCL's and MPI's RDMA transports) names the memlock limit that stopped it registering memory
     # (src/uct/ib/base/ib_md.c): "... max locked memory limit (64 kbytes) is too low. Please set max locked memory
@@ -836,7 +854,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
 )
 
 # The checks a symptom proves or clears: the engine collects `log_symptoms` where one of them runs.
-PROVEN = frozenset(s.check for s in SYMPTOMS if s.check) | frozenset(c for s in SYMPTOMS for c in s.clears)
+PROVEN = (frozenset(s.check for s in SYMPTOMS if s.check) | frozenset(c for s in SYMPTOMS for c in s.clears)
+          | frozenset(c for s in SYMPTOMS for c in s.suspects))
 
 
 @dataclass(frozen=True)
@@ -891,6 +910,10 @@ class LogSymptoms(Sourced):
         """The lines that prove an issue of `check_id`, in the order the sources show them."""
         return tuple(h for h in self.hits if h.symptom.check == check_id)
 
+    def suspecting(self, check_id: str) -> tuple[SymptomHit, ...]:
+        """The lines whose cause `check_id`'s facts would name (`Symptom.suspects`)."""
+        return tuple(h for h in self.hits if check_id in h.symptom.suspects)
+
     def clearing(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines that rule out an issue of `check_id` (`Symptom.clears`)."""
         return tuple(h for h in self.hits if check_id in h.symptom.clears)
@@ -921,7 +944,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "has no device code", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy")
+           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy")
 
 
 def is_symptom(line: str) -> bool:
