@@ -664,9 +664,12 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # exhausted or capped (WSL, a VM, a memlock limit): transfers between host and GPU are staged and synchronous.
     Symptom("pinned-alloc-failed", re.compile(r"failed to allocate [\d.]+ [KMG]i?B of pinned memory\b|"
                                               r"could not allocate pinned host memory of size:? \d+"),
-        "MEM-PINNED-HOST", "medium", CUDA_ERRORS,
+        "MEM-PINNED-HOST", "medium", "https://github.com/ggml-org/llama.cpp/pull/1233",
         "the program could not allocate pinned (page-locked) host memory and falls back to pageable memory: copies "
-        "between host and GPU are staged and synchronous, which slows every layer the GPU does not hold"),
+        "between host and GPU are staged and synchronous, which slows every layer the GPU does not hold; free host "
+        "memory or give the VM / WSL more, and raise the memlock limit, so that it can pin its buffers",
+        own_fix="Free host memory (or give the VM / WSL more) and raise the memlock limit, so that the program can "
+                "pin its buffers"),
     # CUDA_ERROR_UNKNOWN (999) from a call in the middle of a run, after the context had worked: ggml's CUDA_CHECK block
     # (`CUDA error: unknown error` / `current device: 0, in function ggml_backend_cuda_get_tensor_async at ...`,
     # ollama/ollama#3097 after 10-15 minutes, corpus 1324; ggml-org/llama.cpp#25721 in ggml_cuda_compute_forward),
