@@ -155,3 +155,68 @@ def test_vm_whose_p2p_data_test_fails_is_an_issue(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, SIMPLE_P2P_FAILED_IN_VM, "FW-VM")["FW-VM"]
     assert result.status == "issue", result.message
     assert "Verification error" in result.message
+
+
+# h61f: a VM whose sources show one GPU and state no more is judged over that GPU (the majority of blind readings:
+# corpus 255, 504, 507, 567, 656, 950, 1168, 1270), unless a source shows more GPUs (601: JAX's list of four).
+@pytest.mark.parametrize("number", ["255", "504", "507", "567", "1168"])
+def test_vm_excerpt_of_one_gpu_is_judged_over_it(number: str) -> None:
+    result = capture_checks(number, "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue", result.message
+    assert result.coverage is not None and result.coverage.text() == "1 GPU shown"
+
+
+def test_wsl2_hardware_list_of_one_gpu_is_judged_over_it() -> None:
+    # 950: a list's one model, no count and no listing: one GPU shown.
+    result = capture_checks("950", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue", result.message
+    assert "1 GPU shown" in result.message
+
+
+def test_laptop_gpu_settles_the_only_gpu() -> None:
+    # 1270: `nvidia-container-cli info` (an excerpt) names a GTX 1660 Ti with Max-Q Design: a laptop's one GPU.
+    result = capture_checks("1270", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue" and "laptop" in result.message, result.message
+    assert result.coverage is None
+
+
+def test_vm_excerpt_beside_a_longer_device_list_stays_open() -> None:
+    # 601: the table is cut after GPU 0, and JAX's device list in the same paste shows four GPUs.
+    result = capture_checks("601", "FW-VM")["FW-VM"]
+    assert result.status == "unknown" and "4 GPUs" in result.message, result.message
+
+
+# Modelled on corpus 507: a cloud VM's table cut inside GPU 0's rows, then the engine's TP 2 on the command line.
+VM_ONE_ROW_TP2 = """\
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 515.105.01   Driver Version: 515.105.01   CUDA Version: 11.7     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  Tesla T4            Off  | 00000000:00:1E.0 Off |                    0 |
+"""
+
+
+def test_vm_excerpt_of_one_gpu_with_a_wider_engine_stays_open(tmp_path: Path) -> None:
+    text = VM_ONE_ROW_TP2 + "\nvllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2\n"
+    result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
+    assert result.status == "unknown" and "TP x PP is 2" in result.message, result.message
+
+
+def test_modelled_vm_excerpt_of_one_gpu(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, VM_ONE_ROW_TP2, "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue", result.message
+
+
+def test_vmware_guest_whose_kernel_log_names_one_gpu() -> None:
+    # 656: `NVRM: GPU 0000:13:00.0: RmInitAdapter failed!` names the guest's one GPU (facts/gpu_events.nvrm_gpu_bdfs).
+    from stackaudit.facts.gpu_events import nvrm_gpu_bdfs
+
+    assert nvrm_gpu_bdfs(["Feb 09 15:47:06 debian kernel: NVRM: GPU 0000:13:00.0: RmInitAdapter failed! (0x26:0x56:1463)",
+                          "Feb 09 15:47:06 debian kernel: NVRM: GPU 0000:13:00.0: rm_init_adapter failed, device minor "
+                          "number 0"]) == ("0000:13:00.0",)
+    result = capture_checks("656", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue", result.message
+    assert result.coverage is not None and result.coverage.text() == "1 GPU shown"

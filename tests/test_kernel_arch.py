@@ -262,11 +262,48 @@ def test_a_build_carrying_the_gpus_own_arch_is_ok_927() -> None:
     assert r.status == "ok" and r.coverage is not None and r.coverage.shown == ("GPU 0",)
 
 
-def test_a_named_gpu_whose_capability_is_not_settled_is_named_1283() -> None:
+def test_a_named_gpu_whose_capability_is_not_settled_is_named(tmp_path: Path) -> None:
     from corpus import capture_checks
 
-    # corpus 1283: `CUDA : ARCHS = 610` and the user's `3 old gpus (1080ti, 2x1070)`: the words name the cards, so the
-    # unknown says which name lacks a capability instead of saying the source names no GPU.
+    # corpus 1283: `CUDA : ARCHS = 610` and the user's `3 old gpus (1080ti, 2x1070)`: the GPU table's GTX 1070 row
+    # (Pascal GP104, 6.1) settles the `1070` the words name, so the build's own entry covers it.
     r = capture_checks("1283", R)[R]
-    assert r.status == "unknown" and "ARCHS = 610" in r.message
-    assert "names 1070 without a compute capability" in r.message and "does not name the GPUs" not in r.message
+    assert r.status == "ok" and "GTX 1070 (compute capability 6.1)" in r.message and "ARCHS = 610" in r.message
+    # Modelled: a name the table has no row for (`1060`) is named, not judged.
+    line = "> system_info: n_threads = 2 / 4 | CUDA : ARCHS = 610 | USE_GRAPHS = 1 |\n"
+    r = kernel(tmp_path, "system: 2x1060\n", line)
+    assert r.status == "unknown" and "names 1060 without a compute capability" in r.message
+
+
+# --- a complete llama.cpp command line without its release (h61b) ---------------------------------------------------
+# The class counted: 12 blind readings of 'no kernel flag ... but the engine's version is not in the source', ok 5,
+# unknown 6, not-an-issue 1. No KERNEL_RULES row is llama.cpp's, so its release adds nothing to its flags; the GPUs
+# shown decide whether any build carries code for them.
+
+
+def test_a_complete_llama_cpp_command_is_judged_by_the_gpus_shown() -> None:
+    from corpus import capture_checks
+
+    # corpus 1301: `llama-server --host 0.0.0.0 ... -np 15 --tensor-split 1.0,0.0,0.0 -ngl 99999` and three RTX 4090
+    # (8.9) in ggml_cuda_init's list.
+    r = capture_checks("1301", R)[R]
+    assert r.status == "ok" and "compute capability 8.9" in r.message and "version is not in the source" not in r.message
+    assert r.coverage is not None and r.coverage.shown == ("GPU 0", "GPU 1", "GPU 2")
+    # corpus 1282: an RTX 5070 Ti (12.0): a build runs there only from a CUDA 12.8 toolkit, which the paste does not
+    # show; corpus 1281: a GTX 1080 Ti (6.1), which CUDA 13 toolkits no longer compile for.
+    for prefix, cap in (("1282", "12.0"), ("1281", "6.1")):
+        r = capture_checks(prefix, R)[R]
+        assert r.status == "unknown" and f"(compute capability {cap}) is outside" in r.message, prefix
+
+
+def test_a_version_query_or_a_cut_llama_cpp_line_is_no_command_to_judge(tmp_path: Path) -> None:
+    from corpus import capture_checks
+
+    # corpus 925: only `./build/bin/llama-server --version` beside the device list: it runs no model.
+    r = capture_checks("925", R)[R]
+    assert r.status == "unknown" and "is outside" not in r.message and "version is not in the source" in r.message
+    # Modelled: a line that goes on past the paste (`\\`), on an RTX 4090 the device list shows.
+    devices = "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n"
+    whole = "llama-server -m /models/qwen2.5-7b-q4_k_m.gguf -ngl 99 -c 8192\n"
+    assert kernel(tmp_path, devices, whole).status == "ok"
+    assert kernel(tmp_path, devices, "llama-server -m /models/qwen2.5-7b-q4_k_m.gguf -ngl 99 \\\n").status == "unknown"

@@ -629,3 +629,37 @@ def test_tgi_beside_vllm_stays_open(tmp_path: Path) -> None:
     text = "I compare TGI with vLLM on the same two cards.\n" + _MATRIX
     result = paste_checks(tmp_path, text, "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
     assert result.status != "not-applicable"
+
+
+# h61f: a laptop GPU's name implies the laptop's one discrete GPU (gputable.LAPTOP_PART).
+@pytest.mark.parametrize(("name", "laptop"), [
+    ("NVIDIA GeForce RTX 4070 Laptop GPU", True),
+    ("NVIDIA GeForce GTX 1660 Ti with Max-Q Design", True),
+    ("Quadro RTX 5000 with Max-Q Design", True),
+    ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", False),  # a desktop card
+    ("NVIDIA GeForce GTX 1080", False),
+    ("GeForce GTX 980M", False),  # an SLI laptop could carry two
+])
+def test_laptop_part_names(name: str, laptop: bool) -> None:
+    from stackaudit.gputable import LAPTOP_PART
+
+    assert bool(LAPTOP_PART.search(name)) is laptop
+
+
+def test_laptop_gpu_of_one_shown_gpu_only() -> None:
+    from stackaudit.facts.gpus import GpuInventory, GpuRecord
+
+    one = GpuInventory(gpus=(GpuRecord(0, "", "NVIDIA GeForce RTX 3060 Laptop GPU"),), counts=(("x", 1),))
+    assert "laptop" in one.laptop_gpu
+    two = GpuInventory(gpus=(GpuRecord(0, "", "NVIDIA GeForce RTX 3060 Laptop GPU"),), counts=(("x", 1), ("y", 2)))
+    assert two.laptop_gpu == ""
+
+
+def test_jax_device_list_counts_one_hosts_gpus() -> None:
+    from stackaudit.facts.gpus import parse_jax_gpus
+
+    line = body("601").splitlines()[0]  # corpus 601: a Ray task's print of jax.devices()
+    assert parse_jax_gpus(line).count == 4
+    assert parse_jax_gpus("[CudaDevice(id=0), CudaDevice(id=1)]").count == 2
+    # Two processes' devices (a multi-host list): one process's share.
+    assert parse_jax_gpus("[GpuDevice(id=0, process_index=0), GpuDevice(id=1, process_index=1)]").count == 1

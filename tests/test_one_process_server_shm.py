@@ -155,3 +155,43 @@ def test_tensor_parallelism_in_the_users_words_is_the_containers_workload(tmp_pa
     text = ("I run the model without tensor parallelism on one card and it is slow.\n"
             "$ docker run -d --gpus all --name app myorg/app:latest python3 app.py\n")
     assert paste_checks(tmp_path, text, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
+
+
+# https://github.com/ollama/ollama/issues/1666 (corpus 721): ollama 0.1.x's own probe messages behind the compose
+# prefix, in Go's standard log format that no serving-log reader takes; only its GPU-probe line is a symptom.
+OLLAMA_1666_LINE = ("ollama  | 2023/12/22 00:17:24 routes.go:915: warning: gpu support may not be enabled, check that "
+                    "you have installed GPU drivers: nvidia-smi command failed\n")
+
+
+def test_an_engines_own_symptom_line_shows_that_engine() -> None:
+    # 721: the only lines naming ollama are its log lines (the user's "In the ollama logs:" is four words, no
+    # sentence); was unknown (whether it ran in a container), the blind reading and 19 others like it: not-an-issue.
+    res = capture_checks("721", "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert res.status == "not-an-issue", res.message
+    assert "ollama runs each model in one runner process" in res.message
+
+
+def test_an_engines_symptom_beside_a_multi_process_engine_stays_open(tmp_path: Path) -> None:
+    # Modelled: the same ollama line beside a vLLM command at TP 2: not every engine shown serves from one process.
+    text = OLLAMA_1666_LINE + "\nvllm serve Qwen/Qwen2-7B --tensor-parallel-size 2\n"
+    assert paste_checks(tmp_path, text, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "unknown"
+
+
+def test_only_an_engines_own_messages_name_it() -> None:
+    from stackaudit.facts.symptoms import LogSymptoms, find_symptoms
+
+    assert LogSymptoms(find_symptoms([OLLAMA_1666_LINE.rstrip()])).engines() == ("ollama",)
+    # Modelled: NCCL's own shared-memory failure names no serving engine.
+    nccl = ("node:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment "
+            "/dev/shm/nccl-vzIpS6 (size 9637888)")
+    hits = find_symptoms([nccl])
+    assert hits and LogSymptoms(hits).engines() == ()
+
+
+def test_an_engines_own_symptom_line_decides_the_engine_subjects_too() -> None:
+    # 721 as its siblings 1002 and 1009 (ollama's discovery in its newer log format): the only engine shown is ollama,
+    # so the vLLM/SGLang and PyTorch subjects are not applicable; they were unknown.
+    res = capture_checks("721", "RT-TORCH-ARCH", "RT-CUDA-GRAPHS", "IC-CUSTOM-ALLREDUCE")
+    for cid, r in res.items():
+        assert r.status == "not-applicable", (cid, r.message)
+        assert "the only engine the paste shows is ollama" in r.message

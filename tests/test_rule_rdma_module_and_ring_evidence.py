@@ -179,5 +179,6 @@ def test_p2p_disabled_between_connected_gpus_is_an_issue_over_those_gpus(tmp_pat
 
 
 def test_p2p_channels_without_a_refusal_are_not_an_issue(tmp_path: Path) -> None:
+    # Set-up without a refusal: no issue, and no proof either (the channel lines are not a data test, h61c).
     r = paste_checks(tmp_path, P2P_CONNECTED, "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
-    assert r.status == "ok", r.message
+    assert r.status == "unknown" and "set-up, not data crossing" in r.message, r.message

@@ -869,6 +869,13 @@ def suggest(query: str, table: GpuTable | None = None, limit: int = 3) -> tuple[
 # 20-60 W, https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/rtx/nvidia-rtx-a500-laptop-gpu-datasheet.pdf):
 # NVML names these parts `... Laptop GPU`.
 LAPTOP_GPU = re.compile(r"\bLaptop\s+GPU\b", re.I)
+# A laptop's one discrete GPU, as NVML names it: `... Laptop GPU` (Ampere on, 2021) or `... with Max-Q Design` (the thin
+# laptop design of 2017-2020: GTX 10, GTX 16 and RTX 20 parts). NVIDIA laptops with two discrete GPUs were SLI designs of
+# Pascal and before (MSI GT80, ASUS GX800, Clevo P870: full-power GTX 980M/1070/1080 modules, never Max-Q), and SLI left
+# laptops before Turing (which kept an NVLink bridge for desktop TU102/TU104 cards only), so neither name is ever one of
+# a pair. Not the desktop `RTX PRO 6000 Blackwell Max-Q Workstation Edition`, nor an `M`/`Mobile` part, which an SLI
+# laptop could carry two of.
+LAPTOP_PART = re.compile(rf"{LAPTOP_GPU.pattern}|\bwith\s+Max-Q\s+Design\b", re.I)
 
 
 @functools.lru_cache(maxsize=1)

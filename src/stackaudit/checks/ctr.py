@@ -322,8 +322,10 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     or TP size at start, so a small /dev/shm in its container stays unknown.
     With no process list read, the engines the paste shows decide it (facts/applicability.one_process_engine): where
     every one serves from one process and no command splits its model over GPUs, it is not an issue, in a container
-    or not. llama.cpp's `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm
-    within one process, so it stays open. On a Docker host a container whose
+    or not; an engine's own message among the log's symptoms shows it too (ollama 0.1.x's `gpu support may not be
+    enabled`, in no log format a reader knows: facts/parallelism.parallelism_from_symptoms). llama.cpp's
+    `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm within one process, so it
+    stays open. On a Docker host a container whose
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
     /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's

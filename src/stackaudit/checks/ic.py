@@ -54,6 +54,7 @@ from stackaudit.facts.serving_logs import (
     AR_PCIE_ONLY,
     AR_RELEASE,
     AR_WORLD_SIZE,
+    NCCL_MULTI_NODE_ALGORITHMS,
     LogDate,
     NcclConfig,
     NcclNodes,
@@ -291,6 +292,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     P2P with the stock driver, NVLink only through a bridge, a key negative over the GPUs shown. Where a P2P test
     shows the driver granting peer access between them (`Device=0 CAN Access Peer Device=1`), the driver is not the
     stock one's policy (a P2P-enabled build): the family settles nothing, and the matrix is needed.
+    A matrix of one GPU has no GPU-to-GPU path, but a row that shows its CPU or NUMA affinity and its paths to NICs or
+    (`GPU NUMA ID`) its memory as a node of its own, as on a Grace superchip, reads whole: ok over that GPU, naming
+    them (corpus 1340); a lone GPU row is not applicable.
     """
     # The registered fix is the NVSwitch baseboard's (Fabric Manager on this node); a compute tray and PCIe P2P
     # get their own (_TRAY_FIX, _PCIE_P2P_FIX).
@@ -303,7 +307,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     topo = gpu_topology
     names = topo.gpus
     if len(names) < 2:
-        return not_applicable(f"{len(names)} GPU in the matrix: no GPU-to-GPU path to read")
+        return _one_gpu_matrix(topo, container)
     notes = []
     if topo.header_missing:
         notes.append("the matrix was pasted without its header (columns inferred: GPUs, then NICs)")
@@ -402,6 +406,36 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     return over_subjects(ok(_topology_summary(topo) + suffix,
                             actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                                     "numa": dict(topo.numa_affinity)}), names, len(names), ask="nvidia-smi topo -m")
+
+
+def _one_gpu_matrix(topo: TopoMatrix, container: ContainerInfo | None) -> Outcome:
+    """IC-TOPO-READ over a matrix of one GPU: no GPU-to-GPU path exists, but a row that shows the GPU's CPU or NUMA
+    affinity and more than the GPU itself (NICs with their path from it, or its memory as a NUMA node of its own where
+    `GPU NUMA ID` gives one, as a Grace Hopper or Grace Blackwell superchip exposes its HBM, corpus 1340) reads whole:
+    ok over that GPU, naming what it shows. A lone GPU row, or one without affinity, is not applicable."""
+    gpu = topo.gpus[0] if topo.gpus else ""
+    cpus, node = topo.cpu_affinity.get(gpu, ""), topo.numa_affinity.get(gpu, "")
+    shown = [v for v in (cpus, node) if v and v != "N/A"]
+    own = topo.gpu_numa_id.get(gpu, "")
+    # A lone `X` cell with its affinity shows nothing but the GPU: only NICs or a memory node of its own read more.
+    if not gpu or not shown or topo.truncated or not (topo.nics or own.isdigit()):
+        return not_applicable(f"{len(topo.gpus)} GPU in the matrix: no GPU-to-GPU path to read")
+    text = f"1 GPU in the matrix ({gpu}" + (f", CPU affinity {cpus}" if cpus and cpus != "N/A" else "") \
+        + (f", NUMA node {node}" if node and node != "N/A" else "") + ")"
+    if own.isdigit():
+        text += (f"; its memory is NUMA node {own} of its own (`GPU NUMA ID`), as a Grace Hopper or Grace Blackwell "
+                 "superchip exposes the GPU's memory to the CPU over NVLink-C2C")
+    row = dict(zip(topo.columns, topo.rows.get(gpu, ()), strict=False))
+    paths = Counter(row[n] for n in topo.nics if row.get(n))
+    if topo.nics:
+        text += f"; {len(topo.nics)} NIC(s)" + (
+            " at " + ", ".join(f"{k}×{n}" for k, n in sorted(paths.items(), key=lambda kv: link_rank(kv[0])))
+            + " from it" if paths else "")
+    if container is not None and container.in_container:
+        text += " (inside a container the matrix shows only the GPUs visible to it)"
+    return over_subjects(ok(text + "; no GPU-to-GPU path to judge",
+                            actual={"gpus": 1, "numa": dict(topo.numa_affinity), "gpu_numa_id": dict(topo.gpu_numa_id)}),
+                         [gpu], None, ask="nvidia-smi topo -m")
 
 
 def _family_without_matrix(models: dict[int, str], gpus: GpuInventory | None) -> Outcome | None:
@@ -561,7 +595,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                    kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
                    p2p_data_tests: P2pDataTests | None = None, serving_engine: ServingEngine | None = None,
-                   collect_env: CollectEnv | None = None) -> Outcome:
+                   collect_env: CollectEnv | None = None, nccl_test_runs: NcclTestRuns | None = None,
+                   engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
     DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted, and so is a
     user's torch copy straight from one GPU to another whose shown result is zeros, peer_copy_zeros; nccl-tests'
@@ -583,8 +618,10 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     that programs log (facts/peer_access.py: NCCL's "Could not enable P2P between dev …", CUDA's
     simpleP2P "… : No", a Python session's `cudaDeviceCanAccessPeer(0, 1)` answering 0); NCCL's
     channel lines `… -> … via P2P/IPC|CUMEM|direct pointer`: the pairs it connected over P2P (peer
-    access enabled, the peer's buffers mapped) are `ok` over the ranks shown, unless an NCCL
-    warning or a P2P failure in the same log follows (unknown, quoted).
+    access enabled, the peer's buffers mapped) are set-up, not data crossing, so `unknown` over the
+    ranks shown, naming them; `ok` where nccl-tests result rows in the same source show the run's
+    check of its data with 0 wrong elements in every row (corpus 759, 1193); an NCCL warning, a P2P
+    failure or a row with wrong elements in the same source leaves it unknown, quoted.
 
     Two or more GPUs shown, all GeForce (gputable.FAMILIES: no PCIe P2P with the stock driver), under llama.cpp's
     own log or an NCCL log whose channels between the GPUs all go over SHM and none over P2P (corpus 1199), with no
@@ -618,23 +655,36 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     So has NCCL's communicator of eight ranks on one node where NCCL finds NVSwitch multicast (NVLS): an NVSwitch
     node is a board of eight GPUs, so they are all of it (facts/parallelism.nvswitch_node_of_every_gpu, corpus 1074).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no GPU pair inside a host:
-    not applicable where nothing else is shown.
+    not applicable where nothing else is shown. So has a workload whose every engine command shown runs its model on
+    one GPU (facts/engine_command.EngineCommand.one_gpu: CUDA_VISIBLE_DEVICES of one device on the line, llama.cpp's
+    `--tensor-split` with one share above 0 or `--split-mode none`; corpus 1301, 1303), with no NCCL channel or test
+    rank shown; a split over several GPUs (llama.cpp's layers, pipeline stages) stays unknown, as 3 of 5 blind
+    readings have it (917's gap).
     """
     # vLLM shown (its log, its command or process, its collect_env): its probe's default is part of the answer.
     vllm = (serving_log is not None and (serving_log.engine == "vllm" or bool(serving_log.vllm_version))) or (
         serving_engine is not None and serving_engine.engine == "vllm") or (
         collect_env is not None and bool(collect_env.vllm_version))
     judged = _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals,
-                             p2p_bandwidth, p2p_data_tests, vllm)
+                             p2p_bandwidth, p2p_data_tests, vllm, nccl_test_runs)
     if judged.status == "unknown" and (one_each := one_rank_per_node(serving_engine, serving_log)):
         return not_applicable(f"{one_each}: no GPU pair shares a host, so no traffic crosses PCIe P2P")
+    shown = [c for c in (engine_commands.commands if engine_commands is not None else ()) if not c.asks_only]
+    if judged.status == "unknown" and shown and all(c.one_gpu for c in shown) \
+            and not (serving_log is not None and serving_log.channels) \
+            and not (nccl_test_runs is not None and nccl_test_runs.groups):
+        # Every engine command shown runs its model on one GPU, and no NCCL log or test shows ranks talking
+        # (corpus 1301, 1303): the workload moves nothing between GPUs, whatever the host holds.
+        return not_applicable(f"the workload runs on one GPU ({shown[0].one_gpu}: \"{shown[0].quoted[:160]}\"), so "
+                              "nothing moves between GPUs over P2P", actual=[c.one_gpu for c in shown])
     return judged
 
 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,
                     serving_log: ServingLog | None, kernel_log: KernelLog | None, gpus: GpuInventory | None,
                     peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
-                    data_tests: P2pDataTests | None = None, vllm: bool = True) -> Outcome:
+                    data_tests: P2pDataTests | None = None, vllm: bool = True,
+                    nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
     """IC-P2P-FUNCTIONAL from the probes, the driver's matrix and the logs (p2p_functional adds the symptoms)."""
     count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
@@ -754,7 +804,7 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                               "doubt; NCCL goes through host memory (IC-TOPO-READ judges why)",
                               actual=[serving_log.p2p_check_skipped, log_fail[0]])
     if serving_log is not None and serving_log.p2p_pairs():
-        return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
+        return _nccl_p2p_verdict(serving_log, log_fail + nccl_off, nccl_test_runs)
     already = peer_refusals.already_enabled if peer_refusals is not None else ()
     if already:
         # CUDA's 704 (0x2c0) to cudaDeviceEnablePeerAccess: the pair's peer access was on already, which NCCL ignores
@@ -851,13 +901,16 @@ _P2P_DATA_TEST = ("run CUDA `p2pBandwidthLatencyTest` (its verification pass) or
                   "on these GPUs to see data cross intact")
 
 
-def _nccl_p2p_verdict(log: ServingLog, failed: list[str]) -> Outcome:
+def _nccl_p2p_verdict(log: ServingLog, failed: list[str], runs: NcclTestRuns | None = None) -> Outcome:
     """IC-P2P-FUNCTIONAL from the pairs an NCCL log connected over P2P (ServingLog.p2p_pairs), over the ranks shown.
 
     A P2P channel line proves that the driver enabled peer access between its two GPUs and that NCCL mapped the
-    peer's buffers (CUDA IPC / cuMem): P2P is not refused there, and `ok` says so with the ranks it covers.
-    It proves set-up, not data crossing intact: a pair behind ACS redirect or a translating IOMMU connects too and
-    hangs or corrupts later, so an NCCL warning or a P2P failure in the same log leaves it unknown, quoted.
+    peer's buffers (CUDA IPC / cuMem): set-up, not data crossing intact. A pair behind ACS redirect or a translating
+    IOMMU connects too and hangs or corrupts later, so the lines alone leave it unknown, naming them (the reading of
+    10 of the 17 blind expectations on channel lines alone, corpus 400, 463, 787, 788, 968, 1149, 1225, 1312-1314).
+    `ok` where the same source shows a collective over them completing with its data checked: nccl-tests result rows
+    with 0 wrong elements, none with more (corpus 759, 1193). An NCCL warning, a P2P failure or a row with wrong
+    elements in the same source leaves it unknown, quoted.
     """
     pairs = log.p2p_pairs()
     ranks = sorted({r for pair in pairs for r in pair})
@@ -865,21 +918,28 @@ def _nccl_p2p_verdict(log: ServingLog, failed: list[str]) -> Outcome:
     details = sorted({c.detail for c in log.channels if c.transport == "P2P"} - {""})
     said = (f"NCCL connected rank pair(s) {shown} over P2P" + (f" ({', '.join(details)})" if details else ""))
     evidence = [c.line for c in log.channels if c.transport == "P2P"][:3]
-    bad = failed + list(log.nccl_warnings)
+    subjects = [f"rank {r}" for r in ranks]
+    bad = failed + list(log.nccl_warnings) + list(runs.wrong_rows if runs is not None else ())
     if bad:
         return unknown(f"{said}, but the same log then shows a failure (\"{bad[0]}\"): peer access set up and then "
                        "failing is what ACS redirect or a translating IOMMU gives, and other faults give it too",
                        actual={"p2p pairs": [f"{a}-{b}" for a, b in pairs], "failure": bad[:3]},
                        hint=_P2P_DATA_TEST)
     other = sorted({c.transport for c in log.channels} - {"P2P"})
-    judged = ok(f"{said}: the driver enabled peer access between those GPUs and NCCL mapped each peer's buffers, with "
-                "no P2P failure or NCCL warning in the lines shown"
-                + (f" ({', '.join(other)} on the other links: NCCL's choice for their path)" if other else "")
-                + "; this is NCCL's set-up, not a test of the data (under ACS redirect or a translating IOMMU a "
-                "connected pair can still hang or corrupt)", actual={"p2p pairs": [f"{a}-{b}" for a, b in pairs]},
-                evidence=evidence)
-    judged = over_subjects(judged, [f"rank {r}" for r in ranks], log.gpus_total())
-    return replace(judged, hint=judged.hint or _P2P_DATA_TEST)
+    others = f" ({', '.join(other)} on the other links: NCCL's choice for their path)" if other else ""
+    checked = runs.checked_rows if runs is not None else ()
+    if checked:
+        judged = ok(f"{said}{others}, and the nccl-tests run over them checked its results: 0 wrong elements in "
+                    f"each of the {len(checked)} result row(s) shown (\"{checked[0]}\"), so data crossed the peer "
+                    "path intact", actual={"p2p pairs": [f"{a}-{b}" for a, b in pairs], "rows": list(checked[:4])},
+                    evidence=evidence + list(checked[:2]))
+        return over_subjects(judged, subjects, log.gpus_total())
+    judged = unknown(f"{said}{others}: the driver enabled peer access between those GPUs and NCCL mapped each peer's "
+                     "buffers, with no P2P failure or NCCL warning in the lines shown; that is NCCL's set-up, not data "
+                     "crossing: no collective over these connections is shown completing with its data checked, and "
+                     "under ACS redirect or a translating IOMMU a connected pair can still hang or corrupt",
+                     hint=_P2P_DATA_TEST, actual={"p2p pairs": [f"{a}-{b}" for a, b in pairs]})
+    return over_subjects(replace(judged, evidence=tuple(evidence)), subjects, log.gpus_total())
 
 
 _HOST_PATHS = frozenset(("PHB", "NODE", "SYS"))
@@ -1420,7 +1480,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     choice, and Ring is NCCL's pick for large all-reduces there (not an issue). NCCL_ALGO / NCCL_PROTO on the command
     line of nccl-tests runs that all failed choosing their GPUs ('invalid device ordinal', NcclTestRuns.none_started)
     shaped no collective: not an issue. A variable a test's launcher passes from its shell without a value (`mpirun
-    -x NCCL_ALGO`) and no source shows leaves the verdict unknown where nothing shown is an issue. SGLang
+    -x NCCL_ALGO`) and no source shows leaves the verdict unknown where nothing shown is an issue. NCCL_ALGO or
+    NCCL_PROTO listing every algorithm (protocol) NCCL has forbids none: not an issue; one leaving out only NVLSTree
+    and PAT, which NCCL runs only across nodes, forbids nothing on a job shown on one host (its ranks threads of one
+    process included, ServingLog.ranks_in_one_process), and is pending where that is not shown (corpus 1341). SGLang
     sets NCCL_CUMEM_ENABLE=0 and NCCL_NVLS_ENABLE=0 itself (RT-ENV-SGLANG). NCCL itself refuses P2P
     beyond PXB (SHM between SYS/PHB GPUs is its default, not a setting). A clean nccl.conf says
     nothing when the engine's environment is unreadable (another user's process): unknown.
@@ -1543,6 +1606,26 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append((0, f"{where}: the test's own choice, and its run failed choosing its GPUs ('invalid device "
                              "ordinal') before NCCL started, so it forced no collective; it is not the serving "
                              "engine's setting", s.name))
+        elif s.name in ("NCCL_ALGO", "NCCL_PROTO") and (left := s.left_out) is not None \
+                and not set(left) - NCCL_MULTI_NODE_ALGORITHMS:
+            # A list naming every algorithm (protocol) NCCL has forbids none, so NCCL still chooses (corpus 1341).
+            kind = "algorithm" if s.name == "NCCL_ALGO" else "protocol"
+            together = (serving_log.ranks_on_one_host() or serving_log.ranks_in_one_process()) \
+                if serving_log is not None and not multi else ""
+            if not left:
+                findings.append((0, f"{where} names every {kind} NCCL has, so it forbids none and NCCL still picks "
+                                 "by its own tuning: it forces nothing", s.name))
+            elif (one_host or together) and not multi:
+                shown = f" ({together})" if together else ""
+                findings.append((0, f"{where} leaves out only {', '.join(left)}, which NCCL runs only on a job that "
+                                 f"spans nodes; on one host{shown} it forbids nothing NCCL could pick", s.name))
+            elif multi:
+                findings.append((1, f"{where} leaves out {', '.join(left)} on a job that spans nodes, where NCCL may "
+                                 "pick them; keep only with a measurement on these hosts", s.name))
+            else:
+                pending.append(f"{where} leaves out only {', '.join(left)}, which NCCL runs only on a job that spans "
+                               "nodes: it forces nothing on one host; whether this job spans nodes is not in the "
+                               "source")
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name in ("NCCL_MAX_NCHANNELS", "NCCL_MAX_CTAS") and s.value.strip().isdigit():

@@ -112,7 +112,9 @@ def link_downtrain(gpu_links: GpuLinks | None = None, pcie: PcieFacts | None = N
     pcie.link.gen.current` while serving. A Gen5 GPU in a Gen4 slot correctly runs Gen4.
     A narrow link seen only by nvidia-smi (no slot capability in the source) is an issue of lower
     confidence: an x8 slot would explain it, and the port's LnkCap settles it. A source that shows the width
-    without the generation (club-3090's rig report) is judged on the width.
+    without the generation (club-3090's rig report) is judged on the width. One that shows the generation without the
+    GPU's capable one (an excerpt cut above `Max`, no model): Gen1 is below every CUDA GPU's link (Gen2 on), so the
+    idle and load rules decide; a GPU at P8 or deeper is idle (corpus 1343).
     A consumer desktop CPU gives its graphics slots 16 lanes in all (facts/gpu_links.py DESKTOP_LANES, from lscpu's
     `Model name` or a rig report's CPU bullet): with two or more GPUs on the host, an x16 GPU at x8 is the board's
     x8/x8 split, not-an-issue. Below x8, one GPU alone, an HEDT or server CPU, or a slot whose LnkCap is shown: the
@@ -163,8 +165,13 @@ def link_downtrain(gpu_links: GpuLinks | None = None, pcie: PcieFacts | None = N
                 fine[g.bdf] = f"x{cur_w} of x{exp_w} (the generation is not in the source)"
             continue
         slot = g.width_basis == "slot"
+        if exp_s is None and (gen_of(cur_s) or _CUDA_MIN_GEN) < _CUDA_MIN_GEN:
+            # The capable generation is not shown (model cut away, no Max line), but a Gen1 link is below every
+            # CUDA GPU's: the idle or load rules below decide (corpus 1343, Gen1 at P8).
+            exp_s, basis = _CUDA_MIN_SPEED, "every CUDA GPU's link, the model not being shown"
         now = describe_speed(cur_s, cur_w)
-        want = describe_speed(exp_s, int(exp_w) if exp_w else None)
+        want = ("at least " if basis.startswith("every CUDA") else "") + describe_speed(exp_s, int(exp_w) if exp_w
+                                                                                   else None)
         label = f"{now} (capable {want}, from {basis}{' and the slot' if slot else ''})"
         sampled = _sampled_gen(gpu_samples, g.index)
         if exp_w is not None and cur_w < exp_w and (why := split_lanes(g, cpu.model_name if cpu else "", count)):
@@ -181,6 +188,9 @@ def link_downtrain(gpu_links: GpuLinks | None = None, pcie: PcieFacts | None = N
                 slow_busy[g.bdf] = f"{label} while busy ({g.utilization}% utilisation)"
             elif g.utilization is not None:
                 slow_idle[g.bdf] = f"{label}, idle ({g.utilization}%{', ' + g.pstate if g.pstate else ''})"
+            elif g.pstate in _IDLE_PSTATES:
+                # A deep performance state is the driver's idle level (P8: the GPU waits for work).
+                slow_idle[g.bdf] = f"{label}, idle ({g.pstate})"
             else:
                 slow[g.bdf] = label
         else:
@@ -231,6 +241,13 @@ def link_downtrain(gpu_links: GpuLinks | None = None, pcie: PcieFacts | None = N
         judged = ok("GPU links at full speed and width: " + ", ".join(f"{b} {v}" for b, v in fine.items()),
                     actual=fine, subjects=list(fine))
     return over_subjects(judged, shown, total, ask=LSPCI_ASK, blind=blind)
+
+
+# The lowest link generation of a CUDA GPU (GT200 on: PCIe Gen2; the GPUs of data/gpus.toml are Gen3 and later), and
+# the performance states nvidia-smi shows on an idle GPU (P8 and deeper; P0-P2 under load).
+_CUDA_MIN_GEN = 2
+_CUDA_MIN_SPEED = 5.0
+_IDLE_PSTATES = frozenset(("P8", "P10", "P12", "P15"))
 
 
 def _full_link(model: str) -> tuple[int, int, str]:

@@ -218,7 +218,7 @@ CheckFunc = Callable[..., Outcome]
 RESULTS_PARAM = "results"
 # The facts that show which engines a paste holds (an engine subject's, facts/applicability.ENGINE_SUBJECTS).
 ENGINE_SUBJECT_FACTS = ("serving_processes", "engine_commands", "ollama_cuda", "serving_log", "docker_containers",
-                        "collect_env", "python_env", "stated_engines", "gpus")
+                        "collect_env", "python_env", "stated_engines", "gpus", "log_symptoms")
 
 
 @dataclass(frozen=True)

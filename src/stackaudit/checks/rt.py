@@ -1142,11 +1142,7 @@ def _ggml_archs(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Ou
                        f"GPU older than that gets none of its kernels, but {lacking}",
                        hint="paste `nvidia-smi -L` or the `ggml_cuda_init` device list", actual=lists)
 
-    def arch(cap: str) -> int:  # "6.1" -> 610, as the list writes it
-        major, _, minor = cap.partition(".")
-        return int(major) * 100 + int(minor or 0) * 10
-
-    older = {name: cap for name, cap in caps.items() if arch(cap) < lowest}
+    older = {name: cap for name, cap in caps.items() if _arch_number(cap) < lowest}
     offloaded = serving_log.gpu_layers is not None and serving_log.gpu_layers[0] > 0
     if older and not offloaded:
         return issue(", ".join(f"{n} (compute capability {c})" for n, c in older.items())
@@ -1159,13 +1155,64 @@ def _ggml_archs(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Ou
                      evidence=[line[:400] for _, line in builds], fix=GGML_ARCHS_FIX)
     # An entry of the GPU's own major at or below its capability runs there, cubin or PTX alike.
     covered = {name: cap for name, cap in caps.items()
-               if any(a // 100 == arch(cap) // 100 and a <= arch(cap) for archs, _ in builds for a in archs)}
+               if any(a // 100 == _arch_number(cap) // 100 and a <= _arch_number(cap) for archs, _ in builds for a in archs)}
     if gpus is None or unsettled or len(covered) < len(caps):
         return None
     return over_subjects(ok(", ".join(f"{n} (compute capability {c})" for n, c in covered.items())
                             + f": llama.cpp's CUDA build carries code for its architecture ({lists})",
                             actual={"archs": [list(a) for a, _ in builds], "gpus": covered},
                             evidence=[line[:400] for _, line in builds]),
+                         [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
+
+
+# The compute capabilities every CUDA toolkit from 12.0 to 13.x compiles for: Turing (7.5) to Hopper (9.0). CUDA 12.0
+# targets up to 9.0, Blackwell (10.x, 12.x) needs 12.8 (https://docs.nvidia.com/cuda/archive/12.8.0/cuda-toolkit-release-
+# notes/), and CUDA 13.0 dropped Maxwell, Pascal and Volta (https://docs.nvidia.com/cuda/archive/13.0.0/cuda-toolkit-
+# release-notes/; ollama's cuda_v13 library starts at 750, corpus 1056). A llama.cpp CUDA build carries code for the
+# GPUs it was built on (GGML_NATIVE) or for ggml's default list (ggml-cuda's CMakeLists: 50 to 89, 120 from CUDA 12.8),
+# so one of any period runs on a GPU in this range, and one whose toolkit the paste does not show may not on another.
+EVERY_TOOLKIT_CAPABILITIES = ("7.5", "9.0")
+GGML_CUDA_CMAKE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/CMakeLists.txt"
+
+
+def _arch_number(cap: str) -> int:
+    """A compute capability as ggml's ARCHS list writes it: "6.1" -> 610."""
+    major, _, minor = cap.partition(".")
+    return int(major) * 100 + int(minor or 0) * 10
+
+
+def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None, ggml: Outcome | None
+                       ) -> Outcome | None:
+    """RT-KERNEL-ARCH for complete llama.cpp command lines (llama-server, llama-cli, KoboldCpp) whose release the paste
+    does not give. No KERNEL_RULES row is llama.cpp's, so no flag of its has a default that changed between releases:
+    the version adds nothing to the flags, and what remains is whether the build carries code for the GPUs. The build's
+    `ARCHS` list judges that where the log shows it (_ggml_archs); else ok over the GPUs shown where each one's
+    compute capability is one every CUDA 12 and 13 toolkit compiles for (EVERY_TOOLKIT_CAPABILITIES), unknown naming
+    a GPU outside it. None where a command is cut, none runs a model (`llama-server --version` only prints), or a
+    GPU's capability is not settled."""
+    runs = [c for c in commands if "--version" not in c.argv]
+    if not runs or any(c.cut for c in runs):
+        return None
+    if ggml is not None:
+        return ggml
+    caps, unsettled = _capabilities(gpus)
+    if not caps or unsettled or gpus is None:
+        return None
+    low, high = (_arch_number(c) for c in EVERY_TOOLKIT_CAPABILITIES)
+    outside = {n: c for n, c in caps.items() if not low <= _arch_number(c) <= high}
+    gpu_words = ", ".join(f"{n} (compute capability {c})" for n, c in caps.items())
+    if outside:
+        words = ", ".join(f"{n} (compute capability {c})" for n, c in outside.items())
+        return unknown(f"llama.cpp takes no flag the table marks slow, but {words} is outside the capabilities every "
+                       f"CUDA 12 and 13 toolkit compiles for ({' to '.join(EVERY_TOOLKIT_CAPABILITIES)}): whether this "
+                       "build carries code for it depends on the toolkit it was built with, which the paste does not "
+                       f"show ({GGML_CUDA_CMAKE})",
+                       hint="paste the engine's `system_info` line (`CUDA : ARCHS = ...`)", actual=dict(outside))
+    return over_subjects(ok(f"llama.cpp takes no flag that forces a slow kernel (no KERNEL_RULES row is its own, so its "
+                            f"release adds nothing to the command line), and the GPUs shown, {gpu_words}, are of "
+                            f"architectures every CUDA 12 and 13 toolkit compiles for ({' to '.join(EVERY_TOOLKIT_CAPABILITIES)}), which "
+                            f"a llama.cpp build of any release carries ({GGML_CUDA_CMAKE})",
+                            actual=dict(caps), evidence=[c.quoted[:300] for c in runs]),
                          [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
 
 
@@ -1272,7 +1319,12 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
-    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it). `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
+    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it). A
+    complete llama.cpp command line (llama-server, llama-cli, KoboldCpp) needs no release: no row of the table is
+    llama.cpp's, so no flag of its has a default that changed between releases; it is ok over the GPUs shown where
+    each is of compute capability 7.5 to 9.0 (every CUDA 12 and 13 toolkit compiles for them), unknown naming a
+    Blackwell GPU (a CUDA 12.8 toolkit) or one before Turing (CUDA 13 dropped it); `llama-server --version` runs no
+    model and is no such line. `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
     difference against FlashAttention (vllm#3997); RT-ENV-VLLM lists it. Nor are MoE backends (vLLM
     `--moe-backend`): published A/Bs disagree by GPU and release (vllm#41306, vllm PRs 44220 and 54742).
     Nor is an FP8 KV cache before Ada: −2 to −3 % single-request on A100 in the one end-to-end figure
@@ -1321,6 +1373,10 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     if serving_processes is not None and serving_processes.listed and not commands:
         return _no_engine(serving_processes, "no vLLM or SGLang process is running: there is no engine command "
                           "line to read")
+    if commands and all(c.engine == "llamacpp" for c in commands):
+        judged = _ggml_command_arch(commands, gpus, ggml)
+        if judged is not None:
+            return judged
     if commands:
         versions = {c.engine: _engine_version(collect_env, c.engine, serving_log) for c in commands}
         if all(versions.values()):

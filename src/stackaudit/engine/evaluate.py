@@ -173,7 +173,8 @@ def _lines_cover(proven: Outcome, lines: Sequence[str]) -> Outcome:
 
 def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     """Each engine the pasted sources show (facts/applicability.engine_shown_other): a pasted command's, ollama's
-    discovery lines', a ggml device list's ("ggml"), a server log's, a container's (its engine, else the engine its image is: GGML_IMAGES) and,
+    discovery lines', an engine's own symptom line's (facts/symptoms.ENGINE_SYMPTOMS), a ggml device list's ("ggml"),
+    a server log's, a container's (its engine, else the engine its image is: GGML_IMAGES) and,
     where none of those names an engine, those the user's own words name; "" for a log or container that names none and for a Python environment shown (a
     collect_env report, site-packages). Nothing where a process list is read: it shows the engines itself, and the
     check reads it."""
@@ -181,6 +182,7 @@ def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     from stackaudit.facts.engine_command import EngineCommands, StatedEngines
     from stackaudit.facts.gpus import OllamaCuda
     from stackaudit.facts.serving_logs import ServingLog
+    from stackaudit.facts.symptoms import LogSymptoms
 
     if "serving_processes" in facts and not isinstance(facts["serving_processes"], Missing):
         return ()
@@ -190,6 +192,7 @@ def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
                    and facts[f] is not None), None)
     shown = (*(c.engine for c in (commands.commands if isinstance(commands, EngineCommands) else ())),
              *(("ollama",) if isinstance(ollama, OllamaCuda) else ()),
+             *(symptoms.engines() if isinstance(symptoms := facts.get("log_symptoms"), LogSymptoms) else ()),
              *(("ggml",) if isinstance(gpus, GpuInventory) and gpus.count_in(GGML_TITLE) is not None else ()),
              *((log.engine,) if isinstance(log, ServingLog) else ()),
              *(c.engine or ggml_image_engine(c.image)
@@ -234,7 +237,7 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
         why = engine_shown_other(spec.applies_to, engines)
         if not why:
             return outcome, used
-        engine_facts = ("engine_commands", "ollama_cuda", "docker_containers", "stated_engines",
+        engine_facts = ("engine_commands", "ollama_cuda", "log_symptoms", "docker_containers", "stated_engines",
                         *(("gpus",) if "ggml" in engines else ()))
         return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *(p for f in engine_facts
                                                                           for p in provenance.get(f, ())))), key=_order))

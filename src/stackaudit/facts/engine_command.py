@@ -252,6 +252,32 @@ class EngineCommand:
         return narrowed is None and mode != "none" and (mode is not None or layers not in (None, "0"))
 
     @property
+    def asks_only(self) -> bool:
+        """Whether the line only asks the program about itself (`llama-server --version`, `vllm serve --help`): it
+        loads no model and runs on no GPU."""
+        return bool(set(self.argv[1:]) & {"--version", "--help", "-h"})
+
+    @property
+    def one_gpu(self) -> str:
+        """Why the command runs its model on one GPU, in words; "" where it does not show that. CUDA_VISIBLE_DEVICES
+        on the line names one device (the process sees no other GPU); or a llama.cpp server whose `--tensor-split`
+        gives every share but one 0 (all layers on that device; llama.cpp's `--tensor-split` help: "fraction of the
+        model to offload to each GPU"), or `--split-mode none` ("use one GPU only", corpus 1301)."""
+        visible = dict(self.env).get("CUDA_VISIBLE_DEVICES")
+        if visible is not None and re.fullmatch(r"\s*[\w-]+\s*", visible):
+            return f"CUDA_VISIBLE_DEVICES={visible} on its command line shows it one GPU"
+        if self.engine != "llamacpp":
+            return ""
+        split = argv_value(self.argv, ("--tensor-split", "-ts"))
+        shares = re.split(r"[,/]", split) if split is not None else []
+        if shares and all(re.fullmatch(r"\d+(?:\.\d*)?", v.strip()) for v in shares) \
+                and sum(float(v) > 0 for v in shares) == 1:
+            return f"--tensor-split {split} puts every layer on one device"
+        if argv_value(self.argv, ("--split-mode", "-sm")) == "none":
+            return "--split-mode none keeps the model on one GPU"
+        return ""
+
+    @property
     def launcher_sets_graphs(self) -> bool:
         """Whether its launcher turns CUDA graphs on itself in every release (GRAPHS_ON_LAUNCHERS), with no config
         file named that the paste does not show (that file could turn them off)."""

@@ -228,6 +228,16 @@ _RECOVERY_TO = re.compile(r"recovery action changed from .*? to \S+ \(([^)]*)\)"
 _SUPPRESSED = re.compile(r":\s+(\d+) callbacks suppressed")
 
 
+_NVRM_GPU_LINE = re.compile(rf"NVRM: GPU ({BDF}): ")
+
+
+def nvrm_gpu_bdfs(lines: Sequence[str]) -> tuple[str, ...]:
+    """The GPUs the driver's `NVRM: GPU 0000:13:00.0: ...` lines name (RmInitAdapter's failure, rm_init_adapter's),
+    by BDF, in order; each is an NVIDIA GPU the driver probed."""
+    return tuple(dict.fromkeys(normalize_bdf(m.group(1)) or m.group(1).lower()
+                               for line in lines if "NVRM" in line and (m := _NVRM_GPU_LINE.search(line))))
+
+
 # The driver release refusing a GPU at probe, its lines joined without their prefixes (nv.c's
 # `NVRM: The NVIDIA GPU %04x:%02x:%02x.%x (PCI ID: %04x:%04x) installed in this system is not supported by the
 # NVIDIA %s driver release.`; the open module's refusal of a GPU without GSP says `by open nvidia.ko` instead).

@@ -64,6 +64,7 @@ from stackaudit.facts.sources import (
     ENGINE_LOG,
     EVIDENCE_LINES,
     GGML_CUDA_DEVICES,
+    JAX_DEVICES,
     NCCL_TESTS,
     NVC_INFO,
     NVSMI_LIST,
@@ -72,6 +73,7 @@ from stackaudit.facts.sources import (
 )
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index
 from stackaudit.gputable import (
+    LAPTOP_PART,
     GpuTableError,
     UnknownGpuError,
     brand_family,
@@ -95,6 +97,7 @@ P2P_TEST_TITLE = "p2pBandwidthLatencyTest's device lines"
 NVBANDWIDTH_TITLE = "nvbandwidth's device lines"
 DCGM_DIAG_TITLE = "`dcgmi diag` metadata (GPU Device IDs Detected)"
 GGML_TITLE = "llama.cpp's `ggml_cuda_init` device list"
+JAX_TITLE = "JAX's device list"
 # CUDA lists the devices CUDA_VISIBLE_DEVICES leaves it, which a pasted output does not show.
 CUDA_LIST = "CUDA's device list, which CUDA_VISIBLE_DEVICES may narrow"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
@@ -198,6 +201,15 @@ class GpuInventory(Sourced):
     def at_least(self) -> int | None:
         """The most GPUs one source shows or states: each count, an excerpt's too, is a lower bound of the host's."""
         return max((n for _, n in self.counts), default=None)
+
+    @property
+    def laptop_gpu(self) -> str:
+        """The one GPU the sources show where its name is a laptop's discrete GPU (gputable.LAPTOP_PART: `... Laptop
+        GPU`, `... with Max-Q Design`), in words; "" where they show several or none, or no such name. A laptop holds
+        one discrete GPU, so the name settles "the only GPU" that an excerpt of a listing cannot (corpus 1270)."""
+        if len(self.gpus) != 1 or (self.at_least or 1) > 1 or not LAPTOP_PART.search(model := self.gpus[0].model):
+            return ""
+        return f"{self.gpus[0].label} is a {model}, a laptop's GPU, and a laptop holds one discrete GPU"
 
     @property
     def none_on_bus(self) -> bool:
@@ -645,6 +657,37 @@ def gpus_from_ggml_cuda(text: str) -> GpuInventory:
           Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes
     """
     return parse_ggml_cuda_gpus(text)
+
+
+_JAX_DEVICE = re.compile(r"\b(?:Gpu|Cuda)Device\(id=(?P<id>\d+)(?:, process_index=(?P<process>\d+))?")
+
+
+def parse_jax_gpus(text: str) -> GpuInventory:
+    """The GPUs JAX's device list names: its device ids as indices, no product name. A multi-host list
+    (`jax.devices()` over several processes) holds every process's devices: the most one process holds is the count,
+    a lower bound (CUDA_VISIBLE_DEVICES may narrow what JAX sees)."""
+    per_process: dict[str, set[int]] = {}
+    for m in _JAX_DEVICE.finditer(text):
+        per_process.setdefault(m["process"] or "", set()).add(int(m["id"]))
+    if not per_process:
+        raise ParseError("no `GpuDevice(id=N, ...)` or `CudaDevice(id=N)` device")
+    ids = max(per_process.values(), key=len)
+    if len(per_process) > 1:  # global ids across hosts: one process's devices, by position
+        ids = set(range(len(ids)))
+    records = {i: GpuRecord(i, "", "", None, (JAX_TITLE,)) for i in sorted(ids)}
+    return GpuInventory(gpus=tuple(records.values()), counts=((JAX_TITLE, len(records)),),
+                        partial=((JAX_TITLE, CUDA_LIST),))
+
+
+@parser(JAX_DEVICES, feeds="gpus", kind=GpuInventory, rank=57)
+def gpus_from_jax(text: str) -> GpuInventory:
+    """The GPUs a pasted JAX device list names: index (JAX's device id on one host), no product name.
+
+    Input (tests/data/captures/601, a Ray task's output)::
+
+        (test_func pid=16253, ip=10.0.2.120) 10.0.2.120 [GpuDevice(id=0, process_index=0), GpuDevice(id=1, process_index=0), GpuDevice(id=2, process_index=0), GpuDevice(id=3, process_index=0)] 4
+    """
+    return parse_jax_gpus(text)
 
 
 GGML_USING_TITLE = "llama.cpp's `using device` or `device_info` lines"
@@ -1141,11 +1184,14 @@ def gpus_from_user_words(text: str) -> GpuInventory:
 
 @provider("gpus", GpuInventory, rank=60, title=KERNEL_LOG_TITLE)
 def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
-    """GPUs the driver names in the kernel log (Xid and fallen-off-the-bus lines): BDFs, no count."""
-    from stackaudit.facts.gpu_events import GpuEvents
+    """GPUs the driver names in the kernel log (Xid and fallen-off-the-bus lines, `NVRM: GPU 0000:13:00.0: ...` lines
+    such as RmInitAdapter's failure, corpus 656): BDFs, no count."""
+    from stackaudit.facts.gpu_events import GpuEvents, nvrm_gpu_bdfs
+    from stackaudit.facts.system import KernelLog
 
     events = ctx.fact("gpu_events", GpuEvents)
-    bdfs = sorted({e.bdf for e in events.events if e.bdf})
+    log = ctx.optional("kernel_log", KernelLog)
+    bdfs = sorted({e.bdf for e in events.events if e.bdf} | set(nvrm_gpu_bdfs(log.lines) if log is not None else ()))
     if not bdfs:
         raise FactUnavailable("the kernel log names no GPU")
     return GpuInventory(gpus=tuple(GpuRecord(None, b, "", None, (KERNEL_LOG_TITLE,)) for b in bdfs))

@@ -504,6 +504,31 @@ def _text_tree(lines: list[str]) -> Node:
     return root
 
 
+# The fields nvidia-smi prints under PCIe Generation, which it prints right before Link Width (GPU Link Info).
+_GENERATION_FIELDS = frozenset(("Max", "Current", "Device Current", "Device Max", "Host Max"))
+
+
+def _cut_generation(orphan: list[str]) -> list[str]:
+    """An excerpt that starts inside PCIe Generation (corpus 1343: `Current : 1` over a shallower `Link Width`): its
+    header, put back at Link Width's indent above the fields it cut off, so `Current` reads as the generation."""
+    head: list[str] = []
+    for i, ln in enumerate(orphan):
+        if not ln.strip():
+            continue
+        m = _KV.match(ln)
+        indent = len(ln) - len(ln.lstrip())
+        if m and m.group(2).strip() in _GENERATION_FIELDS:
+            head.append(ln)
+            continue
+        s = _SECTION.match(ln)
+        deeper = all(len(h.expandtabs()) - len(h.expandtabs().lstrip()) > len(ln[:indent].expandtabs())
+                     for h in head)
+        if head and not m and s and s.group(2).strip() == "Link Width" and deeper:
+            return [f"{ln[:indent]}PCIe Generation", *orphan[:i], *orphan[i:]]
+        break
+    return orphan
+
+
 @parser(NVSMI_QUERY, feeds="nvidia", kind=NvidiaGpus, rank=30)
 def parse_query_text(text: str) -> NvidiaGpus:
     """NVIDIA GPUs from `nvidia-smi -q` text (whole, one `-d` section, or an excerpt of it).
@@ -545,7 +570,7 @@ def parse_query_text(text: str) -> NvidiaGpus:
             orphan.append(ln)
     gpus: list[GpuInfo] = []
     if orphan and any(_KV.match(ln) for ln in orphan):
-        tree = _text_tree(orphan)
+        tree = _text_tree(_cut_generation(orphan))
         if tree.children:
             gpus.append(_gpu_from_text(0, tree, ""))
     for bus, body in blocks:

@@ -200,6 +200,20 @@ def parallelism_from_log(ctx: FactContext) -> Parallelism:
     return Parallelism(engines=(EngineParallelism(log.engine, log.tp_size, log.pp_size, log.dp_size, LOG),))
 
 
+@provider("parallelism", Parallelism, rank=35, title="an engine's own message among the log's symptoms")
+def parallelism_from_symptoms(ctx: FactContext) -> Parallelism:
+    """The engine whose own message a symptom line is (facts/symptoms.ENGINE_SYMPTOMS: ollama 0.1.x's GPU probe, in Go's
+    standard log format, which the serving-log reader does not take), with no parallel size; none where the serving
+    log already names that engine."""
+    from stackaudit.facts.symptoms import LogSymptoms
+
+    log = ctx.optional("serving_log", ServingLog)
+    engines = [e for e in ctx.fact("log_symptoms", LogSymptoms).engines() if log is None or log.engine != e]
+    if not engines:
+        raise FactUnavailable("no engine's own message among the symptoms that the serving log does not show")
+    return Parallelism(engines=tuple(EngineParallelism(e, source=LOG) for e in engines))
+
+
 @provider("parallelism", Parallelism, rank=40, title="pasted engine command line")
 def parallelism_from_command(ctx: FactContext) -> Parallelism:
     """TP/PP/DP on a pasted engine command line (`vllm serve m --tensor-parallel-size 2`), else in the config file

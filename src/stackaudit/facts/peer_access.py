@@ -234,6 +234,7 @@ NVB_HEADING = re.compile(r"^[\s>]*(?:memcpy|memory latency)\b.*\(row\).*\(column
 NVB_DEVICE = re.compile(r"^[\s>]*Device (?P<d>\d+): (?P<name>.+?)(?: \((?P<dom>[0-9a-fA-F]{4,8}):(?P<bus>[0-9a-fA-F]{2}):"
                         r"(?P<dev>[0-9a-fA-F]{2})\))?\s*$")
 _NVB_CELLS = re.compile(r"^[\s>]*(\d+)((?:\s+(?:\d+(?:\.\d+)?|N/A))+)\s*$")
+_NVB_ONE_COLUMN = re.compile(r"^[\s>]*(\d+)\s*$")
 NVB_FAILED = re.compile(r"Invalid value when checking the pattern|^\s*ASSERT in expression |Aborted \(core dumped\)|"
                         r"^\s*(?:Error: )?\[(?:cuda\w+|CUDA_ERROR_\w+)\] .* in expression |^\s*NVML_ERROR: \[")
 # Azure's node health checks (https://github.com/Azure/azurehpc-health-checks, customTests/azure_gpu_bandwidth.nhc)
@@ -506,6 +507,8 @@ def parse_nvbandwidth(text: str) -> P2pBandwidth:
             test = replace(test, key=m[1])  # `SUM device_to_device_memcpy_read_ce 715.53` names a test cut above
         elif test is not None and test.ended != "failed" and NVB_FAILED.search(line):
             test = replace(test, ended="failed", line=line.strip())
+        elif test is not None and heading and not columns and (m := _NVB_ONE_COLUMN.match(line)):
+            columns = [int(m[1])]  # one GPU's matrix: its column header is that GPU's index alone (corpus 1339)
         elif test is not None and heading and (m := _NVB_CELLS.match(line)):
             values = m[2].split()
             if not columns and "." not in m[2] and "N/A" not in m[2]:

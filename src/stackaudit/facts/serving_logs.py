@@ -16,7 +16,8 @@ Facts:
   a pasted NCCL INFO log, the variables set on a pasted nccl-tests command line (`nccl_test_runs`), and
   (weakest: the shell it ran in) a pasted collect_env report.
 - `nccl_test_runs` (NcclTestRuns): each pasted nccl-tests run's program and the NCCL_* variables set on its
-  command line, and the GPUs each run used (its rank lines, through the CUDA_VISIBLE_DEVICES it sets).
+  command line, the GPUs each run used (its rank lines, through the CUDA_VISIBLE_DEVICES it sets), and the result
+  rows whose `#wrong` count shows the run's check of its data (0, or above 0).
 - `nccl_nodes` (NcclNodes): whether the NCCL job of a pasted NCCL log or nccl-tests output spans nodes, from the
   hosts and node counts they show.
 
@@ -565,6 +566,15 @@ class ServingLog:
             return ""
         return (f"the NCCL lines of {len(self.nccl_pids)} processes on CUDA devices "
                 f"{', '.join(map(str, self.nccl_devices[:8]))} all come from host {self.nccl_hosts[0]}")
+
+    def ranks_in_one_process(self) -> str:
+        """In words, where the NCCL lines of two CUDA devices or more all come from one process (one pid of one host
+        name: the ranks are threads of one program, as nccl-tests' -g or a single-process launcher runs them); "" where
+        they do not. A process drives only the GPUs of its own host, so those ranks share it (corpus 1341)."""
+        if len(self.nccl_hosts) != 1 or len(self.nccl_pids) != 1 or len(self.nccl_devices) < 2 or self.multi_host:
+            return ""
+        return (f"the NCCL lines of CUDA devices {', '.join(map(str, self.nccl_devices[:8]))} all come from one "
+                f"process ({self.nccl_pids[0]}) on host {self.nccl_hosts[0]}")
 
     def nvls_up(self) -> tuple[str, ...]:
         """NCCL's lines that it found NVSwitch multicast (NVLS) on the GPU, or () where the log does not show it.
@@ -1481,6 +1491,19 @@ TEST_FAILURE = re.compile(r"^\s*(?P<host>\S+): Test (?:CUDA|NCCL) failure \S+:\d
 
 _VISIBLE = re.compile(r"(?:^|[\s*`])CUDA_VISIBLE_DEVICES=([^\s*`]+)")
 
+# A result row of nccl-tests' table (src/common.cu): size count type ...
+TEST_ROW = re.compile(r"^\s*\d+\s+\d+\s+(float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\b")
+# A whole result row: size count type redop root, then time algbw busbw #wrong out-of-place and in-place (13
+# columns; `#wrong` is N/A when the test ran with -c 0). Rows pasted without the header (corpus 446) open a run.
+FULL_ROW = re.compile(TEST_ROW.pattern + r"\s+\w+\s+-?\d+(?:\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?"
+                      r"\s+(?:\d+|N/A)){2}\s*$")
+
+
+def _wrong_counts(row: str) -> tuple[int, ...]:
+    """The `#wrong` counts of a whole result row (FULL_ROW), out-of-place and in-place; N/A (run with -c 0) left out."""
+    cols = row.split()
+    return tuple(int(c) for c in (cols[8], cols[12]) if c.isdecimal())
+
 
 @dataclass(frozen=True)
 class TestGroup:
@@ -1528,6 +1551,11 @@ class NcclTestRuns(Sourced):
     passed: tuple[str, ...] = ()
     # The command lines whose launcher places the run's processes on two hosts or more (`mpirun -H a:8,b:8`).
     launched_apart: tuple[str, ...] = ()
+    # The result rows whose data check ran (a `#wrong` count, not N/A), verbatim: each count 0 (`checked_rows`), or
+    # some count above 0 (`wrong_rows`). nccl-tests checks each size's result against the expected values with -c 1,
+    # its default (src/common.cu), and prints the count of wrong elements in the row.
+    checked_rows: tuple[str, ...] = ()
+    wrong_rows: tuple[str, ...] = ()
 
     @property
     def none_started(self) -> bool:
@@ -1697,9 +1725,12 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     groups = _test_groups(text)
     if not runs and not groups and not failures:
         raise ParseError("no nccl-tests command line or rank line")
+    rows = [(line.strip(), _wrong_counts(line)) for line in text.splitlines() if FULL_ROW.match(line)]
     return NcclTestRuns(runs=tuple(runs), groups=groups, ordinal_failures=tuple(failures),
                         unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)),
-                        launched_apart=tuple(apart))
+                        launched_apart=tuple(apart),
+                        checked_rows=tuple(r for r, counts in rows if counts and not any(counts)),
+                        wrong_rows=tuple(r for r, counts in rows if any(counts)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -1876,6 +1907,13 @@ def stated_nccl_env(text: str) -> StatedNccl:
 # The path names NCCL's ncclGetLevel matches for NCCL_P2P_LEVEL (topoPathTypeStr up to SYS, src/graph/topo.h).
 _P2P_LEVELS = frozenset(("LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "PXN", "P2C", "PHB", "SYS"))
 
+# The algorithms and protocols NCCL_ALGO and NCCL_PROTO name (ncclAlgoStr, ncclProtoStr, src/include/device.h), and
+# the algorithms NCCL runs only on a job that spans nodes: NVLSTree (NVLS inside a node, a tree between nodes) and PAT
+# (one GPU a node), whose tuning NCCL zeroes on one node (src/graph/tuning.cc).
+NCCL_ALGORITHMS = ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT")
+NCCL_PROTOCOLS = ("LL", "LL128", "Simple")
+NCCL_MULTI_NODE_ALGORITHMS = frozenset(("NVLSTree", "PAT"))
+
 
 @dataclass(frozen=True)
 class NcclSetting:
@@ -1910,6 +1948,23 @@ class NcclSetting:
         without its `set by environment` line, so what the setting does is not shown by the setting."""
         value = self.value.strip().upper()
         return self.name == "NCCL_P2P_LEVEL" and bool(value) and value not in _P2P_LEVELS and not value[0].isdigit()
+
+    @property
+    def left_out(self) -> tuple[str, ...] | None:
+        """For NCCL_ALGO / NCCL_PROTO, the algorithms (protocols) the value keeps NCCL from choosing, in NCCL's order;
+        () where it names every one, so it forces nothing. NCCL's parseList reads a comma-separated list, case-blind,
+        whole names only (empty items name nothing), and a leading `^` turns it into a list of those to leave out.
+        None for other variables, an empty value, or a name NCCL does not know (what NCCL does then is not shown)."""
+        names = {"NCCL_ALGO": NCCL_ALGORITHMS, "NCCL_PROTO": NCCL_PROTOCOLS}.get(self.name)
+        value = self.value.strip()
+        if names is None or not value:
+            return None
+        exclude = value.startswith("^")
+        items = [t.strip().lower() for t in value.lstrip("^").split(",") if t.strip()]
+        known = {n.lower() for n in names}
+        if not items or any(t not in known for t in items):
+            return None
+        return tuple(n for n in names if (n.lower() in items) == exclude)
 
 
 @dataclass(frozen=True)

@@ -279,6 +279,11 @@ P2P_BANDWIDTH_TEST = Source("p2p_bandwidth_test", "pasted p2pBandwidthLatencyTes
 GGML_CUDA_DEVICES = Source("ggml_cuda_devices", "pasted llama.cpp `ggml_cuda_init` device list", doc=True,
                            hint="paste the engine's start-up log from `ggml_cuda_init: found N CUDA devices` on")
 
+# JAX's device list as a program prints it (`print(jax.devices())`: `[GpuDevice(id=0, process_index=0), ...]`, newer
+# releases `[CudaDevice(id=0), CudaDevice(id=1)]`): the GPUs JAX sees where it ran.
+JAX_DEVICES = Source("jax_devices", "pasted JAX device list", doc=True,
+                     hint="paste `python -c 'import jax; print(jax.local_devices())'`")
+
 # A command line that starts an engine (`vllm serve ...`, `python -m sglang.launch_server ...`), as pasted.
 ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
                         hint="paste the command that starts the engine")

@@ -905,6 +905,15 @@ def gpus_named(lines: Sequence[str]) -> tuple[str, ...]:
     return tuple(named) + tuple(f"an unnamed GPU {i + 1}" for i in range(unnamed - len(named)))
 
 
+# The symptoms that are one engine's own messages: a line of them shows that engine ran, whatever reader took it (ollama
+# 0.1.x's `routes.go:915: warning: gpu support may not be enabled ... nvidia-smi command failed`, corpus 721, is in no
+# log format the serving-log reader knows). The engine's name as facts/applicability names it; the engines shown
+# (engine/evaluate.engines_shown) and facts/parallelism.parallelism_from_symptoms read it.
+ENGINE_SYMPTOMS: dict[str, tuple[str, ...]] = {
+    "ollama": ("ollama-no-gpu-in-container", "ollama-no-gpu", "ollama-cc-not-compiled"),
+}
+
+
 @dataclass(frozen=True)
 class LogSymptoms(Sourced):
     hits: tuple[SymptomHit, ...] = ()
@@ -920,6 +929,11 @@ class LogSymptoms(Sourced):
     def clearing(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines that rule out an issue of `check_id` (`Symptom.clears`)."""
         return tuple(h for h in self.hits if check_id in h.symptom.clears)
+
+    def engines(self) -> tuple[str, ...]:
+        """The engines whose own messages the lines are (ENGINE_SYMPTOMS), in the order the sources show them."""
+        return tuple(dict.fromkeys(e for h in self.hits for e, names in ENGINE_SYMPTOMS.items()
+                                   if h.symptom.name in names))
 
     @classmethod
     def union(cls, parts: Sequence[LogSymptoms]) -> LogSymptoms:

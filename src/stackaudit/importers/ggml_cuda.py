@@ -5,7 +5,8 @@
 
 Builds before March 2024 name the function `ggml_init_cublas` (the same lines, without `VMM`).
 A paste may cut the `found` line and keep the device lines: a run of them with their `VMM:` field (the field that
-sets them apart from other programs' device lines) is the same list, from its `Device 0:` line (corpus 927).
+sets them apart from other programs' device lines) is the same list, from its `Device 0:` line (corpus 927) or from
+whichever device the paste starts at (corpus 1166 keeps only `Device 4: NVIDIA GeForce RTX 4090 D, ...`).
 The `found` line and the device lines under it, each with whatever prefix the log gives its lines (a Compose
 service's `llama-cpp    | `), are recorded verbatim as the pasted document GGML_CUDA_DEVICES
 (facts/sources.py); facts/gpus.py reads it.
@@ -24,7 +25,7 @@ from stackaudit.importers.registry import Found, document_appended, importer
 # (corpus 961).
 _FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ CUDA devices?(?: \(Total VRAM: [^)]*\))?:\s*$")
 _DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, compute capability \d+\.\d+")
-_FIRST_DEVICE_VMM = re.compile(r"^.*?\bDevice 0: .+?, compute capability \d+\.\d+, VMM: (?:yes|no)\b")
+_FIRST_DEVICE_VMM = re.compile(r"^.*?\bDevice \d+: .+?, compute capability \d+\.\d+, VMM: (?:yes|no)\b")
 
 
 @importer("ggml_cuda_init devices", "llama.cpp's `ggml_cuda_init: found N CUDA devices` and its device lines",

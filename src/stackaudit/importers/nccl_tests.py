@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 from stackaudit.facts._parse import continued
-from stackaudit.facts.serving_logs import TEST_FAILURE, TEST_PROGRAM, TEST_PROGRAMS
+from stackaudit.facts.serving_logs import FULL_ROW, TEST_FAILURE, TEST_PROGRAM, TEST_PROGRAMS, TEST_ROW
 from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
 from stackaudit.importers.engine_command import continued_from
@@ -40,11 +40,9 @@ RANK_LINE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s
                        r"\[[^\]]+\]\s+\S")
 _HEADER = re.compile(r"^\s*#?\s*(nThread\s+\d+|Using devices|out-of-place\s+in-place|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
                      r"Avg bus bandwidth)")
-_ROW = re.compile(r"^\s*\d+\s+\d+\s+(float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\b")
-# A whole result row: size count type redop root, then time algbw busbw #wrong out-of-place and in-place (13
-# columns; `#wrong` is N/A when the test ran with -c 0). Rows pasted without the header (corpus 446) open a run.
-FULL_ROW = re.compile(_ROW.pattern + r"\s+\w+\s+-?\d+(?:\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?"
-                      r"\s+(?:\d+|N/A)){2}\s*$")
+# A result row, and a whole one (facts/serving_logs.FULL_ROW: 13 columns); rows pasted without the header (corpus
+# 446) open a run.
+_ROW = TEST_ROW
 
 
 # A test binary of nccl-tests on a command line of its own, under a launcher named by its path too
