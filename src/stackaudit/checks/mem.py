@@ -268,15 +268,17 @@ def _mig_from_instances(setup: MigSetup, parallelism: Parallelism | None) -> Out
     instances were created by hand; an issue only where an engine runs TP > 1."""
     gpus = setup.instance_gpus
     where = f"on GPU(s) {', '.join(map(str, gpus))}" if gpus else "on this host"
-    quote = setup.instances[0].strip().strip("|").strip()
+    listed = setup.instances or setup.stated
+    quote = listed[0].strip().strip("|").strip()
+    what = "MIG instances listed" if setup.instances else "the user's words say the work runs on a MIG slice"
     tps = [e.tp_or_default for e in parallelism.engines] if parallelism is not None else []
-    evidence = [line.strip() for line in setup.instances[:4]]
+    evidence = [line.strip() for line in listed[:4]]
     subjects = [f"GPU {g}" for g in gpus]
     if tps and max(tps) > 1:
-        return issue(f"MIG instances listed {where} (“{quote}”) while the engine runs TP={max(tps)}: no NVLink/P2P "
+        return issue(f"{what} {where} (“{quote}”) while the engine runs TP={max(tps)}: no NVLink/P2P "
                      "or CUDA IPC between instances, so tensor parallelism falls back to slow paths",
                      expected="MIG Disabled on TP GPUs", subjects=subjects, evidence=evidence)
-    judged = not_an_issue(f"MIG instances listed {where} (“{quote}”): MIG is on and sliced by hand, on purpose; no "
+    judged = not_an_issue(f"{what} {where} (“{quote}”): MIG is on and sliced by hand, on purpose; no "
                           "engine is shown running TP > 1 across them", subjects=subjects, evidence=evidence)
     # The GPUs a listing names are those it shows; a listing without them (a MIG device line) states no coverage.
     return over_subjects(judged, subjects, ask="nvidia-smi -q") if subjects else judged
@@ -329,10 +331,12 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
     Where no GPU shows its MIG mode, MIG instances a pasted listing shows (`nvidia-smi -L`, collect_env's GPU list,
     `nvidia-smi mig -lgi`, `dcgmi discovery -c`: facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
-    an engine runs TP > 1, else not an issue.
+    an engine runs TP > 1, else not an issue; so do the user's words that the work runs on a MIG slice (`H100 40GB
+    (using MIG)`, facts/mig_setup.stated_mig).
     """
     # MIG instances listed settle it where no GPU shows its MIG mode.
-    if (nvidia is None or all(g.mig_current is None for g in nvidia.gpus)) and mig_setup and mig_setup.instances:
+    if (nvidia is None or all(g.mig_current is None for g in nvidia.gpus)) and mig_setup \
+            and (mig_setup.instances or mig_setup.stated):
         return _mig_from_instances(mig_setup, parallelism)
     if nvidia is None:
         return _mig_from_models(gpus)

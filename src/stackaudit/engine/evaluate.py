@@ -133,6 +133,13 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
         return not_an_issue(f"the log says \"{looks[0].line}\" ({looks[0].symptom.proves}), but {sharpen.text}",
                             actual=looks[0].line, evidence=[h.line for h in looks[:3]])
     hits = tuple(h for h in hits if not (h.symptom.looks_only and h.symptom.looks_only in sharpen.shows))
+    # A line whose cause this check's facts would name (`Symptom.suspects`): an unknown outcome quotes it.
+    suspected = symptoms.suspecting(spec.id) if isinstance(symptoms, LogSymptoms) and not hits else ()
+    if suspected and outcome.status == "unknown":
+        first = suspected[0]
+        return replace(outcome, message=f"{outcome.message}; the log shows \"{first.line}\" ({first.symptom.proves}), "
+                       "whose cause this check would name", evidence=tuple(dict.fromkeys(
+                           outcome.evidence + tuple(h.line for h in suspected[:3]))))
     if not hits:
         return outcome
     lines = tuple(dict.fromkeys(h.line for h in hits))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, read_source, union
-from stackaudit.facts.sources import COLLECT_ENV, DCGMI_DISCOVERY, MIG_SETUP, NVSMI_LIST
+from stackaudit.facts.sources import COLLECT_ENV, DCGMI_DISCOVERY, MIG_SETUP, NVSMI_LIST, USER_MACHINE
 from stackaudit.host.base import NotCaptured
 
 MIG_SETUP_LINE = re.compile(
@@ -36,6 +36,23 @@ MIG_INSTANCE_LINE = re.compile(r"^\s+MIG\s+\d+g\.\d+gb\S*\s+Device\s+\d+:"
                                r"|^\s*\|\s*->\s*I\s+(?P<dcgm>\d+)/\d+\s*\|\s*GPU Instance\b")
 
 
+# The user's words that their work runs on a MIG slice: `H100 40GB (using MIG)` (vllm-project/vllm#9824, corpus 1323),
+# `On using A100 - 80GB in MIG Mode` (Stability-AI/sd3.5#18), `GPU: NVIDIA H100 NVL, MIG slice 3g.47gb`
+# (vllm-project/vllm#40920), `a container assigned to an NVIDIA Multi-Instance GPU (MIG) slice` (pytorch/pytorch#197312).
+# A slice in use exists, so MIG is on and was sliced by hand, as a listed instance shows. A negation (`not using MIG`),
+# MIG said off (`with MIG disabled`) or a question states nothing.
+_STATED_MIG = re.compile(
+    r"(?<!not )(?<!n't )(?<!never )\b(?:using|on|with|via|inside|in) (?:an? |one |the )?(?:MIG|Multi-Instance GPU)\b"
+    r"(?!\s*(?:mode\s+)?(?:is\s+|was\s+)?(?:disabled|off)\b)"
+    r"|\bMIG (?:slice|instance|partition)s?\s+\d+g\.\d+gb\b"
+    r"|\bMulti-Instance GPU \(MIG\) slice\b", re.IGNORECASE)
+
+
+def stated_mig(line: str) -> bool:
+    """Whether a line of the user's words says the work runs on a MIG slice (_STATED_MIG)."""
+    return "?" not in line and _STATED_MIG.search(line) is not None
+
+
 @dataclass(frozen=True)
 class MigSetup:
     lines: tuple[str, ...]  # the lines that set MIG slicing up, verbatim
@@ -44,6 +61,11 @@ class MigSetup:
     def instances(self) -> tuple[str, ...]:
         """The lines that list a MIG instance (MIG_INSTANCE_LINE): MIG is on for its GPU, sliced by hand."""
         return tuple(line for line in self.lines if MIG_INSTANCE_LINE.match(line))
+
+    @property
+    def stated(self) -> tuple[str, ...]:
+        """The user's words that the work runs on a MIG slice (stated_mig): MIG is on, sliced by hand."""
+        return tuple(line for line in self.lines if not MIG_INSTANCE_LINE.match(line) and stated_mig(line))
 
     @property
     def instance_gpus(self) -> tuple[int, ...]:
@@ -114,3 +136,17 @@ def mig_instances_listed(ctx: FactContext) -> MigSetup:
     if not lines:
         raise FactUnavailable("no pasted GPU listing shows a MIG instance")
     return MigSetup(tuple(lines))
+
+
+@parser(USER_MACHINE, feeds="mig_setup", kind=MigSetup, rank=14)
+def mig_stated_by_user(text: str) -> MigSetup:
+    """The user's words that the work runs on a MIG slice (stated_mig).
+
+    Input (tests/data/captures/1323)::
+
+        H100 40GB (using MIG)
+    """
+    lines = tuple(line.strip() for line in text.splitlines() if stated_mig(line))
+    if not lines:
+        raise ParseError("the user's words say nothing of a MIG slice")
+    return MigSetup(lines)

@@ -95,6 +95,11 @@ NO_KERNEL_IMAGE = re.compile(r"no kernel image is available for execution on the
 # architecture`, with the source path the build had (sglang#26087, vllm#41027, sglang#25877).
 DEEPGEMM_ARCH_SOURCE = "https://github.com/deepseek-ai/DeepGEMM/blob/main/csrc/apis/attention.hpp"
 KERNEL_ARCH_REFUSED = re.compile(r"Assertion error \([^)]*\.(?:hpp|cuh?):\d+\): Unsupported architecture")
+# ggml's CUDA backend's stub for a kernel without code for the GPU's arch (NO_DEVICE_CODE, ggml-cuda/common.cuh), printed
+# from the GPU by the kernel that then traps: `mmq.cuh:2422: ERROR: CUDA kernel mul_mat_q has no device code compatible
+# with CUDA arch 700. ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__`.
+GGML_NO_DEVICE_CODE_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/common.cuh"
+GGML_NO_DEVICE_CODE = re.compile(r"ERROR: CUDA kernel (\w+) has no device code compatible with CUDA arch (\d+)")
 # ollama's device discovery leaves out a CUDA device whose compute capability is not among the archs its CUDA library
 # was built for (package discover, parseLlamaServerDevices: `skipping CUDA device — compute capability not in compiled architectures`
 # device=... cc=860 archs="[750 890 1000 1200]"). Where another of its CUDA libraries has the arch, it loads that one
@@ -181,6 +186,10 @@ class Symptom:
     # warning reads only the command line). Where the check's facts show it (`Sharpen.shows`), the line makes the
     # check not-an-issue, quoted with the Sharpen's text.
     looks_only: str = ""
+    # Checks whose facts would name the line's cause, which the line alone does not: an unknown outcome of theirs
+    # stays unknown and quotes the line (a CUDA `unknown error` mid-run is a GPU that stopped answering: an Xid, a
+    # PCIe error, heat or power would say why, and the source may show none of them).
+    suspects: tuple[str, ...] = ()
 
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
@@ -647,6 +656,34 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("vllm-wsl-no-pin", re.compile(r"Using 'pin_memory=False' as WSL is detected"),
         "MEM-PINNED-HOST", "medium", WSL_PINNED_DOC,
         "vLLM detected WSL and runs without pinned host memory: host-GPU copies are staged and synchronous"),
+    # A host allocation of pinned (page-locked) memory refused: ggml's CUDA backend (llama.cpp, ollama, LocalAI,
+    # koboldcpp; ggml_cuda_host_malloc) prints `WARNING: failed to allocate 1024.00 MB of pinned memory: out of memory`
+    # and falls back to pageable memory (ggml-org/llama.cpp#1233, ollama/ollama#1955 "causes inference to get slower",
+    # mudler/LocalAI#1030, corpus 1334); TensorFlow's host allocator `could not allocate pinned host memory of size:
+    # 34359738368` (talmolab/sleap#2001, minimaxir/gpt-2-simple#232 on WSL 2). The host's page-locked memory is
+    # exhausted or capped (WSL, a VM, a memlock limit): transfers between host and GPU are staged and synchronous.
+    Symptom("pinned-alloc-failed", re.compile(r"failed to allocate [\d.]+ [KMG]i?B of pinned memory\b|"
+                                              r"could not allocate pinned host memory of size:? \d+"),
+        "MEM-PINNED-HOST", "medium", "https://github.com/ggml-org/llama.cpp/pull/1233",
+        "the program could not allocate pinned (page-locked) host memory and falls back to pageable memory: copies "
+        "between host and GPU are staged and synchronous, which slows every layer the GPU does not hold; free host "
+        "memory or give the VM / WSL more, and raise the memlock limit, so that it can pin its buffers",
+        own_fix="Free host memory (or give the VM / WSL more) and raise the memlock limit, so that the program can "
+                "pin its buffers"),
+    # CUDA_ERROR_UNKNOWN (999) from a call in the middle of a run, after the context had worked: ggml's CUDA_CHECK block
+    # (`CUDA error: unknown error` / `current device: 0, in function ggml_backend_cuda_get_tensor_async at ...`,
+    # ollama/ollama#3097 after 10-15 minutes, corpus 1324; ggml-org/llama.cpp#25721 in ggml_cuda_compute_forward),
+    # torch's `RuntimeError: CUDA error: unknown error` (deepspeedai/DeepSpeed#5482 after hours on A100s, with
+    # nvidia-smi's `Unable to determine the device handle ... Unknown Error` after it). The driver lost the GPU or the
+    # context: what it logged (an Xid 79 or 31, a PCIe error) or how the GPU ran (heat, power) says why, and the line
+    # does not (torch/cutorch#197, the maintainer: "something weird at the driver level, or the GPU is bad. Is the GPU
+    # overheating?"). It proves no check's failure; the checks that would name the cause quote it. CUDA's failure to
+    # initialise with the same words is another fault (cuda-init-unknown-error).
+    Symptom("cuda-unknown-error-mid-run", re.compile(r"\bCUDA error: unknown error\b"),
+        "", "high", CUDA_ERRORS,
+        "a CUDA call failed with `unknown error` (CUDA_ERROR_UNKNOWN, 999) in the middle of the run: the GPU stopped "
+        "answering or the driver dropped the context",
+        suspects=("DRV-XID", "FW-AER-ERRORS", "PWR-CLOCK-EVENTS")),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     # UCX (under NCCL's and MPI's RDMA transports) names the memlock limit that stopped it registering memory
     # (src/uct/ib/base/ib_md.c): "... max locked memory limit (64 kbytes) is too low. Please set max locked memory
@@ -683,6 +720,19 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RT-KERNEL-ARCH", "high", DEEPGEMM_ARCH_SOURCE,
         "a kernel library (DeepGEMM) has no kernel for this GPU's architecture (it dispatches for SM90 and SM100 "
         "only), so the engine path that calls it fails"),
+    # ggml's CUDA backend (llama.cpp, ollama, koboldcpp) compiles a stub for a kernel it has no code for on an arch
+    # (NO_DEVICE_CODE in ggml-cuda/common.cuh, ggml-org/llama.cpp#5088): the stub prints `ERROR: CUDA kernel mul_mat_q
+    # has no device code compatible with CUDA arch 700. ggml-cuda.cu was compiled for: ...` from the GPU and traps, which
+    # CUDA reports as `unspecified launch failure` (ollama/ollama#5586 on a V100, corpus 1333; LostRuins/koboldcpp#1362
+    # on Pascal and Maxwell). The build lacks the kernel for this GPU; the launch failure after it is the trap's.
+    Symptom("ggml-no-device-code", GGML_NO_DEVICE_CODE,
+        "RT-KERNEL-ARCH", "high", GGML_NO_DEVICE_CODE_SOURCE,
+        "the engine's ggml CUDA build has no code of one of its kernels for this GPU's architecture: the kernel's stub "
+        "traps, so the run fails (CUDA then reports an unspecified launch failure); run a build compiled for the "
+        "GPU's compute capability",
+        clears=("DRV-XID",),
+        cleared="ggml's stub for a kernel the build lacks traps on purpose, which CUDA reports as an unspecified launch "
+                "failure: the failure is the build's missing kernel, not a GPU fault"),
     # ollama's discovery skipped a CUDA device for its compute capability (OLLAMA_DISCOVERY_SOURCE; ollama/ollama#17841
     # on sm_86 with a CUDA 13 library built for [750 890 1000 1200]): the GPU is left out and the model runs on the
     # CPU, unless the same log shows layers offloaded to the GPU (another CUDA library of ollama's took it).
@@ -807,7 +857,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
 )
 
 # The checks a symptom proves or clears: the engine collects `log_symptoms` where one of them runs.
-PROVEN = frozenset(s.check for s in SYMPTOMS if s.check) | frozenset(c for s in SYMPTOMS for c in s.clears)
+PROVEN = (frozenset(s.check for s in SYMPTOMS if s.check) | frozenset(c for s in SYMPTOMS for c in s.clears)
+          | frozenset(c for s in SYMPTOMS for c in s.suspects))
 
 
 @dataclass(frozen=True)
@@ -871,6 +922,10 @@ class LogSymptoms(Sourced):
         """The lines that prove an issue of `check_id`, in the order the sources show them."""
         return tuple(h for h in self.hits if h.symptom.check == check_id)
 
+    def suspecting(self, check_id: str) -> tuple[SymptomHit, ...]:
+        """The lines whose cause `check_id`'s facts would name (`Symptom.suspects`)."""
+        return tuple(h for h in self.hits if check_id in h.symptom.suspects)
+
     def clearing(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines that rule out an issue of `check_id` (`Symptom.clears`)."""
         return tuple(h for h in self.hits if check_id in h.symptom.clears)
@@ -906,7 +961,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy")
+           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy")
 
 
 def is_symptom(line: str) -> bool:
