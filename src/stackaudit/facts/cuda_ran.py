@@ -31,7 +31,6 @@ What shows CUDA at work (each with the program whose runtime ran):
   ran forward passes on the GPU (VLLM_GENERATING). Not where the same log shows vLLM's CPU platform (`Automatically
   detected platform cpu.`), whose cache the line also calls the GPU's; a generation rate or a cache usage of 0 shows
   nothing;
-<<<<<<< HEAD
 - llama.cpp's CUDA backend counting its devices (`ggml_cuda_init: found 3 CUDA devices:`, GGML_FOUND, one or more):
   ggml_cuda_init prints the count only after cudaGetDeviceCount succeeded, and on a driver too old for its runtime
   prints `failed to initialize CUDA: CUDA driver version is insufficient for CUDA runtime version` instead; the count
@@ -42,11 +41,9 @@ What shows CUDA at work (each with the program whose runtime ran):
 - DCGM's diagnostic (nvvs) memory test passing on a GPU (`Memory GPU0 ....... PASS`, NVVS_MEMORY_PASS): the test
   creates a CUDA context on the GPU and runs its kernels there (it reports `Unable to create CUDA context` otherwise,
   corpus 1266);
-=======
 - ggml's stub for a kernel its build lacks for the GPU's arch (`ERROR: CUDA kernel mul_mat_q has no device code
   compatible with CUDA arch 700`, facts/symptoms.GGML_NO_DEVICE_CODE): the stub is device code that the runtime
   launched on the GPU and that printed the line from there before it trapped, so the context ran kernels;
->>>>>>> h61h
 - a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
   its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
   That one is `torch_check`: a check reads it where the report's own lines do not settle the question (the corpus
@@ -71,13 +68,8 @@ from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.serving_rate import VLLM_THROUGHPUT
-<<<<<<< HEAD
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES
-from stackaudit.facts.symptoms import LogSymptoms
-=======
-from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES
 from stackaudit.facts.symptoms import GGML_NO_DEVICE_CODE, LogSymptoms
->>>>>>> h61h
 
 # torch's CUDA out-of-memory message (c10/cuda/CUDACachingAllocator.cpp; `capacty` in releases before 1.13).
 TORCH_OOM = re.compile(r"\bGPU (\d+) has a total capac(?:i)?ty of [\d.]+ [KMGT]iB of which [\d.]+ [KMGT]?i?B is free")
@@ -93,16 +85,12 @@ REFUSED_START = ("cuda-insufficient-driver", "cuda-compat-unsupported-hw", "cuda
 # vLLM's metrics line (facts/serving_rate.VLLM_THROUGHPUT) goes on to the KV cache on the GPU: `GPU KV cache usage: 37.1%`.
 VLLM_KV_USAGE = re.compile(r"\bGPU KV cache usage:\s*([\d.]+)%")
 VLLM_CPU_PLATFORM = "detected platform cpu"
-<<<<<<< HEAD
 # ollama's discovery after its bundled libcudart set device 0 (gpu/gpu.go, ollama 0.1.x; gpu_info_cudart.c cudart_init).
 OLLAMA_CUDART = re.compile(r"\bNvidia GPU detected via cudart\b")
 # nvvs's (dcgmi diag's engine) per-GPU memory test result, as its plain-text output prints it.
 NVVS_MEMORY_PASS = re.compile(r"^\s*Memory GPU(\d+) \.{3,} PASS\s*$")
 NEEDLES = ("total capac", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
-           "Memory GPU")
-=======
-NEEDLES = ("total capac", "component creation attempt", "SM count: ", "GPU KV cache usage", "has no device code")
->>>>>>> h61h
+           "Memory GPU", "has no device code")
 
 
 @dataclass(frozen=True)

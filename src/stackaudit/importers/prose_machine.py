@@ -6,12 +6,9 @@ facts/gpus.stated_npus; a list's `GPU: AMD` or an issue form's `### GPU` answere
 a Windows host (`OS: Windows 11`, llama.cpp's `built with MSVC ... for Windows`, a
 `C:\\...\\ggml-cuda.dll` path: facts/platform.WINDOWS_LINES), its /dev/shm size (`CPU Shared Memory: 64MB`), an
 Arm CPU (`Ampere One`, `aarch64`: facts/system.py reads it as the CPU's architecture), the IOMMU off (`IOMMU is
-<<<<<<< HEAD
-disabled`: facts/system.stated_iommu_off), or a vGPU limit at work (`we are noticing licensing issue`,
-the slowdown after 20 minutes: facts/platform.stated_vgpu_limit).
-=======
-disabled`: facts/system.stated_iommu_off), or a MIG slice in use (`H100 40GB (using MIG)`: facts/mig_setup.stated_mig).
->>>>>>> h61h
+disabled`: facts/system.stated_iommu_off), a vGPU limit at work (`we are noticing licensing issue`, the slowdown
+after 20 minutes: facts/platform.stated_vgpu_limit), or a MIG slice in use (`H100 40GB (using MIG)`:
+facts/mig_setup.stated_mig).
 
 Recorded as the pasted document USER_MACHINE (facts/sources.py), the line verbatim; facts/gpus.py reads it last,
 as "the user's own words", for the model that a topology matrix or a log does not name, facts/platform.py for
@@ -34,12 +31,8 @@ from stackaudit.facts.gpus import (
     stated_npus,
     stated_vendor_gpus,
 )
-<<<<<<< HEAD
-from stackaudit.facts.platform import cloud_instances, platform_words, stated_vgpu_limit, windows_line
-=======
 from stackaudit.facts.mig_setup import stated_mig
-from stackaudit.facts.platform import cloud_instances, platform_words, windows_line
->>>>>>> h61h
+from stackaudit.facts.platform import cloud_instances, platform_words, stated_vgpu_limit, windows_line
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
 from stackaudit.facts.sources import EVIDENCE_LINES, USER_MACHINE
@@ -60,11 +53,7 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "*", "card", "gpu", "nvidia", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm", "wsl",
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "aarch64",
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got",
-<<<<<<< HEAD
-            "licens", "licenc", "minute", "20 min", "20min")
-=======
-            " mig", "multi-instance")
->>>>>>> h61h
+            "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance")
 
 
 # An issue form's GPU heading (`### GPU`, ollama's bug report form), its answer on the next line that is not blank.
@@ -116,11 +105,7 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             or cloud_instances(line) \
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
-<<<<<<< HEAD
-            or stated_vendor_gpus(line) or stated_vgpu_limit(line)
-=======
-            or stated_vendor_gpus(line) or stated_mig(line)
->>>>>>> h61h
+            or stated_vendor_gpus(line) or stated_vgpu_limit(line) or stated_mig(line)
         shows_windows = not states and not windows and windows_line(line) is not None
         if (states or shows_windows) \
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
