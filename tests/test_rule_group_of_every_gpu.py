@@ -46,7 +46,9 @@ def test_modelled_cuda_visible_devices_narrows_the_split(tmp_path: Path) -> None
 def test_modelled_split_mode_none_uses_one_gpu(tmp_path: Path) -> None:
     text = body("736").replace("--split-mode tensor", "--split-mode none")
     result = paste_checks(tmp_path, text, _CHECK)[_CHECK]
-    assert result.status == "unknown"
+    # One GPU of the four: no group of every GPU, and no group to place at all (facts/parallelism.one_gpu_commands).
+    assert result.status == "not-applicable" and "every GPU" not in result.message
+    assert "--split-mode none" in result.message
 
 
 _TABLE = """\

@@ -40,6 +40,7 @@ from stackaudit.facts.parallelism import (
     group_of_every_gpu,
     multi_node_flags,
     nvswitch_node_of_every_gpu,
+    one_gpu_commands,
     one_gpu_engine,
     one_gpu_host,
     one_rank_per_node,
@@ -656,7 +657,7 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     node is a board of eight GPUs, so they are all of it (facts/parallelism.nvswitch_node_of_every_gpu, corpus 1074).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no GPU pair inside a host:
     not applicable where nothing else is shown. So has a workload whose every engine command shown runs its model on
-    one GPU (facts/engine_command.EngineCommand.one_gpu: CUDA_VISIBLE_DEVICES of one device on the line, llama.cpp's
+    one GPU (facts/parallelism.one_gpu_commands: CUDA_VISIBLE_DEVICES of one device on the line, llama.cpp's
     `--tensor-split` with one share above 0 or `--split-mode none`; corpus 1301, 1303), with no NCCL channel or test
     rank shown; a split over several GPUs (llama.cpp's layers, pipeline stages) stays unknown, as 3 of 5 blind
     readings have it (917's gap).
@@ -669,10 +670,7 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                              p2p_bandwidth, p2p_data_tests, vllm, nccl_test_runs)
     if judged.status == "unknown" and (one_each := one_rank_per_node(serving_engine, serving_log)):
         return not_applicable(f"{one_each}: no GPU pair shares a host, so no traffic crosses PCIe P2P")
-    shown = [c for c in (engine_commands.commands if engine_commands is not None else ()) if not c.asks_only]
-    if judged.status == "unknown" and shown and all(c.one_gpu for c in shown) \
-            and not (serving_log is not None and serving_log.channels) \
-            and not (nccl_test_runs is not None and nccl_test_runs.groups):
+    if judged.status == "unknown" and (shown := one_gpu_commands(engine_commands, serving_log, nccl_test_runs)):
         # Every engine command shown runs its model on one GPU, and no NCCL log or test shows ranks talking
         # (corpus 1301, 1303): the workload moves nothing between GPUs, whatever the host holds.
         return not_applicable(f"the workload runs on one GPU ({shown[0].one_gpu}: \"{shown[0].quoted[:160]}\"), so "
@@ -1874,7 +1872,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
     not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
     facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
-    (`export`, a batch script's `set`), gives one GPU (corpus 962).
+    (`export`, a batch script's `set`), gives one GPU (corpus 962), or whose `--tensor-split` puts every layer on one
+    device or whose `--split-mode none` keeps the model on one (every engine command shown on one GPU:
+    facts/parallelism.one_gpu_commands, the reading IC-P2P-FUNCTIONAL shares).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")

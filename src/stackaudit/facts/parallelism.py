@@ -42,7 +42,7 @@ from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 
 if TYPE_CHECKING:
     from stackaudit.facts.docker import DockerContainers
-    from stackaudit.facts.engine_command import EngineCommands
+    from stackaudit.facts.engine_command import EngineCommand, EngineCommands
     from stackaudit.facts.gpus import GpuInventory
 
 # Config-file keys (top-level YAML/JSON keys stand for the long options, `_` or `-`).
@@ -431,6 +431,8 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
       is the devices CUDA gives the program that prints it (corpus 989);
     - with no vLLM/SGLang engine shown, every pasted llama.cpp command sees one GPU through CUDA_VISIBLE_DEVICES, on
       its line or set above it (`export`, a batch script's `set`: corpus 962);
+    - with no vLLM/SGLang engine shown, every engine command pasted runs its model on one GPU (one_gpu_commands: a
+      llama.cpp server's `--tensor-split` with one share above 0 or `--split-mode none`, corpus 1301);
     - the host has one GPU (GpuInventory.whole_count: a listing, or a count in the user's words such as
       `1 x Nvidia A10`, corpus 998), whatever engine serves.
     """
@@ -456,6 +458,8 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
                     for d in seen):
         return (f"{posixpath.basename(ggml[0].argv[0])} sees one GPU "
                 f"(CUDA_VISIBLE_DEVICES={ggml[0].as_process().env('CUDA_VISIBLE_DEVICES')})")
+    if shown is None and (alone := one_gpu_commands(commands)):
+        return f"{posixpath.basename(alone[0].argv[0])} runs on one GPU ({alone[0].one_gpu})"
     if gpus is None:
         return ""
     if (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")) and gpus.count_in(GGML_TITLE) == 1:
@@ -463,6 +467,26 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
     if gpus.whole_count == 1:
         return f"the host has one GPU ({', '.join(sorted(set(gpus.models.values()))) or 'its model not shown'})"
     return ""
+
+
+def one_gpu_commands(commands: EngineCommands | None, serving_log: ServingLog | None = None,
+                     nccl_test_runs: NcclTestRuns | None = None) -> tuple[EngineCommand, ...]:
+    """The engine commands of the paste where every one shown runs its model on one GPU; () where one does not, or
+    none is shown. Each command's own reading (facts/engine_command.EngineCommand.one_gpu): CUDA_VISIBLE_DEVICES of
+    one device on its line or set above it, a llama.cpp server's `--tensor-split` with one share above 0 or
+    `--split-mode none` (corpus 1301, 1303). A line that only asks the program about itself (`--version`) runs
+    nothing and is not counted. A NCCL log's channels or a pasted test's ranks (where the caller passes them) show
+    GPUs talking to each other, which no workload on one GPU does: then the commands shown are not the whole
+    workload, and nothing is returned.
+
+    The one reading of a one-GPU workload from its commands that the multi-GPU checks share: IC-P2P-FUNCTIONAL and,
+    through one_gpu_engine, IC-TOPOLOGY-PLACEMENT and IC-NCCL-ENV."""
+    shown = tuple(c for c in (commands.commands if commands is not None else ()) if not c.asks_only)
+    if not shown or not all(c.one_gpu for c in shown):
+        return ()
+    if (serving_log is not None and serving_log.channels) or (nccl_test_runs is not None and nccl_test_runs.groups):
+        return ()
+    return shown
 
 
 def one_gpu_host(gpus: GpuInventory | None, engine: ServingEngine | None, log: ServingLog | None) -> str:
