@@ -368,6 +368,13 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                            f"engine's TP x PP is {world}: the GPUs it spans are not shown",
                            hint="paste the whole `nvidia-smi -L` (or `nvidia-smi topo -p2p r`) from the VM",
                            actual=virtualization.vm)
+        beyond = max((g.index for g in gpus.gpus if g.index is not None), default=0)
+        if beyond > 0:
+            # The one GPU shown is numbered above 0: GPUs 0 to its number precede it, shown or not.
+            return unknown(f"virtual machine ({virtualization.vm}) with {count} GPU shown, but {unshown}, and it is "
+                           f"GPU {beyond}: the host has at least {beyond + 1}",
+                           hint="paste the whole `nvidia-smi -L` (or `nvidia-smi topo -p2p r`) from the VM",
+                           actual=virtualization.vm)
         if laptop := gpus.laptop_gpu:
             return not_an_issue(f"virtual machine ({virtualization.vm}) with one GPU: {laptop}: no GPU-to-GPU P2P "
                                 "involved", actual=virtualization.vm)
