@@ -48,6 +48,51 @@ def test_other_cuinit_errors_are_not_802() -> None:
     assert _names("cuInit err: 802\n") == ["cuda-system-not-ready"]
 
 
+def test_every_log_form_of_error_802_is_the_symptom() -> None:
+    # Verbatim lines from the threads named (the program's own words for CUDA's 802, cudaErrorSystemNotReady).
+    forms = (
+        # ollama/ollama#5567 (corpus 1330): ollama's probe line, pasted with a terminal wrap inside `failure`.
+        'msg="unable to load cuda driver library" library=/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01 '
+        'error="cuda driver library init failur             e: 802"',
+        # NVIDIA/nvtrust#87: CUDA's deviceQuery sample (its `-> system not yet initialized` is the next line).
+        "cudaGetDeviceCount returned 802",
+        # pytorch/pytorch#35710: torch's old THC check.
+        "RuntimeError: cuda runtime error (802) : system not yet initialized at /opt/conda/conda-bld/pytorch/THCGeneral.cpp:50",
+        # NVIDIA/nccl-tests#264: nccl-tests' own check prints the string only.
+        "test: Test CUDA failure common.cu:941 'system not yet initialized'",
+        # jax-ml/jax#24866: XLA's cuInit.
+        "failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY: system not yet "
+        "initialized",
+        # wilicc/gpu-burn#133 (corpus 814): gpu_burn's.
+        "Couldn't init CUDA: Error (gpu_burn-drv.cpp:304): system not yet initialized",
+        # microsoft/lisa#2823: torch's warning from cudaGetDeviceCount.
+        "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+        "before calling NumCudaDevices() that might have already set an error? Error 802: system not yet initialized",
+    )
+    for line in forms:
+        assert _names(line + "\n") == ["cuda-system-not-ready"], line
+    # Modelled from ollama's gpu_info_cudart.c and NCCL's CUDACHECK: the bare-number forms with 802 alone.
+    for line in ("cudaSetDevice err: 802", "Unable to load cudart library x: cudart init failure: 802",
+                 "unable to get device count: 802", "unable to get cudart device count: 802",
+                 "node1:12:12 [0] init.cc:263 NCCL WARN Cuda failure 802"):
+        assert _names(line + "\n") == ["cuda-system-not-ready"], line
+
+
+def test_a_number_that_only_looks_like_802_is_not_it() -> None:
+    # Modelled: other CUDA errors in the same forms, 802 inside a larger number, a table row's column run.
+    for line in ("cudaGetDeviceCount returned 100", "cudaSetDevice err: 35", "NCCL WARN Cuda failure 8021",
+                 "Memory-Usage 802MiB", "|   0  NVIDIA H100 PCIe               On  | 00000000:01:00.0 Off |",
+                 "cuda driver library init failur             e: 803"):
+        assert _names(line + "\n") == [], line
+
+
+def test_ollama_802_wrapped_by_the_terminal_is_the_fabric() -> None:
+    # Corpus 1330 (ollama/ollama#5567, an A100 host): the probe's line wrapped inside `failure`; no GPU listing at all.
+    result = capture_checks("1330", FM)[FM]
+    assert result.status == "issue", result.message
+    assert any("e: 802" in line for line in result.evidence)
+
+
 def test_device_plugin_nvml_not_detected_is_an_access_issue() -> None:
     # Corpus 1001 (NVIDIA/k8s-device-plugin#1371): the plugin's pod cannot load libnvidia-ml.so.1.
     result = capture_checks("1001", ACCESS)[ACCESS]

@@ -300,9 +300,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # ollama's GPU probe prints the bare number: `cuInit err: 802` and `cuda driver library init failure: 802`
     # (ollama/ollama#9031 on H200, #12173 on eight H100). An NGC container's start-up check prints the error string
     # capitalised in its banner: `[[ System not yet initialized (error 802) ]]` (NVIDIA/TensorRT-LLM#398, corpus 1304).
+    # ollama's runtime-library probe prints its own numbers too (`cudaSetDevice err: 802`, `cudart init failure: 802`,
+    # `unable to get device count: 802`, gpu_info_cudart.c), CUDA's deviceQuery sample `cudaGetDeviceCount returned
+    # 802` over its `-> system not yet initialized` (NVIDIA/nvtrust#87), and NCCL, torch's old THC and other programs
+    # `Cuda failure 802`, `cuda runtime error (802)`, `CUDA ERROR 802` (pytorch/pytorch#35710).
     Symptom("cuda-system-not-ready", re.compile(r"[Ss]ystem not yet initialized|cudaErrorSystemNotReady|"
                                                 r"CUDA_ERROR_SYSTEM_NOT_READY|"
-                                                r"\bcuInit err: 802\b|driver library init failure: 802\b"),
+                                                r"\b(?:cuInit|cudaSetDevice|cuDeviceGetCount) err: 802\b|"
+                                                r"(?:driver library|cudart) init failure: 802\b|"
+                                                r"unable to get (?:cudart )?device count: 802\b|"
+                                                r"\bcudaGetDeviceCount(?:\(\))? returned 802\b|"
+                                                r"\b(?:CUDA|Cuda|cuda)(?: runtime)? (?:error|ERROR|failure) \(?802\b"),
         "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
         "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
         "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
@@ -948,7 +956,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
-           "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802",
+           "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802", " 802", "(802",
            "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected",
            "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
@@ -964,24 +972,38 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy")
 
 
+# A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
+# `error="cuda driver library init failur             e: 802"` (ollama/ollama#5567, corpus 1330). Only a run of six or
+# more between two lower-case letters is read so: a table's columns start with a capital, a digit or a sign.
+_WRAPPED_WORD = re.compile(r"(?<=[a-z]) {6,}(?=[a-z])")
+
+
+def _looks(line: str) -> tuple[str, ...]:
+    """The line as read (its first LINE_LOOK_CHARS), and the same with its words rejoined where a wrap split one."""
+    look = line[:LINE_LOOK_CHARS]
+    joined = _WRAPPED_WORD.sub("", look) if "      " in look else look
+    return (look,) if joined == look else (look, joined)
+
+
 def is_symptom(line: str) -> bool:
-    """Whether a line, on its own, is a symptom of the table (its first LINE_LOOK_CHARS read)."""
-    line = line[:LINE_LOOK_CHARS]
-    return any(n in line for n in NEEDLES) and any(s.pattern.search(line) for s in SYMPTOMS)
+    """Whether a line, on its own, is a symptom of the table (its first LINE_LOOK_CHARS read, a wrapped word
+    rejoined)."""
+    return any(any(n in look for n in NEEDLES) and any(s.pattern.search(look) for s in SYMPTOMS)
+               for look in _looks(line))
 
 
 def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
     """The table's symptoms in `lines`, at most MAX_HITS lines per symptom; a symptom whose `unless` line
     is in `lines` too is left out (the source says the failure had another cause). A line's first
-    LINE_LOOK_CHARS are read."""
+    LINE_LOOK_CHARS are read, a word that a terminal wrap split rejoined (_WRAPPED_WORD)."""
     hits: list[SymptomHit] = []
     per: dict[str, int] = {}
     for line in lines:
-        look = line[:LINE_LOOK_CHARS]
-        if not any(n in look for n in NEEDLES):
+        looks = [look for look in _looks(line) if any(n in look for n in NEEDLES)]
+        if not looks:
             continue
         for s in SYMPTOMS:
-            if per.get(s.name, 0) < MAX_HITS and s.pattern.search(look):
+            if per.get(s.name, 0) < MAX_HITS and any(s.pattern.search(look) for look in looks):
                 hits.append(SymptomHit(s, line.strip()))
                 per[s.name] = per.get(s.name, 0) + 1
     vetoed = {s.name for s in SYMPTOMS if s.name in per and s.unless is not None
