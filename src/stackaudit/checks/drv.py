@@ -636,6 +636,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             f"to {branch_cuda}: nvidia-smi failed to load the CUDA driver library (libcuda; under WSL 2 "
                             "the one in /usr/lib/wsl/lib) to ask it, which is no version gap",
                             actual={"driver": driver, "cuda": header_cuda})
+    if not torch and stated_only and cuda_toolkit is not None and not cuda_toolkit.header and driver_cuda:
+        # The user's list names the CUDA in use at or below the driver's highest: a newer driver runs it.
+        return _toolkit_only(driver, driver_cuda, cuda_toolkit)
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or cuda_of_branch(dv) or '?'}); torch's "
@@ -752,6 +755,12 @@ def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) ->
     actual = {"driver": driver, "driver_cuda": driver_cuda, "toolkit": toolkit.version}
     tv = release(toolkit.version, 2)
     floor = _DRIVER_FLOOR.get(tv[0]) if tv else None
+    if toolkit.stated and driver_cuda and tv <= release(driver_cuda, 2):
+        # The user's list (or a template's field) names the CUDA in use, at or below the driver's highest; nvidia-smi's
+        # header copied one field a line (toolkit.header) never comes here: that figure is the driver's, not a runtime.
+        return ok(f"the paste names CUDA {toolkit.version} ({toolkit.line!r}) as the CUDA in use, at or below the CUDA "
+                  f"{driver_cuda} that driver {driver} supports: a driver runs a runtime of its CUDA or older (the nvidia-smi "
+                  "header's CUDA is the driver's highest, not the runtime's)", actual=actual, evidence=[toolkit.line])
     if toolkit.stated:
         # A bare `CUDA Version:` above the driver branch's CUDA: the CUDA in use, or nvidia-smi's figure under the
         # forward-compatibility package. The same major above the floor runs either way.

@@ -43,6 +43,7 @@ from stackaudit.facts.nvidia import (
     OPEN_PACKAGE,
     PROC_VERSION_BANNER,
     QUERY_ROW,
+    STATED_CUDA,
     STATED_DRIVER,
     STATED_TOOLKIT,
 )
@@ -106,7 +107,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "valid resources", "NVML platform", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers",
-            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
+            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda 1", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES)
 
@@ -148,6 +149,7 @@ def is_evidence(line: str) -> bool:
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or bool(DEBUG_NODE_POD.search(line)) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or gpu_stack_pod(line) != "" or minikube_node(line) is not None or data_test(line) is not None or STATED_TOOLKIT.search(line)
+                or STATED_CUDA.search(line)
                 or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
                 or bool(ran_in_lines([line])) or runtime_in_line(line) is not None or swap_summary(line) is not None
