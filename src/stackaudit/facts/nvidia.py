@@ -1062,7 +1062,7 @@ STATED_CUDA = re.compile(r"^\W*CUDA(?: Version ?:| ?:|\s)\s*`?(\d+\.\d+)(?:\.\d+
 # nvidia-smi's header copied one field a line (`Driver Version: 550.54.15` over `CUDA Version: 12.4`, corpus 276), and
 # `nvidia-container-cli info`'s `NVRM version:` over its `CUDA version:` (corpus 1311): the CUDA line under the driver's
 # is the driver's own figure, its highest, not a runtime.
-_HEADER_DRIVER_FIELD = re.compile(r"^\W*(?:NVIDIA-SMI \d{3}\.|Driver Version:\s*\d{3}\.|NVRM version:\s*\d{3}\.)",
+HEADER_DRIVER_FIELD = re.compile(r"^\W*(?:NVIDIA-SMI \d{3}\.|Driver Version:\s*\d{3}\.|NVRM version:\s*\d{3}\.)",
                                   re.IGNORECASE)
 
 
@@ -1099,7 +1099,7 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     found = {(m.group(1) or m.group(2)): line.strip() for line in text.splitlines() for m in [STATED_TOOLKIT.search(line)]
              if m}
     lines = text.splitlines()
-    stated = {m.group(1): (line.strip(), i > 0 and bool(_HEADER_DRIVER_FIELD.match(lines[i - 1])))
+    stated = {m.group(1): (line.strip(), i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
               for i, line in enumerate(lines) for m in [STATED_CUDA.search(line)] if m}
     if not found and len(stated) == 1:
         (version, (line, header)), = stated.items()

@@ -40,6 +40,7 @@ from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.cuda_ran import RUNTIME_NEEDLES, ran_in_lines, runtime_in_line
 from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, dkms_installed, swap_summary
 from stackaudit.facts.nvidia import (
+    HEADER_DRIVER_FIELD,
     OPEN_PACKAGE,
     PROC_VERSION_BANNER,
     QUERY_ROW,
@@ -190,6 +191,14 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
             text = "\n".join(line for line in lines[snippet[0]:snippet[1]]
                              if not FENCE.match(line) and not (line.strip() and looks_like_command(line.strip())))
             yield Found("evidence line", i, snippet[1], document_appended(EVIDENCE_LINES.name, text + "\n"))
+            continue
+        # A stated CUDA line under the driver's own version field (`nvidia-container-cli info`'s `NVRM version:`, corpus
+        # 1311) keeps that line above it, unclaimed, so the reader sees the CUDA as the driver's figure
+        # (facts/nvidia.toolkit_from_evidence_lines).
+        if i and STATED_CUDA.search(stated_line(lines[i])) and HEADER_DRIVER_FIELD.match(lines[i - 1]) \
+                and not is_evidence(lines[i - 1]):
+            text = lines[i - 1].strip() + "\n" + lines[i].strip() + "\n"
+            yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, text))
             continue
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
         if is_evidence(lines[i]):
