@@ -3,9 +3,12 @@ _toolkit_only).
 
 The line is nvidia-smi's figure copied, or the CUDA the user runs. Above the CUDA of the driver's branch it cannot be
 this driver's own figure: it is the CUDA in use (or the forward-compatibility package's), and a CUDA of the same major
-above the driver floor runs by minor-version compatibility (not an issue). At or below the branch's CUDA it says
-nothing of the runtime. Real pastes: corpus captures 456 (TensorRT-LLM#1131) and 276 (text-generation-inference#2238),
-and TensorRT-LLM#1563's header line below; the others are modelled where marked.
+above the driver floor runs by minor-version compatibility (not an issue). At or below the driver's CUDA, a CUDA the
+user's list or a template's field states (`cuda: 12.3`, `CUDA 12.8`) is the CUDA the user runs, which the driver runs
+(ok); nvidia-smi's header copied one field a line (the `CUDA Version:` under its `Driver Version:`) is the driver's own
+figure and says nothing of the runtime. Real pastes: corpus captures 456 (TensorRT-LLM#1131), 276
+(text-generation-inference#2238), 837, 907, 950, 1105, 1262, and TensorRT-LLM#1563's header line below; the others are
+modelled where marked.
 """
 
 from __future__ import annotations
@@ -65,3 +68,62 @@ def test_toolkit_line_wins_over_the_bare_line(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, WITH_NVCC, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status == "ok", result.message
     assert "toolkit 12.0" in result.message
+
+
+# --- At or below the driver's highest CUDA: a CUDA the user's list states (h62e) ---------------------------------
+
+
+def test_list_item_cuda_at_the_drivers_cuda_is_ok() -> None:
+    # 1105: `* cuda: 12.3` beside the RPM `nvidia-driver-latest-dkms-545.23.08-1.el7.x86_64` (R545: CUDA 12.3).
+    result = capture_checks("1105", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "CUDA 12.3" in result.message and "545.23.08" in result.message
+
+
+def test_template_field_in_code_marks_names_driver_and_cuda() -> None:
+    # 1262: TensorRT-LLM's issue form, `Driver version: `535.129.03`` and `Cuda version: `12.2``.
+    result = capture_checks("1262", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "535.129.03" in result.message and "CUDA 12.2" in result.message
+
+
+def test_bold_list_item_with_driver_after_a_comma() -> None:
+    # 950: `- **CUDA:** 12.8, driver 581.80` (Windows R580: CUDA 13.0) under WSL 2.
+    result = capture_checks("950", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "CUDA 12.8" in result.message and "13.0" in result.message
+
+
+def test_bare_cuda_line_and_toolkit_field() -> None:
+    # 837: a bare `CUDA 12.8` under R570; 907: `CUDA tool kit:12.4` (a toolkit) under R550.
+    assert capture_checks("837", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "ok"
+    result = capture_checks("907", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "toolkit 12.4" in result.message
+
+
+# Modelled on 1311 (nvidia-container-cli info): its `CUDA version:` under `NVRM version:` is the driver's figure.
+CONTAINER_CLI_INFO = """driver: 418.87.00
+NVRM version:   418.87.00
+CUDA version:   10.1
+"""
+
+
+def test_container_cli_cuda_under_the_driver_is_not_a_runtime(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, CONTAINER_CLI_INFO, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "unknown", result.message
+
+
+# Modelled: `nvidia-smi -q`'s padded field is the driver's CUDA, not a list item.
+def test_stated_cuda_forms() -> None:
+    from stackaudit.facts._parse import stated_line
+    from stackaudit.facts.nvidia import STATED_CUDA
+
+    said = ["* cuda: 12.3", "- Cuda:12.4", "CUDA 12.8", "* cuda version : 12.2", "Cuda version: `12.2`",
+            stated_line("- **CUDA:** 12.8, driver 581.80"), "CUDA Version: 12.3"]
+    assert [m.group(1) for line in said if (m := STATED_CUDA.search(line))] == \
+        ["12.3", "12.4", "12.8", "12.2", "12.2", "12.8", "12.3"]
+    for line in ("    CUDA Version                              : 12.2",
+                 "| NVIDIA-SMI 535.183.01   Driver Version: 535.183.01   CUDA Version: 12.2     |",
+                 "CUDA 12.8 is installed but vLLM fails", "CUDA_VERSION=12.4"):
+        assert STATED_CUDA.search(line) is None, line

@@ -444,7 +444,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     two), and PyTorch's image whose tag names torch's CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`)
     (facts/cuda_ran.CudaRuntime): at or below the driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
-    shows the branch's own): of the same major above the floor, not an issue. collect_env's `CUDA runtime version` is that system toolkit, not
+    shows the branch's own): of the same major above the floor, not an issue. At or below the driver's highest CUDA, a
+    CUDA the user's list or a template's field states (`cuda: 12.3`, `Cuda:12.4`, a bare `CUDA 12.8`) is the CUDA the
+    user runs: ok, as where no program shows a runtime; nvidia-smi's header copied one field a line (`CUDA Version:`
+    under `Driver Version:`) is the driver's figure, not a runtime (unknown). collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
     on collect_env's 'CUDA runtime version' line, and ok on check_env's NVCC line (which names it a compiler). NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue). A header reading
@@ -636,6 +639,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             f"to {branch_cuda}: nvidia-smi failed to load the CUDA driver library (libcuda; under WSL 2 "
                             "the one in /usr/lib/wsl/lib) to ask it, which is no version gap",
                             actual={"driver": driver, "cuda": header_cuda})
+    if not torch and stated_only and cuda_toolkit is not None and not cuda_toolkit.header and driver_cuda:
+        # The user's list names the CUDA in use at or below the driver's highest: a newer driver runs it.
+        return _toolkit_only(driver, driver_cuda, cuda_toolkit)
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or cuda_of_branch(dv) or '?'}); torch's "
@@ -752,6 +758,12 @@ def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) ->
     actual = {"driver": driver, "driver_cuda": driver_cuda, "toolkit": toolkit.version}
     tv = release(toolkit.version, 2)
     floor = _DRIVER_FLOOR.get(tv[0]) if tv else None
+    if toolkit.stated and driver_cuda and tv <= release(driver_cuda, 2):
+        # The user's list (or a template's field) names the CUDA in use, at or below the driver's highest; nvidia-smi's
+        # header copied one field a line (toolkit.header) never comes here: that figure is the driver's, not a runtime.
+        return ok(f"the paste names CUDA {toolkit.version} ({toolkit.line!r}) as the CUDA in use, at or below the CUDA "
+                  f"{driver_cuda} that driver {driver} supports: a driver runs a runtime of its CUDA or older (the nvidia-smi "
+                  "header's CUDA is the driver's highest, not the runtime's)", actual=actual, evidence=[toolkit.line])
     if toolkit.stated:
         # A bare `CUDA Version:` above the driver branch's CUDA: the CUDA in use, or nvidia-smi's figure under the
         # forward-compatibility package. The same major above the floor runs either way.

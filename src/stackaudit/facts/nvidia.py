@@ -958,10 +958,11 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # .x86_64`, corpus 1105: NVIDIA's RHEL packages carry the driver's version), a `dpkg -l` row of an installed Ubuntu
 # driver package (`ii  nvidia-driver-570  570.124.06-0ubuntu1  amd64  NVIDIA driver metapackage`, corpus 1066), a row of
 # `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` (`0, NVIDIA GeForce RTX 3090, 595.58.03`,
-# corpus 1118: the index, the GPU's name as nvidia-smi prints it, the driver's version last: QUERY_ROW).
+# corpus 1118: the index, the GPU's name as nvidia-smi prints it, the driver's version last: QUERY_ROW), a version in
+# Markdown's code marks (`Driver version: `535.129.03``, corpus 1262).
 _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
-STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open) )?(?i:driver(?: version)?)\s+|"
+STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open) )?(?i:driver(?: version)?)\s+|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|\bnvidia-open(?:-dkms)?[\s=]+|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
@@ -1049,24 +1050,35 @@ def driver_from_bandwidth_test(text: str) -> NvidiaDriver:
 
 
 # The system CUDA toolkit: nvcc's `Cuda compilation tools, release 12.4, V12.4.131`, a hardware list's
-# `CUDA Toolkit: CUDA 13.0 Update 2`.
-STATED_TOOLKIT = re.compile(r"\bCuda compilation tools, release (\d+\.\d+)|^\W*CUDA Toolkit:\s*(?:CUDA\s*)?(\d+\.\d+)\b",
+# `CUDA Toolkit: CUDA 13.0 Update 2` (`CUDA tool kit:12.4`, corpus 907).
+STATED_TOOLKIT = re.compile(r"\bCuda compilation tools, release (\d+\.\d+)|^\W*CUDA Tool ?kit:\s*(?:CUDA\s*)?(\d+\.\d+)\b",
                             re.IGNORECASE)
-# A hardware list's `CUDA Version: 12.3` on its own line (not nvidia-smi's header, which has the driver beside it, nor
-# `nvidia-smi -q`'s padded field): nvidia-smi's figure copied, or the CUDA the user runs; which, the line does not say.
-STATED_CUDA = re.compile(r"^\W*CUDA Version:\s*(\d+\.\d+)\s*$", re.IGNORECASE)
+# A hardware list's CUDA on its own line, in the user's words or a template's field: `CUDA Version: 12.3`, `cuda version
+# : 12.2` (corpus 1005), `Cuda:12.4` (1017), `* cuda: 12.3` (1105), `Cuda version: `12.2`` (1262), a bare `CUDA 12.8`
+# (837), `- **CUDA:** 12.8, driver 581.80` (950: what follows a comma is another item). Not nvidia-smi's header, which
+# has the driver before it on its line, nor `nvidia-smi -q`'s padded field (`CUDA Version    : 12.2`): nvidia-smi's
+# figure copied, or the CUDA the user runs; which, the line alone does not say.
+STATED_CUDA = re.compile(r"^\W*CUDA(?: Version ?:| ?:|\s)\s*`?(\d+\.\d+)(?:\.\d+)?`?\s*(?:[,;(].*)?$", re.IGNORECASE)
+# nvidia-smi's header copied one field a line (`Driver Version: 550.54.15` over `CUDA Version: 12.4`, corpus 276), and
+# `nvidia-container-cli info`'s `NVRM version:` over its `CUDA version:` (corpus 1311): the CUDA line under the driver's
+# is the driver's own figure, its highest, not a runtime.
+HEADER_DRIVER_FIELD = re.compile(r"^\W*(?:NVIDIA-SMI \d{3}\.|Driver Version:\s*\d{3}\.|NVRM version:\s*\d{3}\.)",
+                                  re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class CudaToolkit(Sourced):
     """The system CUDA toolkit a paste shows (nvcc's release), not the runtime a program ships.
 
-    `stated` marks a bare `CUDA Version: X.Y` line (STATED_CUDA), read only where no toolkit line is shown: a CUDA the
-    paste names, which may be nvidia-smi's figure for the driver rather than a toolkit."""
+    `stated` marks a list's bare CUDA line (`CUDA Version: X.Y`, `cuda: 12.3`: STATED_CUDA), read only where no toolkit
+    line is shown: a CUDA the paste names, which may be nvidia-smi's figure for the driver rather than a toolkit.
+    `header` marks a stated line that is the nvidia-smi header copied one field a line (under its `Driver Version:`
+    line): the driver's highest CUDA, never the runtime."""
 
     version: str = ""
     line: str = ""
     stated: bool = False
+    header: bool = False
 
 
 fact("cuda_toolkit", CudaToolkit, hint="paste `nvcc --version`")
@@ -1086,10 +1098,12 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     text = stated_lines(text)
     found = {(m.group(1) or m.group(2)): line.strip() for line in text.splitlines() for m in [STATED_TOOLKIT.search(line)]
              if m}
-    stated = {m.group(1): line.strip() for line in text.splitlines() for m in [STATED_CUDA.search(line)] if m}
+    lines = text.splitlines()
+    stated = {m.group(1): (line.strip(), i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
+              for i, line in enumerate(lines) for m in [STATED_CUDA.search(line)] if m}
     if not found and len(stated) == 1:
-        (version, line), = stated.items()
-        return CudaToolkit(version=version, line=line, stated=True)
+        (version, (line, header)), = stated.items()
+        return CudaToolkit(version=version, line=line, stated=True, header=header)
     if len(found) != 1:
         raise ParseError("no one CUDA toolkit release in the lines shown")
     (version, line), = found.items()

@@ -40,9 +40,11 @@ from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.cuda_ran import RUNTIME_NEEDLES, ran_in_lines, runtime_in_line
 from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, dkms_installed, swap_summary
 from stackaudit.facts.nvidia import (
+    HEADER_DRIVER_FIELD,
     OPEN_PACKAGE,
     PROC_VERSION_BANNER,
     QUERY_ROW,
+    STATED_CUDA,
     STATED_DRIVER,
     STATED_TOOLKIT,
 )
@@ -106,7 +108,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "valid resources", "NVML platform", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers",
-            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
+            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda 1", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES)
 
@@ -148,6 +150,7 @@ def is_evidence(line: str) -> bool:
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or bool(DEBUG_NODE_POD.search(line)) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or gpu_stack_pod(line) != "" or minikube_node(line) is not None or data_test(line) is not None or STATED_TOOLKIT.search(line)
+                or STATED_CUDA.search(line)
                 or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
                 or bool(ran_in_lines([line])) or runtime_in_line(line) is not None or swap_summary(line) is not None
@@ -188,6 +191,14 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
             text = "\n".join(line for line in lines[snippet[0]:snippet[1]]
                              if not FENCE.match(line) and not (line.strip() and looks_like_command(line.strip())))
             yield Found("evidence line", i, snippet[1], document_appended(EVIDENCE_LINES.name, text + "\n"))
+            continue
+        # A stated CUDA line under the driver's own version field (`nvidia-container-cli info`'s `NVRM version:`, corpus
+        # 1311) keeps that line above it, unclaimed, so the reader sees the CUDA as the driver's figure
+        # (facts/nvidia.toolkit_from_evidence_lines).
+        if i and STATED_CUDA.search(stated_line(lines[i])) and HEADER_DRIVER_FIELD.match(lines[i - 1]) \
+                and not is_evidence(lines[i - 1]):
+            text = lines[i - 1].strip() + "\n" + lines[i].strip() + "\n"
+            yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, text))
             continue
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
         if is_evidence(lines[i]):
