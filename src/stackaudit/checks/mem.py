@@ -18,8 +18,10 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
+from stackaudit.facts._parse import argv_value
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainer, DockerContainers
+from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     GGML_TITLE,
@@ -431,6 +433,12 @@ _NO_CONTEXT_DISP_NA_MIB = 10.0
 # A display GPU whose whole used memory is at most this share of its memory (70 MiB of 49140, corpus 1159) holds no
 # model and no more than a display's share: the display costs the server nothing of note there.
 _DISPLAY_ONLY_SHARE = 0.02
+# An engine's own memory budget, as its command line sets it: vLLM's `--gpu-memory-utilization` and SGLang's
+# `--mem-fraction-static` are fractions of each GPU's whole memory. A GPU whose process box is cut but whose used
+# memory is that budget, from at most 5 % under it to at most this much over it (the CUDA context and graphs beside
+# the budget: 3578 MiB used for 0.4 of 8188 MiB, corpus 1329), holds that engine and no more.
+_BUDGET_FLAGS = ("--gpu-memory-utilization", "--mem-fraction-static")
+_BUDGET_OVER_MIB = 1024.0
 
 
 @check(
@@ -452,7 +460,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                engine_gpu_memory: EngineGpuMemory | None = None,
                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
-               gpu_events: GpuEvents | None = None) -> Outcome:
+               gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -477,6 +485,12 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
     A table cut before its Processes box still shows a GPU with no process where its used memory holds no context:
     under 5 MiB with the display off, under 10 MiB where the driver reads N/A for `Disp.A` (an old GeForce driver).
+    Where such a GPU (display off) holds more, and the source's engine command sets its memory budget as a share of
+    each GPU (vLLM's `--gpu-memory-utilization`, SGLang's `--mem-fraction-static`) that the used memory matches (from
+    5 % under that share of the GPU's memory to 1 GiB over it: its CUDA context), the memory is that engine's own:
+    not an issue (a second instance that will not start beside it is how the engine budgets, not a foreign tenant).
+    A display GPU with no serving work shown whose process box is cut but whose used memory is more than a desktop
+    holds (over 3 GiB) is reported, not judged: whose memory it is is not in the source.
 
     A pod that asks for a slice of each GPU (HAMi's `nvidia.com/gpumem`, `nvidia.com/gpumem-percentage` or
     `nvidia.com/gpucores` below the whole GPU; Volcano's and Alibaba's GPU-share resources) to run more than a GPU
@@ -607,6 +621,15 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
             f"a display is active on GPU(s) {gpu_indices(light)}, but the GPU's whole used memory ({shown}) is a "
             "display's share and no model's: the display costs the server nothing of note", actual=actual,
             subjects=[g.subject for g in light]), "nvidia-smi")
+    held = [g for g in idle_display if g.processes is None and g.memory_used_mib is not None
+            and g.memory_used_mib > _HELD_DESKTOP_MIB]
+    if held:
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in held
+                          if g.memory_used_mib is not None)
+        return unknown(f"a display is active on GPU(s) {gpu_indices(held)} and it holds more than a desktop does "
+                       f"({shown}), but the process box is not in this source: whose memory it is (a model "
+                       "loaded on it, or the desktop's programs) cannot be told", actual=actual,
+                       hint="paste the whole `nvidia-smi` with its Processes box")
     if idle_display:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
                           else f"GPU {g.index}" for g in idle_display)
@@ -623,12 +646,47 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                        "not in the source" + (" (inside a container NVML shows host PIDs)" if in_container else ""),
                        hint="compare with the engine's PIDs on the host (`nvidia-smi --query-compute-apps=pid,"
                        "process_name,used_memory --format=csv`)", actual=actual)
+    own = _own_budget(gpus, idle, engine_commands)
+    if own is not None:
+        matched, said = own
+        return over_gpus(nvidia, matched + [g for g in procs_known + idle if g not in matched], not_an_issue(
+            f"the memory in use ({said}) is the budget the engine command in the source sets, so it is that "
+            "engine's own and no foreign process's (the process box is not in this source); an engine that will not "
+            "start beside it meets its own first instance", actual=actual, subjects=[g.subject for g in matched]),
+            "nvidia-smi")
     msg = "no foreign process and no display on the GPUs"
     if engine and in_container:
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
     if idle:
         msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
     return ok_over_gpus(nvidia, procs_known + idle, msg, actual=actual, ask="nvidia-smi")
+
+
+def _own_budget(gpus: list[GpuInfo], idle: list[GpuInfo],
+                engine_commands: EngineCommands | None) -> tuple[list[GpuInfo], str] | None:
+    """The GPUs (process box cut, display off) whose used memory is the memory budget of the one engine command in
+    the source that sets one (_BUDGET_FLAGS), with the budget in words; None where any GPU holding memory does not
+    match it, or no command sets a budget."""
+    commands = [c for c in (engine_commands.commands if engine_commands is not None else ()) if not c.builds]
+    fractions = {argv_value(c.argv, _BUDGET_FLAGS) for c in commands} - {None, ""}
+    if len(fractions) != 1:
+        return None
+    written = fractions.pop() or ""
+    try:
+        fraction = float(written)
+    except ValueError:
+        return None
+    if not 0 < fraction <= 1:
+        return None
+    held = [g for g in gpus if g not in idle and g.memory_used_mib is not None]
+    matched = [g for g in held if g.processes is None and g.display_active is False and g.memory_total_mib
+               and 0.95 * fraction * g.memory_total_mib <= (g.memory_used_mib or 0.0)
+               <= fraction * g.memory_total_mib + _BUDGET_OVER_MIB]
+    if not matched or len(matched) != len(held):
+        return None
+    said = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB" for g in matched)
+    engine = next(c.engine for c in commands if argv_value(c.argv, _BUDGET_FLAGS) == written)
+    return matched, f"{said}: {written} of each GPU's memory, its {engine} command's budget"
 
 
 def _desktop_only(desktop: dict[str, tuple[str, GpuEvent]]) -> Outcome:
