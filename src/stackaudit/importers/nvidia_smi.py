@@ -383,7 +383,7 @@ def _beside(lines: list[str], i: int, step: int) -> str:
 
 
 @importer("nvidia-smi -L", "`nvidia-smi -L` (a line per GPU, its UUID whole, redacted or cut; MIG devices under "
-          "their GPU)", needles=("GPU",), per_line=True)
+          "their GPU; the lines run together on one line)", needles=("GPU",), per_line=True)
 def nvsmi_list(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if list_gpu_line(lines[i]) is None:
