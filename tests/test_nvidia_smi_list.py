@@ -21,7 +21,7 @@ from corpus import body, capture_checks, fact, paste_checks, pasted
 from stackaudit.facts._parse import NVSMI_GPU_LINE
 from stackaudit.facts.gpus import NVSMI_LIST_TITLE, GpuInventory, parse_nvidia_smi_list
 from stackaudit.facts.topology import NvlinkStatus
-from stackaudit.importers.nvidia_smi import list_gpu_line
+from stackaudit.importers.nvidia_smi import list_gpu_line, run_together_list
 from stackaudit.importers.recognition import recognise
 
 # Corpus 947 (NVIDIA/nvidia-container-toolkit#1227), lines 11-15 verbatim: the host's listing under its prompt.
@@ -171,3 +171,36 @@ def test_a_listing_alone_is_not_refused_and_names_reach_the_checks(tmp_path: Pat
     geforce = ("nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-x)\n"
                "GPU 1: NVIDIA GeForce RTX 4090 (UUID: GPU-y)\n")
     assert paste_checks(tmp_path, geforce, "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"].status == "not-applicable"
+
+
+# --- GPU lines run together on one line ----------------------------------------------------------------------------
+
+
+def test_1317_listing_run_together_on_one_line_is_read_not_whole() -> None:
+    # Corpus 1317 (NVIDIA/open-gpu-kernel-modules#387): the issue form's `Hardware: GPU` field, its `nvidia-smi -L`
+    # lines joined by spaces where the line breaks were lost.
+    assert _spans(body("1317")) == [("nvidia-smi -L", 3, 3)]
+    inventory = fact(pasted(body("1317")), "gpus")
+    assert isinstance(inventory, GpuInventory)
+    assert inventory.models == {i: "NVIDIA GeForce RTX 2080 Ti" for i in range(4)}
+    assert inventory.count == 4 and inventory.whole_count is None
+
+
+def test_shell_word_split_listing_after_an_echo_is_read() -> None:
+    # A Slurm job's output (`srun echo $(hostname -f) with $(nvidia-smi -L)`, found by the code search; UUIDs
+    # as posted, the listing shortened to three GPUs): the shell's word splitting ran the lines together.
+    line = ("paula10.sc.uni-leipzig.de with GPU 0: NVIDIA A30 (UUID: GPU-c2b237fe-1988-29b8-a817-116dac94b918) "
+            "GPU 1: NVIDIA A30 (UUID: GPU-11f99fb5-a685-3915-8a19-3c6913d13da5) "
+            "GPU 2: NVIDIA A30 (UUID: GPU-0ae8f8ee-e8ae-e12d-98de-2c8d8530528c)\n")
+    assert _spans(line) == [("nvidia-smi -L", 1, 1)]
+    inventory = fact(pasted(line), "gpus")
+    assert isinstance(inventory, GpuInventory)
+    assert inventory.models == {0: "NVIDIA A30", 1: "NVIDIA A30", 2: "NVIDIA A30"} and inventory.count == 3
+
+
+def test_a_comma_list_the_user_wrote_is_not_the_listing() -> None:
+    # Corpus 563 (aikitoria/open-gpu-kernel-modules#8): the form's field written as a list, `, ` between the GPUs.
+    assert not [s for s in _spans(body("563")) if s[0] == "nvidia-smi -L"]
+    # Modelled: one GPU line alone stays the plain reader's; a listing that does not start at GPU 0 is not read.
+    assert run_together_list("GPU 0: NVIDIA A30 (UUID: GPU-c2b2)") == []
+    assert run_together_list("GPU 1: NVIDIA A30 (UUID: GPU-c2b2) GPU 2: NVIDIA A30 (UUID: GPU-11f9)") == []

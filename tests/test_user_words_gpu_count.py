@@ -66,3 +66,22 @@ def test_an_ambiguous_name_the_user_says_is_nvlinked() -> None:
     assert stated_gpus("on a 2xH200 NVlinked instance, using the latest source of vllm:") == [(2, "H200 SXM")]
     r = capture_checks("848", "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
     assert r.status == "ok"
+
+
+def test_a_count_with_its_mixed_cards_listed_in_brackets() -> None:
+    """Real: corpus 1283 (ggml-org/llama.cpp#13560), and two headers the code search found (a training script's
+    `4 GPUs (2x A100 80GB + 2x L40S 44GB)`, a launch script's `4 GPUs (2x3090 + 2x5060 Ti)`): a model alone in the list
+    counts one, and the list is the statement, not the first model with the outer count. Modelled: the rest."""
+    assert stated_gpus("system: 3 old gpus (1080ti, 2x1070)") == [(1, "GTX 1080 Ti"), (2, "GTX 1070")]
+    assert stated_gpus("- 4 GPUs (2x A100 80GB + 2x L40S 44GB)") == [(2, "A100 80GB"), (2, "L40S")]
+    assert stated_gpus("# 4 GPUs (2x3090 + 2x5060 Ti), TP4 mixed") == [(2, "RTX 3090"), (2, "5060 Ti")]
+    assert stated_gpus("I have 3 GPUs (RTX 3090, 2x RTX 3060)") == [(1, "RTX 3090"), (2, "RTX 3060")]
+    # A sum that differs, or an item the GPU table does not name, is no list of the host's cards.
+    assert stated_gpus("Example with 4 GPUs (2x2 mesh):") == []
+    assert stated_gpus("Forge has 4 GPUs (2x NVIDIA 4060, 2x AMD 5700 XT)") == []
+
+
+def test_1283_mixed_list_names_all_three_cards() -> None:
+    """Corpus 1283: the build's ARCHS = 610 covers the GTX 1080 Ti and both GTX 1070 (3 GPUs shown, not 2)."""
+    r = capture_checks("1283", "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"]
+    assert r.status == "ok" and "GTX 1080 Ti" in r.message and "GTX 1070" in r.message

@@ -2159,7 +2159,8 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     references=(NCCL_TESTS_115,),
 )
 def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topology: TopoMatrix | None = None,
-                  gpus: GpuInventory | None = None, numa: NumaTopology | None = None) -> Outcome:
+                  gpus: GpuInventory | None = None, numa: NumaTopology | None = None,
+                  serving_log: ServingLog | None = None) -> Outcome:
     """Reads: each GPU's NUMA node (`NUMA Affinity` of `nvidia-smi topo -m`, else
     /sys/bus/pci/devices/<bdf>/numa_node), the NUMA nodes' CPUs, and per engine worker
     (`VLLM::Worker_TP<n>`, `sglang::scheduler_TP<n>`) `Cpus_allowed_list` / `Mems_allowed_list`
@@ -2175,6 +2176,10 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
     error. A matrix that shows one node (every GPU on it with the same CPUs, one range from CPU 0) is ok
     without the processes: none can run on another node. vLLM and SGLang bind nothing by default: an unbound worker is normal, and no published
     LLM-serving gain from binding exists (unproven).
+    Without the processes, NCCL's `Setting affinity for GPU N to <CPUs>` line (ServingLog.gpu_affinity) shows its
+    rank bound where it belongs: NCCL prints it only for a non-empty set of the CPUs local to that GPU (within the
+    process's mask, or all of them under NCCL_IGNORE_CPU_AFFINITY=1), and makes its threads and host buffers for that
+    rank there (graph/topo.cc ncclTopoGetCpuAffinity, init.cc): ok over the GPUs the lines name.
     """
     nodes = gpus.numa_nodes() if gpus is not None else {}
     known = [g.numa_node for g in (gpus.gpus if gpus is not None else ()) if g.numa_node is not None]
@@ -2190,6 +2195,8 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
                              list(gpu_topology.gpus), len(gpu_topology.gpus), ask="nvidia-smi topo -m")
     if known and all(n == -1 for n in known):
         return not_an_issue("the GPUs report NUMA node -1: the firmware gives no locality (single node or NPS1)")
+    if serving_processes is None and serving_log is not None and serving_log.gpu_affinity:
+        return _nccl_affinity(serving_log)
     if not nodes:
         return unknown("the GPUs' NUMA nodes are not in the source", hint="`nvidia-smi topo -m` (NUMA Affinity)")
     if serving_processes is None:
@@ -2225,6 +2232,21 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
                   "node is possible but has no published serving gain (unproven)",
                   actual={f"GPU{i}": n for i, n in sorted(nodes.items())})
     return ok(f"{len(bound)} bound worker(s) run on their GPU's NUMA node", actual=bound)
+
+
+def _nccl_affinity(log: ServingLog) -> Outcome:
+    """IC-NUMA-AFFINITY from NCCL's `Setting affinity for GPU N to <CPUs>` lines: each names a rank NCCL bound to
+    CPUs local to its GPU, so none of them runs on a node far from it. Over the GPUs the lines name, per host where
+    the lines come from several."""
+    hosts = {h for h, _, _, _ in log.gpu_affinity}
+    sets = {(f"{h} GPU {g}" if len(hosts) > 1 and h else f"GPU {g}"): cpus for h, g, cpus, _ in log.gpu_affinity}
+    forced = log.nccl_env.get("NCCL_IGNORE_CPU_AFFINITY") == "1"
+    judged = ok(f"NCCL bound the rank of each GPU its lines name to CPUs local to that GPU ({len(sets)} shown"
+                + (", NCCL_IGNORE_CPU_AFFINITY=1: the GPU's local CPUs whatever the launcher's mask" if forced else "")
+                + "): it prints `Setting affinity` only for a non-empty set of them, and makes its threads and host "
+                "buffers for that rank there, so none of them sits on a node far from its GPU", actual=sets,
+                evidence=[line for _, _, _, line in log.gpu_affinity[:2]])
+    return over_subjects(judged, list(sets), None, ask="nvidia-smi topo -m")
 
 
 # --- IC-NIC-GPU-AFFINITY ---------------------------------------------------------------------

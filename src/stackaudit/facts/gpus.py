@@ -1021,6 +1021,11 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
     if not _ANY_STATEMENT.search(line):
         return []
     said: list[tuple[int, str]] = []
+    for m in _BRACKETED_LIST.finditer(line):
+        if listed := _bracketed_models(int(m.group(1)), m.group(2)):
+            # The list is the statement: its count is the sum, not the first model's (`3 GPUs (RTX 3090, ...`).
+            said.extend(listed)
+            line = line[:m.start()] + " " * (m.end() - m.start()) + line[m.end():]
     for pattern, count, model, plain in DGX_SYSTEMS:
         for m in pattern.finditer(line):
             said.append((count, model.format(m.group(1)) if m.re.groups and m.group(1) else plain))
@@ -1045,6 +1050,36 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
     if _NVLINK_SAID.search(line):  # `2xH200 NVlinked` (corpus 848): the ambiguous name's NVLink part
         said = [(n, _nvlinked_default(m)) for n, m in said]
     return list(dict.fromkeys(said))
+
+
+# A count of GPUs with the cards listed in brackets after it, a model alone counting one: `3 old gpus (1080ti,
+# 2x1070)` (ggml-org/llama.cpp#13560, corpus 1283), `4 GPUs (2x A100 80GB + 2x L40S 44GB)`, `4 GPUs (2x3090 + 2x5060
+# Ti)` (a training script's and a launch script's headers, found by the code search).
+_BRACKETED_LIST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?:[A-Za-z-]+\s+){0,2}?(?:GPUs?|cards?)\s*\(([^()]+)\)", re.I)
+_LIST_ITEM = re.compile(r"^\s*(?:([1-9]\d?)\s*[x×*]\s*)?(\S.*?)\s*$")
+
+
+def _bracketed_models(count: int, inside: str) -> list[tuple[int, str]]:
+    """The (count, model) pairs of a bracketed list whose every item names a model the GPU table knows (a bare model
+    counting one) and whose counts add up to `count`; [] for anything else (`4 GPUs (2x2 mesh)`, a vendor the table
+    lacks, a sum that differs)."""
+    said: list[tuple[int, str]] = []
+    for item in re.split(r"\s*(?:,|\+|&|\band\b)\s*", inside):
+        m = _LIST_ITEM.match(item)
+        words = m.group(2).split() if m is not None else []
+        model = _model_in(words) if m is not None else ""
+        if m is None or not model or len(model.split()) < len(words) - 2:
+            return []
+        said.append((int(m.group(1) or 1), model))
+    return said if len(said) > 1 and sum(n for n, _ in said) == count else []
+
+
+def stated_gpu_list(line: str) -> list[tuple[int, str]]:
+    """The (count, model) pairs of the first bracketed list of one host's GPUs on a line (_BRACKETED_LIST); []."""
+    for m in _BRACKETED_LIST.finditer(line):
+        if listed := _bracketed_models(int(m.group(1)), m.group(2)):
+            return listed
+    return []
 
 
 # The user's words saying the GPUs they count are NVLinked: `a 2xH200 NVlinked instance` (corpus 848).
@@ -1159,6 +1194,14 @@ def parse_user_gpus(text: str) -> GpuInventory:
         # One model in several counts: runs on part of one host (`1 nvidia 4090`, then 2, then 3 with
         # CUDA_VISIBLE_DEVICES, llama-cpp-python#1026); the largest count is the least the host holds.
         said = {max(said)}
+    lists = [listed for line in text.splitlines() if (listed := stated_gpu_list(line))]
+    if len(said) > 1 and len(lists) == 1 and said <= set(lists[0]):
+        # One host's mixed cards, counted and listed in one statement (`3 old gpus (1080ti, 2x1070)`, corpus 1283):
+        # numbered in the user's order, which need not be the host's.
+        records = tuple(GpuRecord(i, "", model, None, (USER_WORDS_TITLE,))
+                        for i, model in enumerate(m for n, m in lists[0] for _ in range(n)))
+        return GpuInventory(gpus=records, counts=((USER_WORDS_TITLE, len(records)),),
+                            partial=((USER_WORDS_TITLE, "a count in the user's words, not a listing"),))
     if len(said) > 1:
         raise ParseError("the user's words name several GPU sets (" + ", ".join(f"{n} x {m}" for n, m in sorted(said))
                          + "): not one host's")

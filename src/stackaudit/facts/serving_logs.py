@@ -305,6 +305,11 @@ class ServingLog:
     rccl_lines: tuple[str, ...] = ()
     nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
     gdr: tuple[GdrDecision, ...] = ()  # NCCL's GPU Direct RDMA lines, per GPU and per HCA
+    # NCCL's `Setting affinity for GPU 2 to ffffff,ffffffff` lines (graph/topo.cc ncclTopoGetCpuAffinity): (host, the
+    # CUDA device, the CPU set as printed, line). NCCL prints one only for a non-empty set, the CPUs local to that GPU
+    # (NCCL's topology) within the process's own mask (all of them under NCCL_IGNORE_CPU_AFFINITY=1); its threads and
+    # host buffers of that rank are made there.
+    gpu_affinity: tuple[tuple[str, int, str, str], ...] = ()
     # "captured" | "capturing" (begun, its end not shown) | "eager" | "configured" (the resolved configuration dump
     # keeps them on, no capture line) | "mode set" (vLLM V1 fell back to a graph mode other than NONE, no capture
     # line) | ""
@@ -735,6 +740,7 @@ _COMM_RANKS = re.compile(r"\bcomm 0x[0-9a-f]+ (?:rank (\d+) nranks (\d+)|\[nrank
 _NNODES = re.compile(r"\bnRanks (\d+) nNodes (\d+)\b")
 # NCCL's GPU Direct RDMA lines (GdrDecision): a GPU's (`GPU 18000`, `GPU 0[0]` in NCCL 2.4, a rank from 2.26) and an
 # HCA's (`NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)`, `(DMABUF) enabled`).
+_GPU_AFFINITY = re.compile(r"NCCL INFO Setting affinity for GPU (\d+) to ([0-9a-fA-F]+(?:[,-][0-9a-fA-F]+)*)")
 _GDR_GPU = re.compile(r"GPU Direct RDMA (Enabled|Disabled) for GPU (\S+) / HCA (\S+) \(distance \d+ [<>]=? \d+\)", re.I)
 _GDR_HCA = re.compile(r"NET/([\w. ]+?)\s*:\s*GPU Direct RDMA (?:\(\w+\) )?(Enabled|Disabled) for HCA (\d+(?: '[^']*')?)",
                       re.I)
@@ -977,6 +983,7 @@ def parse_serving_log(text: str) -> ServingLog:
     nccl_env: dict[str, str] = {}
     net: list[str] = []
     gdr: list[GdrDecision] = []
+    affinity: dict[tuple[str, int], tuple[str, int, str, str]] = {}
     graphs = ""
     graph_lines: list[str] = []
     tp: int | None = None
@@ -1129,6 +1136,10 @@ def parse_serving_log(text: str) -> ServingLog:
         if (("net/" in low and re.search(r"NET/(IB|Socket|Plugin)", text_l)) or "failed to open libibverbs" in low) \
                 and not ch:
             net.append(text_l)
+        m = _GPU_AFFINITY.search(text_l) if "setting affinity" in low and len(affinity) < 256 else None
+        if m:
+            at = host.group(1) if host else ""
+            affinity.setdefault((at, int(m.group(1))), (at, int(m.group(1)), m.group(2), text_l))
         if "gpu direct rdma" in low and len(gdr) < 256:
             if m := _GDR_GPU.search(text_l):
                 gdr.append(GdrDecision(m.group(2), m.group(3), m.group(1).lower() == "enabled", "", text_l))
@@ -1265,7 +1276,7 @@ def parse_serving_log(text: str) -> ServingLog:
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
         vllm_version=vllm_version,
         channels=tuple(channels), nccl_hosts=_written_apart(hosts, host_pids), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
-        gdr=tuple(gdr), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
+        gdr=tuple(gdr), gpu_affinity=tuple(affinity.values()), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
         local_ranks=local_ranks, comm_ranks=comm_ranks, comm_members=tuple(members), node_counts=tuple(node_counts),

@@ -9,7 +9,8 @@ The table's fragments (its header line alone, the Processes box or process rows 
 output, appended, never whole. nvidia-smi's line for a GPU it cannot open is the table's, or `-q`'s under a line that
 names `nvidia-smi -q` / `-a`. Its two lines under a version mismatch (`Failed to initialize NVML: Driver/library
 version mismatch`, `NVML library version: 565.57`) are its whole output.
-`nvidia-smi -L` is whole numbered from GPU 0 without a gap, under its command line or ended by another line.
+`nvidia-smi -L` is whole numbered from GPU 0 without a gap, under its command line or ended by another line; its
+GPU lines run together on one line (line breaks lost) are read as the listing, never whole.
 """
 
 from __future__ import annotations
@@ -342,6 +343,36 @@ def list_gpu_line(line: str) -> re.Match[str] | None:
     return m
 
 
+# `nvidia-smi -L`'s GPU lines run together on one line, whitespace between them: an issue form's field that lost its
+# line breaks (corpus 1317, NVIDIA/open-gpu-kernel-modules#387), a shell's `$(nvidia-smi -L)` word-splitting them
+# (`srun echo $(hostname -f) with $(nvidia-smi -L)`, a Slurm job's output), a report table's cell. Each GPU's part
+# closes its UUID (the last may be cut); the listing starts at GPU 0 (after the echo's own words, if any). A comma
+# between them is a list the user wrote (an issue form's `GPU 0: … (UUID: …), GPU 1: …`, corpus 563), not the output.
+_RUN_TOGETHER_GPU = re.compile(r"GPU \d+:\s*[^()]*?\S\s*\((?:UUID:?\s*[^)]*|\.\.\.|…)(?:\)|$)")
+
+
+def run_together_list(line: str) -> list[str]:
+    """The GPU lines of an `nvidia-smi -L` that the paste ran together on `line` (two or more), else []."""
+    start = line.find("GPU 0:")
+    if start < 0:
+        return []
+    parts: list[str] = []
+    at = start
+    rest = line.rstrip()
+    while at < len(rest):
+        m = _RUN_TOGETHER_GPU.match(rest, at)
+        if m is None or list_gpu_line(m.group()) is None:
+            return []
+        parts.append(m.group().strip())
+        at = m.end()
+        gap = re.match(r"\s+(?=GPU \d+:)|\s*$", rest[at:])
+        if gap is None:
+            return []
+        at += gap.end()
+    indices = [int(m["index"]) for m in map(list_gpu_line, parts) if m is not None]
+    return parts if len(parts) > 1 and indices == list(range(len(parts))) else []
+
+
 def _beside(lines: list[str], i: int, step: int) -> str:
     """The first line from i on (step -1: back, 1: on) that is not blank, "" at the paste's edge."""
     while 0 <= i < len(lines):
@@ -352,10 +383,14 @@ def _beside(lines: list[str], i: int, step: int) -> str:
 
 
 @importer("nvidia-smi -L", "`nvidia-smi -L` (a line per GPU, its UUID whole, redacted or cut; MIG devices under "
-          "their GPU)", needles=("GPU",), per_line=True)
+          "their GPU; the lines run together on one line)", needles=("GPU",), per_line=True)
 def nvsmi_list(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if list_gpu_line(lines[i]) is None:
+            if joined := run_together_list(lines[i]):
+                # Not whole: the one line shows no command above it and may end where the copy stops.
+                yield Found("nvidia-smi -L", i, i + 1, command_output_appended(NVSMI_LIST.argv, "\n".join(joined) + "\n"))
+                scan.skip(i + 1)
             continue
         end = run_end(lines, i, lambda line: list_gpu_line(line) is not None or MIG_LIST_LINE.match(line))
         after = _beside(lines, end, 1)
