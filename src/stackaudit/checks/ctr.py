@@ -553,6 +553,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     when nearby NICs beat the GPU path (IC-NCCL-ENV). From inside one container the other ranks are
     invisible: compare `cat /proc/sys/kernel/random/boot_id` and `stat -c %d /dev/shm` across them.
     A one-host NCCL log whose SHM and P2P channels join every rank shows the shared namespace itself.
+    So does one whose host is a Kubernetes pod's name, for the ranks whose processes log from the pod (its
+    containers share one IPC namespace), or for every rank where the log puts the whole job on that host (`nNodes 1`,
+    every `rank R nranks N` shown).
     So does vLLM's "Detected 1 nodes in the distributed environment" for a world of two or more ranks: vLLM
     counts as one node the ranks that open one shared-memory segment.
     So does vLLM's message-queue handle whose readers are all local (remote subscribe address None) and, with
@@ -571,6 +574,12 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         shown = ", ".join(map(str, group))
         said = (f"NCCL ranks {shown} of one host all log from container {serving_log.container_host()} (its "
                 "default hostname), so they share its IPC namespace" if serving_log.container_host() else
+                f"NCCL ranks {shown} log from pod {serving_log.pod_host()}, whose name no other pod has: they run in "
+                "that pod, whose containers share one IPC namespace (the ranks they reach over NET are other pods')"
+                if serving_log.pod_host() and group == serving_log.pod_ranks() else
+                f"every rank ({shown}) logs from pod {serving_log.pod_host()}, whose name no other pod has, and the log "
+                "puts the whole job on that host: the ranks share the pod's IPC namespace"
+                if serving_log.pod_host() and group == serving_log.pod_whole() else
                 f"NCCL joins ranks {shown} of one host through SHM and P2P, which it opens only between ranks that "
                 "share one /dev/shm (one IPC namespace)" if not serving_log.multi_host else
                 f"NCCL joins ranks {shown} on each of hosts {', '.join(serving_log.nccl_hosts[:4])} through SHM and "

@@ -116,6 +116,9 @@ STATED_CONTAINER_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\b(?:deployed|deploy|deploying|started|start|starting|running|run|runs|set ?up|setting up|using|"
                 rf"use|used) {_ENGINE_WORDS} (?:with|in|inside|within|via|using|on|from) (?:a |the )?docker\b", re.I),
      "docker"),
+    # The engine's name before `docker` as the thing run: `When I run Ollama docker` (corpus 1330).
+    (re.compile(rf"\b(?:run|runs|running|ran|start|started|starting|deploy|deployed) (?:the |my |an? )?{_ENGINE_WORDS} "
+                r"docker\b(?! (?:desktop|engine|compose|daemon|hub|version|build)\b)", re.I), "docker"),
     (re.compile(rf"\b{_ENGINE_WORDS} (?:is |was )?(?:running |runs |deployed )?(?:in|inside) (?:a |the )?"
                 r"(?:docker|podman|container)\b", re.I), "container"),
     # The engine's image named as the container the user worked in: `I entered my ollama/ollama container terminal`
@@ -524,6 +527,10 @@ def container(ctx: FactContext) -> ContainerInfo:
             if log is not None and log.container_host():
                 kind = "container"
                 evidence.append(f"NCCL logs from host {log.container_host()}, a container's default hostname (its id)")
+            elif log is not None and log.pod_host():
+                kind = "kubernetes"
+                evidence.append(f"NCCL logs from host {log.pod_host()}, a Kubernetes pod's name (a pod in the node's "
+                                "network would take the node's name)")
         if not kind:
             # nccl-tests names each rank's host in its device list (`Rank 0 Pid 12414 on 51e6e7896958 device 0`).
             tested = _test_container_host(ctx)

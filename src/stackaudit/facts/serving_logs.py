@@ -655,7 +655,18 @@ class ServingLog:
         one IPC namespace.
         A log whose only host is a Docker/Podman container id (the 12 hex digits a container is named by
         default) comes from the processes of that one container, which share its IPC namespace.
+        A log whose only host is a Kubernetes pod's name (pod_host) gives every rank where the log settles the job
+        in that pod (pod_whole), else the ranks whose processes log from it (pod_ranks): a pod's containers share one
+        IPC namespace, and the ranks they reach over NET are other pods'.
         """
+        whole = self.pod_whole()
+        if whole:
+            return whole
+        own = self.pod_ranks()
+        if len(own) >= 2:
+            # A pod's own ranks (its name is the host of every line) run in that one pod, whose containers share one
+            # IPC namespace; the ranks they reach over NET are other pods'.
+            return own
         ranks = {r for c in self.channels for r in (c.src, c.dst)}
         if len(ranks) < 2 or (self.multi_host and not self.nccl_hosts):
             return ()
@@ -692,6 +703,28 @@ class ServingLog:
         one = self.nccl_hosts[0] if len(self.nccl_hosts) == 1 else ""
         return one if CONTAINER_HOSTNAME.fullmatch(one) else ""
 
+    def pod_whole(self) -> tuple[int, ...]:
+        """Every rank of a job of two or more, where all of them log from the one pod the NCCL lines name (pod_host)
+        and the log settles the job on that one host (one_node: `nNodes 1`, every `rank R nranks N` shown); ()
+        otherwise. A pod's hostname is its own name, which no other pod has, and its containers share one IPC
+        namespace."""
+        if not self.pod_host() or not self.one_node():
+            return ()
+        size = max(self.comm_ranks, self.world_size, (self.tp_size or 1) * (self.pp_size or 1) * (self.dp_size or 1))
+        return tuple(range(size)) if size >= 2 else ()
+
+    def pod_ranks(self) -> tuple[int, ...]:
+        """The ranks of the processes that log from the one pod the NCCL lines name (pod_host): the sending rank
+        of each channel line, the receiving one of a `[receive]` line; () where the host is no pod's name."""
+        if not self.pod_host():
+            return ()
+        return tuple(sorted({c.dst if c.direction == "receive" else c.src for c in self.channels}))
+
+    def pod_host(self) -> str:
+        """The one host of the NCCL lines when it is a Kubernetes pod's name (POD_HOSTNAME), else ""."""
+        one = self.nccl_hosts[0] if len(self.nccl_hosts) == 1 else ""
+        return one if is_pod_name(one) else ""
+
 
 def _one_process_each(pairs: list[tuple[int, int]]) -> bool:
     """Whether (process, rank) pairs put each rank number in one process (a process may hold several ranks: one
@@ -702,14 +735,44 @@ def _one_process_each(pairs: list[tuple[int, int]]) -> bool:
 
 # A container's default hostname: the first 12 hex digits of its id (Docker, Podman).
 CONTAINER_HOSTNAME = re.compile(r"[0-9a-f]{12}")
+# A Kubernetes pod's hostname, which is its name unless the pod runs in the node's network (hostNetwork: then the
+# node's name): a Job's or a ReplicaSet's pod is named by its owner's name, `-`, and five characters the API server
+# draws from k8s.io/apimachinery's rand alphabet `bcdfghjklmnpqrstvwxz2456789` (no vowels, no 0, 1 or 3):
+# `task-7701-z5h6w` (corpus 1314), `nccl-test-545c9b9fd4-dvp4k` (corpus 384), `leader-h2nng` (corpus 1238). A machine's
+# own name rarely ends in five such characters with a digit and a letter among them: `dev01`, `gpu42` and `h100x` each
+# hold a vowel or a 0, 1 or 3; POD_SUFFIX asks for both so an all-consonant word (`-strng`) is no pod.
+POD_HOSTNAME = re.compile(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?-([bcdfghjklmnpqrstvwxz2456789]{5})")
+_POD_SUFFIX = re.compile(r"(?=.*[2456789])(?=.*[a-z])")
+# A pod its user named as one: `pod` a whole word of the name (`h100-pod`, corpus 400; `demo-ai-xtuner-pod`, corpus
+# 856; `udf-pod-32018-0-7603cf5fec6ff1e5`, corpus 579). A machine's name rarely calls it a pod; a data-centre pod of
+# racks numbers the word (`pod1-dgx01`, `superpod-node01`: no whole word `pod`).
+POD_WORD = re.compile(r"(?:[a-z0-9][a-z0-9.]*-)*pod(?:-[a-z0-9][a-z0-9.]*)*")
+
+
+def is_pod_name(name: str) -> bool:
+    """Whether a hostname is a Kubernetes pod's generated name (POD_HOSTNAME) or one that calls itself a pod
+    (POD_WORD).
+
+    >>> is_pod_name("task-7701-z5h6w"), is_pod_name("lax-ai-vllm-model-78d9c658c8-qlw8z")
+    (True, True)
+    >>> is_pod_name("h100-pod"), is_pod_name("udf-pod-32018-0-7603cf5fec6ff1e5")
+    (True, True)
+    >>> is_pod_name("tj5-sc-ai-h800r-dev01"), is_pod_name("node-gpu42"), is_pod_name("build-strng")
+    (False, False, False)
+    >>> is_pod_name("pod1-dgx01"), is_pod_name("superpod-node01")
+    (False, False)
+    """
+    m = POD_HOSTNAME.fullmatch(name)
+    return (m is not None and _POD_SUFFIX.match(m.group(1)) is not None) or POD_WORD.fullmatch(name) is not None
 # NCCL before 2.5 wrote `Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory` (its SHM transport).
 _CHANNEL = re.compile(
     r"(?:Channel|Ring) (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
     r"(?:\s*\[(send|receive)\])?\s*via\s+([A-Za-z][A-Za-z0-9]*)(?:/(\S+(?: pointer)?))?")
 # The host before `:pid:tid [dev] NCCL`, after an optional logger prefix (`2024-.. - INFO - `), a
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
-# or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672.
-_NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+NCCL")
+# or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672. A log viewer's frame (`│ `, k9s's and kubectl
+# view's column, corpus 1314) may stand before it all.
+_NCCL_HOST = re.compile(r"^\s*(?:│\s*)?(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+NCCL")
 
 
 def _written_apart(hosts: list[str], pids: dict[str, set[int]]) -> tuple[str, ...]:
