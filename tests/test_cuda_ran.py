@@ -146,4 +146,4 @@ def test_lines_that_show_no_cuda_call_succeeding_say_nothing(tmp_path: Path) -> 
     assert ran_in_lines(["\t\tMemory GPU6 ....................................... FAIL",
                          "\t\t   *** Unable to create CUDA context"]) == ()
     # Modelled on corpus 1261: ollama finding the library without initialising it.
-    assert ran_in_lines(['msg="Discovered GPU libraries: [/tmp/ollama1/runners/cuda_v11/libcudart.so.11.0]"']) == ()
+    assert ran_in_lines(['msg="Discovered GPU libraries: [/usr/local/lib/ollama/cuda_v11/libcudart.so.11.0]"']) == ()

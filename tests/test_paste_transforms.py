@@ -35,10 +35,6 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
         "first blind run G: a docker run asking --gpus=all, cut before nvidia-smi's NVML error, is judged ok from "
         "the request alone, as the corpus holds (11 docker run files expect ok from the request, none unknown); the "
         "cut removes the failure line that proves the runtime did not honour it (a symptom, issue on its own)",
-    ("400-8x-h100-k8s-pod-vllm-nccl-log-p2p-ipc-rings.txt", "CTR-IPC-ISOLATION"):
-        "first blind run L: the first three NCCL lines (ranks of one host joined over P2P/IPC) are judged ok, the "
-        "whole log unknown (whether it ran in a container is not shown); the whole's reading is the stricter one, "
-        "and the blind expectation (ok) is the cut's: for the lead",
     ("709-xagentgen-4x-rtx4090-could-not-select-device-driver.txt", "CTR-GPU-ACCESS"):
         "first blind run GG: as 329, a docker run asking --gpus all, cut before Docker's 'could not select device "
         "driver' line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
