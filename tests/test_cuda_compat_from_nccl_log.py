@@ -53,3 +53,31 @@ def test_modelled_bare_driver_version_older_major(tmp_path: Path) -> None:
     text = "cudaDriverVersion 11080\nNCCL version 2.25.1+cuda12.8\n"
     r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "issue" and "needs a driver for CUDA 12" in r.message
+
+
+def test_corpus_1361_nccl_built_for_11_3_or_newer_under_an_11_0_driver() -> None:
+    # NVIDIA/nccl#955: `cudaDriverVersion 11000` under `NCCL version 2.14.3+cuda11.7`: minor-version compatibility
+    # starts the runtime, NCCL's driver-API loader (cudaGetDriverEntryPoint, CUDA 11.3) is refused.
+    status, message = _compat("1361")
+    assert status == "issue" and "cudaGetDriverEntryPoint" in message and "CUDA 11.0" in message
+
+
+def test_modelled_nccl_driver_api_floor_is_11_3(tmp_path: Path) -> None:
+    # Modelled: 1361's two version lines moved across the floor. A driver for 11.3 meets it (minor-version
+    # compatibility then runs the 11.7 build); an NCCL built for 11.2 never loads the driver API that way.
+    lines = "NCCL INFO cudaDriverVersion {d}\nNCCL version 2.14.3+cuda{c}\n"
+    at_floor = paste_checks(tmp_path, lines.format(d=11030, c="11.7"), "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert at_floor.status == "not-an-issue"
+    old_build = paste_checks(tmp_path, lines.format(d=11000, c="11.2"), "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert old_build.status == "not-an-issue"
+
+
+def test_modelled_nccl_warn_of_a_call_newer_than_the_driver(tmp_path: Path) -> None:
+    # Modelled on NVIDIA/nccl#955's title, in NCCL's WARN form: the refusal proves itself, versions shown or not.
+    line = "host:1:1 [0] enqueue.cc:100 NCCL WARN Cuda failure 'API call is not supported in the installed CUDA driver'\n"
+    r = paste_checks(tmp_path, line, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "issue" and "cudaErrorCallRequiresNewerDriver" in r.message
+    # On an NCCL pair that is otherwise ok (967's lines), the refusal still wins.
+    r = paste_checks(tmp_path, "cudaDriverVersion 12080\nNCCL version 2.25.1+cuda12.8\n" + line,
+                     "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "issue"

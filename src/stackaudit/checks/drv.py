@@ -396,7 +396,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     `PyTorch: 2.8.0+cu128` or the engine image it names, `lmsysorg/sglang:v0.5.12-cu130`), and the GPU
     architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
     the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
-    `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`); where none of these, llama.cpp's
+    `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`: an NCCL built for CUDA 11.3 or
+    newer under a driver below 11.3 is an issue, minor-version compatibility or not, as NCCL loads the driver API
+    through cudaGetDriverEntryPoint, a CUDA 11.3 call, and holds its floor there); where none of these, llama.cpp's
     own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`), or of the memory it
     read of one (its `device_info:` list, `- CUDA0 : NAME (15838 MiB, 15000 MiB free)`), or its
     `ggml_cuda_init` list of the devices it found with their compute capability: its CUDA runtime ran on the
@@ -416,6 +418,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     in the same source (35, 802, 803, 804) wins.
     A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever
     else is shown (facts/symptoms.py): PTX of a newer toolkit needs that toolkit's driver branch.
+    So is a CUDA call refused as newer than the driver (`API call is not supported in the installed CUDA driver`,
+    cudaErrorCallRequiresNewerDriver, as NCCL's WARN line prints it), which minor-version compatibility does not cover.
     A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
     (facts/symptoms.py), and so is a program's `undefined symbol: cuGreenCtxDestroy` (the green-context driver API,
     new in CUDA 12.4's driver, R550), which minor-version compatibility does not cover.
@@ -807,11 +811,29 @@ def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: 
               "runs an older runtime", actual=actual)
 
 
+# The CUDA release from which NCCL's builds load the driver API through cudaGetDriverEntryPoint (new in CUDA 11.3), and
+# NCCL's own floor for the driver (src/misc/cudawrap.cc: CUDA_DRIVER_MIN_VERSION 11030).
+NCCL_DRIVER_API_CUDA = (11, 3)
+
+
 def _nccl_runtime(log: ServingLog) -> Outcome:
     """DRV-CUDA-COMPAT from NCCL's init lines: the CUDA NCCL was built for against the driver's, which NCCL read
     from the driver (cudaDriverGetVersion); NCCL got that far, so the question left is the two versions."""
     said = (f"NCCL built for CUDA {log.nccl_cuda} under a driver that supports CUDA {log.driver_cuda} "
             f"(NCCL's cudaDriverVersion)")
+    built, driver = release(log.nccl_cuda, 2), release(log.driver_cuda, 2)
+    if built[:1] == driver[:1] and built >= NCCL_DRIVER_API_CUDA > driver:
+        # Minor-version compatibility starts the newer runtime; NCCL built for CUDA 11.3 or newer then loads the
+        # driver API through cudaGetDriverEntryPoint, a CUDA 11.3 call, and holds its own floor there (src/misc/
+        # cudawrap.cc CUDA_DRIVER_MIN_VERSION 11030): an older driver refuses it (cudaErrorCallRequiresNewerDriver,
+        # 'API call is not supported in the installed CUDA driver'; NVIDIA/nccl#955, corpus 1361).
+        floor = ".".join(map(str, NCCL_DRIVER_API_CUDA))
+        return issue(f"{said}: NCCL built for CUDA {floor} or newer loads the driver API through "
+                     f"cudaGetDriverEntryPoint (new in CUDA {floor}) and needs a driver for CUDA {floor} (its "
+                     "CUDA_DRIVER_MIN_VERSION); minor-version compatibility starts the runtime, not calls newer than "
+                     "the driver, which fail with 'API call is not supported in the installed CUDA driver'",
+                     actual={"driver_cuda": log.driver_cuda, "nccl_cuda": log.nccl_cuda},
+                     expected=f"a driver for CUDA {floor} or newer", evidence=list(log.cuda_lines))
     return _runtime_on_driver(said, log.nccl_cuda, log.driver_cuda, {"driver_cuda": log.driver_cuda,
                                                                     "nccl_cuda": log.nccl_cuda}, list(log.cuda_lines))
 

@@ -791,6 +791,19 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "a program calls CUDA's green-context driver API, new in CUDA 12.4's driver (R550), which this driver's "
         "libcuda does not export: minor-version compatibility does not cover driver APIs newer than the driver (move "
         "the driver up to R550 or newer, or install a build of the program that does not need them)"),
+    # A CUDA runtime call refused because the driver is older than the minor release that added it
+    # (cudaErrorCallRequiresNewerDriver, 36: "API call is not supported in the installed CUDA driver"): minor-version
+    # compatibility lets a newer runtime of the driver's major start, not call what the driver lacks
+    # (https://docs.nvidia.com/deploy/cuda-compatibility/ "Limited feature set"). NCCL prints it in its WARN line
+    # (`NCCL WARN Cuda failure 'API call is not supported in the installed CUDA driver'`, NVIDIA/nccl#955, corpus
+    # 1361's title).
+    Symptom("cuda-call-requires-newer-driver", re.compile(r"API call is not supported in the installed CUDA driver|"
+                                                          r"cudaErrorCallRequiresNewerDriver"),
+        "DRV-CUDA-COMPAT", "high", CUDA_ERRORS,
+        "a CUDA call was refused because the driver is older than the CUDA release that added it "
+        "(cudaErrorCallRequiresNewerDriver, 36): minor-version compatibility runs a newer runtime of the driver's "
+        "major, not the APIs newer than the driver (move the driver up to the branch of the CUDA the program was "
+        "built with)"),
     # The runtime needed a newer driver than the host's and tried the forward-compatibility libraries (cuda-compat),
     # which run only on data-center GPUs (cudaErrorCompatNotSupportedOnDevice, 804: "forward compatibility was
     # attempted on non supported HW"; https://docs.nvidia.com/deploy/cuda-compatibility/; vllm-project/vllm#4940).
@@ -966,7 +979,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt", "forward compatibility", "display driver", "CompatNotSupported", "COMPAT_NOT_SUPPORTED",
            "DriverMismatch", "DRIVER_MISMATCH",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
-           "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "busy or unavailable", "DevicesUnavailable",
+           "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy")
