@@ -354,6 +354,18 @@ def test_a_cuda_call_that_reached_the_driver_rules_out_gpu_access() -> None:
         assert "issue" in (got["DRV-FABRIC-MANAGER"][0], got["IC-P2P-FUNCTIONAL"][0])
 
 
+def test_nccl_tests_own_failure_line_carries_error_802() -> None:
+    # Corpus 1370 (NVIDIA/nccl-tests#338): nccl-tests under mpirun stops at `Test CUDA failure ... 'system not yet
+    # initialized'`, a line of the nccl-tests kind (not an engine log): its words are read as symptoms all the same.
+    status, message = _capture("1370", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+    assert status == "issue" and "error 802" in message, message
+    # Modelled: the same line under an nccl-tests header, pasted alone.
+    text = ("# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20\n"
+            "# Using devices\n"
+            "node1: Test CUDA failure common.cu:1030 'system not yet initialized'\n")
+    assert _run(text, "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"][0] == "issue"
+
+
 def test_gpu_accesss_own_symptom_outweighs_a_line_that_clears_it() -> None:
     # Modelled: the 802 line of pytorch/pytorch#35710 after the NVML line of NVIDIA/nvidia-docker#1730's form.
     text = "Failed to initialize NVML: Unknown Error\n" + SYSTEM_NOT_READY[0]

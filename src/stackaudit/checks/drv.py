@@ -1563,8 +1563,9 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     So is Fabric Manager's own refusal of its configuration ("config file item: … has an invalid value", "failed
     to open fabric topology file"), with or without a journal tag.
     Where nothing else settles it, an NCCL warning that CUDA refused its NVLS buffers ('invalid argument' in
-    transport/nvls.cc) stays unknown, naming its known cause (a Fabric Manager restart without a GPU reset) and the
-    other one seen (NCCL 2.26.2 on a R535 driver).
+    transport/nvls.cc) is an issue: NCCL's maintainers trace it to a Fabric Manager restart without a GPU reset, which
+    a GPU reset or a reboot clears. From an NCCL of the 2.26 series (its banner, or the WARN at nvls.cc:254,
+    ServingLog.nvls_refused_by_nccl_2_26) it stays unknown, naming both causes: that series failed so on a R535 driver.
     A pasted NCCL log that set up NVLS (`16 nvls channels`, "NVLS multicast
     support is available") is ok: NCCL asks the CUDA driver for NVSwitch multicast on a live context, which an
     NVSwitch GPU gives only on a fabric that Fabric Manager has configured (ServingLog.nvls_up).
@@ -1579,12 +1580,23 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     """
     judged = _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)
     refused = serving_log.nvls_refused() if serving_log is not None and judged.status == "unknown" else ()
+    if refused and serving_log is not None and not serving_log.nvls_refused_by_nccl_2_26():
+        return issue(f"NCCL's NVLS (NVSwitch multicast) setup failed: \"{refused[0]}\": CUDA refused to bind the "
+                     "multicast buffers on GPUs whose driver reports multicast support, which NCCL's maintainers trace "
+                     "to an NVSwitch fabric left stale by a Fabric Manager restart without a GPU reset (NVIDIA/nccl#976, "
+                     "#1338, #1488); this NCCL is not the 2.26 series that also failed so on a R535 driver",
+                     actual={"nvls": "refused"}, evidence=list(refused),
+                     fix=Fix.of(step("Reset the GPUs after Fabric Manager's restart (or reboot the node)",
+                                     "nvidia-smi -r", keep=(keep_text("check `journalctl -u nvidia-fabricmanager` "
+                                                                      "for a restart while GPU processes ran; "
+                                                                      "NCCL_NVLS_ENABLE=0 runs without NVLS "
+                                                                      "meanwhile"),))))
     if refused:
         return unknown(f"NCCL's NVLS (NVSwitch multicast) setup failed: \"{refused[0]}\": CUDA refused the multicast "
                        "buffers on GPUs whose driver reports multicast support, whose known cause is an NVSwitch fabric "
-                       "left stale by a Fabric Manager restart without a GPU reset; the source shows neither Fabric "
-                       "Manager nor the GPUs' fabric state, and an NCCL fault (2.26.2 on a R535 driver) failed the same "
-                       "way", actual={"nvls": "refused"}, hint="check `journalctl -u nvidia-fabricmanager` for a restart "
+                       "left stale by a Fabric Manager restart without a GPU reset; but this NCCL is of the 2.26 series "
+                       "(its banner, or the WARN at nvls.cc:254), whose fault on a R535 driver failed the same way, and "
+                       "the source shows neither Fabric Manager nor the GPUs' fabric state", actual={"nvls": "refused"}, hint="check `journalctl -u nvidia-fabricmanager` for a restart "
                        "and `nvidia-smi -q` for each GPU's Fabric State; after a restart reset the GPUs or reboot; "
                        "NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile")
     nvls = serving_log.nvls_up() if serving_log is not None and judged.status == "unknown" else ()

@@ -271,6 +271,8 @@ _AR_REASONS = (
 
 # CUDA's refusal of NCCL's NVLS buffers (ServingLog.nvls_refused).
 _NVLS_REFUSED = re.compile(r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'invalid argument'")
+# NCCL 2.26's line of that refusal (ServingLog.nvls_refused_by_nccl_2_26).
+_NVLS_REFUSED_2_26 = re.compile(r"transport/nvls\.cc:254 NCCL WARN")
 
 
 @dataclass(frozen=True)
@@ -605,6 +607,17 @@ class ServingLog:
         on a R535 driver, fixed in 2.26.5 (pytorch/pytorch#150852): a known cause, not a proof of one.
         """
         return tuple(w for w in self.nccl_warnings if _NVLS_REFUSED.search(w))[:2]
+
+    def nvls_refused_by_nccl_2_26(self) -> bool:
+        """Whether the NCCL whose NVLS buffers CUDA refused (nvls_refused) is of the 2.26 series: its banner says so
+        (`NCCL version 2.26.2+cuda12.8`), or, without a banner, the WARN is at `transport/nvls.cc:254`, the line of
+        cuMulticastBindMem in NCCL 2.26.2 to 2.26.6 (NVIDIA/nccl's tags; 2.18.5 has it at 165, 2.21.5 at 158, 2.23.4
+        at 244). That series failed alike on a R535 driver (pytorch/pytorch#150852, corpus 378), a cause
+        other than the NVSwitch fabric that the log cannot rule out.
+        """
+        if self.nccl_version:
+            return self.nccl_version.startswith("2.26.")
+        return any(_NVLS_REFUSED_2_26.search(w) for w in self.nvls_refused())
 
     def shared_shm(self) -> tuple[str, ...]:
         """The lines that show every rank of vLLM's world opening one shared-memory segment, else ().

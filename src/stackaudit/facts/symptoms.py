@@ -30,6 +30,7 @@ from stackaudit.facts.sources import (
     DCGMI_DIAG,
     ENGINE_LOG,
     EVIDENCE_LINES,
+    NCCL_TESTS,
     NVIDIA_DAEMON_LOG,
     P2P_BANDWIDTH_TEST,
     RAY_LOG,
@@ -1048,6 +1049,18 @@ def symptoms_in_bandwidth_test(text: str) -> LogSymptoms:
     Input (tests/data/captures/1039, https://github.com/NVIDIA/nvbandwidth/issues/61)::
 
         [cudaErrorUnsupportedPtxVersion] the provided PTX was compiled with an unsupported toolchain. in expression
+    """
+    return _from_text(text)
+
+
+@parser(NCCL_TESTS, feeds="log_symptoms", kind=LogSymptoms, rank=29)
+def symptoms_in_nccl_tests(text: str) -> LogSymptoms:
+    """Symptom lines of pasted nccl-tests output: its own `Test CUDA failure` lines carry the CUDA error's words.
+
+    Input (tests/data/captures/1370, https://github.com/NVIDIA/nccl-tests/issues/338)::
+
+        # Using devices
+        gpu: Test CUDA failure common.cu:1030 'system not yet initialized'
     """
     return _from_text(text)
 
