@@ -81,6 +81,8 @@ def test_a_driver_container_that_cannot_resolve_the_kernel_proves_no_module_for_
     assert isinstance(symptoms, LogSymptoms)
     assert [h.symptom.name for h in symptoms.proving("KVER-NVIDIA-KERNEL-COMBOS")] == ["driver-ctr-kernel-unresolved"]
     assert run_checks(host, ["KVER-NVIDIA-KERNEL-COMBOS"])["KVER-NVIDIA-KERNEL-COMBOS"].status == "issue"
+    # The container exits without a driver on the node (the restart loop a pod listing shows): no pod gets a GPU.
+    assert run_checks(host, ["CTR-GPU-ACCESS"])["CTR-GPU-ACCESS"].status == "issue"
 
 
 def test_a_package_cache_the_pod_could_not_fetch_is_no_kernel_fault() -> None:

@@ -560,6 +560,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
         unless=re.compile(r"Temporary failure resolving|Could not resolve host|Failed to fetch\b.*(?:resolv|connect)"),
         own_fix="Update the node to its distribution's current kernel, or give the driver container this kernel's "
                 "packages (an archive repository through the operator's driver.repoConfig) or a precompiled driver"),
+    # The same line is the driver container's last word before it exits (its script cleans up and exits 1, so the pod
+    # restarts in a loop, as a listing's CrashLoopBackOff shows, facts/k8s_pods.failing_provider): the node's driver
+    # is not loaded, whatever the cause, so no pod on it is given a GPU.
+    Symptom("driver-ctr-exits-unresolved", re.compile(r"\bCould not resolve Linux kernel version\b"),
+        "CTR-GPU-ACCESS", "high", GPU_OPERATOR_OLD_KERNELS,
+        "the GPU operator's driver container stops before it installs the driver (it exits and restarts in a loop), "
+        "so the node's NVIDIA driver is not loaded and no pod on it is given a GPU",
+        own_fix="Make the driver container install the driver (its KVER-NVIDIA-KERNEL-COMBOS finding says how); "
+                "the GPU pods then start"),
     # The open nvidia.ko refuses a GPU it does not drive: a GeForce / workstation GPU before R560 without
     # NVreg_OpenRmEnableUnsupportedGpus=1 (RmInitAdapter then fails), a GPU without GSP (before Turing).
     Symptom("open-module-not-datacenter", re.compile(r"Open nvidia\.ko is only ready for use on Data Center GPUs"),
