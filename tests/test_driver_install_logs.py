@@ -1,5 +1,6 @@
 """What an NVIDIA driver install says on its own: the installer's failed load of nvidia.ko (a log symptom of
-KVER-NVIDIA-KERNEL-COMBOS) and a GPU operator driver container's banner (the node's kernel, the driver it installs).
+KVER-NVIDIA-KERNEL-COMBOS), a GPU operator driver container that finds no packages for the running kernel (another),
+and its banner (the node's kernel, the driver it installs).
 
 Real pastes are verbatim (trailing blanks of a console copy dropped), each under the public thread it comes from;
 modelled inputs are marked so.
@@ -54,6 +55,44 @@ def test_an_install_that_loaded_proves_nothing() -> None:
     text = ("WARNING: The nvidia-drm module will not be installed. As a result, DRM-KMS will not function with this "
             "installation of the NVIDIA driver.\n-> Kernel module compilation complete.\n"
             "-> Kernel module load check succeeded.\n")
+    symptoms = fact(pasted(text), "log_symptoms")
+    assert not isinstance(symptoms, LogSymptoms) or not symptoms.proving("KVER-NVIDIA-KERNEL-COMBOS")
+
+
+# --- The GPU operator driver container: "Could not resolve Linux kernel version" -----------------------------------
+
+UNRESOLVED = [
+    # https://github.com/NVIDIA/gpu-operator/issues/155 (corpus 1364): CentOS 7.8 on 7.5's 3.10.0-862 kernel.
+    body("1364"),
+    # Modelled on https://github.com/NVIDIA/gpu-operator/issues/526 (GKE 5.15.0-1028-gke on Ubuntu 22.04): the
+    # Ubuntu container's run, its banner and the failed look-up.
+    "========== NVIDIA Software Installer ==========\n\n"
+    "Starting installation of NVIDIA driver version 525.105.17 for Linux kernel version 5.15.0-1028-gke\n\n"
+    "Stopping NVIDIA persistence daemon...\nUnloading NVIDIA driver kernel modules...\n"
+    "Unmounting NVIDIA driver rootfs...\nChecking NVIDIA driver packages...\nUpdating the package cache...\n"
+    "Resolving Linux kernel version...\nCould not resolve Linux kernel version\n",
+]
+
+
+@pytest.mark.parametrize("text", UNRESOLVED)
+def test_a_driver_container_that_cannot_resolve_the_kernel_proves_no_module_for_it(text: str) -> None:
+    host = pasted(text)
+    symptoms = fact(host, "log_symptoms")
+    assert isinstance(symptoms, LogSymptoms)
+    assert [h.symptom.name for h in symptoms.proving("KVER-NVIDIA-KERNEL-COMBOS")] == ["driver-ctr-kernel-unresolved"]
+    assert run_checks(host, ["KVER-NVIDIA-KERNEL-COMBOS"])["KVER-NVIDIA-KERNEL-COMBOS"].status == "issue"
+    # The container exits without a driver on the node (the restart loop a pod listing shows): no pod gets a GPU.
+    assert run_checks(host, ["CTR-GPU-ACCESS"])["CTR-GPU-ACCESS"].status == "issue"
+
+
+def test_a_package_cache_the_pod_could_not_fetch_is_no_kernel_fault() -> None:
+    # Modelled on a driver container whose pod had no DNS: apt could not fetch, then the same look-up failed.
+    text = ("========== NVIDIA Software Installer ==========\n\n"
+            "Starting installation of NVIDIA driver version 580.95.05 for Linux kernel version 5.15.0-153-generic\n\n"
+            "Stopping NVIDIA persistence daemon...\nUnloading NVIDIA driver kernel modules...\n"
+            "Checking NVIDIA driver packages...\nUpdating the package cache...\n"
+            "W: Failed to fetch http://archive.ubuntu.com/ubuntu/dists/jammy/InRelease  Temporary failure resolving "
+            "'archive.ubuntu.com'\nResolving Linux kernel version...\nCould not resolve Linux kernel version\n")
     symptoms = fact(pasted(text), "log_symptoms")
     assert not isinstance(symptoms, LogSymptoms) or not symptoms.proving("KVER-NVIDIA-KERNEL-COMBOS")
 

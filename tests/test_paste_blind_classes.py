@@ -159,6 +159,34 @@ def test_text_after_the_inline_span_is_not_an_argument() -> None:
     assert run.argv == ("--enforce-eager",)
 
 
+# A command a bug report sets in Markdown bold, the whole line wrapped in `**`.
+DOCKER_RUN_BOLD = [
+    # https://github.com/huggingface/text-generation-inference/issues/904 (corpus 1354): the template's bold lines.
+    ("I launch:\n**model=meta-llama/Llama-2-7b-chat-hf**\n\n**docker run --gpus all --shm-size 1g -p 8080:80 -v "
+     "$volume:/data ghcr.io/huggingface/text-generation-inference:1.0.1 --model-id $model**\n\n**and I have this "
+     "error**\n**docker: Error response from daemon: could not select device driver \"\" with capabilities: "
+     "[[gpu]].\n", "ghcr.io/huggingface/text-generation-inference:1.0.1", 2**30),
+    # Modelled on a README's bold run line (`**docker run --gpus all -p 8888:8888 IMAGE**`): no --shm-size.
+    ("Run the docker image:\n\n**docker run --gpus all -p 8888:8888 vijaydevmasters/mario:best**\n",
+     "vijaydevmasters/mario:best", None),
+]
+
+
+@pytest.mark.parametrize(("text", "image", "shm"), DOCKER_RUN_BOLD)
+def test_a_docker_run_set_in_bold_is_read_without_its_marks(text: str, image: str, shm: int | None) -> None:
+    from corpus import fact
+
+    assert "docker run" in _recognised(text)
+    [container] = fact(_host(text), "docker_containers").containers
+    assert (container.image, container.shm_size) == (image, shm)
+    assert not any("*" in a for a in container.argv)  # the closing marks are not an argument
+
+
+def test_tgi_run_in_bold_with_shm_size_1g_is_ok_for_shm() -> None:
+    # Corpus 1354: --shm-size 1g meets TGI's documented 1g; without the bold run line the check could not read it.
+    assert _status(DOCKER_RUN_BOLD[0][0], "CTR-SHM-SIZE") == "ok"
+
+
 def test_a_docker_run_that_elides_its_image_is_advice_not_a_run() -> None:
     # https://github.com/hustvl/SparseInst/pull/69: a suggestion, its image elided.
     text = ("NOTE: use extended shared memory size when running the container, e.g. "

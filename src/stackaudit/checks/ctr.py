@@ -979,7 +979,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     logs`, facts/container.STATED_CONTAINER_WORDS) proves the issue on its own, quoted, over a GPU request shown above
     it.
     The stale CDI spec's "failed to stat CDI host device" and the GPU Operator's `nvidia-container-cli.real` hook
-    failure are such lines too.
+    failure are such lines too, and so is a GPU operator driver container's `Could not resolve Linux kernel version`:
+    the container exits before it installs the node's driver (a restart loop), so no pod on the node gets a GPU.
     So is NVML's "Driver/library version mismatch" in a container the source shows: the image's own driver libraries
     shadow the host's (on a bare host the same line is a driver updated without a reboot, another fault).
     A piece of a pod spec without its image is the engine's container where its args set TP x PP (`--tensor-parallel-size`)

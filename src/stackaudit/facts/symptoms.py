@@ -74,6 +74,9 @@ ROCM_MULTI_GPU_FAQ = ("https://rocm.docs.amd.com/projects/install-on-linux/en/la
 KERNEL_OPEN_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
 # nvidia-installer (kernel.c) after it built the module: the kernel would not load it.
 NVIDIA_INSTALLER_SOURCE = "https://github.com/NVIDIA/nvidia-installer/blob/main/kernel.c"
+# The GPU operator's driver container on a node whose running kernel's packages its repositories no longer hold.
+GPU_OPERATOR_OLD_KERNELS = ("https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"
+                            "install-gpu-operator-outdated-kernels.html")
 # Where the open driver prints its GSP boot failures (RmInitAdapter in osinit.c, _kgspBootGspRm in kernel_gsp.c).
 GSP_BOOT_SOURCE = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/nvidia/arch/nvalloc/unix/src/osinit.c"
 # The driver's status codes and their words (`NV_ERR_RESET_REQUIRED` "Reset required", `NV_ERR_GPU_IS_LOST`).
@@ -545,6 +548,28 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the NVIDIA installer built nvidia.ko but the running kernel would not load it: no working NVIDIA module "
         "for this kernel, so no GPU (the installer's log names the cause: kernel sources or gcc not the running "
         "kernel's, nouveau holding the GPU, or a GPU this release does not support)"),
+    # The GPU operator's driver container looks the running kernel up among its distribution's kernel-headers packages
+    # (`_resolve_kernel_version` in NVIDIA/gpu-driver-container's nvidia-driver) and stops where none matches: a kernel
+    # older than the repositories hold (CentOS 7.8 on 7.5's 3.10.0-862, corpus 1364; gpu-operator#155, #205) or a cloud
+    # vendor's (GKE, Azure: gpu-operator#526). No driver gets built for this kernel. A package cache the pod could not
+    # fetch (its DNS failing) ends in the same line: then the network, not the kernel, is the cause.
+    Symptom("driver-ctr-kernel-unresolved", re.compile(r"\bCould not resolve Linux kernel version\b"),
+        "KVER-NVIDIA-KERNEL-COMBOS", "high", GPU_OPERATOR_OLD_KERNELS,
+        "the GPU operator's driver container found no kernel packages (kernel-headers) for the node's running kernel in "
+        "its repositories (an outdated or a vendor's kernel), so it builds no NVIDIA module for this kernel and the node "
+        "gets no GPU driver",
+        unless=re.compile(r"Temporary failure resolving|Could not resolve host|Failed to fetch\b.*(?:resolv|connect)"),
+        own_fix="Update the node to its distribution's current kernel, or give the driver container this kernel's "
+                "packages (an archive repository through the operator's driver.repoConfig) or a precompiled driver"),
+    # The same line is the driver container's last word before it exits (its script cleans up and exits 1, so the pod
+    # restarts in a loop, as a listing's CrashLoopBackOff shows, facts/k8s_pods.failing_provider): the node's driver
+    # is not loaded, whatever the cause, so no pod on it is given a GPU.
+    Symptom("driver-ctr-exits-unresolved", re.compile(r"\bCould not resolve Linux kernel version\b"),
+        "CTR-GPU-ACCESS", "high", GPU_OPERATOR_OLD_KERNELS,
+        "the GPU operator's driver container stops before it installs the driver (it exits and restarts in a loop), "
+        "so the node's NVIDIA driver is not loaded and no pod on it is given a GPU",
+        own_fix="Make the driver container install the driver (its KVER-NVIDIA-KERNEL-COMBOS finding says how); "
+                "the GPU pods then start"),
     # The open nvidia.ko refuses a GPU it does not drive: a GeForce / workstation GPU before R560 without
     # NVreg_OpenRmEnableUnsupportedGpus=1 (RmInitAdapter then fails), a GPU without GSP (before Turing).
     Symptom("open-module-not-datacenter", re.compile(r"Open nvidia\.ko is only ready for use on Data Center GPUs"),
@@ -971,7 +996,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802", " 802", "(802",
-           "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected",
+           "Unable to load the kernel module", "resolve Linux kernel version", "Open nvidia.ko", "not supported by open", "as WSL is detected",
            "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
            "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",

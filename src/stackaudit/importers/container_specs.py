@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 
-from stackaudit.facts._parse import ParseError, continued, join_continued
+from stackaudit.facts._parse import ParseError, continued, join_continued, stated_line
 from stackaudit.facts.container_specs import (
     COMPOSE_PIECE_MARK,
     DOCKER_RUN_START,
@@ -79,12 +79,19 @@ def _spec(kind: str, start: int, end: int, doc: str, text: str, whole: bool = Fa
 def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
-        if ("docker" not in line and "podman" not in line) or not DOCKER_RUN_START.search(line):
+        if "docker" not in line and "podman" not in line:
+            continue
+        # A command a bug report's Markdown sets in bold (`**docker run --gpus all ... --model-id $model**`, corpus
+        # 1354): read without its marks, as a hardware summary's bold value is (_parse.stated_line).
+        bold = line.lstrip().startswith("**") and not continued(line)
+        if bold:
+            line = stated_line(line)
+        if not DOCKER_RUN_START.search(line):
             continue
         end = i + 1
-        while continued(lines[end - 1]) and end < len(lines) and end - i < 200:
+        while not bold and continued(lines[end - 1]) and end < len(lines) and end - i < 200:
             end += 1
-        text = "\n".join(lines[i:end])
+        text = line if bold else "\n".join(lines[i:end])
         try:
             parse_docker_run(join_continued(text))
         except ParseError:
