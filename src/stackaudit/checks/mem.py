@@ -507,7 +507,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     share (at most 3 GiB, under a tenth of the GPU) where the engine did not refuse to start for it is not an issue
     (whoever holds it, the engine keeps over nine tenths of the GPU); more, or any held memory vLLM refused to start
     for, is reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
-    avail mem=` lines give the free memory without the total: they are reported, not judged.
+    avail mem=` lines give the free memory without the total: they are reported, not judged. ollama's debug log
+    reads each GPU again as it schedules a model (`updating cuda memory data`, `now.total=` and `now.free=`); where
+    more than 768 MiB came free since its previous reading (`before.free=`), that was its own unloaded runner's
+    memory: not an issue once what is left in use is at most 768 MiB.
 
     Without either, llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal; ollama's own
     `layers.model=M layers.offload=N`) is reported, not judged: it found room for only N layers, because the card is
@@ -758,6 +761,13 @@ def _shared_at_start(memory: EngineGpuMemory) -> Outcome:
                        + " when the engine started: a desktop or another program, whose is not in the source",
                        hint="paste `nvidia-smi` (its process table)", actual=actual)
     most = max(g.held_mib or 0.0 for g in memory.gpus) / 1024
+    if freed := [g for g in memory.gpus if (g.freed_mib or 0.0) > _HELD_AT_START_MIB]:
+        judged = not_an_issue(
+            "memory was held earlier on " + ", ".join(f"{g.gpu} ({(g.freed_mib or 0.0) / 1024:.1f} GiB)" for g in freed)
+            + " and came free as the engine unloaded its own runner (its previous reading against this one); now at "
+            f"most {most:.1f} GiB of each GPU is in use (the driver's reserve): no other program holds the GPU",
+            actual=actual, evidence=[g.line for g in freed][:4])
+        return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
     judged = ok(f"nothing else held memory when the engine started: at most {most:.1f} GiB of each GPU was in use "
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])
