@@ -25,6 +25,7 @@ from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     GGML_TITLE,
+    OLLAMA_TITLE,
     GGML_USING_TITLE,
     NCCL_TESTS_TITLE,
     P2P_TEST_TITLE,
@@ -233,7 +234,9 @@ def _no_mig(gpu: GpuInfo) -> str:
 # instances, and names an instance after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`, with the slice's memory):
 # a GPU such a list names by its product alone is one CUDA runs on whole, so its MIG mode is off. `nvidia-smi -L` and
 # vLLM's collect_env (which prints `nvidia-smi -L`) name a MIG-enabled GPU by its product too: not in this list.
-CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE)
+# ollama's discovery names each device through the driver API (cuDeviceGetName, with the device's GPU- or MIG- UUID
+# and its memory): a MIG instance after its slice, so its lines (OLLAMA_TITLE) are one such list.
+CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, OLLAMA_TITLE)
 _MIG_DEVICE_NAME = re.compile(r"\bMIG\b")
 
 
@@ -327,7 +330,8 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     Where neither NVML nor nvidia-smi is in the source, the GPU models other listings name (a CUDA program's device
     list, collect_env, ollama's log: the `gpus` fact) decide the same way: not applicable over the GPUs they show when
     none of those models has MIG (the engine's subject rule, facts/applicability.SUBJECTS). A CUDA program's own
-    device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines) that names each GPU of
+    device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines, ollama's discovery and
+    its debug log's `updating cuda memory data` lines, named through the driver API) that names each GPU of
     a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG
     instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
