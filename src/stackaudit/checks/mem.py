@@ -25,9 +25,9 @@ from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     GGML_TITLE,
-    OLLAMA_TITLE,
     GGML_USING_TITLE,
     NCCL_TESTS_TITLE,
+    OLLAMA_TITLE,
     P2P_TEST_TITLE,
     EngineGpuMemory,
     FreeAtStart,
