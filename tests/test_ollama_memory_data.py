@@ -44,3 +44,22 @@ def test_a_mig_slice_named_by_ollama_is_not_a_whole_gpu(tmp_path: Path) -> None:
             'before.total="9.5 GiB" before.free="9.3 GiB" now.total="9.5 GiB" now.free="9.3 GiB" now.used="200.0 MiB"\n')
     result = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
     assert result.status != "ok", result.message
+
+
+def test_cuda_11_driver_under_a_log_dated_before_ollama_dropped_v11_is_ok() -> None:
+    # Corpus 1353: `CUDA driver version: 11.4`, its log dated 2024-07-31: that release shipped its CUDA v11 runner.
+    result = capture_checks("1353", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "2024-07-31" in result.message
+
+
+def test_cuda_11_driver_under_a_log_dated_after_ollama_dropped_v11_is_not_judged(tmp_path: Path) -> None:
+    # Modelled on corpus 1353's lines (its `runner released` line dates the log), dated either side of the day ollama
+    # first dropped its v11 runner (2025-05-05).
+    released = ('time=2024-07-31T15:27:42.353+08:00 level=DEBUG source=sched.go:368 msg="runner released" '
+                'modelPath=/root/.ollama/models/blobs/sha256-43f7a214e5329f672bb05404cfba1913cbb70fdaa1a17497224e19\n')
+    text = released + "CUDA driver version: 11.4\n" + RELEASED
+    before = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert before.status == "ok", before.message
+    after = paste_checks(tmp_path, text.replace("2024-07-31", "2025-07-31"), "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert after.status != "ok", after.message
