@@ -489,7 +489,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     has_torch = python_env is not None and any(env.torch_cuda for env in python_env.environments)
     if ollama_cuda is not None and not has_torch:
         # A verdict over the GPUs ollama's discovery lines show (the engine adds the host's count where known).
-        return over_subjects(_ollama_runner(ollama_cuda), [f"GPU {i}" for i in range(len(ollama_cuda.gpus))],
+        return over_subjects(_ollama_runner(ollama_cuda, log_date), [f"GPU {i}" for i in range(len(ollama_cuda.gpus))],
                              ollama_cuda.device_count, ask="journalctl -u ollama")
     if driver is None and not has_torch and serving_log is not None and serving_log.nccl_cuda and serving_log.driver_cuda:
         return _nccl_runtime(serving_log)
@@ -879,6 +879,9 @@ OLLAMA_RUNNER_BY_DRIVER = (12, 1)
 # From 0.9.3 ollama ships no CUDA v11 runner (a maintainer in ollama#11220; PR 12000: "we support v12.1 or newer (531
 # Feb 2023)"): under a driver for CUDA 12.0 or older it loads no CUDA runner and serves from the CPU (ollama#12770).
 OLLAMA_WITHOUT_V11 = (0, 9, 3)
+# The day ollama first dropped its CUDA v11 runner (ollama PR 10569, 2025-05-05; reverted in 10692, dropped again in
+# 0.9.3): a run a pasted log dates before it ran a release that shipped v11.
+OLLAMA_V11_DROPPED = "2025-05-05"
 _RELEASE_TAG = re.compile(r":v?(\d+\.\d+\.\d+)\b[^/:]*$")  # an image's tag that names a release (`:0.9.3`)
 
 
@@ -912,10 +915,12 @@ def _ollama_image(shown: tuple[str, str], driver: str, driver_cuda: str | None) 
                  "from the CPU", actual=actual, expected="driver 531 or newer (CUDA 12.1)")
 
 
-def _ollama_runner(o: OllamaCuda) -> Outcome:
+def _ollama_runner(o: OllamaCuda, log_date: LogDate | None = None) -> Outcome:
     """DRV-CUDA-COMPAT from ollama's own discovery: the CUDA the driver supports beside the CUDA runner ollama chose
     (`variant=v12`), else the one it ships (`Dynamic LLM libraries [cuda_v11 ...]`). ollama's discovery reached the
-    GPUs through the driver, so the question left is the runner's CUDA major against the driver's."""
+    GPUs through the driver, so the question left is the runner's CUDA major against the driver's. Where neither is
+    shown, a driver for CUDA 11.x under a log dated before ollama first dropped v11 (OLLAMA_V11_DROPPED) runs the
+    v11 runner that release shipped and picked."""
     runners = o.chosen or o.shipped
     driver_major = release(o.driver_cuda)[0]
     said = f"the driver supports CUDA {o.driver_cuda} (ollama's discovery: driver={o.driver_cuda})"
@@ -925,6 +930,11 @@ def _ollama_runner(o: OllamaCuda) -> Outcome:
         return ok(f"{said}: ollama picks its CUDA runner from the driver's CUDA (v12 below a CUDA 13 driver, v13 from "
                   "it; discover's cudaVariant), so the runner it loads is one this driver runs", actual=actual,
                   evidence=list(o.lines))
+    if not runners and driver_major == 11 and log_date is not None and log_date.day < OLLAMA_V11_DROPPED:
+        return ok(f"{said}; the log dates the run {log_date.day}, before {OLLAMA_V11_DROPPED}, when every ollama "
+                  "release still shipped its CUDA v11 runner (built with CUDA 11.3), which it picks below a CUDA 12.1 "
+                  "driver: the same CUDA major, which minor-version compatibility runs", actual=actual,
+                  evidence=[*o.lines, log_date.line][:4])
     if not runners:
         return unknown(f"{said}; which CUDA runner ollama loads is not in the lines shown",
                        hint="paste ollama's start-up log from its `Dynamic LLM libraries` line", actual=actual)

@@ -27,6 +27,7 @@ from stackaudit.facts.gpus import (
     GGML_TITLE,
     GGML_USING_TITLE,
     NCCL_TESTS_TITLE,
+    OLLAMA_TITLE,
     P2P_TEST_TITLE,
     EngineGpuMemory,
     FreeAtStart,
@@ -233,7 +234,9 @@ def _no_mig(gpu: GpuInfo) -> str:
 # instances, and names an instance after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`, with the slice's memory):
 # a GPU such a list names by its product alone is one CUDA runs on whole, so its MIG mode is off. `nvidia-smi -L` and
 # vLLM's collect_env (which prints `nvidia-smi -L`) name a MIG-enabled GPU by its product too: not in this list.
-CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE)
+# ollama's discovery names each device through the driver API (cuDeviceGetName, with the device's GPU- or MIG- UUID
+# and its memory): a MIG instance after its slice, so its lines (OLLAMA_TITLE) are one such list.
+CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, OLLAMA_TITLE)
 _MIG_DEVICE_NAME = re.compile(r"\bMIG\b")
 
 
@@ -327,7 +330,8 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     Where neither NVML nor nvidia-smi is in the source, the GPU models other listings name (a CUDA program's device
     list, collect_env, ollama's log: the `gpus` fact) decide the same way: not applicable over the GPUs they show when
     none of those models has MIG (the engine's subject rule, facts/applicability.SUBJECTS). A CUDA program's own
-    device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines) that names each GPU of
+    device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines, ollama's discovery and
+    its debug log's `updating cuda memory data` lines, named through the driver API) that names each GPU of
     a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG
     instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
@@ -507,7 +511,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     share (at most 3 GiB, under a tenth of the GPU) where the engine did not refuse to start for it is not an issue
     (whoever holds it, the engine keeps over nine tenths of the GPU); more, or any held memory vLLM refused to start
     for, is reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
-    avail mem=` lines give the free memory without the total: they are reported, not judged.
+    avail mem=` lines give the free memory without the total: they are reported, not judged. ollama's debug log
+    reads each GPU again as it schedules a model (`updating cuda memory data`, `now.total=` and `now.free=`); where
+    more than 768 MiB came free since its previous reading (`before.free=`), that was its own unloaded runner's
+    memory: not an issue once what is left in use is at most 768 MiB.
 
     Without either, llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal; ollama's own
     `layers.model=M layers.offload=N`) is reported, not judged: it found room for only N layers, because the card is
@@ -758,6 +765,13 @@ def _shared_at_start(memory: EngineGpuMemory) -> Outcome:
                        + " when the engine started: a desktop or another program, whose is not in the source",
                        hint="paste `nvidia-smi` (its process table)", actual=actual)
     most = max(g.held_mib or 0.0 for g in memory.gpus) / 1024
+    if freed := [g for g in memory.gpus if (g.freed_mib or 0.0) > _HELD_AT_START_MIB]:
+        judged = not_an_issue(
+            "memory was held earlier on " + ", ".join(f"{g.gpu} ({(g.freed_mib or 0.0) / 1024:.1f} GiB)" for g in freed)
+            + " and came free as the engine unloaded its own runner (its previous reading against this one); now at "
+            f"most {most:.1f} GiB of each GPU is in use (the driver's reserve): no other program holds the GPU",
+            actual=actual, evidence=[g.line for g in freed][:4])
+        return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
     judged = ok(f"nothing else held memory when the engine started: at most {most:.1f} GiB of each GPU was in use "
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])

@@ -754,19 +754,26 @@ def gpus_from_dcgmi_diag(text: str) -> GpuInventory:
 # `msg="inference compute" id=GPU-… library=cuda [variant=v12] compute=6.1 driver=12.2 name="NVIDIA …"`;
 # `library=rocm` names an AMD GPU and `library=cpu` no GPU at all.
 _OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+) library=cuda\b.*? name="([^"]+)"')
+# With OLLAMA_DEBUG, its reading of each GPU's free memory as it schedules a model (discover/gpu.go, the driver API's
+# cuDeviceGetName and cuMemGetInfo): `msg="updating cuda memory data" gpu=GPU-… name="NVIDIA A40-8Q" overhead="0 B"
+# before.total="7.8 GiB" before.free="2.0 GiB" now.total="7.8 GiB" now.free="7.5 GiB" now.used="385.8 MiB"`.
+_OLLAMA_MEMORY_DATA = re.compile(r'msg="updating cuda memory data" gpu=(\S+) name="([^"]+)"')
+_OLLAMA_NOW = re.compile(r'\bbefore\.free="(?P<before>[\d.]+) (?P<bu>[MG]iB)" now\.total="(?P<total>[\d.]+) (?P<tu>[MG]iB)" '
+                         r'now\.free="(?P<free>[\d.]+) (?P<fu>[MG]iB)" now\.used=')
 
 
 def parse_ollama_gpus(text: str) -> GpuInventory:
-    """The NVIDIA GPUs ollama's `inference compute` lines name, one per GPU UUID, in the order printed.
+    """The NVIDIA GPUs ollama's `inference compute` lines name (else its debug log's `updating cuda memory data`
+    lines), one per GPU UUID, in the order printed.
 
     ollama prints one line per GPU it found at each start; a pasted excerpt may leave GPUs out, so
     its count is a lower bound. The index is the order printed, as collect_env's is.
     """
     names: dict[str, str] = {}
-    for m in _OLLAMA_GPU.finditer(text):
+    for m in (*_OLLAMA_GPU.finditer(text), *_OLLAMA_MEMORY_DATA.finditer(text)):
         names.setdefault(m.group(1), m.group(2))
     if not names:
-        raise ParseError('no ollama `msg="inference compute" ... library=cuda` line')
+        raise ParseError('no ollama `msg="inference compute" ... library=cuda` or `updating cuda memory data` line')
     records = tuple(GpuRecord(i, "", name, None, (OLLAMA_TITLE,)) for i, name in enumerate(names.values()))
     return GpuInventory(gpus=records, counts=((OLLAMA_TITLE, len(records)),),
                         partial=((OLLAMA_TITLE, "pasted lines of ollama's log may leave GPUs out"),))
@@ -834,6 +841,9 @@ class FreeAtStart:
     line: str
     own_mib: float | None = None  # what the engine had taken itself before this reading (SGLang's distributed init)
     refused: bool = False  # the engine refused to start for want of this memory (vLLM's `on startup is less than`)
+    # What came free since the engine's previous reading (ollama's `before.free` to `now.free`, read as it waits for
+    # the memory of a runner it unloaded): its own memory, released; None where the line gives one reading.
+    freed_mib: float | None = None
 
     @property
     def held_mib(self) -> float | None:
@@ -867,12 +877,21 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
         May 27 12:33:01 test-server ollama[233489]: time=2024-05-27T12:33:01.069Z level=INFO source=types.go:71 msg="inference compute" id=GPU-d340a9a6-dd55-c0cc-2a5c-6400aa90cbef library=cuda compute=6.1 driver=12.2 name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
     """
     seen: dict[str, FreeAtStart] = {}
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
         gpu, memory = _OLLAMA_GPU.search(line), _OLLAMA_MEMORY.search(line)
-        if gpu is None or memory is None or gpu.group(1) in seen:
+        if gpu is not None and memory is not None and gpu.group(1) not in seen:
+            seen[gpu.group(1)] = FreeAtStart(f"GPU {len(seen)} ({gpu.group(2)})", _mib(memory["total"], memory["tu"]),
+                                             _mib(memory["free"], memory["fu"]), line.strip())
+        data = _OLLAMA_MEMORY_DATA.search(line)
+        # The readings may sit on the next line where the paste broke the line inside `before.total`.
+        now = _OLLAMA_NOW.search(line) or (_OLLAMA_NOW.search(lines[i + 1]) if data and i + 1 < len(lines)
+                                           and not _OLLAMA_NOW.search(line) else None)
+        if data is None or now is None or data.group(1) in seen:
             continue
-        seen[gpu.group(1)] = FreeAtStart(f"GPU {len(seen)} ({gpu.group(2)})", _mib(memory["total"], memory["tu"]),
-                                         _mib(memory["free"], memory["fu"]), line.strip())
+        free, before = _mib(now["free"], now["fu"]), _mib(now["before"], now["bu"])
+        seen[data.group(1)] = FreeAtStart(f"GPU {len(seen)} ({data.group(2)})", _mib(now["total"], now["tu"]), free,
+                                          line.strip(), freed_mib=max(free - before, 0.0))
     if not seen:
         raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line')
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
@@ -1399,6 +1418,8 @@ def ollama_cuda_from_log(text: str) -> OllamaCuda:
         probed, probed_gpu = _OLLAMA_PROBE_DRIVER.search(line), _OLLAMA_PROBE_GPU.search(line)
         if probed_gpu:
             gpus.append(probed_gpu.group(1))
+        if data := _OLLAMA_MEMORY_DATA.search(line):
+            gpus.append(data.group(1))
         if probed:
             probe_drivers.append(probed.group(1))
             lines.append(line.strip())

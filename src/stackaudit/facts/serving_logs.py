@@ -130,9 +130,10 @@ GGML_LOG_LINE = re.compile(
 # Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
 # (`msg="inference compute"`, OLLAMA_DISCOVERY) stay the evidence reader's (importers/evidence.py).
 OLLAMA_LINE = re.compile(r"\btime=\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) level=[A-Z]+ source=[\w.-]+\.go:\d+ msg=")
-# The messages of ollama's GPU discovery; the evidence reader takes the lines that carry them.
+# The messages of ollama's GPU discovery (and its debug log's reading of each GPU's memory); the evidence reader
+# takes the lines that carry them.
 OLLAMA_DISCOVERY_MSGS = (r'inference compute"|looking for compatible GPUs|no compatible GPUs were discovered|'
-                         r'Dynamic LLM libraries \[')
+                         r'Dynamic LLM libraries \[|updating cuda memory data" gpu=')
 OLLAMA_DISCOVERY = re.compile(rf'msg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs")')
 # ollama's placement (llm/memory.go, `msg="offload to cuda"` or `msg=offload library=cuda`): the layers it put on
 # the GPUs of the model's layers, `layers.model=33 layers.offload=12`.
