@@ -20,7 +20,14 @@ from collections.abc import Iterator
 
 from stackaudit.facts._parse import NVSMI_GPU_LINE
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
-from stackaudit.facts.nvidia_smi import NO_HANDLE, NVML_FAILED, QUERY_FIELDS, TABLE_HEADER, process_row
+from stackaudit.facts.nvidia_smi import (
+    NO_DEVICES,
+    NO_HANDLE,
+    NVML_FAILED,
+    QUERY_FIELDS,
+    TABLE_HEADER,
+    process_row,
+)
 from stackaudit.facts.sources import (
     EVIDENCE_LINES,
     NVSMI_LIST,
@@ -245,9 +252,11 @@ _NVML_LIBRARY_LINE = re.compile(r"^\s*NVML library version: \d+\.\d+(?:\.\d+)?\s
 
 
 @importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows), or its "
-          "line for a GPU it cannot open, or its one line where NVML cannot start, under the command or over its `NVML library "
-          "version` line, or a fragment of it: the header line alone, the Processes box, process rows",
-          needles=("|", "+", "device handle", "NVIDIA-SMI", "Failed to initialize NVML"), per_line=True)
+          "line for a GPU it cannot open, or its one line where NVML cannot start or finds no GPU (`No devices were "
+          "found`), under the command (or its prompt) or over its `NVML library version` line, or a fragment of it: "
+          "the header line alone, the Processes box, process rows",
+          needles=("|", "+", "device handle", "NVIDIA-SMI", "Failed to initialize NVML", "No devices were found"),
+          per_line=True)
 def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if NVML_FAILED.match(lines[i]) and i + 1 < len(lines) and _NVML_LIBRARY_LINE.match(lines[i + 1]):
@@ -257,10 +266,12 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
             yield Found("nvidia-smi", i, i + 2, applied_each(command_output_appended(TABLE_ARGV, text),
                                                              document_appended(EVIDENCE_LINES.name, text)), whole=True)
             continue
-        if i > 0 and NVML_FAILED.match(lines[i]) and _SMI_COMMAND.match(lines[i - 1]):
-            # The whole output of a run that could not start NVML: nvidia-smi's output, which shows no GPU
-            # (facts/nvidia_smi.parse_table says so), and a symptom where any pasted line of evidence goes
-            # (facts/symptoms.py).
+        if i > 0 and (NVML_FAILED.match(lines[i]) or NO_DEVICES.match(lines[i])) \
+                and _SMI_COMMAND.match(strip_prompt(lines[i - 1])):
+            # The whole output of a run that could not start NVML, or that found no GPU it could open (`No devices
+            # were found`), under the command, its shell prompt too (`# nvidia-smi`, `sh-5.1# nvidia-smi`):
+            # nvidia-smi's output, which shows no GPU (facts/nvidia_smi.parse_table says so), and a symptom where any
+            # pasted line of evidence goes (facts/symptoms.py).
             text = lines[i].strip() + "\n"
             yield Found("nvidia-smi", i - 1, i + 1, applied_each(command_output_appended(TABLE_ARGV, text),
                                                                  document_appended(EVIDENCE_LINES.name, text)))
