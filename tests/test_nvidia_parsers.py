@@ -319,3 +319,14 @@ def test_no_devices_were_found_under_a_prompt_is_nvidia_smis_output() -> None:
             parse_table(table)
     # Modelled: the line alone, with no command above it, is anyone's words: not read as nvidia-smi's.
     assert "nvidia-smi" not in [k for k, _, _ in recognise("No devices were found\n").recognised]
+
+
+def test_windows_gpu_rows_without_the_header_are_the_table() -> None:
+    """Two GPU rows copied out of `nvidia-smi -l 1` on Windows (corpus 1348): the persistence cell reads the driver
+    model (`WDDM`), as _ROW1 reads it; the rows are the table's, its GPU with its power cap and P-state."""
+    from corpus import body
+
+    result = recognise(body("1348"))
+    assert [(k, a) for k, a, _ in result.recognised] == [("nvidia-smi", 4)]
+    gpu = parse_table(result.record.commands[("nvidia-smi",)].stdout).gpus[0]
+    assert gpu.name == "NVIDIA GeForce RTX 3060" and gpu.driver_model == "WDDM" and gpu.pstate == "P3"

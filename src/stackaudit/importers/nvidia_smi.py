@@ -26,6 +26,7 @@ from stackaudit.facts.nvidia_smi import (
     NVML_FAILED,
     QUERY_FIELDS,
     TABLE_HEADER,
+    WINDOWS_DRIVER_MODELS,
     process_row,
 )
 from stackaudit.facts.sources import (
@@ -238,7 +239,10 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
 # --- the default table -------------------------------------------------------------------------
 
 _TABLE_LINE = re.compile(r"^\s*[|+]")
-_TABLE_SIGNS = re.compile(r"NVIDIA-SMI\s+\d|^\s*\|\s*\d+\s+.+\s(On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+# A GPU row's persistence cell is the driver model on Windows (`WDDM`, `TCC`), as facts/nvidia_smi.py's _ROW1 reads it:
+# corpus 1348's two rows, copied out of `nvidia-smi -l 1` without the header.
+_TABLE_SIGNS = re.compile(rf"NVIDIA-SMI\s+\d|^\s*\|\s*\d+\s+.+\s(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*"
+                          r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
 # A fragment of the table without its header or GPU rows (corpus 247, 764): the Processes box or a process row.
 _FRAGMENT_SIGNS = re.compile(r"^\s*\|\s*Processes:")
 # The header line alone, without the table's bars (corpus 247, 264, 298: copied into a report as the driver's version).
