@@ -404,3 +404,25 @@ def test_exclusive_process_in_a_paste_without_a_workload_is_conditional(tmp_path
     served = paste_checks(tmp_path, table + "\nvllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2\n",
                           "DRV-COMPUTE-MODE")["DRV-COMPUTE-MODE"]
     assert served.status == "issue", served.message
+
+
+def test_gsp_from_the_open_modules_refusal_follows_the_gpus_device_id() -> None:
+    """The open nvidia.ko's refusal of a GPU for want of a GSP names it by PCI device id: a Volta GPU has no GSP (not
+    applicable), a Hopper GPU has one the driver could not reach (issue)."""
+    from corpus import capture_checks, pasted
+
+    # Corpus 1367 (NVIDIA/open-gpu-kernel-modules#322): a Tesla V100-SXM2-32GB, 10de:1db5.
+    r = capture_checks("1367", "DRV-GSP-FIRMWARE")["DRV-GSP-FIRMWARE"]
+    assert r.status == "not-applicable" and "Volta" in r.message and "0000:af:00.0" in r.message, r.message
+    # Corpus 624 (NVIDIA/open-gpu-kernel-modules#587): an H100 PCIe, 10de:2331, in a confidential guest.
+    r = capture_checks("624", "DRV-GSP-FIRMWARE")["DRV-GSP-FIRMWARE"]
+    assert r.status == "issue" and "Hopper" in r.message, r.message
+    # Modelled: a device id the GPU table cannot place (above Turing's first) leaves it unknown, as before.
+    text = body_1367_with("10de:1db5", "10de:2f99")
+    assert run_checks(pasted(text), ["DRV-GSP-FIRMWARE"])["DRV-GSP-FIRMWARE"].status == "unknown"
+
+
+def body_1367_with(old: str, new: str) -> str:
+    from corpus import body
+
+    return body("1367").replace(old, new)

@@ -302,3 +302,31 @@ def test_linux_row_has_persistence_and_no_driver_model() -> None:
                        "| 56%   47C    P8             49W /  390W |   18505MiB /  24576MiB |      2%      Default |\n"
                        ).gpus
     assert g.driver_model is None and g.persistence is False
+
+
+def test_no_devices_were_found_under_a_prompt_is_nvidia_smis_output() -> None:
+    """nvidia-smi's one line where NVML counts no GPU it could open, under the command with its shell prompt (corpus
+    1366: `# nvidia-smi`; corpus 1148: `sh-5.1# nvidia-smi`), is its output and shows no GPU, as NVML's failure is."""
+    from corpus import body
+
+    for prefix, start in (("1366", 1), ("1148", 19)):
+        result = recognise(body(prefix))
+        spans = [(k, a) for k, a, _ in result.recognised]
+        assert ("nvidia-smi", start) in spans, (prefix, spans)
+        table = result.record.commands[("nvidia-smi",)].stdout
+        assert table.strip() == "No devices were found"
+        with pytest.raises(ParseError, match="found no GPU"):
+            parse_table(table)
+    # Modelled: the line alone, with no command above it, is anyone's words: not read as nvidia-smi's.
+    assert "nvidia-smi" not in [k for k, _, _ in recognise("No devices were found\n").recognised]
+
+
+def test_windows_gpu_rows_without_the_header_are_the_table() -> None:
+    """Two GPU rows copied out of `nvidia-smi -l 1` on Windows (corpus 1348): the persistence cell reads the driver
+    model (`WDDM`), as _ROW1 reads it; the rows are the table's, its GPU with its power cap and P-state."""
+    from corpus import body
+
+    result = recognise(body("1348"))
+    assert [(k, a) for k, a, _ in result.recognised] == [("nvidia-smi", 4)]
+    gpu = parse_table(result.record.commands[("nvidia-smi",)].stdout).gpus[0]
+    assert gpu.name == "NVIDIA GeForce RTX 3060" and gpu.driver_model == "WDDM" and gpu.pstate == "P3"

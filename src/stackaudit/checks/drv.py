@@ -1745,7 +1745,7 @@ _GSP_BOOT_FIX = advice("Reset the GPU (`nvidia-smi -r`) or power-cycle the host,
     sharpen=Sharpen("the GPU is not usable until it is reset and the driver initialises it again", _GSP_BOOT_FIX),
 )
 def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
-                 gsp_log: GspLog | None = None) -> Outcome:
+                 gsp_log: GspLog | None = None, gpu_events: GpuEvents | None = None) -> Outcome:
     """Reads: each GPU's `GSP Firmware Version` (NVML nvmlDeviceGetGspFirmwareVersion /
     `nvidia-smi -q`; a version = in use, `N/A` = not), `EnableGpuFirmware` in
     /proc/driver/nvidia/params, the module flavour; the log symptoms of facts/symptoms.py: a GSP boot
@@ -1775,8 +1775,43 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
     failure: the GPU's loss is DRV-XID's finding. An RPC that
     `_issueRpcAndWait` could not send with status 0x0F (NV_ERR_GPU_IS_LOST) is such a consequence too: the
     firmware of a GPU gone from the bus cannot answer (not an issue here).
+    Where no GPU's version is in the source, the open module's refusal of a GPU "because it does not include the
+    required GPU System Processor (GSP)" (GpuEvents.refused_open) names the GPU by its PCI device id: a GPU before
+    Turing has no GSP (not applicable; the refusal is DRV-OPEN-MODULE's finding), a Turing or later one has a GSP the
+    driver could not reach (issue, corpus 624: an H100 in a confidential guest); an id the GPU table cannot place
+    leaves it unknown.
     """
-    return _gsp_firmware(nvidia, nvidia_driver, gsp_log)
+    refused = _gsp_refused_by_open(gpu_events) if nvidia is None or not nvidia.gpus else None
+    return refused or _gsp_firmware(nvidia, nvidia_driver, gsp_log)
+
+
+def _gsp_refused_by_open(events: GpuEvents | None) -> Outcome | None:
+    """DRV-GSP-FIRMWARE from the GPUs the open nvidia.ko refused for want of a GSP, each placed by its PCI device id
+    (gputable.by_pci_device_id, else architecture_of's device-id bound); None where there is none or one's
+    architecture is unknown."""
+    if events is None or not events.refused_open:
+        return None
+    placed = []
+    for gpu in events.refused_open:
+        spec = by_pci_device_id(gpu.device_id)
+        name = (spec.nvidia_smi_names[0] if spec.nvidia_smi_names else spec.name) if spec is not None else ""
+        arch = architecture_of(spec.name if spec is not None else "", int(gpu.device_id, 16))
+        if not arch:
+            return None
+        placed.append((gpu, f"{name + ', ' if name else ''}{arch}, PCI ID 10de:{gpu.device_id}", arch))
+    bdfs = [gpu.bdf for gpu, _, _ in placed]
+    with_gsp = [(gpu, said, arch) for gpu, said, arch in placed if arch not in PRE_TURING]
+    if with_gsp:
+        gpu, said, arch = with_gsp[0]
+        return over_subjects(issue(
+            f"the open kernel module found no GSP on the GPU at {gpu.bdf} ({said}): a {arch} GPU has "
+            "one, so the driver could not reach its GSP firmware and did not initialise the GPU (the open module "
+            f"depends on GSP): '{gpu.line}'", actual="GSP not found", expected="a GSP firmware version",
+            subjects=[g.bdf for g, _, _ in with_gsp], evidence=[gpu.line]), bdfs, ask="nvidia-smi -q")
+    return over_subjects(not_applicable(
+        "no GSP before Turing: " + "; ".join(f"the GPU at {gpu.bdf} ({said})" for gpu, said, _ in placed)
+        + ", which the open kernel module refused for it (DRV-OPEN-MODULE's finding: only the proprietary module "
+        "drives it)"), bdfs, ask="nvidia-smi -q")
 
 
 def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None, gsp_log: GspLog | None) -> Outcome:

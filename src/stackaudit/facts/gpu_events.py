@@ -18,7 +18,8 @@ an Xid number, so each form is an event:
 Apart from the events: a GPU the loaded driver release refused at probe (`NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID:
 10de:2330)` / `installed in this system is not supported by the` / `NVIDIA 550.90.07 driver release.`, split over lines,
 `RefusedGpu`): the driver never bound it, which says what the release made of the GPU, and nothing of its flavour
-(the open module's own refusal says `not supported by open nvidia.ko`, facts/symptoms.py).
+(the open module's own refusal says `not supported by open nvidia.ko`, facts/symptoms.py). That refusal, for want of a
+GSP, is kept apart (`refused_open`): the module's own words that it found no GSP on the GPU its PCI device id names.
 
 Each Xid has a class (`xid_class`), from NVIDIA's Xid catalogue and its resolution buckets:
 lost (79 fell off the bus, 119/120 GSP timeout/error: the GPU does not answer until reset or
@@ -137,6 +138,8 @@ class GpuEvents(Sourced):
     # (`dmesg | grep NVRM`, the bug report's `journalctl -b -0` scan): an Xid would be among those lines.
     no_xid_listed_by: tuple[str, ...] = ()
     refused: tuple[RefusedGpu, ...] = ()  # GPUs the driver release refused at probe (module docstring)
+    # GPUs the open nvidia.ko refused at probe for want of a GSP (`release` ""): the module's words that the GPU has none
+    refused_open: tuple[RefusedGpu, ...] = ()
 
     @property
     def xids(self) -> tuple[GpuEvent, ...]:
@@ -211,6 +214,7 @@ class GpuEvents(Sourced):
                    tuple(dict.fromkeys(c for p in parts for c in p.no_xid_shown_by)),
                    tuple(dict.fromkeys(c for p in parts for c in p.no_xid_listed_by)),
                    tuple(dict.fromkeys(r for p in parts for r in p.refused)),
+                   tuple(dict.fromkeys(r for p in parts for r in p.refused_open)),
                    complete=all(p.complete for p in parts))
 
 
@@ -244,20 +248,28 @@ def nvrm_gpu_bdfs(lines: Sequence[str]) -> tuple[str, ...]:
 _REFUSED = re.compile(r"The NVIDIA GPU (\S+) \(PCI ID: 10de:([0-9a-fA-F]{4})\)\s+installed in this system\s+is not "
                       r"supported by the\s+NVIDIA (\d+\.\d+(?:\.\d+)?) driver release", re.IGNORECASE)
 _NVRM_PREFIX = re.compile(r"^.*?NVRM:\s*")
+# The open module's refusal of a GPU without GSP (nv.c: `NVRM: The NVIDIA GPU %04x:%02x:%02x.%x (PCI ID: %04x:%04x)
+# installed in this system is not supported by open nvidia.ko because it does not include the required GPU System
+# Processor (GSP).`), its lines joined as _REFUSED's are (corpus 624, 1367).
+_REFUSED_OPEN = re.compile(r"The NVIDIA GPU (\S+) \(PCI ID: 10de:([0-9a-fA-F]{4})\)\s+installed in this system\s+is not "
+                           r"supported by open\s+nvidia\.ko because it does not include the required GPU", re.IGNORECASE)
 
 
-def parse_refused_gpus(lines: Sequence[str]) -> tuple[RefusedGpu, ...]:
+def parse_refused_gpus(lines: Sequence[str], *, open_module: bool = False) -> tuple[RefusedGpu, ...]:
     """The GPUs the driver release refused at probe (_REFUSED), one each, from kernel-log lines of any prefix (the
-    message's first line pasted without its `NVRM:` tag too)."""
+    message's first line pasted without its `NVRM:` tag too); `open_module`: those the open nvidia.ko refused for want
+    of a GSP (_REFUSED_OPEN, release "")."""
     found: dict[str, RefusedGpu] = {}
+    pattern, span = (_REFUSED_OPEN, 4) if open_module else (_REFUSED, 3)
     for i, line in enumerate(lines):
         if "(PCI ID: 10de:" not in line or "The NVIDIA GPU" not in line:
             continue
-        joined = " ".join(_NVRM_PREFIX.sub("", ln.strip()) if "NVRM:" in ln else ln.strip() for ln in lines[i:i + 3])
-        m = _REFUSED.search(joined)
+        joined = " ".join(_NVRM_PREFIX.sub("", ln.strip()) if "NVRM:" in ln else ln.strip()
+                          for ln in lines[i:i + span])
+        m = pattern.search(joined)
         if m:
             bdf = _bdf(m.group(1))
-            found.setdefault(bdf, RefusedGpu(bdf, m.group(2).lower(), m.group(3), m.group(0)))
+            found.setdefault(bdf, RefusedGpu(bdf, m.group(2).lower(), "" if open_module else m.group(3), m.group(0)))
     return tuple(found.values())
 
 
@@ -333,6 +345,7 @@ def gpu_events_from_kernel_log(ctx: FactContext) -> GpuEvents:
     # The driver's banner when its module loads (`NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.124.06`).
     reaches_driver = DRIVER_LOADED in log.text
     return GpuEvents(parse_gpu_events(log.lines), len(log.lines), refused=parse_refused_gpus(log.lines),
+                     refused_open=parse_refused_gpus(log.lines, open_module=True),
                      complete=log.complete and reaches_driver)
 
 

@@ -696,6 +696,9 @@ NO_HANDLE = re.compile(r"^\s*`?Unable to (?:determine|detect) the device handle 
 # nvidia-smi's one line where NVML cannot start at all (`Failed to initialize NVML: Unknown Error`; go-nvml's
 # `ERROR_UNKNOWN` for the same return code): the whole of its output.
 NVML_FAILED = re.compile(r"^\s*Failed to initialize NVML: \S.*$", re.MULTILINE)
+# nvidia-smi's one line where NVML started and counted no GPU it could open (the driver failed to initialise every
+# GPU: RmInitAdapter, corpus 1148, 1366): like NVML_FAILED, its whole output, which shows no GPU.
+NO_DEVICES = re.compile(r"^\s*No devices were found\s*$", re.MULTILINE)
 # NVML's error strings as the words the facts use (host/nvml.py); any other: "unknown".
 _NVML_WORDS = {"gpu is lost": "gpu-is-lost", "insufficient permissions": "no-permission", "not found": "not-found",
                "driver not loaded": "driver-not-loaded"}
@@ -729,6 +732,9 @@ def parse_table(text: str) -> NvidiaGpus:
         raise ParseError("nvidia-smi table larger than 32 MiB")
     if (failed := NVML_FAILED.search(text)) and not TABLE_HEADER.search(text) and "|" not in text:
         raise ParseError(f"nvidia-smi ran and could not start NVML (\"{failed.group(0).strip()}\"): it shows no GPU")
+    if (none := NO_DEVICES.search(text)) and not TABLE_HEADER.search(text) and "|" not in text:
+        raise ParseError(f"nvidia-smi ran and found no GPU it could open (\"{none.group(0).strip()}\"): it shows "
+                         "no GPU")
     header = TABLE_HEADER.search(text)
     # Header lines of different drivers (two machines' fragments in one paste) name no one driver, as the evidence
     # lines' reader has it (facts/nvidia.py driver_from_evidence_lines).

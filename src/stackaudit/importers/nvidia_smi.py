@@ -20,7 +20,15 @@ from collections.abc import Iterator
 
 from stackaudit.facts._parse import NVSMI_GPU_LINE
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
-from stackaudit.facts.nvidia_smi import NO_HANDLE, NVML_FAILED, QUERY_FIELDS, TABLE_HEADER, process_row
+from stackaudit.facts.nvidia_smi import (
+    NO_DEVICES,
+    NO_HANDLE,
+    NVML_FAILED,
+    QUERY_FIELDS,
+    TABLE_HEADER,
+    WINDOWS_DRIVER_MODELS,
+    process_row,
+)
 from stackaudit.facts.sources import (
     EVIDENCE_LINES,
     NVSMI_LIST,
@@ -231,7 +239,10 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
 # --- the default table -------------------------------------------------------------------------
 
 _TABLE_LINE = re.compile(r"^\s*[|+]")
-_TABLE_SIGNS = re.compile(r"NVIDIA-SMI\s+\d|^\s*\|\s*\d+\s+.+\s(On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+# A GPU row's persistence cell is the driver model on Windows (`WDDM`, `TCC`), as facts/nvidia_smi.py's _ROW1 reads it:
+# corpus 1348's two rows, copied out of `nvidia-smi -l 1` without the header.
+_TABLE_SIGNS = re.compile(rf"NVIDIA-SMI\s+\d|^\s*\|\s*\d+\s+.+\s(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*"
+                          r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
 # A fragment of the table without its header or GPU rows (corpus 247, 764): the Processes box or a process row.
 _FRAGMENT_SIGNS = re.compile(r"^\s*\|\s*Processes:")
 # The header line alone, without the table's bars (corpus 247, 264, 298: copied into a report as the driver's version).
@@ -245,9 +256,11 @@ _NVML_LIBRARY_LINE = re.compile(r"^\s*NVML library version: \d+\.\d+(?:\.\d+)?\s
 
 
 @importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows), or its "
-          "line for a GPU it cannot open, or its one line where NVML cannot start, under the command or over its `NVML library "
-          "version` line, or a fragment of it: the header line alone, the Processes box, process rows",
-          needles=("|", "+", "device handle", "NVIDIA-SMI", "Failed to initialize NVML"), per_line=True)
+          "line for a GPU it cannot open, or its one line where NVML cannot start or finds no GPU (`No devices were "
+          "found`), under the command (or its prompt) or over its `NVML library version` line, or a fragment of it: "
+          "the header line alone, the Processes box, process rows",
+          needles=("|", "+", "device handle", "NVIDIA-SMI", "Failed to initialize NVML", "No devices were found"),
+          per_line=True)
 def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if NVML_FAILED.match(lines[i]) and i + 1 < len(lines) and _NVML_LIBRARY_LINE.match(lines[i + 1]):
@@ -257,10 +270,12 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
             yield Found("nvidia-smi", i, i + 2, applied_each(command_output_appended(TABLE_ARGV, text),
                                                              document_appended(EVIDENCE_LINES.name, text)), whole=True)
             continue
-        if i > 0 and NVML_FAILED.match(lines[i]) and _SMI_COMMAND.match(lines[i - 1]):
-            # The whole output of a run that could not start NVML: nvidia-smi's output, which shows no GPU
-            # (facts/nvidia_smi.parse_table says so), and a symptom where any pasted line of evidence goes
-            # (facts/symptoms.py).
+        if i > 0 and (NVML_FAILED.match(lines[i]) or NO_DEVICES.match(lines[i])) \
+                and _SMI_COMMAND.match(strip_prompt(lines[i - 1])):
+            # The whole output of a run that could not start NVML, or that found no GPU it could open (`No devices
+            # were found`), under the command, its shell prompt too (`# nvidia-smi`, `sh-5.1# nvidia-smi`):
+            # nvidia-smi's output, which shows no GPU (facts/nvidia_smi.parse_table says so), and a symptom where any
+            # pasted line of evidence goes (facts/symptoms.py).
             text = lines[i].strip() + "\n"
             yield Found("nvidia-smi", i - 1, i + 1, applied_each(command_output_appended(TABLE_ARGV, text),
                                                                  document_appended(EVIDENCE_LINES.name, text)))
