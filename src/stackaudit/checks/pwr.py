@@ -141,11 +141,15 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             "power limits differ between the GPUs, none below the default: " + ", ".join(fine) + " at the default; "
             + ", ".join(raised) + " raised above it; a cap slows only a GPU that reaches it, so a higher one loses "
             "nothing", actual=fine + raised))
+    # A draw that reads ERR! leaves the cap beside it standing: judged by the cap, the draw named as unreadable.
+    err = [g for g in judged if "power-draw" in g.unreadable]
+    unread = (f" (the power draw of GPU(s) {gpu_indices(err)} reads ERR!: NVML could not read it; the cap stands)"
+              if err else "")
     if raised:  # above the table's default: a factory-overclocked board ships a higher default of its own
-        return ok_over_gpus(nvidia, judged, "power limit at or above the default: " + ", ".join(raised + fine),
-                            actual=raised + fine)
+        return ok_over_gpus(nvidia, judged, "power limit at or above the default: " + ", ".join(raised + fine)
+                            + unread, actual=raised + fine)
     if fine:
-        return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine)
+        return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine) + unread, actual=fine)
     laptop = [g for g in unknown_default if LAPTOP_GPU.search(g.name or "")]
     if laptop and len(laptop) == len(unknown_default):
         # A laptop GPU's limit is the laptop maker's power budget within NVIDIA's range for the part: no default to
