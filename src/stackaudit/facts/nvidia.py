@@ -300,6 +300,17 @@ class GpuInfo:
         return gpu_spec(self.name)
 
     @property
+    def max_operating_temp(self) -> tuple[int | None, str]:
+        """`GPU Max Operating Temp` and where it comes from: the source's (`nvidia-smi -q`), else the GPU table's row
+        for the model (the nvidia-smi table shows the temperature, not its thresholds); (None, "") where neither."""
+        if self.temp_max_operating_c is not None:
+            return self.temp_max_operating_c, "max operating temperature"
+        spec = self.spec
+        if spec is not None and spec.max_operating_temp_c is not None:
+            return spec.max_operating_temp_c, f"the {spec.name} max operating temperature in the GPU table"
+        return None, ""
+
+    @property
     def power_cap_w(self) -> float | None:
         """The power limit in force: the requested one, else the enforced one where another limiter (a power
         brake, an out-of-band cap) holds it more than POWER_TOLERANCE_W lower."""
