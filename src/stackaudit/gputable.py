@@ -82,6 +82,10 @@ class GpuSpec:
     mig: bool | None = None
     # The PCI device ids (vendor 10de, four lowercase hex digits) of the model's boards; () where the row gives none.
     pci_device_ids: tuple[str, ...] = ()
+    # NVML's `GPU Max Operating Temp` of the model (where SW thermal slowdown starts cutting the clocks), as
+    # `nvidia-smi -q` prints it on the model's boards; None where the row does not give it. The table's row of a GPU
+    # whose source shows its temperature but not its thresholds (the nvidia-smi table) judges it by this.
+    max_operating_temp_c: int | None = None
 
     @property
     def has_nvlink(self) -> bool:
@@ -537,6 +541,7 @@ def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
             family=_family_key(row),
             mig=bool(row["mig"]) if "mig" in row else None,
             pci_device_ids=tuple(i.lower() for i in _str_tuple(row, "pci_device_ids")),
+            max_operating_temp_c=int(row["max_operating_temp_c"]) if "max_operating_temp_c" in row else None,
         )
     except KeyError as exc:
         raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc

@@ -41,6 +41,12 @@ BUSY_SHARE = 0.10  # a HW reason active in more than this share of the busy samp
 # NVML_REASONS). A GPU within THERMAL_MARGIN_C of either is at the limit: any sustained load crosses it.
 NVML_THRESHOLDS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html"
 THERMAL_MARGIN_C = 3
+# A busy GPU's table readings that rule a clock slowdown out where the reasons are not shown (_unheld): utilisation at
+# BUSY_UTIL % or more, at most COOL_C °C (some 20 °C below the lowest max operating temperature of a data-centre or
+# desktop board, laptops aside), and a draw of at least UNHELD_SHARE of its cap.
+BUSY_UTIL = 90
+COOL_C = 65
+UNHELD_SHARE = 0.5
 # Performance states run from P0 (maximum performance) to P12 (minimum performance) (nvidia-smi's documentation,
 # NVIDIA_SMI): a GPU under CUDA load runs at P0 (P2 on GeForce), so at P8 or deeper its clocks are its idle ones.
 NVIDIA_SMI = "https://docs.nvidia.com/deploy/nvidia-smi/index.html"
@@ -67,7 +73,8 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     nvmlDeviceGetPowerManagementLimit / DefaultLimit / LimitConstraints / EnforcedPowerLimit;
     `nvidia-smi -q -d POWER`; the `Pwr:Usage/Cap` column of the table), and the model's default
     power from data/gpus.toml when the source does not print the default (else NVIDIA's board power of the
-    card, a power-only row of data/gpus.toml). A Laptop GPU's limit is the laptop maker's power budget: not an issue.
+    card, a power-only row of data/gpus.toml). A table draw that reads `ERR!` (`ERR! / 250W`) leaves its cap
+    judged, the draw named as unreadable. A Laptop GPU's limit is the laptop maker's power budget: not an issue.
 
     Bad value: `power.limit` or `enforced.power.limit` below `power.default_limit`.
 
@@ -141,11 +148,15 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             "power limits differ between the GPUs, none below the default: " + ", ".join(fine) + " at the default; "
             + ", ".join(raised) + " raised above it; a cap slows only a GPU that reaches it, so a higher one loses "
             "nothing", actual=fine + raised))
+    # A draw that reads ERR! leaves the cap beside it standing: judged by the cap, the draw named as unreadable.
+    err = [g for g in judged if "power-draw" in g.unreadable]
+    unread = (f" (the power draw of GPU(s) {gpu_indices(err)} reads ERR!: NVML could not read it; the cap stands)"
+              if err else "")
     if raised:  # above the table's default: a factory-overclocked board ships a higher default of its own
-        return ok_over_gpus(nvidia, judged, "power limit at or above the default: " + ", ".join(raised + fine),
-                            actual=raised + fine)
+        return ok_over_gpus(nvidia, judged, "power limit at or above the default: " + ", ".join(raised + fine)
+                            + unread, actual=raised + fine)
     if fine:
-        return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine)
+        return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine) + unread, actual=fine)
     laptop = [g for g in unknown_default if LAPTOP_GPU.search(g.name or "")]
     if laptop and len(laptop) == len(unknown_default):
         # A laptop GPU's limit is the laptop maker's power budget within NVIDIA's range for the part: no default to
@@ -226,7 +237,11 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
     Thermal Slowdown` active (HW slowdown cuts the clocks by a factor of 2 or more); a GPU within
     3 °C of its slowdown temperature or of its max operating temperature (where SW thermal slowdown
     starts: a low limit a laptop's firmware sets throttles any sustained load), read from the
-    temperature section alone where the reasons are not shown.
+    temperature section alone where the reasons are not shown (the thresholds from the source, else the GPU
+    table's `max_operating_temp_c` for the model: the nvidia-smi table shows the temperature, not its limit).
+    Not an issue: where the reasons are not shown, every GPU shown 90 % busy or more, at most 65 °C, drawing at least
+    half of a cap it stays below (HW slowdown would halve the clocks and the draw; a busy GPU drawing less may be
+    held down or waiting: unknown).
 
     Why: NVML reason bits (GpuIdle 0x1, ApplicationsClocksSetting 0x2, SwPowerCap 0x4, HwSlowdown
     0x8, SyncBoost 0x10, SwThermalSlowdown 0x20, HwThermalSlowdown 0x40, HwPowerBrakeSlowdown 0x80,
@@ -254,6 +269,18 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
                 f"GPU(s) {gpu_indices(blind)} ({', '.join(sorted({g.name or g.label for g in blind}))}) read N/A for "
                 "their performance state and power: the driver gives these GPUs no clock readings to judge a "
                 "slowdown from", actual={g.subject: "N/A" for g in blind}), ask="nvidia-smi -q -d PERFORMANCE")
+        unheld = _unheld([g for g in gpus if g.temp_c is not None or g.utilization_gpu is not None])
+        if unheld:
+            # Near-full utilisation with nothing in the readings that holds the clocks: the load is the GPU's.
+            return over_gpus(nvidia, unheld, not_an_issue(
+                "clock event reasons are not in this source, but the readings rule a slowdown out: "
+                + ", ".join(f"GPU {g.index} {g.utilization_gpu} % busy at {g.temp_c} °C, {g.power_draw_w:g} W of "
+                            f"{g.power_cap_w:g} W" for g in unheld)
+                + " (HW slowdown halves the clocks and the draw with them, thermal slowdown needs a hot GPU, the power "
+                "cap a draw at the cap)" + ("; utilisation near but below 100 % is the gaps between the engine's "
+                                           "batches" if any((g.utilization_gpu or 0) < 100 for g in unheld) else ""),
+                actual={g.subject: {"util": g.utilization_gpu, "temp_c": g.temp_c, "draw_w": g.power_draw_w,
+                                    "cap_w": g.power_cap_w} for g in unheld}), ask="nvidia-smi -q -d PERFORMANCE")
         return unknown("clock event reasons are not in this source", hint="paste `nvidia-smi -q -d PERFORMANCE`")
     hw = [g for g in read if any(r in HW_REASONS for r in g.clock_events or ())]
     busy_hw = [g for g in hw if g.busy]
@@ -294,10 +321,26 @@ def _thermal_limit(g: GpuInfo) -> str:
         return ""
     if g.temp_slowdown_c is not None and g.temp_c >= g.temp_slowdown_c - THERMAL_MARGIN_C:
         return f"slowdown at {g.temp_slowdown_c} °C"
-    if g.temp_max_operating_c is not None and g.temp_c >= g.temp_max_operating_c - THERMAL_MARGIN_C:
-        return (f"max operating temperature {g.temp_max_operating_c} °C (above it SW thermal slowdown cuts the "
-                "clocks, below the base clock if need be)")
+    limit, origin = g.max_operating_temp
+    if limit is not None and g.temp_c >= limit - THERMAL_MARGIN_C:
+        return (f"{origin} {limit} °C (above it SW thermal slowdown cuts the clocks, below the base clock if need "
+                "be)" + ("" if g.clock_events is not None else "; the clock event reasons are not in this source"))
     return ""
+
+
+def _unheld(gpus: list[GpuInfo]) -> list[GpuInfo]:
+    """The GPUs shown busy whose table readings rule a slowdown out (none where one GPU's do not): near-full
+    utilisation, at most COOL_C, drawing at least UNHELD_SHARE of a cap they stay below. HW slowdown cuts the clocks by
+    a factor of 2 or more, and the draw with them; thermal slowdown needs a hot GPU; the SW power cap a draw at the cap.
+    A busy GPU drawing less (corpus 1273: 100 % at 150-166 W of 350 W) may be held down or waiting: not shown."""
+    if not gpus or any(LAPTOP_GPU.search(g.name or "") for g in gpus):
+        return []
+    for g in gpus:
+        draw, cap = g.power_draw_w, g.power_cap_w
+        if (g.utilization_gpu is None or g.utilization_gpu < BUSY_UTIL or g.temp_c is None or g.temp_c > COOL_C
+                or draw is None or not cap or not UNHELD_SHARE * cap <= draw < cap - POWER_TOLERANCE_W):
+            return []
+    return gpus
 
 
 def _judge_samples(gpus: list[GpuInfo], samples: GpuSamples) -> Outcome:

@@ -236,6 +236,9 @@ class GpuInfo:
     # defaults all N/A).
     # A field that is None and not listed here was not read (NoPermission, an excerpt): unknown, not absent.
     unsupported: tuple[str, ...] = ()
+    # Readings the source shows as `ERR!` (nvidia-smi asked and NVML failed to answer): "power-draw" (the table's
+    # `ERR! / 250W`, corpus 1365). Not read, like None, but named: the cell beside it (the cap) still stands.
+    unreadable: tuple[str, ...] = ()
     error: str = ""  # the whole GPU could not be read (e.g. NVML "gpu-is-lost")
     # The name as the source printed it when the nvidia-smi table cut it ("NVIDIA A100 80G..."); `name` then holds
     # the product name it resolves to (gputable.resolve_cut_name), or the cut name when it stays ambiguous.
@@ -295,6 +298,17 @@ class GpuInfo:
     def spec(self) -> GpuSpec | None:
         """The row of data/gpus.toml for this GPU's product name, or None when unknown."""
         return gpu_spec(self.name)
+
+    @property
+    def max_operating_temp(self) -> tuple[int | None, str]:
+        """`GPU Max Operating Temp` and where it comes from: the source's (`nvidia-smi -q`), else the GPU table's row
+        for the model (the nvidia-smi table shows the temperature, not its thresholds); (None, "") where neither."""
+        if self.temp_max_operating_c is not None:
+            return self.temp_max_operating_c, "max operating temperature"
+        spec = self.spec
+        if spec is not None and spec.max_operating_temp_c is not None:
+            return spec.max_operating_temp_c, f"the {spec.name} max operating temperature in the GPU table"
+        return None, ""
 
     @property
     def power_cap_w(self) -> float | None:

@@ -663,14 +663,15 @@ WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
 _ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*({BDF})"
                    r"\s+(On|Off|N/A)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
 # Drivers before R340 (corpus 1320: 325.15) print the memory cell in `MB` (MiB all the same: `9MB /  4095MB`).
-_ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
+# A draw NVML failed to read prints `ERR!` before its cap (corpus 1365: `ERR! / 250W`): the cap still reads.
+_ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|ERR!|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
                    r"\s*(\d+)Mi?B\s*/\s*(\d+)Mi?B\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
 # A GPU's first row cut after its persistence (or driver model) word, before the Bus-Id cell (corpus 1064: `|   1  NVIDIA
 # GeForce RTX 3090        On`): the GPU is shown, with its name and persistence mode, and no address.
 _ROW1_CUT = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|?$")
 # A GPU's second row cut after its power cell, inside the memory cell (corpus 1144: `| N/A   35C    P0    26W / 250W |
 # 0MiB / 32510Mi`): the draw and cap are shown whole, the border after them closes the cell.
-_ROW2_CUT = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(N/A|\d+W)\s*/\s*(N/A|\d+W)\s*\|"
+_ROW2_CUT = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(N/A|ERR!|\d+W)\s*/\s*(N/A|\d+W)\s*\|"
                        r"(?:\s*(\d+)Mi?B\s*/)?")
 # A GPU's third row (the MIG M. cell); a paste cut after the cell's word, before its closing border, still shows it.
 _ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*(?:\|\s*)?$")
@@ -847,6 +848,7 @@ def parse_table(text: str) -> NvidiaGpus:
             unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig"), ("power", "cap"),
                                                     ("pstate", "pstate"), ("display", "disp"))
                               if r.get(key) == "N/A"),
+            unreadable=("power-draw",) if r.get("draw") == "ERR!" else (),
         ))
     # nvidia-smi stops at a GPU it cannot open: its index (-1: not known) and the GPUs it did not list are not
     # in the source.
