@@ -571,14 +571,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
         own_fix="Make the driver container install the driver (its KVER-NVIDIA-KERNEL-COMBOS finding says how); "
                 "the GPU pods then start"),
     # The open nvidia.ko refuses a GPU it does not drive: a GeForce / workstation GPU before R560 without
-    # NVreg_OpenRmEnableUnsupportedGpus=1 (RmInitAdapter then fails), a GPU without GSP (before Turing).
+    # NVreg_OpenRmEnableUnsupportedGpus=1 (RmInitAdapter then fails), a GPU without a GSP it can use (before Turing,
+    # or a newer GPU's GSP out of the driver's reach).
     Symptom("open-module-not-datacenter", re.compile(r"Open nvidia\.ko is only ready for use on Data Center GPUs"),
         "DRV-OPEN-MODULE", "high", KERNEL_OPEN_README,
         "the open kernel module refused the GPU: before R560 it drives only data-center GPUs unless "
         "NVreg_OpenRmEnableUnsupportedGpus=1 is set (or the proprietary module is installed)"),
     Symptom("open-module-no-gsp", re.compile(r"installed in this system is not supported by open\b"),
         "DRV-OPEN-MODULE", "high", KERNEL_OPEN_README,
-        "the open kernel module refused a GPU without GSP (older than Turing): only the proprietary module drives it"),
+        "the open kernel module refused the GPU for want of a GSP it could use: a GPU older than Turing has none and "
+        "only the proprietary module drives it; a newer one whose GSP the driver could not reach (a confidential-"
+        "computing guest, corpus 624) fails the same way"),
     # The GPU's GSP stopped answering the driver: its heartbeat timed out (`_kgspIsHeartbeatTimedOut`, `GSP RM heartbeat
     # timed out`), or an RPC to it did (`_kgspLogRpcTimeout`'s "GSP Timeout" banner, the older `_kgspLogXid119` banner,
     # `rpcRecvPoll timedout`). These are the lines the driver prints with Xid 119 (GSP RPC timeout), the Xid line
