@@ -73,3 +73,24 @@ def test_modelled_engine_docker_desktop_words_are_no_container() -> None:
     # Modelled: `running ollama docker desktop` names Docker's product, not the engine's container.
     text = "I am running ollama docker desktop on my laptop and the model is slow today\n"
     assert not isinstance(fact(pasted(text), "container"), ContainerInfo)
+
+
+@pytest.mark.parametrize("name, pod", [
+    ("job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0", True),  # corpus 1368 (NVIDIA/nccl#1538)
+    ("kubeflow-pytorch-gpu-dist-job-master-0", True),  # kubeflow/pytorch-operator#202
+    # Modelled: machines named by role, no `job` word nor a drawn id in the job's part.
+    ("gpu-worker-3", False), ("k8s-master-0", False), ("cluster01-master-0", False), ("pytorch-dist-worker-7", False)])
+def test_training_operator_pod_names(name: str, pod: bool) -> None:
+    assert is_pod_name(name) is pod
+
+
+def test_operator_pod_without_channel_lines() -> None:
+    # Corpus 1368: five processes on GPUs 0, 2, 5, 6, 7 log from one PyTorchJob worker pod; only affinity and NVLS
+    # lines, no channel line, so no rank group: the processes still share the pod's IPC namespace.
+    log = parse_serving_log(body("1368"))
+    assert log.pod_host().endswith("-worker-0") and log.ipc_group() == ()
+    r = capture_checks("1368", "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
+    assert r.status == "ok" and "pod's IPC namespace" in r.message
+    # Modelled: the same lines under a machine's name say nothing.
+    text = body("1368").replace("job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0", "gpu-worker-3")
+    assert parse_serving_log(text).pod_host() == ""

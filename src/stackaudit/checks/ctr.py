@@ -555,7 +555,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     A one-host NCCL log whose SHM and P2P channels join every rank shows the shared namespace itself.
     So does one whose host is a Kubernetes pod's name, for the ranks whose processes log from the pod (its
     containers share one IPC namespace), or for every rank where the log puts the whole job on that host (`nNodes 1`,
-    every `rank R nranks N` shown).
+    every `rank R nranks N` shown), or, where no channel line names the ranks, for the processes on CUDA devices of
+    their own that log from the pod.
     So does vLLM's "Detected 1 nodes in the distributed environment" for a world of two or more ranks: vLLM
     counts as one node the ranks that open one shared-memory segment.
     So does vLLM's message-queue handle whose readers are all local (remote subscribe address None) and, with
@@ -588,6 +589,13 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         judged = ok(said,
                     actual=sorted(serving_log.transports()), subjects=[f"rank {r}" for r in group])
         return over_subjects(judged, [f"rank {r}" for r in group], serving_log.comm_ranks or None)
+    in_pod = serving_log.ranks_on_one_host() if serving_log is not None and serving_log.pod_host() else ""
+    if in_pod and serving_log is not None:
+        # No channel line names the ranks (corpus 1368: affinity and NVLS lines only), but each process logs from the
+        # one pod, whose containers share one IPC namespace.
+        return ok(f"{in_pod}, a pod's name no other pod has: its processes share the pod's IPC namespace",
+                  actual={"pod": serving_log.pod_host(), "processes": len(serving_log.nccl_pids)},
+                  subjects=[f"GPU {d}" for d in serving_log.nccl_devices])
     shared = serving_log.shared_shm() if serving_log is not None else ()
     if shared and serving_log is not None:
         return ok(f"vLLM found all {serving_log.shm_ranks()} ranks on one node by opening one shared-memory segment "

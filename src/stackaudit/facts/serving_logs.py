@@ -761,6 +761,13 @@ _POD_SUFFIX = re.compile(r"(?=.*[2456789])(?=.*[a-z])")
 # 856; `udf-pod-32018-0-7603cf5fec6ff1e5`, corpus 579). A machine's name rarely calls it a pod; a data-centre pod of
 # racks numbers the word (`pod1-dgx01`, `superpod-node01`: no whole word `pod`).
 POD_WORD = re.compile(r"(?:[a-z0-9][a-z0-9.]*-)*pod(?:-[a-z0-9][a-z0-9.]*)*")
+# A training operator's pod (Kubeflow's PyTorchJob / MPIJob, Volcano): the job's name, the replica's role and its
+# index, `job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0` (corpus 1368, NVIDIA/nccl#1538),
+# `kubeflow-pytorch-gpu-dist-job-master-0` (kubeflow/pytorch-operator#202). A machine may be named so too
+# (`gpu-worker-3`, `k8s-master-0`), so the job's part must show it is a job: the whole word `job`, or an id the
+# operator's user drew (a UUID, or a run of 8 or more hex digits holding a digit and a letter).
+OPERATOR_POD = re.compile(r"(?P<job>[a-z0-9][a-z0-9.-]*)-(?:worker|master)-\d+")
+_JOB_MARK = re.compile(r"(?:^|-)job(?:-|$)|(?:^|-)(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{8,}(?:-|$)")
 
 
 def is_pod_name(name: str) -> bool:
@@ -775,9 +782,16 @@ def is_pod_name(name: str) -> bool:
     (False, False, False)
     >>> is_pod_name("pod1-dgx01"), is_pod_name("superpod-node01")
     (False, False)
+    >>> is_pod_name("job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0")
+    True
+    >>> is_pod_name("kubeflow-pytorch-gpu-dist-job-master-0"), is_pod_name("gpu-worker-3"), is_pod_name("k8s-master-0")
+    (True, False, False)
     """
     m = POD_HOSTNAME.fullmatch(name)
-    return (m is not None and _POD_SUFFIX.match(m.group(1)) is not None) or POD_WORD.fullmatch(name) is not None
+    if (m is not None and _POD_SUFFIX.match(m.group(1)) is not None) or POD_WORD.fullmatch(name) is not None:
+        return True
+    op = OPERATOR_POD.fullmatch(name)
+    return op is not None and _JOB_MARK.search(op.group("job")) is not None
 # NCCL before 2.5 wrote `Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory` (its SHM transport).
 _CHANNEL = re.compile(
     r"(?:Channel|Ring) (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
