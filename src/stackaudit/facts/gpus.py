@@ -970,9 +970,11 @@ _MACHINE_AFTER = re.compile(r"^(?:\S+\s+){1,4}?(?:nodes?|servers?|machines?|clus
 _MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+){0,2}\s+(?:GPUs|cards)\b)",
                           re.I)
 # A count before a model number in the plural, as people write a set of cards: `4 A10Gs`, `2 RTX 3090s`, `4x 3090s`
-# (vllm-project/vllm#9373: "I have 4 A10Gs"). The plural word holds a digit (a model number), so `4 GPUs` and `16
-# cores` are none of these.
-_COUNT_PLURAL = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]\s*)?((?:[A-Za-z]+\s+){0,2}[A-Za-z]*\d\w*?)s\b")
+# (vllm-project/vllm#9373: "I have 4 A10Gs"), the count also as a word (`on two 4090s`, sgl-project/sglang#4723,
+# corpus 1352). The plural word holds a digit (a model number), so `4 GPUs` and `16 cores` are none of these.
+_COUNT_PLURAL = re.compile(r"(?<![\w.:+-])(?:([1-9]\d?)\s*(?:[x×*]\s*)?|((?i:two|three|four|five|six|seven|eight))\s+)"
+                           r"((?:[A-Za-z]+\s+){0,2}[A-Za-z]*\d\w*?)s\b")
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 # NVIDIA DGX systems, each built with one set of GPUs (the user guides' hardware overviews):
 # https://docs.nvidia.com/dgx/dgxa100-user-guide/introduction-to-dgxa100.html (8 A100 SXM4, 40 or 80 GB),
 # https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (8 H100 or H200 SXM),
@@ -1054,9 +1056,9 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
             if model:
                 said.append((int(m.group(1)), model))
     for m in _COUNT_PLURAL.finditer(line):
-        model = _model_in(m.group(2).split())
+        model = _model_in(m.group(3).split())
         if model:
-            said.append((int(m.group(1)), model))
+            said.append((int(m.group(1)) if m.group(1) else _COUNT_WORDS[m.group(2).lower()], model))
     for m in _COUNT_AFTER.finditer(line):
         # A list's key glued to the model it counts (`-GPU:RTX-4090*8`, corpus 975) is no part of the model's name.
         model = _model_in(_LIST_GPU_KEY.sub("", line[:m.start()]).split()[-4:], backwards=True)
