@@ -1,7 +1,8 @@
 """Rule: SGLang with `--enable-p2p-check` on GeForce cards not shown NVLink-connected: its real P2P test finds no
 peer access from the stock driver (gputable.FAMILIES), so custom all-reduce stays off and NCCL carries the all-reduce
 by design: IC-CUSTOM-ALLREDUCE not-an-issue (issue 28). The cards and the switch may be named only in the user's
-words (`After adding --enable-p2p-check, why is ... two 4090s slower`), a count written as a word.
+words (`After adding --enable-p2p-check, why is ... two 4090s slower`), the model after a count word
+(the run's GPUs, not the host's count).
 
 Real paste: 1352 (sgl-project/sglang#4723). The NVLink-bridged pair, the negated switch and the command without the
 switch are modelled counter-examples.
@@ -15,7 +16,7 @@ import pytest
 
 from corpus import capture_checks, paste_checks
 from stackaudit.facts.engine_command import stated_engines_from_words, stated_switches
-from stackaudit.facts.gpus import stated_gpus
+from stackaudit.facts.gpus import stated_gpus, worded_model
 
 _CHECK = "IC-CUSTOM-ALLREDUCE"
 
@@ -46,14 +47,15 @@ def test_modelled_nvlink_bridged_pair_is_not_the_rule(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, text, _CHECK)[_CHECK].status != "not-an-issue"
 
 
-@pytest.mark.parametrize(("line", "said"), [
-    (_WORDS.strip(), [(2, "RTX 4090")]),  # 1352
-    ("the two A100s are idle", [(2, "A100")]),  # modelled
-    ("network 4090s", []),  # modelled: a count word must stand alone
-    ("two GPUs", []),  # modelled: no model number
+@pytest.mark.parametrize(("line", "model"), [
+    (_WORDS.strip(), "RTX 4090"),  # 1352
+    ("the two A100s are idle", "A100"),  # modelled
+    ("network 4090s", ""),  # modelled: a count word must stand alone
+    ("two GPUs", ""),  # modelled: no model number
 ])
-def test_count_words(line: str, said: list[tuple[int, str]]) -> None:
-    assert stated_gpus(line) == said
+def test_count_words_name_the_model_not_the_host_count(line: str, model: str) -> None:
+    # `running on two 4090s` is the run's GPUs, not how many the host holds (1352's IC-TOPOLOGY-PLACEMENT: unknown).
+    assert worded_model(line) == model and stated_gpus(line) == []
 
 
 @pytest.mark.parametrize(("line", "said"), [

@@ -970,11 +970,9 @@ _MACHINE_AFTER = re.compile(r"^(?:\S+\s+){1,4}?(?:nodes?|servers?|machines?|clus
 _MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+){0,2}\s+(?:GPUs|cards)\b)",
                           re.I)
 # A count before a model number in the plural, as people write a set of cards: `4 A10Gs`, `2 RTX 3090s`, `4x 3090s`
-# (vllm-project/vllm#9373: "I have 4 A10Gs"), the count also as a word (`on two 4090s`, sgl-project/sglang#4723,
-# corpus 1352). The plural word holds a digit (a model number), so `4 GPUs` and `16 cores` are none of these.
-_COUNT_PLURAL = re.compile(r"(?<![\w.:+-])(?:([1-9]\d?)\s*(?:[x×*]\s*)?|((?i:two|three|four|five|six|seven|eight))\s+)"
-                           r"((?:[A-Za-z]+\s+){0,2}[A-Za-z]*\d\w*?)s\b")
-_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+# (vllm-project/vllm#9373: "I have 4 A10Gs"). The plural word holds a digit (a model number), so `4 GPUs` and `16
+# cores` are none of these.
+_COUNT_PLURAL = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]\s*)?((?:[A-Za-z]+\s+){0,2}[A-Za-z]*\d\w*?)s\b")
 # NVIDIA DGX systems, each built with one set of GPUs (the user guides' hardware overviews):
 # https://docs.nvidia.com/dgx/dgxa100-user-guide/introduction-to-dgxa100.html (8 A100 SXM4, 40 or 80 GB),
 # https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (8 H100 or H200 SXM),
@@ -1056,9 +1054,9 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
             if model:
                 said.append((int(m.group(1)), model))
     for m in _COUNT_PLURAL.finditer(line):
-        model = _model_in(m.group(3).split())
+        model = _model_in(m.group(2).split())
         if model:
-            said.append((int(m.group(1)) if m.group(1) else _COUNT_WORDS[m.group(2).lower()], model))
+            said.append((int(m.group(1)), model))
     for m in _COUNT_AFTER.finditer(line):
         # A list's key glued to the model it counts (`-GPU:RTX-4090*8`, corpus 975) is no part of the model's name.
         model = _model_in(_LIST_GPU_KEY.sub("", line[:m.start()]).split()[-4:], backwards=True)
@@ -1167,6 +1165,19 @@ _OWNED_COUNT = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+(?:NV
 _OWNED_MODEL = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)", re.I)
 
 
+# A model number in the plural after a count written as a word: `running on two 4090s` (sgl-project/sglang#4723,
+# corpus 1352). The GPUs a run uses, not how many the host holds: the model only, as owned_model's.
+_WORDED_PLURAL = re.compile(r"(?<![\w.:+-])(?:two|three|four|five|six|seven|eight)\s+((?:[A-Za-z]+\s+){0,2}"
+                            r"[A-Za-z]*\d\w*?)s\b", re.I)
+
+
+def worded_model(line: str) -> str:
+    """The GPU model a line of the user's words names in the plural after a count word (_WORDED_PLURAL), without the
+    count; "" where it names none."""
+    m = _WORDED_PLURAL.search(line)
+    return _model_in(m.group(1).split()) if m else ""
+
+
 def owned_model(line: str) -> str:
     """The GPU model a line of the user's words says they own without a count (_OWNED_MODEL); "" where it names none."""
     m = _OWNED_MODEL.search(line)
@@ -1191,7 +1202,7 @@ def parse_user_gpus(text: str) -> GpuInventory:
     several), or nothing where the lines name several models. Without a
     count, a list's one model (listed_model) names the first GPU's model and states no count."""
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
-    models = {m for line in text.splitlines() if (m := listed_model(line) or owned_model(line))}
+    models = {m for line in text.splitlines() if (m := listed_model(line) or owned_model(line) or worded_model(line))}
     owned = {c for line in text.splitlines() if (c := owned_gpu_count(line)) is not None}
     if not said and len(owned) == 1 and len(models) <= 1:
         # A count without a model (`I have 2 NVIDIA cards`): the host's count, the model left to the listings (or to

@@ -31,6 +31,7 @@ from stackaudit.facts.gpus import (
     stated_gpus,
     stated_npus,
     stated_vendor_gpus,
+    worded_model,
 )
 from stackaudit.facts.mig_setup import stated_mig
 from stackaudit.facts.platform import cloud_instances, platform_words, stated_vgpu_limit, windows_line
@@ -103,6 +104,7 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
                 return
             continue
         states = stated_gpus(line) or listed_model(line) or owned_gpu_count(line) or owned_model(line) \
+            or worded_model(line) \
             or cloud_instances(line) \
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
