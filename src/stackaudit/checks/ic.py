@@ -30,7 +30,7 @@ from stackaudit.facts.applicability import dated_before
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
-from stackaudit.facts.engine_command import EngineCommands
+from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
@@ -1039,7 +1039,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                      serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
                      gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
                      gpu_p2p: P2pMatrix | None = None, log_date: LogDate | None = None,
-                     nvlink_status: NvlinkStatus | None = None) -> Outcome:
+                     nvlink_status: NvlinkStatus | None = None,
+                     stated_engines: StatedEngines | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
     `--enable-p2p-check`) from /proc, else from a pasted command line or a container's engine
     arguments, a pasted engine log ("Custom allreduce is disabled because
@@ -1065,6 +1066,10 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     (custom_all_reduce.py) shows custom all-reduce on, over the ranks it names (one GPU each), and a CUDA error raised
     in custom_all_reduce.cuh ("peer access is not supported between these two devices") shows it on where it cannot
     work: an issue, fixed by `--disable-custom-all-reduce` or by fixing P2P.
+    SGLang with `--enable-p2p-check` (its command, or the user's words saying it was added: facts/engine_command
+    .stated_switches) on GeForce cards (the names shown, in the user's words too: `two 4090s`) not shown NVLinked or
+    bridged is not an issue: its real P2P test finds none from the stock driver and keeps custom all-reduce off, NCCL
+    carries the all-reduce by design (corpus 1352, a TP 2 pair slower than one card).
     `--disable-custom-all-reduce` where the source shows neither the GPU models nor their links is unknown: whether
     it turned off something that could run is not shown.
     A model name that means an NVSwitch part and a part without one (`H200`: the H200 SXM or the H200 NVL, in the
@@ -1168,6 +1173,22 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                      "SGLang assumes P2P and crashes with \"peer access is not supported between these two devices\"",
                      actual=" ".join(root.argv), expected="--disable-custom-all-reduce (or --enable-p2p-check)",
                      severity="medium", subjects=[root.label], evidence=[f"{root.label}: {' '.join(root.argv)}"])
+    bridged = nvlink_status is not None and len(nvlink_status.gpus) >= 2 and all(g.active for g in nvlink_status.gpus)
+    said = stated_engines.switches if stated_engines is not None else ()
+    p2p_check = (root is not None and root.has_flag("--enable-p2p-check")) or "--enable-p2p-check" in said
+    if engine == "sglang" and geforce and p2p_check and not flag_off and (tp or 2) > 1 and not nvlinked \
+            and not bridged and not (gpu_topology is not None and gpu_topology.has_nvlink):
+        # SGLang's --enable-p2p-check runs the real P2P test (gpu_p2p_access_check) instead of trusting NVML; the stock
+        # driver gives GeForce cards no peer access, so the test fails and custom all-reduce stays off (corpus 1352).
+        names = ", ".join(sorted({gpus.in_words(m) if gpus is not None else m for m in models.values()}))
+        where = (f"{root.label}: {' '.join(root.argv)[:300]}" if root is not None and root.has_flag("--enable-p2p-check")
+                 else stated_engines.switch_line if stated_engines is not None else "")
+        return not_an_issue(f"SGLang TP={tp or '?'} with --enable-p2p-check on GeForce cards ({names}): the stock "
+                            "driver gives them no PCIe P2P, so SGLang's P2P test keeps custom all-reduce off and NCCL "
+                            "carries the all-reduce through host memory, by design; slower than one card at small "
+                            "batches is the price of splitting the model, not a fault (a bridged pair would use NVLink)",
+                            actual={"tp": tp, "family": "geforce", "enable_p2p_check": True},
+                            evidence=[where] if where else [])
     if flag_off:
         who = (root.comm if root.pid == 0 else root.label) if root is not None else ""
         shown = [f"{who}: {' '.join(root.argv)[:300]}"] if root is not None else []
@@ -1208,7 +1229,6 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                             "so it stays off by design and NCCL carries the all-reduce (vLLM decides this itself; "
                             "SGLang needs --disable-custom-all-reduce or --enable-p2p-check)",
                             actual={"p2p": states, "tp": tp})
-    bridged = nvlink_status is not None and len(nvlink_status.gpus) >= 2 and all(g.active for g in nvlink_status.gpus)
     if geforce and engine == "vllm" and tp is not None and tp >= 2 and not nvlinked and bridged:
         # NVLink bridges up between the cards (corpus 1028): P2P may run over them, and only vLLM's verdict shows it.
         up = nvlink_status.active_links(tuple(f"GPU{g.index}" for g in nvlink_status.gpus)) if nvlink_status else []

@@ -686,6 +686,22 @@ def stated_split(line: str) -> bool:
     return bool(STATED_SPLIT.search(line))
 
 
+# SGLang's and vLLM's switches of custom all-reduce, named in a sentence of the user's words as added to the run
+# (`After adding --enable-p2p-check, why is ... two 4090s slower`, sgl-project/sglang#4723, corpus 1352): each a flag
+# as a word (not a longer flag's start), in a line no negation turns (`without --enable-p2p-check`, `removing`).
+CUSTOM_AR_SWITCHES = ("--enable-p2p-check", "--disable-custom-all-reduce")
+_STATED_SWITCH = re.compile(r"(?<![\w-])(" + "|".join(re.escape(f) for f in CUSTOM_AR_SWITCHES) + r")(?![\w-])")
+_SWITCH_NEGATED = re.compile(r"\b(?:without|no|not|removing|removed|remove|drop(?:ped|ping)?)\b", re.I)
+
+
+def stated_switches(line: str) -> tuple[str, ...]:
+    """The custom all-reduce switches (CUSTOM_AR_SWITCHES) a line of the user's words says the run has; () where the
+    line names none or negates them."""
+    if _SWITCH_NEGATED.search(line):
+        return ()
+    return tuple(dict.fromkeys(m.group(1) for m in _STATED_SWITCH.finditer(line)))
+
+
 def stated_engines(line: str) -> tuple[str, ...]:
     """The engines a line of the user's words names as words of a sentence (STATED_ENGINE_WORDS), in the table's
     order."""
@@ -698,6 +714,9 @@ class StatedEngines(Sourced):
 
     engines: tuple[str, ...] = ()
     split: str = ""  # the sentence that says the model runs with tensor parallelism (STATED_SPLIT), else ""
+    # The custom all-reduce switches the user says the run has (stated_switches), and the first sentence naming one.
+    switches: tuple[str, ...] = ()
+    switch_line: str = ""
 
 
 fact("stated_engines", StatedEngines, first_of, hint=USER_ENGINES.hint)
@@ -714,9 +733,12 @@ def stated_engines_from_words(text: str) -> StatedEngines:
     """
     engines = [e for line in text.splitlines() for e in stated_engines(line)]
     split = next((line.strip() for line in text.splitlines() if stated_split(line)), "")
-    if not engines and not split:
+    switched = [(line.strip(), said) for line in text.splitlines() if (said := stated_switches(line))]
+    if not engines and not split and not switched:
         raise ParseError("no engine named in the user's words")
-    return StatedEngines(engines=tuple(dict.fromkeys(engines)), split=split)
+    return StatedEngines(engines=tuple(dict.fromkeys(engines)), split=split,
+                         switches=tuple(dict.fromkeys(f for _, said in switched for f in said)),
+                         switch_line=switched[0][0] if switched else "")
 
 
 # An engine's own client typed at a shell prompt of the paste (`$ ./ollama ps`, `ollama list`): ollama's CLI is its

@@ -1165,6 +1165,19 @@ _OWNED_COUNT = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+(?:NV
 _OWNED_MODEL = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)", re.I)
 
 
+# A model number in the plural after a count written as a word: `running on two 4090s` (sgl-project/sglang#4723,
+# corpus 1352). The GPUs a run uses, not how many the host holds: the model only, as owned_model's.
+_WORDED_PLURAL = re.compile(r"(?<![\w.:+-])(?:two|three|four|five|six|seven|eight)\s+((?:[A-Za-z]+\s+){0,2}"
+                            r"[A-Za-z]*\d\w*?)s\b", re.I)
+
+
+def worded_model(line: str) -> str:
+    """The GPU model a line of the user's words names in the plural after a count word (_WORDED_PLURAL), without the
+    count; "" where it names none."""
+    m = _WORDED_PLURAL.search(line)
+    return _model_in(m.group(1).split()) if m else ""
+
+
 def owned_model(line: str) -> str:
     """The GPU model a line of the user's words says they own without a count (_OWNED_MODEL); "" where it names none."""
     m = _OWNED_MODEL.search(line)
@@ -1189,7 +1202,7 @@ def parse_user_gpus(text: str) -> GpuInventory:
     several), or nothing where the lines name several models. Without a
     count, a list's one model (listed_model) names the first GPU's model and states no count."""
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
-    models = {m for line in text.splitlines() if (m := listed_model(line) or owned_model(line))}
+    models = {m for line in text.splitlines() if (m := listed_model(line) or owned_model(line) or worded_model(line))}
     owned = {c for line in text.splitlines() if (c := owned_gpu_count(line)) is not None}
     if not said and len(owned) == 1 and len(models) <= 1:
         # A count without a model (`I have 2 NVIDIA cards`): the host's count, the model left to the listings (or to

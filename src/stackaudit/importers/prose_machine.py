@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stackaudit.facts.engine_command import stated_switches
 from stackaudit.facts.gpus import (
     listed_model,
     owned_gpu_count,
@@ -30,12 +31,13 @@ from stackaudit.facts.gpus import (
     stated_gpus,
     stated_npus,
     stated_vendor_gpus,
+    worded_model,
 )
 from stackaudit.facts.mig_setup import stated_mig
 from stackaudit.facts.platform import cloud_instances, platform_words, stated_vgpu_limit, windows_line
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
-from stackaudit.facts.sources import EVIDENCE_LINES, USER_MACHINE
+from stackaudit.facts.sources import EVIDENCE_LINES, USER_ENGINES, USER_MACHINE
 from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.evidence import headed_value, is_evidence
@@ -102,6 +104,7 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
                 return
             continue
         states = stated_gpus(line) or listed_model(line) or owned_gpu_count(line) or owned_model(line) \
+            or worded_model(line) \
             or cloud_instances(line) \
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
@@ -111,6 +114,10 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
                 and not listed_gpu(line):
             words = document_appended(USER_MACHINE.name, line.strip() + "\n")
+            if stated_switches(line):
+                # The machine's sentence naming a custom all-reduce switch the run has (`After adding
+                # --enable-p2p-check, why is ... two 4090s slower`, corpus 1352) is the engine's too (prose engine).
+                words = applied_each(words, document_appended(USER_ENGINES.name, line.strip() + "\n"))
             # A line that is also evidence (`open driver 550.90.07 doesn't work in both confidential VM and normal VM`,
             # corpus 1098: the flavour and the VM) is read as both: one span, two documents.
             yield Found("prose machine", i, i + 1, applied_each(words, document_appended(
