@@ -229,6 +229,9 @@ FLAT_AMBIGUOUS = {
     "1326-4x-a100-pcie-535-129-llama-cpp-7b-71-tok-s-nvidia-smi-q-clock-at-defaults.txt":
         "the run is a quoted reply: joined, each line's `>` marker lands after the value before it (`CUDA Version : "
         "12.2 > >`)",
+    "1372-okd-vmware-vgpu-compute-server-unlicensed-gpu-alloc-throttled-after-minutes.txt":
+        "the run is three lines of a vGPU licence block and no GPU section: read line by line it is `-q` with no GPU "
+        "to parse, joined it is no `-q` at all; neither gives a GPU, and only the reason's words differ",
     "1343-4gb-gpu-host-docker-gpus-1-driver-error-failed-to-process-request-q-at-p8.txt":
         "the run starts inside PCIe Generation's block with its `Current : 1`: joined, nothing places the `Link "
         "Width` after it under a GPU's PCI section, where indentation does",
