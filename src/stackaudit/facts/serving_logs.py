@@ -792,6 +792,8 @@ def is_pod_name(name: str) -> bool:
         return True
     op = OPERATOR_POD.fullmatch(name)
     return op is not None and _JOB_MARK.search(op.group("job")) is not None
+
+
 # NCCL before 2.5 wrote `Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory` (its SHM transport).
 _CHANNEL = re.compile(
     r"(?:Channel|Ring) (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
