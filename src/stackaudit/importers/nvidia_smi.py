@@ -372,19 +372,21 @@ def run_together_list(line: str) -> list[str]:
     if start < 0:
         return []
     parts: list[str] = []
+    indices: list[int] = []
     at = start
     rest = line.rstrip()
     while at < len(rest):
         m = _RUN_TOGETHER_GPU.match(rest, at)
-        if m is None or list_gpu_line(m.group()) is None:
+        listed = list_gpu_line(m.group()) if m is not None else None
+        if m is None or listed is None:
             return []
         parts.append(m.group().strip())
+        indices.append(int(listed["index"]))
         at = m.end()
         gap = re.match(r"\s+(?=GPU \d+:)|\s*$", rest[at:])
         if gap is None:
             return []
         at += gap.end()
-    indices = [int(m["index"]) for m in map(list_gpu_line, parts) if m is not None]
     return parts if len(parts) > 1 and indices == list(range(len(parts))) else []
 
 
