@@ -885,8 +885,9 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
                                              _mib(memory["free"], memory["fu"]), line.strip())
         data = _OLLAMA_MEMORY_DATA.search(line)
         # The readings may sit on the next line where the paste broke the line inside `before.total`.
-        now = _OLLAMA_NOW.search(line) or (_OLLAMA_NOW.search(lines[i + 1]) if data and i + 1 < len(lines)
-                                           and not _OLLAMA_NOW.search(line) else None)
+        now = _OLLAMA_NOW.search(line)
+        if now is None and data is not None and i + 1 < len(lines):
+            now = _OLLAMA_NOW.search(lines[i + 1])
         if data is None or now is None or data.group(1) in seen:
             continue
         free, before = _mib(now["free"], now["fu"]), _mib(now["before"], now["bu"])
