@@ -185,6 +185,18 @@ def test_trtllm_benchmark_result_line_890() -> None:
     assert {r.status for r in results.values()} == {"unknown"}
 
 
+def test_gpt_session_benchmark_lines_1351() -> None:
+    """Corpus 1351 (TensorRT-LLM#1240): gptSessionBenchmark's `[BENCHMARK] batch_size ... tokensPerSec` lines are a
+    benchmark's output, so the paste is read, not refused; the older line without output_length (modelled from
+    gptSessionBenchmark.cpp's printf) is one too, and a line of another tool's `[benchmark] batch_size=` is not."""
+    host = pasted(body("1351"))
+    assert host.record.docs["bench_output"].count("tokensPerSec") == 3
+    assert capture_checks("1351", "RT-TRTLLM-ALLREDUCE")["RT-TRTLLM-ALLREDUCE"].status == "unknown"
+    older = "[BENCHMARK] batch_size 1 input_length 60 latency(ms) 40.81\n"
+    assert "latency(ms) 40.81" in pasted(older).record.docs["bench_output"]
+    assert "bench_output" not in pasted("[benchmark] batch_size=1 min_len=2500 max_len=9000 warmup_batches=10\n").record.docs
+
+
 def test_eval_time_is_the_decode_rate() -> None:
     """llama.cpp's `eval time` line is one sequence's decode; `prompt eval time` (prefill) is not read."""
     from stackaudit.facts.serving_rate import parse_engine_rate

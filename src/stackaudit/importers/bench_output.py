@@ -4,7 +4,8 @@ rule), a llama-bench table (its header `| model | … | test | t/s |` and rows),
 (`Prefill. latency:`, `Decode N. Batch size:`, `Decode.  median latency:`, `Total. latency:`), genai-perf's table
 (from its `LLM Metrics` title, with the lines near it that show its concurrency) and vLLM's offline progress bar
 (`Processed prompts: … est. speed input: … toks/s, output: … toks/s]`) and TensorRT-LLM's old benchmark.py result line
-(`[BENCHMARK] model_name llama_7b world_size 1 ... tokens_per_sec 1857.9 ...`).
+(`[BENCHMARK] model_name llama_7b world_size 1 ... tokens_per_sec 1857.9 ...`) and its C++ gptSessionBenchmark's
+(`[BENCHMARK] batch_size 64 input_length 128 output_length 128 latency(ms) 9960.81 tokensPerSec 822.42`).
 
 Recorded verbatim as the pasted document BENCH_OUTPUT (facts/sources.py); facts/serving_rate.py reads the measured
 single-stream rate from it.
@@ -96,13 +97,16 @@ def progress_bar(lines: list[str], candidates: Candidates | None = None) -> Iter
     return _runs(lines, candidates, "vllm progress bar", _progress_line, _progress_line, "toks/s")
 
 
-# TensorRT-LLM's old benchmarks/python/benchmark.py result line (its `[BENCHMARK] model_name ... world_size ...
-# tokens_per_sec ...` line, NVIDIA/TensorRT-LLM#329), a Markdown quote's `> ` before it allowed.
-_TRTLLM_RESULT = re.compile(r"^\s*(?:>\s*)?\[BENCHMARK\] model_name \S+ world_size \d+ .*\btokens_per_sec [\d.]+")
+# TensorRT-LLM's old benchmark result lines, a Markdown quote's `> ` before them allowed: benchmarks/python/benchmark.py's
+# `[BENCHMARK] model_name ... world_size ... tokens_per_sec ...` (NVIDIA/TensorRT-LLM#329) and the C++
+# gptSessionBenchmark's `[BENCHMARK] batch_size N input_length N [output_length N] latency(ms) F [tokensPerSec F ...]`.
+_TRTLLM_RESULT = re.compile(r"^\s*(?:>\s*)?\[BENCHMARK\] (?:model_name \S+ world_size \d+ .*\btokens_per_sec [\d.]+"
+                            r"|batch_size \d+ input_length \d+ (?:output_length \d+ )?latency\(ms\) [\d.]+)")
 
 
-@importer("trtllm benchmark.py result", "TensorRT-LLM benchmark.py's `[BENCHMARK] model_name ...` result line",
-          needles=("[benchmark] model_name",), per_line=True)
+@importer("trtllm benchmark.py result",
+          "TensorRT-LLM's `[BENCHMARK] model_name ...` (benchmark.py) or `[BENCHMARK] batch_size ...` (gptSessionBenchmark)"
+          " result line", needles=("[benchmark] model_name", "[benchmark] batch_size"), per_line=True)
 def trtllm_benchmark(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     return _runs(lines, candidates, "trtllm benchmark.py result", _TRTLLM_RESULT.match, _TRTLLM_RESULT.match,
                  "[BENCHMARK]")
