@@ -197,6 +197,23 @@ def test_gpt_session_benchmark_lines_1351() -> None:
     assert "bench_output" not in pasted("[benchmark] batch_size=1 min_len=2500 max_len=9000 warmup_batches=10\n").record.docs
 
 
+def test_ollama_verbose_summaries_are_benchmark_output_1397() -> None:
+    """Corpus 1397 (ollama#3841): two `ollama run --verbose` summaries are read whole, and their `eval rate:` lines
+    (not `prompt eval rate:`) give the decode rate, their median."""
+    from stackaudit.facts.serving_rate import parse_ollama_stats_rate
+
+    host = pasted(body("1397"))
+    doc = host.record.docs["bench_output"]
+    assert doc.count("total duration:") == 2 and doc.count("eval rate:") == 4
+    rate = fact(host, "serving_rate")
+    assert rate.tokens_per_s == 129.05 and rate.samples == 2
+    # Modelled: a Go duration with minutes is one of the summary's lines; prefill alone gives no decode rate.
+    assert "1m2.5s" in pasted("total duration:       1m2.5s\neval rate:            9.10 tokens/s\n").record.docs[
+        "bench_output"]
+    with pytest.raises(ParseError):
+        parse_ollama_stats_rate("prompt eval rate:     222.02 tokens/s\n")
+
+
 def test_eval_time_is_the_decode_rate() -> None:
     """llama.cpp's `eval time` line is one sequence's decode; `prompt eval time` (prefill) is not read."""
     from stackaudit.facts.serving_rate import parse_engine_rate

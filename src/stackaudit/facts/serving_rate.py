@@ -20,6 +20,7 @@ Sources, best first:
   sec)`; with no concurrency shown, only the per-request inter-token latency, as 1000 / ITL;
 - vLLM's offline progress bar (vllm/entrypoints/llm.py: `Processed prompts` with the postfix `est. speed input:
   %.2f toks/s, output: %.2f toks/s`) at 1/1, one prompt;
+- `ollama run --verbose`'s timing summary: its `eval rate:` (one request's decode; `prompt eval rate:` is prefill);
 - last, a rate in the user's own words (`around 10 t/s`, `~12 tok/s`) in a paste that also holds an engine command
   or engine log (the document USER_RATE; importers/prose_rate.py records it only then).
 
@@ -303,6 +304,33 @@ def serving_rate_from_progress(text: str) -> MeasuredRate:
         Processed prompts: 100%|█| 1/1 [00:07<00:00, 7.05s/it, est. speed input: 434.76 toks/s, output: 42.58 toks/s]
     """
     return parse_progress_rate(text)
+
+
+# `ollama run --verbose`'s decode rate (api/types.go, Metrics.Summary): `eval rate:            137.74 tokens/s`, one
+# request's eval count over its eval duration; `prompt eval rate:` is prefill and is not read.
+_OLLAMA_EVAL_RATE = re.compile(r"^\s*eval rate:\s+([\d.]+) tokens/s\s*$", re.M)
+
+
+def parse_ollama_stats_rate(text: str) -> MeasuredRate:
+    """The decode rate of `ollama run --verbose`'s summaries (the median of several); ParseError without one."""
+    found = [(rate, m.group(0).strip()) for m in _OLLAMA_EVAL_RATE.finditer(text) if (rate := _rate(m.group(1)))]
+    if not found:
+        raise ParseError("no `eval rate:` line of `ollama run --verbose`")
+    return _summary([r for r, _ in found], [ln for _, ln in found], "ollama run --verbose: eval rate (one request)",
+                    False)
+
+
+@parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=14)
+def serving_rate_from_ollama_stats(text: str) -> MeasuredRate:
+    """The decode rate in `ollama run --verbose`'s timing summary.
+
+    Input (https://github.com/ollama/ollama/issues/3841, a maintainer's comment, its last lines)::
+
+        eval count:           168 token(s)
+        eval duration:        1.219709s
+        eval rate:            137.74 tokens/s
+    """
+    return parse_ollama_stats_rate(text)
 
 
 # A rate as people write it: `around 10 t/s`, `~12 tok/s`, `getting 8 tokens/s`, `10.36 tok/s`. A range (`20-25

@@ -5,7 +5,8 @@ rule), a llama-bench table (its header `| model | … | test | t/s |` and rows),
 (from its `LLM Metrics` title, with the lines near it that show its concurrency) and vLLM's offline progress bar
 (`Processed prompts: … est. speed input: … toks/s, output: … toks/s]`) and TensorRT-LLM's old benchmark.py result line
 (`[BENCHMARK] model_name llama_7b world_size 1 ... tokens_per_sec 1857.9 ...`) and its C++ gptSessionBenchmark's
-(`[BENCHMARK] batch_size 64 input_length 128 output_length 128 latency(ms) 9960.81 tokensPerSec 822.42`).
+(`[BENCHMARK] batch_size 64 input_length 128 output_length 128 latency(ms) 9960.81 tokensPerSec 822.42`), and
+`ollama run --verbose`'s timing summary (`eval rate:            137.74 tokens/s`).
 
 Recorded verbatim as the pasted document BENCH_OUTPUT (facts/sources.py); facts/serving_rate.py reads the measured
 single-stream rate from it.
@@ -110,6 +111,18 @@ _TRTLLM_RESULT = re.compile(r"^\s*(?:>\s*)?\[BENCHMARK\] (?:model_name \S+ world
 def trtllm_benchmark(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     return _runs(lines, candidates, "trtllm benchmark.py result", _TRTLLM_RESULT.match, _TRTLLM_RESULT.match,
                  "[BENCHMARK]")
+
+
+# `ollama run --verbose`'s timing summary (ollama api/types.go, Metrics.Summary), one line per key it prints:
+# `total duration:       1.416382244s` ... `eval rate:            137.74 tokens/s`.
+_OLLAMA_STATS = re.compile(r"^\s*(?:total duration|load duration|prompt eval count|prompt eval duration|prompt eval rate"
+                           r"|eval count|eval duration|eval rate):\s+(?:[\d.]+[hm])*[\d.]+\s*(?:[mµnu]?s|token\(s\)|tokens/s)\s*$")
+
+
+@importer("ollama --verbose stats", "`ollama run --verbose`'s timing summary (`eval rate: N tokens/s` and its peers)",
+          needles=("duration:", "eval count:", "eval rate:"), per_line=True)
+def ollama_stats(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    return _runs(lines, candidates, "ollama --verbose stats", _OLLAMA_STATS.match, _OLLAMA_STATS.match, "eval rate:")
 
 
 _GENAI_TITLE = re.compile(r"^\s*(?:NVIDIA GenAI-Perf \|\s*)?LLM Metrics\s*$")
