@@ -438,7 +438,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
     An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason, and so is ollama
-    shown otherwise (a `docker ps` row, the user's words, its client typed at a prompt: `$ ./ollama ps`).
+    shown otherwise (a `docker ps` row, its own journal or log lines, the user's words, its client typed at a prompt:
+    `$ ./ollama ps`).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
     ollama serves from the CPU there.
     NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, a CUDA sample's
