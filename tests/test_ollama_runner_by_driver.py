@@ -70,3 +70,47 @@ def test_old_driver_without_runner_stays_unknown(tmp_path: Path) -> None:
                           "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status == "unknown", result.message
     assert "not in the lines shown" in result.message
+
+
+# --- ollama's own log line beside the driver (checks/drv.py: ServingLog.engine joins the engines shown) ------------
+
+# https://github.com/ollama/ollama/issues/9704 (corpus 1378): the issue body's nvidia-smi header and its one journal
+# line of ollama's server, as pasted (the journal line under the user's `logs concerned:`).
+OLLAMA_JOURNAL_LINE = ('3 Mar 13 09:03:54 oldpc ollama[1141]: time=2025-03-13T09:03:54.567+08:00 level=INFO '
+                       'source=server.go:619 msg="waiting for server to become available" status="llm server error"\n')
+SMI_570 = """nvidia-smi
+Thu Mar 13 09:04:05 2025
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 570.124.04             Driver Version: 570.124.04     CUDA Version: 12.8     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA GeForce RTX 4060 Ti     Off |   00000000:02:00.0  On |                  N/A |
+"""
+
+
+def test_ollama_journal_line_beside_nvidia_smi_is_ok() -> None:
+    # Corpus 1378: `ollama ps`, `ollama -v` and one ollama journal line above a driver for CUDA 12.8.
+    result = capture_checks("1378", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "ollama" in result.message and "picks the runner this driver runs" in result.message
+
+
+def test_the_journal_line_is_what_shows_ollama(tmp_path: Path) -> None:
+    # The same text without ollama's line shows no program: no runtime to judge.
+    shown = paste_checks(tmp_path, "logs concerned:\n" + OLLAMA_JOURNAL_LINE + "\n" + SMI_570,
+                         "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert shown.status == "ok", shown.message
+    assert "ollama" in shown.message
+    alone = paste_checks(tmp_path, SMI_570, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert alone.status == "unknown", alone.message
+
+
+def test_ollama_journal_line_under_a_cuda_11_driver_stays_open(tmp_path: Path) -> None:
+    # Modelled: the same line under driver 470 (CUDA 11.4): which runner that release picks is not shown.
+    old = SMI_570.replace("570.124.04", "470.256.02").replace("CUDA Version: 12.8", "CUDA Version: 11.4")
+    result = paste_checks(tmp_path, "logs concerned:\n" + OLLAMA_JOURNAL_LINE + "\n" + old,
+                          "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "unknown", result.message

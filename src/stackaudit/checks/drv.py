@@ -438,7 +438,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
     An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason, and so is ollama
-    shown otherwise (a `docker ps` row, the user's words, its client typed at a prompt: `$ ./ollama ps`).
+    shown otherwise (a `docker ps` row, its own journal or log lines, the user's words, its client typed at a prompt:
+    `$ ./ollama ps`).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
     ollama serves from the CPU there.
     NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, a CUDA sample's
@@ -588,13 +589,16 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     built = _release_runtimes(python_env) if not torch else []
     if built:
         return _release_runtime(built, driver, driver_cuda)
-    # The engine shown: its command, else a serving container's image or command, else the user's words.
+    # The engine shown: its command, else a serving container's image or command, else its own log lines (ollama's
+    # journal lines, llama.cpp's: facts/serving_logs ServingLog.engine), else the user's words or its client typed at
+    # a prompt (`$ ollama ps`).
     engine = next(iter([c.engine for c in (engine_commands.commands if engine_commands is not None else ())]
                        + [c.engine for c in (docker_containers.containers if docker_containers else ()) if c.engine]
+                       + ([serving_log.engine] if serving_log is not None and serving_log.engine else [])
                        + list(stated_engines.engines if stated_engines is not None else ())), "")
     if not torch and engine == "ollama" and driver_cuda and release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER:
-        # ollama shown without its release (a `docker ps` row, the user's words): every release picks its runner from
-        # the driver's CUDA, as for an image of any tag.
+        # ollama shown without its release (a `docker ps` row, its own log line, the user's words): every release
+        # picks its runner from the driver's CUDA, as for an image of any tag.
         return _ollama_image(("", "ollama (its release not read)"), driver, driver_cuda)
     if not engine:
         # A container given GPUs runs a CUDA program too (ffmpeg's `-init_hw_device cuda`, corpus 1209): whichever
@@ -609,8 +613,6 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   f"compatibility, whichever the {engine} shown ships (its CUDA is not in this source)",
                   actual={"driver": driver})
     majors = [m for m, floor in _DRIVER_FLOOR.items() if dv >= floor]
-    if not engine and serving_log is not None and serving_log.engine:
-        engine = serving_log.engine
     # Not ollama's: it picks its runner by the driver's CUDA, not by what the driver could run (OLLAMA_RUNNER_BY_DRIVER).
     if not torch and engine and engine != "ollama" and log_date is not None and majors and (dated := _dated_runtimes(
             log_date.day, log_date.line, max(majors), f"driver {driver} (CUDA up to {driver_cuda or '?'})",
