@@ -237,9 +237,11 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     Why: in a VM, PCIe P2P needs the hypervisor to expose the real topology and ATS/ACS; NVIDIA's
     vGPU documentation says P2P over PCIe is not supported between vGPUs.
 
-    Also bad: a vGPU guest (`GPU Virtualization Mode: VGPU`, a GPU named by its vGPU profile, or a cloud instance
+    Also bad: a vGPU guest (`GPU Virtualization Mode: VGPU`, the vGPU software's licence section of `nvidia-smi -q`,
+    `vGPU Software Licensed Product`, a GPU named by its vGPU profile, or a cloud instance
     type its provider serves with vGPU: facts/platform.py GpuInstance.vgpu, Azure NVadsA10 v5) with several GPUs,
-    or with one whose limits the user's words show at work (its licence, a slowdown after 20 minutes:
+    or with one whose limits the source shows at work (the driver's `License Status : Unlicensed`:
+    facts/platform.vgpu_unlicensed; the user's words on its licence, a slowdown after 20 minutes:
     facts/platform.stated_vgpu_limit): NVIDIA vGPU turns unified memory and the CUDA profilers off unless the
     host enables them for the VM (vGPU plugin parameters `enable_uvm`, `enable_profiling`), offers P2P only over
     NVLink between full-profile vGPUs (never over PCIe), and throttles an unlicensed vGPU after 20 minutes.

@@ -207,6 +207,11 @@ class GpuInfo:
     # "None" on bare metal, "Pass-Through" in a VM the GPU is passed into, "VGPU" in a vGPU guest,
     # "Host VGPU" / "Host VSGA" on the hypervisor (NVML nvmlDeviceGetVirtualizationMode).
     virtualization_mode: str | None = None
+    # NVIDIA vGPU software's licence as the guest driver reports it (`nvidia-smi -q`'s `vGPU Software Licensed
+    # Product` section: its `License Status`, `Licensed (Expiry: ...)` or `Unlicensed (Restricted)`, and the product
+    # licensed, `NVIDIA Virtual Compute Server`); None where not shown.
+    vgpu_license: str | None = None
+    vgpu_product: str | None = None
     pcie_gen: int | None = sample_field()
     pcie_gen_max: int | None = None  # max of the link (min of device and host)
     pcie_gen_device_max: int | None = None

@@ -333,6 +333,10 @@ _GPU_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
     "bar1_total_mib": (_float, "bar1_memory_usage/total", "BAR1 Memory Usage/Total"),
     "virtualization_mode": (_text, "gpu_virtualization_mode/virtualization_mode",
         "GPU Virtualization Mode/Virtualization Mode"),
+    "vgpu_license": (_clean, "vgpu_software_licensed_product/license_status",
+        "vGPU Software Licensed Product/License Status"),
+    "vgpu_product": (_clean, "vgpu_software_licensed_product/licensed_product_name",
+        "vGPU Software Licensed Product/Product Name"),
     "pcie_replays": (_int, "pci/replay_counter", "PCI/Replays Since Reset"),
     "utilization_gpu": (_int, "utilization/gpu_util", "Utilization/Gpu"),
     "utilization_mem": (_int, "utilization/memory_util", "Utilization/Memory"),
@@ -438,7 +442,7 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
         "Performance State", "Compute Mode", "GPU Recovery Action", "Processes")},
     **{k: (1, True) for k in (
         "MIG Mode", "Driver Model", "Inforom Version", "Inforom BBX Object Flush", "GPU C2C Mode",
-        "GPU Operation Mode", "GPU Virtualization Mode", "GPU Reset Status", "GPU Recovery Action Status", "IBMNPU",
+        "GPU Operation Mode", "GPU Virtualization Mode", "vGPU Software Licensed Product", "GPU Reset Status", "GPU Recovery Action Status", "IBMNPU",
         "PCI", "Clocks Event Reasons", "Clocks Throttle Reasons", "Clocks Event Reasons Counters", "Sparse Operation Mode",
         "FB Memory Usage", "BAR1 Memory Usage", "Conf Compute Protected Memory Usage", "Utilization",
         "Ecc Mode", "Encoder Stats", "FBC Stats", "DRAM Encryption Mode", "ECC Mode", "ECC Errors", "Retired Pages",
@@ -447,7 +451,7 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
         "Applications Clocks", "Default Applications Clocks", "Deferred Clocks", "Max Clocks",
         "Max Customer Boost Clocks", "Clock Policy", "Voltage", "Fabric", "Capabilities")},
     **{k: (2, False) for k in (
-        "Virtualization Mode", "Host VGPU Mode", "vGPU Heterogeneous Mode", "Bus Id", "Replays Since Reset",
+        "Virtualization Mode", "Host VGPU Mode", "vGPU Heterogeneous Mode", "License Status", "Bus Id", "Replays Since Reset",
         "Replays since reset",  # the R384 spelling (corpus 228)
         "Replay Number Rollovers", "Power Draw", "Average Power Draw", "Instantaneous Power Draw",
         "Power Management", "Power Limit", "Current Power Limit", "Requested Power Limit", "Default Power Limit",
@@ -588,7 +592,7 @@ def parse_query_text(text: str) -> NvidiaGpus:
     known = [g for g in gpus if g.name or g.persistence is not None or g.power_limit_w is not None
              or g.app_graphics_mhz is not None or g.bdf or g.compute_mode is not None or g.unsupported
              or g.pcie_width is not None or g.pcie_gen is not None or g.bar1_total_mib is not None
-             or g.virtualization_mode or g.fabric_state is not None or g.clock_events is not None]
+             or g.virtualization_mode or g.vgpu_license or g.fabric_state is not None or g.clock_events is not None]
     if not known and driver is None:
         raise ParseError("not the output of `nvidia-smi -q` (nothing recognisable)")
     return NvidiaGpus(tuple(gpus), driver, cuda, _int(top_tree.get("Attached GPUs")),

@@ -366,7 +366,8 @@ class Virtualization:
     # "" where none does. The GPU table shown is the host's; the VM reaches those GPUs through the Windows driver.
     wsl_guest: str = ""
     wsl_fails: bool = False  # that statement says the GPU fails in the VM (nvidia-smi, CUDA)
-    # The user's words stating a vGPU limit at work (vgpu_limit_said: its licence, the 20-minute slowdown), "" if none.
+    # A vGPU limit at work: the driver's licence status (vgpu_unlicensed), else the user's words stating one
+    # (vgpu_limit_said: its licence, the 20-minute slowdown); "" if none.
     vgpu_limit: str = ""
 
     @property
@@ -478,12 +479,39 @@ def _emulated_switch(ctx: FactContext) -> tuple[str, str] | None:
 
 
 def vgpu_guest(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> str:
-    """Why the GPUs shown are NVIDIA vGPUs in a guest (`GPU Virtualization Mode: VGPU`, else a GPU named by its
-    vGPU profile), or "" when nothing shown says so."""
-    if any(g.virtualization_mode == "VGPU" for g in (nvidia.gpus if nvidia else ())):
+    """Why the GPUs shown are NVIDIA vGPUs in a guest (`GPU Virtualization Mode: VGPU`, else the vGPU software's
+    licence section, vgpu_licence, where no GPU shows another mode, else a GPU named by its vGPU profile), or ""
+    when nothing shown says so."""
+    shown = nvidia.gpus if nvidia else ()
+    if any(g.virtualization_mode == "VGPU" for g in shown):
         return "nvidia-smi GPU Virtualization Mode: VGPU"
+    if not any(g.virtualization_mode for g in shown) and (licence := vgpu_licence(nvidia)):
+        return licence
     vgpu = next((g for g in (gpus.gpus if gpus else ()) if VGPU_PROFILE.match(g.model.strip())), None)
     return f"{vgpu.label} is named by the vGPU profile {vgpu.model!r}" if vgpu else ""
+
+
+def vgpu_licence(nvidia: NvidiaGpus | None) -> str:
+    """The vGPU software's licence section of `nvidia-smi -q` in words (`vGPU Software Licensed Product`: the product
+    and its `License Status`), or "" where no GPU shows it. Only NVIDIA's vGPU guest driver prints the section: the
+    guest licenses its vGPU from a licence server (NVIDIA vGPU software licensing guide)."""
+    g = next((g for g in (nvidia.gpus if nvidia else ()) if g.vgpu_license), None)
+    if g is None:
+        return ""
+    product = f"{g.vgpu_product}, " if g.vgpu_product else ""
+    return (f"nvidia-smi -q shows the vGPU software's licence ({product}License Status: {g.vgpu_license}), which only "
+            "NVIDIA's vGPU guest driver reports")
+
+
+def vgpu_unlicensed(nvidia: NvidiaGpus | None) -> str:
+    """The vGPU licence a guest's driver reports missing (`License Status : Unlicensed`, `Unlicensed (Restricted)`:
+    NVIDIA's licensing guide: an unlicensed vGPU runs at full capability for 20 minutes, then degraded), in words,
+    or ""."""
+    g = next((g for g in (nvidia.gpus if nvidia else ()) if (g.vgpu_license or "").lower().startswith("unlicensed")),
+             None)
+    if g is None:
+        return ""
+    return f"the driver's own licence status, nvidia-smi -q's `License Status : {g.vgpu_license}`"
 
 
 def vgpu_host(nvidia: NvidiaGpus | None) -> str:
@@ -572,7 +600,7 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     if not modes and nvidia is not None and nvidia.vgpu_host_driver:
         return "none", f"{vgpu_host(nvidia)}: NVIDIA's vGPU host driver, on the hypervisor (not a guest)"
     if not modes:
-        named = vgpu_guest(None, ctx.optional("gpus", GpuInventory))
+        named = vgpu_guest(nvidia, ctx.optional("gpus", GpuInventory))
         return ("vm", f"{named}, which only NVIDIA's vGPU guest driver reports (a virtual machine)") if named else None
     guest = [m for m in modes if m in ("Pass-Through", "VGPU")]
     if guest:
@@ -593,9 +621,11 @@ def virtualization(ctx: FactContext) -> Virtualization:
     report's platform) is the answer, with vm "" (nothing tells whether it is a virtual machine). Those sources are
     read only then, so that an answer's provenance names only what it read.
     """
+    from stackaudit.facts.nvidia import NvidiaGpus
+
     try:
         found = _machine(ctx)
-        said = _vgpu_limit_words(ctx) if found.is_vm else ""
+        said = (vgpu_unlicensed(ctx.optional("nvidia", NvidiaGpus)) or _vgpu_limit_words(ctx)) if found.is_vm else ""
         return replace(found, vgpu_limit=said) if said else found
     except FactUnavailable:
         if windows := _windows_host(ctx):

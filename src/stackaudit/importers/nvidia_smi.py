@@ -124,7 +124,8 @@ _Q_KEY_NAMES = ("Product Name", "Persistence Mode", "Applications Clocks", "Defa
                 "Clocks Event Reasons", "Clocks Throttle Reasons", "GPU Power Readings", "Power Readings",
                 "FB Memory Usage", "Remapped Rows", "ECC Mode", "Ecc Mode", "ECC Errors", "Retired Pages",
                 "Compute Mode", "MIG Mode", "GSP Firmware Version", "Max Clocks", "GPU Link Info", "PCIe Generation",
-                "Link Width", "BAR1 Memory Usage", "GPU Virtualization Mode", "Fabric")
+                "Link Width", "BAR1 Memory Usage", "GPU Virtualization Mode", "vGPU Software Licensed Product",
+                "License Status", "Fabric")
 _Q_KEYS = re.compile(r"^\s+(" + "|".join(_Q_KEY_NAMES) + r")\b")
 
 
@@ -137,7 +138,7 @@ def _q_line(line: str) -> bool:
 # shared by several where it can (each needle is a pass over the text).
 _QUERY_NEEDLES = ("NVSMI LOG", "GPU", "Timestamp", "Version", "Product Name", "Mode", "Clocks", "Readings",
                   "Memory Usage", "Remapped Rows", "ECC Errors", "Retired Pages", "Link", "PCIe Generation",
-                  "Fabric")
+                  "Fabric", "License Status")
 
 
 # A section of a GPU cut out at column 0 (`nvidia-smi -q | grep -A4 Fabric` pasted unindented, or `-d`):
