@@ -89,7 +89,8 @@ def row_remap_ecc(nvidia: NvidiaGpus | None = None) -> Outcome:
     volatile uncorrectable count: 0 there is read ok (no uncorrectable error since the driver loaded, the
     remap and retirement state named as not shown). Non-zero aggregate *correctable*
     counts are normal. An uncorrectable ECC Xid in the log (94 contained, 48 or 95 not) proves the issue on its
-    own, quoted (facts/symptoms.py).
+    own, quoted (facts/symptoms.py). A GPU the source shows without ECC (N/A on a GeForce or workstation card, or
+    the remapper and page retirement N/A with MIG off) has nothing to remap, retire or count: not applicable.
     """
     return _row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information()
 
