@@ -190,6 +190,10 @@ def test_na_fields_are_unsupported_and_permission_errors_are_not() -> None:
     g = parse_query_text(denied).gpus[0]
     assert g.ecc_current is None and "ecc" not in g.unsupported
     assert parse_query_text(QUERY_TEXT).gpus[0].unsupported == ("mig",)  # MIG Mode Current: N/A on an L40S
+    # An excerpt cut inside Retired Pages (corpus 1373) shows the pending flag without its parent: read all the same.
+    cut = "        Double Bit ECC                    : N/A\n        Pending Page Blacklist            : N/A\n" \
+          "    Remapped Rows                         : N/A\n"
+    assert parse_query_text(cut).gpus[0].unsupported == ("remap", "retire")
 
 
 def test_requested_and_current_power_limits_of_the_r530_schema() -> None:
