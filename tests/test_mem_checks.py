@@ -53,6 +53,41 @@ def test_query_text_uncorrectable_and_pending() -> None:
     assert r.status == "issue" and "uncorrectable" in r.message and r.subjects == ("0000:41:00.0",)
 
 
+def test_a_card_without_ecc_has_no_memory_errors_to_judge() -> None:
+    # Corpus 1389: a Quadro P4000 whose table reads `Volatile Uncorr. ECC N/A`: a workstation card without ECC, so
+    # nothing to remap, retire or count (both act on ECC errors).
+    r = capture_checks("1389", "MEM-ROW-REMAP-ECC")["MEM-ROW-REMAP-ECC"]
+    assert r.status == "not-applicable" and "Quadro P4000 (a workstation card, ECC N/A)" in r.message
+    assert r.coverage is not None and r.coverage.text() == "1 of 1 GPU shown"
+    # A data-center board's N/A is a vGPU guest's (corpus 1327: GRID A100D-40C): it may have ECC.
+    assert capture_checks("1327", "MEM-ROW-REMAP-ECC")["MEM-ROW-REMAP-ECC"].status == "unknown"
+    # NVML: the remapper and page retirement NotSupported, MIG NotSupported: no ECC bookkeeping at all.
+    gpus = pcie_box("NVIDIA GeForce RTX 4090", 1, ecc_mode={"error": "no-permission"})
+    r = _one(host_for(gpus), "MEM-ROW-REMAP-ECC")
+    assert r.status == "not-applicable" and "row remapping and page retirement N/A, MIG off" in r.message
+
+
+# The excerpt of corpus 1373 (a GeForce laptop GPU's `nvidia-smi -q`, cut inside Retired Pages), its first lines.
+_RETIRED_CUT = """\
+        Double Bit ECC                    : N/A
+        Pending Page Blacklist            : N/A
+    Remapped Rows                         : N/A
+    Temperature
+        GPU Current Temp                  : 42 C
+"""
+
+
+def test_remapper_and_retirement_na_need_mig_ruled_out() -> None:
+    # A MIG-enabled A100 shows Remapped Rows and Retired Pages N/A with ECC on (corpus 01): without the MIG mode or the
+    # model, an excerpt reading both N/A stays unknown.
+    r = _one(_pasted(body("1373")), "MEM-ROW-REMAP-ECC")
+    assert r.status == "unknown"
+    # Modelled: the same lines with the GPU's MIG mode shown N/A (no MIG on this GPU): no ECC bookkeeping at all.
+    r = _one(_pasted(_RETIRED_CUT + "    MIG Mode\n        Current                           : N/A\n"),
+             "MEM-ROW-REMAP-ECC")
+    assert r.status == "not-applicable" and "row remapping and page retirement N/A" in r.message
+
+
 # --- MEM-ECC-MODE ---------------------------------------------------------------------------------
 
 

@@ -178,9 +178,10 @@ def test_parsers_never_crash(parts: list[str]) -> None:
 def test_na_fields_are_unsupported_and_permission_errors_are_not() -> None:
     """`N/A` = the GPU lacks the feature (not applicable); a missing or unreadable field is unknown."""
     (a100,) = parse_xml(_capture("01-a100-sxm4-mig-persistence-off-nvsmi-xml.txt")).gpus
-    assert a100.unsupported == ("remap",)  # <remapped_rows>N/A</remapped_rows> with MIG on; ECC and MIG readable
+    # <remapped_rows>N/A</remapped_rows> with MIG on, page retirement N/A (Ampere remaps rows); ECC and MIG readable
+    assert a100.unsupported == ("remap", "retire")
     (maxq,) = parse_xml(_capture("04-rtx-pro-6000-blackwell-maxq-gen4-host-nvsmi-xml.txt")).gpus
-    assert maxq.unsupported == ("mig",)
+    assert maxq.unsupported == ("mig", "retire")  # its row remapper reads; page retirement N/A (Blackwell remaps)
     table = parse_table(_capture("15-2x-rtx3090-nvidia-smi-table-250w-cap-persistence-off.txt"))
     assert all(g.unsupported == ("ecc", "mig") for g in table.gpus)
     denied = QUERY_TEXT.replace("        Current                           : Enabled\n        Pending                  "
@@ -189,6 +190,10 @@ def test_na_fields_are_unsupported_and_permission_errors_are_not() -> None:
     g = parse_query_text(denied).gpus[0]
     assert g.ecc_current is None and "ecc" not in g.unsupported
     assert parse_query_text(QUERY_TEXT).gpus[0].unsupported == ("mig",)  # MIG Mode Current: N/A on an L40S
+    # An excerpt cut inside Retired Pages (corpus 1373) shows the pending flag without its parent: read all the same.
+    cut = "        Double Bit ECC                    : N/A\n        Pending Page Blacklist            : N/A\n" \
+          "    Remapped Rows                         : N/A\n"
+    assert parse_query_text(cut).gpus[0].unsupported == ("remap", "retire")
 
 
 def test_requested_and_current_power_limits_of_the_r530_schema() -> None:

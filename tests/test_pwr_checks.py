@@ -69,6 +69,12 @@ def test_idle_instant_is_not_conclusive_and_power_cap_is_a_trap() -> None:
     assert r.status == "ok" and "not conclusive" in r.message
 
 
+def test_reasons_not_shown_cover_the_gpus_shown() -> None:
+    # Corpus 1373: one GPU's `-q` excerpt cut at its clocks, before the reasons: unknown over the one GPU shown.
+    r = capture_checks("1373", "PWR-CLOCK-EVENTS")["PWR-CLOCK-EVENTS"]
+    assert r.status == "unknown" and r.coverage is not None and r.coverage.text() == "1 GPU shown"
+
+
 def _samples(count: int, per_tick: list[list[dict[str, Any]]]) -> dict[str, Any]:
     return {"seconds": len(per_tick), "interval_s": 1.0, "gpu_count": count,
             "ticks": [{"t": float(t), "gpus": gpus} for t, gpus in enumerate(per_tick)]}

@@ -89,7 +89,8 @@ def row_remap_ecc(nvidia: NvidiaGpus | None = None) -> Outcome:
     volatile uncorrectable count: 0 there is read ok (no uncorrectable error since the driver loaded, the
     remap and retirement state named as not shown). Non-zero aggregate *correctable*
     counts are normal. An uncorrectable ECC Xid in the log (94 contained, 48 or 95 not) proves the issue on its
-    own, quoted (facts/symptoms.py).
+    own, quoted (facts/symptoms.py). A GPU the source shows without ECC (N/A on a GeForce or workstation card, or
+    the remapper and page retirement N/A with MIG off) has nothing to remap, retire or count: not applicable.
     """
     return _row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information()
 
@@ -102,9 +103,12 @@ def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
     read = [g for g in gpus if any(v is not None for v in (g.remap_pending, g.remap_failure,
                                                             g.ecc_volatile_uncorrected, g.retired_pending))]
     if not read:
-        if all("ecc" in g.unsupported and "remap" in g.unsupported for g in gpus):
-            return over_gpus(nvidia, gpus, not_applicable("no ECC or row remapping on these GPUs ("
-                                                          + ", ".join(nvidia.names) + ")"))
+        why = [w for g in gpus if (w := _no_ecc_memory(g))]
+        if len(why) == len(gpus):
+            return over_gpus(nvidia, gpus, not_applicable(
+                "no ECC memory on these GPUs: " + "; ".join(why) + ". Row remapping and page retirement act on ECC "
+                "errors (NVML counts remapped rows and retired pages by their ECC cause): nothing to remap, retire "
+                "or count", actual={g.subject: sorted(g.unsupported) for g in gpus}))
         return unknown("row remapping and ECC counters are not in this source (or could not be read)",
                        hint="paste `nvidia-smi -q -d ROW_REMAPPER,ECC,PAGE_RETIREMENT`, or run as root")
     failed = [g for g in read if g.remap_failure]
@@ -145,6 +149,33 @@ def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
                                                     actual=actual))
     return ok_over_gpus(nvidia, read, f"no pending or failed row remapping and no uncorrectable ECC on {len(read)} GPU(s)",
                         actual=actual)
+
+
+def _no_ecc_memory(gpu: GpuInfo) -> str:
+    """Why GPU `gpu` has none of what MEM-ROW-REMAP-ECC reads (ECC, row remapping, page retirement), in words; ""
+    when the source does not settle it. The features' own N/A (NVML NotSupported) says so where nothing else explains
+    it:
+
+    - ECC and the row remapper both N/A;
+    - ECC N/A on a card of a line that ships without ECC on (GeForce, workstation: gputable.FAMILIES): a data-center
+      board's N/A is a vGPU guest or a GPU the driver failed to read (corpus 1327, 929), and a GeForce RTX 4090 that
+      has ECC shows `Off`, not N/A;
+    - the row remapper and page retirement both N/A with MIG shown off: a MIG-enabled A100 shows both N/A with ECC
+      Enabled (NVML: remapped rows are not reported with MIG instances; corpus 01), so without its MIG mode an excerpt
+      does not set a GPU apart from one.
+    """
+    if gpu.error:
+        return ""
+    said = set(gpu.unsupported)
+    who = gpu.name_in_words or gpu.label
+    if {"ecc", "remap"} <= said:
+        return f"{who} (ECC and row remapping N/A)"
+    family = family_of(gpu.name) if gpu.name else None
+    if "ecc" in said and family is not None and family.ecc_shipped_on is None:
+        return f"{who} (a {family.name.replace('geforce', 'GeForce')} card, ECC N/A)"
+    if {"remap", "retire"} <= said and (gpu.mig_current is False or "mig" in said):
+        return f"{who} (row remapping and page retirement N/A, MIG off)"
+    return ""
 
 
 # --- MEM-ECC-MODE --------------------------------------------------------------------------------

@@ -281,7 +281,10 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
                                            "batches" if any((g.utilization_gpu or 0) < 100 for g in unheld) else ""),
                 actual={g.subject: {"util": g.utilization_gpu, "temp_c": g.temp_c, "draw_w": g.power_draw_w,
                                     "cap_w": g.power_cap_w} for g in unheld}), ask="nvidia-smi -q -d PERFORMANCE")
-        return unknown("clock event reasons are not in this source", hint="paste `nvidia-smi -q -d PERFORMANCE`")
+        # The GPUs shown do not settle it: the verdict covers them (corpus 1373: one GPU's -q excerpt cut at its clocks).
+        return over_gpus(nvidia, gpus, unknown("clock event reasons are not in this source",
+                                               hint="paste `nvidia-smi -q -d PERFORMANCE`"),
+                         ask="nvidia-smi -q -d PERFORMANCE")
     hw = [g for g in read if any(r in HW_REASONS for r in g.clock_events or ())]
     busy_hw = [g for g in hw if g.busy]
     actual = {g.subject: list(g.clock_events or ()) for g in read}

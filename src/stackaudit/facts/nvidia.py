@@ -236,7 +236,8 @@ class GpuInfo:
     mem_temp_c: int | None = sample_field()
     mem_temp_max_c: int | None = None
     recovery_action: str | None = None
-    # Features the source says this GPU lacks (NVML NotSupported, nvidia-smi "N/A"): "ecc", "mig", "remap",
+    # Features the source says this GPU lacks (NVML NotSupported, nvidia-smi "N/A"): "ecc", "mig", "remap", "retire"
+    # (page retirement),
     # "power" (the table's power cap reads N/A), "app-clocks" (`nvidia-smi -q`'s application clocks and their
     # defaults all N/A).
     # A field that is None and not listed here was not read (NoPermission, an excerpt): unknown, not absent.
@@ -591,7 +592,8 @@ def gpu_from_nvml(data: dict[str, Any]) -> GpuInfo:
         mem_temp_max_c=_num(temp.get("mem_max")),
         recovery_action=RECOVERY_ACTIONS.get(recovery, str(recovery)) if recovery is not None else None,
         unsupported=tuple(name for name, key in (("ecc", "ecc_mode"), ("mig", "mig_mode"), ("remap", "remapped_rows"))
-                          if get(key) == {"error": "not-supported"}),
+                          if get(key) == {"error": "not-supported"})
+        + (("retire",) if retired.get("pending") == {"error": "not-supported"} else ()),
     )
 
 

@@ -97,11 +97,15 @@ def _said_na(node: Node | None) -> bool:
     return node is not None and not node.children and " ".join((node.value or "").split()).lower() in _UNSUPPORTED
 
 
-def _unsupported(g: Node, ecc: str, mig: str, remap: str, app_clocks: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The features the GPU's section prints as N/A: "ecc", "mig", "remap", and "app-clocks" where every one of the
+def _unsupported(g: Node, ecc: str, mig: str, remap: str, app_clocks: tuple[str, ...] = (),
+                 retire: Node | None = None) -> tuple[str, ...]:
+    """The features the GPU's section prints as N/A: "ecc", "mig", "remap", "retire" (page retirement: its pending
+    flag `retire` reads N/A), and "app-clocks" where every one of the
     application clock fields `app_clocks` names (current and default, graphics and memory) reads N/A (a GeForce card:
     NVML's ApplicationsClock is NotSupported there, corpus 1271)."""
     said = tuple(name for name, path in (("ecc", ecc), ("mig", mig), ("remap", remap)) if _said_na(g.at(path)))
+    if _said_na(retire):
+        said += ("retire",)
     if app_clocks and all(_said_na(g.at(path)) for path in app_clocks):
         said += ("app-clocks",)
     return said
@@ -397,6 +401,7 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
     power = g.at("gpu_power_readings") or g.at("power_readings") or Node("")
     pcie = g.at("pci/pci_gpu_link_info") or Node("")
     mig_current = _bool(g.get("mig_mode/current_mig"))
+    retire = g.at("retired_pages/pending_retirement") or g.at("retired_pages/pending_blacklist")
     mig_node = g.at("mig_devices")
     mig_count = len([c for c in mig_node.children if c.label == "mig_device"]) if mig_node is not None else None
     gsp = g.at("gsp_firmware_version")
@@ -412,14 +417,14 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
         ecc_volatile_corrected=_sum_counts(g.at("ecc_errors/volatile"), False),
         ecc_aggregate_uncorrected=_sum_counts(g.at("ecc_errors/aggregate"), True),
         ecc_aggregate_corrected=_sum_counts(g.at("ecc_errors/aggregate"), False),
-        retired_pending=_bool(g.get("retired_pages/pending_retirement") or g.get("retired_pages/pending_blacklist")),
+        retired_pending=_bool(None if retire is None else retire.value),
         clock_events=_reasons(g.at("clocks_event_reasons|clocks_throttle_reasons")),
         processes=_xml_processes(g.at("processes")),
         gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
         unsupported=_unsupported(g, "ecc_mode/current_ecc", "mig_mode/current_mig", "remapped_rows",
                                  ("applications_clocks/graphics_clock", "applications_clocks/mem_clock",
                                   "default_applications_clocks/graphics_clock",
-                                  "default_applications_clocks/mem_clock")),
+                                  "default_applications_clocks/mem_clock"), retire),
     )
 
 
@@ -634,6 +639,10 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
         g if g.at("PCIe Generation") is not None or g.at("Link Width") is not None else Node(""))
     mig_current = _bool(g.get("MIG Mode/Current"))
     gsp = g.at("GSP Firmware Version")
+    # Page retirement's pending flag; an excerpt cut inside the Retired Pages section shows it without its parent
+    # (corpus 1373): the label is the section's own.
+    retire = (g.at("Retired Pages/Pending Page Blacklist|Pending Page Retirement")
+              or g.at("Pending Page Blacklist|Pending Page Retirement"))
     mapped = _mapped(True, g, power, link)
     return GpuInfo(
         index=index,
@@ -646,13 +655,14 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
         ecc_volatile_corrected=_sum_counts(g.at("ECC Errors/Volatile"), False),
         ecc_aggregate_uncorrected=_sum_counts(g.at("ECC Errors/Aggregate"), True),
         ecc_aggregate_corrected=_sum_counts(g.at("ECC Errors/Aggregate"), False),
-        retired_pending=_bool(g.get("Retired Pages/Pending Page Blacklist|Pending Page Retirement")),
+        retired_pending=_bool(None if retire is None else retire.value),
         clock_events=_reasons(g.at("Clocks Event Reasons|Clocks Throttle Reasons")),
         processes=_text_processes(g.at("Processes")),
         gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
         unsupported=_unsupported(g, "ECC Mode/Current", "MIG Mode/Current", "Remapped Rows",
                                  ("Applications Clocks/Graphics", "Applications Clocks/Memory",
-                                  "Default Applications Clocks/Graphics", "Default Applications Clocks/Memory")),
+                                  "Default Applications Clocks/Graphics", "Default Applications Clocks/Memory"),
+                                 retire),
     )
 
 
