@@ -1603,10 +1603,16 @@ FULL_ROW = re.compile(TEST_ROW.pattern + r"\s+\w+\s+-?\d+(?:\s+\d+(?:\.\d+)?\s+\
                       r"\s+(?:\d+|N/A)){2}\s*$")
 
 
-def _wrong_counts(row: str) -> tuple[int, ...]:
+def wrong_counts(row: str) -> tuple[int, ...]:
     """The `#wrong` counts of a whole result row (FULL_ROW), out-of-place and in-place; N/A (run with -c 0) left out."""
     cols = row.split()
     return tuple(int(c) for c in (cols[8], cols[12]) if c.isdecimal())
+
+
+def row_busbw(row: str) -> float:
+    """The higher bus bandwidth (GB/s) of a whole result row (FULL_ROW), out-of-place or in-place."""
+    cols = row.split()
+    return max(float(cols[7]), float(cols[11]))
 
 
 @dataclass(frozen=True)
@@ -1699,9 +1705,10 @@ class NcclTestRuns(Sourced):
 
     def one_host_runs(self) -> tuple[str, ...]:
         """The first rank line of each run where every run shown lists all its ranks on one named host, else ()."""
-        # A redacted host name (`<host>`, `nccl-<id>-worker-0`) may stand for several hosts.
+        # A redacted host name (`<host>`, `nccl-<id>-worker-0`) may stand for several hosts. A name in words, which no
+        # host has (`NODE A`, corpus 1391), is the user's label for one node of several: it settles no single node.
         if not self.groups or not all(t.whole and len(set(t.hosts)) == 1 and t.hosts[0] and "<" not in t.hosts[0]
-                                      for t in self.groups):
+                                      and not any(c.isspace() for c in t.hosts[0]) for t in self.groups):
             return ()
         return tuple(t.lines[0] for t in self.groups)[:2]
 
@@ -1829,7 +1836,7 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     groups = _test_groups(text)
     if not runs and not groups and not failures:
         raise ParseError("no nccl-tests command line or rank line")
-    rows = [(line.strip(), _wrong_counts(line)) for line in text.splitlines() if FULL_ROW.match(line)]
+    rows = [(line.strip(), wrong_counts(line)) for line in text.splitlines() if FULL_ROW.match(line)]
     return NcclTestRuns(runs=tuple(runs), groups=groups, ordinal_failures=tuple(failures),
                         unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)),
                         launched_apart=tuple(apart),
