@@ -2374,13 +2374,20 @@ def _nccl_net_affinity(log: ServingLog, multi_node: bool) -> Outcome:
     columns of `topo -m` show. The same rule as the matrix: every GPU listed within PXB is ok over the GPUs listed,
     whatever hosts the log shows (a cut log of a multi-node job shows one host); otherwise the log's ranks on one
     host make it not-applicable (NIC placement matters only between nodes), and between nodes a GPU whose nearest
-    NET is beyond PXB beside GPUs with one within PXB is an issue."""
+    NET is beyond PXB beside GPUs with one within PXB is an issue. Lines that name no host (`[0] NCCL INFO`, corpus
+    1394) show neither one host nor several: a GPU beyond PXB there is unknown, the condition named."""
     nearest = log.nearest_nets()
     summary = {f"GPU {g}": f"{n} {k}" for g, (n, k) in nearest.items()}
     far = [f"GPU {g}" for g, (_, k) in nearest.items() if link_rank(k) > link_rank("PXB")]
-    if not multi_node and far:
+    if not multi_node and far and (log.one_node() or log.ranks_on_one_host() or log.nccl_hosts):
         return not_applicable("NCCL's log shows ranks of one host: NIC placement matters only for traffic between "
                               "nodes", actual=summary)
+    if not multi_node and far:
+        # Lines without a host name (`[0] NCCL INFO`, corpus 1394) show neither one host nor several.
+        return unknown("NCCL's path dump puts " + ", ".join(f"{g} at {summary[g]}" for g in far) + " beyond PXB "
+                       "of any network device, which matters for traffic between nodes; the log's lines name no "
+                       "host, so whether the job spans nodes is not shown", actual=summary,
+                       hint="paste the NCCL log with its host prefixes (NCCL_DEBUG=INFO), or `nvidia-smi topo -m`")
     if (gdr_off := _gdr_off(log)) is not None:
         return gdr_off
     close = [g for g in summary if g not in far]
