@@ -31,7 +31,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
-from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
 from stackaudit.facts.parallelism import (
@@ -1537,7 +1537,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) loses no P2P path to a P2P setting.
     Settings of the one serving container shown, given one GPU (`device_ids: ['1']`) and no parallel size above 1, with
     no other node or rank shown: the engine runs one rank, and NCCL carries no GPU-to-GPU traffic there (not an issue,
-    naming the condition). With no NCCL setting shown, an engine shown on one GPU (facts/parallelism.one_gpu_engine:
+    naming the condition). With no NCCL setting shown, one GPU on the host and no other node shown is not applicable;
+    the one rank of an nccl-tests run (its header's rank lines, the GPUs it used) does not show the host's count, so
+    alone it leaves that unknown (corpus 588, 1383). An engine shown on one GPU (facts/parallelism.one_gpu_engine:
     TP 1 and one pipeline stage on its command or in its log, no multi-node flag or log) runs no collective: not
     applicable (corpus 1276, 1285). An NCCL_IB_DISABLE=1 whose job's ranks the NCCL log shows on one host, no other node shown
     (ServingLog.ranks_on_one_host): not an issue, naming the condition.
@@ -1562,12 +1564,15 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
                       actual={})
-        if not nccl_config.engine_seen and gpus is not None and gpus.whole_count == 1 \
+        # A test run's rank lines list the GPUs it used, not the host's (`all_gather_perf -g 1` takes device 0 of any
+        # count, corpus 1383): alone they show no host of one GPU.
+        host = gpus if gpus is not None and set(gpus.agreed) - {NCCL_TESTS_TITLE} else None
+        if not nccl_config.engine_seen and host is not None and host.whole_count == 1 \
                 and not _multi_node(serving_processes, serving_log, nccl_nodes):
             # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
-            return not_applicable(f"one GPU ({gpus.counts[0][0]}) and no multi-node serving shown")
+            return not_applicable(f"one GPU ({host.counts[0][0]}) and no multi-node serving shown")
         if not nccl_config.engine_seen and not _multi_node(serving_processes, serving_log, nccl_nodes) \
-                and (one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands)):
+                and (one_gpu := one_gpu_engine(serving_engine, host, engine_commands)):
             # An engine shown on one GPU (TP 1, one stage: its command or its log) builds no communicator between
             # GPUs, so no NCCL setting it might have has a path to slow down (corpus 1276, 1285).
             return not_applicable(f"{one_gpu}: the engine builds no NCCL communicator between GPUs")
