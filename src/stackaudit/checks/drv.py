@@ -1933,7 +1933,9 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
     With no other NVLink source, NCCL's topology tree (`+ NVL[370.8] - NVS/0-0` under a GPU) is ok over the GPUs
     whose block it shows whole when each reaches the NVSwitch at NCCL's figure for every link of the most any GPU of
-    its architecture has (serving_logs.FULL_NVL_BW: 18 x 20.6 on Hopper); NCCL counts only active links into it.
+    its architecture has (serving_logs.FULL_NVL_BW: 18 x 20.6 on Hopper, 12 x 21.0 on Ampere under NCCL 2.7-2.8);
+    NCCL counts only active links into it. A dump cut above its header, from its first CPU's root line, is read the
+    same way (corpus 1394, an A100 NVSwitch node at NVL[252.0]).
     """
     outcome = _nvlink_health(nvidia, gpu_events, nvlink_status, gpu_topology, gpus)
     if outcome.status == "unknown" and nvidia is None and nvlink_status is None and gpu_topology is None \

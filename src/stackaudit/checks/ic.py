@@ -31,7 +31,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
-from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
 from stackaudit.facts.parallelism import (
@@ -45,7 +45,8 @@ from stackaudit.facts.parallelism import (
     one_gpu_host,
     one_rank_per_node,
 )
-from stackaudit.facts.peer_access import NCCL, NVBANDWIDTH, P2pBandwidth, P2pDataTests, PeerRefusals
+from stackaudit.facts.pci import PCIE_GBS_PER_LANE
+from stackaudit.facts.peer_access import NCCL, NVBANDWIDTH, DataTest, P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -601,7 +602,12 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
     DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted, and so is a
     user's torch copy straight from one GPU to another whose shown result is zeros, peer_copy_zeros; nccl-tests'
-    "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok);
+    "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok, the
+    ranks read from the NCCL log beside a summary pasted without its rank lines where that log shows a communicator
+    whole on one host, corpus 628; a run cut inside its table, its summary not shown, is ok where every row shown was
+    checked with 0 wrong elements and its bus bandwidth tops what a path through host memory gives over the GPUs'
+    PCIe link, half the link's rate, so only P2P or NVLink carried it: corpus 762, four RTX 4090 at 26 GB/s over a
+    15.8 GB/s host path; rows checked at a lower rate, or GPUs not shown, prove no peer path, corpus 630 and 446);
     CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
     unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok; its
     P2P-enabled write matrix shown without the P2P-disabled one is ok where every pair of its GPUs writes at 20 GB/s
@@ -780,13 +786,20 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
     peer = p2p_bandwidth.peer_pairs() if p2p_bandwidth is not None else ()
     if peer:
         return _nvbandwidth_peer(peer[0][0], peer[0][1], gpus)
-    passed = [t for t in tested if t.passed]
+    # A run cut inside its table counts where its checked rows also ran faster than host memory could carry them.
+    passed = [t for t in tested if t.passed and (not t.rows_only or _beyond_host_path(t))]
+    from_log = ""
+    if not passed and serving_log is not None and (run := _ranks_from_nccl_log(data_tests, serving_log)) is not None:
+        passed, from_log = [run], f" (its ranks as the NCCL log beside it shows them: \"{serving_log.one_node()[0]}\")"
     if passed:
-        best = max(passed, key=lambda t: t.ranks)
-        judged = ok(f"{best.program} moved data between {best.ranks} GPUs of {best.hosts[0]} and checked it "
-                    f"(\"{best.line}\"): the path NCCL chose between them carries data intact; a set-up line (an NCCL "
-                    "P2P channel, a peer-access 'Yes') would not show this", actual=[t.line for t in passed][:3],
-                    evidence=[best.line])
+        best = max(passed, key=lambda t: (not t.rows_only, t.ranks))
+        said = (f"every result row shown checked with 0 wrong elements (\"{best.line}\"; the summary line is not "
+                "shown)" if best.rows_only else f"checked it (\"{best.line}\")")
+        said += from_log
+        judged = ok(f"{best.program} moved data between {best.ranks} GPUs of {best.hosts[0]} and {said}: the path "
+                    "NCCL chose between them carries data intact" + _beyond_host_path(best)
+                    + "; a set-up line (an NCCL P2P channel, a peer-access 'Yes') would not show this",
+                    actual=[t.line for t in passed][:3], evidence=[best.line])
         return over_subjects(judged, [f"rank {r}" for r in range(best.ranks)], gpus.whole_count if gpus else None)
     if gpu_p2p is not None and gpu_p2p.refuses_all():
         return not_applicable("the driver reports no P2P between any GPU pair ("
@@ -855,6 +868,40 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
         + " and trusts the driver's report" + said,
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
                    "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+
+
+def _ranks_from_nccl_log(tests: P2pDataTests | None, log: ServingLog) -> DataTest | None:
+    """An nccl-tests summary that passed (`# Out of bounds values : 0 OK`) pasted without its rank lines, given the
+    ranks of the NCCL log beside it: a communicator of two ranks or more, every rank of it logging from one host
+    (ServingLog.one_node: `comm 0x.. rank R nranks N` for each R, one host name, nothing showing another node; corpus
+    628, whose `Destroy COMPLETE` lines sit between the run's last row and its summary). None where either is not
+    shown, or P2P was turned off on the run's command."""
+    if tests is None or log.comm_ranks < 2 or not log.one_node() or len(log.nccl_hosts) != 1:
+        return None
+    run = next((t for t in tests.tests if t.program == "nccl-tests" and t.passed and not t.ranks and not t.rows_only
+                and not t.p2p_off), None)
+    return replace(run, hosts=log.nccl_hosts, ranks=log.comm_ranks) if run is not None else None
+
+
+def _beyond_host_path(test: DataTest) -> str:
+    """Why an nccl-tests run's bus bandwidth proves a direct GPU-to-GPU path, in words ("" where it does not): its
+    highest busbw among rows checked with 0 wrong elements above what a copy through host memory could carry over the
+    GPUs' own PCIe link, half the link's rate each way (NCCL's SHM transport crosses host memory, the model of
+    ceiling/interconnect.py for `pcie-no-p2p`; nccl-tests#74: ≈20 GB/s without P2P against 40-50 with it on 8x A40).
+    The link is the fastest any row of the table the run's GPU models may be has (gputable.candidates, facts/pci.py
+    PCIE_GBS_PER_LANE); a model the table does not know, or a run whose models are not shown, proves nothing."""
+    names = {model for _, model in test.models}
+    rows = [row for name in names for row in candidates(name)] if names else []
+    if not rows or any(not candidates(name) for name in names) or any(r.pcie_gen not in PCIE_GBS_PER_LANE for r in rows):
+        return ""
+    fastest = max(rows, key=lambda r: PCIE_GBS_PER_LANE[r.pcie_gen] * (r.pcie_width or 16))
+    link = PCIE_GBS_PER_LANE[fastest.pcie_gen] * (fastest.pcie_width or 16)
+    if test.busbw <= link / 2:
+        return ""
+    return (f", and at {test.busbw:g} GB/s bus bandwidth it moved more than the {link / 2:.1f} GB/s a path through "
+            f"host memory gives over the {fastest.name}'s PCIe Gen{fastest.pcie_gen} x{fastest.pcie_width or 16} link "
+            f"({link:.1f} GB/s, half of it where every byte crosses it twice): only P2P or NVLink between the GPUs "
+            "gives that")
 
 
 def _geforce_host_path(log: ServingLog | None) -> str:
@@ -1490,7 +1537,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) loses no P2P path to a P2P setting.
     Settings of the one serving container shown, given one GPU (`device_ids: ['1']`) and no parallel size above 1, with
     no other node or rank shown: the engine runs one rank, and NCCL carries no GPU-to-GPU traffic there (not an issue,
-    naming the condition). With no NCCL setting shown, an engine shown on one GPU (facts/parallelism.one_gpu_engine:
+    naming the condition). With no NCCL setting shown, one GPU on the host and no other node shown is not applicable;
+    the one rank of an nccl-tests run (its header's rank lines, the GPUs it used) does not show the host's count, so
+    alone it leaves that unknown (corpus 588, 1383). An engine shown on one GPU (facts/parallelism.one_gpu_engine:
     TP 1 and one pipeline stage on its command or in its log, no multi-node flag or log) runs no collective: not
     applicable (corpus 1276, 1285). An NCCL_IB_DISABLE=1 whose job's ranks the NCCL log shows on one host, no other node shown
     (ServingLog.ranks_on_one_host): not an issue, naming the condition.
@@ -1515,12 +1564,15 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
                       actual={})
-        if not nccl_config.engine_seen and gpus is not None and gpus.whole_count == 1 \
+        # A test run's rank lines list the GPUs it used, not the host's (`all_gather_perf -g 1` takes device 0 of any
+        # count, corpus 1383): alone they show no host of one GPU.
+        host = gpus if gpus is not None and set(gpus.agreed) - {NCCL_TESTS_TITLE} else None
+        if not nccl_config.engine_seen and host is not None and host.whole_count == 1 \
                 and not _multi_node(serving_processes, serving_log, nccl_nodes):
             # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
-            return not_applicable(f"one GPU ({gpus.counts[0][0]}) and no multi-node serving shown")
+            return not_applicable(f"one GPU ({host.counts[0][0]}) and no multi-node serving shown")
         if not nccl_config.engine_seen and not _multi_node(serving_processes, serving_log, nccl_nodes) \
-                and (one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands)):
+                and (one_gpu := one_gpu_engine(serving_engine, host, engine_commands)):
             # An engine shown on one GPU (TP 1, one stage: its command or its log) builds no communicator between
             # GPUs, so no NCCL setting it might have has a path to slow down (corpus 1276, 1285).
             return not_applicable(f"{one_gpu}: the engine builds no NCCL communicator between GPUs")
@@ -2327,13 +2379,20 @@ def _nccl_net_affinity(log: ServingLog, multi_node: bool) -> Outcome:
     columns of `topo -m` show. The same rule as the matrix: every GPU listed within PXB is ok over the GPUs listed,
     whatever hosts the log shows (a cut log of a multi-node job shows one host); otherwise the log's ranks on one
     host make it not-applicable (NIC placement matters only between nodes), and between nodes a GPU whose nearest
-    NET is beyond PXB beside GPUs with one within PXB is an issue."""
+    NET is beyond PXB beside GPUs with one within PXB is an issue. Lines that name no host (`[0] NCCL INFO`, corpus
+    1394) show neither one host nor several: a GPU beyond PXB there is unknown, the condition named."""
     nearest = log.nearest_nets()
     summary = {f"GPU {g}": f"{n} {k}" for g, (n, k) in nearest.items()}
     far = [f"GPU {g}" for g, (_, k) in nearest.items() if link_rank(k) > link_rank("PXB")]
-    if not multi_node and far:
+    if not multi_node and far and (log.one_node() or log.ranks_on_one_host() or log.nccl_hosts):
         return not_applicable("NCCL's log shows ranks of one host: NIC placement matters only for traffic between "
                               "nodes", actual=summary)
+    if not multi_node and far:
+        # Lines without a host name (`[0] NCCL INFO`, corpus 1394) show neither one host nor several.
+        return unknown("NCCL's path dump puts " + ", ".join(f"{g} at {summary[g]}" for g in far) + " beyond PXB "
+                       "of any network device, which matters for traffic between nodes; the log's lines name no "
+                       "host, so whether the job spans nodes is not shown", actual=summary,
+                       hint="paste the NCCL log with its host prefixes (NCCL_DEBUG=INFO), or `nvidia-smi topo -m`")
     if (gdr_off := _gdr_off(log)) is not None:
         return gdr_off
     close = [g for g in summary if g not in far]

@@ -376,7 +376,10 @@ def engine_of(text: str) -> str:
 # `#  Rank  0 Group  0 Pid 3884994 on gpu-node device  0 [0000:1a:00] NVIDIA L20` (nccl-tests >= 2.13);
 # `#   Rank  0 Pid  85517 on  host device  0 [0x52] A100-SXM4-40GB` (older: the PCI bus number alone);
 # `#   Rank  0 uses device  1 [0x06] Tesla K80` (NCCL 1's own tests, NVIDIA/nccl#19).
-RANK_DEVICE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+|uses\s+)"
+# A host name a user redacted to words (`on NODE A device  0`, corpus 1391) is the host, spaces and all (RANK_HOST).
+RANK_HOST = r"\S+(?:[ \t]\S+)*?"
+RANK_DEVICE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>" + RANK_HOST + r")\s+|"
+                         r"uses\s+)"
                          r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<model>.+?)\s*$")
 
 

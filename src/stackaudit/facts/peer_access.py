@@ -46,7 +46,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from stackaudit.facts._parse import RANK_DEVICE, RANK_HOST
 from stackaudit.facts.registry import Sourced, fact, parser, union
+from stackaudit.facts.serving_logs import FULL_ROW, row_busbw, wrong_counts
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, NCCL_TESTS, P2P_BANDWIDTH_TEST
 
 NCCL = "NCCL"
@@ -582,7 +584,8 @@ DATA_TESTS: tuple[DataTestRow, ...] = (
     DataTestRow("nccl-tests", re.compile(r"^\s*#?\s*Out of bounds values\s*:\s*[1-9]\d*\s+FAILED\b"), False),
 )
 DATA_TEST_NEEDLES = ("Failed", "Verification error", "Out of bounds values")
-_TEST_RANK = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+\d+")
+_TEST_RANK = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>" + RANK_HOST
+                        + r")\s+device\s+\d+")
 _PEER_YES = re.compile(r"Peer access from (?P<na>.{1,80}) \(GPU(?P<a>\d+)\) -> (?P<nb>.{1,80}) \(GPU(?P<b>\d+)\) : Yes\s*$")
 # simpleP2P's own steps, each naming the CUDA devices it moved data on (Samples/0_Introduction/simpleP2P):
 # `Enabling peer access between GPU0 and GPU1...`, `cudaMemcpyPeer / cudaMemcpy between GPU0 and GPU1: 25.34GB/s`,
@@ -607,8 +610,14 @@ class DataTest:
     hosts: tuple[str, ...] = ()
     ranks: int = 0
     p2p_off: bool = False
-    # simpleP2P: (CUDA index, the name CUDA gave the device) for each device its answers name: GPUs CUDA ran on.
+    # simpleP2P: (CUDA index, the name CUDA gave the device) for each device its answers name: GPUs CUDA ran on;
+    # nccl-tests: (CUDA device, model) of each rank line of its run.
     models: tuple[tuple[int, str], ...] = ()
+    # nccl-tests: the highest bus bandwidth (GB/s) of the run's result rows checked with 0 wrong elements, 0.0 where
+    # none is shown; and whether the verdict is those rows' own `#wrong` counts, the run's summary line
+    # (`# Out of bounds values`) not shown (a paste cut inside the table, corpus 762).
+    busbw: float = 0.0
+    rows_only: bool = False
 
     @property
     def between_local_gpus(self) -> bool:
@@ -753,19 +762,40 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
                            | {int(d) for m in steps for d in m.groups() if d is not None}))
     models = tuple(sorted({(int(m[d]), m[n].lstrip("> ").strip()) for m in answers for d, n in (("a", "na"), ("b", "nb"))}))
     off = False
+    ranks: list[tuple[int, str]] = []  # (CUDA device, model) of the run's rank lines
+    rows: list[tuple[str, tuple[int, ...], float]] = []  # the run's whole result rows: line, #wrong counts, busbw
+
+    def rows_verdict() -> DataTest | None:
+        """A run cut inside its table: every row shown checked (a `#wrong` count, not N/A) with 0 wrong elements."""
+        if not rows or not all(counts and not any(counts) for _, counts, _ in rows):
+            return None
+        top = max(rows, key=lambda r: r[2])
+        return DataTest("nccl-tests", True, top[0], (), tuple(dict.fromkeys(hosts)), len(hosts), off,
+                        tuple(dict.fromkeys(ranks)), top[2], rows_only=True)
+
     for line in text.splitlines():
+        if "nThread" in line and rows:  # the next run's header: the run above ended without its summary
+            found.extend(t for t in (rows_verdict(),) if t is not None)
+            hosts, off, ranks, rows = [], False, [], []
         if m := _TEST_RANK.match(line):
             hosts.append(m["host"])
+            if (d := RANK_DEVICE.match(line)) is not None:
+                ranks.append((int(d["device"]), d["model"]))
         elif "_perf" in line and _P2P_OFF.search(line):
             off = True
+        elif FULL_ROW.match(line):
+            rows.append((line.strip(), wrong_counts(line), row_busbw(line)))
         row = data_test(line)
         if row is None:
             continue
-        found.append(DataTest(row.program, row.passed, line.strip(), (), tuple(dict.fromkeys(hosts)), len(hosts), off)
+        checked = [bw for _, counts, bw in rows if counts and not any(counts)]
+        found.append(DataTest(row.program, row.passed, line.strip(), (), tuple(dict.fromkeys(hosts)), len(hosts), off,
+                              tuple(dict.fromkeys(ranks)), max(checked, default=0.0))
                      if row.program == "nccl-tests" else
                      DataTest(row.program, row.passed, line.strip(), devices, models=models))
         if row.program == "nccl-tests":
-            hosts, off = [], False
+            hosts, off, ranks, rows = [], False, [], []
+    found.extend(t for t in (rows_verdict(),) if t is not None)
     found.extend(DataTest(PEER_COPY, False, quoted, (a, b)) for a, b, quoted, _ in peer_copy_zeros(text.splitlines()))
     return tuple(dict.fromkeys(found))
 

@@ -939,9 +939,13 @@ _VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|v
 # 48.0 totalBw 370.8 ===`, then per CPU a root line `CPU/0-0 (1/2/-1)` and one line per link, indented under its
 # node: `+ PCI[48.0] - GPU/0-68000 (8)`, `+ NVL[370.8] - NVS/0-0`, `+ NET[50.0] - NET/0-c (...)`; closed by
 # `=====` (corpus 627, 1269). Older NCCL writes ids without the host's index (`GPU/7000`, `NVS/0`).
+# An excerpt cut below the header starts at a CPU's root line, which gives the CPU's arch/vendor/model
+# (`CPU/0 (1/2/-1)`, corpus 1394). A link line a reader marked bold in Markdown (`**+ NET[25.0] - NET/0 (...)**`) is
+# read as the line it marks.
 _TREE_START = re.compile(r"NCCL INFO === System : max(?:Bw|Width) ")
 _TREE_ROOT = re.compile(r"NCCL INFO (CPU/[0-9A-Fa-f-]+)\b")
-_TREE_LINK = re.compile(r"NCCL INFO( *)\+ ([A-Z]+)\[([\d.]+)\] - ([A-Z]+)/([0-9A-Fa-f-]+)(?: \(([0-9A-Fa-f]+)\))?")
+_TREE_CPU_ROOT = re.compile(r"NCCL INFO CPU/[0-9A-Fa-f-]+ \(\d+/\d+/-?\d+\)")
+_TREE_LINK = re.compile(r"NCCL INFO( *)(?:\*\*)?\+ ([A-Z]+)\[([\d.]+)\] - ([A-Z]+)/([0-9A-Fa-f-]+)(?: \(([0-9A-Fa-f]+)\))?")
 _TREE_END = re.compile(r"NCCL INFO =====+\s*$")
 # The PCI ids NCCL prints for a PCI switch (`PCI/0-65000 (104c823200000000)`: vendor, device, subsystem vendor,
 # subsystem device) that only a hypervisor presents: QEMU's emulated Texas Instruments XIO3130 switch ports
@@ -954,8 +958,13 @@ EMULATED_SWITCHES = {"104c8232": "QEMU's emulated TI XIO3130 switch port (104c:8
 # has: an NVL figure that is that product shows every link of the GPU up (NCCL adds one link's bandwidth per active
 # link, graph/topo.cc ncclTopoConnectNodes over nvmlDeviceGetNvLinkState). Hopper 20.6 x 18 (H100/H200 SXM),
 # Blackwell 40.1 x 18, Ampere 20.0 x 12 (A100 SXM); a product no other architecture's per-link figure divides.
+# Ampere's 12 x 21.0 of NCCL 2.7-2.8 (which gave Ampere Volta's figure, VOLTA_NVLINK_WIDTH 21.0) and 12 x 22.0 of the
+# releases with SM80_NVLINK_BW 22.0: no other architecture's links multiply to those (Volta has 6, Hopper's figure is
+# 20.0 or 20.6); 12 x 20.0 is left out, as 12 of a Hopper GPU's 18 links at its 20.0 give it too.
 FULL_NVL_BW = {370.8: "18 NVLink 4 links of a Hopper GPU (NCCL's 20.6 GB/s each)",
-               721.8: "18 NVLink 5 links of a Blackwell GPU (NCCL's 40.1 GB/s each)"}
+               721.8: "18 NVLink 5 links of a Blackwell GPU (NCCL's 40.1 GB/s each)",
+               252.0: "12 NVLink 3 links of an Ampere GPU (NCCL 2.7-2.8's 21.0 GB/s each)",
+               264.0: "12 NVLink 3 links of an Ampere GPU (NCCL's 22.0 GB/s each)"}
 
 
 @dataclass(frozen=True)
@@ -979,6 +988,9 @@ class NcclTopoTree:
 def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
     """The first topology tree of an NCCL log (_TREE_*), or None where the log shows none."""
     start = next((i for i, ln in enumerate(lines) if _TREE_START.search(ln)), None)
+    if start is None:
+        # Cut above its header: the tree starts at its first CPU's root line (read as the first line of the tree).
+        start = next((i - 1 for i, ln in enumerate(lines) if _TREE_CPU_ROOT.search(ln)), None)
     if start is None:
         return None
     # Each node: (id, parent index or -1, depth column, type); roots are CPUs.
@@ -1359,8 +1371,8 @@ def parse_serving_log(text: str) -> ServingLog:
             decode_batches.append((int(m.group(1)), m.group(2) == "True"))
             if m.group(2) == "False" and len(decode_eager) < 5:
                 decode_eager.append(text_l)
-    tree = parse_nccl_topo_tree(relevant) if any(_TREE_START.search(ln) for ln in relevant
-                                                     if "=== System" in ln) else None
+    tree = parse_nccl_topo_tree(relevant) if any(_TREE_START.search(ln) or _TREE_CPU_ROOT.search(ln) for ln in relevant
+                                                     if "=== System" in ln or "CPU/" in ln) else None
     if tree is not None and not path_lines:
         path_lines = list(tree.lines[:4])
     return ServingLog(
@@ -1603,10 +1615,16 @@ FULL_ROW = re.compile(TEST_ROW.pattern + r"\s+\w+\s+-?\d+(?:\s+\d+(?:\.\d+)?\s+\
                       r"\s+(?:\d+|N/A)){2}\s*$")
 
 
-def _wrong_counts(row: str) -> tuple[int, ...]:
+def wrong_counts(row: str) -> tuple[int, ...]:
     """The `#wrong` counts of a whole result row (FULL_ROW), out-of-place and in-place; N/A (run with -c 0) left out."""
     cols = row.split()
     return tuple(int(c) for c in (cols[8], cols[12]) if c.isdecimal())
+
+
+def row_busbw(row: str) -> float:
+    """The higher bus bandwidth (GB/s) of a whole result row (FULL_ROW), out-of-place or in-place."""
+    cols = row.split()
+    return max(float(cols[7]), float(cols[11]))
 
 
 @dataclass(frozen=True)
@@ -1699,9 +1717,10 @@ class NcclTestRuns(Sourced):
 
     def one_host_runs(self) -> tuple[str, ...]:
         """The first rank line of each run where every run shown lists all its ranks on one named host, else ()."""
-        # A redacted host name (`<host>`, `nccl-<id>-worker-0`) may stand for several hosts.
+        # A redacted host name (`<host>`, `nccl-<id>-worker-0`) may stand for several hosts. A name in words, which no
+        # host has (`NODE A`, corpus 1391), is the user's label for one node of several: it settles no single node.
         if not self.groups or not all(t.whole and len(set(t.hosts)) == 1 and t.hosts[0] and "<" not in t.hosts[0]
-                                      for t in self.groups):
+                                      and not any(c.isspace() for c in t.hosts[0]) for t in self.groups):
             return ()
         return tuple(t.lines[0] for t in self.groups)[:2]
 
@@ -1829,7 +1848,7 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     groups = _test_groups(text)
     if not runs and not groups and not failures:
         raise ParseError("no nccl-tests command line or rank line")
-    rows = [(line.strip(), _wrong_counts(line)) for line in text.splitlines() if FULL_ROW.match(line)]
+    rows = [(line.strip(), wrong_counts(line)) for line in text.splitlines() if FULL_ROW.match(line)]
     return NcclTestRuns(runs=tuple(runs), groups=groups, ordinal_failures=tuple(failures),
                         unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)),
                         launched_apart=tuple(apart),

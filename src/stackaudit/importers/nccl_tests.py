@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterator
 from itertools import pairwise
 
-from stackaudit.facts._parse import continued
+from stackaudit.facts._parse import RANK_HOST, continued
 from stackaudit.facts.serving_logs import FULL_ROW, TEST_FAILURE, TEST_PROGRAM, TEST_PROGRAMS, TEST_ROW
 from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
@@ -36,8 +36,8 @@ from stackaudit.importers.engine_command import continued_from
 from stackaudit.importers.registry import Found, document_appended, importer
 
 # NCCL 1's own tests (test/single/*_test) print `#   Rank  0 uses device  1 [0x06] Tesla K80` (NVIDIA/nccl#19).
-RANK_LINE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+|uses\s+)device\s+\d+\s+"
-                       r"\[[^\]]+\]\s+\S")
+RANK_LINE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+" + RANK_HOST
+                       + r"\s+|uses\s+)device\s+\d+\s+\[[^\]]+\]\s+\S")
 _HEADER = re.compile(r"^\s*#?\s*(nThread\s+\d+|Using devices|out-of-place\s+in-place|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
                      r"Avg bus bandwidth)")
 # A result row, and a whole one (facts/serving_logs.FULL_ROW: 13 columns); rows pasted without the header (corpus
