@@ -21,7 +21,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts._parse import argv_value
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainer, DockerContainers
-from stackaudit.facts.engine_command import EngineCommands
+from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     GGML_TITLE,
@@ -466,7 +466,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                engine_gpu_memory: EngineGpuMemory | None = None,
                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
-               gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
+               gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None,
+               stated_engines: StatedEngines | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -485,6 +486,15 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     foreign. A display on a GPU that shows no serving work (no engine or GPU container, no compute
     process of 1 GiB, under half its memory used: a desktop or laptop) is a note, not an issue, and so is a display on
     a serving GPU whose whole used memory is at most 2 % of it (no model loaded yet: the display holds no more).
+    Two cases are not such a note, where the GPU is the only one the source shows (any engine on the host runs there):
+    a display that holds a tenth or more of it (at most 3 GiB: a desktop's programs on a 4-8 GB card, 416 of 4096 MiB,
+    1260 of 8192, 1602 of 6144) takes that share from any model the card would hold: an issue (low), as a display on a
+    serving GPU is; and a display whose memory row is not in the source, where the source names the serving engine
+    (its log, its command, the user's words): the display is on the engine's GPU and how much it holds is not shown,
+    so the note cannot be given: an issue (low). Under a tenth it stays a note (2881 of 32607 MiB beside ollama).
+    On native Windows (the WDDM driver model, not WSL) a display on the GPU, serving or not, is not an issue: WDDM
+    manages every process's video memory, the desktop's with the engine's, and a GPU that drives a display cannot
+    leave WDDM for the headless TCC model, so the desktop's share is the platform's, not a setting to change.
     Under WSL 2 a display GPU is an issue (low) even without serving work: the VM reaches it through the Windows
     driver's GPU paravirtualisation (WDDM), so the Windows desktop and every Windows app share its memory and time
     slices with the CUDA work in the VM, which can neither see their processes nor make the GPU headless.
@@ -571,11 +581,36 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     wsl_display = idle_display if wsl else []
     idle_display = [g for g in idle_display if g not in wsl_display]
     light = [] if wsl else [g for g in display if g not in idle_display and _display_only(g)]
-    display = [g for g in display if g not in idle_display and g not in wsl_display and g not in light]
+    # Native Windows: the desktop's share of a WDDM GPU is the driver model's, serving or not.
+    windows = [] if wsl else [g for g in display if g.driver_model == "WDDM" and g not in light
+                              and g not in idle_display]
+    # The only GPU shown is the one any engine on the host uses: a display holding a tenth of it or more (a desktop's
+    # programs on a small card) costs a model that share; one whose memory is not shown, beside a named engine, is on
+    # the engine's GPU with its share unknown. Either is the display on a serving GPU, not a desktop's note.
+    alone = len(gpus) == 1 and not wsl and all(g.driver_model != "WDDM" for g in gpus)
+    costly = [g for g in idle_display if alone and _display_share(g)]
+    named = _engine_named(serving_log, engine_commands, stated_engines)
+    unmeasured = [g for g in idle_display if alone and named and g.memory_used_mib is None]
+    idle_display = [g for g in idle_display if g not in costly and g not in unmeasured]
+    display = [g for g in display if g not in idle_display and g not in wsl_display and g not in light
+               and g not in windows and g not in costly and g not in unmeasured]
     if display:
         problems.append(f"a display is active on GPU(s) {gpu_indices(display)} (desktop/Xorg costs memory and adds "
                         "latency jitter)")
         subjects += [g.subject for g in display]
+    if costly:
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB" for g in costly)
+        problems.append(f"a display is active on GPU(s) {gpu_indices(costly)}, the only GPU in the source, and holds a "
+                        f"tenth of its memory or more ({shown}) with no model on it: any engine on this host runs "
+                        "on that GPU, and a model there gets that much less memory (desktop/Xorg costs memory and "
+                        "adds latency jitter)")
+        subjects += [g.subject for g in costly]
+    if unmeasured:
+        problems.append(f"a display is active on GPU(s) {gpu_indices(unmeasured)}, the only GPU in the source, beside "
+                        f"the serving engine the source names ({named}): the display is on the engine's GPU, and "
+                        "how much of its memory the display holds is not in this source (desktop/Xorg costs memory "
+                        "and adds latency jitter)")
+        subjects += [g.subject for g in unmeasured]
     if wsl_display:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
                           else f"GPU {g.index}" for g in wsl_display)
@@ -622,7 +657,17 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         # The issue is judged over the GPUs whose display or processes the table shows (corpus 472: a display on GPU 1
         # of two, `2 GPUs shown`); an MPS daemon alone is the host's, whatever the table shows.
         read = [g for g in gpus if g.display_active is not None or g.processes is not None]
-        return over_gpus(nvidia, read, shared, "nvidia-smi") if read and (display or wsl_display or foreign) else shared
+        return (over_gpus(nvidia, read, shared, "nvidia-smi")
+                if read and (display or wsl_display or costly or unmeasured or foreign) else shared)
+    if windows:
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
+                          else f"GPU {g.index}" for g in windows)
+        return over_gpus(nvidia, windows + [g for g in procs_known + idle if g not in windows], not_an_issue(
+            f"a display is active on GPU(s) {gpu_indices(windows)} ({shown}) under the Windows WDDM driver model: "
+            "WDDM manages the video memory of every process, the desktop's with the engine's, and a GPU that drives a "
+            "display cannot leave WDDM for the headless TCC model, so the desktop's share is the platform's cost on "
+            "any Windows host, not a setting to change", actual=actual, subjects=[g.subject for g in windows]),
+            "nvidia-smi")
     if light:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB used" for g in light
                           if g.memory_used_mib is not None and g.memory_total_mib is not None)
@@ -706,6 +751,23 @@ def _desktop_only(desktop: dict[str, tuple[str, GpuEvent]]) -> Outcome:
                         "source shows serving work: a desktop's GPU, where the desktop costs memory and jitter only "
                         "if that GPU serves", actual={bdf: name for bdf, (name, _) in desktop.items()},
                         evidence=[e.line for _, e in desktop.values()][:4])
+
+
+def _display_share(gpu: GpuInfo) -> bool:
+    """Whether a display GPU with no serving work holds a tenth of its memory or more (_HELD_SMALL_SHARE), but no
+    more than a desktop holds (_HELD_DESKTOP_MIB): the desktop's programs on a small card, a share a model misses."""
+    used, total = gpu.memory_used_mib, gpu.memory_total_mib
+    return (used is not None and total is not None and total > 0 and used <= _HELD_DESKTOP_MIB
+            and used / total >= _HELD_SMALL_SHARE)
+
+
+def _engine_named(serving_log: ServingLog | None, engine_commands: EngineCommands | None,
+                  stated_engines: StatedEngines | None) -> str:
+    """The serving engine the source names (its log, a command line that runs it, the user's words), "" where none."""
+    commands = [c.engine for c in (engine_commands.commands if engine_commands is not None else ()) if not c.builds]
+    named = [*((serving_log.engine,) if serving_log is not None else ()), *commands,
+             *(stated_engines.engines if stated_engines is not None else ())]
+    return next((e for e in named if e), "")
 
 
 def _display_only(gpu: GpuInfo) -> bool:
