@@ -514,6 +514,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     So is a device plugin's time-slicing config (Helm values, its ConfigMap, its `Running with config:` dump;
     facts/time_slicing.py) that offers a GPU more than once (`replicas: 4`): up to that many pods share each GPU's
     memory and SMs in turns, with no isolation, quoted. `timeSlicing: {}` or `replicas: 1` shares nothing.
+    Where the plugin's own log in the source ends before it reached the GPUs (no NVML detection, no registration
+    with the kubelet, no device health event: a plugin that crash-loops after its config dump,
+    ContainerInfo.plugin_short), it offered no GPU to any pod: the config is reported, not judged.
 
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
@@ -542,6 +545,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if sliced:
         return _gpu_slices(sliced)
     if time_slicing is not None and time_slicing.shared:
+        if container is not None and container.plugin_short:
+            return _time_sliced_unserved(time_slicing, container.plugin_short)
         return _time_sliced(time_slicing)
     if nvidia is None:
         if engine_gpu_memory is not None:
@@ -794,6 +799,18 @@ def _time_sliced(time_slicing: TimeSlicing) -> Outcome:
                  "share one GPU's memory and SMs in turns, with no memory or fault isolation between them, so a "
                  "serving pod gets neither the whole memory nor steady compute", actual=dict(time_slicing.shared),
                  expected="replicas 1 (whole GPUs) for serving pods", evidence=sorted(time_slicing.lines, key=lambda line: "replicas" not in line)[:4])
+
+
+def _time_sliced_unserved(time_slicing: TimeSlicing, last: str) -> Outcome:
+    """MEM-GPU-SHARED from a time-slicing config the device plugin's own log shows it never served: its lines end
+    before it reached the GPUs (ContainerInfo.plugin_short), so it offered no GPU, shared or whole, to any pod."""
+    said = ", ".join(f"{name} x{n}" for name, n in time_slicing.shared)
+    return unknown(f"the device plugin's time-slicing config would offer each GPU more than once ({said}), but its own "
+                   f"log in the source ends before it reached the GPUs (last: \"{last[:120]}\"; no NVML detection, no "
+                   "registration with the kubelet): it offered no GPU to any pod there, so whether pods share one is "
+                   "not shown", actual=dict(time_slicing.shared),
+                   hint="paste the plugin's log past `Registered device plugin` and `kubectl describe node` "
+                   "(nvidia.com/gpu capacity), or `nvidia-smi` from the node while pods run")
 
 
 # Held on a GPU before the engine loads anything: the driver's reserve and the engine's own CUDA context (0.1-0.3 GiB
