@@ -487,9 +487,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     process of 1 GiB, under half its memory used: a desktop or laptop) is a note, not an issue, and so is a display on
     a serving GPU whose whole used memory is at most 2 % of it (no model loaded yet: the display holds no more).
     Two cases are not such a note, where the GPU is the only one the source shows (any engine on the host runs there):
-    a display that holds a tenth or more of it (at most 3 GiB: a desktop's programs on a 4-8 GB card, 416 of 4096 MiB,
-    1260 of 8192, 1602 of 6144) takes that share from any model the card would hold: an issue (low), as a display on a
-    serving GPU is; and a display whose memory row is not in the source, where the source names the serving engine
+    a display that holds a tenth or more of a card of at most 8 GiB (and at most 3 GiB: a desktop's programs, 416 of
+    4096 MiB, 1260 of 8192, 1602 of 6144) takes that share from any model the card would hold: an issue (low), as a
+    display on a serving GPU is (on a larger card the desktop leaves a model room: 1092 of 10240 MiB stays a note); and a display whose memory row is not in the source, where the source names the serving engine
     (its log, its command, the user's words): the display is on the engine's GPU and how much it holds is not shown,
     so the note cannot be given: an issue (low). Under a tenth it stays a note (2881 of 32607 MiB beside ollama).
     On native Windows (the WDDM driver model, not WSL) a display on the GPU, serving or not, is not an issue: WDDM
@@ -606,7 +606,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if costly:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB" for g in costly)
         problems.append(f"a display is active on GPU(s) {gpu_indices(costly)}, the only GPU in the source, and holds a "
-                        f"tenth of its memory or more ({shown}) with no model on it: any engine on this host runs "
+                        f"tenth of its memory or more ({shown}) with no serving work shown: any engine on this host runs "
                         "on that GPU, and a model there gets that much less memory (desktop/Xorg costs memory and "
                         "adds latency jitter)")
         subjects += [g.subject for g in costly]
@@ -758,11 +758,16 @@ def _desktop_only(desktop: dict[str, tuple[str, GpuEvent]]) -> Outcome:
                         evidence=[e.line for _, e in desktop.values()][:4])
 
 
+# A small card: at most 8 GiB, where a desktop's tenth is a part of what a quantised 7-8B model needs (4-5 GiB).
+# On a larger one the desktop leaves that room (1092 of 10240 MiB on a desktop RTX 3080, corpus 165, a note).
+_SMALL_CARD_MIB = 8192.0
+
+
 def _display_share(gpu: GpuInfo) -> bool:
-    """Whether a display GPU with no serving work holds a tenth of its memory or more (_HELD_SMALL_SHARE), but no
-    more than a desktop holds (_HELD_DESKTOP_MIB): the desktop's programs on a small card, a share a model misses."""
+    """Whether a display GPU with no serving work, a small card (_SMALL_CARD_MIB), holds a tenth of its memory or
+    more (_HELD_SMALL_SHARE) but no more than a desktop holds (_HELD_DESKTOP_MIB): a share a model misses there."""
     used, total = gpu.memory_used_mib, gpu.memory_total_mib
-    return (used is not None and total is not None and total > 0 and used <= _HELD_DESKTOP_MIB
+    return (used is not None and total is not None and 0 < total <= _SMALL_CARD_MIB and used <= _HELD_DESKTOP_MIB
             and used / total >= _HELD_SMALL_SHARE)
 
 
