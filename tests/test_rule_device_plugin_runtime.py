@@ -80,3 +80,31 @@ def test_a_headerless_crashloop_row_is_read_as_a_pod_listing(tmp_path: Path) -> 
     assert pod.name == "nvidia-device-plugin-daemonset-tjxxw" and pod.failing
     # A Running row without a header is not read: it names no table.
     assert not list(k8s_pod_listing([HEADERLESS_ROW.replace("CrashLoopBackOff", "Running")]))
+
+
+# NVIDIA's images and ollama's set NVIDIA_VISIBLE_DEVICES=all in their own environment: `runtime: nvidia` alone hands
+# them every GPU (corpus 1065). Modelled on it: the same service on ollama's ROCm tag, a stage without the variable.
+OLLAMA_COMPOSE = """\
+services:
+  ollama-1:
+    image: ollama/ollama:0.6.6
+    container_name: ollama-inference1
+    runtime: nvidia
+    environment:
+      - CUDA_VISIBLE_DEVICES=0
+"""
+
+
+def test_images_whose_own_env_asks_for_every_gpu() -> None:
+    from stackaudit.facts.docker import _GPU_ENV_IMAGE
+
+    assert _GPU_ENV_IMAGE.match("ollama/ollama:0.6.6") and _GPU_ENV_IMAGE.match("ollama/ollama")
+    assert _GPU_ENV_IMAGE.match("nvidia/k8s-device-plugin:1.8")
+    assert not _GPU_ENV_IMAGE.match("ollama/ollama:rocm") and not _GPU_ENV_IMAGE.match("ollama/ollama:0.6.6-rocm")
+
+
+def test_ollama_with_the_nvidia_runtime_is_given_the_gpus(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, OLLAMA_COMPOSE, ACCESS)[ACCESS].status == "ok"
+    rocm = OLLAMA_COMPOSE.replace("ollama/ollama:0.6.6", "ollama/ollama:rocm")
+    assert paste_checks(tmp_path, rocm, ACCESS)[ACCESS].status != "ok"
+    assert capture_checks("1065", ACCESS)[ACCESS].status == "ok"
