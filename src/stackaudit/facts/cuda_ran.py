@@ -28,9 +28,9 @@ What shows CUDA at work (each with the program whose runtime ran):
 - llama.cpp's CUDA backend allocating a buffer on a device or reading its free memory (ServingLog.ggml_cuda_line);
 - vLLM's periodic metrics line generating tokens out of a KV cache in use on the GPU (`Avg generation throughput: 72.8
   tokens/s, Running: 1 reqs, ... GPU KV cache usage: 37.1%`, vllm/v1/metrics/loggers.py; v0's metrics.py): the model
-  ran forward passes on the GPU (VLLM_GENERATING). Not where the same log shows vLLM's CPU platform (`Automatically
-  detected platform cpu.`), whose cache the line also calls the GPU's; a generation rate or a cache usage of 0 shows
-  nothing;
+  ran forward passes on the GPU (VLLM_GENERATING), torch's kernels among them (`Ran.decoded`: RT-TORCH-ARCH reads
+  it). Not where the same log shows vLLM's CPU platform (`Automatically detected platform cpu.`), whose cache the
+  line also calls the GPU's; a generation rate or a cache usage of 0 shows nothing;
 - llama.cpp's CUDA backend counting its devices (`ggml_cuda_init: found 3 CUDA devices:`, GGML_FOUND, one or more):
   ggml_cuda_init prints the count only after cudaGetDeviceCount succeeded, and on a driver too old for its runtime
   prints `failed to initialize CUDA: CUDA driver version is insufficient for CUDA runtime version` instead; the count
@@ -102,6 +102,7 @@ class Ran:
     line: str
     models: tuple[str, ...] = ()
     devices: tuple[int, ...] = ()
+    decoded: bool = False  # an engine generated tokens on the GPU: its model's kernels ran there (torch's included)
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,13 @@ class CudaRan(Sourced):
             return None
         found = self.ran[0] if self.ran else None
         return found if found is not None else (self.torch_check if with_report else None)
+
+    def decoded(self) -> Ran | None:
+        """The first line where an engine generated tokens on the GPU (vLLM's metrics line), None where the source
+        shows none or shows CUDA refusing to start: the model's forward passes ran there, torch's kernels with them."""
+        if self.failed:
+            return None
+        return next((r for r in self.ran if r.decoded), None)
 
     @classmethod
     def union(cls, parts: Sequence[CudaRan]) -> CudaRan:
@@ -169,7 +177,7 @@ def _vllm_generating(line: str) -> Ran | None:
     if rate is None or kv is None or float(rate.group(2)) <= 0 or float(kv.group(1)) <= 0:
         return None
     return Ran("vLLM", f"vLLM generated {rate.group(2)} tokens/s with {kv.group(1)}% of its GPU KV cache in use (its "
-               "metrics line)", line.strip())
+               "metrics line)", line.strip(), decoded=True)
 
 
 def _from_text(text: str) -> CudaRan:
