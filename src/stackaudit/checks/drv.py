@@ -42,6 +42,7 @@ from stackaudit.facts.gpus import (
     GGML_TITLE,
     GGML_USING_TITLE,
     KERNEL_LOG_TITLE,
+    NCCL_TESTS_TITLE,
     NVBANDWIDTH_TITLE,
     OLLAMA_TITLE,
     P2P_TEST_TITLE,
@@ -1141,7 +1142,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     (facts/nvidia.py open_module_only), and so does one a CUDA program's device list names (llama.cpp's
     `ggml_cuda_init`, `using device` or `device_info` lines, ollama's, the CUDA samples'). So does a kernel-log Xid that names a process or its channel on a GPU whose
     model the inventory names as such (`GPU: NVIDIA GeForce RTX 5080` in the user's list): the driver ran that
-    process's work on it. A GPU and a driver named together in a list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour.
+    process's work on it. So does an nccl-tests header's device line (`# Rank 0 ... device 0 [0x01] NVIDIA GH200
+    480GB`, corpus 1409), which nccl-tests prints from cudaGetDeviceProperties. A GPU and a driver named together in a
+    list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour.
     A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
     PyTorch, nvidia-smi) shows the proprietary module loaded: the open one supports Turing and later only
     (https://github.com/NVIDIA/open-gpu-kernel-modules), and one module drives every GPU of the host.
@@ -1297,7 +1300,10 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
 
 
 # The GPU lists that CUDA or NVML wrote, so that each GPU on them ran under the loaded kernel module (facts/gpus.py).
-_DRIVEN_LISTS = (GGML_TITLE, GGML_USING_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE)
+# nccl-tests prints each rank's `# Rank 0 Group 0 Pid 180172 on gh1 device 0 [0x01] NVIDIA GH200 480GB` from
+# cudaGetDeviceProperties (common.cu): under a module that refused the GPU that call fails and no such line is printed.
+_DRIVEN_LISTS = (GGML_TITLE, GGML_USING_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE,
+                 NCCL_TESTS_TITLE)
 
 
 def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:
