@@ -413,7 +413,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     TensorRT-LLM's executor ledger and its cluster info's SM count (`[TRT-LLM] [I] SM count: 170`, read through
     CUDA's runtime), an nvbandwidth test, llama.cpp's count of the devices its runtime found (`ggml_cuda_init: found 3
     CUDA devices:`, where the paste is cut before the device lines), ollama's discovery through its bundled runtime
-    (`Nvidia GPU detected via cudart`), DCGM's nvvs memory test passing on a GPU (`Memory GPU0 ..... PASS`), and beside
+    (`Nvidia GPU detected via cudart`), ollama's `--verbose` decode with every model `ollama ps` lists `100% GPU` at
+    a pace no CPU's memory feeds (its rate times the model's size above 300 GB/s: `100% GPU` alone is a placement),
+    DCGM's nvvs memory test passing on a GPU (`Memory GPU0 ..... PASS`), and beside
     a driver line a report's torch initialising CUDA)
     are ok for the runtime that ran: one too new for the driver fails at its first call (error 35). A refused start
     in the same source (35, 802, 803, 804) wins.
@@ -439,10 +441,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
     An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason, and so is ollama
-    shown otherwise (a `docker ps` row, its own journal or log lines, the user's words, its client typed at a prompt:
-    `$ ./ollama ps`).
+    shown otherwise (a `docker ps` row, its own journal or log lines, its own `ollama ps` table, the user's words, its
+    client typed at a prompt: `$ ./ollama ps`).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
-    ollama serves from the CPU there.
+    ollama serves from the CPU there; `ollama -v`'s release (`ollama version is 0.6.0`) counts as an image tag's.
     NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, a CUDA sample's
     `cuda-sample:vectoradd-cuda10.2-ubi8`), and so do a container's CUDA_VERSION and NVIDIA_REQUIRE_CUDA and the
     images' start banner (`CUDA Version 12.8.1`), wherever the source shows them, an image named in prose too,

@@ -38,6 +38,9 @@ What shows CUDA at work (each with the program whose runtime ran):
 - ollama's GPU discovery through the CUDA runtime it bundles (`Nvidia GPU detected via cudart`, OLLAMA_CUDART):
   gpu/gpu_info_cudart.c cudart_init calls cudaSetDevice(0) and fails with 'your nvidia driver is too old or missing'
   on cudaErrorInsufficientDriver, and gpu.go logs the line only when that init succeeded (ollama 0.1.x, corpus 1261);
+- ollama's own decode (`ollama run --verbose`'s `eval rate:`) with every model `ollama ps` lists `100% GPU`, at a pace
+  no CPU's memory feeds (rate times the model's size above CPU_DECODE_GBPS; `100% GPU` alone is the scheduler's
+  placement, under which a runner whose CUDA failed decodes on the CPU: corpus 318, 1378);
 - DCGM's diagnostic (nvvs) memory test passing on a GPU (`Memory GPU0 ....... PASS`, NVVS_MEMORY_PASS): the test
   creates a CUDA context on the GPU and runs its kernels there (it reports `Unable to create CUDA context` otherwise,
   corpus 1266);
@@ -298,7 +301,7 @@ def _ollama_decoded(shown: OllamaShown | None, rate: MeasuredRate | None) -> Ran
         return None
     return Ran("ollama", f"ollama decoded at {rate.tokens_per_s:g} tokens/s ({rate.source}) with {smallest.name} "
                f"({smallest.size_gb:g} GB) 100% on the GPU, about {needed:.0f} GB/s of weights read, more than a CPU's "
-               f"memory feeds (`ollama ps`: {smallest.line})", rate.line)
+               f"memory feeds (`ollama ps`: {' '.join(smallest.line.split())})", rate.line)
 
 
 # --- the CUDA runtime a container or image ships --------------------------------------------------------------------
