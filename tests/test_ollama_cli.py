@@ -46,13 +46,20 @@ def test_split_and_cpu_rows_and_the_context_column() -> None:
         ollama_shown_from_cli("ollama is running\n")
 
 
-def test_decode_on_the_gpu_is_cuda_at_work_1397() -> None:
-    ran = fact(pasted(VERBOSE_1397), "cuda_ran")
+# Modelled: the `nvidia-smi -L` line of one of the thread's A100s, which corpus 1397's paste does not hold.
+A100_L = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-00000000-0000-0000-0000-000000000000)\n"
+
+
+def test_decode_on_an_nvidia_gpu_is_cuda_at_work_1397(tmp_path: Path) -> None:
+    ran = fact(pasted(VERBOSE_1397 + A100_L), "cuda_ran")
     assert ran.proof() is not None and ran.proof().program == "ollama"
     assert "477 GB/s" in ran.proof().did
-    result = capture_checks("1397", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    result = paste_checks(tmp_path, VERBOSE_1397 + A100_L, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status == "ok", result.message
     assert "ollama decoded at 129.05 tokens/s" in result.message
+    # Corpus 1397 as pasted shows no NVIDIA GPU: `100% GPU` at that pace is as true of a Mac's Metal or AMD's ROCm.
+    assert isinstance(fact(pasted(VERBOSE_1397), "cuda_ran"), Missing)
+    assert capture_checks("1397", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "unknown"
 
 
 @pytest.mark.parametrize("change", [
@@ -60,7 +67,7 @@ def test_decode_on_the_gpu_is_cuda_at_work_1397() -> None:
     ("3.7 GB", "1.1 GB"),  # modelled: 1.1 GB at 129 tokens/s is 142 GB/s, within a server CPU's memory
 ])
 def test_a_placement_or_a_pace_a_cpu_can_give_is_not_cuda_at_work(change: tuple[str, str]) -> None:
-    text = VERBOSE_1397.replace(*change)
+    text = VERBOSE_1397.replace(*change) + A100_L
     assert isinstance(fact(pasted(text), "cuda_ran"), Missing)
 
 

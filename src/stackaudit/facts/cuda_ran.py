@@ -267,7 +267,8 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
                          devices=tuple(int(d.removeprefix("CUDA")) for d in log.ggml_cuda_devices
                                        if d.removeprefix("CUDA").isdigit())))
     if (decoded := _ollama_decoded(ctx.optional("ollama_shown", OllamaShown),
-                                   ctx.optional("serving_rate", MeasuredRate))) is not None:
+                                   ctx.optional("serving_rate", MeasuredRate),
+                                   ctx.optional("gpus", GpuInventory))) is not None:
         found.append(decoded)
     env = ctx.optional("collect_env", CollectEnv)
     report = None
@@ -292,15 +293,18 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
 # each token reads the whole model, so the rate times the smallest model's size (SIZE, an upper bound on what a token
 # reads) is the memory bandwidth the decode needed; above CPU_DECODE_GBPS no CPU's memory feeds it (dual-channel DDR5
 # ~90 GB/s; a 12-channel server socket 460 GB/s at its peak, of which llama.cpp's CPU decode reaches about half), so
-# the runner decoded on the GPU through the CUDA runtime ollama ships (corpus 1397: 3.7 GB at 129 tokens/s).
+# the runner decoded on a GPU. `100% GPU` names no vendor (Metal on a Mac, ROCm on AMD print the same), so it is CUDA
+# at work only where the source shows an NVIDIA GPU (corpus 1397 shows none: its A100s are in the thread's words).
 CPU_DECODE_GBPS = 300.0
 OLLAMA_VERBOSE = "ollama run --verbose"
 
 
-def _ollama_decoded(shown: OllamaShown | None, rate: MeasuredRate | None) -> Ran | None:
-    """ollama's decode on the GPU (CPU_DECODE_GBPS), None where the source does not show one."""
+def _ollama_decoded(shown: OllamaShown | None, rate: MeasuredRate | None, gpus: GpuInventory | None) -> Ran | None:
+    """ollama's decode on an NVIDIA GPU (CPU_DECODE_GBPS), None where the source does not show one."""
     if shown is None or rate is None or not rate.source.startswith(OLLAMA_VERBOSE) or not shown.models:
         return None
+    if gpus is None or not (gpus.gpus or any(n for _, n in gpus.counts)):
+        return None  # no NVIDIA GPU shown: the GPU that decoded may be Apple's or AMD's
     if len(shown.on_gpu) < len(shown.models):
         return None  # a model partly or wholly on the CPU: the decode may be that one's
     smallest = min(shown.models, key=lambda m: m.size_gb)
