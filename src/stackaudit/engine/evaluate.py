@@ -39,12 +39,14 @@ from stackaudit.facts.applicability import (
     engine_shown_other,
     ggml_image_engine,
     linux_only_why,
+    no_switch_shown,
     shown_absent,
 )
 from stackaudit.facts.gpus import GGML_TITLE, GpuInventory
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.symptoms import LogSymptoms, gpus_named
 from stackaudit.facts.system import CpuInfo
+from stackaudit.facts.topology import TopoMatrix
 from stackaudit.fixes.model import advice
 from stackaudit.host.source import Provenance
 
@@ -248,6 +250,12 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
            if spec.applies_to in CPU_SUBJECTS else
            shown_absent(spec.applies_to, gpus if isinstance(gpus, GpuInventory) else None,
                         driver is not None and not isinstance(driver, Missing)))
+    topology = facts.get("gpu_topology")
+    if not why and spec.applies_to == "nvswitch" and isinstance(topology, TopoMatrix) \
+            and (why := no_switch_shown(topology, gpus if isinstance(gpus, GpuInventory) else None)):
+        # The matrix's shape decided it for the host, over whatever GPU models the sources name (none may be SXM).
+        return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *provenance.get("gpu_topology", ()))),
+                                                 key=_order))
     if not why:
         return outcome, used
     subject_fact = "cpu" if spec.applies_to in CPU_SUBJECTS else "gpus"
