@@ -1556,7 +1556,10 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
     driver version, `ib_umad` in /proc/modules. Without NVML or nvidia-smi, GPU models that another source names
-    and that are never on an NVSwitch make it not applicable (`applies_to`, facts/applicability.py).
+    and that are never on an NVSwitch make it not applicable (`applies_to`, facts/applicability.py); so does, where
+    no GPU named may sit on an NVSwitch, a whole `nvidia-smi topo -m` without a switch fabric (PCIe paths only, NVLink
+    only between disjoint pairs, or no pair above NV4) or a p2pBandwidthLatencyTest that ran at PCIe rates on every
+    pair (applicability.no_switch_shown).
 
     Bad value: FM inactive or failed; FM version different from the driver's; a GPU whose fabric
     state is not `Completed` or whose status is not `Success`; Blackwell HGX without `ib_umad`.
