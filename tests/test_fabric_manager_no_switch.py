@@ -99,3 +99,34 @@ def test_cuda_error_802_beside_a_pcie_matrix_stays_an_issue(tmp_path: Path) -> N
         "CUDA kernel errors might be asynchronously reported at some other API call\n")
     result = paste_checks(tmp_path, text, CHECK)[CHECK]
     assert result.status == "issue", result.message
+
+
+# --- a collective at a bus bandwidth only an NVSwitch fabric carries (drv.collective_on_fabric) ------------------
+
+_ROWS = ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+         "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+         "  4294967296    1073741824     float     sum      -1    10094  425.49  {bw}      {wrong}    10141  423.54  {bw}      {wrong}\n"
+         "# Out of bounds values : {oob}\n")
+_RANKS = ("# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+          "#\n# Using devices\n"
+          "#  Rank  0 Group  0 Pid  14840 on node-a device  0 [0x01] NVIDIA Graphics Device\n"
+          "#  Rank  1 Group  0 Pid  14841 on node-b device  0 [0x01] NVIDIA Graphics Device\n#\n")
+
+
+def test_a_collective_at_nvswitch_only_busbw_shows_the_fabric_up() -> None:
+    # Real: corpus 1407 (coreweave/nccl-tests#43), a GB200 NVL72 rack's all-reduce over 72 ranks at 835-847 GB/s.
+    result = capture_checks("1407", CHECK)[CHECK]
+    assert result.status == "ok", result.message
+    assert "846.82 GB/s" in result.message and "Fabric Manager" in result.message
+
+
+@pytest.mark.parametrize(("bw", "wrong", "oob", "status"), [
+    ("839.16", "0", "0 OK", "ok"),  # modelled after corpus 1407
+    ("380.00", "0", "0 OK", "unknown"),  # a bridge's NVLink (H200 NVL) or a switch board: not settled by the rate
+    ("839.16", "5", "5 FAILED", "unknown"),  # wrong values: the run's figures prove nothing
+])
+def test_only_a_checked_run_above_the_bridge_rate_counts(tmp_path: Path, bw: str, wrong: str, oob: str,
+                                                         status: str) -> None:
+    text = _RANKS + _ROWS.format(bw=bw, wrong=wrong, oob=oob)
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert result.status == status, result.message
