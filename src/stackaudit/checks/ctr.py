@@ -45,7 +45,7 @@ from stackaudit.facts.gpus import (
     GpuInventory,
     OllamaCuda,
 )
-from stackaudit.facts.k8s_pods import K8sPods
+from stackaudit.facts.k8s_pods import DEVICE_PLUGIN_IMAGE, K8sPods
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.nvidia import NvidiaGpus
@@ -1037,6 +1037,13 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     CrashLoopBackOff, Error, Init:CrashLoopBackOff or Init:Error, or whose pod events show kubelet's `Back-off restarting
     failed container` (facts/k8s_pods.py), means no driver or runtime hands the node's GPUs to its pods: an issue, the
     row quoted. A listing is no container spec: a pod shown Running says nothing of what another pod was given.
+    The NVIDIA device plugin's pod shown in such a restart loop while the source shows its image run by hand with the
+    nvidia runtime or a GPU request (`docker run --runtime=nvidia ... nvidia/k8s-device-plugin:1.8`, corpus 1386): the
+    plugin reaches the GPUs where the runtime hands it the driver, so the pods the kubelet starts are not handed it
+    (nvidia is not the node's default runtime): an issue, the row quoted. A plugin's restart loop alone says not why
+    it exits (a MIG setting, a node without the driver): it decides nothing here.
+    The runtime's hook `nvidia-container-cli configure` caught by top spinning on a CPU (facts/symptoms.py
+    ctk-hook-stuck) is stuck setting up a container's GPUs: an issue, the row quoted.
     In a container the source shows whose device nodes and variables are not shown, nvidia-smi's `Unable to determine
     the device handle for GPU 0000:03:00.0: Unknown Error` (a GPU Operator validator's, corpus 1295; a Kata guest's)
     is NVML unable to open a GPU there: an issue over that GPU.
@@ -1058,6 +1065,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                      "pod on it is given a GPU; its own log (`kubectl logs <pod> -c <container> --previous`) says "
                      "why it exits", actual=failing.status, expected="Running",
                      subjects=[failing.name], evidence=[failing.line])
+    by_hand = _plugin_only_by_hand(k8s_pods, docker_containers)
+    if by_hand is not None:
+        return by_hand
     gpuless = _node_without_gpus(container)
     if gpuless is not None:
         return gpuless
@@ -1110,6 +1120,28 @@ def _unopened_inside(nvidia: NvidiaGpus | None) -> Outcome | None:
                  "off the bus (the host's kernel log names an Xid 79 or PCIe errors)",
                  actual={g.bdf: g.error for g in lost}, expected="every GPU opened by NVML",
                  subjects=[g.bdf for g in lost])
+
+
+def _plugin_only_by_hand(k8s_pods: K8sPods | None, docker_containers: DockerContainers | None) -> Outcome | None:
+    """CTR-GPU-ACCESS issue where the device plugin's pod is shown in a restart loop while the source shows its
+    image run by hand with the nvidia runtime (`docker run --runtime=nvidia ... nvidia/k8s-device-plugin`): the
+    plugin reaches the GPUs where it is handed the driver, so the pods the kubelet starts are not (the node's
+    default runtime is not nvidia, k8s-device-plugin#13, corpus 1386)."""
+    failing = k8s_pods.failing_plugin() if k8s_pods is not None else None
+    if failing is None or docker_containers is None:
+        return None
+    hand = next((c for c in docker_containers.containers if DEVICE_PLUGIN_IMAGE.search(c.image)
+                 and (c.runtime == "nvidia" or c.gpu_requested)), None)
+    if hand is None:
+        return None
+    how = "the nvidia runtime" if hand.runtime == "nvidia" else "a GPU request"
+    return issue(f"the device plugin's pod {failing.name} is in a restart loop ({failing.status}: \"{failing.line}\") "
+                 f"while its image {hand.image} run by hand with {how} ({hand.origin}) is handed the driver: the pods "
+                 "the kubelet starts do not get the NVIDIA runtime (it is not the node's default runtime), so the "
+                 "plugin finds no NVML, advertises no nvidia.com/gpu and no pod on the node is given a GPU; make "
+                 "nvidia the default runtime (`nvidia-ctk runtime configure --runtime=docker --set-as-default`, or "
+                 "containerd's default_runtime_name) and restart the runtime",
+                 actual=failing.status, expected="Running", subjects=[failing.name], evidence=[failing.line])
 
 
 def _node_without_gpus(container: ContainerInfo | None) -> Outcome | None:

@@ -26,7 +26,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
 from stackaudit.facts.docker import DockerContainers, runs_own_program
-from stackaudit.facts.engine_command import EngineCommands, StatedEngines
+from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpu_events import (
     APPLICATION,
     HW_CONTAINED,
@@ -42,6 +42,7 @@ from stackaudit.facts.gpus import (
     GGML_TITLE,
     GGML_USING_TITLE,
     KERNEL_LOG_TITLE,
+    NCCL_TESTS_TITLE,
     NVBANDWIDTH_TITLE,
     OLLAMA_TITLE,
     P2P_TEST_TITLE,
@@ -65,6 +66,7 @@ from stackaudit.facts.nvidia import (
     gpu_spec,
     open_module_only,
 )
+from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.pcie_errors import PcieErrors
@@ -411,7 +413,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None,
                 serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
                 docker_containers: DockerContainers | None = None,
-                engine_commands: EngineCommands | None = None, stated_engines: StatedEngines | None = None,
+                engines_shown: EnginesShown | None = None, ollama_shown: OllamaShown | None = None,
                 p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None,
                 cuda_runtime: CudaRuntime | None = None, log_date: LogDate | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
@@ -436,7 +438,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     TensorRT-LLM's executor ledger and its cluster info's SM count (`[TRT-LLM] [I] SM count: 170`, read through
     CUDA's runtime), an nvbandwidth test, llama.cpp's count of the devices its runtime found (`ggml_cuda_init: found 3
     CUDA devices:`, where the paste is cut before the device lines), ollama's discovery through its bundled runtime
-    (`Nvidia GPU detected via cudart`), DCGM's nvvs memory test passing on a GPU (`Memory GPU0 ..... PASS`), and beside
+    (`Nvidia GPU detected via cudart`), ollama's `--verbose` decode with every model `ollama ps` lists `100% GPU` at
+    a pace no CPU's memory feeds (its rate times the model's size above 300 GB/s: `100% GPU` alone is a placement),
+    DCGM's nvvs memory test passing on a GPU (`Memory GPU0 ..... PASS`), and beside
     a driver line a report's torch initialising CUDA)
     are ok for the runtime that ran: one too new for the driver fails at its first call (error 35). A refused start
     in the same source (35, 802, 803, 804) wins.
@@ -462,10 +466,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
     An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason, and so is ollama
-    shown otherwise (a `docker ps` row, its own journal or log lines, the user's words, its client typed at a prompt:
-    `$ ./ollama ps`).
+    shown otherwise (a `docker ps` row, its own journal or log lines, its own `ollama ps` table, the user's words, its
+    client typed at a prompt: `$ ./ollama ps`).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
-    ollama serves from the CPU there.
+    ollama serves from the CPU there; `ollama -v`'s release (`ollama version is 0.6.0`) counts as an image tag's.
     NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, a CUDA sample's
     `cuda-sample:vectoradd-cuda10.2-ubi8`), and so do a container's CUDA_VERSION and NVIDIA_REQUIRE_CUDA and the
     images' start banner (`CUDA Version 12.8.1`), wherever the source shows them, an image named in prose too,
@@ -602,7 +606,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             f"it reports none (`CUDA Version: {nvidia.cuda_version if nvidia else '?'}`); CUDA runs "
                             "in the guests, whose own vGPU guest driver sets the CUDA they support",
                             actual={"driver": driver, "cuda": nvidia.cuda_version if nvidia else None})
-    release_shown = ollama_release(docker_containers) if not torch else None
+    release_shown = ollama_release(docker_containers, ollama_shown) if not torch else None
     driver_cuda = (nvidia.cuda_version if nvidia else None) or cuda_of_branch(dv)
     if release_shown is not None and (release_shown[0] or release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER):
         return _ollama_image(release_shown, driver, driver_cuda)
@@ -613,13 +617,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     built = _release_runtimes(python_env) if not torch else []
     if built:
         return _release_runtime(built, driver, driver_cuda)
-    # The engine shown: its command, else a serving container's image or command, else its own log lines (ollama's
-    # journal lines, llama.cpp's: facts/serving_logs ServingLog.engine), else the user's words or its client typed at
-    # a prompt (`$ ollama ps`).
-    engine = next(iter([c.engine for c in (engine_commands.commands if engine_commands is not None else ())]
-                       + [c.engine for c in (docker_containers.containers if docker_containers else ()) if c.engine]
-                       + ([serving_log.engine] if serving_log is not None and serving_log.engine else [])
-                       + list(stated_engines.engines if stated_engines is not None else ())), "")
+    # The engine shown (facts/engines_shown.py, the fact the engine-subject applicability reads too): its command,
+    # else a serving container's, else its own log lines (ollama's journal lines, llama.cpp's), else ollama's discovery
+    # or its own client's output (`ollama ps`, `ollama -v`), else the user's words or its client typed at a prompt.
+    engine = engines_shown.named if engines_shown is not None else ""
     if not torch and engine == "ollama" and driver_cuda and release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER:
         # ollama shown without its release (a `docker ps` row, its own log line, the user's words): every release
         # picks its runner from the driver's CUDA, as for an image of any tag.
@@ -911,12 +912,15 @@ OLLAMA_V11_DROPPED = "2025-05-05"
 _RELEASE_TAG = re.compile(r":v?(\d+\.\d+\.\d+)\b[^/:]*$")  # an image's tag that names a release (`:0.9.3`)
 
 
-def ollama_release(containers: DockerContainers | None) -> tuple[str, str] | None:
+def ollama_release(containers: DockerContainers | None, client: OllamaShown | None = None) -> tuple[str, str] | None:
     """(release, image) of the one ollama release the pasted containers' image tags name (an ollama image by
-    applicability.GGML_IMAGES), the release "" where the tag names none (`:latest`); None for no ollama image or
-    several releases."""
+    applicability.GGML_IMAGES), the release "" where the tag names none (`:latest`); else the release ollama's own
+    client prints (`ollama version is 0.6.0`: facts/ollama_cli.py), with that line for the image; None for no ollama
+    image or several releases."""
     shown = {((m.group(1) if (m := _RELEASE_TAG.search(c.image.strip())) else ""), c.image)
              for c in (containers.containers if containers else ()) if ggml_image_engine(c.image) == "ollama"}
+    if not shown and client is not None and client.release:
+        return client.release, f"ollama {client.release} (`ollama -v`)"
     return next(iter(shown)) if len({r for r, _ in shown}) == 1 else None
 
 
@@ -1165,7 +1169,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     (facts/nvidia.py open_module_only), and so does one a CUDA program's device list names (llama.cpp's
     `ggml_cuda_init`, `using device` or `device_info` lines, ollama's, the CUDA samples'). So does a kernel-log Xid that names a process or its channel on a GPU whose
     model the inventory names as such (`GPU: NVIDIA GeForce RTX 5080` in the user's list): the driver ran that
-    process's work on it. A GPU and a driver named together in a list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour.
+    process's work on it. So does an nccl-tests header's device line (`# Rank 0 ... device 0 [0x01] NVIDIA GH200
+    480GB`, corpus 1409), which nccl-tests prints from cudaGetDeviceProperties. A GPU and a driver named together in a
+    list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour.
     A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
     PyTorch, nvidia-smi) shows the proprietary module loaded: the open one supports Turing and later only
     (https://github.com/NVIDIA/open-gpu-kernel-modules), and one module drives every GPU of the host.
@@ -1321,7 +1327,10 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
 
 
 # The GPU lists that CUDA or NVML wrote, so that each GPU on them ran under the loaded kernel module (facts/gpus.py).
-_DRIVEN_LISTS = (GGML_TITLE, GGML_USING_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE)
+# nccl-tests prints each rank's `# Rank 0 Group 0 Pid 180172 on gh1 device 0 [0x01] NVIDIA GH200 480GB` from
+# cudaGetDeviceProperties (common.cu): under a module that refused the GPU that call fails and no such line is printed.
+_DRIVEN_LISTS = (GGML_TITLE, GGML_USING_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE,
+                 NCCL_TESTS_TITLE)
 
 
 def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:

@@ -1463,7 +1463,7 @@ def _nccl_peer_memory(log: ServingLog | None, loaded: bool | None, multi_node: b
               None: "whatever nvidia_peermem's state,"}[loaded]
     said = (f"{module} NCCL reports GPU Direct RDMA disabled for {len(off)} RDMA HCA(s): its NIC reaches GPU memory "
             "through neither nvidia_peermem's peer-memory client nor DMA-BUF")
-    ib = [c.line for c in log.channels if c.transport == "NET" and not c.detail.lower().startswith("socket")]
+    ib = [c.line for c in log.channels if c.rdma]
     if ib or multi_node:
         return issue(said + "; NCCL's traffic between nodes is staged through host memory",
                      actual={"nvidia_peermem": loaded, "gdr": False}, expected="GPU Direct RDMA enabled for the HCA",

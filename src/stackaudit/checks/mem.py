@@ -21,7 +21,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts._parse import argv_value
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainer, DockerContainers
-from stackaudit.facts.engine_command import EngineCommands
+from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     GGML_TITLE,
@@ -497,7 +497,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                engine_gpu_memory: EngineGpuMemory | None = None,
                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
-               gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
+               gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None,
+               stated_engines: StatedEngines | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -516,6 +517,15 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     foreign. A display on a GPU that shows no serving work (no engine or GPU container, no compute
     process of 1 GiB, under half its memory used: a desktop or laptop) is a note, not an issue, and so is a display on
     a serving GPU whose whole used memory is at most 2 % of it (no model loaded yet: the display holds no more).
+    Two cases are not such a note, where the GPU is the only one the source shows (any engine on the host runs there):
+    a display that holds a tenth or more of a card of at most 8 GiB (and at most 3 GiB: a desktop's programs, 416 of
+    4096 MiB, 1260 of 8192, 1602 of 6144) takes that share from any model the card would hold: an issue (low), as a
+    display on a serving GPU is (on a larger card the desktop leaves a model room: 1092 of 10240 MiB stays a note); and a display whose memory row is not in the source, where the source names the serving engine
+    (its log, its command, the user's words): the display is on the engine's GPU and how much it holds is not shown,
+    so the note cannot be given: an issue (low). Under a tenth it stays a note (2881 of 32607 MiB beside ollama).
+    On native Windows (the WDDM driver model, not WSL) a display on the GPU, serving or not, is not an issue: WDDM
+    manages every process's video memory, the desktop's with the engine's, and a GPU that drives a display cannot
+    leave WDDM for the headless TCC model, so the desktop's share is the platform's, not a setting to change.
     Under WSL 2 a display GPU is an issue (low) even without serving work: the VM reaches it through the Windows
     driver's GPU paravirtualisation (WDDM), so the Windows desktop and every Windows app share its memory and time
     slices with the CUDA work in the VM, which can neither see their processes nor make the GPU headless.
@@ -535,6 +545,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     So is a device plugin's time-slicing config (Helm values, its ConfigMap, its `Running with config:` dump;
     facts/time_slicing.py) that offers a GPU more than once (`replicas: 4`): up to that many pods share each GPU's
     memory and SMs in turns, with no isolation, quoted. `timeSlicing: {}` or `replicas: 1` shares nothing.
+    Where the plugin's own log in the source ends before it reached the GPUs (no NVML detection, no registration
+    with the kubelet, no device health event: a plugin that crash-loops after its config dump,
+    ContainerInfo.plugin_short), it offered no GPU to any pod: the config is reported, not judged.
 
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
@@ -563,6 +576,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if sliced:
         return _gpu_slices(sliced)
     if time_slicing is not None and time_slicing.shared:
+        if container is not None and container.plugin_short:
+            return _time_sliced_unserved(time_slicing, container.plugin_short)
         return _time_sliced(time_slicing)
     if nvidia is None:
         if engine_gpu_memory is not None:
@@ -602,11 +617,36 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     wsl_display = idle_display if wsl else []
     idle_display = [g for g in idle_display if g not in wsl_display]
     light = [] if wsl else [g for g in display if g not in idle_display and _display_only(g)]
-    display = [g for g in display if g not in idle_display and g not in wsl_display and g not in light]
+    # Native Windows: the desktop's share of a WDDM GPU is the driver model's, serving or not.
+    windows = [] if wsl else [g for g in display if g.driver_model == "WDDM" and g not in light
+                              and g not in idle_display]
+    # The only GPU shown is the one any engine on the host uses: a display holding a tenth of it or more (a desktop's
+    # programs on a small card) costs a model that share; one whose memory is not shown, beside a named engine, is on
+    # the engine's GPU with its share unknown. Either is the display on a serving GPU, not a desktop's note.
+    alone = len(gpus) == 1 and not wsl and all(g.driver_model != "WDDM" for g in gpus)
+    costly = [g for g in idle_display if alone and _display_share(g)]
+    named = _engine_named(serving_log, engine_commands, stated_engines)
+    unmeasured = [g for g in idle_display if alone and named and g.memory_used_mib is None]
+    idle_display = [g for g in idle_display if g not in costly and g not in unmeasured]
+    display = [g for g in display if g not in idle_display and g not in wsl_display and g not in light
+               and g not in windows and g not in costly and g not in unmeasured]
     if display:
         problems.append(f"a display is active on GPU(s) {gpu_indices(display)} (desktop/Xorg costs memory and adds "
                         "latency jitter)")
         subjects += [g.subject for g in display]
+    if costly:
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB" for g in costly)
+        problems.append(f"a display is active on GPU(s) {gpu_indices(costly)}, the only GPU in the source, and holds a "
+                        f"tenth of its memory or more ({shown}) with no serving work shown: any engine on this host runs "
+                        "on that GPU, and a model there gets that much less memory (desktop/Xorg costs memory and "
+                        "adds latency jitter)")
+        subjects += [g.subject for g in costly]
+    if unmeasured:
+        problems.append(f"a display is active on GPU(s) {gpu_indices(unmeasured)}, the only GPU in the source, beside "
+                        f"the serving engine the source names ({named}): the display is on the engine's GPU, and "
+                        "how much of its memory the display holds is not in this source (desktop/Xorg costs memory "
+                        "and adds latency jitter)")
+        subjects += [g.subject for g in unmeasured]
     if wsl_display:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
                           else f"GPU {g.index}" for g in wsl_display)
@@ -653,7 +693,17 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         # The issue is judged over the GPUs whose display or processes the table shows (corpus 472: a display on GPU 1
         # of two, `2 GPUs shown`); an MPS daemon alone is the host's, whatever the table shows.
         read = [g for g in gpus if g.display_active is not None or g.processes is not None]
-        return over_gpus(nvidia, read, shared, "nvidia-smi") if read and (display or wsl_display or foreign) else shared
+        return (over_gpus(nvidia, read, shared, "nvidia-smi")
+                if read and (display or wsl_display or costly or unmeasured or foreign) else shared)
+    if windows:
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
+                          else f"GPU {g.index}" for g in windows)
+        return over_gpus(nvidia, windows + [g for g in procs_known + idle if g not in windows], not_an_issue(
+            f"a display is active on GPU(s) {gpu_indices(windows)} ({shown}) under the Windows WDDM driver model: "
+            "WDDM manages the video memory of every process, the desktop's with the engine's, and a GPU that drives a "
+            "display cannot leave WDDM for the headless TCC model, so the desktop's share is the platform's cost on "
+            "any Windows host, not a setting to change", actual=actual, subjects=[g.subject for g in windows]),
+            "nvidia-smi")
     if light:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB used" for g in light
                           if g.memory_used_mib is not None and g.memory_total_mib is not None)
@@ -739,6 +789,28 @@ def _desktop_only(desktop: dict[str, tuple[str, GpuEvent]]) -> Outcome:
                         evidence=[e.line for _, e in desktop.values()][:4])
 
 
+# A small card: at most 8 GiB, where a desktop's tenth is a part of what a quantised 7-8B model needs (4-5 GiB).
+# On a larger one the desktop leaves that room (1092 of 10240 MiB on a desktop RTX 3080, corpus 165, a note).
+_SMALL_CARD_MIB = 8192.0
+
+
+def _display_share(gpu: GpuInfo) -> bool:
+    """Whether a display GPU with no serving work, a small card (_SMALL_CARD_MIB), holds a tenth of its memory or
+    more (_HELD_SMALL_SHARE) but no more than a desktop holds (_HELD_DESKTOP_MIB): a share a model misses there."""
+    used, total = gpu.memory_used_mib, gpu.memory_total_mib
+    return (used is not None and total is not None and 0 < total <= _SMALL_CARD_MIB and used <= _HELD_DESKTOP_MIB
+            and used / total >= _HELD_SMALL_SHARE)
+
+
+def _engine_named(serving_log: ServingLog | None, engine_commands: EngineCommands | None,
+                  stated_engines: StatedEngines | None) -> str:
+    """The serving engine the source names (its log, a command line that runs it, the user's words), "" where none."""
+    commands = [c.engine for c in (engine_commands.commands if engine_commands is not None else ()) if not c.builds]
+    named = [*((serving_log.engine,) if serving_log is not None else ()), *commands,
+             *(stated_engines.engines if stated_engines is not None else ())]
+    return next((e for e in named if e), "")
+
+
 def _display_only(gpu: GpuInfo) -> bool:
     """Whether a display GPU's whole used memory is at most _DISPLAY_ONLY_SHARE of it, with no compute process."""
     used, total = gpu.memory_used_mib, gpu.memory_total_mib
@@ -763,6 +835,18 @@ def _time_sliced(time_slicing: TimeSlicing) -> Outcome:
                  "share one GPU's memory and SMs in turns, with no memory or fault isolation between them, so a "
                  "serving pod gets neither the whole memory nor steady compute", actual=dict(time_slicing.shared),
                  expected="replicas 1 (whole GPUs) for serving pods", evidence=sorted(time_slicing.lines, key=lambda line: "replicas" not in line)[:4])
+
+
+def _time_sliced_unserved(time_slicing: TimeSlicing, last: str) -> Outcome:
+    """MEM-GPU-SHARED from a time-slicing config the device plugin's own log shows it never served: its lines end
+    before it reached the GPUs (ContainerInfo.plugin_short), so it offered no GPU, shared or whole, to any pod."""
+    said = ", ".join(f"{name} x{n}" for name, n in time_slicing.shared)
+    return unknown(f"the device plugin's time-slicing config would offer each GPU more than once ({said}), but its own "
+                   f"log in the source ends before it reached the GPUs (last: \"{last[:120]}\"; no NVML detection, no "
+                   "registration with the kubelet): it offered no GPU to any pod there, so whether pods share one is "
+                   "not shown", actual=dict(time_slicing.shared),
+                   hint="paste the plugin's log past `Registered device plugin` and `kubectl describe node` "
+                   "(nvidia.com/gpu capacity), or `nvidia-smi` from the node while pods run")
 
 
 # Held on a GPU before the engine loads anything: the driver's reserve and the engine's own CUDA context (0.1-0.3 GiB

@@ -28,6 +28,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts._parse import argv_value, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.cuda_ran import CudaRan, Ran
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommand, EngineCommands, built_for_one_gpu
 from stackaudit.facts.gpus import GpuInventory
@@ -328,6 +329,27 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
     return known, unsettled
 
 
+# The engine whose generating line (facts/cuda_ran.Ran.program, `decoded`) shows its model's forward passes on the GPU,
+# and the package that installs it beside torch.
+DECODING_ENGINES = {"vLLM": "vllm"}
+
+
+def _decoded_with(cuda_ran: CudaRan | None, env: PythonEnvironment, caps: dict[str, str],
+                  unsettled: list[str]) -> tuple[str, Ran] | None:
+    """(the engine and its version, the line) where an engine installed in this torch's environment generated tokens
+    on the GPU (facts/cuda_ran.CudaRan.decoded), with a CUDA build of torch and at most one GPU model shown (on
+    several, which one served is not told); None otherwise."""
+    ran = cuda_ran.decoded() if cuda_ran is not None else None
+    package = DECODING_ENGINES.get(ran.program, "") if ran is not None else ""
+    version = env.version(package) if package else None
+    torch_v = env.version("torch") or ""
+    if ran is None or not version or not env.torch_cuda or re.search(r"\+(?:rocm|cpu)", torch_v):
+        return None
+    if len({*caps, *unsettled}) > 1:
+        return None
+    return f"{ran.program} {version}", ran
+
+
 @check(
     "RT-TORCH-ARCH",
     applies_to="torch-engine",
@@ -339,7 +361,7 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
     references=("https://pytorch.org/blog/pytorch-2-7/", "https://github.com/pytorch/pytorch/issues/145949"),
 )
 def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
-               collect_env: CollectEnv | None = None) -> Outcome:
+               collect_env: CollectEnv | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
     """Reads: the torch distribution in the serving process's site-packages (`torch-*.dist-info`,
     `torch/version.py` for its CUDA), and the NVIDIA GPUs (the `gpus` inventory: NVML, the PCI bus, ...).
 
@@ -360,6 +382,9 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
     The arch list is compiled into libtorch_cuda.so; an official wheel's follows from its version
     (`2.5.1+cu124`, WHEEL_ARCHES), and each GPU model's capability from the paste where it states one (SGLang's
     check_env prints torch's reading), else from the GPU table.
+    An engine installed beside that torch that generated tokens on the GPU (vLLM's metrics line with its GPU KV
+    cache in use, facts/cuda_ran.py) ran its model's kernels there: a CUDA build of torch carries code for the GPU
+    (a cubin or PTX) where no GPU model is named, or where the one model's coverage is otherwise unsettled: ok.
     Any other build, or a model the table lacks, leaves the check `unknown`, naming which.
     """
     envs = [e for e in python_env.environments if e.version("torch")]
@@ -410,6 +435,16 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
                                 f"{', '.join(arch_list)}) has kernels for "
                                 + ", ".join(f"{n} (compute {c})" for n, c in caps.items()) + where, actual=actual),
                              [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
+    decoded = _decoded_with(cuda_ran, e, caps, unsettled)
+    if decoded is not None:
+        engine, ran = decoded
+        judged = ok(f"{ran.did} on torch {torch_v} (CUDA {e.torch_cuda}), which {e.source} shows beside {engine}: "
+                    "the model's kernels ran on the GPU, so this torch carries code for it (one without stops at its "
+                    "first kernel with 'no kernel image is available')"
+                    + (f" ({', '.join(f'{n}, compute {c}' for n, c in caps.items())})" if caps else "") + where,
+                    actual={**actual, "generated": ran.line[:200]}, evidence=[ran.line[:300]])
+        labels = [g.label for g in gpus.gpus] if gpus is not None else []
+        return over_subjects(judged, labels, gpus.whole_count, ask="nvidia-smi -L") if labels and gpus else judged
     blackwell = torch_supports("12.0", torch_v, e.torch_cuda)
     note = (" This build cannot run on Blackwell (sm_100/sm_120 need torch >= 2.7 with CUDA >= 12.8)."
             if blackwell is False else "")

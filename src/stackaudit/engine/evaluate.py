@@ -37,12 +37,11 @@ from stackaudit.facts.applicability import (
     GGML_STATES,
     cpu_shown_other,
     engine_shown_other,
-    ggml_image_engine,
     linux_only_why,
     no_switch_shown,
     shown_absent,
 )
-from stackaudit.facts.gpus import GGML_TITLE, GpuInventory
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.peer_access import P2pBandwidth
 from stackaudit.facts.symptoms import LogSymptoms, gpus_named
@@ -175,34 +174,20 @@ def _lines_cover(proven: Outcome, lines: Sequence[str]) -> Outcome:
 
 
 def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
-    """Each engine the pasted sources show (facts/applicability.engine_shown_other): a pasted command's, ollama's
-    discovery lines', an engine's own symptom line's (facts/symptoms.ENGINE_SYMPTOMS), a ggml device list's ("ggml"),
-    a server log's, a container's (its engine, else the engine its image is: GGML_IMAGES) and,
-    where none of those names an engine, those the user's own words name; "" for a log or container that names none and for a Python environment shown (a
-    collect_env report, site-packages). Nothing where a process list is read: it shows the engines itself, and the
-    check reads it."""
-    from stackaudit.facts.docker import DockerContainers
-    from stackaudit.facts.engine_command import EngineCommands, StatedEngines
-    from stackaudit.facts.gpus import OllamaCuda
-    from stackaudit.facts.serving_logs import ServingLog
-    from stackaudit.facts.symptoms import LogSymptoms
+    """Each engine the pasted sources show (facts/engines_shown.py, the fact DRV-CUDA-COMPAT reads too, for
+    facts/applicability.engine_shown_other): a pasted command's, a container's, a server log's, ollama's discovery
+    lines' and its own client's (`ollama ps`, `ollama -v`), an engine's own symptom line's, a ggml device list's
+    ("ggml") and, where none of those names an engine, those the user's own words name; "" for a log or container
+    that names none and for a Python environment shown (a collect_env report, site-packages). Nothing where a process
+    list is read: it shows the engines itself, and the check reads it."""
+    from stackaudit.facts.engines_shown import EnginesShown
 
     if "serving_processes" in facts and not isinstance(facts["serving_processes"], Missing):
         return ()
-    commands, ollama, log = facts.get("engine_commands"), facts.get("ollama_cuda"), facts.get("serving_log")
-    containers, stated, gpus = facts.get("docker_containers"), facts.get("stated_engines"), facts.get("gpus")
-    report = next((facts[f] for f in ("collect_env", "python_env") if f in facts and not isinstance(facts[f], Missing)
-                   and facts[f] is not None), None)
-    shown = (*(c.engine for c in (commands.commands if isinstance(commands, EngineCommands) else ())),
-             *(("ollama",) if isinstance(ollama, OllamaCuda) else ()),
-             *(symptoms.engines() if isinstance(symptoms := facts.get("log_symptoms"), LogSymptoms) else ()),
-             *(("ggml",) if isinstance(gpus, GpuInventory) and gpus.count_in(GGML_TITLE) is not None else ()),
-             *((log.engine,) if isinstance(log, ServingLog) else ()),
-             *(c.engine or ggml_image_engine(c.image)
-               for c in (containers.containers if isinstance(containers, DockerContainers) else ())))
-    # The user's words count only where no stronger source names an engine (facts/applicability.py).
-    said = stated.engines if isinstance(stated, StatedEngines) and not any(shown) else ()
-    return (*shown, *said, *(("",) if report is not None else ()))
+    shown = facts.get("engines_shown")
+    if not isinstance(shown, EnginesShown):
+        return ()
+    return (*shown.engines, *(("",) if shown.report else ()))
 
 
 def _windows_shown(facts: dict[str, Any]) -> tuple[str, bool]:
@@ -240,8 +225,8 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
         why = engine_shown_other(spec.applies_to, engines)
         if not why:
             return outcome, used
-        engine_facts = ("engine_commands", "ollama_cuda", "log_symptoms", "docker_containers", "stated_engines",
-                        *(("gpus",) if "ggml" in engines else ()))
+        engine_facts = ("engine_commands", "ollama_cuda", "ollama_shown", "log_symptoms", "docker_containers",
+                        "stated_engines", *(("gpus",) if "ggml" in engines else ()))
         return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *(p for f in engine_facts
                                                                           for p in provenance.get(f, ())))), key=_order))
     gpus = facts.get("gpus")

@@ -39,6 +39,10 @@ class ContainerInfo:
     ran_inside: tuple[str, ...] = ()
     # The NVIDIA device plugin's own line showing it reached the GPUs through NVML (PLUGIN_REACHED), "" where none.
     plugin_reached: str = ""
+    # The device plugin's last own line where its log in the source never shows it reaching the GPUs (no
+    # PLUGIN_REACHED line, no device health event, which it sends only for GPUs it serves): it offered no GPU there
+    # (corpus 1387: its config dump, then `Retreiving plugins.`, then a crash loop). "" where no such log is shown.
+    plugin_short: str = ""
     # A `minikube start` that runs the Kubernetes node as a Docker or Podman container given no GPU (MINIKUBE_START,
     # minikube_node), "" where none is shown.
     node_without_gpus: str = ""
@@ -247,23 +251,27 @@ def _minikube_node(host: Host) -> tuple[str, str, str]:
             "docker or podman driver): its pods run inside it", "" if gpus else command)
 
 
-def _gpu_stack_pod(host: Host) -> tuple[str, str, str]:
-    """(kind, evidence, reached) where a pasted line is the device plugin's or a GPU Operator validator's own
+def _gpu_stack_pod(host: Host) -> tuple[str, str, str, str]:
+    """(kind, evidence, reached, short) where a pasted line is the device plugin's or a GPU Operator validator's own
     (gpu_stack_pod): each runs only in a pod, so what its lines say was seen from inside a container. `reached`: the
     device plugin's line that shows it reached the GPUs through NVML (PLUGIN_REACHED), "" where none is shown or it
-    marks a device unhealthy."""
+    marks a device unhealthy. `short`: the device plugin's last own line where none of its lines shows it reached the
+    GPUs or marks a device unhealthy (ContainerInfo.plugin_short), else ""."""
     try:
         text = host.doc(EVIDENCE_LINES.name)
     except NotCaptured:
-        return "", "", ""
+        return "", "", "", ""
     lines = [line.strip() for line in text.splitlines() if gpu_stack_pod(line)]
     if not lines:
-        return "", "", ""
+        return "", "", "", ""
     reached = next((line for line in lines if PLUGIN_REACHED.search(line)), "")
-    if any(PLUGIN_UNHEALTHY.search(line) for line in lines):
+    unhealthy = any(PLUGIN_UNHEALTHY.search(line) for line in lines)
+    plugin = [line for line in lines if DEVICE_PLUGIN_LINE.search(line)]
+    short = plugin[-1] if plugin and not reached and not unhealthy else ""
+    if unhealthy:
         reached = ""
     who = gpu_stack_pod(lines[0])
-    return "kubernetes", f"{who}'s own log line (it runs only as a pod): \"{lines[0][:160]}\"", reached
+    return "kubernetes", f"{who}'s own log line (it runs only as a pod): \"{lines[0][:160]}\"", reached, short
 
 
 # The user's words that they started the engine's server by hand from their own shell (`ran `ollama serve``, corpus
@@ -541,11 +549,11 @@ def container(ctx: FactContext) -> ContainerInfo:
             host_side = _host_side_evidence(host)
             if host_side:
                 return ContainerInfo("", (host_side,), None)
-            kind, why, reached = _gpu_stack_pod(host)
+            kind, why, reached, short = _gpu_stack_pod(host)
             node_kind, node_why, gpuless = _minikube_node(host)
             if kind:
                 return ContainerInfo(kind, (why, node_why) if node_why else (why,), None, plugin_reached=reached,
-                                     node_without_gpus=gpuless)
+                                     plugin_short=short, node_without_gpus=gpuless)
             if node_kind:
                 return ContainerInfo(node_kind, (node_why,), None, node_without_gpus=gpuless)
             kind, why, inside = _prompt_container(host)

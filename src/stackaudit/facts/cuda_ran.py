@@ -28,9 +28,9 @@ What shows CUDA at work (each with the program whose runtime ran):
 - llama.cpp's CUDA backend allocating a buffer on a device or reading its free memory (ServingLog.ggml_cuda_line);
 - vLLM's periodic metrics line generating tokens out of a KV cache in use on the GPU (`Avg generation throughput: 72.8
   tokens/s, Running: 1 reqs, ... GPU KV cache usage: 37.1%`, vllm/v1/metrics/loggers.py; v0's metrics.py): the model
-  ran forward passes on the GPU (VLLM_GENERATING). Not where the same log shows vLLM's CPU platform (`Automatically
-  detected platform cpu.`), whose cache the line also calls the GPU's; a generation rate or a cache usage of 0 shows
-  nothing;
+  ran forward passes on the GPU (VLLM_GENERATING), torch's kernels among them (`Ran.decoded`: RT-TORCH-ARCH reads
+  it). Not where the same log shows vLLM's CPU platform (`Automatically detected platform cpu.`), whose cache the
+  line also calls the GPU's; a generation rate or a cache usage of 0 shows nothing;
 - llama.cpp's CUDA backend counting its devices (`ggml_cuda_init: found 3 CUDA devices:`, GGML_FOUND, one or more):
   ggml_cuda_init prints the count only after cudaGetDeviceCount succeeded, and on a driver too old for its runtime
   prints `failed to initialize CUDA: CUDA driver version is insufficient for CUDA runtime version` instead; the count
@@ -38,6 +38,9 @@ What shows CUDA at work (each with the program whose runtime ran):
 - ollama's GPU discovery through the CUDA runtime it bundles (`Nvidia GPU detected via cudart`, OLLAMA_CUDART):
   gpu/gpu_info_cudart.c cudart_init calls cudaSetDevice(0) and fails with 'your nvidia driver is too old or missing'
   on cudaErrorInsufficientDriver, and gpu.go logs the line only when that init succeeded (ollama 0.1.x, corpus 1261);
+- ollama's own decode (`ollama run --verbose`'s `eval rate:`) with every model `ollama ps` lists `100% GPU`, at a pace
+  no CPU's memory feeds (rate times the model's size above CPU_DECODE_GBPS; `100% GPU` alone is the scheduler's
+  placement, under which a runner whose CUDA failed decodes on the CPU: corpus 318, 1378);
 - DCGM's diagnostic (nvvs) memory test passing on a GPU (`Memory GPU0 ....... PASS`, NVVS_MEMORY_PASS): the test
   creates a CUDA context on the GPU and runs its kernels there (it reports `Unable to create CUDA context` otherwise,
   corpus 1266);
@@ -64,10 +67,11 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers, image_cuda
 from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
 from stackaudit.facts.nvidia import cuda_of_branch
+from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
-from stackaudit.facts.serving_rate import VLLM_THROUGHPUT
+from stackaudit.facts.serving_rate import VLLM_THROUGHPUT, MeasuredRate
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES
 from stackaudit.facts.symptoms import GGML_NO_DEVICE_CODE, LogSymptoms
 
@@ -102,6 +106,7 @@ class Ran:
     line: str
     models: tuple[str, ...] = ()
     devices: tuple[int, ...] = ()
+    decoded: bool = False  # an engine generated tokens on the GPU: its model's kernels ran there (torch's included)
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,13 @@ class CudaRan(Sourced):
             return None
         found = self.ran[0] if self.ran else None
         return found if found is not None else (self.torch_check if with_report else None)
+
+    def decoded(self) -> Ran | None:
+        """The first line where an engine generated tokens on the GPU (vLLM's metrics line), None where the source
+        shows none or shows CUDA refusing to start: the model's forward passes ran there, torch's kernels with them."""
+        if self.failed:
+            return None
+        return next((r for r in self.ran if r.decoded), None)
 
     @classmethod
     def union(cls, parts: Sequence[CudaRan]) -> CudaRan:
@@ -169,7 +181,7 @@ def _vllm_generating(line: str) -> Ran | None:
     if rate is None or kv is None or float(rate.group(2)) <= 0 or float(kv.group(1)) <= 0:
         return None
     return Ran("vLLM", f"vLLM generated {rate.group(2)} tokens/s with {kv.group(1)}% of its GPU KV cache in use (its "
-               "metrics line)", line.strip())
+               "metrics line)", line.strip(), decoded=True)
 
 
 def _from_text(text: str) -> CudaRan:
@@ -254,6 +266,9 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
                          f"{', '.join(log.ggml_cuda_devices)}", log.ggml_cuda_line,
                          devices=tuple(int(d.removeprefix("CUDA")) for d in log.ggml_cuda_devices
                                        if d.removeprefix("CUDA").isdigit())))
+    if (decoded := _ollama_decoded(ctx.optional("ollama_shown", OllamaShown),
+                                   ctx.optional("serving_rate", MeasuredRate))) is not None:
+        found.append(decoded)
     env = ctx.optional("collect_env", CollectEnv)
     report = None
     if env is not None and env.cuda_initialised and cuda_build(env):
@@ -269,6 +284,32 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
     if not found and report is None and not failed:
         raise FactUnavailable("no CUDA program's run in the source")
     return CudaRan(tuple(found), report, failed)
+
+
+# ollama's own decode (`ollama run --verbose`'s `eval rate:`, facts/serving_rate.py) beside `ollama ps` placing every
+# model it lists wholly on the GPU (`100% GPU`). `100% GPU` alone is the scheduler's placement, not a measurement: a
+# runner whose CUDA backend failed runs on the CPU under it (corpus 318, 1378). The decode's pace settles where it ran:
+# each token reads the whole model, so the rate times the smallest model's size (SIZE, an upper bound on what a token
+# reads) is the memory bandwidth the decode needed; above CPU_DECODE_GBPS no CPU's memory feeds it (dual-channel DDR5
+# ~90 GB/s; a 12-channel server socket 460 GB/s at its peak, of which llama.cpp's CPU decode reaches about half), so
+# the runner decoded on the GPU through the CUDA runtime ollama ships (corpus 1397: 3.7 GB at 129 tokens/s).
+CPU_DECODE_GBPS = 300.0
+OLLAMA_VERBOSE = "ollama run --verbose"
+
+
+def _ollama_decoded(shown: OllamaShown | None, rate: MeasuredRate | None) -> Ran | None:
+    """ollama's decode on the GPU (CPU_DECODE_GBPS), None where the source does not show one."""
+    if shown is None or rate is None or not rate.source.startswith(OLLAMA_VERBOSE) or not shown.models:
+        return None
+    if len(shown.on_gpu) < len(shown.models):
+        return None  # a model partly or wholly on the CPU: the decode may be that one's
+    smallest = min(shown.models, key=lambda m: m.size_gb)
+    needed = smallest.size_gb * rate.tokens_per_s
+    if needed < CPU_DECODE_GBPS:
+        return None
+    return Ran("ollama", f"ollama decoded at {rate.tokens_per_s:g} tokens/s ({rate.source}) with {smallest.name} "
+               f"({smallest.size_gb:g} GB) 100% on the GPU, about {needed:.0f} GB/s of weights read, more than a CPU's "
+               f"memory feeds (`ollama ps`: {' '.join(smallest.line.split())})", rate.line)
 
 
 # --- the CUDA runtime a container or image ships --------------------------------------------------------------------

@@ -35,8 +35,11 @@ INSPECT_TIMEOUT_S = 8.0
 # How a serving container shows itself: its image or its command line.
 # Images whose own environment sets NVIDIA_VISIBLE_DEVICES=all: NVIDIA's CUDA base images (`ENV
 # NVIDIA_VISIBLE_DEVICES=all`, https://gitlab.com/nvidia/container-images/cuda/-/blob/master/dist/12.4.1/ubuntu2204/base/Dockerfile)
-# and the NGC images built on them (nvcr.io/nvidia/...): `--runtime nvidia` alone gives them every GPU.
-_GPU_ENV_IMAGE = re.compile(r"^(?:nvcr\.io/nvidia/|(?:docker\.io/)?nvidia/cuda:)")
+# and the NGC images built on them (nvcr.io/nvidia/...): `--runtime nvidia` alone gives them every GPU. So do
+# ollama's image (its Dockerfile's last stage sets `ENV NVIDIA_VISIBLE_DEVICES=all`; not its `:rocm` tags, a stage of
+# their own without it, corpus 1065) and the NVIDIA device plugin's (`nvidia/k8s-device-plugin`, corpus 1386).
+_GPU_ENV_IMAGE = re.compile(r"^(?:nvcr\.io/nvidia/|(?:docker\.io/)?nvidia/(?:cuda|k8s-device-plugin):|"
+                            r"(?:docker\.io/)?ollama/ollama(?!:\S*rocm)(?::|@|$))")
 # NVIDIA's CUDA images name the CUDA runtime they ship in their tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, NGC's
 # `nvcr.io/nvidia/cuda:12.4.1-devel-ubuntu22.04`); `latest` names none.
 _CUDA_IMAGE = re.compile(r"^(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda:(\d+\.\d+)(?:\.\d+)?(?:-|$)")

@@ -41,6 +41,14 @@ FAILING = frozenset({"CrashLoopBackOff", "Error", "Init:CrashLoopBackOff", "Init
 # `nvidia-driver-daemonset-5.15.0-1034-azure-ubuntu22.04-abcde`, container nvidia-driver-ctr) loads the kernel
 # modules, its toolkit daemonset (container nvidia-container-toolkit-ctr) configures the runtime that injects them.
 GPU_PROVIDER = re.compile(r"^nvidia-(?:driver|container-toolkit)-(?:daemonset\b|ctr$)")
+# The NVIDIA device plugin's pod (`nvidia-device-plugin-daemonset-csjxw` from its own DaemonSet manifest,
+# `nvidia-device-plugin-9p462` from its Helm chart, container nvidia-device-plugin-ctr): it advertises the node's GPUs
+# (nvidia.com/gpu) to the kubelet, and it reaches them only where the node's container runtime injects the driver's
+# libraries into it (the nvidia runtime as the default one, or the GPU Operator's toolkit).
+# Its image (`nvidia/k8s-device-plugin:1.8`, `nvcr.io/nvidia/k8s-device-plugin:v0.14.1`): its own ENV
+# NVIDIA_VISIBLE_DEVICES=all, so a container of it run with the nvidia runtime is handed the driver and the GPUs.
+DEVICE_PLUGIN_IMAGE = re.compile(r"(?:^|/)k8s-device-plugin(?:[:@]|$)")
+DEVICE_PLUGIN = re.compile(r"^nvidia-device-plugin(?:-daemonset)?(?:-[a-z0-9]+){0,2}$|^nvidia-device-plugin-ctr$")
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,11 @@ class PodState:
         """Whether this is the GPU Operator's driver or toolkit pod (or container)."""
         return GPU_PROVIDER.match(self.name) is not None
 
+    @property
+    def device_plugin(self) -> bool:
+        """Whether this is the NVIDIA device plugin's pod (or container)."""
+        return DEVICE_PLUGIN.match(self.name) is not None
+
 
 @dataclass(frozen=True)
 class K8sPods:
@@ -68,6 +81,10 @@ class K8sPods:
     def failing_provider(self) -> PodState | None:
         """The GPU Operator's driver or toolkit pod shown in a restart loop (FAILING), or None."""
         return next((p for p in self.pods if p.gpu_provider and p.failing), None)
+
+    def failing_plugin(self) -> PodState | None:
+        """The NVIDIA device plugin's pod shown in a restart loop (FAILING), or None."""
+        return next((p for p in self.pods if p.device_plugin and p.failing), None)
 
 
 # The blank lines a paste may put between a table's rows (a copy from a terminal or a chat that doubled the line

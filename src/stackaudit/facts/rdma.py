@@ -89,6 +89,11 @@ def rdma_from_nccl_log(text: str) -> RdmaDevices:
         # No `NET/IB : Using` line shown: a channel over the IB plugin (or the IBext of nccl-rdma-sharp-plugins) names
         # NCCL's device index, an RDMA NIC it sends through (NVIDIA/nccl#1589: `via NET/IB/9/GDRDMA/Shared`).
         names = [f"NET/{m.group(1)}/{m.group(2)}" for m in _NCCL_IB_CHANNEL.finditer(text)]
+        # Else the HCA NCCL's SHARP plugin opened (`SHARP rank 0/4 initialized on mlx5_4:1`), or the device index of a
+        # rank's CollNet channel over SHARP (`via COLLNET/SHARP/5/GDRDMA`, corpus 1415): SHARP reduces in InfiniBand
+        # switches, reached only through an RDMA HCA.
+        names = names or [m.group(1) for m in _NCCL_SHARP_HCA.finditer(text)] \
+            or [f"COLLNET/{m.group(1)}/{m.group(2)}" for m in _NCCL_SHARP_CHANNEL.finditer(text)]
     if not names and _NCCL_NO_VERBS.search(text):
         # NCCL could not load the verbs library or found no HCA (ibvwrap.cc, net_ib.cc): whatever NICs
         # the host has, this engine moves nothing over RDMA, so there is nothing for GPUDirect to serve.
@@ -103,6 +108,10 @@ NCCL_NO_DEVICE = "NCCL could not open libibverbs or found no InfiniBand/RoCE dev
 _NCCL_NO_VERBS = re.compile(r"NCCL (?:INFO|WARN) (?:Failed to open libibverbs|NET/IB\s*:\s*No device found)")
 # NCCL before 2.7 wrote `Ring 00 : 1[18100000] -> 0[435e00000] [receive] via NET/IB/0/GDRDMA` (NVIDIA/nccl-tests#36).
 _NCCL_IB_CHANNEL = re.compile(r"NCCL INFO (?:Channel|Ring) [\d/]+\s*:.*\bvia NET/(IB\w*)/(\d+)")
+# nccl-rdma-sharp-plugins' SHARP CollNet: its init line naming the HCA, and NCCL's CollNet channel line
+# (transport/coll_net.cc `CollNet %02d/%1d : %d [receive] via COLLNET/%s/%d`); NVIDIA/nccl#1219.
+_NCCL_SHARP_HCA = re.compile(r"NCCL INFO SHARP rank \d+/\d+ initialized on ([\w.-]+):\d+")
+_NCCL_SHARP_CHANNEL = re.compile(r"NCCL INFO CollNet [\d/]+\s*:.*\bvia COLLNET/(SHARP\w*)/(\d+)")
 
 
 @provider("rdma", RdmaDevices, rank=30, title="`nvidia-smi topo -m` NIC legend")

@@ -206,13 +206,14 @@ def is_log_line(line: str) -> bool:
 
 @dataclass(frozen=True)
 class NcclChannel:
-    """One `Channel xx : a[x] -> b[y] via T/...` line."""
+    """One `Channel xx : a[x] -> b[y] via T/...` line, or a rank's `CollNet xx/y : r [receive] via COLLNET/...` line
+    (src and dst both that rank)."""
 
     channel: str
     src: int
     dst: int
     transport: str  # "P2P" | "SHM" | "NET" | "COLLNET" | other
-    detail: str  # "IPC/read", "CUMEM", "direct pointer", "direct/direct", "IB/0/GDRDMA", "Socket/3"
+    detail: str  # "IPC/read", "CUMEM", "direct pointer", "direct/direct", "IB/0/GDRDMA", "Socket/3", "SHARP/5/GDRDMA"
     host: str = ""
     line: str = ""
     direction: str = ""  # "send" | "receive" (NET lines) | ""
@@ -220,6 +221,13 @@ class NcclChannel:
     @property
     def gdr(self) -> bool:
         return "GDRDMA" in self.detail
+
+    @property
+    def rdma(self) -> bool:
+        """A channel through an RDMA NIC: a NET channel but NET/Socket's, or a CollNet channel (SHARP and the other
+        CollNet plugins reduce in the network through RDMA NICs; NCCL checks GDR for them as for NET,
+        transport/coll_net.cc `ncclTopoCheckGdr`)."""
+        return (self.transport == "NET" and not self.detail.lower().startswith("socket")) or self.transport == "COLLNET"
 
     @property
     def local(self) -> int:
@@ -451,8 +459,8 @@ class ServingLog:
         return {c.transport for c in self.channels}
 
     def net_gdr(self) -> dict[int, bool]:
-        """Each rank with a network channel over an RDMA transport (any NET but NET/Socket), and whether one of its
-        channels says `GDRDMA`.
+        """Each rank with a network channel over an RDMA transport (any NET but NET/Socket, or a CollNet plugin's such as
+        SHARP's: NcclChannel.rdma), and whether one of its channels says `GDRDMA`.
 
         NCCL writes `GDRDMA` on a NET channel when it registers the GPU's buffer with the NIC (transport/net.cc,
         `ncclTopoCheckGdr`). It does so only where the NIC can reach GPU memory (nvidia_peermem or DMA-BUF,
@@ -462,7 +470,7 @@ class ServingLog:
         """
         ranks: dict[int, bool] = {}
         for c in self.channels:
-            if c.transport == "NET" and not c.detail.lower().startswith("socket"):
+            if c.rdma:
                 ranks[c.local] = ranks.get(c.local, False) or c.gdr
         return ranks
 
@@ -798,6 +806,10 @@ def is_pod_name(name: str) -> bool:
 _CHANNEL = re.compile(
     r"(?:Channel|Ring) (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
     r"(?:\s*\[(send|receive)\])?\s*via\s+([A-Za-z][A-Za-z0-9]*)(?:/(\S+(?: pointer)?))?")
+# NCCL transport/coll_net.cc: `CollNet %02d/%1d : %d [send|receive] via COLLNET/%s/%d%s`, the rank's own channel to a
+# CollNet plugin (SHARP: `CollNet 05/0 : 5 [receive] via COLLNET/SHARP/5/GDRDMA`, NVIDIA/nccl#1219, corpus 1415); no
+# peer rank: the line names the rank that printed it.
+_COLLNET_CHANNEL = re.compile(r"CollNet (\d+(?:/\d+)?)\s*:\s*(\d+)\s*\[(send|receive)\]\s*via\s+COLLNET/(\S+)")
 # The host before `:pid:tid [dev] NCCL`, after an optional logger prefix (`2024-.. - INFO - `), a
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672. A log viewer's frame (`│ `, k9s's and kubectl
@@ -1232,6 +1244,9 @@ def parse_serving_log(text: str) -> ServingLog:
             channels.append(NcclChannel(ch.group(1), int(ch.group(2)), int(ch.group(3)), transport,
                                         (ch.group(6) or "").strip(), host.group(1) if host else "", text_l,
                                         ch.group(4) or ""))
+        elif "collnet" in low and (cn := _COLLNET_CHANNEL.search(text_l)):
+            channels.append(NcclChannel(cn.group(1), int(cn.group(2)), int(cn.group(2)), "COLLNET", cn.group(4),
+                                        host.group(1) if host else "", text_l, cn.group(3)))
         if "using" in low and "<" in text_l and len(addresses) < 256 and NCCL_LINE.search(text_l):
             addresses += [(i, a, text_l[:300]) for i, a in _NCCL_ADDRESS.findall(text_l)]
         for name, value in (_NCCL_ENV.findall(text_l) if "set by environment" in low else ()):

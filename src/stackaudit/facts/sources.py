@@ -288,6 +288,11 @@ JAX_DEVICES = Source("jax_devices", "pasted JAX device list", doc=True,
 ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
                         hint="paste the command that starts the engine")
 
+# ollama's own client output, pasted: `ollama ps` (its table NAME ID SIZE PROCESSOR UNTIL: each loaded model and where
+# it sits, `100% GPU`, `48%/52% CPU/GPU`) and `ollama -v` (`ollama version is 0.5.7`), in the order pasted.
+OLLAMA_CLI = Source("ollama_cli", "pasted `ollama ps` / `ollama -v` output", doc=True,
+                    hint="paste `ollama ps` and `ollama -v`")
+
 # Benchmark output pasted as it printed (`vllm bench serve` / benchmark_serving.py, SGLang bench_serving and
 # bench_one_batch, a llama-bench table, genai-perf's table, vLLM's offline progress bar): the measured decode
 # rate of issue 29 (facts/serving_rate.py).

@@ -133,6 +133,11 @@ FM_FATAL = re.compile(r"\bfabric manager config file item: \S+ has an invalid va
 NCCL_NVLS_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/transport/nvls.cc"
 NVLS_ILLEGAL_STATE = re.compile(r"Failed to bind NVLink SHARP \(NVLS\) Multicast memory\b.*\bCUDA error 401\b|"
                                 r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure 401\b")
+# A process row of top (PID USER PR NI VIRT RES SHR S %CPU %MEM TIME+ COMMAND) of the NVIDIA runtime hook's
+# `nvidia-container-cli ... configure` running (R) or blocked in the kernel (D) at 50 % of a CPU or more (the row of
+# SYMPTOMS ctk-hook-stuck).
+CTK_HOOK_STUCK = re.compile(r"^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+\S+\s+\S+\s+\S+\s+[RD]\s+"
+                            r"(?:[5-9]\d|\d{3,})(?:[.,]\d+)?\s+\S+\s+\S+\s+\S*\bnvidia-container-cli\s.*\sconfigure\s")
 # The persistence daemon's documentation: it keeps the GPUs initialised while no client holds them.
 PERSISTENCED_DOC = "https://docs.nvidia.com/deploy/driver-persistence/index.html"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
@@ -361,6 +366,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "the NVIDIA container runtime hook could not query the GPUs through the host's NVML (a broken or mismatched "
         "driver on the host), so the container is not created with its GPUs"),
+    # The hook's `nvidia-container-cli configure` (run once per container start, done in well under a second) caught
+    # by top or ps running at most of a CPU (R or D, %CPU 50 and over): the hook is stuck in the driver (without
+    # persistence mode each call re-initialises the GPUs, NVIDIA/nvidia-container-runtime#40, NVIDIA/k8s-device-plugin#77,
+    # corpus 1393), so the container it configures does not start with its GPUs. Its columns: PID USER PR NI VIRT RES
+    # SHR S %CPU %MEM TIME+ COMMAND (top), the process table's order.
+    Symptom("ctk-hook-stuck", CTK_HOOK_STUCK,
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "the NVIDIA container runtime hook (`nvidia-container-cli configure`, a call that ends in well under a second) "
+        "is shown spinning on a CPU: it is stuck setting up a container's GPUs, so that container does not start "
+        "with them (turn persistence mode on, `nvidia-smi -pm 1` or nvidia-persistenced, so the hook does not "
+        "re-initialise the GPUs on each start; a hook stuck in the driver may need the node rebooted)"),
     # A container runtime asked for a CDI GPU device it cannot resolve, so the container is not started: Podman's
     # `Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all` (NixOS/nixpkgs#420638,
     # NVIDIA/nvidia-container-toolkit#146), Docker's and containerd's `failed to inject CDI devices: unresolvable CDI

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from stackaudit.facts.k8s_pods import EVENT_ROW, table_end
+from stackaudit.facts.k8s_pods import EVENT_ROW, POD_ROW, table_end
 from stackaudit.facts.sources import K8S_PODS
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, importer
 
 
 @importer("k8s pod listing", "a `kubectl get pods` table (NAME READY STATUS RESTARTS AGE, with its rows), or the "
-          "Events of `kubectl describe pod` with kubelet's `Back-off restarting failed container`",
-          needles=("READY", "Back-off restarting failed container"), per_line=True)
+          "Events of `kubectl describe pod` with kubelet's `Back-off restarting failed container`, or rows of the "
+          "table without its header where one shows a pod in CrashLoopBackOff",
+          needles=("READY", "Back-off restarting failed container", "CrashLoopBackOff"), per_line=True)
 def k8s_pod_listing(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
@@ -21,6 +22,20 @@ def k8s_pod_listing(lines: list[str], candidates: Candidates | None = None) -> I
             continue
         if end := table_end(lines, i):
             yield Found("k8s pod listing", i, end, document_appended(K8S_PODS.name, "\n".join(lines[i:end]) + "\n"))
+            taken = end
+            continue
+        # Rows pasted without the table's header (`kubectl get pods -A -o wide | grep nvidia`, corpus 1393): the run
+        # of rows around a pod in CrashLoopBackOff, the status that names a row of this table and no other output.
+        row = POD_ROW.match(lines[i])
+        if row is not None and "CrashLoopBackOff" in row.group("status"):
+            start = i
+            while start > taken and POD_ROW.match(lines[start - 1]):
+                start -= 1
+            end = i + 1
+            while end < len(lines) and POD_ROW.match(lines[end]):
+                end += 1
+            yield Found("k8s pod listing", start, end,
+                        document_appended(K8S_PODS.name, "\n".join(lines[start:end]) + "\n"))
             taken = end
             continue
         if "Back-off restarting failed container" not in lines[i] or not EVENT_ROW.match(lines[i]):

@@ -1,0 +1,73 @@
+"""The serving engines the pasted sources show, strongest source first: one fact that DRV-CUDA-COMPAT (checks/drv.py:
+the engine whose CUDA runtime it judges) and the engine-subject applicability (engine/evaluate.engines_shown,
+facts/applicability.engine_shown_other) both read.
+
+Sources, strongest first: a pasted engine command (facts/engine_command.py), a container's engine (its command, else
+the engine its image is: applicability.GGML_IMAGES), the server log's own lines (ServingLog.engine: ollama's journal
+lines, llama.cpp's), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
+facts/ollama_cli.py), an engine's own symptom line (facts/symptoms.ENGINE_SYMPTOMS), llama.cpp's `ggml_cuda_init`
+device list ("ggml": a program built on ggml, which one not named); then, only where none of those names an engine,
+those the user's own words or a prompt's client name (stated_engines). `report`: a Python environment is shown (a
+collect_env report, site-packages), which runs an engine of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stackaudit.facts.applicability import ggml_image_engine
+from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.engine_command import EngineCommands, StatedEngines
+from stackaudit.facts.gpus import GGML_TITLE, GpuInventory, OllamaCuda
+from stackaudit.facts.ollama_cli import OllamaShown
+from stackaudit.facts.python_env import PythonEnv
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, provider
+from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.symptoms import LogSymptoms
+
+# A ggml device list names no engine of its own: llama.cpp's library, which llama-server and ollama both print.
+GGML = "ggml"
+
+
+@dataclass(frozen=True)
+class EnginesShown:
+    shown: tuple[str, ...] = ()  # each source's engine, strongest first ("" for a container or log naming none)
+    said: tuple[str, ...] = ()  # the user's words' (stated_engines), read only where `shown` names none
+    report: bool = False  # a Python environment shown (collect_env, site-packages)
+
+    @property
+    def engines(self) -> tuple[str, ...]:
+        """Every engine shown, strongest first: the sources', else the user's words'."""
+        return self.shown if any(self.shown) else (*self.shown, *self.said)
+
+    @property
+    def named(self) -> str:
+        """The engine the strongest source names ("" where none names one; a ggml device list names none)."""
+        return next((e for e in self.engines if e and e != GGML), "")
+
+
+fact("engines_shown", EnginesShown, hint="paste the command that starts the engine, or its log")
+
+
+@provider("engines_shown", EnginesShown, rank=10, title="the engines the sources show")
+def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
+    """Each engine the sources show (the module's docstring lists them, strongest first)."""
+    commands = ctx.optional("engine_commands", EngineCommands)
+    containers = ctx.optional("docker_containers", DockerContainers)
+    log = ctx.optional("serving_log", ServingLog)
+    symptoms = ctx.optional("log_symptoms", LogSymptoms)
+    gpus = ctx.optional("gpus", GpuInventory)
+    stated = ctx.optional("stated_engines", StatedEngines)
+    shown = (*(c.engine for c in (commands.commands if commands is not None else ())),
+             *(c.engine or ggml_image_engine(c.image) for c in (containers.containers if containers else ())),
+             *((log.engine,) if log is not None else ()),
+             *(("ollama",) if ctx.optional("ollama_cuda", OllamaCuda) is not None else ()),
+             *(("ollama",) if ctx.optional("ollama_shown", OllamaShown) is not None else ()),
+             *(symptoms.engines() if symptoms is not None else ()),
+             *((GGML,) if gpus is not None and gpus.count_in(GGML_TITLE) is not None else ()))
+    said = stated.engines if stated is not None else ()
+    report = ctx.optional("collect_env", CollectEnv) is not None or ctx.optional("python_env", PythonEnv) is not None
+    if not shown and not said and not report:
+        raise FactUnavailable("no engine in the source")
+    return EnginesShown(shown, said, report)

@@ -1,0 +1,86 @@
+"""ollama's own client output (importers/ollama_cli.py): `ollama -v`'s release and `ollama ps`'s loaded models.
+
+`ollama ps` (cmd/cmd.go ListRunningHandler) prints each model the server has loaded with its PROCESSOR: `100% GPU`
+where all of it sits in GPU memory, `100% CPU` where none does, `48%/52% CPU/GPU` split (the share of the model's size
+the scheduler placed in VRAM, llm/server.go EstimatedVRAM). It is the scheduler's placement, not a measurement: a
+runner whose CUDA backend failed to start runs on the CPU under the same `100% GPU` (corpus 318, 1378).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import Sourced, fact, parser
+from stackaudit.facts.sources import OLLAMA_CLI
+
+# `ollama ps`'s header (`CONTEXT` from 0.6.x) and a row: a model name, its 12-hex ID, its size (`3.7 GB`), then the
+# rest (PROCESSOR, CONTEXT, UNTIL). `ollama -v`'s line.
+PS_HEADER = re.compile(r"^\s*NAME\s+ID\s+SIZE\s+PROCESSOR\s+(?:CONTEXT\s+)?UNTIL\s*$")
+# A row: a model name, its 12-hex ID, its size (`3.7 GB`), then the rest (PROCESSOR, CONTEXT, UNTIL).
+PS_ROW = re.compile(r"^\s*(?P<name>\S+)\s+(?P<id>[0-9a-f]{12})\s+(?P<size>[\d.]+\s*[KMGT]?B)\s+(?P<rest>\S.*?)\s*[,，]?\s*$")
+VERSION = re.compile(r"^\s*(?:Warning: client version is \S+\s+)?ollama version is v?(\d+\.\d+(?:\.\d+)?\S*)\s*$")
+# PROCESSOR: `100% GPU`, `100% CPU`, `48%/52% CPU/GPU`.
+_PROCESSOR = re.compile(r"^(?:(?P<one>\d{1,3})% (?P<where>GPU|CPU)|(?P<cpu>\d{1,3})%/(?P<gpu>\d{1,3})% CPU/GPU)\b")
+_SIZE = re.compile(r"^([\d.]+)\s*([KMGT]?)B$")
+_UNIT = {"": 1e-9, "K": 1e-6, "M": 1e-3, "G": 1.0, "T": 1e3}
+
+
+@dataclass(frozen=True)
+class OllamaModel:
+    """One row of `ollama ps`: the model, its size in GB as printed (weights, KV cache and graph), the share of it
+    in GPU memory (0-100) and the row as pasted."""
+    name: str
+    size_gb: float
+    gpu_percent: int
+    line: str
+
+
+@dataclass(frozen=True)
+class OllamaShown(Sourced):
+    """ollama as its own client shows it: its release (`ollama -v`), the models `ollama ps` lists."""
+    release: str = ""
+    models: tuple[OllamaModel, ...] = ()
+
+    @property
+    def on_gpu(self) -> tuple[OllamaModel, ...]:
+        """The models `ollama ps` places wholly in GPU memory (`100% GPU`)."""
+        return tuple(m for m in self.models if m.gpu_percent == 100)
+
+
+fact("ollama_shown", OllamaShown, hint=OLLAMA_CLI.hint)
+
+
+def _model(line: str) -> OllamaModel | None:
+    row = PS_ROW.match(line)
+    if row is None or (where := _PROCESSOR.match(row.group("rest"))) is None:
+        return None
+    size = _SIZE.match(row.group("size").replace(" ", ""))
+    if where.group("one"):
+        gpu = int(where.group("one")) if where.group("where") == "GPU" else 100 - int(where.group("one"))
+    else:
+        gpu = int(where.group("gpu"))
+    return OllamaModel(row.group("name"), float(size.group(1)) * _UNIT[size.group(2)] if size else 0.0, gpu,
+                       line.strip())
+
+
+@parser(OLLAMA_CLI, feeds="ollama_shown", kind=OllamaShown, rank=10)
+def ollama_shown_from_cli(text: str) -> OllamaShown:
+    """ollama's release and loaded models, from its own client's output.
+
+    Input (tests/data/captures/1397, ollama/ollama#3841; and 1378, ollama/ollama#9704 for the release)::
+
+        NAME               	ID          	SIZE  	PROCESSOR	UNTIL
+        qwen:1.8b-chat-fp16	7b9c77c7b5b6	3.7 GB	100% GPU 	4 minutes from now
+        ollama version is 0.6.0
+    """
+    release, models = "", []
+    for line in text.splitlines():
+        if (v := VERSION.match(line)) is not None:
+            release = release or v.group(1)
+        elif not PS_HEADER.match(line) and (model := _model(line)) is not None:
+            models.append(model)
+    if not release and not models and not any(PS_HEADER.match(line) for line in text.splitlines()):
+        raise ParseError("no `ollama ps` table or `ollama version is` line")
+    return OllamaShown(release=release, models=tuple(models))

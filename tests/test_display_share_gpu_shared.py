@@ -1,0 +1,110 @@
+"""A display on the only GPU a paste shows (h65e): MEM-GPU-SHARED reads it as the GPU any engine on the host uses.
+A display there holding a tenth of the card or more, or one whose memory row is cut beside a named engine, is an
+issue (low), not a desktop's note; under a tenth it stays a note; on native Windows (WDDM) it is not an issue,
+serving or not. And a device plugin's time-slicing config whose own log ends before it reached the GPUs is reported,
+not judged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import body, capture_checks, paste_checks
+
+CHECK = "MEM-GPU-SHARED"
+
+# Modelled on corpus 1377 (ollama/ollama#8647): one GTX 1660 driving the display; the memory cell is filled in.
+ROW = """\
+|   {i}  NVIDIA GeForce GTX 1660        Off |   00000000:0{b}:00.0 {d} |                  N/A |
+|  0%   48C    P0             17W /  130W |    {used}MiB /   6144MiB |      0%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+"""
+HEAD = """\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 550.120                Driver Version: 550.120        CUDA Version: 12.4     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+"""
+
+
+def _table(*rows: tuple[str, int]) -> str:
+    return HEAD + "".join(ROW.format(i=i, b=i + 1, d=d, used=used) for i, (d, used) in enumerate(rows)) + "\n"
+
+
+@pytest.mark.parametrize("number", ["952", "1013", "1377"])
+def test_display_holding_a_tenth_of_the_only_gpu_is_an_issue(number: str) -> None:
+    """952 (1260 of 8192 MiB), 1013 (416 of 4096), 1377 (1602 of 6144): the desktop on a small card."""
+    result = capture_checks(number, CHECK)[CHECK]
+    assert result.status == "issue", result.message
+    assert "a tenth of its memory or more" in result.message and result.severity == "low"
+    assert result.coverage is not None and len(result.coverage.shown) == 1
+
+
+def test_display_beside_a_named_engine_with_its_memory_cut_is_an_issue() -> None:
+    """1378: ollama's journal line, and the table cut before GPU 0's memory row."""
+    result = capture_checks("1378", CHECK)[CHECK]
+    assert result.status == "issue", result.message
+    assert "(ollama)" in result.message and "not in this source" in result.message
+
+
+@pytest.mark.parametrize("number", ["318", "568", "1389", "1100"])
+def test_display_under_a_tenth_stays_a_note(number: str) -> None:
+    """318 (2881 of 32607 MiB beside ollama's ps), 568, 1389, 1100: a desktop's share."""
+    assert capture_checks(number, CHECK)[CHECK].status == "not-an-issue"
+
+
+def test_display_on_a_windows_serving_gpu_is_not_an_issue() -> None:
+    """1348: llama-server's layers fill the WDDM GPU that drives the Windows desktop."""
+    result = capture_checks("1348", CHECK)[CHECK]
+    assert result.status == "not-an-issue", result.message
+    assert "WDDM" in result.message
+
+
+def test_modelled_one_gpu_share(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, _table(("On", 1602)), CHECK)[CHECK].status == "issue"
+    assert paste_checks(tmp_path, _table(("On", 500)), CHECK)[CHECK].status == "not-an-issue"
+
+
+def test_modelled_display_gpu_beside_another_gpu_is_a_note(tmp_path: Path) -> None:
+    """The display's GPU is not the only one: an engine may serve on the other."""
+    result = paste_checks(tmp_path, _table(("On", 1602), ("Off", 2)), CHECK)[CHECK]
+    assert result.status == "not-an-issue", result.message
+
+
+def test_modelled_cut_memory_row_needs_a_named_engine(tmp_path: Path) -> None:
+    """Corpus 1378's table and journal line: without the journal line nothing names an engine."""
+    text = body("1378")
+    table = text[text.index("nvidia-smi \n"):]
+    assert paste_checks(tmp_path, table, CHECK)[CHECK].status == "not-an-issue"
+    assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "issue"
+
+
+def test_time_slicing_of_a_plugin_that_never_reached_the_gpus_is_reported() -> None:
+    """1387: the plugin's config dump (replicas 5), then `Retreiving plugins.` and a crash loop."""
+    result = capture_checks("1387", CHECK)[CHECK]
+    assert result.status == "unknown", result.message
+    assert "x5" in result.message and "Retreiving plugins." in result.message
+
+
+def test_time_slicing_helm_values_stay_an_issue() -> None:
+    """1172: the operator's Helm values, no plugin log."""
+    assert capture_checks("1172", CHECK)[CHECK].status == "issue"
+
+
+def test_modelled_plugin_that_registered_shares_the_gpu(tmp_path: Path) -> None:
+    """Corpus 1387's log, continued (modelled) to the plugin's registration with the kubelet."""
+    text = body("1387") + ("2024/05/29 09:29:45 Starting GRPC server for 'nvidia.com/gpu'\n"
+                           "2024/05/29 09:29:45 Registered device plugin for 'nvidia.com/gpu' with Kubelet\n")
+    assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "issue"
+
+
+def test_modelled_larger_card_leaves_a_model_room(tmp_path: Path) -> None:
+    """The same 1602 MiB on a 12 GB card is 13 %, but a model keeps over 10 GB: a note (corpus 165's 10 GB RTX 3080
+    at 1092 MiB is the real case)."""
+    text = _table(("On", 1602)).replace("6144MiB", "12288MiB")
+    assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "not-an-issue"
