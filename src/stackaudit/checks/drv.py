@@ -251,6 +251,30 @@ def _run_models(proof: Ran, gpus: GpuInventory | None, parallelism: Parallelism 
                                             f"command's TP x PP of {engine.world_size}")
 
 
+# The most bus bandwidth (GB/s) a collective reaches off an NVSwitch fabric: the per-direction NVLink of the widest
+# bridge (H200 NVL's 4-way bridge, 900 GB/s both ways: gpus.toml), above any PCIe path (Gen5 x16: 63 GB/s) or NIC per GPU
+# (800 Gb/s: 100 GB/s). An nccl-tests all-reduce's busbw is bounded by the per-direction link it crosses.
+OFF_SWITCH_BUSBW_MOST = 450.0
+
+
+def collective_on_fabric(data_tests: P2pDataTests | None, gpus: GpuInventory | None) -> str:
+    """Why an nccl-tests run shows a live NVSwitch fabric, in words; "" where it does not: a run whose result rows
+    were checked with 0 wrong elements at a bus bandwidth above OFF_SWITCH_BUSBW_MOST, which only NVLink through
+    NVSwitches carries (on an HGX board, or a GB200/GB300 rack's NVLink switch trays across its compute trays), on
+    NVIDIA GPUs (no other vendor's GPU shown: AMD's xGMI prints the same rows through rccl-tests). Such a fabric moves
+    data only after its Fabric Manager (the node's, or the switch trays') has configured it (corpus 1407)."""
+    if data_tests is None or (gpus is not None and gpus.others):
+        return ""
+    runs = [t for t in data_tests.tests if t.program == "nccl-tests" and t.passed and t.busbw > OFF_SWITCH_BUSBW_MOST]
+    if not runs:
+        return ""
+    best = max(runs, key=lambda t: t.busbw)
+    return (f"nccl-tests checked its results with 0 wrong elements at {best.busbw:.2f} GB/s bus bandwidth "
+            f"(\"{best.line}\"), more than anything but NVLink through NVSwitches carries (a bridge's NVLink at most "
+            f"{OFF_SWITCH_BUSBW_MOST:.0f} GB/s per direction, PCIe and the network far less): the NVSwitch fabric was "
+            "up, which it is only once its Fabric Manager has configured it")
+
+
 def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None = None,
                          cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None,
                          parallelism: Parallelism | None = None) -> tuple[str, list[str]]:
@@ -1560,12 +1584,15 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
                    empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None,
                    serving_log: ServingLog | None = None, collect_env: CollectEnv | None = None,
                    gpu_topology: TopoMatrix | None = None, cuda_ran: CudaRan | None = None,
-                   parallelism: Parallelism | None = None) -> Outcome:
+                   parallelism: Parallelism | None = None, p2p_data_tests: P2pDataTests | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
     driver version, `ib_umad` in /proc/modules. Without NVML or nvidia-smi, GPU models that another source names
-    and that are never on an NVSwitch make it not applicable (`applies_to`, facts/applicability.py).
+    and that are never on an NVSwitch make it not applicable (`applies_to`, facts/applicability.py); so does, where
+    no GPU named may sit on an NVSwitch, a whole `nvidia-smi topo -m` without a switch fabric (PCIe paths only, NVLink
+    only between disjoint pairs, or no pair above NV4) or a p2pBandwidthLatencyTest that ran at PCIe rates on every
+    pair (applicability.no_switch_shown).
 
     Bad value: FM inactive or failed; FM version different from the driver's; a GPU whose fabric
     state is not `Completed` or whose status is not `Success`; Blackwell HGX without `ib_umad`.
@@ -1598,6 +1625,9 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     board needs no Fabric Manager, an NVSwitch board's fabric was up (one GPU may be a partition with NVLink off). A GB200/GB300 compute tray's Fabric Manager
     runs on the switch trays: not read so. Where the program's lines name no GPU (TensorRT-LLM's ledger), the one GPU
     model the source names, as many as the TP x PP of the engine command whose run it is, are its GPUs.
+    Where nothing else settles it, an nccl-tests run checked with 0 wrong elements at a bus bandwidth above 450 GB/s
+    (the per-direction NVLink of the widest bridge; PCIe and the network carry far less) ran over a live NVSwitch
+    fabric, a board's or a GB200/GB300 rack's: ok (collective_on_fabric, corpus 1407).
     """
     judged = _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)
     refused = serving_log.nvls_refused() if serving_log is not None and judged.status == "unknown" else ()
@@ -1633,6 +1663,9 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     if ran:
         return over_subjects(ok(ran, actual={"cuda_initialised": True}), listed,
                              gpus.whole_count if gpus is not None else None, ask="nvidia-smi -q")
+    fabric = collective_on_fabric(p2p_data_tests, gpus) if judged.status == "unknown" else ""
+    if fabric:
+        return ok(fabric, actual={"collective_over_nvswitch": True})
     return judged
 
 

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from stackaudit.facts._parse import RANK_DEVICE, RANK_HOST
+from stackaudit.facts.pci import PCIE_GBS_PER_LANE
 from stackaudit.facts.registry import Sourced, fact, parser, union
 from stackaudit.facts.serving_logs import FULL_ROW, row_busbw, wrong_counts
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, NCCL_TESTS, P2P_BANDWIDTH_TEST
@@ -256,6 +257,10 @@ _NVB_SUM = re.compile(r"^[\s>]*SUM ([a-z][a-z0-9_]*) [\d.]+\s*$")
 _NVB_PEER = ("device_to_device", "all_to_one", "one_to_all")
 
 
+# PCIe Gen5 x16's line rate per direction (facts/pci.PCIE_GBS_PER_LANE): no peer copy over PCIe runs faster.
+PCIE_GEN5_X16_GBS = PCIE_GBS_PER_LANE[5] * 16
+
+
 @dataclass(frozen=True)
 class BandwidthTest:
     """One nvbandwidth test: its key and how it ended (`measured`: its matrix printed; `waived`; `failed`: the data
@@ -382,6 +387,26 @@ class P2pBandwidth(Sourced):
         if self.answered and not pairs <= set(self.can_access):
             return ()
         return both
+
+    def no_switch_fabric(self) -> str:
+        """Why a p2pBandwidthLatencyTest run shows no NVSwitch fabric between its GPUs, in words; "" where it does not.
+
+        Its P2P-enabled matrix covers both directions of every pair of two or more GPUs, each at most PCIe Gen5 x16's
+        line rate (PCIE_GEN5_X16_GBS): the run's CUDA context worked (a board's GPUs get none until Fabric Manager
+        has set up their fabric: error 802), and peer copies on an NVSwitch fabric run over NVLink, at well over
+        100 GB/s per direction from the first generation on (V100 DGX-2). A run cut before its figures says nothing."""
+        if self.program == NVBANDWIDTH or not self.enabled:
+            return ""
+        gpus = {d for a, b, _ in self.enabled for d in (a, b)}
+        pairs = {(a, b) for a, b, _ in self.enabled}
+        if len(gpus) < 2 or pairs != {(a, b) for a in gpus for b in gpus if a != b}:
+            return ""
+        fastest = max(self.enabled, key=lambda c: c[2])
+        if fastest[2] > PCIE_GEN5_X16_GBS:
+            return ""
+        return (f"{self.program} ran on {len(gpus)} GPUs and moved at most {fastest[2]:.2f} GB/s between any pair with "
+                f"P2P enabled ({fastest[0]}->{fastest[1]}): PCIe rates, where an NVSwitch fabric's GPUs copy over "
+                "NVLink, and a board whose fabric is down refuses CUDA (error 802)")
 
     def slow(self) -> tuple[tuple[int, int, float, float], ...]:
         """The measured pairs whose P2P-enabled bandwidth is below half their P2P-disabled bandwidth."""

@@ -296,6 +296,31 @@ class TopoMatrix:
             return None
         return groups
 
+    def no_switch_fabric(self) -> str:
+        """Why the matrix's own shape shows no NVSwitch fabric between its GPUs, in words; "" where it does not.
+
+        Only a whole matrix (every GPU row shown, every pair settled) of two or more GPUs, read as `topo -m`
+        prints it (not `-mp`, which hides NVLink), in one of three shapes:
+        - no NV# cell at all: every pair PIX, PXB, PHB, NODE or SYS (corpus 617, 625);
+        - a bridge build (paired_build: disjoint NVLink pairs with PCIe between them, corpus 577): a switch joins
+          every linked GPU to every other;
+        - no pair bonding more than NV4 (a bridge's or a direct mesh's links, corpus 774): an NVSwitch board shows
+          each GPU's links to its switches on every pair, NV6 (V100) to NV18 (Hopper, Blackwell).
+        A cut matrix may hide a board's NV# rows, so it says nothing."""
+        names = self.gpus
+        if self.pcie_paths_only or len(names) < 2 or len(self.whole_rows()) != len(names) or self.unshown_pairs():
+            return ""
+        cells = sorted({c for _, _, c in self.gpu_pairs()})
+        said = f"{len(names)} GPUs, {'/'.join(cells)}"
+        if not self.has_nvlink:
+            return f"the whole `nvidia-smi topo -m` ({said}) joins no GPU pair by NVLink"
+        if (pairs := self.paired_build()) is not None:
+            return (f"the whole `nvidia-smi topo -m` ({said}) links only disjoint pairs by NVLink "
+                    f"({', '.join('-'.join(p) for p in pairs)}), as bridges do")
+        if max(nvlink_count(c) for c in cells) <= 4:
+            return f"the whole `nvidia-smi topo -m` ({said}) bonds at most 4 NVLinks per pair, as bridges or a direct mesh do"
+        return ""
+
     @property
     def has_nvlink(self) -> bool:
         return any(c.startswith("NV") for _, _, c in self.gpu_pairs())
