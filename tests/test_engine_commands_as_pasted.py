@@ -81,7 +81,7 @@ def test_modelled_unset_variable_in_a_script_is_unknown(tmp_path: Path) -> None:
     # Modelled: the corpus 680 script without its GPU_NUM line.
     text = "\n".join(x for x in body("680").splitlines() if not x.startswith("GPU_NUM="))
     res = paste_checks(tmp_path, text, "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
-    assert res.status == "unknown" and "TP=?" in res.message, res.message
+    assert res.status == "unknown" and "(TP size not shown)" in res.message and "TP=?" not in res.message, res.message
 
 
 def test_modelled_braced_variable_is_expanded(tmp_path: Path) -> None:

@@ -89,8 +89,11 @@ def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
     if choice is None and not isinstance(served, ServingModel):
         reason = getattr(served, "reason", "") or "the source shows no served model"
         return HeadlineCeiling(None, None, f"{reason} (give `--model PATH|ID`)")
-    if not isinstance(gpus, NvidiaGpus) or not gpus.gpus:
+    if isinstance(gpus, NvidiaGpus) and not gpus.gpus:
         return HeadlineCeiling(None, None, "the source shows no NVIDIA GPU")
+    if not isinstance(gpus, NvidiaGpus):
+        # Not read is not absent: an engine log's rate was made on a GPU the source does not name (corpus 1403).
+        return HeadlineCeiling(None, None, "the source does not name the GPU (give `stackaudit ceiling --gpu GPU`)")
     spec = next((g.spec for g in gpus.gpus if g.spec is not None), None)
     if spec is None:
         return HeadlineCeiling(None, None, "the GPU model is not in stackaudit's GPU table")

@@ -2351,8 +2351,11 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     for e in events:
         by_gpu.setdefault(e.bdf or "a GPU", []).append(e)
     hardware, applications, shown_actions = _xid_findings(by_gpu, actions)
-    actual = {f"{e.bdf or '?'} xid {e.code}" if e.kind == "xid" else f"{e.bdf or '?'} {e.kind}": e.count
-              for e in events}
+    # Summed per GPU and code, as the title counts them: a burst of one Xid is many lines, each its own event (1411).
+    actual: dict[str, int] = {}
+    for e in events:
+        key = f"{e.bdf or '?'} xid {e.code}" if e.kind == "xid" else f"{e.bdf or '?'} {e.kind}"
+        actual[key] = actual.get(key, 0) + e.count
     # The hardware lines first, so the quote is a line of what the title names (never an Xid 43 under an Xid 79).
     quoted = [e for e in events if e.line and e.line.strip() not in owned]
     evidence = ([e.line for e in quoted if e.hw_class != APPLICATION][-5:]

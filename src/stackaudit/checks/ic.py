@@ -1230,7 +1230,7 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         names = ", ".join(sorted({gpus.in_words(m) if gpus is not None else m for m in models.values()}))
         where = (f"{root.label}: {' '.join(root.argv)[:300]}" if root is not None and root.has_flag("--enable-p2p-check")
                  else stated_engines.switch_line if stated_engines is not None else "")
-        return not_an_issue(f"SGLang TP={tp or '?'} with --enable-p2p-check on GeForce cards ({names}): the stock "
+        return not_an_issue(f"SGLang {_tp_text(tp)} with --enable-p2p-check on GeForce cards ({names}): the stock "
                             "driver gives them no PCIe P2P, so SGLang's P2P test keeps custom all-reduce off and NCCL "
                             "carries the all-reduce through host memory, by design; slower than one card at small "
                             "batches is the price of splitting the model, not a fault (a bridged pair would use NVLink)",
@@ -1254,7 +1254,7 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         if gpu_topology is None and gpu_p2p is None and not models and (tp is None or tp > 1):
             # Neither the GPUs nor their links are shown: whether the flag turned off something that could run is not.
             return unknown(f"--disable-custom-all-reduce turns custom all-reduce off for {_engine_name(engine)} "
-                           f"TP={tp or '?'}, but the source shows neither the GPU models nor their links, so whether "
+                           f"{_tp_text(tp)}, but the source shows neither the GPU models nor their links, so whether "
                            "it could have run (NVLink, or P2P at TP=2) is not shown", actual="--disable-custom-all-reduce",
                            hint="`nvidia-smi topo -m`")
         return ok("custom all-reduce is disabled by flag" + (f"; {_KEY_NEGATIVE}" if pcie_only else ""),
@@ -1305,7 +1305,7 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     # A log without its TP size still shows the ranks that wrote it: at least that many.
     shown_ranks = serving_log.ranks if serving_log is not None and tp is None else ()
     tp_words = (f"TP={tp}" if tp else f"TP of at least {len(shown_ranks)} (ranks {', '.join(shown_ranks[:8])} "
-                "shown in its log)" if shown_ranks else "TP=?")
+                "shown in its log)" if shown_ranks else _tp_text(None))
     if nvlinked:
         can = ok(f"{_engine_name(engine)} {tp_words} on NVLink-connected GPUs: custom all-reduce can run"
                  + (" (no 'disabled' line in the log)" if serving_log is not None else ""),
@@ -1319,6 +1319,11 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
 
 def _engine_name(engine: str) -> str:
     return {"vllm": "vLLM", "sglang": "SGLang"}.get(engine, "the engine")
+
+
+def _tp_text(tp: int | None) -> str:
+    """`TP=4`, or in words where the source does not give the size: a user does not read `TP=?` (r66, corpus 1400)."""
+    return f"TP={tp}" if tp else "(TP size not shown)"
 
 
 # --- IC-NVIDIA-PEERMEM -----------------------------------------------------------------------

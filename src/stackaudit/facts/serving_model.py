@@ -50,12 +50,21 @@ fact("serving_model", ServingModel, first_of,
      hint="paste the engine's command line or its start-up log, or give `audit --model PATH|ID`")
 
 
+# `lmdeploy serve KIND MODEL` (lmdeploy/cli/serve.py): the server kinds `serve` takes before its model.
+_LMDEPLOY_SERVERS = ("api_server", "gradio")
+
+
 def _positional_model(proc: ProcessInfo) -> str | None:
-    """`vllm serve MODEL`, `trtllm-serve MODEL`: the first positional argument after the subcommand."""
+    """`vllm serve MODEL`, `trtllm-serve MODEL`, `lmdeploy serve api_server MODEL`: the first positional argument
+    after the subcommand (lmdeploy's `serve` takes a server kind first: `api_server`, `gradio`; corpus 1403)."""
     argv = list(proc.argv)
     for i, arg in enumerate(argv):
         base = posixpath.basename(arg)
         if (arg == "serve" or base == "trtllm-serve") and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+            if argv[i + 1] in _LMDEPLOY_SERVERS and i > 0 and posixpath.basename(argv[i - 1]) == "lmdeploy":
+                i += 1
+                if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+                    return None
             return argv[i + 1]
     return None
 
