@@ -16,7 +16,14 @@ from stackaudit.cli.main import main
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 from stackaudit.fixes.model import step
-from stackaudit.report.header import NOTHING_FOUND, evidence_line, finding_title, human_size, redact_argv
+from stackaudit.report.header import (
+    NOTHING_FOUND,
+    NOTHING_SHOWN,
+    evidence_line,
+    finding_title,
+    human_size,
+    redact_argv,
+)
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions
 
@@ -83,8 +90,13 @@ def test_verdict_names_the_top_finding_and_where_to_apply_it() -> None:
 
 def test_nothing_found_says_what_to_do_next() -> None:
     ok = Result(id="KERN-THP", domain="KERN", title="t", status="ok", message="madvise")
+    named = _report([ok])
+    named.host["gpus"] = {"count": 8, "bdfs": [], "names": ["NVIDIA H100 80GB HBM3"]}
     for fmt in ("text", "markdown", "json"):
-        assert NOTHING_FOUND in " ".join(render(_report([ok]), fmt).split())
+        assert NOTHING_FOUND in " ".join(render(named, fmt).split())
+        # A paste naming no engine, GPU model or rate gets no `stackaudit ceiling` of placeholders.
+        said = " ".join(render(_report([ok]), fmt).split())
+        assert NOTHING_SHOWN in said and NOTHING_FOUND not in said
 
 
 def test_title_says_the_finding_with_the_id_as_a_tag() -> None:

@@ -47,6 +47,8 @@ def _verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> s
 @pytest.mark.parametrize(("prefix", "said"), [
     ("68", "explains the hang (“However, as long as I set tensor-parallel-size > 1, it will get stuck"),  # user's words
     ("314", "explains the failure (“ERROR 11-19 06:08:46 multiproc_worker_utils.py:229] Exception in worker"),  # a traceback in the log (the worker prefix read off)
+    # ollama's journal at INFO level while it waits on a runner that died: the quote starts near the error it names.
+    ("1398", 'explains the failure (“…msg="waiting for server to become available" status="llm server error"”)'),
 ])
 def test_a_capture_that_shows_a_hang_or_failure_names_it(prefix: str, said: str, tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
@@ -80,3 +82,12 @@ def test_the_ceiling_command_names_the_gpus_the_source_shows(tmp_path: Path,
 def test_a_timeout_setting_is_not_a_hang() -> None:
     with pytest.raises(ParseError):
         find_trouble(SETTING + "python -m sglang.launch_server --watchdog-timeout 300\n")
+
+
+def test_a_paste_naming_no_engine_gpu_or_rate_gets_no_ceiling_of_placeholders(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Corpus 1412 (a device plugin's log cut at its config) names no engine, GPU model or rate: the verdict points to
+    the steps that settle the rest, not to `stackaudit ceiling --model MODEL --gpu GPU --measured TOK/S`."""
+    verdict = _verdict(tmp_path, capsys, body("1412"))
+    assert verdict.startswith("no fault found in what this paste shows; it names no serving engine, GPU model or rate")
+    assert "stackaudit ceiling" not in verdict

@@ -25,8 +25,11 @@ HANG = re.compile(rf"(?<![\w-])(?:{_HANG_WORDS})(?![\w-])", re.I)
 USER_HANG = re.compile(rf"(?<![\w-])(?:{_HANG_WORDS}|hung|freez(?:es|ing)|no response)(?![\w-])", re.I)
 # A hang said not to happen, right before its word: `does not stuck`, `doesn't hang`, `no longer hangs`, `without hanging`.
 NEGATED_BEFORE = re.compile(r"(?:\b(?:not|never|no\s+longer|without)|n't)\s+(?:\w+\s+)?$", re.I)
-# Python's traceback head, a log line at ERROR or CRITICAL level, an exception's name with its message.
-FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\b|\b\w+(?:Error|Exception): ")
+# Python's traceback head, a log line at ERROR or CRITICAL level, an exception's name with its message, and a Go
+# log's error in its key=value form (ollama's `error="llm server error"`, and `status="llm server error"` at INFO level
+# while it waits on a runner that died: corpus 1398).
+FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\b|\b\w+(?:Error|Exception): "
+                     r"|\berr(?:or)?=\"[^\"]|\bstatus=\"[^\"]*\berror\"")
 Kind = Literal["hang", "failure"]
 
 
@@ -52,7 +55,16 @@ def _sentence(line: str, at: int) -> str:
     characters."""
     start = line.rfind(". ", 0, at)
     end = line.find(". ", at)
-    return line[start + 2 if start >= 0 else 0:end + 1 if end >= 0 else len(line)].strip()[:300]
+    begin = start + 2 if start >= 0 else 0
+    if at - begin > LEAD:
+        # A long log line whose trouble sits far in (a Go log's `status="llm server error"` after its time, level,
+        # source and message): the quote starts a word before it, so a report's cut quote still holds it.
+        cut = line.rfind(" ", begin, at - LEAD // 2)
+        return "…" + line[cut + 1 if cut >= 0 else at:end + 1 if end >= 0 else len(line)].strip()[:300]
+    return line[begin:end + 1 if end >= 0 else len(line)].strip()[:300]
+
+
+LEAD = 80  # how far into a sentence its trouble may sit before the quote starts nearer it
 
 
 fact("trouble", Trouble, first_of, hint="paste the engine's log up to where it stops or fails")

@@ -16,6 +16,9 @@ from stackaudit.engine.runner import Report
 from stackaudit.render.text import cut_at_word, show_value
 
 NOTHING_FOUND = "nothing found that explains low throughput; next: measure against the ceiling"
+# A paste that names no serving engine, GPU model or rate: nothing to measure against the ceiling.
+NOTHING_SHOWN = ("no fault found in what this paste shows; it names no serving engine, GPU model or rate to measure "
+                 "against the ceiling; next: the steps below settle what it could not tell")
 
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
@@ -221,6 +224,13 @@ def nothing_found(report: Report) -> str:
         return f"nothing found below the engine that explains the {kind} (“{quote}”); next: {_TROUBLE_NEXT[kind]}"
     if answer := question_answer(report):
         return answer
+    gpus = report.host.get("gpus")
+    named = isinstance(gpus, dict) and bool(gpus.get("names"))
+    if report.source.get("kind") == "pasted" and not report.host.get("engines") and not named \
+            and not isinstance(report.host.get("measured"), dict):
+        # A paste that names no engine, no GPU model and no rate (nccl-tests' rank lines, a plugin's log, a cut table):
+        # `stackaudit ceiling` would be all placeholders, so the verdict points to what settles the rest instead.
+        return NOTHING_SHOWN
     return f"{NOTHING_FOUND}: `{ceiling_command(report)}`"
 
 
