@@ -10,7 +10,8 @@ with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`),
 line ends (`\\r\\n`, `\\r\\r\\n` after a copy through two editors, or `\\r` alone), with the
 `Key : value` fields of `nvidia-smi -q` flattened onto one line by a chat or a forum, and behind the prefixes a log
 collector puts on every line (`LOG_PREFIXES`: syslog and journal times and host names, `kernel:`, the
-kubelet's CRI form, Talos, `docker logs -t`, `docker compose`, a Ray worker's `(name pid=N, ip=A)`). `view()` turns such a text into the
+kubelet's CRI form, Talos, `docker logs -t`, `docker compose`, a Ray worker's `(name pid=N, ip=A)`; vLLM's `(APIServer pid=N)` stays on a uvicorn line, whose one
+mark of vLLM's log it is). `view()` turns such a text into the
 lines the recognisers read, and keeps for each of them its line number in the user's file, so that
 a provenance line points at what the user pasted, and the host name its prefix gave it. Gap lines are left out of the view (an output cut
 in the middle is still one output) and remembered: a span across a gap is an excerpt.
@@ -29,7 +30,7 @@ from stackaudit.facts._parse import _GAP_LAST, is_gap_line
 from stackaudit.facts.engine_command import COMMAND_HINT
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG
 from stackaudit.facts.nvidia_smi import ANY_DEPTH, QUERY_FIELDS
-from stackaudit.facts.serving_logs import is_log_line
+from stackaudit.facts.serving_logs import UVICORN_LINE, VLLM_API_PROCESS, is_log_line
 from stackaudit.facts.system import is_uname_line
 from stackaudit.pci_address import BDF
 
@@ -429,6 +430,9 @@ def view(text: str) -> PasteView:
             if following[:1] == ">" or following[:1] == " ":
                 following = _QUOTE.sub("", following, count=1)
             line, host, compose, program = strip_log_prefix(line, following, compose)
+            if program[:3] == "API" and VLLM_API_PROCESS.match(program) and UVICORN_LINE.match(line):
+                # uvicorn's own line in vLLM's API server: its process tag stays, the one mark of the server's log.
+                line = f"({program}) {line}"
             first = line[:1]
             if first == ">":  # a quote inside the log: what the service printed was quoted
                 line = _QUOTE.sub("", line, count=1).rstrip()
