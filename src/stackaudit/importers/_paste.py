@@ -272,6 +272,10 @@ def strip_log_prefix(line: str, next_line: str = "", compose: tuple[str, ...] = 
     program = ""
     for _ in range(3):  # a prefix inside a prefix: a node's journal quoted in a container's log
         m = _log_prefix(line)
+        if m and m.re is _RAY_WORKER and VLLM_API_PROCESS.match(m.group("proc")) and UVICORN_LINE.match(line[m.end():]):
+            # uvicorn's own line in vLLM's API server: its process tag stays, the one mark of the server's log.
+            program = program or (m.group("proc") if not host else "")
+            break
         if m:
             outer = not host
             host = host or m.groupdict().get("host") or ""  # the outer prefix's: the node that logged it
@@ -430,9 +434,6 @@ def view(text: str) -> PasteView:
             if following[:1] == ">" or following[:1] == " ":
                 following = _QUOTE.sub("", following, count=1)
             line, host, compose, program = strip_log_prefix(line, following, compose)
-            if program[:3] == "API" and VLLM_API_PROCESS.match(program) and UVICORN_LINE.match(line):
-                # uvicorn's own line in vLLM's API server: its process tag stays, the one mark of the server's log.
-                line = f"({program}) {line}"
             first = line[:1]
             if first == ">":  # a quote inside the log: what the service printed was quoted
                 line = _QUOTE.sub("", line, count=1).rstrip()
