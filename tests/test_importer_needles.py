@@ -231,6 +231,7 @@ def test_server_log_needles_cover_each_pattern_of_is_log_line() -> None:
     assert "nccl" in needles and "NCCL" in serving_logs.NCCL_LINE.pattern
     assert ".py:" in needles and r"\.py:" in serving_logs.VLLM_LINE.pattern
     assert "] " in needles and serving_logs.SGLANG_LINE.pattern.endswith(r"\] ")
+    assert "(apiserver" in needles and serving_logs.VLLM_UVICORN_LINE.pattern.startswith(r"^\(APIServer")
     for phrase in _alternatives(serving_logs.KEY_PHRASES.pattern):
         assert any(n in phrase for n in needles), phrase
 
@@ -277,7 +278,8 @@ def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_ta
         return any(p.search(line) for p in (serving_logs.NCCL_LINE, serving_logs.NCCL_BANNER, serving_logs.VLLM_LINE,
                                              serving_logs.SGLANG_LINE, serving_logs.KEY_PHRASES)) \
             or serving_logs.GGML_LOG_LINE.match(line) is not None \
-            or (serving_logs.OLLAMA_LINE.search(line) is not None and not serving_logs.OLLAMA_DISCOVERY.search(line))
+            or (serving_logs.OLLAMA_LINE.search(line) is not None and not serving_logs.OLLAMA_DISCOVERY.search(line)) \
+            or serving_logs.VLLM_UVICORN_LINE.match(line) is not None
 
     tried = 0
     for _name, lines in EXAMPLES:
@@ -287,6 +289,7 @@ def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_ta
     for line in ("INFO 01-02 03:04:05 [gpu_model_runner.py:1234] capturing CUDA GRAPH", "(x) NCCL WARN y",
                  "[2025-01-02 03:04:05 TP0] Load weight end.", "use ENFORCE_EAGER", "Custom allreduce IS DISABLED",
                  "load_tensors: offloaded 5/37 layers to GPU", "       eval time =   23038.87 ms /   275 tokens",
-                 'time=2024-08-12T20:24:12.346-06:00 level=INFO source=memory.go:309 msg="offload to cuda"'):
+                 'time=2024-08-12T20:24:12.346-06:00 level=INFO source=memory.go:309 msg="offload to cuda"',
+                 "(APIServer pid=1) INFO:     Started server process [1]"):
         assert serving_logs.is_log_line(line) and any_pattern(line), line
     assert tried > 1000

@@ -992,7 +992,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     So is NVML's "Driver/library version mismatch" in a container the source shows: the image's own driver libraries
     shadow the host's (on a bare host the same line is a driver updated without a reboot, another fault).
     A piece of a pod spec without its image is the engine's container where its args set TP x PP (`--tensor-parallel-size`)
-    within its GPU request: ok over those GPUs.
+    within its GPU request: ok over those GPUs. A piece of a pod spec that shows a serving container without a GPU
+    request (a `containers:` list pasted with its image and args only) does not show its `resources:`: unknown, not
+    a container started without GPUs.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
@@ -1419,6 +1421,14 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        + "they get GPUs only if nvidia is Docker's default runtime, which the paste does not show",
                        hint="`docker info | grep -i runtime` (or add a GPU request to the spec)",
                        actual={c.label: c.runtime or "default" for c in bad})
+    # A piece of a pod spec shows no more than the keys pasted: its container's `resources:` may be in the part left
+    # out (corpus 1405: a `containers:` list with name, image and args only).
+    cut_pods = [c for c in bad if c.origin == ORIGIN_K8S and c.excerpt]
+    if cut_pods and len(cut_pods) == len(bad):
+        return unknown("the pasted pod spec is a piece that shows no GPU request for "
+                       + ", ".join(c.label for c in cut_pods) + ": its `resources.limits` (nvidia.com/gpu) and the "
+                       "pod's runtime class may be in the part left out",
+                       hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`)")
     if bad:
         return issue("serving containers without any GPU request (no --gpus, CDI device, nvidia runtime or "
                      f"/dev/nvidia device): {', '.join(c.label for c in bad)}",

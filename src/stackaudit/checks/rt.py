@@ -839,7 +839,9 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
                             for c, engine in engines])
     if judged is not None:
         return judged
-    if any(c.excerpt for c, _ in engines):
+    # An excerpt may hold a flag in the part left out, unless it shows the engine's command and args whole (a pod
+    # spec's `containers:` list pasted alone: DockerContainer.argv_whole).
+    if any(c.excerpt and not c.argv_whole for c, _ in engines):
         return unknown("no eager-mode flag in the engine arguments shown, but the container spec is an excerpt",
                        hint="paste the whole `docker inspect <container>` or the full command line")
     # A spec's command may still name a --config file whose keys are not in the paste.
@@ -933,6 +935,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     release. A program or flag that only releases capturing graphs by default accept shows it
     too (GRAPHS_DEFAULT_MARKS: `vllm serve`, SGLang's `--reasoning-parser`). A command whose
     last line ends in `\\` goes on past the paste: `unknown`.
+    A container spec that is an excerpt is `unknown` where no flag turns graphs off, unless it shows the engine's
+    command and args whole: a pod spec's `containers:` list pasted without the pod around it holds each container's
+    `args:` list to its end (corpus 1405), so no eager-mode flag in it is `ok`.
     Without the release, SGLang stays `unknown` (releases before sgl-project/sglang#612 left graphs off
     by default), and a flag that ran without graphs before some release (SGLANG_EAGER_BEFORE: `--enable-mla`
     before sgl-project/sglang#1401) is named in the reason (corpus 1068).

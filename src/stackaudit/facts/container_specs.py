@@ -291,7 +291,8 @@ def _containers(pieces: Iterable[str], parses: tuple[Callable[[str], Iterable[Do
                 continue
             # A piece the paste cuts at its end: its containers are excerpts, and their env is whole only where the
             # reader found the env list closed by a key after it (a piece that was an excerpt already).
-            out.extend(dataclasses.replace(c, excerpt=True, env_whole=c.env_whole and c.excerpt) if cut else c
+            out.extend(dataclasses.replace(c, excerpt=True, env_whole=c.env_whole and c.excerpt, argv_whole=False)
+                       if cut else c
                        for c in read)
             break
     if not out:
@@ -638,13 +639,18 @@ def _unscheduled(doc: dict[str, Any], pod: dict[str, Any]) -> bool:
 K8S_PIECE_MARK = "# a container's piece of a pod spec\n"
 # The first line of a container's piece that holds its whole env list (its `env:` key, then the keys after it).
 K8S_ENV_WHOLE_MARK = "# a container's piece of a pod spec, its env list whole\n"
+# The first line of a pod spec's `containers:` list pasted without the pod's other keys (corpus 1405): a piece whose
+# containers' command and args lists are shown to their end (DockerContainer.argv_whole).
+K8S_CONTAINERS_MARK = "# a pod spec's containers list, the pod's other keys not shown\n"
 
 
 def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
     """The containers of the pod specs in a Kubernetes manifest (one or more documents)."""
     try:
-        piece = text.startswith((K8S_PIECE_MARK, K8S_ENV_WHOLE_MARK))
-        return _parse_k8s(text, excerpt or piece, text.startswith(K8S_ENV_WHOLE_MARK))
+        piece = text.startswith((K8S_PIECE_MARK, K8S_ENV_WHOLE_MARK, K8S_CONTAINERS_MARK))
+        out = _parse_k8s(text, excerpt or piece, text.startswith(K8S_ENV_WHOLE_MARK))
+        return tuple(dataclasses.replace(c, argv_whole=bool(c.argv)) for c in out) \
+            if not excerpt and text.startswith(K8S_CONTAINERS_MARK) else out
     except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes
         if isinstance(exc, ParseError):
             raise

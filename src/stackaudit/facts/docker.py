@@ -166,6 +166,9 @@ class DockerContainer:
     # `env:` key to its end; a whole compose service whose env files, if it names any, are pasted beside it; a
     # `docker run` without `--env-file`.
     env_whole: bool = False
+    # An excerpt that shows the engine's command and arguments whole (a pod spec's `containers:` list pasted without
+    # the pod around it: each container's `command:` and `args:` lists to their end): its argv is the engine's flags.
+    argv_whole: bool = False
     # A Kubernetes pod its status shows the scheduler has not placed (PodScheduled False, or Pending with no node): its
     # containers have not started and hold no GPU yet.
     unscheduled: bool = False

@@ -78,6 +78,13 @@ VLLM_LINE = re.compile(
     r"^(?:\s*\((?:[\w:]+(?: (?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*)?(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+)?"
     r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
     r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[?[\w./-]+\.py:\d+\]?")
+# vLLM's API server (vLLM 0.10 and later put its process before every line: `(APIServer pid=1) `) runs uvicorn, whose own
+# lines (`INFO:     Started server process [1]`, `INFO:     Application startup complete.`, its access log) have no
+# vLLM format: behind that tag they are the same server's log (corpus 1396, 510, 1395). The paste view keeps the tag
+# on such a line (importers/_paste.py); a uvicorn line without it may be any Python web server's.
+VLLM_API_PROCESS = re.compile(r"^APIServer(?:_\d+)? pid=\d+$")
+UVICORN_LINE = re.compile(r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s+\S")
+VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s+\S")
 # SGLang's prefix: `[2025-01-02 03:04:05 TP0] ` (its datefmt since late 2024) or `[04:40:55 TP0] ` (2024: the time
 # only, where the rank tag marks it as SGLang's).
 SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
@@ -196,6 +203,7 @@ def is_log_line(line: str) -> bool:
     return bool(("NCCL " in line and (NCCL_LINE.search(line) or NCCL_BANNER.match(line)))
                 or ("cudaDriverVersion" in line and NCCL_BANNER.match(line)) or (".py:" in line and VLLM_LINE.search(line))
                 or ("] " in line and SGLANG_LINE.search(line))
+                or (line[:1] == "(" and VLLM_UVICORN_LINE.match(line) is not None)
                 or (any(needle in line for needle in GGML_NEEDLES) and GGML_LOG_LINE.match(line))
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))

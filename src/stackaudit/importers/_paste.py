@@ -10,7 +10,8 @@ with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`),
 line ends (`\\r\\n`, `\\r\\r\\n` after a copy through two editors, or `\\r` alone), with the
 `Key : value` fields of `nvidia-smi -q` flattened onto one line by a chat or a forum, and behind the prefixes a log
 collector puts on every line (`LOG_PREFIXES`: syslog and journal times and host names, `kernel:`, the
-kubelet's CRI form, Talos, `docker logs -t`, `docker compose`, a Ray worker's `(name pid=N, ip=A)`). `view()` turns such a text into the
+kubelet's CRI form, Talos, `docker logs -t`, `docker compose`, a Ray worker's `(name pid=N, ip=A)`; vLLM's `(APIServer pid=N)` stays on a uvicorn line, whose one
+mark of vLLM's log it is). `view()` turns such a text into the
 lines the recognisers read, and keeps for each of them its line number in the user's file, so that
 a provenance line points at what the user pasted, and the host name its prefix gave it. Gap lines are left out of the view (an output cut
 in the middle is still one output) and remembered: a span across a gap is an excerpt.
@@ -29,7 +30,7 @@ from stackaudit.facts._parse import _GAP_LAST, is_gap_line
 from stackaudit.facts.engine_command import COMMAND_HINT
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG
 from stackaudit.facts.nvidia_smi import ANY_DEPTH, QUERY_FIELDS
-from stackaudit.facts.serving_logs import is_log_line
+from stackaudit.facts.serving_logs import UVICORN_LINE, VLLM_API_PROCESS, is_log_line
 from stackaudit.facts.system import is_uname_line
 from stackaudit.pci_address import BDF
 
@@ -271,6 +272,10 @@ def strip_log_prefix(line: str, next_line: str = "", compose: tuple[str, ...] = 
     program = ""
     for _ in range(3):  # a prefix inside a prefix: a node's journal quoted in a container's log
         m = _log_prefix(line)
+        if m and m.re is _RAY_WORKER and VLLM_API_PROCESS.match(m.group("proc")) and UVICORN_LINE.match(line[m.end():]):
+            # uvicorn's own line in vLLM's API server: its process tag stays, the one mark of the server's log.
+            program = program or (m.group("proc") if not host else "")
+            break
         if m:
             outer = not host
             host = host or m.groupdict().get("host") or ""  # the outer prefix's: the node that logged it

@@ -18,6 +18,7 @@ from stackaudit.facts.container_specs import (
     DOCKER_RUN_START,
     ENV_FILE_LINE,
     FLAT_MANIFEST,
+    K8S_CONTAINERS_MARK,
     K8S_ENV_WHOLE_MARK,
     K8S_PIECE_MARK,
     MAX_SPEC_BYTES,
@@ -413,6 +414,8 @@ def _pod_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
         return i, end, "apiVersion: v1\nkind: Pod\nspec:\n" + body
     if not all(blocks.values()):
         return None
+    if "containers" in blocks:
+        return _containers_piece(i, end, blocks)
     if set(blocks) - {"volumes", "volumeMounts"}:
         return _pod_piece(i, end, blocks)
     if set(blocks) != {"volumes", "volumeMounts"}:
@@ -421,6 +424,19 @@ def _pod_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
     mounts = _shifted(blocks["volumeMounts"], 4)
     return i, end, ("apiVersion: v1\nkind: Pod\nspec:\n  volumes:\n" + volumes
                     + "\n  containers:\n  - volumeMounts:\n" + mounts)
+
+
+def _containers_piece(start: int, end: int, blocks: dict[str, list[str]]) -> tuple[int, int, str] | None:
+    """A pod spec's `containers:` list pasted without the spec around it (corpus 1405: the list alone, its image and
+    args), the pod's `volumes:` beside it or not: its span and the pod manifest it is a piece of, or None where the
+    list holds no container (its first line is no `- ` item) or another key stands beside it. A piece: the pod's
+    other keys (its volumes, where not shown) are not read as absent; the containers' command and args lists are
+    shown to their end (K8S_CONTAINERS_MARK)."""
+    if set(blocks) - {"containers", "volumes"} or not blocks["containers"][0].lstrip().startswith("- "):
+        return None
+    pod = "  volumes:\n" + _shifted(blocks["volumes"], 4) + "\n" if "volumes" in blocks else ""
+    return start, end, (K8S_CONTAINERS_MARK + "apiVersion: v1\nkind: Pod\nspec:\n" + pod + "  containers:\n"
+                        + _shifted(blocks["containers"], 4))
 
 
 def _pod_piece(start: int, end: int, blocks: dict[str, list[str]]) -> tuple[int, int, str] | None:
@@ -555,7 +571,8 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
           "spec.containers), or a "
           "container's keys or env list, or a pod's spec or volumes, pasted without it (column-0 blocks of a container's "
           "GPU request and args too), or `kubectl describe pod`",
-          needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "Name:"),
+          needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "Name:",
+                   "containers:"),
           per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):

@@ -25,7 +25,7 @@ VLLM_CACHE_DIR = "/root/.cache/vllm"
 
 
 @importer("server log", "vLLM / SGLang / llama.cpp / ollama server log lines and NCCL INFO/WARN lines",
-          needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", *KEY_NEEDLES), per_line=True)
+          needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES), per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if not is_log_line(lines[i]):
