@@ -90,10 +90,10 @@ node-b:7432:7450 [7] NCCL INFO Channel 00 : 7[1a000] -> 15[1a000] [receive] via 
 """
 
 # Modelled on capture 1250's lines (NCCL before 2.5 printed the CUDA device, not the bus ID): two ranks of one host,
-# each process given its own GPU as device 0.
+# each process given its own GPU as device 0, over the socket transport (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1).
 DEVICE_INDEX = """\
-worker:101:140 [0] NCCL INFO Ring 00 : 0[0] -> 1[0] via P2P/IPC
-worker:102:141 [0] NCCL INFO Ring 00 : 1[0] -> 0[0] via P2P/IPC
+worker:101:140 [0] NCCL INFO Ring 00 : 0[0] -> 1[0] via NET/Socket/0
+worker:102:141 [0] NCCL INFO Ring 00 : 1[0] -> 0[0] via NET/Socket/0
 """
 
 

@@ -502,11 +502,12 @@ class ServingLog:
         NCCL refuses two ranks of one communicator on one GPU (`Duplicate GPU detected`, init.cc), so ranks on one bus
         ID sit on hosts of their own: each host holds one rank of that communicator. The brackets must hold bus IDs
         (four hex digits or more): NCCL before 2.5 printed the CUDA device index there (`0[0]`), which ranks on one host
-        share where each process is given its own GPU as device 0. Every rank number from 0 up must show, so that a
-        cut log of two nodes' same-place GPUs (`7[1a000] -> 15[1a000]` of two hosts of eight) is not read as the job."""
+        share where each process is given its own GPU as device 0. Every channel must go over the network (NET), as
+        channels between hosts do. Every rank number from 0 up must show, so that a cut log of two nodes' same-place
+        GPUs (`7[1a000] -> 15[1a000]` of two hosts of eight) is not read as the job."""
         named = [c for c in self.channels if c.transport != "COLLNET"]
         buses = {g for c in named for g in (c.src_gpu, c.dst_gpu)}
-        if len(buses) != 1 or len(next(iter(buses))) < 4 or not all(ch in "0123456789abcdef" for ch in next(iter(buses))):
+        if any(c.transport != "NET" for c in named) or len(buses) != 1 or len(next(iter(buses))) < 4 or not all(ch in "0123456789abcdef" for ch in next(iter(buses))):
             return 0, ""
         ranks = {r for c in named for r in (c.src, c.dst)}
         if len(ranks) < 2 or ranks != set(range(len(ranks))):
