@@ -80,3 +80,42 @@ def test_two_ranks_per_node_in_nccl(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, TWO_PER_NODE, *_CHECKS)
     for check in _CHECKS:
         assert r[check].status != "not-applicable", check
+
+
+# Modelled on capture 782's lines: a cut log of two nodes of eight GPUs, whose same-place GPUs (rank 7 and rank 15,
+# both at bus 1a000) meet over the network; the ranks of each node are not shown.
+SAME_PLACE_GPUS = """\
+node-a:5325:5338 [7] NCCL INFO Channel 00 : 7[1a000] -> 15[1a000] [send] via NET/IB/0
+node-b:7432:7450 [7] NCCL INFO Channel 00 : 7[1a000] -> 15[1a000] [receive] via NET/IB/0
+"""
+
+# Modelled on capture 1250's lines (NCCL before 2.5 printed the CUDA device, not the bus ID): two ranks of one host,
+# each process given its own GPU as device 0, over the socket transport (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1).
+DEVICE_INDEX = """\
+worker:101:140 [0] NCCL INFO Ring 00 : 0[0] -> 1[0] via NET/Socket/0
+worker:102:141 [0] NCCL INFO Ring 00 : 1[0] -> 0[0] via NET/Socket/0
+"""
+
+
+def test_nccl_ranks_on_one_gpu_bus_id() -> None:
+    """Real (capture 782, nccl#899): the channel lines put ranks 0 and 1 on bus 1a000 (`0[1a000] -> 1[1a000] via
+    NET/IB/0`); NCCL refuses two ranks of one communicator on one GPU, so each host holds one rank."""
+    r = capture_checks("782", *_CHECKS)
+    for check in _CHECKS:
+        assert r[check].status == "not-applicable", check
+        assert "one PCI bus ID" in r[check].message and "0[1a000] -> 1[1a000]" in r[check].message, check
+
+
+def test_same_bus_id_of_a_cut_log_is_not_the_job(tmp_path: Path) -> None:
+    """Modelled counter-example: ranks 7 and 15 on one bus ID are two nodes' same-place GPUs; ranks 0 to 6 are not
+    shown, so the log does not settle one rank per node."""
+    r = paste_checks(tmp_path, SAME_PLACE_GPUS, *_CHECKS)
+    for check in _CHECKS:
+        assert r[check].status != "not-applicable", check
+
+
+def test_device_index_in_brackets_is_not_a_bus_id(tmp_path: Path) -> None:
+    """Modelled counter-example: `0[0] -> 1[0]` names CUDA device 0 of each process, not one GPU."""
+    r = paste_checks(tmp_path, DEVICE_INDEX, *_CHECKS)
+    for check in _CHECKS:
+        assert r[check].status != "not-applicable", check

@@ -394,7 +394,9 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
     world: N at least the TP x PP x DP that the log or the shown command gives, no communicator shown larger, and no
     line with more local ranks. An engine's log (vLLM, SGLang) must show that world: an engine runs a communicator per
     TP and PP group, and a two-rank pipeline communicator of a TP 8 x PP 2 job (corpus 784) shows one rank per node of
-    that group only, not of the job.
+    that group only, not of the job. Or, under the same terms, NCCL's channel lines that put every rank of the
+    communicator on one GPU bus ID (ServingLog.ranks_on_one_gpu_bus, corpus 782: `0[1a000] -> 1[1a000] via NET/IB/0`):
+    NCCL refuses two ranks on one GPU, so those ranks are on hosts of their own.
     """
     shown = engine.shown if engine is not None else None
     if shown is not None and ranks_per_node(shown.argv) == 1:
@@ -410,7 +412,13 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
         return ""
     world = max(sized, log.comm_ranks)
     lines = [line for nodes, ranks, line in log.node_counts if nodes == ranks >= max(2, world) and "nNodes" in line]
-    return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})" if lines else ""
+    if lines:
+        return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})"
+    ranks, line = log.ranks_on_one_gpu_bus()
+    if ranks >= max(2, world) and not any(nodes < ranks for nodes, _, _ in log.node_counts):
+        return (f"NCCL's channels put its {ranks} ranks on GPUs of one PCI bus ID ({line.strip()[:160]}): NCCL "
+                "refuses two ranks on one GPU, so each rank is on a host of its own, one rank on each node")
+    return ""
 
 
 def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = None,

@@ -225,6 +225,10 @@ class NcclChannel:
     host: str = ""
     line: str = ""
     direction: str = ""  # "send" | "receive" (NET lines) | ""
+    # What the brackets after each rank hold: the GPU's PCI bus ID in hex (`1a000`, NCCL 2.5 and later) or, in older
+    # releases, its CUDA device index (`0`).
+    src_gpu: str = ""
+    dst_gpu: str = ""
 
     @property
     def gdr(self) -> bool:
@@ -498,6 +502,25 @@ class ServingLog:
         if self.multi_host and self.channels:
             return max(max(c.src, c.dst) for c in self.channels) + 1
         return None
+
+    def ranks_on_one_gpu_bus(self) -> tuple[int, str]:
+        """(N, a channel line) where the channel lines name ranks 0 to N-1 (N of 2 or more), each on the GPU of one and
+        the same PCI bus ID (`Channel 00 : 0[1a000] -> 1[1a000] via NET/IB/0`); (0, "") otherwise.
+
+        NCCL refuses two ranks of one communicator on one GPU (`Duplicate GPU detected`, init.cc), so ranks on one bus
+        ID sit on hosts of their own: each host holds one rank of that communicator. The brackets must hold bus IDs
+        (four hex digits or more): NCCL before 2.5 printed the CUDA device index there (`0[0]`), which ranks on one host
+        share where each process is given its own GPU as device 0. Every channel must go over the network (NET), as
+        channels between hosts do. Every rank number from 0 up must show, so that a cut log of two nodes' same-place
+        GPUs (`7[1a000] -> 15[1a000]` of two hosts of eight) is not read as the job."""
+        named = [c for c in self.channels if c.transport != "COLLNET"]
+        buses = {g for c in named for g in (c.src_gpu, c.dst_gpu)}
+        if any(c.transport != "NET" for c in named) or len(buses) != 1 or len(next(iter(buses))) < 4 or not all(ch in "0123456789abcdef" for ch in next(iter(buses))):
+            return 0, ""
+        ranks = {r for c in named for r in (c.src, c.dst)}
+        if len(ranks) < 2 or ranks != set(range(len(ranks))):
+            return 0, ""
+        return len(ranks), named[0].line
 
     @property
     def multi_host(self) -> bool:
@@ -812,7 +835,7 @@ def is_pod_name(name: str) -> bool:
 
 # NCCL before 2.5 wrote `Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory` (its SHM transport).
 _CHANNEL = re.compile(
-    r"(?:Channel|Ring) (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
+    r"(?:Channel|Ring) (\d+(?:/\d+)?)\s*:\s*(\d+)\[([0-9a-fA-Fx]+)\]\s*->\s*(\d+)\[([0-9a-fA-Fx]+)\]"
     r"(?:\s*\[(send|receive)\])?\s*via\s+([A-Za-z][A-Za-z0-9]*)(?:/(\S+(?: pointer)?))?")
 # NCCL transport/coll_net.cc: `CollNet %02d/%1d : %d [send|receive] via COLLNET/%s/%d%s`, the rank's own channel to a
 # CollNet plugin (SHARP: `CollNet 05/0 : 5 [receive] via COLLNET/SHARP/5/GDRDMA`, NVIDIA/nccl#1219, corpus 1415); no
@@ -1248,10 +1271,10 @@ def parse_serving_log(text: str) -> ServingLog:
                 pids.append(int(host.group(2)))
         ch = _CHANNEL.search(text_l) if ("channel" in low or "ring" in low) and "via" in low else None
         if ch:
-            transport = "SHM" if "via direct shared memory" in text_l else ch.group(5).upper()
-            channels.append(NcclChannel(ch.group(1), int(ch.group(2)), int(ch.group(3)), transport,
-                                        (ch.group(6) or "").strip(), host.group(1) if host else "", text_l,
-                                        ch.group(4) or ""))
+            transport = "SHM" if "via direct shared memory" in text_l else ch.group(7).upper()
+            channels.append(NcclChannel(ch.group(1), int(ch.group(2)), int(ch.group(4)), transport,
+                                        (ch.group(8) or "").strip(), host.group(1) if host else "", text_l,
+                                        ch.group(6) or "", ch.group(3).lower(), ch.group(5).lower()))
         elif "collnet" in low and (cn := _COLLNET_CHANNEL.search(text_l)):
             channels.append(NcclChannel(cn.group(1), int(cn.group(2)), int(cn.group(2)), "COLLNET", cn.group(4),
                                         host.group(1) if host else "", text_l, cn.group(3)))
