@@ -474,6 +474,36 @@ class ServingLog:
                 ranks[c.local] = ranks.get(c.local, False) or c.gdr
         return ranks
 
+    def gdr_split(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...]]:
+        """(with, without, lines): on one host, the ranks whose RDMA channels say `GDRDMA` and the ranks whose
+        `[receive]` RDMA channels do not (none of theirs does), with the lines that show the latter; ((), (), ())
+        where no host shows both. Lines without a host name are left out: they may come from several hosts.
+
+        A receive channel is the one to read: NCCL asks ncclTopoCheckGdr for it with no read condition, while a send
+        channel may lack GDRDMA only because GDR reads are off (NCCL_NET_GDR_READ). A rank of the same host whose
+        channel says GDRDMA shows the NICs can reach GPU memory there (nvidia_peermem or DMA-BUF are the host's), so
+        a receive without it is NCCL keeping that GPU's buffer off the NIC by their distance (NCCL_NET_GDR_LEVEL,
+        default PXB: graph/paths.cc). Corpus 778: rank 12 `[receive] via NET/IBext/1/GDRDMA`, rank 8 `[receive]
+        via NET/IBext/0`, both on host PHLRR3088.
+        """
+        by_host: dict[str, dict[int, tuple[bool, bool]]] = {}
+        lines: dict[tuple[str, int], str] = {}
+        for c in self.channels:
+            if not c.rdma or not c.host:  # lines without a host name may come from several hosts
+                continue
+            seen = by_host.setdefault(c.host, {})
+            gdr, bare_receive = seen.get(c.local, (False, False))
+            receive_off = c.direction == "receive" and not c.gdr
+            seen[c.local] = (gdr or c.gdr, bare_receive or receive_off)
+            if receive_off:
+                lines.setdefault((c.host, c.local), c.line)
+        for host, seen in by_host.items():
+            with_gdr = tuple(sorted(r for r, (g, _) in seen.items() if g))
+            without = tuple(sorted(r for r, (g, off) in seen.items() if off and not g))
+            if with_gdr and without:
+                return with_gdr, without, tuple(lines[(host, r)] for r in without)
+        return (), (), ()
+
     def gpus_total(self) -> int | None:
         """How many GPUs the ranks of the log's lines are drawn from, at least; None where no line says.
 
