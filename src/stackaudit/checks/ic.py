@@ -2502,6 +2502,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     host: not applicable (facts/parallelism.one_gpu_host, corpus 862 and 1130). Without a matrix, NCCL's path dump
     whose GPU lines reach the CPUs and list no NET shows a communicator whole on this node: NCCL drops every NET
     there before printing (paths.cc ncclTopoTrimSystem), so it is not applicable too (ServingLog.nets_trimmed, 1154).
+    So are NCCL's NET channels all `via NET/Socket` (no_rdma_traffic): its network is TCP sockets (589, 1007).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")

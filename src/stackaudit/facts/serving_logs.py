@@ -1993,7 +1993,10 @@ def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tu
     """Why a log whose job is not shown spanning nodes moves nothing over RDMA, with its lines; ("", ()) otherwise.
 
     NCCL's own "NET/IB : No device found", "Failed to open libibverbs" (no verbs library, so no HCA can open) or
-    NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device, unless it names the HCAs it uses. Channels all
+    NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device, unless it names the HCAs it uses. So do NET
+    channels all `via NET/Socket` (none over an RDMA transport): NCCL's network for the communicator is TCP sockets,
+    whatever else the host holds (corpus 589, 1007, 780). Only channel lines are read: a bare `Using network Socket`
+    without them stays unread (corpus 431's blind reading keeps it unknown). Channels all
     over P2P/SHM mean every byte stays inside the host, with the same exception. The caller asks only where the
     log does not show the job spanning nodes (two hosts, a node count above 1, a tree that branches between nodes):
     there the channels shown are an excerpt's intra-node rings, and the traffic between nodes is not shown. Where the
@@ -2007,6 +2010,11 @@ def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tu
         return "NCCL found no InfiniBand/RoCE device", tuple(no_ib[:2])
     if log.nccl_env.get("NCCL_IB_DISABLE") == "1" and not hca_named:
         return "NCCL_IB_DISABLE=1: NCCL uses no InfiniBand/RoCE device", ()
+    net = [c for c in log.channels if c.transport == "NET"]
+    if net and not hca_named and not any(c.rdma for c in log.channels):
+        # Every NET channel `via NET/Socket`: a communicator runs all its NET connections over the one network NCCL
+        # chose for it (IB first, sockets where no HCA opened), so its traffic between ranks takes TCP sockets.
+        return "NCCL carries its network channels over TCP sockets (`via NET/Socket`)", (net[0].line,)
     if not spans_nodes and not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
         return "NCCL carries every channel over P2P/SHM inside the host", (log.channels[0].line,)
     return "", ()
