@@ -2416,6 +2416,26 @@ def _nccl_net_affinity(log: ServingLog, multi_node: bool) -> Outcome:
     return over_subjects(judged, list(summary), log.comm_ranks or None, ask="nvidia-smi topo -m")
 
 
+def _nccl_gdr_split(log: ServingLog) -> Outcome | None:
+    """IC-NIC-GPU-AFFINITY from NCCL's channels of one host where some ranks' RDMA channels say `GDRDMA` and other
+    ranks receive over an RDMA NIC without it (ServingLog.gdr_split): the NICs reach GPU memory on that host, so
+    NCCL kept those GPUs' buffers off the NIC by their distance to it, the placement itself (as some GPUs with a
+    NIC within PXB beside GPUs without one in the matrix's NIC columns): an issue over those ranks. None where no
+    host shows both."""
+    with_gdr, without, lines = log.gdr_split()
+    if not without:
+        return None
+    far = [f"rank {r}" for r in without]
+    near = [f"rank {r}" for r in with_gdr]
+    summary = {**{r: "GDRDMA" for r in near}, **{r: "no GDRDMA on receive" for r in far}}
+    return issue(f"NCCL receives over the RDMA NIC without GPU Direct RDMA on {', '.join(far)}, while "
+                 f"{', '.join(near)} of the same host use it (`GDRDMA`): the NICs reach GPU memory there, so NCCL "
+                 "kept those GPUs off the NIC by their distance to it (beyond NCCL_NET_GDR_LEVEL, default PXB), and "
+                 "their traffic between nodes is staged through host memory", actual=summary,
+                 expected="a NIC within GPU Direct RDMA's reach per GPU", subjects=far,
+                 evidence=list(lines[:2]) + [c.line for c in log.channels if c.gdr][:1])
+
+
 # NCCL_NET_GDR_LEVEL values within PXB, NCCL's default (env.html: names, or the deprecated 0-2 for LOC/PIX/PXB).
 _GDR_LEVELS_WITHIN_PXB = frozenset(("LOC", "PIX", "PXB", "0", "1", "2"))
 
@@ -2461,7 +2481,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     NCCL_IB_HCA and NCCL_NET_GDR_LEVEL. Where neither a matrix nor a path dump is shown, `GDRDMA` on every
     rank's NET channel is ok over those ranks: NCCL uses GPU Direct RDMA only within NCCL_NET_GDR_LEVEL
     (default PXB). NCCL's line per GPU and NIC (`GPU Direct RDMA Disabled for GPU 18000 / HCA 0 (distance
-    5 > 4)`) is read the same way where neither is shown.
+    5 > 4)`) is read the same way where neither is shown. So are one host's channels where some ranks
+    receive over an RDMA NIC without `GDRDMA` beside ranks that use it (the NICs reach GPU memory there,
+    so the rest is distance: an issue over those ranks, corpus 778).
 
     Bad value: for multi-node or disaggregated serving, a GPU whose nearest NIC is `NODE`/`SYS`
     while the host has `PIX`/`PXB` NICs (GPU Direct RDMA is used only up to PXB by default), or
@@ -2485,6 +2507,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     host: not applicable (facts/parallelism.one_gpu_host, corpus 862 and 1130). Without a matrix, NCCL's path dump
     whose GPU lines reach the CPUs and list no NET shows a communicator whole on this node: NCCL drops every NET
     there before printing (paths.cc ncclTopoTrimSystem), so it is not applicable too (ServingLog.nets_trimmed, 1154).
+    So are NCCL's NET channels all `via NET/Socket` (no_rdma_traffic): its network is TCP sockets (589, 1007).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -2504,6 +2527,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     gdr = serving_log.net_gdr() if serving_log is not None else {}
     if gpu_topology is None and serving_log is not None and gdr and all(gdr.values()):
         return _nccl_gdr_affinity(serving_log, sorted(gdr), nccl_config)
+    if gpu_topology is None and serving_log is not None and (split := _nccl_gdr_split(serving_log)) is not None:
+        return split
     one_node = nccl_nodes.one if nccl_nodes is not None else ()
     if gpu_topology is None and one_node and not _multi_node(serving_processes, serving_log, nccl_nodes):
         return not_applicable("the log's own lines (the launcher's, the engine's or NCCL's) or the nccl-tests header "

@@ -486,6 +486,36 @@ class ServingLog:
                 ranks[c.local] = ranks.get(c.local, False) or c.gdr
         return ranks
 
+    def gdr_split(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...]]:
+        """(with, without, lines): on one host, the ranks whose RDMA channels say `GDRDMA` and the ranks whose
+        `[receive]` RDMA channels do not (none of theirs does), with the lines that show the latter; ((), (), ())
+        where no host shows both. Lines without a host name are left out: they may come from several hosts.
+
+        A receive channel is the one to read: NCCL asks ncclTopoCheckGdr for it with no read condition, while a send
+        channel may lack GDRDMA only because GDR reads are off (NCCL_NET_GDR_READ). A rank of the same host whose
+        channel says GDRDMA shows the NICs can reach GPU memory there (nvidia_peermem or DMA-BUF are the host's), so
+        a receive without it is NCCL keeping that GPU's buffer off the NIC by their distance (NCCL_NET_GDR_LEVEL,
+        default PXB: graph/paths.cc). Corpus 778: rank 12 `[receive] via NET/IBext/1/GDRDMA`, rank 8 `[receive]
+        via NET/IBext/0`, both on host PHLRR3088.
+        """
+        by_host: dict[str, dict[int, tuple[bool, bool]]] = {}
+        lines: dict[tuple[str, int], str] = {}
+        for c in self.channels:
+            if not c.rdma or not c.host:  # lines without a host name may come from several hosts
+                continue
+            seen = by_host.setdefault(c.host, {})
+            gdr, bare_receive = seen.get(c.local, (False, False))
+            receive_off = c.direction == "receive" and not c.gdr
+            seen[c.local] = (gdr or c.gdr, bare_receive or receive_off)
+            if receive_off:
+                lines.setdefault((c.host, c.local), c.line)
+        for host, seen in by_host.items():
+            with_gdr = tuple(sorted(r for r, (g, _) in seen.items() if g))
+            without = tuple(sorted(r for r, (g, off) in seen.items() if off and not g))
+            if with_gdr and without:
+                return with_gdr, without, tuple(lines[(host, r)] for r in without)
+        return (), (), ()
+
     def gpus_total(self) -> int | None:
         """How many GPUs the ranks of the log's lines are drawn from, at least; None where no line says.
 
@@ -1994,7 +2024,10 @@ def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tu
     """Why a log whose job is not shown spanning nodes moves nothing over RDMA, with its lines; ("", ()) otherwise.
 
     NCCL's own "NET/IB : No device found", "Failed to open libibverbs" (no verbs library, so no HCA can open) or
-    NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device, unless it names the HCAs it uses. Channels all
+    NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device, unless it names the HCAs it uses. So do NET
+    channels all `via NET/Socket` (none over an RDMA transport): NCCL's network for the communicator is TCP sockets,
+    whatever else the host holds (corpus 589, 1007, 780). Only channel lines are read: a bare `Using network Socket`
+    without them stays unread (corpus 431's blind reading keeps it unknown). Channels all
     over P2P/SHM mean every byte stays inside the host, with the same exception. The caller asks only where the
     log does not show the job spanning nodes (two hosts, a node count above 1, a tree that branches between nodes):
     there the channels shown are an excerpt's intra-node rings, and the traffic between nodes is not shown. Where the
@@ -2008,6 +2041,11 @@ def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tu
         return "NCCL found no InfiniBand/RoCE device", tuple(no_ib[:2])
     if log.nccl_env.get("NCCL_IB_DISABLE") == "1" and not hca_named:
         return "NCCL_IB_DISABLE=1: NCCL uses no InfiniBand/RoCE device", ()
+    net = [c for c in log.channels if c.transport == "NET"]
+    if net and not hca_named and not any(c.rdma for c in log.channels):
+        # Every NET channel `via NET/Socket`: a communicator runs all its NET connections over the one network NCCL
+        # chose for it (IB first, sockets where no HCA opened), so its traffic between ranks takes TCP sockets.
+        return "NCCL carries its network channels over TCP sockets (`via NET/Socket`)", (net[0].line,)
     if not spans_nodes and not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
         return "NCCL carries every channel over P2P/SHM inside the host", (log.channels[0].line,)
     return "", ()
