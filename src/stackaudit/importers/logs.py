@@ -15,7 +15,13 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.serving_logs import GGML_BUILT_WITH, GGML_VERSION, KEY_NEEDLES, is_log_line, parse_p2p_cache
+from stackaudit.facts.serving_logs import (
+    GGML_BUILT_WITH,
+    GGML_VERSION,
+    KEY_NEEDLES,
+    is_log_line,
+    parse_p2p_cache,
+)
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan, run_end, strip_prompt
