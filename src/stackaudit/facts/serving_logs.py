@@ -1097,6 +1097,7 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
                         nvlinks=tuple(nvlinks), nets=tuple(nets), emulated=tuple(emulated),
                         lines=tuple(gpu_lines.values()), whole=bool(end), end_line=end)
 
+
 def ggml_release(lines: list[str]) -> tuple[str, str]:
     """llama.cpp's release and its line, from the first build banner of the lines (GGML_BUILD_INFO: `build: 7018
     (ece0f5c17) with ...`, `main: build = 992 (0919a0f)`; GGML_VERSION only directly above a `built with` line);
