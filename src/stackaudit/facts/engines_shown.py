@@ -4,7 +4,8 @@ facts/applicability.engine_shown_other) both read.
 
 Sources, strongest first: a pasted engine command (facts/engine_command.py), a container's engine (its command, else
 the engine its image is: applicability.GGML_IMAGES), the server log's own lines (ServingLog.engine: ollama's journal
-lines, llama.cpp's), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
+lines, llama.cpp's; a log of llama.cpp's build banner alone, `version: 7018 (ece0f5c17)` over `built with ... for
+...`, shows llama.cpp by its release: ServingLog.llamacpp_release), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
 facts/ollama_cli.py), an engine's own symptom line (facts/symptoms.ENGINE_SYMPTOMS), llama.cpp's `ggml_cuda_init`
 device list ("ggml": a program built on ggml, which one not named); then, only where none of those names an engine,
 those the user's own words or a prompt's client name (stated_engines). `report`: a Python environment is shown (a
@@ -61,7 +62,7 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
     stated = ctx.optional("stated_engines", StatedEngines)
     shown = (*(c.engine for c in (commands.commands if commands is not None else ())),
              *(c.engine or ggml_image_engine(c.image) for c in (containers.containers if containers else ())),
-             *((log.engine,) if log is not None else ()),
+             *((log.engine or ("llamacpp" if log.llamacpp_release else ""),) if log is not None else ()),
              *(("ollama",) if ctx.optional("ollama_cuda", OllamaCuda) is not None else ()),
              *(("ollama",) if ctx.optional("ollama_shown", OllamaShown) is not None else ()),
              *(symptoms.engines() if symptoms is not None else ()),

@@ -18,6 +18,22 @@ from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.sources import RAY_LOG, RAY_STATUS
 
+# Ray's logger format: `DATE TIME,ms LEVEL file.py:line -- message`; worker output prefixed `(raylet)`,
+# `(pid=123)`, `(RayWorker pid=...)`, `(raylet, ip=...)`.
+# A log collector's own time in brackets may stand before Ray's full date (`[2023-10-30 14:14:12] 2023-10-30
+# 06:14:12,055 WARNING services.py:1832 -- ...`, corpus 903: a container platform's log): taken only there, before
+# Ray's own date and time, never as a prefix alone (SGLang's logger writes `[DATE TIME] message` itself).
+RAY_LINE = re.compile(r"^\s*(?:\((?:raylet|gcs_server|pid=\d+|\w+ pid=\d+)(?:, ip=[\w.:]+)?\)\s+)?"
+                      r"(?:(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\]\s+)?\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+\s+)?"
+                      r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
+                      r"[\w.]+\.py:\d+\s+--\s")
+
+
+def is_ray_line(line: str) -> bool:
+    """Whether a line is one of Ray's Python logger's (RAY_LINE)."""
+    return "--" in line and RAY_LINE.match(line) is not None
+
+
 SHM_WARNING = re.compile(r"because /dev/shm has only (\d+) bytes available")
 
 

@@ -124,6 +124,20 @@ KEY_PHRASES = re.compile(
 # ... | CUDA : ARCHS = 750,800,860 | ...`, GGML_CUDA_ARCHS). Builds since 2025 may put the time since start and a
 # level letter before the function (`0.00.082.906 I system_info: ...`, common/log.cpp with timestamps and prefix on,
 # as ollama's llama-server runs it), and llama-server's `--list-devices` list (GGML_LIST_DEVICE). A line of these shows llama.cpp ran (ServingLog.engine "llamacpp").
+# llama.cpp's build banner (common/common.cpp, cmake/build-info.cmake): a run logs `build: 4273 (abc1234) with cc (...)
+# for x86_64-linux-gnu` at its start (`main: build = 992 (0919a0f)` over `main: built with cc ... for ...` before
+# late 2024, print_build_info), and `--version` prints `version: 7018 (ece0f5c17)` over `built with <compiler> for
+# <target>` (`version: b4819` or `b9568 (unknown)` for a build outside git). The number is llama.cpp's release (tag
+# b7018). The `built with ... for ...` line and the one-line `build:` form are llama.cpp's own; the bare `version:`
+# line above `built with` is read with it (GGML_VERSION), never alone.
+_GGML_BUILT_WITH = r"(?:\w+: )?built with \S.* for \S+(?: \S+)?\s*$"
+GGML_BUILD_INFO = (_GGML_BUILT_WITH + r"|build: \d+ \((?:[0-9a-f]{6,}|unknown)\) with \S.* for \S+(?: \S+)?\s*$"
+                   r"|\w+: build = \d+ \((?:[0-9a-f]{6,}|unknown)\)\s*$")
+GGML_VERSION = re.compile(r"^\s*version: b?(\d+)(?: \((?:[0-9a-f]{6,}|unknown)\))?\s*$")
+GGML_BUILT_WITH = re.compile(r"^\s*" + _GGML_BUILT_WITH)
+# A banner line states the build, not a run: it names no engine of the log (ServingLog.engine), only its release.
+GGML_BANNER = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:" + GGML_BUILD_INFO + ")")
+_GGML_RELEASE = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:build: (\d+) \(|\w+: build = (\d+) \()")
 GGML_LOG_LINE = re.compile(
     r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
     r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_new_context_with_model|llama_context"
@@ -131,7 +145,8 @@ GGML_LOG_LINE = re.compile(
     r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
     r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /"
     r"|\s*- (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d*\s*: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
-    r"|\s*(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d+: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$)")
+    r"|\s*(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d+: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
+    r"|" + GGML_BUILD_INFO + ")")
 # ollama's own log lines (Go's log/slog text handler, ollama's logutil): `time=2024-08-12T20:24:12.346-06:00
 # level=INFO source=memory.go:309 msg="offload to cuda" ...`, behind a journal tag (`ollama[1773]: `) or none (its
 # Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
@@ -152,7 +167,8 @@ OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (
                         r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]" '
                         r'memory\.required\.full="(?P<full>[\d.]+) (?P<su>[MG]iB)"')
 # The line's literals, one of which every GGML_LOG_LINE match holds.
-GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)")
+GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
+                "built with ", "build: ", "build = ")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
@@ -424,6 +440,11 @@ class ServingLog:
     # memory of (GGML_USING_DEVICE), in order, and the first such line.
     ggml_cuda_devices: tuple[str, ...] = ()
     ggml_cuda_line: str = ""
+    # llama.cpp's release (its build number, tag b7018) and the banner line that states it (GGML_BUILD_INFO,
+    # GGML_VERSION); "" where the log shows none. A log of the banner alone shows the build, not a run: its `engine`
+    # stays "" (facts/engines_shown reads the release as llama.cpp shown).
+    llamacpp_release: str = ""
+    llamacpp_release_line: str = ""
     # NCCL's topology tree (`=== System : maxBw ...`, NcclTopoTree), None where the log shows none.
     topo_tree: NcclTopoTree | None = None
 
@@ -1137,12 +1158,28 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
                         nvlinks=tuple(nvlinks), nets=tuple(nets), emulated=tuple(emulated),
                         lines=tuple(gpu_lines.values()), whole=bool(end), end_line=end)
 
+
+def ggml_release(lines: list[str]) -> tuple[str, str]:
+    """llama.cpp's release and its line, from the first build banner of the lines (GGML_BUILD_INFO: `build: 7018
+    (ece0f5c17) with ...`, `main: build = 992 (0919a0f)`; GGML_VERSION only directly above a `built with` line);
+    ("", "") where none shows one."""
+    for i, line in enumerate(lines):
+        m = _GGML_RELEASE.match(line) if "build" in line else None
+        if m is not None and GGML_LOG_LINE.match(line):
+            return m.group(1) or m.group(2), line.strip()
+        m = GGML_VERSION.match(line) if "version: " in line else None
+        if m is not None and i + 1 < len(lines) and GGML_BUILT_WITH.match(lines[i + 1]):
+            return m.group(1), line.strip()
+    return "", ""
+
+
 def parse_serving_log(text: str) -> ServingLog:
     """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
     relevant = [ln for ln in lines if is_log_line(ln)]
     if not relevant:
         raise ParseError("no vLLM, SGLang or NCCL log lines")
+    release, release_line = ggml_release(lines)
     engine = ""
     ar: list[tuple[str, str]] = []
     skipped = ""
@@ -1219,7 +1256,7 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "sglang"
             elif VLLM_LINE.search(line):
                 engine = "vllm"
-            elif GGML_LOG_LINE.match(line):
+            elif GGML_LOG_LINE.match(line) and not ("buil" in line and GGML_BANNER.match(line)):
                 engine = "llamacpp"
             elif " level=" in line and OLLAMA_LINE.search(line):
                 engine = "ollama"
@@ -1472,7 +1509,7 @@ def parse_serving_log(text: str) -> ServingLog:
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
         ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
-        ggml_graphs_line=ggml_graphs_line)
+        ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)

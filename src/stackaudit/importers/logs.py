@@ -15,7 +15,14 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.serving_logs import KEY_NEEDLES, is_log_line, parse_p2p_cache
+from stackaudit.facts.ray_log import is_ray_line
+from stackaudit.facts.serving_logs import (
+    GGML_BUILT_WITH,
+    GGML_VERSION,
+    KEY_NEEDLES,
+    is_log_line,
+    parse_p2p_cache,
+)
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan, run_end, strip_prompt
@@ -24,16 +31,24 @@ from stackaudit.importers.registry import Found, document_appended, importer
 VLLM_CACHE_DIR = "/root/.cache/vllm"
 
 
+def _server_line(line: str) -> bool:
+    """A line of a server or NCCL log (is_log_line), but Ray's own (the ray log's: a collector's `[DATE TIME] ` before
+    Ray's `DATE TIME,ms LEVEL services.py:N -- ` has SGLang's form, corpus 903)."""
+    return is_log_line(line) and not is_ray_line(line)
+
+
 @importer("server log", "vLLM / SGLang / llama.cpp / ollama server log lines and NCCL INFO/WARN lines",
           needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES), per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
-        if not is_log_line(lines[i]):
+        if not _server_line(lines[i]):
             continue
-        end = run_end(lines, i + 1, is_log_line)
+        end = run_end(lines, i + 1, _server_line)
+        # llama.cpp's `version: 7018 (ece0f5c17)` above its `built with ... for ...` line is that banner's first line.
+        start = i - 1 if i and GGML_BUILT_WITH.match(lines[i]) and GGML_VERSION.match(lines[i - 1]) else i
         # The run without the indent every line of it shares: a Markdown list item's code block (corpus 705).
-        body = textwrap.dedent("\n".join(line.rstrip() for line in lines[i:end])) + "\n"
-        yield Found("server log", i, end, document_appended(ENGINE_LOG.name, body))
+        body = textwrap.dedent("\n".join(line.rstrip() for line in lines[start:end])) + "\n"
+        yield Found("server log", start, end, document_appended(ENGINE_LOG.name, body))
         scan.skip(end)
 
 

@@ -12,16 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.ray_log import STATUS_HEADER, STATUS_LINE
+from stackaudit.facts.ray_log import STATUS_HEADER, STATUS_LINE, is_ray_line
 from stackaudit.facts.sources import RAY_LOG, RAY_STATUS
 from stackaudit.importers._scan import Candidates, Scan, candidate_lines, run_end
 from stackaudit.importers.registry import Found, command_output, document_appended, importer
 
-# Ray's logger format: `DATE TIME,ms LEVEL file.py:line -- message`; worker output prefixed `(raylet)`,
-# `(pid=123)`, `(RayWorker pid=...)`, `(raylet, ip=...)`.
-_RAY_LINE = re.compile(r"^\s*(?:\((?:raylet|gcs_server|pid=\d+|\w+ pid=\d+)(?:, ip=[\w.:]+)?\)\s+)?"
-                       r"(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+\s+)?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
-                       r"[\w.]+\.py:\d+\s+--\s")
 # Ray's C++ processes (raylet, GCS, core worker: src/ray/util/logging.cc, spdlog's `[%Y-%m-%d %H:%M:%S,%e %L %P %t]`):
 # `[2026-03-25 05:44:29,435 W 39 39] store_runner.cc:83: ...`, with the `(raylet) ` tag the log monitor adds before
 # it, or after it as GPUStack prints it (corpus 1079).
@@ -35,7 +30,7 @@ _RAYLET = re.compile(r"^\s*\((?:raylet|gcs_server)(?:, ip=[\w.:]+)?\)\s+\S")
 def ray_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
-        if ("--" in line and _RAY_LINE.match(line)) or (("(raylet" in line or "(gcs_server" in line)
+        if is_ray_line(line) or (("(raylet" in line or "(gcs_server" in line)
                                                          and _RAYLET.match(line)) \
                 or (".cc:" in line and _RAY_CC_LINE.match(line)):
             yield Found("ray log", i, i + 1, document_appended(RAY_LOG.name, line + "\n"))
