@@ -123,7 +123,7 @@ def test_a_measured_rate_without_a_model_says_what_it_needs(tmp_path: Path,
                      encoding="utf-8")
     measured = _host(capsys, paste)["measured"]
     assert measured["decode_tok_s"] == 142.7 and measured["ceiling_tok_s"] is None
-    assert "give `--model PATH|ID`" in measured["line"]
+    assert "give `--model MODEL`" in measured["line"]
 
 
 # SGLang's stats lines in the prefix shapes users paste: the 2024 time-only prefix (sglang#1270, corpus 509), no

@@ -6,6 +6,7 @@ The audit command hands `ceiling_fields` to the engine (`AuditOptions.ceiling`);
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,8 @@ class HeadlineCeiling:
     line: str | None
     tokens_per_s: float | None
     missing: str = ""
+    # The whole of why (each source of the served model and what it lacked), for the JSON report: `missing` is short.
+    missing_detail: str = ""
     layout: str = ""
     ladder: tuple[tuple[str, float], ...] = ()  # the rungs up to the headline's, (name, tokens/s per stream)
 
@@ -73,6 +76,28 @@ def _tp_of(facts: dict[str, Any], gpu_count: int) -> tuple[int, str]:
     return gpu_count, f"TP {gpu_count} assumed (all GPUs: the source shows no engine's TP)"
 
 
+def _short_reason(detail: str) -> str:
+    """Why no served model, in one clause: what the sources the paste does show said of the model (`the server log
+    names no model`), without the sources it does not show (`serving_processes: not in the source (/proc)`, each
+    listed in the engine's terms: corpus 1395, 1397); the full list stays in `ceiling_missing_detail`."""
+    from stackaudit.facts.registry import load_all
+
+    spec = load_all().get("serving_model")
+    titles = spec.titles if spec is not None else ()
+    said = []
+    for part in detail.split("; "):
+        title, _, reason = part.partition(": ")
+        # A reason that is a fact the source lacks (`docker_containers: …`, `serving_processes: …`) names inputs,
+        # not what a shown source said of the model.
+        if title not in titles or reason.startswith(("not in the source", "not shown")) \
+                or re.match(r"[a-z_]+: ", reason):
+            continue
+        said.append(reason)
+    # The best source's words alone where all of them would make more than a clause.
+    short = "; ".join(said) if len("; ".join(said)) <= 160 else said[0] if said else ""
+    return short if short and len(short) <= 200 else "the source shows no served model"
+
+
 # The ladder's rungs the report shows, each one cumulative; the last is the headline's figure.
 LADDER_RUNGS = ("bandwidth", "bandwidth+allreduce", "overhead")
 
@@ -87,8 +112,8 @@ def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
     served = facts.get("serving_model")
     gpus = facts.get("nvidia")
     if choice is None and not isinstance(served, ServingModel):
-        reason = getattr(served, "reason", "") or "the source shows no served model"
-        return HeadlineCeiling(None, None, f"{reason} (give `--model PATH|ID`)")
+        detail = getattr(served, "reason", "") or ""
+        return HeadlineCeiling(None, None, f"{_short_reason(detail)} (give `--model MODEL`)", missing_detail=detail)
     if isinstance(gpus, NvidiaGpus) and not gpus.gpus:
         return HeadlineCeiling(None, None, "the source shows no NVIDIA GPU")
     if not isinstance(gpus, NvidiaGpus):
@@ -148,7 +173,8 @@ def ceiling_fields(facts: dict[str, Any], choice: ModelChoice | None = None,
     measured rate compares with."""
     ceiling = headline_ceiling(facts, choice, weights)
     if ceiling.line is None:
-        return {"ceiling": None, "ceiling_missing": ceiling.missing}
+        return {"ceiling": None, "ceiling_missing": ceiling.missing,
+                **({"ceiling_missing_detail": ceiling.missing_detail} if ceiling.missing_detail else {})}
     return {"ceiling": ceiling.line, "ceiling_tok_s": round(float(ceiling.tokens_per_s or 0.0), 2),
             "ceiling_layout": ceiling.layout,
             "ceiling_ladder": [{"name": name, "tok_s": round(value, 2)} for name, value in ceiling.ladder]}

@@ -2199,6 +2199,14 @@ _XID_SHARPEN = Sharpen("the program comes first: restart the engine and take the
                        "(`dcgmi diag -r 3` on that GPU)", _APP_FAULT_FIX)
 
 
+# Xids beside a task hung in uninterruptible sleep (the kernel's `task … blocked for more than N seconds`, `state:D`):
+# `nvidia-smi -r` (and `nvidia-smi -q`) would hang the same way, so the GPU is recovered by rebooting the node.
+_HUNG_TASK_FIX = Fix.of(step("Drain the node, then reboot it: a task hung in uninterruptible sleep (state D) in the "
+                             "same log means the driver does not answer, so `nvidia-smi -r` cannot run (it hangs too)",
+                             "systemctl reboot", cost="reboot"),
+                        note="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat")
+
+
 def _gpu_findings(events: list[GpuEvent]) -> tuple[str, str]:
     """(worst class, "Xid 79 x1 (GPU has fallen off the bus), ...") for one GPU's events."""
     counts: dict[tuple[str, int | None], int] = {}
@@ -2285,7 +2293,9 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     An application Xid on a GPU whose PCIe link shows an uncorrectable AER error or a failed AER recovery in
     the same log is an issue (medium): the fault came from the link, not the program. A GPU that fell off the bus (79) needs a node
     reboot, not a GPU reset. The driver's recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
-    Xid 154) is preferred over the class's guess of reset-vs-reboot.
+    Xid 154) is preferred over the class's guess of reset-vs-reboot. A task hung in uninterruptible sleep in the same
+    log (`task … blocked for more than N seconds`, `state:D`) means the driver no longer answers: `nvidia-smi -r`
+    would hang too, so the fix is to drain and reboot the node.
     An RmInitAdapter failure whose cause the same log names (the GSP firmware's boot, the open module
     refusing the GPU, a BAR without space) is that cause's check's finding.
     "No Xid" is concluded only from a whole kernel log (from boot, no gap): a pasted excerpt or a
@@ -2400,6 +2410,15 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     if borrowed:
         parts.append(f"the line is quoted under {', '.join(elsewhere)}")
     cost = _xid_cost(events, actions)
+    if gpu_events.hung_tasks:
+        # A task hung in uninterruptible sleep in the same log (corpus 1411): the driver does not answer it, so
+        # `nvidia-smi` hangs in state D too and no GPU reset can run; only a reboot clears it.
+        parts.append(f"the same log shows a task hung in uninterruptible sleep (state D): "
+                     f"“{gpu_events.hung_tasks[0]}”")
+        return issue("; ".join(parts), actual=actual, expected="no hardware Xid",
+                     subjects=sorted({b for _, b, _ in hardware}), severity=_CLASS_SEVERITY[worst],
+                     fix=_HUNG_TASK_FIX, evidence=[*evidence, gpu_events.hung_tasks[0]],
+                     gpu_lost=worst in (HW_LOST, HW_DEGRADED))
     fix = None if cost == "driver-reload" else Fix.of(
         step("Restart the serving engine (the application faulted)" if cost == "restart" else
              "Reboot the node (a GPU that fell off the bus rarely comes back with a GPU reset)",

@@ -673,7 +673,7 @@ def _nps_from_matrix(topo: TopoMatrix, p2p: P2pMatrix | None = None) -> Outcome:
                               "(`lscpu` confirms the host's node count)",
                               actual={"gpu_numa_nodes": dict(topo.numa_affinity), "cpus": single})
     sets = topo.cpu_sets()
-    if (elsewhere := _cpus_of_another_node(topo, shown, nodes, sets)) and not blank:
+    if (elsewhere := _cpus_of_another_node(topo, shown)) and not blank:
         # Every GPU on one node whose CPU list leaves out lower CPUs: Linux numbers a multi-node host's CPUs across
         # its nodes first, so those belong to another node, and every GPU has its locality.
         judged = not_an_issue(
@@ -705,15 +705,12 @@ def _nps_from_matrix(topo: TopoMatrix, p2p: P2pMatrix | None = None) -> Outcome:
     return over_subjects(judged, shown, len(topo.gpus), ask="nvidia-smi topo -m")
 
 
-def _cpus_of_another_node(topo: TopoMatrix, shown: list[str], nodes: dict[str, int | None],
-                          sets: dict[str, frozenset[int]]) -> str:
+def _cpus_of_another_node(topo: TopoMatrix, shown: list[str]) -> str:
     """The CPUs below the highest of the one list every GPU shares that the list leaves out ("24-47"), where every
     GPU of the matrix is shown on the same node; "" otherwise."""
-    if not shown or len(shown) != len(topo.gpus) or len({nodes[g] for g in shown}) != 1 or None in nodes.values():
+    if not shown or len(shown) != len(topo.gpus):
         return ""
-    lists = {sets.get(g) for g in shown}
-    cpus = lists.pop() if len(lists) == 1 else None
-    return format_cpulist(sorted(set(range(max(cpus) + 1)) - cpus)) if cpus else ""
+    return format_cpulist(topo.cpus_of_another_node())
 
 
 # -- PCIe side: ACS, Resizable BAR, MMIO space, AER (docs/checks.md, FW-ACS-P2P ... FW-AER-ERRORS) ------------

@@ -140,6 +140,9 @@ class GpuEvents(Sourced):
     refused: tuple[RefusedGpu, ...] = ()  # GPUs the driver release refused at probe (module docstring)
     # GPUs the open nvidia.ko refused at probe for want of a GSP (`release` ""): the module's words that the GPU has none
     refused_open: tuple[RefusedGpu, ...] = ()
+    # The kernel's hung-task reports in the same log (`INFO: task cache_mgr_event:620917 blocked for more than 120
+    # seconds.`, `task:… state:D`): a task stuck in uninterruptible sleep, which no signal ends (HUNG_TASK).
+    hung_tasks: tuple[str, ...] = ()
 
     @property
     def xids(self) -> tuple[GpuEvent, ...]:
@@ -215,6 +218,7 @@ class GpuEvents(Sourced):
                    tuple(dict.fromkeys(c for p in parts for c in p.no_xid_listed_by)),
                    tuple(dict.fromkeys(r for p in parts for r in p.refused)),
                    tuple(dict.fromkeys(r for p in parts for r in p.refused_open)),
+                   tuple(dict.fromkeys(t for p in parts for t in p.hung_tasks)),
                    complete=all(p.complete for p in parts))
 
 
@@ -233,6 +237,15 @@ _SUPPRESSED = re.compile(r":\s+(\d+) callbacks suppressed")
 
 
 _NVRM_GPU_LINE = re.compile(rf"NVRM: GPU ({BDF}): ")
+# The kernel's hung-task detector (kernel/hung_task.c): `INFO: task NAME:PID blocked for more than N seconds.`, then
+# `task:NAME state:D stack: …` (sched_show_task); it reports tasks in uninterruptible sleep only (corpus 1411).
+HUNG_TASK = re.compile(r"\btask [^\s:]+(?::\d+)? blocked for more than \d+ seconds|\btask:\S+\s+state:D\b")
+
+
+def hung_task_lines(lines: Sequence[str]) -> tuple[str, ...]:
+    """The kernel log's lines that report a task hung in uninterruptible sleep (HUNG_TASK), stripped, in order."""
+    return tuple(line.strip() for line in lines if ("blocked for more" in line or "state:D" in line)
+                 and HUNG_TASK.search(line))
 
 
 def nvrm_gpu_bdfs(lines: Sequence[str]) -> tuple[str, ...]:
@@ -346,7 +359,7 @@ def gpu_events_from_kernel_log(ctx: FactContext) -> GpuEvents:
     reaches_driver = DRIVER_LOADED in log.text
     return GpuEvents(parse_gpu_events(log.lines), len(log.lines), refused=parse_refused_gpus(log.lines),
                      refused_open=parse_refused_gpus(log.lines, open_module=True),
-                     complete=log.complete and reaches_driver)
+                     hung_tasks=hung_task_lines(log.lines), complete=log.complete and reaches_driver)
 
 
 # The NVIDIA device plugin's health check: NVML's Xid event for a GPU it serves, which it then withdraws from the node

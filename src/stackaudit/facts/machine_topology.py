@@ -112,6 +112,9 @@ class MachineTopology:
     pairs_from: str = ""  # the sources of the pairs: "nvidia-smi topo -m", "NVML NVLink state and the PCI tree", ...
     numa_known: bool = False  # the `numa` fact answered: the sockets are all the NUMA nodes, not only the GPUs'
     tp: TpGroups | None = None
+    # NUMA nodes the source proves beyond the sockets drawn, without saying which: every GPU of the matrix on one node
+    # whose CPU list leaves lower CPUs out (`TopoMatrix.cpus_of_another_node`, corpus 1395) proves one more.
+    other_nodes: int = 0
 
     @property
     def drawable(self) -> bool:
@@ -127,7 +130,7 @@ class MachineTopology:
     def numa_nodes_seen(self) -> int:
         """The NUMA nodes the source names (the `numa` fact's, the GPUs'): all of them only when `numa_nodes` is
         not None; a lower bound otherwise (GPUs on nodes 0 and 1 prove two)."""
-        return sum(1 for s in self.sockets if s.node >= 0)
+        return sum(1 for s in self.sockets if s.node >= 0) + self.other_nodes
 
     def group_path(self, size: int) -> str | None:
         """The slowest pair kind (NV PIX PXB PHB NODE SYS) inside a TP group of `size` GPUs: the recommended
@@ -340,9 +343,11 @@ def topology_from_facts(facts: Mapping[str, Any]) -> MachineTopology:
             affinity = topo.cpu_affinity.get(g.name, "") if topo else ""
             sockets.append(Socket(g.numa, affinity))
     sockets.sort(key=lambda s: s.node)
+    # The CPUs every GPU's list leaves out sit on a node the matrix does not name (FW-NUMA-NPS says so too).
+    other = 1 if not isinstance(numa, NumaTopology) and topo is not None and topo.cpus_of_another_node() else 0
     return MachineTopology(tuple(sockets), tuple(sorted(bridges.values(), key=lambda b: b.bdf)), tuple(gpus),
                            tuple(devices), tuple(pairs), pairs_from, isinstance(numa, NumaTopology),
-                           _tp_groups(gpus, pairs, facts.get("parallelism")))
+                           _tp_groups(gpus, pairs, facts.get("parallelism")), other)
 
 
 def _pairs(gpus: Sequence[Gpu], topo: TopoMatrix | None, up: Mapping[str, Sequence[str]],

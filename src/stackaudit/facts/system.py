@@ -100,6 +100,25 @@ def kernel_from_log(ctx: FactContext) -> KernelInfo:
     raise FactUnavailable("the kernel log has no `Linux version` line")
 
 
+# The release a kernel report's header names (a hung task's, an oops's, a warning's): `Tainted: P           OE
+# 5.15.0-97-generic #107-Ubuntu` under `INFO: task … blocked for more than 120 seconds.`, or `CPU: 12 PID: 620917 Comm:
+# python Not tainted 5.15.0-97-generic #107-Ubuntu` (the taint flags are capital letters and spaces).
+_TAINT_RELEASE = re.compile(r"(?:\bNot tainted|\bTainted:[A-Z ]*?)\s+(\d+\.\d+(?:\.\d+)?[^\s()]*)\s+#\d")
+
+
+@provider("kernel", KernelInfo, rank=90, title="the kernel log's `Tainted:` line")
+def kernel_from_taint_line(ctx: FactContext) -> KernelInfo:
+    """Kernel release from the header of a report the kernel logged (`Tainted: P OE 5.15.0-97-generic #107-Ubuntu`,
+    `… Comm: python Not tainted 5.15.0-97-generic #1`): the running kernel's, read where no better source (uname, the
+    boot banner) is shown (corpus 1411)."""
+    log = ctx.fact("kernel_log", KernelLog)
+    for line in log.lines:
+        m = _TAINT_RELEASE.search(line) if "ainted" in line else None
+        if m:
+            return KernelInfo(m.group(1))
+    raise FactUnavailable("the kernel log has no `Tainted:` line naming the release")
+
+
 @provider("kernel", KernelInfo, rank=30, title="the image in /proc/cmdline (`BOOT_IMAGE=`)")
 def kernel_from_cmdline(ctx: FactContext) -> KernelInfo:
     """Kernel release from the booted image's name (/proc/cmdline `BOOT_IMAGE=/boot/vmlinuz-6.8.0-45-generic`)."""

@@ -200,6 +200,19 @@ class TopoMatrix:
         value, node = cpus.pop(), nodes.pop()
         return value if node.isdecimal() and re.fullmatch(r"0-\d+", value) else ""
 
+    def cpus_of_another_node(self) -> list[int]:
+        """The CPUs below the highest of the one list every GPU shares that the list leaves out (`0-31,64-95` beside
+        `32-63,96-127`), where every GPU of the matrix reports the same NUMA node: Linux numbers a multi-node host's
+        CPUs across its nodes first, so those sit on another node (FW-NUMA-NPS; the headline's lower bound of NUMA
+        nodes counts that node). [] otherwise."""
+        nodes = {g: self.numa_node(g) for g in self.gpus}
+        if not nodes or None in nodes.values() or len(set(nodes.values())) != 1:
+            return []
+        sets = self.cpu_sets()
+        lists = {sets.get(g) for g in self.gpus}
+        cpus = lists.pop() if len(lists) == 1 else None
+        return sorted(set(range(max(cpus) + 1)) - cpus) if cpus else []
+
     def cpu_sets(self) -> dict[str, frozenset[int]]:
         """Each GPU's CPU affinity as a set (GPUs whose list does not read are left out)."""
         out: dict[str, frozenset[int]] = {}

@@ -123,7 +123,9 @@ def headline_lines(report: Report) -> list[str]:
     if gpus.get("names"):
         gpu_text += f" ({', '.join(gpus.get('said') or gpus['names'])})"
     container = h.get("container")
-    container_text = "unknown" if container is None else ("no" if container == "none" else container)
+    # "container" is the container fact's kind where the source shows a container but not whose (Docker, LXC...).
+    container_text = ("unknown" if container is None else "no" if container == "none"
+                      else "yes (kind unknown)" if container == "container" else container)
     if h.get("host_of"):
         container_text += f" — the host of {', '.join(h['host_of'][:3])}"
     summary = report.summary()
