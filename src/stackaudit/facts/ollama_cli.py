@@ -69,10 +69,10 @@ def _model(line: str) -> OllamaModel | None:
 def ollama_shown_from_cli(text: str) -> OllamaShown:
     """ollama's release and loaded models, from its own client's output.
 
-    Input (tests/data/captures/1397, ollama/ollama#3841; and 1378, ollama/ollama#9704 for the release)::
+    Input (tests/data/captures/1378, ollama/ollama#9704)::
 
-        NAME               	ID          	SIZE  	PROCESSOR	UNTIL
-        qwen:1.8b-chat-fp16	7b9c77c7b5b6	3.7 GB	100% GPU 	4 minutes from now
+        NAME                ID              SIZE      PROCESSOR    UNTIL
+        opencoder:latest    cd882db52297    6.8 GB    100% GPU     4 minutes from now
         ollama version is 0.6.0
     """
     release, models = "", []
