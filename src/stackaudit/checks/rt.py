@@ -777,6 +777,11 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
             versions[c.engine] = f"{since} or later (`{mark}` is in no earlier release)"
         elif c.graphs_configured and c not in launched and not versions.get(c.engine):
             versions[c.engine] = f"with cuda_graph_config set in {c.config_path}, which turns them on in every release"
+        elif c.engine == "sglang" and log is not None and log.sglang_dated_line and not versions.get("sglang") \
+                and not any(argv_value(c.argv, (flag,)) is not None for flag, _, _ in SGLANG_EAGER_BEFORE):
+            # SGLang's own log line in its dated format: a release from late 2024, after sgl-project/sglang#612.
+            versions["sglang"] = (f"of late 2024 or later (its log line `{log.sglang_dated_line[:60]}` is in a "
+                                  "format no earlier release prints)")
     if all(versions.values()):
         shown = [f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items()]
         shown += [f"`{posixpath.basename(c.argv[0])}` sets them itself in every release"
