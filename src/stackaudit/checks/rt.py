@@ -844,7 +844,7 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
                             for c, engine in engines])
     if judged is not None:
         return judged
-    if any(c.excerpt for c, _ in engines):
+    if any(c.excerpt and not c.command_whole for c, _ in engines):
         return unknown("no eager-mode flag in the engine arguments shown, but the container spec is an excerpt",
                        hint="paste the whole `docker inspect <container>` or the full command line")
     # A spec's command may still name a --config file whose keys are not in the paste.

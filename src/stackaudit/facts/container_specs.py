@@ -508,6 +508,14 @@ def _cut_open(svc: object) -> bool:
     return False
 
 
+def _command_closed(svc: dict[Any, Any]) -> bool:
+    """Whether a compose service shows a key below its `command:` and `entrypoint:`: YAML ends a value (a folded
+    `>` block, a list) where the next key begins, so a cut below that key leaves the command whole."""
+    keys = [str(k) for k in svc]
+    at = [i for i, k in enumerate(keys) if k in ("command", "entrypoint")]
+    return "command" in keys and max(at) < len(keys) - 1
+
+
 def _cut_service(text: str) -> str:
     """The service a compose text the paste cuts at its end (SPEC_CUT_MARK) is cut in: its last document's last
     service, where `services:` is that document's last top-level key (a cut below it, in `volumes:`, leaves every
@@ -567,6 +575,7 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
                 r"\d+(?:\.\d+)?", str(cpus)) else 0,
             runtime=str(svc.get("runtime") or ""), pid_mode=str(svc.get("pid") or ""),
             network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut or str(name) in cut_off,
+            command_whole=_command_closed(svc),
             host_shm=any(volume_binds_host_shm(v) if isinstance(v, str) else isinstance(v, dict) and v.get(
                 "type") == "bind" and binds_host_shm(str(v.get("source", "")), str(v.get("target", "")))
                 for v in _mounts(svc)),

@@ -160,6 +160,9 @@ class DockerContainer:
     origin: str = ""
     # A cut spec or excerpt: a field it does not show (None, empty) is unknown, not Docker's default.
     excerpt: bool = False
+    # A cut spec that still shows its command to the end: a compose service with a key below its `command:` (and
+    # `entrypoint:`), so the cut falls after the command (corpus 1006: `labels:` left empty below it).
+    command_whole: bool = False
     # The host's /dev/shm mounted at /dev/shm (a bind mount, a Kubernetes hostPath): its size is the host's.
     host_shm: bool = False
     # The spec shows every variable it sets (the image's own ENV is not in a spec): a pod spec's env list from its
