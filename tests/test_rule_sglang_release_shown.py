@@ -125,3 +125,43 @@ def test_modelled_compose_cut_at_its_command_stays_unknown(tmp_path: Path) -> No
 def test_corpus_1163_compose_cut_inside_its_command_stays_unknown() -> None:
     res = capture_checks("1163", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
     assert res.status == "unknown", res.message
+
+
+# --- a `\` into the fence that closes the command's block ---------------------------------------------------------
+
+# https://github.com/sgl-project/sglang/issues/4417 (the launch command, its last line's `\` before the closing fence).
+SGLANG_4417 = """It works
+with
+```
+python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 16 --dist-init-addr 172.16.1.68:5000 --nnodes 2 --node-rank 0 --trust-remote-code --host 0.0.0.0  --enable-cache-report --enable-metrics --watchdog-timeout=3000 \\
+       --enable-flashinfer-mla \\
+       --reasoning-parser deepseek-r1 \\
+```
+"""
+
+
+def test_corpus_217_and_848_backslash_before_the_closing_fence_ends_the_command() -> None:
+    for prefix in ("217", "848"):
+        res = capture_checks(prefix, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+        assert res.status == "ok", (prefix, res.message)
+
+
+def test_sglang_4417_command_is_not_cut(tmp_path: Path) -> None:
+    cmd, = fact(pasted(SGLANG_4417), "engine_commands").commands
+    assert not cmd.cut and cmd.argv[-2:] == ("--reasoning-parser", "deepseek-r1")
+    res = paste_checks(tmp_path, SGLANG_4417, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "ok", res.message
+
+
+def test_modelled_backslash_into_an_opening_fence_stays_cut(tmp_path: Path) -> None:
+    # Modelled: the command outside any block, its `\\` into a fence that opens the next block: the paste cuts it.
+    text = SGLANG_4417.replace("with\n```\n", "with\n") + "log\n```\n"
+    cmd, = fact(pasted(text), "engine_commands").commands
+    assert cmd.cut
+    res = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "unknown" and "ends in" in res.message, res.message
+
+
+def test_corpus_1401_block_cut_without_a_fence_stays_unknown() -> None:
+    res = capture_checks("1401", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "unknown" and "ends in" in res.message, res.message

@@ -939,7 +939,7 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     too (GRAPHS_DEFAULT_MARKS: `vllm serve`, SGLang's `--reasoning-parser`, `--enable-torch-compile`),
     as does a line of SGLang's own log in the dated prefix its releases print since late 2024
     (`[2025-01-27 11:13:24 TP0] `; corpus 681, 988). A command whose last line ends in `\\` goes on
-    past the paste: `unknown`. A container spec cut below its engine command (a compose service
+    past the paste: `unknown`, unless the fence closing the block that holds it follows (corpus 217, 848). A container spec cut below its engine command (a compose service
     with a key after `command:`) shows the command whole (corpus 1006).
     Without the release, SGLang stays `unknown` (releases before sgl-project/sglang#612 left graphs off
     by default), and a flag that ran without graphs before some release (SGLANG_EAGER_BEFORE: `--enable-mla`

@@ -241,12 +241,18 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         while start > 0 and i - start < MAX_CONTINUATIONS and _ASSIGNMENTS.match(strip_prompt(lines[start - 1]).strip()):
             start -= 1  # the variables set for the command on the lines above it
             joined = strip_prompt(lines[start]).strip()[:-1] + joined
-        # A continuation into a fence or a blank line is a command the paste cuts: its `\\` stays (EngineCommand.cut).
+        # A continuation into a blank line or a fence that opens a block is a command the paste cuts: its `\\` stays
+        # (EngineCommand.cut).
         # A `\\` with spaces after it (corpus 765) continues the line as its writer meant, though a shell would end it.
         while continued(joined) and end < len(lines) and end - i <= MAX_CONTINUATIONS \
                 and lines[end].strip() and not FENCE.match(lines[end]):
             joined = without_continuation(joined) + " " + lines[end].strip()
             end += 1
+        # A `\\` into the fence line that closes the block holding the command: the writer closed the block there, so
+        # the command ends (corpus 217, 848); one the paste cuts with no fence after it stays cut (corpus 1401).
+        if continued(joined) and end < len(lines) and FENCE.match(lines[end]) \
+                and sum(1 for ln in lines[:end] if FENCE.match(ln)) % 2 == 1:
+            joined = without_continuation(joined)
         above, first = continued_from(lines, start, taken)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
         assignments, variables = _variables_set(lines, first, above + joined)
