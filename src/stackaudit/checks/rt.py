@@ -1328,7 +1328,7 @@ def _kernel_issue(hits: list[tuple[KernelRule, str, str]], where: str) -> Outcom
 def kernel_arch(serving_processes: ServingProcesses | None = None, engine_commands: EngineCommands | None = None,
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                 gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
-                parallelism: Parallelism | None = None, python_env: PythonEnv | None = None) -> Outcome:
+                parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the kernel flags (`--quantization`/`-q`, `--attention-backend`, `--decode-attention-backend`,
     `--kv-cache-dtype`) of each engine's top process (/proc/<pid>/cmdline and the config file it names), else a
     pasted command line or a container's engine arguments (`docker inspect`, a pasted docker run), and the configuration dump and kernel lines of the engine's log; the GPUs' product
@@ -1362,8 +1362,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
-    (as RT-CUDA-GRAPHS: a collect_env report, the version line of vLLM's own start-up log beside it, or a
-    version line the paste lists, `vLLM: 0.7.3`). A
+    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it). A
     complete llama.cpp command line (llama-server, llama-cli, KoboldCpp) needs no release: no row of the table is
     llama.cpp's, so no flag of its has a default that changed between releases; it is ok over the GPUs shown where
     each is of compute capability 7.5 to 9.0 (every CUDA 12 and 13 toolkit compiles for them), unknown naming a
@@ -1422,7 +1421,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
         if judged is not None:
             return judged
     if commands:
-        versions = {c.engine: _engine_version(collect_env, c.engine, serving_log, python_env) for c in commands}
+        versions = {c.engine: _engine_version(collect_env, c.engine, serving_log) for c in commands}
         if all(versions.values()):
             shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
             return ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"

@@ -248,12 +248,14 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 and lines[end].strip() and not FENCE.match(lines[end]):
             joined = without_continuation(joined) + " " + lines[end].strip()
             end += 1
-        # A `\\` into the fence line that closes the block holding the command: the writer closed the block there, so
-        # the command ends (corpus 217, 848); one the paste cuts with no fence after it stays cut (corpus 1401).
-        if continued(joined) and end < len(lines) and FENCE.match(lines[end]) \
-                and sum(1 for ln in lines[:end] if FENCE.match(ln)) % 2 == 1:
-            joined = without_continuation(joined)
         above, first = continued_from(lines, start, taken)
+        # A block that holds the command alone, its last `\\` into the fence that closes it: the writer closed the
+        # block there, so the command ends (corpus 217, 848); one the paste cuts with no fence after it stays cut
+        # (corpus 1401), as does one whose `\\` runs into a block below it.
+        opened = first if above else start
+        if continued(joined) and end < len(lines) and FENCE.match(lines[end]) and opened > 0 \
+                and FENCE.match(lines[opened - 1]):
+            joined = without_continuation(joined)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
         assignments, variables = _variables_set(lines, first, above + joined)
         command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first, first_ggml) if legacy
