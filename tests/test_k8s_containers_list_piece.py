@@ -2,7 +2,7 @@
 
 A pod spec's `containers:` list pasted without the pod around it, inside one Markdown inline-code span (a lone
 backtick opens its first line and closes its last: corpus 1405, vllm#7303) is a piece of a pod spec
-(importers/container_specs._containers_piece): its containers' args are shown to their end (DockerContainer.argv_whole),
+(importers/container_specs._containers_piece): its containers' args are shown to their end (DockerContainer.command_whole),
 so RT-CUDA-GRAPHS reads the engine's flags; the pod's other keys and whatever the user left out of the container are
 not shown, so no GPU request shown is not a container started without GPUs (CTR-GPU-ACCESS unknown).
 

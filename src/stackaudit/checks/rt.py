@@ -777,6 +777,11 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
             versions[c.engine] = f"{since} or later (`{mark}` is in no earlier release)"
         elif c.graphs_configured and c not in launched and not versions.get(c.engine):
             versions[c.engine] = f"with cuda_graph_config set in {c.config_path}, which turns them on in every release"
+        elif c.engine == "sglang" and log is not None and log.sglang_dated_line and not versions.get("sglang") \
+                and not any(argv_value(c.argv, (flag,)) is not None for flag, _, _ in SGLANG_EAGER_BEFORE):
+            # SGLang's own log line in its dated format: a release from late 2024, after sgl-project/sglang#612.
+            versions["sglang"] = (f"of late 2024 or later (its log line `{log.sglang_dated_line[:60]}` is in a "
+                                  "format no earlier release prints)")
     if all(versions.values()):
         shown = [f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items()]
         shown += [f"`{posixpath.basename(c.argv[0])}` sets them itself in every release"
@@ -839,9 +844,9 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
                             for c, engine in engines])
     if judged is not None:
         return judged
-    # An excerpt may hold a flag in the part left out, unless it shows the engine's command and args whole (a pod
-    # spec's `containers:` list pasted alone: DockerContainer.argv_whole).
-    if any(c.excerpt and not c.argv_whole for c, _ in engines):
+    # An excerpt may hold a flag in the part left out, unless it shows the engine's command and args whole
+    # (DockerContainer.command_whole: a compose service cut below its command, a pod spec's `containers:` list alone).
+    if any(c.excerpt and not c.command_whole for c, _ in engines):
         return unknown("no eager-mode flag in the engine arguments shown, but the container spec is an excerpt",
                        hint="paste the whole `docker inspect <container>` or the full command line")
     # A spec's command may still name a --config file whose keys are not in the paste.
@@ -933,11 +938,13 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     (0.19) replaces the launcher's settings, so its nested keys decide: `unknown`.
     A pasted command line without an eager-mode flag is `ok` where the source shows the engine's
     release. A program or flag that only releases capturing graphs by default accept shows it
-    too (GRAPHS_DEFAULT_MARKS: `vllm serve`, SGLang's `--reasoning-parser`). A command whose
-    last line ends in `\\` goes on past the paste: `unknown`.
+    too (GRAPHS_DEFAULT_MARKS: `vllm serve`, SGLang's `--reasoning-parser`, `--enable-torch-compile`),
+    as does a line of SGLang's own log in the dated prefix its releases print since late 2024
+    (`[2025-01-27 11:13:24 TP0] `; corpus 681, 988). A command whose last line ends in `\\` goes on
+    past the paste: `unknown`, unless the fence closing the block that holds it follows (corpus 217, 848).
     A container spec that is an excerpt is `unknown` where no flag turns graphs off, unless it shows the engine's
-    command and args whole: a pod spec's `containers:` list pasted without the pod around it holds each container's
-    `args:` list to its end (corpus 1405), so no eager-mode flag in it is `ok`.
+    command and args whole: a compose service cut below its `command:` (a key after it, corpus 1006), or a pod spec's
+    `containers:` list pasted without the pod around it, each container's `args:` list to its end (corpus 1405).
     Without the release, SGLang stays `unknown` (releases before sgl-project/sglang#612 left graphs off
     by default), and a flag that ran without graphs before some release (SGLANG_EAGER_BEFORE: `--enable-mla`
     before sgl-project/sglang#1401) is named in the reason (corpus 1068).

@@ -291,7 +291,7 @@ def _containers(pieces: Iterable[str], parses: tuple[Callable[[str], Iterable[Do
                 continue
             # A piece the paste cuts at its end: its containers are excerpts, and their env is whole only where the
             # reader found the env list closed by a key after it (a piece that was an excerpt already).
-            out.extend(dataclasses.replace(c, excerpt=True, env_whole=c.env_whole and c.excerpt, argv_whole=False)
+            out.extend(dataclasses.replace(c, excerpt=True, env_whole=c.env_whole and c.excerpt, command_whole=False)
                        if cut else c
                        for c in read)
             break
@@ -509,6 +509,14 @@ def _cut_open(svc: object) -> bool:
     return False
 
 
+def _command_closed(svc: dict[Any, Any]) -> bool:
+    """Whether a compose service shows a key below its `command:` and `entrypoint:`: YAML ends a value (a folded
+    `>` block, a list) where the next key begins, so a cut below that key leaves the command whole."""
+    keys = [str(k) for k in svc]
+    at = [i for i, k in enumerate(keys) if k in ("command", "entrypoint")]
+    return "command" in keys and max(at) < len(keys) - 1
+
+
 def _cut_service(text: str) -> str:
     """The service a compose text the paste cuts at its end (SPEC_CUT_MARK) is cut in: its last document's last
     service, where `services:` is that document's last top-level key (a cut below it, in `volumes:`, leaves every
@@ -568,6 +576,7 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
                 r"\d+(?:\.\d+)?", str(cpus)) else 0,
             runtime=str(svc.get("runtime") or ""), pid_mode=str(svc.get("pid") or ""),
             network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut or str(name) in cut_off,
+            command_whole=_command_closed(svc),
             host_shm=any(volume_binds_host_shm(v) if isinstance(v, str) else isinstance(v, dict) and v.get(
                 "type") == "bind" and binds_host_shm(str(v.get("source", "")), str(v.get("target", "")))
                 for v in _mounts(svc)),
@@ -640,7 +649,7 @@ K8S_PIECE_MARK = "# a container's piece of a pod spec\n"
 # The first line of a container's piece that holds its whole env list (its `env:` key, then the keys after it).
 K8S_ENV_WHOLE_MARK = "# a container's piece of a pod spec, its env list whole\n"
 # The first line of a pod spec's `containers:` list pasted without the pod's other keys (corpus 1405): a piece whose
-# containers' command and args lists are shown to their end (DockerContainer.argv_whole).
+# containers' command and args lists are shown to their end (DockerContainer.command_whole).
 K8S_CONTAINERS_MARK = "# a pod spec's containers list, the pod's other keys not shown\n"
 
 
@@ -649,7 +658,7 @@ def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
     try:
         piece = text.startswith((K8S_PIECE_MARK, K8S_ENV_WHOLE_MARK, K8S_CONTAINERS_MARK))
         out = _parse_k8s(text, excerpt or piece, text.startswith(K8S_ENV_WHOLE_MARK))
-        return tuple(dataclasses.replace(c, argv_whole=bool(c.argv)) for c in out) \
+        return tuple(dataclasses.replace(c, command_whole=bool(c.argv)) for c in out) \
             if not excerpt and text.startswith(K8S_CONTAINERS_MARK) else out
     except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes
         if isinstance(exc, ParseError):

@@ -160,15 +160,17 @@ class DockerContainer:
     origin: str = ""
     # A cut spec or excerpt: a field it does not show (None, empty) is unknown, not Docker's default.
     excerpt: bool = False
+    # A cut spec or excerpt that still shows the engine's command and arguments to their end, so its argv is the
+    # engine's flags: a compose service with a key below its `command:` (and `entrypoint:`), the cut falling after the
+    # command (corpus 1006: `labels:` left empty below it); a pod spec's `containers:` list pasted without the pod
+    # around it, each container's `command:` and `args:` lists to their end (corpus 1405).
+    command_whole: bool = False
     # The host's /dev/shm mounted at /dev/shm (a bind mount, a Kubernetes hostPath): its size is the host's.
     host_shm: bool = False
     # The spec shows every variable it sets (the image's own ENV is not in a spec): a pod spec's env list from its
     # `env:` key to its end; a whole compose service whose env files, if it names any, are pasted beside it; a
     # `docker run` without `--env-file`.
     env_whole: bool = False
-    # An excerpt that shows the engine's command and arguments whole (a pod spec's `containers:` list pasted without
-    # the pod around it: each container's `command:` and `args:` lists to their end): its argv is the engine's flags.
-    argv_whole: bool = False
     # A Kubernetes pod its status shows the scheduler has not placed (PodScheduled False, or Pending with no node): its
     # containers have not started and hold no GPU yet.
     unscheduled: bool = False

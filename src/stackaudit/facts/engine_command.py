@@ -123,6 +123,9 @@ GRAPHS_DEFAULT_MARKS = (
     # The JSON speculative config, vllm-project/vllm#14434: opened 2025-03-07, after 0.7.3 (2025-02-20).
     ("vllm", "--speculative-config", "0.8.0"),
     ("sglang", "--reasoning-parser", "0.4.4"),
+    # torch.compile over the batch sizes the CUDA graph runner captures (the v0.2 launch of benchmark/blog_v0_2,
+    # July 2024): it came after graph capture and sgl-project/sglang#612 (corpus 886).
+    ("sglang", "--enable-torch-compile", "0.2.0"),
     # MoE expert parallelism, sgl-project/sglang#2371: opened 2024-12-06, after the v0.4.0 bump (sglang#2338, 12-03).
     ("sglang", "--enable-ep-moe", "0.4.0.post1"),
 )

@@ -89,6 +89,12 @@ VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING
 # only, where the rank tag marks it as SGLang's).
 SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
                          r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] ")
+# SGLang's own lines in the datefmt its releases print since late 2024 (after sgl-project/sglang#612, July 2024, which
+# turned CUDA graphs on by default): the dated prefix with a rank tag, or before SGLang's own words (the date alone is
+# other launchers' format too, corpus 903). A line of that form shows the release captures graphs by default where
+# no version is pasted (corpus 681, 988).
+SGLANG_DATED_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?:(?: (?:TP|DP|EP|PP|CP)\d+)+\] "
+                               r"|\] (?:server_args=ServerArgs\(|(?:Prefill|Decode) batch[.,] #))")
 KEY_PHRASES = re.compile(
     r"Custom allreduce is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
     r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
@@ -332,6 +338,9 @@ class ServingLog:
     cuda_lines: tuple[str, ...] = ()
     # The vLLM release the log names (`Initializing an LLM engine (v0.4.2)`, `vLLM API server version 0.9.2`).
     vllm_version: str = ""
+    # The first line in SGLang's dated prefix (SGLANG_DATED_LINE: `[2025-01-27 11:13:24 TP0] Prefill batch...`, or
+    # `[2025-05-14 09:28:52] server_args=ServerArgs(`): a release from late 2024 on, whatever the engine's version.
+    sglang_dated_line: str = ""
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_devices: tuple[int, ...] = ()  # the CUDA devices of NCCL lines' `host:pid:tid [3] NCCL` tags
@@ -1228,6 +1237,7 @@ def parse_serving_log(text: str) -> ServingLog:
     kernel_settings: dict[str, str] = {}
     kernel_lines: list[str] = []
     vllm_version = ""
+    sglang_dated = ""
     ar_registered: list[str] = []
     ar_ranks: list[str] = []
     ar_errors: list[str] = []
@@ -1289,6 +1299,8 @@ def parse_serving_log(text: str) -> ServingLog:
             else None
         if m:
             vllm_version = m.group(1) or m.group(2)
+        if not sglang_dated and text_l.startswith("[") and SGLANG_DATED_LINE.match(text_l):
+            sglang_dated = text_l
         if "skipping p2p check" in low and "trusting the driver" in low and not skipped:
             skipped = text_l
         if "custom allreduce is disabled" in low:
@@ -1492,7 +1504,7 @@ def parse_serving_log(text: str) -> ServingLog:
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_check_skipped=skipped, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
-        vllm_version=vllm_version,
+        vllm_version=vllm_version, sglang_dated_line=sglang_dated,
         channels=tuple(channels), nccl_hosts=_written_apart(hosts, host_pids), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), gpu_affinity=tuple(affinity.values()), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,

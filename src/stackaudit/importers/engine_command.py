@@ -241,13 +241,21 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         while start > 0 and i - start < MAX_CONTINUATIONS and _ASSIGNMENTS.match(strip_prompt(lines[start - 1]).strip()):
             start -= 1  # the variables set for the command on the lines above it
             joined = strip_prompt(lines[start]).strip()[:-1] + joined
-        # A continuation into a fence or a blank line is a command the paste cuts: its `\\` stays (EngineCommand.cut).
+        # A continuation into a blank line or a fence that opens a block is a command the paste cuts: its `\\` stays
+        # (EngineCommand.cut).
         # A `\\` with spaces after it (corpus 765) continues the line as its writer meant, though a shell would end it.
         while continued(joined) and end < len(lines) and end - i <= MAX_CONTINUATIONS \
                 and lines[end].strip() and not FENCE.match(lines[end]):
             joined = without_continuation(joined) + " " + lines[end].strip()
             end += 1
         above, first = continued_from(lines, start, taken)
+        # A block that holds the command alone, its last `\\` into the fence that closes it: the writer closed the
+        # block there, so the command ends (corpus 217, 848); one the paste cuts with no fence after it stays cut
+        # (corpus 1401), as does one whose `\\` runs into a block below it.
+        opened = first if above else start
+        if continued(joined) and end < len(lines) and FENCE.match(lines[end]) and opened > 0 \
+                and FENCE.match(lines[opened - 1]):
+            joined = without_continuation(joined)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
         assignments, variables = _variables_set(lines, first, above + joined)
         command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first, first_ggml) if legacy
