@@ -553,6 +553,10 @@ def _topology_summary(topo: TopoMatrix) -> str:
     elif topo.pcie_paths_only:
         text = (f"{len(gpus)} GPUs, their PCIe paths only (`nvidia-smi topo -mp`): "
                 + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items(), key=lambda kv: link_rank(kv[0]))))
+    elif topo.unshown_pairs():
+        # A cut matrix: PCIe on the pairs its rows show, not the host's every GPU (corpus 1404).
+        text = (f"{len(gpus)} GPUs, PCIe only (no NVLink) on every pair shown: "
+                + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items(), key=lambda kv: link_rank(kv[0]))))
     else:
         text = (f"{len(gpus)} GPUs on PCIe only (no NVLink): " + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items(),
                 key=lambda kv: link_rank(kv[0]))))
@@ -1268,8 +1272,15 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     if pcie_only and (tp is None or tp > 2):
         count = len(gpu_topology.gpus) if gpu_topology is not None else len(models)
         if tp is not None or count > 2:
-            return not_an_issue(_KEY_NEGATIVE[0].upper() + _KEY_NEGATIVE[1:]
-                                + (f" (TP={tp})" if tp else f" ({count} GPUs)"), actual={"tp": tp, "nvlink": False})
+            # A cut matrix shows the paths of its whole rows only: its "no NVLink" is said over those GPUs, with the
+            # coverage the other checks give (`2 of 8 GPUs shown`, corpus 1404), not as the host's count.
+            cut = gpu_topology is not None and bool(gpu_topology.unshown_pairs()) and bool(_no_nvlink(gpu_topology, models))
+            judged = not_an_issue(_KEY_NEGATIVE[0].upper() + _KEY_NEGATIVE[1:]
+                                  + (f" (TP={tp})" if tp else "" if cut else f" ({count} GPUs)"),
+                                  actual={"tp": tp, "nvlink": False})
+            if cut and gpu_topology is not None:
+                return over_subjects(judged, list(gpu_topology.whole_rows()), count, ask="nvidia-smi topo -m")
+            return judged
     if gpu_p2p is not None and gpu_p2p.refuses_all() and not nvlinked:
         states = gpu_p2p.states_not_ok()
         return not_an_issue(f"the driver reports no P2P between any GPU pair ({states}): custom all-reduce needs it, "
@@ -2180,9 +2191,16 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
             return over_subjects(flat, shown, len(topo.gpus), ask="nvidia-smi topo -m")
         split = ("; only the NUMA affinity separates them (" + "; ".join(
             f"node {n}: {', '.join(gs)}" for n, gs in nodes.items()) + ")") if len(nodes) > 1 else ""
-        return unknown("no serving engine in the source, and every GPU pair meets over SYS: the link types rank no "
-                       "TP group above another" + split, hint="paste the engine's command line (TP size, "
-                       "CUDA_VISIBLE_DEVICES) to judge its group")
+        unshown = topo.unshown_pairs()
+        judged = unknown("no serving engine in the source, and every GPU pair "
+                         + ("shown " if unshown else "") + "meets over SYS: the link types rank no "
+                         "TP group above another" + split
+                         + (f" ({len(unshown)} GPU pair(s) not shown, a better one may be among them)" if unshown
+                            else ""), hint="paste the engine's command line (TP size, "
+                         "CUDA_VISIBLE_DEVICES) to judge its group")
+        # A cut matrix judges over its whole rows only, with the coverage IC-TOPO-READ gives (corpus 1404).
+        return over_subjects(judged, list(topo.whole_rows()), len(topo.gpus), ask="nvidia-smi topo -m") \
+            if unshown else judged
     parts: list[str] = []
     subjects: list[str] = []
     actual: dict[str, list[list[str]]] = {}

@@ -58,7 +58,12 @@ from stackaudit.facts.registry import (
     provider,
     read_source,
 )
-from stackaudit.facts.serving_logs import GGML_DEVICE_INFO, GGML_LIST_DEVICE, GGML_USING_DEVICE
+from stackaudit.facts.serving_logs import (
+    GGML_DEVICE_INFO,
+    GGML_LIST_DEVICE,
+    GGML_USING_DEVICE,
+    nccl_test_groups,
+)
 from stackaudit.facts.sources import (
     DCGMI_DIAG,
     ENGINE_LOG,
@@ -570,8 +575,17 @@ def parse_nccl_tests_gpus(text: str) -> GpuInventory:
         return GpuInventory(others=tuple(others))
     if not records:
         raise ParseError("no `# Rank N ... device N [bus] model` line of a GPU")
-    # A rank on `device 7` proves eight local GPUs even when the excerpt shows that rank alone.
-    return listed_inventory(records, NCCL_TESTS_TITLE)
+    # A rank on `device 7` proves eight local GPUs even when the excerpt shows that rank alone, and the header's
+    # `nGpus 8` (`nGpus(perProc) 8`) eight GPUs of one process, on its host, where the list below it is cut (corpus
+    # 1414). A list that may be cut (TestGroup.cut) counts at least what it shows. A header over no rank line (a run
+    # that failed choosing its GPUs, `-g 8` on two GPUs, corpus 967) proves nothing.
+    groups = nccl_test_groups(text)
+    cut = any(g.cut for g in groups)
+    return listed_inventory(records, NCCL_TESTS_TITLE, NCCL_TESTS_CUT if cut else "",
+                            at_least=max((g.per_process for g in groups), default=0))
+
+
+NCCL_TESTS_CUT = "the pasted nccl-tests device list may stop before the host's last GPU"
 
 
 @parser(NCCL_TESTS, feeds="gpus", kind=GpuInventory, rank=50)

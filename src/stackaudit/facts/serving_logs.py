@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS, RANK_DEVICE, ParseError
@@ -1764,6 +1765,17 @@ class TestGroup:
     hosts: tuple[str, ...] = ()
     whole: bool = False
     lines: tuple[str, ...] = ()  # the first rank line on each host, verbatim
+    # The GPUs of one process its header states (`nThread 1 nGpus 8`: 8), 0 where no header is shown over the list;
+    # and whether the list runs from rank 0 without a gap.
+    per_process: int = 0
+    numbered: bool = True
+
+    @property
+    def cut(self) -> bool:
+        """Whether the list may leave out GPUs of a host it names: it does not start at rank 0 (a list that starts at
+        rank 71, corpus 1407), or no host it names shows as many GPUs as one process of the run uses (corpus 1414)."""
+        per_host = max(Counter(self.hosts).values(), default=0)
+        return not self.whole and (not self.numbered or self.per_process > per_host)
 
     def gpus(self, count: int) -> tuple[int, ...] | None:
         """The nvidia-smi indices of the run's GPUs on a host of `count` GPUs, or None where the source does not
@@ -1881,7 +1893,17 @@ def _processes_per_host(command: str) -> int | None:
     return None
 
 _RANK_NUMBER = re.compile(r"\bRank\s+(\d+)")
-_TEST_SIZES = re.compile(r"\bnThread\s+(\d+)\s+nGpus\s+(\d+)")
+# The header's sizes: `# nThread 1 nGpus 8 minBytes ...`, or the form later builds print without the thread count,
+# `# nGpus(perProc) 8 minBytes ...` (one thread: the process's GPUs, corpus 1414).
+_TEST_SIZES = re.compile(r"\bnThread\s+(\d+)\s+nGpus\s+(\d+)|\bnGpus\s*\(perProc\)\s+(\d+)")
+
+
+def header_sizes(line: str) -> tuple[int, int] | None:
+    """(threads per process, GPUs per thread) the nccl-tests header on `line` states; None where it is no header."""
+    m = _TEST_SIZES.search(line)
+    if m is None:
+        return None
+    return (int(m.group(1)), int(m.group(2))) if m.group(1) else (1, int(m.group(3)))
 
 
 def _test_groups(text: str) -> tuple[TestGroup, ...]:
@@ -1899,12 +1921,12 @@ def _test_groups(text: str) -> tuple[TestGroup, ...]:
         (None, 0, 0, [], [False])]
     for line in text.splitlines():
         command = TEST_PROGRAM.search(line)
-        sizes = _TEST_SIZES.search(line)
-        if command is not None or "nThread" in line:
+        sizes = header_sizes(line)
+        if command is not None or "nThread" in line or sizes is not None:
             # A header after rank lines without its own command line runs under a CUDA_VISIBLE_DEVICES not shown.
             m = _VISIBLE.search(line) if command is not None else None
             visible = tuple(v.strip() for v in m.group(1).split(",") if v.strip()) if m else None
-            per = int(sizes.group(1)) * int(sizes.group(2)) if sizes else 0
+            per = sizes[0] * sizes[1] if sizes else 0
             if runs[-1][3]:
                 runs[-1][4][0] = True
                 runs.append((visible, 1 if sizes else 0, per, [], [False]))
@@ -1932,8 +1954,14 @@ def _test_groups(text: str) -> tuple[TestGroup, ...]:
         first = {h: line for h, _, _, _, line in reversed(ranks)}
         groups.append(TestGroup(tuple(d for _, d, _, _, _ in ranks), tuple(mod for _, _, mod, _, _ in ranks), visible,
                                 tuple(h for h, _, _, _, _ in ranks), whole,
-                                tuple(first[h] for h in dict.fromkeys(h for h, _, _, _, _ in ranks))))
+                                tuple(first[h] for h in dict.fromkeys(h for h, _, _, _, _ in ranks)),
+                                per_process=per, numbered=numbered))
     return tuple(groups)
+
+
+def nccl_test_groups(text: str) -> tuple[TestGroup, ...]:
+    """Each pasted nccl-tests run's rank lines (_test_groups)."""
+    return _test_groups(text)
 
 
 @parser(NCCL_TESTS, feeds="nccl_test_runs", kind=NcclTestRuns, rank=10)
@@ -1965,8 +1993,8 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
                 apart.append(line.strip()[:300])
             for o in _TEST_SIZE_OPTION.finditer(line[m.end(1):]):
                 sizes[o.group("short") or o.group("long")[1]] = int(o.group("n"))
-        elif (h := _TEST_SIZES.search(line)) is not None:
-            sizes = {"t": int(h.group(1)), "g": int(h.group(2))}  # what the run used, as its header echoes it
+        elif (h := header_sizes(line)) is not None:
+            sizes = {"t": h[0], "g": h[1]}  # what the run used, as its header echoes it
         elif (f := TEST_FAILURE.match(line)) is not None and f.group("error") == "invalid device ordinal":
             failures.append((line.strip(), procs, sizes["t"], sizes["g"]))
             unstarted += [len(runs) - 1] if runs else []

@@ -1,6 +1,7 @@
 """nccl-tests output (all_reduce_perf and friends) pasted into a report: its header lists every rank's GPU.
 
     # nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 ...
+    # nGpus(perProc) 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 ...   (the form without threads)
     #  Rank  0 Group  0 Pid 3884994 on gpu-node device  0 [0000:1a:00] NVIDIA L20
     #   Rank  0 Pid  85517 on  host device  0 [0x52] A100-SXM4-40GB      (older versions: the bus number only)
 
@@ -38,7 +39,7 @@ from stackaudit.importers.registry import Found, document_appended, importer
 # NCCL 1's own tests (test/single/*_test) print `#   Rank  0 uses device  1 [0x06] Tesla K80` (NVIDIA/nccl#19).
 RANK_LINE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+" + RANK_HOST
                        + r"\s+|uses\s+)device\s+\d+\s+\[[^\]]+\]\s+\S")
-_HEADER = re.compile(r"^\s*#?\s*(nThread\s+\d+|Using devices|out-of-place\s+in-place|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
+_HEADER = re.compile(r"^\s*#?\s*(nThread\s+\d+|nGpus\s*\(perProc\)\s+\d+|Using devices|out-of-place\s+in-place|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
                      r"Avg bus bandwidth)")
 # A result row, and a whole one (facts/serving_logs.FULL_ROW: 13 columns); rows pasted without the header (corpus
 # 446) open a run.
@@ -74,8 +75,13 @@ def _command(line: str, above: str = "") -> str | None:
                  if "_perf" in span and " -" in span and COMMAND.match(span)), None)
 
 
+def _sizes(line: str) -> bool:
+    """Whether `line` holds the header's sizes: `nThread 1 nGpus 8`, or `nGpus(perProc) 8` (corpus 1414)."""
+    return "nThread" in line or "perProc" in line
+
+
 def _opens_run(line: str) -> bool:
-    return bool(RANK_LINE.match(line) or (_HEADER.match(line) and ("nThread" in line or "Using devices" in line))
+    return bool(RANK_LINE.match(line) or (_HEADER.match(line) and (_sizes(line) or "Using devices" in line))
                 or _ROW.match(line) or _TABLE_HEAD.match(line) or _SUMMARY.match(line) or TEST_FAILURE.match(line))
 
 
@@ -87,7 +93,7 @@ def _is_run(body: list[str]) -> bool:
     return any(RANK_LINE.match(b) or FULL_ROW.match(b) or TEST_FAILURE.match(b) for b in body) \
         or (bool(_TABLE_HEAD.match(body[0])) and any(_ROW.match(b) for b in body)) \
         or any(_SUMMARY.match(a) and _BANDWIDTH.match(b) for a, b in pairwise(body)) \
-        or ("nThread" in body[0] and any(_HEADER.match(b) and "Using devices" in b for b in body))
+        or (_sizes(body[0]) and any(_HEADER.match(b) and "Using devices" in b for b in body))
 
 
 def _command_above(lines: list[str], i: int) -> int | None:
@@ -108,7 +114,7 @@ def _line(line: str) -> bool:
 
 
 @importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)",
-          needles=("Rank", "nThread", "_perf", "Out of bounds", "out-of-place", "redop", "(elements)", "size", "float", "half",
+          needles=("Rank", "nThread", "perProc", "_perf", "Out of bounds", "out-of-place", "redop", "(elements)", "size", "float", "half",
                    "double", "int8", "int32", "int64", "Using devices", "Test CUDA failure", "Test NCCL failure",
                    "Test failure"), per_line=True)
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
@@ -129,7 +135,7 @@ def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterat
         body = lines[i:end]
         if _is_run(body):
             # The command above a header, or above the `# Using devices` or failure line a cut header starts at.
-            start = _command_above(lines, i) if "nThread" in lines[i] or "Using devices" in lines[i] \
+            start = _command_above(lines, i) if _sizes(lines[i]) or "Using devices" in lines[i] \
                 or TEST_FAILURE.match(lines[i]) else None
             command = [lines[start]] if start is not None else []
             yield Found("nccl-tests", i if start is None else start, end,

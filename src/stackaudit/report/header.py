@@ -277,7 +277,9 @@ def ceiling_command(report: Report) -> str:
     inferred = isinstance(gpus, dict) and bool(gpus.get("said"))  # a cut name's product is a guess: the user names it
     gpu = f" --gpu {_quote(str(names[0]))}" if isinstance(names, list) and len(names) == 1 and not inferred \
         else " --gpu GPU"
-    many = f" --gpus {count}" if isinstance(count, int) and count > 1 else ""
+    # A count that is a lower bound (`at least 4`: one rank line on device 3, corpus 1407) is no GPU count to fill in.
+    least = isinstance(gpus, dict) and bool(gpus.get("at_least"))
+    many = " --gpus N" if least else f" --gpus {count}" if isinstance(count, int) and count > 1 else ""
     measured = report.host.get("measured")
     rate = measured.get("decode_tok_s") if isinstance(measured, dict) else None
     shown = f"{rate:g}" if isinstance(rate, (int, float)) and not isinstance(rate, bool) else "TOK/S"
