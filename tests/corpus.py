@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -314,6 +315,22 @@ def audit_capture(path: Path) -> Report | None:
         return run_audit(load_pasted([str(path)]))
     except InputError:
         return None
+
+
+@cache
+def capture_report(prefix: str) -> Report:
+    """The report of the corpus file whose name starts with `prefix-`, with the ceiling headline `audit --from FILE`
+    prints (cached: several tests read one report)."""
+    from stackaudit.cli.audit import headline_ceiling
+    from stackaudit.engine.runner import AuditOptions, run_audit
+    from stackaudit.importers.pasted import load_pasted
+
+    return run_audit(load_pasted([str(corpus_path(prefix))]), AuditOptions(ceiling=headline_ceiling()))
+
+
+def capture_result(prefix: str, check: str) -> Any:
+    """One check's result in `capture_report(prefix)`."""
+    return next(r for r in capture_report(prefix).results if r.id == check)
 
 
 def corpus_reports(shared: Path, wait_s: float = 300.0) -> dict[str, Report | None]:

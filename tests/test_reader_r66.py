@@ -10,30 +10,14 @@
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
-
-from corpus import CAPTURES_DIR
-from stackaudit.cli.audit import headline_ceiling
-from stackaudit.engine.runner import AuditOptions, Report, run_audit
+from corpus import capture_report, capture_result
 from stackaudit.facts.processes import ProcessInfo
 from stackaudit.facts.serving_model import model_argument
-from stackaudit.importers.pasted import load_pasted
 from stackaudit.report.header import evidence_line
 
 
-@cache
-def _report(prefix: str) -> Report:
-    [path] = CAPTURES_DIR.glob(f"{prefix}-*.txt")
-    return run_audit(load_pasted([str(Path(path))]), AuditOptions(ceiling=headline_ceiling()))
-
-
-def _result(prefix: str, check: str):  # type: ignore[no-untyped-def]
-    return next(r for r in _report(prefix).results if r.id == check)
-
-
 def test_an_xid_burst_is_counted_alike_in_the_title_and_the_value() -> None:
-    r = _result("1411", "DRV-XID")
+    r = capture_result("1411", "DRV-XID")
     assert r.status == "issue" and "Xid 45 ×6" in r.message
     assert r.actual == {"0000:61:00.0 xid 45": 6}
     assert "xid 45: 1" not in evidence_line(r)
@@ -52,12 +36,12 @@ def test_lmdeploy_serve_names_its_model_after_the_server_kind() -> None:
 
 
 def test_corpus_1403_never_says_the_command_names_api_server_nor_that_no_gpu_is_there() -> None:
-    measured = _report("1403").host["measured"]
+    measured = capture_report("1403").host["measured"]
     line = measured["line"]
     assert "names api_server" not in line and "no NVIDIA GPU" not in line, line
     assert "does not name the GPU" in line, line
 
 
 def test_custom_allreduce_says_an_unknown_tp_in_words() -> None:
-    r = _result("1400", "IC-CUSTOM-ALLREDUCE")
+    r = capture_result("1400", "IC-CUSTOM-ALLREDUCE")
     assert "TP=?" not in r.message and "(TP size not shown)" in r.message, r.message

@@ -11,29 +11,17 @@
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
-from corpus import CAPTURES_DIR
-from stackaudit.cli.audit import headline_ceiling
-from stackaudit.engine.runner import AuditOptions, Report, run_audit
+from corpus import capture_report, capture_result
+from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.facts.gpu_events import hung_task_lines
 from stackaudit.importers.pasted import load_pasted
 from stackaudit.report.sections import headline_lines
 
 
-@cache
-def _report(prefix: str) -> Report:
-    [path] = CAPTURES_DIR.glob(f"{prefix}-*.txt")
-    return run_audit(load_pasted([str(Path(path))]), AuditOptions(ceiling=headline_ceiling()))
-
-
-def _result(prefix: str, check: str):  # type: ignore[no-untyped-def]
-    return next(r for r in _report(prefix).results if r.id == check)
-
-
 def test_an_xid_beside_a_task_hung_in_state_d_says_to_drain_and_reboot() -> None:
-    r = _result("1411", "DRV-XID")
+    r = capture_result("1411", "DRV-XID")
     assert r.status == "issue" and r.fix is not None
     words = " ".join(s.does + " " + " ".join(c.line for c in s.commands) for s in r.fix.steps)
     assert "nvidia-smi -r -i" not in words and "GPU Recovery Action" not in words, words
@@ -63,8 +51,8 @@ def test_hung_task_lines_are_the_kernels_reports_only() -> None:
 
 
 def test_the_taint_line_names_the_kernel_where_nothing_better_does() -> None:
-    assert _report("1411").host["kernel"] == "5.15.0-97-generic"
-    assert "kernel 5.15.0-97-generic" in headline_lines(_report("1411"))[0]
+    assert capture_report("1411").host["kernel"] == "5.15.0-97-generic"
+    assert "kernel 5.15.0-97-generic" in headline_lines(capture_report("1411"))[0]
 
 
 def test_the_not_tainted_form_names_the_kernel_too(tmp_path: Path) -> None:
@@ -76,7 +64,7 @@ def test_the_not_tainted_form_names_the_kernel_too(tmp_path: Path) -> None:
 
 
 def test_a_container_of_unknown_kind_is_said_in_words() -> None:
-    report = _report("1396")
+    report = capture_report("1396")
     assert report.host["container"] == "container"
     line = headline_lines(report)[1]
     assert "Container: yes (kind unknown)" in line and "Container: container" not in line, line
@@ -84,7 +72,7 @@ def test_a_container_of_unknown_kind_is_said_in_words() -> None:
 
 def test_no_ceiling_says_the_reason_in_one_clause_and_keeps_the_list_in_json() -> None:
     for prefix, reason in (("1395", "the server log names no model"), ("1397", "the source shows no served model")):
-        host = _report(prefix).host
+        host = capture_report(prefix).host
         line = host["measured"]["line"]
         assert f"no ceiling: {reason} (give `--model MODEL`)" in line, line
         assert "not in the source" not in line and "docker_containers" not in line, line
@@ -92,8 +80,8 @@ def test_no_ceiling_says_the_reason_in_one_clause_and_keeps_the_list_in_json() -
 
 
 def test_the_numa_lower_bound_counts_the_node_the_gpus_cpu_list_leaves_out() -> None:
-    report = _report("1395")
-    assert _result("1395", "FW-NUMA-NPS").status == "not-an-issue"
+    report = capture_report("1395")
+    assert capture_result("1395", "FW-NUMA-NPS").status == "not-an-issue"
     assert report.host["numa_nodes_at_least"] == 2
     assert "NUMA nodes: at least 2" in headline_lines(report)[1]
 
