@@ -214,6 +214,16 @@ def test_ollama_verbose_summaries_are_benchmark_output_1397() -> None:
         parse_ollama_stats_rate("prompt eval rate:     222.02 tokens/s\n")
 
 
+def test_lmdeploy_profile_result_block_1428() -> None:
+    """Corpus 1428 (InternLM/lmdeploy#137): profile_generation's result block, from `concurrency:` to its closing rule,
+    is benchmark output, so the paste is read, not refused; a `concurrency:` line with no latency line under it is not
+    (modelled)."""
+    doc = pasted(body("1428")).record.docs["bench_output"]
+    assert doc.startswith("concurrency: 64, input_tokens: 1, output_tokens: 2048")
+    assert "throughput: 22.92672973632506 token/s" in doc
+    assert "bench_output" not in pasted("concurrency: 4\nelapsed_time: 3.2s\n").record.docs
+
+
 def test_eval_time_is_the_decode_rate() -> None:
     """llama.cpp's `eval time` line is one sequence's decode; `prompt eval time` (prefill) is not read."""
     from stackaudit.facts.serving_rate import parse_engine_rate

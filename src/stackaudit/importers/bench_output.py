@@ -6,7 +6,8 @@ rule), a llama-bench table (its header `| model | … | test | t/s |` and rows),
 (`Processed prompts: … est. speed input: … toks/s, output: … toks/s]`) and TensorRT-LLM's old benchmark.py result line
 (`[BENCHMARK] model_name llama_7b world_size 1 ... tokens_per_sec 1857.9 ...`) and its C++ gptSessionBenchmark's
 (`[BENCHMARK] batch_size 64 input_length 128 output_length 128 latency(ms) 9960.81 tokensPerSec 822.42`), and
-`ollama run --verbose`'s timing summary (`eval rate:            137.74 tokens/s`).
+`ollama run --verbose`'s timing summary (`eval rate:            137.74 tokens/s`), and lmdeploy's profile_generation
+result block (`concurrency: 64, input_tokens: 1, output_tokens: 2048` … `first_token latency(min, max, ave): …`).
 
 Recorded verbatim as the pasted document BENCH_OUTPUT (facts/sources.py); facts/serving_rate.py reads the measured
 single-stream rate from it.
@@ -123,6 +124,19 @@ _OLLAMA_STATS = re.compile(r"^\s*(?:total duration|load duration|prompt eval cou
           needles=("duration:", "eval count:", "eval rate:"), per_line=True)
 def ollama_stats(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     return _runs(lines, candidates, "ollama --verbose stats", _OLLAMA_STATS.match, _OLLAMA_STATS.match, "eval rate:")
+
+
+# lmdeploy's profile_generation / profile_throughput / profile_serving result block (benchmark/*.py): from its
+# `concurrency: N` line (`cocurrency:` in one release), through `first_token latency(min, max, ave): …`, to its rule.
+_LMDEPLOY_FIRST = re.compile(r"^\s*co(?:n)?currency: \d+\b")
+_LMDEPLOY_LINE = re.compile(r"^\s*(?:[A-Za-z][\w ()/%,.-]*:\s*\S.*|-{10,})\s*$")
+
+
+@importer("lmdeploy profile result", "lmdeploy's profile_generation / profile_throughput result block "
+          "(`concurrency:` … `first_token latency(min, max, ave):` …)", needles=("currency: ",), per_line=True)
+def lmdeploy_profile(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    return _runs(lines, candidates, "lmdeploy profile result", _LMDEPLOY_FIRST.match, _LMDEPLOY_LINE.match,
+                 "first_token latency(min, max, ave):")
 
 
 _GENAI_TITLE = re.compile(r"^\s*(?:NVIDIA GenAI-Perf \|\s*)?LLM Metrics\s*$")
