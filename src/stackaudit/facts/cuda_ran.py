@@ -71,7 +71,7 @@ from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
-from stackaudit.facts.serving_rate import VLLM_THROUGHPUT, MeasuredRate
+from stackaudit.facts.serving_rate import OLLAMA_VERBOSE, VLLM_THROUGHPUT, MeasuredRate
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES
 from stackaudit.facts.symptoms import GGML_NO_DEVICE_CODE, LogSymptoms
 
@@ -296,7 +296,6 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
 # the runner decoded on a GPU. `100% GPU` names no vendor (Metal on a Mac, ROCm on AMD print the same), so it is CUDA
 # at work only where the source shows an NVIDIA GPU (corpus 1397 shows none: its A100s are in the thread's words).
 CPU_DECODE_GBPS = 300.0
-OLLAMA_VERBOSE = "ollama run --verbose"
 
 
 def _ollama_decoded(shown: OllamaShown | None, rate: MeasuredRate | None, gpus: GpuInventory | None) -> Ran | None:

@@ -576,7 +576,8 @@ class ServingLog:
         GPUs (`7[1a000] -> 15[1a000]` of two hosts of eight) is not read as the job."""
         named = [c for c in self.channels if c.transport != "COLLNET"]
         buses = {g for c in named for g in (c.src_gpu, c.dst_gpu)}
-        if any(c.transport != "NET" for c in named) or len(buses) != 1 or len(next(iter(buses))) < 4 or not all(ch in "0123456789abcdef" for ch in next(iter(buses))):
+        bus = next(iter(buses)) if len(buses) == 1 else ""
+        if any(c.transport != "NET" for c in named) or not re.fullmatch(r"[0-9a-f]{4,}", bus):
             return 0, ""
         ranks = {r for c in named for r in (c.src, c.dst)}
         if len(ranks) < 2 or ranks != set(range(len(ranks))):

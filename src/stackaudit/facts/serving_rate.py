@@ -309,6 +309,8 @@ def serving_rate_from_progress(text: str) -> MeasuredRate:
 # `ollama run --verbose`'s decode rate (api/types.go, Metrics.Summary): `eval rate:            137.74 tokens/s`, one
 # request's eval count over its eval duration; `prompt eval rate:` is prefill and is not read.
 _OLLAMA_EVAL_RATE = re.compile(r"^\s*eval rate:\s+([\d.]+) tokens/s\s*$", re.M)
+# How the rate's source names it; facts/cuda_ran.py tells ollama's own decode by it.
+OLLAMA_VERBOSE = "ollama run --verbose"
 
 
 def parse_ollama_stats_rate(text: str) -> MeasuredRate:
@@ -316,7 +318,7 @@ def parse_ollama_stats_rate(text: str) -> MeasuredRate:
     found = [(rate, m.group(0).strip()) for m in _OLLAMA_EVAL_RATE.finditer(text) if (rate := _rate(m.group(1)))]
     if not found:
         raise ParseError("no `eval rate:` line of `ollama run --verbose`")
-    return _summary([r for r, _ in found], [ln for _, ln in found], "ollama run --verbose: eval rate (one request)",
+    return _summary([r for r, _ in found], [ln for _, ln in found], f"{OLLAMA_VERBOSE}: eval rate (one request)",
                     False)
 
 
