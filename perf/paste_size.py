@@ -5,7 +5,10 @@ events, NCCL INFO lines, nvidia-smi tables, lspci blocks), each repeat in a mark
 paste them, until it reaches the size asked. Targets on a 2-core machine: <= 30 s and <= 300 MB peak
 RSS for 50 MB. The recognisers must be linear for this: a rescan per span would be quadratic.
 
-    python perf/paste_size.py [--mb 50] [--keep PATH]
+    python perf/paste_size.py [--mb 50] [--keep PATH] [--corpus]
+
+`--corpus` makes the paste of every corpus file's body instead, repeated to the size: every shape the readers
+take (engine commands under shell variables included), one after another.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from corpus import CAPTURES_DIR, parse_header  # noqa: E402
+from corpus import CAPTURES_DIR, load_corpus, parse_header  # noqa: E402
 
 # What a 50 MB paste is made of: a long kernel log and a long NCCL log (real lines repeated, one
 # output each), one lspci of many devices, and nvidia-smi tables pasted again and again, each in
@@ -65,6 +68,12 @@ def build_paste(size: int) -> str:
     return "".join(parts)
 
 
+def corpus_paste(size: int) -> str:
+    """Every corpus file's body, each in a markdown fence, repeated until the paste reaches `size`."""
+    unit = "".join(f"```\n{e.body}\n```\n\n" for e in load_corpus())
+    return unit * max(1, size // len(unit))
+
+
 def _read_alone(path: Path, env: dict[str, str], gated: bool) -> tuple[float, float]:
     """(wall, CPU seconds) of `load_pasted` alone on the paste."""
     reading = subprocess.run([sys.executable, "-c", _READ_ONLY, str(path), "1" if gated else "0"],
@@ -79,8 +88,9 @@ def main() -> None:
     parser.add_argument("--keep", help="also write the paste to this path")
     parser.add_argument("--ungated", action="store_true",
                         help="read the paste without the needle gate too, and print both reading figures")
+    parser.add_argument("--corpus", action="store_true", help="make the paste of the whole corpus's bodies")
     args = parser.parse_args()
-    text = build_paste(int(args.mb * 1_000_000))
+    text = (corpus_paste if args.corpus else build_paste)(int(args.mb * 1_000_000))
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.keep) if args.keep else Path(tmp) / "paste.txt"
@@ -110,7 +120,8 @@ def main() -> None:
     cut_off = list(report.get("timed_out") or []) + [
         r["id"] for r in report["results"] if r["status"] == "error" and "did not finish" in r["message"]]
     ok = wall <= TARGET_S * args.mb / 50 and rss_mb <= TARGET_RSS_MB and not cut_off
-    print(f"paste: {size_mb:.1f} MB, {lines} lines: a kernel log, an NCCL log, an lspci, fenced nvidia-smi tables")
+    made = "the corpus's bodies, fenced" if args.corpus else "a kernel log, an NCCL log, an lspci, fenced nvidia-smi tables"
+    print(f"paste: {size_mb:.1f} MB, {lines} lines: {made}")
     print(f"wall: {wall:.1f} s (target <= {TARGET_S * args.mb / 50:g} s); CPU: {cpu_s:.1f} s")
     print(f"  of which reading the paste (load_pasted): {read_s:.1f} s, CPU {read_cpu:.1f} s; "
           f"facts, checks and report: {wall - read_s:.1f} s")

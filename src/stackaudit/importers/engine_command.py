@@ -150,8 +150,10 @@ def _variables_set(lines: list[str], start: int, command: str) -> tuple[str, dic
     names = {a or b for a, b in VARIABLE_REFERENCE.findall(command)} if "$" in command else set()
     block = next((j + 1 for j in range(start - 1, -1, -1) if FENCE.match(lines[j])), 0)
     shown: dict[str, tuple[str, str]] = {}  # name -> (its line, its value)
-    for n, line in enumerate(lines[:start]):
-        text = strip_prompt(line).strip()
+    for n in range(0 if names else block, start):  # above the block only a variable the command reads counts
+        if "=" not in lines[n]:  # every assignment has one: the cheap test keeps a long paste linear
+            continue
+        text = strip_prompt(lines[n]).strip()
         assigned = shell_assignment(text)
         if assigned is not None and (assigned[0] in names or (n >= block and exports(text))):
             shown[assigned[0]] = (text, assigned[1])
