@@ -26,7 +26,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.applicability import SPLIT_OVER_GPUS, one_process_engine
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.container import GKE_PLUGIN_LINE, ContainerInfo
 from stackaudit.facts.container_specs import (
     ORIGIN_COMPOSE,
     ORIGIN_DOCKER_RUN,
@@ -1173,8 +1173,10 @@ def _plugin_reached(container: ContainerInfo) -> Outcome | None:
     line = container.plugin_reached
     if not line:
         return None
-    offered = ", and the plugin offers the GPUs it found to the kubelet" if "Registered device plugin" in line else ""
-    return ok(f"the NVIDIA device plugin's container reached the GPUs through the driver's NVML library (\"{line}\"): "
+    offered = ", and the plugin offers the GPUs it found to the kubelet" \
+        if "Registered device plugin" in line or "registered with the kubelet" in line else ""
+    who = "GKE's NVIDIA GPU device plugin" if GKE_PLUGIN_LINE.search(line) else "the NVIDIA device plugin"
+    return ok(f"{who}'s container reached the GPUs through the driver's NVML library (\"{line}\"): "
               f"the runtime hands the node's driver to its GPU pods{offered}", actual=line, evidence=[line])
 
 
