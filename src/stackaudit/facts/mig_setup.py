@@ -21,7 +21,14 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, read_source, union
-from stackaudit.facts.sources import COLLECT_ENV, DCGMI_DISCOVERY, EVIDENCE_LINES, MIG_SETUP, NVSMI_LIST, USER_MACHINE
+from stackaudit.facts.sources import (
+    COLLECT_ENV,
+    DCGMI_DISCOVERY,
+    EVIDENCE_LINES,
+    MIG_SETUP,
+    NVSMI_LIST,
+    USER_MACHINE,
+)
 from stackaudit.host.base import NotCaptured
 
 MIG_SETUP_LINE = re.compile(
