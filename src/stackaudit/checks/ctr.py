@@ -1053,7 +1053,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     the NVML library (`Detected NVML platform: found NVML library`) or registered its resource with the kubelet
     (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`) shows the driver's NVML library and the GPUs reached
     the plugin's container, so the node offers them: ok (facts/container.PLUGIN_REACHED; not where it marks a device
-    unhealthy). A plugin stopped later by a `terminated` signal was deleted, no GPU fault.
+    unhealthy). So does GKE's own device plugin's NVML answering for a GPU, or a MIG partition it discovered
+    (`Discovered GPU partition: nvidia0/gi0`); its `Found Nvidia GPU` and kubelet registration follow a walk of /dev
+    alone and prove no driver library (NVIDIA/k8s-device-plugin#250). A plugin stopped later by a `terminated` signal was deleted, no GPU fault.
     A `minikube start` with the docker or podman driver and no `--gpus` (facts/container.MINIKUBE_START) runs the
     Kubernetes node as a container given no GPU: its pods cannot be handed one, whatever the host's runtime is set to:
     an issue, unless the device plugin's own line shows it reached the GPUs.
@@ -1173,10 +1175,13 @@ def _plugin_reached(container: ContainerInfo) -> Outcome | None:
     line = container.plugin_reached
     if not line:
         return None
-    offered = ", and the plugin offers the GPUs it found to the kubelet" \
-        if "Registered device plugin" in line or "registered with the kubelet" in line else ""
-    who = "GKE's NVIDIA GPU device plugin" if GKE_PLUGIN_LINE.search(line) else "the NVIDIA device plugin"
-    return ok(f"{who}'s container reached the GPUs through the driver's NVML library (\"{line}\"): "
+    if GKE_PLUGIN_LINE.search(line):
+        what = "a MIG partition it will offer to pods" if "GPU partition" in line else "the GPUs through NVML"
+        return ok(f"GKE's NVIDIA GPU device plugin found {what} in its container (\"{line}\"): the node's driver is "
+                  "loaded and reaches the plugin, which hands the GPUs and GKE's driver libraries to its GPU pods",
+                  actual=line, evidence=[line])
+    offered = ", and the plugin offers the GPUs it found to the kubelet" if "Registered device plugin" in line else ""
+    return ok(f"the NVIDIA device plugin's container reached the GPUs through the driver's NVML library (\"{line}\"): "
               f"the runtime hands the node's driver to its GPU pods{offered}", actual=line, evidence=[line])
 
 

@@ -183,13 +183,17 @@ DEVICE_PLUGIN_LINE = re.compile(
 # fatal lines): its start (`device-plugin started`, `Reading GPU config file`, `Using gpu config: {7g.40gb 0 ...}`),
 # NVML's start failing (`failed to initialize nvml:`), its device manager's retries (`failed to start GPU device
 # manager:`), the GPUs and MIG partitions it finds (`Found Nvidia GPU "nvidia0"`, `Discovered GPU partition:
-# nvidia0/gi0`, mig.go) and its kubelet registration (corpus 1458, container-engine-accelerators#296).
+# nvidia0/gi0`, mig.go), its kubelet registration (corpus 1458, container-engine-accelerators#296) and its metrics'
+# NVML (`nvml initialized successfully. Driver version: 450.80.02`, container-engine-accelerators#194; `GPU utilization
+# for device GPU-<uuid>, nvml return code: 3. Skipping this device`, quoted without its head in corpus 1458).
+_GKE_NVML = (r"nvml initialized successfully\b|"
+             r"GPU utilization for device GPU-[0-9a-fA-F-]+, nvml return code: \d+\. Skipping this device")
 GKE_PLUGIN_LINE = re.compile(
     r"^[IWEF]\d{4} [\d:.]+\s+\d+ \w+\.go:\d+\]\s+"
     r"(?:device-plugin (?:started|registered with the kubelet|server started serving)|Reading GPU config file:|"
     r"Using gpu config:|failed to initialize nvml:|failed to start GPU device manager:|Found Nvidia GPU \"|"
     r"Discovered GPU partition: nvidia\d+/gi\d+|starting device-plugin server at:|"
-    r"Using multi-instance GPU, metrics are not supported)")
+    r"Using multi-instance GPU, metrics are not supported|" + _GKE_NVML + r")|^\s*(?:" + _GKE_NVML + ")")
 # The GPU Operator's toolkit container (the nvidia-container-toolkit DaemonSet's `toolkit` / `nvidia-ctk-installer`),
 # in logrus's form (`time="2024-05-02T13:08:53Z" level=info msg="Starting 'setup' for containerd"`): it installs the
 # toolkit under /usr/local/nvidia/toolkit on the node, rewrites the node runtime's config from the host path the
@@ -213,13 +217,15 @@ VALIDATOR_LINE = re.compile(r"^\s*(?:\[pod/nvidia-[\w-]*validator[\w-]*/)?(?:cud
 # library (`Detected NVML platform: found NVML library`, 0.15 and later, internal/rm/factory.go), or it registered its
 # resource with the kubelet (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`), which it does only after
 # NVML listed the GPUs it serves (corpus 1289, 1290). A device it marks unhealthy is no such proof.
-# GKE's plugin starts its device manager only after NVML initialised (a failure there is fatal): the GPUs and MIG
-# partitions it then finds under /dev and /proc/driver/nvidia/capabilities (`Found Nvidia GPU "nvidia0"`, `Discovered
-# GPU partition: nvidia0/gi0`) and its kubelet registration show the same.
+# GKE's plugin: its metrics' NVML answering (_GKE_NVML: initialised, or a reading of a GPU its UUID names), or a MIG
+# partition it found (the driver's /proc/driver/nvidia/capabilities and the partition's device nodes; its releases since
+# 2022 initialise NVML first and exit where that fails, and only GKE's gpu_config asks partitions). Its `Found Nvidia GPU
+# "nvidia0"` and kubelet registration are no such proof: they follow a walk of /dev alone, and the libraries it mounts
+# come from GKE's host path (NVIDIA/k8s-device-plugin#250: that plugin on a node of another cluster registered nvidia0,
+# and its pods got no driver library).
 PLUGIN_REACHED = re.compile(r"\bDetected NVML platform: found NVML library|"
                             r"\bRegistered device plugin for 'nvidia\.com/[\w.-]+' with Kubelet|"
-                            r"\.go:\d+\]\s+(?:Found Nvidia GPU \"nvidia\d+\"|Discovered GPU partition: nvidia\d+/gi\d+|"
-                            r"device-plugin registered with the kubelet)")
+                            r"\.go:\d+\]\s+Discovered GPU partition: nvidia\d+/gi\d+|" + _GKE_NVML)
 PLUGIN_UNHEALTHY = re.compile(r"\b" + _PLUGIN_HEALTH)
 
 

@@ -113,7 +113,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "LLM libraries", "device count", "cuda memory data", "now.used", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
-            "Found Nvidia GPU", "GPU partition", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
+            "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
             "NVIDIA container toolkit", "/runtime/", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
