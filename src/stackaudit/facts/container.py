@@ -197,11 +197,12 @@ GKE_PLUGIN_LINE = re.compile(
 # The GPU Operator's toolkit container (the nvidia-container-toolkit DaemonSet's `toolkit` / `nvidia-ctk-installer`),
 # in logrus's form (`time="2024-05-02T13:08:53Z" level=info msg="Starting 'setup' for containerd"`): it installs the
 # toolkit under /usr/local/nvidia/toolkit on the node, rewrites the node runtime's config from the host path the
-# operator mounts at /runtime/config-dir and signals the runtime to reload it (corpus 1442, NVIDIA/gpu-operator#712).
+# operator mounts at /runtime/config-dir and signals the runtime to reload it (corpus 1442, NVIDIA/gpu-operator#712;
+# `Starting nvidia-toolkit`, its install under /usr/local/nvidia/toolkit: NVIDIA/gpu-operator#415, #448).
 # It runs only as that pod; its lines show that the runtime is being set up, not that any pod got a GPU.
 TOOLKIT_LINE = re.compile(
-    r"\blevel=\w+ msg=\"(?:Starting '(?:setup|cleanup)' for \w+|Completed '(?:setup|cleanup)' for \w+|"
-    r"Setting up runtime|Parsing arguments: \[/usr/local/nvidia/toolkit\]|Installing NVIDIA container toolkit|"
+    r"\blevel=\w+ msg=\"?(?:Starting '(?:setup|cleanup)' for \w+|Completed '(?:setup|cleanup)' for \w+|"
+    r"Starting nvidia-toolkit\b|Setting up runtime|[^\"]{0,80}'?/usr/local/nvidia/toolkit\b|"
     r"Loading config from /runtime/|Flushing config to /runtime/|Sending SIGHUP signal to (?:containerd|docker|crio)|"
     r"Successfully signaled (?:containerd|docker|crio)|Shutting down runtime)")
 # The GPU Operator's validator pod as the log reader names it: its container's name before each line (`cuda-validation
