@@ -26,7 +26,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.applicability import SPLIT_OVER_GPUS, one_process_engine
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.container import GKE_PLUGIN_LINE, ContainerInfo
 from stackaudit.facts.container_specs import (
     ORIGIN_COMPOSE,
     ORIGIN_DOCKER_RUN,
@@ -1053,7 +1053,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     the NVML library (`Detected NVML platform: found NVML library`) or registered its resource with the kubelet
     (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`) shows the driver's NVML library and the GPUs reached
     the plugin's container, so the node offers them: ok (facts/container.PLUGIN_REACHED; not where it marks a device
-    unhealthy). A plugin stopped later by a `terminated` signal was deleted, no GPU fault.
+    unhealthy). So does GKE's own device plugin's NVML answering for a GPU, or a MIG partition it discovered
+    (`Discovered GPU partition: nvidia0/gi0`); its `Found Nvidia GPU` and kubelet registration follow a walk of /dev
+    alone and prove no driver library (NVIDIA/k8s-device-plugin#250). A plugin stopped later by a `terminated` signal was deleted, no GPU fault.
     A `minikube start` with the docker or podman driver and no `--gpus` (facts/container.MINIKUBE_START) runs the
     Kubernetes node as a container given no GPU: its pods cannot be handed one, whatever the host's runtime is set to:
     an issue, unless the device plugin's own line shows it reached the GPUs.
@@ -1173,6 +1175,11 @@ def _plugin_reached(container: ContainerInfo) -> Outcome | None:
     line = container.plugin_reached
     if not line:
         return None
+    if GKE_PLUGIN_LINE.search(line):
+        what = "a MIG partition it will offer to pods" if "GPU partition" in line else "the GPUs through NVML"
+        return ok(f"GKE's NVIDIA GPU device plugin found {what} in its container (\"{line}\"): the node's driver is "
+                  "loaded and reaches the plugin, which hands the GPUs and GKE's driver libraries to its GPU pods",
+                  actual=line, evidence=[line])
     offered = ", and the plugin offers the GPUs it found to the kubelet" if "Registered device plugin" in line else ""
     return ok(f"the NVIDIA device plugin's container reached the GPUs through the driver's NVML library (\"{line}\"): "
               f"the runtime hands the node's driver to its GPU pods{offered}", actual=line, evidence=[line])

@@ -369,7 +369,8 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
     Where no GPU shows its MIG mode, MIG instances a pasted listing shows (`nvidia-smi -L`, collect_env's GPU list,
-    `nvidia-smi mig -lgi`, `dcgmi discovery -c`: facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
+    `nvidia-smi mig -lgi`, `dcgmi discovery -c`, GKE's device plugin's `Discovered GPU partition: nvidia0/gi0`:
+    facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
     an engine runs TP > 1, else not an issue; so do the user's words that the work runs on a MIG slice (`H100 40GB
     (using MIG)`, facts/mig_setup.stated_mig).
     """

@@ -178,6 +178,33 @@ DEVICE_PLUGIN_LINE = re.compile(
     r"Loading configuration|Running with config:|Retr(?:ie|ei)ving plugins|"
     r"Registered device plugin for 'nvidia\.com/|No devices found\. Waiting indefinitely|"
     r"No valid resources detected|Detected (?:non-)?NVML platform|" + _PLUGIN_HEALTH + ")")
+# GKE's own device plugin (GoogleCloudPlatform/container-engine-accelerators, cmd/nvidia_gpu, the DaemonSet
+# `nvidia-gpu-device-plugin` in kube-system), under klog's head (`I0518 15:07:21.825159  1 nvidia_gpu.go:75]`, F for its
+# fatal lines): its start (`device-plugin started`, `Reading GPU config file`, `Using gpu config: {7g.40gb 0 ...}`),
+# NVML's start failing (`failed to initialize nvml:`), its device manager's retries (`failed to start GPU device
+# manager:`), the GPUs and MIG partitions it finds (`Found Nvidia GPU "nvidia0"`, `Discovered GPU partition:
+# nvidia0/gi0`, mig.go), its kubelet registration (corpus 1458, container-engine-accelerators#296) and its metrics'
+# NVML (`nvml initialized successfully. Driver version: 450.80.02`, container-engine-accelerators#194; `GPU utilization
+# for device GPU-<uuid>, nvml return code: 3. Skipping this device`, quoted without its head in corpus 1458).
+_GKE_NVML = (r"nvml initialized successfully\b|"
+             r"GPU utilization for device GPU-[0-9a-fA-F-]+, nvml return code: \d+\. Skipping this device")
+GKE_PLUGIN_LINE = re.compile(
+    r"^[IWEF]\d{4} [\d:.]+\s+\d+ \w+\.go:\d+\]\s+"
+    r"(?:device-plugin (?:started|registered with the kubelet|server started serving)|Reading GPU config file:|"
+    r"Using gpu config:|failed to initialize nvml:|failed to start GPU device manager:|Found Nvidia GPU \"|"
+    r"Discovered GPU partition: nvidia\d+/gi\d+|starting device-plugin server at:|"
+    r"Using multi-instance GPU, metrics are not supported|" + _GKE_NVML + r")|^\s*(?:" + _GKE_NVML + ")")
+# The GPU Operator's toolkit container (the nvidia-container-toolkit DaemonSet's `toolkit` / `nvidia-ctk-installer`),
+# in logrus's form (`time="2024-05-02T13:08:53Z" level=info msg="Starting 'setup' for containerd"`): it installs the
+# toolkit under /usr/local/nvidia/toolkit on the node, rewrites the node runtime's config from the host path the
+# operator mounts at /runtime/config-dir and signals the runtime to reload it (corpus 1442, NVIDIA/gpu-operator#712;
+# `Starting nvidia-toolkit`, its install under /usr/local/nvidia/toolkit: NVIDIA/gpu-operator#415, #448).
+# It runs only as that pod; its lines show that the runtime is being set up, not that any pod got a GPU.
+TOOLKIT_LINE = re.compile(
+    r"\blevel=\w+ msg=\"?(?:Starting '(?:setup|cleanup)' for \w+|Completed '(?:setup|cleanup)' for \w+|"
+    r"Starting nvidia-toolkit\b|Setting up runtime|[^\"]{0,80}'?/usr/local/nvidia/toolkit\b|"
+    r"Loading config from /runtime/|Flushing config to /runtime/|Sending SIGHUP signal to (?:containerd|docker|crio)|"
+    r"Successfully signaled (?:containerd|docker|crio)|Shutting down runtime)")
 # The GPU Operator's validator pod as the log reader names it: its container's name before each line (`cuda-validation
 # Failed to allocate device vector A ...`, k9s and stern; `[pod/nvidia-cuda-validator-r6nsb/cuda-validation] ...`,
 # `kubectl logs --prefix`), or kubectl's end of its stream (`stream closed EOF for
@@ -191,8 +218,15 @@ VALIDATOR_LINE = re.compile(r"^\s*(?:\[pod/nvidia-[\w-]*validator[\w-]*/)?(?:cud
 # library (`Detected NVML platform: found NVML library`, 0.15 and later, internal/rm/factory.go), or it registered its
 # resource with the kubelet (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`), which it does only after
 # NVML listed the GPUs it serves (corpus 1289, 1290). A device it marks unhealthy is no such proof.
+# GKE's plugin: its metrics' NVML answering (_GKE_NVML: initialised, or a reading of a GPU its UUID names), or a MIG
+# partition it found (the driver's /proc/driver/nvidia/capabilities and the partition's device nodes; its releases since
+# 2022 initialise NVML first and exit where that fails, and only GKE's gpu_config asks partitions). Its `Found Nvidia GPU
+# "nvidia0"` and kubelet registration are no such proof: they follow a walk of /dev alone, and the libraries it mounts
+# come from GKE's host path (NVIDIA/k8s-device-plugin#250: that plugin on a node of another cluster registered nvidia0,
+# and its pods got no driver library).
 PLUGIN_REACHED = re.compile(r"\bDetected NVML platform: found NVML library|"
-                            r"\bRegistered device plugin for 'nvidia\.com/[\w.-]+' with Kubelet")
+                            r"\bRegistered device plugin for 'nvidia\.com/[\w.-]+' with Kubelet|"
+                            r"\.go:\d+\]\s+Discovered GPU partition: nvidia\d+/gi\d+|" + _GKE_NVML)
 PLUGIN_UNHEALTHY = re.compile(r"\b" + _PLUGIN_HEALTH)
 
 
@@ -227,12 +261,16 @@ def minikube_node(line: str) -> tuple[str, bool] | None:
 
 
 def gpu_stack_pod(line: str) -> str:
-    """Which of the Kubernetes GPU stack's pods a log line is the own line of ("the NVIDIA device plugin", "the GPU
-    Operator's validator"), or ""."""
+    """Which of the Kubernetes GPU stack's pods a log line is the own line of ("the NVIDIA device plugin", GKE's, "the
+    GPU Operator's validator", its toolkit container), or ""."""
     if DEVICE_PLUGIN_LINE.search(line):
         return "the NVIDIA device plugin"
+    if GKE_PLUGIN_LINE.search(line):
+        return "GKE's NVIDIA GPU device plugin"
     if VALIDATOR_LINE.search(line):
         return "the GPU Operator's validator"
+    if TOOLKIT_LINE.search(line):
+        return "the GPU Operator's toolkit container"
     return ""
 
 
@@ -266,7 +304,7 @@ def _gpu_stack_pod(host: Host) -> tuple[str, str, str, str]:
         return "", "", "", ""
     reached = next((line for line in lines if PLUGIN_REACHED.search(line)), "")
     unhealthy = any(PLUGIN_UNHEALTHY.search(line) for line in lines)
-    plugin = [line for line in lines if DEVICE_PLUGIN_LINE.search(line)]
+    plugin = [line for line in lines if DEVICE_PLUGIN_LINE.search(line) or GKE_PLUGIN_LINE.search(line)]
     short = plugin[-1] if plugin and not reached and not unhealthy else ""
     if unhealthy:
         reached = ""

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, read_source, union
-from stackaudit.facts.sources import COLLECT_ENV, DCGMI_DISCOVERY, MIG_SETUP, NVSMI_LIST, USER_MACHINE
+from stackaudit.facts.sources import (
+    COLLECT_ENV,
+    DCGMI_DISCOVERY,
+    EVIDENCE_LINES,
+    MIG_SETUP,
+    NVSMI_LIST,
+    USER_MACHINE,
+)
 from stackaudit.host.base import NotCaptured
 
 MIG_SETUP_LINE = re.compile(
@@ -34,6 +41,17 @@ MIG_SETUP_LINE = re.compile(
 MIG_INSTANCE_LINE = re.compile(r"^\s+MIG\s+\d+g\.\d+gb\S*\s+Device\s+\d+:"
                                r"|^\s*\|\s*(?P<gpu>\d+)\s+MIG\s+\d+g\.\d+gb\S*\s+\d+\s+\d+\s+\d+:\d+\s*\|"
                                r"|^\s*\|\s*->\s*I\s+(?P<dcgm>\d+)/\d+\s*\|\s*GPU Instance\b")
+
+# A MIG partition GKE's device plugin found on its GPU (`I0518 15:07:32.547969  1 mig.go:175] Discovered GPU partition:
+# nvidia0/gi0`, corpus 1458): GKE creates the node pool's partitions (its `gpu-partition-size`, the plugin's `Using gpu
+# config: {7g.40gb ...}`) before the plugin starts, so a partition found exists, is MIG on for that GPU, and was asked for.
+GKE_PARTITION_LINE = re.compile(r"^[IWE]\d{4} [\d:.]+\s+\d+ mig\.go:\d+\]\s+Discovered GPU partition: "
+                                r"nvidia(?P<gpu>\d+)/gi\d+\s*$")
+
+
+def _instance(line: str) -> re.Match[str] | None:
+    """A listed MIG instance's match (MIG_INSTANCE_LINE, GKE_PARTITION_LINE), or None."""
+    return MIG_INSTANCE_LINE.match(line) or GKE_PARTITION_LINE.match(line)
 
 
 # The user's words that their work runs on a MIG slice: `H100 40GB (using MIG)` (vllm-project/vllm#9824, corpus 1323),
@@ -60,17 +78,18 @@ class MigSetup:
     @property
     def instances(self) -> tuple[str, ...]:
         """The lines that list a MIG instance (MIG_INSTANCE_LINE): MIG is on for its GPU, sliced by hand."""
-        return tuple(line for line in self.lines if MIG_INSTANCE_LINE.match(line))
+        return tuple(line for line in self.lines if _instance(line))
 
     @property
     def stated(self) -> tuple[str, ...]:
         """The user's words that the work runs on a MIG slice (stated_mig): MIG is on, sliced by hand."""
-        return tuple(line for line in self.lines if not MIG_INSTANCE_LINE.match(line) and stated_mig(line))
+        return tuple(line for line in self.lines if not _instance(line) and stated_mig(line))
 
     @property
     def instance_gpus(self) -> tuple[int, ...]:
-        """The GPUs whose instances a `nvidia-smi mig -lgi` row names, in order; () where no row names its GPU."""
-        found = (m["gpu"] or m["dcgm"] for line in self.lines if (m := MIG_INSTANCE_LINE.match(line)))
+        """The GPUs whose instances a `nvidia-smi mig -lgi` row or GKE's device plugin names, in order; () where no
+        line names its GPU."""
+        found = (m.groupdict().get("gpu") or m.groupdict().get("dcgm") for line in self.lines if (m := _instance(line)))
         return tuple(dict.fromkeys(int(g) for g in found if g is not None))
 
     @classmethod
@@ -136,6 +155,20 @@ def mig_instances_listed(ctx: FactContext) -> MigSetup:
     if not lines:
         raise FactUnavailable("no pasted GPU listing shows a MIG instance")
     return MigSetup(tuple(lines))
+
+
+@parser(EVIDENCE_LINES, feeds="mig_setup", kind=MigSetup, rank=13)
+def mig_partitions_discovered(text: str) -> MigSetup:
+    """The MIG partitions GKE's device plugin found (GKE_PARTITION_LINE).
+
+    Input (tests/data/captures/1458)::
+
+        I0518 15:07:32.547969       1 mig.go:175] Discovered GPU partition: nvidia0/gi0
+    """
+    lines = tuple(line.strip() for line in text.splitlines() if GKE_PARTITION_LINE.match(line.strip()))
+    if not lines:
+        raise ParseError("GKE's device plugin names no MIG partition")
+    return MigSetup(lines)
 
 
 @parser(USER_MACHINE, feeds="mig_setup", kind=MigSetup, rank=14)

@@ -417,9 +417,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # libnvidia-ml.so.1: cannot open shared object file` (NVIDIA/k8s-device-plugin#1371).
     # Device plugin 0.14's resource factory says it as `Detected non-NVML platform: could not load NVML library:
     # libnvidia-ml.so.1: ...` after `No valid resources detected` (NVIDIA/k8s-device-plugin#479, corpus 1196).
+    # GKE's device plugin: `failed to initialize nvml: ...` (cmd/nvidia_gpu, fatal). dcgm-exporter (a DaemonSet pod, or
+    # `docker run`) says it as `Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND` (4.x, NVIDIA/dcgm-exporter#612)
+    # or, through DCGM's own error, `Error getting devices count: Cannot perform the requested operation because NVML
+    # doesn't exist on this system` (NVIDIA/dcgm-exporter#416, #530; kubernetes-sigs/dra-driver-nvidia-gpu#166).
     Symptom("nvml-library-not-loaded", re.compile(r"(?:(?:initialize|start) NVML(?: with error)?|NVML not detected|"
-                                                  r"Detected non-NVML platform):"
-                                                  r"\s+(?:could not load NVML library|ERROR_LIBRARY_NOT_FOUND)",
+                                                  r"Detected non-NVML platform|Cannot init NVML library; err):"
+                                                  r"\s+(?:could not load NVML library|ERROR_LIBRARY_NOT_FOUND)|"
+                                                  r"\bCannot perform the requested operation because NVML doesn't "
+                                                  r"exist on this system",
                                                   re.IGNORECASE),
         "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
         "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
@@ -1027,7 +1033,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy")
+           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
+           "NVML doesn't exist")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
