@@ -772,9 +772,18 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
     if idle:
         msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
-    # A GPU shown holding memory whose process box is cut leaves the verdict open: no `ok` over the idle GPUs beside it
-    # (corpus 347: GPU 2 at 10 MiB beside GPUs 0-1 holding 966 MiB each at 100 %).
-    return ok_over_gpus(nvidia, procs_known + ([] if in_use else idle), msg, actual=actual, ask="nvidia-smi")
+    if in_use:
+        # A GPU shown holding memory whose process box is cut leaves the verdict open, over the GPUs whose memory the
+        # rows show (corpus 647, 922: `2 GPUs shown`), and gives no `ok` over the idle GPUs beside it (347: GPU 2 at
+        # 10 MiB beside GPUs 0-1 holding 966 MiB each at 100 %).
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in in_use)
+        beside = "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)" \
+            if idle else ""
+        return over_gpus(nvidia, in_use + [g for g in procs_known + idle if g not in in_use], unknown(
+            f"memory is held ({shown}), and the process box is not in this source: whose "
+            f"memory it is (this deployment's engine, another job, a leftover process) cannot be told{beside}",
+            actual=actual, hint="paste the whole `nvidia-smi` with its Processes box"), "nvidia-smi")
+    return ok_over_gpus(nvidia, procs_known + idle, msg, actual=actual, ask="nvidia-smi")
 
 
 def _own_budget(gpus: list[GpuInfo], idle: list[GpuInfo],
