@@ -533,7 +533,13 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     slices with the CUDA work in the VM, which can neither see their processes nor make the GPU headless.
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
     A table cut before its Processes box still shows a GPU with no process where its used memory holds no context:
-    under 5 MiB with the display off, under 10 MiB where the driver reads N/A for `Disp.A` (an old GeForce driver).
+    under 48 MiB with the display off (a driver's reserve reads 0-4 MiB on data-centre GPUs and up to tens of MiB on
+    others, 9-33 MiB; no CUDA context takes under about 70), under 10 MiB where the driver reads N/A for `Disp.A`
+    (an old GeForce driver). A GPU that holds more, with its process box cut, is reported over the GPUs whose rows
+    show their memory, never `ok` over the idle GPUs beside it: whose memory it is is not in the source.
+    In Exclusive_Process compute mode such a GPU (display off, no serving work in the source) is an issue: the context
+    it holds has the GPU to itself, and the driver refuses every other process one there (CUDA error 46, "all
+    CUDA-capable devices are busy or unavailable"), whichever program holds it.
     Where such a GPU (display off) holds more, and the source's engine command sets its memory budget as a share of
     each GPU (vLLM's `--gpu-memory-utilization`, SGLang's `--mem-fraction-static`) that the used memory matches (from
     5 % under that share of the GPU's memory to 1 GiB over it: its CUDA context), the memory is that engine's own:
