@@ -133,6 +133,16 @@ def test_an_exclusive_gpu_holding_a_context_is_taken(prefix: str, gpus: str, cov
     assert r.coverage is not None and r.coverage.text() == coverage, r.coverage
 
 
+def test_an_exclusive_gpu_beside_a_named_engine_stays_open(tmp_path: Path) -> None:
+    # Modelled from corpus 1465: the same table under a vLLM command line. The context held may be that engine's own:
+    # the table (its process box cut) does not say, so no issue is read from the compute mode.
+    from corpus import body, paste_checks
+
+    text = "$ vllm serve facebook/opt-125m --gpu-memory-utilization 0.9\n" + body("1465")
+    r = paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert r.status == "unknown" and "memory is held (GPU 0 74 MiB used" in r.message, r.message
+
+
 def test_an_exclusive_gpu_at_its_reserve_is_free(tmp_path: Path) -> None:
     # Modelled from corpus 1465: the same K40m at 0MiB in `E. Process` holds no context: nothing keeps a process off.
     from corpus import body, paste_checks

@@ -537,10 +537,11 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     others, 9-33 MiB; no CUDA context takes under about 70), under 10 MiB where the driver reads N/A for `Disp.A`
     (an old GeForce driver). A GPU that holds more, with its process box cut, is reported over the GPUs whose rows
     show their memory, never `ok` over the idle GPUs beside it: whose memory it is is not in the source.
-    In Exclusive_Process compute mode such a GPU (display off, no serving work in the source) is an issue: the context
+    In Exclusive_Process compute mode such a GPU (display off, no serving work and no engine named in the source;
+    a named engine's context may be its own) is an issue: the context
     it holds has the GPU to itself, and the driver refuses every other process one there (CUDA error 46, "all
     CUDA-capable devices are busy or unavailable"), whichever program holds it.
-    Where such a GPU (display off) holds more, and the source's engine command sets its memory budget as a share of
+    Where a GPU so cut (display off) holds more, and the source's engine command sets its memory budget as a share of
     each GPU (vLLM's `--gpu-memory-utilization`, SGLang's `--mem-fraction-static`) that the used memory matches (from
     5 % under that share of the GPU's memory to 1 GiB over it: its CUDA context), the memory is that engine's own:
     not an issue (a second instance that will not start beside it is how the engine budgets, not a foreign tenant).
@@ -676,10 +677,11 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     # The process box is cut away and the memory row holds a context: whose it is, the table does not say.
     in_use = [g for g in gpus if g.processes is None and g.memory_used_mib is not None and g not in idle]
     # In Exclusive_Process mode a GPU holding a context is taken: the driver gives no other process a context there
-    # (CUDA error 46, "all CUDA-capable devices are busy or unavailable"), whoever holds it. With no serving work in
-    # the source, that GPU is held by another program for every engine or job that asks for it (corpus 1465, 1466).
+    # (CUDA error 46, "all CUDA-capable devices are busy or unavailable"), whoever holds it. With no serving work and
+    # no engine named in the source, that GPU is held against every engine or job that asks for it (corpus 1465,
+    # 1466); where the source names the engine, the context may be its own, and the table cannot say.
     exclusive = [g for g in in_use if g.compute_mode == "Exclusive_Process" and g.display_active is not True
-                 and (g.memory_used_mib or 0.0) >= _NO_CONTEXT_MIB] if not workload else []
+                 and (g.memory_used_mib or 0.0) >= _NO_CONTEXT_MIB] if not (workload or named) else []
     if exclusive:
         serious = True
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used at {g.utilization_gpu}%"
