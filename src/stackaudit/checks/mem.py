@@ -458,12 +458,14 @@ def _mig(nvidia: NvidiaGpus, parallelism: Parallelism | None, mig_setup: MigSetu
 
 # --- MEM-GPU-SHARED ------------------------------------------------------------------------------
 
-# Below this much used memory no process is on the GPU: a CUDA context takes a few hundred MiB, while an idle GPU's
-# row reads 0-4 MiB (the driver's own reserve: 3 MiB on DGX A100s with R450, corpus 592; 4 MiB on A100 and H100 with
-# R535-R560 at rest, corpus 287, 1227). A GPU whose process list is not shown but whose row shows no
-# more, with no display, holds no other process of note (an Xorg on a headless GPU holds 4 MiB: no memory a server
-# misses).
-_NO_CONTEXT_MIB = 5.0
+# Below this much used memory no process is on the GPU: a CUDA context takes a few hundred MiB on current GPUs and
+# never under about 70 (74 MiB on a Tesla K40m under R375, the smallest in the corpus: 1465), while an idle GPU's
+# row reads the driver's own reserve: 0-4 MiB on data-centre GPUs (3 MiB on DGX A100s with R450, corpus 592; 4 MiB
+# on A100 and H100 with R535-R560 at rest, 287, 1227), up to tens of MiB on others (9 MiB on a T4 under R530, 1443;
+# 10 MiB on an RTX 3070 under R535, 1419; 33 MiB on a laptop GeForce under WSL 2's R527, 1265). A GPU whose process
+# list is not shown but whose row shows no more, with no display, holds no other process of note (an Xorg on a
+# headless GPU holds 4 MiB: no memory a server misses).
+_NO_CONTEXT_MIB = 48.0
 # A driver that reads N/A for `Disp.A` (the GeForce GTX 680 on 325.15, corpus 1320) keeps more for itself at rest:
 # 9 MiB there, as a display GPU holding 9 MiB does (corpus 1100). Under this much no CUDA context (tens of MiB even
 # then) and no display of note is on the GPU.
@@ -532,8 +534,15 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     slices with the CUDA work in the VM, which can neither see their processes nor make the GPU headless.
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
     A table cut before its Processes box still shows a GPU with no process where its used memory holds no context:
-    under 5 MiB with the display off, under 10 MiB where the driver reads N/A for `Disp.A` (an old GeForce driver).
-    Where such a GPU (display off) holds more, and the source's engine command sets its memory budget as a share of
+    under 48 MiB with the display off (a driver's reserve reads 0-4 MiB on data-centre GPUs and up to tens of MiB on
+    others, 9-33 MiB; no CUDA context takes under about 70), under 10 MiB where the driver reads N/A for `Disp.A`
+    (an old GeForce driver). A GPU that holds more, with its process box cut, is reported over the GPUs whose rows
+    show their memory, never `ok` over the idle GPUs beside it: whose memory it is is not in the source.
+    In Exclusive_Process compute mode such a GPU (display off, no serving work and no engine named in the source;
+    a named engine's context may be its own) is an issue: the context
+    it holds has the GPU to itself, and the driver refuses every other process one there (CUDA error 46, "all
+    CUDA-capable devices are busy or unavailable"), whichever program holds it.
+    Where a GPU so cut (display off) holds more, and the source's engine command sets its memory budget as a share of
     each GPU (vLLM's `--gpu-memory-utilization`, SGLang's `--mem-fraction-static`) that the used memory matches (from
     5 % under that share of the GPU's memory to 1 GiB over it: its CUDA context), the memory is that engine's own:
     not an issue (a second instance that will not start beside it is how the engine budgets, not a foreign tenant).
@@ -666,6 +675,24 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     idle = [g for g in gpus if g.processes is None and g.memory_used_mib is not None
             and ((g.display_active is False and g.memory_used_mib < _NO_CONTEXT_MIB)
                  or ("display" in g.unsupported and g.memory_used_mib < _NO_CONTEXT_DISP_NA_MIB))]
+    # The process box is cut away and the memory row holds a context: whose it is, the table does not say.
+    in_use = [g for g in gpus if g.processes is None and g.memory_used_mib is not None and g not in idle]
+    # In Exclusive_Process mode a GPU holding a context is taken: the driver gives no other process a context there
+    # (CUDA error 46, "all CUDA-capable devices are busy or unavailable"), whoever holds it. With no serving work and
+    # no engine named in the source, that GPU is held against every engine or job that asks for it (corpus 1465,
+    # 1466); where the source names the engine, the context may be its own, and the table cannot say.
+    exclusive = [g for g in in_use if g.compute_mode == "Exclusive_Process" and g.display_active is not True
+                 and (g.memory_used_mib or 0.0) >= _NO_CONTEXT_MIB] if not (workload or named) else []
+    if exclusive:
+        serious = True
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used at {g.utilization_gpu}%"
+                          if g.utilization_gpu is not None else f"GPU {g.index} {g.memory_used_mib:g} MiB used"
+                          for g in exclusive)
+        problems.append(f"GPU(s) {gpu_indices(exclusive)} run in Exclusive_Process compute mode and already hold a "
+                        f"CUDA context ({shown}): the process that holds it has the GPU to itself, and the driver "
+                        "refuses every other process a context there (\"all CUDA-capable devices are busy or "
+                        "unavailable\"); which program holds it is not in this source (the process box is not shown)")
+        subjects += [g.subject for g in exclusive]
     foreign: dict[str, list[GpuProcess]] = {}
     in_container = container is not None and container.in_container
     for g in procs_known:
@@ -693,9 +720,13 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                        subjects=sorted(set(subjects)), severity="medium" if serious else "low")
         # The issue is judged over the GPUs whose display or processes the table shows (corpus 472: a display on GPU 1
         # of two, `2 GPUs shown`); an MPS daemon alone is the host's, whatever the table shows.
-        read = [g for g in gpus if g.display_active is not None or g.processes is not None]
-        return (over_gpus(nvidia, read, shared, "nvidia-smi")
-                if read and (display or wsl_display or costly or unmeasured or foreign) else shared)
+        read = [g for g in gpus if g.display_active is not None or g.processes is not None] \
+            if display or wsl_display or costly or unmeasured or foreign else []
+        # An exclusive GPU's context is judged over the GPUs whose compute mode and memory the table shows (corpus
+        # 1465: GPU 1's row cut before them, `1 of 2 GPUs shown`).
+        if exclusive:
+            read += [g for g in gpus if g.compute_mode is not None and g.memory_used_mib is not None and g not in read]
+        return over_gpus(nvidia, read, shared, "nvidia-smi") if read else shared
     if windows:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
                           else f"GPU {g.index}" for g in windows)
@@ -750,6 +781,17 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
     if idle:
         msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
+    if in_use:
+        # A GPU shown holding memory whose process box is cut leaves the verdict open, over the GPUs whose memory the
+        # rows show (corpus 647, 922: `2 GPUs shown`), and gives no `ok` over the idle GPUs beside it (347: GPU 2 at
+        # 10 MiB beside GPUs 0-1 holding 966 MiB each at 100 %).
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in in_use)
+        beside = "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)" \
+            if idle else ""
+        return over_gpus(nvidia, in_use + [g for g in procs_known + idle if g not in in_use], unknown(
+            f"memory is held ({shown}), and the process box is not in this source: whose "
+            f"memory it is (this deployment's engine, another job, a leftover process) cannot be told{beside}",
+            actual=actual, hint="paste the whole `nvidia-smi` with its Processes box"), "nvidia-smi")
     return ok_over_gpus(nvidia, procs_known + idle, msg, actual=actual, ask="nvidia-smi")
 
 
