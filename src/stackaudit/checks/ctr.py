@@ -1434,6 +1434,20 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                      f"/dev/nvidia device): {', '.join(c.label for c in bad)}",
                      actual={c.label: c.runtime or "runc" for c in bad}, expected="--gpus / CDI GPU devices",
                      subjects=[c.label for c in bad])
+    # `--gpus 0` is a count of zero GPUs, not GPU 0: Docker asks the runtime for none, and the image's own
+    # NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image, none elsewhere): not the GPU the user meant.
+    zero = [c for c in serving if c.zero_gpus_asked]
+    if zero:
+        every = [c for c in zero if c.image_sees_every_gpu]
+        listed = gpus.whole_count if gpus is not None else None
+        return issue("`--gpus 0` asks for a count of zero GPUs, not GPU 0: Docker requests no device from the NVIDIA "
+                     "runtime, so what the container gets is left to its image's NVIDIA_VISIBLE_DEVICES: "
+                     + "; ".join(f"{c.label}: {'every GPU of the host (the image sets NVIDIA_VISIBLE_DEVICES=all)' if c in every else 'no GPU unless its image sets NVIDIA_VISIBLE_DEVICES'}"
+                                 for c in zero)
+                     + (f" (the source lists {listed} GPUs)" if every and listed else "")
+                     + "; name the GPU with `--gpus '\"device=0\"'` (or a count of 1)",
+                     actual={c.label: "--gpus 0" for c in zero}, expected="--gpus '\"device=N\"' or --gpus N > 0",
+                     subjects=[c.label for c in zero])
     # A pod its status shows not scheduled has no GPU yet: why (no free GPU, a taint, a selector) is in its events.
     waiting = [c for c in serving if c.unscheduled]
     if waiting:

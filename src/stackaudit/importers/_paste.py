@@ -64,7 +64,10 @@ _ROOT_COMMANDS = (
     "pct", "lxc-info", "modinfo", "sudo", "nvcc", "ibstat", "ibv_devinfo", "free", "mount", "ip",
 )
 _COMMAND_START = re.compile(r"^(?:sudo\s+)?(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s|$)")
-_HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s.*)?)$")
+# Also ollama's server started by hand, the variables it reads set before it (`# OLLAMA_MAX_VRAM=17179869184
+# CUDA_VISIBLE_DEVICES=2,3 ollama serve`, corpus 1426): the command people paste above its log.
+_HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:[A-Za-z_]\w*=\S*\s+)*(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS)
+                          + r"|ollama\s+serve)(?:\s.*)?)$")
 # The root prompt glued to its command (`#docker run --rm nvidia/cuda:latest nvidia-smi`, NVIDIA/nvidia-docker#1171):
 # a prompt only where the command's output follows it. A script's commented-out command (`#docker run ...`) stands
 # above another command, another comment, a fence or nothing.
