@@ -995,6 +995,11 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     within its GPU request: ok over those GPUs. A piece of a pod spec that shows a serving container without a GPU
     request (a `containers:` list pasted with its image and args only) does not show its `resources:`: unknown, not
     a container started without GPUs.
+    A `docker run --gpus 0` asks for a count of zero GPUs, not GPU 0 (Docker's CLI reads a bare number as a count):
+    the runtime is asked for no device and the image's own NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image):
+    an issue, the GPU named with `--gpus '"device=0"'`. The runtime hook's failure to set up a requested GPU
+    (`nvidia-container-cli: mount error:`, `container error:`, `ldcache error:`, `device error:`) is a symptom line
+    too: the request shown above it is no proof of access.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
@@ -1032,7 +1037,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     not flagged. Inside LXC the version match is CTR-LXC-DEVICES's. `cuda-compat` libraries on
     GeForce cards cause Error 803 (not detected here).
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
-    `OS: Windows 11`), with no container shown, is not in a container: not applicable (facts/applicability.LINUX_ONLY).
+    `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`), with no container shown, is not in a
+    container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
+    `ollama serve` typed at a prompt that names no container (facts/container.py): a program of the host.
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in
@@ -1438,13 +1445,11 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     # NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image, none elsewhere): not the GPU the user meant.
     zero = [c for c in serving if c.zero_gpus_asked]
     if zero:
-        every = [c for c in zero if c.image_sees_every_gpu]
-        listed = gpus.whole_count if gpus is not None else None
+        gets = {c.label: "every GPU of the host (the image sets NVIDIA_VISIBLE_DEVICES=all)"
+                if c.image_sees_every_gpu else "no GPU unless its image sets NVIDIA_VISIBLE_DEVICES" for c in zero}
         return issue("`--gpus 0` asks for a count of zero GPUs, not GPU 0: Docker requests no device from the NVIDIA "
                      "runtime, so what the container gets is left to its image's NVIDIA_VISIBLE_DEVICES: "
-                     + "; ".join(f"{c.label}: {'every GPU of the host (the image sets NVIDIA_VISIBLE_DEVICES=all)' if c in every else 'no GPU unless its image sets NVIDIA_VISIBLE_DEVICES'}"
-                                 for c in zero)
-                     + (f" (the source lists {listed} GPUs)" if every and listed else "")
+                     + "; ".join(f"{label}: {what}" for label, what in gets.items())
                      + "; name the GPU with `--gpus '\"device=0\"'` (or a count of 1)",
                      actual={c.label: "--gpus 0" for c in zero}, expected="--gpus '\"device=N\"' or --gpus N > 0",
                      subjects=[c.label for c in zero])
