@@ -5,6 +5,8 @@
   is no proof of access, its failure is (corpus 1461).
 - `docker run --gpus 0` is a count of zero GPUs, not GPU 0: Docker asks the runtime for none, and the image's own
   NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image): an issue (corpus 1460, NVIDIA/nvidia-docker#1506).
+- A whole pod spec without nvidia.com/gpu and nvidia-smi run in that pod by `kubectl exec` listing GPUs: the GPU
+  reaches it outside the device plugin's allocation, an issue (corpus 379).
 - The engine's host shows itself, so no container applies: a model loaded from a Windows drive (corpus 1423), a systemd
   unit's ExecStart that runs the engine (corpus 920), `ollama serve` typed at a root prompt (corpus 1426).
 
@@ -100,3 +102,16 @@ def test_ollama_serve_typed_at_a_root_prompt_is_on_the_host(tmp_path: Path) -> N
     # Modelled: the same command at a container's own prompt (its id as the host) ran in that container.
     inside = _body("1426").replace("# OLLAMA_MAX_VRAM", "root@802f556c99c8:/# OLLAMA_MAX_VRAM")
     assert paste_checks(tmp_path, inside, ACCESS)[ACCESS].status != "not-applicable"
+
+
+def test_nvidia_smi_exec_in_a_pod_that_asks_for_no_gpu(tmp_path: Path) -> None:
+    # Corpus 379 (NVIDIA/k8s-device-plugin#195): a whole pod spec without nvidia.com/gpu, then
+    # `**k exec -it gpu-resource-test -- nvidia-smi**` listing the node's Quadro K2200.
+    result = capture_checks("379", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert "gpu-resource-test" in result.message and "Quadro K2200" in result.message
+    # Modelled: the same pod with a GPU limit is given the GPU it lists.
+    limited = _body("379").replace('    imagePullPolicy: IfNotPresent\n',
+                                   '    imagePullPolicy: IfNotPresent\n    resources:\n      limits:\n'
+                                   '        nvidia.com/gpu: 1\n')
+    assert paste_checks(tmp_path, limited, ACCESS)[ACCESS].status != "issue"

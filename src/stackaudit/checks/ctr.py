@@ -995,6 +995,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     within its GPU request: ok over those GPUs. A piece of a pod spec that shows a serving container without a GPU
     request (a `containers:` list pasted with its image and args only) does not show its `resources:`: unknown, not
     a container started without GPUs.
+    A whole pod spec that asks for no nvidia.com/gpu, with nvidia-smi run in that pod by `kubectl exec` (`k exec`, the
+    line in Markdown bold too) listing GPUs, shows the GPU reaching the container outside the device plugin's
+    allocation (the image's NVIDIA_VISIBLE_DEVICES=all under nvidia as the node's default runtime): an issue.
     A `docker run --gpus 0` asks for a count of zero GPUs, not GPU 0 (Docker's CLI reads a bare number as a count):
     the runtime is asked for no device and the image's own NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image):
     an issue, the GPU named with `--gpus '"device=0"'`. The runtime hook's failure to set up a requested GPU
@@ -1080,6 +1083,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     gpuless = _node_without_gpus(container)
     if gpuless is not None:
         return gpuless
+    leaked = _gpu_outside_request(container, docker_containers, gpus)
+    if leaked is not None:
+        return leaked
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
     if judged.status == "unknown" and container is not None and container.in_container:
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
@@ -1257,6 +1263,36 @@ def _smi_answered(container: ContainerInfo, gpus: GpuInventory | None) -> Outcom
                             + "): the GPU device nodes and the driver's NVML library reach it",
                             actual=[g.model for g in listed], evidence=[*container.evidence, typed]),
                          [f"GPU {g.index}" for g in listed], None)
+
+
+def _gpu_outside_request(container: ContainerInfo | None, docker_containers: DockerContainers | None,
+                         gpus: GpuInventory | None) -> Outcome | None:
+    """CTR-GPU-ACCESS issue where the one whole pod spec pasted asks for no GPU and nvidia-smi run in that pod by
+    `kubectl exec` (ContainerInfo.exec_into) lists GPUs: they reach it outside the device plugin's allocation; None
+    otherwise."""
+    spec = docker_containers.own_spec if docker_containers is not None else None
+    if container is None or container.in_container or spec is None or spec.origin != ORIGIN_K8S \
+            or spec.gpu_requested:
+        return None
+    pod = spec.id.partition("/")[0]
+    typed = next((command for target, command in container.exec_into
+                  if (target == pod or target.startswith(pod + "-")) and _SMI_LISTS.match(command)), "")
+    listed = [g for g in (gpus.gpus if gpus is not None else ()) if NVIDIA_TITLE in g.shown_by] if typed else []
+    if not listed:
+        return None
+    names = ", ".join(dict.fromkeys(g.model for g in listed if g.model))
+    return over_subjects(issue(
+        f"pod {pod} asks for no {K8S_GPU_RESOURCE} (its spec's container {spec.label} has no GPU limit), yet `{typed}` "
+        f"run in it lists {len(listed)} GPU(s) ({names}): the GPU reaches the container outside the device plugin's "
+        "allocation (the image's NVIDIA_VISIBLE_DEVICES=all under nvidia as the node's default runtime), so pods the "
+        "scheduler gave no GPU share the ones it gives others",
+        actual=[g.model for g in listed], expected=f"no GPU without a {K8S_GPU_RESOURCE} limit",
+        subjects=[spec.label], evidence=[f"kubectl exec {pod} -- {typed}"],
+        fix=Fix.of(step("Keep GPUs to the pods that request them: set the device plugin's "
+                        "`deviceListStrategy` to volume-mounts (or CDI) with `accept-nvidia-visible-devices-envvar-when-"
+                        "unprivileged = false` in the toolkit's config.toml, then restart the runtime", cost="restart",
+                        scope="container-host"))),
+        [f"GPU {g.index}" for g in listed], None)
 
 
 def _nvml_listed(gpus: GpuInventory | None) -> Outcome | None:

@@ -46,6 +46,10 @@ class ContainerInfo:
     # A `minikube start` that runs the Kubernetes node as a Docker or Podman container given no GPU (MINIKUBE_START,
     # minikube_node), "" where none is shown.
     node_without_gpus: str = ""
+    # Where a pasted spec describes the container from outside (kind ""): the commands the source shows run in a
+    # container by `docker exec` / `kubectl exec`, each (its target, the command run there); what they printed is that
+    # container's own view.
+    exec_into: tuple[tuple[str, str], ...] = ()
 
     @property
     def in_container(self) -> bool:
@@ -297,7 +301,7 @@ def stated_host(line: str) -> str:
 
 # A command run in a container from outside it: `docker exec [options] NAME CMD...` (Podman's and nerdctl's alike), `kubectl
 # exec [options] POD -- CMD...` (OpenShift's `oc`). The options that take a value, as the CLIs define them.
-_EXEC = re.compile(r"^(?:sudo\s+)?(?P<cli>docker|podman|nerdctl|kubectl|oc)\s+exec\s")
+_EXEC = re.compile(r"^(?:sudo\s+)?(?P<cli>docker|podman|nerdctl|kubectl|oc|k)\s+exec\s")
 _EXEC_VALUED = frozenset({"-u", "--user", "-e", "--env", "-w", "--workdir", "--env-file", "--detach-keys", "-c",
                           "--container", "-n", "--namespace", "--context", "--kubeconfig", "-f", "--filename"})
 
@@ -311,7 +315,7 @@ def exec_inside(command: str) -> tuple[str, str, str]:
         words = shlex.split(command[m.end():])
     except ValueError:
         return "", "", ""
-    kubernetes = m.group("cli") in ("kubectl", "oc")
+    kubernetes = m.group("cli") in ("kubectl", "oc", "k")  # `k`: kubectl's usual alias
     target = ""
     while words:
         word = words.pop(0)
@@ -353,6 +357,16 @@ def _pid_one(host: Host) -> str:
         return next((p for p in host.doc(LOG_LINE_PROGRAMS.name).splitlines() if _FIRST_PROCESS.match(p)), "")
     except NotCaptured:
         return ""
+
+
+def _exec_rows(host: Host) -> tuple[tuple[str, str], ...]:
+    """(target, command) of each `docker exec` / `kubectl exec` row of the paste's prompts (exec_inside)."""
+    try:
+        text = host.doc(PROMPT_HOSTS.name)
+    except NotCaptured:
+        return ()
+    found = (exec_inside(line.partition("\t")[2]) for line in text.splitlines())
+    return tuple((target, inner) for kind, target, inner in found if kind)
 
 
 def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
@@ -586,7 +600,7 @@ def container(ctx: FactContext) -> ContainerInfo:
         if not kind:
             host_side = _host_side_evidence(host)
             if host_side:
-                return ContainerInfo("", (host_side,), None)
+                return ContainerInfo("", (host_side,), None, exec_into=_exec_rows(host))
             kind, why, reached, short = _gpu_stack_pod(host)
             node_kind, node_why, gpuless = _minikube_node(host)
             if kind:

@@ -73,7 +73,10 @@ _HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:[A-Za-z_]\w*=\S*\s+)*(?:" + "|".join
 # above another command, another comment, a fence or nothing.
 # A command run in a container from outside it, pasted as its own line without a prompt (facts/container.exec_inside
 # reads it).
-_BARE_EXEC = re.compile(r"^(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc)\s+exec\s+\S")
+# `k` is kubectl's usual alias (the Kubernetes docs' cheat sheet sets `alias k=kubectl`); a report's Markdown may set the
+# line in bold (`**k exec -it gpu-resource-test -- nvidia-smi**`, corpus 379), the markers no part of the command.
+_BARE_EXEC = re.compile(r"^(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|k)\s+exec\s+\S")
+_BOLD_EXEC = re.compile(r"^\*\*(?P<cmd>(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|k)\s+exec\s+[^*]+?)\s*\*\*$")
 _GLUED_HASH_PROMPT = re.compile(r"^#(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")\s.*)$")
 
 # A run of `nvidia-smi -q` fields flattened onto one line: where each known name (longest first), the
@@ -496,6 +499,8 @@ def view(text: str) -> PasteView:
             at_prompt = cmd is not None
         elif line:
             at_prompt = False
+            if first == "*" and (bold := _BOLD_EXEC.match(line)):
+                line = bold.group("cmd")
             if _BARE_EXEC.match(line):
                 # `kubectl exec POD -n ns -- nvidia-smi` pasted without a prompt above what it printed (corpus 1211):
                 # a command typed at a shell whose host is not shown.
