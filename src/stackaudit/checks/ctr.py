@@ -995,6 +995,14 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     within its GPU request: ok over those GPUs. A piece of a pod spec that shows a serving container without a GPU
     request (a `containers:` list pasted with its image and args only) does not show its `resources:`: unknown, not
     a container started without GPUs.
+    A whole pod spec that asks for no nvidia.com/gpu, with nvidia-smi run in that pod by `kubectl exec` (`k exec`, the
+    line in Markdown bold too) listing GPUs, shows the GPU reaching the container outside the device plugin's
+    allocation (the image's NVIDIA_VISIBLE_DEVICES=all under nvidia as the node's default runtime): an issue.
+    A `docker run --gpus 0` asks for a count of zero GPUs, not GPU 0 (Docker's CLI reads a bare number as a count):
+    the runtime is asked for no device and the image's own NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image):
+    an issue, the GPU named with `--gpus '"device=0"'`. The runtime hook's failure to set up a requested GPU
+    (`nvidia-container-cli: mount error:`, `container error:`, `ldcache error:`, `device error:`) is a symptom line
+    too: the request shown above it is no proof of access.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
@@ -1032,7 +1040,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     not flagged. Inside LXC the version match is CTR-LXC-DEVICES's. `cuda-compat` libraries on
     GeForce cards cause Error 803 (not detected here).
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
-    `OS: Windows 11`), with no container shown, is not in a container: not applicable (facts/applicability.LINUX_ONLY).
+    `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`), with no container shown, is not in a
+    container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
+    `ollama serve` typed at a prompt that names no container (facts/container.py): a program of the host.
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in
@@ -1075,6 +1085,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     gpuless = _node_without_gpus(container)
     if gpuless is not None:
         return gpuless
+    leaked = _gpu_outside_request(container, docker_containers, gpus)
+    if leaked is not None:
+        return leaked
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
     if judged.status == "unknown" and container is not None and container.in_container:
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
@@ -1259,6 +1272,36 @@ def _smi_answered(container: ContainerInfo, gpus: GpuInventory | None) -> Outcom
                          [f"GPU {g.index}" for g in listed], None)
 
 
+def _gpu_outside_request(container: ContainerInfo | None, docker_containers: DockerContainers | None,
+                         gpus: GpuInventory | None) -> Outcome | None:
+    """CTR-GPU-ACCESS issue where the one whole pod spec pasted asks for no GPU and nvidia-smi run in that pod by
+    `kubectl exec` (ContainerInfo.exec_into) lists GPUs: they reach it outside the device plugin's allocation; None
+    otherwise."""
+    spec = docker_containers.own_spec if docker_containers is not None else None
+    if container is None or container.in_container or spec is None or spec.origin != ORIGIN_K8S \
+            or spec.gpu_requested:
+        return None
+    pod = spec.id.partition("/")[0]
+    typed = next((command for target, command in container.exec_into
+                  if (target == pod or target.startswith(pod + "-")) and _SMI_LISTS.match(command)), "")
+    listed = [g for g in (gpus.gpus if gpus is not None else ()) if NVIDIA_TITLE in g.shown_by] if typed else []
+    if not listed:
+        return None
+    names = ", ".join(dict.fromkeys(g.model for g in listed if g.model))
+    return over_subjects(issue(
+        f"pod {pod} asks for no {K8S_GPU_RESOURCE} (its spec's container {spec.label} has no GPU limit), yet `{typed}` "
+        f"run in it lists {len(listed)} GPU(s) ({names}): the GPU reaches the container outside the device plugin's "
+        "allocation (the image's NVIDIA_VISIBLE_DEVICES=all under nvidia as the node's default runtime), so pods the "
+        "scheduler gave no GPU share the ones it gives others",
+        actual=[g.model for g in listed], expected=f"no GPU without a {K8S_GPU_RESOURCE} limit",
+        subjects=[spec.label], evidence=[f"kubectl exec {pod} -- {typed}"],
+        fix=Fix.of(step("Keep GPUs to the pods that request them: set the device plugin's "
+                        "`deviceListStrategy` to volume-mounts (or CDI) with `accept-nvidia-visible-devices-envvar-when-"
+                        "unprivileged = false` in the toolkit's config.toml, then restart the runtime", cost="restart",
+                        scope="container-host"))),
+        [f"GPU {g.index}" for g in listed], None)
+
+
 def _nvml_listed(gpus: GpuInventory | None) -> Outcome | None:
     """CTR-GPU-ACCESS ok where `nvidia-smi -L` answered with GPUs (NVSMI_LIST_TITLE): NVML opened the GPU device nodes
     through the driver's libnvidia-ml where it ran, which inside a container is what the toolkit hands over; a
@@ -1441,6 +1484,18 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                      f"/dev/nvidia device): {', '.join(c.label for c in bad)}",
                      actual={c.label: c.runtime or "runc" for c in bad}, expected="--gpus / CDI GPU devices",
                      subjects=[c.label for c in bad])
+    # `--gpus 0` is a count of zero GPUs, not GPU 0: Docker asks the runtime for none, and the image's own
+    # NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image, none elsewhere): not the GPU the user meant.
+    zero = [c for c in serving if c.zero_gpus_asked]
+    if zero:
+        gets = {c.label: "every GPU of the host (the image sets NVIDIA_VISIBLE_DEVICES=all)"
+                if c.image_sees_every_gpu else "no GPU unless its image sets NVIDIA_VISIBLE_DEVICES" for c in zero}
+        return issue("`--gpus 0` asks for a count of zero GPUs, not GPU 0: Docker requests no device from the NVIDIA "
+                     "runtime, so what the container gets is left to its image's NVIDIA_VISIBLE_DEVICES: "
+                     + "; ".join(f"{label}: {what}" for label, what in gets.items())
+                     + "; name the GPU with `--gpus '\"device=0\"'` (or a count of 1)",
+                     actual={c.label: "--gpus 0" for c in zero}, expected="--gpus '\"device=N\"' or --gpus N > 0",
+                     subjects=[c.label for c in zero])
     # A pod its status shows not scheduled has no GPU yet: why (no free GPU, a taint, a selector) is in its events.
     waiting = [c for c in serving if c.unscheduled]
     if waiting:

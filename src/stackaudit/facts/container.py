@@ -46,6 +46,10 @@ class ContainerInfo:
     # A `minikube start` that runs the Kubernetes node as a Docker or Podman container given no GPU (MINIKUBE_START,
     # minikube_node), "" where none is shown.
     node_without_gpus: str = ""
+    # Where a pasted spec describes the container from outside (kind ""): the commands the source shows run in a
+    # container by `docker exec` / `kubectl exec`, each (its target, the command run there); what they printed is that
+    # container's own view.
+    exec_into: tuple[tuple[str, str], ...] = ()
 
     @property
     def in_container(self) -> bool:
@@ -335,7 +339,7 @@ def stated_host(line: str) -> str:
 
 # A command run in a container from outside it: `docker exec [options] NAME CMD...` (Podman's and nerdctl's alike), `kubectl
 # exec [options] POD -- CMD...` (OpenShift's `oc`). The options that take a value, as the CLIs define them.
-_EXEC = re.compile(r"^(?:sudo\s+)?(?P<cli>docker|podman|nerdctl|kubectl|oc)\s+exec\s")
+_EXEC = re.compile(r"^(?:sudo\s+)?(?P<cli>docker|podman|nerdctl|kubectl|oc|k)\s+exec\s")
 _EXEC_VALUED = frozenset({"-u", "--user", "-e", "--env", "-w", "--workdir", "--env-file", "--detach-keys", "-c",
                           "--container", "-n", "--namespace", "--context", "--kubeconfig", "-f", "--filename"})
 
@@ -349,7 +353,7 @@ def exec_inside(command: str) -> tuple[str, str, str]:
         words = shlex.split(command[m.end():])
     except ValueError:
         return "", "", ""
-    kubernetes = m.group("cli") in ("kubectl", "oc")
+    kubernetes = m.group("cli") in ("kubectl", "oc", "k")  # `k`: kubectl's usual alias
     target = ""
     while words:
         word = words.pop(0)
@@ -391,6 +395,16 @@ def _pid_one(host: Host) -> str:
         return next((p for p in host.doc(LOG_LINE_PROGRAMS.name).splitlines() if _FIRST_PROCESS.match(p)), "")
     except NotCaptured:
         return ""
+
+
+def _exec_rows(host: Host) -> tuple[tuple[str, str], ...]:
+    """(target, command) of each `docker exec` / `kubectl exec` row of the paste's prompts (exec_inside)."""
+    try:
+        text = host.doc(PROMPT_HOSTS.name)
+    except NotCaptured:
+        return ()
+    found = (exec_inside(line.partition("\t")[2]) for line in text.splitlines())
+    return tuple((target, inner) for kind, target, inner in found if kind)
 
 
 def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
@@ -462,6 +476,44 @@ def _home_build_engine(ctx: FactContext) -> str:
                 or (command.argv[0].startswith("./") and _BUILT_THEN_RUN.search(command.line)):
             return command.argv[0]
     return ""
+
+
+# A systemd unit's start line (`ExecStart=/usr/bin/python /opt/koboldcpp-latest/koboldcpp.py ...`, corpus 920; systemd's
+# prefixes `-@:+!` allowed): systemd runs the engine as a service of the machine whose unit it is. A unit that starts a
+# container runs its runtime's CLI there (`ExecStart=/usr/bin/docker run ...`), which no engine command is.
+_UNIT_START = re.compile(r"^\s*ExecStart=[-@:+!]*\S")
+_RUNTIME_CLI = re.compile(r"(?:^|/)(?:docker|podman|nerdctl|ctr|crictl|kubectl|lxc-\w+|systemd-nspawn|apptainer|"
+                          r"singularity)$")
+
+
+def _unit_engine(ctx: FactContext) -> str:
+    """The engine command a pasted systemd unit's ExecStart runs directly (no container runtime's CLI), or ""."""
+    commands = ctx.optional("engine_commands", EngineCommands)
+    for command in commands.commands if commands is not None else ():
+        if _UNIT_START.match(command.line) and command.argv and not any(_RUNTIME_CLI.search(w) for w in
+                                                                        command.line.split()[:2]):
+            return command.line
+    return ""
+
+
+# `ollama serve` typed at a shell prompt, after `sudo` and the variables it reads (`OLLAMA_MAX_VRAM=... ollama serve`,
+# corpus 1426): the server started by hand, as STATED_HOST_WORDS says it in words. Its Docker image runs `ollama serve`
+# as the container's entrypoint, so no one types it there.
+_TYPED_OLLAMA_SERVE = re.compile(r"^(?:sudo\s+(?:-E\s+)?)?(?:[A-Za-z_]\w*=\S*\s+)*ollama\s+serve\b")
+
+
+def _typed_host_server(host: Host) -> str:
+    """A prompt's command that starts ollama's server by hand (_TYPED_OLLAMA_SERVE) at a prompt that names no
+    container, where no command typed at a prompt names a container or its runner (_NAMES_CONTAINER), else ""."""
+    try:
+        text = host.doc(PROMPT_HOSTS.name)
+    except NotCaptured:
+        return ""
+    rows = [line.partition("\t") for line in text.splitlines()]
+    if any(_NAMES_CONTAINER.search(command) for _, _, command in rows):
+        return ""
+    return next((command for name, _, command in rows
+                 if _TYPED_OLLAMA_SERVE.match(command) and not CONTAINER_HOSTNAME.fullmatch(name)), "")
 
 
 def _stated_host(host: Host) -> str:
@@ -586,7 +638,7 @@ def container(ctx: FactContext) -> ContainerInfo:
         if not kind:
             host_side = _host_side_evidence(host)
             if host_side:
-                return ContainerInfo("", (host_side,), None)
+                return ContainerInfo("", (host_side,), None, exec_into=_exec_rows(host))
             kind, why, reached, short = _gpu_stack_pod(host)
             node_kind, node_why, gpuless = _minikube_node(host)
             if kind:
@@ -611,11 +663,19 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo("", (f"the engine runs from a build tree or Python environment of the user's "
                                           f"own ({built}): a program built or installed and run on the machine, not "
                                           "in a container",), None)
+            unit = _unit_engine(ctx)
+            if unit:
+                return ContainerInfo("", (f"a systemd unit starts the engine (`{unit[:100]}`): a service of the "
+                                          "machine whose unit it is, not a container",), None)
             named = _windows_named_prompt(host)
             if named:
                 return ContainerInfo("", (f"the shell prompt's host {named} is a Windows computer's default name, "
                                           "which a WSL distro's own shell takes (a container takes its id), and no "
                                           "command typed there names a container",), None)
+            typed = _typed_host_server(host)
+            if typed:
+                return ContainerInfo("", (f"`{typed[:100]}` is typed at a shell prompt: ollama's server started by "
+                                          "hand on the host (its Docker image starts it as the entrypoint)",), None)
             words = _stated_host(host)
             if words:
                 return ContainerInfo("", (f"the user's words start the engine's server on the host (from their own "

@@ -105,15 +105,18 @@ def _gpus(value: str) -> DeviceRequest:
     value = value.strip().strip("'\"")
     ids: tuple[str, ...] = ()
     count = 0
+    zero = False  # a count of 0 written out (`--gpus 0`), not one the paste leaves unread (`--gpus $GPUS`)
     for part in re.split(r",(?=[a-z]+=)", value):
         key, eq, val = part.partition("=")
         if not eq:
             count = -1 if key == "all" else int(key) if key.isdecimal() else 0
+            zero = key.isdecimal() and count == 0
         elif key == "device":
             ids = tuple(v for v in val.strip("'\"").split(",") if v)
         elif key == "count":
             count = -1 if val == "all" else int(val) if val.isdecimal() else 0
-    return DeviceRequest("", count, ids, (("gpu",),))
+            zero = val.isdecimal() and count == 0
+    return DeviceRequest("", count, ids, (("gpu",),), zero_count=zero and not ids)
 
 
 def _split_command(text: str) -> list[str]:

@@ -118,6 +118,10 @@ class DeviceRequest:
     count: int  # -1: all
     device_ids: tuple[str, ...]
     capabilities: tuple[tuple[str, ...], ...]
+    # The request names a count of zero GPUs (`docker run --gpus 0`, `--gpus count=0`): Docker's CLI reads a bare
+    # number as a count, not a GPU's index, so it asks the NVIDIA runtime for no device of its own and the image's
+    # NVIDIA_VISIBLE_DEVICES (`all` in CUDA images) decides what the container gets (NVIDIA/nvidia-docker#1506).
+    zero_count: bool = False
 
     @property
     def is_gpu(self) -> bool:
@@ -235,6 +239,18 @@ class DockerContainer:
         if visible is None and self.runtime == "nvidia" and _GPU_ENV_IMAGE.match(self.image):
             return True  # the image's own ENV NVIDIA_VISIBLE_DEVICES=all (CUDA base images and NGC's built on them)
         return self.runtime == "nvidia" and visible not in (None, "", "void", "none")
+
+    @property
+    def zero_gpus_asked(self) -> bool:
+        """Its GPU request is a count of zero (`--gpus 0`: DeviceRequest.zero_count), with no
+        NVIDIA_VISIBLE_DEVICES of its own that would name the GPUs instead."""
+        return any(r.is_gpu and r.zero_count for r in self.device_requests) \
+            and self.env_value("NVIDIA_VISIBLE_DEVICES") is None
+
+    @property
+    def image_sees_every_gpu(self) -> bool:
+        """Its image's own environment sets NVIDIA_VISIBLE_DEVICES=all (_GPU_ENV_IMAGE: CUDA base and NGC images)."""
+        return bool(_GPU_ENV_IMAGE.match(self.image))
 
     @property
     def gpu_count(self) -> int | None:

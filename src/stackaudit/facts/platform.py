@@ -398,6 +398,9 @@ class WindowsLine:
 WINDOWS_LINES = (
     WindowsLine(r"\bbuilt with (?:MSVC\b.*|.*\bfor\s+\S*(?:windows|mingw)\S*.*)", "llama.cpp built for Windows"),
     WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll)\b", "a Windows program or library path"),
+    # llama.cpp's loader names the model file it opened (`loaded meta data ... from C:\Users\...\model.gguf`,
+    # corpus 1423, 962, 1282): a file on a Windows drive, opened by a program that runs on Windows.
+    WindowsLine(r"\bfrom [A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.gguf\b", "a model loaded from a Windows drive"),
     # cmd and PowerShell run a program by a relative path with backslashes (`.\bin\llama-server.exe ^`, corpus 962);
     # a shell under WSL 2 writes `./llama-server.exe`.
     WindowsLine(r"(?:^|\s)\.\\(?:[^\\\s\"']+\\)*[^\\\s\"']+\.exe\b", "a Windows program run by its relative path"),

@@ -366,6 +366,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "the NVIDIA container runtime hook could not query the GPUs through the host's NVML (a broken or mismatched "
         "driver on the host), so the container is not created with its GPUs"),
+    # The hook reached the driver and failed setting the container up: `mount error` (it could not bind a driver file
+    # or add the GPUs' device rules: cgroup v2's eBPF device filter the kernel refused, NVIDIA/nvidia-container-toolkit
+    # #1482, corpus 1461; `file creation failed` on WSL, NVIDIA/nvidia-docker#1551), `container error` (`cgroup subsystem
+    # devices not found` on cgroup v2 before toolkit 1.8), `ldcache error` (no ldconfig where its config points),
+    # `device error` (a GPU asked for that the host lacks: `device error: 1: unknown device`). libnvidia-container
+    # prints each as `nvidia-container-cli: <stage> error: ...` and runc stops the container's start. Its `requirement
+    # error` (an image's `cuda>=` over an older driver) is DRV-CUDA-COMPAT's, not read here.
+    Symptom("ctk-setup-error", re.compile(r"nvidia-container-cli(?:\.real)?: (?:mount|container|ldcache|device) error:"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "the NVIDIA container runtime hook failed setting up the container's GPUs (mounting the driver's files or "
+        "adding the GPUs' device rules), so the container does not start with them"),
     # The hook's `nvidia-container-cli configure` (run once per container start, done in well under a second) caught
     # by top or ps running at most of a CPU (R or D, %CPU 50 and over): the hook is stuck in the driver (without
     # persistence mode each call re-initialises the GPUs, NVIDIA/nvidia-container-runtime#40, NVIDIA/k8s-device-plugin#77,

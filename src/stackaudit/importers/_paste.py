@@ -64,13 +64,19 @@ _ROOT_COMMANDS = (
     "pct", "lxc-info", "modinfo", "sudo", "nvcc", "ibstat", "ibv_devinfo", "free", "mount", "ip",
 )
 _COMMAND_START = re.compile(r"^(?:sudo\s+)?(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s|$)")
-_HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s.*)?)$")
+# Also ollama's server started by hand, the variables it reads set before it (`# OLLAMA_MAX_VRAM=17179869184
+# CUDA_VISIBLE_DEVICES=2,3 ollama serve`, corpus 1426): the command people paste above its log.
+_HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:[A-Za-z_]\w*=\S*\s+)*(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS)
+                          + r"|ollama\s+serve)(?:\s.*)?)$")
 # The root prompt glued to its command (`#docker run --rm nvidia/cuda:latest nvidia-smi`, NVIDIA/nvidia-docker#1171):
 # a prompt only where the command's output follows it. A script's commented-out command (`#docker run ...`) stands
 # above another command, another comment, a fence or nothing.
 # A command run in a container from outside it, pasted as its own line without a prompt (facts/container.exec_inside
 # reads it).
-_BARE_EXEC = re.compile(r"^(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc)\s+exec\s+\S")
+# `k` is kubectl's usual alias (the Kubernetes docs' cheat sheet sets `alias k=kubectl`); a report's Markdown may set the
+# line in bold (`**k exec -it gpu-resource-test -- nvidia-smi**`, corpus 379), the markers no part of the command.
+_BARE_EXEC = re.compile(r"^(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|k)\s+exec\s+\S")
+_BOLD_EXEC = re.compile(r"^\*\*(?P<cmd>(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|k)\s+exec\s+[^*]+?)\s*\*\*$")
 _GLUED_HASH_PROMPT = re.compile(r"^#(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")\s.*)$")
 
 # A run of `nvidia-smi -q` fields flattened onto one line: where each known name (longest first), the
@@ -493,6 +499,8 @@ def view(text: str) -> PasteView:
             at_prompt = cmd is not None
         elif line:
             at_prompt = False
+            if first == "*" and (bold := _BOLD_EXEC.match(line)):
+                line = bold.group("cmd")
             if _BARE_EXEC.match(line):
                 # `kubectl exec POD -n ns -- nvidia-smi` pasted without a prompt above what it printed (corpus 1211):
                 # a command typed at a shell whose host is not shown.

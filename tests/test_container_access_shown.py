@@ -1,0 +1,117 @@
+"""CTR-GPU-ACCESS from what a paste shows of the container, or of the host the engine ran on (issue 28).
+
+- A `docker run` whose GPU request the NVIDIA runtime hook then fails to set up (`nvidia-container-cli: mount error:`,
+  `container error:`, `ldcache error:`, `device error:`: facts/symptoms.py `ctk-setup-error`) is an issue: the request
+  is no proof of access, its failure is (corpus 1461).
+- `docker run --gpus 0` is a count of zero GPUs, not GPU 0: Docker asks the runtime for none, and the image's own
+  NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image): an issue (corpus 1460, NVIDIA/nvidia-docker#1506).
+- A whole pod spec without nvidia.com/gpu and nvidia-smi run in that pod by `kubectl exec` listing GPUs: the GPU
+  reaches it outside the device plugin's allocation, an issue (corpus 379).
+- The engine's host shows itself, so no container applies: a model loaded from a Windows drive (corpus 1423), a systemd
+  unit's ExecStart that runs the engine (corpus 920), `ollama serve` typed at a root prompt (corpus 1426).
+
+Real pastes are corpus captures (their public threads in their headers); counter-examples are modelled where marked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import CAPTURES_DIR, capture_checks, paste_checks
+from stackaudit.facts.container_specs import parse_docker_run
+from stackaudit.facts.platform import windows_lines
+from stackaudit.facts.symptoms import find_symptoms
+
+ACCESS = "CTR-GPU-ACCESS"
+
+
+def _body(prefix: str) -> str:
+    """The capture of a corpus file, its header left out."""
+    return next(CAPTURES_DIR.glob(prefix + "-*.txt")).read_text().split("verbatim -----\n", 1)[1]
+
+
+def _names(text: str) -> list[str]:
+    return [h.symptom.name for h in find_symptoms(text.splitlines())]
+
+
+def test_hook_mount_error_after_gpu_request_is_the_issue() -> None:
+    # Corpus 1461 (NVIDIA/nvidia-container-toolkit#1482): `docker run --gpus all` then the hook's eBPF device filter
+    # refused by the kernel.
+    result = capture_checks("1461", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert any("nvidia-container-cli: mount error" in line for line in result.evidence)
+
+
+def test_hook_setup_errors_of_each_stage() -> None:
+    # Modelled on libnvidia-container's `nvidia-container-cli: <stage> error: ...` lines.
+    for line in ("nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/x/merged/usr/bin/"
+                 "nvidia-smi: file exists: unknown",
+                 "nvidia-container-cli: container error: cgroup subsystem devices not found: unknown",
+                 "nvidia-container-cli: ldcache error: open failed: /sbin/ldconfig.real: no such file or directory",
+                 "nvidia-container-cli: device error: 1: unknown device: unknown"):
+        assert _names(line + "\n") == ["ctk-setup-error"], line
+    # The image's CUDA requirement over an older driver is the driver's (DRV-CUDA-COMPAT), not the container's.
+    assert _names("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your "
+                  "driver to a newer version\n") == []
+
+
+def test_gpus_zero_is_a_count_of_zero() -> None:
+    # Corpus 1460 (NVIDIA/nvidia-docker#1506): `--gpus 0` still hands the CUDA image every GPU.
+    result = capture_checks("1460", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert "--gpus 0" in result.message and "every GPU" in result.message
+    # Modelled: the count read from each spelling; an index is a device id, a variable is not read as zero.
+    assert parse_docker_run("docker run --gpus 0 nvidia/cuda:11.0-base nvidia-smi").zero_gpus_asked
+    assert parse_docker_run("docker run --gpus count=0 nvidia/cuda:11.0-base nvidia-smi").zero_gpus_asked
+    for spelling in ("1", "all", "'\"device=0\"'", "$GPUS"):
+        assert not parse_docker_run(f"docker run --gpus {spelling} nvidia/cuda:11.0-base nvidia-smi").zero_gpus_asked
+
+
+def test_gpus_one_stays_ok(tmp_path: Path) -> None:
+    # Modelled: corpus 1460's run with `--gpus 1` (a count of one GPU).
+    body = _body("1460").replace("--gpus 0", "--gpus 1")
+    assert paste_checks(tmp_path, body, ACCESS)[ACCESS].status == "ok"
+
+
+def test_model_loaded_from_a_windows_drive_is_a_windows_host() -> None:
+    # Corpus 1423 (LostRuins/koboldcpp#2347): llama.cpp's loader names `C:\Users\...\model.gguf`.
+    result = capture_checks("1423", ACCESS)[ACCESS]
+    assert result.status == "not-applicable", result.message
+    assert "Windows" in result.message
+    # Modelled: a Linux path, and a Windows path the loader did not open, show no Windows host.
+    assert windows_lines("llama_model_loader: loaded meta data with 41 key-value pairs from /models/q.gguf") == ""
+    assert windows_lines("I copied C:\\models\\q.gguf over") == ""
+
+
+def test_engine_run_by_a_systemd_unit_is_on_the_host(tmp_path: Path) -> None:
+    # Corpus 920 (LostRuins/koboldcpp#1609): `ExecStart=/usr/bin/python /opt/koboldcpp-latest/koboldcpp.py ...`.
+    result = capture_checks("920", ACCESS)[ACCESS]
+    assert result.status == "not-applicable", result.message
+    # Modelled: a unit that starts the engine through Docker keeps the container open.
+    devices = ("Device 0: NVIDIA GeForce RTX 4080 SUPER, compute capability 8.9, VMM: yes\n"
+               "Device 1: NVIDIA RTX A6000, compute capability 8.6, VMM: yes\n")
+    docker = ("```\n" + devices + "```\n[Service]\nExecStart=/usr/bin/docker run --rm --gpus all koboldcpp/koboldcpp:latest "
+              "python /opt/koboldcpp/koboldcpp.py /models/x.gguf 8008 --usecublas --gpulayers 54\n")
+    assert paste_checks(tmp_path, docker, ACCESS)[ACCESS].status != "not-applicable"
+
+
+def test_ollama_serve_typed_at_a_root_prompt_is_on_the_host(tmp_path: Path) -> None:
+    # Corpus 1426 (ollama/ollama#5093): `# OLLAMA_MAX_VRAM=... CUDA_VISIBLE_DEVICES=2,3 ... ollama serve`.
+    result = capture_checks("1426", ACCESS)[ACCESS]
+    assert result.status == "not-applicable", result.message
+    # Modelled: the same command at a container's own prompt (its id as the host) ran in that container.
+    inside = _body("1426").replace("# OLLAMA_MAX_VRAM", "root@802f556c99c8:/# OLLAMA_MAX_VRAM")
+    assert paste_checks(tmp_path, inside, ACCESS)[ACCESS].status != "not-applicable"
+
+
+def test_nvidia_smi_exec_in_a_pod_that_asks_for_no_gpu(tmp_path: Path) -> None:
+    # Corpus 379 (NVIDIA/k8s-device-plugin#195): a whole pod spec without nvidia.com/gpu, then
+    # `**k exec -it gpu-resource-test -- nvidia-smi**` listing the node's Quadro K2200.
+    result = capture_checks("379", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert "gpu-resource-test" in result.message and "Quadro K2200" in result.message
+    # Modelled: the same pod with a GPU limit is given the GPU it lists.
+    limited = _body("379").replace('    imagePullPolicy: IfNotPresent\n',
+                                   '    imagePullPolicy: IfNotPresent\n    resources:\n      limits:\n'
+                                   '        nvidia.com/gpu: 1\n')
+    assert paste_checks(tmp_path, limited, ACCESS)[ACCESS].status != "issue"
