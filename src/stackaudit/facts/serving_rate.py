@@ -346,7 +346,7 @@ def serving_rate_from_ollama_stats(text: str) -> MeasuredRate:
 SCRIPT_RATES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bdecode_time [\d.]+ sec, decode_rate ([\d.]+) tokens/sec"),
      "MLC-LLM's benchmark.py: decode_rate (one request)"),
-    (re.compile(r"^\s*(?:Statistics:\s*)?prefill: [\d.]+ tok/s, decode: ([\d.]+) tok/s", re.M),
+    (re.compile(r"^\s*(?:Statistics:\s*)?(?:prefill|encode): [\d.]+ tok/s, decode: ([\d.]+) tok/s", re.M),
      "MLC-LLM's chat stats: decode (one request)"),
     (re.compile(r"^\s*(?:-- )?Response generated in [\d.]+ seconds, \d+ tokens, ([\d.]+) tokens/second", re.M),
      f"{EXLLAMAV2_EXAMPLE}: tokens over the response's time (one request, prefill included)"),

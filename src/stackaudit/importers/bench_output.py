@@ -158,12 +158,14 @@ def genai_perf(lines: list[str], candidates: Candidates | None = None) -> Iterat
 # per shape: exllamav2's examples/inference.py (`Response generated in 8.56 seconds, 1024 tokens, 119.64 tokens/second`),
 # MLC-LLM's benchmark.py in jetson-containers (`…: input=16 output=128 prefill_time 0.081 sec, prefill_rate 197.0
 # tokens/sec, decode_time 6.632 sec, decode_rate 19.3 tokens/sec`; older releases print no input=/output=), mlc_chat's
-# `/stats` (`Statistics: prefill: 48.7 tok/s, decode: 52.8 tok/s`), and a script's own three-line summary (`Time taken
-# for Response: 8.5787 seconds`, `tokens total: 696`, `tokens/second: 81.12`; turboderp/exllama#231).
+# `/stats` (`Statistics: prefill: 48.7 tok/s, decode: 52.8 tok/s`; `encode:` in its first releases), and a script's
+# own three-line summary (`Time taken for Response: 8.5787 seconds`, `tokens total: 696`, `tokens/second: 81.12`;
+# turboderp/exllama#231). exllamav2's tests/test_inference.py prints the first with ` -- ` before it and
+# ` (includes prompt eval.)` after.
 SCRIPT_RATE_LINES = re.compile(
     r"^\s*(?:-- )?Response generated in [\d.]+ seconds, \d+ tokens, [\d.]+ tokens/second\b"
     r"|\bprefill_time [\d.]+ sec, prefill_rate [\d.]+ tokens/sec, decode_time [\d.]+ sec, decode_rate [\d.]+ tokens/sec"
-    r"|^\s*(?:Statistics:\s*)?prefill: [\d.]+ tok/s, decode: [\d.]+ tok/s\b"
+    r"|^\s*(?:Statistics:\s*)?(?:prefill|encode): [\d.]+ tok/s, decode: [\d.]+ tok/s\b"
     r"|^\s*(?:Time taken for Response: [\d.]+ seconds|tokens total: \d+|tokens/second: [\d.]+)\s*$")
 # The script's three-line summary counts only whole: `tokens/second:` alone could be any program's.
 _SCRIPT_WHOLE = re.compile(r"Time taken for Response: .*\ntokens total: .*\ntokens/second: ")
@@ -175,8 +177,8 @@ def _script_rates(body: str) -> bool:
 
 @importer("inference script rate", "an inference script's one-request summary line (exllamav2's `Response generated "
           "in …`, MLC-LLM's `decode_rate … tokens/sec` and `/stats`, a `tokens/second:` summary)",
-          needles=("Response generated in", "decode_rate", "prefill: ", "Time taken for Response", "tokens total:",
-                   "tokens/second:"), per_line=True)
+          needles=("Response generated in", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
+                   "tokens total:", "tokens/second:"), per_line=True)
 def script_rate(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for found in _runs(lines, candidates, "inference script rate", SCRIPT_RATE_LINES.search, SCRIPT_RATE_LINES.search,
                        ""):
