@@ -105,3 +105,10 @@ def test_exllamav2_beside_an_nvidia_gpu_is_cuda_at_work(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, NVIDIA_SMI + body("1448"), COMPAT)[COMPAT]
     assert r.status == "ok" and "exllamav2 generated at 119.64 tokens/s" in r.message, r.message
     assert paste_checks(tmp_path, NVIDIA_SMI + MLC_BENCH_412, COMPAT)[COMPAT].status != "ok"
+
+
+def test_exllamav2_line_shows_a_pytorch_engine() -> None:
+    """Corpus 1448: exllamav2's summary line shows its engine, a PyTorch one ("torch", as the user's words name
+    exllama); MLC's line (1449) names no engine the tool knows, and 1452's script is unnamed."""
+    assert fact(pasted(body("1448")), "engines_shown").shown == ("torch",)
+    assert not hasattr(fact(pasted(body("1452")), "engines_shown"), "shown")
