@@ -26,8 +26,8 @@ from stackaudit.facts.gpus import GGML_TITLE, GpuInventory, OllamaCuda
 from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, provider
-from stackaudit.facts.serving_rate import EXLLAMAV2_EXAMPLE, MeasuredRate
 from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.serving_rate import EXLLAMAV2_EXAMPLE, MeasuredRate
 from stackaudit.facts.symptoms import LogSymptoms
 
 # A ggml device list names no engine of its own: llama.cpp's library, which llama-server and ollama both print.
