@@ -71,7 +71,7 @@ from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
-from stackaudit.facts.serving_rate import OLLAMA_VERBOSE, VLLM_THROUGHPUT, MeasuredRate
+from stackaudit.facts.serving_rate import EXLLAMAV2_EXAMPLE, OLLAMA_VERBOSE, VLLM_THROUGHPUT, MeasuredRate
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES
 from stackaudit.facts.symptoms import GGML_NO_DEVICE_CODE, LogSymptoms
 
@@ -270,6 +270,9 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
                                    ctx.optional("serving_rate", MeasuredRate),
                                    ctx.optional("gpus", GpuInventory))) is not None:
         found.append(decoded)
+    if (decoded := _exllamav2_decoded(ctx.optional("serving_rate", MeasuredRate),
+                                      ctx.optional("gpus", GpuInventory))) is not None:
+        found.append(decoded)
     env = ctx.optional("collect_env", CollectEnv)
     report = None
     if env is not None and env.cuda_initialised and cuda_build(env):
@@ -313,6 +316,23 @@ def _ollama_decoded(shown: OllamaShown | None, rate: MeasuredRate | None, gpus: 
     return Ran("ollama", f"ollama decoded at {rate.tokens_per_s:g} tokens/s ({rate.source}) with {smallest.name} "
                f"({smallest.size_gb:g} GB) 100% on the GPU, about {needed:.0f} GB/s of weights read, more than a CPU's "
                f"memory feeds (`ollama ps`: {' '.join(smallest.line.split())})", rate.line)
+
+
+# exllamav2's example summing up one response (`Response generated in 8.56 seconds, 1024 tokens, 119.64 tokens/second`,
+# facts/serving_rate.SCRIPT_RATES): exllamav2 has no CPU path, its kernels run on a GPU through CUDA or through ROCm's
+# HIP (it ships ROCm wheels), so the line shows a GPU decode whose vendor it does not name. It is CUDA at work only where
+# the source shows an NVIDIA GPU and no other vendor's (as for ollama's decode above; corpus 1448 shows neither: its
+# A100 is in the user's words).
+
+
+def _exllamav2_decoded(rate: MeasuredRate | None, gpus: GpuInventory | None) -> Ran | None:
+    """exllamav2's generation on an NVIDIA GPU, None where the source does not show one (or shows another vendor's)."""
+    if rate is None or not rate.source.startswith(EXLLAMAV2_EXAMPLE) or gpus is None or gpus.others:
+        return None
+    if not (gpus.gpus or any(n for _, n in gpus.counts)):
+        return None
+    return Ran("exllamav2", f"exllamav2 generated at {rate.tokens_per_s:g} tokens/s ({rate.source}) where the source "
+               "shows only NVIDIA GPUs: its CUDA kernels ran there (it has no CPU path)", rate.line)
 
 
 # --- the CUDA runtime a container or image ships --------------------------------------------------------------------

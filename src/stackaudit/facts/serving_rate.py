@@ -21,6 +21,9 @@ Sources, best first:
 - vLLM's offline progress bar (vllm/entrypoints/llm.py: `Processed prompts` with the postfix `est. speed input:
   %.2f toks/s, output: %.2f toks/s`) at 1/1, one prompt;
 - `ollama run --verbose`'s timing summary: its `eval rate:` (one request's decode; `prompt eval rate:` is prefill);
+- an inference script's one-request summary (SCRIPT_RATES): MLC-LLM's benchmark.py `decode_rate` and mlc_chat's
+  `/stats` `decode:` (decode alone), exllamav2's example `Response generated in …, N tokens, R tokens/second` and a
+  script's `tokens/second:` summary (tokens over the whole response: prefill included);
 - last, a rate in the user's own words (`around 10 t/s`, `~12 tok/s`) in a paste that also holds an engine command
   or engine log (the document USER_RATE; importers/prose_rate.py records it only then).
 
@@ -311,6 +314,8 @@ def serving_rate_from_progress(text: str) -> MeasuredRate:
 _OLLAMA_EVAL_RATE = re.compile(r"^\s*eval rate:\s+([\d.]+) tokens/s\s*$", re.M)
 # How the rate's source names it; facts/cuda_ran.py tells ollama's own decode by it.
 OLLAMA_VERBOSE = "ollama run --verbose"
+# How the rate's source names exllamav2's example line (facts/cuda_ran.py tells exllamav2's decode by it).
+EXLLAMAV2_EXAMPLE = "exllamav2's examples/inference.py"
 
 
 def parse_ollama_stats_rate(text: str) -> MeasuredRate:
@@ -333,6 +338,44 @@ def serving_rate_from_ollama_stats(text: str) -> MeasuredRate:
         eval rate:            137.74 tokens/s
     """
     return parse_ollama_stats_rate(text)
+
+
+# An inference script's one-request summary line (importers/bench_output.SCRIPT_RATE_LINES records it): per shape, the
+# pattern whose group 1 is the rate and what the report calls its source. One request at a time by construction: each
+# script generates one sequence and divides its tokens by its time.
+SCRIPT_RATES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bdecode_time [\d.]+ sec, decode_rate ([\d.]+) tokens/sec"),
+     "MLC-LLM's benchmark.py: decode_rate (one request)"),
+    (re.compile(r"^\s*(?:Statistics:\s*)?(?:prefill|encode): [\d.]+ tok/s, decode: ([\d.]+) tok/s", re.M),
+     "MLC-LLM's chat stats: decode (one request)"),
+    (re.compile(r"^\s*(?:-- )?Response generated in [\d.]+ seconds, \d+ tokens, ([\d.]+) tokens/second", re.M),
+     f"{EXLLAMAV2_EXAMPLE}: tokens over the response's time (one request, prefill included)"),
+    (re.compile(r"^\s*tokens/second: ([\d.]+)\s*$", re.M),
+     "a script's tokens/second summary (one request, prefill included)"),
+)
+
+
+def parse_script_rate(text: str) -> MeasuredRate:
+    """The rate of an inference script's one-request summary lines (the median of several); ParseError without one."""
+    for pattern, what in SCRIPT_RATES:
+        found = [(rate, m.group(0).strip()) for m in pattern.finditer(text) if (rate := _rate(m.group(1)))]
+        if found:
+            rates = [r for r, _ in found]
+            if not _most_agree(rates):
+                raise ParseError(f"the summary lines disagree ({min(rates)} to {max(rates)} tokens/s): several runs")
+            return _summary(rates, [ln for _, ln in found], what, False)
+    raise ParseError("no inference script's summary rate")
+
+
+@parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=15)
+def serving_rate_from_script(text: str) -> MeasuredRate:
+    """The rate of an inference script's one-request summary (MLC-LLM's benchmark.py, exllamav2's example).
+
+    Input (https://github.com/dusty-nv/jetson-containers/issues/412, the issue body by whk6688)::
+
+        /data/models/mlc/dist/Llama-2-7b-chat-hf-q4f16_ft/params:  input=16 output=128 prefill_time 0.081 sec, prefill_rate 197.0 tokens/sec, decode_time 6.632 sec, decode_rate 19.3 tokens/sec
+    """
+    return parse_script_rate(text)
 
 
 # A rate as people write it: `around 10 t/s`, `~12 tok/s`, `getting 8 tokens/s`, `10.36 tok/s`. A range (`20-25

@@ -7,7 +7,9 @@ rule), a llama-bench table (its header `| model | … | test | t/s |` and rows),
 (`[BENCHMARK] model_name llama_7b world_size 1 ... tokens_per_sec 1857.9 ...`) and its C++ gptSessionBenchmark's
 (`[BENCHMARK] batch_size 64 input_length 128 output_length 128 latency(ms) 9960.81 tokensPerSec 822.42`), and
 `ollama run --verbose`'s timing summary (`eval rate:            137.74 tokens/s`), and lmdeploy's profile_generation
-result block (`concurrency: 64, input_tokens: 1, output_tokens: 2048` … `first_token latency(min, max, ave): …`).
+result block (`concurrency: 64, input_tokens: 1, output_tokens: 2048` … `first_token latency(min, max, ave): …`),
+and the one-request summary lines of inference scripts (SCRIPT_RATE_LINES: exllamav2's examples, MLC-LLM's
+benchmark.py and chat stats, a script's `tokens/second:` summary).
 
 Recorded verbatim as the pasted document BENCH_OUTPUT (facts/sources.py); facts/serving_rate.py reads the measured
 single-stream rate from it.
@@ -150,3 +152,35 @@ _GENAI_CONTEXT = re.compile(r"--concurrency[= ]\s*\d+|^\s*concurrency:\s*\d+\s*$
 def genai_perf(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     return _runs(lines, candidates, "genai-perf table", _GENAI_TITLE.match, _GENAI_LINE.match, "LLM Metrics",
                  _GENAI_CONTEXT)
+
+
+# The one-request summary lines inference scripts print (facts/serving_rate.SCRIPT_RATES reads their rate), one row
+# per shape: exllamav2's examples/inference.py (`Response generated in 8.56 seconds, 1024 tokens, 119.64 tokens/second`),
+# MLC-LLM's benchmark.py in jetson-containers (`…: input=16 output=128 prefill_time 0.081 sec, prefill_rate 197.0
+# tokens/sec, decode_time 6.632 sec, decode_rate 19.3 tokens/sec`; older releases print no input=/output=), mlc_chat's
+# `/stats` (`Statistics: prefill: 48.7 tok/s, decode: 52.8 tok/s`; `encode:` in its first releases), and a script's
+# own three-line summary (`Time taken for Response: 8.5787 seconds`, `tokens total: 696`, `tokens/second: 81.12`;
+# turboderp/exllama#231). exllamav2's tests/test_inference.py prints the first with ` -- ` before it and
+# ` (includes prompt eval.)` after.
+SCRIPT_RATE_LINES = re.compile(
+    r"^\s*(?:-- )?Response generated in [\d.]+ seconds, \d+ tokens, [\d.]+ tokens/second\b"
+    r"|\bprefill_time [\d.]+ sec, prefill_rate [\d.]+ tokens/sec, decode_time [\d.]+ sec, decode_rate [\d.]+ tokens/sec"
+    r"|^\s*(?:Statistics:\s*)?(?:prefill|encode): [\d.]+ tok/s, decode: [\d.]+ tok/s\b"
+    r"|^\s*(?:Time taken for Response: [\d.]+ seconds|tokens total: \d+|tokens/second: [\d.]+)\s*$")
+# The script's three-line summary counts only whole: `tokens/second:` alone could be any program's.
+_SCRIPT_WHOLE = re.compile(r"Time taken for Response: .*\ntokens total: .*\ntokens/second: ")
+
+
+def _script_rates(body: str) -> bool:
+    return "tokens/second:" not in body or bool(_SCRIPT_WHOLE.search(body))
+
+
+@importer("inference script rate", "an inference script's one-request summary line (exllamav2's `Response generated "
+          "in …`, MLC-LLM's `decode_rate … tokens/sec` and `/stats`, a `tokens/second:` summary)",
+          needles=("Response generated in", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
+                   "tokens total:", "tokens/second:"), per_line=True)
+def script_rate(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for found in _runs(lines, candidates, "inference script rate", SCRIPT_RATE_LINES.search, SCRIPT_RATE_LINES.search,
+                       ""):
+        if _script_rates("\n".join(x.strip() for x in lines[found.start:found.end])):
+            yield found
