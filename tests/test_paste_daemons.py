@@ -219,3 +219,29 @@ def test_a_lone_line_of_evidence_in_prose_is_read(line: str) -> None:
 @pytest.mark.parametrize("line", ["This version: works for me", "open files are many here", "Mode: fast"])
 def test_prose_with_the_same_words_is_not_evidence(line: str) -> None:
     assert _kinds("Hello, on my box:\n" + line + "\nany idea?\n") == []
+
+
+# A status summary's Markdown row of a unit and its state (facts/nvidia_daemons.TABLE_ROW). Real: corpus 237
+# (spectrocloud/CanvOS#700, a comment's health-check table on an HGX B200 after `modprobe ib_umad`).
+FM_ROW = "| `nvidia-fabricmanager.service` | ✅ active (running); NVSwitch fabric initialized |"
+
+
+def test_a_summary_table_row_gives_the_units_state() -> None:
+    assert daemon_event(FM_ROW) == ("fm", "active:active")
+    assert parse_daemon_log(FM_ROW + "\n").fabricmanager.running is True
+    # Modelled: the same row of a unit that failed (systemd's `failed (Result: exit-code)`), of persistenced stopped.
+    assert daemon_event("| nvidia-fabricmanager.service | ❌ failed (Result: exit-code) |") == ("fm", "active:failed")
+    assert daemon_event("| `nvidia-persistenced.service` | inactive (dead) |") == ("persistenced", "active:inactive")
+
+
+def test_a_row_that_states_no_systemd_state_is_not_read() -> None:
+    # Modelled: a row about the unit whose cell is not `WORD (SUB)`, and prose naming the unit.
+    assert daemon_event("| `nvidia-fabricmanager.service` | should be running on NVSwitch hosts |") == ("fm", "note")
+    assert daemon_event("check that nvidia-fabricmanager.service is active (running) after the upgrade") == ("fm", "note")
+
+
+def test_the_fabric_manager_row_of_a_health_table_is_ok() -> None:
+    """Real (capture 237): the HGX B200 health table's Fabric Manager row, read from the corpus file."""
+    from corpus import capture_checks
+    r = capture_checks("237", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+    assert r.status == "ok" and "active" in r.message

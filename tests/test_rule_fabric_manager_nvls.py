@@ -139,3 +139,34 @@ def test_an_invalid_argument_elsewhere_is_no_refusal() -> None:
     """Modelled: the same CUDA error in another NCCL file (a P2P transport) says nothing of NVLS."""
     log = parse_serving_log("node2:242431:242479 [5] transport/p2p.cc:275 NCCL WARN Cuda failure 1 'invalid argument'\n")
     assert log.nvls_refused() == ()
+
+
+# NCCL's NVLS lines past its multicast probe (ServingLog.nvls_up, _NVLS_UP): a job over several nodes prints each NVLS
+# head's ranks (graph/connect.cc connectNvls `NVLS Head %2d:`), which it finds only on a comm with nvlsSupport; a comm
+# that set up its NVLS buffers prints `NVLS comm %p headRank %d nHeads %d` (transport/nvls.cc).
+# Real: corpus 788 (modelscope/ms-swift#3934), two nodes of eight GPUs.
+NVLS_HEADS_788 = """\
+g183:161260:166021 [3] NCCL INFO comm 0x7f5d9a6263c0 rank 3 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 0
+g183:161260:166021 [3] NCCL INFO NVLS Head  0:  0  8
+g183:161260:166021 [3] NCCL INFO NVLS Head  1:  1  9
+"""
+# Real: corpus 971 (an NVLS comm line of four H800).
+NVLS_COMM_971 = ("tj5-sc-ai-h800r-dev01:531:1762 [0] NCCL INFO NVLS comm 0x7f5d10e6e7d0 headRank 0 nHeads 4 buffSize "
+                 "4194304 memSize 2097152 nvlsPerRankSize 201326592 nvlsTotalSize 805306368\n")
+
+
+def test_nvls_heads_of_a_multi_node_job_are_ok(tmp_path: Path) -> None:
+    assert parse_serving_log(NVLS_HEADS_788).nvls_up()
+    assert paste_checks(tmp_path, NVLS_HEADS_788, CHECK)[CHECK].status == "ok"
+    assert capture_checks("788", CHECK)[CHECK].status == "ok"
+
+
+def test_an_nvls_comm_line_is_nvls_set_up() -> None:
+    assert parse_serving_log(NVLS_COMM_971).nvls_up()
+
+
+def test_nvls_head_lines_with_an_nvls_warning_say_nothing() -> None:
+    # Modelled: the same heads where a rank then warns that the multicast bind failed.
+    log = parse_serving_log(NVLS_HEADS_788 + "g183:161260:166021 [3] transport/nvls.cc:150 NCCL WARN Failed to bind "
+                            "NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out of memory'\n")
+    assert log.nvls_up() == ()

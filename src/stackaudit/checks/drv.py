@@ -1605,7 +1605,8 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     Traps: PCIe cards and NVLink-bridge pairs need no FM (not applicable). On GB200/GB300 NVL72
     compute trays FM runs on the NVLink switch trays, not on the compute node: its absence there is
     not a finding. The binary is `nv-fabricmanager`; the service and package `nvidia-fabricmanager`.
-    Its journal says what no GPU listing shows: `NV_WARN_NOTHING_TO_DO` from the NVSwitch driver
+    A status summary's table row of the unit and its systemd state (`| nvidia-fabricmanager.service | active
+    (running) |`) is read as `systemctl status` is. Its journal says what no GPU listing shows: `NV_WARN_NOTHING_TO_DO` from the NVSwitch driver
     (no NVSwitch: not applicable) and a driver version mismatch (it exits at start).
     A CUDA program's "system not yet initialized" (error 802) is an issue too (facts/symptoms.py).
     So is Fabric Manager's own refusal of its configuration ("config file item: … has an invalid value", "failed
@@ -1615,7 +1616,7 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     a GPU reset or a reboot clears. From an NCCL of the 2.26 series (its banner, or the WARN at nvls.cc:254,
     ServingLog.nvls_refused_by_nccl_2_26) it stays unknown, naming both causes: that series failed so on a R535 driver.
     A pasted NCCL log that set up NVLS (`16 nvls channels`, "NVLS multicast
-    support is available") is ok: NCCL asks the CUDA driver for NVSwitch multicast on a live context, which an
+    support is available", `NVLS comm ... headRank 0 nHeads 4`, a multi-node job's `NVLS Head  0:  0  8`) is ok: NCCL asks the CUDA driver for NVSwitch multicast on a live context, which an
     NVSwitch GPU gives only on a fabric that Fabric Manager has configured (ServingLog.nvls_up).
     Where nothing else settles it, a CUDA program that ran on an NVSwitch board's GPUs (facts/cuda_ran.py: an
     nvbandwidth test, a p2pBandwidthLatencyTest that answered peer access, a collect_env or check_env whose torch

@@ -40,6 +40,10 @@ _DCGM_WORDS = re.compile(r"nv-hostengine|nvidia-dcgm|DCGM host engine", re.IGNOR
 _STATUS_HEAD = re.compile(r"^\s*(?:[●○×*]\s*)?(?P<unit>nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)\.service"
                           r"\s+-\s")
 _ACTIVE = re.compile(r"^\s*Active:\s+(?P<word>[a-z]+)\b")
+# A status summary's Markdown table row: the unit in its first cell, systemd's state in the next, as `systemctl status`
+# words it (`| `nvidia-fabricmanager.service` | ✅ active (running); NVSwitch fabric initialized |`, corpus 237).
+TABLE_ROW = re.compile(r"^\s*\|\s*`?(?P<unit>nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)\.service`?\s*"
+                       r"\|[^\w|]*(?P<word>active|inactive|failed|activating|deactivating)\s+\((?:Result: )?[a-z-]+\)")
 _JOB_FAILED = re.compile(r"^Job for (?P<unit>[\w.@-]+?)(?:\.service)? failed\b")
 # Events, tested in this order on a line's message.
 _EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -74,12 +78,15 @@ def daemon_event(line: str, current: str | None = None) -> tuple[str, str] | Non
     """(daemon, event) for a line about nv-fabricmanager or nvidia-persistenced, None for any other line.
 
     `current`: the daemon of the `systemctl status` block the line stands in (its `Active:` line names no
-    unit). Events: "active:WORD", "failed", "started", "starting", "stopping", "stopped", "mismatch",
-    "nvswitch", "no-nvswitch", or "note" (a line of the daemon that changes nothing)."""
+    unit; a summary table's row names both, TABLE_ROW). Events: "active:WORD", "failed", "started", "starting",
+    "stopping", "stopped", "mismatch", "nvswitch", "no-nvswitch", or "note" (a line of the daemon that changes nothing)."""
     text = line.strip()
     head = _STATUS_HEAD.match(text)
     if head:
         return _unit_of(head.group("unit")) or FM, "note"
+    row = TABLE_ROW.match(text)
+    if row:
+        return _unit_of(row.group("unit")) or FM, "active:" + row.group("word")
     active = _ACTIVE.match(text)
     if active and current is not None:
         return current, "active:" + active.group("word")

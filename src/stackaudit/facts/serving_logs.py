@@ -397,7 +397,8 @@ class ServingLog:
     # `_verify_bundles`: "tensor_parallel_size=16 is bigger than a reserved number of GPUs (8 GPUs) in a node <id>.
     # Tensor parallel workers can be spread out to 2+ nodes"): (TP size, the node's GPUs, line), one per node named.
     tp_beyond_node: tuple[tuple[int, int, str], ...] = ()
-    # NCCL's lines that NVLS multicast is set up: `16 nvls channels` above 0, `NVLS multicast support is available`.
+    # NCCL's lines that NVLS multicast is set up: `16 nvls channels` above 0, `NVLS multicast support is available`,
+    # `NVLS comm ... headRank 0 nHeads 4`, a multi-node job's `NVLS Head  0:  0  8` (_NVLS_UP).
     nvls_lines: tuple[str, ...] = ()
     gpu_bus_ids: tuple[str, ...] = ()  # the GPUs of `comm ... busId e9000` lines, in sysfs form (0000:e9:00.0)
     model: str = ""  # the model the configuration dump names (vLLM `model=`, SGLang `model_path=`)
@@ -961,8 +962,11 @@ _KV_TRANSFER = re.compile(r"kv_transfer_config['\"]?\s*[=:]\s*(?!None)\S|KVTrans
 # vLLM's Ray executor (ray_utils.py _verify_bundles): a TP group larger than one node's reserved GPUs.
 _TP_BEYOND_NODE = re.compile(r"\btensor_parallel_size=(\d+) is bigger than a reserved number of \w+? \((\d+) \w+\) in a node")
 # NCCL init.cc `%d coll channels, [%d collnet channels, ]%d nvls channels`; transport/nvls.cc `NVLS multicast support
-# is %savailable on dev %d`.
-_NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev")
+# is %savailable on dev %d` and, once it sets up its buffers, `NVLS comm %p headRank %d nHeads %d buffSize ...`;
+# graph/connect.cc connectNvls `NVLS Head %2d: %2d %2d ...` (a job over several nodes: the NVLS heads of each node,
+# printed only where the NVLS graph found heads, which NCCL searches only on a comm with nvlsSupport).
+_NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev|"
+                      r"\bNVLS comm 0x[0-9a-f]+ headRank \d+ nHeads [1-9]|\bNVLS Head +\d+:(?: +\d+)+\s*$")
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
                  r"|\bengine_args\.tensor_parallel_size: (\d+)")  # the last: FastChat's vLLM worker

@@ -1,5 +1,6 @@
 """What operators paste about the NVIDIA daemons: `systemctl status/start/restart` of nvidia-fabricmanager
-and nvidia-persistenced, their journal or syslog lines, and a GPU operator driver container's log.
+and nvidia-persistenced (or a status summary's Markdown row of the unit and its state), their journal or syslog
+lines, and a GPU operator driver container's log.
 
 Every span appends its lines, in paste order, to the pasted document NVIDIA_DAEMON_LOG
 (facts/sources.py), which facts/nvidia_daemons.py plays into each daemon's state. A status block
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.nvidia_daemons import DAEMON_TAG, daemon_event, status_unit
+from stackaudit.facts.nvidia_daemons import DAEMON_TAG, TABLE_ROW, daemon_event, status_unit
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
 from stackaudit.facts.symptoms import FM_FATAL
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
@@ -30,7 +31,8 @@ _STATUS_FIELD = re.compile(r"^\s+(?:Loaded|Active|Drop-In|Docs|Process|Main PID|
 
 
 @importer("systemctl (NVIDIA units)",
-          "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced and nvidia-dcgm",
+          "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced and nvidia-dcgm, and a status "
+          "summary's table row of one (`| nvidia-fabricmanager.service | active (running) |`)",
           needles=("fabricmanager.service", "persistenced.service", "dcgm.service", "Job for"), per_line=True)
 def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
@@ -39,6 +41,9 @@ def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> I
             end = run_end(lines, i + 1, lambda line: _SEE.match(line.strip()))
             yield _found("systemctl (NVIDIA units)", lines, i, end)
             scan.skip(end)
+            continue
+        if TABLE_ROW.match(line):  # a status summary's table row: the unit and its state (`| unit | active (running) |`)
+            yield _found("systemctl (NVIDIA units)", lines, i, i + 1)
             continue
         if status_unit(lines[i]) is None:
             continue
