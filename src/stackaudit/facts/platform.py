@@ -22,7 +22,7 @@ from stackaudit.facts.sources import (
 from stackaudit.facts.system import CpuInfo, KernelInfo, KernelLog
 from stackaudit.gputable import VGPU_PROFILE, exact_name
 from stackaudit.host.base import NotCaptured, read_optional
-from stackaudit.pci_address import on_root_bus
+from stackaudit.pci_address import off_link_slot, on_root_bus
 
 if TYPE_CHECKING:
     from stackaudit.facts.nvidia import NvidiaGpus
@@ -443,11 +443,14 @@ def windows_driver(nvidia: NvidiaGpus | None) -> str:
 
 
 def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
-    """A discrete NVIDIA GPU at bus 00 of its PCI domain: ("vm", why), else None.
+    """A discrete NVIDIA GPU at bus 00 of its PCI domain, or at a device other than 0 of another bus: ("vm", why),
+    else None.
 
-    On a physical machine a PCIe card sits behind a root port or switch, on a bus numbered after them; a
-    hypervisor's virtual root complex puts a passed-through card on bus 00 itself (QEMU's `00:08.0`, EC2's
-    `00:1e.0`, Hyper-V's domain per device, `0001:00:00.0`). Read from the GPUs' addresses (NVML, nvidia-smi,
+    On a physical machine a PCIe card sits behind a root port or switch, on a bus numbered after them, as device 0
+    of that bus (its link's only device); a hypervisor's virtual root complex puts a passed-through card on bus 00
+    itself (QEMU's `00:08.0`, EC2's `00:1e.0`, Hyper-V's domain per device, `0001:00:00.0`), and its virtual PCI
+    bridges put several cards on one bus (pci_address.off_link_slot: `06:10.0` and `06:11.0`, corpus 909; EC2 p4d's
+    `10:1c.0`, corpus 620; a GKE node's `80:02.0`, corpus 1455). Read from the GPUs' addresses (NVML, nvidia-smi,
     sysfs), the GPU functions of a pasted `lspci` and an NCCL log's `busId` fields.
     """
     from stackaudit.facts.pcie import PcieFacts
@@ -462,6 +465,10 @@ def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
         if on_root_bus(bdf):
             return "vm", (f"GPU {bdf}{where} on bus 00 of its PCI domain, where only a hypervisor's virtual root "
                           "complex puts a PCIe card (a passed-through GPU)")
+        if off_link_slot(bdf):
+            return "vm", (f"GPU {bdf}{where} at device {bdf.split(':')[-1].split('.')[0]} of its bus, where a PCIe "
+                          "link gives a card device 00 only: a shared bus that a hypervisor's virtual PCI bridge "
+                          "gives passed-through GPUs")
     return None
 
 
