@@ -366,6 +366,9 @@ class Virtualization:
     # "" where none does. The GPU table shown is the host's; the VM reaches those GPUs through the Windows driver.
     wsl_guest: str = ""
     wsl_fails: bool = False  # that statement says the GPU fails in the VM (nvidia-smi, CUDA)
+    # Where no source tells whether the machine is a VM (vm ""): why it is a laptop (its only GPU is a laptop's,
+    # GpuInventory.laptop_gpu), "" otherwise. A laptop runs Linux bare or in WSL 2 on its Windows, either with one GPU.
+    laptop: str = ""
     # A vGPU limit at work: the driver's licence status (vgpu_unlicensed), else the user's words stating one
     # (vgpu_limit_said: its licence, the 20-minute slowdown); "" if none.
     vgpu_limit: str = ""
@@ -637,8 +640,10 @@ def virtualization(ctx: FactContext) -> Virtualization:
     except FactUnavailable:
         if windows := _windows_host(ctx):
             guest = _wsl_guest(ctx)
+            gpus = ctx.optional("gpus", GpuInventory)
             return Virtualization("", windows, os="windows", wsl_guest=f"{guest[1].what}: {guest[0][:120]!r}"
-                                  if guest else "", wsl_fails=guest is not None and guest[1].fails)
+                                  if guest else "", wsl_fails=guest is not None and guest[1].fails,
+                                  laptop=gpus.laptop_gpu if gpus is not None else "")
         raise
 
 
@@ -845,6 +850,23 @@ def virtualization_from_engine_command(text: str) -> Virtualization:
         .\\bin\\llama-server.exe ^
     """
     return _windows_in(text, "the engine's command line")
+
+
+@provider("virtualization", Virtualization, rank=99, title="a laptop's GPU")
+def virtualization_of_a_laptop(ctx: FactContext) -> Virtualization:
+    """A laptop, where nothing else tells the machine: its only GPU's name is a laptop's (GpuInventory.laptop_gpu:
+    `... Laptop GPU`, `... with Max-Q Design`). It says no VM or bare metal (vm ""): a laptop's Linux runs bare or
+    in WSL 2 on its Windows (corpus 1263, 1270), with the laptop's one discrete GPU either way.
+
+    Input (tests/data/captures/1464, `nvidia-container-cli info`)::
+
+        Model:          GeForce GTX 1080 with Max-Q Design
+    """
+    gpus = ctx.optional("gpus", GpuInventory)
+    laptop = gpus.laptop_gpu if gpus is not None else ""
+    if not laptop:
+        raise FactUnavailable("no laptop GPU named")
+    return Virtualization("", laptop, laptop=laptop)
 
 
 def _windows_in(text: str, where: str) -> Virtualization:
