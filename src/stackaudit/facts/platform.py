@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stated_gpus
+from stackaudit.facts.hostname import Hostname
 from stackaudit.facts.peer_access import NHC_BW
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, read_source
 from stackaudit.facts.sources import (
@@ -104,6 +105,39 @@ CLOUD_KERNELS = (
                   "bare-metal hardware)", "https://lists.debian.org/debian-cloud/2020/04/msg00000.html"),
     WSL_KERNEL,
 )
+
+
+@dataclass(frozen=True)
+class CloudHostname:
+    """A host name a cloud gives its virtual machines by default: the name says whose VM the host is."""
+
+    pattern: str  # matched against the whole host name, case ignored
+    vm: str  # the hypervisor, as systemd-detect-virt names it
+    what: str
+    source: str
+
+
+# Names the provider, not the user, gives. Left out on purpose: Tencent Cloud's `VM-<ip>-<os>` (corpus 784, 1333),
+# which its bare-metal GPU cluster instances (HCC), created through the same CVM service, may carry too. EC2's
+# *.metal instances get IP-based names as well; their DMI and lscpu, read first, say bare metal.
+CLOUD_HOSTNAMES = (
+    CloudHostname(r"ip-\d{1,3}(?:-\d{1,3}){3}(?:\.ec2\.internal|\.[a-z]{2}(?:-[a-z]+)+-\d\.compute\.internal)?",
+                  "amazon", "an EC2 instance's IP-based host name",
+                  "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-naming.html"),
+    # GKE names each node after its Compute Engine instance: gke-<cluster>-<node pool>-<group hash>-<suffix>.
+    CloudHostname(r"gke-[a-z0-9-]+-[0-9a-f]{8}-[a-z0-9]{4}", "google",
+                  "a GKE node's name (its Compute Engine VM instance)",
+                  "https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools"),
+    # AKS names each node after its scale set instance: aks-<node pool>-<number>-vmss<instance id>.
+    CloudHostname(r"aks-[a-z0-9]+-\d+-vmss[0-9a-z]{6}", "microsoft",
+                  "an AKS node's name (an Azure virtual machine scale set instance)",
+                  "https://learn.microsoft.com/en-us/azure/aks/core-aks-concepts"),
+)
+
+
+def cloud_hostname(name: str) -> CloudHostname | None:
+    """The row of CLOUD_HOSTNAMES a host name is, or None."""
+    return next((row for row in CLOUD_HOSTNAMES if re.fullmatch(row.pattern, name.strip(), re.I)), None)
 
 
 @dataclass(frozen=True)
@@ -623,7 +657,7 @@ fact("virtualization", Virtualization, hint="paste `lscpu` or `systemd-detect-vi
 
 @provider("virtualization", Virtualization)
 def virtualization(ctx: FactContext) -> Virtualization:
-    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, a GPU on bus 00, a cloud kernel).
+    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, a GPU's bus, a cloud kernel or host name).
 
     DMI is /sys/class/dmi/id, else the ids the kernel log prints (kernel_dmi: its boot line or an Oops's
     `Hardware name:`). A DMI string that names no hypervisor is a physical machine's.
@@ -710,6 +744,10 @@ def _machine(ctx: FactContext) -> Virtualization:
     flavour = cloud_kernel(kernel.release) if kernel is not None else None
     if kernel is not None and flavour is not None:
         return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}", wsl=flavour is WSL_KERNEL)
+    host_name = ctx.optional("hostname", Hostname)
+    named = cloud_hostname(host_name.name) if host_name is not None else None
+    if host_name is not None and named is not None:
+        return Virtualization(named.vm, f"host name {host_name.name}: {named.what}")
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
 
