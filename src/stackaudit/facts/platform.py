@@ -657,7 +657,7 @@ fact("virtualization", Virtualization, hint="paste `lscpu` or `systemd-detect-vi
 
 @provider("virtualization", Virtualization)
 def virtualization(ctx: FactContext) -> Virtualization:
-    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, a GPU's bus, a cloud kernel or host name).
+    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, GPU slots, cloud kernel, hostname).
 
     DMI is /sys/class/dmi/id, else the ids the kernel log prints (kernel_dmi: its boot line or an Oops's
     `Hardware name:`). A DMI string that names no hypervisor is a physical machine's.
