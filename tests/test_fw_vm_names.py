@@ -103,3 +103,12 @@ def test_llama_server_row_split_in_a_vm_stays_open(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, row, "FW-VM")["FW-VM"].status == "unknown"
     layer = "$ ./llama-server -m model.gguf -ngl 99\n\n$ nvidia-smi\n" + TWO_T4
     assert paste_checks(tmp_path, layer, "FW-VM")["FW-VM"].status == "not-an-issue"
+
+
+def test_windows_laptop_is_not_an_issue(tmp_path: Path) -> None:
+    # Modelled (test_wsl_query_driver_model's Windows query): Windows' own nvidia-smi -q of a GTX 1650 Ti with Max-Q
+    # Design: a Windows host on a laptop, one GPU whether the engine runs on Windows or in WSL 2.
+    from test_wsl_query_driver_model import WINDOWS_QUERY
+
+    result = paste_checks(tmp_path, WINDOWS_QUERY, "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue" and "Windows host" in result.message and "Max-Q" in result.message

@@ -306,8 +306,11 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         return unreached
     if not virtualization.vm and virtualization.laptop:
         # A laptop holds one discrete GPU: bare or under WSL 2, no pair for a hypervisor to keep apart (corpus 1464).
-        return not_an_issue(f"a laptop ({virtualization.laptop}): bare metal or WSL 2 on its Windows, either way "
-                            "with one GPU, so no GPU-to-GPU P2P or topology a VM could hide", actual="laptop")
+        where = (f"a Windows host ({virtualization.source}) on a laptop ({virtualization.laptop}): the engine runs "
+                 "on Windows itself or in WSL 2 on it" if virtualization.windows else
+                 f"a laptop ({virtualization.laptop}): bare metal or WSL 2 on its Windows")
+        return not_an_issue(f"{where}, either way with one GPU, so no GPU-to-GPU P2P or topology a VM could hide",
+                            actual="laptop")
     if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
         return unknown(f"{virtualization.source}: a Windows host, but no source tells whether it is a virtual machine",
                        hint="paste `systeminfo` (its System Model line) or `nvidia-smi -q`")
