@@ -133,10 +133,18 @@ def test_a_linux_ollama_log_rules_nothing_out(tmp_path: Path) -> None:
 
 
 def test_fw_vm_stays_unknown_on_a_windows_host() -> None:
-    """Corpus 918: Windows says nothing of whether the host is itself a VM."""
-    result = capture_checks("918", "FW-VM")["FW-VM"]
+    """Corpus 1288 (a Windows Server's L40S in TCC): Windows says nothing of whether the host is itself a VM."""
+    result = capture_checks("1288", "FW-VM")["FW-VM"]
     assert result.status == "unknown"
     assert "Windows host" in result.message
+
+
+def test_fw_vm_of_a_windows_laptop_is_not_an_issue() -> None:
+    """Corpus 918 (an RTX A500 Laptop GPU under Windows, h68f): a laptop holds one discrete GPU, so whether Windows
+    runs bare or the engine in WSL 2 on it, no GPU pair is there for a VM to hide."""
+    result = capture_checks("918", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue"
+    assert "Windows host" in result.message and "laptop" in result.message
 
 
 # https://github.com/SystemPanic/vllm-windows/issues/24: vLLM's collect_env on Windows, whose OS line could not be

@@ -53,3 +53,16 @@ def on_root_bus(bdf: str) -> bool:
     """Whether an address sits on bus 00 of its domain (`0000:00:08.0`, `0001:00:00.0`)."""
     m = _PARTS.fullmatch(bdf)
     return m is not None and m.group(2) == "00"
+
+
+def off_link_slot(bdf: str) -> bool:
+    """Whether an address names a device other than 0 on a bus other than 00 (`0000:06:10.0`, `0000:80:02.0`).
+
+    A PCIe link joins one port to one device: the card below a root port or a switch's downstream port is device 0
+    of that port's secondary bus (PCI Express Base Specification, "Device Number" of a downstream port's link; ARI
+    renumbers functions, not devices). A card at another device number sits on a shared, conventional PCI bus, which
+    a hypervisor's virtual PCI bridge gives its passed-through devices (QEMU's pci-bridge, EC2's `10:1c.0`).
+    """
+    m = _PARTS.fullmatch(bdf)
+    return m is not None and m.group(2) != "00" and m.group(3) != "00"
+

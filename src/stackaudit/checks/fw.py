@@ -22,10 +22,12 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
-from stackaudit.facts._parse import format_cpulist
+from stackaudit.facts._parse import argv_value, format_cpulist
 from stackaudit.facts.boot_loader import CmdlineTool, tool_of
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.engine_command import EngineCommands
+from stackaudit.facts.engines_shown import GGML, EnginesShown
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import NvidiaDriver, NvidiaGpus, gpu_spec
@@ -220,7 +222,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
        docker_containers: DockerContainers | None = None, gpu_events: GpuEvents | None = None,
        nvidia_driver: NvidiaDriver | None = None, collect_env: CollectEnv | None = None,
        p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None,
-       pcie: PcieFacts | None = None) -> Outcome:
+       pcie: PcieFacts | None = None, engines_shown: EnginesShown | None = None,
+       engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
     WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's; in `nvidia-smi -q`,
@@ -291,12 +294,23 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     (not an issue). Neither is a VM whose GPUs the source shows reaching each other peer-to-peer: an nvbandwidth
     peer test that measured every pair (Azure's health check `check_gpu_bw` runs one, and names an Azure VM),
     p2pBandwidthLatencyTest with P2P at least half as fast as host copies, a data test between local GPUs that passed
-    (not an issue, over the GPUs the run names). WSL 2 whose report says torch could not initialise CUDA
+    (not an issue, over the GPUs the run names). Nor is a VM whose only workload shown (or, where nothing shows
+    one, named in the user's words) is ollama or a llama.cpp server splitting by layers, its default (not
+    `--split-mode row`): each GPU holds whole layers and passes one activation on per token, which needs no P2P
+    (corpus 1425). A laptop (its only GPU named `... Laptop GPU` or `... with Max-Q Design`) where nothing else
+    tells the machine is not an issue either: Linux bare or WSL 2 on its Windows, with one GPU either way. WSL 2 whose report says torch could not initialise CUDA
     (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
     not shown.
     """
     if not virtualization.vm and (unreached := _wsl_unreached(virtualization, nvidia)):
         return unreached
+    if not virtualization.vm and virtualization.laptop:
+        # A laptop holds one discrete GPU: bare or under WSL 2, no pair for a hypervisor to keep apart (corpus 1464).
+        where = (f"a Windows host ({virtualization.source}) on a laptop ({virtualization.laptop}): the engine runs "
+                 "on Windows itself or in WSL 2 on it" if virtualization.windows else
+                 f"a laptop ({virtualization.laptop}): bare metal or WSL 2 on its Windows")
+        return not_an_issue(f"{where}, either way with one GPU, so no GPU-to-GPU P2P or topology a VM could hide",
+                            actual="laptop")
     if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
         return unknown(f"{virtualization.source}: a Windows host, but no source tells whether it is a virtual machine",
                        hint="paste `systeminfo` (its System Model line) or `nvidia-smi -q`")
@@ -404,6 +418,13 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                               f"peer-to-peer ({said}): the VM costs them no P2P path", actual=virtualization.vm,
                               evidence=[said])
         return over_subjects(judged, devices, count) if devices else judged
+    if count is not None and count >= 2 and (split := _layer_split_only(engines_shown, engine_commands)):
+        # ggml's layer split hands each GPU whole layers and copies one activation between them per token, through
+        # host memory where no P2P is given: the VM's missing peer path costs it nothing (corpus 1425).
+        return not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPUs, whose workload is {split}: "
+                            "each GPU holds whole layers and passes one activation on per token, which needs no "
+                            "P2P between them, so the VM's P2P and topology cost it nothing",
+                            actual={"vm": virtualization.vm, "gpus": count})
     if virtualization.wsl and count is not None and count >= 2:
         if collect_env is not None and collect_env.cuda_unavailable:
             return unknown(f"WSL 2 ({virtualization.source}) with {count} GPUs, but the report says torch could not "
@@ -473,6 +494,25 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
         hint="run `nvidia-smi topo -p2p r` in the VM: anything but OK between TP peers means NCCL falls back",
         actual=virtualization.vm)
+
+
+# The engines built on ggml (llama.cpp's servers, ollama's runner) that split a model over several GPUs by layers
+# by default (llama.cpp's `--split-mode` help: "layer (default): split layers and KV across GPUs").
+_LAYER_SPLIT_ENGINES = frozenset({"ollama", "llamacpp", GGML})
+
+
+def _layer_split_only(shown: EnginesShown | None, commands: EngineCommands | None) -> str:
+    """The ggml engine the sources show as the only workload, splitting by layers, in words; "" where another engine
+    is shown or named, or a command splits otherwise (`--split-mode row`: partial results cross GPUs per matmul)."""
+    named = {e for e in (shown.engines if shown is not None else ()) if e}
+    if not named or not named <= _LAYER_SPLIT_ENGINES:
+        return ""
+    modes = {argv_value(c.argv, ("--split-mode", "-sm")) or "layer" for c in (commands.commands if commands else ())
+             if c.engine in _LAYER_SPLIT_ENGINES}
+    if modes - {"layer"}:
+        return ""
+    said = "" if shown is None or any(shown.shown) else " (the user's words)"
+    return f"{' and '.join(sorted(named - {GGML}) or ['a ggml program'])}{said}, which splits a model by layers"
 
 
 def _one_vgpu(gpus: GpuInventory | None, parallelism: Parallelism | None, one_gpu: Sequence[str]) -> str | None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stated_gpus
+from stackaudit.facts.hostname import Hostname
 from stackaudit.facts.peer_access import NHC_BW
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, read_source
 from stackaudit.facts.sources import (
@@ -22,7 +23,7 @@ from stackaudit.facts.sources import (
 from stackaudit.facts.system import CpuInfo, KernelInfo, KernelLog
 from stackaudit.gputable import VGPU_PROFILE, exact_name
 from stackaudit.host.base import NotCaptured, read_optional
-from stackaudit.pci_address import on_root_bus
+from stackaudit.pci_address import off_link_slot, on_root_bus
 
 if TYPE_CHECKING:
     from stackaudit.facts.nvidia import NvidiaGpus
@@ -104,6 +105,39 @@ CLOUD_KERNELS = (
                   "bare-metal hardware)", "https://lists.debian.org/debian-cloud/2020/04/msg00000.html"),
     WSL_KERNEL,
 )
+
+
+@dataclass(frozen=True)
+class CloudHostname:
+    """A host name a cloud gives its virtual machines by default: the name says whose VM the host is."""
+
+    pattern: str  # matched against the whole host name, case ignored
+    vm: str  # the hypervisor, as systemd-detect-virt names it
+    what: str
+    source: str
+
+
+# Names the provider, not the user, gives. Left out on purpose: Tencent Cloud's `VM-<ip>-<os>` (corpus 784, 1333),
+# which its bare-metal GPU cluster instances (HCC), created through the same CVM service, may carry too. EC2's
+# *.metal instances get IP-based names as well; their DMI and lscpu, read first, say bare metal.
+CLOUD_HOSTNAMES = (
+    CloudHostname(r"ip-\d{1,3}(?:-\d{1,3}){3}(?:\.ec2\.internal|\.[a-z]{2}(?:-[a-z]+)+-\d\.compute\.internal)?",
+                  "amazon", "an EC2 instance's IP-based host name",
+                  "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-naming.html"),
+    # GKE names each node after its Compute Engine instance: gke-<cluster>-<node pool>-<group hash>-<suffix>.
+    CloudHostname(r"gke-[a-z0-9-]+-[0-9a-f]{8}-[a-z0-9]{4}", "google",
+                  "a GKE node's name (its Compute Engine VM instance)",
+                  "https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools"),
+    # AKS names each node after its scale set instance: aks-<node pool>-<number>-vmss<instance id>.
+    CloudHostname(r"aks-[a-z0-9]+-\d+-vmss[0-9a-z]{6}", "microsoft",
+                  "an AKS node's name (an Azure virtual machine scale set instance)",
+                  "https://learn.microsoft.com/en-us/azure/aks/core-aks-concepts"),
+)
+
+
+def cloud_hostname(name: str) -> CloudHostname | None:
+    """The row of CLOUD_HOSTNAMES a host name is, or None."""
+    return next((row for row in CLOUD_HOSTNAMES if re.fullmatch(row.pattern, name.strip(), re.I)), None)
 
 
 @dataclass(frozen=True)
@@ -366,6 +400,9 @@ class Virtualization:
     # "" where none does. The GPU table shown is the host's; the VM reaches those GPUs through the Windows driver.
     wsl_guest: str = ""
     wsl_fails: bool = False  # that statement says the GPU fails in the VM (nvidia-smi, CUDA)
+    # Where no source tells whether the machine is a VM (vm ""): why it is a laptop (its only GPU is a laptop's,
+    # GpuInventory.laptop_gpu), "" otherwise. A laptop runs Linux bare or in WSL 2 on its Windows, either with one GPU.
+    laptop: str = ""
     # A vGPU limit at work: the driver's licence status (vgpu_unlicensed), else the user's words stating one
     # (vgpu_limit_said: its licence, the 20-minute slowdown); "" if none.
     vgpu_limit: str = ""
@@ -446,11 +483,14 @@ def windows_driver(nvidia: NvidiaGpus | None) -> str:
 
 
 def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
-    """A discrete NVIDIA GPU at bus 00 of its PCI domain: ("vm", why), else None.
+    """A discrete NVIDIA GPU at bus 00 of its PCI domain, or at a device other than 0 of another bus: ("vm", why),
+    else None.
 
-    On a physical machine a PCIe card sits behind a root port or switch, on a bus numbered after them; a
-    hypervisor's virtual root complex puts a passed-through card on bus 00 itself (QEMU's `00:08.0`, EC2's
-    `00:1e.0`, Hyper-V's domain per device, `0001:00:00.0`). Read from the GPUs' addresses (NVML, nvidia-smi,
+    On a physical machine a PCIe card sits behind a root port or switch, on a bus numbered after them, as device 0
+    of that bus (its link's only device); a hypervisor's virtual root complex puts a passed-through card on bus 00
+    itself (QEMU's `00:08.0`, EC2's `00:1e.0`, Hyper-V's domain per device, `0001:00:00.0`), and its virtual PCI
+    bridges put several cards on one bus (pci_address.off_link_slot: `06:10.0` and `06:11.0`, corpus 909; EC2 p4d's
+    `10:1c.0`, corpus 620; a GKE node's `80:02.0`, corpus 1455). Read from the GPUs' addresses (NVML, nvidia-smi,
     sysfs), the GPU functions of a pasted `lspci` and an NCCL log's `busId` fields.
     """
     from stackaudit.facts.pcie import PcieFacts
@@ -465,6 +505,10 @@ def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
         if on_root_bus(bdf):
             return "vm", (f"GPU {bdf}{where} on bus 00 of its PCI domain, where only a hypervisor's virtual root "
                           "complex puts a PCIe card (a passed-through GPU)")
+        if off_link_slot(bdf):
+            return "vm", (f"GPU {bdf}{where} at device {bdf.split(':')[-1].split('.')[0]} of its bus, where a PCIe "
+                          "link gives a card device 00 only: a shared bus that a hypervisor's virtual PCI bridge "
+                          "gives passed-through GPUs")
     return None
 
 
@@ -616,7 +660,7 @@ fact("virtualization", Virtualization, hint="paste `lscpu` or `systemd-detect-vi
 
 @provider("virtualization", Virtualization)
 def virtualization(ctx: FactContext) -> Virtualization:
-    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, a GPU on bus 00, a cloud kernel).
+    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, GPU slots, cloud kernel, hostname).
 
     DMI is /sys/class/dmi/id, else the ids the kernel log prints (kernel_dmi: its boot line or an Oops's
     `Hardware name:`). A DMI string that names no hypervisor is a physical machine's.
@@ -633,8 +677,10 @@ def virtualization(ctx: FactContext) -> Virtualization:
     except FactUnavailable:
         if windows := _windows_host(ctx):
             guest = _wsl_guest(ctx)
+            gpus = ctx.optional("gpus", GpuInventory)
             return Virtualization("", windows, os="windows", wsl_guest=f"{guest[1].what}: {guest[0][:120]!r}"
-                                  if guest else "", wsl_fails=guest is not None and guest[1].fails)
+                                  if guest else "", wsl_fails=guest is not None and guest[1].fails,
+                                  laptop=gpus.laptop_gpu if gpus is not None else "")
         raise
 
 
@@ -701,6 +747,10 @@ def _machine(ctx: FactContext) -> Virtualization:
     flavour = cloud_kernel(kernel.release) if kernel is not None else None
     if kernel is not None and flavour is not None:
         return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}", wsl=flavour is WSL_KERNEL)
+    host_name = ctx.optional("hostname", Hostname)
+    named = cloud_hostname(host_name.name) if host_name is not None else None
+    if host_name is not None and named is not None:
+        return Virtualization(named.vm, f"host name {host_name.name}: {named.what}")
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
 
@@ -841,6 +891,23 @@ def virtualization_from_engine_command(text: str) -> Virtualization:
         .\\bin\\llama-server.exe ^
     """
     return _windows_in(text, "the engine's command line")
+
+
+@provider("virtualization", Virtualization, rank=99, title="a laptop's GPU")
+def virtualization_of_a_laptop(ctx: FactContext) -> Virtualization:
+    """A laptop, where nothing else tells the machine: its only GPU's name is a laptop's (GpuInventory.laptop_gpu:
+    `... Laptop GPU`, `... with Max-Q Design`). It says no VM or bare metal (vm ""): a laptop's Linux runs bare or
+    in WSL 2 on its Windows (corpus 1263, 1270), with the laptop's one discrete GPU either way.
+
+    Input (tests/data/captures/1464, `nvidia-container-cli info`)::
+
+        Model:          GeForce GTX 1080 with Max-Q Design
+    """
+    gpus = ctx.optional("gpus", GpuInventory)
+    laptop = gpus.laptop_gpu if gpus is not None else ""
+    if not laptop:
+        raise FactUnavailable("no laptop GPU named")
+    return Virtualization("", laptop, laptop=laptop)
 
 
 def _windows_in(text: str, where: str) -> Virtualization:

@@ -1,0 +1,114 @@
+"""FW-VM from names and platforms (h68f): a GPU off device 0 of a non-root bus (pci_address.off_link_slot), a cloud's
+default host name (facts/platform.py CLOUD_HOSTNAMES), a laptop's only GPU where nothing names the machine, and a VM
+whose only workload is ggml's layer split (checks/fw.py _layer_split_only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import body, capture_checks, fact, paste_checks, pasted
+from stackaudit.engine.collect import Missing
+from stackaudit.facts.platform import cloud_hostname
+from stackaudit.pci_address import off_link_slot
+
+# Modelled on corpus 1425 (ollama/ollama#835): two T4s on a cloud VM's bus 00.
+TWO_T4 = """\
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 545.23.08              Driver Version: 545.23.08    CUDA Version: 12.3     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  Tesla T4                       Off | 00000000:00:04.0 Off |                    0 |
+| N/A   68C    P0              42W /  70W |   2765MiB / 15360MiB |      0%      Default |
+|                                         |                      |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+|   1  Tesla T4                       Off | 00000000:00:05.0 Off |                    0 |
+| N/A   60C    P0              30W /  70W |   2765MiB / 15360MiB |      0%      Default |
+|                                         |                      |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+"""
+
+
+def test_off_link_slot() -> None:
+    assert off_link_slot("0000:06:10.0") and off_link_slot("0000:80:02.0") and off_link_slot("0000:10:1c.0")
+    # Device 0 below a port (bare metal), and bus 00 (on_root_bus' case), are not.
+    assert not off_link_slot("0000:01:00.0") and not off_link_slot("0000:00:04.0")
+
+
+@pytest.mark.parametrize(("number", "bdf"), [("1455", "0000:80:02.0"), ("909", "0000:06:10.0"),
+                                             ("620", "0000:10:1c.0")])
+def test_a_gpu_off_device_0_is_a_passed_through_gpu(number: str, bdf: str) -> None:
+    vm = fact(pasted(body(number)), "virtualization")
+    assert vm.is_vm and f"GPU {bdf}" in vm.source and "device" in vm.source, number
+
+
+def test_gke_node_l4_at_80_02_is_a_vm_with_one_gpu() -> None:
+    # Corpus 1455 (NVIDIA/dcgm-exporter#416): the GKE node's only L4 at 00000000:80:02.0.
+    result = capture_checks("1455", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue"
+
+
+@pytest.mark.parametrize(("name", "vm"), [
+    ("ip-172-31-92-157", "amazon"),  # corpus 100's journal prefix
+    ("ip-10-194-20-228.us-west-2.compute.internal", "amazon"),  # corpus 164
+    ("ip-10-0-0-12.ec2.internal", "amazon"),
+    ("gke-prod-cluster-gpu-pool-1a2b3c4d-x7k2", "google"),  # modelled on GKE's node naming
+    ("aks-gpuworker1-13931626-vmss000001", "microsoft"),  # corpus 930's kernel log
+])
+def test_cloud_host_names(name: str, vm: str) -> None:
+    row = cloud_hostname(name)
+    assert row is not None and row.vm == vm and row.source.startswith("https://")
+
+
+def test_host_names_left_out() -> None:
+    # Tencent's CVM default (corpus 1333) may name its bare-metal HCC GPU instances too; a user's own names say nothing.
+    for name in ("VM-77-13-ubuntu", "gpu-node-01", "ip-172-31-92", "dgx-a100-01", "gke"):
+        assert cloud_hostname(name) is None, name
+
+
+def test_ec2_host_name_in_a_journal_is_an_ec2_vm() -> None:
+    vm = fact(pasted(body("100")), "virtualization")
+    assert vm.is_vm and vm.vm == "amazon" and "ip-172-31-92-157" in vm.source
+    assert isinstance(fact(pasted(body("1333")), "virtualization"), Missing)
+
+
+def test_laptop_gpu_alone_is_not_an_issue() -> None:
+    # Corpus 1464 (NVIDIA/nvidia-docker#904): nvidia-container-cli info of a GTX 1080 with Max-Q Design.
+    vm = fact(pasted(body("1464")), "virtualization")
+    assert not vm.is_vm and vm.vm == "" and "Max-Q" in vm.laptop
+    assert capture_checks("1464", "FW-VM")["FW-VM"].status == "not-an-issue"
+
+
+def test_laptop_under_wsl_words_is_wsl(tmp_path: Path) -> None:
+    # Modelled: the user's words name WSL 2 beside a laptop GPU's name: the stronger source (the words) says the VM.
+    text = ("I am running this on WSL2 with Ubuntu 22.04.\n\n$ nvidia-smi -L\n"
+            "GPU 0: NVIDIA GeForce RTX 4070 Laptop GPU (UUID: GPU-0c1d2e3f-1111-2222-3333-444455556666)\n")
+    vm = fact(pasted(text), "virtualization")
+    assert vm.is_vm and vm.wsl and not vm.laptop
+
+
+def test_two_gpu_vm_serving_ollama_layer_split_is_not_an_issue() -> None:
+    # Corpus 1425: the maintainer's `ollama serve` spreads a model over both T4s of a cloud VM.
+    result = capture_checks("1425", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue" and "by layers" in result.message
+
+
+def test_llama_server_row_split_in_a_vm_stays_open(tmp_path: Path) -> None:
+    # Modelled: row split sends partial results between the GPUs at every matmul, where P2P matters.
+    row = "$ ./llama-server -m model.gguf -ngl 99 --split-mode row\n\n$ nvidia-smi\n" + TWO_T4
+    assert paste_checks(tmp_path, row, "FW-VM")["FW-VM"].status == "unknown"
+    layer = "$ ./llama-server -m model.gguf -ngl 99\n\n$ nvidia-smi\n" + TWO_T4
+    assert paste_checks(tmp_path, layer, "FW-VM")["FW-VM"].status == "not-an-issue"
+
+
+def test_windows_laptop_is_not_an_issue(tmp_path: Path) -> None:
+    # Modelled (test_wsl_query_driver_model's Windows query): Windows' own nvidia-smi -q of a GTX 1650 Ti with Max-Q
+    # Design: a Windows host on a laptop, one GPU whether the engine runs on Windows or in WSL 2.
+    from test_wsl_query_driver_model import WINDOWS_QUERY
+
+    result = paste_checks(tmp_path, WINDOWS_QUERY, "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue" and "Windows host" in result.message and "Max-Q" in result.message
