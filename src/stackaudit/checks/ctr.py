@@ -329,7 +329,11 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     does not say whether it ran in a container: too small in a container and on a host alike.
 
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
-    issue, whatever its pasted spec shows of the size: cut, host IPC, no GPU request); vLLM V1 and SGLang are multi-process even at TP = 1.
+    issue, whatever its pasted spec shows of the size: cut, host IPC, large, no GPU request); vLLM V1 and SGLang are
+    multi-process even at TP = 1. Yet on a Docker host a container whose whole command runs vLLM at its default of one
+    rank (no TP, PP or DP size, config file, Ray or MPI) or Triton's one server process (DockerContainer.one_rank_engine),
+    with no other source showing more ranks, is not an issue at a small shown size: no NCCL ranks or tensor-parallel
+    workers exchange tensors through its /dev/shm; a size its cut spec does not show stays unknown.
     The user's sentence that says the model runs with tensor parallelism (`the tensor parallelism does not work at
     all`: facts/engine_command.STATED_SPLIT) is that workload for the one GPU container the paste shows.
     A launcher that starts each model's engine later (Xinference, GPUStack, LocalAI: ENGINE_LAUNCHERS) shows no engine
