@@ -298,8 +298,9 @@ def test_a_symptom_still_proves_the_issue(prefix: str) -> None:
 
 @pytest.mark.parametrize("flags", ["--gpus 2", "--gpus all -e NCCL_DEBUG=INFO"])
 def test_shown_work_keeps_the_issue(tmp_path: Path, flags: str) -> None:
-    # Modelled counter-examples: two GPUs requested, or an engine image, show work that shares memory.
-    image = "vllm/vllm-openai:latest" if "NCCL" in flags else "cosmos-transfer-2.5"
+    # Modelled counter-examples: two GPUs requested, or an engine run with tensor parallelism, show work that shares
+    # memory (an engine at its default of one rank does not: test_one_rank_engine_shm.py).
+    image = "vllm/vllm-openai:latest --model m --tensor-parallel-size 2" if "NCCL" in flags else "cosmos-transfer-2.5"
     status, message = _judge(tmp_path, f"docker run {flags} --rm -it {image}\n")["CTR-SHM-SIZE"]
     assert status == "issue" and "64 MiB" in message
 

@@ -49,7 +49,7 @@ from stackaudit.facts.k8s_pods import DEVICE_PLUGIN_IMAGE, K8sPods
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.nvidia import NvidiaGpus
-from stackaudit.facts.parallelism import Parallelism
+from stackaudit.facts.parallelism import DOCKER, Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
@@ -232,6 +232,20 @@ def _shm_workload(c: DockerContainer, parallelism: Parallelism | None, split: st
             or (sizes is not None and sizes.world_size > 1) or (c.gpu_count or 0) >= 2 or bool(split))
 
 
+# What still passes through /dev/shm in an engine that runs one rank: Triton's Python backend stubs exchange each
+# request's tensors with the server through it (triton-inference-server/python_backend README, `shm-default-byte-size`).
+_ONE_RANK_CAVEAT = {"Triton": "; a Python-backend model's stub does exchange its tensors through /dev/shm, so raise it "
+                              "for large tensors there"}
+
+
+def _more_ranks_shown(parallelism: Parallelism | None) -> bool:
+    """Whether a source other than a container's command (a server log, a pasted command line, a running engine)
+    shows an engine of more than one rank, or a size flag it does not read: the container's command then does not
+    settle that its engine runs one."""
+    return any(e.source != DOCKER and (e.world_size > 1 or (e.dp or 1) > 1 or bool(e.unread))
+               for e in (parallelism.engines if parallelism is not None else ()))
+
+
 def _shm_containers(containers: DockerContainers | None) -> tuple[DockerContainer, ...]:
     """The containers whose /dev/shm CTR-SHM-SIZE judges: GPU or serving ones, less those whose command runs
     only a GPU check or a wait (`nvidia-smi`, `sleep 30; nvidia-smi`: facts/docker.py DIAGNOSTIC_PROGRAMS)."""
@@ -315,7 +329,11 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     does not say whether it ran in a container: too small in a container and on a host alike.
 
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
-    issue, whatever its pasted spec shows of the size: cut, host IPC, no GPU request); vLLM V1 and SGLang are multi-process even at TP = 1.
+    issue, whatever its pasted spec shows of the size: cut, host IPC, large, no GPU request); vLLM V1 and SGLang are
+    multi-process even at TP = 1. Yet on a Docker host a container whose whole command runs vLLM at its default of one
+    rank (no TP, PP or DP size, config file, Ray or MPI) or Triton's one server process (DockerContainer.one_rank_engine),
+    with no other source showing more ranks, is not an issue at a small shown size: no NCCL ranks or tensor-parallel
+    workers exchange tensors through its /dev/shm; a size its cut spec does not show stays unknown.
     The user's sentence that says the model runs with tensor parallelism (`the tensor parallelism does not work at
     all`: facts/engine_command.STATED_SPLIT) is that workload for the one GPU container the paste shows.
     A launcher that starts each model's engine later (Xinference, GPUStack, LocalAI: ENGINE_LAUNCHERS) shows no engine
@@ -409,12 +427,21 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     split = split if len(judged) == 1 else ""  # the user's words name no container: only one it can be
     for c in judged:
         c_size = c.shm_bytes
-        if _one_process_server(c) and (c_size is None or c_size < SHM_MIN or c.excerpt):
-            # Its size, shown or not (a cut spec, the host's /dev/shm), is judged against the work that shares it.
-            size_seen = ("ShmSize not shown (the spec is cut)" if c.shm_unshown
-                         else "the host's /dev/shm" if c_size is None else f"ShmSize {_size(c_size)}")
+        size_seen = ("ShmSize not shown (the spec is cut)" if c.shm_unshown
+                     else "the host's /dev/shm" if c_size is None else f"ShmSize {_size(c_size)}")
+        if _one_process_server(c):
+            # Its size, shown or not (a cut spec, the host's /dev/shm, a large one), is judged against the work that
+            # shares it: none does, so /dev/shm is not on its path.
             single.append(f"container {c.label}: {size_seen}, but {c.image or 'its server'} serves from one process "
                           "with no tensor-parallel ranks, which barely uses /dev/shm")
+            single_labels.append(c.label)
+            continue
+        rank = c.one_rank_engine if not split and not _more_ranks_shown(parallelism) else ""
+        if rank and not c.shm_unshown and c_size is not None and c_size < SHM_MIN:
+            # A multi-process engine whose whole command runs one rank: no NCCL ranks or TP workers share /dev/shm.
+            single.append(f"container {c.label}: {size_seen}, but its {rank} runs one rank (its whole command sets no "
+                          "tensor, pipeline or data parallelism, each 1 by default): no NCCL ranks or tensor-parallel "
+                          "workers exchange tensors through /dev/shm" + _ONE_RANK_CAVEAT.get(rank, ""))
             single_labels.append(c.label)
             continue
         if c.shm_unshown:

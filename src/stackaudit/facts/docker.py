@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from stackaudit.facts._parse import ParseError, engine_of, parse_cpulist, sizes_from_argv
+from stackaudit.facts._parse import ParseError, engine_of, parse_cpulist, sizes_from_argv, sizes_unread
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.sources import DOCKER_INSPECT
@@ -128,6 +128,17 @@ class DeviceRequest:
         return (self.driver in ("nvidia", "cdi")
                 or any("gpu" in caps for caps in self.capabilities)
                 or any(d.startswith("nvidia.com/gpu") for d in self.device_ids))
+
+
+# What may start more ranks than a command's size flags show: a config file (`--config`, TensorRT-LLM's
+# `--extra_llm_api_options`), Ray, MPI or torchrun, Triton's TensorRT-LLM launcher; and, in an argv word that is a
+# whole shell line (`sh -c "vllm serve ... -tp 2"`), any size flag.
+_MORE_RANKS = re.compile(r"--config\b|llm_api_options|\bray\b|mpirun|mpiexec|torchrun|world_size|launch_triton_server|"
+                         r"--nnodes", re.IGNORECASE)
+# vLLM's own image, whose entrypoint is `vllm serve` with no arguments of its own: run with none, it serves its default
+# model at its default sizes (hub.docker.com/r/vllm/vllm-openai). Another image run with no command runs its own.
+_VLLM_IMAGE = re.compile(r"^(?:[\w.:-]+/)?vllm/vllm-openai(?:[:@].*)?$", re.IGNORECASE)
+_SIZE_IN_SHELL = re.compile(r"parallel|shard|(?:^|\s)--?(?:tp|pp|dp)(?:[-_]size)?\b", re.IGNORECASE)
 
 
 # `ray start --address=127.0.0.1:6379` (or localhost): a worker on its head's own host.
@@ -349,6 +360,32 @@ class DockerContainer:
     def tensor_parallel(self) -> int | None:
         """The TP size its command sets (the `parallelism` fact's vocabulary); None when it sets none."""
         return sizes_from_argv(self.argv)[0]
+
+    @property
+    def one_rank_engine(self) -> str:
+        """The engine its whole command runs as one rank, by name ("vLLM", "Triton"); "" where the command is cut, names
+        neither, or may run more (a size flag, a config file, Ray, MPI, a shell line the argv does not split).
+
+        vLLM's TP, PP and DP default to 1 (`vllm serve --help`), so a command that sets none runs one engine core with
+        its model on one GPU, reached from the API server over ZMQ sockets; its shared-memory broadcast queue and NCCL
+        come with TP or PP > 1 (vllm/v1/executor: the one-process executor at world size 1). Triton serves every model
+        instance from its one server process; a TensorRT-LLM backend runs ranks over MPI (its images and
+        `launch_triton_server.py --world_size` are left out). TGI shards over every GPU it sees unless told
+        (`--num-shard`), SGLang and TensorRT-LLM are not read here."""
+        if self.excerpt and not self.command_whole:
+            return ""
+        text = " ".join((self.image, *self.argv))
+        tp, pp, dp = sizes_from_argv(self.argv)
+        if any(n not in (None, 1) for n in (tp, pp, dp)) or sizes_unread(self.argv) or self.distributed_rank \
+                or _MORE_RANKS.search(" ".join(self.argv)) \
+                or any(_SIZE_IN_SHELL.search(a) for a in self.argv if " " in a.strip()):
+            return ""
+        if engine_of(text) == "vllm" and not re.search(r"trtllm|tensorrt", text, re.IGNORECASE) \
+                and (self.argv or _VLLM_IMAGE.match(self.image)):
+            return "vLLM"
+        if re.search(r"\btritonserver\b", " ".join(self.argv)) and not engine_of(text):
+            return "Triton"
+        return ""
 
     @property
     def distributed_rank(self) -> bool:
