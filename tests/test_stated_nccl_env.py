@@ -104,3 +104,41 @@ def test_an_assignment_after_the_program_is_an_argument_not_the_runs() -> None:
     """Modelled: `NCCL_ALGO=Ring` after the program is an argument it gets, not a variable its shell sets."""
     spans = recognise("$ ./build/all_reduce_perf -b 8 -e 1G -g 8 NCCL_ALGO=Ring\n", "paste.txt").recognised
     assert not [s for s in spans if s[0] == "prose nccl env"]
+
+
+def test_variables_named_as_tries_that_did_not_help() -> None:
+    from stackaudit.facts.serving_logs import tried_nccl
+
+    # Real (ray-project/ray_lightning#24, corpus 916): a command's leading assignment that did not help.
+    assert tried_nccl("Starting the Python training script using `NCCL_IB_DISABLE=1 python tune.py` does not "
+                      "help.") == (("NCCL_IB_DISABLE", "1"),)
+    # Real (NVIDIA/nccl-tests#216, corpus 895): tries named after `We've tried`, the question still open.
+    assert tried_nccl("We've tried increasing shmem size with `--shm-size=1g --ulimit memlock=-1` and various env "
+                      "settings like `NCCL_SHM_DISABLE=1` or `NCCL_ALGO=Tree`.") == (
+        ("NCCL_SHM_DISABLE", "1"), ("NCCL_ALGO", "Tree"))
+    # Real (corpus 895): debug variables a log was taken with are not tries.
+    assert tried_nccl("When trying to run any NCCL application, it seems that it always hangs when running on more "
+                      "than 2 GPUs (see attached logs with `NCCL_DEBUG=TRACE NCCL_DEBUG_SUBSYS=ALL`.") == ()
+    # Modelled: a try the user reports working is a fix the user keeps, not a try.
+    assert tried_nccl("I tried `NCCL_P2P_DISABLE=1` and now it works.") == ()
+    # Real (corpus 971): `set NCCL_X=value` stays a stated setting, judged as one.
+    assert tried_nccl("I have tried so many ways such as increasing 'timeout' of init_process_group, set "
+                      "NCCL_P2P_LEVEL=NVL. But all of them didn't work.") == ()
+
+
+def test_tries_alone_are_not_the_standing_setup() -> None:
+    # Corpus 916 and 895: the only NCCL variables shown are tries the user says did not help; the failure stays
+    # without them, so they neither cause nor cure it (blind: not-an-issue for both).
+    for n, named in (("916", "NCCL_IB_DISABLE=1"), ("895", "NCCL_ALGO=Tree")):
+        r = capture_checks(n, "IC-NCCL-ENV")["IC-NCCL-ENV"]
+        assert r.status == "not-an-issue" and named in r.message and "tries that did not help" in r.message, r.message
+
+
+def test_tries_stay_out_of_the_settings(tmp_path: Path) -> None:
+    # Modelled: a try beside a listed setting; the listed one is judged, the try is not a setting.
+    text = "NCCL_ALGO=Ring\nI also tried `NCCL_P2P_DISABLE=1` but it did not help.\n"
+    cfg = fact(pasted(text), "nccl_config")
+    assert [(s.name, s.value) for s in cfg.settings] == [("NCCL_ALGO", "Ring")]
+    assert [(s.name, s.value) for s in cfg.tried] == [("NCCL_P2P_DISABLE", "1")]
+    r = paste_checks(tmp_path, text, "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "issue" and "NCCL_ALGO=Ring" in r.message and "NCCL_P2P_DISABLE" not in r.message, r.message

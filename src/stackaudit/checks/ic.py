@@ -1559,6 +1559,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     TP 1 and one pipeline stage on its command or in its log, no multi-node flag or log) runs no collective: not
     applicable (corpus 1276, 1285). An NCCL_IB_DISABLE=1 whose job's ranks the NCCL log shows on one host, no other node shown
     (ServingLog.ranks_on_one_host): not an issue, naming the condition.
+    NCCL variables the user names only as tries that did not help (`... using `NCCL_IB_DISABLE=1 python tune.py` does
+    not help`, `We've tried ... NCCL_SHM_DISABLE=1 or NCCL_ALGO=Tree`), with no other setting and no NCCL log of the
+    engine's own variables: experiments on the failure, not the standing setup (not an issue, corpus 895, 916).
     NCCL_ALGO=Ring on an nccl-tests command line on one host without NVLink is the benchmark's own
     choice, and Ring is NCCL's pick for large all-reduces there (not an issue). NCCL_ALGO / NCCL_PROTO on the command
     line of nccl-tests runs that all failed choosing their GPUs ('invalid device ordinal', NcclTestRuns.none_started)
@@ -1574,6 +1577,13 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     settings = list(nccl_config.settings)
     # The engine runs but its environment is not readable, and no NCCL log says what it was given.
     blind = nccl_config.env_unreadable and "NCCL log" not in nccl_config.sources
+    if nccl_config.tried and not settings and not nccl_config.unshown and not nccl_config.engine_seen:
+        # Only tries the user says did not help (`... does not help`, `We've tried ... NCCL_ALGO=Tree`): experiments
+        # on the failure, which stays without them, not the run's standing setup (corpus 895, 916).
+        tried = ", ".join(f"{s.name}={s.value}" for s in nccl_config.tried)
+        return not_an_issue(f"{tried}: named in the user's own words as tries that did not help, so they neither "
+                            "cause nor cure the failure and are not the run's standing setup; no other NCCL setting "
+                            "is shown", actual={s.name: s.value for s in nccl_config.tried})
     if not settings and nccl_config.unshown:
         return _passed_unshown(nccl_config, "")
     if not settings:

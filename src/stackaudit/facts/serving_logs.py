@@ -2154,6 +2154,25 @@ STATED_NCCL = re.compile(r"^\s*(?:export\s+)?(NCCL_[A-Z0-9_]+)=([^\s\\`*]+)\s*$|
 STATED_PROTO = re.compile(r"\bproto=(LL128|LL|Simple)\b(?![=\w])", re.I)
 
 
+# A sentence in which the user names NCCL variables as tries that did not help: `Starting the script using
+# `NCCL_IB_DISABLE=1 python tune.py` does not help.` (corpus 916), `We've tried ... various env settings like
+# `NCCL_SHM_DISABLE=1` or `NCCL_ALGO=Tree`.` (corpus 895, the question that follows: where to look next). A sentence
+# that reports one of them working (`tried NCCL_P2P_DISABLE=1 and it works`) is a fix the user keeps, not a try.
+_TRIED = re.compile(r"\btried\b|\b(?:does|did|do)\s*(?:not|n't|n’t)\s+(?:help|work|change|fix|solve)\b|"
+                    r"\bno\s+(?:luck|effect|difference)\b", re.I)
+_TRIED_WORKED = re.compile(r"\b(?:works|worked|fixe[sd]|solved|resolved|helped|helps)\b", re.I)
+_TRIED_ASSIGNMENT = re.compile(r"\b(NCCL_[A-Z0-9_]+)=[\"']?([^\s\\`*\"',;)]+)")
+
+
+def tried_nccl(line: str) -> tuple[tuple[str, str], ...]:
+    """(name, value) of each NCCL variable a sentence of the user's words names as a try that did not help (_TRIED),
+    in order; () for any other line, and for a line that stated_nccl reads as a setting (`I have tried ... set
+    NCCL_P2P_LEVEL=NVL`, corpus 971: its `set` says it was set, and NCCL's log may show it at work)."""
+    if _TRIED.search(line) is None or _TRIED_WORKED.search(line) is not None or STATED_NCCL.search(line) is not None:
+        return ()
+    return tuple(dict.fromkeys((name, value.rstrip(".")) for name, value in _TRIED_ASSIGNMENT.findall(line)))
+
+
 def stated_nccl(line: str) -> tuple[str, str] | None:
     """(name, value) of the NCCL variable a line of the user's words sets, or None."""
     m = STATED_NCCL.search(line)
@@ -2170,6 +2189,8 @@ class StatedNccl(Sourced):
     """NCCL variables the user says were set (the user's own words), in the order stated."""
 
     settings: tuple[tuple[str, str], ...] = ()
+    # Variables the user names as tries that did not help (tried_nccl): not the run's standing setup.
+    tried: tuple[tuple[str, str], ...] = ()
 
 
 fact("stated_nccl_env", StatedNccl, first_of, hint=USER_NCCL_ENV.hint)
@@ -2183,11 +2204,21 @@ def stated_nccl_env(text: str) -> StatedNccl:
 
         NCCL_MAX_NCHANNELS=1
         NCCL_ALGO=Ring
+
+    or a sentence naming tries that did not help (tests/data/captures/916)::
+
+        Starting the Python training script using `NCCL_IB_DISABLE=1 python tune.py` does not help.
     """
-    settings = [s for line in text.splitlines() if (s := stated_nccl(line)) is not None]
-    if not settings:
+    settings: list[tuple[str, str]] = []
+    tried: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        if found := tried_nccl(line):
+            tried += found
+        elif (s := stated_nccl(line)) is not None:
+            settings.append(s)
+    if not settings and not tried:
         raise ParseError("no NCCL variable set in the user's words")
-    return StatedNccl(settings=tuple(dict.fromkeys(settings)))
+    return StatedNccl(settings=tuple(dict.fromkeys(settings)), tried=tuple(dict.fromkeys(tried)))
 
 
 # --- NCCL configuration ----------------------------------------------------------------------
@@ -2269,6 +2300,9 @@ class NcclConfig:
     env_unreadable: bool = False
     # Variables a test's launcher passes from its shell (`mpirun -x NCCL_ALGO`) whose value no source shows.
     unshown: tuple[str, ...] = ()
+    # Variables the user names as tries that did not help (StatedNccl.tried): kept apart from the settings, since
+    # they are experiments on the failure, not the run's standing setup.
+    tried: tuple[NcclSetting, ...] = ()
 
     def value(self, name: str) -> str | None:
         return next((s.value for s in self.effective if s.name == name), None)
@@ -2401,5 +2435,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
     named = {s.name for s in settings}
     unshown = tuple(n for n in (tests.passed if tests is not None else ()) if n not in named)
+    tried = tuple(NcclSetting(name, value, "the user's own words: a try that did not help", "", 0)
+                  for name, value in (stated.tried if stated is not None else ()))
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,
-                      None if procs is None else procs.found, env_unreadable, unshown)
+                      None if procs is None else procs.found, env_unreadable, unshown, tried)
