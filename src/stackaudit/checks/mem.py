@@ -735,10 +735,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         # memory and jitter (P2).
         # An exclusive GPU's held context alone is no display and no MPS: its fix is the holder, another GPU, or the
         # compute mode (corpus 1465, 1466), not the catalogue's headless desktop.
-        alone = exclusive and len(problems) == 1
+        held_only = bool(exclusive) and len(problems) == 1
         shared = issue("; ".join(problems), actual=actual, expected="only the serving engine on the serving GPUs",
                        subjects=sorted(set(subjects)), severity="medium" if serious else "low",
-                       fix=_exclusive_fix(gpu_indices(exclusive)) if alone else None)
+                       fix=_exclusive_fix(gpu_indices(exclusive)) if held_only else None)
         # The issue is judged over the GPUs whose display or processes the table shows (corpus 472: a display on GPU 1
         # of two, `2 GPUs shown`); an MPS daemon alone is the host's, whatever the table shows.
         read = [g for g in gpus if g.display_active is not None or g.processes is not None] \
