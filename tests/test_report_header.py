@@ -92,11 +92,15 @@ def test_nothing_found_says_what_to_do_next() -> None:
     ok = Result(id="KERN-THP", domain="KERN", title="t", status="ok", message="madvise")
     named = _report([ok])
     named.host["gpus"] = {"count": 8, "bdfs": [], "names": ["NVIDIA H100 80GB HBM3"]}
+    named.host["engines"] = ["vllm"]
+    bare_table = _report([ok])  # a GPU table alone: a model named, no engine, no rate
+    bare_table.host["gpus"] = {"count": 8, "bdfs": [], "names": ["NVIDIA H100 80GB HBM3"]}
     for fmt in ("text", "markdown", "json"):
         assert NOTHING_FOUND in " ".join(render(named, fmt).split())
-        # A paste naming no engine, GPU model or rate gets no `stackaudit ceiling` of placeholders.
-        said = " ".join(render(_report([ok]), fmt).split())
-        assert NOTHING_SHOWN in said and NOTHING_FOUND not in said
+        # A paste showing no engine or rate gets no `stackaudit ceiling` of placeholders, a GPU model named or not.
+        for report in (_report([ok]), bare_table):
+            said = " ".join(render(report, fmt).split())
+            assert NOTHING_SHOWN in said and NOTHING_FOUND not in said
 
 
 def test_title_says_the_finding_with_the_id_as_a_tag() -> None:

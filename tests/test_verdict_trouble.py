@@ -89,5 +89,5 @@ def test_a_paste_naming_no_engine_gpu_or_rate_gets_no_ceiling_of_placeholders(
     """Corpus 1412 (a device plugin's log cut at its config) names no engine, GPU model or rate: the verdict points to
     the steps that settle the rest, not to `stackaudit ceiling --model MODEL --gpu GPU --measured TOK/S`."""
     verdict = _verdict(tmp_path, capsys, body("1412"))
-    assert verdict.startswith("no fault found in what this paste shows; it names no serving engine, GPU model or rate")
+    assert verdict.startswith("no fault found in what this paste shows; next: the steps below settle")
     assert "stackaudit ceiling" not in verdict

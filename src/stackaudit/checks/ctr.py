@@ -68,6 +68,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
+from stackaudit.fixes.shell_quote import bash_word
 
 KiB = 1024
 MiB = 1024**2
@@ -967,6 +968,27 @@ _GIVEN_GPUS_SHARPEN = Sharpen(
     shows=(IN_GPU_CONTAINER, IN_CONTAINER))
 # A container the source shows, its GPU request not shown: a line of the program in it speaks for the container.
 _IN_CONTAINER_SHARPEN = replace(_CTK_SHARPEN, shows=(IN_CONTAINER,))
+# `docker run --gpus 0` asks for none (a count): the runtime is set up, the request names the wrong thing (corpus 1460).
+_ZERO_GPUS_FIX = Fix.of(
+    step("Recreate the container naming the GPU it should get (a bare number after --gpus is a count, not an index)",
+         cost="restart", scope="container", takes="recreate the container",
+         keep=keep_line("--gpus '\"device=0\"'", "docker run", label="Docker",
+                        text="or a count, `--gpus 1`; compose: `device_ids: ['0']` under deploy.resources")),
+)
+
+
+def _provider_loop_fix(pod: str, row: str = "") -> Fix:
+    """The GPU Operator's driver or toolkit pod in a restart loop (corpus 1457): its own log says why it exits (a
+    kernel the driver cannot be built for, a toolkit that cannot reach the runtime's config); configuring Docker's
+    runtime by hand on the node is not the fix, the operator owns it."""
+    words = row.split()
+    # `kubectl get pods -A` puts the namespace before the pod's name.
+    at = words.index(pod) if pod in words else -1
+    namespace = bash_word(words[at - 1]) if at > 0 else "<namespace>"
+    return Fix.of(step("Read why the operator's pod exits, from the run before its last restart, and fix that cause "
+                       "(a driver container that cannot build the driver needs a kernel its driver supports)",
+                       cmd(f"kubectl logs -n {namespace} {bash_word(pod)} --all-containers --previous"),
+                       cost="restart", scope="container-host", takes="read its log, then fix what it names"))
 
 
 @check(
@@ -1105,7 +1127,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                      f"{'runtime hook is not configured' if 'toolkit' in failing.name else 'is not loaded'}, so no "
                      "pod on it is given a GPU; its own log (`kubectl logs <pod> -c <container> --previous`) says "
                      "why it exits", actual=failing.status, expected="Running",
-                     subjects=[failing.name], evidence=[failing.line])
+                     subjects=[failing.name], evidence=[failing.line], fix=_provider_loop_fix(failing.name, failing.line))
     by_hand = _plugin_only_by_hand(k8s_pods, docker_containers)
     if by_hand is not None:
         return by_hand
@@ -1522,7 +1544,7 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                      + "; ".join(f"{label}: {what}" for label, what in gets.items())
                      + "; name the GPU with `--gpus '\"device=0\"'` (or a count of 1)",
                      actual={c.label: "--gpus 0" for c in zero}, expected="--gpus '\"device=N\"' or --gpus N > 0",
-                     subjects=[c.label for c in zero])
+                     subjects=[c.label for c in zero], fix=_ZERO_GPUS_FIX)
     # A pod its status shows not scheduled has no GPU yet: why (no free GPU, a taint, a selector) is in its events.
     waiting = [c for c in serving if c.unscheduled]
     if waiting:

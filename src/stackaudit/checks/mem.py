@@ -481,6 +481,23 @@ _BUDGET_FLAGS = ("--gpu-memory-utilization", "--mem-fraction-static")
 _BUDGET_OVER_MIB = 1024.0
 
 
+_EXCLUSIVE_TAKES = "free the GPU, use another, or share it (no reboot)"
+
+
+def _exclusive_fix(indices: str) -> Fix:
+    """GPUs in Exclusive_Process mode that already hold a context: find and stop the holder when it is a leftover, run
+    the job on a GPU no process holds, or (root, an admin's choice on a shared node) let processes share the GPU."""
+    return Fix.of(
+        step("Find the process that holds the GPU: stop it if it is a leftover, else run the job on a GPU no process "
+             "holds (CUDA_VISIBLE_DEVICES, or the scheduler's allocation)",
+             "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv", cost="restart",
+             takes=_EXCLUSIVE_TAKES),
+        step(f"Or, where several processes are meant to share GPU(s) {indices}, set the compute mode to Default "
+             "(root; on a shared cluster the admins' choice)", cmd(f"nvidia-smi -i {indices} -c DEFAULT"),
+             cost="runtime", takes=_EXCLUSIVE_TAKES),
+    )
+
+
 @check(
     "MEM-GPU-SHARED",
     title="Other processes or a display on the serving GPUs",
@@ -716,8 +733,12 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if problems:
         # Another program's engine takes memory and SMs from the server (P1); a display server costs some
         # memory and jitter (P2).
+        # An exclusive GPU's held context alone is no display and no MPS: its fix is the holder, another GPU, or the
+        # compute mode (corpus 1465, 1466), not the catalogue's headless desktop.
+        held_only = bool(exclusive) and len(problems) == 1
         shared = issue("; ".join(problems), actual=actual, expected="only the serving engine on the serving GPUs",
-                       subjects=sorted(set(subjects)), severity="medium" if serious else "low")
+                       subjects=sorted(set(subjects)), severity="medium" if serious else "low",
+                       fix=_exclusive_fix(gpu_indices(exclusive)) if held_only else None)
         # The issue is judged over the GPUs whose display or processes the table shows (corpus 472: a display on GPU 1
         # of two, `2 GPUs shown`); an MPS daemon alone is the host's, whatever the table shows.
         read = [g for g in gpus if g.display_active is not None or g.processes is not None] \

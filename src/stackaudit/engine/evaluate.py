@@ -47,7 +47,7 @@ from stackaudit.facts.peer_access import P2pBandwidth
 from stackaudit.facts.symptoms import LogSymptoms, gpus_named
 from stackaudit.facts.system import CpuInfo
 from stackaudit.facts.topology import TopoMatrix
-from stackaudit.fixes.model import advice
+from stackaudit.fixes.model import Fix, step
 from stackaudit.host.source import Provenance
 
 CHECK_DEADLINE_S = 5.0
@@ -156,7 +156,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
                + (f"; the other evidence alone said {outcome.status}: {outcome.message}" if outcome.message else ""))
     severity = max((h.symptom.severity for h in hits), key=_SEVERITY_RANK.index)
     proven = issue(message, actual=list(lines[:5]), expected="no such failure in the log", subjects=outcome.subjects,
-                   severity=severity, fix=advice(first.symptom.own_fix, cost="restart") if first.symptom.own_fix
+                   severity=severity, fix=Fix.of(step(first.symptom.own_fix, cost="restart", takes=first.symptom.own_takes))
+                   if first.symptom.own_fix
                    else sharpen.fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
     # Lines that prove the failure only in a setting the check's facts show (`Symptom.within`: MIG enabled on the GPUs
     # shown) are about the subjects those facts judged: the issue keeps their coverage (corpus 1145: 1 GPU shown).

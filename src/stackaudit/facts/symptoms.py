@@ -191,6 +191,8 @@ class Symptom:
     # The line's own fix, in words, where the check's (its Sharpen's, its declared one) is not this line's: NCCL's
     # duplicate GPU is the ranks' GPU assignment, not a missing container toolkit. The line's `proves` says it too.
     own_fix: str = ""
+    # What the own fix takes, in words, where "restart the engine" would say it wrong (a container that never started).
+    own_takes: str = ""
     # The setting in which the line looks wrong and is not (the user says the IOMMU is off, and RCCL's `iommu=pt`
     # warning reads only the command line). Where the check's facts show it (`Sharpen.shows`), the line makes the
     # check not-an-issue, quoted with the Sharpen's text.
@@ -376,7 +378,13 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("ctk-setup-error", re.compile(r"nvidia-container-cli(?:\.real)?: (?:mount|container|ldcache|device) error:"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "the NVIDIA container runtime hook failed setting up the container's GPUs (mounting the driver's files or "
-        "adding the GPUs' device rules), so the container does not start with them"),
+        "adding the GPUs' device rules), so the container does not start with them",
+        # The hook ran, so Docker's runtime is configured: `nvidia-ctk runtime configure` is not the fix.
+        own_fix="The runtime is set up (its hook ran): fix the step the error after `nvidia-container-cli:` names; "
+        "`nvidia-container-cli -k -d /dev/tty info` on the host shows what the hook sees. A `failed to add device "
+        "rules` under cgroup v2 is the kernel refusing the toolkit's eBPF device filter: update the NVIDIA Container "
+        "Toolkit, or set `no-cgroups = true` in its config.toml and pass the /dev/nvidia* nodes with --device",
+        own_takes="fix the hook's step, then recreate the container"),
     # The hook's `nvidia-container-cli configure` (run once per container start, done in well under a second) caught
     # by top or ps running at most of a CPU (R or D, %CPU 50 and over): the hook is stuck in the driver (without
     # persistence mode each call re-initialises the GPUs, NVIDIA/nvidia-container-runtime#40, NVIDIA/k8s-device-plugin#77,

@@ -16,9 +16,14 @@ from stackaudit.engine.runner import Report
 from stackaudit.render.text import cut_at_word, show_value
 
 NOTHING_FOUND = "nothing found that explains low throughput; next: measure against the ceiling"
-# A paste that names no serving engine, GPU model or rate: nothing to measure against the ceiling.
-NOTHING_SHOWN = ("no fault found in what this paste shows; it names no serving engine, GPU model or rate to measure "
-                 "against the ceiling; next: the steps below settle what it could not tell")
+# A paste that shows no serving engine and no token rate (a GPU table, a plugin's log, a container's failure): the
+# user did not come with a throughput question the paste shows, so no `stackaudit ceiling` of placeholders.
+NOTHING_SHOWN = "no fault found in what this paste shows; next: the steps below settle what it could not tell"
+# An nccl-tests (or rccl-tests) run with no engine: its question is the collective's time or bandwidth, which a
+# tokens-per-second ceiling does not answer; NCCL's own INFO lines name the transport each channel takes.
+NOTHING_IN_COLLECTIVE = ("nothing found that explains the collective's time or bandwidth; next: rerun it with "
+                         "NCCL_DEBUG=INFO, whose channel lines name the transport each pair of ranks takes (NVLink or "
+                         "P2P, SHM, NET/IB, NET/Socket)")
 
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
@@ -215,8 +220,10 @@ def verdict(report: Report, top: Result | None) -> str:
 
 
 def nothing_found(report: Report) -> str:
-    """What the verdict says where no finding stands: the hang or failure a pasted log shows, quoted, else that
-    nothing explains low throughput, with the `stackaudit ceiling` command to measure against."""
+    """What the verdict says where no finding stands: the hang or failure a pasted log shows, quoted; the answer to
+    a question the user asks; for a paste with no engine and no rate, that nothing shown is at fault (an nccl-tests
+    run: with NCCL_DEBUG=INFO as the next step); else that nothing explains low throughput, with the
+    `stackaudit ceiling` command to measure against."""
     trouble = report.host.get("trouble")
     if isinstance(trouble, dict) and trouble.get("kind") in _TROUBLE_NEXT:
         kind = str(trouble["kind"])
@@ -224,13 +231,15 @@ def nothing_found(report: Report) -> str:
         return f"nothing found below the engine that explains the {kind} (“{quote}”); next: {_TROUBLE_NEXT[kind]}"
     if answer := question_answer(report):
         return answer
-    gpus = report.host.get("gpus")
-    named = isinstance(gpus, dict) and bool(gpus.get("names"))
-    if report.source.get("kind") == "pasted" and not report.host.get("engines") and not named \
+    if report.source.get("kind") == "pasted" and not report.host.get("engines") \
             and not isinstance(report.host.get("measured"), dict):
-        # A paste that names no engine, no GPU model and no rate (nccl-tests' rank lines, a plugin's log, a cut table):
-        # `stackaudit ceiling` would be all placeholders, so the verdict points to what settles the rest instead.
-        return NOTHING_SHOWN
+        # A paste that shows no engine and no rate (nccl-tests' rank lines, a plugin's log, a GPU table, a container
+        # that fails to start): `stackaudit ceiling --model MODEL --measured TOK/S` answers no question it shows, so
+        # the verdict points to what settles the rest instead; a collective benchmark to NCCL's own transport lines.
+        recognised = [str(r) for r in report.source.get("recognised") or ()]
+        # A collect_env (an engine's check_env) is the environment of the engine the user runs: the ceiling fits it.
+        if not any(r.startswith("collect_env") for r in recognised):
+            return NOTHING_IN_COLLECTIVE if any(r.startswith("nccl-tests") for r in recognised) else NOTHING_SHOWN
     return f"{NOTHING_FOUND}: `{ceiling_command(report)}`"
 
 
