@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from corpus import capture_result
 from stackaudit.engine.testing import run_checks
 from stackaudit.host.memory import MemoryHost, fake_host
 from test_ctr_facts import (
@@ -238,6 +239,17 @@ def test_seccomp_single_gpu_is_not_an_issue_and_host_side() -> None:
     r = one(docker_host(docker_object()), "CTR-SECCOMP-NUMA")
     assert r.status == "issue" and r.subjects == ("vllm",)
     assert one(docker_host(docker_object(caps=["SYS_NICE"])), "CTR-SECCOMP-NUMA").status == "ok"
+
+
+def test_seccomp_in_a_container_that_only_runs_nvidia_smi_is_not_an_issue() -> None:
+    # Modelled: the same container object running only `nvidia-smi` starts no NCCL peers.
+    probe = docker_object(name="probe", args=[]) | {"Path": "nvidia-smi"}
+    probe["Config"] |= {"Cmd": ["nvidia-smi"], "Entrypoint": None, "Image": "nvidia/cuda:12.4.1-base-ubuntu22.04"}
+    r = one(docker_host(probe), "CTR-SECCOMP-NUMA")
+    assert r.status == "not-an-issue" and "only runs a GPU check" in r.message
+    # Real pastes: `docker run --gpus 0 nvidia/cuda:11.0-base nvidia-smi` (corpus 1460), `hello-world` (1461).
+    for prefix in ("1460", "1461"):
+        assert capture_result(prefix, "CTR-SECCOMP-NUMA").status == "not-an-issue"
 
 
 # --- CTR-GPU-ACCESS --------------------------------------------------------------------------

@@ -901,6 +901,8 @@ def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | N
 
     Traps: single-GPU serving is unaffected; the throughput impact is not measured publicly
     (severity low). `seccomp=unconfined` or `--privileged` also lift it.
+    A container that only runs a GPU check or a wait (DockerContainer.diagnostic_only: `nvidia-smi`, a bare OS
+    image) starts no NCCL peers: not an issue.
     """
     if container.in_container:
         if container.kind not in _DOCKERISH:
@@ -930,7 +932,15 @@ def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | N
     gpu = [c for c in docker_containers.containers if c.gpu_requested]
     if not gpu:
         return not_applicable("no Docker container with GPUs on this host")
-    bad = [c for c in gpu if not c.cap_sys_nice and not c.seccomp_unconfined and c.gpu_count != 1]
+    unlifted = [c for c in gpu if not c.cap_sys_nice and not c.seccomp_unconfined and c.gpu_count != 1]
+    bad = [c for c in unlifted if not c.diagnostic_only]
+    if unlifted and not bad:
+        # A GPU test that exits (`nvidia-smi`, a bare OS image's shell) starts no NCCL peers to place.
+        labels = list(dict.fromkeys(c.label for c in unlifted))
+        return not_an_issue(f"no SYS_NICE in GPU container{'s' if len(labels) > 1 else ''} {', '.join(labels)}, "
+                            "but it only runs a GPU check or a wait, not an engine: no NCCL peers to place",
+                            actual={c.label: "CapAdd " + (", ".join(c.cap_add) or "none") for c in unlifted},
+                            expected="CapAdd includes SYS_NICE where an engine runs on several GPUs")
     if bad:
         labels = list(dict.fromkeys(c.label for c in bad))  # one container named by two pasted specs: once
         return issue(f"no SYS_NICE in GPU container{'s' if len(labels) > 1 else ''} "
