@@ -1263,6 +1263,41 @@ def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None,
                          [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
 
 
+# What a vLLM release decides itself about the kernels KERNEL_RULES judges, where the command does not: the
+# quantization kernel of an AWQ or GPTQ checkpoint (vLLM picks awq_marlin by default from 0.5.3, vllm-project/vllm#6612,
+# released the day after vllm#6654; gptq_marlin came before it), and the attention backend (vLLM picks
+# FLASHINFER_MLA_SPARSE_SM90 itself on Hopper, vllm#56564).
+VLLM_MARLIN_DEFAULT = ("0.5.3", "https://github.com/vllm-project/vllm/pull/6612")
+
+
+def _vllm_kernels_settled(command: EngineCommand, archs: dict[str, tuple[str, str]] | None) -> str:
+    """Why a complete vLLM command line needs no release for RT-KERNEL-ARCH, or "": its quantization kernel is
+    settled (a `--quantization` value no KERNEL_RULES row marks, or a program or flag of a release that picks Marlin
+    itself, EngineCommand.release_marks) and so is its attention backend (`--attention-backend` or
+    VLLM_ATTENTION_BACKEND on the line, or the GPUs shown, none of them Hopper)."""
+    if command.engine != "vllm" or command.cut:
+        return ""
+    proc = command.as_process()
+    marks = [(m, since) for m, since in command.release_marks if not is_older(since, VLLM_MARLIN_DEFAULT[0])]
+    quantization = proc.option("--quantization", "-q")
+    if quantization:
+        quant = f"`--quantization {quantization}` chooses the quantization kernel"
+    elif marks:
+        mark, since = marks[-1]
+        quant = (f"`{mark}` is in no release before {since}, and from {VLLM_MARLIN_DEFAULT[0]} vLLM picks Marlin "
+                 f"for AWQ and GPTQ checkpoints itself ({VLLM_MARLIN_DEFAULT[1]})")
+    else:
+        return ""
+    backend = proc.option("--attention-backend") or proc.env("VLLM_ATTENTION_BACKEND")
+    if backend:
+        attention = f"`{backend}` chooses the attention backend"
+    elif archs and all(arch != "Hopper" for arch, _ in archs.values()):
+        attention = "no GPU shown is Hopper, where vLLM picks a sparse-MLA attention backend itself"
+    else:
+        return ""
+    return f"release not shown, and none needed: {quant}; {attention}"
+
+
 def _architectures(gpus: GpuInventory | None) -> dict[str, tuple[str, str]] | None:
     """{GPU name: (architecture, compute capability)} from the GPU table's row of each name the source shows;
     None where no name is shown or one has no row."""
@@ -1426,6 +1461,10 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
             return judged
     if commands:
         versions = {c.engine: _engine_version(collect_env, c.engine, serving_log) for c in commands}
+        for c in commands:  # a complete vLLM command that leaves no kernel to its release stands for the version
+            settled = _vllm_kernels_settled(c, archs) if not versions.get(c.engine) else None
+            if settled:
+                versions[c.engine] = settled
         if all(versions.values()):
             shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
             return ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"
