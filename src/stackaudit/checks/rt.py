@@ -1393,7 +1393,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     A kernel library's refusal of the GPU's architecture proves the issue on its own, quoted: DeepGEMM's
     `Assertion error (…/csrc/apis/attention.hpp:219): Unsupported architecture` (its kernels dispatch for SM90
-    and SM100 only; sglang#26087 on SM120).
+    and SM100 only; sglang#26087 on SM120), and TurboMind's `No decoding kernel found: decode_d256_f16_gs4` (its
+    attention kernels are built per architecture and head size; lmdeploy#4408, Qwen3.5 on V100).
 
     Also bad: a GPU whose architecture is older than an engine's floor (ENGINE_FLOORS: vLLM needs compute
     capability 7.0, Volta) where the source shows that engine (running, its command line, container or log, or its
@@ -1401,7 +1402,11 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
-    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it). A
+    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it), or a
+    complete vLLM command that settles both kernels vLLM picks itself: the quantization kernel (an explicit
+    `--quantization`, or a flag of a release from 0.5.3 on, when vLLM began picking Marlin for AWQ checkpoints,
+    vllm PR 6612) and the attention backend (`--attention-backend` or VLLM_ATTENTION_BACKEND, or GPUs shown none of
+    which is Hopper, where vLLM picks a sparse-MLA backend itself). A
     complete llama.cpp command line (llama-server, llama-cli, KoboldCpp) needs no release: no row of the table is
     llama.cpp's, so no flag of its has a default that changed between releases; it is ok over the GPUs shown where
     each is of compute capability 7.5 to 9.0 (every CUDA 12 and 13 toolkit compiles for them), unknown naming a
