@@ -948,6 +948,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     Without the release, SGLang stays `unknown` (releases before sgl-project/sglang#612 left graphs off
     by default), and a flag that ran without graphs before some release (SGLANG_EAGER_BEFORE: `--enable-mla`
     before sgl-project/sglang#1401) is named in the reason (corpus 1068).
+    A vLLM log whose stats line is in its first releases' scheduler format (`scheduler.py:271] Throughput: 181.6
+    tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs`, 0.1.x, mid-2023) is `not-applicable`: those
+    releases had no CUDA graphs (vLLM captures them from 0.2.6; corpus 1446).
 
     llama.cpp and ollama (ggml) have CUDA graphs of their own, built in with GGML_CUDA_GRAPHS: the build's feature line
     states it (`USE_GRAPHS = 1` in llama.cpp's `system_info:`, `CUDA.0.USE_GRAPHS=1` in ollama's `msg=system`), and
@@ -990,6 +993,12 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
                       actual="enabled", evidence=lines)
         # Each rank that finished its capture is one GPU the log shows; a log without rank tags states no coverage.
         return over_subjects(captured, serving_log.graph_ranks) if serving_log.graph_ranks else captured
+    if serving_processes is None and serving_log is not None and serving_log.vllm_early_stats_line \
+            and not serving_log.vllm_version and collect_env is None:
+        # The scheduler's stats line of vLLM's first releases (June-July 2023): no release that prints it has graphs.
+        return not_applicable("the vLLM log's stats line is in the scheduler's format of vLLM's first releases (0.1.x, "
+                              "mid-2023), which had no CUDA graphs to turn off: vLLM captures them from 0.2.6 "
+                              f"(vllm-project/vllm#1926): {serving_log.vllm_early_stats_line[:200]}")
     if serving_processes is None and engine_commands is not None and engine_commands.commands:
         return _graphs_on_command_lines(engine_commands, collect_env, serving_log, python_env)
     if serving_processes is None:
