@@ -60,3 +60,15 @@ def test_a_capture_that_only_began_waits_for_its_end(tmp_path: Path) -> None:
 
 def test_modelled_server_ready_after_the_capture_began_is_ok(tmp_path: Path) -> None:
     assert _graphs(tmp_path, SGLANG_READY)[0] == "ok"
+
+
+def test_vllms_first_stats_format_predates_cuda_graphs(tmp_path: Path) -> None:
+    # Corpus 1446 (a T4, August 2023): `scheduler.py:271] Throughput: 181.6 tokens/s, Running: 1 reqs, Swapped: 0
+    # reqs, Pending: 0 reqs, ...`, the stats line of vLLM 0.1.x, which had no CUDA graphs.
+    result = capture_checks("1446", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert result.status == "not-applicable" and "0.2.6" in result.message, result.message
+    # The later format (llm_engine.py / metrics.py `Avg prompt throughput`) dates nothing: still unknown, as before.
+    later = ("INFO 02-28 05:25:49 metrics.py:396] Avg prompt throughput: 72.1 tokens/s, Avg generation throughput: "
+             "1.4 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.1%, CPU KV cache "
+             "usage: 0.0%.\n")  # tenstorrent/vllm#64 (bgoelTT)
+    assert paste_checks(tmp_path, later, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "unknown"

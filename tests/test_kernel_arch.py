@@ -307,3 +307,33 @@ def test_a_version_query_or_a_cut_llama_cpp_line_is_no_command_to_judge(tmp_path
     whole = "llama-server -m /models/qwen2.5-7b-q4_k_m.gguf -ngl 99 -c 8192\n"
     assert kernel(tmp_path, devices, whole).status == "ok"
     assert kernel(tmp_path, devices, "llama-server -m /models/qwen2.5-7b-q4_k_m.gguf -ngl 99 \\\n").status == "unknown"
+
+
+# --- a vLLM command that leaves no kernel to its release (h68k) ------------------------------------------------------
+# Without the version, a complete vLLM command is unknown because vLLM picks two of the table's kernels itself: Marlin
+# for AWQ/GPTQ checkpoints (from 0.5.3) and the sparse-MLA attention backend on Hopper. A command that settles both
+# (an explicit --quantization or a flag of a release after 0.5.3; an explicit attention backend or GPUs shown, none
+# Hopper) needs no release.
+
+
+def test_a_vllm_command_that_settles_both_kernels_needs_no_release(tmp_path: Path) -> None:
+    from corpus import capture_checks
+
+    # corpus 1453: `vllm serve ... --speculative-config '{...dflash...}' --attention-backend flash_attn`.
+    r = capture_checks("1453", R)[R]
+    assert r.status == "ok", r.message
+    assert "`--speculative-config` is in no release before 0.8.0" in r.message and "`flash_attn`" in r.message
+    # Modelled: the same kind of command without the attention backend, no GPU shown: vLLM may pick it itself.
+    spec = "vllm serve /models/m --speculative-config '{\"method\": \"ngram\", \"num_speculative_tokens\": 3}'\n"
+    assert kernel(tmp_path, spec).status == "unknown"
+    # Modelled: GPUs shown, none Hopper, settle the attention backend; an H100 does not.
+    a100 = "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-4e5a8c1e-0d9b-4f2a-9c1e-1a2b3c4d5e6f)\n"
+    h100 = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-4e5a8c1e-0d9b-4f2a-9c1e-1a2b3c4d5e6f)\n"
+    r = kernel(tmp_path, a100, spec)
+    assert r.status == "ok" and "no GPU shown is Hopper" in r.message, r.message
+    assert kernel(tmp_path, h100, spec).status == "unknown"
+    # Modelled: `vllm serve` alone dates the command to 0.5.0, before vLLM picked Marlin for AWQ itself.
+    assert kernel(tmp_path, a100, "vllm serve /models/m-awq --attention-backend FLASH_ATTN\n").status == "unknown"
+    # An explicit quantization other than the table's settles that kernel (corpus 350's bitsandbytes, with a backend).
+    r = kernel(tmp_path, "vllm serve /models/m --quantization bitsandbytes --attention-backend FLASH_ATTN\n")
+    assert r.status == "ok" and "`--quantization bitsandbytes` chooses" in r.message, r.message

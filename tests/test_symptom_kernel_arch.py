@@ -110,3 +110,21 @@ def test_deepgemm_on_sm120_in_the_corpus() -> None:
 def test_other_deepgemm_failures_are_not_the_architecture(tmp_path: Path, text: str) -> None:
     assert not find_symptoms(text.splitlines())
     assert paste_checks(tmp_path, _VLLM_PREFIX + text, KERNEL)[KERNEL].status != "issue"
+
+
+def test_turbomind_without_a_decoding_kernel_for_the_gpu_in_the_corpus() -> None:
+    # Corpus 1019 (InternLM/lmdeploy#4408, "Qwen3.5 Turbomind missing V100 support"): TurboMind's fatal check on four
+    # V100s, check_env beside it.
+    result = capture_checks("1019", KERNEL)[KERNEL]
+    assert result.status == "issue" and result.severity == "high", result.message
+    assert "TurboMind" in result.message and "decode_d256_f16_gs4" in result.evidence[0]
+    assert result.fix is not None and "--backend pytorch" in " ".join(s.does for s in result.fix.steps)
+
+
+def test_turbomind_lines_that_name_no_missing_kernel_prove_nothing() -> None:
+    # The fatal line as lmdeploy#4408 prints it, and modelled lines that name no kernel missing.
+    line = "[TM][FATAL] kernels/attention/decoding.cu(34): Check failed: kernel No decoding kernel found: decode_d256_f16_gs4"
+    assert [h.symptom.name for h in find_symptoms([line])] == ["turbomind-no-kernel"]
+    for modelled in ("[TM][INFO] decoding kernel found for decode_d128_f16_gs8",
+                     "[TM][FATAL] kernels/attention/decoding.cu(34): Check failed: kernel"):
+        assert not [h for h in find_symptoms([modelled]) if h.symptom.check == KERNEL], modelled

@@ -948,6 +948,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     Without the release, SGLang stays `unknown` (releases before sgl-project/sglang#612 left graphs off
     by default), and a flag that ran without graphs before some release (SGLANG_EAGER_BEFORE: `--enable-mla`
     before sgl-project/sglang#1401) is named in the reason (corpus 1068).
+    A vLLM log whose stats line is in its first releases' scheduler format (`scheduler.py:271] Throughput: 181.6
+    tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs`, 0.1.x, mid-2023) is `not-applicable`: those
+    releases had no CUDA graphs (vLLM captures them from 0.2.6; corpus 1446).
 
     llama.cpp and ollama (ggml) have CUDA graphs of their own, built in with GGML_CUDA_GRAPHS: the build's feature line
     states it (`USE_GRAPHS = 1` in llama.cpp's `system_info:`, `CUDA.0.USE_GRAPHS=1` in ollama's `msg=system`), and
@@ -990,6 +993,12 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
                       actual="enabled", evidence=lines)
         # Each rank that finished its capture is one GPU the log shows; a log without rank tags states no coverage.
         return over_subjects(captured, serving_log.graph_ranks) if serving_log.graph_ranks else captured
+    if serving_processes is None and serving_log is not None and serving_log.vllm_early_stats_line \
+            and not serving_log.vllm_version and collect_env is None:
+        # The scheduler's stats line of vLLM's first releases (June-July 2023): no release that prints it has graphs.
+        return not_applicable("the vLLM log's stats line is in the scheduler's format of vLLM's first releases (0.1.x, "
+                              "mid-2023), which had no CUDA graphs to turn off: vLLM captures them from 0.2.6 "
+                              f"(vllm-project/vllm#1926): {serving_log.vllm_early_stats_line[:200]}")
     if serving_processes is None and engine_commands is not None and engine_commands.commands:
         return _graphs_on_command_lines(engine_commands, collect_env, serving_log, python_env)
     if serving_processes is None:
@@ -1263,6 +1272,41 @@ def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None,
                          [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
 
 
+# What a vLLM release decides itself about the kernels KERNEL_RULES judges, where the command does not: the
+# quantization kernel of an AWQ or GPTQ checkpoint (vLLM picks awq_marlin by default from 0.5.3, vllm-project/vllm#6612,
+# released the day after vllm#6654; gptq_marlin came before it), and the attention backend (vLLM picks
+# FLASHINFER_MLA_SPARSE_SM90 itself on Hopper, vllm#56564).
+VLLM_MARLIN_DEFAULT = ("0.5.3", "https://github.com/vllm-project/vllm/pull/6612")
+
+
+def _vllm_kernels_settled(command: EngineCommand, archs: dict[str, tuple[str, str]] | None) -> str:
+    """Why a complete vLLM command line needs no release for RT-KERNEL-ARCH, or "": its quantization kernel is
+    settled (a `--quantization` value no KERNEL_RULES row marks, or a program or flag of a release that picks Marlin
+    itself, EngineCommand.release_marks) and so is its attention backend (`--attention-backend` or
+    VLLM_ATTENTION_BACKEND on the line, or the GPUs shown, none of them Hopper)."""
+    if command.engine != "vllm" or command.cut:
+        return ""
+    proc = command.as_process()
+    marks = [(m, since) for m, since in command.release_marks if not is_older(since, VLLM_MARLIN_DEFAULT[0])]
+    quantization = proc.option("--quantization", "-q")
+    if quantization:
+        quant = f"`--quantization {quantization}` chooses the quantization kernel"
+    elif marks:
+        mark, since = marks[-1]
+        quant = (f"`{mark}` is in no release before {since}, and from {VLLM_MARLIN_DEFAULT[0]} vLLM picks Marlin "
+                 f"for AWQ and GPTQ checkpoints itself ({VLLM_MARLIN_DEFAULT[1]})")
+    else:
+        return ""
+    backend = proc.option("--attention-backend") or proc.env("VLLM_ATTENTION_BACKEND")
+    if backend:
+        attention = f"`{backend}` chooses the attention backend"
+    elif archs and all(arch != "Hopper" for arch, _ in archs.values()):
+        attention = "no GPU shown is Hopper, where vLLM picks a sparse-MLA attention backend itself"
+    else:
+        return ""
+    return f"release not shown, and none needed: {quant}; {attention}"
+
+
 def _architectures(gpus: GpuInventory | None) -> dict[str, tuple[str, str]] | None:
     """{GPU name: (architecture, compute capability)} from the GPU table's row of each name the source shows;
     None where no name is shown or one has no row."""
@@ -1358,7 +1402,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     A kernel library's refusal of the GPU's architecture proves the issue on its own, quoted: DeepGEMM's
     `Assertion error (…/csrc/apis/attention.hpp:219): Unsupported architecture` (its kernels dispatch for SM90
-    and SM100 only; sglang#26087 on SM120).
+    and SM100 only; sglang#26087 on SM120), and TurboMind's `No decoding kernel found: decode_d256_f16_gs4` (its
+    attention kernels are built per architecture and head size; lmdeploy#4408, Qwen3.5 on V100).
 
     Also bad: a GPU whose architecture is older than an engine's floor (ENGINE_FLOORS: vLLM needs compute
     capability 7.0, Volta) where the source shows that engine (running, its command line, container or log, or its
@@ -1366,7 +1411,11 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
-    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it). A
+    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it), or a
+    complete vLLM command that settles both kernels vLLM picks itself: the quantization kernel (an explicit
+    `--quantization`, or a flag of a release from 0.5.3 on, when vLLM began picking Marlin for AWQ checkpoints,
+    vllm PR 6612) and the attention backend (`--attention-backend` or VLLM_ATTENTION_BACKEND, or GPUs shown none of
+    which is Hopper, where vLLM picks a sparse-MLA backend itself). A
     complete llama.cpp command line (llama-server, llama-cli, KoboldCpp) needs no release: no row of the table is
     llama.cpp's, so no flag of its has a default that changed between releases; it is ok over the GPUs shown where
     each is of compute capability 7.5 to 9.0 (every CUDA 12 and 13 toolkit compiles for them), unknown naming a
@@ -1426,6 +1475,10 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
             return judged
     if commands:
         versions = {c.engine: _engine_version(collect_env, c.engine, serving_log) for c in commands}
+        for c in commands:  # a complete vLLM command that leaves no kernel to its release stands for the version
+            settled = _vllm_kernels_settled(c, archs) if not versions.get(c.engine) else None
+            if settled:
+                versions[c.engine] = settled
         if all(versions.values()):
             shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
             return ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"

@@ -234,12 +234,17 @@ class EngineCommand:
     def graphs_default_mark(self) -> tuple[str, str]:
         """(the program or flag, the release that added it) where the command carries one that only releases
         capturing CUDA graphs by default accept (GRAPHS_DEFAULT_MARKS); ("", "") where it carries none."""
+        marks = self.release_marks
+        return marks[0] if marks else ("", "")
+
+    @property
+    def release_marks(self) -> tuple[tuple[str, str], ...]:
+        """(the program or flag, the release that added it) for each of GRAPHS_DEFAULT_MARKS the command carries, in
+        the table's order: the latest release among them is the oldest the command can have run on."""
         program = " ".join([posixpath.basename(self.argv[0]), *self.argv[1:2]]) if self.argv else ""
-        for engine, mark, since in GRAPHS_DEFAULT_MARKS:
-            if engine == self.engine and (program == mark or (mark.startswith("-") and argv_value(self.argv, (mark,))
-                                                              is not None)):
-                return mark, since
-        return "", ""
+        return tuple((mark, since) for engine, mark, since in GRAPHS_DEFAULT_MARKS
+                     if engine == self.engine and (program == mark or (mark.startswith("-") and argv_value(
+                         self.argv, (mark,)) is not None)))
 
     @property
     def splits_over_every_gpu(self) -> bool:

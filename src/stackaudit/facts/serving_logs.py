@@ -342,6 +342,9 @@ class ServingLog:
     # The first line in SGLang's dated prefix (SGLANG_DATED_LINE: `[2025-01-27 11:13:24 TP0] Prefill batch...`, or
     # `[2025-05-14 09:28:52] server_args=ServerArgs(`): a release from late 2024 on, whatever the engine's version.
     sglang_dated_line: str = ""
+    # The first of vLLM's stats lines in the scheduler's format of its first releases (VLLM_EARLY_STATS), which no
+    # release that captures CUDA graphs prints.
+    vllm_early_stats_line: str = ""
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_devices: tuple[int, ...] = ()  # the CUDA devices of NCCL lines' `host:pid:tid [3] NCCL` tags
@@ -1040,6 +1043,12 @@ _PATH_NET = re.compile(r"\b(NET/\d+) \(\d+/[\d.]+/([A-Z]+)\)")
 # A GPU's path line that reaches the CPUs (listed after GPUs, PCI switches and NVSwitches, before NICs and NETs) and
 # ends on a whole entry: one that lists no NET lists none because NCCL's topology holds none.
 _PATH_NO_NET = re.compile(r"\bCPU/(?:\d+-)?[0-9A-Fa-f]+ \(\d+/[\d.]+/[A-Z]+\)\s*$")
+# vLLM's stats line as its first releases printed it from scheduler.py (0.1.0 to 0.1.2, June-July 2023): one
+# `Throughput: 181.6 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: ...`. By August
+# 2023 the line had moved to llm_engine.py as `Avg prompt throughput: ..., Avg generation throughput: ...`
+# (vllm-project/vllm#700, 2023-08-08), months before vLLM captured CUDA graphs (0.2.6, vllm-project/vllm#1926).
+VLLM_EARLY_STATS = re.compile(r"\bscheduler\.py:\d+\] Throughput: [\d.]+ tokens/s, Running: \d+ reqs, Swapped: \d+ reqs, "
+                              r"Pending: \d+ reqs")
 # vLLM's start-up lines that name its release: the v0 engine's config line and the API server's banner.
 _VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|vLLM API server version (\d+\.\d+\S*)")
 
@@ -1244,6 +1253,7 @@ def parse_serving_log(text: str) -> ServingLog:
     kernel_lines: list[str] = []
     vllm_version = ""
     sglang_dated = ""
+    vllm_early_stats = ""
     ar_registered: list[str] = []
     ar_ranks: list[str] = []
     ar_errors: list[str] = []
@@ -1307,6 +1317,8 @@ def parse_serving_log(text: str) -> ServingLog:
             vllm_version = m.group(1) or m.group(2)
         if not sglang_dated and text_l.startswith("[") and SGLANG_DATED_LINE.match(text_l):
             sglang_dated = text_l
+        if not vllm_early_stats and "] Throughput: " in text_l and VLLM_EARLY_STATS.search(text_l):
+            vllm_early_stats = text_l
         if "skipping p2p check" in low and "trusting the driver" in low and not skipped:
             skipped = text_l
         if "custom allreduce is disabled" in low:
@@ -1510,7 +1522,7 @@ def parse_serving_log(text: str) -> ServingLog:
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_check_skipped=skipped, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
-        vllm_version=vllm_version, sglang_dated_line=sglang_dated,
+        vllm_version=vllm_version, sglang_dated_line=sglang_dated, vllm_early_stats_line=vllm_early_stats,
         channels=tuple(channels), nccl_hosts=_written_apart(hosts, host_pids), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), gpu_affinity=tuple(affinity.values()), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,

@@ -99,6 +99,13 @@ NO_KERNEL_IMAGE = re.compile(r"no kernel image is available for execution on the
 # architecture`, with the source path the build had (sglang#26087, vllm#41027, sglang#25877).
 DEEPGEMM_ARCH_SOURCE = "https://github.com/deepseek-ai/DeepGEMM/blob/main/csrc/apis/attention.hpp"
 KERNEL_ARCH_REFUSED = re.compile(r"Assertion error \([^)]*\.(?:hpp|cuh?):\d+\): Unsupported architecture")
+# TurboMind (lmdeploy) picks its attention kernels by the GPU's architecture (sm70, sm75, sm80 and newer) and the model's
+# head size, data type, KV type and query-group size (kernels/attention/decoding.cu dispatchDecoding; one generated
+# file per combination, codegen/decoding_sm70_128_f16_f16.cu), and stops where the build holds none for this GPU:
+# `[TM][FATAL] kernels/attention/decoding.cu(34): Check failed: kernel No decoding kernel found: decode_d256_f16_gs4`
+# (lmdeploy#4408: Qwen3.5's head size 256 on V100, corpus 1019).
+TURBOMIND_KERNELS_SOURCE = "https://github.com/InternLM/lmdeploy/blob/main/src/turbomind/kernels/attention/decoding.cu"
+TURBOMIND_NO_KERNEL = re.compile(r"\bNo (?:decoding|attention) kernel found: \w+")
 # ggml's CUDA backend's stub for a kernel without code for the GPU's arch (NO_DEVICE_CODE, ggml-cuda/common.cuh), printed
 # from the GPU by the kernel that then traps: `mmq.cuh:2422: ERROR: CUDA kernel mul_mat_q has no device code compatible
 # with CUDA arch 700. ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__`.
@@ -798,6 +805,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RT-KERNEL-ARCH", "high", DEEPGEMM_ARCH_SOURCE,
         "a kernel library (DeepGEMM) has no kernel for this GPU's architecture (it dispatches for SM90 and SM100 "
         "only), so the engine path that calls it fails"),
+    # TurboMind's attention dispatch found no kernel for this GPU's architecture at the model's shape
+    # (TURBOMIND_NO_KERNEL): the model cannot run on these GPUs with that backend, whatever the settings.
+    Symptom("turbomind-no-kernel", TURBOMIND_NO_KERNEL,
+        "RT-KERNEL-ARCH", "high", TURBOMIND_KERNELS_SOURCE,
+        "TurboMind (lmdeploy) has no attention kernel for this GPU's architecture at the model's head size and data "
+        "type (it picks its kernels by architecture: sm70, sm75, sm80 and newer), so the model cannot run on this GPU "
+        "with that backend; lmdeploy's PyTorch backend, a release that adds the kernel or a newer GPU can",
+        own_fix="Serve the model with lmdeploy's PyTorch backend (`--backend pytorch`), or a TurboMind release that has "
+                "the kernel for this GPU's architecture"),
     # ggml's CUDA backend (llama.cpp, ollama, koboldcpp) compiles a stub for a kernel it has no code for on an arch
     # (NO_DEVICE_CODE in ggml-cuda/common.cuh, ggml-org/llama.cpp#5088): the stub prints `ERROR: CUDA kernel mul_mat_q
     # has no device code compatible with CUDA arch 700. ggml-cuda.cu was compiled for: ...` from the GPU and traps, which
@@ -1052,7 +1068,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
+           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist")
 
 
