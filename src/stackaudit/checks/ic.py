@@ -611,7 +611,10 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     whole on one host, corpus 628; a run cut inside its table, its summary not shown, is ok where every row shown was
     checked with 0 wrong elements and its bus bandwidth tops what a path through host memory gives over the GPUs'
     PCIe link, half the link's rate, so only P2P or NVLink carried it: corpus 762, four RTX 4090 at 26 GB/s over a
-    15.8 GB/s host path; rows checked at a lower rate, or GPUs not shown, prove no peer path, corpus 630 and 446);
+    15.8 GB/s host path; rows checked at a lower rate, or GPUs not shown, prove no peer path, corpus 630 and 446; a
+    checked run over two ranks or more, its rank list cut or its hosts several, is ok where its bus bandwidth tops twice
+    the fastest PCIe link of any GPU (NVLINK_ONLY_BUSBW, 242 GB/s): no path through host memory or a network adapter
+    shows that, only NVLink between the GPUs, corpus 1407, a GB200 NVL72 rack at 847 GB/s with one rank line shown);
     CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
     unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok; its
     P2P-enabled write matrix shown without the P2P-disabled one is ok where every pair of its GPUs writes at 20 GB/s
@@ -805,6 +808,9 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                     + "; a set-up line (an NCCL P2P channel, a peer-access 'Yes') would not show this",
                     actual=[t.line for t in passed][:3], evidence=[best.line])
         return over_subjects(judged, [f"rank {r}" for r in range(best.ranks)], gpus.whole_count if gpus else None)
+    linked = _beyond_any_pcie(data_tests)
+    if linked is not None:
+        return _nvlink_carried(linked, gpus)
     if gpu_p2p is not None and gpu_p2p.refuses_all():
         return not_applicable("the driver reports no P2P between any GPU pair ("
                               + gpu_p2p.states_not_ok() + "): there is no P2P to "
@@ -906,6 +912,42 @@ def _beyond_host_path(test: DataTest) -> str:
             f"host memory gives over the {fastest.name}'s PCIe Gen{fastest.pcie_gen} x{fastest.pcie_width or 16} link "
             f"({link:.1f} GB/s, half of it where every byte crosses it twice): only P2P or NVLink between the GPUs "
             "gives that")
+
+
+# The most a GPU's PCIe link carries each way: PCIe 6.0 x16, the fastest link of any GPU (facts/pci.PCIE_GBS_PER_LANE).
+# Every byte a GPU exchanges other than over NVLink crosses that link, a network adapter's too (it sits on PCIe).
+FASTEST_PCIE_GBS = max(PCIE_GBS_PER_LANE.values()) * 16
+# The bus bandwidth no path but NVLink reaches: twice that link, since nccl-tests scales an all-reduce's algorithm
+# bandwidth by 2(n-1)/n (nccl-tests doc/PERFORMANCE.md) and a reduction in the network (SHARP) needs each GPU to send
+# and receive its data once, so over PCIe an all-reduce's busbw stays below twice the link, other collectives below it.
+NVLINK_ONLY_BUSBW = 2 * FASTEST_PCIE_GBS
+
+
+def _beyond_any_pcie(tests: P2pDataTests | None) -> DataTest | None:
+    """An nccl-tests run over two ranks or more (its rank lines, or the highest rank number they name where the list
+    is cut to its last line), P2P not turned off, that checked its results with 0 wrong elements at a bus bandwidth
+    above NVLINK_ONLY_BUSBW: no path through PCIe, host memory or a network carries that, so NVLink between the GPUs
+    did, and the data crossed it intact (corpus 1407, a GB200 NVL72 rack at 835-847 GB/s, one rank line shown).
+    The run's hosts and models need not be shown: the rate alone rules out every other path."""
+    if tests is None:
+        return None
+    runs = [t for t in tests.tests if t.program == "nccl-tests" and t.passed and not t.p2p_off
+            and t.run_ranks >= 2 and t.busbw > NVLINK_ONLY_BUSBW]
+    return max(runs, key=lambda t: t.busbw) if runs else None
+
+
+def _nvlink_carried(test: DataTest, gpus: GpuInventory | None) -> Outcome:
+    """IC-P2P-FUNCTIONAL ok from a checked nccl-tests run faster than any PCIe link (_beyond_any_pcie), over the
+    ranks its lines show of the ranks it had."""
+    ranks = test.run_ranks
+    said = ("every result row shown checked with 0 wrong elements" if test.rows_only else f"checked it (\"{test.line}\")")
+    judged = ok(f"nccl-tests moved data among its {ranks} ranks and {said}, at up to {test.busbw:g} GB/s bus bandwidth: "
+                f"above the {NVLINK_ONLY_BUSBW:.0f} GB/s that any path over a GPU's PCIe link can show (twice the "
+                f"{FASTEST_PCIE_GBS:.0f} GB/s of PCIe 6.0 x16, the fastest), so neither host memory nor a network "
+                "adapter carried it, NVLink between the GPUs did, and the data crossed intact",
+                actual={"busbw GB/s": test.busbw, "ranks": ranks}, evidence=[test.line])
+    total = max(ranks, gpus.whole_count or 0) if gpus is not None else ranks
+    return over_subjects(judged, [f"rank {r}" for r in test.numbers], total)
 
 
 def _geforce_host_path(log: ServingLog | None) -> str:

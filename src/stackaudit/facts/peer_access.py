@@ -609,7 +609,7 @@ DATA_TESTS: tuple[DataTestRow, ...] = (
     DataTestRow("nccl-tests", re.compile(r"^\s*#?\s*Out of bounds values\s*:\s*[1-9]\d*\s+FAILED\b"), False),
 )
 DATA_TEST_NEEDLES = ("Failed", "Verification error", "Out of bounds values")
-_TEST_RANK = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>" + RANK_HOST
+_TEST_RANK = re.compile(r"^\s*#?\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>" + RANK_HOST
                         + r")\s+device\s+\d+")
 _PEER_YES = re.compile(r"Peer access from (?P<na>.{1,80}) \(GPU(?P<a>\d+)\) -> (?P<nb>.{1,80}) \(GPU(?P<b>\d+)\) : Yes\s*$")
 # simpleP2P's own steps, each naming the CUDA devices it moved data on (Samples/0_Introduction/simpleP2P):
@@ -643,6 +643,14 @@ class DataTest:
     # (`# Out of bounds values`) not shown (a paste cut inside the table, corpus 762).
     busbw: float = 0.0
     rows_only: bool = False
+    # nccl-tests: the rank numbers its rank lines name; a run whose list is cut to its last line (`Rank 71 ... device
+    # 3`, corpus 1407) had as many ranks as the highest number and one more (run_ranks).
+    numbers: tuple[int, ...] = ()
+
+    @property
+    def run_ranks(self) -> int:
+        """How many ranks the run had at least: its rank lines, or the highest rank number they name and one more."""
+        return max(self.ranks, max(self.numbers, default=-1) + 1)
 
     @property
     def between_local_gpus(self) -> bool:
@@ -788,6 +796,7 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
     models = tuple(sorted({(int(m[d]), m[n].lstrip("> ").strip()) for m in answers for d, n in (("a", "na"), ("b", "nb"))}))
     off = False
     ranks: list[tuple[int, str]] = []  # (CUDA device, model) of the run's rank lines
+    numbers: list[int] = []  # the rank numbers of the run's rank lines
     rows: list[tuple[str, tuple[int, ...], float]] = []  # the run's whole result rows: line, #wrong counts, busbw
 
     def rows_verdict() -> DataTest | None:
@@ -796,14 +805,15 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
             return None
         top = max(rows, key=lambda r: r[2])
         return DataTest("nccl-tests", True, top[0], (), tuple(dict.fromkeys(hosts)), len(hosts), off,
-                        tuple(dict.fromkeys(ranks)), top[2], rows_only=True)
+                        tuple(dict.fromkeys(ranks)), top[2], rows_only=True, numbers=tuple(dict.fromkeys(numbers)))
 
     for line in text.splitlines():
         if "nThread" in line and rows:  # the next run's header: the run above ended without its summary
             found.extend(t for t in (rows_verdict(),) if t is not None)
-            hosts, off, ranks, rows = [], False, [], []
+            hosts, off, ranks, rows, numbers = [], False, [], [], []
         if m := _TEST_RANK.match(line):
             hosts.append(m["host"])
+            numbers.append(int(m["rank"]))
             if (d := RANK_DEVICE.match(line)) is not None:
                 ranks.append((int(d["device"]), d["model"]))
         elif "_perf" in line and _P2P_OFF.search(line):
@@ -815,11 +825,11 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
             continue
         checked = [bw for _, counts, bw in rows if counts and not any(counts)]
         found.append(DataTest(row.program, row.passed, line.strip(), (), tuple(dict.fromkeys(hosts)), len(hosts), off,
-                              tuple(dict.fromkeys(ranks)), max(checked, default=0.0))
+                              tuple(dict.fromkeys(ranks)), max(checked, default=0.0), numbers=tuple(dict.fromkeys(numbers)))
                      if row.program == "nccl-tests" else
                      DataTest(row.program, row.passed, line.strip(), devices, models=models))
         if row.program == "nccl-tests":
-            hosts, off, ranks, rows = [], False, [], []
+            hosts, off, ranks, rows, numbers = [], False, [], [], []
     found.extend(t for t in (rows_verdict(),) if t is not None)
     found.extend(DataTest(PEER_COPY, False, quoted, (a, b)) for a, b, quoted, _ in peer_copy_zeros(text.splitlines()))
     return tuple(dict.fromkeys(found))
