@@ -46,7 +46,15 @@ from stackaudit.facts.parallelism import (
     one_rank_per_node,
 )
 from stackaudit.facts.pci import PCIE_GBS_PER_LANE
-from stackaudit.facts.peer_access import NCCL, NVBANDWIDTH, DataTest, P2pBandwidth, P2pDataTests, PeerRefusals
+from stackaudit.facts.peer_access import (
+    NCCL,
+    NVBANDWIDTH,
+    DataTest,
+    P2pBandwidth,
+    P2pDataTests,
+    P2pOffCures,
+    PeerRefusals,
+)
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -602,7 +610,7 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
                    p2p_data_tests: P2pDataTests | None = None, serving_engine: ServingEngine | None = None,
                    collect_env: CollectEnv | None = None, nccl_test_runs: NcclTestRuns | None = None,
-                   engine_commands: EngineCommands | None = None) -> Outcome:
+                   engine_commands: EngineCommands | None = None, p2p_off_cures: P2pOffCures | None = None) -> Outcome:
     """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
     DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted, and so is a
     user's torch copy straight from one GPU to another whose shown result is zeros, peer_copy_zeros; nccl-tests'
@@ -646,6 +654,10 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     The driver's refusals where every refused pair joins GPUs of two architectures the source names (Ada Lovelace and
     Ampere, say) are not an issue: CUDA gives no peer access between architectures on any driver (corpus 1217, a
     mixed box under a P2P-patched driver whose same-model pairs CAN access each other).
+    The user's own A/B in a sentence of the paste, where nothing the programs printed settles it, is an issue: the
+    workload fails with P2P on and runs with it off (`Setting NCCL_P2P_DISABLE=1 did workaround`, corpus 266; `It works
+    with disabled P2P, but crashes when enabled`, corpus 974; facts/peer_access.says_p2p_off_cures: a remedy word, or
+    the run working in the sentence that names the failure; not `without disabling P2P` or a question).
     CUDA's answer 704 (0x2c0, cudaErrorPeerAccessAlreadyEnabled) to `cudaDeviceEnablePeerAccess`, which a debugger
     prints as an API error (cuda-gdb: `cudaDeviceEnablePeerAccess returned (0x2c0)`), is peer access already on:
     not an issue where nothing else is shown (facts/peer_access.ALREADY_ENABLED, corpus 1197).
@@ -688,6 +700,15 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
         # (corpus 1301, 1303): the workload moves nothing between GPUs, whatever the host holds.
         return not_applicable(f"the workload runs on one GPU ({shown[0].one_gpu}: \"{shown[0].quoted[:160]}\"), so "
                               "nothing moves between GPUs over P2P", actual=[c.one_gpu for c in shown])
+    if judged.status == "unknown" and p2p_off_cures is not None:
+        # The user's own A/B, where nothing the programs printed settles it (corpus 266, 974): the workload fails with
+        # P2P on and runs with it off, so the peer path the platform offers does not carry the traffic.
+        return issue(f"the user reports that the workload runs with GPU P2P turned off and fails with it on "
+                     f"(\"{p2p_off_cures.line[:200]}\"): the peer path the platform offers does not carry the traffic "
+                     "(ACS redirect, a translating IOMMU, or a driver whose P2P does not work for these cards); turning "
+                     "P2P off is a workaround at host-memory speed",
+                     actual=p2p_off_cures.line, expected="the workload running with P2P on",
+                     evidence=[p2p_off_cures.line])
     return judged
 
 
