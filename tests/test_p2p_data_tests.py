@@ -77,11 +77,44 @@ def test_simplep2p_verification_error_is_an_issue(tmp_path: Path) -> None:
     assert "Verification error @ element 0" in got.message
 
 
-def test_a_run_across_hosts_says_nothing_of_p2p(tmp_path: Path) -> None:
-    """A rack-wide run's check passing is data crossing between hosts, not a P2P pair of one host."""
-    got = paste_checks(tmp_path, NVL72_RACK_RUN, CHECK)[CHECK]
+# Modelled: two hosts, one rank each, checked at the rate of a 400G network: data crossed between hosts, no GPU pair.
+TWO_HOST_RUN = """\
+#  Rank  0 Group  0 Pid   4100 on  node-a device  0 [0x18] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid   4200 on  node-b device  0 [0x18] NVIDIA H100 80GB HBM3
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+  1073741824     268435456     float     sum      -1    23010   46.66   46.66      0    23001   46.68   46.68      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 46.67
+"""
+
+
+def test_a_run_across_hosts_at_network_rate_says_nothing_of_p2p(tmp_path: Path) -> None:
+    """Modelled: a passing run of one rank on each of two hosts is data crossing the network, no GPU pair of a host."""
+    got = paste_checks(tmp_path, TWO_HOST_RUN, CHECK)[CHECK]
     assert got.status != "ok"
     assert "Out of bounds" not in got.message
+
+
+def test_a_rack_run_faster_than_any_pcie_link_is_nvlink_carrying_data(tmp_path: Path) -> None:
+    """Corpus 1407's run, cut to its last rank line: 72 ranks checked with 0 wrong at up to 724 GB/s bus bandwidth (847 in the whole table),
+    above twice the fastest PCIe link of any GPU (242 GB/s): no host-memory or network path shows that, only NVLink
+    between the GPUs, so the peer path carries data intact, over the one rank line of 72 shown."""
+    got = paste_checks(tmp_path, NVL72_RACK_RUN, CHECK)[CHECK]
+    assert got.status == "ok", got.message
+    assert "72 ranks" in got.message and "NVLink" in got.message
+    assert got.coverage is not None and got.coverage.text() == "1 of 72 GPUs shown"
+
+
+def test_a_cut_rank_list_counts_the_highest_rank_named() -> None:
+    """`Rank 71` as the only rank line shown: the run had 72 ranks at least (DataTest.run_ranks)."""
+    from stackaudit.facts.peer_access import data_tests_in_nccl_tests
+
+    run = next(t for t in data_tests_in_nccl_tests(NVL72_RACK_RUN).tests if t.program == "nccl-tests")
+    assert (run.ranks, run.numbers, run.run_ranks) == (1, (71,), 72)
+    assert run.busbw == 724.06
 
 
 def test_a_run_with_p2p_turned_off_says_nothing_of_p2p(tmp_path: Path) -> None:

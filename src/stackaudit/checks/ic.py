@@ -46,7 +46,15 @@ from stackaudit.facts.parallelism import (
     one_rank_per_node,
 )
 from stackaudit.facts.pci import PCIE_GBS_PER_LANE
-from stackaudit.facts.peer_access import NCCL, NVBANDWIDTH, DataTest, P2pBandwidth, P2pDataTests, PeerRefusals
+from stackaudit.facts.peer_access import (
+    NCCL,
+    NVBANDWIDTH,
+    DataTest,
+    P2pBandwidth,
+    P2pDataTests,
+    P2pOffCures,
+    PeerRefusals,
+)
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -602,7 +610,7 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
                    p2p_data_tests: P2pDataTests | None = None, serving_engine: ServingEngine | None = None,
                    collect_env: CollectEnv | None = None, nccl_test_runs: NcclTestRuns | None = None,
-                   engine_commands: EngineCommands | None = None) -> Outcome:
+                   engine_commands: EngineCommands | None = None, p2p_off_cures: P2pOffCures | None = None) -> Outcome:
     """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
     DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted, and so is a
     user's torch copy straight from one GPU to another whose shown result is zeros, peer_copy_zeros; nccl-tests'
@@ -611,7 +619,10 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     whole on one host, corpus 628; a run cut inside its table, its summary not shown, is ok where every row shown was
     checked with 0 wrong elements and its bus bandwidth tops what a path through host memory gives over the GPUs'
     PCIe link, half the link's rate, so only P2P or NVLink carried it: corpus 762, four RTX 4090 at 26 GB/s over a
-    15.8 GB/s host path; rows checked at a lower rate, or GPUs not shown, prove no peer path, corpus 630 and 446);
+    15.8 GB/s host path; rows checked at a lower rate, or GPUs not shown, prove no peer path, corpus 630 and 446; a
+    checked run over two ranks or more, its rank list cut or its hosts several, is ok where its bus bandwidth tops twice
+    the fastest PCIe link of any GPU (NVLINK_ONLY_BUSBW, 242 GB/s): no path through host memory or a network adapter
+    shows that, only NVLink between the GPUs, corpus 1407, a GB200 NVL72 rack at 847 GB/s with one rank line shown);
     CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
     unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok; its
     P2P-enabled write matrix shown without the P2P-disabled one is ok where every pair of its GPUs writes at 20 GB/s
@@ -643,6 +654,10 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     The driver's refusals where every refused pair joins GPUs of two architectures the source names (Ada Lovelace and
     Ampere, say) are not an issue: CUDA gives no peer access between architectures on any driver (corpus 1217, a
     mixed box under a P2P-patched driver whose same-model pairs CAN access each other).
+    The user's own A/B in a sentence of the paste, where nothing the programs printed settles it, is an issue: the
+    workload fails with P2P on and runs with it off (`Setting NCCL_P2P_DISABLE=1 did workaround`, corpus 266; `It works
+    with disabled P2P, but crashes when enabled`, corpus 974; facts/peer_access.says_p2p_off_cures: a remedy word, or
+    the run working in the sentence that names the failure; not `without disabling P2P` or a question).
     CUDA's answer 704 (0x2c0, cudaErrorPeerAccessAlreadyEnabled) to `cudaDeviceEnablePeerAccess`, which a debugger
     prints as an API error (cuda-gdb: `cudaDeviceEnablePeerAccess returned (0x2c0)`), is peer access already on:
     not an issue where nothing else is shown (facts/peer_access.ALREADY_ENABLED, corpus 1197).
@@ -685,6 +700,15 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
         # (corpus 1301, 1303): the workload moves nothing between GPUs, whatever the host holds.
         return not_applicable(f"the workload runs on one GPU ({shown[0].one_gpu}: \"{shown[0].quoted[:160]}\"), so "
                               "nothing moves between GPUs over P2P", actual=[c.one_gpu for c in shown])
+    if judged.status == "unknown" and p2p_off_cures is not None:
+        # The user's own A/B, where nothing the programs printed settles it (corpus 266, 974): the workload fails with
+        # P2P on and runs with it off, so the peer path the platform offers does not carry the traffic.
+        return issue(f"the user reports that the workload runs with GPU P2P turned off and fails with it on "
+                     f"(\"{p2p_off_cures.line[:200]}\"): the peer path the platform offers does not carry the traffic "
+                     "(ACS redirect, a translating IOMMU, or a driver whose P2P does not work for these cards); turning "
+                     "P2P off is a workaround at host-memory speed",
+                     actual=p2p_off_cures.line, expected="the workload running with P2P on",
+                     evidence=[p2p_off_cures.line])
     return judged
 
 
@@ -805,6 +829,9 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                     + "; a set-up line (an NCCL P2P channel, a peer-access 'Yes') would not show this",
                     actual=[t.line for t in passed][:3], evidence=[best.line])
         return over_subjects(judged, [f"rank {r}" for r in range(best.ranks)], gpus.whole_count if gpus else None)
+    linked = _beyond_any_pcie(data_tests)
+    if linked is not None:
+        return _nvlink_carried(linked, gpus)
     if gpu_p2p is not None and gpu_p2p.refuses_all():
         return not_applicable("the driver reports no P2P between any GPU pair ("
                               + gpu_p2p.states_not_ok() + "): there is no P2P to "
@@ -906,6 +933,42 @@ def _beyond_host_path(test: DataTest) -> str:
             f"host memory gives over the {fastest.name}'s PCIe Gen{fastest.pcie_gen} x{fastest.pcie_width or 16} link "
             f"({link:.1f} GB/s, half of it where every byte crosses it twice): only P2P or NVLink between the GPUs "
             "gives that")
+
+
+# The most a GPU's PCIe link carries each way: PCIe 6.0 x16, the fastest link of any GPU (facts/pci.PCIE_GBS_PER_LANE).
+# Every byte a GPU exchanges other than over NVLink crosses that link, a network adapter's too (it sits on PCIe).
+FASTEST_PCIE_GBS = max(PCIE_GBS_PER_LANE.values()) * 16
+# The bus bandwidth no path but NVLink reaches: twice that link, since nccl-tests scales an all-reduce's algorithm
+# bandwidth by 2(n-1)/n (nccl-tests doc/PERFORMANCE.md) and a reduction in the network (SHARP) needs each GPU to send
+# and receive its data once, so over PCIe an all-reduce's busbw stays below twice the link, other collectives below it.
+NVLINK_ONLY_BUSBW = 2 * FASTEST_PCIE_GBS
+
+
+def _beyond_any_pcie(tests: P2pDataTests | None) -> DataTest | None:
+    """An nccl-tests run over two ranks or more (its rank lines, or the highest rank number they name where the list
+    is cut to its last line), P2P not turned off, that checked its results with 0 wrong elements at a bus bandwidth
+    above NVLINK_ONLY_BUSBW: no path through PCIe, host memory or a network carries that, so NVLink between the GPUs
+    did, and the data crossed it intact (corpus 1407, a GB200 NVL72 rack at 835-847 GB/s, one rank line shown).
+    The run's hosts and models need not be shown: the rate alone rules out every other path."""
+    if tests is None:
+        return None
+    runs = [t for t in tests.tests if t.program == "nccl-tests" and t.passed and not t.p2p_off
+            and t.run_ranks >= 2 and t.busbw > NVLINK_ONLY_BUSBW]
+    return max(runs, key=lambda t: t.busbw) if runs else None
+
+
+def _nvlink_carried(test: DataTest, gpus: GpuInventory | None) -> Outcome:
+    """IC-P2P-FUNCTIONAL ok from a checked nccl-tests run faster than any PCIe link (_beyond_any_pcie), over the
+    ranks its lines show of the ranks it had."""
+    ranks = test.run_ranks
+    said = ("every result row shown checked with 0 wrong elements" if test.rows_only else f"checked it (\"{test.line}\")")
+    judged = ok(f"nccl-tests moved data among its {ranks} ranks and {said}, at up to {test.busbw:g} GB/s bus bandwidth: "
+                f"above the {NVLINK_ONLY_BUSBW:.0f} GB/s that any path over a GPU's PCIe link can show (twice the "
+                f"{FASTEST_PCIE_GBS:.0f} GB/s of PCIe 6.0 x16, the fastest), so neither host memory nor a network "
+                "adapter carried it, NVLink between the GPUs did, and the data crossed intact",
+                actual={"busbw GB/s": test.busbw, "ranks": ranks}, evidence=[test.line])
+    total = max(ranks, gpus.whole_count or 0) if gpus is not None else ranks
+    return over_subjects(judged, [f"rank {r}" for r in test.numbers], total)
 
 
 def _geforce_host_path(log: ServingLog | None) -> str:

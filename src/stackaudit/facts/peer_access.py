@@ -46,11 +46,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from stackaudit.facts._parse import RANK_DEVICE, RANK_HOST
+from stackaudit.facts._parse import RANK_DEVICE, RANK_HOST, ParseError
 from stackaudit.facts.pci import PCIE_GBS_PER_LANE
 from stackaudit.facts.registry import Sourced, fact, parser, union
 from stackaudit.facts.serving_logs import FULL_ROW, row_busbw, wrong_counts
-from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, NCCL_TESTS, P2P_BANDWIDTH_TEST
+from stackaudit.facts.sources import (
+    ENGINE_LOG,
+    EVIDENCE_LINES,
+    NCCL_TESTS,
+    P2P_BANDWIDTH_TEST,
+    USER_P2P_OFF_CURES,
+)
 
 NCCL = "NCCL"
 CUDA = "CUDA"
@@ -609,7 +615,7 @@ DATA_TESTS: tuple[DataTestRow, ...] = (
     DataTestRow("nccl-tests", re.compile(r"^\s*#?\s*Out of bounds values\s*:\s*[1-9]\d*\s+FAILED\b"), False),
 )
 DATA_TEST_NEEDLES = ("Failed", "Verification error", "Out of bounds values")
-_TEST_RANK = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>" + RANK_HOST
+_TEST_RANK = re.compile(r"^\s*#?\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>" + RANK_HOST
                         + r")\s+device\s+\d+")
 _PEER_YES = re.compile(r"Peer access from (?P<na>.{1,80}) \(GPU(?P<a>\d+)\) -> (?P<nb>.{1,80}) \(GPU(?P<b>\d+)\) : Yes\s*$")
 # simpleP2P's own steps, each naming the CUDA devices it moved data on (Samples/0_Introduction/simpleP2P):
@@ -643,6 +649,14 @@ class DataTest:
     # (`# Out of bounds values`) not shown (a paste cut inside the table, corpus 762).
     busbw: float = 0.0
     rows_only: bool = False
+    # nccl-tests: the rank numbers its rank lines name; a run whose list is cut to its last line (`Rank 71 ... device
+    # 3`, corpus 1407) had as many ranks as the highest number and one more (run_ranks).
+    numbers: tuple[int, ...] = ()
+
+    @property
+    def run_ranks(self) -> int:
+        """How many ranks the run had at least: its rank lines, or the highest rank number they name and one more."""
+        return max(self.ranks, max(self.numbers, default=-1) + 1)
 
     @property
     def between_local_gpus(self) -> bool:
@@ -788,6 +802,7 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
     models = tuple(sorted({(int(m[d]), m[n].lstrip("> ").strip()) for m in answers for d, n in (("a", "na"), ("b", "nb"))}))
     off = False
     ranks: list[tuple[int, str]] = []  # (CUDA device, model) of the run's rank lines
+    numbers: list[int] = []  # the rank numbers of the run's rank lines
     rows: list[tuple[str, tuple[int, ...], float]] = []  # the run's whole result rows: line, #wrong counts, busbw
 
     def rows_verdict() -> DataTest | None:
@@ -796,14 +811,15 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
             return None
         top = max(rows, key=lambda r: r[2])
         return DataTest("nccl-tests", True, top[0], (), tuple(dict.fromkeys(hosts)), len(hosts), off,
-                        tuple(dict.fromkeys(ranks)), top[2], rows_only=True)
+                        tuple(dict.fromkeys(ranks)), top[2], rows_only=True, numbers=tuple(dict.fromkeys(numbers)))
 
     for line in text.splitlines():
         if "nThread" in line and rows:  # the next run's header: the run above ended without its summary
             found.extend(t for t in (rows_verdict(),) if t is not None)
-            hosts, off, ranks, rows = [], False, [], []
+            hosts, off, ranks, rows, numbers = [], False, [], [], []
         if m := _TEST_RANK.match(line):
             hosts.append(m["host"])
+            numbers.append(int(m["rank"]))
             if (d := RANK_DEVICE.match(line)) is not None:
                 ranks.append((int(d["device"]), d["model"]))
         elif "_perf" in line and _P2P_OFF.search(line):
@@ -815,11 +831,11 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
             continue
         checked = [bw for _, counts, bw in rows if counts and not any(counts)]
         found.append(DataTest(row.program, row.passed, line.strip(), (), tuple(dict.fromkeys(hosts)), len(hosts), off,
-                              tuple(dict.fromkeys(ranks)), max(checked, default=0.0))
+                              tuple(dict.fromkeys(ranks)), max(checked, default=0.0), numbers=tuple(dict.fromkeys(numbers)))
                      if row.program == "nccl-tests" else
                      DataTest(row.program, row.passed, line.strip(), devices, models=models))
         if row.program == "nccl-tests":
-            hosts, off, ranks, rows = [], False, [], []
+            hosts, off, ranks, rows, numbers = [], False, [], [], []
     found.extend(t for t in (rows_verdict(),) if t is not None)
     found.extend(DataTest(PEER_COPY, False, quoted, (a, b)) for a, b, quoted, _ in peer_copy_zeros(text.splitlines()))
     return tuple(dict.fromkeys(found))
@@ -864,3 +880,57 @@ def data_tests_in_evidence_lines(text: str) -> P2pDataTests:
           simpleP2P : Failed (code 1)
     """
     return P2pDataTests(_data_tests(text))
+
+
+# --- The user's words that turning P2P off cures a failure ---------------------------------------------------------
+# An A/B the user ran and reports in a sentence: the workload hangs or crashes with GPU peer-to-peer on and runs with it
+# off (`Setting NCCL_P2P_DISABLE=1 did workaround but got really low speed.`, corpus 266, after `The rest will result
+# in hanging.`; `It works with disabled P2P, but crashes when enabled.`, corpus 974). P2P turned off: NCCL's variable set
+# to 1, or P2P disabled in words; not where the words deny or only weigh it (`without disabling P2P`, corpus 905;
+# `No need for NCCL_P2P_DISABLE now`, corpus 420; `I was just thinking if disabling P2P ... would`, corpus 56). The cure:
+# a remedy word (`workaround`, `fixes`, `solved`), or the run working in a sentence that also names the failure, so that
+# `NCCL_P2P_DISABLE=1 ./build/all_reduce_perf seems to be working properly` after a reboot (corpus 351) is no A/B.
+P2P_TURNED_OFF = re.compile(r"\bNCCL_P2P_DISABLE\s*=\s*[`'\"]?(?:1|true|yes|on)\b|\bdisabl(?:e|ed|es|ing)\s+(?:the\s+|GPU\s+)*P2P\b"
+                            r"|\bP2P\s+(?:is\s+|was\s+)?(?:disabled|turned\s+off|off)\b", re.I)
+_WEIGHED_BEFORE = re.compile(r"(?:\b(?:without|not|no\s+need\s+(?:for|to)|instead\s+of|rather\s+than|if|whether)|n't)"
+                             r"\s+(?:\w+\s+){0,2}[`'\"]?$", re.I)
+_REMEDY = re.compile(r"\bwork\s?-?arounds?\b|\bworked\s+around\b|\b(?:fix|solv|resolv|cur)(?:e[sd]?|es|ed|ing)?\b", re.I)
+_WORKS = re.compile(r"\b(?:works?|worked|working|runs?|running|passe[sd])\b", re.I)
+_FAILS = re.compile(r"\b(?:hang(?:s|ing)?|hung|stuck|crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|freez(?:es|ing)|deadlock\w*|"
+                    r"errors?|time[sd]?\s?out)\b", re.I)
+_UNDONE = re.compile(r"(?:\b(?:not|never|no\s+longer)|n't)\s+(?:\w+\s+)?$", re.I)
+
+
+def says_p2p_off_cures(line: str) -> bool:
+    """Whether a sentence of the user's reports that turning P2P off cures a failure (P2P_TURNED_OFF)."""
+    if "?" in line:
+        return False
+    off = [m for m in P2P_TURNED_OFF.finditer(line) if not _WEIGHED_BEFORE.search(line[:m.start()])]
+    if not off:
+        return False
+    remedy = [m for m in _REMEDY.finditer(line) if not _UNDONE.search(line[:m.start()])]
+    works = [m for m in _WORKS.finditer(line) if not _UNDONE.search(line[:m.start()])]
+    return bool(remedy) or (bool(works) and bool(_FAILS.search(line)))
+
+
+@dataclass(frozen=True)
+class P2pOffCures(Sourced):
+    """The user's sentence that the workload runs with GPU P2P off and fails with it on, verbatim."""
+    line: str = ""
+
+
+fact("p2p_off_cures", P2pOffCures, hint=USER_P2P_OFF_CURES.hint)
+
+
+@parser(USER_P2P_OFF_CURES, feeds="p2p_off_cures", kind=P2pOffCures, rank=90)
+def p2p_off_cures_in_words(text: str) -> P2pOffCures:
+    """The first sentence recorded (importers/prose_ab_p2p.py).
+
+    Input (tests/data/captures/974)::
+
+        It works with disabled P2P, but crashes when enabled.
+    """
+    line = next((x.strip() for x in text.splitlines() if says_p2p_off_cures(x)), "")
+    if not line:
+        raise ParseError("no sentence that turning P2P off cures a failure")
+    return P2pOffCures(line=line)

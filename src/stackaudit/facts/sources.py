@@ -316,6 +316,12 @@ USER_TROUBLE = Source("user_trouble", "a hang in the user's own words", doc=True
 USER_QUESTION = Source("user_question", "a question in the user's own words", doc=True,
                        hint="ask the question beside the output it is about")
 
+# The user's report that turning GPU peer-to-peer off cures a failure (`Setting NCCL_P2P_DISABLE=1 did workaround`, `It
+# works with disabled P2P, but crashes when enabled`), recorded from a sentence of the paste (importers/prose_ab_p2p.py):
+# the only source of the `p2p_off_cures` fact (facts/peer_access.py).
+USER_P2P_OFF_CURES = Source("user_p2p_off_cures", "the user's words that turning GPU P2P off cures a failure", doc=True,
+                            hint="paste the run's output with P2P on and with NCCL_P2P_DISABLE=1")
+
 # NCCL variables the user says were set, as pasted (importers/prose_nccl_env.py): a line that is only
 # `NCCL_X=value` (a list of the run's variables) or `export NCCL_X=value` in a sentence; read by facts/serving_logs.py.
 USER_NCCL_ENV = Source("user_nccl_env", "NCCL variables set in the user's own words", doc=True,
