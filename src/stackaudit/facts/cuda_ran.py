@@ -201,8 +201,8 @@ def _vllm_generating(line: str) -> Ran | None:
         tokens = old.group(1)
     if tokens is None or kv is None or float(tokens) <= 0:
         return None
-    return Ran("vLLM", f"vLLM generated {tokens} tokens/s with its KV cache on the GPU ({kv.group(1)}% in use; its "
-               "metrics line)", line.strip(), decoded=True)
+    return Ran("vLLM", f"vLLM generated {tokens} tokens/s with {kv.group(1)}% of its GPU KV cache in use (its metrics "
+               "line)", line.strip(), decoded=True)
 
 
 def _sglang_decoding(line: str) -> Ran | None:
