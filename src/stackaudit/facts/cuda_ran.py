@@ -357,16 +357,17 @@ _REQUIRE_CUDA = re.compile(r"^cuda>=(\d+\.\d+)\b")
 # An image reference inside a line of prose or a list (`the nvidia-driver-validation pod (cuda-sample:vectoradd-
 # cuda10.2-ubi8)`, corpus 1145): NVIDIA's own CUDA images (nvidia_image_cuda) and the engine images whose tag suffix
 # names torch's CUDA (docker.engine_image_cuda: `upgrading from lmsysorg/sglang:v0.4.6.post5-cu124 to
-# lmsysorg/sglang:v0.4.8-cu126`, corpus 1161), and PyTorch's own (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`),
-# whose tag names the runtime.
-_IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang|vllm-openai|pytorch):[\w.-]+)")
+# lmsysorg/sglang:v0.4.8-cu126`, corpus 1161), PyTorch's own (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`),
+# whose tag names the runtime, and Text Generation Inference's, whose tag names a release (docker.tgi_image_cuda).
+_IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang|vllm-openai|pytorch|"
+                         r"text-generation-inference):[\w.-]+)")
 # The start-up check of NVIDIA's NGC images (TensorRT-LLM, Triton, PyTorch, NeMo), where the host driver is older than
 # the one the image was built for: `ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but`
 # (then `version 510.85.02 was detected and compatibility mode is UNAVAILABLE.`; NVIDIA/TensorRT-LLM#23,
 # NVIDIA/nvidia-docker#1479, hiyouga/LlamaFactory#5962). The driver release it names ships the image's CUDA.
 NGC_BUILT_FOR = re.compile(r"This container was built for NVIDIA Driver Release (\d+)\.(\d+)")
 RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "sglang:", "vllm-openai:", "pytorch/pytorch:",
-                   "built for NVIDIA Driver")
+                   "built for NVIDIA Driver", "text-generation-inference:")
 
 
 @dataclass(frozen=True)
