@@ -99,20 +99,3 @@ def test_ollama_client_at_a_prompt_names_ollama() -> None:
     with pytest.raises(ParseError):
         stated_engines_from_prompts("\tnvidia-smi\n\tdocker ps\n")
 
-
-def test_corpus_904_tgi_launcher_log_dates_the_run() -> None:
-    # huggingface/text-generation-inference: `2023-08-17T15:28:10.137810Z  INFO text_generation_launcher: Runtime
-    # environment:` (TGI's own log: the engine shown) above driver 525.85.12 (CUDA 12.0, at the CUDA 12 floor).
-    from stackaudit.facts.serving_logs import parse_serving_log
-
-    assert parse_serving_log(body("904")).engine == "tgi"
-    r = capture_checks("904", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
-    assert r.status == "ok", r.message
-    assert "2023-08-17" in r.message and "TGI" in r.message
-
-
-def test_corpus_245_tgi_launcher_under_a_driver_below_the_cuda_12_floor_stays_unknown() -> None:
-    # The same launcher banner (2023-07-10) above driver 520.61.05 (CUDA 11.8): a CUDA 12 runtime existed then and
-    # needs 525.60.13, so the day does not settle it.
-    r = capture_checks("245", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
-    assert r.status == "unknown", r.message

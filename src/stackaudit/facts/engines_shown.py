@@ -4,7 +4,7 @@ facts/applicability.engine_shown_other) both read.
 
 Sources, strongest first: a pasted engine command (facts/engine_command.py), a container's engine (its command, else
 the engine its image is: applicability.GGML_IMAGES), the server log's own lines (ServingLog.engine: ollama's journal
-lines, llama.cpp's, TGI's launcher's; a log of llama.cpp's build banner alone, `version: 7018 (ece0f5c17)` over `built with ... for
+lines, llama.cpp's; a log of llama.cpp's build banner alone, `version: 7018 (ece0f5c17)` over `built with ... for
 ...`, shows llama.cpp by its release: ServingLog.llamacpp_release), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
 facts/ollama_cli.py), an engine's own symptom line (facts/symptoms.ENGINE_SYMPTOMS), llama.cpp's `ggml_cuda_init`
 device list ("ggml": a program built on ggml, which one not named); then, only where none of those names an engine,

@@ -115,9 +115,6 @@ KEY_PHRASES = re.compile(
     # FastChat's vLLM worker (fastchat/serve/vllm_worker.py, 2023) logs vLLM's AsyncEngineArgs one a line:
     # `2023-08-01 00:41:32 | INFO | __main__ | engine_args.tensor_parallel_size: 4`.
     r"\bengine_args\.\w+: |"
-    # Text Generation Inference's launcher (its Rust tracing lines: `2023-08-17T15:28:10.137810Z  INFO
-    # text_generation_launcher: Runtime environment:`, corpus 904, 245): TGI's own log (ServingLog.engine "tgi").
-    r"\btext_generation_launcher: |"
     r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b|"  # one parse per flag: linear
     # A kernel the GPU has no code for, or a kernel library refusing its architecture: an engine's start failing,
     # often pasted with no engine line around it (facts/symptoms.py).
@@ -217,8 +214,7 @@ KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "n
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
                "torchrun", "engine_args.", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
-               "no_binary_for_gpu", "nokernelimagefordevice", "unsupported architecture", "text_generation_launcher",
-               *GGML_NEEDLES)
+               "no_binary_for_gpu", "nokernelimagefordevice", "unsupported architecture", *GGML_NEEDLES)
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
@@ -325,8 +321,7 @@ _NVLS_REFUSED_2_26 = re.compile(r"transport/nvls\.cc:254 NCCL WARN")
 
 @dataclass(frozen=True)
 class ServingLog:
-    engine: str = ""  # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "ollama" (OLLAMA_LINE) | "tgi" (TGI's launcher)
-    # | "" (only NCCL lines)
+    engine: str = ""  # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "ollama" (OLLAMA_LINE) | "" (only NCCL lines)
     line_count: int = 0
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
     p2p_cache_paths: tuple[str, ...] = ()  # cache files vLLM read or wrote
@@ -1269,8 +1264,6 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "sglang"
             elif "vllm" in low or "engine_args." in low:
                 engine = "vllm"
-            elif "text_generation_launcher: " in low:
-                engine = "tgi"
             elif SGLANG_LINE.search(line):
                 engine = "sglang"
             elif VLLM_LINE.search(line):
