@@ -65,3 +65,30 @@ def test_an_image_tag_that_names_no_cuda(tmp_path: Path) -> None:
         text = COMFY.replace("nvidia/cuda:11.6.2-base-ubuntu20.04", image) + _table("560.35.03", "12.6")
         result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
         assert result.status == "unknown" and "torch's CUDA version is not in this source" in result.message, image
+
+
+def test_tgi_release_tags_name_the_cuda_of_their_dockerfile() -> None:
+    # Text Generation Inference's Dockerfile at each release tag (docker.TGI_CUDA): 11.8, then 12.1 from v1.2.0, 12.4
+    # from v2.3.0, 12.6 from v3.3.1; other builds' suffixes, a release outside the table and other images name none.
+    from stackaudit.facts.docker import image_cuda, tgi_image_cuda
+
+    image = "ghcr.io/huggingface/text-generation-inference:"
+    assert [tgi_image_cuda(image + tag) for tag in ("0.8.2", "1.1.1", "1.4", "2.0.4", "2.3.0", "3.3.0", "3.3.1")] == [
+        "11.8", "11.8", "12.1", "12.1", "12.4", "12.4", "12.6"]
+    assert [tgi_image_cuda(image + tag) for tag in ("latest", "2.0.4-rocm", "3.0.1-intel", "0.4.0", "3.4.0")] == [""] * 5
+    assert image_cuda(image + "2.0.4") == "12.1" and tgi_image_cuda("vllm/vllm-openai:v0.5.4") == ""
+
+
+def test_276_a_tgi_image_under_a_newer_driver_is_ok() -> None:
+    # Corpus 276: `docker run ... ghcr.io/huggingface/text-generation-inference:2.0.4` beside driver 550.54.15 (12.4).
+    result = capture_checks("276", COMPAT)[COMPAT]
+    assert result.status == "ok", result.message
+    assert "text-generation-inference:2.0.4 (CUDA 12.1)" in result.message
+
+
+def test_a_tgi_image_named_in_prose_under_an_older_driver_is_not_ok(tmp_path: Path) -> None:
+    # Modelled on corpus 247's first line: TGI 1.0.2 (CUDA 11.8) named in prose, under a driver for CUDA 11.4 and nothing
+    # shown running: the container toolkit's requirement check decides (not ok).
+    text = "Running directly in `ghcr.io/huggingface/text-generation-inference:1.0.2`.\n" + _table("470.141.03", "11.4")
+    result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
+    assert result.status != "ok" and "CUDA 11.8" in result.message, result.message

@@ -28,10 +28,11 @@ def _body(prefix: str) -> str:
 def test_vllm_generating_on_its_gpu_kv_cache_is_cuda_at_work() -> None:
     found = ran_in_lines([GENERATING])
     assert [r.program for r in found] == ["vLLM"] and "37.1%" in found[0].did
-    # An idle engine (nothing generated, an empty cache) shows nothing; nor does vLLM's CPU platform.
+    # An idle engine (nothing generated) shows nothing; nor does vLLM's CPU platform. A cache usage that rounds to 0.0%
+    # beside tokens generated does (corpus 1445: one short sequence in a pool sized to the GPU).
     idle = GENERATING.replace("72.8 tokens/s", "0.0 tokens/s")
     assert ran_in_lines([idle]) == ()
-    assert ran_in_lines([GENERATING.replace("37.1%", "0.0%")]) == ()
+    assert [r.program for r in ran_in_lines([GENERATING.replace("37.1%", "0.0%")])] == ["vLLM"]
     assert ran_in_lines(["INFO 04-26 19:00:00 [__init__.py:239] Automatically detected platform cpu.",
                          GENERATING]) == ()
 

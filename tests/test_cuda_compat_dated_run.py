@@ -45,17 +45,24 @@ def test_modelled_undated_log_stays_unknown(tmp_path: Path) -> None:
     assert r.status == "unknown", r.message
 
 
-def test_corpus_1159_nvidia_smi_date_under_a_tgi_container() -> None:
-    # TGI 0.8.2 under `docker run --gpus all`; the nvidia-smi its launcher prints is dated `Mon Jun  5 16:09:59 2023`
-    # on driver 525.105.17 (CUDA 12.0), before CUDA 13.0 came out.
+def test_corpus_1159_nvidia_smi_date_under_a_tgi_container(tmp_path: Path) -> None:
+    # TGI 0.8.2 under `docker run --gpus all`: its tag's release ships CUDA 11.8 (docker.TGI_CUDA), which driver
+    # 525.105.17 (CUDA 12.0) runs. Modelled with a tag that names no release (`latest`): the nvidia-smi its launcher
+    # prints is dated `Mon Jun  5 16:09:59 2023`, before CUDA 13.0 came out, which settles it as well.
     r = capture_checks("1159", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok", r.message
+    assert "text-generation-inference:0.8.2 (CUDA 11.8)" in r.message
+    latest = body("1159").replace("text-generation-inference:0.8.2", "text-generation-inference:latest")
+    r = paste_checks(tmp_path, latest, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "ok", r.message
     assert "2023-06-05" in r.message and "driver 525.105.17" in r.message
 
 
 def test_modelled_driver_below_the_floor_of_its_day_stays_unknown(tmp_path: Path) -> None:
-    # Modelled: 1159 on a driver of CUDA 11.8 (520.61.05) in June 2023, when CUDA 12 runtimes were out.
-    text = body("1159").replace("525.105.17", "520.61.05 ").replace("CUDA Version: 12.0", "CUDA Version: 11.8")
+    # Modelled: 1159 with a tag that names no release, on a driver of CUDA 11.8 (520.61.05) in June 2023, when CUDA 12
+    # runtimes were out.
+    text = (body("1159").replace("525.105.17", "520.61.05 ").replace("CUDA Version: 12.0", "CUDA Version: 11.8")
+            .replace("text-generation-inference:0.8.2", "text-generation-inference:latest"))
     r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status != "ok", r.message
 
@@ -91,3 +98,4 @@ def test_ollama_client_at_a_prompt_names_ollama() -> None:
     assert stated_engines_from_prompts("\t./ollama ps\n\tnvidia-smi\n").engines == ("ollama",)  # corpus 659
     with pytest.raises(ParseError):
         stated_engines_from_prompts("\tnvidia-smi\n\tdocker ps\n")
+

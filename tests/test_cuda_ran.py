@@ -147,3 +147,38 @@ def test_lines_that_show_no_cuda_call_succeeding_say_nothing(tmp_path: Path) -> 
                          "\t\t   *** Unable to create CUDA context"]) == ()
     # Modelled on corpus 1261: ollama finding the library without initialising it.
     assert ran_in_lines(['msg="Discovered GPU libraries: [/usr/local/lib/ollama/cuda_v11/libcudart.so.11.0]"']) == ()
+
+
+# vLLM 0.1's scheduler line (corpus 1446) and SGLang's decode batch line (corpus 1454): an engine generating tokens.
+VLLM_V01 = ("INFO 08-01 03:08:45 scheduler.py:271] Throughput: 181.6 tokens/s, Running: 1 reqs, Swapped: 0 reqs, "
+            "Pending: 0 reqs, GPU KV cache usage: 100.0%, CPU KV cache usage: 0.0%")
+SGLANG = ("Decode batch. #running-req: 1010, #token: 55006, token usage: 0.93, gen throughput (token/s): 1397.13, "
+          "#queue-req: 12279")
+
+
+def test_engines_decoding_are_cuda_at_work() -> None:
+    found = ran_in_lines([VLLM_V01, SGLANG])
+    assert [(r.program, r.decoded) for r in found] == [("vLLM", True), ("SGLang", True)]
+    # Nothing generated (a window at 0 tokens/s, an empty batch) shows nothing.
+    assert ran_in_lines([VLLM_V01.replace("181.6 tokens/s", "0.0 tokens/s")]) == ()
+    assert ran_in_lines([SGLANG.replace("1397.13", "0.00")]) == ()
+    assert ran_in_lines([SGLANG.replace("#running-req: 1010", "#running-req: 0")]) == ()
+    # SGLang on its CPU device (modelled: the flag beside the line) shows no GPU at work.
+    assert ran_in_lines(["python -m sglang.launch_server --model-path m --device cpu", SGLANG]) == ()
+
+
+@pytest.mark.parametrize(("prefix", "said"), [
+    ("1445", "vLLM generated 45.5 tokens/s"),  # v0's llm_engine.py line at a cache usage of 0.0%
+    ("1446", "vLLM generated 181.6 tokens/s"),  # vLLM 0.1's scheduler.py line (August 2023)
+    ("1454", "SGLang decoded 1010 running request(s) at 1397.13 tokens/s"),
+])
+def test_an_engine_decoding_with_no_driver_shown_is_ok(prefix: str, said: str) -> None:
+    r = capture_checks(prefix, COMPAT)[COMPAT]
+    assert r.status == "ok", r.message
+    assert said in r.message
+
+
+def test_an_engine_decoding_beside_a_refused_start_is_not_ok(tmp_path: Path) -> None:
+    # Modelled on corpus 1454: a CUDA refusal in the same paste wins over the decode line (facts/cuda_ran.failed).
+    text = _body("1454") + "CUDA driver version is insufficient for CUDA runtime version\n"
+    assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status != "ok"

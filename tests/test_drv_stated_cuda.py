@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks
 
 
 def test_cuda_above_the_branch_runs_by_minor_version_compatibility() -> None:
@@ -24,9 +24,14 @@ def test_cuda_above_the_branch_runs_by_minor_version_compatibility() -> None:
     assert "CUDA 12.3" in result.message and "525.116.03" in result.message
 
 
-def test_header_figure_copied_line_by_line_says_nothing_of_the_runtime() -> None:
-    # 276 copies nvidia-smi's header onto three lines: CUDA 12.4 is driver 550's own figure.
+def test_header_figure_copied_line_by_line_says_nothing_of_the_runtime(tmp_path: Path) -> None:
+    # 276 copies nvidia-smi's header onto three lines: CUDA 12.4 is driver 550's own figure. The runtime judged is its
+    # TGI 2.0.4 image's (CUDA 12.1, docker.TGI_CUDA); modelled with a tag that names no release, none is shown.
     result = capture_checks("276", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "text-generation-inference:2.0.4 (CUDA 12.1)" in result.message
+    latest = body("276").replace("text-generation-inference:2.0.4", "text-generation-inference:latest")
+    result = paste_checks(tmp_path, latest, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status == "unknown", result.message
     assert "not in this source" in result.message
 

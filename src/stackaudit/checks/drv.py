@@ -440,6 +440,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     CUDA devices:`, where the paste is cut before the device lines), ollama's discovery through its bundled runtime
     (`Nvidia GPU detected via cudart`), ollama's `--verbose` decode with every model `ollama ps` lists `100% GPU` at
     a pace no CPU's memory feeds (its rate times the model's size above 300 GB/s: `100% GPU` alone is a placement),
+    vLLM's metrics line generating tokens (`Avg generation throughput: 45.5 tokens/s`, vLLM 0.1's `Throughput: 181.6
+    tokens/s`, with its GPU KV cache, a usage that rounds to 0.0% included) and SGLang's decode batch line with a
+    request running (`#running-req: 1010, ... gen throughput (token/s): 1397.13`),
     DCGM's nvvs memory test passing on a GPU (`Memory GPU0 ..... PASS`), and beside
     a driver line a report's torch initialising CUDA)
     are ok for the runtime that ran: one too new for the driver fails at its first call (error 35). A refused start
@@ -474,7 +477,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     `cuda-sample:vectoradd-cuda10.2-ubi8`), and so do a container's CUDA_VERSION and NVIDIA_REQUIRE_CUDA and the
     images' start banner (`CUDA Version 12.8.1`), wherever the source shows them, an image named in prose too,
     and an engine image whose tag suffix names torch's CUDA (`lmsysorg/sglang:v0.4.8-cu126`, each of an upgrade's
-    two), and PyTorch's image whose tag names torch's CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`)
+    two), PyTorch's image whose tag names torch's CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`), and Text
+    Generation Inference's image of a release, whose Dockerfile at that tag pins torch's CUDA
+    (`ghcr.io/huggingface/text-generation-inference:2.0.4`: 12.1; facts/docker.TGI_CUDA)
     (facts/cuda_ran.CudaRuntime): at or below the driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. At or below the driver's highest CUDA, a

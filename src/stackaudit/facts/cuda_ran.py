@@ -26,11 +26,18 @@ What shows CUDA at work (each with the program whose runtime ran):
   cuda-python's `cudart.cudaGetDeviceProperties` without checking its error: a count above 0 is the runtime's answer
   from the GPU. Its `Compute capability` and `Total Memory` lines are NVML's, not CUDA's, and show nothing here;
 - llama.cpp's CUDA backend allocating a buffer on a device or reading its free memory (ServingLog.ggml_cuda_line);
-- vLLM's periodic metrics line generating tokens out of a KV cache in use on the GPU (`Avg generation throughput: 72.8
-  tokens/s, Running: 1 reqs, ... GPU KV cache usage: 37.1%`, vllm/v1/metrics/loggers.py; v0's metrics.py): the model
-  ran forward passes on the GPU (VLLM_GENERATING), torch's kernels among them (`Ran.decoded`: RT-TORCH-ARCH reads
-  it). Not where the same log shows vLLM's CPU platform (`Automatically detected platform cpu.`), whose cache the
-  line also calls the GPU's; a generation rate or a cache usage of 0 shows nothing;
+- vLLM's periodic metrics line generating tokens with its KV cache on the GPU (`Avg generation throughput: 72.8
+  tokens/s, Running: 1 reqs, ... GPU KV cache usage: 37.1%`, vllm/v1/metrics/loggers.py; v0's metrics.py and
+  llm_engine.py; vLLM 0.1's scheduler.py `Throughput: 181.6 tokens/s, Running: 1 reqs, ... GPU KV cache usage: 100.0%`,
+  VLLM_V01_THROUGHPUT): the model ran forward passes on the GPU, torch's kernels among them (`Ran.decoded`:
+  RT-TORCH-ARCH reads it). Not where the same log shows vLLM's CPU platform (`Automatically detected platform cpu.`),
+  whose cache the line also calls the GPU's. A rate of 0 shows nothing; a cache usage of 0.0% beside a rate above 0
+  does (one short sequence in a pool sized to the GPU's memory rounds to 0.0%, and a window whose request finished
+  has freed its blocks: corpus 1445);
+- SGLang's decode line (`Decode batch. #running-req: 1010, #token: 55006, token usage: 0.93, gen throughput
+  (token/s): 1397.13, #queue-req: 12279`, facts/serving_rate.SGLANG_DECODE) with a request running and a rate above
+  0: its scheduler decoded a batch on the device (corpus 1454). Not where the source shows SGLang's CPU device
+  (`--device cpu`, `device='cpu'`);
 - llama.cpp's CUDA backend counting its devices (`ggml_cuda_init: found 3 CUDA devices:`, GGML_FOUND, one or more):
   ggml_cuda_init prints the count only after cudaGetDeviceCount succeeded, and on a driver too old for its runtime
   prints `failed to initialize CUDA: CUDA driver version is insufficient for CUDA runtime version` instead; the count
@@ -71,7 +78,13 @@ from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
-from stackaudit.facts.serving_rate import EXLLAMAV2_EXAMPLE, OLLAMA_VERBOSE, VLLM_THROUGHPUT, MeasuredRate
+from stackaudit.facts.serving_rate import (
+    EXLLAMAV2_EXAMPLE,
+    OLLAMA_VERBOSE,
+    SGLANG_DECODE,
+    VLLM_THROUGHPUT,
+    MeasuredRate,
+)
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES
 from stackaudit.facts.symptoms import GGML_NO_DEVICE_CODE, LogSymptoms
 
@@ -89,12 +102,17 @@ REFUSED_START = ("cuda-insufficient-driver", "cuda-compat-unsupported-hw", "cuda
 # vLLM's metrics line (facts/serving_rate.VLLM_THROUGHPUT) goes on to the KV cache on the GPU: `GPU KV cache usage: 37.1%`.
 VLLM_KV_USAGE = re.compile(r"\bGPU KV cache usage:\s*([\d.]+)%")
 VLLM_CPU_PLATFORM = "detected platform cpu"
+# vLLM 0.1's scheduler line (vllm/core/scheduler.py, mid 2023), before the prompt and generation rates were split.
+VLLM_V01_THROUGHPUT = re.compile(r"\bThroughput:\s*([\d.]+) tokens/s, Running:\s*(\d+) reqs?,.*?GPU KV cache usage:\s*"
+                                 r"([\d.]+)%")
+# SGLang's CPU device (server_args `device='cpu'`, the `--device cpu` flag): its decode line then shows no GPU at work.
+SGLANG_CPU_DEVICE = re.compile(r"device=['\"]cpu['\"]|--device[= ]cpu\b")
 # ollama's discovery after its bundled libcudart set device 0 (gpu/gpu.go, ollama 0.1.x; gpu_info_cudart.c cudart_init).
 OLLAMA_CUDART = re.compile(r"\bNvidia GPU detected via cudart\b")
 # nvvs's (dcgmi diag's engine) per-GPU memory test result, as its plain-text output prints it.
 NVVS_MEMORY_PASS = re.compile(r"^\s*Memory GPU(\d+) \.{3,} PASS\s*$")
 NEEDLES = ("total capac", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
-           "Memory GPU", "has no device code")
+           "Memory GPU", "has no device code", "gen throughput")
 
 
 @dataclass(frozen=True)
@@ -142,15 +160,20 @@ fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
 
 def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     """The lines of a CUDA program's own that show its CUDA at work on a GPU (torch's out-of-memory message,
-    TensorRT-LLM's executor ledger and cluster info's SM count, vLLM's metrics line, ollama's cudart discovery,
-    nvvs's memory test passing)."""
+    TensorRT-LLM's executor ledger and cluster info's SM count, vLLM's metrics line, SGLang's decode line, ollama's
+    cudart discovery, nvvs's memory test passing)."""
     found: list[Ran] = []
     cpu_vllm = any(VLLM_CPU_PLATFORM in line for line in lines)
+    cpu_sglang = any(SGLANG_CPU_DEVICE.search(line) for line in lines)
     for line in lines:
         if not any(n in line for n in NEEDLES):
             continue
         if "GPU KV cache usage" in line:
             if not cpu_vllm and (ran := _vllm_generating(line)) is not None:
+                found.append(ran)
+            continue
+        if "gen throughput" in line:
+            if not cpu_sglang and (ran := _sglang_decoding(line)) is not None:
                 found.append(ran)
             continue
         oom = TORCH_OOM.search(line)
@@ -176,12 +199,25 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
 
 
 def _vllm_generating(line: str) -> Ran | None:
-    """vLLM's metrics line where the engine generated tokens with its KV cache in use on the GPU, else None."""
+    """vLLM's metrics line (VLLM_THROUGHPUT, else vLLM 0.1's VLLM_V01_THROUGHPUT) where the engine generated tokens
+    with its KV cache on the GPU (a usage that rounds to 0.0% included), else None."""
     rate, kv = VLLM_THROUGHPUT.search(line), VLLM_KV_USAGE.search(line)
-    if rate is None or kv is None or float(rate.group(2)) <= 0 or float(kv.group(1)) <= 0:
+    tokens = rate.group(2) if rate is not None else None
+    if rate is None and (old := VLLM_V01_THROUGHPUT.search(line)) is not None:
+        tokens = old.group(1)
+    if tokens is None or kv is None or float(tokens) <= 0:
         return None
-    return Ran("vLLM", f"vLLM generated {rate.group(2)} tokens/s with {kv.group(1)}% of its GPU KV cache in use (its "
-               "metrics line)", line.strip(), decoded=True)
+    return Ran("vLLM", f"vLLM generated {tokens} tokens/s with {kv.group(1)}% of its GPU KV cache in use (its metrics "
+               "line)", line.strip(), decoded=True)
+
+
+def _sglang_decoding(line: str) -> Ran | None:
+    """SGLang's decode line (SGLANG_DECODE) with a request running and a rate above 0, else None."""
+    m = SGLANG_DECODE.search(line)
+    if m is None or int(m.group(1)) <= 0 or float(m.group(2)) <= 0:
+        return None
+    return Ran("SGLang", f"SGLang decoded {m.group(1)} running request(s) at {m.group(2)} tokens/s (its decode batch "
+               "line)", line.strip(), decoded=True)
 
 
 def _from_text(text: str) -> CudaRan:
@@ -347,16 +383,17 @@ _REQUIRE_CUDA = re.compile(r"^cuda>=(\d+\.\d+)\b")
 # An image reference inside a line of prose or a list (`the nvidia-driver-validation pod (cuda-sample:vectoradd-
 # cuda10.2-ubi8)`, corpus 1145): NVIDIA's own CUDA images (nvidia_image_cuda) and the engine images whose tag suffix
 # names torch's CUDA (docker.engine_image_cuda: `upgrading from lmsysorg/sglang:v0.4.6.post5-cu124 to
-# lmsysorg/sglang:v0.4.8-cu126`, corpus 1161), and PyTorch's own (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`),
-# whose tag names the runtime.
-_IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang|vllm-openai|pytorch):[\w.-]+)")
+# lmsysorg/sglang:v0.4.8-cu126`, corpus 1161), PyTorch's own (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`),
+# whose tag names the runtime, and Text Generation Inference's, whose tag names a release (docker.tgi_image_cuda).
+_IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang|vllm-openai|pytorch|"
+                         r"text-generation-inference):[\w.-]+)")
 # The start-up check of NVIDIA's NGC images (TensorRT-LLM, Triton, PyTorch, NeMo), where the host driver is older than
 # the one the image was built for: `ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but`
 # (then `version 510.85.02 was detected and compatibility mode is UNAVAILABLE.`; NVIDIA/TensorRT-LLM#23,
 # NVIDIA/nvidia-docker#1479, hiyouga/LlamaFactory#5962). The driver release it names ships the image's CUDA.
 NGC_BUILT_FOR = re.compile(r"This container was built for NVIDIA Driver Release (\d+)\.(\d+)")
 RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "sglang:", "vllm-openai:", "pytorch/pytorch:",
-                   "built for NVIDIA Driver")
+                   "built for NVIDIA Driver", "text-generation-inference:")
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,30 @@ ENGINE_CUDA_IMAGE = re.compile(r"^(?:docker\.io/)?(?:lmsysorg/(sglang)|vllm/(vll
                                r"(?![\w.])")
 
 
+# Text Generation Inference's CUDA images name their release, not their CUDA (`ghcr.io/huggingface/text-generation-
+# inference:2.0.4`); its Dockerfile at each release tag pins the CUDA torch is installed for, the runtime torch ships
+# (https://github.com/huggingface/text-generation-inference, Dockerfile): `FROM nvidia/cuda:11.8.0-devel` from v0.4.2,
+# then `ARG CUDA_VERSION=11.8` through v1.1.1, 12.1 from v1.2.0, 12.4 from v2.3.0 (conda's `pytorch-cuda`); from v3.1.1
+# `uv pip install torch==2.6` (PyPI's default wheel: CUDA 12.4), from v3.3.1 torch 2.7 (CUDA 12.6). Each row: the first
+# release of the CUDA. A tag with a suffix (`-rocm`, `-intel`, `-gaudi`, `-trtllm`) is another build; a release after
+# the last row's known tag (3.3.7) is not told.
+TGI_IMAGE = re.compile(r"^(?:ghcr\.io/)?huggingface/text-generation-inference:v?(\d+)\.(\d+)(?:\.(\d+))?$")
+TGI_CUDA = ((0, 4, 2, "11.8"), (1, 2, 0, "12.1"), (2, 3, 0, "12.4"), (3, 3, 1, "12.6"))
+TGI_LAST_KNOWN = (3, 3, 7)
+
+
+def tgi_image_cuda(image: str) -> str:
+    """The CUDA runtime of Text Generation Inference's image of the release its tag names (TGI_CUDA); "" for any other
+    image, a tag that names no release or another build, and a release before v0.4.2 or after TGI_LAST_KNOWN."""
+    m = TGI_IMAGE.match(image.strip().lower().rstrip("."))
+    if m is None:
+        return ""
+    tag = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+    if tag > TGI_LAST_KNOWN:
+        return ""
+    return next((cuda for *first, cuda in reversed(TGI_CUDA) if tag >= tuple(first)), "")
+
+
 def engine_image_cuda(image: str) -> tuple[str, str] | None:
     """(engine, CUDA) of a serving engine's image whose tag names its CUDA (ENGINE_CUDA_IMAGE: `-cu130` is `13.0`)."""
     e = ENGINE_CUDA_IMAGE.match(image.strip().lower())
@@ -67,11 +91,13 @@ def engine_image_cuda(image: str) -> tuple[str, str] | None:
 
 def image_cuda(image: str) -> str:
     """The CUDA runtime a CUDA image's tag names (`11.0`, a CUDA sample's `vectoradd-cuda10.2`), PyTorch's image's
-    torch CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`: `11.7`), or an engine image's CUDA suffix
-    (engine_image_cuda); "" for any other image or tag."""
+    torch CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`: `11.7`), an engine image's CUDA suffix
+    (engine_image_cuda), or that of the release a Text Generation Inference image's tag names (tgi_image_cuda); "" for
+    any other image or tag."""
     if torch := _PYTORCH_IMAGE.match(image.strip().lower()):
         return torch.group(1)
-    return nvidia_image_cuda(image) or (engine[1] if (engine := engine_image_cuda(image)) else "")
+    return (nvidia_image_cuda(image) or (engine[1] if (engine := engine_image_cuda(image)) else "")
+            or tgi_image_cuda(image))
 
 
 def nvidia_image_cuda(image: str) -> str:

@@ -72,8 +72,8 @@ VLLM_THROUGHPUT = re.compile(r"Avg prompt throughput:\s*([\d.]+) tokens/s, Avg g
 # (one request's). `prompt eval time` is prefill and is not read.
 _LLAMA_EVAL = re.compile(r"^\s*(?:\w+:\s+)?eval time =\s+[\d.]+ ms /\s+\d+ (?:runs|tokens)\s+\(\s*[\d.]+ ms per token,"
                          r"\s+([\d.]+) tokens per second\)")
-_SGLANG = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?gen throughput \(token/s\):\s*([\d.]+),"
-                     r"\s*#queue-req:\s*(\d+)")
+SGLANG_DECODE = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?gen throughput \(token/s\):\s*([\d.]+),"
+                           r"\s*#queue-req:\s*(\d+)")
 
 
 def _rate(text: str) -> float | None:
@@ -127,7 +127,7 @@ def parse_engine_rate(text: str) -> MeasuredRate:
             if m and rate and int(m.group(3)) == 1 and float(m.group(1)) == 0:
                 vllm.append((rate, line))
         elif "gen throughput" in line:
-            m = _SGLANG.search(line)
+            m = SGLANG_DECODE.search(line)
             rate = _rate(m.group(2)) if m else None
             if m and rate and int(m.group(1)) == 1 and int(m.group(3)) == 0 and not prefill_since:
                 sglang.append((rate, line))
