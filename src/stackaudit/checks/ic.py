@@ -293,7 +293,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     With no matrix, two or more GPUs all GeForce (named, or a cut name read as one) settle it: no PCIe
     P2P with the stock driver, NVLink only through a bridge, a key negative over the GPUs shown. Where a P2P test
     shows the driver granting peer access between them (`Device=0 CAN Access Peer Device=1`), the driver is not the
-    stock one's policy (a P2P-enabled build): the family settles nothing, and the matrix is needed.
+    stock one's policy (a P2P-enabled build): the family settles nothing, and the matrix is needed. A matrix with
+    no NV# cell between GPUs the source names, all GeForce, is that design too: not an issue (corpus 913).
     A matrix of one GPU has no GPU-to-GPU path, but a row that shows its CPU or NUMA affinity and its paths to NICs or
     (`GPU NUMA ID`) its memory as a node of its own, as on a Grace superchip, reads whole: ok over that GPU, naming
     them (corpus 1340); a lone GPU row is not applicable.
@@ -1130,7 +1131,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
 
     Traps: no NVLink on RTX PRO 6000 / L40S / RTX 4090 means custom all-reduce is off for TP 4 or
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works: ok where the
-    driver's P2P table shows it between the pair, unknown where no source shows it.
+    driver's P2P table shows it between the pair, unknown where no source shows it. With no TP size shown, such
+    cards (not GeForce) leave it unknown: off by design above two, on for a P2P pair (corpus 460, 887, 1450).
     A pasted engine command line that names no TP size runs the engines' default, TP 1 (not applicable).
     The engine's own log settles it before any rule of the host: each rank's `Registering N cuda graph addresses`
     (custom_all_reduce.py) shows custom all-reduce on, over the ranks it names (one GPU each), and a CUDA error raised
