@@ -34,10 +34,11 @@ from stackaudit.facts.gpus import (
     worded_model,
 )
 from stackaudit.facts.mig_setup import stated_mig
+from stackaudit.facts.question import asked_checks
 from stackaudit.facts.platform import cloud_instances, platform_words, stated_vgpu_limit, windows_line
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
-from stackaudit.facts.sources import EVIDENCE_LINES, USER_ENGINES, USER_MACHINE
+from stackaudit.facts.sources import EVIDENCE_LINES, USER_ENGINES, USER_MACHINE, USER_QUESTION
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off
 from stackaudit.importers._scan import Candidates, candidate_lines
@@ -123,6 +124,10 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
                 # get shard-manager error for docker image text-generation-inference:1.0.2`, corpus 893), is the
                 # engine's too: the prose engine reader yields this span to this one.
                 words = applied_each(words, document_appended(USER_ENGINES.name, line.strip() + "\n"))
+            if asked_checks(line) and is_sentence(line):
+                # The machine's sentence asking about a setting (`when I use 2 x 2080Ti GPUs, but how could I know
+                # which NCCL_P2P_LEVEL it uses?`, corpus 626) is the question too (prose question yields this span).
+                words = applied_each(words, document_appended(USER_QUESTION.name, line.strip() + "\n"))
             # A line that is also evidence (`open driver 550.90.07 doesn't work in both confidential VM and normal VM`,
             # corpus 1098: the flavour and the VM) is read as both: one span, two documents.
             yield Found("prose machine", i, i + 1, applied_each(words, document_appended(
