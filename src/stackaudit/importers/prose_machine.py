@@ -34,8 +34,8 @@ from stackaudit.facts.gpus import (
     worded_model,
 )
 from stackaudit.facts.mig_setup import stated_mig
-from stackaudit.facts.question import asked_checks
 from stackaudit.facts.platform import cloud_instances, platform_words, stated_vgpu_limit, windows_line
+from stackaudit.facts.question import asked_checks
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
 from stackaudit.facts.sources import EVIDENCE_LINES, USER_ENGINES, USER_MACHINE, USER_QUESTION
