@@ -1008,7 +1008,9 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     40GB`, kept in the user's words for the checks to resolve with its note): a word that several rows merely
     contain (`4`, `200Gb`) is none.
     """
-    tokens = [re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I) for t in (tokens[-4:] if backwards else tokens[:4])]
+    # A GeForce suffix glued to its number (`2 x 2080Ti GPUs`, corpus 626) is the table's `2080 Ti`.
+    tokens = [re.sub(r"^(\d{3,4})(Ti)$", r"\1 \2", re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I), flags=re.I)
+              for t in (tokens[-4:] if backwards else tokens[:4])]
     for n in range(len(tokens), 0, -1):
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
         # The brand word first is the user's, not nvidia-smi's: `Nvidia H200` is the ambiguous `H200` (SXM or NVL),
@@ -1177,7 +1179,9 @@ _OWNED_COUNT = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+(?:NV
 # The user saying which GPU they own without a count: `i have 3090, and ran it on coolify` (corpus 1117), `I have an
 # RTX 4090`. The first person's `have` / `own` / `'ve got` right before the model, as the GPU table names it (_model_in):
 # the host's model, not how many (a count there is _COUNT_PLURAL's or _OWNED_COUNT's).
-_OWNED_MODEL = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)", re.I)
+# `What I use is A100 80GB + fully NVlink` (corpus 891): the first person's `use` / `am using` before the model too.
+_OWNED_MODEL = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using)\s+"
+                          r"(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)", re.I)
 
 
 # A model number in the plural after a count written as a word: `running on two 4090s` (sgl-project/sglang#4723,
@@ -1196,7 +1200,9 @@ def worded_model(line: str) -> str:
 def owned_model(line: str) -> str:
     """The GPU model a line of the user's words says they own without a count (_OWNED_MODEL); "" where it names none."""
     m = _OWNED_MODEL.search(line)
-    return _model_in(re.split(r"\s+", line[m.end():].strip())[:4]) if m else ""
+    model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4]) if m else ""
+    # The line saying the cards are NVLinked reads an ambiguous name as its NVLink part, as stated_gpus does.
+    return _nvlinked_default(model) if model and _NVLINK_SAID.search(line) else model
 
 
 # A parameter list's GPU count on a line of its own, without a model: `gpu=2` under `node=1` (vllm-project/vllm#13273,
