@@ -70,5 +70,5 @@ def test_modelled_unnamed_matrix_stays_ok(tmp_path: Path) -> None:
 
 
 def test_glued_ti_names_the_model() -> None:
-    assert stated_gpus("when I use 2 x 2080Ti GPUs, but how") == [(2, "2080 Ti")]
+    assert stated_gpus("when I use 2 x 2080Ti GPUs, but how") == [(2, "RTX 2080 Ti")]
     assert capture_checks("626", _TOPO)[_TOPO].status == "not-an-issue"
