@@ -450,6 +450,11 @@ def gpus_from_nvidia_smi_list(ctx: FactContext) -> GpuInventory:
 NVC_FIELD = re.compile(r"^(?P<key>Device Index|Device Minor|Model|Brand|GPU UUID|Bus Location|Architecture):"
                        r"\s+(?P<value>\S.*?)\s*$")
 NVC_SHUTDOWN = re.compile(r"\bnvc\.c:\d+\] shutting down library context")
+# The library's debug line for each GPU the driver lists, in NVML's index order, before the device blocks (`-k -d
+# /dev/tty`; libnvidia-container's nvc_info.c): `nvc_info.c:623] listing device /dev/nvidia0 (GPU-5d49… at
+# 00000000:1a:00.0)`. Every GPU of the host, also where the copy cuts the blocks under them (corpus 1460).
+NVC_LISTING = re.compile(r"\bnvc_info\.c:\d+\] listing device /dev/nvidia(?P<minor>\d+) \((?P<uuid>GPU-[0-9a-fA-F-]+) "
+                         r"at (?P<bus>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\)")
 
 
 def parse_nvc_info(text: str, whole: bool) -> GpuInventory:
@@ -478,8 +483,14 @@ def parse_nvc_info(text: str, whole: bool) -> GpuInventory:
         bus = block.get("Bus Location", "")
         records.setdefault(index, GpuRecord(index, normalize_bdf(bus) if is_bdf(bus) else "", block["Model"], None,
                                             (NVC_INFO_TITLE,)))
+    # The debug lines listing the devices (NVC_LISTING), one a GPU in index order: a GPU each, the blocks' own first.
+    listed = list(dict.fromkeys(normalize_bdf(m["bus"]) for line in text.splitlines()
+                                if (m := NVC_LISTING.search(line)) is not None and is_bdf(m["bus"])))
+    for index, bdf in enumerate(listed):
+        if index not in records and bdf not in {r.bdf for r in records.values()}:
+            records[index] = GpuRecord(index, bdf, "", None, (NVC_INFO_TITLE,))
     if not records:
-        raise ParseError("no device block with a Model line")
+        raise ParseError("no device block with a Model line and no `listing device` line")
     return listed_inventory(records, NVC_INFO_TITLE, "" if whole else
                             "a pasted `nvidia-container-cli info` may leave devices out", whole=whole)
 
