@@ -13,6 +13,7 @@ from pathlib import Path
 from corpus import capture_checks, paste_checks
 from stackaudit.facts.gpus import from_nvlink_status
 from stackaudit.facts.topology import parse_nvlink_status, parse_topo_matrix
+from test_corpus_statuses import _coverage
 
 
 def test_geforce_pairs_in_a_cut_matrix_are_the_bridges_layout() -> None:
@@ -80,9 +81,11 @@ def test_modelled_one_pair_of_four_named_cards_is_the_layout(tmp_path: Path) -> 
 
 
 def test_nvlink_health_never_calls_unbridged_or_unshown_cards_links_down() -> None:
-    # 265: before, GPU5-GPU8 (rows cut, cells to GPU0-GPU2 NODE) were "links down" on a healthy host.
+    # 265: before, GPU5-GPU8 (rows cut, cells to GPU0-GPU2 NODE) were "links down" on a healthy host. The table knows
+    # the RTX 2080 Ti's bridge (two links): the bridged pairs of the three rows shown are whole, and the rest unseen.
     result = capture_checks("265", "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
-    assert result.status == "unknown" and "without a bridge" not in result.message and "down" not in result.message
+    assert result.status == "not-an-issue" and "without a bridge" not in result.message and "down" not in result.message
+    assert _coverage(result) == "3 of 10 GPUs shown"
     # 09 (HGX B200, GPU2's row whole, NODE/SYS to every peer): still the links are down.
     assert capture_checks("09", "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"].status == "issue"
 
