@@ -6,7 +6,9 @@ An nccl-tests device list cut before its end, or starting at a late rank, proves
 
 from __future__ import annotations
 
-from corpus import audit_capture, body, corpus_path, fact, pasted
+from pathlib import Path
+
+from corpus import audit_capture, body, corpus_path, fact, paste_checks, pasted
 from stackaudit.facts.gpus import parse_nccl_tests_gpus
 from stackaudit.report.header import ceiling_command
 
@@ -70,8 +72,12 @@ def test_custom_allreduce_over_a_cut_matrix_gives_its_coverage() -> None:
     assert result.coverage is not None and result.coverage.text() == "2 of 4 GPUs shown"
 
 
-def test_custom_allreduce_on_corpus_1404_names_the_rows_it_read() -> None:
-    result = _result("1404", "IC-CUSTOM-ALLREDUCE")
+def test_custom_allreduce_on_corpus_1404_names_the_rows_it_read(tmp_path: Path) -> None:
+    # 1404 shows no TP size: on PCIe-only GPUs that are not GeForce the size decides (h68m), so unknown.
+    assert _result("1404", "IC-CUSTOM-ALLREDUCE").status == "unknown"
+    # Modelled: the same paste with a TP 4 command is judged over the rows the cut matrix shows.
+    text = body("1404") + "\npython -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 4\n"
+    result = paste_checks(tmp_path, text, "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
     assert result.status == "not-an-issue" and "(8 GPUs)" not in result.message
     assert result.coverage is not None and result.coverage.text() == "2 of 8 GPUs shown"
 

@@ -301,7 +301,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     With no matrix, two or more GPUs all GeForce (named, or a cut name read as one) settle it: no PCIe
     P2P with the stock driver, NVLink only through a bridge, a key negative over the GPUs shown. Where a P2P test
     shows the driver granting peer access between them (`Device=0 CAN Access Peer Device=1`), the driver is not the
-    stock one's policy (a P2P-enabled build): the family settles nothing, and the matrix is needed.
+    stock one's policy (a P2P-enabled build): the family settles nothing, and the matrix is needed. A matrix with
+    no NV# cell between GPUs the source names, all GeForce, is that design too: not an issue (corpus 913).
     A matrix of one GPU has no GPU-to-GPU path, but a row that shows its CPU or NUMA affinity and its paths to NICs or
     (`GPU NUMA ID`) its memory as a node of its own, as on a Grace superchip, reads whole: ok over that GPU, naming
     them (corpus 1340); a lone GPU row is not applicable.
@@ -397,6 +398,13 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
         judged = _p2p_verdict(gpu_p2p, names, models, gpus, topo, suffix)
         if judged is not None:
             return judged
+    granted = p2p_bandwidth is not None and bool(p2p_bandwidth.can_access)
+    if not topo.has_nvlink and len(models) >= 2 and _is_geforce(models) and not granted \
+            and not (gpu_p2p is not None and gpu_p2p.all_ok):
+        # PCIe paths between GeForce cards named in the source are the family's design, as with no matrix
+        # (_family_without_matrix): a key negative over the rows shown (corpus 525, 913).
+        return over_subjects(_geforce_pcie(topo, models, gpus, suffix), list(topo.whole_rows()) or list(names),
+                             len(names), ask="nvidia-smi topo -m")
     unshown = topo.unshown_pairs()
     # A row whose GPU cells are all there shows its GPU's every path to the others (its NIC cells may be cut).
     whole_rows = list(topo.whole_rows())
@@ -446,6 +454,18 @@ def _one_gpu_matrix(topo: TopoMatrix, container: ContainerInfo | None) -> Outcom
     return over_subjects(ok(text + "; no GPU-to-GPU path to judge",
                             actual={"gpus": 1, "numa": dict(topo.numa_affinity), "gpu_numa_id": dict(topo.gpu_numa_id)}),
                          [gpu], None, ask="nvidia-smi topo -m")
+
+
+def _geforce_pcie(topo: TopoMatrix, models: dict[int, str], gpus: GpuInventory | None, suffix: str) -> Outcome:
+    """IC-TOPO-READ over a matrix with no NV# cell between GPUs the source names GeForce (gputable.FAMILIES: no PCIe
+    P2P with the stock driver): the PCIe paths (PHB, NODE, SYS) are the family's design, not lost links, a key
+    negative as where no matrix is shown (_family_without_matrix)."""
+    cards = ", ".join(gpus.in_words(m) if gpus is not None else m for m in sorted(set(models.values())))
+    return not_an_issue(f"{_topology_summary(topo)}: {cards} are GeForce cards, which have no NVLink without a bridge "
+                        "and get no PCIe P2P from the stock driver (NVIDIA's policy), so PCIe paths through the host "
+                        "are their design, not lost links; whatever the path (PIX, PHB, NODE, SYS), NCCL carries "
+                        "their traffic through host memory" + suffix,
+                        actual={"links": sorted({c for _, _, c in topo.gpu_pairs()}), "family": "geforce"})
 
 
 def _family_without_matrix(models: dict[int, str], gpus: GpuInventory | None) -> Outcome | None:
@@ -1199,7 +1219,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
 
     Traps: no NVLink on RTX PRO 6000 / L40S / RTX 4090 means custom all-reduce is off for TP 4 or
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works: ok where the
-    driver's P2P table shows it between the pair, unknown where no source shows it.
+    driver's P2P table shows it between the pair, unknown where no source shows it. With no TP size shown, such
+    cards (not GeForce) leave it unknown: off by design above two, on for a P2P pair (corpus 460, 887, 1450).
     A pasted engine command line that names no TP size runs the engines' default, TP 1 (not applicable).
     The engine's own log settles it before any rule of the host: each rank's `Registering N cuda graph addresses`
     (custom_all_reduce.py) shows custom all-reduce on, over the ranks it names (one GPU each), and a CUDA error raised
@@ -1357,6 +1378,16 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         return not_applicable(f"one GPU ({gpus.counts[0][0]}): no all-reduce between GPUs")
     if one_gpu := one_gpu_engine(serving_engine, gpus):
         return not_applicable(f"{one_gpu}: no all-reduce between GPUs")
+    if pcie_only and tp is None and not geforce and not (gpu_p2p is not None and gpu_p2p.refuses_all()):
+        # Without the TP size the gate is not decided: off by design for a group of more than two, but a pair the
+        # driver gives P2P runs it (corpus 460, 887, 1450). GeForce cards have no P2P at any size (below).
+        count = len(gpu_topology.gpus) if gpu_topology is not None else len(models)
+        return unknown(f"{_engine_name(engine)} (TP size not shown) on GPUs without NVLink (PCIe only"
+                       + (f", {count} GPUs" if count > 1 else "") + "): a group of more than two has custom all-reduce "
+                       "off by design (NCCL carries the all-reduce), while a TP=2 pair runs it where P2P works; which "
+                       "one this run is, the source does not show", actual={"tp": None, "nvlink": False},
+                       hint="the engine's command line (its --tensor-parallel-size), or its log's 'Custom allreduce' "
+                       "lines")
     if pcie_only and (tp is None or tp > 2):
         count = len(gpu_topology.gpus) if gpu_topology is not None else len(models)
         if tp is not None or count > 2:

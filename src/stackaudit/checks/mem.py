@@ -21,7 +21,8 @@ from stackaudit.checks.registry import (
 from stackaudit.facts._parse import argv_value
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainer, DockerContainers
-from stackaudit.facts.engine_command import EngineCommands, StatedEngines
+from stackaudit.facts.engine_command import EngineCommands
+from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     GGML_TITLE,
@@ -518,7 +519,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
                gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None,
-               stated_engines: StatedEngines | None = None) -> Outcome:
+               engines_shown: EnginesShown | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -541,7 +542,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     a display that holds a tenth or more of a card of at most 8 GiB (and at most 3 GiB: a desktop's programs, 416 of
     4096 MiB, 1260 of 8192, 1602 of 6144) takes that share from any model the card would hold: an issue (low), as a
     display on a serving GPU is (on a larger card the desktop leaves a model room: 1092 of 10240 MiB stays a note); and a display whose memory row is not in the source, where the source names the serving engine
-    (its log, its command, the user's words): the display is on the engine's GPU and how much it holds is not shown,
+    (facts/engines_shown: its command, container or log, else the user's words): the display is on the engine's GPU and how much it holds is not shown,
     so the note cannot be given: an issue (low). Under a tenth it stays a note (2881 of 32607 MiB beside ollama).
     On native Windows (the WDDM driver model, not WSL) a display on the GPU, serving or not, is not an issue: WDDM
     manages every process's video memory, the desktop's with the engine's, and a GPU that drives a display cannot
@@ -652,7 +653,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     # the engine's GPU with its share unknown. Either is the display on a serving GPU, not a desktop's note.
     alone = len(gpus) == 1 and not wsl and all(g.driver_model != "WDDM" for g in gpus)
     costly = [g for g in idle_display if alone and _display_share(g)]
-    named = _engine_named(serving_log, engine_commands, stated_engines)
+    # The engine the sources name (facts/engines_shown.py, the fact DRV-CUDA-COMPAT reads too): its command, its
+    # container, its log, ... else the user's words.
+    named = engines_shown.named if engines_shown is not None else ""
     unmeasured = [g for g in idle_display if alone and named and g.memory_used_mib is None]
     idle_display = [g for g in idle_display if g not in costly and g not in unmeasured]
     display = [g for g in display if g not in idle_display and g not in wsl_display and g not in light
@@ -864,15 +867,6 @@ def _display_share(gpu: GpuInfo) -> bool:
     used, total = gpu.memory_used_mib, gpu.memory_total_mib
     return (used is not None and total is not None and 0 < total <= _SMALL_CARD_MIB and used <= _HELD_DESKTOP_MIB
             and used / total >= _HELD_SMALL_SHARE)
-
-
-def _engine_named(serving_log: ServingLog | None, engine_commands: EngineCommands | None,
-                  stated_engines: StatedEngines | None) -> str:
-    """The serving engine the source names (its log, a command line that runs it, the user's words), "" where none."""
-    commands = [c.engine for c in (engine_commands.commands if engine_commands is not None else ()) if not c.builds]
-    named = [*((serving_log.engine,) if serving_log is not None else ()), *commands,
-             *(stated_engines.engines if stated_engines is not None else ())]
-    return next((e for e in named if e), "")
 
 
 def _display_only(gpu: GpuInfo) -> bool:

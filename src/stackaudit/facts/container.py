@@ -397,13 +397,18 @@ def _pid_one(host: Host) -> str:
         return ""
 
 
-def _exec_rows(host: Host) -> tuple[tuple[str, str], ...]:
-    """(target, command) of each `docker exec` / `kubectl exec` row of the paste's prompts (exec_inside)."""
+def _prompt_rows(host: Host) -> list[tuple[str, str]]:
+    """The paste's shell prompts (PROMPT_HOSTS), each as (host, command typed); none where no prompt is shown."""
     try:
         text = host.doc(PROMPT_HOSTS.name)
     except NotCaptured:
-        return ()
-    found = (exec_inside(line.partition("\t")[2]) for line in text.splitlines())
+        return []
+    return [(name, command) for name, _, command in (line.partition("\t") for line in text.splitlines())]
+
+
+def _exec_rows(host: Host) -> tuple[tuple[str, str], ...]:
+    """(target, command) of each `docker exec` / `kubectl exec` row of the paste's prompts (exec_inside)."""
+    found = (exec_inside(command) for _, command in _prompt_rows(host))
     return tuple((target, inner) for kind, target, inner in found if kind)
 
 
@@ -411,18 +416,14 @@ def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
     """(kind, evidence, the commands run there) where a shell prompt of the paste names a container
     (`root@802f556c99c8:/# nvidia-smi`) or runs a command in one (`$ docker exec -it ollama nvidia-smi`); ("", "", ())
     otherwise. The commands typed at other prompts ran elsewhere."""
-    try:
-        text = host.doc(PROMPT_HOSTS.name)
-    except NotCaptured:
-        return "", "", ()
-    rows = [line.partition("\t") for line in text.splitlines()]
-    named = next((name for name, _, _ in rows if CONTAINER_HOSTNAME.fullmatch(name)), "")
-    execs = [exec_inside(command) for name, _, command in rows if not named and exec_inside(command)[0]]
+    rows = _prompt_rows(host)
+    named = next((name for name, _ in rows if CONTAINER_HOSTNAME.fullmatch(name)), "")
+    execs = [exec_inside(command) for _, command in rows if not named and exec_inside(command)[0]]
     if not named and not execs:
         return "", "", ()
-    inside = [c for name, _, command in rows if (c := _inside(name, command))]
+    inside = [c for name, command in rows if (c := _inside(name, command))]
     # A program typed at another prompt too: which of its outputs is the container's, the source cannot say.
-    elsewhere = {command.split()[0] for name, _, command in rows if command and not _inside(name, command)}
+    elsewhere = {command.split()[0] for name, command in rows if command and not _inside(name, command)}
     kept = tuple(dict.fromkeys(c for c in inside if c.split()[0] not in elsewhere))
     if named:
         return "container", f"the shell prompt's host {named} is a container's id (its default hostname)", kept
@@ -437,17 +438,17 @@ def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
 WINDOWS_DEFAULT_HOSTNAME = re.compile(r"DESKTOP-[A-Z0-9]{7}|LAPTOP-[A-Z0-9]{8}")
 
 
+def _prompts_off_container(host: Host) -> list[tuple[str, str]]:
+    """The paste's shell prompts, (host, command typed), where no command typed at a prompt names a container or its
+    runner (_NAMES_CONTAINER); none where one does or no prompt is shown."""
+    rows = _prompt_rows(host)
+    return [] if any(_NAMES_CONTAINER.search(command) for _, command in rows) else rows
+
+
 def _windows_named_prompt(host: Host) -> str:
     """The host of a shell prompt of the paste that is a Windows computer's default name (WINDOWS_DEFAULT_HOSTNAME),
-    where no command typed at a prompt names a container or its runner (_NAMES_CONTAINER), else ""."""
-    try:
-        text = host.doc(PROMPT_HOSTS.name)
-    except NotCaptured:
-        return ""
-    rows = [line.partition("\t") for line in text.splitlines()]
-    if any(_NAMES_CONTAINER.search(command) for _, _, command in rows):
-        return ""
-    return next((name for name, _, _ in rows if WINDOWS_DEFAULT_HOSTNAME.fullmatch(name)), "")
+    where no command typed at a prompt names a container or its runner (_prompts_off_container), else ""."""
+    return next((name for name, _ in _prompts_off_container(host) if WINDOWS_DEFAULT_HOSTNAME.fullmatch(name)), "")
 
 
 # An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
@@ -504,15 +505,8 @@ _TYPED_OLLAMA_SERVE = re.compile(r"^(?:sudo\s+(?:-E\s+)?)?(?:[A-Za-z_]\w*=\S*\s+
 
 def _typed_host_server(host: Host) -> str:
     """A prompt's command that starts ollama's server by hand (_TYPED_OLLAMA_SERVE) at a prompt that names no
-    container, where no command typed at a prompt names a container or its runner (_NAMES_CONTAINER), else ""."""
-    try:
-        text = host.doc(PROMPT_HOSTS.name)
-    except NotCaptured:
-        return ""
-    rows = [line.partition("\t") for line in text.splitlines()]
-    if any(_NAMES_CONTAINER.search(command) for _, _, command in rows):
-        return ""
-    return next((command for name, _, command in rows
+    container, where no command typed at a prompt names a container or its runner (_prompts_off_container), else ""."""
+    return next((command for name, command in _prompts_off_container(host)
                  if _TYPED_OLLAMA_SERVE.match(command) and not CONTAINER_HOSTNAME.fullmatch(name)), "")
 
 

@@ -42,8 +42,10 @@ class EnginesShown:
 
     @property
     def engines(self) -> tuple[str, ...]:
-        """Every engine shown, strongest first: the sources', else the user's words'."""
-        return self.shown if any(self.shown) else (*self.shown, *self.said)
+        """Every engine shown, strongest first: the sources', else the user's words', which name the engine of a log or
+        container that names none itself (a torch NCCL watchdog log under `docker image
+        text-generation-inference:1.0.2`, corpus 893)."""
+        return self.shown if any(self.shown) else (self.said or self.shown)
 
     @property
     def named(self) -> str:

@@ -450,6 +450,11 @@ def gpus_from_nvidia_smi_list(ctx: FactContext) -> GpuInventory:
 NVC_FIELD = re.compile(r"^(?P<key>Device Index|Device Minor|Model|Brand|GPU UUID|Bus Location|Architecture):"
                        r"\s+(?P<value>\S.*?)\s*$")
 NVC_SHUTDOWN = re.compile(r"\bnvc\.c:\d+\] shutting down library context")
+# The library's debug line for each GPU the driver lists, in NVML's index order, before the device blocks (`-k -d
+# /dev/tty`; libnvidia-container's nvc_info.c): `nvc_info.c:623] listing device /dev/nvidia0 (GPU-5d49… at
+# 00000000:1a:00.0)`. Every GPU of the host, also where the copy cuts the blocks under them (corpus 1460).
+NVC_LISTING = re.compile(r"\bnvc_info\.c:\d+\] listing device /dev/nvidia(?P<minor>\d+) \((?P<uuid>GPU-[0-9a-fA-F-]+) "
+                         r"at (?P<bus>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\)")
 
 
 def parse_nvc_info(text: str, whole: bool) -> GpuInventory:
@@ -478,8 +483,14 @@ def parse_nvc_info(text: str, whole: bool) -> GpuInventory:
         bus = block.get("Bus Location", "")
         records.setdefault(index, GpuRecord(index, normalize_bdf(bus) if is_bdf(bus) else "", block["Model"], None,
                                             (NVC_INFO_TITLE,)))
+    # The debug lines listing the devices (NVC_LISTING), one a GPU in index order: a GPU each, the blocks' own first.
+    listed = list(dict.fromkeys(normalize_bdf(m["bus"]) for line in text.splitlines()
+                                if (m := NVC_LISTING.search(line)) is not None and is_bdf(m["bus"])))
+    for index, bdf in enumerate(listed):
+        if index not in records and bdf not in {r.bdf for r in records.values()}:
+            records[index] = GpuRecord(index, bdf, "", None, (NVC_INFO_TITLE,))
     if not records:
-        raise ParseError("no device block with a Model line")
+        raise ParseError("no device block with a Model line and no `listing device` line")
     return listed_inventory(records, NVC_INFO_TITLE, "" if whole else
                             "a pasted `nvidia-container-cli info` may leave devices out", whole=whole)
 
@@ -974,8 +985,10 @@ _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?
                            r"(?:of\s+)?(?=\S)", re.I)
 # The count after the model also in brackets, as an issue template's answer puts it: `GPU used: Nvidia H200 (8 GPUs)`
 # (vllm-project/vllm#13412, corpus 1052).
-_COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)\s*\))",
-                          re.I)
+# The count after the model as a title says a machine, glued to its noun: `A100 8card` (InternLM/lmdeploy#329, corpus
+# 1357), `A100 8cards`.
+_COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)\s*\))"
+                          r"|\s+([1-9]\d?)cards?\b", re.I)
 # One GPU named with an article before the brand word, as people describe a desktop: `on an NVIDIA RTX 3060 12 GB VRAM
 # and an AMD Ryzen 9 7900` (ggml-org/llama.cpp#12237, corpus 1054). The model must follow the brand word at once, and
 # a machine word after it (`an NVIDIA H100 node`, `a NVIDIA A100 server`) names a host of GPUs, not one.
@@ -1008,7 +1021,9 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     40GB`, kept in the user's words for the checks to resolve with its note): a word that several rows merely
     contain (`4`, `200Gb`) is none.
     """
-    tokens = [re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I) for t in (tokens[-4:] if backwards else tokens[:4])]
+    # A GeForce suffix glued to its number (`2 x 2080Ti GPUs`, corpus 626) is the table's `2080 Ti`.
+    tokens = [re.sub(r"^(\d{3,4})(Ti)$", r"\1 \2", re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I), flags=re.I)
+              for t in (tokens[-4:] if backwards else tokens[:4])]
     for n in range(len(tokens), 0, -1):
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
         # The brand word first is the user's, not nvidia-smi's: `Nvidia H200` is the ambiguous `H200` (SXM or NVL),
@@ -1040,10 +1055,18 @@ _FORM_FIRST = re.compile(r"^(PCIe|SXM\d?)\s+(?:NVIDIA\s+)?(\S+)", re.I)
 _BRANDED_MODEL = re.compile(r"(?:^|\s)[A-Z]?\d{3,4}(?:\s+(?:Ti|SUPER))?$", re.I)
 
 
+# The user saying what their machine holds, the count in digits or a word: `Normally, the node has two H800 GPU Cards:`
+# (NVIDIA/k8s-device-plugin#502, corpus 1240). `the`, `my`, `our` or `this` before the machine's noun: the one host the
+# paste is about, not a cluster's nodes in general.
+_HOST_HAS = re.compile(r"\b(?:the|my|our|this)\s+(?:node|server|machine|host|box|workstation)\s+has\s+"
+                       r"([1-9]\d?|two|three|four|five|six|seven|eight)\s+(?=\S)", re.I)
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+
+
 # One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.
 _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|(?<![\w.:+-])(?:an?|one|a\s+single)\s+NVIDIA\s|[x×*]\s*[1-9]\d?(?![\w.])"
-                            r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|(?<![\w.:+-])[1-9]\d?\s+NVIDIA\s|DGX|"
-                            + _COUNT_PLURAL.pattern,
+                            r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|(?<![\w.:+-])[1-9]\d?cards?\b|(?<![\w.:+-])[1-9]\d?\s+NVIDIA\s|DGX|"
+                            + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern,
                             re.I)
 
 
@@ -1076,7 +1099,14 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         # A list's key glued to the model it counts (`-GPU:RTX-4090*8`, corpus 975) is no part of the model's name.
         model = _model_in(_LIST_GPU_KEY.sub("", line[:m.start()]).split()[-4:], backwards=True)
         if model:
-            said.append((int(m.group(1) or m.group(2)), model))
+            said.append((int(m.group(1) or m.group(2) or m.group(3)), model))
+    for m in _HOST_HAS.finditer(line):
+        # The model before the noun that counts it (`two H800 GPU Cards`): the words up to `GPU` or `card`.
+        words = re.split(r"\s+", line[m.end():].strip())[:4]
+        noun = next((k for k, w in enumerate(words) if re.match(r"(?:GPU|card)s?\b", w, re.I)), None)
+        model = _model_in(words[:noun]) if noun else ""
+        if model:
+            said.append((_COUNT_WORDS.get(m.group(1).lower()) or int(m.group(1)), model))
     for m in _ONE_BEFORE.finditer(line):
         model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
         if model and not _MACHINE_AFTER.match(line[m.end():]):
@@ -1170,14 +1200,18 @@ def stated_vendor_gpus(line: str) -> str:
 # The user saying how many GPUs they own without naming the model: `I have 2 NVIDIA cards detected as CUDA0 and CUDA1`
 # (ggml-org/llama.cpp#24147, corpus 1059). Only the first person's `have` / `own` / `'ve got` right before the count: a
 # count after other words (`tried with 2 GPUs`, `using 2 cards`) may be part of the host.
-_OWNED_COUNT = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+(?:NVIDIA\s+)?(?:GPUs|cards|graphics\s+cards)\b",
-                          re.I)
+# The same `have` after the first person's own clause and `and`: `I am using Linux and have 8 GPUs`
+# (huggingface/text-generation-inference#1499, corpus 1427).
+_OWNED_COUNT = re.compile(r"\bI(?:(?:\s+am|'m)\s+[^.;!?]{1,40}?\s+and)?(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+"
+                          r"(?:NVIDIA\s+)?(?:GPUs|cards|graphics\s+cards)\b", re.I)
 
 
 # The user saying which GPU they own without a count: `i have 3090, and ran it on coolify` (corpus 1117), `I have an
 # RTX 4090`. The first person's `have` / `own` / `'ve got` right before the model, as the GPU table names it (_model_in):
 # the host's model, not how many (a count there is _COUNT_PLURAL's or _OWNED_COUNT's).
-_OWNED_MODEL = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)", re.I)
+# `What I use is A100 80GB + fully NVlink` (corpus 891): the first person's `use` / `am using` before the model too.
+_OWNED_MODEL = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using)\s+"
+                          r"(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)", re.I)
 
 
 # A model number in the plural after a count written as a word: `running on two 4090s` (sgl-project/sglang#4723,
@@ -1196,7 +1230,9 @@ def worded_model(line: str) -> str:
 def owned_model(line: str) -> str:
     """The GPU model a line of the user's words says they own without a count (_OWNED_MODEL); "" where it names none."""
     m = _OWNED_MODEL.search(line)
-    return _model_in(re.split(r"\s+", line[m.end():].strip())[:4]) if m else ""
+    model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4]) if m else ""
+    # The line saying the cards are NVLinked reads an ambiguous name as its NVLink part, as stated_gpus does.
+    return _nvlinked_default(model) if model and _NVLINK_SAID.search(line) else model
 
 
 # A parameter list's GPU count on a line of its own, without a model: `gpu=2` under `node=1` (vllm-project/vllm#13273,

@@ -25,7 +25,11 @@ from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, document_appended, importer
 
 _RESULT_HEAD = re.compile(r"^\s*=+\s*Serving Benchmark Result\s*=+\s*$")
-_RESULT_LINE = re.compile(r"^\s*(?:[A-Za-z][\w ()/%.-]*:\s*\S.*|-+[\w ()/.-]*-+|=+)\s*$")
+# A result block's `Key: value` line, the one shape both the serving benchmarks' block and lmdeploy's profile block
+# print (`Mean TTFT (ms):  12.3`, lmdeploy's `first_token latency(min, max, ave): …`, whose key holds commas).
+_KEY_VALUE = r"[A-Za-z][\w ()/%,.-]*:\s*\S.*"
+# ... or its rules: a titled dash rule (`-----Time to First Token-----`) and the closing `=====`.
+_RESULT_LINE = re.compile(rf"^\s*(?:{_KEY_VALUE}|-+[\w ()/.-]*-+|=+)\s*$")
 _LLAMA_HEAD = re.compile(r"^\s*\|\s*model\s*\|.*\|\s*test\s*\|\s*t/s\s*\|\s*$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 MAX_LINES = 200  # a result block is tens of lines
@@ -131,7 +135,7 @@ def ollama_stats(lines: list[str], candidates: Candidates | None = None) -> Iter
 # lmdeploy's profile_generation / profile_throughput / profile_serving result block (benchmark/*.py): from its
 # `concurrency: N` line (`cocurrency:` in one release), through `first_token latency(min, max, ave): …`, to its rule.
 _LMDEPLOY_FIRST = re.compile(r"^\s*co(?:n)?currency: \d+\b")
-_LMDEPLOY_LINE = re.compile(r"^\s*(?:[A-Za-z][\w ()/%,.-]*:\s*\S.*|-{10,})\s*$")
+_LMDEPLOY_LINE = re.compile(rf"^\s*(?:{_KEY_VALUE}|-{{10,}})\s*$")  # its rule: `-` * 50
 
 
 @importer("lmdeploy profile result", "lmdeploy's profile_generation / profile_throughput result block "

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.engine_command import stated_switches
+from stackaudit.facts.engine_command import stated_engines, stated_switches
 from stackaudit.facts.gpus import (
     listed_model,
     owned_gpu_count,
@@ -35,12 +35,15 @@ from stackaudit.facts.gpus import (
 )
 from stackaudit.facts.mig_setup import stated_mig
 from stackaudit.facts.platform import cloud_instances, platform_words, stated_vgpu_limit, windows_line
+from stackaudit.facts.question import asked_checks
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
-from stackaudit.facts.sources import EVIDENCE_LINES, USER_ENGINES, USER_MACHINE
+from stackaudit.facts.sources import EVIDENCE_LINES, USER_ENGINES, USER_MACHINE, USER_QUESTION
+from stackaudit.facts.symptoms import is_symptom
 from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.evidence import headed_value, is_evidence
+from stackaudit.importers.prose_engine import is_sentence
 from stackaudit.importers.registry import Found, applied_each, document_appended, importer
 from stackaudit.importers.rig_report import listed_gpu, per_gpu_limit
 
@@ -55,7 +58,8 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "*", "card", "gpu", "nvidia", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm", "wsl",
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "aarch64",
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got",
-            "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance")
+            "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance", "i use", "i am using",
+            "i'm using")
 
 
 # An issue form's GPU heading (`### GPU`, ollama's bug report form), its answer on the next line that is not blank.
@@ -114,10 +118,16 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
                 and not listed_gpu(line):
             words = document_appended(USER_MACHINE.name, line.strip() + "\n")
-            if stated_switches(line):
+            if stated_switches(line) or (stated_engines(line) and is_sentence(line) and not is_symptom(line)):
                 # The machine's sentence naming a custom all-reduce switch the run has (`After adding
-                # --enable-p2p-check, why is ... two 4090s slower`, corpus 1352) is the engine's too (prose engine).
+                # --enable-p2p-check, why is ... two 4090s slower`, corpus 1352), or naming the engine (`With 2XL40 I
+                # get shard-manager error for docker image text-generation-inference:1.0.2`, corpus 893), is the
+                # engine's too: the prose engine reader yields this span to this one.
                 words = applied_each(words, document_appended(USER_ENGINES.name, line.strip() + "\n"))
+            if asked_checks(line) and is_sentence(line):
+                # The machine's sentence asking about a setting (`when I use 2 x 2080Ti GPUs, but how could I know
+                # which NCCL_P2P_LEVEL it uses?`, corpus 626) is the question too (prose question yields this span).
+                words = applied_each(words, document_appended(USER_QUESTION.name, line.strip() + "\n"))
             # A line that is also evidence (`open driver 550.90.07 doesn't work in both confidential VM and normal VM`,
             # corpus 1098: the flavour and the VM) is read as both: one span, two documents.
             yield Found("prose machine", i, i + 1, applied_each(words, document_appended(
