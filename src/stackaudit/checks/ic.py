@@ -606,6 +606,17 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
     return kernel_log.iommu_faults(list(gpus.bdfs))
 
 
+_P2P_SHARPEN = ("on GeForce cards the driver allows no peer access by design: set NCCL_P2P_DISABLE=1 or start the "
+                "engine with --disable-custom-all-reduce; on others fix ACS / the IOMMU (FW-ACS-P2P, FW-IOMMU-MODE) or "
+                "pass the GPUs' PCIe switch to the VM")
+# The fix where no vLLM is shown (a Horovod or PyTorch job's NCCL log, nccl-tests, another engine: corpus 1250): the
+# check's own fix clears vLLM's P2P cache and names vLLM's flags, which such a run does not have.
+_P2P_FIX_NO_VLLM = Fix.of(step("Follow FW-ACS-P2P and FW-IOMMU-MODE (ACS redirect on the bridges between the GPUs, or "
+                               "the IOMMU in translated mode), then restart the job; on GeForce cards, whose driver "
+                               "gives no peer access, set NCCL_P2P_DISABLE=1 instead", cost="restart",
+                               takes="restart the job"))
+
+
 @check(
     "IC-P2P-FUNCTIONAL",
     title="P2P reported as OK but actually broken or slow",
@@ -620,9 +631,7 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
         note="on risky PCIe pairs start vLLM with VLLM_SKIP_P2P_CHECK=0 (run the real probe) or "
         "--disable-custom-all-reduce"),
     references=(VLLM_AR_UTILS, VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/2728", NCCL_GPU_TROUBLESHOOTING),
-    sharpen=Sharpen("on GeForce cards the driver allows no peer access by design: set NCCL_P2P_DISABLE=1 or start "
-                    "the engine with --disable-custom-all-reduce; on others fix ACS / the IOMMU (FW-ACS-P2P, "
-                    "FW-IOMMU-MODE) or pass the GPUs' PCIe switch to the VM"),
+    sharpen=Sharpen(_P2P_SHARPEN),
 )
 def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
@@ -711,8 +720,13 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     vllm = (serving_log is not None and (serving_log.engine == "vllm" or bool(serving_log.vllm_version))) or (
         serving_engine is not None and serving_engine.engine == "vllm") or (
         collect_env is not None and bool(collect_env.vllm_version))
-    judged = _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals,
-                             p2p_bandwidth, p2p_data_tests, vllm, nccl_test_runs)
+    # No engine shown at all (a Horovod or PyTorch job's NCCL log, nccl-tests, a P2P test): the fix is the platform's;
+    # where another engine is shown, the report leaves out the steps written for vLLM alone (Fix.for_engines).
+    engine = vllm or vllm_p2p_cache is not None or bool(serving_engine is not None and serving_engine.engine) or bool(
+        serving_log is not None and serving_log.engine) or bool(engine_commands is not None and engine_commands.commands)
+    judged = _without_vllm_fix(_p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus,
+                                               peer_refusals, p2p_bandwidth, p2p_data_tests, vllm, nccl_test_runs),
+                               engine)
     if judged.status == "unknown" and (one_each := one_rank_per_node(serving_engine, serving_log)):
         return not_applicable(f"{one_each}: no GPU pair shares a host, so no traffic crosses PCIe P2P")
     if judged.status == "unknown" and (shown := one_gpu_commands(engine_commands, serving_log, nccl_test_runs)):
@@ -723,13 +737,24 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     if judged.status == "unknown" and p2p_off_cures is not None:
         # The user's own A/B, where nothing the programs printed settles it (corpus 266, 974): the workload fails with
         # P2P on and runs with it off, so the peer path the platform offers does not carry the traffic.
-        return issue(f"the user reports that the workload runs with GPU P2P turned off and fails with it on "
-                     f"(\"{p2p_off_cures.line[:200]}\"): the peer path the platform offers does not carry the traffic "
-                     "(ACS redirect, a translating IOMMU, or a driver whose P2P does not work for these cards); turning "
-                     "P2P off is a workaround at host-memory speed",
-                     actual=p2p_off_cures.line, expected="the workload running with P2P on",
-                     evidence=[p2p_off_cures.line])
+        cured = issue(f"the user reports that the workload runs with GPU P2P turned off and fails with it on "
+                      f"(\"{p2p_off_cures.line[:200]}\"): the peer path the platform offers does not carry the traffic "
+                      "(ACS redirect, a translating IOMMU, or a driver whose P2P does not work for these cards); "
+                      "turning P2P off is a workaround at host-memory speed",
+                      actual=p2p_off_cures.line, expected="the workload running with P2P on",
+                      evidence=[p2p_off_cures.line])
+        return _without_vllm_fix(cured, engine)
     return judged
+
+
+def _without_vllm_fix(outcome: Outcome, engine: bool) -> Outcome:
+    """`outcome` where a serving engine is shown; else with the platform's fix (_P2P_FIX_NO_VLLM) in place of the
+    check's own, which clears vLLM's P2P cache: for an issue of its facts that takes the default fix, and for one a
+    log line proves (the Sharpen's fix, engine/evaluate.proven_by_symptoms)."""
+    if engine:
+        return outcome
+    fix = outcome.fix if outcome.fix is not None or outcome.status != "issue" else _P2P_FIX_NO_VLLM
+    return replace(outcome, fix=fix, sharpen=outcome.sharpen or Sharpen(_P2P_SHARPEN, fix=_P2P_FIX_NO_VLLM))
 
 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,

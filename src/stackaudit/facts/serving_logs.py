@@ -87,9 +87,11 @@ VLLM_API_PROCESS = re.compile(r"^APIServer(?:_\d+)? pid=\d+$")
 UVICORN_LINE = re.compile(r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s+\S")
 VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s+\S")
 # SGLang's prefix: `[2025-01-02 03:04:05 TP0] ` (its datefmt since late 2024) or `[04:40:55 TP0] ` (2024: the time
-# only, where the rank tag marks it as SGLang's).
+# only, where the rank tag marks it as SGLang's). NCCL's own lines carry the dated prefix too (NCCL_DEBUG's timestamp,
+# `[2025-05-10 23:09:41] host:pid:tid [2] transport/nvls.cc:254 NCCL WARN ...`, corpus 1360, 378, 969): a prefix
+# followed by NCCL's `host:pid:tid [device] ` is NCCL's, not SGLang's, whatever program (nccl-tests, vLLM) runs it.
 SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
-                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] ")
+                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] (?!\S+:\d+:\d+ \[\d+\] )")
 # SGLang's own lines in the datefmt its releases print since late 2024 (after sgl-project/sglang#612, July 2024, which
 # turned CUDA graphs on by default): the dated prefix with a rank tag, or before SGLang's own words (the date alone is
 # other launchers' format too, corpus 903). A line of that form shows the release captures graphs by default where

@@ -27,9 +27,12 @@ USER_HANG = re.compile(rf"(?<![\w-])(?:{_HANG_WORDS}|hung|freez(?:es|ing)|no res
 NEGATED_BEFORE = re.compile(r"(?:\b(?:not|never|no\s+longer|without)|n't)\s+(?:\w+\s+)?$", re.I)
 # Python's traceback head, a log line at ERROR or CRITICAL level, an exception's name with its message, and a Go
 # log's error in its key=value form (ollama's `error="llm server error"`, and `status="llm server error"` at INFO level
-# while it waits on a runner that died: corpus 1398).
+# while it waits on a runner that died: corpus 1398), and NCCL's warning of a call that failed (`NCCL WARN Cuda failure
+# 1 'invalid argument'`, `NCCL WARN ... failed`, corpus 1360): a warning without those words is advice, not a failure,
+# and so is one that a library it may use is absent (`NCCL WARN Failed to open libibverbs.so[.1]`: no InfiniBand).
 FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\b|\b\w+(?:Error|Exception): "
-                     r"|\berr(?:or)?=\"[^\"]|\bstatus=\"[^\"]*\berror\"")
+                     r"|\berr(?:or)?=\"[^\"]|\bstatus=\"[^\"]*\berror\""
+                     r"|\bNCCL WARN\b(?!.*\bFailed to open lib)(?=.*\b(?:[Ff]ailure|failed|[Ee]rror)\b)")
 Kind = Literal["hang", "failure"]
 
 

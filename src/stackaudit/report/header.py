@@ -221,16 +221,26 @@ def verdict(report: Report, top: Result | None) -> str:
 
 def nothing_found(report: Report) -> str:
     """What the verdict says where no finding stands: the hang or failure a pasted log shows, quoted; the answer to
-    a question the user asks; for a paste with no engine and no rate, that nothing shown is at fault (an nccl-tests
+    a question the user asks; NCCL's failed call (`NCCL WARN Cuda failure`), quoted; for a paste with no engine and no rate, that nothing shown is at fault (an nccl-tests
     run: with NCCL_DEBUG=INFO as the next step); else that nothing explains low throughput, with the
     `stackaudit ceiling` command to measure against."""
     trouble = report.host.get("trouble")
-    if isinstance(trouble, dict) and trouble.get("kind") in _TROUBLE_NEXT:
-        kind = str(trouble["kind"])
-        quote = cut_at_word(str(trouble.get("line", "")), 100)
+    kind = str(trouble.get("kind", "")) if isinstance(trouble, dict) else ""
+    line = str(trouble.get("line", "")) if isinstance(trouble, dict) else ""
+    nccl = kind == "failure" and NCCL_WARN in line
+    if kind in _TROUBLE_NEXT and not nccl:
+        quote = cut_at_word(line, 100)
         return f"nothing found below the engine that explains the {kind} (“{quote}”); next: {_TROUBLE_NEXT[kind]}"
     if answer := question_answer(report):
         return answer
+    if nccl:
+        # NCCL's own failure (nccl-tests, a training job or an engine's ranks), below a question the user asks: the
+        # engine's first error is not the next step where no engine shows, and NCCL's INFO lines before its WARN name
+        # the call and the transport. The quote runs from the WARN on: the time, host, pid and thread before it would
+        # crowd the failure out of a cut quote.
+        below = "below the engine" if report.host.get("engines") else "on the host"
+        quote = cut_at_word(line[line.index(NCCL_WARN):], 100)
+        return f"nothing found {below} that explains NCCL's failure (“{quote}”); next: {NCCL_FAILURE_NEXT}"
     if report.source.get("kind") == "pasted" and not report.host.get("engines") \
             and not isinstance(report.host.get("measured"), dict):
         # A paste that shows no engine and no rate (nccl-tests' rank lines, a plugin's log, a GPU table, a container
@@ -271,6 +281,11 @@ def question_answer(report: Report) -> str:
     tail = f"; next: `{step.text}`" if step else ""
     return f"the question asked (“{quote}”) is for {r.id}, which this source cannot settle{tail}"
 
+
+# NCCL's warning of a failed call (facts/trouble.FAILURE), and what to do next where the host does not explain it.
+NCCL_WARN = "NCCL WARN"
+NCCL_FAILURE_NEXT = ("paste the whole NCCL_DEBUG=INFO log from its start to the first WARN: the lines before it name "
+                     "NCCL's version, the call that failed and the transport it was setting up")
 
 # What to do next where the host does not explain a hang or a failure the log shows.
 _TROUBLE_NEXT = {"hang": "paste the engine's log with NCCL_DEBUG=INFO from its start to where it stops",
