@@ -96,7 +96,7 @@ SUBJECTS: dict[str, Subject] = {
     "nccl-gpu": Subject("GPU whose collectives run over NCCL", lambda model: False),
     "nvidia-gpu": Subject("NVIDIA GPU", lambda model: False),
     "nvlink": Subject("NVLink", lambda model: nvlink_links_of(model) == 0,
-                      "no NVLink on these GPUs ({models})" + NO_NVLINK_WHY),
+                      "no NVLink on these GPUs ({models})" + NO_NVLINK_WHY, over_shown=True),
     "nvswitch": Subject("NVSwitch", lambda model: on_nvswitch(model) is False,
                         "no NVSwitch ({models}): PCIe or NVLink-bridge GPUs need no Fabric Manager", host_wide=True),
     # MEM-MIG judges a whole GPU's MIG mode: a GPU CUDA names lacks MIG or not whatever GPUs a listing leaves out.
