@@ -2283,7 +2283,8 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
 
     Bad value: per GPU and by class (counted with the repeats the kernel's rate limit folded),
     hardware lost — 79 or "fallen off the bus" without a number, "probe routine failed", "RmInitAdapter
-    failed!" with no line naming its cause (facts/symptoms.py), 119/120 (GSP), a GPU NVML reports lost; degraded — 48/95 (ECC), 64 (row-remap failure), 74 and 144-150
+    failed!" with no line naming its cause (facts/symptoms.py), 119/120 (GSP), a GPU NVML reports lost, a GPU
+    nvidia-smi cannot open whose PCI functions a pasted lspci reads as `(rev ff)` (all ones: off the bus); degraded — 48/95 (ECC), 64 (row-remap failure), 74 and 144-150
     (NVLink); contained — 63 (row remap recorded), 94 (contained ECC); a recovery action other
     than None (NVML, or Xid 154). Lost and degraded GPUs are P0 whatever the fix costs.
 
@@ -2291,7 +2292,9 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     and degraded NVLink or memory.
 
     Traps: 13/31/43 are nearly always a crashing user program, not hardware: reported apart, as
-    information (alone they are `not-an-issue`). The same GPU faulting under three or more different
+    information (alone they are `not-an-issue`, the serving stack's own process's too: an engine's illegal
+    address is the engine's bug). A hardware Xid another check quotes (Xid 94) on a GPU with no application
+    fault keeps the host's Xids an issue, judged by class. The same GPU faulting under three or more different
     processes (pids) is an issue (low): the catalogue sends repeated MMU faults on one GPU to diagnostics.
     An application Xid on a GPU whose PCIe link shows an uncorrectable AER error or a failed AER recovery in
     the same log is an issue (medium): the fault came from the link, not the program. A GPU that fell off the bus (79) needs a node
