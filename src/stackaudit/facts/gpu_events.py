@@ -426,14 +426,16 @@ def gpu_events_from_nvidia(ctx: FactContext) -> GpuEvents:
     (`Unknown Error`) whose PCI function a pasted lspci shows answering all-ones (`(rev ff)`, corpus 1433): the
     driver and the bus both lose the GPU, which is a GPU fallen off the bus whatever the kernel log would say."""
     nvidia = ctx.fact("nvidia", NvidiaGpus)
-    pcie = ctx.optional("pcie", PcieFacts)
+    # The PCI side is asked only for a GPU nvidia-smi could not open (no other GPU's events depend on it).
+    unopened = [g for g in nvidia.gpus if g.error and g.error != "gpu-is-lost" and g.bdf]
+    pcie = ctx.optional("pcie", PcieFacts) if unopened else None
     gone = {f.bdf for f in (pcie.functions if pcie is not None else ()) if f.lspci is not None
             and f.lspci.reads_all_ones}
     lost = tuple(GpuEvent(LOST, g.bdf or g.subject, None, f"{g.label}: {g.error}", "")
                  for g in nvidia.gpus if g.error == "gpu-is-lost")
     lost += tuple(GpuEvent(OFF_BUS_READ, g.bdf, None, f"{g.label}: nvidia-smi cannot open it ({g.error}) and lspci reads it "
                            "as revision ff, the all-ones answer of a device no longer on the bus", "")
-                  for g in nvidia.gpus if g.error and g.error != "gpu-is-lost" and g.bdf and g.bdf in gone)
+                  for g in unopened if g.bdf in gone)
     if not nvidia.gpus:
         raise FactUnavailable("no GPU in the NVIDIA source")
     return GpuEvents(lost)
