@@ -1,6 +1,6 @@
 """Fabric Manager not applicable from the GPUs a paste names: p2pBandwidthLatencyTest's device lines, DCGM diag's PCI
 device ids and a branded model in the user's words feed the GPU inventory, and one PCIe card rules out an NVSwitch
-host (facts/applicability.py) while NVLink and MIG still need every GPU of the host."""
+host (facts/applicability.py), while NVLink and MIG, each GPU's own, are judged over the GPUs shown."""
 
 from __future__ import annotations
 
@@ -48,13 +48,14 @@ def test_dcgm_diag_device_ids_name_the_gpus_114() -> None:
     assert r.status == "not-applicable" and "H100 NVL" in r.message
 
 
-def test_chosen_dcgm_group_rules_out_nvswitch_but_not_nvlink_151() -> None:
+def test_chosen_dcgm_group_rules_out_nvswitch_and_nvlink_over_its_gpus_151() -> None:
     # NVIDIA/go-dcgm#52: `dcgmi diag -r 2 -g 7`, device id 1eb8 (T4): a chosen group may leave GPUs out.
     gpus = _inventory("151")
     assert gpus.count_unshown and set(gpus.models.values()) == {"Tesla T4"}
     r = capture_checks("151", FM, NVLINK)
     assert r[FM].status == "not-applicable"
-    assert r[NVLINK].status == "unknown"
+    # A T4 has no NVLink: not applicable over the GPU the group names, the rest of the host not shown (h68l).
+    assert r[NVLINK].status == "not-applicable" and r[NVLINK].coverage is not None
 
 
 def test_nvswitch_class_device_ids_leave_fabric_manager_open_149() -> None:

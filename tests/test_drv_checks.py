@@ -240,11 +240,11 @@ def test_xid_79_is_high_and_app_xids_are_low() -> None:
     r = _one(host_for(hgx(), dmesg=app), "DRV-XID")
     # Application faults alone are reported apart, as information (issue 10): not the GPU's fault.
     assert r.status == "not-an-issue" and "application faults" in r.message
-    # A bare Python process with no engine on the host: any program's (facts/symptoms.py interpreter-xid).
+    # A bare Python process with no engine on the host: any program's.
     assert _one(host_for(hgx(), dmesg=app.replace("blender", "python3")), "DRV-XID").status == "not-an-issue"
-    # Unless the program is the stack's own (facts/symptoms.py stack-process-xid): the engine died, a medium issue.
+    # The stack's own process too (facts/symptoms.STACK_XID): the engine's fault, not the GPU's (h68l's count).
     r = _one(host_for(hgx(), dmesg=app.replace("blender", "pt_main_thread")), "DRV-XID")
-    assert r.status == "issue" and r.severity == "medium" and "application faults" in r.message
+    assert r.status == "not-an-issue" and "application faults" in r.message
     assert _one(host_for(hgx()), "DRV-XID").status == "ok"
 
 
@@ -296,6 +296,30 @@ def test_a_gpu_nvml_reports_lost_is_an_xid_issue() -> None:
     host = host_for(hgx(count=2), nvml_extra={"gpu/1": {"__error__": {"kind": "gpu-is-lost", "message": "lost"}}})
     r = _one(host, "DRV-XID")
     assert r.status == "issue" and r.severity == "high" and "lost" in r.message and r.fix_cost == "reboot"
+
+
+# Real: corpus 1433 (a Slurm node's issue): nvidia-smi cannot open GPU 1C, and `lspci | grep -i nvidia` reads every
+# function of that board as revision ff while the boards beside it read a1.
+_REV_FF = """\
+$ nvidia-smi
+Unable to determine the device handle for GPU 0000:1C:00.0: Unknown Error
+
+1a:00.0 VGA compatible controller: NVIDIA Corporation TU102GL [Quadro RTX 6000/8000] (rev a1)
+1a:00.1 Audio device: NVIDIA Corporation TU102 High Definition Audio Controller (rev a1)
+1c:00.0 VGA compatible controller: NVIDIA Corporation TU102GL [Quadro RTX 6000/8000] (rev ff)
+1c:00.1 Audio device: NVIDIA Corporation TU102 High Definition Audio Controller (rev ff)
+1d:00.0 VGA compatible controller: NVIDIA Corporation TU102GL [Quadro RTX 6000/8000] (rev a1)
+"""
+
+
+def test_a_gpu_nvidia_smi_cannot_open_that_reads_rev_ff_is_lost(tmp_path: Path) -> None:
+    path = tmp_path / "paste.txt"
+    path.write_text(_REV_FF)
+    r = _one(load_pasted([str(path)]), "DRV-XID")
+    assert r.status == "issue" and "revision ff" in r.message and r.subjects == ("0000:1c:00.0",)
+    # The same `Unknown Error` with a healthy revision is no proof of a lost GPU (corpus 738, 1295: unknown).
+    path.write_text(_REV_FF.replace("(rev ff)", "(rev a1)"))
+    assert _one(load_pasted([str(path)]), "DRV-XID").status == "unknown"
 
 
 def test_no_nvlink_says_what_follows_and_an_unknown_model_without_links_is_unknown() -> None:

@@ -48,7 +48,9 @@ def test_geforce_in_the_engine_log_rules_out_fabric_manager(tmp_path: Path) -> N
     for text, model in ((IK_370, "RTX 3090 Ti"), (IK_514, "RTX 5090"), (LLAMA_6758, "RTX 4050 Laptop GPU")):
         r = paste_checks(tmp_path, text, FM, NVLINK)
         assert r[FM].status == "not-applicable" and model in r[FM].message, (model, r[FM].message)
-        assert r[NVLINK].status == "unknown", model
+        # NVLink is each GPU's own (h68l): an RTX 5090 has none, judged over the GPU CUDA lists; the GPU table does not
+        # settle the links of the RTX 3090 Ti or of the RTX 4050 Laptop GPU (gputable.nvlink_links_of: None), so open.
+        assert r[NVLINK].status == ("not-applicable" if model == "RTX 5090" else "unknown"), model
 
 
 # Modelled counter-example: eight SXM modules in the same lines may sit on an NVSwitch.

@@ -106,9 +106,9 @@ def test_healthy_nccl_shm_lines_are_no_symptom() -> None:
              "host:1:2 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 0.",
              "kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=1234, name=python3, Graphics Exception",
              "kernel: NVRM: Xid (PCI:0000:3b:00): 45, pid=1234, name=python3, Ch 00000001"]
-    # The Xid 13 of python3 is a Python process faulting (DRV-XID where the stack is shown), not a shared-memory
-    # symptom; 45 is neither.
-    assert [h.symptom.name for h in find_symptoms(lines)] == ["interpreter-xid"]
+    # The Xid 13 of python3 is an application fault (DRV-XID judges it from the kernel log, no symptom), not a
+    # shared-memory symptom; 45 is neither.
+    assert find_symptoms(lines) == ()
 
 
 def test_nvlink_xids_reach_nvlink_health_without_gpu_information() -> None:
@@ -327,8 +327,8 @@ def test_other_xids_are_no_ecc_symptom() -> None:
     lines = ["[Wed Jul 31 23:14:18 2024] NVRM: Xid (PCI:0000:00:05): 43, pid=1045242, name=pt_main_thread, Ch 00000008",
              "NVRM: Xid (PCI:0000:86:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for remapping",
              "NVRM: Xid (PCI:0000:86:00): 940, modelled: a code that only starts like 94"]
-    # The Xid 43 of pt_main_thread is the stack's process faulting: DRV-XID's, not an ECC symptom.
-    assert [h.symptom.check for h in find_symptoms(lines)] == ["DRV-XID"]
+    # The Xid 43 of pt_main_thread is an application fault (DRV-XID reads it from the kernel log), no ECC symptom.
+    assert [h.symptom.check for h in find_symptoms(lines)] == []
 
 
 # --- a failure that is another check's rules this one out (Symptom.clears) --------------------

@@ -67,6 +67,7 @@ def test_modelled_sxm_modules_named_beside_unnamed_gpus_stay_open(tmp_path: Path
 
 
 def test_modelled_nvlink_is_not_host_wide(tmp_path: Path) -> None:
-    # Modelled: NVLink is each GPU's own, so three named K80s of six counted leave DRV-NVLINK-HEALTH open.
+    # Modelled: NVLink is each GPU's own, so three named K80s of six counted rule it out over those three only.
     result = paste_checks(tmp_path, _TOPO_407 + "\n" + _RANKS_407, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
-    assert result.status != "not-applicable"
+    assert result.status == "not-applicable" and result.coverage is not None
+    assert result.coverage.text() == "3 of 6 GPUs shown"

@@ -48,3 +48,12 @@ def test_pascal_and_chip_names_stay_open(name: str) -> None:
     """Modelled counter-examples: Pascal names the table lacks (the Quadro GP100 takes NVLink bridges) and a bare
     chip name are not read as having no NVLink."""
     assert nvlink_links_of(name) is None
+
+
+def test_a_cuda_device_list_of_pre_pascal_gpus_decides_over_the_gpus_it_names() -> None:
+    """Real: llama.cpp#18743 (962): `ggml_cuda_init` lists three Tesla K40c and a Quadro K620, a CUDA list that
+    CUDA_VISIBLE_DEVICES may narrow. NVLink is each GPU's own: the GPUs it names have none whatever GPUs it leaves
+    out, so the not-applicable covers them (facts/applicability.py: `over_shown`)."""
+    r = capture_checks("962", CHECK)[CHECK]
+    assert r.status == "not-applicable" and "Tesla K40c" in r.message and "Quadro K620" in r.message
+    assert r.coverage is not None and "4" in r.coverage.text()

@@ -259,12 +259,13 @@ def test_a_model_with_mig_among_those_shown_keeps_it_open(tmp_path: Path) -> Non
 
 
 def test_a_gpu_without_its_model_leaves_the_subject_open() -> None:
-    """Counter-example (modelled): a listing that counts two GPUs and names one judges nothing absent host-wide; MIG,
-    a subject judged over the GPUs shown (Subject.over_shown), judges the named one, its coverage naming the other."""
+    """Counter-example (modelled): a listing that counts two GPUs and names one judges nothing absent host-wide; MIG
+    and NVLink, subjects judged over the GPUs shown (Subject.over_shown), judge the named one, their coverage naming
+    the other (h68l: NVLink is each GPU's own, as MIG)."""
     named = GpuRecord(0, "", "NVIDIA A10", None, ("x",))
     blind = GpuRecord(None, "0000:41:00.0", "", None, ("y",))
     assert shown_absent("nvlink", GpuInventory(gpus=(named,), counts=(("x", 1),)), False)
-    assert not shown_absent("nvlink", GpuInventory(gpus=(named, blind), counts=(("x", 2),)), False)
+    assert shown_absent("nvlink", GpuInventory(gpus=(named, blind), counts=(("x", 2),)), False)
     assert shown_absent("mig", GpuInventory(gpus=(named, blind), counts=(("x", 2),)), False)
     assert not shown_absent("nvidia-gpu", GpuInventory(others=("AMD Instinct MI100 (x)",)), True)
 

@@ -76,7 +76,7 @@ from stackaudit.facts.processes import ENGINE_NAMES
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major
 from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, LogSymptoms
+from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, STACK_XID, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, nvlink_count
 from stackaudit.fixes.model import (
@@ -2196,7 +2196,7 @@ _ACTION_COST: dict[str, FixCost] = {"node reboot": "reboot", "system reboot": "r
 _COST_RANK: list[FixCost] = ["restart", "driver-reload", "reboot"]
 
 
-# A fault of the stack's own process (facts/symptoms.py `stack-process-xid`): the engine restarts; the GPU is fine.
+# A fault of the stack's own process (facts/symptoms.STACK_XID): the engine restarts; the GPU is fine.
 _APP_FAULT_FIX = Fix.of(step("Restart the serving engine (its process died on the GPU fault)", cost="restart"),
                         note="Report the Xid line to the engine's maintainers; run `dcgmi diag -r 3` on the GPU if "
                              "faults repeat on it under other programs")
@@ -2225,7 +2225,9 @@ def _gpu_findings(events: list[GpuEvent]) -> tuple[str, str]:
             parts.append(f"Xid {code} ×{n} ({_XID_MEANING.get(code or 0, 'see the Xid catalogue')})")
         else:
             parts.append({"fallen-off-bus": f"fell off the bus ×{n} (no Xid number)", "probe-failed":
-                          f"the driver's probe failed ×{n}", "lost": "NVML reports it lost"}.get(kind, kind))
+                          f"the driver's probe failed ×{n}", "lost": "NVML reports it lost",
+                          "off-bus-read": "nvidia-smi cannot open it and lspci reads it as revision ff (all ones: the "
+                                          "device no longer answers on the bus)"}.get(kind, kind))
     worst = min((e.hw_class for e in events if e.code != 154), key=_CLASS_ORDER.index, default=OTHER)
     return worst, ", ".join(parts)
 
@@ -2286,7 +2288,8 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
 
     Bad value: per GPU and by class (counted with the repeats the kernel's rate limit folded),
     hardware lost — 79 or "fallen off the bus" without a number, "probe routine failed", "RmInitAdapter
-    failed!" with no line naming its cause (facts/symptoms.py), 119/120 (GSP), a GPU NVML reports lost; degraded — 48/95 (ECC), 64 (row-remap failure), 74 and 144-150
+    failed!" with no line naming its cause (facts/symptoms.py), 119/120 (GSP), a GPU NVML reports lost, a GPU
+    nvidia-smi cannot open whose PCI functions a pasted lspci reads as `(rev ff)` (all ones: off the bus); degraded — 48/95 (ECC), 64 (row-remap failure), 74 and 144-150
     (NVLink); contained — 63 (row remap recorded), 94 (contained ECC); a recovery action other
     than None (NVML, or Xid 154). Lost and degraded GPUs are P0 whatever the fix costs.
 
@@ -2294,7 +2297,9 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     and degraded NVLink or memory.
 
     Traps: 13/31/43 are nearly always a crashing user program, not hardware: reported apart, as
-    information (alone they are `not-an-issue`). The same GPU faulting under three or more different
+    information (alone they are `not-an-issue`, the serving stack's own process's too: an engine's illegal
+    address is the engine's bug). A hardware Xid another check quotes (Xid 94) on a GPU with no application
+    fault keeps the host's Xids an issue, judged by class. The same GPU faulting under three or more different
     processes (pids) is an issue (low): the catalogue sends repeated MMU faults on one GPU to diagnostics.
     An application Xid on a GPU whose PCIe link shows an uncorrectable AER error or a failed AER recovery in
     the same log is an issue (medium): the fault came from the link, not the program. A GPU that fell off the bus (79) needs a node
@@ -2315,10 +2320,10 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     if named and outcome.status in ("issue", "not-an-issue") and outcome.coverage is None:
         outcome = over_subjects(outcome, named, nvidia.attached if nvidia is not None else None,
                                 ask="sudo dmesg")
-    # A Python process's application Xid is the stack's where the source shows the stack (facts/symptoms.py
-    # `interpreter-xid`): an engine's process, log, command or container, or a stack process's own Xid line.
+    # The stack's run is shown: an engine's process, log, command or container, or a stack process's own Xid line
+    # (facts/symptoms.STACK_XID).
     stack = (serving_engine is not None and bool(serving_engine.engine or serving_engine.shown)) or any(
-        h.symptom.name == "stack-process-xid" for h in (log_symptoms.hits if log_symptoms else ()))
+        STACK_XID.search(e.line) for e in gpu_events.events if e.line)
     shows = (IN_SERVING_STACK,) if stack else ()
     # The program-first advice is for the application Xids; a GPU-fault line (a memory-subsystem error under a GSP
     # timeout) keeps the check's fix.
@@ -2341,7 +2346,14 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     actions = {**gpu_events.recovery_actions(),
                **{(g.bdf or g.subject): g.recovery_action for g in (nvidia.gpus if nvidia else ())
                   if g.recovery_action not in (None, "None")}}
-    borrowed = bool(elsewhere) and not [e for e in events if e.code != 154]
+    left = [e for e in events if e.code != 154]
+    # A hardware Xid another check quotes (Xid 94, MEM-ROW-REMAP-ECC's) on a GPU where no application Xid is left,
+    # beside application ones on other GPUs: the host's Xids are not "application faults, not the hardware"
+    # (corpus 143), so every Xid is judged by its class. On the faulting GPU itself the other check's line covers it.
+    faulted = {e.bdf for e in left}
+    hardware_elsewhere = any(e.hw_class != APPLICATION and e.bdf not in faulted for e in gpu_events.events
+                             if e.line and e.line.strip() in owned and e.code != 154)
+    borrowed = bool(elsewhere) and (not left or (hardware_elsewhere and all(e.hw_class == APPLICATION for e in left)))
     if borrowed:
         # Every fault Xid shown is also another check's finding: they are still Xids, judged here by their class
         # (beside the recovery action the driver asks for), while the line stays quoted there (one log line, one quote).

@@ -21,9 +21,10 @@ The subject is absent only from what the source positively shows, never from wha
   (`no_switch_shown`): PCIe paths only, NVLink only between disjoint pairs, or no pair bonding more than NV4 is a
   host of PCIe cards, bridged cards or a direct mesh (TopoMatrix.no_switch_fabric); so is a p2pBandwidthLatencyTest
   that ran and moved no more than PCIe carries between any pair with P2P on (P2pBandwidth.no_switch_fabric).
-  NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out. MIG is
+  NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out. Both are
   judged over the GPUs shown (`Subject.over_shown`): the models of the GPUs an excerpt names decide for those GPUs,
-  and the not-applicable states that coverage (`K of N GPUs shown`).
+  and the not-applicable states that coverage (`K of N GPUs shown`); a GPU with no NVLink has no link to any GPU
+  (corpus 962: a CUDA device list of Kepler and Maxwell cards).
 
 A check about one CPU vendor's hardware (`amd-cpu`: amd-pstate) is not applicable where lscpu names another vendor
 (CPU_SUBJECTS); an lscpu excerpt without the vendor and model lines leaves it open.
@@ -96,7 +97,7 @@ SUBJECTS: dict[str, Subject] = {
     "nccl-gpu": Subject("GPU whose collectives run over NCCL", lambda model: False),
     "nvidia-gpu": Subject("NVIDIA GPU", lambda model: False),
     "nvlink": Subject("NVLink", lambda model: nvlink_links_of(model) == 0,
-                      "no NVLink on these GPUs ({models})" + NO_NVLINK_WHY),
+                      "no NVLink on these GPUs ({models})" + NO_NVLINK_WHY, over_shown=True),
     "nvswitch": Subject("NVSwitch", lambda model: on_nvswitch(model) is False,
                         "no NVSwitch ({models}): PCIe or NVLink-bridge GPUs need no Fabric Manager", host_wide=True),
     # MEM-MIG judges a whole GPU's MIG mode: a GPU CUDA names lacks MIG or not whatever GPUs a listing leaves out.

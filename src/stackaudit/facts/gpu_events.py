@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from stackaudit.facts.nvidia import DRIVER_LOADED, NvidiaGpus
+from stackaudit.facts.pcie import PcieFacts
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
 from stackaudit.facts.sources import EMPTY_GREPS, EVIDENCE_LINES, LISTING_GREPS
@@ -55,6 +56,8 @@ XID = "xid"
 FELL_OFF_BUS = "fallen-off-bus"
 PROBE_FAILED = "probe-failed"
 LOST = "lost"
+# A GPU nvidia-smi cannot open whose PCI function answers config reads with all ones (lspci's `(rev ff)`).
+OFF_BUS_READ = "off-bus-read"
 
 # Xid classes (module docstring); every other code is "other" (see the catalogue).
 HW_LOST = "lost"
@@ -103,7 +106,7 @@ def xid_class(code: int | None) -> str:
 
 @dataclass(frozen=True)
 class GpuEvent:
-    kind: str  # xid | fallen-off-bus | probe-failed | lost
+    kind: str  # xid | fallen-off-bus | probe-failed | lost | off-bus-read
     bdf: str  # as far as the source gives it (function 0 assumed where the log drops it)
     code: int | None = None  # the Xid number (kind "xid")
     detail: str = ""
@@ -114,7 +117,8 @@ class GpuEvent:
 
     @property
     def hw_class(self) -> str:
-        """The Xid class; a GPU that fell off the bus, failed its probe or is lost to NVML is `lost`."""
+        """The Xid class; a GPU that fell off the bus, failed its probe, is lost to NVML or reads all-ones on the bus
+        is `lost`."""
         return xid_class(self.code) if self.kind == XID else HW_LOST
 
 
@@ -194,7 +198,7 @@ class GpuEvents(Sourced):
     def lost(self) -> tuple[GpuEvent, ...]:
         """The events of GPUs that fell off the bus or are lost, by any form of the message (Xid 79 too)."""
         return tuple(e for e in self.events
-                     if e.kind in (FELL_OFF_BUS, LOST, PROBE_FAILED) or (e.kind == XID and e.code == 79))
+                     if e.kind in (FELL_OFF_BUS, LOST, PROBE_FAILED, OFF_BUS_READ) or (e.kind == XID and e.code == 79))
 
     def recovery_actions(self) -> dict[str, str]:
         """The latest recovery action Xid 154 announced per GPU (`GPU Reset Required`, `Node Reboot
@@ -418,10 +422,20 @@ def gpu_events_listed(ctx: FactContext) -> GpuEvents:
 
 @provider("gpu_events", GpuEvents, rank=20, title="NVML / nvidia-smi")
 def gpu_events_from_nvidia(ctx: FactContext) -> GpuEvents:
-    """GPUs NVML or nvidia-smi reports lost (`gpu-is-lost`)."""
+    """GPUs NVML or nvidia-smi reports lost (`gpu-is-lost`), and GPUs nvidia-smi cannot open for any other reason
+    (`Unknown Error`) whose PCI function a pasted lspci shows answering all-ones (`(rev ff)`, corpus 1433): the
+    driver and the bus both lose the GPU, which is a GPU fallen off the bus whatever the kernel log would say."""
     nvidia = ctx.fact("nvidia", NvidiaGpus)
+    # The PCI side is asked only for a GPU nvidia-smi could not open (no other GPU's events depend on it).
+    unopened = [g for g in nvidia.gpus if g.error and g.error != "gpu-is-lost" and g.bdf]
+    pcie = ctx.optional("pcie", PcieFacts) if unopened else None
+    gone = {f.bdf for f in (pcie.functions if pcie is not None else ()) if f.lspci is not None
+            and f.lspci.reads_all_ones}
     lost = tuple(GpuEvent(LOST, g.bdf or g.subject, None, f"{g.label}: {g.error}", "")
                  for g in nvidia.gpus if g.error == "gpu-is-lost")
+    lost += tuple(GpuEvent(OFF_BUS_READ, g.bdf, None, f"{g.label}: nvidia-smi cannot open it ({g.error}) and lspci reads it "
+                           "as revision ff, the all-ones answer of a device no longer on the bus", "")
+                  for g in unopened if g.bdf in gone)
     if not nvidia.gpus:
         raise FactUnavailable("no GPU in the NVIDIA source")
     return GpuEvents(lost)

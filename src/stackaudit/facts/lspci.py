@@ -109,6 +109,9 @@ def _headed_device(lines: list[str], i: int) -> tuple[LspciDevice, int] | None:
     return (_device_from(header, lines[i + 1:j], False), j) if header else None
 
 
+_REV_FF = re.compile(r"\(rev ff\)", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class LspciDevice:
     bdf: str
@@ -124,6 +127,12 @@ class LspciDevice:
     primary_bus: int | None = None
     secondary_bus: int | None = None
     config: PcieConfig | None = None
+
+    @property
+    def reads_all_ones(self) -> bool:
+        """lspci printed the function's Revision ID as `ff`: the all-ones value a config read returns from a device
+        that no longer answers on the bus (a GPU that fell off it); a live NVIDIA GPU reports its stepping (`a1`)."""
+        return bool(_REV_FF.search(self.description))
 
     @property
     def model(self) -> str:
