@@ -6,34 +6,18 @@ A paste that shows the engine (1396: vLLM's log) or an engine's check_env (322) 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from corpus import body
-from stackaudit.cli.main import main
-
-
-@pytest.fixture(autouse=True)
-def own_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A HOME of this test's own: no `bench` history left by other runs gives a measured rate."""
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-
-
-def _verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str], number: str) -> str:
-    paste = tmp_path / "paste.txt"
-    paste.write_text(body(number), encoding="utf-8")
-    capsys.readouterr()
-    assert main(["audit", "--from", str(paste), "--format", "json"]) == 0
-    return str(json.loads(capsys.readouterr().out)["verdict"])
+from test_verdict_trouble import _verdict, own_data_home  # noqa: F401  (the fixture: a HOME of each test's own)
 
 
 @pytest.mark.parametrize("number", ["1419", "1432", "1412"])
 def test_a_paste_without_engine_or_rate_gets_no_throughput_verdict(
         number: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    verdict = _verdict(tmp_path, capsys, number)
+    verdict = _verdict(tmp_path, capsys, body(number))
     assert verdict.startswith("no fault found in what this paste shows; next: the steps below settle")
     assert "throughput" not in verdict and "stackaudit ceiling" not in verdict
     assert "GPU model" not in verdict  # 1419 names its RTX 3070: the verdict does not say it names none
@@ -42,7 +26,7 @@ def test_a_paste_without_engine_or_rate_gets_no_throughput_verdict(
 @pytest.mark.parametrize("number", ["1418", "1459"])
 def test_an_nccl_tests_run_gets_nccls_transport_lines_as_next_step(
         number: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    verdict = _verdict(tmp_path, capsys, number)
+    verdict = _verdict(tmp_path, capsys, body(number))
     assert verdict.startswith("nothing found that explains the collective's time or bandwidth; next: rerun it with "
                               "NCCL_DEBUG=INFO")
     assert "TOK/S" not in verdict and "--model MODEL" not in verdict
@@ -51,6 +35,6 @@ def test_an_nccl_tests_run_gets_nccls_transport_lines_as_next_step(
 @pytest.mark.parametrize("number", ["1396", "322"])
 def test_a_paste_showing_the_engine_keeps_the_ceiling(number: str, tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    verdict = _verdict(tmp_path, capsys, number)
+    verdict = _verdict(tmp_path, capsys, body(number))
     assert verdict.startswith("nothing found that explains low throughput; next: measure against the ceiling: "
                               "`stackaudit ceiling --model MODEL")
