@@ -637,6 +637,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                        (docker_containers.containers if docker_containers else ())
                        if c.gpu_requested and runs_own_program(c.argv)), "")
     if not torch and engine and runs_every_runtime(dv):
+        if stated_only and cuda_toolkit is not None and not cuda_toolkit.header and driver_cuda \
+                and release(cuda_toolkit.version, 2) <= release(driver_cuda, 2):
+            # The user's list names the CUDA in use (`- **CUDA:** 12.8, driver 581.80`, corpus 950): it says more than
+            # whichever release the engine ships.
+            return _toolkit_only(driver, driver_cuda, cuda_toolkit)
         # An engine is shown, its CUDA runtime is not: whichever release it ships, this driver runs it.
         return ok(f"driver {driver} supports CUDA up to {driver_cuda or '?'}, the newest CUDA major: it runs any CUDA "
                   f"{max(_DRIVER_FLOOR) - 1}.x or older runtime, and a {max(_DRIVER_FLOOR)}.x one by minor-version "
