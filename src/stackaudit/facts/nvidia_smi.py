@@ -11,6 +11,7 @@ before; `gpu_power_readings` with `current_power_limit` since R530, `power_readi
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -552,6 +553,11 @@ def parse_query_text(text: str) -> NvidiaGpus:
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi -q text larger than 32 MiB")
     lines = text.replace("\r\n", "\n").split("\n")
+    # A paste that shifts the whole output right (a tab before every line, corpus 1512): its first line a GPU header,
+    # the rest one level deeper. Taken back as one; an excerpt that starts inside a section keeps its indent.
+    first = next((line for line in lines if line.strip()), "")
+    if first[:1] in (" ", "\t") and _GPU_HEADER.match(first.strip()):
+        lines = textwrap.dedent("\n".join(lines)).split("\n")
     # `-q` prints the table's one line for a GPU it cannot open (corpus 697, `nvidia-smi -a`): read as the table reads it.
     unreachable = [lost for line in lines if (lost := _unreachable(line)) is not None]
     lines = [line for line in lines if _unreachable(line) is None] if unreachable else lines
