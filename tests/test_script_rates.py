@@ -37,6 +37,18 @@ EXL2_TEST_LABONNE = (" -- Response generated in 3.40 seconds, 128 tokens, 37.66 
                      "eval.)\n")
 
 
+# https://github.com/oobabooga/text-generation-webui/pull/4814 (the description by oobabooga, 2023-12-05: ExLlama_HF,
+# a 13b model, "After").
+TEXTGEN_4814 = ("Output generated in 9.69 seconds (51.50 tokens/s, 499 tokens, context 3550, seed 909082919)\n"
+                "Output generated in 9.71 seconds (51.41 tokens/s, 499 tokens, context 3550, seed 221584078)\n"
+                "Output generated in 9.72 seconds (51.36 tokens/s, 499 tokens, context 3550, seed 105310110)\n")
+# https://github.com/oobabooga/text-generation-webui/issues/2602 (comment by Ph0rk0z, 2023-06-10).
+TEXTGEN_2602 = ("Output generated in 1.83 seconds (5.46 tokens/s, 10 tokens, context 66, seed 162381042)\n"
+                "Output generated in 2.22 seconds (6.32 tokens/s, 14 tokens, context 77, seed 38906774)\n")
+# text-generation-webui's docs/llama.cpp.md (early 2023, before the seed was printed), quoted as Markdown.
+TEXTGEN_NO_SEED = "> Output generated in 33.07 seconds (6.05 tokens/s, 200 tokens, context 17)\n"
+
+
 @pytest.mark.parametrize(("text", "rate", "source"), [
     (body("1448"), 119.64, "exllamav2's examples/inference.py"),
     (EXL2_TEST_LABONNE, 37.66, "exllamav2's examples/inference.py"),
@@ -45,6 +57,9 @@ EXL2_TEST_LABONNE = (" -- Response generated in 3.40 seconds, 128 tokens, 37.66 
     (MLC_STATS_15, 52.8, "MLC-LLM's chat stats: decode"),
     (MLC_STATS_1007, 107.5, "MLC-LLM's chat stats: decode"),
     (body("1452"), 81.12, "a script's tokens/second summary"),
+    (TEXTGEN_4814, 51.41, "text-generation-webui's reply line"),
+    (TEXTGEN_2602, 5.89, "text-generation-webui's reply line"),
+    (TEXTGEN_NO_SEED, 6.05, "text-generation-webui's reply line"),
 ])
 def test_the_summary_line_is_the_measured_rate(text: str, rate: float, source: str) -> None:
     """Each shape is read (the paste is not refused) and its rate is the serving rate: MLC's decode alone (not its
@@ -112,3 +127,12 @@ def test_exllamav2_line_shows_a_pytorch_engine() -> None:
     exllama); MLC's line (1449) names no engine the tool knows, and 1452's script is unnamed."""
     assert fact(pasted(body("1448")), "engines_shown").shown == ("torch",)
     assert not hasattr(fact(pasted(body("1452")), "engines_shown"), "shown")
+
+
+def test_textgen_runs_with_and_without_tensor_parallelism_give_no_rate() -> None:
+    """Corpus 1477: two runs with TP (2.26, 2.75 tokens/s) and two without (8.87, 9.93) are read as text-generation-webui's
+    lines, and being two settings they give no one rate."""
+    host = pasted(body("1477"))
+    assert "bench_output" in host.record.docs
+    with pytest.raises(ParseError):
+        parse_script_rate(body("1477"))

@@ -22,8 +22,9 @@ Sources, best first:
   %.2f toks/s, output: %.2f toks/s`) at 1/1, one prompt;
 - `ollama run --verbose`'s timing summary: its `eval rate:` (one request's decode; `prompt eval rate:` is prefill);
 - an inference script's one-request summary (SCRIPT_RATES): MLC-LLM's benchmark.py `decode_rate` and mlc_chat's
-  `/stats` `decode:` (decode alone), exllamav2's example `Response generated in …, N tokens, R tokens/second` and a
-  script's `tokens/second:` summary (tokens over the whole response: prefill included);
+  `/stats` `decode:` (decode alone), exllamav2's example `Response generated in …, N tokens, R tokens/second`,
+  text-generation-webui's `Output generated in … (R tokens/s, …)` and a script's `tokens/second:` summary (tokens over
+  the whole response: prefill included);
 - last, a rate in the user's own words (`around 10 t/s`, `~12 tok/s`) in a paste that also holds an engine command
   or engine log (the document USER_RATE; importers/prose_rate.py records it only then).
 
@@ -350,6 +351,8 @@ SCRIPT_RATES: tuple[tuple[re.Pattern[str], str], ...] = (
      "MLC-LLM's chat stats: decode (one request)"),
     (re.compile(r"^\s*(?:-- )?Response generated in [\d.]+ seconds, \d+ tokens, ([\d.]+) tokens/second", re.M),
      f"{EXLLAMAV2_EXAMPLE}: tokens over the response's time (one request, prefill included)"),
+    (re.compile(r"\bOutput generated in [\d.]+ seconds \(([\d.]+) tokens/s, \d+ tokens, context \d+"),
+     "text-generation-webui's reply line: new tokens over the reply's time (one request, prefill included)"),
     (re.compile(r"^\s*tokens/second: ([\d.]+)\s*$", re.M),
      "a script's tokens/second summary (one request, prefill included)"),
 )

@@ -165,9 +165,11 @@ def genai_perf(lines: list[str], candidates: Candidates | None = None) -> Iterat
 # `/stats` (`Statistics: prefill: 48.7 tok/s, decode: 52.8 tok/s`; `encode:` in its first releases), and a script's
 # own three-line summary (`Time taken for Response: 8.5787 seconds`, `tokens total: 696`, `tokens/second: 81.12`;
 # turboderp/exllama#231). exllamav2's tests/test_inference.py prints the first with ` -- ` before it and
-# ` (includes prompt eval.)` after.
+# ` (includes prompt eval.)` after. text-generation-webui prints one line per reply (modules/text_generation.py:
+# `Output generated in 9.69 seconds (51.50 tokens/s, 499 tokens, context 3550, seed 909082919)`; no seed before mid-2023).
 SCRIPT_RATE_LINES = re.compile(
     r"^\s*(?:-- )?Response generated in [\d.]+ seconds, \d+ tokens, [\d.]+ tokens/second\b"
+    r"|\bOutput generated in [\d.]+ seconds \([\d.]+ tokens/s, \d+ tokens, context \d+(?:, seed -?\d+)?\)"
     r"|\bprefill_time [\d.]+ sec, prefill_rate [\d.]+ tokens/sec, decode_time [\d.]+ sec, decode_rate [\d.]+ tokens/sec"
     r"|^\s*(?:Statistics:\s*)?(?:prefill|encode): [\d.]+ tok/s, decode: [\d.]+ tok/s\b"
     r"|^\s*(?:Time taken for Response: [\d.]+ seconds|tokens total: \d+|tokens/second: [\d.]+)\s*$")
@@ -180,8 +182,8 @@ def _script_rates(body: str) -> bool:
 
 
 @importer("inference script rate", "an inference script's one-request summary line (exllamav2's `Response generated "
-          "in …`, MLC-LLM's `decode_rate … tokens/sec` and `/stats`, a `tokens/second:` summary)",
-          needles=("Response generated in", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
+          "in …`, text-generation-webui's `Output generated in …`, MLC-LLM's `decode_rate … tokens/sec` and `/stats`, a `tokens/second:` summary)",
+          needles=("Response generated in", "Output generated in", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
                    "tokens total:", "tokens/second:"), per_line=True)
 def script_rate(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for found in _runs(lines, candidates, "inference script rate", SCRIPT_RATE_LINES.search, SCRIPT_RATE_LINES.search,
