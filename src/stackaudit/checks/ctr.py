@@ -35,7 +35,13 @@ from stackaudit.facts.container_specs import (
 )
 from stackaudit.facts.cuda_ran import CudaRan
 from stackaudit.facts.devices import GpuDeviceAccess
-from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, K8S_GPU_RESOURCE, DockerContainer, DockerContainers
+from stackaudit.facts.docker import (
+    DOCKER_DEFAULT_SHM,
+    K8S_GPU_RESOURCE,
+    DockerContainer,
+    DockerContainers,
+    one_rank_engine,
+)
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpus import (
     GGML_TITLE,
@@ -183,12 +189,19 @@ def _where(container: ContainerInfo) -> str:
     return "container" if container.kind == "container" else f"{container.kind} container"
 
 
-def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | None) -> bool:
-    """One engine process with TP = PP = 1 (the only case that barely touches /dev/shm). vLLM V1 and
-    SGLang are never that: API server, engine core / scheduler and workers are processes even at TP=1."""
-    if procs is None or not procs.found or len(procs.processes) != 1 or (_engine_tp(parallelism) or 1) != 1:
-        return False
-    return procs.processes[0].engine not in ("vllm", "sglang")
+def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | None) -> str:
+    """Why the running engine barely touches /dev/shm ("" where it may not): one engine process at TP = PP = 1, or
+    one vLLM instance whose whole command runs one rank (facts/docker.one_rank_engine: its API server reaches its one
+    engine core over ZMQ sockets; the shared-memory broadcast queue and NCCL come with TP or PP > 1). SGLang runs
+    tokenizer, scheduler and detokenizer as processes at any TP, and its documented run line sets `--shm-size 32g`."""
+    if procs is None or not procs.found or (_engine_tp(parallelism) or 1) != 1 or _more_ranks_shown(parallelism):
+        return ""
+    if len(procs.processes) == 1 and procs.processes[0].engine not in ("vllm", "sglang"):
+        return "the engine runs as one process with TP=1"
+    roots = procs.roots()
+    if procs.engines() == {"vllm"} and len(roots) == 1 and one_rank_engine("", roots[0].argv):
+        return "its one vLLM instance runs one rank (its command sets no tensor, pipeline or data parallelism)"
+    return ""
 
 
 # Servers that run as one process with no tensor-parallel ranks (their image or command names them).
@@ -392,10 +405,10 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                            hint="run `df -k -P /dev/shm` inside the container")
         size = shm.size_bytes
         if size < SHM_MIN:
-            if _single_process(procs, parallelism):
+            if one := _single_process(procs, parallelism):
                 return not_an_issue(
-                    f"/dev/shm is {_size(size)}, but the engine runs as one process with TP=1, which barely "
-                    "uses /dev/shm", actual=_size(size), expected=">= 1 GiB for TP > 1 or multi-process engines",
+                    f"/dev/shm is {_size(size)}, but {one}, which barely uses /dev/shm", actual=_size(size),
+                    expected=">= 1 GiB for TP > 1 or multi-process engines",
                     subjects=("/dev/shm",))
             tp = _engine_tp(parallelism)
             why = f" with TP x PP = {tp}" if tp and tp > 1 else ""

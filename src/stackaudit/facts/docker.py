@@ -167,6 +167,33 @@ _VLLM_IMAGE = re.compile(r"^(?:[\w.:-]+/)?vllm/vllm-openai(?:[:@].*)?$", re.IGNO
 _SIZE_IN_SHELL = re.compile(r"parallel|shard|(?:^|\s)--?(?:tp|pp|dp)(?:[-_]size)?\b", re.IGNORECASE)
 
 
+# A command started as one rank of a multi-container or multi-node group (a Ray worker, a node rank, a headless DP rank).
+_DISTRIBUTED = re.compile(r"\bray start\b.*--address|--node-rank|--headless\b|--data-parallel-address")
+
+
+def one_rank_engine(image: str, argv: tuple[str, ...]) -> str:
+    """The engine a whole command runs as one rank, by name ("vLLM", "Triton"); "" where it names neither or may run
+    more (a size flag, a config file, Ray, MPI, a shell line the argv does not split).
+
+    vLLM's TP, PP and DP default to 1 (`vllm serve --help`), so a command that sets none runs one engine core with
+    its model on one GPU, reached from the API server over ZMQ sockets; its shared-memory broadcast queue and NCCL
+    come with TP or PP > 1 (vllm/v1/executor: the one-process executor at world size 1). Triton serves every model
+    instance from its one server process; a TensorRT-LLM backend runs ranks over MPI (its images and
+    `launch_triton_server.py --world_size` are left out). TGI shards over every GPU it sees unless told
+    (`--num-shard`), SGLang and TensorRT-LLM are not read here."""
+    text = " ".join((image, *argv))
+    joined = " ".join(argv)
+    if any(n not in (None, 1) for n in sizes_from_argv(argv)) or sizes_unread(argv) or _DISTRIBUTED.search(joined) \
+            or _MORE_RANKS.search(joined) or any(_SIZE_IN_SHELL.search(a) for a in argv if " " in a.strip()):
+        return ""
+    if engine_of(text) == "vllm" and not re.search(r"trtllm|tensorrt", text, re.IGNORECASE) \
+            and (argv or _VLLM_IMAGE.match(image)):
+        return "vLLM"
+    if re.search(r"\btritonserver\b", joined) and not engine_of(text):
+        return "Triton"
+    return ""
+
+
 # `ray start --address=127.0.0.1:6379` (or localhost): a worker on its head's own host.
 _RAY_LOOPBACK = re.compile(r"\bray start\b.*--address[= ]['\"]?(?:127\.\d+\.\d+\.\d+|localhost)\b")
 
@@ -389,39 +416,18 @@ class DockerContainer:
 
     @property
     def one_rank_engine(self) -> str:
-        """The engine its whole command runs as one rank, by name ("vLLM", "Triton"); "" where the command is cut, names
-        neither, or may run more (a size flag, a config file, Ray, MPI, a shell line the argv does not split).
-
-        vLLM's TP, PP and DP default to 1 (`vllm serve --help`), so a command that sets none runs one engine core with
-        its model on one GPU, reached from the API server over ZMQ sockets; its shared-memory broadcast queue and NCCL
-        come with TP or PP > 1 (vllm/v1/executor: the one-process executor at world size 1). Triton serves every model
-        instance from its one server process; a TensorRT-LLM backend runs ranks over MPI (its images and
-        `launch_triton_server.py --world_size` are left out). TGI shards over every GPU it sees unless told
-        (`--num-shard`), SGLang and TensorRT-LLM are not read here."""
+        """The engine its whole command runs as one rank (`one_rank_engine`); "" where the command is cut."""
         if self.excerpt and not self.command_whole:
             return ""
-        text = " ".join((self.image, *self.argv))
-        tp, pp, dp = sizes_from_argv(self.argv)
-        if any(n not in (None, 1) for n in (tp, pp, dp)) or sizes_unread(self.argv) or self.distributed_rank \
-                or _MORE_RANKS.search(" ".join(self.argv)) \
-                or any(_SIZE_IN_SHELL.search(a) for a in self.argv if " " in a.strip()):
-            return ""
-        if engine_of(text) == "vllm" and not re.search(r"trtllm|tensorrt", text, re.IGNORECASE) \
-                and (self.argv or _VLLM_IMAGE.match(self.image)):
-            return "vLLM"
-        if re.search(r"\btritonserver\b", " ".join(self.argv)) and not engine_of(text):
-            return "Triton"
-        return ""
+        return one_rank_engine(self.image, self.argv)
 
     @property
     def distributed_rank(self) -> bool:
         """Started as one rank of a multi-container group (SGLang --nnodes, Ray worker, torchrun)."""
-        joined = " ".join(self.argv)
         nnodes = self.flag("--nnodes")
         if nnodes is not None and nnodes.isdecimal() and int(nnodes) > 1:
             return True
-        return bool(re.search(r"\bray start\b.*--address|--node-rank|--headless\b|--data-parallel-address",
-                              joined))
+        return bool(_DISTRIBUTED.search(" ".join(self.argv)))
 
     @property
     def ray_head(self) -> bool:
