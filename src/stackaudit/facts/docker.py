@@ -118,6 +118,8 @@ DIAGNOSTIC_PROGRAMS = frozenset({
     "ls", "cat", "printenv", "nproc", "lspci", "ldconfig", "df", "free", "uname", "hostname",
     # Filters a check's output is piped through (`nvidia-smi --query-gpu=compute_cap --format=csv | tail -n 1`).
     "head", "tail", "grep", "cut", "sort", "uniq", "wc", "tr",
+    # Docker's own test image: it prints a greeting and exits (hub.docker.com/_/hello-world).
+    "hello-world",
 })
 # Commands that only hold a container open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`).
 _KEEP_ALIVE = re.compile(r"(?:/\S*/)?(?:sleep (?:\d{4,}[smhd]?|inf(?:inity)?)|tail -f /dev/null)")

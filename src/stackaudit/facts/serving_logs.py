@@ -2412,7 +2412,10 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
     containers = ctx.optional("docker_containers", DockerContainers)
     for ctr in containers.gpu_or_serving if containers is not None else ():
         # The container's environment as docker inspect or a pasted spec (docker run -e, compose, pod) shows
-        # it; an excerpt may leave the rest out, so only a whole one shows what was not set.
+        # it; an excerpt may leave the rest out, so only a whole one shows what was not set. A GPU test that exits
+        # (`docker run --gpus all nvidia/cuda nvidia-smi`) runs no engine: its environment is not the engine's.
+        if ctr.diagnostic_only:
+            continue
         where = f"container {ctr.label} environment ({ctr.origin or 'docker inspect'})"
         sources.append(where)
         engine_seen = engine_seen or not ctr.excerpt
