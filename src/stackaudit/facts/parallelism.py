@@ -278,6 +278,11 @@ class ServingEngine:
         one whose TP flag carries a value not read, such as a `$TP` the paste does not set, is None: unknown)."""
         if self.process is None and self.shown is not None and self.tp is None:
             value = argv_value(self.shown.argv, TP_FLAGS)
+            if value is None and self.shown.engine == "tgi":
+                # TGI's launcher without `--num-shard` shards over the devices its environment's CUDA_VISIBLE_DEVICES
+                # or NVIDIA_VISIBLE_DEVICES lists, which a command line does not show; `--sharded false` is one shard
+                # (text-generation-launcher --help: "Setting it to `false` deactivates `num_shard`").
+                return 1 if (argv_value(self.shown.argv, ("--sharded",)) or "").lower() == "false" else None
             return 1 if value is None else parallel_size(value)
         return self.tp
 
@@ -381,7 +386,12 @@ def nvswitch_node_of_every_gpu(log: ServingLog | None) -> str:
 
 
 def _launcher(argv: tuple[str, ...]) -> str:
-    """A command's program in words: `python3 -m sglang.launch_server`, `vllm serve`."""
+    """A command's program in words: `python3 -m sglang.launch_server`, `vllm serve`; a program that takes options
+    only (TGI's `text-generation-launcher`), alone."""
+    from stackaudit.facts.engine_command import TGI_PROGRAMS
+
+    if argv and posixpath.basename(argv[0]) in TGI_PROGRAMS:
+        return argv[0]
     return " ".join(argv[:3] if len(argv) > 2 and argv[1] == "-m" else argv[:2])
 
 
