@@ -81,6 +81,8 @@ def test_no_num_shard_leaves_the_tp_unread() -> None:
     assert ServingEngine("", None, command=command.as_process()).shown_tp is None
     one = parse_command_line("text-generation-launcher --model-id m --sharded false")  # modelled
     assert one is not None and ServingEngine("", None, command=one.as_process()).shown_tp == 1
+    env = parse_command_line("NUM_SHARD=2 text-generation-launcher --model-id m")  # modelled: the launcher's env
+    assert env is not None and ServingEngine("", None, command=env.as_process()).shown_tp == 2
 
 
 def test_env_query_is_no_engine_command() -> None:

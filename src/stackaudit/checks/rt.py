@@ -999,6 +999,12 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     capability 8.0 or newer where the GPUs are shown, since ggml turns its graphs off on older architectures itself
     (ggml-cuda.cu: below Ampere, below Volta in recent releases): `unknown` there. `0` is a build without them:
     `unknown`, as no corpus case yet shows what it costs (graphs serve ggml's single-stream decode only).
+
+    TGI (its launcher's command line, or the arguments after its image in a container spec): `--cuda-graphs 0`
+    (env CUDA_GRAPHS) captures none, an issue; a size list whose largest is below 8 is the low-severity cap. Without
+    either, `unknown`: TGI captures `1,2,4,8,16,32` by default from 2.0 (#1703), in 1.4 only with
+    `--enable-cuda-graphs` (#1428), and each shard skips a capture that fails at warmup ("Decode cuda graph warmup
+    failed") and serves without graphs, so only its log shows they ran (corpus 1515).
     """
     roots = serving_processes.roots() if serving_processes is not None else []
     if serving_processes is None and serving_log is not None and serving_log.ggml_use_graphs \

@@ -279,9 +279,12 @@ class ServingEngine:
         if self.process is None and self.shown is not None and self.tp is None:
             value = argv_value(self.shown.argv, TP_FLAGS)
             if value is None and self.shown.engine == "tgi":
-                # TGI's launcher without `--num-shard` shards over the devices its environment's CUDA_VISIBLE_DEVICES
-                # or NVIDIA_VISIBLE_DEVICES lists, which a command line does not show; `--sharded false` is one shard
-                # (text-generation-launcher --help: "Setting it to `false` deactivates `num_shard`").
+                # TGI's launcher reads `--num-shard` from NUM_SHARD too (TP_ENV); without either it shards over the
+                # devices its environment's CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES lists, which a command line
+                # does not show; `--sharded false` is one shard (text-generation-launcher --help: "Setting it to
+                # `false` deactivates `num_shard`").
+                if (shards := next((self.shown.env(n) for n in TP_ENV if self.shown.env(n)), None)) is not None:
+                    return parallel_size(shards)
                 return 1 if (argv_value(self.shown.argv, ("--sharded",)) or "").lower() == "false" else None
             return 1 if value is None else parallel_size(value)
         return self.tp
