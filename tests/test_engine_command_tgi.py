@@ -96,3 +96,13 @@ def test_docker_run_of_tgi_image_is_tgi(tmp_path: Path) -> None:
     assert results["RT-CUDA-GRAPHS"].status == "unknown" and "TGI arguments" in results["RT-CUDA-GRAPHS"].message
     # No --shm-size: Docker's 64 MiB under four shards, which TGI's docs ask 1g for (NCCL between shards).
     assert results["CTR-SHM-SIZE"].status == "issue"
+
+
+def test_mirrored_image_and_graphs_off_in_a_container(tmp_path: Path) -> None:
+    # corpus 300: TGI's image under another registry's path is TGI's launcher too.
+    result = capture_checks("300", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert result.status == "unknown" and "TGI arguments" in result.message
+    # Modelled: #1458's run with `--cuda-graphs 0` after the image.
+    off = TGI_1458.replace("--num-shard 4", "--num-shard 4 --cuda-graphs 0")
+    result = paste_checks(tmp_path, off, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert result.status == "issue" and "--cuda-graphs 0" in result.message

@@ -68,10 +68,11 @@ ENGINE_CUDA_IMAGE = re.compile(r"^(?:docker\.io/)?(?:lmsysorg/(sglang)|vllm/(vll
 # release of the CUDA. A tag with a suffix (`-rocm`, `-intel`, `-gaudi`, `-trtllm`) is another build; a release after
 # the last row's known tag (3.3.7) is not told.
 TGI_IMAGE = re.compile(r"^(?:ghcr\.io/)?huggingface/text-generation-inference:v?(\d+)\.(\d+)(?:\.(\d+))?$")
-# TGI's image of any tag, its CUDA build (`ghcr.io/huggingface/text-generation-inference:1.4`, `:latest`, `:sha-3af1a11`):
-# its entrypoint is `text-generation-launcher`, which takes the arguments after the image (the launcher's --help).
-# Builds for other hardware name it in the tag (`-rocm`, `-intel`, `-gaudi`, `-trtllm`), still TGI's launcher.
-TGI_ENGINE = re.compile(r"^(?:ghcr\.io/)?huggingface/text-generation-inference(?:[:@]\S*)?$")
+# TGI's image of any tag (`ghcr.io/huggingface/text-generation-inference:1.4`, `:latest`, `:sha-3af1a11`), from any
+# registry that mirrors it under its name (corpus 300: `registry.internal.huggingface.tech/api-inference/community/
+# text-generation-inference:0.8.2`): its entrypoint is `text-generation-launcher`, which takes the arguments after the
+# image (the launcher's --help). Builds for other hardware name it in the tag (`-rocm`, `-intel`), still the launcher.
+TGI_ENGINE = re.compile(r"^(?:[\w.:-]+/)*text-generation-inference(?:[:@]\S*)?$")
 TGI_CUDA = ((0, 4, 2, "11.8"), (1, 2, 0, "12.1"), (2, 3, 0, "12.4"), (3, 3, 1, "12.6"))
 TGI_LAST_KNOWN = (3, 3, 7)
 
