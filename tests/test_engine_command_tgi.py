@@ -106,3 +106,9 @@ def test_mirrored_image_and_graphs_off_in_a_container(tmp_path: Path) -> None:
     off = TGI_1458.replace("--num-shard 4", "--num-shard 4 --cuda-graphs 0")
     result = paste_checks(tmp_path, off, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
     assert result.status == "issue" and "--cuda-graphs 0" in result.message
+
+
+def test_every_gpu_container_sharded_over_all_of_them() -> None:
+    # corpus 248: `--gpus all ... text-generation-inference:0.8.2 ... --sharded=true --num-shard=8` on `8xA100 80GB`.
+    result = capture_checks("248", "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
+    assert result.status == "not-an-issue" and "runs TP 8 on every GPU it is given" in result.message

@@ -325,7 +325,8 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
     CUDA_VISIBLE_DEVICES with a TP x PP of `count`, or a llama.cpp server that splits its model over every GPU CUDA
     sees (EngineCommand.splits_over_every_gpu). Such a group has no placement to choose.
-    Or a serving container given every GPU (DockerContainer.every_gpu) whose engine arguments run TP x PP of `count`.
+    Or a serving container given every GPU (DockerContainer.every_gpu) whose engine arguments run TP x PP of `count`
+    (TGI's `--num-shard` of them too: one shard per GPU, corpus 248).
     A command over `--nnodes N` puts its ranks on N nodes (_parse.ranks_per_node): `count` ranks on each node is
     every GPU of the host (SGLang `--tp 16 --nnodes 2` on 8 GPUs), and TP x PP of `count` then is not.
     With no engine shown, a pasted test run whose GPUs (NcclTestRuns.group: its rank lines, mapped through a
@@ -350,7 +351,7 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
             return f"{runs} on the host's {count} GPUs, with no CUDA_VISIBLE_DEVICES"
     for c in containers.containers if containers is not None and engine.process is None and shown is None else ():
         # A serving container given every GPU (`--gpus all`, corpus 1052) whose engine arguments run TP x PP of them.
-        if c.engine in SERVING_ENGINES and c.every_gpu and not sizes_unread(c.argv) \
+        if c.engine in (*SERVING_ENGINES, "tgi") and c.every_gpu and not sizes_unread(c.argv) \
                 and argv_value(c.argv, ("--nnodes",)) in (None, "1"):
             tp, pp, _ = sizes_from_argv(c.argv)
             if tp is not None and tp * (pp or 1) == count:
