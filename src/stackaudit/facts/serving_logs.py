@@ -972,7 +972,10 @@ _TP_BEYOND_NODE = re.compile(r"\btensor_parallel_size=(\d+) is bigger than a res
 # printed only where the NVLS graph found heads, which NCCL searches only on a comm with nvlsSupport).
 _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev|"
                       r"\bNVLS comm 0x[0-9a-f]+ headRank \d+ nHeads [1-9]|\bNVLS Head +\d+:(?: +\d+)+\s*$")
-_NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
+# NCCL's network code says the device selectors it was given in its own words too: net_ib.cc `NCCL_IB_HCA set to %s`,
+# socket.cc `NCCL_SOCKET_IFNAME set to %s` (a value from the environment or nccl.conf, corpus 1529).
+_NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)"
+                       r"|\b(NCCL_IB_HCA|NCCL_SOCKET_IFNAME) set to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
                  r"|\bengine_args\.tensor_parallel_size: (\d+)")  # the last: FastChat's vLLM worker
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
@@ -1379,8 +1382,11 @@ def parse_serving_log(text: str) -> ServingLog:
                                         host.group(1) if host else "", text_l, cn.group(3)))
         if "using" in low and "<" in text_l and len(addresses) < 256 and NCCL_LINE.search(text_l):
             addresses += [(i, a, text_l[:300]) for i, a in _NCCL_ADDRESS.findall(text_l)]
-        for name, value in (_NCCL_ENV.findall(text_l) if "set by environment" in low else ()):
-            nccl_env[name] = value.rstrip(".")
+        for found in (_NCCL_ENV.finditer(text_l) if " set " in low else ()):
+            if found.group(1):
+                nccl_env[found.group(1)] = found.group(2).rstrip(".")
+            else:
+                nccl_env.setdefault(found.group(3), found.group(4).rstrip("."))
         # NCCL's own word on its network: NET/IB, NET/Socket, NET/Plugin lines, and the verbs library it could not
         # load (`misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]`, INFO in later releases).
         if (("net/" in low and re.search(r"NET/(IB|Socket|Plugin)", text_l)) or "failed to open libibverbs" in low) \
@@ -2402,7 +2408,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         engine_seen = engine_seen or bool(log.nccl_env)
         sources.append("NCCL log")
         for name, value in log.nccl_env.items():
-            settings.append(NcclSetting(name, value, "NCCL log (`set by environment`)", log.engine, 1))
+            settings.append(NcclSetting(name, value, "NCCL log (`set by environment`, `set to`)", log.engine, 1))
     report = ctx.optional("collect_env", CollectEnv)
     if report is not None:
         sources.append("collect_env report")
