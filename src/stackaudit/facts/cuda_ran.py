@@ -30,7 +30,8 @@ What shows CUDA at work (each with the program whose runtime ran):
   tokens/s, Running: 1 reqs, ... GPU KV cache usage: 37.1%`, vllm/v1/metrics/loggers.py; v0's metrics.py and
   llm_engine.py; vLLM 0.1's scheduler.py `Throughput: 181.6 tokens/s, Running: 1 reqs, ... GPU KV cache usage: 100.0%`,
   VLLM_V01_THROUGHPUT): the model ran forward passes on the GPU, torch's kernels among them (`Ran.decoded`:
-  RT-TORCH-ARCH reads it). Not where the same log shows vLLM's CPU platform (`Automatically detected platform cpu.`),
+  RT-TORCH-ARCH reads it). Not where the same log shows vLLM's CPU platform (`Automatically detected platform cpu.`,
+  `Pin memory is not supported on CPU.`),
   whose cache the line also calls the GPU's. A rate of 0 shows nothing; a cache usage of 0.0% beside a rate above 0
   does (one short sequence in a pool sized to the GPU's memory rounds to 0.0%, and a window whose request finished
   has freed its blocks: corpus 1445);
@@ -101,7 +102,9 @@ REFUSED_START = ("cuda-insufficient-driver", "cuda-compat-unsupported-hw", "cuda
                  "cuda-system-not-ready", "ngc-driver-too-old")
 # vLLM's metrics line (facts/serving_rate.VLLM_THROUGHPUT) goes on to the KV cache on the GPU: `GPU KV cache usage: 37.1%`.
 VLLM_KV_USAGE = re.compile(r"\bGPU KV cache usage:\s*([\d.]+)%")
-VLLM_CPU_PLATFORM = "detected platform cpu"
+# vLLM's CPU platform: its detection line (`Automatically detected platform cpu.`) and the warning its CpuPlatform
+# prints for pinned memory (`Pin memory is not supported on CPU.`, vllm/platforms/cpu.py; corpus 1521).
+VLLM_CPU_PLATFORM = re.compile(r"detected platform cpu|Pin memory is not supported on CPU")
 # vLLM 0.1's scheduler line (vllm/core/scheduler.py, mid 2023), before the prompt and generation rates were split.
 VLLM_V01_THROUGHPUT = re.compile(r"\bThroughput:\s*([\d.]+) tokens/s, Running:\s*(\d+) reqs?,.*?GPU KV cache usage:\s*"
                                  r"([\d.]+)%")
@@ -163,7 +166,7 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     TensorRT-LLM's executor ledger and cluster info's SM count, vLLM's metrics line, SGLang's decode line, ollama's
     cudart discovery, nvvs's memory test passing)."""
     found: list[Ran] = []
-    cpu_vllm = any(VLLM_CPU_PLATFORM in line for line in lines)
+    cpu_vllm = any(VLLM_CPU_PLATFORM.search(line) for line in lines)
     cpu_sglang = any(SGLANG_CPU_DEVICE.search(line) for line in lines)
     for line in lines:
         if not any(n in line for n in NEEDLES):

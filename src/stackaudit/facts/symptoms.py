@@ -732,6 +732,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("vllm-wsl-no-pin", re.compile(r"Using 'pin_memory=False' as WSL is detected"),
         "MEM-PINNED-HOST", "medium", WSL_PINNED_DOC,
         "vLLM detected WSL and runs without pinned host memory: host-GPU copies are staged and synchronous"),
+    # vLLM's CPU platform logs this from its is_pin_memory_available() (vllm/platforms/cpu.py): the engine runs on the
+    # host's CPUs, where no copy between host and GPU waits on pinning (corpus 1521).
+    Symptom("vllm-cpu-no-pin", re.compile(r"\bPin memory is not supported on CPU\b"),
+        "", "low", "https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cpu.py",
+        "vLLM runs on its CPU platform, which pins no host memory",
+        clears=("MEM-PINNED-HOST",),
+        cleared="vLLM's CPU platform logs it: the engine runs on the host's CPUs, so no copy between host and GPU "
+                "waits on pinned memory"),
     # A host allocation of pinned (page-locked) memory refused: ggml's CUDA backend (llama.cpp, ollama, LocalAI,
     # koboldcpp; ggml_cuda_host_malloc) prints `WARNING: failed to allocate 1024.00 MB of pinned memory: out of memory`
     # and falls back to pageable memory (ggml-org/llama.cpp#1233, ollama/ollama#1955 "causes inference to get slower",
@@ -1060,7 +1068,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
-           "NVML doesn't exist")
+           "NVML doesn't exist", "Pin memory is not supported")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
