@@ -39,6 +39,7 @@ from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.container import gpu_stack_pod, minikube_node
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.cuda_ran import RUNTIME_NEEDLES, ran_in_lines, runtime_in_line
+from stackaudit.facts.docker import tgi_info_line
 from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, dkms_installed, swap_summary
 from stackaudit.facts.nvidia import (
     HEADER_DRIVER_FIELD,
@@ -191,6 +192,11 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         joined = headed_value(lines, i)
         if joined and not is_evidence(lines[i + 1]) and is_evidence(joined):
             yield Found("evidence line", i, i + 2, document_appended(EVIDENCE_LINES.name, joined + "\n"))
+            continue
+        # Text Generation Inference's /info object: its image label read with the release the same object names
+        # (facts/docker.tgi_info_line, corpus 1332), the one line that names the image's CUDA.
+        if info := tgi_info_line(lines, i):
+            yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, info + "\n"))
             continue
         # A torch copy straight between GPUs whose shown result is zeros (facts/peer_access.peer_copy_zeros): the copy
         # line and its result, read with the lines of its snippet that define its source.
