@@ -479,7 +479,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     and an engine image whose tag suffix names torch's CUDA (`lmsysorg/sglang:v0.4.8-cu126`, each of an upgrade's
     two), PyTorch's image whose tag names torch's CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`), and Text
     Generation Inference's image of a release, whose Dockerfile at that tag pins torch's CUDA
-    (`ghcr.io/huggingface/text-generation-inference:2.0.4`: 12.1; facts/docker.TGI_CUDA)
+    (`ghcr.io/huggingface/text-generation-inference:2.0.4`: 12.1; facts/docker.TGI_CUDA), as its router's /info JSON
+    names it too: its `"version"` with a `"docker_label"` that is not null (TGI's own image; corpus 1332)
     (facts/cuda_ran.CudaRuntime): at or below the driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. At or below the driver's highest CUDA, a

@@ -21,7 +21,8 @@ compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`),
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
 per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a `dkms status` line of the nvidia module installed for a
-kernel (facts/kernel_knobs.DKMS_INSTALLED), a list's package version (`PyTorch: 2.8.0+cu128`), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
+kernel (facts/kernel_knobs.DKMS_INSTALLED), a list's package version (`PyTorch: 2.8.0+cu128`), Text Generation
+Inference's /info object's `"docker_label"` read with the `"version"` above it (facts/docker.tgi_info_line), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
 out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's or free's summary (`MiB Swap: 0.0
 total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), each also as a
 two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`, facts/_parse.stated_line). Its spans yield to every block recogniser's
