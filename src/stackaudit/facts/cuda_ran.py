@@ -432,8 +432,8 @@ def runtimes_in_line(line: str) -> tuple[Runtime, ...]:
     if banner:
         return (Runtime(banner.group(1), "the CUDA image's start banner", line.strip()),)
     info = TGI_INFO_LINE.match(line.strip())
-    if info and (cuda := tgi_image_cuda(f"huggingface/text-generation-inference:{info.group(1)}")):
-        return (Runtime(cuda, f"Text Generation Inference {info.group(1)}'s image (its /info: \"docker_label\": "
+    if info and (tgi := tgi_image_cuda(f"huggingface/text-generation-inference:{info.group(1)}")):
+        return (Runtime(tgi, f"Text Generation Inference {info.group(1)}'s image (its /info: \"docker_label\": "
                         f"\"{info.group(2)}\")", line.strip()),)
     built = NGC_BUILT_FOR.search(line)
     if built and (cuda := cuda_of_branch((int(built.group(1)), int(built.group(2))))):
