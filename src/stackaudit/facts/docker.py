@@ -138,6 +138,20 @@ def image_cuda(image: str) -> str:
             or tgi_image_cuda(image))
 
 
+# NVIDIA's CUDA images check the host driver at start through NVIDIA_REQUIRE_CUDA (`cuda>=11.8` and the exceptions after
+# it, `brand=tesla,driver>=470,driver<471 ...`), which the container toolkit enforces: per image CUDA, the driver
+# branches its exceptions let through for every brand (tesla, unknown, nvidia, nvidiartx, geforce, geforcertx, quadro,
+# quadrortx, titan, titanrtx): CUDA 11.8's list names R470 for each (gitlab.com/nvidia/container-images/cuda,
+# dist/11.8.0). Text Generation Inference's images to v1.1.1 are built FROM nvidia/cuda:11.8.0 and keep it (corpus 247).
+REQUIRE_CUDA_EVERY_BRAND = {"11.8": (470,)}
+
+
+def requirement_lets_through(image: str, cuda: str, branch: int) -> bool:
+    """Whether NVIDIA's CUDA image `image` (or TGI's, built on one) of CUDA `cuda` lets driver branch `branch` through
+    its start-up requirement on a GPU of any brand (REQUIRE_CUDA_EVERY_BRAND)."""
+    return branch in REQUIRE_CUDA_EVERY_BRAND.get(cuda, ()) and bool(nvidia_image_cuda(image) or tgi_image_cuda(image))
+
+
 def nvidia_image_cuda(image: str) -> str:
     """The CUDA runtime the tag of one of NVIDIA's CUDA images names (`nvidia/cuda:11.0.3-base`: `11.0`; a CUDA sample
     image's `vectoradd-cuda10.2`: `10.2`); "" for any other image."""
