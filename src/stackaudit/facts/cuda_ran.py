@@ -72,7 +72,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.docker import DockerContainers, image_cuda
+from stackaudit.facts.docker import TGI_INFO_LINE, DockerContainers, image_cuda, tgi_image_cuda
 from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
@@ -396,7 +396,7 @@ _IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang
 # NVIDIA/nvidia-docker#1479, hiyouga/LlamaFactory#5962). The driver release it names ships the image's CUDA.
 NGC_BUILT_FOR = re.compile(r"This container was built for NVIDIA Driver Release (\d+)\.(\d+)")
 RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "sglang:", "vllm-openai:", "pytorch/pytorch:",
-                   "built for NVIDIA Driver", "text-generation-inference:")
+                   "built for NVIDIA Driver", "text-generation-inference:", '"docker_label"')
 
 
 @dataclass(frozen=True)
@@ -428,12 +428,16 @@ def runtime_in_line(line: str) -> Runtime | None:
 
 
 def runtimes_in_line(line: str) -> tuple[Runtime, ...]:
-    """The CUDA runtimes one line names: NVIDIA's CUDA image banner, an NGC image's start-up check naming the driver
-    it was built for, or each of NVIDIA's CUDA images and the engine images with a CUDA suffix named in the line (an
+    """The CUDA runtimes one line names: NVIDIA's CUDA image banner, Text Generation Inference's /info naming its
+    release and image (docker.tgi_info_line), an NGC image's start-up check naming the driver it was built for, or each of NVIDIA's CUDA images and the engine images with a CUDA suffix named in the line (an
     upgrade from one to another names both)."""
     banner = CUDA_BANNER.match(line)
     if banner:
         return (Runtime(banner.group(1), "the CUDA image's start banner", line.strip()),)
+    info = TGI_INFO_LINE.match(line.strip())
+    if info and (tgi := tgi_image_cuda(f"huggingface/text-generation-inference:{info.group(1)}")):
+        return (Runtime(tgi, f"Text Generation Inference {info.group(1)}'s image (its /info: \"docker_label\": "
+                        f"\"{info.group(2)}\")", line.strip()),)
     built = NGC_BUILT_FOR.search(line)
     if built and (cuda := cuda_of_branch((int(built.group(1)), int(built.group(2))))):
         return (Runtime(cuda, f"an NGC image built for driver {built.group(1)}.{built.group(2)} (its start-up "
