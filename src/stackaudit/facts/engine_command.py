@@ -55,8 +55,9 @@ _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
-                "convert_checkpoint.py", "build.py")
+                "convert_checkpoint.py", "build.py", "tritonserver", "trtserver")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
+                          r"|\b(?:triton|trt)server\s.*--model-(?:repository|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
                           r"|\bapi_server\.py\s.*--(?:enforce-eager|worker-use-ray|engine-use-ray|"
@@ -145,7 +146,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm | lmdeploy | llamacpp (GGML_ENGINES)
+    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES)
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
@@ -596,7 +597,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return EngineCommand(GGML_ENGINES.get(program) or BUILDERS[program], tuple(words), tuple(env), line.strip(),
                              builds=program in BUILDERS, cut=cut)
     match = classify(tuple(words))
-    if match is None or match.engine not in ("vllm", "sglang", "trtllm", "lmdeploy") or match.role not in _TOP_ROLES:
+    if match is None or match.engine not in ("vllm", "sglang", "trtllm", "lmdeploy", "triton") \
+            or match.role not in _TOP_ROLES:
         return None
     if _too_many_positionals(words):
         return None

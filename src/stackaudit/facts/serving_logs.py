@@ -1333,10 +1333,11 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "triton"
         # Triton serves a model through a backend: TensorRT-LLM's lines (or its backend's libtensorrtllm.cc) name the
         # engine that runs it.
-        if engine in ("", "triton") and ((m := TRITON_LINE.match(line)) is not None and m["file"] == "libtensorrtllm"
+        triton = TRITON_LINE.match(line) if ".cc:" in line else None
+        if engine in ("", "triton") and ((triton is not None and triton["file"] == "libtensorrtllm")
                                          or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line))):
             engine = "trtllm"
-        if not triton_line and ".cc:" in line and TRITON_LINE.match(line):
+        if not triton_line and triton is not None:
             triton_line = text_l
         m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
         if m:

@@ -195,7 +195,7 @@ def python_engine_shown(lines: list[str]) -> bool:
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
-                   "args:"),
+                   "args:", "tritonserver", "trtserver"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
