@@ -342,7 +342,9 @@ _NVLS_REFUSED_2_26 = re.compile(r"transport/nvls\.cc:254 NCCL WARN")
 
 @dataclass(frozen=True)
 class ServingLog:
-    engine: str = ""  # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "ollama" (OLLAMA_LINE) | "" (only NCCL lines)
+    # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "ollama" (OLLAMA_LINE) | "triton" (TRITON_LINE) | "trtllm"
+    # (TRTLLM_LINE, or Triton's TensorRT-LLM backend) | "" (only NCCL lines)
+    engine: str = ""
     line_count: int = 0
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
     p2p_cache_paths: tuple[str, ...] = ()  # cache files vLLM read or wrote
@@ -410,7 +412,8 @@ class ServingLog:
     # chains a node's ranks with d0 alone (graph/connect.cc ncclTopoPreset) and adds children only from the tree
     # between nodes (connectTrees), so such a line shows the communicator spans nodes.
     tree_branches: tuple[str, ...] = ()
-    # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py): its N (0: not shown).
+    # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py), TensorRT-LLM's `MPI size: N`: its N (0:
+    # not shown). TensorRT-LLM's `MPI local size: N` counts the ranks on one node, as NCCL's localRanks (local_ranks).
     world_size: int = 0
     # vLLM's message-queue handles with no remote reader (shm_broadcast.py): (ranks on its segment, line).
     mq_shared: tuple[tuple[int, str], ...] = ()
@@ -1238,7 +1241,8 @@ def ggml_release(lines: list[str]) -> tuple[str, str]:
 
 
 def parse_serving_log(text: str) -> ServingLog:
-    """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
+    """Parse vLLM / SGLang / llama.cpp / ollama / Triton server log lines, TensorRT-LLM's runtime lines and NCCL INFO
+    lines (everything else is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
     relevant = [ln for ln in lines if is_log_line(ln)]
     if not relevant:
