@@ -196,3 +196,17 @@ def test_tritonserver_keeps_its_tp_unknown(tmp_path: Path) -> None:
     text = "tritonserver --model-repository=/models --log-verbose=1\n"
     result = paste_checks(tmp_path, text, "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
     assert result.status == "unknown"
+
+
+# https://github.com/triton-inference-server/server/issues/8279 (eshine996, tritonserver:25.04-py3 on a V100S), the
+# NGC image's own start-up check; corpus 1502.
+NGC_8279 = """\
+ERROR: Detected Tesla V100S-PCIE-32GB GPU, which is not supported by this container
+ERROR: No supported GPU(s) detected to run this container
+"""
+
+
+def test_ngc_image_refusing_the_gpu_is_a_kernel_arch_issue(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, NGC_8279, "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"]
+    assert result.status == "issue" and "V100S" in " ".join(result.evidence)
+    assert capture_checks("1502", "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"].status == "issue"
