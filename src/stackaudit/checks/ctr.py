@@ -1029,7 +1029,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
                serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
                collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
-               cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None) -> Outcome:
+               cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
+               engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1106,6 +1107,11 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
     reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
     still proves the issue).
+    A Triton server whose model configs shown put instances on a GPU number (instance_group `gpus: [ 6 ]`) at or past
+    the count of devices its own CUDA_VISIBLE_DEVICES leaves it (`CUDA_VISIBLE_DEVICES=6,7`: CUDA numbers those two 0
+    and 1) names a device that does not exist for the server: its models fail to load for the config, not for GPUs
+    withheld from the container (NVML's list of every GPU, Triton's metrics lines, ignores the variable): not an issue
+    where the container's own state is not shown (server#1567, corpus 1493).
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -1170,6 +1176,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_listed(gpus) or judged
+    if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
+        return renumbered
     beyond = nccl_test_runs.asked_beyond(gpus.whole_count if gpus is not None else None) \
         if nccl_test_runs is not None and judged.status == "unknown" else None
     if beyond is not None:
@@ -1418,6 +1426,29 @@ def _given_gpus(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         return False
     visible = (gpu_devices.env or {}).get("NVIDIA_VISIBLE_DEVICES")
     return bool(gpu_devices.gpu_nodes) or visible not in (None, "", "void", "none")
+
+
+def _instances_past_visible(commands: EngineCommands | None) -> Outcome | None:
+    """Not an issue where a Triton command's model configs shown put instances on a CUDA device number at or past the
+    count its CUDA_VISIBLE_DEVICES (by index or UUID) leaves it; None otherwise (gpu_access)."""
+    for c in commands.commands if commands is not None else ():
+        visible = c.as_process().visible_devices if c.engine == "triton" else None
+        if not visible or not all(v.isdecimal() or v.startswith(("GPU-", "MIG-")) for v in visible):
+            continue  # a `$GPUS` the paste does not set names no count
+        past = sorted({g for group in c.instance_gpus for g in group if g >= len(visible)})
+        if not past:
+            continue
+        mask = c.as_process().env("CUDA_VISIBLE_DEVICES")
+        numbers = ", ".join(str(n) for n in range(len(visible)))
+        return not_an_issue(
+            f"Triton's model configs put instances on GPU {', '.join(map(str, past))} (instance_group `gpus`), but "
+            f"CUDA_VISIBLE_DEVICES={mask} on its command leaves the server {len(visible)} CUDA device(s), numbered "
+            f"{numbers}: the configs name device numbers that do not exist for the server, so its models fail to "
+            "load for the config, not for GPUs withheld from the container (NVML, whose list Triton's metrics print, "
+            f"ignores the variable); name the visible devices as {numbers} in `gpus`, or drop the variable",
+            actual={"instance_gpus": past, "CUDA_VISIBLE_DEVICES": mask}, expected=f"gpus within 0-{len(visible) - 1}",
+            evidence=[f"CUDA_VISIBLE_DEVICES={mask}", c.line])
+    return None
 
 
 def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,
