@@ -1587,6 +1587,18 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        + ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in pieces)
                        + "), but which container it is and the rest of its spec are in the part left out",
                        hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`) or `docker inspect`")
+    # A container run only to test GPU access (nvidia-smi) is judged by its output, not its request: where the paste
+    # shows that output and it names no GPU (cut before the first GPU row, or a failure in its place), what the run
+    # got is not shown, and its request is no evidence (a failure line the output holds is a symptom, proving the issue).
+    unanswered = [c for c in serving if c.probe_lists_no_gpu]
+    if unanswered:
+        return unknown("the pasted `docker run` of nvidia-smi shows its output, and that output names no GPU (cut "
+                       "before its first GPU row, or an error in its place): "
+                       + ", ".join(f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count} requested)"
+                                   for c in unanswered)
+                       + "; a GPU request is no proof the GPUs reached the container, its nvidia-smi's answer is",
+                       hint="paste the whole output of the `docker run ... nvidia-smi` (with the error it ends in)",
+                       actual={c.label: "output names no GPU" for c in unanswered})
     judged = ok("serving containers request GPUs: " + ", ".join(
         f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count}"
         + (f", for its args' TP x PP of {c.parallel_world}" if c.parallel_world and not c.image else "") + ")"

@@ -246,6 +246,10 @@ class DockerContainer:
     unscheduled: bool = False
     # A pod container's GPU-sharing resources (GPU_SHARE_RESOURCES) as its limits write them: (name, value).
     gpu_shares: tuple[tuple[str, str], ...] = ()
+    # A pasted `docker run` of nvidia-smi whose output the paste shows below it and which names no GPU (cut before its
+    # first GPU row, or a failure line in its place): the probe's own result does not show the GPUs reached it
+    # (corpus 1527, 1536).
+    probe_lists_no_gpu: bool = False
 
     @property
     def gpu_slice(self) -> tuple[tuple[str, str], ...]:
