@@ -41,7 +41,7 @@ from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKE
 from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import REDACTED, is_secret_name, redact_text
-from stackaudit.importers._paste import strip_prompt_line
+from stackaudit.importers._paste import looks_like_command, strip_prompt_line
 from stackaudit.importers._scan import FENCE, Candidates, Scan
 from stackaudit.importers.registry import Found, document_appended, importer
 
@@ -120,7 +120,10 @@ def _smi_output_names_no_gpu(run: DockerContainer, lines: list[str], end: int) -
         return False
     output: list[str] = []
     for line in lines[end:end + 200]:
-        if _OUTPUT_STOP.match(line) or DOCKER_RUN_START.search(line) or strip_prompt_line(line.strip()) is not None:
+        # The view has taken a prompt off its command (`$ uname -r` reads `uname -r`): a command people paste the
+        # output of starts the next block, as a prompt left in place does.
+        if _OUTPUT_STOP.match(line) or DOCKER_RUN_START.search(line) or looks_like_command(line) \
+                or strip_prompt_line(line.strip()) is not None:
             break
         if line.strip():
             output.append(line)
