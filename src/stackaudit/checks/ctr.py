@@ -1074,7 +1074,12 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     the runtime is asked for no device and the image's own NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image):
     an issue, the GPU named with `--gpus '"device=0"'`. The runtime hook's failure to set up a requested GPU
     (`nvidia-container-cli: mount error:`, `container error:`, `ldcache error:`, `device error:`) is a symptom line
-    too: the request shown above it is no proof of access.
+    too: the request shown above it is no proof of access. So are the hook's detection step failing in the driver's
+    service (`detection error: driver error` / `driver rpc error`), runc finding no devices cgroup mounted
+    (`mountpoint for devices not found`) and a missing `nvidia-container-runtime-hook`.
+    A `docker run` of nvidia-smi is a test of GPU access, judged by its answer: where the paste shows its output and
+    that output names no GPU (cut before its first GPU row, or an error in its place), its request is no evidence:
+    unknown, not ok.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
@@ -1114,7 +1119,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
     `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`), with no container shown, is not in a
     container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
-    `ollama serve` typed at a prompt that names no container (facts/container.py): a program of the host.
+    `ollama serve` typed at a prompt that names no container (facts/container.py): a program of the host. So is a
+    Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
+    no container runtime or `srun` among them.
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in
