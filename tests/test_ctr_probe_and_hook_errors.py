@@ -104,3 +104,13 @@ def test_slurm_batch_job_on_the_node_is_not_in_a_container(tmp_path: Path) -> No
     # Modelled: the tasks srun starts run under slurmstepd, outside the script's tree: not shown on the node.
     launched = _body("1530").replace("   2791  \\_ python3.11", "   2791  \\_ srun")
     assert paste_checks(tmp_path, launched, ACCESS)[ACCESS].status != "not-applicable"
+
+
+def test_rocm_image_given_nvidia_gpus_is_not_the_access(tmp_path: Path) -> None:
+    # Corpus 828 (ollama/ollama#7517): `--gpus=all` with `ollama/ollama:0.4.0-rc5-rocm` on an A100.
+    result = capture_checks("828", ACCESS)[ACCESS]
+    assert result.status == "not-an-issue", result.message
+    assert "ROCm" in result.message
+    # Modelled: the same run of the CUDA build reads as before.
+    cuda = _body("828").replace("0.4.0-rc5-rocm", "0.4.0-rc5")
+    assert paste_checks(tmp_path, cuda, ACCESS)[ACCESS].status == "ok"

@@ -1077,6 +1077,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     too: the request shown above it is no proof of access. So are the hook's detection step failing in the driver's
     service (`detection error: driver error` / `driver rpc error`), runc finding no devices cgroup mounted
     (`mountpoint for devices not found`) and a missing `nvidia-container-runtime-hook`.
+    A serving container whose image is a ROCm (AMD) build (`ollama/ollama:0.4.0-rc5-rocm`, `rocm/vllm`) given the
+    NVIDIA GPUs by its request: the GPUs reach it, and its programs carry no CUDA code to use them: not an issue of
+    the container's access (the image is the fault).
     A `docker run` of nvidia-smi is a test of GPU access, judged by its answer: where the paste shows its output and
     that output names no GPU (cut before its first GPU row, or an error in its place), its request is no evidence:
     unknown, not ok.
@@ -1594,6 +1597,15 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        + ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in pieces)
                        + "), but which container it is and the rest of its spec are in the part left out",
                        hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`) or `docker inspect`")
+    # An image built for ROCm (AMD) given the NVIDIA GPUs: the runtime hands them over, but its programs carry no CUDA
+    # code to run there, so the GPUs stay idle for the image's sake, not the container's access (corpus 828).
+    amd_builds = [c for c in serving if c.gpu_requested and c.rocm_build]
+    if amd_builds and len(amd_builds) == len([c for c in serving if c.gpu_requested]):
+        return not_an_issue("the GPU request hands the NVIDIA GPUs to the container, but its image is a ROCm (AMD) "
+                            "build: " + ", ".join(f"{c.label} ({c.image})" for c in amd_builds)
+                            + "; its programs carry no CUDA code, so they run on the CPU whatever the container is "
+                            "given: use the image's CUDA build (the tag without `rocm`)",
+                            actual={c.label: c.image for c in amd_builds}, subjects=[c.label for c in amd_builds])
     # A container run only to test GPU access (nvidia-smi) is judged by its output, not its request: where the paste
     # shows that output and it names no GPU (cut before the first GPU row, or a failure in its place), what the run
     # got is not shown, and its request is no evidence (a failure line the output holds is a symptom, proving the issue).
