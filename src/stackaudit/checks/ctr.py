@@ -1075,7 +1075,15 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     the runtime is asked for no device and the image's own NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image):
     an issue, the GPU named with `--gpus '"device=0"'`. The runtime hook's failure to set up a requested GPU
     (`nvidia-container-cli: mount error:`, `container error:`, `ldcache error:`, `device error:`) is a symptom line
-    too: the request shown above it is no proof of access.
+    too: the request shown above it is no proof of access. So are the hook's detection step failing in the driver's
+    service (`detection error: driver error` / `driver rpc error`), runc finding no devices cgroup mounted
+    (`mountpoint for devices not found`) and a missing `nvidia-container-runtime-hook`.
+    A serving container whose image is a ROCm (AMD) build (`ollama/ollama:0.4.0-rc5-rocm`, `rocm/vllm`) given the
+    NVIDIA GPUs by its request: the GPUs reach it, and its programs carry no CUDA code to use them: not an issue of
+    the container's access (the image is the fault).
+    A `docker run` of nvidia-smi is a test of GPU access, judged by its answer: where the paste shows its output and
+    that output names no GPU (cut before its first GPU row, or an error in its place), its request is no evidence:
+    unknown, not ok.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
@@ -1120,7 +1128,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
     `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`), with no container shown, is not in a
     container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
-    `ollama serve` typed at a prompt that names no container (facts/container.py): a program of the host.
+    `ollama serve` typed at a prompt that names no container (facts/container.py): a program of the host. So is a
+    Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
+    no container runtime or `srun` among them.
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in
@@ -1618,6 +1628,27 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        + ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in pieces)
                        + "), but which container it is and the rest of its spec are in the part left out",
                        hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`) or `docker inspect`")
+    # An image built for ROCm (AMD) given the NVIDIA GPUs: the runtime hands them over, but its programs carry no CUDA
+    # code to run there, so the GPUs stay idle for the image's sake, not the container's access (corpus 828).
+    amd_builds = [c for c in serving if c.gpu_requested and c.rocm_build]
+    if amd_builds and len(amd_builds) == len([c for c in serving if c.gpu_requested]):
+        return not_an_issue("the GPU request hands the NVIDIA GPUs to the container, but its image is a ROCm (AMD) "
+                            "build: " + ", ".join(f"{c.label} ({c.image})" for c in amd_builds)
+                            + "; its programs carry no CUDA code, so they run on the CPU whatever the container is "
+                            "given: use the image's CUDA build (the tag without `rocm`)",
+                            actual={c.label: c.image for c in amd_builds}, subjects=[c.label for c in amd_builds])
+    # A container run only to test GPU access (nvidia-smi) is judged by its output, not its request: where the paste
+    # shows that output and it names no GPU (cut before the first GPU row, or a failure in its place), what the run
+    # got is not shown, and its request is no evidence (a failure line the output holds is a symptom, proving the issue).
+    unanswered = [c for c in serving if c.probe_lists_no_gpu]
+    if unanswered:
+        return unknown("the pasted `docker run` of nvidia-smi shows its output, and that output names no GPU (cut "
+                       "before its first GPU row, or an error in its place): "
+                       + ", ".join(f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count} requested)"
+                                   for c in unanswered)
+                       + "; a GPU request is no proof the GPUs reached the container, its nvidia-smi's answer is",
+                       hint="paste the whole output of the `docker run ... nvidia-smi` (with the error it ends in)",
+                       actual={c.label: "output names no GPU" for c in unanswered})
     judged = ok("serving containers request GPUs: " + ", ".join(
         f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count}"
         + (f", for its args' TP x PP of {c.parallel_world}" if c.parallel_world and not c.image else "") + ")"

@@ -40,6 +40,10 @@ INSPECT_TIMEOUT_S = 8.0
 # their own without it, corpus 1065) and the NVIDIA device plugin's (`nvidia/k8s-device-plugin`, corpus 1386).
 _GPU_ENV_IMAGE = re.compile(r"^(?:nvcr\.io/nvidia/|(?:docker\.io/)?nvidia/(?:cuda|k8s-device-plugin):|"
                             r"(?:docker\.io/)?ollama/ollama(?!:\S*rocm)(?::|@|$))")
+# An image built for ROCm (AMD's GPU stack), by its name: the `rocm` repository or organisation (`rocm/vllm:latest`,
+# `rocm/pytorch`), or a tag naming the build (ollama's `ollama/ollama:rocm`, `:0.4.0-rc5-rocm`; vLLM's and TGI's
+# `-rocm` tags).
+ROCM_IMAGE = re.compile(r"^(?:[\w.-]+/)?rocm/|:(?:[\w.-]*[-_.])?rocm(?:[-_.\d][\w.-]*)?$", re.IGNORECASE)
 # NVIDIA's CUDA images name the CUDA runtime they ship in their tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, NGC's
 # `nvcr.io/nvidia/cuda:12.4.1-devel-ubuntu22.04`); `latest` names none.
 _CUDA_IMAGE = re.compile(r"^(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda:(\d+\.\d+)(?:\.\d+)?(?:-|$)")
@@ -298,6 +302,10 @@ class DockerContainer:
     unscheduled: bool = False
     # A pod container's GPU-sharing resources (GPU_SHARE_RESOURCES) as its limits write them: (name, value).
     gpu_shares: tuple[tuple[str, str], ...] = ()
+    # A pasted `docker run` of nvidia-smi whose output the paste shows below it and which names no GPU (cut before its
+    # first GPU row, or a failure line in its place): the probe's own result does not show the GPUs reached it
+    # (corpus 1527, 1536).
+    probe_lists_no_gpu: bool = False
 
     @property
     def gpu_slice(self) -> tuple[tuple[str, str], ...]:
@@ -364,6 +372,12 @@ class DockerContainer:
         NVIDIA_VISIBLE_DEVICES of its own that would name the GPUs instead."""
         return any(r.is_gpu and r.zero_count for r in self.device_requests) \
             and self.env_value("NVIDIA_VISIBLE_DEVICES") is None
+
+    @property
+    def rocm_build(self) -> bool:
+        """Its image is a ROCm (AMD) build by its name (ROCM_IMAGE: ollama's `:0.4.0-rc5-rocm`, corpus 828;
+        `rocm/vllm`): its programs carry HIP code for AMD GPUs, none for NVIDIA's."""
+        return bool(ROCM_IMAGE.search(self.image))
 
     @property
     def image_sees_every_gpu(self) -> bool:
