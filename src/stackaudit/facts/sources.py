@@ -288,6 +288,11 @@ JAX_DEVICES = Source("jax_devices", "pasted JAX device list", doc=True,
 ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
                         hint="paste the command that starts the engine")
 
+# A process tree as `ps --forest` (`ps a --forest -o pid,comm`, `ps axjf`) prints it, pasted: each row a PID and its
+# command, a child indented under its parent with `\_ ` (facts/container.py reads where the workload runs).
+PROCESS_TREE = Source("process_tree", "pasted process tree (`ps --forest`)", doc=True,
+                      hint="paste `ps axf -o pid,comm` from the node")
+
 # ollama's own client output, pasted: `ollama ps` (its table NAME ID SIZE PROCESSOR UNTIL: each loaded model and where
 # it sits, `100% GPU`, `48%/52% CPU/GPU`) and `ollama -v` (`ollama version is 0.5.7`), in the order pasted.
 OLLAMA_CLI = Source("ollama_cli", "pasted `ollama ps` / `ollama -v` output", doc=True,
