@@ -209,6 +209,30 @@ GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()
                                r"(?P<free>\d+) MiB free\b")
 
 
+# The consoles of servers whose own lines no pattern above knows, one row each: (the line's form, the engine it shows,
+# the literal every match holds). KoboldCpp (LostRuins/koboldcpp, llama.cpp's library behind its own server: engine
+# "llamacpp", as facts/engine_command.GGML_ENGINES names its command) prints its banner `Welcome to KoboldCpp - Version
+# 1.82.4`, the backend library it loads (`Initializing dynamic library: koboldcpp_cublas.dll`: koboldcpp.py
+# init_library, `.so` on Linux) and its parsed arguments (`Namespace(... gpulayers=10, ... usecublas=['lowvram'] ...)`:
+# argparse's repr, koboldcpp.py main) before any of llama.cpp's own lines. Xinference (xorbitsai/inference) logs in
+# Python's logging format with its module and pid (`2024-08-27 04:33:13,423 xinference.core.worker 124341 INFO ...`,
+# xinference/constants.py XINFERENCE_LOG_FORMAT); it launches each model's engine later (checks/ctr.ENGINE_LAUNCHERS),
+# so its lines show the launcher, engine "xinference".
+ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"^\s*Welcome to KoboldCpp - Version (\d+(?:\.\d+)+)"), "llamacpp", "KoboldCpp"),
+    (re.compile(r"^\s*Initializing dynamic library: koboldcpp_\w+\.(?:dll|so|dylib)\s*$"), "llamacpp", "koboldcpp_"),
+    (re.compile(r"^\s*Namespace\(.*\bgpulayers=-?\d+"), "llamacpp", "gpulayers="),
+    (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} xinference\.[\w.]+ \d+ (?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s"),
+     "xinference", " xinference."),
+)
+CONSOLE_NEEDLES = tuple(row[2] for row in ENGINE_CONSOLES)
+
+
+def console_engine(line: str) -> str:
+    """The engine a line of ENGINE_CONSOLES shows, or "" where the line is none of them."""
+    return next((engine for rx, engine, needle in ENGINE_CONSOLES if needle in line and rx.match(line)), "")
+
+
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
@@ -231,6 +255,7 @@ def is_log_line(line: str) -> bool:
                 or (line[:1] == "(" and VLLM_UVICORN_LINE.match(line) is not None)
                 or (any(needle in line for needle in GGML_NEEDLES) and GGML_LOG_LINE.match(line))
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
+                or (any(needle in line for needle in CONSOLE_NEEDLES) and bool(console_engine(line)))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
@@ -975,6 +1000,11 @@ _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is ava
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
                  r"|\bengine_args\.tensor_parallel_size: (\d+)")  # the last: FastChat's vLLM worker
+# The GPUs a launcher gives one model (Xinference's worker, xinference/core/worker.py: `You specify to launch the model:
+# bge-reranker-v2-m3 on GPU index: [2] of the worker: ...`, and its launch arguments `gpu_idx=[3, 4]`, `'gpu_idx':
+# [3, 4]`; corpus 1498): a model given one GPU runs on it alone, TP 1.
+_LAUNCH_GPUS = re.compile(r"\blaunch the model: \S+ on GPU index: \[(\d+(?:, *\d+)*)\]"
+                          r"|\bgpu_idx['\"]?\s*[=:]\s*\[(\d+(?:, *\d+)*)\]")
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
 # SGLang's ServerArgs has pp_size and dp_size.
 _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_parallel_size['\"]:\s*(\d+)")
@@ -1288,6 +1318,8 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "llamacpp"
             elif " level=" in line and OLLAMA_LINE.search(line):
                 engine = "ollama"
+            else:
+                engine = console_engine(line)
         m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
         if m:
             gpu_layers = (int(m.group(1)), int(m.group(2)), text_l)
@@ -1429,6 +1461,9 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _TP.search(text_l) if tp is None and ("tensor_parallel_size" in low or "tp_size" in low) else None
         if m:
             tp = int(m.group(1) or m.group(2) or m.group(3))
+        m = _LAUNCH_GPUS.search(text_l) if tp is None and "gpu" in low and "[" in text_l else None
+        if m and len((m.group(1) or m.group(2)).split(",")) == 1:
+            tp = 1  # a launcher gives the model one GPU: no tensor-parallel group
         m = _PP.search(text_l) if pp is None and ("pipeline_parallel_size" in low or "pp_size" in low) else None
         if m:
             pp = int(m.group(1) or m.group(2))

@@ -17,6 +17,7 @@ from functools import partial
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.ray_log import is_ray_line
 from stackaudit.facts.serving_logs import (
+    CONSOLE_NEEDLES,
     GGML_BUILT_WITH,
     GGML_VERSION,
     KEY_NEEDLES,
@@ -38,7 +39,7 @@ def _server_line(line: str) -> bool:
 
 
 @importer("server log", "vLLM / SGLang / llama.cpp / ollama server log lines and NCCL INFO/WARN lines",
-          needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES), per_line=True)
+          needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES, *CONSOLE_NEEDLES), per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if not _server_line(lines[i]):
