@@ -1,0 +1,131 @@
+"""The consoles of servers whose lines no other reader knows (facts/serving_logs.ENGINE_CONSOLES): KoboldCpp's start
+(its banner, the backend library it loads, its argparse Namespace) and Xinference's log lines. A paste of them is read
+as a server log (not refused), names its engine, and gives what it proves: KoboldCpp's `.dll` backend a Windows host,
+Xinference's launch on one GPU index a model on one GPU.
+
+Real lines are corpus captures (1498, 1499) or quoted verbatim from the public threads named beside them;
+counter-examples are modelled and say so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import body, capture_checks, fact, paste_checks, pasted
+from stackaudit.facts.serving_logs import console_engine, is_log_line
+
+# https://github.com/LostRuins/koboldcpp/issues/595 (comment by Vladonai, 2024-01-02): KoboldCpp 1.54 on Windows.
+KOBOLD_595 = """\
+f:\\koboldcpp>koboldcpp.exe --usecublas lowvram --contextsize 4096 --blasbatchsize 512 --gpulayers 15 --threads 9 --highpriority --model sonya-7b-x8-moe.Q6_K.gguf
+
+Welcome to KoboldCpp - Version 1.54
+Setting process to Higher Priority - Use Caution
+High Priority for Windows Set: Priority.NORMAL_PRIORITY_CLASS to Priority.HIGH_PRIORITY_CLASS
+Attempting to use CuBLAS library for faster prompt ingestion. A compatible CuBLAS will be required.
+Initializing dynamic library: koboldcpp_cublas.dll
+==========
+Namespace(bantokens=None, blasbatchsize=512, blasthreads=9, config=None, contextsize=4096, debugmode=0, forceversion=0, foreground=False, gpulayers=15, highpriority=True, hordeconfig=None, host='', launch=False, lora=None, model='sonya-7b-x8-moe.Q6_K.gguf', model_param='sonya-7b-x8-moe.Q6_K.gguf', multiuser=0, noavx2=False, noblas=False, nommap=False, noshift=False, onready='', port=5001, port_param=5001, preloadstory='', quiet=False, remotetunnel=False, ropeconfig=[0.0, 10000.0], skiplauncher=False, smartcontext=False, ssl=None, tensor_split=None, threads=9, useclblast=None, usecublas=['lowvram'], usemlock=False)
+==========
+Loading model: f:\\koboldcpp\\sonya-7b-x8-moe.Q6_K.gguf
+[Threads: 9, BlasThreads: 9, SmartContext: False, ContextShift: True]
+
+The reported GGUF Arch is: llama
+"""
+# https://github.com/LostRuins/koboldcpp/issues/1364 (the issue body by lovenemesis, 2025-02-10): KoboldCpp 1.83.1 on
+# Linux with its Vulkan backend: the banner alone, no Windows library.
+KOBOLD_1364 = """\
+$ /usr/local/bin/koboldcpp --model DeepSeek-R1-Distill-Qwen-7B-Q5_K_M.gguf --usevulkan --gpulayers -1 --skiplauncher --contextsize 12288 --quiet
+***
+Welcome to KoboldCpp - Version 1.83.1
+Loading Chat Completions Adapter: /tmp/_MEIwREyY8/kcpp_adapters/AutoGuess.json
+Chat Completions Adapter Loaded
+Unable to detect VRAM, please set layers manually.
+Auto Recommended GPU Layers: 31
+"""
+# https://github.com/xorbitsai/inference/issues/1817 (comment by zhaozhizhuo, 2024-07-09): Xinference's start with
+# debug logging, no model launched yet.
+XINFERENCE_1817 = """\
+2024-07-09 11:20:08,972 xinference.core.supervisor 2506636 INFO     Xinference supervisor 127.0.0.1:26637 started
+2024-07-09 11:20:09,013 xinference.core.worker 2506636 INFO     Starting metrics export server at 127.0.0.1:None
+2024-07-09 11:20:09,016 xinference.core.worker 2506636 INFO     Checking metrics export server...
+2024-07-09 11:20:11,620 xinference.core.worker 2506636 INFO     Metrics server is started at: http://127.0.0.1:37473
+2024-07-09 11:20:11,621 xinference.core.supervisor 2506636 DEBUG    Enter add_worker, args: (<xinference.core.supervisor.SupervisorActor object at 0x7f41efd16a20>, '127.0.0.1:26637'), kwargs: {}
+2024-07-09 11:20:11,621 xinference.core.supervisor 2506636 DEBUG    Worker 127.0.0.1:26637 has been added successfully
+2024-07-09 11:20:11,622 xinference.core.supervisor 2506636 DEBUG    Leave add_worker, elapsed time: 0 s
+2024-07-09 11:20:11,623 xinference.core.worker 2506636 INFO     Xinference worker 127.0.0.1:26637 started
+2024-07-09 11:20:11,625 xinference.core.worker 2506636 INFO     Purge cache directory: /copydata2/zhaozhizhuo/.xinference/cache
+"""
+# https://github.com/xorbitsai/inference/issues/3822 (the issue body by samfili, 2025-07-21): Xinference in Docker
+# Compose, its lines behind the service's prefix, a model launched with no GPU index (`gpu_idx=None`).
+XINFERENCE_3822 = """\
+xinference  | 2025-07-21 02:44:32,864 xinference.core.worker 38 INFO     [request 4e131cea-6617-11f0-b9b4-367bf8fba3ee] Enter launch_builtin_model, args: <xinference.core.worker.WorkerActor object at 0x7fd933327600>, kwargs: model_uid=QVikhr3-4B-Instruct-0,model_name=QVikhr3-4B-Instruct,model_size_in_billions=4,model_format=ggufv2,quantization=q4_k_s,model_engine=llama.cpp,model_type=LLM,n_gpu=auto,request_limits=None,peft_model_config=None,gpu_idx=None,download_hub=None,model_path=None,xavier_config=None
+xinference  | Using CPython 3.10.14 interpreter at: /usr/bin/python3.10
+xinference  | Creating virtual environment at: /data/virtualenv/v2/QVikhr3-4B-Instruct
+xinference  | 2025-07-21 02:44:34,473 xinference.model.llm.cache_manager 38 INFO     Cache /data/cache/v2/QVikhr3-4B-Instruct-ggufv2-4b-q4_k_s exists
+"""
+
+PLACEMENT = "IC-TOPOLOGY-PLACEMENT"
+CONTAINER = "CTR-GPU-ACCESS"
+
+
+@pytest.mark.parametrize("text", [body("1499"), KOBOLD_595, KOBOLD_1364], ids=["1499", "595", "1364"])
+def test_koboldcpp_console_is_llamacpp_log(text: str) -> None:
+    """KoboldCpp's console is read as a server log of llama.cpp's library (the engine its command reads as too)."""
+    host = pasted(text)
+    assert "engine_log" in host.record.docs
+    assert fact(host, "serving_log").engine == "llamacpp"
+    assert "llamacpp" in fact(host, "engines_shown").shown
+
+
+def test_koboldcpp_windows_library_shows_windows() -> None:
+    """KoboldCpp loads `koboldcpp_cublas.dll` only on Windows: the host runs Windows itself (corpus 1499, whose
+    console shows no other Windows line; issue 595's shows its drive-letter prompt too)."""
+    virt = fact(pasted(body("1499")), "virtualization")
+    assert virt.os == "windows" and "KoboldCpp loads its backend" in virt.source, virt
+    assert fact(pasted(KOBOLD_595), "virtualization").os == "windows"
+
+
+def test_koboldcpp_on_linux_is_no_windows_host() -> None:
+    """KoboldCpp 1.83.1 on Linux (issue 1364) loads no `.dll`: its console says nothing of Windows."""
+    assert getattr(fact(pasted(KOBOLD_1364), "virtualization"), "os", "") != "windows"
+
+
+def test_koboldcpp_windows_console_is_no_container() -> None:
+    """Corpus 1499: KoboldCpp runs natively on Windows, so CTR-GPU-ACCESS does not apply."""
+    assert capture_checks("1499", CONTAINER)[CONTAINER].status == "not-applicable"
+
+
+@pytest.mark.parametrize("text", [body("1498"), XINFERENCE_1817, XINFERENCE_3822], ids=["1498", "1817", "3822"])
+def test_xinference_log_is_read(text: str) -> None:
+    """Xinference's log lines (its module and pid in Python's logging format, behind a compose prefix too) are a
+    server log of the launcher."""
+    host = pasted(text)
+    assert fact(host, "serving_log").engine == "xinference"
+    assert fact(host, "engines_shown").shown == ("xinference",)
+
+
+def test_xinference_launch_on_one_gpu_index_is_one_gpu() -> None:
+    """Corpus 1498: the worker launches the reranker on GPU index [2]: one GPU, no group to place. A log with no
+    index (issue 1817, issue 3822's `gpu_idx=None`) says nothing of the GPUs the model runs on."""
+    assert capture_checks("1498", PLACEMENT)[PLACEMENT].status == "not-applicable"
+    assert fact(pasted(body("1498")), "serving_log").tp_size == 1
+    assert fact(pasted(XINFERENCE_1817), "serving_log").tp_size is None
+    assert fact(pasted(XINFERENCE_3822), "serving_log").tp_size is None
+
+
+def test_xinference_launch_on_two_gpus_is_not_one(tmp_path: Path) -> None:
+    """Modelled on corpus 1498's line 11 with two indexes: the model spans two GPUs, so placement stays open."""
+    line = ("2024-08-27 04:34:45,111 xinference.core.worker 124341 INFO     You specify to launch the model: "
+            "qwen2-instruct on GPU index: [2, 3] of the worker: 0.0.0.0:18896, xinference will automatic\n")
+    assert fact(pasted(line), "serving_log").tp_size is None
+    assert paste_checks(tmp_path, line, PLACEMENT)[PLACEMENT].status != "not-applicable"
+
+
+def test_other_python_logs_and_prose_are_no_console() -> None:
+    """Modelled: another program's line in the same logging format, and a sentence naming KoboldCpp, are not
+    console lines."""
+    assert not console_engine("2024-08-27 04:33:13,423 myapp.core.worker 124341 INFO     started")
+    assert not is_log_line("I was told to update to the latest KoboldCpp version but it still fails")
+    assert console_engine("Welcome to KoboldCpp - Version 1.82.4") == "llamacpp"
