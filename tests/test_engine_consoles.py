@@ -1,7 +1,7 @@
 """The consoles of servers whose lines no other reader knows (facts/serving_logs.ENGINE_CONSOLES): KoboldCpp's start
-(its banner, the backend library it loads, its argparse Namespace) and Xinference's log lines. A paste of them is read
-as a server log (not refused), names its engine, and gives what it proves: KoboldCpp's `.dll` backend a Windows host,
-Xinference's launch on one GPU index a model on one GPU.
+(its banner, the backend library it loads, its argparse Namespace), Xinference's log lines and TGI's launcher lines. A
+paste of them is read as a server log (not refused), names its engine, and gives what it proves: KoboldCpp's `.dll`
+backend a Windows host, Xinference's launch on one GPU index a model on one GPU, TGI's `num_shard` its TP size.
 
 Real lines are corpus captures (1498, 1499) or quoted verbatim from the public threads named beside them;
 counter-examples are modelled and say so.
@@ -129,3 +129,91 @@ def test_other_python_logs_and_prose_are_no_console() -> None:
     assert not console_engine("2024-08-27 04:33:13,423 myapp.core.worker 124341 INFO     started")
     assert not is_log_line("I was told to update to the latest KoboldCpp version but it still fails")
     assert console_engine("Welcome to KoboldCpp - Version 1.82.4") == "llamacpp"
+
+
+# https://github.com/huggingface/text-generation-inference/issues/606 (the issue body by ckanaar, 2023-07-13): TGI 0.9's
+# one-line Args (cut where the excerpt ends) and its shards starting.
+TGI_606_ARGS = """\
+2023-07-13T13:36:19.887169Z  INFO text_generation_launcher: Args { model_id: "tiiuae/falcon-40b-instruct", revision: None, sharded: None, num_shard: Some(2), quantize: Some(Bitsandbytes), dtype: None, trust_remote_code: false, max_concurrent_requests: 128, max_best_of: 2, max_stop_sequences: 4, max_input_length: 1024, max_total_tokens: 2048, waiting_served_ratio: 1.2, max_batch_prefill_tokens: 4096, max_batch_total_tokens: 16000, max_waiting_tokens: 20, hostname: "f11e74984000", port: 80, shard_uds_path: "/tmp/text-generation-server", master_addr: "localh
+"""
+TGI_606_SHARDS = """\
+2023-07-13T13:36:28.050301Z  INFO text_generation_launcher: Successfully downloaded weights.
+2023-07-13T13:36:28.050508Z  INFO text_generation_launcher: Starting shard 0
+2023-07-13T13:36:28.050556Z  INFO text_generation_launcher: Starting shard 1
+2023-07-13T13:36:35.775510Z  WARN shard-manager: text_generation_launcher: We're not using custom kernels.
+ rank=0
+2023-07-13T13:36:35.775510Z  WARN shard-manager: text_generation_launcher: We're not using custom kernels.
+ rank=1
+2023-07-13T13:36:36.063775Z ERROR shard-manager: text_generation_launcher: Error when initializing model
+"""
+# https://github.com/huggingface/text-generation-inference/issues/2828 (the issue body by KartDriver, 2024-12-11): the
+# launcher's command and the start of its pretty-printed Args block, as the excerpt gives it.
+TGI_2828 = """\
+(text-generation-inference) scin@krakatoa:~$ CUDA_VISIBLE_DEVICES=0,1,2,3 text-generation-launcher \\
+  --model-id /mnt/models/meta-llama/Llama-3.3-70B-Instruct/ \\
+  --sharded true \\
+  --num-shard 4 \\
+  --quantize bitsandbytes \\
+  --max-input-tokens 2048 \\
+  --max-total-tokens 4096 \\
+  --max-batch-size 8
+2024-12-11T18:25:32.807525Z  INFO text_generation_launcher: Args {
+    model_id: "/mnt/models/meta-llama/Llama-3.3-70B-Instruct/",
+    revision: None,
+    validation_workers: 2,
+    sharded: Some(
+        true,
+    ),
+    num_shard: Some(
+        4,
+    ),
+    quantize: Some(
+        Bitsandbytes,
+    ),
+    speculate: None,
+    dtype: None,
+"""
+# https://github.com/huggingface/text-generation-inference/issues/3105 (the issue body by nskpro-cmd, 2025-03-13): the
+# start of the pretty-printed block, no command.
+TGI_3105 = """\
+2025-03-13T08:36:37.262563Z  INFO text_generation_launcher: Args {
+    model_id: "google/gemma-3-27b-it",
+    revision: None,
+    validation_workers: 2,
+    sharded: Some(
+        true,
+    ),
+    num_shard: Some(
+        4,
+    ),
+    quantize: None,
+"""
+# https://github.com/huggingface/text-generation-inference/issues/2139 (comment by AIvashov, 2024-06-28): the shard
+# manager waiting on two shards.
+TGI_2139 = """\
+2024-06-28T11:28:38.027759Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0
+2024-06-28T11:28:38.117450Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=1
+"""
+# https://github.com/huggingface/text-generation-inference/pull/1608 (comment by paulcx, 2024-02-29): no shard count
+# given (`num_shard: None`), the line's head as pasted.
+TGI_1608 = """\
+2024-02-29T03:25:43.199673Z  INFO text_generation_launcher: Args { model_id: "/data/Qwen1.5-72B-Chat-AWQ", revision: None, validation_workers: 2, sharded: None, num_shard: None, quantize: None, speculate: None, dtype: None, trust_remote_code: false, max_concurrent_requests: 128
+"""
+
+
+@pytest.mark.parametrize(("text", "tp"), [(TGI_606_ARGS, 2), (TGI_606_ARGS + TGI_606_SHARDS, 2), (TGI_2828, 4),
+                                          (TGI_3105, 4), (TGI_2139, None), (TGI_1608, None)],
+                         ids=["606-args", "606", "2828", "3105", "2139", "1608"])
+def test_tgi_launcher_log_is_read_with_its_shards(text: str, tp: int | None) -> None:
+    """TGI's launcher lines are a server log of engine "tgi"; its Args' `num_shard: Some(N)`, on one line or
+    pretty-printed over several (folded back onto the `Args {` line), is the TP size; `None` or no Args gives none."""
+    host = pasted(text)
+    log = fact(host, "serving_log")
+    assert log.engine == "tgi" and log.tp_size == tp, log
+    assert "tgi" in fact(host, "engines_shown").shown
+
+
+def test_tgi_args_block_stays_in_the_log() -> None:
+    """Issue 3105: the block's field lines are the log's, not left over: the whole paste is one server-log span."""
+    host = pasted(TGI_3105)
+    assert host.record.docs["engine_log"].count("\n") == TGI_3105.count("\n")

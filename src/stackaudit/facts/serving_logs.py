@@ -217,14 +217,50 @@ GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()
 # argparse's repr, koboldcpp.py main) before any of llama.cpp's own lines. Xinference (xorbitsai/inference) logs in
 # Python's logging format with its module and pid (`2024-08-27 04:33:13,423 xinference.core.worker 124341 INFO ...`,
 # xinference/constants.py XINFERENCE_LOG_FORMAT); it launches each model's engine later (checks/ctr.ENGINE_LAUNCHERS),
-# so its lines show the launcher, engine "xinference".
+# so its lines show the launcher, engine "xinference". TGI's launcher and router log through Rust's tracing with its
+# UTC time, level and target (`2023-07-13T13:36:28.050508Z  INFO text_generation_launcher: Starting shard 0`, a shard's
+# own lines behind `shard-manager: `; huggingface/text-generation-inference launcher/src/main.rs), engine "tgi".
 ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"^\s*Welcome to KoboldCpp - Version (\d+(?:\.\d+)+)"), "llamacpp", "KoboldCpp"),
     (re.compile(r"^\s*Initializing dynamic library: koboldcpp_\w+\.(?:dll|so|dylib)\s*$"), "llamacpp", "koboldcpp_"),
     (re.compile(r"^\s*Namespace\(.*\bgpulayers=-?\d+"), "llamacpp", "gpulayers="),
     (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} xinference\.[\w.]+ \d+ (?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s"),
      "xinference", " xinference."),
+    (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+(?:[\w-]+: )*"
+                r"text_generation_(?:launcher|router|server)\b"), "tgi", "text_generation_"),
 )
+# TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
+# num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),
+# which parse_serving_log folds back onto the `Args {` line (fold_args_block). Its shard count is its tensor-parallel
+# size (facts/_parse: one shard per GPU).
+TGI_ARGS_OPEN = re.compile(r"\btext_generation_launcher: Args \{\s*$")
+_TGI_SHARDS = re.compile(r"\bnum_shard: Some\(\s*(\d+),?\s*\)")
+
+
+def args_block_end(lines: list[str], start: int, limit: int = 200) -> int:
+    """The line after TGI's pretty-printed Args block opened on lines[start] (TGI_ARGS_OPEN): after its closing `}`,
+    or, where a paste cuts it, after its last indented field line; start + 1 where lines[start] opens none."""
+    if "Args {" not in lines[start] or not TGI_ARGS_OPEN.search(lines[start]):
+        return start + 1
+    end = start + 1
+    for j in range(start + 1, min(len(lines), start + 1 + limit)):
+        if lines[j].strip() == "}":
+            return j + 1
+        if not lines[j][:1].isspace() or not lines[j].strip():
+            break
+        end = j + 1
+    return end
+
+
+def fold_args_block(lines: list[str]) -> list[str]:
+    """The lines with each pretty-printed Args block of TGI's launcher joined onto its `Args {` line."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        end = args_block_end(lines, i)
+        out.append(" ".join(ln.strip() for ln in lines[i:end]) if end > i + 1 else lines[i])
+        i = end
+    return out
 CONSOLE_NEEDLES = tuple(row[2] for row in ENGINE_CONSOLES)
 
 
@@ -1232,6 +1268,7 @@ def ggml_release(lines: list[str]) -> tuple[str, str]:
 def parse_serving_log(text: str) -> ServingLog:
     """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
+    lines = fold_args_block(lines)
     relevant = [ln for ln in lines if is_log_line(ln)]
     if not relevant:
         raise ParseError("no vLLM, SGLang or NCCL log lines")
@@ -1461,6 +1498,9 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _TP.search(text_l) if tp is None and ("tensor_parallel_size" in low or "tp_size" in low) else None
         if m:
             tp = int(m.group(1) or m.group(2) or m.group(3))
+        m = _TGI_SHARDS.search(text_l) if tp is None and "num_shard: Some(" in text_l else None
+        if m:
+            tp = int(m.group(1))
         m = _LAUNCH_GPUS.search(text_l) if tp is None and "gpu" in low and "[" in text_l else None
         if m and len((m.group(1) or m.group(2)).split(",")) == 1:
             tp = 1  # a launcher gives the model one GPU: no tensor-parallel group

@@ -21,6 +21,7 @@ from stackaudit.facts.serving_logs import (
     GGML_BUILT_WITH,
     GGML_VERSION,
     KEY_NEEDLES,
+    args_block_end,
     is_log_line,
     parse_p2p_cache,
 )
@@ -45,6 +46,9 @@ def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterat
         if not _server_line(lines[i]):
             continue
         end = run_end(lines, i + 1, _server_line)
+        # TGI's pretty-printed Args block (facts/serving_logs.TGI_ARGS_OPEN): its field lines belong to its log line.
+        while (block := args_block_end(lines, end - 1)) > end:
+            end = run_end(lines, block, _server_line)
         # llama.cpp's `version: 7018 (ece0f5c17)` above its `built with ... for ...` line is that banner's first line.
         start = i - 1 if i and GGML_BUILT_WITH.match(lines[i]) and GGML_VERSION.match(lines[i - 1]) else i
         # The run without the indent every line of it shares: a Markdown list item's code block (corpus 705).
