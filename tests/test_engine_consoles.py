@@ -1,5 +1,5 @@
 """The consoles of servers whose lines no other reader knows (facts/serving_logs.ENGINE_CONSOLES): KoboldCpp's start
-(its banner, the backend library it loads, its argparse Namespace), Xinference's log lines and TGI's launcher lines. A
+(its banner, the backend library it loads, its argparse Namespace), Xinference's log lines, TGI's launcher lines and LocalAI's zerolog lines. A
 paste of them is read as a server log (not refused), names its engine, and gives what it proves: KoboldCpp's `.dll`
 backend a Windows host, Xinference's launch on one GPU index a model on one GPU, TGI's `num_shard` its TP size.
 
@@ -217,3 +217,37 @@ def test_tgi_args_block_stays_in_the_log() -> None:
     """Issue 3105: the block's field lines are the log's, not left over: the whole paste is one server-log span."""
     host = pasted(TGI_3105)
     assert host.record.docs["engine_log"].count("\n") == TGI_3105.count("\n")
+
+
+# https://github.com/mudler/LocalAI/issues/771 (comment by Tolsi): LocalAI loading a model on its llama-cpp backend's
+# CUDA variant.
+LOCALAI_771 = """\
+7:23PM INF Trying to load the model 'llama-3.2-3b-instruct:q4_k_m' with the backend '[llama-cpp llama-ggml llama-cpp-fallback piper rwkv whisper huggingface bert-embeddings]'
+7:23PM INF [llama-cpp] Attempting to load
+7:23PM INF Loading model 'llama-3.2-3b-instruct:q4_k_m' with backend llama-cpp
+7:23PM DBG Loading model in memory from file: /usr/share/local-ai/models/llama-3.2-3b-instruct-q4_k_m.gguf
+7:23PM INF [llama-cpp] attempting to load with CUDA variant
+7:23PM DBG ld.so found
+"""
+# https://github.com/mudler/LocalAI/issues/2394 (comment by rmarku, 2024-07-23): the same in Docker Compose, behind its
+# service prefix.
+LOCALAI_2394 = """\
+api-1  | 6:10PM DBG Loading GRPC Process: /tmp/localai/backend_data/backend-assets/grpc/llama-cpp-avx2
+api-1  | 6:10PM DBG GRPC Service for Meta-Llama-3-8B-Instruct.Q4_0.gguf will be running at: '127.0.0.1:41077'
+api-1  | 6:10PM DBG GRPC Service state dir: /tmp/go-processmanager4137429056
+api-1  | 6:10PM DBG GRPC Service Started
+"""
+
+
+@pytest.mark.parametrize("text", [LOCALAI_771, LOCALAI_2394], ids=["771", "2394"])
+def test_localai_log_is_read(text: str) -> None:
+    """LocalAI's zerolog lines (kitchen time, three-letter level) are a server log of the launcher, engine localai."""
+    host = pasted(text)
+    assert fact(host, "serving_log").engine == "localai"
+    assert fact(host, "engines_shown").shown == ("localai",)
+
+
+def test_localai_form_needs_its_level() -> None:
+    """Modelled: a clock time before a word that is no zerolog level is no LocalAI line."""
+    assert console_engine("7:23PM INF [llama-cpp] Attempting to load") == "localai"
+    assert not console_engine("7:23PM The model loaded fine after the update")

@@ -219,7 +219,11 @@ GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()
 # xinference/constants.py XINFERENCE_LOG_FORMAT); it launches each model's engine later (checks/ctr.ENGINE_LAUNCHERS),
 # so its lines show the launcher, engine "xinference". TGI's launcher and router log through Rust's tracing with its
 # UTC time, level and target (`2023-07-13T13:36:28.050508Z  INFO text_generation_launcher: Starting shard 0`, a shard's
-# own lines behind `shard-manager: `; huggingface/text-generation-inference launcher/src/main.rs), engine "tgi".
+# own lines behind `shard-manager: `; huggingface/text-generation-inference launcher/src/main.rs), engine "tgi". LocalAI
+# logs through zerolog's console writer, its time in Go's kitchen form and a three-letter level (`7:23PM INF Loading
+# model 'llama-3.2-3b-instruct:q4_k_m' with backend llama-cpp`, `4:52PM DBG GRPC(model-127.0.0.1:40559): stderr ...`:
+# mudler/LocalAI#771, #840), the model's backend's own lines behind its GRPC tag; it loads a backend per model
+# (checks/ctr.ENGINE_LAUNCHERS), engine "localai".
 ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"^\s*Welcome to KoboldCpp - Version (\d+(?:\.\d+)+)"), "llamacpp", "KoboldCpp"),
     (re.compile(r"^\s*Initializing dynamic library: koboldcpp_\w+\.(?:dll|so|dylib)\s*$"), "llamacpp", "koboldcpp_"),
@@ -228,6 +232,7 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, str], ...] = (
      "xinference", " xinference."),
     (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+(?:[\w-]+: )*"
                 r"text_generation_(?:launcher|router|server)\b"), "tgi", "text_generation_"),
+    (re.compile(r"^\s*\d{1,2}:\d\d[AP]M (?:TRC|DBG|INF|WRN|ERR|FTL) \S"), "localai", "M "),
 )
 # TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
 # num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),
