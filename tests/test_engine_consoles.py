@@ -251,3 +251,10 @@ def test_localai_form_needs_its_level() -> None:
     """Modelled: a clock time before a word that is no zerolog level is no LocalAI line."""
     assert console_engine("7:23PM INF [llama-cpp] Attempting to load") == "localai"
     assert not console_engine("7:23PM The model loaded fine after the update")
+
+
+def test_tgi_dated_launcher_line_settles_the_runtime() -> None:
+    """Corpus 904: TGI's launcher line, read as TGI's log, dates the run 2023-08-17, before any CUDA 13 runtime, and
+    driver 525.85.12 runs every CUDA 12 runtime TGI could ship then."""
+    r = capture_checks("904", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "2023-08-17" in r.message, r.message
