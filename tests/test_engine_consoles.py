@@ -258,3 +258,86 @@ def test_tgi_dated_launcher_line_settles_the_runtime() -> None:
     driver 525.85.12 runs every CUDA 12 runtime TGI could ship then."""
     r = capture_checks("904", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "ok" and "2023-08-17" in r.message, r.message
+
+
+def test_koboldcpp_benchmark_row_is_a_rate_and_cuda_at_work() -> None:
+    """Corpus 1331: KoboldCpp's --benchmark row on `koboldcpp_cublas.dll` with 81 GPU layers is its generation speed
+    (6.27 tokens/s, one request), shows KoboldCpp (llama.cpp's library) and its CUDA runtime at work, so the driver runs
+    it: DRV-CUDA-COMPAT ok with no driver version shown."""
+    host = pasted(body("1331"))
+    rate = fact(host, "serving_rate")
+    assert rate.tokens_per_s == 6.27 and rate.source.startswith("KoboldCpp's --benchmark row"), rate
+    assert fact(host, "engines_shown").shown == ("llamacpp",)
+    assert fact(host, "cuda_ran").ran[0].program == "KoboldCpp"
+    r = capture_checks("1331", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok", r.message
+
+
+@pytest.mark.parametrize(("backend", "layers"), [("koboldcpp_vulkan.dll", "81"), ("koboldcpp_cublas.dll", "0")])
+def test_koboldcpp_benchmark_without_cuda_layers_is_no_cuda_proof(backend: str, layers: str) -> None:
+    """Modelled on corpus 1331's row: on the Vulkan backend, or with no layer on the GPU, the row is still a rate but
+    shows no CUDA runtime at work."""
+    row = body("1331").replace("koboldcpp_cublas.dll,81,", f"{backend},{layers},")
+    host = pasted(row)
+    assert fact(host, "serving_rate").tokens_per_s == 6.27
+    assert not hasattr(fact(host, "cuda_ran"), "ran") or not fact(host, "cuda_ran").ran
+
+
+# https://github.com/LostRuins/koboldcpp/issues/913 (comment by Vladonai, 2024-07-14): KoboldCpp 1.66.1's benchmark
+# row, the same user's second run after corpus 1331's.
+KOBOLD_BENCH_913 = """\
+Koboldcpp 1.66.1:
+Timestamp,Backend,Layers,Model,MaxCtx,GenAmount,ProcessingTime,ProcessingSpeed,GenerationTime,GenerationSpeed,TotalTime,Output
+2024-07-14 14:42:20.687625+00:00,koboldcpp_cublas.dll,81,opus-v1.2-70b.q6_kChatML,8192,100,81.77,98.96,14.44,6.93,96.21,11111
+"""
+# https://github.com/LostRuins/koboldcpp/issues/1266 (the issue body by Tedris, 2024-12-14): KoboldCpp 1.78's generation
+# line and its results block.
+KOBOLD_BENCH_1266 = """\
+Processing Prompt [BLAS] (16284 / 16284 tokens)
+Generating (100 / 100 tokens)
+CtxLimit:16384/16384, Amt:100/100, Init:0.07s, Process:21.22s (1.3ms/T = 767.28T/s), Generate:23.24s (232.4ms/T = 4.30T/s), Total:44.46s (2.25T/s)
+Benchmark Completed - v1.78 Results:
+======
+Flags: NoAVX2=False Threads=8 HighPriority=False Cublas_Args=['lowvram', '0', 'mmq'] Tensor_Split=None BlasThreads=16 BlasBatchSize=512 FlashAttention=True KvCache=0
+Timestamp: 2024-12-14 20:41:03.368064+00:00
+Backend: koboldcpp_cublas.dll
+Layers: 59
+Model: Cydonia-22B-v1.3.i1-IQ4_XS
+MaxCtx: 16384
+GenAmount: 100
+-----
+ProcessingTime: 21.223s
+ProcessingSpeed: 767.28T/s
+GenerationTime: 23.240s
+GenerationSpeed: 4.30T/s
+TotalTime: 44.463s
+Output:  1 1 1 1
+-----
+"""
+# https://github.com/LostRuins/koboldcpp/issues/1527 (the issue body by akierum, 2025-05-06): the results block's rates
+# alone.
+KOBOLD_BENCH_1527 = """\
+ProcessingTime: 9.822s
+ProcessingSpeed: 406.84T/s
+GenerationTime: 26.624s
+GenerationSpeed: 3.76T/s
+TotalTime: 36.446s
+Output: 1 1 1 1
+"""
+
+
+@pytest.mark.parametrize(("text", "rate"), [(KOBOLD_BENCH_913, 6.93), (KOBOLD_BENCH_1266, 4.30),
+                                            (KOBOLD_BENCH_1527, 3.76)], ids=["913", "1266", "1527"])
+def test_koboldcpp_benchmark_shapes_give_its_generation_speed(text: str, rate: float) -> None:
+    """Each of KoboldCpp's benchmark shapes (its CSV row, its results block, its generation line) gives the generation
+    speed of one request, decode alone, and shows KoboldCpp (llama.cpp's library)."""
+    host = pasted(text)
+    measured = fact(host, "serving_rate")
+    assert measured.tokens_per_s == rate and measured.source.startswith("KoboldCpp's"), measured
+    assert fact(host, "engines_shown").shown == ("llamacpp",)
+
+
+def test_koboldcpp_generation_line_alone_is_its_decode() -> None:
+    """Issue 1266's generation line alone: its Generate part (4.30 T/s), not the Total that counts the prompt."""
+    line = KOBOLD_BENCH_1266.splitlines()[2] + "\n"
+    assert fact(pasted(line), "serving_rate").tokens_per_s == 4.30

@@ -26,6 +26,8 @@ What shows CUDA at work (each with the program whose runtime ran):
   cuda-python's `cudart.cudaGetDeviceProperties` without checking its error: a count above 0 is the runtime's answer
   from the GPU. Its `Compute capability` and `Total Memory` lines are NVML's, not CUDA's, and show nothing here;
 - llama.cpp's CUDA backend allocating a buffer on a device or reading its free memory (ServingLog.ggml_cuda_line);
+- KoboldCpp's `--benchmark` row on its CUDA backend (`koboldcpp_cublas`) with GPU layers and a generation speed above 0
+  (facts/serving_rate.KOBOLDCPP_BENCH_ROW, corpus 1331);
 - vLLM's periodic metrics line generating tokens with its KV cache on the GPU (`Avg generation throughput: 72.8
   tokens/s, Running: 1 reqs, ... GPU KV cache usage: 37.1%`, vllm/v1/metrics/loggers.py; v0's metrics.py and
   llm_engine.py; vLLM 0.1's scheduler.py `Throughput: 181.6 tokens/s, Running: 1 reqs, ... GPU KV cache usage: 100.0%`,
@@ -80,6 +82,8 @@ from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fac
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.serving_rate import (
     EXLLAMAV2_EXAMPLE,
+    KOBOLDCPP_BENCH_ROW,
+    KOBOLDCPP_BENCHMARK,
     OLLAMA_VERBOSE,
     SGLANG_DECODE,
     VLLM_THROUGHPUT,
@@ -309,6 +313,8 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
     if (decoded := _exllamav2_decoded(ctx.optional("serving_rate", MeasuredRate),
                                       ctx.optional("gpus", GpuInventory))) is not None:
         found.append(decoded)
+    if (decoded := _koboldcpp_benchmarked(ctx.optional("serving_rate", MeasuredRate))) is not None:
+        found.append(decoded)
     env = ctx.optional("collect_env", CollectEnv)
     report = None
     if env is not None and env.cuda_initialised and cuda_build(env):
@@ -359,6 +365,23 @@ def _ollama_decoded(shown: OllamaShown | None, rate: MeasuredRate | None, gpus: 
 # HIP (it ships ROCm wheels), so the line shows a GPU decode whose vendor it does not name. It is CUDA at work only where
 # the source shows an NVIDIA GPU and no other vendor's (as for ollama's decode above; corpus 1448 shows neither: its
 # A100 is in the user's words).
+
+
+# KoboldCpp's --benchmark row (facts/serving_rate.KOBOLDCPP_BENCH_ROW) on its CUDA backend (`koboldcpp_cublas`; its
+# ROCm fork loads `koboldcpp_hipblas`, its Vulkan build `koboldcpp_vulkan`) with layers given to the GPU and a generation
+# speed above 0: the run loaded the model's layers onto the GPUs through llama.cpp's CUDA backend and generated there
+# (corpus 1331).
+
+
+def _koboldcpp_benchmarked(rate: MeasuredRate | None) -> Ran | None:
+    """KoboldCpp's benchmark run on its CUDA backend with GPU layers, None where the rate is no such row."""
+    m = KOBOLDCPP_BENCH_ROW.match(rate.line) if rate is not None and rate.source.startswith(KOBOLDCPP_BENCHMARK) \
+        else None
+    if rate is None or m is None or m["backend"] != "koboldcpp_cublas" or int(m["layers"]) <= 0:
+        return None
+    return Ran("KoboldCpp", f"KoboldCpp's benchmark ran on its CUDA backend ({m['backend']}) with {m['layers']} layers "
+               f"given to the GPUs and generated at {rate.tokens_per_s:g} tokens/s: llama.cpp's CUDA runtime ran there",
+               rate.line)
 
 
 def _exllamav2_decoded(rate: MeasuredRate | None, gpus: GpuInventory | None) -> Ran | None:
