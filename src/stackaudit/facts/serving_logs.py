@@ -224,15 +224,16 @@ GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()
 # model 'llama-3.2-3b-instruct:q4_k_m' with backend llama-cpp`, `4:52PM DBG GRPC(model-127.0.0.1:40559): stderr ...`:
 # mudler/LocalAI#771, #840), the model's backend's own lines behind its GRPC tag; it loads a backend per model
 # (checks/ctr.ENGINE_LAUNCHERS), engine "localai".
-ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"^\s*Welcome to KoboldCpp - Version (\d+(?:\.\d+)+)"), "llamacpp", "KoboldCpp"),
-    (re.compile(r"^\s*Initializing dynamic library: koboldcpp_\w+\.(?:dll|so|dylib)\s*$"), "llamacpp", "koboldcpp_"),
-    (re.compile(r"^\s*Namespace\(.*\bgpulayers=-?\d+"), "llamacpp", "gpulayers="),
+ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (re.compile(r"^\s*Welcome to KoboldCpp - Version (\d+(?:\.\d+)+)"), "llamacpp", ("KoboldCpp",)),
+    (re.compile(r"^\s*Initializing dynamic library: koboldcpp_\w+\.(?:dll|so|dylib)\s*$"), "llamacpp", ("koboldcpp_",)),
+    (re.compile(r"^\s*Namespace\(.*\bgpulayers=-?\d+"), "llamacpp", ("gpulayers=",)),
     (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} xinference\.[\w.]+ \d+ (?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s"),
-     "xinference", " xinference."),
+     "xinference", (" xinference.",)),
     (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+(?:[\w-]+: )*"
-                r"text_generation_(?:launcher|router|server)\b"), "tgi", "text_generation_"),
-    (re.compile(r"^\s*\d{1,2}:\d\d[AP]M (?:TRC|DBG|INF|WRN|ERR|FTL) \S"), "localai", "M "),
+                r"text_generation_(?:launcher|router|server)\b"), "tgi", ("text_generation_",)),
+    (re.compile(r"^\s*\d{1,2}:\d\d[AP]M (?:TRC|DBG|INF|WRN|ERR|FTL) \S"), "localai",
+     ("M TRC ", "M DBG ", "M INF ", "M WRN ", "M ERR ", "M FTL ")),
 )
 # TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
 # num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),
@@ -266,12 +267,12 @@ def fold_args_block(lines: list[str]) -> list[str]:
         out.append(" ".join(ln.strip() for ln in lines[i:end]) if end > i + 1 else lines[i])
         i = end
     return out
-CONSOLE_NEEDLES = tuple(row[2] for row in ENGINE_CONSOLES)
+CONSOLE_NEEDLES = tuple(needle for row in ENGINE_CONSOLES for needle in row[2])
 
 
 def console_engine(line: str) -> str:
     """The engine a line of ENGINE_CONSOLES shows, or "" where the line is none of them."""
-    return next((engine for rx, engine, needle in ENGINE_CONSOLES if needle in line and rx.match(line)), "")
+    return next((engine for rx, engine, needles in ENGINE_CONSOLES if any(n in line for n in needles) and rx.match(line)), "")
 
 
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
