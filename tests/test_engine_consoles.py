@@ -341,3 +341,48 @@ def test_koboldcpp_generation_line_alone_is_its_decode() -> None:
     """Issue 1266's generation line alone: its Generate part (4.30 T/s), not the Total that counts the prompt."""
     line = KOBOLD_BENCH_1266.splitlines()[2] + "\n"
     assert fact(pasted(line), "serving_rate").tokens_per_s == 4.30
+
+
+# https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/2190 (the issue body by dongbutan): LM Studio's app log,
+# electron-log's prefix before its tag.
+LMSTUDIO_2190 = """\
+[2026-07-23 10:21:52.879] [error] [LM Studio] GPU Configuration:
+  Strategy: evenly
+  Priority: []
+  Disabled GPUs: []
+  Limit weight offload to dedicated GPU Memory: OFF
+  Offload KV Cache to GPU: ON
+[2026-07-23 10:21:52.880] [error] [LM Studio] Live GPU memory info:
+No live GPU info available
+"""
+# https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1599 (comment by sammydix): its developer log, the tag on
+# the line under the time and level.
+LMSTUDIO_1599 = """\
+2026-03-09 17:10:30  [INFO]
+ [LM STUDIO SERVER] Success! HTTP server listening on port 1234
+2026-03-09 17:10:30  [INFO]
+2026-03-09 17:10:30  [INFO]
+ [LM STUDIO SERVER] Supported endpoints:
+"""
+# https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/966 (the issue body by MarArMar, 2025-09-03): LM Studio's
+# app log lines with no tag of its own.
+LMSTUDIO_966 = """\
+[2025-09-03 12:24:40.689] [info]  App starting...
+[2025-09-03 12:24:40.692] [info]  [AppUpdater] Update channel set to 'stable'
+[2025-09-03 12:24:40.904] [info]  Hardware survey for general system resources through 'vulkan' took 207.77ms
+"""
+
+
+@pytest.mark.parametrize("text", [LMSTUDIO_2190, LMSTUDIO_1599], ids=["2190", "1599"])
+def test_lmstudio_tagged_lines_are_its_log(text: str) -> None:
+    """LM Studio's tagged lines are its log (engine lmstudio); its electron-log prefix is not SGLang's."""
+    host = pasted(text)
+    assert fact(host, "serving_log").engine == "lmstudio"
+    assert fact(host, "engines_shown").shown == ("lmstudio",)
+
+
+def test_electron_log_lines_are_not_sglang() -> None:
+    """Issue 966: electron-log's `[date time.ms] [info]` prefix without LM Studio's tag names no engine; before, the
+    dated bracket read it as SGLang's log."""
+    assert not any(is_log_line(line) for line in LMSTUDIO_966.splitlines())
+    assert not hasattr(fact(pasted(LMSTUDIO_966), "serving_log"), "engine")

@@ -89,9 +89,12 @@ VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING
 # SGLang's prefix: `[2025-01-02 03:04:05 TP0] ` (its datefmt since late 2024) or `[04:40:55 TP0] ` (2024: the time
 # only, where the rank tag marks it as SGLang's). NCCL's own lines carry the dated prefix too (NCCL_DEBUG's timestamp,
 # `[2025-05-10 23:09:41] host:pid:tid [2] transport/nvls.cc:254 NCCL WARN ...`, corpus 1360, 378, 969): a prefix
-# followed by NCCL's `host:pid:tid [device] ` is NCCL's, not SGLang's, whatever program (nccl-tests, vLLM) runs it.
+# followed by NCCL's `host:pid:tid [device] ` is NCCL's, not SGLang's, whatever program (nccl-tests, vLLM) runs it;
+# one followed by a lowercase level in brackets is electron-log's (`[2025-09-03 12:24:40.689] [info]  App starting...`,
+# the default format of an Electron app's log such as LM Studio's: lmstudio-ai/lmstudio-bug-tracker#966, #2190).
 SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
-                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] (?!\S+:\d+:\d+ \[\d+\] )")
+                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] "
+                         r"(?!\S+:\d+:\d+ \[\d+\] |\[(?:info|warn|error|debug|verbose|silly)\]\s)")
 # SGLang's own lines in the datefmt its releases print since late 2024 (after sgl-project/sglang#612, July 2024, which
 # turned CUDA graphs on by default): the dated prefix with a rank tag, or before SGLang's own words (the date alone is
 # other launchers' format too, corpus 903). A line of that form shows the release captures graphs by default where
@@ -223,7 +226,10 @@ GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()
 # logs through zerolog's console writer, its time in Go's kitchen form and a three-letter level (`7:23PM INF Loading
 # model 'llama-3.2-3b-instruct:q4_k_m' with backend llama-cpp`, `4:52PM DBG GRPC(model-127.0.0.1:40559): stderr ...`:
 # mudler/LocalAI#771, #840), the model's backend's own lines behind its GRPC tag; it loads a backend per model
-# (checks/ctr.ENGINE_LAUNCHERS), engine "localai".
+# (checks/ctr.ENGINE_LAUNCHERS), engine "localai". LM Studio's lines carry its tag, in its app log behind
+# electron-log's prefix (`[2026-07-23 10:21:52.879] [error] [LM Studio] GPU Configuration:`) and in its developer log
+# on the line under the time and level (` [LM STUDIO SERVER] Success! HTTP server listening on port 1234`,
+# lmstudio-ai/lmstudio-bug-tracker#2190, #1599), engine "lmstudio" (its llama.cpp or MLX runtime is not named there).
 ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"^\s*Welcome to KoboldCpp - Version (\d+(?:\.\d+)+)"), "llamacpp", ("KoboldCpp",)),
     (re.compile(r"^\s*Initializing dynamic library: koboldcpp_\w+\.(?:dll|so|dylib)\s*$"), "llamacpp", ("koboldcpp_",)),
@@ -234,6 +240,8 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
                 r"text_generation_(?:launcher|router|server)\b"), "tgi", ("text_generation_",)),
     (re.compile(r"^\s*\d{1,2}:\d\d[AP]M (?:TRC|DBG|INF|WRN|ERR|FTL) \S"), "localai",
      ("M TRC ", "M DBG ", "M INF ", "M WRN ", "M ERR ", "M FTL ")),
+    (re.compile(r"^\s*(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\] \[[a-z]+\]\s+)?\[(?:LM Studio|LM STUDIO SERVER)\] "),
+     "lmstudio", ("[LM Studio] ", "[LM STUDIO SERVER] ")),
 )
 # TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
 # num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),
@@ -1353,6 +1361,8 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "sglang"
             elif "vllm" in low or "engine_args." in low:
                 engine = "vllm"
+            elif console := console_engine(line):
+                engine = console
             elif SGLANG_LINE.search(line):
                 engine = "sglang"
             elif VLLM_LINE.search(line):
@@ -1361,8 +1371,6 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "llamacpp"
             elif " level=" in line and OLLAMA_LINE.search(line):
                 engine = "ollama"
-            else:
-                engine = console_engine(line)
         m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
         if m:
             gpu_layers = (int(m.group(1)), int(m.group(2)), text_l)
