@@ -1,5 +1,5 @@
 """vLLM / SGLang server logs (and the consoles of facts/serving_logs.ENGINE_CONSOLES: KoboldCpp, Xinference, TGI,
-LocalAI) and NCCL INFO logs pasted into a report; vLLM's P2P cache JSON.
+LocalAI, LM Studio) and NCCL INFO logs pasted into a report; vLLM's P2P cache JSON.
 
 Log lines may be scattered between other outputs (a report quotes a few lines here and there):
 each run of consecutive log lines is one span, and every span appends its lines, in order, to the
@@ -40,8 +40,8 @@ def _server_line(line: str) -> bool:
     return is_log_line(line) and not is_ray_line(line)
 
 
-@importer("server log", "vLLM / SGLang / llama.cpp / ollama / KoboldCpp / Xinference / TGI / LocalAI server log lines "
-          "and NCCL INFO/WARN lines",
+@importer("server log", "vLLM / SGLang / llama.cpp / ollama / KoboldCpp / Xinference / TGI / LocalAI / LM Studio server log "
+          "lines and NCCL INFO/WARN lines",
           needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES, *CONSOLE_NEEDLES), per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
