@@ -386,3 +386,19 @@ def test_electron_log_lines_are_not_sglang() -> None:
     dated bracket read it as SGLang's log."""
     assert not any(is_log_line(line) for line in LMSTUDIO_966.splitlines())
     assert not hasattr(fact(pasted(LMSTUDIO_966), "serving_log"), "engine")
+
+
+# https://github.com/xorbitsai/inference/issues/5069 (the issue body by zhangfhe, 2026-06-24): Xinference 2.11's log
+# format (ISO time, level, module, pid, role, address, node) from `docker logs`.
+XINFERENCE_5069 = """\
+2026-06-24T05:05:36.446Z INFO xinference.deploy.local pid:1 role:local address:0.0.0.0:9997 node:267b0ddd106e No response from process after 10 seconds
+2026-06-24T05:05:51.382Z INFO xinference.core.supervisor pid:36 role:local address:0.0.0.0:49339 node:267b0ddd106e Xinference supervisor 0.0.0.0:49339 started
+2026-06-24T05:05:51.420Z INFO xinference.core.worker pid:36 role:local address:0.0.0.0:49339 node:267b0ddd106e Starting metrics export server at 0.0.0.0:None
+"""
+
+
+def test_xinference_2_log_format_is_read() -> None:
+    """Issue 5069: Xinference 2.x's own format is its log too."""
+    host = pasted(XINFERENCE_5069)
+    assert fact(host, "serving_log").engine == "xinference"
+    assert fact(host, "serving_log").line_count == 3

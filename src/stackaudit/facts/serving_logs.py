@@ -236,6 +236,10 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"^\s*Namespace\(.*\bgpulayers=-?\d+"), "llamacpp", ("gpulayers=",)),
     (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} xinference\.[\w.]+ \d+ (?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s"),
      "xinference", (" xinference.",)),
+    # Xinference 2.x: UTC ISO time, level, module, then its process's fields (`2026-06-24T05:05:51.382Z INFO
+    # xinference.core.supervisor pid:36 role:local address:0.0.0.0:49339 node:267b0ddd106e ...`, xorbitsai/inference#5069).
+    (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) xinference\.[\w.]+ "
+                r"pid:\d+ "), "xinference", (" xinference.",)),
     (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+(?:[\w-]+: )*"
                 r"text_generation_(?:launcher|router|server)\b"), "tgi", ("text_generation_",)),
     (re.compile(r"^\s*\d{1,2}:\d\d[AP]M (?:TRC|DBG|INF|WRN|ERR|FTL) \S"), "localai",
