@@ -234,6 +234,10 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"^\s*Welcome to KoboldCpp - Version (\d+(?:\.\d+)+)"), "llamacpp", ("KoboldCpp",)),
     (re.compile(r"^\s*Initializing dynamic library: koboldcpp_\w+\.(?:dll|so|dylib)\s*$"), "llamacpp", ("koboldcpp_",)),
     (re.compile(r"^\s*Namespace\(.*\bgpulayers=-?\d+"), "llamacpp", ("gpulayers=",)),
+    # The backend it picks or is told (`Auto Selected CUDA Backend...` from 1.7x, `Attempting to use CuBLAS library for
+    # faster prompt ingestion.` before): corpus 1499, LostRuins/koboldcpp#595.
+    (re.compile(r"^\s*(?:Auto Selected \w+ Backend\b|Attempting to use (?:CuBLAS|CLBlast|Vulkan|hipBLAS) library\b)"),
+     "llamacpp", ("Auto Selected ", "Attempting to use ")),
     (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} xinference\.[\w.]+ \d+ (?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s"),
      "xinference", (" xinference.",)),
     # Xinference 2.x: UTC ISO time, level, module, then its process's fields (`2026-06-24T05:05:51.382Z INFO
