@@ -112,14 +112,24 @@ def test_shm_large_is_ok_and_full_is_issue() -> None:
     assert r.status == "issue" and "full" in r.message
 
 
-def test_shm_small_with_vllm_at_tp1_is_still_an_issue() -> None:
-    """vLLM V1 runs API server, engine core and workers as processes even at TP=1 (knowledge base
-    CTR-SHM-SIZE, "Applies when"): one visible vLLM process at TP=1 is no single-process server."""
+def _engine_files(argv: list[str]) -> dict[str, str]:
+    return {"/proc/77/cmdline": "\0".join(argv) + "\0", "/proc/77/stat": "77 (python3) S 1 77 77 0 -1 0",
+            "/proc/77/status": DOCKER_STATUS, "/proc/77/limits": PROC_LIMITS, "/proc/77/environ": NVIDIA_ENV}
+
+
+def test_shm_small_with_vllm_at_one_rank_agrees_with_the_spec_path() -> None:
+    """A running vLLM whose whole command runs one rank is judged as its `docker inspect` spec is: its API server
+    reaches one engine core over ZMQ sockets, and the shared-memory broadcast queue and NCCL come with TP or PP > 1.
+    The same command at TP 2, or SGLang at TP 1 (tokenizer, scheduler, detokenizer processes), stays an issue."""
     argv = ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-8B"]
-    files = {"/proc/77/cmdline": "\0".join(argv) + "\0", "/proc/77/stat": "77 (python3) S 1 77 77 0 -1 0",
-             "/proc/77/status": DOCKER_STATUS, "/proc/77/limits": PROC_LIMITS, "/proc/77/environ": NVIDIA_ENV}
-    r = one(container_host(files=files), "CTR-SHM-SIZE")
+    r = one(container_host(files=_engine_files(argv)), "CTR-SHM-SIZE")
+    assert r.status == "not-an-issue" and "one rank" in r.message, r.message
+    r = one(container_host(files=_engine_files([*argv, "--tensor-parallel-size", "2"])), "CTR-SHM-SIZE")
     assert r.status == "issue", r.message
+    r = one(container_host(files=_engine_files([*argv, "--tensor-parallel-size", "$TP"])), "CTR-SHM-SIZE")
+    assert r.status == "issue", r.message
+    sglang = ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B"]
+    assert one(container_host(files=_engine_files(sglang)), "CTR-SHM-SIZE").status == "issue"
 
 
 def test_shm_on_docker_host_flags_the_gpu_container_only() -> None:

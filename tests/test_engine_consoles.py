@@ -260,27 +260,17 @@ def test_tgi_dated_launcher_line_settles_the_runtime() -> None:
     assert r.status == "ok" and "2023-08-17" in r.message, r.message
 
 
-def test_koboldcpp_benchmark_row_is_a_rate_and_cuda_at_work() -> None:
-    """Corpus 1331: KoboldCpp's --benchmark row on `koboldcpp_cublas.dll` with 81 GPU layers is its generation speed
-    (6.27 tokens/s, one request), shows KoboldCpp (llama.cpp's library) and its CUDA runtime at work, so the driver runs
-    it: DRV-CUDA-COMPAT ok with no driver version shown."""
+def test_koboldcpp_benchmark_row_is_a_rate_not_cuda_proof() -> None:
+    """Corpus 1331: KoboldCpp's --benchmark row on `koboldcpp_cublas.dll` is its generation speed (6.27 tokens/s, one
+    request) and shows KoboldCpp (llama.cpp's library); its Layers column is the requested --gpulayers, not the layers
+    offloaded (llama.cpp runs on the CPU where CUDA fails to start), so it is no proof that CUDA ran: DRV-CUDA-COMPAT
+    stays unknown with no driver shown (the corpus gap's count, h69c)."""
     host = pasted(body("1331"))
     rate = fact(host, "serving_rate")
     assert rate.tokens_per_s == 6.27 and rate.source.startswith("KoboldCpp's --benchmark row"), rate
     assert fact(host, "engines_shown").shown == ("llamacpp",)
-    assert fact(host, "cuda_ran").ran[0].program == "KoboldCpp"
-    r = capture_checks("1331", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
-    assert r.status == "ok", r.message
-
-
-@pytest.mark.parametrize(("backend", "layers"), [("koboldcpp_vulkan.dll", "81"), ("koboldcpp_cublas.dll", "0")])
-def test_koboldcpp_benchmark_without_cuda_layers_is_no_cuda_proof(backend: str, layers: str) -> None:
-    """Modelled on corpus 1331's row: on the Vulkan backend, or with no layer on the GPU, the row is still a rate but
-    shows no CUDA runtime at work."""
-    row = body("1331").replace("koboldcpp_cublas.dll,81,", f"{backend},{layers},")
-    host = pasted(row)
-    assert fact(host, "serving_rate").tokens_per_s == 6.27
-    assert not hasattr(fact(host, "cuda_ran"), "ran") or not fact(host, "cuda_ran").ran
+    assert not hasattr(fact(host, "cuda_ran"), "ran")
+    assert capture_checks("1331", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "unknown"
 
 
 # https://github.com/LostRuins/koboldcpp/issues/913 (comment by Vladonai, 2024-07-14): KoboldCpp 1.66.1's benchmark

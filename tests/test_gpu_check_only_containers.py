@@ -40,3 +40,19 @@ def test_modelled_engine_image_without_command_is_judged(tmp_path: Path) -> None
     containers = fact(pasted(text), "docker_containers").containers
     assert [c.diagnostic_only for c in containers] == [False, False]
     assert paste_checks(tmp_path, text, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "issue"
+
+
+def test_a_gpu_check_container_does_not_stand_for_the_engines_nccl_environment() -> None:
+    # Corpus 1460 (`docker run --gpus 0 nvidia/cuda:11.0-base nvidia-smi`) and 1461 (`docker run --gpus all
+    # hello-world`): a test that exits runs no engine, so its environment says nothing of the engine's NCCL_*.
+    for number in ("1460", "1461"):
+        assert all(c.diagnostic_only for c in fact(pasted(body(number)), "docker_containers").containers)
+        r = capture_checks(number, "IC-NCCL-ENV")["IC-NCCL-ENV"]
+        assert r.status == "unknown" and "not in this source" in r.message, r.message
+
+
+def test_modelled_serving_container_environment_still_settles_nccl_env(tmp_path: Path) -> None:
+    # Modelled: the same `docker run` form running an engine: its whole command line's environment is read.
+    text = "$ docker run -d --gpus all -e NCCL_P2P_DISABLE=1 vllm/vllm-openai:v0.10.0 --model m --tensor-parallel-size 2\n"
+    r = paste_checks(tmp_path, text, "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "issue" and "NCCL_P2P_DISABLE" in r.message, r.message

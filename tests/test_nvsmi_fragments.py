@@ -106,3 +106,15 @@ def test_the_line_for_a_gpu_it_cannot_open_under_nvidia_smi_a_is_q_output() -> N
     # https://github.com/xxd3vin/workspace/issues/19: under plain `nvidia-smi` it stays the table's line.
     text = "[root@bh174 chenyang]# nvidia-smi \nUnable to determine the device handle for GPU 0000:0B:00.0: Unknown Error\n"
     assert _kinds(text) == [("nvidia-smi", 2, 2)]
+
+
+def test_a_header_of_a_driver_before_r410_without_cuda_version_gives_the_driver() -> None:
+    # Corpus 1535 (NVIDIA/nvidia-docker#523): driver 384.90's header has no CUDA Version cell.
+    nvidia = fact(pasted(body("1535")), "nvidia")
+    assert (nvidia.driver_version, nvidia.cuda_version) == ("384.90", None)
+    r = capture_checks("1535", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "384.90" in r.message, r.message
+    # Modelled: the same header cut inside the version, with no closing bar, names no driver.
+    cut = ("+-----------------------------------------------------------------------------+\n"
+           "| NVIDIA-SMI 384.90                 Driver Version: 384.9\n")
+    assert fact(pasted(cut), "nvidia_driver").__class__.__name__ == "Missing"

@@ -35,7 +35,13 @@ from stackaudit.facts.container_specs import (
 )
 from stackaudit.facts.cuda_ran import CudaRan
 from stackaudit.facts.devices import GpuDeviceAccess
-from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, K8S_GPU_RESOURCE, DockerContainer, DockerContainers
+from stackaudit.facts.docker import (
+    DOCKER_DEFAULT_SHM,
+    K8S_GPU_RESOURCE,
+    DockerContainer,
+    DockerContainers,
+    one_rank_engine,
+)
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpus import (
     GGML_TITLE,
@@ -183,12 +189,19 @@ def _where(container: ContainerInfo) -> str:
     return "container" if container.kind == "container" else f"{container.kind} container"
 
 
-def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | None) -> bool:
-    """One engine process with TP = PP = 1 (the only case that barely touches /dev/shm). vLLM V1 and
-    SGLang are never that: API server, engine core / scheduler and workers are processes even at TP=1."""
-    if procs is None or not procs.found or len(procs.processes) != 1 or (_engine_tp(parallelism) or 1) != 1:
-        return False
-    return procs.processes[0].engine not in ("vllm", "sglang")
+def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | None) -> str:
+    """Why the running engine barely touches /dev/shm ("" where it may not): one engine process at TP = PP = 1, or
+    one vLLM instance whose whole command runs one rank (facts/docker.one_rank_engine: its API server reaches its one
+    engine core over ZMQ sockets; the shared-memory broadcast queue and NCCL come with TP or PP > 1). SGLang runs
+    tokenizer, scheduler and detokenizer as processes at any TP, and its documented run line sets `--shm-size 32g`."""
+    if procs is None or not procs.found or (_engine_tp(parallelism) or 1) != 1 or _more_ranks_shown(parallelism):
+        return ""
+    if len(procs.processes) == 1 and procs.processes[0].engine not in ("vllm", "sglang"):
+        return "the engine runs as one process with TP=1"
+    roots = procs.roots()
+    if procs.engines() == {"vllm"} and len(roots) == 1 and one_rank_engine("", roots[0].argv):
+        return "its one vLLM instance runs one rank (its command sets no tensor, pipeline or data parallelism)"
+    return ""
 
 
 # Servers that run as one process with no tensor-parallel ranks (their image or command names them).
@@ -392,10 +405,10 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                            hint="run `df -k -P /dev/shm` inside the container")
         size = shm.size_bytes
         if size < SHM_MIN:
-            if _single_process(procs, parallelism):
+            if one := _single_process(procs, parallelism):
                 return not_an_issue(
-                    f"/dev/shm is {_size(size)}, but the engine runs as one process with TP=1, which barely "
-                    "uses /dev/shm", actual=_size(size), expected=">= 1 GiB for TP > 1 or multi-process engines",
+                    f"/dev/shm is {_size(size)}, but {one}, which barely uses /dev/shm", actual=_size(size),
+                    expected=">= 1 GiB for TP > 1 or multi-process engines",
                     subjects=("/dev/shm",))
             tp = _engine_tp(parallelism)
             why = f" with TP x PP = {tp}" if tp and tp > 1 else ""
@@ -1016,7 +1029,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
                serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
                collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
-               cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None) -> Outcome:
+               cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
+               engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1093,6 +1107,11 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
     reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
     still proves the issue).
+    A Triton server whose model configs shown put instances on a GPU number (instance_group `gpus: [ 6 ]`) at or past
+    the count of devices its own CUDA_VISIBLE_DEVICES leaves it (`CUDA_VISIBLE_DEVICES=6,7`: CUDA numbers those two 0
+    and 1) names a device that does not exist for the server: its models fail to load for the config, not for GPUs
+    withheld from the container (NVML's list of every GPU, Triton's metrics lines, ignores the variable): not an issue
+    where the container's own state is not shown (server#1567, corpus 1493).
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -1157,6 +1176,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_listed(gpus) or judged
+    if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
+        return renumbered
     beyond = nccl_test_runs.asked_beyond(gpus.whole_count if gpus is not None else None) \
         if nccl_test_runs is not None and judged.status == "unknown" else None
     if beyond is not None:
@@ -1405,6 +1426,29 @@ def _given_gpus(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         return False
     visible = (gpu_devices.env or {}).get("NVIDIA_VISIBLE_DEVICES")
     return bool(gpu_devices.gpu_nodes) or visible not in (None, "", "void", "none")
+
+
+def _instances_past_visible(commands: EngineCommands | None) -> Outcome | None:
+    """Not an issue where a Triton command's model configs shown put instances on a CUDA device number at or past the
+    count its CUDA_VISIBLE_DEVICES (by index or UUID) leaves it; None otherwise (gpu_access)."""
+    for c in commands.commands if commands is not None else ():
+        visible = c.as_process().visible_devices if c.engine == "triton" else None
+        if not visible or not all(v.isdecimal() or v.startswith(("GPU-", "MIG-")) for v in visible):
+            continue  # a `$GPUS` the paste does not set names no count
+        past = sorted({g for group in c.instance_gpus for g in group if g >= len(visible)})
+        if not past:
+            continue
+        mask = c.as_process().env("CUDA_VISIBLE_DEVICES")
+        numbers = ", ".join(str(n) for n in range(len(visible)))
+        return not_an_issue(
+            f"Triton's model configs put instances on GPU {', '.join(map(str, past))} (instance_group `gpus`), but "
+            f"CUDA_VISIBLE_DEVICES={mask} on its command leaves the server {len(visible)} CUDA device(s), numbered "
+            f"{numbers}: the configs name device numbers that do not exist for the server, so its models fail to "
+            "load for the config, not for GPUs withheld from the container (NVML, whose list Triton's metrics print, "
+            f"ignores the variable); name the visible devices as {numbers} in `gpus`, or drop the variable",
+            actual={"instance_gpus": past, "CUDA_VISIBLE_DEVICES": mask}, expected=f"gpus within 0-{len(visible) - 1}",
+            evidence=[f"CUDA_VISIBLE_DEVICES={mask}", c.line])
+    return None
 
 
 def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,

@@ -1885,6 +1885,14 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 pending.append(f"{where}: costs nothing on one host (GPU-to-GPU traffic stays on P2P/SHM), but on a "
                                "job that spans nodes it sends inter-node traffic to TCP sockets; whether this job "
                                "spans nodes is not in the source")
+        elif s.name == "NCCL_IB_HCA" and (soft := _SOFT_RDMA.findall(s.value)):
+            # Soft-RoCE (rdma_rxe) and soft-iWARP (siw) emulate RDMA in the kernel over an Ethernet NIC: no PCI device
+            # stands behind them, so NCCL cannot place them in its topology (`Could not find real path of rxe0
+            # (/sys/class/infiniband/rxe0/device)`, NVIDIA/nccl#1297) and no GPUDirect RDMA reaches the GPUs.
+            findings.append((2, f"{where} points NCCL's network traffic at {', '.join(soft)}, a kernel-emulated RDMA "
+                             "device (Soft-RoCE or soft-iWARP) with no PCI device behind it: NCCL cannot place it "
+                             "in its topology and no GPUDirect RDMA reaches the GPUs; a real RDMA NIC, or NCCL's "
+                             "socket transport over the Ethernet NIC, is the path this network supports", s.name))
         elif s.name in ("NCCL_NET_GDR_LEVEL", "NCCL_IB_GDR_LEVEL") and s.value.strip().upper() in _GDR_BELOW_DEFAULT:
             # GPUDirect RDMA only for GPU-NIC pairs closer than NCCL's default (PXB: through PCIe switches), or never
             # (LOC): the other pairs stage each network transfer through host memory (ncclTopoCheckGdr, paths.cc).
@@ -1971,6 +1979,9 @@ def _one_gpu_container(containers: DockerContainers | None, settings: list[NcclS
     return f"container {ctr.label} is given one GPU"
 
 # Settings that only choose which devices NCCL uses (its socket interface, its HCAs and their RoCE GID) or what it logs.
+# The RDMA devices the kernel emulates over an Ethernet NIC, as NCCL_IB_HCA names them (`rxe0`, `rxe_eth0`, `siw0`,
+# a port after a colon): rdma_rxe's `rxe` and soft-iWARP's `siw` prefixes (`rdma link add rxe_eth0 type rxe`).
+_SOFT_RDMA = re.compile(r"(?:^|[,=^:\s])((?:rxe|siw)[\w-]*)")
 _SELECTORS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
               "NCCL_DEBUG_FILE")
 

@@ -7,7 +7,7 @@ host layer redacts `docker inspect` structurally (Env, Args, Cmd): secrets never
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +83,44 @@ def tgi_image_cuda(image: str) -> str:
     return next((cuda for *first, cuda in reversed(TGI_CUDA) if tag >= tuple(first)), "")
 
 
+# Text Generation Inference's own description of itself (its router's `GET /info`, which `text-generation-launcher`'s
+# users paste as JSON): `"version": "1.4.0"` is the release (its Cargo version), and a `"docker_label": "sha-c2d4a3b"`
+# that is not null says the router runs in TGI's own image built at that commit (its Dockerfile passes DOCKER_LABEL as
+# the image's tag; a source build leaves it null), so the CUDA is that release's image's (TGI_CUDA). TGI's keys beside
+# them (`"max_best_of"`, `"model_device_type"`) tell its JSON from another program's. Corpus 1332.
+TGI_INFO_LABEL = re.compile(r'^\s*"docker_label":\s*"(sha-[0-9a-f]{7,40})"\s*,?\s*$')
+_TGI_INFO_VERSION = re.compile(r'^\s*"version":\s*"(\d+\.\d+\.\d+)"\s*,?\s*$')
+_TGI_INFO_KEYS = re.compile(r'^\s*"(?:max_best_of|model_device_type|max_concurrent_requests)":')
+# The line a TGI /info object's release and image label are read into (evidence lines, facts/cuda_ran.runtimes_in_line).
+TGI_INFO_LINE = re.compile(r'^text-generation-inference /info: "version": "(\d+\.\d+\.\d+)", "docker_label": "(sha-[0-9a-f]+)"$')
+_TGI_INFO_LOOK = 40
+
+
+def tgi_info_line(lines: Sequence[str], i: int) -> str:
+    """TGI's /info object's release and image label as one line (TGI_INFO_LINE), where line `i` is its non-null
+    `"docker_label"` and the same object (the lines back to its opening brace) holds its `"version"` and one of TGI's
+    own keys; "" otherwise.
+
+    >>> tgi_info_line(['{', '  "model_device_type": "cuda",', '  "version": "1.4.0",', '  "sha": "c2d4a3b5",',
+    ...                '  "docker_label": "sha-c2d4a3b"', '}'], 4)
+    'text-generation-inference /info: "version": "1.4.0", "docker_label": "sha-c2d4a3b"'
+    >>> tgi_info_line(['{', '  "version": "1.4.0",', '  "docker_label": "sha-c2d4a3b"', '}'], 2)
+    ''
+    """
+    label = TGI_INFO_LABEL.match(lines[i])
+    if label is None:
+        return ""
+    version, own = "", False
+    for line in reversed(lines[max(0, i - _TGI_INFO_LOOK):i]):
+        if line.strip() in ("{", "}"):
+            break
+        version = version or ((m := _TGI_INFO_VERSION.match(line)) and m.group(1)) or ""
+        own = own or bool(_TGI_INFO_KEYS.match(line))
+    if not (version and own):
+        return ""
+    return f'text-generation-inference /info: "version": "{version}", "docker_label": "{label.group(1)}"'
+
+
 def engine_image_cuda(image: str) -> tuple[str, str] | None:
     """(engine, CUDA) of a serving engine's image whose tag names its CUDA (ENGINE_CUDA_IMAGE: `-cu130` is `13.0`)."""
     e = ENGINE_CUDA_IMAGE.match(image.strip().lower())
@@ -98,6 +136,20 @@ def image_cuda(image: str) -> str:
         return torch.group(1)
     return (nvidia_image_cuda(image) or (engine[1] if (engine := engine_image_cuda(image)) else "")
             or tgi_image_cuda(image))
+
+
+# NVIDIA's CUDA images check the host driver at start through NVIDIA_REQUIRE_CUDA (`cuda>=11.8` and the exceptions after
+# it, `brand=tesla,driver>=470,driver<471 ...`), which the container toolkit enforces: per image CUDA, the driver
+# branches its exceptions let through for every brand (tesla, unknown, nvidia, nvidiartx, geforce, geforcertx, quadro,
+# quadrortx, titan, titanrtx): CUDA 11.8's list names R470 for each (gitlab.com/nvidia/container-images/cuda,
+# dist/11.8.0). Text Generation Inference's images to v1.1.1 are built FROM nvidia/cuda:11.8.0 and keep it (corpus 247).
+REQUIRE_CUDA_EVERY_BRAND = {"11.8": (470,)}
+
+
+def requirement_lets_through(image: str, cuda: str, branch: int) -> bool:
+    """Whether NVIDIA's CUDA image `image` (or TGI's, built on one) of CUDA `cuda` lets driver branch `branch` through
+    its start-up requirement on a GPU of any brand (REQUIRE_CUDA_EVERY_BRAND)."""
+    return branch in REQUIRE_CUDA_EVERY_BRAND.get(cuda, ()) and bool(nvidia_image_cuda(image) or tgi_image_cuda(image))
 
 
 def nvidia_image_cuda(image: str) -> str:
@@ -118,6 +170,8 @@ DIAGNOSTIC_PROGRAMS = frozenset({
     "ls", "cat", "printenv", "nproc", "lspci", "ldconfig", "df", "free", "uname", "hostname",
     # Filters a check's output is piped through (`nvidia-smi --query-gpu=compute_cap --format=csv | tail -n 1`).
     "head", "tail", "grep", "cut", "sort", "uniq", "wc", "tr",
+    # Docker's own test image: it prints a greeting and exits (hub.docker.com/_/hello-world).
+    "hello-world",
 })
 # Commands that only hold a container open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`).
 _KEEP_ALIVE = re.compile(r"(?:/\S*/)?(?:sleep (?:\d{4,}[smhd]?|inf(?:inity)?)|tail -f /dev/null)")
@@ -165,6 +219,33 @@ _MORE_RANKS = re.compile(r"--config\b|llm_api_options|\bray\b|mpirun|mpiexec|tor
 # model at its default sizes (hub.docker.com/r/vllm/vllm-openai). Another image run with no command runs its own.
 _VLLM_IMAGE = re.compile(r"^(?:[\w.:-]+/)?vllm/vllm-openai(?:[:@].*)?$", re.IGNORECASE)
 _SIZE_IN_SHELL = re.compile(r"parallel|shard|(?:^|\s)--?(?:tp|pp|dp)(?:[-_]size)?\b", re.IGNORECASE)
+
+
+# A command started as one rank of a multi-container or multi-node group (a Ray worker, a node rank, a headless DP rank).
+_DISTRIBUTED = re.compile(r"\bray start\b.*--address|--node-rank|--headless\b|--data-parallel-address")
+
+
+def one_rank_engine(image: str, argv: tuple[str, ...]) -> str:
+    """The engine a whole command runs as one rank, by name ("vLLM", "Triton"); "" where it names neither or may run
+    more (a size flag, a config file, Ray, MPI, a shell line the argv does not split).
+
+    vLLM's TP, PP and DP default to 1 (`vllm serve --help`), so a command that sets none runs one engine core with
+    its model on one GPU, reached from the API server over ZMQ sockets; its shared-memory broadcast queue and NCCL
+    come with TP or PP > 1 (vllm/v1/executor: the one-process executor at world size 1). Triton serves every model
+    instance from its one server process; a TensorRT-LLM backend runs ranks over MPI (its images and
+    `launch_triton_server.py --world_size` are left out). TGI shards over every GPU it sees unless told
+    (`--num-shard`), SGLang and TensorRT-LLM are not read here."""
+    text = " ".join((image, *argv))
+    joined = " ".join(argv)
+    if any(n not in (None, 1) for n in sizes_from_argv(argv)) or sizes_unread(argv) or _DISTRIBUTED.search(joined) \
+            or _MORE_RANKS.search(joined) or any(_SIZE_IN_SHELL.search(a) for a in argv if " " in a.strip()):
+        return ""
+    if engine_of(text) == "vllm" and not re.search(r"trtllm|tensorrt", text, re.IGNORECASE) \
+            and (argv or _VLLM_IMAGE.match(image)):
+        return "vLLM"
+    if re.search(r"\btritonserver\b", joined) and not engine_of(text):
+        return "Triton"
+    return ""
 
 
 # `ray start --address=127.0.0.1:6379` (or localhost): a worker on its head's own host.
@@ -389,39 +470,18 @@ class DockerContainer:
 
     @property
     def one_rank_engine(self) -> str:
-        """The engine its whole command runs as one rank, by name ("vLLM", "Triton"); "" where the command is cut, names
-        neither, or may run more (a size flag, a config file, Ray, MPI, a shell line the argv does not split).
-
-        vLLM's TP, PP and DP default to 1 (`vllm serve --help`), so a command that sets none runs one engine core with
-        its model on one GPU, reached from the API server over ZMQ sockets; its shared-memory broadcast queue and NCCL
-        come with TP or PP > 1 (vllm/v1/executor: the one-process executor at world size 1). Triton serves every model
-        instance from its one server process; a TensorRT-LLM backend runs ranks over MPI (its images and
-        `launch_triton_server.py --world_size` are left out). TGI shards over every GPU it sees unless told
-        (`--num-shard`), SGLang and TensorRT-LLM are not read here."""
+        """The engine its whole command runs as one rank (`one_rank_engine`); "" where the command is cut."""
         if self.excerpt and not self.command_whole:
             return ""
-        text = " ".join((self.image, *self.argv))
-        tp, pp, dp = sizes_from_argv(self.argv)
-        if any(n not in (None, 1) for n in (tp, pp, dp)) or sizes_unread(self.argv) or self.distributed_rank \
-                or _MORE_RANKS.search(" ".join(self.argv)) \
-                or any(_SIZE_IN_SHELL.search(a) for a in self.argv if " " in a.strip()):
-            return ""
-        if engine_of(text) == "vllm" and not re.search(r"trtllm|tensorrt", text, re.IGNORECASE) \
-                and (self.argv or _VLLM_IMAGE.match(self.image)):
-            return "vLLM"
-        if re.search(r"\btritonserver\b", " ".join(self.argv)) and not engine_of(text):
-            return "Triton"
-        return ""
+        return one_rank_engine(self.image, self.argv)
 
     @property
     def distributed_rank(self) -> bool:
         """Started as one rank of a multi-container group (SGLang --nnodes, Ray worker, torchrun)."""
-        joined = " ".join(self.argv)
         nnodes = self.flag("--nnodes")
         if nnodes is not None and nnodes.isdecimal() and int(nnodes) > 1:
             return True
-        return bool(re.search(r"\bray start\b.*--address|--node-rank|--headless\b|--data-parallel-address",
-                              joined))
+        return bool(_DISTRIBUTED.search(" ".join(self.argv)))
 
     @property
     def ray_head(self) -> bool:

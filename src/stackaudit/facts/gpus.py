@@ -743,6 +743,40 @@ def gpus_from_ggml_using_device(text: str) -> GpuInventory:
     return listed_inventory(records, GGML_USING_TITLE, "the devices the engine loaded the model on")
 
 
+TRITON_METRICS_TITLE = "Triton's metrics lines"
+# Triton Inference Server's metrics start-up (metrics.cc): NVML's count, `found 8 GPUs supporting NVML metrics` (20.03),
+# and each GPU it collects for, `GPU 0: GeForce RTX 2080 Ti` (20.03, server#1567), `Collecting metrics for GPU 0:
+# NVIDIA GeForce RTX 3090` (later releases, server#5197), behind its glog prefix (serving_logs.TRITON_LINE).
+_TRITON_GPU = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?(?:Collecting metrics for )?GPU (\d+): ([^\"]+?)\"?\s*$")
+_TRITON_NVML_COUNT = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?found (\d+) GPUs supporting NVML metrics")
+
+
+@parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=58)
+def gpus_from_triton_metrics(text: str) -> GpuInventory:
+    """The GPUs Triton's metrics start-up names through NVML: index and product name, and the count NVML found where
+    the line is shown. NVML lists every GPU the server's host or container holds, whatever CUDA_VISIBLE_DEVICES
+    hides from CUDA; a pasted excerpt may stop before the last GPU's line (the count says how many there are).
+
+    Input (tests/data/captures/1493, behind the compose prefix)::
+
+        I0528 11:19:45.103087 18 metrics.cc:164] found 8 GPUs supporting NVML metrics
+        I0528 11:19:45.109310 18 metrics.cc:173]   GPU 0: GeForce RTX 2080 Ti
+    """
+    records: dict[int, GpuRecord] = {}
+    count = 0
+    for line in text.splitlines():
+        if "metrics.cc:" not in line:
+            continue
+        if (m := _TRITON_GPU.search(line)) is not None:
+            records.setdefault(int(m[1]), GpuRecord(int(m[1]), "", m[2].strip(), None, (TRITON_METRICS_TITLE,)))
+        elif (m := _TRITON_NVML_COUNT.search(line)) is not None:
+            count = int(m[1])
+    if not records:
+        raise ParseError("no Triton `metrics.cc:N] GPU n: <name>` line")
+    return listed_inventory(records, TRITON_METRICS_TITLE, "" if count and len(records) == count
+                            else "the lines of the GPUs Triton's metrics name may be cut", at_least=count)
+
+
 # `| GPU Device IDs Detected   | 2321,2321     |`: one PCI device id per GPU of the diagnosed group, in its order.
 _DIAG_IDS = re.compile(r"^\s*\|\s*GPU Device IDs Detected\s*\|\s*([0-9a-fA-F]{4}(?:\s*,\s*[0-9a-fA-F]{4})*)\s*\|?\s*$")
 # `dcgmi diag -g 7` / `-i 0,1` / `--group` / `--gpuList`: a group the user chose, which may hold fewer than all GPUs.

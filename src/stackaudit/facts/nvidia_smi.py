@@ -674,8 +674,10 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
 
 # --- the default table -------------------------------------------------------------------------
 
+# Drivers before R410 print no CUDA Version (corpus 1535: `| NVIDIA-SMI 384.90   Driver Version: 384.90   |`): the
+# header cell's closing bar then ends the driver's version, so a line cut inside the version is not read as one.
 TABLE_HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+"
-                     r"(?:CUDA Version|CUDA UMD Version):\s*(\S+)")
+                          r"(?:(?:CUDA Version|CUDA UMD Version):\s*(\S+)|\|)")
 # The Windows driver models nvidia-smi shows in place of Persistence-M (`Driver-Model` header column).
 WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
 # A GPU's first row; a paste cut inside its last column still shows the name, persistence (or Windows' driver

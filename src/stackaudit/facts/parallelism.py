@@ -230,6 +230,8 @@ def parallelism_from_command(ctx: FactContext) -> Parallelism:
 
 # The engines whose custom all-reduce, placement and NIC use the runtime checks judge.
 SERVING_ENGINES = ("vllm", "sglang")
+# The TensorRT Inference Server's binary, Triton's name until its 20.06 release renamed it `tritonserver`.
+TRT_SERVER = "trtserver"
 # The flags that start an engine as one part of a job on several nodes or instances: the node rank and the address of
 # rank 0 (SGLang, vLLM), vLLM's headless workers and data-parallel address, a KV-cache transfer between instances.
 MULTI_NODE_FLAGS = ("--node-rank", "--headless", "--dist-init-addr", "--kv-transfer-config", "--disaggregation-mode",
@@ -277,6 +279,11 @@ class ServingEngine:
         matter where a cut matrix may not show the rest (a whole shell line that names no TP runs the default, 1;
         one whose TP flag carries a value not read, such as a `$TP` the paste does not set, is None: unknown)."""
         if self.process is None and self.shown is not None and self.tp is None:
+            if self.shown.engine == "triton":
+                # Triton's command names no TP: a model's backend holds it (TensorRT-LLM's engine, vLLM's config). The
+                # TensorRT Inference Server before 20.06 (`trtserver`) had no such backend (TensorRT, TensorFlow, ONNX,
+                # PyTorch): each model instance runs on the one GPU its instance_group gives it.
+                return 1 if posixpath.basename(self.shown.argv[0]) == TRT_SERVER else None
             value = argv_value(self.shown.argv, TP_FLAGS)
             return 1 if value is None else parallel_size(value)
         return self.tp
@@ -451,6 +458,9 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
     if shown is not None and engine is not None and engine.shown_tp == 1 \
             and (engine.engine != "trtllm" or argv_value(shown.argv, TP_FLAGS) is not None):
         _, pp, _ = sizes_from_argv(shown.argv)
+        if pp in (None, 1) and engine.engine == "triton":
+            return (f"{_launcher(shown.argv)} (the TensorRT Inference Server, whose backends run each model instance on "
+                    "the one GPU of its instance_group) runs no model across GPUs")
         if pp in (None, 1):
             return f"{_launcher(shown.argv)} runs TP 1" + (" x PP 1" if pp else "")
     devices = shown.visible_devices if shown is not None else None

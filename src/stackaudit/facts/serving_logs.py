@@ -164,6 +164,23 @@ GGML_LOG_LINE = re.compile(
 # Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
 # (`msg="inference compute"`, OLLAMA_DISCOVERY) stay the evidence reader's (importers/evidence.py).
 OLLAMA_LINE = re.compile(r"\btime=\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) level=[A-Z]+ source=[\w.-]+\.go:\d+ msg=")
+# Triton Inference Server's own lines, in glog's format (`I0327 13:12:22.342290 146 grpc_server.cc:2558] "Started
+# GRPCInferenceService at 0.0.0.0:8001"`, tensorrtllm_backend#149, corpus 1471; 20.03's trtserver without the quotes,
+# `I0528 11:19:45.103087 18 metrics.cc:164] found 8 GPUs supporting NVML metrics`, server#1567, corpus 1493), told by
+# the source files of its core, front ends and backends that print them: glog's format alone is any C++ program's.
+TRITON_FILES = ("server", "grpc_server", "http_server", "metrics", "model_lifecycle", "model_repository_manager",
+                "backend_model", "backend_model_instance", "backend_manager", "pinned_memory_manager",
+                "cuda_memory_manager", "model_config_utils", "tritonserver", "python_be", "pb_stub", "libtensorrtllm",
+                "model_instance_state", "model_state", "shared_library", "dynamic_batch_scheduler",
+                "sequence_batch_scheduler", "cache_manager", "autofill", "netdef_backend", "plan_backend",
+                "onnxruntime", "libtorch", "infer_request", "rate_limiter", "main")
+TRITON_LINE = re.compile(r"^\s*[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+ (?P<file>" + "|".join(TRITON_FILES)
+                         + r")\.cc:\d+\] ")
+# TensorRT-LLM's C++ runtime behind its logger's tag (`[TensorRT-LLM][INFO] Loaded engine size: 8745 MiB`,
+# `[TensorRT-LLM][ERROR] Failed, NCCL error ...`), as Triton's tensorrtllm backend and the runtime's own programs print
+# it (tensorrt_llm/common/logger.h); the Python package's import banner `[TensorRT-LLM] TensorRT-LLM version: 0.16.0`
+# stays the version readers' (facts/python_env.STATED_VERSION).
+TRTLLM_LINE = re.compile(r"^\s*\[TensorRT-LLM\]\[(?:INFO|WARNING|ERROR|DEBUG|VERBOSE|TRACE)\] ")
 # The messages of ollama's GPU discovery (and its debug log's reading of each GPU's memory); the evidence reader
 # takes the lines that carry them.
 OLLAMA_DISCOVERY_MSGS = (r'inference compute"|looking for compatible GPUs|no compatible GPUs were discovered|'
@@ -313,6 +330,8 @@ def is_log_line(line: str) -> bool:
                 or (line[:1] == "(" and VLLM_UVICORN_LINE.match(line) is not None)
                 or (any(needle in line for needle in GGML_NEEDLES) and GGML_LOG_LINE.match(line))
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
+                or (".cc:" in line and TRITON_LINE.match(line) is not None)
+                or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line) is not None)
                 or (any(needle in line for needle in CONSOLE_NEEDLES) and bool(console_engine(line)))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
@@ -406,7 +425,10 @@ _NVLS_REFUSED_2_26 = re.compile(r"transport/nvls\.cc:254 NCCL WARN")
 
 @dataclass(frozen=True)
 class ServingLog:
-    engine: str = ""  # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "ollama" (OLLAMA_LINE) | "" (only NCCL lines)
+    # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE, KoboldCpp's console) | "ollama" (OLLAMA_LINE) | "triton"
+    # (TRITON_LINE) | "trtllm" (TRTLLM_LINE, or Triton's TensorRT-LLM backend) | "xinference" | "tgi" | "localai" |
+    # "lmstudio" (ENGINE_CONSOLES) | "" (only NCCL lines)
+    engine: str = ""
     line_count: int = 0
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
     p2p_cache_paths: tuple[str, ...] = ()  # cache files vLLM read or wrote
@@ -474,7 +496,8 @@ class ServingLog:
     # chains a node's ranks with d0 alone (graph/connect.cc ncclTopoPreset) and adds children only from the tree
     # between nodes (connectTrees), so such a line shows the communicator spans nodes.
     tree_branches: tuple[str, ...] = ()
-    # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py): its N (0: not shown).
+    # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py), TensorRT-LLM's `MPI size: N`: its N (0:
+    # not shown). TensorRT-LLM's `MPI local size: N` counts the ranks on one node, as NCCL's localRanks (local_ranks).
     world_size: int = 0
     # vLLM's message-queue handles with no remote reader (shm_broadcast.py): (ranks on its segment, line).
     mq_shared: tuple[tuple[int, str], ...] = ()
@@ -546,6 +569,14 @@ class ServingLog:
     llamacpp_release_line: str = ""
     # NCCL's topology tree (`=== System : maxBw ...`, NcclTopoTree), None where the log shows none.
     topo_tree: NcclTopoTree | None = None
+    # The first line of Triton Inference Server's own (TRITON_LINE): Triton serves the engine (`triton` alone, or
+    # TensorRT-LLM through its backend).
+    triton_line: str = ""
+    # TensorRT-LLM's `Rank 0 is using GPU 0` (its runtime picking each MPI rank's CUDA device): (rank, device), in order.
+    rank_gpus: tuple[tuple[int, int], ...] = ()
+    # TensorRT-LLM's `Loaded engine size: 8745 MiB` (the engine plan one rank deserialised onto its GPU): (MiB, line) of
+    # the largest such line.
+    engine_size: tuple[int, str] | None = None
 
     def nearest_nets(self) -> dict[str, tuple[str, str]]:
         """Each GPU of the path dump's nearest network device (NET, path type), as TopoMatrix.nearest_nics reads
@@ -1055,7 +1086,10 @@ _TP_BEYOND_NODE = re.compile(r"\btensor_parallel_size=(\d+) is bigger than a res
 # printed only where the NVLS graph found heads, which NCCL searches only on a comm with nvlsSupport).
 _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev|"
                       r"\bNVLS comm 0x[0-9a-f]+ headRank \d+ nHeads [1-9]|\bNVLS Head +\d+:(?: +\d+)+\s*$")
-_NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
+# NCCL's network code says the device selectors it was given in its own words too: net_ib.cc `NCCL_IB_HCA set to %s`,
+# socket.cc `NCCL_SOCKET_IFNAME set to %s` (a value from the environment or nccl.conf, corpus 1529).
+_NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)"
+                       r"|\b(NCCL_IB_HCA|NCCL_SOCKET_IFNAME) set to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
                  r"|\bengine_args\.tensor_parallel_size: (\d+)")  # the last: FastChat's vLLM worker
 # The GPUs a launcher gives one model (Xinference's worker, xinference/core/worker.py: `You specify to launch the model:
@@ -1122,6 +1156,17 @@ def log_rank(line: str) -> str:
         return ""
     return m["v"] or m["s"] or f"rank{m['t']}"
 
+
+# TensorRT-LLM's runtime on its MPI world (tensorrt_llm/runtime, its `[TensorRT-LLM][INFO]` lines): `MPI size: 4,
+# rank: 0` (`MPI size: 2, MPI local size: 2, rank: 1` from 0.12: the ranks on this node), `Rank 1 is using GPU 1` (the
+# CUDA device each rank takes), `Detecting local TP group for rank 6` / `TP group is intra-node for rank 1` (its custom
+# all-reduce finding the TP group's ranks on this node), `Loaded engine size: 8745 MiB` (tensorrtllm_backend#396,
+# #576, #149).
+_TRTLLM_MPI = re.compile(r"\bMPI size: (?P<size>\d+), (?:MPI local size: (?P<local>\d+), )?rank: \d+")
+_TRTLLM_RANK = re.compile(r"\bMPI size: \d+, (?:MPI local size: \d+, )?rank: (?P<rank>\d+)|\bRank (?P<r2>\d+) is using GPU"
+                          r"|\b(?:Detecting local TP group|TP group is (?:intra|inter)-node) for rank (?P<r3>\d+)")
+_TRTLLM_RANK_GPU = re.compile(r"\bRank (\d+) is using GPU (\d+)")
+_TRTLLM_ENGINE_SIZE = re.compile(r"\bLoaded engine size: (\d+) MiB")
 
 _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
 
@@ -1288,7 +1333,8 @@ def ggml_release(lines: list[str]) -> tuple[str, str]:
 
 
 def parse_serving_log(text: str) -> ServingLog:
-    """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
+    """Parse vLLM / SGLang / llama.cpp / ollama / Triton server log lines, TensorRT-LLM's runtime lines and NCCL INFO
+    lines (everything else is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
     lines = fold_args_block(lines)
     relevant = [ln for ln in lines if is_log_line(ln)]
@@ -1358,6 +1404,9 @@ def parse_serving_log(text: str) -> ServingLog:
     ggml_graphs: dict[str, bool] = {}
     ggml_graphs_line = ""
     rccl: list[str] = []
+    triton_line = ""
+    rank_gpus: list[tuple[int, int]] = []
+    engine_size: tuple[int, str] | None = None
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -1379,6 +1428,16 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "llamacpp"
             elif " level=" in line and OLLAMA_LINE.search(line):
                 engine = "ollama"
+            elif TRITON_LINE.match(line):
+                engine = "triton"
+        # Triton serves a model through a backend: TensorRT-LLM's lines (or its backend's libtensorrtllm.cc) name the
+        # engine that runs it.
+        triton = TRITON_LINE.match(line) if ".cc:" in line else None
+        if engine in ("", "triton") and ((triton is not None and triton["file"] == "libtensorrtllm")
+                                         or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line))):
+            engine = "trtllm"
+        if not triton_line and triton is not None:
+            triton_line = text_l
         m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
         if m:
             gpu_layers = (int(m.group(1)), int(m.group(2)), text_l)
@@ -1470,8 +1529,11 @@ def parse_serving_log(text: str) -> ServingLog:
                                         host.group(1) if host else "", text_l, cn.group(3)))
         if "using" in low and "<" in text_l and len(addresses) < 256 and NCCL_LINE.search(text_l):
             addresses += [(i, a, text_l[:300]) for i, a in _NCCL_ADDRESS.findall(text_l)]
-        for name, value in (_NCCL_ENV.findall(text_l) if "set by environment" in low else ()):
-            nccl_env[name] = value.rstrip(".")
+        for found in (_NCCL_ENV.finditer(text_l) if " set " in low else ()):
+            if found.group(1):
+                nccl_env[found.group(1)] = found.group(2).rstrip(".")
+            else:
+                nccl_env.setdefault(found.group(3), found.group(4).rstrip("."))
         # NCCL's own word on its network: NET/IB, NET/Socket, NET/Plugin lines, and the verbs library it could not
         # load (`misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]`, INFO in later releases).
         if (("net/" in low and re.search(r"NET/(IB|Socket|Plugin)", text_l)) or "failed to open libibverbs" in low) \
@@ -1608,6 +1670,20 @@ def parse_serving_log(text: str) -> ServingLog:
                 netless_lines.append(text_l[:400])
             if len(path_lines) < 4:
                 path_lines.append(text_l[:400])
+        if engine == "trtllm" and "[TensorRT-LLM][" in text_l:
+            m = _TRTLLM_MPI.search(text_l) if "MPI size: " in text_l else None
+            if m:
+                world_size = max(world_size, int(m["size"]))
+                local_ranks = max(local_ranks, int(m["local"] or 0))
+            m = _TRTLLM_RANK.search(text_l) if "rank" in low else None
+            if m and len(ranks) < 64 and (rank := f"rank={m['rank'] or m['r2'] or m['r3']}") not in ranks:
+                ranks.append(rank)
+            m = _TRTLLM_RANK_GPU.search(text_l) if "is using GPU" in text_l else None
+            if m and len(rank_gpus) < 64 and (pair := (int(m[1]), int(m[2]))) not in rank_gpus:
+                rank_gpus.append(pair)
+            m = _TRTLLM_ENGINE_SIZE.search(text_l) if "engine size" in low else None
+            if m and (engine_size is None or int(m[1]) > engine_size[0]):
+                engine_size = (int(m[1]), text_l)
         m = _DECODE_GRAPH.search(text_l) if "cuda graph:" in text_l else None
         if m and len(decode_batches) < 10000:
             decode_batches.append((int(m.group(1)), m.group(2) == "True"))
@@ -1638,7 +1714,8 @@ def parse_serving_log(text: str) -> ServingLog:
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
         ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
-        ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line)
+        ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line,
+        triton_line=triton_line, rank_gpus=tuple(rank_gpus), engine_size=engine_size)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
@@ -2499,7 +2576,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         engine_seen = engine_seen or bool(log.nccl_env)
         sources.append("NCCL log")
         for name, value in log.nccl_env.items():
-            settings.append(NcclSetting(name, value, "NCCL log (`set by environment`)", log.engine, 1))
+            settings.append(NcclSetting(name, value, "NCCL log (`set by environment`, `set to`)", log.engine, 1))
     report = ctx.optional("collect_env", CollectEnv)
     if report is not None:
         sources.append("collect_env report")
@@ -2509,7 +2586,10 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
     containers = ctx.optional("docker_containers", DockerContainers)
     for ctr in containers.gpu_or_serving if containers is not None else ():
         # The container's environment as docker inspect or a pasted spec (docker run -e, compose, pod) shows
-        # it; an excerpt may leave the rest out, so only a whole one shows what was not set.
+        # it; an excerpt may leave the rest out, so only a whole one shows what was not set. A GPU test that exits
+        # (`docker run --gpus all nvidia/cuda nvidia-smi`) runs no engine: its environment is not the engine's.
+        if ctr.diagnostic_only:
+            continue
         where = f"container {ctr.label} environment ({ctr.origin or 'docker inspect'})"
         sources.append(where)
         engine_seen = engine_seen or not ctr.excerpt

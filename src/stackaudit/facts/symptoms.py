@@ -732,6 +732,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("vllm-wsl-no-pin", re.compile(r"Using 'pin_memory=False' as WSL is detected"),
         "MEM-PINNED-HOST", "medium", WSL_PINNED_DOC,
         "vLLM detected WSL and runs without pinned host memory: host-GPU copies are staged and synchronous"),
+    # vLLM's CPU platform logs this from its is_pin_memory_available() (vllm/platforms/cpu.py): the engine runs on the
+    # host's CPUs, where no copy between host and GPU waits on pinning (corpus 1521).
+    Symptom("vllm-cpu-no-pin", re.compile(r"\bPin memory is not supported on CPU\b"),
+        "", "low", "https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cpu.py",
+        "vLLM runs on its CPU platform, which pins no host memory",
+        clears=("MEM-PINNED-HOST",),
+        cleared="vLLM's CPU platform logs it: the engine runs on the host's CPUs, so no copy between host and GPU "
+                "waits on pinned memory"),
     # A host allocation of pinned (page-locked) memory refused: ggml's CUDA backend (llama.cpp, ollama, LocalAI,
     # koboldcpp; ggml_cuda_host_malloc) prints `WARNING: failed to allocate 1024.00 MB of pinned memory: out of memory`
     # and falls back to pageable memory (ggml-org/llama.cpp#1233, ollama/ollama#1955 "causes inference to get slower",
@@ -796,6 +804,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RT-KERNEL-ARCH", "high", DEEPGEMM_ARCH_SOURCE,
         "a kernel library (DeepGEMM) has no kernel for this GPU's architecture (it dispatches for SM90 and SM100 "
         "only), so the engine path that calls it fails"),
+    # The start-up check of NVIDIA's NGC images (Triton, PyTorch, TensorRT-LLM; its entrypoint's GPU check) refusing the
+    # GPU's architecture: `ERROR: Detected Tesla V100S-PCIE-32GB GPU, which is not supported by this container`, then
+    # `ERROR: No supported GPU(s) detected to run this container` (triton-inference-server/server#8279, corpus 1502: a
+    # 25.04 image on Volta). The image's builds carry no code for the GPU: an older release that still supports it, or
+    # a newer GPU, runs.
+    Symptom("ngc-gpu-not-supported", re.compile(r"\bDetected .{1,80}? GPU, which is not supported by this container"),
+        "RT-KERNEL-ARCH", "high", "https://github.com/triton-inference-server/server/issues/8279",
+        "the NGC image's start-up check refused the GPU: this release's builds do not support its architecture, so "
+        "the container's programs cannot run on it (run an earlier release of the image that supports the GPU)",
+        own_fix="Run an earlier release of the image that still supports the GPU's architecture (the framework's "
+                "support matrix lists them), or move to a supported GPU",
+        own_takes="pull that release, then recreate the container"),
     # TurboMind's attention dispatch found no kernel for this GPU's architecture at the model's shape
     # (TURBOMIND_NO_KERNEL): the model cannot run on these GPUs with that backend, whatever the settings.
     Symptom("turbomind-no-kernel", TURBOMIND_NO_KERNEL,
@@ -1060,7 +1080,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
-           "NVML doesn't exist")
+           "NVML doesn't exist", "Pin memory is not supported", "not supported by this container")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's

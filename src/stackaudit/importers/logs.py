@@ -1,5 +1,6 @@
-"""vLLM / SGLang server logs (and the consoles of facts/serving_logs.ENGINE_CONSOLES: KoboldCpp, Xinference, TGI,
-LocalAI, LM Studio) and NCCL INFO logs pasted into a report; vLLM's P2P cache JSON.
+"""vLLM / SGLang / Triton server logs (and the consoles of facts/serving_logs.ENGINE_CONSOLES: KoboldCpp,
+Xinference, TGI, LocalAI, LM Studio), TensorRT-LLM's runtime lines and NCCL INFO logs pasted into a report; vLLM's
+P2P cache JSON.
 
 Log lines may be scattered between other outputs (a report quotes a few lines here and there):
 each run of consecutive log lines is one span, and every span appends its lines, in order, to the
@@ -40,9 +41,10 @@ def _server_line(line: str) -> bool:
     return is_log_line(line) and not is_ray_line(line)
 
 
-@importer("server log", "vLLM / SGLang / llama.cpp / ollama / KoboldCpp / Xinference / TGI / LocalAI / LM Studio server log "
-          "lines and NCCL INFO/WARN lines",
-          needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES, *CONSOLE_NEEDLES), per_line=True)
+@importer("server log", "vLLM / SGLang / llama.cpp / ollama / Triton / KoboldCpp / Xinference / TGI / LocalAI / "
+          "LM Studio server log lines, TensorRT-LLM runtime lines and NCCL INFO/WARN lines",
+          needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES, *CONSOLE_NEEDLES),
+          per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if not _server_line(lines[i]):
