@@ -438,6 +438,9 @@ WINDOWS_LINES = (
     # llama.cpp's loader names the model file it opened (`loaded meta data ... from C:\Users\...\model.gguf`,
     # corpus 1423, 962, 1282): a file on a Windows drive, opened by a program that runs on Windows.
     WindowsLine(r"\bfrom [A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.gguf\b", "a model loaded from a Windows drive"),
+    # KoboldCpp loads its backend as a library of the platform's own kind (koboldcpp.py init_library:
+    # `Initializing dynamic library: koboldcpp_cublas.dll`, `.so` on Linux and under WSL 2; corpus 1499).
+    WindowsLine(r"\bInitializing dynamic library: \S+\.dll\b", "KoboldCpp loads its backend as a Windows library"),
     # cmd and PowerShell run a program by a relative path with backslashes (`.\bin\llama-server.exe ^`, corpus 962);
     # a shell under WSL 2 writes `./llama-server.exe`.
     WindowsLine(r"(?:^|\s)\.\\(?:[^\\\s\"']+\\)*[^\\\s\"']+\.exe\b", "a Windows program run by its relative path"),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from stackaudit.facts.serving_rate import KOBOLDCPP_BENCH_ROW
 from stackaudit.facts.sources import BENCH_OUTPUT
 from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, document_appended, importer
@@ -172,7 +173,13 @@ SCRIPT_RATE_LINES = re.compile(
     r"|\bOutput generated in [\d.]+ seconds \([\d.]+ tokens/s, \d+ tokens, context \d+(?:, seed -?\d+)?\)"
     r"|\bprefill_time [\d.]+ sec, prefill_rate [\d.]+ tokens/sec, decode_time [\d.]+ sec, decode_rate [\d.]+ tokens/sec"
     r"|^\s*(?:Statistics:\s*)?(?:prefill|encode): [\d.]+ tok/s, decode: [\d.]+ tok/s\b"
-    r"|^\s*(?:Time taken for Response: [\d.]+ seconds|tokens total: \d+|tokens/second: [\d.]+)\s*$")
+    r"|^\s*(?:Time taken for Response: [\d.]+ seconds|tokens total: \d+|tokens/second: [\d.]+)\s*$"
+    # KoboldCpp's --benchmark CSV: its header and its rows (facts/serving_rate.KOBOLDCPP_BENCH_ROW).
+    r"|^\s*Timestamp,Backend,Layers,Model,MaxCtx,GenAmount,ProcessingTime,ProcessingSpeed,GenerationTime,GenerationSpeed\b"
+    rf"|{KOBOLDCPP_BENCH_ROW.pattern}"
+    # Its later results block's rate line, and its summary line of each generation.
+    r"|^\s*GenerationSpeed: [\d.]+ ?T/s\s*$"
+    r"|\bCtxLimit: ?\d+/\d+, Amt: ?\d+/\d+,.*?\bGenerate: ?[\d.]+s \([\d.]+ms/T = [\d.]+ ?T/s\)")
 # The script's three-line summary counts only whole: `tokens/second:` alone could be any program's.
 _SCRIPT_WHOLE = re.compile(r"Time taken for Response: .*\ntokens total: .*\ntokens/second: ")
 
@@ -182,8 +189,8 @@ def _script_rates(body: str) -> bool:
 
 
 @importer("inference script rate", "an inference script's one-request summary line (exllamav2's `Response generated "
-          "in …`, text-generation-webui's `Output generated in …`, MLC-LLM's `decode_rate … tokens/sec` and `/stats`, a `tokens/second:` summary)",
-          needles=("Response generated in", "Output generated in", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
+          "in …`, text-generation-webui's `Output generated in …`, KoboldCpp's --benchmark row, MLC-LLM's `decode_rate … tokens/sec` and `/stats`, a `tokens/second:` summary)",
+          needles=("Response generated in", "Output generated in", "koboldcpp_", "Timestamp,Backend,", "GenerationSpeed:", "CtxLimit:", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
                    "tokens total:", "tokens/second:"), per_line=True)
 def script_rate(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for found in _runs(lines, candidates, "inference script rate", SCRIPT_RATE_LINES.search, SCRIPT_RATE_LINES.search,
