@@ -1717,7 +1717,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
             return not_applicable(f"one GPU ({host.counts[0][0]}) and no multi-node serving shown")
         if not nccl_config.engine_seen and not _multi_node(serving_processes, serving_log, nccl_nodes) \
-                and (one_gpu := one_gpu_engine(serving_engine, host, engine_commands)):
+                and (one_gpu := one_gpu_engine(serving_engine, host, engine_commands, serving_log)):
             # An engine shown on one GPU (TP 1, one stage: its command or its log) builds no communicator between
             # GPUs, so no NCCL setting it might have has a path to slow down (corpus 1276, 1285).
             return not_applicable(f"{one_gpu}: the engine builds no NCCL communicator between GPUs")
@@ -2095,7 +2095,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
-    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands):
+    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands, serving_log):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if serving_log is not None and serving_log.tp_beyond_node:
         return _tp_beyond_node(serving_log)
