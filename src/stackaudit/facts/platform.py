@@ -133,6 +133,12 @@ CLOUD_HOSTNAMES = (
     CloudHostname(r"aks-[a-z0-9]+-\d+-vmss[0-9a-z]{6}", "microsoft",
                   "an AKS node's name (an Azure virtual machine scale set instance)",
                   "https://learn.microsoft.com/en-us/azure/aks/core-aks-concepts"),
+    # Not a cloud's but an installer's: Ubuntu's desktop installer suggests `<user>-<model>` as the host name, its model
+    # `virtual machine` where the DMI manufacturer is Bochs (QEMU/KVM) or VMware (ubiquity's misc.dmimodel), so
+    # `ads-team1@exaleapvrt2-virtual-machine` (corpus 1482) and `root@user-virtual-machine` (1412) are guests.
+    CloudHostname(r"[\w.-]+-virtual-machine", "vm",
+                  "the host name Ubuntu's installer suggests on a QEMU/KVM or VMware guest (`<user>-virtual-machine`)",
+                  "https://git.launchpad.net/ubiquity/tree/ubiquity/misc.py"),
 )
 
 
