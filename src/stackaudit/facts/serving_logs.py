@@ -191,10 +191,21 @@ OLLAMA_DISCOVERY = re.compile(rf'msg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs"
 OLLAMA_OFFLOAD = re.compile(r"\blayers\.model=(\d+) layers\.offload=(\d+)\b")
 # ollama's scheduler weighing a model against a GPU's free memory (server/sched.go: `msg="new model will fit in
 # available VRAM in single GPU, loading" ... available=16139026432 required="11.3 GiB"`, bytes then its format_bytes;
-# llm/memory.go: `memory.available="[2.2 GiB]" memory.required.full="4.8 GiB"`, read where it names one GPU).
+# llm/memory.go: `memory.available="[2.2 GiB]" memory.required.full="4.8 GiB"`, read where it names one GPU; later
+# releases log `memory.gpu_overhead="0 B"` between the two, corpus 1497).
 OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (?P<ru>[MG]iB)"'
-                        r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]" '
+                        r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]" (?:memory\.gpu_overhead="[^"]*" )?'
                         r'memory\.required\.full="(?P<full>[\d.]+) (?P<su>[MG]iB)"')
+# ollama's placement of a model on the GPUs of one library (llm/memory.go, MemoryEstimate.log: `msg="offload to cuda"`,
+# `msg=offload library=cuda`): `memory.available` lists the free memory of each GPU the runner is given, one entry per
+# GPU (`memory.available="[21.6 GiB]"`, `"[23.4 GiB 23.5 GiB]"`), and `layers.split` is the split over them, empty for
+# one GPU (https://github.com/ollama/ollama/blob/main/llm/memory.go: availableList, TensorSplit set only where
+# len(gpus) > 1). The CPU library's line lists system memory and is not read.
+# slog quotes a value only where it must: `layers.split=""` for one GPU, `layers.split=11,11,11,11` for four.
+OLLAMA_PLACED = re.compile(r'\bmsg="?offload(?: to (?P<to>\w+)"| library=(?P<lib>\w+))'
+                           r'.*?\blayers\.split=(?:"(?P<split>[^"]*)"|(?P<bare>[\d,]*))'
+                           r'.*?\bmemory\.available="\[(?P<avail>[^\]]*)\]"')
+_OLLAMA_FREE = re.compile(r"[\d.]+ ?[KMGT]?i?B\b")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
                 "built with ", "build: ", "build = ")
@@ -551,6 +562,9 @@ class ServingLog:
     # ollama's weighing of the model against a GPU's free memory (OLLAMA_FIT): (free GiB, the whole model's GiB, the
     # line) of the last such line.
     model_fit: tuple[float, float, str] | None = None
+    # ollama's placement lines of a GPU library (OLLAMA_PLACED): (the most GPUs one lists in `memory.available`, its
+    # `memory.available="[...]"` as written, the line). One GPU on every line: each model's runner holds it on one GPU.
+    ollama_gpus: tuple[int, str, str] | None = None
     # Each list of compute capabilities (750 for 7.5) a llama.cpp CUDA build of the log carries (GGML_CUDA_ARCHS), with
     # its line: one per build the log shows (ollama probes one CUDA library after another).
     ggml_cuda_archs: tuple[tuple[tuple[int, ...], str], ...] = ()
@@ -1398,6 +1412,7 @@ def parse_serving_log(text: str) -> ServingLog:
     ranks: list[str] = []
     gpu_layers: tuple[int, int, str] | None = None
     model_fit: tuple[float, float, str] | None = None
+    ollama_gpus: tuple[int, str, str] | None = None
     ggml_devices: list[str] = []
     ggml_line = ""
     ggml_archs: dict[tuple[int, ...], str] = {}
@@ -1444,6 +1459,11 @@ def parse_serving_log(text: str) -> ServingLog:
         m = OLLAMA_OFFLOAD.search(text_l) if "layers.offload=" in low else None
         if m:
             gpu_layers = (int(m.group(2)), int(m.group(1)), text_l)
+        m = OLLAMA_PLACED.search(text_l) if "memory.available=" in low and "offload" in low else None
+        if m and (m["to"] or m["lib"] or "").lower() != "cpu":
+            placed = max(len(_OLLAMA_FREE.findall(m["avail"])), len([s for s in (m["split"] or m["bare"] or "").split(",") if s.strip()]))
+            if ollama_gpus is None or placed > ollama_gpus[0]:
+                ollama_gpus = (placed, f'memory.available="[{m["avail"]}]"', text_l)
         m = OLLAMA_FIT.search(text_l) if "available=" in low and "required" in low else None
         if m:
             gib = {"MiB": 1 / 1024, "GiB": 1.0}
@@ -1712,7 +1732,7 @@ def parse_serving_log(text: str) -> ServingLog:
         topo_tree=tree, netless_path_lines=() if net_listed else tuple(netless_lines),
         custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
-        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
+        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ollama_gpus=ollama_gpus, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
         ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line,
         triton_line=triton_line, rank_gpus=tuple(rank_gpus), engine_size=engine_size)
