@@ -355,9 +355,9 @@ def serving_rate_from_ollama_stats(text: str) -> MeasuredRate:
     return parse_ollama_stats_rate(text)
 
 
-# An inference script's one-request summary line (importers/bench_output.SCRIPT_RATE_LINES records it): per shape, the
-# pattern whose group 1 (or its group named `rate`) is the rate and what the report calls its source. One request at a time by construction: each
-# script generates one sequence and divides its tokens by its time.
+# An inference script's one-request summary line (importers/bench_output.SCRIPT_RATE_LINES records these lines): per
+# shape, the pattern whose group 1 (or its group named `rate`) is the rate and what the report calls its source. One
+# request at a time by construction: each script generates one sequence and divides its tokens by its time.
 SCRIPT_RATES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bdecode_time [\d.]+ sec, decode_rate ([\d.]+) tokens/sec"),
      "MLC-LLM's benchmark.py: decode_rate (one request)"),
