@@ -33,6 +33,7 @@ from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
+from stackaudit.facts.model_placement import ModelPlacements
 from stackaudit.facts.nvidia import gpu_spec
 from stackaudit.facts.parallelism import (
     SERVING_ENGINES,
@@ -1717,7 +1718,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
             return not_applicable(f"one GPU ({host.counts[0][0]}) and no multi-node serving shown")
         if not nccl_config.engine_seen and not _multi_node(serving_processes, serving_log, nccl_nodes) \
-                and (one_gpu := one_gpu_engine(serving_engine, host, engine_commands)):
+                and (one_gpu := one_gpu_engine(serving_engine, host, engine_commands, serving_log)):
             # An engine shown on one GPU (TP 1, one stage: its command or its log) builds no communicator between
             # GPUs, so no NCCL setting it might have has a path to slow down (corpus 1276, 1285).
             return not_applicable(f"{one_gpu}: the engine builds no NCCL communicator between GPUs")
@@ -2055,7 +2056,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                        gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
                        serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
                        engine_commands: EngineCommands | None = None,
-                       docker_containers: DockerContainers | None = None) -> Outcome:
+                       docker_containers: DockerContainers | None = None,
+                       model_placements: ModelPlacements | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
@@ -2102,11 +2104,14 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
     (`export`, a batch script's `set`), gives one GPU (corpus 962), or whose `--tensor-split` puts every layer on one
     device or whose `--split-mode none` keeps the model on one (every engine command shown on one GPU:
-    facts/parallelism.one_gpu_commands, the reading IC-P2P-FUNCTIONAL shares).
+    facts/parallelism.one_gpu_commands, the reading IC-P2P-FUNCTIONAL shares). Nor has an ollama runner whose
+    placement line lists one GPU (`memory.available="[21.6 GiB]"`, corpus 1497), or a model that a serving framework
+    places one GPU to each copy in its own terms (Xinference's `--gpu-idx 0,1 --replica 2` or `on GPU index: [2]`, a
+    Triton KIND_GPU instance group: facts/model_placement, corpus 1493, 1495, 1498).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
-    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands):
+    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands, serving_log, model_placements):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if serving_log is not None and serving_log.tp_beyond_node:
         return _tp_beyond_node(serving_log)

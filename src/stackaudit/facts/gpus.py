@@ -1236,8 +1236,15 @@ def stated_vendor_gpus(line: str) -> str:
 # count after other words (`tried with 2 GPUs`, `using 2 cards`) may be part of the host.
 # The same `have` after the first person's own clause and `and`: `I am using Linux and have 8 GPUs`
 # (huggingface/text-generation-inference#1499, corpus 1427).
+# The singular after the count as the plural (`I have 7 gpu for the gpustack instance`, gpustack/gpustack#1697, corpus
+# 719), unless a noun follows it, which the count is then of (`I have 2 GPU servers`).
 _OWNED_COUNT = re.compile(r"\bI(?:(?:\s+am|'m)\s+[^.;!?]{1,40}?\s+and)?(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+"
-                          r"(?:NVIDIA\s+)?(?:GPUs|cards|graphics\s+cards)\b", re.I)
+                          r"(?:NVIDIA\s+)?(?:GPUs|GPU\b(?!\s+[a-z]+s\b|\s+(?:box|setup|rig|system|machine)\b)|cards|"
+                          r"graphics\s+cards)\b", re.I)
+# The host named by its GPU count: `trying to use nccl in a 3 gpu setup` (NVIDIA/nccl#1740, corpus 631), `a 4-GPU
+# machine`, `my 8x GPU server`.
+_SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?GPUs?\s+"
+                          r"(?:setup|machine|server|box|rig|system|workstation|host)\b", re.I)
 
 
 # The user saying which GPU they own without a count: `i have 3090, and ran it on coolify` (corpus 1117), `I have an
@@ -1276,9 +1283,9 @@ _KEYED_COUNT = re.compile(r"^\s*(?:[-*>]\s+)?\**\s*gpus?\s*[=:]\s*([1-9]\d?)\s*\
 
 
 def owned_gpu_count(line: str) -> int | None:
-    """The GPU count a line of the user's words states without a model (_OWNED_COUNT, _KEYED_COUNT); None where it
-    states none."""
-    m = _OWNED_COUNT.search(line) or _KEYED_COUNT.match(line)
+    """The GPU count a line of the user's words states without a model (_OWNED_COUNT, _SETUP_COUNT, _KEYED_COUNT);
+    None where it states none."""
+    m = _OWNED_COUNT.search(line) or _SETUP_COUNT.search(line) or _KEYED_COUNT.match(line)
     return int(m.group(1)) if m else None
 
 

@@ -89,9 +89,12 @@ VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING
 # SGLang's prefix: `[2025-01-02 03:04:05 TP0] ` (its datefmt since late 2024) or `[04:40:55 TP0] ` (2024: the time
 # only, where the rank tag marks it as SGLang's). NCCL's own lines carry the dated prefix too (NCCL_DEBUG's timestamp,
 # `[2025-05-10 23:09:41] host:pid:tid [2] transport/nvls.cc:254 NCCL WARN ...`, corpus 1360, 378, 969): a prefix
-# followed by NCCL's `host:pid:tid [device] ` is NCCL's, not SGLang's, whatever program (nccl-tests, vLLM) runs it.
+# followed by NCCL's `host:pid:tid [device] ` is NCCL's, not SGLang's, whatever program (nccl-tests, vLLM) runs it;
+# one followed by a lowercase level in brackets is electron-log's (`[2025-09-03 12:24:40.689] [info]  App starting...`,
+# the default format of an Electron app's log such as LM Studio's: lmstudio-ai/lmstudio-bug-tracker#966, #2190).
 SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
-                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] (?!\S+:\d+:\d+ \[\d+\] )")
+                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] "
+                         r"(?!\S+:\d+:\d+ \[\d+\] |\[(?:info|warn|error|debug|verbose|silly)\]\s)")
 # SGLang's own lines in the datefmt its releases print since late 2024 (after sgl-project/sglang#612, July 2024, which
 # turned CUDA graphs on by default): the dated prefix with a rank tag, or before SGLang's own words (the date alone is
 # other launchers' format too, corpus 903). A line of that form shows the release captures graphs by default where
@@ -188,10 +191,21 @@ OLLAMA_DISCOVERY = re.compile(rf'msg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs"
 OLLAMA_OFFLOAD = re.compile(r"\blayers\.model=(\d+) layers\.offload=(\d+)\b")
 # ollama's scheduler weighing a model against a GPU's free memory (server/sched.go: `msg="new model will fit in
 # available VRAM in single GPU, loading" ... available=16139026432 required="11.3 GiB"`, bytes then its format_bytes;
-# llm/memory.go: `memory.available="[2.2 GiB]" memory.required.full="4.8 GiB"`, read where it names one GPU).
+# llm/memory.go: `memory.available="[2.2 GiB]" memory.required.full="4.8 GiB"`, read where it names one GPU; later
+# releases log `memory.gpu_overhead="0 B"` between the two, corpus 1497).
 OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (?P<ru>[MG]iB)"'
-                        r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]" '
+                        r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]" (?:memory\.gpu_overhead="[^"]*" )?'
                         r'memory\.required\.full="(?P<full>[\d.]+) (?P<su>[MG]iB)"')
+# ollama's placement of a model on the GPUs of one library (llm/memory.go, MemoryEstimate.log: `msg="offload to cuda"`,
+# `msg=offload library=cuda`): `memory.available` lists the free memory of each GPU the runner is given, one entry per
+# GPU (`memory.available="[21.6 GiB]"`, `"[23.4 GiB 23.5 GiB]"`), and `layers.split` is the split over them, empty for
+# one GPU (https://github.com/ollama/ollama/blob/main/llm/memory.go: availableList, TensorSplit set only where
+# len(gpus) > 1). The CPU library's line lists system memory and is not read.
+# slog quotes a value only where it must: `layers.split=""` for one GPU, `layers.split=11,11,11,11` for four.
+OLLAMA_PLACED = re.compile(r'\bmsg="?offload(?: to (?P<to>\w+)"| library=(?P<lib>\w+))'
+                           r'.*?\blayers\.split=(?:"(?P<split>[^"]*)"|(?P<bare>[\d,]*))'
+                           r'.*?\bmemory\.available="\[(?P<avail>[^\]]*)\]"')
+_OLLAMA_FREE = re.compile(r"[\d.]+ ?[KMGT]?i?B\b")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
                 "built with ", "build: ", "build = ")
@@ -226,6 +240,85 @@ GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()
                                r"(?P<free>\d+) MiB free\b")
 
 
+# The consoles of servers whose own lines no pattern above knows, one row each: (the line's form, the engine it shows,
+# the literal every match holds). KoboldCpp (LostRuins/koboldcpp, llama.cpp's library behind its own server: engine
+# "llamacpp", as facts/engine_command.GGML_ENGINES names its command) prints its banner `Welcome to KoboldCpp - Version
+# 1.82.4`, the backend library it loads (`Initializing dynamic library: koboldcpp_cublas.dll`: koboldcpp.py
+# init_library, `.so` on Linux) and its parsed arguments (`Namespace(... gpulayers=10, ... usecublas=['lowvram'] ...)`:
+# argparse's repr, koboldcpp.py main) before any of llama.cpp's own lines. Xinference (xorbitsai/inference) logs in
+# Python's logging format with its module and pid (`2024-08-27 04:33:13,423 xinference.core.worker 124341 INFO ...`,
+# xinference/constants.py XINFERENCE_LOG_FORMAT); it launches each model's engine later (checks/ctr.ENGINE_LAUNCHERS),
+# so its lines show the launcher, engine "xinference". TGI's launcher and router log through Rust's tracing with its
+# UTC time, level and target (`2023-07-13T13:36:28.050508Z  INFO text_generation_launcher: Starting shard 0`, a shard's
+# own lines behind `shard-manager: `; huggingface/text-generation-inference launcher/src/main.rs), engine "tgi". LocalAI
+# logs through zerolog's console writer, its time in Go's kitchen form and a three-letter level (`7:23PM INF Loading
+# model 'llama-3.2-3b-instruct:q4_k_m' with backend llama-cpp`, `4:52PM DBG GRPC(model-127.0.0.1:40559): stderr ...`:
+# mudler/LocalAI#771, #840), the model's backend's own lines behind its GRPC tag; it loads a backend per model
+# (checks/ctr.ENGINE_LAUNCHERS), engine "localai". LM Studio's lines carry its tag, in its app log behind
+# electron-log's prefix (`[2026-07-23 10:21:52.879] [error] [LM Studio] GPU Configuration:`) and in its developer log
+# on the line under the time and level (` [LM STUDIO SERVER] Success! HTTP server listening on port 1234`,
+# lmstudio-ai/lmstudio-bug-tracker#2190, #1599), engine "lmstudio" (its llama.cpp or MLX runtime is not named there).
+ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (re.compile(r"^\s*Welcome to KoboldCpp - Version (\d+(?:\.\d+)+)"), "llamacpp", ("KoboldCpp",)),
+    (re.compile(r"^\s*Initializing dynamic library: koboldcpp_\w+\.(?:dll|so|dylib)\s*$"), "llamacpp", ("koboldcpp_",)),
+    (re.compile(r"^\s*Namespace\(.*\bgpulayers=-?\d+"), "llamacpp", ("gpulayers=",)),
+    # The backend it picks or is told (`Auto Selected CUDA Backend...` from 1.7x, `Attempting to use CuBLAS library for
+    # faster prompt ingestion.` before): corpus 1499, LostRuins/koboldcpp#595.
+    (re.compile(r"^\s*(?:Auto Selected \w+ Backend\b|Attempting to use (?:CuBLAS|CLBlast|Vulkan|hipBLAS) library\b)"),
+     "llamacpp", ("Auto Selected ", "Attempting to use ")),
+    (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} xinference\.[\w.]+ \d+ (?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s"),
+     "xinference", (" xinference.",)),
+    # Xinference 2.x: UTC ISO time, level, module, then its process's fields (`2026-06-24T05:05:51.382Z INFO
+    # xinference.core.supervisor pid:36 role:local address:0.0.0.0:49339 node:267b0ddd106e ...`, xorbitsai/inference#5069).
+    (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) xinference\.[\w.]+ "
+                r"pid:\d+ "), "xinference", (" xinference.",)),
+    (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+(?:[\w-]+: )*"
+                r"text_generation_(?:launcher|router|server)\b"), "tgi", ("text_generation_",)),
+    (re.compile(r"^\s*\d{1,2}:\d\d[AP]M (?:TRC|DBG|INF|WRN|ERR|FTL) \S"), "localai",
+     ("M TRC ", "M DBG ", "M INF ", "M WRN ", "M ERR ", "M FTL ")),
+    (re.compile(r"^\s*(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\] \[[a-z]+\]\s+)?\[(?:LM Studio|LM STUDIO SERVER)\] "),
+     "lmstudio", ("[LM Studio] ", "[LM STUDIO SERVER] ")),
+)
+# TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
+# num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),
+# which parse_serving_log folds back onto the `Args {` line (fold_args_block). Its shard count is its tensor-parallel
+# size (facts/_parse: one shard per GPU).
+TGI_ARGS_OPEN = re.compile(r"\btext_generation_launcher: Args \{\s*$")
+_TGI_SHARDS = re.compile(r"\bnum_shard: Some\(\s*(\d+),?\s*\)")
+
+
+def args_block_end(lines: list[str], start: int, limit: int = 200) -> int:
+    """The line after TGI's pretty-printed Args block opened on lines[start] (TGI_ARGS_OPEN): after its closing `}`,
+    or, where a paste cuts it, after its last indented field line; start + 1 where lines[start] opens none."""
+    if "Args {" not in lines[start] or not TGI_ARGS_OPEN.search(lines[start]):
+        return start + 1
+    end = start + 1
+    for j in range(start + 1, min(len(lines), start + 1 + limit)):
+        if lines[j].strip() == "}":
+            return j + 1
+        if not lines[j][:1].isspace() or not lines[j].strip():
+            break
+        end = j + 1
+    return end
+
+
+def fold_args_block(lines: list[str]) -> list[str]:
+    """The lines with each pretty-printed Args block of TGI's launcher joined onto its `Args {` line."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        end = args_block_end(lines, i)
+        out.append(" ".join(ln.strip() for ln in lines[i:end]) if end > i + 1 else lines[i])
+        i = end
+    return out
+CONSOLE_NEEDLES = tuple(needle for row in ENGINE_CONSOLES for needle in row[2])
+
+
+def console_engine(line: str) -> str:
+    """The engine a line of ENGINE_CONSOLES shows, or "" where the line is none of them."""
+    return next((engine for rx, engine, needles in ENGINE_CONSOLES if any(n in line for n in needles) and rx.match(line)), "")
+
+
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
@@ -250,6 +343,7 @@ def is_log_line(line: str) -> bool:
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
                 or (".cc:" in line and TRITON_LINE.match(line) is not None)
                 or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line) is not None)
+                or (any(needle in line for needle in CONSOLE_NEEDLES) and bool(console_engine(line)))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
@@ -342,8 +436,9 @@ _NVLS_REFUSED_2_26 = re.compile(r"transport/nvls\.cc:254 NCCL WARN")
 
 @dataclass(frozen=True)
 class ServingLog:
-    # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "ollama" (OLLAMA_LINE) | "triton" (TRITON_LINE) | "trtllm"
-    # (TRTLLM_LINE, or Triton's TensorRT-LLM backend) | "" (only NCCL lines)
+    # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE, KoboldCpp's console) | "ollama" (OLLAMA_LINE) | "triton"
+    # (TRITON_LINE) | "trtllm" (TRTLLM_LINE, or Triton's TensorRT-LLM backend) | "xinference" | "tgi" | "localai" |
+    # "lmstudio" (ENGINE_CONSOLES) | "" (only NCCL lines)
     engine: str = ""
     line_count: int = 0
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
@@ -467,6 +562,9 @@ class ServingLog:
     # ollama's weighing of the model against a GPU's free memory (OLLAMA_FIT): (free GiB, the whole model's GiB, the
     # line) of the last such line.
     model_fit: tuple[float, float, str] | None = None
+    # ollama's placement lines of a GPU library (OLLAMA_PLACED): (the most GPUs one lists in `memory.available`, its
+    # `memory.available="[...]"` as written, the line). One GPU on every line: each model's runner holds it on one GPU.
+    ollama_gpus: tuple[int, str, str] | None = None
     # Each list of compute capabilities (750 for 7.5) a llama.cpp CUDA build of the log carries (GGML_CUDA_ARCHS), with
     # its line: one per build the log shows (ollama probes one CUDA library after another).
     ggml_cuda_archs: tuple[tuple[tuple[int, ...], str], ...] = ()
@@ -1008,6 +1106,11 @@ _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)"
                        r"|\b(NCCL_IB_HCA|NCCL_SOCKET_IFNAME) set to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
                  r"|\bengine_args\.tensor_parallel_size: (\d+)")  # the last: FastChat's vLLM worker
+# The GPUs a launcher gives one model (Xinference's worker, xinference/core/worker.py: `You specify to launch the model:
+# bge-reranker-v2-m3 on GPU index: [2] of the worker: ...`, and its launch arguments `gpu_idx=[3, 4]`, `'gpu_idx':
+# [3, 4]`; corpus 1498): a model given one GPU runs on it alone, TP 1.
+_LAUNCH_GPUS = re.compile(r"\blaunch the model: \S+ on GPU index: \[(\d+(?:, *\d+)*)\]"
+                          r"|\bgpu_idx['\"]?\s*[=:]\s*\[(\d+(?:, *\d+)*)\]")
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
 # SGLang's ServerArgs has pp_size and dp_size.
 _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_parallel_size['\"]:\s*(\d+)")
@@ -1247,6 +1350,7 @@ def parse_serving_log(text: str) -> ServingLog:
     """Parse vLLM / SGLang / llama.cpp / ollama / Triton server log lines, TensorRT-LLM's runtime lines and NCCL INFO
     lines (everything else is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
+    lines = fold_args_block(lines)
     relevant = [ln for ln in lines if is_log_line(ln)]
     if not relevant:
         raise ParseError("no vLLM, SGLang or NCCL log lines")
@@ -1308,6 +1412,7 @@ def parse_serving_log(text: str) -> ServingLog:
     ranks: list[str] = []
     gpu_layers: tuple[int, int, str] | None = None
     model_fit: tuple[float, float, str] | None = None
+    ollama_gpus: tuple[int, str, str] | None = None
     ggml_devices: list[str] = []
     ggml_line = ""
     ggml_archs: dict[tuple[int, ...], str] = {}
@@ -1328,6 +1433,8 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "sglang"
             elif "vllm" in low or "engine_args." in low:
                 engine = "vllm"
+            elif console := console_engine(line):
+                engine = console
             elif SGLANG_LINE.search(line):
                 engine = "sglang"
             elif VLLM_LINE.search(line):
@@ -1352,6 +1459,11 @@ def parse_serving_log(text: str) -> ServingLog:
         m = OLLAMA_OFFLOAD.search(text_l) if "layers.offload=" in low else None
         if m:
             gpu_layers = (int(m.group(2)), int(m.group(1)), text_l)
+        m = OLLAMA_PLACED.search(text_l) if "memory.available=" in low and "offload" in low else None
+        if m and (m["to"] or m["lib"] or "").lower() != "cpu":
+            placed = max(len(_OLLAMA_FREE.findall(m["avail"])), len([s for s in (m["split"] or m["bare"] or "").split(",") if s.strip()]))
+            if ollama_gpus is None or placed > ollama_gpus[0]:
+                ollama_gpus = (placed, f'memory.available="[{m["avail"]}]"', text_l)
         m = OLLAMA_FIT.search(text_l) if "available=" in low and "required" in low else None
         if m:
             gib = {"MiB": 1 / 1024, "GiB": 1.0}
@@ -1490,6 +1602,12 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _TP.search(text_l) if tp is None and ("tensor_parallel_size" in low or "tp_size" in low) else None
         if m:
             tp = int(m.group(1) or m.group(2) or m.group(3))
+        m = _TGI_SHARDS.search(text_l) if tp is None and "num_shard: Some(" in text_l else None
+        if m:
+            tp = int(m.group(1))
+        m = _LAUNCH_GPUS.search(text_l) if tp is None and "gpu" in low and "[" in text_l else None
+        if m and len((m.group(1) or m.group(2)).split(",")) == 1:
+            tp = 1  # a launcher gives the model one GPU: no tensor-parallel group
         m = _PP.search(text_l) if pp is None and ("pipeline_parallel_size" in low or "pp_size" in low) else None
         if m:
             pp = int(m.group(1) or m.group(2))
@@ -1614,7 +1732,7 @@ def parse_serving_log(text: str) -> ServingLog:
         topo_tree=tree, netless_path_lines=() if net_listed else tuple(netless_lines),
         custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
-        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
+        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ollama_gpus=ollama_gpus, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
         ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line,
         triton_line=triton_line, rank_gpus=tuple(rank_gpus), engine_size=engine_size)

@@ -1,4 +1,5 @@
-"""vLLM / SGLang / Triton server logs, TensorRT-LLM's runtime lines and NCCL INFO logs pasted into a report; vLLM's
+"""vLLM / SGLang / Triton server logs (and the consoles of facts/serving_logs.ENGINE_CONSOLES: KoboldCpp,
+Xinference, TGI, LocalAI, LM Studio), TensorRT-LLM's runtime lines and NCCL INFO logs pasted into a report; vLLM's
 P2P cache JSON.
 
 Log lines may be scattered between other outputs (a report quotes a few lines here and there):
@@ -18,9 +19,11 @@ from functools import partial
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.ray_log import is_ray_line
 from stackaudit.facts.serving_logs import (
+    CONSOLE_NEEDLES,
     GGML_BUILT_WITH,
     GGML_VERSION,
     KEY_NEEDLES,
+    args_block_end,
     is_log_line,
     parse_p2p_cache,
 )
@@ -38,14 +41,18 @@ def _server_line(line: str) -> bool:
     return is_log_line(line) and not is_ray_line(line)
 
 
-@importer("server log", "vLLM / SGLang / llama.cpp / ollama / Triton server log lines, TensorRT-LLM runtime lines "
-          "and NCCL INFO/WARN lines",
-          needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES), per_line=True)
+@importer("server log", "vLLM / SGLang / llama.cpp / ollama / Triton / KoboldCpp / Xinference / TGI / LocalAI / "
+          "LM Studio server log lines, TensorRT-LLM runtime lines and NCCL INFO/WARN lines",
+          needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES, *CONSOLE_NEEDLES),
+          per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if not _server_line(lines[i]):
             continue
         end = run_end(lines, i + 1, _server_line)
+        # TGI's pretty-printed Args block (facts/serving_logs.TGI_ARGS_OPEN): its field lines belong to its log line.
+        while (block := args_block_end(lines, end - 1)) > end:
+            end = run_end(lines, block, _server_line)
         # llama.cpp's `version: 7018 (ece0f5c17)` above its `built with ... for ...` line is that banner's first line.
         start = i - 1 if i and GGML_BUILT_WITH.match(lines[i]) and GGML_VERSION.match(lines[i - 1]) else i
         # The run without the indent every line of it shares: a Markdown list item's code block (corpus 705).
