@@ -288,6 +288,13 @@ def body(prefix: str) -> str:
     return strip_header(corpus_path(prefix).read_text())
 
 
+def symptom_names(text: str) -> list[str]:
+    """The names of the symptoms (facts/symptoms.py) the lines of `text` show, in order."""
+    from stackaudit.facts.symptoms import find_symptoms
+
+    return [h.symptom.name for h in find_symptoms(text.splitlines())]
+
+
 def pasted(text: str) -> MemoryHost:
     """A host from pasted text, as `audit --from` reads it."""
     from stackaudit.host.memory import MemoryHost

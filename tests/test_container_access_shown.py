@@ -17,21 +17,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import CAPTURES_DIR, capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks, symptom_names
 from stackaudit.facts.container_specs import parse_docker_run
 from stackaudit.facts.platform import windows_lines
-from stackaudit.facts.symptoms import find_symptoms
 
 ACCESS = "CTR-GPU-ACCESS"
-
-
-def _body(prefix: str) -> str:
-    """The capture of a corpus file, its header left out."""
-    return next(CAPTURES_DIR.glob(prefix + "-*.txt")).read_text().split("verbatim -----\n", 1)[1]
-
-
-def _names(text: str) -> list[str]:
-    return [h.symptom.name for h in find_symptoms(text.splitlines())]
 
 
 def test_hook_mount_error_after_gpu_request_is_the_issue() -> None:
@@ -49,9 +39,9 @@ def test_hook_setup_errors_of_each_stage() -> None:
                  "nvidia-container-cli: container error: cgroup subsystem devices not found: unknown",
                  "nvidia-container-cli: ldcache error: open failed: /sbin/ldconfig.real: no such file or directory",
                  "nvidia-container-cli: device error: 1: unknown device: unknown"):
-        assert _names(line + "\n") == ["ctk-setup-error"], line
+        assert symptom_names(line + "\n") == ["ctk-setup-error"], line
     # The image's CUDA requirement over an older driver is the driver's (DRV-CUDA-COMPAT), not the container's.
-    assert _names("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your "
+    assert symptom_names("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your "
                   "driver to a newer version\n") == []
 
 
@@ -69,8 +59,8 @@ def test_gpus_zero_is_a_count_of_zero() -> None:
 
 def test_gpus_one_stays_ok(tmp_path: Path) -> None:
     # Modelled: corpus 1460's run with `--gpus 1` (a count of one GPU).
-    body = _body("1460").replace("--gpus 0", "--gpus 1")
-    assert paste_checks(tmp_path, body, ACCESS)[ACCESS].status == "ok"
+    text = body("1460").replace("--gpus 0", "--gpus 1")
+    assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status == "ok"
 
 
 def test_model_loaded_from_a_windows_drive_is_a_windows_host() -> None:
@@ -100,7 +90,7 @@ def test_ollama_serve_typed_at_a_root_prompt_is_on_the_host(tmp_path: Path) -> N
     result = capture_checks("1426", ACCESS)[ACCESS]
     assert result.status == "not-applicable", result.message
     # Modelled: the same command at a container's own prompt (its id as the host) ran in that container.
-    inside = _body("1426").replace("# OLLAMA_MAX_VRAM", "root@802f556c99c8:/# OLLAMA_MAX_VRAM")
+    inside = body("1426").replace("# OLLAMA_MAX_VRAM", "root@802f556c99c8:/# OLLAMA_MAX_VRAM")
     assert paste_checks(tmp_path, inside, ACCESS)[ACCESS].status != "not-applicable"
 
 
@@ -111,7 +101,7 @@ def test_nvidia_smi_exec_in_a_pod_that_asks_for_no_gpu(tmp_path: Path) -> None:
     assert result.status == "issue", result.message
     assert "gpu-resource-test" in result.message and "Quadro K2200" in result.message
     # Modelled: the same pod with a GPU limit is given the GPU it lists.
-    limited = _body("379").replace('    imagePullPolicy: IfNotPresent\n',
+    limited = body("379").replace('    imagePullPolicy: IfNotPresent\n',
                                    '    imagePullPolicy: IfNotPresent\n    resources:\n      limits:\n'
                                    '        nvidia.com/gpu: 1\n')
     assert paste_checks(tmp_path, limited, ACCESS)[ACCESS].status != "issue"

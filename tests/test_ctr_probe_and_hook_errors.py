@@ -16,20 +16,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import CAPTURES_DIR, capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks, symptom_names
 from stackaudit.facts.nvidia_smi import lists_a_gpu
-from stackaudit.facts.symptoms import find_symptoms
 
 ACCESS = "CTR-GPU-ACCESS"
-
-
-def _body(prefix: str) -> str:
-    """The capture of a corpus file, its header left out."""
-    return next(CAPTURES_DIR.glob(prefix + "-*.txt")).read_text().split("verbatim -----\n", 1)[1]
-
-
-def _names(text: str) -> list[str]:
-    return [h.symptom.name for h in find_symptoms(text.splitlines())]
 
 
 def test_probe_output_cut_before_any_gpu_is_not_ok() -> None:
@@ -47,7 +37,7 @@ def test_probe_output_that_lists_gpus_stays_ok(tmp_path: Path) -> None:
         assert capture_checks(prefix, ACCESS)[ACCESS].status == "ok", prefix
     # Modelled: corpus 1527 with its container's first GPU row pasted below the header.
     row = "|   0  NVIDIA RTX A4000    Off  | 00000000:B3:00.0 Off |                  Off |\n"
-    listed = _body("1527").rstrip("\n") + "\n" + row
+    listed = body("1527").rstrip("\n") + "\n" + row
     assert paste_checks(tmp_path, listed, ACCESS)[ACCESS].status == "ok"
     # Modelled: the run with no output pasted below it (the next command follows) says nothing either way.
     bare = "$ docker run --rm --gpus all nvidia/cuda:12.4.0-base-ubuntu22.04 nvidia-smi\n$ uname -r\n6.8.0-45-generic\n"
@@ -66,20 +56,20 @@ def test_lines_that_name_a_gpu() -> None:
 
 def test_hook_and_runtime_errors_are_symptoms() -> None:
     # Modelled on NVIDIA/nvidia-docker#1114 / #1149, nvidia-docker#486 and opencontainers/runc#1631, nvidia-docker#958.
-    assert _names("stderr: nvidia-container-cli: detection error: driver error: failed to process request\n") == \
+    assert symptom_names("stderr: nvidia-container-cli: detection error: driver error: failed to process request\n") == \
         ["ctk-detection-error"]
-    assert _names("nvidia-container-cli: detection error: driver rpc error: failed to process request: unknown.\n") == \
+    assert symptom_names("nvidia-container-cli: detection error: driver rpc error: failed to process request: unknown.\n") == \
         ["ctk-detection-error"]
-    assert _names('container_linux.go:265: starting container process caused "process_linux.go:284: applying cgroup '
+    assert symptom_names('container_linux.go:265: starting container process caused "process_linux.go:284: applying cgroup '
                   'configuration for process caused \\"mountpoint for devices not found\\""\n') == \
         ["runc-no-devices-cgroup"]
-    assert _names('docker: Error response from daemon: OCI runtime create failed: exec: "nvidia-container-runtime-hook":'
+    assert symptom_names('docker: Error response from daemon: OCI runtime create failed: exec: "nvidia-container-runtime-hook":'
                   ' executable file not found in $PATH: unknown.\n') == ["ctk-hook-missing"]
-    assert _names("2019/07/23 14:19:45 ERROR: inject NVIDIA hook: stat /usr/bin/nvidia-container-runtime-hook: no such "
+    assert symptom_names("2019/07/23 14:19:45 ERROR: inject NVIDIA hook: stat /usr/bin/nvidia-container-runtime-hook: no such "
                   "file or directory\n") == ["ctk-hook-missing"]
     # The hook's mode line and a healthy runtime's log name no failure.
-    assert _names("Auto-detected mode as 'legacy'\n") == []
-    assert _names("2019/07/23 14:19:45 Using bundle file: /var/run/docker/x/config.json\n") == []
+    assert symptom_names("Auto-detected mode as 'legacy'\n") == []
+    assert symptom_names("2019/07/23 14:19:45 Using bundle file: /var/run/docker/x/config.json\n") == []
 
 
 def test_runc_without_devices_cgroup_fails_the_gpu_run(tmp_path: Path) -> None:
@@ -98,11 +88,11 @@ def test_slurm_batch_job_on_the_node_is_not_in_a_container(tmp_path: Path) -> No
     result = capture_checks("1530", ACCESS)[ACCESS]
     assert result.status == "not-applicable", result.message
     # Modelled: the same job started through Apptainer keeps the container open.
-    wrapped = _body("1530").replace("   2791  \\_ python3.11", "   2790  \\_ apptainer\n   2791      \\_ python3.11")
+    wrapped = body("1530").replace("   2791  \\_ python3.11", "   2790  \\_ apptainer\n   2791      \\_ python3.11")
     assert "apptainer" in wrapped
     assert paste_checks(tmp_path, wrapped, ACCESS)[ACCESS].status != "not-applicable"
     # Modelled: the tasks srun starts run under slurmstepd, outside the script's tree: not shown on the node.
-    launched = _body("1530").replace("   2791  \\_ python3.11", "   2791  \\_ srun")
+    launched = body("1530").replace("   2791  \\_ python3.11", "   2791  \\_ srun")
     assert paste_checks(tmp_path, launched, ACCESS)[ACCESS].status != "not-applicable"
 
 
@@ -112,5 +102,5 @@ def test_rocm_image_given_nvidia_gpus_is_not_the_access(tmp_path: Path) -> None:
     assert result.status == "not-an-issue", result.message
     assert "ROCm" in result.message
     # Modelled: the same run of the CUDA build reads as before.
-    cuda = _body("828").replace("0.4.0-rc5-rocm", "0.4.0-rc5")
+    cuda = body("828").replace("0.4.0-rc5-rocm", "0.4.0-rc5")
     assert paste_checks(tmp_path, cuda, ACCESS)[ACCESS].status == "ok"
