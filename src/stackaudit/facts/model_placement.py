@@ -30,7 +30,7 @@ from stackaudit.facts.sources import MODEL_PLACEMENT
 
 XINFERENCE_LAUNCH = re.compile(r"\bxinference\s+launch\s")
 XINFERENCE_GPU_INDEX = re.compile(r"\blaunch the model: (?P<model>\S+) on GPU index: \[(?P<idx>[\d,\s]*)\]")
-TRITON_GROUP = re.compile(r"^\s*instance_group\s*\[")
+TRITON_GROUP = re.compile(r"^\s*instance_group\s*:?\s*\[")
 _TRITON_ENTRY = re.compile(r"\{(?P<body>[^{}]*)\}")
 _TRITON_KIND = re.compile(r"\bkind\s*:\s*(KIND_\w+)")
 _TRITON_GPUS = re.compile(r"\bgpus\s*:\s*\[(?P<gpus>[^\]]*)\]")

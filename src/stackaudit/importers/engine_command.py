@@ -51,6 +51,7 @@ from stackaudit.facts.engine_command import (
     shell_assignment,
     wrapped_inside_value,
 )
+from stackaudit.facts.model_placement import TRITON_GROUP, triton_group_end
 from stackaudit.facts.serving_logs import VLLM_LINE
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
@@ -188,11 +189,6 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
     return ""
 
 
-# A Triton model config's instance_group (facts/engine_command.TRITON_CONFIG) as a paste shows it: from its
-# `instance_group [` line to the `]` that closes it.
-_INSTANCE_GROUP = re.compile(r"^\s*instance_group\s*:?\s*\[")
-
-
 def _triton_configs_shown(lines: list[str], command: EngineCommand) -> str:
     """Each instance_group of a Triton model config the paste shows, as a heredoc of the config file, where the
     command is Triton's; "" where it is not or the paste shows none. The configs sit in the model repository the
@@ -201,14 +197,12 @@ def _triton_configs_shown(lines: list[str], command: EngineCommand) -> str:
         return ""
     shown: list[str] = []
     for i, line in enumerate(lines):
-        if len(shown) >= 16 or "instance_group" not in line or not _INSTANCE_GROUP.match(strip_prompt(line)):
+        # A Triton model config's instance_group (facts/engine_command.TRITON_CONFIG) as the paste shows it: from its
+        # `instance_group [` line to the `]` that closes it (facts/model_placement reads the same blocks).
+        if len(shown) >= 16 or "instance_group" not in line or not TRITON_GROUP.match(strip_prompt(line)):
             continue
-        depth, end = 0, i
-        for end in range(i, min(len(lines), i + 40)):
-            depth += lines[end].count("[") - lines[end].count("]")
-            if depth <= 0:
-                break
-        shown.append(f"cat > {TRITON_CONFIG} <<'EOF'\n" + "\n".join(lines[i:end + 1]) + "\nEOF\n")
+        end = triton_group_end(lines, i)
+        shown.append(f"cat > {TRITON_CONFIG} <<'EOF'\n" + "\n".join(lines[i:end]) + "\nEOF\n")
     return "".join(shown)
 
 
