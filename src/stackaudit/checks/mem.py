@@ -26,6 +26,7 @@ from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     GGML_TITLE,
+    GpuOutOfMemory,
     GGML_USING_TITLE,
     NCCL_TESTS_TITLE,
     OLLAMA_TITLE,
@@ -519,7 +520,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
                gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None,
-               engines_shown: EnginesShown | None = None) -> Outcome:
+               engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -607,7 +608,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         if container is not None and container.plugin_short:
             return _time_sliced_unserved(time_slicing, container.plugin_short)
         return _time_sliced(time_slicing)
+    own_oom = _own_out_of_memory(gpu_oom) if gpu_oom is not None else None
     if nvidia is None:
+        if own_oom is not None:
+            return own_oom
         if engine_gpu_memory is not None:
             return _shared_at_start(engine_gpu_memory)
         layers = serving_log.gpu_layers if serving_log is not None else None
@@ -629,7 +633,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         return unknown("", needs="nvidia")
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
-        return gpus
+        return own_oom or gpus
     engine = {p.pid for p in serving_processes.processes} if serving_processes is not None else set()
     problems: list[str] = []
     subjects: list[str] = []
@@ -805,6 +809,18 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
     if idle:
         msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
+    if in_use and all(_context_share(g) for g in in_use):
+        # No more than a desktop's share, under a tenth of each GPU, held with the process box cut (corpus 347, 654,
+        # 1358, 1516): whoever holds it, the GPU keeps over nine tenths of its memory, as at an engine's start
+        # (_desktop_share).
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB" for g in in_use)
+        beside = "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)" \
+            if idle else ""
+        return over_gpus(nvidia, in_use + [g for g in procs_known + idle if g not in in_use], not_an_issue(
+            f"memory is held ({shown}), and the process box is not in this source, but no more than a CUDA context "
+            "or a desktop holds (at most 3 GiB, under a tenth of each GPU): whose it is is not shown, and it leaves "
+            f"each GPU over nine tenths of its memory, no tenant that costs a server capacity of note{beside}",
+            actual=actual, subjects=[g.subject for g in in_use]), "nvidia-smi")
     if in_use:
         # A GPU shown holding memory whose process box is cut leaves the verdict open, over the GPUs whose memory the
         # rows show (corpus 647, 922: `2 GPUs shown`), and gives no `ok` over the idle GPUs beside it (347: GPU 2 at
@@ -867,6 +883,16 @@ def _display_share(gpu: GpuInfo) -> bool:
     used, total = gpu.memory_used_mib, gpu.memory_total_mib
     return (used is not None and total is not None and 0 < total <= _SMALL_CARD_MIB and used <= _HELD_DESKTOP_MIB
             and used / total >= _HELD_SMALL_SHARE)
+
+
+def _context_share(gpu: GpuInfo) -> bool:
+    """Whether a GPU whose process box is cut (display off, not Exclusive_Process) holds no more than a desktop's
+    share of memory (_HELD_DESKTOP_MIB) and under a tenth of it (_HELD_SMALL_SHARE): a CUDA context or a small
+    program, never a loaded model that crowds a server."""
+    used, total = gpu.memory_used_mib, gpu.memory_total_mib
+    return (used is not None and total is not None and total > 0 and gpu.display_active is False
+            and gpu.compute_mode != "Exclusive_Process" and used <= _HELD_DESKTOP_MIB
+            and used / total < _HELD_SMALL_SHARE)
 
 
 def _display_only(gpu: GpuInfo) -> bool:
@@ -951,6 +977,32 @@ def _shared_at_start(memory: EngineGpuMemory) -> Outcome:
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])
     return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
+
+
+def _own_out_of_memory(oom: GpuOutOfMemory) -> Outcome | None:
+    """MEM-GPU-SHARED from torch's out-of-memory message where it shows the memory in use is the engine's own: its
+    process (`this process`, or the one process named whose memory is its allocator's holding and a CUDA context)
+    holds all the GPU's used memory but at most _HELD_AT_START_MIB (the driver's reserve). None where the message does
+    not say whose the memory is, or where another process holds more: whose that is (another job, the engine's other
+    ranks) the message does not say."""
+    own = oom.own_mib
+    if own is None:
+        return None
+    used = oom.total_mib - oom.free_mib
+    others = max(used - own, 0.0)
+    if others > _HELD_AT_START_MIB:
+        return None
+    asked = f"the {oom.asked_mib / 1024:.2f} GiB it asked for" if oom.asked_mib is not None else "its request"
+    held = (f" ({oom.allocator_mib / 1024:.2f} GiB of it held by PyTorch's allocator, the rest its CUDA context)"
+            if oom.allocator_mib is not None else "")
+    judged = not_an_issue(
+        f"torch's out-of-memory message shows whose GPU {oom.gpu}'s memory is: {used / 1024:.2f} of "
+        f"{oom.total_mib / 1024:.2f} GiB in use, {own / 1024:.2f} GiB of it the engine's own process{held}, and no "
+        f"other process holding memory of note; {asked} did not fit the {oom.free_mib / 1024:.2f} GiB its own "
+        "allocations left: the engine's own memory budget ran out, not a GPU shared with another tenant",
+        actual={"gpu": oom.gpu, "used_mib": round(used, 1), "own_mib": round(own, 1),
+                "total_mib": round(oom.total_mib, 1)}, evidence=[oom.line[:400]])
+    return over_subjects(judged, [f"GPU {oom.gpu}"], None, ask="nvidia-smi")
 
 
 def _desktop_share(gpu: FreeAtStart) -> bool:

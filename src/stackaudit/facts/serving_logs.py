@@ -171,9 +171,10 @@ OLLAMA_DISCOVERY = re.compile(rf'msg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs"
 OLLAMA_OFFLOAD = re.compile(r"\blayers\.model=(\d+) layers\.offload=(\d+)\b")
 # ollama's scheduler weighing a model against a GPU's free memory (server/sched.go: `msg="new model will fit in
 # available VRAM in single GPU, loading" ... available=16139026432 required="11.3 GiB"`, bytes then its format_bytes;
-# llm/memory.go: `memory.available="[2.2 GiB]" memory.required.full="4.8 GiB"`, read where it names one GPU).
+# llm/memory.go: `memory.available="[2.2 GiB]" memory.required.full="4.8 GiB"`, read where it names one GPU; releases
+# from 0.4 print `memory.gpu_overhead="0 B"` between the two, corpus 1497).
 OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (?P<ru>[MG]iB)"'
-                        r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]" '
+                        r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]"(?: [\w.]+="[^"]*")*? '
                         r'memory\.required\.full="(?P<full>[\d.]+) (?P<su>[MG]iB)"')
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
