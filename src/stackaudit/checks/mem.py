@@ -26,7 +26,6 @@ from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     GGML_TITLE,
-    GpuOutOfMemory,
     GGML_USING_TITLE,
     NCCL_TESTS_TITLE,
     OLLAMA_TITLE,
@@ -34,6 +33,7 @@ from stackaudit.facts.gpus import (
     EngineGpuMemory,
     FreeAtStart,
     GpuInventory,
+    GpuOutOfMemory,
     GpuRecord,
 )
 from stackaudit.facts.kernel_knobs import NvidiaKernel
