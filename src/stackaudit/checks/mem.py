@@ -591,7 +591,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     more than 768 MiB came free since its previous reading (`before.free=`), that was its own unloaded runner's
     memory: not an issue once what is left in use is at most 768 MiB.
 
-    Without either, llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal; ollama's own
+    Without either, llama.cpp's `offloaded 0/M layers to GPU` under a llama.cpp command in the source that asks for no
+    layer on the GPU (no `-ngl`, whose default was 0, or `-ngl 0`) is not an issue: the GPU holds no part of the model
+    by the command's choice, not for want of memory. Otherwise
+    llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal; ollama's own
     `layers.model=M layers.offload=N`) is reported, not judged: it found room for only N layers, because the card is
     small or because something else holds its memory, and the layers left on the CPU set the speed.
     ollama's scheduler finding at least the whole model's memory free on one GPU (`available=` against `required=`,
@@ -615,6 +618,16 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         if engine_gpu_memory is not None:
             return _shared_at_start(engine_gpu_memory)
         layers = serving_log.gpu_layers if serving_log is not None else None
+        unasked = [c for c in (engine_commands.commands if engine_commands is not None else ())
+                   if c.asks_no_gpu_layers]
+        if layers is not None and layers[0] == 0 < layers[1] and unasked:
+            # The command put no layer on the GPU and the log shows none there: nothing of the model holds its memory
+            # and nothing crowded it out (corpus 1525: `./main` with no -ngl, `offloaded 0/83 layers to GPU`).
+            return not_an_issue(
+                f"the engine's command asks for no layer on the GPU (\"{unasked[0].line[:120]}\": no -ngl, or -ngl 0) "
+                f"and its log shows 0 of {layers[1]} layers offloaded (\"{layers[2]}\"): the GPU holds no part of "
+                "the model, by the command's choice, not for want of memory another program holds; the model runs "
+                "on the CPU", actual=layers[2], evidence=[unasked[0].line, layers[2]])
         if layers is not None and layers[0] < layers[1]:
             return unknown(f"llama.cpp put only {layers[0]} of {layers[1]} layers on the GPU (\"{layers[2]}\"): it "
                            "found room for no more, because the card is small or because something else holds its "

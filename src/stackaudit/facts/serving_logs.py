@@ -149,7 +149,7 @@ GGML_BANNER = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:" + GGML_B
 _GGML_RELEASE = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:build: (\d+) \(|\w+: build = (\d+) \()")
 GGML_LOG_LINE = re.compile(
     r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
-    r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_new_context_with_model|llama_context"
+    r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_model_load_internal|llama_new_context_with_model|llama_context"
     r"|llama_load_model_from_file|llama_model_load_from_file_impl|llama_prepare_model_devices|system_info"
     r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
     r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /"
