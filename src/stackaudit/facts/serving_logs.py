@@ -176,6 +176,9 @@ OLLAMA_OFFLOAD = re.compile(r"\blayers\.model=(\d+) layers\.offload=(\d+)\b")
 OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (?P<ru>[MG]iB)"'
                         r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]"(?: [\w.]+="[^"]*")*? '
                         r'memory\.required\.full="(?P<full>[\d.]+) (?P<su>[MG]iB)"')
+# ollama's lines from its Windows-only sources (discover/gpu_windows.go, amd_windows.go), which only its native Windows
+# build logs (corpus 1476: `source=gpu_windows.go:167 msg=packages count=1`).
+OLLAMA_WINDOWS = re.compile(r"\bsource=\w+_windows\.go:\d+ msg=")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
                 "built with ", "build: ", "build = ")
@@ -446,6 +449,9 @@ class ServingLog:
     # ollama's weighing of the model against a GPU's free memory (OLLAMA_FIT): (free GiB, the whole model's GiB, the
     # line) of the last such line.
     model_fit: tuple[float, float, str] | None = None
+    # The first line ollama logged from one of its Windows-only sources (OLLAMA_WINDOWS): it ran on native Windows,
+    # where WDDM manages the GPU's memory and reserves the desktop's share; "" where no line shows it.
+    ollama_windows_line: str = ""
     # Each list of compute capabilities (750 for 7.5) a llama.cpp CUDA build of the log carries (GGML_CUDA_ARCHS), with
     # its line: one per build the log shows (ollama probes one CUDA library after another).
     ggml_cuda_archs: tuple[tuple[tuple[int, ...], str], ...] = ()
@@ -1264,6 +1270,7 @@ def parse_serving_log(text: str) -> ServingLog:
     ranks: list[str] = []
     gpu_layers: tuple[int, int, str] | None = None
     model_fit: tuple[float, float, str] | None = None
+    windows_line = ""
     ggml_devices: list[str] = []
     ggml_line = ""
     ggml_archs: dict[tuple[int, ...], str] = {}
@@ -1295,6 +1302,8 @@ def parse_serving_log(text: str) -> ServingLog:
         m = OLLAMA_OFFLOAD.search(text_l) if "layers.offload=" in low else None
         if m:
             gpu_layers = (int(m.group(2)), int(m.group(1)), text_l)
+        if not windows_line and "_windows.go:" in text_l and OLLAMA_WINDOWS.search(text_l):
+            windows_line = text_l
         m = OLLAMA_FIT.search(text_l) if "available=" in low and "required" in low else None
         if m:
             gib = {"MiB": 1 / 1024, "GiB": 1.0}
@@ -1540,7 +1549,8 @@ def parse_serving_log(text: str) -> ServingLog:
         topo_tree=tree, netless_path_lines=() if net_listed else tuple(netless_lines),
         custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
-        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
+        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ollama_windows_line=windows_line,
+        ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
         ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line)
 
