@@ -973,7 +973,7 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "") -> Outcome:
                                               f"{(g.total_mib or 0.0) / 1024:.1f} GiB)" for g in held)
             + " when the engine started, on native Windows (\"" + windows[:100] + "\"): no more than the desktop's "
             "share, which WDDM keeps on the GPU whatever else runs: the platform's cost, not another tenant's",
-            actual=actual, evidence=[*(g.line for g in held)][:3] + [windows])
+            actual=actual, evidence=[*(g.line for g in held[:3]), windows])
         return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
     if held and all(_desktop_share(g) for g in held):
         judged = not_an_issue(
