@@ -556,7 +556,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     under 48 MiB with the display off (a driver's reserve reads 0-4 MiB on data-centre GPUs and up to tens of MiB on
     others, 9-33 MiB; no CUDA context takes under about 70), under 10 MiB where the driver reads N/A for `Disp.A`
     (an old GeForce driver). A GPU that holds more, with its process box cut, is reported over the GPUs whose rows
-    show their memory, never `ok` over the idle GPUs beside it: whose memory it is is not in the source.
+    show their memory, never `ok` over the idle GPUs beside it: whose memory it is is not in the source. Where every
+    such GPU holds no more than a desktop's share (at most 3 GiB, under a tenth of it: a CUDA context or a small
+    program, 433 of 46068 MiB, 1299 of 81559) it is not an issue: whoever holds it, the GPU keeps over nine tenths of
+    its memory, as at an engine's start.
     In Exclusive_Process compute mode such a GPU (display off, no serving work and no engine named in the source;
     a named engine's context may be its own) is an issue: the context
     it holds has the GPU to itself, and the driver refuses every other process one there (CUDA error 46, "all
@@ -577,6 +580,14 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     Where the plugin's own log in the source ends before it reached the GPUs (no NVML detection, no registration
     with the kubelet, no device health event: a plugin that crash-loops after its config dump,
     ContainerInfo.plugin_short), it offered no GPU to any pod: the config is reported, not judged.
+
+    Where no GPU table shows the GPUs, torch's out-of-memory message (`GPU 0 has a total capacity of 79.14 GiB of
+    which 3.98 GiB is free. Process 2218444 has 75.15 GiB memory in use. Of the allocated memory 73.66 GiB is
+    allocated by PyTorch, and 963.77 MiB is reserved ...`) says whose the memory is where its process is the engine's
+    own (`this process`, or the one process named, whose memory is what the allocator holds and at most 1.5 GiB of
+    CUDA context: inside a container torch names its own process by its host PID) and no other holds more than
+    768 MiB: not an issue, the engine's own budget ran out. Another process holding more is not judged from it (the
+    engine's other ranks print the same).
 
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
