@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import CAPTURES_DIR, capture_checks, paste_checks
-from stackaudit.facts.gpus import parse_torch_oom
+from stackaudit.facts.gpus import parse_torch_oom, trtllm_ledger_span
 
 # Corpus 1516 (huggingface/text-embeddings-inference#350): two H100s, 1299 and 0 MiB used, the process box cut.
 TABLE_1516 = """\
@@ -116,3 +116,14 @@ def test_a_windows_desktops_tenth_at_ollamas_start_is_the_platforms(tmp_path: Pa
     text = "\n".join(line for line in _capture_text("1476").splitlines() if "_windows.go" not in line) + "\n"
     linux = paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
     assert linux.status == "unknown" and "whose is not in the source" in linux.message
+
+
+def test_trtllm_ledger_shows_the_gpu_free_before_the_engines_own_model() -> None:
+    # Corpus 1060 (NVIDIA/TensorRT-LLM, H20 TP8): 94.30 of 95.00 GiB free before the model, one rank of eight.
+    lines = _capture_text("1060").splitlines()
+    at = next(i for i, line in enumerate(lines) if "component creation attempt" in line)
+    start, end = trtllm_ledger_span(lines, at)
+    assert lines[start].startswith("Total GPU memory (GiB): 95.00") and lines[end - 1].startswith("Drafter:")
+    result = capture_checks("1060", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "ok" and "at most 0.7 GiB" in result.message
+    assert result.coverage is not None and result.coverage.text() == "1 of 8 GPUs shown"

@@ -520,7 +520,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
                gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None,
-               engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None) -> Outcome:
+               engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None,
+               parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -628,7 +629,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         if own_oom is not None:
             return own_oom
         if engine_gpu_memory is not None:
-            return _shared_at_start(engine_gpu_memory, serving_log.ollama_windows_line if serving_log else "")
+            return _shared_at_start(engine_gpu_memory, serving_log.ollama_windows_line if serving_log else "",
+                                    parallelism.shown_world_size if parallelism is not None else None)
         layers = serving_log.gpu_layers if serving_log is not None else None
         unasked = [c for c in (engine_commands.commands if engine_commands is not None else ())
                    if c.asks_no_gpu_layers]
@@ -971,11 +973,14 @@ _HELD_DESKTOP_MIB = 3072.0
 _HELD_SMALL_SHARE = 0.10
 
 
-def _shared_at_start(memory: EngineGpuMemory, windows: str = "") -> Outcome:
+def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | None = None) -> Outcome:
     """MEM-GPU-SHARED from the memory the engine found free on each GPU when it started; `windows`: the engine's log
-    line that shows it ran on native Windows (ServingLog.ollama_windows_line), "" where none does."""
+    line that shows it ran on native Windows (ServingLog.ollama_windows_line), "" where none does; `world`: the
+    engine's TP x PP the sources show, the GPUs it runs on (corpus 1060: TensorRT-LLM's ledger of one rank of eight),
+    None where none shows it."""
     if untotalled := [g for g in memory.gpus if g.total_mib is None]:
         return _free_without_total(untotalled)
+    total = world if world is not None and world > len(memory.gpus) else None
     held = [g for g in memory.gpus if (g.held_mib or 0.0) > _HELD_AT_START_MIB]
     actual = {g.gpu: f"{g.free_mib:g} of {g.total_mib:g} MiB free" for g in memory.gpus}
     if held and windows and all(_desktop_share(g, windows=True) for g in held):
@@ -985,7 +990,7 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "") -> Outcome:
             + " when the engine started, on native Windows (\"" + windows[:100] + "\"): no more than the desktop's "
             "share, which WDDM keeps on the GPU whatever else runs: the platform's cost, not another tenant's",
             actual=actual, evidence=[*(g.line for g in held[:3]), windows])
-        return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
+        return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
     if held and all(_desktop_share(g) for g in held):
         judged = not_an_issue(
             "memory was held on " + ", ".join(f"{g.gpu} ({(g.held_mib or 0.0) / 1024:.1f} of "
@@ -994,14 +999,14 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "") -> Outcome:
             + ", ".join(f"{g.free_mib / 1024:.1f} GiB" for g in held) + " free (over nine tenths of the GPU): "
             "whose it is is not in the source, but it costs the engine no capacity of note", actual=actual,
             evidence=[g.line for g in held][:4])
-        return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
+        return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
     if held:
         # Over the GPUs whose memory the lines read (corpus 581: `3 GPUs shown`).
         return over_subjects(unknown(
             "memory was held on " + ", ".join(f"{g.gpu} ({(g.held_mib or 0.0) / 1024:.1f} GiB)" for g in held)
             + " when the engine started: a desktop or another program, whose is not in the source",
             hint="paste `nvidia-smi` (its process table)", actual=actual), [g.gpu for g in memory.gpus],
-            ask="nvidia-smi")
+            total, ask="nvidia-smi")
     most = max(g.held_mib or 0.0 for g in memory.gpus) / 1024
     if freed := [g for g in memory.gpus if (g.freed_mib or 0.0) > _HELD_AT_START_MIB]:
         judged = not_an_issue(
@@ -1009,11 +1014,11 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "") -> Outcome:
             + " and came free as the engine unloaded its own runner (its previous reading against this one); now at "
             f"most {most:.1f} GiB of each GPU is in use (the driver's reserve): no other program holds the GPU",
             actual=actual, evidence=[g.line for g in freed][:4])
-        return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
+        return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
     judged = ok(f"nothing else held memory when the engine started: at most {most:.1f} GiB of each GPU was in use "
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])
-    return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
+    return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
 
 
 def _own_out_of_memory(oom: GpuOutOfMemory) -> Outcome | None:

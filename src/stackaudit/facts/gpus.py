@@ -918,9 +918,57 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
         free, before = _mib(now["free"], now["fu"]), _mib(now["before"], now["bu"])
         seen[data.group(1)] = FreeAtStart(f"GPU {len(seen)} ({data.group(2)})", _mib(now["total"], now["tu"]), free,
                                           line.strip(), freed_mib=max(free - before, 0.0))
+    if not seen and (ledger := _trtllm_ledger(lines)) is not None:
+        return EngineGpuMemory(gpus=(ledger,), complete=False)
     if not seen:
-        raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line')
+        raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line, no TensorRT-LLM '
+                         'memory ledger')
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+
+
+# TensorRT-LLM's executor memory ledger (facts/cuda_ran.py TRTLLM_LEDGER, py_executor_creator.py's error message): the GPU's total above, then each component it
+# created with the free memory before and after it, the model first: `Total GPU memory (GiB): 95.00`,
+# `Previously created components and free GPU memory before/after creation (GiB):`, `Model: 94.30 / 47.83`.
+TRTLLM_LEDGER_TOTAL = re.compile(r"^\s*Total GPU memory \(GiB\): ([\d.]+)\s*$")
+TRTLLM_LEDGER_HEAD = re.compile(r"^\s*Previously created components and free GPU memory before/after creation \(GiB\):\s*$")
+TRTLLM_LEDGER_ROW = re.compile(r"^\s*([A-Z][\w ()-]*): ([\d.]+) / ([\d.]+)\s*$")
+
+
+def trtllm_ledger_span(lines: Sequence[str], i: int) -> tuple[int, int]:
+    """The lines of TensorRT-LLM's memory ledger around its `Free GPU memory before component creation attempt` line
+    at `i`: its `Total GPU memory` line just above, and below it (a blank line allowed) the list of components created
+    with their free memory before and after; (i, i + 1) where neither is there."""
+    start = i - 1 if i and TRTLLM_LEDGER_TOTAL.match(lines[i - 1]) else i
+    end = i + 1
+    at = end + 1 if end < len(lines) and not lines[end].strip() else end
+    if at < len(lines) and TRTLLM_LEDGER_HEAD.match(lines[at]):
+        at += 1
+        while at < len(lines) and TRTLLM_LEDGER_ROW.match(lines[at]):
+            at += 1
+        end = at
+    return start, end
+
+
+
+def _trtllm_ledger(lines: list[str]) -> FreeAtStart | None:
+    """The free memory TensorRT-LLM's executor ledger shows before its first component (the model) on its GPU, with
+    the GPU's total (TRTLLM_LEDGER_TOTAL, TRTLLM_LEDGER_ROW): what was free when the engine began
+    placing its own memory. None where the ledger's total or its component list is not shown.
+
+    Input (tests/data/captures/1060)::
+
+        Total GPU memory (GiB): 95.00
+        Free GPU memory before component creation attempt (GiB): 16.95
+        Previously created components and free GPU memory before/after creation (GiB):
+        Model: 94.30 / 47.83
+    """
+    total = next((m for m in map(TRTLLM_LEDGER_TOTAL.match, lines) if m), None)
+    head = next((i for i, line in enumerate(lines) if TRTLLM_LEDGER_HEAD.match(line)), None)
+    first = TRTLLM_LEDGER_ROW.match(lines[head + 1]) if head is not None and head + 1 < len(lines) else None
+    if total is None or first is None:
+        return None
+    return FreeAtStart("the engine's GPU", float(total.group(1)) * 1024, float(first.group(2)) * 1024,
+                       lines[head + 1].strip())
 
 
 # SGLang's log lines per rank (python/sglang/srt/model_executor/model_runner.py): `Init torch distributed ends.
