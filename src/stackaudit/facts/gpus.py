@@ -964,11 +964,11 @@ def _trtllm_ledger(lines: list[str]) -> FreeAtStart | None:
     """
     total = next((m for m in map(TRTLLM_LEDGER_TOTAL.match, lines) if m), None)
     head = next((i for i, line in enumerate(lines) if TRTLLM_LEDGER_HEAD.match(line)), None)
-    first = TRTLLM_LEDGER_ROW.match(lines[head + 1]) if head is not None and head + 1 < len(lines) else None
+    row = lines[head + 1] if head is not None and head + 1 < len(lines) else ""
+    first = TRTLLM_LEDGER_ROW.match(row)
     if total is None or first is None:
         return None
-    return FreeAtStart("the engine's GPU", float(total.group(1)) * 1024, float(first.group(2)) * 1024,
-                       lines[head + 1].strip())
+    return FreeAtStart("the engine's GPU", float(total.group(1)) * 1024, float(first.group(2)) * 1024, row.strip())
 
 
 # SGLang's log lines per rank (python/sglang/srt/model_executor/model_runner.py): `Init torch distributed ends.
