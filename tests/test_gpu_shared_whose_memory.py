@@ -127,3 +127,23 @@ def test_trtllm_ledger_shows_the_gpu_free_before_the_engines_own_model() -> None
     result = capture_checks("1060", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
     assert result.status == "ok" and "at most 0.7 GiB" in result.message
     assert result.coverage is not None and result.coverage.text() == "1 of 8 GPUs shown"
+
+
+def test_two_ranks_of_one_communicator_on_one_gpu_is_an_issue() -> None:
+    # Corpus 1485: ranks 0 and 2, 1 and 3 of one commId open busId 31000 and 4b000 on qgpu2008.
+    result = capture_checks("1485", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "issue" and "ranks 0, 2" in result.message and "ranks 1, 3" in result.message
+    assert result.coverage is not None and result.coverage.text() == "2 GPUs shown"
+
+
+def test_ranks_without_a_commid_are_not_tied_to_one_communicator() -> None:
+    # Modelled on 1485's lines without the commId (NCCL before 2.18): a rank's TP and DP groups of one size share its
+    # GPU, so two comm lines on one bus ID prove no duplicate.
+    from stackaudit.facts.serving_logs import parse_serving_log
+
+    lines = [line for line in _capture_text("1485").splitlines() if "Init START" in line]
+    log = parse_serving_log("\n".join(lines) + "\n")
+    assert [(h, b, r) for h, b, r, _ in log.ranks_sharing_a_gpu()] == [
+        ("qgpu2008", "0000:31:00.0", (0, 2)), ("qgpu2008", "0000:4b:00.0", (1, 3))]
+    bare = parse_serving_log("\n".join(line.split(" commId")[0] for line in lines) + "\n")
+    assert bare.ranks_sharing_a_gpu() == ()

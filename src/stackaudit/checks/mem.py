@@ -590,6 +590,11 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     768 MiB: not an issue, the engine's own budget ran out. Another process holding more is not judged from it (the
     engine's other ranks print the same).
 
+    NCCL's init lines (`comm 0x.. rank R nranks N ... busId B commId 0x..`) that seat two ranks of one communicator
+    (its commId) on one host's same GPU are an issue: each rank is a process holding its own memory there, and NCCL
+    refuses the communicator ('Duplicate GPU detected'). Without a commId the lines do not tie ranks to one
+    communicator (a rank's TP and DP groups of one size share its GPU): not read.
+
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
     startup` refusal; llama.cpp's `using device CUDA0 (NAME) - N MiB free` against the GPU table's memory for
@@ -624,6 +629,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         if container is not None and container.plugin_short:
             return _time_sliced_unserved(time_slicing, container.plugin_short)
         return _time_sliced(time_slicing)
+    if serving_log is not None and (seated := serving_log.ranks_sharing_a_gpu()):
+        return _ranks_share_a_gpu(seated)
     own_oom = _own_out_of_memory(gpu_oom) if gpu_oom is not None else None
     if nvidia is None:
         if own_oom is not None:
@@ -1019,6 +1026,20 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | No
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])
     return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
+
+
+def _ranks_share_a_gpu(seated: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...]], ...]) -> Outcome:
+    """MEM-GPU-SHARED from NCCL's init lines that seat two ranks of one communicator on one GPU: each rank is its own
+    process with its own context and memory there, and NCCL refuses the communicator (`Duplicate GPU detected`)."""
+    said = "; ".join(f"{host} GPU {bdf}: ranks {', '.join(map(str, ranks))}" for host, bdf, ranks, _ in seated)
+    return over_subjects(issue(
+        f"NCCL's init lines seat two or more ranks of one communicator on the same GPU ({said}): each rank is a "
+        "process of its own holding memory and time slices on that GPU, and NCCL refuses a communicator with a GPU "
+        "twice ('Duplicate GPU detected'); the job's ranks per node outnumber the GPUs they are given",
+        actual={f"{host} {bdf}": list(ranks) for host, bdf, ranks, _ in seated},
+        expected="one rank per GPU", subjects=[f"{host} {bdf}" for host, bdf, _, _ in seated],
+        evidence=[line for *_, lines in seated for line in lines][:4]),
+        [f"{host} {bdf}" for host, bdf, _, _ in seated])
 
 
 def _own_out_of_memory(oom: GpuOutOfMemory) -> Outcome | None:

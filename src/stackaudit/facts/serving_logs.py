@@ -471,6 +471,20 @@ class ServingLog:
     # NCCL's topology tree (`=== System : maxBw ...`, NcclTopoTree), None where the log shows none.
     topo_tree: NcclTopoTree | None = None
 
+    def ranks_sharing_a_gpu(self) -> tuple[tuple[str, str, tuple[int, ...], tuple[str, ...]], ...]:
+        """The GPUs on which two or more ranks of one communicator sit: (host, the GPU's bus ID in sysfs form, the
+        ranks, their comm lines), from NCCL's `comm 0x.. rank R nranks N cudaDev D nvmlDev D busId B commId 0x..`
+        lines. Only a commId (NCCL >= 2.18) ties lines to one communicator: without it, a rank's TP group and its DP
+        group of the same size are told apart by nothing, and one GPU holds a rank of each."""
+        seats: dict[tuple[str, str, str], dict[int, str]] = {}
+        for host, _pid, rank, _n, comm, line in self.comm_members:
+            bus = _BUS_ID.search(line)
+            if not comm or not host or bus is None:
+                continue
+            seats.setdefault((comm, host, from_nccl_bus_id(bus.group(1))), {}).setdefault(rank, line)
+        return tuple((host, bdf, tuple(sorted(ranks)), tuple(ranks[r] for r in sorted(ranks)))
+                     for (_, host, bdf), ranks in seats.items() if len(ranks) >= 2)
+
     def nearest_nets(self) -> dict[str, tuple[str, str]]:
         """Each GPU of the path dump's nearest network device (NET, path type), as TopoMatrix.nearest_nics reads
         the matrix's NIC columns."""
