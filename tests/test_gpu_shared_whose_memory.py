@@ -147,3 +147,11 @@ def test_ranks_without_a_commid_are_not_tied_to_one_communicator() -> None:
         ("qgpu2008", "0000:31:00.0", (0, 2)), ("qgpu2008", "0000:4b:00.0", (1, 3))]
     bare = parse_serving_log("\n".join(line.split(" commId")[0] for line in lines) + "\n")
     assert bare.ranks_sharing_a_gpu() == ()
+
+
+def test_layers_left_on_the_cpu_are_reported_over_the_gpus_listed() -> None:
+    # Corpus 927: ggml's device list names one GPU; 928: ollama's offload line weighs one GPU's 2.0 GiB.
+    for prefix in ("927", "928"):
+        result = capture_checks(prefix, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+        assert result.status == "unknown" and "layers on the GPU" in result.message, prefix
+        assert result.coverage is not None and result.coverage.text() == "1 GPU shown", prefix

@@ -521,7 +521,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
                gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None,
                engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None,
-               parallelism: Parallelism | None = None) -> Outcome:
+               parallelism: Parallelism | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -613,7 +613,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     layer on the GPU (no `-ngl`, whose default was 0, or `-ngl 0`) is not an issue: the GPU holds no part of the model
     by the command's choice, not for want of memory. Otherwise
     llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal; ollama's own
-    `layers.model=M layers.offload=N`) is reported, not judged: it found room for only N layers, because the card is
+    `layers.model=M layers.offload=N`) is reported, not judged (over the GPUs the sources list, else the one GPU
+    ollama's offload line weighed): it found room for only N layers, because the card is
     small or because something else holds its memory, and the layers left on the CPU set the speed.
     ollama's scheduler finding at least the whole model's memory free on one GPU (`available=` against `required=`,
     `memory.available` against `memory.required.full`), with no layer left on the CPU, is ok over that GPU.
@@ -649,13 +650,19 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                 f"and its log shows 0 of {layers[1]} layers offloaded (\"{layers[2]}\"): the GPU holds no part of "
                 "the model, by the command's choice, not for want of memory another program holds; the model runs "
                 "on the CPU", actual=layers[2], evidence=[unasked[0].line, layers[2]])
-        if layers is not None and layers[0] < layers[1]:
-            return unknown(f"llama.cpp put only {layers[0]} of {layers[1]} layers on the GPU (\"{layers[2]}\"): it "
-                           "found room for no more, because the card is small or because something else holds its "
-                           f"memory, and the {layers[1] - layers[0]} layers left on the CPU set the speed; the GPU's "
-                           "total and free memory are not in the source", actual=layers[2],
-                           hint="paste `nvidia-smi` (memory and processes) from while the model is loaded")
         fit = serving_log.model_fit if serving_log is not None else None
+        if layers is not None and layers[0] < layers[1]:
+            short = unknown(f"llama.cpp put only {layers[0]} of {layers[1]} layers on the GPU (\"{layers[2]}\"): it "
+                            "found room for no more, because the card is small or because something else holds its "
+                            f"memory, and the {layers[1] - layers[0]} layers left on the CPU set the speed; the GPU's "
+                            "total and free memory are not in the source", actual=layers[2],
+                            hint="paste `nvidia-smi` (memory and processes) from while the model is loaded")
+            # Over the GPUs the sources list (corpus 927: ggml's `Device 0: NVIDIA GeForce RTX 3050 Laptop GPU`), else
+            # the one GPU ollama's offload line weighed (928).
+            inventory = [f"GPU {r.index}" if r.index is not None else r.model for r in (gpus.gpus if gpus else ())]
+            if inventory:
+                return over_subjects(short, inventory, gpus.whole_count if gpus is not None else None, ask="nvidia-smi")
+            return over_subjects(short, ["GPU 0"], None, ask="nvidia-smi") if fit is not None else short
         if fit is not None and fit[0] >= fit[1] and (layers is None or layers[0] >= layers[1]):
             return over_subjects(ok(f"the engine found {fit[0]:g} GiB free on the GPU for a model of {fit[1]:g} GiB "
                                     f"(\"{fit[2]}\"): nothing else held the memory the whole model needed",
@@ -665,14 +672,14 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                 and serving_processes is None and not (docker_containers and docker_containers.gpu_or_serving):
             return _desktop_only(desktop)
         return unknown("", needs="nvidia")
-    gpus = gpu_list(nvidia)
-    if isinstance(gpus, Outcome):
-        return own_oom or gpus
+    table = gpu_list(nvidia)
+    if isinstance(table, Outcome):
+        return own_oom or table
     engine = {p.pid for p in serving_processes.processes} if serving_processes is not None else set()
     problems: list[str] = []
     subjects: list[str] = []
     notes: list[str] = []
-    display = [g for g in gpus if g.shows_display]
+    display = [g for g in table if g.shows_display]
     # A display costs a server memory and jitter only on a GPU that serves: one without serving work shown is a note.
     # A container given GPUs for real work (not only `nvidia-smi`) serves on them as an engine process does.
     workload = bool(engine) or any(c.gpu_requested and not c.diagnostic_only
@@ -689,7 +696,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     # The only GPU shown is the one any engine on the host uses: a display holding a tenth of it or more (a desktop's
     # programs on a small card) costs a model that share; one whose memory is not shown, beside a named engine, is on
     # the engine's GPU with its share unknown. Either is the display on a serving GPU, not a desktop's note.
-    alone = len(gpus) == 1 and not wsl and all(g.driver_model != "WDDM" for g in gpus)
+    alone = len(table) == 1 and not wsl and all(g.driver_model != "WDDM" for g in table)
     costly = [g for g in idle_display if alone and _display_share(g)]
     # The engine the sources name (facts/engines_shown.py, the fact DRV-CUDA-COMPAT reads too): its command, its
     # container, its log, ... else the user's words.
@@ -728,13 +735,13 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         serious = True
         problems.append(f"an MPS daemon is running (pid {nvidia_services.mps.pids[0]}): every CUDA client "
                         "shares the GPUs through it")
-    procs_known = [g for g in gpus if g.processes is not None]
+    procs_known = [g for g in table if g.processes is not None]
     # The process box is cut away, but the memory row shows no context: nothing else is on that GPU.
-    idle = [g for g in gpus if g.processes is None and g.memory_used_mib is not None
+    idle = [g for g in table if g.processes is None and g.memory_used_mib is not None
             and ((g.display_active is False and g.memory_used_mib < _NO_CONTEXT_MIB)
                  or ("display" in g.unsupported and g.memory_used_mib < _NO_CONTEXT_DISP_NA_MIB))]
     # The process box is cut away and the memory row holds a context: whose it is, the table does not say.
-    in_use = [g for g in gpus if g.processes is None and g.memory_used_mib is not None and g not in idle]
+    in_use = [g for g in table if g.processes is None and g.memory_used_mib is not None and g not in idle]
     # In Exclusive_Process mode a GPU holding a context is taken: the driver gives no other process a context there
     # (CUDA error 46, "all CUDA-capable devices are busy or unavailable"), whoever holds it. With no serving work and
     # no engine named in the source, that GPU is held against every engine or job that asks for it (corpus 1465,
@@ -782,12 +789,12 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                        fix=_exclusive_fix(gpu_indices(exclusive)) if held_only else None)
         # The issue is judged over the GPUs whose display or processes the table shows (corpus 472: a display on GPU 1
         # of two, `2 GPUs shown`); an MPS daemon alone is the host's, whatever the table shows.
-        read = [g for g in gpus if g.display_active is not None or g.processes is not None] \
+        read = [g for g in table if g.display_active is not None or g.processes is not None] \
             if display or wsl_display or costly or unmeasured or foreign else []
         # An exclusive GPU's context is judged over the GPUs whose compute mode and memory the table shows (corpus
         # 1465: GPU 1's row cut before them, `1 of 2 GPUs shown`).
         if exclusive:
-            read += [g for g in gpus if g.compute_mode is not None and g.memory_used_mib is not None and g not in read]
+            read += [g for g in table if g.compute_mode is not None and g.memory_used_mib is not None and g not in read]
         return over_gpus(nvidia, read, shared, "nvidia-smi") if read else shared
     if windows:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
@@ -822,7 +829,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
             f"a display is active on GPU(s) {gpu_indices(idle_display)}, but nothing on it shows serving work ({shown}, "
             "no compute process or engine): it costs memory and jitter only where that GPU serves", actual=actual,
             subjects=[g.subject for g in idle_display]), "nvidia-smi")
-    if not procs_known and not idle and all(g.display_active is None for g in gpus):
+    if not procs_known and not idle and all(g.display_active is None for g in table):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
     if notes:
         # Reported, not judged: nothing here says whose process it is (a foreign vLLM looks like ours).
@@ -830,7 +837,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                        "not in the source" + (" (inside a container NVML shows host PIDs)" if in_container else ""),
                        hint="compare with the engine's PIDs on the host (`nvidia-smi --query-compute-apps=pid,"
                        "process_name,used_memory --format=csv`)", actual=actual)
-    own = _own_budget(gpus, idle, engine_commands)
+    own = _own_budget(table, idle, engine_commands)
     if own is not None:
         matched, said = own
         return over_gpus(nvidia, matched + [g for g in procs_known + idle if g not in matched], not_an_issue(
