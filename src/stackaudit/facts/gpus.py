@@ -1108,13 +1108,23 @@ def parse_torch_oom(text: str) -> GpuOutOfMemory:
 
 @parser(EVIDENCE_LINES, feeds="gpu_oom", kind=GpuOutOfMemory, rank=10)
 def gpu_oom_in_evidence_lines(text: str) -> GpuOutOfMemory:
-    """torch's out-of-memory message among pasted evidence lines (parse_torch_oom)."""
+    """torch's out-of-memory message among pasted evidence lines (parse_torch_oom).
+
+    Input (tests/data/captures/1523)::
+
+        torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 11.32 GiB. GPU 0 has a total capacty of 79.14 GiB of which 3.98 GiB is free. Process 2218444 has 75.15 GiB memory in use. Of the allocated memory 73.66 GiB is allocated by PyTorch, and 963.77 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF
+    """
     return parse_torch_oom(text)
 
 
 @parser(ENGINE_LOG, feeds="gpu_oom", kind=GpuOutOfMemory, rank=11)
 def gpu_oom_in_engine_log(text: str) -> GpuOutOfMemory:
-    """torch's out-of-memory message in an engine's log (parse_torch_oom)."""
+    """torch's out-of-memory message in an engine's log (parse_torch_oom).
+
+    Input (tests/data/captures/1523)::
+
+        torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 11.32 GiB. GPU 0 has a total capacty of 79.14 GiB of which 3.98 GiB is free. Process 2218444 has 75.15 GiB memory in use. Of the allocated memory 73.66 GiB is allocated by PyTorch, and 963.77 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF
+    """
     return parse_torch_oom(text)
 
 
