@@ -88,7 +88,54 @@ def test_276_a_tgi_image_under_a_newer_driver_is_ok() -> None:
 
 def test_a_tgi_image_named_in_prose_under_an_older_driver_is_not_ok(tmp_path: Path) -> None:
     # Modelled on corpus 247's first line: TGI 1.0.2 (CUDA 11.8) named in prose, under a driver for CUDA 11.4 and nothing
-    # shown running: the container toolkit's requirement check decides (not ok).
+    # shown running: the image's requirement lets R470 through (not ok; not an issue by minor-version compatibility).
     text = "Running directly in `ghcr.io/huggingface/text-generation-inference:1.0.2`.\n" + _table("470.141.03", "11.4")
     result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
     assert result.status != "ok" and "CUDA 11.8" in result.message, result.message
+
+
+def test_247_an_11_8_image_on_r470_starts_and_runs_by_minor_version_compatibility() -> None:
+    # Corpus 247: TGI 1.0.2's image (FROM nvidia/cuda:11.8.0, NVIDIA_REQUIRE_CUDA naming R470 for every brand) under
+    # driver 470.141.03 (CUDA 11.4): the toolkit lets it start and CUDA 11.x runs on R470 (above 450.80.02).
+    result = capture_checks("247", COMPAT)[COMPAT]
+    assert result.status == "not-an-issue" and "R470" in result.message, result.message
+
+
+def test_an_image_whose_requirement_does_not_name_the_branch_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: NVIDIA's CUDA 11.8 image under R460 (its list names R470 only), a CUDA 12.1 image under R470 (across
+    # majors), and PyTorch's 11.8 image under R470 (not NVIDIA's lineage): the toolkit's check is not told.
+    for image, driver, cuda in (("nvidia/cuda:11.8.0-base-ubuntu20.04", "460.106.00", "11.2"),
+                                ("nvidia/cuda:12.1.0-base-ubuntu22.04", "470.141.03", "11.4"),
+                                ("pytorch/pytorch:2.0.0-cuda11.8-cudnn8-runtime", "470.141.03", "11.4")):
+        text = f"docker run --rm --gpus all {image} python serve.py\n" + _table(driver, cuda)
+        result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
+        assert result.status == "unknown", (image, result.status, result.message)
+
+
+def test_1332_tgi_info_names_its_release_and_image() -> None:
+    # Corpus 1332: TGI's /info JSON ("version": "1.4.0", "docker_label": "sha-c2d4a3b") beside driver 545.29.06 (CUDA
+    # 12.3): the image of release 1.4.0 ships CUDA 12.1 (docker.TGI_CUDA), which the driver runs.
+    result = capture_checks("1332", COMPAT)[COMPAT]
+    assert result.status == "ok", result.message
+    assert "Text Generation Inference 1.4.0's image" in result.message and "CUDA 12.1" in result.message
+
+
+def _info(label: str, extra: str = '  "model_device_type": "cuda",\n') -> str:
+    # Modelled on corpus 1332's /info object, under a driver for CUDA 11.8.
+    return ('text-generation-inference:\n{\n  "model_id": "/model",\n' + extra + '  "version": "1.4.0",\n'
+            f'  "sha": "c2d4a3b5c7bb6a8367c00f7c797bf87f4b2fcef9",\n  "docker_label": {label}\n}}\n'
+            + _table("520.61.05", "11.8"))
+
+
+def test_tgi_info_of_a_newer_image_under_an_older_driver_is_not_ok(tmp_path: Path) -> None:
+    # Modelled: release 1.4.0's image (CUDA 12.1) under a driver for CUDA 11.8, nothing shown running: not ok.
+    result = paste_checks(tmp_path, _info('"sha-c2d4a3b"'), COMPAT)[COMPAT]
+    assert result.status != "ok" and "CUDA 12.1" in result.message, result.message
+
+
+def test_tgi_info_without_its_image_label_names_no_runtime(tmp_path: Path) -> None:
+    # Modelled: a source build (`"docker_label": null`) ships whatever CUDA its builder had, and an object without
+    # TGI's own keys is not TGI's: neither names a runtime.
+    for text in (_info("null"), _info('"sha-c2d4a3b"', extra="")):
+        result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
+        assert "Text Generation Inference" not in result.message and "CUDA 12.1" not in result.message, result.message

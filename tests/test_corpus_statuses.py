@@ -112,13 +112,16 @@ KIND_RECOGNISED_AS = {
     "nvlink -s": {"nvidia-smi nvlink -s"}, "nvidia-smi -L": {"nvidia-smi -L"}, "empty grep": {"empty grep"}, "lspci": {"lspci"}, "lspci -tv": {"lspci -tv"},
     # `lsmod | grep X` with nothing under it is lsmod's output filtered to nothing: read as an empty grep.
     "lsmod": {"lsmod", "empty grep"},
-    "nccl-log": {"server log"}, "vllm-log": {"server log"}, "sglang-log": {"server log"}, "ray-log": {"ray log", "ray status"},
+    "nccl-log": {"server log"}, "vllm-log": {"server log"}, "sglang-log": {"server log"},
     "nccl-tests": {"nccl-tests"}, "docker inspect": {"docker inspect", "docker inspect excerpt"},
     "docker run": {"docker run"}, "compose": {"compose"}, "k8s pod": {"k8s pod", "k8s pod listing"}, "lxc config": {"lxc config"},
     "df": {"df"}, "ulimit": {"ulimit -a"}, "/proc/cmdline": {"/proc/cmdline"}, "numactl -H": {"numactl -H"},
     "uname -a": {"uname -a"}, "cpupower": {"cpupower-frequency-info", "cpupower-idle-info"},
-    # A benchmark's command line (all_reduce_perf, 382) is read with the nccl-tests run it starts, as 351 labels it.
-    "engine command": {"engine command", "nccl-tests"},
+    # A benchmark's command line (all_reduce_perf, 382) is read with the nccl-tests run it starts, as 351 labels it;
+    # an engine's command inside `docker run`/`podman run` (1524) is that run's, where the engine is read too.
+    "engine command": {"engine command", "nccl-tests", "docker run"},
+    # vLLM's lines a Ray worker prints under its `(RayWorkerWrapper pid=…)` prefix (1529) are vLLM's log.
+    "ray-log": {"ray log", "ray status", "server log"},
 }
 _RECOGNISED = re.compile(r"^(?P<kind>.+) \(lines (?P<a>\d+)-(?P<b>\d+)\)$")
 

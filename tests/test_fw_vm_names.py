@@ -112,3 +112,26 @@ def test_windows_laptop_is_not_an_issue(tmp_path: Path) -> None:
 
     result = paste_checks(tmp_path, WINDOWS_QUERY, "FW-VM")["FW-VM"]
     assert result.status == "not-an-issue" and "Windows host" in result.message and "Max-Q" in result.message
+
+
+def test_ec2_host_name_in_the_shell_prompts_is_an_ec2_vm() -> None:
+    """corpus 1507 (h69d): `[ssm-user@ip-10-0-0-73 ~]$ sudo docker run ...`: the prompts' one host is an EC2 name,
+    read after the machine's own sources and the user's words."""
+    virt = fact(pasted(body("1507")), "virtualization")
+    assert not isinstance(virt, Missing) and virt.vm == "amazon" and "shell prompts" in virt.source
+
+
+def test_a_vgpu_size_in_the_words_outranks_the_prompts_host_name() -> None:
+    """corpus 932: an AKS node's prompt (`aks-...-vmss...`) and `Standard_NV36ads_A10_v5` in the user's words: the
+    size names a vGPU guest, which the host name alone does not, so the words' reading stands (FW-VM issue)."""
+    assert capture_checks("932", "FW-VM")["FW-VM"].status == "issue"
+
+
+def test_ubuntu_installer_vm_host_name_in_a_bold_prompt_1482() -> None:
+    """corpus 1482 (h69d): `**ads-team1@exaleapvrt2-virtual-machine:~/dcgm-exporter$ nvidia-smi`: the prompt opens
+    with markdown's unclosed bold mark, and `<user>-virtual-machine` is the host name Ubuntu's installer suggests on
+    a QEMU/KVM or VMware guest: a VM with the one GPU its nvidia-smi shows (FW-VM not-an-issue)."""
+    assert cloud_hostname("exaleapvrt2-virtual-machine") is not None
+    assert cloud_hostname("virtual-machine-builder") is None  # modelled: the words elsewhere in a name
+    result = capture_checks("1482", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue" and "1 GPU" in result.message

@@ -61,12 +61,23 @@ def test_owned_count_after_the_first_persons_clause() -> None:
     assert owned_gpu_count("The server is busy and have 8 GPUs") is None  # modelled: not the first person
 
 
+def test_owned_count_in_the_singular_and_a_host_named_by_its_count() -> None:
+    assert owned_gpu_count("I have 7 gpu for the gpustack instance:") == 7  # corpus 719
+    assert owned_gpu_count("trying to use nccl in a 3 gpu setup.  This is the nvidia-smi log:") == 3  # corpus 631
+    # Modelled: the count of what follows the singular, not of GPUs; the same words without a host after them.
+    assert owned_gpu_count("I have 2 GPU servers in the rack") is None
+    assert owned_gpu_count("we ran it in a 3 gpu job") is None
+    assert owned_gpu_count("on an 8-GPU host") == 8
+
+
 @pytest.mark.parametrize(("prefix", "check", "coverage"), [
     ("1460", "DRV-PERSISTENCE", "2 of 8 GPUs shown"),
     ("1357", "PWR-GPU-POWER-LIMIT", "3 of 8 GPUs shown"),
     ("1427", "MEM-GPU-SHARED", "2 of 8 GPUs shown"),
     ("1240", "DRV-PERSISTENCE", "1 of 2 GPUs shown"),
     ("1358", "DRV-PERSISTENCE", "2 GPUs shown"),  # the count is in the title only
+    ("631", "DRV-PERSISTENCE", "2 of 3 GPUs shown"),  # `a 3 gpu setup`
+    ("719", "DRV-PERSISTENCE", "1 of 7 GPUs shown"),  # `I have 7 gpu`
 ])
 def test_coverage_from_the_count_elsewhere_in_the_paste(prefix: str, check: str, coverage: str) -> None:
     r = capture_checks(prefix, check)[check]

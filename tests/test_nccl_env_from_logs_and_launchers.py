@@ -131,3 +131,20 @@ def test_a_command_line_of_many_assignments_is_read_in_one_pass() -> None:
     # Modelled hostile line: `\S*=\S*` words before the program backtracked through every `=` (exponential).
     assert COMMAND.match("a=b=c=d " * 40 + "all_reduce_perf -b 8 x") is None
     assert COMMAND.match("NCCL_DEBUG=INFO CUDA_VISIBLE_DEVICES=0,1 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2")
+
+
+def test_a_soft_roce_device_named_by_nccl_ib_hca_is_the_issue() -> None:
+    # Corpus 1529 (NVIDIA/nccl#1297): NCCL's net_ib.cc says `NCCL_IB_HCA set to rxe0`, then cannot find the device's
+    # real path: Soft-RoCE has no PCI device behind it.
+    r = capture_checks("1529", CHECK)[CHECK]
+    assert r.status == "issue" and "rxe0" in r.message and "kernel-emulated" in r.message, r.message
+
+
+def test_a_real_hca_named_in_the_ib_code_own_words_stays_a_selector(tmp_path: Path) -> None:
+    # Modelled on 1529's lines with a ConnectX HCA: a selector NCCL works over is not an issue.
+    log = ("node1:608:608 [0] NCCL INFO NCCL_IB_HCA set to mlx5_0\n"
+           "node1:608:608 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB ens121f1:192.168.10.13<0>\n")
+    r = paste_checks(tmp_path, log, CHECK)[CHECK]
+    assert r.status == "ok" and "NCCL_IB_HCA=mlx5_0" in r.message, r.message
+    r = paste_checks(tmp_path, log.replace("mlx5_0", "siw_eth0"), CHECK)[CHECK]
+    assert r.status == "issue" and "siw_eth0" in r.message, r.message

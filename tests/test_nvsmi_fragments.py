@@ -106,3 +106,30 @@ def test_the_line_for_a_gpu_it_cannot_open_under_nvidia_smi_a_is_q_output() -> N
     # https://github.com/xxd3vin/workspace/issues/19: under plain `nvidia-smi` it stays the table's line.
     text = "[root@bh174 chenyang]# nvidia-smi \nUnable to determine the device handle for GPU 0000:0B:00.0: Unknown Error\n"
     assert _kinds(text) == [("nvidia-smi", 2, 2)]
+
+
+def test_a_header_of_a_driver_before_r410_without_cuda_version_gives_the_driver() -> None:
+    # Corpus 1535 (NVIDIA/nvidia-docker#523): driver 384.90's header has no CUDA Version cell.
+    nvidia = fact(pasted(body("1535")), "nvidia")
+    assert (nvidia.driver_version, nvidia.cuda_version) == ("384.90", None)
+    r = capture_checks("1535", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "384.90" in r.message, r.message
+    # Modelled: the same header cut inside the version, with no closing bar, names no driver.
+    cut = ("+-----------------------------------------------------------------------------+\n"
+           "| NVIDIA-SMI 384.90                 Driver Version: 384.9\n")
+    assert fact(pasted(cut), "nvidia_driver").__class__.__name__ == "Missing"
+
+
+def test_a_later_table_cut_at_its_header_keeps_the_earlier_tables_gpus() -> None:
+    # Corpus 1527 (NVIDIA/nvidia-container-runtime#189): the host's table (GPU 0 and 1), then a container's run whose
+    # output the paste cuts at its table header: that run shows no GPU, so the host's rows stay the GPUs read.
+    gpus = fact(pasted(body("1527")), "nvidia").gpus
+    assert [(g.index, g.persistence, g.display_active) for g in gpus] == [(0, False, True), (1, False, False)]
+    result = capture_checks("1527", "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert result.status == "issue" and "GPU(s) 1;" in result.message  # GPU 0 drives the display
+    # Modelled: the same cut header of another driver (a later run after an upgrade) is that driver's run: it replaces.
+    text = body("1527").replace("525.85.12    Driver Version: 525.85.12", "535.54.03    Driver Version: 535.54.03")
+    first, _, rest = text.partition("[xxx ~]$ docker run")
+    later = first.replace("535.54.03    Driver Version: 535.54.03", "525.85.12    Driver Version: 525.85.12") + \
+        "[xxx ~]$ docker run" + rest
+    assert fact(pasted(later), "nvidia").gpus == ()

@@ -82,3 +82,38 @@ def test_free_memory_short_of_the_model_is_no_ok(tmp_path: Path) -> None:
             'layers.requested=-1 layers.model=33 layers.offload=33 layers.split="" memory.available="[4.0 GiB]" '
             'memory.required.full="4.8 GiB" memory.required.partial="4.0 GiB"\n')
     assert paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "unknown"
+
+
+# ollama's placement line lists the free memory of each GPU it gives the model's runner (llm/memory.go's
+# availableList, one entry per GPU; layers.split only over two or more): one entry is a runner on one GPU (h69d).
+
+
+def test_placement_over_one_gpu_1497() -> None:
+    """corpus 1497: `layers.split="" memory.available="[21.6 GiB]"`: the model's runner holds one GPU, so no group of
+    GPUs is placed (IC-TOPOLOGY-PLACEMENT not-applicable); `memory.gpu_overhead` between the free memory and the
+    model's need (a later release's line) still reads as one GPU's fit (MEM-GPU-SHARED ok)."""
+    log = fact(pasted(body("1497")), "serving_log")
+    assert isinstance(log, ServingLog) and log.ollama_gpus is not None and log.ollama_gpus[:2] == (
+        1, 'memory.available="[21.6 GiB]"')
+    results = capture_checks("1497", "IC-TOPOLOGY-PLACEMENT", "MEM-GPU-SHARED")
+    placement = results["IC-TOPOLOGY-PLACEMENT"]
+    assert placement.status == "not-applicable" and "memory.available" in placement.message
+    shared = results["MEM-GPU-SHARED"]
+    assert shared.status == "ok" and "21.6 GiB free" in shared.message
+
+
+def test_placement_over_four_gpus_is_no_one_gpu_run(tmp_path: Path) -> None:
+    """ollama/ollama#9181's line (above): four GPUs' free memory and `layers.split=11,11,11,11` (unquoted, as slog
+    writes a value without spaces): a group of four GPUs, so the placement check is not ruled out."""
+    log = parse_serving_log(OFFLOAD_9181)
+    assert log.ollama_gpus is not None and log.ollama_gpus[0] == 4
+    placement = paste_checks(tmp_path, OFFLOAD_9181, "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
+    assert placement.status != "not-applicable"
+
+
+def test_placement_on_the_cpu_is_not_read() -> None:
+    """Modelled counter-example: the CPU library's line lists system memory, no GPU: no GPU count is read from it."""
+    line = ('time=2024-08-12T20:24:12.346-06:00 level=INFO source=memory.go:309 msg="offload to cpu" '
+            'layers.requested=-1 layers.model=33 layers.offload=0 layers.split="" memory.available="[31.2 GiB]" '
+            'memory.required.full="4.8 GiB" memory.required.partial="0 B"\n')
+    assert parse_serving_log(line).ollama_gpus is None

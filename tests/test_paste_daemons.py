@@ -245,3 +245,25 @@ def test_the_fabric_manager_row_of_a_health_table_is_ok() -> None:
     from corpus import capture_checks
     r = capture_checks("237", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
     assert r.status == "ok" and "active" in r.message
+
+
+# 1457 (NVIDIA/gpu-operator#15): the driver container's installer, which stops the daemon before it unloads the
+# modules on every start, then fails compiling them.
+INSTALLER = """\
+========== NVIDIA Software Installer ==========
+
+Starting installation of NVIDIA driver version 418.87.01 for Linux kernel version 5.0.0-36-generic
+
+Stopping NVIDIA persistence daemon...
+Unloading NVIDIA driver kernel modules...
+"""
+
+
+def test_the_installers_stop_of_the_daemon_is_a_step_of_the_install() -> None:
+    assert daemon_event("Stopping NVIDIA persistence daemon...") == ("persistenced", "note")
+    assert parse_daemon_log(INSTALLER).persistenced.active is None
+    result = run_checks(_host(INSTALLER), ["DRV-PERSISTENCE"])["DRV-PERSISTENCE"]
+    assert result.status == "unknown"
+    # systemd's own stop of the unit is still the daemon's state.
+    assert daemon_event("Dec 01 10:00:00 h systemd[1]: Stopping nvidia-persistenced.service - NVIDIA Persistence "
+                        "Daemon...") == ("persistenced", "stopping")

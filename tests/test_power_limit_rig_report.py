@@ -103,3 +103,14 @@ def test_modelled_bullet_without_widths_says_nothing(tmp_path: Path) -> None:
     # Modelled on 445: the PCIe bullet keeps only the bus id: no link read.
     text = CLUB_445.replace("x16 lanes negotiated (GPU max x16, Gen up to 4) ", "")
     assert paste_checks(tmp_path, text, LINK)[LINK].status == "unknown"
+
+
+def test_a_list_pasted_from_gpu_1_shows_gpu_0_unread() -> None:
+    # Corpus 525 (noonghunna/club-3090): the stored copy starts inside GPU 0's bullets, at GPU 0's PCIe line, so GPU 1
+    # (the GTX 1080) is the first GPU bullet: GPU 0 is shown by its number, not read, and GPU 1 keeps its index.
+    from corpus import body, fact, pasted
+
+    gpus = fact(pasted(body("525")), "nvidia").gpus
+    assert [(g.index, g.name, g.persistence) for g in gpus] == [(0, "", None), (1, "NVIDIA GeForce GTX 1080", False)]
+    r = capture_checks("525", "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert r.status == "issue" and "GPU(s) 1;" in r.message and _coverage(r) == "1 of 2 GPUs shown"

@@ -39,6 +39,8 @@ from test_topology_parsers import _pcie, make_topo
     ("PCIE Nvidia V100 32G X4", [(4, "Tesla V100 PCIe 32GB")]),
     # Modelled: the same order with the count first
     ("8x PCIe A100 80GB", [(8, "A100 PCIe 80GB")]),
+    # NVIDIA/TensorRT-LLM (corpus 991, h69d): a bare `A800` is the family's declared ambiguous name, one card counted
+    ("one Nvidia A800", [(1, "A800")]),
     # Modelled counter-examples: hex numbers and error codes are no count; an unknown name is no model; a number
     # that several rows' names merely contain (`4`, `200Gb`) is none.
     ("<board_id>0x100</board_id>", []),
@@ -121,3 +123,12 @@ def test_a_wsl_uname_line_is_unames_not_the_users_words() -> None:
     assert fact(pasted(line), "kernel").release == "5.15.167.4-microsoft-standard-WSL2"
     said = "The container is running in WSL2.\n"
     assert [k for k, _, _ in recognise(said).recognised] == ["prose machine"]
+
+
+def test_one_a800_in_a_system_info_list_is_a_host_of_one_gpu() -> None:
+    """corpus 991 (h69d): `one Nvidia A800` under `### System Info` is the host's one GPU, so TensorRT-LLM there has
+    no group of GPUs to place and no all-reduce."""
+    results = run_checks(pasted(body("991")), ["IC-TOPOLOGY-PLACEMENT", "RT-TRTLLM-ALLREDUCE"])
+    assert results["IC-TOPOLOGY-PLACEMENT"].status == "not-applicable"
+    assert "one GPU (A800)" in results["IC-TOPOLOGY-PLACEMENT"].message
+    assert results["RT-TRTLLM-ALLREDUCE"].status == "not-applicable"

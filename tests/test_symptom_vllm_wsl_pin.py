@@ -98,3 +98,21 @@ def test_collect_env_platform_decides(tmp_path: Path) -> None:
     native = COLLECT_ENV.format(platform="Linux-6.8.0-62-generic-x86_64-with-glibc2.39")
     assert paste_checks(tmp_path, wsl, CHECK)[CHECK].status == "issue"
     assert paste_checks(tmp_path, native, CHECK)[CHECK].status == "unknown"
+
+
+# Modelled on the logs of vLLM 0.8 on its CPU platform that public threads quote (`[cpu.py:170] Pin memory is not
+# supported on CPU.`, the platform's own warning: vllm/platforms/cpu.py).
+VLLM_CPU = """\
+INFO 04-16 09:38:36 [engine.py:310] Added request cmpl-aae746bcb8594a8ab23b0faf8e4047dc-0.
+WARNING 04-16 09:38:37 [cpu.py:170] Pin memory is not supported on CPU.
+INFO 04-16 09:38:37 [metrics.py:489] Avg prompt throughput: 0.4 tokens/s, Avg generation throughput: 0.1 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%.
+"""
+
+
+def test_vllm_on_its_cpu_platform_pins_nothing_and_ran_no_cuda(tmp_path: Path) -> None:
+    # Corpus 1521 (vllm-project/vllm#12153, V0's `_logger.py:72`) and the V1 form: the CPU platform's warning rules
+    # MEM-PINNED-HOST out, and the metrics line's "GPU KV cache" is the CPU platform's pool, no CUDA at work.
+    for result in (capture_checks("1521", CHECK, "DRV-CUDA-COMPAT"),
+                   paste_checks(tmp_path, VLLM_CPU, CHECK, "DRV-CUDA-COMPAT")):
+        assert result[CHECK].status == "not-an-issue" and "CPU platform" in result[CHECK].message, result[CHECK].message
+        assert result["DRV-CUDA-COMPAT"].status != "ok", result["DRV-CUDA-COMPAT"].message

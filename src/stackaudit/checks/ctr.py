@@ -1029,7 +1029,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
                serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
                collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
-               cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None) -> Outcome:
+               cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
+               engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1074,7 +1075,15 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     the runtime is asked for no device and the image's own NVIDIA_VISIBLE_DEVICES decides (every GPU in a CUDA image):
     an issue, the GPU named with `--gpus '"device=0"'`. The runtime hook's failure to set up a requested GPU
     (`nvidia-container-cli: mount error:`, `container error:`, `ldcache error:`, `device error:`) is a symptom line
-    too: the request shown above it is no proof of access.
+    too: the request shown above it is no proof of access. So are the hook's detection step failing in the driver's
+    service (`detection error: driver error` / `driver rpc error`), runc finding no devices cgroup mounted
+    (`mountpoint for devices not found`) and a missing `nvidia-container-runtime-hook`.
+    A serving container whose image is a ROCm (AMD) build (`ollama/ollama:0.4.0-rc5-rocm`, `rocm/vllm`) given the
+    NVIDIA GPUs by its request: the GPUs reach it, and its programs carry no CUDA code to use them: not an issue of
+    the container's access (the image is the fault).
+    A `docker run` of nvidia-smi is a test of GPU access, judged by its answer: where the paste shows its output and
+    that output names no GPU (cut before its first GPU row, or an error in its place), its request is no evidence:
+    unknown, not ok.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
@@ -1106,6 +1115,11 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
     reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
     still proves the issue).
+    A Triton server whose model configs shown put instances on a GPU number (instance_group `gpus: [ 6 ]`) at or past
+    the count of devices its own CUDA_VISIBLE_DEVICES leaves it (`CUDA_VISIBLE_DEVICES=6,7`: CUDA numbers those two 0
+    and 1) names a device that does not exist for the server: its models fail to load for the config, not for GPUs
+    withheld from the container (NVML's list of every GPU, Triton's metrics lines, ignores the variable): not an issue
+    where the container's own state is not shown (server#1567, corpus 1493).
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -1114,7 +1128,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
     `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`), with no container shown, is not in a
     container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
-    `ollama serve` typed at a prompt that names no container (facts/container.py): a program of the host.
+    `ollama serve` typed at a prompt that names no container (facts/container.py): a program of the host. So is a
+    Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
+    no container runtime or `srun` among them.
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in
@@ -1170,6 +1186,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_listed(gpus) or judged
+    if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
+        return renumbered
     beyond = nccl_test_runs.asked_beyond(gpus.whole_count if gpus is not None else None) \
         if nccl_test_runs is not None and judged.status == "unknown" else None
     if beyond is not None:
@@ -1420,6 +1438,29 @@ def _given_gpus(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     return bool(gpu_devices.gpu_nodes) or visible not in (None, "", "void", "none")
 
 
+def _instances_past_visible(commands: EngineCommands | None) -> Outcome | None:
+    """Not an issue where a Triton command's model configs shown put instances on a CUDA device number at or past the
+    count its CUDA_VISIBLE_DEVICES (by index or UUID) leaves it; None otherwise (gpu_access)."""
+    for c in commands.commands if commands is not None else ():
+        visible = c.as_process().visible_devices if c.engine == "triton" else None
+        if not visible or not all(v.isdecimal() or v.startswith(("GPU-", "MIG-")) for v in visible):
+            continue  # a `$GPUS` the paste does not set names no count
+        past = sorted({g for group in c.instance_gpus for g in group if g >= len(visible)})
+        if not past:
+            continue
+        mask = c.as_process().env("CUDA_VISIBLE_DEVICES")
+        numbers = ", ".join(str(n) for n in range(len(visible)))
+        return not_an_issue(
+            f"Triton's model configs put instances on GPU {', '.join(map(str, past))} (instance_group `gpus`), but "
+            f"CUDA_VISIBLE_DEVICES={mask} on its command leaves the server {len(visible)} CUDA device(s), numbered "
+            f"{numbers}: the configs name device numbers that do not exist for the server, so its models fail to "
+            "load for the config, not for GPUs withheld from the container (NVML, whose list Triton's metrics print, "
+            f"ignores the variable); name the visible devices as {numbers} in `gpus`, or drop the variable",
+            actual={"instance_gpus": past, "CUDA_VISIBLE_DEVICES": mask}, expected=f"gpus within 0-{len(visible) - 1}",
+            evidence=[f"CUDA_VISIBLE_DEVICES={mask}", c.line])
+    return None
+
+
 def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,
                 docker_containers: DockerContainers | None) -> Outcome:
     """CTR-GPU-ACCESS from what the container and its spec show (the engine adds the log's symptoms)."""
@@ -1587,6 +1628,27 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        + ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in pieces)
                        + "), but which container it is and the rest of its spec are in the part left out",
                        hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`) or `docker inspect`")
+    # An image built for ROCm (AMD) given the NVIDIA GPUs: the runtime hands them over, but its programs carry no CUDA
+    # code to run there, so the GPUs stay idle for the image's sake, not the container's access (corpus 828).
+    amd_builds = [c for c in serving if c.gpu_requested and c.rocm_build]
+    if amd_builds and len(amd_builds) == len([c for c in serving if c.gpu_requested]):
+        return not_an_issue("the GPU request hands the NVIDIA GPUs to the container, but its image is a ROCm (AMD) "
+                            "build: " + ", ".join(f"{c.label} ({c.image})" for c in amd_builds)
+                            + "; its programs carry no CUDA code, so they run on the CPU whatever the container is "
+                            "given: use the image's CUDA build (the tag without `rocm`)",
+                            actual={c.label: c.image for c in amd_builds}, subjects=[c.label for c in amd_builds])
+    # A container run only to test GPU access (nvidia-smi) is judged by its output, not its request: where the paste
+    # shows that output and it names no GPU (cut before the first GPU row, or a failure in its place), what the run
+    # got is not shown, and its request is no evidence (a failure line the output holds is a symptom, proving the issue).
+    unanswered = [c for c in serving if c.probe_lists_no_gpu]
+    if unanswered:
+        return unknown("the pasted `docker run` of nvidia-smi shows its output, and that output names no GPU (cut "
+                       "before its first GPU row, or an error in its place): "
+                       + ", ".join(f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count} requested)"
+                                   for c in unanswered)
+                       + "; a GPU request is no proof the GPUs reached the container, its nvidia-smi's answer is",
+                       hint="paste the whole output of the `docker run ... nvidia-smi` (with the error it ends in)",
+                       actual={c.label: "output names no GPU" for c in unanswered})
     judged = ok("serving containers request GPUs: " + ", ".join(
         f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count}"
         + (f", for its args' TP x PP of {c.parallel_world}" if c.parallel_world and not c.image else "") + ")"

@@ -25,7 +25,7 @@ from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
-from stackaudit.facts.docker import DockerContainers, runs_own_program
+from stackaudit.facts.docker import DockerContainers, requirement_lets_through, runs_own_program
 from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpu_events import (
     APPLICATION,
@@ -479,8 +479,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     and an engine image whose tag suffix names torch's CUDA (`lmsysorg/sglang:v0.4.8-cu126`, each of an upgrade's
     two), PyTorch's image whose tag names torch's CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`), and Text
     Generation Inference's image of a release, whose Dockerfile at that tag pins torch's CUDA
-    (`ghcr.io/huggingface/text-generation-inference:2.0.4`: 12.1; facts/docker.TGI_CUDA)
-    (facts/cuda_ran.CudaRuntime): at or below the driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
+    (`ghcr.io/huggingface/text-generation-inference:2.0.4`: 12.1; facts/docker.TGI_CUDA), as its router's /info JSON
+    names it too: its `"version"` with a `"docker_label"` that is not null (TGI's own image; corpus 1332)
+    (facts/cuda_ran.CudaRuntime): at or below the driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why;
+    where NVIDIA's image (or TGI's, built on one) lets the driver's branch through for every brand (CUDA 11.8's R470,
+    facts/docker.REQUIRE_CUDA_EVERY_BRAND) and its runtime is of the driver's major above the floor, not an issue.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. At or below the driver's highest CUDA, a
     CUDA the user's list or a template's field states (`cuda: 12.3`, `Cuda:12.4`, a bare `CUDA 12.8`) is the CUDA the
@@ -839,6 +842,16 @@ def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: 
     said = ", ".join(f"{image} (CUDA {cuda})" for image, cuda in images)
     actual = {"driver": driver, "driver_cuda": driver_cuda, "images": {image: cuda for image, cuda in images}}
     newer = [(image, cuda) for image, cuda in images if release(cuda, 2) > release(driver_cuda, 2)]
+    dv = release(driver)
+    if newer and dv and all(requirement_lets_through(image, cuda, dv[0]) and release(cuda)[0] == release(driver_cuda)[0]
+                            and dv >= _DRIVER_FLOOR.get(release(cuda)[0], (999,)) for image, cuda in newer):
+        # The image's own requirement names this branch for every brand, and its runtime is of the driver's major above
+        # the major's floor: it starts, and minor-version compatibility runs it (corpus 247: TGI 1.0.2 on R470).
+        image, cuda = newer[0]
+        return not_an_issue(f"{image} ships CUDA {cuda}, above the CUDA {driver_cuda} of driver {driver}, but the "
+                            f"image's own requirement (NVIDIA_REQUIRE_CUDA) lets the R{dv[0]} branch through on every "
+                            f"GPU brand, and minor-version compatibility runs a CUDA {release(cuda)[0]}.x runtime on this "
+                            "driver (only JIT of newer PTX fails)", actual=actual)
     if newer:
         return unknown(f"{newer[0][0]} ships CUDA {newer[0][1]}, above the CUDA {driver_cuda} of driver {driver}: the "
                        "container toolkit refuses it at start ('unsatisfied condition: cuda>=') unless one of the "

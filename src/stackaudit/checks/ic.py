@@ -33,6 +33,7 @@ from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
+from stackaudit.facts.model_placement import ModelPlacements
 from stackaudit.facts.nvidia import gpu_spec
 from stackaudit.facts.parallelism import (
     SERVING_ENGINES,
@@ -1717,7 +1718,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
             return not_applicable(f"one GPU ({host.counts[0][0]}) and no multi-node serving shown")
         if not nccl_config.engine_seen and not _multi_node(serving_processes, serving_log, nccl_nodes) \
-                and (one_gpu := one_gpu_engine(serving_engine, host, engine_commands)):
+                and (one_gpu := one_gpu_engine(serving_engine, host, engine_commands, serving_log)):
             # An engine shown on one GPU (TP 1, one stage: its command or its log) builds no communicator between
             # GPUs, so no NCCL setting it might have has a path to slow down (corpus 1276, 1285).
             return not_applicable(f"{one_gpu}: the engine builds no NCCL communicator between GPUs")
@@ -1885,6 +1886,14 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 pending.append(f"{where}: costs nothing on one host (GPU-to-GPU traffic stays on P2P/SHM), but on a "
                                "job that spans nodes it sends inter-node traffic to TCP sockets; whether this job "
                                "spans nodes is not in the source")
+        elif s.name == "NCCL_IB_HCA" and (soft := _SOFT_RDMA.findall(s.value)):
+            # Soft-RoCE (rdma_rxe) and soft-iWARP (siw) emulate RDMA in the kernel over an Ethernet NIC: no PCI device
+            # stands behind them, so NCCL cannot place them in its topology (`Could not find real path of rxe0
+            # (/sys/class/infiniband/rxe0/device)`, NVIDIA/nccl#1297) and no GPUDirect RDMA reaches the GPUs.
+            findings.append((2, f"{where} points NCCL's network traffic at {', '.join(soft)}, a kernel-emulated RDMA "
+                             "device (Soft-RoCE or soft-iWARP) with no PCI device behind it: NCCL cannot place it "
+                             "in its topology and no GPUDirect RDMA reaches the GPUs; a real RDMA NIC, or NCCL's "
+                             "socket transport over the Ethernet NIC, is the path this network supports", s.name))
         elif s.name in ("NCCL_NET_GDR_LEVEL", "NCCL_IB_GDR_LEVEL") and s.value.strip().upper() in _GDR_BELOW_DEFAULT:
             # GPUDirect RDMA only for GPU-NIC pairs closer than NCCL's default (PXB: through PCIe switches), or never
             # (LOC): the other pairs stage each network transfer through host memory (ncclTopoCheckGdr, paths.cc).
@@ -1971,6 +1980,9 @@ def _one_gpu_container(containers: DockerContainers | None, settings: list[NcclS
     return f"container {ctr.label} is given one GPU"
 
 # Settings that only choose which devices NCCL uses (its socket interface, its HCAs and their RoCE GID) or what it logs.
+# The RDMA devices the kernel emulates over an Ethernet NIC, as NCCL_IB_HCA names them (`rxe0`, `rxe_eth0`, `siw0`,
+# a port after a colon): rdma_rxe's `rxe` and soft-iWARP's `siw` prefixes (`rdma link add rxe_eth0 type rxe`).
+_SOFT_RDMA = re.compile(r"(?:^|[,=^:\s])((?:rxe|siw)[\w-]*)")
 _SELECTORS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
               "NCCL_DEBUG_FILE")
 
@@ -2044,7 +2056,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                        gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
                        serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
                        engine_commands: EngineCommands | None = None,
-                       docker_containers: DockerContainers | None = None) -> Outcome:
+                       docker_containers: DockerContainers | None = None,
+                       model_placements: ModelPlacements | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
@@ -2091,11 +2104,14 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
     (`export`, a batch script's `set`), gives one GPU (corpus 962), or whose `--tensor-split` puts every layer on one
     device or whose `--split-mode none` keeps the model on one (every engine command shown on one GPU:
-    facts/parallelism.one_gpu_commands, the reading IC-P2P-FUNCTIONAL shares).
+    facts/parallelism.one_gpu_commands, the reading IC-P2P-FUNCTIONAL shares). Nor has an ollama runner whose
+    placement line lists one GPU (`memory.available="[21.6 GiB]"`, corpus 1497), or a model that a serving framework
+    places one GPU to each copy in its own terms (Xinference's `--gpu-idx 0,1 --replica 2` or `on GPU index: [2]`, a
+    Triton KIND_GPU instance group: facts/model_placement, corpus 1493, 1495, 1498).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
-    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands):
+    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands, serving_log, model_placements):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if serving_log is not None and serving_log.tp_beyond_node:
         return _tp_beyond_node(serving_log)

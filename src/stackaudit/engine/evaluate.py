@@ -126,7 +126,7 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     cleared = symptoms.clearing(spec.id) if isinstance(symptoms, LogSymptoms) and not own else ()
     if cleared and outcome.status == "unknown":  # the facts left it open; the line rules it out
         first = cleared[0]
-        whose = f"the log's failure is {first.symptom.check}'s" if first.symptom.check else "the log's failure"
+        whose = f"the log's failure is {first.symptom.check}'s" if first.symptom.check else "the log says"
         return not_an_issue(f"{whose}: \"{first.line}\" ({first.symptom.proves}); {first.symptom.cleared}, so it is "
                             "not this check's failure", actual=first.line, evidence=[h.line for h in cleared[:3]])
     # A line that only looks like this check's failure in a setting the facts show (`Symptom.looks_only`).

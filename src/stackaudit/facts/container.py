@@ -22,6 +22,7 @@ from stackaudit.facts.sources import (
     EVIDENCE_LINES,
     K8S_SPEC,
     LOG_LINE_PROGRAMS,
+    PROCESS_TREE,
     PROMPT_HOSTS,
     SHM_PATH,
     USER_ENGINES,
@@ -510,6 +511,60 @@ def _typed_host_server(host: Host) -> str:
                  if _TYPED_OLLAMA_SERVE.match(command) and not CONTAINER_HOSTNAME.fullmatch(name)), "")
 
 
+# `ps --forest`'s header, its last column the command (`    PID COMMAND`, `PPID   PID ... STAT   TIME COMMAND`), and its
+# rows, each starting with a number (the PID, or PPID first) (importers/process_tree.py).
+FOREST_HEADER = re.compile(r"^\s*(?:\S+\s+)*PID\s+(?:\S+\s+)*(?:COMMAND|CMD|COMM)\s*$")
+FOREST_ROW = re.compile(r"^\s*\d+\s+\S")
+# Slurm runs a batch job's script as `slurm_script` (slurmstepd copies it to its spool directory under that name).
+_BATCH_SCRIPT = frozenset({"slurm_script"})
+# A container runtime's process between a job and what it runs: the runtimes' own, and the HPC ones (Enroot, which
+# Pyxis drives, Apptainer / Singularity, Charliecloud, Shifter, Sarus, Podman-HPC), and `srun`, whose tasks slurmstepd
+# starts outside the script's tree (in a container where Pyxis's `--container-image` asks for one).
+_RUNTIME_PROCESS = re.compile(r"^(?:containerd-shim\S*|conmon|runc|crun|docker\S*|podman\S*|nerdctl|enroot\S*|"
+                              r"singularity|apptainer|starter(?:-suid)?|Apptainer|Singularity|ch-run|shifter|sarus|"
+                              r"nvidia-container\S*|srun)\b")
+
+
+def _forest(text: str) -> list[tuple[int, str]]:
+    """The rows of a pasted `ps --forest`, each as (the column its command starts at, the command's first word)."""
+    rows: list[tuple[int, str]] = []
+    column = 0
+    for line in text.splitlines():
+        if FOREST_HEADER.match(line):
+            column = max(line.rfind("COMMAND"), line.rfind("CMD"), line.rfind("COMM"))
+            continue
+        if not FOREST_ROW.match(line):
+            continue
+        branch = line.find("\\_ ")
+        start = branch + 3 if branch >= 0 else column
+        words = line[start:].split() if start < len(line) else []
+        if words:
+            rows.append((start, words[0]))
+    return rows
+
+
+def _batch_job_on_host(host: Host) -> str:
+    """A Slurm batch script (`slurm_script`) a pasted `ps --forest` shows with processes under it and no container
+    runtime among them (_RUNTIME_PROCESS): the job's work runs on the node itself, as the script's children. Its first
+    child and the script, or "". A job whose script Pyxis starts in a container (`#SBATCH --container-image`) shows
+    the same tree; the paste's tree is read as the common case, a job run on the node."""
+    try:
+        rows = _forest(host.doc(PROCESS_TREE.name))
+    except NotCaptured:
+        return ""
+    for i, (column, command) in enumerate(rows):
+        if command not in _BATCH_SCRIPT:
+            continue
+        below = []
+        for child_column, child in rows[i + 1:]:
+            if child_column <= column:
+                break
+            below.append(child)
+        if below and not any(_RUNTIME_PROCESS.match(c) for c in below):
+            return f"{command} -> {below[0]}"
+    return ""
+
+
 def _stated_host(host: Host) -> str:
     """The user's words that they started the engine's server from their own shell (stated_host), or ""."""
     try:
@@ -670,6 +725,10 @@ def container(ctx: FactContext) -> ContainerInfo:
             if typed:
                 return ContainerInfo("", (f"`{typed[:100]}` is typed at a shell prompt: ollama's server started by "
                                           "hand on the host (its Docker image starts it as the entrypoint)",), None)
+            job = _batch_job_on_host(host)
+            if job:
+                return ContainerInfo("", (f"the pasted process tree shows a Slurm batch job's work as the script's own "
+                                          f"children on the node ({job}), no container runtime among them",), None)
             words = _stated_host(host)
             if words:
                 return ContainerInfo("", (f"the user's words start the engine's server on the host (from their own "

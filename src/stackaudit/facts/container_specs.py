@@ -48,6 +48,9 @@ PIECE_SEPARATOR = "\n---\n"
 # never closes: importers/recognition._cut_at_end): its last container goes on past what is shown, so its absent keys
 # (shm_size, ipc, command, a GPU request, more env) are unknown, not absent. A YAML comment, so the text still parses.
 SPEC_CUT_MARK = "# a spec the paste cuts at its end\n"
+# Above a `docker run` of nvidia-smi whose output, pasted below the command, names no GPU (importers/container_specs.py:
+# its lines up to the next prompt, command, fence or heading hold no GPU row): DockerContainer.probe_lists_no_gpu.
+PROBE_NO_GPU_MARK = "# a nvidia-smi run whose pasted output names no GPU\n"
 
 ORIGIN_DOCKER_RUN = "docker run"
 ORIGIN_COMPOSE = "compose"
@@ -287,11 +290,15 @@ def _containers(pieces: Iterable[str], parses: tuple[Callable[[str], Iterable[Do
     out: list[DockerContainer] = []
     for piece in pieces:
         cut = piece.startswith(SPEC_CUT_MARK)
+        body = piece.removeprefix(SPEC_CUT_MARK)
+        unanswered = body.startswith(PROBE_NO_GPU_MARK)
         for parse in parses:
             try:
-                read = tuple(parse(piece.removeprefix(SPEC_CUT_MARK)))
+                read = tuple(parse(body.removeprefix(PROBE_NO_GPU_MARK)))
             except ParseError:
                 continue
+            if unanswered:
+                read = tuple(dataclasses.replace(c, probe_lists_no_gpu=True) for c in read)
             # A piece the paste cuts at its end: its containers are excerpts, and their env is whole only where the
             # reader found the env list closed by a key after it (a piece that was an excerpt already).
             out.extend(dataclasses.replace(c, excerpt=True, env_whole=c.env_whole and c.excerpt, command_whole=False)

@@ -30,7 +30,8 @@ What shows CUDA at work (each with the program whose runtime ran):
   tokens/s, Running: 1 reqs, ... GPU KV cache usage: 37.1%`, vllm/v1/metrics/loggers.py; v0's metrics.py and
   llm_engine.py; vLLM 0.1's scheduler.py `Throughput: 181.6 tokens/s, Running: 1 reqs, ... GPU KV cache usage: 100.0%`,
   VLLM_V01_THROUGHPUT): the model ran forward passes on the GPU, torch's kernels among them (`Ran.decoded`:
-  RT-TORCH-ARCH reads it). Not where the same log shows vLLM's CPU platform (`Automatically detected platform cpu.`),
+  RT-TORCH-ARCH reads it). Not where the same log shows vLLM's CPU platform (`Automatically detected platform cpu.`,
+  `Pin memory is not supported on CPU.`),
   whose cache the line also calls the GPU's. A rate of 0 shows nothing; a cache usage of 0.0% beside a rate above 0
   does (one short sequence in a pool sized to the GPU's memory rounds to 0.0%, and a window whose request finished
   has freed its blocks: corpus 1445);
@@ -71,7 +72,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.docker import DockerContainers, image_cuda
+from stackaudit.facts.docker import TGI_INFO_LINE, DockerContainers, image_cuda, tgi_image_cuda
 from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
@@ -101,7 +102,9 @@ REFUSED_START = ("cuda-insufficient-driver", "cuda-compat-unsupported-hw", "cuda
                  "cuda-system-not-ready", "ngc-driver-too-old")
 # vLLM's metrics line (facts/serving_rate.VLLM_THROUGHPUT) goes on to the KV cache on the GPU: `GPU KV cache usage: 37.1%`.
 VLLM_KV_USAGE = re.compile(r"\bGPU KV cache usage:\s*([\d.]+)%")
-VLLM_CPU_PLATFORM = "detected platform cpu"
+# vLLM's CPU platform: its detection line (`Automatically detected platform cpu.`) and the warning its CpuPlatform
+# prints for pinned memory (`Pin memory is not supported on CPU.`, vllm/platforms/cpu.py; corpus 1521).
+VLLM_CPU_PLATFORM = re.compile(r"detected platform cpu|Pin memory is not supported on CPU")
 # vLLM 0.1's scheduler line (vllm/core/scheduler.py, mid 2023), before the prompt and generation rates were split.
 VLLM_V01_THROUGHPUT = re.compile(r"\bThroughput:\s*([\d.]+) tokens/s, Running:\s*(\d+) reqs?,.*?GPU KV cache usage:\s*"
                                  r"([\d.]+)%")
@@ -163,7 +166,7 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     TensorRT-LLM's executor ledger and cluster info's SM count, vLLM's metrics line, SGLang's decode line, ollama's
     cudart discovery, nvvs's memory test passing)."""
     found: list[Ran] = []
-    cpu_vllm = any(VLLM_CPU_PLATFORM in line for line in lines)
+    cpu_vllm = any(VLLM_CPU_PLATFORM.search(line) for line in lines)
     cpu_sglang = any(SGLANG_CPU_DEVICE.search(line) for line in lines)
     for line in lines:
         if not any(n in line for n in NEEDLES):
@@ -393,7 +396,7 @@ _IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang
 # NVIDIA/nvidia-docker#1479, hiyouga/LlamaFactory#5962). The driver release it names ships the image's CUDA.
 NGC_BUILT_FOR = re.compile(r"This container was built for NVIDIA Driver Release (\d+)\.(\d+)")
 RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "sglang:", "vllm-openai:", "pytorch/pytorch:",
-                   "built for NVIDIA Driver", "text-generation-inference:")
+                   "built for NVIDIA Driver", "text-generation-inference:", '"docker_label"')
 
 
 @dataclass(frozen=True)
@@ -425,12 +428,16 @@ def runtime_in_line(line: str) -> Runtime | None:
 
 
 def runtimes_in_line(line: str) -> tuple[Runtime, ...]:
-    """The CUDA runtimes one line names: NVIDIA's CUDA image banner, an NGC image's start-up check naming the driver
-    it was built for, or each of NVIDIA's CUDA images and the engine images with a CUDA suffix named in the line (an
+    """The CUDA runtimes one line names: NVIDIA's CUDA image banner, Text Generation Inference's /info naming its
+    release and image (docker.tgi_info_line), an NGC image's start-up check naming the driver it was built for, or each of NVIDIA's CUDA images and the engine images with a CUDA suffix named in the line (an
     upgrade from one to another names both)."""
     banner = CUDA_BANNER.match(line)
     if banner:
         return (Runtime(banner.group(1), "the CUDA image's start banner", line.strip()),)
+    info = TGI_INFO_LINE.match(line.strip())
+    if info and (tgi := tgi_image_cuda(f"huggingface/text-generation-inference:{info.group(1)}")):
+        return (Runtime(tgi, f"Text Generation Inference {info.group(1)}'s image (its /info: \"docker_label\": "
+                        f"\"{info.group(2)}\")", line.strip()),)
     built = NGC_BUILT_FOR.search(line)
     if built and (cuda := cuda_of_branch((int(built.group(1)), int(built.group(2))))):
         return (Runtime(cuda, f"an NGC image built for driver {built.group(1)}.{built.group(2)} (its start-up "

@@ -7,7 +7,7 @@ host layer redacts `docker inspect` structurally (Env, Args, Cmd): secrets never
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,10 @@ INSPECT_TIMEOUT_S = 8.0
 # their own without it, corpus 1065) and the NVIDIA device plugin's (`nvidia/k8s-device-plugin`, corpus 1386).
 _GPU_ENV_IMAGE = re.compile(r"^(?:nvcr\.io/nvidia/|(?:docker\.io/)?nvidia/(?:cuda|k8s-device-plugin):|"
                             r"(?:docker\.io/)?ollama/ollama(?!:\S*rocm)(?::|@|$))")
+# An image built for ROCm (AMD's GPU stack), by its name: the `rocm` repository or organisation (`rocm/vllm:latest`,
+# `rocm/pytorch`), or a tag naming the build (ollama's `ollama/ollama:rocm`, `:0.4.0-rc5-rocm`; vLLM's and TGI's
+# `-rocm` tags).
+ROCM_IMAGE = re.compile(r"^(?:[\w.-]+/)?rocm/|:(?:[\w.-]*[-_.])?rocm(?:[-_.\d][\w.-]*)?$", re.IGNORECASE)
 # NVIDIA's CUDA images name the CUDA runtime they ship in their tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, NGC's
 # `nvcr.io/nvidia/cuda:12.4.1-devel-ubuntu22.04`); `latest` names none.
 _CUDA_IMAGE = re.compile(r"^(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda:(\d+\.\d+)(?:\.\d+)?(?:-|$)")
@@ -83,6 +87,44 @@ def tgi_image_cuda(image: str) -> str:
     return next((cuda for *first, cuda in reversed(TGI_CUDA) if tag >= tuple(first)), "")
 
 
+# Text Generation Inference's own description of itself (its router's `GET /info`, which `text-generation-launcher`'s
+# users paste as JSON): `"version": "1.4.0"` is the release (its Cargo version), and a `"docker_label": "sha-c2d4a3b"`
+# that is not null says the router runs in TGI's own image built at that commit (its Dockerfile passes DOCKER_LABEL as
+# the image's tag; a source build leaves it null), so the CUDA is that release's image's (TGI_CUDA). TGI's keys beside
+# them (`"max_best_of"`, `"model_device_type"`) tell its JSON from another program's. Corpus 1332.
+TGI_INFO_LABEL = re.compile(r'^\s*"docker_label":\s*"(sha-[0-9a-f]{7,40})"\s*,?\s*$')
+_TGI_INFO_VERSION = re.compile(r'^\s*"version":\s*"(\d+\.\d+\.\d+)"\s*,?\s*$')
+_TGI_INFO_KEYS = re.compile(r'^\s*"(?:max_best_of|model_device_type|max_concurrent_requests)":')
+# The line a TGI /info object's release and image label are read into (evidence lines, facts/cuda_ran.runtimes_in_line).
+TGI_INFO_LINE = re.compile(r'^text-generation-inference /info: "version": "(\d+\.\d+\.\d+)", "docker_label": "(sha-[0-9a-f]+)"$')
+_TGI_INFO_LOOK = 40
+
+
+def tgi_info_line(lines: Sequence[str], i: int) -> str:
+    """TGI's /info object's release and image label as one line (TGI_INFO_LINE), where line `i` is its non-null
+    `"docker_label"` and the same object (the lines back to its opening brace) holds its `"version"` and one of TGI's
+    own keys; "" otherwise.
+
+    >>> tgi_info_line(['{', '  "model_device_type": "cuda",', '  "version": "1.4.0",', '  "sha": "c2d4a3b5",',
+    ...                '  "docker_label": "sha-c2d4a3b"', '}'], 4)
+    'text-generation-inference /info: "version": "1.4.0", "docker_label": "sha-c2d4a3b"'
+    >>> tgi_info_line(['{', '  "version": "1.4.0",', '  "docker_label": "sha-c2d4a3b"', '}'], 2)
+    ''
+    """
+    label = TGI_INFO_LABEL.match(lines[i])
+    if label is None:
+        return ""
+    version, own = "", False
+    for line in reversed(lines[max(0, i - _TGI_INFO_LOOK):i]):
+        if line.strip() in ("{", "}"):
+            break
+        version = version or ((m := _TGI_INFO_VERSION.match(line)) and m.group(1)) or ""
+        own = own or bool(_TGI_INFO_KEYS.match(line))
+    if not (version and own):
+        return ""
+    return f'text-generation-inference /info: "version": "{version}", "docker_label": "{label.group(1)}"'
+
+
 def engine_image_cuda(image: str) -> tuple[str, str] | None:
     """(engine, CUDA) of a serving engine's image whose tag names its CUDA (ENGINE_CUDA_IMAGE: `-cu130` is `13.0`)."""
     e = ENGINE_CUDA_IMAGE.match(image.strip().lower())
@@ -98,6 +140,20 @@ def image_cuda(image: str) -> str:
         return torch.group(1)
     return (nvidia_image_cuda(image) or (engine[1] if (engine := engine_image_cuda(image)) else "")
             or tgi_image_cuda(image))
+
+
+# NVIDIA's CUDA images check the host driver at start through NVIDIA_REQUIRE_CUDA (`cuda>=11.8` and the exceptions after
+# it, `brand=tesla,driver>=470,driver<471 ...`), which the container toolkit enforces: per image CUDA, the driver
+# branches its exceptions let through for every brand (tesla, unknown, nvidia, nvidiartx, geforce, geforcertx, quadro,
+# quadrortx, titan, titanrtx): CUDA 11.8's list names R470 for each (gitlab.com/nvidia/container-images/cuda,
+# dist/11.8.0). Text Generation Inference's images to v1.1.1 are built FROM nvidia/cuda:11.8.0 and keep it (corpus 247).
+REQUIRE_CUDA_EVERY_BRAND = {"11.8": (470,)}
+
+
+def requirement_lets_through(image: str, cuda: str, branch: int) -> bool:
+    """Whether NVIDIA's CUDA image `image` (or TGI's, built on one) of CUDA `cuda` lets driver branch `branch` through
+    its start-up requirement on a GPU of any brand (REQUIRE_CUDA_EVERY_BRAND)."""
+    return branch in REQUIRE_CUDA_EVERY_BRAND.get(cuda, ()) and bool(nvidia_image_cuda(image) or tgi_image_cuda(image))
 
 
 def nvidia_image_cuda(image: str) -> str:
@@ -246,6 +302,10 @@ class DockerContainer:
     unscheduled: bool = False
     # A pod container's GPU-sharing resources (GPU_SHARE_RESOURCES) as its limits write them: (name, value).
     gpu_shares: tuple[tuple[str, str], ...] = ()
+    # A pasted `docker run` of nvidia-smi whose output the paste shows below it and which names no GPU (cut before its
+    # first GPU row, or a failure line in its place): the probe's own result does not show the GPUs reached it
+    # (corpus 1527, 1536).
+    probe_lists_no_gpu: bool = False
 
     @property
     def gpu_slice(self) -> tuple[tuple[str, str], ...]:
@@ -312,6 +372,12 @@ class DockerContainer:
         NVIDIA_VISIBLE_DEVICES of its own that would name the GPUs instead."""
         return any(r.is_gpu and r.zero_count for r in self.device_requests) \
             and self.env_value("NVIDIA_VISIBLE_DEVICES") is None
+
+    @property
+    def rocm_build(self) -> bool:
+        """Its image is a ROCm (AMD) build by its name (ROCM_IMAGE: ollama's `:0.4.0-rc5-rocm`, corpus 828;
+        `rocm/vllm`): its programs carry HIP code for AMD GPUs, none for NVIDIA's."""
+        return bool(ROCM_IMAGE.search(self.image))
 
     @property
     def image_sees_every_gpu(self) -> bool:

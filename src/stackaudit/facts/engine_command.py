@@ -48,6 +48,18 @@ _WRAPPERS: dict[str, frozenset[str]] = {
                           "--interleave")),
     "taskset": frozenset(("-c", "--cpu-list")),
 }
+# A Triton model's config (`config.pbtxt` in its model repository, protobuf text) as the paste shows it beside the
+# server's command: its `instance_group [ { count: 1 kind: KIND_GPU gpus: [ 6 ] } ]` puts the model's instances on
+# those CUDA devices, numbered as the server's CUDA sees them (after CUDA_VISIBLE_DEVICES; server#1567, corpus 1493).
+TRITON_CONFIG = "config.pbtxt"
+INSTANCE_GPUS = re.compile(r"\bgpus\s*:\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*,?\s*\]")
+
+
+def instance_gpus(text: str) -> tuple[tuple[int, ...], ...]:
+    """The `gpus: [ ... ]` lists of a Triton model config's instance groups (INSTANCE_GPUS), in order."""
+    return tuple(tuple(int(g) for g in m[1].split(",")) for m in INSTANCE_GPUS.finditer(text))
+
+
 # Commands that only feed text into a pipe (`echo "<prompt>" | llama-cli ...`): the engine is the command after it.
 _FEEDERS = frozenset(("echo", "printf", "cat"))
 # The processes that carry the flags (not a worker or a helper).
@@ -55,8 +67,9 @@ _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
-                "convert_checkpoint.py", "build.py")
+                "convert_checkpoint.py", "build.py", "tritonserver", "trtserver")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
+                          r"|\b(?:triton|trt)server\s.*--model-(?:repository|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
                           r"|\bapi_server\.py\s.*--(?:enforce-eager|worker-use-ray|engine-use-ray|"
@@ -146,7 +159,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm | lmdeploy | llamacpp (GGML_ENGINES)
+    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES)
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
@@ -159,6 +172,8 @@ class EngineCommand:
     # Its environment is a container's env list pasted beside its argument list (CONTAINER_ENV): every variable the
     # spec sets, as a compose service's or a pod's env is (the image's own ENV aside).
     env_whole: bool = False
+    # Triton's: the CUDA devices of each instance_group of the model configs the paste shows (TRITON_CONFIG), in order.
+    instance_gpus: tuple[tuple[int, ...], ...] = ()
 
     @property
     def quoted(self) -> str:
@@ -604,7 +619,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return EngineCommand(GGML_ENGINES.get(program) or BUILDERS[program], tuple(words), tuple(env), line.strip(),
                              builds=program in BUILDERS, cut=cut)
     match = classify(tuple(words))
-    if match is None or match.engine not in ("vllm", "sglang", "trtllm", "lmdeploy") or match.role not in _TOP_ROLES:
+    if match is None or match.engine not in ("vllm", "sglang", "trtllm", "lmdeploy", "triton") \
+            or match.role not in _TOP_ROLES:
         return None
     if _too_many_positionals(words):
         return None
@@ -613,6 +629,7 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
 
 def parse_engine_commands(text: str) -> EngineCommands:
     commands: list[EngineCommand] = []
+    groups: list[tuple[int, ...]] = []  # the instance groups of the Triton model configs shown
     configs: dict[str, dict[str, str]] = {}  # file name -> its top-level keys, from the heredocs
     lines = text.splitlines()
     ggml_shown = next((x for x in lines if GGML_SHOWN.search(x)), "")  # recorded after a generic program's command
@@ -635,7 +652,10 @@ def parse_engine_commands(text: str) -> EngineCommands:
         heredoc = HEREDOC.match(lines[i])
         if heredoc:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == heredoc.group("end")), len(lines))
-            configs[posixpath.basename(heredoc.group("path"))] = parse_flat_yaml("\n".join(lines[i + 1:end]))
+            if posixpath.basename(heredoc.group("path")) == TRITON_CONFIG:
+                groups.extend(instance_gpus("\n".join(lines[i + 1:end])))  # one per model: several files, one name
+            else:
+                configs[posixpath.basename(heredoc.group("path"))] = parse_flat_yaml("\n".join(lines[i + 1:end]))
             i = end + 1
             continue
         command = parse_command_line(lines[i], ggml_shown, variables) if lines[i].strip() else None
@@ -651,6 +671,8 @@ def parse_engine_commands(text: str) -> EngineCommands:
     if not commands:
         raise ParseError("no engine command line")
     for n, c in enumerate(commands):
+        if c.engine == "triton" and groups:
+            commands[n] = c = replace(c, instance_gpus=tuple(groups))
         if c.config_name in configs:
             value = c.as_process().flag(*CONFIG_FLAGS[c.engine]) or ""
             commands[n] = replace(c, config_path=value, config=tuple(configs[c.config_name].items()))

@@ -8,7 +8,8 @@ lines, llama.cpp's; a log of llama.cpp's build banner alone, `version: 7018 (ece
 ...`, shows llama.cpp by its release: ServingLog.llamacpp_release), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
 facts/ollama_cli.py), an engine's own symptom line (facts/symptoms.ENGINE_SYMPTOMS), llama.cpp's `ggml_cuda_init`
 device list ("ggml": a program built on ggml, which one not named), exllamav2's own summary line (its example's
-`Response generated in …`: facts/serving_rate.EXLLAMAV2_EXAMPLE), a PyTorch engine ("torch", as the user's words name
+`Response generated in …`: facts/serving_rate.EXLLAMAV2_EXAMPLE), KoboldCpp's benchmark and generation lines ("llamacpp":
+facts/serving_rate.KOBOLDCPP), a PyTorch engine ("torch", as the user's words name
 exllama: engine_command.STATED_ENGINE_WORDS); then, only where none of those names an engine,
 those the user's own words or a prompt's client name (stated_engines). `report`: a Python environment is shown (a
 collect_env report, site-packages), which runs an engine of its own.
@@ -27,7 +28,7 @@ from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, provider
 from stackaudit.facts.serving_logs import ServingLog
-from stackaudit.facts.serving_rate import EXLLAMAV2_EXAMPLE, MeasuredRate
+from stackaudit.facts.serving_rate import EXLLAMAV2_EXAMPLE, KOBOLDCPP, MeasuredRate
 from stackaudit.facts.symptoms import LogSymptoms
 
 # A ggml device list names no engine of its own: llama.cpp's library, which llama-server and ollama both print.
@@ -73,7 +74,8 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
              *(symptoms.engines() if symptoms is not None else ()),
              *((GGML,) if gpus is not None and gpus.count_in(GGML_TITLE) is not None else ()),
              *(("torch",) if (rate := ctx.optional("serving_rate", MeasuredRate)) is not None
-               and rate.source.startswith(EXLLAMAV2_EXAMPLE) else ()))
+               and rate.source.startswith(EXLLAMAV2_EXAMPLE) else ()),
+             *(("llamacpp",) if rate is not None and rate.source.startswith(KOBOLDCPP) else ()))
     said = stated.engines if stated is not None else ()
     report = ctx.optional("collect_env", CollectEnv) is not None or ctx.optional("python_env", PythonEnv) is not None
     if not shown and not said and not report:

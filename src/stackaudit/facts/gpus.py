@@ -743,6 +743,40 @@ def gpus_from_ggml_using_device(text: str) -> GpuInventory:
     return listed_inventory(records, GGML_USING_TITLE, "the devices the engine loaded the model on")
 
 
+TRITON_METRICS_TITLE = "Triton's metrics lines"
+# Triton Inference Server's metrics start-up (metrics.cc): NVML's count, `found 8 GPUs supporting NVML metrics` (20.03),
+# and each GPU it collects for, `GPU 0: GeForce RTX 2080 Ti` (20.03, server#1567), `Collecting metrics for GPU 0:
+# NVIDIA GeForce RTX 3090` (later releases, server#5197), behind its glog prefix (serving_logs.TRITON_LINE).
+_TRITON_GPU = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?(?:Collecting metrics for )?GPU (\d+): ([^\"]+?)\"?\s*$")
+_TRITON_NVML_COUNT = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?found (\d+) GPUs supporting NVML metrics")
+
+
+@parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=58)
+def gpus_from_triton_metrics(text: str) -> GpuInventory:
+    """The GPUs Triton's metrics start-up names through NVML: index and product name, and the count NVML found where
+    the line is shown. NVML lists every GPU the server's host or container holds, whatever CUDA_VISIBLE_DEVICES
+    hides from CUDA; a pasted excerpt may stop before the last GPU's line (the count says how many there are).
+
+    Input (tests/data/captures/1493, behind the compose prefix)::
+
+        I0528 11:19:45.103087 18 metrics.cc:164] found 8 GPUs supporting NVML metrics
+        I0528 11:19:45.109310 18 metrics.cc:173]   GPU 0: GeForce RTX 2080 Ti
+    """
+    records: dict[int, GpuRecord] = {}
+    count = 0
+    for line in text.splitlines():
+        if "metrics.cc:" not in line:
+            continue
+        if (m := _TRITON_GPU.search(line)) is not None:
+            records.setdefault(int(m[1]), GpuRecord(int(m[1]), "", m[2].strip(), None, (TRITON_METRICS_TITLE,)))
+        elif (m := _TRITON_NVML_COUNT.search(line)) is not None:
+            count = int(m[1])
+    if not records:
+        raise ParseError("no Triton `metrics.cc:N] GPU n: <name>` line")
+    return listed_inventory(records, TRITON_METRICS_TITLE, "" if count and len(records) == count
+                            else "the lines of the GPUs Triton's metrics name may be cut", at_least=count)
+
+
 # `| GPU Device IDs Detected   | 2321,2321     |`: one PCI device id per GPU of the diagnosed group, in its order.
 _DIAG_IDS = re.compile(r"^\s*\|\s*GPU Device IDs Detected\s*\|\s*([0-9a-fA-F]{4}(?:\s*,\s*[0-9a-fA-F]{4})*)\s*\|?\s*$")
 # `dcgmi diag -g 7` / `-i 0,1` / `--group` / `--gpuList`: a group the user chose, which may hold fewer than all GPUs.
@@ -1353,8 +1387,15 @@ def stated_vendor_gpus(line: str) -> str:
 # count after other words (`tried with 2 GPUs`, `using 2 cards`) may be part of the host.
 # The same `have` after the first person's own clause and `and`: `I am using Linux and have 8 GPUs`
 # (huggingface/text-generation-inference#1499, corpus 1427).
+# The singular after the count as the plural (`I have 7 gpu for the gpustack instance`, gpustack/gpustack#1697, corpus
+# 719), unless a noun follows it, which the count is then of (`I have 2 GPU servers`).
 _OWNED_COUNT = re.compile(r"\bI(?:(?:\s+am|'m)\s+[^.;!?]{1,40}?\s+and)?(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+"
-                          r"(?:NVIDIA\s+)?(?:GPUs|cards|graphics\s+cards)\b", re.I)
+                          r"(?:NVIDIA\s+)?(?:GPUs|GPU\b(?!\s+[a-z]+s\b|\s+(?:box|setup|rig|system|machine)\b)|cards|"
+                          r"graphics\s+cards)\b", re.I)
+# The host named by its GPU count: `trying to use nccl in a 3 gpu setup` (NVIDIA/nccl#1740, corpus 631), `a 4-GPU
+# machine`, `my 8x GPU server`.
+_SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?GPUs?\s+"
+                          r"(?:setup|machine|server|box|rig|system|workstation|host)\b", re.I)
 
 
 # The user saying which GPU they own without a count: `i have 3090, and ran it on coolify` (corpus 1117), `I have an
@@ -1393,9 +1434,9 @@ _KEYED_COUNT = re.compile(r"^\s*(?:[-*>]\s+)?\**\s*gpus?\s*[=:]\s*([1-9]\d?)\s*\
 
 
 def owned_gpu_count(line: str) -> int | None:
-    """The GPU count a line of the user's words states without a model (_OWNED_COUNT, _KEYED_COUNT); None where it
-    states none."""
-    m = _OWNED_COUNT.search(line) or _KEYED_COUNT.match(line)
+    """The GPU count a line of the user's words states without a model (_OWNED_COUNT, _SETUP_COUNT, _KEYED_COUNT);
+    None where it states none."""
+    m = _OWNED_COUNT.search(line) or _SETUP_COUNT.search(line) or _KEYED_COUNT.match(line)
     return int(m.group(1)) if m else None
 
 

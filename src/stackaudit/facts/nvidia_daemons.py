@@ -58,6 +58,10 @@ _EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"^Unknown option|failed to start|exited with error|"
                           r"(?:nv-fabricmanager|nvlsm) \[\d+\] exited with code [1-9]|" + FM_FATAL.pattern, re.IGNORECASE)),
     ("stopped", re.compile(r"^Stopped\b|Deactivated successfully|^Shutdown \(|^Received signal 15\b")),
+    # The GPU operator driver container's installer stops the daemon before it unloads the modules, on every start
+    # (its _unload_driver: corpus 268, 1364, 1457): a step of the install, not the daemon's state once a driver is
+    # loaded, which its `Starting NVIDIA persistence daemon...` after the load shows.
+    ("note", re.compile(r"^Stopping NVIDIA persistence daemon\.\.\.$")),
     ("stopping", re.compile(r"^Stopping\b")),
     ("started", re.compile(r"^Started\b")),
     ("starting", re.compile(r"^Starting\b")),

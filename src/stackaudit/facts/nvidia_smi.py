@@ -674,8 +674,10 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
 
 # --- the default table -------------------------------------------------------------------------
 
+# Drivers before R410 print no CUDA Version (corpus 1535: `| NVIDIA-SMI 384.90   Driver Version: 384.90   |`): the
+# header cell's closing bar then ends the driver's version, so a line cut inside the version is not read as one.
 TABLE_HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+"
-                     r"(?:CUDA Version|CUDA UMD Version):\s*(\S+)")
+                          r"(?:(?:CUDA Version|CUDA UMD Version):\s*(\S+)|\|)")
 # The Windows driver models nvidia-smi shows in place of Persistence-M (`Driver-Model` header column).
 WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
 # A GPU's first row; a paste cut inside its last column still shows the name, persistence (or Windows' driver
@@ -689,6 +691,19 @@ _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|ERR!
 # A GPU's first row cut after its persistence (or driver model) word, before the Bus-Id cell (corpus 1064: `|   1  NVIDIA
 # GeForce RTX 3090        On`): the GPU is shown, with its name and persistence mode, and no address.
 _ROW1_CUT = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|?$")
+# A row of `nvidia-smi -L`: `GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)`.
+_LIST_ROW = re.compile(r"^GPU \d+:\s*\S.*\((?:UUID:?[^)]*|\.\.\.|…)\)?\s*$")
+# The header of a GPU's section in `nvidia-smi -q`: `GPU 00000000:3B:00.0`.
+_QUERY_GPU = re.compile(rf"^GPU\s+{BDF}\s*$")
+
+
+def lists_a_gpu(line: str) -> bool:
+    """Whether a line of nvidia-smi's output names a GPU it opened: a table's first GPU row (whole or cut), a row of
+    `nvidia-smi -L`, or a GPU section's header of `nvidia-smi -q`. A header, banner or error line names none."""
+    text = line.strip()
+    return bool(_ROW1.match(text) or _ROW1_CUT.match(text) or _LIST_ROW.match(text) or _QUERY_GPU.match(text))
+
+
 # A GPU's second row cut after its power cell, inside the memory cell (corpus 1144: `| N/A   35C    P0    26W / 250W |
 # 0MiB / 32510Mi`): the draw and cap are shown whole, the border after them closes the cell.
 _ROW2_CUT = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(N/A|ERR!|\d+W)\s*/\s*(N/A|\d+W)\s*\|"

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from stackaudit.facts.docker import DockerContainers
     from stackaudit.facts.engine_command import EngineCommand, EngineCommands
     from stackaudit.facts.gpus import GpuInventory
+    from stackaudit.facts.model_placement import ModelPlacements
 
 # Config-file keys (top-level YAML/JSON keys stand for the long options, `_` or `-`).
 TP_KEYS = ("tensor_parallel_size", "tp_size")
@@ -230,6 +231,8 @@ def parallelism_from_command(ctx: FactContext) -> Parallelism:
 
 # The engines whose custom all-reduce, placement and NIC use the runtime checks judge.
 SERVING_ENGINES = ("vllm", "sglang")
+# The TensorRT Inference Server's binary, Triton's name until its 20.06 release renamed it `tritonserver`.
+TRT_SERVER = "trtserver"
 # The flags that start an engine as one part of a job on several nodes or instances: the node rank and the address of
 # rank 0 (SGLang, vLLM), vLLM's headless workers and data-parallel address, a KV-cache transfer between instances.
 MULTI_NODE_FLAGS = ("--node-rank", "--headless", "--dist-init-addr", "--kv-transfer-config", "--disaggregation-mode",
@@ -277,6 +280,11 @@ class ServingEngine:
         matter where a cut matrix may not show the rest (a whole shell line that names no TP runs the default, 1;
         one whose TP flag carries a value not read, such as a `$TP` the paste does not set, is None: unknown)."""
         if self.process is None and self.shown is not None and self.tp is None:
+            if self.shown.engine == "triton":
+                # Triton's command names no TP: a model's backend holds it (TensorRT-LLM's engine, vLLM's config). The
+                # TensorRT Inference Server before 20.06 (`trtserver`) had no such backend (TensorRT, TensorFlow, ONNX,
+                # PyTorch): each model instance runs on the one GPU its instance_group gives it.
+                return 1 if posixpath.basename(self.shown.argv[0]) == TRT_SERVER else None
             value = argv_value(self.shown.argv, TP_FLAGS)
             return 1 if value is None else parallel_size(value)
         return self.tp
@@ -422,7 +430,8 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
 
 
 def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = None,
-                   commands: EngineCommands | None = None) -> str:
+                   commands: EngineCommands | None = None, log: ServingLog | None = None,
+                   placements: ModelPlacements | None = None) -> str:
     """What shows the serving engine runs on one GPU, in words; "" where the source does not show it.
 
     Each replica holds the model on one GPU, so no GPU exchanges activations with another, where:
@@ -437,6 +446,12 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
       engine-config line `tensor_parallel_size=1`, corpus 993; a release that prints no PP size ran no pipeline);
     - a llama.cpp or ollama engine (or none named) beside llama.cpp's `ggml_cuda_init` list of one device: the list
       is the devices CUDA gives the program that prints it (corpus 989);
+    - an ollama engine (or none named) whose placement lines in a pasted log (ServingLog.ollama_gpus, `msg="offload to
+      cuda" ... layers.split="" memory.available="[21.6 GiB]"`) each list one GPU: ollama gives each model's runner
+      the GPUs it lists there, one entry each (corpus 1497);
+    - with no engine shown running a group, a serving framework that places each copy of the model on one GPU in its
+      own terms (facts/model_placement.ModelPlacements: Xinference's `--gpu-idx 0,1 --replica 2` or its worker's
+      `on GPU index: [2]`, a Triton KIND_GPU instance group; corpus 1493, 1495, 1498);
     - with no vLLM/SGLang engine shown, every pasted llama.cpp command sees one GPU through CUDA_VISIBLE_DEVICES, on
       its line or set above it (`export`, a batch script's `set`: corpus 962);
     - with no vLLM/SGLang engine shown, every engine command pasted runs its model on one GPU (one_gpu_commands: a
@@ -451,6 +466,9 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
     if shown is not None and engine is not None and engine.shown_tp == 1 \
             and (engine.engine != "trtllm" or argv_value(shown.argv, TP_FLAGS) is not None):
         _, pp, _ = sizes_from_argv(shown.argv)
+        if pp in (None, 1) and engine.engine == "triton":
+            return (f"{_launcher(shown.argv)} (the TensorRT Inference Server, whose backends run each model instance on "
+                    "the one GPU of its instance_group) runs no model across GPUs")
         if pp in (None, 1):
             return f"{_launcher(shown.argv)} runs TP 1" + (" x PP 1" if pp else "")
     devices = shown.visible_devices if shown is not None else None
@@ -466,6 +484,14 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
                     for d in seen):
         return (f"{posixpath.basename(ggml[0].argv[0])} sees one GPU "
                 f"(CUDA_VISIBLE_DEVICES={ggml[0].as_process().env('CUDA_VISIBLE_DEVICES')})")
+    placed = log.ollama_gpus if log is not None else None
+    if placed is not None and placed[0] == 1 and shown is None \
+            and (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")):
+        return (f"ollama's placement line lists one GPU's free memory and no layer split (`{placed[1]}`): its runner "
+                "holds the model on one GPU")
+    framework = placements.one_gpu_each() if placements is not None else ""
+    if framework and shown is None and (engine is None or engine.tp in (None, 1)):
+        return f"{framework}: each copy of the model holds one GPU"
     if shown is None and (alone := one_gpu_commands(commands)):
         return f"{posixpath.basename(alone[0].argv[0])} runs on one GPU ({alone[0].one_gpu})"
     if gpus is None:

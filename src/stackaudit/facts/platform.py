@@ -16,6 +16,7 @@ from stackaudit.facts.sources import (
     ENGINE_COMMAND,
     ENGINE_LOG,
     P2P_BANDWIDTH_TEST,
+    PROMPT_HOSTS,
     RIG_REPORT_ENVIRONMENT,
     SYSTEMD_DETECT_VIRT,
     USER_MACHINE,
@@ -132,6 +133,12 @@ CLOUD_HOSTNAMES = (
     CloudHostname(r"aks-[a-z0-9]+-\d+-vmss[0-9a-z]{6}", "microsoft",
                   "an AKS node's name (an Azure virtual machine scale set instance)",
                   "https://learn.microsoft.com/en-us/azure/aks/core-aks-concepts"),
+    # Not a cloud's but an installer's: Ubuntu's desktop installer suggests `<user>-<model>` as the host name, its model
+    # `virtual machine` where the DMI manufacturer is Bochs (QEMU/KVM) or VMware (ubiquity's misc.dmimodel), so
+    # `ads-team1@exaleapvrt2-virtual-machine` (corpus 1482) and `root@user-virtual-machine` (1412) are guests.
+    CloudHostname(r"[\w.-]+-virtual-machine", "vm",
+                  "the host name Ubuntu's installer suggests on a QEMU/KVM or VMware guest (`<user>-virtual-machine`)",
+                  "https://git.launchpad.net/ubiquity/tree/ubiquity/misc.py"),
 )
 
 
@@ -438,6 +445,9 @@ WINDOWS_LINES = (
     # llama.cpp's loader names the model file it opened (`loaded meta data ... from C:\Users\...\model.gguf`,
     # corpus 1423, 962, 1282): a file on a Windows drive, opened by a program that runs on Windows.
     WindowsLine(r"\bfrom [A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.gguf\b", "a model loaded from a Windows drive"),
+    # KoboldCpp loads its backend as a library of the platform's own kind (koboldcpp.py init_library:
+    # `Initializing dynamic library: koboldcpp_cublas.dll`, `.so` on Linux and under WSL 2; corpus 1499).
+    WindowsLine(r"\bInitializing dynamic library: \S+\.dll\b", "KoboldCpp loads its backend as a Windows library"),
     # cmd and PowerShell run a program by a relative path with backslashes (`.\bin\llama-server.exe ^`, corpus 962);
     # a shell under WSL 2 writes `./llama-server.exe`.
     WindowsLine(r"(?:^|\s)\.\\(?:[^\\\s\"']+\\)*[^\\\s\"']+\.exe\b", "a Windows program run by its relative path"),
@@ -867,6 +877,23 @@ def virtualization_from_user_words(text: str) -> Virtualization:
             if sized is not None and sized[1].vgpu else "")
     return Virtualization(row.vm, f"{name} in the user's words: {row.what}", vgpu, os=os,
                           vgpu_limit=vgpu_limit_said(text))
+
+
+@parser(PROMPT_HOSTS, feeds="virtualization", kind=Virtualization, rank=95)
+def virtualization_from_prompt_host(text: str) -> Virtualization:
+    """A cloud's VM, where the paste's shell prompts name one host and it is a name the cloud gives its VMs
+    (CLOUD_HOSTNAMES): the machine the commands ran on. After the machine's own sources and the user's words, which
+    say more (an instance size that names a vGPU guest, corpus 932).
+
+    Input (tests/data/captures/1507; the importer hands this parser each prompt's host and command)::
+
+        ip-10-0-0-73\tsudo docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi
+    """
+    names = {name for name, _, _ in (line.partition("\t") for line in text.splitlines()) if name}
+    named = cloud_hostname(next(iter(names))) if len(names) == 1 else None
+    if named is None:
+        raise ParseError("the shell prompts name no single host a cloud gives its VMs")
+    return Virtualization(named.vm, f"host name {next(iter(names))} (the shell prompts): {named.what}")
 
 
 @parser(ENGINE_LOG, feeds="virtualization", kind=Virtualization, rank=97)

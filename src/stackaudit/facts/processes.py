@@ -39,7 +39,7 @@ from stackaudit.host.confined import normalise
 
 # The engines' keys (processes, ServingLog.engine, facts/engine_command.STATED_ENGINE_WORDS) in a message's words.
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "lmdeploy": "LMDeploy", "tgi": "TGI",
-                "llamacpp": "llama.cpp", "ollama": "ollama"}
+                "llamacpp": "llama.cpp", "ollama": "ollama", "triton": "Triton"}
 # A worker's rank in its process title (`VLLM::Worker_TP1`, `sglang::scheduler_TP3`).
 _RANK_IN_TITLE = re.compile(r"(?:TP|_TP|Worker_TP|rank)(\d+)", re.I)
 # Roles: api-server (HTTP front end, holds the flags), engine-core, worker, scheduler,
@@ -376,6 +376,11 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         return _Match("vllm", "api-server")
     if base == "trtllm-llmapi-launch":
         return _Match("trtllm", "launcher")
+    if base in ("tritonserver", "trtserver") and any(a.startswith(("--model-repository", "--model-store")) for a in rest):
+        # Triton Inference Server over its model repository (`trtserver` before 20.06, server#1567; `tritonserver
+        # --model-repository=/models`): each model runs in the backend its config names, one instance per GPU of its
+        # instance_group, unless a backend starts ranks of its own (TensorRT-LLM's, whose log names it).
+        return _Match("triton", "api-server")
     if base in (*TRTLLM_EXAMPLES, *TRTLLM_BENCHMARKS) and _engine_dir(rest):
         # TensorRT-LLM's examples/run.py: it runs the engine built into --engine_dir (0.9-0.12 READMEs); its C++
         # benchmarks run one the same way.

@@ -89,9 +89,12 @@ VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING
 # SGLang's prefix: `[2025-01-02 03:04:05 TP0] ` (its datefmt since late 2024) or `[04:40:55 TP0] ` (2024: the time
 # only, where the rank tag marks it as SGLang's). NCCL's own lines carry the dated prefix too (NCCL_DEBUG's timestamp,
 # `[2025-05-10 23:09:41] host:pid:tid [2] transport/nvls.cc:254 NCCL WARN ...`, corpus 1360, 378, 969): a prefix
-# followed by NCCL's `host:pid:tid [device] ` is NCCL's, not SGLang's, whatever program (nccl-tests, vLLM) runs it.
+# followed by NCCL's `host:pid:tid [device] ` is NCCL's, not SGLang's, whatever program (nccl-tests, vLLM) runs it;
+# one followed by a lowercase level in brackets is electron-log's (`[2025-09-03 12:24:40.689] [info]  App starting...`,
+# the default format of an Electron app's log such as LM Studio's: lmstudio-ai/lmstudio-bug-tracker#966, #2190).
 SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
-                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] (?!\S+:\d+:\d+ \[\d+\] )")
+                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] "
+                         r"(?!\S+:\d+:\d+ \[\d+\] |\[(?:info|warn|error|debug|verbose|silly)\]\s)")
 # SGLang's own lines in the datefmt its releases print since late 2024 (after sgl-project/sglang#612, July 2024, which
 # turned CUDA graphs on by default): the dated prefix with a rank tag, or before SGLang's own words (the date alone is
 # other launchers' format too, corpus 903). A line of that form shows the release captures graphs by default where
@@ -161,6 +164,23 @@ GGML_LOG_LINE = re.compile(
 # Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
 # (`msg="inference compute"`, OLLAMA_DISCOVERY) stay the evidence reader's (importers/evidence.py).
 OLLAMA_LINE = re.compile(r"\btime=\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) level=[A-Z]+ source=[\w.-]+\.go:\d+ msg=")
+# Triton Inference Server's own lines, in glog's format (`I0327 13:12:22.342290 146 grpc_server.cc:2558] "Started
+# GRPCInferenceService at 0.0.0.0:8001"`, tensorrtllm_backend#149, corpus 1471; 20.03's trtserver without the quotes,
+# `I0528 11:19:45.103087 18 metrics.cc:164] found 8 GPUs supporting NVML metrics`, server#1567, corpus 1493), told by
+# the source files of its core, front ends and backends that print them: glog's format alone is any C++ program's.
+TRITON_FILES = ("server", "grpc_server", "http_server", "metrics", "model_lifecycle", "model_repository_manager",
+                "backend_model", "backend_model_instance", "backend_manager", "pinned_memory_manager",
+                "cuda_memory_manager", "model_config_utils", "tritonserver", "python_be", "pb_stub", "libtensorrtllm",
+                "model_instance_state", "model_state", "shared_library", "dynamic_batch_scheduler",
+                "sequence_batch_scheduler", "cache_manager", "autofill", "netdef_backend", "plan_backend",
+                "onnxruntime", "libtorch", "infer_request", "rate_limiter", "main")
+TRITON_LINE = re.compile(r"^\s*[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+ (?P<file>" + "|".join(TRITON_FILES)
+                         + r")\.cc:\d+\] ")
+# TensorRT-LLM's C++ runtime behind its logger's tag (`[TensorRT-LLM][INFO] Loaded engine size: 8745 MiB`,
+# `[TensorRT-LLM][ERROR] Failed, NCCL error ...`), as Triton's tensorrtllm backend and the runtime's own programs print
+# it (tensorrt_llm/common/logger.h); the Python package's import banner `[TensorRT-LLM] TensorRT-LLM version: 0.16.0`
+# stays the version readers' (facts/python_env.STATED_VERSION).
+TRTLLM_LINE = re.compile(r"^\s*\[TensorRT-LLM\]\[(?:INFO|WARNING|ERROR|DEBUG|VERBOSE|TRACE)\] ")
 # The messages of ollama's GPU discovery (and its debug log's reading of each GPU's memory); the evidence reader
 # takes the lines that carry them.
 OLLAMA_DISCOVERY_MSGS = (r'inference compute"|looking for compatible GPUs|no compatible GPUs were discovered|'
@@ -179,6 +199,16 @@ OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (
 # ollama's lines from its Windows-only sources (discover/gpu_windows.go, amd_windows.go), which only its native Windows
 # build logs (corpus 1476: `source=gpu_windows.go:167 msg=packages count=1`).
 OLLAMA_WINDOWS = re.compile(r"\bsource=\w+_windows\.go:\d+ msg=")
+# ollama's placement of a model on the GPUs of one library (llm/memory.go, MemoryEstimate.log: `msg="offload to cuda"`,
+# `msg=offload library=cuda`): `memory.available` lists the free memory of each GPU the runner is given, one entry per
+# GPU (`memory.available="[21.6 GiB]"`, `"[23.4 GiB 23.5 GiB]"`), and `layers.split` is the split over them, empty for
+# one GPU (https://github.com/ollama/ollama/blob/main/llm/memory.go: availableList, TensorSplit set only where
+# len(gpus) > 1). The CPU library's line lists system memory and is not read.
+# slog quotes a value only where it must: `layers.split=""` for one GPU, `layers.split=11,11,11,11` for four.
+OLLAMA_PLACED = re.compile(r'\bmsg="?offload(?: to (?P<to>\w+)"| library=(?P<lib>\w+))'
+                           r'.*?\blayers\.split=(?:"(?P<split>[^"]*)"|(?P<bare>[\d,]*))'
+                           r'.*?\bmemory\.available="\[(?P<avail>[^\]]*)\]"')
+_OLLAMA_FREE = re.compile(r"[\d.]+ ?[KMGT]?i?B\b")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
                 "built with ", "build: ", "build = ")
@@ -213,6 +243,85 @@ GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()
                                r"(?P<free>\d+) MiB free\b")
 
 
+# The consoles of servers whose own lines no pattern above knows, one row each: (the line's form, the engine it shows,
+# the literal every match holds). KoboldCpp (LostRuins/koboldcpp, llama.cpp's library behind its own server: engine
+# "llamacpp", as facts/engine_command.GGML_ENGINES names its command) prints its banner `Welcome to KoboldCpp - Version
+# 1.82.4`, the backend library it loads (`Initializing dynamic library: koboldcpp_cublas.dll`: koboldcpp.py
+# init_library, `.so` on Linux) and its parsed arguments (`Namespace(... gpulayers=10, ... usecublas=['lowvram'] ...)`:
+# argparse's repr, koboldcpp.py main) before any of llama.cpp's own lines. Xinference (xorbitsai/inference) logs in
+# Python's logging format with its module and pid (`2024-08-27 04:33:13,423 xinference.core.worker 124341 INFO ...`,
+# xinference/constants.py XINFERENCE_LOG_FORMAT); it launches each model's engine later (checks/ctr.ENGINE_LAUNCHERS),
+# so its lines show the launcher, engine "xinference". TGI's launcher and router log through Rust's tracing with its
+# UTC time, level and target (`2023-07-13T13:36:28.050508Z  INFO text_generation_launcher: Starting shard 0`, a shard's
+# own lines behind `shard-manager: `; huggingface/text-generation-inference launcher/src/main.rs), engine "tgi". LocalAI
+# logs through zerolog's console writer, its time in Go's kitchen form and a three-letter level (`7:23PM INF Loading
+# model 'llama-3.2-3b-instruct:q4_k_m' with backend llama-cpp`, `4:52PM DBG GRPC(model-127.0.0.1:40559): stderr ...`:
+# mudler/LocalAI#771, #840), the model's backend's own lines behind its GRPC tag; it loads a backend per model
+# (checks/ctr.ENGINE_LAUNCHERS), engine "localai". LM Studio's lines carry its tag, in its app log behind
+# electron-log's prefix (`[2026-07-23 10:21:52.879] [error] [LM Studio] GPU Configuration:`) and in its developer log
+# on the line under the time and level (` [LM STUDIO SERVER] Success! HTTP server listening on port 1234`,
+# lmstudio-ai/lmstudio-bug-tracker#2190, #1599), engine "lmstudio" (its llama.cpp or MLX runtime is not named there).
+ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (re.compile(r"^\s*Welcome to KoboldCpp - Version (\d+(?:\.\d+)+)"), "llamacpp", ("KoboldCpp",)),
+    (re.compile(r"^\s*Initializing dynamic library: koboldcpp_\w+\.(?:dll|so|dylib)\s*$"), "llamacpp", ("koboldcpp_",)),
+    (re.compile(r"^\s*Namespace\(.*\bgpulayers=-?\d+"), "llamacpp", ("gpulayers=",)),
+    # The backend it picks or is told (`Auto Selected CUDA Backend...` from 1.7x, `Attempting to use CuBLAS library for
+    # faster prompt ingestion.` before): corpus 1499, LostRuins/koboldcpp#595.
+    (re.compile(r"^\s*(?:Auto Selected \w+ Backend\b|Attempting to use (?:CuBLAS|CLBlast|Vulkan|hipBLAS) library\b)"),
+     "llamacpp", ("Auto Selected ", "Attempting to use ")),
+    (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} xinference\.[\w.]+ \d+ (?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s"),
+     "xinference", (" xinference.",)),
+    # Xinference 2.x: UTC ISO time, level, module, then its process's fields (`2026-06-24T05:05:51.382Z INFO
+    # xinference.core.supervisor pid:36 role:local address:0.0.0.0:49339 node:267b0ddd106e ...`, xorbitsai/inference#5069).
+    (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) xinference\.[\w.]+ "
+                r"pid:\d+ "), "xinference", (" xinference.",)),
+    (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+(?:[\w-]+: )*"
+                r"text_generation_(?:launcher|router|server)\b"), "tgi", ("text_generation_",)),
+    (re.compile(r"^\s*\d{1,2}:\d\d[AP]M (?:TRC|DBG|INF|WRN|ERR|FTL) \S"), "localai",
+     ("M TRC ", "M DBG ", "M INF ", "M WRN ", "M ERR ", "M FTL ")),
+    (re.compile(r"^\s*(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\] \[[a-z]+\]\s+)?\[(?:LM Studio|LM STUDIO SERVER)\] "),
+     "lmstudio", ("[LM Studio] ", "[LM STUDIO SERVER] ")),
+)
+# TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
+# num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),
+# which parse_serving_log folds back onto the `Args {` line (fold_args_block). Its shard count is its tensor-parallel
+# size (facts/_parse: one shard per GPU).
+TGI_ARGS_OPEN = re.compile(r"\btext_generation_launcher: Args \{\s*$")
+_TGI_SHARDS = re.compile(r"\bnum_shard: Some\(\s*(\d+),?\s*\)")
+
+
+def args_block_end(lines: list[str], start: int, limit: int = 200) -> int:
+    """The line after TGI's pretty-printed Args block opened on lines[start] (TGI_ARGS_OPEN): after its closing `}`,
+    or, where a paste cuts it, after its last indented field line; start + 1 where lines[start] opens none."""
+    if "Args {" not in lines[start] or not TGI_ARGS_OPEN.search(lines[start]):
+        return start + 1
+    end = start + 1
+    for j in range(start + 1, min(len(lines), start + 1 + limit)):
+        if lines[j].strip() == "}":
+            return j + 1
+        if not lines[j][:1].isspace() or not lines[j].strip():
+            break
+        end = j + 1
+    return end
+
+
+def fold_args_block(lines: list[str]) -> list[str]:
+    """The lines with each pretty-printed Args block of TGI's launcher joined onto its `Args {` line."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        end = args_block_end(lines, i)
+        out.append(" ".join(ln.strip() for ln in lines[i:end]) if end > i + 1 else lines[i])
+        i = end
+    return out
+CONSOLE_NEEDLES = tuple(needle for row in ENGINE_CONSOLES for needle in row[2])
+
+
+def console_engine(line: str) -> str:
+    """The engine a line of ENGINE_CONSOLES shows, or "" where the line is none of them."""
+    return next((engine for rx, engine, needles in ENGINE_CONSOLES if any(n in line for n in needles) and rx.match(line)), "")
+
+
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
@@ -235,6 +344,9 @@ def is_log_line(line: str) -> bool:
                 or (line[:1] == "(" and VLLM_UVICORN_LINE.match(line) is not None)
                 or (any(needle in line for needle in GGML_NEEDLES) and GGML_LOG_LINE.match(line))
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
+                or (".cc:" in line and TRITON_LINE.match(line) is not None)
+                or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line) is not None)
+                or (any(needle in line for needle in CONSOLE_NEEDLES) and bool(console_engine(line)))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
@@ -327,7 +439,10 @@ _NVLS_REFUSED_2_26 = re.compile(r"transport/nvls\.cc:254 NCCL WARN")
 
 @dataclass(frozen=True)
 class ServingLog:
-    engine: str = ""  # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE) | "ollama" (OLLAMA_LINE) | "" (only NCCL lines)
+    # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE, KoboldCpp's console) | "ollama" (OLLAMA_LINE) | "triton"
+    # (TRITON_LINE) | "trtllm" (TRTLLM_LINE, or Triton's TensorRT-LLM backend) | "xinference" | "tgi" | "localai" |
+    # "lmstudio" (ENGINE_CONSOLES) | "" (only NCCL lines)
+    engine: str = ""
     line_count: int = 0
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
     p2p_cache_paths: tuple[str, ...] = ()  # cache files vLLM read or wrote
@@ -395,7 +510,8 @@ class ServingLog:
     # chains a node's ranks with d0 alone (graph/connect.cc ncclTopoPreset) and adds children only from the tree
     # between nodes (connectTrees), so such a line shows the communicator spans nodes.
     tree_branches: tuple[str, ...] = ()
-    # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py): its N (0: not shown).
+    # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py), TensorRT-LLM's `MPI size: N`: its N (0:
+    # not shown). TensorRT-LLM's `MPI local size: N` counts the ranks on one node, as NCCL's localRanks (local_ranks).
     world_size: int = 0
     # vLLM's message-queue handles with no remote reader (shm_broadcast.py): (ranks on its segment, line).
     mq_shared: tuple[tuple[int, str], ...] = ()
@@ -452,6 +568,9 @@ class ServingLog:
     # The first line ollama logged from one of its Windows-only sources (OLLAMA_WINDOWS): it ran on native Windows,
     # where WDDM manages the GPU's memory and reserves the desktop's share; "" where no line shows it.
     ollama_windows_line: str = ""
+    # ollama's placement lines of a GPU library (OLLAMA_PLACED): (the most GPUs one lists in `memory.available`, its
+    # `memory.available="[...]"` as written, the line). One GPU on every line: each model's runner holds it on one GPU.
+    ollama_gpus: tuple[int, str, str] | None = None
     # Each list of compute capabilities (750 for 7.5) a llama.cpp CUDA build of the log carries (GGML_CUDA_ARCHS), with
     # its line: one per build the log shows (ollama probes one CUDA library after another).
     ggml_cuda_archs: tuple[tuple[tuple[int, ...], str], ...] = ()
@@ -470,6 +589,14 @@ class ServingLog:
     llamacpp_release_line: str = ""
     # NCCL's topology tree (`=== System : maxBw ...`, NcclTopoTree), None where the log shows none.
     topo_tree: NcclTopoTree | None = None
+    # The first line of Triton Inference Server's own (TRITON_LINE): Triton serves the engine (`triton` alone, or
+    # TensorRT-LLM through its backend).
+    triton_line: str = ""
+    # TensorRT-LLM's `Rank 0 is using GPU 0` (its runtime picking each MPI rank's CUDA device): (rank, device), in order.
+    rank_gpus: tuple[tuple[int, int], ...] = ()
+    # TensorRT-LLM's `Loaded engine size: 8745 MiB` (the engine plan one rank deserialised onto its GPU): (MiB, line) of
+    # the largest such line.
+    engine_size: tuple[int, str] | None = None
 
     def ranks_sharing_a_gpu(self) -> tuple[tuple[str, str, tuple[int, ...], tuple[str, ...]], ...]:
         """The GPUs on which two or more ranks of one communicator sit: (host, the GPU's bus ID in sysfs form, the
@@ -993,9 +1120,17 @@ _TP_BEYOND_NODE = re.compile(r"\btensor_parallel_size=(\d+) is bigger than a res
 # printed only where the NVLS graph found heads, which NCCL searches only on a comm with nvlsSupport).
 _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev|"
                       r"\bNVLS comm 0x[0-9a-f]+ headRank \d+ nHeads [1-9]|\bNVLS Head +\d+:(?: +\d+)+\s*$")
-_NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
+# NCCL's network code says the device selectors it was given in its own words too: net_ib.cc `NCCL_IB_HCA set to %s`,
+# socket.cc `NCCL_SOCKET_IFNAME set to %s` (a value from the environment or nccl.conf, corpus 1529).
+_NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)"
+                       r"|\b(NCCL_IB_HCA|NCCL_SOCKET_IFNAME) set to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
                  r"|\bengine_args\.tensor_parallel_size: (\d+)")  # the last: FastChat's vLLM worker
+# The GPUs a launcher gives one model (Xinference's worker, xinference/core/worker.py: `You specify to launch the model:
+# bge-reranker-v2-m3 on GPU index: [2] of the worker: ...`, and its launch arguments `gpu_idx=[3, 4]`, `'gpu_idx':
+# [3, 4]`; corpus 1498): a model given one GPU runs on it alone, TP 1.
+_LAUNCH_GPUS = re.compile(r"\blaunch the model: \S+ on GPU index: \[(\d+(?:, *\d+)*)\]"
+                          r"|\bgpu_idx['\"]?\s*[=:]\s*\[(\d+(?:, *\d+)*)\]")
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
 # SGLang's ServerArgs has pp_size and dp_size.
 _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_parallel_size['\"]:\s*(\d+)")
@@ -1055,6 +1190,17 @@ def log_rank(line: str) -> str:
         return ""
     return m["v"] or m["s"] or f"rank{m['t']}"
 
+
+# TensorRT-LLM's runtime on its MPI world (tensorrt_llm/runtime, its `[TensorRT-LLM][INFO]` lines): `MPI size: 4,
+# rank: 0` (`MPI size: 2, MPI local size: 2, rank: 1` from 0.12: the ranks on this node), `Rank 1 is using GPU 1` (the
+# CUDA device each rank takes), `Detecting local TP group for rank 6` / `TP group is intra-node for rank 1` (its custom
+# all-reduce finding the TP group's ranks on this node), `Loaded engine size: 8745 MiB` (tensorrtllm_backend#396,
+# #576, #149).
+_TRTLLM_MPI = re.compile(r"\bMPI size: (?P<size>\d+), (?:MPI local size: (?P<local>\d+), )?rank: \d+")
+_TRTLLM_RANK = re.compile(r"\bMPI size: \d+, (?:MPI local size: \d+, )?rank: (?P<rank>\d+)|\bRank (?P<r2>\d+) is using GPU"
+                          r"|\b(?:Detecting local TP group|TP group is (?:intra|inter)-node) for rank (?P<r3>\d+)")
+_TRTLLM_RANK_GPU = re.compile(r"\bRank (\d+) is using GPU (\d+)")
+_TRTLLM_ENGINE_SIZE = re.compile(r"\bLoaded engine size: (\d+) MiB")
 
 _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
 
@@ -1221,8 +1367,10 @@ def ggml_release(lines: list[str]) -> tuple[str, str]:
 
 
 def parse_serving_log(text: str) -> ServingLog:
-    """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
+    """Parse vLLM / SGLang / llama.cpp / ollama / Triton server log lines, TensorRT-LLM's runtime lines and NCCL INFO
+    lines (everything else is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
+    lines = fold_args_block(lines)
     relevant = [ln for ln in lines if is_log_line(ln)]
     if not relevant:
         raise ParseError("no vLLM, SGLang or NCCL log lines")
@@ -1285,12 +1433,16 @@ def parse_serving_log(text: str) -> ServingLog:
     gpu_layers: tuple[int, int, str] | None = None
     model_fit: tuple[float, float, str] | None = None
     windows_line = ""
+    ollama_gpus: tuple[int, str, str] | None = None
     ggml_devices: list[str] = []
     ggml_line = ""
     ggml_archs: dict[tuple[int, ...], str] = {}
     ggml_graphs: dict[str, bool] = {}
     ggml_graphs_line = ""
     rccl: list[str] = []
+    triton_line = ""
+    rank_gpus: list[tuple[int, int]] = []
+    engine_size: tuple[int, str] | None = None
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -1302,6 +1454,8 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "sglang"
             elif "vllm" in low or "engine_args." in low:
                 engine = "vllm"
+            elif console := console_engine(line):
+                engine = console
             elif SGLANG_LINE.search(line):
                 engine = "sglang"
             elif VLLM_LINE.search(line):
@@ -1310,6 +1464,16 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "llamacpp"
             elif " level=" in line and OLLAMA_LINE.search(line):
                 engine = "ollama"
+            elif TRITON_LINE.match(line):
+                engine = "triton"
+        # Triton serves a model through a backend: TensorRT-LLM's lines (or its backend's libtensorrtllm.cc) name the
+        # engine that runs it.
+        triton = TRITON_LINE.match(line) if ".cc:" in line else None
+        if engine in ("", "triton") and ((triton is not None and triton["file"] == "libtensorrtllm")
+                                         or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line))):
+            engine = "trtllm"
+        if not triton_line and triton is not None:
+            triton_line = text_l
         m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
         if m:
             gpu_layers = (int(m.group(1)), int(m.group(2)), text_l)
@@ -1318,6 +1482,11 @@ def parse_serving_log(text: str) -> ServingLog:
             gpu_layers = (int(m.group(2)), int(m.group(1)), text_l)
         if not windows_line and "_windows.go:" in text_l and OLLAMA_WINDOWS.search(text_l):
             windows_line = text_l
+        m = OLLAMA_PLACED.search(text_l) if "memory.available=" in low and "offload" in low else None
+        if m and (m["to"] or m["lib"] or "").lower() != "cpu":
+            placed = max(len(_OLLAMA_FREE.findall(m["avail"])), len([s for s in (m["split"] or m["bare"] or "").split(",") if s.strip()]))
+            if ollama_gpus is None or placed > ollama_gpus[0]:
+                ollama_gpus = (placed, f'memory.available="[{m["avail"]}]"', text_l)
         m = OLLAMA_FIT.search(text_l) if "available=" in low and "required" in low else None
         if m:
             gib = {"MiB": 1 / 1024, "GiB": 1.0}
@@ -1403,8 +1572,11 @@ def parse_serving_log(text: str) -> ServingLog:
                                         host.group(1) if host else "", text_l, cn.group(3)))
         if "using" in low and "<" in text_l and len(addresses) < 256 and NCCL_LINE.search(text_l):
             addresses += [(i, a, text_l[:300]) for i, a in _NCCL_ADDRESS.findall(text_l)]
-        for name, value in (_NCCL_ENV.findall(text_l) if "set by environment" in low else ()):
-            nccl_env[name] = value.rstrip(".")
+        for found in (_NCCL_ENV.finditer(text_l) if " set " in low else ()):
+            if found.group(1):
+                nccl_env[found.group(1)] = found.group(2).rstrip(".")
+            else:
+                nccl_env.setdefault(found.group(3), found.group(4).rstrip("."))
         # NCCL's own word on its network: NET/IB, NET/Socket, NET/Plugin lines, and the verbs library it could not
         # load (`misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]`, INFO in later releases).
         if (("net/" in low and re.search(r"NET/(IB|Socket|Plugin)", text_l)) or "failed to open libibverbs" in low) \
@@ -1453,6 +1625,12 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _TP.search(text_l) if tp is None and ("tensor_parallel_size" in low or "tp_size" in low) else None
         if m:
             tp = int(m.group(1) or m.group(2) or m.group(3))
+        m = _TGI_SHARDS.search(text_l) if tp is None and "num_shard: Some(" in text_l else None
+        if m:
+            tp = int(m.group(1))
+        m = _LAUNCH_GPUS.search(text_l) if tp is None and "gpu" in low and "[" in text_l else None
+        if m and len((m.group(1) or m.group(2)).split(",")) == 1:
+            tp = 1  # a launcher gives the model one GPU: no tensor-parallel group
         m = _PP.search(text_l) if pp is None and ("pipeline_parallel_size" in low or "pp_size" in low) else None
         if m:
             pp = int(m.group(1) or m.group(2))
@@ -1535,6 +1713,20 @@ def parse_serving_log(text: str) -> ServingLog:
                 netless_lines.append(text_l[:400])
             if len(path_lines) < 4:
                 path_lines.append(text_l[:400])
+        if engine == "trtllm" and "[TensorRT-LLM][" in text_l:
+            m = _TRTLLM_MPI.search(text_l) if "MPI size: " in text_l else None
+            if m:
+                world_size = max(world_size, int(m["size"]))
+                local_ranks = max(local_ranks, int(m["local"] or 0))
+            m = _TRTLLM_RANK.search(text_l) if "rank" in low else None
+            if m and len(ranks) < 64 and (rank := f"rank={m['rank'] or m['r2'] or m['r3']}") not in ranks:
+                ranks.append(rank)
+            m = _TRTLLM_RANK_GPU.search(text_l) if "is using GPU" in text_l else None
+            if m and len(rank_gpus) < 64 and (pair := (int(m[1]), int(m[2]))) not in rank_gpus:
+                rank_gpus.append(pair)
+            m = _TRTLLM_ENGINE_SIZE.search(text_l) if "engine size" in low else None
+            if m and (engine_size is None or int(m[1]) > engine_size[0]):
+                engine_size = (int(m[1]), text_l)
         m = _DECODE_GRAPH.search(text_l) if "cuda graph:" in text_l else None
         if m and len(decode_batches) < 10000:
             decode_batches.append((int(m.group(1)), m.group(2) == "True"))
@@ -1564,9 +1756,10 @@ def parse_serving_log(text: str) -> ServingLog:
         custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
         ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ollama_windows_line=windows_line,
-        ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
+        ollama_gpus=ollama_gpus, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
-        ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line)
+        ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line,
+        triton_line=triton_line, rank_gpus=tuple(rank_gpus), engine_size=engine_size)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
@@ -2427,7 +2620,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         engine_seen = engine_seen or bool(log.nccl_env)
         sources.append("NCCL log")
         for name, value in log.nccl_env.items():
-            settings.append(NcclSetting(name, value, "NCCL log (`set by environment`)", log.engine, 1))
+            settings.append(NcclSetting(name, value, "NCCL log (`set by environment`, `set to`)", log.engine, 1))
     report = ctx.optional("collect_env", CollectEnv)
     if report is not None:
         sources.append("collect_env report")

@@ -317,6 +317,20 @@ _OLLAMA_EVAL_RATE = re.compile(r"^\s*eval rate:\s+([\d.]+) tokens/s\s*$", re.M)
 OLLAMA_VERBOSE = "ollama run --verbose"
 # How the rate's source names exllamav2's example line (facts/cuda_ran.py tells exllamav2's decode by it).
 EXLLAMAV2_EXAMPLE = "exllamav2's examples/inference.py"
+# KoboldCpp's `--benchmark` writes one CSV row per run (koboldcpp.py, under its header `Timestamp,Backend,Layers,Model,
+# MaxCtx,GenAmount,ProcessingTime,ProcessingSpeed,GenerationTime,GenerationSpeed,TotalTime,Output,Flags`): the backend
+# library it loaded (`koboldcpp_cublas.dll`: CUDA; `.so` on Linux), the GPU layers it was given, and the generation
+# speed of its GenAmount tokens after a full context's prompt (decode alone, one request). Corpus 1331. Later releases
+# print the same run as `key: value` lines after `Benchmark Completed - v1.78 Results:` (`GenerationSpeed: 4.30T/s`),
+# and every generation ends on its summary line (`CtxLimit:16384/16384, Amt:100/100, Init:0.07s, Process:21.22s
+# (1.3ms/T = 767.28T/s), Generate:23.24s (232.4ms/T = 4.30T/s), Total:44.46s (2.25T/s)`, its Generate part the decode
+# alone; LostRuins/koboldcpp#1266). Each rate's source starts with KOBOLDCPP (facts/engines_shown reads it as llama.cpp's
+# library at work).
+KOBOLDCPP = "KoboldCpp's"
+KOBOLDCPP_BENCHMARK = f"{KOBOLDCPP} --benchmark row"
+KOBOLDCPP_BENCH_ROW = re.compile(
+    r"^\s*\d{4}-\d\d-\d\d [\d:.]+(?:[+-]\d\d:\d\d)?,(?P<backend>koboldcpp_\w+)\.(?:dll|so|dylib),(?P<layers>-?\d+),"
+    r"[^,\n]*,\d+,\d+,[\d.]+,[\d.]+,[\d.]+,(?P<rate>[\d.]+),[\d.]+", re.M)
 
 
 def parse_ollama_stats_rate(text: str) -> MeasuredRate:
@@ -341,9 +355,9 @@ def serving_rate_from_ollama_stats(text: str) -> MeasuredRate:
     return parse_ollama_stats_rate(text)
 
 
-# An inference script's one-request summary line (importers/bench_output.SCRIPT_RATE_LINES records it): per shape, the
-# pattern whose group 1 is the rate and what the report calls its source. One request at a time by construction: each
-# script generates one sequence and divides its tokens by its time.
+# An inference script's one-request summary line (importers/bench_output.SCRIPT_RATE_LINES records these lines): per
+# shape, the pattern whose group 1 (or its group named `rate`) is the rate and what the report calls its source. One
+# request at a time by construction: each script generates one sequence and divides its tokens by its time.
 SCRIPT_RATES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bdecode_time [\d.]+ sec, decode_rate ([\d.]+) tokens/sec"),
      "MLC-LLM's benchmark.py: decode_rate (one request)"),
@@ -355,13 +369,19 @@ SCRIPT_RATES: tuple[tuple[re.Pattern[str], str], ...] = (
      "text-generation-webui's reply line: new tokens over the reply's time (one request, prefill included)"),
     (re.compile(r"^\s*tokens/second: ([\d.]+)\s*$", re.M),
      "a script's tokens/second summary (one request, prefill included)"),
+    (KOBOLDCPP_BENCH_ROW, f"{KOBOLDCPP_BENCHMARK}: GenerationSpeed (one request, decode alone)"),
+    (re.compile(r"^\s*GenerationSpeed: ([\d.]+) ?T/s\s*$", re.M),
+     f"{KOBOLDCPP} benchmark results: GenerationSpeed (one request, decode alone)"),
+    (re.compile(r"\bCtxLimit: ?\d+/\d+, Amt: ?\d+/\d+,.*?\bGenerate: ?[\d.]+s \([\d.]+ms/T = ([\d.]+) ?T/s\)"),
+     f"{KOBOLDCPP} generation line: Generate (one request, decode alone)"),
 )
 
 
 def parse_script_rate(text: str) -> MeasuredRate:
     """The rate of an inference script's one-request summary lines (the median of several); ParseError without one."""
     for pattern, what in SCRIPT_RATES:
-        found = [(rate, m.group(0).strip()) for m in pattern.finditer(text) if (rate := _rate(m.group(1)))]
+        group = "rate" if "rate" in pattern.groupindex else 1
+        found = [(rate, m.group(0).strip()) for m in pattern.finditer(text) if (rate := _rate(m.group(group)))]
         if found:
             rates = [r for r, _ in found]
             if not _most_agree(rates):

@@ -279,6 +279,12 @@ P2P_BANDWIDTH_TEST = Source("p2p_bandwidth_test", "pasted p2pBandwidthLatencyTes
 GGML_CUDA_DEVICES = Source("ggml_cuda_devices", "pasted llama.cpp `ggml_cuda_init` device list", doc=True,
                            hint="paste the engine's start-up log from `ggml_cuda_init: found N CUDA devices` on")
 
+# A serving framework's own statement of the GPUs it puts each copy of a model on: Xinference's `xinference launch
+# --gpu-idx 0,1 --replica 2` and its worker's `launch the model: M on GPU index: [2]`, a Triton model config's
+# `instance_group [ { kind: KIND_GPU gpus: [ 6 ] } ]` (facts/model_placement.py).
+MODEL_PLACEMENT = Source("model_placement", "a serving framework's GPU assignment of a model (Xinference, Triton)",
+                         doc=True, hint="paste the command or config that places the model on its GPUs")
+
 # JAX's device list as a program prints it (`print(jax.devices())`: `[GpuDevice(id=0, process_index=0), ...]`, newer
 # releases `[CudaDevice(id=0), CudaDevice(id=1)]`): the GPUs JAX sees where it ran.
 JAX_DEVICES = Source("jax_devices", "pasted JAX device list", doc=True,
@@ -287,6 +293,11 @@ JAX_DEVICES = Source("jax_devices", "pasted JAX device list", doc=True,
 # A command line that starts an engine (`vllm serve ...`, `python -m sglang.launch_server ...`), as pasted.
 ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
                         hint="paste the command that starts the engine")
+
+# A process tree as `ps --forest` (`ps a --forest -o pid,comm`, `ps axjf`) prints it, pasted: each row a PID and its
+# command, a child indented under its parent with `\_ ` (facts/container.py reads where the workload runs).
+PROCESS_TREE = Source("process_tree", "pasted process tree (`ps --forest`)", doc=True,
+                      hint="paste `ps axf -o pid,comm` from the node")
 
 # ollama's own client output, pasted: `ollama ps` (its table NAME ID SIZE PROCESSOR UNTIL: each loaded model and where
 # it sits, `100% GPU`, `48%/52% CPU/GPU`) and `ollama -v` (`ollama version is 0.5.7`), in the order pasted.

@@ -369,11 +369,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the NVIDIA container runtime hook could not initialise (it could not load the driver's NVML library or reach "
         "the driver), so the container gets no GPU"),
     # The hook reached NVML but NVML could not query the GPUs (NVIDIA/nvidia-docker#1348: "usually points to a driver
-    # installation problem"; #1280 with the GPU's name reading ERR!): the container is not created.
-    Symptom("ctk-detection-error", re.compile(r"nvidia-container-cli: detection error: nvml error"),
+    # installation problem"; #1280 with the GPU's name reading ERR!): the container is not created. The hook's driver
+    # service fails its detection step alike where it cannot query the driver: `detection error: driver error: failed
+    # to process request` (NVIDIA/nvidia-docker#1114, #1149), `driver rpc error` (NVIDIA/nvidia-container-toolkit#236).
+    Symptom("ctk-detection-error", re.compile(r"nvidia-container-cli(?:\.real)?: detection error: "
+                                              r"(?:nvml|driver(?: rpc)?) error"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
-        "the NVIDIA container runtime hook could not query the GPUs through the host's NVML (a broken or mismatched "
-        "driver on the host), so the container is not created with its GPUs"),
+        "the NVIDIA container runtime hook could not query the GPUs through the host's NVML or driver service (a "
+        "broken or mismatched driver on the host), so the container is not created with its GPUs"),
     # The hook reached the driver and failed setting the container up: `mount error` (it could not bind a driver file
     # or add the GPUs' device rules: cgroup v2's eBPF device filter the kernel refused, NVIDIA/nvidia-container-toolkit
     # #1482, corpus 1461; `file creation failed` on WSL, NVIDIA/nvidia-docker#1551), `container error` (`cgroup subsystem
@@ -391,6 +394,27 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "rules` under cgroup v2 is the kernel refusing the toolkit's eBPF device filter: update the NVIDIA Container "
         "Toolkit, or set `no-cgroups = true` in its config.toml and pass the /dev/nvidia* nodes with --device",
         own_takes="fix the hook's step, then recreate the container"),
+    # runc could not apply the container's device cgroup rules because the host mounts no `devices` cgroup hierarchy
+    # (cgroup v1 without that controller, a partial mount): `applying cgroup configuration for process caused
+    # "mountpoint for devices not found"` (NVIDIA/nvidia-docker#486 on an EC2 host, #1568; opencontainers/runc#1631:
+    # only the memory controller mounted). No container starts with device rules, so none is given a GPU. Its cgroup v2
+    # relative from the hook is `container error: cgroup subsystem devices not found` (ctk-setup-error).
+    Symptom("runc-no-devices-cgroup", re.compile(r"\bmountpoint for devices not found"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "the container runtime (runc) found no `devices` cgroup hierarchy mounted on the host, so it cannot give a "
+        "container device rules and no container starts with its GPUs",
+        own_fix="Mount the devices cgroup controller (cgroup v1: /sys/fs/cgroup/devices; or boot the host with a "
+        "cgroup layout the runtime supports), restart Docker, then recreate the container",
+        own_takes="mount the devices cgroup, restart the daemon, recreate the container"),
+    # The runtime is registered but the hook it runs is missing: `exec: "nvidia-container-runtime-hook": executable
+    # file not found in $PATH` (NVIDIA/nvidia-docker#958, #1337: the package that shipped the binary was replaced by
+    # nvidia-container-toolkit), nvidia-container-runtime's own log `inject NVIDIA hook: stat
+    # /usr/bin/nvidia-container-runtime-hook: no such file or directory` (#1017).
+    Symptom("ctk-hook-missing", re.compile(r"nvidia-container-runtime-hook\W{0,3}: executable file not found|"
+                                           r"inject NVIDIA hook: stat \S*nvidia-container-runtime-hook: no such file"),
+        "CTR-GPU-ACCESS", "high", CTK_DOCKER,
+        "the NVIDIA runtime's hook binary (nvidia-container-runtime-hook) is missing, so the container does not "
+        "start with its GPUs (install the NVIDIA Container Toolkit, whose nvidia-container-toolkit provides the hook)"),
     # The hook's `nvidia-container-cli configure` (run once per container start, done in well under a second) caught
     # by top or ps running at most of a CPU (R or D, %CPU 50 and over): the hook is stuck in the driver (without
     # persistence mode each call re-initialises the GPUs, NVIDIA/nvidia-container-runtime#40, NVIDIA/k8s-device-plugin#77,
@@ -732,6 +756,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("vllm-wsl-no-pin", re.compile(r"Using 'pin_memory=False' as WSL is detected"),
         "MEM-PINNED-HOST", "medium", WSL_PINNED_DOC,
         "vLLM detected WSL and runs without pinned host memory: host-GPU copies are staged and synchronous"),
+    # vLLM's CPU platform logs this from its is_pin_memory_available() (vllm/platforms/cpu.py): the engine runs on the
+    # host's CPUs, where no copy between host and GPU waits on pinning (corpus 1521).
+    Symptom("vllm-cpu-no-pin", re.compile(r"\bPin memory is not supported on CPU\b"),
+        "", "low", "https://github.com/vllm-project/vllm/blob/main/vllm/platforms/cpu.py",
+        "vLLM runs on its CPU platform, which pins no host memory",
+        clears=("MEM-PINNED-HOST",),
+        cleared="vLLM's CPU platform logs it: the engine runs on the host's CPUs, so no copy between host and GPU "
+                "waits on pinned memory"),
     # A host allocation of pinned (page-locked) memory refused: ggml's CUDA backend (llama.cpp, ollama, LocalAI,
     # koboldcpp; ggml_cuda_host_malloc) prints `WARNING: failed to allocate 1024.00 MB of pinned memory: out of memory`
     # and falls back to pageable memory (ggml-org/llama.cpp#1233, ollama/ollama#1955 "causes inference to get slower",
@@ -796,6 +828,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RT-KERNEL-ARCH", "high", DEEPGEMM_ARCH_SOURCE,
         "a kernel library (DeepGEMM) has no kernel for this GPU's architecture (it dispatches for SM90 and SM100 "
         "only), so the engine path that calls it fails"),
+    # The start-up check of NVIDIA's NGC images (Triton, PyTorch, TensorRT-LLM; its entrypoint's GPU check) refusing the
+    # GPU's architecture: `ERROR: Detected Tesla V100S-PCIE-32GB GPU, which is not supported by this container`, then
+    # `ERROR: No supported GPU(s) detected to run this container` (triton-inference-server/server#8279, corpus 1502: a
+    # 25.04 image on Volta). The image's builds carry no code for the GPU: an older release that still supports it, or
+    # a newer GPU, runs.
+    Symptom("ngc-gpu-not-supported", re.compile(r"\bDetected .{1,80}? GPU, which is not supported by this container"),
+        "RT-KERNEL-ARCH", "high", "https://github.com/triton-inference-server/server/issues/8279",
+        "the NGC image's start-up check refused the GPU: this release's builds do not support its architecture, so "
+        "the container's programs cannot run on it (run an earlier release of the image that supports the GPU)",
+        own_fix="Run an earlier release of the image that still supports the GPU's architecture (the framework's "
+                "support matrix lists them), or move to a supported GPU",
+        own_takes="pull that release, then recreate the container"),
     # TurboMind's attention dispatch found no kernel for this GPU's architecture at the model's shape
     # (TURBOMIND_NO_KERNEL): the model cannot run on these GPUs with that backend, whatever the settings.
     Symptom("turbomind-no-kernel", TURBOMIND_NO_KERNEL,
@@ -1060,7 +1104,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
-           "NVML doesn't exist")
+           "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
+           "mountpoint for devices", "nvidia-container-runtime-hook")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's

@@ -50,9 +50,10 @@ _TABLE_BAR = re.compile(r"^\|\s(?=[^|]*$)")
 _FENCE_ONLY = re.compile(r"^(?P<indent> *)(?P<mark>`{3,}|~{3,})\s*[\w+.#-]*\s*(?:\{[^}]*\})?\s*$")
 _FENCE_OPEN_GLUED = re.compile(r"^ *(?:`{3,}|~{3,})(?=\S)(?![\w+.#-]+\s*$)")
 _FENCE_CLOSE_GLUED = re.compile(r"(?<=\S)\s*(?:`{3,}|~{3,})\s*$")
-# Prompts: `user@host:~$ cmd`, `(venv) root@box:/# cmd`, `[root@host ~]# cmd`, `$ cmd`, `PS> cmd`.
+# Prompts: `user@host:~$ cmd`, `(venv) root@box:/# cmd`, `[root@host ~]# cmd`, `$ cmd`, `PS> cmd`. A `user@host` prompt
+# may open with markdown's bold mark that the post never closed (`**user@host:~/dir$ nvidia-smi`, corpus 1482).
 _USER_PROMPT = re.compile(
-    r"^(?:\([\w.-]+\)\s+)?(?:[\w.<>-]+@[\w.<>-]+(?::\S*?)?|\[[\w.<>-]+@[\w.<>-]+[^\]]*\])\s?[$#%]\s*(?P<cmd>.*)$")
+    r"^(?:\*\*)?(?:\([\w.-]+\)\s+)?(?:[\w.<>-]+@[\w.<>-]+(?::\S*?)?|\[[\w.<>-]+@[\w.<>-]+[^\]]*\])\s?[$#%]\s*(?P<cmd>.*)$")
 # zsh themes: `user@host /etc/modprobe.d » cmd`, `user@host ~ ❯ cmd`.
 _ARROW_PROMPT = re.compile(r"^[\w.<>-]+@[\w.<>-]+\s+\S+\s+[»❯➜]\s+(?P<cmd>\S.*)$")
 _DOLLAR_PROMPT = re.compile(r"^(?:\([\w.-]+\)\s+)?\$\s+(?P<cmd>\S.*)$|^\$$")
@@ -353,7 +354,7 @@ def strip_prompt_line(line: str) -> str | None:
 
 
 # The host of a `user@host` prompt (`root@802f556c99c8:/#`, `[root@gpu-node ~]#`, zsh's `user@host ~ ❯`).
-_PROMPT_HOST = re.compile(r"^(?:\([\w.-]+\)\s+)?\[?[\w.<>-]+@(?P<host>[\w.<>-]+)")
+_PROMPT_HOST = re.compile(r"^(?:\*\*)?(?:\([\w.-]+\)\s+)?\[?[\w.<>-]+@(?P<host>[\w.<>-]+)")
 
 
 def prompt_host(line: str) -> str:

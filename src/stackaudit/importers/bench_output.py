@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from stackaudit.facts.serving_rate import SCRIPT_RATES
 from stackaudit.facts.sources import BENCH_OUTPUT
 from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, document_appended, importer
@@ -158,21 +159,14 @@ def genai_perf(lines: list[str], candidates: Candidates | None = None) -> Iterat
                  _GENAI_CONTEXT)
 
 
-# The one-request summary lines inference scripts print (facts/serving_rate.SCRIPT_RATES reads their rate), one row
-# per shape: exllamav2's examples/inference.py (`Response generated in 8.56 seconds, 1024 tokens, 119.64 tokens/second`),
-# MLC-LLM's benchmark.py in jetson-containers (`…: input=16 output=128 prefill_time 0.081 sec, prefill_rate 197.0
-# tokens/sec, decode_time 6.632 sec, decode_rate 19.3 tokens/sec`; older releases print no input=/output=), mlc_chat's
-# `/stats` (`Statistics: prefill: 48.7 tok/s, decode: 52.8 tok/s`; `encode:` in its first releases), and a script's
-# own three-line summary (`Time taken for Response: 8.5787 seconds`, `tokens total: 696`, `tokens/second: 81.12`;
-# turboderp/exllama#231). exllamav2's tests/test_inference.py prints the first with ` -- ` before it and
-# ` (includes prompt eval.)` after. text-generation-webui prints one line per reply (modules/text_generation.py:
-# `Output generated in 9.69 seconds (51.50 tokens/s, 499 tokens, context 3550, seed 909082919)`; no seed before mid-2023).
-SCRIPT_RATE_LINES = re.compile(
-    r"^\s*(?:-- )?Response generated in [\d.]+ seconds, \d+ tokens, [\d.]+ tokens/second\b"
-    r"|\bOutput generated in [\d.]+ seconds \([\d.]+ tokens/s, \d+ tokens, context \d+(?:, seed -?\d+)?\)"
-    r"|\bprefill_time [\d.]+ sec, prefill_rate [\d.]+ tokens/sec, decode_time [\d.]+ sec, decode_rate [\d.]+ tokens/sec"
-    r"|^\s*(?:Statistics:\s*)?(?:prefill|encode): [\d.]+ tok/s, decode: [\d.]+ tok/s\b"
-    r"|^\s*(?:Time taken for Response: [\d.]+ seconds|tokens total: \d+|tokens/second: [\d.]+)\s*$")
+# The one-request summary lines inference scripts print: each rate line of facts/serving_rate.SCRIPT_RATES (one table
+# of the shapes: exllamav2, MLC-LLM, text-generation-webui, KoboldCpp, a script's own summary), and the lines of the
+# same runs that carry no rate: a script's three-line summary's first two (`Time taken for Response: 8.5787 seconds`,
+# `tokens total: 696`; turboderp/exllama#231) and KoboldCpp's --benchmark CSV header.
+_SCRIPT_RUN_LINES = (r"^\s*(?:Time taken for Response: [\d.]+ seconds|tokens total: \d+)\s*$",
+                     r"^\s*Timestamp,Backend,Layers,Model,MaxCtx,GenAmount,ProcessingTime,ProcessingSpeed,GenerationTime,"
+                     r"GenerationSpeed\b")
+SCRIPT_RATE_LINES = re.compile("|".join((*(p.pattern for p, _ in SCRIPT_RATES), *_SCRIPT_RUN_LINES)))
 # The script's three-line summary counts only whole: `tokens/second:` alone could be any program's.
 _SCRIPT_WHOLE = re.compile(r"Time taken for Response: .*\ntokens total: .*\ntokens/second: ")
 
@@ -182,8 +176,8 @@ def _script_rates(body: str) -> bool:
 
 
 @importer("inference script rate", "an inference script's one-request summary line (exllamav2's `Response generated "
-          "in …`, text-generation-webui's `Output generated in …`, MLC-LLM's `decode_rate … tokens/sec` and `/stats`, a `tokens/second:` summary)",
-          needles=("Response generated in", "Output generated in", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
+          "in …`, text-generation-webui's `Output generated in …`, KoboldCpp's --benchmark row, MLC-LLM's `decode_rate … tokens/sec` and `/stats`, a `tokens/second:` summary)",
+          needles=("Response generated in", "Output generated in", "koboldcpp_", "Timestamp,Backend,", "GenerationSpeed:", "CtxLimit:", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
                    "tokens total:", "tokens/second:"), per_line=True)
 def script_rate(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for found in _runs(lines, candidates, "inference script rate", SCRIPT_RATE_LINES.search, SCRIPT_RATE_LINES.search,

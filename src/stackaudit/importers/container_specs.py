@@ -24,6 +24,7 @@ from stackaudit.facts.container_specs import (
     MAX_SPEC_BYTES,
     PASTED_ENV_FILES,
     PIECE_SEPARATOR,
+    PROBE_NO_GPU_MARK,
     SPEC_CUT_MARK,
     YamlError,
     _split_command,
@@ -34,11 +35,13 @@ from stackaudit.facts.container_specs import (
     parse_inspect_excerpt,
     parse_k8s,
 )
-from stackaudit.facts.docker import extract_json_array
+from stackaudit.facts.docker import DockerContainer, diagnostic_command, extract_json_array
+from stackaudit.facts.nvidia_smi import lists_a_gpu
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
 from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import REDACTED, is_secret_name, redact_text
+from stackaudit.importers._paste import looks_like_command, strip_prompt_line
 from stackaudit.importers._scan import FENCE, Candidates, Scan
 from stackaudit.importers.registry import Found, document_appended, importer
 
@@ -94,12 +97,37 @@ def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterat
             end += 1
         text = line if bold else "\n".join(lines[i:end])
         try:
-            parse_docker_run(join_continued(text))
+            run = parse_docker_run(join_continued(text))
         except ParseError:
             continue
+        mark = PROBE_NO_GPU_MARK if _smi_output_names_no_gpu(run, lines, end) else ""
         # Whole: the command's last line has no continuation (a cut one would end in `\`, `^` or a backtick).
-        yield _spec("docker run", i, end, DOCKER_RUN.name, text + "\n", whole=not continued(lines[end - 1]))
+        yield _spec("docker run", i, end, DOCKER_RUN.name, mark + text + "\n", whole=not continued(lines[end - 1]))
         scan.skip(end)
+
+
+# Where a command's output pasted below it ends: the next prompt or command, a fence or an HTML <pre> tag (the block
+# closes), a Markdown heading.
+_OUTPUT_STOP = re.compile(r"^\s*(?:`{3,}|~{3,}|</?pre>|#{1,6}\s)")
+
+
+def _smi_output_names_no_gpu(run: DockerContainer, lines: list[str], end: int) -> bool:
+    """Whether a `docker run` whose command runs nvidia-smi (only diagnostics) has output pasted below it, up to the next
+    prompt, command, fence or heading, and no line of it names a GPU (facts/nvidia_smi.lists_a_gpu): the probe's output
+    cut before its first GPU row, or a failure printed in its place. No output below it (a fence or the next command
+    right after) says nothing."""
+    if not diagnostic_command(run.argv) or not any(w.rsplit("/", 1)[-1] == "nvidia-smi" for w in run.argv):
+        return False
+    output: list[str] = []
+    for line in lines[end:end + 200]:
+        # The view has taken a prompt off its command (`$ uname -r` reads `uname -r`): a command people paste the
+        # output of starts the next block, as a prompt left in place does.
+        if _OUTPUT_STOP.match(line) or DOCKER_RUN_START.search(line) or looks_like_command(line) \
+                or strip_prompt_line(line.strip()) is not None:
+            break
+        if line.strip():
+            output.append(line)
+    return bool(output) and not any(lists_a_gpu(line) for line in output)
 
 
 # --- YAML documents ------------------------------------------------------------------------------

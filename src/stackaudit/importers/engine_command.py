@@ -41,6 +41,7 @@ from stackaudit.facts.engine_command import (
     HEREDOC,
     LEGACY_COMMAND,
     PYTHON_CALL,
+    TRITON_CONFIG,
     VARIABLE_REFERENCE,
     VLLM_MODULE,
     EngineCommand,
@@ -187,6 +188,30 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
     return ""
 
 
+# A Triton model config's instance_group (facts/engine_command.TRITON_CONFIG) as a paste shows it: from its
+# `instance_group [` line to the `]` that closes it.
+_INSTANCE_GROUP = re.compile(r"^\s*instance_group\s*:?\s*\[")
+
+
+def _triton_configs_shown(lines: list[str], command: EngineCommand) -> str:
+    """Each instance_group of a Triton model config the paste shows, as a heredoc of the config file, where the
+    command is Triton's; "" where it is not or the paste shows none. The configs sit in the model repository the
+    command names (`--model-repository`), so every one shown is the server's."""
+    if command.engine != "triton":
+        return ""
+    shown: list[str] = []
+    for i, line in enumerate(lines):
+        if len(shown) >= 16 or "instance_group" not in line or not _INSTANCE_GROUP.match(strip_prompt(line)):
+            continue
+        depth, end = 0, i
+        for end in range(i, min(len(lines), i + 40)):
+            depth += lines[end].count("[") - lines[end].count("]")
+            if depth <= 0:
+                break
+        shown.append(f"cat > {TRITON_CONFIG} <<'EOF'\n" + "\n".join(lines[i:end + 1]) + "\nEOF\n")
+    return "".join(shown)
+
+
 def python_engine_shown(lines: list[str]) -> bool:
     """Whether the paste shows vLLM, whose `LLM(` a Python call names (VLLM_MODULE, or a vLLM log line)."""
     return any(VLLM_MODULE.search(x) or (".py:" in x and VLLM_LINE.search(x)) for x in lines)
@@ -195,7 +220,7 @@ def python_engine_shown(lines: list[str]) -> bool:
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
-                   "args:"),
+                   "args:", "tritonserver", "trtserver"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -275,7 +300,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             shown = _ggml_shown(lines, start, first_ggml) if command.engine_shown_by_context else ""
             yield Found("engine command", start, end,
                         document_appended(ENGINE_COMMAND.name, assignments + command.line + "\n" + (shown and shown + "\n")
-                                          + _config_shown(lines, command)))
+                                          + _config_shown(lines, command) + _triton_configs_shown(lines, command)))
             scan.skip(end)
             taken = end
 

@@ -21,7 +21,8 @@ compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`),
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
 per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a `dkms status` line of the nvidia module installed for a
-kernel (facts/kernel_knobs.DKMS_INSTALLED), a list's package version (`PyTorch: 2.8.0+cu128`), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
+kernel (facts/kernel_knobs.DKMS_INSTALLED), a list's package version (`PyTorch: 2.8.0+cu128`), Text Generation
+Inference's /info object's `"docker_label"` read with the `"version"` above it (facts/docker.tgi_info_line), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
 out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's or free's summary (`MiB Swap: 0.0
 total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), each also as a
 two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`, facts/_parse.stated_line). Its spans yield to every block recogniser's
@@ -44,6 +45,7 @@ from stackaudit.facts.cuda_ran import (
     ran_in_lines,
     runtime_in_line,
 )
+from stackaudit.facts.docker import tgi_info_line
 from stackaudit.facts.gpus import trtllm_ledger_span
 from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, dkms_installed, swap_summary
 from stackaudit.facts.nvidia import (
@@ -197,6 +199,11 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         joined = headed_value(lines, i)
         if joined and not is_evidence(lines[i + 1]) and is_evidence(joined):
             yield Found("evidence line", i, i + 2, document_appended(EVIDENCE_LINES.name, joined + "\n"))
+            continue
+        # Text Generation Inference's /info object: its image label read with the release the same object names
+        # (facts/docker.tgi_info_line, corpus 1332), the one line that names the image's CUDA.
+        if info := tgi_info_line(lines, i):
+            yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, info + "\n"))
             continue
         # A torch copy straight between GPUs whose shown result is zeros (facts/peer_access.peer_copy_zeros): the copy
         # line and its result, read with the lines of its snippet that define its source.

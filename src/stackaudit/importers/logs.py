@@ -1,4 +1,6 @@
-"""vLLM / SGLang server logs and NCCL INFO logs pasted into a report; vLLM's P2P cache JSON.
+"""vLLM / SGLang / Triton server logs (and the consoles of facts/serving_logs.ENGINE_CONSOLES: KoboldCpp,
+Xinference, TGI, LocalAI, LM Studio), TensorRT-LLM's runtime lines and NCCL INFO logs pasted into a report; vLLM's
+P2P cache JSON.
 
 Log lines may be scattered between other outputs (a report quotes a few lines here and there):
 each run of consecutive log lines is one span, and every span appends its lines, in order, to the
@@ -17,10 +19,12 @@ from functools import partial
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.ray_log import is_ray_line
 from stackaudit.facts.serving_logs import (
+    CONSOLE_NEEDLES,
     GGML_BUILT_WITH,
     GGML_VERSION,
     KEY_NEEDLES,
     OLLAMA_LINE,
+    args_block_end,
     is_log_line,
     parse_p2p_cache,
 )
@@ -59,13 +63,18 @@ def _unwrapped(lines: list[str], start: int, end: int) -> tuple[list[str], int]:
     return kept, at
 
 
-@importer("server log", "vLLM / SGLang / llama.cpp / ollama server log lines and NCCL INFO/WARN lines",
-          needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES), per_line=True)
+@importer("server log", "vLLM / SGLang / llama.cpp / ollama / Triton / KoboldCpp / Xinference / TGI / LocalAI / "
+          "LM Studio server log lines, TensorRT-LLM runtime lines and NCCL INFO/WARN lines",
+          needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES, *CONSOLE_NEEDLES),
+          per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if not _server_line(lines[i]):
             continue
         end = run_end(lines, i + 1, _server_line)
+        # TGI's pretty-printed Args block (facts/serving_logs.TGI_ARGS_OPEN): its field lines belong to its log line.
+        while (block := args_block_end(lines, end - 1)) > end:
+            end = run_end(lines, block, _server_line)
         # llama.cpp's `version: 7018 (ece0f5c17)` above its `built with ... for ...` line is that banner's first line.
         start = i - 1 if i and GGML_BUILT_WITH.match(lines[i]) and GGML_VERSION.match(lines[i - 1]) else i
         kept, end = _unwrapped(lines, start, end)

@@ -6,7 +6,8 @@ only by the output's own markers: the XML from `<nvidia_smi_log>` to its end wit
 sections as `<attached_gpus>` says; `-q` from its `NVSMI LOG` banner with as many GPU sections as
 `Attached GPUs`; the table from its `NVIDIA-SMI` header through the closed Processes box.
 The table's fragments (its header line alone, the Processes box or process rows alone) are recorded as the table's
-output, appended, never whole. nvidia-smi's line for a GPU it cannot open is the table's, or `-q`'s under a line that
+output, appended, never whole; a later table cut before its first GPU row does not replace an earlier table of the
+same driver that lists GPUs (it shows none). nvidia-smi's line for a GPU it cannot open is the table's, or `-q`'s under a line that
 names `nvidia-smi -q` / `-a`. Its two lines under a version mismatch (`Failed to initialize NVML: Driver/library
 version mismatch`, `NVML library version: 565.57`) are its whole output.
 `nvidia-smi -L` is whole numbered from GPU 0 without a gap, under its command line or ended by another line; its
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 
 from stackaudit.facts._parse import NVSMI_GPU_LINE
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
@@ -37,6 +39,7 @@ from stackaudit.facts.sources import (
     NVSMI_VERSION,
     NVSMI_XML,
 )
+from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import (
     Found,
@@ -45,6 +48,7 @@ from stackaudit.importers.registry import (
     command_output_appended,
     document_appended,
     importer,
+    record_command,
 )
 from stackaudit.importers.topology import NVL_LINK, NVL_NOTE
 from stackaudit.pci_address import BDF
@@ -242,8 +246,11 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
 _TABLE_LINE = re.compile(r"^\s*[|+]")
 # A GPU row's persistence cell is the driver model on Windows (`WDDM`, `TCC`), as facts/nvidia_smi.py's _ROW1 reads it:
 # corpus 1348's two rows, copied out of `nvidia-smi -l 1` without the header.
-_TABLE_SIGNS = re.compile(rf"NVIDIA-SMI\s+\d|^\s*\|\s*\d+\s+.+\s(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*"
-                          r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+_GPU_ROW = re.compile(rf"^\s*\|\s*\d+\s+.+\s(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*"
+                      r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+_TABLE_SIGNS = re.compile(rf"NVIDIA-SMI\s+\d|{_GPU_ROW.pattern}")
+# Any GPU's first row, its Bus-Id cut off too (facts/nvidia_smi's _ROW1_CUT): the table shows that GPU.
+_ANY_GPU_ROW = re.compile(rf"^\s*\|\s*\d+\s+\S.*?\s(?:On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*(?:\||$)")
 # A fragment of the table without its header or GPU rows (corpus 247, 764): the Processes box or a process row.
 _FRAGMENT_SIGNS = re.compile(r"^\s*\|\s*Processes:")
 # The header line alone, without the table's bars (corpus 247, 264, 298: copied into a report as the driver's version).
@@ -319,8 +326,22 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
             procs = next((n for n, b in enumerate(body) if re.search(r"\|\s*Processes:", b)), None)
             whole = (any(re.search(r"NVIDIA-SMI\s+\d", b) for b in body) and procs is not None
                      and body[-1].strip().startswith("+") and len(body) > procs + 2)
-            yield Found("nvidia-smi", start, end, command_output(TABLE_ARGV, text), whole=whole)
+            rows = any(_ANY_GPU_ROW.match(b) for b in body)
+            yield Found("nvidia-smi", start, end, command_output(TABLE_ARGV, text) if rows or whole
+                        else partial(_unless_rows, argv=TABLE_ARGV, stdout=text), whole=whole)
         scan.skip(end)
+
+
+def _unless_rows(record: HostRecord, argv: tuple[str, ...], stdout: str) -> None:
+    """A table the paste cuts before its first GPU row shows no GPU: it does not replace an earlier table of the same
+    driver that lists GPUs (the host's table, then a container's run cut at its header: corpus 1527); any other later
+    table does, as the last run shown."""
+    earlier = record.commands.get(argv)
+    if earlier is not None and any(_ANY_GPU_ROW.match(line) for line in earlier.stdout.splitlines()):
+        new, old = TABLE_HEADER.search(stdout), TABLE_HEADER.search(earlier.stdout)
+        if new is None or old is None or new.group(2) == old.group(2):
+            return
+    record_command(record, argv, stdout)
 
 
 @importer("nvidia-smi --version", "`nvidia-smi --version` (the nvidia-smi, NVML, driver and CUDA versions)",

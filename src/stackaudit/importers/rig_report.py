@@ -9,7 +9,8 @@ report.sh queries nvidia-smi per GPU and prints two or three bullets for each::
 Each GPU becomes a GPU section of `nvidia-smi -q` text with its name, persistence mode, VBIOS, power limits (set,
 default, max) and link (width current and max, generation max): the values the report read from nvidia-smi, under
 the keys `-q` prints them with. A GPU whose bus bullet the paste cuts gets a section without an address, so that it
-is counted under its index. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
+is counted under its index; so is each GPU numbered before the first bullet a paste starts with (`GPU 1:` first, GPU
+0's bullets cut above it, corpus 525), as a section with neither name nor address. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
 
 The CPU bullet (`- **CPU:** AMD Ryzen 7 5800X 8-Core Processor (12 threads)`), or a summary table's CPU row
 (`| **CPU** | AMD Ryzen Threadripper PRO 9985WX 64-Core (128 threads) |`), is lscpu's `Model name`, handed on as
@@ -151,6 +152,10 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
                 bus = b.group(1)
             end += 1
         head = f"Driver Version                            : {m.group(4)}\n\n" if m.group(1) == "0" else ""
+        if m.group(1) != "0" and not any(_GPU.match(line) for line in lines[:i]):
+            # The paste starts inside the report's list (corpus 525: GPU 0's bullets cut above GPU 1's): the GPUs
+            # numbered before the first one shown are a section each without name or address, shown and not read.
+            head = "".join("GPU\n" for _ in range(int(m.group(1))))
         yield Found("rig report", i, end, command_output_appended(NVSMI_QUERY.argv, head + _section(m, power, bus, link)))
         scan.skip(end)
 
