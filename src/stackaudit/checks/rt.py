@@ -704,6 +704,15 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
         cap = _int(root.option("--cuda-graph-max-bs", "--cuda-graph-max-bs-decode"))
         _capture_cap(cap, "--cuda-graph-max-bs", _int(root.option("--max-running-requests")),
                      "--max-running-requests", off, low)
+    elif root.engine == "tgi":
+        # TGI's `--cuda-graphs` (env CUDA_GRAPHS): the batch sizes it captures, `0` none (TGI_GRAPHS_SOURCE).
+        sizes = root.option("--cuda-graphs")
+        flag = "--cuda-graphs"
+        if sizes is None and root.env("CUDA_GRAPHS") is not None:
+            sizes, flag = root.env("CUDA_GRAPHS"), "CUDA_GRAPHS"
+        counts = [_int(v.strip()) for v in (sizes or "").split(",") if v.strip()]
+        if counts and None not in counts:
+            _capture_cap(max(c for c in counts if c is not None), flag, None, "", off, low)
     elif root.engine == "trtllm" and root.config.get("cuda_graph_config") == "null":
         off.append(f"cuda_graph_config: null in {root.config_path} (TensorRT-LLM PyTorch backend; version-dependent)")
     elif root.engine == "trtllm" and root.config.get("use_cuda_graph", "").lower() == "false":
@@ -758,6 +767,9 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
                      "batches run eagerly: " + "; ".join(x for _, x in low),
                      actual=[x for _, x in low], expected="capture sizes up to the batch the engine runs",
                      evidence=evidence, severity="low")
+    tgi = [c for c in commands.commands if c.engine == "tgi"]
+    if tgi:
+        return unknown(_tgi_graphs_open(tgi[0].argv, "pasted TGI command line"), hint=TGI_GRAPHS_HINT)
     data_parallel = [c for c in commands.commands if c.engine == "vllm" and (sizes_from_argv(c.argv)[2] or 1) > 1]
     if data_parallel:
         return unknown("no eager-mode flag on the pasted command line, but it runs vLLM with data parallelism, "
@@ -802,6 +814,31 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
                    hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`), or the start-up log")
 
 
+# TGI's CUDA graphs: `--enable-cuda-graphs` turned them on in 1.4 as an experiment (off by default,
+# huggingface/text-generation-inference#1428); from 2.0 `--cuda-graphs` lists the batch sizes to capture, "1,2,4,8,16,32"
+# by default and `0` for none (#1703, the launcher's --help). At warmup each shard catches a capture that runs out of
+# memory (an error of any kind in 1.4), logs "Decode cuda graph warmup failed" and serves without graphs
+# (server/text_generation_server/models/flash_causal_lm.py): the command shows what was asked, the log what ran.
+TGI_GRAPHS_SOURCE = "https://huggingface.co/docs/text-generation-inference/reference/launcher"
+
+
+TGI_GRAPHS_HINT = ("paste TGI's start-up log (its 'Cuda Graphs are enabled for sizes' line, and whether 'Decode cuda "
+                   "graph warmup failed' follows)")
+
+
+def _tgi_graphs_open(argv: tuple[str, ...], where: str) -> str:
+    """Why TGI's launcher arguments that do not turn CUDA graphs off leave them open, in words."""
+    asked = ("`--enable-cuda-graphs` asks for them (TGI 1.4's experimental switch)"
+             if argv_value(argv, ("--enable-cuda-graphs",)) is not None else
+             f"`--cuda-graphs {argv_value(argv, ('--cuda-graphs',))}` asks for them"
+             if argv_value(argv, ("--cuda-graphs",)) is not None else
+             "TGI captures them by default from 2.0 (`--cuda-graphs 1,2,4,8,16,32`), before it only with "
+             "1.4's `--enable-cuda-graphs`, and the release is not in the source")
+    return (f"no flag in the {where} turns CUDA graphs off, and {asked}; but TGI skips the graphs "
+            "where their capture fails at warmup (it logs 'Decode cuda graph warmup failed' and serves without "
+            f"them), so only its log shows that they ran ({TGI_GRAPHS_SOURCE})")
+
+
 def _graphs_flags(shown: list[tuple[str, str, str, ProcessInfo]]) -> Outcome | None:
     """The eager-mode and capture-cap flags on engine command lines shown as (label, subject, where, process):
     an issue naming the lines that carry one, or None when none does."""
@@ -837,13 +874,17 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
     if not engines:
         if any(c.excerpt for c in containers.containers):
             return unknown("the pasted container spec is an excerpt and names no engine")
-        return not_applicable("no vLLM, SGLang or TensorRT-LLM engine in the containers' commands ("
+        return not_applicable("no vLLM, SGLang, TensorRT-LLM or TGI engine in the containers' commands ("
                               + ", ".join(c.image or c.label for c in containers.containers[:3]) + ")")
     judged = _graphs_flags([(f"container {c.label}", c.label, f"container {c.label} command",
                              ProcessInfo(pid=0, ppid=None, comm="", argv=c.argv, engine=engine, root_pid=0))
                             for c, engine in engines])
     if judged is not None:
         return judged
+    tgi = [c for c, engine in engines if engine == "tgi"]
+    if tgi:
+        return unknown(_tgi_graphs_open(tgi[0].argv, f"container {tgi[0].label}'s TGI arguments"),
+                       hint=TGI_GRAPHS_HINT)
     # An excerpt may hold a flag in the part left out, unless it shows the engine's command and args whole
     # (DockerContainer.command_whole: a compose service cut below its command, a pod spec's `containers:` list alone).
     if any(c.excerpt and not c.command_whole for c, _ in engines):
@@ -958,6 +999,12 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     capability 8.0 or newer where the GPUs are shown, since ggml turns its graphs off on older architectures itself
     (ggml-cuda.cu: below Ampere, below Volta in recent releases): `unknown` there. `0` is a build without them:
     `unknown`, as no corpus case yet shows what it costs (graphs serve ggml's single-stream decode only).
+
+    TGI (its launcher's command line, or the arguments after its image in a container spec): `--cuda-graphs 0`
+    (env CUDA_GRAPHS) captures none, an issue; a size list whose largest is below 8 is the low-severity cap. Without
+    either, `unknown`: TGI captures `1,2,4,8,16,32` by default from 2.0 (#1703), in 1.4 only with
+    `--enable-cuda-graphs` (#1428), and each shard skips a capture that fails at warmup ("Decode cuda graph warmup
+    failed") and serves without graphs, so only its log shows they ran (corpus 1515).
     """
     roots = serving_processes.roots() if serving_processes is not None else []
     if serving_processes is None and serving_log is not None and serving_log.ggml_use_graphs \

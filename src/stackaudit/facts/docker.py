@@ -6,6 +6,7 @@ host layer redacts `docker inspect` structurally (Env, Args, Cmd): secrets never
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,11 @@ ENGINE_CUDA_IMAGE = re.compile(r"^(?:docker\.io/)?(?:lmsysorg/(sglang)|vllm/(vll
 # release of the CUDA. A tag with a suffix (`-rocm`, `-intel`, `-gaudi`, `-trtllm`) is another build; a release after
 # the last row's known tag (3.3.7) is not told.
 TGI_IMAGE = re.compile(r"^(?:ghcr\.io/)?huggingface/text-generation-inference:v?(\d+)\.(\d+)(?:\.(\d+))?$")
+# TGI's image of any tag (`ghcr.io/huggingface/text-generation-inference:1.4`, `:latest`, `:sha-3af1a11`), from any
+# registry that mirrors it under its name (corpus 300: `registry.internal.huggingface.tech/api-inference/community/
+# text-generation-inference:0.8.2`): its entrypoint is `text-generation-launcher`, which takes the arguments after the
+# image (the launcher's --help). Builds for other hardware name it in the tag (`-rocm`, `-intel`), still the launcher.
+TGI_ENGINE = re.compile(r"^(?:[\w.:-]+/)*text-generation-inference(?:[:@]\S*)?$")
 TGI_CUDA = ((0, 4, 2, "11.8"), (1, 2, 0, "12.1"), (2, 3, 0, "12.4"), (3, 3, 1, "12.6"))
 TGI_LAST_KNOWN = (3, 3, 7)
 
@@ -442,8 +448,14 @@ class DockerContainer:
 
     @property
     def engine(self) -> str:
-        """The engine its image or command names: sglang, vllm or trtllm ("" when none)."""
-        return engine_of(self.image + " " + " ".join(self.argv))
+        """The engine its image or command names: sglang, vllm or trtllm; else tgi where it runs TGI's image or its
+        launcher (TGI_ENGINE: the image's entrypoint is the launcher, so the arguments after the image are the
+        launcher's); "" when none."""
+        named = engine_of(self.image + " " + " ".join(self.argv))
+        if named or not (TGI_ENGINE.match(self.image.strip().lower())
+                         or any(posixpath.basename(a) == "text-generation-launcher" for a in self.argv[:1])):
+            return named
+        return "tgi"
 
     @property
     def diagnostic_only(self) -> bool:

@@ -67,7 +67,7 @@ _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
-                "convert_checkpoint.py", "build.py", "tritonserver", "trtserver")
+                "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repository|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -88,7 +88,9 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|through
                           # NVIDIA Dynamo's launcher of a vLLM or SGLang engine
                           r"|\bdynamo(?:-run|\s+run)\s.*\bout=(?:vllm|sglang)\b"
                           # TensorRT-LLM's checkpoint conversion, which states the TP the engine is built with
-                          r"|\bconvert_checkpoint\.py\s.*--tp_size\b")
+                          r"|\bconvert_checkpoint\.py\s.*--tp_size\b"
+                          # Hugging Face TGI's launcher, with its options (TGI_PROGRAMS)
+                          r"|\btext-generation-launcher\s+-")
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
 HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?P<end>\w+)(?P=q)\s*$")
 # Engines a pasted command can start that run no PyTorch: llama.cpp's server runs its own ggml CUDA kernels and reads
@@ -98,6 +100,16 @@ HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?
 # KoboldCpp (https://github.com/LostRuins/koboldcpp) is llama.cpp's library behind its own server, run as its binary or
 # as `python koboldcpp.py`.
 GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp": "llamacpp", "koboldcpp.py": "llamacpp"}
+# Hugging Face Text Generation Inference (TGI): its launcher starts one model server shard per GPU (`--num-shard`, else
+# every GPU it sees unless `--sharded false`) and the router in front of them; the shards run PyTorch and all-reduce
+# through torch.distributed's NCCL (https://huggingface.co/docs/text-generation-inference/reference/launcher). Not in
+# facts/processes.classify: no live process list of TGI is read yet. Its image runs the launcher with the arguments
+# after it (`docker run ... ghcr.io/huggingface/text-generation-inference:TAG --model-id ... --num-shard 2`), which
+# the container readers take (facts/docker.py).
+TGI_PROGRAMS = {"text-generation-launcher": "tgi"}
+# The launcher's options alone that ask it about itself: `--env` prints the runtime environment, the answer TGI's issue
+# form asks for (corpus 246, 527, 746), `--version`, `--help`. Such a line names the program, not a served model.
+TGI_QUERIES = frozenset(("--env", "--version", "-V", "--help", "-h"))
 # llama.cpp's programs before their `llama-` prefix (ggml-org/llama.cpp#7809, June 2024): `./server` and `./main`.
 # A name this generic is llama.cpp's only where the paste shows llama.cpp (GGML_SHOWN): the command's path or its
 # prompt's directory names it, or a line of the paste is ggml's own (`ggml_init_cublas: found 3 CUDA devices:`). A
@@ -159,7 +171,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES)
+    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS)
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
@@ -615,6 +627,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return None
     if program == LEGACY_BUILDER and not any(w.split("=", 1)[0] in LEGACY_BUILD_FLAGS for w in words):
         return None  # another project's build.py
+    if program in TGI_PROGRAMS and not set(words[1:]) <= TGI_QUERIES:
+        return EngineCommand(TGI_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
     if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module
         return EngineCommand(GGML_ENGINES.get(program) or BUILDERS[program], tuple(words), tuple(env), line.strip(),
                              builds=program in BUILDERS, cut=cut)

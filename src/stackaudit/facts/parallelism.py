@@ -286,6 +286,14 @@ class ServingEngine:
                 # PyTorch): each model instance runs on the one GPU its instance_group gives it.
                 return 1 if posixpath.basename(self.shown.argv[0]) == TRT_SERVER else None
             value = argv_value(self.shown.argv, TP_FLAGS)
+            if value is None and self.shown.engine == "tgi":
+                # TGI's launcher reads `--num-shard` from NUM_SHARD too (TP_ENV); without either it shards over the
+                # devices its environment's CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES lists, which a command line
+                # does not show; `--sharded false` is one shard (text-generation-launcher --help: "Setting it to
+                # `false` deactivates `num_shard`").
+                if (shards := next((self.shown.env(n) for n in TP_ENV if self.shown.env(n)), None)) is not None:
+                    return parallel_size(shards)
+                return 1 if (argv_value(self.shown.argv, ("--sharded",)) or "").lower() == "false" else None
             return 1 if value is None else parallel_size(value)
         return self.tp
 
@@ -325,7 +333,8 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
     CUDA_VISIBLE_DEVICES with a TP x PP of `count`, or a llama.cpp server that splits its model over every GPU CUDA
     sees (EngineCommand.splits_over_every_gpu). Such a group has no placement to choose.
-    Or a serving container given every GPU (DockerContainer.every_gpu) whose engine arguments run TP x PP of `count`.
+    Or a serving container given every GPU (DockerContainer.every_gpu) whose engine arguments run TP x PP of `count`
+    (TGI's `--num-shard` of them too: one shard per GPU, corpus 248).
     A command over `--nnodes N` puts its ranks on N nodes (_parse.ranks_per_node): `count` ranks on each node is
     every GPU of the host (SGLang `--tp 16 --nnodes 2` on 8 GPUs), and TP x PP of `count` then is not.
     With no engine shown, a pasted test run whose GPUs (NcclTestRuns.group: its rank lines, mapped through a
@@ -350,7 +359,7 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
             return f"{runs} on the host's {count} GPUs, with no CUDA_VISIBLE_DEVICES"
     for c in containers.containers if containers is not None and engine.process is None and shown is None else ():
         # A serving container given every GPU (`--gpus all`, corpus 1052) whose engine arguments run TP x PP of them.
-        if c.engine in SERVING_ENGINES and c.every_gpu and not sizes_unread(c.argv) \
+        if c.engine in (*SERVING_ENGINES, "tgi") and c.every_gpu and not sizes_unread(c.argv) \
                 and argv_value(c.argv, ("--nnodes",)) in (None, "1"):
             tp, pp, _ = sizes_from_argv(c.argv)
             if tp is not None and tp * (pp or 1) == count:
@@ -389,7 +398,12 @@ def nvswitch_node_of_every_gpu(log: ServingLog | None) -> str:
 
 
 def _launcher(argv: tuple[str, ...]) -> str:
-    """A command's program in words: `python3 -m sglang.launch_server`, `vllm serve`."""
+    """A command's program in words: `python3 -m sglang.launch_server`, `vllm serve`; a program that takes options
+    only (TGI's `text-generation-launcher`), alone."""
+    from stackaudit.facts.engine_command import TGI_PROGRAMS
+
+    if argv and posixpath.basename(argv[0]) in TGI_PROGRAMS:
+        return argv[0]
     return " ".join(argv[:3] if len(argv) > 2 and argv[1] == "-m" else argv[:2])
 
 

@@ -1,6 +1,6 @@
 """A command line that starts a serving engine, pasted into a report (`vllm serve ...`,
 `python -m sglang.launch_server ...`, `trtllm-serve ...`, TensorRT-LLM's `trtllm-build` and `run.py --engine_dir`,
-llama.cpp's `llama-server`, NVIDIA Dynamo's `dynamo run out=vllm`), with its prompt or list marker, leading
+llama.cpp's `llama-server`, NVIDIA Dynamo's `dynamo run out=vllm`, Hugging Face TGI's `text-generation-launcher`), with its prompt or list marker, leading
 `NAME=value` assignments and continuation lines (`\\`, a batch file's `^`, PowerShell's backtick:
 facts/_parse.continued), above the line that names the engine too (`mpirun -n 4 \\` over
 `python3 ../run.py --engine_dir DIR`).
@@ -220,7 +220,7 @@ def python_engine_shown(lines: list[str]) -> bool:
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
-                   "args:", "tritonserver", "trtserver"),
+                   "args:", "tritonserver", "trtserver", "text-generation-launcher"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -251,7 +251,8 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
                 and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low
-                and "dynamo" not in low and "convert_checkpoint" not in low and "build.py" not in low) \
+                and "dynamo" not in low and "convert_checkpoint" not in low and "build.py" not in low
+                and "text-generation-launcher" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or continued(line)
                         or (i > 0 and continued(lines[i - 1]))):  # the last line of a continued command
