@@ -33,6 +33,7 @@ from stackaudit.facts.gpus import (
     EngineGpuMemory,
     FreeAtStart,
     GpuInventory,
+    GpuOutOfMemory,
     GpuRecord,
 )
 from stackaudit.facts.kernel_knobs import NvidiaKernel
@@ -519,7 +520,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
                gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None,
-               engines_shown: EnginesShown | None = None) -> Outcome:
+               engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None,
+               parallelism: Parallelism | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -555,7 +557,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     under 48 MiB with the display off (a driver's reserve reads 0-4 MiB on data-centre GPUs and up to tens of MiB on
     others, 9-33 MiB; no CUDA context takes under about 70), under 10 MiB where the driver reads N/A for `Disp.A`
     (an old GeForce driver). A GPU that holds more, with its process box cut, is reported over the GPUs whose rows
-    show their memory, never `ok` over the idle GPUs beside it: whose memory it is is not in the source.
+    show their memory, never `ok` over the idle GPUs beside it: whose memory it is is not in the source. Where every
+    such GPU holds no more than a desktop's share (at most 3 GiB, under a tenth of it: a CUDA context or a small
+    program, 433 of 46068 MiB, 1299 of 81559) it is not an issue: whoever holds it, the GPU keeps over nine tenths of
+    its memory, as at an engine's start.
     In Exclusive_Process compute mode such a GPU (display off, no serving work and no engine named in the source;
     a named engine's context may be its own) is an issue: the context
     it holds has the GPU to itself, and the driver refuses every other process one there (CUDA error 46, "all
@@ -577,21 +582,39 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     with the kubelet, no device health event: a plugin that crash-loops after its config dump,
     ContainerInfo.plugin_short), it offered no GPU to any pod: the config is reported, not judged.
 
+    Where no GPU table shows the GPUs, torch's out-of-memory message (`GPU 0 has a total capacity of 79.14 GiB of
+    which 3.98 GiB is free. Process 2218444 has 75.15 GiB memory in use. Of the allocated memory 73.66 GiB is
+    allocated by PyTorch, and 963.77 MiB is reserved ...`) says whose the memory is where its process is the engine's
+    own (`this process`, or the one process named, whose memory is what the allocator holds and at most 1.5 GiB of
+    CUDA context: inside a container torch names its own process by its host PID) and no other holds more than
+    768 MiB: not an issue, the engine's own budget ran out. Another process holding more is not judged from it (the
+    engine's other ranks print the same).
+
+    NCCL's init lines (`comm 0x.. rank R nranks N ... busId B commId 0x..`) that seat two ranks of one communicator
+    (its commId) on one host's same GPU are an issue: each rank is a process holding its own memory there, and NCCL
+    refuses the communicator ('Duplicate GPU detected'). Without a commId the lines do not tie ranks to one
+    communicator (a rank's TP and DP groups of one size share its GPU): not read.
+
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
     startup` refusal; llama.cpp's `using device CUDA0 (NAME) - N MiB free` against the GPU table's memory for
     that product) says whether anything held memory then: at most
     768 MiB held (the driver's reserve and the engine's own context) is ok over the GPUs shown; up to a desktop's
     share (at most 3 GiB, under a tenth of the GPU) where the engine did not refuse to start for it is not an issue
-    (whoever holds it, the engine keeps over nine tenths of the GPU); more, or any held memory vLLM refused to start
+    (whoever holds it, the engine keeps over nine tenths of the GPU; on native Windows, where ollama's log names its
+    Windows sources, up to 3 GiB whatever the share: WDDM reserves the desktop's); more, or any held memory vLLM refused to start
     for, is reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
     avail mem=` lines give the free memory without the total: they are reported, not judged. ollama's debug log
     reads each GPU again as it schedules a model (`updating cuda memory data`, `now.total=` and `now.free=`); where
     more than 768 MiB came free since its previous reading (`before.free=`), that was its own unloaded runner's
     memory: not an issue once what is left in use is at most 768 MiB.
 
-    Without either, llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal; ollama's own
-    `layers.model=M layers.offload=N`) is reported, not judged: it found room for only N layers, because the card is
+    Without either, llama.cpp's `offloaded 0/M layers to GPU` under a llama.cpp command in the source that asks for no
+    layer on the GPU (no `-ngl`, whose default was 0, or `-ngl 0`) is not an issue: the GPU holds no part of the model
+    by the command's choice, not for want of memory. Otherwise
+    llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal; ollama's own
+    `layers.model=M layers.offload=N`) is reported, not judged (over the GPUs the sources list, else the one GPU
+    ollama's offload line weighed): it found room for only N layers, because the card is
     small or because something else holds its memory, and the layers left on the CPU set the speed.
     ollama's scheduler finding at least the whole model's memory free on one GPU (`available=` against `required=`,
     `memory.available` against `memory.required.full`), with no layer left on the CPU, is ok over that GPU.
@@ -607,17 +630,39 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         if container is not None and container.plugin_short:
             return _time_sliced_unserved(time_slicing, container.plugin_short)
         return _time_sliced(time_slicing)
+    if serving_log is not None and (seated := serving_log.ranks_sharing_a_gpu()):
+        return _ranks_share_a_gpu(seated)
+    own_oom = _own_out_of_memory(gpu_oom) if gpu_oom is not None else None
     if nvidia is None:
+        if own_oom is not None:
+            return own_oom
         if engine_gpu_memory is not None:
-            return _shared_at_start(engine_gpu_memory)
+            return _shared_at_start(engine_gpu_memory, serving_log.ollama_windows_line if serving_log else "",
+                                    parallelism.shown_world_size if parallelism is not None else None)
         layers = serving_log.gpu_layers if serving_log is not None else None
-        if layers is not None and layers[0] < layers[1]:
-            return unknown(f"llama.cpp put only {layers[0]} of {layers[1]} layers on the GPU (\"{layers[2]}\"): it "
-                           "found room for no more, because the card is small or because something else holds its "
-                           f"memory, and the {layers[1] - layers[0]} layers left on the CPU set the speed; the GPU's "
-                           "total and free memory are not in the source", actual=layers[2],
-                           hint="paste `nvidia-smi` (memory and processes) from while the model is loaded")
+        unasked = [c for c in (engine_commands.commands if engine_commands is not None else ())
+                   if c.asks_no_gpu_layers]
+        if layers is not None and layers[0] == 0 < layers[1] and unasked:
+            # The command put no layer on the GPU and the log shows none there: nothing of the model holds its memory
+            # and nothing crowded it out (corpus 1525: `./main` with no -ngl, `offloaded 0/83 layers to GPU`).
+            return not_an_issue(
+                f"the engine's command asks for no layer on the GPU (\"{unasked[0].line[:120]}\": no -ngl, or -ngl 0) "
+                f"and its log shows 0 of {layers[1]} layers offloaded (\"{layers[2]}\"): the GPU holds no part of "
+                "the model, by the command's choice, not for want of memory another program holds; the model runs "
+                "on the CPU", actual=layers[2], evidence=[unasked[0].line, layers[2]])
         fit = serving_log.model_fit if serving_log is not None else None
+        if layers is not None and layers[0] < layers[1]:
+            short = unknown(f"llama.cpp put only {layers[0]} of {layers[1]} layers on the GPU (\"{layers[2]}\"): it "
+                            "found room for no more, because the card is small or because something else holds its "
+                            f"memory, and the {layers[1] - layers[0]} layers left on the CPU set the speed; the GPU's "
+                            "total and free memory are not in the source", actual=layers[2],
+                            hint="paste `nvidia-smi` (memory and processes) from while the model is loaded")
+            # Over the GPUs the sources list (corpus 927: ggml's `Device 0: NVIDIA GeForce RTX 3050 Laptop GPU`), else
+            # the one GPU ollama's offload line weighed (928).
+            inventory = [f"GPU {r.index}" if r.index is not None else r.model for r in (gpus.gpus if gpus else ())]
+            if inventory:
+                return over_subjects(short, inventory, gpus.whole_count if gpus is not None else None, ask="nvidia-smi")
+            return over_subjects(short, ["GPU 0"], None, ask="nvidia-smi") if fit is not None else short
         if fit is not None and fit[0] >= fit[1] and (layers is None or layers[0] >= layers[1]):
             return over_subjects(ok(f"the engine found {fit[0]:g} GiB free on the GPU for a model of {fit[1]:g} GiB "
                                     f"(\"{fit[2]}\"): nothing else held the memory the whole model needed",
@@ -627,14 +672,14 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                 and serving_processes is None and not (docker_containers and docker_containers.gpu_or_serving):
             return _desktop_only(desktop)
         return unknown("", needs="nvidia")
-    gpus = gpu_list(nvidia)
-    if isinstance(gpus, Outcome):
-        return gpus
+    table = gpu_list(nvidia)
+    if isinstance(table, Outcome):
+        return own_oom or table
     engine = {p.pid for p in serving_processes.processes} if serving_processes is not None else set()
     problems: list[str] = []
     subjects: list[str] = []
     notes: list[str] = []
-    display = [g for g in gpus if g.shows_display]
+    display = [g for g in table if g.shows_display]
     # A display costs a server memory and jitter only on a GPU that serves: one without serving work shown is a note.
     # A container given GPUs for real work (not only `nvidia-smi`) serves on them as an engine process does.
     workload = bool(engine) or any(c.gpu_requested and not c.diagnostic_only
@@ -651,7 +696,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     # The only GPU shown is the one any engine on the host uses: a display holding a tenth of it or more (a desktop's
     # programs on a small card) costs a model that share; one whose memory is not shown, beside a named engine, is on
     # the engine's GPU with its share unknown. Either is the display on a serving GPU, not a desktop's note.
-    alone = len(gpus) == 1 and not wsl and all(g.driver_model != "WDDM" for g in gpus)
+    alone = len(table) == 1 and not wsl and all(g.driver_model != "WDDM" for g in table)
     costly = [g for g in idle_display if alone and _display_share(g)]
     # The engine the sources name (facts/engines_shown.py, the fact DRV-CUDA-COMPAT reads too): its command, its
     # container, its log, ... else the user's words.
@@ -690,13 +735,13 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         serious = True
         problems.append(f"an MPS daemon is running (pid {nvidia_services.mps.pids[0]}): every CUDA client "
                         "shares the GPUs through it")
-    procs_known = [g for g in gpus if g.processes is not None]
+    procs_known = [g for g in table if g.processes is not None]
     # The process box is cut away, but the memory row shows no context: nothing else is on that GPU.
-    idle = [g for g in gpus if g.processes is None and g.memory_used_mib is not None
+    idle = [g for g in table if g.processes is None and g.memory_used_mib is not None
             and ((g.display_active is False and g.memory_used_mib < _NO_CONTEXT_MIB)
                  or ("display" in g.unsupported and g.memory_used_mib < _NO_CONTEXT_DISP_NA_MIB))]
     # The process box is cut away and the memory row holds a context: whose it is, the table does not say.
-    in_use = [g for g in gpus if g.processes is None and g.memory_used_mib is not None and g not in idle]
+    in_use = [g for g in table if g.processes is None and g.memory_used_mib is not None and g not in idle]
     # In Exclusive_Process mode a GPU holding a context is taken: the driver gives no other process a context there
     # (CUDA error 46, "all CUDA-capable devices are busy or unavailable"), whoever holds it. With no serving work and
     # no engine named in the source, that GPU is held against every engine or job that asks for it (corpus 1465,
@@ -744,12 +789,12 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                        fix=_exclusive_fix(gpu_indices(exclusive)) if held_only else None)
         # The issue is judged over the GPUs whose display or processes the table shows (corpus 472: a display on GPU 1
         # of two, `2 GPUs shown`); an MPS daemon alone is the host's, whatever the table shows.
-        read = [g for g in gpus if g.display_active is not None or g.processes is not None] \
+        read = [g for g in table if g.display_active is not None or g.processes is not None] \
             if display or wsl_display or costly or unmeasured or foreign else []
         # An exclusive GPU's context is judged over the GPUs whose compute mode and memory the table shows (corpus
         # 1465: GPU 1's row cut before them, `1 of 2 GPUs shown`).
         if exclusive:
-            read += [g for g in gpus if g.compute_mode is not None and g.memory_used_mib is not None and g not in read]
+            read += [g for g in table if g.compute_mode is not None and g.memory_used_mib is not None and g not in read]
         return over_gpus(nvidia, read, shared, "nvidia-smi") if read else shared
     if windows:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
@@ -784,7 +829,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
             f"a display is active on GPU(s) {gpu_indices(idle_display)}, but nothing on it shows serving work ({shown}, "
             "no compute process or engine): it costs memory and jitter only where that GPU serves", actual=actual,
             subjects=[g.subject for g in idle_display]), "nvidia-smi")
-    if not procs_known and not idle and all(g.display_active is None for g in gpus):
+    if not procs_known and not idle and all(g.display_active is None for g in table):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
     if notes:
         # Reported, not judged: nothing here says whose process it is (a foreign vLLM looks like ours).
@@ -792,7 +837,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                        "not in the source" + (" (inside a container NVML shows host PIDs)" if in_container else ""),
                        hint="compare with the engine's PIDs on the host (`nvidia-smi --query-compute-apps=pid,"
                        "process_name,used_memory --format=csv`)", actual=actual)
-    own = _own_budget(gpus, idle, engine_commands)
+    own = _own_budget(table, idle, engine_commands)
     if own is not None:
         matched, said = own
         return over_gpus(nvidia, matched + [g for g in procs_known + idle if g not in matched], not_an_issue(
@@ -805,6 +850,18 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
     if idle:
         msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
+    if in_use and all(_context_share(g) for g in in_use):
+        # No more than a desktop's share, under a tenth of each GPU, held with the process box cut (corpus 347, 654,
+        # 1358, 1516): whoever holds it, the GPU keeps over nine tenths of its memory, as at an engine's start
+        # (_desktop_share).
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB" for g in in_use)
+        beside = "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)" \
+            if idle else ""
+        return over_gpus(nvidia, in_use + [g for g in procs_known + idle if g not in in_use], not_an_issue(
+            f"memory is held ({shown}), and the process box is not in this source, but no more than a CUDA context "
+            "or a desktop holds (at most 3 GiB, under a tenth of each GPU): whose it is is not shown, and it leaves "
+            f"each GPU over nine tenths of its memory, no tenant that costs a server capacity of note{beside}",
+            actual=actual, subjects=[g.subject for g in in_use]), "nvidia-smi")
     if in_use:
         # A GPU shown holding memory whose process box is cut leaves the verdict open, over the GPUs whose memory the
         # rows show (corpus 647, 922: `2 GPUs shown`), and gives no `ok` over the idle GPUs beside it (347: GPU 2 at
@@ -869,6 +926,16 @@ def _display_share(gpu: GpuInfo) -> bool:
             and used / total >= _HELD_SMALL_SHARE)
 
 
+def _context_share(gpu: GpuInfo) -> bool:
+    """Whether a GPU whose process box is cut (display off, not Exclusive_Process) holds no more than a desktop's
+    share of memory (_HELD_DESKTOP_MIB) and under a tenth of it (_HELD_SMALL_SHARE): a CUDA context or a small
+    program, never a loaded model that crowds a server."""
+    used, total = gpu.memory_used_mib, gpu.memory_total_mib
+    return (used is not None and total is not None and total > 0 and gpu.display_active is False
+            and gpu.compute_mode != "Exclusive_Process" and used <= _HELD_DESKTOP_MIB
+            and used / total < _HELD_SMALL_SHARE)
+
+
 def _display_only(gpu: GpuInfo) -> bool:
     """Whether a display GPU's whole used memory is at most _DISPLAY_ONLY_SHARE of it, with no compute process."""
     used, total = gpu.memory_used_mib, gpu.memory_total_mib
@@ -920,12 +987,24 @@ _HELD_DESKTOP_MIB = 3072.0
 _HELD_SMALL_SHARE = 0.10
 
 
-def _shared_at_start(memory: EngineGpuMemory) -> Outcome:
-    """MEM-GPU-SHARED from the memory the engine found free on each GPU when it started."""
+def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | None = None) -> Outcome:
+    """MEM-GPU-SHARED from the memory the engine found free on each GPU when it started; `windows`: the engine's log
+    line that shows it ran on native Windows (ServingLog.ollama_windows_line), "" where none does; `world`: the
+    engine's TP x PP the sources show, the GPUs it runs on (corpus 1060: TensorRT-LLM's ledger of one rank of eight),
+    None where none shows it."""
     if untotalled := [g for g in memory.gpus if g.total_mib is None]:
         return _free_without_total(untotalled)
+    total = world if world is not None and world > len(memory.gpus) else None
     held = [g for g in memory.gpus if (g.held_mib or 0.0) > _HELD_AT_START_MIB]
     actual = {g.gpu: f"{g.free_mib:g} of {g.total_mib:g} MiB free" for g in memory.gpus}
+    if held and windows and all(_desktop_share(g, windows=True) for g in held):
+        judged = not_an_issue(
+            "memory was held on " + ", ".join(f"{g.gpu} ({(g.held_mib or 0.0) / 1024:.1f} of "
+                                              f"{(g.total_mib or 0.0) / 1024:.1f} GiB)" for g in held)
+            + " when the engine started, on native Windows (\"" + windows[:100] + "\"): no more than the desktop's "
+            "share, which WDDM keeps on the GPU whatever else runs: the platform's cost, not another tenant's",
+            actual=actual, evidence=[*(g.line for g in held[:3]), windows])
+        return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
     if held and all(_desktop_share(g) for g in held):
         judged = not_an_issue(
             "memory was held on " + ", ".join(f"{g.gpu} ({(g.held_mib or 0.0) / 1024:.1f} of "
@@ -934,11 +1013,14 @@ def _shared_at_start(memory: EngineGpuMemory) -> Outcome:
             + ", ".join(f"{g.free_mib / 1024:.1f} GiB" for g in held) + " free (over nine tenths of the GPU): "
             "whose it is is not in the source, but it costs the engine no capacity of note", actual=actual,
             evidence=[g.line for g in held][:4])
-        return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
+        return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
     if held:
-        return unknown("memory was held on " + ", ".join(f"{g.gpu} ({(g.held_mib or 0.0) / 1024:.1f} GiB)" for g in held)
-                       + " when the engine started: a desktop or another program, whose is not in the source",
-                       hint="paste `nvidia-smi` (its process table)", actual=actual)
+        # Over the GPUs whose memory the lines read (corpus 581: `3 GPUs shown`).
+        return over_subjects(unknown(
+            "memory was held on " + ", ".join(f"{g.gpu} ({(g.held_mib or 0.0) / 1024:.1f} GiB)" for g in held)
+            + " when the engine started: a desktop or another program, whose is not in the source",
+            hint="paste `nvidia-smi` (its process table)", actual=actual), [g.gpu for g in memory.gpus],
+            total, ask="nvidia-smi")
     most = max(g.held_mib or 0.0 for g in memory.gpus) / 1024
     if freed := [g for g in memory.gpus if (g.freed_mib or 0.0) > _HELD_AT_START_MIB]:
         judged = not_an_issue(
@@ -946,17 +1028,63 @@ def _shared_at_start(memory: EngineGpuMemory) -> Outcome:
             + " and came free as the engine unloaded its own runner (its previous reading against this one); now at "
             f"most {most:.1f} GiB of each GPU is in use (the driver's reserve): no other program holds the GPU",
             actual=actual, evidence=[g.line for g in freed][:4])
-        return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
+        return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
     judged = ok(f"nothing else held memory when the engine started: at most {most:.1f} GiB of each GPU was in use "
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])
-    return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
+    return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
 
 
-def _desktop_share(gpu: FreeAtStart) -> bool:
+def _ranks_share_a_gpu(seated: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...]], ...]) -> Outcome:
+    """MEM-GPU-SHARED from NCCL's init lines that seat two ranks of one communicator on one GPU: each rank is its own
+    process with its own context and memory there, and NCCL refuses the communicator (`Duplicate GPU detected`)."""
+    said = "; ".join(f"{host} GPU {bdf}: ranks {', '.join(map(str, ranks))}" for host, bdf, ranks, _ in seated)
+    return over_subjects(issue(
+        f"NCCL's init lines seat two or more ranks of one communicator on the same GPU ({said}): each rank is a "
+        "process of its own holding memory and time slices on that GPU, and NCCL refuses a communicator with a GPU "
+        "twice ('Duplicate GPU detected'); the job's ranks per node outnumber the GPUs they are given",
+        actual={f"{host} {bdf}": list(ranks) for host, bdf, ranks, _ in seated},
+        expected="one rank per GPU", subjects=[f"{host} {bdf}" for host, bdf, _, _ in seated],
+        evidence=[line for *_, lines in seated for line in lines][:4]),
+        [f"{host} {bdf}" for host, bdf, _, _ in seated])
+
+
+def _own_out_of_memory(oom: GpuOutOfMemory) -> Outcome | None:
+    """MEM-GPU-SHARED from torch's out-of-memory message where it shows the memory in use is the engine's own: its
+    process (`this process`, or the one process named whose memory is its allocator's holding and a CUDA context)
+    holds all the GPU's used memory but at most _HELD_AT_START_MIB (the driver's reserve). None where the message does
+    not say whose the memory is, or where another process holds more: whose that is (another job, the engine's other
+    ranks) the message does not say."""
+    own = oom.own_mib
+    if own is None:
+        return None
+    used = oom.total_mib - oom.free_mib
+    others = max(used - own, 0.0)
+    if others > _HELD_AT_START_MIB:
+        return None
+    asked = f"the {oom.asked_mib / 1024:.2f} GiB it asked for" if oom.asked_mib is not None else "its request"
+    held = (f" ({oom.allocator_mib / 1024:.2f} GiB of it held by PyTorch's allocator, the rest its CUDA context)"
+            if oom.allocator_mib is not None else "")
+    judged = not_an_issue(
+        f"torch's out-of-memory message shows whose GPU {oom.gpu}'s memory is: {used / 1024:.2f} of "
+        f"{oom.total_mib / 1024:.2f} GiB in use, {own / 1024:.2f} GiB of it the engine's own process{held}, and no "
+        f"other process holding memory of note; {asked} did not fit the {oom.free_mib / 1024:.2f} GiB its own "
+        "allocations left: the engine's own memory budget ran out, not a GPU shared with another tenant",
+        actual={"gpu": oom.gpu, "used_mib": round(used, 1), "own_mib": round(own, 1),
+                "total_mib": round(oom.total_mib, 1)}, evidence=[oom.line[:400]])
+    return over_subjects(judged, [f"GPU {oom.gpu}"], None, ask="nvidia-smi")
+
+
+def _desktop_share(gpu: FreeAtStart, *, windows: bool = False) -> bool:
     """Whether the memory held on a GPU at the engine's start is at most a desktop's share (_HELD_DESKTOP_MIB, and
-    under _HELD_SMALL_SHARE of the GPU), read where the engine did not refuse to start for want of it."""
+    under _HELD_SMALL_SHARE of the GPU unless on native Windows), read where the engine did not refuse to start for
+    want of it."""
     held, total = gpu.held_mib or 0.0, gpu.total_mib or 0.0
+    # On native Windows WDDM reserves the desktop's share of the GPU's memory whatever else runs (the platform's cost,
+    # as a display GPU under WDDM is in the nvidia-smi reading): a tenth of a small card is still the desktop's there
+    # (corpus 1476: 1.2 of 12.0 GiB on an RTX 4070 SUPER).
+    if windows:
+        return not gpu.refused and total > 0 and held <= _HELD_DESKTOP_MIB
     # The lines give GiB to one decimal: the share is compared as printed, 1.1 of 11.0 GiB is a tenth.
     return not gpu.refused and total > 0 and held <= _HELD_DESKTOP_MIB and round(held / total, 3) < _HELD_SMALL_SHARE
 

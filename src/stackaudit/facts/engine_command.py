@@ -112,9 +112,10 @@ TGI_PROGRAMS = {"text-generation-launcher": "tgi"}
 TGI_QUERIES = frozenset(("--env", "--version", "-V", "--help", "-h"))
 # llama.cpp's programs before their `llama-` prefix (ggml-org/llama.cpp#7809, June 2024): `./server` and `./main`.
 # A name this generic is llama.cpp's only where the paste shows llama.cpp (GGML_SHOWN): the command's path or its
-# prompt's directory names it, or a line of the paste is ggml's own (`ggml_init_cublas: found 3 CUDA devices:`).
+# prompt's directory names it, or a line of the paste is ggml's own (`ggml_init_cublas: found 3 CUDA devices:`). A
+# csh prompt may stand glued to the path (`%./main -m ...`, corpus 1525).
 LEGACY_GGML_PROGRAMS = {"server": "llamacpp", "main": "llamacpp"}
-LEGACY_COMMAND = re.compile(r"(?:^|[\s$#>])(?:[\w.~-]*/)+(?:server|main)\s+-")
+LEGACY_COMMAND = re.compile(r"(?:^|[\s$#>%])(?:[\w.~-]*/)+(?:server|main)\s+-")
 GGML_SHOWN = re.compile(r"llama\.cpp|\bggml_(?:cuda_init|init_cublas)\b", re.I)
 # TensorRT-LLM's engine builder: the command whose plugin flags (`--use_custom_all_reduce disable`, 0.9) the engine
 # that `run.py --engine_dir` later runs was built with; and the checkpoint conversion before it
@@ -285,6 +286,13 @@ class EngineCommand:
         layers = argv_value(self.argv, ("--n-gpu-layers", "--gpu-layers", "-ngl"))
         narrowed = argv_value(self.argv, ("--device", "-dev", "--tensor-split", "-ts", "--main-gpu", "-mg"))
         return narrowed is None and mode != "none" and (mode is not None or layers not in (None, "0"))
+
+    @property
+    def asks_no_gpu_layers(self) -> bool:
+        """Whether it is a llama.cpp command that puts no layer on the GPU: `-ngl 0`, or no `-ngl` at all (the default
+        of 0 layers, as splits_over_every_gpu reads it)."""
+        return self.engine == "llamacpp" and not self.asks_only \
+            and argv_value(self.argv, ("--n-gpu-layers", "--gpu-layers", "-ngl")) in (None, "0")
 
     @property
     def asks_only(self) -> bool:

@@ -952,9 +952,57 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
         free, before = _mib(now["free"], now["fu"]), _mib(now["before"], now["bu"])
         seen[data.group(1)] = FreeAtStart(f"GPU {len(seen)} ({data.group(2)})", _mib(now["total"], now["tu"]), free,
                                           line.strip(), freed_mib=max(free - before, 0.0))
+    if not seen and (ledger := _trtllm_ledger(lines)) is not None:
+        return EngineGpuMemory(gpus=(ledger,), complete=False)
     if not seen:
-        raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line')
+        raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line, no TensorRT-LLM '
+                         'memory ledger')
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+
+
+# TensorRT-LLM's executor memory ledger (facts/cuda_ran.py TRTLLM_LEDGER, py_executor_creator.py's error message): the GPU's total above, then each component it
+# created with the free memory before and after it, the model first: `Total GPU memory (GiB): 95.00`,
+# `Previously created components and free GPU memory before/after creation (GiB):`, `Model: 94.30 / 47.83`.
+TRTLLM_LEDGER_TOTAL = re.compile(r"^\s*Total GPU memory \(GiB\): ([\d.]+)\s*$")
+TRTLLM_LEDGER_HEAD = re.compile(r"^\s*Previously created components and free GPU memory before/after creation \(GiB\):\s*$")
+TRTLLM_LEDGER_ROW = re.compile(r"^\s*([A-Z][\w ()-]*): ([\d.]+) / ([\d.]+)\s*$")
+
+
+def trtllm_ledger_span(lines: Sequence[str], i: int) -> tuple[int, int]:
+    """The lines of TensorRT-LLM's memory ledger around its `Free GPU memory before component creation attempt` line
+    at `i`: its `Total GPU memory` line just above, and below it (a blank line allowed) the list of components created
+    with their free memory before and after; (i, i + 1) where neither is there."""
+    start = i - 1 if i and TRTLLM_LEDGER_TOTAL.match(lines[i - 1]) else i
+    end = i + 1
+    at = end + 1 if end < len(lines) and not lines[end].strip() else end
+    if at < len(lines) and TRTLLM_LEDGER_HEAD.match(lines[at]):
+        at += 1
+        while at < len(lines) and TRTLLM_LEDGER_ROW.match(lines[at]):
+            at += 1
+        end = at
+    return start, end
+
+
+
+def _trtllm_ledger(lines: list[str]) -> FreeAtStart | None:
+    """The free memory TensorRT-LLM's executor ledger shows before its first component (the model) on its GPU, with
+    the GPU's total (TRTLLM_LEDGER_TOTAL, TRTLLM_LEDGER_ROW): what was free when the engine began
+    placing its own memory. None where the ledger's total or its component list is not shown.
+
+    Input (tests/data/captures/1060)::
+
+        Total GPU memory (GiB): 95.00
+        Free GPU memory before component creation attempt (GiB): 16.95
+        Previously created components and free GPU memory before/after creation (GiB):
+        Model: 94.30 / 47.83
+    """
+    total = next((m for m in map(TRTLLM_LEDGER_TOTAL.match, lines) if m), None)
+    head = next((i for i, line in enumerate(lines) if TRTLLM_LEDGER_HEAD.match(line)), None)
+    row = lines[head + 1] if head is not None and head + 1 < len(lines) else ""
+    first = TRTLLM_LEDGER_ROW.match(row)
+    if total is None or first is None:
+        return None
+    return FreeAtStart("the engine's GPU", float(total.group(1)) * 1024, float(first.group(2)) * 1024, row.strip())
 
 
 # SGLang's log lines per rank (python/sglang/srt/model_executor/model_runner.py): `Init torch distributed ends.
@@ -1009,6 +1057,109 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
         raise ParseError("no SGLang `Load weight begin. avail mem=` line, no vLLM `Free memory on device ... on "
                          "startup` line, no llama.cpp `using device CUDA0 (...) - N MiB free` nor `CUDA0: NAME (T MiB, F MiB free)` line")
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+
+
+# torch's CUDA out-of-memory message since 2.1 (c10/cuda/CUDACachingAllocator.cpp; `capacty` before 2.2): the GPU's
+# total and free memory, each process NVML lists on it (`Process 2218444 has 75.15 GiB memory in use.`; this process
+# as `Including non-PyTorch memory, this process has 3.18 GiB memory in use.` where its PID matches NVML's, which it
+# does not inside a container), then what this process's caching allocator holds. Sizes as torch's format_size
+# prints them (B, KiB, MiB, GiB); the sentences may be broken over lines.
+_SIZE = r"([\d.]+) ([KMG]iB|bytes|B)"
+_TORCH_OOM_HEAD = re.compile(r"(?:\bTried to allocate " + _SIZE + r"\.\s+)?\bGPU (\d+) has a total "
+                             r"capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free\.")
+_TORCH_OOM_PROCESS = re.compile(r"\s*(?:Process (\d+)|Including non-PyTorch memory, (this process)) has " + _SIZE
+                                + r" memory in use\.")
+_TORCH_OOM_OWN = re.compile(r"\s*Of the allocated memory " + _SIZE + r" is allocated by PyTorch, and " + _SIZE
+                            + r" is reserved by PyTorch but unallocated\.")
+
+
+def _size_mib(value: str, unit: str) -> float:
+    return float(value) * {"GiB": 1024.0, "MiB": 1.0, "KiB": 1 / 1024}.get(unit, 1 / 2**20)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpuOutOfMemory(Sourced):
+    """torch's out-of-memory message (the last in the source): the GPU's memory and who held it as torch saw it."""
+
+    gpu: int
+    asked_mib: float | None  # `Tried to allocate`, where the paste keeps it
+    total_mib: float
+    free_mib: float
+    # Each process the message names with its memory in use: (PID, MiB), "this process" for torch's own where its PID
+    # matched NVML's.
+    processes: tuple[tuple[str, float], ...] = ()
+    # What this process's caching allocator holds: allocated by PyTorch, plus reserved but unallocated; None where
+    # the message stops before it.
+    allocator_mib: float | None = None
+    line: str = ""
+
+    @property
+    def own_mib(self) -> float | None:
+        """This process's memory in use: the message's `this process`, else the one process it names whose memory is
+        the allocator's holding and at most a CUDA context's more (inside a container NVML's PID is the host's, so
+        torch names its own process by number); None where the message does not show it."""
+        mine = [mib for pid, mib in self.processes if pid == "this process"]
+        if mine:
+            return mine[0]
+        if len(self.processes) == 1 and self.allocator_mib is not None \
+                and 0.0 <= self.processes[0][1] - self.allocator_mib <= _OOM_CONTEXT_MIB:
+            return self.processes[0][1]
+        return None
+
+
+# A CUDA context beside what torch's allocator holds: a few hundred MiB (563 MiB on an H100 under torch 2.1, corpus
+# 1523: 75.15 GiB in use for 73.66 allocated and 963.77 MiB reserved); at most this much.
+_OOM_CONTEXT_MIB = 1536.0
+
+fact("gpu_oom", GpuOutOfMemory, hint="paste the whole out-of-memory message")
+
+
+def parse_torch_oom(text: str) -> GpuOutOfMemory:
+    """The last torch out-of-memory message of the text, with the processes it names and its allocator's holding.
+
+    Input (tests/data/captures/1523)::
+
+        torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 11.32 GiB. GPU 0 has a total capacty of 79.14 GiB of which 3.98 GiB is free. Process 2218444 has 75.15 GiB memory in use. Of the allocated memory 73.66 GiB is allocated by PyTorch, and 963.77 MiB is reserved by PyTorch but unallocated.
+    """
+    heads = list(_TORCH_OOM_HEAD.finditer(text))
+    if not heads:
+        raise ParseError("no torch out-of-memory message (`GPU N has a total capacity of ... of which ... is free`)")
+    head = heads[-1]
+    pos = head.end()
+    processes: list[tuple[str, float]] = []
+    while (m := _TORCH_OOM_PROCESS.match(text, pos)) is not None:
+        processes.append((m.group(1) or "this process", _size_mib(m.group(3), m.group(4))))
+        pos = m.end()
+    own = _TORCH_OOM_OWN.match(text, pos)
+    allocator = _size_mib(own.group(1), own.group(2)) + _size_mib(own.group(3), own.group(4)) if own else None
+    start = text.rfind("\n", 0, head.start()) + 1
+    return GpuOutOfMemory(gpu=int(head.group(3)), asked_mib=_size_mib(head.group(1), head.group(2)) if head.group(1) else None,
+                          total_mib=_size_mib(head.group(4), head.group(5)),
+                          free_mib=_size_mib(head.group(6), head.group(7)), processes=tuple(processes),
+                          allocator_mib=allocator, line=" ".join(text[start:own.end() if own else pos].split()),
+                          complete=False)
+
+
+@parser(EVIDENCE_LINES, feeds="gpu_oom", kind=GpuOutOfMemory, rank=10)
+def gpu_oom_in_evidence_lines(text: str) -> GpuOutOfMemory:
+    """torch's out-of-memory message among pasted evidence lines (parse_torch_oom).
+
+    Input (tests/data/captures/1523)::
+
+        torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 11.32 GiB. GPU 0 has a total capacty of 79.14 GiB of which 3.98 GiB is free. Process 2218444 has 75.15 GiB memory in use. Of the allocated memory 73.66 GiB is allocated by PyTorch, and 963.77 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF
+    """
+    return parse_torch_oom(text)
+
+
+@parser(ENGINE_LOG, feeds="gpu_oom", kind=GpuOutOfMemory, rank=11)
+def gpu_oom_in_engine_log(text: str) -> GpuOutOfMemory:
+    """torch's out-of-memory message in an engine's log (parse_torch_oom).
+
+    Input (tests/data/captures/1523)::
+
+        torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 11.32 GiB. GPU 0 has a total capacty of 79.14 GiB of which 3.98 GiB is free. Process 2218444 has 75.15 GiB memory in use. Of the allocated memory 73.66 GiB is allocated by PyTorch, and 963.77 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF
+    """
+    return parse_torch_oom(text)
 
 
 # A count and a model as people write them: `8 x A10G`, `8xA100 80GB`, `1 × NVIDIA H100 80GB HBM3`, `8 cards 4090`,

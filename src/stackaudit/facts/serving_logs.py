@@ -152,7 +152,7 @@ GGML_BANNER = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:" + GGML_B
 _GGML_RELEASE = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:build: (\d+) \(|\w+: build = (\d+) \()")
 GGML_LOG_LINE = re.compile(
     r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
-    r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_new_context_with_model|llama_context"
+    r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_model_load_internal|llama_new_context_with_model|llama_context"
     r"|llama_load_model_from_file|llama_model_load_from_file_impl|llama_prepare_model_devices|system_info"
     r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
     r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /"
@@ -191,11 +191,14 @@ OLLAMA_DISCOVERY = re.compile(rf'msg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs"
 OLLAMA_OFFLOAD = re.compile(r"\blayers\.model=(\d+) layers\.offload=(\d+)\b")
 # ollama's scheduler weighing a model against a GPU's free memory (server/sched.go: `msg="new model will fit in
 # available VRAM in single GPU, loading" ... available=16139026432 required="11.3 GiB"`, bytes then its format_bytes;
-# llm/memory.go: `memory.available="[2.2 GiB]" memory.required.full="4.8 GiB"`, read where it names one GPU; later
-# releases log `memory.gpu_overhead="0 B"` between the two, corpus 1497).
+# llm/memory.go: `memory.available="[2.2 GiB]" memory.required.full="4.8 GiB"`, read where it names one GPU; releases
+# from 0.4 print `memory.gpu_overhead="0 B"` between the two, corpus 1497).
 OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (?P<ru>[MG]iB)"'
-                        r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]" (?:memory\.gpu_overhead="[^"]*" )?'
+                        r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]"(?: [\w.]+="[^"]*")*? '
                         r'memory\.required\.full="(?P<full>[\d.]+) (?P<su>[MG]iB)"')
+# ollama's lines from its Windows-only sources (discover/gpu_windows.go, amd_windows.go), which only its native Windows
+# build logs (corpus 1476: `source=gpu_windows.go:167 msg=packages count=1`).
+OLLAMA_WINDOWS = re.compile(r"\bsource=\w+_windows\.go:\d+ msg=")
 # ollama's placement of a model on the GPUs of one library (llm/memory.go, MemoryEstimate.log: `msg="offload to cuda"`,
 # `msg=offload library=cuda`): `memory.available` lists the free memory of each GPU the runner is given, one entry per
 # GPU (`memory.available="[21.6 GiB]"`, `"[23.4 GiB 23.5 GiB]"`), and `layers.split` is the split over them, empty for
@@ -562,6 +565,9 @@ class ServingLog:
     # ollama's weighing of the model against a GPU's free memory (OLLAMA_FIT): (free GiB, the whole model's GiB, the
     # line) of the last such line.
     model_fit: tuple[float, float, str] | None = None
+    # The first line ollama logged from one of its Windows-only sources (OLLAMA_WINDOWS): it ran on native Windows,
+    # where WDDM manages the GPU's memory and reserves the desktop's share; "" where no line shows it.
+    ollama_windows_line: str = ""
     # ollama's placement lines of a GPU library (OLLAMA_PLACED): (the most GPUs one lists in `memory.available`, its
     # `memory.available="[...]"` as written, the line). One GPU on every line: each model's runner holds it on one GPU.
     ollama_gpus: tuple[int, str, str] | None = None
@@ -591,6 +597,20 @@ class ServingLog:
     # TensorRT-LLM's `Loaded engine size: 8745 MiB` (the engine plan one rank deserialised onto its GPU): (MiB, line) of
     # the largest such line.
     engine_size: tuple[int, str] | None = None
+
+    def ranks_sharing_a_gpu(self) -> tuple[tuple[str, str, tuple[int, ...], tuple[str, ...]], ...]:
+        """The GPUs on which two or more ranks of one communicator sit: (host, the GPU's bus ID in sysfs form, the
+        ranks, their comm lines), from NCCL's `comm 0x.. rank R nranks N cudaDev D nvmlDev D busId B commId 0x..`
+        lines. Only a commId (NCCL >= 2.18) ties lines to one communicator: without it, a rank's TP group and its DP
+        group of the same size are told apart by nothing, and one GPU holds a rank of each."""
+        seats: dict[tuple[str, str, str], dict[int, str]] = {}
+        for host, _pid, rank, _n, comm, line in self.comm_members:
+            bus = _BUS_ID.search(line)
+            if not comm or not host or bus is None:
+                continue
+            seats.setdefault((comm, host, from_nccl_bus_id(bus.group(1))), {}).setdefault(rank, line)
+        return tuple((host, bdf, tuple(sorted(ranks)), tuple(ranks[r] for r in sorted(ranks)))
+                     for (_, host, bdf), ranks in seats.items() if len(ranks) >= 2)
 
     def nearest_nets(self) -> dict[str, tuple[str, str]]:
         """Each GPU of the path dump's nearest network device (NET, path type), as TopoMatrix.nearest_nics reads
@@ -1412,6 +1432,7 @@ def parse_serving_log(text: str) -> ServingLog:
     ranks: list[str] = []
     gpu_layers: tuple[int, int, str] | None = None
     model_fit: tuple[float, float, str] | None = None
+    windows_line = ""
     ollama_gpus: tuple[int, str, str] | None = None
     ggml_devices: list[str] = []
     ggml_line = ""
@@ -1459,6 +1480,8 @@ def parse_serving_log(text: str) -> ServingLog:
         m = OLLAMA_OFFLOAD.search(text_l) if "layers.offload=" in low else None
         if m:
             gpu_layers = (int(m.group(2)), int(m.group(1)), text_l)
+        if not windows_line and "_windows.go:" in text_l and OLLAMA_WINDOWS.search(text_l):
+            windows_line = text_l
         m = OLLAMA_PLACED.search(text_l) if "memory.available=" in low and "offload" in low else None
         if m and (m["to"] or m["lib"] or "").lower() != "cpu":
             placed = max(len(_OLLAMA_FREE.findall(m["avail"])), len([s for s in (m["split"] or m["bare"] or "").split(",") if s.strip()]))
@@ -1732,7 +1755,8 @@ def parse_serving_log(text: str) -> ServingLog:
         topo_tree=tree, netless_path_lines=() if net_listed else tuple(netless_lines),
         custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
-        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ollama_gpus=ollama_gpus, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
+        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ollama_windows_line=windows_line,
+        ollama_gpus=ollama_gpus, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
         ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line,
         triton_line=triton_line, rank_gpus=tuple(rank_gpus), engine_size=engine_size)

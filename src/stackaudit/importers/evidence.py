@@ -39,8 +39,14 @@ from collections.abc import Iterator
 from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.container import gpu_stack_pod, minikube_node
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
-from stackaudit.facts.cuda_ran import RUNTIME_NEEDLES, ran_in_lines, runtime_in_line
+from stackaudit.facts.cuda_ran import (
+    RUNTIME_NEEDLES,
+    TRTLLM_LEDGER,
+    ran_in_lines,
+    runtime_in_line,
+)
 from stackaudit.facts.docker import tgi_info_line
+from stackaudit.facts.gpus import trtllm_ledger_span
 from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, dkms_installed, swap_summary
 from stackaudit.facts.nvidia import (
     HEADER_DRIVER_FIELD,
@@ -215,6 +221,12 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
                 and not is_evidence(lines[i - 1]):
             text = lines[i - 1].strip() + "\n" + lines[i].strip() + "\n"
             yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, text))
+            continue
+        # TensorRT-LLM's memory ledger keeps its total above and its components below (facts/cuda_ran.py).
+        if "component creation attempt" in lines[i] and TRTLLM_LEDGER.search(lines[i]):
+            start, end = trtllm_ledger_span(lines, i)
+            text = "\n".join(line.strip() for line in lines[start:end] if line.strip())
+            yield Found("evidence line", start, end, document_appended(EVIDENCE_LINES.name, text + "\n"))
             continue
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
         if is_evidence(lines[i]):

@@ -23,6 +23,7 @@ from stackaudit.facts.serving_logs import (
     GGML_BUILT_WITH,
     GGML_VERSION,
     KEY_NEEDLES,
+    OLLAMA_LINE,
     args_block_end,
     is_log_line,
     parse_p2p_cache,
@@ -41,6 +42,27 @@ def _server_line(line: str) -> bool:
     return is_log_line(line) and not is_ray_line(line)
 
 
+# The rest of an ollama line that a paste broke over several lines: each continuation holds only its `key=value`
+# fields, the first key dotted (`layers.model=37 layers.offload=37 ... memory.available="[6.8 GiB]"`, corpus 1518).
+_OLLAMA_WRAPPED = re.compile(r'^\s+[a-z]+\.[\w.]+=(?:"[^"]*"|\S+)(?:\s+[\w.]+=(?:"[^"]*"|\S+))*\s*$')
+
+
+def _unwrapped(lines: list[str], start: int, end: int) -> tuple[list[str], int]:
+    """The run's lines with each broken ollama line joined back into one (its continuations after it), and the
+    run's end past the continuations of its last line."""
+    kept: list[str] = []
+    at = start
+    while at < end or (at < len(lines) and kept and _OLLAMA_WRAPPED.match(lines[at])
+                       and OLLAMA_LINE.search(kept[-1])):
+        line = lines[at].rstrip()
+        if kept and _OLLAMA_WRAPPED.match(line) and OLLAMA_LINE.search(kept[-1]):
+            kept[-1] += " " + line.strip()
+        else:
+            kept.append(line)
+        at += 1
+    return kept, at
+
+
 @importer("server log", "vLLM / SGLang / llama.cpp / ollama / Triton / KoboldCpp / Xinference / TGI / LocalAI / "
           "LM Studio server log lines, TensorRT-LLM runtime lines and NCCL INFO/WARN lines",
           needles=("NCCL", "cudaDriverVersion", ".py:", "] ", " level=", "(APIServer", *KEY_NEEDLES, *CONSOLE_NEEDLES),
@@ -55,8 +77,9 @@ def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterat
             end = run_end(lines, block, _server_line)
         # llama.cpp's `version: 7018 (ece0f5c17)` above its `built with ... for ...` line is that banner's first line.
         start = i - 1 if i and GGML_BUILT_WITH.match(lines[i]) and GGML_VERSION.match(lines[i - 1]) else i
+        kept, end = _unwrapped(lines, start, end)
         # The run without the indent every line of it shares: a Markdown list item's code block (corpus 705).
-        body = textwrap.dedent("\n".join(line.rstrip() for line in lines[start:end])) + "\n"
+        body = textwrap.dedent("\n".join(kept)) + "\n"
         yield Found("server log", start, end, document_appended(ENGINE_LOG.name, body))
         scan.skip(end)
 

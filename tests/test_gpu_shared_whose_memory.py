@@ -1,0 +1,157 @@
+"""MEM-GPU-SHARED: whose memory is held, from what the paste proves.
+
+- A GPU whose process box is cut but whose row holds no more than a desktop's share (at most 3 GiB, under a tenth of
+  the GPU) costs a server nothing of note, whoever holds it: not an issue (corpus 347, 654, 1358, 1516), as at an
+  engine's start. More, or a tenth or more, stays unknown (527: 1947 of 15360 MiB).
+- torch's out-of-memory message whose one process is the engine's own (its memory is the allocator's holding and a
+  CUDA context; `this process` where torch matched its PID) shows the engine's own budget ran out: not an issue
+  (corpus 1523). Where another process holds more, whose it is the message does not say.
+- ollama's offload line with `memory.gpu_overhead` between its available and required fields (1497), or broken over
+  lines by the paste (1518), is read: the whole model fits the free memory.
+- A llama.cpp command that asks for no GPU layer (no `-ngl`, whose default was 0) with the log's `offloaded 0/83
+  layers to GPU`: the GPU holds no model by choice, not for want of memory (1525).
+
+Corpus text is verbatim; the modelled variants say so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import CAPTURES_DIR, capture_checks, paste_checks
+from stackaudit.facts.gpus import parse_torch_oom, trtllm_ledger_span
+
+# Corpus 1516 (huggingface/text-embeddings-inference#350): two H100s, 1299 and 0 MiB used, the process box cut.
+TABLE_1516 = """\
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 535.161.07             Driver Version: 535.161.07   CUDA Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  NVIDIA H100 80GB HBM3          On  | 00000000:0F:00.0 Off |                    0 |
+| N/A   32C    P0             117W / 700W |   {used}MiB / 81559MiB |      0%      Default |
+|                                         |                      |             Disabled |
++-----------------------------------------+----------------------+----------------------+
+|   1  NVIDIA H100 80GB HBM3          On  | 00000000:2D:00.0 Off |                    0 |
+| N/A   36C    P0             121W / 700W |      0MiB / 81559MiB |      0%      Default |
+|                                         |                      |             Disabled |
+"""
+
+# Corpus 1523 (huggingface/text-generation-inference#1831): TGI's shard in its container, named by its host PID.
+OOM_1523 = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 11.32 GiB. GPU 0 has a total capacty "
+            "of 79.14 GiB of which 3.98 GiB is free. Process 2218444 has 75.15 GiB memory in use. Of the allocated "
+            "memory 73.66 GiB is allocated by PyTorch, and 963.77 MiB is reserved by PyTorch but unallocated. If "
+            "reserved but unallocated memory is large try setting max_split_size_mb to avoid fragmentation.  See "
+            "documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF\n")
+
+
+def _capture_text(prefix: str) -> str:
+    path = next(CAPTURES_DIR.glob(prefix + "-*.txt"))
+    return path.read_text().split("everything below this line is the capture, verbatim -----\n", 1)[1]
+
+
+def test_a_context_share_held_with_the_process_box_cut_is_not_an_issue(tmp_path: Path) -> None:
+    result = capture_checks("1516", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "not-an-issue"
+    assert "GPU 0 1299 of 81559 MiB" in result.message and "under a tenth" in result.message
+    assert result.coverage is not None and result.coverage.text() == "2 GPUs shown"
+    # Modelled: the same table with 3.5 GiB held is more than a desktop's share: whose it is stays open.
+    held = paste_checks(tmp_path, TABLE_1516.replace("{used}", "3584"), "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert held.status == "unknown" and "whose memory it is" in held.message
+
+
+def test_a_tenth_of_a_small_gpu_held_stays_unknown() -> None:
+    # Corpus 527: 1947 of 15360 MiB on a T4 is over a tenth of it.
+    result = capture_checks("527", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "unknown"
+
+
+def test_torch_oom_names_the_engines_own_process() -> None:
+    oom = parse_torch_oom(OOM_1523)
+    assert (oom.gpu, oom.processes) == (0, (("2218444", 75.15 * 1024),))
+    assert oom.own_mib == 75.15 * 1024 and oom.asked_mib == 11.32 * 1024
+    result = capture_checks("1523", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "not-an-issue"
+    assert "engine's own process" in result.message and "75.15 GiB" in result.message
+
+
+def test_torch_oom_with_another_process_is_not_the_engines_own(tmp_path: Path) -> None:
+    # Modelled: a second process holds 40 GiB beside the engine's own 35 GiB.
+    text = OOM_1523.replace("Process 2218444 has 75.15 GiB memory in use.",
+                            "Process 1234 has 40.00 GiB memory in use. Including non-PyTorch memory, this process "
+                            "has 35.15 GiB memory in use.").replace("73.66 GiB is allocated", "33.66 GiB is allocated")
+    oom = parse_torch_oom(text)
+    assert oom.own_mib == 35.15 * 1024
+    result = paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "unknown"
+    # Modelled: one process whose memory is far more than the allocator holds is not shown to be the engine's.
+    other = parse_torch_oom(OOM_1523.replace("73.66 GiB is allocated", "20.00 GiB is allocated"))
+    assert other.own_mib is None
+
+
+def test_ollama_fit_is_read_past_the_gpu_overhead_field_and_a_broken_line() -> None:
+    for prefix in ("1497", "1518"):
+        result = capture_checks(prefix, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+        assert result.status == "ok", prefix
+        assert "nothing else held the memory the whole model needed" in result.message
+
+
+def test_llama_cpp_asked_for_no_gpu_layer(tmp_path: Path) -> None:
+    result = capture_checks("1525", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "not-an-issue"
+    assert "0 of 83 layers offloaded" in result.message and "no -ngl" in result.message
+    # Modelled: the same log under a command that asks for 40 layers: llama.cpp found room for none, reported.
+    text = _capture_text("1525").replace("--temp 0.1", "-ngl 40 --temp 0.1")
+    asked = paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert asked.status == "unknown" and "only 0 of 83 layers" in asked.message
+
+
+def test_a_windows_desktops_tenth_at_ollamas_start_is_the_platforms(tmp_path: Path) -> None:
+    # Corpus 1476: ollama on native Windows (its gpu_windows.go lines) found 10.8 of 12.0 GiB free.
+    result = capture_checks("1476", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "not-an-issue" and "native Windows" in result.message
+    # Modelled: the same lines without the Windows-only sources: a tenth held on a Linux host stays open.
+    text = "\n".join(line for line in _capture_text("1476").splitlines() if "_windows.go" not in line) + "\n"
+    linux = paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert linux.status == "unknown" and "whose is not in the source" in linux.message
+
+
+def test_trtllm_ledger_shows_the_gpu_free_before_the_engines_own_model() -> None:
+    # Corpus 1060 (NVIDIA/TensorRT-LLM, H20 TP8): 94.30 of 95.00 GiB free before the model, one rank of eight.
+    lines = _capture_text("1060").splitlines()
+    at = next(i for i, line in enumerate(lines) if "component creation attempt" in line)
+    start, end = trtllm_ledger_span(lines, at)
+    assert lines[start].startswith("Total GPU memory (GiB): 95.00") and lines[end - 1].startswith("Drafter:")
+    result = capture_checks("1060", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "ok" and "at most 0.7 GiB" in result.message
+    assert result.coverage is not None and result.coverage.text() == "1 of 8 GPUs shown"
+
+
+def test_two_ranks_of_one_communicator_on_one_gpu_is_an_issue() -> None:
+    # Corpus 1485: ranks 0 and 2, 1 and 3 of one commId open busId 31000 and 4b000 on qgpu2008.
+    result = capture_checks("1485", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "issue" and "ranks 0, 2" in result.message and "ranks 1, 3" in result.message
+    assert result.coverage is not None and result.coverage.text() == "2 GPUs shown"
+
+
+def test_ranks_without_a_commid_are_not_tied_to_one_communicator() -> None:
+    # Modelled on 1485's lines without the commId (NCCL before 2.18): a rank's TP and DP groups of one size share its
+    # GPU, so two comm lines on one bus ID prove no duplicate.
+    from stackaudit.facts.serving_logs import parse_serving_log
+
+    lines = [line for line in _capture_text("1485").splitlines() if "Init START" in line]
+    log = parse_serving_log("\n".join(lines) + "\n")
+    assert [(h, b, r) for h, b, r, _ in log.ranks_sharing_a_gpu()] == [
+        ("qgpu2008", "0000:31:00.0", (0, 2)), ("qgpu2008", "0000:4b:00.0", (1, 3))]
+    bare = parse_serving_log("\n".join(line.split(" commId")[0] for line in lines) + "\n")
+    assert bare.ranks_sharing_a_gpu() == ()
+
+
+def test_layers_left_on_the_cpu_are_reported_over_the_gpus_listed() -> None:
+    # Corpus 927: ggml's device list names one GPU; 928: ollama's offload line weighs one GPU's 2.0 GiB.
+    for prefix in ("927", "928"):
+        result = capture_checks(prefix, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+        assert result.status == "unknown" and "layers on the GPU" in result.message, prefix
+        assert result.coverage is not None and result.coverage.text() == "1 GPU shown", prefix
