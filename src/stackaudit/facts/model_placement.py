@@ -113,7 +113,7 @@ def model_placements(text: str) -> ModelPlacements:
 
     Input (tests/data/captures/1495, xorbitsai/inference#2988)::
 
-        xinference launch -n qwen2.5-instruct -u qwen2.5-32B-instruct -s 32 -f awq --gpu-idx 0,1 --replica 2 ...
+        xinference launch -n qwen2.5-instruct -u qwen2.5-32B-instruct -s 32 -f awq --gpu-idx 0,1 --replica 2 --max_model_len 32000
     """
     placed: list[Placement] = []
     lines = text.splitlines()

@@ -885,7 +885,7 @@ def virtualization_from_prompt_host(text: str) -> Virtualization:
     (CLOUD_HOSTNAMES): the machine the commands ran on. After the machine's own sources and the user's words, which
     say more (an instance size that names a vGPU guest, corpus 932).
 
-    Input (tests/data/captures/1507; the importer hands this parser each prompt's host and command)::
+    Input (corpus 1507's prompt as the importer hands it over: the prompt's host, a tab, its command)::
 
         ip-10-0-0-73\tsudo docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi
     """
