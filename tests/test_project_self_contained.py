@@ -37,7 +37,11 @@ def _forbidden() -> list[str]:
 # The X server's socket folder (pasted `docker run` lines mount it) and ZeroMQ's IPC sockets (vLLM's
 # worker logs name them) are the audited host's, not scratch paths of the machine that built the project.
 # A GitHub Actions runner's workspace is where an engine's wheel was built: a pasted CUDA error names its source there.
-_SYSTEM_PATHS = ("/tmp/.X11-unix", "ipc:///tmp/", "/home/runner/work/")
+# Engines' own scratch folders in their pasted logs are the audited host's too: PyInstaller's extraction folder of a
+# KoboldCpp binary (`/tmp/_MEIwREyY8/`), TGI's shard sockets (`shard_uds_path: "/tmp/text-generation-server"`),
+# LocalAI's backend assets and its Go process manager's state (`/tmp/localai/`, `/tmp/go-processmanager…`).
+_SYSTEM_PATHS = ("/tmp/.X11-unix", "ipc:///tmp/", "/home/runner/work/", "/tmp/_MEI", "/tmp/text-generation-server",
+                 "/tmp/localai/", "/tmp/go-processmanager")
 
 
 # A capture is a verbatim paste from a public thread: a /tmp/ path there is the audited host's scratch folder

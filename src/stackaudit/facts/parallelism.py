@@ -567,6 +567,9 @@ def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContaine
     GPU's view (FW-VM: a pod limited to `nvidia.com/gpu: 1`, corpus 1119).
     """
     shown: list[str] = []
+    # The engines of the containers given one GPU: a log of the same engine that does not state its size is theirs,
+    # and an engine sees no more GPUs than its container is given (TGI's default shard count is every GPU it sees).
+    given_one: set[str] = set()
     for c in containers.gpu_or_serving if containers is not None else ():
         if not c.gpu_requested or (c.diagnostic_only and not (diagnostic and c.gpus_visible_at_most == 1)):
             continue
@@ -577,8 +580,10 @@ def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContaine
             return ()
         shown.append(f"container {c.label} is given one GPU" if c.gpus_visible_at_most == 1
                      else f"container {c.label} runs TP 1")
+        if c.gpus_visible_at_most == 1 and c.engine:
+            given_one.add(c.engine)
     for e in parallelism.engines if parallelism is not None else ():
-        if e.source == DOCKER:
+        if e.source == DOCKER or (e.tp is None and not e.unread and e.engine in given_one):
             continue
         if e.tp is None or e.unread or e.world_size != 1:
             return ()
