@@ -44,6 +44,9 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
     ("1536-rhel-8-7-8-gpus-525-60-13-docker-gpus-device-1-2-fails-without-device-0.txt", "CTR-GPU-ACCESS"):
         "blind run YX (h69e): as 329, a docker run asking for GPUs, cut before the pasted nvidia-smi run whose output "
         "names no GPU, is judged ok from the request alone; the cut removes the output that leaves it unknown",
+    ("1557-docker-manylinux2014-cuda-12-3-image-ships-driver-smi-fails-libnvidia-ml-hook.txt", "CTR-GPU-ACCESS"):
+        "blind run YZ: as 329, a docker run asking --gpus all, cut before the hook's 'load library failed: "
+        "libnvidia-ml.so.1' line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
     ("780-2-nodes-x8-nccl-log-p2p-ipc-net-socket-no-ib.txt", "CTR-IPC-ISOLATION"):
         "first blind run KK: one `via P2P/IPC/read` line is judged ok (ranks of one host share an IPC namespace), the "
         "whole log unknown (its NET/Socket lines span nodes); the blind expectation (ok) is the cut's: for the lead",

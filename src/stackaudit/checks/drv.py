@@ -2243,7 +2243,7 @@ def _gpu_findings(events: list[GpuEvent]) -> tuple[str, str]:
             parts.append(f"Xid {code} ×{n} ({_XID_MEANING.get(code or 0, 'see the Xid catalogue')})")
         else:
             parts.append({"fallen-off-bus": f"fell off the bus ×{n} (no Xid number)", "probe-failed":
-                          f"the driver's probe failed ×{n}", "lost": "NVML reports it lost",
+                          f"the driver's probe failed ×{n}", "lost": f"NVML reports it lost ×{n}",
                           "off-bus-read": "nvidia-smi cannot open it and lspci reads it as revision ff (all ones: the "
                                           "device no longer answers on the bus)"}.get(kind, kind))
     worst = min((e.hw_class for e in events if e.code != 154), key=_CLASS_ORDER.index, default=OTHER)
