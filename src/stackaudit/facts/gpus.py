@@ -922,8 +922,12 @@ class EngineGpuMemory(Sourced):
 fact("engine_gpu_memory", EngineGpuMemory, hint="paste the engine's start-up log")
 
 
+# A size's unit as an engine's log writes it (ollama's `GiB`/`MiB`, torch's out-of-memory message down to `bytes`), in MiB.
+_MIB_PER = {"GiB": 1024.0, "MiB": 1.0, "KiB": 1 / 1024, "B": 1 / 2**20, "bytes": 1 / 2**20}
+
+
 def _mib(value: str, unit: str) -> float:
-    return float(value) * (1024.0 if unit == "GiB" else 1.0)
+    return float(value) * _MIB_PER[unit]
 
 
 @parser(EVIDENCE_LINES, feeds="engine_gpu_memory", kind=EngineGpuMemory, rank=10)
@@ -1073,10 +1077,6 @@ _TORCH_OOM_OWN = re.compile(r"\s*Of the allocated memory " + _SIZE + r" is alloc
                             + r" is reserved by PyTorch but unallocated\.")
 
 
-def _size_mib(value: str, unit: str) -> float:
-    return float(value) * {"GiB": 1024.0, "MiB": 1.0, "KiB": 1 / 1024}.get(unit, 1 / 2**20)
-
-
 @dataclass(frozen=True, kw_only=True)
 class GpuOutOfMemory(Sourced):
     """torch's out-of-memory message (the last in the source): the GPU's memory and who held it as torch saw it."""
@@ -1128,14 +1128,14 @@ def parse_torch_oom(text: str) -> GpuOutOfMemory:
     pos = head.end()
     processes: list[tuple[str, float]] = []
     while (m := _TORCH_OOM_PROCESS.match(text, pos)) is not None:
-        processes.append((m.group(1) or "this process", _size_mib(m.group(3), m.group(4))))
+        processes.append((m.group(1) or "this process", _mib(m.group(3), m.group(4))))
         pos = m.end()
     own = _TORCH_OOM_OWN.match(text, pos)
-    allocator = _size_mib(own.group(1), own.group(2)) + _size_mib(own.group(3), own.group(4)) if own else None
+    allocator = _mib(own.group(1), own.group(2)) + _mib(own.group(3), own.group(4)) if own else None
     start = text.rfind("\n", 0, head.start()) + 1
-    return GpuOutOfMemory(gpu=int(head.group(3)), asked_mib=_size_mib(head.group(1), head.group(2)) if head.group(1) else None,
-                          total_mib=_size_mib(head.group(4), head.group(5)),
-                          free_mib=_size_mib(head.group(6), head.group(7)), processes=tuple(processes),
+    return GpuOutOfMemory(gpu=int(head.group(3)), asked_mib=_mib(head.group(1), head.group(2)) if head.group(1) else None,
+                          total_mib=_mib(head.group(4), head.group(5)),
+                          free_mib=_mib(head.group(6), head.group(7)), processes=tuple(processes),
                           allocator_mib=allocator, line=" ".join(text[start:own.end() if own else pos].split()),
                           complete=False)
 

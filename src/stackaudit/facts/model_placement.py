@@ -61,7 +61,8 @@ class ModelPlacements(Sourced):
 fact("model_placements", ModelPlacements, hint=MODEL_PLACEMENT.hint)
 
 
-def _indices(text: str) -> list[str]:
+def listed_indices(text: str) -> list[str]:
+    """The GPU indices of a bracketed list as a launcher writes it (`2`, `0,1`, `3, 4`)."""
     return [i.strip() for i in re.split(r"[,\s]+", text) if i.strip()]
 
 
@@ -72,7 +73,7 @@ def _xinference_launch(line: str) -> Placement:
     n_gpu = argv_value(tuple(words), ("--n-gpu", "--n_gpu"))
     copies = int(replica) if replica is not None and replica.isdecimal() and int(replica) > 0 else 1
     if listed is not None:
-        idx = _indices(listed)
+        idx = listed_indices(listed)
         ok = idx and all(i.isdecimal() for i in idx) and len(idx) % copies == 0
         each = len(idx) // copies if ok else None
         return Placement("xinference", each, f"xinference launch gives each of its {copies} replica(s) "
@@ -101,7 +102,7 @@ def _triton_groups(block: str) -> list[Placement]:
         if kind is None or kind.group(1) != "KIND_GPU":
             continue
         gpus = _TRITON_GPUS.search(entry["body"])
-        listed = ", ".join(_indices(gpus["gpus"])) if gpus else "every GPU"
+        listed = ", ".join(listed_indices(gpus["gpus"])) if gpus else "every GPU"
         placed.append(Placement("triton", 1, f"Triton's instance_group puts each KIND_GPU instance on one GPU "
                                 f"(gpus: [{listed}])", " ".join(entry.group(0).split())))
     return placed
@@ -121,7 +122,7 @@ def model_placements(text: str) -> ModelPlacements:
         if XINFERENCE_LAUNCH.search(line):
             placed.append(_xinference_launch(line))
         elif (m := XINFERENCE_GPU_INDEX.search(line)) is not None:
-            idx = _indices(m["idx"])
+            idx = listed_indices(m["idx"])
             placed.append(Placement("xinference", len(idx) or None,
                                     f"Xinference's worker launches {m['model']} on GPU index [{m['idx']}]",
                                     line.strip()))

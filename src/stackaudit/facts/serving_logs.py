@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from stackaudit.facts._parse import LINE_LOOK_CHARS, RANK_DEVICE, ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.model_placement import XINFERENCE_GPU_INDEX, listed_indices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, NVSMI_TABLE, RAY_LOG, USER_NCCL_ENV
@@ -1126,11 +1127,10 @@ _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)"
                        r"|\b(NCCL_IB_HCA|NCCL_SOCKET_IFNAME) set to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
                  r"|\bengine_args\.tensor_parallel_size: (\d+)")  # the last: FastChat's vLLM worker
-# The GPUs a launcher gives one model (Xinference's worker, xinference/core/worker.py: `You specify to launch the model:
-# bge-reranker-v2-m3 on GPU index: [2] of the worker: ...`, and its launch arguments `gpu_idx=[3, 4]`, `'gpu_idx':
-# [3, 4]`; corpus 1498): a model given one GPU runs on it alone, TP 1.
-_LAUNCH_GPUS = re.compile(r"\blaunch the model: \S+ on GPU index: \[(\d+(?:, *\d+)*)\]"
-                          r"|\bgpu_idx['\"]?\s*[=:]\s*\[(\d+(?:, *\d+)*)\]")
+# The GPUs a launcher gives one model: Xinference's worker line (facts/model_placement.XINFERENCE_GPU_INDEX: `You
+# specify to launch the model: bge-reranker-v2-m3 on GPU index: [2] of the worker: ...`) and its launch arguments
+# (`gpu_idx=[3, 4]`, `'gpu_idx': [3, 4]`; corpus 1498): a model given one GPU runs on it alone, TP 1.
+_GPU_IDX_ARG = re.compile(r"\bgpu_idx['\"]?\s*[=:]\s*\[(?P<idx>\d+(?:, *\d+)*)\]")
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
 # SGLang's ServerArgs has pp_size and dp_size.
 _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_parallel_size['\"]:\s*(\d+)")
@@ -1628,8 +1628,9 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _TGI_SHARDS.search(text_l) if tp is None and "num_shard: Some(" in text_l else None
         if m:
             tp = int(m.group(1))
-        m = _LAUNCH_GPUS.search(text_l) if tp is None and "gpu" in low and "[" in text_l else None
-        if m and len((m.group(1) or m.group(2)).split(",")) == 1:
+        m = (XINFERENCE_GPU_INDEX.search(text_l) or _GPU_IDX_ARG.search(text_l)) \
+            if tp is None and "gpu" in low and "[" in text_l else None
+        if m and len(listed_indices(m["idx"])) == 1:
             tp = 1  # a launcher gives the model one GPU: no tensor-parallel group
         m = _PP.search(text_l) if pp is None and ("pipeline_parallel_size" in low or "pp_size" in low) else None
         if m:
