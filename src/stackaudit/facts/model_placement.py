@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError, argv_value
+from stackaudit.facts.engine_command import INSTANCE_GPUS
 from stackaudit.facts.registry import Sourced, fact, parser
 from stackaudit.facts.sources import MODEL_PLACEMENT
 
@@ -33,7 +34,6 @@ XINFERENCE_GPU_INDEX = re.compile(r"\blaunch the model: (?P<model>\S+) on GPU in
 TRITON_GROUP = re.compile(r"^\s*instance_group\s*:?\s*\[")
 _TRITON_ENTRY = re.compile(r"\{(?P<body>[^{}]*)\}")
 _TRITON_KIND = re.compile(r"\bkind\s*:\s*(KIND_\w+)")
-_TRITON_GPUS = re.compile(r"\bgpus\s*:\s*\[(?P<gpus>[^\]]*)\]")
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,8 @@ def _triton_groups(block: str) -> list[Placement]:
         kind = _TRITON_KIND.search(entry["body"])
         if kind is None or kind.group(1) != "KIND_GPU":
             continue
-        gpus = _TRITON_GPUS.search(entry["body"])
-        listed = ", ".join(listed_indices(gpus["gpus"])) if gpus else "every GPU"
+        gpus = INSTANCE_GPUS.search(entry["body"])
+        listed = ", ".join(listed_indices(gpus[1])) if gpus else "every GPU"
         placed.append(Placement("triton", 1, f"Triton's instance_group puts each KIND_GPU instance on one GPU "
                                 f"(gpus: [{listed}])", " ".join(entry.group(0).split())))
     return placed
