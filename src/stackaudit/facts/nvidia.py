@@ -36,6 +36,7 @@ from stackaudit.facts.registry import (
     sample_field,
 )
 from stackaudit.facts.sources import (
+    ENGINE_LOG,
     EVIDENCE_LINES,
     MODINFO_NVIDIA_LICENSE,
     NVIDIA_MODULE_VERSION,
@@ -1067,6 +1068,22 @@ def driver_from_bandwidth_test(text: str) -> NvidiaDriver:
     found = set(_BANDWIDTH_TEST_DRIVER.findall(text))
     if len(found) != 1:
         raise ParseError("no one `Driver Version:` line in the bandwidth test")
+    return NvidiaDriver(found.pop(), None, loaded=True)
+
+
+@parser(ENGINE_LOG, feeds="nvidia_driver", kind=NvidiaDriver, rank=55)
+def driver_from_engine_log(text: str) -> NvidiaDriver:
+    """The driver's version in the file name of the libcuda.so.<version> an engine's log names (ollama's discovery
+    found or loaded it: the driver package installs the library under the driver's version).
+    Two different versions name no one driver.
+
+    Input (tests/data/captures/1565, https://github.com/ollama/ollama/issues/11593)::
+
+        msg="Unable to load cudart library /usr/lib/x86_64-linux-gnu/libcuda.so.575.57.08: cuda driver library init failure: 3"
+    """
+    found = set(_LIBCUDA.findall(text))
+    if len(found) != 1:
+        raise ParseError("no one libcuda.so.<version> in the engine's log")
     return NvidiaDriver(found.pop(), None, loaded=True)
 
 
