@@ -185,14 +185,25 @@ class GpuInstance:
 
 
 _AWS_GPUS = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
+# AWS Batch's GPU page lists the GPUs of each size of the previous-generation families too (P2, P3, P3dn, G3).
+_AWS_BATCH_GPUS = "https://docs.aws.amazon.com/batch/latest/userguide/gpu-jobs.html"
 _GCP_GPUS = "https://cloud.google.com/compute/docs/gpus"
 _G_SIZES = (("xlarge", 1), ("2xlarge", 1), ("4xlarge", 1), ("8xlarge", 1), ("16xlarge", 1), ("12xlarge", 4),
             ("24xlarge", 4), ("48xlarge", 8))
 _GCP_COUNTS = (("1", 1), ("2", 2), ("4", 4), ("8", 8))
 # The GPU instance types whose GPUs the provider documents per size: AWS's accelerated computing specifications
-# (G4dn, G5, G6, G6e, P4d, P4de, P5, P5e, P5en), Google's GPU machine types (A2, A3, G2), and Azure's N-series
-# sizes. A bare-metal size (`g4dn.metal`) and a size not listed name no count here.
+# (G4dn, G5, G6, G6e, P4d, P4de, P5, P5e, P5en; the previous generation's P2, P3, P3dn and G3), Google's GPU machine
+# types (A2, A3, G2), and Azure's N-series sizes. A bare-metal size (`g4dn.metal`) and a size not listed name no
+# count here; nor does a Compute Engine N1 machine type (`n1-standard-8`), whose GPUs are attached per VM in any
+# number the zone offers (https://cloud.google.com/compute/docs/gpus#n1-gpus), so its name says none.
 GPU_INSTANCES = (
+    # P2: Tesla K80 GPUs (each a GK210 of a K80 board), P3: Tesla V100 SXM2 16GB, P3dn: Tesla V100 SXM2 32GB, G3: Tesla
+    # M60 GPUs (g3s.xlarge and g3.4xlarge one each).
+    GpuInstance(r"p2\.(\w+)", "Tesla K80", (("xlarge", 1), ("8xlarge", 8), ("16xlarge", 16)), _AWS_BATCH_GPUS),
+    GpuInstance(r"p3\.(\w+)", "Tesla V100 SXM2 16GB", (("2xlarge", 1), ("8xlarge", 4), ("16xlarge", 8)), _AWS_BATCH_GPUS),
+    GpuInstance(r"p3dn\.(24xlarge)", "Tesla V100 SXM2 32GB", (("24xlarge", 8),), _AWS_BATCH_GPUS),
+    GpuInstance(r"g3s?\.(\w+)", "Tesla M60", (("xlarge", 1), ("4xlarge", 1), ("8xlarge", 2), ("16xlarge", 4)),
+                _AWS_BATCH_GPUS),
     GpuInstance(r"g4dn\.(\w+)", "T4", (*_G_SIZES[:6],), _AWS_GPUS),
     GpuInstance(r"g5\.(\w+)", "A10G", _G_SIZES, _AWS_GPUS),
     GpuInstance(r"g6\.(\w+)", "L4", _G_SIZES, _AWS_GPUS),
@@ -223,6 +234,11 @@ GPU_INSTANCES = (
     GpuInstance(r"(?:Standard_)?NV(\d+)adm?s_A10_v5", "A10", (("6", 1), ("12", 1), ("18", 1), ("36", 1), ("72", 2)),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/nvadsa10v5-series",
                 vgpu=True),
+    # NCv3: Tesla V100 PCIe 16GB GPUs (NC24rs_v3 is NC24s_v3 with InfiniBand); NDv2: eight V100 SXM2 32GB over NVLink.
+    GpuInstance(r"(?:Standard_)?NC(\d+)r?s_v3", "Tesla V100 PCIe 16GB", (("6", 1), ("12", 2), ("24", 4)),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncv3-series"),
+    GpuInstance(r"(?:Standard_)?ND(40)rs_v2", "Tesla V100 SXM2 32GB", (("40", 8),),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ndv2-series"),
     GpuInstance(r"Standard_NC(\d+)as_T4_v3", "T4", (("4", 1), ("8", 1), ("16", 1), ("64", 4)),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncast4v3-series"),
 )
