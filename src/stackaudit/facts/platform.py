@@ -242,6 +242,8 @@ GPU_INSTANCES = (
     GpuInstance(r"Standard_NC(\d+)as_T4_v3", "T4", (("4", 1), ("8", 1), ("16", 1), ("64", 4)),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncast4v3-series"),
 )
+# EC2 G4ad instances carry AMD Radeon Pro V520 GPUs (https://aws.amazon.com/ec2/instance-types/g4/): no NVIDIA GPU.
+OTHER_VENDOR_INSTANCES = ((r"g4ad\.\w+", "AMD Radeon Pro V520", "https://aws.amazon.com/ec2/instance-types/g4/"),)
 INSTANCE_TITLE = "a GPU instance type in the user's words"
 # A line that names an instance beside a contrast speaks of another machine too (`Using a a2-highgpu-8g instance works
 # with 8 gpus without any shared memory error`, corpus 249): the same words as PLATFORM_WORDS' negations.
@@ -964,7 +966,8 @@ def _windows_in(text: str, where: str) -> Virtualization:
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=93)
 def gpus_from_instance_type(text: str) -> GpuInventory:
     """The GPUs the one instance type the user's words name holds (GPU_INSTANCES): count and model, a count of the
-    user's words (a lower bound, as a stated count); a line that names it beside a contrast names no machine.
+    user's words (a lower bound, as a stated count); a line that names it beside a contrast names no machine. An
+    instance type whose GPUs are another vendor's (OTHER_VENDOR_INSTANCES: EC2 G4ad's AMD GPUs) names those.
 
     Input (tests/data/captures/578)::
 
@@ -973,6 +976,12 @@ def gpus_from_instance_type(text: str) -> GpuInventory:
     named = {name for line in text.splitlines() for clause in _CLAUSE.split(line) if not _CONTRAST.search(clause)
              for name, _ in cloud_instances(clause)}
     found = instance_gpus(next(iter(named))) if len(named) == 1 else None
+    other = next((f"{model} ({next(iter(named))}: its provider's GPU, {source})"
+                  for pattern, model, source in OTHER_VENDOR_INSTANCES
+                  if len(named) == 1 and re.fullmatch(pattern, next(iter(named)), re.I)), "")
+    if other and len({name for name, _ in cloud_instances(text)}) == 1:
+        # Another vendor's GPUs (GpuInventory.others): the instance holds no NVIDIA GPU.
+        return GpuInventory(others=(other,))
     if found is None or len({name for name, _ in cloud_instances(text)}) != 1:
         raise ParseError("names no single GPU instance type of GPU_INSTANCES")
     count, row = found
