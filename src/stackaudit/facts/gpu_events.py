@@ -236,7 +236,8 @@ class GpuEvents(Sourced):
                    tuple(dict.fromkeys(c for p in parts for c in p.no_xid_listed_by)),
                    tuple(dict.fromkeys(r for p in parts for r in p.refused)),
                    tuple(dict.fromkeys(r for p in parts for r in p.refused_open)),
-                   tuple(dict.fromkeys(t for p in parts for t in p.hung_tasks)),
+                   legacy=tuple(dict.fromkeys(g for p in parts for g in p.legacy)),
+                   hung_tasks=tuple(dict.fromkeys(t for p in parts for t in p.hung_tasks)),
                    complete=all(p.complete for p in parts))
 
 
