@@ -1201,7 +1201,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     A kernel log where the driver release refuses a GPU at probe (`... (PCI ID: 10de:2330) installed in this system is
     not supported by the NVIDIA 550.90.07 driver release`) whose architecture runs under either flavour (Turing to
     Hopper, by its PCI device id) is not an issue for this check: the refusal names the release, not the flavour (the
-    open module's own refusal says `not supported by open nvidia.ko`, a log symptom of this check).
+    open module's own refusal says `not supported by open nvidia.ko`, a log symptom of this check). So is a kernel log
+    where the release ignores a GPU as a legacy one (`NVRM: The NVIDIA Tesla K80 GPU installed in this system is` /
+    `supported through the NVIDIA 470.xx Legacy drivers`, corpus 1584): its generation is left to a legacy branch,
+    which has the proprietary module only, unless the open module is the one shown.
     Under WSL 2 (its kernel, its words, or nvidia-smi's Linux library over a Windows driver) with no module shown, it
     is not applicable: the Windows driver drives the GPU and no Linux NVIDIA kernel module is loaded; so on a Windows
     host itself (facts/platform.Virtualization.os). Open modules
@@ -1211,7 +1214,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
-    refused = _refused_by_release(gpu_events, nvidia_driver, listed)
+    refused = _refused_by_release(gpu_events, nvidia_driver, listed) or _ignored_as_legacy(gpu_events, nvidia_driver)
     if refused is not None:
         return refused
     if nvidia_driver is None or nvidia_driver.flavour is None:
@@ -1308,6 +1311,24 @@ def _refused_by_release(events: GpuEvents | None, driver: NvidiaDriver | None,
                         f"flavour, and {arch} GPUs run under either flavour{shown}", actual=flavour,
                         subjects=[g.bdf for g, _, _ in either],
                         evidence=(driver.flavour_evidence,) if driver is not None and driver.flavour_evidence else ())
+
+
+def _ignored_as_legacy(events: GpuEvents | None, driver: NvidiaDriver | None) -> Outcome | None:
+    """DRV-OPEN-MODULE not an issue where the kernel log shows the driver release ignoring a GPU as a legacy one
+    (GpuEvents.legacy: `The NVIDIA Tesla K80 GPU installed in this system is supported through the NVIDIA 470.xx Legacy
+    drivers`): its generation is left to a legacy branch (R470 and older, before the open modules' R515), so the
+    release refuses it whatever the module's flavour. None where there is no such notice, or where the open module is
+    the one shown (it drives no pre-Turing GPU: that finding stands)."""
+    flavour = driver.flavour if driver is not None else None
+    if events is None or not events.legacy or flavour == "open":
+        return None
+    gpu = events.legacy[0]
+    release = f"the NVIDIA {gpu.release} driver release" if gpu.release else "the loaded driver release"
+    branch = f" (the NVIDIA {gpu.branch} legacy drivers support it)" if gpu.branch else ""
+    return not_an_issue(f"{release} ignores the {gpu.model} as a legacy GPU ('{gpu.line}'){branch}: its generation is "
+                        "left to a legacy branch, whose only kernel module is the proprietary one, so the refusal "
+                        "names the driver release, not the kernel module's flavour", actual=flavour,
+                        subjects=[g.model for g in events.legacy], evidence=(gpu.line,))
 
 
 def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect_env: CollectEnv | None,

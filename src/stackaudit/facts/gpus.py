@@ -522,7 +522,9 @@ def gpus_from_pci(ctx: FactContext) -> GpuInventory:
 
 @provider("gpus", GpuInventory, rank=35, title=LSPCI_TITLE)
 def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
-    """The NVIDIA GPU functions of a pasted `lspci`: BDF, NUMA node; an excerpt's count is a lower bound."""
+    """The NVIDIA GPU functions of a pasted `lspci`: BDF, NUMA node, and the model where the name lspci puts in
+    brackets is one row of the GPU table (`GK210GL [Tesla K80]`: Tesla K80; exact_name, corpus 1584); an excerpt's
+    count is a lower bound."""
     from stackaudit.facts.pcie import PcieFacts
 
     if ctx.optional("pci", PciDevices) is not None:
@@ -532,8 +534,8 @@ def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
     found = [f for f in pcie.gpus if f.lspci is not None]
     if not found:
         raise FactUnavailable("the lspci shown lists no NVIDIA GPU")
-    records = tuple(GpuRecord(None, f.bdf, "", f.lspci.numa_node if f.lspci else None, (LSPCI_TITLE,))
-                    for f in found)
+    records = tuple(GpuRecord(None, f.bdf, exact_name(f.model) if f.model else "",
+                              f.lspci.numa_node if f.lspci else None, (LSPCI_TITLE,)) for f in found)
     return GpuInventory(gpus=records, counts=((LSPCI_TITLE, len(records)),),
                         partial=() if pcie.complete else ((LSPCI_TITLE, "a pasted lspci may leave GPUs out"),))
 
