@@ -1002,6 +1002,19 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | No
     None where none shows it."""
     if untotalled := [g for g in memory.gpus if g.total_mib is None]:
         return _free_without_total(untotalled)
+    left_out = [g for g in memory.gpus if g.left_out]
+    served = [g for g in memory.gpus if not g.left_out]
+    if left_out and served:
+        judged = _shared_at_start(replace(memory, gpus=tuple(served)), windows, world)
+        full = [g for g in left_out if (g.held_mib or 0.0) > max(_HELD_AT_START_MIB, (g.total_mib or 0.0) * 0.5)
+                or (g.held_mib or 0.0) >= (g.total_mib or 0.0) * 0.9]
+        if judged.status != "ok" or not full:
+            return judged
+        return over_subjects(not_an_issue(
+            ", ".join(f"{g.gpu} has {(g.held_mib or 0.0):.0f} of {(g.total_mib or 0.0):.0f} MiB in use" for g in full)
+            + f", but the engine leaves it out ({full[0].left_out}); on the GPUs it runs on, {judged.message}",
+            actual={g.gpu: f"{g.free_mib:g} of {g.total_mib:g} MiB free" for g in memory.gpus},
+            evidence=[g.line for g in memory.gpus][:4]), [g.gpu for g in memory.gpus], None, ask="nvidia-smi")
     total = world if world is not None and world > len(memory.gpus) else None
     held = [g for g in memory.gpus if (g.held_mib or 0.0) > _HELD_AT_START_MIB]
     actual = {g.gpu: f"{g.free_mib:g} of {g.total_mib:g} MiB free" for g in memory.gpus}

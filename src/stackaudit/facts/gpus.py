@@ -926,6 +926,9 @@ class FreeAtStart:
     # What came free since the engine's previous reading (ollama's `before.free` to `now.free`, read as it waits for
     # the memory of a runner it unloaded): its own memory, released; None where the line gives one reading.
     freed_mib: float | None = None
+    # Why the engine leaves this GPU out, in words (ollama's pick of the discrete GPU over an integrated one); "" where
+    # it runs on it or the source does not say.
+    left_out: str = ""
 
     @property
     def held_mib(self) -> float | None:
@@ -985,6 +988,59 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
         raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line, no TensorRT-LLM '
                          'memory ledger')
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+
+
+# ollama's ROCm discovery before 0.1.29 (gpu/gpu_info_rocm.c under OLLAMA_DEBUG, corpus 1543): each GPU's name, its
+# memory and what is in use (`[0] ROCm totalMem 12868124672`, `[0] ROCm usedMem 16650240`, bytes, from ROCm's SMI
+# library), `[1] ROCm integrated GPU` for an APU's, and the GPUs it then keeps (gpu/gpu.go: `msg="ROCm integrated GPU
+# detected - ROCR_VISIBLE_DEVICES=0"`, the discrete GPUs only, leaving the integrated one out).
+_ROCM_FIELD = re.compile(r"^\s*\[(\d+)\] ROCm (device name:|totalMem|usedMem) (\S.*?)\s*$")
+_ROCM_KEPT = re.compile(r'msg="ROCm integrated GPU detected - ROCR_VISIBLE_DEVICES=([\d,]+)"')
+
+
+def parse_ollama_rocm_memory(text: str) -> EngineGpuMemory:
+    """Each GPU ollama's old ROCm discovery read (_ROCM_FIELD): its total and free memory, and the GPUs its pick leaves
+    out (_ROCM_KEPT)."""
+    fields: dict[int, dict[str, str]] = {}
+    lines: dict[int, str] = {}
+    for line in text.splitlines():
+        if (m := _ROCM_FIELD.match(line)) is not None:
+            fields.setdefault(int(m[1]), {})[m[2]] = m[3]
+            if m[2] == "usedMem":
+                lines[int(m[1])] = line.strip()
+    kept = _ROCM_KEPT.search(text)
+    visible = {int(i) for i in kept[1].split(",")} if kept else None
+    gpus = [FreeAtStart(f"GPU {i} ({f.get('device name:', 'AMD GPU')})", int(f["totalMem"]) / 2**20,
+                        (int(f["totalMem"]) - int(f["usedMem"])) / 2**20, lines[i],
+                        left_out=f"ollama keeps the discrete GPUs only (`{kept[0]}`)"
+                        if kept and visible is not None and i not in visible else "")
+            for i, f in sorted(fields.items()) if f.get("totalMem", "").isdecimal() and f.get("usedMem", "").isdecimal()]
+    if not gpus:
+        raise ParseError("no ollama `[N] ROCm totalMem` and `usedMem` lines")
+    return EngineGpuMemory(gpus=tuple(gpus), complete=False)
+
+
+@provider("engine_gpu_memory", EngineGpuMemory, rank=12, title="ollama's ROCm discovery")
+def engine_gpu_memory_from_ollama_rocm(ctx: FactContext) -> EngineGpuMemory:
+    """The memory ollama's old ROCm discovery read on each AMD GPU, with its pick of GPUs from its server log.
+
+    Input (tests/data/captures/1543)::
+
+        [0] ROCm totalMem 12868124672
+        [0] ROCm usedMem 16650240
+    """
+    try:
+        evidence = ctx.host.doc(EVIDENCE_LINES.name)
+    except NotCaptured as exc:
+        raise FactUnavailable("no pasted lines of evidence") from exc
+    try:
+        log = ctx.host.doc(ENGINE_LOG.name)
+    except NotCaptured:
+        log = ""
+    try:
+        return parse_ollama_rocm_memory(evidence + "\n" + log)
+    except ParseError as exc:
+        raise FactUnavailable(str(exc)) from exc
 
 
 # TensorRT-LLM's executor memory ledger (facts/cuda_ran.py TRTLLM_LEDGER, py_executor_creator.py's error message): the GPU's total above, then each component it
