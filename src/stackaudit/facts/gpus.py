@@ -1708,6 +1708,7 @@ OTHER_LOG_TITLE = "another vendor's GPU in an engine's lines (ROCm, Metal)"
 #   devices with 10208M available memory"` (corpus 1543, ollama/ollama#2869; ollama/ollama#738).
 # - ollama from 0.1.29 reads the amdgpu driver's sysfs nodes (discover/amd_linux.go, amd_windows.go): `msg="amdgpu is
 #   supported" gpu=0 gpu_type=gfx1102`, `msg="amdgpu is not supported (supported types:[gfx1103])" gpu_type=gfx1150`,
+#   `msg="unsupported Radeon iGPU detected skipping" id=1` (ollama/ollama#11557),
 #   then its `inference compute` line of a ROCm GPU (`library=rocm variant="" compute=gfx1102 driver=0.0
 #   name=1002:7480`, `library=ROCm` from 0.12); 0.12's bootstrap drops a device whose runner did not start
 #   (`msg="filtering device which didn't fully initialize" ... library=ROCm`, corpus 1545, ollama/ollama#13920).
@@ -1725,7 +1726,8 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*\[\d+\] ROCm device name: (?P<name>\S.*?)\s*$"), "{name} (ollama's ROCm discovery)"),
     (re.compile(r"\bdiscovered \d+ ROCm GPU Devices\b|^\s*\[\d+\] ROCm (?:brand|vendor|VRAM vendor|subsystem name|"
                 r"vbios version|totalMem|usedMem|integrated GPU)\b|\bmsg=\"(?:Radeon GPU detected|ROCm integrated GPU "
-                r"detected|rocm detected \d+ devices)"), "AMD GPUs (ollama's ROCm discovery: `{line}`)"),
+                r"detected|rocm detected \d+ devices|unsupported Radeon iGPU detected)"),
+     "AMD GPUs (ollama's ROCm discovery: `{line}`)"),
     (re.compile(r'\bmsg="amdgpu (?:is supported|is not supported|too old)\b[^"]*".*?\bgpu_type=(?P<name>gfx\w+)'),
      "an AMD GPU, {name} (ollama's ROCm discovery)"),
     (re.compile(r'\bmsg="inference compute" id=\S+ library=rocm\b.*?\bcompute=(?P<name>gfx\w+)', re.I),
