@@ -218,6 +218,12 @@ def test_rocm_memory_without_a_pick_keeps_every_gpu() -> None:
     assert [(g.gpu, g.left_out) for g in memory.gpus] == [("GPU 0 (Navi 21)", "")]
 
 
+def test_torch_mps_device(tmp_path: Path) -> None:
+    """Modelled on torch's repr of a tensor on Apple's MPS backend."""
+    results = paste_checks(tmp_path, ">>> torch.ones(1, device='mps')\ntensor([1.], device='mps:0')\n", *NVIDIA_CHECKS)
+    assert _statuses(results) == dict.fromkeys(NVIDIA_CHECKS, "not-applicable"), results
+
+
 def test_macos_collect_env(tmp_path: Path) -> None:
     """Modelled on torch's collect_env on a Mac (`OS: macOS 14.5 (arm64)`, `Is CUDA available: False`)."""
     text = ("PyTorch version: 2.3.0\nIs debug build: False\nCUDA used to build PyTorch: None\n"

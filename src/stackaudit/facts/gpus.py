@@ -1743,6 +1743,9 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\busing device Metal\d* \((?P<name>[^)]+)\)|^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*-?\s*Metal\d*"
                 r"\s*: (?P<name2>[^()]+?) \(\d+ MiB"), "{name} (" + METAL_BACKEND + ")"),
     (re.compile(r"\bggml_(?:backend_)?metal_\w+:|\bggml-metal\.m:\d+"), "a Metal GPU (" + METAL_BACKEND + ": `{line}`)"),
+    # torch's own repr of a tensor or device on Apple's Metal Performance Shaders backend (`device(type='mps',
+    # index=0)`, `tensor([1.], device='mps:0')`): macOS only (https://pytorch.org/docs/stable/notes/mps.html).
+    (re.compile(r"\bdevice\(type='mps'|\bdevice='mps(?::\d+)?'"), "an Apple GPU (torch's MPS device: `{line}`)"),
     # A macOS host runs no CUDA: CUDA 10.2 (2019) is the last CUDA toolkit and driver release for macOS
     # (https://docs.nvidia.com/cuda/archive/10.2/cuda-toolkit-release-notes/index.html), so its GPU is Metal's (Apple's,
     # or an Intel Mac's AMD or Intel GPU). text-generation-webui's one-click launcher for macOS (`bash start_macos.sh`,
@@ -1752,8 +1755,8 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
      "which no CUDA since 10.2 runs"),
 )
 # One of these literals stands on every line of _OTHER_GPU_LINES (importers/evidence.py's needles).
-OTHER_GPU_NEEDLES = ("ROCm", "amdgpu", "Radeon GPU", "ggml_metal", "ggml_backend_metal", "ggml-metal", "Metal",
-                     "start_macos")
+OTHER_GPU_NEEDLES = ("ROCm", "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
+                     "Metal", "start_macos", "'mps")
 # A GPU of NVIDIA's in the same lines: a CUDA device ollama or llama.cpp found (`library=cuda`, `found 1 CUDA
 # devices`, `CUDA0`), an NVIDIA name or GPU UUID. A log that holds one shows a host with an NVIDIA GPU beside the
 # other vendor's (ollama's own test log `frank`: an AMD gfx1030 and an NVIDIA RTX 2080 Ti), so it shows no
@@ -1783,8 +1786,8 @@ def parse_other_vendor_gpus(text: str) -> GpuInventory:
     named = [w for w in shown if "`" not in w]
     metal = next((w for w in shown if METAL_BACKEND in w), "")
     return GpuInventory(others=tuple(dict.fromkeys(named or shown[:1])), one_device=(
-        f"{metal}: ggml's Metal backend runs the model on the one Metal device it picks (the system's default GPU), "
-        "none split across GPUs",) if metal else ())
+        f"ggml's Metal backend runs the model on the one Metal device it picks, the system's default GPU ({metal})",)
+        if metal else ())
 
 
 @parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=63)
