@@ -1102,7 +1102,7 @@ def _own_metal_working_set(metal: MetalWorkingSet) -> Outcome:
     failed = f", and the device's work then failed (\"{metal.failed}\")" if metal.failed else ""
     return not_an_issue(
         f"ggml's Metal backend holds {metal.own_mib:g} MB of its own against the GPU's recommended working set of "
-        f"{metal.limit_mib:g} MB (\"{metal.line[:160]}\"){failed}: the first figure counts the engine process's own "
+        f"{metal.limit_mib:g} MB (\"{metal.line[:200]}\"){failed}: the first figure counts the engine process's own "
         "Metal resources only, so its model and buffers outgrow what macOS lets the GPU wire by themselves; the "
         "shortage is the engine's own (a smaller model or quantisation fits), not memory another program holds",
         actual={"own_mb": metal.own_mib, "working_set_mb": metal.limit_mib},
