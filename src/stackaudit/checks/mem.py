@@ -35,6 +35,7 @@ from stackaudit.facts.gpus import (
     GpuInventory,
     GpuOutOfMemory,
     GpuRecord,
+    MetalWorkingSet,
 )
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.mig_setup import MigSetup
@@ -521,7 +522,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
                gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None,
                engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None,
-               parallelism: Parallelism | None = None, gpus: GpuInventory | None = None) -> Outcome:
+               parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
+               metal_working_set: MetalWorkingSet | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -589,6 +591,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     CUDA context: inside a container torch names its own process by its host PID) and no other holds more than
     768 MiB: not an issue, the engine's own budget ran out. Another process holding more is not judged from it (the
     engine's other ranks print the same).
+    On a Mac, ggml's Metal backend warning that its allocations pass the GPU's recommended working set (`(23984.91 /
+    21845.34), warning: current allocated size is greater than the recommended max working set size`) says the same:
+    the first figure is the Metal device's currentAllocatedSize, the engine process's own resources only, so its own
+    buffers outgrow what macOS lets the GPU wire, whatever else runs: not an issue (corpus 1546).
 
     NCCL's init lines (`comm 0x.. rank R nranks N ... busId B commId 0x..`) that seat two ranks of one communicator
     (its commId) on one host's same GPU are an issue: each rank is a process holding its own memory there, and NCCL
@@ -636,6 +642,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if nvidia is None:
         if own_oom is not None:
             return own_oom
+        if metal_working_set is not None:
+            return _own_metal_working_set(metal_working_set)
         if engine_gpu_memory is not None:
             return _shared_at_start(engine_gpu_memory, serving_log.ollama_windows_line if serving_log else "",
                                     parallelism.shown_world_size if parallelism is not None else None)
@@ -994,6 +1002,19 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | No
     None where none shows it."""
     if untotalled := [g for g in memory.gpus if g.total_mib is None]:
         return _free_without_total(untotalled)
+    left_out = [g for g in memory.gpus if g.left_out]
+    served = [g for g in memory.gpus if not g.left_out]
+    if left_out and served:
+        judged = _shared_at_start(replace(memory, gpus=tuple(served)), windows, world)
+        full = [g for g in left_out if (g.held_mib or 0.0) > max(_HELD_AT_START_MIB, (g.total_mib or 0.0) * 0.5)
+                or (g.held_mib or 0.0) >= (g.total_mib or 0.0) * 0.9]
+        if judged.status != "ok" or not full:
+            return judged
+        return over_subjects(not_an_issue(
+            ", ".join(f"{g.gpu} has {(g.held_mib or 0.0):.0f} of {(g.total_mib or 0.0):.0f} MiB in use" for g in full)
+            + f", but the engine leaves it out ({full[0].left_out}); on the GPUs it runs on, {judged.message}",
+            actual={g.gpu: f"{g.free_mib:g} of {g.total_mib:g} MiB free" for g in memory.gpus},
+            evidence=[g.line for g in memory.gpus][:4]), [g.gpu for g in memory.gpus], None, ask="nvidia-smi")
     total = world if world is not None and world > len(memory.gpus) else None
     held = [g for g in memory.gpus if (g.held_mib or 0.0) > _HELD_AT_START_MIB]
     actual = {g.gpu: f"{g.free_mib:g} of {g.total_mib:g} MiB free" for g in memory.gpus}
@@ -1073,6 +1094,19 @@ def _own_out_of_memory(oom: GpuOutOfMemory) -> Outcome | None:
         actual={"gpu": oom.gpu, "used_mib": round(used, 1), "own_mib": round(own, 1),
                 "total_mib": round(oom.total_mib, 1)}, evidence=[oom.line[:400]])
     return over_subjects(judged, [f"GPU {oom.gpu}"], None, ask="nvidia-smi")
+
+
+def _own_metal_working_set(metal: MetalWorkingSet) -> Outcome:
+    """MEM-GPU-SHARED from ggml's Metal buffer line past the GPU's recommended working set: the engine's own
+    allocations (the Metal device's currentAllocatedSize, counted per process) pass the budget by themselves."""
+    failed = f", and the device's work then failed (\"{metal.failed}\")" if metal.failed else ""
+    return not_an_issue(
+        f"ggml's Metal backend holds {metal.own_mib:g} MB of its own against the GPU's recommended working set of "
+        f"{metal.limit_mib:g} MB (\"{metal.line[:200]}\"){failed}: the first figure counts the engine process's own "
+        "Metal resources only, so its model and buffers outgrow what macOS lets the GPU wire by themselves; the "
+        "shortage is the engine's own (a smaller model or quantisation fits), not memory another program holds",
+        actual={"own_mb": metal.own_mib, "working_set_mb": metal.limit_mib},
+        evidence=[metal.line[:400], *([metal.failed] if metal.failed else [])])
 
 
 def _desktop_share(gpu: FreeAtStart, *, windows: bool = False) -> bool:

@@ -828,6 +828,19 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RT-KERNEL-ARCH", "high", DEEPGEMM_ARCH_SOURCE,
         "a kernel library (DeepGEMM) has no kernel for this GPU's architecture (it dispatches for SM90 and SM100 "
         "only), so the engine path that calls it fails"),
+    # ollama's ROCm discovery leaving out an AMD GPU whose gfx target its ROCm libraries carry no kernels for
+    # (discover/amd_linux.go, amd_windows.go: `msg="amdgpu is not supported (supported types:[gfx1103])"
+    # gpu_type=gfx1150`, likelovewant/ollama-for-amd#40; `msg="amdgpu too old gfx803"` before gfx9): the GPU is not
+    # used and the model runs on the CPU. ollama's GPU guide names HSA_OVERRIDE_GFX_VERSION to run a supported target
+    # of the same family.
+    Symptom("ollama-amdgpu-unsupported", re.compile(r'\bmsg="amdgpu (?:is not supported|too old)\b'),
+        "RT-KERNEL-ARCH", "high", "https://github.com/ollama/ollama/blob/main/docs/gpu.md#overrides",
+        "ollama's ROCm libraries carry no kernels for this AMD GPU's gfx target, so ollama leaves the GPU out and "
+        "runs the model on the CPU",
+        own_fix="Set HSA_OVERRIDE_GFX_VERSION to a supported target of the same family (10.3.0 for RDNA2, 11.0.0 "
+                "for RDNA3) in ollama's service environment, or run an ollama release whose ROCm libraries carry the "
+                "GPU's target",
+        own_takes="restart the ollama service"),
     # The start-up check of NVIDIA's NGC images (Triton, PyTorch, TensorRT-LLM; its entrypoint's GPU check) refusing the
     # GPU's architecture: `ERROR: Detected Tesla V100S-PCIE-32GB GPU, which is not supported by this container`, then
     # `ERROR: No supported GPU(s) detected to run this container` (triton-inference-server/server#8279, corpus 1502: a
@@ -1098,7 +1111,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
            "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "skipping CUDA device",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt", "forward compatibility", "display driver", "CompatNotSupported", "COMPAT_NOT_SUPPORTED",
-           "DriverMismatch", "DRIVER_MISMATCH",
+           "DriverMismatch", "DRIVER_MISMATCH", "amdgpu is not supported", "amdgpu too old",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",

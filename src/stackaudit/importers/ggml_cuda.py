@@ -23,12 +23,17 @@ from stackaudit.importers.registry import Found, document_appended, importer
 
 # Recent builds add the devices' total memory before the colon: `found 1 CUDA devices (Total VRAM: 11172 MiB):`
 # (corpus 961).
-_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ CUDA devices?(?: \(Total VRAM: [^)]*\))?:\s*$")
-_DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, compute capability \d+\.\d+")
-_FIRST_DEVICE_VMM = re.compile(r"^.*?\bDevice \d+: .+?, compute capability \d+\.\d+, VMM: (?:yes|no)\b")
+# llama.cpp built for HIP prints the same list for its AMD GPUs: `found 2 ROCm devices:`, its device lines with HIP's
+# `compute capability 11.0`, or, since 2024, the gfx target (`Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM:
+# no, Wave Size: 32`); facts/gpus.parse_ggml_cuda_gpus reads them as AMD GPUs.
+_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ (?:CUDA|ROCm) devices?(?: \(Total VRAM: [^)]*\))?:\s*$")
+_DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, (?:compute capability \d+\.\d+|gfx\w+ \(0x[0-9a-fA-F]+\))")
+_FIRST_DEVICE_VMM = re.compile(r"^.*?\bDevice \d+: .+?, (?:compute capability \d+\.\d+|gfx\w+ \(0x[0-9a-fA-F]+\)), "
+                               r"VMM: (?:yes|no)\b")
 
 
-@importer("ggml_cuda_init devices", "llama.cpp's `ggml_cuda_init: found N CUDA devices` and its device lines",
+@importer("ggml_cuda_init devices", "llama.cpp's `ggml_cuda_init: found N CUDA devices` (or ROCm devices, a HIP build) and its "
+          "device lines",
           needles=("ggml_cuda_init: found", "ggml_init_cublas: found", ", vmm: "), per_line=True)
 def ggml_cuda_devices(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
