@@ -173,6 +173,14 @@ def _app_xid(names: tuple[str, ...]) -> re.Pattern[str]:
 STACK_XID = _app_xid(STACK_PROCESSES)
 
 
+# CUDA's two refusals of a program at its first call (the runtime's cudaGetErrorString texts, CUDA_ERRORS): no device
+# at all (cudaErrorNoDevice, 100: no GPU handed to the process, the driver not loaded), and every device it may use busy
+# or unavailable (cudaErrorDevicesUnavailable, 46: an exclusive or prohibited compute mode, MIG). Only the second is
+# ever a compute mode's refusal.
+CUDA_NO_DEVICE = re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b")
+CUDA_DEVICES_BUSY = re.compile(r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable")
+
+
 @dataclass(frozen=True)
 class Symptom:
     name: str
@@ -293,8 +301,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # cudaErrorDevicesUnavailable (46) on a GPU in MIG mode: CUDA runs only on the MIG instances handed to it, so a
     # program given the whole GPU finds it unavailable (NVIDIA/gpu-operator#129, its validator on an A100 with MIG on;
     # #132 cites it). Elsewhere the same error is an exclusive compute mode or a full GPU: only with MIG shown.
-    Symptom("cuda-devices-unavailable-mig", re.compile(r"all CUDA-capable devices are busy or unavailable|"
-                                                       r"cudaErrorDevicesUnavailable"),
+    Symptom("cuda-devices-unavailable-mig", CUDA_DEVICES_BUSY,
         "MEM-MIG", "high", CUDA_ERRORS,
         "CUDA found every device busy or unavailable (error 46) on a GPU in MIG mode: a program that is not handed a "
         "MIG instance cannot run there", within=MIG_ENABLED,
@@ -306,8 +313,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # run on the GPU" (MIG_GETTING_STARTED), so a program handed no instance finds no device at all (ggml-org/llama.cpp
     # #3235, corpus 1232: an A100 with MIG on, no instance). Elsewhere the same words are a driver not loaded or a
     # container without its GPU (cuda-no-device-in-container): only with MIG shown.
-    Symptom("cuda-no-device-mig", re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|"
-                                             r"CUDA_ERROR_NO_DEVICE\b"),
+    Symptom("cuda-no-device-mig", CUDA_NO_DEVICE,
         "MEM-MIG", "high", MIG_GETTING_STARTED,
         "CUDA found no device (cudaErrorNoDevice, 100) on a host whose GPU is in MIG mode: CUDA runs there only on "
         "MIG instances, so a program handed none (or a GPU with none created) sees no GPU at all",
@@ -561,8 +567,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # source shows: the runtime did not hand the container the GPU device nodes or the driver's libraries (the GPU
     # Operator's CUDA validator pod, NVIDIA/gpu-operator#1900, corpus 1172). On a bare host the same words are a
     # driver that is not loaded, another fault: only in a container.
-    Symptom("cuda-no-device-in-container", re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|"
-                                                      r"CUDA_ERROR_NO_DEVICE\b"),
+    Symptom("cuda-no-device-in-container", CUDA_NO_DEVICE,
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "CUDA in the container found no GPU (cudaErrorNoDevice, 100): the container runtime did not hand it the GPU "
         "device nodes and the driver's libraries", within=IN_CONTAINER),
@@ -1067,6 +1072,10 @@ class LogSymptoms(Sourced):
     def suspecting(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines whose cause `check_id`'s facts would name (`Symptom.suspects`)."""
         return tuple(h for h in self.hits if check_id in h.symptom.suspects)
+
+    def saying(self, pattern: re.Pattern[str]) -> tuple[SymptomHit, ...]:
+        """The lines of the symptoms whose pattern is `pattern` (CUDA_NO_DEVICE), whatever setting each proves in."""
+        return tuple(h for h in self.hits if h.symptom.pattern is pattern)
 
     def clearing(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines that rule out an issue of `check_id` (`Symptom.clears`)."""
