@@ -608,14 +608,14 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     avail mem=` lines give the free memory without the total: they are reported, not judged. ollama's debug log
     reads each GPU again as it schedules a model (`updating cuda memory data`, `now.total=` and `now.free=`); where
     more than 768 MiB came free since its previous reading (`before.free=`), that was its own unloaded runner's
-    memory: not an issue once what is left in use is at most 768 MiB. ollama's later readings are read the same way:
-    releases from 0.12 write `library=CUDA ... description="PRODUCT" total=... available=...` at discovery and a
-    `gpu memory` line as they load (its `free=`, against the total discovery gave that GPU); the 2026 scheduler's
-    `selecting single GPU for llama-server model ... description="PRODUCT" ... available=` against the product's
-    nominal memory (gputable), also where nvidia-smi's header line alone lists no GPU. ollama 0.1's `N MB VRAM
-    available` is the free memory of every GPU summed: against the nominal memory of the GPUs the sources list (llama.cpp's
-    device lines), the sum held is at most what any one GPU holds (ok at most 768 MiB; not an issue up to a desktop's
-    share of the smallest GPU); a sum above the listed GPUs' total, or GPUs without one memory size, is reported.
+    memory: not an issue once what is left in use is at most 768 MiB. ollama's other readings are read the same way:
+    releases from 0.12 write `library=CUDA ... description="PRODUCT" total=... available=...` at discovery; the 2026
+    scheduler's `selecting single GPU for llama-server model ... description="PRODUCT" ... available=` is read
+    against the product's nominal memory (gputable), also where nvidia-smi's header line alone lists no GPU. ollama
+    0.1's `N MB VRAM available` is the free memory of every GPU summed: against the nominal memory of the GPUs the
+    sources list (llama.cpp's device lines), the sum held is at most what any one GPU holds (ok at most 768 MiB; not
+    an issue up to a desktop's share of the smallest GPU); a sum above the listed GPUs' total, or GPUs without one
+    memory size, is reported.
 
     Without either, llama.cpp's `offloaded 0/M layers to GPU` under a llama.cpp command in the source that asks for no
     layer on the GPU (no `-ngl`, whose default was 0, or `-ngl 0`) is not an issue: the GPU holds no part of the model

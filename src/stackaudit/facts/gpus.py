@@ -892,12 +892,6 @@ def gpus_from_ollama(text: str) -> GpuInventory:
 
 # The memory ollama found on each GPU at discovery: `total="7.9 GiB" available="7.8 GiB"` (MiB or GiB).
 _OLLAMA_MEMORY = re.compile(r'\btotal="(?P<total>[\d.]+) (?P<tu>[MG]iB)" available="(?P<free>[\d.]+) (?P<fu>[MG]iB)"')
-# Releases from 0.12 read each GPU's free memory again as they load a model (llm/server.go, later server/sched.go):
-# `msg="gpu memory" id=GPU-… library=CUDA available="10.3 GiB" free="10.7 GiB" minimum="457.0 MiB" overhead="0 B"`;
-# `available` is `free` less ollama's own reserve (`minimum`, `overhead`). It names no total: read with the total
-# its `inference compute` line gives the same GPU.
-_OLLAMA_GPU_MEMORY = re.compile(r'msg="gpu memory" id=(?P<id>\S+) library=\S+ available="[\d.]+ [KMG]?i?B" '
-                                r'free="(?P<free>[\d.]+) (?P<fu>[KMG]iB|B)"')
 # ollama's scheduler of 2026 (0.30) placing a llama-server model on one GPU (server/sched.go): the GPU's product and
 # the memory available on it, `msg="selecting single GPU for llama-server model" main_gpu=0 id=0 filter_id=0
 # library=CUDA name=CUDA0 description="Tesla V100-SXM2-32GB" integrated=false predicted="23.0 GiB" available="31.4
@@ -970,10 +964,6 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
         if gpu is not None and memory is not None and gpu.group(1) not in seen:
             seen[gpu.group(1)] = FreeAtStart(f"GPU {len(seen)} ({gpu.group(2)})", _mib(memory["total"], memory["tu"]),
                                              _mib(memory["free"], memory["fu"]), line.strip())
-        # The reading as a model loads is the later one: it replaces discovery's, with discovery's total.
-        if (load := _OLLAMA_GPU_MEMORY.search(line)) is not None and (found := seen.get(load["id"])) is not None \
-                and found.line != line.strip():
-            seen[load["id"]] = replace(found, free_mib=_mib(load["free"], load["fu"]), line=line.strip())
         data = _OLLAMA_MEMORY_DATA.search(line)
         # The readings may sit on the next line where the paste broke the line inside `before.total`.
         now = _OLLAMA_NOW.search(line)
