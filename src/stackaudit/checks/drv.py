@@ -76,15 +76,7 @@ from stackaudit.facts.processes import ENGINE_NAMES
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major
 from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import (
-    CUDA_DEVICES_BUSY,
-    CUDA_ERRORS,
-    CUDA_NO_DEVICE,
-    FM_GUIDE,
-    IN_SERVING_STACK,
-    STACK_XID,
-    LogSymptoms,
-)
+from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, STACK_XID, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, nvlink_count
 from stackaudit.fixes.model import (
@@ -1543,8 +1535,7 @@ def tp_sizes(parallelism: Parallelism | None) -> list[int]:
                                       "nvidia-persistenced, or remove what sets it (Slurm/cluster prolog)"))),
     references=("https://github.com/huggingface/pytorch-image-models/issues/1033", NVML_COMPUTE_MODES, CUDA_ERRORS),
 )
-def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None,
-                 log_symptoms: LogSymptoms | None = None) -> Outcome:
+def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: each GPU's compute mode (NVML / `nvidia-smi -q` `Compute Mode`), the engine's TP size
     and the processes on each GPU.
 
@@ -1562,9 +1553,9 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None,
     process, so a second job placed on the GPU and a program's second CUDA thread alike are refused ("all CUDA-capable
     devices are busy or unavailable"), and NVML has removed support for the mode (NVML_COMPUTE_MODES).
     Where the source's program failed with "no CUDA-capable device is detected" (cudaErrorNoDevice, 100) and nowhere
-    with "busy or unavailable" (46), an exclusive mode is not an issue: an exclusive GPU refuses a second context
-    with error 46, and error 100 is a process handed no GPU at all (a batch system's resource set without GPUs, an
-    empty CUDA_VISIBLE_DEVICES), judged over the GPUs whose mode the source shows (corpus 1576).
+    with "busy or unavailable" (46), an exclusive mode left unknown is not an issue (facts/symptoms.py
+    cuda-no-device-not-compute-mode): an exclusive GPU refuses a second context with error 46, and error 100 is a
+    process handed no GPU at all (a batch system's resource set without GPUs, an empty CUDA_VISIBLE_DEVICES).
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -1593,16 +1584,6 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None,
             "process, so a second job placed on the GPU, a helper process and a program's second CUDA thread are all "
             "refused (\"all CUDA-capable devices are busy or unavailable\"); NVML has removed support for the mode",
             actual=actual, expected="Default", subjects=[g.subject for g in bad], fix=fix))
-    no_device = log_symptoms.saying(CUDA_NO_DEVICE) if log_symptoms is not None else ()
-    busy = log_symptoms.saying(CUDA_DEVICES_BUSY) if log_symptoms is not None else ()
-    if no_device and not busy:
-        return over_gpus(nvidia, [g for g in gpus if g.compute_mode], not_an_issue(
-            f"compute mode {bad[0].compute_mode} on GPU(s) {gpu_indices(bad)}, but the program's failure is \""
-            f"{no_device[0].line[:160]}\" (cudaErrorNoDevice, 100): the process was handed no GPU at all (a batch "
-            "system's resource set without GPUs, an empty CUDA_VISIBLE_DEVICES), while an exclusive GPU in use "
-            "refuses a second context with \"all CUDA-capable devices are busy or unavailable\" (46), which the "
-            "source does not show: the compute mode is not what stopped it", actual=actual,
-            subjects=[g.subject for g in bad], evidence=[h.line for h in no_device[:3]]))
     tps = tp_sizes(parallelism)
     if not (parallelism is not None and parallelism.engines) and all(g.processes is None for g in bad):
         # A conditional finding: it breaks only a workload that opens several contexts per GPU, and a paste that shows

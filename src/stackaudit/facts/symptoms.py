@@ -318,6 +318,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CUDA found no device (cudaErrorNoDevice, 100) on a host whose GPU is in MIG mode: CUDA runs there only on "
         "MIG instances, so a program handed none (or a GPU with none created) sees no GPU at all",
         within=MIG_ENABLED),
+    # The same cudaErrorNoDevice (100) anywhere: the process saw no GPU at all. An exclusive compute mode never gives
+    # it: a GPU another context holds refuses the next one with cudaErrorDevicesUnavailable (46, "busy or
+    # unavailable"), so where no line of the source says 46 the mode did not stop the program (corpus 1576: jsrun
+    # ranks handed no GPU beside a V100 in Exclusive_Process). It proves no check's failure.
+    Symptom("cuda-no-device-not-compute-mode", CUDA_NO_DEVICE,
+        "", "high", CUDA_ERRORS,
+        "CUDA found no device at all (cudaErrorNoDevice, 100): the process was handed no GPU (a batch system's "
+        "resource set without GPUs, an empty CUDA_VISIBLE_DEVICES) or the driver is not loaded",
+        unless=CUDA_DEVICES_BUSY, clears=("DRV-COMPUTE-MODE",),
+        cleared="an exclusive compute mode refuses a second context with \"all CUDA-capable devices are busy or "
+                "unavailable\" (46), never with error 100, and no line of the source says 46"),
     # cudaErrorSystemNotReady (802): CUDA will not start until the driver's daemons run; on NVSwitch systems that is
     # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92; the Fabric Manager guide).
     # ollama's GPU probe prints the bare number: `cuInit err: 802` and `cuda driver library init failure: 802`
@@ -1072,10 +1083,6 @@ class LogSymptoms(Sourced):
     def suspecting(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines whose cause `check_id`'s facts would name (`Symptom.suspects`)."""
         return tuple(h for h in self.hits if check_id in h.symptom.suspects)
-
-    def saying(self, pattern: re.Pattern[str]) -> tuple[SymptomHit, ...]:
-        """The lines of the symptoms whose pattern is `pattern` (CUDA_NO_DEVICE), whatever setting each proves in."""
-        return tuple(h for h in self.hits if h.symptom.pattern is pattern)
 
     def clearing(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines that rule out an issue of `check_id` (`Symptom.clears`)."""
