@@ -1534,6 +1534,10 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
 
 # --- DRV-COMPUTE-MODE --------------------------------------------------------------------------
 
+# nvmlComputeMode_t: `NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1: Support Removed`; Exclusive_Process, one context per GPU
+# usable from many threads, replaced it in CUDA 4.0.
+NVML_COMPUTE_MODES = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html"
+
 
 def tp_sizes(parallelism: Parallelism | None) -> list[int]:
     """Tensor-parallel sizes of the running engine instances (1 where none is set)."""
@@ -1550,7 +1554,7 @@ def tp_sizes(parallelism: Parallelism | None) -> list[int]:
                        changes="the GPU's compute mode",
                        keep=keep_text("not kept across driver reloads: run it from a systemd oneshot after "
                                       "nvidia-persistenced, or remove what sets it (Slurm/cluster prolog)"))),
-    references=("https://github.com/huggingface/pytorch-image-models/issues/1033",),
+    references=("https://github.com/huggingface/pytorch-image-models/issues/1033", NVML_COMPUTE_MODES, CUDA_ERRORS),
 )
 def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: each GPU's compute mode (NVML / `nvidia-smi -q` `Compute Mode`), the engine's TP size
@@ -1566,6 +1570,13 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
     process per GPU and TP=1 this is reported as a low-severity warning, not an error.
     Exclusive_Process matters only to a workload on the GPUs: where the source shows neither an engine's parallelism
     nor the GPUs' processes (a paste cut before its process list), it is unknown, with the condition named.
+    `Exclusive_Thread` (an old driver's `E. Thread`) is an issue whatever runs: its context serves one thread of one
+    process, so a second job placed on the GPU and a program's second CUDA thread alike are refused ("all CUDA-capable
+    devices are busy or unavailable"), and NVML has removed support for the mode (NVML_COMPUTE_MODES).
+    Where the source's program failed with "no CUDA-capable device is detected" (cudaErrorNoDevice, 100) and nowhere
+    with "busy or unavailable" (46), an exclusive mode left unknown is not an issue (facts/symptoms.py
+    cuda-no-device-not-compute-mode): an exclusive GPU refuses a second context with error 46, and error 100 is a
+    process handed no GPU at all (a batch system's resource set without GPUs, an empty CUDA_VISIBLE_DEVICES).
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -1587,6 +1598,13 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
     if prohibited:
         return issue(f"compute mode Prohibited on GPU(s) {gpu_indices(prohibited)}: no CUDA context can be created",
                      actual=actual, expected="Default", subjects=[g.subject for g in bad], severity="high", fix=fix)
+    thread = [g for g in bad if g.compute_mode == "Exclusive_Thread"]
+    if thread:
+        return over_gpus(nvidia, [g for g in gpus if g.compute_mode], issue(
+            f"compute mode Exclusive_Thread on GPU(s) {gpu_indices(thread)}: a context there serves one thread of one "
+            "process, so a second job placed on the GPU, a helper process and a program's second CUDA thread are all "
+            "refused (\"all CUDA-capable devices are busy or unavailable\"); NVML has removed support for the mode",
+            actual=actual, expected="Default", subjects=[g.subject for g in bad], fix=fix))
     tps = tp_sizes(parallelism)
     if not (parallelism is not None and parallelism.engines) and all(g.processes is None for g in bad):
         # A conditional finding: it breaks only a workload that opens several contexts per GPU, and a paste that shows

@@ -836,9 +836,13 @@ def gpus_from_dcgmi_diag(text: str) -> GpuInventory:
     return parse_dcgmi_diag_gpus(text)
 
 
-# `msg="inference compute" id=GPU-… library=cuda [variant=v12] compute=6.1 driver=12.2 name="NVIDIA …"`;
+# `msg="inference compute" id=GPU-… library=cuda [variant=v12] compute=6.1 driver=12.2 name="NVIDIA …"`; releases
+# from 0.12 write the library in capitals, a `filter_id` before it and the product as `description` after the backend's
+# device name (`id=GPU-… filter_id="" library=CUDA compute=8.6 name=CUDA0 description="NVIDIA GeForce RTX 3060 Ti"
+# libdirs=ollama,cuda_v12 driver=13.0 pci_id=0000:01:00.0 type=discrete total="8.0 GiB" available="7.6 GiB"`).
 # `library=rocm` names an AMD GPU and `library=cpu` no GPU at all.
-_OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+) library=cuda\b.*? name="([^"]+)"')
+_OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]*"?)? library=(?:cuda|CUDA)\b.*? '
+                         r'(?:name|description)="([^"]+)"')
 # With OLLAMA_DEBUG, its reading of each GPU's free memory as it schedules a model (discover/gpu.go, the driver API's
 # cuDeviceGetName and cuMemGetInfo): `msg="updating cuda memory data" gpu=GPU-… name="NVIDIA A40-8Q" overhead="0 B"
 # before.total="7.8 GiB" before.free="2.0 GiB" now.total="7.8 GiB" now.free="7.5 GiB" now.used="385.8 MiB"`.
@@ -914,6 +918,16 @@ def gpus_from_ollama(text: str) -> GpuInventory:
 
 # The memory ollama found on each GPU at discovery: `total="7.9 GiB" available="7.8 GiB"` (MiB or GiB).
 _OLLAMA_MEMORY = re.compile(r'\btotal="(?P<total>[\d.]+) (?P<tu>[MG]iB)" available="(?P<free>[\d.]+) (?P<fu>[MG]iB)"')
+# ollama's scheduler of 2026 (0.30) placing a llama-server model on one GPU (server/sched.go): the GPU's product and
+# the memory available on it, `msg="selecting single GPU for llama-server model" main_gpu=0 id=0 filter_id=0
+# library=CUDA name=CUDA0 description="Tesla V100-SXM2-32GB" integrated=false predicted="23.0 GiB" available="31.4
+# GiB"` (corpus 1572; format.HumanBytes2). It gives no total: the product's nominal memory is its total.
+OLLAMA_SINGLE_GPU = re.compile(r'msg="selecting single GPU for llama-server model".*?\bname=(?P<dev>\S+) '
+                               r'description="(?P<name>[^"]+)".*?\bavailable="(?P<free>[\d.]+) (?P<fu>[KMG]iB|B)"')
+# ollama of 2023 (0.1.x, llm/llama.go NumGPU): the free memory `nvidia-smi --query-gpu=memory.free` gives, summed over
+# every GPU, before it starts a runner: `llama.go:292: 39320 MB VRAM available, loading up to 101 GPU layers` (MiB;
+# later 0.1 releases add the driver and the model's layers: `... loading up to 26 cuda GPU layers out of 33`).
+OLLAMA_POOLED_VRAM = re.compile(r"\b(?P<free>\d+) MB VRAM available, loading up to \d+ (?:\w+ )?GPU layers\b")
 
 
 @dataclass(frozen=True)
@@ -932,6 +946,9 @@ class FreeAtStart:
     # Why the engine leaves this GPU out, in words (ollama's pick of the discrete GPU over an integrated one); "" where
     # it runs on it or the source does not say.
     left_out: str = ""
+    # The free memory of every GPU the engine saw, summed (ollama 0.1's `N MB VRAM available`): no one GPU's, and no
+    # total; the GPUs are those the other sources list.
+    pooled: bool = False
 
     @property
     def held_mib(self) -> float | None:
@@ -970,6 +987,7 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
     """
     seen: dict[str, FreeAtStart] = {}
     lines = text.splitlines()
+    pooled = next((m for m in map(OLLAMA_POOLED_VRAM.search, lines) if m), None)
     for i, line in enumerate(lines):
         gpu, memory = _OLLAMA_GPU.search(line), _OLLAMA_MEMORY.search(line)
         if gpu is not None and memory is not None and gpu.group(1) not in seen:
@@ -987,9 +1005,12 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
                                           line.strip(), freed_mib=max(free - before, 0.0))
     if not seen and (ledger := _trtllm_ledger(lines)) is not None:
         return EngineGpuMemory(gpus=(ledger,), complete=False)
+    if not seen and pooled is not None:
+        return EngineGpuMemory(gpus=(FreeAtStart("every GPU ollama counted", None, float(pooled["free"]),
+                                                 pooled.string.strip(), pooled=True),), complete=False)
     if not seen:
-        raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line, no TensorRT-LLM '
-                         'memory ledger')
+        raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line, no `MB VRAM '
+                         'available` line, no TensorRT-LLM memory ledger')
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
 
 
@@ -1139,6 +1160,10 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
         elif ((m := GGML_LIST_DEVICE.match(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen
               and int(m["free"]) <= int(m["total"])):
             seen[dev] = FreeAtStart(dev, float(m["total"]), float(m["free"]), line.strip())
+        elif (m := OLLAMA_SINGLE_GPU.search(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen:
+            total = nominal_memory_gib(m["name"])
+            seen[dev] = FreeAtStart(dev, total * 1024 if total is not None else None, _mib(m["free"], m["fu"]),
+                                    line.strip())
     if not seen:
         raise ParseError("no SGLang `Load weight begin. avail mem=` line, no vLLM `Free memory on device ... on "
                          "startup` line, no llama.cpp `using device CUDA0 (...) - N MiB free` nor `CUDA0: NAME (T MiB, F MiB free)` line")

@@ -244,7 +244,8 @@ class GpuInfo:
     # A field that is None and not listed here was not read (NoPermission, an excerpt): unknown, not absent.
     unsupported: tuple[str, ...] = ()
     # Readings the source shows as `ERR!` (nvidia-smi asked and NVML failed to answer): "power-draw" (the table's
-    # `ERR! / 250W`, corpus 1365). Not read, like None, but named: the cell beside it (the cap) still stands.
+    # `ERR! / 250W`, corpus 1365), "power-limit" (its `N/A / ERR!`, corpus 1571). Not read, like None, but named: the
+    # cell beside it still stands.
     unreadable: tuple[str, ...] = ()
     error: str = ""  # the whole GPU could not be read (e.g. NVML "gpu-is-lost")
     # The name as the source printed it when the nvidia-smi table cut it ("NVIDIA A100 80G..."); `name` then holds

@@ -173,6 +173,14 @@ def _app_xid(names: tuple[str, ...]) -> re.Pattern[str]:
 STACK_XID = _app_xid(STACK_PROCESSES)
 
 
+# CUDA's two refusals of a program at its first call (the runtime's cudaGetErrorString texts, CUDA_ERRORS): no device
+# at all (cudaErrorNoDevice, 100: no GPU handed to the process, the driver not loaded), and every device it may use busy
+# or unavailable (cudaErrorDevicesUnavailable, 46: an exclusive or prohibited compute mode, MIG). Only the second is
+# ever a compute mode's refusal.
+CUDA_NO_DEVICE = re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b")
+CUDA_DEVICES_BUSY = re.compile(r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable")
+
+
 @dataclass(frozen=True)
 class Symptom:
     name: str
@@ -293,8 +301,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # cudaErrorDevicesUnavailable (46) on a GPU in MIG mode: CUDA runs only on the MIG instances handed to it, so a
     # program given the whole GPU finds it unavailable (NVIDIA/gpu-operator#129, its validator on an A100 with MIG on;
     # #132 cites it). Elsewhere the same error is an exclusive compute mode or a full GPU: only with MIG shown.
-    Symptom("cuda-devices-unavailable-mig", re.compile(r"all CUDA-capable devices are busy or unavailable|"
-                                                       r"cudaErrorDevicesUnavailable"),
+    Symptom("cuda-devices-unavailable-mig", CUDA_DEVICES_BUSY,
         "MEM-MIG", "high", CUDA_ERRORS,
         "CUDA found every device busy or unavailable (error 46) on a GPU in MIG mode: a program that is not handed a "
         "MIG instance cannot run there", within=MIG_ENABLED,
@@ -306,12 +313,22 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # run on the GPU" (MIG_GETTING_STARTED), so a program handed no instance finds no device at all (ggml-org/llama.cpp
     # #3235, corpus 1232: an A100 with MIG on, no instance). Elsewhere the same words are a driver not loaded or a
     # container without its GPU (cuda-no-device-in-container): only with MIG shown.
-    Symptom("cuda-no-device-mig", re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|"
-                                             r"CUDA_ERROR_NO_DEVICE\b"),
+    Symptom("cuda-no-device-mig", CUDA_NO_DEVICE,
         "MEM-MIG", "high", MIG_GETTING_STARTED,
         "CUDA found no device (cudaErrorNoDevice, 100) on a host whose GPU is in MIG mode: CUDA runs there only on "
         "MIG instances, so a program handed none (or a GPU with none created) sees no GPU at all",
         within=MIG_ENABLED),
+    # The same cudaErrorNoDevice (100) anywhere: the process saw no GPU at all. An exclusive compute mode never gives
+    # it: a GPU another context holds refuses the next one with cudaErrorDevicesUnavailable (46, "busy or
+    # unavailable"), so where no line of the source says 46 the mode did not stop the program (corpus 1576: jsrun
+    # ranks handed no GPU beside a V100 in Exclusive_Process). It proves no check's failure.
+    Symptom("cuda-no-device-not-compute-mode", CUDA_NO_DEVICE,
+        "", "high", CUDA_ERRORS,
+        "CUDA found no device at all (cudaErrorNoDevice, 100): the process was handed no GPU (a batch system's "
+        "resource set without GPUs, an empty CUDA_VISIBLE_DEVICES) or the driver is not loaded",
+        unless=CUDA_DEVICES_BUSY, clears=("DRV-COMPUTE-MODE",),
+        cleared="an exclusive compute mode refuses a second context with \"all CUDA-capable devices are busy or "
+                "unavailable\" (46), never with error 100, and no line of the source says 46"),
     # cudaErrorSystemNotReady (802): CUDA will not start until the driver's daemons run; on NVSwitch systems that is
     # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92; the Fabric Manager guide).
     # ollama's GPU probe prints the bare number: `cuInit err: 802` and `cuda driver library init failure: 802`
@@ -561,8 +578,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # source shows: the runtime did not hand the container the GPU device nodes or the driver's libraries (the GPU
     # Operator's CUDA validator pod, NVIDIA/gpu-operator#1900, corpus 1172). On a bare host the same words are a
     # driver that is not loaded, another fault: only in a container.
-    Symptom("cuda-no-device-in-container", re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|"
-                                                      r"CUDA_ERROR_NO_DEVICE\b"),
+    Symptom("cuda-no-device-in-container", CUDA_NO_DEVICE,
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "CUDA in the container found no GPU (cudaErrorNoDevice, 100): the container runtime did not hand it the GPU "
         "device nodes and the driver's libraries", within=IN_CONTAINER),

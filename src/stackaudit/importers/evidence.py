@@ -111,6 +111,7 @@ _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80}
 # … now.total="79.3 GiB" now.free="78.8 GiB" now.used="424.2 MiB"`, OLLAMA_DISCOVERY_MSGS), and the rest of such a
 # line a paste broke (`B" before.free=… now.used=`: a system memory line has `now.free_swap` there, not `now.used`).
 _OLLAMA = re.compile(rf'\bmsg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs" .*\blibrary=\S*libcuda\.so\.\d)|'
+                     r'\b\d+ MB VRAM available, loading up to \d+ |'
                      r'^\S{0,8}" before\.free="[^"]*" now\.total="[^"]*" '
                      r'now\.free="[^"]*" now\.used=|'
                      r'^\s*device count \d+\s*$|'
@@ -120,7 +121,7 @@ _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The N
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
-            "LLM libraries", "device count", "cuda memory data", "now.used", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
+            "LLM libraries", "device count", "cuda memory data", "now.used", "VRAM available", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
