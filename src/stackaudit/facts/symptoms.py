@@ -480,6 +480,31 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
         "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
         "give the pod the nvidia RuntimeClass)"),
+    # The kubelet refuses a pod the device plugin could not hand GPUs to: its device manager's call to the NVIDIA
+    # plugin failed, and the pod ends in UnexpectedAdmissionError (`Allocate failed due to device plugin
+    # GetPreferredAllocation rpc failed with err: ... error creating nvml.Device 0: nvml: Unknown Error, which is
+    # unexpected`, the kubelet's lifecycle/predicate.go; corpus 1583, NVIDIA/k8s-device-plugin#1397, #1223, #231), or
+    # the plugin had no healthy device left to give (`requested number of devices unavailable for nvidia.com/gpu`).
+    # Only the NVIDIA plugin's: the line names NVML or an nvidia.com resource. The pod gets no GPU; the NVML error the
+    # line quotes says why (a driver or GPU that stopped answering, which another check's facts may show).
+    Symptom("k8s-gpu-admission-failed", re.compile(r"\bAllocate failed due to (?=.*(?:\bnvml\b|nvidia\.com/))",
+                                                   re.IGNORECASE),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the kubelet refused the pod its GPUs: its call to the NVIDIA device plugin to allocate them failed (the pod "
+        "ends in UnexpectedAdmissionError), so no container of it gets a GPU; the plugin's NVML error the line "
+        "quotes is why (NVML failing in the plugin's container: a driver or GPU that stopped answering)",
+        own_fix="Find why NVML fails in the device plugin's container (`nvidia-smi -q` on the node, its kernel log), "
+                "mend the driver or GPU, then restart the device plugin's pod and recreate the refused pods"),
+    # torch warns `Can't initialize NVML` (torch/cuda/__init__.py, where nvmlInit fails as it counts the GPUs) in a
+    # container the source shows: the driver's NVML library did not reach the container, or cannot open its GPUs
+    # there (no GPU request, no NVIDIA runtime, the `utility` capability left out). vLLM's platform probe then finds
+    # no platform (`No platform detected, vLLM is running on UnspecifiedPlatform`) and the engine stops (corpus 1567,
+    # xorbitsai/inference#3288). On a bare host the same warning is the host's driver, another fault (corpus 1024).
+    Symptom("torch-nvml-in-container", re.compile(r"UserWarning: Can't initialize NVML"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "torch in the container cannot initialise NVML: the driver's NVML library does not reach the container or "
+        "cannot open its GPUs there (no GPU request, no NVIDIA runtime, or NVIDIA_DRIVER_CAPABILITIES without "
+        "`utility`), so engines that probe the GPUs through NVML find none", within=IN_CONTAINER),
     # The device plugin's resource factory (0.15 and later, internal/rm/factory.go) with its default strategy `auto`
     # found neither NVML nor a Tegra platform in its container: `Incompatible strategy detected auto`, then `If this is
     # a GPU node, did you configure the NVIDIA Container Toolkit?`, and the plugin exits offering no nvidia.com/gpu
@@ -1105,7 +1130,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
-           "mountpoint for devices", "nvidia-container-runtime-hook")
+           "mountpoint for devices", "nvidia-container-runtime-hook", "Allocate failed due to",
+           "t initialize NVML")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
