@@ -495,6 +495,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "quotes is why (NVML failing in the plugin's container: a driver or GPU that stopped answering)",
         own_fix="Find why NVML fails in the device plugin's container (`nvidia-smi -q` on the node, its kernel log), "
                 "mend the driver or GPU, then restart the device plugin's pod and recreate the refused pods"),
+    # The device plugin run as a host service (Bottlerocket's NVIDIA variants: nvidia-k8s-device-plugin.service) whose
+    # journal, this boot's or every boot's, holds no line (`journalctl -b -u nvidia-k8s-device-plugin` answered
+    # `-- No entries --`, recorded as one line by importers/shown_commands.py): the plugin never ran, so it registered
+    # nothing with the kubelet and the node offers no nvidia.com/gpu, whatever the driver's modules show
+    # (bottlerocket-os/bottlerocket#4087, corpus 1586).
+    Symptom("device-plugin-unit-never-ran", re.compile(r"\bjournalctl\b.*(?:-u\s*|--unit[=\s]+)nvidia(?:-k8s)?-device-"
+                                                       r"plugin(?:\.service)?(?:\s.*)?: -- No entries --"),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the device plugin's service wrote nothing to the journal: it never ran, so it offered the kubelet no GPU and "
+        "the node exposes no nvidia.com/gpu to pods",
+        own_fix="Start the device plugin's unit and read why it did not start (`systemctl status "
+                "nvidia-k8s-device-plugin`, `journalctl -b -u kubelet`); the kubelet must be running for it"),
     # torch warns `Can't initialize NVML` (torch/cuda/__init__.py, where nvmlInit fails as it counts the GPUs) in a
     # container the source shows: the driver's NVML library did not reach the container, or cannot open its GPUs
     # there (no GPU request, no NVIDIA runtime, the `utility` capability left out). vLLM's platform probe then finds
@@ -1131,7 +1143,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "nvidia-container-runtime-hook", "Allocate failed due to",
-           "t initialize NVML")
+           "t initialize NVML", "No entries --")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
