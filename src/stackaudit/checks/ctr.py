@@ -1157,6 +1157,15 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A `minikube start` with the docker or podman driver and no `--gpus` (facts/container.MINIKUBE_START) runs the
     Kubernetes node as a container given no GPU: its pods cannot be handed one, whatever the host's runtime is set to:
     an issue, unless the device plugin's own line shows it reached the GPUs.
+    GKE's driver installer, the init container of its device plugin's pod, shown ending in `Waiting for GPU driver
+    libraries to be available.` (after `GPU driver auto installation is disabled.`) waits for a driver no one installs:
+    the plugin never starts and the node offers no nvidia.com/gpu: an issue, with a headerless `kubectl get pod` row
+    of the plugin's pod held in `Init:` quoted (facts/container.GKE_INSTALLER_LINE); not where the plugin's own line
+    shows it reached the GPUs after. Symptom lines too: the kubelet's `Allocate failed due to device plugin ...` naming
+    NVML or an nvidia.com resource (UnexpectedAdmissionError: the pod refused its GPUs); a `journalctl -u
+    nvidia-k8s-device-plugin` of this boot (or every boot) answered `-- No entries --` (Bottlerocket's host service
+    never ran); torch's `UserWarning: Can't initialize NVML` in a container the source shows (on a bare host it is the
+    host's driver, not this check's).
     """
     failing = k8s_pods.failing_provider() if k8s_pods is not None else None
     if failing is not None:

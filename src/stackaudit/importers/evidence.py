@@ -15,7 +15,8 @@ snippet that define its source), the first line of `systemctl status` for a unit
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
 driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device plugin's start lines (klog's
 `main.go:154] Starting FS watcher.`, `Loading NVML`; GKE's `mig.go:175] Discovered GPU partition: nvidia0/gi0`), the GPU
-Operator's toolkit container's (`level=info msg="Starting 'setup' for containerd"`), a `minikube start` that runs the Kubernetes node as a
+Operator's toolkit container's (`level=info msg="Starting 'setup' for containerd"`), GKE's driver installer's (`Waiting for
+GPU driver libraries to be available.`, facts/container.GKE_INSTALLER_LINE), a `minikube start` that runs the Kubernetes node as a
 container (facts/container.MINIKUBE_START), ollama's GPU discovery lines (`msg="inference
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
@@ -178,7 +179,7 @@ def is_evidence(line: str) -> bool:
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
           "access answer, a refusal of peer access or a Python session's query of it, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words, ollama's GPU "
           "discovery, the Kubernetes device plugin's start lines (NVIDIA's and GKE's), the GPU Operator's toolkit "
-          "container's lines, a `kubectl debug node/` session's start, a `minikube start` "
+          "container's lines, GKE's driver installer's wait for driver libraries, a `kubectl debug node/` session's start, a `minikube start` "
           "that runs the node as a container, a `dkms status` line of the installed nvidia module",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
