@@ -34,6 +34,24 @@ ADMISSION_1397 = ("Warning  UnexpectedAdmissionError  28m   kubelet             
 # https://github.com/NVIDIA/k8s-device-plugin/issues/1223 (AKS, device plugin 0.17.1, the event as the user quoted it).
 ADMISSION_1223 = ("`Pod was rejected: Allocate failed due to device plugin GetPreferredAllocation; unable to get "
                   "device link information: error calling nvml.Init`\n")
+# https://github.com/kubernetes/kubernetes/issues/97131 (`kubectl describe pod`'s message: a lost GPU).
+ADMISSION_97131 = """\
+`Message:        Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed with err: rpc error: code = Unknown desc = Unable to retrieve list of available devices: error creating nvml.Device 5: nvml: GPU is lost, which is unexpected
+`
+
+bash$ kubectl get pods
+NAME          READY   STATUS                     RESTARTS   AGE
+rojin-2q6ld   0/1     UnexpectedAdmissionError   0          4s
+"""
+# https://github.com/kubernetes/kubernetes/issues/130145 (the kubelet still counting devices of deleted pods).
+ADMISSION_130145 = """\
+Status:              Failed
+Reason:            UnexpectedAdmissionError
+Message:         Pod Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested:1, Available: 0, which is unexpected
+"""
+# https://github.com/trueforge-org/truecharts/issues/19201 (AMD's device plugin on TrueNAS).
+ADMISSION_AMD_19201 = ("Allocate failed due to no healthy devices present; cannot allocate unhealthy devices "
+                       "amd.com/gpu, which is unexpected\n")
 # https://github.com/GoogleCloudPlatform/container-engine-accelerators/issues/402 (a T4 node of Node
 # Auto-Provisioning: the nvidia-driver-installer init container's log).
 INSTALLER_402 = """\
@@ -51,18 +69,16 @@ HOST_NVML_632 = """\
 
 
 def test_kubelet_admission_failures_are_the_issue(tmp_path: Path) -> None:
-    for text in (ADMISSION_1397, ADMISSION_1223):
+    for text in (ADMISSION_1397, ADMISSION_1223, ADMISSION_97131, ADMISSION_130145):
         assert [h.symptom.name for h in find_symptoms([text.strip()])] == ["k8s-gpu-admission-failed"]
         result = paste_checks(tmp_path, text, ACCESS)[ACCESS]
         assert result.status == "issue", text
-        assert "nvml.Init" in " ".join(result.evidence)
+        assert "Allocate failed due to" in " ".join(result.evidence)
 
 
-def test_another_device_plugins_admission_failure_is_not_read() -> None:
-    # Modelled: a kubelet refusal from a device plugin that is not NVIDIA's (no NVML, no nvidia.com resource).
-    line = ("Allocate failed due to device plugin Allocate rpc failed with err: rpc error: code = Unknown desc = "
-            "no free VF for resource intel.com/sriov, which is unexpected")
-    assert find_symptoms([line]) == ()
+def test_another_vendors_admission_failure_is_not_read(tmp_path: Path) -> None:
+    # AMD's device plugin names its own resource, no NVML: no NVIDIA GPU access failure.
+    assert find_symptoms([ADMISSION_AMD_19201.strip()]) == ()
 
 
 def test_corpus_1583_admission_failure_on_gsp_node() -> None:

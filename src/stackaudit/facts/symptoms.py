@@ -480,21 +480,23 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
         "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
         "give the pod the nvidia RuntimeClass)"),
-    # The kubelet refuses a pod the device plugin could not hand GPUs to: its device manager's call to the NVIDIA
-    # plugin failed, and the pod ends in UnexpectedAdmissionError (`Allocate failed due to device plugin
-    # GetPreferredAllocation rpc failed with err: ... error creating nvml.Device 0: nvml: Unknown Error, which is
-    # unexpected`, the kubelet's lifecycle/predicate.go; corpus 1583, NVIDIA/k8s-device-plugin#1397, #1223, #231), or
-    # the plugin had no healthy device left to give (`requested number of devices unavailable for nvidia.com/gpu`).
-    # Only the NVIDIA plugin's: the line names NVML or an nvidia.com resource. The pod gets no GPU; the NVML error the
-    # line quotes says why (a driver or GPU that stopped answering, which another check's facts may show).
+    # The kubelet refuses a pod the NVIDIA device plugin could not hand GPUs to, and the pod ends in
+    # UnexpectedAdmissionError (the kubelet's lifecycle/predicate.go, `Allocate failed due to ..., which is
+    # unexpected`): the device manager's call to the plugin failed (`device plugin GetPreferredAllocation rpc failed
+    # with err: ... error creating nvml.Device 0: nvml: Unknown Error`, corpus 1583, NVIDIA/k8s-device-plugin#1397,
+    # #1223, #231, kubernetes/kubernetes#97131), or it found none of the plugin's devices free to give (`requested
+    # number of devices unavailable for nvidia.com/gpu`, kubernetes/kubernetes#130145: allocations the kubelet still
+    # counts). Only NVIDIA's: the line names NVML or an nvidia.com resource (AMD's plugin says `amd.com/gpu`,
+    # trueforge-org/truecharts#19201). The pod gets no GPU; the error the line quotes says why.
     Symptom("k8s-gpu-admission-failed", re.compile(r"\bAllocate failed due to (?=.*(?:\bnvml\b|nvidia\.com/))",
                                                    re.IGNORECASE),
         "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
-        "the kubelet refused the pod its GPUs: its call to the NVIDIA device plugin to allocate them failed (the pod "
-        "ends in UnexpectedAdmissionError), so no container of it gets a GPU; the plugin's NVML error the line "
-        "quotes is why (NVML failing in the plugin's container: a driver or GPU that stopped answering)",
-        own_fix="Find why NVML fails in the device plugin's container (`nvidia-smi -q` on the node, its kernel log), "
-                "mend the driver or GPU, then restart the device plugin's pod and recreate the refused pods"),
+        "the kubelet refused the pod its GPUs (UnexpectedAdmissionError): its allocation through the NVIDIA device "
+        "plugin failed, or found no device free to give, so no container of the pod gets a GPU; the error the line "
+        "quotes says why (an NVML error there is the node's driver or a GPU that stopped answering the plugin)",
+        own_fix="Mend what the line names (NVML failing in the device plugin: the node's driver or a lost GPU, "
+                "`nvidia-smi -q` on the node; devices the kubelet still counts as taken: restart the kubelet), then "
+                "recreate the refused pods"),
     # The device plugin run as a host service (Bottlerocket's NVIDIA variants: nvidia-k8s-device-plugin.service) whose
     # journal, this boot's or every boot's, holds no line (`journalctl -b -u nvidia-k8s-device-plugin` answered
     # `-- No entries --`, recorded as one line by importers/shown_commands.py): the plugin never ran, so it registered
