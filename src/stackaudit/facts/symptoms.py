@@ -497,6 +497,45 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
         "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
         "give the pod the nvidia RuntimeClass)"),
+    # The kubelet refuses a pod the NVIDIA device plugin could not hand GPUs to, and the pod ends in
+    # UnexpectedAdmissionError (the kubelet's lifecycle/predicate.go, `Allocate failed due to ..., which is
+    # unexpected`): the device manager's call to the plugin failed (`device plugin GetPreferredAllocation rpc failed
+    # with err: ... error creating nvml.Device 0: nvml: Unknown Error`, corpus 1583, NVIDIA/k8s-device-plugin#1397,
+    # #1223, #231, kubernetes/kubernetes#97131), or it found none of the plugin's devices free to give (`requested
+    # number of devices unavailable for nvidia.com/gpu`, kubernetes/kubernetes#130145: allocations the kubelet still
+    # counts). Only NVIDIA's: the line names NVML or an nvidia.com resource (AMD's plugin says `amd.com/gpu`,
+    # trueforge-org/truecharts#19201). The pod gets no GPU; the error the line quotes says why.
+    Symptom("k8s-gpu-admission-failed", re.compile(r"\bAllocate failed due to (?=.*(?:\bnvml\b|nvidia\.com/))",
+                                                   re.IGNORECASE),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the kubelet refused the pod its GPUs (UnexpectedAdmissionError): its allocation through the NVIDIA device "
+        "plugin failed, or found no device free to give, so no container of the pod gets a GPU; the error the line "
+        "quotes says why (an NVML error there is the node's driver or a GPU that stopped answering the plugin)",
+        own_fix="Mend what the line names (NVML failing in the device plugin: the node's driver or a lost GPU, "
+                "`nvidia-smi -q` on the node; devices the kubelet still counts as taken: restart the kubelet), then "
+                "recreate the refused pods"),
+    # The device plugin run as a host service (Bottlerocket's NVIDIA variants: nvidia-k8s-device-plugin.service) whose
+    # journal, this boot's or every boot's, holds no line (`journalctl -b -u nvidia-k8s-device-plugin` answered
+    # `-- No entries --`, recorded as one line by importers/shown_commands.py): the plugin never ran, so it registered
+    # nothing with the kubelet and the node offers no nvidia.com/gpu, whatever the driver's modules show
+    # (bottlerocket-os/bottlerocket#4087, corpus 1586).
+    Symptom("device-plugin-unit-never-ran", re.compile(r"\bjournalctl\b.*(?:-u\s*|--unit[=\s]+)nvidia(?:-k8s)?-device-"
+                                                       r"plugin(?:\.service)?(?:\s.*)?: -- No entries --"),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the device plugin's service wrote nothing to the journal: it never ran, so it offered the kubelet no GPU and "
+        "the node exposes no nvidia.com/gpu to pods",
+        own_fix="Start the device plugin's unit and read why it did not start (`systemctl status "
+                "nvidia-k8s-device-plugin`, `journalctl -b -u kubelet`); the kubelet must be running for it"),
+    # torch warns `Can't initialize NVML` (torch/cuda/__init__.py, where nvmlInit fails as it counts the GPUs) in a
+    # container the source shows: the driver's NVML library did not reach the container, or cannot open its GPUs
+    # there (no GPU request, no NVIDIA runtime, the `utility` capability left out). vLLM's platform probe then finds
+    # no platform (`No platform detected, vLLM is running on UnspecifiedPlatform`) and the engine stops (corpus 1567,
+    # xorbitsai/inference#3288). On a bare host the same warning is the host's driver, another fault (corpus 1024).
+    Symptom("torch-nvml-in-container", re.compile(r"UserWarning: Can't initialize NVML"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "torch in the container cannot initialise NVML: the driver's NVML library does not reach the container or "
+        "cannot open its GPUs there (no GPU request, no NVIDIA runtime, or NVIDIA_DRIVER_CAPABILITIES without "
+        "`utility`), so engines that probe the GPUs through NVML find none", within=IN_CONTAINER),
     # The device plugin's resource factory (0.15 and later, internal/rm/factory.go) with its default strategy `auto`
     # found neither NVML nor a Tegra platform in its container: `Incompatible strategy detected auto`, then `If this is
     # a GPU node, did you configure the NVIDIA Container Toolkit?`, and the plugin exits offering no nvidia.com/gpu
@@ -1134,7 +1173,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
-           "mountpoint for devices", "nvidia-container-runtime-hook")
+           "mountpoint for devices", "nvidia-container-runtime-hook", "Allocate failed due to",
+           "t initialize NVML", "No entries --")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's

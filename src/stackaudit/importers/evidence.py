@@ -15,7 +15,8 @@ snippet that define its source), the first line of `systemctl status` for a unit
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
 driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device plugin's start lines (klog's
 `main.go:154] Starting FS watcher.`, `Loading NVML`; GKE's `mig.go:175] Discovered GPU partition: nvidia0/gi0`), the GPU
-Operator's toolkit container's (`level=info msg="Starting 'setup' for containerd"`), a `minikube start` that runs the Kubernetes node as a
+Operator's toolkit container's (`level=info msg="Starting 'setup' for containerd"`), GKE's driver installer's (`Waiting for
+GPU driver libraries to be available.`, facts/container.GKE_INSTALLER_LINE), a `minikube start` that runs the Kubernetes node as a
 container (facts/container.MINIKUBE_START), ollama's GPU discovery lines (`msg="inference
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
@@ -125,7 +126,8 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
-            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers",
+            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "auto installation is disabled",
+            "GPU driver libraries",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
@@ -180,9 +182,9 @@ def is_evidence(line: str) -> bool:
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
           "access answer, a refusal of peer access or a Python session's query of it, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words, ollama's GPU "
           "discovery, the Kubernetes device plugin's start lines (NVIDIA's and GKE's), the GPU Operator's toolkit "
-          "container's lines, a `kubectl debug node/` session's start, a `minikube start` "
-          "that runs the node as a container, a `dkms status` line of the installed nvidia module, a line of another "
-          "vendor's GPU at work (ollama's ROCm discovery, ggml's Metal backend)",
+          "container's lines, GKE's driver installer's wait for driver libraries, a `kubectl debug node/` session's "
+          "start, a `minikube start` that runs the node as a container, a `dkms status` line of the installed nvidia "
+          "module, a line of another vendor's GPU at work (ollama's ROCm discovery, ggml's Metal backend)",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
