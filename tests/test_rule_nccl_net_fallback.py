@@ -146,3 +146,15 @@ def test_host_ipc_container_of_a_multi_rank_engine_is_ok() -> None:
 def test_private_ipc_container_per_node_stays_not_applicable() -> None:
     """Real (corpus 790): one Ray head container per node without host IPC: nothing split on this host."""
     assert capture_checks("790", "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"].status == "not-applicable"
+
+
+def test_ib_disabled_on_hosts_with_ipoib_leaves_nic_placement_unknown() -> None:
+    """Real (corpus 1369): NCCL_IB_DISABLE=1 on nodes whose IPoIB interface ib-bond0 NCCL bootstraps over: the IB
+    NICs are there but unused, and where they sit next to the GPUs is not shown."""
+    r = capture_checks("1369", "IC-NIC-GPU-AFFINITY")["IC-NIC-GPU-AFFINITY"]
+    assert r.status == "unknown" and "ib-bond0" in r.message
+
+
+def test_sockets_with_no_rdma_nic_shown_stay_not_applicable() -> None:
+    """Real (corpus 1095): two nodes over NCCL_IB_DISABLE=1 sockets and no RDMA NIC shown: no NIC to place."""
+    assert capture_checks("1095", "IC-NIC-GPU-AFFINITY")["IC-NIC-GPU-AFFINITY"].status == "not-applicable"

@@ -2369,6 +2369,10 @@ def _ray_job_nodes(ctx: FactContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (), ()
 
 
+# no_rdma_traffic's reason where every channel stays inside the host: no network at all, not NCCL's choice of one.
+INSIDE_THE_HOST = "NCCL carries every channel over P2P/SHM inside the host"
+
+
 def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tuple[str, ...]]:
     """Why a log whose job is not shown spanning nodes moves nothing over RDMA, with its lines; ("", ()) otherwise.
 
@@ -2402,7 +2406,7 @@ def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tu
         # chose for it (IB first, sockets where no HCA opened), so its traffic between ranks takes TCP sockets.
         return "NCCL carries its network channels over TCP sockets (`via NET/Socket`)", (net[0].line,)
     if not spans_nodes and not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
-        return "NCCL carries every channel over P2P/SHM inside the host", (log.channels[0].line,)
+        return INSIDE_THE_HOST, (log.channels[0].line,)
     return "", ()
 
 
