@@ -28,8 +28,8 @@ from typing import Any
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
-from stackaudit.facts.sources import ENGINE_LOG, INFINIBAND_SYSFS
 from stackaudit.facts.serving_logs import EFA_SIGHTED
+from stackaudit.facts.sources import ENGINE_LOG, INFINIBAND_SYSFS
 from stackaudit.facts.topology import TopoMatrix
 
 
