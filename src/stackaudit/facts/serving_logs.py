@@ -1612,7 +1612,7 @@ def parse_serving_log(text: str) -> ServingLog:
         # open libibverbs.so[.1]`, INFO in later releases).
         if (("net/" in low and re.search(r"NET/(IB|Socket|Plugin|OFI|FastSocket)", text_l))
                 or "failed to open libibverbs" in low or ("libfabric:" in low and EFA_SIGHTED.search(text_l))) \
-                and not ch and len(net) < 256:
+                and not ch:
             net.append(text_l)
         if "efa device" in low and _EFA_NO_GPU_MEMORY.search(text_l) and len(gdr) < 256:
             gdr.append(GdrDecision("", "EFA", False, "OFI", text_l))
