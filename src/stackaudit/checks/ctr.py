@@ -610,6 +610,10 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     A container whose command only holds it open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`) counts as
     such a container: its engine is started inside it.
+    Every GPU container shown on the host in the host's IPC namespace (`--ipc=host`), at most one of them a rank of a
+    group, with an engine of two ranks or more shown (TP x PP, or a rank of a multi-node group): ok, the ranks on this
+    host share the host's /dev/shm (corpus 663, 1115, 1579); without host IPC such a node's one container stays not
+    applicable (790).
     """
     group = serving_log.ipc_group() if serving_log is not None else ()
     if group and serving_log is not None:
@@ -690,6 +694,17 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
             return ok("all ranks run inside one container: " + ", ".join(f"{c.label} ({n} GPUs)" for c, n in held)
                       + ", started as no rank of a group: its engine's ranks cannot sit in another container",
                       actual={c.label: n for c, n in held}, subjects=[c.label for c, _ in held])
+        # Every GPU container on this host in the host's IPC namespace, and an engine of two ranks or more shown: the
+        # ranks it starts here see the host's one /dev/shm whichever container holds them (corpus 663, 1115, 1579:
+        # one `--ipc=host` container per node of a multi-node job; 790, a private namespace, stays not applicable).
+        hosted = [c for c in docker_containers.gpu_or_serving if not c.diagnostic_only or c.keep_alive]
+        world = parallelism.shown_world_size if parallelism is not None else None
+        if hosted and all(c.ipc_mode == "host" for c in hosted) and ((world or 0) > 1 or ranks):
+            labels = [c.label for c in hosted]
+            return ok(f"container(s) {', '.join(labels)} share the host's IPC namespace (`--ipc=host`): every rank "
+                      + (f"of the engine (TP x PP = {world}) " if world and world > 1 else "")
+                      + "that runs on this host sees its one /dev/shm, so no container boundary splits them",
+                      actual={c.label: "host" for c in hosted}, subjects=labels)
         return not_applicable(f"{len(ranks)} container(s) on this host started as ranks of a group: nothing split")
     keys = {_ipc_key(c, by_name) for c in ranks}
     hostids = {c.env_value("NCCL_HOSTID") for c in ranks}

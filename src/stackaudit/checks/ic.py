@@ -65,6 +65,7 @@ from stackaudit.facts.serving_logs import (
     AR_PCIE_ONLY,
     AR_RELEASE,
     AR_WORLD_SIZE,
+    INSIDE_THE_HOST,
     NCCL_MULTI_NODE_ALGORITHMS,
     LogDate,
     NcclConfig,
@@ -2637,7 +2638,7 @@ def _nccl_gdr_affinity(log: ServingLog, ranks: list[int], nccl_config: NcclConfi
 def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
                      serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
                      nccl_config: NcclConfig | None = None, gpus: GpuInventory | None = None,
-                     nccl_nodes: NcclNodes | None = None) -> Outcome:
+                     nccl_nodes: NcclNodes | None = None, rdma: RdmaDevices | None = None) -> Outcome:
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
     multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines, and its
     path dump `GPU/4B000 :… NET/0 (4/12.500000/PXB)`, judged as the NIC columns where no matrix is shown),
@@ -2671,12 +2672,22 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     whose GPU lines reach the CPUs and list no NET shows a communicator whole on this node: NCCL drops every NET
     there before printing (paths.cc ncclTopoTrimSystem), so it is not applicable too (ServingLog.nets_trimmed, 1154).
     So are NCCL's NET channels all `via NET/Socket` (no_rdma_traffic): its network is TCP sockets (589, 1007).
+    Not where the source shows the hosts' RDMA NICs (the `rdma` fact: an EFA device at work, an IPoIB interface, an
+    HCA NCCL's settings name): there NCCL's sockets (NCCL_IB_DISABLE=1, a failed plugin) leave those NICs unused, and
+    where they sit next to the GPUs is not shown: unknown (corpus 1369, 1580).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     if serving_log is not None and serving_log.comm_ranks == 1 and not _multi_node(serving_processes, serving_log, nccl_nodes):
         return not_applicable("NCCL's communicator has one rank (`nranks 1`): no traffic between ranks for a NIC to "
                               "carry", actual={"nranks": 1})
+    if nccl_nodes is not None and nccl_nodes.rdma_unused(_multi_node(serving_processes, serving_log, nccl_nodes)) \
+            and nccl_nodes.no_rdma != INSIDE_THE_HOST and rdma is not None and rdma.names and gpu_topology is None:
+        # NCCL chose sockets on hosts that have RDMA NICs: the NICs sit unused, their placement is not shown.
+        return unknown(f"{nccl_nodes.no_rdma}, on hosts whose RDMA NICs the source shows ({', '.join(rdma.names[:3])}): "
+                       "NCCL leaves them unused, and where they sit next to the GPUs is not in the source",
+                       actual={"rdma": list(rdma.names[:4]), "nccl": nccl_nodes.no_rdma},
+                       hint="`nvidia-smi topo -m` (its NIC columns), and why NCCL took sockets (NCCL_DEBUG=INFO)")
     if nccl_nodes is not None and nccl_nodes.rdma_unused(_multi_node(serving_processes, serving_log, nccl_nodes)):
         return not_applicable(f"{nccl_nodes.no_rdma}: no RDMA NIC carries this job's traffic, so there is no NIC to "
                               "place", actual=list(nccl_nodes.no_rdma_lines))

@@ -355,6 +355,11 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
     That line does not say which path (nvidia_peermem or DMA-BUF) serves it.
     A job whose NCCL log or nccl-tests header puts every rank on one node (NcclNodes) sends nothing between nodes:
     not applicable where the RDMA NICs are not shown, not an issue where both paths are off.
+    The NIC's own word that it cannot reach GPU memory (an RDMA HCA's `GPU Direct RDMA Disabled` line, libfabric's
+    "Failed to register CUDA buffer with the EFA device") is both paths off, whatever lsmod or the kernel shows: an
+    issue on a job shown across nodes, whose channels between nodes then go over the NIC without GDR or fall back to
+    `NET/Socket` (corpus 1580: p5.48xlarge, EFA, ~1 GB/s); channels `via NET/Socket` are read as a job with no RDMA NIC
+    only where no RDMA NIC is shown at work in the same log (serving_logs.no_rdma_traffic).
     """
     procs = list(serving_processes.processes) if serving_processes is not None else []
     multi = multi_node_flags(serving_processes)
@@ -375,6 +380,9 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
         why = rdma.absent_by if rdma.absent_by.startswith("NCCL") else "/sys/class/infiniband empty"
         return not_applicable(f"no RDMA device ({why}): GPUDirect RDMA is irrelevant here")
     gdr = serving_log.net_gdr() if serving_log is not None else {}
+    if serving_log is not None and (off := serving_log.gdr_unsupported()) and not serving_log.gdr_works():
+        return _nic_refuses_gpu_memory(rdma, serving_log, off, one_node, bool(multi) or bool(
+            nccl_nodes is not None and nccl_nodes.several))
     if gdr and all(gdr.values()):
         lines = [c.line for c in serving_log.channels if c.gdr] if serving_log is not None else []
         judged = ok("NCCL registers the GPU buffers of rank " + ", ".join(map(str, sorted(gdr))) + " with the RDMA NIC "
@@ -430,3 +438,25 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
         actual=observed, expected="GDR via DMA-BUF (open module, kernel >= 5.12) or nvidia_peermem",
         subjects=list(rdma.names[:8]),
     )
+
+
+def _nic_refuses_gpu_memory(rdma: RdmaDevices, log: ServingLog, off: tuple[str, ...], one_node: tuple[str, ...],
+                            across: bool) -> Outcome:
+    """KVER-DMABUF where the log's own line says an RDMA NIC cannot reach GPU memory (ServingLog.gdr_unsupported):
+    an issue on a job shown across nodes, not an issue on one shown on one node, else unknown."""
+    sockets = [c.line for c in log.channels if c.transport == "NET" and not c.rdma]
+    observed = (f"RDMA devices {', '.join(rdma.names[:4])}; the log says the NIC cannot register GPU memory (neither "
+                "nvidia_peermem nor DMA-BUF serves it)")
+    actual = {"rdma": list(rdma.names[:4]), "gdr": False}
+    if one_node and not across:
+        return not_an_issue(f"{observed}, but the job runs on one node (the NCCL log or nccl-tests header shows it), "
+                            "where GPUDirect RDMA is irrelevant", actual=actual, evidence=list(off[:2]))
+    if not across:
+        return unknown(f"{observed}; that costs only traffic between nodes, and the source does not show the job "
+                       "across nodes", actual=actual,
+                       hint="the job's NCCL_DEBUG=INFO log across nodes (`via NET/.../GDRDMA` or `via NET/Socket`)")
+    fell = ("; NCCL's channels between nodes fell back to TCP sockets (`via NET/Socket`)" if sockets
+            else "; NCCL's traffic between nodes is staged through host memory")
+    return issue(f"{observed}: GPUDirect RDMA is off on both paths on a job across nodes{fell}",
+                 actual=actual, expected="GPUDirect RDMA via nvidia_peermem or DMA-BUF on the RDMA NIC",
+                 evidence=(list(off[:2]) + sockets[:1]), subjects=list(rdma.names[:8]))

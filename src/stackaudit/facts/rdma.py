@@ -3,7 +3,8 @@
 Sources, best first: the kernel's /sys/class/infiniband (whole: an empty directory means no RDMA
 device, unless another source sights one); NCCL's own choice in a pasted NCCL_DEBUG=INFO log
 (`NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE`, NVIDIA/nccl src/transport/net_ib.cc), else the
-NCCL device index of its channels over an InfiniBand/RoCE plugin (`via NET/IB/9/GDRDMA`: `NET/IB/9`);
+NCCL device index of its channels over an InfiniBand/RoCE plugin (`via NET/IB/9/GDRDMA`: `NET/IB/9`), else an AWS EFA
+device under NCCL's OFI plugin (`NET/OFI Selected Provider is efa`, libfabric's efa provider lines);
 the NIC legend of `nvidia-smi topo -m` (`NIC0: mlx5_0`). The last two only show NICs that are there:
 they never prove that there is none, except NCCL's own "Failed to open libibverbs.so" / "NET/IB : No
 device found" (the engine uses no RDMA NIC, whatever the host has). "Using network Socket" alone
@@ -27,6 +28,7 @@ from typing import Any
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
+from stackaudit.facts.serving_logs import EFA_SIGHTED
 from stackaudit.facts.sources import ENGINE_LOG, INFINIBAND_SYSFS
 from stackaudit.facts.topology import TopoMatrix
 
@@ -94,6 +96,10 @@ def rdma_from_nccl_log(text: str) -> RdmaDevices:
         # switches, reached only through an RDMA HCA.
         names = names or [m.group(1) for m in _NCCL_SHARP_HCA.finditer(text)] \
             or [f"COLLNET/{m.group(1)}/{m.group(2)}" for m in _NCCL_SHARP_CHANNEL.finditer(text)]
+    if not names and EFA_SIGHTED.search(text):
+        # An AWS EFA device under NCCL's OFI plugin (aws-ofi-nccl's `Selected Provider is efa`, libfabric's efa
+        # provider logging): an RDMA NIC of the job's hosts, whichever transport NCCL then took (corpus 1580).
+        names = ["efa (libfabric's EFA provider)"]
     if not names and _NCCL_NO_VERBS.search(text):
         # NCCL could not load the verbs library or found no HCA (ibvwrap.cc, net_ib.cc): whatever NICs
         # the host has, this engine moves nothing over RDMA, so there is nothing for GPUDirect to serve.

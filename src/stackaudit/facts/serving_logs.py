@@ -334,6 +334,25 @@ KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "n
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
+# libfabric's own log lines (`libfabric:22:1725400706::efa:domain:efa_domain_hmem_info_init_cuda():169<warn> ...`, its
+# `<pid>:<time>::<provider>:<subsystem>:` prefix): the network library under aws-ofi-nccl, NCCL's plugin for AWS EFA.
+LIBFABRIC_LINE = re.compile(r"\blibfabric:\d+:\d+::(\w+):")
+# An AWS EFA device at work under NCCL: aws-ofi-nccl's choice of libfabric's efa provider (`NET/OFI Selected Provider is
+# efa (found 4 nics)`), or libfabric's efa provider logging (it opens a domain only on an EFA device). The OFI plugin
+# over libfabric's tcp provider (`Selected Provider is tcp`, aws/aws-ofi-nccl#803) is no RDMA NIC.
+EFA_SIGHTED = re.compile(r"NET/OFI Selected Provider is efa\b|\blibfabric:\d+:\d+::efa:")
+# libfabric's efa provider could not register a CUDA buffer with the EFA device (prov/efa efa_domain_hmem_info_init_cuda:
+# "FI_HMEM transfers that require peer to peer support will fail"): the NIC cannot reach GPU memory, neither through
+# nvidia_peermem nor DMA-BUF, as an IB HCA's `GPU Direct RDMA Disabled` line says (aws/aws-k8s-tester#473, corpus 1580).
+_EFA_NO_GPU_MEMORY = re.compile(r"Failed to register CUDA buffer with the EFA device")
+# A net plugin over TCP that NCCL loaded as its network: Google's FastSocket (`NET/FastSocket plugin initialized`,
+# `NET/FastSocket : Using [0]ens8:...`, `NET/Plugin: Loaded net plugin FastSocket (v6)`; corpus 1578,
+# NVIDIA/nccl#1519). NCCL takes a loaded plugin's network in place of its own IB and socket ones (init.cc
+# ncclNetPluginInit), so the job's traffic between nodes goes over TCP.
+TCP_NET_PLUGIN = re.compile(r"NET/FastSocket\s*(?::\s*Using\b|plugin initialized)|NET/Plugin\s*:\s*Loaded net plugin "
+                            r"FastSocket\b")
+
+
 def is_log_line(line: str) -> bool:
     """Whether a line of a paste belongs to a server or NCCL log. Each pattern runs only where its literal
     stands (a 50 MB paste: the case-blind KEY_PHRASES search is the dearest test, and most lines hold none).
@@ -348,6 +367,7 @@ def is_log_line(line: str) -> bool:
                 or (".cc:" in line and TRITON_LINE.match(line) is not None)
                 or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line) is not None)
                 or (any(needle in line for needle in CONSOLE_NEEDLES) and bool(console_engine(line)))
+                or ("libfabric:" in line and LIBFABRIC_LINE.search(line) is not None)
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
@@ -477,7 +497,7 @@ class ServingLog:
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
     # Lines that show the library is RCCL, AMD's build of NCCL for ROCm (_RCCL): its ranks are AMD GPUs.
     rccl_lines: tuple[str, ...] = ()
-    nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
+    nccl_net: tuple[str, ...] = ()  # NET/IB, NET/Socket and net plugin lines (devices, GDR), libfabric's EFA lines
     gdr: tuple[GdrDecision, ...] = ()  # NCCL's GPU Direct RDMA lines, per GPU and per HCA
     # NCCL's `Setting affinity for GPU 2 to ffffff,ffffffff` lines (graph/topo.cc ncclTopoGetCpuAffinity): (host, the
     # CUDA device, the CPU set as printed, line). NCCL prints one only for a non-empty set, the CPUs local to that GPU
@@ -648,6 +668,14 @@ class ServingLog:
             return ()
         lines = [d.line for d in self.gdr if d.enabled and (d.gpu or d.rdma)]
         return tuple(lines + [c.line for c in self.channels if c.gdr])[:2]
+
+    def efa_lines(self) -> tuple[str, ...]:
+        """The lines that show an AWS EFA device at work under NCCL (EFA_SIGHTED): an RDMA NIC of this job's hosts."""
+        return tuple(line for line in self.nccl_net if EFA_SIGHTED.search(line))
+
+    def tcp_plugin(self) -> tuple[str, ...]:
+        """The lines that show NCCL's network is a net plugin over TCP (TCP_NET_PLUGIN: FastSocket)."""
+        return tuple(line for line in self.nccl_net if TCP_NET_PLUGIN.search(line))
 
     def gdr_unsupported(self) -> tuple[str, ...]:
         """NCCL's lines that an RDMA HCA cannot reach GPU memory (neither nvidia_peermem nor DMA-BUF)."""
@@ -1062,7 +1090,9 @@ _COLLNET_CHANNEL = re.compile(r"CollNet (\d+(?:/\d+)?)\s*:\s*(\d+)\s*\[(send|rec
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672. A log viewer's frame (`│ `, k9s's and kubectl
 # view's column, corpus 1314) may stand before it all.
-_NCCL_HOST = re.compile(r"^\s*(?:│\s*)?(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+NCCL")
+# Open MPI's `--tag-output` prefix (`[1,9]<stdout>:`: job, rank and stream) may stand before the host (corpus 1580).
+_NCCL_HOST = re.compile(r"^\s*(?:│\s*)?(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*(?:\[\d+,\d+\]<std(?:out|err)>:)?"
+                        r"([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+NCCL")
 
 
 def _written_apart(hosts: list[str], pids: dict[str, set[int]]) -> tuple[str, ...]:
@@ -1577,11 +1607,15 @@ def parse_serving_log(text: str) -> ServingLog:
                 nccl_env[found.group(1)] = found.group(2).rstrip(".")
             else:
                 nccl_env.setdefault(found.group(3), found.group(4).rstrip("."))
-        # NCCL's own word on its network: NET/IB, NET/Socket, NET/Plugin lines, and the verbs library it could not
-        # load (`misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]`, INFO in later releases).
-        if (("net/" in low and re.search(r"NET/(IB|Socket|Plugin)", text_l)) or "failed to open libibverbs" in low) \
+        # NCCL's own word on its network: NET/IB, NET/Socket, NET/Plugin lines, its plugins' (NET/OFI, NET/FastSocket)
+        # and libfabric's EFA lines, and the verbs library it could not load (`misc/ibvwrap.cc:63 NCCL WARN Failed to
+        # open libibverbs.so[.1]`, INFO in later releases).
+        if (("net/" in low and re.search(r"NET/(IB|Socket|Plugin|OFI|FastSocket)", text_l))
+                or "failed to open libibverbs" in low or ("libfabric:" in low and EFA_SIGHTED.search(text_l))) \
                 and not ch:
             net.append(text_l)
+        if "efa device" in low and _EFA_NO_GPU_MEMORY.search(text_l) and len(gdr) < 256:
+            gdr.append(GdrDecision("", "EFA", False, "OFI", text_l))
         m = _GPU_AFFINITY.search(text_l) if "setting affinity" in low and len(affinity) < 256 else None
         if m:
             at = host.group(1) if host else ""
@@ -2335,6 +2369,10 @@ def _ray_job_nodes(ctx: FactContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (), ()
 
 
+# no_rdma_traffic's reason where every channel stays inside the host: no network at all, not NCCL's choice of one.
+INSIDE_THE_HOST = "NCCL carries every channel over P2P/SHM inside the host"
+
+
 def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tuple[str, ...]]:
     """Why a log whose job is not shown spanning nodes moves nothing over RDMA, with its lines; ("", ()) otherwise.
 
@@ -2350,19 +2388,25 @@ def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tu
     (no device, no verbs library, NCCL_IB_DISABLE=1) sends its traffic between nodes over TCP sockets.
     """
     ib_used = any(re.search(r"NET/IB\s*:\s*Using", line) for line in log.nccl_net)
-    hca_named = any(re.search(r"NET/IB\s*:\s*Using\s*\[\d+\]", line) for line in log.nccl_net)  # not `Using [RO]`
+    # An RDMA NIC the log shows at work: an HCA NCCL names (not `Using [RO]`), or an EFA device under NCCL's OFI plugin
+    # (efa_lines). Beside it, channels `via NET/Socket` are NCCL falling back to TCP from an RDMA NIC it has (corpus
+    # 1580), not a job with no RDMA NIC.
+    hca_named = any(re.search(r"NET/IB\s*:\s*Using\s*\[\d+\]", line) for line in log.nccl_net) or bool(log.efa_lines())
     no_ib = [line for line in log.nccl_net if re.search(r"NET/IB\s*:\s*No device found|Failed to open libibverbs", line)]
     if no_ib and not hca_named:
         return "NCCL found no InfiniBand/RoCE device", tuple(no_ib[:2])
     if log.nccl_env.get("NCCL_IB_DISABLE") == "1" and not hca_named:
         return "NCCL_IB_DISABLE=1: NCCL uses no InfiniBand/RoCE device", ()
+    if (plugin := log.tcp_plugin()) and not hca_named and not any(c.rdma for c in log.channels):
+        # NCCL loaded a net plugin over TCP (FastSocket) as its network: it opens no HCA, on every node (corpus 1578).
+        return "NCCL's network is a net plugin over TCP sockets (Google's FastSocket)", (plugin[0],)
     net = [c for c in log.channels if c.transport == "NET"]
     if net and not hca_named and not any(c.rdma for c in log.channels):
         # Every NET channel `via NET/Socket`: a communicator runs all its NET connections over the one network NCCL
         # chose for it (IB first, sockets where no HCA opened), so its traffic between ranks takes TCP sockets.
         return "NCCL carries its network channels over TCP sockets (`via NET/Socket`)", (net[0].line,)
     if not spans_nodes and not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
-        return "NCCL carries every channel over P2P/SHM inside the host", (log.channels[0].line,)
+        return INSIDE_THE_HOST, (log.channels[0].line,)
     return "", ()
 
 
