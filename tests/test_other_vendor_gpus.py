@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from corpus import capture_checks, paste_checks
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import (
     parse_ggml_cuda_gpus,
     parse_metal_working_set,
@@ -202,6 +203,21 @@ def test_an_nvidia_gpu_beside_the_amd_one_keeps_the_checks_open(tmp_path: Path) 
             'name="NVIDIA GeForce RTX 2080 Ti" total="10.6 GiB" available="10.4 GiB"\n')
     results = paste_checks(tmp_path, text, *NVIDIA_CHECKS)
     assert "not-applicable" not in _statuses(results).values(), results
+
+
+def test_hip_buffers_and_hipmalloc_1569() -> None:
+    """Real (corpus 1569, ollama/ollama#3765): the HIP build's buffers on ROCm0 and its hipMalloc call under a CUDA
+    error name an AMD GPU; CUDA's words in ggml's own error do not make it NVIDIA's."""
+    results = capture_checks("1569", *NVIDIA_CHECKS)
+    assert _statuses(results) == dict.fromkeys(NVIDIA_CHECKS, "not-applicable")
+    assert "ROCm0 KV buffer" in results["DRV-CUDA-COMPAT"].message
+
+
+def test_a_cuda_buffer_line_stays_nvidia() -> None:
+    """Modelled: the CUDA build's buffer line names CUDA0, an NVIDIA device, not ROCm0."""
+    with pytest.raises(ParseError):
+        parse_other_vendor_gpus("llama_kv_cache_init:      CUDA0 KV buffer size =   488.00 MiB\n")
+    assert parse_other_vendor_gpus("load_tensors:        ROCm0 model buffer size =   311.97 MiB\n").others
 
 
 def test_a_cuda_build_device_list_stays_nvidia() -> None:

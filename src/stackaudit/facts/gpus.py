@@ -1767,6 +1767,11 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
      "AMD GPUs (llama.cpp's HIP build: `{line}`)"),
     (re.compile(r"\busing device ROCm\d+ \((?P<name>[^)]+)\)|^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*-?\s*ROCm\d+\s*:"
                 r" (?P<name2>[^()]+?) \(\d+ MiB"), "{name} (llama.cpp's HIP build)"),
+    # Its buffers on a ROCm device (`llama_kv_cache_init:      ROCm0 KV buffer size =   488.00 MiB`, `ROCm0 model
+    # buffer size`, `ROCm_Host`'s beside them) and HIP's allocation call in its CUDA source's error (`hipMalloc((void
+    # **) &ptr, look_ahead_size)`, corpus 1569): the HIP build names its devices ROCm0, ROCm1, ...
+    (re.compile(r"\bROCm\d+ (?:model |KV |compute |output )?buffer size\b|\bhipMalloc\("),
+     "AMD GPUs (llama.cpp's HIP build: `{line}`)"),
     (re.compile(r"\bggml_metal_init: (?:found device|GPU name):\s+(?P<name>\S.*?)\s*$"), "{name} (" + METAL_BACKEND + ")"),
     (re.compile(r"\busing device Metal\d* \((?P<name>[^)]+)\)|^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*-?\s*Metal\d*"
                 r"\s*: (?P<name2>[^()]+?) \(\d+ MiB"), "{name} (" + METAL_BACKEND + ")"),
@@ -1783,7 +1788,7 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
      "which no CUDA since 10.2 runs"),
 )
 # One of these literals stands on every line of _OTHER_GPU_LINES (importers/evidence.py's needles).
-OTHER_GPU_NEEDLES = ("ROCm", "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
+OTHER_GPU_NEEDLES = ("ROCm", "hipMalloc", "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
                      "Metal", "start_macos", "'mps")
 # A GPU of NVIDIA's in the same lines: a CUDA device ollama or llama.cpp found (`library=cuda`, `found 1 CUDA
 # devices`, `CUDA0`), an NVIDIA name or GPU UUID. A log that holds one shows a host with an NVIDIA GPU beside the
