@@ -74,10 +74,11 @@ from stackaudit.pci_address import from_nccl_bus_id
 NCCL_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE)\b")
 # NCCL before 2.3 printed its warnings without its name (debug.h WARN: `%s:%d:%d [%d] %s:%d WARN `, the source file and
 # line before the level): `e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address family
-# not supported by protocol` (2.2, NVIDIA/nccl-tests#14, corpus 1555), `host [0] include/socket.h:185 WARN Call to
-# connect failed : Connection refused` (2.0, NVIDIA/nccl#111), or the message alone (`include/socket.h:344 WARN Socket
-# creation failed`, NVIDIA/nccl#210). One of NCCL's own source files (its folders, a `.cu`/`.cc`/`.h`) before ` WARN `.
-NCCL_OLD_WARN = re.compile(r"^\s*(?:\S+?(?::\d+:\d+)? \[\d+\] )?(?P<warn>(?:(?:misc|include|transport|graph|collectives|proxy)/)?"
+# not supported by protocol` (2.2, NVIDIA/nccl-tests#14, corpus 1555), `*server name* [0] include/socket.h:185 WARN Call
+# to connect failed : Connection refused` (2.0, the host's name redacted: NVIDIA/nccl#111), or the message alone
+# (`include/socket.h:344 WARN Socket creation failed`, NVIDIA/nccl#210). One of NCCL's own source files (its folders, a
+# `.cu`/`.cc`/`.h`) before ` WARN `.
+NCCL_OLD_WARN = re.compile(r"^\s*(?:[^\s\[\]][^\[\]]*? \[\d+\] )?(?P<warn>(?:(?:misc|include|transport|graph|collectives|proxy)/)?"
                            r"[a-z_]+\.(?:cu|cc|h):\d+ WARN \S)")
 
 
