@@ -920,7 +920,13 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                        f"({blind[0].config_note or 'not in the source'})" + trap_text,
                        hint=ROOT_HINT, subjects=[f.bdf for f in blind])
     if not candidates and not pcie.loose:
-        return unknown("no bridge between the GPUs in the source" + trap_text, hint=ROOT_HINT)
+        # An lspci run without root prints `Capabilities: <access denied>`: no register of any device, the bridges' ACS
+        # included, could have shown (corpus 1552).
+        denied = [g.bdf for g in pcie.gpus if g.lspci is not None and g.lspci.config is not None
+                  and not g.lspci.config.readable]
+        why = (f" (lspci ran without root: the capabilities of {', '.join(denied)} read `<access denied>`, so no "
+               "port's ACS could show)" if denied and len(denied) == len(pcie.gpus) else "")
+        return unknown("no bridge between the GPUs in the source" + why + trap_text, hint=ROOT_HINT)
     if traps:
         return issue("no ACS redirect between the GPUs, but the command line carries ineffective ACS parameters"
                      + trap_text, actual=traps, severity="low", confidence="documented",
