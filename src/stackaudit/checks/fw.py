@@ -87,10 +87,12 @@ def _iommu_fix(tool: str) -> Fix:
 )
 def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = None,
                kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None,
-               cmdline_tool: CmdlineTool | None = None, stated_iommu: StatedIommu | None = None) -> Outcome:
+               cmdline_tool: CmdlineTool | None = None, stated_iommu: StatedIommu | None = None,
+               pcie: PcieFacts | None = None) -> Outcome:
     """Reads: `/proc/cmdline` (intel_iommu, amd_iommu, iommu=pt, iommu.passthrough), each GPU's
     `/sys/bus/pci/devices/<bdf>/iommu_group` and `/sys/kernel/iommu_groups/N/type`, and IOMMU
-    fault lines in `dmesg` that name a GPU.
+    fault lines in `dmesg` that name a GPU. A pasted `lspci -v` that puts a GPU in an IOMMU group (`IOMMU group 7`)
+    shows an IOMMU on, not whether it translates: unknown, with the group named.
 
     Bad value: GPU groups of type `DMA` or `DMA-FQ` (translation) on a host with two or more GPUs
     that talk over PCIe; any DMAR / AMD-Vi fault naming a GPU.
@@ -114,7 +116,7 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     (`iovaspaceDestruct_IMPL: 1 left-over mappings in IOVAS 0x100`) are no IOMMU fault: where they are the
     only IOMMU-looking lines of a log without the PCI devices, not an issue.
     """
-    outcome = _iommu_mode(pci, cmdline, kernel_log, virtualization, cmdline_tool)
+    outcome = _iommu_mode(pci, cmdline, kernel_log, virtualization, cmdline_tool, pcie)
     if outcome.status == "unknown" and stated_iommu is not None:
         # RCCL's `Missing "iommu=pt"` warning reads only the command line: with the IOMMU off there is nothing to bypass.
         return replace(outcome, sharpen=Sharpen(f"the user says the IOMMU is off ({stated_iommu.line[:160]!r}), and "
@@ -127,7 +129,8 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
 
 
 def _iommu_mode(pci: PciDevices | None, cmdline: KernelCmdline | None, kernel_log: KernelLog | None,
-                virtualization: Virtualization | None, cmdline_tool: CmdlineTool | None) -> Outcome:
+                virtualization: Virtualization | None, cmdline_tool: CmdlineTool | None,
+                pcie: PcieFacts | None = None) -> Outcome:
     """FW-IOMMU-MODE from the devices, the command line and the kernel log (the engine adds the log's symptoms)."""
     if virtualization is not None and virtualization.is_vm:
         return not_applicable(f"virtual machine ({virtualization.vm}): the guest's IOMMU view is not the host's")
@@ -143,6 +146,16 @@ def _iommu_mode(pci: PciDevices | None, cmdline: KernelCmdline | None, kernel_lo
                                 "space (IOVAS) of the GPU, not a DMAR or AMD-Vi fault; no IOMMU fault is in the "
                                 "log shown (the GPUs' IOMMU groups are not in the source)",
                                 actual=iovas[:3], evidence=iovas[:3])
+        grouped = {g.bdf: g.lspci.iommu_group for g in (pcie.gpus if pcie is not None else ())
+                   if g.lspci is not None and g.lspci.iommu_group is not None}
+        if grouped:
+            # lspci prints a device's IOMMU group only where an IOMMU is on; the group's type (DMA or identity) is
+            # sysfs's, not lspci's.
+            shown = ", ".join(f"{b} in group {n}" for b, n in grouped.items())
+            return unknown(f"an IOMMU is on (lspci puts {shown}), but whether it translates the GPUs' DMA or passes "
+                           "it through (`iommu=pt`) is not in the source",
+                           hint="paste `cat /proc/cmdline` and `cat /sys/kernel/iommu_groups/<N>/type`",
+                           actual=grouped, subjects=list(grouped))
         return unknown("the PCI devices (GPUs and their IOMMU groups) are not in the source",
                        hint="run on the host, or paste `cat /proc/cmdline`")
     gpus = list(pci.nvidia_gpus)
@@ -936,7 +949,13 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                        f"({blind[0].config_note or 'not in the source'})" + trap_text,
                        hint=ROOT_HINT, subjects=[f.bdf for f in blind])
     if not candidates and not pcie.loose:
-        return unknown("no bridge between the GPUs in the source" + trap_text, hint=ROOT_HINT)
+        # An lspci run without root prints `Capabilities: <access denied>`: no register of any device, the bridges' ACS
+        # included, could have shown (corpus 1552).
+        denied = [g.bdf for g in pcie.gpus if g.lspci is not None and g.lspci.config is not None
+                  and not g.lspci.config.readable]
+        why = (f" (lspci ran without root: the capabilities of {', '.join(denied)} read `<access denied>`, so no "
+               "port's ACS could show)" if denied and len(denied) == len(pcie.gpus) else "")
+        return unknown("no bridge between the GPUs in the source" + why + trap_text, hint=ROOT_HINT)
     if traps:
         return issue("no ACS redirect between the GPUs, but the command line carries ineffective ACS parameters"
                      + trap_text, actual=traps, severity="low", confidence="documented",

@@ -40,6 +40,15 @@ _LSPCI_PORT_TYPES = (
 
 
 LSPCI_HEADER = re.compile(rf"^\s*({BDF_OPTIONAL_DOMAIN})\s+([^:\[\]]+?)(?:\s+\[([0-9a-fA-F]{{4}})\])?:\s+(.*)$")
+# A display device's header pasted without its bus address (`VGA compatible controller: NVIDIA Corporation Device 2684
+# (rev a1) (prog-if 00 [VGA controller])`, the user's cut: corpus 1552), read only where lspci's indented detail lines
+# follow it (UNADDRESSED_DETAIL). Its groups are LSPCI_HEADER's, the address empty.
+UNADDRESSED_HEADER = re.compile(r"^()(VGA compatible controller|3D controller|Display controller)"
+                                r"(?:\s+\[([0-9a-fA-F]{4})\])?:\s+(.*)$")
+# The first line of a device's details as `lspci -v`/`-vv` print them (ls-kernel.c, lspci.c show_verbose).
+UNADDRESSED_DETAIL = re.compile(r"^(?:\t|\s{2,})(?:Subsystem|Flags|Control|Physical Slot|DeviceName|Device tree node):\s")
+# What an unaddressed device is keyed by, in the order the paste shows them (there is no address to key it by).
+UNADDRESSED_KEY = "device {n} (its address not shown)"
 _IDS = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\](?!.*\[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\])")
 _KEY = re.compile(r"^([A-Za-z][\w/-]*):\s*(.*)$")
 _FLAG = re.compile(r"([A-Za-z0-9][\w/]*?)([+-])(?=[\s,]|$)")
@@ -317,8 +326,15 @@ def _parse_bar(m: re.Match[str]) -> Bar:
 _UNNAMED_DEVICE = re.compile(r"\bDevice ([0-9a-fA-F]{4})\b")
 
 
-def _device_from(header: re.Match[str], body: list[str], complete: bool) -> LspciDevice:
-    bdf = normalize_bdf(header.group(1))
+def unaddressed_header(lines: Sequence[str], i: int) -> re.Match[str] | None:
+    """The UNADDRESSED_HEADER match of line i where lspci's detail lines follow it, else None."""
+    if "ontroller: " not in lines[i] or i + 1 >= len(lines) or not UNADDRESSED_DETAIL.match(lines[i + 1]):
+        return None
+    return UNADDRESSED_HEADER.match(lines[i])
+
+
+def _device_from(header: re.Match[str], body: list[str], complete: bool, key: str = "") -> LspciDevice:
+    bdf = normalize_bdf(header.group(1)) or key
     class_name = header.group(2).strip()
     code = header.group(3)
     description = header.group(4).strip()
@@ -352,6 +368,12 @@ def _device_from(header: re.Match[str], body: list[str], complete: bool) -> Lspc
             numa = int(m.group(1))
         elif line.startswith("IOMMU group:") and (m := _IOMMU_GROUP_LINE.match(line)):
             group = int(m.group(1))
+        elif line.startswith("Flags:"):
+            # `lspci -v` (one -v) puts both on its Flags line: `Flags: bus master, ..., NUMA node 1, IOMMU group 7`.
+            if m := _FLAGS_NUMA.search(line):
+                numa = int(m.group(1))
+            if m := _FLAGS_IOMMU_GROUP.search(line):
+                group = int(m.group(1))
         elif line.startswith("Kernel driver in use:") and (m := _DRIVER_LINE.match(line)):
             driver = m.group(1)
         elif line.startswith("Bus:") and (m := _BUS_LINE.match(line)):
@@ -370,6 +392,8 @@ def _device_from(header: re.Match[str], body: list[str], complete: bool) -> Lspc
 
 _NUMA_LINE = re.compile(r"^NUMA node:\s*(-?\d+)")
 _IOMMU_GROUP_LINE = re.compile(r"^IOMMU group:\s*(\d+)")
+_FLAGS_NUMA = re.compile(r"\bNUMA node (-?\d+)")
+_FLAGS_IOMMU_GROUP = re.compile(r"\bIOMMU group (\d+)")
 _DRIVER_LINE = re.compile(r"^Kernel driver in use:\s*(\S+)")
 _BUS_LINE = re.compile(r"^Bus:\s*primary=([0-9a-f]+),\s*secondary=([0-9a-f]+)")
 
@@ -409,6 +433,8 @@ def parse_lspci(text: str) -> LspciOutput:
             devices[dev.bdf] = _merge(devices[dev.bdf], dev) if dev.bdf in devices else dev
             continue
         header = LSPCI_HEADER.match(lines[i])
+        bare = unaddressed_header(lines, i) if header is None else None
+        header = header or bare
         if header and not lines[i].startswith(("\t\t", "        ")):
             j = i + 1
             while j < n and lines[j].strip() and not LSPCI_HEADER.match(lines[j]) and (
@@ -423,7 +449,8 @@ def parse_lspci(text: str) -> LspciOutput:
                      or any(b.startswith(("Kernel driver in use", "Kernel modules")) for b in filled)
                      or (bool(_KEY.match(last) or _FLAG.search(last) or _REBAR_LINE.match(last))
                          and not stops_before_link_status(filled)))
-            dev = _device_from(header, body, whole)
+            unaddressed = UNADDRESSED_KEY.format(n=1 + sum(1 for d in devices if not normalize_bdf(d))) if bare else ""
+            dev = _device_from(header, body, whole, unaddressed)
             if group is not None and dev.iommu_group is None:
                 dev = replace(dev, iommu_group=group)
             devices[dev.bdf] = _merge(devices[dev.bdf], dev) if dev.bdf in devices else dev

@@ -72,6 +72,32 @@ from stackaudit.pci_address import from_nccl_bus_id
 # --- recognising log lines (shared with importers/logs.py) -----------------------------------
 
 NCCL_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE)\b")
+# NCCL before 2.3 printed its warnings without its name (debug.h WARN: `%s:%d:%d [%d] %s:%d WARN `, the source file and
+# line before the level): `e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address family
+# not supported by protocol` (2.2, NVIDIA/nccl-tests#14, corpus 1555), `*server name* [0] include/socket.h:185 WARN Call
+# to connect failed : Connection refused` (2.0, the host's name redacted: NVIDIA/nccl#111), or the message alone
+# (`include/socket.h:344 WARN Socket creation failed`, NVIDIA/nccl#210). One of NCCL's own source files (its folders, a
+# `.cu`/`.cc`/`.h`) before ` WARN `.
+NCCL_OLD_WARN = re.compile(r"^\s*(?:[^\s\[\]][^\[\]]*? \[\d+\] )?(?P<warn>(?:(?:misc|include|transport|graph|collectives|proxy)/)?"
+                           r"[a-z_]+\.(?:cu|cc|h):\d+ WARN \S)")
+
+
+def is_nccl_line(line: str) -> bool:
+    """A line NCCL printed: `NCCL INFO|WARN|TRACE` (2.3 and later) or a warning of the older form (NCCL_OLD_WARN)."""
+    return bool(NCCL_LINE.search(line) or (" WARN " in line and NCCL_OLD_WARN.match(line)))
+
+
+def nccl_warning_at(line: str) -> int:
+    """Where NCCL's warning starts in a line (`NCCL WARN`, or the older form's source file), -1 where it holds none."""
+    if "NCCL WARN" in line:
+        return line.index("NCCL WARN")
+    m = NCCL_OLD_WARN.match(line) if " WARN " in line else None
+    return m.start("warn") if m else -1
+
+
+def is_nccl_warning(line: str) -> bool:
+    """A warning NCCL printed: `NCCL WARN`, or a warning of the older form without its name (NCCL_OLD_WARN)."""
+    return "NCCL WARN" in line or (" WARN " in line and NCCL_OLD_WARN.match(line) is not None)
 # NCCL's banner without a prefix, as rank 0 prints it (init.cc showVersion): `NCCL version 2.21.5+cuda11.8`; and the
 # driver's CUDA version NCCL reports at init (`cudaDriverVersion 12080`), pasted without its prefix above the banner
 # (nccl-tests#289, corpus 967).
@@ -359,6 +385,7 @@ def is_log_line(line: str) -> bool:
     Only a line's first LINE_LOOK_CHARS are read: the case-blind search costs about 1 s a MB."""
     line = line[:LINE_LOOK_CHARS]
     return bool(("NCCL " in line and (NCCL_LINE.search(line) or NCCL_BANNER.match(line)))
+                or (" WARN " in line and NCCL_OLD_WARN.match(line) is not None)
                 or ("cudaDriverVersion" in line and NCCL_BANNER.match(line)) or (".py:" in line and VLLM_LINE.search(line))
                 or ("] " in line and SGLANG_LINE.search(line))
                 or (line[:1] == "(" and VLLM_UVICORN_LINE.match(line) is not None)
@@ -1091,8 +1118,10 @@ _COLLNET_CHANNEL = re.compile(r"CollNet (\d+(?:/\d+)?)\s*:\s*(\d+)\s*\[(send|rec
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672. A log viewer's frame (`│ `, k9s's and kubectl
 # view's column, corpus 1314) may stand before it all.
 # Open MPI's `--tag-output` prefix (`[1,9]<stdout>:`: job, rank and stream) may stand before the host (corpus 1580).
+# NCCL 2.2's warnings put their source file where `NCCL` stands (NCCL_OLD_WARN: `e66aa18dc444:3171:3171 [0]
+# include/socket.h:311 WARN ...`).
 _NCCL_HOST = re.compile(r"^\s*(?:│\s*)?(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*(?:\[\d+,\d+\]<std(?:out|err)>:)?"
-                        r"([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+NCCL")
+                        r"([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+(?:NCCL|[\w./]+\.(?:cu|cc|h):\d+ WARN )")
 
 
 def _written_apart(hosts: list[str], pids: dict[str, set[int]]) -> tuple[str, ...]:
@@ -1584,9 +1613,10 @@ def parse_serving_log(text: str) -> ServingLog:
             driver_cuda = f"{number // 1000}.{number % 1000 // 10}"
             cuda_lines.append(text_l)
         host = _NCCL_HOST.match(line)
-        if host and host.group(1) not in hosts and NCCL_LINE.search(line):
+        nccl_line = bool(host) and is_nccl_line(line)
+        if nccl_line and host and host.group(1) not in hosts:
             hosts.append(host.group(1))
-        if host and NCCL_LINE.search(line):
+        if nccl_line and host:
             host_pids.setdefault(host.group(1), set()).add(int(host.group(2)))
             devices.add(int(host.group(3)))
             if int(host.group(2)) not in pids and len(pids) < 4096:
@@ -1677,7 +1707,7 @@ def parse_serving_log(text: str) -> ServingLog:
             disable_ar = next(g for g in m.groups() if g) == "True"
         if "cumem host allocations do not appear" in low or "get_mempolicy: operation not permitted" in low:
             cumem.append(text_l)
-        if "NCCL WARN" in text_l:
+        if is_nccl_warning(text_l):
             warns.append(text_l)
         m = _MODEL.search(text_l) if not model and "model" in low else None
         if m:

@@ -30,9 +30,11 @@ NEGATED_BEFORE = re.compile(r"(?:\b(?:not|never|no\s+longer|without)|n't)\s+(?:\
 # while it waits on a runner that died: corpus 1398), and NCCL's warning of a call that failed (`NCCL WARN Cuda failure
 # 1 'invalid argument'`, `NCCL WARN ... failed`, corpus 1360): a warning without those words is advice, not a failure,
 # and so is one that a library it may use is absent (`NCCL WARN Failed to open libibverbs.so[.1]`: no InfiniBand).
+# NCCL before 2.3 wrote its warnings with the source file before ` WARN ` and no `NCCL` (facts/serving_logs.NCCL_OLD_WARN).
 FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\b|\b\w+(?:Error|Exception): "
                      r"|\berr(?:or)?=\"[^\"]|\bstatus=\"[^\"]*\berror\""
-                     r"|\bNCCL WARN\b(?!.*\bFailed to open lib)(?=.*\b(?:[Ff]ailure|failed|[Ee]rror)\b)")
+                     r"|(?:\bNCCL WARN\b|\.(?:cu|cc|h):\d+ WARN )(?!.*\bFailed to open lib)"
+                     r"(?=.*\b(?:[Ff]ailure|failed|[Ee]rror)\b)")
 Kind = Literal["hang", "failure"]
 
 

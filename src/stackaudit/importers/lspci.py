@@ -1,6 +1,6 @@
-"""Pasted `lspci` outputs: `-vvv`/`-vv`/`-nn` listings (whole, cut, or grepped lines such as
-`ACSCtl:` / `LnkSta:` without device headers), `lspci -tv` trees, and the IOMMU-group listings
-of the usual VFIO scripts (`IOMMU Group N:` followed by `lspci -nns` lines).
+"""Pasted `lspci` outputs: `-vvv`/`-vv`/`-v`/`-nn` listings (whole, cut, or grepped lines such as
+`ACSCtl:` / `LnkSta:` without device headers; a display device's header with its bus address cut off), `lspci -tv`
+trees, and the IOMMU-group listings of the usual VFIO scripts (`IOMMU Group N:` followed by `lspci -nns` lines).
 
 Each listing is recorded verbatim under the argv it shows (facts/sources.py LSPCI_PASTED): its prompt
 line's where that is one of them, else the flags its lines show; an IOMMU-group listing as a pasted
@@ -13,7 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.lspci import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER, listing_heading
+from stackaudit.facts.lspci import (
+    CAP_KEYS,
+    IOMMU_GROUP_HEADING,
+    LSPCI_HEADER,
+    listing_heading,
+    unaddressed_header,
+)
 from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import (
@@ -87,14 +93,16 @@ def lspci(lines: list[str]) -> Iterator[Found]:
         if not _MAYBE_START.match(line) and "ontroller" not in line:
             continue  # none of the tests below can hold: one match instead of five per line of a long paste
         header_text = _prose_header(lines, i)
+        # A display device's header without its bus address, over its detail lines (facts/lspci.py).
+        bare = not header_text and not _is_header(line) and unaddressed_header(lines, i) is not None
         fragment = not header_text and _DETAIL.match(line) and i + 1 < n and bool(_DETAIL.match(lines[i + 1]) or (
             lines[i + 1].startswith("\t") and _DETAIL.match(lines[min(i + 2, n - 1)])))
-        if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line) or header_text or fragment):
+        if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line) or header_text or fragment or bare):
             continue
         # A report's heading that names the device of the grepped lines below it (facts/lspci.py LISTING_HEADINGS)
         # goes with them.
         start = i - 1 if i > 0 and not header_text and listing_heading(lines[i - 1]) else i
-        in_device = _is_header(line) or bool(header_text) or bool(fragment)
+        in_device = _is_header(line) or bool(header_text) or bool(fragment) or bare
         j = i + 1
         while j < n:
             cur = lines[j]
@@ -115,7 +123,7 @@ def lspci(lines: list[str]) -> Iterator[Found]:
         block = lines[start:j]
         if header_text:
             block = [header_text, *block[1:]]
-        if any(_is_header(b) for b in block) or sum(1 for b in block if _CAP_KEY.match(b)) >= 1 or fragment:
+        if any(_is_header(b) for b in block) or sum(1 for b in block if _CAP_KEY.match(b)) >= 1 or fragment or bare:
             text = "\n".join(block).strip("\n") + "\n"
             if any(_GROUP.match(b) for b in block):
                 yield Found("lspci", start, j, document_appended(IOMMU_GROUP_LISTING.name, text, sep="\n"))

@@ -13,6 +13,7 @@ from typing import Any
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.facts.serving_logs import nccl_warning_at
 from stackaudit.render.text import cut_at_word, show_value
 
 NOTHING_FOUND = "nothing found that explains low throughput; next: measure against the ceiling"
@@ -227,7 +228,8 @@ def nothing_found(report: Report) -> str:
     trouble = report.host.get("trouble")
     kind = str(trouble.get("kind", "")) if isinstance(trouble, dict) else ""
     line = str(trouble.get("line", "")) if isinstance(trouble, dict) else ""
-    nccl = kind == "failure" and NCCL_WARN in line
+    warn_at = nccl_warning_at(line) if kind == "failure" else -1
+    nccl = warn_at >= 0
     if kind in _TROUBLE_NEXT and not nccl:
         quote = cut_at_word(line, 100)
         return f"nothing found below the engine that explains the {kind} (“{quote}”); next: {_TROUBLE_NEXT[kind]}"
@@ -239,7 +241,7 @@ def nothing_found(report: Report) -> str:
         # the call and the transport. The quote runs from the WARN on: the time, host, pid and thread before it would
         # crowd the failure out of a cut quote.
         below = "below the engine" if report.host.get("engines") else "on the host"
-        quote = cut_at_word(line[line.index(NCCL_WARN):], 100)
+        quote = cut_at_word(line[warn_at:], 100)
         return f"nothing found {below} that explains NCCL's failure (“{quote}”); next: {NCCL_FAILURE_NEXT}"
     if report.source.get("kind") == "pasted" and not report.host.get("engines") \
             and not isinstance(report.host.get("measured"), dict):
@@ -282,8 +284,7 @@ def question_answer(report: Report) -> str:
     return f"the question asked (“{quote}”) is for {r.id}, which this source cannot settle{tail}"
 
 
-# NCCL's warning of a failed call (facts/trouble.FAILURE), and what to do next where the host does not explain it.
-NCCL_WARN = "NCCL WARN"
+# What to do next where the host does not explain NCCL's warning of a failed call (facts/trouble.FAILURE).
 NCCL_FAILURE_NEXT = ("paste the whole NCCL_DEBUG=INFO log from its start to the first WARN: the lines before it name "
                      "NCCL's version, the call that failed and the transport it was setting up")
 
