@@ -111,6 +111,15 @@ TURBOMIND_NO_KERNEL = re.compile(r"\bNo (?:decoding|attention) kernel found: \w+
 # with CUDA arch 700. ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__`.
 GGML_NO_DEVICE_CODE_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/common.cuh"
 GGML_NO_DEVICE_CODE = re.compile(r"ERROR: CUDA kernel (\w+) has no device code compatible with CUDA arch (\d+)")
+# ggml-cuda/common.cuh, ggml_cuda_highest_compiled_arch: `ggml was not compiled with any CUDA arch <= 610`; the ggml
+# of 2023 (ggml-cuda.cu's bad_arch): `ERROR: ggml-cuda was compiled without support for the current GPU architecture.`
+GGML_NOT_COMPILED_FOR = re.compile(r"\bggml was not compiled with any CUDA arch <= \d+|"
+                                   r"\bggml-cuda was compiled without support for the current GPU architecture")
+# CUDA's errors for a kernel image the device cannot load (cudaErrorInvalidKernelImage 200, CUDA_ERROR_INVALID_IMAGE;
+# cudaErrorInvalidDeviceFunction 98), as CUDA's error strings and ggml's CUDA_CHECK write them.
+KERNEL_IMAGE_REFUSED = re.compile(r"\bdevice kernel image is invalid\b|cudaErrorInvalidKernelImage|"
+                                  r"CUDA_ERROR_INVALID_IMAGE\b|\bCUDA error: invalid device function\b|"
+                                  r"cudaErrorInvalidDeviceFunction")
 # ollama's device discovery leaves out a CUDA device whose compute capability is not among the archs its CUDA library
 # was built for (package discover, parseLlamaServerDevices: `skipping CUDA device — compute capability not in compiled architectures`
 # device=... cc=860 archs="[750 890 1000 1200]"). Where another of its CUDA libraries has the arch, it loads that one
@@ -207,6 +216,10 @@ class Symptom:
     # stays unknown and quotes the line (a CUDA `unknown error` mid-run is a GPU that stopped answering: an Xid, a
     # PCIe error, heat or power would say why, and the source may show none of them).
     suspects: tuple[str, ...] = ()
+    # Checks whose `ok` the line leaves unproven: the outcome turns unknown, quoting the line and `doubted` (CUDA
+    # refusing an engine's kernels leaves open whether the driver runs the build it meets).
+    doubts: tuple[str, ...] = ()
+    doubted: str = ""
 
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
@@ -862,6 +875,41 @@ SYMPTOMS: tuple[Symptom, ...] = (
         clears=("DRV-XID",),
         cleared="ggml's stub for a kernel the build lacks traps on purpose, which CUDA reports as an unspecified launch "
                 "failure: the failure is the build's missing kernel, not a GPU fault"),
+    # ggml's CUDA backend asked for the highest architecture its build carries at or below the GPU's and found none
+    # (GGML_NOT_COMPILED_FOR: ggml_cuda_highest_compiled_arch aborts with `ggml was not compiled with any CUDA arch <=
+    # 610`, the GPU's capability as ggml writes it; omacom/omarchy#2039, corpus 1574: a distribution's ollama package on
+    # GTX 1080 Ti, cured by a build with CMAKE_CUDA_ARCHITECTURES=61; ggml-org/llama.cpp#15589 and #15593, a build for
+    # arch 120 only, fixed in the engine by ggml-org/llama.cpp#15587), or, in the ggml of 2023 (koboldcpp 1.55,
+    # LostRuins/koboldcpp#610; LocalAI's whisper.cpp, mudler/LocalAI#1513), printed its `ERROR: ggml-cuda was compiled
+    # without support for the current GPU architecture.` and stopped. The engine's build, not the host.
+    Symptom("ggml-not-compiled-for-arch", GGML_NOT_COMPILED_FOR,
+        "RT-KERNEL-ARCH", "high", GGML_NO_DEVICE_CODE_SOURCE,
+        "the engine's ggml CUDA build carries no code for this GPU's architecture (none at or below its compute "
+        "capability), so its kernels cannot run there: run a build compiled for the GPU's compute capability "
+        "(CMAKE_CUDA_ARCHITECTURES) or a release whose packages carry it",
+        own_fix="Run a build of the engine compiled for the GPU's compute capability (llama.cpp/ollama: "
+                "-DCMAKE_CUDA_ARCHITECTURES=<capability, e.g. 61>), or a release whose packages carry it"),
+    # CUDA could not load the engine's kernel image on this GPU (KERNEL_IMAGE_REFUSED: cudaErrorInvalidKernelImage,
+    # 200, `device kernel image is invalid`; cudaErrorInvalidDeviceFunction, 98, `invalid device function`), which
+    # ggml prints as `CUDA error: device kernel image is invalid` under `ggml_cuda_compute_forward: SCALE failed`. The
+    # build holds no cubin for the GPU's architecture and CUDA did not load what it holds instead, PTX the driver cannot
+    # compile among them: "the code was not compiled for the device being used, or with a version of the CUDA toolkit
+    # not compatible with the installed driver version" (ggml-org/llama.cpp#6433, a maintainer). Seen on ollama 0.30 on
+    # V100 where 0.24 ran (ollama/ollama#16449, #16533, corpus 1572), a llama.cpp CUDA 12 build on a GTX 1080 Ti under
+    # the 535 driver (canonical/inference-snaps#255, corpus 961), llama-cpp-python on ROCm (abetlen/llama-cpp-python
+    # #1372). Either way the engine's kernels do not run on this GPU: its build, with the driver it meets; the driver's
+    # own fit stays open (`doubts`).
+    Symptom("cuda-kernel-image-refused", KERNEL_IMAGE_REFUSED,
+        "RT-KERNEL-ARCH", "high", CUDA_ERRORS,
+        "CUDA could not load the engine's kernels on this GPU (its kernel image is invalid for the device, or the "
+        "device function is missing): the build carries no code this GPU runs, or only PTX of a newer toolkit than "
+        "the driver can compile",
+        own_fix="Run a build of the engine that carries code for the GPU's compute capability (an earlier release "
+                "that ran on it, or one built with -DCMAKE_CUDA_ARCHITECTURES=<capability>), or move the driver up "
+                "to the branch of the CUDA toolkit the build was made with",
+        doubts=("DRV-CUDA-COMPAT",),
+        doubted="CUDA refused the engine's kernels, which a driver older than the toolkit the build's PTX comes from "
+                "does too: whether this driver runs the build's kernels is what the line leaves open"),
     # ollama's discovery skipped a CUDA device for its compute capability (OLLAMA_DISCOVERY_SOURCE; ollama/ollama#17841
     # on sm_86 with a CUDA 13 library built for [750 890 1000 1200]): the GPU is left out and the model runs on the
     # CPU, unless the same log shows layers offloaded to the GPU (another CUDA library of ollama's took it).
@@ -1000,7 +1048,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
 
 # The checks a symptom proves or clears: the engine collects `log_symptoms` where one of them runs.
 PROVEN = (frozenset(s.check for s in SYMPTOMS if s.check) | frozenset(c for s in SYMPTOMS for c in s.clears)
-          | frozenset(c for s in SYMPTOMS for c in s.suspects))
+          | frozenset(c for s in SYMPTOMS for c in s.suspects) | frozenset(c for s in SYMPTOMS for c in s.doubts))
 
 
 @dataclass(frozen=True)
@@ -1055,6 +1103,11 @@ ENGINE_SYMPTOMS: dict[str, tuple[str, ...]] = {
     "ollama": ("ollama-no-gpu-in-container", "ollama-no-gpu", "ollama-cc-not-compiled"),
 }
 
+# The symptoms that are ggml's own messages (its CUDA backend's aborts): a line of them shows a program built on ggml
+# at work (llama.cpp, ollama, KoboldCpp: which one the line does not say), as llama.cpp's `ggml_cuda_init` device
+# list does (facts/engines_shown.GGML).
+GGML_SYMPTOMS = ("ggml-no-device-code", "ggml-not-compiled-for-arch")
+
 
 @dataclass(frozen=True)
 class LogSymptoms(Sourced):
@@ -1068,6 +1121,10 @@ class LogSymptoms(Sourced):
         """The lines whose cause `check_id`'s facts would name (`Symptom.suspects`)."""
         return tuple(h for h in self.hits if check_id in h.symptom.suspects)
 
+    def doubting(self, check_id: str) -> tuple[SymptomHit, ...]:
+        """The lines that leave an `ok` of `check_id` unproven (`Symptom.doubts`)."""
+        return tuple(h for h in self.hits if check_id in h.symptom.doubts)
+
     def clearing(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines that rule out an issue of `check_id` (`Symptom.clears`)."""
         return tuple(h for h in self.hits if check_id in h.symptom.clears)
@@ -1076,6 +1133,10 @@ class LogSymptoms(Sourced):
         """The engines whose own messages the lines are (ENGINE_SYMPTOMS), in the order the sources show them."""
         return tuple(dict.fromkeys(e for h in self.hits for e, names in ENGINE_SYMPTOMS.items()
                                    if h.symptom.name in names))
+
+    def ggml_shown(self) -> bool:
+        """Whether a line is one of ggml's own messages (GGML_SYMPTOMS)."""
+        return any(h.symptom.name in GGML_SYMPTOMS for h in self.hits)
 
     @classmethod
     def union(cls, parts: Sequence[LogSymptoms]) -> LogSymptoms:
@@ -1103,7 +1164,9 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
+           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
+           "not compiled with any CUDA arch", "compiled without support for the current GPU", "kernel image is invalid",
+           "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "nvidia-container-runtime-hook")
 
