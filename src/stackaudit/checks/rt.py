@@ -1114,6 +1114,18 @@ KERNEL_RULES = (
     KernelRule("vllm", re.compile(r"Detected that the model can run with (awq|gptq)_marlin, however you specified "
                                   r"quantization=\w+ explicitly, so forcing"), (), "high", _FORCED_MARLIN,
                "https://github.com/vllm-project/vllm/issues/5677"),
+    # vLLM's AWQ and GPTQ Marlin methods hand a MoE layer their Marlin MoE kernel cannot take to the generic MoE WNA16
+    # kernels (awq_marlin.py, gptq_marlin.py: `Layer '...mlp.experts' is not supported by AWQMoeMarlin. Falling back
+    # to Moe WNA16 kernels.`; corpus 1563): the experts, most of a MoE model's weights, then run on the kernel vLLM's
+    # maintainers measured slower than Marlin and kept opt-in (vllm#12185), Marlin being "the best-performing
+    # gptq/awq kernel" (vllm#14447). The engine's own line says it, whatever the GPU.
+    KernelRule("vllm", re.compile(r"is not supported by (?:AWQ|GPTQ)MoeMarlin\. Falling back to (Moe WNA16) kernels"),
+               (), "medium",
+               "the MoE expert layers run on the generic {0} kernels instead of the Marlin MoE kernel, which vLLM's "
+               "maintainers measured faster and is its best-performing AWQ/GPTQ kernel: the experts hold most of a "
+               "MoE model's weights, so decode runs on the slower path (a checkpoint or release the Marlin MoE kernel "
+               "takes avoids it)",
+               "https://github.com/vllm-project/vllm/pull/12185"),
     KernelRule("sglang", re.compile(r"^--(?:decode-)?attention-backend (triton)$"), ("Hopper",), "medium",
                "Triton attention where SGLang picks fa3 by default on Hopper: its decode fell from 147.64 to 126.41 "
                "tok/s at 2,000 tokens of context while FlashInfer kept 143.35",
@@ -1435,7 +1447,9 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     run with awq_marlin, however you specified quantization=awq explicitly`. SGLang `--attention-backend triton`
     on Hopper (sglang#2271: −12 % at 2,000 tokens of context). vLLM's FLASHINFER_MLA_SPARSE_SM90 on Hopper,
     chosen or forced (`--attention-backend`, `VLLM_ATTENTION_BACKEND`; its log line `Using
-    FLASHINFER_MLA_SPARSE_SM90 attention backend`): 36 % slower at concurrency 1 (vllm#56564). Lower: SGLang `fa3` on sm100 (it refuses to
+    FLASHINFER_MLA_SPARSE_SM90 attention backend`): 36 % slower at concurrency 1 (vllm#56564). vLLM's own line that an
+    AWQ or GPTQ MoE layer is not supported by the Marlin MoE kernel and falls back to the MoE WNA16 kernels, which its
+    maintainers measured slower (vllm#12185), whatever the GPU. Lower: SGLang `fa3` on sm100 (it refuses to
     start); FP8 weights before Ada and NVFP4 before Blackwell run weight-only through Marlin, which keeps
     memory-bound decode fast.
 
@@ -1447,6 +1461,10 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     issue, unless the log shows layers offloaded to the GPU after all (another of ollama's CUDA libraries took it).
     Where each GPU shown has an entry of its own major at or below its capability, the build runs there: ok.
 
+    The engine's kernels refused on this GPU prove the issue on its own, quoted: ggml's `ggml was not compiled with
+    any CUDA arch <= 610` (its build carries no code at or below the GPU's capability), CUDA's `device kernel image
+    is invalid` or `invalid device function` under an engine's kernel (no code this GPU runs, or PTX newer than the
+    driver compiles: DRV-CUDA-COMPAT's ok is then unproven).
     A kernel library's refusal of the GPU's architecture proves the issue on its own, quoted: DeepGEMM's
     `Assertion error (…/csrc/apis/attention.hpp:219): Unsupported architecture` (its kernels dispatch for SM90
     and SM100 only; sglang#26087 on SM120), and TurboMind's `No decoding kernel found: decode_d256_f16_gs4` (its
