@@ -115,6 +115,10 @@ GGML_NO_DEVICE_CODE = re.compile(r"ERROR: CUDA kernel (\w+) has no device code c
 # of 2023 (ggml-cuda.cu's bad_arch): `ERROR: ggml-cuda was compiled without support for the current GPU architecture.`
 GGML_NOT_COMPILED_FOR = re.compile(r"\bggml was not compiled with any CUDA arch <= \d+|"
                                    r"\bggml-cuda was compiled without support for the current GPU architecture")
+# ggml's CUDA_CHECK failure block (ggml-cuda.cu's ggml_cuda_error and ggml_cuda_compute_forward).
+GGML_CUDA_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/ggml-cuda.cu"
+GGML_CUDA_FAILED = re.compile(r"\bggml_cuda_compute_forward: \w+ failed\b|"
+                              r"\bcurrent device: \d+, in function ggml_(?:cuda|backend_cuda)_\w+ at ")
 # CUDA's errors for a kernel image the device cannot load (cudaErrorInvalidKernelImage 200, CUDA_ERROR_INVALID_IMAGE;
 # cudaErrorInvalidDeviceFunction 98), as CUDA's error strings and ggml's CUDA_CHECK write them.
 KERNEL_IMAGE_REFUSED = re.compile(r"\bdevice kernel image is invalid\b|cudaErrorInvalidKernelImage|"
@@ -216,6 +220,10 @@ class Symptom:
     # stays unknown and quotes the line (a CUDA `unknown error` mid-run is a GPU that stopped answering: an Xid, a
     # PCIe error, heat or power would say why, and the source may show none of them).
     suspects: tuple[str, ...] = ()
+    # The check the line proves where the lines show it from ggml's CUDA backend (GGML_SYMPTOMS among the hits: its
+    # CUDA_CHECK block, `ggml_cuda_compute_forward: SCALE failed`), in place of `check`: CUDA's `no kernel image` under
+    # ggml is the engine's own kernels, not torch's.
+    ggml_check: str = ""
     # Checks whose `ok` the line leaves unproven: the outcome turns unknown, quoting the line and `doubted` (CUDA
     # refusing an engine's kernels leaves open whether the driver runs the build it meets).
     doubts: tuple[str, ...] = ()
@@ -831,10 +839,21 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "PyTorch found a GPU whose compute capability its build has no kernels for"),
     # A kernel launch that the GPU has no code for (NO_KERNEL_IMAGE), alone in a paste or in an engine's log (vllm#18995
     # on an RTX 5090; dphnAI/sonar#49; Comfy-Org/ComfyUI#10326): the build was not compiled for this GPU.
+    # Under ggml's CUDA backend (ollama 0.11 on a GTX 1080, ollama/ollama#12316: `ggml_cuda_compute_forward: SCALE
+    # failed` over `CUDA error: no kernel image is available for execution on the device`; a Quadro P2000,
+    # ollama/ollama#12341) the kernel is the engine's own: RT-KERNEL-ARCH's (`ggml_check`), no torch in the process.
     Symptom("cuda-no-kernel-image", NO_KERNEL_IMAGE,
         "RT-TORCH-ARCH", "high", CUDA_ERRORS,
         "CUDA found no kernel image for this GPU (cudaErrorNoKernelImageForDevice): the build that launched the "
-        "kernel (torch, the engine's own ops or a kernel library) was not compiled for the GPU's compute capability"),
+        "kernel (torch, the engine's own ops or a kernel library) was not compiled for the GPU's compute capability",
+        ggml_check="RT-KERNEL-ARCH"),
+    # ggml's CUDA_CHECK block (ggml-cuda.cu, ggml_cuda_error): the operation whose kernel failed (`ggml_cuda_compute_forward:
+    # SCALE failed`) and where (`current device: 0, in function ggml_cuda_compute_forward at .../ggml-cuda.cu:2568`),
+    # around the CUDA error's own line (ollama/ollama#12316, #6997; canonical/inference-snaps#255, corpus 961). It proves
+    # no check's failure; it shows the failing call was ggml's (GGML_SYMPTOMS), which the error line under it does not.
+    Symptom("ggml-cuda-op-failed", GGML_CUDA_FAILED,
+        "", "low", GGML_CUDA_SOURCE,
+        "ggml's CUDA backend stopped on a failed CUDA call (its CUDA_CHECK block names the operation and the function)"),
     # A kernel library that refuses the GPU's architecture at the call (KERNEL_ARCH_REFUSED: DeepGEMM on SM120, on
     # A100): the engine path that calls it fails at start.
     Symptom("kernel-arch-refused", KERNEL_ARCH_REFUSED,
@@ -1047,7 +1066,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
 )
 
 # The checks a symptom proves or clears: the engine collects `log_symptoms` where one of them runs.
-PROVEN = (frozenset(s.check for s in SYMPTOMS if s.check) | frozenset(c for s in SYMPTOMS for c in s.clears)
+PROVEN = (frozenset(s.check for s in SYMPTOMS if s.check) | frozenset(s.ggml_check for s in SYMPTOMS if s.ggml_check) | frozenset(c for s in SYMPTOMS for c in s.clears)
           | frozenset(c for s in SYMPTOMS for c in s.suspects) | frozenset(c for s in SYMPTOMS for c in s.doubts))
 
 
@@ -1106,7 +1125,7 @@ ENGINE_SYMPTOMS: dict[str, tuple[str, ...]] = {
 # The symptoms that are ggml's own messages (its CUDA backend's aborts): a line of them shows a program built on ggml
 # at work (llama.cpp, ollama, KoboldCpp: which one the line does not say), as llama.cpp's `ggml_cuda_init` device
 # list does (facts/engines_shown.GGML).
-GGML_SYMPTOMS = ("ggml-no-device-code", "ggml-not-compiled-for-arch")
+GGML_SYMPTOMS = ("ggml-no-device-code", "ggml-not-compiled-for-arch", "ggml-cuda-op-failed")
 
 
 @dataclass(frozen=True)
@@ -1114,8 +1133,11 @@ class LogSymptoms(Sourced):
     hits: tuple[SymptomHit, ...] = ()
 
     def proving(self, check_id: str) -> tuple[SymptomHit, ...]:
-        """The lines that prove an issue of `check_id`, in the order the sources show them."""
-        return tuple(h for h in self.hits if h.symptom.check == check_id)
+        """The lines that prove an issue of `check_id`, in the order the sources show them (a line's `ggml_check`
+        where the lines show ggml's CUDA backend at work)."""
+        ggml = self.ggml_shown()
+        return tuple(h for h in self.hits
+                     if (h.symptom.ggml_check if ggml and h.symptom.ggml_check else h.symptom.check) == check_id)
 
     def suspecting(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines whose cause `check_id`'s facts would name (`Symptom.suspects`)."""
@@ -1165,7 +1187,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
-           "not compiled with any CUDA arch", "compiled without support for the current GPU", "kernel image is invalid",
+           "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "nvidia-container-runtime-hook")
