@@ -141,7 +141,7 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     doubted = symptoms.doubting(spec.id) if isinstance(symptoms, LogSymptoms) and not hits else ()
     if doubted and outcome.status == "ok":
         first = doubted[0]
-        return replace(outcome, status="unknown", coverage=None,
+        return replace(outcome, status="unknown", coverage=None, hint=outcome.hint or first.symptom.doubt_hint,
                        message=f"{outcome.message}; but the log shows \"{first.line}\" ({first.symptom.proves}): "
                                f"{first.symptom.doubted}",
                        evidence=tuple(dict.fromkeys((*outcome.evidence, *(h.line for h in doubted[:3])))))

@@ -228,6 +228,7 @@ class Symptom:
     # refusing an engine's kernels leaves open whether the driver runs the build it meets).
     doubts: tuple[str, ...] = ()
     doubted: str = ""
+    doubt_hint: str = ""  # what to paste that would settle the doubted check
 
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
@@ -907,7 +908,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "capability), so its kernels cannot run there: run a build compiled for the GPU's compute capability "
         "(CMAKE_CUDA_ARCHITECTURES) or a release whose packages carry it",
         own_fix="Run a build of the engine compiled for the GPU's compute capability (llama.cpp/ollama: "
-                "-DCMAKE_CUDA_ARCHITECTURES=<capability, e.g. 61>), or a release whose packages carry it"),
+                "-DCMAKE_CUDA_ARCHITECTURES=<capability, e.g. 61>), or a release whose packages carry it",
+        own_takes="install or build that release, then restart the engine"),
     # CUDA could not load the engine's kernel image on this GPU (KERNEL_IMAGE_REFUSED: cudaErrorInvalidKernelImage,
     # 200, `device kernel image is invalid`; cudaErrorInvalidDeviceFunction, 98, `invalid device function`), which
     # ggml prints as `CUDA error: device kernel image is invalid` under `ggml_cuda_compute_forward: SCALE failed`. The
@@ -926,9 +928,11 @@ SYMPTOMS: tuple[Symptom, ...] = (
         own_fix="Run a build of the engine that carries code for the GPU's compute capability (an earlier release "
                 "that ran on it, or one built with -DCMAKE_CUDA_ARCHITECTURES=<capability>), or move the driver up "
                 "to the branch of the CUDA toolkit the build was made with",
+        own_takes="install that build (or driver), then restart the engine",
         doubts=("DRV-CUDA-COMPAT",),
         doubted="CUDA refused the engine's kernels, which a driver older than the toolkit the build's PTX comes from "
-                "does too: whether this driver runs the build's kernels is what the line leaves open"),
+                "does too: whether this driver runs the build's kernels is what the line leaves open",
+        doubt_hint="paste `nvidia-smi` (the driver's version) and the CUDA toolkit the engine's build was made with"),
     # ollama's discovery skipped a CUDA device for its compute capability (OLLAMA_DISCOVERY_SOURCE; ollama/ollama#17841
     # on sm_86 with a CUDA 13 library built for [750 890 1000 1200]): the GPU is left out and the model runs on the
     # CPU, unless the same log shows layers offloaded to the GPU (another CUDA library of ollama's took it).
