@@ -11,7 +11,7 @@ from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.engine_command import parse_command_line
 from stackaudit.facts.gpus import ollama_cuda_from_log
-from stackaudit.facts.nvidia import driver_from_evidence_lines
+from stackaudit.facts.nvidia import driver_from_engine_log, driver_from_evidence_lines
 from stackaudit.importers.evidence import is_evidence
 from stackaudit.importers.pasted import load_pasted
 
@@ -105,6 +105,18 @@ def test_libcuda_so_1_names_no_driver() -> None:
         driver_from_evidence_lines('msg="detected GPUs" count=1 library=/usr/lib/x86_64-linux-gnu/libcuda.so.1\n')
     with pytest.raises(ParseError):
         driver_from_evidence_lines("driver:525.116.03\n" + OLLAMA_11723 + "\n")
+
+
+def test_an_engine_log_line_naming_libcuda_names_the_driver() -> None:
+    # 1565: ollama's failed initialisation names the driver's library; the line is read as its server log.
+    line = next(CAPTURES.glob("1565-*.txt")).read_text().splitlines()[-1]
+    assert driver_from_engine_log(line + "\n").version == "575.57.08"
+    assert _corpus("1565", "DRV-CUDA-COMPAT") == {"DRV-CUDA-COMPAT": "ok"}
+    # Modelled: two library versions in one log name no one driver, and `libcuda.so.1` names none.
+    with pytest.raises(ParseError):
+        driver_from_engine_log('library=/a/libcuda.so.535.129.03\nlibrary=/b/libcuda.so.550.54.15\n')
+    with pytest.raises(ParseError):
+        driver_from_engine_log('msg="Unable to load cudart library /usr/lib/libcuda.so.1: init failure: 3"\n')
 
 
 def test_ollamas_cuda_probe_reads_the_drivers_cuda() -> None:

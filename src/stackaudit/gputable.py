@@ -879,8 +879,10 @@ LAPTOP_GPU = re.compile(r"\bLaptop\s+GPU\b", re.I)
 # Pascal and before (MSI GT80, ASUS GX800, Clevo P870: full-power GTX 980M/1070/1080 modules, never Max-Q), and SLI left
 # laptops before Turing (which kept an NVLink bridge for desktop TU102/TU104 cards only), so neither name is ever one of
 # a pair. Not the desktop `RTX PRO 6000 Blackwell Max-Q Workstation Edition`, nor an `M`/`Mobile` part, which an SLI
-# laptop could carry two of.
-LAPTOP_PART = re.compile(rf"{LAPTOP_GPU.pattern}|\bwith\s+Max-Q\s+Design\b", re.I)
+# laptop could carry two of. The GeForce MX parts (MX110 to MX570, 2017-2022) are notebook GPUs only, the entry-level
+# discrete GPU beside the CPU's graphics, never in SLI (https://www.nvidia.com/en-us/geforce/gaming-laptops/mx-550/):
+# NVML names them `NVIDIA GeForce MX350` (corpus 1571), `GeForce MX250`.
+LAPTOP_PART = re.compile(rf"{LAPTOP_GPU.pattern}|\bwith\s+Max-Q\s+Design\b|\bGeForce\s+MX\s?\d{{3}}\b", re.I)
 
 
 @functools.lru_cache(maxsize=1)

@@ -1157,6 +1157,15 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A `minikube start` with the docker or podman driver and no `--gpus` (facts/container.MINIKUBE_START) runs the
     Kubernetes node as a container given no GPU: its pods cannot be handed one, whatever the host's runtime is set to:
     an issue, unless the device plugin's own line shows it reached the GPUs.
+    GKE's driver installer, the init container of its device plugin's pod, shown ending in `Waiting for GPU driver
+    libraries to be available.` (after `GPU driver auto installation is disabled.`) waits for a driver no one installs:
+    the plugin never starts and the node offers no nvidia.com/gpu: an issue, with a headerless `kubectl get pod` row
+    of the plugin's pod held in `Init:` quoted (facts/container.GKE_INSTALLER_LINE); not where the plugin's own line
+    shows it reached the GPUs after. Symptom lines too: the kubelet's `Allocate failed due to device plugin ...` naming
+    NVML or an nvidia.com resource (UnexpectedAdmissionError: the pod refused its GPUs); a `journalctl -u
+    nvidia-k8s-device-plugin` of this boot (or every boot) answered `-- No entries --` (Bottlerocket's host service
+    never ran); torch's `UserWarning: Can't initialize NVML` in a container the source shows (on a bare host it is the
+    host's driver, not this check's).
     """
     failing = k8s_pods.failing_provider() if k8s_pods is not None else None
     if failing is not None:
@@ -1167,6 +1176,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                      "pod on it is given a GPU; its own log (`kubectl logs <pod> -c <container> --previous`) says "
                      "why it exits", actual=failing.status, expected="Running",
                      subjects=[failing.name], evidence=[failing.line], fix=_provider_loop_fix(failing.name, failing.line))
+    awaited = _driver_awaited(container, k8s_pods)
+    if awaited is not None:
+        return awaited
     by_hand = _plugin_only_by_hand(k8s_pods, docker_containers)
     if by_hand is not None:
         return by_hand
@@ -1249,6 +1261,39 @@ def _plugin_only_by_hand(k8s_pods: K8sPods | None, docker_containers: DockerCont
                  "nvidia the default runtime (`nvidia-ctk runtime configure --runtime=docker --set-as-default`, or "
                  "containerd's default_runtime_name) and restart the runtime",
                  actual=failing.status, expected="Running", subjects=[failing.name], evidence=[failing.line])
+
+
+# GKE installs a node's driver itself only where it is told to (the node pool's gpu-driver-version); otherwise the
+# user installs it with GKE's driver installer DaemonSet.
+_GKE_DRIVER_FIX = Fix.of(
+    step("Install the node's NVIDIA driver: apply GKE's driver installer DaemonSet (Container-Optimized OS nodes), or "
+         "create the node pool (or the auto-provisioning ComputeClass) with gpu-driver-version=default so that GKE "
+         "installs it",
+         "kubectl apply -f https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/master/"
+         "nvidia-driver-installer/cos/daemonset-preloaded.yaml",
+         cost="restart", scope="container-host", takes="install the driver on the node",
+         keep=keep_text("gpu-driver-version=default on each GPU node pool (`--accelerator type=...,"
+                        "gpu-driver-version=default`)", label="GKE")),
+)
+
+
+def _driver_awaited(container: ContainerInfo | None, k8s_pods: K8sPods | None) -> Outcome | None:
+    """CTR-GPU-ACCESS issue where GKE's driver installer, the init container of its device plugin's pod, is shown
+    ending in its wait for driver libraries (ContainerInfo.driver_wait): no driver is installed on the node, so the
+    plugin never starts and the node offers no nvidia.com/gpu. None where none is shown."""
+    waits = container.driver_wait if container is not None else ""
+    if not waits:
+        return None
+    held = next((p for p in (k8s_pods.pods if k8s_pods is not None else ())
+                 if p.status.startswith("Init:") and "device-plugin" in p.name), None)
+    shown = " ".join(held.line.split()) if held is not None else ""
+    row = f"; its pod stays in its init containers (\"{shown}\")" if shown else ""
+    return issue(f"GKE's driver installer, the init container of the node's device plugin pod, waits for a driver no "
+                 f"one installs (\"{waits}\"){row}: GKE was not told to install the node's driver, so the device "
+                 "plugin never starts, the node offers no nvidia.com/gpu and the pods that request one stay pending or "
+                 "initialising", actual=waits, expected="the node's driver installed (GKE's installer, or the node "
+                 "pool's gpu-driver-version)", evidence=[waits] + ([shown] if shown else []),
+                 fix=_GKE_DRIVER_FIX)
 
 
 def _node_without_gpus(container: ContainerInfo | None) -> Outcome | None:

@@ -1201,7 +1201,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     A kernel log where the driver release refuses a GPU at probe (`... (PCI ID: 10de:2330) installed in this system is
     not supported by the NVIDIA 550.90.07 driver release`) whose architecture runs under either flavour (Turing to
     Hopper, by its PCI device id) is not an issue for this check: the refusal names the release, not the flavour (the
-    open module's own refusal says `not supported by open nvidia.ko`, a log symptom of this check).
+    open module's own refusal says `not supported by open nvidia.ko`, a log symptom of this check). So is a kernel log
+    where the release ignores a GPU as a legacy one (`NVRM: The NVIDIA Tesla K80 GPU installed in this system is` /
+    `supported through the NVIDIA 470.xx Legacy drivers`, corpus 1584): its generation is left to a legacy branch,
+    which has the proprietary module only, unless the open module is the one shown.
     Under WSL 2 (its kernel, its words, or nvidia-smi's Linux library over a Windows driver) with no module shown, it
     is not applicable: the Windows driver drives the GPU and no Linux NVIDIA kernel module is loaded; so on a Windows
     host itself (facts/platform.Virtualization.os). Open modules
@@ -1211,7 +1214,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
-    refused = _refused_by_release(gpu_events, nvidia_driver, listed)
+    refused = _refused_by_release(gpu_events, nvidia_driver, listed) or _ignored_as_legacy(gpu_events, nvidia_driver)
     if refused is not None:
         return refused
     if nvidia_driver is None or nvidia_driver.flavour is None:
@@ -1308,6 +1311,24 @@ def _refused_by_release(events: GpuEvents | None, driver: NvidiaDriver | None,
                         f"flavour, and {arch} GPUs run under either flavour{shown}", actual=flavour,
                         subjects=[g.bdf for g, _, _ in either],
                         evidence=(driver.flavour_evidence,) if driver is not None and driver.flavour_evidence else ())
+
+
+def _ignored_as_legacy(events: GpuEvents | None, driver: NvidiaDriver | None) -> Outcome | None:
+    """DRV-OPEN-MODULE not an issue where the kernel log shows the driver release ignoring a GPU as a legacy one
+    (GpuEvents.legacy: `The NVIDIA Tesla K80 GPU installed in this system is supported through the NVIDIA 470.xx Legacy
+    drivers`): its generation is left to a legacy branch (R470 and older, before the open modules' R515), so the
+    release refuses it whatever the module's flavour. None where there is no such notice, or where the open module is
+    the one shown (it drives no pre-Turing GPU: that finding stands)."""
+    flavour = driver.flavour if driver is not None else None
+    if events is None or not events.legacy or flavour == "open":
+        return None
+    gpu = events.legacy[0]
+    release = f"the NVIDIA {gpu.release} driver release" if gpu.release else "the loaded driver release"
+    branch = f" (the NVIDIA {gpu.branch} legacy drivers support it)" if gpu.branch else ""
+    return not_an_issue(f"{release} ignores the {gpu.model} as a legacy GPU ('{gpu.line}'){branch}: its generation is "
+                        "left to a legacy branch, whose only kernel module is the proprietary one, so the refusal "
+                        "names the driver release, not the kernel module's flavour", actual=flavour,
+                        subjects=[g.model for g in events.legacy], evidence=(gpu.line,))
 
 
 def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect_env: CollectEnv | None,
@@ -1513,6 +1534,10 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
 
 # --- DRV-COMPUTE-MODE --------------------------------------------------------------------------
 
+# nvmlComputeMode_t: `NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1: Support Removed`; Exclusive_Process, one context per GPU
+# usable from many threads, replaced it in CUDA 4.0.
+NVML_COMPUTE_MODES = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html"
+
 
 def tp_sizes(parallelism: Parallelism | None) -> list[int]:
     """Tensor-parallel sizes of the running engine instances (1 where none is set)."""
@@ -1529,7 +1554,7 @@ def tp_sizes(parallelism: Parallelism | None) -> list[int]:
                        changes="the GPU's compute mode",
                        keep=keep_text("not kept across driver reloads: run it from a systemd oneshot after "
                                       "nvidia-persistenced, or remove what sets it (Slurm/cluster prolog)"))),
-    references=("https://github.com/huggingface/pytorch-image-models/issues/1033",),
+    references=("https://github.com/huggingface/pytorch-image-models/issues/1033", NVML_COMPUTE_MODES, CUDA_ERRORS),
 )
 def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: each GPU's compute mode (NVML / `nvidia-smi -q` `Compute Mode`), the engine's TP size
@@ -1545,6 +1570,13 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
     process per GPU and TP=1 this is reported as a low-severity warning, not an error.
     Exclusive_Process matters only to a workload on the GPUs: where the source shows neither an engine's parallelism
     nor the GPUs' processes (a paste cut before its process list), it is unknown, with the condition named.
+    `Exclusive_Thread` (an old driver's `E. Thread`) is an issue whatever runs: its context serves one thread of one
+    process, so a second job placed on the GPU and a program's second CUDA thread alike are refused ("all CUDA-capable
+    devices are busy or unavailable"), and NVML has removed support for the mode (NVML_COMPUTE_MODES).
+    Where the source's program failed with "no CUDA-capable device is detected" (cudaErrorNoDevice, 100) and nowhere
+    with "busy or unavailable" (46), an exclusive mode left unknown is not an issue (facts/symptoms.py
+    cuda-no-device-not-compute-mode): an exclusive GPU refuses a second context with error 46, and error 100 is a
+    process handed no GPU at all (a batch system's resource set without GPUs, an empty CUDA_VISIBLE_DEVICES).
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -1566,6 +1598,13 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
     if prohibited:
         return issue(f"compute mode Prohibited on GPU(s) {gpu_indices(prohibited)}: no CUDA context can be created",
                      actual=actual, expected="Default", subjects=[g.subject for g in bad], severity="high", fix=fix)
+    thread = [g for g in bad if g.compute_mode == "Exclusive_Thread"]
+    if thread:
+        return over_gpus(nvidia, [g for g in gpus if g.compute_mode], issue(
+            f"compute mode Exclusive_Thread on GPU(s) {gpu_indices(thread)}: a context there serves one thread of one "
+            "process, so a second job placed on the GPU, a helper process and a program's second CUDA thread are all "
+            "refused (\"all CUDA-capable devices are busy or unavailable\"); NVML has removed support for the mode",
+            actual=actual, expected="Default", subjects=[g.subject for g in bad], fix=fix))
     tps = tp_sizes(parallelism)
     if not (parallelism is not None and parallelism.engines) and all(g.processes is None for g in bad):
         # A conditional finding: it breaks only a workload that opens several contexts per GPU, and a paste that shows

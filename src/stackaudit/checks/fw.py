@@ -45,7 +45,7 @@ from stackaudit.facts.platform import (
     wsl_foreign_library,
 )
 from stackaudit.facts.rdma import RdmaDevices
-from stackaudit.facts.serving_logs import NcclConfig, ServingLog
+from stackaudit.facts.serving_logs import AR_NO_P2P, NcclConfig, ServingLog
 from stackaudit.facts.shown_commands import ListingGreps
 from stackaudit.facts.symptoms import IOMMU_SAID_OFF
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology, StatedIommu
@@ -294,7 +294,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     (not an issue). Neither is a VM whose GPUs the source shows reaching each other peer-to-peer: an nvbandwidth
     peer test that measured every pair (Azure's health check `check_gpu_bw` runs one, and names an Azure VM),
     p2pBandwidthLatencyTest with P2P at least half as fast as host copies, a data test between local GPUs that passed
-    (not an issue, over the GPUs the run names). Nor is a VM whose only workload shown (or, where nothing shows
+    (not an issue, over the GPUs the run names); an NCCL log whose channels join ranks over its P2P transport (`9[1] ->
+    8[0] via P2P/IPC`), with no P2P failure or NCCL warning beside them: NCCL opens P2P only between GPUs of one host
+    whose peer access the driver enabled, so the guest has its peer path (corpus 1580, an EKS p5.48xlarge node). Nor is a VM whose only workload shown (or, where nothing shows
     one, named in the user's words) is ollama or a llama.cpp server splitting by layers, its default (not
     `--split-mode row`): each GPU holds whole layers and passes one activation on per token, which needs no P2P
     (corpus 1425). A laptop (its only GPU named `... Laptop GPU` or `... with Max-Q Design`) where nothing else
@@ -418,6 +420,18 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                               f"peer-to-peer ({said}): the VM costs them no P2P path", actual=virtualization.vm,
                               evidence=[said])
         return over_subjects(judged, devices, count) if devices else judged
+    if not virtualization.wsl and (nccl := _nccl_p2p_set_up(serving_log)) is not None:
+        said, ranks = nccl
+        # NCCL opens its P2P transport only between GPUs of one host whose peer access the driver enabled: inside
+        # the guest, the hypervisor gives those GPUs a peer path (corpus 1580: `9[1] -> 8[0] via P2P/IPC` on each
+        # p5.48xlarge node of an EKS job whose loss is on the network).
+        judged = not_an_issue(f"virtual machine ({virtualization.vm}) whose NCCL log shows {said}, with no P2P "
+                              "failure or NCCL warning in the lines shown: the driver enabled peer access between "
+                              "those GPUs inside the guest, so the VM does not cost them their P2P path",
+                              actual=virtualization.vm,
+                              evidence=[c.line for c in serving_log.channels if c.transport == "P2P"][:2]
+                              if serving_log is not None else [])
+        return over_subjects(judged, ranks, count) if count is not None and count > len(ranks) else judged
     if count is not None and count >= 2 and (split := _layer_split_only(engines_shown, engine_commands)):
         # ggml's layer split hands each GPU whole layers and copies one activation between them per token, through
         # host memory where no P2P is given: the VM's missing peer path costs it nothing (corpus 1425).
@@ -609,6 +623,21 @@ def _p2p_works(bandwidth: P2pBandwidth | None, data_tests: P2pDataTests | None) 
     if passed:
         return f"{passed[0].program} moved data between the GPUs and checked it: {passed[0].line.strip()}", []
     return None
+
+
+def _nccl_p2p_set_up(log: ServingLog | None) -> tuple[str, list[str]] | None:
+    """The rank pairs an NCCL log connected over its P2P transport (ServingLog.p2p_pairs), in words, with the ranks
+    they join; None where it shows none, or shows a P2P failure (`Could not enable P2P`, vLLM disabling custom
+    all-reduce for want of P2P) or an NCCL warning beside them."""
+    pairs = log.p2p_pairs() if log is not None else ()
+    if log is None or not pairs or log.nccl_warnings or log.p2p_failures \
+            or any(reason == AR_NO_P2P for reason, _ in log.custom_ar_disabled):
+        return None
+    shown = ", ".join(f"{a}-{b}" for a, b in pairs[:6]) + (f" and {len(pairs) - 6} more" if len(pairs) > 6 else "")
+    details = sorted({c.detail for c in log.channels if c.transport == "P2P"} - {""})
+    ranks = sorted({r for pair in pairs for r in pair})
+    return (f"rank pair(s) {shown} connected over P2P" + (f" ({', '.join(details)})" if details else ""),
+            [f"rank {r}" for r in ranks])
 
 
 def _nps_label(cpu: CpuInfo | None, nodes: int, sockets: int | None) -> str:

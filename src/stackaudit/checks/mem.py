@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 
 from stackaudit.checks.drv import gpu_indices, gpu_list, no_gpu_information, ok_over_gpus, over_gpus
@@ -35,6 +36,7 @@ from stackaudit.facts.gpus import (
     GpuInventory,
     GpuOutOfMemory,
     GpuRecord,
+    MetalWorkingSet,
 )
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.mig_setup import MigSetup
@@ -55,7 +57,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import family_of, without_mig
+from stackaudit.gputable import family_of, nominal_memory_gib, without_mig
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -521,7 +523,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                time_slicing: TimeSlicing | None = None, virtualization: Virtualization | None = None,
                gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None,
                engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None,
-               parallelism: Parallelism | None = None, gpus: GpuInventory | None = None) -> Outcome:
+               parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
+               metal_working_set: MetalWorkingSet | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -589,6 +592,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     CUDA context: inside a container torch names its own process by its host PID) and no other holds more than
     768 MiB: not an issue, the engine's own budget ran out. Another process holding more is not judged from it (the
     engine's other ranks print the same).
+    On a Mac, ggml's Metal backend warning that its allocations pass the GPU's recommended working set (`(23984.91 /
+    21845.34), warning: current allocated size is greater than the recommended max working set size`) says the same:
+    the first figure is the Metal device's currentAllocatedSize, the engine process's own resources only, so its own
+    buffers outgrow what macOS lets the GPU wire, whatever else runs: not an issue (corpus 1546).
 
     NCCL's init lines (`comm 0x.. rank R nranks N ... busId B commId 0x..`) that seat two ranks of one communicator
     (its commId) on one host's same GPU are an issue: each rank is a process holding its own memory there, and NCCL
@@ -607,7 +614,14 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     avail mem=` lines give the free memory without the total: they are reported, not judged. ollama's debug log
     reads each GPU again as it schedules a model (`updating cuda memory data`, `now.total=` and `now.free=`); where
     more than 768 MiB came free since its previous reading (`before.free=`), that was its own unloaded runner's
-    memory: not an issue once what is left in use is at most 768 MiB.
+    memory: not an issue once what is left in use is at most 768 MiB. ollama's other readings are read the same way:
+    releases from 0.12 write `library=CUDA ... description="PRODUCT" total=... available=...` at discovery; the 2026
+    scheduler's `selecting single GPU for llama-server model ... description="PRODUCT" ... available=` is read
+    against the product's nominal memory (gputable), also where nvidia-smi's header line alone lists no GPU. ollama
+    0.1's `N MB VRAM available` is the free memory of every GPU summed: against the nominal memory of the GPUs the
+    sources list (llama.cpp's device lines), the sum held is at most what any one GPU holds (ok at most 768 MiB; not
+    an issue up to a desktop's share of the smallest GPU); a sum above the listed GPUs' total, or GPUs without one
+    memory size, is reported.
 
     Without either, llama.cpp's `offloaded 0/M layers to GPU` under a llama.cpp command in the source that asks for no
     layer on the GPU (no `-ngl`, whose default was 0, or `-ngl 0`) is not an issue: the GPU holds no part of the model
@@ -636,9 +650,11 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if nvidia is None:
         if own_oom is not None:
             return own_oom
+        if metal_working_set is not None:
+            return _own_metal_working_set(metal_working_set)
         if engine_gpu_memory is not None:
             return _shared_at_start(engine_gpu_memory, serving_log.ollama_windows_line if serving_log else "",
-                                    parallelism.shown_world_size if parallelism is not None else None)
+                                    parallelism.shown_world_size if parallelism is not None else None, gpus)
         layers = serving_log.gpu_layers if serving_log is not None else None
         unasked = [c for c in (engine_commands.commands if engine_commands is not None else ())
                    if c.asks_no_gpu_layers]
@@ -674,6 +690,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         return unknown("", needs="nvidia")
     table = gpu_list(nvidia)
     if isinstance(table, Outcome):
+        if own_oom is None and engine_gpu_memory is not None and not nvidia.gpus:
+            # nvidia-smi's header line alone lists no GPU (corpus 1572): the engine's reading of each GPU stands.
+            return _shared_at_start(engine_gpu_memory, serving_log.ollama_windows_line if serving_log else "",
+                                    parallelism.shown_world_size if parallelism is not None else None, gpus)
         return own_oom or table
     engine = {p.pid for p in serving_processes.processes} if serving_processes is not None else set()
     problems: list[str] = []
@@ -987,13 +1007,30 @@ _HELD_DESKTOP_MIB = 3072.0
 _HELD_SMALL_SHARE = 0.10
 
 
-def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | None = None) -> Outcome:
+def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | None = None,
+                     inventory: GpuInventory | None = None) -> Outcome:
     """MEM-GPU-SHARED from the memory the engine found free on each GPU when it started; `windows`: the engine's log
     line that shows it ran on native Windows (ServingLog.ollama_windows_line), "" where none does; `world`: the
     engine's TP x PP the sources show, the GPUs it runs on (corpus 1060: TensorRT-LLM's ledger of one rank of eight),
-    None where none shows it."""
+    None where none shows it; `inventory`: the GPUs the sources list, whose products give the total of a reading
+    summed over them (ollama 0.1's `N MB VRAM available`)."""
+    if pooled := next((g for g in memory.gpus if g.pooled), None):
+        return _pooled_at_start(pooled, inventory)
     if untotalled := [g for g in memory.gpus if g.total_mib is None]:
         return _free_without_total(untotalled)
+    left_out = [g for g in memory.gpus if g.left_out]
+    served = [g for g in memory.gpus if not g.left_out]
+    if left_out and served:
+        judged = _shared_at_start(replace(memory, gpus=tuple(served)), windows, world)
+        full = [g for g in left_out if (g.held_mib or 0.0) > max(_HELD_AT_START_MIB, (g.total_mib or 0.0) * 0.5)
+                or (g.held_mib or 0.0) >= (g.total_mib or 0.0) * 0.9]
+        if judged.status != "ok" or not full:
+            return judged
+        return over_subjects(not_an_issue(
+            ", ".join(f"{g.gpu} has {(g.held_mib or 0.0):.0f} of {(g.total_mib or 0.0):.0f} MiB in use" for g in full)
+            + f", but the engine leaves it out ({full[0].left_out}); on the GPUs it runs on, {judged.message}",
+            actual={g.gpu: f"{g.free_mib:g} of {g.total_mib:g} MiB free" for g in memory.gpus},
+            evidence=[g.line for g in memory.gpus][:4]), [g.gpu for g in memory.gpus], None, ask="nvidia-smi")
     total = world if world is not None and world > len(memory.gpus) else None
     held = [g for g in memory.gpus if (g.held_mib or 0.0) > _HELD_AT_START_MIB]
     actual = {g.gpu: f"{g.free_mib:g} of {g.total_mib:g} MiB free" for g in memory.gpus}
@@ -1035,6 +1072,49 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | No
     return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
 
 
+def _pooled_at_start(pooled: FreeAtStart, inventory: GpuInventory | None) -> Outcome:
+    """MEM-GPU-SHARED from the free memory of every GPU the engine saw, summed (ollama 0.1's `N MB VRAM available`,
+    from `nvidia-smi --query-gpu=memory.free`), against the nominal memory of the GPUs the sources list
+    (gputable.nominal_memory_gib; NVML reports a little less, so what is read as held is at most overstated). What is
+    held in all is an upper bound of what any one GPU holds: at most _HELD_AT_START_MIB is ok over every GPU; at most
+    a desktop's share of the smallest GPU (_HELD_DESKTOP_MIB, under _HELD_SMALL_SHARE of it) is not an issue; more
+    cannot be placed on a GPU and is reported. Without a whole list of GPUs whose products name one memory size each,
+    the sum is reported, not judged.
+
+    The list may be CUDA's (llama.cpp's `ggml_cuda_init` device lines in the same journal), which CUDA_VISIBLE_DEVICES
+    narrows while nvidia-smi's sum does not: a sum over more GPUs than listed may exceed the listed GPUs' total. A sum
+    above that total is reported; one at or below it is read over the GPUs listed, their
+    count the most any source shows (ollama 0.1 sets no CUDA_VISIBLE_DEVICES of its own: its runner sees what
+    nvidia-smi sees unless the user narrowed both)."""
+    count = inventory.whole_count or inventory.at_least if inventory is not None else None
+    listed = [(f"GPU {r.index}", r.model, nominal_memory_gib(r.model)) for r in (inventory.gpus if inventory else ())
+              if r.index is not None]
+    sizes = [gib * 1024 for _, _, gib in listed if gib is not None]
+    if count is None or not listed or len(listed) != count or len(sizes) != count or pooled.free_mib > sum(sizes):
+        return unknown(f"the engine found {pooled.free_mib:g} MiB free summed over the GPUs it counted "
+                       f"(\"{pooled.line[:120]}\"), but the source does not list every GPU with a product of one "
+                       "memory size, so what else held memory is not shown", actual={"free_mib": pooled.free_mib},
+                       hint="paste `nvidia-smi` (its memory and process table)")
+    total = sum(sizes)
+    held = max(total - pooled.free_mib, 0.0)
+    models = ", ".join(f"{n}x {model} ({gib:g} GiB)"
+                       for (model, gib), n in Counter((model, gib) for _, model, gib in listed).items())
+    said = (f"the engine found {pooled.free_mib:g} MiB free summed over its {count} GPUs (\"{pooled.line[:120]}\"), "
+            f"of {total:g} MiB they hold ({models}): {held:g} MiB in use across them")
+    subjects = [s for s, _, _ in listed]
+    actual = {"free_mib": pooled.free_mib, "total_mib": total}
+    if held <= _HELD_AT_START_MIB:
+        return over_subjects(ok(f"{said}, no more than the drivers' reserve: nothing else held memory when the engine "
+                                "started", actual=actual, evidence=[pooled.line]), subjects, count, ask="nvidia-smi")
+    if held <= _HELD_DESKTOP_MIB and held / min(sizes) < _HELD_SMALL_SHARE:
+        return over_subjects(not_an_issue(f"{said}: whichever GPU holds it, no more than a desktop's share of it, and "
+                                          "each GPU kept over nine tenths of its memory", actual=actual,
+                                          evidence=[pooled.line]), subjects, count, ask="nvidia-smi")
+    return over_subjects(unknown(f"{said}: on which GPU and whose it is, the summed reading does not say",
+                                 actual=actual, hint="paste `nvidia-smi` (its memory and process table)"),
+                         subjects, count, ask="nvidia-smi")
+
+
 def _ranks_share_a_gpu(seated: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...]], ...]) -> Outcome:
     """MEM-GPU-SHARED from NCCL's init lines that seat two ranks of one communicator on one GPU: each rank is its own
     process with its own context and memory there, and NCCL refuses the communicator (`Duplicate GPU detected`)."""
@@ -1073,6 +1153,19 @@ def _own_out_of_memory(oom: GpuOutOfMemory) -> Outcome | None:
         actual={"gpu": oom.gpu, "used_mib": round(used, 1), "own_mib": round(own, 1),
                 "total_mib": round(oom.total_mib, 1)}, evidence=[oom.line[:400]])
     return over_subjects(judged, [f"GPU {oom.gpu}"], None, ask="nvidia-smi")
+
+
+def _own_metal_working_set(metal: MetalWorkingSet) -> Outcome:
+    """MEM-GPU-SHARED from ggml's Metal buffer line past the GPU's recommended working set: the engine's own
+    allocations (the Metal device's currentAllocatedSize, counted per process) pass the budget by themselves."""
+    failed = f", and the device's work then failed (\"{metal.failed}\")" if metal.failed else ""
+    return not_an_issue(
+        f"ggml's Metal backend holds {metal.own_mib:g} MB of its own against the GPU's recommended working set of "
+        f"{metal.limit_mib:g} MB (\"{metal.line[:200]}\"){failed}: the first figure counts the engine process's own "
+        "Metal resources only, so its model and buffers outgrow what macOS lets the GPU wire by themselves; the "
+        "shortage is the engine's own (a smaller model or quantisation fits), not memory another program holds",
+        actual={"own_mb": metal.own_mib, "working_set_mb": metal.limit_mib},
+        evidence=[metal.line[:400], *([metal.failed] if metal.failed else [])])
 
 
 def _desktop_share(gpu: FreeAtStart, *, windows: bool = False) -> bool:

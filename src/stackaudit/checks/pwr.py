@@ -29,7 +29,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import LAPTOP_GPU, VGPU_PROFILE, resolve_cut_name
+from stackaudit.gputable import LAPTOP_GPU, LAPTOP_PART, VGPU_PROFILE, resolve_cut_name
 
 NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
@@ -74,7 +74,8 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     `nvidia-smi -q -d POWER`; the `Pwr:Usage/Cap` column of the table), and the model's default
     power from data/gpus.toml when the source does not print the default (else NVIDIA's board power of the
     card, a power-only row of data/gpus.toml). A table draw that reads `ERR!` (`ERR! / 250W`) leaves its cap
-    judged, the draw named as unreadable. A Laptop GPU's limit is the laptop maker's power budget: not an issue.
+    judged, the draw named as unreadable. A Laptop GPU's limit is the laptop maker's power budget: not an issue; so is
+    a laptop's only GPU whose cap NVML does not read (`N/A` or `ERR!`, gputable.LAPTOP_PART: a GeForce MX part too).
 
     Bad value: `power.limit` or `enforced.power.limit` below `power.default_limit`.
 
@@ -170,6 +171,17 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             "power limits read but the default is not in the source and "
             + _no_default_model(unknown_default), hint="paste `nvidia-smi -q -d POWER`"),
             ask="nvidia-smi -q -d POWER")
+    # A laptop's GPU whose cap NVML does not read (`N/A`, or `ERR!`: the GeForce MX parts, corpus 1571): its power is
+    # the laptop maker's budget, which no nvidia-smi setting lowered and none can raise.
+    uncapped = [g for g in gpus if g.power_cap_w is None and ("power" in g.unsupported or "power-limit" in g.unreadable)]
+    if uncapped and len(uncapped) == len(gpus) and all(LAPTOP_PART.search(g.name or "") for g in uncapped):
+        said = ", ".join(f"GPU {g.index} {g.name} ({'ERR!' if 'power-limit' in g.unreadable else 'N/A'})"
+                         for g in uncapped)
+        return over_gpus(nvidia, uncapped, not_an_issue(
+            f"laptop GPU(s) whose power cap NVML does not read: {said}: a laptop's discrete GPU runs within the power "
+            "budget its maker set, which NVML often does not report on these parts; no limit was lowered, and there is "
+            "no default to restore", actual={g.subject: "ERR!" if "power-limit" in g.unreadable else "N/A"
+                                             for g in uncapped}), ask="nvidia-smi -q -d POWER")
     na = [g for g in gpus if "power" in g.unsupported]
     if na and len(na) == len(gpus) and all(_vgpu(g) for g in na):
         # A vGPU guest: the physical GPU's cap is the hypervisor's, and nvidia-smi in the guest shows none.

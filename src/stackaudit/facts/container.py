@@ -51,6 +51,9 @@ class ContainerInfo:
     # container by `docker exec` / `kubectl exec`, each (its target, the command run there); what they printed is that
     # container's own view.
     exec_into: tuple[tuple[str, str], ...] = ()
+    # GKE's driver installer (its device plugin pod's init container) shown ending in its wait for driver libraries
+    # that no one installs (GKE_INSTALLER_LINE), its lines joined; "" where none is shown or the plugin reached the GPUs.
+    driver_wait: str = ""
 
     @property
     def in_container(self) -> bool:
@@ -233,6 +236,14 @@ PLUGIN_REACHED = re.compile(r"\bDetected NVML platform: found NVML library|"
                             r"\bRegistered device plugin for 'nvidia\.com/[\w.-]+' with Kubelet|"
                             r"\.go:\d+\]\s+Discovered GPU partition: nvidia\d+/gi\d+|" + _GKE_NVML)
 PLUGIN_UNHEALTHY = re.compile(r"\b" + _PLUGIN_HEALTH)
+# GKE's driver installer, the init container `nvidia-driver-installer` of its device plugin's pod
+# (`nvidia-gpu-device-plugin-small-cos-*`): on a node whose GPU driver GKE is not told to install (no
+# gpu-driver-version, or a node pool made before it, Node Auto-Provisioning among them) it says so and waits for driver
+# libraries someone else installs; until they come, the pod stays in Init and the node offers no nvidia.com/gpu
+# (GoogleCloudPlatform/container-engine-accelerators#402, #407; corpus 1585).
+GKE_INSTALLER_LINE = re.compile(r"^\s*(?:GPU driver auto installation is disabled\.?|"
+                                r"Waiting for GPU driver libraries to be available\.?)\s*$")
+GKE_INSTALLER_WAITS = re.compile(r"^\s*Waiting for GPU driver libraries to be available\b")
 
 
 # `minikube start` with the docker or podman driver (`--driver=docker`, `--vm-driver docker`, `-d podman`): the
@@ -276,6 +287,8 @@ def gpu_stack_pod(line: str) -> str:
         return "the GPU Operator's validator"
     if TOOLKIT_LINE.search(line):
         return "the GPU Operator's toolkit container"
+    if GKE_INSTALLER_LINE.search(line):
+        return "GKE's NVIDIA driver installer"
     return ""
 
 
@@ -294,27 +307,31 @@ def _minikube_node(host: Host) -> tuple[str, str, str]:
             "docker or podman driver): its pods run inside it", "" if gpus else command)
 
 
-def _gpu_stack_pod(host: Host) -> tuple[str, str, str, str]:
-    """(kind, evidence, reached, short) where a pasted line is the device plugin's or a GPU Operator validator's own
-    (gpu_stack_pod): each runs only in a pod, so what its lines say was seen from inside a container. `reached`: the
-    device plugin's line that shows it reached the GPUs through NVML (PLUGIN_REACHED), "" where none is shown or it
+def _gpu_stack_pod(host: Host) -> tuple[str, str, str, str, str]:
+    """(kind, evidence, reached, short, waits) where a pasted line is the device plugin's or a GPU Operator validator's
+    own (gpu_stack_pod): each runs only in a pod, so what its lines say was seen from inside a container. `reached`:
+    the device plugin's line that shows it reached the GPUs through NVML (PLUGIN_REACHED), "" where none is shown or it
     marks a device unhealthy. `short`: the device plugin's last own line where none of its lines shows it reached the
-    GPUs or marks a device unhealthy (ContainerInfo.plugin_short), else ""."""
+    GPUs or marks a device unhealthy (ContainerInfo.plugin_short), else "". `waits`: GKE's driver installer's lines
+    where the last of them waits for the driver libraries and no line shows the plugin reached the GPUs
+    (ContainerInfo.driver_wait), else ""."""
     try:
         text = host.doc(EVIDENCE_LINES.name)
     except NotCaptured:
-        return "", "", "", ""
+        return "", "", "", "", ""
     lines = [line.strip() for line in text.splitlines() if gpu_stack_pod(line)]
     if not lines:
-        return "", "", "", ""
+        return "", "", "", "", ""
     reached = next((line for line in lines if PLUGIN_REACHED.search(line)), "")
     unhealthy = any(PLUGIN_UNHEALTHY.search(line) for line in lines)
     plugin = [line for line in lines if DEVICE_PLUGIN_LINE.search(line) or GKE_PLUGIN_LINE.search(line)]
     short = plugin[-1] if plugin and not reached and not unhealthy else ""
     if unhealthy:
         reached = ""
+    installer = [line for line in lines if GKE_INSTALLER_LINE.search(line)]
+    waits = " / ".join(installer) if installer and GKE_INSTALLER_WAITS.search(installer[-1]) and not reached else ""
     who = gpu_stack_pod(lines[0])
-    return "kubernetes", f"{who}'s own log line (it runs only as a pod): \"{lines[0][:160]}\"", reached, short
+    return "kubernetes", f"{who}'s own log line (it runs only as a pod): \"{lines[0][:160]}\"", reached, short, waits
 
 
 # The user's words that they started the engine's server by hand from their own shell (`ran `ollama serve``, corpus
@@ -688,11 +705,11 @@ def container(ctx: FactContext) -> ContainerInfo:
             host_side = _host_side_evidence(host)
             if host_side:
                 return ContainerInfo("", (host_side,), None, exec_into=_exec_rows(host))
-            kind, why, reached, short = _gpu_stack_pod(host)
+            kind, why, reached, short, waits = _gpu_stack_pod(host)
             node_kind, node_why, gpuless = _minikube_node(host)
             if kind:
                 return ContainerInfo(kind, (why, node_why) if node_why else (why,), None, plugin_reached=reached,
-                                     plugin_short=short, node_without_gpus=gpuless)
+                                     plugin_short=short, node_without_gpus=gpuless, driver_wait=waits)
             if node_kind:
                 return ContainerInfo(node_kind, (node_why,), None, node_without_gpus=gpuless)
             kind, why, inside = _prompt_container(host)

@@ -133,6 +133,17 @@ class RefusedGpu:
 
 
 @dataclass(frozen=True)
+class LegacyGpu:
+    """A GPU the loaded driver release ignores as one its legacy branch supports: the model as the driver names it,
+    that branch and the release that ignores it where the lines show them ("" where cut before), the words."""
+
+    model: str  # `Tesla K80`
+    branch: str  # `470.xx`
+    release: str  # `510.47.03`
+    line: str
+
+
+@dataclass(frozen=True)
 class GpuEvents(Sourced):
     events: tuple[GpuEvent, ...]
     lines_read: int = 0  # kernel-log lines the events were looked for in (0: no kernel log)
@@ -144,6 +155,9 @@ class GpuEvents(Sourced):
     refused: tuple[RefusedGpu, ...] = ()  # GPUs the driver release refused at probe (module docstring)
     # GPUs the open nvidia.ko refused at probe for want of a GSP (`release` ""): the module's words that the GPU has none
     refused_open: tuple[RefusedGpu, ...] = ()
+    # GPUs the driver release ignores as legacy GPUs (`NVRM: The NVIDIA Tesla K80 GPU installed in this system is` /
+    # `supported through the NVIDIA 470.xx Legacy drivers`): the release dropped their generation (_LEGACY).
+    legacy: tuple[LegacyGpu, ...] = ()
     # The kernel's hung-task reports in the same log (`INFO: task cache_mgr_event:620917 blocked for more than 120
     # seconds.`, `task:… state:D`): a task stuck in uninterruptible sleep, which no signal ends (HUNG_TASK).
     hung_tasks: tuple[str, ...] = ()
@@ -222,7 +236,8 @@ class GpuEvents(Sourced):
                    tuple(dict.fromkeys(c for p in parts for c in p.no_xid_listed_by)),
                    tuple(dict.fromkeys(r for p in parts for r in p.refused)),
                    tuple(dict.fromkeys(r for p in parts for r in p.refused_open)),
-                   tuple(dict.fromkeys(t for p in parts for t in p.hung_tasks)),
+                   legacy=tuple(dict.fromkeys(g for p in parts for g in p.legacy)),
+                   hung_tasks=tuple(dict.fromkeys(t for p in parts for t in p.hung_tasks)),
                    complete=all(p.complete for p in parts))
 
 
@@ -287,6 +302,31 @@ def parse_refused_gpus(lines: Sequence[str], *, open_module: bool = False) -> tu
         if m:
             bdf = _bdf(m.group(1))
             found.setdefault(bdf, RefusedGpu(bdf, m.group(2).lower(), "" if open_module else m.group(3), m.group(0)))
+    return tuple(found.values())
+
+
+# The driver's notice for a GPU only a legacy branch supports (nv.c's legacy check), over five lines:
+# `NVRM: The NVIDIA Tesla K80 GPU installed in this system is` / `NVRM:  supported through the NVIDIA 470.xx Legacy
+# drivers. Please` / ... / `NVRM:  information.  The 510.47.03 NVIDIA driver will ignore` / `NVRM:  this GPU.
+# Continuing probe...` (charmed-kubernetes/kubernetes-docs#647, a p2.xlarge). It names the GPU by its model, never
+# by its address: the other messages of this shape name `The NVIDIA GPU 0000:01:00.0 (PCI ID: ...)`.
+_LEGACY = re.compile(r"The NVIDIA (?!GPU\b)(\S.*?) GPU installed in this system is\b")
+_LEGACY_BRANCH = re.compile(r"supported through the NVIDIA (\S+) Legacy drivers", re.IGNORECASE)
+_LEGACY_RELEASE = re.compile(r"The (\d+\.\d+(?:\.\d+)?) NVIDIA driver will ignore", re.IGNORECASE)
+
+
+def parse_legacy_gpus(lines: Sequence[str]) -> tuple[LegacyGpu, ...]:
+    """The GPUs the driver release ignores as legacy GPUs (_LEGACY), one per model, with the legacy branch and the
+    release where the lines after the first show them (a log cut inside the notice shows the first line only)."""
+    found: dict[str, LegacyGpu] = {}
+    for i, line in enumerate(lines):
+        if "installed in this system is" not in line or "NVRM" not in line or not (m := _LEGACY.search(line)):
+            continue
+        joined = " ".join(_NVRM_PREFIX.sub("", ln.strip()) for ln in lines[i:i + 5] if "NVRM" in ln)
+        branch = _LEGACY_BRANCH.search(joined)
+        release = _LEGACY_RELEASE.search(joined)
+        found.setdefault(m.group(1), LegacyGpu(m.group(1), branch.group(1) if branch else "",
+                                               release.group(1) if release else "", _NVRM_PREFIX.sub("NVRM: ", line.strip())))
     return tuple(found.values())
 
 
@@ -362,7 +402,7 @@ def gpu_events_from_kernel_log(ctx: FactContext) -> GpuEvents:
     # The driver's banner when its module loads (`NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.124.06`).
     reaches_driver = DRIVER_LOADED in log.text
     return GpuEvents(parse_gpu_events(log.lines), len(log.lines), refused=parse_refused_gpus(log.lines),
-                     refused_open=parse_refused_gpus(log.lines, open_module=True),
+                     refused_open=parse_refused_gpus(log.lines, open_module=True), legacy=parse_legacy_gpus(log.lines),
                      hung_tasks=hung_task_lines(log.lines), complete=log.complete and reaches_driver)
 
 

@@ -28,7 +28,8 @@ it once. Its sources, best first (a union: every source that answers contributes
 
 Another vendor's GPUs a source names (an AMD Instinct in rccl-tests' header or a ROCm collect_env, /dev/kfd given to
 an LXC container, the GPUs a kernel log shows amdgpu driving where no line of it is NVIDIA's, a GPU key the user answers
-`AMD`) are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
+`AMD`, an engine's lines of ROCm, HIP, Metal, MPS or a macOS host where they show no NVIDIA GPU: other_gpu_line) are
+kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
 
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
 next, and a disagreement is kept in `conflicts`. The count is the best source's (an NVML excerpt's yields to a whole
@@ -151,6 +152,10 @@ class GpuInventory(Sourced):
     # Partial sources whose excerpt is read as the host's listing where no source shows more GPUs: an nvidia-smi
     # table that ends at the border after a GPU's rows (NvidiaGpus.cut_at_border).
     read_whole: tuple[str, ...] = ()
+    # Why an engine shown runs its model on one GPU by its own design, in words: ggml's Metal backend drives the one
+    # Metal device it picks (ggml-metal.m: `found device` for each, then `picking default device`, the system's
+    # default; ggml-org/llama.cpp#10003 asks for a choice and the log shows the default taken).
+    one_device: tuple[str, ...] = ()
 
     def in_words(self, model: str) -> str:
         """A model as a report says it: a cut name's inferred product marked so (NvidiaGpu.name_in_words)."""
@@ -297,7 +302,8 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
                         others=tuple(dict.fromkeys(o for p in parts for o in p.others)),
                         no_accelerator=tuple(dict.fromkeys(o for p in parts for o in p.no_accelerator)),
                         inferred=tuple(dict.fromkeys(x for p in parts for x in p.inferred)),
-                        read_whole=tuple(dict.fromkeys(x for p in parts for x in p.read_whole)))
+                        read_whole=tuple(dict.fromkeys(x for p in parts for x in p.read_whole)),
+                        one_device=tuple(dict.fromkeys(x for p in parts for x in p.one_device)))
 
 
 def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
@@ -522,7 +528,9 @@ def gpus_from_pci(ctx: FactContext) -> GpuInventory:
 
 @provider("gpus", GpuInventory, rank=35, title=LSPCI_TITLE)
 def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
-    """The NVIDIA GPU functions of a pasted `lspci`: BDF, NUMA node; an excerpt's count is a lower bound."""
+    """The NVIDIA GPU functions of a pasted `lspci`: BDF, NUMA node, and the model where the name lspci puts in
+    brackets is one row of the GPU table (`GK210GL [Tesla K80]`: Tesla K80; exact_name, corpus 1584); an excerpt's
+    count is a lower bound."""
     from stackaudit.facts.pcie import PcieFacts
 
     if ctx.optional("pci", PciDevices) is not None:
@@ -532,8 +540,8 @@ def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
     found = [f for f in pcie.gpus if f.lspci is not None]
     if not found:
         raise FactUnavailable("the lspci shown lists no NVIDIA GPU")
-    records = tuple(GpuRecord(None, f.bdf, "", f.lspci.numa_node if f.lspci else None, (LSPCI_TITLE,))
-                    for f in found)
+    records = tuple(GpuRecord(None, f.bdf, exact_name(f.model) if f.model else "",
+                              f.lspci.numa_node if f.lspci else None, (LSPCI_TITLE,)) for f in found)
     return GpuInventory(gpus=records, counts=((LSPCI_TITLE, len(records)),),
                         partial=() if pcie.complete else ((LSPCI_TITLE, "a pasted lspci may leave GPUs out"),))
 
@@ -542,6 +550,10 @@ def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
 def gpus_from_collect_env(ctx: FactContext) -> GpuInventory:
     """The `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env report."""
     report = _source_fact(ctx, "collect_env", CollectEnv, COLLECT_ENV_TITLE)
+    if not report.gpu_models and report.os.startswith("macOS"):
+        # torch's report on a Mac (`OS: macOS 14.5 (arm64)`): no CUDA on macOS since 10.2 (_OTHER_GPU_LINES).
+        return GpuInventory(others=(f"a macOS host's GPU ({COLLECT_ENV_TITLE}: `OS: {report.os}`), which no CUDA "
+                                    "since 10.2 runs",))
     if not report.gpu_models:
         raise FactUnavailable("the report lists no GPU (`No CUDA` / `Could not collect`)")
     return from_collect_env(report)
@@ -663,9 +675,23 @@ GGML_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) CUDA devic
 _GGML_DEVICE = re.compile(r"\bDevice (\d+): (.+?), compute capability (\d+\.\d+)")
 
 
+# The same list from llama.cpp built for HIP (ROCm): `ggml_cuda_init: found 2 ROCm devices:` over `Device 0: Radeon RX
+# 7900 XTX, compute capability 11.0, VMM: no` (ollama/ollama#3158; builds since 2024 print the gfx target, `Device 0:
+# AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32`): AMD GPUs, whose `compute capability` is HIP's
+# reading of the gfx target, no NVIDIA one.
+GGML_FOUND_ROCM = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) ROCm devices?")
+_GGML_HIP_DEVICE = re.compile(r"\bDevice (\d+): (.+?), (?:compute capability \d+\.\d+|gfx\w+ \(0x[0-9a-f]+\))", re.I)
+
+
 def parse_ggml_cuda_gpus(text: str) -> GpuInventory:
-    """The GPUs llama.cpp's `ggml_cuda_init` lists: CUDA index and product name; the count it found."""
+    """The GPUs llama.cpp's `ggml_cuda_init` lists: CUDA index and product name; the count it found. A HIP build's list
+    (GGML_FOUND_ROCM, or device names of another vendor: gputable.other_vendor) is of AMD GPUs (`others`)."""
     found = next((int(m.group(1)) for m in GGML_FOUND.finditer(text)), 0)
+    hip = GGML_FOUND_ROCM.search(text) if not found else None
+    names = [m.group(2).strip() for m in _GGML_HIP_DEVICE.finditer(text)]
+    if hip is not None or (names and all(other_vendor(n) for n in names)):
+        return GpuInventory(others=tuple(dict.fromkeys(f"{n} (llama.cpp's HIP build)" for n in names))
+                            or (f"AMD GPUs (llama.cpp's HIP build: `{hip.group(0) if hip else ''}`)",))
     records: dict[int, GpuRecord] = {}
     for m in _GGML_DEVICE.finditer(text):
         records.setdefault(int(m.group(1)), GpuRecord(int(m.group(1)), "", m.group(2).strip(), None, (GGML_TITLE,)))
@@ -844,9 +870,13 @@ def gpus_from_dcgmi_diag(text: str) -> GpuInventory:
     return parse_dcgmi_diag_gpus(text)
 
 
-# `msg="inference compute" id=GPU-… library=cuda [variant=v12] compute=6.1 driver=12.2 name="NVIDIA …"`;
+# `msg="inference compute" id=GPU-… library=cuda [variant=v12] compute=6.1 driver=12.2 name="NVIDIA …"`; releases
+# from 0.12 write the library in capitals, a `filter_id` before it and the product as `description` after the backend's
+# device name (`id=GPU-… filter_id="" library=CUDA compute=8.6 name=CUDA0 description="NVIDIA GeForce RTX 3060 Ti"
+# libdirs=ollama,cuda_v12 driver=13.0 pci_id=0000:01:00.0 type=discrete total="8.0 GiB" available="7.6 GiB"`).
 # `library=rocm` names an AMD GPU and `library=cpu` no GPU at all.
-_OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+) library=cuda\b.*? name="([^"]+)"')
+_OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]*"?)? library=(?:cuda|CUDA)\b.*? '
+                         r'(?:name|description)="([^"]+)"')
 # With OLLAMA_DEBUG, its reading of each GPU's free memory as it schedules a model (discover/gpu.go, the driver API's
 # cuDeviceGetName and cuMemGetInfo): `msg="updating cuda memory data" gpu=GPU-… name="NVIDIA A40-8Q" overhead="0 B"
 # before.total="7.8 GiB" before.free="2.0 GiB" now.total="7.8 GiB" now.free="7.5 GiB" now.used="385.8 MiB"`.
@@ -922,6 +952,16 @@ def gpus_from_ollama(text: str) -> GpuInventory:
 
 # The memory ollama found on each GPU at discovery: `total="7.9 GiB" available="7.8 GiB"` (MiB or GiB).
 _OLLAMA_MEMORY = re.compile(r'\btotal="(?P<total>[\d.]+) (?P<tu>[MG]iB)" available="(?P<free>[\d.]+) (?P<fu>[MG]iB)"')
+# ollama's scheduler of 2026 (0.30) placing a llama-server model on one GPU (server/sched.go): the GPU's product and
+# the memory available on it, `msg="selecting single GPU for llama-server model" main_gpu=0 id=0 filter_id=0
+# library=CUDA name=CUDA0 description="Tesla V100-SXM2-32GB" integrated=false predicted="23.0 GiB" available="31.4
+# GiB"` (corpus 1572; format.HumanBytes2). It gives no total: the product's nominal memory is its total.
+OLLAMA_SINGLE_GPU = re.compile(r'msg="selecting single GPU for llama-server model".*?\bname=(?P<dev>\S+) '
+                               r'description="(?P<name>[^"]+)".*?\bavailable="(?P<free>[\d.]+) (?P<fu>[KMG]iB|B)"')
+# ollama of 2023 (0.1.x, llm/llama.go NumGPU): the free memory `nvidia-smi --query-gpu=memory.free` gives, summed over
+# every GPU, before it starts a runner: `llama.go:292: 39320 MB VRAM available, loading up to 101 GPU layers` (MiB;
+# later 0.1 releases add the driver and the model's layers: `... loading up to 26 cuda GPU layers out of 33`).
+OLLAMA_POOLED_VRAM = re.compile(r"\b(?P<free>\d+) MB VRAM available, loading up to \d+ (?:\w+ )?GPU layers\b")
 
 
 @dataclass(frozen=True)
@@ -937,6 +977,12 @@ class FreeAtStart:
     # What came free since the engine's previous reading (ollama's `before.free` to `now.free`, read as it waits for
     # the memory of a runner it unloaded): its own memory, released; None where the line gives one reading.
     freed_mib: float | None = None
+    # Why the engine leaves this GPU out, in words (ollama's pick of the discrete GPU over an integrated one); "" where
+    # it runs on it or the source does not say.
+    left_out: str = ""
+    # The free memory of every GPU the engine saw, summed (ollama 0.1's `N MB VRAM available`): no one GPU's, and no
+    # total; the GPUs are those the other sources list.
+    pooled: bool = False
 
     @property
     def held_mib(self) -> float | None:
@@ -975,6 +1021,7 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
     """
     seen: dict[str, FreeAtStart] = {}
     lines = text.splitlines()
+    pooled = next((m for m in map(OLLAMA_POOLED_VRAM.search, lines) if m), None)
     for i, line in enumerate(lines):
         gpu, memory = _OLLAMA_GPU.search(line), _OLLAMA_MEMORY.search(line)
         if gpu is not None and memory is not None and gpu.group(1) not in seen:
@@ -992,10 +1039,66 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
                                           line.strip(), freed_mib=max(free - before, 0.0))
     if not seen and (ledger := _trtllm_ledger(lines)) is not None:
         return EngineGpuMemory(gpus=(ledger,), complete=False)
+    if not seen and pooled is not None:
+        return EngineGpuMemory(gpus=(FreeAtStart("every GPU ollama counted", None, float(pooled["free"]),
+                                                 pooled.string.strip(), pooled=True),), complete=False)
     if not seen:
-        raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line, no TensorRT-LLM '
-                         'memory ledger')
+        raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line, no `MB VRAM '
+                         'available` line, no TensorRT-LLM memory ledger')
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+
+
+# ollama's ROCm discovery before 0.1.29 (gpu/gpu_info_rocm.c under OLLAMA_DEBUG, corpus 1543): each GPU's name, its
+# memory and what is in use (`[0] ROCm totalMem 12868124672`, `[0] ROCm usedMem 16650240`, bytes, from ROCm's SMI
+# library), `[1] ROCm integrated GPU` for an APU's, and the GPUs it then keeps (gpu/gpu.go: `msg="ROCm integrated GPU
+# detected - ROCR_VISIBLE_DEVICES=0"`, the discrete GPUs only, leaving the integrated one out).
+_ROCM_FIELD = re.compile(r"^\s*\[(\d+)\] ROCm (device name:|totalMem|usedMem) (\S.*?)\s*$")
+_ROCM_KEPT = re.compile(r'msg="ROCm integrated GPU detected - ROCR_VISIBLE_DEVICES=([\d,]+)"')
+
+
+def parse_ollama_rocm_memory(text: str) -> EngineGpuMemory:
+    """Each GPU ollama's old ROCm discovery read (_ROCM_FIELD): its total and free memory, and the GPUs its pick leaves
+    out (_ROCM_KEPT)."""
+    fields: dict[int, dict[str, str]] = {}
+    lines: dict[int, str] = {}
+    for line in text.splitlines():
+        if (m := _ROCM_FIELD.match(line)) is not None:
+            fields.setdefault(int(m[1]), {})[m[2]] = m[3]
+            if m[2] == "usedMem":
+                lines[int(m[1])] = line.strip()
+    kept = _ROCM_KEPT.search(text)
+    visible = {int(i) for i in kept[1].split(",")} if kept else None
+    gpus = [FreeAtStart(f"GPU {i} ({f.get('device name:', 'AMD GPU')})", int(f["totalMem"]) / 2**20,
+                        (int(f["totalMem"]) - int(f["usedMem"])) / 2**20, lines[i],
+                        left_out=f"ollama keeps the discrete GPUs only (`{kept[0]}`)"
+                        if kept and visible is not None and i not in visible else "")
+            for i, f in sorted(fields.items()) if f.get("totalMem", "").isdecimal() and f.get("usedMem", "").isdecimal()]
+    if not gpus:
+        raise ParseError("no ollama `[N] ROCm totalMem` and `usedMem` lines")
+    return EngineGpuMemory(gpus=tuple(gpus), complete=False)
+
+
+@provider("engine_gpu_memory", EngineGpuMemory, rank=12, title="ollama's ROCm discovery")
+def engine_gpu_memory_from_ollama_rocm(ctx: FactContext) -> EngineGpuMemory:
+    """The memory ollama's old ROCm discovery read on each AMD GPU, with its pick of GPUs from its server log.
+
+    Input (tests/data/captures/1543)::
+
+        [0] ROCm totalMem 12868124672
+        [0] ROCm usedMem 16650240
+    """
+    try:
+        evidence = ctx.host.doc(EVIDENCE_LINES.name)
+    except NotCaptured as exc:
+        raise FactUnavailable("no pasted lines of evidence") from exc
+    try:
+        log = ctx.host.doc(ENGINE_LOG.name)
+    except NotCaptured:
+        log = ""
+    try:
+        return parse_ollama_rocm_memory(evidence + "\n" + log)
+    except ParseError as exc:
+        raise FactUnavailable(str(exc)) from exc
 
 
 # TensorRT-LLM's executor memory ledger (facts/cuda_ran.py TRTLLM_LEDGER, py_executor_creator.py's error message): the GPU's total above, then each component it
@@ -1091,6 +1194,10 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
         elif ((m := GGML_LIST_DEVICE.match(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen
               and int(m["free"]) <= int(m["total"])):
             seen[dev] = FreeAtStart(dev, float(m["total"]), float(m["free"]), line.strip())
+        elif (m := OLLAMA_SINGLE_GPU.search(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen:
+            total = nominal_memory_gib(m["name"])
+            seen[dev] = FreeAtStart(dev, total * 1024 if total is not None else None, _mib(m["free"], m["fu"]),
+                                    line.strip())
     if not seen:
         raise ParseError("no SGLang `Load weight begin. avail mem=` line, no vLLM `Free memory on device ... on "
                          "startup` line, no llama.cpp `using device CUDA0 (...) - N MiB free` nor `CUDA0: NAME (T MiB, F MiB free)` line")
@@ -1194,6 +1301,69 @@ def gpu_oom_in_engine_log(text: str) -> GpuOutOfMemory:
         torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 11.32 GiB. GPU 0 has a total capacty of 79.14 GiB of which 3.98 GiB is free. Process 2218444 has 75.15 GiB memory in use. Of the allocated memory 73.66 GiB is allocated by PyTorch, and 963.77 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF
     """
     return parse_torch_oom(text)
+
+
+# ggml's Metal backend adding a buffer past the GPU's budget (ggml-metal.m, ggml_metal_add_buffer; from 2024
+# ggml_backend_metal_log_allocated_size): `allocated 'scr1' buffer, size = 256.00 MB, (23984.91 / 21845.34),
+# warning: current allocated size is greater than the recommended max working set size` (ollama/ollama#434, corpus
+# 1546; MiB since 2024, ggml-org/llama.cpp#5206). The pair is the Metal device's currentAllocatedSize, which counts
+# this process's own resources only (an MTLDevice object is the process's), over its recommendedMaxWorkingSetSize,
+# the memory macOS lets the GPU wire (https://developer.apple.com/documentation/metal/mtldevice). Locales with a
+# decimal comma print `(120024,09 / 73728,00)` (ggml-org/llama.cpp#3213).
+_METAL_OVER = re.compile(r"\b(?:ggml_metal_add_buffer|ggml_backend_metal_log_allocated_size): allocated .*?"
+                         r"\(\s*(?P<own>\d+(?:[.,]\d+)?) / \s*(?P<limit>\d+(?:[.,]\d+)?)\), ?warning: current allocated "
+                         r"size is greater than the recommended max working set size")
+# The work that then fails on the device: `ggml_metal_graph_compute: command buffer 8 failed with status 5`
+# (MTLCommandBufferStatusError) and ggml's assertion in ggml-metal.m.
+_METAL_FAILED = re.compile(r"\bcommand buffer \d+ failed with status \d+|\bGGML_ASSERT: \S*ggml-metal\.m:\d+")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetalWorkingSet(Sourced):
+    """ggml's Metal backend holding more of its own than the GPU's recommended working set (its last such line)."""
+
+    own_mib: float  # the process's own Metal allocations (currentAllocatedSize)
+    limit_mib: float  # recommendedMaxWorkingSetSize
+    line: str
+    failed: str = ""  # the device work that then failed, "" where the source shows none
+
+
+fact("metal_working_set", MetalWorkingSet, hint="paste ggml's `ggml_metal_init` and buffer lines")
+
+
+def parse_metal_working_set(text: str) -> MetalWorkingSet:
+    """ggml's last Metal buffer line over the working set (_METAL_OVER), with the failure after it (_METAL_FAILED)."""
+    over = list(_METAL_OVER.finditer(text))
+    if not over:
+        raise ParseError("no ggml Metal buffer line past the recommended max working set size")
+    m = over[-1]
+    start = text.rfind("\n", 0, m.start()) + 1
+    failed = _METAL_FAILED.search(text, m.end())
+    return MetalWorkingSet(own_mib=float(m["own"].replace(",", ".")), limit_mib=float(m["limit"].replace(",", ".")),
+                           line=text[start:m.end()].strip(), failed=failed.group(0) if failed else "", complete=False)
+
+
+@parser(EVIDENCE_LINES, feeds="metal_working_set", kind=MetalWorkingSet, rank=10)
+def metal_working_set_in_evidence_lines(text: str) -> MetalWorkingSet:
+    """ggml's Metal buffer line past the GPU's working set among pasted evidence lines.
+
+    Input (tests/data/captures/1546)::
+
+        ggml_metal_add_buffer: allocated 'scr1            ' buffer, size =   256.00 MB, (23984.91 / 21845.34), warning: current allocated size is greater than the recommended max working set size
+        ggml_metal_graph_compute: command buffer 8 failed with status 5
+    """
+    return parse_metal_working_set(text)
+
+
+@parser(ENGINE_LOG, feeds="metal_working_set", kind=MetalWorkingSet, rank=11)
+def metal_working_set_in_engine_log(text: str) -> MetalWorkingSet:
+    """ggml's Metal buffer line past the GPU's working set in an engine's log (parse_metal_working_set).
+
+    Input (https://github.com/ggml-org/llama.cpp/issues/3213)::
+
+        ggml_metal_add_buffer: allocated 'kv              ' buffer, size =    82,00 MB, (120107,58 / 73728,00), warning: current allocated size is greater than the recommended max working set size
+    """
+    return parse_metal_working_set(text)
 
 
 # A count and a model as people write them: `8 x A10G`, `8xA100 80GB`, `1 × NVIDIA H100 80GB HBM3`, `8 cards 4090`,
@@ -1589,6 +1759,124 @@ def gpus_from_amdgpu_log(ctx: FactContext) -> GpuInventory:
     if _NVIDIA_KERNEL_LINE.search(log.text):
         raise FactUnavailable("the kernel log shows NVIDIA's driver or nouveau beside amdgpu: not an AMD-only host")
     return GpuInventory(others=amd)
+
+
+OTHER_LOG_TITLE = "another vendor's GPU in an engine's lines (ROCm, Metal)"
+# Lines of an engine's log that show a GPU of another vendor at work, and how a report names it: `{name}`, the GPU the
+# line names; `{line}`, the line itself (cut), where it names none.
+# - ollama before 0.1.29 probed ROCm's SMI library from C (gpu/gpu_info_rocm.c, printed under OLLAMA_DEBUG) and logged
+#   what it found (gpu/gpu.go): `discovered 2 ROCm GPU Devices`, `[0] ROCm device name: Navi 22 [Radeon RX ...]`,
+#   `msg="Radeon GPU detected"`, `msg="ROCm integrated GPU detected - ROCR_VISIBLE_DEVICES=0"`, `msg="rocm detected 2
+#   devices with 10208M available memory"` (corpus 1543, ollama/ollama#2869; ollama/ollama#738).
+# - ollama from 0.1.29 reads the amdgpu driver's sysfs nodes (discover/amd_linux.go, amd_windows.go): `msg="amdgpu is
+#   supported" gpu=0 gpu_type=gfx1102`, `msg="amdgpu is not supported (supported types:[gfx1103])" gpu_type=gfx1150`,
+#   `msg="unsupported Radeon iGPU detected skipping" id=1` (ollama/ollama#11557),
+#   then its `inference compute` line of a ROCm GPU (`library=rocm variant="" compute=gfx1102 driver=0.0
+#   name=1002:7480`, `library=ROCm` from 0.12); 0.12's bootstrap drops a device whose runner did not start
+#   (`msg="filtering device which didn't fully initialize" ... library=ROCm`, corpus 1545, ollama/ollama#13920).
+# - llama.cpp built for HIP (ggml-cuda compiled for ROCm) names its devices as the CUDA build does with ROCm for CUDA:
+#   `ggml_cuda_init: found 1 ROCm devices:` (`ggml_init_cublas:` before March 2024, ollama/ollama#3158), `using
+#   device ROCm0 (AMD Radeon RX 7900 XTX)`, `- ROCm0 : AMD Radeon RX 7900 XTX (24560 MiB, 24480 MiB free)`. A CUDA
+#   build on NVIDIA GPUs says `found N CUDA devices` and `CUDA0`.
+# - ggml's Metal backend (ggml-metal.m, Apple's Metal on macOS): `ggml_metal_init: found device: Apple M2 Max`,
+#   `ggml_metal_init: GPU name:   Apple M2 Max`, any `ggml_metal_*:` / `ggml_backend_metal_*:` line and its assertions
+#   in ggml-metal.m (corpus 1546, ollama/ollama#434; ggml-org/llama.cpp#10003 names an Intel Mac's AMD Radeon VII),
+#   `using device Metal (Apple M2 Max)`, `- Metal : Apple M2 Max (...)`. Metal runs Apple's, AMD's and Intel's GPUs;
+#   CUDA has no macOS release since CUDA 10.2, so an NVIDIA GPU of an old Mac is never CUDA's there.
+METAL_BACKEND = "ggml's Metal backend"
+_OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^\s*\[\d+\] ROCm device name: (?P<name>\S.*?)\s*$"), "{name} (ollama's ROCm discovery)"),
+    (re.compile(r"\bdiscovered \d+ ROCm GPU Devices\b|^\s*\[\d+\] ROCm (?:brand|vendor|VRAM vendor|subsystem name|"
+                r"vbios version|totalMem|usedMem|integrated GPU)\b|\bmsg=\"(?:Radeon GPU detected|ROCm integrated GPU "
+                r"detected|rocm detected \d+ devices|unsupported Radeon iGPU detected)"),
+     "AMD GPUs (ollama's ROCm discovery: `{line}`)"),
+    (re.compile(r'\bmsg="amdgpu (?:is supported|is not supported|too old)\b[^"]*".*?\bgpu_type=(?P<name>gfx\w+)'),
+     "an AMD GPU, {name} (ollama's ROCm discovery)"),
+    (re.compile(r'\bmsg="inference compute" id=\S+ library=rocm\b.*?\bcompute=(?P<name>gfx\w+)', re.I),
+     "an AMD GPU, {name} (ollama's `inference compute` line of library=rocm)"),
+    (re.compile(r"\bmsg=\"filtering device which didn't fully initialize\".*?\bpci_id=(?P<name>[0-9a-fA-F:.]+).*?"
+                r"\blibrary=ROCm\b", re.I), "an AMD GPU at {name} (ollama's ROCm library found it, and it did not "
+     "initialise)"),
+    (re.compile(r"\bggml_(?:cuda_init|init_cublas): found [1-9]\d* ROCm devices"),
+     "AMD GPUs (llama.cpp's HIP build: `{line}`)"),
+    (re.compile(r"\busing device ROCm\d+ \((?P<name>[^)]+)\)|^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*-?\s*ROCm\d+\s*:"
+                r" (?P<name2>[^()]+?) \(\d+ MiB"), "{name} (llama.cpp's HIP build)"),
+    (re.compile(r"\bggml_metal_init: (?:found device|GPU name):\s+(?P<name>\S.*?)\s*$"), "{name} (" + METAL_BACKEND + ")"),
+    (re.compile(r"\busing device Metal\d* \((?P<name>[^)]+)\)|^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*-?\s*Metal\d*"
+                r"\s*: (?P<name2>[^()]+?) \(\d+ MiB"), "{name} (" + METAL_BACKEND + ")"),
+    (re.compile(r"\bggml_(?:backend_)?metal_\w+:|\bggml-metal\.m:\d+"), "a Metal GPU (" + METAL_BACKEND + ": `{line}`)"),
+    # torch's own repr of a tensor or device on Apple's Metal Performance Shaders backend (`device(type='mps',
+    # index=0)`, `tensor([1.], device='mps:0')`): macOS only (https://pytorch.org/docs/stable/notes/mps.html).
+    (re.compile(r"\bdevice\(type='mps'|\bdevice='mps(?::\d+)?'"), "an Apple GPU (torch's MPS device: `{line}`)"),
+    # A macOS host runs no CUDA: CUDA 10.2 (2019) is the last CUDA toolkit and driver release for macOS
+    # (https://docs.nvidia.com/cuda/archive/10.2/cuda-toolkit-release-notes/index.html), so its GPU is Metal's (Apple's,
+    # or an Intel Mac's AMD or Intel GPU). text-generation-webui's one-click launcher for macOS (`bash start_macos.sh`,
+    # corpus 1548) starts the server on the Mac itself; a collect_env's `OS: macOS 14.5 (arm64)` is read by
+    # gpus_from_collect_env.
+    (re.compile(r"\bstart_macos\.sh\b"), "a macOS host's GPU (text-generation-webui's macOS launcher: `{line}`), "
+     "which no CUDA since 10.2 runs"),
+)
+# One of these literals stands on every line of _OTHER_GPU_LINES (importers/evidence.py's needles).
+OTHER_GPU_NEEDLES = ("ROCm", "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
+                     "Metal", "start_macos", "'mps")
+# A GPU of NVIDIA's in the same lines: a CUDA device ollama or llama.cpp found (`library=cuda`, `found 1 CUDA
+# devices`, `CUDA0`), an NVIDIA name or GPU UUID. A log that holds one shows a host with an NVIDIA GPU beside the
+# other vendor's (ollama's own test log `frank`: an AMD gfx1030 and an NVIDIA RTX 2080 Ti), so it shows no
+# other-vendor-only host.
+_NVIDIA_IN_LOG = re.compile(r"\blibrary=cuda\b|\bfound [1-9]\d* CUDA devices|\bCUDA\d+\b|\bNVIDIA\b|"
+                            r"\bGPU-[0-9a-f]{8}-[0-9a-f]{4}-", re.I)
+
+
+def other_gpu_line(line: str) -> str:
+    """The GPU of another vendor a line of an engine's log shows at work (_OTHER_GPU_LINES), in words; "" where it
+    shows none."""
+    for pattern, words in _OTHER_GPU_LINES:
+        if (m := pattern.search(line)) is not None:
+            name = next((g for g in (m.groupdict().get("name"), m.groupdict().get("name2")) if g), "")
+            return words.format(name=name.strip(), line=line[m.start():].strip()[:100])
+    return ""
+
+
+def parse_other_vendor_gpus(text: str) -> GpuInventory:
+    """Another vendor's GPUs an engine's lines show at work (other_gpu_line), in words (`others`): the named ones, else
+    the first line that names none; never where the same lines show an NVIDIA GPU (_NVIDIA_IN_LOG)."""
+    shown = [words for line in text.splitlines() if (words := other_gpu_line(line))]
+    if not shown:
+        raise ParseError("no line of another vendor's GPU (ROCm, Metal)")
+    if _NVIDIA_IN_LOG.search(text):
+        raise ParseError("the lines show an NVIDIA GPU beside another vendor's: not another vendor's host alone")
+    named = [w for w in shown if "`" not in w]
+    metal = next((w for w in shown if METAL_BACKEND in w), "")
+    return GpuInventory(others=tuple(dict.fromkeys(named or shown[:1])), one_device=(
+        f"ggml's Metal backend runs the model on the one Metal device it picks, the system's default GPU ({metal})",)
+        if metal else ())
+
+
+@parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=63)
+def gpus_from_other_vendor_lines(text: str) -> GpuInventory:
+    """Another vendor's GPUs that pasted lines of ollama's ROCm discovery or ggml's Metal backend show (others).
+
+    Input (tests/data/captures/1543)::
+
+        discovered 2 ROCm GPU Devices
+        [0] ROCm device name: Navi 22 [Radeon RX 6700/6700 XT/6750 XT / 6800M/6850M XT]
+
+    Input (tests/data/captures/1546)::
+
+        ggml_metal_graph_compute: command buffer 8 failed with status 5
+    """
+    return parse_other_vendor_gpus(text)
+
+
+@parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=64)
+def gpus_from_other_vendor_log(text: str) -> GpuInventory:
+    """Another vendor's GPUs an engine's log shows at work: ollama's ROCm lines, llama.cpp's HIP or Metal devices.
+
+    Input (tests/data/captures/1545)::
+
+        time=2026-01-26T16:13:57.699-03:00 level=DEBUG source=runner.go:153 msg="filtering device which didn't fully initialize" id=0 libdir=C:\\Users\\aldoc\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\rocm pci_id=0000:03:00.0 library=ROCm
+    """
+    return parse_other_vendor_gpus(text)
 
 
 NCCL_LOG_TITLE = "an NCCL log's ranks on one host"

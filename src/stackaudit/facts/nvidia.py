@@ -36,6 +36,7 @@ from stackaudit.facts.registry import (
     sample_field,
 )
 from stackaudit.facts.sources import (
+    ENGINE_LOG,
     EVIDENCE_LINES,
     MODINFO_NVIDIA_LICENSE,
     NVIDIA_MODULE_VERSION,
@@ -243,7 +244,8 @@ class GpuInfo:
     # A field that is None and not listed here was not read (NoPermission, an excerpt): unknown, not absent.
     unsupported: tuple[str, ...] = ()
     # Readings the source shows as `ERR!` (nvidia-smi asked and NVML failed to answer): "power-draw" (the table's
-    # `ERR! / 250W`, corpus 1365). Not read, like None, but named: the cell beside it (the cap) still stands.
+    # `ERR! / 250W`, corpus 1365), "power-limit" (its `N/A / ERR!`, corpus 1571). Not read, like None, but named: the
+    # cell beside it still stands.
     unreadable: tuple[str, ...] = ()
     error: str = ""  # the whole GPU could not be read (e.g. NVML "gpu-is-lost")
     # The name as the source printed it when the nvidia-smi table cut it ("NVIDIA A100 80G..."); `name` then holds
@@ -1067,6 +1069,22 @@ def driver_from_bandwidth_test(text: str) -> NvidiaDriver:
     found = set(_BANDWIDTH_TEST_DRIVER.findall(text))
     if len(found) != 1:
         raise ParseError("no one `Driver Version:` line in the bandwidth test")
+    return NvidiaDriver(found.pop(), None, loaded=True)
+
+
+@parser(ENGINE_LOG, feeds="nvidia_driver", kind=NvidiaDriver, rank=55)
+def driver_from_engine_log(text: str) -> NvidiaDriver:
+    """The driver's version in the file name of the libcuda.so.<version> an engine's log names (ollama's discovery
+    found or loaded it: the driver package installs the library under the driver's version).
+    Two different versions name no one driver.
+
+    Input (tests/data/captures/1565, https://github.com/ollama/ollama/issues/11593)::
+
+        msg="Unable to load cudart library /usr/lib/x86_64-linux-gnu/libcuda.so.575.57.08: cuda driver library init failure: 3"
+    """
+    found = set(_LIBCUDA.findall(text))
+    if len(found) != 1:
+        raise ParseError("no one libcuda.so.<version> in the engine's log")
     return NvidiaDriver(found.pop(), None, loaded=True)
 
 

@@ -685,9 +685,12 @@ WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
 _ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*({BDF})"
                    r"\s+(On|Off|N/A)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
 # Drivers before R340 (corpus 1320: 325.15) print the memory cell in `MB` (MiB all the same: `9MB /  4095MB`).
-# A draw NVML failed to read prints `ERR!` before its cap (corpus 1365: `ERR! / 250W`): the cap still reads.
-_ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|ERR!|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
-                   r"\s*(\d+)Mi?B\s*/\s*(\d+)Mi?B\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
+# A draw NVML failed to read prints `ERR!` before its cap (corpus 1365: `ERR! / 250W`): the cap still reads. A cap it
+# failed to read prints `ERR!` too (corpus 1571, a GeForce MX350 on R535: `N/A / ERR!`): the memory and mode still read.
+# Drivers of the R340 era print an unread utilisation as a bare `N/A`, without `%`, before the compute mode (corpus
+# 1577, a GeForce GTX TITAN on 340.29: `N/A    E. Thread`).
+_ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|ERR!|\d+W)\s*/\s*(N/A|ERR!|\d+W))?\s*\|"
+                   r"\s*(\d+)Mi?B\s*/\s*(\d+)Mi?B\s*\|\s*(?:(N/A|\d+)%|N/A)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
 # A GPU's first row cut after its persistence (or driver model) word, before the Bus-Id cell (corpus 1064: `|   1  NVIDIA
 # GeForce RTX 3090        On`): the GPU is shown, with its name and persistence mode, and no address.
 _ROW1_CUT = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|?$")
@@ -883,7 +886,8 @@ def parse_table(text: str) -> NvidiaGpus:
             unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig"), ("power", "cap"),
                                                     ("pstate", "pstate"), ("display", "disp"))
                               if r.get(key) == "N/A"),
-            unreadable=("power-draw",) if r.get("draw") == "ERR!" else (),
+            unreadable=tuple(name for name, key in (("power-draw", "draw"), ("power-limit", "cap"))
+                             if r.get(key) == "ERR!"),
         ))
     # nvidia-smi stops at a GPU it cannot open: its index (-1: not known) and the GPUs it did not list are not
     # in the source.

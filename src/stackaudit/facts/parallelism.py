@@ -470,6 +470,8 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
       its line or set above it (`export`, a batch script's `set`: corpus 962);
     - with no vLLM/SGLang engine shown, every engine command pasted runs its model on one GPU (one_gpu_commands: a
       llama.cpp server's `--tensor-split` with one share above 0 or `--split-mode none`, corpus 1301);
+    - a llama.cpp or ollama engine (or none named) whose log shows ggml's Metal backend at work (GpuInventory.one_device:
+      it drives the one Metal device it picks, corpus 1546);
     - the host has one GPU (GpuInventory.whole_count: a listing, or a count in the user's words such as
       `1 x Nvidia A10`, corpus 998), whatever engine serves.
     """
@@ -503,6 +505,9 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
             and (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")):
         return (f"ollama's placement line lists one GPU's free memory and no layer split (`{placed[1]}`): its runner "
                 "holds the model on one GPU")
+    if gpus is not None and gpus.one_device and shown is None \
+            and (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")):
+        return gpus.one_device[0]
     framework = placements.one_gpu_each() if placements is not None else ""
     if framework and shown is None and (engine is None or engine.tp in (None, 1)):
         return f"{framework}: each copy of the model holds one GPU"

@@ -185,14 +185,25 @@ class GpuInstance:
 
 
 _AWS_GPUS = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
+# AWS Batch's GPU page lists the GPUs of each size of the previous-generation families too (P2, P3, P3dn, G3).
+_AWS_BATCH_GPUS = "https://docs.aws.amazon.com/batch/latest/userguide/gpu-jobs.html"
 _GCP_GPUS = "https://cloud.google.com/compute/docs/gpus"
 _G_SIZES = (("xlarge", 1), ("2xlarge", 1), ("4xlarge", 1), ("8xlarge", 1), ("16xlarge", 1), ("12xlarge", 4),
             ("24xlarge", 4), ("48xlarge", 8))
 _GCP_COUNTS = (("1", 1), ("2", 2), ("4", 4), ("8", 8))
 # The GPU instance types whose GPUs the provider documents per size: AWS's accelerated computing specifications
-# (G4dn, G5, G6, G6e, P4d, P4de, P5, P5e, P5en), Google's GPU machine types (A2, A3, G2), and Azure's N-series
-# sizes. A bare-metal size (`g4dn.metal`) and a size not listed name no count here.
+# (G4dn, G5, G6, G6e, P4d, P4de, P5, P5e, P5en; the previous generation's P2, P3, P3dn and G3), Google's GPU machine
+# types (A2, A3, G2), and Azure's N-series sizes. A bare-metal size (`g4dn.metal`) and a size not listed name no
+# count here; nor does a Compute Engine N1 machine type (`n1-standard-8`), whose GPUs are attached per VM in any
+# number the zone offers (https://cloud.google.com/compute/docs/gpus#n1-gpus), so its name says none.
 GPU_INSTANCES = (
+    # P2: Tesla K80 GPUs (each a GK210 of a K80 board), P3: Tesla V100 SXM2 16GB, P3dn: Tesla V100 SXM2 32GB, G3: Tesla
+    # M60 GPUs (g3s.xlarge and g3.4xlarge one each).
+    GpuInstance(r"p2\.(\w+)", "Tesla K80", (("xlarge", 1), ("8xlarge", 8), ("16xlarge", 16)), _AWS_BATCH_GPUS),
+    GpuInstance(r"p3\.(\w+)", "Tesla V100 SXM2 16GB", (("2xlarge", 1), ("8xlarge", 4), ("16xlarge", 8)), _AWS_BATCH_GPUS),
+    GpuInstance(r"p3dn\.(24xlarge)", "Tesla V100 SXM2 32GB", (("24xlarge", 8),), _AWS_BATCH_GPUS),
+    GpuInstance(r"g3s?\.(\w+)", "Tesla M60", (("xlarge", 1), ("4xlarge", 1), ("8xlarge", 2), ("16xlarge", 4)),
+                _AWS_BATCH_GPUS),
     GpuInstance(r"g4dn\.(\w+)", "T4", (*_G_SIZES[:6],), _AWS_GPUS),
     GpuInstance(r"g5\.(\w+)", "A10G", _G_SIZES, _AWS_GPUS),
     GpuInstance(r"g6\.(\w+)", "L4", _G_SIZES, _AWS_GPUS),
@@ -223,9 +234,16 @@ GPU_INSTANCES = (
     GpuInstance(r"(?:Standard_)?NV(\d+)adm?s_A10_v5", "A10", (("6", 1), ("12", 1), ("18", 1), ("36", 1), ("72", 2)),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/nvadsa10v5-series",
                 vgpu=True),
+    # NCv3: Tesla V100 PCIe 16GB GPUs (NC24rs_v3 is NC24s_v3 with InfiniBand); NDv2: eight V100 SXM2 32GB over NVLink.
+    GpuInstance(r"(?:Standard_)?NC(\d+)r?s_v3", "Tesla V100 PCIe 16GB", (("6", 1), ("12", 2), ("24", 4)),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncv3-series"),
+    GpuInstance(r"(?:Standard_)?ND(40)rs_v2", "Tesla V100 SXM2 32GB", (("40", 8),),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ndv2-series"),
     GpuInstance(r"Standard_NC(\d+)as_T4_v3", "T4", (("4", 1), ("8", 1), ("16", 1), ("64", 4)),
                 "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncast4v3-series"),
 )
+# EC2 G4ad instances carry AMD Radeon Pro V520 GPUs (https://aws.amazon.com/ec2/instance-types/g4/): no NVIDIA GPU.
+OTHER_VENDOR_INSTANCES = ((r"g4ad\.\w+", "AMD Radeon Pro V520", "https://aws.amazon.com/ec2/instance-types/g4/"),)
 INSTANCE_TITLE = "a GPU instance type in the user's words"
 # A line that names an instance beside a contrast speaks of another machine too (`Using a a2-highgpu-8g instance works
 # with 8 gpus without any shared memory error`, corpus 249): the same words as PLATFORM_WORDS' negations.
@@ -948,7 +966,8 @@ def _windows_in(text: str, where: str) -> Virtualization:
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=93)
 def gpus_from_instance_type(text: str) -> GpuInventory:
     """The GPUs the one instance type the user's words name holds (GPU_INSTANCES): count and model, a count of the
-    user's words (a lower bound, as a stated count); a line that names it beside a contrast names no machine.
+    user's words (a lower bound, as a stated count); a line that names it beside a contrast names no machine. An
+    instance type whose GPUs are another vendor's (OTHER_VENDOR_INSTANCES: EC2 G4ad's AMD GPUs) names those.
 
     Input (tests/data/captures/578)::
 
@@ -957,6 +976,12 @@ def gpus_from_instance_type(text: str) -> GpuInventory:
     named = {name for line in text.splitlines() for clause in _CLAUSE.split(line) if not _CONTRAST.search(clause)
              for name, _ in cloud_instances(clause)}
     found = instance_gpus(next(iter(named))) if len(named) == 1 else None
+    other = next((f"{model} ({next(iter(named))}: its provider's GPU, {source})"
+                  for pattern, model, source in OTHER_VENDOR_INSTANCES
+                  if len(named) == 1 and re.fullmatch(pattern, next(iter(named)), re.I)), "")
+    if other and len({name for name, _ in cloud_instances(text)}) == 1:
+        # Another vendor's GPUs (GpuInventory.others): the instance holds no NVIDIA GPU.
+        return GpuInventory(others=(other,))
     if found is None or len({name for name, _ in cloud_instances(text)}) != 1:
         raise ParseError("names no single GPU instance type of GPU_INSTANCES")
     count, row = found

@@ -261,3 +261,28 @@ def path_tests(text: str) -> PathTests:
     if not found:
         raise ParseError("no shell test of a path with its output")
     return PathTests(found)
+
+
+# `journalctl -u UNIT` of this boot (`-b`, `-b 0`, `-b -0`) or of every boot (no `-b`), shown with journalctl's own
+# answer for no line: `-- No entries --` (journalctl(1)). The unit wrote nothing to the journal there: it never ran
+# (a service logs at least systemd's `Started` line). Another boot's journal (`-b -1`, a boot id) or a time window
+# (`--since`) speaks of that part only.
+_UNIT_JOURNAL = re.compile(r"^(?:sudo\s+)?journalctl(?P<opts>(?:\s+(?:-b(?:\s+-?0)?|--boot(?:[=\s]+-?0)?|--no-pager|-[exal]+|"
+                           r"(?:-u\s*|--unit[=\s]+)(?P<unit>[\w@.-]+)))+)\s*$")
+NO_ENTRIES = "-- No entries --"
+
+
+def empty_unit_journal(command: str, printed: str) -> str | None:
+    """The unit whose journal a shown `journalctl -u UNIT` (this boot's or every boot's) answered with `-- No entries
+    --`, or None (another command, another boot or window, or lines printed).
+
+    >>> empty_unit_journal("journalctl -b -u nvidia-k8s-device-plugin", "-- No entries --")
+    'nvidia-k8s-device-plugin'
+    >>> empty_unit_journal("journalctl -b -1 -u nvidia-k8s-device-plugin", "-- No entries --") is None
+    True
+    """
+    m = _UNIT_JOURNAL.match(command.strip())
+    if m is None or m.group("unit") is None or printed.strip() != NO_ENTRIES:
+        return None
+    return m.group("unit")
+

@@ -186,6 +186,14 @@ def _app_xid(names: tuple[str, ...]) -> re.Pattern[str]:
 STACK_XID = _app_xid(STACK_PROCESSES)
 
 
+# CUDA's two refusals of a program at its first call (the runtime's cudaGetErrorString texts, CUDA_ERRORS): no device
+# at all (cudaErrorNoDevice, 100: no GPU handed to the process, the driver not loaded), and every device it may use busy
+# or unavailable (cudaErrorDevicesUnavailable, 46: an exclusive or prohibited compute mode, MIG). Only the second is
+# ever a compute mode's refusal.
+CUDA_NO_DEVICE = re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b")
+CUDA_DEVICES_BUSY = re.compile(r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable")
+
+
 @dataclass(frozen=True)
 class Symptom:
     name: str
@@ -315,8 +323,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # cudaErrorDevicesUnavailable (46) on a GPU in MIG mode: CUDA runs only on the MIG instances handed to it, so a
     # program given the whole GPU finds it unavailable (NVIDIA/gpu-operator#129, its validator on an A100 with MIG on;
     # #132 cites it). Elsewhere the same error is an exclusive compute mode or a full GPU: only with MIG shown.
-    Symptom("cuda-devices-unavailable-mig", re.compile(r"all CUDA-capable devices are busy or unavailable|"
-                                                       r"cudaErrorDevicesUnavailable"),
+    Symptom("cuda-devices-unavailable-mig", CUDA_DEVICES_BUSY,
         "MEM-MIG", "high", CUDA_ERRORS,
         "CUDA found every device busy or unavailable (error 46) on a GPU in MIG mode: a program that is not handed a "
         "MIG instance cannot run there", within=MIG_ENABLED,
@@ -328,12 +335,22 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # run on the GPU" (MIG_GETTING_STARTED), so a program handed no instance finds no device at all (ggml-org/llama.cpp
     # #3235, corpus 1232: an A100 with MIG on, no instance). Elsewhere the same words are a driver not loaded or a
     # container without its GPU (cuda-no-device-in-container): only with MIG shown.
-    Symptom("cuda-no-device-mig", re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|"
-                                             r"CUDA_ERROR_NO_DEVICE\b"),
+    Symptom("cuda-no-device-mig", CUDA_NO_DEVICE,
         "MEM-MIG", "high", MIG_GETTING_STARTED,
         "CUDA found no device (cudaErrorNoDevice, 100) on a host whose GPU is in MIG mode: CUDA runs there only on "
         "MIG instances, so a program handed none (or a GPU with none created) sees no GPU at all",
         within=MIG_ENABLED),
+    # The same cudaErrorNoDevice (100) anywhere: the process saw no GPU at all. An exclusive compute mode never gives
+    # it: a GPU another context holds refuses the next one with cudaErrorDevicesUnavailable (46, "busy or
+    # unavailable"), so where no line of the source says 46 the mode did not stop the program (corpus 1576: jsrun
+    # ranks handed no GPU beside a V100 in Exclusive_Process). It proves no check's failure.
+    Symptom("cuda-no-device-not-compute-mode", CUDA_NO_DEVICE,
+        "", "high", CUDA_ERRORS,
+        "CUDA found no device at all (cudaErrorNoDevice, 100): the process was handed no GPU (a batch system's "
+        "resource set without GPUs, an empty CUDA_VISIBLE_DEVICES) or the driver is not loaded",
+        unless=CUDA_DEVICES_BUSY, clears=("DRV-COMPUTE-MODE",),
+        cleared="an exclusive compute mode refuses a second context with \"all CUDA-capable devices are busy or "
+                "unavailable\" (46), never with error 100, and no line of the source says 46"),
     # cudaErrorSystemNotReady (802): CUDA will not start until the driver's daemons run; on NVSwitch systems that is
     # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92; the Fabric Manager guide).
     # ollama's GPU probe prints the bare number: `cuInit err: 802` and `cuda driver library init failure: 802`
@@ -502,6 +519,45 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
         "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
         "give the pod the nvidia RuntimeClass)"),
+    # The kubelet refuses a pod the NVIDIA device plugin could not hand GPUs to, and the pod ends in
+    # UnexpectedAdmissionError (the kubelet's lifecycle/predicate.go, `Allocate failed due to ..., which is
+    # unexpected`): the device manager's call to the plugin failed (`device plugin GetPreferredAllocation rpc failed
+    # with err: ... error creating nvml.Device 0: nvml: Unknown Error`, corpus 1583, NVIDIA/k8s-device-plugin#1397,
+    # #1223, #231, kubernetes/kubernetes#97131), or it found none of the plugin's devices free to give (`requested
+    # number of devices unavailable for nvidia.com/gpu`, kubernetes/kubernetes#130145: allocations the kubelet still
+    # counts). Only NVIDIA's: the line names NVML or an nvidia.com resource (AMD's plugin says `amd.com/gpu`,
+    # trueforge-org/truecharts#19201). The pod gets no GPU; the error the line quotes says why.
+    Symptom("k8s-gpu-admission-failed", re.compile(r"\bAllocate failed due to (?=.*(?:\bnvml\b|nvidia\.com/))",
+                                                   re.IGNORECASE),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the kubelet refused the pod its GPUs (UnexpectedAdmissionError): its allocation through the NVIDIA device "
+        "plugin failed, or found no device free to give, so no container of the pod gets a GPU; the error the line "
+        "quotes says why (an NVML error there is the node's driver or a GPU that stopped answering the plugin)",
+        own_fix="Mend what the line names (NVML failing in the device plugin: the node's driver or a lost GPU, "
+                "`nvidia-smi -q` on the node; devices the kubelet still counts as taken: restart the kubelet), then "
+                "recreate the refused pods"),
+    # The device plugin run as a host service (Bottlerocket's NVIDIA variants: nvidia-k8s-device-plugin.service) whose
+    # journal, this boot's or every boot's, holds no line (`journalctl -b -u nvidia-k8s-device-plugin` answered
+    # `-- No entries --`, recorded as one line by importers/shown_commands.py): the plugin never ran, so it registered
+    # nothing with the kubelet and the node offers no nvidia.com/gpu, whatever the driver's modules show
+    # (bottlerocket-os/bottlerocket#4087, corpus 1586).
+    Symptom("device-plugin-unit-never-ran", re.compile(r"\bjournalctl\b.*(?:-u\s*|--unit[=\s]+)nvidia(?:-k8s)?-device-"
+                                                       r"plugin(?:\.service)?(?:\s.*)?: -- No entries --"),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the device plugin's service wrote nothing to the journal: it never ran, so it offered the kubelet no GPU and "
+        "the node exposes no nvidia.com/gpu to pods",
+        own_fix="Start the device plugin's unit and read why it did not start (`systemctl status "
+                "nvidia-k8s-device-plugin`, `journalctl -b -u kubelet`); the kubelet must be running for it"),
+    # torch warns `Can't initialize NVML` (torch/cuda/__init__.py, where nvmlInit fails as it counts the GPUs) in a
+    # container the source shows: the driver's NVML library did not reach the container, or cannot open its GPUs
+    # there (no GPU request, no NVIDIA runtime, the `utility` capability left out). vLLM's platform probe then finds
+    # no platform (`No platform detected, vLLM is running on UnspecifiedPlatform`) and the engine stops (corpus 1567,
+    # xorbitsai/inference#3288). On a bare host the same warning is the host's driver, another fault (corpus 1024).
+    Symptom("torch-nvml-in-container", re.compile(r"UserWarning: Can't initialize NVML"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "torch in the container cannot initialise NVML: the driver's NVML library does not reach the container or "
+        "cannot open its GPUs there (no GPU request, no NVIDIA runtime, or NVIDIA_DRIVER_CAPABILITIES without "
+        "`utility`), so engines that probe the GPUs through NVML find none", within=IN_CONTAINER),
     # The device plugin's resource factory (0.15 and later, internal/rm/factory.go) with its default strategy `auto`
     # found neither NVML nor a Tegra platform in its container: `Incompatible strategy detected auto`, then `If this is
     # a GPU node, did you configure the NVIDIA Container Toolkit?`, and the plugin exits offering no nvidia.com/gpu
@@ -583,8 +639,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # source shows: the runtime did not hand the container the GPU device nodes or the driver's libraries (the GPU
     # Operator's CUDA validator pod, NVIDIA/gpu-operator#1900, corpus 1172). On a bare host the same words are a
     # driver that is not loaded, another fault: only in a container.
-    Symptom("cuda-no-device-in-container", re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|"
-                                                      r"CUDA_ERROR_NO_DEVICE\b"),
+    Symptom("cuda-no-device-in-container", CUDA_NO_DEVICE,
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "CUDA in the container found no GPU (cudaErrorNoDevice, 100): the container runtime did not hand it the GPU "
         "device nodes and the driver's libraries", within=IN_CONTAINER),
@@ -861,6 +916,19 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RT-KERNEL-ARCH", "high", DEEPGEMM_ARCH_SOURCE,
         "a kernel library (DeepGEMM) has no kernel for this GPU's architecture (it dispatches for SM90 and SM100 "
         "only), so the engine path that calls it fails"),
+    # ollama's ROCm discovery leaving out an AMD GPU whose gfx target its ROCm libraries carry no kernels for
+    # (discover/amd_linux.go, amd_windows.go: `msg="amdgpu is not supported (supported types:[gfx1103])"
+    # gpu_type=gfx1150`, likelovewant/ollama-for-amd#40; `msg="amdgpu too old gfx803"` before gfx9): the GPU is not
+    # used and the model runs on the CPU. ollama's GPU guide names HSA_OVERRIDE_GFX_VERSION to run a supported target
+    # of the same family.
+    Symptom("ollama-amdgpu-unsupported", re.compile(r'\bmsg="amdgpu (?:is not supported|too old)\b'),
+        "RT-KERNEL-ARCH", "high", "https://github.com/ollama/ollama/blob/main/docs/gpu.md#overrides",
+        "ollama's ROCm libraries carry no kernels for this AMD GPU's gfx target, so ollama leaves the GPU out and "
+        "runs the model on the CPU",
+        own_fix="Set HSA_OVERRIDE_GFX_VERSION to a supported target of the same family (10.3.0 for RDNA2, 11.0.0 "
+                "for RDNA3) in ollama's service environment, or run an ollama release whose ROCm libraries carry the "
+                "GPU's target",
+        own_takes="restart the ollama service"),
     # The start-up check of NVIDIA's NGC images (Triton, PyTorch, TensorRT-LLM; its entrypoint's GPU check) refusing the
     # GPU's architecture: `ERROR: Detected Tesla V100S-PCIE-32GB GPU, which is not supported by this container`, then
     # `ERROR: No supported GPU(s) detected to run this container` (triton-inference-server/server#8279, corpus 1502: a
@@ -1185,7 +1253,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
            "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "skipping CUDA device",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt", "forward compatibility", "display driver", "CompatNotSupported", "COMPAT_NOT_SUPPORTED",
-           "DriverMismatch", "DRIVER_MISMATCH",
+           "DriverMismatch", "DRIVER_MISMATCH", "amdgpu is not supported", "amdgpu too old",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
@@ -1194,7 +1262,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
-           "mountpoint for devices", "nvidia-container-runtime-hook")
+           "mountpoint for devices", "nvidia-container-runtime-hook", "Allocate failed due to",
+           "t initialize NVML", "No entries --")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's

@@ -15,13 +15,15 @@ snippet that define its source), the first line of `systemctl status` for a unit
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
 driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device plugin's start lines (klog's
 `main.go:154] Starting FS watcher.`, `Loading NVML`; GKE's `mig.go:175] Discovered GPU partition: nvidia0/gi0`), the GPU
-Operator's toolkit container's (`level=info msg="Starting 'setup' for containerd"`), a `minikube start` that runs the Kubernetes node as a
+Operator's toolkit container's (`level=info msg="Starting 'setup' for containerd"`), GKE's driver installer's (`Waiting for
+GPU driver libraries to be available.`, facts/container.GKE_INSTALLER_LINE), a `minikube start` that runs the Kubernetes node as a
 container (facts/container.MINIKUBE_START), ollama's GPU discovery lines (`msg="inference
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
 per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a `dkms status` line of the nvidia module installed for a
-kernel (facts/kernel_knobs.DKMS_INSTALLED), a list's package version (`PyTorch: 2.8.0+cu128`), Text Generation
+kernel (facts/kernel_knobs.DKMS_INSTALLED), a line of another vendor's GPU at work (facts/gpus.other_gpu_line:
+ollama's ROCm discovery, ggml's Metal backend, a macOS launcher), a list's package version (`PyTorch: 2.8.0+cu128`), Text Generation
 Inference's /info object's `"docker_label"` read with the `"version"` above it (facts/docker.tgi_info_line), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
 out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's or free's summary (`MiB Swap: 0.0
 total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), each also as a
@@ -46,7 +48,7 @@ from stackaudit.facts.cuda_ran import (
     runtime_in_line,
 )
 from stackaudit.facts.docker import tgi_info_line
-from stackaudit.facts.gpus import trtllm_ledger_span
+from stackaudit.facts.gpus import OTHER_GPU_NEEDLES, other_gpu_line, trtllm_ledger_span
 from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, dkms_installed, swap_summary
 from stackaudit.facts.nvidia import (
     HEADER_DRIVER_FIELD,
@@ -110,6 +112,7 @@ _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80}
 # … now.total="79.3 GiB" now.free="78.8 GiB" now.used="424.2 MiB"`, OLLAMA_DISCOVERY_MSGS), and the rest of such a
 # line a paste broke (`B" before.free=… now.used=`: a system memory line has `now.free_swap` there, not `now.used`).
 _OLLAMA = re.compile(rf'\bmsg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs" .*\blibrary=\S*libcuda\.so\.\d)|'
+                     r'\b\d+ MB VRAM available, loading up to \d+ |'
                      r'^\S{0,8}" before\.free="[^"]*" now\.total="[^"]*" '
                      r'now\.free="[^"]*" now\.used=|'
                      r'^\s*device count \d+\s*$|'
@@ -119,14 +122,16 @@ _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The N
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
-            "LLM libraries", "device count", "cuda memory data", "now.used", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
+            "LLM libraries", "device count", "cuda memory data", "now.used", "VRAM available", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
-            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers",
+            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "auto installation is disabled",
+            "GPU driver libraries",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
-            "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES)
+            "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
+            *OTHER_GPU_NEEDLES)
 
 
 def _daemon_line(line: str) -> bool:
@@ -170,15 +175,16 @@ def is_evidence(line: str) -> bool:
                 or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
                 or bool(ran_in_lines([line])) or runtime_in_line(line) is not None or swap_summary(line) is not None
-                or dkms_installed(line) is not None)
+                or dkms_installed(line) is not None or other_gpu_line(line) != "")
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
           "access answer, a refusal of peer access or a Python session's query of it, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words, ollama's GPU "
           "discovery, the Kubernetes device plugin's start lines (NVIDIA's and GKE's), the GPU Operator's toolkit "
-          "container's lines, a `kubectl debug node/` session's start, a `minikube start` "
-          "that runs the node as a container, a `dkms status` line of the installed nvidia module",
+          "container's lines, GKE's driver installer's wait for driver libraries, a `kubectl debug node/` session's "
+          "start, a `minikube start` that runs the node as a container, a `dkms status` line of the installed nvidia "
+          "module, a line of another vendor's GPU at work (ollama's ROCm discovery, ggml's Metal backend)",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):

@@ -24,16 +24,21 @@ from stackaudit.importers.registry import Found, document_appended, importer
 
 # Recent builds add the devices' total memory before the colon: `found 1 CUDA devices (Total VRAM: 11172 MiB):`
 # (corpus 961).
-_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ CUDA devices?(?: \(Total VRAM: [^)]*\))?:\s*$")
-_DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, compute capability \d+\.\d+")
+# llama.cpp built for HIP prints the same list for its AMD GPUs: `found 2 ROCm devices:`, its device lines with HIP's
+# `compute capability 11.0`, or, since 2024, the gfx target (`Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM:
+# no, Wave Size: 32`); facts/gpus.parse_ggml_cuda_gpus reads them as AMD GPUs.
+_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ (?:CUDA|ROCm) devices?(?: \(Total VRAM: [^)]*\))?:\s*$")
+_DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, (?:compute capability \d+\.\d+|gfx\w+ \(0x[0-9a-fA-F]+\))")
+_FIRST_DEVICE_VMM = re.compile(r"^.*?\bDevice \d+: .+?, (?:compute capability \d+\.\d+|gfx\w+ \(0x[0-9a-fA-F]+\)), "
+                               r"VMM: (?:yes|no)\b")
 # The build flags printed above the `found` line (`ggml_init_cublas: GGML_CUDA_FORCE_MMQ:   no`,
 # `ggml_cuda_init: CUDA_USE_TENSOR_CORES: yes`): the list's header, read with it (facts/gpus.GGML_TENSOR_CORES).
 _BUILD_FLAG = re.compile(r"\bggml_(?:cuda_init|init_cublas): (?:GGML_CUDA_FORCE_\w+|CUDA_USE_TENSOR_CORES):\s+(?:yes|no)\s*$")
 _MAX_FLAGS = 4
-_FIRST_DEVICE_VMM = re.compile(r"^.*?\bDevice \d+: .+?, compute capability \d+\.\d+, VMM: (?:yes|no)\b")
 
 
-@importer("ggml_cuda_init devices", "llama.cpp's `ggml_cuda_init: found N CUDA devices` and its device lines",
+@importer("ggml_cuda_init devices", "llama.cpp's `ggml_cuda_init: found N CUDA devices` (or ROCm devices, a HIP build) and its "
+          "device lines",
           needles=("ggml_cuda_init: found", "ggml_init_cublas: found", ", vmm: "), per_line=True)
 def ggml_cuda_devices(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):

@@ -13,8 +13,8 @@ from stackaudit.importers.registry import Found, document_appended, importer
 
 @importer("k8s pod listing", "a `kubectl get pods` table (NAME READY STATUS RESTARTS AGE, with its rows), or the "
           "Events of `kubectl describe pod` with kubelet's `Back-off restarting failed container`, or rows of the "
-          "table without its header where one shows a pod in CrashLoopBackOff",
-          needles=("READY", "Back-off restarting failed container", "CrashLoopBackOff"), per_line=True)
+          "table without its header where one shows a pod in CrashLoopBackOff or held in its init containers (Init:)",
+          needles=("READY", "Back-off restarting failed container", "CrashLoopBackOff", "Init:"), per_line=True)
 def k8s_pod_listing(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
@@ -25,9 +25,10 @@ def k8s_pod_listing(lines: list[str], candidates: Candidates | None = None) -> I
             taken = end
             continue
         # Rows pasted without the table's header (`kubectl get pods -A -o wide | grep nvidia`, corpus 1393): the run
-        # of rows around a pod in CrashLoopBackOff, the status that names a row of this table and no other output.
+        # of rows around a pod in CrashLoopBackOff, the status that names a row of this table and no other output, or in
+        # its init containers (`Init:0/2`, kubectl's own word for them; corpus 1585).
         row = POD_ROW.match(lines[i])
-        if row is not None and "CrashLoopBackOff" in row.group("status"):
+        if row is not None and ("CrashLoopBackOff" in row.group("status") or row.group("status").startswith("Init:")):
             start = i
             while start > taken and POD_ROW.match(lines[start - 1]):
                 start -= 1

@@ -4,6 +4,9 @@ facts/shown_commands.py to read as absence of the pattern in that source and not
 A shell test of a path (`test -e PATH && echo YES || echo NO`) over the word it printed, or a `cat` of a /sys version
 file over the version or the error it printed, is recorded under PATH_TESTS, the command (without its prompt) and
 that line.
+A `journalctl -u UNIT` shown with journalctl's `-- No entries --` under it is recorded under EVIDENCE_LINES as one line,
+the command and its answer (`journalctl -b -u nvidia-k8s-device-plugin: -- No entries --`), for facts/symptoms.py to
+read as a unit that never ran.
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.shown_commands import parse_grep, path_test
-from stackaudit.facts.sources import EMPTY_GREPS, PATH_TESTS
+from stackaudit.facts.shown_commands import NO_ENTRIES, empty_unit_journal, parse_grep, path_test
+from stackaudit.facts.sources import EMPTY_GREPS, EVIDENCE_LINES, PATH_TESTS
 from stackaudit.importers._paste import looks_like_command
 from stackaudit.importers._scan import Candidates, candidate_lines, strip_prompt
 from stackaudit.importers.registry import Found, document_appended, importer
@@ -62,3 +65,15 @@ def shown_path_test(lines: list[str], candidates: Candidates | None = None) -> I
         if j < len(lines) and path_test(command, lines[j]) is not None:
             yield Found("path test", i, j + 1, document_appended(PATH_TESTS.name, f"{command}\n{lines[j].strip()}\n"),
                         whole=True)
+
+
+@importer("empty unit journal", "`journalctl -u UNIT` (this boot's or every boot's) shown with `-- No entries --` "
+          "under it", needles=("journalctl",), per_line=True)
+def shown_empty_journal(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        command = strip_prompt(lines[i]).strip()
+        j = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), len(lines))
+        if j < len(lines) and empty_unit_journal(command, lines[j]) is not None:
+            yield Found("empty unit journal", i, j + 1,
+                        document_appended(EVIDENCE_LINES.name, f"{command}: {NO_ENTRIES}\n"), whole=True)
+
