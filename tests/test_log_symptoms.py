@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from stackaudit.engine.testing import run_checks
-from stackaudit.facts.symptoms import SYMPTOMS, find_symptoms
+from stackaudit.facts.symptoms import GGML_SYMPTOMS, SYMPTOMS, find_symptoms
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.pasted import load_pasted
 from stackaudit.importers.recognition import recognise
@@ -66,10 +66,12 @@ def test_every_symptom_names_a_check_a_severity_and_its_document() -> None:
 
     load_all()
     for s in SYMPTOMS:
-        # A row that proves no check's failure only rules checks out (`clears`) or names the checks that would say why
-        # (`suspects`).
-        assert (s.check in CHECKS) if s.check else bool(s.clears or s.suspects), s.name
-        assert all(c in CHECKS for c in s.clears + s.suspects), s.name
+        # A row that proves no check's failure only rules checks out (`clears`), names the checks that would say why
+        # (`suspects`) or shows the program at work whose lines it is (GGML_SYMPTOMS: ggml's CUDA error block).
+        assert (s.check in CHECKS) if s.check else bool(s.clears or s.suspects or s.name in GGML_SYMPTOMS), s.name
+        assert all(c in CHECKS for c in s.clears + s.suspects + s.doubts), s.name
+        assert not s.ggml_check or s.ggml_check in CHECKS, s.name
+        assert bool(s.doubted) == bool(s.doubts), s.name  # a row that leaves an ok unproven says why
         assert bool(s.cleared) == bool(s.clears), s.name  # a row that rules checks out says why
         assert s.severity in ("high", "medium", "low") and s.source.startswith("https://") and s.proves, s.name
 

@@ -31,7 +31,7 @@ from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, Ran
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommand, EngineCommands, built_for_one_gpu
-from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.gpus import GgmlCudaBuild, GpuInventory
 from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
@@ -1114,6 +1114,18 @@ KERNEL_RULES = (
     KernelRule("vllm", re.compile(r"Detected that the model can run with (awq|gptq)_marlin, however you specified "
                                   r"quantization=\w+ explicitly, so forcing"), (), "high", _FORCED_MARLIN,
                "https://github.com/vllm-project/vllm/issues/5677"),
+    # vLLM's AWQ and GPTQ Marlin methods hand a MoE layer their Marlin MoE kernel cannot take to the generic MoE WNA16
+    # kernels (awq_marlin.py, gptq_marlin.py: `Layer '...mlp.experts' is not supported by AWQMoeMarlin. Falling back
+    # to Moe WNA16 kernels.`; corpus 1563): the experts, most of a MoE model's weights, then run on the kernel vLLM's
+    # maintainers measured slower than Marlin and kept opt-in (vllm#12185), Marlin being "the best-performing
+    # gptq/awq kernel" (vllm#14447). The engine's own line says it, whatever the GPU.
+    KernelRule("vllm", re.compile(r"is not supported by (?:AWQ|GPTQ)MoeMarlin\. Falling back to (Moe WNA16) kernels"),
+               (), "medium",
+               "the MoE expert layers run on the generic {0} kernels instead of the Marlin MoE kernel, which vLLM's "
+               "maintainers measured faster and is its best-performing AWQ/GPTQ kernel: the experts hold most of a "
+               "MoE model's weights, so decode runs on the slower path (a checkpoint or release the Marlin MoE kernel "
+               "takes avoids it)",
+               "https://github.com/vllm-project/vllm/pull/12185"),
     KernelRule("sglang", re.compile(r"^--(?:decode-)?attention-backend (triton)$"), ("Hopper",), "medium",
                "Triton attention where SGLang picks fa3 by default on Hopper: its decode fell from 147.64 to 126.41 "
                "tok/s at 2,000 tokens of context while FlashInfer kept 143.35",
@@ -1319,6 +1331,29 @@ def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None,
                          [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
 
 
+# ggml's tensor-core path needs compute capability 7.0 (CC_VOLTA), checked per matrix product at run time
+# (facts/gpus.GGML_TENSOR_CORES; ggml-org/llama.cpp#3776).
+GGML_TENSOR_CORES_SOURCE = "https://github.com/ggml-org/llama.cpp/pull/3776"
+
+
+def _tensor_cores_without_them(build: GgmlCudaBuild | None, gpus: GpuInventory | None) -> Outcome | None:
+    """not-an-issue where ggml's device list header says `CUDA_USE_TENSOR_CORES: yes` and every GPU shown is older than
+    Volta (no tensor cores): a compile-time flag whose path ggml takes only from compute capability 7.0, so on these
+    GPUs its kernels run without them (corpus 1573, GTX 1080 Ti); None otherwise."""
+    if build is None or not build.tensor_cores or gpus is None:
+        return None
+    caps, unsettled = _capabilities(gpus)
+    if not caps or unsettled or any(_arch_number(c) >= 700 for c in caps.values()):
+        return None
+    words = ", ".join(f"{n} (compute capability {c})" for n, c in caps.items())
+    return over_subjects(not_an_issue(
+        f"`{build.line}` on {words}, GPUs without tensor cores, looks like a kernel these GPUs cannot run, but it is "
+        "a compile-time flag of ggml's CUDA build (set where GGML_CUDA_FORCE_MMQ is not): ggml takes its tensor-core "
+        "path only on compute capability 7.0 and newer, chosen per matrix product at run time, so here its other "
+        f"kernels run ({GGML_TENSOR_CORES_SOURCE})", actual=dict(caps), evidence=[build.line]),
+        [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
+
+
 # What a vLLM release decides itself about the kernels KERNEL_RULES judges, where the command does not: the
 # quantization kernel of an AWQ or GPTQ checkpoint (vLLM picks awq_marlin by default from 0.5.3, vllm-project/vllm#6612,
 # released the day after vllm#6654; gptq_marlin came before it), and the attention backend (vLLM picks
@@ -1423,7 +1458,7 @@ def _kernel_issue(hits: list[tuple[KernelRule, str, str]], where: str) -> Outcom
 def kernel_arch(serving_processes: ServingProcesses | None = None, engine_commands: EngineCommands | None = None,
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                 gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
-                parallelism: Parallelism | None = None) -> Outcome:
+                parallelism: Parallelism | None = None, ggml_cuda_build: GgmlCudaBuild | None = None) -> Outcome:
     """Reads: the kernel flags (`--quantization`/`-q`, `--attention-backend`, `--decode-attention-backend`,
     `--kv-cache-dtype`) of each engine's top process (/proc/<pid>/cmdline and the config file it names), else a
     pasted command line or a container's engine arguments (`docker inspect`, a pasted docker run), and the configuration dump and kernel lines of the engine's log; the GPUs' product
@@ -1435,7 +1470,9 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     run with awq_marlin, however you specified quantization=awq explicitly`. SGLang `--attention-backend triton`
     on Hopper (sglang#2271: −12 % at 2,000 tokens of context). vLLM's FLASHINFER_MLA_SPARSE_SM90 on Hopper,
     chosen or forced (`--attention-backend`, `VLLM_ATTENTION_BACKEND`; its log line `Using
-    FLASHINFER_MLA_SPARSE_SM90 attention backend`): 36 % slower at concurrency 1 (vllm#56564). Lower: SGLang `fa3` on sm100 (it refuses to
+    FLASHINFER_MLA_SPARSE_SM90 attention backend`): 36 % slower at concurrency 1 (vllm#56564). vLLM's own line that an
+    AWQ or GPTQ MoE layer is not supported by the Marlin MoE kernel and falls back to the MoE WNA16 kernels, which its
+    maintainers measured slower (vllm#12185), whatever the GPU. Lower: SGLang `fa3` on sm100 (it refuses to
     start); FP8 weights before Ada and NVFP4 before Blackwell run weight-only through Marlin, which keeps
     memory-bound decode fast.
 
@@ -1447,6 +1484,10 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     issue, unless the log shows layers offloaded to the GPU after all (another of ollama's CUDA libraries took it).
     Where each GPU shown has an entry of its own major at or below its capability, the build runs there: ok.
 
+    The engine's kernels refused on this GPU prove the issue on its own, quoted: ggml's `ggml was not compiled with
+    any CUDA arch <= 610` (its build carries no code at or below the GPU's capability), CUDA's `device kernel image
+    is invalid` or `invalid device function` under an engine's kernel (no code this GPU runs, or PTX newer than the
+    driver compiles: DRV-CUDA-COMPAT's ok is then unproven).
     A kernel library's refusal of the GPU's architecture proves the issue on its own, quoted: DeepGEMM's
     `Assertion error (…/csrc/apis/attention.hpp:219): Unsupported architecture` (its kernels dispatch for SM90
     and SM100 only; sglang#26087 on SM120), and TurboMind's `No decoding kernel found: decode_d256_f16_gs4` (its
@@ -1539,6 +1580,9 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     if serving_log is not None and (log_settings or log_lines):
         return unknown("the engine's log names no kernel the table marks slow, but a log does not show every flag",
                        hint="paste the engine's command line")
+    looks = _tensor_cores_without_them(ggml_cuda_build, gpus)
+    if looks is not None:
+        return looks
     return unknown("the source shows no engine command line, configuration dump or kernel log line",
                    hint=CAPTURE_HINT)
 

@@ -112,6 +112,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     instead of the check's.
     A line that only looks like the failure in a setting the Sharpen's `shows` names (`Symptom.looks_only`) makes an
     unknown outcome not-an-issue, quoted with the Sharpen's text.
+    A line that leaves the check's `ok` unproven (`Symptom.doubts`: CUDA refusing an engine's kernels, where the driver
+    may be what cannot run them) makes an ok outcome unknown, quoted.
     A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
     not-an-issue, quoted; a verdict of the check's own facts stands.
     An issue that only lines within a setting the facts show prove keeps the coverage of the facts' outcome.
@@ -135,6 +137,14 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
         return not_an_issue(f"the log says \"{looks[0].line}\" ({looks[0].symptom.proves}), but {sharpen.text}",
                             actual=looks[0].line, evidence=[h.line for h in looks[:3]])
     hits = tuple(h for h in hits if not (h.symptom.looks_only and h.symptom.looks_only in sharpen.shows))
+    # A line that leaves this check's `ok` unproven (`Symptom.doubts`): the outcome turns unknown, quoting it.
+    doubted = symptoms.doubting(spec.id) if isinstance(symptoms, LogSymptoms) and not hits else ()
+    if doubted and outcome.status == "ok":
+        first = doubted[0]
+        return replace(outcome, status="unknown", coverage=None, hint=outcome.hint or first.symptom.doubt_hint,
+                       message=f"{outcome.message}; but the log shows \"{first.line}\" ({first.symptom.proves}): "
+                               f"{first.symptom.doubted}",
+                       evidence=tuple(dict.fromkeys((*outcome.evidence, *(h.line for h in doubted[:3])))))
     # A line whose cause this check's facts would name (`Symptom.suspects`): an unknown outcome quotes it.
     suspected = symptoms.suspecting(spec.id) if isinstance(symptoms, LogSymptoms) and not hits else ()
     if suspected and outcome.status == "unknown":

@@ -116,9 +116,11 @@ ENGINE_SUBJECTS: dict[str, str] = {
 }
 # The engines, as facts/engine_command and the ollama discovery lines name them, that run neither PyTorch nor the
 # CUDA-graph flags of vLLM, SGLang or TensorRT-LLM, nor vLLM's or SGLang's custom all-reduce. "ggml": llama.cpp's
-# `ggml_cuda_init` device list, which llama.cpp and the programs built on its ggml library print (ollama too).
+# `ggml_cuda_init` device list, which llama.cpp and the programs built on its ggml library print (ollama too), or ggml's
+# own CUDA error lines (facts/symptoms.GGML_SYMPTOMS).
 GGML_ENGINE_NAMES = {"llamacpp": "llama.cpp (llama-server, llama-cli or a program built on it)", "ollama": "ollama",
-                     "ggml": "a ggml CUDA build (llama.cpp's `ggml_cuda_init` device list)"}
+                     "ggml": "a ggml CUDA build (llama.cpp's `ggml_cuda_init` device list or ggml's own CUDA "
+                             "error lines)"}
 # Engine subjects a ggml engine's own log can state after all, by the facts/serving_logs.ServingLog field that holds
 # the state and the words for it: llama.cpp's CUDA build prints whether it runs its own CUDA graphs
 # (`USE_GRAPHS = 1`, ollama's `CUDA.0.USE_GRAPHS=1`; GGML_USE_GRAPHS). Where the log shows it, the check judges it.

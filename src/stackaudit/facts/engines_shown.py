@@ -7,7 +7,8 @@ the engine its image is: applicability.GGML_IMAGES), the server log's own lines 
 lines, llama.cpp's; a log of llama.cpp's build banner alone, `version: 7018 (ece0f5c17)` over `built with ... for
 ...`, shows llama.cpp by its release: ServingLog.llamacpp_release), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
 facts/ollama_cli.py), an engine's own symptom line (facts/symptoms.ENGINE_SYMPTOMS), llama.cpp's `ggml_cuda_init`
-device list ("ggml": a program built on ggml, which one not named), exllamav2's own summary line (its example's
+device list and ggml's own abort lines (facts/symptoms.GGML_SYMPTOMS) ("ggml": a program built on ggml, which one
+not named), exllamav2's own summary line (its example's
 `Response generated in …`: facts/serving_rate.EXLLAMAV2_EXAMPLE), KoboldCpp's benchmark and generation lines ("llamacpp":
 facts/serving_rate.KOBOLDCPP), a PyTorch engine ("torch", as the user's words name
 exllama: engine_command.STATED_ENGINE_WORDS); then, only where none of those names an engine,
@@ -73,6 +74,7 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
              *(("ollama",) if ctx.optional("ollama_shown", OllamaShown) is not None else ()),
              *(symptoms.engines() if symptoms is not None else ()),
              *((GGML,) if gpus is not None and gpus.count_in(GGML_TITLE) is not None else ()),
+             *((GGML,) if symptoms is not None and symptoms.ggml_shown() else ()),
              *(("torch",) if (rate := ctx.optional("serving_rate", MeasuredRate)) is not None
                and rate.source.startswith(EXLLAMAV2_EXAMPLE) else ()),
              *(("llamacpp",) if rate is not None and rate.source.startswith(KOBOLDCPP) else ()))

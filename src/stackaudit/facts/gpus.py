@@ -712,6 +712,40 @@ def gpus_from_ggml_cuda(text: str) -> GpuInventory:
     return parse_ggml_cuda_gpus(text)
 
 
+# The build flags ggml's CUDA backend prints above its device list (ggml-cuda.cu, ggml_init_cublas / ggml_cuda_init,
+# from `#if defined(...)`: compile-time, whatever the GPU): `ggml_init_cublas: CUDA_USE_TENSOR_CORES: yes`, defined where
+# GGML_CUDA_FORCE_MMQ is not. ggml takes its tensor-core path only on GPUs of compute capability 7.0 (CC_VOLTA) and
+# newer, chosen per matrix product at run time (ggml_cuda_mul_mat, ggml-org/llama.cpp#3776): on older GPUs the line
+# names a kernel that never runs.
+GGML_TENSOR_CORES = re.compile(r"^.*?\bggml_(?:cuda_init|init_cublas): CUDA_USE_TENSOR_CORES: (yes|no)\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class GgmlCudaBuild(Sourced):
+    """ggml's CUDA build flags, as its device list's header prints them (GGML_TENSOR_CORES)."""
+
+    tensor_cores: bool = False
+    line: str = ""
+
+
+fact("ggml_cuda_build", GgmlCudaBuild, hint="paste llama.cpp's start-up lines (`ggml_cuda_init: ...`)")
+
+
+@parser(GGML_CUDA_DEVICES, feeds="ggml_cuda_build", kind=GgmlCudaBuild, rank=10)
+def ggml_cuda_build_flags(text: str) -> GgmlCudaBuild:
+    """ggml's CUDA build flags above its device list.
+
+    Input (tests/data/captures/1573, https://github.com/ollama/ollama/issues/1465)::
+
+        Dec 11 18:31:37 x99 ollama[25964]: ggml_init_cublas: CUDA_USE_TENSOR_CORES: yes
+        Dec 11 18:31:37 x99 ollama[25964]: ggml_init_cublas: found 4 CUDA devices:
+    """
+    m = GGML_TENSOR_CORES.search(text)
+    if m is None:
+        raise ParseError("no `CUDA_USE_TENSOR_CORES:` line")
+    return GgmlCudaBuild(tensor_cores=m.group(1) == "yes", line=m.group(0).strip())
+
+
 _JAX_DEVICE = re.compile(r"\b(?:Gpu|Cuda)Device\(id=(?P<id>\d+)(?:, process_index=(?P<process>\d+))?")
 
 

@@ -332,6 +332,39 @@ KOBOLDCPP_BENCH_ROW = re.compile(
     r"^\s*\d{4}-\d\d-\d\d [\d:.]+(?:[+-]\d\d:\d\d)?,(?P<backend>koboldcpp_\w+)\.(?:dll|so|dylib),(?P<layers>-?\d+),"
     r"[^,\n]*,\d+,\d+,[\d.]+,[\d.]+,[\d.]+,(?P<rate>[\d.]+),[\d.]+", re.M)
 
+# KoboldCpp's generation summary line (CtxLimit ... Generate: ... T/s). Releases before its `Amt:` field (1.6x, May 2024)
+# print the run above it: `Processing Prompt [BLAS] (1676 / 1676 tokens)`, `Generating (78 / 387 tokens)` (tokens
+# generated of those asked for), the stop that ended it early (`(EOS token triggered!)`, `(Special Stop Token Triggered!
+# ID:128009)`), then `CtxLimit: 1754/8192, Process:25.05s (14.9ms/T = 66.89T/s), Generate:59.05s (152.6ms/T = 6.55T/s),
+# Total:84.11s (4.60T/s)`, whose Generate rate divides the time by the tokens asked for, not those generated: its
+# maintainer took it for a reporting bug and fixed it (LostRuins/koboldcpp#852, corpus 1564). The rate read is then the
+# generated tokens over the Generate time.
+KOBOLDCPP_SUMMARY = re.compile(r"\bCtxLimit: ?\d+/\d+, (?:Amt: ?\d+/\d+, ?)?.*?\bGenerate: ?(?P<kobold_secs>[\d.]+)s "
+                               r"\([\d.]+ms/T = (?P<kobold_rate>[\d.]+) ?T/s\)")
+KOBOLDCPP_RUN_LINE = re.compile(r"^\s*(?:Processing Prompt(?: \[\w+\])? \(\d+ / \d+ tokens\)|Generating \(\d+ / \d+ tokens\)|"
+                                r"\((?:EOS token triggered!|Special Stop Token Triggered! ID:\d+)\))\s*$")
+_KOBOLDCPP_GENERATING = re.compile(r"^\s*Generating \((\d+) / (\d+) tokens\)", re.M)
+
+
+def _koboldcpp_generated(text: str, m: re.Match[str]) -> tuple[float, str] | None:
+    """The rate of a KoboldCpp summary line without `Amt:` over the tokens its run generated, where the `Generating (N /
+    M tokens)` line above it shows fewer generated than asked for (KOBOLDCPP_SUMMARY), with the words saying so; None
+    otherwise."""
+    if "Amt:" in m.group(0):
+        return None
+    above = list(_KOBOLDCPP_GENERATING.finditer(text, 0, m.start()))
+    if not above:
+        return None
+    generated, asked = int(above[-1].group(1)), int(above[-1].group(2))
+    secs = _rate(m.group("kobold_secs"))
+    if not secs or not 0 < generated < asked:
+        return None
+    rate = _rate(f"{generated / secs:.4f}")
+    if rate is None:
+        return None
+    return rate, (f"{KOBOLDCPP} generation line: {generated} tokens generated over its Generate time (the line's own "
+                  f"{m.group('kobold_rate')} T/s divides by the {asked} asked for; one request, decode alone)")
+
 
 def parse_ollama_stats_rate(text: str) -> MeasuredRate:
     """The decode rate of `ollama run --verbose`'s summaries (the median of several); ParseError without one."""
@@ -372,16 +405,20 @@ SCRIPT_RATES: tuple[tuple[re.Pattern[str], str], ...] = (
     (KOBOLDCPP_BENCH_ROW, f"{KOBOLDCPP_BENCHMARK}: GenerationSpeed (one request, decode alone)"),
     (re.compile(r"^\s*GenerationSpeed: ([\d.]+) ?T/s\s*$", re.M),
      f"{KOBOLDCPP} benchmark results: GenerationSpeed (one request, decode alone)"),
-    (re.compile(r"\bCtxLimit: ?\d+/\d+, Amt: ?\d+/\d+,.*?\bGenerate: ?[\d.]+s \([\d.]+ms/T = ([\d.]+) ?T/s\)"),
-     f"{KOBOLDCPP} generation line: Generate (one request, decode alone)"),
+    (KOBOLDCPP_SUMMARY, f"{KOBOLDCPP} generation line: Generate (one request, decode alone)"),
 )
 
 
 def parse_script_rate(text: str) -> MeasuredRate:
     """The rate of an inference script's one-request summary lines (the median of several); ParseError without one."""
     for pattern, what in SCRIPT_RATES:
-        group = "rate" if "rate" in pattern.groupindex else 1
+        group = next((g for g in ("rate", "kobold_rate") if g in pattern.groupindex), 1)
         found = [(rate, m.group(0).strip()) for m in pattern.finditer(text) if (rate := _rate(m.group(group)))]
+        if pattern is KOBOLDCPP_SUMMARY:
+            counted = [c for m in pattern.finditer(text) if (c := _koboldcpp_generated(text, m))]
+            if counted and len(counted) == len(found):
+                found = [(rate, line) for (rate, _), (_, line) in zip(counted, found, strict=True)]
+                what = counted[0][1]
         if found:
             rates = [r for r, _ in found]
             if not _most_agree(rates):

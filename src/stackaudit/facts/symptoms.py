@@ -111,6 +111,19 @@ TURBOMIND_NO_KERNEL = re.compile(r"\bNo (?:decoding|attention) kernel found: \w+
 # with CUDA arch 700. ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__`.
 GGML_NO_DEVICE_CODE_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/common.cuh"
 GGML_NO_DEVICE_CODE = re.compile(r"ERROR: CUDA kernel (\w+) has no device code compatible with CUDA arch (\d+)")
+# ggml-cuda/common.cuh, ggml_cuda_highest_compiled_arch: `ggml was not compiled with any CUDA arch <= 610`; the ggml
+# of 2023 (ggml-cuda.cu's bad_arch): `ERROR: ggml-cuda was compiled without support for the current GPU architecture.`
+GGML_NOT_COMPILED_FOR = re.compile(r"\bggml was not compiled with any CUDA arch <= \d+|"
+                                   r"\bggml-cuda was compiled without support for the current GPU architecture")
+# ggml's CUDA_CHECK failure block (ggml-cuda.cu's ggml_cuda_error and ggml_cuda_compute_forward).
+GGML_CUDA_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/ggml-cuda.cu"
+GGML_CUDA_FAILED = re.compile(r"\bggml_cuda_compute_forward: \w+ failed\b|"
+                              r"\bcurrent device: \d+, in function ggml_(?:cuda|backend_cuda)_\w+ at ")
+# CUDA's errors for a kernel image the device cannot load (cudaErrorInvalidKernelImage 200, CUDA_ERROR_INVALID_IMAGE;
+# cudaErrorInvalidDeviceFunction 98), as CUDA's error strings and ggml's CUDA_CHECK write them.
+KERNEL_IMAGE_REFUSED = re.compile(r"\bdevice kernel image is invalid\b|cudaErrorInvalidKernelImage|"
+                                  r"CUDA_ERROR_INVALID_IMAGE\b|\bCUDA error: invalid device function\b|"
+                                  r"cudaErrorInvalidDeviceFunction")
 # ollama's device discovery leaves out a CUDA device whose compute capability is not among the archs its CUDA library
 # was built for (package discover, parseLlamaServerDevices: `skipping CUDA device — compute capability not in compiled architectures`
 # device=... cc=860 archs="[750 890 1000 1200]"). Where another of its CUDA libraries has the arch, it loads that one
@@ -215,6 +228,15 @@ class Symptom:
     # stays unknown and quotes the line (a CUDA `unknown error` mid-run is a GPU that stopped answering: an Xid, a
     # PCIe error, heat or power would say why, and the source may show none of them).
     suspects: tuple[str, ...] = ()
+    # The check the line proves where the lines show it from ggml's CUDA backend (GGML_SYMPTOMS among the hits: its
+    # CUDA_CHECK block, `ggml_cuda_compute_forward: SCALE failed`), in place of `check`: CUDA's `no kernel image` under
+    # ggml is the engine's own kernels, not torch's.
+    ggml_check: str = ""
+    # Checks whose `ok` the line leaves unproven: the outcome turns unknown, quoting the line and `doubted` (CUDA
+    # refusing an engine's kernels leaves open whether the driver runs the build it meets).
+    doubts: tuple[str, ...] = ()
+    doubted: str = ""
+    doubt_hint: str = ""  # what to paste that would settle the doubted check
 
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
@@ -873,10 +895,21 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "PyTorch found a GPU whose compute capability its build has no kernels for"),
     # A kernel launch that the GPU has no code for (NO_KERNEL_IMAGE), alone in a paste or in an engine's log (vllm#18995
     # on an RTX 5090; dphnAI/sonar#49; Comfy-Org/ComfyUI#10326): the build was not compiled for this GPU.
+    # Under ggml's CUDA backend (ollama 0.11 on a GTX 1080, ollama/ollama#12316: `ggml_cuda_compute_forward: SCALE
+    # failed` over `CUDA error: no kernel image is available for execution on the device`; a Quadro P2000,
+    # ollama/ollama#12341) the kernel is the engine's own: RT-KERNEL-ARCH's (`ggml_check`), no torch in the process.
     Symptom("cuda-no-kernel-image", NO_KERNEL_IMAGE,
         "RT-TORCH-ARCH", "high", CUDA_ERRORS,
         "CUDA found no kernel image for this GPU (cudaErrorNoKernelImageForDevice): the build that launched the "
-        "kernel (torch, the engine's own ops or a kernel library) was not compiled for the GPU's compute capability"),
+        "kernel (torch, the engine's own ops or a kernel library) was not compiled for the GPU's compute capability",
+        ggml_check="RT-KERNEL-ARCH"),
+    # ggml's CUDA_CHECK block (ggml-cuda.cu, ggml_cuda_error): the operation whose kernel failed (`ggml_cuda_compute_forward:
+    # SCALE failed`) and where (`current device: 0, in function ggml_cuda_compute_forward at .../ggml-cuda.cu:2568`),
+    # around the CUDA error's own line (ollama/ollama#12316, #6997; canonical/inference-snaps#255, corpus 961). It proves
+    # no check's failure; it shows the failing call was ggml's (GGML_SYMPTOMS), which the error line under it does not.
+    Symptom("ggml-cuda-op-failed", GGML_CUDA_FAILED,
+        "", "low", GGML_CUDA_SOURCE,
+        "ggml's CUDA backend stopped on a failed CUDA call (its CUDA_CHECK block names the operation and the function)"),
     # A kernel library that refuses the GPU's architecture at the call (KERNEL_ARCH_REFUSED: DeepGEMM on SM120, on
     # A100): the engine path that calls it fails at start.
     Symptom("kernel-arch-refused", KERNEL_ARCH_REFUSED,
@@ -930,6 +963,44 @@ SYMPTOMS: tuple[Symptom, ...] = (
         clears=("DRV-XID",),
         cleared="ggml's stub for a kernel the build lacks traps on purpose, which CUDA reports as an unspecified launch "
                 "failure: the failure is the build's missing kernel, not a GPU fault"),
+    # ggml's CUDA backend asked for the highest architecture its build carries at or below the GPU's and found none
+    # (GGML_NOT_COMPILED_FOR: ggml_cuda_highest_compiled_arch aborts with `ggml was not compiled with any CUDA arch <=
+    # 610`, the GPU's capability as ggml writes it; omacom/omarchy#2039, corpus 1574: a distribution's ollama package on
+    # GTX 1080 Ti, cured by a build with CMAKE_CUDA_ARCHITECTURES=61; ggml-org/llama.cpp#15589 and #15593, a build for
+    # arch 120 only, fixed in the engine by ggml-org/llama.cpp#15587), or, in the ggml of 2023 (koboldcpp 1.55,
+    # LostRuins/koboldcpp#610; LocalAI's whisper.cpp, mudler/LocalAI#1513), printed its `ERROR: ggml-cuda was compiled
+    # without support for the current GPU architecture.` and stopped. The engine's build, not the host.
+    Symptom("ggml-not-compiled-for-arch", GGML_NOT_COMPILED_FOR,
+        "RT-KERNEL-ARCH", "high", GGML_NO_DEVICE_CODE_SOURCE,
+        "the engine's ggml CUDA build carries no code for this GPU's architecture (none at or below its compute "
+        "capability), so its kernels cannot run there: run a build compiled for the GPU's compute capability "
+        "(CMAKE_CUDA_ARCHITECTURES) or a release whose packages carry it",
+        own_fix="Run a build of the engine compiled for the GPU's compute capability (llama.cpp/ollama: "
+                "-DCMAKE_CUDA_ARCHITECTURES=<capability, e.g. 61>), or a release whose packages carry it",
+        own_takes="install or build that release, then restart the engine"),
+    # CUDA could not load the engine's kernel image on this GPU (KERNEL_IMAGE_REFUSED: cudaErrorInvalidKernelImage,
+    # 200, `device kernel image is invalid`; cudaErrorInvalidDeviceFunction, 98, `invalid device function`), which
+    # ggml prints as `CUDA error: device kernel image is invalid` under `ggml_cuda_compute_forward: SCALE failed`. The
+    # build holds no cubin for the GPU's architecture and CUDA did not load what it holds instead, PTX the driver cannot
+    # compile among them: "the code was not compiled for the device being used, or with a version of the CUDA toolkit
+    # not compatible with the installed driver version" (ggml-org/llama.cpp#6433, a maintainer). Seen on ollama 0.30 on
+    # V100 where 0.24 ran (ollama/ollama#16449, #16533, corpus 1572), a llama.cpp CUDA 12 build on a GTX 1080 Ti under
+    # the 535 driver (canonical/inference-snaps#255, corpus 961), llama-cpp-python on ROCm (abetlen/llama-cpp-python
+    # #1372). Either way the engine's kernels do not run on this GPU: its build, with the driver it meets; the driver's
+    # own fit stays open (`doubts`).
+    Symptom("cuda-kernel-image-refused", KERNEL_IMAGE_REFUSED,
+        "RT-KERNEL-ARCH", "high", CUDA_ERRORS,
+        "CUDA could not load the engine's kernels on this GPU (its kernel image is invalid for the device, or the "
+        "device function is missing): the build carries no code this GPU runs, or only PTX of a newer toolkit than "
+        "the driver can compile",
+        own_fix="Run a build of the engine that carries code for the GPU's compute capability (an earlier release "
+                "that ran on it, or one built with -DCMAKE_CUDA_ARCHITECTURES=<capability>), or move the driver up "
+                "to the branch of the CUDA toolkit the build was made with",
+        own_takes="install that build (or driver), then restart the engine",
+        doubts=("DRV-CUDA-COMPAT",),
+        doubted="CUDA refused the engine's kernels, which a driver older than the toolkit the build's PTX comes from "
+                "does too: whether this driver runs the build's kernels is what the line leaves open",
+        doubt_hint="paste `nvidia-smi` (the driver's version) and the CUDA toolkit the engine's build was made with"),
     # ollama's discovery skipped a CUDA device for its compute capability (OLLAMA_DISCOVERY_SOURCE; ollama/ollama#17841
     # on sm_86 with a CUDA 13 library built for [750 890 1000 1200]): the GPU is left out and the model runs on the
     # CPU, unless the same log shows layers offloaded to the GPU (another CUDA library of ollama's took it).
@@ -1067,8 +1138,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
 )
 
 # The checks a symptom proves or clears: the engine collects `log_symptoms` where one of them runs.
-PROVEN = (frozenset(s.check for s in SYMPTOMS if s.check) | frozenset(c for s in SYMPTOMS for c in s.clears)
-          | frozenset(c for s in SYMPTOMS for c in s.suspects))
+PROVEN = (frozenset(s.check for s in SYMPTOMS if s.check) | frozenset(s.ggml_check for s in SYMPTOMS if s.ggml_check) | frozenset(c for s in SYMPTOMS for c in s.clears)
+          | frozenset(c for s in SYMPTOMS for c in s.suspects) | frozenset(c for s in SYMPTOMS for c in s.doubts))
 
 
 @dataclass(frozen=True)
@@ -1123,18 +1194,30 @@ ENGINE_SYMPTOMS: dict[str, tuple[str, ...]] = {
     "ollama": ("ollama-no-gpu-in-container", "ollama-no-gpu", "ollama-cc-not-compiled"),
 }
 
+# The symptoms that are ggml's own messages (its CUDA backend's aborts): a line of them shows a program built on ggml
+# at work (llama.cpp, ollama, KoboldCpp: which one the line does not say), as llama.cpp's `ggml_cuda_init` device
+# list does (facts/engines_shown.GGML).
+GGML_SYMPTOMS = ("ggml-no-device-code", "ggml-not-compiled-for-arch", "ggml-cuda-op-failed")
+
 
 @dataclass(frozen=True)
 class LogSymptoms(Sourced):
     hits: tuple[SymptomHit, ...] = ()
 
     def proving(self, check_id: str) -> tuple[SymptomHit, ...]:
-        """The lines that prove an issue of `check_id`, in the order the sources show them."""
-        return tuple(h for h in self.hits if h.symptom.check == check_id)
+        """The lines that prove an issue of `check_id`, in the order the sources show them (a line's `ggml_check`
+        where the lines show ggml's CUDA backend at work)."""
+        ggml = self.ggml_shown()
+        return tuple(h for h in self.hits
+                     if (h.symptom.ggml_check if ggml and h.symptom.ggml_check else h.symptom.check) == check_id)
 
     def suspecting(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines whose cause `check_id`'s facts would name (`Symptom.suspects`)."""
         return tuple(h for h in self.hits if check_id in h.symptom.suspects)
+
+    def doubting(self, check_id: str) -> tuple[SymptomHit, ...]:
+        """The lines that leave an `ok` of `check_id` unproven (`Symptom.doubts`)."""
+        return tuple(h for h in self.hits if check_id in h.symptom.doubts)
 
     def clearing(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines that rule out an issue of `check_id` (`Symptom.clears`)."""
@@ -1144,6 +1227,10 @@ class LogSymptoms(Sourced):
         """The engines whose own messages the lines are (ENGINE_SYMPTOMS), in the order the sources show them."""
         return tuple(dict.fromkeys(e for h in self.hits for e, names in ENGINE_SYMPTOMS.items()
                                    if h.symptom.name in names))
+
+    def ggml_shown(self) -> bool:
+        """Whether a line is one of ggml's own messages (GGML_SYMPTOMS)."""
+        return any(h.symptom.name in GGML_SYMPTOMS for h in self.hits)
 
     @classmethod
     def union(cls, parts: Sequence[LogSymptoms]) -> LogSymptoms:
@@ -1171,7 +1258,9 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
+           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
+           "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
+           "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "nvidia-container-runtime-hook", "Allocate failed due to",
            "t initialize NVML", "No entries --")

@@ -7,7 +7,8 @@ Builds before March 2024 name the function `ggml_init_cublas` (the same lines, w
 A paste may cut the `found` line and keep the device lines: a run of them with their `VMM:` field (the field that
 sets them apart from other programs' device lines) is the same list, from its `Device 0:` line (corpus 927) or from
 whichever device the paste starts at (corpus 1166 keeps only `Device 4: NVIDIA GeForce RTX 4090 D, ...`).
-The `found` line and the device lines under it, each with whatever prefix the log gives its lines (a Compose
+The build flags above the `found` line (`ggml_init_cublas: CUDA_USE_TENSOR_CORES: yes`), the `found` line and the
+device lines under it, each with whatever prefix the log gives its lines (a Compose
 service's `llama-cpp    | `), are recorded verbatim as the pasted document GGML_CUDA_DEVICES
 (facts/sources.py); facts/gpus.py reads it.
 """
@@ -30,6 +31,10 @@ _FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ (?:CUDA|ROCm) de
 _DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, (?:compute capability \d+\.\d+|gfx\w+ \(0x[0-9a-fA-F]+\))")
 _FIRST_DEVICE_VMM = re.compile(r"^.*?\bDevice \d+: .+?, (?:compute capability \d+\.\d+|gfx\w+ \(0x[0-9a-fA-F]+\)), "
                                r"VMM: (?:yes|no)\b")
+# The build flags printed above the `found` line (`ggml_init_cublas: GGML_CUDA_FORCE_MMQ:   no`,
+# `ggml_cuda_init: CUDA_USE_TENSOR_CORES: yes`): the list's header, read with it (facts/gpus.GGML_TENSOR_CORES).
+_BUILD_FLAG = re.compile(r"\bggml_(?:cuda_init|init_cublas): (?:GGML_CUDA_FORCE_\w+|CUDA_USE_TENSOR_CORES):\s+(?:yes|no)\s*$")
+_MAX_FLAGS = 4
 
 
 @importer("ggml_cuda_init devices", "llama.cpp's `ggml_cuda_init: found N CUDA devices` (or ROCm devices, a HIP build) and its "
@@ -40,6 +45,9 @@ def ggml_cuda_devices(lines: list[str], candidates: Candidates | None = None) ->
         if not (_FOUND.search(lines[i]) or _FIRST_DEVICE_VMM.match(lines[i])):
             continue
         end = run_end(lines, i + 1, _DEVICE.match)
-        yield Found("ggml_cuda_init devices", i, end,
-                    document_appended(GGML_CUDA_DEVICES.name, "\n".join(lines[i:end]) + "\n"))
+        start = i
+        while start > 0 and i - start < _MAX_FLAGS and _BUILD_FLAG.search(lines[start - 1]):
+            start -= 1
+        yield Found("ggml_cuda_init devices", start, end,
+                    document_appended(GGML_CUDA_DEVICES.name, "\n".join(lines[start:end]) + "\n"))
         scan.skip(end)
