@@ -116,6 +116,10 @@ def test_title_says_the_finding_with_the_id_as_a_tag() -> None:
     # A subject the first clause does not name is added, when there are few.
     pid = _issue("RT-ULIMIT-NOFILE", "host", message="open-file hard limit below 65536: hard 4096", subjects=("pid 731",))
     assert finding_title(pid) == "open-file hard limit below 65536 — pid 731"
+    # A log line quoted in backticks keeps its own sentences (corpus 1563's vLLM warning).
+    quote = _issue("RT-KERNEL-ARCH", "host", message="`Layer x is not supported by AWQMoeMarlin. Falling back to Moe "
+                   "WNA16 kernels`: the MoE expert layers run on the generic kernels")
+    assert finding_title(quote) == "`Layer x is not supported by AWQMoeMarlin. Falling back to Moe WNA16 kernels`"
 
 
 @pytest.mark.parametrize(("n", "text"), [(67108864000, "62.5 GiB"), (8 * 2**20, "8 MiB"), (512, "512 B"),

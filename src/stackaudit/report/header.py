@@ -124,11 +124,17 @@ def coverage_note(r: Result) -> str:
 
 
 def _first_clause(message: str) -> str:
-    """Up to the first `: `, `; ` or `. ` outside parentheses (a clause shorter than 16 characters goes on; an
-    ellipsis, a name the nvidia-smi table cut, ends none)."""
+    """Up to the first `: `, `; ` or `. ` outside parentheses and outside a quote in backticks (a log line a message
+    quotes keeps its own sentences); a clause shorter than 16 characters goes on; an ellipsis, a name the nvidia-smi
+    table cut, ends none."""
     depth = 0
+    quoted = False
     for i, ch in enumerate(message):
-        if ch in "([{":
+        if ch == "`":
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth = max(0, depth - 1)
