@@ -904,11 +904,12 @@ def _security(procs: ServingProcesses | None, own: ProcessSecurity | None) -> tu
     title="Docker seccomp blocks NUMA syscalls (no CAP_SYS_NICE)",
     severity="low",
     confidence="source-verified",
-    fix=advice("Recreate the container with CAP_SYS_NICE", cost="restart", scope="container",
-                   keep=(keep_line("--cap-add SYS_NICE", "docker run", label="Docker",
-                                   text="compose `cap_add: [SYS_NICE]`"),
-                         keep_line('securityContext.capabilities.add: ["SYS_NICE"]', "the pod spec",
-                                   label="Kubernetes"))),
+    fix=Fix.of(step("Recreate the container with CAP_SYS_NICE", cost="restart", scope="container",
+                    takes="recreate the container",
+                    keep=(keep_line("--cap-add SYS_NICE", "docker run", label="Docker",
+                                    text="compose `cap_add: [SYS_NICE]`"),
+                          keep_line('securityContext.capabilities.add: ["SYS_NICE"]', "the pod spec",
+                                    label="Kubernetes")))),
     references=(NCCL_CUDAWRAP,),
 )
 def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | None = None,
@@ -987,7 +988,7 @@ _CTK_FIX = Fix.of(
     step("Configure the NVIDIA container runtime for Docker and restart Docker",
          "nvidia-ctk runtime configure --runtime=docker", "systemctl restart docker", cost="restart",
          scope="container-host", changes="/etc/docker/daemon.json"),
-    step("Recreate the container with the GPUs", cost="restart", scope="container",
+    step("Recreate the container with the GPUs", cost="restart", scope="container", takes="recreate the container",
          keep=(keep_line("--gpus all", "docker run", label="Docker",
                          text="or `--runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all`, or CDI `--device nvidia.com/gpu=all`"),
                keep_text("NVIDIA device plugin / GPU Operator", label="Kubernetes"),
@@ -1329,6 +1330,7 @@ def _node_without_gpus(container: ContainerInfo | None) -> Outcome | None:
                                  "the host's Docker needs the NVIDIA runtime)", "minikube delete",
                                  "minikube start --driver docker --container-runtime docker --gpus all",
                                  cost="restart", scope="container-host", changes="the minikube node container",
+                                 takes="recreate the minikube node",
                                  keep=keep_text("pass --gpus all to each `minikube start` that creates the node"))))
 
 

@@ -170,7 +170,10 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {}),
                 **({"said": said} if said != names else {}),
                 # Why the count may leave GPUs out (an excerpt, an NCCL log's ranks): the headline says "at least".
-                **({"at_least": True} if inventory.count is not None and inventory.count_unshown else {})}
+                **({"at_least": True} if inventory.count is not None and inventory.count_unshown else {}),
+                # Another vendor's GPUs the sources name (AMD under ROCm, Apple's Metal): run-next leaves NVIDIA's
+                # tools out where no NVIDIA GPU is shown.
+                **({"others": list(inventory.others)} if inventory.others else {})}
     from stackaudit.engine.measured import measured_from, measured_vs_ceiling
     from stackaudit.facts.serving_rate import USER_WORDS
 
