@@ -209,8 +209,8 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
     if host is not None:
         present = set(host.get("engines") or ())
         nvidia_absent = other_vendor_only(host)
-        absent = {k for k, text in shown.items() if is_command[k] and (engine_of(text) not in ("", *present)
-                                                                      or nvidia_absent and _NVIDIA_COMMAND.search(text))}
+        absent = {k for k, text in shown.items() if is_command[k] and (
+            engine_of(text) not in ("", *present) or (nvidia_absent and _NVIDIA_COMMAND.search(text)))}
         for need in needs:
             need.requirements = [(fact, opts - absent) for fact, opts in need.requirements]
         for key in absent:
