@@ -55,9 +55,10 @@ def _trouble(host: Mapping[str, Any]) -> str:
     return str(trouble.get("kind", "")) if isinstance(trouble, dict) else ""
 
 
-# NVIDIA's own tools, and a command about its driver's modules: on a host whose GPUs are another vendor's they show
-# nothing (`nvidia-smi: command not found` on a ROCm or Metal host).
-_NVIDIA_COMMAND = re.compile(r"^(?:sudo )?(?:nvidia-\S*|nvbandwidth|dcgmi|nvcc)(?:\s|$)|\bnvidia_peermem\b")
+# NVIDIA's own tools, and a command about its driver, modules or services (`lsmod | grep nvidia_peermem`, `journalctl
+# -u nvidia-fabricmanager`): on a host whose GPUs are another vendor's they show nothing (`nvidia-smi: command not
+# found` on a ROCm or Metal host).
+_NVIDIA_COMMAND = re.compile(r"^(?:sudo )?(?:nvbandwidth|dcgmi|nvcc)(?:\s|$)|nvidia", re.IGNORECASE)
 
 
 def other_vendor_only(host: Mapping[str, Any]) -> bool:
