@@ -313,6 +313,7 @@ def _shm_free_only(shm: ShmInfo | None, procs: ServingProcesses | None = None,
     fix=Fix.of(
     step("Docker: recreate the container with a larger /dev/shm; LXC or the host: remount it",
          "mount -o remount,size=16G /dev/shm", cost="restart", scope="container", changes="the size of /dev/shm",
+         takes="recreate the container (LXC or the host: remount, then restart the engine)",
          keep=(keep_line("--ipc=host", "docker run", label="Docker", text="or `--shm-size=16g`"),
                keep_text("an emptyDir {medium: Memory} volume at /dev/shm, or hostIPC", label="Kubernetes"),
                keep_line("tmpfs /dev/shm tmpfs defaults,size=16G 0 0", "/etc/fstab", label="LXC / bare metal")))),
@@ -569,7 +570,7 @@ def _distributed(proc: ProcessInfo) -> bool:
     confidence="source-verified",
     fix=advice("Run all TP ranks in one container/pod (the normal vLLM/SGLang mode); if a split is unavoidable, "
                    "share the IPC namespace and set the same NCCL_HOSTID in every rank", cost="restart",
-                   scope="container",
+                   scope="container", takes="recreate the ranks' containers",
                    keep=(keep_line("--ipc=container:<first>", "docker run", label="Docker", text="or hostIPC"),
                          keep_line("NCCL_HOSTID=<same value>", "every rank's environment", label="NCCL"))),
     references=(NCCL_PATHS, "https://github.com/NVIDIA/nccl/blob/master/src/misc/utils.cc",

@@ -49,7 +49,6 @@ RESTART_WORDS: dict[str, str] = {
     "container": COST_WORDS["restart"],
     "container-host": "restart the container runtime",
 }
-RECREATE_CONTAINER = "recreate the container"
 
 PLACEHOLDER = re.compile(r"<[^<>\n]+>")
 # Characters that make a line need a shell when they are not quoted.
@@ -320,8 +319,8 @@ class Fix:
         for s in costed:
             if s.cost != "restart":
                 word = s.takes or COST_WORDS[s.cost]
-            elif pod and s.scope == "container" and s.takes in ("", RECREATE_CONTAINER):
-                word = "redeploy the pod"  # a pod's container is recreated by redeploying the pod
+            elif pod and s.scope == "container" and (not s.takes or "container" in s.takes):
+                word = "redeploy the pod"  # a pod's container is restarted or recreated by redeploying the pod
             else:
                 word = s.takes or RESTART_WORDS[s.scope]
             if word not in words:
@@ -360,9 +359,10 @@ class Fix:
 
 
 def advice(does: str, cost: FixCost, scope: StepScope = "host", keep: Persist | Iterable[Persist] = (),
-           note: str = "") -> Fix:
-    """A fix that is one step with no command: what to do, in words."""
-    return Fix.of(step(does, cost=cost, scope=scope, keep=keep), note=note)
+           note: str = "", takes: str = "") -> Fix:
+    """A fix that is one step with no command: what to do, in words (`takes`: what it costs, where the cost's own
+    words would say it wrong)."""
+    return Fix.of(step(does, cost=cost, scope=scope, keep=keep, takes=takes), note=note)
 
 
 # The order issues are read in: the report, its verdict and the fix plan share it (rank_key).
