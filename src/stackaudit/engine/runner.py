@@ -201,7 +201,9 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
         # The serving engines this source shows (vllm, sglang, trtllm): run-next and fix steps name only these.
         **({"engines": engines} if (engines := engines_of(facts)) is not None else {}),
         # A hang or failure a pasted log shows (facts/trouble.py): the verdict names it where no finding explains it.
-        **({"trouble": {"kind": t.kind, "line": t.line}} if isinstance(t := facts.get("trouble"), Trouble) else {}),
+        # With the checks that answer what it is about (a CUDA that does not start: DRV-CUDA-COMPAT), where it names one.
+        **({"trouble": {"kind": t.kind, "line": t.line, **({"checks": list(t.checks)} if t.checks else {})}}
+           if isinstance(t := facts.get("trouble"), Trouble) else {}),
         # The user's question naming a setting a check judges (facts/question.py): the verdict names that check's answer.
         **({"question": {"line": q.line, "checks": list(q.checks)}}
            if isinstance(q := facts.get("question"), UserQuestion) else {}),

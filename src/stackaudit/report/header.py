@@ -238,7 +238,13 @@ def nothing_found(report: Report) -> str:
     nccl = warn_at >= 0
     if kind in _TROUBLE_NEXT and not nccl:
         quote = cut_at_word(line, 100)
-        return f"nothing found below the engine that explains the {kind} (“{quote}”); next: {_TROUBLE_NEXT[kind]}"
+        # The check that answers what the failure is about (facts/trouble.ANSWERED_BY), where it judged the host.
+        checks = [str(c) for c in trouble.get("checks") or ()] if isinstance(trouble, dict) else []
+        r = _answering(report, checks)
+        said = f"; {r.id}: {_ANSWERS[r.status]}, {finding_title(r)}" if r and r.status in _ANSWERS else ""
+        nexts = {**_FAILURE_NEXT, **_FAILURE_NEXT_FINE} if said else _FAILURE_NEXT
+        then = next((nexts[c] for c in checks if c in nexts), _TROUBLE_NEXT[kind])
+        return f"nothing found below the engine that explains the {kind} (“{quote}”){said}; next: {then}"
     if answer := question_answer(report):
         return answer
     if nccl:
@@ -275,9 +281,7 @@ def question_answer(report: Report) -> str:
     if not isinstance(question, dict) or not isinstance(checks, list) or not checks:
         return ""
     quote = cut_at_word(str(question.get("line", "")), 100)
-    by_id = {r.id: r for r in report.results if not r.waived}
-    # The first of its checks this audit ran answers it: the others are its fallbacks where a selection left it out.
-    r = next((by_id[c] for c in checks if c in by_id), None)
+    r = _answering(report, [str(c) for c in checks])
     if r is None:
         return ""
     if r.status in _ANSWERS:
@@ -290,6 +294,12 @@ def question_answer(report: Report) -> str:
     return f"the question asked (“{quote}”) is for {r.id}, which this source cannot settle{tail}"
 
 
+def _answering(report: Report, checks: Sequence[str]) -> Result | None:
+    """The first of `checks` this audit ran (not waived): the others are its fallbacks where a selection left it out."""
+    by_id = {r.id: r for r in report.results if not r.waived}
+    return next((by_id[c] for c in checks if c in by_id), None)
+
+
 # What to do next where the host does not explain NCCL's warning of a failed call (facts/trouble.FAILURE).
 NCCL_FAILURE_NEXT = ("paste the whole NCCL_DEBUG=INFO log from its start to the first WARN: the lines before it name "
                      "NCCL's version, the call that failed and the transport it was setting up")
@@ -297,6 +307,18 @@ NCCL_FAILURE_NEXT = ("paste the whole NCCL_DEBUG=INFO log from its start to the 
 # What to do next where the host does not explain a hang or a failure the log shows.
 _TROUBLE_NEXT = {"hang": "paste the engine's log with NCCL_DEBUG=INFO from its start to where it stops",
                  "failure": "read the log's first error: it is the engine's, not the host's"}
+# What to do next for a failure a check answers (facts/trouble.ANSWERED_BY), by that check: a CUDA that does not
+# start is the driver's side on the host (corpus 1565: `cuda driver library init failure: 3` with a new enough
+# driver); memory that runs out is what the engine asks for on each GPU against what that GPU has free.
+_FAILURE_NEXT = {"DRV-CUDA-COMPAT": "check the driver below CUDA on the host: that `nvidia-smi` runs, that nvidia_uvm "
+                                    "is loaded (`lsmod | grep nvidia_uvm`) and what the kernel log says "
+                                    "(`sudo dmesg | grep -iE 'nvrm|uvm'`)",
+                 "MEM-GPU-SHARED": "run `nvidia-smi` when it fails: whether another process holds that GPU's memory",
+                 "DRV-XID": "read the kernel log at the time of the error (`sudo dmesg -T | grep -iE 'xid|nvrm'`): an Xid "
+                            "names what the driver saw"}
+# The same where the check judged the host fine: memory that no other process holds is the engine's own budget.
+_FAILURE_NEXT_FINE = {"MEM-GPU-SHARED": "compare what the engine asks for on each GPU (its load lines: weights, KV "
+                                        "cache, buffers) with that GPU's memory: its own budget runs out"}
 
 
 def ceiling_command(report: Report) -> str:
