@@ -26,6 +26,11 @@ NOTHING_IN_COLLECTIVE = ("nothing found that explains the collective's time or b
                          "NCCL_DEBUG=INFO, whose channel lines name the transport each pair of ranks takes (NVLink or "
                          "P2P, SHM, NET/IB, NET/Socket)")
 
+# What settles a job's network between nodes where NCCL's log shows it to be TCP sockets and no fault.
+NCCL_TESTS_ACROSS = ("run nccl-tests across the nodes (`all_reduce_perf -b 8M -e 1G -f 2 -g 1` under mpirun, one rank "
+                     "per GPU) with NCCL_DEBUG=INFO: its bus bandwidth, run after run, is what this network gives the "
+                     "job")
+
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
     """The command line as run, fit to paste: secrets hidden as a snapshot hides them (host/redact.py), and a
@@ -263,7 +268,14 @@ def nothing_found(report: Report) -> str:
         recognised = [str(r) for r in report.source.get("recognised") or ()]
         # A collect_env (an engine's check_env) is the environment of the engine the user runs: the ceiling fits it.
         if not any(r.startswith("collect_env") for r in recognised):
-            return NOTHING_IN_COLLECTIVE if any(r.startswith("nccl-tests") for r in recognised) else NOTHING_SHOWN
+            if any(r.startswith("nccl-tests") for r in recognised):
+                return NOTHING_IN_COLLECTIVE
+            # NCCL's log of a job whose traffic between nodes takes TCP (corpus 1578: Google's FastSocket): the
+            # network it shows is what the user's slow or stalled steps run over, and nccl-tests measures it.
+            if network := str(report.host.get("nccl_network") or ""):
+                return (f"no fault found in what this paste shows; {network}, so the job's traffic between nodes "
+                        f"takes TCP, not RDMA; next: {NCCL_TESTS_ACROSS}")
+            return NOTHING_SHOWN
     return f"{NOTHING_FOUND}: `{ceiling_command(report)}`"
 
 
