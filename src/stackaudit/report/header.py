@@ -297,7 +297,9 @@ def question_answer(report: Report) -> str:
     if r is None:
         return ""
     if r.status in _ANSWERS:
-        return f"to the question asked (“{quote}”), {r.id} answers: {_ANSWERS[r.status]}, {finding_title(r)}"
+        # Memory that runs out though no other process holds it (MEM-GPU-SHARED fine): the engine's own budget is next.
+        then = f"; next: {_FAILURE_NEXT_FINE[r.id]}" if r.id in _FAILURE_NEXT_FINE and r.status != "issue" else ""
+        return f"to the question asked (“{quote}”), {r.id} answers: {_ANSWERS[r.status]}, {finding_title(r)}{then}"
     from stackaudit.report.next_steps import run_next
 
     step = next((s for s in run_next(report.results, None, host=report.host) if s.command and r.id in s.settles),
