@@ -134,3 +134,31 @@ def test_a_cuda_error_mid_run_points_to_the_kernel_log(tmp_path: Path, capsys: p
 def test_a_failure_line_names_the_checks_that_answer_it(line: str, checks: tuple[str, ...]) -> None:
     trouble = find_trouble(line + "\n")
     assert trouble.kind == "failure" and trouble.checks == checks
+
+
+def test_a_decode_stall_beside_a_long_prefill_is_the_engines_scheduling(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Corpus 1570: vLLM's metrics show 0.9 tokens/s generated with 2 requests running, then a window with 7408.7
+    prompt tokens/s: the verdict says the engine's own lines show a long prefill holding decode back, not the host,
+    in place of the throughput verdict with its ceiling of placeholders."""
+    verdict = _verdict(tmp_path, capsys, body("1570"))
+    assert verdict.startswith("nothing found below the engine that explains the decode stall (“Avg prompt throughput: "
+                              "0.0 tokens/s, Avg generation throughput: 0.9 tokens/s")
+    assert "beside a prefill at 7408.7 prompt tokens/s in the next window" in verdict
+    assert "the engine's scheduling, not the host's" in verdict and "stackaudit ceiling" not in verdict
+
+
+# Modelled on vLLM v1's metrics line: one request decoding steadily, then a second request's prefill beside it that
+# does not slow it down (no stall), and a window of no requests at all.
+_STEADY = "".join(
+    f"INFO 09-07 06:35:{s} [loggers.py:310] Engine 000: Avg prompt throughput: {p} tokens/s, Avg generation "
+    f"throughput: {g} tokens/s, Running: {r} reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%, Prefix cache hit "
+    f"rate: 0.0%\n" for s, p, g, r in (("10", "0.0", "40.1", "1"), ("20", "5120.0", "38.0", "2"),
+                                        ("30", "0.0", "0.0", "0")))
+
+
+def test_a_prefill_without_a_stall_is_no_trouble() -> None:
+    from stackaudit.facts.trouble import decode_stall
+
+    with pytest.raises(ParseError):
+        decode_stall(_STEADY)

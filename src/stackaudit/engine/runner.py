@@ -203,7 +203,8 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
         **({"engines": engines} if (engines := engines_of(facts)) is not None else {}),
         # A hang or failure a pasted log shows (facts/trouble.py): the verdict names it where no finding explains it.
         # With the checks that answer what it is about (a CUDA that does not start: DRV-CUDA-COMPAT), where it names one.
-        **({"trouble": {"kind": t.kind, "line": t.line, **({"checks": list(t.checks)} if t.checks else {})}}
+        **({"trouble": {"kind": t.kind, "line": t.line, **({"checks": list(t.checks)} if t.checks else {}),
+                        **({"shows": t.shows} if t.shows else {})}}
            if isinstance(t := facts.get("trouble"), Trouble) else {}),
         # Why NCCL's own lines send none of the job's traffic between nodes over RDMA, where the log shows the job
         # spanning nodes or NCCL loaded a net plugin over TCP (FastSocket, made for traffic between VMs): the verdict

@@ -59,7 +59,7 @@ FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\
                      # The failures an engine logs at INFO level or in its own words (corpus 1565: ollama's `level=INFO
                      # ... msg="Unable to load cudart library ...: cuda driver library init failure: 3"`).
                      rf"|(?i:{CUDA_INIT.pattern})|{OUT_OF_MEMORY.pattern}|{CUDA_ERROR.pattern}")
-Kind = Literal["hang", "failure"]
+Kind = Literal["hang", "failure", "stall"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class Trouble(Sourced):
     kind: Kind
     line: str  # the line that shows it, verbatim
     checks: tuple[str, ...] = ()  # the checks that answer what it is about (ANSWERED_BY), best first
+    shows: str = ""  # what the engine's own lines show of it, in words (a stall: the prefill beside it)
 
 
 def find_trouble(text: str) -> Trouble:
@@ -109,7 +110,46 @@ def trouble_in_engine_log(text: str) -> Trouble:
 
         (VllmWorkerProcess pid=409) ERROR 11-19 06:08:46 multiproc_worker_utils.py:229] Traceback (most recent call last):
     """
-    return find_trouble(text)
+    try:
+        return find_trouble(text)
+    except ParseError:
+        return decode_stall(text)
+
+
+# A window whose generation falls below this fraction of the log's best is a stall; a prefill beside it that runs
+# at PREFILL_OVER times that best is a long prompt.
+STALL_FRACTION = 0.1
+PREFILL_OVER = 10
+
+
+def decode_stall(text: str) -> Trouble:
+    """vLLM's own metrics lines where running requests all but stop generating (below STALL_FRACTION of the log's
+    highest generation throughput) in the window of a long prefill or the one before it (prompt throughput at
+    PREFILL_OVER times that highest): the engine scheduled a long prompt's prefill while the running requests waited
+    (corpus 1570: 0.9 tokens/s with 2 running, then 7408.7 prompt tokens/s), its scheduling, not the host's.
+    ParseError where the lines show no such window.
+
+    Input (tests/data/captures/1570)::
+
+        (APIServer pid=1) INFO 09-07 06:35:40 [loggers.py:310] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.9 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 63.7%, Prefix cache hit rate: 85.1%
+    """
+    from stackaudit.facts.serving_rate import VLLM_THROUGHPUT
+
+    windows = [(float(m.group(1)), float(m.group(2)), int(m.group(3)), line.strip()) for line in text.splitlines()
+               if (m := VLLM_THROUGHPUT.search(line))]
+    best = max((gen for _, gen, _, _ in windows), default=0.0)
+    for i, (_, gen, running, line) in enumerate(windows):
+        if running < 1 or best <= 0 or gen >= STALL_FRACTION * best:
+            continue
+        prefill = next((w for w in windows[i:i + 2] if w[0] >= PREFILL_OVER * best), None)
+        if prefill is not None:
+            shows = (f"generation at {gen:g} tokens/s with {running} running (the log's best: {best:g} tokens/s), "
+                     f"beside a prefill at {prefill[0]:g} prompt tokens/s{' in the next window' if prefill[3] != line else ''}: "
+                     "a long prompt prefilled beside running requests holds their decode back, the engine's "
+                     "scheduling, not the host's")
+            # The quote from the metrics on (the time and logger before them would crowd a cut quote).
+            return Trouble("stall", _sentence(line[max(line.find("Avg prompt throughput"), 0):], 0), shows=shows)
+    raise ParseError("no hang, failure or decode stall in the log")
 
 
 @parser(RAY_LOG, feeds="trouble", kind=Trouble, rank=25)

@@ -249,7 +249,11 @@ def nothing_found(report: Report) -> str:
         said = f"; {r.id}: {_ANSWERS[r.status]}, {finding_title(r)}" if r and r.status in _ANSWERS else ""
         nexts = {**_FAILURE_NEXT, **_FAILURE_NEXT_FINE} if said else _FAILURE_NEXT
         then = next((nexts[c] for c in checks if c in nexts), _TROUBLE_NEXT[kind])
-        return f"nothing found below the engine that explains the {kind} (“{quote}”){said}; next: {then}"
+        # What the engine's own lines show of it (a stall: the prefill beside it), where they show it.
+        shows = str(trouble.get("shows") or "") if isinstance(trouble, dict) else ""
+        shown = f": the engine's own lines show {shows}" if shows else ""
+        return (f"nothing found below the engine that explains the {_TROUBLE_WORDS.get(kind, kind)} (“{quote}”)"
+                f"{shown}{said}; next: {then}")
     if answer := question_answer(report):
         return answer
     if nccl:
@@ -320,7 +324,12 @@ NCCL_FAILURE_NEXT = ("paste the whole NCCL_DEBUG=INFO log from its start to the 
 
 # What to do next where the host does not explain a hang or a failure the log shows.
 _TROUBLE_NEXT = {"hang": "paste the engine's log with NCCL_DEBUG=INFO from its start to where it stops",
-                 "failure": "read the log's first error: it is the engine's, not the host's"}
+                 "failure": "read the log's first error: it is the engine's, not the host's",
+                 # vLLM's docs (Optimization and Tuning, chunked prefill): a smaller max_num_batched_tokens gives
+                 # better inter-token latency, as fewer prefill tokens hold up the decodes of a step.
+                 "stall": "with chunked prefill, a smaller `--max-num-batched-tokens` lets fewer prompt tokens "
+                          "delay each decode step"}
+_TROUBLE_WORDS = {"stall": "decode stall"}  # a kind as the verdict says it, where it differs
 # What to do next for a failure a check answers (facts/trouble.ANSWERED_BY), by that check: a CUDA that does not
 # start is the driver's side on the host (corpus 1565: `cuda driver library init failure: 3` with a new enough
 # driver); memory that runs out is what the engine asks for on each GPU against what that GPU has free.
