@@ -232,10 +232,12 @@ def verdict(report: Report, top: Result | None) -> str:
 
 
 def nothing_found(report: Report) -> str:
-    """What the verdict says where no finding stands: the hang or failure a pasted log shows, quoted; the answer to
-    a question the user asks; NCCL's failed call (`NCCL WARN Cuda failure`), quoted; for a paste with no engine and no rate, that nothing shown is at fault (an nccl-tests
-    run: with NCCL_DEBUG=INFO as the next step); else that nothing explains low throughput, with the
-    `stackaudit ceiling` command to measure against."""
+    """What the verdict says where no finding stands: the hang, failure or decode stall a pasted log shows, quoted,
+    with what the engine's lines show of it and the answer of the check that answers it (facts/trouble.ANSWERED_BY);
+    the answer to a question the user asks; NCCL's failed call (`NCCL WARN Cuda failure`), quoted; for a paste with
+    no engine and no rate, that nothing shown is at fault (an nccl-tests run: with NCCL_DEBUG=INFO as the next step;
+    an NCCL log of a job between nodes over TCP: that network, with nccl-tests across the nodes next); else that
+    nothing explains low throughput, with the `stackaudit ceiling` command to measure against."""
     trouble = report.host.get("trouble")
     kind = str(trouble.get("kind", "")) if isinstance(trouble, dict) else ""
     line = str(trouble.get("line", "")) if isinstance(trouble, dict) else ""
