@@ -100,7 +100,8 @@ def _cited(r: Result, lines_of: Callable[[str], list[str] | None]) -> Result:
 
 def quote_span(quote: str, lines: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
     """The 1-based lines within `span` (inclusive) that hold `quote`: one line holding it whole, else the first
-    longest run of adjacent lines (each without its shell prompt) that the quote joins; None where none does."""
+    longest run of adjacent lines (each without its shell prompt and a `\\` that continues it) that the quote joins
+    (a command continued over lines, corpus 677); None where none does."""
     from stackaudit.importers._scan import strip_prompt
 
     a, b = max(1, span[0]), min(len(lines), span[1])
@@ -110,11 +111,24 @@ def quote_span(quote: str, lines: list[str], span: tuple[int, int]) -> tuple[int
     best: tuple[int, int] | None = None
     start: int | None = None
     for n in range(a, b + 2):
-        piece = strip_prompt(lines[n - 1]) if n <= b else ""
-        if len(piece) >= _MIN_PIECE and piece in quote:
+        piece = strip_prompt(lines[n - 1]).rstrip("\\").strip() if n <= b else ""
+        if len(piece) >= _MIN_PIECE and _holds(quote, piece):
             start = n if start is None else start
             continue
         if start is not None and n - 1 > start and (best is None or n - 1 - start > best[1] - best[0]):
             best = (start, n - 1)
         start = None
     return best
+
+
+def _holds(quote: str, piece: str) -> bool:
+    """Whether the quote holds a line's text, its last value hidden as the report hides a secret
+    (`--api-key xxx` as `--api-key <redacted>`, host/redact.py) or not."""
+    from stackaudit.host.redact import REDACTED
+
+    if piece in quote:
+        return True
+    if REDACTED not in quote:
+        return False
+    name, sep, _ = piece.rpartition("=") if "=" in piece else piece.rpartition(" ")
+    return bool(sep) and f"{name}{sep}{REDACTED}" in quote

@@ -252,9 +252,13 @@ def reason_line(r: Result, limit: int = 300) -> str:
     if not r.evidence:
         return ""
     reason = finding_reason(r)
-    copy = _QUOTED_COPY.search(reason)
-    if copy:
-        reason = reason[:copy.start()]
+    # The line the message repeats, in double quotes or as a command in backticks: the reason is what precedes it,
+    # or where nothing does (`CMD`: --enforce-eager (...), corpus 677) what follows it.
+    copies = [m for m in re.finditer(r'"[^"]{30,}"|`[^`]{30,}`', reason)
+              if m.group().startswith('"') or m.group()[1:-1] in r.quoted]
+    if copies:
+        before = reason[:copies[0].start()].strip(" :;,.")
+        reason = before or reason[copies[0].end():].strip(" :;,.")
     reason = reason.strip().rstrip(":;,. ").strip()
     if not reason or _says(f"{finding_title(r)} {r.quoted}", reason):
         return ""
