@@ -19,9 +19,14 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from stackaudit.engine.results import Result
+from stackaudit.host.source import Provenance
 
 # A line shorter than this, stripped, is no evidence that a joined quote holds it (`--`, `}`).
 _MIN_PIECE = 6
+
+# The longest span searched for a quote joined from adjacent lines (a command continued over lines, a prompt and
+# its answer); a log longer than this is searched for whole lines only.
+_MAX_JOINED_SPAN = 5000
 
 SERVER_LOG = "server log"
 NCCL_LOG = "NCCL log"
@@ -39,13 +44,21 @@ def cite_quoted_lines(results: list[Result], paths: list[str]) -> list[Result]:
             files[name] = _read_lines(by_name[name]) if name in by_name else None
         return files[name]
 
-    return [_cited(_nccl_named(r, lines_of), lines_of) for r in results]
+    runs: dict[tuple[str, tuple[int, int]], bool] = {}  # each span read once, however many results cite it
+
+    def nccl(p: Provenance) -> bool:
+        if p.source != SERVER_LOG or p.origin != "pasted" or p.lines is None:
+            return False
+        if (p.file, p.lines) not in runs:
+            runs[(p.file, p.lines)] = _nccl_run(lines_of(p.file), p.lines)
+        return runs[(p.file, p.lines)]
+
+    return [_cited(_nccl_named(r, nccl), lines_of) for r in results]
 
 
-def _nccl_named(r: Result, lines_of: Callable[[str], list[str] | None]) -> Result:
+def _nccl_named(r: Result, nccl: Callable[[Provenance], bool]) -> Result:
     """`r` with each pasted server-log span that is an NCCL log named so."""
-    named = tuple(replace(p, source=NCCL_LOG) if p.source == SERVER_LOG and p.origin == "pasted" and p.lines
-                  and _nccl_run(lines_of(p.file), p.lines) else p for p in r.provenance)
+    named = tuple(replace(p, source=NCCL_LOG) if nccl(p) else p for p in r.provenance)
     return r if named == r.provenance else replace(r, provenance=tuple(dict.fromkeys(named)))
 
 
@@ -110,6 +123,8 @@ def quote_span(quote: str, lines: list[str], span: tuple[int, int]) -> tuple[int
             return n, n
     best: tuple[int, int] | None = None
     start: int | None = None
+    if b - a >= _MAX_JOINED_SPAN:  # a long log's lines are quoted one by one
+        return None
     for n in range(a, b + 2):
         piece = strip_prompt(lines[n - 1]).rstrip("\\").strip() if n <= b else ""
         if len(piece) >= _MIN_PIECE and _holds(quote, piece):
