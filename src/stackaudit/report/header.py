@@ -14,7 +14,6 @@ from typing import Any
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 from stackaudit.facts.serving_logs import nccl_warning_at
-from stackaudit.facts.symptoms import matched_span
 from stackaudit.render.text import cut_at_word, show_value
 
 NOTHING_FOUND = "nothing found that explains low throughput; next: measure against the ceiling"
@@ -191,6 +190,8 @@ def evidence_line(r: Result, limit: int = 160) -> str:
         if reason and reason != finding_title(r):
             return cut_at_word(reason, limit) + (f" → {value}" if value else "")
         return f"observed: {value}" if value else ""
+    from stackaudit.facts.symptoms import matched_span
+
     quote = quote_cut(r.quoted, f"{finding_title(r)} {_own_words(finding_reason(r))}", limit,
                       matched_span(r.quoted, r.id))
     quoted = f"“{quote}”"
