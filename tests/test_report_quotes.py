@@ -113,3 +113,10 @@ def test_a_command_continued_over_lines_is_cited_where_it_stands() -> None:
     r = _result("677", "RT-CUDA-GRAPHS")
     assert provenance_line(r, limit=1).startswith(f"from pasted engine command ({path.name}, lines 3–11, excerpt)")
     assert reason_line(r).startswith("--enforce-eager (fine only while debugging")
+
+
+def test_a_quote_whose_start_would_lose_the_rule_drops_its_prefix() -> None:
+    # Corpus 969, line 13: NCCL's shared-memory failure behind a time, host and pid prefix.
+    line = evidence_line(_result("969", "CTR-SHM-SIZE"))
+    assert line.startswith("“… failed to extend /dev/shm/nccl-")
+    assert "No space left on device (28)”" in line

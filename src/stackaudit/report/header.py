@@ -217,8 +217,9 @@ def quote_cut(line: str, named: str, limit: int, rule: tuple[int, int] | None = 
     title and reason) a cut at the limit would drop (corpus 1583: `… nvml: Unknown Error`, past the line's first 160
     characters): the line's start, `…`, then the line's end where the last such word lies near it, else the words
     around it. A line that fits, or whose dropped part names none of those words, is cut at the limit as before; so is
-    one whose start, so shortened, would lose what the rule matched (`rule`, its span in the line: a symptom's words,
-    facts/symptoms.matched_span) or could not be cut between words."""
+    one whose start could not be cut between words. Where the start, so shortened, would lose what the rule matched
+    (`rule`, its span in the line: a symptom's words, facts/symptoms.matched_span), the line is quoted from there to
+    its end when that fits, else cut at the limit."""
     head = cut_at_word(line, limit)
     if head == line:
         return line
@@ -237,10 +238,14 @@ def quote_cut(line: str, named: str, limit: int, rule: tuple[int, int] | None = 
         space = line.rfind(" ", max(kept, key - budget // 3), key)
         tail = cut_at_word(line[space + 1 if space >= 0 else key:], budget)
     room = max(1, limit - len(tail) - 3)
-    if " " not in line[:room] or (rule is not None and rule[1] > room and rule[0] < key):
-        return head
     lead = cut_at_word(line, room).removesuffix("…").rstrip()
     if rule is not None and rule[0] < key and len(lead) < rule[1] - 1:
+        # The start cannot keep what the rule matched: the line from there on, its prefix (time, host, pid) left out
+        # (`… failed to extend /dev/shm/nccl-… bytes, error: No space left on device (28)`, corpus 969).
+        space = line.rfind(" ", 0, rule[0])
+        rest = line[space + 1 if space >= 0 else rule[0]:]
+        return f"… {rest}" if len(rest) <= limit - 2 else head
+    if " " not in line[:room]:
         return head
     return f"{lead} … {tail}"
 
