@@ -38,3 +38,25 @@ def test_a_paste_showing_the_engine_keeps_the_ceiling(number: str, tmp_path: Pat
     verdict = _verdict(tmp_path, capsys, body(number))
     assert verdict.startswith("nothing found that explains low throughput; next: measure against the ceiling: "
                               "`stackaudit ceiling --model MODEL")
+
+
+@pytest.mark.parametrize(("number", "network"), [
+    ("1578", "NCCL's network is a net plugin over TCP sockets (Google's FastSocket)"),  # one VM's log, FastSocket
+    ("1456", "NCCL found no InfiniBand/RoCE device"),  # two nodes' lines, NET/IB finds no device on either
+])
+def test_an_nccl_log_between_nodes_over_tcp_names_that_network_and_nccl_tests(
+        number: str, network: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Corpus 1578: a training job's NCCL log on GCP (random slow steps and stalls) shows no fault: the verdict says
+    the nodes talk over TCP sockets, not RDMA, and sends the user to nccl-tests across the nodes."""
+    verdict = _verdict(tmp_path, capsys, body(number))
+    assert verdict.startswith(f"no fault found in what this paste shows; {network}, so the job's traffic between "
+                              "nodes takes TCP, not RDMA; next: run nccl-tests across the nodes (`all_reduce_perf")
+
+
+@pytest.mark.parametrize("number", ["479", "1007"])
+def test_an_nccl_log_of_one_host_over_sockets_is_not_said_to_span_nodes(
+        number: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Corpus 479 (vLLM TP4 on one host, NET/IB finds no device) and 1007 (two ranks in one container over
+    NET/Socket): no nodes are shown, so the verdict names no traffic between them."""
+    verdict = _verdict(tmp_path, capsys, body(number))
+    assert "between nodes" not in verdict and "nccl-tests across" not in verdict

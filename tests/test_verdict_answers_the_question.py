@@ -159,3 +159,15 @@ def test_a_question_a_check_judged_is_answered_with_its_finding(tmp_path: Path,
     verdict = str(_report(tmp_path, capsys, text)["verdict"])
     assert verdict.startswith("to the question asked (“Is it the PIX topology that makes NCCL slow here?”), "
                               "IC-TOPO-READ answers: ")
+
+
+def test_a_question_about_memory_running_out_is_answered_by_mem_gpu_shared(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Corpus 1573's journal (ollama finds 39320 MB of VRAM free on its four GPUs) under a question modelled on its
+    issue's title: MEM-GPU-SHARED ok answers it (nothing else holds the memory), with the engine's own budget next."""
+    text = ("I have 39GB of VRAM available across 4 GPUs, why does it run out of memory?\n\n" + body("1573"))
+    verdict = str(_report(tmp_path, capsys, text)["verdict"])
+    assert verdict.startswith("to the question asked (“why does it run out of memory?”), MEM-GPU-SHARED answers: "
+                              "fine here, the engine found 39320 MiB free summed over its 4 GPUs")
+    assert verdict.endswith("its own budget runs out")
+    assert asked_checks("Why does ollama say CUDA error 2: out of memory?") == ("MEM-GPU-SHARED",)

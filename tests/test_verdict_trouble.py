@@ -91,3 +91,74 @@ def test_a_paste_naming_no_engine_gpu_or_rate_gets_no_ceiling_of_placeholders(
     verdict = _verdict(tmp_path, capsys, body("1412"))
     assert verdict.startswith("no fault found in what this paste shows; next: the steps below settle")
     assert "stackaudit ceiling" not in verdict
+
+
+def test_a_cuda_init_failure_at_info_level_leads_with_the_check_that_answers_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Corpus 1565: ollama logs `cuda driver library init failure: 3` at INFO level, no throughput in sight. The
+    verdict quotes it, says the driver is new enough for the CUDA it runs (DRV-CUDA-COMPAT ok), and sends the user to
+    the driver's side of CUDA on the host, not to `stackaudit ceiling`."""
+    verdict = _verdict(tmp_path, capsys, body("1565"))
+    assert verdict.startswith("nothing found below the engine that explains the failure (“")
+    assert "cuda driver library init failure: 3" in verdict
+    assert "; DRV-CUDA-COMPAT: fine here, driver 575.57.08 supports CUDA 12.9; next: " in verdict
+    assert "lsmod | grep nvidia_uvm" in verdict and "throughput" not in verdict
+
+
+def test_an_oom_that_no_other_process_explains_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Corpus 1523: TGI's `torch.cuda.OutOfMemoryError` with nvidia-smi showing its own shard holding the GPU
+    (MEM-GPU-SHARED not-an-issue): the verdict names that answer and points to the engine's own budget."""
+    verdict = _verdict(tmp_path, capsys, body("1523"))
+    assert "(“torch.cuda.OutOfMemoryError: CUDA out of memory.”); MEM-GPU-SHARED: looks wrong, is fine here" in verdict
+    assert verdict.endswith("its own budget runs out")
+
+
+def test_a_cuda_error_mid_run_points_to_the_kernel_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Corpus 1324: ollama stops on `CUDA error: unknown error` after minutes of work; no kernel log is pasted. The
+    verdict quotes it and asks for the Xid lines, not for the engine's log (the error may be the GPU's)."""
+    verdict = _verdict(tmp_path, capsys, body("1324"))
+    assert verdict.startswith("nothing found below the engine that explains the failure (“CUDA error: unknown error”)")
+    assert "grep -iE 'xid|nvrm'" in verdict
+
+
+@pytest.mark.parametrize(("line", "checks"), [
+    # Modelled on TensorFlow's and PyTorch's words for a CUDA that does not start.
+    ("E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: CUDA_ERROR_NO_DEVICE",
+     ("DRV-CUDA-COMPAT",)),
+    ("RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.", ("DRV-CUDA-COMPAT",)),
+    # Modelled on ggml's error line as a runner prints it before it exits.
+    ("CUDA error 2 at /go/src/llama.cpp/ggml-cuda.cu:7636: out of memory", ("MEM-GPU-SHARED",)),
+    ("CUDA error: an illegal memory access was encountered", ("DRV-XID",)),
+    ("ValueError: bad argument", ()),
+])
+def test_a_failure_line_names_the_checks_that_answer_it(line: str, checks: tuple[str, ...]) -> None:
+    trouble = find_trouble(line + "\n")
+    assert trouble.kind == "failure" and trouble.checks == checks
+
+
+def test_a_decode_stall_beside_a_long_prefill_is_the_engines_scheduling(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Corpus 1570: vLLM's metrics show 0.9 tokens/s generated with 2 requests running, then a window with 7408.7
+    prompt tokens/s: the verdict says the engine's own lines show a long prefill holding decode back, not the host,
+    in place of the throughput verdict with its ceiling of placeholders."""
+    verdict = _verdict(tmp_path, capsys, body("1570"))
+    assert verdict.startswith("nothing found below the engine that explains the decode stall (“Avg prompt throughput: "
+                              "0.0 tokens/s, Avg generation throughput: 0.9 tokens/s")
+    assert "beside a prefill at 7408.7 prompt tokens/s in the next window" in verdict
+    assert "the engine's scheduling, not the host's" in verdict and "stackaudit ceiling" not in verdict
+
+
+# Modelled on vLLM v1's metrics line: one request decoding steadily, then a second request's prefill beside it that
+# does not slow it down (no stall), and a window of no requests at all.
+_STEADY = "".join(
+    f"INFO 09-07 06:35:{s} [loggers.py:310] Engine 000: Avg prompt throughput: {p} tokens/s, Avg generation "
+    f"throughput: {g} tokens/s, Running: {r} reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%, Prefix cache hit "
+    f"rate: 0.0%\n" for s, p, g, r in (("10", "0.0", "40.1", "1"), ("20", "5120.0", "38.0", "2"),
+                                        ("30", "0.0", "0.0", "0")))
+
+
+def test_a_prefill_without_a_stall_is_no_trouble() -> None:
+    from stackaudit.facts.trouble import decode_stall
+
+    with pytest.raises(ParseError):
+        decode_stall(_STEADY)

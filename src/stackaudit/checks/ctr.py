@@ -313,6 +313,7 @@ def _shm_free_only(shm: ShmInfo | None, procs: ServingProcesses | None = None,
     fix=Fix.of(
     step("Docker: recreate the container with a larger /dev/shm; LXC or the host: remount it",
          "mount -o remount,size=16G /dev/shm", cost="restart", scope="container", changes="the size of /dev/shm",
+         takes="recreate the container (LXC or the host: remount, then restart the engine)",
          keep=(keep_line("--ipc=host", "docker run", label="Docker", text="or `--shm-size=16g`"),
                keep_text("an emptyDir {medium: Memory} volume at /dev/shm, or hostIPC", label="Kubernetes"),
                keep_line("tmpfs /dev/shm tmpfs defaults,size=16G 0 0", "/etc/fstab", label="LXC / bare metal")))),
@@ -569,7 +570,7 @@ def _distributed(proc: ProcessInfo) -> bool:
     confidence="source-verified",
     fix=advice("Run all TP ranks in one container/pod (the normal vLLM/SGLang mode); if a split is unavoidable, "
                    "share the IPC namespace and set the same NCCL_HOSTID in every rank", cost="restart",
-                   scope="container",
+                   scope="container", takes="recreate the ranks' containers",
                    keep=(keep_line("--ipc=container:<first>", "docker run", label="Docker", text="or hostIPC"),
                          keep_line("NCCL_HOSTID=<same value>", "every rank's environment", label="NCCL"))),
     references=(NCCL_PATHS, "https://github.com/NVIDIA/nccl/blob/master/src/misc/utils.cc",
@@ -904,11 +905,12 @@ def _security(procs: ServingProcesses | None, own: ProcessSecurity | None) -> tu
     title="Docker seccomp blocks NUMA syscalls (no CAP_SYS_NICE)",
     severity="low",
     confidence="source-verified",
-    fix=advice("Recreate the container with CAP_SYS_NICE", cost="restart", scope="container",
-                   keep=(keep_line("--cap-add SYS_NICE", "docker run", label="Docker",
-                                   text="compose `cap_add: [SYS_NICE]`"),
-                         keep_line('securityContext.capabilities.add: ["SYS_NICE"]', "the pod spec",
-                                   label="Kubernetes"))),
+    fix=Fix.of(step("Recreate the container with CAP_SYS_NICE", cost="restart", scope="container",
+                    takes="recreate the container",
+                    keep=(keep_line("--cap-add SYS_NICE", "docker run", label="Docker",
+                                    text="compose `cap_add: [SYS_NICE]`"),
+                          keep_line('securityContext.capabilities.add: ["SYS_NICE"]', "the pod spec",
+                                    label="Kubernetes")))),
     references=(NCCL_CUDAWRAP,),
 )
 def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | None = None,
@@ -987,7 +989,7 @@ _CTK_FIX = Fix.of(
     step("Configure the NVIDIA container runtime for Docker and restart Docker",
          "nvidia-ctk runtime configure --runtime=docker", "systemctl restart docker", cost="restart",
          scope="container-host", changes="/etc/docker/daemon.json"),
-    step("Recreate the container with the GPUs", cost="restart", scope="container",
+    step("Recreate the container with the GPUs", cost="restart", scope="container", takes="recreate the container",
          keep=(keep_line("--gpus all", "docker run", label="Docker",
                          text="or `--runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all`, or CDI `--device nvidia.com/gpu=all`"),
                keep_text("NVIDIA device plugin / GPU Operator", label="Kubernetes"),
@@ -1329,6 +1331,7 @@ def _node_without_gpus(container: ContainerInfo | None) -> Outcome | None:
                                  "the host's Docker needs the NVIDIA runtime)", "minikube delete",
                                  "minikube start --driver docker --container-runtime docker --gpus all",
                                  cost="restart", scope="container-host", changes="the minikube node container",
+                                 takes="recreate the minikube node",
                                  keep=keep_text("pass --gpus all to each `minikube start` that creates the node"))))
 
 

@@ -152,6 +152,7 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
     from stackaudit.facts.hostname import Hostname
     from stackaudit.facts.machine_topology import MachineTopology
     from stackaudit.facts.question import UserQuestion
+    from stackaudit.facts.serving_logs import TCP_PLUGIN_NET, NcclNodes
     from stackaudit.facts.system import CpuInfo, KernelInfo
     from stackaudit.facts.trouble import Trouble
 
@@ -170,7 +171,10 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {}),
                 **({"said": said} if said != names else {}),
                 # Why the count may leave GPUs out (an excerpt, an NCCL log's ranks): the headline says "at least".
-                **({"at_least": True} if inventory.count is not None and inventory.count_unshown else {})}
+                **({"at_least": True} if inventory.count is not None and inventory.count_unshown else {}),
+                # Another vendor's GPUs the sources name (AMD under ROCm, Apple's Metal): run-next leaves NVIDIA's
+                # tools out where no NVIDIA GPU is shown.
+                **({"others": list(inventory.others)} if inventory.others else {})}
     from stackaudit.engine.measured import measured_from, measured_vs_ceiling
     from stackaudit.facts.serving_rate import USER_WORDS
 
@@ -201,7 +205,15 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
         # The serving engines this source shows (vllm, sglang, trtllm): run-next and fix steps name only these.
         **({"engines": engines} if (engines := engines_of(facts)) is not None else {}),
         # A hang or failure a pasted log shows (facts/trouble.py): the verdict names it where no finding explains it.
-        **({"trouble": {"kind": t.kind, "line": t.line}} if isinstance(t := facts.get("trouble"), Trouble) else {}),
+        # With the checks that answer what it is about (a CUDA that does not start: DRV-CUDA-COMPAT), where it names one.
+        **({"trouble": {"kind": t.kind, "line": t.line, **({"checks": list(t.checks)} if t.checks else {}),
+                        **({"shows": t.shows} if t.shows else {})}}
+           if isinstance(t := facts.get("trouble"), Trouble) else {}),
+        # Why NCCL's own lines send none of the job's traffic between nodes over RDMA, where the log shows the job
+        # spanning nodes or NCCL loaded a net plugin over TCP (FastSocket, made for traffic between VMs): the verdict
+        # of a paste with no fault names the network the nodes use. A job on one host may use no network at all.
+        **({"nccl_network": nodes.no_rdma} if isinstance(nodes := facts.get("nccl_nodes"), NcclNodes)
+           and nodes.no_rdma and (nodes.several or nodes.no_rdma == TCP_PLUGIN_NET) else {}),
         # The user's question naming a setting a check judges (facts/question.py): the verdict names that check's answer.
         **({"question": {"line": q.line, "checks": list(q.checks)}}
            if isinstance(q := facts.get("question"), UserQuestion) else {}),

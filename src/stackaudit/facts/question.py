@@ -34,6 +34,9 @@ TOPICS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bfabric ?manager\b", re.I), ("DRV-FABRIC-MANAGER",)),
     (re.compile(r"\bECC\b"), ("MEM-ECC-MODE",)),
     (re.compile(r"\bgovernor\b", re.I), ("KERN-CPUFREQ-GOVERNOR",)),
+    # Memory that runs out with memory free (`CUDA error 2: out of memory ... but I have 39GB of VRAM available?`):
+    # whether another process holds it.
+    (re.compile(r"\bout of memory\b|\bOOM\b|\bVRAM\b", re.I), ("MEM-GPU-SHARED",)),
 )
 # A question: a `?` that ends a clause (not a URL's query string).
 _ASKS = re.compile(r"\?(?=\s|$|[)\"'])")

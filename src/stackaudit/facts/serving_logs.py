@@ -2402,6 +2402,9 @@ def _ray_job_nodes(ctx: FactContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
 # no_rdma_traffic's reason where every channel stays inside the host: no network at all, not NCCL's choice of one.
 INSIDE_THE_HOST = "NCCL carries every channel over P2P/SHM inside the host"
 
+# no_rdma_traffic's reason where NCCL loaded a net plugin over TCP as its network: a plugin for traffic between nodes.
+TCP_PLUGIN_NET = "NCCL's network is a net plugin over TCP sockets (Google's FastSocket)"
+
 
 def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tuple[str, ...]]:
     """Why a log whose job is not shown spanning nodes moves nothing over RDMA, with its lines; ("", ()) otherwise.
@@ -2429,7 +2432,7 @@ def no_rdma_traffic(log: ServingLog, spans_nodes: bool = False) -> tuple[str, tu
         return "NCCL_IB_DISABLE=1: NCCL uses no InfiniBand/RoCE device", ()
     if (plugin := log.tcp_plugin()) and not hca_named and not any(c.rdma for c in log.channels):
         # NCCL loaded a net plugin over TCP (FastSocket) as its network: it opens no HCA, on every node (corpus 1578).
-        return "NCCL's network is a net plugin over TCP sockets (Google's FastSocket)", (plugin[0],)
+        return TCP_PLUGIN_NET, (plugin[0],)
     net = [c for c in log.channels if c.transport == "NET"]
     if net and not hca_named and not any(c.rdma for c in log.channels):
         # Every NET channel `via NET/Socket`: a communicator runs all its NET connections over the one network NCCL

@@ -535,7 +535,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "quotes says why (an NVML error there is the node's driver or a GPU that stopped answering the plugin)",
         own_fix="Mend what the line names (NVML failing in the device plugin: the node's driver or a lost GPU, "
                 "`nvidia-smi -q` on the node; devices the kubelet still counts as taken: restart the kubelet), then "
-                "recreate the refused pods"),
+                "recreate the refused pods",
+        own_takes="mend the node (its driver, or restart the kubelet), then recreate the pods"),
     # The device plugin run as a host service (Bottlerocket's NVIDIA variants: nvidia-k8s-device-plugin.service) whose
     # journal, this boot's or every boot's, holds no line (`journalctl -b -u nvidia-k8s-device-plugin` answered
     # `-- No entries --`, recorded as one line by importers/shown_commands.py): the plugin never ran, so it registered
@@ -547,7 +548,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the device plugin's service wrote nothing to the journal: it never ran, so it offered the kubelet no GPU and "
         "the node exposes no nvidia.com/gpu to pods",
         own_fix="Start the device plugin's unit and read why it did not start (`systemctl status "
-                "nvidia-k8s-device-plugin`, `journalctl -b -u kubelet`); the kubelet must be running for it"),
+                "nvidia-k8s-device-plugin`, `journalctl -b -u kubelet`); the kubelet must be running for it",
+        own_takes="start the device plugin's unit on the node"),
     # torch warns `Can't initialize NVML` (torch/cuda/__init__.py, where nvmlInit fails as it counts the GPUs) in a
     # container the source shows: the driver's NVML library did not reach the container, or cannot open its GPUs
     # there (no GPU request, no NVIDIA runtime, the `utility` capability left out). vLLM's platform probe then finds
@@ -578,7 +580,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "NVML in the container is of another version than the host's kernel module: the image carries its own "
         "driver libraries, which shadow the host's the toolkit injects, so no NVML or CUDA call works there (use an "
         "image without driver libraries)", within=IN_CONTAINER,
-        own_fix="Use an image without driver libraries of its own: the toolkit injects the host's"),
+        own_fix="Use an image without driver libraries of its own: the toolkit injects the host's",
+        own_takes="recreate the container from such an image"),
     # The Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod (the FailedScheduling event of
     # `kubectl describe pod`, `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`): the pod stays Pending and its
     # containers get no GPU. The node offers none (no device plugin, or the plugin found no GPU), or every GPU it offers
@@ -708,7 +711,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "gets no GPU driver",
         unless=re.compile(r"Temporary failure resolving|Could not resolve host|Failed to fetch\b.*(?:resolv|connect)"),
         own_fix="Update the node to its distribution's current kernel, or give the driver container this kernel's "
-                "packages (an archive repository through the operator's driver.repoConfig) or a precompiled driver"),
+                "packages (an archive repository through the operator's driver.repoConfig) or a precompiled driver",
+        own_takes="update the node's kernel and reboot it, or redeploy the driver container"),
     # The same line is the driver container's last word before it exits (its script cleans up and exits 1, so the pod
     # restarts in a loop, as a listing's CrashLoopBackOff shows, facts/k8s_pods.failing_provider): the node's driver
     # is not loaded, whatever the cause, so no pod on it is given a GPU.
@@ -717,7 +721,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the GPU operator's driver container stops before it installs the driver (it exits and restarts in a loop), "
         "so the node's NVIDIA driver is not loaded and no pod on it is given a GPU",
         own_fix="Make the driver container install the driver (its KVER-NVIDIA-KERNEL-COMBOS finding says how); "
-                "the GPU pods then start"),
+                "the GPU pods then start", own_takes="redeploy the driver container"),
     # The open nvidia.ko refuses a GPU it does not drive: a GeForce / workstation GPU before R560 without
     # NVreg_OpenRmEnableUnsupportedGpus=1 (RmInitAdapter then fails), a GPU without a GSP it can use (before Turing,
     # or a newer GPU's GSP out of the driver's reach).
@@ -1101,7 +1105,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "(cudaErrorSystemDriverMismatch, 803): the image's own libcuda shadows the one the toolkit injects, so no GPU "
         "is usable there (drop the image's compat libraries from the library path, or use an image built for the "
         "host's driver)", within=IN_CONTAINER,
-        own_fix="Drop the image's compat libraries from the library path, or use an image built for the host's driver"),
+        own_fix="Drop the image's compat libraries from the library path, or use an image built for the host's driver",
+        own_takes="recreate the container"),
     # NCCL found two ranks of one communicator on the same GPU (NCCL_INIT_SOURCE): the ranks' processes were given
     # one GPU between them (the pod's or container's GPUs, or the launcher's per-rank device), so the
     # communicator is refused (triton-inference-server/tensorrtllm_backend, corpus 901).
@@ -1110,7 +1115,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "NCCL found two ranks on one GPU: the ranks' processes were given fewer distinct GPUs than the world size "
         "(the pod's or container's GPU assignment, or each rank's CUDA_VISIBLE_DEVICES), so NCCL refuses to start: "
         "give each rank its own GPU",
-        own_fix="Give each rank its own GPU (the pod's or container's GPUs, each rank's CUDA_VISIBLE_DEVICES)"),
+        own_fix="Give each rank its own GPU (the pod's or container's GPUs, each rank's CUDA_VISIBLE_DEVICES)",
+        own_takes="restart the job"),
     # NCCL's topology detection (graph/xml.cc getPciPath) resolves each GPU's and NIC's PCI path as
     # `realpath(/sys/class/pci_bus/<domain:bus>/../../<busId>)` and returns ncclSystemError where sysfs has none
     # (NCCL_XML_SOURCE): init stops before any channel is built. A VM, WSL or container whose /sys does not show the

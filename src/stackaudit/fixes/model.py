@@ -40,6 +40,15 @@ COST_WORDS: dict[str, str] = {
     "hardware": "not fixable by configuration",
     "none": "nothing to change",
 }
+# What a restart takes, by where its step applies (StepScope): the engine's own launch (`container`; a host step
+# restarts the program it configures); the container's configuration on its host: the runtime that applies it
+# (`container-host`: the runtime's config, its default limits). A step whose restart is none of these says its own
+# (`Step.takes`: recreate the container, restart the kubelet).
+RESTART_WORDS: dict[str, str] = {
+    "host": COST_WORDS["restart"],
+    "container": COST_WORDS["restart"],
+    "container-host": "restart the container runtime",
+}
 
 PLACEHOLDER = re.compile(r"<[^<>\n]+>")
 # Characters that make a line need a shell when they are not quoted.
@@ -308,8 +317,12 @@ class Fix:
         # A step that changes nothing (a look-up) adds no cost when others do.
         costed = [s for s in self.steps if s.cost != "none"] or list(self.steps)
         for s in costed:
-            word = s.takes or ("redeploy the pod" if pod and s.cost == "restart" and s.scope == "container"
-                               else COST_WORDS[s.cost])
+            if s.cost != "restart":
+                word = s.takes or COST_WORDS[s.cost]
+            elif pod and s.scope == "container" and (not s.takes or "container" in s.takes):
+                word = "redeploy the pod"  # a pod's container is restarted or recreated by redeploying the pod
+            else:
+                word = s.takes or RESTART_WORDS[s.scope]
             if word not in words:
                 words.append(word)
         if words == [COST_WORDS["runtime"]]:
@@ -346,9 +359,10 @@ class Fix:
 
 
 def advice(does: str, cost: FixCost, scope: StepScope = "host", keep: Persist | Iterable[Persist] = (),
-           note: str = "") -> Fix:
-    """A fix that is one step with no command: what to do, in words."""
-    return Fix.of(step(does, cost=cost, scope=scope, keep=keep), note=note)
+           note: str = "", takes: str = "") -> Fix:
+    """A fix that is one step with no command: what to do, in words (`takes`: what it costs, where the cost's own
+    words would say it wrong)."""
+    return Fix.of(step(does, cost=cost, scope=scope, keep=keep, takes=takes), note=note)
 
 
 # The order issues are read in: the report, its verdict and the fix plan share it (rank_key).

@@ -26,6 +26,11 @@ NOTHING_IN_COLLECTIVE = ("nothing found that explains the collective's time or b
                          "NCCL_DEBUG=INFO, whose channel lines name the transport each pair of ranks takes (NVLink or "
                          "P2P, SHM, NET/IB, NET/Socket)")
 
+# What settles a job's network between nodes where NCCL's log shows it to be TCP sockets and no fault.
+NCCL_TESTS_ACROSS = ("run nccl-tests across the nodes (`all_reduce_perf -b 8M -e 1G -f 2 -g 1` under mpirun, one rank "
+                     "per GPU) with NCCL_DEBUG=INFO: its bus bandwidth, run after run, is what this network gives the "
+                     "job")
+
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
     """The command line as run, fit to paste: secrets hidden as a snapshot hides them (host/redact.py), and a
@@ -303,10 +308,12 @@ def verdict(report: Report, top: Result | None) -> str:
 
 
 def nothing_found(report: Report) -> str:
-    """What the verdict says where no finding stands: the hang or failure a pasted log shows, quoted; the answer to
-    a question the user asks; NCCL's failed call (`NCCL WARN Cuda failure`), quoted; for a paste with no engine and no rate, that nothing shown is at fault (an nccl-tests
-    run: with NCCL_DEBUG=INFO as the next step); else that nothing explains low throughput, with the
-    `stackaudit ceiling` command to measure against."""
+    """What the verdict says where no finding stands: the hang, failure or decode stall a pasted log shows, quoted,
+    with what the engine's lines show of it and the answer of the check that answers it (facts/trouble.ANSWERED_BY);
+    the answer to a question the user asks; NCCL's failed call (`NCCL WARN Cuda failure`), quoted; for a paste with
+    no engine and no rate, that nothing shown is at fault (an nccl-tests run: with NCCL_DEBUG=INFO as the next step;
+    an NCCL log of a job between nodes over TCP: that network, with nccl-tests across the nodes next); else that
+    nothing explains low throughput, with the `stackaudit ceiling` command to measure against."""
     trouble = report.host.get("trouble")
     kind = str(trouble.get("kind", "")) if isinstance(trouble, dict) else ""
     line = str(trouble.get("line", "")) if isinstance(trouble, dict) else ""
@@ -314,7 +321,17 @@ def nothing_found(report: Report) -> str:
     nccl = warn_at >= 0
     if kind in _TROUBLE_NEXT and not nccl:
         quote = cut_at_word(line, 100)
-        return f"nothing found below the engine that explains the {kind} (“{quote}”); next: {_TROUBLE_NEXT[kind]}"
+        # The check that answers what the failure is about (facts/trouble.ANSWERED_BY), where it judged the host.
+        checks = [str(c) for c in trouble.get("checks") or ()] if isinstance(trouble, dict) else []
+        r = _answering(report, checks)
+        said = f"; {r.id}: {_ANSWERS[r.status]}, {finding_title(r)}" if r and r.status in _ANSWERS else ""
+        nexts = {**_FAILURE_NEXT, **_FAILURE_NEXT_FINE} if said else _FAILURE_NEXT
+        then = next((nexts[c] for c in checks if c in nexts), _TROUBLE_NEXT[kind])
+        # What the engine's own lines show of it (a stall: the prefill beside it), where they show it.
+        shows = str(trouble.get("shows") or "") if isinstance(trouble, dict) else ""
+        shown = f": the engine's own lines show {shows}" if shows else ""
+        return (f"nothing found below the engine that explains the {_TROUBLE_WORDS.get(kind, kind)} (“{quote}”)"
+                f"{shown}{said}; next: {then}")
     if answer := question_answer(report):
         return answer
     if nccl:
@@ -333,7 +350,14 @@ def nothing_found(report: Report) -> str:
         recognised = [str(r) for r in report.source.get("recognised") or ()]
         # A collect_env (an engine's check_env) is the environment of the engine the user runs: the ceiling fits it.
         if not any(r.startswith("collect_env") for r in recognised):
-            return NOTHING_IN_COLLECTIVE if any(r.startswith("nccl-tests") for r in recognised) else NOTHING_SHOWN
+            if any(r.startswith("nccl-tests") for r in recognised):
+                return NOTHING_IN_COLLECTIVE
+            # NCCL's log of a job whose traffic between nodes takes TCP (corpus 1578: Google's FastSocket): the
+            # network it shows is what the user's slow or stalled steps run over, and nccl-tests measures it.
+            if network := str(report.host.get("nccl_network") or ""):
+                return (f"no fault found in what this paste shows; {network}, so the job's traffic between nodes "
+                        f"takes TCP, not RDMA; next: {NCCL_TESTS_ACROSS}")
+            return NOTHING_SHOWN
     return f"{NOTHING_FOUND}: `{ceiling_command(report)}`"
 
 
@@ -351,13 +375,13 @@ def question_answer(report: Report) -> str:
     if not isinstance(question, dict) or not isinstance(checks, list) or not checks:
         return ""
     quote = cut_at_word(str(question.get("line", "")), 100)
-    by_id = {r.id: r for r in report.results if not r.waived}
-    # The first of its checks this audit ran answers it: the others are its fallbacks where a selection left it out.
-    r = next((by_id[c] for c in checks if c in by_id), None)
+    r = _answering(report, [str(c) for c in checks])
     if r is None:
         return ""
     if r.status in _ANSWERS:
-        return f"to the question asked (“{quote}”), {r.id} answers: {_ANSWERS[r.status]}, {finding_title(r)}"
+        # Memory that runs out though no other process holds it (MEM-GPU-SHARED fine): the engine's own budget is next.
+        then = f"; next: {_FAILURE_NEXT_FINE[r.id]}" if r.id in _FAILURE_NEXT_FINE and r.status != "issue" else ""
+        return f"to the question asked (“{quote}”), {r.id} answers: {_ANSWERS[r.status]}, {finding_title(r)}{then}"
     from stackaudit.report.next_steps import run_next
 
     step = next((s for s in run_next(report.results, None, host=report.host) if s.command and r.id in s.settles),
@@ -366,13 +390,36 @@ def question_answer(report: Report) -> str:
     return f"the question asked (“{quote}”) is for {r.id}, which this source cannot settle{tail}"
 
 
+def _answering(report: Report, checks: Sequence[str]) -> Result | None:
+    """The first of `checks` this audit ran (not waived): the others are its fallbacks where a selection left it out."""
+    by_id = {r.id: r for r in report.results if not r.waived}
+    return next((by_id[c] for c in checks if c in by_id), None)
+
+
 # What to do next where the host does not explain NCCL's warning of a failed call (facts/trouble.FAILURE).
 NCCL_FAILURE_NEXT = ("paste the whole NCCL_DEBUG=INFO log from its start to the first WARN: the lines before it name "
                      "NCCL's version, the call that failed and the transport it was setting up")
 
 # What to do next where the host does not explain a hang or a failure the log shows.
 _TROUBLE_NEXT = {"hang": "paste the engine's log with NCCL_DEBUG=INFO from its start to where it stops",
-                 "failure": "read the log's first error: it is the engine's, not the host's"}
+                 "failure": "read the log's first error: it is the engine's, not the host's",
+                 # vLLM's docs (Optimization and Tuning, chunked prefill): a smaller max_num_batched_tokens gives
+                 # better inter-token latency, as fewer prefill tokens hold up the decodes of a step.
+                 "stall": "with chunked prefill, a smaller `--max-num-batched-tokens` lets fewer prompt tokens "
+                          "delay each decode step"}
+_TROUBLE_WORDS = {"stall": "decode stall"}  # a kind as the verdict says it, where it differs
+# What to do next for a failure a check answers (facts/trouble.ANSWERED_BY), by that check: a CUDA that does not
+# start is the driver's side on the host (corpus 1565: `cuda driver library init failure: 3` with a new enough
+# driver); memory that runs out is what the engine asks for on each GPU against what that GPU has free.
+_FAILURE_NEXT = {"DRV-CUDA-COMPAT": "check the driver below CUDA on the host: that `nvidia-smi` runs, that nvidia_uvm "
+                                    "is loaded (`lsmod | grep nvidia_uvm`) and what the kernel log says "
+                                    "(`sudo dmesg | grep -iE 'nvrm|uvm'`)",
+                 "MEM-GPU-SHARED": "run `nvidia-smi` when it fails: whether another process holds that GPU's memory",
+                 "DRV-XID": "read the kernel log at the time of the error (`sudo dmesg -T | grep -iE 'xid|nvrm'`): an Xid "
+                            "names what the driver saw"}
+# The same where the check judged the host fine: memory that no other process holds is the engine's own budget.
+_FAILURE_NEXT_FINE = {"MEM-GPU-SHARED": "compare what the engine asks for on each GPU (its load lines: weights, KV "
+                                        "cache, buffers) with that GPU's memory: its own budget runs out"}
 
 
 def ceiling_command(report: Report) -> str:

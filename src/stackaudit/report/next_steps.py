@@ -9,6 +9,7 @@ the most checks not yet settled first, then the next, so no step repeats what an
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from stackaudit.report.commands import commands_in
 DEFAULT_STEPS = 5
 # A fact whose sources name no command (a tree under /proc or /sys) is supplied by a snapshot of the host.
 CAPTURE_COMMAND = "sudo stackaudit capture -o host.tar.gz"
+_CAPTURE = "stackaudit capture"
 
 
 # A check about one engine or one container kind: where the source shows another engine or container kind (or no
@@ -51,6 +53,18 @@ def _gpu_count(host: Mapping[str, Any]) -> int:
 def _trouble(host: Mapping[str, Any]) -> str:
     trouble = host.get("trouble")
     return str(trouble.get("kind", "")) if isinstance(trouble, dict) else ""
+
+
+# NVIDIA's own tools, and a command about its driver, modules or services (`lsmod | grep nvidia_peermem`, `journalctl
+# -u nvidia-fabricmanager`): on a host whose GPUs are another vendor's they show nothing (`nvidia-smi: command not
+# found` on a ROCm or Metal host).
+_NVIDIA_COMMAND = re.compile(r"^(?:sudo )?(?:nvbandwidth|dcgmi|nvcc)(?:\s|$)|nvidia", re.IGNORECASE)
+
+
+def other_vendor_only(host: Mapping[str, Any]) -> bool:
+    """Whether the headline's facts show only another vendor's GPUs (`gpus.others`: AMD, Apple) and no NVIDIA one."""
+    gpus = host.get("gpus")
+    return isinstance(gpus, dict) and bool(gpus.get("others")) and not gpus.get("count") and not gpus.get("names")
 
 
 def focus_of(host: Mapping[str, Any]) -> tuple[str, ...]:
@@ -128,8 +142,10 @@ def fact_commands(fact_specs: Mapping[str, object] | None = None) -> dict[str, l
 
 
 def _key(command: str) -> str:
-    """`sudo dmesg` and `dmesg` are one step (shown with sudo where any source asks for it)."""
-    return command[5:] if command.startswith("sudo ") else command
+    """`sudo dmesg` and `dmesg` are one step (shown with sudo where any source asks for it); so are
+    `sudo stackaudit capture -o host.tar.gz` and `stackaudit capture`: one snapshot, whatever file it is written to."""
+    bare = command[5:] if command.startswith("sudo ") else command
+    return _CAPTURE if bare.split()[:2] == _CAPTURE.split() else bare
 
 
 @dataclass
@@ -179,7 +195,8 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
     some of its subjects (`Result.partly_shown`: `ok` with `1 of 8 GPUs shown`) is settled by the rest.
 
     `host`: the headline's facts (Report.host): a command of an engine they do not show (`engines`: none where
-    the key is absent) is never a step (`python -m sglang.check_env` on a vLLM host); the question they show
+    the key is absent) is never a step (`python -m sglang.check_env` on a vLLM host), nor an NVIDIA tool where they
+    show only another vendor's GPUs (`nvidia-smi` on a ROCm host, other_vendor_only); the question they show
     (QUESTIONS) ranks first; a check about an engine or container kind they do not show (CONCERNS) does not count
     toward the rank. None: every command may be a step, ranked by count.
     """
@@ -192,7 +209,9 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
     needs = _needs(unknown, by_fact if by_fact is not None else fact_commands(), shown, is_command, adds)
     if host is not None:
         present = set(host.get("engines") or ())
-        absent = {k for k, text in shown.items() if is_command[k] and engine_of(text) not in ("", *present)}
+        nvidia_absent = other_vendor_only(host)
+        absent = {k for k, text in shown.items() if is_command[k] and (
+            engine_of(text) not in ("", *present) or (nvidia_absent and _NVIDIA_COMMAND.search(text)))}
         for need in needs:
             need.requirements = [(fact, opts - absent) for fact, opts in need.requirements]
         for key in absent:
