@@ -187,7 +187,7 @@ def test_the_quote_is_the_line_the_finding_names() -> None:
     ("435-ollama-2x-rtx3060-nvidia-smi-550-persistence-off.txt", "steady-state tokens/s are unaffected"),
     ("402-2x-rtx3090-dual-socket-sys-gpu0-numa-na-280w-cap.txt", "GPU 1 capped at 280 W"),
     ("417-2x-rtx2080ti-nccl-2-6-4-max-nchannels-1-algo-ring-all-reduce-perf.txt",
-     "[IC-NCCL-ENV] “NCCL_MAX_NCHANNELS=1 (the user's own words)”"),
+     "“NCCL_MAX_NCHANNELS=1 (the user's own words)”"),
 ])
 def test_real_pastes_show_what_makes_the_finding(capture: str, shown: str,
                                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -76,6 +76,13 @@ class Result:
             "ok", "not-an-issue", "not-applicable", "unknown")
 
     @property
+    def quoted(self) -> str:
+        """The evidence line a report quotes: the first that names one of the result's subjects, else the first;
+        "" without evidence."""
+        named = [line for line in self.evidence if any(len(s) > 2 and s in line for s in self.subjects)]
+        return named[0] if named else (self.evidence[0] if self.evidence else "")
+
+    @property
     def rank_key(self) -> tuple[int, bool, int, int, int, str]:
         return rank_key(self.priority, self.gpu_lost, self.severity, self.fix_cost, self.confidence, self.id)
 

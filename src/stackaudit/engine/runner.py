@@ -310,6 +310,10 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     engines = engines_of(facts)
     if engines is not None:  # a step written for an engine that is not there is left out (Fix.for_engines)
         results = [for_engines(r, engines) for r in results]
+    if host.meta.source == "pasted":  # each quoted line cited where the paste shows it (engine/quote_lines.py)
+        from stackaudit.engine.quote_lines import cite_quoted_lines
+
+        results = cite_quoted_lines(results, host.meta.path.split(", "))
     results, expired, unused = apply_waivers(results, options.waivers, options.today or _dt.date.today())
     timed_out = [f"`{' '.join(r.argv)}` ({r.stderr})" for r in collector.host.timed_out]
     timed_out += [f"fact {m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "timeout"]

@@ -1292,6 +1292,16 @@ def is_symptom(line: str) -> bool:
                for look in _looks(line))
 
 
+def matched_span(line: str, check_id: str) -> tuple[int, int] | None:
+    """Where in `line` the first symptom of the table that proves `check_id` matched (the words a report keeps when
+    it cuts the line, report/header.quote_cut); None where none does."""
+    look = line[:LINE_LOOK_CHARS]
+    for s in SYMPTOMS:
+        if check_id in (s.check, s.ggml_check) and (m := s.pattern.search(look)) and m.end() > m.start():
+            return m.span()
+    return None
+
+
 def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
     """The table's symptoms in `lines`, at most MAX_HITS lines per symptom; a symptom whose `unless` line
     is in `lines` too is left out (the source says the failure had another cause). A line's first

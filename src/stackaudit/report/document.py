@@ -35,6 +35,7 @@ from stackaudit.report.header import (
     finding_reason,
     finding_title,
     identity_line,
+    reason_line,
     verdict,
     where_to_apply,
 )
@@ -119,7 +120,7 @@ def _result(r: Result, label: str, title: str, detail: list[str], verbose: bool,
 def _issue(r: Result, report: Report, verbose: bool) -> Finding:
     where = where_to_apply(r, report)
     title = f"{finding_title(r)} [{r.id}]{coverage_note(r)}" + (f" ({where})" if where else "")
-    detail = [line for line in (evidence_line(r),) if line] + _sources(r, verbose)
+    detail = [line for line in (reason_line(r), evidence_line(r)) if line] + _sources(r, verbose)
     blocks: tuple[Paragraph | Code | Command, ...] = ()
     if r.fix is not None:
         pod = report.host.get("container") == "kubernetes"

@@ -182,7 +182,8 @@ def evidence_line(r: Result, limit: int = 160) -> str:
     """`"/proc/sys/kernel/numa_balancing: 1"` — the verbatim source line the finding names, then the value where
     it adds to the finding's words (never a value its message already says).
 
-    The line is the first that names one of the result's subjects, else the first one.
+    The line is the first that names one of the result's subjects, else the first one (Result.quoted); a long one
+    is cut around the words the finding names (quote_cut).
     Without a verbatim line it is the reason the message gives after the title: the numbers that make the
     finding (`TP x PP = 4, at most 1 GPU`) are there, and the title alone drops them.
     """
@@ -194,10 +195,85 @@ def evidence_line(r: Result, limit: int = 160) -> str:
         if reason and reason != finding_title(r):
             return cut_at_word(reason, limit) + (f" → {value}" if value else "")
         return f"observed: {value}" if value else ""
-    named = [line for line in r.evidence if any(len(s) > 2 and s in line for s in r.subjects)]
-    quote = cut_at_word(named[0] if named else r.evidence[0], limit)
+    from stackaudit.facts.symptoms import matched_span
+
+    quote = quote_cut(r.quoted, f"{finding_title(r)} {_own_words(finding_reason(r))}", limit,
+                      matched_span(r.quoted, r.id))
     quoted = f"“{quote}”"
     return f"{quoted} → {value}" if value and not _says(quote, value) else quoted
+
+
+# Words too common to say which part of a line a finding is about.
+_COMMON = frozenset({"the", "and", "for", "not", "its", "was", "has", "are", "with", "from", "that", "this", "which",
+                     "into", "but", "any", "all", "one", "per", "than", "then", "there", "their", "they", "them",
+                     "been", "have", "had", "can", "could", "would", "will", "when", "where", "what", "while",
+                     "each", "only", "also", "does", "did", "out", "off"})
+# A log line the message repeats in double quotes: not the finding's own words.
+_QUOTED_COPY = re.compile(r'"[^"]{30,}"')
+
+
+def _own_words(message: str) -> str:
+    """The message without the log lines it repeats in double quotes."""
+    return _QUOTED_COPY.sub("", message)
+
+
+def quote_cut(line: str, named: str, limit: int, rule: tuple[int, int] | None = None) -> str:
+    """A quoted line at most `limit` characters long, cut so that it keeps the words of `named` (the finding's
+    title and reason) a cut at the limit would drop (corpus 1583: `… nvml: Unknown Error`, past the line's first 160
+    characters): the line's start, `…`, then the line's end where the last such word lies near it, else the words
+    around it. A line that fits, or whose dropped part names none of those words, is cut at the limit as before; so is
+    one whose start could not be cut between words. Where the start, so shortened, would lose what the rule matched
+    (`rule`, its span in the line: a symptom's words, facts/symptoms.matched_span), the line is quoted from there to
+    its end when that fits, else cut at the limit."""
+    head = cut_at_word(line, limit)
+    if head == line:
+        return line
+    kept = len(head) - 1
+    words = {w.lower() for w in re.findall(r"\w+", named) if len(w) > 2} - _COMMON
+    dropped = [m for m in re.finditer(r"\w+", line) if m.start() >= kept and m.group().lower() in words]
+    if not dropped:
+        return head
+    key = dropped[-1].start()
+    budget = limit // 2
+    if len(line) - key < budget:  # the line's end holds it: the end, from a word's start
+        start = len(line) - budget + 2
+        space = line.find(" ", start, key)
+        tail = line[space + 1 if space >= 0 else key:]
+    else:  # the words around it, from a word's start a little before it
+        space = line.rfind(" ", max(kept, key - budget // 3), key)
+        tail = cut_at_word(line[space + 1 if space >= 0 else key:], budget)
+    room = max(1, limit - len(tail) - 3)
+    lead = cut_at_word(line, room).removesuffix("…").rstrip()
+    if rule is not None and rule[0] < key and len(lead) < rule[1] - 1:
+        # The start cannot keep what the rule matched: the line from there on, its prefix (time, host, pid) left out
+        # (`… failed to extend /dev/shm/nccl-… bytes, error: No space left on device (28)`, corpus 969).
+        space = line.rfind(" ", 0, rule[0])
+        rest = line[space + 1 if space >= 0 else rule[0]:]
+        return f"… {rest}" if len(rest) <= limit - 2 else head
+    if " " not in line[:room]:
+        return head
+    return f"{lead} … {tail}"
+
+
+def reason_line(r: Result, limit: int = 300) -> str:
+    """Under an issue's title: the reason its message gives (what follows, what it costs: `fell back to TCP sockets
+    (`via NET/Socket`)`, corpus 1580), up to the log line it repeats in quotes, where it says what the title and the
+    quoted line do not; "" where it adds nothing, and for a finding with no line to quote (evidence_line then shows
+    the reason)."""
+    if not r.evidence:
+        return ""
+    reason = finding_reason(r)
+    # The line the message repeats, in double quotes or as a command in backticks: the reason is what precedes it,
+    # or where nothing does (`CMD`: --enforce-eager (...), corpus 677) what follows it.
+    copies = [m for m in re.finditer(r'"[^"]{30,}"|`[^`]{30,}`', reason)
+              if m.group().startswith('"') or m.group()[1:-1] in r.quoted]
+    if copies:
+        before = reason[:copies[0].start()].strip(" :;,.")
+        reason = before or reason[copies[0].end():].strip(" :;,.")
+    reason = reason.strip().rstrip(":;,. ").strip()
+    if not reason or _says(f"{finding_title(r)} {r.quoted}", reason):
+        return ""
+    return cut_at_word(reason, limit)
 
 
 def _says(text: str, value: str) -> bool:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 from stackaudit.fixes.model import PRIORITIES
+from stackaudit.host.source import Provenance
 
 
 @dataclass(frozen=True)
@@ -99,9 +100,19 @@ def provenance_entries(r: Result, limit: int = 3) -> list[str]:
     """`pasted lscpu (report.txt, lines 12–38)`, … and `and 2 more`: pasted sources first (they are what
     the reader pasted and can check); at most `limit` are named."""
     ordered = sorted(r.provenance, key=lambda p: (p.origin != "pasted", not p.lines))
+    # The quoted line's span leads (engine/quote_lines.py); the span it was cut from is the same source, not one more.
+    ordered = [p for i, p in enumerate(ordered) if not any(_within(q, p) for q in ordered[:i])]
     shown = [p.describe() for p in ordered[:limit]]
     more = len(ordered) - limit
     return shown + ([f"and {more} more"] if more > 0 else [])
+
+
+def _within(inner: Provenance, outer: Provenance) -> bool:
+    """Whether `inner` is a part of `outer`'s span: the same source of the same file, its lines inside."""
+    if (inner.source, inner.origin, inner.file) != (outer.source, outer.origin, outer.file):
+        return False
+    return inner.lines is not None and outer.lines is not None and outer.lines[0] <= inner.lines[0] \
+        and inner.lines[1] <= outer.lines[1]
 
 
 def provenance_line(r: Result, limit: int = 3) -> str:
