@@ -4,7 +4,9 @@ under the title where the title lacks it. Corpus pastes (tests/data/captures) an
 
 from __future__ import annotations
 
+import os
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -120,3 +122,19 @@ def test_a_quote_whose_start_would_lose_the_rule_drops_its_prefix() -> None:
     line = evidence_line(_result("969", "CTR-SHM-SIZE"))
     assert line.startswith("“… failed to extend /dev/shm/nccl-")
     assert "No space left on device (28)”" in line
+
+
+def test_a_path_a_snapshot_names_is_read_only_as_a_plain_file(tmp_path: Path) -> None:
+    """Modelled: a saved paste's meta.json names its file; the runner re-reads it to cite a quote's line. A file of
+    the kernel's virtual file systems (/proc/kmsg blocks its reader), a link to one and a FIFO are never read."""
+    from stackaudit.engine.quote_lines import _read_lines
+
+    paste = tmp_path / "paste.txt"
+    paste.write_text("NVRM: Xid (PCI:0000:b3:00): 79, GPU has fallen off the bus.\n")
+    assert _read_lines(str(paste)) == ["NVRM: Xid (PCI:0000:b3:00): 79, GPU has fallen off the bus."]
+    link = tmp_path / "link.txt"
+    link.symlink_to("/proc/self/status")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in ("/proc/self/status", "/sys/kernel/mm/transparent_hugepage/enabled", str(link), str(fifo)):
+        assert _read_lines(path) is None, path

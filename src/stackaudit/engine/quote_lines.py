@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -27,6 +28,9 @@ _MIN_PIECE = 6
 # The longest span searched for a quote joined from adjacent lines (a command continued over lines, a prompt and
 # its answer); a log longer than this is searched for whole lines only.
 _MAX_JOINED_SPAN = 5000
+
+# The kernel's virtual file systems: no pasted file lives there.
+_VIRTUAL_FS = ("/proc", "/sys", "/dev")
 
 SERVER_LOG = "server log"
 NCCL_LOG = "NCCL log"
@@ -74,16 +78,25 @@ def _nccl_run(lines: list[str] | None, span: tuple[int, int]) -> bool:
 
 def _read_lines(path: str) -> list[str] | None:
     """The pasted file's lines as the importers numbered them (the corpus header dropped); None for an archive,
-    a compressed file or one that cannot be read."""
+    a compressed file or one that cannot be read.
+
+    The path is data where a snapshot's meta.json names it (a paste saved on another machine): only a regular file
+    outside the kernel's virtual file systems is read, never followed through a link at its last component, and
+    opened without blocking (a /proc or /sys file reports no size and may block a reader: /proc/kmsg)."""
     from stackaudit.importers import _compressed
     from stackaudit.importers.recognition import strip_header
     from stackaudit.importers.registry import MAX_PASTE_BYTES
 
+    real = os.path.realpath(path)
+    if any(real == top or real.startswith(top + "/") for top in _VIRTUAL_FS):
+        return None
     try:
-        if not os.path.isfile(path) or os.path.getsize(path) > MAX_PASTE_BYTES:
-            return None
-        with open(path, "rb") as fh:
-            data = fh.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PASTE_BYTES:
+                return None
+            data = fh.read(MAX_PASTE_BYTES + 1)
     except OSError:
         return None
     if _compressed.is_compressed(data[:_compressed.MAGIC_BYTES]):
