@@ -130,8 +130,9 @@ def test_a_path_a_snapshot_names_is_read_only_as_a_plain_file(tmp_path: Path) ->
     from stackaudit.engine.quote_lines import _read_lines
 
     paste = tmp_path / "paste.txt"
-    paste.write_text("NVRM: Xid (PCI:0000:b3:00): 79, GPU has fallen off the bus.\n")
-    assert _read_lines(str(paste)) == ["NVRM: Xid (PCI:0000:b3:00): 79, GPU has fallen off the bus."]
+    paste.write_bytes(b"NVRM: Xid (PCI:0000:b3:00): 79, GPU has fallen off the bus.\r\r\nnext")
+    # Numbered as the importers number them: `\r\r\n` is one line end.
+    assert _read_lines(str(paste)) == ["NVRM: Xid (PCI:0000:b3:00): 79, GPU has fallen off the bus.", "next"]
     link = tmp_path / "link.txt"
     link.symlink_to("/proc/self/status")
     fifo = tmp_path / "fifo"

@@ -84,6 +84,7 @@ def _read_lines(path: str) -> list[str] | None:
     outside the kernel's virtual file systems is read, never followed through a link at its last component, and
     opened without blocking (a /proc or /sys file reports no size and may block a reader: /proc/kmsg)."""
     from stackaudit.importers import _compressed
+    from stackaudit.importers._paste import split_lines
     from stackaudit.importers.recognition import strip_header
     from stackaudit.importers.registry import MAX_PASTE_BYTES
 
@@ -101,7 +102,8 @@ def _read_lines(path: str) -> list[str] | None:
         return None
     if _compressed.is_compressed(data[:_compressed.MAGIC_BYTES]):
         return None
-    return strip_header(data.decode("utf-8", errors="replace")).splitlines()
+    # Split as the importers numbered the lines (`\r\r\n` is one line end, `\r` alone one too: _paste.split_lines).
+    return split_lines(strip_header(data.decode("utf-8", errors="replace")))
 
 
 def _cited(r: Result, lines_of: Callable[[str], list[str] | None]) -> Result:
