@@ -34,8 +34,6 @@ _VIRTUAL_FS = ("/proc", "/sys", "/dev")
 
 SERVER_LOG = "server log"
 NCCL_LOG = "NCCL log"
-# Open MPI's `--tag-output` prefix on a line (`[1,9]<stdout>:`): a rank of an MPI job wrote it.
-_MPI_TAG = re.compile(r"^\s*\[\d+,\d+\]<std(?:out|err)>:")
 
 
 def cite_quoted_lines(results: list[Result], paths: list[str]) -> list[Result]:
@@ -69,11 +67,13 @@ def _nccl_named(r: Result, nccl: Callable[[Provenance], bool]) -> Result:
 def _nccl_run(lines: list[str] | None, span: tuple[int, int]) -> bool:
     """Whether the lines of `span` are an NCCL log: each an NCCL line or an MPI rank's (an elision `...` aside),
     at least half of them NCCL's."""
-    from stackaudit.facts.serving_logs import NCCL_LINE
+    from stackaudit.facts.serving_logs import MPI_TAG, NCCL_LINE
 
+    # Open MPI's `--tag-output` prefix on a line (`[1,9]<stdout>:`): a rank of an MPI job wrote it.
+    mpi = re.compile(rf"^\s*{MPI_TAG}")
     shown = [x for x in (lines or [])[span[0] - 1:span[1]] if x.strip() and x.strip().strip(".…")]
     nccl = [x for x in shown if NCCL_LINE.search(x)]
-    return bool(shown) and 2 * len(nccl) >= len(shown) and all(NCCL_LINE.search(x) or _MPI_TAG.match(x) for x in shown)
+    return bool(shown) and 2 * len(nccl) >= len(shown) and all(NCCL_LINE.search(x) or mpi.match(x) for x in shown)
 
 
 def _read_lines(path: str) -> list[str] | None:

@@ -1117,10 +1117,13 @@ _COLLNET_CHANNEL = re.compile(r"CollNet (\d+(?:/\d+)?)\s*:\s*(\d+)\s*\[(send|rec
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672. A log viewer's frame (`│ `, k9s's and kubectl
 # view's column, corpus 1314) may stand before it all.
-# Open MPI's `--tag-output` prefix (`[1,9]<stdout>:`: job, rank and stream) may stand before the host (corpus 1580).
+# Open MPI's `--tag-output` prefix (MPI_TAG, `[1,9]<stdout>:`: job, rank and stream) may stand before the host
+# (corpus 1580).
 # NCCL 2.2's warnings put their source file where `NCCL` stands (NCCL_OLD_WARN: `e66aa18dc444:3171:3171 [0]
 # include/socket.h:311 WARN ...`).
-_NCCL_HOST = re.compile(r"^\s*(?:│\s*)?(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*(?:\[\d+,\d+\]<std(?:out|err)>:)?"
+MPI_TAG = r"\[\d+,\d+\]<std(?:out|err)>:"
+_NCCL_HOST = re.compile(r"^\s*(?:│\s*)?(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*"
+                        rf"(?:{MPI_TAG})?"
                         r"([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+(?:NCCL|[\w./]+\.(?:cu|cc|h):\d+ WARN )")
 
 
