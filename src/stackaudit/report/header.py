@@ -210,6 +210,8 @@ _COMMON = frozenset({"the", "and", "for", "not", "its", "was", "has", "are", "wi
                      "each", "only", "also", "does", "did", "out", "off"})
 # A log line the message repeats in double quotes: not the finding's own words.
 _QUOTED_COPY = re.compile(r'"[^"]{30,}"')
+# The same, or a command the message repeats in backticks (reason_line).
+_COPY_OR_COMMAND = re.compile(rf"{_QUOTED_COPY.pattern}|`[^`]{{30,}}`")
 
 
 def _own_words(message: str) -> str:
@@ -265,7 +267,7 @@ def reason_line(r: Result, limit: int = 300) -> str:
     reason = finding_reason(r)
     # The line the message repeats, in double quotes or as a command in backticks: the reason is what precedes it,
     # or where nothing does (`CMD`: --enforce-eager (...), corpus 677) what follows it.
-    copies = [m for m in re.finditer(r'"[^"]{30,}"|`[^`]{30,}`', reason)
+    copies = [m for m in _COPY_OR_COMMAND.finditer(reason)
               if m.group().startswith('"') or m.group()[1:-1] in r.quoted]
     if copies:
         before = reason[:copies[0].start()].strip(" :;,.")
