@@ -15,6 +15,10 @@ lines, in this order (a field may continue on following lines that start with `#
 LINES are 1-based line numbers counted from the first line after the end-of-header line, as ranges
 `a-b` joined by commas. Expected statuses are written from what the thread shows, before running
 the tool. A malformed header raises ValueError naming the file.
+
+An expectation whose reason starts with `[thread]` rests on the thread's prose (its title, the user's
+words, a maintainer's answer) rather than on the capture. The tool reads only the capture, so the
+paste-only score of a blind batch leaves such expectations out. The tag may stand nowhere else in a reason.
 """
 
 from __future__ import annotations
@@ -111,6 +115,7 @@ _FIELD = re.compile(r"^# (?P<name>[a-z]+): ?(?P<value>.*)$")
 _CONTINUATION = re.compile(r"^#  +(?P<value>\S.*)$")
 _RANGES = re.compile(r"^\d+-\d+(?:,\d+-\d+)*$")
 _EXPECT = re.compile(r"^(?P<id>[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+) (?P<status>[a-z-]+) — (?P<reason>\S.*)$")
+THREAD_TAG = "[thread]"
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,10 @@ class CorpusEntry:
             return ""
         m = COVERAGE.search(self.expect[check_id][1]) if check_id in self.expect else None
         return m.group(0) if m else ""
+
+    def from_thread(self, check_id: str) -> bool:
+        """Whether the expectation rests on the thread's prose, not on the capture (its reason starts `[thread]`)."""
+        return self.expect[check_id][1].startswith(THREAD_TAG)
 
     def lines_of(self, kind: str) -> list[str]:
         """The body lines a kind was labelled with, in order."""
@@ -226,6 +235,8 @@ def _parse_expect(path: Path, value: str) -> dict[str, tuple[str, str]]:
             raise _fail(path, f"status {status!r} of {check_id} is not one of {', '.join(EXPECT_STATUSES)}")
         if check_id in expect:
             raise _fail(path, f"{check_id} expected twice")
+        if m.group("reason").rfind(THREAD_TAG) > 0:
+            raise _fail(path, f"{check_id}: {THREAD_TAG} may only start a reason")
         expect[check_id] = (status, m.group("reason").strip())
     return expect
 

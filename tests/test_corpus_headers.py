@@ -130,6 +130,7 @@ def test_every_kind_has_three_files_or_a_stated_reason(corpus: list[CorpusEntry]
         (lambda t: t.replace("nvidia-smi -q -x 1-347", "nvidia-smi -qx 1-347", 1), "unknown kind"),
         (lambda t: t.replace("DRV-PERSISTENCE ok —", "DRV-PERSISTENCE fine —", 1), "status 'fine'"),
         (lambda t: t.replace("DRV-PERSISTENCE ok —", "DRV-PERSISTENCE ok -", 1), "is not 'CHECK-ID STATUS — reason'"),
+        (lambda t: t.replace("DRV-PERSISTENCE ok — ", "DRV-PERSISTENCE ok — as [thread] says, ", 1), "may only start"),
     ],
 )
 def test_a_malformed_header_raises_naming_the_file(tmp_path: Path, mangle, message: str) -> None:  # type: ignore[no-untyped-def]
