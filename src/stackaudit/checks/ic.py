@@ -2075,8 +2075,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     Traps: when the group needs all GPUs (a TP size equal to the GPU count, or with no engine shown the two GPUs of
     a two-GPU matrix), crossing sockets is unavoidable (not-an-issue). GPUs outside an NVLink mesh of three
     or more put every group with them on PCIe, the whole board's first (issue, with no engine too). Every
-    pair SYS: with every GPU shown on one NUMA node nothing ranks one group above another (not-an-issue);
-    over several nodes only NUMA does, by an amount the matrix does not show (unknown). On NVLink/NVSwitch
+    pair SYS: with every GPU shown on one NUMA node, or on one span of nodes (`0-1`) with one CPU list (corpus 1617),
+    nothing ranks one group above another (not-an-issue); over several nodes only NUMA does, by an amount the matrix
+    does not show (unknown). On NVLink/NVSwitch
     systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
     has shows NVSwitches, so the pairs it leaves out are NVLink too; so does a cut row's, on a board of NVSwitch
     parts (corpus 1031), judged over the rows that show it. An engine group of every GPU on a cut matrix is judged
@@ -2101,7 +2102,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     `tensor_parallel_size=16 is bigger than a reserved number of GPUs (8 GPUs) in a node`) puts one TP group on two
     nodes or more, every all-reduce over the network: an issue with or without a matrix (corpus 1247).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
-    not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
+    not applicable; but an engine command whose TP group is those ranks (`--tp 2 --nnodes 2`: _parse.tp_spans_nodes,
+    one rank per node) runs every layer's all-reduce over the network, where TP inside a node and PP across nodes
+    (vLLM's distributed-serving guide) keeps it on a host's links: an issue (corpus 1611). Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
     facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
     (`export`, a batch script's `set`), gives one GPU (corpus 962), or whose `--tensor-split` puts every layer on one
     device or whose `--split-mode none` keeps the model on one (every engine command shown on one GPU:
@@ -2311,8 +2314,8 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     A group size whose best group crosses sockets crosses them whatever the engine picks (information, issue 10).
     A size whose best group stays on one socket on a matrix with SYS pairs stays or crosses by the engine's choice,
     which the source does not show (unknown, the best groups named); without SYS pairs the advice is ok.
-    Every pair SYS with every GPU shown on one NUMA node leaves nothing to choose (not-an-issue), as two GPUs over SYS
-    do (the one group of two). GPUs outside an
+    Every pair SYS with every GPU shown on one NUMA node, or on one span of nodes with one CPU list, leaves nothing to
+    choose (not-an-issue), as two GPUs over SYS do (the one group of two). GPUs outside an
     NVLink mesh of three or more (not bridged cards) put every group with them on PCIe, the whole-board group first
     (issue).
     """
