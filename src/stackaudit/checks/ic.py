@@ -25,7 +25,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
-from stackaudit.facts._parse import CUSTOM_AR_WORLD_SIZES, tp_spans_nodes
+from stackaudit.facts._parse import CUSTOM_AR_WORLD_SIZES, argv_value, ranks_per_node, tp_spans_nodes
 from stackaudit.facts.applicability import dated_before
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
@@ -2075,8 +2075,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     Traps: when the group needs all GPUs (a TP size equal to the GPU count, or with no engine shown the two GPUs of
     a two-GPU matrix), crossing sockets is unavoidable (not-an-issue). GPUs outside an NVLink mesh of three
     or more put every group with them on PCIe, the whole board's first (issue, with no engine too). Every
-    pair SYS: with every GPU shown on one NUMA node nothing ranks one group above another (not-an-issue);
-    over several nodes only NUMA does, by an amount the matrix does not show (unknown). On NVLink/NVSwitch
+    pair SYS: with every GPU shown on one NUMA node, or on one span of nodes (`0-1`) with one CPU list (corpus 1617),
+    nothing ranks one group above another (not-an-issue); over several nodes only NUMA does, by an amount the matrix
+    does not show (unknown). On NVLink/NVSwitch
     systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
     has shows NVSwitches, so the pairs it leaves out are NVLink too; so does a cut row's, on a board of NVSwitch
     parts (corpus 1031), judged over the rows that show it. An engine group of every GPU on a cut matrix is judged
@@ -2101,7 +2102,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     `tensor_parallel_size=16 is bigger than a reserved number of GPUs (8 GPUs) in a node`) puts one TP group on two
     nodes or more, every all-reduce over the network: an issue with or without a matrix (corpus 1247).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
-    not applicable. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
+    not applicable; but an engine command whose TP group is those ranks (`--tp 2 --nnodes 2`: _parse.tp_spans_nodes,
+    one rank per node) runs every layer's all-reduce over the network, where TP inside a node and PP across nodes
+    (vLLM's distributed-serving guide) keeps it on a host's links: an issue (corpus 1611). Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
     facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
     (`export`, a batch script's `set`), gives one GPU (corpus 962), or whose `--tensor-split` puts every layer on one
     device or whose `--split-mode none` keeps the model on one (every engine command shown on one GPU:
@@ -2111,6 +2114,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     Triton KIND_GPU instance group: facts/model_placement, corpus 1493, 1495, 1498).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
+        shown = serving_engine.shown
+        if shown is not None and tp_spans_nodes(shown.argv) and ranks_per_node(shown.argv) == 1:
+            return _tp_rank_per_node(one_each, shown.argv)
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
     if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands, serving_log, model_placements):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
@@ -2270,6 +2276,19 @@ def _tp_beyond_node(log: ServingLog) -> Outcome:
     return over_subjects(judged, [f"TP rank {r}" for r in range(tp)], None)
 
 
+def _tp_rank_per_node(one_each: str, argv: tuple[str, ...]) -> Outcome:
+    """A shown engine command whose tensor-parallel group holds one rank on each node (`--tp 2 --nnodes 2`,
+    _parse.tp_spans_nodes with ranks_per_node 1; corpus 1611): no two TP ranks share a host, so every layer's
+    all-reduce crosses the network between the hosts, the slowest link a TP group can have. The engines' multi-node
+    guidance keeps TP inside a node and runs PP (or replicas) across nodes: an issue, as the Ray executor's warning of
+    a TP group beyond a node is (corpus 1247). A pipeline of one rank per node (TP 1) passes activations once per stage
+    and stays not applicable."""
+    return issue(f"{one_each}: no two TP ranks share a host, so every layer's all-reduce crosses the network between "
+                 "the nodes (TP inside a node, PP or replicas across nodes, keeps it on a host's own links)",
+                 actual={"--nnodes": argv_value(argv, ("--nnodes",)), "ranks_per_node": 1},
+                 expected="TP within a node; PP or data-parallel replicas across nodes", evidence=[" ".join(argv)[:300]])
+
+
 def _mesh_board_share(models: dict[int, str], count: int) -> str:
     """Why `count` GPUs are part of a larger board whose direct NVLinks do not join every pair, in words; "" otherwise.
 
@@ -2295,8 +2314,8 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     A group size whose best group crosses sockets crosses them whatever the engine picks (information, issue 10).
     A size whose best group stays on one socket on a matrix with SYS pairs stays or crosses by the engine's choice,
     which the source does not show (unknown, the best groups named); without SYS pairs the advice is ok.
-    Every pair SYS with every GPU shown on one NUMA node leaves nothing to choose (not-an-issue), as two GPUs over SYS
-    do (the one group of two). GPUs outside an
+    Every pair SYS with every GPU shown on one NUMA node, or on one span of nodes with one CPU list, leaves nothing to
+    choose (not-an-issue), as two GPUs over SYS do (the one group of two). GPUs outside an
     NVLink mesh of three or more (not bridged cards) put every group with them on PCIe, the whole-board group first
     (issue).
     """
@@ -2325,13 +2344,19 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
             nodes.setdefault(topo.numa_affinity.get(g, "?"), []).append(g)
         shown = [g for g in topo.whole_rows() if g in topo.numa_affinity]
         node = {topo.numa_affinity[g] for g in shown}
-        if shown and len(node) == 1 and next(iter(node)).isdecimal():
+        cpus = {topo.cpu_affinity.get(g) for g in shown}
+        same = next(iter(node)) if shown and len(node) == 1 else ""
+        # One NUMA node for every GPU, or one span of nodes (`0-1`) with one CPU list for every GPU (corpus 1617): the
+        # matrix ties no GPU to a socket of its own, so the affinity ranks no partner above another either.
+        spans_alike = bool(re.fullmatch(r"\d+(?:[-,]\d+)+", same)) and len(cpus) == 1 and None not in cpus
+        if same.isdecimal() or spans_alike:
             # Neither the links nor the NUMA node rank one group above another: nothing to choose (a flat layout,
             # as a hypervisor's virtual PCIe gives), judged over the whole rows shown.
-            flat = not_an_issue(f"every GPU shown meets every other over SYS and sits on NUMA node "
-                                f"{next(iter(node))}: for them no link type or NUMA node ranks one TP partner above "
-                                "another, so no better group exists to choose (a flat layout, as a VM's virtual PCIe "
-                                "shows)"
+            where = f"sits on NUMA node {same}" if same.isdecimal() else \
+                f"has the same NUMA affinity ({same}) and CPU affinity ({next(iter(cpus))})"
+            flat = not_an_issue(f"every GPU shown meets every other over SYS and {where}: for them no link type or "
+                                "NUMA node ranks one TP partner above another, so no better group exists to choose (a "
+                                "flat layout, as a VM's virtual PCIe shows)"
                                 + (f" ({topo.cut_note()})" if topo.cut_note() else ""),
                                 actual={"links": ["SYS"], "numa": {g: topo.numa_affinity[g] for g in shown}})
             return over_subjects(flat, shown, len(topo.gpus), ask="nvidia-smi topo -m")

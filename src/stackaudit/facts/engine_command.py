@@ -608,6 +608,10 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         while takes is not None and words and words[0].startswith("-"):  # the wrapper's own options
             del words[:2 if words[0] in takes else 1]
     words = first_command(words)
+    if len(words) > 1 and words[0] == "-m" and env:
+        # `CUDA_VISIBLE_DEVICES=0 -m sglang.launch_server ...` (corpus 1517): Python's module switch after the
+        # variables set for the command, its interpreter's name lost in the paste: the module is the program.
+        words = ["python", *words]
     if words and words[0] == "ssh" and (remote := _ssh_remote(words)):
         # `ssh HOST '<python> -m sglang.launch_server ...'` (corpus 1276): the engine is the command ssh runs on HOST,
         # which its shell splits again.
