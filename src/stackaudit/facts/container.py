@@ -416,11 +416,17 @@ def exec_inside(command: str) -> tuple[str, str, str]:
     return ("kubernetes" if kubernetes else "apptainer" if apptainer else m.group("cli")), target, inner
 
 
+# The prompt of the shell `apptainer shell` (`singularity shell`) opens inside its container: the runtime's name and `>`
+# (`Singularity> nvidia-smi`, apptainer/singularity#6203; `Apptainer>`, the user guide's quick start,
+# https://apptainer.org/docs/user/latest/quick_start.html). importers/_paste.py reads it as a prompt and hands the
+# prompt itself over as its host, a name no host has.
+CONTAINER_SHELL_PROMPTS = ("Singularity>", "Apptainer>")
+
+
 def _container_prompt(name: str) -> bool:
     """Whether a prompt's host names a container: the first 12 hex digits of a container's id (a Docker or Podman
-    container's default hostname), or the prompt of the shell `apptainer shell` opens in its container (`Singularity>`,
-    `Apptainer>`: importers/_paste.py hands the prompt itself over as its host, a name no host has)."""
-    return bool(CONTAINER_HOSTNAME.fullmatch(name)) or name.endswith(">")
+    container's default hostname), or the prompt of an Apptainer shell (CONTAINER_SHELL_PROMPTS)."""
+    return bool(CONTAINER_HOSTNAME.fullmatch(name)) or name in CONTAINER_SHELL_PROMPTS
 
 
 def _inside(name: str, command: str) -> str:
@@ -473,7 +479,7 @@ def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
     # A program typed at another prompt too: which of its outputs is the container's, the source cannot say.
     elsewhere = {command.split()[0] for name, command in rows if command and not _inside(name, command)}
     kept = tuple(dict.fromkeys(c for c in inside if c.split()[0] not in elsewhere))
-    if named.endswith(">"):
+    if named in CONTAINER_SHELL_PROMPTS:
         return "apptainer", f"the shell prompt `{named}` is the one `{named[:-1].lower()} shell` opens inside its " \
                             "container", kept
     if named:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import _GAP_LAST, is_gap_line
+from stackaudit.facts.container import CONTAINER_SHELL_PROMPTS
 from stackaudit.facts.engine_command import COMMAND_HINT
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG
 from stackaudit.facts.nvidia_smi import ANY_DEPTH, QUERY_FIELDS
@@ -57,11 +58,10 @@ _USER_PROMPT = re.compile(
 # zsh themes: `user@host /etc/modprobe.d » cmd`, `user@host ~ ❯ cmd`.
 _ARROW_PROMPT = re.compile(r"^[\w.<>-]+@[\w.<>-]+\s+\S+\s+[»❯➜]\s+(?P<cmd>\S.*)$")
 _DOLLAR_PROMPT = re.compile(r"^(?:\([\w.-]+\)\s+)?\$\s+(?P<cmd>\S.*)$|^\$$")
-# The shell `apptainer shell` (`singularity shell`) opens inside its container: its prompt is the runtime's name and
-# `>` (`Singularity> nvidia-smi`, apptainer/singularity#6203; `Apptainer>`, the Apptainer user guide's quick start,
-# https://apptainer.org/docs/user/latest/quick_start.html). Its host is the prompt itself (`Singularity>`): no host
-# name holds a `>`, so facts/container.py reads a host ending in `>` as such a container's shell.
-_CONTAINER_SHELL_PROMPT = re.compile(r"^(?P<host>(?:Singularity|Apptainer)>)\s*(?P<cmd>\S.*)$")
+# The shell `apptainer shell` opens inside its container (facts/container.CONTAINER_SHELL_PROMPTS: `Singularity>`,
+# `Apptainer>`): its host is the prompt itself, which facts/container.py reads as that container's shell.
+_CONTAINER_SHELL_PROMPT = re.compile(r"^(?P<host>" + "|".join(re.escape(p) for p in CONTAINER_SHELL_PROMPTS)
+                                     + r")\s*(?P<cmd>\S.*)$")
 # `# cmd` is a root prompt only before a command that prints what people paste; anything else after
 # a `#` is a comment (an LXC config, a sysctl.conf) and stays as it is.
 _ROOT_COMMANDS = (
@@ -497,7 +497,7 @@ def view(text: str) -> PasteView:
         if line[-1:] in _GAP_LAST and is_gap_line(line):  # its own first test, without the call (a line a log)
             gaps.append(n)
             continue
-        if first in ("$", "#") or line.find("@", 0, 64) >= 0 or line.startswith(("Singularity>", "Apptainer>")):
+        if first in ("$", "#") or line.find("@", 0, 64) >= 0 or line.startswith(CONTAINER_SHELL_PROMPTS):
             cmd = strip_prompt_line(line)
             if cmd is None and line[1:2].isalpha():
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
