@@ -1116,7 +1116,11 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     host's driver installs NVML beside CUDA).
     Inside a container whose device nodes and variables are not shown, nvidia-smi typed at the container's own prompt
     (`root@802f556c99c8:/# nvidia-smi`, facts/container.ContainerInfo.ran_inside) listing the GPUs shows the device
-    nodes and the driver's NVML library reached it: ok over those GPUs.
+    nodes and the driver's NVML library reached it: ok over those GPUs. Apptainer (Singularity) is such a container:
+    the shell `singularity shell` opens there prompts `Singularity>` (`Apptainer>`), and `singularity exec --nv IMAGE
+    nvidia-smi` runs nvidia-smi in the image's container as `docker exec` does.
+    ollama starting its model's runner from a CPU library (`runners/cpu_avx2/ollama_llama_server`) leaves the GPU
+    request shown for its container unproven: unknown, the line quoted (facts/symptoms.py ollama-cpu-runner).
     Inside a container whose device nodes and variables are not shown, llama.cpp's CUDA backend at work there (its
     `using device CUDA0 (...) - N MiB free` line, a `CUDA0 model buffer size` line, its `ggml_cuda_init` device list)
     shows the GPUs and the driver's CUDA library reached it: ok over those GPUs.
@@ -1145,7 +1149,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
     `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`), with no container shown, is not in a
     container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
-    `ollama serve` typed at a prompt that names no container (facts/container.py): a program of the host. So is a
+    `ollama serve` typed at a prompt that names no container, or the user's words that run it (`I run **ollama
+    serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`) (facts/container.py): a program of
+    the host. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
     no container runtime or `srun` among them.
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.

@@ -32,7 +32,7 @@ from stackaudit.host.base import Host, NotCaptured, Reads, list_or_none
 
 @dataclass(frozen=True)
 class ContainerInfo:
-    kind: str  # "" when not in a container, else docker, podman, lxc, kubernetes, systemd-nspawn or container
+    kind: str  # "" when not in a container, else docker, podman, lxc, kubernetes, systemd-nspawn, apptainer or container
     evidence: tuple[str, ...] = ()
     cgroup_version: int | None = None
     # The commands the source shows typed inside the container (at a prompt that names it): what they printed is the
@@ -337,21 +337,29 @@ def _gpu_stack_pod(host: Host) -> tuple[str, str, str, str, str]:
 # The user's words that they started the engine's server by hand from their own shell (`ran `ollama serve``, corpus
 # 1112): ollama's Linux install runs `ollama serve` as ollama.service and its Docker image as the container's
 # entrypoint, so a user who types it runs the host install. A line that names a container or a cluster is no such
-# statement (STATED_CONTAINER_WORDS reads it).
-STATED_HOST_WORDS = re.compile(r"^\W*(?:i\s+)?(?:then\s+)?(?:ran|run|started|start|running)\s+[`'\"]?ollama serve\b",
-                               re.I)
+# statement (STATED_CONTAINER_WORDS reads it). The command may be set in Markdown's code or emphasis (`I run **ollama
+# serve** on Ubuntu 22.04.5 LTS`, ollama/ollama#8638, corpus 1634).
+STATED_HOST_WORDS = re.compile(r"^\W*(?:i\s+)?(?:then\s+)?(?:ran|run|started|start|running)\s+[`'\"*_]{0,2}"
+                               r"ollama serve\b", re.I)
 # Or that they start, or read the status of, ollama's systemd service (`when I start the ollama service and get a
 # status`, corpus 1204): the unit ollama's Linux install puts on the host (ollama.service); its Docker image runs
 # `ollama serve` as the container's entrypoint, with no systemd in it.
 STATED_SERVICE_WORDS = re.compile(r"\b(?:start|started|starting|restart|restarted|restarting|enable|enabled|stop|"
                                   r"stopped)\s+(?:the\s+|my\s+)?ollama(?:\.service\b|\s+service\b)", re.I)
-_NAMES_CONTAINER = re.compile(r"\b(?:docker|podman|containers?|k8s|k3s|kubernetes|pods?|kubectl|lxc|wsl)\b", re.I)
+# Or that they run ollama's Linux release binary by its path in their own directory (`the protable edition that
+# doesn't needs root installation (./ollama-linux-amd64)`, ollama/ollama#6149, corpus 1630): the file its releases
+# publish for a manual install (`ollama-linux-amd64`, `ollama-linux-arm64`; https://github.com/ollama/ollama/releases),
+# run where it was downloaded. The Docker image runs its own /bin/ollama.
+STATED_HOST_BINARY = re.compile(r"(?<![\w/.-])\./ollama-linux-(?:amd64|arm64)\b(?!\.tgz|\.tar)")
+_NAMES_CONTAINER = re.compile(r"\b(?:docker|podman|containers?|k8s|k3s|kubernetes|pods?|kubectl|lxc|wsl|singularity|"
+                              r"apptainer)\b", re.I)
 
 
 def stated_host(line: str) -> str:
     """The words where a line of the user's words says they started the engine's server from their own shell on the
-    host (STATED_HOST_WORDS) or as ollama's systemd service (STATED_SERVICE_WORDS), else ""."""
-    m = STATED_HOST_WORDS.search(line) or STATED_SERVICE_WORDS.search(line)
+    host (STATED_HOST_WORDS), as ollama's systemd service (STATED_SERVICE_WORDS) or as its release binary run by path
+    (STATED_HOST_BINARY), else ""."""
+    m = STATED_HOST_WORDS.search(line) or STATED_SERVICE_WORDS.search(line) or STATED_HOST_BINARY.search(line)
     return m.group(0).strip() if m is not None and not _NAMES_CONTAINER.search(line) else ""
 
 
@@ -362,9 +370,23 @@ _EXEC_VALUED = frozenset({"-u", "--user", "-e", "--env", "-w", "--workdir", "--e
                           "--container", "-n", "--namespace", "--context", "--kubeconfig", "-f", "--filename"})
 
 
+# Apptainer's (formerly Singularity's) `exec`: `apptainer exec [exec options...] <container> <command>`, the image
+# (a SIF file, a sandbox directory, `docker://ubuntu`) in the target's place; the options that take a value, as
+# `apptainer exec --help` lists them (https://apptainer.org/docs/user/latest/cli/apptainer_exec.html; SingularityCE's
+# `singularity exec` takes the same). Its `--nv` binds the host's NVIDIA device nodes and driver libraries in.
+_APPTAINER_EXEC = re.compile(r"^(?:sudo\s+)?(?P<cli>singularity|apptainer)\s+exec\s")
+_APPTAINER_VALUED = frozenset({"-B", "--bind", "-H", "--home", "-o", "--overlay", "-W", "--workdir", "-S", "--scratch",
+                               "--env", "--env-file", "--app", "--pwd", "--hostname", "--mount", "--network",
+                               "--network-args", "--security", "--add-caps", "--drop-caps", "--fusemount", "--dns",
+                               "--apply-cgroups", "--cpus", "--cpu-shares", "--memory", "--memory-reservation",
+                               "--memory-swap", "--pids-limit", "--blkio-weight", "--cpuset-cpus",
+                               "--cpuset-mems", "--device"})
+
+
 def exec_inside(command: str) -> tuple[str, str, str]:
-    """(kind, target, the command it runs inside) of a `docker exec` / `kubectl exec` line, else ("", "", "")."""
-    m = _EXEC.match(command)
+    """(kind, target, the command it runs inside) of a `docker exec` / `kubectl exec` / `apptainer exec` line, else
+    ("", "", ""); an Apptainer (Singularity) exec's target is its image, its kind "apptainer"."""
+    m = _EXEC.match(command) or _APPTAINER_EXEC.match(command)
     if m is None:
         return "", "", ""
     try:
@@ -372,13 +394,14 @@ def exec_inside(command: str) -> tuple[str, str, str]:
     except ValueError:
         return "", "", ""
     kubernetes = m.group("cli") in ("kubectl", "oc", "k")  # `k`: kubectl's usual alias
+    apptainer = m.group("cli") in ("singularity", "apptainer")
     target = ""
     while words:
         word = words.pop(0)
         if word == "--":
             break
         if word.startswith("-"):
-            if word in _EXEC_VALUED and words:
+            if word in (_APPTAINER_VALUED if apptainer else _EXEC_VALUED) and words:
                 words.pop(0)
             continue
         if target:  # docker: the first word after the target starts the command
@@ -390,14 +413,27 @@ def exec_inside(command: str) -> tuple[str, str, str]:
     inner = " ".join(words)
     if not target or not inner:
         return "", "", ""
-    return ("kubernetes" if kubernetes else m.group("cli")), target, inner
+    return ("kubernetes" if kubernetes else "apptainer" if apptainer else m.group("cli")), target, inner
+
+
+# The prompt of the shell `apptainer shell` (`singularity shell`) opens inside its container: the runtime's name and `>`
+# (`Singularity> nvidia-smi`, apptainer/singularity#6203; `Apptainer>`, the user guide's quick start,
+# https://apptainer.org/docs/user/latest/quick_start.html). importers/_paste.py reads it as a prompt and hands the
+# prompt itself over as its host, a name no host has.
+CONTAINER_SHELL_PROMPTS = ("Singularity>", "Apptainer>")
+
+
+def _container_prompt(name: str) -> bool:
+    """Whether a prompt's host names a container: the first 12 hex digits of a container's id (a Docker or Podman
+    container's default hostname), or the prompt of an Apptainer shell (CONTAINER_SHELL_PROMPTS)."""
+    return bool(CONTAINER_HOSTNAME.fullmatch(name)) or name in CONTAINER_SHELL_PROMPTS
 
 
 def _inside(name: str, command: str) -> str:
     """The command a prompt's row ran inside a container: the command itself at a prompt that names a container
-    (its host is the first 12 hex digits of a container's id, a Docker or Podman container's default hostname), the
-    command a `docker exec` / `kubectl exec` runs there; "" for any other."""
-    if CONTAINER_HOSTNAME.fullmatch(name):
+    (_container_prompt), the command a `docker exec` / `kubectl exec` / `apptainer exec` runs there; "" for any
+    other."""
+    if _container_prompt(name):
         return command
     return exec_inside(command)[2]
 
@@ -435,7 +471,7 @@ def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
     (`root@802f556c99c8:/# nvidia-smi`) or runs a command in one (`$ docker exec -it ollama nvidia-smi`); ("", "", ())
     otherwise. The commands typed at other prompts ran elsewhere."""
     rows = _prompt_rows(host)
-    named = next((name for name, _ in rows if CONTAINER_HOSTNAME.fullmatch(name)), "")
+    named = next((name for name, _ in rows if _container_prompt(name)), "")
     execs = [exec_inside(command) for _, command in rows if not named and exec_inside(command)[0]]
     if not named and not execs:
         return "", "", ()
@@ -443,6 +479,9 @@ def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
     # A program typed at another prompt too: which of its outputs is the container's, the source cannot say.
     elsewhere = {command.split()[0] for name, command in rows if command and not _inside(name, command)}
     kept = tuple(dict.fromkeys(c for c in inside if c.split()[0] not in elsewhere))
+    if named in CONTAINER_SHELL_PROMPTS:
+        return "apptainer", f"the shell prompt `{named}` is the one `{named[:-1].lower()} shell` opens inside its " \
+                            "container", kept
     if named:
         return "container", f"the shell prompt's host {named} is a container's id (its default hostname)", kept
     kind, target, inner = execs[0]
@@ -525,7 +564,7 @@ def _typed_host_server(host: Host) -> str:
     """A prompt's command that starts ollama's server by hand (_TYPED_OLLAMA_SERVE) at a prompt that names no
     container, where no command typed at a prompt names a container or its runner (_prompts_off_container), else ""."""
     return next((command for name, command in _prompts_off_container(host)
-                 if _TYPED_OLLAMA_SERVE.match(command) and not CONTAINER_HOSTNAME.fullmatch(name)), "")
+                 if _TYPED_OLLAMA_SERVE.match(command) and not _container_prompt(name)), "")
 
 
 # `ps --forest`'s header, its last column the command (`    PID COMMAND`, `PPID   PID ... STAT   TIME COMMAND`), and its

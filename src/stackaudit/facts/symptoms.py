@@ -129,6 +129,9 @@ KERNEL_IMAGE_REFUSED = re.compile(r"\bdevice kernel image is invalid\b|cudaError
 # device=... cc=860 archs="[750 890 1000 1200]"). Where another of its CUDA libraries has the arch, it loads that one
 # and offloads layers to the GPU (the line is then no failure).
 OLLAMA_DISCOVERY_SOURCE = "https://github.com/ollama/ollama/tree/main/discover"
+# ollama picks the LLM library its runner is built with from the GPUs its discovery found ("Ollama ... will pick the
+# best one based on the capabilities of your system": `cpu`, `cpu_avx`, `cpu_avx2` where it found no GPU it can use).
+OLLAMA_LLM_LIBRARIES = "https://github.com/ollama/ollama/blob/main/docs/troubleshooting.md#llm-libraries"
 # NCCL refuses two ranks of one communicator on one GPU (init.cc: `Duplicate GPU detected : rank 0 and rank 1 both on
 # CUDA device e3000`, then `invalid usage`).
 NCCL_INIT_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/init.cc"
@@ -638,6 +641,22 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "ollama's GPU probe found no GPU in its container, so it runs on the CPU",
         unless=_OLLAMA_GPU_UNSUPPORTED, within=IN_CONTAINER),
+    # ollama (0.1.x to 0.3.x) starting its model's runner from a CPU library (`msg="starting llama server"
+    # cmd="/tmp/ollama1711348412/runners/cpu_avx2/ollama_llama_server ...`, ollama/ollama#2809, corpus 1622; Windows'
+    # `ollama_runners\\cpu_avx2\\ollama_llama_server.exe`): the model runs on the CPU, for no GPU its discovery
+    # could use or for a choice (OLLAMA_LLM_LIBRARY=cpu, num_gpu 0) the line does not tell apart. A GPU request shown
+    # for its container is then no proof the GPU reached it (`doubts`); the line alone proves no failure.
+    Symptom("ollama-cpu-runner", re.compile(r'msg="starting llama server" cmd="?\S*?runners[/\\]+cpu(?:_\w+)?[/\\]+'
+                                            r"ollama_llama_server\b"),
+        "", "medium", OLLAMA_LLM_LIBRARIES,
+        "ollama started the model's runner from its CPU library: the model runs on the CPU, not the GPU",
+        doubts=("CTR-GPU-ACCESS",),
+        doubted="a runner built for the CPU is what ollama starts where its discovery found no GPU it can use (a "
+                "container not given the GPU, a driver its CUDA library cannot load) or where it was told to "
+                "(OLLAMA_LLM_LIBRARY=cpu, num_gpu 0): whether the GPU reached the container is what the line leaves "
+                "open",
+        doubt_hint="paste ollama's GPU discovery lines (its start-up log with OLLAMA_DEBUG=1) and `docker exec <name> "
+                   "nvidia-smi`"),
     # CUDA finds no GPU at all (cudaErrorNoDevice, 100: "no CUDA-capable device is detected") in a container the
     # source shows: the runtime did not hand the container the GPU device nodes or the driver's libraries (the GPU
     # Operator's CUDA validator pod, NVIDIA/gpu-operator#1900, corpus 1172). On a bare host the same words are a
@@ -1269,7 +1288,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "nvidia-container-runtime-hook", "Allocate failed due to",
-           "t initialize NVML", "No entries --")
+           "t initialize NVML", "No entries --", "starting llama server")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import _GAP_LAST, is_gap_line
+from stackaudit.facts.container import CONTAINER_SHELL_PROMPTS
 from stackaudit.facts.engine_command import COMMAND_HINT
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG
 from stackaudit.facts.nvidia_smi import ANY_DEPTH, QUERY_FIELDS
@@ -57,6 +58,10 @@ _USER_PROMPT = re.compile(
 # zsh themes: `user@host /etc/modprobe.d » cmd`, `user@host ~ ❯ cmd`.
 _ARROW_PROMPT = re.compile(r"^[\w.<>-]+@[\w.<>-]+\s+\S+\s+[»❯➜]\s+(?P<cmd>\S.*)$")
 _DOLLAR_PROMPT = re.compile(r"^(?:\([\w.-]+\)\s+)?\$\s+(?P<cmd>\S.*)$|^\$$")
+# The shell `apptainer shell` opens inside its container (facts/container.CONTAINER_SHELL_PROMPTS: `Singularity>`,
+# `Apptainer>`): its host is the prompt itself, which facts/container.py reads as that container's shell.
+_CONTAINER_SHELL_PROMPT = re.compile(r"^(?P<host>" + "|".join(re.escape(p) for p in CONTAINER_SHELL_PROMPTS)
+                                     + r")\s*(?P<cmd>\S.*)$")
 # `# cmd` is a root prompt only before a command that prints what people paste; anything else after
 # a `#` is a comment (an LXC config, a sysctl.conf) and stays as it is.
 _ROOT_COMMANDS = (
@@ -73,10 +78,10 @@ _HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:[A-Za-z_]\w*=\S*\s+)*(?:" + "|".join
 # a prompt only where the command's output follows it. A script's commented-out command (`#docker run ...`) stands
 # above another command, another comment, a fence or nothing.
 # A command run in a container from outside it, pasted as its own line without a prompt (facts/container.exec_inside
-# reads it).
+# reads it; Apptainer's `singularity exec --nv IMAGE nvidia-smi` too, ComparativeGenomicsToolkit/cactus#339).
 # `k` is kubectl's usual alias (the Kubernetes docs' cheat sheet sets `alias k=kubectl`); a report's Markdown may set the
 # line in bold (`**k exec -it gpu-resource-test -- nvidia-smi**`, corpus 379), the markers no part of the command.
-_BARE_EXEC = re.compile(r"^(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|k)\s+exec\s+\S")
+_BARE_EXEC = re.compile(r"^(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|k|singularity|apptainer)\s+exec\s+\S")
 _BOLD_EXEC = re.compile(r"^\*\*(?P<cmd>(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|k)\s+exec\s+[^*]+?)\s*\*\*$")
 _GLUED_HASH_PROMPT = re.compile(r"^#(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")\s.*)$")
 
@@ -346,7 +351,7 @@ def looks_like_command(line: str) -> bool:
 
 def strip_prompt_line(line: str) -> str | None:
     """The command of a prompt line (`root@box:~# lspci -vvv` -> `lspci -vvv`); None when not a prompt."""
-    for pattern in (_USER_PROMPT, _DOLLAR_PROMPT, _HASH_PROMPT, _ARROW_PROMPT):
+    for pattern in (_USER_PROMPT, _DOLLAR_PROMPT, _HASH_PROMPT, _ARROW_PROMPT, _CONTAINER_SHELL_PROMPT):
         m = pattern.match(line)
         if m:
             return (m.group("cmd") or "").strip()
@@ -359,6 +364,8 @@ _PROMPT_HOST = re.compile(r"^(?:\*\*)?(?:\([\w.-]+\)\s+)?\[?[\w.<>-]+@(?P<host>[
 
 def prompt_host(line: str) -> str:
     """The host a prompt line names (`root@box:~# lspci` -> `box`); "" for a prompt without one, or no prompt."""
+    if shell := _CONTAINER_SHELL_PROMPT.match(line):
+        return shell.group("host")
     m = _PROMPT_HOST.match(line)
     return m.group("host") if m is not None and (_USER_PROMPT.match(line) or _ARROW_PROMPT.match(line)) else ""
 
@@ -490,7 +497,7 @@ def view(text: str) -> PasteView:
         if line[-1:] in _GAP_LAST and is_gap_line(line):  # its own first test, without the call (a line a log)
             gaps.append(n)
             continue
-        if first in ("$", "#") or line.find("@", 0, 64) >= 0:
+        if first in ("$", "#") or line.find("@", 0, 64) >= 0 or line.startswith(CONTAINER_SHELL_PROMPTS):
             cmd = strip_prompt_line(line)
             if cmd is None and line[1:2].isalpha():
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
