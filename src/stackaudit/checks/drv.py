@@ -1277,10 +1277,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return not_an_issue(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture for g in old_gpus}))} GPUs, "
                             "which the open modules do not support: the proprietary flavour is the right one",
                             actual="proprietary", evidence=evidence)
-    if not listed and (driven := _driven_records(gpus)):
+    if not listed and (records := _driven_records(gpus)):
         # No nvidia-smi table, but a list NVML or CUDA wrote names the GPUs this module drove (corpus 1231: `nvidia-smi
         # -L` in the driver container, `GPU 0: NVIDIA A30`, beside the syslog's `NVIDIA UNIX x86_64 Kernel Module`).
-        return _proprietary_over(driven, nvidia_driver, evidence, gpus)
+        return _proprietary_over(records, nvidia_driver, evidence, gpus)
     if not listed:
         return unknown("proprietary kernel module; which GPUs it drives is not in this source (Blackwell and "
                        "Grace Hopper need the open one)", hint="`nvidia-smi -L`, or `nvidia-smi -q | grep "

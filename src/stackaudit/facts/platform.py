@@ -122,7 +122,9 @@ class CloudHostname:
 # which its bare-metal GPU cluster instances (HCC), created through the same CVM service, may carry too. EC2's
 # *.metal instances get IP-based names as well; their DMI and lscpu, read first, say bare metal.
 CLOUD_HOSTNAMES = (
-    CloudHostname(r"ip-\d{1,3}(?:-\d{1,3}){3}(?:\.ec2\.internal|\.[a-z]{2}(?:-[a-z]+)+-\d\.compute\.internal)?",
+    # A user who hides the address keeps the name's form, its octets written X (`ec2-user@ip-X-X-X-X`, corpus 1503).
+    CloudHostname(r"ip-(?:\d{1,3}|x{1,3})(?:-(?:\d{1,3}|x{1,3})){3}"
+                  r"(?:\.ec2\.internal|\.[a-z]{2}(?:-[a-z]+)+-\d\.compute\.internal)?",
                   "amazon", "an EC2 instance's IP-based host name",
                   "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-naming.html"),
     # GKE names each node after its Compute Engine instance: gke-<cluster>-<node pool>-<group hash>-<suffix>.
