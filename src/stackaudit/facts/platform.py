@@ -660,11 +660,28 @@ def wsl_foreign_library(smi_version: str | None, driver_version: str | None) -> 
             f"{driver_version} it talks to: a Linux driver package installed inside WSL 2")
 
 
+# NVIDIA's vGPU host driver logs each physical GPU's time-sliced vGPU scheduler at load (`NVRM: GPU at 0000:01:00.0 has
+# software scheduler ENABLED with policy BEST_EFFORT`); the vGPU user guide reads the scheduling behaviour from these
+# lines "on the hypervisor host" (Getting the Current Time-Sliced vGPU Scheduling Behavior for All GPUs,
+# https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html). A guest's or a bare-metal driver prints none.
+_VGPU_SCHEDULER = re.compile(r"NVRM: GPU at (?:PCI:)?[0-9a-f:.]+ has software scheduler (?:ENABLED|DISABLED) with policy "
+                             r"\w+", re.I)
+
+
+def _vgpu_scheduler_line(ctx: FactContext) -> str:
+    """The kernel log's vGPU host scheduler line (_VGPU_SCHEDULER), trimmed to its match; "" where none is shown."""
+    log = ctx.optional("kernel_log", KernelLog)
+    found = log.grep(_VGPU_SCHEDULER.pattern, needles=("software scheduler",)) if log is not None else []
+    match = _VGPU_SCHEDULER.search(found[0]) if found else None
+    return match.group(0) if match else ""
+
+
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     """What the driver says of its GPUs: nvidia-smi `GPU Virtualization Mode` (`Pass-Through` and `VGPU`
     are guests, a VM; `None` is "bare metal GPU", NVML nvmlGpuVirtualizationMode_t:
     https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html), else a GPU named by a vGPU
-    profile (VGPU_PROFILE, a guest); None when neither is shown."""
+    profile (VGPU_PROFILE, a guest); the kernel log's vGPU host scheduler line (_VGPU_SCHEDULER) says the vGPU host
+    driver, on the hypervisor; None when none is shown."""
     from stackaudit.facts.nvidia import NvidiaDriver, NvidiaGpus
 
     nvidia = ctx.optional("nvidia", NvidiaGpus)
@@ -676,6 +693,9 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
         return WSL_KERNEL.vm, wsl  # the header line copied into prose
     if not modes and nvidia is not None and nvidia.vgpu_host_driver:
         return "none", f"{vgpu_host(nvidia)}: NVIDIA's vGPU host driver, on the hypervisor (not a guest)"
+    if not modes and (scheduler := _vgpu_scheduler_line(ctx)):
+        return "none", (f"the kernel log's `{scheduler}`: the vGPU host driver's scheduler of the physical GPU's vGPUs, "
+                        "on the hypervisor (not a guest)")
     if not modes:
         named = vgpu_guest(nvidia, ctx.optional("gpus", GpuInventory))
         return ("vm", f"{named}, which only NVIDIA's vGPU guest driver reports (a virtual machine)") if named else None
