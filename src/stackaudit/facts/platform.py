@@ -27,6 +27,7 @@ from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.pci_address import off_link_slot, on_root_bus
 
 if TYPE_CHECKING:
+    from stackaudit.facts.collect_env import CollectEnv
     from stackaudit.facts.nvidia import NvidiaGpus
 
 # DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them: src/basic/virt.c
@@ -643,6 +644,33 @@ def driver_branch(version: str) -> int | None:
     return int(m.group(1)) // 5 * 5 if m else None
 
 
+def windows_only_driver(version: str | None) -> bool:
+    """Whether a driver version is one only NVIDIA's Windows drivers carry. Since R450 NVIDIA numbers its Linux
+    drivers by their branch (450, 455, ... 570, 575, 580, 590: a multiple of 5, https://www.nvidia.com/en-us/drivers/unix/)
+    and the Windows drivers of a branch one to four above it (R535's 536.23, R550's 551.76, R570's 572.16, R575's
+    577.00): a major number from 450 on that is no multiple of 5 is a Windows driver's (27 corpus files, none Linux)."""
+    m = re.match(r"\s*(\d{3})\.\d", version or "")
+    return m is not None and int(m.group(1)) >= 450 and int(m.group(1)) % 5 != 0
+
+
+# The compiler a Linux CPython names in its version string (`3.10.12 (main, ...) [GCC 11.4.0]`); Windows' says `[MSC v.`.
+_LINUX_PYTHON = re.compile(r"\[GCC [\d.]+")
+
+
+def wsl_report_driver(env: CollectEnv | None) -> str:
+    """Why a collect_env / check_env report is WSL 2's: its Python is a Linux one (built by GCC) and the driver it
+    reports is of a Windows-only number (windows_only_driver), which a Linux process sees only through WSL 2's
+    libraries, reporting the Windows driver (corpus 1018: `CUDA Driver Version: 577.00`); "" where it is not."""
+    if env is None or not windows_only_driver(env.driver_version):
+        return ""
+    python = next((v for k, v in env.values.items() if k in ("Python", "Python version") and _LINUX_PYTHON.search(v)), "")
+    if not python:
+        return ""
+    return (f"the report's driver {env.driver_version}, a Windows driver's number (R{driver_branch(env.driver_version)} "
+            f"on Linux is numbered {driver_branch(env.driver_version)}.x), under a Linux Python "
+            f"({python[python.index('[GCC'):].split(']')[0]}]): {WSL_KERNEL.what}")
+
+
 def wsl_foreign_library(smi_version: str | None, driver_version: str | None) -> str:
     """Why a WSL 2 header's `NVIDIA-SMI` library is not the one the Windows driver ships, or "".
 
@@ -797,6 +825,10 @@ def _machine(ctx: FactContext) -> Virtualization:
     flavour = cloud_kernel(kernel.release) if kernel is not None else None
     if kernel is not None and flavour is not None:
         return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}", wsl=flavour is WSL_KERNEL)
+    from stackaudit.facts.collect_env import CollectEnv
+
+    if wsl := wsl_report_driver(ctx.optional("collect_env", CollectEnv)):
+        return Virtualization(WSL_KERNEL.vm, wsl, wsl=True)
     host_name = ctx.optional("hostname", Hostname)
     named = cloud_hostname(host_name.name) if host_name is not None else None
     if host_name is not None and named is not None:
