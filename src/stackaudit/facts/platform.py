@@ -689,9 +689,11 @@ def wsl_foreign_library(smi_version: str | None, driver_version: str | None) -> 
 
 
 # NVIDIA's vGPU host driver logs each physical GPU's time-sliced vGPU scheduler at load (`NVRM: GPU at 0000:01:00.0 has
-# software scheduler ENABLED with policy BEST_EFFORT`); the vGPU user guide reads the scheduling behaviour from these
-# lines "on the hypervisor host" (Getting the Current Time-Sliced vGPU Scheduling Behavior for All GPUs,
-# https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html). A guest's or a bare-metal driver prints none.
+# software scheduler ENABLED with policy BEST_EFFORT`): the resource manager prints it only under the vGPU hypervisor
+# (kschedmgrConstructPolicy, `if (hypervisorIsVgxHyper() && IsPASCALorBetter(pGpu))`; on bare metal and in a
+# passed-through guest the line stays at debug level: NVIDIA/open-gpu-kernel-modules,
+# src/nvidia/src/kernel/gpu/fifo/kernel_sched_mgr.c), and the vGPU user guide reads the scheduling behaviour from these
+# lines on the hypervisor host (https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html).
 _VGPU_SCHEDULER = re.compile(r"NVRM: GPU at (?:PCI:)?[0-9a-f:.]+ has software scheduler (?:ENABLED|DISABLED) with policy "
                              r"\w+", re.I)
 
