@@ -1196,8 +1196,11 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     `ggml_cuda_init`, `using device` or `device_info` lines, ollama's, the CUDA samples'). So does a kernel-log Xid that names a process or its channel on a GPU whose
     model the inventory names as such (`GPU: NVIDIA GeForce RTX 5080` in the user's list): the driver ran that
     process's work on it. So does an nccl-tests header's device line (`# Rank 0 ... device 0 [0x01] NVIDIA GH200
-    480GB`, corpus 1409), which nccl-tests prints from cudaGetDeviceProperties. A GPU and a driver named together in a
-    list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour.
+    480GB`, corpus 1409), which nccl-tests prints from cudaGetDeviceProperties. So does a GPU in `nvidia-smi -L`'s rows
+    or `nvidia-smi topo -m`'s columns, whatever source names its model (corpus 1045): NVML enumerates only the GPUs the
+    module initialised. A GPU and a driver named together in a list show no GPU the driver ran. Where the proprietary
+    module is shown and no nvidia-smi table, the GPUs those lists show are the ones it drives (corpus 1231: `nvidia-smi
+    -L`'s A30, ok). An Ampere or Hopper GPU running says nothing of the flavour.
     A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
     PyTorch, nvidia-smi) shows the proprietary module loaded: the open one supports Turing and later only
     (https://github.com/NVIDIA/open-gpu-kernel-modules), and one module drives every GPU of the host.

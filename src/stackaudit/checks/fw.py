@@ -244,6 +244,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     a Windows driver model (`Driver Model: WDDM`) beside a persistence mode, which Windows' own nvidia-smi reports N/A.
     A pasted kernel log's DMI ids (`DMI:` at boot, `Hardware name:` in an Oops) stand in for the DMI strings.
     club-3090's rig report names the machine in its `Environment:` line (its script's systemd-detect-virt answer).
+    A collect_env / check_env of a Linux Python (built by GCC) reporting a driver number only Windows drivers carry
+    (`577.00`: since R450 Linux drivers are numbered by their branch, a multiple of 5) is WSL 2's (corpus 1018).
     A cloud instance type or a statement in the user's words (`on Kaggle`, `WSL2`) names the VM where nothing else does.
 
     Bad value: a VM with several GPUs for tensor parallelism whose P2P is not `OK` in
