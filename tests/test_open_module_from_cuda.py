@@ -47,8 +47,9 @@ def test_hopper_or_ampere_running_says_nothing_of_the_flavour(prefix: str) -> No
 
 
 def test_modelled_cuda_not_available_says_nothing(tmp_path: Path) -> None:
-    # Modelled on sglang#8011's check_env: CUDA not available, so nothing shows the driver ran the GPUs.
-    text = body("484").replace("CUDA available: True", "CUDA available: False")
+    # Modelled on sglang#8011's check_env: CUDA not available, so nothing shows the driver ran the GPUs (the report's
+    # `nvidia-smi topo -m` is cut off too: NVML's columns would show the GPUs the module initialised, h72d).
+    text = body("484").replace("CUDA available: True", "CUDA available: False").split("NVIDIA Topology:")[0]
     assert "CUDA available: False" in text
     result = paste_checks(tmp_path, text, CHECK)[CHECK]
     assert result.status == "unknown" and "flavour is not known" in result.message
@@ -71,8 +72,10 @@ def test_wsl_2_blackwell_says_nothing_of_a_linux_module(tmp_path: Path) -> None:
 
 
 def test_modelled_the_same_report_on_a_linux_kernel_shows_the_open_module(tmp_path: Path) -> None:
-    # Modelled: vllm#30435's report with a plain Linux kernel, so the WSL 2 kernel alone keeps the rule out above.
-    text = RTX5090_CU130.replace("6.6.87.2-microsoft-standard-WSL2", "6.8.0-62-generic")
+    # Modelled: vllm#30435's report with a plain Linux kernel and a Linux driver number (581.57 is a Windows driver's,
+    # which a Linux report sees only under WSL 2, h72d), so the WSL 2 kernel alone keeps the rule out above.
+    text = RTX5090_CU130.replace("6.6.87.2-microsoft-standard-WSL2", "6.8.0-62-generic").replace("581.57", "580.95.05")
+    assert "580.95.05" in text
     result = paste_checks(tmp_path, text, CHECK)[CHECK]
     assert result.status == "ok" and "2 Blackwell/Grace Hopper GPU(s)" in result.message
 

@@ -395,6 +395,9 @@ _ARCH_WORDS = (
     (re.compile(r"\bGTX 16[5-6]0(?: Ti| SUPER)?\b|\bRTX 20[6-8]0\b|\bQuadro RTX \d{4}\b|\bTITAN RTX\b", re.I),
      "Turing", ""),
     (re.compile(r"\bRTX 30[5-9]0\b|\bRTX A\d{3,4}\b", re.I), "Ampere", "8.6"),
+    # The Ampere data-center boards without a table row: A30 (GA100, 8.0), A16 and A2 (GA107, 8.6), so no one capability
+    # (https://developer.nvidia.com/cuda-gpus).
+    (re.compile(r"(?<!RTX )\bA(?:2|16|30)\b", re.I), "Ampere", ""),
     # The small-form-factor and embedded Ada cards: `RTX 4000 SFF Ada Generation`, `RTX 2000E Ada Generation`.
     (re.compile(r"\bRTX 40[5-9]0\b|\bRTX \d{4}E?(?: SFF)? Ada\b", re.I), "Ada Lovelace", ""),
     (re.compile(r"\bG?H(?:20|100|200|800)\b", re.I), "Hopper", ""),

@@ -44,10 +44,13 @@ from stackaudit.facts.gpus import (
     KERNEL_LOG_TITLE,
     NCCL_TESTS_TITLE,
     NVBANDWIDTH_TITLE,
+    NVSMI_LIST_TITLE,
     OLLAMA_TITLE,
     P2P_TEST_TITLE,
+    TOPOLOGY_TITLE,
     TORCH_WARNED_TITLE,
     GpuInventory,
+    GpuRecord,
     OllamaCuda,
 )
 from stackaudit.facts.gsp_log import GspLog
@@ -1193,8 +1196,11 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     `ggml_cuda_init`, `using device` or `device_info` lines, ollama's, the CUDA samples'). So does a kernel-log Xid that names a process or its channel on a GPU whose
     model the inventory names as such (`GPU: NVIDIA GeForce RTX 5080` in the user's list): the driver ran that
     process's work on it. So does an nccl-tests header's device line (`# Rank 0 ... device 0 [0x01] NVIDIA GH200
-    480GB`, corpus 1409), which nccl-tests prints from cudaGetDeviceProperties. A GPU and a driver named together in a
-    list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour.
+    480GB`, corpus 1409), which nccl-tests prints from cudaGetDeviceProperties. So does a GPU in `nvidia-smi -L`'s rows
+    or `nvidia-smi topo -m`'s columns, whatever source names its model (corpus 1045): NVML enumerates only the GPUs the
+    module initialised. A GPU and a driver named together in a list show no GPU the driver ran. Where the proprietary
+    module is shown and no nvidia-smi table, the GPUs those lists show are the ones it drives (corpus 1231: `nvidia-smi
+    -L`'s A30, ok). An Ampere or Hopper GPU running says nothing of the flavour.
     A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
     PyTorch, nvidia-smi) shows the proprietary module loaded: the open one supports Turing and later only
     (https://github.com/NVIDIA/open-gpu-kernel-modules), and one module drives every GPU of the host.
@@ -1274,6 +1280,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return not_an_issue(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture for g in old_gpus}))} GPUs, "
                             "which the open modules do not support: the proprietary flavour is the right one",
                             actual="proprietary", evidence=evidence)
+    if not listed and (records := _driven_records(gpus)):
+        # No nvidia-smi table, but a list NVML or CUDA wrote names the GPUs this module drove (corpus 1231: `nvidia-smi
+        # -L` in the driver container, `GPU 0: NVIDIA A30`, beside the syslog's `NVIDIA UNIX x86_64 Kernel Module`).
+        return _proprietary_over(records, nvidia_driver, evidence, gpus)
     if not listed:
         return unknown("proprietary kernel module; which GPUs it drives is not in this source (Blackwell and "
                        "Grace Hopper need the open one)", hint="`nvidia-smi -L`, or `nvidia-smi -q | grep "
@@ -1281,6 +1291,34 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     return _over_driven(ok(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture or g.name for g in listed}))}: "
                            "allowed (open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary",
                            evidence=evidence), nvidia, listed, gpus)
+
+
+def _proprietary_over(driven: list[GpuRecord], driver: NvidiaDriver, evidence: tuple[str, ...],
+                      gpus: GpuInventory | None) -> Outcome:
+    """DRV-OPEN-MODULE for the proprietary module over the GPUs a list NVML or CUDA wrote shows it driving
+    (_driven_records): an issue where one is Blackwell or Grace Hopper (open only), not an issue where every one
+    predates Turing (proprietary only), else ok (Turing to Hopper run under either flavour)."""
+    subjects = [r.bdf or r.label for r in driven]
+    whole = gpus.whole_count if gpus is not None else None
+    named = {r.bdf or r.label: r.model for r in driven}
+    shown = next(t for t in driven[0].shown_by if t in _DRIVEN_LISTS)
+    blackwell = [r for r in driven if open_module_only(r.model)]
+    if blackwell:
+        return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
+                     f"({blackwell[0].model}, {shown}): they are only supported by the open modules",
+                     actual="proprietary", expected="open", subjects=[r.bdf or r.label for r in blackwell],
+                     evidence=evidence)
+    archs = {r.bdf or r.label: architecture_of(r.model) for r in driven}
+    if all(a in PRE_TURING for a in archs.values()):
+        return over_subjects(not_an_issue(
+            f"proprietary kernel module with {', '.join(sorted(set(archs.values())))} GPUs ({shown}), which the open "
+            "modules do not support: the proprietary flavour is the right one", actual="proprietary",
+            evidence=evidence), subjects, whole, ask="nvidia-smi -L")
+    kinds = ", ".join(sorted({archs[s] or named[s] for s in subjects}))
+    return over_subjects(ok(f"proprietary kernel module {driver.version or ''} driving {kinds} ({shown}): allowed "
+                            "(open is the default since R560 and needed for HMM/DMABUF)".replace("  ", " "),
+                            actual="proprietary", evidence=evidence, subjects=subjects),
+                         subjects, whole, ask="nvidia-smi -L")
 
 
 def _refused_by_release(events: GpuEvents | None, driver: NvidiaDriver | None,
@@ -1357,7 +1395,7 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
              and any(t in _DRIVEN_LISTS for t in r.shown_by)]
     if found and gpus is not None:
         shown = next(t for r in gpus.gpus if (r.label, r.model) == found[0] for t in r.shown_by if t in _DRIVEN_LISTS)
-        return found, f"CUDA listed it: {shown}"
+        return found, f"{'NVML' if shown in (NVSMI_LIST_TITLE, TOPOLOGY_TITLE) else 'CUDA'} listed it: {shown}"
     run = events.work_run() if events is not None and gpus is not None else {}
     xids = [(r, e) for bdf, e in sorted(run.items())
             if gpus is not None and (r := gpus.by_bdf(bdf)) is not None and r.model and open_module_only(r.model)]
@@ -1373,8 +1411,18 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
 # The GPU lists that CUDA or NVML wrote, so that each GPU on them ran under the loaded kernel module (facts/gpus.py).
 # nccl-tests prints each rank's `# Rank 0 Group 0 Pid 180172 on gh1 device 0 [0x01] NVIDIA GH200 480GB` from
 # cudaGetDeviceProperties (common.cu): under a module that refused the GPU that call fails and no such line is printed.
+# `nvidia-smi -L` and `nvidia-smi topo -m` are NVML's own lists: NVML enumerates only the GPUs the module initialised
+# (a Blackwell GPU under the proprietary module leaves nvidia-smi at `No devices were found`, corpus 1148), so a GPU in
+# their rows or columns ran under it, whatever source names its model (corpus 1045: topo -m's four columns, the
+# user's `4× NVIDIA RTX PRO 6000 Blackwell`).
 _DRIVEN_LISTS = (GGML_TITLE, GGML_USING_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE,
-                 NCCL_TESTS_TITLE)
+                 NCCL_TESTS_TITLE, NVSMI_LIST_TITLE, TOPOLOGY_TITLE)
+
+
+def _driven_records(gpus: GpuInventory | None) -> list[GpuRecord]:
+    """The inventory's GPUs with a model that a list CUDA or NVML wrote (_DRIVEN_LISTS) shows: the loaded kernel module
+    drove each of them."""
+    return [r for r in (gpus.gpus if gpus is not None else ()) if r.model and any(t in _DRIVEN_LISTS for t in r.shown_by)]
 
 
 def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:

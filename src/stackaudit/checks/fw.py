@@ -36,7 +36,7 @@ from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.pcie_config import AcsCap
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
-from stackaudit.facts.peer_access import P2pBandwidth, P2pDataTests
+from stackaudit.facts.peer_access import P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.platform import (
     Virtualization,
     cloud_only_gpu,
@@ -236,13 +236,16 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
        nvidia_driver: NvidiaDriver | None = None, collect_env: CollectEnv | None = None,
        p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None,
        pcie: PcieFacts | None = None, engines_shown: EnginesShown | None = None,
-       engine_commands: EngineCommands | None = None) -> Outcome:
+       engine_commands: EngineCommands | None = None, gpu_p2p: P2pMatrix | None = None,
+       peer_refusals: PeerRefusals | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
     WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's; in `nvidia-smi -q`,
     a Windows driver model (`Driver Model: WDDM`) beside a persistence mode, which Windows' own nvidia-smi reports N/A.
     A pasted kernel log's DMI ids (`DMI:` at boot, `Hardware name:` in an Oops) stand in for the DMI strings.
     club-3090's rig report names the machine in its `Environment:` line (its script's systemd-detect-virt answer).
+    A collect_env / check_env of a Linux Python (built by GCC) reporting a driver number only Windows drivers carry
+    (`577.00`: since R450 Linux drivers are numbered by their branch, a multiple of 5) is WSL 2's (corpus 1018).
     A cloud instance type or a statement in the user's words (`on Kaggle`, `WSL2`) names the VM where nothing else does.
 
     Bad value: a VM with several GPUs for tensor parallelism whose P2P is not `OK` in
@@ -268,7 +271,11 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     where a cut table shows one GPU.
 
     Also bad, where the source shows the VM costing the workload: P2P between its GPUs wrong or slow (a data test
-    between them that failed, p2pBandwidthLatencyTest slower with P2P than half its host copies); WSL 2 (its kernel, the nvidia-smi header's Linux
+    between them that failed, p2pBandwidthLatencyTest slower with P2P than half its host copies), or refused by the
+    driver inside the guest (`nvidia-smi topo -p2p r` answering NS or another refusal for every pair, corpus 1503 on an
+    EC2 g6.48xlarge; a program's record of cudaDeviceCanAccessPeer saying no, facts/peer_access.py, corpus 1629's
+    TensorRT-LLM under WSL 2): the guest's GPUs then have no peer path, and tensor parallelism's all-reduce goes
+    through host memory; WSL 2 (its kernel, the nvidia-smi header's Linux
     library over the Windows driver, the user's words) with two or more GPUs: WSL's GPU paravirtualisation hands
     Linux each GPU through the Windows driver, without the PCIe topology or NVLink (microsoft/WSL#6587) of a Linux
     host, so NCCL between them goes through host memory, where multi-GPU NCCL under WSL 2 fails or crawls; WSL 2
@@ -303,8 +310,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     list), the user's words or the engine's TP x PP show more (then open); a laptop GPU's name (`... Laptop GPU`,
     `... with Max-Q Design`: facts/gpus.py GpuInventory.laptop_gpu) settles the only GPU outright. Neither does a VM whose GPUs
     meet over NVLink in every pair `nvidia-smi topo -m` shows (not an issue, over the rows shown). The hypervisor host that hands
-    out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
-    (not an issue). Neither is a VM whose GPUs the source shows reaching each other peer-to-peer: an nvbandwidth
+    out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`, the kernel log's
+    vGPU scheduler line `NVRM: GPU at ... has software scheduler ENABLED with policy BEST_EFFORT`) is no guest: bare
+    metal (ok, as the blind readings of 1488 and 1504 say; 399 reads not-an-issue). Neither is a VM whose GPUs the source shows reaching each other peer-to-peer: an nvbandwidth
     peer test that measured every pair (Azure's health check `check_gpu_bw` runs one, and names an Azure VM),
     p2pBandwidthLatencyTest with P2P at least half as fast as host copies, a data test between local GPUs that passed
     (not an issue, over the GPUs the run names); an NCCL log whose channels join ranks over its P2P transport (`9[1] ->
@@ -331,8 +339,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                        hint="paste `systeminfo` (its System Model line) or `nvidia-smi -q`")
     host = vgpu_host(nvidia)
     if not virtualization.is_vm and host:
-        return not_an_issue(f"the hypervisor host that hands out vGPUs ({host}), not a guest: the engines run in "
-                            "the VMs, and P2P and topology read here are the physical ones", actual="none")
+        # The blind readings of the class (h72d): ok in 1488 and 1504, not-an-issue in 399: the host is no VM.
+        return ok(f"the hypervisor host that hands out vGPUs ({host}), not a guest: the engines run in the VMs, and "
+                  "P2P and topology read here are the physical ones", actual="none")
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
     vgpu = vgpu_guest(nvidia, gpus) or virtualization.vgpu
@@ -426,6 +435,19 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                      "topology with ATS/ACS set for it, and here what the guest is offered is wrong or slow",
                      actual={"vm": virtualization.vm, "p2p": broken[:4]}, evidence=broken[:4],
                      expected="P2P that carries data intact at P2P speed, or NCCL_P2P_DISABLE=1 (host memory)")
+    denied = _peer_refused(gpu_p2p, peer_refusals)
+    if denied is not None:
+        said, devices, lines = denied
+        # The blind readings (1503, 1629, and 1078's refused copy): a guest whose driver says no peer access between
+        # its GPUs is the VM costing the workload its P2P path, where a multi-GPU guest with no P2P reading stays open.
+        return issue(f"virtual machine ({virtualization.vm}) whose driver refuses peer access between its GPUs "
+                     f"({said}): the guest's GPUs have no peer path, so a tensor-parallel group's all-reduce and "
+                     "NCCL between them go through host memory, and a program that needs peer access fails",
+                     actual={"vm": virtualization.vm, "refused": devices},
+                     expected="P2P between TP peers (the whole PCIe switch or NVLink passed through, ATS/ACS set for "
+                              "it), or one GPU per model replica, or the engine's P2P paths off (custom all-reduce "
+                              "disabled, NCCL_P2P_DISABLE=1)",
+                     subjects=devices, evidence=lines)
     works = _p2p_works(p2p_bandwidth, p2p_data_tests)
     if works is not None:
         said, devices = works
@@ -611,6 +633,25 @@ def _p2p_broken(bandwidth: P2pBandwidth | None, data_tests: P2pDataTests | None)
     slow = [f"{a}->{b} {en:.2f} GB/s with P2P against {dis:.2f} GB/s without"
             for a, b, en, dis in (bandwidth.slow() if bandwidth is not None else ())]
     return failed + slow
+
+
+def _peer_refused(matrix: P2pMatrix | None, refusals: PeerRefusals | None
+                  ) -> tuple[str, list[str], list[str]] | None:
+    """What shows the driver refusing peer access between the guest's GPUs, in words, with the GPUs and the lines:
+    a `nvidia-smi topo -p2p` matrix refusing every pair (P2pMatrix.refuses_all), else a program's record of
+    cudaDeviceCanAccessPeer saying no (PeerRefusals) for a pair no matrix shows `OK`; None where nothing does."""
+    if matrix is not None and matrix.refuses_all():
+        mode = f" {matrix.mode}" if matrix.mode else ""
+        return (f"`nvidia-smi topo -p2p{mode}` answers {matrix.states_not_ok()} for every pair of its "
+                f"{len(matrix.gpus)} GPUs", list(matrix.gpus), [matrix.lines[g] for g in matrix.gpus if g in matrix.lines][:2])
+    found = [r for r in (refusals.refusals if refusals is not None else ())
+             if matrix is None or matrix.status(f"GPU{r.a}", f"GPU{r.b}") != "OK"]
+    if not found:
+        return None
+    first = found[0]
+    devices = sorted({d for r in found for d in (r.a, r.b)})
+    return (f"{first.said_by} refused peer access between devices {first.a} and {first.b}: "
+            f"'{first.line.strip()[:120]}'", [f"GPU {d}" for d in devices], [r.line.strip() for r in found][:2])
 
 
 def _p2p_works(bandwidth: P2pBandwidth | None, data_tests: P2pDataTests | None) -> tuple[str, list[str]] | None:

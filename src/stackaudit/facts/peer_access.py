@@ -14,7 +14,8 @@ expected P2P on.
 - The CUDA samples: simpleP2P "> Peer access from A (GPU0) -> B (GPU1) : No",
   p2pBandwidthLatencyTest "Device=0 CANNOT Access Peer Device=1".
 - TensorFlow (gpu_device.cc): "Peer access not supported between device ordinals 0 and 4".
-- TensorRT-LLM: "Device 0 peer access Device 1 is not available."
+- TensorRT-LLM: "Device 0 peer access Device 1 is not available.", and its IPC set-up's "cudaDeviceCanAccessPeer
+  failed for device: 1 peerDevice: 0".
 - A Python session: `cudart.cudaDeviceCanAccessPeer(0, 1)` or `torch.cuda.can_device_access_peer(0, 1)`
   answered `0` / `False` on a later output line.
 
@@ -79,6 +80,10 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal("tensorflow", re.compile(r"Peer access not supported between device ordinals (?P<a>\d+) and (?P<b>\d+)"),
             CUDA),
     Refusal("tensorrt-llm", re.compile(r"Device (?P<a>\d+) peer access Device (?P<b>\d+) is not available"), CUDA),
+    # TensorRT-LLM's IPC set-up for its custom all-reduce (cpp/tensorrt_llm/runtime/ipcUtils.cpp, canAccessPeer):
+    # TLLM_LOG_INFO("cudaDeviceCanAccessPeer failed for device: %d peerDevice: %d") when the driver answers 0.
+    Refusal("tensorrt-llm-ipc", re.compile(r"cudaDeviceCanAccessPeer failed for device: (?P<a>\d+) peerDevice: "
+                                           r"(?P<b>\d+)"), CUDA),
 )
 # A Python session's query, answered on a later output line (`0`, `False`, or the tuple cuda-python returns).
 # The paste reader peels the `>>> ` prompt off a session's lines; a line of code elsewhere (no answer after it) is no

@@ -27,6 +27,7 @@ from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.pci_address import off_link_slot, on_root_bus
 
 if TYPE_CHECKING:
+    from stackaudit.facts.collect_env import CollectEnv
     from stackaudit.facts.nvidia import NvidiaGpus
 
 # DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them: src/basic/virt.c
@@ -122,7 +123,9 @@ class CloudHostname:
 # which its bare-metal GPU cluster instances (HCC), created through the same CVM service, may carry too. EC2's
 # *.metal instances get IP-based names as well; their DMI and lscpu, read first, say bare metal.
 CLOUD_HOSTNAMES = (
-    CloudHostname(r"ip-\d{1,3}(?:-\d{1,3}){3}(?:\.ec2\.internal|\.[a-z]{2}(?:-[a-z]+)+-\d\.compute\.internal)?",
+    # A user who hides the address keeps the name's form, its octets written X (`ec2-user@ip-X-X-X-X`, corpus 1503).
+    CloudHostname(r"ip-(?:\d{1,3}|x{1,3})(?:-(?:\d{1,3}|x{1,3})){3}"
+                  r"(?:\.ec2\.internal|\.[a-z]{2}(?:-[a-z]+)+-\d\.compute\.internal)?",
                   "amazon", "an EC2 instance's IP-based host name",
                   "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-naming.html"),
     # GKE names each node after its Compute Engine instance: gke-<cluster>-<node pool>-<group hash>-<suffix>.
@@ -641,6 +644,33 @@ def driver_branch(version: str) -> int | None:
     return int(m.group(1)) // 5 * 5 if m else None
 
 
+def windows_only_driver(version: str | None) -> bool:
+    """Whether a driver version is one only NVIDIA's Windows drivers carry. Since R450 NVIDIA numbers its Linux
+    drivers by their branch (450, 455, ... 570, 575, 580, 590: a multiple of 5, https://www.nvidia.com/en-us/drivers/unix/)
+    and the Windows drivers of a branch one to four above it (R535's 536.23, R550's 551.76, R570's 572.16, R575's
+    577.00): a major number from 450 on that is no multiple of 5 is a Windows driver's (27 corpus files, none Linux)."""
+    m = re.match(r"\s*(\d{3})\.\d", version or "")
+    return m is not None and int(m.group(1)) >= 450 and int(m.group(1)) % 5 != 0
+
+
+# The compiler a Linux CPython names in its version string (`3.10.12 (main, ...) [GCC 11.4.0]`); Windows' says `[MSC v.`.
+_LINUX_PYTHON = re.compile(r"\[GCC [\d.]+")
+
+
+def wsl_report_driver(env: CollectEnv | None) -> str:
+    """Why a collect_env / check_env report is WSL 2's: its Python is a Linux one (built by GCC) and the driver it
+    reports is of a Windows-only number (windows_only_driver), which a Linux process sees only through WSL 2's
+    libraries, reporting the Windows driver (corpus 1018: `CUDA Driver Version: 577.00`); "" where it is not."""
+    if env is None or not windows_only_driver(env.driver_version):
+        return ""
+    python = next((v for k, v in env.values.items() if k in ("Python", "Python version") and _LINUX_PYTHON.search(v)), "")
+    if not python:
+        return ""
+    return (f"the report's driver {env.driver_version}, a Windows driver's number (R{driver_branch(env.driver_version)} "
+            f"on Linux is numbered {driver_branch(env.driver_version)}.x), under a Linux Python "
+            f"({python[python.index('[GCC'):].split(']')[0]}]): {WSL_KERNEL.what}")
+
+
 def wsl_foreign_library(smi_version: str | None, driver_version: str | None) -> str:
     """Why a WSL 2 header's `NVIDIA-SMI` library is not the one the Windows driver ships, or "".
 
@@ -658,11 +688,30 @@ def wsl_foreign_library(smi_version: str | None, driver_version: str | None) -> 
             f"{driver_version} it talks to: a Linux driver package installed inside WSL 2")
 
 
+# NVIDIA's vGPU host driver logs each physical GPU's time-sliced vGPU scheduler at load (`NVRM: GPU at 0000:01:00.0 has
+# software scheduler ENABLED with policy BEST_EFFORT`): the resource manager prints it only under the vGPU hypervisor
+# (kschedmgrConstructPolicy, `if (hypervisorIsVgxHyper() && IsPASCALorBetter(pGpu))`; on bare metal and in a
+# passed-through guest the line stays at debug level: NVIDIA/open-gpu-kernel-modules,
+# src/nvidia/src/kernel/gpu/fifo/kernel_sched_mgr.c), and the vGPU user guide reads the scheduling behaviour from these
+# lines on the hypervisor host (https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html).
+_VGPU_SCHEDULER = re.compile(r"NVRM: GPU at (?:PCI:)?[0-9a-f:.]+ has software scheduler (?:ENABLED|DISABLED) with policy "
+                             r"\w+", re.I)
+
+
+def _vgpu_scheduler_line(ctx: FactContext) -> str:
+    """The kernel log's vGPU host scheduler line (_VGPU_SCHEDULER), trimmed to its match; "" where none is shown."""
+    log = ctx.optional("kernel_log", KernelLog)
+    found = log.grep(_VGPU_SCHEDULER.pattern, needles=("software scheduler",)) if log is not None else []
+    match = _VGPU_SCHEDULER.search(found[0]) if found else None
+    return match.group(0) if match else ""
+
+
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     """What the driver says of its GPUs: nvidia-smi `GPU Virtualization Mode` (`Pass-Through` and `VGPU`
     are guests, a VM; `None` is "bare metal GPU", NVML nvmlGpuVirtualizationMode_t:
     https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html), else a GPU named by a vGPU
-    profile (VGPU_PROFILE, a guest); None when neither is shown."""
+    profile (VGPU_PROFILE, a guest); the kernel log's vGPU host scheduler line (_VGPU_SCHEDULER) says the vGPU host
+    driver, on the hypervisor; None when none is shown."""
     from stackaudit.facts.nvidia import NvidiaDriver, NvidiaGpus
 
     nvidia = ctx.optional("nvidia", NvidiaGpus)
@@ -674,6 +723,9 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
         return WSL_KERNEL.vm, wsl  # the header line copied into prose
     if not modes and nvidia is not None and nvidia.vgpu_host_driver:
         return "none", f"{vgpu_host(nvidia)}: NVIDIA's vGPU host driver, on the hypervisor (not a guest)"
+    if not modes and (scheduler := _vgpu_scheduler_line(ctx)):
+        return "none", (f"the kernel log's `{scheduler}`: the vGPU host driver's scheduler of the physical GPU's vGPUs, "
+                        "on the hypervisor (not a guest)")
     if not modes:
         named = vgpu_guest(nvidia, ctx.optional("gpus", GpuInventory))
         return ("vm", f"{named}, which only NVIDIA's vGPU guest driver reports (a virtual machine)") if named else None
@@ -775,6 +827,10 @@ def _machine(ctx: FactContext) -> Virtualization:
     flavour = cloud_kernel(kernel.release) if kernel is not None else None
     if kernel is not None and flavour is not None:
         return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}", wsl=flavour is WSL_KERNEL)
+    from stackaudit.facts.collect_env import CollectEnv
+
+    if wsl := wsl_report_driver(ctx.optional("collect_env", CollectEnv)):
+        return Virtualization(WSL_KERNEL.vm, wsl, wsl=True)
     host_name = ctx.optional("hostname", Hostname)
     named = cloud_hostname(host_name.name) if host_name is not None else None
     if host_name is not None and named is not None:
