@@ -144,6 +144,31 @@ C:\\Users\\myuser>set | findstr HSA
 HSA_OVERRIDE_GFX_VERSION=10.3.0
 """
 
+# https://github.com/ollama/ollama/pull/814 (ollama's early ROCm branch started with the override, its log below)
+OVERRIDE_SERVE_814 = """\
+>$ HSA_OVERRIDE_GFX_VERSION=10.3.0 ./ollama serve
+
+ HSA_OVERRIDE_GFX_VERSION=10.3.0 ./ollama serve
+2023/11/18 23:12:04 images.go:799: total blobs: 6
+2023/11/18 23:12:04 images.go:806: total unused blobs removed: 0
+"""
+
+# https://github.com/ollama/ollama/issues/8473 (ollama's ROCm image on an RX 6600, the override in its environment)
+DOCKER_OVERRIDE_8473 = """\
+```bash
+docker run -d \\
+    --device /dev/kfd \\
+    --device /dev/dri \\
+    -v ollama:/root/.ollama \\
+    -p 11434:11434 \\
+    --restart unless-stopped \\
+    --env HSA_OVERRIDE_GFX_VERSION="10.3.0" \\
+    --env OLLAMA_KEEP_ALIVE="-1" \\
+    --name ollama-rocm \\
+    ollama/ollama:rocm
+```
+"""
+
 
 def _statuses(results: dict[str, Any]) -> dict[str, str]:
     return {k: r.status for k, r in results.items()}
@@ -176,6 +201,7 @@ def test_rocm_smi_table_in_backticks_1595() -> None:
     (AMD_SMI_STATIC_2987, "AMD Instinct MI350X (amd-smi)"),
     (ROCMINFO_3158, "Radeon RX 7900 XTX (rocminfo)"),
     (HSA_OVERRIDE_3107, "HSA_OVERRIDE_GFX_VERSION=10.3.0"),
+    (OVERRIDE_SERVE_814, "HSA_OVERRIDE_GFX_VERSION=10.3.0 ./ollama serve"),
 ])
 def test_amd_tools_name_amd_gpus(tmp_path: Path, text: str, named: str) -> None:
     """Real (the threads above): each output alone is read, as an AMD host's, and the NVIDIA checks do not apply."""
@@ -205,6 +231,19 @@ def test_clock_events_quote_a_rocm_6_table(tmp_path: Path) -> None:
     assert "GPU 0 0 % busy, SCLK 124 MHz, 48 °C, 135 W of its 750 W cap" in result.message
 
 
+def test_override_in_a_container_environment(tmp_path: Path) -> None:
+    """Real (ollama/ollama#8473): the override set for a container (facts/gpus.gpus_from_rocm_variables), beside the
+    /dev/kfd it is handed."""
+    message = paste_checks(tmp_path, DOCKER_OVERRIDE_8473, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].message
+    assert "`HSA_OVERRIDE_GFX_VERSION=10.3.0` in the environment of ollama-rocm" in message
+
+
+def test_override_on_an_engine_command_1592() -> None:
+    """Real (corpus 1592): the override on llama-cli's command line, which the engine command reader takes."""
+    message = capture_checks("1592", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].message
+    assert "`HSA_OVERRIDE_GFX_VERSION=10.3.0` on the llamacpp command line" in message
+
+
 # --- counter-examples ------------------------------------------------------------------------------------------------
 
 
@@ -230,3 +269,9 @@ def test_an_nvidia_table_beside_rocm_smi_keeps_the_checks_open(tmp_path: Path) -
     text = "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5e3c4a4e-8b1c-2f3a-9d2e-6a7b8c9d0e1f)\n\n" + ROCM_SMI_86
     results = paste_checks(tmp_path, text, *NVIDIA_CHECKS)
     assert "not-applicable" not in {results["DRV-CUDA-COMPAT"].status, results["DRV-PERSISTENCE"].status}, results
+
+
+def test_override_beside_an_nvidia_container_keeps_the_checks_open(tmp_path: Path) -> None:
+    """Modelled: a container handed NVIDIA's GPUs (`--gpus all`) with a stray override is NVIDIA's."""
+    text = 'docker run -d --gpus all \\\n    --env HSA_OVERRIDE_GFX_VERSION="10.3.0" \\\n    --name ollama \\\n    ollama/ollama\n'
+    assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status != "not-applicable"

@@ -2075,6 +2075,38 @@ def gpus_from_containers(ctx: FactContext) -> GpuInventory:
     return GpuInventory(others=tuple(f"an AMD GPU (/dev/kfd handed to {name})" for name in kfd))
 
 
+ROCM_ENV_TITLE = "ROCm's runtime variables set for an engine"
+# ROCm's runtime reads these (AMD_TOOL_LINES: HSA_OVERRIDE_GFX_VERSION, its per-GPU HSA_OVERRIDE_GFX_VERSION_N,
+# HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES); no CUDA program does.
+ROCM_VARIABLES = re.compile(r"^(?:HSA_OVERRIDE_GFX_VERSION(?:_\d+)?|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES)$")
+
+
+@provider("gpus", GpuInventory, rank=71, title=ROCM_ENV_TITLE)
+def gpus_from_rocm_variables(ctx: FactContext) -> GpuInventory:
+    """AMD GPUs an engine command or a container's environment sets a ROCm variable to a value for
+    (`HSA_OVERRIDE_GFX_VERSION=10.3.0 ./llama-cli ...`, corpus 1592; `--env HSA_OVERRIDE_GFX_VERSION="10.3.0"`,
+    ollama/ollama#8473), where none of them sets CUDA_VISIBLE_DEVICES or is handed an NVIDIA GPU: a line that sets
+    both is for either vendor."""
+    from stackaudit.facts.docker import DockerContainers
+    from stackaudit.facts.engine_command import EngineCommands
+
+    envs: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+    commands = ctx.optional("engine_commands", EngineCommands)
+    envs += [(f"on the {c.engine} command line", c.env) for c in (commands.commands if commands is not None else ())]
+    docker = ctx.optional("docker_containers", DockerContainers)
+    for d in docker.containers if docker is not None else ():
+        if d.gpu_requested:
+            raise FactUnavailable("a container is handed an NVIDIA GPU")
+        envs.append((f"in the environment of {d.label}", d.env))
+    if any(name == "CUDA_VISIBLE_DEVICES" for _, env in envs for name, _ in env):
+        raise FactUnavailable("CUDA_VISIBLE_DEVICES is set beside ROCm's variables: not an AMD-only host")
+    shown = [f"{ROCM_VARIABLE} `{name}={value}` {where})" for where, env in envs for name, value in env
+             if ROCM_VARIABLES.match(name) and value.strip()]
+    if not shown:
+        raise FactUnavailable("no engine command or container sets a ROCm variable")
+    return GpuInventory(others=tuple(dict.fromkeys(shown)))
+
+
 # What ollama's start-up says of CUDA: the CUDA runners it ships (`Dynamic LLM libraries [cuda_v11 rocm_v60002 cpu]`),
 # the runner it chose for a GPU (`variant=v12`, ollama >= 0.5) and the CUDA the driver supports (`driver=12.2`: the
 # driver API's cuDriverGetVersion, the figure nvidia-smi's header shows).
