@@ -28,8 +28,9 @@ it once. Its sources, best first (a union: every source that answers contributes
 
 Another vendor's GPUs a source names (an AMD Instinct in rccl-tests' header or a ROCm collect_env, /dev/kfd given to
 an LXC container, the GPUs a kernel log shows amdgpu driving where no line of it is NVIDIA's, a GPU key the user answers
-`AMD`, an engine's lines of ROCm, HIP, Metal, MPS or a macOS host where they show no NVIDIA GPU: other_gpu_line) are
-kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
+`AMD`, an engine's lines of ROCm, HIP, Metal, MPS or a macOS host where they show no NVIDIA GPU: other_gpu_line; AMD's
+own tools, rocm-smi, rocminfo and amd-smi, and ROCm's variables set to a value: AMD_TOOL_LINES, gpus_from_rocm_variables)
+are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
 
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
 next, and a disagreement is kept in `conflicts`. The count is the best source's (an NVML excerpt's yields to a whole
