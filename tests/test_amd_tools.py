@@ -169,6 +169,44 @@ docker run -d \\
 ```
 """
 
+# https://github.com/ROCm/rocm_smi_lib/issues/159 (rocm-smi --showproductname --json on an MI250X's die)
+PRODUCT_JSON_159 = """\
+{
+  "card0": {
+    "Card Series": "AMD INSTINCT MI200 (MCM) OAM LC MBA HPE C2",
+    "Card Model": "0x7408",
+    "Card Vendor": "Advanced Micro Devices, Inc. [AMD/ATI]",
+    "Card SKU": "D65201",
+    "Subsystem ID": "0x0b0c",
+    "Device Rev": "0x00",
+    "Node ID": "7",
+    "GUID": "58294",
+    "GFX Version": "gfx9010"
+  }
+}
+"""
+
+# https://github.com/joular/powerjoular/issues/67 (amd-smi metric on a Radeon, its usage and power sections)
+AMD_SMI_METRIC_67 = """\
+$ sudo amd-smi metric
+GPU: 0
+    USAGE:
+        GFX_ACTIVITY: 0 %
+        UMC_ACTIVITY: 1 %
+        MM_ACTIVITY: 0 %
+        VCN_ACTIVITY: [N/A, N/A, N/A, N/A]
+        JPEG_ACTIVITY: [N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A,
+            N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A, N/A,
+            N/A, N/A, N/A]
+    POWER:
+        SOCKET_POWER: 20 W
+        GFX_VOLTAGE: 780 mV
+        SOC_VOLTAGE: 699 mV
+        MEM_VOLTAGE: 666 mV
+        THROTTLE_STATUS: UNTHROTTLED
+        POWER_MANAGEMENT: ENABLED
+"""
+
 
 def _statuses(results: dict[str, Any]) -> dict[str, str]:
     return {k: r.status for k, r in results.items()}
@@ -202,6 +240,8 @@ def test_rocm_smi_table_in_backticks_1595() -> None:
     (ROCMINFO_3158, "Radeon RX 7900 XTX (rocminfo)"),
     (HSA_OVERRIDE_3107, "HSA_OVERRIDE_GFX_VERSION=10.3.0"),
     (OVERRIDE_SERVE_814, "HSA_OVERRIDE_GFX_VERSION=10.3.0 ./ollama serve"),
+    (PRODUCT_JSON_159, "AMD INSTINCT MI200 (MCM) OAM LC MBA HPE C2 (rocm-smi --json)"),
+    (AMD_SMI_METRIC_67, "GFX_ACTIVITY: 0 %"),
 ])
 def test_amd_tools_name_amd_gpus(tmp_path: Path, text: str, named: str) -> None:
     """Real (the threads above): each output alone is read, as an AMD host's, and the NVIDIA checks do not apply."""

@@ -1796,8 +1796,11 @@ METAL_BACKEND = "ggml's Metal backend"
 #   `Device Name:`, `GFX Version:  gfx942`), a GPU's `GPU[N]` prefix and a field name of rocm-smi's.
 # - rocminfo's GPU agent (`Name:  gfx1100`, its ISA `amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-`, `Marketing Name:
 #   Radeon RX 7900 XTX`); a CPU agent's `Marketing Name` (an EPYC, a Ryzen with Radeon graphics) names no GPU.
-# - amd-smi's banner (`AMD-SMI 24.6.2+2b02a07 amdgpu version: 6.7.0 ROCm version: 6.2.1`) and its `static` fields
-#   (`MARKET_NAME: AMD Instinct MI350X`, `TARGET_GRAPHICS_VERSION: gfx950`, ROCm/rocm-systems#2987).
+# - amd-smi's banner (`AMD-SMI 24.6.2+2b02a07 amdgpu version: 6.7.0 ROCm version: 6.2.1`), its `static` fields
+#   (`MARKET_NAME: AMD Instinct MI350X`, `TARGET_GRAPHICS_VERSION: gfx950`, ROCm/rocm-systems#2987), `list`'s `KFD_ID:`
+#   and `metric`'s `GFX_ACTIVITY:`, `UMC_ACTIVITY:`, `THROTTLE_STATUS:` (joular/powerjoular#67).
+# - rocm-smi's JSON (`--json`): a `"card0": {` key, `"Card Series": "AMD INSTINCT MI200 ..."`, `"GFX Version": "gfx..."`
+#   (ROCm/rocm_smi_lib#159).
 # - ROCm's runtime variables set to a value in a command or an environment dump (`HSA_OVERRIDE_GFX_VERSION=10.3.0`,
 #   `HIP_VISIBLE_DEVICES=0`, `ROCR_VISIBLE_DEVICES=0,1`; ollama/ollama#3107): only ROCm's runtime reads them. ollama's
 #   config dump lists them empty on every host (`HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES:`, corpus 1259), which is
@@ -1822,6 +1825,9 @@ AMD_TOOL_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*Marketing Name:\s+(?P<name>(?:AMD )?(?:Radeon|Instinct|FirePro)\b.*?)\s*$"), "{name} (rocminfo)"),
     (re.compile(r"\bAMD-SMI \d+\.\d+\S*\s+amdgpu version:|^\s*AMDSMI Tool: \d"), "AMD GPUs (amd-smi: `{line}`)"),
     (re.compile(r"^\s*MARKET_NAME:\s+(?P<name>\S.*?)\s*$"), "{name} (amd-smi)"),
+    (re.compile(r"^\s*(?:GFX_ACTIVITY|UMC_ACTIVITY|THROTTLE_STATUS|KFD_ID):\s+\S"), "AMD GPUs (amd-smi: `{line}`)"),
+    (re.compile(r'^\s*"Card [Ss]eries"\s*:\s*"(?P<name>[^"]+)"'), "{name} (rocm-smi --json)"),
+    (re.compile(r'^\s*"card\d+"\s*:\s*\{|^\s*"GFX Version"\s*:\s*"gfx'), "AMD GPUs (rocm-smi --json: `{line}`)"),
     (re.compile(r"^\s*TARGET_GRAPHICS_VERSION:\s+(?P<name>gfx\w+)"), "an AMD GPU, {name} (amd-smi)"),
     (re.compile(r"^(?!.*\bCUDA_VISIBLE_DEVICES=)(?:.*?[\s\"'])?(?:export\s+|--env\s+|-e\s+|set\s+)?(?:HSA_OVERRIDE_GFX_VERSION(?:_\d+)?|HIP_VISIBLE_DEVICES|"
                 r"ROCR_VISIBLE_DEVICES)=[\"']?[\w.,-]"), ROCM_VARIABLE + ": `{line}`)"),
@@ -1866,7 +1872,8 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 # One of these literals stands on every line of _OTHER_GPU_LINES (importers/evidence.py's needles).
 OTHER_GPU_NEEDLES = ("ROCm", "hipMalloc", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
-                     "_VISIBLE_DEVICES=", "HSA_OVERRIDE", "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
+                     "_VISIBLE_DEVICES=", "HSA_OVERRIDE",
+                     "GFX_ACTIVITY", "UMC_ACTIVITY", "THROTTLE_STATUS", "KFD_ID", '"card', '"Card', '"GFX', "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
                      "Metal", "start_macos", "'mps")
 # A GPU of NVIDIA's in the same lines: a CUDA device ollama or llama.cpp found (`library=cuda`, `found 1 CUDA
 # devices`, `CUDA0`), an NVIDIA name or GPU UUID. A log that holds one shows a host with an NVIDIA GPU beside the
