@@ -14,6 +14,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.gpus import AmdGpuReadings
 from stackaudit.facts.nvidia import (
     CLOCK_EVENT_LABELS,
     POWER_TOLERANCE_W,
@@ -231,7 +232,7 @@ def _labels(reasons: tuple[str, ...] | list[str]) -> str:
 
 @check(
     "PWR-CLOCK-EVENTS",
-    applies_to="nvidia-gpu",
+    applies_to="gpu",
     title="Clocks limited by thermal/power-brake/HW slowdown",
     severity="high",
     confidence="documented",
@@ -240,7 +241,8 @@ def _labels(reasons: tuple[str, ...] | list[str]) -> str:
     references=(NVML_REASONS, DCGM_FIELDS, NVML_THRESHOLDS),
     sample=True,
 )
-def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> Outcome:
+def clock_events(nvidia: NvidiaGpus | None = None, gpu_samples: GpuSamples | None = None,
+                 amd_gpu_readings: AmdGpuReadings | None = None) -> Outcome:
     """Reads: per GPU the active clock event reasons (NVML nvmlDeviceGetCurrentClocksEventReasons,
     `nvidia-smi -q -d PERFORMANCE` Clocks Event Reasons, older "Clocks Throttle Reasons"), GPU
     utilisation and temperatures; with `audit --sample N`, the reasons over the window.
@@ -264,7 +266,21 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
     limit is normal operation; HW slowdown may flash during P-state changes. One idle instant says
     nothing: sample under load (`--sample 30`) before acting. A GPU whose table reads N/A for both its
     performance state and its power (an old GeForce on an old driver) gives no clock readings: not applicable.
+
+    An AMD GPU slows down for the same causes. Without NVML or nvidia-smi, rocm-smi's concise table (facts/gpus.py
+    AmdGpuReadings) shows each AMD GPU's clocks, temperature, power against its cap and busy share, but no throttle
+    reason: unknown, with the readings quoted (a card busy while its peers idle, corpus 1595), never a verdict on
+    them.
     """
+    if nvidia is None:
+        if amd_gpu_readings is not None and amd_gpu_readings.gpus:
+            return unknown("rocm-smi's table shows the AMD GPUs' clocks, temperature and power but not why they run "
+                           "at those clocks (no throttle reason): " + amd_gpu_readings.in_words(),
+                           hint="paste `amd-smi metric` (its THROTTLE_STATUS) while the GPUs work",
+                           actual={f"GPU {g.index}": {"busy_pct": g.busy_pct, "sclk_mhz": g.sclk_mhz,
+                                                      "temp_c": g.temp_c, "power_w": g.power_w, "cap_w": g.cap_w}
+                                   for g in amd_gpu_readings.gpus})
+        return unknown("", needs="nvidia")
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus

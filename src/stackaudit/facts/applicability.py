@@ -10,7 +10,8 @@ The subject is absent only from what the source positively shows, never from wha
 - every GPU the sources show is another vendor's (an AMD Instinct in rccl-tests' header or a ROCm collect_env,
   /dev/kfd handed to an LXC container, a kernel log's amdgpu lines with no NVIDIA or nouveau line beside them, an
   issue form's GPU answered `AMD`, ollama's ROCm discovery, llama.cpp's HIP device list, ggml's Metal backend, torch's
-  MPS device or a macOS host, each where the same lines show no NVIDIA GPU: facts/gpus.other_gpu_line), and no
+  MPS device or a macOS host, each where the same lines show no NVIDIA GPU: facts/gpus.other_gpu_line; rocm-smi,
+  rocminfo, amd-smi, or a ROCm variable set for an engine: facts/gpus.AMD_TOOL_LINES), and no
   source shows an NVIDIA GPU or an NVIDIA driver; or
 - the sources name the model of every NVIDIA GPU they count, and no such model has the feature (gputable: the
   NVLink links, the NVLink kind or product family for NVSwitch, the MIG list of NVIDIA's MIG user guide).

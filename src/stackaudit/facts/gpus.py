@@ -28,8 +28,9 @@ it once. Its sources, best first (a union: every source that answers contributes
 
 Another vendor's GPUs a source names (an AMD Instinct in rccl-tests' header or a ROCm collect_env, /dev/kfd given to
 an LXC container, the GPUs a kernel log shows amdgpu driving where no line of it is NVIDIA's, a GPU key the user answers
-`AMD`, an engine's lines of ROCm, HIP, Metal, MPS or a macOS host where they show no NVIDIA GPU: other_gpu_line) are
-kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
+`AMD`, an engine's lines of ROCm, HIP, Metal, MPS or a macOS host where they show no NVIDIA GPU: other_gpu_line; AMD's
+own tools, rocm-smi, rocminfo and amd-smi, and ROCm's variables set to a value: AMD_TOOL_LINES, gpus_from_rocm_variables)
+are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
 
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
 next, and a disagreement is kept in `conflicts`. The count is the best source's (an NVML excerpt's yields to a whole
@@ -1784,6 +1785,53 @@ OTHER_LOG_TITLE = "another vendor's GPU in an engine's lines (ROCm, Metal)"
 #   `using device Metal (Apple M2 Max)`, `- Metal : Apple M2 Max (...)`. Metal runs Apple's, AMD's and Intel's GPUs;
 #   CUDA has no macOS release since CUDA 10.2, so an NVIDIA GPU of an old Mac is never CUDA's there.
 METAL_BACKEND = "ggml's Metal backend"
+# AMD's own tools and ROCm's runtime variables, each line alone naming an AMD GPU (what the GPU's row shows of its
+# clocks and power is read by amd_readings):
+# - rocm-smi's banner and its concise table (ROCm/ROC-smi, rocm_smi_lib's python_smi_tools/rocm_smi.py): the classic
+#   header `GPU  Temp (DieEdge)  AvgPwr  SCLK  MCLK  Fan  Perf  PwrCap  VRAM%  GPU%` (ROCm/ROC-smi#86, corpus 1595)
+#   and the ROCm 6 one `Device  Node  IDs (DID, GUID)  Temp (Edge)  Power (Avg)  Partitions (Mem, Compute, ID)  SCLK
+#   ...` (ROCm/ROCm#4750), and a GPU's row: its temperature in `c` or `°C` and its clocks in `Mhz`, the spelling of
+#   rocm-smi (nvidia-smi prints `MHz`), a row a paste may wrap in backticks (corpus 1595).
+# - rocm-smi's per-GPU fields (`GPU[0]\t\t: Card series: \t\tAMD Instinct MI100`, `--showproductname`, `-i`'s
+#   `Device Name:`, `GFX Version:  gfx942`), a GPU's `GPU[N]` prefix and a field name of rocm-smi's.
+# - rocminfo's GPU agent (`Name:  gfx1100`, its ISA `amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-`, `Marketing Name:
+#   Radeon RX 7900 XTX`); a CPU agent's `Marketing Name` (an EPYC, a Ryzen with Radeon graphics) names no GPU.
+# - amd-smi's banner (`AMD-SMI 24.6.2+2b02a07 amdgpu version: 6.7.0 ROCm version: 6.2.1`), its `static` fields
+#   (`MARKET_NAME: AMD Instinct MI350X`, `TARGET_GRAPHICS_VERSION: gfx950`, ROCm/rocm-systems#2987), `list`'s `KFD_ID:`
+#   and `metric`'s `GFX_ACTIVITY:`, `UMC_ACTIVITY:`, `THROTTLE_STATUS:` (joular/powerjoular#67).
+# - rocm-smi's JSON (`--json`): a `"card0": {` key, `"Card Series": "AMD INSTINCT MI200 ..."`, `"GFX Version": "gfx..."`
+#   (ROCm/rocm_smi_lib#159).
+# - ROCm's runtime variables set to a value in a command or an environment dump (`HSA_OVERRIDE_GFX_VERSION=10.3.0`,
+#   `HIP_VISIBLE_DEVICES=0`, `ROCR_VISIBLE_DEVICES=0,1`; ollama/ollama#3107): only ROCm's runtime reads them. ollama's
+#   config dump lists them empty on every host (`HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES:`, corpus 1259), which is
+#   no value set.
+_ROCM_SMI_FIELDS = (r"Card [Ss]eries|Card [Mm]odel|Card [Vv]endor|Card SKU|Device Name|GFX Version|Temperature \(Sensor"
+                    r" \w+\) \(C\)|(?:Current Socket|Average) Graphics Package Power \(W\)|GPU use \(%\)|GPU [Mm]emory "
+                    r"(?:use|Allocated) \(|Max Graphics Package Power \(W\)|[sm]clk clock level|Performance Level|"
+                    r"VBIOS version|GPU ID")
+ROCM_VARIABLE = "AMD GPUs (ROCm's runtime variable"
+AMD_TOOL_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^\W{0,3}=+\s*ROCm System Management Interface\s*=+"), "AMD GPUs (rocm-smi: `{line}`)"),
+    (re.compile(r"^\W{0,3}(?:GPU\s+Temp\b.*\bAvgPwr\s+SCLK\s+MCLK\b|Device\s+(?:Node\s+IDs|\[Model : Revision\])\s.*"
+                r"\bTemp\s.*\bSCLK\s+MCLK\b)"), "AMD GPUs (rocm-smi's table: `{line}`)"),
+    (re.compile(r"^\W{0,3}\d+\s+.*?\d(?:\.\d+)?(?:c|°C)\s+.*?\b\d+Mhz\s+(?:\d+Mhz|N/A|None)\b"),
+     "AMD GPUs (rocm-smi's table: `{line}`)"),
+    (re.compile(r"^\W{0,3}GPU\[\d+\]\s*:\s*(?:Card [Ss]eries|Device Name|Card [Mm]odel):\s*(?P<name>[^\s0].*?)\s*$"),
+     "{name} (rocm-smi)"),
+    (re.compile(r"^\W{0,3}GPU\[\d+\]\s*:\s*GFX Version:\s*(?P<name>gfx\w+)"), "an AMD GPU, {name} (rocm-smi)"),
+    (re.compile(r"^\W{0,3}GPU\[\d+\]\s*:\s*(?:" + _ROCM_SMI_FIELDS + r")"), "AMD GPUs (rocm-smi: `{line}`)"),
+    (re.compile(r"^\s*Name:\s+(?P<name>gfx\d\w*)\s*$|^\s*Name:\s+amdgcn-amd-amdhsa--(?P<name2>gfx\w+)"),
+     "an AMD GPU, {name} (rocminfo)"),
+    (re.compile(r"^\s*Marketing Name:\s+(?P<name>(?:AMD )?(?:Radeon|Instinct|FirePro)\b.*?)\s*$"), "{name} (rocminfo)"),
+    (re.compile(r"\bAMD-SMI \d+\.\d+\S*\s+amdgpu version:|^\s*AMDSMI Tool: \d"), "AMD GPUs (amd-smi: `{line}`)"),
+    (re.compile(r"^\s*MARKET_NAME:\s+(?P<name>\S.*?)\s*$"), "{name} (amd-smi)"),
+    (re.compile(r"^\s*(?:GFX_ACTIVITY|UMC_ACTIVITY|THROTTLE_STATUS|KFD_ID):\s+\S"), "AMD GPUs (amd-smi: `{line}`)"),
+    (re.compile(r'^\s*"Card [Ss]eries"\s*:\s*"(?P<name>[^"]+)"'), "{name} (rocm-smi --json)"),
+    (re.compile(r'^\s*"card\d+"\s*:\s*\{|^\s*"GFX Version"\s*:\s*"gfx'), "AMD GPUs (rocm-smi --json: `{line}`)"),
+    (re.compile(r"^\s*TARGET_GRAPHICS_VERSION:\s+(?P<name>gfx\w+)"), "an AMD GPU, {name} (amd-smi)"),
+    (re.compile(r"^(?!.*\bCUDA_VISIBLE_DEVICES=)(?:.*?[\s\"'])?(?:export\s+|--env\s+|-e\s+|set\s+)?(?:HSA_OVERRIDE_GFX_VERSION(?:_\d+)?|HIP_VISIBLE_DEVICES|"
+                r"ROCR_VISIBLE_DEVICES)=[\"']?[\w.,-]"), ROCM_VARIABLE + ": `{line}`)"),
+)
 _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*\[\d+\] ROCm device name: (?P<name>\S.*?)\s*$"), "{name} (ollama's ROCm discovery)"),
     (re.compile(r"\bdiscovered \d+ ROCm GPU Devices\b|^\s*\[\d+\] ROCm (?:brand|vendor|VRAM vendor|subsystem name|"
@@ -1806,6 +1854,7 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     # **) &ptr, look_ahead_size)`, corpus 1569): the HIP build names its devices ROCm0, ROCm1, ...
     (re.compile(r"\bROCm\d+ (?:model |KV |compute |output )?buffer size\b|\bhipMalloc\("),
      "AMD GPUs (llama.cpp's HIP build: `{line}`)"),
+    *AMD_TOOL_LINES,
     (re.compile(r"\bggml_metal_init: (?:found device|GPU name):\s+(?P<name>\S.*?)\s*$"), "{name} (" + METAL_BACKEND + ")"),
     (re.compile(r"\busing device Metal\d* \((?P<name>[^)]+)\)|^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*-?\s*Metal\d*"
                 r"\s*: (?P<name2>[^()]+?) \(\d+ MiB"), "{name} (" + METAL_BACKEND + ")"),
@@ -1822,7 +1871,9 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
      "which no CUDA since 10.2 runs"),
 )
 # One of these literals stands on every line of _OTHER_GPU_LINES (importers/evidence.py's needles).
-OTHER_GPU_NEEDLES = ("ROCm", "hipMalloc", "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
+OTHER_GPU_NEEDLES = ("ROCm", "hipMalloc", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
+                     "_VISIBLE_DEVICES=", "HSA_OVERRIDE",
+                     "GFX_ACTIVITY", "UMC_ACTIVITY", "THROTTLE_STATUS", "KFD_ID", '"card', '"Card', '"GFX', "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
                      "Metal", "start_macos", "'mps")
 # A GPU of NVIDIA's in the same lines: a CUDA device ollama or llama.cpp found (`library=cuda`, `found 1 CUDA
 # devices`, `CUDA0`), an NVIDIA name or GPU UUID. A log that holds one shows a host with an NVIDIA GPU beside the
@@ -1838,7 +1889,8 @@ def other_gpu_line(line: str) -> str:
     for pattern, words in _OTHER_GPU_LINES:
         if (m := pattern.search(line)) is not None:
             name = next((g for g in (m.groupdict().get("name"), m.groupdict().get("name2")) if g), "")
-            return words.format(name=name.strip(), line=line[m.start():].strip()[:100])
+            # A paste that wraps each line in backticks (corpus 1595) keeps them out of the quote.
+            return words.format(name=name.strip(), line=line[m.start():].strip().strip("`").strip()[:100])
     return ""
 
 
@@ -1850,6 +1902,8 @@ def parse_other_vendor_gpus(text: str) -> GpuInventory:
         raise ParseError("no line of another vendor's GPU (ROCm, Metal)")
     if _NVIDIA_IN_LOG.search(text):
         raise ParseError("the lines show an NVIDIA GPU beside another vendor's: not another vendor's host alone")
+    # A line that names a GPU, else an AMD tool's or an engine's line, is quoted before a ROCm variable's.
+    shown.sort(key=lambda w: w.startswith(ROCM_VARIABLE))
     named = [w for w in shown if "`" not in w]
     metal = next((w for w in shown if METAL_BACKEND in w), "")
     return GpuInventory(others=tuple(dict.fromkeys(named or shown[:1])), one_device=(
@@ -1882,6 +1936,85 @@ def gpus_from_other_vendor_log(text: str) -> GpuInventory:
         time=2026-01-26T16:13:57.699-03:00 level=DEBUG source=runner.go:153 msg="filtering device which didn't fully initialize" id=0 libdir=C:\\Users\\aldoc\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\rocm pci_id=0000:03:00.0 library=ROCm
     """
     return parse_other_vendor_gpus(text)
+
+
+# A GPU's row of rocm-smi's concise table (AMD_TOOL_LINES): its index first, then (past the node, IDs or model
+# columns of later layouts) its temperature in `c` or `°C` and its average power, then its clocks in `Mhz`, its cap
+# in W, and, where the header ends with `VRAM%  GPU%`, its memory and busy shares last.
+_ROCM_SMI_ROW = re.compile(r"^\W{0,3}(?P<gpu>\d+)\s+(?:.*?\s)?(?P<temp>\d+(?:\.\d+)?)(?:c|°C)\s+"
+                           r"(?P<power>\d+(?:\.\d+)?W|N/A)\s+(?P<rest>.*?\d+Mhz.*?)[\s`]*$")
+_ROCM_SMI_TAIL = re.compile(r"\bVRAM%\s+GPU%\W*$")
+_ROCM_SMI_SHARES = re.compile(r"(?:(\d+(?:\.\d+)?)%|N/A)\s+(?:(\d+(?:\.\d+)?)%|N/A)\s*$")
+
+
+@dataclass(frozen=True)
+class AmdGpuReading:
+    """One AMD GPU's row of rocm-smi's concise table; None where the row reads N/A or the table has no such column."""
+
+    index: int
+    temp_c: float
+    power_w: float | None
+    cap_w: float | None
+    sclk_mhz: int | None
+    busy_pct: float | None
+    vram_pct: float | None
+    line: str
+
+    def in_words(self) -> str:
+        busy = f"{self.busy_pct:g} % busy, " if self.busy_pct is not None else ""
+        clock = f"SCLK {self.sclk_mhz} MHz, " if self.sclk_mhz is not None else ""
+        power = (f"{self.power_w:g} W" + (f" of its {self.cap_w:g} W cap" if self.cap_w is not None else "")
+                 if self.power_w is not None else "power N/A")
+        return f"GPU {self.index} {busy}{clock}{self.temp_c:g} °C, {power}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class AmdGpuReadings(Sourced):
+    """The clocks, power and busy share rocm-smi's concise table shows per AMD GPU (its rows in a paste)."""
+
+    gpus: tuple[AmdGpuReading, ...] = ()
+
+    def in_words(self) -> str:
+        """Each GPU's readings; the GPUs that read alike idle (0 % busy at one clock) as one group."""
+        idle = [g for g in self.gpus if g.busy_pct == 0]
+        clocks = {g.sclk_mhz for g in idle}
+        if len(idle) < 2 or len(clocks) != 1:
+            return "; ".join(g.in_words() for g in self.gpus)
+        rest = [g.in_words() for g in self.gpus if g not in idle]
+        return "; ".join([*rest, f"GPUs {', '.join(str(g.index) for g in idle)} 0 % busy at SCLK {clocks.pop()} MHz"])
+
+
+fact("amd_gpu_readings", AmdGpuReadings, hint="paste `rocm-smi` (its concise table) while the GPUs work")
+
+
+@parser(EVIDENCE_LINES, feeds="amd_gpu_readings", kind=AmdGpuReadings, rank=10)
+def amd_gpu_readings(text: str) -> AmdGpuReadings:
+    """Each AMD GPU's row of a pasted rocm-smi concise table: temperature, power and its cap, SCLK, and the VRAM% and
+    GPU% columns where the table's header ends with them.
+
+    Input (tests/data/captures/1595, each line wrapped in backticks as posted)::
+
+        `GPU  Temp (DieEdge)  AvgPwr  SCLK    MCLK     Fan  Perf  PwrCap  VRAM%  GPU%  `
+        `1    62.0c           111.0W  1502Mhz 1200Mhz  0%   auto  290.0W   25%   100%    `
+    """
+    lines = text.splitlines()
+    shares = any(_ROCM_SMI_TAIL.search(line) for line in lines)
+    seen: dict[int, AmdGpuReading] = {}
+    for line in lines:
+        m = _ROCM_SMI_ROW.match(line)
+        if m is None or int(m["gpu"]) in seen:
+            continue
+        clocks = re.findall(r"\b(\d+)Mhz\b", m["rest"])
+        caps = re.findall(r"\b(\d+(?:\.\d+)?)W\b", m["rest"])
+        tail = _ROCM_SMI_SHARES.search(m["rest"]) if shares else None
+        seen[int(m["gpu"])] = AmdGpuReading(
+            int(m["gpu"]), float(m["temp"]), None if m["power"] == "N/A" else float(m["power"][:-1]),
+            float(caps[-1]) if caps else None, int(clocks[0]) if clocks else None,
+            float(tail[2]) if tail and tail[2] else None, float(tail[1]) if tail and tail[1] else None,
+            line.strip().strip("`").strip())
+    if not seen:
+        raise ParseError("no row of rocm-smi's concise table")
+    return AmdGpuReadings(gpus=tuple(seen.values()), complete=False)
 
 
 NCCL_LOG_TITLE = "an NCCL log's ranks on one host"
@@ -1948,6 +2081,38 @@ def gpus_from_containers(ctx: FactContext) -> GpuInventory:
     if not kfd:
         raise FactUnavailable("no container is handed a GPU's compute device")
     return GpuInventory(others=tuple(f"an AMD GPU (/dev/kfd handed to {name})" for name in kfd))
+
+
+ROCM_ENV_TITLE = "ROCm's runtime variables set for an engine"
+# ROCm's runtime reads these (AMD_TOOL_LINES: HSA_OVERRIDE_GFX_VERSION, its per-GPU HSA_OVERRIDE_GFX_VERSION_N,
+# HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES); no CUDA program does.
+ROCM_VARIABLES = re.compile(r"^(?:HSA_OVERRIDE_GFX_VERSION(?:_\d+)?|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES)$")
+
+
+@provider("gpus", GpuInventory, rank=71, title=ROCM_ENV_TITLE)
+def gpus_from_rocm_variables(ctx: FactContext) -> GpuInventory:
+    """AMD GPUs an engine command or a container's environment sets a ROCm variable to a value for
+    (`HSA_OVERRIDE_GFX_VERSION=10.3.0 ./llama-cli ...`, corpus 1592; `--env HSA_OVERRIDE_GFX_VERSION="10.3.0"`,
+    ollama/ollama#8473), where none of them sets CUDA_VISIBLE_DEVICES or is handed an NVIDIA GPU: a line that sets
+    both is for either vendor."""
+    from stackaudit.facts.docker import DockerContainers
+    from stackaudit.facts.engine_command import EngineCommands
+
+    envs: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+    commands = ctx.optional("engine_commands", EngineCommands)
+    envs += [(f"on the {c.engine} command line", c.env) for c in (commands.commands if commands is not None else ())]
+    docker = ctx.optional("docker_containers", DockerContainers)
+    for d in docker.containers if docker is not None else ():
+        if d.gpu_requested:
+            raise FactUnavailable("a container is handed an NVIDIA GPU")
+        envs.append((f"in the environment of {d.label}", d.env))
+    if any(name == "CUDA_VISIBLE_DEVICES" for _, env in envs for name, _ in env):
+        raise FactUnavailable("CUDA_VISIBLE_DEVICES is set beside ROCm's variables: not an AMD-only host")
+    shown = [f"{ROCM_VARIABLE} `{name}={value}` {where})" for where, env in envs for name, value in env
+             if ROCM_VARIABLES.match(name) and value.strip()]
+    if not shown:
+        raise FactUnavailable("no engine command or container sets a ROCm variable")
+    return GpuInventory(others=tuple(dict.fromkeys(shown)))
 
 
 # What ollama's start-up says of CUDA: the CUDA runners it ships (`Dynamic LLM libraries [cuda_v11 rocm_v60002 cpu]`),

@@ -23,7 +23,8 @@ compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`),
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
 per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a `dkms status` line of the nvidia module installed for a
 kernel (facts/kernel_knobs.DKMS_INSTALLED), a line of another vendor's GPU at work (facts/gpus.other_gpu_line:
-ollama's ROCm discovery, ggml's Metal backend, a macOS launcher), a list's package version (`PyTorch: 2.8.0+cu128`), Text Generation
+ollama's ROCm discovery, ggml's Metal backend, a macOS launcher; rocm-smi's table and fields, rocminfo's GPU agent,
+amd-smi, a ROCm variable set to a value), a list's package version (`PyTorch: 2.8.0+cu128`), Text Generation
 Inference's /info object's `"docker_label"` read with the `"version"` above it (facts/docker.tgi_info_line), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
 out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's or free's summary (`MiB Swap: 0.0
 total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), each also as a
@@ -184,7 +185,8 @@ def is_evidence(line: str) -> bool:
           "discovery, the Kubernetes device plugin's start lines (NVIDIA's and GKE's), the GPU Operator's toolkit "
           "container's lines, GKE's driver installer's wait for driver libraries, a `kubectl debug node/` session's "
           "start, a `minikube start` that runs the node as a container, a `dkms status` line of the installed nvidia "
-          "module, a line of another vendor's GPU at work (ollama's ROCm discovery, ggml's Metal backend)",
+          "module, a line of another vendor's GPU at work (ollama's ROCm discovery, ggml's Metal backend), AMD's own "
+          "tools' lines (rocm-smi's table and fields, rocminfo's GPU agent, amd-smi) and ROCm's variables set",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
