@@ -65,6 +65,7 @@ from stackaudit.facts.serving_logs import (
     AR_PCIE_ONLY,
     AR_RELEASE,
     AR_WORLD_SIZE,
+    CUSTOM_AR_DISABLED,
     INSIDE_THE_HOST,
     NCCL_MULTI_NODE_ALGORITHMS,
     LogDate,
@@ -1242,8 +1243,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     `nvidia-smi nvlink -s` shows every link up are a bridged pair that P2P may cross: unknown until the engine's log
     says (corpus 1028). vLLM's "lacks GPU P2P capability" after its "Skipping P2P check and trusting the driver's P2P
     report" is the driver's own refusal of P2P: off by design, not an issue (corpus 1032), as where the driver's P2P
-    table refuses every pair. A TP group that
-    spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable. Nor does a
+    table refuses every pair. The engine's own line that it turned custom all-reduce off because the group spans
+    nodes or its world size is one the kernels do not take (`Custom allreduce is disabled because this process group
+    spans across nodes`, `... due to an unsupported world size: 16`; SGLang's `CustomAllreduce is disabled ...` too)
+    is its design at work: not an issue (corpus 1248). A TP group that
+    spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP), shown by the command alone, never runs it:
+    not applicable. Nor does a
     TP group larger than the largest world size it takes (facts/_parse.CUSTOM_AR_WORLD_SIZES: 8), such as vLLM
     `--tensor-parallel-size 16` over two nodes (corpus 987): not applicable. An engine shown on one GPU
     (facts/parallelism.one_gpu_engine) has no all-reduce: not applicable.
@@ -1264,8 +1269,20 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     pcie_only = _no_nvlink(gpu_topology, models)
     geforce = _is_geforce(models)
     log_reasons = list(serving_log.custom_ar_disabled) if serving_log is not None else []
-    if any(r == AR_MULTI_NODE for r, _ in log_reasons):
-        return not_applicable("the TP group spans nodes: custom all-reduce is for one node only")
+    # The engine's own word that it turned custom all-reduce off by its design, for a group that spans nodes or a world
+    # size its kernels do not take: the engine decided and NCCL carries the all-reduce (corpus 1248), as for its
+    # PCIe-only line below. Only the command's flags (--nnodes, a TP size above 8) make it not applicable.
+    by_design = next(((r, line) for r, line in log_reasons if r in (AR_MULTI_NODE, AR_WORLD_SIZE)), None)
+    if by_design is not None:
+        reason, line = by_design
+        m = CUSTOM_AR_DISABLED.search(line)
+        said = (line[m.start():] if m else line).strip()[:200]
+        why = ("the TP group spans nodes, and its kernels share buffers through CUDA IPC within one node only"
+               if reason == AR_MULTI_NODE else
+               f"its kernels take world sizes {', '.join(map(str, CUSTOM_AR_WORLD_SIZES))} only")
+        return not_an_issue(f"the engine logged that it turned custom all-reduce off (\"{said}\"): {why}, "
+                            "so NCCL carries the all-reduce, by design; nothing on the host to change",
+                            actual=line, evidence=[line])
     if root is not None and tp_spans_nodes(root.flag_argv):
         return not_applicable(f"the TP group spans nodes ({_engine_name(engine)} TP={tp} over --nnodes "
                               f"{root.flag('--nnodes')}): the engine turns custom all-reduce off for a group that "
@@ -1303,9 +1320,6 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                          "P2P (ACS redirect / translating IOMMU, or a stale ~/.cache/vllm P2P cache file; see "
                          "IC-P2P-FUNCTIONAL, FW-ACS-P2P)", actual=line, expected="custom all-reduce on a P2P pair",
                          severity="medium", evidence=[line])
-        if reason == AR_WORLD_SIZE:
-            return ok(f"custom all-reduce supports world sizes 2, 4, 6, 8 only; this TP size uses NCCL ({line})",
-                      actual=line, evidence=[line])
         if reason == AR_RELEASE:
             # The release's own switch (vllm-project/vllm#2808), the same on every host: no host fix.
             return not_an_issue("this vLLM release turns custom all-reduce off for every TP run (\"temporarily "
