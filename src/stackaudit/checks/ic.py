@@ -925,11 +925,11 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
     version = serving_log.vllm_version if serving_log is not None else ""
     first = predates("vllm", "VLLM_SKIP_P2P_CHECK", version)
     if first:  # a release that always ran the probe: its own log says how it went
-        return unknown(f"no proof that P2P really works: vLLM {version} runs its real P2P probe when custom "
+        return _over_gpus_shown(gpus, serving_log, unknown(f"no proof that P2P really works: vLLM {version} runs its real P2P probe when custom "
                        f"all-reduce is on (VLLM_SKIP_P2P_CHECK came in {first}), but its verdict is not in the lines "
                        "shown" + ("; the driver reports P2P OK, which the probe exists to doubt" if driver_ok else ""),
                        hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or paste the engine's start-up "
-                       "log and ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+                       "log and ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"))
     if not version and not vllm:
         # No vLLM shown: its probe's default is no part of this paste's answer.
         unproven = unknown("no proof that P2P really works: the source shows no data test between the GPUs (a copy "
@@ -940,13 +940,29 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
         if len(listed) >= 2:
             # p2pBandwidthLatencyTest's device lines name every GPU it would test: the verdict is over them (corpus 1321).
             return over_subjects(unproven, [f"GPU {d}" for d in listed], len(listed))
-        return unproven
-    return unknown("no proof that P2P really works: " + (
+        return _over_gpus_shown(gpus, serving_log, unproven)
+    return _over_gpus_shown(gpus, serving_log, unknown("no proof that P2P really works: " + (
         f"vLLM {version} reads VLLM_SKIP_P2P_CHECK; at 1 (the default in recent releases) it skips its real probe"
         if version else "vLLM skips its real probe by default in recent releases (VLLM_SKIP_P2P_CHECK=1)")
         + " and trusts the driver's report" + said,
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
-                   "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+                   "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"))
+
+
+def _over_gpus_shown(gpus: GpuInventory | None, log: ServingLog | None, unproven: Outcome) -> Outcome:
+    """The 'no data test' unknown over the GPUs the source shows, so that its coverage says which ones it speaks for:
+    a listing's GPUs (the `gpus` fact: an nvidia-smi table, nccl-tests' device list) over the host's count, the
+    listing's own count where it may stop early (`6 of 8 GPUs shown`, corpus 1414); else the CUDA devices of an NCCL
+    log from one host over its communicator's size (`2 of 4 GPUs shown`, corpus 1489). Unchanged where fewer than two
+    GPUs are shown, or the NCCL log comes from several hosts, whose device numbers repeat."""
+    if gpus is not None and len(gpus.gpus) >= 2:
+        total = gpus.whole_count
+        return over_subjects(unproven, [g.label for g in gpus.gpus], total if total is not None else gpus.at_least,
+                             ask="nvidia-smi -L", at_least=total is None)
+    if (gpus is None or not gpus.gpus) and log is not None and len(log.nccl_hosts) == 1 \
+            and len(log.nccl_devices) >= 2:
+        return over_subjects(unproven, [f"GPU {d}" for d in log.nccl_devices], log.gpus_total())
+    return unproven
 
 
 def _ranks_from_nccl_log(tests: P2pDataTests | None, log: ServingLog) -> DataTest | None:
