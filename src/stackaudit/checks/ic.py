@@ -1292,11 +1292,11 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     if by_design is not None:
         reason, line = by_design
         m = CUSTOM_AR_DISABLED.search(line)
-        said = (line[m.start():] if m else line).strip()[:200]
+        logged = (line[m.start():] if m else line).strip()[:200]
         why = ("the TP group spans nodes, and its kernels share buffers through CUDA IPC within one node only"
                if reason == AR_MULTI_NODE else
                f"its kernels take world sizes {', '.join(map(str, CUSTOM_AR_WORLD_SIZES))} only")
-        return not_an_issue(f"the engine logged that it turned custom all-reduce off (\"{said}\"): {why}, "
+        return not_an_issue(f"the engine logged that it turned custom all-reduce off (\"{logged}\"): {why}, "
                             "so NCCL carries the all-reduce, by design; nothing on the host to change",
                             actual=line, evidence=[line])
     if root is not None and tp_spans_nodes(root.flag_argv):
