@@ -90,3 +90,12 @@ def test_one_gpu_shown_keeps_no_coverage() -> None:
     # Corpus 1297: eight ranks on bus 0x00 read as one GPU; one GPU shown is no pair, so the verdict names none.
     r = capture_checks("1297", "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
     assert r.status == "unknown" and r.coverage is None
+
+
+def test_llama_cpp_split_over_geforce_shows_no_path() -> None:
+    # Corpus 1283 (a 1080 Ti and two 1070 under llama-server, -sm layer): llama.cpp's lines name no route for its
+    # copies between the cards, so the GeForce policy alone proves nothing either way: unknown, over the three cards.
+    r = capture_checks("1283", "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
+    assert r.status == "unknown" and r.coverage is not None and r.coverage.count == 3
+    # Corpus 1199: NCCL's own channels between four RTX 3090 all over SHM show the host path: not an issue.
+    assert capture_checks("1199", "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"].status == "not-an-issue"

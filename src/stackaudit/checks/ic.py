@@ -677,12 +677,14 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     check of its data with 0 wrong elements in every row (corpus 759, 1193); an NCCL warning, a P2P
     failure or a row with wrong elements in the same source leaves it unknown, quoted.
 
-    Two or more GPUs shown, all GeForce (gputable.FAMILIES: no PCIe P2P with the stock driver), under llama.cpp's
-    own log or an NCCL log whose channels between the GPUs all go over SHM and none over P2P (corpus 1199), with no
-    other evidence and no NVLink in the matrix, are not an issue: the driver reports no P2P for them, so none is
-    reported OK and then broken, and the engine copies between them through host memory (an NCCL maintainer:
+    Two or more GPUs shown, all GeForce (gputable.FAMILIES: no PCIe P2P with the stock driver), under an NCCL log
+    whose channels between the GPUs all go over SHM and none over P2P (corpus 1199), with no other evidence and no
+    NVLink in the matrix, are not an issue: the driver reports no P2P for them, so none is reported OK and then
+    broken, and NCCL's own choice shows the engine copying between them through host memory (an NCCL maintainer:
     "GeForce cards do not support P2P", https://github.com/NVIDIA/nccl-tests/issues/287); an NCCL P2P channel on
-    GeForce is a patched driver's (corpus 762), judged by its own evidence.
+    GeForce is a patched driver's (corpus 762), judged by its own evidence. llama.cpp's own log splitting a model
+    over GeForce cards shows no path (its lines name no peer access or copy route): unknown, as the blind readings
+    of layer and row splits have it (1256, 1283, 1258, 1300 against 882; h61c, h72c).
     The driver's refusals where every refused pair joins GPUs of two architectures the source names (Ada Lovelace and
     Ampere, say) are not an issue: CUDA gives no peer access between architectures on any driver (corpus 1217, a
     mixed box under a P2P-patched driver whose same-model pairs CAN access each other).
@@ -912,8 +914,8 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             and not (gpu_topology is not None and gpu_topology.has_nvlink):
         # The stock driver answers "not supported" for GeForce peer access (gputable.FAMILIES): no P2P is reported
         # OK, so none can be OK and then broken; the engine then copies between the cards through host memory.
-        # Only where the log shows that path: llama.cpp's own log, or NCCL connecting the cards over SHM and none over
-        # P2P (corpus 1199); a NCCL log with P2P channels on GeForce has a patched driver (corpus 762), its own case.
+        # Only where the log shows that path: NCCL connecting the cards over SHM and none over P2P (corpus 1199); a NCCL
+        # log with P2P channels on GeForce has a patched driver (corpus 762), its own case.
         cards = ", ".join(gpus.in_words(m) if gpus is not None else m for m in sorted(set(models.values())))
         return over_subjects(not_an_issue(
             f"{cards}: GeForce cards get no PCIe P2P from the stock driver (NVIDIA's policy), so the driver reports "
@@ -1037,12 +1039,10 @@ def _nvlink_carried(test: DataTest, gpus: GpuInventory | None) -> Outcome:
 
 def _geforce_host_path(log: ServingLog | None) -> str:
     """How the log shows an engine moving data between GPUs through host memory, in words ("" where it does not):
-    llama.cpp's own log (it copies between its devices through the host where peer access is off), or NCCL channels
-    between ranks of one host all over SHM, none over P2P (`via SHM/direct/direct`, transport/shm.cc)."""
+    NCCL channels between ranks of one host all over SHM, none over P2P (`via SHM/direct/direct`, transport/shm.cc).
+    llama.cpp's own log names no route for its copies between devices (corpus 1283, 1256): it shows none."""
     if log is None:
         return ""
-    if log.engine == "llamacpp":
-        return "llama.cpp copies between them through host memory"
     local = [c for c in log.channels if c.transport in ("SHM", "P2P") and c.src != c.dst]
     if local and all(c.transport == "SHM" for c in local):
         return f"NCCL connects them through host shared memory (\"{local[0].line}\")"
