@@ -133,9 +133,9 @@ SGLANG_DATED_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)
 # is disabled because ...` (custom_all_reduce.py), SGLang's later `CustomAllreduce is disabled ...` and
 # `CustomAllReduceV2 is disabled ...` (sgl-project/sglang#29562, 2026); not ROCm's `Custom quick allreduce is disabled`,
 # another kernel.
-CUSTOM_AR_DISABLED = re.compile(r"Custom ?all ?reduce(?:V2)? is disabled", re.IGNORECASE)
+CUSTOM_AR_DISABLED = re.compile(r"Custom ?allreduce(?:V2)? is disabled", re.IGNORECASE)
 KEY_PHRASES = re.compile(
-    r"Custom ?all ?reduce(?:V2)? is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
+    r"Custom ?allreduce(?:V2)? is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
     r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
     r"permitted|vLLM is using nccl==|P2P is not supported|peer access is not supported|P2P is disabled between "
     r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
