@@ -80,7 +80,9 @@ def test_print_timings_paste_882() -> None:
     results = capture_checks("882", "RT-CUDA-GRAPHS", "IC-CUSTOM-ALLREDUCE", "IC-P2P-FUNCTIONAL", "PCIE-LINK-DOWNTRAIN")
     assert results["RT-CUDA-GRAPHS"].status == "not-applicable"
     assert results["IC-CUSTOM-ALLREDUCE"].status == "not-applicable"
-    assert results["IC-P2P-FUNCTIONAL"].status == "not-an-issue" and "GeForce" in results["IC-P2P-FUNCTIONAL"].message
+    # llama.cpp's timings name no route for its copies between the cards: unknown, the majority of the blind readings
+    # of model splits over GeForce cards (1256, 1283 against this file's not-an-issue; h72c).
+    assert results["IC-P2P-FUNCTIONAL"].status == "unknown"
     assert results["PCIE-LINK-DOWNTRAIN"].status == "unknown"
 
 

@@ -65,6 +65,7 @@ from stackaudit.facts.serving_logs import (
     AR_PCIE_ONLY,
     AR_RELEASE,
     AR_WORLD_SIZE,
+    CUSTOM_AR_DISABLED,
     INSIDE_THE_HOST,
     NCCL_MULTI_NODE_ALGORITHMS,
     LogDate,
@@ -676,12 +677,14 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     check of its data with 0 wrong elements in every row (corpus 759, 1193); an NCCL warning, a P2P
     failure or a row with wrong elements in the same source leaves it unknown, quoted.
 
-    Two or more GPUs shown, all GeForce (gputable.FAMILIES: no PCIe P2P with the stock driver), under llama.cpp's
-    own log or an NCCL log whose channels between the GPUs all go over SHM and none over P2P (corpus 1199), with no
-    other evidence and no NVLink in the matrix, are not an issue: the driver reports no P2P for them, so none is
-    reported OK and then broken, and the engine copies between them through host memory (an NCCL maintainer:
+    Two or more GPUs shown, all GeForce (gputable.FAMILIES: no PCIe P2P with the stock driver), under an NCCL log
+    whose channels between the GPUs all go over SHM and none over P2P (corpus 1199), with no other evidence and no
+    NVLink in the matrix, are not an issue: the driver reports no P2P for them, so none is reported OK and then
+    broken, and NCCL's own choice shows the engine copying between them through host memory (an NCCL maintainer:
     "GeForce cards do not support P2P", https://github.com/NVIDIA/nccl-tests/issues/287); an NCCL P2P channel on
-    GeForce is a patched driver's (corpus 762), judged by its own evidence.
+    GeForce is a patched driver's (corpus 762), judged by its own evidence. llama.cpp's own log splitting a model
+    over GeForce cards shows no path (its lines name no peer access or copy route): unknown, as the blind readings
+    of layer and row splits have it (1256, 1283, 1258, 1300 against 882; h61c, h72c).
     The driver's refusals where every refused pair joins GPUs of two architectures the source names (Ada Lovelace and
     Ampere, say) are not an issue: CUDA gives no peer access between architectures on any driver (corpus 1217, a
     mixed box under a P2P-patched driver whose same-model pairs CAN access each other).
@@ -911,8 +914,8 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             and not (gpu_topology is not None and gpu_topology.has_nvlink):
         # The stock driver answers "not supported" for GeForce peer access (gputable.FAMILIES): no P2P is reported
         # OK, so none can be OK and then broken; the engine then copies between the cards through host memory.
-        # Only where the log shows that path: llama.cpp's own log, or NCCL connecting the cards over SHM and none over
-        # P2P (corpus 1199); a NCCL log with P2P channels on GeForce has a patched driver (corpus 762), its own case.
+        # Only where the log shows that path: NCCL connecting the cards over SHM and none over P2P (corpus 1199); a NCCL
+        # log with P2P channels on GeForce has a patched driver (corpus 762), its own case.
         cards = ", ".join(gpus.in_words(m) if gpus is not None else m for m in sorted(set(models.values())))
         return over_subjects(not_an_issue(
             f"{cards}: GeForce cards get no PCIe P2P from the stock driver (NVIDIA's policy), so the driver reports "
@@ -924,11 +927,11 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
     version = serving_log.vllm_version if serving_log is not None else ""
     first = predates("vllm", "VLLM_SKIP_P2P_CHECK", version)
     if first:  # a release that always ran the probe: its own log says how it went
-        return unknown(f"no proof that P2P really works: vLLM {version} runs its real P2P probe when custom "
+        return _over_gpus_shown(gpus, serving_log, unknown(f"no proof that P2P really works: vLLM {version} runs its real P2P probe when custom "
                        f"all-reduce is on (VLLM_SKIP_P2P_CHECK came in {first}), but its verdict is not in the lines "
                        "shown" + ("; the driver reports P2P OK, which the probe exists to doubt" if driver_ok else ""),
                        hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or paste the engine's start-up "
-                       "log and ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+                       "log and ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"))
     if not version and not vllm:
         # No vLLM shown: its probe's default is no part of this paste's answer.
         unproven = unknown("no proof that P2P really works: the source shows no data test between the GPUs (a copy "
@@ -939,13 +942,29 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
         if len(listed) >= 2:
             # p2pBandwidthLatencyTest's device lines name every GPU it would test: the verdict is over them (corpus 1321).
             return over_subjects(unproven, [f"GPU {d}" for d in listed], len(listed))
-        return unproven
-    return unknown("no proof that P2P really works: " + (
+        return _over_gpus_shown(gpus, serving_log, unproven)
+    return _over_gpus_shown(gpus, serving_log, unknown("no proof that P2P really works: " + (
         f"vLLM {version} reads VLLM_SKIP_P2P_CHECK; at 1 (the default in recent releases) it skips its real probe"
         if version else "vLLM skips its real probe by default in recent releases (VLLM_SKIP_P2P_CHECK=1)")
         + " and trusts the driver's report" + said,
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
-                   "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+                   "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"))
+
+
+def _over_gpus_shown(gpus: GpuInventory | None, log: ServingLog | None, unproven: Outcome) -> Outcome:
+    """The 'no data test' unknown over the GPUs the source shows, so that its coverage says which ones it speaks for:
+    a listing's GPUs (the `gpus` fact: an nvidia-smi table, nccl-tests' device list) over the host's count, the
+    listing's own count where it may stop early (`6 of 8 GPUs shown`, corpus 1414); else the CUDA devices of an NCCL
+    log from one host over its communicator's size (`2 of 4 GPUs shown`, corpus 1489). Unchanged where fewer than two
+    GPUs are shown, or the NCCL log comes from several hosts, whose device numbers repeat."""
+    if gpus is not None and len(gpus.gpus) >= 2:
+        total = gpus.whole_count
+        return over_subjects(unproven, [g.label for g in gpus.gpus], total if total is not None else gpus.at_least,
+                             ask="nvidia-smi -L", at_least=total is None)
+    if (gpus is None or not gpus.gpus) and log is not None and len(log.nccl_hosts) == 1 \
+            and len(log.nccl_devices) >= 2:
+        return over_subjects(unproven, [f"GPU {d}" for d in log.nccl_devices], log.gpus_total())
+    return unproven
 
 
 def _ranks_from_nccl_log(tests: P2pDataTests | None, log: ServingLog) -> DataTest | None:
@@ -1020,12 +1039,10 @@ def _nvlink_carried(test: DataTest, gpus: GpuInventory | None) -> Outcome:
 
 def _geforce_host_path(log: ServingLog | None) -> str:
     """How the log shows an engine moving data between GPUs through host memory, in words ("" where it does not):
-    llama.cpp's own log (it copies between its devices through the host where peer access is off), or NCCL channels
-    between ranks of one host all over SHM, none over P2P (`via SHM/direct/direct`, transport/shm.cc)."""
+    NCCL channels between ranks of one host all over SHM, none over P2P (`via SHM/direct/direct`, transport/shm.cc).
+    llama.cpp's own log names no route for its copies between devices (corpus 1283, 1256): it shows none."""
     if log is None:
         return ""
-    if log.engine == "llamacpp":
-        return "llama.cpp copies between them through host memory"
     local = [c for c in log.channels if c.transport in ("SHM", "P2P") and c.src != c.dst]
     if local and all(c.transport == "SHM" for c in local):
         return f"NCCL connects them through host shared memory (\"{local[0].line}\")"
@@ -1242,8 +1259,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     `nvidia-smi nvlink -s` shows every link up are a bridged pair that P2P may cross: unknown until the engine's log
     says (corpus 1028). vLLM's "lacks GPU P2P capability" after its "Skipping P2P check and trusting the driver's P2P
     report" is the driver's own refusal of P2P: off by design, not an issue (corpus 1032), as where the driver's P2P
-    table refuses every pair. A TP group that
-    spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable. Nor does a
+    table refuses every pair. The engine's own line that it turned custom all-reduce off because the group spans
+    nodes or its world size is one the kernels do not take (`Custom allreduce is disabled because this process group
+    spans across nodes`, `... due to an unsupported world size: 16`; SGLang's `CustomAllreduce is disabled ...` too)
+    is its design at work: not an issue (corpus 1248). A TP group that
+    spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP), shown by the command alone, never runs it:
+    not applicable. Nor does a
     TP group larger than the largest world size it takes (facts/_parse.CUSTOM_AR_WORLD_SIZES: 8), such as vLLM
     `--tensor-parallel-size 16` over two nodes (corpus 987): not applicable. An engine shown on one GPU
     (facts/parallelism.one_gpu_engine) has no all-reduce: not applicable.
@@ -1264,8 +1285,20 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     pcie_only = _no_nvlink(gpu_topology, models)
     geforce = _is_geforce(models)
     log_reasons = list(serving_log.custom_ar_disabled) if serving_log is not None else []
-    if any(r == AR_MULTI_NODE for r, _ in log_reasons):
-        return not_applicable("the TP group spans nodes: custom all-reduce is for one node only")
+    # The engine's own word that it turned custom all-reduce off by its design, for a group that spans nodes or a world
+    # size its kernels do not take: the engine decided and NCCL carries the all-reduce (corpus 1248), as for its
+    # PCIe-only line below. Only the command's flags (--nnodes, a TP size above 8) make it not applicable.
+    by_design = next(((r, line) for r, line in log_reasons if r in (AR_MULTI_NODE, AR_WORLD_SIZE)), None)
+    if by_design is not None:
+        reason, line = by_design
+        m = CUSTOM_AR_DISABLED.search(line)
+        logged = (line[m.start():] if m else line).strip()[:200]
+        why = ("the TP group spans nodes, and its kernels share buffers through CUDA IPC within one node only"
+               if reason == AR_MULTI_NODE else
+               f"its kernels take world sizes {', '.join(map(str, CUSTOM_AR_WORLD_SIZES))} only")
+        return not_an_issue(f"the engine logged that it turned custom all-reduce off (\"{logged}\"): {why}, "
+                            "so NCCL carries the all-reduce, by design; nothing on the host to change",
+                            actual=line, evidence=[line])
     if root is not None and tp_spans_nodes(root.flag_argv):
         return not_applicable(f"the TP group spans nodes ({_engine_name(engine)} TP={tp} over --nnodes "
                               f"{root.flag('--nnodes')}): the engine turns custom all-reduce off for a group that "
@@ -1303,9 +1336,6 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                          "P2P (ACS redirect / translating IOMMU, or a stale ~/.cache/vllm P2P cache file; see "
                          "IC-P2P-FUNCTIONAL, FW-ACS-P2P)", actual=line, expected="custom all-reduce on a P2P pair",
                          severity="medium", evidence=[line])
-        if reason == AR_WORLD_SIZE:
-            return ok(f"custom all-reduce supports world sizes 2, 4, 6, 8 only; this TP size uses NCCL ({line})",
-                      actual=line, evidence=[line])
         if reason == AR_RELEASE:
             # The release's own switch (vllm-project/vllm#2808), the same on every host: no host fix.
             return not_an_issue("this vLLM release turns custom all-reduce off for every TP run (\"temporarily "

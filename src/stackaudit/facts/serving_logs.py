@@ -32,7 +32,8 @@ Message texts, verified against the sources:
   than two PCIe-only GPUs", "... because your platform lacks GPU P2P capability or P2P test
   failed", "... due to an unsupported world size", "... because this process group spans across
   nodes", "... because of missing custom allreduce library". SGLang's custom_all_reduce.py is
-  adapted from vLLM's and logs the same texts.
+  adapted from vLLM's and logs the same texts; its 2026 releases write the name as one word
+  ("CustomAllreduce is disabled ...", "CustomAllReduceV2 is disabled ...": CUSTOM_AR_DISABLED).
 - vLLM `all_reduce_utils.py`: "generating GPU P2P access cache in <path>", "reading GPU P2P access
   cache from <path>".
 - NCCL INFO channel lines: `host:pid:tid [dev] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read`
@@ -128,8 +129,13 @@ SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?
 # no version is pasted (corpus 681, 988).
 SGLANG_DATED_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?:(?: (?:TP|DP|EP|PP|CP)\d+)+\] "
                                r"|\] (?:server_args=ServerArgs\(|(?:Prefill|Decode) batch[.,] #))")
+# The engine's word that it turned its custom all-reduce off, and why (_AR_REASONS): vLLM's and SGLang's `Custom allreduce
+# is disabled because ...` (custom_all_reduce.py), SGLang's later `CustomAllreduce is disabled ...` and
+# `CustomAllReduceV2 is disabled ...` (sgl-project/sglang#29562, 2026); not ROCm's `Custom quick allreduce is disabled`,
+# another kernel.
+CUSTOM_AR_DISABLED = re.compile(r"Custom ?allreduce(?:V2)? is disabled", re.IGNORECASE)
 KEY_PHRASES = re.compile(
-    r"Custom allreduce is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
+    r"Custom ?allreduce(?:V2)? is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
     r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
     r"permitted|vLLM is using nccl==|P2P is not supported|peer access is not supported|P2P is disabled between "
     r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
@@ -1578,7 +1584,7 @@ def parse_serving_log(text: str) -> ServingLog:
             vllm_early_stats = text_l
         if "skipping p2p check" in low and "trusting the driver" in low and not skipped:
             skipped = text_l
-        if "custom allreduce is disabled" in low:
+        if "is disabled" in low and CUSTOM_AR_DISABLED.search(text_l):
             reason = next((code for rx, code in _AR_REASONS if rx.search(text_l)), AR_OTHER)
             ar.append((reason, text_l))
         elif "custom all-reduce kernels are temporarily disabled" in low:
