@@ -33,6 +33,10 @@ _LINE = re.compile(
     r"Versions of relevant libraries|Environment Variables|CPU:?\s*$|Apple M\d|"
     r"Collecting environment information)")
 _BARE_VERSION = re.compile(r"^\d+(?:\.\d+){1,3}\s*$")
+# torch's collect_env lists the cuDNN libraries it finds under `cuDNN version: Probably one of the following:`, one
+# absolute path a line from column 0 (`/usr/lib/x86_64-linux-gnu/libcudnn.so.9.0.0`, corpus 1131, 1591): the report
+# goes on after them to its CPU section and package list.
+_LIBRARY_PATH = re.compile(r"^/\S+\.so(?:\.\d+)*\s*$")
 _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models and configuration",
             "CUDA used to build PyTorch", "CUDA Driver Version", "sglang:", "PyTorch compiling details",
             " Compute Capability: ",  # SGLang check_env's own line (`GPU 0,1 Compute Capability: 8.0`)
@@ -51,7 +55,7 @@ def _belongs(line: str) -> bool:
         return True  # torch's warnings when collect_env initialises CUDA (a too old driver, no GPU; no NVML)
     if FENCE.match(line) or is_log_line(line):
         return False
-    if _BARE_VERSION.match(line):
+    if _BARE_VERSION.match(line) or _LIBRARY_PATH.match(line):
         return True  # a value printed on its own line (SGLang's check_env of mid-2024 printed the driver twice)
     return bool(_LINE.match(line) or _KEYLINE.match(line) or TOPO_HEADER.match(line) or TOPO_ROW.match(line)
                 or line.startswith((" ", "\t")))
