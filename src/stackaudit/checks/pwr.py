@@ -76,6 +76,9 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     card, a power-only row of data/gpus.toml). A table draw that reads `ERR!` (`ERR! / 250W`) leaves its cap
     judged, the draw named as unreadable. A Laptop GPU's limit is the laptop maker's power budget: not an issue; so is
     a laptop's only GPU whose cap NVML does not read (`N/A` or `ERR!`, gputable.LAPTOP_PART: a GeForce MX part too).
+    A laptop's part is also a mobile-only Quadro name (`Quadro RTX 3000`) and a name the table cut whose memory only
+    the Laptop GPU has (gputable.cut_laptop_gpu: `NVIDIA GeForce RTX 3060 ...` with 6 GB). Where the default is not
+    known, a GPU at 90 % or more drawing under half its cap is not held back by it: not an issue.
 
     Bad value: `power.limit` or `enforced.power.limit` below `power.default_limit`.
 

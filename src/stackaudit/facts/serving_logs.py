@@ -1146,11 +1146,13 @@ _COLLNET_CHANNEL = re.compile(r"CollNet (\d+(?:/\d+)?)\s*:\s*(\d+)\s*\[(send|rec
 # include/socket.h:311 WARN ...`).
 # Which network plugin NCCL took on a host: its internal network, where it found no net plugin library (`NET/Plugin:
 # Could not find: libnccl-net.so. Using internal network plugin.`, NCCL 2.19 on; `NET/Plugin : No plugin found
-# (libnccl-net.so), using internal implementation` before, corpus 1106, 1369); or a plugin it loaded, by the library's
+# (libnccl-net.so), using internal implementation` before, corpus 1106, 1369; `NET/Plugin : No plugin found
+# (libnccl-net.so).` in NCCL 2.4, NVIDIA/nccl#224); or a plugin it loaded, by the library's
 # path (`Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so`, the RDMA/SHARP plugin's line, corpus
 # 1195) or its name (`NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)`).
 _PLUGIN_PATH = re.compile(r"NCCL INFO Plugin Path\s*:\s*\S+")
-_INTERNAL_NET = re.compile(r"NET/Plugin\s*:.*\busing internal (?:network plugin|implementation)", re.I)
+_INTERNAL_NET = re.compile(r"NET/Plugin\s*:.*(?:\busing internal (?:network plugin|implementation)|"
+                           r"No plugin found \(libnccl-net\.so\)\.?\s*$)", re.I)
 _EXTERNAL_NET = re.compile(r"NCCL INFO Plugin Path\s*:\s*(\S+)|NET/Plugin\s*:\s*Loaded net plugin\s+(.+?)\s*$")
 MPI_TAG = r"\[\d+,\d+\]<std(?:out|err)>:"
 _NCCL_HOST = re.compile(r"^\s*(?:│\s*)?(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*"
