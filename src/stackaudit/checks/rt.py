@@ -2349,7 +2349,8 @@ def version_matrix(python_env: PythonEnv | None = None, serving_log: ServingLog 
     its CUDA, vLLM / SGLang / TensorRT-LLM, FlashInfer, Triton, the nvidia-nccl-cu* wheel, and the
     CUDA toolkit in CUDA_HOME.
 
-    Bad value: none (inventory). Mismatches are other checks' findings (DRV-CUDA-COMPAT,
+    Bad value: none for one interpreter (inventory); the hosts of one NCCL job on different network
+    plugins. Mismatches within one stack are other checks' findings (DRV-CUDA-COMPAT,
     RT-TORCH-ARCH, RT-FLASHINFER).
 
     Why: every other finding is read against these versions (vLLM `collect_env` and SGLang
