@@ -885,7 +885,37 @@ LAPTOP_GPU = re.compile(r"\bLaptop\s+GPU\b", re.I)
 # laptop could carry two of. The GeForce MX parts (MX110 to MX570, 2017-2022) are notebook GPUs only, the entry-level
 # discrete GPU beside the CPU's graphics, never in SLI (https://www.nvidia.com/en-us/geforce/gaming-laptops/mx-550/):
 # NVML names them `NVIDIA GeForce MX350` (corpus 1571), `GeForce MX250`.
-LAPTOP_PART = re.compile(rf"{LAPTOP_GPU.pattern}|\bwith\s+Max-Q\s+Design\b|\bGeForce\s+MX\s?\d{{3}}\b", re.I)
+# NVIDIA's mobile Turing workstation parts whose names no desktop card bears: the Quadro RTX 3000 (PCI 1f36), Quadro
+# T1000 (1fb9) and Quadro T2000 (1fb8), each also sold `with Max-Q Design` under the same device id (NVIDIA's
+# supported-GPU list of the driver README, the open kernel module's supported-gpus.json; the desktop T1000 is `NVIDIA
+# T1000`, 1ff0). NVML prints them without a laptop word (`Quadro RTX 3000`, corpus 1382): a laptop's one GPU, whose
+# power limit is the laptop maker's budget (35-80 W for the Quadro RTX 3000).
+MOBILE_QUADRO = re.compile(r"\bQuadro\s+(?:RTX\s+3000|T1000|T2000)\b", re.I)
+LAPTOP_PART = re.compile(rf"{LAPTOP_GPU.pattern}|\bwith\s+Max-Q\s+Design\b|\bGeForce\s+MX\s?\d{{3}}\b|"
+                         rf"{MOBILE_QUADRO.pattern}", re.I)
+
+# The memory sizes (GiB) NVIDIA gave a GeForce model number's Laptop GPU and none of its desktop cards, from the laptop
+# and desktop compare pages (https://www.nvidia.com/en-us/geforce/laptops/compare/ and
+# https://www.nvidia.com/en-us/geforce/graphics-cards/compare/): RTX 3050 Laptop 4 GB (desktop 8 or 6), RTX 3060 Laptop
+# 6 GB (desktop 12 or 8), RTX 3080 Laptop 8 or 16 GB (desktop 10 or 12), RTX 4070 Laptop 8 GB (desktop 12), RTX 4080
+# Laptop 12 GB (desktop 16), RTX 4090 Laptop 16 GB (desktop 24). A name the nvidia-smi table cut right after the model
+# number (`NVIDIA GeForce RTX 3060 ...`, corpus 1168: the column prints `... RTX 3060 Ti` whole, so a longer name was
+# cut) with one of these sizes is that Laptop GPU.
+LAPTOP_ONLY_MEMORY_GIB: dict[str, tuple[int, ...]] = {
+    "RTX 3050": (4,), "RTX 3060": (6,), "RTX 3080": (8, 16), "RTX 4070": (8,), "RTX 4080": (12,), "RTX 4090": (16,)}
+_CUT_GEFORCE = re.compile(r"^(?:NVIDIA\s+)?GeForce\s+(RTX\s+\d{4})$", re.I)
+
+
+def cut_laptop_gpu(shown: str, memory_mib: float | None) -> str:
+    """The Laptop GPU a name the nvidia-smi table cut after its GeForce model number is, by its memory size
+    (LAPTOP_ONLY_MEMORY_GIB): `RTX 3060 Laptop GPU` for `NVIDIA GeForce RTX 3060 ...` with 6144 MiB; "" otherwise."""
+    prefix = cut_prefix(shown)
+    match = _CUT_GEFORCE.match(prefix or "")
+    if match is None or memory_mib is None:
+        return ""
+    model = " ".join(match.group(1).upper().split())
+    sizes = LAPTOP_ONLY_MEMORY_GIB.get(model, ())
+    return next((f"{model} Laptop GPU" for gib in sizes if _MEMORY_SHARE <= memory_mib / (gib * 1024) <= 1.0), "")
 
 
 @functools.lru_cache(maxsize=1)

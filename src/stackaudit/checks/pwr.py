@@ -30,7 +30,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import LAPTOP_GPU, LAPTOP_PART, VGPU_PROFILE, resolve_cut_name
+from stackaudit.gputable import LAPTOP_GPU, LAPTOP_PART, VGPU_PROFILE, cut_laptop_gpu, resolve_cut_name
 
 NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
@@ -77,6 +77,9 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     card, a power-only row of data/gpus.toml). A table draw that reads `ERR!` (`ERR! / 250W`) leaves its cap
     judged, the draw named as unreadable. A Laptop GPU's limit is the laptop maker's power budget: not an issue; so is
     a laptop's only GPU whose cap NVML does not read (`N/A` or `ERR!`, gputable.LAPTOP_PART: a GeForce MX part too).
+    A laptop's part is also a mobile-only Quadro name (`Quadro RTX 3000`) and a name the table cut whose memory only
+    the Laptop GPU has (gputable.cut_laptop_gpu: `NVIDIA GeForce RTX 3060 ...` with 6 GB). Where the default is not
+    known, a GPU at 90 % or more drawing under half its cap is not held back by it: not an issue.
 
     Bad value: `power.limit` or `enforced.power.limit` below `power.default_limit`.
 
@@ -159,14 +162,26 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
                             + unread, actual=raised + fine)
     if fine:
         return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine) + unread, actual=fine)
-    laptop = [g for g in unknown_default if LAPTOP_GPU.search(g.name or "")]
+    laptop = [g for g in unknown_default if _laptop_part(g)]
     if laptop and len(laptop) == len(unknown_default):
         # A laptop GPU's limit is the laptop maker's power budget within NVIDIA's range for the part: no default to
         # restore, and nvidia-smi cannot raise it past the budget.
         return over_gpus(nvidia, laptop, not_an_issue(
-            "laptop GPU(s): " + ", ".join(f"GPU {g.index} {g.name} capped at {g.power_cap_w:g} W" for g in laptop)
+            "laptop GPU(s): " + ", ".join(f"GPU {g.index} {_laptop_part(g)} capped at {g.power_cap_w:g} W"
+                                          for g in laptop)
             + ": the laptop's maker sets the power budget within NVIDIA's range for the part, not a lowered limit "
             "to restore", actual={g.subject: g.power_cap_w for g in laptop}), ask="nvidia-smi -q -d POWER")
+    unheld = _busy_below_cap(unknown_default)
+    if unheld and len(unheld) == len(unknown_default):
+        # The power-capping loop acts only on a GPU whose draw reaches its cap: one busy far below it is held back by
+        # something else (memory traffic, the host), whatever the cap's default (corpus 1494).
+        return over_gpus(nvidia, unheld, not_an_issue(
+            "the cap does not hold the GPU(s) back: " + ", ".join(
+                f"GPU {g.index} draws {g.power_draw_w:g} W of a {g.power_cap_w:g} W cap at {g.utilization_gpu} %"
+                for g in unheld) + ": the power-capping loop lowers the clocks only at the cap, and a busy GPU this "
+            "far below it is held back by something else (a GPU stalled on memory traffic draws little); its "
+            "default is not in the source", actual={g.subject: g.power_cap_w for g in unheld}),
+            ask="nvidia-smi -q -d POWER")
     if unknown_default:
         return over_gpus(nvidia, unknown_default, unknown(
             "power limits read but the default is not in the source and "
@@ -216,6 +231,23 @@ def _no_default_model(gpus: list[GpuInfo]) -> str:
         said.append("the name is cut by the nvidia-smi table and the GPU table's rows it may be differ in their "
                     "default: " + "; ".join(f"{name} may be {rows}" for name, rows in sorted(differ.items())))
     return "; ".join(said)
+
+
+def _laptop_part(g: GpuInfo) -> str:
+    """The GPU's name where it is a laptop's part (gputable.LAPTOP_PART: `... Laptop GPU`, `with Max-Q Design`, the
+    mobile-only Quadro names), or the Laptop GPU a cut name is by its memory (gputable.cut_laptop_gpu); "" else."""
+    if LAPTOP_PART.search(g.name or ""):
+        return g.name
+    laptop = cut_laptop_gpu(g.cut_name, g.memory_total_mib) if g.cut_name else ""
+    return f"{g.cut_name.strip()} ({laptop} by its {g.memory_total_mib:g} MiB)" if laptop else ""
+
+
+def _busy_below_cap(gpus: list[GpuInfo]) -> list[GpuInfo]:
+    """The GPUs at BUSY_UTIL % or more drawing under UNHELD_SHARE of their cap (both read from the same table row);
+    [] where one GPU is not so shown."""
+    held = [g for g in gpus if g.utilization_gpu is not None and g.utilization_gpu >= BUSY_UTIL
+            and g.power_draw_w is not None and g.power_cap_w and g.power_draw_w < UNHELD_SHARE * g.power_cap_w]
+    return held if len(held) == len(gpus) else []
 
 
 def _vgpu(g: GpuInfo) -> bool:

@@ -2344,12 +2344,13 @@ def _matrix(env: PythonEnvironment) -> dict[str, str | None]:
     fix=advice("Nothing to change: the versions are recorded for comparison", cost="none"),
     references=("https://github.com/vllm-project/vllm/blob/main/vllm/collect_env.py",),
 )
-def version_matrix(python_env: PythonEnv) -> Outcome:
+def version_matrix(python_env: PythonEnv | None = None, serving_log: ServingLog | None = None) -> Outcome:
     """Reads: the serving interpreter's site-packages (`*.dist-info` METADATA): Python, torch and
     its CUDA, vLLM / SGLang / TensorRT-LLM, FlashInfer, Triton, the nvidia-nccl-cu* wheel, and the
     CUDA toolkit in CUDA_HOME.
 
-    Bad value: none (inventory). Mismatches are other checks' findings (DRV-CUDA-COMPAT,
+    Bad value: none for one interpreter (inventory); the hosts of one NCCL job on different network
+    plugins. Mismatches within one stack are other checks' findings (DRV-CUDA-COMPAT,
     RT-TORCH-ARCH, RT-FLASHINFER).
 
     Why: every other finding is read against these versions (vLLM `collect_env` and SGLang
@@ -2359,7 +2360,25 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
     serving process's interpreter and say which one.
     A pasted report is recorded only where it shows both its header (Python, torch and torch's CUDA,
     MATRIX_HEADER) and its library versions; an excerpt without either is unknown.
+
+    The hosts of one job run one stack: where NCCL's lines show its hosts took different network plugins (one its
+    internal network, finding no libnccl-net.so, another HPC-X's RDMA/SHARP plugin; ServingLog.net_plugins_differ),
+    the nodes' library sets differ, an issue whatever the Python packages say (corpus 1195).
     """
+    apart = serving_log.net_plugins_differ() if serving_log is not None else ()
+    if apart:
+        taken = serving_log.net_plugins() if serving_log is not None else {}
+        internal = "NCCL's internal network (no libnccl-net.so found)"
+        said = "; ".join(f"{host}: {internal if plugin == 'internal' else plugin}" for host, (plugin, _) in taken.items())
+        return issue(
+            f"the hosts of one NCCL job load different network plugins ({said}): the nodes do not run the same "
+            "library stack, and NCCL on each side speaks through another transport (a job across them can hang at "
+            "its first inter-node collective)",
+            actual={host: plugin for host, (plugin, _) in taken.items()}, evidence=list(apart),
+            fix=Fix.of(step("Give every node the same NCCL network plugin: install it on each (or none), and export "
+                            "the same LD_LIBRARY_PATH / NCCL_NET_PLUGIN to every rank", cost="runtime")))
+    if python_env is None:
+        return unknown("", needs="python_env")
     rows = [_matrix(e) for e in python_env.environments]
     if not any(len(r) > 3 for r in rows):
         return unknown("no torch or serving-engine package found in " + ", ".join(

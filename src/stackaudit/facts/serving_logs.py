@@ -706,6 +706,29 @@ class ServingLog:
         """The lines that show an AWS EFA device at work under NCCL (EFA_SIGHTED): an RDMA NIC of this job's hosts."""
         return tuple(line for line in self.nccl_net if EFA_SIGHTED.search(line))
 
+    def net_plugins(self) -> dict[str, tuple[str, str]]:
+        """Per host, the network plugin NCCL's lines say it took: ("internal", line) where it found no
+        libnccl-net.so (_INTERNAL_NET), else (the plugin's library or name, line) where it loaded one (_EXTERNAL_NET);
+        a host whose lines say both took the one it loaded. Lines without a host name are left out."""
+        taken: dict[str, tuple[str, str]] = {}
+        for line in self.nccl_net:
+            host = _NCCL_HOST.match(line)
+            if host is None:
+                continue
+            if m := _EXTERNAL_NET.search(line):
+                taken[host.group(1)] = ((m.group(1) or m.group(2)).strip(), line)
+            elif _INTERNAL_NET.search(line) and host.group(1) not in taken:
+                taken[host.group(1)] = ("internal", line)
+        return taken
+
+    def net_plugins_differ(self) -> tuple[str, ...]:
+        """One line a host for the hosts of this log whose NCCL took different network plugins (one its internal
+        network, another a libnccl-net.so; or two libraries): () where the lines show one plugin, or one host."""
+        taken = self.net_plugins()
+        if len(taken) < 2 or len({plugin for plugin, _ in taken.values()}) < 2:
+            return ()
+        return tuple(line for _, line in taken.values())
+
     def tcp_plugin(self) -> tuple[str, ...]:
         """The lines that show NCCL's network is a net plugin over TCP (TCP_NET_PLUGIN: FastSocket)."""
         return tuple(line for line in self.nccl_net if TCP_NET_PLUGIN.search(line))
@@ -1127,6 +1150,16 @@ _COLLNET_CHANNEL = re.compile(r"CollNet (\d+(?:/\d+)?)\s*:\s*(\d+)\s*\[(send|rec
 # (corpus 1580).
 # NCCL 2.2's warnings put their source file where `NCCL` stands (NCCL_OLD_WARN: `e66aa18dc444:3171:3171 [0]
 # include/socket.h:311 WARN ...`).
+# Which network plugin NCCL took on a host: its internal network, where it found no net plugin library (`NET/Plugin:
+# Could not find: libnccl-net.so. Using internal network plugin.`, NCCL 2.19 on; `NET/Plugin : No plugin found
+# (libnccl-net.so), using internal implementation` before, corpus 1106, 1369; `NET/Plugin : No plugin found
+# (libnccl-net.so).` in NCCL 2.4, NVIDIA/nccl#224); or a plugin it loaded, by the library's
+# path (`Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so`, the RDMA/SHARP plugin's line, corpus
+# 1195) or its name (`NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)`).
+_PLUGIN_PATH = re.compile(r"NCCL INFO Plugin Path\s*:\s*\S+")
+_INTERNAL_NET = re.compile(r"NET/Plugin\s*:.*(?:\busing internal (?:network plugin|implementation)|"
+                           r"No plugin found \(libnccl-net\.so\)\.?\s*$)", re.I)
+_EXTERNAL_NET = re.compile(r"NCCL INFO Plugin Path\s*:\s*(\S+)|NET/Plugin\s*:\s*Loaded net plugin\s+(.+?)\s*$")
 MPI_TAG = r"\[\d+,\d+\]<std(?:out|err)>:"
 _NCCL_HOST = re.compile(r"^\s*(?:│\s*)?(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*"
                         rf"(?:{MPI_TAG})?"
@@ -1650,7 +1683,8 @@ def parse_serving_log(text: str) -> ServingLog:
         # and libfabric's EFA lines, and the verbs library it could not load (`misc/ibvwrap.cc:63 NCCL WARN Failed to
         # open libibverbs.so[.1]`, INFO in later releases).
         if (("net/" in low and re.search(r"NET/(IB|Socket|Plugin|OFI|FastSocket)", text_l))
-                or "failed to open libibverbs" in low or ("libfabric:" in low and EFA_SIGHTED.search(text_l))) \
+                or "failed to open libibverbs" in low or ("libfabric:" in low and EFA_SIGHTED.search(text_l))
+                or ("plugin path" in low and nccl_line and _PLUGIN_PATH.search(text_l))) \
                 and not ch:
             net.append(text_l)
         if "efa device" in low and _EFA_NO_GPU_MEMORY.search(text_l) and len(gdr) < 256:
