@@ -379,7 +379,9 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
     A cubin runs on a higher minor of its major (sm_86 kernels on an sm_89 GPU).
     A kernel library an engine runs by default has its own floor (KERNEL_FLOORS: FlashInfer before
     0.1.6 has no Turing kernels, and SGLang 0.2 runs it for attention).
-    The arch list is compiled into libtorch_cuda.so; an official wheel's follows from its version
+    The arch list is compiled into libtorch_cuda.so; a pasted report that prints torch's build configuration
+    states it (`NVCC architecture flags: -gencode;arch=compute_70,code=sm_70;...`, whole to its last target:
+    facts/collect_env.arch_flags), whatever the build; else an official wheel's follows from its version
     (`2.5.1+cu124`, WHEEL_ARCHES), and each GPU model's capability from the paste where it states one (SGLang's
     check_env prints torch's reading), else from the GPU table.
     An engine installed beside that torch that generated tokens on the GPU (vLLM's metrics line with its GPU KV
@@ -415,11 +417,13 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
     if floor is not None:
         return floor
     torch_v = e.version("torch") or ""
-    arch_list = wheel_arch_list(torch_v)
+    # The build's own list, where the paste states it (a report's NVCC architecture flags), else the official wheel's.
+    built = e.torch_arch_list
+    arch_list = built or wheel_arch_list(torch_v)
     caps, unsettled = _capabilities(gpus, collect_env.capabilities if collect_env is not None else None)
     actual = {"torch": torch_v, "cuda": e.torch_cuda, **({"arch_list": list(arch_list)} if arch_list else {}),
               **({"gpus": caps} if caps else {})}
-    m = _WHEEL_VERSION.fullmatch(torch_v.strip()) if arch_list is not None else None
+    m = _WHEEL_VERSION.fullmatch(torch_v.strip()) if arch_list is not None and not built else None
     varies = WHEEL_ARCHES_VARY.get((int(m.group(5)), int(m.group(6))), ()) if m is not None else ()
     verdicts = {name: None if cap in varies else torch_supports(cap, torch_v, e.torch_cuda, arch_list)
                 for name, cap in caps.items()}
@@ -431,8 +435,9 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
                      actual=actual, expected="the GPUs' sm_XY in torch.cuda.get_arch_list()",
                      subjects=list(gpus.bdfs) if gpus is not None else [])
     if gpus is not None and caps and not unsettled and arch_list is not None and all(verdicts.values()):
-        return over_subjects(ok(f"torch {torch_v} (an official CUDA {e.torch_cuda or '?'} wheel: "
-                                f"{', '.join(arch_list)}) has kernels for "
+        kind = (f"its NVCC architecture flags in {e.source}" if built
+                else f"an official CUDA {e.torch_cuda or '?'} wheel")
+        return over_subjects(ok(f"torch {torch_v} ({kind}: {', '.join(arch_list)}) has kernels for "
                                 + ", ".join(f"{n} (compute {c})" for n, c in caps.items()) + where, actual=actual),
                              [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
     decoded = _decoded_with(cuda_ran, e, caps, unsettled)

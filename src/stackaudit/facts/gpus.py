@@ -1378,6 +1378,11 @@ _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?
 # 1357), `A100 8cards`.
 _COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)\s*\))"
                           r"|\s+([1-9]\d?)cards?\b", re.I)
+# A count in a word before the brand, or in digits before a GeForce model number glued to its series, as people list
+# a desktop's cards: `Two NVIDIA GeForce RTX 5090` (NVIDIA/TensorRT-LLM#2864, corpus 1629), `on 2 RTX4090`
+# (NVIDIA/TensorRT-LLM#395, corpus 1625). The brand or series must follow the count at once.
+_COUNT_BRAND = re.compile(r"(?<![\w.:+-])(two|three|four|five|six|seven|eight)\s+(?=NVIDIA\s+\S)"
+                          r"|(?<![\w.:+-])([1-9]\d?)\s+(?=(?:RTX|GTX)\d{4}\b)", re.I)
 # One GPU named with an article before the brand word, as people describe a desktop: `on an NVIDIA RTX 3060 12 GB VRAM
 # and an AMD Ryzen 9 7900` (ggml-org/llama.cpp#12237, corpus 1054). The model must follow the brand word at once, and
 # a machine word after it (`an NVIDIA H100 node`, `a NVIDIA A100 server`) names a host of GPUs, not one.
@@ -1455,7 +1460,7 @@ _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7
 # One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.
 _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|(?<![\w.:+-])(?:an?|one|a\s+single)\s+NVIDIA\s|[x×*]\s*[1-9]\d?(?![\w.])"
                             r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|(?<![\w.:+-])[1-9]\d?cards?\b|(?<![\w.:+-])[1-9]\d?\s+NVIDIA\s|DGX|"
-                            + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern,
+                            + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern + "|" + _COUNT_BRAND.pattern,
                             re.I)
 
 
@@ -1500,6 +1505,10 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
         if model and not _MACHINE_AFTER.match(line[m.end():]):
             said.append((1, model))
+    for m in _COUNT_BRAND.finditer(line):
+        model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
+        if model and not _MACHINE_AFTER.match(line[m.end():]):
+            said.append((_COUNT_WORDS.get((m.group(1) or "").lower()) or int(m.group(2) or 0), model))
     if _NVLINK_SAID.search(line):  # `2xH200 NVlinked` (corpus 848): the ambiguous name's NVLink part
         said = [(n, _nvlinked_default(m)) for n, m in said]
     return list(dict.fromkeys(said))

@@ -52,7 +52,8 @@ class PythonEnvironment:
     site_packages: tuple[str, ...] = ()
     packages: dict[str, str] = field(default_factory=dict)  # canonical name -> version
     torch_cuda: str | None = None  # "12.8"; "" no CUDA (CPU-only or ROCm build); None unknown or no torch
-    # torch's CUDA arch list lives inside libtorch_cuda.so; None: not read (see RT-TORCH-ARCH).
+    # torch's CUDA arch list lives inside libtorch_cuda.so; a pasted report's build configuration states it (its
+    # `NVCC architecture flags`: facts/collect_env.arch_flags); None: not read (see RT-TORCH-ARCH).
     torch_arch_list: tuple[str, ...] | None = None
     cuda_home: str = ""
     cuda_home_from: str = ""  # "CUDA_HOME" | "CUDA_PATH" | "default /usr/local/cuda" | ""
@@ -516,7 +517,7 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
                            and _CHECK_ENV_PACKAGE.fullmatch(k) and canonical(k) not in packages)
     env = PythonEnvironment(f"pasted {'check_env' if report.tool == 'sglang' else 'collect_env'}", None, engine,
                             python_version=report.python_version, packages=packages, not_importable=not_importable,
-                            torch_cuda=report.torch_cuda, cuda_home=home,
+                            torch_cuda=report.torch_cuda, torch_arch_list=report.arch_flags, cuda_home=home,
                             cuda_home_from="the report's CUDA_HOME and NVCC lines" if home else "",
                             cuda_home_version=nvcc.group(1) if nvcc and home else None)
     return PythonEnv((env,), False, ("from a pasted report: the shell it ran in, not necessarily the engine's",),
