@@ -47,7 +47,7 @@ from typing import Any, TypeVar
 
 from stackaudit.facts._parse import NVSMI_GPU_LINE, RANK_DEVICE, ParseError
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.nvidia import NvidiaGpus
+from stackaudit.facts.nvidia import QUERY_ROW, NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.peer_access import NVB_DEVICE
 from stackaudit.facts.registry import (
@@ -928,6 +928,42 @@ def parse_torch_warned_gpus(text: str) -> GpuInventory:
     records = tuple(GpuRecord(i, "", name, None, (TORCH_WARNED_TITLE,)) for i, name in sorted(names.items()))
     return GpuInventory(gpus=records, counts=((TORCH_WARNED_TITLE, max(names) + 1),),
                         partial=((TORCH_WARNED_TITLE, "PyTorch warns once for identical GPUs; " + CUDA_LIST),))
+
+
+QUERY_ROWS_TITLE = "`nvidia-smi --query-gpu=index,name,driver_version` rows"
+# The index and the name of QUERY_ROW (`0, NVIDIA GeForce RTX 3090, 595.58.03`): nvidia-smi's own name of each GPU.
+_QUERY_ROW_NAME = re.compile(r"^\s*(?P<index>\d{1,2}), (?P<name>[^,]+?), ")
+
+
+def parse_query_rows(text: str) -> GpuInventory:
+    """The GPUs rows of `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` name (facts/nvidia
+    QUERY_ROW, whose driver STATED_DRIVER reads): each row's index and product name. A lower bound: a paste may leave
+    rows out.
+
+    >>> parse_query_rows("  0, NVIDIA GeForce RTX 3090, 595.58.03\n  1, NVIDIA GeForce RTX 3090, 595.58.03").models
+    {0: 'NVIDIA GeForce RTX 3090', 1: 'NVIDIA GeForce RTX 3090'}
+    """
+    names: dict[int, str] = {}
+    for line in text.splitlines():
+        if QUERY_ROW.match(line) and (m := _QUERY_ROW_NAME.match(line)) is not None:
+            names.setdefault(int(m["index"]), m["name"].strip())
+    if not names:
+        raise ParseError("no `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` row")
+    records = tuple(GpuRecord(i, "", name, None, (QUERY_ROWS_TITLE,)) for i, name in sorted(names.items()))
+    return GpuInventory(gpus=records, counts=((QUERY_ROWS_TITLE, max(names) + 1),),
+                        partial=((QUERY_ROWS_TITLE, "the rows a paste shows, not necessarily every GPU's"),))
+
+
+@parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=61)
+def gpus_from_query_rows(text: str) -> GpuInventory:
+    """The GPUs pasted `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` rows name.
+
+    Input (tests/data/captures/1118)::
+
+          0, NVIDIA GeForce RTX 3090, 595.58.03
+          1, NVIDIA GeForce RTX 3090, 595.58.03
+    """
+    return parse_query_rows(text)
 
 
 @parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=55)
