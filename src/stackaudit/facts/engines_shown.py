@@ -12,8 +12,8 @@ not named), exllamav2's own summary line (its example's
 `Response generated in …`: facts/serving_rate.EXLLAMAV2_EXAMPLE), KoboldCpp's benchmark and generation lines ("llamacpp":
 facts/serving_rate.KOBOLDCPP), a PyTorch engine ("torch", as the user's words name
 exllama: engine_command.STATED_ENGINE_WORDS), the kernel's own line for an engine program's process it killed
-(`koboldcpp[96830]: segfault at … in libcuda.so…`: kernel_log_engines, whose name is the process's comm, cut to 15
-characters); then, only where none of those names an engine,
+(`koboldcpp[96830]: segfault at … in libcuda.so…`) or the driver's Xid line naming it (`pid=109288, name=koboldcpp`):
+kernel_log_engines, whose name is the process's comm, cut to 15 characters; then, only where none of those names an engine,
 those the user's own words or a prompt's client name (stated_engines). `report`: a Python environment is shown (a
 collect_env report, site-packages), which runs an engine of its own.
 """
@@ -41,20 +41,24 @@ GGML = "ggml"
 
 # The kernel's line for a process a fault killed names it by its comm (the program's name cut to 15 characters,
 # TASK_COMM_LEN): `koboldcpp[96830]: segfault at 215003fcc ip … in libcuda.so.570.86.15[…]` (show_signal_msg,
-# arch/x86/mm/fault.c; corpus 1587), `traps: llama-server[4242] general protection fault …`. A program of
-# engine_command.GGML_ENGINES named there ran on the host.
-_KILLED = re.compile(r"(?:^|[\s:])(?P<comm>[\w.+-]{1,15})\[\d+\]:? (?:segfault at|general protection|trap )")
+# arch/x86/mm/fault.c; corpus 1587), `traps: llama-server[4242] general protection fault …`; so does the driver's Xid
+# line for a channel of the process's on the GPU (`NVRM: Xid (PCI:0000:83:00): 45, pid=109288, name=koboldcpp, Ch
+# 00000010`, LostRuins/koboldcpp#1362). A program of engine_command.GGML_ENGINES named there ran on the host.
+_KILLED = re.compile(r"(?:^|[\s:])(?P<comm>[\w.+-]{1,15})\[\d+\]:? (?:segfault at|general protection|trap )"
+                     r"|\bNVRM: Xid \(.*?\bpid=\d+, name=(?P<xid>[\w.+-]{1,15}),")
 
 
 def kernel_log_engines(log: KernelLog) -> tuple[str, ...]:
-    """The engines (GGML_ENGINES) whose program's process the kernel log shows killed by a fault (_KILLED).
+    """The engines (GGML_ENGINES) whose program's process the kernel log names: killed by a fault, or in an Xid line
+    (_KILLED).
 
     >>> kernel_log_engines(KernelLog(("Mar  7 09:36:48 tuxaio kernel: [57889.986583] koboldcpp[96830]: segfault at "
     ...                               "215003fcc ip 00007f78774f9c97 sp 00007f69217f67f0 error 4 in "
     ...                               "libcuda.so.570.86.15[7f78771cf000+cf9000]",)))
     ('llamacpp',)
     """
-    found = (GGML_ENGINES.get(m.group("comm")) for line in log.grep(_KILLED.pattern, 0, ("segfault", "traps:"))
+    found = (GGML_ENGINES.get(m.group("comm") or m.group("xid"))
+             for line in log.grep(_KILLED.pattern, 0, ("segfault", "traps:", "name="))
              if (m := _KILLED.search(line)) is not None)
     return tuple(dict.fromkeys(e for e in found if e))
 

@@ -1415,9 +1415,11 @@ _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?
 _COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)\s*\))"
                           r"|\s+([1-9]\d?)cards?\b", re.I)
 # A count in a word before the brand, or in digits before a GeForce model number glued to its series, as people list
-# a desktop's cards: `Two NVIDIA GeForce RTX 5090` (NVIDIA/TensorRT-LLM#2864, corpus 1629), `on 2 RTX4090`
+# a desktop's cards: `Two NVIDIA GeForce RTX 5090` (NVIDIA/TensorRT-LLM#2864, corpus 1629), `a machine with two RTX
+# 5090 GPUs` (vllm-project/vllm#14628), `on 2 RTX4090`
 # (NVIDIA/TensorRT-LLM#395, corpus 1625). The brand or series must follow the count at once.
-_COUNT_BRAND = re.compile(r"(?<![\w.:+-])(two|three|four|five|six|seven|eight)\s+(?=NVIDIA\s+\S)"
+_COUNT_BRAND = re.compile(r"(?<![\w.:+-])(two|three|four|five|six|seven|eight)\s+"
+                          r"(?=(?:NVIDIA|GeForce|RTX|GTX|Tesla|Quadro)\s+\S)"
                           r"|(?<![\w.:+-])([1-9]\d?)\s+(?=(?:RTX|GTX)\d{4}\b)", re.I)
 # One GPU named with an article before the brand word, as people describe a desktop: `on an NVIDIA RTX 3060 12 GB VRAM
 # and an AMD Ryzen 9 7900` (ggml-org/llama.cpp#12237, corpus 1054). The model must follow the brand word at once, and
