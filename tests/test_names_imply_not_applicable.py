@@ -158,3 +158,21 @@ def test_volta_on_cu128_and_cu129_stays_open_1019_1380() -> None:
     # cu128 for 2.11: pytorch/pytorch#172352), but not on aarch64: no flags line, no verdict.
     for prefix in ("1019", "1380"):
         assert capture_checks(prefix, ARCH)[ARCH].status == "unknown", prefix
+
+
+def test_a_cut_name_that_names_no_architecture_is_dropped_1061() -> None:
+    # `GPU 2: NVIDIA R` under two RTX PRO 6000 Blackwell Server Editions: an RTX 6000 Ada, RTX A6000 or RTX PRO 6000
+    # Blackwell, so no model; the two whole names decide, over those two GPUs.
+    from stackaudit.facts.collect_env import parse_collect_env
+
+    report = parse_collect_env("PyTorch version              : 2.9.0+cu129\nIs CUDA available            : True\n"
+                               "GPU models and configuration : \n"
+                               "GPU 0: NVIDIA RTX PRO 6000 Blackwell Server Edition\n"
+                               "GPU 1: NVIDIA RTX PRO 6000 Blackwell Server Edition\nGPU 2: NVIDIA R\n")
+    assert report.gpu_models == ("NVIDIA RTX PRO 6000 Blackwell Server Edition",) * 2
+    # A fragment whose rows agree (`NVIDIA B3`: the B300) stays, marked cut (corpus 825).
+    kept = parse_collect_env("PyTorch version: 2.9.0+cu129\nIs CUDA available: True\nGPU models and configuration:\n"
+                             "GPU 0: NVIDIA B300 SXM6 AC\nGPU 1: NVIDIA B3\n")
+    assert kept.gpu_models == ("NVIDIA B300 SXM6 AC", "NVIDIA B3...")
+    r = capture_checks("1061", ARCH)[ARCH]
+    assert r.status == "ok" and "sm_120" in r.message

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import CHECK_ENV, COLLECT_ENV
-from stackaudit.gputable import CUT_MARKS, normalize
+from stackaudit.gputable import CUT_MARKS, architecture_of, normalize
 from stackaudit.host.base import NotCaptured
 
 COLLECT_ENV_ARGV = COLLECT_ENV.argv
@@ -166,15 +166,17 @@ def _mark_cut_gpu(lines: list[str], gpus: dict[int, str]) -> None:
     """A paste cut inside its GPU list: the report's last line is a GPU line whose name is the start of another GPU's
     name in the list (`GPU 3: NVIDIA B3` under `GPU 2: NVIDIA B300 SXM6 AC`, corpus 825). Its name is marked cut as
     nvidia-smi's table marks one (gputable.CUT_MARKS), so that only what it shows is read (gputable.candidates).
-    A cut name that shows vendor words only (`GPU 1: NVIDIA` under `GPU 0: NVIDIA H20`, corpus 958) names no model:
-    the GPU is dropped from the list, which then holds the GPUs whose model it shows."""
+    A cut name that shows vendor words only (`GPU 1: NVIDIA` under `GPU 0: NVIDIA H20`, corpus 958), or a fragment from
+    which neither its model words nor the rows it may be agree on an architecture (`GPU 2: NVIDIA R` under two `NVIDIA
+    RTX PRO 6000 Blackwell Server Edition`, corpus 1061: an RTX 6000 Ada, an RTX A6000, an RTX PRO 6000 Blackwell),
+    names no model: the GPU is dropped from the list, which then holds the GPUs whose model it shows."""
     last = next((ln.strip() for ln in reversed(lines) if ln.strip()), "")
     m = _GPU_LINE.match(last)
     if m is None or not m.group(1).strip().isdecimal():
         return
     index, name = int(m.group(1)), m.group(2).strip()
     if gpus.get(index) == name and any(other != name and other.startswith(name) for other in gpus.values()):
-        if normalize(name):
+        if normalize(name) and architecture_of(name + CUT_MARKS[0]):
             gpus[index] = name + CUT_MARKS[0]
         else:
             del gpus[index]
