@@ -176,3 +176,19 @@ def test_a_cut_name_that_names_no_architecture_is_dropped_1061() -> None:
     assert kept.gpu_models == ("NVIDIA B300 SXM6 AC", "NVIDIA B3...")
     r = capture_checks("1061", ARCH)[ARCH]
     assert r.status == "ok" and "sm_120" in r.message
+
+
+def test_pip_list_of_llama_cpp_python_1542() -> None:
+    # `Python 3.10.12` over `llama_cpp_python         0.2.7`: the binding runs llama.cpp's ggml kernels, no torch.
+    from stackaudit.facts.python_env import PIP_LIST_GGML
+
+    assert PIP_LIST_GGML.match("llama_cpp_python         0.2.7")
+    assert not PIP_LIST_GGML.match("llama_cpp_python 0.2.7 is slow")  # a sentence, not pip's padded columns
+    r = capture_checks("1542", ARCH)[ARCH]
+    assert r.status == "not-applicable" and "llama.cpp" in r.message
+
+
+def test_pip_list_with_torch_beside_llama_cpp_python_stays_open(tmp_path: Path) -> None:
+    # Modelled on corpus 1542's list: torch stated beside it may serve through another program.
+    text = "llama_cpp_python         0.2.7\nPyTorch: 2.1.0+cu121\n"
+    assert paste_checks(tmp_path, text, ARCH)[ARCH].status != "not-applicable"

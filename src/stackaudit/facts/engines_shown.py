@@ -15,7 +15,8 @@ exllama: engine_command.STATED_ENGINE_WORDS), the kernel's own line for an engin
 (`koboldcpp[96830]: segfault at … in libcuda.so…`) or the driver's Xid line naming it (`pid=109288, name=koboldcpp`):
 kernel_log_engines, whose name is the process's comm, cut to 15 characters; then, only where none of those names an engine,
 those the user's own words or a prompt's client name (stated_engines). `report`: a Python environment is shown (a
-collect_env report, site-packages), which runs an engine of its own.
+collect_env report, site-packages), which runs an engine of its own: unnamed, but for llama-cpp-python alone in a
+pasted `pip list` (`report_engine`).
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ class EnginesShown:
     shown: tuple[str, ...] = ()  # each source's engine, strongest first ("" for a container or log naming none)
     said: tuple[str, ...] = ()  # the user's words' (stated_engines), read only where `shown` names none
     report: bool = False  # a Python environment shown (collect_env, site-packages)
+    # The ggml engine (applicability.GGML_ENGINE_NAMES) a pasted list's only Python environment names (llama-cpp-python
+    # in `pip list`: python_env.PIP_LIST_GGML), "" where it names none: an environment of another engine stays unnamed.
+    report_engine: str = ""
 
     @property
     def engines(self) -> tuple[str, ...]:
@@ -107,7 +111,10 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
              *(("llamacpp",) if rate is not None and rate.source.startswith(KOBOLDCPP) else ()),
              *(kernel_log_engines(log_k) if (log_k := ctx.optional("kernel_log", KernelLog)) is not None else ()))
     said = stated.engines if stated is not None else ()
-    report = ctx.optional("collect_env", CollectEnv) is not None or ctx.optional("python_env", PythonEnv) is not None
+    python_env = ctx.optional("python_env", PythonEnv)
+    report = ctx.optional("collect_env", CollectEnv) is not None or python_env is not None
+    envs = python_env.environments if python_env is not None else ()
+    report_engine = envs[0].engine if len(envs) == 1 and envs[0].engine == "llamacpp" else ""
     if not shown and not said and not report:
         raise FactUnavailable("no engine in the source")
-    return EnginesShown(shown, said, report)
+    return EnginesShown(shown, said, report, report_engine)
