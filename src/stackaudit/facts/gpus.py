@@ -1421,6 +1421,7 @@ _COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s
 _COUNT_BRAND = re.compile(r"(?<![\w.:+-])(two|three|four|five|six|seven|eight)\s+"
                           r"(?=(?:NVIDIA|GeForce|RTX|GTX|Tesla|Quadro)\s+\S)"
                           r"|(?<![\w.:+-])([1-9]\d?)\s+(?=(?:RTX|GTX)\d{4}\b)", re.I)
+_AT_LEAST = re.compile(r"\b(?:at least|up to|more than|over)\s+$", re.I)
 # One GPU named with an article before the brand word, as people describe a desktop: `on an NVIDIA RTX 3060 12 GB VRAM
 # and an AMD Ryzen 9 7900` (ggml-org/llama.cpp#12237, corpus 1054). The model must follow the brand word at once, and
 # a machine word after it (`an NVIDIA H100 node`, `a NVIDIA A100 server`) names a host of GPUs, not one.
@@ -1544,6 +1545,8 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         if model and not _MACHINE_AFTER.match(line[m.end():]):
             said.append((1, model))
     for m in _COUNT_BRAND.finditer(line):
+        if _AT_LEAST.search(line[:m.start()]):
+            continue  # `at least four GeForce GTX 1070`: a lower bound, not the machine's cards
         model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
         if model and not _MACHINE_AFTER.match(line[m.end():]):
             said.append((_COUNT_WORDS.get((m.group(1) or "").lower()) or int(m.group(2) or 0), model))
