@@ -324,8 +324,9 @@ def test_on_nvswitch_from_the_row_else_the_family(name: str, switch: bool | None
     # Real: https://github.com/vllm-project/vllm/issues/13497, torch 2.5.1+cu121 on an RTX 4090: compute 8.9 runs
     # the wheel's sm_86 cubins (same major, higher minor).
     ("125", "ok", "has kernels for NVIDIA GeForce RTX 4090 (compute 8.9)"),
-    # Real: https://github.com/open-mmlab/mmdeploy/issues/17, torch 1.9.0+cu111: before the table's builds.
-    ("174", "unknown", "torch's arch list (no known list for the build torch 1.9.0+cu111)"),
+    # Real: https://github.com/open-mmlab/mmdeploy/issues/17, torch 1.9.0+cu111: before the table's builds, but its
+    # report prints the build's NVCC architecture flags (h72b: facts/collect_env.arch_flags), sm_60 for the P40's 6.1.
+    ("174", "ok", "its NVCC architecture flags in pasted collect_env: sm_37, sm_50, sm_60"),
     # Real: capture 32 (vLLM collect_env, torch 2.7.0+cu128): the cu128 list every release from 2.7 on carries.
     ("32", "ok", "has kernels for NVIDIA RTX PRO 6000 Blackwell Workstation Edition (compute 12.0)"),
     # Real: capture 86 (WSL 2, vLLM collect_env): a laptop GPU the GPU table has no row for, named an Ada part, and

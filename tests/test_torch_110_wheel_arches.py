@@ -82,10 +82,16 @@ def test_ada_models_the_table_lacks_have_compute_89(prefix: str, gpu: str) -> No
     assert gpu in result.message
 
 
-def test_a_bare_version_names_no_wheel() -> None:
-    # Corpus 340 (pytorch/pytorch#68917): `PyTorch version: 1.10.0` built for CUDA 11.3, a conda or source build.
+def test_a_bare_version_is_the_projects_build_of_its_cuda(tmp_path: Path) -> None:
+    # Corpus 340 (pytorch/pytorch#68917): `PyTorch version: 1.10.0` built for CUDA 11.3, PyPI's or the pytorch
+    # channel's conda build, with the cu113 wheel's list (h72b: checks/rt.official_build).
     result = capture_checks("340", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
-    assert result.status == "unknown"
+    assert result.status == "ok" and "1.10.0+cu113" in result.message
+    # Modelled: the same report from a git checkout's build (`1.10.0a0+git…`), whose list no version names.
+    from corpus import corpus_path
+
+    text = corpus_path("340").read_text().replace("PyTorch version: 1.10.0", "PyTorch version: 1.10.0a0+git36449ea")
+    assert paste_checks(tmp_path, text, "RT-TORCH-ARCH")["RT-TORCH-ARCH"].status == "unknown"
 
 
 def test_an_architecture_of_several_capabilities_settles_nothing(tmp_path: Path) -> None:

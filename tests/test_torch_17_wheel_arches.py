@@ -73,9 +73,12 @@ def test_ampere_on_171_cu101_is_an_issue(tmp_path: Path) -> None:
     assert "RTX 3090 (compute 8.6)" in result.message
 
 
-def test_a_bare_171_names_no_wheel(tmp_path: Path) -> None:
-    # Modelled after https://github.com/pytorch/pytorch/issues/58794 (`PyTorch version: 1.7.1` from conda, CUDA 10.2):
-    # a version without `+cuNNN` is no official wheel, so its list stays unknown.
+def test_a_bare_171_is_the_projects_build_of_its_cuda(tmp_path: Path) -> None:
+    # Modelled after https://github.com/pytorch/pytorch/issues/58794 (`PyTorch version: 1.7.1` from conda): a release
+    # without `+cuNNN` beside its CUDA is PyPI's or the pytorch channel's build, read for what the wheel's list holds
+    # (h72b: checks/rt.official_build); a git build's `1.7.0a0+git…` names none.
     text = COLAB_T4_170.replace("1.7.0+cu101", "1.7.1")
     result = paste_checks(tmp_path, text, "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
-    assert result.status == "unknown", result.message
+    assert result.status == "ok" and "as the 1.7.1+cu101 wheel" in result.message, result.message
+    text = COLAB_T4_170.replace("1.7.0+cu101", "1.7.0a0+git57bffc3")
+    assert paste_checks(tmp_path, text, "RT-TORCH-ARCH")["RT-TORCH-ARCH"].status == "unknown"

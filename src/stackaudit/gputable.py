@@ -390,7 +390,10 @@ _ARCH_WORDS = (
     (re.compile(r"\b(?:Tesla|Quadro) M\d+|\bGTX 9[5-8]0(?: Ti|M)?\b|\bGTX 7(?:45|50)(?: Ti)?\b|\bGTX TITAN X\b"
                 r"|\bQuadro K(?:620|1200|2200)M?\b", re.I), "Maxwell", ""),
     (re.compile(r"\bTesla P100\b|\bQuadro GP100\b", re.I), "Pascal", "6.0"),
-    (re.compile(r"\b(?:Tesla|Quadro) P\d+|\bGTX 10[5-8]0(?: Ti)?\b|\bTITAN Xp?\b", re.I), "Pascal", "6.1"),
+    # The mining boards of Pascal's GP10x chips (`NVIDIA P104-100`, P102-100, P106-100, P106-090): pci.ids names them
+    # by their chip (`GP104 [P104-100]`, https://pci-ids.ucw.cz/read/PC/10de), GeForce GTX 10 silicon, 6.1.
+    (re.compile(r"\b(?:Tesla|Quadro) P\d+|\bGTX 10[5-8]0(?: Ti)?\b|\bTITAN Xp?\b|\bP10[246]-\d{3}\b", re.I),
+     "Pascal", "6.1"),
     (re.compile(r"\bG?V100(?:[DLSX]{1,2})?\b|\bTITAN V\b", re.I), "Volta", ""),
     (re.compile(r"\bGTX 16[5-6]0(?: Ti| SUPER)?\b|\bRTX 20[6-8]0\b|\bQuadro RTX \d{4}\b|\bTITAN RTX\b", re.I),
      "Turing", ""),

@@ -198,7 +198,7 @@ def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     shown = facts.get("engines_shown")
     if not isinstance(shown, EnginesShown):
         return ()
-    return (*shown.engines, *(("",) if shown.report else ()))
+    return (*shown.engines, *((shown.report_engine,) if shown.report else ()))
 
 
 def _windows_shown(facts: dict[str, Any]) -> tuple[str, bool]:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import CHECK_ENV, COLLECT_ENV
-from stackaudit.gputable import CUT_MARKS, normalize
+from stackaudit.gputable import CUT_MARKS, architecture_of, normalize
 from stackaudit.host.base import NotCaptured
 
 COLLECT_ENV_ARGV = COLLECT_ENV.argv
@@ -47,6 +47,34 @@ _KV = re.compile(r"^([A-Za-z][\w ./()#+-]*?)\s*:\s?(.*)$")
 _GPU_LINE = re.compile(r"^GPU ([\d,\s]+):\s*(.+)$")
 _CAPABILITY = re.compile(r"^GPU ([\d,\s]+) Compute Capability:\s*(\d+\.\d+)$")
 _TOPO_START = ("GPU Topology", "NVIDIA Topology")
+# torch's build configuration (`torch.__config__.show()`, which mmengine's collect_env prints as `PyTorch compiling
+# details`): `  - NVCC architecture flags: -gencode;arch=compute_70,code=sm_70;...`, the -gencode pairs libtorch_cuda was
+# compiled with: each `code=sm_XY` a cubin, each `code=compute_XY` PTX (`torch.cuda.get_arch_list()` reads the same
+# list). The line is whole only where it ends on a `code=` target: a stored copy cut inside it (`...code=sm_75;-g`,
+# corpus 161) states its first targets, not the whole list.
+_ARCH_FLAGS = re.compile(r"^\s*-?\s*NVCC architecture flags:\s*(?P<flags>\S*)\s*$", re.MULTILINE)
+_ARCH_TARGET = re.compile(r"code=\[?(?P<targets>(?:(?:sm|compute)_\d+[af]?,?)+)\]?")
+_ARCH_WHOLE = re.compile(r"code=\[?(?:(?:sm|compute)_\d+[af]?,?)+\]?$")
+
+
+def arch_flags(text: str) -> tuple[str, ...] | None:
+    """torch's arch list from its `NVCC architecture flags` line (_ARCH_FLAGS): `sm_70`, `compute_90` (PTX), in
+    order, a target's `a`/`f` suffix dropped (`sm_90a` is code for 9.0); None where no whole line is in the text.
+
+    >>> arch_flags("  - NVCC architecture flags: -gencode;arch=compute_70,code=sm_70;-gencode;arch=compute_90,"
+    ...            "code=[sm_90,compute_90]")
+    ('sm_70', 'sm_90', 'compute_90')
+    >>> arch_flags("  - NVCC architecture flags: -gencode;arch=compute_70,code=sm_70;-g") is None
+    True
+    """
+    m = _ARCH_FLAGS.search(text)
+    if m is None or not _ARCH_WHOLE.search(m.group("flags")):
+        return None
+    targets = [t.rstrip("af") for g in _ARCH_TARGET.finditer(m.group("flags"))
+               for t in g.group("targets").split(",") if t]
+    return tuple(dict.fromkeys(targets)) or None
+
+
 _TOPO_END = re.compile(r"^(Hypervisor vendor|ulimit soft|={5,})|^[A-Z_][A-Z0-9_]*=")
 
 
@@ -86,6 +114,9 @@ class CollectEnv:
     # torch's `UserWarning: Can't initialize NVML` (torch/cuda/__init__.py, when nvmlInit fails as it counts the
     # devices): the line, "" without it.
     nvml_failed: str = ""
+    # torch's arch list from its build configuration's `NVCC architecture flags` (arch_flags): None where the report
+    # does not print the whole line.
+    arch_flags: tuple[str, ...] | None = None
 
     @property
     def nvml_without_cuda_fault(self) -> str:
@@ -135,15 +166,17 @@ def _mark_cut_gpu(lines: list[str], gpus: dict[int, str]) -> None:
     """A paste cut inside its GPU list: the report's last line is a GPU line whose name is the start of another GPU's
     name in the list (`GPU 3: NVIDIA B3` under `GPU 2: NVIDIA B300 SXM6 AC`, corpus 825). Its name is marked cut as
     nvidia-smi's table marks one (gputable.CUT_MARKS), so that only what it shows is read (gputable.candidates).
-    A cut name that shows vendor words only (`GPU 1: NVIDIA` under `GPU 0: NVIDIA H20`, corpus 958) names no model:
-    the GPU is dropped from the list, which then holds the GPUs whose model it shows."""
+    A cut name that shows vendor words only (`GPU 1: NVIDIA` under `GPU 0: NVIDIA H20`, corpus 958), or a fragment from
+    which neither its model words nor the rows it may be agree on an architecture (`GPU 2: NVIDIA R` under two `NVIDIA
+    RTX PRO 6000 Blackwell Server Edition`, corpus 1061: an RTX 6000 Ada, an RTX A6000, an RTX PRO 6000 Blackwell),
+    names no model: the GPU is dropped from the list, which then holds the GPUs whose model it shows."""
     last = next((ln.strip() for ln in reversed(lines) if ln.strip()), "")
     m = _GPU_LINE.match(last)
     if m is None or not m.group(1).strip().isdecimal():
         return
     index, name = int(m.group(1)), m.group(2).strip()
     if gpus.get(index) == name and any(other != name and other.startswith(name) for other in gpus.values()):
-        if normalize(name):
+        if normalize(name) and architecture_of(name + CUT_MARKS[0]):
             gpus[index] = name + CUT_MARKS[0]
         else:
             del gpus[index]
@@ -325,6 +358,7 @@ def parse_collect_env(text: str) -> CollectEnv:
         values=values,
         driver_too_old_cuda=f"{int(too_old.group(1)) // 1000}.{int(too_old.group(1)) % 1000 // 10}" if too_old else "",
         nvml_failed=nvml.group(0).strip() if (nvml := _NVML_FAILED.search(text)) else "",
+        arch_flags=arch_flags(text),
     )
 
 

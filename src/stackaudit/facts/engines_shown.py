@@ -11,19 +11,23 @@ device list and ggml's own abort lines (facts/symptoms.GGML_SYMPTOMS) ("ggml": a
 not named), exllamav2's own summary line (its example's
 `Response generated in …`: facts/serving_rate.EXLLAMAV2_EXAMPLE), KoboldCpp's benchmark and generation lines ("llamacpp":
 facts/serving_rate.KOBOLDCPP), a PyTorch engine ("torch", as the user's words name
-exllama: engine_command.STATED_ENGINE_WORDS); then, only where none of those names an engine,
+exllama: engine_command.STATED_ENGINE_WORDS), the kernel's own line for an engine program's process it killed
+(`koboldcpp[96830]: segfault at … in libcuda.so…`) or the driver's Xid line naming it (`pid=109288, name=koboldcpp`):
+kernel_log_engines, whose name is the process's comm, cut to 15 characters; then, only where none of those names an engine,
 those the user's own words or a prompt's client name (stated_engines). `report`: a Python environment is shown (a
-collect_env report, site-packages), which runs an engine of its own.
+collect_env report, site-packages), which runs an engine of its own: unnamed, but for llama-cpp-python alone in a
+pasted `pip list` (`report_engine`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from stackaudit.facts.applicability import ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
-from stackaudit.facts.engine_command import EngineCommands, StatedEngines
+from stackaudit.facts.engine_command import GGML_ENGINES, EngineCommands, StatedEngines
 from stackaudit.facts.gpus import GGML_TITLE, GpuInventory, OllamaCuda
 from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.python_env import PythonEnv
@@ -31,9 +35,33 @@ from stackaudit.facts.registry import FactContext, FactUnavailable, fact, provid
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.serving_rate import EXLLAMAV2_EXAMPLE, KOBOLDCPP, MeasuredRate
 from stackaudit.facts.symptoms import LogSymptoms
+from stackaudit.facts.system import KernelLog
 
 # A ggml device list names no engine of its own: llama.cpp's library, which llama-server and ollama both print.
 GGML = "ggml"
+
+# The kernel's line for a process a fault killed names it by its comm (the program's name cut to 15 characters,
+# TASK_COMM_LEN): `koboldcpp[96830]: segfault at 215003fcc ip … in libcuda.so.570.86.15[…]` (show_signal_msg,
+# arch/x86/mm/fault.c; corpus 1587), `traps: llama-server[4242] general protection fault …`; so does the driver's Xid
+# line for a channel of the process's on the GPU (`NVRM: Xid (PCI:0000:83:00): 45, pid=109288, name=koboldcpp, Ch
+# 00000010`, LostRuins/koboldcpp#1362). A program of engine_command.GGML_ENGINES named there ran on the host.
+_KILLED = re.compile(r"(?:^|[\s:])(?P<comm>[\w.+-]{1,15})\[\d+\]:? (?:segfault at|general protection|trap )"
+                     r"|\bNVRM: Xid \(.*?\bpid=\d+, name=(?P<xid>[\w.+-]{1,15}),")
+
+
+def kernel_log_engines(log: KernelLog) -> tuple[str, ...]:
+    """The engines (GGML_ENGINES) whose program's process the kernel log names: killed by a fault, or in an Xid line
+    (_KILLED).
+
+    >>> kernel_log_engines(KernelLog(("Mar  7 09:36:48 tuxaio kernel: [57889.986583] koboldcpp[96830]: segfault at "
+    ...                               "215003fcc ip 00007f78774f9c97 sp 00007f69217f67f0 error 4 in "
+    ...                               "libcuda.so.570.86.15[7f78771cf000+cf9000]",)))
+    ('llamacpp',)
+    """
+    found = (GGML_ENGINES.get(m.group("comm") or m.group("xid"))
+             for line in log.grep(_KILLED.pattern, 0, ("segfault", "traps:", "name="))
+             if (m := _KILLED.search(line)) is not None)
+    return tuple(dict.fromkeys(e for e in found if e))
 
 
 @dataclass(frozen=True)
@@ -41,6 +69,9 @@ class EnginesShown:
     shown: tuple[str, ...] = ()  # each source's engine, strongest first ("" for a container or log naming none)
     said: tuple[str, ...] = ()  # the user's words' (stated_engines), read only where `shown` names none
     report: bool = False  # a Python environment shown (collect_env, site-packages)
+    # The ggml engine (applicability.GGML_ENGINE_NAMES) a pasted list's only Python environment names (llama-cpp-python
+    # in `pip list`: python_env.PIP_LIST_GGML), "" where it names none: an environment of another engine stays unnamed.
+    report_engine: str = ""
 
     @property
     def engines(self) -> tuple[str, ...]:
@@ -77,9 +108,13 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
              *((GGML,) if symptoms is not None and symptoms.ggml_shown() else ()),
              *(("torch",) if (rate := ctx.optional("serving_rate", MeasuredRate)) is not None
                and rate.source.startswith(EXLLAMAV2_EXAMPLE) else ()),
-             *(("llamacpp",) if rate is not None and rate.source.startswith(KOBOLDCPP) else ()))
+             *(("llamacpp",) if rate is not None and rate.source.startswith(KOBOLDCPP) else ()),
+             *(kernel_log_engines(log_k) if (log_k := ctx.optional("kernel_log", KernelLog)) is not None else ()))
     said = stated.engines if stated is not None else ()
-    report = ctx.optional("collect_env", CollectEnv) is not None or ctx.optional("python_env", PythonEnv) is not None
+    python_env = ctx.optional("python_env", PythonEnv)
+    report = ctx.optional("collect_env", CollectEnv) is not None or python_env is not None
+    envs = python_env.environments if python_env is not None else ()
+    report_engine = envs[0].engine if len(envs) == 1 and envs[0].engine == "llamacpp" else ""
     if not shown and not said and not report:
         raise FactUnavailable("no engine in the source")
-    return EnginesShown(shown, said, report)
+    return EnginesShown(shown, said, report, report_engine)

@@ -48,7 +48,7 @@ from typing import Any, TypeVar
 
 from stackaudit.facts._parse import NVSMI_GPU_LINE, RANK_DEVICE, ParseError
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.nvidia import NvidiaGpus
+from stackaudit.facts.nvidia import QUERY_ROW, NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.peer_access import NVB_DEVICE
 from stackaudit.facts.registry import (
@@ -931,6 +931,42 @@ def parse_torch_warned_gpus(text: str) -> GpuInventory:
                         partial=((TORCH_WARNED_TITLE, "PyTorch warns once for identical GPUs; " + CUDA_LIST),))
 
 
+QUERY_ROWS_TITLE = "`nvidia-smi --query-gpu=index,name,driver_version` rows"
+# The index and the name of QUERY_ROW (`0, NVIDIA GeForce RTX 3090, 595.58.03`): nvidia-smi's own name of each GPU.
+_QUERY_ROW_NAME = re.compile(r"^\s*(?P<index>\d{1,2}), (?P<name>[^,]+?), ")
+
+
+def parse_query_rows(text: str) -> GpuInventory:
+    """The GPUs rows of `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` name (facts/nvidia
+    QUERY_ROW, whose driver STATED_DRIVER reads): each row's index and product name. A lower bound: a paste may leave
+    rows out.
+
+    >>> parse_query_rows("  0, NVIDIA GeForce RTX 3090, 595.58.03\n  1, NVIDIA GeForce RTX 3090, 595.58.03").models
+    {0: 'NVIDIA GeForce RTX 3090', 1: 'NVIDIA GeForce RTX 3090'}
+    """
+    names: dict[int, str] = {}
+    for line in text.splitlines():
+        if QUERY_ROW.match(line) and (m := _QUERY_ROW_NAME.match(line)) is not None:
+            names.setdefault(int(m["index"]), m["name"].strip())
+    if not names:
+        raise ParseError("no `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` row")
+    records = tuple(GpuRecord(i, "", name, None, (QUERY_ROWS_TITLE,)) for i, name in sorted(names.items()))
+    return GpuInventory(gpus=records, counts=((QUERY_ROWS_TITLE, max(names) + 1),),
+                        partial=((QUERY_ROWS_TITLE, "the rows a paste shows, not necessarily every GPU's"),))
+
+
+@parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=61)
+def gpus_from_query_rows(text: str) -> GpuInventory:
+    """The GPUs pasted `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` rows name.
+
+    Input (tests/data/captures/1118)::
+
+          0, NVIDIA GeForce RTX 3090, 595.58.03
+          1, NVIDIA GeForce RTX 3090, 595.58.03
+    """
+    return parse_query_rows(text)
+
+
 @parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=55)
 def gpus_from_ollama(text: str) -> GpuInventory:
     """The GPUs ollama's pasted `inference compute` lines name: product name; else those PyTorch's capability
@@ -1379,6 +1415,14 @@ _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?
 # 1357), `A100 8cards`.
 _COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)\s*\))"
                           r"|\s+([1-9]\d?)cards?\b", re.I)
+# A count in a word before the brand, or in digits before a GeForce model number glued to its series, as people list
+# a desktop's cards: `Two NVIDIA GeForce RTX 5090` (NVIDIA/TensorRT-LLM#2864, corpus 1629), `a machine with two RTX
+# 5090 GPUs` (vllm-project/vllm#14628), `on 2 RTX4090`
+# (NVIDIA/TensorRT-LLM#395, corpus 1625). The brand or series must follow the count at once.
+_COUNT_BRAND = re.compile(r"(?<![\w.:+-])(two|three|four|five|six|seven|eight)\s+"
+                          r"(?=(?:NVIDIA|GeForce|RTX|GTX|Tesla|Quadro)\s+\S)"
+                          r"|(?<![\w.:+-])([1-9]\d?)\s+(?=(?:RTX|GTX)\d{4}\b)", re.I)
+_AT_LEAST = re.compile(r"\b(?:at least|up to|more than|over)\s+$", re.I)
 # One GPU named with an article before the brand word, as people describe a desktop: `on an NVIDIA RTX 3060 12 GB VRAM
 # and an AMD Ryzen 9 7900` (ggml-org/llama.cpp#12237, corpus 1054). The model must follow the brand word at once, and
 # a machine word after it (`an NVIDIA H100 node`, `a NVIDIA A100 server`) names a host of GPUs, not one.
@@ -1456,7 +1500,7 @@ _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7
 # One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.
 _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|(?<![\w.:+-])(?:an?|one|a\s+single)\s+NVIDIA\s|[x×*]\s*[1-9]\d?(?![\w.])"
                             r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|(?<![\w.:+-])[1-9]\d?cards?\b|(?<![\w.:+-])[1-9]\d?\s+NVIDIA\s|DGX|"
-                            + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern,
+                            + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern + "|" + _COUNT_BRAND.pattern,
                             re.I)
 
 
@@ -1501,6 +1545,12 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
         if model and not _MACHINE_AFTER.match(line[m.end():]):
             said.append((1, model))
+    for m in _COUNT_BRAND.finditer(line):
+        if _AT_LEAST.search(line[:m.start()]):
+            continue  # `at least four GeForce GTX 1070`: a lower bound, not the machine's cards
+        model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
+        if model and not _MACHINE_AFTER.match(line[m.end():]):
+            said.append((_COUNT_WORDS.get((m.group(1) or "").lower()) or int(m.group(2) or 0), model))
     if _NVLINK_SAID.search(line):  # `2xH200 NVlinked` (corpus 848): the ambiguous name's NVLink part
         said = [(n, _nvlinked_default(m)) for n, m in said]
     return list(dict.fromkeys(said))

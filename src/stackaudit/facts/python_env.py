@@ -52,7 +52,8 @@ class PythonEnvironment:
     site_packages: tuple[str, ...] = ()
     packages: dict[str, str] = field(default_factory=dict)  # canonical name -> version
     torch_cuda: str | None = None  # "12.8"; "" no CUDA (CPU-only or ROCm build); None unknown or no torch
-    # torch's CUDA arch list lives inside libtorch_cuda.so; None: not read (see RT-TORCH-ARCH).
+    # torch's CUDA arch list lives inside libtorch_cuda.so; a pasted report's build configuration states it (its
+    # `NVCC architecture flags`: facts/collect_env.arch_flags); None: not read (see RT-TORCH-ARCH).
     torch_arch_list: tuple[str, ...] | None = None
     cuda_home: str = ""
     cuda_home_from: str = ""  # "CUDA_HOME" | "CUDA_PATH" | "default /usr/local/cuda" | ""
@@ -390,6 +391,10 @@ STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang):\s*|(?:
                             r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}))"
                             r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
                             r"(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*)?)`?\s*$", re.IGNORECASE)
+# llama-cpp-python as `pip list` prints it in its padded columns (`llama_cpp_python         0.2.7`, under `Python
+# 3.10.12`: abetlen/llama-cpp-python#1026's form, corpus 1542): the Python binding that runs llama.cpp's own ggml CUDA
+# kernels in its process, no torch (https://github.com/abetlen/llama-cpp-python). Its list names engine "llamacpp".
+PIP_LIST_GGML = re.compile(r"^\s*(?P<name>llama[-_]cpp[-_]python)\s{2,}(?P<version>\d+\.\d+\.\d+\S*)\s*$", re.IGNORECASE)
 # The CUDA major each release of a package is built with and loads, by its first and last release of that major: every
 # TensorRT-LLM release from 0.9 (its README's CUDA 12.3 badge) to 1.0 (nvcr.io/nvidia/pytorch:25.06, CUDA 12.9) names a
 # CUDA 12.x in its release notes (0.16: 12.6.3, 0.18: 12.8.1, 0.20: 12.9.0),
@@ -447,6 +452,8 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
         if m := STATED_VERSION.match(line):
             name = m.group("name").lower() if m.group("name") else "tensorrt-llm"
             packages.setdefault("torch" if name == "pytorch" else name, m.group("version"))
+        elif g := PIP_LIST_GGML.match(line):
+            packages.setdefault("llama-cpp-python", g.group("version"))
     builds = {m.group(1): line for line in text.splitlines() for m in STATED_TORCH_BUILD.finditer(line)}
     if "torch" not in packages and len(builds) == 1:
         (build, line), = builds.items()
@@ -466,7 +473,8 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
         raise ParseError("no `PyTorch: X.Y.Z` line in the lines shown")
     label = re.search(r"\+cu(\d+)(\d)$", packages.get("torch", ""))
     torch_cuda = f"{label.group(1)}.{label.group(2)}" if label else None
-    engine = next((e for e in ("vllm", "sglang") if e in packages), "trtllm" if "tensorrt-llm" in packages else "")
+    engine = next((e for e in ("vllm", "sglang") if e in packages), "trtllm" if "tensorrt-llm" in packages else
+                  "llamacpp" if "llama-cpp-python" in packages and "torch" not in packages else "")
     env = PythonEnvironment("the versions a pasted list states", None, engine, packages=packages,
                             torch_cuda=torch_cuda)
     return PythonEnv((env,), False, ("from the versions a paste lists: not read from the engine's Python",),
@@ -516,7 +524,7 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
                            and _CHECK_ENV_PACKAGE.fullmatch(k) and canonical(k) not in packages)
     env = PythonEnvironment(f"pasted {'check_env' if report.tool == 'sglang' else 'collect_env'}", None, engine,
                             python_version=report.python_version, packages=packages, not_importable=not_importable,
-                            torch_cuda=report.torch_cuda, cuda_home=home,
+                            torch_cuda=report.torch_cuda, torch_arch_list=report.arch_flags, cuda_home=home,
                             cuda_home_from="the report's CUDA_HOME and NVCC lines" if home else "",
                             cuda_home_version=nvcc.group(1) if nvcc and home else None)
     return PythonEnv((env,), False, ("from a pasted report: the shell it ran in, not necessarily the engine's",),

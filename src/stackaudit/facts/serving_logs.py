@@ -294,6 +294,10 @@ GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()
 # electron-log's prefix (`[2026-07-23 10:21:52.879] [error] [LM Studio] GPU Configuration:`) and in its developer log
 # on the line under the time and level (` [LM STUDIO SERVER] Success! HTTP server listening on port 1234`,
 # lmstudio-ai/lmstudio-bug-tracker#2190, #1599), engine "lmstudio" (its llama.cpp or MLX runtime is not named there).
+# Jan's app log names its llama.cpp plugin as the line's target behind the day and time (`[2026-02-24][12:24:03]
+# [tauri_plugin_llamacpp::device][INFO] Getting devices from server at path: ...\llamacpp\backends\b7839\...`:
+# janhq/jan src-tauri/plugins/tauri-plugin-llamacpp, which runs llama.cpp's llama-server; corpus 1590), engine
+# "llamacpp".
 ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"^\s*Welcome to KoboldCpp - Version (\d+(?:\.\d+)+)"), "llamacpp", ("KoboldCpp",)),
     (re.compile(r"^\s*Initializing dynamic library: koboldcpp_\w+\.(?:dll|so|dylib)\s*$"), "llamacpp", ("koboldcpp_",)),
@@ -314,6 +318,8 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
      ("M TRC ", "M DBG ", "M INF ", "M WRN ", "M ERR ", "M FTL ")),
     (re.compile(r"^\s*(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\] \[[a-z]+\]\s+)?\[(?:LM Studio|LM STUDIO SERVER)\] "),
      "lmstudio", ("[LM Studio] ", "[LM STUDIO SERVER] ")),
+    (re.compile(r"^\s*\[\d{4}-\d\d-\d\d\]\[\d\d:\d\d:\d\d\]\[tauri_plugin_llamacpp(?:::\w+)*\]\[[A-Z]+\]"),
+     "llamacpp", ("[tauri_plugin_llamacpp",)),
 )
 # TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
 # num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),

@@ -1,0 +1,194 @@
+"""MEM-MIG and RT-TORCH-ARCH decided by what the paste names: a GPU model without MIG wherever its name stands (a DCGM
+device id, a mining board's name, nvidia-smi's csv rows, the user's own count of cards), the program that runs (a
+kernel or Xid line naming llama.cpp's process, Jan's llama.cpp plugin log) and the torch build (its NVCC architecture
+flags, a bare release beside its CUDA). Pastes marked `(verbatim, <thread>)` are real ones the corpus does not hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+from stackaudit.checks.rt import official_build
+from stackaudit.facts.collect_env import arch_flags
+from stackaudit.facts.gpus import parse_query_rows, stated_gpus
+from stackaudit.gputable import by_pci_device_id, has_mig, without_mig
+
+MIG = "MEM-MIG"
+ARCH = "RT-TORCH-ARCH"
+
+
+# --- MEM-MIG: the model named, wherever it stands ------------------------------------------------------------------
+
+
+def test_mig_parts_follow_the_mig_user_guide() -> None:
+    # docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html: A100, A30, H100, H200, H20, B200 have MIG.
+    for model in ("A100 SXM4 80GB", "A30", "H100 SXM", "H200 SXM", "H20", "B200", "A800 PCIe 80GB"):
+        assert has_mig(model) is not False, model
+    for model in ("L40S", "L4", "A10G", "RTX 4090", "T4", "Tesla V100 SXM2 32GB", "NVIDIA P104-100"):
+        assert has_mig(model) is False, model
+
+
+def test_pascal_mining_boards_have_no_mig_1634() -> None:
+    # nvidia-smi's `NVIDIA P104-100` (GP104): Pascal, no MIG.
+    assert "Pascal" in without_mig("NVIDIA P104-100")
+    assert "Pascal" in without_mig("P106-100")
+    assert capture_checks("1634", MIG)[MIG].status == "not-applicable"
+
+
+def test_dcgm_device_id_of_an_l40s_1558() -> None:
+    # `GPU Device IDs Detected | 26b9, 26b9, 26b9, 26b9`: pci.ids' `AD102GL [L40S]`.
+    spec = by_pci_device_id("26b9")
+    assert spec is not None and spec.name == "L40S"
+    r = capture_checks("1558", MIG)[MIG]
+    assert r.status == "not-applicable" and "L40S" in r.message
+
+
+def test_users_count_of_cards_before_the_brand_1629_1625() -> None:
+    assert stated_gpus("Two NVIDIA GeForce RTX 5090  ") == [(2, "RTX 5090")]
+    assert stated_gpus("on 2 RTX4090, but it ran failed") == [(2, "RTX 4090")]
+    # A machine word after the model names hosts of GPUs, not cards; an unknown model states nothing.
+    assert stated_gpus("we have two NVIDIA H100 servers") == []
+    assert stated_gpus("It has two GTX cards") == []
+    for prefix in ("1629", "1625"):
+        assert capture_checks(prefix, MIG)[MIG].status == "not-applicable"
+
+
+def test_users_two_rtx_5090_gpus(tmp_path: Path) -> None:
+    # (verbatim, vllm-project/vllm#14628) the issue body's sentence and vLLM's version line.
+    text = ("I’m trying to run vLLM on a machine with two RTX 5090 GPUs, specifically using tensor parallelism with a "
+            "size of 2. Inference on a single 5090 works fine, but I’m having trouble with two GPUs.\n"
+            "INFO 03-11 17:07:45 [api_server.py:912] vLLM API server version 0.7.4.dev254+ged6ea065.d20250311\n")
+    r = paste_checks(tmp_path, text, MIG)[MIG]
+    assert r.status == "not-applicable" and "RTX 5090" in r.message
+
+
+def test_nvidia_smi_query_rows_name_the_gpus_1118() -> None:
+    gpus = parse_query_rows("  0, NVIDIA GeForce RTX 3090, 595.58.03\n  1, NVIDIA GeForce RTX 3090, 595.58.03\n")
+    assert gpus.models == {0: "NVIDIA GeForce RTX 3090", 1: "NVIDIA GeForce RTX 3090"} and gpus.count == 2
+    r = capture_checks("1118", MIG, ARCH)
+    assert r[MIG].status == "not-applicable"
+    assert r[ARCH].status == "ok" and "sm_86" in r[ARCH].message
+
+
+def test_query_rows_of_a_mig_capable_gpu_stay_open(tmp_path: Path) -> None:
+    # Modelled on corpus 1118's rows: an A100 may run in MIG mode, which the rows do not show.
+    r = paste_checks(tmp_path, "  0, NVIDIA A100-SXM4-80GB, 550.54.15\n", MIG)[MIG]
+    assert r.status == "unknown"
+
+
+# --- RT-TORCH-ARCH: the program shown runs no torch ----------------------------------------------------------------
+
+
+def test_kernel_segfault_line_names_koboldcpp_1587() -> None:
+    r = capture_checks("1587", ARCH)[ARCH]
+    assert r.status == "not-applicable" and "llama.cpp" in r.message
+
+
+def test_xid_line_names_koboldcpp(tmp_path: Path) -> None:
+    # (verbatim, LostRuins/koboldcpp#1362, a later comment than corpus 1587's) the driver's Xid lines name the process.
+    text = ("Mar  7 10:58:20 tuxaio kernel: [62781.901234] NVRM: Xid (PCI:0000:83:00): 62, 0000147c 0000159c 00023468 "
+            "000232a6 00001d50 00023e2b 00000011 00000000\n"
+            "Mar  7 10:58:20 tuxaio kernel: [62781.907112] NVRM: Xid (PCI:0000:83:00): 45, pid=109288, name=koboldcpp, "
+            "Ch 00000010\n"
+            "Mar  7 10:58:21 tuxaio kernel: [62782.911346] NVRM: Xid (PCI:0000:83:00): 45, pid=109288, name=koboldcpp, "
+            "Ch 00000011\n")
+    r = paste_checks(tmp_path, text, ARCH)[ARCH]
+    assert r.status == "not-applicable" and "llama.cpp" in r.message
+
+
+def test_a_python_process_in_an_xid_line_names_no_engine(tmp_path: Path) -> None:
+    # Modelled on the line above: `python3` may run torch, so the check stays open.
+    text = ("Mar  7 10:58:20 host kernel: [62781.907112] NVRM: Xid (PCI:0000:83:00): 45, pid=109288, name=python3, "
+            "Ch 00000010\n")
+    assert paste_checks(tmp_path, text, ARCH)[ARCH].status == "unknown"
+
+
+def test_jan_llamacpp_plugin_log_1590() -> None:
+    r = capture_checks("1590", ARCH)[ARCH]
+    assert r.status == "not-applicable" and "llama.cpp" in r.message
+
+
+def test_jan_router_log(tmp_path: Path) -> None:
+    # (verbatim, janhq/jan#8373) Jan's llama.cpp plugin relaying its router's lines.
+    text = ("[2026-07-06][19:20:52][tauri_plugin_llamacpp::router][INFO] [llamacpp-router] warn: LLAMA_ARG_MODELS_MAX "
+            "environment variable is set, but will be overwritten by command line argument --models-max\n"
+            "[2026-07-06][19:20:52][tauri_plugin_llamacpp::router][INFO] [llamacpp-router] 0.00.136.224 I srv          "
+            "init: running without SSL\n"
+            "[2026-07-06][19:20:52][tauri_plugin_llamacpp::router][INFO] [llamacpp-router] 0.00.136.276 I srv          "
+            "init: using 15 threads for HTTP server\n")
+    r = paste_checks(tmp_path, text, ARCH)[ARCH]
+    assert r.status == "not-applicable" and "llama.cpp" in r.message
+
+
+# --- RT-TORCH-ARCH: the torch build named --------------------------------------------------------------------------
+
+
+def test_nvcc_architecture_flags_are_the_arch_list_1089() -> None:
+    line = ("  - NVCC architecture flags: -gencode;arch=compute_70,code=sm_70;-gencode;arch=compute_75,code=sm_75;"
+            "-gencode;arch=compute_120,code=sm_120")
+    assert arch_flags(line) == ("sm_70", "sm_75", "sm_120")
+    assert arch_flags(line[:-8]) is None  # cut inside its last target: not the whole list
+    r = capture_checks("1089", ARCH)[ARCH]
+    assert r.status == "ok" and "NVCC architecture flags" in r.message and "sm_70" in r.message
+
+
+def test_flags_without_the_gpus_arch_are_an_issue(tmp_path: Path) -> None:
+    # Modelled on corpus 1089's check_env: the same V100s with a build whose flags start at sm_75.
+    text = ("sys.platform: linux\nPython: 3.10.12 (main, Aug 15 2025, 14:32:43) [GCC 11.4.0]\nCUDA available: True\n"
+            "MUSA available: False\nnumpy_random_seed: 2147483648\nGPU 0,1: Tesla V100-SXM2-32GB\n"
+            "CUDA_HOME: /usr/local/cuda\nNVCC: Cuda compilation tools, release 12.4, V12.4.131\n"
+            "GCC: x86_64-linux-gnu-gcc (Ubuntu 11.4.0-1ubuntu1~22.04.2) 11.4.0\nPyTorch: 2.8.0+cu128\n"
+            "PyTorch compiling details: PyTorch built with:\n  - CUDA Runtime 12.8\n"
+            "  - NVCC architecture flags: -gencode;arch=compute_75,code=sm_75;-gencode;arch=compute_80,code=sm_80;"
+            "-gencode;arch=compute_90,code=sm_90;-gencode;arch=compute_120,code=sm_120\n")
+    r = paste_checks(tmp_path, text, ARCH)[ARCH]
+    assert r.status == "issue" and "Tesla V100" in r.message
+
+
+def test_bare_release_beside_its_cuda_915_340() -> None:
+    assert official_build("1.10.2", "11.3") == "1.10.2+cu113"
+    assert official_build("2.7.0a0+ecf3bae40a.nv25.02", "12.8") == ""  # an NGC build names its own list
+    assert official_build("1.10.0a0+git36449ea", "11.3") == ""  # a source build
+    for prefix in ("915", "340"):
+        assert capture_checks(prefix, ARCH)[ARCH].status == "ok", prefix
+
+
+def test_volta_on_cu128_and_cu129_stays_open_1019_1380() -> None:
+    # torch 2.8 to 2.10 kept sm_70 in the CUDA 12.8 and 12.9 x86_64 wheels (pytorch/pytorch#160269; dropped from
+    # cu128 for 2.11: pytorch/pytorch#172352), but not on aarch64: no flags line, no verdict.
+    for prefix in ("1019", "1380"):
+        assert capture_checks(prefix, ARCH)[ARCH].status == "unknown", prefix
+
+
+def test_a_cut_name_that_names_no_architecture_is_dropped_1061() -> None:
+    # `GPU 2: NVIDIA R` under two RTX PRO 6000 Blackwell Server Editions: an RTX 6000 Ada, RTX A6000 or RTX PRO 6000
+    # Blackwell, so no model; the two whole names decide, over those two GPUs.
+    from stackaudit.facts.collect_env import parse_collect_env
+
+    report = parse_collect_env("PyTorch version              : 2.9.0+cu129\nIs CUDA available            : True\n"
+                               "GPU models and configuration : \n"
+                               "GPU 0: NVIDIA RTX PRO 6000 Blackwell Server Edition\n"
+                               "GPU 1: NVIDIA RTX PRO 6000 Blackwell Server Edition\nGPU 2: NVIDIA R\n")
+    assert report.gpu_models == ("NVIDIA RTX PRO 6000 Blackwell Server Edition",) * 2
+    # A fragment whose rows agree (`NVIDIA B3`: the B300) stays, marked cut (corpus 825).
+    kept = parse_collect_env("PyTorch version: 2.9.0+cu129\nIs CUDA available: True\nGPU models and configuration:\n"
+                             "GPU 0: NVIDIA B300 SXM6 AC\nGPU 1: NVIDIA B3\n")
+    assert kept.gpu_models == ("NVIDIA B300 SXM6 AC", "NVIDIA B3...")
+    r = capture_checks("1061", ARCH)[ARCH]
+    assert r.status == "ok" and "sm_120" in r.message
+
+
+def test_pip_list_of_llama_cpp_python_1542() -> None:
+    # `Python 3.10.12` over `llama_cpp_python         0.2.7`: the binding runs llama.cpp's ggml kernels, no torch.
+    from stackaudit.facts.python_env import PIP_LIST_GGML
+
+    assert PIP_LIST_GGML.match("llama_cpp_python         0.2.7")
+    assert not PIP_LIST_GGML.match("llama_cpp_python 0.2.7 is slow")  # a sentence, not pip's padded columns
+    r = capture_checks("1542", ARCH)[ARCH]
+    assert r.status == "not-applicable" and "llama.cpp" in r.message
+
+
+def test_pip_list_with_torch_beside_llama_cpp_python_stays_open(tmp_path: Path) -> None:
+    # Modelled on corpus 1542's list: torch stated beside it may serve through another program.
+    text = "llama_cpp_python         0.2.7\nPyTorch: 2.1.0+cu121\n"
+    assert paste_checks(tmp_path, text, ARCH)[ARCH].status != "not-applicable"
