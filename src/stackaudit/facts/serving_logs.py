@@ -154,6 +154,10 @@ KEY_PHRASES = re.compile(
     # `2023-08-01 00:41:32 | INFO | __main__ | engine_args.tensor_parallel_size: 4`.
     r"\bengine_args\.\w+: |"
     r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b|"  # one parse per flag: linear
+    # A frame of Open MPI's backtrace of a crashed rank (opal_backtrace: `[HOST:PID] [ 1] PATH(+0x878e7)[0x7f03...]`)
+    # inside NCCL's library: a rank dying in NCCL, often pasted with no log line around it (TensorRT-LLM#963, corpus
+    # 1624); a frame of any other library stays unread.
+    r"^\s*\[[\w.-]+:\d+\] \[\s*\d+\] \S*/libnccl\.so[.\d]*\(|"
     # A kernel the GPU has no code for, or a kernel library refusing its architecture: an engine's start failing,
     # often pasted with no engine line around it (facts/symptoms.py).
     rf"{NO_KERNEL_IMAGE.pattern}|{KERNEL_ARCH_REFUSED.pattern}",
@@ -197,6 +201,15 @@ GGML_LOG_LINE = re.compile(
 # Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
 # (`msg="inference compute"`, OLLAMA_DISCOVERY) stay the evidence reader's (importers/evidence.py).
 OLLAMA_LINE = re.compile(r"\btime=\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) level=[A-Z]+ source=[\w.-]+\.go:\d+ msg=")
+# An ollama line the user cut to its message and fields (`msg="skipping available library at users request"
+# requested=cuda libDir=/usr/lib/ollama/cuda_v12`, ollama#12797, corpus 1309): slog's logfmt from `msg=` on, read as
+# ollama's only where a field names ollama's own path or program (Go's slog prints the same form for any program).
+OLLAMA_CUT_LINE = re.compile(r'^\s*msg=(?:"[^"]*"|\S+)(?:\s+[\w.]+=(?:"[^"]*"|\S*))*\s*$')
+
+
+def is_ollama_cut_line(line: str) -> bool:
+    """Whether a line is an ollama log line cut to its `msg=` and fields (OLLAMA_CUT_LINE)."""
+    return "ollama" in line and line.lstrip().startswith("msg=") and OLLAMA_CUT_LINE.match(line) is not None
 # Triton Inference Server's own lines, in glog's format (`I0327 13:12:22.342290 146 grpc_server.cc:2558] "Started
 # GRPCInferenceService at 0.0.0.0:8001"`, tensorrtllm_backend#149, corpus 1471; 20.03's trtserver without the quotes,
 # `I0528 11:19:45.103087 18 metrics.cc:164] found 8 GPUs supporting NVML metrics`, server#1567, corpus 1493), told by
@@ -397,6 +410,7 @@ def is_log_line(line: str) -> bool:
                 or (line[:1] == "(" and VLLM_UVICORN_LINE.match(line) is not None)
                 or (any(needle in line for needle in GGML_NEEDLES) and GGML_LOG_LINE.match(line))
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
+                or ("msg=" in line and is_ollama_cut_line(line) and not OLLAMA_DISCOVERY.search(line))
                 or (".cc:" in line and TRITON_LINE.match(line) is not None)
                 or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line) is not None)
                 or (any(needle in line for needle in CONSOLE_NEEDLES) and bool(console_engine(line)))
@@ -1530,7 +1544,7 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "vllm"
             elif GGML_LOG_LINE.match(line) and not ("buil" in line and GGML_BANNER.match(line)):
                 engine = "llamacpp"
-            elif " level=" in line and OLLAMA_LINE.search(line):
+            elif (" level=" in line and OLLAMA_LINE.search(line)) or is_ollama_cut_line(line):
                 engine = "ollama"
             elif TRITON_LINE.match(line):
                 engine = "triton"
