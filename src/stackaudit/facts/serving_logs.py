@@ -103,8 +103,10 @@ def is_nccl_warning(line: str) -> bool:
 # driver's CUDA version NCCL reports at init (`cudaDriverVersion 12080`), pasted without its prefix above the banner
 # (nccl-tests#289, corpus 967).
 NCCL_BANNER = re.compile(r"^\s*(?:NCCL version \d+\.\d+\.\d+\+cuda\d+\.\d+|cudaDriverVersion \d{4,6})\s*$")
+# A worker's line under its engine core's (vLLM 0.10 and later: `(EngineCore_DP0 pid=200073) (Worker_PP3 pid=200085)
+# ERROR 10-17 02:19:27 [multiproc_executor.py:654] ...`, vllm#27067) carries both processes' tags.
 VLLM_LINE = re.compile(
-    r"^(?:\s*\((?:[\w:]+(?: (?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*)?(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+)?"
+    r"^(?:\s*\((?:[\w:]+(?: (?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*)?(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+){0,2}"
     r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
     r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[?[\w./-]+\.py:\d+\]?")
 # vLLM's API server (vLLM 0.10 and later put its process before every line: `(APIServer pid=1) `) runs uvicorn, whose own
@@ -134,6 +136,9 @@ SGLANG_DATED_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)
 # `CustomAllReduceV2 is disabled ...` (sgl-project/sglang#29562, 2026); not ROCm's `Custom quick allreduce is disabled`,
 # another kernel.
 CUSTOM_AR_DISABLED = re.compile(r"Custom ?allreduce(?:V2)? is disabled", re.IGNORECASE)
+# The libraries whose frames in a crashed rank's backtrace are the GPU stack's: NCCL, TensorRT, TensorRT-LLM's runtime
+# and plugins (their file names, `lib<name>.so`).
+BACKTRACE_GPU_LIBS = ("libnccl", "libnvinfer", "libnvinfer_plugin_tensorrt_llm", "libtensorrt_llm", "libth_common")
 KEY_PHRASES = re.compile(
     r"Custom ?allreduce(?:V2)? is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
     r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
@@ -155,9 +160,14 @@ KEY_PHRASES = re.compile(
     r"\bengine_args\.\w+: |"
     r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b|"  # one parse per flag: linear
     # A frame of Open MPI's backtrace of a crashed rank (opal_backtrace: `[HOST:PID] [ 1] PATH(+0x878e7)[0x7f03...]`)
-    # inside NCCL's library: a rank dying in NCCL, often pasted with no log line around it (TensorRT-LLM#963, corpus
-    # 1624); a frame of any other library stays unread.
-    r"^\s*\[[\w.-]+:\d+\] \[\s*\d+\] \S*/libnccl\.so[.\d]*\(|"
+    # inside NCCL's, TensorRT's or TensorRT-LLM's library (BACKTRACE_GPU_LIBS): a rank dying there, often pasted with
+    # no log line around it (TensorRT-LLM#963, corpus 1624: libnccl; TensorRT-LLM#395: libnvinfer); a frame of any
+    # other library (libc, python) stays unread.
+    r"^\s*\[[\w.-]+:\d+\] \[\s*\d+\] \S*/(?:" + "|".join(BACKTRACE_GPU_LIBS) + r")\.so[.\d]*\(|"
+    # The same libraries' frames in the stack TensorRT-LLM's exception prints (`2       0x7fb4aebbf999 /usr/local/lib/
+    # python3.10/dist-packages/tensorrt_llm/libs/libtensorrt_llm.so(+0x728999) [0x7fb4aebbf999]`, `4       0x7fb4614edcec
+    # tensorrt_llm::plugins::AllreducePlugin::initialize() + 204`, TensorRT-LLM#1826).
+    r"^\s*\d+\s+0x[0-9a-f]{6,16} (?:tensorrt_llm::|\S*/(?:" + "|".join(BACKTRACE_GPU_LIBS) + r")\.so[.\d]*\()|"
     # A kernel the GPU has no code for, or a kernel library refusing its architecture: an engine's start failing,
     # often pasted with no engine line around it (facts/symptoms.py).
     rf"{NO_KERNEL_IMAGE.pattern}|{KERNEL_ARCH_REFUSED.pattern}",
@@ -226,7 +236,10 @@ TRITON_LINE = re.compile(r"^\s*[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+ (?P<file>
 # `[TensorRT-LLM][ERROR] Failed, NCCL error ...`), as Triton's tensorrtllm backend and the runtime's own programs print
 # it (tensorrt_llm/common/logger.h); the Python package's import banner `[TensorRT-LLM] TensorRT-LLM version: 0.16.0`
 # stays the version readers' (facts/python_env.STATED_VERSION).
-TRTLLM_LINE = re.compile(r"^\s*\[TensorRT-LLM\]\[(?:INFO|WARNING|ERROR|DEBUG|VERBOSE|TRACE)\] ")
+# The runtime's exception carries the same tag behind std::terminate's `what():` (`terminate called after throwing an
+# instance of 'tensorrt_llm::common::TllmException'` / `  what():  [TensorRT-LLM][ERROR] Assertion failed: ...`,
+# TensorRT-LLM#1826).
+TRTLLM_LINE = re.compile(r"^\s*(?:what\(\):\s+)?\[TensorRT-LLM\]\[(?:INFO|WARNING|ERROR|DEBUG|VERBOSE|TRACE)\] ")
 # The messages of ollama's GPU discovery (and its debug log's reading of each GPU's memory); the evidence reader
 # takes the lines that carry them.
 OLLAMA_DISCOVERY_MSGS = (r'inference compute"|looking for compatible GPUs|no compatible GPUs were discovered|'
@@ -371,7 +384,8 @@ def console_engine(line: str) -> str:
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
-KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
+KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm", "libnvinfer",
+               "libth_common",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
                "torchrun", "engine_args.", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
