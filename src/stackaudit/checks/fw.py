@@ -739,6 +739,8 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
     ("0-23,48-71") shows another node holding those: GPUs on one node of a multi-node host, each reporting it, a
     layout (not-an-issue). Every GPU with a `GPU NUMA ID` apart from its CPUs' node is a Grace superchip (GH200,
     GB200) whose GPU memory Linux onlines as a NUMA node of its own: a layout, no sub-NUMA setting (not-an-issue).
+    Nodes that `numactl -H` shows unreachable (distance 255) from other nodes are memory-only nodes, no CPU's split
+    (a Grace superchip's GPU memory and spare MIG nodes, corpus 1239): not-an-issue.
     """
     if numa is None:
         return (_nps_from_matrix(gpu_topology, gpu_p2p) if gpu_topology is not None
