@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from corpus import body, capture_checks, fact, paste_checks, pasted
+from stackaudit.facts.container import gpu_stack_pod
 from stackaudit.facts.serving_logs import ServingLog, is_log_line
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, USER_MACHINE
 from stackaudit.facts.system import NumaTopology
@@ -132,10 +133,21 @@ def test_modelled_a_vllm_worker_line_under_two_process_tags_is_vllms() -> None:
     # Modelled on NVIDIA/gpu-operator#258 (`kubectl describe pod` of the driver daemonset's pod).
     "Controlled By:  DaemonSet/nvidia-driver-daemonset",
     "    Image:         nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.2",
+    # Modelled on NVIDIA/gpu-operator#579 (a second, unseen describe: the validator's image).
+    "    Image:         nvcr.io/nvidia/cloud-native/gpu-operator-validator:v24.3.0",
+    # Modelled on NVIDIA/gpu-operator#285 (`kubectl logs --prefix` of the driver container).
+    "[pod/nvidia-driver-daemonset-x2k9q/nvidia-driver-ctr] Done, now waiting for signal",
 ])
 def test_modelled_evidence_lines_of_the_gpu_stack(line: str) -> None:
     assert is_evidence(line)
     assert EVIDENCE_LINES.name in recognise(line + "\n").record.docs
+
+
+def test_modelled_the_validators_driver_check_is_the_gpu_operators_validator() -> None:
+    # Modelled on NVIDIA/gpu-operator#378 (`kubectl logs ... -c driver-validation`).
+    line = "running command chroot with args [/run/nvidia/driver nvidia-smi]"
+    assert gpu_stack_pod(line) == "the GPU Operator's validator"
+    assert not gpu_stack_pod("running command chroot with args [/mnt/rootfs ls]")
 
 
 # --- what stays refused -----------------------------------------------------------------------------------------------

@@ -143,21 +143,24 @@ _CUDA_ERROR = re.compile(r"\bCUDA error: (?:" + "|".join(re.escape(e) for e in C
 _NVC_DEBUG = re.compile(r"^\s*[IWE]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+ nvc(?:_[a-z]+)?\.c:\d+\] ")
 # `kubectl describe pod` of a pod of the Kubernetes GPU stack: its owner, a DaemonSet of the GPU Operator or the device
 # plugin (`Controlled By:  DaemonSet/nvidia-driver-daemonset`), or a container's image of NVIDIA's GPU stack on NGC
-# (`Image:  nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.1.0`, gpu-operator#258).
-_GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:Controlled By:\s+DaemonSet/(?:nvidia-[\w-]+|gpu-feature-discovery[\w-]*|"
+# (`Image:  nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.1.0`, gpu-operator#258); a line of such a pod's log behind
+# the tag `kubectl logs --prefix` gives it (`[pod/nvidia-driver-daemonset-8l7bp/nvidia-driver-ctr] Done, now waiting for
+# signal`, gpu-operator#285).
+_GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w-]*|gpu-feature-discovery[\w-]*)/[\w-]+\]\s+\S|"
+                                 r"Controlled By:\s+DaemonSet/(?:nvidia-[\w-]+|gpu-feature-discovery[\w-]*|"
                                  r"nvdp-nvidia-device-plugin[\w-]*)|Image:\s+nvcr\.io/nvidia/(?:cloud-native/|k8s/|"
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
-            "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/",
+            "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", "cuda memory data", "now.used", "VRAM available", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
-            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "auto installation is disabled",
+            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
             "GPU driver libraries",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
