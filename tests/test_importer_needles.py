@@ -280,6 +280,7 @@ def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_ta
                                              serving_logs.SGLANG_LINE, serving_logs.KEY_PHRASES)) \
             or serving_logs.GGML_LOG_LINE.match(line) is not None or serving_logs.NCCL_OLD_WARN.match(line) is not None \
             or (serving_logs.OLLAMA_LINE.search(line) is not None and not serving_logs.OLLAMA_DISCOVERY.search(line)) \
+            or (serving_logs.is_ollama_cut_line(line) and not serving_logs.OLLAMA_DISCOVERY.search(line)) \
             or serving_logs.VLLM_UVICORN_LINE.match(line) is not None \
             or serving_logs.TRITON_LINE.match(line) is not None or serving_logs.TRTLLM_LINE.match(line) is not None \
             or any(rx.match(line) for rx, _, _ in serving_logs.ENGINE_CONSOLES) \

@@ -739,6 +739,8 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
     ("0-23,48-71") shows another node holding those: GPUs on one node of a multi-node host, each reporting it, a
     layout (not-an-issue). Every GPU with a `GPU NUMA ID` apart from its CPUs' node is a Grace superchip (GH200,
     GB200) whose GPU memory Linux onlines as a NUMA node of its own: a layout, no sub-NUMA setting (not-an-issue).
+    Nodes that `numactl -H` shows unreachable (distance 255) from other nodes are memory-only nodes, no CPU's split
+    (a Grace superchip's GPU memory and spare MIG nodes, corpus 1239): not-an-issue.
     """
     if numa is None:
         return (_nps_from_matrix(gpu_topology, gpu_p2p) if gpu_topology is not None
@@ -758,7 +760,29 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
         return not_an_issue(f"{layout}: several NUMA nodes per socket are a BIOS layout, not a fault; NUMA placement "
                             "(IC-NUMA-AFFINITY) is judged against it" + (f"; GPUs: {where}" if where else ""),
                             actual=actual)
+    if apart := [n.id for n in numa.nodes if UNREACHABLE in n.distances]:
+        # numactl's 255: no path between two nodes. CPU nodes reach each other; nodes that do not are memory-only
+        # nodes, a Grace superchip's GPU memory and its spare MIG nodes (corpus 1239, 4x GH200: 36 nodes).
+        return not_an_issue(f"{layout}: node{'s' if len(apart) > 1 else ''} {_id_ranges(apart)} cannot reach other "
+                            "nodes (distance 255 in `numactl -H`): memory-only nodes, as a Grace superchip onlines its "
+                            "GPU memory, not an NPS/SNC split of a CPU" + (f"; GPUs: {where}" if where else ""),
+                            actual={**actual, "unreachable_nodes": apart})
     return ok(f"{layout}; GPUs: {where}" if where else layout, actual=actual)
+
+
+# numactl's distance between two nodes that have no path to each other (the ACPI SLIT's 0xFF).
+UNREACHABLE = 255
+
+
+def _id_ranges(ids: list[int]) -> str:
+    """Node ids as ranges: [4, 5, 6, 9] → "4-6, 9"."""
+    runs: list[list[int]] = []
+    for n in sorted(ids):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
 
 
 

@@ -221,7 +221,10 @@ TOOLKIT_LINE = re.compile(
 # nvidia-smi that prints `waiting for nvidia drivers to be loaded` each turn (corpus 1295).
 VALIDATOR_LINE = re.compile(r"^\s*(?:\[pod/nvidia-[\w-]*validator[\w-]*/)?(?:cuda|plugin|driver|toolkit)-validation\]?\s+\S|"
                             r"\bstream closed(?: EOF)? for [\w.-]+/nvidia-[\w-]*validator|"
-                            r"^\s*waiting for nvidia drivers to be loaded\s*$")
+                            r"^\s*waiting for nvidia drivers to be loaded\s*$|"
+                            # its driver check run in the driver container's root (`running command chroot with args
+                            # [/run/nvidia/driver nvidia-smi]`, gpu-operator#378)
+                            r"^\s*running command chroot with args \[/run/nvidia/driver\s")
 # The device plugin's own lines that show it reached the GPUs through NVML: its resource factory found the NVML
 # library (`Detected NVML platform: found NVML library`, 0.15 and later, internal/rm/factory.go), or it registered its
 # resource with the kubelet (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`), which it does only after

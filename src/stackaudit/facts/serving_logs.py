@@ -103,8 +103,10 @@ def is_nccl_warning(line: str) -> bool:
 # driver's CUDA version NCCL reports at init (`cudaDriverVersion 12080`), pasted without its prefix above the banner
 # (nccl-tests#289, corpus 967).
 NCCL_BANNER = re.compile(r"^\s*(?:NCCL version \d+\.\d+\.\d+\+cuda\d+\.\d+|cudaDriverVersion \d{4,6})\s*$")
+# A worker's line under its engine core's (vLLM 0.10 and later: `(EngineCore_DP0 pid=200073) (Worker_PP3 pid=200085)
+# ERROR 10-17 02:19:27 [multiproc_executor.py:654] ...`, vllm#27067) carries both processes' tags.
 VLLM_LINE = re.compile(
-    r"^(?:\s*\((?:[\w:]+(?: (?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*)?(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+)?"
+    r"^(?:\s*\((?:[\w:]+(?: (?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*)?(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+){0,2}"
     r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
     r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[?[\w./-]+\.py:\d+\]?")
 # vLLM's API server (vLLM 0.10 and later put its process before every line: `(APIServer pid=1) `) runs uvicorn, whose own
@@ -134,6 +136,9 @@ SGLANG_DATED_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)
 # `CustomAllReduceV2 is disabled ...` (sgl-project/sglang#29562, 2026); not ROCm's `Custom quick allreduce is disabled`,
 # another kernel.
 CUSTOM_AR_DISABLED = re.compile(r"Custom ?allreduce(?:V2)? is disabled", re.IGNORECASE)
+# The libraries whose frames in a crashed rank's backtrace are the GPU stack's: NCCL, TensorRT, TensorRT-LLM's runtime
+# and plugins (their file names, `lib<name>.so`).
+BACKTRACE_GPU_LIBS = ("libnccl", "libnvinfer", "libnvinfer_plugin_tensorrt_llm", "libtensorrt_llm", "libth_common")
 KEY_PHRASES = re.compile(
     r"Custom ?allreduce(?:V2)? is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
     r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
@@ -154,6 +159,15 @@ KEY_PHRASES = re.compile(
     # `2023-08-01 00:41:32 | INFO | __main__ | engine_args.tensor_parallel_size: 4`.
     r"\bengine_args\.\w+: |"
     r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b|"  # one parse per flag: linear
+    # A frame of Open MPI's backtrace of a crashed rank (opal_backtrace: `[HOST:PID] [ 1] PATH(+0x878e7)[0x7f03...]`)
+    # inside NCCL's, TensorRT's or TensorRT-LLM's library (BACKTRACE_GPU_LIBS): a rank dying there, often pasted with
+    # no log line around it (TensorRT-LLM#963, corpus 1624: libnccl; TensorRT-LLM#395: libnvinfer); a frame of any
+    # other library (libc, python) stays unread.
+    r"^\s*\[[\w.-]+:\d+\] \[\s*\d+\] \S*/(?:" + "|".join(BACKTRACE_GPU_LIBS) + r")\.so[.\d]*\(|"
+    # The same libraries' frames in the stack TensorRT-LLM's exception prints (`2       0x7fb4aebbf999 /usr/local/lib/
+    # python3.10/dist-packages/tensorrt_llm/libs/libtensorrt_llm.so(+0x728999) [0x7fb4aebbf999]`, `4       0x7fb4614edcec
+    # tensorrt_llm::plugins::AllreducePlugin::initialize() + 204`, TensorRT-LLM#1826).
+    r"^\s*\d+\s+0x[0-9a-f]{6,16} (?:tensorrt_llm::|\S*/(?:" + "|".join(BACKTRACE_GPU_LIBS) + r")\.so[.\d]*\()|"
     # A kernel the GPU has no code for, or a kernel library refusing its architecture: an engine's start failing,
     # often pasted with no engine line around it (facts/symptoms.py).
     rf"{NO_KERNEL_IMAGE.pattern}|{KERNEL_ARCH_REFUSED.pattern}",
@@ -197,6 +211,15 @@ GGML_LOG_LINE = re.compile(
 # Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
 # (`msg="inference compute"`, OLLAMA_DISCOVERY) stay the evidence reader's (importers/evidence.py).
 OLLAMA_LINE = re.compile(r"\btime=\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) level=[A-Z]+ source=[\w.-]+\.go:\d+ msg=")
+# An ollama line the user cut to its message and fields (`msg="skipping available library at users request"
+# requested=cuda libDir=/usr/lib/ollama/cuda_v12`, ollama#12797, corpus 1309): slog's logfmt from `msg=` on, read as
+# ollama's only where a field names ollama's own path or program (Go's slog prints the same form for any program).
+OLLAMA_CUT_LINE = re.compile(r'^\s*msg=(?:"[^"]*"|\S+)(?:\s+[\w.]+=(?:"[^"]*"|\S*))*\s*$')
+
+
+def is_ollama_cut_line(line: str) -> bool:
+    """Whether a line is an ollama log line cut to its `msg=` and fields (OLLAMA_CUT_LINE)."""
+    return "ollama" in line and line.lstrip().startswith("msg=") and OLLAMA_CUT_LINE.match(line) is not None
 # Triton Inference Server's own lines, in glog's format (`I0327 13:12:22.342290 146 grpc_server.cc:2558] "Started
 # GRPCInferenceService at 0.0.0.0:8001"`, tensorrtllm_backend#149, corpus 1471; 20.03's trtserver without the quotes,
 # `I0528 11:19:45.103087 18 metrics.cc:164] found 8 GPUs supporting NVML metrics`, server#1567, corpus 1493), told by
@@ -213,7 +236,10 @@ TRITON_LINE = re.compile(r"^\s*[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+ (?P<file>
 # `[TensorRT-LLM][ERROR] Failed, NCCL error ...`), as Triton's tensorrtllm backend and the runtime's own programs print
 # it (tensorrt_llm/common/logger.h); the Python package's import banner `[TensorRT-LLM] TensorRT-LLM version: 0.16.0`
 # stays the version readers' (facts/python_env.STATED_VERSION).
-TRTLLM_LINE = re.compile(r"^\s*\[TensorRT-LLM\]\[(?:INFO|WARNING|ERROR|DEBUG|VERBOSE|TRACE)\] ")
+# The runtime's exception carries the same tag behind std::terminate's `what():` (`terminate called after throwing an
+# instance of 'tensorrt_llm::common::TllmException'` / `  what():  [TensorRT-LLM][ERROR] Assertion failed: ...`,
+# TensorRT-LLM#1826).
+TRTLLM_LINE = re.compile(r"^\s*(?:what\(\):\s+)?\[TensorRT-LLM\]\[(?:INFO|WARNING|ERROR|DEBUG|VERBOSE|TRACE)\] ")
 # The messages of ollama's GPU discovery (and its debug log's reading of each GPU's memory); the evidence reader
 # takes the lines that carry them.
 OLLAMA_DISCOVERY_MSGS = (r'inference compute"|looking for compatible GPUs|no compatible GPUs were discovered|'
@@ -364,7 +390,8 @@ def console_engine(line: str) -> str:
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
-KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
+KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm", "libnvinfer",
+               "libth_common",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
                "torchrun", "engine_args.", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
@@ -403,6 +430,7 @@ def is_log_line(line: str) -> bool:
                 or (line[:1] == "(" and VLLM_UVICORN_LINE.match(line) is not None)
                 or (any(needle in line for needle in GGML_NEEDLES) and GGML_LOG_LINE.match(line))
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
+                or ("msg=" in line and is_ollama_cut_line(line) and not OLLAMA_DISCOVERY.search(line))
                 or (".cc:" in line and TRITON_LINE.match(line) is not None)
                 or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line) is not None)
                 or (any(needle in line for needle in CONSOLE_NEEDLES) and bool(console_engine(line)))
@@ -1569,7 +1597,7 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "vllm"
             elif GGML_LOG_LINE.match(line) and not ("buil" in line and GGML_BANNER.match(line)):
                 engine = "llamacpp"
-            elif " level=" in line and OLLAMA_LINE.search(line):
+            elif (" level=" in line and OLLAMA_LINE.search(line)) or is_ollama_cut_line(line):
                 engine = "ollama"
             elif TRITON_LINE.match(line):
                 engine = "triton"

@@ -529,6 +529,7 @@ def parse_numactl(text: str) -> NumaTopology:
     cpus: dict[int, tuple[int, ...]] = {}
     mem: dict[int, int] = {}
     distances: dict[int, tuple[int, ...]] = {}
+    columns: list[int] = []  # the distance table's column row: every node, where its rows are cut
     in_distances = False
     for line in text.splitlines():
         if m := re.match(r"^\s*node\s+(\d+)\s+cpus:\s*(.*)$", line):
@@ -539,6 +540,12 @@ def parse_numactl(text: str) -> NumaTopology:
             in_distances = True
         elif in_distances and (m := re.match(r"^\s*(\d+):((?:\s+\d+)+)\s*$", line)):
             distances[int(m.group(1))] = tuple(int(x) for x in m.group(2).split())
+        elif in_distances and re.match(r"^\s*node(?:\s+\d+)+\s*$", line):
+            columns.extend(int(x) for x in line.split()[1:])
+    if not cpus and distances:
+        # The distance table alone (its node lines cut off, corpus 1239): the nodes its column row and its rows list,
+        # their CPUs not shown.
+        cpus = dict.fromkeys(sorted({*columns, *distances}), ())
     if not cpus:
         raise ParseError("not the output of `numactl -H`")
     return NumaTopology(tuple(NumaNode(n, cpus[n], distances.get(n, ()), mem.get(n)) for n in sorted(cpus)))

@@ -22,7 +22,10 @@ compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`),
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
 per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a `dkms status` line of the nvidia module installed for a
-kernel (facts/kernel_knobs.DKMS_INSTALLED), a line of another vendor's GPU at work (facts/gpus.other_gpu_line:
+kernel (facts/kernel_knobs.DKMS_INSTALLED), the CUDA runtime's error as PyTorch prints it
+(`CUDA error: an illegal memory access was encountered`, `cudaErrorIllegalAddress`), libnvidia-container's debug
+lines (`nvc.c:376] initializing library context`), a GPU stack pod's owner or image in `kubectl describe pod`
+(`Controlled By:  DaemonSet/nvidia-driver-daemonset`), a line of another vendor's GPU at work (facts/gpus.other_gpu_line:
 ollama's ROCm discovery, ggml's Metal backend, a macOS launcher; rocm-smi's table and fields, rocminfo's GPU agent,
 amd-smi, a ROCm variable set to a value), a list's package version (`PyTorch: 2.8.0+cu128`), Text Generation
 Inference's /info object's `"docker_label"` read with the `"version"` above it (facts/docker.tgi_info_line), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
@@ -118,16 +121,46 @@ _OLLAMA = re.compile(rf'\bmsg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs" .*\bli
                      r'now\.free="[^"]*" now\.used=|'
                      r'^\s*device count \d+\s*$|'
                      r'^\s*\[GPU-[0-9a-fA-F-]+\] Compute Capability \d+\.\d+\s*$')
+# The CUDA runtime's error, as PyTorch and most CUDA programs print it (`RuntimeError: CUDA error: an illegal memory
+# access was encountered`, then torch's `Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/...`):
+# a CUDA program failing on a GPU. Its words are cudaGetErrorString's for the errors of a GPU at work (CUDA Runtime API,
+# cudaError enum: https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html), or the enum's own name.
+CUDA_ERROR_STRINGS = (
+    "an illegal memory access was encountered", "an illegal instruction was encountered", "misaligned address",
+    "device-side assert triggered", "unspecified launch failure", "the launch timed out and was terminated",
+    "too many resources requested for launch", "out of memory", "invalid device ordinal", "initialization error",
+    "all CUDA-capable devices are busy or unavailable", "CUDA-capable device(s) is/are busy or unavailable",
+    "uncorrectable ECC error encountered", "unknown error", "operation not supported", "operation not permitted",
+    "system has unsupported display driver / cuda driver combination", "invalid argument", "invalid resource handle",
+    "invalid configuration argument", "an uncorrectable NVLink error was detected during the execution",
+    "forward compatibility was attempted on non supported HW", "no CUDA-capable device is detected",
+)
+_CUDA_ERROR = re.compile(r"\bCUDA error: (?:" + "|".join(re.escape(e) for e in CUDA_ERROR_STRINGS) + r")"
+                         r"|\bcudaError[A-Z][A-Za-z]+\b")
+# libnvidia-container's own debug line (`nvidia-container-cli -k -d /dev/tty info`, glog's form: `I0418 18:12:58.648174
+# 217303 nvc.c:376] initializing library context (version=1.9.0, build=...)`, its sources nvc.c, nvc_info.c,
+# nvc_mount.c, nvc_ldcache.c; nvidia-container-toolkit#260): the container runtime's GPU hook at work.
+_NVC_DEBUG = re.compile(r"^\s*[IWE]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+ nvc(?:_[a-z]+)?\.c:\d+\] ")
+# `kubectl describe pod` of a pod of the Kubernetes GPU stack: its owner, a DaemonSet of the GPU Operator or the device
+# plugin (`Controlled By:  DaemonSet/nvidia-driver-daemonset`), or a container's image of NVIDIA's GPU stack on NGC
+# (`Image:  nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.1.0`, gpu-operator#258); a line of such a pod's log behind
+# the tag `kubectl logs --prefix` gives it (`[pod/nvidia-driver-daemonset-8l7bp/nvidia-driver-ctr] Done, now waiting for
+# signal`, gpu-operator#285).
+_GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w-]*|gpu-feature-discovery[\w-]*)/[\w-]+\]\s+\S|"
+                                 r"Controlled By:\s+DaemonSet/(?:nvidia-[\w-]+|gpu-feature-discovery[\w-]*|"
+                                 r"nvdp-nvidia-device-plugin[\w-]*)|Image:\s+nvcr\.io/nvidia/(?:cloud-native/|k8s/|"
+                                 r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
+            "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", "cuda memory data", "now.used", "VRAM available", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
-            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "auto installation is disabled",
+            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
             "GPU driver libraries",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
@@ -170,6 +203,7 @@ def is_evidence(line: str) -> bool:
     two-column Markdown table row is read as its `Key: value` line (facts/_parse.stated_line)."""
     line = stated_line(line[:LINE_LOOK_CHARS])
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
+                or _CUDA_ERROR.search(line) or _NVC_DEBUG.match(line) or _GPU_STACK_DESCRIBE.match(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or bool(DEBUG_NODE_POD.search(line)) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or gpu_stack_pod(line) != "" or minikube_node(line) is not None or data_test(line) is not None or STATED_TOOLKIT.search(line)

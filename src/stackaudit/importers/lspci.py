@@ -81,7 +81,18 @@ def _argv(block: list[str], before: str) -> tuple[str, ...]:
 # (`LSPCI_HEADER`: 2 or 4 hex digits and a colon), a capability key (`_CAP_KEY`), an IOMMU group heading
 # (`_GROUP`); a header after prose needs "ontroller". No needle gate: a bus address holds no literal but
 # ":", which nearly every line of a paste holds.
-_MAYBE_START = re.compile(rf"^(?:\t|\s*(?:[0-9a-fA-F]{{2,4}}:|IOMMU |(?:{'|'.join(CAP_KEYS)}):))")
+_MAYBE_START = re.compile(rf"^(?:\t|\s*(?:[0-9a-fA-F]{{2,4}}:|\d+ = |IOMMU |(?:{'|'.join(CAP_KEYS)}):))")
+# A device header behind the index the Kubernetes vGPU device plugins print it with when they walk the PCI bus
+# (4paradigm k8s-vgpu-scheduler / HAMi `Loading PciInfo`: ` 11 = 00:08.0 3D controller: NVIDIA Corporation GV100GL
+# [Tesla V100 SXM2 32GB] (rev a1)`, one per line with blank lines between, corpus 937): lspci's header, read as one.
+_INDEXED = re.compile(r"^\s*\d+ = (?=\S)")
+
+
+def _indexed_header(line: str) -> str | None:
+    """The lspci header behind a device plugin's index (`_INDEXED`), or None."""
+    m = _INDEXED.match(line)
+    rest = line[m.end():] if m else ""
+    return rest if m and _is_header(rest) else None
 
 
 @importer("lspci", "`lspci -vvv` / `-vv` / `-nn` (whole, cut or grepped ACSCtl/LnkSta lines), IOMMU group listings")
@@ -92,6 +103,18 @@ def lspci(lines: list[str]) -> Iterator[Found]:
         line = lines[i]
         if not _MAYBE_START.match(line) and "ontroller" not in line:
             continue  # none of the tests below can hold: one match instead of five per line of a long paste
+        if _indexed_header(line):
+            j, block = i, []
+            while j < n and ((header := _indexed_header(lines[j])) or not lines[j].strip()):
+                if header:
+                    block.append(header)
+                j += 1
+            argv = _argv(block, "")
+            text = "\n".join(block) + "\n"
+            yield Found("lspci", i, j, command_output_appended(argv, text if argv not in seen else "\n" + text))
+            seen.add(argv)
+            scan.skip(j)
+            continue
         header_text = _prose_header(lines, i)
         # A display device's header without its bus address, over its detail lines (facts/lspci.py).
         bare = not header_text and not _is_header(line) and unaddressed_header(lines, i) is not None

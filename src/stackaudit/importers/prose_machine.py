@@ -99,9 +99,10 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             if taken == MAX_LINES:
                 return
             continue
-        # An issue form's GPU answer naming another vendor alone (`### GPU`, then `AMD`, corpus 1012).
+        # An issue form's GPU answer naming another vendor alone (`### GPU`, then `AMD`, corpus 1012), or an NVIDIA
+        # model (`### GPU`, then `H100`, corpus 1309): the list's `GPU: <model>` line.
         answer, at = form_gpu_answer(lines, i)
-        if answer and stated_vendor_gpus(answer):
+        if answer and (stated_vendor_gpus(answer) or (listed_model(answer) and not listed_gpu(answer))):
             yield Found("prose machine", i, at + 1, document_appended(USER_MACHINE.name, answer + "\n"))
             taken += 1
             if taken == MAX_LINES:

@@ -107,10 +107,31 @@ _NUMACTL_LINE = re.compile(r"^\s*(available:|node\s+\d+\s+(cpus|size|free):|node
 _NUMACTL_FIRST = re.compile(r"^\s*available:\s+\d+\s+nodes?\s+\(")
 
 
-@importer("numactl -H", "`numactl -H` / `numactl --hardware`", needles=("available:",), per_line=True)
+# The distance table of `numactl -H` pasted without the node lines above it (corpus 1239, a 4x GH200's 36 nodes):
+# its `node   0   1 ...` column row (or `node distances:` over it), then node 0's row, 10 to itself first.
+_DISTANCE_COLUMNS = re.compile(r"^\s*node\s+0(?:\s+\d+)+\s*$")
+_DISTANCE_FIRST_ROW = re.compile(r"^\s*0:\s+10(?:\s+\d+)+\s*$")
+
+
+def _distance_table_at(lines: list[str], i: int) -> bool:
+    """Whether a cut `numactl -H`'s distance table starts on line i (`_DISTANCE_COLUMNS` over `_DISTANCE_FIRST_ROW`,
+    `node distances:` above them or not)."""
+    at = i + 1 if lines[i].strip() == "node distances:" else i
+    return at + 1 < len(lines) and bool(_DISTANCE_COLUMNS.match(lines[at])) and bool(
+        _DISTANCE_FIRST_ROW.match(lines[at + 1]))
+
+
+@importer("numactl -H", "`numactl -H` / `numactl --hardware` (or its distance table alone)",
+          needles=("available:", "node"), per_line=True)
 def numactl(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
+        if "available:" not in line and _distance_table_at(lines, i):
+            end = take_while(lines, i, _NUMACTL_LINE)
+            rows = [row.strip() for row in lines[i:end] if row.strip() != "node distances:"]
+            body = "node distances:\n" + "\n".join(rows) + "\n"
+            yield Found("numactl -H", i, end, command_output(NUMACTL_H.argv, body))
+            return
         if _NUMACTL_FIRST.match(line):
             end = take_while(lines, i, _NUMACTL_LINE)
             body = "\n".join(line.strip() for line in lines[i:end]) + "\n"
