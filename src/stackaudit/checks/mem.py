@@ -472,7 +472,9 @@ def _mig(nvidia: NvidiaGpus, parallelism: Parallelism | None, mig_setup: MigSetu
 _NO_CONTEXT_MIB = 48.0
 # A driver that reads N/A for `Disp.A` (the GeForce GTX 680 on 325.15, corpus 1320) keeps more for itself at rest:
 # 9 MiB there, as a display GPU holding 9 MiB does (corpus 1100). Under this much no CUDA context (tens of MiB even
-# then) and no display of note is on the GPU.
+# then) and no display of note is on the GPU. So too where the source does not show `Display Active` at all (an
+# `nvidia-smi -q` excerpt from its PCI lines to its utilisation, corpus 1649: 0 of 8129 MiB used): a display of note
+# would hold more.
 _NO_CONTEXT_DISP_NA_MIB = 10.0
 # A display GPU whose whole used memory is at most this share of its memory (70 MiB of 49140, corpus 1159) holds no
 # model and no more than a display's share: the display costs the server nothing of note there.
@@ -759,7 +761,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     # The process box is cut away, but the memory row shows no context: nothing else is on that GPU.
     idle = [g for g in table if g.processes is None and g.memory_used_mib is not None
             and ((g.display_active is False and g.memory_used_mib < _NO_CONTEXT_MIB)
-                 or ("display" in g.unsupported and g.memory_used_mib < _NO_CONTEXT_DISP_NA_MIB))]
+                 or (("display" in g.unsupported or g.display_active is None)
+                     and g.memory_used_mib < _NO_CONTEXT_DISP_NA_MIB))]
     # The process box is cut away and the memory row holds a context: whose it is, the table does not say.
     in_use = [g for g in table if g.processes is None and g.memory_used_mib is not None and g not in idle]
     # In Exclusive_Process mode a GPU holding a context is taken: the driver gives no other process a context there
@@ -851,6 +854,16 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
             subjects=[g.subject for g in idle_display]), "nvidia-smi")
     if not procs_known and not idle and all(g.display_active is None for g in table):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
+    if notes and not in_use and all(len(g.processes or ()) == 1 and g.display_active is not True
+                                    for g in procs_known):
+        # Each GPU whose process list the table shows holds one process and nothing beside it (the ranks of one job,
+        # one replica per GPU: corpus 247, 1495, 1703): no GPU is shared by two programs, whichever program it is.
+        one = "; ".join(f"GPU {g.index}: {p.name or p.pid}" + (f" ({p.used_mib:g} MiB)" if p.used_mib else "")
+                        for g in procs_known for p in g.processes or ())
+        beside = "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)" \
+            if idle else ""
+        return ok_over_gpus(nvidia, procs_known + idle, f"one process on each GPU and nothing beside it ({one}): no "
+                            f"GPU is shared by two programs{beside}", actual=actual, ask="nvidia-smi")
     if notes:
         # Reported, not judged: nothing here says whose process it is (a foreign vLLM looks like ours).
         return unknown("one program per GPU (" + "; ".join(notes) + "); whether it is this deployment's engine is "
