@@ -854,10 +854,12 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
             subjects=[g.subject for g in idle_display]), "nvidia-smi")
     if not procs_known and not idle and all(g.display_active is None for g in table):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
-    if notes and not in_use and all(len(g.processes or ()) == 1 and g.display_active is not True
-                                    for g in procs_known):
+    if notes and not in_use and not in_container and all(len(g.processes or ()) == 1 and g.display_active is not True
+                                                         for g in procs_known):
         # Each GPU whose process list the table shows holds one process and nothing beside it (the ranks of one job,
         # one replica per GPU: corpus 247, 1495, 1703): no GPU is shared by two programs, whichever program it is.
+        # Not inside a container: NVML there lists host PIDs the container's own processes cannot be matched to, and
+        # a pod's GPU may be another pod's too (corpus 33: a vLLM of another project on the pod's only GPU).
         one = "; ".join(f"GPU {g.index}: {p.name or p.pid}" + (f" ({p.used_mib:g} MiB)" if p.used_mib else "")
                         for g in procs_known for p in g.processes or ())
         beside = "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)" \
