@@ -558,10 +558,14 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     driver's GPU paravirtualisation (WDDM), so the Windows desktop and every Windows app share its memory and time
     slices with the CUDA work in the VM, which can neither see their processes nor make the GPU headless.
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
+    Outside one, a table whose GPUs each hold one process and nothing beside it (the ranks of one job, one replica a
+    GPU) is ok: no GPU is shared by two programs, whichever program it is. The Processes box shows a GPU's list only
+    where it shows it: closed by its border, past that GPU, or with rows that account for the memory in use; a box the
+    paste cuts in its column header shows no list.
     A table cut before its Processes box still shows a GPU with no process where its used memory holds no context:
     under 48 MiB with the display off (a driver's reserve reads 0-4 MiB on data-centre GPUs and up to tens of MiB on
     others, 9-33 MiB; no CUDA context takes under about 70), under 10 MiB where the driver reads N/A for `Disp.A`
-    (an old GeForce driver). A GPU that holds more, with its process box cut, is reported over the GPUs whose rows
+    (an old GeForce driver) or the source does not show it (an `nvidia-smi -q` excerpt). A GPU that holds more, with its process box cut, is reported over the GPUs whose rows
     show their memory, never `ok` over the idle GPUs beside it: whose memory it is is not in the source. Where every
     such GPU holds no more than a desktop's share (at most 3 GiB, under a tenth of it: a CUDA context or a small
     program, 433 of 46068 MiB, 1299 of 81559) it is not an issue: whoever holds it, the GPU keeps over nine tenths of
