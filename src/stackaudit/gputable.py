@@ -935,6 +935,29 @@ def board_power(name: str) -> tuple[float, str] | None:
     return _board_powers().get(normalize(name))
 
 
+def cut_board_power(shown: str, memory_mib: float | None) -> BoardPower | None:
+    """The power-only row a name the nvidia-smi table cut is, by its memory size: the one row whose name starts with
+    what the cut name shows and whose one memory size the GPU's fits (`NVIDIA RTX 4000 Ada Gene...` with 20475 MiB:
+    the RTX 4000 Ada Generation, 20 GB, corpus 1688); None where no such row is alone, or without the memory size.
+
+    Only rows that give the model's one memory size take part, and never a GeForce name: a cut name may be the model's
+    Laptop GPU, whose name extends the desktop card's, and NVIDIA's workstation Laptop GPUs carry other memory sizes
+    than the desktop cards of their number (RTX 4000 Ada Laptop 12 GB, RTX 5000 Ada Laptop 16 GB: corpus 570's
+    `NVIDIA RTX 5000 Ada Gene...` of 16376 MiB is one), while a GeForce Laptop GPU may carry its desktop card's (RTX
+    4060: 8 GB both; LAPTOP_ONLY_MEMORY_GIB lists the sizes that tell them apart).
+    """
+    prefix = cut_prefix(shown)
+    if prefix is None or memory_mib is None or re.search(r"\bGeForce\b", prefix, re.I):
+        return None
+    key = normalize(prefix)
+    rows = [row for row in load_table().power_only
+            if key and any(normalize(written).startswith(key) for written in row.all_names())]
+    if not rows or any(row.memory_gib is None for row in rows):
+        return None
+    fit = [row for row in rows if row.memory_gib and _MEMORY_SHARE <= memory_mib / (row.memory_gib * 1024) <= 1.0]
+    return fit[0] if len(fit) == 1 else None
+
+
 def nominal_memory_gib(name: str) -> float | None:
     """The nominal memory (GiB) of the GPU a product name names exactly (a full row, or a power-only row that gives
     the card's one memory size); None for a name the table does not pin to one size."""

@@ -472,7 +472,9 @@ def _mig(nvidia: NvidiaGpus, parallelism: Parallelism | None, mig_setup: MigSetu
 _NO_CONTEXT_MIB = 48.0
 # A driver that reads N/A for `Disp.A` (the GeForce GTX 680 on 325.15, corpus 1320) keeps more for itself at rest:
 # 9 MiB there, as a display GPU holding 9 MiB does (corpus 1100). Under this much no CUDA context (tens of MiB even
-# then) and no display of note is on the GPU.
+# then) and no display of note is on the GPU. So too where the source does not show `Display Active` at all (an
+# `nvidia-smi -q` excerpt from its PCI lines to its utilisation, corpus 1649: 0 of 8129 MiB used): a display of note
+# would hold more.
 _NO_CONTEXT_DISP_NA_MIB = 10.0
 # A display GPU whose whole used memory is at most this share of its memory (70 MiB of 49140, corpus 1159) holds no
 # model and no more than a display's share: the display costs the server nothing of note there.
@@ -556,10 +558,14 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     driver's GPU paravirtualisation (WDDM), so the Windows desktop and every Windows app share its memory and time
     slices with the CUDA work in the VM, which can neither see their processes nor make the GPU headless.
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
+    Outside one, a table whose GPUs each hold one process and nothing beside it (the ranks of one job, one replica a
+    GPU) is ok: no GPU is shared by two programs, whichever program it is. The Processes box shows a GPU's list only
+    where it shows it: closed by its border, past that GPU, or with rows that account for the memory in use; a box the
+    paste cuts in its column header shows no list.
     A table cut before its Processes box still shows a GPU with no process where its used memory holds no context:
     under 48 MiB with the display off (a driver's reserve reads 0-4 MiB on data-centre GPUs and up to tens of MiB on
     others, 9-33 MiB; no CUDA context takes under about 70), under 10 MiB where the driver reads N/A for `Disp.A`
-    (an old GeForce driver). A GPU that holds more, with its process box cut, is reported over the GPUs whose rows
+    (an old GeForce driver) or the source does not show it (an `nvidia-smi -q` excerpt). A GPU that holds more, with its process box cut, is reported over the GPUs whose rows
     show their memory, never `ok` over the idle GPUs beside it: whose memory it is is not in the source. Where every
     such GPU holds no more than a desktop's share (at most 3 GiB, under a tenth of it: a CUDA context or a small
     program, 433 of 46068 MiB, 1299 of 81559) it is not an issue: whoever holds it, the GPU keeps over nine tenths of
@@ -759,7 +765,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     # The process box is cut away, but the memory row shows no context: nothing else is on that GPU.
     idle = [g for g in table if g.processes is None and g.memory_used_mib is not None
             and ((g.display_active is False and g.memory_used_mib < _NO_CONTEXT_MIB)
-                 or ("display" in g.unsupported and g.memory_used_mib < _NO_CONTEXT_DISP_NA_MIB))]
+                 or (("display" in g.unsupported or g.display_active is None)
+                     and g.memory_used_mib < _NO_CONTEXT_DISP_NA_MIB))]
     # The process box is cut away and the memory row holds a context: whose it is, the table does not say.
     in_use = [g for g in table if g.processes is None and g.memory_used_mib is not None and g not in idle]
     # In Exclusive_Process mode a GPU holding a context is taken: the driver gives no other process a context there
@@ -851,6 +858,18 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
             subjects=[g.subject for g in idle_display]), "nvidia-smi")
     if not procs_known and not idle and all(g.display_active is None for g in table):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
+    if notes and not in_use and not in_container and all(len(g.processes or ()) == 1 and g.display_active is not True
+                                                         for g in procs_known):
+        # Each GPU whose process list the table shows holds one process and nothing beside it (the ranks of one job,
+        # one replica per GPU: corpus 247, 1495, 1703): no GPU is shared by two programs, whichever program it is.
+        # Not inside a container: NVML there lists host PIDs the container's own processes cannot be matched to, and
+        # a pod's GPU may be another pod's too (corpus 33: a vLLM of another project on the pod's only GPU).
+        one = "; ".join(f"GPU {g.index}: {p.name or p.pid}" + (f" ({p.used_mib:g} MiB)" if p.used_mib else "")
+                        for g in procs_known for p in g.processes or ())
+        beside = "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)" \
+            if idle else ""
+        return ok_over_gpus(nvidia, procs_known + idle, f"one process on each GPU and nothing beside it ({one}): no "
+                            f"GPU is shared by two programs{beside}", actual=actual, ask="nvidia-smi")
     if notes:
         # Reported, not judged: nothing here says whose process it is (a foreign vLLM looks like ours).
         return unknown("one program per GPU (" + "; ".join(notes) + "); whether it is this deployment's engine is "

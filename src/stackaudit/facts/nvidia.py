@@ -56,6 +56,7 @@ from stackaudit.gputable import (
     agreed,
     architecture_of,
     board_power,
+    cut_board_power,
     cut_prefix,
     lookup,
     resolve_cut_name,
@@ -340,17 +341,21 @@ class GpuInfo:
         The row's is no evidence where the cap is what resolved a name the nvidia-smi table cut
         (gputable.resolve_cut_name): it would only repeat the cap.
         A cut name has the default that every row it may be with its memory size has (gputable.agreed: 300 W for a
-        `Tesla V100-SXM2...` of 16 or 32 GB), and none where they differ."""
+        `Tesla V100-SXM2...` of 16 or 32 GB), and none where they differ; a cut name no full row fits has the board
+        power of the one power-only row its memory size fits (gputable.cut_board_power)."""
         if self.power_default_w is not None:
             return self.power_default_w, "the GPU's default"
         spec = self.spec
         if self.cut_name:
             cut = resolve_cut_name(self.cut_name, self.memory_total_mib, None)
             rows = cut.rows if cut is not None else ()
-            if not agreed(rows, lambda row: row.power_w):
-                return None, ""
             shown = self.cut_name.strip()
             fits = f" with {self.memory_total_mib:g} MiB" if self.memory_total_mib is not None else ""
+            if not rows and (board_row := cut_board_power(self.cut_name, self.memory_total_mib)) is not None:
+                return board_row.power_w, (f"the {board_row.name} board power on NVIDIA's spec page (the row the cut "
+                                           f"name {shown!r} fits{fits})")
+            if not agreed(rows, lambda row: row.power_w):
+                return None, ""
             if len(rows) > 1:
                 return rows[0].power_w, (f"the default in the GPU table of every row the cut name {shown!r} may be"
                                          f"{fits} ({' and '.join(r.name for r in rows)})")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -787,6 +787,11 @@ def parse_table(text: str) -> NvidiaGpus:
     procs: dict[int, list[GpuProcess]] = {}
     saw_proc_section = False
     no_procs = False
+    # Whether the Processes box is shown to its end (the border line that closes it), and the highest GPU index its
+    # rows reach (a row cut inside its name still names its GPU): a box cut before its rows, or inside them, does not
+    # show the processes of the GPUs it stops at or before (corpus 1475, 1656: the box cut in its column header).
+    procs_closed = False
+    procs_reached = -1
     # nvidia-smi prints its MIG devices box after the whole GPU table, before the Processes box: it closes the table.
     saw_mig_box = False
     open_gpu: int | None = None  # the GPU whose block no border line has closed yet
@@ -800,6 +805,10 @@ def parse_table(text: str) -> NvidiaGpus:
             continue
         if line.startswith("+-") or line.startswith("|="):
             open_gpu = None
+        if in_procs and line.startswith("+-"):
+            procs_closed = True
+        if in_procs and (reached := _PROC_ROW_START.match(line)):
+            procs_reached = max(procs_reached, int(reached.group(1)))
         if "Processes:" in line:
             in_procs = saw_proc_section = True
             continue
@@ -846,6 +855,7 @@ def parse_table(text: str) -> NvidiaGpus:
         if mp and (in_procs or not _ROW1.match(line)):
             saw_proc_section = True
             gpu = int(mp.group(1))
+            procs_reached = max(procs_reached, gpu)
             used = mp.group(7)
             procs.setdefault(gpu, []).append(GpuProcess(int(mp.group(4)), mp.group(6).strip(),
                                                         float(used[:-3]) if used.endswith("MiB") else None,
@@ -882,7 +892,8 @@ def parse_table(text: str) -> NvidiaGpus:
             utilization_gpu=_int(r.get("util")),
             pstate=_clean(r.get("pstate")),
             temp_c=_int(r.get("temp")),
-            processes=tuple(procs.get(idx, ())) if (saw_proc_section or no_procs) else None,
+            processes=_listed(idx, procs, saw_proc_section, no_procs, procs_closed, procs_reached,
+                              _float(r.get("used"))),
             unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig"), ("power", "cap"),
                                                     ("pstate", "pstate"), ("display", "disp"))
                               if r.get(key) == "N/A"),
@@ -913,6 +924,37 @@ def parse_table(text: str) -> NvidiaGpus:
         at_border = True
     return NvidiaGpus(tuple(gpus), versions[0], versions[1], None, (*notes, *([several] if several else [])),
                       cut=cut_at, smi_version=versions[2], cut_at_border=at_border)
+
+
+# The start of a process row of the Processes box: `|    6   N/A  N/A     18690      C   /usr/bin/p` (a row the paste
+# cuts inside its name still names the GPU it runs on, corpus 1703).
+_PROC_ROW_START = re.compile(r"^\|\s+(\d{1,3})\s+(?:N/A|\d+)\s")
+
+
+def _listed(idx: int, procs: Mapping[int, list[GpuProcess]], saw_box: bool, none_found: bool, closed: bool,
+            reached: int, used_mib: float | None) -> tuple[GpuProcess, ...] | None:
+    """The processes the table's Processes box shows on GPU `idx`; None where the box does not show them.
+
+    The box lists its rows by GPU index and ends at a border line. `No running processes found`, or the box's end,
+    shows every GPU's list (none where no row names the GPU). A box the paste cuts shows the lists of the GPUs before
+    the last one its rows reach, and no more: cut in its column header (corpus 1475, 1656) it shows none, and the
+    memory a GPU holds there is not shown to be no process's. The rows shown for the last GPU they reach are its whole
+    list where they account for the memory its row shows in use, to within _LISTED_SLACK_MIB (corpus 33: one row of
+    45232 MiB on a GPU using 45241).
+    """
+    if none_found or (saw_box and closed):
+        return tuple(procs.get(idx, ()))
+    if saw_box and idx < reached:
+        return tuple(procs.get(idx, ()))
+    shown = procs.get(idx, [])
+    if shown and used_mib is not None and sum(p.used_mib or 0.0 for p in shown) >= used_mib - _LISTED_SLACK_MIB:
+        return tuple(shown)
+    return None
+
+
+# What a GPU's row may show in use beyond its processes' memory: the driver's own reserve (0-33 MiB at rest, the
+# reserve checks/mem.py's _NO_CONTEXT_MIB allows).
+_LISTED_SLACK_MIB = 48.0
 
 
 def _ecc_from_cell(cell: str | None) -> bool | None:
