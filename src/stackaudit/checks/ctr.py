@@ -59,6 +59,7 @@ from stackaudit.facts.parallelism import DOCKER, Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
+from stackaudit.facts.ray_log import RayCluster
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER
@@ -579,7 +580,7 @@ def _distributed(proc: ProcessInfo) -> bool:
 def ipc_isolation(container: ContainerInfo | None = None, docker_containers: DockerContainers | None = None,
                   serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None,
                   parallelism: Parallelism | None = None, serving_log: ServingLog | None = None,
-                  gpus: GpuInventory | None = None) -> Outcome:
+                  gpus: GpuInventory | None = None, ray_cluster: RayCluster | None = None) -> Outcome:
     """Reads: on a Docker host, the GPU containers started as ranks of one group (`--nnodes`,
     `--node-rank`, `ray start --address`, `--headless`) and their IpcMode and NCCL_HOSTID; inside a
     container, the engine's flags, this container's boot_id and /dev/shm device number.
@@ -615,6 +616,10 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     group, with an engine of two ranks or more shown (TP x PP, or a rank of a multi-node group): ok, the ranks on this
     host share the host's /dev/shm (corpus 663, 1115, 1579); without host IPC such a node's one container stays not
     applicable (790).
+    An engine of two ranks or more on Ray whose log shows Ray starting a local instance (`Started a local Ray
+    instance.`: `ray.init()` found no cluster to join, facts/ray_log.RayCluster.started_here), with no container spec
+    and no second host shown: its raylet spawns every worker on this machine, in the IPC namespace of the program that
+    started it (a container's, where it runs in one): ok (corpus 1693).
     """
     group = serving_log.ipc_group() if serving_log is not None else ()
     if group and serving_log is not None:
@@ -647,6 +652,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         return ok(f"vLLM found all {serving_log.shm_ranks()} ranks on one node by opening one shared-memory segment "
                   "from every rank, so they share one /dev/shm (one IPC namespace)",
                   actual={"world_size": serving_log.shm_ranks(), "nodes": 1}, evidence=list(shared))
+    local = ray_cluster.started_here if ray_cluster is not None else ""
+    world = parallelism.shown_world_size if parallelism is not None else None
+    if local and (world or 0) > 1 and docker_containers is None \
+            and not (serving_log is not None and serving_log.multi_host):
+        # `ray.init()` started a head on this machine: its raylet spawns every worker here, beside the driver.
+        return ok(f"the engine's {world} ranks (TP x PP) are Ray workers of the instance its own program started on "
+                  f"this machine (Ray: `{local}`): its raylet spawns every worker there, in the IPC namespace of the "
+                  "program that started it, so no container boundary splits them",
+                  actual={"ranks": world, "ray": local}, evidence=list(ray_cluster.lines if ray_cluster else ()))
     if container is None:
         return unknown("could not read container: the source does not show whether it ran in a container",
                        hint="paste `cat /proc/1/cgroup`, or the ranks' NCCL_DEBUG=INFO channel lines")
