@@ -106,3 +106,19 @@ def test_a_containers_whole_nccl_job_before_any_channel() -> None:
     result = capture_checks("1702", "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
     assert result.status == "ok", result.message
     assert "edc6f559242d" in result.message
+
+
+def test_host_ipc_containers_with_a_logged_communicator_of_two() -> None:
+    # Real: corpus 1616 (Xinference's master and worker run with --ipc=host; node53's NCCL lines show `rank 1 nranks 2`
+    # of its vLLM pipeline): every rank on the host sees the host's one /dev/shm.
+    result = capture_checks("1616", "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
+    assert result.status == "ok", result.message
+    # Real: corpus 790 (a private IPC namespace): stays not applicable.
+    assert capture_checks("790", "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"].status == "not-applicable"
+
+
+def test_tgi_told_to_shard_keeps_its_shards_in_its_container() -> None:
+    # Real: corpus 1662 (huggingface/text-generation-inference, `-e SHARDED=true --gpus all`, the command cut).
+    result = capture_checks("1662", "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
+    assert result.status == "ok", result.message
+    assert "TGI sharded" in result.message

@@ -618,13 +618,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     namespace per host (NET joins the hosts).
     A Ray worker container that joins its head at a loopback address runs on the head's host, so the head's container
     holds ranks of the same group.
+    A TGI container told to shard (`SHARDED=true`, `--sharded true`) starts every shard inside it: ok (corpus 1662).
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     A container whose command only holds it open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`) counts as
     such a container: its engine is started inside it.
     Every GPU container shown on the host in the host's IPC namespace (`--ipc=host`), at most one of them a rank of a
     group, with an engine of two ranks or more shown (TP x PP, or a rank of a multi-node group): ok, the ranks on this
-    host share the host's /dev/shm (corpus 663, 1115, 1579); without host IPC such a node's one container stays not
+    host share the host's /dev/shm (corpus 663, 1115, 1579; an NCCL communicator of two ranks or more in the log shows
+    such an engine where no size is read, 1616); without host IPC such a node's one container stays not
     applicable (790).
     An engine of two ranks or more on Ray whose log shows Ray starting a local instance (`Started a local Ray
     instance.`: `ray.init()` found no cluster to join, facts/ray_log.RayCluster.started_here), with no container spec
@@ -711,6 +713,13 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
             given = [f"GPU {d}" for c, _ in whole for r in c.device_requests if r.is_gpu
                      for d in r.device_ids if d.isdecimal()]
             return over_subjects(judged, given, sum(size for _, size in whole)) if given else judged
+        # TGI told to shard (`SHARDED=true`, `--sharded true`) over GPUs whose count is not read: its launcher starts
+        # every shard as a process of its own container (corpus 1662), two or more of them.
+        sharded = [c for c in docker_containers.gpu_or_serving if not ranks and _tgi_sharded(c)]
+        if sharded:
+            return ok("all ranks run inside one container: " + ", ".join(
+                f"{c.label} (TGI sharded: its launcher starts every shard as a process of this container)"
+                for c in sharded), actual={c.label: "sharded" for c in sharded}, subjects=[c.label for c in sharded])
         # A container held open for `docker exec` (`sleep 8640000`) runs the engine the user starts inside it.
         held = [(c, n) for c in docker_containers.gpu_or_serving if not ranks
                 and (not c.diagnostic_only or c.keep_alive) and (n := _gpus_held(c, gpus)) is not None and n >= 2]
@@ -724,7 +733,10 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         # one `--ipc=host` container per node of a multi-node job; 790, a private namespace, stays not applicable).
         hosted = [c for c in docker_containers.gpu_or_serving if not c.diagnostic_only or c.keep_alive]
         world = parallelism.shown_world_size if parallelism is not None else None
-        if hosted and all(c.ipc_mode == "host" for c in hosted) and ((world or 0) > 1 or ranks):
+        # The engine's NCCL communicator of two ranks or more in the log shows such an engine where no size is read
+        # (corpus 1616: Xinference's vLLM split by pipeline stages, `rank 1 nranks 2`).
+        logged = serving_log.comm_ranks if serving_log is not None else 0
+        if hosted and all(c.ipc_mode == "host" for c in hosted) and ((world or 0) > 1 or ranks or logged > 1):
             labels = [c.label for c in hosted]
             return ok(f"container(s) {', '.join(labels)} share the host's IPC namespace (`--ipc=host`): every rank "
                       + (f"of the engine (TP x PP = {world}) " if world and world > 1 else "")
@@ -748,6 +760,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                                                                       for c in ranks},
                          expected="the same NCCL_HOSTID in every rank", subjects=labels)
     return ok(f"rank containers {', '.join(labels)} share one IPC namespace", actual=sorted(keys), subjects=labels)
+
+
+def _tgi_sharded(c: DockerContainer) -> bool:
+    """Whether a container runs Text Generation Inference told to shard its model (`SHARDED=true` in its environment,
+    `--sharded true` in its arguments: text-generation-launcher reads either, and shards over every GPU it sees)."""
+    if "text-generation-inference" not in c.image and not any("text-generation-launcher" in a for a in c.argv[:1]):
+        return False
+    said = c.flag("--sharded") or c.env_value("SHARDED") or ""
+    return said.strip().lower() == "true"
 
 
 def _gpus_held(c: DockerContainer, gpus: GpuInventory | None) -> int | None:
