@@ -58,8 +58,8 @@ from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.parallelism import DOCKER, Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
-from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.ray_log import RayCluster
+from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER
