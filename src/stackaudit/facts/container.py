@@ -813,6 +813,9 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo("", (f"the pasted process tree shows a Slurm batch job's work as the script's own "
                                           f"children on the node ({job}), no container runtime among them",), None, on_host=True)
             words = _stated_host(host)
+            if words and FORM_CLI_DIRECTLY.match(words):
+                return ContainerInfo("", (f"TGI's issue form ticks \"{words.lstrip('-* ')}\" and leaves its Docker "
+                                          "box empty: the launcher ran on the host",), None, on_host=True)
             if words:
                 return ContainerInfo("", (f"the user's words start the engine's server on the host (from their own "
                                           f"shell, or as its systemd service): \"{words}\"",), None, on_host=True)
