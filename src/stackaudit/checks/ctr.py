@@ -58,6 +58,7 @@ from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.parallelism import DOCKER, Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
+from stackaudit.facts.ray_log import RayCluster
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
@@ -367,6 +368,10 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     where it is. A `--shm-size` beside `--ipc=host` sizes nothing: Docker mounts a
     tmpfs of that size only for a private or shareable IPC namespace. Newer NCCL
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
+    A program the source shows run on the machine itself, outside any container (facts/container.ContainerInfo.on_host:
+    a Python environment or build of the user's own, a systemd unit, `ollama serve` typed at a prompt, TGI's issue form
+    ticking `The CLI directly`), with no container spec and no /dev/shm size or symptom shown: not applicable, no
+    container's /dev/shm limit is in its path (corpus 1644).
     """
     outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism,
                         stated_engines.split if stated_engines is not None else "")
@@ -382,6 +387,12 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     if container is not None and container.in_container:
         fix = _shm_fix(container.kind)
         return replace(outcome, sharpen=Sharpen(f"inside this {_where(container)}: {fix.persistent}", fix))
+    if outcome.status == "unknown" and container is not None and container.on_host and docker_containers is None \
+            and (shm is None or shm.size_bytes is None):
+        # The program runs on the machine itself: no container's /dev/shm limit (Docker's 64 MiB) is in its path.
+        return not_applicable(f"not in a container: {container.evidence[0]}; no container's /dev/shm limit applies, "
+                              "and the host's own /dev/shm (a tmpfs of half the RAM unless the host mounts it smaller) "
+                              "is not shown", actual=container.evidence[0])
     return outcome
 
 
@@ -579,7 +590,7 @@ def _distributed(proc: ProcessInfo) -> bool:
 def ipc_isolation(container: ContainerInfo | None = None, docker_containers: DockerContainers | None = None,
                   serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None,
                   parallelism: Parallelism | None = None, serving_log: ServingLog | None = None,
-                  gpus: GpuInventory | None = None) -> Outcome:
+                  gpus: GpuInventory | None = None, ray_cluster: RayCluster | None = None) -> Outcome:
     """Reads: on a Docker host, the GPU containers started as ranks of one group (`--nnodes`,
     `--node-rank`, `ray start --address`, `--headless`) and their IpcMode and NCCL_HOSTID; inside a
     container, the engine's flags, this container's boot_id and /dev/shm device number.
@@ -607,14 +618,20 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     namespace per host (NET joins the hosts).
     A Ray worker container that joins its head at a loopback address runs on the head's host, so the head's container
     holds ranks of the same group.
+    A TGI container told to shard (`SHARDED=true`, `--sharded true`) starts every shard inside it: ok (corpus 1662).
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     A container whose command only holds it open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`) counts as
     such a container: its engine is started inside it.
     Every GPU container shown on the host in the host's IPC namespace (`--ipc=host`), at most one of them a rank of a
     group, with an engine of two ranks or more shown (TP x PP, or a rank of a multi-node group): ok, the ranks on this
-    host share the host's /dev/shm (corpus 663, 1115, 1579); without host IPC such a node's one container stays not
+    host share the host's /dev/shm (corpus 663, 1115, 1579; an NCCL communicator of two ranks or more in the log shows
+    such an engine where no size is read, 1616); without host IPC such a node's one container stays not
     applicable (790).
+    An engine of two ranks or more on Ray whose log shows Ray starting a local instance (`Started a local Ray
+    instance.`: `ray.init()` found no cluster to join, facts/ray_log.RayCluster.started_here), with no container spec
+    and no second host shown: its raylet spawns every worker on this machine, in the IPC namespace of the program that
+    started it (a container's, where it runs in one): ok (corpus 1693).
     """
     group = serving_log.ipc_group() if serving_log is not None else ()
     if group and serving_log is not None:
@@ -647,6 +664,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         return ok(f"vLLM found all {serving_log.shm_ranks()} ranks on one node by opening one shared-memory segment "
                   "from every rank, so they share one /dev/shm (one IPC namespace)",
                   actual={"world_size": serving_log.shm_ranks(), "nodes": 1}, evidence=list(shared))
+    local = ray_cluster.started_here if ray_cluster is not None else ""
+    world = parallelism.shown_world_size if parallelism is not None else None
+    if local and (world or 0) > 1 and docker_containers is None \
+            and not (serving_log is not None and serving_log.multi_host):
+        # `ray.init()` started a head on this machine: its raylet spawns every worker here, beside the driver.
+        return ok(f"the engine's {world} ranks (TP x PP) are Ray workers of the instance its own program started on "
+                  f"this machine (Ray: `{local}`): its raylet spawns every worker there, in the IPC namespace of the "
+                  "program that started it, so no container boundary splits them",
+                  actual={"ranks": world, "ray": local}, evidence=list(ray_cluster.lines if ray_cluster else ()))
     if container is None:
         return unknown("could not read container: the source does not show whether it ran in a container",
                        hint="paste `cat /proc/1/cgroup`, or the ranks' NCCL_DEBUG=INFO channel lines")
@@ -687,6 +713,13 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
             given = [f"GPU {d}" for c, _ in whole for r in c.device_requests if r.is_gpu
                      for d in r.device_ids if d.isdecimal()]
             return over_subjects(judged, given, sum(size for _, size in whole)) if given else judged
+        # TGI told to shard (`SHARDED=true`, `--sharded true`) over GPUs whose count is not read: its launcher starts
+        # every shard as a process of its own container (corpus 1662), two or more of them.
+        sharded = [c for c in docker_containers.gpu_or_serving if not ranks and _tgi_sharded(c)]
+        if sharded:
+            return ok("all ranks run inside one container: " + ", ".join(
+                f"{c.label} (TGI sharded: its launcher starts every shard as a process of this container)"
+                for c in sharded), actual={c.label: "sharded" for c in sharded}, subjects=[c.label for c in sharded])
         # A container held open for `docker exec` (`sleep 8640000`) runs the engine the user starts inside it.
         held = [(c, n) for c in docker_containers.gpu_or_serving if not ranks
                 and (not c.diagnostic_only or c.keep_alive) and (n := _gpus_held(c, gpus)) is not None and n >= 2]
@@ -700,7 +733,10 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         # one `--ipc=host` container per node of a multi-node job; 790, a private namespace, stays not applicable).
         hosted = [c for c in docker_containers.gpu_or_serving if not c.diagnostic_only or c.keep_alive]
         world = parallelism.shown_world_size if parallelism is not None else None
-        if hosted and all(c.ipc_mode == "host" for c in hosted) and ((world or 0) > 1 or ranks):
+        # The engine's NCCL communicator of two ranks or more in the log shows such an engine where no size is read
+        # (corpus 1616: Xinference's vLLM split by pipeline stages, `rank 1 nranks 2`).
+        logged = serving_log.comm_ranks if serving_log is not None else 0
+        if hosted and all(c.ipc_mode == "host" for c in hosted) and ((world or 0) > 1 or ranks or logged > 1):
             labels = [c.label for c in hosted]
             return ok(f"container(s) {', '.join(labels)} share the host's IPC namespace (`--ipc=host`): every rank "
                       + (f"of the engine (TP x PP = {world}) " if world and world > 1 else "")
@@ -724,6 +760,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                                                                       for c in ranks},
                          expected="the same NCCL_HOSTID in every rank", subjects=labels)
     return ok(f"rank containers {', '.join(labels)} share one IPC namespace", actual=sorted(keys), subjects=labels)
+
+
+def _tgi_sharded(c: DockerContainer) -> bool:
+    """Whether a container runs Text Generation Inference told to shard its model (`SHARDED=true` in its environment,
+    `--sharded true` in its arguments: text-generation-launcher reads either, and shards over every GPU it sees)."""
+    if "text-generation-inference" not in c.image and not any("text-generation-launcher" in a for a in c.argv[:1]):
+        return False
+    said = c.flag("--sharded") or c.env_value("SHARDED") or ""
+    return said.strip().lower() == "true"
 
 
 def _gpus_held(c: DockerContainer, gpus: GpuInventory | None) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
@@ -54,6 +55,11 @@ class ContainerInfo:
     # GKE's driver installer (its device plugin pod's init container) shown ending in its wait for driver libraries
     # that no one installs (GKE_INSTALLER_LINE), its lines joined; "" where none is shown or the plugin reached the GPUs.
     driver_wait: str = ""
+    # The source shows the program itself run on the machine, outside any container (kind ""): a build tree or Python
+    # environment of the user's own, a systemd unit's ExecStart, a prompt of a Windows-named host, `ollama serve` typed
+    # at a prompt, a Slurm job's own children, the user's words or issue form (evidence[0] says which). Not set for a
+    # container host seen from outside (a pasted spec, `docker inspect`) or a host service's journal.
+    on_host: bool = False
 
     @property
     def in_container(self) -> bool:
@@ -354,6 +360,25 @@ STATED_SERVICE_WORDS = re.compile(r"\b(?:start|started|starting|restart|restarte
 # publish for a manual install (`ollama-linux-amd64`, `ollama-linux-arm64`; https://github.com/ollama/ollama/releases),
 # run where it was downloaded. The Docker image runs its own /bin/ollama.
 STATED_HOST_BINARY = re.compile(r"(?<![\w/.-])\./ollama-linux-(?:amd64|arm64)\b(?!\.tgz|\.tar)")
+# Or Text Generation Inference's issue form, whose `Information` section asks how the launcher was run, two boxes: `- [ ]
+# Docker` and `- [X] The CLI directly` (huggingface/text-generation-inference's .github/ISSUE_TEMPLATE/bug-report.yml;
+# corpus 1644: `text-generation-launcher` run under nsys, not in Docker). Only the CLI box ticked, with the Docker box
+# beside it left empty (form_cli_directly), is that statement: six of the corpus's seven such forms tick Docker.
+FORM_CLI_DIRECTLY = re.compile(r"^\s*[-*]\s+\[[xX]\]\s+The CLI directly\s*$")
+_FORM_DOCKER_EMPTY = re.compile(r"^\s*[-*]\s+\[ \]\s+Docker\s*$")
+_FORM_DOCKER_TICKED = re.compile(r"^\s*[-*]\s+\[[xX]\]\s+Docker\s*$")
+
+
+def form_cli_directly(lines: Sequence[str], i: int) -> bool:
+    """Whether line `i` is TGI's issue form's ticked `The CLI directly` box (FORM_CLI_DIRECTLY) with its `Docker` box,
+    within the three lines around it, left empty and no Docker box ticked there."""
+    if not FORM_CLI_DIRECTLY.match(lines[i]):
+        return False
+    near = lines[max(0, i - 3):i + 4]
+    return any(_FORM_DOCKER_EMPTY.match(line) for line in near) and not any(_FORM_DOCKER_TICKED.match(line)
+                                                                           for line in near)
+
+
 _NAMES_CONTAINER = re.compile(r"\b(?:docker|podman|containers?|k8s|k3s|kubernetes|pods?|kubectl|lxc|wsl|singularity|"
                               r"apptainer)\b", re.I)
 
@@ -361,8 +386,10 @@ _NAMES_CONTAINER = re.compile(r"\b(?:docker|podman|containers?|k8s|k3s|kubernete
 def stated_host(line: str) -> str:
     """The words where a line of the user's words says they started the engine's server from their own shell on the
     host (STATED_HOST_WORDS), as ollama's systemd service (STATED_SERVICE_WORDS) or as its release binary run by path
-    (STATED_HOST_BINARY), else ""."""
-    m = STATED_HOST_WORDS.search(line) or STATED_SERVICE_WORDS.search(line) or STATED_HOST_BINARY.search(line)
+    (STATED_HOST_BINARY), or TGI's issue form's ticked `The CLI directly` box (FORM_CLI_DIRECTLY, which the reader
+    records only with the form's Docker box left empty: form_cli_directly), else ""."""
+    m = STATED_HOST_WORDS.search(line) or STATED_SERVICE_WORDS.search(line) or STATED_HOST_BINARY.search(line) \
+        or FORM_CLI_DIRECTLY.search(line)
     return m.group(0).strip() if m is not None and not _NAMES_CONTAINER.search(line) else ""
 
 
@@ -770,28 +797,31 @@ def container(ctx: FactContext) -> ContainerInfo:
             if built:
                 return ContainerInfo("", (f"the engine runs from a build tree or Python environment of the user's "
                                           f"own ({built}): a program built or installed and run on the machine, not "
-                                          "in a container",), None)
+                                          "in a container",), None, on_host=True)
             unit = _unit_engine(ctx)
             if unit:
                 return ContainerInfo("", (f"a systemd unit starts the engine (`{unit[:100]}`): a service of the "
-                                          "machine whose unit it is, not a container",), None)
+                                          "machine whose unit it is, not a container",), None, on_host=True)
             named = _windows_named_prompt(host)
             if named:
                 return ContainerInfo("", (f"the shell prompt's host {named} is a Windows computer's default name, "
                                           "which a WSL distro's own shell takes (a container takes its id), and no "
-                                          "command typed there names a container",), None)
+                                          "command typed there names a container",), None, on_host=True)
             typed = _typed_host_server(host)
             if typed:
                 return ContainerInfo("", (f"`{typed[:100]}` is typed at a shell prompt: ollama's server started by "
-                                          "hand on the host (its Docker image starts it as the entrypoint)",), None)
+                                          "hand on the host (its Docker image starts it as the entrypoint)",), None, on_host=True)
             job = _batch_job_on_host(host)
             if job:
                 return ContainerInfo("", (f"the pasted process tree shows a Slurm batch job's work as the script's own "
-                                          f"children on the node ({job}), no container runtime among them",), None)
+                                          f"children on the node ({job}), no container runtime among them",), None, on_host=True)
             words = _stated_host(host)
+            if words and FORM_CLI_DIRECTLY.match(words):
+                return ContainerInfo("", (f"TGI's issue form ticks \"{words.lstrip('-* ')}\" and leaves its Docker "
+                                          "box empty: the launcher ran on the host",), None, on_host=True)
             if words:
                 return ContainerInfo("", (f"the user's words start the engine's server on the host (from their own "
-                                          f"shell, or as its systemd service): \"{words}\"",), None)
+                                          f"shell, or as its systemd service): \"{words}\"",), None, on_host=True)
             raise FactUnavailable("the source does not show whether it ran in a container",
                                   "paste `cat /proc/1/cgroup` and `ls -a /` (or capture with `stackaudit capture`)")
 

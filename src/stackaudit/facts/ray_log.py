@@ -79,10 +79,15 @@ class RayCluster(Sourced):
     gpus: int | None = None
     lines: tuple[str, ...] = ()
     node_gpus: tuple[int, ...] = ()  # `ray status -v`: each node's GPUs, where every running node's section shows them
+    # Ray's own line that `ray.init()` found no cluster to join and started one on this machine (LOCAL_INSTANCE), ""
+    # where the cluster is `ray status`'s.
+    started_here: str = ""
 
     @property
     def words(self) -> str:
         """The cluster in words: `ray status`: 2 nodes, 8 GPUs."""
+        if self.started_here:
+            return f"Ray's `{self.started_here}`: a Ray instance of this one machine, started by the program itself"
         gpus = "" if self.gpus is None else f", {self.gpus} GPU{'s' if self.gpus != 1 else ''}"
         return f"`ray status`: a Ray cluster of {self.nodes} node{'s' if self.nodes != 1 else ''}{gpus}"
 
@@ -127,3 +132,24 @@ def ray_cluster_from_status(text: str) -> RayCluster:
         raise ParseError("no running node in `ray status`")
     return RayCluster(nodes=nodes, gpus=gpus, lines=tuple(lines),
                       node_gpus=tuple(per_node) if len(per_node) == nodes else ())
+
+
+# `ray.init()` with no cluster to join starts a head node on this machine and says so (python/ray/_private/worker.py:
+# `Started a local Ray instance.`, where joining one says `Connecting to existing Ray cluster at address: ...`). The
+# program that called it is the driver, and the raylet it started spawns every worker on this machine, in the
+# driver's own container where it runs in one (vLLM's Ray executor before V1, Aphrodite: corpus 1693, 897, 364).
+LOCAL_INSTANCE = re.compile(r"\bStarted a local Ray instance\b")
+
+
+@parser(RAY_LOG, feeds="ray_cluster", kind=RayCluster, rank=20)
+def ray_cluster_from_log(text: str) -> RayCluster:
+    """A Ray cluster of one node where Ray's own log line says `ray.init()` started a local instance.
+
+    Input (tests/data/captures/1693)::
+
+        2023-09-15 12:33:58,024 INFO worker.py:1621 -- Started a local Ray instance.
+    """
+    line = next((line.strip() for line in text.splitlines() if LOCAL_INSTANCE.search(line)), "")
+    if not line:
+        raise ParseError("no line of Ray starting a local instance")
+    return RayCluster(nodes=1, lines=(line,), started_here="Started a local Ray instance.")

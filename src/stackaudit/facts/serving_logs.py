@@ -1042,12 +1042,13 @@ class ServingLog:
         (`shmCanConnect` in transport/shm.cc, `ncclTopoCheckP2p` in graph/paths.cc), so such ranks share
         one IPC namespace.
         A log whose only host is a Docker/Podman container id (the 12 hex digits a container is named by
-        default) comes from the processes of that one container, which share its IPC namespace.
+        default) comes from the processes of that one container, which share its IPC namespace: its channels' ranks,
+        or every rank where the log settles the job on that host (container_whole) before any channel line.
         A log whose only host is a Kubernetes pod's name (pod_host) gives every rank where the log settles the job
         in that pod (pod_whole), else the ranks whose processes log from it (pod_ranks): a pod's containers share one
         IPC namespace, and the ranks they reach over NET are other pods'.
         """
-        whole = self.pod_whole()
+        whole = self.pod_whole() or self.container_whole()
         if whole:
             return whole
         own = self.pod_ranks()
@@ -1097,6 +1098,17 @@ class ServingLog:
         otherwise. A pod's hostname is its own name, which no other pod has, and its containers share one IPC
         namespace."""
         if not self.pod_host() or not self.one_node():
+            return ()
+        size = max(self.comm_ranks, self.world_size, (self.tp_size or 1) * (self.pp_size or 1) * (self.dp_size or 1))
+        return tuple(range(size)) if size >= 2 else ()
+
+    def container_whole(self) -> tuple[int, ...]:
+        """Every rank of a job of two or more, where all of them log from the one container the NCCL lines name
+        (container_host: its id as its default hostname) and the log settles the job on that one host (one_node:
+        `nNodes 1`, every `rank R nranks N` shown); () otherwise. The processes of one container share its IPC
+        namespace, whether or not the log reaches NCCL's channel lines (corpus 1702: Horovod's three ranks under
+        Open MPI, cut after their `rank R nranks 3` lines)."""
+        if not self.container_host() or not self.one_node():
             return ()
         size = max(self.comm_ranks, self.world_size, (self.tp_size or 1) * (self.pp_size or 1) * (self.dp_size or 1))
         return tuple(range(size)) if size >= 2 else ()

@@ -4,7 +4,8 @@ parallelism does not work at all`: facts/engine_command.STATED_SPLIT).
 A sentence that says the program whose output is pasted ran in a container (`Ollama container logs`, `I can't get the
 docker image to run anything nvidia`: facts/container.STATED_CONTAINER_WORDS) is recorded the same way, and so is one,
 however short, that says the user started the engine's server from their own shell (`ran `ollama serve``:
-facts/container.STATED_HOST_WORDS), and one that names a custom all-reduce switch the run has (`After adding
+facts/container.STATED_HOST_WORDS), or ticks TGI's issue form's `The CLI directly` box beside an empty Docker box
+(facts/container.form_cli_directly), and one that names a custom all-reduce switch the run has (`After adding
 --enable-p2p-check, why is ... slower`: facts/engine_command.stated_switches).
 
 Recorded as the pasted document USER_ENGINES (facts/sources.py), the line verbatim; facts/engine_command.py reads it
@@ -23,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.container import stated_container, stated_host
+from stackaudit.facts.container import FORM_CLI_DIRECTLY, form_cli_directly, stated_container, stated_host
 from stackaudit.facts.engine_command import COMMAND_HINT, stated_engines, stated_split, stated_switches
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.sources import USER_ENGINES
@@ -49,7 +50,7 @@ MAX_LINES = 20  # sentences read from one paste; past a few, the paste is a log 
 # The words of facts/engine_command.STATED_ENGINE_WORDS that every match holds (case ignored).
 _NEEDLES = ("ollama", "llama", "vllm", "sglang", "tensorrt", "trt", "torch", "transformers", "diffusers", "comfyui",
             "deepspeed", "exllama", "lmdeploy", "aphrodite", "text-generation-inference", "tgi", "container", "image",
-            "parallel", "studio", "--enable-p2p-check", "--disable-custom-all-reduce")
+            "parallel", "studio", "--enable-p2p-check", "--disable-custom-all-reduce", "the cli directly")
 
 
 def is_sentence(line: str, min_words: int = MIN_WORDS) -> bool:
@@ -66,6 +67,14 @@ def prose_engine(lines: list[str], candidates: Candidates | None = None) -> Iter
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
+        if FORM_CLI_DIRECTLY.match(line):
+            # TGI's issue form: the `The CLI directly` box ticked, its Docker box left empty (corpus 1644).
+            if form_cli_directly(lines, i):
+                yield Found("prose engine", i, i + 1, document_appended(USER_ENGINES.name, line.strip() + "\n"))
+                taken += 1
+                if taken == MAX_LINES:
+                    return
+            continue
         # The user's words that they started the server themselves are short (`ran `ollama serve``, corpus 1112).
         host_words = bool(stated_host(line))
         if not (stated_engines(line) or stated_container(line)[0] or stated_split(line) or stated_switches(line)
