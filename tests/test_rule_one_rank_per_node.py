@@ -1,8 +1,9 @@
 """One rank on each node of the job, never from one communicator of an engine (facts/parallelism.one_rank_per_node;
 issue 28, blind LL run: corpus 782, 796).
 
-A job with one rank per node has no GPU pair inside a host: IC-P2P-FUNCTIONAL and IC-TOPOLOGY-PLACEMENT are not
-applicable, and IC-NCCL-ENV's P2P settings cost nothing. The source must show it for the whole job: an engine's
+A job with one rank per node has no GPU pair inside a host: IC-P2P-FUNCTIONAL is not applicable, and IC-NCCL-ENV's
+P2P settings cost nothing. An engine's TP group placed one rank a node is IC-TOPOLOGY-PLACEMENT's issue (blind 1611):
+every layer's all-reduce crosses the network. The source must show it for the whole job: an engine's
 command whose TP x PP over `--nnodes` is one per node, or NCCL's `nRanks N nNodes N` for a communicator that holds the
 job's world. An engine's pipeline communicator of two ranks over two nodes is one group of the job, not the job.
 """
@@ -48,16 +49,18 @@ def test_nccl_communicator_of_one_rank_per_node() -> None:
 def test_command_with_one_rank_per_node() -> None:
     """Real (capture 796, sglang TP 16 over --nnodes 16): one rank on each of the 16 nodes."""
     r = capture_checks("796", *_CHECKS)
-    for check in _CHECKS:
-        assert r[check].status == "not-applicable", check
-        assert "runs TP 16 over --nnodes 16: one rank on each node" in r[check].message
+    p2p, placement = r["IC-P2P-FUNCTIONAL"], r["IC-TOPOLOGY-PLACEMENT"]
+    assert p2p.status == "not-applicable" and "runs TP 16 over --nnodes 16: one rank on each node" in p2p.message
+    # The TP group itself is placed over the network (blind 1611's reading): every layer's all-reduce crosses it.
+    assert placement.status == "issue" and "TP 16 over --nnodes 16: one rank on each node" in placement.message
 
 
 def test_command_of_four_one_gpu_nodes(tmp_path: Path) -> None:
     """Real (sglang#27949): TP 4 over four DGX Spark nodes."""
     r = paste_checks(tmp_path, SGLANG_27949, *_CHECKS)
-    for check in _CHECKS:
-        assert r[check].status == "not-applicable" and "over --nnodes 4: one rank on each node" in r[check].message
+    p2p, placement = r["IC-P2P-FUNCTIONAL"], r["IC-TOPOLOGY-PLACEMENT"]
+    assert p2p.status == "not-applicable" and "over --nnodes 4: one rank on each node" in p2p.message
+    assert placement.status == "issue" and "all-reduce crosses" in placement.message
 
 
 def test_command_with_two_ranks_per_node(tmp_path: Path) -> None:
