@@ -76,7 +76,7 @@ from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, P2pDataTests
 from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.processes import ENGINE_NAMES
-from stackaudit.facts.python_env import PythonEnv, release_cuda_major
+from stackaudit.facts.python_env import PythonEnv, release_cuda_major, release_newest_cuda_major
 from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, STACK_XID, LogSymptoms
@@ -628,6 +628,17 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     built = _release_runtimes(python_env) if not torch else []
     if built:
         return _release_runtime(built, driver, driver_cuda)
+    builds = _release_builds(python_env) if not torch else []
+    if builds and all(dv >= _DRIVER_FLOOR[major] for _, _, major in builds):
+        # The release named publishes builds for more than one CUDA, the newest of a major this driver runs: whichever
+        # build is installed runs (an older major directly, its own by minor-version compatibility).
+        said = ", ".join(f"{name} {version}" for name, version, _ in builds)
+        newest = max(major for _, _, major in builds)
+        return ok(f"driver {driver} (CUDA up to {driver_cuda or '?'}) runs every CUDA runtime {said} ships: its builds "
+                  f"are for CUDA {newest}.x or older, an older major run directly and a {newest}.x one by "
+                  "minor-version compatibility",
+                  actual={"driver": driver, "driver_cuda": driver_cuda,
+                          "packages": {name: version for name, version, _ in builds}})
     # The engine shown (facts/engines_shown.py, the fact the engine-subject applicability reads too): its command,
     # else a serving container's, else its own log lines (ollama's journal lines, llama.cpp's), else ollama's discovery
     # or its own client's output (`ollama ps`, `ollama -v`), else the user's words or its client typed at a prompt.
@@ -769,6 +780,14 @@ def _release_runtimes(python_env: PythonEnv | None) -> list[tuple[str, str, int]
     TensorRT-LLM's)."""
     return [(name, version, major) for env in (python_env.environments if python_env is not None else ())
             for name, version in env.packages.items() if (major := release_cuda_major(name, version)) is not None]
+
+
+def _release_builds(python_env: PythonEnv | None) -> list[tuple[str, str, int]]:
+    """(package, version, newest CUDA major) of each package whose release publishes builds for more than one CUDA
+    (python_env.RELEASE_NEWEST_CUDA_MAJOR: vLLM's wheels)."""
+    return [(name, version, major) for env in (python_env.environments if python_env is not None else ())
+            for name, version in env.packages.items()
+            if (major := release_newest_cuda_major(name, version)) is not None]
 
 
 def _release_runtime(built: Sequence[tuple[str, str, int]], driver: str, driver_cuda: str | None) -> Outcome:
