@@ -1095,10 +1095,10 @@ STATED_TOOLKIT = re.compile(r"\bCuda compilation tools, release (\d+\.\d+)|^\W*C
 # A hardware list's CUDA on its own line, in the user's words or a template's field: `CUDA Version: 12.3`, `cuda version
 # : 12.2` (corpus 1005), `Cuda:12.4` (1017), `* cuda: 12.3` (1105), `Cuda version: `12.2`` (1262), a bare `CUDA 12.8`
 # (837), `- **CUDA:** 12.8, driver 581.80` (950: what follows a comma is another item), PyTorch's old issue template's
-# `- CUDA/cuDNN version:9.0` (1695). Not nvidia-smi's header, which
+# `- CUDA/cuDNN version:9.0` (1695), its cuDNN after a slash (`10.1 / 7.6.5`). Not nvidia-smi's header, which
 # has the driver before it on its line, nor `nvidia-smi -q`'s padded field (`CUDA Version    : 12.2`): nvidia-smi's
 # figure copied, or the CUDA the user runs; which, the line alone does not say.
-STATED_CUDA = re.compile(r"^\W*CUDA(?:/cuDNN)?(?: Version ?:| ?:|\s)\s*`?(\d+\.\d+)(?:\.\d+)?`?\s*(?:[,;(].*)?$", re.IGNORECASE)
+STATED_CUDA = re.compile(r"^\W*CUDA(?:/cuDNN)?(?: Version ?:| ?:|\s)\s*`?(\d+\.\d+)(?:\.\d+)?`?\s*(?:[,;(/].*)?$", re.IGNORECASE)
 # nvidia-smi's header copied one field a line (`Driver Version: 550.54.15` over `CUDA Version: 12.4`, corpus 276), and
 # `nvidia-container-cli info`'s `NVRM version:` over its `CUDA version:` (corpus 1311): the CUDA line under the driver's
 # is the driver's own figure, its highest, not a runtime.

@@ -1,0 +1,71 @@
+"""DRV-CUDA-COMPAT from a release whose builds ship more than one CUDA (facts/python_env.RELEASE_NEWEST_CUDA_MAJOR),
+and the user's CUDA as PyTorch's old issue template states it (facts/nvidia.STATED_CUDA).
+
+vLLM 0.2.2 to 0.11.0 publish wheels for CUDA 12.x (PyPI) and 11.8 (the GitHub release): a driver at CUDA 12's floor
+(525.60.13) runs whichever one is installed, ok; below it the 11.8 build may still run, so nothing is concluded; a
+release outside the rows says nothing. A list's bare `vLLM 0.2.7` line names the release (corpus 1664); a sentence that
+names a release does not. Real pastes are corpus captures 1664 (vllm-project/vllm#878) and 1695; the others are
+modelled where marked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import body, capture_checks, paste_checks
+from stackaudit.facts.nvidia import STATED_CUDA
+from stackaudit.facts.python_env import STATED_VERSION, release_newest_cuda_major
+
+
+@pytest.mark.parametrize(("version", "major"), [("0.1.7", 11), ("0.2.1", 11), ("0.2.2", 12), ("0.2.7", 12),
+                                                ("0.5.4", 12), ("0.6.3.post1", 12), ("0.11.0", 12),
+                                                ("0.11.1", None), ("0.2", None)])
+def test_vllm_releases_name_the_newest_cuda_major_of_their_builds(version: str, major: int | None) -> None:
+    assert release_newest_cuda_major("vllm", version) == major
+
+
+@pytest.mark.parametrize(("line", "version"), [("vLLM 0.2.7", "0.2.7"), ("- vLLM v0.5.4", "0.5.4"),
+                                               ("sglang 0.4.9.post1", "0.4.9.post1"), ("vLLM 0.2", None),
+                                               ("vLLM 0.2.7 crashes with TP 8", None)])
+def test_a_bare_release_line_names_the_engine_release(line: str, version: str | None) -> None:
+    m = STATED_VERSION.match(line)
+    assert (m.group("version") if m else None) == version
+
+
+def test_a_vllm_release_under_a_driver_of_its_newest_cuda_major_is_ok() -> None:
+    # Corpus 1664 (vllm-project/vllm#878): `Driver Version: 535.129.03` and `vLLM 0.2.7` in the user's list.
+    result = capture_checks("1664", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "vllm 0.2.7" in result.message and "535.129.03" in result.message
+
+
+def test_below_the_newest_majors_floor_an_older_build_may_run(tmp_path: Path) -> None:
+    # Modelled: corpus 1664's list on a CUDA 11.7 driver: vLLM 0.2.7's CUDA 11.8 wheel runs there by minor-version
+    # compatibility, its PyPI CUDA 12.1 one does not; which is installed is not shown.
+    text = body("1664").replace("535.129.03", "515.65.01").replace("CUDA Version: 12.2", "CUDA Version: 11.7")
+    result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "unknown", result.message
+
+
+def test_a_vllm_release_outside_the_rows_says_nothing(tmp_path: Path) -> None:
+    # Modelled: vLLM 0.13.0 has CUDA 13 builds, which driver 535 does not run.
+    text = body("1664").replace("vLLM 0.2.7", "vLLM 0.13.0")
+    result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "unknown", result.message
+
+
+@pytest.mark.parametrize(("line", "cuda"), [(" - CUDA/cuDNN version:9.0", "9.0"),
+                                            ("- CUDA/cuDNN version: 10.1 / 7.6.5", "10.1"),
+                                            ("- CUDA/cuDNN version: N/A", None)])
+def test_pytorchs_template_line_states_the_cuda_in_use(line: str, cuda: str | None) -> None:
+    m = STATED_CUDA.match(line)
+    assert (m.group(1) if m else None) == cuda
+
+
+def test_the_template_cuda_at_or_below_the_drivers_is_ok() -> None:
+    # Corpus 1695: `- CUDA/cuDNN version:9.0` beside nvidia-smi's `Driver Version: 390.116` (CUDA 9.1).
+    result = capture_checks("1695", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "CUDA 9.0" in result.message and "390.116" in result.message
