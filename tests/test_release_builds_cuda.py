@@ -1,11 +1,13 @@
 """DRV-CUDA-COMPAT from a release whose builds ship more than one CUDA (facts/python_env.RELEASE_NEWEST_CUDA_MAJOR),
-and the user's CUDA as PyTorch's old issue template states it (facts/nvidia.STATED_CUDA).
+the user's CUDA as PyTorch's old issue template states it (facts/nvidia.STATED_CUDA), and a toolkit release before
+CUDA 11 against the driver NVIDIA lists for it.
 
 vLLM 0.2.2 to 0.11.0 publish wheels for CUDA 12.x (PyPI) and 11.8 (the GitHub release): a driver at CUDA 12's floor
 (525.60.13) runs whichever one is installed, ok; below it the 11.8 build may still run, so nothing is concluded; a
 release outside the rows says nothing. A list's bare `vLLM 0.2.7` line names the release (corpus 1664); a sentence that
-names a release does not. Real pastes are corpus captures 1664 (vllm-project/vllm#878) and 1695; the others are
-modelled where marked.
+names a release does not. Before CUDA 11 each toolkit release names its own driver (facts/nvidia.TOOLKIT_BUILD_DRIVER):
+nvcc's `V8.0.61` needs 375.26 whatever its branch's CUDA. Real pastes are corpus captures 1664 (vllm-project/vllm#878),
+1695 and 1648; the others are modelled where marked.
 """
 
 from __future__ import annotations
@@ -69,3 +71,24 @@ def test_the_template_cuda_at_or_below_the_drivers_is_ok() -> None:
     result = capture_checks("1695", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status == "ok", result.message
     assert "CUDA 9.0" in result.message and "390.116" in result.message
+
+
+def test_a_toolkit_update_before_cuda_11_needs_its_own_driver() -> None:
+    # Corpus 1648: nvcc's `release 8.0, V8.0.61` (CUDA 8.0 GA2, driver 375.26 or newer) beside driver 367.124 (an
+    # R367 driver of CUDA 8.0 GA1): the branch's CUDA is 8.0, yet the release needs a newer driver.
+    result = capture_checks("1648", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "issue", result.message
+    assert "375.26" in result.message and "367.124" in result.message
+
+
+@pytest.mark.parametrize(("driver", "build", "status"), [("375.26", "8.0.61", "ok"), ("367.124", "8.0.44", "ok"),
+                                                         ("418.56", "10.1.243", "issue"), ("418.87.01", "10.1.243", "ok")])
+def test_the_toolkit_release_is_set_against_its_listed_driver(tmp_path: Path, driver: str, build: str,
+                                                              status: str) -> None:
+    # Modelled: nvidia-smi's header and nvcc's fourth line, as corpus 1648 pastes them.
+    major_minor = build.rsplit(".", 1)[0]
+    cuda = {"8.0": "8.0", "10.1": "10.1"}[major_minor]
+    text = (f"| NVIDIA-SMI {driver}    Driver Version: {driver}    CUDA Version: {cuda}     |\n"
+            f"Cuda compilation tools, release {major_minor}, V{build}\n")
+    result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == status, result.message

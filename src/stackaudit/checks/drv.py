@@ -57,6 +57,7 @@ from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
     BRANCH_CUDA,
     FABRIC_HEALTH,
+    TOOLKIT_BUILD_DRIVER,
     CudaToolkit,
     Daemon,
     GpuInfo,
@@ -844,6 +845,14 @@ def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) ->
     if not driver_cuda:
         return unknown(f"driver {driver}; {said}; which CUDA the driver supports is not in this source",
                        actual=actual)
+    need = TOOLKIT_BUILD_DRIVER.get(toolkit.build)
+    if need is not None and release(driver) < need:
+        # Before CUDA 11 each toolkit release, an update included, names its own driver: no minor-version compatibility.
+        wanted = ".".join(map(str, need))
+        return issue(f"{said}: nvcc's release {toolkit.build} needs driver {wanted} or newer (NVIDIA's table of toolkit "
+                     f"releases and their drivers; before CUDA 11 there is no minor-version compatibility), and this is "
+                     f"{driver}: what it builds may fail with `CUDA driver version is insufficient`", actual=actual,
+                     evidence=[toolkit.line], expected=f"driver >= {wanted}")
     if tv <= release(driver_cuda, 2):
         return ok(f"driver {driver} supports CUDA up to {driver_cuda}; {said}, which it runs", actual=actual,
                   evidence=[toolkit.line])
