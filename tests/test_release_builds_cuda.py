@@ -82,12 +82,13 @@ def test_a_toolkit_update_before_cuda_11_needs_its_own_driver() -> None:
 
 
 @pytest.mark.parametrize(("driver", "build", "status"), [("375.26", "8.0.61", "ok"), ("367.124", "8.0.44", "ok"),
-                                                         ("418.56", "10.1.243", "issue"), ("418.87.01", "10.1.243", "ok")])
+                                                         ("418.56", "10.1.243", "issue"), ("418.87.01", "10.1.243", "ok"),
+                                                         ("384.59", "9.0.176", "issue"), ("384.81", "9.0.176", "ok")])
 def test_the_toolkit_release_is_set_against_its_listed_driver(tmp_path: Path, driver: str, build: str,
                                                               status: str) -> None:
     # Modelled: nvidia-smi's header and nvcc's fourth line, as corpus 1648 pastes them.
     major_minor = build.rsplit(".", 1)[0]
-    cuda = {"8.0": "8.0", "10.1": "10.1"}[major_minor]
+    cuda = major_minor
     text = (f"| NVIDIA-SMI {driver}    Driver Version: {driver}    CUDA Version: {cuda}     |\n"
             f"Cuda compilation tools, release {major_minor}, V{build}\n")
     result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]

@@ -1126,9 +1126,10 @@ fact("cuda_toolkit", CudaToolkit, hint="paste `nvcc --version`")
 
 # The Linux driver each toolkit release before CUDA 11 needs, by nvcc's full release: before CUDA 11 there is no
 # minor-version compatibility, and NVIDIA lists a driver per release, an update included (CUDA Toolkit release notes,
-# "CUDA Toolkit and Corresponding Driver Versions": 8.0 GA1 367.48, 8.0 GA2 375.26, ... 10.2 440.33).
+# "CUDA Toolkit and Corresponding Driver Versions": 8.0 GA1 367.48, 8.0 GA2 375.26, ... 10.2 440.33), keyed by the
+# release nvcc prints (CUDA 9.0, listed as 9.0.76, prints `V9.0.176`).
 TOOLKIT_BUILD_DRIVER: dict[str, tuple[int, ...]] = {
-    "7.0.28": (346, 46), "7.5.16": (352, 31), "8.0.44": (367, 48), "8.0.61": (375, 26), "9.0.76": (384, 81),
+    "8.0.44": (367, 48), "8.0.61": (375, 26), "9.0.176": (384, 81),
     "9.1.85": (390, 46), "9.2.88": (396, 26), "9.2.148": (396, 37), "10.0.130": (410, 48), "10.1.105": (418, 39),
     "10.1.168": (418, 67), "10.1.243": (418, 87, 0), "10.2.89": (440, 33),
 }
