@@ -93,3 +93,38 @@ def test_the_toolkit_release_is_set_against_its_listed_driver(tmp_path: Path, dr
             f"Cuda compilation tools, release {major_minor}, V{build}\n")
     result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status == status, result.message
+
+
+# https://github.com/vllm-project/vllm/issues/7077 (issue body by yanghengjian): `pip list`'s rows as the environment,
+# no driver shown. The release is read; with no driver nothing is concluded.
+VLLM_7077 = """### Your current environment
+
+vllm                              0.5.3.post1
+vllm-flash-attn                   2.5.9.post1
+"""
+
+
+def test_a_release_without_a_driver_stays_unknown(tmp_path: Path) -> None:
+    assert STATED_VERSION.match("vllm                              0.5.3.post1") is not None
+    result = paste_checks(tmp_path, VLLM_7077, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "unknown", result.message
+    assert "driver version is not in this source" in result.message
+
+
+# https://github.com/phvu/cuda-smi/issues/7 (issue body by neilpanchal): nvcc's release 9.1.85 on macOS; the driver
+# (387.99) is only in the user's later words. The table needs a driver to set the release against.
+CUDA_SMI_7 = """nvcc is installed:
+
+```
+♦ cuda-smi-1.0 / ➞  nvcc --version
+nvcc: NVIDIA (R) Cuda compiler driver
+Copyright (c) 2005-2017 NVIDIA Corporation
+Built on Fri_Nov__3_21:08:57_CDT_2017
+Cuda compilation tools, release 9.1, V9.1.85
+```
+"""
+
+
+def test_a_toolkit_release_without_a_driver_stays_unknown(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, CUDA_SMI_7, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status in ("unknown", "not-applicable"), result.message

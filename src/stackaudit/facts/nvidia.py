@@ -1126,7 +1126,8 @@ fact("cuda_toolkit", CudaToolkit, hint="paste `nvcc --version`")
 
 # The Linux driver each toolkit release before CUDA 11 needs, by nvcc's full release: before CUDA 11 there is no
 # minor-version compatibility, and NVIDIA lists a driver per release, an update included (CUDA Toolkit release notes,
-# "CUDA Toolkit and Corresponding Driver Versions": 8.0 GA1 367.48, 8.0 GA2 375.26, ... 10.2 440.33), keyed by the
+# "CUDA Toolkit and Corresponding Driver Versions": 8.0 GA1 367.48, 8.0 GA2 375.26, as cms-sw/cmsdist#2858 pairs
+# them, ... 10.2 440.33), keyed by the
 # release nvcc prints (CUDA 9.0, listed as 9.0.76, prints `V9.0.176`).
 TOOLKIT_BUILD_DRIVER: dict[str, tuple[int, ...]] = {
     "8.0.44": (367, 48), "8.0.61": (375, 26), "9.0.176": (384, 81),
