@@ -128,3 +128,12 @@ Cuda compilation tools, release 9.1, V9.1.85
 def test_a_toolkit_release_without_a_driver_stays_unknown(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, CUDA_SMI_7, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status in ("unknown", "not-applicable"), result.message
+
+
+def test_a_lists_driver_package_word_and_old_cuda_line_are_read() -> None:
+    # Corpus 1700: the user's list `- cuda 9.0` over `- nvidia-driver 396.51` (a CUDA 9.2 driver): both are read, as the
+    # needle filter now passes CUDA 7 to 9 lines, and the CUDA named is at or below the driver's.
+    assert STATED_CUDA.match("- cuda 9.0") is not None
+    result = capture_checks("1700", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "CUDA 9.0" in result.message and "396.51" in result.message
