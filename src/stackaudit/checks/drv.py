@@ -57,6 +57,7 @@ from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
     BRANCH_CUDA,
     FABRIC_HEALTH,
+    TOOLKIT_BUILD_DRIVER,
     CudaToolkit,
     Daemon,
     GpuInfo,
@@ -76,7 +77,7 @@ from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, P2pDataTests
 from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.processes import ENGINE_NAMES
-from stackaudit.facts.python_env import PythonEnv, release_cuda_major
+from stackaudit.facts.python_env import PythonEnv, release_cuda_major, release_newest_cuda_major
 from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, STACK_XID, LogSymptoms
@@ -436,6 +437,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     driver's CUDA on both lines (nvbandwidth.cpp hands addCudaAndDriverInfo the one variable cuDriverGetVersion set
     last, https://github.com/NVIDIA/nvbandwidth), so a test whose copies ran (a matrix, or a data check after a copy)
     is what shows its runtime running on the driver (ok).
+    Where no torch is shown, an engine release whose builds ship more than one CUDA (a list's `vLLM 0.2.7`: CUDA 12.1
+    on PyPI, 11.8 beside it) is ok on a driver at the floor of the newest one's major, whichever build is installed.
+    A system toolkit before CUDA 11 is set against the driver NVIDIA lists for its release (nvcc's `V8.0.61`: 375.26).
     Where the runtime is not shown (with or without the driver), a CUDA program's own lines of its context at work
     (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`,
     TensorRT-LLM's executor ledger and its cluster info's SM count (`[TRT-LLM] [I] SM count: 170`, read through
@@ -628,6 +632,17 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     built = _release_runtimes(python_env) if not torch else []
     if built:
         return _release_runtime(built, driver, driver_cuda)
+    builds = _release_builds(python_env) if not torch else []
+    if builds and all(dv >= _DRIVER_FLOOR[major] for _, _, major in builds):
+        # The release named publishes builds for more than one CUDA, the newest of a major this driver runs: whichever
+        # build is installed runs (an older major directly, its own by minor-version compatibility).
+        said = ", ".join(f"{name} {version}" for name, version, _ in builds)
+        newest = max(major for _, _, major in builds)
+        return ok(f"driver {driver} (CUDA up to {driver_cuda or '?'}) runs every CUDA runtime {said} ships: its builds "
+                  f"are for CUDA {newest}.x or older, an older major run directly and a {newest}.x one by "
+                  "minor-version compatibility",
+                  actual={"driver": driver, "driver_cuda": driver_cuda,
+                          "packages": {name: version for name, version, _ in builds}})
     # The engine shown (facts/engines_shown.py, the fact the engine-subject applicability reads too): its command,
     # else a serving container's, else its own log lines (ollama's journal lines, llama.cpp's), else ollama's discovery
     # or its own client's output (`ollama ps`, `ollama -v`), else the user's words or its client typed at a prompt.
@@ -771,6 +786,14 @@ def _release_runtimes(python_env: PythonEnv | None) -> list[tuple[str, str, int]
             for name, version in env.packages.items() if (major := release_cuda_major(name, version)) is not None]
 
 
+def _release_builds(python_env: PythonEnv | None) -> list[tuple[str, str, int]]:
+    """(package, version, newest CUDA major) of each package whose release publishes builds for more than one CUDA
+    (python_env.RELEASE_NEWEST_CUDA_MAJOR: vLLM's wheels)."""
+    return [(name, version, major) for env in (python_env.environments if python_env is not None else ())
+            for name, version in env.packages.items()
+            if (major := release_newest_cuda_major(name, version)) is not None]
+
+
 def _release_runtime(built: Sequence[tuple[str, str, int]], driver: str, driver_cuda: str | None) -> Outcome:
     """DRV-CUDA-COMPAT from the CUDA major a package's release is built with (TensorRT-LLM 0.16: CUDA 12): a driver at
     or above the major's floor runs every runtime of it, an older one directly and a newer one by minor-version
@@ -825,6 +848,14 @@ def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) ->
     if not driver_cuda:
         return unknown(f"driver {driver}; {said}; which CUDA the driver supports is not in this source",
                        actual=actual)
+    need = TOOLKIT_BUILD_DRIVER.get(toolkit.build)
+    if need is not None and release(driver) < need:
+        # Before CUDA 11 each toolkit release, an update included, names its own driver: no minor-version compatibility.
+        wanted = ".".join(map(str, need))
+        return issue(f"{said}: nvcc's release {toolkit.build} needs driver {wanted} or newer (NVIDIA's table of toolkit "
+                     f"releases and their drivers; before CUDA 11 there is no minor-version compatibility), and this is "
+                     f"{driver}: what it builds may fail with `CUDA driver version is insufficient`", actual=actual,
+                     evidence=[toolkit.line], expected=f"driver >= {wanted}")
     if tv <= release(driver_cuda, 2):
         return ok(f"driver {driver} supports CUDA up to {driver_cuda}; {said}, which it runs", actual=actual,
                   evidence=[toolkit.line])

@@ -987,10 +987,10 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # driver package (`ii  nvidia-driver-570  570.124.06-0ubuntu1  amd64  NVIDIA driver metapackage`, corpus 1066), a row of
 # `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` (`0, NVIDIA GeForce RTX 3090, 595.58.03`,
 # corpus 1118: the index, the GPU's name as nvidia-smi prints it, the driver's version last: QUERY_ROW), a version in
-# Markdown's code marks (`Driver version: `535.129.03``, corpus 1262).
+# Markdown's code marks (`Driver version: `535.129.03``, corpus 1262), a list's `- nvidia-driver 396.51` (1700).
 _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
-STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open) )?(?i:driver(?: version)?)\s+|"
+STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open) |nvidia-)?(?i:driver(?: version)?)\s+|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|\bnvidia-open(?:-dkms)?[\s=]+|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
@@ -1099,10 +1099,11 @@ STATED_TOOLKIT = re.compile(r"\bCuda compilation tools, release (\d+\.\d+)|^\W*C
                             re.IGNORECASE)
 # A hardware list's CUDA on its own line, in the user's words or a template's field: `CUDA Version: 12.3`, `cuda version
 # : 12.2` (corpus 1005), `Cuda:12.4` (1017), `* cuda: 12.3` (1105), `Cuda version: `12.2`` (1262), a bare `CUDA 12.8`
-# (837), `- **CUDA:** 12.8, driver 581.80` (950: what follows a comma is another item). Not nvidia-smi's header, which
+# (837), `- **CUDA:** 12.8, driver 581.80` (950: what follows a comma is another item), PyTorch's old issue template's
+# `- CUDA/cuDNN version:9.0` (1695), its cuDNN after a slash (`10.1 / 7.6.5`). Not nvidia-smi's header, which
 # has the driver before it on its line, nor `nvidia-smi -q`'s padded field (`CUDA Version    : 12.2`): nvidia-smi's
 # figure copied, or the CUDA the user runs; which, the line alone does not say.
-STATED_CUDA = re.compile(r"^\W*CUDA(?: Version ?:| ?:|\s)\s*`?(\d+\.\d+)(?:\.\d+)?`?\s*(?:[,;(].*)?$", re.IGNORECASE)
+STATED_CUDA = re.compile(r"^\W*CUDA(?:/cuDNN)?(?: Version ?:| ?:|\s)\s*`?(\d+\.\d+)(?:\.\d+)?`?\s*(?:[,;(/].*)?$", re.IGNORECASE)
 # nvidia-smi's header copied one field a line (`Driver Version: 550.54.15` over `CUDA Version: 12.4`, corpus 276), and
 # `nvidia-container-cli info`'s `NVRM version:` over its `CUDA version:` (corpus 1311): the CUDA line under the driver's
 # is the driver's own figure, its highest, not a runtime.
@@ -1123,9 +1124,23 @@ class CudaToolkit(Sourced):
     line: str = ""
     stated: bool = False
     header: bool = False
+    build: str = ""  # nvcc's full release (`V8.0.61`: 8.0.61), where its line shows one
 
 
 fact("cuda_toolkit", CudaToolkit, hint="paste `nvcc --version`")
+
+# The Linux driver each toolkit release before CUDA 11 needs, by nvcc's full release: before CUDA 11 there is no
+# minor-version compatibility, and NVIDIA lists a driver per release (CUDA Toolkit release notes, table "CUDA Toolkit
+# and Compatible Driver Versions": 8.0.44 367.48, 8.0.61 GA2 375.26 (as cms-sw/cmsdist#2858 pairs them), 9.2.148
+# Update 1 396.37, "10.1.105 general release, and updates" 418.39, 10.2.89 440.33), keyed by the release nvcc prints
+# (CUDA 9.0, listed as 9.0.76, prints `V9.0.176`). CUDA 10.1's updates (10.1.168, 10.1.243) need the general
+# release's 418.39, not the newer driver their installers bundle.
+TOOLKIT_BUILD_DRIVER: dict[str, tuple[int, ...]] = {
+    "8.0.44": (367, 48), "8.0.61": (375, 26), "9.0.176": (384, 81),
+    "9.1.85": (390, 46), "9.2.88": (396, 26), "9.2.148": (396, 37), "10.0.130": (410, 48), "10.1.105": (418, 39),
+    "10.1.168": (418, 39), "10.1.243": (418, 39), "10.2.89": (440, 33),
+}
+_NVCC_BUILD = re.compile(r"\bV(\d+\.\d+\.\d+)\b")
 
 
 @parser(EVIDENCE_LINES, feeds="cuda_toolkit", kind=CudaToolkit, rank=10)
@@ -1151,7 +1166,8 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     if len(found) != 1:
         raise ParseError("no one CUDA toolkit release in the lines shown")
     (version, line), = found.items()
-    return CudaToolkit(version=version, line=line)
+    build = m.group(1) if (m := _NVCC_BUILD.search(line)) else ""
+    return CudaToolkit(version=version, line=line, build=build)
 
 
 # --- sampling (audit --sample) ---------------------------------------------------------------

@@ -386,7 +386,10 @@ def python_env(ctx: FactContext) -> PythonEnv:
 # (`[TensorRT-LLM] TensorRT-LLM version: 0.16.0`, corpus 975).
 # A list may name TensorRT-LLM's release by NGC's release image, whose tag is the release (`- TensorRT-LLM version:
 # nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc1`, corpus 1057), and a pre-release carries its `rc` suffix.
-STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang):\s*|(?:TensorRT-LLM\]\s+)?"
+# An environment list may name vLLM's or SGLang's full release after a space, on a line of its own (`vLLM 0.2.7`,
+# corpus 1664): a release of three parts, not a sentence's word before a figure.
+STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang):\s*|(?P<spaced>vLLM|SGLang)\s+v?"
+                            r"(?=\d+\.\d+\.\d+)|(?:TensorRT-LLM\]\s+)?"
                             r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:(?:\s+version)?:\s*"
                             r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}))"
                             r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
@@ -410,6 +413,28 @@ def release_cuda_major(package: str, version: str) -> int | None:
     """The CUDA major the package's release is built with (RELEASE_CUDA_MAJOR), None where no row holds it."""
     v = release(version, 2)
     return next((major for first, last, major in RELEASE_CUDA_MAJOR.get(package, ()) if first <= v <= last), None)
+
+
+# The newest CUDA major among every build a package's release publishes, where its builds differ in CUDA (a release
+# built for more than one CUDA): a driver that runs that major's runtimes runs whichever build is installed, while an
+# older driver may still run an older build, so the row proves ok above its floor and nothing below it.
+# vLLM's wheels: 0.1 to 0.2.1 for CUDA 11.8 (the release workflow's `cuda-version: ['11.8']`); from 0.2.2 CUDA 12.1 on
+# PyPI and CUDA 11.8 beside it on the GitHub release (vllm-project/vllm#1527, #1596; docs.vllm.ai installation pages
+# to 0.6.6); then 12.4 as the default and 12.1 beside it (#12098), then 12.8 with torch 2.7 and 2.8; the first builds
+# for CUDA 13 came with torch 2.9, after 0.11.0 (vllm-project/vllm#26221, #30633). A release outside the rows is unknown.
+RELEASE_NEWEST_CUDA_MAJOR: dict[str, tuple[tuple[tuple[int, ...], tuple[int, ...], int], ...]] = {
+    "vllm": (((0, 1, 0), (0, 2, 1), 11), ((0, 2, 2), (0, 11, 0), 12)),
+}
+
+
+def release_newest_cuda_major(package: str, version: str) -> int | None:
+    """The newest CUDA major any build of the package's release ships (RELEASE_NEWEST_CUDA_MAJOR), None where no row
+    holds it."""
+    v = release(version, 3)
+    if len(v) < 3:
+        return None
+    return next((major for first, last, major in RELEASE_NEWEST_CUDA_MAJOR.get(package, ()) if first <= v <= last),
+                None)
 
 
 # torch named with its CUDA build as an item of a list line (`- Docker: PyTorch 2.13.0+cu130, CUDA runtime 13.0,
@@ -450,7 +475,7 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
     text = stated_lines(text)
     for line in text.splitlines():
         if m := STATED_VERSION.match(line):
-            name = m.group("name").lower() if m.group("name") else "tensorrt-llm"
+            name = (m.group("name") or m.group("spaced") or "tensorrt-llm").lower()
             packages.setdefault("torch" if name == "pytorch" else name, m.group("version"))
         elif g := PIP_LIST_GGML.match(line):
             packages.setdefault("llama-cpp-python", g.group("version"))

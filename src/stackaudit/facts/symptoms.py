@@ -642,7 +642,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "ollama's GPU probe found no GPU in its container, so it runs on the CPU",
         unless=_OLLAMA_GPU_UNSUPPORTED, within=IN_CONTAINER),
     # ollama (0.1.x to 0.3.x) starting its model's runner from a CPU library (`msg="starting llama server"
-    # cmd="/tmp/ollama1711348412/runners/cpu_avx2/ollama_llama_server ...`, ollama/ollama#2809, corpus 1622; Windows'
+    # cmd=".../runners/cpu_avx2/ollama_llama_server ...`, ollama/ollama#2809, corpus 1622; Windows'
     # `ollama_runners\\cpu_avx2\\ollama_llama_server.exe`): the model runs on the CPU, for no GPU its discovery
     # could use or for a choice (OLLAMA_LLM_LIBRARY=cpu, num_gpu 0) the line does not tell apart. A GPU request shown
     # for its container is then no proof the GPU reached it (`doubts`); the line alone proves no failure.

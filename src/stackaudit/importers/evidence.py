@@ -162,8 +162,8 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
             "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
             "GPU driver libraries",
-            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
-            "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
+            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
+            "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python",
             "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
             *OTHER_GPU_NEEDLES)
