@@ -143,6 +143,15 @@ def test_command_after_a_prose_label_884() -> None:
     assert {r.status for r in results.values()} == {"unknown"}
 
 
+def test_command_after_a_full_width_colon_1685() -> None:
+    # Real (corpus 1685): `Command： python -m sglang.launch_server ... --disable-cuda-graph ...`, the label's colon
+    # typed on a CJK keyboard (U+FF1A); the command after it is read, and its --disable-cuda-graph is the issue.
+    (command,) = fact(pasted(body("1685")), "engine_commands").commands
+    assert command.engine == "sglang" and command.argv[:3] == ("python", "-m", "sglang.launch_server")
+    res = capture_checks("1685", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "issue" and "--disable-cuda-graph" in res.message, res.message
+
+
 def test_llama_cli_after_a_list_label_889() -> None:
     (command,) = fact(pasted(body("889")), "engine_commands").commands
     assert command.engine == "llamacpp" and command.argv[0] == "./build/bin/llama-cli"
