@@ -32,6 +32,7 @@ from stackaudit.facts.cuda_ran import CudaRan, Ran
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import (
     GRAPHS_DEFAULT_SINCE,
+    GRAPHS_SWITCH_PROGRAMS,
     EngineCommand,
     EngineCommands,
     built_for_one_gpu,
@@ -665,6 +666,17 @@ SGLANG_EAGER_BEFORE = (
 )
 
 
+def _graphs_switch_missing(argv: tuple[str, ...]) -> str:
+    """`gptSessionBenchmark without --enable_cuda_graph ...` where the command runs one of GRAPHS_SWITCH_PROGRAMS
+    without its switch; "" otherwise."""
+    for program, switch in GRAPHS_SWITCH_PROGRAMS:
+        if any(posixpath.basename(a) == program for a in argv[:4]):
+            spelled = {switch, switch.replace("_", "-")}
+            if not any(a.split("=", 1)[0] in spelled for a in argv):
+                return f"{program} without {switch} (it replays CUDA graphs only with that switch)"
+    return ""
+
+
 def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
     """(what disables CUDA graphs, what caps them low) in one engine instance's flags and config."""
     off: list[str] = []
@@ -718,6 +730,8 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
         counts = [_int(v.strip()) for v in (sizes or "").split(",") if v.strip()]
         if counts and None not in counts:
             _capture_cap(max(c for c in counts if c is not None), flag, None, "", off, low)
+    elif root.engine == "trtllm" and (switch := _graphs_switch_missing(root.argv)):
+        off.append(switch)
     elif root.engine == "trtllm" and root.config.get("cuda_graph_config") == "null":
         off.append(f"cuda_graph_config: null in {root.config_path} (TensorRT-LLM PyTorch backend; version-dependent)")
     elif root.engine == "trtllm" and root.config.get("use_cuda_graph", "").lower() == "false":
@@ -973,7 +987,8 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     `--compilation-config`, a capture size of 0; SGLang `--disable-cuda-graph`,
     `--cuda-graph-backend-decode disabled`, and what SGLang runs without graphs itself
     (`--attention-backend torch_native|flex_attention`, `--deepep-mode normal`,
-    `--enable-double-sparsity`); TensorRT-LLM `cuda_graph_config: null`.
+    `--enable-double-sparsity`); TensorRT-LLM `cuda_graph_config: null`, and gptSessionBenchmark without
+    `--enable_cuda_graph`, the switch it replays graphs with (GRAPHS_SWITCH_PROGRAMS, corpus 1667).
     Capture sizes capped below 8, or below the batch the engine is set to run
     (`--max-cudagraph-capture-size` or `max_cudagraph_capture_size` under `--max-num-seqs`,
     `--cuda-graph-max-bs` under `--max-running-requests`), and vLLM's `--max-seq-len-to-capture`

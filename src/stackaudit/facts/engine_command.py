@@ -136,6 +136,10 @@ LEGACY_BUILD_FLAGS = ("--use_gpt_attention_plugin", "--use_gemm_plugin", "--use_
 # 1664, and 1068 but for its --enable-mla), two unknown (884, 1611), so only a release before these turns them off.
 GRAPHS_DEFAULT_SINCE = {"vllm": "0.2.6 (vllm-project/vllm#1926, December 2023)",
                         "sglang": "July 2024 (sgl-project/sglang#612)"}
+# TensorRT-LLM programs that run an engine without CUDA graphs unless a switch asks for them: (program, switch).
+# gptSessionBenchmark's `enable_cuda_graph` is a cxxopts switch, "Execute GPT session with CUDA graph." (off unless
+# given; cpp/benchmarks/gptSessionBenchmark.cpp; corpus 1667).
+GRAPHS_SWITCH_PROGRAMS = (("gptSessionBenchmark", "--enable_cuda_graph"),)
 # Launchers that set CUDA graphs on themselves before they apply the config file the command names, whatever the
 # engine's release: (program, subcommands, the backend flag's value). trtllm-bench's PyTorch path passed
 # `use_cuda_graph: True` before PR 5014 (the code NVIDIA/TensorRT-LLM#4827 changes), then a `cuda_graph_config`
