@@ -170,7 +170,11 @@ def test_a_config_file_not_shown_leaves_the_strategy_open(tmp_path: Path) -> Non
 
 def test_vllm_version_line_completes_a_pasted_command(tmp_path: Path) -> None:
     assert _corpus("452", "RT-CUDA-GRAPHS") == {"RT-CUDA-GRAPHS": "ok"}
-    # Modelled: the same model on vLLM's module entrypoint without the log stays open (the release is not shown, and
-    # the entrypoint is older than CUDA graphs; `vllm serve` itself shows 0.5 or later: GRAPHS_DEFAULT_MARKS).
+    # Modelled: the same model on vLLM's module entrypoint without the log: the release is not shown and the
+    # entrypoint is older than CUDA graphs, so the whole command reads ok with 0.2.6 named as the caveat (h73b; `vllm
+    # serve` itself shows 0.5 or later: GRAPHS_DEFAULT_MARKS). A vLLM stats line of 0.1.4-0.2.7 keeps it open.
     text = "python -m vllm.entrypoints.openai.api_server --model /models/Qwen2.5-VL-72B-Instruct --tensor-parallel-size 4\n"
-    assert _run(tmp_path, text, "RT-CUDA-GRAPHS") == {"RT-CUDA-GRAPHS": "unknown"}
+    assert _run(tmp_path, text, "RT-CUDA-GRAPHS") == {"RT-CUDA-GRAPHS": "ok"}
+    stats = ("INFO 09-10 12:13:24 llm_engine.py:613] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "
+             "0.0 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.5%\n")
+    assert _run(tmp_path, text + stats, "RT-CUDA-GRAPHS") == {"RT-CUDA-GRAPHS": "unknown"}

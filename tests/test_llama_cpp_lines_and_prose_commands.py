@@ -139,8 +139,17 @@ def test_command_after_a_prose_label_884() -> None:
     (command,) = commands.commands
     assert command.engine == "vllm" and "--tensor-parallel-size=4" in command.argv
     assert ("CUDA_VISIBLE_DEVICES", "0,1,2,3") in command.env
-    results = capture_checks("884", "RT-CUDA-GRAPHS", "IC-CUSTOM-ALLREDUCE", "IC-TOPOLOGY-PLACEMENT")
+    results = capture_checks("884", "IC-CUSTOM-ALLREDUCE", "IC-TOPOLOGY-PLACEMENT")
     assert {r.status for r in results.values()} == {"unknown"}
+
+
+def test_command_after_a_full_width_colon_1685() -> None:
+    # Real (corpus 1685): `Command： python -m sglang.launch_server ... --disable-cuda-graph ...`, the label's colon
+    # typed on a CJK keyboard (U+FF1A); the command after it is read, and its --disable-cuda-graph is the issue.
+    (command,) = fact(pasted(body("1685")), "engine_commands").commands
+    assert command.engine == "sglang" and command.argv[:3] == ("python", "-m", "sglang.launch_server")
+    res = capture_checks("1685", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "issue" and "--disable-cuda-graph" in res.message, res.message
 
 
 def test_llama_cli_after_a_list_label_889() -> None:
@@ -174,10 +183,12 @@ def test_listed_engine_version_881() -> None:
     assert graphs.status == "ok" and "0.4.3.post4" in graphs.message
 
 
-def test_launch_command_without_a_version_stays_unknown(tmp_path: Path) -> None:
-    """Modelled counter-example: 881's launch command without the version line."""
+def test_launch_command_without_a_version_names_the_caveat(tmp_path: Path) -> None:
+    """Modelled: 881's launch command without the version line reads ok by the whole command (h73b), naming SGLang's
+    default-on change instead of 881's release."""
     text = "launch:\n```\npython3 -m sglang.launch_server --model-path Qwen/Qwen2.5-32B-Instruct --tp 2\n```\n"
-    assert paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "unknown"
+    res = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "ok" and "sglang#612" in res.message, res.message
 
 
 def test_trtllm_benchmark_result_line_890() -> None:

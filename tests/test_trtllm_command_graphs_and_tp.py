@@ -162,3 +162,19 @@ def test_modelled_config_tp_makes_the_all_reduce_real(tmp_path: Path) -> None:
 
 def test_engine_path_bench_leaves_the_build_open(tmp_path: Path) -> None:
     assert _status(tmp_path, BENCH_ENGINE_2694, "RT-TRTLLM-ALLREDUCE") == "unknown"
+
+
+def test_gpt_session_benchmark_without_its_graph_switch_is_eager_1667() -> None:
+    # Real (corpus 1667): gptSessionBenchmark, alone and under `mpirun -n 2`, without --enable_cuda_graph, the switch
+    # it replays CUDA graphs with (cpp/benchmarks/gptSessionBenchmark.cpp; facts/engine_command.GRAPHS_SWITCH_PROGRAMS).
+    res = capture_checks("1667", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "issue" and "without --enable_cuda_graph" in res.message, res.message
+
+
+def test_modelled_gpt_session_benchmark_with_the_switch_is_not_eager(tmp_path: Path) -> None:
+    # Modelled: the same command with the switch (either spelling) is not turned off by it.
+    for switch in ("--enable_cuda_graph", "--enable-cuda-graph"):
+        text = ("./cpp/build/benchmarks/gptSessionBenchmark --model llama --engine_dir /e --batch_size 1 "
+                f"--input_output_len 1024,512 {switch}\n")
+        res = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+        assert res.status != "issue" and "without --enable_cuda_graph" not in res.message, res.message

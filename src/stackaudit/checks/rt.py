@@ -30,7 +30,13 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, Ran
 from stackaudit.facts.docker import DockerContainers
-from stackaudit.facts.engine_command import EngineCommand, EngineCommands, built_for_one_gpu
+from stackaudit.facts.engine_command import (
+    GRAPHS_DEFAULT_SINCE,
+    GRAPHS_SWITCH_PROGRAMS,
+    EngineCommand,
+    EngineCommands,
+    built_for_one_gpu,
+)
 from stackaudit.facts.gpus import GgmlCudaBuild, GpuInventory
 from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
@@ -694,6 +700,17 @@ SGLANG_EAGER_BEFORE = (
 )
 
 
+def _graphs_switch_missing(argv: tuple[str, ...]) -> str:
+    """`gptSessionBenchmark without --enable_cuda_graph ...` where the command runs one of GRAPHS_SWITCH_PROGRAMS
+    without its switch; "" otherwise."""
+    for program, switch in GRAPHS_SWITCH_PROGRAMS:
+        if any(posixpath.basename(a) == program for a in argv[:4]):
+            spelled = {switch, switch.replace("_", "-")}
+            if not any(a.split("=", 1)[0] in spelled for a in argv):
+                return f"{program} without {switch} (it replays CUDA graphs only with that switch)"
+    return ""
+
+
 def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
     """(what disables CUDA graphs, what caps them low) in one engine instance's flags and config."""
     off: list[str] = []
@@ -747,6 +764,8 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
         counts = [_int(v.strip()) for v in (sizes or "").split(",") if v.strip()]
         if counts and None not in counts:
             _capture_cap(max(c for c in counts if c is not None), flag, None, "", off, low)
+    elif root.engine == "trtllm" and (switch := _graphs_switch_missing(root.argv)):
+        off.append(switch)
     elif root.engine == "trtllm" and root.config.get("cuda_graph_config") == "null":
         off.append(f"cuda_graph_config: null in {root.config_path} (TensorRT-LLM PyTorch backend; version-dependent)")
     elif root.engine == "trtllm" and root.config.get("use_cuda_graph", "").lower() == "false":
@@ -834,15 +853,31 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
                   + (f", and {c.config_name} does not turn them off" if c.config_path else "") for c in launched[:1]]
         return ok(f"CUDA graphs are on: no flag on the pasted command line turns them off ({'; '.join(shown)})",
                   actual="enabled", evidence=evidence)
+    missing = [e for e, v in versions.items() if not v]
+    before = [f"`{flag}` ran without CUDA graphs in SGLang releases before {change}: {why}"
+              for flag, change, why in SGLANG_EAGER_BEFORE
+              if any(c.engine == "sglang" and argv_value(c.argv, (flag,)) is not None for c in commands.commands)]
+    dated_2023 = log.vllm_2023_stats_line if log is not None and "vllm" in missing else ""
+    if dated_2023:
+        return unknown("no eager-mode flag on the pasted command line, but the vLLM log's stats line is in the format "
+                       "llm_engine.py printed in releases 0.1.4 to 0.2.7 (vllm-project/vllm#700 to #2316), and only "
+                       f"0.2.6 and 0.2.7 of them capture CUDA graphs (vllm-project/vllm#1926): {dated_2023[:160]}",
+                       hint="paste `python -m vllm.collect_env` or the start-up log's version line")
+    if missing and not before and all(e in GRAPHS_DEFAULT_SINCE for e in missing):
+        # The class h73b counted: a whole command with no eager-mode flag and no release shown reads ok.
+        shown = [f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items() if v]
+        since = "; ".join(f"{ENGINE_NAMES.get(e, e)} captures them by default from {GRAPHS_DEFAULT_SINCE[e]}"
+                          for e in missing)
+        return ok("CUDA graphs are on: no flag on the whole pasted command line turns them off, and " + since
+                  + (f" ({'; '.join(shown)})" if shown else "")
+                  + "; the release is not in the source, and only one older than that ran without them",
+                  actual="enabled", evidence=evidence)
     if "trtllm" in versions and not versions["trtllm"]:
         return unknown("no eager-mode flag on the pasted TensorRT-LLM command line, but its version is not in the "
                        "source: the PyTorch backend turns CUDA graphs on by default from 1.0 (PR 5480), and before it "
                        "only where the --extra_llm_api_options YAML sets use_cuda_graph or cuda_graph_config",
                        hint="name the TensorRT-LLM release the command ran (1.0 and later turn CUDA graphs on by "
                        "default)")
-    before = [f"`{flag}` ran without CUDA graphs in SGLang releases before {change}: {why}"
-              for flag, change, why in SGLANG_EAGER_BEFORE
-              if any(c.engine == "sglang" and argv_value(c.argv, (flag,)) is not None for c in commands.commands)]
     return unknown("no eager-mode flag on the pasted command line, but the engine's version is not in the source "
                    + (f"and {before[0]}" if before else "(releases differ in what they turn off themselves)"),
                    hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`), or the start-up log")
@@ -986,7 +1021,8 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     `--compilation-config`, a capture size of 0; SGLang `--disable-cuda-graph`,
     `--cuda-graph-backend-decode disabled`, and what SGLang runs without graphs itself
     (`--attention-backend torch_native|flex_attention`, `--deepep-mode normal`,
-    `--enable-double-sparsity`); TensorRT-LLM `cuda_graph_config: null`.
+    `--enable-double-sparsity`); TensorRT-LLM `cuda_graph_config: null`, and gptSessionBenchmark without
+    `--enable_cuda_graph`, the switch it replays graphs with (GRAPHS_SWITCH_PROGRAMS, corpus 1667).
     Capture sizes capped below 8, or below the batch the engine is set to run
     (`--max-cudagraph-capture-size` or `max_cudagraph_capture_size` under `--max-num-seqs`,
     `--cuda-graph-max-bs` under `--max-running-requests`), and vLLM's `--max-seq-len-to-capture`
@@ -1020,9 +1056,13 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     A container spec that is an excerpt is `unknown` where no flag turns graphs off, unless it shows the engine's
     command and args whole: a compose service cut below its `command:` (a key after it, corpus 1006), or a pod spec's
     `containers:` list pasted without the pod around it, each container's `args:` list to its end (corpus 1405).
-    Without the release, SGLang stays `unknown` (releases before sgl-project/sglang#612 left graphs off
-    by default), and a flag that ran without graphs before some release (SGLANG_EAGER_BEFORE: `--enable-mla`
-    before sgl-project/sglang#1401) is named in the reason (corpus 1068).
+    Without the release, a whole vLLM or SGLang command with no eager-mode flag is `ok` too, its reason naming
+    the caveat: vLLM captures graphs by default from 0.2.6, SGLang from July 2024 (sgl-project/sglang#612), and
+    only an older release ran without them (GRAPHS_DEFAULT_SINCE; the blind readings of that shape, 6 ok to 2
+    unknown, h73b). It stays `unknown` where the paste gives a reason for doubt: a flag that ran without graphs
+    before some release (SGLANG_EAGER_BEFORE: `--enable-mla` before sgl-project/sglang#1401, corpus 1068), another
+    engine whose release is open, or a vLLM stats line in llm_engine.py's format (`llm_engine.py:613] Avg prompt
+    throughput`), which releases 0.1.4 to 0.2.7 printed, most of them without graphs.
     A vLLM log whose stats line is in its first releases' scheduler format (`scheduler.py:271] Throughput: 181.6
     tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs`, 0.1.x, mid-2023) is `not-applicable`: those
     releases had no CUDA graphs (vLLM captures them from 0.2.6; corpus 1446).

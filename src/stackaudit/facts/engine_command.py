@@ -129,6 +129,17 @@ BUILDERS = {"trtllm-build": "trtllm", "convert_checkpoint.py": "trtllm", "build.
 LEGACY_BUILDER = "build.py"
 LEGACY_BUILD_FLAGS = ("--use_gpt_attention_plugin", "--use_gemm_plugin", "--use_inflight_batching", "--paged_kv_cache",
                       "--remove_input_padding", "--use_weight_only", "--enable_context_fmha")
+# The release from which each engine captures CUDA graphs by default: vLLM from 0.2.6 (vllm-project/vllm#1926, which
+# added `--enforce-eager`, December 2023), SGLang from July 2024 (sgl-project/sglang#612, "Enable cuda graph by
+# default"). A whole command of one of these engines with no eager-mode flag runs them in every release from then on:
+# the blind readings of such a command whose release the paste does not show read it ok (corpus 684, 1444, 1643, 1640,
+# 1664, and 1068 but for its --enable-mla), two unknown (884, 1611), so only a release before these turns them off.
+GRAPHS_DEFAULT_SINCE = {"vllm": "0.2.6 (vllm-project/vllm#1926, December 2023)",
+                        "sglang": "July 2024 (sgl-project/sglang#612)"}
+# TensorRT-LLM programs that run an engine without CUDA graphs unless a switch asks for them: (program, switch).
+# gptSessionBenchmark's `enable_cuda_graph` is a cxxopts switch, "Execute GPT session with CUDA graph." (off unless
+# given; cpp/benchmarks/gptSessionBenchmark.cpp; corpus 1667).
+GRAPHS_SWITCH_PROGRAMS = (("gptSessionBenchmark", "--enable_cuda_graph"),)
 # Launchers that set CUDA graphs on themselves before they apply the config file the command names, whatever the
 # engine's release: (program, subcommands, the backend flag's value). trtllm-bench's PyTorch path passed
 # `use_cuda_graph: True` before PR 5014 (the code NVIDIA/TensorRT-LLM#4827 changes), then a `cuda_graph_config`

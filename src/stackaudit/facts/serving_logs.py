@@ -554,6 +554,9 @@ class ServingLog:
     # The first of vLLM's stats lines in the scheduler's format of its first releases (VLLM_EARLY_STATS), which no
     # release that captures CUDA graphs prints.
     vllm_early_stats_line: str = ""
+    # The first of vLLM's stats lines as llm_engine.py printed them (VLLM_2023_STATS), 0.1.4 to 0.2.7: a release of
+    # those, most of which (before 0.2.6) captured no CUDA graphs.
+    vllm_2023_stats_line: str = ""
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_devices: tuple[int, ...] = ()  # the CUDA devices of NCCL lines' `host:pid:tid [3] NCCL` tags
@@ -1365,6 +1368,10 @@ _PATH_NO_NET = re.compile(r"\bCPU/(?:\d+-)?[0-9A-Fa-f]+ \(\d+/[\d.]+/[A-Z]+\)\s*
 # (vllm-project/vllm#700, 2023-08-08), months before vLLM captured CUDA graphs (0.2.6, vllm-project/vllm#1926).
 VLLM_EARLY_STATS = re.compile(r"\bscheduler\.py:\d+\] Throughput: [\d.]+ tokens/s, Running: \d+ reqs, Swapped: \d+ reqs, "
                               r"Pending: \d+ reqs")
+# The same line as llm_engine.py printed it from vllm-project/vllm#700 (2023-08-08, 0.1.4) until
+# vllm-project/vllm#2316 (2024-01, 0.3.0) moved it to metrics.py: `llm_engine.py:613] Avg prompt throughput: 0.0
+# tokens/s, Avg generation throughput: ...`. Those releases are 0.1.4 to 0.2.7; only 0.2.6 and 0.2.7 capture graphs.
+VLLM_2023_STATS = re.compile(r"\bllm_engine\.py:\d+\] Avg prompt throughput: [\d.]+ tokens/s, Avg generation throughput")
 # vLLM's start-up lines that name its release: the v0 engine's config line and the API server's banner.
 _VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|vLLM API server version (\d+\.\d+\S*)")
 
@@ -1572,6 +1579,7 @@ def parse_serving_log(text: str) -> ServingLog:
     vllm_version = ""
     sglang_dated = ""
     vllm_early_stats = ""
+    vllm_2023_stats = ""
     ar_registered: list[str] = []
     ar_ranks: list[str] = []
     ar_errors: list[str] = []
@@ -1661,6 +1669,8 @@ def parse_serving_log(text: str) -> ServingLog:
             sglang_dated = text_l
         if not vllm_early_stats and "] Throughput: " in text_l and VLLM_EARLY_STATS.search(text_l):
             vllm_early_stats = text_l
+        if not vllm_2023_stats and "llm_engine.py:" in text_l and VLLM_2023_STATS.search(text_l):
+            vllm_2023_stats = text_l
         if "skipping p2p check" in low and "trusting the driver" in low and not skipped:
             skipped = text_l
         if "is disabled" in low and CUSTOM_AR_DISABLED.search(text_l):
@@ -1895,6 +1905,7 @@ def parse_serving_log(text: str) -> ServingLog:
         p2p_cache_generated=generated, p2p_check_skipped=skipped, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
         vllm_version=vllm_version, sglang_dated_line=sglang_dated, vllm_early_stats_line=vllm_early_stats,
+        vllm_2023_stats_line=vllm_2023_stats,
         channels=tuple(channels), nccl_hosts=_written_apart(hosts, host_pids), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), gpu_affinity=tuple(affinity.values()), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,

@@ -66,9 +66,10 @@ _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|[-*])\s+")
 # A label in the user's words before the command on its line: a few words around `command`, `cmd` or `script`, and a
 # colon (`My service startup command is: CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm...`, corpus 884; `3. command:
-# ./build/bin/llama-cli -m ...`, corpus 889; `The command I used: ...`). The command is what follows it.
+# ./build/bin/llama-cli -m ...`, corpus 889; `The command I used: ...`; the full-width colon of a CJK keyboard,
+# `Command： python -m sglang.launch_server ...`, corpus 1685). The command is what follows it.
 PROSE_LABEL = re.compile(r"^(?:[A-Za-z][\w'-]*\s+){0,6}?(?:command(?:\s+line)?|cmd|script)(?:\s+[A-Za-z][\w'-]*){0,3}"
-                         r"\s*:\s+", re.I)
+                         r"\s*(?::\s+|\uff1a\s*)", re.I)
 
 
 # An item of a YAML list (a container's args pasted without their `args:` key): `- trtllm-serve`, `- '--tp_size'`.
