@@ -50,11 +50,14 @@ INFO 09-10 12:13:24 llm_engine.py:613] Avg prompt throughput: 0.0 tokens/s, Avg 
 
 def test_corpus_whole_vllm_commands_without_a_release_read_ok() -> None:
     # 684 (the user's quoted stats lines carry no llm_engine.py prefix), 1643 (collect_env box holding only the
-    # command), 1664 (the release in a list line no fact reads).
-    for name in ("684", "1643", "1664"):
+    # command).
+    for name in ("684", "1643"):
         res = capture_checks(name, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
         assert res.status == "ok" and "0.2.6" in res.message and "not in the source" in res.message, (name,
                                                                                                         res.message)
+    # 1664's list line `vLLM 0.2.7` is read as the release since h73c: the same ok, with the release named.
+    res = capture_checks("1664", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "ok" and "vLLM 0.2.7" in res.message, res.message
 
 
 def test_corpus_counter_cases_keep_unknown() -> None:

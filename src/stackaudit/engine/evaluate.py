@@ -275,12 +275,7 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
         used = tuple(sorted(dict.fromkeys((*used, *(p for _, r in read for p in r.provenance))), key=_order))
     symptoms = facts.get("log_symptoms")
     if missing:
-        outcome = host_count(proven_by_symptoms(spec, _missing_outcome(spec, missing), symptoms), facts.get("gpus"),
-                             facts.get("parallelism"))
-        outcome, used = not_shown_subject(spec, outcome, facts, used, provenance)
-        result = build_result(spec, outcome, in_container)
-        out[spec.id] = replace(result, facts_missing=tuple(m.fact for m in missing) if outcome.status == "unknown"
-                               else (), provenance=used)
+        out[spec.id] = _judged_missing(spec, missing, facts, in_container, used, provenance)
         return
     kwargs = {n: facts[n] for n in spec.facts}
     kwargs.update({n: (None if isinstance(facts.get(n), Missing) else facts.get(n)) for n in spec.optional_facts})
@@ -297,11 +292,22 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
     outcome, used = not_shown_subject(spec, outcome, facts, used, provenance)
     needed = facts.get(outcome.needs) if outcome.status == "unknown" and outcome.needs else None
     if isinstance(needed, Missing):  # judged as a check whose required fact is missing
-        result = build_result(spec, _missing_outcome(spec, [needed]), in_container)
-        out[spec.id] = replace(result, facts_missing=(needed.fact,), provenance=used)
+        out[spec.id] = _judged_missing(spec, [needed], facts, in_container, used, provenance)
         return
     result = build_result(spec, outcome, in_container, (time.perf_counter() - start) * 1000)
     out[spec.id] = replace(result, provenance=used, message=_name_the_cuts(result, used))
+
+
+def _judged_missing(spec: CheckSpec, missing: list[Missing], facts: dict[str, Any], in_container: bool,
+                    used: tuple[Provenance, ...], provenance: dict[str, tuple[Provenance, ...]]) -> Result:
+    """A check judged without a fact it needs (a required fact missing, or the one its own `unknown` names): the
+    missing-source outcome, a log line that proves or suspects it (proven_by_symptoms), the host's GPU count."""
+    outcome = host_count(proven_by_symptoms(spec, _missing_outcome(spec, missing), facts.get("log_symptoms")),
+                         facts.get("gpus"), facts.get("parallelism"))
+    outcome, used = not_shown_subject(spec, outcome, facts, used, provenance)
+    result = build_result(spec, outcome, in_container)
+    return replace(result, facts_missing=tuple(m.fact for m in missing) if outcome.status == "unknown" else (),
+                   provenance=used)
 
 
 def host_count(outcome: Outcome, gpus: object, parallelism: object = None) -> Outcome:
