@@ -713,6 +713,11 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
 # H100 80GB HBM3).
 CUT_MARKS = ("...", "…")
 _MEMORY_SHARE = 0.95
+
+
+def _fits_memory(memory_mib: float, nominal_gib: float) -> bool:
+    """Whether NVML's memory total (MiB) is a card of this nominal size: at most the size, at least _MEMORY_SHARE."""
+    return _MEMORY_SHARE <= memory_mib / (nominal_gib * 1024) <= 1.0
 _Value = TypeVar("_Value", bound=Hashable)
 
 
@@ -829,7 +834,7 @@ def resolve_cut_name(shown: str, memory_mib: float | None, power_cap_w: float | 
     rows = list(_cut_rows(prefix, table))
     basis: list[str] = []
     if memory_mib is not None and rows:
-        rows = [gpu for gpu in rows if _MEMORY_SHARE <= memory_mib / (gpu.memory_gib * 1024) <= 1.0]
+        rows = [gpu for gpu in rows if _fits_memory(memory_mib, gpu.memory_gib)]
         basis.append(f"{memory_mib:g} MiB")
     if power_cap_w is not None and rows:
         capped = [gpu for gpu in rows if abs(gpu.power_w - power_cap_w) < 1.0]
@@ -918,7 +923,7 @@ def cut_laptop_gpu(shown: str, memory_mib: float | None) -> str:
         return ""
     model = " ".join(match.group(1).upper().split())
     sizes = LAPTOP_ONLY_MEMORY_GIB.get(model, ())
-    return next((f"{model} Laptop GPU" for gib in sizes if _MEMORY_SHARE <= memory_mib / (gib * 1024) <= 1.0), "")
+    return next((f"{model} Laptop GPU" for gib in sizes if _fits_memory(memory_mib, gib)), "")
 
 
 @functools.lru_cache(maxsize=1)
@@ -954,7 +959,7 @@ def cut_board_power(shown: str, memory_mib: float | None) -> BoardPower | None:
             if key and any(normalize(written).startswith(key) for written in row.all_names())]
     if not rows or any(row.memory_gib is None for row in rows):
         return None
-    fit = [row for row in rows if row.memory_gib and _MEMORY_SHARE <= memory_mib / (row.memory_gib * 1024) <= 1.0]
+    fit = [row for row in rows if row.memory_gib and _fits_memory(memory_mib, row.memory_gib)]
     return fit[0] if len(fit) == 1 else None
 
 
