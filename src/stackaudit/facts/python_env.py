@@ -404,15 +404,20 @@ PIP_LIST_GGML = re.compile(r"^\s*(?P<name>llama[-_]cpp[-_]python)\s{2,}(?P<versi
 # https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/release-notes.md; 1.1 stays on that base (the Triton
 # backend's Dockerfile moves from pytorch:25.06, CUDA 12.9, to pytorch:25.10, CUDA 13.0, only at 1.2.0rc2:
 # https://github.com/triton-inference-server/tensorrtllm_backend/pull/820). A release outside the rows is unknown.
-RELEASE_CUDA_MAJOR: dict[str, tuple[tuple[tuple[int, ...], tuple[int, ...], int], ...]] = {
+_ReleaseRows = tuple[tuple[tuple[int, ...], tuple[int, ...], int], ...]
+RELEASE_CUDA_MAJOR: dict[str, _ReleaseRows] = {
     "tensorrt-llm": (((0, 9), (1, 1), 12),),
 }
 
 
+def _release_row(rows: _ReleaseRows, v: tuple[int, ...]) -> int | None:
+    """The CUDA major of the row whose first and last release hold `v`; None where none does."""
+    return next((major for first, last, major in rows if first <= v <= last), None)
+
+
 def release_cuda_major(package: str, version: str) -> int | None:
     """The CUDA major the package's release is built with (RELEASE_CUDA_MAJOR), None where no row holds it."""
-    v = release(version, 2)
-    return next((major for first, last, major in RELEASE_CUDA_MAJOR.get(package, ()) if first <= v <= last), None)
+    return _release_row(RELEASE_CUDA_MAJOR.get(package, ()), release(version, 2))
 
 
 # The newest CUDA major among every build a package's release publishes, where its builds differ in CUDA (a release
@@ -422,7 +427,7 @@ def release_cuda_major(package: str, version: str) -> int | None:
 # PyPI and CUDA 11.8 beside it on the GitHub release (vllm-project/vllm#1527, #1596; docs.vllm.ai installation pages
 # to 0.6.6); then 12.4 as the default and 12.1 beside it (#12098), then 12.8 with torch 2.7 and 2.8; the first builds
 # for CUDA 13 came with torch 2.9, after 0.11.0 (vllm-project/vllm#26221, #30633). A release outside the rows is unknown.
-RELEASE_NEWEST_CUDA_MAJOR: dict[str, tuple[tuple[tuple[int, ...], tuple[int, ...], int], ...]] = {
+RELEASE_NEWEST_CUDA_MAJOR: dict[str, _ReleaseRows] = {
     "vllm": (((0, 1, 0), (0, 2, 1), 11), ((0, 2, 2), (0, 11, 0), 12)),
 }
 
@@ -431,10 +436,7 @@ def release_newest_cuda_major(package: str, version: str) -> int | None:
     """The newest CUDA major any build of the package's release ships (RELEASE_NEWEST_CUDA_MAJOR), None where no row
     holds it."""
     v = release(version, 3)
-    if len(v) < 3:
-        return None
-    return next((major for first, last, major in RELEASE_NEWEST_CUDA_MAJOR.get(package, ()) if first <= v <= last),
-                None)
+    return _release_row(RELEASE_NEWEST_CUDA_MAJOR.get(package, ()), v) if len(v) == 3 else None
 
 
 # torch named with its CUDA build as an item of a list line (`- Docker: PyTorch 2.13.0+cu130, CUDA runtime 13.0,
