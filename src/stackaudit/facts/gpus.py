@@ -1413,8 +1413,17 @@ _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?
 # (vllm-project/vllm#13412, corpus 1052).
 # The count after the model as a title says a machine, glued to its noun: `A100 8card` (InternLM/lmdeploy#329, corpus
 # 1357), `A100 8cards`.
+# The count after the model and before its noun, apart: `i used cmd with A10 4 cards` (huggingface/text-generation-
+# inference#814, corpus 1637), `A100 8 GPUs`.
+# The count after the model and the host's noun: `Kubernetes Pod running on A10G Host with 8 GPU Cards` (vllm-project/
+# vllm#878, corpus 1664), `an H100 node with 8 GPUs`.
 _COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)\s*\))"
-                          r"|\s+([1-9]\d?)cards?\b", re.I)
+                          r"|\s+([1-9]\d?)cards?\b|\s+([1-9]\d?)\s+(?:cards|GPUs)\b"
+                          r"|\s+(?:host|node|server|machine|instance|box|workstation)\s+with\s+([1-9]\d?)\s+(?:GPU\s+)?"
+                          r"(?:cards|GPUs)\b", re.I)
+# A model the words compare the host's with (`faster than an A100 server with 8 GPUs`, `vs A100 8 GPUs`): not the
+# host's, read before a count after its model.
+_COMPARED = re.compile(r"\b(?:than|vs\.?|versus|compared\s+(?:to|with)|unlike|like)\s+(?:\S+\s+){0,3}\S+\s*$", re.I)
 # A count in a word before the brand, or in digits before a GeForce model number glued to its series, as people list
 # a desktop's cards: `Two NVIDIA GeForce RTX 5090` (NVIDIA/TensorRT-LLM#2864, corpus 1629), `a machine with two RTX
 # 5090 GPUs` (vllm-project/vllm#14628), `on 2 RTX4090`
@@ -1455,9 +1464,11 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     40GB`, kept in the user's words for the checks to resolve with its note): a word that several rows merely
     contain (`4`, `200Gb`) is none.
     """
-    # A GeForce suffix glued to its number (`2 x 2080Ti GPUs`, corpus 626) is the table's `2080 Ti`.
+    # A GeForce suffix glued to its number (`2 x 2080Ti GPUs`, corpus 626) is the table's `2080 Ti`; a memory size
+    # glued to the model by a hyphen (`4x A40-48G`, corpus 1720) is the model's next word.
+    words = " ".join(_GLUED_MEMORY.sub(r"\1 \2", t) for t in (tokens[-4:] if backwards else tokens[:4])).split()
     tokens = [re.sub(r"^(\d{3,4})(Ti)$", r"\1 \2", re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I), flags=re.I)
-              for t in (tokens[-4:] if backwards else tokens[:4])]
+              for t in words]
     for n in range(len(tokens), 0, -1):
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
         # The brand word first is the user's, not nvidia-smi's: `Nvidia H200` is the ambiguous `H200` (SXM or NVL),
@@ -1476,6 +1487,10 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
 
 
 _BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
+# A data-centre model and its memory joined by a hyphen, as people write a board: `A40-48G` (ggml-org/llama.cpp#1885,
+# corpus 1720), `8*A100-80G`, `A800-80GB`. Only a letter, digits and a size of 16 to 192 GB: `V100-SXM2` is
+# nvidia-smi's own name, left whole.
+_GLUED_MEMORY = re.compile(r"^([A-Z]{1,2}\d{2,4}[A-Z]?)-(\d{2,3}GB?)$", re.I)
 # An NVIDIA TITAN card as people write it (`Titan-V`, `TITAN Xp`, `Titan RTX`; corpus 1171): the GPU table has no TITAN
 # row; the name as nvidia-smi spells it (`TITAN V`) is what gputable's architecture words read (Volta, Pascal, Turing).
 _TITAN_MODEL = re.compile(r"^(?:NVIDIA\s+)?TITAN[\s-]?(V|Xp|X|RTX)$", re.I)
@@ -1532,8 +1547,8 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
     for m in _COUNT_AFTER.finditer(line):
         # A list's key glued to the model it counts (`-GPU:RTX-4090*8`, corpus 975) is no part of the model's name.
         model = _model_in(_LIST_GPU_KEY.sub("", line[:m.start()]).split()[-4:], backwards=True)
-        if model:
-            said.append((int(m.group(1) or m.group(2) or m.group(3)), model))
+        if model and not (m.lastindex and m.lastindex >= 4 and _COMPARED.search(line[:m.start()])):
+            said.append((int(next(g for g in m.groups() if g)), model))
     for m in _HOST_HAS.finditer(line):
         # The model before the noun that counts it (`two H800 GPU Cards`): the words up to `GPU` or `card`.
         words = re.split(r"\s+", line[m.end():].strip())[:4]

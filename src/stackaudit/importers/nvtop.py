@@ -6,6 +6,11 @@ releases `GPU-Util[|||| 66%]`). The header's link is the current one (nvtop read
 the maintainer, Syllo/nvtop#6: an idle GPU drops its generation to save power). Each device is recorded as a section
 of `nvidia-smi -q` text with the fields it shows (product name, current link, GPU utilisation), as the rig report
 records its bullets (importers/rig_report.py); never whole: the screen shows the devices it was set to, with no count.
+
+gpustat (wookayin/gpustat), the other monitor people paste, prints one row per GPU: its index, product name (NVML's),
+temperature, utilisation, memory used and total in MiB, and the processes (`[0] TITAN Xp         | 55'C, 100 % |   865
+/ 12196 MB | thangvu(855M)`, corpus 1700; `°C` since 1.0). Each row is recorded the same way, with its product name
+and its utilisation where the row shows it alone (no fan or power column beside it).
 """
 
 from __future__ import annotations
@@ -23,22 +28,36 @@ DEVICE = re.compile(r"^\s*Device (\d+) \[([^\]]+)\]\s+[_*]*PCIe GEN (\d)@\s*(\d+
 # The utilisation meter of the lines under a header: `GPU[|||   66%]`, `GPU-Util[|||   66%]`.
 _UTIL = re.compile(r"\bGPU(?:-Util)?\[[|\s]*(\d+)%\]")
 _UNDER = 3  # the clocks line, the meters line, a blank line
+# gpustat's row: index, name, temperature, then the columns up to the memory (utilisation, with `-F` the fan's speed
+# and with `-P` the power), memory used / total in MiB.
+GPUSTAT_ROW = re.compile(r"^\s*\[(\d{1,2})\]\s+([^|\[\]]+?)\s*\|\s*\d{1,3}\s*(?:'|°)C,([^|]*)\|\s*\d+\s*/\s*\d+\s*MB\s*(?:\||$)")
+# The utilisation column alone: `100 %`, with `-P` the power after it (`100 %, 250 / 250 W`).
+_GPUSTAT_UTIL = re.compile(r"^\s*(\d{1,3})\s*%\s*(?:,\s*\d+\s*/\s*\d+\s*W\s*)?$")
 
 
 def _section(m: re.Match[str], util: str | None) -> str:
-    lines = ["GPU ", f"    Product Name                          : {m.group(2).strip()}",
-             "    PCI", "        GPU Link Info", "            PCIe Generation",
-             f"                Current                   : {m.group(3)}", "            Link Width",
-             f"                Current                   : {m.group(4)}x"]
+    lines = ["GPU ", f"    Product Name                          : {m.group(2).strip()}"]
+    if m.re is DEVICE:
+        lines += ["    PCI", "        GPU Link Info", "            PCIe Generation",
+                  f"                Current                   : {m.group(3)}", "            Link Width",
+                  f"                Current                   : {m.group(4)}x"]
     if util is not None:
         lines += ["    Utilization", f"        Gpu                               : {util} %"]
     return "\n".join(lines) + "\n"
 
 
-@importer("nvtop", "nvtop's screen text: each device's header (name, current PCIe link) and its utilisation meter",
-          needles=("PCIe GEN",), per_line=True)
+@importer("nvtop", "nvtop's screen text: each device's header (name, current PCIe link) and its utilisation meter; "
+          "gpustat's rows (name, utilisation)",
+          needles=("PCIe GEN", "C, "), per_line=True)
 def nvtop(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
+        if len(lines[i]) > 1000:
+            continue
+        if (row := GPUSTAT_ROW.match(lines[i])) is not None:
+            alone = _GPUSTAT_UTIL.match(row.group(3))
+            yield Found("nvtop", i, i + 1, command_output_appended(NVSMI_QUERY.argv, _section(
+                row, alone.group(1) if alone else None)))
+            continue
         if (m := DEVICE.match(lines[i])) is None:
             continue
         end = i + 1
