@@ -35,7 +35,7 @@ DESCRIBE_NAME = re.compile(r"^Name:\s+(?P<name>\S+)\s*$")
 NODE_KIND = re.compile(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:\s*[\"']?Node\b")
 # The sections read: kubectl describe's (`Capacity:`) and the object's (`capacity:`, `"capacity": {`).
 SECTION = re.compile(r"^(?P<indent>\s*)[\"']?(?P<name>Labels|Taints|Capacity|Allocatable|System Info|"
-                     r"Allocated resources|labels|taints|capacity|allocatable|nodeInfo)[\"']?\s*:(?P<rest>.*)$")
+                     r"Allocated resources|Addresses|labels|taints|capacity|allocatable|nodeInfo|addresses)[\"']?\s*:(?P<rest>.*)$")
 # One entry of a section: `key=value` (describe's labels), `key: value`, `"key": "value",`, a YAML list item.
 ENTRY = re.compile(r"^\s*(?:-\s+)?[\"']?(?P<key>[A-Za-z][\w./ -]*?)[\"']?\s*[:=]\s*[\"']?(?P<value>[^\"']*?)"
                    r"[\"']?\s*[,{]?\s*$")
@@ -44,13 +44,15 @@ ALLOCATED_ROW = re.compile(r"^\s*(?P<key>[\w.-]+/[\w.-]+)\s+(?P<value>\d+)\b")
 # GPU resources: the device plugin's (nvidia.com/gpu, nvidia.com/gpu.shared when time-slicing renames it, the MIG
 # resources of the `mixed` strategy, nvidia.com/mig-1g.5gb).
 GPU_RESOURCE = re.compile(r"^nvidia\.com/(?:gpu(?:\.shared)?|mig-\d+g\.\d+gb(?:\.shared)?)$")
+# Any device plugin's GPU resource (`aliyun.com/gpu-mem`, `nvidia.com/gpumem` of HAMi): a domain, then a GPU word.
+ANY_GPU_RESOURCE = re.compile(r"^[\w.-]+\.\w+/(?:[\w.-]*gpu|mig-)", re.IGNORECASE)
 # The node's own keys of System Info / nodeInfo.
 _SYSTEM_KEYS = {"kernel version": "kernel", "kernelversion": "kernel", "os image": "os", "osimage": "os",
                 "container runtime version": "runtime", "containerruntimeversion": "runtime",
                 "kubelet version": "kubelet", "kubeletversion": "kubelet"}
 # Node feature discovery's label of the running kernel (`feature.node.kubernetes.io/kernel-version.full`).
 _NFD_KERNEL = "feature.node.kubernetes.io/kernel-version.full"
-_LIST_SECTIONS = frozenset({"taints"})
+_LIST_SECTIONS = frozenset({"taints", "addresses"})
 MAX_NODE_LINES = 5000  # a node's description is a few hundred lines; a longer one is read no further
 
 
@@ -135,8 +137,8 @@ class K8sNode:
 
     def unoffered(self) -> str:
         """The label line saying the node has a GPU where its whole Capacity lists no GPU resource above 0 (no
-        device plugin registered one), or ""."""
-        if not self.capacity_whole or any(int(e.value) > 0 for e in self.gpu_resources(self.capacity).values()):
+        device plugin registered one; another plugin's GPU resource, `aliyun.com/gpu-mem`, counts as one), or ""."""
+        if not self.capacity_whole or any(ANY_GPU_RESOURCE.search(e.key) and e.value.strip("0") for e in self.capacity):
             return ""
         return self.gpu_labelled
 
@@ -164,6 +166,22 @@ class K8sNodes:
     def gpu_nodes(self) -> tuple[K8sNode, ...]:
         return tuple(n for n in self.nodes if n.gpu_node)
 
+    def withheld(self) -> tuple[K8sNode, NodeEntry, NodeEntry] | None:
+        """The first GPU node whose allocatable holds back every device of a GPU resource its capacity counts
+        (K8sNode.withheld), with the two entries; None where none does."""
+        return next(((n, *pair) for n in self.gpu_nodes if (pair := n.withheld()) is not None), None)
+
+    def unoffered(self) -> tuple[K8sNode, str] | None:
+        """The first node labelled with a GPU whose whole Capacity lists none (K8sNode.unoffered), with the label
+        line; None where none is."""
+        return next(((n, line) for n in self.gpu_nodes if (line := n.unoffered())), None)
+
+    def offered(self) -> tuple[tuple[K8sNode, tuple[NodeEntry, ...]], ...]:
+        """Each GPU node with the GPU resources it offers whole (K8sNode.offered); () where any GPU node shown
+        withholds one or shows none in both capacity and allocatable."""
+        shown = [(n, n.offered()) for n in self.gpu_nodes]
+        return tuple(shown) if shown and all(entries for _, entries in shown) else ()
+
     @property
     def one_gpu_node(self) -> K8sNode | None:
         """The one node that shows a GPU, or None (none, or several: each its own host)."""
@@ -179,7 +197,7 @@ def _read_node(lines: list[str]) -> K8sNode:
     """One node's sections, read by indentation: a section's entries lie deeper than its header (a YAML list's items
     at its depth too), and the first line no deeper ends it."""
     found: dict[str, list[NodeEntry]] = {"labels": [], "capacity": [], "allocatable": [], "system": [],
-                                         "requested": [], "taints": []}
+                                         "requested": [], "taints": [], "addresses": []}
     name = ""
     section, depth = "", 0
     capacity_whole = False
@@ -203,10 +221,24 @@ def _read_node(lines: list[str]) -> K8sNode:
             rest = head.group("rest").strip()
             if rest and rest not in ("{", "[", "<none>"):
                 _add(found, section, line[:len(head.group("indent"))] + "  " + rest)
-    hostname = next((e.value for e in found["labels"] if e.key == "kubernetes.io/hostname"), "")
+    hostname = next((e.value for e in found["labels"] if e.key == "kubernetes.io/hostname"), "") \
+        or _address_hostname(found["addresses"])
     return K8sNode(name or hostname, tuple(found["labels"]), tuple(found["capacity"]), tuple(found["allocatable"]),
                    capacity_whole, tuple(found["system"]), tuple(found["requested"]),
                    tuple(e.line for e in found["taints"]))
+
+
+def _address_hostname(entries: list[NodeEntry]) -> str:
+    """The Hostname of a node's addresses: describe's `Hostname: x`, the object's `- address: x` beside its
+    `type: Hostname` (either first)."""
+    for i, e in enumerate(entries):
+        if e.key == "Hostname":
+            return e.value
+        if e.key == "type" and e.value == "Hostname":
+            pair = [x for x in entries[max(i - 1, 0):i + 2] if x.key == "address"]
+            if pair:
+                return pair[0].value
+    return ""
 
 
 def _add(found: dict[str, list[NodeEntry]], section: str, line: str) -> None:
