@@ -1235,6 +1235,12 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     nvidia-k8s-device-plugin` of this boot (or every boot) answered `-- No entries --` (Bottlerocket's host service
     never ran); torch's `UserWarning: Can't initialize NVML` in a container the source shows (on a bare host it is the
     host's driver, not this check's).
+    A pasted Kubernetes node (`kubectl describe node`, `kubectl get node -o yaml`; facts/k8s_node.py) whose
+    allocatable counts 0 of a GPU resource its capacity counts above 0 shows the device plugin reporting every GPU it
+    registered unhealthy: an issue, both lines quoted. So is a node GPU feature discovery labels with a GPU
+    (`nvidia.com/gpu.present=true`, a product, a count above 0) whose whole Capacity lists no GPU resource: no device
+    plugin serves it. A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
+    pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.
     """
     failing = k8s_pods.failing_provider() if k8s_pods is not None else None
     if failing is not None:

@@ -52,6 +52,8 @@ _SYSTEM_KEYS = {"kernel version": "kernel", "kernelversion": "kernel", "os image
                 "kubelet version": "kubelet", "kubeletversion": "kubelet"}
 # Node feature discovery's label of the running kernel (`feature.node.kubernetes.io/kernel-version.full`).
 _NFD_KERNEL = "feature.node.kubernetes.io/kernel-version.full"
+# The cloud provider's labels of the node's instance type (Kubernetes' well-known labels, the beta one before 1.17).
+INSTANCE_TYPE_LABELS = frozenset({"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"})
 _LIST_SECTIONS = frozenset({"taints", "addresses"})
 MAX_NODE_LINES = 5000  # a node's description is a few hundred lines; a longer one is read no further
 
@@ -267,7 +269,7 @@ def parse_k8s_nodes(text: str) -> K8sNodes:
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if DESCRIBE_NAME.match(line) or NODE_KIND.match(line)]
     bounds = sorted({0, *starts})
-    pieces = [lines[a:b] for a, b in zip(bounds, [*bounds[1:], len(lines)])]
+    pieces = [lines[a:b] for a, b in zip(bounds, [*bounds[1:], len(lines)], strict=True)]
     nodes = tuple(n for piece in pieces if (n := _read_node(piece)).labels or n.capacity or n.allocatable
                   or n.system)
     if not nodes:

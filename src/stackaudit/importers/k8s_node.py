@@ -7,10 +7,11 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.k8s_node import DESCRIBE_NAME, MAX_NODE_LINES, parse_k8s_nodes
-from stackaudit.facts.sources import K8S_NODE
+from stackaudit.facts.k8s_node import DESCRIBE_NAME, INSTANCE_TYPE_LABELS, MAX_NODE_LINES, parse_k8s_nodes
+from stackaudit.facts.platform import cloud_instances
+from stackaudit.facts.sources import K8S_NODE, USER_MACHINE
 from stackaudit.importers._scan import FENCE, Candidates, candidate_lines
-from stackaudit.importers.registry import Found, document_appended, importer
+from stackaudit.importers.registry import Found, applied_each, document_appended, importer
 
 # The headers `kubectl describe node` prints at the margin, in its order.
 DESCRIBE_HEADER = re.compile(r"^(?:Name|Roles|Labels|Annotations|CreationTimestamp|Taints|Unschedulable|Lease|"
@@ -48,7 +49,8 @@ def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator
         if i < taken or not (_describe_start(lines, i) or RESOURCES_HEAD.match(lines[i])):
             continue
         start = i
-        while start > taken and _node_line(lines[start - 1]) and not _describe_start(lines, start):
+        while start > max(taken, i - MAX_NODE_LINES) and _node_line(lines[start - 1]) \
+                and not _describe_start(lines, start):
             start -= 1
         end = i + 1
         while end < len(lines) and end - start < MAX_NODE_LINES and _node_line(lines[end]) \
@@ -62,5 +64,11 @@ def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator
         if not (_describe_start(lines, start) or any(_NODE_RESOURCES.match(e.key) for n in nodes
                                                      for e in (*n.capacity, *n.allocatable))):
             continue
-        yield Found("k8s node", start, end, document_appended(K8S_NODE.name, text))
+        # The cloud's instance type label names the machine as the user's words would (`g4dn.2xlarge`: one T4 in a
+        # Nitro VM, facts/platform.py), recorded beside them.
+        typed = [e.line for n in nodes for e in n.labels if e.key in INSTANCE_TYPE_LABELS and cloud_instances(e.value)]
+        apply = document_appended(K8S_NODE.name, text)
+        if typed:
+            apply = applied_each(apply, document_appended(USER_MACHINE.name, typed[0] + "\n"))
+        yield Found("k8s node", start, end, apply)
         taken = end
