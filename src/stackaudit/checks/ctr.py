@@ -51,6 +51,7 @@ from stackaudit.facts.gpus import (
     GpuInventory,
     OllamaCuda,
 )
+from stackaudit.facts.k8s_node import K8sNodes
 from stackaudit.facts.k8s_pods import DEVICE_PLUGIN_IMAGE, K8sPods
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
@@ -1092,7 +1093,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
                collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
                cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
-               engine_commands: EngineCommands | None = None) -> Outcome:
+               engine_commands: EngineCommands | None = None, k8s_nodes: K8sNodes | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1234,6 +1235,12 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     nvidia-k8s-device-plugin` of this boot (or every boot) answered `-- No entries --` (Bottlerocket's host service
     never ran); torch's `UserWarning: Can't initialize NVML` in a container the source shows (on a bare host it is the
     host's driver, not this check's).
+    A pasted Kubernetes node (`kubectl describe node`, `kubectl get node -o yaml`; facts/k8s_node.py) whose
+    allocatable counts 0 of a GPU resource its capacity counts above 0 shows the device plugin reporting every GPU it
+    registered unhealthy: an issue, both lines quoted. So is a node GPU feature discovery labels with a GPU
+    (`nvidia.com/gpu.present=true`, a product, a count above 0) whose whole Capacity lists no GPU resource: no device
+    plugin serves it. A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
+    pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.
     """
     failing = k8s_pods.failing_provider() if k8s_pods is not None else None
     if failing is not None:
@@ -1250,6 +1257,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     by_hand = _plugin_only_by_hand(k8s_pods, docker_containers)
     if by_hand is not None:
         return by_hand
+    node = _node_offer(k8s_nodes)
+    if node is not None and node.status == "issue":
+        return node
     gpuless = _node_without_gpus(container)
     if gpuless is not None:
         return gpuless
@@ -1268,6 +1278,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _nvml_listed(gpus) or judged
     if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
         return renumbered
+    if node is not None and (judged.status == "unknown" or (judged.status == "not-applicable"
+                                                            and container is not None and not container.in_container)):
+        return node
     beyond = nccl_test_runs.asked_beyond(gpus.whole_count if gpus is not None else None) \
         if nccl_test_runs is not None and judged.status == "unknown" else None
     if beyond is not None:
@@ -1307,6 +1320,42 @@ def _unopened_inside(nvidia: NvidiaGpus | None) -> Outcome | None:
                  "off the bus (the host's kernel log names an Xid 79 or PCIe errors)",
                  actual={g.bdf: g.error for g in lost}, expected="every GPU opened by NVML",
                  subjects=[g.bdf for g in lost])
+
+
+def _node_offer(k8s_nodes: K8sNodes | None) -> Outcome | None:
+    """CTR-GPU-ACCESS from a pasted node's description (facts/k8s_node.py): an issue where its allocatable holds
+    back every device of a GPU resource its capacity counts (the device plugin reports them unhealthy), or where GPU
+    feature discovery labels a GPU and its whole Capacity lists none (no device plugin registered one); ok where
+    every GPU node shown offers all it registered; unknown where a GPU node shows neither. None where no node shown
+    has a GPU."""
+    if k8s_nodes is None or not k8s_nodes.gpu_nodes:
+        return None
+    if (withheld := k8s_nodes.withheld()) is not None:
+        node, cap, alloc = withheld
+        return issue(f"node {node.name or '(unnamed)'} registers {cap.value} {cap.key} (capacity: `{cap.line}`) "
+                     f"and offers {alloc.value} of them (allocatable: `{alloc.line}`): the device plugin reports "
+                     "every GPU it found unhealthy, so no pod that asks for one is scheduled there; the plugin's log "
+                     "names the devices it marked unhealthy (an Xid it watches, a GPU lost or reset)",
+                     actual={"capacity": int(cap.value), "allocatable": int(alloc.value)},
+                     expected="allocatable equal to capacity", subjects=[node.name or cap.key],
+                     evidence=[cap.line, alloc.line])
+    if (unoffered := k8s_nodes.unoffered()) is not None:
+        node, line = unoffered
+        return issue(f"node {node.name or '(unnamed)'} is labelled with a GPU (`{line}`) but its Capacity lists "
+                     "no nvidia.com/gpu: no device plugin registered its GPUs with the kubelet (the plugin is not "
+                     "running there, or found no NVML through the node's container runtime), so no pod on it is "
+                     "given a GPU", actual="no nvidia.com/gpu in capacity", expected="nvidia.com/gpu above 0",
+                     subjects=[node.name or "node"], evidence=[line])
+    if offered := k8s_nodes.offered():
+        said = "; ".join(f"node {n.name or '(unnamed)'}: " + ", ".join(f"{e.key} {e.value}" for e in entries)
+                         for n, entries in offered)
+        return ok(f"every GPU the device plugin registered is allocatable ({said}): the plugin reached them through "
+                  "the driver and reports them healthy; the pods' own specs are not shown",
+                  actual={e.key: int(e.value) for _, entries in offered for e in entries},
+                  subjects=[n.name or "node" for n, _ in offered], evidence=[e.line for _, es in offered for e in es])
+    return unknown("a Kubernetes node with a GPU is shown, but not both its capacity and allocatable GPU resources: "
+                   "whether the device plugin offers its GPUs to pods is not in this source",
+                   hint="paste the whole `kubectl describe node <node>` (its Capacity and Allocatable)")
 
 
 def _plugin_only_by_hand(k8s_pods: K8sPods | None, docker_containers: DockerContainers | None) -> Outcome | None:

@@ -21,6 +21,7 @@ from stackaudit.facts.sources import (
     DOCKER_PS,
     DOCKER_RUN,
     EVIDENCE_LINES,
+    K8S_NODE,
     K8S_SPEC,
     LOG_LINE_PROGRAMS,
     PROCESS_TREE,
@@ -668,7 +669,8 @@ def _host_side_evidence(host: Host) -> str:
         return "`docker inspect` was run on the Docker host"
     except NotCaptured:
         pass
-    for spec in (DOCKER_INSPECT_EXCERPT, DOCKER_RUN, COMPOSE_FILE, K8S_SPEC):
+    # A node's description (`kubectl describe node`) is the host of the pods it runs, seen from outside them.
+    for spec in (DOCKER_INSPECT_EXCERPT, DOCKER_RUN, COMPOSE_FILE, K8S_SPEC, K8S_NODE):
         try:
             host.doc(spec.name)
             return f"a {spec.title.removeprefix('pasted ')} {_OUTSIDE}"

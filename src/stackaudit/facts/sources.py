@@ -158,6 +158,10 @@ K8S_SPEC = Source("k8s_spec", "pasted Kubernetes pod / deployment spec", doc=Tru
 # fail, not what any of them was given.
 K8S_PODS = Source("k8s_pods", "pasted Kubernetes pod listing (`kubectl get pods`) or pod events", doc=True,
                   hint="paste `kubectl get pods -A` and the Events of `kubectl describe pod <pod>`")
+# A node as `kubectl describe node` or `kubectl get node -o yaml` shows it (facts/k8s_node.py): the GPUs its device
+# plugin registered and offers, GPU feature discovery's labels, its kernel and container runtime.
+K8S_NODE = Source("k8s_node", "pasted Kubernetes node description (`kubectl describe node`)", doc=True,
+                  hint="paste `kubectl describe node <node>` (its Labels, Capacity and Allocatable)")
 
 # --- engine environment reports ---------------------------------------------------------------------
 COLLECT_ENV = Source("collect_env", "`python3 -m vllm.collect_env`", argv=("python3", "-m", "vllm.collect_env"),

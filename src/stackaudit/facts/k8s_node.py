@@ -1,0 +1,378 @@
+"""A Kubernetes node as `kubectl describe node` and `kubectl get node -o yaml` (or `-o json`) show it.
+
+A node's capacity lists the resources its kubelet registered: `nvidia.com/gpu` (or a MIG resource such as
+`nvidia.com/mig-1g.5gb`) is the count of devices the NVIDIA device plugin advertised. Its allocatable lists those of
+them the plugin reports healthy: "Capacity: total number of GPUs; Allocatable: number of GPUs in a Healthy state"
+(NVIDIA/k8s-device-plugin#58, #452). Allocated resources are what the pods on the node requested, not what is free.
+GPU feature discovery (GFD, part of the device plugin and of the GPU Operator) labels the node from NVML:
+`nvidia.com/gpu.product`, `gpu.count`, `gpu.memory`, `cuda.driver.major/minor/rev` (the driver's version; newer GFD
+writes `cuda.driver-version.*`), `cuda.runtime.major/minor` (the CUDA version that driver supports), `mig.strategy`
+and `mig.capable` (https://github.com/NVIDIA/k8s-device-plugin#catalog-of-labels). The GPU Operator's node feature
+rule labels `nvidia.com/gpu.present=true` on a node with an NVIDIA PCI device. Under the `single` MIG strategy GFD
+names the product `<model>-MIG-<slice>` and counts MIG devices; time-slicing appends `-SHARED` to the product.
+`System Info` (`status.nodeInfo`) names the node's kernel, OS image, container runtime and kubelet.
+
+A description cut before its Capacity section shows no resource, and proves none absent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.gpus import GpuInventory, GpuRecord
+from stackaudit.facts.mig_setup import MigSetup, parse_mig_setup
+from stackaudit.facts.nvidia import NvidiaDriver
+from stackaudit.facts.registry import fact, parser
+from stackaudit.facts.sources import K8S_NODE
+from stackaudit.facts.symptoms import LogSymptoms, find_symptoms
+from stackaudit.facts.system import KernelInfo
+
+# The start of one node in `kubectl describe node(s)` (`Name:` at the margin), or of one object in a list of nodes
+# (`kind: Node`, YAML or JSON).
+DESCRIBE_NAME = re.compile(r"^Name:\s+(?P<name>\S+)\s*$")
+NODE_KIND = re.compile(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:\s*[\"']?Node\b")
+# The sections read: kubectl describe's (`Capacity:`) and the object's (`capacity:`, `"capacity": {`).
+SECTION = re.compile(r"^(?P<indent>\s*)[\"']?(?P<name>Labels|Taints|Capacity|Allocatable|System Info|"
+                     r"Allocated resources|Addresses|labels|taints|capacity|allocatable|nodeInfo|addresses)[\"']?\s*:(?P<rest>.*)$")
+# One entry of a section: `key=value` (describe's labels), `key: value`, `"key": "value",`, a YAML list item.
+ENTRY = re.compile(r"^\s*(?:-\s+)?[\"']?(?P<key>[A-Za-z][\w./ -]*?)[\"']?\s*[:=]\s*[\"']?(?P<value>[^\"']*?)"
+                   r"[\"']?\s*[,{]?\s*$")
+# A row of describe's Allocated resources table: `  nvidia.com/gpu     1            1`.
+ALLOCATED_ROW = re.compile(r"^\s*(?P<key>[\w.-]+/[\w.-]+)\s+(?P<value>\d+)\b")
+# GPU resources: the device plugin's (nvidia.com/gpu, nvidia.com/gpu.shared when time-slicing renames it, the MIG
+# resources of the `mixed` strategy, nvidia.com/mig-1g.5gb).
+GPU_RESOURCE = re.compile(r"^nvidia\.com/(?:gpu(?:\.shared)?|mig-\d+g\.\d+gb(?:\.shared)?)$")
+# Any device plugin's GPU resource (`aliyun.com/gpu-mem`, `nvidia.com/gpumem` of HAMi): a domain, then a GPU word.
+ANY_GPU_RESOURCE = re.compile(r"^[\w.-]+\.\w+/(?:[\w.-]*gpu|mig-)", re.IGNORECASE)
+# The node's own keys of System Info / nodeInfo.
+_SYSTEM_KEYS = {"kernel version": "kernel", "kernelversion": "kernel", "os image": "os", "osimage": "os",
+                "container runtime version": "runtime", "containerruntimeversion": "runtime",
+                "kubelet version": "kubelet", "kubeletversion": "kubelet"}
+# Node feature discovery's label of the running kernel (`feature.node.kubernetes.io/kernel-version.full`).
+_NFD_KERNEL = "feature.node.kubernetes.io/kernel-version.full"
+# The cloud provider's labels of the node's instance type (Kubernetes' well-known labels, the beta one before 1.17).
+INSTANCE_TYPE_LABELS = frozenset({"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"})
+_LIST_SECTIONS = frozenset({"taints", "addresses"})
+MAX_NODE_LINES = 5000  # a node's description is a few hundred lines; a longer one is read no further
+
+
+@dataclass(frozen=True)
+class NodeEntry:
+    key: str
+    value: str
+    line: str  # as pasted, stripped
+
+
+@dataclass(frozen=True)
+class K8sNode:
+    name: str = ""
+    labels: tuple[NodeEntry, ...] = ()
+    capacity: tuple[NodeEntry, ...] = ()
+    allocatable: tuple[NodeEntry, ...] = ()
+    # The Capacity section is shown and the paste goes on after it: a resource it does not list is absent.
+    capacity_whole: bool = False
+    system: tuple[NodeEntry, ...] = ()  # System Info / nodeInfo, keyed kernel, os, runtime, kubelet
+    requested: tuple[NodeEntry, ...] = ()  # describe's Allocated resources rows of extended resources
+    taints: tuple[str, ...] = ()
+
+    def label(self, key: str) -> NodeEntry | None:
+        """The node's label of that key (`nvidia.com/gpu.product`), or None."""
+        return next((e for e in self.labels if e.key == key), None)
+
+    def _nvidia(self, *names: str) -> str:
+        """The value of the first of GFD's labels `nvidia.com/<name>` shown, or ""."""
+        return next((e.value for n in names if (e := self.label(f"nvidia.com/{n}")) is not None), "")
+
+    def system_value(self, key: str) -> str:
+        return next((e.value for e in self.system if e.key == key), "")
+
+    @property
+    def kernel(self) -> str:
+        """The node's kernel release (System Info, else NFD's kernel label), or ""."""
+        nfd = self.label(_NFD_KERNEL)
+        return self.system_value("kernel") or (nfd.value if nfd is not None else "")
+
+    @property
+    def driver_version(self) -> str:
+        """The driver's version GFD labels (`cuda.driver.major/minor/rev`, `cuda.driver-version.*`), or ""."""
+        parts = [self._nvidia(f"cuda.driver.{p}", f"cuda.driver-version.{p}") for p in ("major", "minor", "rev")]
+        if not parts[0] or not parts[1]:
+            return ""
+        return ".".join(p for p in parts if p)
+
+    @property
+    def gpu_product(self) -> str:
+        """The GPU model GFD labels (`-SHARED` of time-slicing cut), or "" (none, or a MIG slice's name)."""
+        product = self._nvidia("gpu.product").removesuffix("-SHARED")
+        return "" if "-MIG-" in product else product
+
+    @property
+    def gpu_count(self) -> int | None:
+        """The GPUs GFD counts (whole GPUs: not under the `single` MIG strategy, which counts slices), or None."""
+        count = self._nvidia("gpu.count")
+        return int(count) if count.isdigit() and self.gpu_product else None
+
+    @property
+    def gpu_labelled(self) -> str:
+        """The label line that says the node has an NVIDIA GPU (gpu.present=true, a GPU count above 0, a product),
+        or ""."""
+        for e in self.labels:
+            if (e.key == "nvidia.com/gpu.present" and e.value == "true") or e.key == "nvidia.com/gpu.product" \
+                    or (e.key == "nvidia.com/gpu.count" and e.value.isdigit() and int(e.value) > 0):
+                return e.line
+        return ""
+
+    @staticmethod
+    def gpu_resources(entries: tuple[NodeEntry, ...]) -> dict[str, NodeEntry]:
+        return {e.key: e for e in entries if GPU_RESOURCE.match(e.key) and e.value.isdigit()}
+
+    def withheld(self) -> tuple[NodeEntry, NodeEntry] | None:
+        """A GPU resource the node's capacity counts above 0 and its allocatable at 0: (capacity's, allocatable's)
+        entries; the device plugin reports every such device unhealthy. None where none is shown so."""
+        offered = self.gpu_resources(self.allocatable)
+        for key, cap in self.gpu_resources(self.capacity).items():
+            if int(cap.value) > 0 and key in offered and int(offered[key].value) == 0:
+                return cap, offered[key]
+        return None
+
+    def unoffered(self) -> str:
+        """The label line saying the node has a GPU where its whole Capacity lists no GPU resource above 0 (no
+        device plugin registered one; another plugin's GPU resource, `aliyun.com/gpu-mem`, counts as one), or ""."""
+        if not self.capacity_whole or any(ANY_GPU_RESOURCE.search(e.key) and e.value.strip("0") for e in self.capacity):
+            return ""
+        return self.gpu_labelled
+
+    def offered(self) -> tuple[NodeEntry, ...]:
+        """The node's GPU resources where each is allocatable as counted in capacity, above 0 (the allocatable
+        entries); () where one is withheld in part or whole, or none is shown in both."""
+        cap, alloc = self.gpu_resources(self.capacity), self.gpu_resources(self.allocatable)
+        if not cap or set(cap) != set(alloc):
+            return ()
+        if any(int(c.value) == 0 or c.value != alloc[k].value for k, c in cap.items()):
+            return ()
+        return tuple(alloc[k] for k in cap)
+
+    @property
+    def gpu_node(self) -> bool:
+        """Whether the node shows a GPU: a GFD label, or a GPU resource."""
+        return bool(self.gpu_labelled or self.gpu_resources(self.capacity) or self.gpu_resources(self.allocatable))
+
+
+@dataclass(frozen=True)
+class K8sNodes:
+    nodes: tuple[K8sNode, ...]
+
+    @property
+    def gpu_nodes(self) -> tuple[K8sNode, ...]:
+        return tuple(n for n in self.nodes if n.gpu_node)
+
+    def withheld(self) -> tuple[K8sNode, NodeEntry, NodeEntry] | None:
+        """The first GPU node whose allocatable holds back every device of a GPU resource its capacity counts
+        (K8sNode.withheld), with the two entries; None where none does."""
+        return next(((n, *pair) for n in self.gpu_nodes if (pair := n.withheld()) is not None), None)
+
+    def unoffered(self) -> tuple[K8sNode, str] | None:
+        """The first node labelled with a GPU whose whole Capacity lists none (K8sNode.unoffered), with the label
+        line; None where none is."""
+        return next(((n, line) for n in self.gpu_nodes if (line := n.unoffered())), None)
+
+    def offered(self) -> tuple[tuple[K8sNode, tuple[NodeEntry, ...]], ...]:
+        """Each GPU node with the GPU resources it offers whole (K8sNode.offered); () where any GPU node shown
+        withholds one or shows none in both capacity and allocatable."""
+        shown = [(n, n.offered()) for n in self.gpu_nodes]
+        return tuple(shown) if shown and all(entries for _, entries in shown) else ()
+
+    @property
+    def one_gpu_node(self) -> K8sNode | None:
+        """The one node that shows a GPU, or None (none, or several: each its own host)."""
+        gpu = self.gpu_nodes
+        return gpu[0] if len(gpu) == 1 else None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _read_node(lines: list[str]) -> K8sNode:
+    """One node's sections, read by indentation: a section's entries lie deeper than its header (a YAML list's items
+    at its depth too), and the first line no deeper ends it."""
+    found: dict[str, list[NodeEntry]] = {"labels": [], "capacity": [], "allocatable": [], "system": [],
+                                         "requested": [], "taints": [], "addresses": []}
+    name = ""
+    section, depth = "", 0
+    capacity_whole = False
+    for line in lines[:MAX_NODE_LINES]:
+        if not line.strip():
+            continue
+        if (m := DESCRIBE_NAME.match(line)) is not None and not name:
+            name = m.group("name")
+        indent = _indent(line)
+        if section and (indent > depth or (section in _LIST_SECTIONS and indent == depth
+                                           and line.lstrip().startswith("- "))):
+            _add(found, section, line)
+            continue
+        if section == "capacity":
+            capacity_whole = True
+        section = ""
+        if (head := SECTION.match(line)) is not None:
+            section = {"system info": "system", "nodeinfo": "system", "allocated resources": "requested"}.get(
+                head.group("name").lower(), head.group("name").lower())
+            depth = len(head.group("indent"))
+            rest = head.group("rest").strip()
+            if rest and rest not in ("{", "[", "<none>"):
+                _add(found, section, line[:len(head.group("indent"))] + "  " + rest)
+    hostname = next((e.value for e in found["labels"] if e.key == "kubernetes.io/hostname"), "") \
+        or _address_hostname(found["addresses"])
+    return K8sNode(name or hostname, tuple(found["labels"]), tuple(found["capacity"]), tuple(found["allocatable"]),
+                   capacity_whole, tuple(found["system"]), tuple(found["requested"]),
+                   tuple(e.line for e in found["taints"]))
+
+
+def _address_hostname(entries: list[NodeEntry]) -> str:
+    """The Hostname of a node's addresses: describe's `Hostname: x`, the object's `- address: x` beside its
+    `type: Hostname` (either first)."""
+    for i, e in enumerate(entries):
+        if e.key == "Hostname":
+            return e.value
+        if e.key == "type" and e.value == "Hostname":
+            pair = [x for x in entries[max(i - 1, 0):i + 2] if x.key == "address"]
+            if pair:
+                return pair[0].value
+    return ""
+
+
+def _add(found: dict[str, list[NodeEntry]], section: str, line: str) -> None:
+    if section == "requested":
+        row = ALLOCATED_ROW.match(line)
+        if row is not None:
+            found[section].append(NodeEntry(row.group("key"), row.group("value"), line.strip()))
+        return
+    if section == "taints":
+        found[section].append(NodeEntry("", "", line.strip()))
+        return
+    entry = ENTRY.match(line)
+    if entry is None:
+        return
+    key = entry.group("key").strip()
+    if section == "system":
+        key = _SYSTEM_KEYS.get(key.lower(), "")
+        if not key:
+            return
+    found[section].append(NodeEntry(key, entry.group("value").strip(), line.strip()))
+
+
+def parse_k8s_nodes(text: str) -> K8sNodes:
+    """The nodes of a pasted `kubectl describe node` or `kubectl get node -o yaml|json`; ParseError where none shows
+    a label, a resource or its system info."""
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if DESCRIBE_NAME.match(line) or NODE_KIND.match(line)]
+    bounds = sorted({0, *starts})
+    pieces = [lines[a:b] for a, b in zip(bounds, [*bounds[1:], len(lines)], strict=True)]
+    nodes = tuple(n for piece in pieces if (n := _read_node(piece)).labels or n.capacity or n.allocatable
+                  or n.system)
+    if not nodes:
+        raise ParseError("no node label, resource or system info")
+    return K8sNodes(nodes)
+
+
+fact("k8s_nodes", K8sNodes, hint=K8S_NODE.hint)
+
+# Where the GPU inventory's count and model come from.
+GFD_TITLE = "GPU feature discovery's node labels"
+
+@parser(K8S_NODE, feeds="k8s_nodes", kind=K8sNodes, rank=10)
+def k8s_nodes_from_paste(text: str) -> K8sNodes:
+    """The nodes of a pasted `kubectl describe node` or `kubectl get node -o yaml|json`: labels, GPU resources
+    (capacity, allocatable, requested), taints, system info.
+
+    Input (tests/data/captures/1725, NVIDIA/k8s-device-plugin#58)::
+
+          allocatable:
+            nvidia.com/gpu: "0"
+          capacity:
+            nvidia.com/gpu: "16"
+    """
+    return parse_k8s_nodes(text)
+
+
+def _one_gpu_node(text: str) -> K8sNode:
+    """The one node of the paste that shows a GPU; ParseError where none does or several do (each its own host)."""
+    node = parse_k8s_nodes(text).one_gpu_node
+    if node is None:
+        raise ParseError("no one GPU node")
+    return node
+
+
+@parser(K8S_NODE, feeds="gpus", kind=GpuInventory, rank=80)
+def gpus_from_node_labels(text: str) -> GpuInventory:
+    """The GPUs GPU feature discovery labels on the one GPU node shown: count (`nvidia.com/gpu.count`) and model
+    (`nvidia.com/gpu.product`); not under the `single` MIG strategy, whose labels count slices.
+
+    Input (NVIDIA/k8s-device-plugin#1501)::
+
+                        nvidia.com/gpu.count=8
+                        nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3
+    """
+    node = _one_gpu_node(text)
+    count = node.gpu_count
+    if count is None:
+        raise ParseError("no GPU count and model labelled")
+    records = tuple(GpuRecord(i, "", node.gpu_product, None, (GFD_TITLE,)) for i in range(count))
+    return GpuInventory(gpus=records, counts=((GFD_TITLE, count),))
+
+
+@parser(K8S_NODE, feeds="kernel", kind=KernelInfo, rank=65)
+def kernel_from_node(text: str) -> KernelInfo:
+    """The kernel release of the one GPU node shown (System Info's `Kernel Version`, nodeInfo's `kernelVersion`).
+
+    Input (modelled on `kubectl describe node`)::
+
+          Kernel Version:             5.15.0-1034-aws
+    """
+    node = _one_gpu_node(text)
+    if not node.kernel:
+        raise ParseError("no kernel version shown")
+    return KernelInfo(node.kernel, hostname=node.name)
+
+
+@parser(K8S_NODE, feeds="nvidia_driver", kind=NvidiaDriver, rank=48)
+def driver_from_node_labels(text: str) -> NvidiaDriver:
+    """The driver version GPU feature discovery labels on the one GPU node shown (`nvidia.com/cuda.driver.major`,
+    `.minor`, `.rev`): GFD reads it from NVML, so the driver is loaded.
+
+    Input (modelled on GFD's labels)::
+
+                        nvidia.com/cuda.driver.major=535
+                        nvidia.com/cuda.driver.minor=104
+                        nvidia.com/cuda.driver.rev=05
+    """
+    version = _one_gpu_node(text).driver_version
+    if not version:
+        raise ParseError("no driver version labelled")
+    return NvidiaDriver(version, None, loaded=True)
+
+
+@parser(K8S_NODE, feeds="mig_setup", kind=MigSetup, rank=11)
+def mig_setup_from_node(text: str) -> MigSetup:
+    """The node's MIG strategy label (`nvidia.com/mig.strategy=single`), the MIG manager's layout label and the MIG
+    resources it offers (facts/mig_setup.MIG_SETUP_LINE).
+
+    Input (NVIDIA/gpu-operator#981)::
+
+        nvidia.com/mig.config: all-1g.5gb
+    """
+    return parse_mig_setup(text)
+
+
+@parser(K8S_NODE, feeds="log_symptoms", kind=LogSymptoms, rank=31)
+def symptoms_in_node(text: str) -> LogSymptoms:
+    """The node's labels that are symptoms (facts/symptoms.py: GFD's `-MIG-INVALID` product, a GPU count of 0, the
+    MIG manager's failed state).
+
+    Input (modelled on NVIDIA/gpu-operator#479)::
+
+                        nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB-MIG-INVALID
+    """
+    return LogSymptoms(find_symptoms(text.splitlines()))

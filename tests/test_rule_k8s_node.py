@@ -1,0 +1,212 @@
+"""A Kubernetes node's description (`kubectl describe node`, `kubectl get node -o yaml`): facts/k8s_node.py.
+
+The device plugin's capacity is every GPU it registered, its allocatable those it reports healthy
+(NVIDIA/k8s-device-plugin#58, #452): allocatable 0 of a capacity above 0 withholds every GPU (CTR-GPU-ACCESS issue,
+corpus 1725); a node GPU feature discovery labels with a GPU whose whole Capacity lists none is served by no device
+plugin (issue); allocatable equal to capacity above 0 is the node's side reached (ok); a description cut before its
+Capacity proves nothing (unknown, corpus 1716). GFD's labels give the GPU model and count, the driver version and the
+MIG strategy. The lines are real, from the thread named; modelled ones say so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import body, capture_checks, paste_checks
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.k8s_node import gpus_from_node_labels, mig_setup_from_node, parse_k8s_nodes
+from stackaudit.importers.recognition import recognise
+
+ACCESS = "CTR-GPU-ACCESS"
+
+# podman-desktop/podman-desktop#7778: `kubectl get node -o yaml`'s status, one GPU registered and offered.
+OFFERED_YAML = """\
+status:
+  addresses:
+    - address: 192.168.1.94
+      type: InternalIP
+    - address: nvidia1
+      type: Hostname
+  allocatable:
+    cpu: "16"
+    ephemeral-storage: "8443296967"
+    hugepages-1Gi: "0"
+    hugepages-2Mi: "0"
+    memory: 32777408Ki
+    nvidia.com/gpu: "1"
+    pods: "110"
+  capacity:
+    cpu: "16"
+    ephemeral-storage: 8679376Ki
+    hugepages-1Gi: "0"
+    hugepages-2Mi: "0"
+    memory: 32777408Ki
+    nvidia.com/gpu: "1"
+    pods: "110"
+"""
+# NVIDIA/k8s-device-plugin#1501: GFD's labels of an H100 node (`kubectl describe node`), under a modelled head.
+H100_LABELS = """\
+Name:               gpu-node-1
+Roles:              <none>
+Labels:             kubernetes.io/os=linux
+                    nvidia.com/gpu.count=8
+                    nvidia.com/gpu.deploy.container-toolkit=true
+                    nvidia.com/gpu.deploy.device-plugin=true
+                    nvidia.com/gpu.family=hopper
+                    nvidia.com/gpu.machine=PowerEdge-XE9680
+                    nvidia.com/gpu.memory=81559
+                    nvidia.com/gpu.mode=compute
+                    nvidia.com/gpu.present=true
+                    nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3
+                    nvidia.com/gpu.replicas=1
+                    nvidia.com/mig.capable=true
+"""
+# NVIDIA/gpu-operator#442: the end of an A30 node's labels and its annotations, cut before its Capacity.
+A30_CUT = """\
+Name:               a30-node
+Roles:              <none>
+Labels:             nvidia.com/gpu.deploy.operator-validator=true
+                    nvidia.com/gpu.family=ampere
+                    nvidia.com/gpu.machine=OpenStack-Nova
+                    nvidia.com/gpu.memory=24576
+                    nvidia.com/gpu.present=true
+                    nvidia.com/gpu.product=NVIDIA-A30
+                    nvidia.com/gpu.replicas=0
+                    nvidia.com/mig.capable=true
+Annotations:        flannel.alpha.coreos.com/backend-type: vxlan
+                    kubeadm.alpha.kubernetes.io/cri-socket: /var/run/dockershim.sock
+                    node.alpha.kubernetes.io/ttl: 0
+"""
+# kf5i/k3ai-core#86: a kind control-plane node with no GPU label, cut in its Conditions (the real counter-example).
+NO_GPU_NODE = """\
+Name:               demo-win-kind-control-plane
+Roles:              master
+Labels:             beta.kubernetes.io/arch=amd64
+                    beta.kubernetes.io/os=linux
+                    kubernetes.io/arch=amd64
+                    kubernetes.io/hostname=demo-win-kind-control-plane
+                    kubernetes.io/os=linux
+                    node-role.kubernetes.io/master=
+Annotations:        kubeadm.alpha.kubernetes.io/cri-socket: unix:///run/containerd/containerd.sock
+                    node.alpha.kubernetes.io/ttl: 0
+                    volumes.kubernetes.io/controller-managed-attach-detach: true
+CreationTimestamp:  Wed, 07 Jul 2021 18:23:33 +0900
+Taints:             <none>
+Unschedulable:      false
+"""
+# Modelled on a GPU Operator node: GFD labels a GPU and driver 535.104.05, the whole Capacity lists no nvidia.com/gpu.
+UNOFFERED = """\
+Name:               worker-1
+Roles:              <none>
+Labels:             nvidia.com/cuda.driver.major=535
+                    nvidia.com/cuda.driver.minor=104
+                    nvidia.com/cuda.driver.rev=05
+                    nvidia.com/cuda.runtime.major=12
+                    nvidia.com/cuda.runtime.minor=2
+                    nvidia.com/gpu.count=1
+                    nvidia.com/gpu.present=true
+                    nvidia.com/gpu.product=Tesla-T4
+Taints:             <none>
+Capacity:
+  cpu:                8
+  memory:             32498916Ki
+  pods:               110
+Allocatable:
+  cpu:                8
+  memory:             32396516Ki
+  pods:               110
+System Info:
+  Kernel Version:             5.15.0-1034-aws
+  OS Image:                   Ubuntu 22.04.2 LTS
+  Container Runtime Version:  containerd://1.7.2
+  Kubelet Version:            v1.28.3
+"""
+# Modelled: a CPU node, whole, with no GPU label and no GPU resource: the rule must not fire.
+CPU_NODE = UNOFFERED.replace("nvidia.com/gpu.present=true", "kubernetes.io/os=linux").replace(
+    "                    nvidia.com/gpu.count=1\n", "").replace("                    nvidia.com/gpu.product=Tesla-T4\n", "")
+# Modelled on GFD's `mixed` MIG strategy: seven 1g.5gb slices registered and offered.
+MIG_MIXED = """\
+Name:               a100-node
+Roles:              <none>
+Labels:             nvidia.com/gpu.product=NVIDIA-A100-SXM4-40GB
+                    nvidia.com/mig.strategy=mixed
+Capacity:
+  cpu:                    64
+  nvidia.com/mig-1g.5gb:  7
+  pods:                   110
+Allocatable:
+  cpu:                    64
+  nvidia.com/mig-1g.5gb:  7
+  pods:                   110
+Events:                   <none>
+"""
+
+
+def test_the_node_object_is_read_with_its_hostname_and_resources() -> None:
+    (node,) = parse_k8s_nodes(OFFERED_YAML).nodes
+    assert node.name == "nvidia1"
+    assert [e.line for e in node.offered()] == ['nvidia.com/gpu: "1"']
+    (node,) = parse_k8s_nodes(body("1725")).nodes
+    assert node.name == "ocio-gpu01" and node.withheld() is not None and not node.offered()
+
+
+def test_gfd_labels_give_the_gpus_the_driver_and_the_kernel() -> None:
+    inventory = gpus_from_node_labels(H100_LABELS)
+    assert inventory.count == 8 and inventory.models[0] == "NVIDIA-H100-80GB-HBM3"
+    (node,) = parse_k8s_nodes(UNOFFERED).nodes
+    assert node.driver_version == "535.104.05" and node.kernel == "5.15.0-1034-aws"
+    assert node.system_value("runtime") == "containerd://1.7.2" and node.capacity_whole
+    (a30,) = parse_k8s_nodes(A30_CUT).nodes
+    assert a30.gpu_product == "NVIDIA-A30" and a30.gpu_count is None and not a30.capacity_whole
+
+
+def test_a_time_sliced_or_mig_single_product_is_no_whole_gpu_model() -> None:
+    shared = H100_LABELS.replace("HBM3\n", "HBM3-SHARED\n")
+    assert gpus_from_node_labels(shared).models[0] == "NVIDIA-H100-80GB-HBM3"
+    (node,) = parse_k8s_nodes(H100_LABELS.replace("HBM3\n", "HBM3-MIG-1g.10gb\n")).nodes
+    assert node.gpu_product == "" and node.gpu_count is None
+
+
+def test_allocatable_zero_of_registered_gpus_is_an_issue() -> None:
+    result = capture_checks("1725", ACCESS)[ACCESS]
+    assert result.status == "issue"
+    assert "16 nvidia.com/gpu" in result.message and "ocio-gpu01" in result.message and "unhealthy" in result.message
+
+
+def test_a_node_offering_all_it_registered_is_ok_on_its_side(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, OFFERED_YAML, ACCESS)[ACCESS]
+    assert result.status == "ok" and "nvidia.com/gpu 1" in result.message
+    assert paste_checks(tmp_path, MIG_MIXED, ACCESS)[ACCESS].status == "ok"
+
+
+def test_a_gpu_labelled_node_whose_whole_capacity_has_no_gpu_is_an_issue(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, UNOFFERED, ACCESS, "DRV-CUDA-COMPAT")
+    assert result[ACCESS].status == "issue" and "`nvidia.com/gpu.count=1`" in result[ACCESS].message
+    # The same node cut before its Capacity ends (no line after it) proves nothing absent.
+    cut = UNOFFERED.split("Allocatable:")[0]
+    assert paste_checks(tmp_path, cut, ACCESS)[ACCESS].status == "unknown"
+
+
+def test_a_node_without_gpu_or_cut_before_capacity_says_no_verdict(tmp_path: Path) -> None:
+    # corpus 1716 (k0s): GFD's gpu.present label, cut in its Conditions.
+    assert capture_checks("1716", ACCESS)[ACCESS].status == "unknown"
+    assert paste_checks(tmp_path, A30_CUT, ACCESS)[ACCESS].status == "unknown"
+    for text in (NO_GPU_NODE, CPU_NODE):
+        assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status not in ("ok", "issue")
+
+
+def test_the_description_is_recognised_whole_and_a_volume_capacity_is_not() -> None:
+    kinds = recognise(UNOFFERED).recognised
+    assert [(k, a, b) for k, a, b, *_ in kinds] == [("k8s node", 1, 24)]
+    volume = "spec:\n  capacity:\n    storage: 10Gi\n  accessModes:\n  - ReadWriteOnce\n"
+    assert not [k for k, *_ in recognise(volume + "nvidia-smi\n").recognised if k == "k8s node"]
+
+
+def test_mig_strategy_labels_and_resources_feed_the_mig_setup() -> None:
+    # Slicing set up on purpose (MEM-MIG's not-an-issue where the GPUs show MIG on); `mig.capable` alone is not.
+    assert mig_setup_from_node(MIG_MIXED).lines == ("nvidia.com/mig.strategy=mixed", "nvidia.com/mig-1g.5gb:  7",
+                                                    "nvidia.com/mig-1g.5gb:  7")
+    with pytest.raises(ParseError):
+        mig_setup_from_node(H100_LABELS)
