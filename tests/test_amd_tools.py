@@ -1,4 +1,4 @@
-"""AMD's own tools and ROCm's runtime variables name AMD GPUs (facts/gpus.AMD_TOOL_LINES, read as evidence lines):
+"""AMD's own tools, ROCm's runtime variables and RCCL's log lines name AMD GPUs (facts/gpus.AMD_TOOL_LINES, read as evidence lines):
 rocm-smi's concise table in its classic and its ROCm 6 layout, its per-GPU fields (`--showproductname`, `-i`),
 rocminfo's GPU agent, amd-smi's banner and `static` fields, HSA_OVERRIDE_GFX_VERSION set to a value. A paste of them
 alone, once refused as nothing recognisable (corpus 1595), is an AMD host: the NVIDIA checks do not apply, and
@@ -227,6 +227,35 @@ def test_rocm_smi_table_in_backticks_1595() -> None:
     assert "GPUs 0, 2, 3 0 % busy at SCLK 300 MHz" in clocks
 
 
+# RCCL's own lines (ROCm's NCCL): ROCm/rccl#1454 (rccl-tests on two MI100), ROCm/rccl-tests#163 (MI50), ROCm/rccl#1468.
+RCCL_1454 = """\
+UVOSLinux:2421:2421 [0] NCCL INFO Bootstrap : Using bond0:10.0.0.2<0>
+UVOSLinux:2421:2421 [0] NCCL INFO NET/Plugin: No plugin found (librccl-net.so)
+UVOSLinux:2421:2421 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : librccl-net.so: cannot open shared object file: No such file or directory : when loading librccl-net.so
+UVOSLinux:2421:2421 [0] NCCL INFO NET/Plugin: Using internal network plugin.
+UVOSLinux:2421:2421 [0] NCCL INFO Kernel version: 6.6.64-1
+UVOSLinux:2421:2421 [1] NCCL INFO ROCr version 1.1
+"""
+RCCL_TESTS_163 = """\
+z292:58192:58192 [3] NCCL INFO ROCr version 1.14
+z292:58192:58192 [3] NCCL INFO Dmabuf feature disabled without NCCL_DMABUF_ENABLE=1
+RCCL version : 2.21.5-HEAD:9a0e6a1
+HIP version  : 6.3.42134-a9a80e791
+ROCm version : 6.3.3.0-74-cbc70b5
+"""
+RCCL_1468 = """\
+nixos:4147521:4147521 [3] NCCL INFO Bootstrap : Using eno1np0:10.5.5.236<0>
+nixos:4147521:4147521 [3] NCCL INFO NET/Plugin: No plugin found (librccl-net.so)
+nixos:4147521:4147521 [3] NCCL INFO NET/Plugin: Using internal network plugin.
+nixos:4147521:4147521 [3] NCCL INFO Kernel version: 6.12.0
+"""
+# NVIDIA's NCCL names its own plugin and banner (modelled on NCCL 2.18's lines): no AMD GPU.
+NCCL_NVIDIA = """\
+node1:2311:2311 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation
+NCCL version 2.18.1+cuda12.1
+"""
+
+
 # --- public threads --------------------------------------------------------------------------------------------------
 
 
@@ -282,6 +311,21 @@ def test_override_on_an_engine_command_1592() -> None:
     """Real (corpus 1592): the override on llama-cli's command line, which the engine command reader takes."""
     message = capture_checks("1592", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].message
     assert "`HSA_OVERRIDE_GFX_VERSION=10.3.0` on the llamacpp command line" in message
+
+
+@pytest.mark.parametrize("text", [RCCL_1454, RCCL_TESTS_163, RCCL_1468])
+def test_rccl_lines_name_amd_gpus(tmp_path: Path, text: str) -> None:
+    """Real (the three RCCL threads above; corpus 1750 is a fourth): RCCL's plugin, banner or ROCr line is ROCm's NCCL,
+    which runs only on AMD GPUs, so the NVIDIA checks do not apply."""
+    assert any("RCCL, ROCm's NCCL" in o for o in parse_other_vendor_gpus(text).others)
+    results = paste_checks(tmp_path, text, "DRV-PERSISTENCE", "DRV-FABRIC-MANAGER")
+    assert _statuses(results) == dict.fromkeys(("DRV-PERSISTENCE", "DRV-FABRIC-MANAGER"), "not-applicable"), results
+
+
+def test_nvidias_nccl_names_no_amd_gpu() -> None:
+    """Modelled: NVIDIA's NCCL logs under the same tags with its own plugin name and banner."""
+    with pytest.raises(ParseError):
+        parse_other_vendor_gpus(NCCL_NVIDIA)
 
 
 # --- counter-examples ------------------------------------------------------------------------------------------------

@@ -1919,6 +1919,12 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     # **) &ptr, look_ahead_size)`, corpus 1569): the HIP build names its devices ROCm0, ROCm1, ...
     (re.compile(r"\bROCm\d+ (?:model |KV |compute |output )?buffer size\b|\bhipMalloc\("),
      "AMD GPUs (llama.cpp's HIP build: `{line}`)"),
+    # RCCL, ROCm's build of NCCL, logs under NCCL's tags and names itself: its network plugin `librccl-net.so`, its
+    # banner `RCCL version : 2.21.5-HEAD:9a0e6a1` (`RCCL version 2.6.4+hip3.5` before), the ROCr runtime's version, its
+    # sources' path (`/src/extlibs/rccl/build/src/init.cpp:126 NCCL WARN Missing "HSA_FORCE_FINE_GRAIN_PCIE=1"`;
+    # ROCm/rccl#1026, ROCm/rccl#1454, ROCm/rccl-tests#163).
+    (re.compile(r"\blibrccl(?:-net)?\.so\b|\bRCCL version\b|\bNCCL INFO ROCr version\b|/rccl/\S*\.(?:cc|cpp):\d+"),
+     "AMD GPUs (RCCL, ROCm's NCCL: `{line}`)"),
     *AMD_TOOL_LINES,
     (re.compile(r"\bggml_metal_init: (?:found device|GPU name):\s+(?P<name>\S.*?)\s*$"), "{name} (" + METAL_BACKEND + ")"),
     (re.compile(r"\busing device Metal\d* \((?P<name>[^)]+)\)|^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*-?\s*Metal\d*"
@@ -1936,7 +1942,7 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
      "which no CUDA since 10.2 runs"),
 )
 # One of these literals stands on every line of _OTHER_GPU_LINES (importers/evidence.py's needles).
-OTHER_GPU_NEEDLES = ("ROCm", "hipMalloc", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
+OTHER_GPU_NEEDLES = ("ROCm", "rccl", "ROCr version", "hipMalloc", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
                      "_VISIBLE_DEVICES=", "HSA_OVERRIDE",
                      "GFX_ACTIVITY", "UMC_ACTIVITY", "THROTTLE_STATUS", "KFD_ID", '"card', '"Card', '"GFX', "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
                      "Metal", "start_macos", "'mps")
