@@ -158,6 +158,11 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     "24.04": ("12.4", "545", _NOTES + "triton-inference-server/release-notes/rel-24-04.html"),
     "24.05": ("12.4", "545", _NOTES + "frameworks/mxnet-release-notes/rel-24-05.html"),
     "24.06": ("12.4", "545", _NOTES + "frameworks/mxnet-release-notes/rel-24-06.html"),
+    # The PyTorch release notes quoted in foundation-model-stack/fms-hf-tuning#675 ("Release 25.02 is based on CUDA
+    # 12.8.0.38 which requires NVIDIA Driver release 570 or later").
+    "25.02": ("12.8", "570", "https://github.com/foundation-model-stack/fms-hf-tuning/pull/675"),
+    # Triton's release table quoted in triton-inference-server/server#8370 (25.08: CUDA 12.9.0.043, driver 575.51.03).
+    "25.08": ("12.9", "575.51", "https://github.com/triton-inference-server/server/issues/8370"),
 }
 # An NGC framework image by its release tag; a CPU-only build (Triton's `-cpu-only-py3`) or a Jetson build (`-igpu`)
 # is another build and is not read.
