@@ -72,8 +72,14 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.docker import (NGC_BANNER, NGC_RELEASE_CUDA, TGI_INFO_LINE, DockerContainers, image_cuda,
-                                     tgi_image_cuda)
+from stackaudit.facts.docker import (
+    NGC_BANNER,
+    NGC_RELEASE_CUDA,
+    TGI_INFO_LINE,
+    DockerContainers,
+    image_cuda,
+    tgi_image_cuda,
+)
 from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
@@ -445,9 +451,9 @@ def runtimes_in_line(line: str) -> tuple[Runtime, ...]:
                         f"\"{info.group(2)}\")", line.strip()),)
     ngc = NGC_BANNER.match(line)
     if ngc and ngc.group(1) in NGC_RELEASE_CUDA:
-        cuda, driver, _ = NGC_RELEASE_CUDA[ngc.group(1)]
-        return (Runtime(cuda, f"NGC release {ngc.group(1)} (its start banner; its release notes: CUDA {cuda}, driver "
-                        f"{driver} or later)", line.strip()),)
+        ngc_cuda, driver, _ = NGC_RELEASE_CUDA[ngc.group(1)]
+        return (Runtime(ngc_cuda, f"NGC release {ngc.group(1)} (its start banner; its release notes: CUDA {ngc_cuda}, "
+                        f"driver {driver} or later)", line.strip()),)
     built = NGC_BUILT_FOR.search(line)
     if built and (cuda := cuda_of_branch((int(built.group(1)), int(built.group(2))))):
         return (Runtime(cuda, f"an NGC image built for driver {built.group(1)}.{built.group(2)} (its start-up "
