@@ -72,7 +72,14 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.docker import TGI_INFO_LINE, DockerContainers, image_cuda, tgi_image_cuda
+from stackaudit.facts.docker import (
+    NGC_BANNER,
+    NGC_RELEASE_CUDA,
+    TGI_INFO_LINE,
+    DockerContainers,
+    image_cuda,
+    tgi_image_cuda,
+)
 from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
@@ -387,15 +394,17 @@ _REQUIRE_CUDA = re.compile(r"^cuda>=(\d+\.\d+)\b")
 # cuda10.2-ubi8)`, corpus 1145): NVIDIA's own CUDA images (nvidia_image_cuda) and the engine images whose tag suffix
 # names torch's CUDA (docker.engine_image_cuda: `upgrading from lmsysorg/sglang:v0.4.6.post5-cu124 to
 # lmsysorg/sglang:v0.4.8-cu126`, corpus 1161), PyTorch's own (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`),
-# whose tag names the runtime, and Text Generation Inference's, whose tag names a release (docker.tgi_image_cuda).
-_IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang|vllm-openai|pytorch|"
-                         r"text-generation-inference):[\w.-]+)")
+# whose tag names the runtime, and Text Generation Inference's and NGC's framework images, whose tag names a release
+# (docker.tgi_image_cuda, docker.ngc_image_cuda: `nvcr.io/nvidia/tritonserver:25.04-py3` on a line of its own).
+_IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang|vllm-openai|pytorch|tensorflow|"
+                         r"tritonserver|tensorrt|mxnet|text-generation-inference):[\w.-]+)")
 # The start-up check of NVIDIA's NGC images (TensorRT-LLM, Triton, PyTorch, NeMo), where the host driver is older than
 # the one the image was built for: `ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but`
 # (then `version 510.85.02 was detected and compatibility mode is UNAVAILABLE.`; NVIDIA/TensorRT-LLM#23,
 # NVIDIA/nvidia-docker#1479, hiyouga/LlamaFactory#5962). The driver release it names ships the image's CUDA.
 NGC_BUILT_FOR = re.compile(r"This container was built for NVIDIA Driver Release (\d+)\.(\d+)")
 RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "sglang:", "vllm-openai:", "pytorch/pytorch:",
+                   "nvcr.io/nvidia/", "NVIDIA Release ",
                    "built for NVIDIA Driver", "text-generation-inference:", '"docker_label"')
 
 
@@ -429,8 +438,10 @@ def runtime_in_line(line: str) -> Runtime | None:
 
 def runtimes_in_line(line: str) -> tuple[Runtime, ...]:
     """The CUDA runtimes one line names: NVIDIA's CUDA image banner, Text Generation Inference's /info naming its
-    release and image (docker.tgi_info_line), an NGC image's start-up check naming the driver it was built for, or each of NVIDIA's CUDA images and the engine images with a CUDA suffix named in the line (an
-    upgrade from one to another names both)."""
+    release and image (docker.tgi_info_line), an NGC container's banner naming its release (docker.NGC_BANNER), an NGC
+    image's start-up check naming the driver it was built for, or each of NVIDIA's CUDA images, the engine images with
+    a CUDA suffix and the release-tagged images (TGI's, NGC's) named in the line (an upgrade from one to another names
+    both)."""
     banner = CUDA_BANNER.match(line)
     if banner:
         return (Runtime(banner.group(1), "the CUDA image's start banner", line.strip()),)
@@ -438,6 +449,11 @@ def runtimes_in_line(line: str) -> tuple[Runtime, ...]:
     if info and (tgi := tgi_image_cuda(f"huggingface/text-generation-inference:{info.group(1)}")):
         return (Runtime(tgi, f"Text Generation Inference {info.group(1)}'s image (its /info: \"docker_label\": "
                         f"\"{info.group(2)}\")", line.strip()),)
+    ngc = NGC_BANNER.match(line)
+    if ngc and ngc.group(1) in NGC_RELEASE_CUDA:
+        ngc_cuda, driver, _ = NGC_RELEASE_CUDA[ngc.group(1)]
+        return (Runtime(ngc_cuda, f"NGC release {ngc.group(1)} (its start banner; its release notes: CUDA {ngc_cuda}, "
+                        f"driver {driver} or later)", line.strip()),)
     built = NGC_BUILT_FOR.search(line)
     if built and (cuda := cuda_of_branch((int(built.group(1)), int(built.group(2))))):
         return (Runtime(cuda, f"an NGC image built for driver {built.group(1)}.{built.group(2)} (its start-up "

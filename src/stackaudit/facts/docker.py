@@ -131,6 +131,61 @@ def tgi_info_line(lines: Sequence[str], i: int) -> str:
     return f'text-generation-inference /info: "version": "{version}", "docker_label": "{label.group(1)}"'
 
 
+# NVIDIA's NGC framework containers (PyTorch, TensorFlow, Triton Inference Server incl. its `-trtllm-python-py3` and
+# `-vllm-python-py3` builds, TensorRT, MXNet) name their monthly release in the tag (`nvcr.io/nvidia/tritonserver:
+# 20.03.1-py3`), and every container of one release is built on one CUDA. Each row: the release, its CUDA, the driver
+# its release notes require ("Release 20.03 is based on NVIDIA CUDA 10.2.89, which requires NVIDIA Driver release
+# 440.33.01"; data-center GPUs may run older branches through the forward-compatibility package), and the page that
+# says so (docs.nvidia.com/deeplearning/, the release notes each container's Frameworks Support Matrix links). A
+# release not in the table is not told: the table holds only the releases whose notes were read.
+_NOTES = "https://docs.nvidia.com/deeplearning/"
+NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
+    "18.09": ("10.0", "410", _NOTES + "frameworks/mxnet-release-notes/rel_18.09.html"),
+    "18.12": ("10.0", "410", _NOTES + "dgx/mxnet-release-notes/rel_18.12.html"),
+    "19.01": ("10.0", "410", _NOTES + "frameworks/mxnet-release-notes/rel_19-01.html"),
+    "19.02": ("10.0", "410", _NOTES + "dgx/tensorflow-release-notes/rel_19.02.html"),
+    "19.03": ("10.1", "418", _NOTES + "frameworks/pytorch-release-notes/rel_19-03.html"),
+    "19.04": ("10.1", "418", _NOTES + "digits/digits-release-notes/rel_19-04.html"),
+    "19.06": ("10.1", "418", _NOTES + "digits/digits-release-notes/rel_19-06.html"),
+    "20.02": ("10.2", "440.33", _NOTES + "frameworks/pytorch-release-notes/rel_20-02.html"),
+    "20.03": ("10.2", "440.33", _NOTES + "frameworks/tensorflow-release-notes/rel_20-03.html"),
+    "20.06": ("11.0", "450", _NOTES + "frameworks/pytorch-release-notes/rel_20-06.html"),
+    "20.10": ("11.1", "455", _NOTES + "frameworks/tensorflow-release-notes/rel_20-10.html"),
+    # Quoted from the Frameworks Support Matrix by Triton's maintainer (triton-inference-server/server#3773).
+    "21.10": ("11.4", "470", "https://github.com/triton-inference-server/server/issues/3773"),
+    "23.01": ("12.0", "525", _NOTES + "frameworks/tensorflow-release-notes/rel-23-01.html"),
+    "23.08": ("12.2", "535", _NOTES + "triton-inference-server/release-notes/rel-23-08.html"),
+    "24.04": ("12.4", "545", _NOTES + "triton-inference-server/release-notes/rel-24-04.html"),
+    "24.05": ("12.4", "545", _NOTES + "frameworks/mxnet-release-notes/rel-24-05.html"),
+    "24.06": ("12.4", "545", _NOTES + "frameworks/mxnet-release-notes/rel-24-06.html"),
+    # The PyTorch release notes quoted in foundation-model-stack/fms-hf-tuning#675 ("Release 25.02 is based on CUDA
+    # 12.8.0.38 which requires NVIDIA Driver release 570 or later").
+    "25.02": ("12.8", "570", "https://github.com/foundation-model-stack/fms-hf-tuning/pull/675"),
+    # Triton's release table quoted in triton-inference-server/server#8370 (25.08: CUDA 12.9.0.043, driver 575.51.03).
+    "25.08": ("12.9", "575.51", "https://github.com/triton-inference-server/server/issues/8370"),
+}
+# An NGC framework image by its release tag; a CPU-only build (Triton's `-cpu-only-py3`) or a Jetson build (`-igpu`)
+# is another build and is not read.
+_NGC_IMAGE = re.compile(r"^nvcr\.io/nvidia/(?:pytorch|tensorflow|tritonserver|tensorrt|mxnet):(\d{2}\.\d{2})"
+                        r"(?:\.\d+)?(?:-(?![\w.-]*(?:cpu|igpu))[\w.-]+)?$")
+# The start banner of an NGC framework container (`NVIDIA Release 20.09 (build 16016295)`, under `== Triton Inference
+# Server ==` or `== PyTorch ==`): the release the container was built from.
+NGC_BANNER = re.compile(r"^\s*NVIDIA Release (\d{2}\.\d{2}) \(build \d+\)\s*$")
+
+
+def ngc_release_cuda(release: str) -> str:
+    """The CUDA of NGC release `release` (`20.03`: `10.2`, NGC_RELEASE_CUDA); "" for a release the table does not hold."""
+    row = NGC_RELEASE_CUDA.get(release)
+    return row[0] if row else ""
+
+
+def ngc_image_cuda(image: str) -> str:
+    """The CUDA of the NGC release an NGC framework image's tag names (`nvcr.io/nvidia/tritonserver:20.03.1-py3`:
+    `10.2`); "" for any other image, tag or build, and a release the table does not hold."""
+    m = _NGC_IMAGE.match(image.strip().lower())
+    return ngc_release_cuda(m.group(1)) if m else ""
+
+
 def engine_image_cuda(image: str) -> tuple[str, str] | None:
     """(engine, CUDA) of a serving engine's image whose tag names its CUDA (ENGINE_CUDA_IMAGE: `-cu130` is `13.0`)."""
     e = ENGINE_CUDA_IMAGE.match(image.strip().lower())
@@ -140,12 +195,12 @@ def engine_image_cuda(image: str) -> tuple[str, str] | None:
 def image_cuda(image: str) -> str:
     """The CUDA runtime a CUDA image's tag names (`11.0`, a CUDA sample's `vectoradd-cuda10.2`), PyTorch's image's
     torch CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`: `11.7`), an engine image's CUDA suffix
-    (engine_image_cuda), or that of the release a Text Generation Inference image's tag names (tgi_image_cuda); "" for
-    any other image or tag."""
+    (engine_image_cuda), or that of the release a Text Generation Inference image's tag names (tgi_image_cuda) or an
+    NGC framework image's tag names (ngc_image_cuda); "" for any other image or tag."""
     if torch := _PYTORCH_IMAGE.match(image.strip().lower()):
         return torch.group(1)
     return (nvidia_image_cuda(image) or (engine[1] if (engine := engine_image_cuda(image)) else "")
-            or tgi_image_cuda(image))
+            or tgi_image_cuda(image) or ngc_image_cuda(image))
 
 
 # NVIDIA's CUDA images check the host driver at start through NVIDIA_REQUIRE_CUDA (`cuda>=11.8` and the exceptions after
