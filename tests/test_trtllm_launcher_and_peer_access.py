@@ -132,3 +132,18 @@ def test_a_warning_alone_leaves_the_check_open(tmp_path: Path) -> None:
     text = f"{SESSION_1625.strip()}\n{WARNING_1021}\n[TensorRT-LLM][WARNING] Device 1 peer access Device 0 is not available.\n"
     result = paste_checks(tmp_path, text, ALLREDUCE)[ALLREDUCE]
     assert result.status == "unknown", result.message
+
+
+def test_only_engines_that_take_their_ranks_from_the_launcher_are_unwrapped() -> None:
+    # Modelled: vLLM under mpirun starts a whole server per rank; the line is not read as vLLM's TP group.
+    assert parse_command_line("mpirun -np 2 python -m vllm.entrypoints.openai.api_server --model m") is None
+
+
+def test_one_rank_runs_an_engine_of_world_size_one(tmp_path: Path) -> None:
+    # Modelled: gptSessionBenchmark as one MPI rank; TensorRT-LLM's WorldConfig::mpi makes TP x PP the MPI size.
+    text = "mpirun -n 1 --allow-run-as-root ./benchmarks/gptSessionBenchmark --engine_dir ./engines/fp16 --batch_size 1\n"
+    result = paste_checks(tmp_path, text, ALLREDUCE)[ALLREDUCE]
+    assert result.status == "not-applicable", result.message
+    # Two ranks leave the split open (TP 2 or PP 2, corpus 1667) and say so.
+    result = paste_checks(tmp_path, text.replace("-n 1", "-n 2"), ALLREDUCE)[ALLREDUCE]
+    assert result.status == "unknown" and "2 ranks under mpirun" in result.message, result.message

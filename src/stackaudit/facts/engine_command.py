@@ -618,12 +618,18 @@ def _ssh_remote(words: list[str]) -> str:
 
 # How far into a launcher's words its program may start (`mpirun -n 4 --allow-run-as-root -x NCCL_DEBUG=INFO ...`).
 MAX_LAUNCHER_WORDS = 48
+# The engines whose ranks the launcher starts: TensorRT-LLM's runtime takes its world from MPI, an engine of TP x PP
+# ranks run as that many MPI processes (cpp/tensorrt_llm/runtime/worldConfig.cpp, WorldConfig::mpi: "MPI size %d != TP
+# size %d * PP size %d"), and Triton's TensorRT-LLM backend runs under `mpirun -n N tritonserver` the same way
+# (NVIDIA/TensorRT-LLM#2813). vLLM and SGLang start their own workers: under a launcher each rank is a whole server.
+LAUNCHED_ENGINES = ("trtllm", "triton")
 
 
 def _launched(words: list[str], line: str, cut: bool, ggml_shown: str, legacy: bool) -> EngineCommand | None:
     """The engine command a launcher of several ranks starts (RANK_LAUNCHERS: `mpirun -n 2 --allow-run-as-root
     gptSessionBenchmark --engine_dir DIR`, corpus 1737), with the launcher's words and its rank count; None where no
-    word after its options starts an engine. The program is the first word after the launcher that starts one: an
+    word after its options starts an engine, or the engine is not one whose ranks the launcher starts
+    (LAUNCHED_ENGINES). The program is the first word after the launcher that starts one: an
     option's value (`-n 2`, `--hostfile hosts`) starts none, and `-x NAME=value` puts NAME in the program's
     environment, as the launcher does."""
     counts = RANK_LAUNCHERS[posixpath.basename(words[0])]
@@ -641,6 +647,8 @@ def _launched(words: list[str], line: str, cut: bool, ggml_shown: str, legacy: b
             continue
         inner = _command_of(words[k:], line, cut, ggml_shown, legacy)
         if inner is not None:
+            if inner.engine not in LAUNCHED_ENGINES:
+                return None
             return replace(inner, launcher=tuple(words[:k]), ranks=ranks, env=tuple(exported) + inner.env)
     return None
 
