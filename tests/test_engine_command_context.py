@@ -14,6 +14,7 @@ forbids the builder's scratch path in tracked files); its value is the verbatim 
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,9 @@ def test_continued_command_read_from_its_first_line(tmp_path: Path, text: str, r
     assert commands is not None
     (command,) = commands.commands
     assert command.engine == "trtllm"
-    assert command.argv[:3] == ("mpirun", "-n", ranks)
+    # The engine inside the launcher (facts/engine_command._launched), the launcher's words and rank count beside it.
+    assert command.launcher[:3] == ("mpirun", "-n", ranks) and command.ranks == int(ranks)
+    assert posixpath.basename(command.argv[1]) == "run.py"
 
 
 def test_continuation_of_no_engine_not_read(tmp_path: Path) -> None:

@@ -297,7 +297,8 @@ def test_a_pipe_from_another_engine_is_not_a_feeder() -> None:
 def test_summarize_py_under_mpirun_is_trtllm_899() -> None:
     """corpus 899: `mpirun -n 4 --allow-run-as-root python summarize.py --test_trt_llm ... --engine_dir ...`."""
     commands = fact(pasted(body("899")), "engine_commands").commands
-    assert any(c.engine == "trtllm" and c.argv[:3] == ("mpirun", "-n", "4") for c in commands)
+    assert any(c.engine == "trtllm" and c.launcher[:3] == ("mpirun", "-n", "4") and c.ranks == 4
+               and c.argv[1] == "summarize.py" for c in commands)
 
 
 def test_summarize_py_without_an_engine_dir_is_no_engine() -> None:

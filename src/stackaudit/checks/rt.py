@@ -2305,10 +2305,15 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
                   actual={"allreduce_strategy": strategy, "tp": tp}, evidence=evidence)
     if one_gpu := built_for_one_gpu(commands):
         return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
+    if runs and not llm_api and all(c.launcher and c.ranks == 1 for c in runs):
+        return not_applicable(f"every run shown starts one rank (`{' '.join(runs[0].launcher)}`), and TensorRT-LLM's "
+                              "runtime runs an engine of TP x PP equal to its MPI size: no all-reduce between GPUs")
+    ranks = next((c for c in runs if c.launcher and c.ranks), None)
     why = ("the configuration file it names is not in the paste" if unseen else
            "the engine's build command (its --use_custom_all_reduce) is not in the paste" if not builds else
            "the build does not disable custom all-reduce, and whether these GPUs have P2P is not collected yet")
-    return unknown(f"TensorRT-LLM's all-reduce strategy on the pasted command line: {why}",
+    ran = f" (it runs as {ranks.ranks} ranks under {ranks.launcher[0]})" if ranks is not None and ranks.ranks != 1 else ""
+    return unknown(f"TensorRT-LLM's all-reduce strategy on the pasted command line: {why}{ran}",
                    hint="paste the trtllm-build command or the --extra_llm_api_options YAML")
 
 
@@ -2335,7 +2340,11 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     file named but not shown leaves it open. TensorRT-LLM's builder before trtllm-build (`examples/<model>/build.py`)
     builds for `--world_size` (else `--tp_size` x `--pp_size`) GPUs, 1 by default: where every build shown is for one
     GPU and every run shown (`run.py`, `gptManagerBenchmark`, `gptSessionBenchmark`) runs one of those engine
-    directories without a launcher of several ranks, there is no all-reduce: not applicable.
+    directories without a launcher of several ranks, there is no all-reduce: not applicable. A run of a built engine
+    under a launcher of one rank (`mpirun -n 1`) runs an engine of world size 1 (TensorRT-LLM's runtime takes TP x PP
+    from the MPI size): not applicable. TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access
+    (facts/symptoms.py: `CUDA runtime error in error: peer access is not supported ...`, `Can't enable access between
+    nodes 0 and 1`) prove the issue.
 
     Bad value: `allreduce_strategy` ONESHOT/TWOSHOT forced on GPUs without P2P (PCIe-only
     GeForce/workstation cards); a crash at init (`cudaIpcOpenMemHandle`, "peer access is not

@@ -24,7 +24,14 @@ import shlex
 from dataclasses import dataclass, replace
 
 from stackaudit.facts._parse import ParseError, argv_value, first_command, parallel_size, sequenced_commands
-from stackaudit.facts.processes import CONFIG_FLAGS, VLLM_ONLY_FLAGS, ProcessInfo, classify, parse_flat_yaml
+from stackaudit.facts.processes import (
+    CONFIG_FLAGS,
+    RANK_LAUNCHERS,
+    VLLM_ONLY_FLAGS,
+    ProcessInfo,
+    classify,
+    parse_flat_yaml,
+)
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_COMMAND, PROMPT_HOSTS, USER_ENGINES
 
@@ -197,6 +204,11 @@ class EngineCommand:
     env_whole: bool = False
     # Triton's: the CUDA devices of each instance_group of the model configs the paste shows (TRITON_CONFIG), in order.
     instance_gpus: tuple[tuple[int, ...], ...] = ()
+    # The launcher that starts it as several ranks (RANK_LAUNCHERS: `mpirun -n 2 --allow-run-as-root`), its words
+    # before the program; `argv` is the program's own. `ranks`: the number of ranks the launcher gives, None where
+    # it gives none as a count.
+    launcher: tuple[str, ...] = ()
+    ranks: int | None = None
 
     @property
     def quoted(self) -> str:
@@ -356,7 +368,8 @@ def built_for_one_gpu(commands: tuple[EngineCommand, ...] | list[EngineCommand])
     runs = [c for c in trt if not c.builds]
     for run in runs:
         match = classify(run.argv)
-        if posixpath.basename(run.engine_dir) not in built or match is None or match.role == "launcher":
+        if posixpath.basename(run.engine_dir) not in built or match is None or match.role == "launcher" \
+                or (run.launcher and run.ranks != 1):
             return ""
     flags = "no --world_size, --tp_size or --pp_size above 1"
     return (f"the {len(builds)} engine build(s) shown are TensorRT-LLM's build.py for one GPU ({flags})"
@@ -603,6 +616,43 @@ def _ssh_remote(words: list[str]) -> str:
     return " ".join(words[i + 1:]) if i + 1 < len(words) else ""
 
 
+# How far into a launcher's words its program may start (`mpirun -n 4 --allow-run-as-root -x NCCL_DEBUG=INFO ...`).
+MAX_LAUNCHER_WORDS = 48
+# The engines whose ranks the launcher starts: TensorRT-LLM's runtime takes its world from MPI, an engine of TP x PP
+# ranks run as that many MPI processes (cpp/tensorrt_llm/runtime/worldConfig.cpp, WorldConfig::mpi: "MPI size %d != TP
+# size %d * PP size %d"), and Triton's TensorRT-LLM backend runs under `mpirun -n N tritonserver` the same way
+# (NVIDIA/TensorRT-LLM#2813). vLLM and SGLang start their own workers: under a launcher each rank is a whole server.
+LAUNCHED_ENGINES = ("trtllm", "triton")
+
+
+def _launched(words: list[str], line: str, cut: bool, ggml_shown: str, legacy: bool) -> EngineCommand | None:
+    """The engine command a launcher of several ranks starts (RANK_LAUNCHERS: `mpirun -n 2 --allow-run-as-root
+    gptSessionBenchmark --engine_dir DIR`, corpus 1737), with the launcher's words and its rank count; None where no
+    word after its options starts an engine, or the engine is not one whose ranks the launcher starts
+    (LAUNCHED_ENGINES). The program is the first word after the launcher that starts one: an
+    option's value (`-n 2`, `--hostfile hosts`) starts none, and `-x NAME=value` puts NAME in the program's
+    environment, as the launcher does."""
+    counts = RANK_LAUNCHERS[posixpath.basename(words[0])]
+    ranks: int | None = None
+    exported: list[tuple[str, str]] = []  # Open MPI's `-x NAME=value`
+    for k in range(1, min(len(words), MAX_LAUNCHER_WORDS)):
+        name, eq, value = words[k].partition("=")
+        if name in counts and ranks is None:
+            given = value if eq else (words[k + 1] if k + 1 < len(words) else "")
+            ranks = int(given) if given.isdecimal() and len(given) <= 6 else None
+        if words[k - 1] == "-x" and (m := _ASSIGN.match(words[k])) is not None:
+            exported.append((m.group(1), m.group(2)))
+            continue
+        if words[k].startswith("-"):
+            continue
+        inner = _command_of(words[k:], line, cut, ggml_shown, legacy)
+        if inner is not None:
+            if inner.engine not in LAUNCHED_ENGINES:
+                return None
+            return replace(inner, launcher=tuple(words[:k]), ranks=ranks, env=tuple(exported) + inner.env)
+    return None
+
+
 def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy: bool) -> EngineCommand | None:
     """The engine command that a shell line's words start (parse_command_line), read to the first shell control
     operator; None where they start no engine."""
@@ -630,6 +680,9 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
             return _command_of(shlex.split(remote, comments=True), line, cut, ggml_shown, legacy)
         except ValueError:
             return None
+    if words and posixpath.basename(words[0]) in RANK_LAUNCHERS \
+            and (launched := _launched(words, line, cut, ggml_shown, legacy)) is not None:
+        return replace(launched, env=tuple(env) + launched.env) if env else launched
     if not words:
         return None
     program = posixpath.basename(words[0])

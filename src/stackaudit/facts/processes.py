@@ -400,6 +400,13 @@ TRTLLM_EXAMPLES = ("run.py", "summarize.py")
 # TensorRT-LLM's C++ benchmarks of a built engine (`--engine_dir DIR`, benchmarks/cpp/README.md of 0.5-0.12): the
 # batch manager's (in-flight batching) and the session's.
 TRTLLM_BENCHMARKS = ("gptManagerBenchmark", "gptSessionBenchmark")
+# The launchers that start their program as several ranks (MPI's `mpirun` / `mpiexec` and Open MPI's names for it,
+# Slurm's `srun`), each with the options that give the number of ranks: Open MPI's `-c, -n, --n, -np <#>`
+# (https://docs.open-mpi.org/en/main/man-openmpi/man1/mpirun.1.html), MPICH's `-n` / `-np`, and srun's `-n, --ntasks`
+# (https://slurm.schedmd.com/srun.html, where `-c` counts CPUs per task, not ranks).
+_MPI_RANKS = ("-n", "--n", "-np", "--np", "-c")
+RANK_LAUNCHERS: dict[str, tuple[str, ...]] = {"mpirun": _MPI_RANKS, "mpiexec": _MPI_RANKS, "orterun": _MPI_RANKS,
+                                              "prterun": _MPI_RANKS, "srun": ("-n", "--ntasks")}
 
 
 def _engine_dir(args: list[str] | tuple[str, ...]) -> bool:
@@ -430,7 +437,7 @@ def classify(argv: tuple[str, ...]) -> _Match | None:
     if first.startswith("VllmWorker"):
         return _Match("vllm", "worker")
     base = posixpath.basename(first)
-    if base in ("mpirun", "mpiexec", "orterun", "prterun", "srun"):
+    if base in RANK_LAUNCHERS:
         if any(posixpath.basename(a) in ("trtllm-serve", "trtllm-llmapi-launch") or "tensorrt_llm" in a
                for a in argv[1:]) or (any(posixpath.basename(a) in (*TRTLLM_EXAMPLES, *TRTLLM_BENCHMARKS) for a in argv[1:])
                                 and _engine_dir(argv[1:])):

@@ -132,6 +132,21 @@ OLLAMA_DISCOVERY_SOURCE = "https://github.com/ollama/ollama/tree/main/discover"
 # ollama picks the LLM library its runner is built with from the GPUs its discovery found ("Ollama ... will pick the
 # best one based on the capabilities of your system": `cpu`, `cpu_avx`, `cpu_avx2` where it found no GPU it can use).
 OLLAMA_LLM_LIBRARIES = "https://github.com/ollama/ollama/blob/main/docs/troubleshooting.md#llm-libraries"
+# TensorRT-LLM's custom all-reduce opens peer access between the GPUs of the tensor-parallel group as it sets its
+# workspace up, and stops where CUDA refuses it (0.8 to 0.11; AUTO with an NCCL fallback came later). The C++ runtime
+# enables it in setPeerAccess (`TLLM_CUDA_CHECK(error)` after cudaDeviceEnablePeerAccess, hence `CUDA runtime error in
+# error: peer access is not supported between these two devices`, NVIDIA/TensorRT-LLM#1625, corpus 1737) or maps the
+# other ranks' buffers in IpcMemory::allocateIpcMemory (`CUDA runtime error in cudaIpcOpenMemHandle(...,
+# cudaIpcMemLazyEnablePeerAccess): peer access is not supported ...`, NVIDIA/TensorRT-LLM#1498 under Triton's
+# backend); the Python runtime's set_peer_access raises `RuntimeError: Can't enable access between nodes 0 and 1`
+# where cudaDeviceCanAccessPeer answers 0 (NVIDIA/TensorRT-LLM#1374, #2066). Each runs only for a tensor-parallel
+# group of several ranks with the custom all-reduce on, so the line is that all-reduce failing.
+TRTLLM_IPC_SOURCE = "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.9.0/cpp/tensorrt_llm/runtime/ipcUtils.cpp"
+TRTLLM_IPC_PY_SOURCE = "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.9.0/tensorrt_llm/_ipc_utils.py"
+TRTLLM_PEER_REFUSED = re.compile(r"\[TensorRT-LLM\]\[ERROR\].*\bCUDA runtime error in (?:error|"
+                                 r"cudaDeviceEnablePeerAccess|cudaIpcOpenMemHandle)\b.*"
+                                 r"peer access is not supported between these two devices")
+TRTLLM_PEER_PY_REFUSED = re.compile(r"\bCan't enable access between nodes \d+ and \d+")
 # NCCL refuses two ranks of one communicator on one GPU (init.cc: `Duplicate GPU detected : rank 0 and rank 1 both on
 # CUDA device e3000`, then `invalid usage`).
 NCCL_INIT_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/init.cc"
@@ -310,6 +325,16 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
         "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)",
         clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
+    Symptom("trtllm-custom-ar-peer-refused", TRTLLM_PEER_REFUSED,
+        "RT-TRTLLM-ALLREDUCE", "high", TRTLLM_IPC_SOURCE,
+        "TensorRT-LLM's custom all-reduce asked CUDA for peer access between the GPUs of its tensor-parallel ranks "
+        "and CUDA refused it (cudaErrorPeerAccessUnsupported, error 217): the engine must all-reduce through NCCL on "
+        "these GPUs"),
+    Symptom("trtllm-custom-ar-peer-refused-py", TRTLLM_PEER_PY_REFUSED,
+        "RT-TRTLLM-ALLREDUCE", "high", TRTLLM_IPC_PY_SOURCE,
+        "TensorRT-LLM's runtime found no peer access between the GPUs of its tensor-parallel ranks "
+        "(cudaDeviceCanAccessPeer 0) as its custom all-reduce set up, and stopped: the engine must all-reduce "
+        "through NCCL on these GPUs"),
     Symptom("nvlink-xid", re.compile(rf"NVRM: Xid \(PCI:[0-9a-fA-F:.]+\):\s*{_NVLINK_XID}\b"),
         "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE, "the driver logged an NVLink error Xid", faults_gpu=True),
     Symptom("nvlink-xid-cause", re.compile(rf"caused by previous Xid {_NVLINK_XID}\b"),
@@ -1283,7 +1308,7 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
      "NCCL_DEBUG=INFO)")
 
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
-NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
+NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "enable access between", "Persistence mode for",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",

@@ -16,10 +16,13 @@ from stackaudit.facts.serving_logs import is_log_line
 # A `user@host:dir#` prompt glued to an assignment that starts the command, quoted or not, is one too (corpus 993:
 # `> root@13yper:.../benchmarks#CUDA_VISIBLE_DEVICES=1 python3 benchmark_throughput.py ...`).
 # A notebook cell's shell escape (IPython's `!python -m sglang.launch_server ...`, corpus 1023) is one too.
+# The bash prompt of Red Hat's family (`[root@gpu01 tensorrt_llm]# `, PS1 `[\u@\h \W]\$ `) is one, as is its tail alone
+# where the paste lost its user and host (` ]# mpirun -n 2 ...`, corpus 1737).
 PROMPT = re.compile(r"^\s*(?:!(?=[\w./])|(?:\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+(?:\|\s+)?)?\++\s+|"
                     r"\[\d+\][+-]?\s+(?:Running|Stopped|Killed|Done|Exit \d+|Terminated|Aborted)\s+|"
                     r"(?:>\s+)?[\w.-]+@[\w.-]+:[~/][\w.~/-]*[#$](?=[A-Z_]+=)|"
-                    r"(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*))")
+                    r"(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*|"
+                    r"(?:\[[\w.-]+@[\w.-]+(?:\s+[\w.~/-]+)?)?\][#$]\s+))")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
