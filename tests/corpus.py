@@ -400,6 +400,26 @@ def corpus_gaps(table: str) -> dict[str, dict[str, str]]:
     return data.get(table, {})
 
 
+SECOND_FILE = Path(__file__).resolve().parent / "data" / "second_readings.toml"
+
+
+def second_readings() -> dict[str, dict[str, tuple[str, str]]]:
+    """tests/data/second_readings.toml: a second reviewer's reading of blind pastes, file -> check ID -> (status,
+    reason), each written from the capture alone (perf/corpus_agreement.py compares it with the first reader's)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    data: dict[str, dict[str, str]] = tomllib.loads(SECOND_FILE.read_text(encoding="utf-8"))
+    out: dict[str, dict[str, tuple[str, str]]] = {}
+    for name, checks in data.items():
+        for cid, value in checks.items():
+            status, _, reason = value.partition(" — ")
+            out.setdefault(name, {})[cid] = (status, reason)
+    return out
+
+
 def paste_checks(tmp_path: Path, text: str, *checks: str) -> dict[str, Any]:
     """The results of `checks` on `text` pasted as a file, as `audit --from FILE` reads it."""
     from stackaudit.engine.testing import run_checks

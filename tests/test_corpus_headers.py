@@ -22,6 +22,7 @@ from corpus import (
     corpus_files,
     load_corpus,
     parse_header,
+    second_readings,
 )
 from stackaudit.checks.registry import load_all
 
@@ -148,3 +149,17 @@ def test_body_is_everything_after_the_end_of_header_line() -> None:
     assert entry.body_lines[0] == "Numa settings:"
     assert entry.lines_of("numactl -H")[0] == "numactl --hardware --cpu-compress"
     assert path.read_text(encoding="utf-8").endswith(entry.body)
+
+
+def test_second_readings_name_first_readings_of_corpus_files(corpus: list[CorpusEntry]) -> None:
+    """Each second reading (tests/data/second_readings.toml) is of a check the file's first reader judged from the
+    capture (not a [thread] one), with a status an expectation may name and a reason."""
+    by_name = {entry.name: entry for entry in corpus}
+    second = second_readings()
+    assert second, "no second reading"
+    for name, checks in second.items():
+        assert name in by_name, f"{name}: not a corpus file"
+        entry = by_name[name]
+        for cid, (status, reason) in checks.items():
+            assert cid in entry.expect and not entry.from_thread(cid), f"{name}: {cid} is no first reading from the capture"
+            assert status in EXPECT_STATUSES and reason, f"{name}: {cid} = {status!r}"
