@@ -1619,8 +1619,9 @@ def _nvlinked_default(model: str) -> str:
 # An issue template's key for the same answer: TensorRT-LLM's `GPU name` (`- GPU name: NVIDIA A40, 46GB`,
 # NVIDIA/TensorRT-LLM#1601, corpus 1736; `  - GPU name: L4`, NVIDIA/TensorRT-LLM#1187), `GPU model` or `GPU type`, with
 # the template's hint left in brackets before the colon (`GPU name (e.g., NVIDIA H100, NVIDIA A100)`): the hint's
-# models are the form's examples, not the user's answer.
-_LIST_GPU_KEY = re.compile(r"^\W*GPU(?:\s+(?:name|model|type))?\**(?:\s*\([^()]{0,80}\))?\s*:\**\s*(?=\S)", re.I)
+# models are the form's examples, not the user's answer. A full-width colon (`GPU ：Tesla V100-SXM2-32GB`, corpus 1572)
+# is the same key.
+_LIST_GPU_KEY = re.compile(r"^\W*GPU(?:\s+(?:name|model|type))?\**(?:\s*\([^()]{0,80}\))?\s*[:：]\**\s*(?=\S)", re.I)
 
 
 def listed_model(line: str) -> str:
