@@ -6,6 +6,8 @@
   (facts/python_env.py STATED_VERSION).
 - ollama's release as a list line (`ollama version: 0.9.6`), and its bug report form's `### Ollama version` heading
   with the answer under it (facts/ollama_cli.py VERSION, importers/ollama_cli.py form_version_answer).
+- A list's OS line naming a distribution names the tool that changes the kernel command line
+  (facts/boot_loader.py STATED_OS).
 """
 
 from __future__ import annotations
@@ -14,9 +16,17 @@ import pytest
 
 from corpus import capture_checks, fact, pasted
 from stackaudit.engine.collect import Missing
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.boot_loader import cmdline_tool_from_stated_os, stated_os_tool
 from stackaudit.facts.gpus import listed_model
 from stackaudit.facts.python_env import STATED_VERSION
+from stackaudit.facts.sources import EVIDENCE_LINES
+from stackaudit.host.memory import fake_host
 from stackaudit.importers.ollama_cli import form_version_answer
+from stackaudit.importers.registry import document_appended
+from test_kern_checks import LSCPU_XEON, cpufreq_files
+from test_kernel_cmdline_fix import PLAIN_UNAME
 
 # TensorRT-LLM's `GPU name` answers, as users filled the template in.
 GPU_NAME_LINES = [
@@ -129,3 +139,46 @@ def test_ollama_list_version_beside_the_driver_1572() -> None:
 def test_modelled_ollama_not_found_is_no_release() -> None:
     # Modelled: a shell's `ollama: command not found` names no release.
     assert isinstance(fact(pasted("bash: ollama: command not found\n"), "ollama_shown"), Missing)
+
+
+# --- the distribution a list's OS line names --------------------------------------------------------------------
+
+OS_LINES = [
+    ("- Os: Ubuntu 20.04", "update-grub"),  # corpus 1736 (NVIDIA/TensorRT-LLM#1601)
+    ("OS: Ubuntu 22.04 (Jammy)", "update-grub"),  # https://github.com/NVIDIA/TensorRT-LLM/issues/1507
+    ("- OS: Ubuntu: 22.04", "update-grub"),  # https://github.com/triton-inference-server/tensorrtllm_backend/issues/390
+    ("* OS: CentOS 7", "grubby"),  # corpus 1105
+    ("OS: CentOS7", "grubby"),  # corpus 1509
+    ("- **OS:** Ubuntu 24.04.4 LTS", "update-grub"),  # corpus 800
+]
+
+
+@pytest.mark.parametrize(("line", "tool"), OS_LINES)
+def test_list_os_line_names_the_cmdline_tool(line: str, tool: str) -> None:
+    assert stated_os_tool(line) == tool
+    assert fact(pasted(line + "\n"), "cmdline_tool").name == tool
+
+
+@pytest.mark.parametrize("line", [
+    '- os:DISTRIB_DESCRIPTION="Ubuntu 22.04.4 LTS"(docker)',  # NVIDIA/TensorRT-LLM#1860: the container's
+    "- OS: Both native Ubuntu and also WSL",  # corpus 1175: two systems
+    "We moved from OS: Ubuntu to CentOS last year",  # modelled: a sentence
+])
+def test_os_line_that_names_no_host_distribution(line: str) -> None:
+    assert stated_os_tool(line) == ""
+
+
+def test_modelled_two_families_name_no_tool() -> None:
+    with pytest.raises(ParseError):
+        cmdline_tool_from_stated_os("- OS: Ubuntu 22.04\n- OS: CentOS 7\n")
+
+
+def test_list_os_line_shapes_a_kernel_parameter_fix() -> None:
+    # Modelled: a governor left at powersave on a host whose list says CentOS 7: the fix is grubby's form.
+    host = fake_host(files=cpufreq_files(driver="acpi-cpufreq", governor="powersave", epp=None),
+                     commands={"lscpu": LSCPU_XEON, "uname -a": PLAIN_UNAME})
+    document_appended(EVIDENCE_LINES.name, "* OS: CentOS 7\n")(host.record)
+    r = run_checks(host, ["KERN-CPUFREQ-GOVERNOR"])["KERN-CPUFREQ-GOVERNOR"]
+    assert r.status == "issue" and r.fix is not None
+    forms = [p.describe() for s in r.fix.steps for p in s.persistent]
+    assert any("grubby" in f for f in forms) and not any("update-grub" in f for f in forms), forms
