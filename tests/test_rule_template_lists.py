@@ -182,3 +182,13 @@ def test_list_os_line_shapes_a_kernel_parameter_fix() -> None:
     assert r.status == "issue" and r.fix is not None
     forms = [p.describe() for s in r.fix.steps for p in s.persistent]
     assert any("grubby" in f for f in forms) and not any("update-grub" in f for f in forms), forms
+
+
+def test_modelled_list_os_inside_a_container_names_no_host_tool() -> None:
+    # Modelled: the paste shows a container (/.dockerenv): a list's OS there may be the image's.
+    host = fake_host(files={"/.dockerenv": ""})
+    document_appended(EVIDENCE_LINES.name, "* OS: CentOS 7\n")(host.record)
+    assert isinstance(fact(host, "cmdline_tool"), Missing)
+    plain = fake_host(files={})
+    document_appended(EVIDENCE_LINES.name, "* OS: CentOS 7\n")(plain.record)
+    assert fact(plain, "cmdline_tool").name == "grubby"

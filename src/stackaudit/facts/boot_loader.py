@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.config_dirs import read_config_dirs, read_file
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider, read_source
 from stackaudit.facts.sources import (
     EVIDENCE_LINES,
     GRUB_DEFAULT,
@@ -205,7 +205,21 @@ def stated_os_tool(line: str) -> str:
     return _STATED_TOOL.get(m.group("distro").lower(), "grubby")
 
 
-@parser(EVIDENCE_LINES, feeds="cmdline_tool", kind=CmdlineTool, rank=30)
+@provider("cmdline_tool", CmdlineTool, rank=30, title="a pasted list's OS line")
+def cmdline_tool_from_list(ctx: FactContext) -> CmdlineTool:
+    """The distribution's tool, from the OS line of a pasted environment list, outside a container (a container's
+    OS is its image's)."""
+    from stackaudit.facts.container import ContainerInfo
+
+    container = ctx.optional("container", ContainerInfo)
+    if container is not None and container.in_container:
+        raise FactUnavailable("in a container, a list's OS may be the image's, not the host's")
+    try:
+        return cmdline_tool_from_stated_os(read_source(ctx.host, EVIDENCE_LINES))
+    except ParseError as exc:
+        raise FactUnavailable(f"{EVIDENCE_LINES.title}: {exc}") from exc
+
+
 def cmdline_tool_from_stated_os(text: str) -> CmdlineTool:
     """The distribution's tool, from the OS line of a pasted environment list (STATED_OS). Lines that name two
     families name no one tool.
