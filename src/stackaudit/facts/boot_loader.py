@@ -29,9 +29,11 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.config_dirs import read_config_dirs, read_file
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider, read_source
 from stackaudit.facts.sources import (
+    EVIDENCE_LINES,
     GRUB_DEFAULT,
     GRUB_DEFAULT_D,
     GRUBENV_FILES,
@@ -96,6 +98,8 @@ def boot_loader_from_kernel_cmdline(ctx: FactContext) -> BootLoader:
 # /etc/default/grub alone no longer reaches them); Pop!_OS: `kernelstub -a …` (systemd-boot entries it
 # rewrites on every kernel update); systemd-boot elsewhere: /etc/kernel/cmdline. The fix forms are in
 # fixes/kernel_cmdline.py.
+# Where neither /etc/os-release nor the kernel's build names the family, a pasted environment list's OS line does
+# (STATED_OS).
 
 _DEBIAN_IDS = {"debian", "ubuntu"}
 _RHEL_IDS = {"rhel", "fedora", "centos", "rocky", "almalinux", "ol"}
@@ -179,6 +183,57 @@ def cmdline_tool_from_kernel(ctx: FactContext) -> CmdlineTool:
         return CmdlineTool("update-grub", f"kernel {kernel.release} ({m.group(1)} build)")
     raise FactUnavailable(f"kernel {kernel.release}: no distribution family in its release or version")
 
+
+
+# An environment list's OS line naming the distribution (`- Os: Ubuntu 20.04`, corpus 1736; `* OS: CentOS 7`, corpus
+# 1105; `OS: Ubuntu 22.04 (Jammy)`, NVIDIA/TensorRT-LLM#1507; `- OS: Ubuntu: 22.04`, tensorrtllm_backend#390), the
+# version glued on or not (`OS: CentOS7`, corpus 1509). A line that places it in a container, an image or WSL
+# (`- os:DISTRIB_DESCRIPTION="Ubuntu 22.04.4 LTS"(docker)`, NVIDIA/TensorRT-LLM#1860) names no host's distribution,
+# and neither does one naming two systems (`- OS: Both native Ubuntu and also WSL`, corpus 1175).
+STATED_OS = re.compile(r"^\W*(?:OS|Operating System|OS version|Linux distro(?:bution)?)\**\s*[:：]\**\s*"
+                       r"(?P<distro>Ubuntu|Debian|Linux Mint|Pop!_OS|CentOS|Red Hat|RHEL|Rocky|AlmaLinux|Alma|Fedora|"
+                       r"Oracle Linux)(?![A-Za-z])(?P<rest>.{0,120})$", re.IGNORECASE)
+_STATED_ELSEWHERE = re.compile(r"docker|container|image|\bWSL|\band\b|\bor\b|/", re.IGNORECASE)
+_STATED_TOOL = {"ubuntu": "update-grub", "debian": "update-grub", "linux mint": "update-grub", "pop!_os": "kernelstub"}
+
+
+def stated_os_tool(line: str) -> str:
+    """The kernel command-line tool of the distribution a list's OS line names (STATED_OS); "" for any other line."""
+    m = STATED_OS.match(line.strip())
+    if m is None or _STATED_ELSEWHERE.search(m.group("rest")):
+        return ""
+    return _STATED_TOOL.get(m.group("distro").lower(), "grubby")
+
+
+@provider("cmdline_tool", CmdlineTool, rank=30, title="a pasted list's OS line")
+def cmdline_tool_from_list(ctx: FactContext) -> CmdlineTool:
+    """The distribution's tool, from the OS line of a pasted environment list, outside a container (a container's
+    OS is its image's)."""
+    from stackaudit.facts.container import ContainerInfo
+
+    container = ctx.optional("container", ContainerInfo)
+    if container is not None and container.in_container:
+        raise FactUnavailable("in a container, a list's OS may be the image's, not the host's")
+    try:
+        return cmdline_tool_from_stated_os(read_source(ctx.host, EVIDENCE_LINES))
+    except ParseError as exc:
+        raise FactUnavailable(f"{EVIDENCE_LINES.title}: {exc}") from exc
+
+
+def cmdline_tool_from_stated_os(text: str) -> CmdlineTool:
+    """The distribution's tool, from the OS line of a pasted environment list (STATED_OS). Lines that name two
+    families name no one tool.
+
+    Input (tests/data/captures/1736)::
+
+        - Os: Ubuntu 20.04
+    """
+    found = {tool: line.strip() for line in text.splitlines()[:2000] if (tool := stated_os_tool(line))}
+    if len(found) != 1:
+        raise ParseError("no list line names the distribution" if not found else
+                         f"the lines shown name distributions of several families ({', '.join(found.values())})")
+    (tool, line), = found.items()
+    return CmdlineTool(tool, f"the OS a pasted list names ({line})")
 
 # --- the command line the next boot gets --------------------------------------------------------
 

@@ -1616,7 +1616,12 @@ def _nvlinked_default(model: str) -> str:
 
 # A hardware list's GPU key naming a model without a count (`GPU: NVIDIA GeForce RTX 5080`, corpus 850; `* GPU: A100
 # PCIe 80GB`, corpus 714). A numbered key (`GPU 0:`) is a tool's listing, not a list's.
-_LIST_GPU_KEY = re.compile(r"^\W*GPU\**\s*:\**\s*(?=\S)", re.I)
+# An issue template's key for the same answer: TensorRT-LLM's `GPU name` (`- GPU name: NVIDIA A40, 46GB`,
+# NVIDIA/TensorRT-LLM#1601, corpus 1736; `  - GPU name: L4`, NVIDIA/TensorRT-LLM#1187), `GPU model` or `GPU type`, with
+# the template's hint left in brackets before the colon (`GPU name (e.g., NVIDIA H100, NVIDIA A100)`): the hint's
+# models are the form's examples, not the user's answer. A full-width colon (`GPU ：Tesla V100-SXM2-32GB`, corpus 1572)
+# is the same key.
+_LIST_GPU_KEY = re.compile(r"^\W*GPU(?:\s+(?:name|model|type))?\**(?:\s*\([^()]{0,80}\))?\s*[:：]\**\s*(?=\S)", re.I)
 
 
 def listed_model(line: str) -> str:

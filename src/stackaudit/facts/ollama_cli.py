@@ -20,7 +20,12 @@ from stackaudit.facts.sources import OLLAMA_CLI
 PS_HEADER = re.compile(r"^\s*NAME\s+ID\s+SIZE\s+PROCESSOR\s+(?:CONTEXT\s+)?UNTIL\s*$")
 # A row: a model name, its 12-hex ID, its size (`3.7 GB`), then the rest (PROCESSOR, CONTEXT, UNTIL).
 PS_ROW = re.compile(r"^\s*(?P<name>\S+)\s+(?P<id>[0-9a-f]{12})\s+(?P<size>[\d.]+\s*[KMGT]?B)\s+(?P<rest>\S.*?)\s*[,，]?\s*$")
-VERSION = re.compile(r"^\s*(?:Warning: client version is \S+\s+)?ollama version is v?(\d+\.\d+(?:\.\d+)?\S*)\s*$")
+# An environment list's line for the same release (`ollama version: 0.9.6`, corpus 1306; `Ollama version :  0.30.5`,
+# corpus 1572; `ollama: 0.2.1`, corpus 1333), and ollama's bug report form's `### Ollama version` heading with the
+# answer under it, which importers/ollama_cli.py joins into that line (corpus 1012, 1325, 923). A release with `+`
+# after it (`0.12.5+`) is a lower bound, not the release that ran.
+VERSION = re.compile(r"^\s*(?:(?:Warning: client version is \S+\s+)?ollama version is v?(\d+\.\d+(?:\.\d+)?\S*)|"
+                     r"\W*(?i:ollama)(?:\s+(?i:version))?\**\s*[:：]\**\s*`?v?(\d+\.\d+(?:\.\d+)?(?:-?rc\d+)?)`?)\s*$")
 # PROCESSOR: `100% GPU`, `100% CPU`, `48%/52% CPU/GPU`.
 _PROCESSOR = re.compile(r"^(?:(?P<one>\d{1,3})% (?P<where>GPU|CPU)|(?P<cpu>\d{1,3})%/(?P<gpu>\d{1,3})% CPU/GPU)\b")
 _SIZE = re.compile(r"^([\d.]+)\s*([KMGT]?)B$")
@@ -78,7 +83,7 @@ def ollama_shown_from_cli(text: str) -> OllamaShown:
     release, models = "", []
     for line in text.splitlines():
         if (v := VERSION.match(line)) is not None:
-            release = release or v.group(1)
+            release = release or v.group(1) or v.group(2)
         elif not PS_HEADER.match(line) and (model := _model(line)) is not None:
             models.append(model)
     if not release and not models and not any(PS_HEADER.match(line) for line in text.splitlines()):

@@ -388,12 +388,19 @@ def python_env(ctx: FactContext) -> PythonEnv:
 # nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc1`, corpus 1057), and a pre-release carries its `rc` suffix.
 # An environment list may name vLLM's or SGLang's full release after a space, on a line of its own (`vLLM 0.2.7`,
 # corpus 1664): a release of three parts, not a sentence's word before a figure.
-STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang):\s*|(?P<spaced>vLLM|SGLang)\s+v?"
+# An issue template's keys for the same answers: TensorRT-LLM's `TensorRT-LLM branch or tag` (`- TensorRT-LLM branch or
+# tag: v0.16.0`, corpus 175; `**TensorRT-LLM branch or tag:** v0.8.0`, NVIDIA/TensorRT-LLM#1507), its hint left in
+# brackets (`TensorRT-LLM branch or tag (e.g., main, v0.7.1):  0.9.0.dev2024020600`, NVIDIA/TensorRT-LLM#1187), and
+# a `version` after the engine's name (`vllm version: v0.10.2rc1`, corpus 949; `vLLM Version: 0.6.1.post2@9ba0817`,
+# corpus 542: the commit after `@` is the build's). A branch's name (`main`) is no release.
+_TEMPLATE_KEY = r"(?:\s+(?:version|branch or tag|branch|tag))?\**(?:\s*\([^()]{0,60}\))?"
+STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)" + _TEMPLATE_KEY + r":\**\s*`?v?|"
+                            r"(?P<spaced>vLLM|SGLang)\s+v?"
                             r"(?=\d+\.\d+\.\d+)|(?:TensorRT-LLM\]\s+)?"
-                            r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:(?:\s+version)?:\s*"
+                            r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:" + _TEMPLATE_KEY + r":\**\s*"
                             r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}))"
                             r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
-                            r"(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*)?)`?\s*$", re.IGNORECASE)
+                            r"(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*)?)`?(?:@[0-9a-f]{7,40})?\s*$", re.IGNORECASE)
 # llama-cpp-python as `pip list` prints it in its padded columns (`llama_cpp_python         0.2.7`, under `Python
 # 3.10.12`: abetlen/llama-cpp-python#1026's form, corpus 1542): the Python binding that runs llama.cpp's own ggml CUDA
 # kernels in its process, no torch (https://github.com/abetlen/llama-cpp-python). Its list names engine "llamacpp".

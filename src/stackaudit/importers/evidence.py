@@ -43,6 +43,7 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
+from stackaudit.facts.boot_loader import stated_os_tool
 from stackaudit.facts.container import gpu_stack_pod, minikube_node
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.cuda_ran import (
@@ -166,7 +167,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python",
             "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
-            *OTHER_GPU_NEEDLES)
+            *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "operating system", "os version", "linux distro")
 
 
 def _daemon_line(line: str) -> bool:
@@ -212,7 +213,7 @@ def is_evidence(line: str) -> bool:
                 or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
                 or bool(ran_in_lines([line])) or runtime_in_line(line) is not None or swap_summary(line) is not None
-                or dkms_installed(line) is not None or other_gpu_line(line) != "")
+                or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != "")
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "

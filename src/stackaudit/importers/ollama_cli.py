@@ -13,6 +13,7 @@ Each is recorded verbatim as the pasted document OLLAMA_CLI (facts/sources.py); 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from stackaudit.facts.ollama_cli import PS_HEADER, PS_ROW, VERSION
@@ -35,9 +36,34 @@ def ollama_ps(lines: list[str], candidates: Candidates | None = None) -> Iterato
         scan.skip(end)
 
 
-@importer("ollama version", "`ollama -v` / `ollama --version`: the release of ollama (`ollama version is 0.5.7`)",
-          needles=("ollama version is",), per_line=True)
+@importer("ollama version", "`ollama -v` / `ollama --version`: the release of ollama (`ollama version is 0.5.7`); a "
+          "list's `ollama version: 0.9.6` line, or ollama's bug report form's `### Ollama version` heading and its answer",
+          needles=("ollama version", "ollama:", "ollama :"), per_line=True)
 def ollama_version(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in Scan(lines, candidates):
         if VERSION.match(lines[i]):
             yield Found("ollama version", i, i + 1, document_appended(OLLAMA_CLI.name, lines[i].strip() + "\n"))
+        elif (answer := form_version_answer(lines, i)) is not None:
+            line, at = answer
+            yield Found("ollama version", i, at + 1, document_appended(OLLAMA_CLI.name, line + "\n"))
+
+
+# ollama's bug report form (.github/ISSUE_TEMPLATE/10_bug_report.yml) asks `Ollama version` as a short text field,
+# which GitHub renders as a heading with the answer under it.
+_FORM_HEADING = re.compile(r"^#{2,4}\s+Ollama version\s*$", re.I)
+
+
+def form_version_answer(lines: list[str], i: int) -> tuple[str, int] | None:
+    """The `ollama version: <answer>` line a form's `### Ollama version` heading on line i and its answer state
+    together, and the answer's line; None where line i is no such heading or its answer is no release.
+
+    >>> form_version_answer(["### Ollama version", "", "0.5.7"], 0)
+    ('ollama version: 0.5.7', 2)
+    """
+    if not _FORM_HEADING.match(lines[i]):
+        return None
+    j = next((k for k in range(i + 1, min(i + 3, len(lines))) if lines[k].strip()), None)
+    if j is None:
+        return None
+    joined = f"ollama version: {lines[j].strip()}"
+    return (joined, j) if VERSION.match(joined) else None
