@@ -3,7 +3,8 @@
 Every `nvidia-container-cli: detection error: ...` stops the container's start, whatever the hook's probe that failed
 (NVML, CUDA, the driver service, a driver file it lists): CTR-GPU-ACCESS issue (corpus 1749). The hook's
 `requirement error: unsatisfied condition: cuda>=X` is the driver older than the image's CUDA: DRV-CUDA-COMPAT issue,
-and the container never starts: CTR-GPU-ACCESS issue; the hook's own `--require=cuda>=X` argument is no refusal.
+not CTR-GPU-ACCESS's (the hook ran and read the driver: the runtime is set up); the hook's own `--require=cuda>=X`
+argument is no refusal.
 The GPU Operator's validator pods in a restart loop, and its driver or toolkit pod whose image never arrives, are
 CTR-GPU-ACCESS issues; its controller or its NFD failing is one only where the operator's namespace, whole in a
 `kubectl get pods -A` listing, holds no operand (corpus 1746; not 1658). The lines are real, from the thread named;
@@ -68,10 +69,11 @@ def test_the_corpus_detection_error_of_a_mig_node() -> None:
 
 
 @pytest.mark.parametrize("text", [REQUIRE_11, REQUIRE_12, REQUIRE_9])
-def test_the_cuda_requirement_refusal_is_the_driver_and_a_container_never_started(tmp_path: Path, text: str) -> None:
+def test_the_cuda_requirement_refusal_is_the_drivers(tmp_path: Path, text: str) -> None:
     results = paste_checks(tmp_path, text, ACCESS, COMPAT)
     assert results[COMPAT].status == "issue" and "refused the image" in results[COMPAT].message
-    assert results[ACCESS].status == "issue" and "refused to start the container" in results[ACCESS].message
+    # One cause, one finding: the runtime that ran the hook is set up.
+    assert results[ACCESS].status != "issue"
 
 
 def test_the_hooks_own_require_argument_is_no_refusal(tmp_path: Path) -> None:

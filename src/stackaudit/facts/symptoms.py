@@ -432,7 +432,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # devices not found` on cgroup v2 before toolkit 1.8), `ldcache error` (no ldconfig where its config points),
     # `device error` (a GPU asked for that the host lacks: `device error: 1: unknown device`). libnvidia-container
     # prints each as `nvidia-container-cli: <stage> error: ...` and runc stops the container's start. Its `requirement
-    # error` (an image's `cuda>=` over an older driver) is ctk-cuda-requirement's, below.
+    # error` (an image's `cuda>=` over an older driver) is DRV-CUDA-COMPAT's (ctk-cuda-requirement, below).
     Symptom("ctk-setup-error", re.compile(r"nvidia-container-cli(?:\.real)?: (?:mount|container|ldcache|device) error:"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "the NVIDIA container runtime hook failed setting up the container's GPUs (mounting the driver's files or "
@@ -449,8 +449,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # container` (NVIDIA/nvidia-docker#1442, whose maintainer answers that CUDA 11 needs a driver of 450 or newer;
     # #536 and #543 in the 2017 form `cuda >= 9.0`; NVIDIA/nvidia-container-toolkit#152; SyneRBI/PETRIC2#27). The
     # hook's own command line (`--require=cuda>=9.0`) is the request, not the refusal. The driver is older than the
-    # image's CUDA (DRV-CUDA-COMPAT), and the container does not start with its GPUs (CTR-GPU-ACCESS): one line, two
-    # checks, as the driver container's kernel line below.
+    # image's CUDA: DRV-CUDA-COMPAT's. Not CTR-GPU-ACCESS's: the hook ran and read the driver, so the runtime is set up,
+    # and the one fix is the driver or the image (as for the NGC image's own driver check, ngc-driver-too-old).
     Symptom("ctk-cuda-requirement", CTK_CUDA_REQUIREMENT,
         "DRV-CUDA-COMPAT", "high", CTK_TROUBLESHOOTING,
         "the NVIDIA container runtime hook refused the image: the CUDA release it requires (NVIDIA_REQUIRE_CUDA) is "
@@ -458,13 +458,6 @@ SYMPTOMS: tuple[Symptom, ...] = (
         own_fix="Move the host's driver up to a branch that supports the image's CUDA, or run an image built for an "
         "older CUDA (NVIDIA_DISABLE_REQUIRES=true skips the check, and CUDA in the container may then fail)",
         own_takes="upgrade the driver (a reboot) or change the image, then recreate the container"),
-    Symptom("ctk-cuda-requirement-no-start", CTK_CUDA_REQUIREMENT,
-        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
-        "the NVIDIA container runtime hook refused to start the container, whose image requires a newer CUDA than the "
-        "host's driver supports, so the container is not created with its GPUs",
-        own_fix="The runtime is set up (its hook ran and read the driver): make the driver and the image agree (its "
-        "DRV-CUDA-COMPAT finding says how), then recreate the container",
-        own_takes="upgrade the driver or change the image, then recreate the container"),
     # runc could not apply the container's device cgroup rules because the host mounts no `devices` cgroup hierarchy
     # (cgroup v1 without that controller, a partial mount): `applying cgroup configuration for process caused
     # "mountpoint for devices not found"` (NVIDIA/nvidia-docker#486 on an EC2 host, #1568; opencontainers/runc#1631:
