@@ -168,3 +168,19 @@ gpu-operator   gpu-operator-dd7c784bc-6vxfn                                     
                      "                       1/1     Running            0             24h\n")
     assert parse_k8s_pods(managed).operator_without_operands() is None
     assert paste_checks(tmp_path, managed, ACCESS)[ACCESS].status not in ("ok", "issue")
+
+
+def test_kubelets_failed_start_event_is_a_pod_state() -> None:
+    # NVIDIA/gpu-feature-discovery#11 (corpus 1749): the runtime refused the device plugin's container.
+    from corpus import body
+    from stackaudit.importers.k8s_pods import k8s_pod_listing
+
+    lines = body("1749").splitlines()
+    (found,) = list(k8s_pod_listing(lines))
+    assert (found.start, found.end) == (1, 2)
+    (pod,) = parse_k8s_pods(lines[1]).pods
+    assert (pod.name, pod.status) == ("nvidia-device-plugin-ctr", "RunContainerError")
+    assert pod.device_plugin and pod.failing
+    # Modelled: a Failed event of an image pull names no container the runtime refused.
+    pull = "  Warning  Failed     3s (x2 over 20s)  kubelet  Error: ErrImagePull"
+    assert not list(k8s_pod_listing([pull]))

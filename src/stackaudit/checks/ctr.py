@@ -1212,9 +1212,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in
-    CrashLoopBackOff, Error, Init:CrashLoopBackOff, Init:Error or an image pull's back-off, or whose pod events show
-    kubelet's `Back-off restarting failed container` (facts/k8s_pods.py), means no driver or runtime hands the node's
-    GPUs to its pods: an issue, the row quoted. So does its validator pod (`nvidia-operator-validator-*`,
+    CrashLoopBackOff, Error, Init:CrashLoopBackOff, Init:Error, RunContainerError or an image pull's back-off, or whose
+    pod events show kubelet's `Back-off restarting failed container` or `Error: failed to start container "<name>"`
+    (facts/k8s_pods.py), means no driver or runtime hands the node's GPUs to its pods: an issue, the row quoted. So does its validator pod (`nvidia-operator-validator-*`,
     `nvidia-cuda-validator-*`, `nvidia-device-plugin-validator-*`) shown so: the operator's own proof that a pod on
     the node gets a working GPU fails. The operator's controller (`gpu-operator-*`) or its node feature discovery
     shown so is an issue only where a `kubectl get pods -A` listing shows the operator's namespace whole (a row of

@@ -35,10 +35,15 @@ EVENT_ROW = re.compile(r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>\w+)\s+(?P<ag
 _BACKOFF = re.compile(r"^Back-off restarting failed container(?:\s+(?P<ctr>[a-z0-9][a-z0-9.-]*))?")
 _CREATED = re.compile(r"^(?:Created|Started) container (?P<ctr>[a-z0-9][a-z0-9.-]*)")
 _REPEATED = re.compile(r"\(x(?P<n>\d+) over ")
+# kubelet's Failed event where the runtime refused to start a container (`Error: failed to start container
+# "nvidia-device-plugin-ctr": Error response from daemon: OCI runtime create failed: ...`, corpus 1749): the state
+# `kubectl get pods` shows as RunContainerError.
+START_FAILED = re.compile(r'^Error: failed to start container "(?P<ctr>[a-z0-9][a-z0-9.-]*)"')
 # The statuses of a pod whose container keeps failing (it exits, kubelet restarts it, it exits again) or whose image
 # never arrives (kubelet backs off pulling it): either way the pod does not run.
 FAILING = frozenset({"CrashLoopBackOff", "Error", "Init:CrashLoopBackOff", "Init:Error", "ImagePullBackOff",
-                     "ErrImagePull", "Init:ImagePullBackOff", "Init:ErrImagePull"})
+                     "ErrImagePull", "Init:ImagePullBackOff", "Init:ErrImagePull", "RunContainerError",
+                     "Init:RunContainerError"})
 # The GPU Operator's pods that hand the GPUs to every other pod: its driver daemonset (`nvidia-driver-daemonset-x`,
 # `nvidia-driver-daemonset-5.15.0-1034-azure-ubuntu22.04-abcde`, container nvidia-driver-ctr) loads the kernel
 # modules, its toolkit daemonset (container nvidia-container-toolkit-ctr) configures the runtime that injects them.
@@ -155,10 +160,14 @@ def table_end(lines: Sequence[str], i: int) -> int:
 
 def _restarted(events: Sequence[str]) -> list[PodState]:
     """The containers a run of events shows in a restart loop: the one kubelet's back-off names, or where it names
-    none (kubelet before 1.26), the container it created more than once."""
+    none (kubelet before 1.26), the container it created more than once; and each one the runtime refused to start
+    (START_FAILED)."""
     rows = [m for line in events if (m := EVENT_ROW.match(line))]
     looping: list[PodState] = []
     for row in rows:
+        if row.group("reason") == "Failed" and (refused := START_FAILED.match(row.group("message"))):
+            looping.append(PodState(refused.group("ctr"), "RunContainerError", line=row.group(0).strip()))
+            continue
         back = _BACKOFF.match(row.group("message"))
         if back is None:
             continue
