@@ -134,6 +134,11 @@ def test_a_failing_validator_is_the_operators_own_proof_failing(tmp_path: Path, 
     assert pod in result.message and "validator" in result.message
 
 
+def test_the_plugins_validator_is_no_plugin() -> None:
+    validator, _ = parse_k8s_pods(PLUGIN_VALIDATOR).pods
+    assert validator.role == "validator" and not validator.device_plugin
+
+
 def test_a_driver_whose_image_never_arrives(tmp_path: Path) -> None:
     assert parse_k8s_pods(DRIVER_IMAGE_PULL).failing_provider() is not None
     result = paste_checks(tmp_path, DRIVER_IMAGE_PULL, ACCESS)[ACCESS]

@@ -69,7 +69,9 @@ OPERAND = re.compile(r"^nvidia-(?:driver|container-toolkit|device-plugin)-|^gpu-
 # Its image (`nvidia/k8s-device-plugin:1.8`, `nvcr.io/nvidia/k8s-device-plugin:v0.14.1`): its own ENV
 # NVIDIA_VISIBLE_DEVICES=all, so a container of it run with the nvidia runtime is handed the driver and the GPUs.
 DEVICE_PLUGIN_IMAGE = re.compile(r"(?:^|/)k8s-device-plugin(?:[:@]|$)")
-DEVICE_PLUGIN = re.compile(r"^nvidia-device-plugin(?:-daemonset)?(?:-[a-z0-9]+){0,2}$|^nvidia-device-plugin-ctr$")
+# The operator's nvidia-device-plugin-validator pod is a validator (GPU_PROVIDER), not the plugin.
+DEVICE_PLUGIN = re.compile(r"^nvidia-device-plugin(?!-validator)(?:-daemonset)?(?:-[a-z0-9]+){0,2}$|"
+                           r"^nvidia-device-plugin-ctr$")
 
 
 @dataclass(frozen=True)
