@@ -42,7 +42,7 @@ def test_hook_setup_errors_of_each_stage() -> None:
         assert symptom_names(line + "\n") == ["ctk-setup-error"], line
     # The image's CUDA requirement over an older driver is the driver's (DRV-CUDA-COMPAT), not the container's.
     assert symptom_names("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your "
-                  "driver to a newer version\n") == []
+                  "driver to a newer version\n") == ["ctk-cuda-requirement"]
 
 
 def test_gpus_zero_is_a_count_of_zero() -> None:

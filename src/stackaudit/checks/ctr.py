@@ -1063,6 +1063,15 @@ _ZERO_GPUS_FIX = Fix.of(
 )
 
 
+# What the GPU Operator's pod not running leaves undone (facts/k8s_pods.PodState.role).
+_PROVIDER_DOWN = {
+    "driver": "until it stays up the node's driver is not loaded, so no pod on it is given a GPU",
+    "toolkit": "until it stays up the node's driver runtime hook is not configured, so no pod on it is given a GPU",
+    "validator": "the operator's own proof that pods on the node get a working GPU (its driver, toolkit, CUDA or "
+                 "device plugin step; the failing init container names which) does not pass",
+}
+
+
 def _provider_loop_fix(pod: str, row: str = "") -> Fix:
     """The GPU Operator's driver or toolkit pod in a restart loop (corpus 1457): its own log says why it exits (a
     kernel the driver cannot be built for, a toolkit that cannot reach the runtime's config); configuring Docker's
@@ -1203,9 +1212,15 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in
-    CrashLoopBackOff, Error, Init:CrashLoopBackOff or Init:Error, or whose pod events show kubelet's `Back-off restarting
-    failed container` (facts/k8s_pods.py), means no driver or runtime hands the node's GPUs to its pods: an issue, the
-    row quoted. A listing is no container spec: a pod shown Running says nothing of what another pod was given.
+    CrashLoopBackOff, Error, Init:CrashLoopBackOff, Init:Error, RunContainerError or an image pull's back-off, or whose
+    pod events show kubelet's `Back-off restarting failed container` or `Error: failed to start container "<name>"`
+    (facts/k8s_pods.py), means no driver or runtime hands the node's GPUs to its pods: an issue, the row quoted. So does its validator pod (`nvidia-operator-validator-*`,
+    `nvidia-cuda-validator-*`, `nvidia-device-plugin-validator-*`) shown so: the operator's own proof that a pod on
+    the node gets a working GPU fails. The operator's controller (`gpu-operator-*`) or its node feature discovery
+    shown so is an issue only where a `kubectl get pods -A` listing shows the operator's namespace whole (a row of
+    another namespace after it) with no driver, toolkit or device plugin pod in it: nothing it manages hands the GPUs
+    out. A controller failing beside operands that may run (a `-n` listing, corpus 1658) decides nothing.
+    A listing is no container spec: a pod shown Running says nothing of what another pod was given.
     The NVIDIA device plugin's pod shown in such a restart loop while the source shows its image run by hand with the
     nvidia runtime or a GPU request (`docker run --runtime=nvidia ... nvidia/k8s-device-plugin:1.8`, corpus 1386): the
     plugin reaches the GPUs where the runtime hands it the driver, so the pods the kubelet starts are not handed it
@@ -1244,13 +1259,19 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     """
     failing = k8s_pods.failing_provider() if k8s_pods is not None else None
     if failing is not None:
-        return issue(f"the GPU Operator's {'toolkit' if 'toolkit' in failing.name else 'driver'} "
-                     f"{'pod' if 'daemonset' in failing.name else 'container'} {failing.name} is in a restart loop "
-                     f"({failing.status}: \"{failing.line}\"): until it stays up the node's driver "
-                     f"{'runtime hook is not configured' if 'toolkit' in failing.name else 'is not loaded'}, so no "
-                     "pod on it is given a GPU; its own log (`kubectl logs <pod> -c <container> --previous`) says "
-                     "why it exits", actual=failing.status, expected="Running",
+        kind = "container" if failing.name.endswith("-ctr") else "pod"
+        return issue(f"the GPU Operator's {failing.role} {kind} {failing.name} does not run ({failing.status}: "
+                     f"\"{failing.line}\"): {_PROVIDER_DOWN[failing.role]}; its own log (`kubectl logs <pod> "
+                     "--all-containers --previous`) says why it fails", actual=failing.status, expected="Running",
                      subjects=[failing.name], evidence=[failing.line], fix=_provider_loop_fix(failing.name, failing.line))
+    unmanaged = k8s_pods.operator_without_operands() if k8s_pods is not None else None
+    if unmanaged is not None:
+        return issue(f"the GPU Operator's {'node feature discovery' if 'feature-discovery' in unmanaged.name else 'controller'} "
+                     f"pod {unmanaged.name} does not run ({unmanaged.status}: \"{unmanaged.line}\") and the "
+                     f"operator's namespace {unmanaged.namespace}, whole in this listing, holds no driver, toolkit or "
+                     "device plugin pod: nothing the operator manages hands the nodes' GPUs to pods",
+                     actual=unmanaged.status, expected="Running", subjects=[unmanaged.name],
+                     evidence=[unmanaged.line], fix=_provider_loop_fix(unmanaged.name, unmanaged.line))
     awaited = _driver_awaited(container, k8s_pods)
     if awaited is not None:
         return awaited

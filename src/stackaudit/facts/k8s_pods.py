@@ -35,12 +35,33 @@ EVENT_ROW = re.compile(r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>\w+)\s+(?P<ag
 _BACKOFF = re.compile(r"^Back-off restarting failed container(?:\s+(?P<ctr>[a-z0-9][a-z0-9.-]*))?")
 _CREATED = re.compile(r"^(?:Created|Started) container (?P<ctr>[a-z0-9][a-z0-9.-]*)")
 _REPEATED = re.compile(r"\(x(?P<n>\d+) over ")
-# The statuses of a pod whose container keeps failing: it exits, kubelet restarts it, it exits again.
-FAILING = frozenset({"CrashLoopBackOff", "Error", "Init:CrashLoopBackOff", "Init:Error"})
+# kubelet's Failed event where the runtime refused to start a container (`Error: failed to start container
+# "nvidia-device-plugin-ctr": Error response from daemon: OCI runtime create failed: ...`, corpus 1749): the state
+# `kubectl get pods` shows as RunContainerError.
+START_FAILED = re.compile(r'^Error: failed to start container "(?P<ctr>[a-z0-9][a-z0-9.-]*)"')
+# The statuses of a pod whose container keeps failing (it exits, kubelet restarts it, it exits again) or whose image
+# never arrives (kubelet backs off pulling it): either way the pod does not run.
+FAILING = frozenset({"CrashLoopBackOff", "Error", "Init:CrashLoopBackOff", "Init:Error", "ImagePullBackOff",
+                     "ErrImagePull", "Init:ImagePullBackOff", "Init:ErrImagePull", "RunContainerError",
+                     "Init:RunContainerError"})
 # The GPU Operator's pods that hand the GPUs to every other pod: its driver daemonset (`nvidia-driver-daemonset-x`,
 # `nvidia-driver-daemonset-5.15.0-1034-azure-ubuntu22.04-abcde`, container nvidia-driver-ctr) loads the kernel
 # modules, its toolkit daemonset (container nvidia-container-toolkit-ctr) configures the runtime that injects them.
-GPU_PROVIDER = re.compile(r"^nvidia-(?:driver|container-toolkit)-(?:daemonset\b|ctr$)")
+# Its validators prove on each GPU node that they did: nvidia-operator-validator's init containers check the driver,
+# the toolkit, a CUDA workload (the nvidia-cuda-validator pod) and a pod given nvidia.com/gpu through the device plugin
+# (the nvidia-device-plugin-validator pod), and stay failing until each passes (NVIDIA/gpu-operator#528, #1848).
+GPU_PROVIDER = re.compile(r"^nvidia-(?:driver|container-toolkit)-(?:daemonset\b|ctr$)|"
+                          r"^nvidia-(?:operator|cuda|device-plugin)-validator(?:-[a-z0-9]+)?$")
+# The GPU Operator's own controller (`gpu-operator-657c5b798d-xgvgc`, a Helm release's
+# `gpu-operator-1676547773-...`) and the node feature discovery it deploys (`gpu-operator-node-feature-discovery-
+# master-...`, OpenShift's `rhgpu-node-feature-discovery-...`, the device plugin chart's `nvdp-node-feature-discovery-
+# worker-...`): NFD labels the nodes that hold an NVIDIA PCI device, and the operator deploys its driver, toolkit and
+# device plugin pods on those nodes. Neither hands a GPU to a pod itself.
+OPERATOR_CONTROL = re.compile(r"^gpu-operator-|^[a-z0-9-]*gpu[a-z0-9-]*-node-feature-discovery-|"
+                              r"^nvdp-node-feature-discovery-")
+# The operator's operands, by the pod's name: what a namespace the operator manages holds once it has deployed them.
+OPERAND = re.compile(r"^nvidia-(?:driver|container-toolkit|device-plugin)-|^gpu-feature-discovery-|"
+                     r"^nvidia-(?:operator|cuda)-validator-")
 # The NVIDIA device plugin's pod (`nvidia-device-plugin-daemonset-csjxw` from its own DaemonSet manifest,
 # `nvidia-device-plugin-9p462` from its Helm chart, container nvidia-device-plugin-ctr): it advertises the node's GPUs
 # (nvidia.com/gpu) to the kubelet, and it reaches them only where the node's container runtime injects the driver's
@@ -48,7 +69,9 @@ GPU_PROVIDER = re.compile(r"^nvidia-(?:driver|container-toolkit)-(?:daemonset\b|
 # Its image (`nvidia/k8s-device-plugin:1.8`, `nvcr.io/nvidia/k8s-device-plugin:v0.14.1`): its own ENV
 # NVIDIA_VISIBLE_DEVICES=all, so a container of it run with the nvidia runtime is handed the driver and the GPUs.
 DEVICE_PLUGIN_IMAGE = re.compile(r"(?:^|/)k8s-device-plugin(?:[:@]|$)")
-DEVICE_PLUGIN = re.compile(r"^nvidia-device-plugin(?:-daemonset)?(?:-[a-z0-9]+){0,2}$|^nvidia-device-plugin-ctr$")
+# The operator's nvidia-device-plugin-validator pod is a validator (GPU_PROVIDER), not the plugin.
+DEVICE_PLUGIN = re.compile(r"^nvidia-device-plugin(?!-validator)(?:-daemonset)?(?:-[a-z0-9]+){0,2}$|"
+                           r"^nvidia-device-plugin-ctr$")
 
 
 @dataclass(frozen=True)
@@ -58,6 +81,7 @@ class PodState:
     ready: str = ""
     restarts: str = ""
     line: str = ""  # the row, as pasted
+    namespace: str = ""  # its NAMESPACE column (`kubectl get pods -A`); "" where the listing has none
 
     @property
     def failing(self) -> bool:
@@ -65,8 +89,15 @@ class PodState:
 
     @property
     def gpu_provider(self) -> bool:
-        """Whether this is the GPU Operator's driver or toolkit pod (or container)."""
+        """Whether this is the GPU Operator's driver, toolkit or validator pod (or container)."""
         return GPU_PROVIDER.match(self.name) is not None
+
+    @property
+    def role(self) -> str:
+        """What the GPU Operator's pod does, in a word: toolkit, validator, driver (GPU_PROVIDER), else ""."""
+        if not self.gpu_provider:
+            return ""
+        return next(word for word in ("toolkit", "validator", "driver") if word in self.name)
 
     @property
     def device_plugin(self) -> bool:
@@ -85,6 +116,27 @@ class K8sPods:
     def failing_plugin(self) -> PodState | None:
         """The NVIDIA device plugin's pod shown in a restart loop (FAILING), or None."""
         return next((p for p in self.pods if p.device_plugin and p.failing), None)
+
+    def operator_without_operands(self) -> PodState | None:
+        """The GPU Operator's controller or its node feature discovery shown failing (FAILING) where a listing of
+        every namespace (`kubectl get pods -A`) shows the operator's namespace whole, none of its pods an operand
+        (OPERAND), and a pod running, so no filter hid the rest: nothing the operator manages hands the nodes'
+        GPUs to pods. kubectl sorts the rows by namespace, so a row of another namespace after the operator's
+        shows its rows whole. None otherwise (a `-n gpu-operator` listing: its operands may be cut or filtered out)."""
+        operator_ns = {p.namespace for p in self.pods if p.namespace and p.name.startswith("gpu-operator-")}
+        rows = [p for p in self.pods if p.line]
+        if not any(p.status == "Running" for p in rows):
+            return None
+        for ns in sorted(operator_ns):
+            at = [i for i, p in enumerate(rows) if p.namespace == ns]
+            whole = at[-1] + 1 < len(rows) and rows[at[-1] + 1].namespace not in ("", ns)
+            pods = [rows[i] for i in at]
+            # The controller first: NFD failing is the lesser cause where both are down.
+            failing = next(iter(sorted((p for p in pods if p.failing and OPERATOR_CONTROL.match(p.name)),
+                                       key=lambda p: "feature-discovery" in p.name)), None)
+            if failing is not None and whole and not any(OPERAND.match(p.name) for p in pods):
+                return failing
+        return None
 
 
 # The blank lines a paste may put between a table's rows (a copy from a terminal or a chat that doubled the line
@@ -110,10 +162,14 @@ def table_end(lines: Sequence[str], i: int) -> int:
 
 def _restarted(events: Sequence[str]) -> list[PodState]:
     """The containers a run of events shows in a restart loop: the one kubelet's back-off names, or where it names
-    none (kubelet before 1.26), the container it created more than once."""
+    none (kubelet before 1.26), the container it created more than once; and each one the runtime refused to start
+    (START_FAILED)."""
     rows = [m for line in events if (m := EVENT_ROW.match(line))]
     looping: list[PodState] = []
     for row in rows:
+        if row.group("reason") == "Failed" and (refused := START_FAILED.match(row.group("message"))):
+            looping.append(PodState(refused.group("ctr"), "RunContainerError", line=row.group(0).strip()))
+            continue
         back = _BACKOFF.match(row.group("message"))
         if back is None:
             continue
@@ -131,7 +187,8 @@ def parse_k8s_pods(text: str) -> K8sPods:
     """The pods of pasted `kubectl get pods` rows and the containers pasted events show restarted; ParseError where
     there are none."""
     lines = text.splitlines()
-    pods = [PodState(m.group("name"), m.group("status"), m.group("ready"), m.group("restarts"), line.strip())
+    pods = [PodState(m.group("name"), m.group("status"), m.group("ready"), m.group("restarts"), line.strip(),
+                     m.group("ns") or "")
             for line in lines if (m := POD_ROW.match(line))]
     pods += _restarted(lines)
     if not pods:

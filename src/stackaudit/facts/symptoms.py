@@ -176,6 +176,9 @@ NVLS_ILLEGAL_STATE = re.compile(r"Failed to bind NVLink SHARP \(NVLS\) Multicast
 # SYMPTOMS ctk-hook-stuck).
 CTK_HOOK_STUCK = re.compile(r"^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+\S+\s+\S+\s+\S+\s+[RD]\s+"
                             r"(?:[5-9]\d|\d{3,})(?:[.,]\d+)?\s+\S+\s+\S+\s+\S*\bnvidia-container-cli\s.*\sconfigure\s")
+# The container toolkit's hook refusing an image whose NVIDIA_REQUIRE_CUDA the host's driver does not meet
+# (`requirement error: unsatisfied condition: cuda>=12.8`; 2017's libnvidia-container wrote `cuda >= 9.0`).
+CTK_CUDA_REQUIREMENT = re.compile(r"\bunsatisfied condition: cuda ?>= ?\d")
 # The persistence daemon's documentation: it keeps the GPUs initialised while no client holds them.
 PERSISTENCED_DOC = "https://docs.nvidia.com/deploy/driver-persistence/index.html"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
@@ -439,18 +442,22 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # installation problem"; #1280 with the GPU's name reading ERR!): the container is not created. The hook's driver
     # service fails its detection step alike where it cannot query the driver: `detection error: driver error: failed
     # to process request` (NVIDIA/nvidia-docker#1114, #1149), `driver rpc error` (NVIDIA/nvidia-container-toolkit#236).
-    Symptom("ctk-detection-error", re.compile(r"nvidia-container-cli(?:\.real)?: detection error: "
-                                              r"(?:nvml|driver(?: rpc)?) error"),
+    # Its CUDA probe fails the same step: `detection error: cuda error: invalid device ordinal` on a MIG node
+    # (NVIDIA/gpu-feature-discovery#11, corpus 1749). So does a driver file its list names and the host lacks:
+    # `detection error: open failed: .../libnvidia-tls.so.470.86: no such file or directory` (a driver updated under
+    # it, NVIDIA/nvidia-container-toolkit#266). Every `detection error` stops the container's start.
+    Symptom("ctk-detection-error", re.compile(r"nvidia-container-cli(?:\.real)?: detection error: "),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
-        "the NVIDIA container runtime hook could not query the GPUs through the host's NVML or driver service (a "
-        "broken or mismatched driver on the host), so the container is not created with its GPUs"),
+        "the NVIDIA container runtime hook could not detect the host's driver and GPUs (its NVML, CUDA or driver "
+        "service query failed, or a driver file it lists is missing: a broken, mismatched or half-updated driver on "
+        "the host), so the container is not created with its GPUs"),
     # The hook reached the driver and failed setting the container up: `mount error` (it could not bind a driver file
     # or add the GPUs' device rules: cgroup v2's eBPF device filter the kernel refused, NVIDIA/nvidia-container-toolkit
     # #1482, corpus 1461; `file creation failed` on WSL, NVIDIA/nvidia-docker#1551), `container error` (`cgroup subsystem
     # devices not found` on cgroup v2 before toolkit 1.8), `ldcache error` (no ldconfig where its config points),
     # `device error` (a GPU asked for that the host lacks: `device error: 1: unknown device`). libnvidia-container
     # prints each as `nvidia-container-cli: <stage> error: ...` and runc stops the container's start. Its `requirement
-    # error` (an image's `cuda>=` over an older driver) is DRV-CUDA-COMPAT's, not read here.
+    # error` (an image's `cuda>=` over an older driver) is DRV-CUDA-COMPAT's (ctk-cuda-requirement, below).
     Symptom("ctk-setup-error", re.compile(r"nvidia-container-cli(?:\.real)?: (?:mount|container|ldcache|device) error:"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "the NVIDIA container runtime hook failed setting up the container's GPUs (mounting the driver's files or "
@@ -461,6 +468,21 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "rules` under cgroup v2 is the kernel refusing the toolkit's eBPF device filter: update the NVIDIA Container "
         "Toolkit, or set `no-cgroups = true` in its config.toml and pass the /dev/nvidia* nodes with --device",
         own_takes="fix the hook's step, then recreate the container"),
+    # The hook compared the image's NVIDIA_REQUIRE_CUDA (`cuda>=12.8`, with its brand and driver-branch exceptions)
+    # with the CUDA the host's driver supports and refused the image: `nvidia-container-cli: requirement error:
+    # unsatisfied condition: cuda>=11.0, please update your driver to a newer version, or use an earlier cuda
+    # container` (NVIDIA/nvidia-docker#1442, whose maintainer answers that CUDA 11 needs a driver of 450 or newer;
+    # #536 and #543 in the 2017 form `cuda >= 9.0`; NVIDIA/nvidia-container-toolkit#152; SyneRBI/PETRIC2#27). The
+    # hook's own command line (`--require=cuda>=9.0`) is the request, not the refusal. The driver is older than the
+    # image's CUDA: DRV-CUDA-COMPAT's. Not CTR-GPU-ACCESS's: the hook ran and read the driver, so the runtime is set up,
+    # and the one fix is the driver or the image (as for the NGC image's own driver check, ngc-driver-too-old).
+    Symptom("ctk-cuda-requirement", CTK_CUDA_REQUIREMENT,
+        "DRV-CUDA-COMPAT", "high", CTK_TROUBLESHOOTING,
+        "the NVIDIA container runtime hook refused the image: the CUDA release it requires (NVIDIA_REQUIRE_CUDA) is "
+        "newer than the host's driver supports, so the container does not start",
+        own_fix="Move the host's driver up to a branch that supports the image's CUDA, or run an image built for an "
+        "older CUDA (NVIDIA_DISABLE_REQUIRES=true skips the check, and CUDA in the container may then fail)",
+        own_takes="upgrade the driver (a reboot) or change the image, then recreate the container"),
     # runc could not apply the container's device cgroup rules because the host mounts no `devices` cgroup hierarchy
     # (cgroup v1 without that controller, a partial mount): `applying cgroup configuration for process caused
     # "mountpoint for devices not found"` (NVIDIA/nvidia-docker#486 on an EC2 host, #1568; opencontainers/runc#1631:
@@ -1329,7 +1351,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
-           "mountpoint for devices", "nvidia-container-runtime-hook", "Allocate failed due to",
+           "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
            "t initialize NVML", "No entries --", "starting llama server")
 
 

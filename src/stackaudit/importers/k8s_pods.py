@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from stackaudit.facts.k8s_pods import EVENT_ROW, POD_ROW, table_end
+from stackaudit.facts.k8s_pods import EVENT_ROW, POD_ROW, START_FAILED, table_end
 from stackaudit.facts.sources import K8S_PODS
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, importer
 
 
 @importer("k8s pod listing", "a `kubectl get pods` table (NAME READY STATUS RESTARTS AGE, with its rows), or the "
-          "Events of `kubectl describe pod` with kubelet's `Back-off restarting failed container`, or rows of the "
-          "table without its header where one shows a pod in CrashLoopBackOff or held in its init containers (Init:)",
-          needles=("READY", "Back-off restarting failed container", "CrashLoopBackOff", "Init:"), per_line=True)
+          "Events of `kubectl describe pod` with kubelet's `Back-off restarting failed container` or its `Error: "
+          "failed to start container \"<name>\"`, or rows of the table without its header where one shows a pod in "
+          "CrashLoopBackOff or held in its init containers (Init:)",
+          needles=("READY", "Back-off restarting failed container", "CrashLoopBackOff", "Init:",
+                   "failed to start container"), per_line=True)
 def k8s_pod_listing(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
@@ -39,7 +41,9 @@ def k8s_pod_listing(lines: list[str], candidates: Candidates | None = None) -> I
                         document_appended(K8S_PODS.name, "\n".join(lines[start:end]) + "\n"))
             taken = end
             continue
-        if "Back-off restarting failed container" not in lines[i] or not EVENT_ROW.match(lines[i]):
+        event = EVENT_ROW.match(lines[i])
+        if event is None or ("Back-off restarting failed container" not in lines[i]
+                             and START_FAILED.match(event.group("message")) is None):
             continue
         # The run of event rows around it: the rows that say which container kubelet created again and again.
         start = i
