@@ -479,6 +479,12 @@ WINDOWS_LINES = (
     WindowsLine(r"^(?!.*\?)(?:.*[,;.]\s*)?(?![^,;.]*\b(?:WSL\w*|not|n't|instead|than|unlike|outside|without|vs|versus)\b)"
                 r"[^,;.]*\b(?:on|with|using|under|running)\s+(?:Microsoft\s+)?Windows\s?1[01]\b",
                 "the user's words name Windows"),
+    # cmd's and PowerShell's prompts name a drive-letter folder (`C:\Users\wardm> ollama ps`, `PS C:\Users\me> nvidia-smi`):
+    # a shell under WSL 2 shows /mnt/c instead.
+    WindowsLine(r"^\s*(?:PS\s+)?[A-Z]:\\[^<>|\"*?\n]{0,120}>\s*\S.*", "a Windows shell's prompt"),
+    # nvidia-smi on Windows heads its first column with the driver model (`Driver-Model`, `TCC/WDDM` before R525), where
+    # Linux and WSL 2 show `Persistence-M`.
+    WindowsLine(r"^\|\s*GPU\s+Name\s+(?:Driver-Model|TCC/WDDM)\s*\|.*", "nvidia-smi's Driver-Model column (a Windows driver)"),
     WindowsLine(r"^[\s*>•-]*(?:\*\*)?(?:OS|Operating system)(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(?:Microsoft\s+)?Windows\b"
                 r"(?!.*\bWSL).*", "the operating system named Windows"),
 )
