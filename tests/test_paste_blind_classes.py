@@ -11,6 +11,7 @@ import pytest
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.nvidia_smi import parse_table
+from stackaudit.facts.platform import windows_lines
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.recognition import recognise
 
@@ -69,8 +70,9 @@ def test_the_line_for_a_gpu_nvidia_smi_cannot_open_is_read_as_that_gpu(text: str
     assert [(g.bdf, g.error) for g in nvidia.gpus] == [(bdf, why)]
     # Its index is not in the line, and the GPUs nvidia-smi did not list are not in the source.
     assert nvidia.gpus[0].label == f"GPU {bdf}" and nvidia.unshown
-    # No check judges the GPU it could not open: persistence is not known, and not ok.
-    assert _status(text, "DRV-PERSISTENCE") == "unknown"
+    # No check judges the GPU it could not open: persistence is not known, and not ok; on a Windows host (cmd's prompt,
+    # facts/platform.WINDOWS_PROMPT) it does not apply.
+    assert _status(text, "DRV-PERSISTENCE") == ("not-applicable" if windows_lines(text) else "unknown")
 
 
 def test_a_lost_gpu_is_a_lost_gpu_event() -> None:

@@ -452,6 +452,10 @@ class WindowsLine:
     what: str
 
 
+# cmd's and PowerShell's prompts name a drive-letter folder (`C:\Users\wardm> ollama ps`, `PS C:\Users\me> nvidia-smi`):
+# a shell under WSL 2 shows /mnt/c instead. The command after it is read by its own reader too.
+WINDOWS_PROMPT = WindowsLine(r"^\s*(?:PS\s+)?[A-Z]:\\[^<>|\"*?\n]{0,120}>\s*\S.*", "a Windows shell's prompt")
+
 # llama.cpp prints `built with <compiler> for <target>`: its CMake build sets the compiler to CMake's compiler id and
 # version (`MSVC 19.29.30159.0`) and the target to the Visual Studio platform (`x64`), else to the system name and
 # processor (`Windows AMD64`, `Linux x86_64`): https://github.com/ggml-org/llama.cpp/blob/master/cmake/build-info.cmake.
@@ -479,9 +483,7 @@ WINDOWS_LINES = (
     WindowsLine(r"^(?!.*\?)(?:.*[,;.]\s*)?(?![^,;.]*\b(?:WSL\w*|not|n't|instead|than|unlike|outside|without|vs|versus)\b)"
                 r"[^,;.]*\b(?:on|with|using|under|running)\s+(?:Microsoft\s+)?Windows\s?1[01]\b",
                 "the user's words name Windows"),
-    # cmd's and PowerShell's prompts name a drive-letter folder (`C:\Users\wardm> ollama ps`, `PS C:\Users\me> nvidia-smi`):
-    # a shell under WSL 2 shows /mnt/c instead.
-    WindowsLine(r"^\s*(?:PS\s+)?[A-Z]:\\[^<>|\"*?\n]{0,120}>\s*\S.*", "a Windows shell's prompt"),
+    WINDOWS_PROMPT,
     # nvidia-smi on Windows heads its first column with the driver model (`Driver-Model`, `TCC/WDDM` before R525), where
     # Linux and WSL 2 show `Persistence-M`.
     WindowsLine(r"^\|\s*GPU\s+Name\s+(?:Driver-Model|TCC/WDDM)\s*\|.*", "nvidia-smi's Driver-Model column (a Windows driver)"),

@@ -34,7 +34,13 @@ from stackaudit.facts.gpus import (
     worded_model,
 )
 from stackaudit.facts.mig_setup import stated_mig
-from stackaudit.facts.platform import cloud_instances, platform_words, stated_vgpu_limit, windows_line
+from stackaudit.facts.platform import (
+    WINDOWS_PROMPT,
+    cloud_instances,
+    platform_words,
+    stated_vgpu_limit,
+    windows_line,
+)
 from stackaudit.facts.question import asked_checks
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
@@ -133,7 +139,9 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             # corpus 1098: the flavour and the VM) is read as both: one span, two documents.
             yield Found("prose machine", i, i + 1, applied_each(words, document_appended(
                 EVIDENCE_LINES.name, line.strip() + "\n")) if is_evidence(line) else words)
-            windows = windows or shows_windows
+            # A prompt's line is its command's too (a `docker run`, read by its own reader, which takes the span): it
+            # leaves the next Windows line its place.
+            windows = windows or (shows_windows and windows_line(line) is not WINDOWS_PROMPT)
             taken += 1
             if taken == MAX_LINES:
                 return
