@@ -561,7 +561,7 @@ _NVLS_REFUSED_2_26 = re.compile(r"transport/nvls\.cc:254 NCCL WARN")
 class ServingLog:
     # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE, KoboldCpp's console) | "ollama" (OLLAMA_LINE) | "triton"
     # (TRITON_LINE) | "trtllm" (TRTLLM_LINE, or Triton's TensorRT-LLM backend) | "xinference" | "tgi" | "localai" |
-    # "lmstudio" (ENGINE_CONSOLES) | "" (only NCCL lines)
+    # "lmstudio" | "lmdeploy" (ENGINE_CONSOLES) | "" (only NCCL lines)
     engine: str = ""
     line_count: int = 0
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
