@@ -1,7 +1,8 @@
 """The consoles of servers whose lines no other reader knows (facts/serving_logs.ENGINE_CONSOLES): KoboldCpp's start
 (its banner, the backend library it loads, its argparse Namespace), Xinference's log lines, TGI's launcher lines and LocalAI's zerolog lines. A
 paste of them is read as a server log (not refused), names its engine, and gives what it proves: KoboldCpp's `.dll`
-backend a Windows host, Xinference's launch on one GPU index a model on one GPU, TGI's `num_shard` its TP size.
+backend a Windows host, Xinference's launch on one GPU index a model on one GPU, TGI's `num_shard` its TP size,
+lmdeploy's engine config (`tp=2`) and TurboMind's model config under its log line (`tensor_para_size = 2`) its TP size.
 
 Real lines are corpus captures (1498, 1499) or quoted verbatim from the public threads named beside them;
 counter-examples are modelled and say so.
@@ -13,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from corpus import body, capture_checks, fact, paste_checks, pasted
+from corpus import body, capture_checks, capture_report, fact, paste_checks, pasted
 from stackaudit.facts.serving_logs import console_engine, is_log_line
+from stackaudit.importers.recognition import recognise
 
 # https://github.com/LostRuins/koboldcpp/issues/595 (comment by Vladonai, 2024-01-02): KoboldCpp 1.54 on Windows.
 KOBOLD_595 = """\
@@ -392,3 +394,106 @@ def test_xinference_2_log_format_is_read() -> None:
     host = pasted(XINFERENCE_5069)
     assert fact(host, "serving_log").engine == "xinference"
     assert fact(host, "serving_log").line_count == 3
+
+
+# https://github.com/InternLM/lmdeploy/issues/2153 (comment by lai-serena, 2024-07-29): lmdeploy's logger lines before
+# the file and line were added, the engine config with tp=2, and TurboMind's INI model config under its INFO line, as
+# the excerpt cuts it.
+LMDEPLOY_2153 = """\
+2024-07-29 01:46:31,483 - lmdeploy - INFO - input backend=turbomind, backend_config=TurbomindEngineConfig(model_name='Qwen2-7B-Instruct-AWQ', model_format=None, tp=2, session_len=None, max_batch_size=128, cache_max_entry_count=0.8, cache_block_seq_len=64, enable_prefix_caching=False, quant_policy=0, rope_scaling_factor=0.0, use_logn_attn=False, download_dir=None, revision=None, max_prefill_token_num=8192, num_tokens_per_iter=0, max_prefill_iters=1)
+2024-07-29 01:46:31,483 - lmdeploy - INFO - input chat_template_config=None
+2024-07-29 01:46:31,558 - lmdeploy - INFO - updated chat_template_onfig=ChatTemplateConfig(model_name='qwen', system=None, meta_instruction=None, eosys=None, user=None, eoh=None, assistant=None, eoa=None, separator=None, capability=None, stop_words=None)
+2024-07-29 01:46:31,558 - lmdeploy - INFO - model_source: hf_model
+2024-07-29 01:46:31,558 - lmdeploy - WARNING - model_name is deprecated in TurbomindEngineConfig and has no effect
+Special tokens have been added in the vocabulary, make sure the associated word embeddings are fine-tuned or trained.
+2024-07-29 01:46:31,853 - lmdeploy - INFO - model_config:
+
+[llama]
+model_name = qwen
+model_arch = Qwen2ForCausalLM
+tensor_para_size = 2
+head_num = 28
+kv_head_num = 4
+vocab_size = 152064
+num_layer = 28
+inter_size = 18944
+norm_eps = 1e-06
+attn_bias = 1
+start_id = 151643
+end_id = 151645
+"""
+# The INI block alone under its log line, without the engine config line above it: the model config's size is read.
+LMDEPLOY_2153_CONFIG = LMDEPLOY_2153[LMDEPLOY_2153.index("2024-07-29 01:46:31,853"):]
+# https://github.com/InternLM/lmdeploy/pull/3414 (comment by CUHKSZzxy, 2025-04-11): the PyTorch engine's config with
+# data parallelism, `tp=0` beside `dp=32`: no TP size stated.
+LMDEPLOY_3414 = """\
+2025-04-11 04:15:17,172 - lmdeploy - INFO - async_engine.py:259 - input backend=pytorch, backend_config=PytorchEngineConfig(dtype='auto', tp=0, dp=32, dp_rank=0, ep=32, session_len=None, max_batch_size=128, cache_max_entry_count=0.8, prefill_interval=16, block_size=64, num_cpu_blocks=0, num_gpu_blocks=0, adapters=None, max_prefill_token_num=8192, thread_safe=False, enable_prefix_caching=False, device_type='cuda', eager_mode=False, custom_module_map=None, download_dir=None, revision=None, quant_policy=0, distributed_executor_backend=None)
+2025-04-11 04:15:17,172 - lmdeploy - INFO - async_engine.py:260 - input chat_template_config=None
+"""
+# https://github.com/OpenGVLab/InternVL/issues/234 (the issue body by l1019008146, 2024-05-31): TurboMind's own
+# warnings (tp=4 in the user's script above them), the first line's bracket lost in the excerpt and left out.
+TURBOMIND_234 = """\
+[TM][WARNING] Device 3 peer access Device 1 is not available.
+[TM][WARNING] Device 3 peer access Device 2 is not available.
+"""
+
+
+# Modelled on corpus 1279 (lmdeploy#2724), whose excerpt cuts TurboMind's JSON config at its first key: the config's
+# engine section as lmdeploy 0.6 prints it (lmdeploy/turbomind/deploy/config.py InternalEngineConfig), with no engine
+# config line above it: its `"tensor_para_size": 4` is the TP size.
+TURBOMIND_JSON = """\
+2024-11-07 12:04:21,556 - lmdeploy - INFO - turbomind.py:200 - turbomind model config:
+
+{
+  "model_config": {
+    "model_name": "",
+    "head_num": 64,
+    "inter_size": [
+      28672,
+      28672
+    ]
+  },
+  "engine_config": {
+    "model_format": "hf",
+    "tensor_para_size": 4,
+    "cache_max_entry_count": 0.8
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(("text", "tp"), [(body("1641"), 2), (body("1279"), 2), (LMDEPLOY_2153, 2),
+                                          (TURBOMIND_JSON, 4),
+                                          (LMDEPLOY_2153_CONFIG, 2), (LMDEPLOY_3414, None), (TURBOMIND_234, None)],
+                         ids=["1641", "1279", "2153", "json-modelled", "2153-config", "3414", "internvl-234"])
+def test_lmdeploy_log_is_read_with_its_tp(text: str, tp: int | None) -> None:
+    """lmdeploy's logger lines and TurboMind's `[TM][LEVEL]` lines are a server log of engine "lmdeploy"; the engine
+    config's `tp=N` or TurboMind's `tensor_para_size = N` (its INI model config, folded onto its log line) is the TP
+    size; `tp=0` with data parallelism states none."""
+    host = pasted(text)
+    log = fact(host, "serving_log")
+    assert log.engine == "lmdeploy" and log.tp_size == tp, log
+    assert "lmdeploy" in fact(host, "engines_shown").shown
+
+
+def test_turbomind_config_block_stays_in_the_log() -> None:
+    """Corpus 1641: the blank line and the `[llama]` block under `model_config:` are one server-log span with their
+    log line (lines 8-49), so the paste is read, not refused."""
+    recognised = recognise(body("1641")).recognised
+    assert ("server log", 8, 49) in recognised, recognised
+
+
+def test_lmdeploy_log_alone_says_no_ok() -> None:
+    """Corpus 1641: a log that shows no GPU, driver or topology gives no check an `ok`."""
+    report = capture_report("1641")
+    assert not [r.id for r in report.results if r.status == "ok"]
+
+
+def test_other_dashed_logs_and_loose_configs_are_not_lmdeploy() -> None:
+    """Modelled: another program's logger in lmdeploy's format, a traceback's `RuntimeError: [TM][ERROR] ...` (a
+    Python exception's text, corpus 1019's thread) and an INI block under no lmdeploy line give no lmdeploy log or TP."""
+    assert not console_engine("2024-08-05 05:40:52,191 - myapp - INFO - tp=2")
+    assert not console_engine("RuntimeError: [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/"
+                              "utils/allocator.h:231")
+    assert console_engine("[TM][INFO][1] NCCL group_id = 0") == "lmdeploy"
+    assert not recognise("model_config:\n\n[llama]\ntensor_para_size = 2\n").recognised

@@ -320,6 +320,12 @@ GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()
 # electron-log's prefix (`[2026-07-23 10:21:52.879] [error] [LM Studio] GPU Configuration:`) and in its developer log
 # on the line under the time and level (` [LM STUDIO SERVER] Success! HTTP server listening on port 1234`,
 # lmstudio-ai/lmstudio-bug-tracker#2190, #1599), engine "lmstudio" (its llama.cpp or MLX runtime is not named there).
+# lmdeploy (InternLM/lmdeploy) logs through Python's logging with its logger's name between dashes (`2024-08-05
+# 05:40:52,191 - lmdeploy - WARNING - model_source: hf_model`, lmdeploy/utils.py get_logger; from late 2024 the file and
+# line follow the level: `- lmdeploy - INFO - async_engine.py:142 - input backend=turbomind, ...`), its TurboMind engine
+# through its C++ logger (`[TM][WARNING] [LlamaTritonModel] max_context_token_num = 16384.`, `[TM][INFO][1] ...` with a
+# rank: src/turbomind/utils/logger.h), engine "lmdeploy" (InternLM/lmdeploy#2229, #2724, #2153; corpus 1641, 1279). A
+# paste may cut the last line after the logger's name (`2024-08-05 05:42:42,328 - lmdeploy -`, corpus 1641).
 # Jan's app log names its llama.cpp plugin as the line's target behind the day and time (`[2026-02-24][12:24:03]
 # [tauri_plugin_llamacpp::device][INFO] Getting devices from server at path: ...\llamacpp\backends\b7839\...`:
 # janhq/jan src-tauri/plugins/tauri-plugin-llamacpp, which runs llama.cpp's llama-server; corpus 1590), engine
@@ -346,6 +352,9 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
      "lmstudio", ("[LM Studio] ", "[LM STUDIO SERVER] ")),
     (re.compile(r"^\s*\[\d{4}-\d\d-\d\d\]\[\d\d:\d\d:\d\d\]\[tauri_plugin_llamacpp(?:::\w+)*\]\[[A-Z]+\]"),
      "llamacpp", ("[tauri_plugin_llamacpp",)),
+    (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - lmdeploy -(?: (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |\s*$)"),
+     "lmdeploy", (" - lmdeploy -",)),
+    (re.compile(r"^\s*\[TM\]\[(?:TRACE|DEBUG|INFO|WARNING|ERROR|FATAL)\](?:\[\d+\])? "), "lmdeploy", ("[TM][",)),
 )
 # TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
 # num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),
@@ -353,11 +362,34 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
 # size (facts/_parse: one shard per GPU).
 TGI_ARGS_OPEN = re.compile(r"\btext_generation_launcher: Args \{\s*$")
 _TGI_SHARDS = re.compile(r"\bnum_shard: Some\(\s*(\d+),?\s*\)")
+# lmdeploy's TurboMind prints the model config it built under its log line, after a blank line (lmdeploy/turbomind/
+# turbomind.py): in 2024 as INI (`model_config:` over `[llama]` and one `key = value` a line, `tensor_para_size = 2`:
+# InternLM/lmdeploy#2229, #2153), from late 2024 as JSON (`turbomind model config:` over `{`, `"model_config": {`, ...:
+# #2724). parse_serving_log folds the block back onto its log line (fold_args_block).
+TURBOMIND_CONFIG_OPEN = re.compile(r" - lmdeploy - \w+ - (?:[\w.]+:\d+ - )?(?:turbomind model config|model_config):\s*$")
+_TURBOMIND_CONFIG_LINE = re.compile(r'^\s*(?:\[\w+\]|\w+ =(?: .*)?|[{}\[\]],?|"\w+": .*|-?[\d.]+,?)\s*$')
+_TURBOMIND_CONFIG_LINES = 400  # the JSON lists a per-layer size one a line: a 126-layer model's is that long
+
+
+def _turbomind_config_end(lines: list[str], start: int) -> int:
+    """The line after TurboMind's config block under lines[start] (its blank lines inside kept), start + 1 where none
+    follows."""
+    end = start + 1
+    for j in range(start + 1, min(len(lines), start + 1 + _TURBOMIND_CONFIG_LINES)):
+        if not lines[j].strip():
+            continue
+        if not _TURBOMIND_CONFIG_LINE.match(lines[j]):
+            break
+        end = j + 1
+    return end
 
 
 def args_block_end(lines: list[str], start: int, limit: int = 200) -> int:
     """The line after TGI's pretty-printed Args block opened on lines[start] (TGI_ARGS_OPEN): after its closing `}`,
-    or, where a paste cuts it, after its last indented field line; start + 1 where lines[start] opens none."""
+    or, where a paste cuts it, after its last indented field line; after TurboMind's config block under its log line
+    (TURBOMIND_CONFIG_OPEN); start + 1 where lines[start] opens none."""
+    if "config:" in lines[start] and TURBOMIND_CONFIG_OPEN.search(lines[start]):
+        return _turbomind_config_end(lines, start)
     if "Args {" not in lines[start] or not TGI_ARGS_OPEN.search(lines[start]):
         return start + 1
     end = start + 1
@@ -529,7 +561,7 @@ _NVLS_REFUSED_2_26 = re.compile(r"transport/nvls\.cc:254 NCCL WARN")
 class ServingLog:
     # "vllm" | "sglang" | "llamacpp" (GGML_LOG_LINE, KoboldCpp's console) | "ollama" (OLLAMA_LINE) | "triton"
     # (TRITON_LINE) | "trtllm" (TRTLLM_LINE, or Triton's TensorRT-LLM backend) | "xinference" | "tgi" | "localai" |
-    # "lmstudio" (ENGINE_CONSOLES) | "" (only NCCL lines)
+    # "lmstudio" | "lmdeploy" (ENGINE_CONSOLES) | "" (only NCCL lines)
     engine: str = ""
     line_count: int = 0
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
@@ -1276,7 +1308,12 @@ _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is ava
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)"
                        r"|\b(NCCL_IB_HCA|NCCL_SOCKET_IFNAME) set to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
-                 r"|\bengine_args\.tensor_parallel_size: (\d+)")  # the last: FastChat's vLLM worker
+                 r"|\bengine_args\.tensor_parallel_size: (\d+)"  # FastChat's vLLM worker
+                 # lmdeploy: its engine config (`backend_config=TurbomindEngineConfig(dtype='float16', model_format=None,
+                 # tp=2, ...)`, PytorchEngineConfig the same) and TurboMind's model config (TURBOMIND_CONFIG_OPEN: INI
+                 # `tensor_para_size = 2`, JSON `"tensor_para_size": 2`). Its `tp=0` beside `dp=32` (lmdeploy#3414)
+                 # states no TP size: parse_serving_log reads only a size of 1 or more.
+                 r"|\b(?:Turbomind|Pytorch)EngineConfig\([^()]*?\btp=(\d+)|\btensor_para_size['\"]?\s*[=:]\s*(\d+)")
 # The GPUs a launcher gives one model: Xinference's worker line (facts/model_placement.XINFERENCE_GPU_INDEX: `You
 # specify to launch the model: bge-reranker-v2-m3 on GPU index: [2] of the worker: ...`) and its launch arguments
 # (`gpu_idx=[3, 4]`, `'gpu_idx': [3, 4]`; corpus 1498): a model given one GPU runs on it alone, TP 1.
@@ -1785,9 +1822,10 @@ def parse_serving_log(text: str) -> ServingLog:
             elif _RESOLVED_CONFIG.search(text_l):
                 graphs = graphs or "configured"  # the resolved configuration keeps graphs on
                 graph_lines.append(text_l)
-        m = _TP.search(text_l) if tp is None and ("tensor_parallel_size" in low or "tp_size" in low) else None
-        if m:
-            tp = int(m.group(1) or m.group(2) or m.group(3))
+        m = _TP.search(text_l) if tp is None and ("tensor_para" in low or "tp_size" in low
+                                                  or "engineconfig(" in low) else None
+        if m and int(size := next(g for g in m.groups() if g)) > 0:
+            tp = int(size)
         m = _TGI_SHARDS.search(text_l) if tp is None and "num_shard: Some(" in text_l else None
         if m:
             tp = int(m.group(1))

@@ -1,6 +1,6 @@
 """vLLM / SGLang / Triton server logs (and the consoles of facts/serving_logs.ENGINE_CONSOLES: KoboldCpp,
-Xinference, TGI, LocalAI, LM Studio), TensorRT-LLM's runtime lines and NCCL INFO logs pasted into a report; vLLM's
-P2P cache JSON.
+Xinference, TGI, LocalAI, LM Studio, lmdeploy), TensorRT-LLM's runtime lines and NCCL INFO logs pasted into a report;
+vLLM's P2P cache JSON.
 
 Log lines may be scattered between other outputs (a report quotes a few lines here and there):
 each run of consecutive log lines is one span, and every span appends its lines, in order, to the
@@ -64,7 +64,7 @@ def _unwrapped(lines: list[str], start: int, end: int) -> tuple[list[str], int]:
 
 
 @importer("server log", "vLLM / SGLang / llama.cpp / ollama / Triton / KoboldCpp / Xinference / TGI / LocalAI / "
-          "LM Studio server log lines, TensorRT-LLM runtime lines and NCCL INFO/WARN lines",
+          "LM Studio / lmdeploy server log lines, TensorRT-LLM runtime lines and NCCL INFO/WARN lines",
           needles=("NCCL", " WARN ", "cudaDriverVersion", ".py:", "] ", " level=", "msg=", "(APIServer", *KEY_NEEDLES, *CONSOLE_NEEDLES),
           per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
@@ -72,7 +72,8 @@ def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterat
         if not _server_line(lines[i]):
             continue
         end = run_end(lines, i + 1, _server_line)
-        # TGI's pretty-printed Args block (facts/serving_logs.TGI_ARGS_OPEN): its field lines belong to its log line.
+        # TGI's pretty-printed Args block (facts/serving_logs.TGI_ARGS_OPEN) and TurboMind's config block
+        # (TURBOMIND_CONFIG_OPEN): their lines belong to their log line.
         while (block := args_block_end(lines, end - 1)) > end:
             end = run_end(lines, block, _server_line)
         # llama.cpp's `version: 7018 (ece0f5c17)` above its `built with ... for ...` line is that banner's first line.
