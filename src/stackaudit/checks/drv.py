@@ -972,12 +972,12 @@ _RELEASE_TAG = re.compile(r":v?(\d+\.\d+\.\d+)\b[^/:]*$")  # an image's tag that
 def ollama_release(containers: DockerContainers | None, client: OllamaShown | None = None) -> tuple[str, str] | None:
     """(release, image) of the one ollama release the pasted containers' image tags name (an ollama image by
     applicability.GGML_IMAGES), the release "" where the tag names none (`:latest`); else the release ollama's own
-    client prints (`ollama version is 0.6.0`: facts/ollama_cli.py), with that line for the image; None for no ollama
+    client prints (`ollama version is 0.6.0`: facts/ollama_cli.py) or its server's log names, with its source for the image; None for no ollama
     image or several releases."""
     shown = {((m.group(1) if (m := _RELEASE_TAG.search(c.image.strip())) else ""), c.image)
              for c in (containers.containers if containers else ()) if ggml_image_engine(c.image) == "ollama"}
     if not shown and client is not None and client.release:
-        return client.release, f"ollama {client.release} (`ollama -v`)"
+        return client.release, f"ollama {client.release} ({client.release_from})"
     return next(iter(shown)) if len({r for r, _ in shown}) == 1 else None
 
 

@@ -64,6 +64,7 @@ from stackaudit.facts.serving_logs import (
     GGML_DEVICE_INFO,
     GGML_LIST_DEVICE,
     GGML_USING_DEVICE,
+    OLLAMA_POOLED_VRAM,
     nccl_test_groups,
 )
 from stackaudit.facts.sources import (
@@ -995,10 +996,6 @@ _OLLAMA_MEMORY = re.compile(r'\btotal="(?P<total>[\d.]+) (?P<tu>[MG]iB)" availab
 # GiB"` (corpus 1572; format.HumanBytes2). It gives no total: the product's nominal memory is its total.
 OLLAMA_SINGLE_GPU = re.compile(r'msg="selecting single GPU for llama-server model".*?\bname=(?P<dev>\S+) '
                                r'description="(?P<name>[^"]+)".*?\bavailable="(?P<free>[\d.]+) (?P<fu>[KMG]iB|B)"')
-# ollama of 2023 (0.1.x, llm/llama.go NumGPU): the free memory `nvidia-smi --query-gpu=memory.free` gives, summed over
-# every GPU, before it starts a runner: `llama.go:292: 39320 MB VRAM available, loading up to 101 GPU layers` (MiB;
-# later 0.1 releases add the driver and the model's layers: `... loading up to 26 cuda GPU layers out of 33`).
-OLLAMA_POOLED_VRAM = re.compile(r"\b(?P<free>\d+) MB VRAM available, loading up to \d+ (?:\w+ )?GPU layers\b")
 
 
 @dataclass(frozen=True)

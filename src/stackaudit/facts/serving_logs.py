@@ -222,6 +222,11 @@ OLLAMA_LINE = re.compile(r"\btime=\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) lev
 OLLAMA_GO_FILES = ("routes", "images", "gpu", "cpu_common", "llm", "llama", "shim_ext_server", "shim_ext_server_linux",
                    "ext_server_common", "ext_server_default", "dyn_ext_server", "payload_common", "payload_linux",
                    "download", "upload", "amd_linux", "gpu_info_cuda", "gpu_info_rocm")
+# ollama of 2023 (0.1.x, llm/llama.go NumGPU): the free memory `nvidia-smi --query-gpu=memory.free` gives, summed over
+# every GPU, before it starts a runner: `llama.go:292: 39320 MB VRAM available, loading up to 101 GPU layers` (MiB;
+# later 0.1 releases add the driver and the model's layers: `... loading up to 26 cuda GPU layers out of 33`). The line
+# stays the evidence reader's (facts/gpus.py reads it), as OLLAMA_DISCOVERY's do.
+OLLAMA_POOLED_VRAM = re.compile(r"\b(?P<free>\d+) MB VRAM available, loading up to \d+ (?:\w+ )?GPU layers\b")
 OLLAMA_GO_LINE = re.compile(r"(?:^|\s)\d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:" + "|".join(OLLAMA_GO_FILES)
                             + r")\.go:\d+: \S")
 # An ollama line the user cut to its message and fields (`msg="skipping available library at users request"
@@ -443,7 +448,7 @@ def is_log_line(line: str) -> bool:
                 or (line[:1] == "(" and VLLM_UVICORN_LINE.match(line) is not None)
                 or (any(needle in line for needle in GGML_NEEDLES) and GGML_LOG_LINE.match(line))
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
-                or (".go:" in line and OLLAMA_GO_LINE.search(line) is not None)
+                or (".go:" in line and OLLAMA_GO_LINE.search(line) is not None and not OLLAMA_POOLED_VRAM.search(line))
                 or ("msg=" in line and is_ollama_cut_line(line) and not OLLAMA_DISCOVERY.search(line))
                 or (".cc:" in line and TRITON_LINE.match(line) is not None)
                 or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line) is not None)
