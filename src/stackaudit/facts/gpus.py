@@ -2194,8 +2194,10 @@ def gpus_from_rocm_variables(ctx: FactContext) -> GpuInventory:
 _OLLAMA_LIBRARIES = re.compile(r'msg="Dynamic LLM libraries \[([^\]]*)\]"')
 # Its CUDA probe's answer (OLLAMA_DEBUG), the journal tag peeled: how many GPUs the driver reports.
 _OLLAMA_COUNT = re.compile(r"^\s*device count (\d+)\s*$")
-# Its CUDA probe's reading of the driver (OLLAMA_DEBUG, `cuDriverGetVersion`), the journal tag peeled.
-_OLLAMA_PROBE_DRIVER = re.compile(r"^\s*CUDA driver version: (\d+\.\d+)\s*$")
+# Its CUDA probe's reading of the driver (OLLAMA_DEBUG, `cuDriverGetVersion`), the journal tag peeled. Releases before
+# 0.1.29 print the same words over NVML's driver version (`CUDA driver version: 546.01`, ollama/ollama#2573): a
+# driver's release, no CUDA version.
+_OLLAMA_PROBE_DRIVER = re.compile(r"^\s*CUDA driver version: (\d{1,2}\.\d+)\s*$")
 # Its CUDA probe's lines per GPU (OLLAMA_DEBUG, `[GPU-<uuid>] Compute Capability 12.0`): the GPUs it found.
 _OLLAMA_PROBE_GPU = re.compile(r"^\s*\[(GPU-[0-9a-fA-F-]+)\] Compute Capability \d+\.\d+\s*$")
 _OLLAMA_DISCOVERY = re.compile(r'msg="inference compute" id=(\S+) .*?library=cuda\b(?:.*?\bvariant=v(\d+))?.*?\bdriver=(\d+\.\d+)')
