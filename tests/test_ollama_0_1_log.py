@@ -147,6 +147,11 @@ def test_no_gpu_words_of_0_1() -> None:
     # A GPU passed over as too old is no GPU withheld: the probe's words are vetoed.
     assert not {"ollama-no-gpu", "ollama-no-gpu-in-container"} & set(symptom_names(TOO_OLD_1992))
     assert {"ollama-no-gpu-in-container", "ollama-cpu-runner"} <= set(symptom_names(COMPOSE_1317))
+    # https://github.com/ollama/ollama/issues/2502 (comment by DaKingof, 2024-03-12): 0.1.28's slog form.
+    assert "ollama-no-gpu" in symptom_names(
+        'time=2024-03-12T18:18:19.586-04:00 level=INFO source=routes.go:1044 msg="no GPU detected"\n')
+    # Modelled: another program's words.
+    assert "ollama-no-gpu" not in symptom_names("torch: no GPU detected, running on CPU\n")
 
 
 def test_cpu_library_words_of_0_1() -> None:
