@@ -480,6 +480,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     client typed at a prompt: `$ ./ollama ps`).
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
     ollama serves from the CPU there; `ollama -v`'s release (`ollama version is 0.6.0`) counts as an image tag's.
+    So does the release its server's log names as it starts (`Listening on 127.0.0.1:11434 (version 0.1.20)`).
     NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, a CUDA sample's
     `cuda-sample:vectoradd-cuda10.2-ubi8`), and so do a container's CUDA_VERSION and NVIDIA_REQUIRE_CUDA and the
     images' start banner (`CUDA Version 12.8.1`), wherever the source shows them, an image named in prose too,
@@ -972,12 +973,12 @@ _RELEASE_TAG = re.compile(r":v?(\d+\.\d+\.\d+)\b[^/:]*$")  # an image's tag that
 def ollama_release(containers: DockerContainers | None, client: OllamaShown | None = None) -> tuple[str, str] | None:
     """(release, image) of the one ollama release the pasted containers' image tags name (an ollama image by
     applicability.GGML_IMAGES), the release "" where the tag names none (`:latest`); else the release ollama's own
-    client prints (`ollama version is 0.6.0`: facts/ollama_cli.py), with that line for the image; None for no ollama
-    image or several releases."""
+    client prints (`ollama version is 0.6.0`: facts/ollama_cli.py) or its server's log names, with its source for the
+    image; None for no ollama image or several releases."""
     shown = {((m.group(1) if (m := _RELEASE_TAG.search(c.image.strip())) else ""), c.image)
              for c in (containers.containers if containers else ()) if ggml_image_engine(c.image) == "ollama"}
     if not shown and client is not None and client.release:
-        return client.release, f"ollama {client.release} (`ollama -v`)"
+        return client.release, f"ollama {client.release} ({client.release_from})"
     return next(iter(shown)) if len({r for r, _ in shown}) == 1 else None
 
 

@@ -64,6 +64,7 @@ from stackaudit.facts.serving_logs import (
     GGML_DEVICE_INFO,
     GGML_LIST_DEVICE,
     GGML_USING_DEVICE,
+    OLLAMA_POOLED_VRAM,
     nccl_test_groups,
 )
 from stackaudit.facts.sources import (
@@ -995,10 +996,6 @@ _OLLAMA_MEMORY = re.compile(r'\btotal="(?P<total>[\d.]+) (?P<tu>[MG]iB)" availab
 # GiB"` (corpus 1572; format.HumanBytes2). It gives no total: the product's nominal memory is its total.
 OLLAMA_SINGLE_GPU = re.compile(r'msg="selecting single GPU for llama-server model".*?\bname=(?P<dev>\S+) '
                                r'description="(?P<name>[^"]+)".*?\bavailable="(?P<free>[\d.]+) (?P<fu>[KMG]iB|B)"')
-# ollama of 2023 (0.1.x, llm/llama.go NumGPU): the free memory `nvidia-smi --query-gpu=memory.free` gives, summed over
-# every GPU, before it starts a runner: `llama.go:292: 39320 MB VRAM available, loading up to 101 GPU layers` (MiB;
-# later 0.1 releases add the driver and the model's layers: `... loading up to 26 cuda GPU layers out of 33`).
-OLLAMA_POOLED_VRAM = re.compile(r"\b(?P<free>\d+) MB VRAM available, loading up to \d+ (?:\w+ )?GPU layers\b")
 
 
 @dataclass(frozen=True)
@@ -2197,8 +2194,10 @@ def gpus_from_rocm_variables(ctx: FactContext) -> GpuInventory:
 _OLLAMA_LIBRARIES = re.compile(r'msg="Dynamic LLM libraries \[([^\]]*)\]"')
 # Its CUDA probe's answer (OLLAMA_DEBUG), the journal tag peeled: how many GPUs the driver reports.
 _OLLAMA_COUNT = re.compile(r"^\s*device count (\d+)\s*$")
-# Its CUDA probe's reading of the driver (OLLAMA_DEBUG, `cuDriverGetVersion`), the journal tag peeled.
-_OLLAMA_PROBE_DRIVER = re.compile(r"^\s*CUDA driver version: (\d+\.\d+)\s*$")
+# Its CUDA probe's reading of the driver (OLLAMA_DEBUG, `cuDriverGetVersion`), the journal tag peeled. Releases before
+# 0.1.29 print the same words over NVML's driver version (`CUDA driver version: 546.01`, ollama/ollama#2573): a
+# driver's release, no CUDA version.
+_OLLAMA_PROBE_DRIVER = re.compile(r"^\s*CUDA driver version: (\d{1,2}\.\d+)\s*$")
 # Its CUDA probe's lines per GPU (OLLAMA_DEBUG, `[GPU-<uuid>] Compute Capability 12.0`): the GPUs it found.
 _OLLAMA_PROBE_GPU = re.compile(r"^\s*\[(GPU-[0-9a-fA-F-]+)\] Compute Capability \d+\.\d+\s*$")
 _OLLAMA_DISCOVERY = re.compile(r'msg="inference compute" id=(\S+) .*?library=cuda\b(?:.*?\bvariant=v(\d+))?.*?\bdriver=(\d+\.\d+)')

@@ -1002,6 +1002,14 @@ _INSTALLED_PACKAGE = re.compile(r"nvidia-driver-|[ih]i\s")
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
 _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
+# ollama before 0.1.29 (gpu/gpu.go) names the driver's NVML library it found, `Discovered GPU libraries:
+# [/usr/lib64/libnvidia-ml.so.545.29.06]` (ollama/ollama#1973, corpus 1676), and says `Nvidia GPU detected` once NVML
+# answered through one. NVML answers only from a library of the loaded kernel module's version: another is refused,
+# `Unable to load CUDA management library PATH: nvml vram init failure: 18` (NVML_ERROR_LIB_RM_VERSION_MISMATCH,
+# ollama/ollama#2502), and a refused library names no driver.
+_NVML_LIBRARY = re.compile(r"\blibnvidia-ml\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
+_NVML_ANSWERED = re.compile(r"\bNvidia GPU detected\b")
+_NVML_REFUSED = re.compile(r"Unable to load CUDA management library \S*?libnvidia-ml\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
 
 
 # The flavour stated beside the version on the same line of a hardware summary (`Driver | 595.71.05 (open kernel
@@ -1080,16 +1088,25 @@ def driver_from_bandwidth_test(text: str) -> NvidiaDriver:
 @parser(ENGINE_LOG, feeds="nvidia_driver", kind=NvidiaDriver, rank=55)
 def driver_from_engine_log(text: str) -> NvidiaDriver:
     """The driver's version in the file name of the libcuda.so.<version> an engine's log names (ollama's discovery
-    found or loaded it: the driver package installs the library under the driver's version).
+    found or loaded it: the driver package installs the library under the driver's version), or of the
+    libnvidia-ml.so.<version> ollama before 0.1.29 found, where its `Nvidia GPU detected` says NVML answered and no line
+    says that library was refused (_NVML_ANSWERED).
     Two different versions name no one driver.
 
     Input (tests/data/captures/1565, https://github.com/ollama/ollama/issues/11593)::
 
         msg="Unable to load cudart library /usr/lib/x86_64-linux-gnu/libcuda.so.575.57.08: cuda driver library init failure: 3"
+
+    Input (tests/data/captures/1676, https://github.com/ollama/ollama/issues/1973)::
+
+        2024/01/13 16:01:14 gpu.go:248: Discovered GPU libraries: [/usr/lib64/libnvidia-ml.so.545.29.06]
+        2024/01/13 16:01:14 gpu.go:94: Nvidia GPU detected
     """
     found = set(_LIBCUDA.findall(text))
+    if "libnvidia-ml.so." in text and _NVML_ANSWERED.search(text):
+        found |= set(_NVML_LIBRARY.findall(text)) - set(_NVML_REFUSED.findall(text))
     if len(found) != 1:
-        raise ParseError("no one libcuda.so.<version> in the engine's log")
+        raise ParseError("no one libcuda.so.<version> (or answering libnvidia-ml.so.<version>) in the engine's log")
     return NvidiaDriver(found.pop(), None, loaded=True)
 
 

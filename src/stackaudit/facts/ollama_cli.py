@@ -1,4 +1,5 @@
-"""ollama's own client output (importers/ollama_cli.py): `ollama -v`'s release and `ollama ps`'s loaded models.
+"""ollama's own client output (importers/ollama_cli.py): `ollama -v`'s release and `ollama ps`'s loaded models; the
+release its server's log names as it starts.
 
 `ollama ps` (cmd/cmd.go ListRunningHandler) prints each model the server has loaded with its PROCESSOR: `100% GPU`
 where all of it sits in GPU memory, `100% CPU` where none does, `48%/52% CPU/GPU` split (the share of the model's size
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import Sourced, fact, parser
-from stackaudit.facts.sources import OLLAMA_CLI
+from stackaudit.facts.serving_logs import OLLAMA_GO_LINE, OLLAMA_LINE
+from stackaudit.facts.sources import ENGINE_LOG, OLLAMA_CLI
 
 # `ollama ps`'s header (`CONTEXT` from 0.6.x) and a row: a model name, its 12-hex ID, its size (`3.7 GB`), then the
 # rest (PROCESSOR, CONTEXT, UNTIL). `ollama -v`'s line.
@@ -44,9 +46,12 @@ class OllamaModel:
 
 @dataclass(frozen=True)
 class OllamaShown(Sourced):
-    """ollama as its own client shows it: its release (`ollama -v`), the models `ollama ps` lists."""
+    """ollama as its own client shows it: its release (`ollama -v`, else its server's start line), the models `ollama
+    ps` lists."""
     release: str = ""
     models: tuple[OllamaModel, ...] = ()
+    # What states the release, in words.
+    release_from: str = "`ollama -v`"
 
     @property
     def on_gpu(self) -> tuple[OllamaModel, ...]:
@@ -89,3 +94,24 @@ def ollama_shown_from_cli(text: str) -> OllamaShown:
     if not release and not models and not any(PS_HEADER.match(line) for line in text.splitlines()):
         raise ParseError("no `ollama ps` table or `ollama version is` line")
     return OllamaShown(release=release, models=tuple(models))
+
+
+# The release ollama's server names as it starts to listen (server/routes.go): `routes.go:930: Listening on
+# 127.0.0.1:11434 (version 0.1.20)` in Go's log format before 0.1.23 (corpus 1676), `msg="Listening on [::]:11434
+# (version 0.5.7)"` after it, in a line of ollama's own (OLLAMA_GO_LINE, OLLAMA_LINE).
+_LISTENING = re.compile(r"\bListening on \S+ \(version v?(\d+\.\d+(?:\.\d+)?(?:-?rc\d+)?)[^)\s]*\)")
+
+
+@parser(ENGINE_LOG, feeds="ollama_shown", kind=OllamaShown, rank=20)
+def ollama_shown_from_log(text: str) -> OllamaShown:
+    """ollama's release from its server's start line in a pasted log; the last one where the log shows several starts.
+
+    Input (tests/data/captures/1676, https://github.com/ollama/ollama/issues/1973)::
+
+        2024/01/13 16:01:14 routes.go:930: Listening on 127.0.0.1:11434 (version 0.1.20)
+    """
+    found = [m.group(1) for line in text.splitlines() if "(version " in line
+             and (OLLAMA_GO_LINE.search(line) or OLLAMA_LINE.search(line)) and (m := _LISTENING.search(line))]
+    if not found:
+        raise ParseError("no ollama `Listening on ... (version X)` line")
+    return OllamaShown(release=found[-1], release_from="its server's log")

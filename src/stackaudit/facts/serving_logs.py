@@ -210,7 +210,25 @@ GGML_LOG_LINE = re.compile(
 # level=INFO source=memory.go:309 msg="offload to cuda" ...`, behind a journal tag (`ollama[1773]: `) or none (its
 # Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
 # (`msg="inference compute"`, OLLAMA_DISCOVERY) stay the evidence reader's (importers/evidence.py).
-OLLAMA_LINE = re.compile(r"\btime=\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) level=[A-Z]+ source=[\w.-]+\.go:\d+ msg=")
+# Releases of January 2024 (0.1.21, 0.1.22) name the source by its build path (`source=/go/src/github.com/jmorganca/
+# ollama/gpu/gpu.go:91`, ollama/ollama#1939).
+OLLAMA_LINE = re.compile(r"\btime=\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) level=[A-Z]+ "
+                         r"source=(?:[\w.-]*/)*[\w.-]+\.go:\d+ msg=")
+# ollama's lines in Go's standard `log` format with the file name (log.Lshortfile), as releases before slog (0.1.x to
+# 0.1.22) wrote every line and later ones still write their `routes.go:1187: INFO server config` line: `2024/01/13
+# 16:01:14 gpu.go:94: Nvidia GPU detected` (ollama/ollama#1973, corpus 1676), `shim_ext_server.go:142: Dynamic LLM
+# variants [cuda rocm]`, `llama.go:292: 39320 MB VRAM available` (#1465, corpus 1573). Go's format is any Go
+# program's: the line is ollama's by the source file, one of ollama's own (server/, gpu/, llm/ of those releases).
+OLLAMA_GO_FILES = ("routes", "images", "gpu", "cpu_common", "llm", "llama", "shim_ext_server", "shim_ext_server_linux",
+                   "ext_server_common", "ext_server_default", "dyn_ext_server", "payload_common", "payload_linux",
+                   "download", "upload", "amd_linux", "gpu_info_cuda", "gpu_info_rocm")
+# ollama of 2023 (0.1.x, llm/llama.go NumGPU): the free memory `nvidia-smi --query-gpu=memory.free` gives, summed over
+# every GPU, before it starts a runner: `llama.go:292: 39320 MB VRAM available, loading up to 101 GPU layers` (MiB;
+# later 0.1 releases add the driver and the model's layers: `... loading up to 26 cuda GPU layers out of 33`). The line
+# stays the evidence reader's (facts/gpus.py reads it), as OLLAMA_DISCOVERY's do.
+OLLAMA_POOLED_VRAM = re.compile(r"\b(?P<free>\d+) MB VRAM available, loading up to \d+ (?:\w+ )?GPU layers\b")
+OLLAMA_GO_LINE = re.compile(r"(?:^|\s)\d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:" + "|".join(OLLAMA_GO_FILES)
+                            + r")\.go:\d+: \S")
 # An ollama line the user cut to its message and fields (`msg="skipping available library at users request"
 # requested=cuda libDir=/usr/lib/ollama/cuda_v12`, ollama#12797, corpus 1309): slog's logfmt from `msg=` on, read as
 # ollama's only where a field names ollama's own path or program (Go's slog prints the same form for any program).
@@ -462,6 +480,7 @@ def is_log_line(line: str) -> bool:
                 or (line[:1] == "(" and VLLM_UVICORN_LINE.match(line) is not None)
                 or (any(needle in line for needle in GGML_NEEDLES) and GGML_LOG_LINE.match(line))
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
+                or (".go:" in line and OLLAMA_GO_LINE.search(line) is not None and not OLLAMA_POOLED_VRAM.search(line))
                 or ("msg=" in line and is_ollama_cut_line(line) and not OLLAMA_DISCOVERY.search(line))
                 or (".cc:" in line and TRITON_LINE.match(line) is not None)
                 or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line) is not None)
@@ -1654,7 +1673,8 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "vllm"
             elif GGML_LOG_LINE.match(line) and not ("buil" in line and GGML_BANNER.match(line)):
                 engine = "llamacpp"
-            elif (" level=" in line and OLLAMA_LINE.search(line)) or is_ollama_cut_line(line):
+            elif (" level=" in line and OLLAMA_LINE.search(line)) or is_ollama_cut_line(line) \
+                    or (".go:" in line and OLLAMA_GO_LINE.search(line)):
                 engine = "ollama"
             elif TRITON_LINE.match(line):
                 engine = "triton"

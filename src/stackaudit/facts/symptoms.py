@@ -284,8 +284,13 @@ _SHM_NOT_SIZE = rf"(?:{_SHM_MISSING}|Permission denied)"
 
 # ollama found the GPU and passed it over: too old for its CUDA runners (`CUDA GPU is too old. Compute Capability
 # detected: 3.5`), or an AMD GPU it does not support. No failure to reach the GPU.
+# ollama 0.1.2x passed every GPU over on a CPU without AVX (`CPU does not have AVX or AVX2, disabling GPU support.`,
+# gpu/gpu.go).
 _OLLAMA_GPU_UNSUPPORTED = re.compile(r"GPU is too old|[Uu]nsupported Radeon|amdgpu is not supported|"
-                                     r"amdgpu too old|gpu not supported")
+                                     r"amdgpu too old|gpu not supported|disabling GPU support")
+# ollama 0.1.18 to 0.1.28 (server/routes.go) after its probe found no GPU it can use: `routes.go:953: no GPU detected`
+# in Go's log format (ollama/ollama#1979, corpus 1676's release), `msg="no GPU detected"` from 0.1.23.
+_OLLAMA_NO_GPU_0_1 = r"(?:\broutes\.go:\d+: |msg=\"?)no GPU detected\b"
 
 
 def _node_label(key: str, value: str) -> re.Pattern[str]:
@@ -676,7 +681,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # (ollama/ollama#1666 on Docker Desktop; #6840, #3024). On a bare host the same words are a missing driver.
     Symptom("ollama-no-gpu-in-container", re.compile(
         r"^\s*[\w.-]+\s+\|\s.*(?:gpu support may not be enabled.*nvidia-smi command failed|"
-        r"no compatible GPUs were discovered|no nvidia devices detected)"),
+        r"no compatible GPUs were discovered|no nvidia devices detected|" + _OLLAMA_NO_GPU_0_1 + ")"),
         "CTR-GPU-ACCESS", "high", CTK_DOCKER,
         "ollama's GPU probe in its container found no GPU: the container runtime did not give it the host's GPUs "
         "(no GPU request, or no NVIDIA runtime), so it runs on the CPU", unless=_OLLAMA_GPU_UNSUPPORTED),
@@ -684,7 +689,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # container, asking for GPUs or not (a spec's request, or the user's words: `Ollama container logs`, ClaraVerse#49;
     # `I deployed ollama with docker`, ollama/ollama#6840): a container without a GPU request gets no GPU.
     Symptom("ollama-no-gpu", re.compile(r"gpu support may not be enabled.*nvidia-smi command failed|"
-                                        r"no compatible GPUs were discovered|no nvidia devices detected"),
+                                        r"no compatible GPUs were discovered|no nvidia devices detected|"
+                                        + _OLLAMA_NO_GPU_0_1),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "ollama's GPU probe found no GPU in its container, so it runs on the CPU",
         unless=_OLLAMA_GPU_UNSUPPORTED, within=IN_CONTAINER),
@@ -693,8 +699,13 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # `ollama_runners\\cpu_avx2\\ollama_llama_server.exe`): the model runs on the CPU, for no GPU its discovery
     # could use or for a choice (OLLAMA_LLM_LIBRARY=cpu, num_gpu 0) the line does not tell apart. A GPU request shown
     # for its container is then no proof the GPU reached it (`doubts`); the line alone proves no failure.
+    # Releases before 0.1.29 said it in their own words: `llm.go:70: GPU not available, falling back to CPU` (0.1.20,
+    # ollama/ollama#1941), `llama.go:390: skipping accelerated runner because num_gpu=0` (0.1.1x, #1317), and the
+    # library they load (`dyn_ext_server.go:90: Loading Dynamic llm server: /tmp/ollama1/cpu_avx2/libext_server.so`).
     Symptom("ollama-cpu-runner", re.compile(r'msg="starting llama server" cmd="?\S*?runners[/\\]+cpu(?:_\w+)?[/\\]+'
-                                            r"ollama_llama_server\b"),
+                                            r"ollama_llama_server\b|\bGPU not available, falling back to CPU\b|"
+                                            r"\bskipping accelerated runner because num_gpu=0\b|"
+                                            r"Loading Dynamic llm server: \S*?[/\\]cpu(?:_\w+)?[/\\](?:lib)?ext_server\."),
         "", "medium", OLLAMA_LLM_LIBRARIES,
         "ollama started the model's runner from its CPU library: the model runs on the CPU, not the GPU",
         doubts=("CTR-GPU-ACCESS",),
@@ -1352,7 +1363,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
-           "t initialize NVML", "No entries --", "starting llama server")
+           "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
+           "accelerated runner", "Dynamic llm server")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's

@@ -74,6 +74,10 @@ _COMMAND_START = re.compile(r"^(?:sudo\s+)?(?:" + "|".join(re.escape(c) for c in
 # CUDA_VISIBLE_DEVICES=2,3 ollama serve`, corpus 1426): the command people paste above its log.
 _HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:[A-Za-z_]\w*=\S*\s+)*(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS)
                           + r"|ollama\s+serve)(?:\s.*)?)$")
+# bash's prompt without `user@` (`\u:\W\$ `, `ilovepumpkin:Downloads$ ollama serve`, ollama/ollama#1973, corpus 1676):
+# a prompt only before a command of the same list, as `# cmd`'s; `word:word$` alone is too common in other text.
+_NAME_DIR_PROMPT = re.compile(r"^[\w.-]+:[~\w./-]*\$\s+(?P<cmd>(?:[A-Za-z_]\w*=\S*\s+)*(?:"
+                              + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r"|ollama\s+serve)(?:\s.*)?)$")
 # The root prompt glued to its command (`#docker run --rm nvidia/cuda:latest nvidia-smi`, NVIDIA/nvidia-docker#1171):
 # a prompt only where the command's output follows it. A script's commented-out command (`#docker run ...`) stands
 # above another command, another comment, a fence or nothing.
@@ -351,7 +355,7 @@ def looks_like_command(line: str) -> bool:
 
 def strip_prompt_line(line: str) -> str | None:
     """The command of a prompt line (`root@box:~# lspci -vvv` -> `lspci -vvv`); None when not a prompt."""
-    for pattern in (_USER_PROMPT, _DOLLAR_PROMPT, _HASH_PROMPT, _ARROW_PROMPT, _CONTAINER_SHELL_PROMPT):
+    for pattern in (_USER_PROMPT, _DOLLAR_PROMPT, _HASH_PROMPT, _ARROW_PROMPT, _CONTAINER_SHELL_PROMPT, _NAME_DIR_PROMPT):
         m = pattern.match(line)
         if m:
             return (m.group("cmd") or "").strip()
@@ -497,7 +501,8 @@ def view(text: str) -> PasteView:
         if line[-1:] in _GAP_LAST and is_gap_line(line):  # its own first test, without the call (a line a log)
             gaps.append(n)
             continue
-        if first in ("$", "#") or line.find("@", 0, 64) >= 0 or line.startswith(CONTAINER_SHELL_PROMPTS):
+        if first in ("$", "#") or line.find("@", 0, 64) >= 0 or line.startswith(CONTAINER_SHELL_PROMPTS) \
+                or (line.find("$ ", 0, 64) >= 0 and _NAME_DIR_PROMPT.match(line) is not None):
             cmd = strip_prompt_line(line)
             if cmd is None and line[1:2].isalpha():
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
