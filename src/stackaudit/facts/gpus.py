@@ -853,7 +853,7 @@ def gpus_from_tensorflow(text: str) -> GpuInventory:
 
         name: GeForce GTX 1080 Ti major: 6 minor: 1 memoryClockRate(GHz): 1.683
         pciBusID: 0000:0b:00.0
-        ... Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 9768 MB memory) -> physical GPU (device: 0, name: GeForce GTX 1080 Ti, pci bus id: 0000:0a:00.0, compute capability: 6.1)
+        2018-05-25 00:58:37.348331: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1041] Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 9768 MB memory) -> physical GPU (device: 0, name: GeForce GTX 1080 Ti, pci bus id: 0000:0a:00.0, compute capability: 6.1)
     """
     return parse_tf_gpus(text)
 
