@@ -79,6 +79,31 @@ AUTOML_729 = """\
 [1,0]<stderr>:coreClock: 1.531GHz coreCount: 30 deviceMemorySize: 22.38GiB deviceMemoryBandwidth: 323.21GiB/s
 """
 
+# https://github.com/tensorflow/tensorflow/issues/14759 ("Version 1.4.0 Can't enable peer access between some devices").
+TF_14759 = """\
+2017-11-21 13:58:12.914211: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1030] Found device 0 with properties:
+name: GeForce GTX 1080 Ti major: 6 minor: 1 memoryClockRate(GHz): 1.582
+pciBusID: 0000:04:00.0
+totalMemory: 10.91GiB freeMemory: 10.72GiB
+2017-11-21 13:58:13.249428: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1030] Found device 1 with properties:
+name: GeForce GTX 1080 Ti major: 6 minor: 1 memoryClockRate(GHz): 1.582
+pciBusID: 0000:05:00.0
+totalMemory: 10.91GiB freeMemory: 10.74GiB
+"""
+
+# https://github.com/tensorflow/tensor2tensor/issues/339: TensorFlow 1.3's property lines, a line each, and its
+# refusal lines (gpu_device.cc:847) among them.
+T2T_339 = """\
+2017-10-06 10:22:22.430552: I tensorflow/core/common_runtime/gpu/gpu_device.cc:955] Found device 7 with properties:
+name: Tesla P100-SXM2-16GB
+major: 6 minor: 0 memoryClockRate (GHz) 1.4805
+pciBusID 0000:8a:00.0
+Total memory: 15.89GiB
+Free memory: 15.61GiB
+2017-10-06 10:22:22.441548: I tensorflow/core/common_runtime/gpu/gpu_device.cc:847] Peer access not supported between device ordinals 0 and 5
+2017-10-06 10:22:22.441577: I tensorflow/core/common_runtime/gpu/gpu_device.cc:847] Peer access not supported between device ordinals 0 and 6
+"""
+
 
 def _checks(text: str, *ids: str) -> dict[str, Any]:
     return run_checks(pasted(text), list(ids))
@@ -187,3 +212,24 @@ def test_other_programs_bus_lines_are_not_tensorflows(line: str) -> None:
     from stackaudit.importers.jax_devices import TF_DEVICE_LINE
 
     assert TF_DEVICE_LINE.search(line) is None
+
+
+def test_tf14_found_device_blocks(tmp_path: Path) -> None:
+    assert _kinds(tmp_path, TF_14759) == ["tensorflow devices (lines 1-8)"]
+    gpus = fact(pasted(TF_14759), "gpus")
+    assert [(g.index, g.bdf, g.model) for g in gpus.gpus] == [
+        (0, "0000:04:00.0", "GeForce GTX 1080 Ti"), (1, "0000:05:00.0", "GeForce GTX 1080 Ti")]
+
+
+def test_tf13_property_lines_and_refusal_lines(tmp_path: Path) -> None:
+    assert _kinds(tmp_path, T2T_339) == ["tensorflow devices (lines 1-8)"]
+    host = pasted(T2T_339)
+    assert [(g.index, g.bdf, g.model) for g in fact(host, "gpus").gpus] == [(7, "0000:8a:00.0", "Tesla P100-SXM2-16GB")]
+    assert fact(host, "peer_refusals").pairs == (frozenset((0, 5)), frozenset((0, 6)))
+
+
+def test_tf13_creating_device_line() -> None:
+    """Modelled on TensorFlow 1.3's `Creating TensorFlow device` line, with no compute capability."""
+    line = ("2017-09-05 16:04:26.350504: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1045] Creating TensorFlow "
+            "device (/gpu:0) -> (device: 0, name: GeForce GTX 1080 Ti, pci bus id: 0000:04:00.0)")
+    assert [(g.index, g.bdf) for g in parse_tf_gpus(line).gpus] == [(0, "0000:04:00.0")]

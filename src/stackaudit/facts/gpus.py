@@ -785,14 +785,17 @@ def gpus_from_jax(text: str) -> GpuInventory:
 # TensorFlow's GPU device log (importers/jax_devices.py): a device's short description (GetShortDeviceDescription:
 # `device: 0, name: ..., pci bus id: 0000:0a:00.0, compute capability: 6.1`), and `Found device N with properties:`
 # over its property lines (1.x: `name: ... major: 6 minor: 1 memoryClockRate(GHz): ...` then `pciBusID: ...`; 2.0-2.3:
-# `pciBusID: ... name: ... computeCapability: 6.1`). `device: N` is the CUDA ordinal where TensorFlow ran.
+# `pciBusID: ... name: ... computeCapability: 6.1`; before 1.4 a line each, `name: ...` and `pciBusID 0000:04:00.0`).
+# `device: N` is the CUDA ordinal where TensorFlow ran.
 _BDF_TEXT = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
-# A ROCm build prints no compute capability (`-> device: 0, name: AMD Instinct MI300A, pci bus id: 0000:01:00.0`).
+# A ROCm build prints no compute capability (`-> device: 0, name: AMD Instinct MI300A, pci bus id: 0000:01:00.0`), nor
+# did releases before 1.4 (`Creating TensorFlow device (/gpu:0) -> (device: 0, name: ..., pci bus id: 0000:04:00.0)`).
 _TF_SHORT = re.compile(rf"\bdevice: (?P<index>\d+), name: (?P<name>.{{1,120}}?), pci bus id: (?P<bus>{_BDF_TEXT})"
-                       r"(?:,\s*compute capability: \d+\.\d+|\s*$)")
+                       r"(?:,\s*compute capability: \d+\.\d+|\)?\s*$)")
 _TF_FOUND = re.compile(r"\bFound device (?P<index>\d+) with properties:")
-_TF_NAME = re.compile(r"\bname: (?P<name>.{1,120}?) major: \d+ minor: \d+ memoryClockRate\(GHz\)")
-_TF_BUS = re.compile(rf"\bpciBusID: (?P<bus>{_BDF_TEXT})(?: name: (?P<name>.{{1,120}}?) computeCapability: \d+\.\d+)?")
+_TF_NAME = re.compile(r"^(?:\[\d+,\d+\]<std(?:err|out)>:)?\s*name: (?P<name>.{1,120}?)"
+                      r"(?: major: \d+ minor: \d+ memoryClockRate\(GHz\).*)?\s*$")
+_TF_BUS = re.compile(rf"\bpciBusID:? (?P<bus>{_BDF_TEXT})(?: name: (?P<name>.{{1,120}}?) computeCapability: \d+\.\d+)?")
 TF_VISIBLE = re.compile(r"\bAdding visible gpu devices: (?P<ids>\d+(?:, \d+)*)\s*$")
 
 
@@ -818,11 +821,11 @@ def parse_tf_gpus(text: str) -> GpuInventory:
             seen(m["bus"], m["name"], int(m["index"]))
         elif m := _TF_FOUND.search(line):
             found, name = int(m["index"]), ""
-        elif m := _TF_NAME.search(line):
-            name = m["name"]
         elif m := _TF_BUS.search(line):
             seen(m["bus"], m["name"] or name, found)
             found, name = None, ""
+        elif m := _TF_NAME.search(line):
+            name = m["name"]
         elif m := TF_VISIBLE.search(line):
             visible = max(visible, len(m["ids"].split(", ")))
     if not named:

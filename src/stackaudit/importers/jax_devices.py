@@ -53,12 +53,16 @@ _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # name line, the bus line of every release) or a device's short description (GetShortDeviceDescription).
 TF_DEVICE_LINE = re.compile(r"\bgpu_device\.cc:\d+\] |\bname: .{1,120}? major: \d+ minor: \d+ memoryClockRate\(GHz\)|"
                             rf"\bpciBusID: {_BDF}|\bdevice: \d+, name: .{{1,120}}?, pci bus id: {_BDF}")
-# The property lines that continue a `Found device` block: the device's memory (1.x) or its clock and memory (2.x).
-_TF_MEMORY = re.compile(r"\btotalMemory: [\d.]+\w*B freeMemory: |\bcoreClock: [\d.]+GHz coreCount: \d+ deviceMemorySize:")
+# The property lines that continue a `Found device` block: the device's memory (1.4 on) or its clock and memory (2.x);
+# before 1.4 a line each (`name: GeForce GTX 1080 Ti`, `major: 6 minor: 1 memoryClockRate (GHz) 1.62`, `pciBusID
+# 0000:04:00.0`, `Total memory: 10.91GiB`, `Free memory: 10.75GiB`), behind mpirun's tag where it runs the job.
+_TF_PROPERTY = re.compile(r"\btotalMemory: [\d.]+\w*B freeMemory: |\bcoreClock: [\d.]+GHz coreCount: \d+ deviceMemorySize:|"
+                          r"^(?:\[\d+,\d+\]<std(?:err|out)>:)?\s*(?:name: .{1,120}|major: \d+ minor: \d+ memoryClockRate "
+                          rf"\(GHz\) [\d.]+|pciBusID {_BDF}|(?:Total|Free) memory: [\d.]+\w*B)\s*$")
 
 
 def _tf_line(line: str) -> bool:
-    return bool(TF_DEVICE_LINE.search(line) or _TF_MEMORY.search(line))
+    return bool(TF_DEVICE_LINE.search(line) or _TF_PROPERTY.search(line))
 
 
 @importer("tensorflow devices", "TensorFlow's GPU device log (`Found device 0 with properties:` and its property lines, "
