@@ -670,7 +670,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     the log symptom of facts/symptoms.py "peer access is not supported between these two devices"
     (CUDA error 217), which proves the issue on its own, quoted; the driver's refusals of peer access
     that programs log (facts/peer_access.py: NCCL's "Could not enable P2P between dev …", CUDA's
-    simpleP2P "… : No", a Python session's `cudaDeviceCanAccessPeer(0, 1)` answering 0); NCCL's
+    simpleP2P "… : No", a Python session's `cudaDeviceCanAccessPeer(0, 1)` answering 0, an `N` between two GPUs of
+    TensorFlow's whole `Device interconnect StreamExecutor` edge matrix, whose 1x1 matrix of one GPU shows no pair); NCCL's
     channel lines `… -> … via P2P/IPC|CUMEM|direct pointer`: the pairs it connected over P2P (peer
     access enabled, the peer's buffers mapped) are set-up, not data crossing, so `unknown` over the
     ranks shown, naming them; `ok` where nccl-tests result rows in the same source show the run's

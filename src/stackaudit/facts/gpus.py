@@ -21,6 +21,8 @@ it once. Its sources, best first (a union: every source that answers contributes
    The `Device: N, <name>, pciBusID: …` lines of a pasted p2pBandwidthLatencyTest: every CUDA device, index,
    BDF, product name (CUDA's list, a lower bound).
    The `ggml_cuda_init` device lines of a llama.cpp log: CUDA index, product name (CUDA's list, a lower bound).
+   TensorFlow's GPU device log (`Created TensorFlow device ... -> physical GPU (device: N, name: ..., pci bus id:
+   ...)`, `Found device N` and its `pciBusID:`): BDF, product name, CUDA index (CUDA's list, a lower bound).
    The `GPU Device IDs Detected` row of a pasted `dcgmi diag`: a GPU per PCI device id, named by the GPU table.
 6. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
 7. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
@@ -77,6 +79,7 @@ from stackaudit.facts.sources import (
     NVC_INFO,
     NVSMI_LIST,
     P2P_BANDWIDTH_TEST,
+    TF_DEVICES,
     USER_MACHINE,
 )
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index
@@ -106,6 +109,7 @@ NVBANDWIDTH_TITLE = "nvbandwidth's device lines"
 DCGM_DIAG_TITLE = "`dcgmi diag` metadata (GPU Device IDs Detected)"
 GGML_TITLE = "llama.cpp's `ggml_cuda_init` device list"
 JAX_TITLE = "JAX's device list"
+TF_TITLE = "TensorFlow's GPU device log"
 # CUDA lists the devices CUDA_VISIBLE_DEVICES leaves it, which a pasted output does not show.
 CUDA_LIST = "CUDA's device list, which CUDA_VISIBLE_DEVICES may narrow"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
@@ -777,6 +781,85 @@ def gpus_from_jax(text: str) -> GpuInventory:
         (test_func pid=16253, ip=10.0.2.120) 10.0.2.120 [GpuDevice(id=0, process_index=0), GpuDevice(id=1, process_index=0), GpuDevice(id=2, process_index=0), GpuDevice(id=3, process_index=0)] 4
     """
     return parse_jax_gpus(text)
+
+
+# TensorFlow's GPU device log (importers/jax_devices.py): a device's short description (GetShortDeviceDescription:
+# `device: 0, name: ..., pci bus id: 0000:0a:00.0, compute capability: 6.1`), and `Found device N with properties:`
+# over its property lines (1.x: `name: ... major: 6 minor: 1 memoryClockRate(GHz): ...` then `pciBusID: ...`; 2.0-2.3:
+# `pciBusID: ... name: ... computeCapability: 6.1`; before 1.4 a line each, `name: ...` and `pciBusID 0000:04:00.0`).
+# `device: N` is the CUDA ordinal where TensorFlow ran.
+_BDF_TEXT = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+# A ROCm build prints no compute capability (`-> device: 0, name: AMD Instinct MI300A, pci bus id: 0000:01:00.0`), nor
+# did releases before 1.4 (`Creating TensorFlow device (/gpu:0) -> (device: 0, name: ..., pci bus id: 0000:04:00.0)`).
+_TF_SHORT = re.compile(rf"\bdevice: (?P<index>\d+), name: (?P<name>.{{1,120}}?), pci bus id: (?P<bus>{_BDF_TEXT})"
+                       r"(?:,\s*compute capability: \d+\.\d+|\)?\s*$)")
+_TF_FOUND = re.compile(r"\bFound device (?P<index>\d+) with properties:")
+_TF_NAME = re.compile(r"^(?:\[\d+,\d+\]<std(?:err|out)>:)?\s*name: (?P<name>.{1,120}?)"
+                      r"(?: major: \d+ minor: \d+ memoryClockRate\(GHz\).*)?\s*$")
+_TF_BUS = re.compile(rf"\bpciBusID:? (?P<bus>{_BDF_TEXT})(?: name: (?P<name>.{{1,120}}?) computeCapability: \d+\.\d+)?")
+TF_VISIBLE = re.compile(r"\bAdding visible gpu devices: (?P<ids>\d+(?:, \d+)*)\s*$")
+
+
+def parse_tf_gpus(text: str) -> GpuInventory:
+    """The GPUs TensorFlow's device log names: PCI address and product name, with the CUDA ordinal where a line pairs
+    it with the address. Several processes' lines (Horovod, one GPU each) may each call their own GPU `device: 0`
+    under CUDA_VISIBLE_DEVICES: an ordinal that names two addresses, or an address given two ordinals, is dropped,
+    the address kept. Another vendor's GPUs (a ROCm build's `AMD Instinct MI300A`) are `others`. The count is a lower bound: TensorFlow lists the GPUs it was given (CUDA_LIST), the most one
+    `Adding visible gpu devices:` line names or the GPUs shown, whichever is more."""
+    named: dict[str, str] = {}
+    ordinals: dict[str, set[int]] = {}
+    found: int | None = None
+    name = ""
+    visible = 0
+
+    def seen(bus: str, model: str, index: int | None) -> None:
+        bdf = normalize_bdf(bus)
+        named.setdefault(bdf, model.strip())
+        ordinals.setdefault(bdf, set()).update(() if index is None else (index,))
+
+    for line in text.splitlines():
+        if m := _TF_SHORT.search(line):
+            seen(m["bus"], m["name"], int(m["index"]))
+        elif m := _TF_FOUND.search(line):
+            found, name = int(m["index"]), ""
+        elif m := _TF_BUS.search(line):
+            seen(m["bus"], m["name"] or name, found)
+            found, name = None, ""
+        elif m := _TF_NAME.search(line):
+            name = m["name"]
+        elif m := TF_VISIBLE.search(line):
+            visible = max(visible, len(m["ids"].split(", ")))
+    if not named:
+        raise ParseError("no `device: N, name: ..., pci bus id: ...` or `pciBusID:` line")
+    others = tuple(dict.fromkeys(f"{model} ({TF_TITLE}, a ROCm build)" for model in named.values() if other_vendor(model)))
+    named = {bdf: model for bdf, model in named.items() if not other_vendor(model)}
+    if not named:
+        return GpuInventory(others=others)
+    owners: dict[int, set[str]] = {}
+    for bdf, indices in ordinals.items():
+        for index in indices:
+            owners.setdefault(index, set()).add(bdf)
+    records = []
+    for bdf, model in named.items():
+        only = next(iter(ordinals[bdf])) if len(ordinals[bdf]) == 1 else None
+        ordinal = only if only is not None and len(owners[only]) == 1 else None
+        records.append(GpuRecord(ordinal, bdf, model, None, (TF_TITLE,)))
+    records.sort(key=lambda g: g.bdf)
+    return GpuInventory(gpus=tuple(records), counts=((TF_TITLE, max(len(records), visible)),),
+                        partial=((TF_TITLE, CUDA_LIST),), others=others)
+
+
+@parser(TF_DEVICES, feeds="gpus", kind=GpuInventory, rank=51)
+def gpus_from_tensorflow(text: str) -> GpuInventory:
+    """The GPUs a pasted TensorFlow device log names: PCI address, product name, CUDA ordinal.
+
+    Input (tests/data/captures/1706, https://github.com/horovod/horovod/issues/280, two processes' lines)::
+
+        name: GeForce GTX 1080 Ti major: 6 minor: 1 memoryClockRate(GHz): 1.683
+        pciBusID: 0000:0b:00.0
+        2018-05-25 00:58:37.348331: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1041] Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 9768 MB memory) -> physical GPU (device: 0, name: GeForce GTX 1080 Ti, pci bus id: 0000:0a:00.0, compute capability: 6.1)
+    """
+    return parse_tf_gpus(text)
 
 
 GGML_USING_TITLE = "llama.cpp's `using device` or `device_info` lines"

@@ -13,7 +13,10 @@ expected P2P on.
   SYS (a switch, a host bridge, one CPU) is not OK. The indices are NCCL's GPU indices of one host.
 - The CUDA samples: simpleP2P "> Peer access from A (GPU0) -> B (GPU1) : No",
   p2pBandwidthLatencyTest "Device=0 CANNOT Access Peer Device=1".
-- TensorFlow (gpu_device.cc): "Peer access not supported between device ordinals 0 and 4".
+- TensorFlow (gpu_device.cc): "Peer access not supported between device ordinals 0 and 4", and its edge matrix
+  (`Device interconnect StreamExecutor with strength 1 edge matrix:`, a row per GPU it was given, `Y` where
+  CanEnablePeerAccessTo, the driver's cuDeviceCanAccessPeer, said yes; `N` on the diagonal always): an `N` between two
+  GPUs of a whole matrix (tf_matrix_refusals).
 - TensorRT-LLM: "Device 0 peer access Device 1 is not available.", and its IPC set-up's "cudaDeviceCanAccessPeer
   failed for device: 1 peerDevice: 0".
 - A Python session: `cudart.cudaDeviceCanAccessPeer(0, 1)` or `torch.cuda.can_device_access_peer(0, 1)`
@@ -43,6 +46,7 @@ the unidirectional bandwidth per pair with P2P enabled (writes) and disabled (co
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -56,6 +60,7 @@ from stackaudit.facts.sources import (
     EVIDENCE_LINES,
     NCCL_TESTS,
     P2P_BANDWIDTH_TEST,
+    TF_DEVICES,
     USER_P2P_OFF_CURES,
 )
 
@@ -218,6 +223,71 @@ def refusals_in_evidence_lines(text: str) -> PeerRefusals:
     """
     lines = text.splitlines()
     return PeerRefusals(find_refusals(lines), find_already_enabled(lines))
+
+
+# TensorFlow's edge matrix (gpu_device.cc, BaseGPUDeviceFactory::CreateDevices): its heading, a line of the GPUs it was
+# given (visible_gpu_order, CUDA ordinals), then a row per GPU in that order. mpirun's tag (`[1,0]<stderr>:`) keeps
+# several processes' rows apart. A matrix wider than _TF_MAX_GPUS is no TensorFlow host's.
+_TF_MATRIX = re.compile(r"\bgpu_device\.cc:\d+\] Device interconnect \w+ with strength \d+ edge matrix:\s*$")
+_TF_COLUMNS = re.compile(r"\bgpu_device\.cc:\d+\]\s+(?P<ids>\d+(?: \d+)*)\s*$")
+_TF_ROW = re.compile(r"\bgpu_device\.cc:\d+\] (?P<id>\d+):\s+(?P<cells>[YN](?: [YN])*)\s*$")
+_TF_TAG = re.compile(r"^\s*\[\d+,\d+\]<std(?:err|out)>:")
+_TF_MAX_GPUS = 64
+# TensorFlow found GPUs but registered none (its CUDA libraries did not load): the run used no GPU.
+_TF_NO_GPU = "Skipping registering GPU devices"
+
+
+def tf_matrix_refusals(lines: Sequence[str]) -> tuple[PeerRefusal, ...]:
+    """The pairs a whole TensorFlow edge matrix shows `N` for, in either direction, each once with the row that says
+    it. A matrix cut before its last row, or with a row out of order or of the wrong width, proves nothing; so does one
+    of a run that registered no GPU (_TF_NO_GPU)."""
+    if any(_TF_NO_GPU in line for line in lines):
+        return ()
+    found: list[PeerRefusal] = []
+    open_: dict[str, tuple[list[int] | None, list[tuple[str, str]]]] = {}
+    for line in lines:
+        tag = m.group(0) if (m := _TF_TAG.match(line)) else ""
+        if _TF_MATRIX.search(line):
+            open_[tag] = (None, [])
+            continue
+        if tag not in open_:
+            continue
+        ids, rows = open_[tag]
+        if ids is None:
+            cols = _TF_COLUMNS.search(line)
+            if cols is None or len(cols["ids"].split()) > _TF_MAX_GPUS:
+                del open_[tag]
+            else:
+                open_[tag] = ([int(x) for x in cols["ids"].split()], rows)
+            continue
+        row = _TF_ROW.search(line)
+        if row is None or int(row["id"]) != ids[len(rows)] or len(row["cells"].split()) != len(ids):
+            del open_[tag]
+            continue
+        rows.append((row["cells"].replace(" ", ""), line.strip()))
+        if len(rows) < len(ids):
+            continue
+        del open_[tag]
+        for i, j in itertools.combinations(range(len(ids)), 2):
+            said = next((rows[a][1] for a, b in ((i, j), (j, i)) if rows[a][0][b] == "N"), "")
+            if said:
+                found.append(PeerRefusal(ids[i], ids[j], CUDA, said))
+    return tuple(dict.fromkeys(found))
+
+
+@parser(TF_DEVICES, feeds="peer_refusals", kind=PeerRefusals, rank=12)
+def refusals_in_tensorflow_log(text: str) -> PeerRefusals:
+    """Peer-access refusals in TensorFlow's GPU device log: an `N` between two GPUs of its edge matrix, and its
+    "Peer access not supported between device ordinals" line.
+
+    Input (https://github.com/tensorflow/tensorflow/issues/24677, four RTX 2080 Ti)::
+
+        2019-01-03 07:07:31.374026: I tensorflow/core/common_runtime/gpu/gpu_device.cc:971] Device interconnect StreamExecutor with strength 1 edge matrix:
+        2019-01-03 07:07:31.374063: I tensorflow/core/common_runtime/gpu/gpu_device.cc:977]      0 1 2 3
+        2019-01-03 07:07:31.374070: I tensorflow/core/common_runtime/gpu/gpu_device.cc:990] 0:   N N N N
+    """
+    lines = text.splitlines()
+    return PeerRefusals(tuple(dict.fromkeys(tf_matrix_refusals(lines) + find_refusals(lines))))
 
 
 # p2pBandwidthLatencyTest: its peer-access answer per pair, and the unidirectional bandwidth matrices.

@@ -294,6 +294,14 @@ MODEL_PLACEMENT = Source("model_placement", "a serving framework's GPU assignmen
 JAX_DEVICES = Source("jax_devices", "pasted JAX device list", doc=True,
                      hint="paste `python -c 'import jax; print(jax.local_devices())'`")
 
+# TensorFlow's GPU device log (common_runtime/gpu/gpu_device.cc): `Found device N with properties:` and its property
+# lines, `Adding visible gpu devices: 0, 1`, the `Device interconnect StreamExecutor with strength 1 edge matrix:` block
+# and each `Created TensorFlow device (...) -> physical GPU (device: N, name: ..., pci bus id: ..., compute capability:
+# X.Y)`: the GPUs TensorFlow sees where it ran, and the driver's peer-access answer for each pair of them.
+TF_DEVICES = Source("tf_devices", "pasted TensorFlow GPU device log", doc=True,
+                    hint="paste TensorFlow's start-up lines from `Found device 0 with properties:` to `Created "
+                    "TensorFlow device`")
+
 # A command line that starts an engine (`vllm serve ...`, `python -m sglang.launch_server ...`), as pasted.
 ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
                         hint="paste the command that starts the engine")
