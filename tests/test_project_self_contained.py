@@ -39,9 +39,10 @@ def _forbidden() -> list[str]:
 # A GitHub Actions runner's workspace is where an engine's wheel was built: a pasted CUDA error names its source there.
 # Engines' own scratch folders in their pasted logs are the audited host's too: PyInstaller's extraction folder of a
 # KoboldCpp binary (`/tmp/_MEIwREyY8/`), TGI's shard sockets (`shard_uds_path: "/tmp/text-generation-server"`),
-# LocalAI's backend assets and its Go process manager's state (`/tmp/localai/`, `/tmp/go-processmanager…`).
+# LocalAI's backend assets and its Go process manager's state (`/tmp/localai/`, `/tmp/go-processmanager…`), ollama
+# 0.1's runner libraries, which it extracts to a folder of its own (`/tmp/ollama168465594/cpu_avx2/libext_server.so`).
 _SYSTEM_PATHS = ("/tmp/.X11-unix", "ipc:///tmp/", "/home/runner/work/", "/tmp/_MEI", "/tmp/text-generation-server",
-                 "/tmp/localai/", "/tmp/go-processmanager")
+                 "/tmp/localai/", "/tmp/go-processmanager", "/tmp/ollama")
 
 
 # A capture is a verbatim paste from a public thread: a /tmp/ path there is the audited host's scratch folder
