@@ -59,8 +59,8 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS, RANK_DEVICE, ParseError
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.container_specs import ORIGIN_INSPECT_EXCERPT
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.model_placement import XINFERENCE_GPU_INDEX, listed_indices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
