@@ -812,12 +812,11 @@ def close_json(text: str) -> Any:
         if not line.strip() or re.fullmatch(r"\s*(?:\.{3,}|…+|\[\.\.\.\]|<\.\.\.>)\s*", line):
             continue
         kept.append(line)
-    if kept and not kept[0].lstrip().startswith(("{", "[")):
-        kept.insert(0, "{")
     # Cut at line ends, from the last: a paste ends inside a key or a value (at most MAX_CUTS tries).
     for end in range(len(kept), max(len(kept) - MAX_CUTS, 0), -1):
         candidate = "\n".join(kept[:end]).rstrip().rstrip(",")
-        closed = _close_brackets(candidate)
+        opened = _open_brackets(candidate)
+        closed = _close_brackets(opened + candidate) if opened is not None else None
         if closed is None:
             continue
         try:
@@ -825,6 +824,39 @@ def close_json(text: str) -> Any:
         except ValueError:
             continue
     raise ParseError("no JSON in the excerpt")
+
+
+# The key given to an object or list an excerpt opens above its first line (its own key is cut away): one per level.
+CUT_KEY = "(cut above the excerpt)"
+# The most levels an excerpt may start below its top (a `docker inspect` object nests about six deep).
+MAX_CUT_LEVELS = 8
+_KEY_START = re.compile(r'\s*"(?:[^"\\]|\\.)*"\s*:')
+
+
+def _open_brackets(text: str) -> str | None:
+    """The openers an excerpt that starts inside an object or list needs above its first line: one per bracket it
+    closes that it never opened (each under CUT_KEY where its parent is an object), and an object around all where
+    the text at its top level goes on with `"key":` lines. None where it starts more than MAX_CUT_LEVELS deep."""
+    unopened: list[str] = []
+    depth = 0
+    top = 0  # where the text's top level starts: after the last bracket closed that it never opened
+    for i, ch in json_brackets(text):
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            if depth:
+                depth -= 1
+            else:
+                unopened.append("{" if ch == "}" else "[")
+                top = i + 1
+    if len(unopened) > MAX_CUT_LEVELS:
+        return None
+    rest = text[top:].lstrip().lstrip(",").lstrip()
+    levels = [*(["{"] if _KEY_START.match(rest) else ["["] if rest and unopened else []), *reversed(unopened)]
+    if not unopened and not rest.startswith(("{", "[")):
+        levels = ["{"]  # a fragment of one object's keys
+    return "".join(f"{json.dumps(CUT_KEY)}: {ch}" if n and levels[n - 1] == "{" else ch
+                   for n, ch in enumerate(levels))
 
 
 def _close_brackets(text: str) -> str | None:
@@ -850,19 +882,48 @@ def parse_inspect_excerpt(text: str) -> tuple[DockerContainer, ...]:
     # From the first line, else from each line that opens an object (an image's inspect tail before it).
     starts = [0] + [n for n, line in enumerate(lines) if n and re.fullmatch(r"\s*(?:\[\s*)?\{\s*", line)]
     for start in starts[:MAX_CUTS]:
+        part = "\n".join(lines[start:])
         try:
-            found = _containers_in(close_json("\n".join(lines[start:])))
+            found = _containers_in(close_json(part))
         except ParseError:
             continue
         if found:
-            return found
+            # Config.Env holds the image's ENV and the run's -e both: a list the excerpt shows to its `]` is all of it.
+            whole = _env_lists_closed(part)
+            return tuple(dataclasses.replace(c, env_whole=whole) for c in found) if whole else found
     raise ParseError("no container object in the excerpt")
+
+
+def _env_lists_closed(text: str) -> bool:
+    """Whether the text opens some `"Env": [` list and shows each one it opens to its closing `]`."""
+    opens = [m.end() - 1 for m in re.finditer(r'"Env"\s*:\s*\[', text)]
+    if not opens:
+        return False
+    for at in opens:
+        depth = 0
+        for _, ch in json_brackets(text, at):
+            if ch == '"':
+                return False
+            depth += 1 if ch in "[{" else -1
+            if depth == 0:
+                break
+        else:
+            return False
+    return True
 
 
 # Keys that only HostConfig holds in a `docker inspect` object: an excerpt that starts below `"HostConfig": {` shows
 # some of them at its top level (the Docker Engine API's HostConfig; not Config's or NetworkSettings' keys).
 _HOSTCONFIG_KEYS = frozenset(("ShmSize", "Ulimits", "DeviceRequests", "IpcMode", "PidMode", "Runtime", "Privileged",
                               "CapAdd", "Binds", "PortBindings", "RestartPolicy", "SecurityOpt", "UsernsMode"))
+
+# Keys of a container's Config in `docker inspect` (the Docker Engine API's ContainerConfig): an object is read as a
+# container by its Config only where that holds three of them.
+_CONFIG_KEYS = frozenset(("Hostname", "Domainname", "User", "AttachStdin", "AttachStdout", "AttachStderr", "Tty",
+                          "OpenStdin", "StdinOnce", "Env", "Cmd", "Image", "Volumes", "WorkingDir", "Entrypoint",
+                          "OnBuild", "Labels", "ExposedPorts", "StopSignal"))
+# Keys only an image's `docker inspect` holds at its top level: such an object is no container.
+_IMAGE_KEYS = frozenset(("RepoTags", "RepoDigests", "RootFS", "ContainerConfig", "DockerVersion", "VirtualSize"))
 
 
 def _containers_in(data: Any) -> tuple[DockerContainer, ...]:
@@ -871,12 +932,16 @@ def _containers_in(data: Any) -> tuple[DockerContainer, ...]:
     objects = data if isinstance(data, list) else [data]
     out = []
     for obj in objects:
-        if not isinstance(obj, dict):
-            continue
+        if not isinstance(obj, dict) or not _IMAGE_KEYS.isdisjoint(obj):
+            continue  # an image's inspect (its Config is the image's, not a container's)
+        cut = obj.get(CUT_KEY)
+        if "HostConfig" not in obj and isinstance(cut, dict) and not _HOSTCONFIG_KEYS.isdisjoint(cut):
+            obj = {**obj, "HostConfig": cut}  # HostConfig opened above the excerpt, its key cut away
         if "HostConfig" not in obj and not _HOSTCONFIG_KEYS.isdisjoint(obj):
             obj = {"HostConfig": obj}  # the inside of HostConfig, its key above the cut
         if not isinstance(obj.get("HostConfig"), dict):
-            if "Args" not in obj and "Config" not in obj:
+            config = obj.get("Config")
+            if "Args" not in obj and not (isinstance(config, dict) and len(_CONFIG_KEYS.intersection(config)) >= 3):
                 continue
             obj = {**obj, "HostConfig": {}}
         try:

@@ -631,6 +631,14 @@ class DockerContainers:
         return tuple(c for c in self.containers if c.gpu_requested or c.looks_like_serving)
 
     @property
+    def gpu_env_only(self) -> tuple[DockerContainer, ...]:
+        """Excerpts not in gpu_or_serving whose environment names GPUs (NVIDIA_VISIBLE_DEVICES) where the runtime and
+        GPU request are cut away: GPU containers by intent, whether the GPUs reached them not shown."""
+        return tuple(c for c in self.containers if c.excerpt and not c.runtime and not c.device_requests
+                     and c.env_value("NVIDIA_VISIBLE_DEVICES") not in (None, "", "void", "none")
+                     and c not in self.gpu_or_serving)
+
+    @property
     def own_spec(self) -> DockerContainer | None:
         """The container a paste shows from inside, where exactly one whole `docker run` / compose / pod spec
         was pasted with it (its flags are this container's)."""

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS, RANK_DEVICE, ParseError
 from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.container_specs import ORIGIN_INSPECT_EXCERPT
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.model_placement import XINFERENCE_GPU_INDEX, listed_indices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
@@ -2864,7 +2865,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
             if name.startswith("NCCL_") and name != "NCCL_VERSION":
                 settings.append(NcclSetting(name, value, "collect_env report (the shell it ran in)", "", 0))
     containers = ctx.optional("docker_containers", DockerContainers)
-    for ctr in containers.gpu_or_serving if containers is not None else ():
+    for ctr in containers.gpu_or_serving + containers.gpu_env_only if containers is not None else ():
         # The container's environment as docker inspect or a pasted spec (docker run -e, compose, pod) shows
         # it; an excerpt may leave the rest out, so only a whole one shows what was not set. A GPU test that exits
         # (`docker run --gpus all nvidia/cuda nvidia-smi`) runs no engine: its environment is not the engine's.
@@ -2872,10 +2873,12 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
             continue
         where = f"container {ctr.label} environment ({ctr.origin or 'docker inspect'})"
         sources.append(where)
-        engine_seen = engine_seen or not ctr.excerpt
+        # An inspect excerpt's Env list shown to its end is the whole environment (the image's ENV is in it too).
+        engine_seen = engine_seen or not ctr.excerpt or (ctr.env_whole and ctr.origin == ORIGIN_INSPECT_EXCERPT)
         engine = ctr.engine
         for name, value in ctr.env:
-            if name.startswith("NCCL_"):
+            # NCCL_VERSION: the CUDA image's record of the NCCL it ships, which NCCL does not read.
+            if name.startswith("NCCL_") and name != "NCCL_VERSION":
                 settings.append(NcclSetting(name, value, where, engine, 2))
     tests = ctx.optional("nccl_test_runs", NcclTestRuns)
     for program, assigned in tests.runs if tests is not None else ():
@@ -2900,7 +2903,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
             if name.startswith("NCCL_"):
                 settings.append(NcclSetting(name, value, where, cmd.engine, 2))
     if procs is None and not read_any and log is None and report is None and not (
-            containers is not None and containers.gpu_or_serving) and not (commands is not None and commands.commands) \
+            containers is not None and (containers.gpu_or_serving or containers.gpu_env_only)) and not (commands is not None and commands.commands) \
             and not (tests is not None and tests.runs) and stated is None:
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
