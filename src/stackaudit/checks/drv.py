@@ -1867,7 +1867,8 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
         quoted = [f"GPU {g.index}: {line}" for g in not_done for line in verdicts[g.subject][1]][:6]
     if fm is not None and fm.mismatch:
         problems.append(f"Fabric Manager stopped on a driver version mismatch ({fm.mismatch.strip()[-160:]})")
-    elif fm is not None and fm.running is False and not rack:
+    elif fm is not None and fm.running is False and not rack and (fm.installed is not False or switches or fabric_read
+                                                                   or nvswitch_board([g.name or "" for g in shown])):
         problems.append(f"nvidia-fabricmanager is {fm.state or 'not running'}")
     if fm is not None and fm.version and nvidia.driver_version and fm.version != nvidia.driver_version:
         problems.append(f"Fabric Manager {fm.version} does not match driver {nvidia.driver_version}")
@@ -1884,6 +1885,11 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
         return not_an_issue("GB200/GB300 compute tray: Fabric Manager runs on the NVLink switch trays, not here"
                             + (f"; fabric state {fabric_read[0].fabric_state}" if fabric_read else ""),
                             actual={"fm": fm.active if fm else None})
+    if fm is not None and fm.installed is False and not rack:  # GPUs that a board without NVSwitch may hold
+        return unknown(f"nvidia-fabricmanager is not installed (systemd has no unit for it) with {len(shown)} "
+                       f"GPU(s) shown ({', '.join(nvidia.names_in_words)}): an NVSwitch board needs it, a board of at most "
+                       f"{_DIRECT_BOARD_MOST} SXM GPUs joined by direct NVLinks does not, and which board this is is "
+                       "not in this source", actual={"fm": fm.state}, hint="paste `lspci -d 10de:` or `nvidia-smi topo -m`")
     if fm is None or fm.running is None:
         if fabric_read:
             return ok(f"fabric registration Completed on {len(fabric_read)} GPU(s) (FM service state not visible)",
