@@ -1539,6 +1539,10 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
     ExecStart. Inside a container the value is the host's and is fixed there.
     A pasted journal that shows the daemon failed or stopped, with no GPU listing, is an issue too,
     and so is DCGM's diagnostic row "Persistence mode for GPU N is disabled" (facts/symptoms.py).
+    systemd's answer that it has no nvidia-persistenced unit (`Unit nvidia-persistenced.service could not be found.`,
+    facts/nvidia_daemons.NOT_FOUND) says the daemon is not installed. Persistence mode can be on without the daemon
+    (the legacy `nvidia-smi -pm 1`). So without a GPU listing it is unknown; with one, the GPUs' persistence mode
+    decides, and a Disabled GPU's issue names the missing daemon.
     A kernel log that shows the daemon crashed (`nvidia-persiste[827]: segfault at …`) is an issue too.
     On a Windows host persistence mode does not exist: the nvidia-smi table's Driver-Model column (WDDM, TCC, MCDM)
     says so here, and any other source that shows Windows (facts/platform.WINDOWS_LINES) through the engine's rule
@@ -1551,6 +1555,11 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
                  container: ContainerInfo | None) -> Outcome:
     """DRV-PERSISTENCE from the GPUs' persistence mode and the daemon (the engine adds the log's symptoms)."""
     daemon = nvidia_services.persistenced if nvidia_services is not None else None
+    if nvidia is None and daemon is not None and daemon.installed is False and not daemon.pids:
+        return unknown(f"systemd has no nvidia-persistenced unit (\"{daemon.log[-1][:160] if daemon.log else ''}\"), "
+                       "so the daemon is not installed on this host; persistence mode can be on without it (the legacy "
+                       "`nvidia-smi -pm 1`), and the GPUs' persistence mode is not in this source",
+                       actual={"nvidia-persistenced": daemon.state}, hint="paste `nvidia-smi -q` (its Persistence Mode)")
     if nvidia is None and daemon is not None and daemon.running is False and daemon.log:
         return issue(f"nvidia-persistenced is {daemon.active}: each new CUDA/NVML client re-initialises the GPUs "
                      "(seconds; steady-state tokens/s are unaffected); the GPUs' persistence mode is not in this "
@@ -1591,7 +1600,7 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
             msg = ("persistence mode Disabled on GPU(s) " + gpu_indices(off) + " although nvidia-persistenced is "
                    f"{daemon.active if daemon else '?'}: its unit runs it with --no-persistence-mode")
         else:
-            state = (f"nvidia-persistenced is {daemon.active or ('running' if daemon.pids else 'not running')}"
+            state = (f"nvidia-persistenced is {daemon.state or ('running' if daemon.pids else 'not running')}"
                      if daemon is not None else "the daemon's state is not in the source")
             fix = Fix.of(step("Start the persistence daemon (or: `nvidia-smi -pm 1`)",
                                "systemctl start nvidia-persistenced", changes="persistence mode of every GPU",
@@ -1748,7 +1757,11 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     compute trays FM runs on the NVLink switch trays, not on the compute node: its absence there is
     not a finding. The binary is `nv-fabricmanager`; the service and package `nvidia-fabricmanager`.
     A status summary's table row of the unit and its systemd state (`| nvidia-fabricmanager.service | active
-    (running) |`) is read as `systemctl status` is. Its journal says what no GPU listing shows: `NV_WARN_NOTHING_TO_DO` from the NVSwitch driver
+    (running) |`) is read as `systemctl status` is.
+    systemd's answer that it has no such unit (`Unit nvidia-fabricmanager.service could not be found.`, `Failed to
+    start nvidia-fabricmanager.service: Unit nvidia-fabricmanager.service not found.`: facts/nvidia_daemons.NOT_FOUND)
+    says Fabric Manager is not installed. That is an issue where the GPUs shown sit on an NVSwitch board. Where no GPU
+    is shown it is unknown. `systemctl is-active` prints `inactive` for a missing unit too, and is read only as that. Its journal says what no GPU listing shows: `NV_WARN_NOTHING_TO_DO` from the NVSwitch driver
     (no NVSwitch: not applicable) and a driver version mismatch (it exits at start).
     A CUDA program's "system not yet initialized" (error 802) is an issue too (facts/symptoms.py).
     So is Fabric Manager's own refusal of its configuration ("config file item: … has an invalid value", "failed
@@ -1854,8 +1867,9 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
         quoted = [f"GPU {g.index}: {line}" for g in not_done for line in verdicts[g.subject][1]][:6]
     if fm is not None and fm.mismatch:
         problems.append(f"Fabric Manager stopped on a driver version mismatch ({fm.mismatch.strip()[-160:]})")
-    elif fm is not None and fm.running is False and not rack:
-        problems.append(f"nvidia-fabricmanager is {fm.active or 'not running'}")
+    elif fm is not None and fm.running is False and not rack and (fm.installed is not False or switches or fabric_read
+                                                                   or nvswitch_board([g.name or "" for g in shown])):
+        problems.append(f"nvidia-fabricmanager is {fm.state or 'not running'}")
     if fm is not None and fm.version and nvidia.driver_version and fm.version != nvidia.driver_version:
         problems.append(f"Fabric Manager {fm.version} does not match driver {nvidia.driver_version}")
     blackwell_hgx = [g for g in shown if is_blackwell(g) and g.spec is not None and g.spec.nvlink_kind == "switch"]
@@ -1863,7 +1877,7 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
         problems.append("ib_umad is not loaded (the FM of NVL5+ Blackwell HGX needs it)")
     if problems:
         return issue("; ".join(problems) + ": NVLink/NVSwitch is not usable (CUDA may fail with error 802)",
-                     actual={"fm": fm.active if fm else None, "fm_version": fm.version if fm else None,
+                     actual={"fm": fm.state if fm else None, "fm_version": fm.version if fm else None,
                              "fabric": {g.subject: g.fabric_state for g in fabric_read}},
                      expected="FM active, same version as the driver, fabric Completed/Success",
                      subjects=subjects or [g.subject for g in shown], evidence=quoted + (problems[1:] if quoted else problems))
@@ -1871,6 +1885,11 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
         return not_an_issue("GB200/GB300 compute tray: Fabric Manager runs on the NVLink switch trays, not here"
                             + (f"; fabric state {fabric_read[0].fabric_state}" if fabric_read else ""),
                             actual={"fm": fm.active if fm else None})
+    if fm is not None and fm.installed is False and not rack:  # GPUs that a board without NVSwitch may hold
+        return unknown(f"nvidia-fabricmanager is not installed (systemd has no unit for it) with {len(shown)} "
+                       f"GPU(s) shown ({', '.join(nvidia.names_in_words)}): an NVSwitch board needs it, a board of at most "
+                       f"{_DIRECT_BOARD_MOST} SXM GPUs joined by direct NVLinks does not, and which board this is is "
+                       "not in this source", actual={"fm": fm.state}, hint="paste `lspci -d 10de:` or `nvidia-smi topo -m`")
     if fm is None or fm.running is None:
         if fabric_read:
             return ok(f"fabric registration Completed on {len(fabric_read)} GPU(s) (FM service state not visible)",
@@ -1887,7 +1906,7 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
 
 def _fabric_manager_alone(fm: Daemon) -> Outcome:
     """DRV-FABRIC-MANAGER from what Fabric Manager's service and journal say, with no GPU listing."""
-    actual = {"fm": fm.active, "fm_version": fm.version}
+    actual = {"fm": fm.state, "fm_version": fm.version}
     if fm.mismatch:
         return issue("Fabric Manager stopped on a driver version mismatch: NVLink/NVSwitch is not usable (CUDA may "
                      "fail with error 802)", actual=actual, expected="FM active, same version as the driver",
@@ -1897,13 +1916,18 @@ def _fabric_manager_alone(fm: Daemon) -> Outcome:
         return ok(f"nvidia-fabricmanager {fm.active or 'running'} (it exits at start on a version mismatch or "
                   "without NVSwitches)", actual=actual)
     if fm.running is False and fm.nvswitch:
-        return issue(f"nvidia-fabricmanager is {fm.active or 'not running'} on a host whose Fabric Manager had "
+        return issue(f"nvidia-fabricmanager is {fm.state or 'not running'} on a host whose Fabric Manager had "
                      "NVSwitches to configure: NVLink/NVSwitch is not usable (CUDA may fail with error 802)",
                      actual=actual, expected="FM active", evidence=list(fm.log[-3:]))
     if fm.nvswitch:
         return unknown(f"this host has NVSwitches (\"{fm.log[-1]}\"), but whether nvidia-fabricmanager runs is not "
                        "in this source", actual=actual, hint="run `systemctl status nvidia-fabricmanager` and "
                        "`nvidia-smi -q` (its Fabric section) on the host")
+    if fm.installed is False:
+        return unknown(f"systemd has no nvidia-fabricmanager unit (\"{fm.log[-1][:160]}\"), so Fabric Manager is not "
+                       "installed on this host: an NVSwitch board's GPUs need it (CUDA fails there with error 802), PCIe "
+                       "and NVLink-bridge GPUs do not, and which GPUs this host has is not in this source",
+                       actual=actual, hint="paste `nvidia-smi -q` (its Fabric section) or `lspci -d 10de:`")
     return unknown(f"nvidia-fabricmanager is {fm.active or 'in an unknown state'}, but whether this host has "
                    "NVSwitches is not in this source", actual=actual,
                    hint="paste `nvidia-smi -q` (its Fabric section) or `lspci -d 10de:`")

@@ -796,14 +796,24 @@ class Daemon:
     mismatch: str | None = None
     nvswitch: bool | None = None
     log: tuple[str, ...] = ()  # the pasted lines that settled `active`, `mismatch` and `nvswitch`
+    # False: systemd answered that it has no such unit (`Unit X.service could not be found.`): not installed.
+    # `systemctl is-active` answers `inactive` for a unit that does not exist as well, so that word leaves it None.
+    installed: bool | None = None
 
     @property
     def running(self) -> bool | None:
         if self.pids:
             return True
+        if self.installed is False:
+            return False
         if self.active is not None:
             return self.active in ("active", "reloading", "activating")
         return None
+
+    @property
+    def state(self) -> str | None:
+        """The unit's state in words: `not installed` where systemd has no unit for it, else its is-active word."""
+        return "not installed" if self.installed is False and not self.pids else self.active
 
 
 @dataclass(frozen=True)

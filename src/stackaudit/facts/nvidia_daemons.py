@@ -36,10 +36,22 @@ _TAG = re.compile(r"(?:^|\s)(?P<tag>" + "|".join(re.escape(t) for t in DAEMON_TA
 _FM_WORDS = re.compile(r"nvidia-fabricmanager|nv-fabricmanager|fabric ?manager", re.IGNORECASE)
 _PERSIST_WORDS = re.compile(r"nvidia-persistenced|persistence daemon", re.IGNORECASE)
 _DCGM_WORDS = re.compile(r"nv-hostengine|nvidia-dcgm|DCGM host engine", re.IGNORECASE)
-# `systemctl status`'s first line: `● nvidia-fabricmanager.service - NVIDIA fabric manager service`.
+# `systemctl status`'s first line: `● nvidia-fabricmanager.service - NVIDIA fabric manager service`; a unit systemd
+# has no file for has no description (`○ nvidia-fabricmanager.service`, then `Loaded: not-found`).
 _STATUS_HEAD = re.compile(r"^\s*(?:[●○×*]\s*)?(?P<unit>nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)\.service"
-                          r"\s+-\s")
+                          r"(?:\s+-\s|\s*$)")
 _ACTIVE = re.compile(r"^\s*Active:\s+(?P<word>[a-z]+)\b")
+_LOADED_NOT_FOUND = re.compile(r"^\s*Loaded:\s+not-found\b")
+# systemd's answer for a unit it has no file for, which says the daemon is not installed on the host: `Unit
+# X.service could not be found.` (status), `Failed to start X.service: Unit X.service not found.` (start, restart,
+# stop), `Failed to enable unit: Unit file X.service does not exist.`, `Failed to get unit file state for X.service:
+# No such file or directory` (is-enabled), and Ansible's `Could not find the requested service X: host`.
+# `systemctl is-active` prints `inactive` for a unit that does not exist, as for a stopped one: not read so; nor is
+# is-enabled's `Unknown error N` (systemctl without a systemd to ask, in a container: NVIDIA/gpu-monitoring-tools#56).
+_UNITS = r"nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm|nv-hostengine"
+NOT_FOUND = re.compile(r"\bUnit (?:file )?(?:/\S+/)?(?P<unit>" + _UNITS + r")\.service (?:could not be found|not found|"
+                       r"does not exist)|^Failed to get unit file state for (?P<state>" + _UNITS + r")\.service: No such "
+                       r"file or directory|\bCould not find the requested service (?P<ansible>" + _UNITS + r"): host\b")
 # A status summary's Markdown table row: the unit in its first cell, systemd's state in the next, as `systemctl status`
 # words it (`| `nvidia-fabricmanager.service` | ✅ active (running); NVSwitch fabric initialized |`, corpus 237).
 TABLE_ROW = re.compile(r"^\s*\|\s*`?(?P<unit>nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)\.service`?\s*"
@@ -83,7 +95,8 @@ def daemon_event(line: str, current: str | None = None) -> tuple[str, str] | Non
 
     `current`: the daemon of the `systemctl status` block the line stands in (its `Active:` line names no
     unit; a summary table's row names both, TABLE_ROW). Events: "active:WORD", "failed", "started", "starting",
-    "stopping", "stopped", "mismatch", "nvswitch", "no-nvswitch", or "note" (a line of the daemon that changes nothing)."""
+    "stopping", "stopped", "mismatch", "nvswitch", "no-nvswitch", "not-found" (systemd has no such unit, NOT_FOUND),
+    or "note" (a line of the daemon that changes nothing)."""
     text = line.strip()
     head = _STATUS_HEAD.match(text)
     if head:
@@ -91,9 +104,14 @@ def daemon_event(line: str, current: str | None = None) -> tuple[str, str] | Non
     row = TABLE_ROW.match(text)
     if row:
         return _unit_of(row.group("unit")) or FM, "active:" + row.group("word")
+    if current is not None and _LOADED_NOT_FOUND.match(text):
+        return current, "not-found"
     active = _ACTIVE.match(text)
     if active and current is not None:
         return current, "active:" + active.group("word")
+    missing = NOT_FOUND.search(text)
+    if missing:
+        return _unit_of(missing.group("unit") or missing.group("state") or missing.group("ansible")) or FM, "not-found"
     job = _JOB_FAILED.match(text)
     if job:
         unit = _unit_of(job.group("unit"))
@@ -123,12 +141,18 @@ class _State:
         self.active: str | None = None
         self.mismatch: str | None = None
         self.nvswitch: bool | None = None
+        self.installed: bool | None = None
         self.log: list[str] = []
 
     def play(self, event: str, line: str) -> None:
         if event == "note":
             return
         self.log.append(line.strip())
+        if event == "not-found":
+            self.installed, self.active = False, None
+            return
+        if event != "active:inactive":  # a not-found unit's status says `inactive (dead)`; any other state is a unit's
+            self.installed = True
         if event.startswith("active:"):
             self.active = event.split(":", 1)[1]
         elif event == "mismatch":
@@ -155,7 +179,8 @@ class _State:
             self.active = "activating"
 
     def daemon(self, name: str) -> Daemon:
-        return Daemon(name, self.active, mismatch=self.mismatch, nvswitch=self.nvswitch, log=tuple(self.log[-8:]))
+        return Daemon(name, self.active, mismatch=self.mismatch, nvswitch=self.nvswitch, log=tuple(self.log[-8:]),
+                      installed=self.installed)
 
 
 @parser(NVIDIA_DAEMON_LOG, feeds="nvidia_services", kind=NvidiaServices, rank=10)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.nvidia_daemons import DAEMON_TAG, TABLE_ROW, daemon_event, status_unit
+from stackaudit.facts.nvidia_daemons import DAEMON_TAG, NOT_FOUND, TABLE_ROW, daemon_event, status_unit
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
 from stackaudit.facts.symptoms import FM_FATAL
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
@@ -31,12 +31,17 @@ _STATUS_FIELD = re.compile(r"^\s+(?:Loaded|Active|Drop-In|Docs|Process|Main PID|
 
 
 @importer("systemctl (NVIDIA units)",
-          "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced and nvidia-dcgm, and a status "
-          "summary's table row of one (`| nvidia-fabricmanager.service | active (running) |`)",
-          needles=("fabricmanager.service", "persistenced.service", "dcgm.service", "Job for"), per_line=True)
+          "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced and nvidia-dcgm, its answer "
+          "for such a unit that is not installed (`Unit nvidia-fabricmanager.service could not be found.`), and a "
+          "status summary's table row of one (`| nvidia-fabricmanager.service | active (running) |`)",
+          needles=("fabricmanager.service", "persistenced.service", "dcgm.service", "hostengine.service", "Job for",
+                   "requested service"), per_line=True)
 def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         line = lines[i].strip()
+        if NOT_FOUND.search(line):  # systemd has no such unit: the daemon is not installed
+            yield _found("systemctl (NVIDIA units)", lines, i, i + 1)
+            continue
         if _JOB.match(line):
             end = run_end(lines, i + 1, lambda line: _SEE.match(line.strip()))
             yield _found("systemctl (NVIDIA units)", lines, i, end)
