@@ -212,6 +212,24 @@ def python_engine_shown(lines: list[str]) -> bool:
     return any(VLLM_MODULE.search(x) or (".py:" in x and VLLM_LINE.search(x)) for x in lines)
 
 
+# A terminal wraps a long line at its width, inside a word: `... --nnodes 2 --node-r` over `ank 0 --tp-size 8 ...`
+# (corpus 1757, sgl-project/sglang#9859). The next line goes on it where the line is terminal-long and ends inside an
+# option's name, and the next line starts with the rest of that name and holds more options: a word that is no program
+# (a prompt's command, a log line, a list's next command stay lines of their own).
+_WRAP_WIDTH = 80
+_CUT_OPTION = re.compile(r"\s--[a-z][\w-]*$")
+_WRAPPED_REST = re.compile(r"^(?P<rest>[a-z][a-z-]*)\s(?:\S+\s+)*--[a-z]")
+
+
+def _terminal_wrapped(joined: str, next_line: str) -> bool:
+    """Whether `next_line` is the rest of the command's last line, which a terminal wrapped inside an option's name."""
+    last = joined.splitlines()[-1] if joined else ""
+    rest = _WRAPPED_REST.match(next_line)
+    return len(last) >= _WRAP_WIDTH and _CUT_OPTION.search(last) is not None and rest is not None \
+        and not rest["rest"].startswith("python") and not any(w in rest["rest"] for w in ENGINE_WORDS) \
+        and not VLLM_LINE.search(next_line) and parse_command_line(next_line) is None
+
+
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
@@ -270,6 +288,9 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         while continued(joined) and end < len(lines) and end - i <= MAX_CONTINUATIONS \
                 and lines[end].strip() and not FENCE.match(lines[end]):
             joined = without_continuation(joined) + " " + lines[end].strip()
+            end += 1
+        if end < len(lines) and _terminal_wrapped(joined, lines[end]):
+            joined += lines[end]  # the rest of a long line the terminal wrapped, mid-word (corpus 1757)
             end += 1
         above, first = continued_from(lines, start, taken)
         # A block that holds the command alone, its last `\\` into the fence that closes it: the writer closed the
