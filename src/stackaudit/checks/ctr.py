@@ -1171,7 +1171,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     host's driver installs NVML beside CUDA).
     Inside a container whose device nodes and variables are not shown, nvidia-smi typed at the container's own prompt
     (`root@802f556c99c8:/# nvidia-smi`, facts/container.ContainerInfo.ran_inside) listing the GPUs shows the device
-    nodes and the driver's NVML library reached it: ok over those GPUs. Apptainer (Singularity) is such a container:
+    nodes and the driver's NVML library reached it: ok over those GPUs. So does the nvidia-smi of a
+    `text-generation-launcher --env` report whose `Docker label: sha-...` names the TGI image its launcher runs in
+    (facts/serving_logs.TGI_IMAGE_LABEL; `N/A` outside it). Apptainer (Singularity) is such a container:
     the shell `singularity shell` opens there prompts `Singularity>` (`Apptainer>`), and `singularity exec --nv IMAGE
     nvidia-smi` runs nvidia-smi in the image's container as `docker exec` does.
     ollama starting its model's runner from a CPU library (`runners/cpu_avx2/ollama_llama_server`) leaves the GPU
@@ -1539,7 +1541,7 @@ def _smi_answered(container: ContainerInfo, gpus: GpuInventory | None) -> Outcom
     listed = [g for g in (gpus.gpus if gpus is not None else ()) if NVIDIA_TITLE in g.shown_by] if typed else []
     if not listed:
         return None
-    return over_subjects(ok(f"`{typed}` typed inside the container lists {len(listed)} GPU(s) ("
+    return over_subjects(ok(f"`{typed}` run inside the container lists {len(listed)} GPU(s) ("
                             + ", ".join(dict.fromkeys(g.model for g in listed if g.model))
                             + "): the GPU device nodes and the driver's NVML library reach it",
                             actual=[g.model for g in listed], evidence=[*container.evidence, typed]),

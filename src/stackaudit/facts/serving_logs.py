@@ -380,6 +380,17 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
 # which parse_serving_log folds back onto the `Args {` line (fold_args_block). Its shard count is its tensor-parallel
 # size (facts/_parse: one shard per GPU).
 TGI_ARGS_OPEN = re.compile(r"\btext_generation_launcher: Args \{\s*$")
+# `text-generation-launcher --env` (TGI's issue template asks for it) prints its runtime environment under a log line,
+# one `Key: value` a line (launcher/src/env_runtime.rs: Target, Cargo version, Commit sha, Docker label, then
+# `nvidia-smi:` over nvidia-smi's own output, read by its own reader). The Docker label is the commit of TGI's image
+# the launcher runs in (its Dockerfile sets DOCKER_LABEL), `N/A` outside it (corpus 1756, 245, 734).
+TGI_ENV_OPEN = re.compile(r"\btext_generation_launcher: Runtime environment:\s*$")
+_TGI_ENV_FIELD = re.compile(r"^\s*(?:(?:Target|Cargo version|Commit sha|Docker label|Python version)\s*:\s*\S|"
+                            r"nvidia-smi:\s*$)")
+TGI_IMAGE_LABEL = re.compile(r"\btext_generation_launcher: Runtime environment:[ \t]*\n"
+                             r"(?:[ \t]*(?:Target|Cargo version|Commit sha)[ \t]*:[^\n]*\n){0,4}"
+                             r"[ \t]*Docker label[ \t]*:[ \t]*(sha-[0-9a-f]{7,40})\b[^\n]*(\n[ \t]*nvidia-smi:[ \t]*$)?",
+                             re.M)
 _TGI_SHARDS = re.compile(r"\bnum_shard: Some\(\s*(\d+),?\s*\)")
 # lmdeploy's TurboMind prints the model config it built under its log line, after a blank line (lmdeploy/turbomind/
 # turbomind.py): in 2024 as INI (`model_config:` over `[llama]` and one `key = value` a line, `tensor_para_size = 2`:
@@ -406,9 +417,17 @@ def _turbomind_config_end(lines: list[str], start: int) -> int:
 def args_block_end(lines: list[str], start: int, limit: int = 200) -> int:
     """The line after TGI's pretty-printed Args block opened on lines[start] (TGI_ARGS_OPEN): after its closing `}`,
     or, where a paste cuts it, after its last indented field line; after TurboMind's config block under its log line
-    (TURBOMIND_CONFIG_OPEN); start + 1 where lines[start] opens none."""
+    (TURBOMIND_CONFIG_OPEN); after the `Key: value` lines of TGI's runtime environment (TGI_ENV_OPEN); start + 1 where
+    lines[start] opens none."""
     if "config:" in lines[start] and TURBOMIND_CONFIG_OPEN.search(lines[start]):
         return _turbomind_config_end(lines, start)
+    if "Runtime environment:" in lines[start] and TGI_ENV_OPEN.search(lines[start]):
+        end = start + 1
+        while end < len(lines) and end - start <= 6 and _TGI_ENV_FIELD.match(lines[end]):
+            end += 1
+            if lines[end - 1].strip() == "nvidia-smi:":
+                break  # nvidia-smi's own output follows, for its own reader
+        return end
     if "Args {" not in lines[start] or not TGI_ARGS_OPEN.search(lines[start]):
         return start + 1
     end = start + 1
