@@ -95,7 +95,7 @@ def test_nvidia_smi_run_by_singularity_exec_lists_the_gpus(tmp_path: Path) -> No
     for text, gpus in ((CACTUS_SINGULARITY_EXEC, 2), (SINGULARITY_PR_EXEC, 1)):
         result = paste_checks(tmp_path, text, ACCESS)[ACCESS]
         assert result.status == "ok", result.message
-        assert "typed inside the container" in result.message and f"lists {gpus} GPU(s)" in result.message
+        assert "run inside the container" in result.message and f"lists {gpus} GPU(s)" in result.message
 
 
 def test_a_singularity_shell_without_gpus_is_no_ok(tmp_path: Path) -> None:
