@@ -384,11 +384,11 @@ TGI_ARGS_OPEN = re.compile(r"\btext_generation_launcher: Args \{\s*$")
 # one `Key: value` a line (launcher/src/env_runtime.rs: Target, Cargo version, Commit sha, Docker label, then
 # `nvidia-smi:` over nvidia-smi's own output, read by its own reader). The Docker label is the commit of TGI's image
 # the launcher runs in (its Dockerfile sets DOCKER_LABEL), `N/A` outside it (corpus 1756, 245, 734).
-TGI_ENV_OPEN = re.compile(r"\btext_generation_launcher: Runtime environment:\s*$")
-_TGI_ENV_FIELD = re.compile(r"^\s*(?:(?:Target|Cargo version|Commit sha|Docker label|Python version)\s*:\s*\S|"
-                            r"nvidia-smi:\s*$)")
-TGI_IMAGE_LABEL = re.compile(r"\btext_generation_launcher: Runtime environment:[ \t]*\n"
-                             r"(?:[ \t]*(?:Target|Cargo version|Commit sha)[ \t]*:[^\n]*\n){0,4}"
+_TGI_ENV_HEAD = r"\btext_generation_launcher: Runtime environment:"
+_TGI_ENV_ABOVE_LABEL = r"Target|Cargo version|Commit sha"  # the fields printed above its Docker label
+TGI_ENV_OPEN = re.compile(_TGI_ENV_HEAD + r"\s*$")
+_TGI_ENV_FIELD = re.compile(rf"^\s*(?:(?:{_TGI_ENV_ABOVE_LABEL}|Docker label|Python version)\s*:\s*\S|nvidia-smi:\s*$)")
+TGI_IMAGE_LABEL = re.compile(_TGI_ENV_HEAD + rf"[ \t]*\n(?:[ \t]*(?:{_TGI_ENV_ABOVE_LABEL})[ \t]*:[^\n]*\n){{0,4}}"
                              r"[ \t]*Docker label[ \t]*:[ \t]*(sha-[0-9a-f]{7,40})\b[^\n]*(\n[ \t]*nvidia-smi:[ \t]*$)?",
                              re.M)
 _TGI_SHARDS = re.compile(r"\bnum_shard: Some\(\s*(\d+),?\s*\)")
