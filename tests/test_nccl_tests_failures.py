@@ -177,7 +177,10 @@ def test_processes_per_host_as_launchers_write_them() -> None:
     for launch, procs in (("", 1), ("mpirun -np 4 ", 4), ("mpirun -npernode 8 -np 16 ", 8),
                           ("mpirun --map-by ppr:4:node -np 8 ", 4), ("mpirun --map-by ppr:2:socket -np 8 ", 8),
                           ("srun --ntasks-per-node=8 ", 8), ("srun -N 2 -n 16 ", None),
-                          ("mpirun -np 16 --hostfile hosts ", None), ("mpirun -H a:2,b:2 -np 4 ", 2)):
+                          ("mpirun -np 16 --hostfile hosts ", None), ("mpirun -H a:2,b:2 -np 4 ", 2),
+                          # the launchers and rank options of processes.RANK_LAUNCHERS, also read by engine commands
+                          ("/usr/bin/mpiexec -n=2 ", 2), ("orterun -c 3 ", 3), ("NCCL_DEBUG=INFO mpirun --np 6 ", 6),
+                          ("mpirun -np x -n 2 ", 2)):
         runs = fact(pasted(f"{launch}./build/all_reduce_perf -b 8 -e 128M -g 1\n# Using devices\n{fail}"),
                     "nccl_test_runs")
         assert runs.ordinal_failures[0][1] == procs, launch

@@ -11,7 +11,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, TGI_IMAGE_LABEL, NcclTestRuns, ServingLog
+from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, NcclTestRuns, ServingLog
 from stackaudit.facts.shm import parse_df_table, read_df
 from stackaudit.facts.sources import (
     COMPOSE_FILE,
@@ -20,7 +20,6 @@ from stackaudit.facts.sources import (
     DOCKER_INSPECT_EXCERPT,
     DOCKER_PS,
     DOCKER_RUN,
-    ENGINE_LOG,
     EVIDENCE_LINES,
     K8S_NODE,
     K8S_SPEC,
@@ -166,18 +165,6 @@ def stated_container(line: str) -> tuple[str, str]:
         if m and not _UNDONE.search(line[:m.end()]):
             return kind, m.group(0)
     return "", ""
-
-
-def _tgi_image(host: Host) -> tuple[str, bool] | None:
-    """The Docker label of TGI's image where a pasted `text-generation-launcher --env` report shows its launcher ran
-    in it (serving_logs.TGI_IMAGE_LABEL), and whether the report's nvidia-smi follows (run by the launcher, inside the
-    image); None otherwise."""
-    try:
-        text = host.doc(ENGINE_LOG.name)
-    except NotCaptured:
-        return None
-    m = TGI_IMAGE_LABEL.search(text) if "Docker label" in text else None
-    return (m.group(1), m.group(2) is not None) if m else None
 
 
 def _stated_container(host: Host) -> tuple[str, str]:
@@ -779,11 +766,10 @@ def container(ctx: FactContext) -> ContainerInfo:
                 kind = "kubernetes"
                 evidence.append(f"NCCL logs from host {log.pod_host()}, a Kubernetes pod's name (a pod in the node's "
                                 "network would take the node's name)")
-            elif tgi := _tgi_image(host):
-                label, smi = tgi
+            elif log is not None and log.tgi_image:
                 return ContainerInfo("container", (f"TGI's runtime environment names the image its launcher runs in "
-                                                   f"(`Docker label: {label}`; outside TGI's image it reads N/A)",),
-                                     None, ran_inside=("nvidia-smi",) if smi else ())
+                                                   f"(`Docker label: {log.tgi_image}`; outside TGI's image it reads "
+                                                   "N/A)",), None, ran_inside=("nvidia-smi",) if log.tgi_image_smi else ())
         if not kind:
             # nccl-tests names each rank's host in its device list (`Rank 0 Pid 12414 on 51e6e7896958 device 0`).
             tested = _test_container_host(ctx)

@@ -30,6 +30,7 @@ from stackaudit.facts.processes import (
     VLLM_ONLY_FLAGS,
     ProcessInfo,
     classify,
+    launcher_ranks,
     parse_flat_yaml,
 )
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
@@ -632,14 +633,8 @@ def _launched(words: list[str], line: str, cut: bool, ggml_shown: str, legacy: b
     (LAUNCHED_ENGINES). The program is the first word after the launcher that starts one: an
     option's value (`-n 2`, `--hostfile hosts`) starts none, and `-x NAME=value` puts NAME in the program's
     environment, as the launcher does."""
-    counts = RANK_LAUNCHERS[posixpath.basename(words[0])]
-    ranks: int | None = None
     exported: list[tuple[str, str]] = []  # Open MPI's `-x NAME=value`
     for k in range(1, min(len(words), MAX_LAUNCHER_WORDS)):
-        name, eq, value = words[k].partition("=")
-        if name in counts and ranks is None:
-            given = value if eq else (words[k + 1] if k + 1 < len(words) else "")
-            ranks = int(given) if given.isdecimal() and len(given) <= 6 else None
         if words[k - 1] == "-x" and (m := _ASSIGN.match(words[k])) is not None:
             exported.append((m.group(1), m.group(2)))
             continue
@@ -649,7 +644,8 @@ def _launched(words: list[str], line: str, cut: bool, ggml_shown: str, legacy: b
         if inner is not None:
             if inner.engine not in LAUNCHED_ENGINES:
                 return None
-            return replace(inner, launcher=tuple(words[:k]), ranks=ranks, env=tuple(exported) + inner.env)
+            return replace(inner, launcher=tuple(words[:k]), ranks=launcher_ranks(words[:k]),
+                           env=tuple(exported) + inner.env)
     return None
 
 

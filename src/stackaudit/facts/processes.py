@@ -409,6 +409,19 @@ RANK_LAUNCHERS: dict[str, tuple[str, ...]] = {"mpirun": _MPI_RANKS, "mpiexec": _
                                               "prterun": _MPI_RANKS, "srun": ("-n", "--ntasks")}
 
 
+def launcher_ranks(words: list[str] | tuple[str, ...]) -> int | None:
+    """The number of ranks a launcher's own words give (RANK_LAUNCHERS' options: `mpirun -np 8`, `srun --ntasks=8`),
+    read from its first option that counts them with a number; None where the first word is no launcher or no such option has a
+    number. Pass only the launcher's words, not its program's: a program may have a `-n` of its own."""
+    counts = RANK_LAUNCHERS.get(posixpath.basename(words[0]), ()) if words else ()
+    for k in range(1, len(words)):
+        name, eq, value = words[k].partition("=")
+        given = (value if eq else (words[k + 1] if k + 1 < len(words) else "")) if name in counts else ""
+        if given.isdecimal() and len(given) <= 6:
+            return int(given)
+    return None
+
+
 def _engine_dir(args: list[str] | tuple[str, ...]) -> bool:
     """Whether the arguments name a built TensorRT-LLM engine (`--engine_dir DIR`)."""
     return any(a == "--engine_dir" or a.startswith("--engine_dir=") for a in args)

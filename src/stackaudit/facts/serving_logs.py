@@ -62,7 +62,13 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container_specs import ORIGIN_INSPECT_EXCERPT
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.model_placement import XINFERENCE_GPU_INDEX, listed_indices
-from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
+from stackaudit.facts.processes import (
+    RANK_LAUNCHERS,
+    ProcessInfo,
+    ServingProcesses,
+    launcher_ranks,
+    process_path,
+)
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, NVSMI_TABLE, RAY_LOG, USER_NCCL_ENV
 from stackaudit.facts.symptoms import KERNEL_ARCH_REFUSED, NO_KERNEL_IMAGE
@@ -656,6 +662,10 @@ class ServingLog:
     disable_custom_all_reduce: bool | None = None  # the engine's own config dump
     cumem_fallback: tuple[str, ...] = ()
     nccl_warnings: tuple[str, ...] = ()
+    # The Docker label of TGI's image where its `--env` report shows the launcher ran in it (TGI_IMAGE_LABEL), and
+    # whether the report's nvidia-smi follows it (run by the launcher, inside the image).
+    tgi_image: str = ""
+    tgi_image_smi: bool = False
     # `comm ... nRanks 3 nNodes 3 localRanks 1`: the most ranks NCCL put on one node (0: no such line).
     local_ranks: int = 0
     # The most ranks of any communicator the log shows (0: no such line).
@@ -1978,7 +1988,9 @@ def parse_serving_log(text: str) -> ServingLog:
                                                      if "=== System" in ln or "CPU/" in ln) else None
     if tree is not None and not path_lines:
         path_lines = list(tree.lines[:4])
+    tgi = TGI_IMAGE_LABEL.search(text) if "Docker label" in text else None
     return ServingLog(
+        tgi_image=tgi.group(1) if tgi else "", tgi_image_smi=bool(tgi and tgi.group(2) is not None),
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_check_skipped=skipped, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
@@ -2354,22 +2366,23 @@ _TEST_SIZE_OPTION = re.compile(r"(?:^|\s)(?:-(?P<short>[gt])|--(?P<long>ngpus|nt
 # ppr:8:node`; Slurm's `--ntasks-per-node=8`. https://docs.open-mpi.org/en/main/launching-apps/scheduling.html
 _HOST_SLOTS = re.compile(r"(?:^|\s)(?:--host|-H)[\s=]+(?P<hosts>\S+)")
 _PER_NODE = re.compile(r"(?:^|\s)(?:(?:-{1,2}npernode|--ntasks-per-node)[\s=]+(?P<n>\d+)|--map-by\s+ppr:(?P<ppr>\d+):node\b)")
-_MPI_NP = re.compile(r"(?:^|\s)(?:-np|-n|--np)[\s=]+(?P<n>\d+)")
 _HOST_LIST = re.compile(r"(?:^|\s)(?:--host|-H|-{1,2}hostfile|--machinefile|-machinefile)(?:\s|=)")
 
 
 def _processes_per_host(command: str) -> int | None:
-    """How many test processes the command line starts on one host: 1 without a launcher, the most slots its `--host`
-    list gives one host, its per-node count, or mpirun's `-np` where no host list sends them elsewhere; None where the
-    line does not say (srun without a per-node count, a hostfile)."""
-    if not re.search(r"(?:^|[\s/])(?:mpirun|mpiexec|srun)\s", command):
+    """How many test processes the command line starts on one host: 1 without a launcher (RANK_LAUNCHERS), the most
+    slots its `--host` list gives one host, its per-node count, or mpirun's rank count (`-np 8`) where no host list
+    sends them elsewhere; None where the line does not say (srun without a per-node count, a hostfile)."""
+    words = command.split()
+    at = next((k for k, w in enumerate(words) if posixpath.basename(w) in RANK_LAUNCHERS), None)
+    if at is None:
         return 1
     if (m := _PER_NODE.search(command)) is not None:
         return int(m.group("n") or m.group("ppr"))
     if (m := _HOST_SLOTS.search(command)) is not None:
         return max(int(h.rsplit(":", 1)[1]) if re.fullmatch(r"[^:,]+:\d+", h) else 1 for h in m.group("hosts").split(","))
-    if "srun" not in command and not _HOST_LIST.search(command) and (m := _MPI_NP.search(command)) is not None:
-        return int(m.group("n"))
+    if posixpath.basename(words[at]) != "srun" and not _HOST_LIST.search(command):
+        return launcher_ranks(words[at:])
     return None
 
 _RANK_NUMBER = re.compile(r"\bRank\s+(\d+)")
