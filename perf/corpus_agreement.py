@@ -4,9 +4,10 @@ tests/data/second_readings.toml holds a second reviewer's statuses for checks th
 from the capture. This script compares, for each of those checks, the first reader (the `# expect:` line), the second
 reader and the tool (`audit --from FILE`), and prints the figures by expectation and by file.
 
-    python perf/corpus_agreement.py [--from N] [--to N] [--pairs]
+    python perf/corpus_agreement.py [--from N] [--to N] [--pairs] [--misses]
 
-A file counts as agreed when every check compared agrees. `--pairs` lists the checks where the two readers differ.
+A file counts as agreed when every check compared agrees. `--pairs` lists the checks where the two readers differ;
+`--misses` lists the checks where they agree and the tool does not.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ def main() -> int:
     ap.add_argument("--from", dest="lo", type=int, default=0, help="first corpus number")
     ap.add_argument("--to", dest="hi", type=int, default=10**9, help="last corpus number")
     ap.add_argument("--pairs", action="store_true", help="list the checks where the two readers differ")
+    ap.add_argument("--misses", action="store_true", help="list the checks both readers agree on that the tool misses")
     args = ap.parse_args()
     second = second_readings()
     counts: Counter[str] = Counter()
     files: Counter[str] = Counter()
     pairs: Counter[tuple[str, str, str]] = Counter()
+    misses: list[str] = []
     for entry in load_corpus():
         number = int(entry.name.split("-")[0])
         if entry.name not in second or not args.lo <= number <= args.hi:
@@ -54,6 +57,8 @@ def main() -> int:
                 counts["consensus"] += 1
                 counts["consensus met"] += got == status1
                 agreed["consensus"] &= got == status1
+                if got != status1:
+                    misses.append(f"  {entry.name} {cid}: readers {status1}, tool {got}")
             else:
                 pairs[(cid, status1, status2)] += 1
         files["files"] += 1
@@ -71,6 +76,8 @@ def main() -> int:
     if args.pairs:
         for (cid, status1, status2), count in pairs.most_common():
             print(f"  {count:3d}  {cid}: first {status1}, second {status2}")
+    if args.misses:
+        print("\n".join(misses))
     return 0
 
 
