@@ -8,13 +8,16 @@
   with the answer under it (facts/ollama_cli.py VERSION, importers/ollama_cli.py form_version_answer).
 - A list's OS line naming a distribution names the tool that changes the kernel command line
   (facts/boot_loader.py STATED_OS).
+- The open kernel modules' bug form asks `### Kernel Release`: its answer, alone or with what `uname -a` prints after
+  the release, is the kernel (importers/evidence.py form_answer, facts/system.py STATED_KERNEL); `uname -a` with the
+  host name left out is `uname -a` (facts/system.py UNAME_LINE, corpus 1787).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from corpus import capture_checks, fact, pasted
+from corpus import body, capture_checks, fact, pasted
 from stackaudit.engine.collect import Missing
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
@@ -192,3 +195,40 @@ def test_modelled_list_os_inside_a_container_names_no_host_tool() -> None:
     plain = fake_host(files={})
     document_appended(EVIDENCE_LINES.name, "* OS: CentOS 7\n")(plain.record)
     assert fact(plain, "cmdline_tool").name == "grubby"
+
+
+# NVIDIA/open-gpu-kernel-modules' bug form, its `Kernel Release` field as users answered it (the form's text around it
+# kept, as GitHub renders it).
+KERNEL_RELEASE_FORMS = [
+    ("5.14.21", "5.14.21"),  # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/624
+    ("6.8.0-87-generic #88~22.04.1-Ubuntu SMP PREEMPT_DYNAMIC Tue Oct 14 14:03:14 UTC 2 x86_64 x86_64 x86_64 GNU/Linux",
+     "6.8.0-87-generic"),  # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/961
+    ("5.4.0-91-generic    x86_64 GNU/Linux", "5.4.0-91-generic"),  # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/322
+    ("6.4.1-zen1-1-zen (x86_64)", "6.4.1-zen1-1-zen"),  # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/526
+    ("Linux 6.14.2-300.fc42.x86_64", "6.14.2-300.fc42.x86_64"),  # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/831
+]
+
+
+@pytest.mark.parametrize(("answer", "release"), KERNEL_RELEASE_FORMS)
+def test_kernel_release_form_field_is_the_kernel(answer: str, release: str) -> None:
+    text = (f"### Operating System and Version\n\nUbuntu 22.04.5 LTS\n\n### Kernel Release\n\n{answer}\n\n"
+            "### Please confirm you are running a stable release kernel (e.g. not a -rc). We do not accept bug reports "
+            "for unreleased kernels.\n")
+    assert fact(pasted(text), "kernel").release == release
+
+
+def test_uname_without_its_host_name_is_uname_1787() -> None:
+    # NVIDIA/open-gpu-kernel-modules#246 (corpus 1787): the form's answer is `uname -a` less its host name.
+    kernel = fact(pasted(body("1787")), "kernel")
+    assert (kernel.release, kernel.machine, kernel.hostname) == ("5.4.0-109-generic", "x86_64", "")
+
+
+@pytest.mark.parametrize("answer", ["latest", "6.2 and later", "The kernel modules are loaded, but the GPU is not found."])
+def test_modelled_kernel_release_answer_that_names_no_release(answer: str) -> None:
+    assert isinstance(fact(pasted(f"### Kernel Release\n\n{answer}\n\n### Hardware: GPU\n\nTuring\n"), "kernel"), Missing)
+
+
+def test_modelled_other_form_heading_is_not_read_as_kernel() -> None:
+    # Modelled: a release under another field's heading names no kernel.
+    text = "### NVIDIA Open GPU Kernel Modules Version\n\n550.67\n\n### Bug Incidence\n\nOnce\n"
+    assert isinstance(fact(pasted(text), "kernel"), Missing)

@@ -53,9 +53,11 @@ class KernelInfo:
         return tuple(int(g) for g in m.groups() if g is not None)
 
 
-# One line of `uname -a`: `Linux HOST RELEASE #BUILD ... MACHINE` (the importers find it with this too).
+# One line of `uname -a`: `Linux HOST RELEASE #BUILD ... MACHINE` (the importers find it with this too). A user who
+# takes the host name out, or runs `uname -srvmo`, leaves `Linux RELEASE #BUILD ... MACHINE` (corpus 1787, the open
+# kernel modules' "Kernel Release" field): host "".
 UNAME_LINE = re.compile(
-    r"^\s*Linux\s+(?P<host>\S+)\s+(?P<release>\d+\.\d+\S*)\s+(?P<version>#\S+.*?)\s+"
+    r"^\s*Linux\s+(?:(?P<host>\S+)\s+)??(?P<release>\d+\.\d+\S*)\s+(?P<version>#\S+.*?)\s+"
     r"(?P<machine>x86_64|aarch64|ppc64le|s390x|arm64|i686)\b"
 )
 
@@ -79,7 +81,7 @@ def parse_uname(text: str) -> KernelInfo:
     for line in text.splitlines():
         m = UNAME_LINE.search(line.strip())
         if m:
-            return KernelInfo(m.group("release"), m.group("version"), m.group("machine"), m.group("host"))
+            return KernelInfo(m.group("release"), m.group("version"), m.group("machine"), m.group("host") or "")
     raise ParseError("not the output of `uname -a`")
 
 
@@ -144,7 +146,11 @@ def kernel_from_collect_env(ctx: FactContext) -> KernelInfo:
 
 # A hardware summary's kernel line (`Kernel: 6.17.0-1014-nvidia`, `Kernel version: Linux 6.8.0-124-generic`), or the
 # same as a two-column Markdown table row (`| **Kernel** | Linux 6.8.0-124-generic |`, corpus 860): `uname -r`'s release.
-STATED_KERNEL = re.compile(r"^\W*(?:Linux )?Kernel(?: version| release)?\W*:\s*(?:Linux\s+)?(\d+\.\d+(?:\.\d+)?[\w.+~-]*)\s*$",
+# The open kernel modules' bug form asks `Kernel Release` (importers/evidence.form_answer joins its answer to its
+# label), answered with the release alone or with what `uname -a` prints after it: its build (`#88~22.04.1-Ubuntu SMP
+# ...`) or its machine (`x86_64 GNU/Linux`, `(x86_64)`).
+STATED_KERNEL = re.compile(r"^\W*(?:Linux )?Kernel(?: version| release)?\W*:\s*(?:Linux\s+)?(\d+\.\d+(?:\.\d+)?[\w.+~-]*)"
+                           r"(?:\s+(?:#\S+|\(?(?:x86_64|aarch64|ppc64le|arm64|s390x)\)?)(?:\s.*)?)?\s*$",
                            re.IGNORECASE)
 
 

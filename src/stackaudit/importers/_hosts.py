@@ -41,7 +41,7 @@ def _uname(lines: list[str]) -> Identity:
     for line in lines:
         m = UNAME_LINE.match(line)
         if m:
-            return {"kernel": f"{m.group('release')} {m.group('version')}", "hostname": m.group("host")}
+            return {"kernel": f"{m.group('release')} {m.group('version')}", "hostname": m.group("host") or ""}
     return {}
 
 

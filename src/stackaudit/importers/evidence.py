@@ -167,7 +167,8 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python",
             "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
-            *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "| os", "|os", "operating system", "os version", "linux distro")
+            *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "| os", "|os", "operating system", "os version", "linux distro",
+            "## ")  # an issue form's heading (form_answer)
 
 
 def _daemon_line(line: str) -> bool:
@@ -197,6 +198,28 @@ def headed_value(lines: list[str], i: int) -> str:
     if not value or len(value) > 80 or _HEADING_KEY.match(value):
         return ""
     return f"{m.group(1).strip() if m else ''}: {value}"
+
+
+# An issue form's heading (GitHub renders each field of a `.github/ISSUE_TEMPLATE/*.yml` form as `### <label>`, the
+# answer under it after a blank line): `### Kernel Release` (NVIDIA/open-gpu-kernel-modules' bug form), `### GPU` and
+# `### Ollama version` (ollama's).
+_FORM_HEADING = re.compile(r"^#{2,4}\s+([A-Za-z][\w ./()-]{0,40}?)\s*$")
+
+
+def form_answer(lines: list[str], i: int) -> tuple[str, str, int]:
+    """(label, answer, the answer's line) where line i is an issue form's heading (_FORM_HEADING) and the next line
+    that is not blank, one or two below, holds a short answer (at most 120 characters, no heading); ("", "", i)
+    otherwise.
+
+    >>> form_answer(["### Kernel Release", "", "5.14.21", "", "### Hardware: GPU"], 0)
+    ('Kernel Release', '5.14.21', 2)
+    """
+    m = _FORM_HEADING.match(lines[i])
+    j = next((k for k in range(i + 1, min(i + 3, len(lines))) if lines[k].strip()), None) if m else None
+    answer = lines[j].replace("`", "").strip() if m and j is not None else ""
+    if not m or j is None or not answer or len(answer) > 120 or answer.startswith("#"):
+        return "", "", i
+    return m.group(1).strip(), answer, j
 
 
 def is_evidence(line: str) -> bool:
@@ -244,6 +267,12 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         joined = headed_value(lines, i)
         if joined and not is_evidence(lines[i + 1]) and is_evidence(joined):
             yield Found("evidence line", i, i + 2, document_appended(EVIDENCE_LINES.name, joined + "\n"))
+            continue
+        # An issue form's field, its answer under its heading (`### Kernel Release`, then `5.14.21`, corpus 1787):
+        # read as the `Label: answer` line they state together.
+        label, answer, at = form_answer(lines, i)
+        if label and not is_evidence(lines[at]) and is_evidence(joined := f"{label}: {answer}"):
+            yield Found("evidence line", i, at + 1, document_appended(EVIDENCE_LINES.name, joined + "\n"))
             continue
         # Text Generation Inference's /info object: its image label read with the release the same object names
         # (facts/docker.tgi_info_line, corpus 1332), the one line that names the image's CUDA.

@@ -13,12 +13,12 @@ Each is recorded verbatim as the pasted document OLLAMA_CLI (facts/sources.py); 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from stackaudit.facts.ollama_cli import PS_HEADER, PS_ROW, VERSION
 from stackaudit.facts.sources import OLLAMA_CLI
 from stackaudit.importers._scan import Candidates, Scan
+from stackaudit.importers.evidence import form_answer
 from stackaudit.importers.registry import Found, document_appended, importer
 
 
@@ -49,10 +49,7 @@ def ollama_version(lines: list[str], candidates: Candidates | None = None) -> It
 
 
 # ollama's bug report form (.github/ISSUE_TEMPLATE/10_bug_report.yml) asks `Ollama version` as a short text field,
-# which GitHub renders as a heading with the answer under it.
-_FORM_HEADING = re.compile(r"^#{2,4}\s+Ollama version\s*$", re.I)
-
-
+# which GitHub renders as a heading with the answer under it (evidence.form_answer).
 def form_version_answer(lines: list[str], i: int) -> tuple[str, int] | None:
     """The `ollama version: <answer>` line a form's `### Ollama version` heading on line i and its answer state
     together, and the answer's line; None where line i is no such heading or its answer is no release.
@@ -60,10 +57,6 @@ def form_version_answer(lines: list[str], i: int) -> tuple[str, int] | None:
     >>> form_version_answer(["### Ollama version", "", "0.5.7"], 0)
     ('ollama version: 0.5.7', 2)
     """
-    if not _FORM_HEADING.match(lines[i]):
-        return None
-    j = next((k for k in range(i + 1, min(i + 3, len(lines))) if lines[k].strip()), None)
-    if j is None:
-        return None
-    joined = f"ollama version: {lines[j].strip()}"
-    return (joined, j) if VERSION.match(joined) else None
+    label, answer, at = form_answer(lines, i)
+    joined = f"ollama version: {answer}"
+    return (joined, at) if label.lower() == "ollama version" and VERSION.match(joined) else None

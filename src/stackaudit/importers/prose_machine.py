@@ -20,7 +20,6 @@ list's GPU line with its memory (rig_report.listed_gpu).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from stackaudit.facts.engine_command import stated_engines, stated_switches
@@ -48,7 +47,7 @@ from stackaudit.facts.sources import EVIDENCE_LINES, USER_ENGINES, USER_MACHINE,
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off
 from stackaudit.importers._scan import Candidates, candidate_lines
-from stackaudit.importers.evidence import headed_value, is_evidence
+from stackaudit.importers.evidence import form_answer, headed_value, is_evidence
 from stackaudit.importers.prose_engine import is_sentence
 from stackaudit.importers.registry import Found, applied_each, document_appended, importer
 from stackaudit.importers.rig_report import listed_gpu, per_gpu_limit
@@ -68,23 +67,16 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "i'm using")
 
 
-# An issue form's GPU heading (`### GPU`, ollama's bug report form), its answer on the next line that is not blank.
-_FORM_GPU_HEADING = re.compile(r"^#{2,4}\s+GPU\s*$")
-
-
 def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
-    """The `GPU: <answer>` an issue form's GPU heading on line i and its short answer under it state together, and
-    the answer's line; ("", i) where line i is no such heading.
+    """The `GPU: <answer>` an issue form's GPU heading on line i (`### GPU`, ollama's bug report form) and its short
+    answer under it (evidence.form_answer, at most 40 characters) state together, and the answer's line; ("", i)
+    where line i is no such heading.
 
     >>> form_gpu_answer(["### GPU", "", "AMD", "", "### CPU"], 0)
     ('GPU: AMD', 2)
     """
-    if not _FORM_GPU_HEADING.match(lines[i]):
-        return "", i
-    j = next((k for k in range(i + 1, min(i + 3, len(lines))) if lines[k].strip()), None)
-    if j is None or len(lines[j].strip()) > 40 or lines[j].lstrip().startswith("#"):
-        return "", i
-    return f"GPU: {lines[j].strip()}", j
+    label, answer, at = form_answer(lines, i)
+    return (f"GPU: {answer}", at) if label == "GPU" and len(answer) <= 40 else ("", i)
 
 
 @importer("prose machine", "GPUs, a cloud instance or bare metal in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
