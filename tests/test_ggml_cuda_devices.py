@@ -152,3 +152,53 @@ def test_using_device_lines_name_the_gpus_as_a_lower_bound() -> None:
     assert inventory.partial and inventory.whole_count is None
     result = capture_checks("1093", "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"]
     assert result.status == "ok" and "8.6" in result.message and "8.9" in result.message
+
+
+# --- llama.cpp's 2023 `ggml_cuda_set_main_device: using device N (NAME) as main device` (issue 28, h78a) ----------
+# ggml-cuda.cu printed it from cudaGetDeviceProperties where it found more than one device: CUDA named the GPU.
+MIG = "MEM-MIG"
+
+# https://github.com/ggml-org/llama.cpp/issues/3616 (issue body by ruslanmustafin), the lines after the `...`.
+LLAMA_3616 = """llm_load_tensors: using CUDA for GPU acceleration
+ggml_cuda_set_main_device: using device 0 (NVIDIA GeForce RTX 3090) as main device
+llm_load_tensors: mem required  = 4560.96 MB
+llm_load_tensors: offloading 0 repeating layers to GPU
+"""
+
+# A public llama-cpp-python bot's console (a WebEx bot's write-up, 2023-11-25), the loader's lines.
+A16_BOT = """llm_load_tensors: ggml ctx size =    0.11 MiB
+llm_load_tensors: using CUDA for GPU acceleration
+ggml_cuda_set_main_device: using device 0 (NVIDIA A16) as main device
+llm_load_tensors: mem required  =  172.97 MiB
+llm_load_tensors: offloading 32 repeating layers to GPU
+"""
+
+
+def test_the_main_device_line_names_a_gpu_cuda_ran(tmp_path: Path) -> None:
+    from stackaudit.facts.gpus import gpus_from_ggml_using_device
+    r = paste_checks(tmp_path, LLAMA_3616, FM, MIG)
+    assert r[FM].status == "not-applicable" and "RTX 3090" in r[FM].message, r[FM].message
+    assert r[MIG].status == "not-applicable" and "RTX 3090" in r[MIG].message, r[MIG].message
+    # The A16 is in the inventory as CUDA named it: no MIG (not in NVIDIA's MIG user guide); whether it may sit on an
+    # NVSwitch the GPU table does not say, so Fabric Manager stays open.
+    assert gpus_from_ggml_using_device(A16_BOT).models == {0: "NVIDIA A16"}
+    r = paste_checks(tmp_path, A16_BOT, FM, MIG)
+    assert r[MIG].status == "not-applicable" and "A16" in r[MIG].message and r[FM].status == "unknown"
+
+
+def test_a_whole_a100_as_main_device_is_mig_off_1665_1720() -> None:
+    # Corpus 1665 (ggml-org/llama.cpp#4055): only the main device's line names the PCIe A100, whole (no `MIG 3g.40gb`).
+    r = capture_checks("1665", MIG, FM)
+    assert r[MIG].status == "ok" and "NVIDIA A100 80GB PCIe" in r[MIG].message and "as main device" in r[MIG].message
+    assert r[FM].status == "not-applicable" and "A100 80GB PCIe" in r[FM].message
+    # Corpus 1720 (ggml-org/llama.cpp#1885) names its A40 in the same line.
+    assert capture_checks("1720", MIG)[MIG].status == "not-applicable"
+
+
+def test_modelled_mig_instance_or_hip_device_as_main_device(tmp_path: Path) -> None:
+    """Modelled: a MIG instance as the main device shows MIG on, not off; a HIP build's AMD GPU is no NVIDIA GPU."""
+    mig = LLAMA_3616.replace("NVIDIA GeForce RTX 3090", "NVIDIA A100-SXM4-80GB MIG 3g.40gb")
+    assert paste_checks(tmp_path, mig, MIG)[MIG].status != "ok"
+    from stackaudit.facts.gpus import gpus_from_ggml_using_device
+    hip = gpus_from_ggml_using_device(LLAMA_3616.replace("NVIDIA GeForce RTX 3090", "AMD Radeon RX 7900 XTX"))
+    assert not hip.gpus and hip.others == ("AMD Radeon RX 7900 XTX (llama.cpp's HIP build)",)

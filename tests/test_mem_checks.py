@@ -226,6 +226,26 @@ def test_a_mig_capable_model_in_another_listing_leaves_mig_unknown(tmp_path: Pat
     assert r.status == "unknown"
 
 
+def test_a_driver_before_r450_rules_mig_out_where_nothing_else_does() -> None:
+    """MIG starts with R450 and the A100: an older driver runs no GPU in MIG mode, whatever the source leaves unshown.
+    Corpus 1648 (NVIDIA/k8s-device-plugin#47: nvidia-smi's header, 367.124, cut before any GPU row), 1528
+    (NVIDIA/k8s-device-plugin#139: 410.104, no GPU row), 251 (NVIDIA/nvidia-docker#1280: 430.64, the GPU's name an
+    NVML error) and 227 (a committed nvidia-bug-report.log: 440.31 from the kernel log, no nvidia-smi)."""
+    for prefix, driver in (("1648", "367.124"), ("1528", "410.104"), ("251", "430.64"), ("227", "440.31")):
+        r = capture_checks(prefix, "MEM-MIG")["MEM-MIG"]
+        assert r.status == "not-applicable" and f"driver {driver} predates MIG" in r.message, (prefix, r.message)
+    # A model the table settles keeps its own reason (corpus 1747: a V100 under 440.64).
+    volta = capture_checks("1747", "MEM-MIG")["MEM-MIG"]
+    assert volta.status == "not-applicable" and "Volta" in volta.message
+
+
+def test_a_driver_of_r450_or_later_leaves_mig_open(tmp_path: Path) -> None:
+    """Modelled on 1648: the same header cut before its GPU rows under 450.80.02, the A100's first MIG driver."""
+    text = body("1648").replace("367.124", "450.80.02")
+    r = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
+    assert r.status == "unknown"
+
+
 def test_cuda_devices_unavailable_on_a_mig_gpu_proves_mig_in_the_way() -> None:
     """Corpus 1145 (NVIDIA/gpu-operator#129): the validator's `all CUDA-capable devices are busy or unavailable` on an
     A100 whose table shows MIG on (its MIG cell `On`, cut before the instances)."""

@@ -452,6 +452,20 @@ def without_mig(name: str, architecture: str = "", label: str = "") -> str:
     return ""
 
 
+# MIG is the driver's from R450 on, the A100's first branch (NVIDIA's MIG user guide, Deployment Considerations: A100
+# from R450, >= 450.80.02; every later MIG GPU from a later branch).
+MIG_FIRST_BRANCH = 450
+
+
+def driver_without_mig(version: str | None) -> str:
+    """Why no GPU runs MIG under this driver, in words: its branch predates MIG_FIRST_BRANCH; "" when it does not or
+    the version is unreadable."""
+    m = re.match(r"\s*(\d+)\.\d+", version or "")
+    if m is None or int(m.group(1)) >= MIG_FIRST_BRANCH:
+        return ""
+    return f"driver {version.strip() if version else ''} predates MIG, which starts with R{MIG_FIRST_BRANCH} and the A100"
+
+
 def architecture_of(name: str, pci_device_id: int | None = None, table: GpuTable | None = None) -> str:
     """The architecture a GPU's name or NVIDIA PCI device id implies: its table row's (for a name the nvidia-smi table
     cut, the one every row it may be shares), else the model number's

@@ -57,7 +57,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import family_of, nominal_memory_gib, without_mig
+from stackaudit.gputable import driver_without_mig, family_of, nominal_memory_gib, without_mig
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -338,7 +338,7 @@ def _mig_from_instances(setup: MigSetup, parallelism: Parallelism | None) -> Out
     references=("https://docs.rapids.ai/deployment/stable/guides/mig", MIG_GUIDE),
 )
 def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None, mig_setup: MigSetup | None = None,
-        gpus: GpuInventory | None = None) -> Outcome:
+        gpus: GpuInventory | None = None, nvidia_driver: NvidiaDriver | None = None) -> Outcome:
     """Reads: per GPU, MIG mode current and pending (NVML nvmlDeviceGetMigMode, `nvidia-smi -q`),
     the MIG devices that exist, and the serving engine's tensor-parallel size.
 
@@ -377,7 +377,19 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
     an engine runs TP > 1, else not an issue; so do the user's words that the work runs on a MIG slice (`H100 40GB
     (using MIG)`, facts/mig_setup.stated_mig).
+    Where nothing above settles it, a driver before R450 (nvidia-smi's header, the kernel module's version) is not
+    applicable whatever GPUs it drives: MIG starts with R450 and the A100 (gputable.driver_without_mig).
     """
+    judged = _mig_shown(nvidia, parallelism, mig_setup, gpus)
+    driver = (nvidia.driver_version if nvidia is not None else "") or (nvidia_driver.version if nvidia_driver else "")
+    if judged.status == "unknown" and (why := driver_without_mig(driver)):
+        return not_applicable(f"{why}: no GPU runs MIG under it")
+    return judged
+
+
+def _mig_shown(nvidia: NvidiaGpus | None, parallelism: Parallelism | None, mig_setup: MigSetup | None,
+               gpus: GpuInventory | None) -> Outcome:
+    """MEM-MIG from the GPUs, MIG instances and slicing set-up the source shows (the check adds the driver's rule)."""
     # MIG instances listed settle it where no GPU shows its MIG mode.
     if (nvidia is None or all(g.mig_current is None for g in nvidia.gpus)) and mig_setup \
             and (mig_setup.instances or mig_setup.stated):

@@ -65,6 +65,7 @@ from stackaudit.facts.registry import (
 from stackaudit.facts.serving_logs import (
     GGML_DEVICE_INFO,
     GGML_LIST_DEVICE,
+    GGML_MAIN_DEVICE,
     GGML_USING_DEVICE,
     OLLAMA_POOLED_VRAM,
     nccl_test_groups,
@@ -862,7 +863,7 @@ def gpus_from_tensorflow(text: str) -> GpuInventory:
     return parse_tf_gpus(text)
 
 
-GGML_USING_TITLE = "llama.cpp's `using device` or `device_info` lines"
+GGML_USING_TITLE = "llama.cpp's `using device`, `as main device` or `device_info` lines"
 
 
 @parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=56)
@@ -870,7 +871,9 @@ def gpus_from_ggml_using_device(text: str) -> GpuInventory:
     """The GPUs llama.cpp loads the model on (GGML_USING_DEVICE): CUDA index and product name, a lower bound of the
     host's GPUs (the devices the engine was given and chose). Its `device_info:` list (GGML_DEVICE_INFO: `- CUDA0 :
     NVIDIA GeForce RTX 5070 Ti (15838 MiB, 58499 MiB free)`, corpus 1059) names the same: each device its CUDA backend
-    found and read the memory of.
+    found and read the memory of. So does its main device of 2023 (GGML_MAIN_DEVICE: `ggml_cuda_set_main_device: using
+    device 0 (NVIDIA A100 80GB PCIe) as main device`, corpus 1665), which CUDA named; a HIP build's AMD GPU there is
+    another vendor's (`others`).
 
     Input (tests/data/captures/1093, behind the journal's prefix)::
 
@@ -878,13 +881,20 @@ def gpus_from_ggml_using_device(text: str) -> GpuInventory:
         Jan 10 16:30:58 node1 ollama[119046]: llama_load_model_from_file: using device CUDA1 (NVIDIA GeForce RTX 4060 Ti) - 15837 MiB free
     """
     records: dict[int, GpuRecord] = {}
+    others: list[str] = []
     for line in text.splitlines():
-        m = GGML_USING_DEVICE.search(line) if "using device" in line else GGML_DEVICE_INFO.match(line)
-        if m is not None:
+        m = (GGML_USING_DEVICE.search(line) or GGML_MAIN_DEVICE.search(line)) if "using device" in line \
+            else GGML_DEVICE_INFO.match(line)
+        if m is not None and other_vendor(m["name"]):
+            others.append(f"{m['name'].strip()} (llama.cpp's HIP build)")
+        elif m is not None:
             index = int(m.group(1 if m.re is GGML_DEVICE_INFO else "dev").removeprefix("CUDA"))
             records.setdefault(index, GpuRecord(index, "", m["name"].strip(), None, (GGML_USING_TITLE,)))
+    if not records and others:
+        return GpuInventory(others=tuple(dict.fromkeys(others)))
     if not records:
-        raise ParseError("no llama.cpp `using device CUDAn (<name>) - N MiB free` nor `- CUDAn : <name> (...)` line")
+        raise ParseError("no llama.cpp `using device CUDAn (<name>) - N MiB free`, `using device N (<name>) as main "
+                         "device` nor `- CUDAn : <name> (...)` line")
     return listed_inventory(records, GGML_USING_TITLE, "the devices the engine loaded the model on")
 
 

@@ -186,7 +186,8 @@ KEY_PHRASES = re.compile(
 # loader (`llm_load_tensors:` / `load_tensors:`, `llm_load_print_meta:`, `llama_model_loader:`) and its context set-up
 # (`llama_new_context_with_model:` / `llama_context:`, `llama_kv_cache_init:`), the device it loads the model on
 # (`llama_load_model_from_file:`, `llama_model_load_from_file_impl:` from 2025, `llama_prepare_model_devices:` from
-# 2026, each `using device CUDA0 (NAME) - 7839 MiB free`, GGML_USING_DEVICE) and its build's features (`system_info:
+# 2026, each `using device CUDA0 (NAME) - 7839 MiB free`, GGML_USING_DEVICE; `ggml_cuda_set_main_device:` in 2023,
+# GGML_MAIN_DEVICE) and its build's features (`system_info:
 # ... | CUDA : ARCHS = 750,800,860 | ...`, GGML_CUDA_ARCHS). Builds since 2025 may put the time since start and a
 # level letter before the function (`0.00.082.906 I system_info: ...`, common/log.cpp with timestamps and prefix on,
 # as ollama's llama-server runs it), and llama-server's `--list-devices` list (GGML_LIST_DEVICE). A line of these shows llama.cpp ran (ServingLog.engine "llamacpp").
@@ -208,7 +209,7 @@ GGML_LOG_LINE = re.compile(
     r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
     r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_model_load_internal|llama_new_context_with_model|llama_context"
     r"|llama_load_model_from_file|llama_model_load_from_file_impl|llama_prepare_model_devices|system_info"
-    r"|llama_kv_cache_init|llama_kv_cache_unified):\s"
+    r"|llama_kv_cache_init|llama_kv_cache_unified|ggml_cuda_set_main_device):\s"
     r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /"
     r"|\s*- (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d*\s*: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
     r"|\s*(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d+: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
@@ -295,7 +296,7 @@ OLLAMA_PLACED = re.compile(r'\bmsg="?offload(?: to (?P<to>\w+)"| library=(?P<lib
 _OLLAMA_FREE = re.compile(r"[\d.]+ ?[KMGT]?i?B\b")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
-                "built with ", "build: ", "build = ")
+                "built with ", "build: ", "build = ", "ggml_cuda_set_main_device:")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
@@ -325,6 +326,11 @@ GGML_DEVICE_INFO = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*- (CU
 GGML_LIST_DEVICE = re.compile(r"^\s*(?P<dev>CUDA\d+): (?P<name>[^()\n]+?) \((?P<total>\d+) MiB, (?P<free>\d+) MiB free\)\s*$")
 GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()]+)\)(?: \([^()]*\))? - "
                                r"(?P<free>\d+) MiB free\b")
+# The main device llama.cpp's CUDA backend of 2023 (ggml-cuda.cu, ggml_cuda_set_main_device) names, from
+# cudaGetDeviceProperties, where it found more than one: `ggml_cuda_set_main_device: using device 0 (NVIDIA A100 80GB
+# PCIe) as main device` (ggml-org/llama.cpp#3616, #4055). A HIP build prints the same line over an AMD GPU.
+GGML_MAIN_DEVICE = re.compile(r"\bggml_cuda_set_main_device: using device (?P<dev>\d+) \((?P<name>[^()]+)\) "
+                              r"as main device")
 
 
 # The consoles of servers whose own lines no pattern above knows, one row each: (the line's form, the engine it shows,
