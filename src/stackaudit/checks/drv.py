@@ -459,8 +459,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     So is a CUDA call refused as newer than the driver (`API call is not supported in the installed CUDA driver`,
     cudaErrorCallRequiresNewerDriver, as NCCL's WARN line prints it), which minor-version compatibility does not cover.
     A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
-    (facts/symptoms.py), and so is a program's `undefined symbol: cuGreenCtxDestroy` (the green-context driver API,
-    new in CUDA 12.4's driver, R550), which minor-version compatibility does not cover.
+    (facts/symptoms.py), save beside NVIDIA's image banner `The NVIDIA Driver was not detected` in the same paste:
+    cudart gives that error where it loads no driver library at all, so the line tells no driver's version (unknown).
+    A program's `undefined symbol: cuGreenCtxDestroy` (the green-context driver API, new in CUDA 12.4's driver, R550)
+    is an issue too: minor-version compatibility does not cover it.
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for
