@@ -444,7 +444,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`,
     TensorRT-LLM's executor ledger and its cluster info's SM count (`[TRT-LLM] [I] SM count: 170`, read through
     CUDA's runtime), an nvbandwidth test, llama.cpp's count of the devices its runtime found (`ggml_cuda_init: found 3
-    CUDA devices:`, where the paste is cut before the device lines), ollama's discovery through its bundled runtime
+    CUDA devices:`, where the paste is cut before the device lines), MLC LLM's device probe finding a CUDA device
+    (`Found device: cuda:0`), ollama's discovery through its bundled runtime
     (`Nvidia GPU detected via cudart`), ollama's `--verbose` decode with every model `ollama ps` lists `100% GPU` at
     a pace no CPU's memory feeds (its rate times the model's size above 300 GB/s: `100% GPU` alone is a placement),
     vLLM's metrics line generating tokens (`Avg generation throughput: 45.5 tokens/s`, vLLM 0.1's `Throughput: 181.6
@@ -459,8 +460,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     So is a CUDA call refused as newer than the driver (`API call is not supported in the installed CUDA driver`,
     cudaErrorCallRequiresNewerDriver, as NCCL's WARN line prints it), which minor-version compatibility does not cover.
     A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
-    (facts/symptoms.py), and so is a program's `undefined symbol: cuGreenCtxDestroy` (the green-context driver API,
-    new in CUDA 12.4's driver, R550), which minor-version compatibility does not cover.
+    (facts/symptoms.py), save beside NVIDIA's image banner `The NVIDIA Driver was not detected` in the same paste:
+    cudart gives that error where it loads no driver library at all, so the line tells no driver's version (unknown).
+    A program's `undefined symbol: cuGreenCtxDestroy` (the green-context driver API, new in CUDA 12.4's driver, R550)
+    is an issue too: minor-version compatibility does not cover it.
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for

@@ -49,6 +49,9 @@ What shows CUDA at work (each with the program whose runtime ran):
 - ollama's own decode (`ollama run --verbose`'s `eval rate:`) with every model `ollama ps` lists `100% GPU`, at a pace
   no CPU's memory feeds (rate times the model's size above CPU_DECODE_GBPS; `100% GPU` alone is the scheduler's
   placement, under which a runner whose CUDA failed decodes on the CPU: corpus 318, 1378);
+- MLC LLM's device probe finding a CUDA device (`Found device: cuda:0`, MLC_CUDA_FOUND): it reads the device's
+  `exist` attribute through its TVM build's CUDA runtime (cudaDeviceGetAttribute), which a driver too old for that
+  runtime answers with error 35, and the probe then logs `Not found device: cuda:0` (corpus 1675);
 - DCGM's diagnostic (nvvs) memory test passing on a GPU (`Memory GPU0 ....... PASS`, NVVS_MEMORY_PASS): the test
   creates a CUDA context on the GPU and runs its kernels there (it reports `Unable to create CUDA context` otherwise,
   corpus 1266);
@@ -121,7 +124,11 @@ SGLANG_CPU_DEVICE = re.compile(r"device=['\"]cpu['\"]|--device[= ]cpu\b")
 OLLAMA_CUDART = re.compile(r"\bNvidia GPU detected via cudart\b")
 # nvvs's (dcgmi diag's engine) per-GPU memory test result, as its plain-text output prints it.
 NVVS_MEMORY_PASS = re.compile(r"^\s*Memory GPU(\d+) \.{3,} PASS\s*$")
-NEEDLES = ("total capac", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
+# MLC LLM's device probe finding a CUDA device (mlc_llm/support/auto_device.py: `Found device: cuda:0`, logged as
+# `INFO:mlc_chat.support.auto_device:Found device: cuda:0` or `INFO auto_device.py:79: Found device: cuda:0`); a paste's
+# reader peels the logger's `INFO:name:` prefix, so the line alone, whole, counts too.
+MLC_CUDA_FOUND = re.compile(r"(?:\bauto_device(?:\.py:\d+)?:\s*|^\s*)Found device: cuda:(\d+)\s*$")
+NEEDLES = ("total capac", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
            "Memory GPU", "has no device code", "gen throughput")
 
 
@@ -202,6 +209,10 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
         elif OLLAMA_CUDART.search(line):
             found.append(Ran("ollama", "ollama's GPU discovery set device 0 through the CUDA runtime it bundles "
                              "(cudart_init's cudaSetDevice)", line.strip()))
+        elif mlc := MLC_CUDA_FOUND.search(line):
+            found.append(Ran("MLC LLM", f"MLC LLM's device probe found cuda:{mlc.group(1)} through the CUDA runtime of "
+                             "its TVM build (the device's `exist` attribute, read with cudaDeviceGetAttribute)",
+                             line.strip(), devices=(int(mlc.group(1)),)))
         elif mem := NVVS_MEMORY_PASS.match(line):
             found.append(Ran("nvvs", f"nvvs's memory test created a CUDA context on GPU {mem.group(1)} and passed",
                              line.strip(), devices=(int(mem.group(1)),)))

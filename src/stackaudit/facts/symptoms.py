@@ -260,6 +260,10 @@ class Symptom:
     doubt_hint: str = ""  # what to paste that would settle the doubted check
 
 
+# The start-up banner of NVIDIA's NGC and CUDA images finding no NVIDIA driver inside the container
+# (`ngc-driver-not-detected` below).
+NGC_NO_DRIVER = re.compile(r"The NVIDIA Driver was not detected\.\s+GPU functionality will not be available")
+
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
 # A `kubectl debug node/<node>` session: the commands after it run in a debug pod on the node (importers/evidence.py
 # keeps the line, so that a symptom it vetoes sees it).
@@ -1104,12 +1108,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # insufficient for CUDA runtime version`, PyTorch's and vLLM's RuntimeError with the same words.
     # PyTorch's own words for it (torch/cuda/__init__.py _check_driver: `The NVIDIA driver on your system is too old
     # (found version 12040)`, the driver's CUDA as 1000 * major + 10 * minor; corpus 85, 1014).
+    # cudart returns the same error 35 where it finds no driver library (libcuda) at all: where the same source shows
+    # NVIDIA's image banner finding no driver in its container (NGC_NO_DRIVER), the line says nothing of a driver's
+    # version (corpus 1639; triton-inference-server/server#1203, #2674, whose images ran without a GPU request).
     Symptom("cuda-insufficient-driver", re.compile(r"CUDA driver version is insufficient for CUDA runtime version|"
                                                    r"cudaErrorInsufficientDriver|"
                                                    r"NVIDIA driver on your system is too old \(found version \d+\)"),
         "DRV-CUDA-COMPAT", "high", CUDA_ERRORS,
         "the CUDA runtime refused to start: the driver is older than the CUDA runtime the program ships "
-        "(cudaErrorInsufficientDriver, 35)"),
+        "(cudaErrorInsufficientDriver, 35)", unless=NGC_NO_DRIVER),
     # PTX that the driver's JIT compiler cannot read: the program carries PTX of a newer toolkit than the driver
     # (cudaErrorUnsupportedPtxVersion, 222: "the provided PTX was compiled with an unsupported toolchain"), which
     # minor-version compatibility does not cover (https://docs.nvidia.com/deploy/cuda-compatibility/: "applications
@@ -1170,8 +1177,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # through NVML in the same log (`found 1 GPUs supporting NVML metrics`) says the GPUs did reach it (WSL 2's
     # driver, which older images' check did not see): then the banner proves nothing. A paste that splits the two
     # into separate documents (the banner read as an evidence line) keeps the banner's issue.
-    Symptom("ngc-driver-not-detected", re.compile(r"The NVIDIA Driver was not detected\.\s+GPU functionality will not "
-                                                  r"be available"),
+    Symptom("ngc-driver-not-detected", NGC_NO_DRIVER,
         "CTR-GPU-ACCESS", "high", "https://github.com/NVIDIA/nvidia-docker/issues/1071",
         "the NVIDIA image's start-up check found no NVIDIA driver inside its container, so GPU functionality is not "
         "available there: the container runtime handed it neither the GPUs nor the driver's libraries (no NVIDIA "
@@ -1334,7 +1340,13 @@ class LogSymptoms(Sourced):
 
     @classmethod
     def union(cls, parts: Sequence[LogSymptoms]) -> LogSymptoms:
-        return cls(tuple(dict.fromkeys(h for p in parts for h in p.hits)), complete=all(p.complete for p in parts))
+        """The sources' lines together. A symptom whose `unless` matches another source's symptom line is left out
+        too: find_symptoms vetoes within one source, and a paste may split one log in two (the NGC banner read as an
+        evidence line, CUDA's error 35 in the engine's log after it, corpus 1639)."""
+        hits = tuple(dict.fromkeys(h for p in parts for h in p.hits))
+        vetoed = {h.symptom.name for h in hits
+                  if h.symptom.unless is not None and any(h.symptom.unless.search(o.line) for o in hits)}
+        return cls(tuple(h for h in hits if h.symptom.name not in vetoed), complete=all(p.complete for p in parts))
 
 
 fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel log, the engine's log with "
