@@ -594,6 +594,11 @@ _AR_REASONS = (
     (re.compile(r"spans across nodes", re.I), AR_MULTI_NODE),
     (re.compile(r"missing custom allreduce library", re.I), AR_NO_LIBRARY),
 )
+# The "lacks GPU P2P capability" line of the releases whose P2P gate was the driver's report alone
+# (`torch.cuda.can_device_access_peer` in `_can_p2p`): vLLM from its custom all-reduce (vllm-project/vllm#2192) to the
+# real P2P test (vllm-project/vllm#2760), and forks of that code such as Aphrodite 0.5 (its "To slience" typo). The
+# releases with the real test end the reason with "or P2P test failed".
+_AR_DRIVER_ONLY = re.compile(r"lacks GPU P2P capability\.(?!\s*or\b)", re.I)
 
 
 # CUDA's refusal of NCCL's NVLS buffers (ServingLog.nvls_refused).
@@ -1116,6 +1121,16 @@ class ServingLog:
         """
         return tuple(sorted({(min(c.src, c.dst), max(c.src, c.dst)) for c in self.channels
                              if c.transport == "P2P" and c.src != c.dst}))
+
+    @property
+    def driver_p2p_refusal(self) -> str:
+        """The line that shows the engine took the driver's report as its whole P2P gate and found no P2P in it:
+        vLLM's "Skipping P2P check and trusting the driver's P2P report", or a "lacks GPU P2P capability" line in the
+        wording of the releases that had no real P2P test (_AR_DRIVER_ONLY); "" where neither is shown."""
+        if self.p2p_check_skipped:
+            return self.p2p_check_skipped
+        return next((line for reason, line in self.custom_ar_disabled
+                     if reason == AR_NO_P2P and _AR_DRIVER_ONLY.search(line)), "")
 
     def ipc_group(self) -> tuple[int, ...]:
         """The ranks of a one-host NCCL log when its SHM and P2P channels join every rank it shows into one
