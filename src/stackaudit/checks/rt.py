@@ -42,7 +42,7 @@ from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_eng
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
-from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.serving_logs import VLLM_OMP_REDUCED, ServingLog
 from stackaudit.facts.system import CpuInfo
 from stackaudit.fixes.model import (
     PID_SUBJECT,
@@ -1053,6 +1053,8 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     as does a line of SGLang's own log in the dated prefix its releases print since late 2024
     (`[2025-01-27 11:13:24 TP0] `; corpus 681, 988). A command whose last line ends in `\\` goes on
     past the paste: `unknown`, unless the fence closing the block that holds it follows (corpus 217, 848).
+    A log that shows a capture begun and not finished is `unknown` alone, and beside a pasted command the command
+    judges: the capture shows the setting took, and a capture that fails is not a setting that turns graphs off.
     A container spec that is an excerpt is `unknown` where no flag turns graphs off, unless it shows the engine's
     command and args whole: a compose service cut below its `command:` (a key after it, corpus 1006), or a pod spec's
     `containers:` list pasted without the pod around it, each container's `args:` list to its end (corpus 1405).
@@ -1095,6 +1097,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
         if serving_log.cuda_graphs == "eager":
             return issue(f"CUDA graphs are disabled: the {serving_log.engine or 'engine'} log shows eager mode",
                          actual="eager", expected="CUDA graphs on (no eager-mode flag)", evidence=lines)
+        if serving_log.cuda_graphs == "capturing" and engine_commands is not None and engine_commands.commands:
+            # The pasted command is the setting; the capture begun shows the engine took it. A capture that then
+            # fails is the engine's fault in capturing, not a setting that turns graphs off (corpus 1646).
+            return _graphs_on_command_lines(engine_commands, collect_env, serving_log, python_env)
         if serving_log.cuda_graphs == "capturing":
             return unknown(f"CUDA graphs are on in {ENGINE_NAMES.get(serving_log.engine, 'the engine')}'s settings (it began capturing "
                            "them), but the log shown ends before the capture finished, where an engine can still hang "
@@ -2180,13 +2186,19 @@ def omp_threads(serving_processes: ServingProcesses | None = None, cpu: CpuInfo 
     Traps: `1` is vLLM's own default in its workers (set when unset) and what torch.distributed
     launchers set: not a finding. GPU serving does little OpenMP work. Without the processes, a pasted log
     of the torch.distributed launcher (torchrun) shows the value it set in every rank from its warning
-    ("Setting OMP_NUM_THREADS environment variable for each process to be 1").
+    ("Setting OMP_NUM_THREADS environment variable for each process to be 1"). vLLM's own "Reducing Torch
+    parallelism from N threads to 1" shows the variable unset and 1 in each worker: `ok`, as unset is with the
+    processes (corpus 1653).
     """
     name = "OMP_NUM_THREADS"
     if serving_processes is None:
         launched = serving_log.launcher_omp if serving_log is not None else None
         if launched is None or _int(launched[0]) != 1:
             return unknown("", needs="serving_processes")
+        if VLLM_OMP_REDUCED in launched[1]:
+            return ok(f"{name} is not set in vLLM's environment: vLLM set 1 in each worker itself and says so "
+                      "(one OpenMP thread per worker cannot oversubscribe the CPUs)", actual={"vllm": "1"},
+                      subjects=[name], evidence=[launched[1]])
         return not_an_issue(f"{name}=1 in every rank: the torch.distributed launcher set it and says so in its "
                             "warning; one OpenMP thread per rank cannot oversubscribe the CPUs",
                             actual={"launcher": "1"}, subjects=[name], evidence=[launched[1]])

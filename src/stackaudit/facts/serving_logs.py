@@ -714,7 +714,8 @@ class ServingLog:
     # The engine's own lines about a kernel or backend it chose or fell back to (Marlin, attention backend), verbatim.
     kernel_lines: tuple[str, ...] = ()
     # The torch.distributed launcher's warning (torch/distributed/run.py): "Setting OMP_NUM_THREADS environment
-    # variable for each process to be 1 in default": the value it set in every rank it started, and the line.
+    # variable for each process to be 1 in default", or vLLM's "Reducing Torch parallelism from N threads to 1"
+    # (_LAUNCHER_OMP): the value it set in every rank or worker it started, and the line.
     launcher_omp: tuple[str, str] | None = None
     # NCCL's path dump (`NCCL INFO GPU/4B000 :GPU/4B000 (0/5000.0/LOC) GPU/51000 (2/160.0/NVL) NVS/0 (1/160.0/NVL) …`,
     # src/graph/paths.cc printNodePaths): (GPU bus id, peer GPU bus id, path type) for every GPU pair it lists.
@@ -1388,7 +1389,13 @@ _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_para
 _DP = re.compile(r"\b(?:data_parallel_size|dp_size)=(\d+)|['\"]data_parallel_size['\"]:\s*(\d+)")
 _EAGER = re.compile(r"\benforce_eager\s*[=:]\s*['\"]?(True|False)|\bdisable_cuda_graph\s*=\s*(True|False)|"
                     r"['\"]enforce_eager['\"]:\s*(True|False)")
-_LAUNCHER_OMP = re.compile(r"Setting OMP_NUM_THREADS environment variable for each process to be (\d+)")
+# The line of a launcher or engine that sets OMP_NUM_THREADS in each worker it starts, the value in group 1 or 2:
+# torch.distributed's (torch/distributed/run.py), and vLLM's own where the variable is not set in its environment
+# (multiproc_gpu_executor.py, multiproc_worker_utils.py: "Reducing Torch parallelism from 52 threads to 1").
+_LAUNCHER_OMP = re.compile(r"Setting OMP_NUM_THREADS environment variable for each process to be (\d+)|"
+                           r"Reducing Torch parallelism from \d+ threads to (\d+)\b")
+# vLLM's line of those: it sets the value only where OMP_NUM_THREADS is not in its environment.
+VLLM_OMP_REDUCED = "Reducing Torch parallelism"
 _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|False)|"
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA ?graph|CUDA graphs can take additional|Graph capturing finished|"
@@ -1967,7 +1974,7 @@ def parse_serving_log(text: str) -> ServingLog:
                 kernel_settings["--" + key.replace("_", "-")] = value
         m = _LAUNCHER_OMP.search(text_l) if launcher_omp is None and "OMP_NUM_THREADS" in text_l else None
         if m:
-            launcher_omp = (m.group(1), text_l)
+            launcher_omp = (m.group(1) or m.group(2), text_l)
         m = _PATH_DUMP.search(text_l) if " :GPU/" in text_l else None
         if m and len(paths) < 4096:
             for peer, kind in _PATH_PEER.findall(m.group(2)):
