@@ -2164,8 +2164,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return _tp_beyond_node(serving_log)
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
+        by_tests = gpus is not None and bool(gpus.counts) and all(src == NCCL_TESTS_TITLE for src, _ in gpus.counts)
         if every := group_of_every_gpu(serving_engine, engine_commands, count, docker_containers,
-                                        nccl_test_runs):
+                                        nccl_test_runs, count_by_tests=by_tests):
             judged = not_an_issue(f"the group spans every GPU of the host: {every}, so whatever sockets they sit on, "
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
@@ -2176,7 +2177,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                                 evidence=list(serving_log.nvls_up()[:1]) if serving_log is not None else [])
         # Two modules of a larger NVLink mesh board are a share of it: which two decides their link.
         share = _mesh_board_share(_models(gpus), count) if count == 2 else ""
-        if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2 and not share:  # mixed: CUDA order
+        # A count that is only a test run's header is the devices it opened, not the host's (corpus 1764).
+        if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2 and not share \
+                and not by_tests:  # mixed: CUDA order
             judged = not_an_issue("the host has two GPUs: a group of GPUs is both of them, so whatever sockets they sit "
                                   "on, no other placement exists to choose (one GPU alone has no group)",
                                   actual={"gpus": count})
@@ -2355,7 +2358,7 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     A size whose best group stays on one socket on a matrix with SYS pairs stays or crosses by the engine's choice,
     which the source does not show (unknown, the best groups named); without SYS pairs the advice is ok.
     Every pair SYS with every GPU shown on one NUMA node, or on one span of nodes with one CPU list, leaves nothing to
-    choose (not-an-issue), as two GPUs over SYS do (the one group of two). GPUs outside an
+    choose (not-an-issue), as two GPUs do over any path short of NVLink (the one group of two). GPUs outside an
     NVLink mesh of three or more (not bridged cards) put every group with them on PCIe, the whole-board group first
     (issue).
     """
@@ -2373,11 +2376,15 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
                      expected="NVLink between every TP peer", subjects=list(out),
                      evidence=[topo.lines[g] for g in out if g in topo.lines])
     pairs = [link_rank(c) for _, _, c in topo.gpu_pairs()]
-    if len(topo.gpus) == 2 and pairs and min(pairs) >= link_rank("SYS"):
-        # Two GPUs: a TP group of more than one is both of them, whichever the engine takes (blind 402).
-        return not_an_issue(f"{' and '.join(topo.gpus)} meet over SYS, but they are the matrix's only two GPUs: a TP "
-                            "group of two needs both, so crossing the sockets is unavoidable and no better pair "
-                            "exists", actual={"-".join(topo.gpus): "SYS"}, subjects=list(topo.gpus))
+    if len(topo.gpus) == 2 and pairs:
+        # Two GPUs: a TP group of more than one is both of them, whichever the engine takes, whatever their path
+        # (blind 402 over SYS, corpus 1743 over PHB).
+        cell = topo.gpu_pairs()[0][2]
+        crossed = ("crossing the sockets is unavoidable" if min(pairs) >= link_rank("SYS")
+                   else f"their {cell} path is the only one a group of two can take")
+        return not_an_issue(f"{' and '.join(topo.gpus)} meet over {cell}, and they are the matrix's only two GPUs: a "
+                            f"TP group of two needs both, so {crossed} and no other placement exists to choose",
+                            actual={"-".join(topo.gpus): cell}, subjects=list(topo.gpus))
     if pairs and min(pairs) >= link_rank("SYS"):
         nodes: dict[str, list[str]] = {}
         for g in topo.gpus:

@@ -327,7 +327,8 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
 
 
 def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None,
-                       containers: DockerContainers | None = None, tests: NcclTestRuns | None = None) -> str:
+                       containers: DockerContainers | None = None, tests: NcclTestRuns | None = None,
+                       count_by_tests: bool = False) -> str:
     """Why the engine's GPU group is every GPU of the host, in words; "" where the source does not show that.
 
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
@@ -340,7 +341,10 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     With no engine shown, a pasted test run whose GPUs (NcclTestRuns.group: its rank lines, mapped through a
     CUDA_VISIBLE_DEVICES on its command line) are all `count` of the host's is that group too (corpus 758:
     `CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 ... all_reduce_perf -g 8` on eight GPUs), as a test run's group is judged
-    like an engine's where a matrix is shown.
+    like an engine's where a matrix is shown. Where `count` is the test run's own header (`count_by_tests`), the
+    header lists only the devices the run opened (nccl-tests takes devices 0 to nGpus - 1 of those CUDA sees), so
+    the run holds every GPU only where a CUDA_VISIBLE_DEVICES on its line names them (corpus 758); `-g 2` alone on
+    a host of unshown size settles nothing (corpus 1764).
     """
     if count is None or count < 2:
         return ""
@@ -372,7 +376,8 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
                 f"no CUDA_VISIBLE_DEVICES or device list): the host's {count} GPUs")
     shown_engine = engine.engine or engine.tp is not None or shown is not None or engine.process is not None
     tested = tests.group(count) if tests is not None and not shown_engine else None
-    if tested is not None and sorted(tested) == list(range(count)):
+    named = tests is not None and all(t.visible is not None for t in tests.groups)
+    if tested is not None and sorted(tested) == list(range(count)) and (named or not count_by_tests):
         return (f"the test run's group (its ranks on devices {', '.join(str(d) for d in tested)}) holds all the "
                 f"host's {count} GPUs")
     return ""
