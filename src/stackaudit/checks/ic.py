@@ -34,13 +34,14 @@ from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.model_placement import ModelPlacements
-from stackaudit.facts.nvidia import gpu_spec
+from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
 from stackaudit.facts.parallelism import (
     SERVING_ENGINES,
     ServingEngine,
     group_of_every_gpu,
     multi_node_flags,
     nvswitch_node_of_every_gpu,
+    one_busy_gpu,
     one_gpu_commands,
     one_gpu_engine,
     one_gpu_host,
@@ -2098,7 +2099,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                        serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
                        engine_commands: EngineCommands | None = None,
                        docker_containers: DockerContainers | None = None,
-                       model_placements: ModelPlacements | None = None) -> Outcome:
+                       model_placements: ModelPlacements | None = None,
+                       nvidia: NvidiaGpus | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
@@ -2151,7 +2153,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     facts/parallelism.one_gpu_commands, the reading IC-P2P-FUNCTIONAL shares). Nor has an ollama runner whose
     placement line lists one GPU (`memory.available="[21.6 GiB]"`, corpus 1497), or a model that a serving framework
     places one GPU to each copy in its own terms (Xinference's `--gpu-idx 0,1 --replica 2` or `on GPU index: [2]`, a
-    Triton KIND_GPU instance group: facts/model_placement, corpus 1493, 1495, 1498).
+    Triton KIND_GPU instance group: facts/model_placement, corpus 1493, 1495, 1498). Nor has a job, no engine or
+    test run shown, whose nvidia-smi table of every GPU shows one GPU at work and the rest idle (0 %, the driver's few
+    MiB: facts/parallelism.one_busy_gpu, corpus 1699).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
         shown = serving_engine.shown
@@ -2162,6 +2166,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if serving_log is not None and serving_log.tp_beyond_node:
         return _tp_beyond_node(serving_log)
+    shown_group = serving_engine.engine or serving_engine.tp is not None or engine_commands is not None \
+        or nccl_test_runs is not None
+    if not shown_group and (busy := one_busy_gpu(nvidia, gpus.whole_count if gpus is not None else None)):
+        return not_applicable(f"{busy}: no group of GPUs to place")
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
         by_tests = gpus is not None and bool(gpus.counts) and all(src == NCCL_TESTS_TITLE for src, _ in gpus.counts)
@@ -2358,7 +2366,7 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     A size whose best group stays on one socket on a matrix with SYS pairs stays or crosses by the engine's choice,
     which the source does not show (unknown, the best groups named); without SYS pairs the advice is ok.
     Every pair SYS with every GPU shown on one NUMA node, or on one span of nodes with one CPU list, leaves nothing to
-    choose (not-an-issue), as two GPUs do over any path short of NVLink (the one group of two). GPUs outside an
+    choose (not-an-issue), as two GPUs over SYS do (the one group of two). GPUs outside an
     NVLink mesh of three or more (not bridged cards) put every group with them on PCIe, the whole-board group first
     (issue).
     """
@@ -2376,15 +2384,11 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
                      expected="NVLink between every TP peer", subjects=list(out),
                      evidence=[topo.lines[g] for g in out if g in topo.lines])
     pairs = [link_rank(c) for _, _, c in topo.gpu_pairs()]
-    if len(topo.gpus) == 2 and pairs:
-        # Two GPUs: a TP group of more than one is both of them, whichever the engine takes, whatever their path
-        # (blind 402 over SYS, corpus 1743 over PHB).
-        cell = topo.gpu_pairs()[0][2]
-        crossed = ("crossing the sockets is unavoidable" if min(pairs) >= link_rank("SYS")
-                   else f"their {cell} path is the only one a group of two can take")
-        return not_an_issue(f"{' and '.join(topo.gpus)} meet over {cell}, and they are the matrix's only two GPUs: a "
-                            f"TP group of two needs both, so {crossed} and no other placement exists to choose",
-                            actual={"-".join(topo.gpus): cell}, subjects=list(topo.gpus))
+    if len(topo.gpus) == 2 and pairs and min(pairs) >= link_rank("SYS"):
+        # Two GPUs: a TP group of more than one is both of them, whichever the engine takes (blind 402).
+        return not_an_issue(f"{' and '.join(topo.gpus)} meet over SYS, but they are the matrix's only two GPUs: a TP "
+                            "group of two needs both, so crossing the sockets is unavoidable and no better pair "
+                            "exists", actual={"-".join(topo.gpus): "SYS"}, subjects=list(topo.gpus))
     if pairs and min(pairs) >= link_rank("SYS"):
         nodes: dict[str, list[str]] = {}
         for g in topo.gpus:

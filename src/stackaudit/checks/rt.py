@@ -1053,8 +1053,6 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     as does a line of SGLang's own log in the dated prefix its releases print since late 2024
     (`[2025-01-27 11:13:24 TP0] `; corpus 681, 988). A command whose last line ends in `\\` goes on
     past the paste: `unknown`, unless the fence closing the block that holds it follows (corpus 217, 848).
-    A log that shows a capture begun and not finished is `unknown` alone, and beside a pasted command the command
-    judges: the capture shows the setting took, and a capture that fails is not a setting that turns graphs off.
     A container spec that is an excerpt is `unknown` where no flag turns graphs off, unless it shows the engine's
     command and args whole: a compose service cut below its `command:` (a key after it, corpus 1006), or a pod spec's
     `containers:` list pasted without the pod around it, each container's `args:` list to its end (corpus 1405).
@@ -1097,10 +1095,6 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
         if serving_log.cuda_graphs == "eager":
             return issue(f"CUDA graphs are disabled: the {serving_log.engine or 'engine'} log shows eager mode",
                          actual="eager", expected="CUDA graphs on (no eager-mode flag)", evidence=lines)
-        if serving_log.cuda_graphs == "capturing" and engine_commands is not None and engine_commands.commands:
-            # The pasted command is the setting; the capture begun shows the engine took it. A capture that then
-            # fails is the engine's fault in capturing, not a setting that turns graphs off (corpus 1646).
-            return _graphs_on_command_lines(engine_commands, collect_env, serving_log, python_env)
         if serving_log.cuda_graphs == "capturing":
             return unknown(f"CUDA graphs are on in {ENGINE_NAMES.get(serving_log.engine, 'the engine')}'s settings (it began capturing "
                            "them), but the log shown ends before the capture finished, where an engine can still hang "
