@@ -105,6 +105,8 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     proves the issue on its own, quoted, without the PCI device list. So does RCCL's start-up warning `Missing
     "iommu=pt" from kernel command line` (ROCm's install FAQ, Issue #5), unless the user's words say the IOMMU is
     off: RCCL reads only the command line, so that warning then looks wrong and is not.
+    The user's words or a firmware menu's setting that the IOMMU is off (`IOMMU=Disable` under AMD CBS, facts/system
+    .stated_iommu_off), where no device list is shown, is `ok` (corpus 1729).
 
     Traps: `identity` groups (what `iommu=pt` gives) are fine for translation, but the IOMMU driver
     still requests ACS on switch ports: check FW-ACS-P2P too. `amd_iommu=on` is not a valid value
@@ -117,7 +119,13 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     only IOMMU-looking lines of a log without the PCI devices, not an issue.
     """
     outcome = _iommu_mode(pci, cmdline, kernel_log, virtualization, cmdline_tool, pcie)
-    if outcome.status == "unknown" and stated_iommu is not None:
+    if outcome.status == "unknown" and stated_iommu is not None and pci is None:
+        # The firmware setting or the user's words that the IOMMU is off, with no device list to say otherwise: no
+        # DMA translation between the GPUs (corpus 1729).
+        outcome = ok(f"the user says the IOMMU is off ({stated_iommu.line[:160]!r}): the GPUs' DMA is not "
+                     "translated, so PCIe P2P is not redirected through the root complex", actual="off (stated)",
+                     evidence=[stated_iommu.line[:300]])
+    if outcome.status in ("unknown", "ok") and stated_iommu is not None:
         # RCCL's `Missing "iommu=pt"` warning reads only the command line: with the IOMMU off there is nothing to bypass.
         return replace(outcome, sharpen=Sharpen(f"the user says the IOMMU is off ({stated_iommu.line[:160]!r}), and "
                                                 "the warning reads only the kernel command line: no DMA translation "

@@ -34,13 +34,14 @@ from stackaudit.facts.engine_command import EngineCommands, StatedEngines
 from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.model_placement import ModelPlacements
-from stackaudit.facts.nvidia import gpu_spec
+from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
 from stackaudit.facts.parallelism import (
     SERVING_ENGINES,
     ServingEngine,
     group_of_every_gpu,
     multi_node_flags,
     nvswitch_node_of_every_gpu,
+    one_busy_gpu,
     one_gpu_commands,
     one_gpu_engine,
     one_gpu_host,
@@ -1241,7 +1242,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works: ok where the
     driver's P2P table shows it between the pair, unknown where no source shows it. With no TP size shown, such
     cards (not GeForce) leave it unknown: off by design above two, on for a P2P pair (corpus 460, 887, 1450).
-    A pasted engine command line that names no TP size runs the engines' default, TP 1 (not applicable).
+    A pasted engine command line that names no TP size runs the engines' default, TP 1 (not applicable),
+    `--disable-custom-all-reduce` on it too: it turns off nothing that could run (corpus 1646).
     The engine's own log settles it before any rule of the host: each rank's `Registering N cuda graph addresses`
     (custom_all_reduce.py) shows custom all-reduce on, over the ranks it names (one GPU each), and a CUDA error raised
     in custom_all_reduce.cuh ("peer access is not supported between these two devices") shows it on where it cannot
@@ -1260,7 +1262,9 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     `nvidia-smi nvlink -s` shows every link up are a bridged pair that P2P may cross: unknown until the engine's log
     says (corpus 1028). vLLM's "lacks GPU P2P capability" after its "Skipping P2P check and trusting the driver's P2P
     report" is the driver's own refusal of P2P: off by design, not an issue (corpus 1032), as where the driver's P2P
-    table refuses every pair. The engine's own line that it turned custom all-reduce off because the group spans
+    table refuses every pair. So is "lacks GPU P2P capability." without "or P2P test failed": the wording of the
+    releases whose only P2P gate was the driver's report (vLLM before vllm-project/vllm#2760, Aphrodite 0.5; corpus
+    1640; facts/serving_logs.ServingLog.driver_p2p_refusal). The engine's own line that it turned custom all-reduce off because the group spans
     nodes or its world size is one the kernels do not take (`Custom allreduce is disabled because this process group
     spans across nodes`, `... due to an unsupported world size: 16`; SGLang's `CustomAllreduce is disabled ...` too)
     is its design at work: not an issue (corpus 1248). A TP group that
@@ -1325,14 +1329,19 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                 return not_an_issue(f"custom all-reduce is off because {', '.join(sorted(set(models.values())))} "
                                     "has no P2P with the stock driver (NVIDIA policy); NCCL carries the all-reduce",
                                     actual=line, evidence=[line])
-            skipped = serving_log.p2p_check_skipped if serving_log is not None else ""
-            if skipped:
-                # vLLM ran no P2P test of its own: the driver reported no P2P, as on cards without it (GeForce), and
-                # vLLM leaves custom all-reduce off by design (as where `nvidia-smi topo -p2p` shows it refused).
-                return not_an_issue("custom all-reduce is off because the driver reports no P2P between the GPUs "
-                                    "(vLLM skipped its own P2P test and trusted the driver's report): off by design "
-                                    "on cards the driver gives no P2P, such as GeForce; NCCL carries the all-reduce",
-                                    actual=line, evidence=[skipped, line])
+            driver_only = serving_log.driver_p2p_refusal if serving_log is not None else ""
+            if driver_only:
+                # The engine ran no P2P test of its own: the driver reported no P2P, as on cards without it (GeForce)
+                # or a platform that gives none (WSL, corpus 1640), and the engine leaves custom all-reduce off by
+                # design (as where `nvidia-smi topo -p2p` shows it refused).
+                how = ("vLLM skipped its own P2P test and trusted the driver's report" if serving_log is not None
+                       and serving_log.p2p_check_skipped else "this release's only P2P gate is the driver's report; "
+                       "its line does not say \"or P2P test failed\" as releases with a real P2P test do")
+                return not_an_issue(f"custom all-reduce is off because the driver reports no P2P between the GPUs "
+                                    f"({how}): off by design on a platform or cards the driver gives no P2P, such as "
+                                    "GeForce or WSL; NCCL carries the all-reduce; whether P2P should exist there is "
+                                    "IC-P2P-FUNCTIONAL's question", actual=line, evidence=list(dict.fromkeys(
+                                        [driver_only, line])))
             return issue("custom all-reduce is off at TP=2 on PCIe: the real P2P test failed or the platform lacks "
                          "P2P (ACS redirect / translating IOMMU, or a stale ~/.cache/vllm P2P cache file; see "
                          "IC-P2P-FUNCTIONAL, FW-ACS-P2P)", actual=line, expected="custom all-reduce on a P2P pair",
@@ -1382,6 +1391,13 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                             "batches is the price of splitting the model, not a fault (a bridged pair would use NVLink)",
                             actual={"tp": tp, "family": "geforce", "enable_p2p_check": True},
                             evidence=[where] if where else [])
+    # One GPU has no all-reduce to turn off: `--disable-custom-all-reduce` there changes nothing (corpus 1646).
+    if tp is not None and tp < 2:
+        return not_applicable(f"{_engine_name(engine)} runs with TP={tp}: no all-reduce between GPUs")
+    if tp is None and gpus is not None and gpus.whole_count == 1:
+        return not_applicable(f"one GPU ({gpus.counts[0][0]}): no all-reduce between GPUs")
+    if one_gpu := one_gpu_engine(serving_engine, gpus):
+        return not_applicable(f"{one_gpu}: no all-reduce between GPUs")
     if flag_off:
         who = (root.comm if root.pid == 0 else root.label) if root is not None else ""
         shown = [f"{who}: {' '.join(root.argv)[:300]}"] if root is not None else []
@@ -1405,12 +1421,6 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                            hint="`nvidia-smi topo -m`")
         return ok("custom all-reduce is disabled by flag" + (f"; {_KEY_NEGATIVE}" if pcie_only else ""),
                   actual="--disable-custom-all-reduce")
-    if tp is not None and tp < 2:
-        return not_applicable(f"{_engine_name(engine)} runs with TP={tp}: no all-reduce between GPUs")
-    if tp is None and gpus is not None and gpus.whole_count == 1:
-        return not_applicable(f"one GPU ({gpus.counts[0][0]}): no all-reduce between GPUs")
-    if one_gpu := one_gpu_engine(serving_engine, gpus):
-        return not_applicable(f"{one_gpu}: no all-reduce between GPUs")
     if pcie_only and tp is None and not geforce and not (gpu_p2p is not None and gpu_p2p.refuses_all()):
         # Without the TP size the gate is not decided: off by design for a group of more than two, but a pair the
         # driver gives P2P runs it (corpus 460, 887, 1450). GeForce cards have no P2P at any size (below).
@@ -2089,7 +2099,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                        serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
                        engine_commands: EngineCommands | None = None,
                        docker_containers: DockerContainers | None = None,
-                       model_placements: ModelPlacements | None = None) -> Outcome:
+                       model_placements: ModelPlacements | None = None,
+                       nvidia: NvidiaGpus | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
@@ -2142,7 +2153,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     facts/parallelism.one_gpu_commands, the reading IC-P2P-FUNCTIONAL shares). Nor has an ollama runner whose
     placement line lists one GPU (`memory.available="[21.6 GiB]"`, corpus 1497), or a model that a serving framework
     places one GPU to each copy in its own terms (Xinference's `--gpu-idx 0,1 --replica 2` or `on GPU index: [2]`, a
-    Triton KIND_GPU instance group: facts/model_placement, corpus 1493, 1495, 1498).
+    Triton KIND_GPU instance group: facts/model_placement, corpus 1493, 1495, 1498). Nor has a job, no engine or
+    test run shown, whose nvidia-smi table of every GPU shows one GPU at work and the rest idle (0 %, the driver's few
+    MiB: facts/parallelism.one_busy_gpu, corpus 1699).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log):
         shown = serving_engine.shown
@@ -2153,10 +2166,15 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if serving_log is not None and serving_log.tp_beyond_node:
         return _tp_beyond_node(serving_log)
+    shown_group = serving_engine.engine or serving_engine.tp is not None or engine_commands is not None \
+        or nccl_test_runs is not None
+    if not shown_group and (busy := one_busy_gpu(nvidia, gpus.whole_count if gpus is not None else None)):
+        return not_applicable(f"{busy}: no group of GPUs to place")
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
+        by_tests = gpus is not None and bool(gpus.counts) and all(src == NCCL_TESTS_TITLE for src, _ in gpus.counts)
         if every := group_of_every_gpu(serving_engine, engine_commands, count, docker_containers,
-                                        nccl_test_runs):
+                                        nccl_test_runs, count_by_tests=by_tests):
             judged = not_an_issue(f"the group spans every GPU of the host: {every}, so whatever sockets they sit on, "
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
@@ -2167,7 +2185,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                                 evidence=list(serving_log.nvls_up()[:1]) if serving_log is not None else [])
         # Two modules of a larger NVLink mesh board are a share of it: which two decides their link.
         share = _mesh_board_share(_models(gpus), count) if count == 2 else ""
-        if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2 and not share:  # mixed: CUDA order
+        # A count that is only a test run's header is the devices it opened, not the host's (corpus 1764).
+        if count == 2 and gpus is not None and len(set(_models(gpus).values())) < 2 and not share \
+                and not by_tests:  # mixed: CUDA order
             judged = not_an_issue("the host has two GPUs: a group of GPUs is both of them, so whatever sockets they sit "
                                   "on, no other placement exists to choose (one GPU alone has no group)",
                                   actual={"gpus": count})

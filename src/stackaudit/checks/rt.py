@@ -42,7 +42,7 @@ from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_eng
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
-from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.serving_logs import VLLM_OMP_REDUCED, ServingLog
 from stackaudit.facts.system import CpuInfo
 from stackaudit.fixes.model import (
     PID_SUBJECT,
@@ -2180,13 +2180,19 @@ def omp_threads(serving_processes: ServingProcesses | None = None, cpu: CpuInfo 
     Traps: `1` is vLLM's own default in its workers (set when unset) and what torch.distributed
     launchers set: not a finding. GPU serving does little OpenMP work. Without the processes, a pasted log
     of the torch.distributed launcher (torchrun) shows the value it set in every rank from its warning
-    ("Setting OMP_NUM_THREADS environment variable for each process to be 1").
+    ("Setting OMP_NUM_THREADS environment variable for each process to be 1"). vLLM's own "Reducing Torch
+    parallelism from N threads to 1" shows the variable unset and 1 in each worker: `ok`, as unset is with the
+    processes (corpus 1653).
     """
     name = "OMP_NUM_THREADS"
     if serving_processes is None:
         launched = serving_log.launcher_omp if serving_log is not None else None
         if launched is None or _int(launched[0]) != 1:
             return unknown("", needs="serving_processes")
+        if VLLM_OMP_REDUCED in launched[1]:
+            return ok(f"{name} is not set in vLLM's environment: vLLM set 1 in each worker itself and says so "
+                      "(one OpenMP thread per worker cannot oversubscribe the CPUs)", actual={"vllm": "1"},
+                      subjects=[name], evidence=[launched[1]])
         return not_an_issue(f"{name}=1 in every rank: the torch.distributed launcher set it and says so in its "
                             "warning; one OpenMP thread per rank cannot oversubscribe the CPUs",
                             actual={"launcher": "1"}, subjects=[name], evidence=[launched[1]])

@@ -111,7 +111,7 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     A line whose symptom names its own fix (`Symptom.own_fix`) takes no Sharpen text, and its issue carries that fix
     instead of the check's.
     A line that only looks like the failure in a setting the Sharpen's `shows` names (`Symptom.looks_only`) makes an
-    unknown outcome not-an-issue, quoted with the Sharpen's text.
+    unknown or ok outcome not-an-issue, quoted with the Sharpen's text: the line looks wrong and is not.
     A line that leaves the check's `ok` unproven (`Symptom.doubts`: CUDA refusing an engine's kernels, where the driver
     may be what cannot run them) makes an ok outcome unknown, quoted.
     A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
@@ -133,7 +133,7 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
                             "not this check's failure", actual=first.line, evidence=[h.line for h in cleared[:3]])
     # A line that only looks like this check's failure in a setting the facts show (`Symptom.looks_only`).
     looks = tuple(h for h in hits if h.symptom.looks_only and h.symptom.looks_only in sharpen.shows)
-    if looks and outcome.status == "unknown":
+    if looks and outcome.status in ("unknown", "ok"):
         return not_an_issue(f"the log says \"{looks[0].line}\" ({looks[0].symptom.proves}), but {sharpen.text}",
                             actual=looks[0].line, evidence=[h.line for h in looks[:3]])
     hits = tuple(h for h in hits if not (h.symptom.looks_only and h.symptom.looks_only in sharpen.shows))

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from stackaudit.facts.engine_command import EngineCommand, EngineCommands
     from stackaudit.facts.gpus import GpuInventory
     from stackaudit.facts.model_placement import ModelPlacements
+    from stackaudit.facts.nvidia import NvidiaGpus
 
 # Config-file keys (top-level YAML/JSON keys stand for the long options, `_` or `-`).
 TP_KEYS = ("tensor_parallel_size", "tp_size")
@@ -327,7 +328,8 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
 
 
 def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None,
-                       containers: DockerContainers | None = None, tests: NcclTestRuns | None = None) -> str:
+                       containers: DockerContainers | None = None, tests: NcclTestRuns | None = None,
+                       count_by_tests: bool = False) -> str:
     """Why the engine's GPU group is every GPU of the host, in words; "" where the source does not show that.
 
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
@@ -340,7 +342,10 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     With no engine shown, a pasted test run whose GPUs (NcclTestRuns.group: its rank lines, mapped through a
     CUDA_VISIBLE_DEVICES on its command line) are all `count` of the host's is that group too (corpus 758:
     `CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 ... all_reduce_perf -g 8` on eight GPUs), as a test run's group is judged
-    like an engine's where a matrix is shown.
+    like an engine's where a matrix is shown. Where `count` is the test run's own header (`count_by_tests`), the
+    header lists only the devices the run opened (nccl-tests takes devices 0 to nGpus - 1 of those CUDA sees), so
+    the run holds every GPU only where a CUDA_VISIBLE_DEVICES on its line names them (corpus 758); `-g 2` alone on
+    a host of unshown size settles nothing (corpus 1764).
     """
     if count is None or count < 2:
         return ""
@@ -372,10 +377,40 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
                 f"no CUDA_VISIBLE_DEVICES or device list): the host's {count} GPUs")
     shown_engine = engine.engine or engine.tp is not None or shown is not None or engine.process is not None
     tested = tests.group(count) if tests is not None and not shown_engine else None
-    if tested is not None and sorted(tested) == list(range(count)):
+    named = tests is not None and all(t.visible is not None for t in tests.groups)
+    if tested is not None and sorted(tested) == list(range(count)) and (named or not count_by_tests):
         return (f"the test run's group (its ranks on devices {', '.join(str(d) for d in tested)}) holds all the "
                 f"host's {count} GPUs")
     return ""
+
+
+# The most memory nvidia-smi shows on a GPU that runs no program: the driver's own context (10 MiB on a TITAN Xp at P8,
+# corpus 1699; 8 MiB on an A100, Lightning-AI/pytorch-lightning#18950). A program's CUDA context alone takes hundreds.
+IDLE_GPU_MIB = 64
+
+
+def one_busy_gpu(nvidia: NvidiaGpus | None, count: int | None) -> str:
+    """What shows the work runs on one GPU of several, in words; "" where the source does not show it.
+
+    An nvidia-smi table of every GPU of the host (`count`, two or more) with each GPU's memory use and utilisation,
+    where one GPU holds a program's memory (above IDLE_GPU_MIB) and every other GPU is idle: 0 % busy and at most
+    IDLE_GPU_MIB, no program's context on it. The job shown is one process on one GPU (a script started without a
+    distributed launcher, corpus 1699), so no GPU group exists to place. A table with a reading missing settles
+    nothing.
+    """
+    if nvidia is None or count is None or count < 2 or len(nvidia.gpus) != count:
+        return ""
+    readings = [(g.index, g.memory_used_mib, g.utilization_gpu) for g in nvidia.gpus]
+    if any(m is None or u is None for _, m, u in readings):
+        return ""
+    busy = [(i, m, u) for i, m, u in readings if (m or 0) > IDLE_GPU_MIB or (u or 0) > 0]
+    if len(busy) != 1 or (busy[0][1] or 0) <= IDLE_GPU_MIB:
+        return ""
+    index, mib, util = busy[0]
+    idle = [i for i, _, _ in readings if i != index]
+    most = max(m or 0 for i, m, _ in readings if i != index)
+    return (f"nvidia-smi shows GPU {index} at work ({mib:.0f} MiB, {util} %) and GPU(s) {', '.join(map(str, idle))} "
+            f"idle (0 %, at most {most:.0f} MiB, no program's context): the job runs on one GPU of the {count}")
 
 
 # The most GPUs one node's NVSwitch fabric joins where NCCL finds NVSwitch multicast (NVLS, Hopper and later): an

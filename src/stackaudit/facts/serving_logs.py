@@ -600,6 +600,11 @@ _AR_REASONS = (
     (re.compile(r"spans across nodes", re.I), AR_MULTI_NODE),
     (re.compile(r"missing custom allreduce library", re.I), AR_NO_LIBRARY),
 )
+# The "lacks GPU P2P capability" line of the releases whose P2P gate was the driver's report alone
+# (`torch.cuda.can_device_access_peer` in `_can_p2p`): vLLM from its custom all-reduce (vllm-project/vllm#2192) to the
+# real P2P test (vllm-project/vllm#2760), and forks of that code such as Aphrodite 0.5 (its "To slience" typo). The
+# releases with the real test end the reason with "or P2P test failed".
+_AR_DRIVER_ONLY = re.compile(r"lacks GPU P2P capability\.(?!\s*or\b)", re.I)
 
 
 # CUDA's refusal of NCCL's NVLS buffers (ServingLog.nvls_refused).
@@ -715,7 +720,8 @@ class ServingLog:
     # The engine's own lines about a kernel or backend it chose or fell back to (Marlin, attention backend), verbatim.
     kernel_lines: tuple[str, ...] = ()
     # The torch.distributed launcher's warning (torch/distributed/run.py): "Setting OMP_NUM_THREADS environment
-    # variable for each process to be 1 in default": the value it set in every rank it started, and the line.
+    # variable for each process to be 1 in default", or vLLM's "Reducing Torch parallelism from N threads to 1"
+    # (_LAUNCHER_OMP): the value it set in every rank or worker it started, and the line.
     launcher_omp: tuple[str, str] | None = None
     # NCCL's path dump (`NCCL INFO GPU/4B000 :GPU/4B000 (0/5000.0/LOC) GPU/51000 (2/160.0/NVL) NVS/0 (1/160.0/NVL) …`,
     # src/graph/paths.cc printNodePaths): (GPU bus id, peer GPU bus id, path type) for every GPU pair it lists.
@@ -1123,6 +1129,16 @@ class ServingLog:
         return tuple(sorted({(min(c.src, c.dst), max(c.src, c.dst)) for c in self.channels
                              if c.transport == "P2P" and c.src != c.dst}))
 
+    @property
+    def driver_p2p_refusal(self) -> str:
+        """The line that shows the engine took the driver's report as its whole P2P gate and found no P2P in it:
+        vLLM's "Skipping P2P check and trusting the driver's P2P report", or a "lacks GPU P2P capability" line in the
+        wording of the releases that had no real P2P test (_AR_DRIVER_ONLY); "" where neither is shown."""
+        if self.p2p_check_skipped:
+            return self.p2p_check_skipped
+        return next((line for reason, line in self.custom_ar_disabled
+                     if reason == AR_NO_P2P and _AR_DRIVER_ONLY.search(line)), "")
+
     def ipc_group(self) -> tuple[int, ...]:
         """The ranks of a one-host NCCL log when its SHM and P2P channels join every rank it shows into one
         group, or of a log from several named hosts when each rank it shows has an SHM or P2P channel; () otherwise
@@ -1379,7 +1395,13 @@ _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_para
 _DP = re.compile(r"\b(?:data_parallel_size|dp_size)=(\d+)|['\"]data_parallel_size['\"]:\s*(\d+)")
 _EAGER = re.compile(r"\benforce_eager\s*[=:]\s*['\"]?(True|False)|\bdisable_cuda_graph\s*=\s*(True|False)|"
                     r"['\"]enforce_eager['\"]:\s*(True|False)")
-_LAUNCHER_OMP = re.compile(r"Setting OMP_NUM_THREADS environment variable for each process to be (\d+)")
+# The line of a launcher or engine that sets OMP_NUM_THREADS in each worker it starts, the value in group 1 or 2:
+# torch.distributed's (torch/distributed/run.py), and vLLM's own where the variable is not set in its environment
+# (multiproc_gpu_executor.py, multiproc_worker_utils.py: "Reducing Torch parallelism from 52 threads to 1").
+_LAUNCHER_OMP = re.compile(r"Setting OMP_NUM_THREADS environment variable for each process to be (\d+)|"
+                           r"Reducing Torch parallelism from \d+ threads to (\d+)\b")
+# vLLM's line of those: it sets the value only where OMP_NUM_THREADS is not in its environment.
+VLLM_OMP_REDUCED = "Reducing Torch parallelism"
 _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|False)|"
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA ?graph|CUDA graphs can take additional|Graph capturing finished|"
@@ -1958,7 +1980,7 @@ def parse_serving_log(text: str) -> ServingLog:
                 kernel_settings["--" + key.replace("_", "-")] = value
         m = _LAUNCHER_OMP.search(text_l) if launcher_omp is None and "OMP_NUM_THREADS" in text_l else None
         if m:
-            launcher_omp = (m.group(1), text_l)
+            launcher_omp = (m.group(1) or m.group(2), text_l)
         m = _PATH_DUMP.search(text_l) if " :GPU/" in text_l else None
         if m and len(paths) < 4096:
             for peer, kind in _PATH_PEER.findall(m.group(2)):

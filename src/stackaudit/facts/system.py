@@ -211,7 +211,10 @@ fact("cmdline", KernelCmdline, first_of, hint="paste `cat /proc/cmdline`")
 
 # The user's words that the IOMMU is off, in the firmware or on the command line (`IOMMU is disabled`, `I disabled both
 # ACS and IOMMU`, `VT-d off`); a question states nothing, and neither does a negation (`IOMMU is not disabled`).
+# A firmware menu's setting written as its value (`AMD CBS->NBIO Common option ->IOMMU=Disable`, corpus 1729;
+# `IOMMU: Disabled`) states it too.
 _STATED_IOMMU_OFF = re.compile(r"\b(?:IOMMU|VT-d|AMD-Vi)\b(?:\s+(?:is|was|are|has been|set to))?\s+(?:disabled|off|turned off)\b|"
+                               r"\b(?:IOMMU|VT-d|AMD-Vi)\s*[=:]\s*(?:Disabled?|Off)\b|"
                                r"\b(?:disabled?|turned off)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:IOMMU|VT-d|AMD-Vi)\b", re.I)
 
 
