@@ -1289,7 +1289,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     leaked = _gpu_outside_request(container, docker_containers, gpus)
     if leaked is not None:
         return leaked
-    judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
+    judged = _gpu_access(container, gpu_devices, gpus, docker_containers, engine_shown=serving_log is not None)
     if judged.status == "unknown" and container is not None and container.in_container:
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
             or _tests_opened(nccl_test_runs) or _plugin_reached(container) or judged
@@ -1648,7 +1648,7 @@ def _instances_past_visible(commands: EngineCommands | None) -> Outcome | None:
 
 
 def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,
-                docker_containers: DockerContainers | None) -> Outcome:
+                docker_containers: DockerContainers | None, engine_shown: bool = False) -> Outcome:
     """CTR-GPU-ACCESS from what the container and its spec show (the engine adds the log's symptoms)."""
     if container is None:
         return unknown("", needs="container")
@@ -1844,6 +1844,16 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         # `--gpus all`, CDI `nvidia.com/gpu=all`: every GPU of the host, which the spec does not count; the verdict is
         # over the GPUs the source lists, where it lists any.
         listed = [g.label for g in gpus.gpus if g.label] if gpus is not None else []
+        inside_shown = container is not None and bool(container.exec_into or container.ran_inside)
+        if not listed and gpus is not None and (cut := gpus.cut_before_gpus) and not engine_shown \
+                and not inside_shown:
+            # The listing pasted to show the GPUs stops before any: the request names no GPU the source shows.
+            return unknown("serving containers request every GPU (" + ", ".join(
+                c.label for c in serving if not c.gpu_count) + f"), but the GPU listing shown is cut before its first "
+                f"GPU ({cut}): no GPU is shown for the request to hand over, and nothing from inside the container "
+                "shows one reached it", hint="paste the whole nvidia-smi, or its output inside the container "
+                "(`docker exec <container> nvidia-smi`), or the engine's log from its start",
+                actual={c.label: "all" for c in serving if not c.gpu_count})
         return over_subjects(judged, listed, gpus.whole_count) if listed and gpus is not None else judged
     # The GPUs the requests name, counted: the ones this verdict is over.
     return over_subjects(judged, [f"{c.label} GPU {k}" for c in serving for k in range(c.gpu_count or 0)])
