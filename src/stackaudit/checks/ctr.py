@@ -1159,6 +1159,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
+    Where the only GPU listing shown is cut before its first GPU (nvidia-smi cut in its header) and nothing from the
+    container's side is shown (no engine log, nothing typed inside it), the request hands over no GPU the source shows:
+    unknown, not ok (corpus 1755).
     CUDA failing to start with "unknown error" (llama.cpp's `ggml_cuda_init`, PyTorch's `CUDA initialization`,
     `cuInit` CUDA_ERROR_UNKNOWN) proves it only where the source shows a container given GPUs (a spec's GPU
     request, the runtime's nodes inside it): on a bare host the same line is another fault.
