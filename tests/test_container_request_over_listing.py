@@ -6,6 +6,11 @@
 - The same cut listing beside the engine's own log from the container stays ok (corpus 798, vllm-project/vllm#18995),
   and so does one beside nvidia-smi typed at the container's own prompt (corpus 1016, gpustack/gpustack).
 
+- Two whole `docker run`s whose environment names GPUs (`--env NVIDIA_VISIBLE_DEVICES=0,1`, no request: the
+  nvidia-docker 2 way) are GPU containers by intent; both in the host's IPC namespace, they share its /dev/shm (IPC and
+  /dev/shm ok), and a rank's NCCL line of its ring set-up shows CUDA reached its device there (corpus 1754,
+  NVIDIA/nccl#324).
+
 Real pastes are corpus captures (their public threads in their headers); counter-examples are modelled where marked.
 """
 
@@ -13,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import body, capture_checks, fact, pasted, paste_checks
+from corpus import body, capture_checks, fact, paste_checks, pasted
 
 ACCESS = "CTR-GPU-ACCESS"
 
@@ -56,3 +61,65 @@ def test_nvidia_smi_typed_inside_the_container_keeps_the_request_ok() -> None:
     assert result.status == "ok", result.message
     container = fact(pasted(body("1016")), "container")
     assert ("b888322c7439", "nvidia-smi --version") in container.exec_into
+
+
+# --- GPU containers named by their environment (corpus 1754, NVIDIA/nccl#324) --------------------------------------
+
+IPC = "CTR-IPC-ISOLATION"
+SHM = "CTR-SHM-SIZE"
+
+
+def test_two_host_ipc_containers_named_by_their_environment() -> None:
+    # Corpus 1754: two whole `docker run --env NVIDIA_VISIBLE_DEVICES=0,1 ... --ipc=host ... bash` containers, one DDP
+    # rank typed into each, and rank 1's NCCL line of its ring set-up.
+    results = capture_checks("1754", ACCESS, IPC, SHM)
+    assert results[IPC].status == "ok", results[IPC].message
+    assert "pytorch_test_0" in results[IPC].message and "pytorch_test_1" in results[IPC].message
+    assert results[SHM].status == "ok", results[SHM].message
+    assert results[ACCESS].status == "ok", results[ACCESS].message
+    assert "NCCL INFO Ring" in results[ACCESS].message
+    specs = fact(pasted(body("1754")), "docker_containers")
+    assert all(c.gpus_by_env and not c.gpu_requested for c in specs.containers)
+
+
+def test_one_private_namespace_beside_host_ipc_is_not_ok(tmp_path: Path) -> None:
+    # Modelled: corpus 1754 with the second container's --ipc=host left out.
+    text = body("1754").replace("--ipc=host \\\n--uts=host \\\n--pid=host \\\n-v /root:/root \\\n"
+                                "pytorch/pytorch:1.3-cuda10.1-cudnn7-runtime \\\nbash",
+                                "--uts=host \\\n--pid=host \\\n-v /root:/root \\\n"
+                                "pytorch/pytorch:1.3-cuda10.1-cudnn7-runtime \\\nbash")
+    assert text != body("1754")
+    assert paste_checks(tmp_path, text, IPC)[IPC].status != "ok"
+
+
+def test_without_the_nccl_line_the_default_runtime_stays_unshown(tmp_path: Path) -> None:
+    # Modelled: corpus 1754 cut before its NCCL line: no GPU request, and nothing shows the GPUs reached the containers.
+    text = body("1754").split("3. From the logs")[0]
+    result = paste_checks(tmp_path, text, ACCESS)[ACCESS]
+    assert result.status == "unknown", result.message
+    assert "default runtime" in result.message
+
+
+def test_nccl_ring_set_up_lines_of_each_form() -> None:
+    # NCCL's ring, channel and tree lines as real logs print them: NVIDIA/nccl#367 (2.4, `Ring 00 : 11[0] -> 12[0] via
+    # direct shared memory`), NVIDIA/nccl#360 (2.7, `Channel 00/04 :    0   1`, `Trees [0] ...`).
+    from stackaudit.facts.serving_logs import NCCL_RINGS
+
+    for line in ("26a46eb2b1d3:111315:111399 [0] NCCL INFO Ring 00 : 11[0] -> 12[0] via direct shared memory",
+                 "iZ8vb69v6s60nfnp50dd1dZ:297:305 [0] NCCL INFO Channel 00/04 :    0   1",
+                 "iZ8vb69v6s60nfnp50dd1dZ:297:305 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1|-1->0->1/-1/-1"):
+        assert NCCL_RINGS.search(line), line
+    # Its bootstrap and network lines come before any CUDA device is read.
+    for line in ("iZ8vb69v6s60nfnp50dd1dZ:297:297 [0] NCCL INFO Bootstrap : Using [0]eth0:172.26.10.27<0>",
+                 "iZ8vb69v6s60nfnp50dd1dZ:297:297 [0] NCCL INFO NET/Socket : Using [0]eth0:172.26.10.27<0>"):
+        assert not NCCL_RINGS.search(line), line
+
+
+def test_two_host_ipc_gpu_containers_of_one_device_each(tmp_path: Path) -> None:
+    # Modelled on NVIDIA/nccl#324's reproduction (a comment of the thread): two `docker run --gpus device=N --ipc host
+    # --network host ... bash` containers, one nccl-tests rank typed into each.
+    runs = "\n\n".join(f"docker run --gpus \"device={n}\" --ipc host --network host --pid host --uts host \\\n"
+                       f"  --rm -it -e NCCL_DEBUG=INFO -v /work:/work -w /work my_cuda_nccl_image bash"
+                       for n in (0, 1))
+    result = paste_checks(tmp_path, f"```bash\n{runs}\n```\n", IPC)[IPC]
+    assert result.status == "ok", result.message

@@ -624,6 +624,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     A container whose command only holds it open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`) counts as
     such a container: its engine is started inside it.
+    Two GPU containers or more shown on the host, all in the host's IPC namespace, share its one /dev/shm whatever
+    ranks each holds: ok (corpus 1754, two `--ipc=host` containers with one rank typed into each).
     Every GPU container shown on the host in the host's IPC namespace (`--ipc=host`), at most one of them a rank of a
     group, with an engine of two ranks or more shown (TP x PP, or a rank of a multi-node group): ok, the ranks on this
     host share the host's /dev/shm (corpus 663, 1115, 1579; an NCCL communicator of two ranks or more in the log shows
@@ -737,7 +739,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         # The engine's NCCL communicator of two ranks or more in the log shows such an engine where no size is read
         # (corpus 1616: Xinference's vLLM split by pipeline stages, `rank 1 nranks 2`).
         logged = serving_log.comm_ranks if serving_log is not None else 0
-        if hosted and all(c.ipc_mode == "host" for c in hosted) and ((world or 0) > 1 or ranks or logged > 1):
+        # Two GPU containers or more, all in the host's namespace, share it whatever ranks each holds (corpus 1754).
+        if hosted and all(c.ipc_mode == "host" for c in hosted) \
+                and ((world or 0) > 1 or ranks or logged > 1 or len(hosted) > 1):
             labels = [c.label for c in hosted]
             return ok(f"container(s) {', '.join(labels)} share the host's IPC namespace (`--ipc=host`): every rank "
                       + (f"of the engine (TP x PP = {world}) " if world and world > 1 else "")
@@ -1187,6 +1191,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Inside a container whose device nodes and variables are not shown, an nccl-tests device list (`Rank 0 Pid 12414 on
     51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`) from a run that did not fail choosing its GPUs shows its ranks
     opened those devices there: ok over them.
+    So does a rank's NCCL line of its ring, channel or tree set-up there (`host:45679:45951 [1] NCCL INFO Ring`,
+    corpus 1754): NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
+    environment names GPUs (`--env NVIDIA_VISIBLE_DEVICES=0,1`, the nvidia-docker 2 way under nvidia as the default
+    runtime) is a GPU container by intent, judged as one without a request.
     In a container the source shows (the audit inside one, or a pasted spec of the serving container) whose device
     nodes and variables are not shown, or whose spec shows no GPU request, a program's CUDA at work (facts/cuda_ran.py:
     vLLM's metrics line generating out of a GPU KV cache in use, torch's out-of-memory message, TensorRT-LLM's ledger),
@@ -1297,7 +1305,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
             or _tests_opened(nccl_test_runs) or _plugin_reached(container) or judged
     if judged.status == "unknown":
-        judged = _cuda_ran_inside(cuda_ran, container, docker_containers) or judged
+        judged = _cuda_ran_inside(cuda_ran, container, docker_containers) \
+            or _nccl_rings_inside(serving_log, container, docker_containers) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
@@ -1513,6 +1522,21 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
               actual=proof.program, evidence=[proof.line])
 
 
+def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo | None,
+                       docker_containers: DockerContainers | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, or a pasted spec of a GPU or
+    serving container) and a rank's NCCL built its rings there (ServingLog.nccl_rings_line, `host:pid:tid [1] NCCL INFO
+    Ring`): NCCL read its CUDA device's PCI bus id through the driver's CUDA library first. None otherwise."""
+    line = serving_log.nccl_rings_line if serving_log is not None else ""
+    shown = (container is not None and container.in_container) or (
+        docker_containers is not None and any(c.origin for c in docker_containers.gpu_or_serving))
+    if not line or not shown:
+        return None
+    return ok(f"a rank's NCCL built its rings on its CUDA device (\"{line}\"), in the container: NCCL reads the "
+              "device's PCI bus id through CUDA before it sets up rings, so the GPU device nodes and the driver's CUDA "
+              "library reach it", actual=line, evidence=[line])
+
+
 def _tests_opened(runs: NcclTestRuns | None) -> Outcome | None:
     """CTR-GPU-ACCESS ok over the devices a pasted nccl-tests run's ranks opened in the container (its device list,
     `Rank 0 Pid 12414 on 51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`: CUDA read each device's PCI bus id and
@@ -1707,7 +1731,8 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to read")
     # A pasted spec (docker run, compose, pod) that asks for GPUs is the workload the user asks about.
-    serving = [c for c in docker_containers.containers if c.looks_like_serving or (c.origin and c.gpu_requested)]
+    serving = [c for c in docker_containers.containers
+               if c.looks_like_serving or (c.origin and (c.gpu_requested or c.gpus_by_env))]
     if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT for c in docker_containers.containers):
         return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
                        "may be in the part left out", hint="paste the whole `docker inspect <container>`")
