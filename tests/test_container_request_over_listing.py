@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import body, capture_checks, fact, paste_checks, pasted
+from corpus import body, capture_checks, fact, paste_checks, pasted, symptom_names
 
 ACCESS = "CTR-GPU-ACCESS"
 
@@ -123,3 +123,32 @@ def test_two_host_ipc_gpu_containers_of_one_device_each(tmp_path: Path) -> None:
                        for n in (0, 1))
     result = paste_checks(tmp_path, f"```bash\n{runs}\n```\n", IPC)[IPC]
     assert result.status == "ok", result.message
+
+
+# --- MEM-PINNED-HOST: a pinned allocation refused by CUDA's own start error (corpus 1639) ---------------------------
+
+PINNED = "MEM-PINNED-HOST"
+
+
+def test_pinned_pool_refused_by_an_insufficient_driver_is_not_the_hosts() -> None:
+    # Corpus 1639 (Triton 23.02 with no driver in its container): the pinned memory manager's pool fails with CUDA's
+    # `driver version is insufficient`.
+    result = capture_checks("1639", PINNED)[PINNED]
+    assert result.status == "not-an-issue", result.message
+    assert "pinned_memory_manager.cc" in result.message
+
+
+def test_pinned_refusals_by_cause() -> None:
+    # ggml's refusal with CUDA's 803 (ollama/ollama#5517) is CUDA's start, not the host's page-locked memory.
+    line = ("ggml_cuda_host_malloc: failed to allocate 2560.00 MiB of pinned memory: system has unsupported display "
+            "driver / cuda driver combination")
+    assert "pinned-alloc-cuda-unstarted" in symptom_names(line + "\n")
+    assert "pinned-alloc-failed" not in symptom_names(line + "\n")
+    # Refused for memory (ggml-org/llama.cpp#1233's form, TensorFlow's host allocator; modelled Triton with ENOMEM):
+    # still the host's page-locked memory.
+    for line in ("WARNING: failed to allocate 1024.00 MB of pinned memory: out of memory",
+                 "could not allocate pinned host memory of size: 34359738368"):
+        assert symptom_names(line + "\n") == ["pinned-alloc-failed"], line
+    triton_oom = ("W0605 06:26:38.147148 1 pinned_memory_manager.cc:236] Unable to allocate pinned system memory, "
+                  "pinned memory pool will not be available: out of memory")
+    assert "pinned-alloc-cuda-unstarted" not in symptom_names(triton_oom + "\n")
