@@ -152,3 +152,20 @@ def test_pinned_refusals_by_cause() -> None:
     triton_oom = ("W0605 06:26:38.147148 1 pinned_memory_manager.cc:236] Unable to allocate pinned system memory, "
                   "pinned memory pool will not be available: out of memory")
     assert "pinned-alloc-cuda-unstarted" not in symptom_names(triton_oom + "\n")
+
+
+# --- CTR-IPC-ISOLATION: a cut spec that shows no GPU container (corpus 1663) ----------------------------------------
+
+
+def test_cut_spec_without_a_gpu_container_does_not_say_nothing_split(tmp_path: Path) -> None:
+    # Corpus 1663 (ray-project/kuberay): a RayService whose replica asks for num_gpus: 2, cut in its head's resources;
+    # the GPU worker groups lie past the cut.
+    result = capture_checks("1663", IPC)[IPC]
+    assert result.status == "unknown", result.message
+    assert "ray-head" in result.message
+    # Corpus 462: a cut pod spec that shows the engine's own container (trtllm-serve, TP 4) keeps its ranks there.
+    assert capture_checks("462", IPC)[IPC].status == "not-applicable"
+    # Modelled: corpus 1663 with its head given a GPU: a GPU container is shown, so the rule stands down.
+    text = body("1663").replace("                  cpu: 1\n", "                  cpu: 1\n                  nvidia.com/gpu: 1\n", 1)
+    assert text != body("1663")
+    assert paste_checks(tmp_path, text, IPC)[IPC].status != "unknown"

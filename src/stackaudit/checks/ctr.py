@@ -620,6 +620,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     A Ray worker container that joins its head at a loopback address runs on the head's host, so the head's container
     holds ranks of the same group.
     A TGI container told to shard (`SHARDED=true`, `--sharded true`) starts every shard inside it: ok (corpus 1662).
+    A cut spec that shows no container given a GPU or running the engine (a KubeRay head whose GPU worker groups lie
+    past the cut) does not show where the ranks run: unknown, not "nothing split" (corpus 1663).
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     A container whose command only holds it open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`) counts as
@@ -747,6 +749,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                       + (f"of the engine (TP x PP = {world}) " if world and world > 1 else "")
                       + "that runs on this host sees its one /dev/shm, so no container boundary splits them",
                       actual={c.label: "host" for c in hosted}, subjects=labels)
+        cut = [c.label for c in docker_containers.containers if c.excerpt]
+        if cut and not docker_containers.gpu_or_serving:
+            # A cut spec that shows no GPU or serving container (a Ray cluster's head, its GPU worker groups past the
+            # cut): the containers where the engine's ranks run are in the part left out (corpus 1663).
+            return unknown(f"the pasted spec of {', '.join(cut)} is cut and shows no container given a GPU or "
+                           "running the engine: the containers where the engine's ranks run, and their IPC mode, may "
+                           "be in the part left out",
+                           hint="paste the whole spec (every worker group or service), or `docker inspect` of every "
+                           "rank container")
         return not_applicable(f"{len(ranks)} container(s) on this host started as ranks of a group: nothing split")
     keys = {_ipc_key(c, by_name) for c in ranks}
     hostids = {c.env_value("NCCL_HOSTID") for c in ranks}
