@@ -620,10 +620,14 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     A Ray worker container that joins its head at a loopback address runs on the head's host, so the head's container
     holds ranks of the same group.
     A TGI container told to shard (`SHARDED=true`, `--sharded true`) starts every shard inside it: ok (corpus 1662).
+    A cut spec that shows no container given a GPU or running the engine (a KubeRay head whose GPU worker groups lie
+    past the cut) does not show where the ranks run: unknown, not "nothing split" (corpus 1663).
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     A container whose command only holds it open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`) counts as
     such a container: its engine is started inside it.
+    Two GPU containers or more shown on the host, all in the host's IPC namespace, share its one /dev/shm whatever
+    ranks each holds: ok (corpus 1754, two `--ipc=host` containers with one rank typed into each).
     Every GPU container shown on the host in the host's IPC namespace (`--ipc=host`), at most one of them a rank of a
     group, with an engine of two ranks or more shown (TP x PP, or a rank of a multi-node group): ok, the ranks on this
     host share the host's /dev/shm (corpus 663, 1115, 1579; an NCCL communicator of two ranks or more in the log shows
@@ -737,12 +741,23 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         # The engine's NCCL communicator of two ranks or more in the log shows such an engine where no size is read
         # (corpus 1616: Xinference's vLLM split by pipeline stages, `rank 1 nranks 2`).
         logged = serving_log.comm_ranks if serving_log is not None else 0
-        if hosted and all(c.ipc_mode == "host" for c in hosted) and ((world or 0) > 1 or ranks or logged > 1):
+        # Two GPU containers or more, all in the host's namespace, share it whatever ranks each holds (corpus 1754).
+        if hosted and all(c.ipc_mode == "host" for c in hosted) \
+                and ((world or 0) > 1 or ranks or logged > 1 or len(hosted) > 1):
             labels = [c.label for c in hosted]
             return ok(f"container(s) {', '.join(labels)} share the host's IPC namespace (`--ipc=host`): every rank "
                       + (f"of the engine (TP x PP = {world}) " if world and world > 1 else "")
                       + "that runs on this host sees its one /dev/shm, so no container boundary splits them",
                       actual={c.label: "host" for c in hosted}, subjects=labels)
+        cut = [c.label for c in docker_containers.containers if c.excerpt]
+        if cut and not docker_containers.gpu_or_serving:
+            # A cut spec that shows no GPU or serving container (a Ray cluster's head, its GPU worker groups past the
+            # cut): the containers where the engine's ranks run are in the part left out (corpus 1663).
+            return unknown(f"the pasted spec of {', '.join(cut)} is cut and shows no container given a GPU or "
+                           "running the engine: the containers where the engine's ranks run, and their IPC mode, may "
+                           "be in the part left out",
+                           hint="paste the whole spec (every worker group or service), or `docker inspect` of every "
+                           "rank container")
         return not_applicable(f"{len(ranks)} container(s) on this host started as ranks of a group: nothing split")
     keys = {_ipc_key(c, by_name) for c in ranks}
     hostids = {c.env_value("NCCL_HOSTID") for c in ranks}
@@ -1159,6 +1174,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
+    Where the only GPU listing shown is cut before its first GPU (nvidia-smi cut in its header) and nothing from the
+    container's side is shown (no engine log, nothing typed inside it), the request hands over no GPU the source shows:
+    unknown, not ok (corpus 1755).
     CUDA failing to start with "unknown error" (llama.cpp's `ggml_cuda_init`, PyTorch's `CUDA initialization`,
     `cuInit` CUDA_ERROR_UNKNOWN) proves it only where the source shows a container given GPUs (a spec's GPU
     request, the runtime's nodes inside it): on a bare host the same line is another fault.
@@ -1184,6 +1202,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Inside a container whose device nodes and variables are not shown, an nccl-tests device list (`Rank 0 Pid 12414 on
     51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`) from a run that did not fail choosing its GPUs shows its ranks
     opened those devices there: ok over them.
+    So does a rank's NCCL line of its ring, channel or tree set-up there (`host:45679:45951 [1] NCCL INFO Ring`,
+    corpus 1754): NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
+    environment names GPUs (`--env NVIDIA_VISIBLE_DEVICES=0,1`, the nvidia-docker 2 way under nvidia as the default
+    runtime) is a GPU container by intent, judged as one without a request.
     In a container the source shows (the audit inside one, or a pasted spec of the serving container) whose device
     nodes and variables are not shown, or whose spec shows no GPU request, a program's CUDA at work (facts/cuda_ran.py:
     vLLM's metrics line generating out of a GPU KV cache in use, torch's out-of-memory message, TensorRT-LLM's ledger),
@@ -1289,12 +1311,13 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     leaked = _gpu_outside_request(container, docker_containers, gpus)
     if leaked is not None:
         return leaked
-    judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
+    judged = _gpu_access(container, gpu_devices, gpus, docker_containers, engine_shown=serving_log is not None)
     if judged.status == "unknown" and container is not None and container.in_container:
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
             or _tests_opened(nccl_test_runs) or _plugin_reached(container) or judged
     if judged.status == "unknown":
-        judged = _cuda_ran_inside(cuda_ran, container, docker_containers) or judged
+        judged = _cuda_ran_inside(cuda_ran, container, docker_containers) \
+            or _nccl_rings_inside(serving_log, container, docker_containers) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
@@ -1510,6 +1533,21 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
               actual=proof.program, evidence=[proof.line])
 
 
+def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo | None,
+                       docker_containers: DockerContainers | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, or a pasted spec of a GPU or
+    serving container) and a rank's NCCL built its rings there (ServingLog.nccl_rings_line, `host:pid:tid [1] NCCL INFO
+    Ring`): NCCL read its CUDA device's PCI bus id through the driver's CUDA library first. None otherwise."""
+    line = serving_log.nccl_rings_line if serving_log is not None else ""
+    shown = (container is not None and container.in_container) or (
+        docker_containers is not None and any(c.origin for c in docker_containers.gpu_or_serving))
+    if not line or not shown:
+        return None
+    return ok(f"a rank's NCCL built its rings on its CUDA device (\"{line}\"), in the container: NCCL reads the "
+              "device's PCI bus id through CUDA before it sets up rings, so the GPU device nodes and the driver's CUDA "
+              "library reach it", actual=line, evidence=[line])
+
+
 def _tests_opened(runs: NcclTestRuns | None) -> Outcome | None:
     """CTR-GPU-ACCESS ok over the devices a pasted nccl-tests run's ranks opened in the container (its device list,
     `Rank 0 Pid 12414 on 51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`: CUDA read each device's PCI bus id and
@@ -1648,7 +1686,7 @@ def _instances_past_visible(commands: EngineCommands | None) -> Outcome | None:
 
 
 def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,
-                docker_containers: DockerContainers | None) -> Outcome:
+                docker_containers: DockerContainers | None, engine_shown: bool = False) -> Outcome:
     """CTR-GPU-ACCESS from what the container and its spec show (the engine adds the log's symptoms)."""
     if container is None:
         return unknown("", needs="container")
@@ -1704,7 +1742,8 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to read")
     # A pasted spec (docker run, compose, pod) that asks for GPUs is the workload the user asks about.
-    serving = [c for c in docker_containers.containers if c.looks_like_serving or (c.origin and c.gpu_requested)]
+    serving = [c for c in docker_containers.containers
+               if c.looks_like_serving or (c.origin and (c.gpu_requested or c.gpus_by_env))]
     if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT for c in docker_containers.containers):
         return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
                        "may be in the part left out", hint="paste the whole `docker inspect <container>`")
@@ -1844,6 +1883,16 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         # `--gpus all`, CDI `nvidia.com/gpu=all`: every GPU of the host, which the spec does not count; the verdict is
         # over the GPUs the source lists, where it lists any.
         listed = [g.label for g in gpus.gpus if g.label] if gpus is not None else []
+        inside_shown = container is not None and bool(container.exec_into or container.ran_inside)
+        if not listed and gpus is not None and (cut := gpus.cut_before_gpus) and not engine_shown \
+                and not inside_shown:
+            # The listing pasted to show the GPUs stops before any: the request names no GPU the source shows.
+            return unknown("serving containers request every GPU (" + ", ".join(
+                c.label for c in serving if not c.gpu_count) + f"), but the GPU listing shown is cut before its first "
+                f"GPU ({cut}): no GPU is shown for the request to hand over, and nothing from inside the container "
+                "shows one reached it", hint="paste the whole nvidia-smi, or its output inside the container "
+                "(`docker exec <container> nvidia-smi`), or the engine's log from its start",
+                actual={c.label: "all" for c in serving if not c.gpu_count})
         return over_subjects(judged, listed, gpus.whole_count) if listed and gpus is not None else judged
     # The GPUs the requests name, counted: the ones this verdict is over.
     return over_subjects(judged, [f"{c.label} GPU {k}" for c in serving for k in range(c.gpu_count or 0)])

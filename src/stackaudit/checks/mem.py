@@ -1307,6 +1307,10 @@ def pinned_host(serving_processes: ServingProcesses | None = None, meminfo: Host
 
     A symptom line of facts/symptoms.py (vLLM's "Using 'pin_memory=False' as WSL is detected")
     proves the WSL issue on its own, quoted, where the processes and kernel are not in the source.
+    A pinned allocation refused with CUDA's own start error (Triton's `Unable to allocate pinned system memory, ...:
+    CUDA driver version is insufficient for CUDA runtime version`, ggml's `... of pinned memory: system has unsupported
+    display driver / cuda driver combination`) rules the check out: not an issue, the host's page-locked memory was
+    never asked (corpus 1639).
 
     A WSL kernel release (uname, collect_env's `Python platform`) proves it without the processes.
     NVIDIA's CUDA on WSL guide lists pinned system memory as limited under WSL 2, for every program

@@ -50,8 +50,8 @@ class ContainerInfo:
     # minikube_node), "" where none is shown.
     node_without_gpus: str = ""
     # Where a pasted spec describes the container from outside (kind ""): the commands the source shows run in a
-    # container by `docker exec` / `kubectl exec`, each (its target, the command run there); what they printed is that
-    # container's own view.
+    # container by `docker exec` / `kubectl exec` or typed at a prompt that names one, each (its target, the command run
+    # there); what they printed is that container's own view.
     exec_into: tuple[tuple[str, str], ...] = ()
     # GKE's driver installer (its device plugin pod's init container) shown ending in its wait for driver libraries
     # that no one installs (GKE_INSTALLER_LINE), its lines joined; "" where none is shown or the plugin reached the GPUs.
@@ -492,9 +492,13 @@ def _prompt_rows(host: Host) -> list[tuple[str, str]]:
 
 
 def _exec_rows(host: Host) -> tuple[tuple[str, str], ...]:
-    """(target, command) of each `docker exec` / `kubectl exec` row of the paste's prompts (exec_inside)."""
-    found = (exec_inside(command) for _, command in _prompt_rows(host))
-    return tuple((target, inner) for kind, target, inner in found if kind)
+    """(target, command) of each `docker exec` / `kubectl exec` row of the paste's prompts (exec_inside), and of each
+    command typed at a prompt that names a container (_container_prompt: `root@b888322c7439:/# nvidia-smi`, its
+    target the prompt's host)."""
+    rows = _prompt_rows(host)
+    found = [(target, inner) for kind, target, inner in (exec_inside(command) for _, command in rows) if kind]
+    typed = [(name, command) for name, command in rows if command and _container_prompt(name)]
+    return tuple(found + typed)
 
 
 def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:

@@ -428,6 +428,14 @@ class DockerContainer:
         return self.runtime == "nvidia" and visible not in (None, "", "void", "none")
 
     @property
+    def gpus_by_env(self) -> bool:
+        """A whole pasted spec with no GPU request whose environment names GPUs (`--env NVIDIA_VISIBLE_DEVICES=0,1`):
+        the nvidia-docker 2 way, which hands them over where nvidia is Docker's default runtime. A GPU container by
+        intent; whether the GPUs reached it is not shown (an excerpt's is `DockerContainers.gpu_env_only`)."""
+        return bool(self.origin) and not self.excerpt and not self.gpu_requested \
+            and self.env_value("NVIDIA_VISIBLE_DEVICES") not in (None, "", "void", "none")
+
+    @property
     def zero_gpus_asked(self) -> bool:
         """Its GPU request is a count of zero (`--gpus 0`: DeviceRequest.zero_count), with no
         NVIDIA_VISIBLE_DEVICES of its own that would name the GPUs instead."""
@@ -627,8 +635,9 @@ class DockerContainers:
 
     @property
     def gpu_or_serving(self) -> tuple[DockerContainer, ...]:
-        """The containers the container checks care about: with GPUs, or running an engine."""
-        return tuple(c for c in self.containers if c.gpu_requested or c.looks_like_serving)
+        """The containers the container checks care about: with GPUs (asked for, or named by a whole spec's
+        environment: DockerContainer.gpus_by_env), or running an engine."""
+        return tuple(c for c in self.containers if c.gpu_requested or c.looks_like_serving or c.gpus_by_env)
 
     @property
     def gpu_env_only(self) -> tuple[DockerContainer, ...]:

@@ -220,6 +220,14 @@ class GpuInventory(Sourced):
         return max((n for _, n in self.counts), default=None)
 
     @property
+    def cut_before_gpus(self) -> str:
+        """Why the GPU listings shown name no GPU where each one is cut before its first GPU (an nvidia-smi table
+        cut in its header); "" where a source lists or counts a GPU, or where no listing is shown."""
+        if self.gpus or self.counts or not self.partial:
+            return ""
+        return "; ".join(f"{src}: {why}" for src, why in self.partial)
+
+    @property
     def laptop_gpu(self) -> str:
         """The one GPU the sources show where its name is a laptop's discrete GPU (gputable.LAPTOP_PART: `... Laptop
         GPU`, `... with Max-Q Design`), in words; "" where they show several or none, or no such name. A laptop holds

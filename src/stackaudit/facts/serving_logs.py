@@ -90,6 +90,11 @@ NCCL_OLD_WARN = re.compile(r"^\s*(?:[^\s\[\]][^\[\]]*? \[\d+\] )?(?P<warn>(?:(?:
                            r"[a-z_]+\.(?:cu|cc|h):\d+ WARN \S)")
 
 
+# NCCL's own lines of its ring, channel or tree set-up (`NCCL INFO Ring 00 : 0 1`, `NCCL INFO Channel 00/02 :    0   1`,
+# `NCCL INFO Trees [0] 1/-1/-1->0->-1`): it prints them after it read its CUDA device's PCI bus id and built the topology.
+NCCL_RINGS = re.compile(r"\bNCCL INFO (?:Ring|Channel|Trees)\b")
+
+
 def is_nccl_line(line: str) -> bool:
     """A line NCCL printed: `NCCL INFO|WARN|TRACE` (2.3 and later) or a warning of the older form (NCCL_OLD_WARN)."""
     return bool(NCCL_LINE.search(line) or (" WARN " in line and NCCL_OLD_WARN.match(line)))
@@ -648,6 +653,9 @@ class ServingLog:
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_devices: tuple[int, ...] = ()  # the CUDA devices of NCCL lines' `host:pid:tid [3] NCCL` tags
+    # The first tagged NCCL line of its ring, channel or tree set-up (NCCL_RINGS): NCCL built its topology from the CUDA
+    # device it opened (its PCI bus id read through CUDA); "" where none is shown.
+    nccl_rings_line: str = ""
     nccl_pids: tuple[int, ...] = ()  # the processes (pids) of the same tags, in the order they first appear
     # The IP interfaces NCCL names in its `Bootstrap : Using`, `NET/Socket : Using` and `OOB` lines: (interface,
     # address, line). NCCL keeps one address per interface name (misc/socket.cc findInterfaces).
@@ -1656,6 +1664,7 @@ def parse_serving_log(text: str) -> ServingLog:
     hosts: list[str] = []
     host_pids: dict[str, set[int]] = {}  # each host name's processes (`host:pid:tid`)
     devices: set[int] = set()
+    rings_line = ""
     pids: list[int] = []
     addresses: list[tuple[str, str, str]] = []
     nccl_env: dict[str, str] = {}
@@ -1829,6 +1838,8 @@ def parse_serving_log(text: str) -> ServingLog:
         nccl_line = bool(host) and is_nccl_line(line)
         if nccl_line and host and host.group(1) not in hosts:
             hosts.append(host.group(1))
+        if nccl_line and host and not rings_line and NCCL_RINGS.search(line):
+            rings_line = line.strip()[:400]
         if nccl_line and host:
             host_pids.setdefault(host.group(1), set()).add(int(host.group(2)))
             devices.add(int(host.group(3)))
@@ -2024,7 +2035,8 @@ def parse_serving_log(text: str) -> ServingLog:
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines), rccl_lines=tuple(rccl),
         vllm_version=vllm_version, sglang_dated_line=sglang_dated, vllm_early_stats_line=vllm_early_stats,
         vllm_2023_stats_line=vllm_2023_stats,
-        channels=tuple(channels), nccl_hosts=_written_apart(hosts, host_pids), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
+        channels=tuple(channels), nccl_hosts=_written_apart(hosts, host_pids), nccl_devices=tuple(sorted(devices)),
+        nccl_rings_line=rings_line, nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), gpu_affinity=tuple(affinity.values()), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),

@@ -48,6 +48,13 @@ PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_ut
 RAY_STORE_RUNNER = "https://github.com/ray-project/ray/blob/master/src/ray/object_manager/plasma/store_runner.cc"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
 # WSL limits pinned system memory; vLLM turns pinning off there.
+# CUDA's start errors as the runtime words them: the driver older than the runtime (35), an image's libcuda against
+# the host's driver (803), forward compatibility on a GPU without it (804), a fabric not set up (802), no device (100).
+CUDA_START_ERRORS = (r"(?:CUDA driver version is insufficient|system has unsupported display driver|forward "
+                     r"compatibility was attempted|system not yet initialized|no CUDA-capable device)")
+# A pinned (page-locked) host allocation refused with one of them (pinned-alloc-cuda-unstarted).
+PINNED_CUDA_UNSTARTED = re.compile(r"(?:pinned system memory|of pinned memory|pinned host memory)\b[^:]{0,80}: "
+                                   + CUDA_START_ERRORS)
 WSL_PINNED_DOC = ("https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
                   "#known-limitations-for-linux-cuda-applications")
 DCGM_DIAG_DOC = "https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html"
@@ -932,7 +939,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # mudler/LocalAI#1030, corpus 1334); TensorFlow's host allocator `could not allocate pinned host memory of size:
     # 34359738368` (talmolab/sleap#2001, minimaxir/gpt-2-simple#232 on WSL 2). The host's page-locked memory is
     # exhausted or capped (WSL, a VM, a memlock limit): transfers between host and GPU are staged and synchronous.
-    Symptom("pinned-alloc-failed", re.compile(r"failed to allocate [\d.]+ [KMG]i?B of pinned memory\b|"
+    # A refusal whose reason is CUDA's own start error is not this one (pinned-alloc-cuda-unstarted).
+    Symptom("pinned-alloc-failed", re.compile(r"failed to allocate [\d.]+ [KMG]i?B of pinned memory\b(?!: "
+                                              + CUDA_START_ERRORS + ")|"
                                               r"could not allocate pinned host memory of size:? \d+"),
         "MEM-PINNED-HOST", "medium", "https://github.com/ggml-org/llama.cpp/pull/1233",
         "the program could not allocate pinned (page-locked) host memory and falls back to pageable memory: copies "
@@ -940,6 +949,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "memory or give the VM / WSL more, and raise the memlock limit, so that it can pin its buffers",
         own_fix="Free host memory (or give the VM / WSL more) and raise the memlock limit, so that the program can "
                 "pin its buffers"),
+    # A pinned allocation refused because CUDA itself could not start: Triton's pinned memory manager (`Unable to
+    # allocate pinned system memory, pinned memory pool will not be available: CUDA driver version is insufficient for
+    # CUDA runtime version`, corpus 1639), ggml's `failed to allocate 2560.00 MiB of pinned memory: system has
+    # unsupported display driver / cuda driver combination` (ollama/ollama#5517). The error is CUDA's start (35, 803,
+    # 804, 802, 100), which other symptoms name; the host's page-locked memory was never asked.
+    Symptom("pinned-alloc-cuda-unstarted", PINNED_CUDA_UNSTARTED,
+        "", "low", "https://github.com/triton-inference-server/core/blob/main/src/pinned_memory_manager.cc",
+        "the program's pinned (page-locked) host allocation failed with CUDA's own start error",
+        clears=("MEM-PINNED-HOST",),
+        cleared="CUDA could not start, so the pinned allocation failed for the driver, not for lack of page-locked "
+                "host memory"),
     # CUDA_ERROR_UNKNOWN (999) from a call in the middle of a run, after the context had worked: ggml's CUDA_CHECK block
     # (`CUDA error: unknown error` / `current device: 0, in function ggml_backend_cuda_get_tensor_async at ...`,
     # ollama/ollama#3097 after 10-15 minutes, corpus 1324; ggml-org/llama.cpp#25721 in ggml_cuda_compute_forward),
@@ -1370,7 +1390,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Driver was not detected", "Failed to bind NVLink SHARP",
-           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
+           "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "pinned system memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
