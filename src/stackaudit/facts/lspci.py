@@ -581,15 +581,12 @@ def tree_entries(text: str) -> tuple[TreeEntry, ...]:
     return tuple(entries.values())
 
 
-def parse_lspci_tree(text: str) -> dict[str, tuple[str, ...]]:
-    r"""Every function of `lspci -t` / `lspci -tv` that the tree places below a root bus, with its upstream bridges,
-    root first ({"0000:04:00.0": ("0000:00:01.1", "0000:03:00.0")}); tree_entries reads the tree.
-
-    A function below a bus whose number an excerpt cut off is left out: its path from the root is not shown.
-    """
-    entries = {e.key: e for e in tree_entries(text)}
-    paths: dict[str, tuple[str, ...]] = {}
-    for key, entry in entries.items():
+def tree_paths(entries: Sequence[TreeEntry]) -> dict[str, tuple[tuple[str, ...], bool]]:
+    """Each function's bridges above it as the tree shows them, top first, and whether they reach a root bus
+    (False where the top one sits on a bus whose number an excerpt cut off: the path above it is not shown)."""
+    by_key = {e.key: e for e in entries}
+    out: dict[str, tuple[tuple[str, ...], bool]] = {}
+    for entry in entries:
         chain: list[str] = []
         cur: TreeEntry | None = entry
         for _ in range(32):
@@ -597,9 +594,33 @@ def parse_lspci_tree(text: str) -> dict[str, tuple[str, ...]]:
             if parent is None or parent in chain:
                 break
             chain.append(parent)
-            cur = entries.get(parent)
-        if cur is not None and cur.numbered:
-            paths[key] = tuple(reversed(chain))
+            cur = by_key.get(parent)
+        out[entry.key] = (tuple(reversed(chain)), cur is not None and cur.numbered)
+    return out
+
+
+def parse_lspci_tree(text: str) -> dict[str, tuple[str, ...]]:
+    r"""Every function of `lspci -t` / `lspci -tv` that the tree places below a root bus, with its upstream bridges,
+    root first ({"0000:04:00.0": ("0000:00:01.1", "0000:03:00.0")}); tree_entries reads the tree.
+
+    A function below a bus whose number an excerpt cut off is left out: its path from the root is not shown.
+    """
+    paths = {key: chain for key, (chain, rooted) in tree_paths(tree_entries(text)).items() if rooted}
     if not paths:
         raise ParseError("no device in the `lspci -t` tree")
     return paths
+
+
+def tree_devices(entries: Sequence[TreeEntry]) -> tuple[LspciDevice, ...]:
+    """The functions of a tree as lspci devices without registers, keyed as the tree keys them (TreeEntry.key).
+
+    A bridge is one because the tree prints its secondary bus; any other function's class and vendor are read from
+    the name `-tv` prints (TREE_NAME_CLASSES, the vendor names lspci prints); `-t` prints no name, so its leaves
+    keep no class.
+    """
+    out: list[LspciDevice] = []
+    for e in entries:
+        vendor = next((v for n, v in _VENDOR_NAMES if e.name.startswith(n)), "")
+        pci_class = "0x0604" if e.bridge else next((c for p, c in TREE_NAME_CLASSES if p.search(e.name)), "")
+        out.append(LspciDevice(e.key, "", f"{pci_class}00" if pci_class else "", vendor, "", e.name))
+    return tuple(out)

@@ -35,6 +35,9 @@ _CAP_KEY = re.compile(rf"^\s*(?:{'|'.join(CAP_KEYS)}):\s")
 _GROUP = IOMMU_GROUP_HEADING
 _TREE_START = re.compile(r"^[\s|+\\-]*-\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-")
 _TREE_LINE = re.compile(r"^[\s|]*[+\\]-(?:\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-|[0-9a-fA-F]{2}\.[0-7])")
+# A branch line of a tree excerpt cut above its root (no `-[0000:00]-` line): `|` rules, then `+-`/`\-` and a device
+# followed by what the tree prints after one: nothing, its bus bracket, a child link or its name (`-tv`).
+_TREE_FRAGMENT = re.compile(r"^[ |]*[+\\]-[0-9a-fA-F]{2}\.[0-7](?=$|-\[[0-9a-fA-F]{2}[\]-]|--|  \S)")
 _KNOWN_ARGV = {s.argv for s in (LSPCI_VVV, *LSPCI_PASTED)}
 _DOMAIN = re.compile(rf"^\s*{BDF}\s")
 
@@ -159,13 +162,22 @@ def lspci(lines: list[str]) -> Iterator[Found]:
         scan.skip(j)
 
 
-@importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree", needles=("-[",), per_line=True)
+def _tree_at(lines: list[str], i: int) -> int | None:
+    """Where the tree that starts at line i ends: a root line's run, or an excerpt's run of branch lines
+    (_TREE_FRAGMENT) of two lines or more, or of one that shows a bus bracket; None where none starts there."""
+    if _TREE_START.match(lines[i]):
+        return run_end(lines, i + 1, lambda line: line.strip() and (_TREE_START.match(line) or _TREE_LINE.match(line)))
+    if not _TREE_FRAGMENT.match(lines[i]):
+        return None
+    j = run_end(lines, i + 1, lambda line: _TREE_START.match(line) or _TREE_FRAGMENT.match(line))
+    return j if j - i >= 2 or "-[" in lines[i] else None
+
+
+@importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree, whole or an excerpt cut above its root",
+          needles=("-[", "+-", "\\-"), per_line=True)
 def lspci_tree(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
-        if _TREE_START.match(lines[i]):
-            j = run_end(lines, i + 1, lambda line: line.strip() and (_TREE_START.match(line) or _TREE_LINE.match(line)))
+        if (j := _tree_at(lines, i)) is not None:
             text = "\n".join(line.rstrip() for line in lines[i:j]) + "\n"
             yield Found("lspci -tv", i, j, command_output(LSPCI_TREE.argv, text))
             scan.skip(j)
-
-
