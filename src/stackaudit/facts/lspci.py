@@ -563,10 +563,9 @@ def tree_entries(text: str) -> tuple[TreeEntry, ...]:
                 i = m.end()
                 b = _TREE_BUS.match(line, i)
                 name = ""
-                if b is None:
-                    break_at = line.find("  ", i)
-                    if break_at >= 0 and line[break_at:].strip() and not line[break_at:].lstrip().startswith(("+", "\\")):
-                        name = line[break_at:].strip()  # the device's name (`-tv`) runs to the end of the line
+                rest = line[i:]
+                if b is None and rest[:1].isspace() and rest.strip() and not rest.lstrip().startswith(("+", "\\", "|")):
+                    name = rest.strip()  # the device's name (`-tv`) runs to the end of the line
                 entries[key] = TreeEntry(key, slot, bus, name, bridge_of.get(bus), b is not None)
                 if b is not None:
                     secondary = f"{bus.split(':')[0] if ':' in bus else domain}:{b.group(1).lower()}"

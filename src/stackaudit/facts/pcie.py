@@ -240,7 +240,8 @@ def _tree_only(host: Host) -> PcieFacts | None:
     A tree excerpt cut above its root (facts/lspci.py tree_entries) keys a function on a bus whose number is cut off
     by its slot and that bus. Below such a bus a function's path from the root is not shown: it keeps no upstream
     path, the bridges the excerpt shows above it are kept, and the topology is known only where no bus is cut off. A pasted
-    tree may be an excerpt: the inventory is not taken as complete. None where no tree is in the source.
+    tree may be an excerpt: the inventory is not taken as complete. None where no tree is in the source or it shows no
+    GPU.
     """
     try:
         result = host.run(list(LSPCI_TREE.argv))
@@ -252,6 +253,8 @@ def _tree_only(host: Host) -> PcieFacts | None:
     paths = tree_paths(entries)
     devices = tree_devices(entries)
     roles = {d.bdf: _lspci_role(d) for d in devices}
+    if "gpu" not in roles.values():
+        return None  # `-t` names no device, and a tree may be an excerpt: no GPU shown is no GPU absent
     keep = _selected((d.bdf, roles[d.bdf], paths[d.bdf][0]) for d in devices)
     functions = tuple(PcieFunction(d.bdf, roles[d.bdf], None, d, None, TREE_NOTE,
                                    paths[d.bdf][0] if paths[d.bdf][1] else ())
