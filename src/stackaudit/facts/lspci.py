@@ -493,7 +493,7 @@ UNNUMBERED_KEY = "function {slot} on bus #{n} (its number is cut off)"
 # class code that role's devices carry (facts/pci.py device_role). NVIDIA's other functions (HDMI audio, USB, UCSI)
 # are none of the roles; its switches are named NVSwitch; an unnamed NVIDIA device (`Device 20b2`) is taken as a GPU.
 TREE_NAME_CLASSES = (
-    (re.compile(r"Audio|USB|UCSI|Serial bus|SMBus|SATA|NVMe", re.IGNORECASE), ""),
+    (re.compile(r"Audio|USB|UCSI|Serial bus|SMBus|SATA|NVMe|Management Interface", re.IGNORECASE), ""),
     (re.compile(r"^NVIDIA Corporation .*NVSwitch"), "0x0680"),
     (re.compile(r"^NVIDIA Corporation "), "0x0302"),
     (re.compile(r"Infiniband|InfiniBand|ConnectX|BlueField|MT2\d{4} Family"), "0x0207"),
@@ -525,7 +525,8 @@ def tree_entries(text: str) -> tuple[TreeEntry, ...]:
     that later lines continue. A column that opens branches keeps its bus until the tree ends.
     A column whose opening line is not in the paste (an excerpt) is one bus whose number is not shown:
     its entries are keyed UNNUMBERED_KEY, and only a bracket after one of them numbers the buses below.
-    The domain is the last root line's (`[0000:40]`), 0000 before any.
+    A blank line ends a tree: the columns after it start over. The domain is the last root line's (`[0000:40]`),
+    0000 before any.
     """
     entries: dict[str, TreeEntry] = {}
     bridge_of: dict[str, str] = {}  # bus -> the key of the bridge whose secondary bus it is
@@ -534,6 +535,9 @@ def tree_entries(text: str) -> tuple[TreeEntry, ...]:
     domain = "0000"
     for line in text.splitlines():
         line = line[:TREE_LINE_CAP]
+        if not line.strip():
+            branch_bus = {}  # a tree has no blank line: what follows is another tree or excerpt
+            continue
         pending: str | None = None  # a bus just opened on this line, for the next child or branch
         current: str | None = None
         i = 0

@@ -24,7 +24,6 @@ from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TR
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import (
     Found,
-    command_output,
     command_output_appended,
     document_appended,
     importer,
@@ -176,8 +175,11 @@ def _tree_at(lines: list[str], i: int) -> int | None:
 @importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree, whole or an excerpt cut above its root",
           needles=("-[", "+-", "\\-"), per_line=True)
 def lspci_tree(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    first = True
     for i in (scan := Scan(lines, candidates)):
         if (j := _tree_at(lines, i)) is not None:
             text = "\n".join(line.rstrip() for line in lines[i:j]) + "\n"
-            yield Found("lspci -tv", i, j, command_output(LSPCI_TREE.argv, text))
+            # Several trees or excerpts: one output, a blank line between them (where the tree's columns start over).
+            yield Found("lspci -tv", i, j, command_output_appended(LSPCI_TREE.argv, text if first else "\n" + text))
+            first = False
             scan.skip(j)
