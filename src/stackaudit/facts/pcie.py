@@ -370,8 +370,8 @@ def pcie_from_lspci(ctx: FactContext) -> PcieFacts:
     """PCIe registers of GPUs, NVSwitches, NICs and their bridges from `lspci -vvv` (with `lspci -tv`)."""
     host = ctx.host
     lspci, lspci_note = read_lspci(host)
-    if lspci is None and "not in the source" in lspci_note and (tree := _tree_only(host)) is not None:
-        return tree
+    if lspci is None and "not in the source" in lspci_note and (tree_only := _tree_only(host)) is not None:
+        return tree_only
     if lspci is None:
         if "not in the source" in lspci_note:
             raise NotCaptured(LSPCI_VVV.title)
