@@ -1,5 +1,5 @@
 """`lspci` text into the typed registers of facts/pcie_config.py: `lspci -vvv`/`-vv`/`-nn` listings
-(`parse_lspci`) and the `lspci -t` bus tree (`parse_lspci_tree`).
+(`parse_lspci`) and the `lspci -t` bus tree, whole or an excerpt (`tree_entries`, `parse_lspci_tree`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Pasted `lspci` outputs: `-vvv`/`-vv`/`-v`/`-nn` listings (whole, cut, or grepped lines such as
 `ACSCtl:` / `LnkSta:` without device headers; a display device's header with its bus address cut off), `lspci -tv`
-trees, and the IOMMU-group listings of the usual VFIO scripts (`IOMMU Group N:` followed by `lspci -nns` lines).
+trees (whole, or an excerpt cut above its root line), and the IOMMU-group listings of the usual VFIO scripts (`IOMMU Group N:` followed by `lspci -nns` lines).
 
 Each listing is recorded verbatim under the argv it shows (facts/sources.py LSPCI_PASTED): its prompt
 line's where that is one of them, else the flags its lines show; an IOMMU-group listing as a pasted
@@ -161,15 +161,19 @@ def lspci(lines: list[str]) -> Iterator[Found]:
         scan.skip(j)
 
 
+def _in_tree(line: str) -> object:
+    return line.strip() and (_TREE_START.match(line) or _TREE_LINE.match(line))
+
+
 def _tree_at(lines: list[str], i: int) -> int | None:
-    """Where the tree that starts at line i ends: a root line's run, or an excerpt's run of branch lines
-    (_TREE_FRAGMENT) of two lines or more, or of one that shows a bus bracket; None where none starts there."""
+    """Where the tree that starts at line i ends: the run of tree lines from a root line, or from an excerpt's
+    branch line (_TREE_FRAGMENT) followed by another or showing a bus bracket; None where none starts there."""
     if _TREE_START.match(lines[i]):
-        return run_end(lines, i + 1, lambda line: line.strip() and (_TREE_START.match(line) or _TREE_LINE.match(line)))
+        return run_end(lines, i + 1, _in_tree)
     if not _TREE_FRAGMENT.match(lines[i]):
         return None
-    j = run_end(lines, i + 1, lambda line: _TREE_START.match(line) or _TREE_FRAGMENT.match(line))
-    return j if j - i >= 2 or "-[" in lines[i] else None
+    j = run_end(lines, i + 1, _in_tree)
+    return j if (j - i >= 2 and _TREE_FRAGMENT.match(lines[i + 1])) or "-[" in lines[i] else None
 
 
 @importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree, whole or an excerpt cut above its root",
