@@ -1,6 +1,7 @@
 """Pasted `lspci` outputs: `-vvv`/`-vv`/`-v`/`-nn` listings (whole, cut, or grepped lines such as
 `ACSCtl:` / `LnkSta:` without device headers; a display device's header with its bus address cut off), `lspci -tv`
-trees (whole, or an excerpt cut above its root line), and the IOMMU-group listings of the usual VFIO scripts (`IOMMU Group N:` followed by `lspci -nns` lines).
+trees (whole, or an excerpt cut above its root line), and the IOMMU-group listings of the usual VFIO scripts
+(`IOMMU Group N:` followed by `lspci -nns` lines).
 
 Each listing is recorded verbatim under the argv it shows (facts/sources.py LSPCI_PASTED): its prompt
 line's where that is one of them, else the flags its lines show; an IOMMU-group listing as a pasted
