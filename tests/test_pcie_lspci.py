@@ -10,11 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from corpus import fact, paste_checks, pasted
+from stackaudit.engine.collect import Missing
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.lspci import parse_lspci
+from stackaudit.facts.lspci import parse_lspci, parse_lspci_tree, tree_entries, tree_paths
 from stackaudit.facts.pcie import LSPCI_ARGV, read_lspci
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.recognition import recognise, strip_header
+from stackaudit.pci_address import normalize_bdf
 
 # The corpus of real pastes (each file names its public thread in its header).
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
@@ -275,3 +278,144 @@ def test_fuzz_lspci_only_parse_error(text: str) -> None:
 @given(st.text(max_size=400))
 def test_fuzz_importer_never_raises(text: str) -> None:
     recognise(SWITCH_HOST[:200] + text)
+
+
+# -- `lspci -tv` excerpts cut above their root (no `-[0000:00]-` line) -----------------------------------------------
+
+# https://github.com/NVIDIA/nccl/issues/246 (comment by Keepmoving-ZXY): the whole paste, verbatim. Two V100s below
+# bridges 08.0 and 0c.0 of one bus whose number is cut off, ConnectX-5 VFs on a deeper branch of that column.
+NCCL_246 = r"""```
+ |           |                               |                               |               +-03.4  Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]
+ |           |                               |                               |               +-03.5  Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]
+ |           |                               |                               |               +-03.6  Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]
+ |           |                               |                               |               +-03.7  Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]
+ |           |                               |                               |               +-04.0  Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]
+ |           |                               |                               |               \-04.1  Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]
+ |           |                               |                               +-08.0-[5c-5f]----00.0  NVIDIA Corporation GV100GL [Tesla V100 PCIe 32GB]
+ |           |                               |                               +-0c.0-[60-63]----00.0  NVIDIA Corporation GV100GL [Tesla V100 PCIe 32GB]
+ |
+```
+"""
+
+# https://github.com/NVIDIA/nccl/issues/820 (issue body by sneaxiy), the part the corpus holds (capture 1534), verbatim:
+# an excerpt that starts inside the tree (an A100, device 20b2, below a chain of bridges) and reaches root bus 0000:00.
+NCCL_820 = r""" |                                           +-08.0-[16-1e]----00.0-[17-1e]--+-00.0-[18-1a]----00.0-[19-1a]----00.0-[1a]----00.0  NVIDIA Corporation Device 20b2
+ |                                           |                               +-10.0-[1b]--
+ |                                           |                               +-14.0-[1c]--
+ |                                           |                               +-18.0-[1d]--
+ |                                           |                               \-1c.0-[1e]--
+ |                                           +-0c.0-[1f-22]----00.0-[20-22]--+-14.0-[21]--
+ |                                           |                               \-15.0-[22]--
+ |                                           \-1c.0-[23]----00.0  LSI Logic / Symbios Logic Device c010
+ \-[0000:00]-+-00.0  Intel Corporation Device 09a2
+             +-00.1  Intel Corporation Device 09a4
+             +-00.2  Intel Corporation Device 09a3
+"""
+
+# https://github.com/kata-containers/kata-containers/blob/main/docs/design/kata-vra.md ("Virtualization Reference
+# Architecture", the host topology), verbatim: two excerpts, each a BlueField-2 and an A100X below one switch, their
+# root ports cut off (and the `\-01.0` rows one column right of the branch they continue, as the page prints them).
+KATA_VRA = r"""```sh
++-00.0-[d8-df]----00.0-[d9-df]--+-00.0-[da-db]--+-00.0  Mellanox Tech MT42822 BlueField-2 integrated ConnectX-6 Dx network
+                                |               +-00.1  Mellanox Tech MT42822 BlueField-2 integrated ConnectX-6 Dx network
+                                |               \-00.2  Mellanox Tech MT42822 BlueField-2 SoC Management Interface
+                                 \-01.0-[dc-df]----00.0-[dd-df]----08.0-[de-df]----00.0  NVIDIA Corporation GA100 [A100X]
+
++-00.0-[3b-42]----00.0-[3c-42]--+-00.0-[3d-3e]--+-00.0  Mellanox Tech MT42822 BlueField-2 integrated ConnectX-6 Dx network
+                                |               +-00.1  Mellanox Tech MT42822 BlueField-2 integrated ConnectX-6 Dx network
+                                |               \-00.2  Mellanox Tech MT42822 BlueField-2 SoC Management Interface
+                                 \-01.0-[3f-42]----00.0-[40-42]----08.0-[41-42]----00.0  NVIDIA Corporation GA100 [A100X]
+```
+"""
+
+
+def _tree_text(text: str) -> str:
+    out = recognise(text).record.commands.get(("lspci", "-tv"))
+    assert out is not None, "no lspci -tv recognised"
+    return out.stdout
+
+
+@pytest.mark.parametrize("text", [NCCL_246, NCCL_820, KATA_VRA])
+def test_tree_excerpts_are_recognised(text: str) -> None:
+    result = recognise(text)
+    assert [k for k, _, _ in result.recognised] and all(k == "lspci -tv" for k, _, _ in result.recognised)
+
+
+def test_excerpt_settles_only_the_addresses_its_brackets_give() -> None:
+    entries = {e.key: e for e in tree_entries(_tree_text(NCCL_246))}
+    gpus = [e for e in entries.values() if "NVIDIA" in e.name]
+    assert [g.key for g in gpus] == ["0000:5c:00.0", "0000:60:00.0"]
+    # Bridges 08.0 and 0c.0 hang off one bus whose number is cut off; the VFs off another, numbered by neither.
+    bridges = [entries[g.parent] for g in gpus if g.parent]
+    assert [b.slot for b in bridges] == ["08.0", "0c.0"] and bridges[0].bus == bridges[1].bus
+    vfs = [e for e in entries.values() if "Virtual Function" in e.name]
+    assert len(vfs) == 6 and {v.bus for v in vfs} == {"#1"} and bridges[0].bus != "#1"
+    assert not any(normalize_bdf(e.key) for e in (*vfs, *bridges)), "an address the excerpt does not show"
+    with pytest.raises(ParseError):
+        parse_lspci_tree(_tree_text(NCCL_246))  # no function's path from a root bus is shown
+
+
+def test_excerpt_above_a_root_keeps_the_roots_paths() -> None:
+    text = _tree_text(NCCL_820)
+    entries = {e.key: e for e in tree_entries(text)}
+    assert entries["0000:1a:00.0"].name == "NVIDIA Corporation Device 20b2"
+    assert entries["0000:23:00.0"].name.startswith("LSI Logic")
+    paths = parse_lspci_tree(text)
+    assert "0000:1a:00.0" not in paths and paths["0000:00:00.1"] == ()  # the root part only
+    chain, rooted = tree_paths(list(entries.values()))["0000:1a:00.0"]
+    assert not rooted and chain[1:] == ("0000:16:00.0", "0000:17:00.0", "0000:18:00.0", "0000:19:00.0")
+
+
+def test_blank_line_between_excerpts_starts_their_columns_over() -> None:
+    entries = tree_entries(_tree_text(KATA_VRA))
+    assert [e.key for e in entries if "A100X" in e.name] == ["0000:de:00.0", "0000:41:00.0"]
+    tops = [e for e in entries if e.slot == "00.0" and not e.numbered and e.bridge]
+    assert len(tops) == 2 and tops[0].bus != tops[1].bus  # two switches' ports, not one bus
+
+
+def test_excerpt_feeds_gpus_and_nics_without_absence_or_topology() -> None:
+    pcie = fact(pasted(NCCL_246), "pcie")
+    assert [g.bdf for g in pcie.gpus] == ["0000:5c:00.0", "0000:60:00.0"]
+    assert len(pcie.role("nic")) == 6 and all(g.upstream == () and g.config is None for g in pcie.gpus)
+    assert not pcie.topology_known and not pcie.inventory_complete
+    assert {f.bdf for f in pcie.p2p_bridges()} == {e.parent for e in tree_entries(_tree_text(NCCL_246)) if "NVIDIA" in e.name}
+    gpus = fact(pasted(NCCL_246), "gpus")
+    assert gpus.whole_count is None and gpus.at_least == 2 and gpus.models
+
+
+def test_tree_without_a_named_gpu_feeds_nothing() -> None:
+    # `lspci -t` prints no names (corpus 177, 99): no GPU is recognised, and none is taken as absent.
+    assert isinstance(fact(pasted("-[0000:00]-+-00.0\n           +-01.1-[01]--+-00.0\n           |            \\-00.1\n"),
+                           "pcie"), Missing)
+
+
+def test_checks_on_an_excerpt(tmp_path: Path) -> None:
+    results = paste_checks(tmp_path, NCCL_246, "FW-ACS-P2P", "IC-NVIDIA-PEERMEM", "IC-TOPO-READ", "MEM-MIG")
+    assert {c: r.status for c, r in results.items()} == {
+        "FW-ACS-P2P": "unknown", "IC-NVIDIA-PEERMEM": "unknown", "IC-TOPO-READ": "unknown", "MEM-MIG": "not-applicable"}
+    assert "tree shows no registers" in results["FW-ACS-P2P"].message
+
+
+# Modelled: `|`-ruled text that is no lspci tree.
+NOT_A_TREE = [
+    "| GPU | Bus | Slot |\n|-----|-----|------|\n| 0   | 5c  | 08.0 |\n| 1   | 60  | 0c.0 |\n",
+    ("+-------------+        +-------------+\n| CPU socket 0|--UPI---| CPU socket 1|\n+------+------+        +------+------+\n"
+     "       |                      |\n       +-- PCIe switch        +-- PCIe switch\n       |   +-- GPU0           |   +-- GPU2\n"
+     "       |   \\-- GPU1           |   \\-- GPU3\n"),
+    " |  +-01.0 root port\n |  \\-02.0 root port\n",  # a hand-drawn tree: one space before each name
+]
+
+
+@pytest.mark.parametrize("text", NOT_A_TREE)
+def test_ruled_text_is_not_read_as_a_tree(text: str) -> None:
+    assert "lspci -tv" not in [k for k, _, _ in recognise(text).recognised]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([" ", "|", "+-", "\\-", "-[", "]", "5c", "-5f", "08.0", "----", "--", "\n",
+                                 "  NVIDIA Corporation GV100GL", "[0000:00]", "Mellanox ConnectX-5"]), max_size=80)
+       .map("".join))
+def test_fuzz_tree_entries_never_raises(text: str) -> None:
+    tree_entries(text)
+    with contextlib.suppress(ParseError):
+        parse_lspci_tree(text)

@@ -1,5 +1,5 @@
 """`lspci` text into the typed registers of facts/pcie_config.py: `lspci -vvv`/`-vv`/`-nn` listings
-(`parse_lspci`) and the `lspci -t` bus tree (`parse_lspci_tree`).
+(`parse_lspci`) and the `lspci -t` bus tree, whole or an excerpt (`tree_entries`, `parse_lspci_tree`).
 """
 
 from __future__ import annotations
@@ -484,28 +484,67 @@ def parse_lspci(text: str) -> LspciOutput:
 _TREE_DOMAIN = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{2})\]")
 _TREE_BUS = re.compile(r"-\[([0-9a-fA-F]{2})(?:-[0-9a-fA-F]{2})?\]")
 _TREE_DEV = re.compile(r"([0-9a-fA-F]{2})\.([0-7])")
+# What a tree line is read up to: a line of a real tree is a few hundred characters; a longer one is cut there.
+TREE_LINE_CAP = 4096
+# A function on a bus whose number an excerpt cut off (its opening line is above the paste): keyed by its slot and the
+# bus it shares with the other entries of its column, numbered in the order the excerpt shows them.
+UNNUMBERED_KEY = "function {slot} on bus #{n} (its number is cut off)"
+# The role of a function by the name `lspci -tv` prints for it (the tree prints no class), first match wins: the
+# class code that role's devices carry (facts/pci.py device_role). NVIDIA's other functions (HDMI audio, USB, UCSI)
+# are none of the roles; its switches are named NVSwitch; an unnamed NVIDIA device (`Device 20b2`) is taken as a GPU.
+TREE_NAME_CLASSES = (
+    (re.compile(r"Audio|USB|UCSI|Serial bus|SMBus|SATA|NVMe|Management Interface", re.IGNORECASE), ""),
+    (re.compile(r"^NVIDIA Corporation .*NVSwitch"), "0x0680"),
+    (re.compile(r"^NVIDIA Corporation "), "0x0302"),
+    (re.compile(r"Infiniband|InfiniBand|ConnectX|BlueField|MT2\d{4} Family"), "0x0207"),
+    (re.compile(r"Ethernet|NetXtreme"), "0x0200"),
+)
 
 
-def parse_lspci_tree(text: str) -> dict[str, tuple[str, ...]]:
-    r"""Every function of `lspci -t` / `lspci -tv` with its upstream bridges, root first
-    ({"0000:04:00.0": ("0000:00:01.1", "0000:03:00.0")}).
+@dataclass(frozen=True)
+class TreeEntry:
+    """One function of an `lspci -t` / `lspci -tv` tree, as the tree shows it."""
+
+    key: str  # its address (`0000:5c:00.0`) where the tree settles its bus, else UNNUMBERED_KEY
+    slot: str  # device and function (`08.0`)
+    bus: str  # `0000:5c`, or `#1` for a bus whose number is cut off (the entries of one column share it)
+    name: str  # what `-tv` prints after it ("" under `-t`, or for a bridge whose children follow on its line)
+    parent: str | None  # the key of the bridge above it; None at a root bus or where the excerpt starts
+    bridge: bool  # the tree prints a secondary bus after it (`08.0-[5c-5f]`)
+
+    @property
+    def numbered(self) -> bool:
+        return not self.bus.startswith("#")
+
+
+def tree_entries(text: str) -> tuple[TreeEntry, ...]:
+    r"""Every function of an `lspci -t` / `lspci -tv` tree, whole or an excerpt cut above its root.
 
     The tree prints a bridge's secondary bus in brackets after it (`01.1-[02-05]--`); its children
     follow on the same line (`----00.0`, one child) or start branches at one column (`+-`, `\-`)
     that later lines continue. A column that opens branches keeps its bus until the tree ends.
+    A column whose opening line is not in the paste (an excerpt) is one bus whose number is not shown:
+    its entries are keyed UNNUMBERED_KEY, and only a bracket after one of them numbers the buses below.
+    A blank line ends a tree: the columns after it start over. The domain is the last root line's (`[0000:40]`),
+    0000 before any.
     """
-    bridge_of: dict[tuple[str, int], str] = {}  # (domain, bus) -> the bridge whose secondary bus it is
-    bus_of: dict[str, tuple[str, int]] = {}
-    branch_bus: dict[int, tuple[str, int]] = {}
+    entries: dict[str, TreeEntry] = {}
+    bridge_of: dict[str, str] = {}  # bus -> the key of the bridge whose secondary bus it is
+    branch_bus: dict[int, str] = {}
+    unnumbered = 0
     domain = "0000"
     for line in text.splitlines():
-        pending: tuple[str, int] | None = None  # a bus just opened on this line, for the next child or branch
-        current: tuple[str, int] | None = None
+        line = line[:TREE_LINE_CAP]
+        if not line.strip():
+            branch_bus = {}  # a tree has no blank line: what follows is another tree or excerpt
+            continue
+        pending: str | None = None  # a bus just opened on this line, for the next child or branch
+        current: str | None = None
         i = 0
         while i < len(line):
             if (m := _TREE_DOMAIN.match(line, i)) is not None:
                 domain = m.group(1).lower()
-                pending = (domain, int(m.group(2), 16))
+                pending = f"{domain}:{m.group(2).lower()}"
                 i = m.end()
                 continue
             ch = line[i]
@@ -513,38 +552,78 @@ def parse_lspci_tree(text: str) -> dict[str, tuple[str, ...]]:
                 if pending is not None:
                     branch_bus[i] = pending
                     pending = None
+                elif i not in branch_bus and _TREE_DEV.match(line, i + 2):
+                    unnumbered += 1  # an excerpt's column whose opening line is cut off
+                    branch_bus[i] = f"#{unnumbered}"
                 current = branch_bus.get(i)
                 i += 2
                 continue
             if (m := _TREE_DEV.match(line, i)) is not None and (pending is not None or current is not None):
                 bus = pending if pending is not None else current
                 assert bus is not None
-                bdf = f"{bus[0]}:{bus[1]:02x}:{m.group(1).lower()}.{m.group(2)}"
-                bus_of[bdf] = bus
+                slot = f"{m.group(1).lower()}.{m.group(2)}"
+                key = f"{bus}:{slot}" if not bus.startswith("#") else UNNUMBERED_KEY.format(slot=slot, n=bus[1:])
                 pending = current = None
                 i = m.end()
-                if (b := _TREE_BUS.match(line, i)) is not None:
-                    secondary = (bus[0], int(b.group(1), 16))
-                    bridge_of[secondary] = bdf
+                b = _TREE_BUS.match(line, i)
+                name = ""
+                rest = line[i:]
+                if b is None and rest[:1].isspace() and rest.strip() and not rest.lstrip().startswith(("+", "\\", "|")):
+                    name = rest.strip()  # the device's name (`-tv`) runs to the end of the line
+                entries[key] = TreeEntry(key, slot, bus, name, bridge_of.get(bus), b is not None)
+                if b is not None:
+                    secondary = f"{bus.split(':')[0] if ':' in bus else domain}:{b.group(1).lower()}"
+                    bridge_of[secondary] = key
                     pending = secondary
                     i = b.end()
                     continue
-                break_at = line.find("  ", i)
-                if break_at >= 0 and line[break_at:].strip() and not line[break_at:].lstrip().startswith(("+", "\\")):
-                    break  # the device's name (`-tv`) runs to the end of the line
+                if name:
+                    break
                 continue
             i += 1
-    paths: dict[str, tuple[str, ...]] = {}
-    for bdf, bus in bus_of.items():
+    return tuple(entries.values())
+
+
+def tree_paths(entries: Sequence[TreeEntry]) -> dict[str, tuple[tuple[str, ...], bool]]:
+    """Each function's bridges above it as the tree shows them, top first, and whether they reach a root bus
+    (False where the top one sits on a bus whose number an excerpt cut off: the path above it is not shown)."""
+    by_key = {e.key: e for e in entries}
+    out: dict[str, tuple[tuple[str, ...], bool]] = {}
+    for entry in entries:
         chain: list[str] = []
-        cur = bus
+        cur: TreeEntry | None = entry
         for _ in range(32):
-            parent = bridge_of.get(cur)
+            parent = cur.parent if cur is not None else None
             if parent is None or parent in chain:
                 break
             chain.append(parent)
-            cur = bus_of.get(parent, ("", -1))
-        paths[bdf] = tuple(reversed(chain))
+            cur = by_key.get(parent)
+        out[entry.key] = (tuple(reversed(chain)), cur is not None and cur.numbered)
+    return out
+
+
+def parse_lspci_tree(text: str) -> dict[str, tuple[str, ...]]:
+    r"""Every function of `lspci -t` / `lspci -tv` that the tree places below a root bus, with its upstream bridges,
+    root first ({"0000:04:00.0": ("0000:00:01.1", "0000:03:00.0")}); tree_entries reads the tree.
+
+    A function below a bus whose number an excerpt cut off is left out: its path from the root is not shown.
+    """
+    paths = {key: chain for key, (chain, rooted) in tree_paths(tree_entries(text)).items() if rooted}
     if not paths:
         raise ParseError("no device in the `lspci -t` tree")
     return paths
+
+
+def tree_devices(entries: Sequence[TreeEntry]) -> tuple[LspciDevice, ...]:
+    """The functions of a tree as lspci devices without registers, keyed as the tree keys them (TreeEntry.key).
+
+    A bridge is one because the tree prints its secondary bus; any other function's class and vendor are read from
+    the name `-tv` prints (TREE_NAME_CLASSES, the vendor names lspci prints); `-t` prints no name, so its leaves
+    keep no class.
+    """
+    out: list[LspciDevice] = []
+    for e in entries:
+        vendor = next((v for n, v in _VENDOR_NAMES if e.name.startswith(n)), "")
+        pci_class = "0x0604" if e.bridge else next((c for p, c in TREE_NAME_CLASSES if p.search(e.name)), "")
+        out.append(LspciDevice(e.key, "", f"{pci_class}00" if pci_class else "", vendor, "", e.name))
+    return tuple(out)

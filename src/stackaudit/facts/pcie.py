@@ -14,7 +14,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.lspci import LspciDevice, LspciOutput, parse_lspci, parse_lspci_tree
+from stackaudit.facts.lspci import (
+    LspciDevice,
+    LspciOutput,
+    parse_lspci,
+    parse_lspci_tree,
+    tree_devices,
+    tree_entries,
+    tree_paths,
+)
 from stackaudit.facts.pci import Bar, PciDevice, PciDevices, device_role, gen_of
 from stackaudit.facts.pcie_config import EXT_CONFIG_SIZE, AcsCap, ExpressCap, PcieConfig, parse_config
 from stackaudit.facts.registry import (
@@ -222,6 +230,39 @@ def read_lspci_tree(host: Host) -> dict[str, tuple[str, ...]] | None:
         return None
 
 
+TREE_NOTE = "a `lspci -tv` tree shows no registers"
+
+
+def _tree_only(host: Host) -> PcieFacts | None:
+    """The GPUs, NVSwitches and NICs of a pasted `lspci -tv` / `lspci -t` tree alone (no listing), none with
+    registers (TREE_NOTE), each with its path where the tree shows it from a root bus, and the bridges on those paths.
+
+    A tree excerpt cut above its root (facts/lspci.py tree_entries) keys a function on a bus whose number is cut off
+    by its slot and that bus. Below such a bus a function's path from the root is not shown: it keeps no upstream
+    path, the bridges the excerpt shows above it are kept, and the topology is known only where no bus is cut off. A pasted
+    tree may be an excerpt: the inventory is not taken as complete. None where no tree is in the source or it shows no
+    GPU.
+    """
+    try:
+        result = host.run(list(LSPCI_TREE.argv))
+    except NotCaptured:
+        return None
+    entries = tree_entries(result.stdout) if result.ok else ()
+    if not entries:
+        return None
+    paths = tree_paths(entries)
+    devices = tree_devices(entries)
+    roles = {d.bdf: _lspci_role(d) for d in devices}
+    if "gpu" not in roles.values():
+        return None  # `-t` names no device, and a tree may be an excerpt: no GPU shown is no GPU absent
+    keep = _selected((d.bdf, roles[d.bdf], paths[d.bdf][0]) for d in devices)
+    functions = tuple(PcieFunction(d.bdf, roles[d.bdf], None, d, None, TREE_NOTE,
+                                   paths[d.bdf][0] if paths[d.bdf][1] else ())
+                      for d in devices if d.bdf in keep)
+    whole = all(e.numbered for e in entries)
+    return PcieFacts(functions, whole, aspm_policy=_aspm_policy(host), inventory_complete=False)
+
+
 def read_lspci(host: Host) -> tuple[LspciOutput | None, str]:
     """`lspci -D -nn -vvv` from the source; (None, why) when absent."""
     if host.meta.source == "live" and host.meta.path not in ("", "/"):
@@ -329,6 +370,8 @@ def pcie_from_lspci(ctx: FactContext) -> PcieFacts:
     """PCIe registers of GPUs, NVSwitches, NICs and their bridges from `lspci -vvv` (with `lspci -tv`)."""
     host = ctx.host
     lspci, lspci_note = read_lspci(host)
+    if lspci is None and "not in the source" in lspci_note and (tree_only := _tree_only(host)) is not None:
+        return tree_only
     if lspci is None:
         if "not in the source" in lspci_note:
             raise NotCaptured(LSPCI_VVV.title)

@@ -1,6 +1,7 @@
 """Pasted `lspci` outputs: `-vvv`/`-vv`/`-v`/`-nn` listings (whole, cut, or grepped lines such as
 `ACSCtl:` / `LnkSta:` without device headers; a display device's header with its bus address cut off), `lspci -tv`
-trees, and the IOMMU-group listings of the usual VFIO scripts (`IOMMU Group N:` followed by `lspci -nns` lines).
+trees (whole, or an excerpt cut above its root line), and the IOMMU-group listings of the usual VFIO scripts
+(`IOMMU Group N:` followed by `lspci -nns` lines).
 
 Each listing is recorded verbatim under the argv it shows (facts/sources.py LSPCI_PASTED): its prompt
 line's where that is one of them, else the flags its lines show; an IOMMU-group listing as a pasted
@@ -24,7 +25,6 @@ from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TR
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import (
     Found,
-    command_output,
     command_output_appended,
     document_appended,
     importer,
@@ -35,6 +35,9 @@ _CAP_KEY = re.compile(rf"^\s*(?:{'|'.join(CAP_KEYS)}):\s")
 _GROUP = IOMMU_GROUP_HEADING
 _TREE_START = re.compile(r"^[\s|+\\-]*-\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-")
 _TREE_LINE = re.compile(r"^[\s|]*[+\\]-(?:\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-|[0-9a-fA-F]{2}\.[0-7])")
+# A branch line of a tree excerpt cut above its root (no `-[0000:00]-` line): `|` rules, then `+-`/`\-` and a device
+# followed by what the tree prints after one: nothing, its bus bracket, a child link or its name (`-tv`).
+_TREE_FRAGMENT = re.compile(r"^[ |]*[+\\]-[0-9a-fA-F]{2}\.[0-7](?=$|-\[[0-9a-fA-F]{2}[\]-]|--|  \S)")
 _KNOWN_ARGV = {s.argv for s in (LSPCI_VVV, *LSPCI_PASTED)}
 _DOMAIN = re.compile(rf"^\s*{BDF}\s")
 
@@ -159,13 +162,29 @@ def lspci(lines: list[str]) -> Iterator[Found]:
         scan.skip(j)
 
 
-@importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree", needles=("-[",), per_line=True)
+def _in_tree(line: str) -> object:
+    return line.strip() and (_TREE_START.match(line) or _TREE_LINE.match(line))
+
+
+def _tree_at(lines: list[str], i: int) -> int | None:
+    """Where the tree that starts at line i ends: the run of tree lines from a root line, or from an excerpt's
+    branch line (_TREE_FRAGMENT) followed by another or showing a bus bracket; None where none starts there."""
+    if _TREE_START.match(lines[i]):
+        return run_end(lines, i + 1, _in_tree)
+    if not _TREE_FRAGMENT.match(lines[i]):
+        return None
+    j = run_end(lines, i + 1, _in_tree)
+    return j if (j - i >= 2 and _TREE_FRAGMENT.match(lines[i + 1])) or "-[" in lines[i] else None
+
+
+@importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree, whole or an excerpt cut above its root",
+          needles=("-[", "+-", "\\-"), per_line=True)
 def lspci_tree(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    first = True
     for i in (scan := Scan(lines, candidates)):
-        if _TREE_START.match(lines[i]):
-            j = run_end(lines, i + 1, lambda line: line.strip() and (_TREE_START.match(line) or _TREE_LINE.match(line)))
+        if (j := _tree_at(lines, i)) is not None:
             text = "\n".join(line.rstrip() for line in lines[i:j]) + "\n"
-            yield Found("lspci -tv", i, j, command_output(LSPCI_TREE.argv, text))
+            # Several trees or excerpts: one output, a blank line between them (where the tree's columns start over).
+            yield Found("lspci -tv", i, j, command_output_appended(LSPCI_TREE.argv, text if first else "\n" + text))
+            first = False
             scan.skip(j)
-
-
