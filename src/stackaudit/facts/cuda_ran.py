@@ -56,7 +56,9 @@ What shows CUDA at work (each with the program whose runtime ran):
   size 67108864`, TRITON_CUDA_POOL): CudaMemoryManager::Create logs it only after GetSupportedGPUs read the device
   count and each device's properties through the CUDA runtime (cudaGetDeviceCount, cudaGetDeviceProperties), which a
   driver too old for that runtime answers with error 35 (`Failed to initialize CUDA memory manager` instead;
-  triton-inference-server/core src/cuda_memory_manager.cc; corpus 1769);
+  triton-inference-server/core src/cuda_memory_manager.cc; corpus 1769). Not where the same log shows the manager
+  failing after it (`Failed to finalize CUDA memory manager: CNMEM_STATUS_CUDA_ERROR`: cnmemInit's allocation refused,
+  as in a vGPU guest, corpus 1738, whose two readers say unknown);
 - DCGM's diagnostic (nvvs) memory test passing on a GPU (`Memory GPU0 ....... PASS`, NVVS_MEMORY_PASS): the test
   creates a CUDA context on the GPU and runs its kernels there (it reports `Unable to create CUDA context` otherwise,
   corpus 1266);
@@ -142,6 +144,9 @@ MLC_CUDA_FOUND = re.compile(r"(?:\bauto_device(?:\.py:\d+)?:\s*|^\s*)Found devic
 # logged after the runtime read the devices (GetSupportedGPUs); newer releases quote the message.
 TRITON_CUDA_POOL = re.compile(r"\bcuda_memory_manager\.cc:\d+\]\s*\"?CUDA memory pool is created on device (\d+) with size "
                               r"([1-9]\d*)")
+# Triton's memory manager failing (server.cc): `Failed to finalize CUDA memory manager` after the pool line, `Failed to
+# initialize` where the devices could not be read.
+TRITON_POOL_FAILED = re.compile(r"Failed to (?:initialize|finalize) CUDA memory manager")
 NEEDLES = ("total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
            "Memory GPU", "has no device code", "gen throughput")
 
@@ -196,6 +201,7 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     found: list[Ran] = []
     cpu_vllm = any(VLLM_CPU_PLATFORM.search(line) for line in lines)
     cpu_sglang = any(SGLANG_CPU_DEVICE.search(line) for line in lines)
+    pool_failed = any(TRITON_POOL_FAILED.search(line) for line in lines)
     for line in lines:
         if not any(n in line for n in NEEDLES):
             continue
@@ -227,7 +233,7 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("MLC LLM", f"MLC LLM's device probe found cuda:{mlc.group(1)} through the CUDA runtime of "
                              "its TVM build (the device's `exist` attribute, read with cudaDeviceGetAttribute)",
                              line.strip(), devices=(int(mlc.group(1)),)))
-        elif pool := TRITON_CUDA_POOL.search(line):
+        elif (pool := TRITON_CUDA_POOL.search(line)) and not pool_failed:
             found.append(Ran("Triton", f"Triton created its CUDA memory pool on device {pool.group(1)} after its CUDA "
                              "runtime read the devices (cudaGetDeviceCount, cudaGetDeviceProperties)", pool.group(0),
                              devices=(int(pool.group(1)),)))
