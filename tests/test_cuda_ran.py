@@ -182,3 +182,83 @@ def test_an_engine_decoding_beside_a_refused_start_is_not_ok(tmp_path: Path) -> 
     # Modelled on corpus 1454: a CUDA refusal in the same paste wins over the decode line (facts/cuda_ran.failed).
     text = _body("1454") + "CUDA driver version is insufficient for CUDA runtime version\n"
     assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status != "ok"
+
+
+# lmdeploy's check_env, which prints no driver line, from three threads: InternLM/lmdeploy#3996 (four RTX 3090, torch
+# 2.6.0+cu124), #3825 (Windows, an RTX 4060 Laptop GPU, 2.6.0+cu126) and #654 (an A100, 2.0.0+cu117).
+CHECK_ENV = """sys.platform: {platform}
+Python: 3.9.23 (main, Jun  5 2025, 13:40:20) [GCC 11.2.0]
+CUDA available: {available}
+MUSA available: False
+numpy_random_seed: 2147483648
+GPU 0{more}: {gpu}
+CUDA_HOME: /usr/local/cuda
+NVCC: Cuda compilation tools, release {nvcc}
+GCC: gcc (Ubuntu 9.4.0-1ubuntu1~20.04.2) 9.4.0
+PyTorch: {torch}
+PyTorch compiling details: PyTorch built with:
+  - GCC 9.3
+  - C++ Version: 201703
+"""
+CHECK_ENVS = [
+    dict(platform="linux", available="True", more=",1,2,3", gpu="NVIDIA GeForce RTX 3090", nvcc="11.0, V11.0.194",
+         torch="2.6.0+cu124"),
+    dict(platform="win32", available="True", more="", gpu="NVIDIA GeForce RTX 4060 Laptop GPU",
+         nvcc="12.8, V12.8.93", torch="2.6.0+cu126"),
+    dict(platform="linux", available="True", more="", gpu="NVIDIA A100-SXM4-80GB", nvcc="11.4, V11.4.152",
+         torch="2.0.0+cu117"),
+]
+
+
+@pytest.mark.parametrize("fields", CHECK_ENVS, ids=["lmdeploy-3996", "lmdeploy-3825", "lmdeploy-654"])
+def test_torch_initialising_cuda_with_no_driver_line_is_ok(tmp_path: Path, fields: dict[str, str]) -> None:
+    # torch.cuda.is_available() counts devices only where cudaGetDeviceCount succeeded (35 on a driver too old).
+    r = paste_checks(tmp_path, CHECK_ENV.format(**fields), COMPAT)[COMPAT]
+    assert r.status == "ok", r.message
+    assert "the CUDA runtime torch ships runs on the driver" in r.message and "CUDA available: True" in r.message
+
+
+@pytest.mark.parametrize("prefix", ["1652", "1774", "1770"])  # collect_env cut before its driver line; check_env
+def test_both_readers_read_torch_initialising_cuda_as_ok(prefix: str) -> None:
+    r = capture_checks(prefix, COMPAT)[COMPAT]
+    assert r.status == "ok", r.message
+
+
+def test_torch_not_initialising_cuda_or_refused_says_nothing_ok(tmp_path: Path) -> None:
+    # Modelled on lmdeploy#3996: CUDA unavailable, a CPU wheel, and torch's too-old-driver refusal beside `True`.
+    fields = CHECK_ENVS[0]
+    assert paste_checks(tmp_path, CHECK_ENV.format(**{**fields, "available": "False"}), COMPAT)[COMPAT].status \
+        == "unknown"
+    assert paste_checks(tmp_path, CHECK_ENV.format(**{**fields, "torch": "2.6.0+cpu"}), COMPAT)[COMPAT].status \
+        == "unknown"
+    refused = ("RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n\n"
+               + CHECK_ENV.format(**fields))
+    assert paste_checks(tmp_path, refused, COMPAT)[COMPAT].status != "ok"
+
+
+# Triton's CUDA memory pool, from triton-inference-server/server#5349 (r22 and earlier, unquoted) and #7906 (quoted).
+TRITON_POOLS = [
+    "I0501 10:50:06.552750 11894 cuda_memory_manager.cc:105] CUDA memory pool is created on device 0 with size 67108864",
+    'I1225 10:41:12.661708 138 cuda_memory_manager.cc:107] "CUDA memory pool is created on device 0 with size 67108864"',
+]
+
+
+def test_triton_creating_its_cuda_memory_pool_is_cuda_at_work(tmp_path: Path) -> None:
+    for line in TRITON_POOLS:
+        found = ran_in_lines([line])
+        assert [(r.program, r.devices) for r in found] == [("Triton", (0,))], line
+    # Modelled: its refusal (GetSupportedGPUs failing on error 35) and the pinned pool, which is no device's.
+    assert ran_in_lines(["E0501 10:50:06.552750 1 server.cc:250] Failed to initialize CUDA memory manager: unable to "
+                         "get number of CUDA devices: CUDA driver version is insufficient for CUDA runtime version",
+                         "I0501 10:50:06.550601 1 pinned_memory_manager.cc:240] Pinned memory pool is created at "
+                         "'0x7f882a000000' with size 268435456"]) == ()
+    # Corpus 1738: the pool line, then the manager failing (a vGPU guest refusing cnmemInit's allocation).
+    assert ran_in_lines([TRITON_POOLS[1], 'E0121 11:26:33.231424 1 server.cc:236] "Failed to finalize CUDA memory '
+                         'manager: CNMEM_STATUS_CUDA_ERROR"']) == ()
+    assert capture_checks("1738", COMPAT)[COMPAT].status == "unknown"
+    # Corpus 1769: two ranks create pools on devices 0 and 1, no driver shown.
+    r = capture_checks("1769", COMPAT)[COMPAT]
+    assert r.status == "ok" and "Triton created its CUDA memory pool on device 0" in r.message, r.message
+    # Modelled on triton-inference-server/server#5349: the pool line after a refusal in the same log is not ok.
+    log = "\n".join([TRITON_POOLS[0], "CUDA driver version is insufficient for CUDA runtime version"]) + "\n"
+    assert paste_checks(tmp_path, log, COMPAT)[COMPAT].status != "ok"

@@ -451,8 +451,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     vLLM's metrics line generating tokens (`Avg generation throughput: 45.5 tokens/s`, vLLM 0.1's `Throughput: 181.6
     tokens/s`, with its GPU KV cache, a usage that rounds to 0.0% included) and SGLang's decode batch line with a
     request running (`#running-req: 1010, ... gen throughput (token/s): 1397.13`),
-    DCGM's nvvs memory test passing on a GPU (`Memory GPU0 ..... PASS`), and beside
-    a driver line a report's torch initialising CUDA)
+    DCGM's nvvs memory test passing on a GPU (`Memory GPU0 ..... PASS`), Triton's CUDA memory pool created on a
+    device (`CUDA memory pool is created on device 0 with size 67108864`), and a report's torch initialising CUDA
+    (`Is CUDA available: True`, lmdeploy's `CUDA available: True`) beside its whole driver line or with none shown)
     are ok for the runtime that ran: one too new for the driver fails at its first call (error 35). A refused start
     in the same source (35, 802, 803, 804) wins.
     A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever
@@ -567,7 +568,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     ran = _cuda_ran(collect_env, python_env, cuda_ran) if driver is None else ""
     if ran:
         return ok(ran, actual={"driver": None, "cuda_initialised": True})
-    proof = cuda_ran.proof() if cuda_ran is not None else None
+    # A report's torch initialising CUDA counts here too: with no driver line it is the one word on the driver.
+    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
     if driver is None and proof is not None:
         # The program's own lines show its CUDA at work: the runtime it ships runs on the driver, whichever it is.
         return _program_ran(proof, "the driver")
@@ -764,8 +766,8 @@ def _cuda_ran(collect_env: CollectEnv | None, python_env: PythonEnv | None, cuda
     CUDA ('Is CUDA available: True'). The runtime creates its context only on a driver that supports it; else
     torch.cuda.is_available() is False, with its warning that the driver is too old (CollectEnv.driver_too_old_cuda).
     Under WSL 2 the same holds: the Windows driver ran it.
-    A report cut before its driver line, or one that prints none (lmdeploy's check_env), stays unknown: the corpus
-    reads the driver from the line itself (corpus 222, 728, 825, 866, 958; 159, 339, 396, 980).
+    A report cut before its driver line, or one that prints none (lmdeploy's check_env), is the cuda_ran fact's
+    general case (_program_ran; both readers of corpus 1652, 1770, 1774 say ok).
     The report's torch initialising CUDA is the cuda_ran fact's (facts/cuda_ran.py): a refused start in the same
     source wins."""
     if collect_env is None or cuda_ran is None or cuda_ran.failed or cuda_ran.torch_check is None:

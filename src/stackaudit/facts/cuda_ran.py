@@ -52,6 +52,13 @@ What shows CUDA at work (each with the program whose runtime ran):
 - MLC LLM's device probe finding a CUDA device (`Found device: cuda:0`, MLC_CUDA_FOUND): it reads the device's
   `exist` attribute through its TVM build's CUDA runtime (cudaDeviceGetAttribute), which a driver too old for that
   runtime answers with error 35, and the probe then logs `Not found device: cuda:0` (corpus 1675);
+- Triton's CUDA memory pool on a device (`cuda_memory_manager.cc:107] CUDA memory pool is created on device 0 with
+  size 67108864`, TRITON_CUDA_POOL): CudaMemoryManager::Create logs it only after GetSupportedGPUs read the device
+  count and each device's properties through the CUDA runtime (cudaGetDeviceCount, cudaGetDeviceProperties), which a
+  driver too old for that runtime answers with error 35 (`Failed to initialize CUDA memory manager` instead;
+  triton-inference-server/core src/cuda_memory_manager.cc; corpus 1769). Not where the same log shows the manager
+  failing after it (`Failed to finalize CUDA memory manager: CNMEM_STATUS_CUDA_ERROR`: cnmemInit's allocation refused,
+  as in a vGPU guest, corpus 1738, whose two readers say unknown);
 - DCGM's diagnostic (nvvs) memory test passing on a GPU (`Memory GPU0 ....... PASS`, NVVS_MEMORY_PASS): the test
   creates a CUDA context on the GPU and runs its kernels there (it reports `Unable to create CUDA context` otherwise,
   corpus 1266);
@@ -60,8 +67,13 @@ What shows CUDA at work (each with the program whose runtime ran):
   launched on the GPU and that printed the line from there before it trapped, so the context ran kernels;
 - a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
   its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
-  That one is `torch_check`: a check reads it where the report's own lines do not settle the question (the corpus
-  reads a report cut before its driver line as unknown for DRV-CUDA-COMPAT).
+  torch.cuda.is_available() is torch's device count above 0, and c10/cuda/CUDAFunctions.cpp device_count_impl
+  returns a count only where cudaGetDeviceCount succeeded: on cudaErrorInsufficientDriver (35) it warns that the
+  NVIDIA driver is too old and counts 0 (CollectEnv.driver_too_old_cuda reads that warning).
+  That one is `torch_check`: a check reads it where the report's own lines do not settle the question. Where no
+  driver line is shown (a report cut before it, lmdeploy's check_env, which prints none) it proves the runtime ran
+  on the driver: both readers of the blind pastes say ok there (corpus 1652, 1770, 1774), and the older files whose
+  one reader said unknown are gaps.
 
 Sources, joined (`union`): pasted evidence lines and engine logs (the lines above), the nvbandwidth run, the engine
 log's llama.cpp lines, the collect_env report, and the log symptoms of a refused start.
@@ -128,7 +140,14 @@ NVVS_MEMORY_PASS = re.compile(r"^\s*Memory GPU(\d+) \.{3,} PASS\s*$")
 # `INFO:mlc_chat.support.auto_device:Found device: cuda:0` or `INFO auto_device.py:79: Found device: cuda:0`); a paste's
 # reader peels the logger's `INFO:name:` prefix, so the line alone, whole, counts too.
 MLC_CUDA_FOUND = re.compile(r"(?:\bauto_device(?:\.py:\d+)?:\s*|^\s*)Found device: cuda:(\d+)\s*$")
-NEEDLES = ("total capac", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
+# Triton's CUDA memory pool (triton-inference-server/core src/cuda_memory_manager.cc CudaMemoryManager::Create),
+# logged after the runtime read the devices (GetSupportedGPUs); newer releases quote the message.
+TRITON_CUDA_POOL = re.compile(r"\bcuda_memory_manager\.cc:\d+\]\s*\"?CUDA memory pool is created on device (\d+) with size "
+                              r"([1-9]\d*)")
+# Triton's memory manager failing (server.cc): `Failed to finalize CUDA memory manager` after the pool line, `Failed to
+# initialize` where the devices could not be read.
+TRITON_POOL_FAILED = re.compile(r"Failed to (?:initialize|finalize) CUDA memory manager")
+NEEDLES = ("total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
            "Memory GPU", "has no device code", "gen throughput")
 
 
@@ -178,10 +197,11 @@ fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
 def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     """The lines of a CUDA program's own that show its CUDA at work on a GPU (torch's out-of-memory message,
     TensorRT-LLM's executor ledger and cluster info's SM count, vLLM's metrics line, SGLang's decode line, ollama's
-    cudart discovery, nvvs's memory test passing)."""
+    cudart discovery, Triton's CUDA memory pool, nvvs's memory test passing)."""
     found: list[Ran] = []
     cpu_vllm = any(VLLM_CPU_PLATFORM.search(line) for line in lines)
     cpu_sglang = any(SGLANG_CPU_DEVICE.search(line) for line in lines)
+    pool_failed = any(TRITON_POOL_FAILED.search(line) for line in lines)
     for line in lines:
         if not any(n in line for n in NEEDLES):
             continue
@@ -213,6 +233,10 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("MLC LLM", f"MLC LLM's device probe found cuda:{mlc.group(1)} through the CUDA runtime of "
                              "its TVM build (the device's `exist` attribute, read with cudaDeviceGetAttribute)",
                              line.strip(), devices=(int(mlc.group(1)),)))
+        elif (pool := TRITON_CUDA_POOL.search(line)) and not pool_failed:
+            found.append(Ran("Triton", f"Triton created its CUDA memory pool on device {pool.group(1)} after its CUDA "
+                             "runtime read the devices (cudaGetDeviceCount, cudaGetDeviceProperties)", pool.group(0),
+                             devices=(int(pool.group(1)),)))
         elif mem := NVVS_MEMORY_PASS.match(line):
             found.append(Ran("nvvs", f"nvvs's memory test created a CUDA context on GPU {mem.group(1)} and passed",
                              line.strip(), devices=(int(mem.group(1)),)))
