@@ -520,6 +520,24 @@ def container_env(line: str) -> tuple[tuple[str, str], ...] | None:
     return tuple((p.group(1), p.group(2)) for p in pairs if p is not None)
 
 
+# A serving platform's log line that records the command its worker starts the engine with. GPUStack 0.x logs the
+# engine program's arguments after the backend's name (gpustack/worker/backends/vllm.py: `Run vllm with arguments:
+# serve MODEL --max-model-len 8192 ...`, corpus 1778, gpustack/gpustack#2590). GPUStack 2.x logs the container's
+# whole command in brackets (`With image: gpustack/runner:cuda12.9-vllm0.11.2, arguments: [vllm serve MODEL ...]`,
+# gpustack/gpustack#3835 and #3707); a line cut before its `]` holds the command's start.
+LAUNCHER_LOG = re.compile(r"\bRun (?P<program>vllm) with arguments: (?P<args>\S.*?)\s*$"
+                          r"|\bWith image: \S+, arguments: \[(?P<command>[^\]]+)\]?\s*$", re.I)
+
+
+def launcher_logged(line: str) -> str:
+    """The engine command a serving platform's log line records (LAUNCHER_LOG), as a shell line; "" where the line is
+    no such record."""
+    m = LAUNCHER_LOG.search(line) if "arguments:" in line else None
+    if m is None:
+        return ""
+    return m["command"].strip() if m["command"] else f"{m['program'].lower()} {m['args']}"
+
+
 def container_args(line: str) -> str | None:
     """The shell line a container's one-line argument list runs (CONTAINER_ARGS): its items (a shell's `-c` string,
     or one item holding the whole line, split as the shell would), after vLLM's image entrypoint where they start with

@@ -7,6 +7,10 @@ facts/_parse.continued), above the line that names the engine too (`mpirun -n 4 
 llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where the paste shows llama.cpp: the line
 that shows it (the command's own, else a ggml line) is recorded after the command.
 
+A serving platform's log line that records the command it starts the engine with (GPUStack's `Run vllm with
+arguments: serve MODEL ...`, its `With image: IMAGE, arguments: [vllm serve MODEL ...]`:
+facts/engine_command.LAUNCHER_LOG) is that command.
+
 The command that ssh runs on its host (`ssh HOST '<python> -m sglang.launch_server ...'`) is that engine's command.
 
 A command in Markdown inline code (a prose sentence's backticks, or a line that is one span) is the span.
@@ -46,6 +50,7 @@ from stackaudit.facts.engine_command import (
     VLLM_MODULE,
     EngineCommand,
     exports,
+    launcher_logged,
     parse_command_line,
     python_engine_call,
     shell_assignment,
@@ -251,6 +256,13 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, call.line + "\n"))
                 scan.skip(end)
                 taken = end
+            continue
+        if "arguments:" in line and (logged := launcher_logged(line)):
+            # A serving platform's log line that records the engine's command (GPUStack's `Run vllm with arguments:`).
+            if (from_log := parse_command_line(logged)) is not None:
+                yield Found("engine command", i, i + 1, document_appended(ENGINE_COMMAND.name, from_log.line + "\n"))
+                scan.skip(i + 1)
+                taken = i + 1
             continue
         if "[" in line and CONTAINER_ARGS.match(line):
             # A container's argument list on one line (`command: ["--model", ...]`): the list is the whole command.
