@@ -240,7 +240,7 @@ def _ray_llm_item(lines: list[str], i: int) -> tuple[EngineCommand, int, int] | 
         end += 1
     import yaml
 
-    body = [lines[start][:column - 2] + "  " + lines[start][column:]] + lines[start + 1:end]
+    body = [lines[start][:column - 2] + "  " + lines[start][column:], *lines[start + 1:end]]
     try:
         item = yaml.safe_load("\n".join(x[column:] if len(x) > column else x.strip() for x in body))
     except yaml.YAMLError:
