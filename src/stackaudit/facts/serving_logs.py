@@ -2347,6 +2347,9 @@ class NcclTestRuns(Sourced):
     # its default (src/common.cu), and prints the count of wrong elements in the row.
     checked_rows: tuple[str, ...] = ()
     wrong_rows: tuple[str, ...] = ()
+    # The GPUs that two or more processes of one launch opened (shared_devices): (host, `device D [bus]`, the rank
+    # lines of its first two processes).
+    shared: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
     @property
     def none_started(self) -> bool:
@@ -2492,6 +2495,35 @@ def _test_groups(text: str) -> tuple[TestGroup, ...]:
     return tuple(groups)
 
 
+_RANK_PID = re.compile(r"\bPid\s+(\d+)\s")
+# The line that ends a run's output: its closing summary (`# Out of bounds values : 0 OK`, `# Avg bus bandwidth : ..`).
+_RUN_END = re.compile(r"^\s*#?\s*(?:Out of bounds values|Avg bus bandwidth)\s*:")
+
+
+def shared_devices(text: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The GPUs that two or more processes of one launch opened: rank lines of different Pids that name the same host,
+    CUDA device and bus ID, with no command line or run's end between them (one launch's processes print their lists
+    at once). A build without MPI started by mpirun runs each process as a one-rank test on the device it picks
+    itself, device 0 (nccl-tests#254: every process `Rank 0 ... device 0 [0x1a]`); a per-rank CUDA_VISIBLE_DEVICES
+    gives each its own GPU, which its bus ID tells apart. (host, `device D [bus]`, the first two processes' lines)."""
+    shared: dict[tuple[str, str], tuple[str, ...]] = {}
+    seen: dict[tuple[str, str], dict[str, str]] = {}
+    for line in text.splitlines():
+        if TEST_PROGRAM.search(line) is not None or _RUN_END.match(line):
+            seen = {}
+            continue
+        m = RANK_DEVICE.search(line)
+        pid = _RANK_PID.search(line) if m is not None else None
+        if m is None or pid is None or not m["host"]:
+            continue
+        key = (m["host"], f"device {m['device']} [{m['bus']}]")
+        pids = seen.setdefault(key, {})
+        pids.setdefault(pid.group(1), line.strip())
+        if len(pids) >= 2 and key not in shared:
+            shared[key] = tuple(pids.values())[:2]
+    return tuple((host, device, lines) for (host, device), lines in shared.items())
+
+
 def nccl_test_groups(text: str) -> tuple[TestGroup, ...]:
     """Each pasted nccl-tests run's rank lines (_test_groups)."""
     return _test_groups(text)
@@ -2539,7 +2571,7 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
                         unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)),
                         launched_apart=tuple(apart),
                         checked_rows=tuple(r for r, counts in rows if counts and not any(counts)),
-                        wrong_rows=tuple(r for r, counts in rows if any(counts)))
+                        wrong_rows=tuple(r for r, counts in rows if any(counts)), shared=shared_devices(text))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -296,10 +296,10 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         if "engine_kwargs" in line and (ray_llm := _ray_llm_item(lines, i)) is not None:
             # Ray Serve LLM's model config: its engine_kwargs are vLLM's engine arguments.
-            command, start, end = ray_llm
-            yield Found("engine command", start, end, document_appended(ENGINE_COMMAND.name, command.line + "\n"))
-            scan.skip(end)
-            taken = end
+            yield Found("engine command", ray_llm[1], ray_llm[2],
+                        document_appended(ENGINE_COMMAND.name, ray_llm[0].line + "\n"))
+            scan.skip(ray_llm[2])
+            taken = ray_llm[2]
             continue
         if "arguments:" in line and (logged := launcher_logged(line)):
             # A serving platform's log line that records the engine's command (GPUStack's `Run vllm with arguments:`).
