@@ -45,17 +45,18 @@ def test_processes_of_one_launch_on_device_0_1781() -> None:
     """Corpus 1781 (nccl-tests#254): eight Pids on each host, every one `device 0 [0x1a]`."""
     runs = fact(pasted(body("1781")), "nccl_test_runs")
     assert isinstance(runs, NcclTestRuns)
+    assert runs.shared_asked == 16  # mpirun -np 16 ... -g 1
     assert {(host, device) for host, device, _ in runs.shared} == {("dgx01", "device 0 [0x1a]"),
                                                                    ("dgx02", "device 0 [0x1a]")}
     assert capture_result("1781", "MEM-GPU-SHARED").status == "issue"
 
 
 def test_one_process_per_gpu_not_shared() -> None:
-    assert shared_devices(SRUN_428) == ()
-    assert shared_devices(HOSTS_213) == ()
+    assert shared_devices(SRUN_428) == ((), None)
+    assert shared_devices(HOSTS_213) == ((), None)
 
 
 def test_sequential_runs_and_other_buses_not_shared() -> None:
-    assert shared_devices(SEQUENTIAL) == ()
-    assert shared_devices(PER_RANK_VISIBLE) == ()
+    assert shared_devices(SEQUENTIAL) == ((), None)
+    assert shared_devices(PER_RANK_VISIBLE) == ((), None)
 

@@ -670,7 +670,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if serving_log is not None and (seated := serving_log.ranks_sharing_a_gpu()):
         return _ranks_share_a_gpu(seated)
     if nccl_test_runs is not None and nccl_test_runs.shared:
-        return _test_processes_share_a_gpu(nccl_test_runs.shared)
+        return _test_processes_share_a_gpu(nccl_test_runs.shared, nccl_test_runs.shared_asked)
     own_oom = _own_out_of_memory(gpu_oom) if gpu_oom is not None else None
     if nvidia is None:
         if own_oom is not None:
@@ -1167,9 +1167,10 @@ def _ranks_share_a_gpu(seated: tuple[tuple[str, str, tuple[int, ...], tuple[str,
         [f"{host} {bdf}" for host, bdf, _, _ in seated])
 
 
-def _test_processes_share_a_gpu(shared: tuple[tuple[str, str, tuple[str, ...]], ...]) -> Outcome:
+def _test_processes_share_a_gpu(shared: tuple[tuple[str, str, tuple[str, ...]], ...], asked: int | None) -> Outcome:
     """MEM-GPU-SHARED from nccl-tests' rank lines that show two processes of one launch on one GPU
-    (NcclTestRuns.shared): each holds its own context and buffers there."""
+    (NcclTestRuns.shared): each holds its own context and buffers there. Over the GPUs the launch asks for, where
+    its command line counts them."""
     subjects = [f"{host} {device}" for host, device, _ in shared]
     return over_subjects(issue(
         f"nccl-tests' rank lines show two or more processes of one launch on the same GPU ({', '.join(subjects)}): "
@@ -1177,7 +1178,8 @@ def _test_processes_share_a_gpu(shared: tuple[tuple[str, str, tuple[str, ...]], 
         "themselves as rank 0 are a build without MPI started by mpirun: independent one-rank tests",
         actual={s: list(lines) for s, (_, _, lines) in zip(subjects, shared, strict=True)},
         expected="one process per GPU", subjects=subjects,
-        evidence=[line for *_, lines in shared for line in lines][:4]), subjects)
+        evidence=[line for *_, lines in shared for line in lines][:4]), subjects,
+        asked if asked is not None and asked > len(subjects) else None)
 
 
 def _own_out_of_memory(oom: GpuOutOfMemory) -> Outcome | None:
