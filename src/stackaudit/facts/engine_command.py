@@ -549,7 +549,7 @@ def container_env(line: str) -> tuple[tuple[str, str], ...] | None:
 # serve MODEL --max-model-len 8192 ...`, corpus 1778, gpustack/gpustack#2590). GPUStack 2.x logs the container's
 # whole command in brackets (`With image: gpustack/runner:cuda12.9-vllm0.11.2, arguments: [vllm serve MODEL ...]`,
 # gpustack/gpustack#3835 and #3707); a line cut before its `]` holds the command's start.
-LAUNCHER_LOG = re.compile(r"\bRun (?P<program>vllm) with arguments: (?P<args>\S.*?)\s*$"
+LAUNCHER_LOG = re.compile(r"\bRun (?P<program>vllm) with arguments: (?P<args>\S.*)"
                           r"|\bWith image: \S+, arguments: \[(?P<command>[^\]]+)\]?\s*$", re.I)
 
 
@@ -559,7 +559,7 @@ def launcher_logged(line: str) -> str:
     m = LAUNCHER_LOG.search(line) if "arguments:" in line else None
     if m is None:
         return ""
-    return m["command"].strip() if m["command"] else f"{m['program'].lower()} {m['args']}"
+    return m["command"].strip() if m["command"] else f"{m['program'].lower()} {m['args'].strip()}"
 
 
 def container_args(line: str) -> str | None:
