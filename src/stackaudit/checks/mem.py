@@ -44,7 +44,7 @@ from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDrive
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
-from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.symptoms import MIG_ENABLED
 from stackaudit.facts.system import KernelInfo
 from stackaudit.facts.time_slicing import TimeSlicing
@@ -538,7 +538,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                gpu_events: GpuEvents | None = None, engine_commands: EngineCommands | None = None,
                engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None,
                parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
-               metal_working_set: MetalWorkingSet | None = None) -> Outcome:
+               metal_working_set: MetalWorkingSet | None = None,
+               nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -619,6 +620,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     (its commId) on one host's same GPU are an issue: each rank is a process holding its own memory there, and NCCL
     refuses the communicator ('Duplicate GPU detected'). Without a commId the lines do not tie ranks to one
     communicator (a rank's TP and DP groups of one size share its GPU): not read.
+    So are nccl-tests' rank lines (`Rank 0 Group 0 Pid 544816 on dgx01 device 0 [0x1a] ...`) where processes of
+    different Pids of one launch (no command line or run's end between their lines) name the same host, device and
+    bus ID: each process holds its own context and buffers on that GPU (a build without MPI under mpirun, every
+    process a one-rank test on device 0, nccl-tests#254).
 
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
@@ -664,6 +669,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         return _time_sliced(time_slicing)
     if serving_log is not None and (seated := serving_log.ranks_sharing_a_gpu()):
         return _ranks_share_a_gpu(seated)
+    if nccl_test_runs is not None and nccl_test_runs.shared:
+        return _test_processes_share_a_gpu(nccl_test_runs.shared, nccl_test_runs.shared_asked)
     own_oom = _own_out_of_memory(gpu_oom) if gpu_oom is not None else None
     if nvidia is None:
         if own_oom is not None:
@@ -1158,6 +1165,21 @@ def _ranks_share_a_gpu(seated: tuple[tuple[str, str, tuple[int, ...], tuple[str,
         expected="one rank per GPU", subjects=[f"{host} {bdf}" for host, bdf, _, _ in seated],
         evidence=[line for *_, lines in seated for line in lines][:4]),
         [f"{host} {bdf}" for host, bdf, _, _ in seated])
+
+
+def _test_processes_share_a_gpu(shared: tuple[tuple[str, str, tuple[str, ...]], ...], asked: int | None) -> Outcome:
+    """MEM-GPU-SHARED from nccl-tests' rank lines that show two processes of one launch on one GPU
+    (NcclTestRuns.shared): each holds its own context and buffers there. Over the GPUs the launch asks for, where
+    its command line counts them."""
+    subjects = [f"{host} {device}" for host, device, _ in shared]
+    return over_subjects(issue(
+        f"nccl-tests' rank lines show two or more processes of one launch on the same GPU ({', '.join(subjects)}): "
+        "each process holds its own context and buffers there and takes turns on its SMs. Processes that each print "
+        "themselves as rank 0 are a build without MPI started by mpirun: independent one-rank tests",
+        actual={s: list(lines) for s, (_, _, lines) in zip(subjects, shared, strict=True)},
+        expected="one process per GPU", subjects=subjects,
+        evidence=[line for *_, lines in shared for line in lines][:4]), subjects,
+        asked if asked is not None and asked > len(subjects) else None)
 
 
 def _own_out_of_memory(oom: GpuOutOfMemory) -> Outcome | None:

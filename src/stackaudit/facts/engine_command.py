@@ -423,6 +423,30 @@ def expand_variables(text: str, variables: dict[str, str]) -> str:
     return VARIABLE_REFERENCE.sub(value, text) if variables and "$" in text else text
 
 
+# Ray Serve LLM's config of one model (an item of `llm_configs:` in a Serve config file or a KubeRay RayService's
+# serveConfigV2): its `engine_kwargs:` mapping is handed to vLLM's AsyncEngineArgs as keyword arguments, beside the
+# model its `model_loading_config:` names (docs.ray.io serve/llm: "engine_kwargs ... the configuration knobs" vLLM
+# provides; kuberay#4366, ray#52499, kuberay's ray-service.deepseek.yaml).
+RAY_LLM_KWARGS = re.compile(r"^(?P<indent>\s*)(?P<item>-\s+)?engine_kwargs\s*:\s*$")
+RAY_LLM_ENGINE_CALL = "AsyncEngineArgs"
+
+
+def ray_llm_engine_call(item: object) -> EngineCommand | None:
+    """The vLLM engine a Ray Serve LLM model config (one `llm_configs` item, loaded from YAML) starts, as the
+    AsyncEngineArgs call its engine_kwargs spell, the model from model_loading_config (model_source where it is a name,
+    else model_id); None where the item has no model_loading_config or its engine_kwargs is no mapping."""
+    if not isinstance(item, dict):
+        return None
+    loading, kwargs = item.get("model_loading_config"), item.get("engine_kwargs")
+    if not isinstance(loading, dict) or not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+        return None
+    source = loading.get("model_source")
+    model = source if isinstance(source, str) else loading.get("model_id")
+    named = {"model": model} if isinstance(model, str) and "model" not in kwargs else {}
+    call = f"{RAY_LLM_ENGINE_CALL}(" + ", ".join(f"{k}={v!r}" for k, v in {**named, **kwargs}.items()) + ")"
+    return python_engine_call(call)
+
+
 def python_engine_call(text: str) -> EngineCommand | None:
     """An engine constructor called in Python (PYTHON_ENGINE_CALLS) as the command its keyword arguments spell, its
     line the call as Python writes it back on one line; None where `text` holds no whole call.
@@ -518,6 +542,24 @@ def container_env(line: str) -> tuple[tuple[str, str], ...] | None:
     if not pairs or len(pairs) != len(items) or not all(pairs):
         return None
     return tuple((p.group(1), p.group(2)) for p in pairs if p is not None)
+
+
+# A serving platform's log line that records the command its worker starts the engine with. GPUStack 0.x logs the
+# engine program's arguments after the backend's name (gpustack/worker/backends/vllm.py: `Run vllm with arguments:
+# serve MODEL --max-model-len 8192 ...`, corpus 1778, gpustack/gpustack#2590). GPUStack 2.x logs the container's
+# whole command in brackets (`With image: gpustack/runner:cuda12.9-vllm0.11.2, arguments: [vllm serve MODEL ...]`,
+# gpustack/gpustack#3835 and #3707); a line cut before its `]` holds the command's start.
+LAUNCHER_LOG = re.compile(r"\bRun (?P<program>vllm) with arguments: (?P<args>\S.*)"
+                          r"|\bWith image: \S+, arguments: \[(?P<command>[^\]]+)\]?\s*$", re.I)
+
+
+def launcher_logged(line: str) -> str:
+    """The engine command a serving platform's log line records (LAUNCHER_LOG), as a shell line; "" where the line is
+    no such record."""
+    m = LAUNCHER_LOG.search(line) if "arguments:" in line else None
+    if m is None:
+        return ""
+    return m["command"].strip() if m["command"] else f"{m['program'].lower()} {m['args'].strip()}"
 
 
 def container_args(line: str) -> str | None:

@@ -2347,6 +2347,11 @@ class NcclTestRuns(Sourced):
     # its default (src/common.cu), and prints the count of wrong elements in the row.
     checked_rows: tuple[str, ...] = ()
     wrong_rows: tuple[str, ...] = ()
+    # The GPUs that two or more processes of one launch opened (shared_devices): (host, `device D [bus]`, the rank
+    # lines of its first two processes); and the GPUs that launch's processes ask for in all, None where its command
+    # line is not shown or does not count its processes (`mpirun -np 16 ... -g 1`: 16).
+    shared: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    shared_asked: int | None = None
 
     @property
     def none_started(self) -> bool:
@@ -2492,6 +2497,55 @@ def _test_groups(text: str) -> tuple[TestGroup, ...]:
     return tuple(groups)
 
 
+_RANK_PID = re.compile(r"\bPid\s+(\d+)\s")
+# The line that ends a run's output: its closing summary (`# Out of bounds values : 0 OK`, `# Avg bus bandwidth : ..`).
+_RUN_END = re.compile(r"^\s*#?\s*(?:Out of bounds values|Avg bus bandwidth)\s*:")
+
+
+def _launch_asks(line: str, program: re.Match[str]) -> int | None:
+    """The GPUs a test's command line asks for in all: its launcher's process count (`mpirun -np 16`) times the
+    threads and GPUs each process runs (`-t`, `-g`); None where the line starts no launcher or does not count."""
+    words = line[:program.start(1)].split()
+    at = next((k for k, w in enumerate(words) if posixpath.basename(w) in RANK_LAUNCHERS), None)
+    ranks = launcher_ranks(words[at:]) if at is not None else None
+    if ranks is None:
+        return None
+    sizes = {"t": 1, "g": 1}
+    for o in _TEST_SIZE_OPTION.finditer(line[program.end(1):]):
+        sizes[o.group("short") or o.group("long")[1]] = int(o.group("n"))
+    return ranks * sizes["t"] * sizes["g"]
+
+
+def shared_devices(text: str) -> tuple[tuple[tuple[str, str, tuple[str, ...]], ...], int | None]:
+    """The GPUs that two or more processes of one launch opened: rank lines of different Pids that name the same host,
+    CUDA device and bus ID, with no command line or run's end between them (one launch's processes print their lists
+    at once). A build without MPI started by mpirun runs each process as a one-rank test on the device it picks
+    itself, device 0 (nccl-tests#254: every process `Rank 0 ... device 0 [0x1a]`); a per-rank CUDA_VISIBLE_DEVICES
+    gives each its own GPU, which its bus ID tells apart. Each GPU as (host, `device D [bus]`, the first two
+    processes' lines); with the GPUs the launch's command line asks for (_launch_asks), None where not shown."""
+    shared: dict[tuple[str, str], tuple[str, ...]] = {}
+    seen: dict[tuple[str, str], dict[str, str]] = {}
+    asks: int | None = None
+    asked: int | None = None
+    for line in text.splitlines():
+        program = TEST_PROGRAM.search(line)
+        if program is not None or _RUN_END.match(line):
+            seen = {}
+            asks = _launch_asks(line, program) if program is not None else None
+            continue
+        m = RANK_DEVICE.search(line)
+        pid = _RANK_PID.search(line) if m is not None else None
+        if m is None or pid is None or not m["host"]:
+            continue
+        key = (m["host"], f"device {m['device']} [{m['bus']}]")
+        pids = seen.setdefault(key, {})
+        pids.setdefault(pid.group(1), line.strip())
+        if len(pids) >= 2 and key not in shared:
+            shared[key] = tuple(pids.values())[:2]
+            asked = asks
+    return tuple((host, device, lines) for (host, device), lines in shared.items()), asked
+
+
 def nccl_test_groups(text: str) -> tuple[TestGroup, ...]:
     """Each pasted nccl-tests run's rank lines (_test_groups)."""
     return _test_groups(text)
@@ -2535,11 +2589,12 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     if not runs and not groups and not failures:
         raise ParseError("no nccl-tests command line or rank line")
     rows = [(line.strip(), wrong_counts(line)) for line in text.splitlines() if FULL_ROW.match(line)]
+    shared, asked = shared_devices(text)
     return NcclTestRuns(runs=tuple(runs), groups=groups, ordinal_failures=tuple(failures),
                         unstarted=tuple(dict.fromkeys(unstarted)), passed=tuple(dict.fromkeys(passed)),
                         launched_apart=tuple(apart),
                         checked_rows=tuple(r for r, counts in rows if counts and not any(counts)),
-                        wrong_rows=tuple(r for r, counts in rows if any(counts)))
+                        wrong_rows=tuple(r for r, counts in rows if any(counts)), shared=shared, shared_asked=asked)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,6 +7,10 @@ facts/_parse.continued), above the line that names the engine too (`mpirun -n 4 
 llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where the paste shows llama.cpp: the line
 that shows it (the command's own, else a ggml line) is recorded after the command.
 
+A serving platform's log line that records the command it starts the engine with (GPUStack's `Run vllm with
+arguments: serve MODEL ...`, its `With image: IMAGE, arguments: [vllm serve MODEL ...]`:
+facts/engine_command.LAUNCHER_LOG) is that command.
+
 The command that ssh runs on its host (`ssh HOST '<python> -m sglang.launch_server ...'`) is that engine's command.
 
 A command in Markdown inline code (a prose sentence's backticks, or a line that is one span) is the span.
@@ -41,13 +45,16 @@ from stackaudit.facts.engine_command import (
     HEREDOC,
     LEGACY_COMMAND,
     PYTHON_CALL,
+    RAY_LLM_KWARGS,
     TRITON_CONFIG,
     VARIABLE_REFERENCE,
     VLLM_MODULE,
     EngineCommand,
     exports,
+    launcher_logged,
     parse_command_line,
     python_engine_call,
+    ray_llm_engine_call,
     shell_assignment,
     wrapped_inside_value,
 )
@@ -207,6 +214,41 @@ def _triton_configs_shown(lines: list[str], command: EngineCommand) -> str:
     return "".join(shown)
 
 
+MAX_RAY_LLM_LINES = 200  # one model's Ray Serve LLM config is a few dozen lines
+
+
+def _ray_llm_item(lines: list[str], i: int) -> tuple[EngineCommand, int, int] | None:
+    """The Ray Serve LLM model config (an `llm_configs` item) whose `engine_kwargs:` key is line i, as its vLLM
+    engine (facts/engine_command.ray_llm_engine_call), with the item's first line and its end; None where the lines
+    around it are no such item. The item runs from the `- ` that opens it to the first line indented less than its
+    keys."""
+    m = RAY_LLM_KWARGS.match(lines[i])
+    if m is None:
+        return None
+    column = len(m["indent"]) + len(m["item"] or "")  # where the item's keys start
+    start = i
+    if not m["item"]:
+        # The item's first key is the first line above indented less than its keys: `- model_loading_config:`.
+        start = next((j for j in range(i - 1, max(i - MAX_RAY_LLM_LINES, -1), -1)
+                      if lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) < column), -1)
+        if start < 0 or len(lines[start]) - len(lines[start].lstrip()) != column - 2 \
+                or not lines[start].lstrip().startswith("- "):
+            return None
+    end = i + 1
+    while end < len(lines) and end - start <= MAX_RAY_LLM_LINES and (
+            not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) >= column):
+        end += 1
+    import yaml
+
+    body = [lines[start][:column - 2] + "  " + lines[start][column:], *lines[start + 1:end]]
+    try:
+        item = yaml.safe_load("\n".join(x[column:] if len(x) > column else x.strip() for x in body))
+    except yaml.YAMLError:
+        return None
+    command = ray_llm_engine_call(item)
+    return (command, start, end) if command is not None else None
+
+
 def python_engine_shown(lines: list[str]) -> bool:
     """Whether the paste shows vLLM, whose `LLM(` a Python call names (VLLM_MODULE, or a vLLM log line)."""
     return any(VLLM_MODULE.search(x) or (".py:" in x and VLLM_LINE.search(x)) for x in lines)
@@ -231,7 +273,7 @@ def _terminal_wrapped(joined: str, next_line: str) -> bool:
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
+          needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
@@ -251,6 +293,20 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, call.line + "\n"))
                 scan.skip(end)
                 taken = end
+            continue
+        if "engine_kwargs" in line and (ray_llm := _ray_llm_item(lines, i)) is not None:
+            # Ray Serve LLM's model config: its engine_kwargs are vLLM's engine arguments.
+            yield Found("engine command", ray_llm[1], ray_llm[2],
+                        document_appended(ENGINE_COMMAND.name, ray_llm[0].line + "\n"))
+            scan.skip(ray_llm[2])
+            taken = ray_llm[2]
+            continue
+        if "arguments:" in line and (logged := launcher_logged(line)):
+            # A serving platform's log line that records the engine's command (GPUStack's `Run vllm with arguments:`).
+            if (from_log := parse_command_line(logged)) is not None:
+                yield Found("engine command", i, i + 1, document_appended(ENGINE_COMMAND.name, from_log.line + "\n"))
+                scan.skip(i + 1)
+                taken = i + 1
             continue
         if "[" in line and CONTAINER_ARGS.match(line):
             # A container's argument list on one line (`command: ["--model", ...]`): the list is the whole command.
