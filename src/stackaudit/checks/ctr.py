@@ -1232,7 +1232,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`) (facts/container.py): a program of
     the host. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
-    no container runtime or `srun` among them.
+    no container runtime or `srun` among them. So is TGI's launcher whose `text-generation-launcher --env` report
+    reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown.
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in

@@ -11,7 +11,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, NcclTestRuns, ServingLog
+from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, TGI_NO_IMAGE, NcclTestRuns, ServingLog
 from stackaudit.facts.shm import parse_df_table, read_df
 from stackaudit.facts.sources import (
     COMPOSE_FILE,
@@ -770,7 +770,7 @@ def container(ctx: FactContext) -> ContainerInfo:
                 kind = "kubernetes"
                 evidence.append(f"NCCL logs from host {log.pod_host()}, a Kubernetes pod's name (a pod in the node's "
                                 "network would take the node's name)")
-            elif log is not None and log.tgi_image:
+            elif log is not None and log.tgi_image and log.tgi_image != TGI_NO_IMAGE:
                 return ContainerInfo("container", (f"TGI's runtime environment names the image its launcher runs in "
                                                    f"(`Docker label: {log.tgi_image}`; outside TGI's image it reads "
                                                    "N/A)",), None, ran_inside=("nvidia-smi",) if log.tgi_image_smi else ())
@@ -825,6 +825,11 @@ def container(ctx: FactContext) -> ContainerInfo:
             if job:
                 return ContainerInfo("", (f"the pasted process tree shows a Slurm batch job's work as the script's own "
                                           f"children on the node ({job}), no container runtime among them",), None, on_host=True)
+            log = ctx.optional("serving_log", ServingLog)
+            if log is not None and log.tgi_image == TGI_NO_IMAGE:
+                return ContainerInfo("", ("TGI's runtime environment says its launcher runs outside TGI's image "
+                                          "(`Docker label: N/A`; in the image it names the image's commit, `sha-...`)",),
+                                     None, on_host=True)
             words = _stated_host(host)
             if words and FORM_CLI_DIRECTLY.match(words):
                 return ContainerInfo("", (f"TGI's issue form ticks \"{words.lstrip('-* ')}\" and leaves its Docker "
