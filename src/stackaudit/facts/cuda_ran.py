@@ -52,6 +52,10 @@ What shows CUDA at work (each with the program whose runtime ran):
 - MLC LLM's device probe finding a CUDA device (`Found device: cuda:0`, MLC_CUDA_FOUND): it reads the device's
   `exist` attribute through its TVM build's CUDA runtime (cudaDeviceGetAttribute), which a driver too old for that
   runtime answers with error 35, and the probe then logs `Not found device: cuda:0` (corpus 1675);
+- Triton Inference Server's CUDA memory manager creating its pool on a device (`CUDA memory pool is created on device 0
+  with size 67108864`, TRITON_CUDA_POOL): it allocates the pool there with cudaMalloc and logs the line only after
+  that succeeded (corpus 1769, 1502); not where the same log shows the manager failing after it (`Failed to finalize
+  CUDA memory manager`, TRITON_POOL_FAILED, corpus 1738);
 - DCGM's diagnostic (nvvs) memory test passing on a GPU (`Memory GPU0 ....... PASS`, NVVS_MEMORY_PASS): the test
   creates a CUDA context on the GPU and runs its kernels there (it reports `Unable to create CUDA context` otherwise,
   corpus 1266);
@@ -127,9 +131,16 @@ NVVS_MEMORY_PASS = re.compile(r"^\s*Memory GPU(\d+) \.{3,} PASS\s*$")
 # MLC LLM's device probe finding a CUDA device (mlc_llm/support/auto_device.py: `Found device: cuda:0`, logged as
 # `INFO:mlc_chat.support.auto_device:Found device: cuda:0` or `INFO auto_device.py:79: Found device: cuda:0`); a paste's
 # reader peels the logger's `INFO:name:` prefix, so the line alone, whole, counts too.
+# Triton Inference Server's CUDA memory manager creating its pool on a device (core/src/cuda_memory_manager.cc: `CUDA
+# memory pool is created on device 0 with size 67108864`, glog-prefixed, quoted from 23.x): it allocates the pool with
+# cudaMalloc on that device (through cnmem, or the runtime's own pools) and logs the line only where that succeeded.
+TRITON_CUDA_POOL = re.compile(r"\bcuda_memory_manager\.cc:\d+\]\s+\"?CUDA memory pool is created on device (\d+)\b")
+# Triton's memory manager failing after its pool line (`Failed to finalize CUDA memory manager: CNMEM_STATUS_CUDA_ERROR`,
+# corpus 1738: a vGPU guest refusing CUDA operations): the pool line then proves no working runtime.
+TRITON_POOL_FAILED = re.compile(r"\bFailed to (?:finalize|initialize) CUDA memory manager\b")
 MLC_CUDA_FOUND = re.compile(r"(?:\bauto_device(?:\.py:\d+)?:\s*|^\s*)Found device: cuda:(\d+)\s*$")
 NEEDLES = ("total capac", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
-           "Memory GPU", "has no device code", "gen throughput")
+           "Memory GPU", "has no device code", "gen throughput", "memory pool is created on device")
 
 
 @dataclass(frozen=True)
@@ -182,6 +193,7 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     found: list[Ran] = []
     cpu_vllm = any(VLLM_CPU_PLATFORM.search(line) for line in lines)
     cpu_sglang = any(SGLANG_CPU_DEVICE.search(line) for line in lines)
+    pool_failed = any(TRITON_POOL_FAILED.search(line) for line in lines)
     for line in lines:
         if not any(n in line for n in NEEDLES):
             continue
@@ -213,6 +225,9 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("MLC LLM", f"MLC LLM's device probe found cuda:{mlc.group(1)} through the CUDA runtime of "
                              "its TVM build (the device's `exist` attribute, read with cudaDeviceGetAttribute)",
                              line.strip(), devices=(int(mlc.group(1)),)))
+        elif (pool := TRITON_CUDA_POOL.search(line)) and not pool_failed:
+            found.append(Ran("Triton", f"Triton's CUDA memory manager allocated its pool on device {pool.group(1)}",
+                             line.strip(), devices=(int(pool.group(1)),)))
         elif mem := NVVS_MEMORY_PASS.match(line):
             found.append(Ran("nvvs", f"nvvs's memory test created a CUDA context on GPU {mem.group(1)} and passed",
                              line.strip(), devices=(int(mem.group(1)),)))
