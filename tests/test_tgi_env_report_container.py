@@ -2,7 +2,8 @@
 (facts/serving_logs.TGI_IMAGE_LABEL, facts/container._tgi_image), and the nvidia-smi it prints below ran there.
 
 The pastes are corpus files (verbatim, with their public threads in their headers): 1756, 245 and 904 show a label and
-the launcher's nvidia-smi listing the GPUs; 320 and 746 show `Docker label: N/A`, a launcher outside TGI's image.
+the launcher's nvidia-smi listing the GPUs; 746 and 1775 show `Docker label: N/A` under the report's head, a launcher
+outside TGI's image (huggingface/text-generation-inference#2828, #1451); 320 (#515) shows the fields without the head.
 """
 
 from __future__ import annotations
@@ -24,9 +25,29 @@ def test_a_labelled_report_runs_in_tgis_image(prefix: str, label: str) -> None:
     assert result.status == "ok" and "`nvidia-smi` run inside the container lists" in result.message
 
 
-@pytest.mark.parametrize("prefix", ["320", "746"])
-def test_a_report_labelled_na_is_no_container(prefix: str) -> None:
-    """Real (corpus 320, 746): `Docker label: N/A` is a launcher outside TGI's image; it shows no container."""
+def test_the_fields_without_the_reports_head_say_nothing() -> None:
+    """Real (corpus 320): an issue form's System Info with the fields and no `Runtime environment:` head is not read
+    as the report (the fields alone are no program's own output)."""
+    container = fact(pasted(body("320")), "container")
+    assert not isinstance(container, ContainerInfo)
+
+
+@pytest.mark.parametrize("prefix", ["746", "1775"])
+def test_a_report_labelled_na_runs_on_the_host(prefix: str) -> None:
+    """Real (corpus 746, 1775): `Docker label: N/A` is TGI's word for a launcher outside its image, where no
+    container is shown: the program runs on the host, and CTR-GPU-ACCESS does not apply."""
     container = fact(pasted(body(prefix)), "container")
-    assert not (isinstance(container, ContainerInfo) and container.in_container
-                and any("Docker label" in e for e in container.evidence))
+    assert isinstance(container, ContainerInfo) and not container.in_container and container.on_host
+    assert "Docker label: N/A" in container.evidence[0]
+    assert capture_checks(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+def test_a_report_labelled_na_in_a_container_shown_stays_a_container() -> None:
+    """Modelled: a launcher built from source in an image of the user's own also reads `N/A`; a prompt whose host is
+    a container's id shows the container, which the label does not undo."""
+    text = ("root@3f2a9c1b7d4e:/usr/src# text-generation-launcher --env\n"
+            "2024-01-17T19:54:02.802338Z  INFO text_generation_launcher: Runtime environment:\n"
+            "Target: x86_64-unknown-linux-gnu\nCargo version: 1.70.0\nCommit sha: 0eabc83541225979209ff7183b4b4442e47adf92\n"
+            "Docker label: N/A\nnvidia-smi:\nN/A\n")
+    container = fact(pasted(text), "container")
+    assert isinstance(container, ContainerInfo) and container.in_container and not container.on_host

@@ -48,6 +48,7 @@ from stackaudit.facts.gpus import (
     NVIDIA_TITLE,
     NVSMI_LIST_TITLE,
     PCI_TITLE,
+    TRITON_METRICS_TITLE,
     GpuInventory,
     OllamaCuda,
 )
@@ -1208,13 +1209,17 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     runtime) is a GPU container by intent, judged as one without a request.
     In a container the source shows (the audit inside one, or a pasted spec of the serving container) whose device
     nodes and variables are not shown, or whose spec shows no GPU request, a program's CUDA at work (facts/cuda_ran.py:
-    vLLM's metrics line generating out of a GPU KV cache in use, torch's out-of-memory message, TensorRT-LLM's ledger),
+    vLLM's metrics line generating out of a GPU KV cache in use, torch's out-of-memory message, TensorRT-LLM's ledger,
+    Triton's CUDA memory pool created on a device),
     with no line of CUDA refusing to start, shows the GPU and the driver's CUDA library reached it: ok.
     A source that shows only another vendor's GPUs and no NVIDIA driver (an issue form's `GPU: AMD`) has no NVIDIA GPU
     to expose: not applicable (facts/applicability.py, subject nvidia-gpu).
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
     reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
-    still proves the issue).
+    still proves the issue). So does Triton's metrics start-up finding GPUs through NVML (`found 2 GPUs supporting
+    NVML metrics`) in a container the source shows, over the GPUs it counts. The NGC image's driver check (`This
+    container was built for NVIDIA Driver Release ...`, `... compatibility mode is UNAVAILABLE`) shows that container:
+    its entrypoint prints it only inside the image.
     A Triton server whose model configs shown put instances on a GPU number (instance_group `gpus: [ 6 ]`) at or past
     the count of devices its own CUDA_VISIBLE_DEVICES leaves it (`CUDA_VISIBLE_DEVICES=6,7`: CUDA numbers those two 0
     and 1) names a device that does not exist for the server: its models fail to load for the config, not for GPUs
@@ -1232,7 +1237,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`) (facts/container.py): a program of
     the host. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
-    no container runtime or `srun` among them.
+    no container runtime or `srun` among them. So is TGI's launcher whose `text-generation-launcher --env` report
+    reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown.
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in
@@ -1321,7 +1327,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
-        judged = _nvml_listed(gpus) or judged
+        judged = _nvml_listed(gpus, container) or judged
     if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
         return renumbered
     if node is not None and (judged.status == "unknown" or (judged.status == "not-applicable"
@@ -1616,11 +1622,19 @@ def _gpu_outside_request(container: ContainerInfo | None, docker_containers: Doc
         [f"GPU {g.index}" for g in listed], None)
 
 
-def _nvml_listed(gpus: GpuInventory | None) -> Outcome | None:
+def _nvml_listed(gpus: GpuInventory | None, container: ContainerInfo | None = None) -> Outcome | None:
     """CTR-GPU-ACCESS ok where `nvidia-smi -L` answered with GPUs (NVSMI_LIST_TITLE): NVML opened the GPU device nodes
     through the driver's libnvidia-ml where it ran, which inside a container is what the toolkit hands over; a
-    container's failure the log shows (`Failed to initialize NVML`) still proves the issue. None without a listing."""
+    container's failure the log shows (`Failed to initialize NVML`) still proves the issue. Triton's metrics start-up
+    finding GPUs through NVML (`found 2 GPUs supporting NVML metrics`, TRITON_METRICS_TITLE) is the same answer where
+    the source shows the container Triton runs in. None without a listing."""
     listed = [g for g in (gpus.gpus if gpus is not None else ()) if NVSMI_LIST_TITLE in g.shown_by]
+    inside = container is not None and container.in_container
+    found = dict(gpus.counts).get(TRITON_METRICS_TITLE, 0) if gpus is not None and inside else 0
+    if not listed and found:
+        return over_subjects(ok(f"Triton's metrics in the container found {found} GPU(s) through NVML ({TRITON_METRICS_TITLE}): "
+                                "the GPU device nodes and the driver's NVML library reach it", actual=found),
+                             [f"GPU {i}" for i in range(found)], None)
     if not listed:
         return None
     names = ", ".join(dict.fromkeys(g.model for g in listed if g.model))

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.cuda_ran import NGC_BUILT_FOR
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, NcclTestRuns, ServingLog
+from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, TGI_NO_IMAGE, NcclTestRuns, ServingLog
 from stackaudit.facts.shm import parse_df_table, read_df
 from stackaudit.facts.sources import (
     COMPOSE_FILE,
@@ -20,6 +21,7 @@ from stackaudit.facts.sources import (
     DOCKER_INSPECT_EXCERPT,
     DOCKER_PS,
     DOCKER_RUN,
+    ENGINE_LOG,
     EVIDENCE_LINES,
     K8S_NODE,
     K8S_SPEC,
@@ -482,6 +484,27 @@ def _pid_one(host: Host) -> str:
         return ""
 
 
+# The second line of the NGC entrypoint's driver check (`version 440.100 was detected and compatibility mode is
+# UNAVAILABLE.`), which a paste may hold without the first.
+NGC_UNAVAILABLE = "was detected and compatibility mode is UNAVAILABLE"
+
+
+def _ngc_check(host: Host) -> str:
+    """A start-up check line of an NGC image's entrypoint (`ERROR: This container was built for NVIDIA Driver Release
+    450.36 or later, but`, facts/cuda_ran.NGC_BUILT_FOR, or NGC_UNAVAILABLE) among the paste's evidence lines or engine log, or "". The
+    image's entrypoint (nvidia_entrypoint.sh) prints it, so the program whose output follows ran in that container
+    (corpus 1767, 1189, 1684)."""
+    for source in (EVIDENCE_LINES, ENGINE_LOG):
+        try:
+            text = host.doc(source.name)
+        except NotCaptured:
+            continue
+        line = next((ln.strip() for ln in text.splitlines() if NGC_BUILT_FOR.search(ln) or NGC_UNAVAILABLE in ln), "")
+        if line:
+            return line
+    return ""
+
+
 def _prompt_rows(host: Host) -> list[tuple[str, str]]:
     """The paste's shell prompts (PROMPT_HOSTS), each as (host, command typed); none where no prompt is shown."""
     try:
@@ -770,7 +793,7 @@ def container(ctx: FactContext) -> ContainerInfo:
                 kind = "kubernetes"
                 evidence.append(f"NCCL logs from host {log.pod_host()}, a Kubernetes pod's name (a pod in the node's "
                                 "network would take the node's name)")
-            elif log is not None and log.tgi_image:
+            elif log is not None and log.tgi_image and log.tgi_image != TGI_NO_IMAGE:
                 return ContainerInfo("container", (f"TGI's runtime environment names the image its launcher runs in "
                                                    f"(`Docker label: {log.tgi_image}`; outside TGI's image it reads "
                                                    "N/A)",), None, ran_inside=("nvidia-smi",) if log.tgi_image_smi else ())
@@ -798,6 +821,10 @@ def container(ctx: FactContext) -> ContainerInfo:
             if first:
                 return ContainerInfo("container", (f"the log's process ({first}) is PID 1 of its PID namespace: a "
                                                    "container's entrypoint (on a host PID 1 is init)",), None)
+            ngc = _ngc_check(host)
+            if ngc:
+                return ContainerInfo("container", (f"the NGC image's entrypoint ran its start-up check (\"{ngc[:120]}\"): "
+                                                   "it runs only inside the image's container",), None)
             kind, why = _stated_container(host)
             if kind:
                 evidence.append(why)
@@ -825,6 +852,11 @@ def container(ctx: FactContext) -> ContainerInfo:
             if job:
                 return ContainerInfo("", (f"the pasted process tree shows a Slurm batch job's work as the script's own "
                                           f"children on the node ({job}), no container runtime among them",), None, on_host=True)
+            log = ctx.optional("serving_log", ServingLog)
+            if log is not None and log.tgi_image == TGI_NO_IMAGE:
+                return ContainerInfo("", ("TGI's runtime environment says its launcher runs outside TGI's image "
+                                          "(`Docker label: N/A`; in the image it names the image's commit, `sha-...`)",),
+                                     None, on_host=True)
             words = _stated_host(host)
             if words and FORM_CLI_DIRECTLY.match(words):
                 return ContainerInfo("", (f"TGI's issue form ticks \"{words.lstrip('-* ')}\" and leaves its Docker "

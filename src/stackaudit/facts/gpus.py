@@ -911,13 +911,14 @@ TRITON_METRICS_TITLE = "Triton's metrics lines"
 # and each GPU it collects for, `GPU 0: GeForce RTX 2080 Ti` (20.03, server#1567), `Collecting metrics for GPU 0:
 # NVIDIA GeForce RTX 3090` (later releases, server#5197), behind its glog prefix (serving_logs.TRITON_LINE).
 _TRITON_GPU = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?(?:Collecting metrics for )?GPU (\d+): ([^\"]+?)\"?\s*$")
-_TRITON_NVML_COUNT = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?found (\d+) GPUs supporting NVML metrics")
+# A paste may cut the count's line after `NVML` (corpus 1767, the last line of its capture).
+_TRITON_NVML_COUNT = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?found (\d+) GPUs supporting NVML(?: metrics|\s*$)")
 
 
 @parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=58)
 def gpus_from_triton_metrics(text: str) -> GpuInventory:
     """The GPUs Triton's metrics start-up names through NVML: index and product name, and the count NVML found where
-    the line is shown. NVML lists every GPU the server's host or container holds, whatever CUDA_VISIBLE_DEVICES
+    the line is shown (the count alone where the GPUs' lines are cut off). NVML lists every GPU the server's host or container holds, whatever CUDA_VISIBLE_DEVICES
     hides from CUDA; a pasted excerpt may stop before the last GPU's line (the count says how many there are).
 
     Input (tests/data/captures/1493, behind the compose prefix)::
@@ -934,6 +935,10 @@ def gpus_from_triton_metrics(text: str) -> GpuInventory:
             records.setdefault(int(m[1]), GpuRecord(int(m[1]), "", m[2].strip(), None, (TRITON_METRICS_TITLE,)))
         elif (m := _TRITON_NVML_COUNT.search(line)) is not None:
             count = int(m[1])
+    if not records and count:
+        # The count alone (the GPUs' own lines cut off): NVML found that many GPUs, their names not shown.
+        return GpuInventory(counts=((TRITON_METRICS_TITLE, count),),
+                            partial=((TRITON_METRICS_TITLE, "the lines of the GPUs Triton's metrics name are cut"),))
     if not records:
         raise ParseError("no Triton `metrics.cc:N] GPU n: <name>` line")
     return listed_inventory(records, TRITON_METRICS_TITLE, "" if count and len(records) == count

@@ -400,14 +400,16 @@ TGI_ARGS_OPEN = re.compile(r"\btext_generation_launcher: Args \{\s*$")
 # `text-generation-launcher --env` (TGI's issue template asks for it) prints its runtime environment under a log line,
 # one `Key: value` a line (launcher/src/env_runtime.rs: Target, Cargo version, Commit sha, Docker label, then
 # `nvidia-smi:` over nvidia-smi's own output, read by its own reader). The Docker label is the commit of TGI's image
-# the launcher runs in (its Dockerfile sets DOCKER_LABEL), `N/A` outside it (corpus 1756, 245, 734).
+# the launcher runs in (its Dockerfile sets DOCKER_LABEL), `N/A` outside it (corpus 1756, 245, 734; a launcher built
+# from source in a conda env, corpus 1775, 320, 746): TGI_NO_IMAGE.
 _TGI_ENV_HEAD = r"\btext_generation_launcher: Runtime environment:"
 _TGI_ENV_ABOVE_LABEL = r"Target|Cargo version|Commit sha"  # the fields printed above its Docker label
 TGI_ENV_OPEN = re.compile(_TGI_ENV_HEAD + r"\s*$")
 _TGI_ENV_FIELD = re.compile(rf"^\s*(?:(?:{_TGI_ENV_ABOVE_LABEL}|Docker label|Python version)\s*:\s*\S|nvidia-smi:\s*$)")
 TGI_IMAGE_LABEL = re.compile(_TGI_ENV_HEAD + rf"[ \t]*\n(?:[ \t]*(?:{_TGI_ENV_ABOVE_LABEL})[ \t]*:[^\n]*\n){{0,4}}"
-                             r"[ \t]*Docker label[ \t]*:[ \t]*(sha-[0-9a-f]{7,40})\b[^\n]*(\n[ \t]*nvidia-smi:[ \t]*$)?",
+                             r"[ \t]*Docker label[ \t]*:[ \t]*(sha-[0-9a-f]{7,40}\b|N/A(?=[ \t]*$))[^\n]*(\n[ \t]*nvidia-smi:[ \t]*$)?",
                              re.M)
+TGI_NO_IMAGE = "N/A"
 _TGI_SHARDS = re.compile(r"\bnum_shard: Some\(\s*(\d+),?\s*\)")
 # lmdeploy's TurboMind prints the model config it built under its log line, after a blank line (lmdeploy/turbomind/
 # turbomind.py): in 2024 as INI (`model_config:` over `[llama]` and one `key = value` a line, `tensor_para_size = 2`:
@@ -681,8 +683,9 @@ class ServingLog:
     disable_custom_all_reduce: bool | None = None  # the engine's own config dump
     cumem_fallback: tuple[str, ...] = ()
     nccl_warnings: tuple[str, ...] = ()
-    # The Docker label of TGI's image where its `--env` report shows the launcher ran in it (TGI_IMAGE_LABEL), and
-    # whether the report's nvidia-smi follows it (run by the launcher, inside the image).
+    # The Docker label of TGI's image where its `--env` report shows the launcher ran in it (TGI_IMAGE_LABEL), or
+    # TGI_NO_IMAGE (`N/A`) where the report shows it ran outside TGI's image, and whether the report's nvidia-smi
+    # follows the label (run by the launcher).
     tgi_image: str = ""
     tgi_image_smi: bool = False
     # `comm ... nRanks 3 nNodes 3 localRanks 1`: the most ranks NCCL put on one node (0: no such line).
