@@ -1,0 +1,103 @@
+"""Host checks from partial host evidence (issue 28, h79c).
+
+KVER-INTEL-PSTATE: lscpu's `Frequency boost:` line is read from cpufreq/boost, which on an Intel CPU only acpi-cpufreq
+creates (intel_pstate turns turbo off by intel_pstate/no_turbo), so an Intel Xeon model that has HWP with that line runs
+on acpi-cpufreq: the issue, from lscpu alone (corpus 1788, Xeon 8480+; corpus 1711, Xeon 8358). Without the line, or on
+an AMD CPU, or on a Xeon model without HWP, the driver stays unknown or the check does not apply.
+
+PWR-GPU-POWER-LIMIT: the RTX 4090 D's default board power is 425 W (NVIDIA's page), so its cap at 425 W is ok.
+
+Real pastes are corpus captures (their thread in the header) or public pages (named); modelled text says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import body, capture_checks, paste_checks
+from stackaudit.facts.cpufreq import intel_driver_from_lscpu
+from stackaudit.facts.system import parse_lscpu
+from stackaudit.gputable import board_power
+
+PSTATE = "KVER-INTEL-PSTATE"
+POWER = "PWR-GPU-POWER-LIMIT"
+
+
+# --- KVER-INTEL-PSTATE from lscpu -------------------------------------------------------------------------------------
+
+def test_a_sapphire_rapids_lscpu_with_the_boost_line_runs_acpi_cpufreq() -> None:
+    r = capture_checks("1788", PSTATE)[PSTATE]  # pytorch/pytorch#140563: Xeon 8480+, Frequency boost, max 2001 MHz
+    assert r.status == "issue" and "acpi-cpufreq" in r.message and "8480+" in r.message
+
+
+def test_an_ice_lake_xeon_with_the_boost_line_reads_the_same() -> None:
+    r = capture_checks("1711", PSTATE)[PSTATE]  # vllm-project/vllm#5443: Xeon 8358, Frequency boost: enabled
+    assert r.status == "issue" and "8358" in r.message
+
+
+# An Emerald Rapids lscpu (gyuanlab/ONTraC's command-line tutorial, its hardware section): Xeon 8568Y+, model 207,
+# Frequency boost enabled and CPU max MHz 2301 (base + 1 MHz); its whole flags line has no `hwp`, which the BIOS hides.
+EMERALD = """Architecture:                       x86_64
+CPU op-mode(s):                     32-bit, 64-bit
+CPU(s):                             96
+Vendor ID:                          GenuineIntel
+Model name:                         INTEL(R) XEON(R) PLATINUM 8568Y+
+CPU family:                         6
+Model:                              207
+Thread(s) per core:                 1
+Core(s) per socket:                 48
+Socket(s):                          2
+Stepping:                           2
+Frequency boost:                    enabled
+CPU(s) scaling MHz:                 100%
+CPU max MHz:                        2301.0000
+CPU min MHz:                        800.0000
+BogoMIPS:                           4600.00
+Flags:                              fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 est tm2 ssse3 dtherm ida arat pln pts hfi
+"""
+
+
+def test_an_emerald_rapids_lscpu_whose_flags_hide_hwp_is_the_issue(tmp_path: Path) -> None:
+    cpu = parse_lscpu(EMERALD)
+    assert cpu.frequency_boost == "enabled" and "hwp" not in cpu.flags and cpu.hwp_capable
+    r = paste_checks(tmp_path, EMERALD, PSTATE)[PSTATE]
+    assert r.status == "issue" and "8568Y+" in r.message
+
+
+def test_modelled_lscpu_without_the_boost_line_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: corpus 1788's lscpu without its Frequency boost line (intel_pstate shows no cpufreq/boost).
+    text = body("1788").replace("Frequency boost:                    enabled\n", "")
+    assert "Frequency boost" not in text
+    assert paste_checks(tmp_path, text, PSTATE)[PSTATE].status == "unknown"
+
+
+def test_modelled_broadwell_xeon_with_the_boost_line_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: corpus 1788's lscpu as a Broadwell Xeon (model 79), which has no HWP: acpi-cpufreq is its driver.
+    text = body("1788").replace("Model:                              143", "Model:                              79")
+    assert paste_checks(tmp_path, text, PSTATE)[PSTATE].status == "unknown"
+
+
+def test_the_boost_line_names_acpi_cpufreq_only_on_intel() -> None:
+    # Real AMD pastes show the line too (util-linux/util-linux#755: EPYC 7451): amd-pstate or acpi-cpufreq, not told.
+    assert intel_driver_from_lscpu("GenuineIntel", "disabled") == "acpi-cpufreq"
+    assert intel_driver_from_lscpu("AuthenticAMD", "enabled") is None
+    assert intel_driver_from_lscpu("GenuineIntel", "") is None
+
+
+# --- PWR-GPU-POWER-LIMIT: the RTX 4090 D --------------------------------------------------------------------------------
+
+def test_a_4090_d_at_425_w_is_at_its_default() -> None:
+    r = capture_checks("1768", POWER)[POWER]  # triton-inference-server/server#7911: one RTX 4090 D, 23W / 425W
+    assert r.status == "ok" and "GPU 0 425 W" in r.message
+
+
+def test_modelled_4090_d_below_its_default_is_the_issue(tmp_path: Path) -> None:
+    # Modelled: corpus 1768's table with the cap lowered to 350 W.
+    text = body("1768").replace("23W /  425W", "23W /  350W")
+    r = paste_checks(tmp_path, text, POWER)[POWER]
+    assert r.status == "issue" and "350 W" in r.message and "425 W" in r.message
+
+
+def test_the_4090_d_row_does_not_take_the_4090s_name() -> None:
+    assert board_power("NVIDIA GeForce RTX 4090 D") is not None
+    assert board_power("NVIDIA GeForce RTX 4090") is None  # the 4090's full row holds its 450 W
