@@ -5,6 +5,9 @@ creates (intel_pstate turns turbo off by intel_pstate/no_turbo), so an Intel Xeo
 on acpi-cpufreq: the issue, from lscpu alone (corpus 1788, Xeon 8480+; corpus 1711, Xeon 8358). Without the line, or on
 an AMD CPU, or on a Xeon model without HWP, the driver stays unknown or the check does not apply.
 
+FW-ABOVE4G-MMIO: a CUDA program at work on the GPUs (facts/cuda_ran.py) shows the driver attached them, which it refuses
+for a GPU whose BARs got no space: ok for the GPUs CUDA found, without lspci (corpus 1784, 1283, 1445).
+
 PWR-GPU-POWER-LIMIT: the RTX 4090 D's default board power is 425 W (NVIDIA's page), so its cap at 425 W is ok.
 
 Real pastes are corpus captures (their thread in the header) or public pages (named); modelled text says so.
@@ -82,6 +85,30 @@ def test_the_boost_line_names_acpi_cpufreq_only_on_intel() -> None:
     assert intel_driver_from_lscpu("GenuineIntel", "disabled") == "acpi-cpufreq"
     assert intel_driver_from_lscpu("AuthenticAMD", "enabled") is None
     assert intel_driver_from_lscpu("GenuineIntel", "") is None
+
+
+# --- FW-ABOVE4G-MMIO from CUDA at work ----------------------------------------------------------------------------------
+
+MMIO = "FW-ABOVE4G-MMIO"
+
+
+def test_two_p40s_llama_cpp_counted_have_their_bars() -> None:
+    r = capture_checks("1784", MMIO)[MMIO]  # ggml-org/llama.cpp#16953: ggml_cuda_init found 2 CUDA devices
+    assert r.status == "ok" and "2 CUDA device(s)" in r.message
+
+
+def test_other_threads_cuda_at_work_read_the_same() -> None:
+    # ggml-org/llama.cpp#13560 (found 3 CUDA devices); vllm-project/vllm#2700 (vLLM's metrics line generating).
+    assert capture_checks("1283", MMIO)[MMIO].status == "ok"
+    assert capture_checks("1445", MMIO)[MMIO].status == "ok"
+
+
+def test_modelled_cuda_that_failed_to_start_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: corpus 1784's llama.cpp start where CUDA failed to initialise instead of counting its devices.
+    text = body("1784").replace(
+        "ggml_cuda_init: found 2 CUDA devices:",
+        "ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient for CUDA runtime version")
+    assert paste_checks(tmp_path, text, MMIO)[MMIO].status == "unknown"
 
 
 # --- PWR-GPU-POWER-LIMIT: the RTX 4090 D --------------------------------------------------------------------------------
