@@ -8,6 +8,9 @@ an AMD CPU, or on a Xeon model without HWP, the driver stays unknown or the chec
 FW-ABOVE4G-MMIO: a CUDA program at work on the GPUs (facts/cuda_ran.py) shows the driver attached them, which it refuses
 for a GPU whose BARs got no space: ok for the GPUs CUDA found, without lspci (corpus 1784, 1283, 1445).
 
+MEM-MIG: a Jetson module before Thor (Nano, TX1, TX2, Xavier, Orin) has an integrated GPU without MIG: jtop's `Module:`
+line (corpus 1773) and collect_env's `Orin (nvgpu)` (corpus 1715) name it, so the check does not apply.
+
 PWR-GPU-POWER-LIMIT: the RTX 4090 D's default board power is 425 W (NVIDIA's page), so its cap at 425 W is ok.
 
 Real pastes are corpus captures (their thread in the header) or public pages (named); modelled text says so.
@@ -19,8 +22,9 @@ from pathlib import Path
 
 from corpus import body, capture_checks, paste_checks
 from stackaudit.facts.cpufreq import intel_driver_from_lscpu
+from stackaudit.facts.gpus import jetson_module
 from stackaudit.facts.system import parse_lscpu
-from stackaudit.gputable import board_power
+from stackaudit.gputable import board_power, has_mig, without_mig
 
 PSTATE = "KVER-INTEL-PSTATE"
 POWER = "PWR-GPU-POWER-LIMIT"
@@ -128,3 +132,33 @@ def test_modelled_4090_d_below_its_default_is_the_issue(tmp_path: Path) -> None:
 def test_the_4090_d_row_does_not_take_the_4090s_name() -> None:
     assert board_power("NVIDIA GeForce RTX 4090 D") is not None
     assert board_power("NVIDIA GeForce RTX 4090") is None  # the 4090's full row holds its 450 W
+
+
+# --- MEM-MIG on a Jetson module -----------------------------------------------------------------------------------------
+
+MIG = "MEM-MIG"
+
+
+def test_a_jtop_summary_of_an_orin_nx_has_no_mig() -> None:
+    r = capture_checks("1773", MIG)[MIG]  # dusty-nv/jetson-containers#704: jtop's `Module: NVIDIA Jetson Orin NX(16GB ram)`
+    assert r.status == "not-applicable" and "Jetson Orin NX" in r.message
+
+
+def test_collect_env_names_an_orins_gpu_without_mig() -> None:
+    r = capture_checks("1715", MIG)[MIG]  # collect_env's `GPU 0: Orin (nvgpu)` on a tegra kernel
+    assert r.status == "not-applicable" and "Orin (nvgpu)" in r.message
+
+
+def test_jetson_lines_from_other_threads_name_the_module() -> None:
+    # rbonghi/jetson_stats#617 (jtop's board list); OE4T/meta-tegra#1822 (hostnamectl); rbonghi/jetson_stats#864.
+    assert jetson_module(" - Module: NVIDIA Jetson AGX Orin (32GB ram)") == "NVIDIA Jetson AGX Orin"
+    assert jetson_module("  Hardware Model: NVIDIA Jetson AGX Orin Developer Kit") == "NVIDIA Jetson AGX Orin"
+    assert jetson_module(" - Model: NVIDIA Jetson AGX Orin Developer Kit") == "NVIDIA Jetson AGX Orin"
+    assert all(without_mig(m) for m in ("NVIDIA Jetson AGX Orin", "NVIDIA Jetson Orin NX", "Orin (nvgpu)"))
+
+
+def test_a_host_name_or_thor_is_no_jetson_without_mig() -> None:
+    # Modelled: a host name names no module; Jetson Thor's Blackwell GPU has MIG (corpus 1384 reads NVIDIA Thor ok).
+    assert jetson_module("Hostname: jetson-desktop") == ""
+    assert has_mig("NVIDIA Jetson AGX Thor") is not False and has_mig("NVIDIA Thor") is not False
+    assert capture_checks("1384", MIG)[MIG].status == "ok"

@@ -5,7 +5,8 @@ statement that it is bare metal (`It is not running inside a VM.`), another vend
 facts/gpus.stated_npus; a list's `GPU: AMD` or an issue form's `### GPU` answered `AMD`: facts/gpus.stated_vendor_gpus),
 a Windows host (`OS: Windows 11`, llama.cpp's `built with MSVC ... for Windows`, a
 `C:\\...\\ggml-cuda.dll` path: facts/platform.WINDOWS_LINES), its /dev/shm size (`CPU Shared Memory: 64MB`), an
-Arm CPU (`Ampere One`, `aarch64`: facts/system.py reads it as the CPU's architecture), the IOMMU off (`IOMMU is
+Arm CPU (`Ampere One`, `aarch64`: facts/system.py reads it as the CPU's architecture), a Jetson module (jtop's `Module:
+NVIDIA Jetson Orin NX`: facts/gpus.jetson_module), the IOMMU off (`IOMMU is
 disabled`: facts/system.stated_iommu_off), a vGPU limit at work (`we are noticing licensing issue`, the slowdown
 after 20 minutes: facts/platform.stated_vgpu_limit), or a MIG slice in use (`H100 40GB (using MIG)`:
 facts/mig_setup.stated_mig).
@@ -24,6 +25,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts.engine_command import stated_engines, stated_switches
 from stackaudit.facts.gpus import (
+    jetson_module,
     listed_model,
     owned_gpu_count,
     owned_model,
@@ -64,7 +66,7 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "aarch64",
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got",
             "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance", "i use", "i am using",
-            "i'm using")
+            "i'm using", "jetson")
 
 
 def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
@@ -107,7 +109,7 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
                 return
             continue
         states = stated_gpus(line) or listed_model(line) or owned_gpu_count(line) or owned_model(line) \
-            or worded_model(line) \
+            or worded_model(line) or jetson_module(line) \
             or cloud_instances(line) \
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
