@@ -11,6 +11,9 @@ for a GPU whose BARs got no space: ok for the GPUs CUDA found, without lspci (co
 MEM-MIG: a Jetson module before Thor (Nano, TX1, TX2, Xavier, Orin) has an integrated GPU without MIG: jtop's `Module:`
 line (corpus 1773) and collect_env's `Orin (nvgpu)` (corpus 1715) name it, so the check does not apply.
 
+DRV-FABRIC-MANAGER: a GPU name the source cut means the one table row whose product name starts with what it shows
+(`NVIDIA H100 80GB...`: the H100 SXM), so torch's CUDA up on H100 SXM GPUs reads ok (corpus 1774).
+
 PWR-GPU-POWER-LIMIT: the RTX 4090 D's default board power is 425 W (NVIDIA's page), so its cap at 425 W is ok.
 
 Real pastes are corpus captures (their thread in the header) or public pages (named); modelled text says so.
@@ -24,7 +27,7 @@ from corpus import body, capture_checks, paste_checks
 from stackaudit.facts.cpufreq import intel_driver_from_lscpu
 from stackaudit.facts.gpus import jetson_module
 from stackaudit.facts.system import parse_lscpu
-from stackaudit.gputable import board_power, has_mig, without_mig
+from stackaudit.gputable import board_power, candidates, has_mig, without_mig
 
 PSTATE = "KVER-INTEL-PSTATE"
 POWER = "PWR-GPU-POWER-LIMIT"
@@ -162,3 +165,31 @@ def test_a_host_name_or_thor_is_no_jetson_without_mig() -> None:
     assert jetson_module("Hostname: jetson-desktop") == ""
     assert has_mig("NVIDIA Jetson AGX Thor") is not False and has_mig("NVIDIA Thor") is not False
     assert capture_checks("1384", MIG)[MIG].status == "ok"
+
+
+# --- DRV-FABRIC-MANAGER: a cut GPU name read as its one row -----------------------------------------------------------
+
+FABRIC = "DRV-FABRIC-MANAGER"
+
+
+def test_torch_up_on_h100_sxm_with_a_cut_second_name_is_ok() -> None:
+    # vllm-project/vllm#8881: collect_env's `Is CUDA available: True`, GPU 0 `NVIDIA H100 80GB HBM3`, GPU 1 cut at
+    # `NVIDIA H100 80GB`: only the H100 SXM's product name starts so (the PCIe card is `NVIDIA H100 PCIe`).
+    r = capture_checks("1774", FABRIC)[FABRIC]
+    assert r.status == "ok" and "H100 SXM" in r.message
+
+
+def test_the_cut_name_reads_as_its_one_row_only() -> None:
+    assert [s.name for s in candidates("NVIDIA H100 80GB...")] == ["H100 SXM"]
+    assert len(candidates("NVIDIA H100...")) > 1  # SXM, PCIe and NVL: no one row
+
+
+def test_modelled_a_cut_name_several_rows_share_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: corpus 1774 with GPU 1 cut at `NVIDIA H100`, which the SXM, PCIe and NVL names all start with.
+    text = body("1774").replace("GPU 1: NVIDIA H100 80GB", "GPU 1: NVIDIA H100")
+    assert paste_checks(tmp_path, text, FABRIC)[FABRIC].status == "unknown"
+
+
+def test_the_802_refusal_still_wins() -> None:
+    # Corpus 1105 (its header names the thread): gpu_burn's 'system not yet initialized' on H100 80GB HBM3 names cut.
+    assert capture_checks("1105", FABRIC)[FABRIC].status == "issue"
