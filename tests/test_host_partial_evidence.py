@@ -14,6 +14,9 @@ line (corpus 1773) and collect_env's `Orin (nvgpu)` (corpus 1715) name it, so th
 DRV-FABRIC-MANAGER: a GPU name the source cut means the one table row whose product name starts with what it shows
 (`NVIDIA H100 80GB...`: the H100 SXM), so torch's CUDA up on H100 SXM GPUs reads ok (corpus 1774).
 
+DRV-OPEN-MODULE and KVER-NVIDIA-KERNEL-COMBOS: NVIDIA/open-gpu-kernel-modules' bug form answers `NVIDIA Open GPU
+Kernel Modules Version` with the open module's version and `Kernel Release` with the kernel (corpus 1786, 1787, 560).
+
 PWR-GPU-POWER-LIMIT: the RTX 4090 D's default board power is 425 W (NVIDIA's page), so its cap at 425 W is ok.
 
 Real pastes are corpus captures (their thread in the header) or public pages (named); modelled text says so.
@@ -23,9 +26,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import body, capture_checks, paste_checks
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.cpufreq import intel_driver_from_lscpu
 from stackaudit.facts.gpus import jetson_module
+from stackaudit.facts.nvidia import driver_from_evidence_lines
 from stackaudit.facts.system import parse_lscpu
 from stackaudit.gputable import board_power, candidates, has_mig, without_mig
 
@@ -193,3 +200,35 @@ def test_modelled_a_cut_name_several_rows_share_stays_unknown(tmp_path: Path) ->
 def test_the_802_refusal_still_wins() -> None:
     # Corpus 1105 (its header names the thread): gpu_burn's 'system not yet initialized' on H100 80GB HBM3 names cut.
     assert capture_checks("1105", FABRIC)[FABRIC].status == "issue"
+
+
+# --- NVIDIA/open-gpu-kernel-modules' bug form ---------------------------------------------------------------------------
+
+OPEN = "DRV-OPEN-MODULE"
+COMBOS = "KVER-NVIDIA-KERNEL-COMBOS"
+
+
+def test_the_forms_version_answer_names_the_open_module() -> None:
+    # NVIDIA/open-gpu-kernel-modules#461: `### NVIDIA Open GPU Kernel Modules Version`, then `525.85.05 (...)`; an RTX
+    # 3060 (Ampere) runs under either flavour.
+    r = capture_checks("1786", OPEN, COMBOS)
+    assert r[OPEN].status == "ok" and "open kernel module (525.85.05)" in r[OPEN].message
+    # Its `### Kernel Release` answer (`6.1.3+ aarch64 GNU/Linux ...`) is the kernel, and still the Arm machine.
+    assert r[COMBOS].status == "ok" and "kernel 6.1.3+" in r[COMBOS].message
+    assert capture_checks("1786", "KVER-AMD-ZEN5")["KVER-AMD-ZEN5"].status == "not-applicable"
+
+
+def test_other_threads_of_the_form_read_the_same() -> None:
+    # NVIDIA/open-gpu-kernel-modules#246 (515.43.04, lsmod) and #363 (515.65.01, a GTX 1660 Ti).
+    for prefix, version in (("1787", "515.43.04"), ("560", "515.65.01")):
+        r = capture_checks(prefix, OPEN, COMBOS)
+        assert r[OPEN].status == "ok" and version in r[OPEN].message
+        assert r[COMBOS].status == "ok"
+
+
+def test_modelled_the_heading_without_its_answer_names_no_driver() -> None:
+    # Modelled: the form's heading left unanswered, then the next heading.
+    text = "### NVIDIA Open GPU Kernel Modules Version\n\n### Operating System and Version\n\nUbuntu 22.04\n"
+    with pytest.raises(ParseError):
+        driver_from_evidence_lines(text)
+    assert driver_from_evidence_lines("NVIDIA Open GPU Kernel Modules Version: 525.85.05\n").flavour == "open"

@@ -81,6 +81,17 @@ def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
     return (f"GPU: {answer}", at) if label == "GPU" and len(answer) <= 40 else ("", i)
 
 
+def _form_evidence(lines: list[str], i: int) -> tuple[int, str]:
+    """(the heading's line, `Label: answer`) where line i answers an issue form's heading one or two lines above it
+    (evidence.form_answer) and the two state evidence together (evidence.is_evidence); (i, "") otherwise."""
+    for k in (i - 1, i - 2):
+        if k >= 0:
+            label, answer, at = form_answer(lines, k)
+            if label and at == i and is_evidence(joined := f"{label}: {answer}"):
+                return k, joined
+    return i, ""
+
+
 @importer("prose machine", "GPUs, a cloud instance or bare metal in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
           needles=_NEEDLES, per_line=True)
 def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
@@ -130,9 +141,13 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
                 # which NCCL_P2P_LEVEL it uses?`, corpus 626) is the question too (prose question yields this span).
                 words = applied_each(words, document_appended(USER_QUESTION.name, line.strip() + "\n"))
             # A line that is also evidence (`open driver 550.90.07 doesn't work in both confidential VM and normal VM`,
-            # corpus 1098: the flavour and the VM) is read as both: one span, two documents.
-            yield Found("prose machine", i, i + 1, applied_each(words, document_appended(
-                EVIDENCE_LINES.name, line.strip() + "\n")) if is_evidence(line) else words)
+            # corpus 1098: the flavour and the VM) is read as both: one span, two documents. So is an issue form's
+            # answer whose `Label: answer` is evidence (`### Kernel Release`, then `6.1.3+ aarch64 GNU/Linux`, corpus
+            # 1786: the kernel and the Arm machine), its span from the heading.
+            heading, stated = _form_evidence(lines, i)
+            evidence = stated or (line.strip() if is_evidence(line) else "")
+            yield Found("prose machine", heading, i + 1, applied_each(words, document_appended(
+                EVIDENCE_LINES.name, evidence + "\n")) if evidence else words)
             # A prompt's line is its command's too (a `docker run`, read by its own reader, which takes the span): it
             # leaves the next Windows line its place.
             windows = windows or (shows_windows and windows_line(line) is not WINDOWS_PROMPT)
