@@ -305,9 +305,18 @@ MIG_GPUS = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gp
 MIG_PARTS: dict[str, str] = {"Ampere": r"\bA(?:100|30|800)\b", "Ada Lovelace": ""}
 
 
+# The integrated GPU of a Jetson module before Thor, by the module's name or the one CUDA and torch give its GPU
+# (`Orin (nvgpu)`, `Xavier`): Nano and TX1 (Maxwell), TX2 (Pascal), Xavier (Volta), Orin (Ampere). NVIDIA's MIG user
+# guide (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html) lists none of them; Jetson AGX
+# Thor (Blackwell) is left out, as its GPU has MIG (https://developer.nvidia.com/blog/introducing-nvidia-jetson-thor-the-
+# ultimate-platform-for-physical-ai/).
+JETSON_WITHOUT_MIG = re.compile(r"\bJetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|TX[12]|Xavier|Orin)\b|^(?:NVIDIA\s+)?"
+                                r"(?:Orin|Xavier)\b", re.I)
+
+
 def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
     """Whether a GPU model has MIG: its table rows' `mig` where every row it may be says the same (`candidates`), else
-    its product line's (GeForce: none), else False for an
+    its product line's (GeForce: none), else False for a Jetson module's GPU before Thor (JETSON_WITHOUT_MIG), else False for an
     architecture before Ampere (PRE_AMPERE), else False for an Ampere or Ada Lovelace name outside MIG_PARTS; None
     where none of them says."""
     try:
@@ -317,7 +326,7 @@ def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
     if said is not None:
         return said
     family = family_of(name, table)
-    if family is not None and family.mig is False:
+    if (family is not None and family.mig is False) or JETSON_WITHOUT_MIG.search(name):
         return False
     architecture = architecture_of(name, table=table)
     if architecture in PRE_AMPERE:
@@ -444,6 +453,8 @@ def without_mig(name: str, architecture: str = "", label: str = "") -> str:
     family = family_of(name) if name else None
     if family is not None and family.mig is False:
         return f"{name} ({family.what})"
+    if name and JETSON_WITHOUT_MIG.search(name):
+        return f"{name} (a Jetson module's integrated GPU, before Thor: no MIG)"
     architecture = architecture or (architecture_of(name) if name else "")
     if architecture in PRE_AMPERE:
         return f"{name or label} ({architecture}: MIG starts with Ampere)"

@@ -102,6 +102,8 @@ from stackaudit.gputable import (
     all_gpus,
     architecture_of,
     by_pci_device_id,
+    candidates,
+    cut_prefix,
     family_of,
     lookup,
     nvlink_links_of,
@@ -200,7 +202,12 @@ _SWITCH_ONLY_ARCHITECTURES = ("Blackwell",)
 
 
 def _one_row(name: str) -> GpuSpec | None:
-    """The GPU table's row for a name that means one model only (`NVIDIA H100 80GB HBM3`, not `H100`)."""
+    """The GPU table's row for a name that means one model only (`NVIDIA H100 80GB HBM3`, not `H100`); a name the
+    table cut means the one row whose product name starts with what it shows (`NVIDIA H100 80GB...`: the H100 SXM's
+    `NVIDIA H100 80GB HBM3`, as the PCIe card is `NVIDIA H100 PCIe`), and nothing where several rows' names do."""
+    if cut_prefix(name) is not None:
+        rows = candidates(name)
+        return rows[0] if len(rows) == 1 else None
     try:
         match = lookup(name)
     except (UnknownGpuError, GpuTableError):
@@ -217,13 +224,15 @@ def nvswitch_board(models: Sequence[str], topo: TopoMatrix | None = None) -> str
       (_DIRECT_BOARD_MOST), or the model is of an architecture no such board carries; or
     - the topology matrix's whole rows bond more NVLinks than any GPU has (TopoMatrix.nvlink_fabric: NV12 to each of
       seven A100s, NV18 to each of seven H100s), which only NVSwitches give, and no GPU listed is a rack's.
-    A 4-GPU HGX A100/H100/H200 list, a cut or ambiguous name (`NVIDIA H100`) and a vGPU profile say nothing.
+    A 4-GPU HGX A100/H100/H200 list, an ambiguous name (`NVIDIA H100`), a cut name several rows' product names start
+    with and a vGPU profile say nothing.
     """
     specs = [_one_row(m) for m in dict.fromkeys(models)]
     rack = any(s is not None and s.family == "rack" for s in specs) or any(
         re.search(r"\bGB[23]00\b", m) for m in models)
     names = {s.name for s in specs if s is not None and s.nvlink_kind == "switch"}
-    spec = specs[0] if len(names) == 1 and len(specs) == 1 else None
+    spec = next(s for s in specs if s is not None) if len(names) == 1 and None not in specs \
+        and len({s.name for s in specs if s is not None}) == 1 else None
     if rack:
         return ""
     if spec is not None and len(models) > _DIRECT_BOARD_MOST:
@@ -314,7 +323,8 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
         return (f"{said} on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, 'system not yet "
                 "initialized') until Fabric Manager has set up the fabric"), shown
     specs = [_one_row(m) for m in dict.fromkeys(models)]
-    spec = specs[0] if len(specs) == 1 else None
+    rows = {s.name: s for s in specs if s is not None}
+    spec = next(iter(rows.values())) if len(rows) == 1 and None not in specs else None
     if (spec is not None and spec.nvlink_kind == "switch" and spec.family != "rack"
             and not re.search(r"\bGB[23]00\b", models[0]) and 2 <= len(models) <= _DIRECT_BOARD_MOST):
         return (f"{said} on {len(models)} {models[0]} ({spec.name}, an SXM part): either a board of at most "

@@ -25,6 +25,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts._parse import argv_value, format_cpulist
 from stackaudit.facts.boot_loader import CmdlineTool, tool_of
 from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.cuda_ran import CudaRan, Ran
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.engines_shown import GGML, EnginesShown
@@ -1293,9 +1294,12 @@ def _short(bdf: str) -> str:
                                   label="fallback")),
     references=("https://docs.kernel.org/admin-guide/kernel-parameters.html",),
 )
-def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcome:
+def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = None,
+                 cuda_ran: CudaRan | None = None) -> Outcome:
     """Reads: each GPU's BARs (sysfs `resource`, `Region N:` in `lspci -vv`: `<unassigned>`,
     `[disabled]`) and `dmesg` lines about BARs that got no space, or NVRM complaining about them.
+    Without the BARs, a CUDA program's run on the GPUs (facts/cuda_ran.py: llama.cpp counting its
+    CUDA devices, an engine's memory on them): the driver attached those GPUs, so their BARs are mapped.
 
     Bad value: an unassigned or disabled 64-bit BAR on a GPU; a kernel or NVRM message that a GPU
     BAR could not be assigned.
@@ -1307,6 +1311,11 @@ def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcom
     Traps: an availability failure, not a slowdown: a GPU that initialised has its BARs. The
     driver's message text varies by version: matched loosely on the BAR/region words.
     """
+    ran = cuda_ran.proof() if cuda_ran is not None else None
+    if pcie is None:
+        if kernel_log is not None and kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:")):
+            return unknown("", needs="pcie")
+        return _ran_mapped(ran) if ran is not None else unknown("", needs="pcie")
     gpus = pcie.gpus
     if not gpus:
         return no_gpu(pcie)
@@ -1328,12 +1337,21 @@ def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcom
                      evidence=lines[:5])
     known = [g for g in gpus if g.bars]
     if not known and kernel_log is None:
-        return unknown("the GPUs' BARs are not in the source", hint="paste `lspci -vv` and `dmesg`")
+        return _ran_mapped(ran) if ran is not None else unknown("the GPUs' BARs are not in the source",
+                                                                  hint="paste `lspci -vv` and `dmesg`")
     if not known:
         return ok("no BAR assignment failure in the kernel log")
     return over_gpu_functions(pcie, [g.bdf for g in known], ok(
         f"every BAR of {len(known)} GPU(s) is assigned" + ("" if kernel_log is not None else " (kernel log not read)"),
         subjects=[g.bdf for g in known]), [g.bdf for g in gpus if not g.bars])
+
+
+def _ran_mapped(ran: Ran) -> Outcome:
+    """FW-ABOVE4G-MMIO ok for the GPUs a CUDA program ran on: the driver attached them, which it refuses for a GPU
+    whose BARs got no space, so their BARs are mapped; a GPU CUDA does not list is not judged."""
+    which = f" ({', '.join(ran.models)})" if ran.models else ""
+    return ok(f"{ran.did}: the driver attached the GPUs CUDA found{which}, so their BARs are mapped (a GPU CUDA does "
+              "not list is not judged)", evidence=[ran.line])
 
 
 @check(

@@ -17,7 +17,7 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.checks.registry import check as register_check
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.cpufreq import CpuFreq
+from stackaudit.facts.cpufreq import CpuFreq, intel_driver_from_lscpu
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import NvidiaDriver
 from stackaudit.facts.parallelism import multi_node_flags
@@ -128,12 +128,14 @@ def amd_zen5(cpu: CpuInfo, kernel: KernelInfo | None = None, cpufreq: CpuFreq | 
                    "keeps it", cost="reboot"),
     references=("https://docs.kernel.org/admin-guide/pm/intel_pstate.html",),
 )
-def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None = None,
+def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq | None = None, cmdline: KernelCmdline | None = None,
                  kernel_log: KernelLog | None = None, container: ContainerInfo | None = None,
                  virtualization: Virtualization | None = None) -> Outcome:
-    """Reads: /sys/devices/system/cpu/intel_pstate/status, scaling_driver, the `hwp` CPU flag,
-    cmdline intel_pstate=disable|passive|no_hwp, dmesg "intel_pstate: P-states controlled by the
-    platform", and whether /sys/devices/system/cpu/cpufreq has any policy.
+    """Reads: /sys/devices/system/cpu/intel_pstate/status, scaling_driver, the `hwp` CPU flag or
+    the Xeon model that has HWP, cmdline intel_pstate=disable|passive|no_hwp, dmesg "intel_pstate:
+    P-states controlled by the platform", and whether /sys/devices/system/cpu/cpufreq has any
+    policy. Without cpufreq, lscpu's `Frequency boost:` line: only acpi-cpufreq gives an Intel
+    CPU that file (intel_driver_from_lscpu).
 
     Bad value: no cpufreq interface on bare metal (firmware/out-of-band P-state control: the BIOS
     profile alone decides clocks: check the FW/BMC profile); intel_pstate=disable or no_hwp left
@@ -155,11 +157,23 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None =
         for value in cmdline.values("intel_pstate"):
             opts.extend(o for o in (value or "").split(",") if o)
     bad_opts = [o for o in opts if o in ("disable", "no_hwp")]
-    hwp = "hwp" in cpu.flags
+    hwp = cpu.hwp_capable
     platform = kernel_log.grep(r"intel_pstate: P-states controlled by the platform", needles=("intel_pstate",)) if kernel_log else []
-    driver = cpufreq.driver
+    if cpufreq is None and not bad_opts:
+        by_boost = intel_driver_from_lscpu(cpu.vendor, cpu.frequency_boost)
+        if by_boost is None or not hwp:
+            return unknown("", needs="cpufreq")
+        observed = f"driver {by_boost} (lscpu shows `Frequency boost: {cpu.frequency_boost}`), HWP capable"
+        return issue(
+            f"{observed}: only acpi-cpufreq gives an Intel CPU the cpufreq/boost switch lscpu reads, so this "
+            f"HWP-capable Xeon ({cpu.model_name or f'model {cpu.model}'}) runs without HWP/EPP control",
+            actual=observed, expected="intel_pstate (active, HWP)",
+            evidence=[f"lscpu: Frequency boost: {cpu.frequency_boost}"],
+        )
+    driver = cpufreq.driver if cpufreq is not None else None
+    status = cpufreq.intel_pstate_status if cpufreq is not None else None
     observed = (f"driver {driver or 'none'}"
-                + (f", intel_pstate/status {cpufreq.intel_pstate_status}" if cpufreq.intel_pstate_status else "")
+                + (f", intel_pstate/status {status}" if status else "")
                 + (f", cmdline intel_pstate={','.join(opts)}" if opts else "")
                 + (", HWP capable" if hwp else ""))
     if bad_opts:
@@ -170,6 +184,8 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None =
             subjects=["cmdline:intel_pstate"],
             evidence=[f"/proc/cmdline: intel_pstate={','.join(opts)}"],
         )
+    if cpufreq is None:
+        return unknown("", needs="cpufreq")
     if not cpufreq.present and container is not None and container.in_container and not platform:
         return unknown(f"no cpufreq interface visible inside this {container.kind} container: the host's P-state "
                        "control cannot be told from here",

@@ -56,6 +56,19 @@ PM_QOS_NO_CONSTRAINT_US = 2_000_000_000
 ACTIVE_MODE_DRIVERS = ("intel_pstate", "amd-pstate-epp")
 
 
+def intel_driver_from_lscpu(vendor: str, frequency_boost: str) -> str | None:
+    """The cpufreq driver of an Intel CPU whose lscpu shows `Frequency boost:` (CpuInfo.frequency_boost): acpi-cpufreq.
+
+    lscpu prints the line from cpufreq/boost, which the kernel creates only for a driver with a global boost switch
+    (cpufreq_boost_supported, drivers/cpufreq/cpufreq.c). On Intel x86 that is acpi-cpufreq: intel_pstate, active or
+    passive, turns turbo off by intel_pstate/no_turbo instead (TURBO_SWITCH). None for another vendor, or without the line.
+
+    >>> intel_driver_from_lscpu("GenuineIntel", "enabled"), intel_driver_from_lscpu("AuthenticAMD", "enabled")
+    ('acpi-cpufreq', None)
+    """
+    return "acpi-cpufreq" if vendor == "GenuineIntel" and frequency_boost in ("enabled", "disabled") else None
+
+
 def _read(host: Host, path: str, unread: set[str]) -> str | None:
     """A sysfs value stripped, None when absent; unreadable or not captured goes to `unread`."""
     try:

@@ -1790,6 +1790,23 @@ _WORDED_PLURAL = re.compile(r"(?<![\w.:+-])(?:two|three|four|five|six|seven|eigh
                             r"[A-Za-z]*\d\w*?)s\b", re.I)
 
 
+# A Jetson module a line names (jtop's `Module: NVIDIA Jetson Orin NX(16GB ram)`, /proc/device-tree/model's `NVIDIA
+# Jetson AGX Orin Developer Kit`): one module, one integrated GPU, named as the module (gputable.JETSON_WITHOUT_MIG
+# reads it). The module word after `Jetson` is required: a host name such as `jetson-desktop` names none.
+_JETSON_MODULE = re.compile(r"\bNVIDIA\s+(Jetson\s+(?:AGX\s+)?(?:Nano|TX[12]|Xavier|Orin|Thor)(?:\s+(?:NX|Nano))?)(?![\w-])",
+                            re.I)
+
+
+def jetson_module(line: str) -> str:
+    """The Jetson module a line names (_JETSON_MODULE), as `NVIDIA Jetson Orin NX`; "" where it names none.
+
+    >>> jetson_module("Module: NVIDIA Jetson Orin NX(16GB ram)"), jetson_module("Hostname: jetson-desktop")
+    ('NVIDIA Jetson Orin NX', '')
+    """
+    m = _JETSON_MODULE.search(line)
+    return f"NVIDIA {' '.join(m.group(1).split())}" if m else ""
+
+
 def worded_model(line: str) -> str:
     """The GPU model a line of the user's words names in the plural after a count word (_WORDED_PLURAL), without the
     count; "" where it names none."""
@@ -1823,7 +1840,8 @@ def parse_user_gpus(text: str) -> GpuInventory:
     several), or nothing where the lines name several models. Without a
     count, a list's one model (listed_model) names the first GPU's model and states no count."""
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
-    models = {m for line in text.splitlines() if (m := listed_model(line) or owned_model(line) or worded_model(line))}
+    models = {m for line in text.splitlines()
+              if (m := listed_model(line) or owned_model(line) or worded_model(line) or jetson_module(line))}
     owned = {c for line in text.splitlines() if (c := owned_gpu_count(line)) is not None}
     if not said and len(owned) == 1 and len(models) <= 1:
         # A count without a model (`I have 2 NVIDIA cards`): the host's count, the model left to the listings (or to

@@ -307,6 +307,15 @@ class CpuInfo(Sourced):
     vulnerabilities: tuple[tuple[str, str], ...] = ()
     # The lines where lscpu prints `Hypervisor vendor:` are shown (hypervisor_span_shown), so its absence is read.
     hypervisor_span: bool = False
+    # lscpu's `Frequency boost:` value (enabled, disabled): lscpu prints it from /sys/devices/system/cpu/cpufreq/boost,
+    # so the line shows that file exists; "" where the line is not shown.
+    frequency_boost: str = ""
+
+    @property
+    def hwp_capable(self) -> bool:
+        """The CPU has HWP (Intel Speed Shift): its `hwp` flag is shown, or it is a Xeon model that has it
+        (INTEL_HWP_XEON_MODELS), for a flags line cut before `hwp` or hidden by firmware."""
+        return "hwp" in self.flags or (self.is_intel and self.family == 6 and self.model in INTEL_HWP_XEON_MODELS)
 
     @property
     def is_amd(self) -> bool:
@@ -315,6 +324,13 @@ class CpuInfo(Sourced):
     @property
     def is_intel(self) -> bool:
         return self.vendor == "GenuineIntel" or "Intel" in self.model_name
+
+
+# Intel Xeon models (family 6, lscpu's `Model`, decimal) that have HWP, Intel Speed Shift (Intel SDM vol. 3B, 15.4:
+# HWP came with Skylake): Skylake-SP, Cascade Lake and Cooper Lake 85, Ice Lake-SP 106, Ice Lake-D 108, Sapphire
+# Rapids 143, Emerald Rapids 207, Granite Rapids 173 and 174, Sierra Forest 175 (the kernel's
+# arch/x86/include/asm/intel-family.h). Broadwell and older Xeons (79, 86, 63) have none.
+INTEL_HWP_XEON_MODELS = frozenset((85, 106, 108, 143, 173, 174, 175, 207))
 
 
 # The CPU family (lscpu's `CPU family`, decimal) an AMD model name implies, where lscpu's own line is not shown (a
@@ -390,6 +406,7 @@ def parse_lscpu(text: str) -> CpuInfo:
         flags=frozenset(kv.get("Flags", "").split()),
         vulnerabilities=vulns,
         hypervisor_span=hypervisor_span_shown(text),
+        frequency_boost=kv.get("Frequency boost", "").strip(),
     )
 
 

@@ -5,7 +5,8 @@ statement that it is bare metal (`It is not running inside a VM.`), another vend
 facts/gpus.stated_npus; a list's `GPU: AMD` or an issue form's `### GPU` answered `AMD`: facts/gpus.stated_vendor_gpus),
 a Windows host (`OS: Windows 11`, llama.cpp's `built with MSVC ... for Windows`, a
 `C:\\...\\ggml-cuda.dll` path: facts/platform.WINDOWS_LINES), its /dev/shm size (`CPU Shared Memory: 64MB`), an
-Arm CPU (`Ampere One`, `aarch64`: facts/system.py reads it as the CPU's architecture), the IOMMU off (`IOMMU is
+Arm CPU (`Ampere One`, `aarch64`: facts/system.py reads it as the CPU's architecture), a Jetson module (jtop's `Module:
+NVIDIA Jetson Orin NX`: facts/gpus.jetson_module), the IOMMU off (`IOMMU is
 disabled`: facts/system.stated_iommu_off), a vGPU limit at work (`we are noticing licensing issue`, the slowdown
 after 20 minutes: facts/platform.stated_vgpu_limit), or a MIG slice in use (`H100 40GB (using MIG)`:
 facts/mig_setup.stated_mig).
@@ -24,6 +25,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts.engine_command import stated_engines, stated_switches
 from stackaudit.facts.gpus import (
+    jetson_module,
     listed_model,
     owned_gpu_count,
     owned_model,
@@ -64,7 +66,7 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "aarch64",
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got",
             "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance", "i use", "i am using",
-            "i'm using")
+            "i'm using", "jetson")
 
 
 def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
@@ -77,6 +79,17 @@ def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
     """
     label, answer, at = form_answer(lines, i)
     return (f"GPU: {answer}", at) if label == "GPU" and len(answer) <= 40 else ("", i)
+
+
+def _form_evidence(lines: list[str], i: int) -> tuple[int, str]:
+    """(the heading's line, `Label: answer`) where line i answers an issue form's heading one or two lines above it
+    (evidence.form_answer) and the two state evidence together (evidence.is_evidence); (i, "") otherwise."""
+    for k in (i - 1, i - 2):
+        if k >= 0:
+            label, answer, at = form_answer(lines, k)
+            if label and at == i and is_evidence(joined := f"{label}: {answer}"):
+                return k, joined
+    return i, ""
 
 
 @importer("prose machine", "GPUs, a cloud instance or bare metal in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
@@ -107,7 +120,7 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
                 return
             continue
         states = stated_gpus(line) or listed_model(line) or owned_gpu_count(line) or owned_model(line) \
-            or worded_model(line) \
+            or worded_model(line) or jetson_module(line) \
             or cloud_instances(line) \
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
@@ -128,9 +141,13 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
                 # which NCCL_P2P_LEVEL it uses?`, corpus 626) is the question too (prose question yields this span).
                 words = applied_each(words, document_appended(USER_QUESTION.name, line.strip() + "\n"))
             # A line that is also evidence (`open driver 550.90.07 doesn't work in both confidential VM and normal VM`,
-            # corpus 1098: the flavour and the VM) is read as both: one span, two documents.
-            yield Found("prose machine", i, i + 1, applied_each(words, document_appended(
-                EVIDENCE_LINES.name, line.strip() + "\n")) if is_evidence(line) else words)
+            # corpus 1098: the flavour and the VM) is read as both: one span, two documents. So is an issue form's
+            # answer whose `Label: answer` is evidence (`### Kernel Release`, then `6.1.3+ aarch64 GNU/Linux`, corpus
+            # 1786: the kernel and the Arm machine), its span from the heading.
+            heading, stated = _form_evidence(lines, i)
+            evidence = stated or (line.strip() if is_evidence(line) else "")
+            yield Found("prose machine", heading, i + 1, applied_each(words, document_appended(
+                EVIDENCE_LINES.name, evidence + "\n")) if evidence else words)
             # A prompt's line is its command's too (a `docker run`, read by its own reader, which takes the span): it
             # leaves the next Windows line its place.
             windows = windows or (shows_windows and windows_line(line) is not WINDOWS_PROMPT)
