@@ -36,7 +36,8 @@ def test_a_geforce_without_a_mig_field_is_not_applicable() -> None:
 
 def test_a_datacenter_card_without_a_mig_field_stays_unknown() -> None:
     # Modelled: corpus 147 with an A100 PCIe's name: MIG depends on the model and the field is missing.
-    text = body("147").replace("GeForce GTX 960M", "A100-PCIE-40GB")
+    # Its driver made one that runs an A100 (R450 or later): a driver before MIG would decide not-applicable.
+    text = body("147").replace("GeForce GTX 960M", "A100-PCIE-40GB").replace("410.72", "470.82.01")
     assert _mig(text)[0] == "unknown"
     # Modelled: a Tesla K40c is a Kepler part (its series names one architecture, gputable.architecture_of),
     # and MIG begins with Ampere: the name decides not-applicable.

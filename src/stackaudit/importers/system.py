@@ -92,7 +92,11 @@ def lscpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
                 # layout, the Vulnerabilities block in the new one).
                 # The nested layout (util-linux >= 2.37) lists Flags mid-way: only its Vulnerabilities end it.
                 span = lines[i:end]
-                nested = any(_NESTED.match(ln) for ln in span)
+                # The new layout also names the model above its family (`Model name:` before `CPU family:`), which
+                # tells it where a cut falls before its nested sections (corpus 1788, cut inside its Flags line).
+                keys = [ln.split(":", 1)[0].strip() for ln in span]
+                nested = any(_NESTED.match(ln) for ln in span) or (
+                    "Model name" in keys and "CPU family" in keys and keys.index("Model name") < keys.index("CPU family"))
                 vulns = any(ln.strip().startswith(("Vulnerability", "Vulnerabilities:")) for ln in span)
                 whole = vulns if nested else (vulns or lines[end - 1].strip().startswith("Flags:"))
                 whole = whole and bool(re.match(r"^\s*Architecture:", lines[i]))
