@@ -1,4 +1,5 @@
-"""Kubernetes pods as `kubectl get pods` lists them, and containers `kubectl describe pod`'s events show restarted.
+"""Kubernetes pods as `kubectl get pods` lists them or `kubectl describe pod` describes them, and containers `kubectl
+describe pod`'s events show restarted.
 
 `kubectl get pods` prints a table (NAME READY STATUS RESTARTS AGE, NAMESPACE first with `-A`, `-o wide` adds IP and
 NODE): each row is a pod with its ready containers, its status (Running, Pending, CrashLoopBackOff, Error,

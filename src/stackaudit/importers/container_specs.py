@@ -36,8 +36,8 @@ from stackaudit.facts.container_specs import (
     parse_k8s,
 )
 from stackaudit.facts.docker import DockerContainer, diagnostic_command, extract_json_array
-from stackaudit.facts.nvidia_smi import lists_a_gpu
 from stackaudit.facts.k8s_pods import described_pods
+from stackaudit.facts.nvidia_smi import lists_a_gpu
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_PODS, K8S_SPEC
 from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
