@@ -1344,6 +1344,33 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
 
 
+# Builds of llama.cpp since 2026 add each device's total and free memory to its `ggml_cuda_init` line: `Device 0:
+# NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes, VRAM: 24126 MiB (23863 MiB free)` (corpus 1796), the
+# memory cudaMemGetInfo gave when the backend started, before the model's load.
+GGML_INIT_VRAM = re.compile(r"\bDevice (?P<idx>\d+): (?P<name>[^,]+), compute capability \d+\.\d+, VMM: (?:yes|no), "
+                            r"VRAM: (?P<total>\d+) MiB \((?P<free>\d+) MiB free\)")
+
+
+@parser(GGML_CUDA_DEVICES, feeds="engine_gpu_memory", kind=EngineGpuMemory, rank=14)
+def engine_gpu_memory_from_ggml_init(text: str) -> EngineGpuMemory:
+    """The total and free memory llama.cpp's `ggml_cuda_init` device lines give each device (GGML_INIT_VRAM), once
+    per device; a device whose free exceeds its total (unified memory) is left out.
+
+    Input (tests/data/captures/1796)::
+
+        ggml_cuda_init: found 1 CUDA devices (Total VRAM: 24126 MiB):
+          Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes, VRAM: 24126 MiB (23863 MiB free)
+    """
+    seen: dict[str, FreeAtStart] = {}
+    for line in text.splitlines():
+        if (m := GGML_INIT_VRAM.search(line)) is not None and int(m["free"]) <= int(m["total"]) \
+                and (dev := f"CUDA{m['idx']} ({m['name'].strip()})") not in seen:
+            seen[dev] = FreeAtStart(dev, float(m["total"]), float(m["free"]), line.strip())
+    if not seen:
+        raise ParseError("no `ggml_cuda_init` device line with its `VRAM: T MiB (F MiB free)`")
+    return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+
+
 # torch's CUDA out-of-memory message since 2.1 (c10/cuda/CUDACachingAllocator.cpp; `capacty` before 2.2): the GPU's
 # total and free memory, each process NVML lists on it (`Process 2218444 has 75.15 GiB memory in use.`; this process
 # as `Including non-PyTorch memory, this process has 3.18 GiB memory in use.` where its PID matches NVML's, which it

@@ -1,4 +1,5 @@
-"""Kubernetes pods as `kubectl get pods` lists them, and containers `kubectl describe pod`'s events show restarted.
+"""Kubernetes pods as `kubectl get pods` lists them or `kubectl describe pod` describes them, and containers `kubectl
+describe pod`'s events show restarted.
 
 `kubectl get pods` prints a table (NAME READY STATUS RESTARTS AGE, NAMESPACE first with `-A`, `-o wide` adds IP and
 NODE): each row is a pod with its ready containers, its status (Running, Pending, CrashLoopBackOff, Error,
@@ -183,13 +184,128 @@ def _restarted(events: Sequence[str]) -> list[PodState]:
     return looping
 
 
+# `kubectl describe pod`'s head: `Name:` then `Namespace:` at one indentation (the whole output may be indented).
+DESCRIBE_POD_NAME = re.compile(r"^(?P<base>\s*)Name:\s+(?P<name>[a-z0-9][a-z0-9.-]*)\s*$")
+_DESCRIBE_AT = re.compile(r"^(?P<key>Namespace|Status|Init Containers|Containers|Conditions|Volumes|Events):"
+                          r"(?:\s+(?P<value>\S.*?))?\s*$")
+# A container's fields under Init Containers / Containers: its state, the state's reason, its restarts, its readiness.
+_CONTAINER_FIELD = re.compile(r"^\s+(?P<key>State|Last State|Reason|Exit Code|Restart Count|Ready):"
+                              r"(?:\s+(?P<value>\S.*?))?\s*$")
+# A container's name two columns under its section (`  nvidia-driver-ctr:`).
+_CONTAINER_NAME = re.compile(r"^  (?P<name>[a-z0-9][a-z0-9.-]*):\s*$")
+
+
+@dataclass
+class _Described:
+    name: str
+    state: str = ""
+    reason: str = ""
+    exit_code: str = ""
+    restarts: int = 0
+    ready: bool | None = None  # None: its Ready field not shown
+    last: bool = False  # the reason and exit code read belong to its Last State
+
+
+def _describe_containers(block: Sequence[str]) -> list[_Described]:
+    """The containers of one describe section (lines with the output's indentation taken off), with the fields of
+    each one's current State (a Last State's reason is its previous run's)."""
+    out: list[_Described] = []
+    for line in block:
+        if named := _CONTAINER_NAME.match(line):
+            out.append(_Described(named.group("name")))
+            continue
+        m = _CONTAINER_FIELD.match(line)
+        if not out or m is None:
+            continue
+        ctr, key, value = out[-1], m.group("key"), m.group("value") or ""
+        if key in ("State", "Last State"):
+            ctr.last = key == "Last State"
+            if key == "State":
+                ctr.state = value
+        elif not ctr.last and key == "Reason":
+            ctr.reason = value
+        elif not ctr.last and key == "Exit Code":
+            ctr.exit_code = value
+        elif key == "Restart Count" and value.isdecimal():
+            ctr.restarts = int(value)
+        elif key == "Ready":
+            ctr.ready = value == "True"
+    return out
+
+
+def _described_status(phase: str, inits: Sequence[_Described], ctrs: Sequence[_Described]) -> tuple[str, str]:
+    """The status `kubectl get pods` prints for a described pod: an init container that waits for a reason or ended
+    in error (`Init:CrashLoopBackOff`, `Init:Error`), else one still to finish (`Init:0/1`); an init container cut
+    before its State leaves the phase (what it did is not shown); then a container that
+    waits or ended for a reason (CrashLoopBackOff, OOMKilled); else the pod's phase. kubectl's own order
+    (printPod, k8s.io/kubernetes pkg/printers/internalversion/printers.go). With it, the container that decides it,
+    as `name: State, Reason` ("" where the phase does)."""
+    for n, ctr in enumerate(inits):
+        said = f"{ctr.name}: {ctr.state}" + (f", {ctr.reason}" if ctr.reason else "")
+        if ctr.state == "Terminated" and ctr.exit_code not in ("", "0"):
+            return "Init:" + (ctr.reason or "Error"), said
+        if ctr.state == "Waiting" and ctr.reason and ctr.reason != "PodInitializing":
+            return "Init:" + ctr.reason, said
+        if not ctr.state:  # cut before its State: what it did is not shown
+            return phase, ""
+        if ctr.state != "Terminated":
+            return f"Init:{n}/{len(inits)}", said
+    for ctr in ctrs:
+        if ctr.state in ("Waiting", "Terminated") and ctr.reason and ctr.reason != "Completed":
+            return ctr.reason, f"{ctr.name}: {ctr.state}, {ctr.reason}"
+    return phase, ""
+
+
+def described_pods(lines: Sequence[str]) -> list[PodState]:
+    """The pods pasted `kubectl describe pod` outputs show: each one's name, namespace, the status `kubectl get pods`
+    would print (_described_status), its ready containers and its restarts. Its row (PodState.line) is its namespace,
+    name, `Status:` and the container that decides the status. A pod whose description is cut before its `Status:`
+    line is not read."""
+    pods: list[PodState] = []
+    for i, line in enumerate(lines):
+        head = DESCRIBE_POD_NAME.match(line)
+        if head is None or i + 1 >= len(lines) or not re.match(rf"^{head.group('base')}Namespace:\s+\S", lines[i + 1]):
+            continue
+        base = len(head.group("base"))
+        fields: dict[str, str] = {}
+        sections: dict[str, list[str]] = {}
+        key = ""
+        for inner in lines[i + 1:]:
+            if inner.strip() and (len(inner) - len(inner.lstrip()) < base or DESCRIBE_POD_NAME.match(inner)):
+                break
+            at = _DESCRIBE_AT.match(inner[base:]) if len(inner) - len(inner.lstrip()) == base else None
+            if at is not None:
+                key = at.group("key")
+                fields.setdefault(key, at.group("value") or "")
+                continue
+            if re.match(r"^[A-Z][\w ()-]*:", inner[base:]):
+                key = ""
+            elif key in ("Init Containers", "Containers"):
+                sections.setdefault(key, []).append(inner[base:])
+        if not fields.get("Status"):
+            continue
+        inits = _describe_containers(sections.get("Init Containers", []))
+        ctrs = _describe_containers(sections.get("Containers", []))
+        status, said = _described_status(fields["Status"], inits, ctrs)
+        ready = f"{sum(bool(c.ready) for c in ctrs)}/{len(ctrs)}" if ctrs and all(
+            c.ready is not None for c in ctrs) else ""
+        restarts = str(sum(c.restarts for c in (*inits, *ctrs))) if any(
+            c.restarts for c in (*inits, *ctrs)) else ""
+        # The row quoted: namespace and name first, as `kubectl get pods -A` puts them.
+        namespace = fields.get("Namespace", "")
+        row = f"{namespace} {head.group('name')}  Status: {fields['Status']}" + (f"  {said}" if said else "")
+        pods.append(PodState(head.group("name"), status, ready, restarts, row.strip(), namespace))
+    return pods
+
+
 def parse_k8s_pods(text: str) -> K8sPods:
-    """The pods of pasted `kubectl get pods` rows and the containers pasted events show restarted; ParseError where
-    there are none."""
+    """The pods of pasted `kubectl get pods` rows and `kubectl describe pod` outputs, and the containers pasted
+    events show restarted; ParseError where there are none."""
     lines = text.splitlines()
     pods = [PodState(m.group("name"), m.group("status"), m.group("ready"), m.group("restarts"), line.strip(),
                      m.group("ns") or "")
             for line in lines if (m := POD_ROW.match(line))]
+    pods += described_pods(lines)
     pods += _restarted(lines)
     if not pods:
         raise ParseError("no pod row and no restarted container")

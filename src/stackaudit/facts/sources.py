@@ -154,9 +154,10 @@ COMPOSE_FILE = Source("compose_file", "pasted docker compose file", doc=True,
                       hint="paste the whole compose file (or `docker inspect <container>`)")
 K8S_SPEC = Source("k8s_spec", "pasted Kubernetes pod / deployment spec", doc=True,
                   hint="paste `kubectl get pod <pod> -o yaml`")
-# `kubectl get pods` rows and a pod's events that show a container restarted (facts/k8s_pods.py): which pods run or
-# fail, not what any of them was given.
-K8S_PODS = Source("k8s_pods", "pasted Kubernetes pod listing (`kubectl get pods`) or pod events", doc=True,
+# `kubectl get pods` rows, `kubectl describe pod` outputs and a pod's events that show a container restarted
+# (facts/k8s_pods.py): which pods run or fail, not what any of them was given.
+K8S_PODS = Source("k8s_pods", "pasted Kubernetes pod listing (`kubectl get pods`), pod description (`kubectl describe "
+                  "pod`) or pod events", doc=True,
                   hint="paste `kubectl get pods -A` and the Events of `kubectl describe pod <pod>`")
 # A node as `kubectl describe node` or `kubectl get node -o yaml` shows it (facts/k8s_node.py): the GPUs its device
 # plugin registered and offers, GPU feature discovery's labels, its kernel and container runtime.

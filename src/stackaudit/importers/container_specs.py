@@ -36,14 +36,15 @@ from stackaudit.facts.container_specs import (
     parse_k8s,
 )
 from stackaudit.facts.docker import DockerContainer, diagnostic_command, extract_json_array
+from stackaudit.facts.k8s_pods import described_pods
 from stackaudit.facts.nvidia_smi import lists_a_gpu
-from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
+from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_PODS, K8S_SPEC
 from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import REDACTED, is_secret_name, redact_text
 from stackaudit.importers._paste import looks_like_command, strip_prompt_line
 from stackaudit.importers._scan import FENCE, Candidates, Scan
-from stackaudit.importers.registry import Found, document_appended, importer
+from stackaudit.importers.registry import Found, applied_each, document_appended, importer
 
 MAX_SPEC_LINES = 5000
 
@@ -556,7 +557,8 @@ def _describe_volume(name: str, block: list[str]) -> dict[str, object]:
 
 def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
     """A `kubectl describe pod` output from its `Name:` line i: its span (up to its Events table) and the pod
-    manifest it describes (containers, volumes, node, phase, conditions), or None."""
+    manifest it describes (containers, init containers, volumes, node, phase, conditions; "" where it is cut before
+    its containers), or None."""
     m = re.match(r"^(\s*)Name:\s+\S+\s*$", lines[i])
     if not m or i + 1 >= len(lines) or not re.match(rf"^{m.group(1)}Namespace:\s+\S", lines[i + 1]):
         return None
@@ -572,8 +574,11 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
     fields = _describe_sections(lines[i:end], base)
     containers = [_describe_container(n, b) for n, b in _describe_items(fields.get("Containers", ("", []))[1])]
     if not containers:
-        return None
+        return i, end, ""
     spec: dict[str, object] = {"containers": containers}
+    inits = [_describe_container(n, b) for n, b in _describe_items(fields.get("Init Containers", ("", []))[1])]
+    if inits:
+        spec["initContainers"] = inits
     node = fields.get("Node", ("", []))[0]
     spec["nodeName"] = None if node in ("", "<none>") else node.split("/")[0]
     volumes = [_describe_volume(n, b) for n, b in _describe_items(fields.get("Volumes", ("", []))[1])]
@@ -595,6 +600,25 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
     return i, end, (text if whole else K8S_PIECE_MARK + text)
 
 
+def _described_found(lines: list[str], start: int, end: int, manifest: str) -> Found | None:
+    """A described pod recorded twice: its manifest as a pod spec (where its containers are shown), and its lines
+    verbatim as a pod's state (K8S_PODS: its status, as `kubectl get pods` would print it, and its restarts; where the
+    description shows its `Status:`). None where neither reads."""
+    text = "\n".join(lines[start:end]) + "\n"
+    state = document_appended(K8S_PODS.name, text) if described_pods(lines[start:end]) else None
+    try:
+        parse_k8s(manifest)
+    except ParseError:
+        if state is None:
+            return None
+        return Found("k8s pod", start, end, state)
+    spec = _spec("k8s pod", start, end, K8S_SPEC.name, manifest + "\n", whole=not manifest.startswith(K8S_PIECE_MARK))
+    if state is None:
+        return spec
+    assert spec.cut is not None
+    return Found("k8s pod", start, end, applied_each(spec.apply, state), spec.whole, cut=applied_each(spec.cut, state))
+
+
 @importer("k8s pod", "a Kubernetes pod / deployment / LeaderWorkerSet manifest (YAML with apiVersion, kind, "
           "spec.containers), or a "
           "container's keys or env list, or a pod's spec or volumes, pasted without it (column-0 blocks of a container's "
@@ -607,13 +631,9 @@ def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[
         fragment = (_container_fragment(lines, i) or _env_fragment(lines, i)) if lines[i][:1] in (" ", "\t") else None
         fragment = fragment or _pod_fragment(lines, i)
         if fragment is None and "Name:" in lines[i] and (described := _describe_pod(lines, i)) is not None:
-            try:
-                parse_k8s(described[2])
-            except ParseError:
-                continue
-            yield _spec("k8s pod", described[0], described[1], K8S_SPEC.name, described[2] + "\n",
-                        whole=not described[2].startswith(K8S_PIECE_MARK))
-            scan.skip(described[1])
+            if found := _described_found(lines, *described):
+                yield found
+                scan.skip(described[1])
             continue
         if fragment is not None and (found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *fragment)):
             yield found
