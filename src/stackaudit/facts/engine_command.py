@@ -76,7 +76,7 @@ _TOP_ROLES = {"api-server", "launcher", ""}
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher")
-COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
+COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repository|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
@@ -98,7 +98,9 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|through
                           # TensorRT-LLM's checkpoint conversion, which states the TP the engine is built with
                           r"|\bconvert_checkpoint\.py\s.*--tp_size\b"
                           # Hugging Face TGI's launcher, with its options (TGI_PROGRAMS)
-                          r"|\btext-generation-launcher\s+-")
+                          r"|\btext-generation-launcher\s+-"
+                          # pm2 starting a program with its arguments after `--` (_pm2_started decides which)
+                          r"|\bpm2\s+start\s.*\s--\s")
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
 HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?P<end>\w+)(?P=q)\s*$")
 # Engines a pasted command can start that run no PyTorch: llama.cpp's server runs its own ggml CUDA kernels and reads
@@ -659,6 +661,28 @@ def _ssh_remote(words: list[str]) -> str:
     return " ".join(words[i + 1:]) if i + 1 < len(words) else ""
 
 
+# The interpreter pm2 runs a script of this name ending under where `--interpreter` names none (pm2's docs: "pm2 start
+# app.py" runs under python; https://pm2.keymetrics.io/docs/usage/quick-start/).
+_PM2_INTERPRETERS = {".py": "python"}
+
+
+def _pm2_started(words: list[str]) -> list[str]:
+    """The command line `pm2 start SCRIPT [pm2's options] -- ARGS` runs (pm2, Node's process manager, keeps it
+    running): the interpreter (`--interpreter python3`; python for a `.py` script; none for `--interpreter none`),
+    the script and the words after `--`, which pm2 passes on. A quoted command (`pm2 start "vllm serve M"`) is split
+    as the shell would. [] where the words are no `pm2 start` of a program."""
+    if len(words) < 3 or words[1] != "start" or words[2].startswith("-"):
+        return []
+    cut = words.index("--", 3) if "--" in words[3:] else len(words)
+    try:
+        script = shlex.split(words[2]) if " " in words[2] else [words[2]]
+    except ValueError:
+        return []
+    interpreter = argv_value(words[3:cut], ("--interpreter",)) \
+        or _PM2_INTERPRETERS.get(posixpath.splitext(script[0])[1], "")
+    return ([interpreter] if interpreter and interpreter != "none" else []) + script + words[cut + 1:]
+
+
 # How far into a launcher's words its program may start (`mpirun -n 4 --allow-run-as-root -x NCCL_DEBUG=INFO ...`).
 MAX_LAUNCHER_WORDS = 48
 # The engines whose ranks the launcher starts: TensorRT-LLM's runtime takes its world from MPI, an engine of TP x PP
@@ -707,6 +731,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         while takes is not None and words and words[0].startswith("-"):  # the wrapper's own options
             del words[:2 if words[0] in takes else 1]
     words = first_command(words)
+    if words and words[0] == "pm2" and (started := _pm2_started(words)):
+        words = started  # the program pm2 starts, with the arguments it passes on (corpus 1792)
     if len(words) > 1 and words[0] == "-m" and env:
         # `CUDA_VISIBLE_DEVICES=0 -m sglang.launch_server ...` (corpus 1517): Python's module switch after the
         # variables set for the command, its interpreter's name lost in the paste: the module is the program.
