@@ -117,6 +117,10 @@ GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp"
 # after it (`docker run ... ghcr.io/huggingface/text-generation-inference:TAG --model-id ... --num-shard 2`), which
 # the container readers take (facts/docker.py).
 TGI_PROGRAMS = {"text-generation-launcher": "tgi"}
+# ollama's server started by hand (`ollama serve`, its variables set before it: `OLLAMA_SCHED_SPREAD=1 ollama serve`):
+# its settings are the environment its command gives (corpus 1426, 1798). Its other commands (`ollama run`, `ps`) are
+# the server's clients, no engine command (facts/engine_command._PROMPT_ENGINE reads those).
+OLLAMA_SERVE = re.compile(r"(?:^|[\s/=])ollama(?:\.exe)?\s+serve\b(?!\s*-)")
 # The launcher's options alone that ask it about itself: `--env` prints the runtime environment, the answer TGI's issue
 # form asks for (corpus 246, 527, 746), `--version`, `--help`. Such a line names the program, not a served model.
 TGI_QUERIES = frozenset(("--env", "--version", "-V", "--help", "-h"))
@@ -192,7 +196,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS)
+    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
@@ -612,7 +616,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         command = parse_command_line(listed, ggml_shown, variables)
         return replace(command, line=line.strip()) if command is not None else None
     legacy = LEGACY_COMMAND.search(line) is not None
-    if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)):
+    if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)) \
+            and not OLLAMA_SERVE.search(line):
         return None
     cut = line.rstrip().endswith("\\")
     try:
@@ -759,6 +764,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return None
     if program == LEGACY_BUILDER and not any(w.split("=", 1)[0] in LEGACY_BUILD_FLAGS for w in words):
         return None  # another project's build.py
+    if program in ("ollama", "ollama.exe") and words[1:] == ["serve"]:
+        return EngineCommand("ollama", tuple(words), tuple(env), line.strip(), cut=cut)
     if program in TGI_PROGRAMS and not set(words[1:]) <= TGI_QUERIES:
         return EngineCommand(TGI_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
     if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module

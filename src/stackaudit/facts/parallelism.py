@@ -320,7 +320,7 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
     commands = ctx.optional("engine_commands", EngineCommands)
     containers = ctx.optional("docker_containers", DockerContainers)
     command = next((c.as_process() for c in (commands.commands if commands is not None else ())
-                    if c.engine not in GGML_ENGINES.values() and not c.builds), None)
+                    if c.engine not in (*GGML_ENGINES.values(), "ollama") and not c.builds), None)
     container = next((ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=c.engine,
                                   role="api-server", root_pid=0)
                       for c in (containers.containers if containers is not None else ()) if c.engine in SERVING_ENGINES),
