@@ -2147,7 +2147,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
     not applicable; but an engine command whose TP group is those ranks (`--tp 2 --nnodes 2`: _parse.tp_spans_nodes,
     one rank per node) runs every layer's all-reduce over the network, where TP inside a node and PP across nodes
-    (vLLM's distributed-serving guide) keeps it on a host's links: an issue (corpus 1611). Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
+    (vLLM's distributed-serving guide) keeps it on a host's links: an issue (corpus 1611). So is an engine command whose
+    TP group spans its nodes with several ranks on each (`--tp-size 16 --nnodes 2`) for a model whose name states a
+    size that half of one node's ranks hold at 8 GiB each (facts/parallelism.tp_spans_nodes_needlessly: an 8B model,
+    corpus 1792); a model whose name states no size or too large a one is judged as before. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
     facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
     (`export`, a batch script's `set`), gives one GPU (corpus 962), or whose `--tensor-split` puts every layer on one
     device or whose `--split-mode none` keeps the model on one (every engine command shown on one GPU:
