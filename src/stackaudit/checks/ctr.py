@@ -1204,7 +1204,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`) from a run that did not fail choosing its GPUs shows its ranks
     opened those devices there: ok over them.
     So does a rank's NCCL line of its ring, channel or tree set-up there (`host:45679:45951 [1] NCCL INFO Ring`,
-    corpus 1754): NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
+    corpus 1754) or of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801):
+    NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
     environment names GPUs (`--env NVIDIA_VISIBLE_DEVICES=0,1`, the nvidia-docker 2 way under nvidia as the default
     runtime) is a GPU container by intent, judged as one without a request.
     In a container the source shows (the audit inside one, or a pasted spec of the serving container) whose device
@@ -1542,16 +1543,17 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
 def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo | None,
                        docker_containers: DockerContainers | None) -> Outcome | None:
     """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, or a pasted spec of a GPU or
-    serving container) and a rank's NCCL built its rings there (ServingLog.nccl_rings_line, `host:pid:tid [1] NCCL INFO
-    Ring`): NCCL read its CUDA device's PCI bus id through the driver's CUDA library first. None otherwise."""
+    serving container) and a rank's NCCL set up its communicator there (ServingLog.nccl_rings_line, `host:pid:tid [1]
+    NCCL INFO Ring`, or its CPU affinity for the GPU): NCCL read its CUDA device's PCI bus id through the driver's CUDA
+    library first. None otherwise."""
     line = serving_log.nccl_rings_line if serving_log is not None else ""
     shown = (container is not None and container.in_container) or (
         docker_containers is not None and any(c.origin for c in docker_containers.gpu_or_serving))
     if not line or not shown:
         return None
-    return ok(f"a rank's NCCL built its rings on its CUDA device (\"{line}\"), in the container: NCCL reads the "
-              "device's PCI bus id through CUDA before it sets up rings, so the GPU device nodes and the driver's CUDA "
-              "library reach it", actual=line, evidence=[line])
+    return ok(f"a rank's NCCL set up its communicator on its CUDA device (\"{line}\"), in the container: NCCL reads "
+              "the device's PCI bus id through CUDA before it places the rank (rings, CPU affinity), so the GPU device "
+              "nodes and the driver's CUDA library reach it", actual=line, evidence=[line])
 
 
 def _tests_opened(runs: NcclTestRuns | None) -> Outcome | None:

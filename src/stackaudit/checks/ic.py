@@ -46,6 +46,7 @@ from stackaudit.facts.parallelism import (
     one_gpu_engine,
     one_gpu_host,
     one_rank_per_node,
+    tp_spans_nodes_needlessly,
 )
 from stackaudit.facts.pci import PCIE_GBS_PER_LANE
 from stackaudit.facts.peer_access import (
@@ -2146,7 +2147,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
     not applicable; but an engine command whose TP group is those ranks (`--tp 2 --nnodes 2`: _parse.tp_spans_nodes,
     one rank per node) runs every layer's all-reduce over the network, where TP inside a node and PP across nodes
-    (vLLM's distributed-serving guide) keeps it on a host's links: an issue (corpus 1611). Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
+    (vLLM's distributed-serving guide) keeps it on a host's links: an issue (corpus 1611). So is an engine command whose
+    TP group spans its nodes with several ranks on each (`--tp-size 16 --nnodes 2`) for a model whose name states a
+    size that half of one node's ranks hold at 8 GiB each (facts/parallelism.tp_spans_nodes_needlessly: an 8B model,
+    corpus 1792); a model whose name states no size or too large a one is judged as before. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
     facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
     (`export`, a batch script's `set`), gives one GPU (corpus 962), or whose `--tensor-split` puts every layer on one
     device or whose `--split-mode none` keeps the model on one (every engine command shown on one GPU:
@@ -2162,6 +2166,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         if shown is not None and tp_spans_nodes(shown.argv) and ranks_per_node(shown.argv) == 1:
             return _tp_rank_per_node(one_each, shown.argv)
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
+    if needless := tp_spans_nodes_needlessly(serving_engine):
+        return _tp_needs_one_node(needless, serving_engine)
     if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands, serving_log, model_placements):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if serving_log is not None and serving_log.tp_beyond_node:
@@ -2338,6 +2344,17 @@ def _tp_rank_per_node(one_each: str, argv: tuple[str, ...]) -> Outcome:
                  "the nodes (TP inside a node, PP or replicas across nodes, keeps it on a host's own links)",
                  actual={"--nnodes": argv_value(argv, ("--nnodes",)), "ranks_per_node": 1},
                  expected="TP within a node; PP or data-parallel replicas across nodes", evidence=[" ".join(argv)[:300]])
+
+
+def _tp_needs_one_node(needless: str, engine: ServingEngine) -> Outcome:
+    """A shown engine command whose TP group spans nodes for a model one node holds
+    (facts/parallelism.tp_spans_nodes_needlessly, corpus 1792): every layer's all-reduce crosses the network between
+    the nodes, where the model served on one node (or one replica on each) keeps it on a host's own links."""
+    argv = engine.shown.argv if engine.shown is not None else ()
+    return issue(f"{needless}: every layer's all-reduce crosses the network between the nodes, where TP inside one "
+                 "node (a replica on each node for more throughput) keeps it on a host's own links",
+                 actual={"--nnodes": argv_value(argv, ("--nnodes",))},
+                 expected="TP within one node; data-parallel replicas across nodes", evidence=[" ".join(argv)[:300]])
 
 
 def _mesh_board_share(models: dict[int, str], count: int) -> str:

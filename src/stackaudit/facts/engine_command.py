@@ -76,7 +76,7 @@ _TOP_ROLES = {"api-server", "launcher", ""}
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher")
-COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
+COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repository|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
@@ -98,7 +98,9 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|through
                           # TensorRT-LLM's checkpoint conversion, which states the TP the engine is built with
                           r"|\bconvert_checkpoint\.py\s.*--tp_size\b"
                           # Hugging Face TGI's launcher, with its options (TGI_PROGRAMS)
-                          r"|\btext-generation-launcher\s+-")
+                          r"|\btext-generation-launcher\s+-"
+                          # pm2 starting a program with its arguments after `--` (_pm2_started decides which)
+                          r"|\bpm2\s+start\s.*\s--\s")
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
 HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?P<end>\w+)(?P=q)\s*$")
 # Engines a pasted command can start that run no PyTorch: llama.cpp's server runs its own ggml CUDA kernels and reads
@@ -115,6 +117,10 @@ GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp"
 # after it (`docker run ... ghcr.io/huggingface/text-generation-inference:TAG --model-id ... --num-shard 2`), which
 # the container readers take (facts/docker.py).
 TGI_PROGRAMS = {"text-generation-launcher": "tgi"}
+# ollama's server started by hand (`ollama serve`, its variables set before it: `OLLAMA_SCHED_SPREAD=1 ollama serve`):
+# its settings are the environment its command gives (corpus 1426, 1798). Its other commands (`ollama run`, `ps`) are
+# the server's clients, no engine command (facts/engine_command._PROMPT_ENGINE reads those).
+OLLAMA_SERVE = re.compile(r"(?:^|[\s/=])ollama(?:\.exe)?\s+serve\b(?!\s*-)")
 # The launcher's options alone that ask it about itself: `--env` prints the runtime environment, the answer TGI's issue
 # form asks for (corpus 246, 527, 746), `--version`, `--help`. Such a line names the program, not a served model.
 TGI_QUERIES = frozenset(("--env", "--version", "-V", "--help", "-h"))
@@ -190,7 +196,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS)
+    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
@@ -610,7 +616,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         command = parse_command_line(listed, ggml_shown, variables)
         return replace(command, line=line.strip()) if command is not None else None
     legacy = LEGACY_COMMAND.search(line) is not None
-    if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)):
+    if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)) \
+            and not OLLAMA_SERVE.search(line):
         return None
     cut = line.rstrip().endswith("\\")
     try:
@@ -657,6 +664,28 @@ def _ssh_remote(words: list[str]) -> str:
     while i < len(words) and words[i].startswith("-"):
         i += 2 if words[i] in _SSH_ARG_OPTIONS else 1
     return " ".join(words[i + 1:]) if i + 1 < len(words) else ""
+
+
+# The interpreter pm2 runs a script of this name ending under where `--interpreter` names none (pm2's docs: "pm2 start
+# app.py" runs under python; https://pm2.keymetrics.io/docs/usage/quick-start/).
+_PM2_INTERPRETERS = {".py": "python"}
+
+
+def _pm2_started(words: list[str]) -> list[str]:
+    """The command line `pm2 start SCRIPT [pm2's options] -- ARGS` runs (pm2, Node's process manager, keeps it
+    running): the interpreter (`--interpreter python3`; python for a `.py` script; none for `--interpreter none`),
+    the script and the words after `--`, which pm2 passes on. A quoted command (`pm2 start "vllm serve M"`) is split
+    as the shell would. [] where the words are no `pm2 start` of a program."""
+    if len(words) < 3 or words[1] != "start" or words[2].startswith("-"):
+        return []
+    cut = words.index("--", 3) if "--" in words[3:] else len(words)
+    try:
+        script = shlex.split(words[2]) if " " in words[2] else [words[2]]
+    except ValueError:
+        return []
+    interpreter = argv_value(words[3:cut], ("--interpreter",)) \
+        or _PM2_INTERPRETERS.get(posixpath.splitext(script[0])[1], "")
+    return ([interpreter] if interpreter and interpreter != "none" else []) + script + words[cut + 1:]
 
 
 # How far into a launcher's words its program may start (`mpirun -n 4 --allow-run-as-root -x NCCL_DEBUG=INFO ...`).
@@ -707,6 +736,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         while takes is not None and words and words[0].startswith("-"):  # the wrapper's own options
             del words[:2 if words[0] in takes else 1]
     words = first_command(words)
+    if words and words[0] == "pm2" and (started := _pm2_started(words)):
+        words = started  # the program pm2 starts, with the arguments it passes on (corpus 1792)
     if len(words) > 1 and words[0] == "-m" and env:
         # `CUDA_VISIBLE_DEVICES=0 -m sglang.launch_server ...` (corpus 1517): Python's module switch after the
         # variables set for the command, its interpreter's name lost in the paste: the module is the program.
@@ -733,6 +764,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return None
     if program == LEGACY_BUILDER and not any(w.split("=", 1)[0] in LEGACY_BUILD_FLAGS for w in words):
         return None  # another project's build.py
+    if program in ("ollama", "ollama.exe") and words[1:] == ["serve"]:
+        return EngineCommand("ollama", tuple(words), tuple(env), line.strip(), cut=cut)
     if program in TGI_PROGRAMS and not set(words[1:]) <= TGI_QUERIES:
         return EngineCommand(TGI_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
     if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module

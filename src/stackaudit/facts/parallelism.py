@@ -23,6 +23,7 @@ engine's own argv (a whole command line) does not name it.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,7 @@ from stackaudit.facts._parse import (
     ranks_per_node,
     sizes_from_argv,
     sizes_unread,
+    tp_spans_nodes,
 )
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
@@ -318,7 +320,7 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
     commands = ctx.optional("engine_commands", EngineCommands)
     containers = ctx.optional("docker_containers", DockerContainers)
     command = next((c.as_process() for c in (commands.commands if commands is not None else ())
-                    if c.engine not in GGML_ENGINES.values() and not c.builds), None)
+                    if c.engine not in (*GGML_ENGINES.values(), "ollama") and not c.builds), None)
     container = next((ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=c.engine,
                                   role="api-server", root_pid=0)
                       for c in (containers.containers if containers is not None else ()) if c.engine in SERVING_ENGINES),
@@ -440,6 +442,52 @@ def _launcher(argv: tuple[str, ...]) -> str:
     if argv and posixpath.basename(argv[0]) in TGI_PROGRAMS:
         return argv[0]
     return " ".join(argv[:3] if len(argv) > 2 and argv[1] == "-m" else argv[:2])
+
+
+# A model's size in its name: `Meta-Llama-3.1-8B-Instruct`, `Qwen2.5-0.5B`, `Qwen3-30B-A3B` (the first is the whole
+# model; `A3B` is its active part and `8x7B` an expert's size, neither read).
+_NAME_BILLIONS = re.compile(r"(?:^|[-_.])(?P<b>\d+(?:\.\d+)?)[bB](?=$|[-_.])")
+# What a node is taken to hold where its GPUs are not shown: 8 GiB on each GPU, the least of a card an LLM is served
+# from over several nodes (a GeForce RTX 3070 or 4060 Ti; the RTX 3090s and 4090s of such threads hold 24), and
+# weights at 16 bits (2 bytes a parameter), the most an unquantised checkpoint serves at.
+FLOOR_GPU_GIB = 8
+BYTES_PER_PARAM = 2
+
+
+def name_billions(model: str) -> float | None:
+    """The parameters, in billions, a model's name states (_NAME_BILLIONS), read from its last path part; None where it
+    states none."""
+    m = _NAME_BILLIONS.search(model.rstrip("/").rsplit("/", 1)[-1])
+    return float(m["b"]) if m else None
+
+
+def tp_spans_nodes_needlessly(engine: ServingEngine | None) -> str:
+    """What shows a shown engine command's TP group spans nodes for a model one node holds, in words; "" where the
+    source does not show that.
+
+    The command's TP group spans nodes (_parse.tp_spans_nodes: SGLang `--tp-size 16 --nnodes 2`) with several ranks on
+    each node (one rank on each is one_rank_per_node's), and its model's name states a size (name_billions) whose
+    16-bit weights fill at most half of one node's ranks at FLOOR_GPU_GIB each, the rest left to the KV cache: one
+    node serves it, and the group's all-reduces cross the network for nothing (corpus 1792, an 8B model over two
+    nodes). A model whose name states no size (`DeepSeek-R1`), or one too large for the floor, is not judged."""
+    from stackaudit.facts.serving_model import model_argument
+
+    shown = engine.shown if engine is not None else None
+    if shown is None or not tp_spans_nodes(shown.argv):
+        return ""
+    per_node = ranks_per_node(shown.argv)
+    model = model_argument(shown) or ""
+    billions = name_billions(model)
+    if per_node is None or per_node < 2 or billions is None:
+        return ""
+    weights_gb = billions * BYTES_PER_PARAM
+    if weights_gb > per_node * FLOOR_GPU_GIB * 2**30 / 1e9 / 2:
+        return ""
+    tp, _, _ = sizes_from_argv(shown.argv)
+    return (f"{_launcher(shown.argv)} runs one TP group of {tp} over --nnodes {argv_value(shown.argv, ('--nnodes',))} "
+            f"({per_node} ranks on each node) for {model.rstrip('/').rsplit('/', 1)[-1]}, whose {billions:g}B "
+            f"parameters take about {weights_gb:.0f} GB at 16 bits: half of one node's {per_node} GPUs at "
+            f"{FLOOR_GPU_GIB} GiB each holds them")
 
 
 def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> str:

@@ -371,6 +371,11 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         # vLLM's benchmarks/benchmark_throughput.py and benchmark_latency.py (before `vllm bench`): the LLM engine
         # in-process, built from vLLM's engine arguments (EngineArgs.add_cli_args); `--backend hf` runs transformers.
         return _Match("vllm", "api-server")
+    if base == "launch_server.py" and posixpath.basename(posixpath.dirname(name)) == "sglang":
+        # SGLang's python/sglang/launch_server.py run as a script from its package directory (`pm2 start
+        # .../site-packages/sglang/launch_server.py -- --model-path M`, sgl-project/sglang#958): the module
+        # `python -m sglang.launch_server` runs.
+        return _Match("sglang", "api-server")
     if base == "server_vllm.py":
         # MeetKai/functionary's OpenAI server: vLLM's engine in-process, its flags vLLM's (AsyncEngineArgs.add_cli_args).
         return _Match("vllm", "api-server")

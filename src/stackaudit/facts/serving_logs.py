@@ -92,7 +92,11 @@ NCCL_OLD_WARN = re.compile(r"^\s*(?:[^\s\[\]][^\[\]]*? \[\d+\] )?(?P<warn>(?:(?:
 
 # NCCL's own lines of its ring, channel or tree set-up (`NCCL INFO Ring 00 : 0 1`, `NCCL INFO Channel 00/02 :    0   1`,
 # `NCCL INFO Trees [0] 1/-1/-1->0->-1`): it prints them after it read its CUDA device's PCI bus id and built the topology.
-NCCL_RINGS = re.compile(r"\bNCCL INFO (?:Ring|Channel|Trees)\b")
+# So is its rank's CPU affinity (`NCCL INFO Setting affinity for GPU 1 to fff000`, init.cc after ncclTopoGetCpuAffinity):
+# the CPUs local to the GPU its topology placed by that bus id, after NVML opened the GPU (corpus 1801). Its
+# communicator's `Init START` line is not: NCCL prints it before the topology, and a rank whose NVML cannot open a peer
+# GPU fails after it (`nvmlDeviceGetHandleByPciBusId() failed: Not Found` across two containers, NVIDIA/nccl#1529).
+NCCL_RINGS = re.compile(r"\bNCCL INFO (?:Ring|Channel|Trees|Setting affinity for GPU \d)\b")
 
 
 def is_nccl_line(line: str) -> bool:

@@ -44,6 +44,7 @@ from stackaudit.facts.engine_command import (
     GGML_SHOWN,
     HEREDOC,
     LEGACY_COMMAND,
+    OLLAMA_SERVE,
     PYTHON_CALL,
     RAY_LLM_KWARGS,
     TRITON_CONFIG,
@@ -275,7 +276,7 @@ def _terminal_wrapped(joined: str, next_line: str) -> bool:
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
-                   "args:", "tritonserver", "trtserver", "text-generation-launcher"),
+                   "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -316,6 +317,14 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                             document_appended(ENGINE_COMMAND.name, (env and env + "\n") + from_list.line + "\n"))
                 scan.skip(i + 1)
                 taken = i + 1
+            continue
+        if "ollama" in low and OLLAMA_SERVE.search(line) \
+                and (served := parse_command_line(strip_prompt(line))) is not None and served.engine == "ollama":
+            # ollama's server started by hand, behind a prompt or the variables set for it (`(3.10) root@HOST:~#
+            # ollama serve`, corpus 1798).
+            yield Found("engine command", i, i + 1, document_appended(ENGINE_COMMAND.name, served.line + "\n"))
+            scan.skip(i + 1)
+            taken = i + 1
             continue
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low

@@ -1,0 +1,59 @@
+"""NCCL's CPU affinity line for a GPU shows the GPU reached the container it ran in (CTR-GPU-ACCESS; issue 28,
+blind AN: corpus 1801, both readers ok).
+
+NCCL prints `Setting affinity for GPU N to MASK` (init.cc, after ncclTopoGetCpuAffinity) once its topology placed the
+rank's GPU by the PCI bus id CUDA gave it and NVML opened the GPU: in a container the source shows, the device nodes
+and the driver's libraries reached it, as its ring and channel lines show (facts/serving_logs.NCCL_RINGS). Its
+communicator's `Init START` line comes before the topology and is no such proof: NCCL's NVML may still fail to open a
+GPU after it (NVIDIA/nccl#1529). Without a container shown the line says nothing of one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+
+# https://github.com/NVIDIA/nccl/issues/1017 (comment by szhengac, 2023-10-06), the first lines of its log: the
+# container is the thread's title only; the host names (`ib-vm-4`) show none.
+NCCL_1017 = """\
+ib-vm-4:689754:689868 [2] NCCL INFO Setting affinity for GPU 2 to ffffff,ffffffff,ffffffff
+ib-vm-4:689761:689864 [0] NCCL INFO Setting affinity for GPU 0 to ffffff,ffffffff,ffffffff
+"""
+# https://github.com/NVIDIA/nccl/issues/1529 (issue body by cyberpunk-admin): two containers of one node, each given
+# other GPUs; the ranks' start lines, then NVML failing to open a GPU. Lines verbatim, the container's id host name
+# in place of the node's (modelled: the thread's containers are its title's).
+NCCL_1529 = """\
+0fed198eb8ba:6896:7103 [1] NCCL INFO ncclCommInitRank comm 0xf1486b0 rank 1 nranks 8 cudaDev 1 nvmlDev 1 busId 8a000 commId 0xc928078d70c6fe2c - Init START
+0fed198eb8ba:6895:7101 [0] NCCL INFO ncclCommInitRank comm 0x101b6e80 rank 0 nranks 8 cudaDev 0 nvmlDev 0 busId 89000 commId 0xc928078d70c6fe2c - Init START
+0fed198eb8ba:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN nvmlDeviceGetHandleByPciBusId() failed: Not Found
+"""
+# Modelled: the affinity lines of two ranks in a Docker container (its id as host name), the log cut before channels.
+MODELLED_CONTAINER = """\
+0fed198eb8ba:528157:528268 [0] NCCL INFO Bootstrap : Using eth0:172.17.0.3<0>
+NCCL version 2.21.5+cuda12.4
+0fed198eb8ba:528157:528269 [1] NCCL INFO Setting affinity for GPU 1 to 07,00000000,00000007,00000000
+0fed198eb8ba:528157:528268 [0] NCCL INFO Setting affinity for GPU 0 to f000007f,00000000,f000007f
+"""
+
+
+def test_corpus_1801_affinity_in_docker_container() -> None:
+    """Real (capture 1801, pytorch#99669): NCCL 2.12.12 in a container named by its id, cut after the affinity lines."""
+    r = capture_checks("1801", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "ok", r.message
+    assert "Setting affinity for GPU 0 to fff000" in r.message
+
+
+def test_affinity_in_container_shown(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, MODELLED_CONTAINER, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "ok" and "Setting affinity for GPU" in r.message
+
+
+def test_no_container_shown_stays_open(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, NCCL_1017, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status != "ok"
+
+
+def test_init_start_is_no_proof(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, NCCL_1529, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status != "ok"
