@@ -78,6 +78,7 @@ from stackaudit.facts.serving_logs import (
     ServingLog,
     VllmP2pCache,
 )
+from stackaudit.facts.serving_model import model_argument
 from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps, PathTests
 from stackaudit.facts.system import (
     PEER_MEMORY_MODULES,
@@ -2166,7 +2167,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         if shown is not None and tp_spans_nodes(shown.argv) and ranks_per_node(shown.argv) == 1:
             return _tp_rank_per_node(one_each, shown.argv)
         return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
-    if needless := tp_spans_nodes_needlessly(serving_engine):
+    named = model_argument(serving_engine.shown) if serving_engine is not None and serving_engine.shown else None
+    if needless := tp_spans_nodes_needlessly(serving_engine, named or ""):
         return _tp_needs_one_node(needless, serving_engine)
     if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands, serving_log, model_placements):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")

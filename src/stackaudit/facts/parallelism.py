@@ -461,7 +461,7 @@ def name_billions(model: str) -> float | None:
     return float(m["b"]) if m else None
 
 
-def tp_spans_nodes_needlessly(engine: ServingEngine | None) -> str:
+def tp_spans_nodes_needlessly(engine: ServingEngine | None, model: str) -> str:
     """What shows a shown engine command's TP group spans nodes for a model one node holds, in words; "" where the
     source does not show that.
 
@@ -469,14 +469,12 @@ def tp_spans_nodes_needlessly(engine: ServingEngine | None) -> str:
     each node (one rank on each is one_rank_per_node's), and its model's name states a size (name_billions) whose
     16-bit weights fill at most half of one node's ranks at FLOOR_GPU_GIB each, the rest left to the KV cache: one
     node serves it, and the group's all-reduces cross the network for nothing (corpus 1792, an 8B model over two
-    nodes). A model whose name states no size (`DeepSeek-R1`), or one too large for the floor, is not judged."""
-    from stackaudit.facts.serving_model import model_argument
-
+    nodes). A model whose name states no size (`DeepSeek-R1`), or one too large for the floor, is not judged.
+    `model` is the model the command names (serving_model.model_argument), which the caller reads."""
     shown = engine.shown if engine is not None else None
     if shown is None or not tp_spans_nodes(shown.argv):
         return ""
     per_node = ranks_per_node(shown.argv)
-    model = model_argument(shown) or ""
     billions = name_billions(model)
     if per_node is None or per_node < 2 or billions is None:
         return ""
