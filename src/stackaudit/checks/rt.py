@@ -323,6 +323,37 @@ def _below_kernel_floor(env: PythonEnvironment, gpus: GpuInventory | None) -> Ou
     return None
 
 
+def _below_ngc_floor(containers: DockerContainers | None, gpus: GpuInventory | None) -> Outcome | None:
+    """An issue where a container runs an NGC framework image whose release supports compute capabilities from a
+    floor up (docker.NGC_CAPABILITY_FLOOR: 6.0, Pascal) and a GPU shown is of an older architecture; None
+    otherwise."""
+    from stackaudit.facts.docker import ngc_capability_floor, ngc_image_release
+    from stackaudit.gputable import ARCHITECTURE_ORDER, architecture_of
+
+    if gpus is None or not gpus.models:
+        return None
+    archs = {name: architecture_of(name) for name in sorted(set(gpus.models.values()))}
+    for c in containers.containers if containers is not None else ():
+        ngc = ngc_image_release(c.image)
+        floor = ngc_capability_floor(ngc)
+        if floor is None:
+            continue
+        capability, first, source = floor
+        old = {n: a for n, a in archs.items() if a in ARCHITECTURE_ORDER
+               and ARCHITECTURE_ORDER.index(a) < ARCHITECTURE_ORDER.index(first)}
+        if not old:
+            continue
+        shown = [g.label for g in gpus.gpus if g.model in old]
+        return over_subjects(issue(
+            f"{c.image} is NGC release {ngc}, which supports compute capability {capability} ({first}) and higher: "
+            + ", ".join(f"{n} ({a})" for n, a in old.items())
+            + f" is older, and the container's kernels are not built for it ({source})",
+            actual={"image": c.image, "gpus": old}, expected=f"GPUs of compute capability {capability} or newer",
+            subjects=shown, evidence=[f"{c.origin or 'docker inspect'}: {c.image}"]),
+            [g.label for g in gpus.gpus], gpus.whole_count, ask="nvidia-smi -L")
+    return None
+
+
 def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
     """({GPU model: compute capability}, [models whose capability is not settled]): the capability the paste states
     for the model (check_env's `Compute Capability` line, what torch read from the device), else the GPU table's;
@@ -401,8 +432,9 @@ def _decoded_with(cuda_ran: CudaRan | None, env: PythonEnvironment, caps: dict[s
                    "Blackwell, matching the engine's pinned torch", cost="restart", scope="container"),
     references=("https://pytorch.org/blog/pytorch-2-7/", "https://github.com/pytorch/pytorch/issues/145949"),
 )
-def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
-               collect_env: CollectEnv | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
+def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
+               collect_env: CollectEnv | None = None, cuda_ran: CudaRan | None = None,
+               docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: the torch distribution in the serving process's site-packages (`torch-*.dist-info`,
     `torch/version.py` for its CUDA), and the NVIDIA GPUs (the `gpus` inventory: NVML, the PCI bus, ...).
 
@@ -429,7 +461,17 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
     cache in use, facts/cuda_ran.py) ran its model's kernels there: a CUDA build of torch carries code for the GPU
     (a cubin or PTX) where no GPU model is named, or where the one model's coverage is otherwise unsettled: ok.
     Any other build, or a model the table lacks, leaves the check `unknown`, naming which.
+    A container of an NGC framework image (`nvcr.io/nvidia/tritonserver:20.03.1-py3`) carries kernels from its
+    release's floor up (docker.NGC_CAPABILITY_FLOOR: compute capability 6.0 for 19.03 to 23.06): a GPU shown below
+    it is an issue, whatever else the paste shows.
     """
+    if gpus is not None and gpus.none_on_bus:
+        return not_applicable("no NVIDIA GPU on the PCI bus")
+    below = _below_ngc_floor(docker_containers, gpus)
+    if below is not None:
+        return below
+    if python_env is None:
+        return unknown("", needs="python_env")
     envs = [e for e in python_env.environments if e.version("torch")]
     where = _where(python_env)
     if gpus is not None and gpus.none_on_bus:
@@ -1164,6 +1206,7 @@ def _ggml_graphs(log: ServingLog, gpus: GpuInventory | None) -> Outcome:
                        actual={"use_graphs": {d or "CUDA": on for d, on in log.ggml_use_graphs}, "line": line},
                        hint="compare decode tokens/s with a build made with GGML_CUDA_GRAPHS=ON")
     caps, _ = _capabilities(gpus)
+    print("DEBUG", caps, gpus)
     older = {n: c for n, c in caps.items() if float(c) < 8.0}
     if older:
         return unknown(f"llama.cpp's CUDA build has its CUDA graphs on (USE_GRAPHS=1, {devices}), but ggml turns them "
