@@ -168,8 +168,9 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
         # A cubin for X.y runs on X.z with z >= y (CUDA C++ Programming Guide, "Binary Compatibility"): sm_86
         # kernels run on an sm_89 GPU. PTX for an older arch of the same major JIT-compiles (slow start, but it runs).
         older_minor = [a[len(f"sm_{major}"):] for a in arch_list if re.fullmatch(rf"sm_{major}\d", a)]
-        if any(int(m) <= int(minor or 0) for m in older_minor) or any(
-                a.startswith(f"compute_{major}") for a in arch_list):
+        # PTX runs on its own capability and higher: compute_37 JIT-compiles on an sm_37, never on an sm_35.
+        ptx_minor = [a[len(f"compute_{major}"):] for a in arch_list if re.fullmatch(rf"compute_{major}\d", a)]
+        if any(int(m) <= int(minor or 0) for m in (*older_minor, *ptx_minor)):
             return True
         # PTX of an older major JIT-compiles on this GPU too, yet whether the build's libraries (cuDNN, cuBLAS) run
         # there is not told: neither yes nor a sure no.
