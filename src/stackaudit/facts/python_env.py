@@ -393,6 +393,8 @@ def python_env(ctx: FactContext) -> PythonEnv:
 # brackets (`TensorRT-LLM branch or tag (e.g., main, v0.7.1):  0.9.0.dev2024020600`, NVIDIA/TensorRT-LLM#1187), and
 # a `version` after the engine's name (`vllm version: v0.10.2rc1`, corpus 949; `vLLM Version: 0.6.1.post2@9ba0817`,
 # corpus 542: the commit after `@` is the build's). A branch's name (`main`) is no release.
+# torch in `pip list` / `pip show`'s padded columns (`torch         2.10.0a0+b4e4ee81d3.nv25.12`, corpus 1735), and an NGC
+# build's version: a pre-release of the next torch with the commit and the NGC release (`.nv25.12`) in its label.
 _TEMPLATE_KEY = r"(?:\s+(?:version|branch or tag|branch|tag))?\**(?:\s*\([^()]{0,60}\))?"
 STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _TEMPLATE_KEY + r":\**\s*`?v?|"
                             r"\s{2,}(?=\d+\.\d+\.\d+))|"
@@ -477,7 +479,9 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
     """torch (and the CUDA of its `+cuNNN` label), vLLM and SGLang versions a hardware list states, one a line; else
     the one torch build a list line names among other items (STATED_TORCH_BUILD), with the engine version beside it;
     else the one engine image a list line names whose tag names its CUDA (LISTED_ENGINE_IMAGE), torch's there.
-    Two different torch builds name no one torch. A two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`,
+    Two different torch builds name no one torch.
+    An NGC build's label names its release, whose CUDA is torch's (docker.ngc_torch_cuda).
+    A `Python 3.12.3` line (STATED_PYTHON) is the environment's Python. A two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`,
     corpus 860) is the same statement as the line (facts/_parse.stated_line).
 
     Input (tests/data/captures/751)::
