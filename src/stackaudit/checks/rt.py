@@ -168,8 +168,14 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
         # A cubin for X.y runs on X.z with z >= y (CUDA C++ Programming Guide, "Binary Compatibility"): sm_86
         # kernels run on an sm_89 GPU. PTX for an older arch of the same major JIT-compiles (slow start, but it runs).
         older_minor = [a[len(f"sm_{major}"):] for a in arch_list if re.fullmatch(rf"sm_{major}\d", a)]
-        return any(int(m) <= int(minor or 0) for m in older_minor) or any(
-            a.startswith(f"compute_{major}") for a in arch_list)
+        # PTX runs on its own capability and higher: compute_37 JIT-compiles on an sm_37, never on an sm_35.
+        ptx_minor = [a[len(f"compute_{major}"):] for a in arch_list if re.fullmatch(rf"compute_{major}\d", a)]
+        if any(int(m) <= int(minor or 0) for m in (*older_minor, *ptx_minor)):
+            return True
+        # PTX of an older major JIT-compiles on this GPU too, yet whether the build's libraries (cuDNN, cuBLAS) run
+        # there is not told: neither yes nor a sure no.
+        lower = [a for a in arch_list if (c := re.fullmatch(r"compute_(\d+)\d", a)) and int(c.group(1)) < int(major)]
+        return None if lower else False
     if torch_cuda == "":
         return False
     need_cuda = ARCH_MIN_CUDA.get(capability)
@@ -198,6 +204,11 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
 # 13.0 sets are unchanged in release/2.13's TORCH_CUDA_ARCH_LIST_TABLE (.ci/manywheel/build_env_setup.py). Their aarch64
 # wheels (GH200, GB200, DGX Spark) carry 8.0;9.0;10.0;11.0;12.0 (build_cuda.sh's filter_aarch64_archs, and
 # .ci/aarch64_linux/aarch64_ci_build.sh for 12.9, which adds 12.1): no 7.5.
+# The 1.4 to 1.5 wheels (cu101; cu102 from 1.5) carry 3.7+PTX;5.0;6.0;6.1;7.0;7.5: the `10.1` and `10.2` cases of
+# pytorch/builder's manywheel/build.sh from commit 2d91d533 (2019-11-01, `5.0+PTX -> 3.7+PTX`) and a8c085bb
+# (2020-02-26, CUDA 10.2) to 8d064bfc (2020-07-09, `remove PTX and 6.1`), and windows/cuda101.bat's and
+# cuda102.bat's one list from b3543d0d (2019-11-27) on (1.4.0 in January, 1.5.1 in June 2020). The 1.6 builds, at
+# that change, are not told.
 # The 1.7 wheels (cu101, cu102, cu110) are the `10.*` and `11.0` cases of pytorch/builder's manywheel/build.sh, one
 # list for 10.1 and 10.2 from commit 51249bc7 (2020-07-30) to d68291fd (2021-02-04), both 1.7 releases' builds inside
 # (commit 0b54a237 for 1.7.0 in October, 3c1d1915 the day before 1.7.1 in December); cu110 wheels exist for 1.7 only.
@@ -205,10 +216,11 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
 # unknown for cu101 and cu102.
 # Each entry: the steps of a CUDA's list, oldest first: (the first torch release a step is known for, its capabilities
 # or None where the list from that release on is not known).
+_TORCH14_CU10 = ("3.7+PTX", "5.0", "6.0", "6.1", "7.0", "7.5")
 _TORCH17_CU10 = ("3.7", "5.0", "6.0", "7.0", "7.5")
 WHEEL_ARCHES: dict[tuple[int, int], tuple[tuple[str, tuple[str, ...] | None], ...]] = {
-    (10, 1): (("1.7", _TORCH17_CU10), ("1.8", None)),
-    (10, 2): (("1.7", _TORCH17_CU10), ("1.8", None), ("1.10", ("3.7", "5.0", "6.0", "7.0"))),
+    (10, 1): (("1.4", _TORCH14_CU10), ("1.6", None), ("1.7", _TORCH17_CU10), ("1.8", None)),
+    (10, 2): (("1.5", _TORCH14_CU10), ("1.6", None), ("1.7", _TORCH17_CU10), ("1.8", None), ("1.10", ("3.7", "5.0", "6.0", "7.0"))),
     (11, 0): (("1.7", (*_TORCH17_CU10, "8.0")),),
     (11, 1): (("1.10", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),),
     (11, 3): (("1.10", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),),
@@ -271,7 +283,11 @@ def wheel_arch_list(torch_version: str) -> tuple[str, ...] | None:
     if m.group(4) and (not minor or _wheel_step(steps, f"{major}.{minor - 1}") != at):
         return None
     caps = steps[at][1] if at >= 0 else None
-    return tuple("sm_" + a.replace(".", "") for a in caps) if caps is not None else None
+    if caps is None:
+        return None
+    # `3.7+PTX`: the cubin and the PTX of compute 3.7 (sm_37, compute_37), as torch.cuda.get_arch_list() prints them.
+    return tuple(f"{kind}_{a.split('+')[0].replace('.', '')}" for a in caps
+                 for kind in ("sm", "compute") if kind == "sm" or a.endswith("+PTX"))
 
 
 # Kernel libraries whose builds start at an architecture, where an engine runs them by default: (package, the
@@ -305,6 +321,37 @@ def _below_kernel_floor(env: PythonEnvironment, gpus: GpuInventory | None) -> Ou
                          f"added Turing kernels; {source})", actual={package: version, "gpus": old},
                          expected=f"{package} >= {before}, or the engine's other backend",
                          subjects=list(gpus.bdfs)), shown, gpus.whole_count, ask="nvidia-smi -L")
+    return None
+
+
+def _below_ngc_floor(containers: DockerContainers | None, gpus: GpuInventory | None) -> Outcome | None:
+    """An issue where a container runs an NGC framework image whose release supports compute capabilities from a
+    floor up (docker.NGC_CAPABILITY_FLOOR: 6.0, Pascal) and a GPU shown is of an older architecture; None
+    otherwise."""
+    from stackaudit.facts.docker import ngc_capability_floor, ngc_image_release
+    from stackaudit.gputable import ARCHITECTURE_ORDER, architecture_of
+
+    if gpus is None or not gpus.models:
+        return None
+    archs = {name: architecture_of(name) for name in sorted(set(gpus.models.values()))}
+    for c in containers.containers if containers is not None else ():
+        ngc = ngc_image_release(c.image)
+        floor = ngc_capability_floor(ngc)
+        if floor is None:
+            continue
+        capability, first, source = floor
+        old = {n: a for n, a in archs.items() if a in ARCHITECTURE_ORDER
+               and ARCHITECTURE_ORDER.index(a) < ARCHITECTURE_ORDER.index(first)}
+        if not old:
+            continue
+        shown = [g.label for g in gpus.gpus if g.model in old]
+        return over_subjects(issue(
+            f"{c.image} is NGC release {ngc}, which supports compute capability {capability} ({first}) and higher: "
+            + ", ".join(f"{n} ({a})" for n, a in old.items())
+            + f" is older, and the container's kernels are not built for it ({source})",
+            actual={"image": c.image, "gpus": old}, expected=f"GPUs of compute capability {capability} or newer",
+            subjects=shown, evidence=[f"{c.origin or 'docker inspect'}: {c.image}"]),
+            [g.label for g in gpus.gpus], gpus.whole_count, ask="nvidia-smi -L")
     return None
 
 
@@ -386,8 +433,9 @@ def _decoded_with(cuda_ran: CudaRan | None, env: PythonEnvironment, caps: dict[s
                    "Blackwell, matching the engine's pinned torch", cost="restart", scope="container"),
     references=("https://pytorch.org/blog/pytorch-2-7/", "https://github.com/pytorch/pytorch/issues/145949"),
 )
-def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
-               collect_env: CollectEnv | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
+def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
+               collect_env: CollectEnv | None = None, cuda_ran: CudaRan | None = None,
+               docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: the torch distribution in the serving process's site-packages (`torch-*.dist-info`,
     `torch/version.py` for its CUDA), and the NVIDIA GPUs (the `gpus` inventory: NVML, the PCI bus, ...).
 
@@ -414,7 +462,17 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
     cache in use, facts/cuda_ran.py) ran its model's kernels there: a CUDA build of torch carries code for the GPU
     (a cubin or PTX) where no GPU model is named, or where the one model's coverage is otherwise unsettled: ok.
     Any other build, or a model the table lacks, leaves the check `unknown`, naming which.
+    A container of an NGC framework image (`nvcr.io/nvidia/tritonserver:20.03.1-py3`) carries kernels from its
+    release's floor up (docker.NGC_CAPABILITY_FLOOR: compute capability 6.0 for 19.03 to 23.06): a GPU shown below
+    it is an issue, whatever else the paste shows.
     """
+    if gpus is not None and gpus.none_on_bus:
+        return not_applicable("no NVIDIA GPU on the PCI bus")
+    below = _below_ngc_floor(docker_containers, gpus)
+    if below is not None:
+        return below
+    if python_env is None:
+        return unknown("", needs="python_env")
     envs = [e for e in python_env.environments if e.version("torch")]
     where = _where(python_env)
     if gpus is not None and gpus.none_on_bus:
@@ -1149,6 +1207,7 @@ def _ggml_graphs(log: ServingLog, gpus: GpuInventory | None) -> Outcome:
                        actual={"use_graphs": {d or "CUDA": on for d, on in log.ggml_use_graphs}, "line": line},
                        hint="compare decode tokens/s with a build made with GGML_CUDA_GRAPHS=ON")
     caps, _ = _capabilities(gpus)
+    print("DEBUG", caps, gpus)
     older = {n: c for n, c in caps.items() if float(c) < 8.0}
     if older:
         return unknown(f"llama.cpp's CUDA build has its CUDA graphs on (USE_GRAPHS=1, {devices}), but ggml turns them "
@@ -2449,6 +2508,7 @@ def version_matrix(python_env: PythonEnv | None = None, serving_log: ServingLog 
     serving process's interpreter and say which one.
     A pasted report is recorded only where it shows both its header (Python, torch and torch's CUDA,
     MATRIX_HEADER) and its library versions; an excerpt without either is unknown.
+    A library list that names any package besides torch (numpy, torchvision) is shown.
 
     The hosts of one job run one stack: where NCCL's lines show its hosts took different network plugins (one its
     internal network, finding no libnccl-net.so, another HPC-X's RDMA/SHARP plugin; ServingLog.net_plugins_differ),
@@ -2480,8 +2540,11 @@ def version_matrix(python_env: PythonEnv | None = None, serving_log: ServingLog 
     # The CUDA toolkit under CUDA_HOME is in a report's header (check_env's NVCC line), not its library list.
     libraries = [k for r in rows for k, v in r.items() if v and k not in ("source", "interpreter", "python", "torch",
                                                                           "torch_cuda", "cuda_home")]
+    # A report's library list that names any package besides torch (`[pip] numpy==1.19.0`, `[pip] torchvision==...`)
+    # is shown, whichever packages it holds.
+    listed = [k for e in python_env.environments for k in e.packages if k != "torch"]
     headless = sorted({name for r in rows for key, name in MATRIX_HEADER.items() if r.get(key) in (None, "unknown")})
-    if python_env.from_report and (not libraries or headless):
+    if python_env.from_report and (not (libraries or listed) or headless):
         # A report cut after its header (Python, torch), or starting after it: the versions it would list there are
         # not shown, so the inventory is not complete enough to record as ok.
         lacking = ([f"{', '.join(headless)} (the report's header)"] if headless else []) + (

@@ -163,6 +163,8 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     "25.02": ("12.8", "570", "https://github.com/foundation-model-stack/fms-hf-tuning/pull/675"),
     # Triton's release table quoted in triton-inference-server/server#8370 (25.08: CUDA 12.9.0.043, driver 575.51.03).
     "25.08": ("12.9", "575.51", "https://github.com/triton-inference-server/server/issues/8370"),
+    # CUDA 13.1.0, whose toolkit ships with the r590 driver (CUDA Toolkit 13.1 release notes).
+    "25.12": ("13.1", "590", _NOTES + "frameworks/pytorch-release-notes/rel-25-12.html"),
 }
 # An NGC framework image by its release tag; a CPU-only build (Triton's `-cpu-only-py3`) or a Jetson build (`-igpu`)
 # is another build and is not read.
@@ -179,11 +181,45 @@ def ngc_release_cuda(release: str) -> str:
     return row[0] if row else ""
 
 
+# The local label of torch as an NGC framework container builds it (`2.10.0a0+b4e4ee81d3.nv25.12`): the release.
+NGC_TORCH_LABEL = re.compile(r"\+[0-9a-f]{7,40}\.nv(\d{2}\.\d{2})$")
+
+
+def ngc_torch_cuda(version: str) -> str:
+    """The CUDA of the NGC release a torch version's label names (`2.10.0a0+b4e4ee81d3.nv25.12`: `13.1`); "" for
+    any other version or a release NGC_RELEASE_CUDA does not hold."""
+    m = NGC_TORCH_LABEL.search(version.strip())
+    return ngc_release_cuda(m.group(1)) if m else ""
+
+
+def ngc_image_release(image: str) -> str:
+    """The NGC release an NGC framework image's tag names (`nvcr.io/nvidia/tritonserver:20.03.1-py3`: `20.03`); ""
+    for any other image, tag or build."""
+    m = _NGC_IMAGE.match(image.strip().lower())
+    return m.group(1) if m else ""
+
+
 def ngc_image_cuda(image: str) -> str:
     """The CUDA of the NGC release an NGC framework image's tag names (`nvcr.io/nvidia/tritonserver:20.03.1-py3`:
     `10.2`); "" for any other image, tag or build, and a release the table does not hold."""
-    m = _NGC_IMAGE.match(image.strip().lower())
-    return ngc_release_cuda(m.group(1)) if m else ""
+    return ngc_release_cuda(ngc_image_release(image))
+
+
+# The lowest compute capability NGC framework releases support, by their first and last release read: each release's
+# notes say `Release YY.MM supports CUDA compute capability 6.0 and higher` (or `and later`) under GPU Requirements,
+# read for 19.03, 19.05, 19.06, 19.10, 19.11, 20.03, 20.03.1 (PyTorch, Triton), 22.03, 23.03, 23.04 and 23.06
+# (Triton). A release outside the rows is not told.
+# Each row: (first release, last release, the lowest compute capability, its architecture, the notes).
+NGC_CAPABILITY_FLOOR: tuple[tuple[str, str, str, str, str], ...] = (
+    ("19.03", "23.06", "6.0", "Pascal", _NOTES + "triton-inference-server/release-notes/rel_20-03-1.html"),
+)
+
+
+def ngc_capability_floor(release: str) -> tuple[str, str, str] | None:
+    """(the lowest compute capability, its architecture, the release notes) an NGC release supports
+    (NGC_CAPABILITY_FLOOR); None for a release no row holds."""
+    return next(((floor, arch, source) for first, last, floor, arch, source in NGC_CAPABILITY_FLOOR
+                 if release and first <= release <= last), None)
 
 
 def engine_image_cuda(image: str) -> tuple[str, str] | None:

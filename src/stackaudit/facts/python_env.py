@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, stated_lines
-from stackaudit.facts.docker import engine_image_cuda
+from stackaudit.facts.docker import engine_image_cuda, ngc_torch_cuda
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.sources import EVIDENCE_LINES
@@ -393,14 +393,20 @@ def python_env(ctx: FactContext) -> PythonEnv:
 # brackets (`TensorRT-LLM branch or tag (e.g., main, v0.7.1):  0.9.0.dev2024020600`, NVIDIA/TensorRT-LLM#1187), and
 # a `version` after the engine's name (`vllm version: v0.10.2rc1`, corpus 949; `vLLM Version: 0.6.1.post2@9ba0817`,
 # corpus 542: the commit after `@` is the build's). A branch's name (`main`) is no release.
+# torch in `pip list` / `pip show`'s padded columns (`torch         2.10.0a0+b4e4ee81d3.nv25.12`, corpus 1735), and an NGC
+# build's version: a pre-release of the next torch with the commit and the NGC release (`.nv25.12`) in its label.
 _TEMPLATE_KEY = r"(?:\s+(?:version|branch or tag|branch|tag))?\**(?:\s*\([^()]{0,60}\))?"
-STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)" + _TEMPLATE_KEY + r":\**\s*`?v?|"
+STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _TEMPLATE_KEY + r":\**\s*`?v?|"
+                            r"\s{2,}(?=\d+\.\d+\.\d+))|"
                             r"(?P<spaced>vLLM|SGLang)\s+v?"
                             r"(?=\d+\.\d+\.\d+)|(?:TensorRT-LLM\]\s+)?"
                             r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:" + _TEMPLATE_KEY + r":\**\s*"
                             r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}))"
                             r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
-                            r"(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*)?)`?(?:@[0-9a-f]{7,40})?\s*$", re.IGNORECASE)
+                            r"(?:a\d+)?(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*|\+[0-9a-f]{7,40}\.nv\d{2}\.\d{2})?)`?"
+                            r"(?:@[0-9a-f]{7,40})?\s*$", re.IGNORECASE)
+# The Python a list states, or `python3 --version` prints (`Python 3.12.3`, corpus 1735).
+STATED_PYTHON = re.compile(r"^\W*Python(?::\s*|\s+)v?(3\.\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
 # llama-cpp-python as `pip list` prints it in its padded columns (`llama_cpp_python         0.2.7`, under `Python
 # 3.10.12`: abetlen/llama-cpp-python#1026's form, corpus 1542): the Python binding that runs llama.cpp's own ggml CUDA
 # kernels in its process, no torch (https://github.com/abetlen/llama-cpp-python). Its list names engine "llamacpp".
@@ -473,7 +479,9 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
     """torch (and the CUDA of its `+cuNNN` label), vLLM and SGLang versions a hardware list states, one a line; else
     the one torch build a list line names among other items (STATED_TORCH_BUILD), with the engine version beside it;
     else the one engine image a list line names whose tag names its CUDA (LISTED_ENGINE_IMAGE), torch's there.
-    Two different torch builds name no one torch. A two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`,
+    Two different torch builds name no one torch.
+    An NGC build's label names its release, whose CUDA is torch's (docker.ngc_torch_cuda).
+    A `Python 3.12.3` line (STATED_PYTHON) is the environment's Python. A two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`,
     corpus 860) is the same statement as the line (facts/_parse.stated_line).
 
     Input (tests/data/captures/751)::
@@ -506,11 +514,13 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
     if not packages:
         raise ParseError("no `PyTorch: X.Y.Z` line in the lines shown")
     label = re.search(r"\+cu(\d+)(\d)$", packages.get("torch", ""))
-    torch_cuda = f"{label.group(1)}.{label.group(2)}" if label else None
+    # An NGC build's label names its release, and the release its CUDA (docker.ngc_torch_cuda).
+    torch_cuda = f"{label.group(1)}.{label.group(2)}" if label else ngc_torch_cuda(packages.get("torch", "")) or None
+    python = next((m.group(1) for line in text.splitlines() if (m := STATED_PYTHON.match(line))), "")
     engine = next((e for e in ("vllm", "sglang") if e in packages), "trtllm" if "tensorrt-llm" in packages else
                   "llamacpp" if "llama-cpp-python" in packages and "torch" not in packages else "")
     env = PythonEnvironment("the versions a pasted list states", None, engine, packages=packages,
-                            torch_cuda=torch_cuda)
+                            torch_cuda=torch_cuda, python_version=python)
     return PythonEnv((env,), False, ("from the versions a paste lists: not read from the engine's Python",),
                      from_report=True)
 

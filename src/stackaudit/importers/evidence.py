@@ -77,7 +77,13 @@ from stackaudit.facts.peer_access import (
     peer_copy_end,
 )
 from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
-from stackaudit.facts.python_env import PIP_LIST_GGML, STATED_TORCH_BUILD, STATED_VERSION, listed_engine_image
+from stackaudit.facts.python_env import (
+    PIP_LIST_GGML,
+    STATED_PYTHON,
+    STATED_TORCH_BUILD,
+    STATED_VERSION,
+    listed_engine_image,
+)
 from stackaudit.facts.serving_logs import OLLAMA_DISCOVERY_MSGS
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import DEBUG_NODE_POD, is_symptom
@@ -165,7 +171,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "GPU driver libraries",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
-            "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python",
+            "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",
             "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
             *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "| os", "|os", "operating system", "os version", "linux distro",
             "## ")  # an issue form's heading (form_answer)
@@ -233,6 +239,7 @@ def is_evidence(line: str) -> bool:
                 or gpu_stack_pod(line) != "" or minikube_node(line) is not None or data_test(line) is not None or STATED_TOOLKIT.search(line)
                 or STATED_CUDA.search(line)
                 or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or PIP_LIST_GGML.match(line)
+                or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
                 or bool(ran_in_lines([line])) or runtime_in_line(line) is not None or swap_summary(line) is not None
