@@ -150,6 +150,7 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     "20.02": ("10.2", "440.33", _NOTES + "frameworks/pytorch-release-notes/rel_20-02.html"),
     "20.03": ("10.2", "440.33", _NOTES + "frameworks/tensorflow-release-notes/rel_20-03.html"),
     "20.06": ("11.0", "450", _NOTES + "frameworks/pytorch-release-notes/rel_20-06.html"),
+    "20.09": ("11.0", "450", _NOTES + "sdk/inference-release-notes/rel_20-09.html"),
     "20.10": ("11.1", "455", _NOTES + "frameworks/tensorflow-release-notes/rel_20-10.html"),
     # Quoted from the Frameworks Support Matrix by Triton's maintainer (triton-inference-server/server#3773).
     "21.10": ("11.4", "470", "https://github.com/triton-inference-server/server/issues/3773"),

@@ -6,7 +6,16 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts.shown_commands import parse_grep
-from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NUMACTL_H, PROC_CMDLINE, PROC_CPUINFO, PROC_MODULES, UNAME
+from stackaudit.facts.sources import (
+    DMESG,
+    LSCPU,
+    LSMOD,
+    NUMACTL_H,
+    PROC_CMDLINE,
+    PROC_CPUINFO,
+    PROC_MODULES,
+    UNAME,
+)
 from stackaudit.facts.system import cpuinfo_line, is_uname_line, kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan, candidate_lines, take_while
