@@ -512,6 +512,138 @@ def test_mitigations_is_information() -> None:
     assert r.status == "ok" and "single-tenant" in r.message and "lscpu" in r.message
 
 
+# The kernel's `pti` flag (X86_FEATURE_PTI, set only when page-table isolation is on) in real pastes of
+# /proc/cpuinfo and lscpu, from different threads; the flags lines are verbatim, the blocks cut where noted.
+# https://github.com/kata-containers/tests/pull/2624 (i7-8705G, the first processor's block, tab-separated)
+CPUINFO_KATA = """\
+processor\t: 0
+vendor_id\t: GenuineIntel
+cpu family\t: 6
+model\t\t: 158
+model name\t: Intel(R) Core(TM) i7-8705G CPU @ 3.10GHz
+stepping\t: 9
+microcode\t: 0xca
+flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx fxsr sse \
+sse2 ss ht tm pbe syscall nx pdpe1gb rdtscp lm constant_tsc art arch_perfmon pebs bts rep_good nopl xtopology \
+nonstop_tsc cpuid aperfmperf pni pclmulqdq dtes64 monitor ds_cpl vmx est tm2 ssse3 sdbg fma cx16 xtpr pdcm pcid \
+sse4_1 sse4_2 x2apic movbe popcnt tsc_deadline_timer aes xsave avx f16c rdrand lahf_lm abm 3dnowprefetch \
+cpuid_fault epb invpcid_single pti ssbd ibrs ibpb stibp tpr_shadow vnmi flexpriority ept vpid ept_ad fsgsbase \
+tsc_adjust bmi1 avx2 smep bmi2 erms invpcid mpx rdseed adx smap clflushopt intel_pt xsaveopt xsavec xgetbv1 xsaves \
+dtherm ida arat pln pts hwp hwp_notify hwp_act_window hwp_epp md_clear flush_l1d
+bugs\t\t: cpu_meltdown spectre_v1 spectre_v2 spec_store_bypass l1tf mds swapgs itlb_multihit
+bogomips\t: 6199.99
+
+processor\t: 1
+vendor_id\t: GenuineIntel
+"""
+# https://github.com/daisukekobayashi/darknet-docker/issues/3 (i7 950, under `cat /proc/cpuinfo`)
+CPUINFO_DARKNET = """\
+$ cat /proc/cpuinfo
+processor\t: 0
+vendor_id\t: GenuineIntel
+cpu family\t: 6
+model\t\t: 26
+model name\t: Intel(R) Core(TM) i7 CPU         950  @ 3.07GHz
+flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx fxsr sse \
+sse2 ss ht tm pbe syscall nx rdtscp lm constant_tsc arch_perfmon pebs bts rep_good nopl xtopology nonstop_tsc cpuid \
+aperfmperf pni dtes64 monitor ds_cpl vmx est tm2 ssse3 cx16 xtpr pdcm sse4_1 sse4_2 popcnt lahf_lm pti ssbd ibrs \
+ibpb stibp tpr_shadow vnmi flexpriority ept vpid dtherm ida flush_l1d
+bugs\t\t: cpu_meltdown spectre_v1 spectre_v2 spec_store_bypass l1tf mds swapgs itlb_multihit
+"""
+# https://github.com/fleek-network/ursa/issues/470 (Xeon E5-2403 v2, two of its lines)
+CPUINFO_URSA = """\
+model name\t: Intel(R) Xeon(R) CPU E5-2403 v2 @ 1.80GHz
+flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx fxsr sse \
+sse2 ss ht tm pbe syscall nx pdpe1gb rdtscp lm constant_tsc arch_perfmon pebs bts rep_good nopl xtopology \
+nonstop_tsc cpuid aperfmperf pni pclmulqdq dtes64 monitor ds_cpl vmx smx est tm2 ssse3 cx16 xtpr pdcm pcid dca \
+sse4_1 sse4_2 x2apic popcnt tsc_deadline_timer aes xsave avx f16c rdrand lahf_lm cpuid_fault pti ssbd ibrs ibpb \
+stibp tpr_shadow vnmi flexpriority ept vpid fsgsbase smep erms xsaveopt dtherm arat pln pts md_clear flush_l1d
+"""
+# https://github.com/remicres/otbtf/issues/35 (lscpu of a Xeon Gold 5122 with no Vulnerability lines; Flags cut)
+LSCPU_OTBTF = """\
+Architecture:        x86_64
+CPU op-mode(s):      32-bit, 64-bit
+CPU(s):              8
+Thread(s) per core:  1
+Core(s) per socket:  4
+Socket(s):           2
+Vendor ID:           GenuineIntel
+CPU family:          6
+Model:               85
+Model name:          Intel(R) Xeon(R) Gold 5122 CPU @ 3.60GHz
+Flags:               fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx \
+fxsr sse sse2 ss ht tm pbe syscall nx pdpe1gb rdtscp lm constant_tsc art arch_perfmon pebs bts rep_good nopl \
+xtopology nonstop_tsc cpuid aperfmperf pni pclmulqdq dtes64 monitor ds_cpl vmx smx est tm2 ssse3 sdbg fma cx16 \
+xtpr pdcm pcid dca sse4_1 sse4_2 x2apic movbe popcnt tsc_deadline_timer aes xsave avx f16c rdrand lahf_lm abm \
+3dnowprefetch cpuid_fault epb cat_l3 cdp_l3 invpcid_single pti intel_ppin ssbd mba ibrs ibpb stibp tpr_shadow
+"""
+# Counter-examples, where the flags show microcode features but no `pti`. Real: an AMD Ryzen 5 2400G
+# (https://github.com/docker/for-linux/issues/1146: AMD is not affected by Meltdown) and an i7-1360P under a
+# hypervisor (https://github.com/fastfetch-cli/fastfetch/issues/1529: ibrs_enhanced, not affected either).
+CPUINFO_RYZEN = """\
+vendor_id\t: AuthenticAMD
+model name\t: AMD Ryzen 5 2400G with Radeon Vega Graphics
+flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht \
+syscall nx mmxext fxsr_opt pdpe1gb rdtscp lm constant_tsc rep_good nopl nonstop_tsc cpuid extd_apicid aperfmperf \
+pni pclmulqdq monitor ssse3 fma cx16 sse4_1 sse4_2 movbe popcnt aes xsave avx f16c rdrand lahf_lm cmp_legacy svm \
+extapic cr8_legacy abm sse4a misalignsse 3dnowprefetch osvw skinit wdt tce topoext perfctr_core perfctr_nb bpext \
+perfctr_llc mwaitx cpb hw_pstate sme ssbd sev ibpb vmmcall sev_es fsgsbase bmi1 avx2 smep bmi2 rdseed adx smap
+"""
+CPUINFO_1360P = """\
+model name      : 13th Gen Intel(R) Core(TM) i7-1360P
+flags           : fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse \
+sse2 ss ht syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl xtopology tsc_reliable nonstop_tsc cpuid pni \
+pclmulqdq vmx ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt tsc_deadline_timer aes xsave avx f16c rdrand \
+hypervisor lahf_lm abm 3dnowprefetch invpcid_single ssbd ibrs ibpb stibp ibrs_enhanced tpr_shadow vnmi ept vpid \
+md_clear serialize flush_l1d arch_capabilities
+"""
+
+
+def test_mitigations_pti_flag_is_ok_in_real_cpuinfo_and_lscpu(tmp_path: Path) -> None:
+    for paste in (CPUINFO_KATA, CPUINFO_DARKNET, CPUINFO_URSA, LSCPU_OTBTF):
+        r = paste_checks(tmp_path, UNAME + paste, "KERN-MITIGATIONS")["KERN-MITIGATIONS"]
+        assert r.status == "ok" and "page-table isolation" in r.message, (paste[:60], r.message)
+
+
+def test_mitigations_microcode_flags_without_pti_stay_unknown(tmp_path: Path) -> None:
+    for paste in (CPUINFO_RYZEN, CPUINFO_1360P):
+        r = paste_checks(tmp_path, UNAME + paste, "KERN-MITIGATIONS")["KERN-MITIGATIONS"]
+        assert r.status == "unknown", (paste[:60], r.message)
+    # Modelled: the E5-2403 v2's line cut before `pti` shows nothing of the kernel's choice.
+    cut = CPUINFO_URSA[:CPUINFO_URSA.index(" pti ")] + "\n"
+    r = paste_checks(tmp_path, UNAME + cut, "KERN-MITIGATIONS")["KERN-MITIGATIONS"]
+    assert r.status == "unknown"
+
+
+def test_mitigations_the_kernels_own_state_wins_over_the_pti_flag() -> None:
+    r = run("KERN-MITIGATIONS", {"/proc/cmdline": "ro mitigations=off\n"}, lscpu=LSCPU_OTBTF)
+    assert r.status == "ok" and "single-tenant" in r.message
+
+
+def test_proc_cpuinfo_reads_the_first_processor() -> None:
+    from stackaudit.facts.system import cpu_from_proc_cpuinfo
+
+    cpu = cpu_from_proc_cpuinfo(CPUINFO_KATA)
+    assert (cpu.vendor, cpu.family, cpu.model) == ("GenuineIntel", 6, 158)
+    assert cpu.page_table_isolation and "hwp" in cpu.flags and cpu.is_intel
+    assert cpu_from_proc_cpuinfo(CPUINFO_RYZEN).family == 23  # from the model name: no `cpu family` line shown
+
+
+def test_proc_cpuinfo_is_recognised_apart_from_lscpu_and_lspci() -> None:
+    from stackaudit.importers.recognition import recognise
+
+    kinds = [k for k, _, _ in recognise(CPUINFO_DARKNET, "paste").recognised]
+    assert kinds == ["/proc/cpuinfo"]
+    # lscpu's `Flags:` and lspci's capability `Flags:` are not /proc/cpuinfo's lower-case x86 flags line.
+    assert "/proc/cpuinfo" not in [k for k, _, _ in recognise(LSCPU_OTBTF, "paste").recognised]
+    lspci = "\tFlags: bus master, fast devsel, latency 0, IRQ 16\n\tCapabilities: [60] Power Management version 3\n"
+    assert "/proc/cpuinfo" not in [k for k, _, _ in recognise(lspci, "paste").recognised]
+
+
+def test_corpus_1797_cpuinfo_pti_is_ok() -> None:
+    assert capture_checks("1797", "KERN-MITIGATIONS")["KERN-MITIGATIONS"].status == "ok"
+
+
 # --- KERN-SCHED-KNOBS ------------------------------------------------------------------------
 
 

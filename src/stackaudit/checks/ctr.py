@@ -33,13 +33,14 @@ from stackaudit.facts.container_specs import (
     ORIGIN_INSPECT_EXCERPT,
     ORIGIN_K8S,
 )
-from stackaudit.facts.cuda_ran import CudaRan
+from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import (
     DOCKER_DEFAULT_SHM,
     K8S_GPU_RESOURCE,
     DockerContainer,
     DockerContainers,
+    one_process_triton,
     one_rank_engine,
 )
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
@@ -229,14 +230,23 @@ def _one_process_server(c: DockerContainer) -> bool:
 
 
 def _one_process_shown(procs: ServingProcesses | None, parallelism: Parallelism | None,
-                       commands: EngineCommands | None, stated: StatedEngines | None, ollama: OllamaCuda | None) -> str:
-    """Why the engines the pasted sources show all serve from one process (facts/applicability.one_process_engine);
+                       commands: EngineCommands | None, stated: StatedEngines | None, ollama: OllamaCuda | None,
+                       runtime: CudaRuntime | None = None) -> str:
+    """Why the engines the pasted sources show all serve from one process (facts/applicability.one_process_engine,
+    or a Triton image of a release that runs every model in its server process: facts/docker.one_process_triton);
     "" where a process list is read (it shows the engines itself: `_single_process`)."""
     if procs is not None and procs.found:
         return ""
     shown = (*(e.engine for e in (parallelism.engines if parallelism is not None else ())),
              *(stated.engines if stated is not None else ()), *(("ollama",) if ollama is not None else ()))
-    return one_process_engine(shown, tuple(c.argv for c in (commands.commands if commands is not None else ())))
+    argvs = tuple(c.argv for c in (commands.commands if commands is not None else ()))
+    triton = next(((r.where, release) for r in (runtime.runtimes if runtime is not None else ())
+                   if (release := one_process_triton(r.where))), None)
+    if triton and set(shown) <= {"triton"} and not _more_ranks_shown(parallelism) \
+            and not any(SPLIT_OVER_GPUS.search(" ".join(argv)) for argv in argvs):
+        return (f"Triton {triton[1]} ({triton[0]}) serves every model inside its one server process (its Python "
+                "backend came with 20.10, its TensorRT-LLM backend with 23.10)")
+    return one_process_engine(shown, argvs)
 
 
 def _shm_workload(c: DockerContainer, parallelism: Parallelism | None, split: str = "") -> bool:
@@ -327,8 +337,10 @@ def _shm_free_only(shm: ShmInfo | None, procs: ServingProcesses | None = None,
 def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
              docker_containers: DockerContainers | None = None, serving_processes: ServingProcesses | None = None,
              parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None,
-             stated_engines: StatedEngines | None = None, ollama_cuda: OllamaCuda | None = None) -> Outcome:
-    """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
+             stated_engines: StatedEngines | None = None, ollama_cuda: OllamaCuda | None = None,
+             cuda_runtime: CudaRuntime | None = None) -> Outcome:
+    """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo, or the NGC
+    entrypoint's note that it is Docker's 64 MB (facts/shm.NGC_SHM_NOTE);
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
     on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user; the log
     symptoms of facts/symptoms.py (NCCL failing to create or extend its /dev/shm segment); last, the
@@ -361,7 +373,9 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     or not; an engine's own message among the log's symptoms shows it too (ollama 0.1.x's `gpu support may not be
     enabled`, in no log format a reader knows: facts/parallelism.parallelism_from_symptoms). llama.cpp's
     `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm within one process, so it
-    stays open. On a Docker host a container whose
+    stays open. A Triton image of an NGC release before 20.10 (its tag, in a spec or a line of its own) runs every
+    model inside its one server process: no Python-backend stub or TensorRT-LLM rank exists there to share /dev/shm
+    (facts/docker.one_process_triton), where the engines shown are Triton's alone. On a Docker host a container whose
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
     /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
@@ -377,7 +391,7 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     """
     outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism,
                         stated_engines.split if stated_engines is not None else "")
-    one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda)
+    one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda, cuda_runtime)
     full = shm is not None and shm.use_ratio is not None and shm.use_ratio >= 0.9
     if one and not full and outcome.status in ("unknown", "issue"):
         # A size, shown or not, inside a container or not, is judged against the work that shares /dev/shm.

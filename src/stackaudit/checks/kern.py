@@ -1017,8 +1017,8 @@ def watchdog(sysctls: Sysctls) -> Outcome:
 )
 def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelCmdline | None = None,
                 cpu: CpuInfo | None = None) -> Outcome:
-    """Reads: /sys/devices/system/cpu/vulnerabilities/* (or lscpu's "Vulnerability" lines) and
-    cmdline `mitigations=`.
+    """Reads: /sys/devices/system/cpu/vulnerabilities/* (or lscpu's "Vulnerability" lines), cmdline
+    `mitigations=`, and the CPU flags (/proc/cpuinfo or lscpu's Flags) for `pti`.
 
     Bad value: none by default: mitigations are a security decision; reported as information.
 
@@ -1026,6 +1026,9 @@ def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelC
     and the serving loop uses ZMQ, sockets and futexes. No published vLLM/SGLang number.
 
     Traps: do not recommend mitigations=off by default; only single-tenant trusted hosts.
+    Only the `pti` flag shows a mitigation in force (page-table isolation, CpuInfo.page_table_isolation); the
+    microcode flags (ibrs, ibpb, stibp, ssbd, md_clear) show what the CPU can do; a flags line without `pti` says
+    nothing.
     """
     entries: tuple[tuple[str, str], ...] = ()
     source = "/sys/devices/system/cpu/vulnerabilities"
@@ -1034,6 +1037,11 @@ def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelC
     elif cpu is not None and cpu.vulnerabilities:
         entries, source = cpu.vulnerabilities, "lscpu"
     flag = cmdline.last("mitigations") if cmdline is not None else None
+    if not entries and flag is None and cpu is not None and cpu.page_table_isolation:
+        shown = "CPU flag pti"
+        return ok(f"{shown}: the kernel runs page-table isolation, its Meltdown mitigation; information only: "
+                  "mitigations add some syscall/context-switch cost (unproven for LLM serving) and turning them off "
+                  "is a security decision", actual=shown)
     if not entries and flag is None:
         return unknown("CPU vulnerability state is not in this source",
                        hint="grep . /sys/devices/system/cpu/vulnerabilities/*")

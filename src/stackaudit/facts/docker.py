@@ -150,6 +150,7 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     "20.02": ("10.2", "440.33", _NOTES + "frameworks/pytorch-release-notes/rel_20-02.html"),
     "20.03": ("10.2", "440.33", _NOTES + "frameworks/tensorflow-release-notes/rel_20-03.html"),
     "20.06": ("11.0", "450", _NOTES + "frameworks/pytorch-release-notes/rel_20-06.html"),
+    "20.09": ("11.0", "450", _NOTES + "sdk/inference-release-notes/rel_20-09.html"),
     "20.10": ("11.1", "455", _NOTES + "frameworks/tensorflow-release-notes/rel_20-10.html"),
     # Quoted from the Frameworks Support Matrix by Triton's maintainer (triton-inference-server/server#3773).
     "21.10": ("11.4", "470", "https://github.com/triton-inference-server/server/issues/3773"),
@@ -173,6 +174,26 @@ _NGC_IMAGE = re.compile(r"^nvcr\.io/nvidia/(?:pytorch|tensorflow|tritonserver|te
 # The start banner of an NGC framework container (`NVIDIA Release 20.09 (build 16016295)`, under `== Triton Inference
 # Server ==` or `== PyTorch ==`): the release the container was built from.
 NGC_BANNER = re.compile(r"^\s*NVIDIA Release (\d{2}\.\d{2}) \(build \d+\)\s*$")
+
+
+# Triton's NGC releases before 20.10 serve every model inside the one tritonserver process: its Python backend, whose
+# stubs are processes that exchange tensors with the server through /dev/shm, came with 20.10 (Triton 2.4.0: "A new
+# Python backend allows Python code to run as a model", https://docs.nvidia.com/deeplearning/sdk/inference-release-notes/
+# rel_20-10.html), and its TensorRT-LLM backend, whose ranks run over MPI, with 23.10.
+TRITON_ONE_PROCESS_BEFORE = "20.10"
+
+
+def one_process_triton(image: str) -> str:
+    """The NGC release of a Triton image that serves every model in its one process (a release before
+    TRITON_ONE_PROCESS_BEFORE): `20.06` for `nvcr.io/nvidia/tritonserver:20.06-py3`; "" for any other image or release.
+
+    >>> one_process_triton("nvcr.io/nvidia/tritonserver:20.06-py3"), one_process_triton("nvcr.io/nvidia/tritonserver:21.10-py3")
+    ('20.06', '')
+    """
+    m = _NGC_IMAGE.match(image.strip().lower())
+    if m is None or "/tritonserver:" not in image.lower():
+        return ""
+    return m.group(1) if m.group(1) < TRITON_ONE_PROCESS_BEFORE else ""
 
 
 def ngc_release_cuda(release: str) -> str:

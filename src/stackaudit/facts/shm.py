@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError, parse_size_kib
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
-from stackaudit.facts.sources import DF_TABLES, SHM_PATH, USER_MACHINE
+from stackaudit.facts.sources import DF_TABLES, EVIDENCE_LINES, SHM_PATH, USER_MACHINE
 from stackaudit.host.base import Host, NotCaptured, list_or_none, read_or_none
 from stackaudit.host.source import Source
 
@@ -230,8 +230,8 @@ def _logind(host: Host) -> bool | None:
     return parse_logind_remove_ipc(texts)
 
 
-# df and the mount tables first; a pasted Ray log's free-space figure (facts/ray_log.py) where neither is there;
-# last, the size the user states (shm_from_user_words).
+# df and the mount tables first; an NGC image's start-up note (shm_from_ngc_note) or a pasted Ray log's free-space
+# figure (facts/ray_log.py) where neither is there; last, the size the user states (shm_from_user_words).
 fact("shm", ShmInfo, first_of)
 
 
@@ -338,3 +338,25 @@ def shm_from_user_words(text: str) -> ShmInfo:
         raise ParseError("states no /dev/shm size" if not sizes else "states several /dev/shm sizes")
     size, line = said[0]
     return ShmInfo(size, sources=("the user's own words",), evidence=(f"the user's own words: {line[:160]!r}",))
+
+
+# The note an NGC image's entrypoint prints when /dev/shm is Docker's default: its shm check tests
+# `df -k /dev/shm` for a size of exactly 65536 KiB before it echoes `NOTE: The SHMEM allocation limit is set to the
+# default of 64MB.` (nvidia_entrypoint.d's shm check in the NGC PyTorch, TensorFlow and Triton images).
+NGC_SHM_NOTE = re.compile(r"\bNOTE: The SHMEM allocation limit is set to the default of 64MB\b")
+NGC_SHM_BYTES = 65536 * 1024
+
+
+@parser(EVIDENCE_LINES, feeds="shm", kind=ShmInfo, rank=85)
+def shm_from_ngc_note(text: str) -> ShmInfo:
+    """/dev/shm's size as an NGC image's entrypoint reports it (NGC_SHM_NOTE): 64 MiB, inside that container.
+
+    Input (tests/data/captures/1767)::
+
+        NOTE: The SHMEM allocation limit is set to the default of 64MB.  This may be
+    """
+    line = next((ln.strip() for ln in text.splitlines() if NGC_SHM_NOTE.search(ln)), "")
+    if not line:
+        raise ParseError("no NGC start-up note on /dev/shm")
+    return ShmInfo(NGC_SHM_BYTES, sources=("the NGC image's start-up note",),
+                   evidence=(f"the NGC entrypoint: {line[:160]!r}",))

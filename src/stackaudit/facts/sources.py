@@ -14,6 +14,10 @@ from stackaudit.host.source import Source
 UNAME = Source("uname", "`uname -a`", argv=("uname", "-a"), hint="paste `uname -a`")
 PROC_CMDLINE = Source("proc_cmdline", "/proc/cmdline", path="/proc/cmdline", hint="paste `cat /proc/cmdline`")
 LSCPU = Source("lscpu", "`lscpu`", argv=("lscpu",), hint="paste `lscpu`")
+# The kernel's CPU table; a paste shows a processor's lines (`model name`, `flags`), read for what lscpu does not
+# add: the kernel's own feature flags (`pti`).
+PROC_CPUINFO = Source("proc_cpuinfo", "/proc/cpuinfo", path="/proc/cpuinfo",
+                      hint="paste `grep -m1 -E '^flags' /proc/cpuinfo`")
 NODE_SYSFS = Source("node_sysfs", "/sys/devices/system/node", path="/sys/devices/system/node")
 NUMACTL_H = Source("numactl_h", "`numactl -H`", argv=("numactl", "-H"), hint="paste `numactl -H`")
 PROC_MODULES = Source("proc_modules", "/proc/modules", path="/proc/modules", hint="paste `lsmod`")

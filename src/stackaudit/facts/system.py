@@ -26,6 +26,7 @@ from stackaudit.facts.sources import (
     NODE_SYSFS,
     NUMACTL_H,
     PROC_CMDLINE,
+    PROC_CPUINFO,
     PROC_MODULES,
     PROC_SYS,
     SYSCTL_A,
@@ -318,6 +319,15 @@ class CpuInfo(Sourced):
         return "hwp" in self.flags or (self.is_intel and self.family == 6 and self.model in INTEL_HWP_XEON_MODELS)
 
     @property
+    def page_table_isolation(self) -> bool:
+        """The kernel runs page-table isolation, its Meltdown mitigation: the CPU flags (/proc/cpuinfo, lscpu's Flags)
+        show `pti`, a flag the kernel sets only when it enables PTI (X86_FEATURE_PTI, "Kernel Page Table Isolation
+        enabled", arch/x86/include/asm/cpufeatures.h; Documentation/arch/x86/pti.rst).
+        The microcode flags beside it (ibrs, ibpb, stibp, ssbd, md_clear, flush_l1d) show what the CPU can do, not
+        what the kernel uses; a line without `pti` may be cut, or the CPU not affected: neither says PTI is off."""
+        return "pti" in self.flags
+
+    @property
     def is_amd(self) -> bool:
         return self.vendor == "AuthenticAMD" or "AMD" in self.model_name
 
@@ -425,6 +435,47 @@ def cpu(text: str) -> CpuInfo:
         Model name:          AMD EPYC 7281 16-Core Processor
     """
     return parse_lscpu(text)
+
+
+# A line of /proc/cpuinfo: a key the kernel prints (arch/x86/kernel/cpu/proc.c, show_cpuinfo), tabs, a colon.
+_CPUINFO_LINE = re.compile(r"^\s*(processor|vendor_id|cpu family|model|model name|stepping|microcode|cpu MHz|"
+                           r"cache size|physical id|siblings|core id|cpu cores|apicid|initial apicid|fpu|"
+                           r"fpu_exception|cpuid level|wp|flags|vmx flags|bugs|bogomips|TLB size|clflush size|"
+                           r"cache_alignment|address sizes|power management)\s*:[ \t]*(.*?)\s*$")
+
+
+def cpuinfo_line(line: str) -> tuple[str, str] | None:
+    """The key and value of a /proc/cpuinfo line (`model name\t: Intel(R) ...`); None for any other line."""
+    m = _CPUINFO_LINE.match(line)
+    return (m.group(1), m.group(2)) if m else None
+
+
+@parser(PROC_CPUINFO, feeds="cpu", kind=CpuInfo, rank=15)
+def cpu_from_proc_cpuinfo(text: str) -> CpuInfo:
+    """CPU vendor, model and the kernel's feature flags (/proc/cpuinfo, its first processor).
+
+    Input (tests/data/captures/1797, its flags line cut)::
+
+        model name      : Intel(R) Xeon(R) CPU E5-2683 v3 @ 2.00GHz
+        flags           : fpu vme de pse tsc msr pae mce cx8 apic ... invpcid_single pti ssbd ibrs ibpb stibp
+    """
+    kv: dict[str, str] = {}
+    for line in text.splitlines():
+        if (pair := cpuinfo_line(line)) is None:
+            continue
+        if pair[0] == "processor" and kv:
+            break  # the next processor's block: the first one is the CPU's
+        kv.setdefault(*pair)
+    if "flags" not in kv and "model name" not in kv:
+        raise ParseError("not /proc/cpuinfo")
+    model_name = kv.get("model name", "")
+    return CpuInfo(
+        vendor=kv.get("vendor_id", ""),
+        model_name=model_name,
+        family=_int(kv.get("cpu family")) if "cpu family" in kv else amd_family(model_name),
+        model=_int(kv.get("model")),
+        flags=frozenset(kv.get("flags", "").split()),
+    )
 
 
 # Machines that are no x86 CPU: an AMD or Intel x86 CPU reports x86_64 (or i686); these are Arm (aarch64, the Grace of

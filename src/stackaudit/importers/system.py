@@ -1,4 +1,4 @@
-"""Host basics pasted into bug reports: /proc/cmdline, uname -a, lscpu, numactl -H, lsmod, dmesg."""
+"""Host basics pasted into bug reports: /proc/cmdline, uname -a, lscpu, /proc/cpuinfo, numactl -H, lsmod, dmesg."""
 
 from __future__ import annotations
 
@@ -6,8 +6,17 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts.shown_commands import parse_grep
-from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NUMACTL_H, PROC_CMDLINE, PROC_MODULES, UNAME
-from stackaudit.facts.system import is_uname_line, kernel_log_is_whole
+from stackaudit.facts.sources import (
+    DMESG,
+    LSCPU,
+    LSMOD,
+    NUMACTL_H,
+    PROC_CMDLINE,
+    PROC_CPUINFO,
+    PROC_MODULES,
+    UNAME,
+)
+from stackaudit.facts.system import cpuinfo_line, is_uname_line, kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan, candidate_lines, take_while
 from stackaudit.importers.registry import Found, command_output, file_content, importer
@@ -102,6 +111,26 @@ def lscpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
                 whole = whole and bool(re.match(r"^\s*Architecture:", lines[i]))
                 yield Found("lscpu", i, end, command_output(LSCPU.argv, body + "\n"), whole=whole)
             scan.skip(end)
+
+
+# /proc/cpuinfo's x86 flags line: lower-case `flags` (lscpu prints `Flags:`), its first two flags fpu and vme
+# (feature word 0, bits 0 and 1: arch/x86/include/asm/cpufeatures.h), as every x86-64 CPU shows them.
+_CPUINFO_FLAGS = re.compile(r"^\s*flags\s*:\s*fpu\s+vme\b")
+
+
+@importer("/proc/cpuinfo", "a processor's lines of `cat /proc/cpuinfo` (its x86 `flags` line)", needles=("flags",),
+          per_line=True)
+def proc_cpuinfo(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        if not _CPUINFO_FLAGS.match(lines[i]):
+            continue
+        start = i
+        while start > 0 and cpuinfo_line(lines[start - 1]) is not None:
+            start -= 1
+        end = take_while(lines, i, cpuinfo_line)
+        body = "\n".join(lines[start:end])
+        yield Found("/proc/cpuinfo", start, end, file_content(PROC_CPUINFO.path, body + "\n"))
+        return  # the first processor's block: the others repeat its CPU
 
 
 _NUMACTL_LINE = re.compile(r"^\s*(available:|node\s+\d+\s+(cpus|size|free):|node distances:|node\s+(\d+\s*)+$|"
