@@ -164,7 +164,8 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     "25.02": ("12.8", "570", "https://github.com/foundation-model-stack/fms-hf-tuning/pull/675"),
     # Triton's release table quoted in triton-inference-server/server#8370 (25.08: CUDA 12.9.0.043, driver 575.51.03).
     "25.08": ("12.9", "575.51", "https://github.com/triton-inference-server/server/issues/8370"),
-    # CUDA 13.1.0, whose toolkit ships with the r590 driver (CUDA Toolkit 13.1 release notes).
+    # CUDA 13.1: corpus 1735 shows torch `...nv25.12` beside CUDA 13.1. The driver is CUDA 13.1's own branch (r590, as
+    # its toolkit ships). The release notes page named here was not read: its address follows the notes' pattern.
     "25.12": ("13.1", "590", _NOTES + "frameworks/pytorch-release-notes/rel-25-12.html"),
 }
 # An NGC framework image by its release tag; a CPU-only build (Triton's `-cpu-only-py3`) or a Jetson build (`-igpu`)
