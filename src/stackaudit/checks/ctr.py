@@ -67,6 +67,7 @@ from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER
 from stackaudit.facts.system import KernelLog, NumaTopology
+from stackaudit.facts.trouble import Trouble
 from stackaudit.fixes.model import (
     Persist,
     StepScope,
@@ -1132,7 +1133,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
                collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
                cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
-               engine_commands: EngineCommands | None = None, k8s_nodes: K8sNodes | None = None) -> Outcome:
+               engine_commands: EngineCommands | None = None, k8s_nodes: K8sNodes | None = None,
+               trouble: Trouble | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1188,6 +1190,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     unknown, not ok.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
+    A spec's GPU request with the user's words that the workload runs on the CPU (`using CPU instead of GPU`,
+    facts/trouble.ON_CPU), and nothing from the container's side (no engine log, nothing typed inside it, no GPU
+    listing), is unknown: the request is what those words put in question (corpus 1809).
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
     Where the only GPU listing shown is cut before its first GPU (nvidia-smi cut in its header) and nothing from the
     container's side is shown (no engine log, nothing typed inside it), the request hands over no GPU the source shows:
@@ -1332,7 +1337,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     leaked = _gpu_outside_request(container, docker_containers, gpus)
     if leaked is not None:
         return leaked
-    judged = _gpu_access(container, gpu_devices, gpus, docker_containers, engine_shown=serving_log is not None)
+    said = trouble.line if trouble is not None and trouble.kind == "cpu" else ""
+    judged = _gpu_access(container, gpu_devices, gpus, docker_containers, engine_shown=serving_log is not None,
+                         on_cpu=said)
     if judged.status == "unknown" and container is not None and container.in_container:
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
             or _tests_opened(nccl_test_runs) or _plugin_reached(container) or judged
@@ -1716,8 +1723,9 @@ def _instances_past_visible(commands: EngineCommands | None) -> Outcome | None:
 
 
 def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,
-                docker_containers: DockerContainers | None, engine_shown: bool = False) -> Outcome:
-    """CTR-GPU-ACCESS from what the container and its spec show (the engine adds the log's symptoms)."""
+                docker_containers: DockerContainers | None, engine_shown: bool = False, on_cpu: str = "") -> Outcome:
+    """CTR-GPU-ACCESS from what the container and its spec show (the engine adds the log's symptoms); `on_cpu`: the
+    user's words that the workload runs on the CPU (facts/trouble.ON_CPU), "" where none."""
     if container is None:
         return unknown("", needs="container")
     if container.in_container:
@@ -1904,6 +1912,19 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        + "; a GPU request is no proof the GPUs reached the container, its nvidia-smi's answer is",
                        hint="paste the whole output of the `docker run ... nvidia-smi` (with the error it ends in)",
                        actual={c.label: "output names no GPU" for c in unanswered})
+    inside_shown = container is not None and bool(container.exec_into or container.ran_inside)
+    if on_cpu and not engine_shown and not inside_shown and not (gpus is not None and gpus.gpus):
+        # The user says the workload runs on the CPU: the request is what that puts in question, and nothing from the
+        # container's side (an engine log, a command typed inside it) shows the GPU reached it (corpus 1809). A GPU
+        # listing shown (nvidia-smi, which users run inside the container to check: corpus 567) leaves the request as
+        # the majority of readers read it.
+        return unknown("serving containers request GPUs (" + ", ".join(
+            f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in serving)
+            + f"), but the user says the workload runs on the CPU (\"{on_cpu}\") and nothing from inside the "
+            "container (its engine's log, nvidia-smi run there) shows the GPU reached it: a request is no proof of "
+            "access, and a model kept on the CPU by its own settings looks the same",
+            hint="paste `docker exec <container> nvidia-smi` and the engine's log from its start",
+            actual={c.label: "requested, not shown inside" for c in serving})
     judged = ok("serving containers request GPUs: " + ", ".join(
         f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count}"
         + (f", for its args' TP x PP of {c.parallel_world}" if c.parallel_world and not c.image else "") + ")"
@@ -1913,7 +1934,6 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         # `--gpus all`, CDI `nvidia.com/gpu=all`: every GPU of the host, which the spec does not count; the verdict is
         # over the GPUs the source lists, where it lists any.
         listed = [g.label for g in gpus.gpus if g.label] if gpus is not None else []
-        inside_shown = container is not None and bool(container.exec_into or container.ran_inside)
         if not listed and gpus is not None and (cut := gpus.cut_before_gpus) and not engine_shown \
                 and not inside_shown:
             # The listing pasted to show the GPUs stops before any: the request names no GPU the source shows.

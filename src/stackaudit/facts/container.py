@@ -59,7 +59,7 @@ class ContainerInfo:
     # that no one installs (GKE_INSTALLER_LINE), its lines joined; "" where none is shown or the plugin reached the GPUs.
     driver_wait: str = ""
     # The source shows the program itself run on the machine, outside any container (kind ""): a build tree or Python
-    # environment of the user's own, a systemd unit's ExecStart, a prompt of a Windows-named host, `ollama serve` typed
+    # environment of the user's own (or one activated at the machine's prompt), a systemd unit's ExecStart, a prompt of a Windows-named host, `ollama serve` typed
     # at a prompt, a Slurm job's own children, the user's words or issue form (evidence[0] says which). Not set for a
     # container host seen from outside (a pasted spec, `docker inspect`) or a host service's journal.
     on_host: bool = False
@@ -566,6 +566,20 @@ def _windows_named_prompt(host: Host) -> str:
     return next((name for name, _ in _prompts_off_container(host) if WINDOWS_DEFAULT_HOSTNAME.fullmatch(name)), "")
 
 
+# A Python environment activated at a shell prompt: `conda activate conda_venv/` (corpus 1803), `mamba activate vllm`,
+# `source .venv/bin/activate`, `. venv/bin/activate`.
+_ACTIVATE = re.compile(r"^(?:conda|mamba|micromamba)\s+activate\s+\S|^(?:source|\.)\s+\S*/bin/activate\b")
+
+
+def _activated_env(host: Host) -> str:
+    """The command that activates a Python environment at a shell prompt of the paste whose host is not a container's
+    (_container_prompt), where no command typed at a prompt names a container or its runner (_prompts_off_container):
+    the user's own environment on the machine whose shell it is, as a Python environment under their home directory
+    (_HOME_PYTHON) is; else ""."""
+    return next((command for name, command in _prompts_off_container(host)
+                 if not _container_prompt(name) and _ACTIVATE.match(command)), "")
+
+
 # An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
 # 1111): a binary the user compiled in their own account on the machine; an image puts its engine under /app, /opt,
 # /usr or the root's home.
@@ -835,6 +849,11 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo("", (f"the engine runs from a build tree or Python environment of the user's "
                                           f"own ({built}): a program built or installed and run on the machine, not "
                                           "in a container",), None, on_host=True)
+            activated = _activated_env(host)
+            if activated:
+                return ContainerInfo("", (f"`{activated[:100]}` is typed at the machine's own shell prompt: the user's "
+                                          "Python environment, activated and run on the machine, not in a container "
+                                          "(no command typed there names one)",), None, on_host=True)
             unit = _unit_engine(ctx)
             if unit:
                 return ContainerInfo("", (f"a systemd unit starts the engine (`{unit[:100]}`): a service of the "

@@ -997,12 +997,13 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # driver package (`ii  nvidia-driver-570  570.124.06-0ubuntu1  amd64  NVIDIA driver metapackage`, corpus 1066), a row of
 # `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` (`0, NVIDIA GeForce RTX 3090, 595.58.03`,
 # corpus 1118: the index, the GPU's name as nvidia-smi prints it, the driver's version last: QUERY_ROW), a version in
-# Markdown's code marks (`Driver version: `535.129.03``, corpus 1262), a list's `- nvidia-driver 396.51` (1700).
+# Markdown's code marks (`Driver version: `535.129.03``, corpus 1262), a list's `- nvidia-driver 396.51` (1700),
+# `nvidia-container-cli info`'s `NVRM version:   384.130` (corpus 1311, 1813: the library asked the loaded driver).
 _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
 STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open) |nvidia-)?(?i:driver(?: version)?)\s+|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
-                           r",\s*(?i:driver)\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*|"
+                           r",\s*(?i:driver)\s+|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
                            r"^[ih]i\s+nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)-\d{3}"
                            r"(?:-server)?(?:-open)?(?::\w+)?\s+)(\d{3}\.\d+(?:\.\d+)?)\b",

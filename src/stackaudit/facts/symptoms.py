@@ -185,7 +185,12 @@ CTK_HOOK_STUCK = re.compile(r"^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+\S+\s+\S+\s
                             r"(?:[5-9]\d|\d{3,})(?:[.,]\d+)?\s+\S+\s+\S+\s+\S*\bnvidia-container-cli\s.*\sconfigure\s")
 # The container toolkit's hook refusing an image whose NVIDIA_REQUIRE_CUDA the host's driver does not meet
 # (`requirement error: unsatisfied condition: cuda>=12.8`; 2017's libnvidia-container wrote `cuda >= 9.0`).
-CTK_CUDA_REQUIREMENT = re.compile(r"\bunsatisfied condition: cuda ?>= ?\d")
+# NVIDIA_REQUIRE_CUDA ORs its space-separated alternatives: `cuda>=10.0 brand=tesla,driver>=384,driver<385` is the
+# image's CUDA, or a Tesla on a listed driver branch (the data-centre forward-compatibility exception). The hook names
+# the last condition it found false, so a refusal that names the exception's `brand = tesla` or a `driver` bound
+# (NVIDIA/nvidia-docker#895, #921, #912; docker/for-linux#846 `driver >= 410`; lmb-freiburg/netdef-docker#6
+# `driver < 385`) was reached only after the `cuda>=` alternative failed: the same refusal.
+CTK_CUDA_REQUIREMENT = re.compile(r"\bunsatisfied condition: (?:cuda ?>= ?\d|brand ?= ?tesla\b|driver ?[<>]=? ?\d{3})")
 # The persistence daemon's documentation: it keeps the GPUs initialised while no client holds them.
 PERSISTENCED_DOC = "https://docs.nvidia.com/deploy/driver-persistence/index.html"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).

@@ -59,7 +59,16 @@ FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\
                      # The failures an engine logs at INFO level or in its own words (corpus 1565: ollama's `level=INFO
                      # ... msg="Unable to load cudart library ...: cuda driver library init failure: 3"`).
                      rf"|(?i:{CUDA_INIT.pattern})|{OUT_OF_MEMORY.pattern}|{CUDA_ERROR.pattern}")
-Kind = Literal["hang", "failure", "stall"]
+# The workload on the CPU where the user wants the GPU, in the user's own words: `LocalAI using CPU instead of GPU`
+# (corpus 1809), `it only uses the CPU`, `it's not using the GPU`, `CUDA remains 0%`. What it says is that the engine does
+# not compute on the GPU, not why: a container the GPU never reached, a build without CUDA, a model told to keep its
+# layers on the CPU (LocalAI's `gpu_layers`, ollama's num_gpu 0).
+ON_CPU = re.compile(r"\b(?:us(?:es|ing|e)|runs?|running|ran)\s+(?:on\s+)?(?:the\s+|my\s+)?CPU\s+"
+                    r"(?:instead\s+of|rather\s+than|and\s+not)\s+(?:the\s+|my\s+)?GPU\b"
+                    r"|\b(?:only|always)\s+(?:uses?|using|runs?\s+on|running\s+on)\s+(?:the\s+)?CPU\b"
+                    r"|\bnot\s+(?:using|utili[sz]ing)\s+(?:the\s+|my\s+|any\s+)?GPU\b(?!\s+(?:enough|fully|much))"
+                    r"|\b(?:GPU|CUDA)(?:\s+(?:usage|utili[sz]ation|load))?\s+(?:remains|stays)\s+(?:at\s+)?0\s?%", re.I)
+Kind = Literal["hang", "failure", "stall", "cpu"]
 
 
 @dataclass(frozen=True)
@@ -177,15 +186,20 @@ def trouble_in_evidence_lines(text: str) -> Trouble:
 
 @parser(USER_TROUBLE, feeds="trouble", kind=Trouble, rank=90)
 def trouble_in_user_words(text: str) -> Trouble:
-    """A hang in the user's own words, beside an engine command or log.
+    """A hang in the user's own words, beside an engine command or log; else the workload on the CPU in their words
+    (ON_CPU), beside an engine or a container spec.
 
     Input (tests/data/captures/68)::
 
         If I disable tensor parallelism, everything works fine. However, as long as I set tensor-parallel-size > 1, it will get stuck when loading the model. The log is as follows:
     """
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    # The first hang the line does not negate (importers/prose_trouble.says_hang took it for that one).
-    m = next((m for m in USER_HANG.finditer(line) if not NEGATED_BEFORE.search(line[:m.start()])), None)
-    if m is None:
-        raise ParseError("no hang in the user's words")
-    return Trouble("hang", _sentence(line, m.start()))
+    lines = text.strip().splitlines()
+    for line in lines:
+        # The first hang the line does not negate (importers/prose_trouble.says_hang took it for that one).
+        m = next((m for m in USER_HANG.finditer(line) if not NEGATED_BEFORE.search(line[:m.start()])), None)
+        if m is not None:
+            return Trouble("hang", _sentence(line, m.start()))
+    for line in lines:
+        if m := ON_CPU.search(line):
+            return Trouble("cpu", _sentence(line, m.start()))
+    raise ParseError("no hang, nor the workload on the CPU, in the user's words")

@@ -1,0 +1,48 @@
+"""Where the program ran: a Python environment activated at the machine's own shell prompt (issue 28, h81a).
+
+`conda activate ENV` (`mamba activate`, `source ENV/bin/activate`) typed at a prompt whose host is not a container's,
+where no command typed at the paste's prompts names a container, shows the user's own environment on the machine whose
+shell it is (facts/container._activated_env), as a Python environment under their home directory does: the container
+checks do not apply (corpus 1803: collect_env on a Leonardo node after `conda activate conda_venv/`).
+Real pastes are cited by their public threads; counter-examples are modelled where marked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+
+ACCESS = "CTR-GPU-ACCESS"
+REPORT = ("Collecting environment information...\nPyTorch version: 2.4.0+cu121\nIs debug build: False\n"
+          "CUDA used to build PyTorch: 12.1\nROCM used to build PyTorch: N/A\n\n"
+          "OS: Ubuntu 22.04.4 LTS (x86_64)\nIs CUDA available: True\nGPU models and configuration: \n"
+          "GPU 0: NVIDIA A100-SXM4-80GB\nNvidia driver version: 550.54.15\n")
+
+
+def test_conda_env_at_the_nodes_prompt_is_the_host() -> None:
+    # Corpus 1803 (vllm-project/vllm#8908): `conda activate conda_venv/` at the node's login prompt, then collect_env.
+    result = capture_checks("1803", ACCESS)[ACCESS]
+    assert result.status == "not-applicable", result.message
+
+
+def test_conda_env_at_a_root_prompt_of_a_node_is_the_host() -> None:
+    # Corpus 641 (sgl-project/sglang#3765): `conda activate sglang` at `root@node1`, then SGLang's check_env.
+    result = capture_checks("641", ACCESS)[ACCESS]
+    assert result.status == "not-applicable", result.message
+
+
+def test_venv_at_a_named_prompt_is_the_host(tmp_path: Path) -> None:
+    # Modelled: a venv activated at a user's prompt, then collect_env.
+    text = ("[alice@gpu-node01 ~]$ source ~/envs/vllm/bin/activate\n"
+            "(vllm) [alice@gpu-node01 ~]$ python collect_env.py\n" + REPORT)
+    assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status == "not-applicable"
+
+
+def test_activation_in_a_container_is_not_the_host(tmp_path: Path) -> None:
+    # Modelled: the same activation at a container's prompt (its id as the host), or after a `docker exec`.
+    inside = "root@3f2a1b4c5d6e:/workspace# conda activate vllm\n(vllm) root@3f2a1b4c5d6e:/workspace# python collect_env.py\n"
+    assert paste_checks(tmp_path, inside + REPORT, ACCESS)[ACCESS].status != "not-applicable"
+    execed = ("alice@gpu-node01:~$ docker exec -it vllm bash\nalice@gpu-node01:~$ conda activate vllm\n"
+              "alice@gpu-node01:~$ python collect_env.py\n")
+    assert paste_checks(tmp_path, execed + REPORT, ACCESS)[ACCESS].status != "not-applicable"
