@@ -454,10 +454,10 @@ def cpuinfo_line(line: str) -> tuple[str, str] | None:
 def cpu_from_proc_cpuinfo(text: str) -> CpuInfo:
     """CPU vendor, model and the kernel's feature flags (/proc/cpuinfo, its first processor).
 
-    Input (tests/data/captures/1797, its flags line cut)::
+    Input (tests/data/captures/1797, its flags line cut here; further on it holds `pti`)::
 
         model name      : Intel(R) Xeon(R) CPU E5-2683 v3 @ 2.00GHz
-        flags           : fpu vme de pse tsc msr pae mce cx8 apic ... invpcid_single pti ssbd ibrs ibpb stibp
+        flags           : fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush
     """
     kv: dict[str, str] = {}
     for line in text.splitlines():
