@@ -1207,7 +1207,6 @@ def _ggml_graphs(log: ServingLog, gpus: GpuInventory | None) -> Outcome:
                        actual={"use_graphs": {d or "CUDA": on for d, on in log.ggml_use_graphs}, "line": line},
                        hint="compare decode tokens/s with a build made with GGML_CUDA_GRAPHS=ON")
     caps, _ = _capabilities(gpus)
-    print("DEBUG", caps, gpus)
     older = {n: c for n, c in caps.items() if float(c) < 8.0}
     if older:
         return unknown(f"llama.cpp's CUDA build has its CUDA graphs on (USE_GRAPHS=1, {devices}), but ggml turns them "
