@@ -46,8 +46,9 @@ def test_processes_of_one_launch_on_device_0_1781() -> None:
     runs = fact(pasted(body("1781")), "nccl_test_runs")
     assert isinstance(runs, NcclTestRuns)
     assert runs.shared_asked == 16  # mpirun -np 16 ... -g 1
-    assert {(host, device) for host, device, _ in runs.shared} == {("dgx01", "device 0 [0x1a]"),
-                                                                   ("dgx02", "device 0 [0x1a]")}
+    assert {(host, device) for host, device, *_ in runs.shared} == {("dgx01", "device 0 [0x1a]"),
+                                                                    ("dgx02", "device 0 [0x1a]")}
+    assert {host: pids for host, _, pids, _ in runs.shared}["dgx01"] == ("544816", "544818")
     assert capture_result("1781", "MEM-GPU-SHARED").status == "issue"
 
 

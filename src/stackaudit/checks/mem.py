@@ -1167,23 +1167,18 @@ def _ranks_share_a_gpu(seated: tuple[tuple[str, str, tuple[int, ...], tuple[str,
         [f"{host} {bdf}" for host, bdf, _, _ in seated])
 
 
-# nccl-tests' rank line names its process: `#  Rank  0 Group  0 Pid 332597 on  dgx01 device  0 [0x1a] NVIDIA H100`.
-_RANK_PID = re.compile(r"\bPid\s+(\d+)")
-
-
-def _test_processes_share_a_gpu(shared: tuple[tuple[str, str, tuple[str, ...]], ...], asked: int | None) -> Outcome:
+def _test_processes_share_a_gpu(shared: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...],
+                                asked: int | None) -> Outcome:
     """MEM-GPU-SHARED from nccl-tests' rank lines that show two processes of one launch on one GPU
     (NcclTestRuns.shared): each holds its own context and buffers there. Over the GPUs the launch asks for, where
     its command line counts them."""
-    subjects = [f"{host} {device}" for host, device, _ in shared]
-    pids = [", ".join(dict.fromkeys(m.group(1) for line in lines for m in [_RANK_PID.search(line)] if m))
-            for _, _, lines in shared]
-    said = ", ".join(f"{s} by pids {p}" if p else s for s, p in zip(subjects, pids, strict=True))
+    subjects = [f"{host} {device}" for host, device, _, _ in shared]
+    said = ", ".join(f"{s} by pids {', '.join(pids)}" for s, (_, _, pids, _) in zip(subjects, shared, strict=True))
     return over_subjects(issue(
         f"nccl-tests' rank lines show two or more processes of one launch on the same GPU ({said}): "
         "each process holds its own context and buffers there and takes turns on its SMs. Processes that each print "
         "themselves as rank 0 are a build without MPI started by mpirun: independent one-rank tests",
-        actual={s: list(lines) for s, (_, _, lines) in zip(subjects, shared, strict=True)},
+        actual={s: list(lines) for s, (*_, lines) in zip(subjects, shared, strict=True)},
         expected="one process per GPU", subjects=subjects,
         evidence=[line for *_, lines in shared for line in lines][:4]), subjects,
         asked if asked is not None and asked > len(subjects) else None)

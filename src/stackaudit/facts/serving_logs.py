@@ -2354,10 +2354,10 @@ class NcclTestRuns(Sourced):
     # its default (src/common.cu), and prints the count of wrong elements in the row.
     checked_rows: tuple[str, ...] = ()
     wrong_rows: tuple[str, ...] = ()
-    # The GPUs that two or more processes of one launch opened (shared_devices): (host, `device D [bus]`, the rank
-    # lines of its first two processes); and the GPUs that launch's processes ask for in all, None where its command
-    # line is not shown or does not count its processes (`mpirun -np 16 ... -g 1`: 16).
-    shared: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # The GPUs that two or more processes of one launch opened (shared_devices): (host, `device D [bus]`, the pids of
+    # its first two processes, their rank lines); and the GPUs that launch's processes ask for in all, None where its
+    # command line is not shown or does not count its processes (`mpirun -np 16 ... -g 1`: 16).
+    shared: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = ()
     shared_asked: int | None = None
 
     @property
@@ -2523,14 +2523,15 @@ def _launch_asks(line: str, program: re.Match[str]) -> int | None:
     return ranks * sizes["t"] * sizes["g"]
 
 
-def shared_devices(text: str) -> tuple[tuple[tuple[str, str, tuple[str, ...]], ...], int | None]:
+def shared_devices(text: str) -> tuple[tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...], int | None]:
     """The GPUs that two or more processes of one launch opened: rank lines of different Pids that name the same host,
     CUDA device and bus ID, with no command line or run's end between them (one launch's processes print their lists
     at once). A build without MPI started by mpirun runs each process as a one-rank test on the device it picks
     itself, device 0 (nccl-tests#254: every process `Rank 0 ... device 0 [0x1a]`); a per-rank CUDA_VISIBLE_DEVICES
     gives each its own GPU, which its bus ID tells apart. Each GPU as (host, `device D [bus]`, the first two
-    processes' lines); with the GPUs the launch's command line asks for (_launch_asks), None where not shown."""
-    shared: dict[tuple[str, str], tuple[str, ...]] = {}
+    processes' pids, their lines); with the GPUs the launch's command line asks for (_launch_asks), None where not
+    shown."""
+    shared: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {}
     seen: dict[tuple[str, str], dict[str, str]] = {}
     asks: int | None = None
     asked: int | None = None
@@ -2548,9 +2549,9 @@ def shared_devices(text: str) -> tuple[tuple[tuple[str, str, tuple[str, ...]], .
         pids = seen.setdefault(key, {})
         pids.setdefault(pid.group(1), line.strip())
         if len(pids) >= 2 and key not in shared:
-            shared[key] = tuple(pids.values())[:2]
+            shared[key] = tuple(pids)[:2], tuple(pids.values())[:2]
             asked = asks
-    return tuple((host, device, lines) for (host, device), lines in shared.items()), asked
+    return tuple((host, device, ids, lines) for (host, device), (ids, lines) in shared.items()), asked
 
 
 def nccl_test_groups(text: str) -> tuple[TestGroup, ...]:
