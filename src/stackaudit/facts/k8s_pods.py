@@ -186,13 +186,40 @@ def _restarted(events: Sequence[str]) -> list[PodState]:
 
 # `kubectl describe pod`'s head: `Name:` then `Namespace:` at one indentation (the whole output may be indented).
 DESCRIBE_POD_NAME = re.compile(r"^(?P<base>\s*)Name:\s+(?P<name>[a-z0-9][a-z0-9.-]*)\s*$")
-_DESCRIBE_AT = re.compile(r"^(?P<key>Namespace|Status|Init Containers|Containers|Conditions|Volumes|Events):"
-                          r"(?:\s+(?P<value>\S.*?))?\s*$")
-# A container's fields under Init Containers / Containers: its state, the state's reason, its restarts, its readiness.
-_CONTAINER_FIELD = re.compile(r"^\s+(?P<key>State|Last State|Reason|Exit Code|Restart Count|Ready):"
-                              r"(?:\s+(?P<value>\S.*?))?\s*$")
-# A container's name two columns under its section (`  nvidia-driver-ctr:`).
-_CONTAINER_NAME = re.compile(r"^  (?P<name>[a-z0-9][a-z0-9.-]*):\s*$")
+# A field of `kubectl describe`'s output: `Key: value` at its level, the lines under it deeper
+# (https://kubernetes.io/docs/reference/kubectl/generated/kubectl_describe/).
+_DESCRIBE_FIELD = re.compile(r"^(?P<key>[A-Z][\w() -]*?):(?:\s+(?P<value>\S.*?))?\s*$")
+
+
+def _indent(line: str) -> int:
+    line = line.expandtabs()
+    return len(line) - len(line.lstrip(" "))
+
+
+def describe_sections(lines: Sequence[str], base: int) -> dict[str, tuple[str, list[str]]]:
+    """The fields of a describe output at indentation `base`: name -> (value, the lines under it with `base` columns
+    taken off)."""
+    out: dict[str, tuple[str, list[str]]] = {}
+    key = ""
+    for line in lines:
+        if line.strip() and _indent(line) == base and (m := _DESCRIBE_FIELD.match(line.expandtabs()[base:])):
+            key = m.group("key")
+            out.setdefault(key, (m.group("value") or "", []))
+        elif key and line.strip():
+            out[key][1].append(line.expandtabs()[base:])
+    return out
+
+
+def describe_items(block: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The named items of a describe section (a container, a volume: `name:` two columns in), each with its lines
+    (four columns taken off: its fields at 0)."""
+    items: list[tuple[str, list[str]]] = []
+    for line in block:
+        if _indent(line) == 2 and line.rstrip().endswith(":"):
+            items.append((line.strip()[:-1], []))
+        elif items and _indent(line) > 2:
+            items[-1][1].append(line[4:] if _indent(line) >= 4 else line.strip())
+    return items
 
 
 @dataclass
@@ -203,33 +230,20 @@ class _Described:
     exit_code: str = ""
     restarts: int = 0
     ready: bool | None = None  # None: its Ready field not shown
-    last: bool = False  # the reason and exit code read belong to its Last State
 
 
 def _describe_containers(block: Sequence[str]) -> list[_Described]:
-    """The containers of one describe section (lines with the output's indentation taken off), with the fields of
-    each one's current State (a Last State's reason is its previous run's)."""
+    """The containers of one describe section (lines with the output's indentation taken off, describe_items), with
+    the fields of each one's current State (a Last State's reason is its previous run's)."""
     out: list[_Described] = []
-    for line in block:
-        if named := _CONTAINER_NAME.match(line):
-            out.append(_Described(named.group("name")))
-            continue
-        m = _CONTAINER_FIELD.match(line)
-        if not out or m is None:
-            continue
-        ctr, key, value = out[-1], m.group("key"), m.group("value") or ""
-        if key in ("State", "Last State"):
-            ctr.last = key == "Last State"
-            if key == "State":
-                ctr.state = value
-        elif not ctr.last and key == "Reason":
-            ctr.reason = value
-        elif not ctr.last and key == "Exit Code":
-            ctr.exit_code = value
-        elif key == "Restart Count" and value.isdecimal():
-            ctr.restarts = int(value)
-        elif key == "Ready":
-            ctr.ready = value == "True"
+    for name, lines in describe_items(block):
+        fields = describe_sections(lines, 0)
+        state, under = fields.get("State", ("", []))
+        detail = {k: v for k, (v, _) in describe_sections(under, _indent(under[0])).items()} if under else {}
+        restarts, _ = fields.get("Restart Count", ("", []))
+        ready = fields["Ready"][0] == "True" if "Ready" in fields else None
+        out.append(_Described(name, state, detail.get("Reason", ""), detail.get("Exit Code", ""),
+                              int(restarts) if restarts.isdecimal() else 0, ready))
     return out
 
 
@@ -266,26 +280,15 @@ def described_pods(lines: Sequence[str]) -> list[PodState]:
         head = DESCRIBE_POD_NAME.match(line)
         if head is None or i + 1 >= len(lines) or not re.match(rf"^{head.group('base')}Namespace:\s+\S", lines[i + 1]):
             continue
-        base = len(head.group("base"))
-        fields: dict[str, str] = {}
-        sections: dict[str, list[str]] = {}
-        key = ""
-        for inner in lines[i + 1:]:
-            if inner.strip() and (len(inner) - len(inner.lstrip()) < base or DESCRIBE_POD_NAME.match(inner)):
-                break
-            at = _DESCRIBE_AT.match(inner[base:]) if len(inner) - len(inner.lstrip()) == base else None
-            if at is not None:
-                key = at.group("key")
-                fields.setdefault(key, at.group("value") or "")
-                continue
-            if re.match(r"^[A-Z][\w ()-]*:", inner[base:]):
-                key = ""
-            elif key in ("Init Containers", "Containers"):
-                sections.setdefault(key, []).append(inner[base:])
+        base = _indent(head.group("base"))
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() and (
+            _indent(lines[j]) < base or DESCRIBE_POD_NAME.match(lines[j]))), len(lines))
+        sections = describe_sections(lines[i + 1:end], base)
+        fields = {key: value for key, (value, _) in sections.items()}
         if not fields.get("Status"):
             continue
-        inits = _describe_containers(sections.get("Init Containers", []))
-        ctrs = _describe_containers(sections.get("Containers", []))
+        inits = _describe_containers(sections.get("Init Containers", ("", []))[1])
+        ctrs = _describe_containers(sections.get("Containers", ("", []))[1])
         status, said = _described_status(fields["Status"], inits, ctrs)
         ready = f"{sum(bool(c.ready) for c in ctrs)}/{len(ctrs)}" if ctrs and all(
             c.ready is not None for c in ctrs) else ""

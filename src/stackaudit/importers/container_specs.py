@@ -36,7 +36,7 @@ from stackaudit.facts.container_specs import (
     parse_k8s,
 )
 from stackaudit.facts.docker import DockerContainer, diagnostic_command, extract_json_array
-from stackaudit.facts.k8s_pods import described_pods
+from stackaudit.facts.k8s_pods import describe_items, describe_sections, described_pods
 from stackaudit.facts.nvidia_smi import lists_a_gpu
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_PODS, K8S_SPEC
 from stackaudit.host.limits import load_json
@@ -482,41 +482,16 @@ def _pod_piece(start: int, end: int, blocks: dict[str, list[str]]) -> tuple[int,
 
 # `kubectl describe pod`: `Name:` then `Namespace:` at one indentation (the whole output may be indented), a
 # `Containers:` section, each container's fields two columns deeper (https://kubernetes.io/docs/reference/kubectl/
-# generated/kubectl_describe/). Read into the pod manifest it describes; the Events table is left to the lines
-# readers (its FailedScheduling message is a symptom of facts/symptoms.py).
-_DESCRIBE_FIELD = re.compile(r"^(?P<key>[A-Z][\w() -]*?):(?:\s+(?P<value>\S.*?))?\s*$")
+# generated/kubectl_describe/), read with facts/k8s_pods.describe_sections and describe_items. Read into the pod
+# manifest it describes; the Events table is left to the lines readers (its FailedScheduling message is a symptom of
+# facts/symptoms.py).
 # The fields `kubectl describe pod` prints after the volumes: a paste that reaches one shows the pod's sections whole.
 _DESCRIBE_TAIL = ("QoS Class", "Node-Selectors", "Tolerations", "Events")
 
 
-def _describe_sections(lines: list[str], base: int) -> dict[str, tuple[str, list[str]]]:
-    """The top-level fields of a describe output at indentation `base`: name -> (value, the lines under it with
-    `base` columns taken off)."""
-    out: dict[str, tuple[str, list[str]]] = {}
-    key = ""
-    for line in lines:
-        if line.strip() and _indent(line) == base and (m := _DESCRIBE_FIELD.match(line[base:])):
-            key = m.group("key")
-            out.setdefault(key, (m.group("value") or "", []))
-        elif key and line.strip():
-            out[key][1].append(line.expandtabs()[base:])
-    return out
-
-
-def _describe_items(block: list[str]) -> list[tuple[str, list[str]]]:
-    """The named items of a section (a container, a volume: `name:` two columns in), each with its lines."""
-    items: list[tuple[str, list[str]]] = []
-    for line in block:
-        if _indent(line) == 2 and line.rstrip().endswith(":"):
-            items.append((line.strip()[:-1], []))
-        elif items and _indent(line) > 2:
-            items[-1][1].append(line[4:] if _indent(line) >= 4 else line.strip())
-    return items
-
-
 def _describe_container(name: str, block: list[str]) -> dict[str, object]:
     """A container's fields as a pod spec writes them: image, command, args, resources, env and mounts."""
-    fields = _describe_sections(block, 0)
+    fields = describe_sections(block, 0)
     ctr: dict[str, object] = {"name": name}
     image = fields.get("Image", ("", []))[0]
     if image:
@@ -543,7 +518,7 @@ def _describe_container(name: str, block: list[str]) -> dict[str, object]:
 
 def _describe_volume(name: str, block: list[str]) -> dict[str, object]:
     """A volume as a pod spec writes it, where describe shows its kind: a memory emptyDir, a hostPath."""
-    fields = {k: v for k, (v, _) in _describe_sections(block, 0).items()}
+    fields = {k: v for k, (v, _) in describe_sections(block, 0).items()}
     kind = fields.get("Type", "")
     if kind.startswith("EmptyDir"):
         empty: dict[str, str] = {"medium": fields.get("Medium", "")}
@@ -571,17 +546,17 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
         end += 1
     while end > i and not lines[end - 1].strip():
         end -= 1
-    fields = _describe_sections(lines[i:end], base)
-    containers = [_describe_container(n, b) for n, b in _describe_items(fields.get("Containers", ("", []))[1])]
+    fields = describe_sections(lines[i:end], base)
+    containers = [_describe_container(n, b) for n, b in describe_items(fields.get("Containers", ("", []))[1])]
     if not containers:
         return i, end, ""
     spec: dict[str, object] = {"containers": containers}
-    inits = [_describe_container(n, b) for n, b in _describe_items(fields.get("Init Containers", ("", []))[1])]
+    inits = [_describe_container(n, b) for n, b in describe_items(fields.get("Init Containers", ("", []))[1])]
     if inits:
         spec["initContainers"] = inits
     node = fields.get("Node", ("", []))[0]
     spec["nodeName"] = None if node in ("", "<none>") else node.split("/")[0]
-    volumes = [_describe_volume(n, b) for n, b in _describe_items(fields.get("Volumes", ("", []))[1])]
+    volumes = [_describe_volume(n, b) for n, b in describe_items(fields.get("Volumes", ("", []))[1])]
     if volumes:
         spec["volumes"] = volumes
     status: dict[str, object] = {}
