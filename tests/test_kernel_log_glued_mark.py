@@ -43,6 +43,8 @@ def test_open_module_function_lines_are_kernel_lines() -> None:
     assert is_kernel_log_line("NVRM cpuidInfoAMD: Unrecognized AMD processor in cpuidInfoAMD")  # #120
     # Modelled: prose naming the driver is not a kernel line.
     assert not is_kernel_log_line("NVRM errors keep showing up since the update")
+    # corpus 1813: /proc/driver/nvidia/version's first line is that file's, not a kernel line.
+    assert not is_kernel_log_line("NVRM version: NVIDIA UNIX x86_64 Kernel Module  384.130  Wed Mar 21 03:37:26 PDT 2018")
 
 
 def test_the_gsp_boot_failure_behind_the_glued_mark_is_the_issue() -> None:
