@@ -117,6 +117,13 @@ PREFIX_SAMPLES: list[tuple[str, str, str, str]] = [
     ("syslog / journal short",  # capture 131 (NVIDIA/DCGM#244): a zh_CN journal
      "7月 15 17:26:48 b76d14397.cloud.et15 nv-hostengine[481761]: DCGM initialized",
      "nv-hostengine[481761]: DCGM initialized", "b76d14397.cloud.et15"),
+    ("syslog date",  # capture 1850 (NVIDIA/open-gpu-kernel-modules#673): a forwarder's date, no host, `kernel:[`
+     "2024-07-02 18:46:08.681559 kernel:[   21.766727] NVRM kgspExecuteBooterUnloadIfNeeded_TU102: failed to execute "
+     "Booter Unload: 0xffff",
+     "[   21.766727] NVRM kgspExecuteBooterUnloadIfNeeded_TU102: failed to execute Booter Unload: 0xffff", ""),
+    ("syslogd broadcast",  # a Debian forum post ("System failure on the horizon?", 2015): syslogd's wall message
+     " kernel:[ 3648.883001] CPU: 0 PID: 1965 Comm: Xorg Not tainted 3.16.0-4-686-pae #1 Debian 3.16.7-ckt11-1+deb8u3",
+     "[ 3648.883001] CPU: 0 PID: 1965 Comm: Xorg Not tainted 3.16.0-4-686-pae #1 Debian 3.16.7-ckt11-1+deb8u3", ""),
     ("docker logs -t",  # huggingface/text-generation-inference#2763
      '2024-11-20T14:37:16.307700574Z     master_addr: "localhost",', '    master_addr: "localhost",', ""),
     ("docker compose",  # a public README's `docker compose logs ollama` (found by the code search)
@@ -147,6 +154,7 @@ NOT_PREFIXES = [
     "ERROR: Could not find a version that satisfies the requirement vllm",  # modelled: pip's message
     "(pid=123)",  # modelled: a bare worker tag with no message after it
     "(note: pid=123 was the engine) it hung",  # modelled: prose in brackets
+    "2024-07-02 18:46:08,123 root: INFO loaded",  # modelled: a program's tag after a date with a space stays
 ]
 
 

@@ -20,6 +20,8 @@ from stackaudit.facts.platform import platform_words, virtualization_from_user_w
     "- Bare Metal Supermicro 8xH100 SXM Intel Server `GPU SuperServer SYS-821GE-TNHR`",
     # A public Ubuntu forum post ("Hover Click Will Not Disable", 2014-08-06)
     "I've got Ubuntu 14.04 running on my machine(bare metal, not a VM) and I cannot get hover click to disable.",
+    # mudler/LocalAI#8370 (corpus 1844): the answer under the issue form's "Hardware:" line
+    "    Physical bare metal",
 ])
 def test_statements_of_bare_metal(line: str) -> None:
     assert platform_words(line) is not None
@@ -38,6 +40,7 @@ def test_statements_of_bare_metal(line: str) -> None:
     "For running on bare metal, see the bare metal instructions.",
     "    - Bare Metal Performance",
     "It is not bare metal: a KVM guest",
+    "Bare Metal",  # modelled on install guides' section headings: a heading, not an answer
 ])
 def test_mentions_state_nothing(line: str) -> None:
     assert platform_words(line) is None

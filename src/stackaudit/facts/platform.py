@@ -317,6 +317,11 @@ PLATFORM_WORDS = (
                   "the user says bare metal, not a VM"),
     PlatformWords(r"^[\s*>•-]*(?:\*\*)?bare[- ]?metal(?:\*\*)?\s+(?:\S+\s+){0,3}?(?:\d+\s*x\s*\w|server\b|node\b|"
                   r"host\b|machine\b|workstation\b)", "the user lists the machine as bare metal"),
+    # A line that is only the answer to an issue form's environment or hardware question, `Physical bare metal` (under
+    # LocalAI's "Environment, CPU architecture, OS, and Version", corpus 1844). A bare `Bare Metal` line is a heading
+    # in documentation as often (a section of an install guide), so the answer needs its `physical`.
+    PlatformWords(r"^[\s*>•-]*(?:\*\*)?physical\s+bare[- ]?metal(?:\s+(?:server|host|machine|node))?(?:\*\*)?\.?\s*$",
+                  "the user answers physical bare metal"),
     # A failure the user places in WSL (`can never get nvidia-smi to work under WSL`, corpus 1169; `I get this error
     # in WSL:`, corpus 1177): a WSL VM, WSL 2's unless it has no GPU at all, whose GPU does not work. The failure and
     # WSL in one clause: `cannot detect my GPU inside the container, but it works fine on WSL` (corpus 376) is none.

@@ -780,8 +780,11 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RCCL read the kernel command line and found no `iommu=pt`: with the IOMMU on, it translates the GPUs' DMA and "
         "their peer traffic, which ROCm documents as a cause of hangs on multi-GPU hosts", looks_only=IOMMU_SAID_OFF),
     # The driver could not boot the GPU's GSP firmware, so RmInitAdapter failed and the GPU is not usable
-    # (NVIDIA/open-gpu-kernel-modules#1230, #1058, #789). WPR2 already up: the GPU needs a reset first.
-    Symptom("gsp-boot-failed", re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm: unexpected WPR2 already up"),
+    # (NVIDIA/open-gpu-kernel-modules#1230, #1058, #789). WPR2 already up: the GPU needs a reset first. The open
+    # modules of R515-R525 end a failed GSP boot (its Booter or FWSEC step) with "kgspInitRm_IMPL: cannot bootstrap"
+    # (open-gpu-kernel-modules#673, corpus 1850).
+    Symptom("gsp-boot-failed", re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm: unexpected WPR2 already up"
+                                          r"|\bkgspInitRm_IMPL: cannot bootstrap"),
         "DRV-GSP-FIRMWARE", "high", GSP_BOOT_SOURCE,
         "the driver could not boot the GPU's GSP firmware, so it did not initialise the GPU", faults_gpu=True),
     # nvidia-installer built nvidia.ko and the kernel refused it (a host install, a GPU operator driver container):
@@ -1546,7 +1549,7 @@ def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
     """Symptom lines of the kernel log (and of lines read as one: UCC's `[1723337199.099229] [host:1382 :0]` prefix
     looks like dmesg's)."""
     log = ctx.fact("kernel_log", KernelLog)
-    if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "Open nvidia.ko", "not supported by open",
+    if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "kgsp", "Open nvidia.ko", "not supported by open",
                                        "[NV_ERR_", "RmInitAdapter", "nvidia-persiste", "TL_SHM ERROR")):
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))

@@ -211,7 +211,7 @@ _MONTH_NAMES = ("jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv\\.?|févr\
                 "set|ott|fev|out")
 _ISO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,6})?(?:Z|[+-]\d\d:?\d\d)"
 _NANO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
-_TAG_AHEAD = (r"(?:kernel: (?=\[)|(?=kernel: |" + DAEMON_TAG + r"(?:\s|$))|"  # kept: a kernel line's mark, a daemon's tag
+_TAG_AHEAD = (r"(?:kernel: ?(?=\[)|(?=kernel: |" + DAEMON_TAG + r"(?:\s|$))|"  # kept: a kernel line's mark, a daemon's tag
               r"(?P<tag>[^\s:\[\]|]+(?:\[\d+\])?):(?: |$))")  # any other program's tag goes: its output is what was pasted
 LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # 2023-10-19T14:25:03.801614288+08:00 stderr F I1019 06:25:03.801505       1 main.go:154] Starting FS watcher.
@@ -226,10 +226,21 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # 7月 15 17:26:48 b76d14397.cloud.et15 nv-hostengine[481761]: DCGM initialized
     # août 25 19:38:04 fujitsu kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  510.73.08 ... (a French locale)
     # 2月 06 14:10:03  ollama[29668]: time=... (the host name cut by the user, its two spaces left: corpus 1233); without
-    # a host, only a program's tag with its PID is one (`Aug 19 11:36:35  NVRM: Xid ...` keeps its kernel mark)
+    # a host, only a program's tag with its PID is one (`Aug 19 11:36:35  NVRM: Xid ...` keeps its kernel mark), or
+    # `kernel:` before dmesg's uptime (`Oct 14 18:41:49.056490 kernel:[   85.570347] [drm:gen8_de_irq_handler`, a Xen
+    # host's serial log)
     ("syslog / journal short", re.compile(
         rf"^(?i:{_MONTH_NAMES}|1[0-2]月|[1-9]月) {{1,2}}\d{{1,2}} "
-        rf"\d\d:\d\d:\d\d(?:\.\d{{1,9}})? (?:(?P<host><?[\w.-]+>?)|(?= [A-Za-z][\w.-]*\[\d+\]:)) {_TAG_AHEAD}")),
+        rf"\d\d:\d\d:\d\d(?:\.\d{{1,9}})? (?:(?:(?P<host><?[\w.-]+>?)|(?= [A-Za-z][\w.-]*\[\d+\]:)) |(?=kernel: ?\[)){_TAG_AHEAD}")),
+    # 2024-07-02 18:46:08.681559 kernel:[   21.766727] NVRM kgspExecuteBooterUnloadIfNeeded_TU102: ... (a syslog
+    # forwarder's date with a space, its host optional, `kernel:` glued to the uptime: corpus 1850). Only a kernel
+    # line's: a program's tag after such a date stays (`2024-07-02 18:46:08,123 root: ...` is Python logging's line).
+    ("syslog date", re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?: ?(?:Z|[+-]\d\d:?\d\d))? "
+                               r"(?:(?P<host><?[\w.-]+>?) )?(?:kernel: ?(?=\[)|(?=kernel: ))")),
+    # Message from syslogd@DebianServer at Dec 30 22:23:10 ...
+    #  kernel:[ 3648.883001] CPU: 0 PID: 1965 Comm: Xorg Not tainted 3.16.0-4-686-pae #1 Debian 3.16.7-ckt11-1+deb8u3
+    # (syslogd's broadcast of an emergency kernel line to the terminals: its mark glued to dmesg's uptime)
+    ("syslogd broadcast", re.compile(r"^\s*kernel: ?(?=\[\s*\d+\.\d+\])")),
     # 2024-11-20T14:37:16.307700574Z     shard_uds_path: "…",  (a TGI launcher argument, its path elided)
     ("docker logs -t", re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7,9}(?:Z|[+-]\d\d:\d\d)(?: |$)")),
     # ollama  | time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"
@@ -246,7 +257,8 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # stay for their readers, as in the journal forms).
     ("journal tag", re.compile(r"^(?!" + DAEMON_TAG + r")(?P<tag>[A-Za-z][\w.-]*\[\d+\]):(?: |$)")),
 )
-_CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _DOCKER_TIME, _COMPOSE, _PY_LOGGING, _RAY_WORKER, _BARE_TAG = (
+_CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _SYSLOG_DATE, _SYSLOG_WALL, _DOCKER_TIME, _COMPOSE, _PY_LOGGING, _RAY_WORKER, \
+    _BARE_TAG = (
     pattern for _, pattern in LOG_PREFIXES)
 # The first three letters of each name: the cheap test before the pattern.
 _MONTHS = frozenset(name[:3].lower() for name in _MONTH_NAMES.replace("\\.?", "").replace("\\.", "").split("|"))
@@ -257,6 +269,8 @@ def _log_prefix(line: str) -> re.Match[str] | None:
     if line[:1].isdigit():
         if line[4:5] == "-" and line[10:11] == "T":
             return _CRI.match(line) or _JOURNAL_ISO.match(line) or _DOCKER_TIME.match(line)
+        if line[4:5] == "-" and line[10:11] == " ":
+            return _SYSLOG_DATE.match(line)
         if "月" in line[:3]:
             return _SYSLOG.match(line)
     elif line[:3].lower() in _MONTHS:
@@ -265,6 +279,8 @@ def _log_prefix(line: str) -> re.Match[str] | None:
         return _PY_LOGGING.match(line)
     elif line[:1] == "(" and "pid=" in line[:64]:
         return _RAY_WORKER.match(line)
+    elif line.lstrip(" ")[:7] == "kernel:":
+        return _SYSLOG_WALL.match(line)
     head = line[:64]
     if ": kern: " in head or ": user: " in head:
         return _TALOS.match(line)
@@ -447,7 +463,7 @@ def view(text: str) -> PasteView:
                                                     or ": kern: " in line[:64] or ": user: " in line[:64]
                                                     or "]: " in line[:64] or line.endswith("]:")
                                                     or (first in "DIWEC" and ":" in line[4:9]))) \
-                or (first == "(" and "pid=" in line[:64]):
+                or (first == "(" and "pid=" in line[:64]) or line.lstrip(" ")[:7] == "kernel:":
             following = raw[n + 1] if n + 1 < len(raw) else ""
             if following[:1] == ">" or following[:1] == " ":
                 following = _QUOTE.sub("", following, count=1)

@@ -227,19 +227,22 @@ _DMESG_LINE = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\[\s*[+-]\d+\.\d+\]|\[\w{3}\s\w{
 # The mark a journal line keeps once its log prefix is off (`_paste.LOG_PREFIXES`): not part of the message.
 _KERNEL_MARK = "kernel: "
 # Kernel-log lines known by their payload, whatever the prefix (journalctl -k, kern.log, a node log, the
-# driver's own continuation lines): the NVIDIA driver, AER, the IOMMUs, the boot banner.
+# driver's own continuation lines): the NVIDIA driver, AER, the IOMMUs, the boot banner. The open modules of
+# R515-R525 print their function's name after `NVRM` with no colon (`NVRM kgspInitRm_IMPL: cannot bootstrap`, corpus
+# 1850; `NVRM cpuidInfoAMD: Unrecognized AMD processor`, open-gpu-kernel-modules#120). `NVRM version: ` is
+# /proc/driver/nvidia/version's line, not the kernel log's.
 # The module loader's own lines too (kernel/module: `nvidia: loading out-of-tree module taints kernel.`, `nvidia_peermem:
 # module license 'Linux-OpenIB' taints kernel.`, newer kernels' `nvidia: module license taints kernel.`, `nvidia: module
 # verification failed: signature and/or required key missing - tainting kernel`, `nvidia: Unknown symbol ... (err -2)`,
 # `nvidia: disagrees about version of symbol ...`), pasted bare (corpus 1561): the module's name, then words only the
 # kernel prints, to the end of the line.
-_KERNEL_PAYLOAD = re.compile(r"\bNVRM: |\bAER: |PCIe Bus Error: |\bDMAR: |\bAMD-Vi: |^\s*(?:\S+\s+)?Linux version \d"
+_KERNEL_PAYLOAD = re.compile(r"\bNVRM(?: (?!version:)[A-Za-z_]\w*)?: |\bAER: |PCIe Bus Error: |\bDMAR: |\bAMD-Vi: |^\s*(?:\S+\s+)?Linux version \d"
                              r"|^\s*[\w-]+: (?:loading out-of-tree module taints kernel\.|module license (?:'[^']*' )?taints kernel\."
                              r"|module verification failed: signature and/or required key missing - tainting kernel"
                              r"|Unknown symbol \S+ \(err -?\d+\)|disagrees about version of symbol \S+)\s*$")
 
 
-_PAYLOAD_TOKENS = ("NVRM: ", "AER: ", "PCIe Bus Error: ", "DMAR: ", "AMD-Vi: ", "Linux version ", " taints kernel.",
+_PAYLOAD_TOKENS = ("NVRM", "AER: ", "PCIe Bus Error: ", "DMAR: ", "AMD-Vi: ", "Linux version ", " taints kernel.",
                    "tainting kernel", ": Unknown symbol ", ": disagrees about version of symbol ")
 
 
