@@ -210,8 +210,8 @@ def headed_value(lines: list[str], i: int) -> str:
 
 # An issue form's heading (GitHub renders each field of a `.github/ISSUE_TEMPLATE/*.yml` form as `### <label>`, the
 # answer under it after a blank line): `### Kernel Release` (NVIDIA/open-gpu-kernel-modules' bug form), `### GPU` and
-# `### Ollama version` (ollama's).
-_FORM_HEADING = re.compile(r"^#{2,4}\s+([A-Za-z][\w ./()-]{0,40}?)\s*$")
+# `### Ollama version` (ollama's). A label may hold a colon: `### Hardware: GPU` (the open kernel modules' bug form).
+_FORM_HEADING = re.compile(r"^#{2,4}\s+([A-Za-z][\w ./():-]{0,40}?)\s*$")
 
 
 def form_answer(lines: list[str], i: int) -> tuple[str, str, int]:

@@ -69,16 +69,26 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "i'm using", "jetson")
 
 
+# The labels of an issue form's GPU field: `### GPU` (ollama's bug report form), `### Hardware: GPU`
+# (NVIDIA/open-gpu-kernel-modules' bug form, .github/ISSUE_TEMPLATE/bug_report.yml).
+FORM_GPU_LABELS = frozenset({"GPU", "Hardware: GPU"})
+
+
 def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
-    """The `GPU: <answer>` an issue form's GPU heading on line i (`### GPU`, ollama's bug report form) and its short
-    answer under it (evidence.form_answer, at most 40 characters) state together, and the answer's line; ("", i)
-    where line i is no such heading.
+    """The `GPU: <answer>` an issue form's GPU heading on line i (FORM_GPU_LABELS) and its short answer under it
+    (evidence.form_answer, at most 40 characters) state together, and the answer's line; ("", i) where line i is no
+    such heading, or the answer is itself evidence (`GPU 0: NVIDIA GeForce RTX 3060`, an `nvidia-smi -L` line: its own
+    reader's).
 
     >>> form_gpu_answer(["### GPU", "", "AMD", "", "### CPU"], 0)
     ('GPU: AMD', 2)
+    >>> form_gpu_answer(["### Hardware: GPU", "", "NVIDIA GeForce RTX 3080"], 0)
+    ('GPU: NVIDIA GeForce RTX 3080', 2)
     """
     label, answer, at = form_answer(lines, i)
-    return (f"GPU: {answer}", at) if label == "GPU" and len(answer) <= 40 else ("", i)
+    if label not in FORM_GPU_LABELS or len(answer) > 40 or is_evidence(lines[at]):
+        return "", i
+    return f"GPU: {answer}", at
 
 
 def _form_evidence(lines: list[str], i: int) -> tuple[int, str]:
