@@ -90,6 +90,7 @@ from stackaudit.gputable import (
     UnknownGpuError,
     brand_family,
     by_pci_device_id,
+    capability_name,
     exact_name,
     lookup,
     nominal_memory_gib,
@@ -989,13 +990,18 @@ _OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]
 # cuDeviceGetName and cuMemGetInfo): `msg="updating cuda memory data" gpu=GPU-… name="NVIDIA A40-8Q" overhead="0 B"
 # before.total="7.8 GiB" before.free="2.0 GiB" now.total="7.8 GiB" now.free="7.5 GiB" now.used="385.8 MiB"`.
 _OLLAMA_MEMORY_DATA = re.compile(r'msg="updating cuda memory data" gpu=(\S+) name="([^"]+)"')
+# The same `inference compute` line with its compute capability where the paste cuts it before the name's closing quote
+# (`... library=cuda compute=8.6 driver=12.4 name="`, corpus 1845): the GPU is named by its capability
+# (gputable.capability_name), which gives its architecture.
+_OLLAMA_CAPABILITY = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]*"?)? library=(?:cuda|CUDA)\b'
+                                r'(?: variant=\S+)? compute=(\d{1,2}\.\d)\b')
 _OLLAMA_NOW = re.compile(r'\bbefore\.free="(?P<before>[\d.]+) (?P<bu>[MG]iB)" now\.total="(?P<total>[\d.]+) (?P<tu>[MG]iB)" '
                          r'now\.free="(?P<free>[\d.]+) (?P<fu>[MG]iB)" now\.used=')
 
 
 def parse_ollama_gpus(text: str) -> GpuInventory:
     """The NVIDIA GPUs ollama's `inference compute` lines name (else its debug log's `updating cuda memory data`
-    lines), one per GPU UUID, in the order printed.
+    lines, else the compute capability of a line whose name is cut), one per GPU UUID, in the order printed.
 
     ollama prints one line per GPU it found at each start; a pasted excerpt may leave GPUs out, so
     its count is a lower bound. The index is the order printed, as collect_env's is.
@@ -1003,6 +1009,8 @@ def parse_ollama_gpus(text: str) -> GpuInventory:
     names: dict[str, str] = {}
     for m in (*_OLLAMA_GPU.finditer(text), *_OLLAMA_MEMORY_DATA.finditer(text)):
         names.setdefault(m.group(1), m.group(2))
+    for m in _OLLAMA_CAPABILITY.finditer(text):  # a line whose name is cut: the GPU by its capability
+        names.setdefault(m.group(1), capability_name(m.group(2)))
     if not names:
         raise ParseError('no ollama `msg="inference compute" ... library=cuda` or `updating cuda memory data` line')
     records = tuple(GpuRecord(i, "", name, None, (OLLAMA_TITLE,)) for i, name in enumerate(names.values()))
