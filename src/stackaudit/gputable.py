@@ -269,7 +269,7 @@ def sold_bridged(names: Collection[str], table: GpuTable | None = None) -> bool:
 def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
     """Whether a GPU model may sit on an NVSwitch fabric: its table row's NVLink kind (a cut name's rows', where they
     agree), else its product family's
-    NVLink expectation ("all-pairs" baseboards, "trays" racks), else False for a name whose model words imply no NVLink
+    NVLink expectation ("all-pairs" baseboards, "trays" racks), else False for a Jetson (JETSON), a name whose model words imply no NVLink
     (nvlink_links_of) or a compute capability no NVSwitch board carries (NO_NVSWITCH_CAPABILITIES); None for a name
     none of them knows.
 
@@ -286,8 +286,9 @@ def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
     family = family_of(name, table)
     if family is not None:
         return family.nvlink in ("all-pairs", "trays")
-    # A name whose model words imply an architecture before NVLink, or a capability no NVSwitch board carries.
-    if capability_of(name) in NO_NVSWITCH_CAPABILITIES or nvlink_links_of(name, table) == 0:
+    # A Jetson module's integrated GPU, a name whose model words imply an architecture before NVLink, or a capability no
+    # NVSwitch board carries.
+    if JETSON.search(name) or capability_of(name) in NO_NVSWITCH_CAPABILITIES or nvlink_links_of(name, table) == 0:
         return False
     return None
 
@@ -317,8 +318,14 @@ MIG_PARTS: dict[str, str] = {"Ampere": r"\bA(?:100|30|800)\b", "Ada Lovelace": "
 # guide (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html) lists none of them; Jetson AGX
 # Thor (Blackwell) is left out, as its GPU has MIG (https://developer.nvidia.com/blog/introducing-nvidia-jetson-thor-the-
 # ultimate-platform-for-physical-ai/).
+# The platform's words where no line names the module (facts/gpus.jetson_module): an L4T release before Thor's R38, or
+# Tegra's NvRmMem memory manager of the nvgpu driver, which Thor does not run; CUDA names the Nano's and TX2's GPUs
+# `NVIDIA Tegra X1` and `NVIDIA Tegra X2`.
 JETSON_WITHOUT_MIG = re.compile(r"\bJetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|TX[12]|Xavier|Orin)\b|^(?:NVIDIA\s+)?"
-                                r"(?:Orin|Xavier)\b", re.I)
+                                r"(?:Orin|Xavier)\b|\bJetson, (?:L4T R(?:2\d|3[0-7])\.|Tegra's NvRmMem\b)"
+                                r"|\bTegra X[12]\b", re.I)
+# Any Jetson module, Thor too: an SoC's integrated GPU, on no NVSwitch.
+JETSON = re.compile(r"\bJetson\b|\bTegra X[12]\b", re.I)
 
 
 def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
@@ -446,7 +453,10 @@ def capability_name(capability: str) -> str:
     >>> capability_name("8.6"), capability_of(capability_name("8.6")), has_mig(capability_name("8.6"))
     ('GPU of compute capability 8.6', '8.6', False)
     """
-    return f"GPU of compute capability {capability}"
+    return f"{CAPABILITY_NAME}{capability}"
+
+
+CAPABILITY_NAME = "GPU of compute capability "  # capability_name's words before the capability
 
 
 # Compute capabilities of which no part sits on an NVSwitch fabric: NVSwitch boards carry SXM modules of compute
