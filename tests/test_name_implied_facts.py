@@ -306,7 +306,9 @@ def test_a_report_of_baseboard_models_leaves_fabric_manager_unknown(capture: str
     ("NVIDIA H100 80GB HBM3", True), ("Tesla P40", False), ("NVIDIA GeForce RTX 3060", False),
     # The V100 SXM2 row joins its modules by direct NVLinks (no NVSwitch); the SXM3 module, which has no row, is the
     # NVSwitch board's (DGX-2), and its `-SXM` family says so.
-    ("NVIDIA GB300", True), ("Tesla V100-SXM2-32GB", False), ("Tesla V100-SXM3-32GB", True), ("Tesla K40c", None),
+    ("NVIDIA GB300", True), ("Tesla V100-SXM2-32GB", False), ("Tesla V100-SXM3-32GB", True),
+    # A Kepler card predates NVLink, so no NVSwitch (gputable.PRE_NVLINK); a name nothing knows stays open.
+    ("Tesla K40c", False), ("NVIDIA Accelerator X9", None),
 ])
 def test_on_nvswitch_from_the_row_else_the_family(name: str, switch: bool | None) -> None:
     assert on_nvswitch(name) is switch

@@ -269,7 +269,9 @@ def sold_bridged(names: Collection[str], table: GpuTable | None = None) -> bool:
 def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
     """Whether a GPU model may sit on an NVSwitch fabric: its table row's NVLink kind (a cut name's rows', where they
     agree), else its product family's
-    NVLink expectation ("all-pairs" baseboards, "trays" racks); None for a name neither knows.
+    NVLink expectation ("all-pairs" baseboards, "trays" racks), else False for a Jetson (JETSON), a name whose model words imply no NVLink
+    (nvlink_links_of) or a compute capability no NVSwitch board carries (NO_NVSWITCH_CAPABILITIES); None for a name
+    none of them knows.
 
     False is the claim that matters (PCIe cards and bridged pairs need no Fabric Manager); an SXM module says True
     although some boards join their GPUs without a switch."""
@@ -282,7 +284,13 @@ def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
     if switch is not None:
         return switch
     family = family_of(name, table)
-    return None if family is None else family.nvlink in ("all-pairs", "trays")
+    if family is not None:
+        return family.nvlink in ("all-pairs", "trays")
+    # A Jetson module's integrated GPU, a name whose model words imply an architecture before NVLink, or a capability no
+    # NVSwitch board carries.
+    if JETSON.search(name) or capability_of(name) in NO_NVSWITCH_CAPABILITIES or nvlink_links_of(name, table) == 0:
+        return False
+    return None
 
 
 def nvlink_links_of(name: str, table: GpuTable | None = None) -> int | None:
@@ -310,8 +318,14 @@ MIG_PARTS: dict[str, str] = {"Ampere": r"\bA(?:100|30|800)\b", "Ada Lovelace": "
 # guide (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html) lists none of them; Jetson AGX
 # Thor (Blackwell) is left out, as its GPU has MIG (https://developer.nvidia.com/blog/introducing-nvidia-jetson-thor-the-
 # ultimate-platform-for-physical-ai/).
+# The platform's words where no line names the module (facts/gpus.jetson_module): an L4T release before Thor's R38, or
+# Tegra's NvRmMem memory manager of the nvgpu driver, which Thor does not run; CUDA names the Nano's and TX2's GPUs
+# `NVIDIA Tegra X1` and `NVIDIA Tegra X2`.
 JETSON_WITHOUT_MIG = re.compile(r"\bJetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|TX[12]|Xavier|Orin)\b|^(?:NVIDIA\s+)?"
-                                r"(?:Orin|Xavier)\b", re.I)
+                                r"(?:Orin|Xavier)\b|\bJetson, (?:L4T R(?:2\d|3[0-7])\.|Tegra's NvRmMem\b)"
+                                r"|\bTegra X[12]\b", re.I)
+# Any Jetson module, Thor too: an SoC's integrated GPU, on no NVSwitch.
+JETSON = re.compile(r"\bJetson\b|\bTegra X[12]\b", re.I)
 
 
 def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
@@ -415,7 +429,41 @@ _ARCH_WORDS = (
     (re.compile(r"\bG?H(?:20|100|200|800)\b", re.I), "Hopper", ""),
     # The nvidia-smi table cuts every RTX PRO Blackwell name after `Blac` (`NVIDIA RTX PRO 4500 Blac...`, CUT_MARKS).
     (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blac(?:kwell\b|\.\.\.|…)", re.I), "Blackwell", "12.0"),
+    # A GPU named by its compute capability alone (CAPABILITY_NAME: ollama's `inference compute` line whose name the
+    # paste cuts). Each capability below is one architecture's (https://developer.nvidia.com/cuda-gpus): 3.x Kepler,
+    # 5.x Maxwell, 6.x Pascal, 7.0 and 7.2 Volta, 7.5 Turing, 8.6 and 8.7 Ampere's GA10x and Orin parts, 8.9 Ada
+    # Lovelace. 8.0 (A100, A30), 9.0, 10.x, 11.0 and 12.x are left out: each holds MIG parts beside parts without.
+    (re.compile(r"\bcompute capability 3\.\d\b"), "Kepler", ""),
+    (re.compile(r"\bcompute capability 5\.\d\b"), "Maxwell", ""),
+    (re.compile(r"\bcompute capability 6\.0\b"), "Pascal", "6.0"),
+    (re.compile(r"\bcompute capability 6\.1\b"), "Pascal", "6.1"),
+    (re.compile(r"\bcompute capability 7\.0\b"), "Volta", "7.0"),
+    (re.compile(r"\bcompute capability 7\.2\b"), "Volta", "7.2"),
+    (re.compile(r"\bcompute capability 7\.5\b"), "Turing", "7.5"),
+    (re.compile(r"\bcompute capability 8\.6\b"), "Ampere", "8.6"),
+    (re.compile(r"\bcompute capability 8\.7\b"), "Ampere", "8.7"),
+    (re.compile(r"\bcompute capability 8\.9\b"), "Ada Lovelace", "8.9"),
 )
+
+
+def capability_name(capability: str) -> str:
+    """The model words of a GPU a source names by its compute capability alone (ollama's `compute=8.6` with its name
+    cut), which _ARCH_WORDS reads.
+
+    >>> capability_name("8.6"), capability_of(capability_name("8.6")), has_mig(capability_name("8.6"))
+    ('GPU of compute capability 8.6', '8.6', False)
+    """
+    return f"{CAPABILITY_NAME}{capability}"
+
+
+CAPABILITY_NAME = "GPU of compute capability "  # capability_name's words before the capability
+
+
+# Compute capabilities of which no part sits on an NVSwitch fabric: NVSwitch boards carry SXM modules of compute
+# capability 7.0 (V100 on HGX-2), 8.0, 9.0 and 10.x only. Pascal's SXM2 P100 (6.0) joins a DGX-1's GPUs by direct
+# NVLinks, with no switch; Turing (7.5), the GA10x parts (8.6), Jetson's Xavier (7.2) and Orin (8.7), and Ada Lovelace
+# (8.9) are PCIe cards or modules (https://developer.nvidia.com/cuda-gpus; https://www.nvidia.com/en-us/data-center/nvlink/).
+NO_NVSWITCH_CAPABILITIES = frozenset({"6.0", "6.1", "6.2", "7.2", "7.5", "8.6", "8.7", "8.9"})
 # Architectures whose every CUDA GPU has the same compute capability (https://developer.nvidia.com/cuda-gpus): a model
 # the table has no row for, named into one of them (_ARCH_WORDS), has that capability. Turing is 7.5 throughout, Ada
 # Lovelace 8.9, Hopper 9.0 (one chip, GH100, in H100, H200, H800, H20 and GH200); Pascal (6.0/6.1), Ampere

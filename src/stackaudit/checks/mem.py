@@ -57,7 +57,13 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import driver_without_mig, family_of, nominal_memory_gib, without_mig
+from stackaudit.gputable import (
+    CAPABILITY_NAME,
+    driver_without_mig,
+    family_of,
+    nominal_memory_gib,
+    without_mig,
+)
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -278,9 +284,10 @@ _MIG_DEVICE_NAME = re.compile(r"\bMIG\b")
 
 
 def _whole_by_cuda(record: GpuRecord) -> bool:
-    """Whether a CUDA device list (CUDA_DEVICE_LISTS) names this GPU by its product, not as a MIG instance."""
+    """Whether a CUDA device list (CUDA_DEVICE_LISTS) names this GPU by its product, not as a MIG instance. A GPU named
+    by its compute capability alone (gputable.CAPABILITY_NAME: the list's name is cut) shows no name to tell."""
     return bool(record.model) and not _MIG_DEVICE_NAME.search(record.model) \
-        and any(s in CUDA_DEVICE_LISTS for s in record.shown_by)
+        and not record.model.startswith(CAPABILITY_NAME) and any(s in CUDA_DEVICE_LISTS for s in record.shown_by)
 
 
 def _mig_from_models(gpus: GpuInventory | None) -> Outcome:

@@ -90,6 +90,7 @@ from stackaudit.gputable import (
     UnknownGpuError,
     brand_family,
     by_pci_device_id,
+    capability_name,
     exact_name,
     lookup,
     nominal_memory_gib,
@@ -989,13 +990,18 @@ _OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]
 # cuDeviceGetName and cuMemGetInfo): `msg="updating cuda memory data" gpu=GPU-… name="NVIDIA A40-8Q" overhead="0 B"
 # before.total="7.8 GiB" before.free="2.0 GiB" now.total="7.8 GiB" now.free="7.5 GiB" now.used="385.8 MiB"`.
 _OLLAMA_MEMORY_DATA = re.compile(r'msg="updating cuda memory data" gpu=(\S+) name="([^"]+)"')
+# The same `inference compute` line with its compute capability where the paste cuts it before the name's closing quote
+# (`... library=cuda compute=8.6 driver=12.4 name="`, corpus 1845): the GPU is named by its capability
+# (gputable.capability_name), which gives its architecture.
+_OLLAMA_CAPABILITY = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]*"?)? library=(?:cuda|CUDA)\b'
+                                r'(?: variant=\S+)? compute=(\d{1,2}\.\d)\b')
 _OLLAMA_NOW = re.compile(r'\bbefore\.free="(?P<before>[\d.]+) (?P<bu>[MG]iB)" now\.total="(?P<total>[\d.]+) (?P<tu>[MG]iB)" '
                          r'now\.free="(?P<free>[\d.]+) (?P<fu>[MG]iB)" now\.used=')
 
 
 def parse_ollama_gpus(text: str) -> GpuInventory:
     """The NVIDIA GPUs ollama's `inference compute` lines name (else its debug log's `updating cuda memory data`
-    lines), one per GPU UUID, in the order printed.
+    lines, else the compute capability of a line whose name is cut), one per GPU UUID, in the order printed.
 
     ollama prints one line per GPU it found at each start; a pasted excerpt may leave GPUs out, so
     its count is a lower bound. The index is the order printed, as collect_env's is.
@@ -1003,6 +1009,8 @@ def parse_ollama_gpus(text: str) -> GpuInventory:
     names: dict[str, str] = {}
     for m in (*_OLLAMA_GPU.finditer(text), *_OLLAMA_MEMORY_DATA.finditer(text)):
         names.setdefault(m.group(1), m.group(2))
+    for m in _OLLAMA_CAPABILITY.finditer(text):  # a line whose name is cut: the GPU by its capability
+        names.setdefault(m.group(1), capability_name(m.group(2)))
     if not names:
         raise ParseError('no ollama `msg="inference compute" ... library=cuda` or `updating cuda memory data` line')
     records = tuple(GpuRecord(i, "", name, None, (OLLAMA_TITLE,)) for i, name in enumerate(names.values()))
@@ -1077,7 +1085,8 @@ def gpus_from_query_rows(text: str) -> GpuInventory:
 @parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=55)
 def gpus_from_ollama(text: str) -> GpuInventory:
     """The GPUs ollama's pasted `inference compute` lines name: product name; else those PyTorch's capability
-    warnings name (parse_torch_warned_gpus), each a GPU that CUDA listed.
+    warnings name (parse_torch_warned_gpus), each a GPU that CUDA listed; else a Jetson's one integrated GPU by its
+    platform lines (parse_jetson_gpus: Tegra's NvRmMem lines in an engine's journal).
 
     Input (tests/data/captures/244, two of its four GPUs)::
 
@@ -1091,7 +1100,11 @@ def gpus_from_ollama(text: str) -> GpuInventory:
     try:
         return parse_ollama_gpus(text)
     except ParseError:
+        pass
+    try:
         return parse_torch_warned_gpus(text)
+    except ParseError:
+        return parse_jetson_gpus(text)
 
 
 # The memory ollama found on each GPU at discovery: `total="7.9 GiB" available="7.8 GiB"` (MiB or GiB).
@@ -1824,14 +1837,66 @@ _JETSON_MODULE = re.compile(r"\bNVIDIA\s+(Jetson\s+(?:AGX\s+)?(?:Nano|TX[12]|Xav
                             re.I)
 
 
+# The Jetson platform where no line names the module: its L4T release (`AGX L4T: 35.2.1`, jtop's `Jetpack 4.5.1 [L4T
+# 32.5.2]`, `Jetson L4T R36.4.7`, /etc/nv_tegra_release's `# R35 (release), REVISION: 2.1`), or the Tegra memory manager
+# (NvRmMem) that CUDA and the 3D driver call on Jetson's nvgpu GPU driver (`NvRmMemInitNvmap failed with Permission
+# denied`, `****NvRmMemInit failed****`: ollama/ollama#1289, anduril/jetpack-nixos#118 on Orin, jetsonhacks/rootOnNVMe#28
+# on a TX2). Jetson AGX Thor (L4T R38, JetPack 7) runs the OpenRM driver of the discrete GPUs instead of nvgpu
+# (https://docs.nvidia.com/jetson/agx-thor-devkit/user-guide/latest/), so the NvRmMem lines name a module before it.
+# Named as the platform (JETSON_PLATFORM_WORDS), which gputable.JETSON_WITHOUT_MIG reads.
+_L4T_RELEASE = re.compile(r"\bL4T\b\W{0,3}R?(\d{2})\.(\d{1,2}(?:\.\d{1,2})?)\b|^# R(\d{2}) \(release\), REVISION: (\d{1,2}\.\d{1,2})\b")
+_NVRM_MEM = re.compile(r"\bNvRmMemInit(?:Nvmap)? failed\b")
+JETSON_PLATFORM_WORDS = ("NVIDIA Jetson, L4T R", "NVIDIA Jetson, Tegra's NvRmMem memory manager")
+
+
 def jetson_module(line: str) -> str:
-    """The Jetson module a line names (_JETSON_MODULE), as `NVIDIA Jetson Orin NX`; "" where it names none.
+    """The Jetson module a line names (_JETSON_MODULE), as `NVIDIA Jetson Orin NX`; else the Jetson platform its L4T
+    release names (_L4T_RELEASE: JETSON_PLATFORM_WORDS); "" where it names none.
 
     >>> jetson_module("Module: NVIDIA Jetson Orin NX(16GB ram)"), jetson_module("Hostname: jetson-desktop")
     ('NVIDIA Jetson Orin NX', '')
+    >>> jetson_module("AGX L4T: 35.2.1"), jetson_module("# R32 (release), REVISION: 7.4, GCID: 33514132, BOARD: t210ref")
+    ('NVIDIA Jetson, L4T R35.2.1', 'NVIDIA Jetson, L4T R32.7.4')
     """
     m = _JETSON_MODULE.search(line)
-    return f"NVIDIA {' '.join(m.group(1).split())}" if m else ""
+    if m:
+        return f"NVIDIA {' '.join(m.group(1).split())}"
+    release = _L4T_RELEASE.search(line)
+    if release:
+        major, rest = release.group(1) or release.group(3), release.group(2) or release.group(4)
+        return f"{JETSON_PLATFORM_WORDS[0]}{major}.{rest}"
+    return ""
+
+
+def jetson_platform(line: str) -> str:
+    """The Jetson a line names: its module or L4T release (jetson_module), else Tegra's memory manager failing in a
+    program's lines (nvrm_mem_line); "" where it names none.
+
+    >>> jetson_platform("NvRmMemInitNvmap failed with Permission denied")
+    "NVIDIA Jetson, Tegra's NvRmMem memory manager"
+    """
+    return jetson_module(line) or (JETSON_PLATFORM_WORDS[1] if nvrm_mem_line(line) else "")
+
+
+def nvrm_mem_line(line: str) -> bool:
+    """Whether a line is Tegra's memory manager failing on a Jetson (_NVRM_MEM), a line of evidence on its own."""
+    return "NvRmMem" in line and _NVRM_MEM.search(line) is not None
+
+
+JETSON_TITLE = "a Jetson's platform lines (L4T release, Tegra's NvRmMem)"
+
+
+def parse_jetson_gpus(text: str) -> GpuInventory:
+    """The one integrated GPU of the Jetson the lines name (jetson_platform), its module where a line names it, else
+    the first platform line's words; a module holds one GPU."""
+    named = [m for line in text.splitlines()[:MAX_JETSON_LINES] if (m := jetson_platform(line))]
+    if not named:
+        raise ParseError("no Jetson module, L4T release or NvRmMem line")
+    model = next((m for m in named if not m.startswith(JETSON_PLATFORM_WORDS)), named[0])
+    return GpuInventory(gpus=(GpuRecord(0, "", model, None, (JETSON_TITLE,)),), counts=((JETSON_TITLE, 1),))
+
+
+MAX_JETSON_LINES = 5000  # lines of one document read for a Jetson's platform lines
 
 
 def worded_model(line: str) -> str:
@@ -1869,6 +1934,8 @@ def parse_user_gpus(text: str) -> GpuInventory:
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
     models = {m for line in text.splitlines()
               if (m := listed_model(line) or owned_model(line) or worded_model(line) or jetson_module(line))}
+    # A Jetson's L4T release names the platform of the module another line names (jtop's `Module:` and `L4T:`): one GPU.
+    models = {m for m in models if not m.startswith(JETSON_PLATFORM_WORDS)} or models
     owned = {c for line in text.splitlines() if (c := owned_gpu_count(line)) is not None}
     if not said and len(owned) == 1 and len(models) <= 1:
         # A count without a model (`I have 2 NVIDIA cards`): the host's count, the model left to the listings (or to

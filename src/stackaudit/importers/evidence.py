@@ -53,7 +53,7 @@ from stackaudit.facts.cuda_ran import (
     runtime_in_line,
 )
 from stackaudit.facts.docker import tgi_info_line
-from stackaudit.facts.gpus import OTHER_GPU_NEEDLES, other_gpu_line, trtllm_ledger_span
+from stackaudit.facts.gpus import OTHER_GPU_NEEDLES, nvrm_mem_line, other_gpu_line, trtllm_ledger_span
 from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, dkms_installed, swap_summary
 from stackaudit.facts.nvidia import (
     HEADER_DRIVER_FIELD,
@@ -176,7 +176,8 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "| python", "|python", "python**",
             "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
             *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "| os", "|os", "operating system", "os version", "linux distro",
-            "## ")  # an issue form's heading (form_answer)
+            "## ",  # an issue form's heading (form_answer)
+            "nvrmmeminit")  # Tegra's memory manager on a Jetson (facts/gpus.nvrm_mem_line)
 
 
 def _daemon_line(line: str) -> bool:
@@ -210,8 +211,8 @@ def headed_value(lines: list[str], i: int) -> str:
 
 # An issue form's heading (GitHub renders each field of a `.github/ISSUE_TEMPLATE/*.yml` form as `### <label>`, the
 # answer under it after a blank line): `### Kernel Release` (NVIDIA/open-gpu-kernel-modules' bug form), `### GPU` and
-# `### Ollama version` (ollama's).
-_FORM_HEADING = re.compile(r"^#{2,4}\s+([A-Za-z][\w ./()-]{0,40}?)\s*$")
+# `### Ollama version` (ollama's). A label may hold a colon: `### Hardware: GPU` (the open kernel modules' bug form).
+_FORM_HEADING = re.compile(r"^#{2,4}\s+([A-Za-z][\w ./():-]{0,40}?)\s*$")
 
 
 def form_answer(lines: list[str], i: int) -> tuple[str, str, int]:
@@ -246,7 +247,7 @@ def is_evidence(line: str) -> bool:
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
                 or bool(ran_in_lines([line])) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
-                or bool(NGC_SHM_NOTE.search(line)))
+                or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "

@@ -66,19 +66,28 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "aarch64",
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got",
             "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance", "i use", "i am using",
-            "i'm using", "jetson")
+            "i'm using", "jetson", "l4t", "(release), revision")
+
+
+# The labels of an issue form's GPU field: `### GPU` (ollama's bug report form), `### Hardware: GPU`
+# (NVIDIA/open-gpu-kernel-modules' bug form, .github/ISSUE_TEMPLATE/bug_report.yml).
+FORM_GPU_LABELS = frozenset({"GPU", "Hardware: GPU"})
 
 
 def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
-    """The `GPU: <answer>` an issue form's GPU heading on line i (`### GPU`, ollama's bug report form) and its short
-    answer under it (evidence.form_answer, at most 40 characters) state together, and the answer's line; ("", i)
-    where line i is no such heading.
+    """The `GPU: <answer>` an issue form's GPU heading on line i (FORM_GPU_LABELS) and its short answer under it
+    (evidence.form_answer, at most 40 characters) state together, and the answer's line; ("", i) where line i is no
+    such heading.
 
     >>> form_gpu_answer(["### GPU", "", "AMD", "", "### CPU"], 0)
     ('GPU: AMD', 2)
+    >>> form_gpu_answer(["### Hardware: GPU", "", "NVIDIA GeForce RTX 3080"], 0)
+    ('GPU: NVIDIA GeForce RTX 3080', 2)
     """
     label, answer, at = form_answer(lines, i)
-    return (f"GPU: {answer}", at) if label == "GPU" and len(answer) <= 40 else ("", i)
+    if label not in FORM_GPU_LABELS or len(answer) > 40:
+        return "", i
+    return f"GPU: {answer}", at
 
 
 def _form_evidence(lines: list[str], i: int) -> tuple[int, str]:
