@@ -264,6 +264,9 @@ FLAT_AMBIGUOUS = {
     "1372-okd-vmware-vgpu-compute-server-unlicensed-gpu-alloc-throttled-after-minutes.txt":
         "the run is three lines of a vGPU licence block and no GPU section: read line by line it is `-q` with no GPU "
         "to parse, joined it is no `-q` at all; neither gives a GPU, and only the reason's words differ",
+    "1835-rtx-2060-open-515-gsp-missing-nvdec0-dmesg-then-proprietary-nvsmi-q-cut.txt":
+        "the run joins two stored pieces at a field name with no value (`CUDA Version`, line 23): joined, the name is "
+        "a word of the driver version before it, where the line end ends that value",
     "1343-4gb-gpu-host-docker-gpus-1-driver-error-failed-to-process-request-q-at-p8.txt":
         "the run starts inside PCIe Generation's block with its `Current : 1`: joined, nothing places the `Link "
         "Width` after it under a GPU's PCI section, where indentation does",
