@@ -138,8 +138,10 @@ VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING
 # followed by NCCL's `host:pid:tid [device] ` is NCCL's, not SGLang's, whatever program (nccl-tests, vLLM) runs it;
 # one followed by a lowercase level in brackets is electron-log's (`[2025-09-03 12:24:40.689] [info]  App starting...`,
 # the default format of an Electron app's log such as LM Studio's: lmstudio-ai/lmstudio-bug-tracker#966, #2190).
+# A paste whose writer cut the time off keeps the rank tag alone (`[TP0] Scheduler hit an exception:`, corpus 1839;
+# `[TP0] Capture draft extend cuda graph begin`, sgl-project/sglang#24481): the tag marks the line as SGLang's.
 SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
-                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] "
+                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+|(?:TP|DP|EP|PP|CP)\d+(?: (?:TP|DP|EP|PP|CP)\d+)*)\] "
                          r"(?!\S+:\d+:\d+ \[\d+\] |\[(?:info|warn|error|debug|verbose|silly)\]\s)")
 # SGLang's own lines in the datefmt its releases print since late 2024 (after sgl-project/sglang#612, July 2024, which
 # turned CUDA graphs on by default): the dated prefix with a rank tag, or before SGLang's own words (the date alone is
