@@ -382,9 +382,13 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             start, end = (i, i + 1) if command is not None else (start, end)
         if command is not None:
             shown = _ggml_shown(lines, start, first_ggml) if command.engine_shown_by_context else ""
+            rest = (shown and shown + "\n") + _config_shown(lines, command) + _triton_configs_shown(lines, command)
+            # A command the paste ends in, inside a block that never closes (recognition._cut_at_end: `--host 0.0.0.`,
+            # corpus 1830), may go on past what the paste shows: recorded with a `\\` after it (EngineCommand.cut).
             yield Found("engine command", start, end,
-                        document_appended(ENGINE_COMMAND.name, assignments + command.line + "\n" + (shown and shown + "\n")
-                                          + _config_shown(lines, command) + _triton_configs_shown(lines, command)))
+                        document_appended(ENGINE_COMMAND.name, assignments + command.line + "\n" + rest),
+                        cut=None if command.cut else document_appended(
+                            ENGINE_COMMAND.name, assignments + command.line + " \\\n" + rest))
             scan.skip(end)
             taken = end
 
