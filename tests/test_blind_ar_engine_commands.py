@@ -65,7 +65,11 @@ def test_sglang_serve_is_sglangs_command(text: str, tp: str) -> None:
 
 def test_sglang_serve_named_in_a_warning_or_a_sentence_is_no_command() -> None:
     # SGLang's own warning (its docs' notebook outputs): `Example: sglang serve --model-path <model> [options]`.
-    assert parse_command_line("      Example: sglang serve --model-path <model> [options]".strip()) is None
+    warning = ("/actions-runner/_work/sglang/sglang/python/sglang/launch_server.py:54: UserWarning: 'python -m "
+               "sglang.launch_server' is still supported, but 'sglang serve' is the recommended entrypoint.\n"
+               "  Example: sglang serve --model-path <model> [options]\n")
+    assert parse_command_line("Example: sglang serve --model-path <model> [options]") is None
+    assert _commands(warning) is None
     # Modelled: a sentence that names the program alone.
     assert _commands("After calling `sglang serve`, the server hangs.\n") is None
 
