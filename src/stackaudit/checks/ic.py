@@ -2135,7 +2135,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     its highest device is the host's last GPU; otherwise the run's group is not read.
     With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
     TP x PP of that count, a serving container given every GPU (`--gpus all`) whose arguments run TP x PP of them, or
-    a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES; with no engine shown, a
+    a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES; an engine whose build or
+    log gives TP x PP of that count, or a llama.cpp log with buffers on every GPU, where no command sets
+    CUDA_VISIBLE_DEVICES: corpus 1842, 1843; with no engine shown, a
     pasted test run whose ranks hold every GPU: corpus 758) has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
     two GPUs of one model (a whole count of 2, a count in the user's words such as `gpu=2` with no GPU listed
     included: corpus 1213): its group is both GPUs or it has none (corpus 997). Two models keep
@@ -2182,7 +2184,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         count = gpus.whole_count if gpus is not None else None
         by_tests = gpus is not None and bool(gpus.counts) and all(src == NCCL_TESTS_TITLE for src, _ in gpus.counts)
         if every := group_of_every_gpu(serving_engine, engine_commands, count, docker_containers,
-                                        nccl_test_runs, count_by_tests=by_tests):
+                                        nccl_test_runs, count_by_tests=by_tests, log=serving_log):
             judged = not_an_issue(f"the group spans every GPU of the host: {every}, so whatever sockets they sit on, "
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,

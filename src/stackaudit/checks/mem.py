@@ -345,7 +345,8 @@ def _mig_from_instances(setup: MigSetup, parallelism: Parallelism | None) -> Out
     references=("https://docs.rapids.ai/deployment/stable/guides/mig", MIG_GUIDE),
 )
 def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None, mig_setup: MigSetup | None = None,
-        gpus: GpuInventory | None = None, nvidia_driver: NvidiaDriver | None = None) -> Outcome:
+        gpus: GpuInventory | None = None, nvidia_driver: NvidiaDriver | None = None,
+        nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
     """Reads: per GPU, MIG mode current and pending (NVML nvmlDeviceGetMigMode, `nvidia-smi -q`),
     the MIG devices that exist, and the serving engine's tensor-parallel size.
 
@@ -384,10 +385,17 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
     an engine runs TP > 1, else not an issue; so do the user's words that the work runs on a MIG slice (`H100 40GB
     (using MIG)`, facts/mig_setup.stated_mig).
+    An nccl-tests header whose ranks run on two hosts or more shows each host's GPUs: the verdict from its names
+    covers the GPUs its rank lines name on every host, of the header's nGpus on each host shown (TestGroup.across_hosts,
+    corpus 1847).
     Where nothing above settles it, a driver before R450 (nvidia-smi's header, the kernel module's version) is not
     applicable whatever GPUs it drives: MIG starts with R450 and the A100 (gputable.driver_without_mig).
     """
     judged = _mig_shown(nvidia, parallelism, mig_setup, gpus)
+    apart = next((g.across_hosts for g in nccl_test_runs.groups if g.across_hosts[0]), None) \
+        if nccl_test_runs is not None and nvidia is None and judged.status == "ok" else None
+    if apart is not None:
+        judged = over_subjects(judged, apart[0], apart[1], ask="nvidia-smi -q")
     driver = (nvidia.driver_version if nvidia is not None else "") or (nvidia_driver.version if nvidia_driver else "")
     if judged.status == "unknown" and (why := driver_without_mig(driver)):
         return not_applicable(f"{why}: no GPU runs MIG under it")

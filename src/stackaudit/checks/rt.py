@@ -888,8 +888,8 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
                        hint="paste the engine's start-up log (the CUDA graph capture lines)")
     cut = [c for c in commands.commands if c.cut]
     if cut:
-        return unknown("no eager-mode flag on the pasted command line, but its last line ends in `\\`: the command goes "
-                       f"on past the paste, where a flag could turn CUDA graphs off (`{cut[0].quoted[-120:]}`)",
+        return unknown("no eager-mode flag on the pasted command line, but its last line ends in `\\` or the paste ends "
+                       f"inside it: the command goes on past the paste, where a flag could turn CUDA graphs off (`{cut[0].quoted[-120:]}`)",
                        hint="paste the whole command line")
     launched = [c for c in commands.commands if c.launcher_sets_graphs]
     versions = {c.engine: _engine_version(collect_env, c.engine, log, python_env) for c in commands.commands
@@ -2225,7 +2225,8 @@ INHERITED_NOFILE_FIX = advice(
     references=("https://github.com/vllm-project/vllm/issues/13719",),
 )
 def omp_threads(serving_processes: ServingProcesses | None = None, cpu: CpuInfo | None = None,
-                parallelism: Parallelism | None = None, serving_log: ServingLog | None = None) -> Outcome:
+                parallelism: Parallelism | None = None, serving_log: ServingLog | None = None,
+                engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: OMP_NUM_THREADS in /proc/<pid>/environ of the engine's workers (schedulers, engine
     core), the number of workers (processes, or the TP size), and the CPUs each may run on
     (`Cpus_allowed_list` in /proc/<pid>/status, else `lscpu`).
@@ -2240,11 +2241,17 @@ def omp_threads(serving_processes: ServingProcesses | None = None, cpu: CpuInfo 
     of the torch.distributed launcher (torchrun) shows the value it set in every rank from its warning
     ("Setting OMP_NUM_THREADS environment variable for each process to be 1"). vLLM's own "Reducing Torch
     parallelism from N threads to 1" shows the variable unset and 1 in each worker: `ok`, as unset is with the
-    processes (corpus 1653).
+    processes (corpus 1653). A pasted engine command that sets `OMP_NUM_THREADS=1` on its own line (corpus 1829)
+    gives its workers one OpenMP thread each: `ok`; a larger value there is left to the CPUs, which a command does
+    not show.
     """
     name = "OMP_NUM_THREADS"
     if serving_processes is None:
         launched = serving_log.launcher_omp if serving_log is not None else None
+        if launched is None and (on_line := _omp_on_command_lines(engine_commands)):
+            return ok(f"{name}=1 on the pasted engine command line: one OpenMP thread per worker cannot "
+                      f"oversubscribe the CPUs (`{on_line[:160]}`)", actual={"command line": "1"}, subjects=[name],
+                      evidence=[on_line])
         if launched is None or _int(launched[0]) != 1:
             return unknown("", needs="serving_processes")
         if VLLM_OMP_REDUCED in launched[1]:
@@ -2301,6 +2308,14 @@ def omp_threads(serving_processes: ServingProcesses | None = None, cpu: CpuInfo 
     if not values:
         return ok(f"{name} is not set: vLLM sets 1 in its workers itself{where}", actual=None)
     return ok(f"{name} within the CPUs available: {values}{where}", actual=values, evidence=evidence)
+
+
+def _omp_on_command_lines(commands: EngineCommands | None) -> str:
+    """The first pasted engine command whose own line sets OMP_NUM_THREADS, where every command that sets it sets 1
+    (a thread per worker); "" where none sets it or one sets another value."""
+    values = [(c, dict(c.env).get("OMP_NUM_THREADS")) for c in (commands.commands if commands is not None else ())]
+    set_on = [(c, v) for c, v in values if v is not None]
+    return set_on[0][0].quoted if set_on and all(_int(v) == 1 for _, v in set_on) else ""
 
 
 # --- RT-TRTLLM-ALLREDUCE ---------------------------------------------------------------------

@@ -74,9 +74,10 @@ _FEEDERS = frozenset(("echo", "printf", "cat"))
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
+                "llava-cli", "llama-mtmd-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher")
-COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
+COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repository|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
@@ -86,7 +87,7 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang/launch_server\.py\s|\bvllm
                           r"|\bbenchmark_(?:throughput|latency)\.py\s.*--(?:enforce-eager|gpu-memory-utilization|"
                           r"max-num-seqs|tensor-parallel-size)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
-                          r"|\btrtllm-build\b|\b(?:run|summarize)\.py\s.*--engine_dir\b|\bllama-(?:server|cli)\b"
+                          r"|\btrtllm-build\b|\b(?:run|summarize)\.py\s.*--engine_dir\b|\bllama-(?:server|cli|mtmd-cli)\b|\bllava-cli\b"
                           # TensorRT-LLM's C++ benchmarks of a built engine, and its builder before trtllm-build (0.8)
                           r"|\bgpt(?:Manager|Session)Benchmark\s.*--engine_dir\b"
                           r"|\bbuild\.py\s.*--(?:use_gpt_attention_plugin|use_gemm_plugin|use_inflight_batching|"
@@ -106,10 +107,16 @@ HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?
 # Engines a pasted command can start that run no PyTorch: llama.cpp's server runs its own ggml CUDA kernels and reads
 # none of vLLM's, SGLang's or TensorRT-LLM's flags. Not in facts/processes.classify: a live process list judges
 # itself, and the runtime checks read only the engines there.
-# llama-cli is its one-shot program on the same library (ggml-org/llama.cpp#9881 runs it on an A100).
+# llama-cli is its one-shot program on the same library (ggml-org/llama.cpp#9881 runs it on an A100). Its multimodal
+# programs take the same model and GPU options: `llava-cli` (its name from late 2023, `./llava-cli -m ... --mmproj ...`,
+# ggml-org/llama.cpp#4196), `llama-llava-cli` (after the rename of June 2024, ggml-org/llama.cpp#7809) and
+# `llama-mtmd-cli`, which replaced them in 2025 (`./build/bin/llama-mtmd-cli -hf ... --n_gpu_layers 99`,
+# ggml-org/llama.cpp#22790). llama-bench is not one of them: its options take lists (`-ngl 10,20`) and its `-ngl`
+# defaults to 99, so the readings of a program's flags below would misread it.
 # KoboldCpp (https://github.com/LostRuins/koboldcpp) is llama.cpp's library behind its own server, run as its binary or
 # as `python koboldcpp.py`.
-GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp": "llamacpp", "koboldcpp.py": "llamacpp"}
+GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp": "llamacpp", "koboldcpp.py": "llamacpp",
+                "llava-cli": "llamacpp", "llama-llava-cli": "llamacpp", "llama-mtmd-cli": "llamacpp"}
 # Hugging Face Text Generation Inference (TGI): its launcher starts one model server shard per GPU (`--num-shard`, else
 # every GPU it sees unless `--sharded false`) and the router in front of them; the shards run PyTorch and all-reduce
 # through torch.distributed's NCCL (https://huggingface.co/docs/text-generation-inference/reference/launcher). Not in
@@ -124,12 +131,14 @@ OLLAMA_SERVE = re.compile(r"(?:^|[\s/=])ollama(?:\.exe)?\s+serve\b(?!\s*-)")
 # The launcher's options alone that ask it about itself: `--env` prints the runtime environment, the answer TGI's issue
 # form asks for (corpus 246, 527, 746), `--version`, `--help`. Such a line names the program, not a served model.
 TGI_QUERIES = frozenset(("--env", "--version", "-V", "--help", "-h"))
-# llama.cpp's programs before their `llama-` prefix (ggml-org/llama.cpp#7809, June 2024): `./server` and `./main`.
+# llama.cpp's programs before their `llama-` prefix (ggml-org/llama.cpp#7809, June 2024): `./server` and `./main`, and
+# its LLaVA example's first name, `./llava` (October 2023, before `llava-cli`; corpus 1833, ggml-org/llama.cpp#3616):
+# LLaVA is a model's name too.
 # A name this generic is llama.cpp's only where the paste shows llama.cpp (GGML_SHOWN): the command's path or its
 # prompt's directory names it, or a line of the paste is ggml's own (`ggml_init_cublas: found 3 CUDA devices:`). A
 # csh prompt may stand glued to the path (`%./main -m ...`, corpus 1525).
-LEGACY_GGML_PROGRAMS = {"server": "llamacpp", "main": "llamacpp"}
-LEGACY_COMMAND = re.compile(r"(?:^|[\s$#>%])(?:[\w.~-]*/)+(?:server|main)\s+-")
+LEGACY_GGML_PROGRAMS = {"server": "llamacpp", "main": "llamacpp", "llava": "llamacpp"}
+LEGACY_COMMAND = re.compile(r"(?:^|[\s$#>%])(?:[\w.~-]*/)+(?:server|main|llava)\s+-")
 GGML_SHOWN = re.compile(r"llama\.cpp|\bggml_(?:cuda_init|init_cublas)\b", re.I)
 # TensorRT-LLM's engine builder: the command whose plugin flags (`--use_custom_all_reduce disable`, 0.9) the engine
 # that `run.py --engine_dir` later runs was built with; and the checkpoint conversion before it

@@ -331,7 +331,7 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
 
 def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None,
                        containers: DockerContainers | None = None, tests: NcclTestRuns | None = None,
-                       count_by_tests: bool = False) -> str:
+                       count_by_tests: bool = False, log: ServingLog | None = None) -> str:
     """Why the engine's GPU group is every GPU of the host, in words; "" where the source does not show that.
 
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
@@ -348,6 +348,11 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     header lists only the devices the run opened (nccl-tests takes devices 0 to nGpus - 1 of those CUDA sees), so
     the run holds every GPU only where a CUDA_VISIBLE_DEVICES on its line names them (corpus 758); `-g 2` alone on
     a host of unshown size settles nothing (corpus 1764).
+    With no command, process or container spec of the engine shown, the TP x PP a pasted log or the engine's build
+    gives (TensorRT-LLM's `convert_checkpoint.py --tp_size 4`, corpus 1842) is its group's size: `count` of them is
+    every GPU. A llama.cpp log whose buffers sit on each of CUDA0 to CUDA`count - 1` (ServingLog.ggml_cuda_devices:
+    `CUDA3 model buffer size`, corpus 1843) split its model over every GPU. Neither holds where a command shown sets
+    CUDA_VISIBLE_DEVICES (the devices it names may not be the host's `count`, corpus 996).
     """
     if count is None or count < 2:
         return ""
@@ -372,6 +377,16 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
             if tp is not None and tp * (pp or 1) == count:
                 return f"the container {c.label} runs TP {tp}" + (f" x PP {pp}" if pp else "") \
                     + f" on every GPU it is given (all of them), the host's {count}"
+    # A command that sets CUDA_VISIBLE_DEVICES names devices of its own, which may be more than `count` (corpus 996).
+    narrowed = any(c.env and "CUDA_VISIBLE_DEVICES" in dict(c.env) for c in (commands.commands if commands else ()))
+    if shown is None and engine.process is None and engine.container is None and engine.tp is not None \
+            and engine.tp * (engine.pp or 1) == count and not narrowed:
+        return f"the engine runs TP {engine.tp}" + (f" x PP {engine.pp}" if engine.pp else "") \
+            + f" as the paste's log or build gives it, on the host's {count} GPUs"
+    buffers = log.ggml_cuda_devices if log is not None else ()
+    if not narrowed and sorted(buffers) == sorted(f"CUDA{n}" for n in range(count)):
+        return f"llama.cpp allocated its buffers on {', '.join(buffers)} (`{log.ggml_cuda_line[:80] if log else ''}`" \
+            f"): every one of the host's {count} GPUs"
     split = next((c for c in (commands.commands if commands is not None else ()) if c.splits_over_every_gpu), None)
     if split is not None:
         mode = argv_value(split.argv, ("--split-mode", "-sm")) or "layer"

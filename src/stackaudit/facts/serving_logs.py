@@ -138,8 +138,10 @@ VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING
 # followed by NCCL's `host:pid:tid [device] ` is NCCL's, not SGLang's, whatever program (nccl-tests, vLLM) runs it;
 # one followed by a lowercase level in brackets is electron-log's (`[2025-09-03 12:24:40.689] [info]  App starting...`,
 # the default format of an Electron app's log such as LM Studio's: lmstudio-ai/lmstudio-bug-tracker#966, #2190).
+# A paste whose writer cut the time off keeps the rank tag alone (`[TP0] Scheduler hit an exception:`, corpus 1839;
+# `[TP0] Capture draft extend cuda graph begin`, sgl-project/sglang#24481): the tag marks the line as SGLang's.
 SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
-                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] "
+                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+|(?:TP|DP|EP|PP|CP)\d+(?: (?:TP|DP|EP|PP|CP)\d+)*)\] "
                          r"(?!\S+:\d+:\d+ \[\d+\] |\[(?:info|warn|error|debug|verbose|silly)\]\s)")
 # SGLang's own lines in the datefmt its releases print since late 2024 (after sgl-project/sglang#612, July 2024, which
 # turned CUDA graphs on by default): the dated prefix with a rank tag, or before SGLang's own words (the date alone is
@@ -309,8 +311,9 @@ GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval tim
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
-# CUDA0 KV buffer size`, `CUDA0 compute buffer size`): memory llama.cpp's CUDA backend allocated on a CUDA device.
-GGML_CUDA_BUFFER = re.compile(r"\b(CUDA\d+)(?: model| KV| compute)? buffer size =\s*[\d.]+ MiB")
+# CUDA0 KV buffer size`, `CUDA0 compute buffer size`): memory llama.cpp's CUDA backend allocated on a CUDA device. Its
+# row split puts a part of each matrix on every device (`CUDA3_Split model buffer size =   536.67 MiB`, corpus 1843).
+GGML_CUDA_BUFFER = re.compile(r"\b(CUDA\d+)(?:_Split)?(?: model| KV| compute)? buffer size =\s*[\d.]+ MiB")
 # The compute capabilities a llama.cpp (ggml) CUDA build carries code for, as its `system_info` line prints them
 # (ggml-cuda.cu: `__CUDA_ARCH_LIST__`, real and virtual alike): `CUDA : ARCHS = 750,800,860,890,900,1000,1200`, in
 # llama.cpp's own `system_info:` line and in a program's report of it (node-llama-cpp's systemInfo); ollama's runner
@@ -2315,6 +2318,16 @@ class TestGroup:
         rank 71, corpus 1407), or no host it names shows as many GPUs as one process of the run uses (corpus 1414)."""
         per_host = max(Counter(self.hosts).values(), default=0)
         return not self.whole and (not self.numbered or self.per_process > per_host)
+
+    @property
+    def across_hosts(self) -> tuple[tuple[str, ...], int | None]:
+        """The GPUs its rank lines show on two hosts or more, each as `HOST GPU D`, and the GPUs the run holds over
+        the hosts shown (each host's process takes the header's nGpus: `nThread 1 nGpus 8` on two hosts is 16, corpus
+        1847), None where no header states them; ((), None) for a run on one host."""
+        if len(set(self.hosts)) < 2 or len(self.hosts) != len(self.devices):
+            return (), None
+        shown = tuple(dict.fromkeys(f"{h} GPU {d}" for h, d in zip(self.hosts, self.devices, strict=True)))
+        return shown, len(set(self.hosts)) * self.per_process if self.per_process else None
 
     def gpus(self, count: int) -> tuple[int, ...] | None:
         """The nvidia-smi indices of the run's GPUs on a host of `count` GPUs, or None where the source does not

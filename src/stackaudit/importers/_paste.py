@@ -487,8 +487,11 @@ def view(text: str) -> PasteView:
         if "`" in line or "~" in line:
             fence = _FENCE_ONLY.match(line)
             if fence:
-                # A fence line stays, bare: recognisers end a run at it.
-                fence_indent = len(fence.group("indent")) if fence_indent < 0 else -1
+                # A fence line stays, bare: recognisers end a run at it. One with an info string (```bash) never
+                # closes a block (CommonMark): under one left open it opens the next (a copy that lost the close,
+                # corpus 1830), so the paste may end inside it.
+                opens = fence_indent < 0 or line.strip().lstrip("`~").strip() != ""
+                fence_indent = len(fence.group("indent")) if opens else -1
                 open_fence = len(lines) if fence_indent >= 0 else -1
                 if host:
                     hosts[len(lines)] = host

@@ -4,7 +4,7 @@ llama.cpp's `llama-server`, NVIDIA Dynamo's `dynamo run out=vllm`, Hugging Face 
 `NAME=value` assignments and continuation lines (`\\`, a batch file's `^`, PowerShell's backtick:
 facts/_parse.continued), above the line that names the engine too (`mpirun -n 4 \\` over
 `python3 ../run.py --engine_dir DIR`).
-llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where the paste shows llama.cpp: the line
+llama.cpp's programs of before 2024 (`./server`, `./main`, `./llava`) are read only where the paste shows llama.cpp: the line
 that shows it (the command's own, else a ggml line) is recorded after the command.
 
 A serving platform's log line that records the command it starts the engine with (GPUStack's `Run vllm with
@@ -275,6 +275,7 @@ def _terminal_wrapped(joined: str, next_line: str) -> bool:
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
+                   "llava", "llama-mtmd-cli",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
@@ -329,6 +330,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
                 and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low
+                and "llava" not in low and "mtmd-cli" not in low
                 and "dynamo" not in low and "convert_checkpoint" not in low and "build.py" not in low
                 and "text-generation-launcher" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
@@ -380,9 +382,13 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             start, end = (i, i + 1) if command is not None else (start, end)
         if command is not None:
             shown = _ggml_shown(lines, start, first_ggml) if command.engine_shown_by_context else ""
+            rest = (shown and shown + "\n") + _config_shown(lines, command) + _triton_configs_shown(lines, command)
+            # A command the paste ends in, inside a block that never closes (recognition._cut_at_end: `--host 0.0.0.`,
+            # corpus 1830), may go on past what the paste shows: recorded with a `\\` after it (EngineCommand.cut).
             yield Found("engine command", start, end,
-                        document_appended(ENGINE_COMMAND.name, assignments + command.line + "\n" + (shown and shown + "\n")
-                                          + _config_shown(lines, command) + _triton_configs_shown(lines, command)))
+                        document_appended(ENGINE_COMMAND.name, assignments + command.line + "\n" + rest),
+                        cut=None if command.cut else document_appended(
+                            ENGINE_COMMAND.name, assignments + command.line + " \\\n" + rest))
             scan.skip(end)
             taken = end
 
