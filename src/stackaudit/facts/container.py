@@ -595,15 +595,34 @@ _HOME_PYTHON = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)+bin/python[\d.]*$"
 _BUILT_THEN_RUN = re.compile(r"(?:^|[\s;&(])(?:make|cmake\s+--build)\b[^&;|]*&&\s*(?:[A-Za-z_]\w*=\S*\s+)*\./")
 
 
+# The user's words that they built the engine themselves (`I compiled `llama.cpp` with cuBLAS support`, corpus 1832;
+# `I built llama.cpp from source`): with its binary run by a relative path (`./main`) it is a build of their own,
+# run where it was built. A line that names a container (_NAMES_CONTAINER) is no such statement.
+STATED_BUILT = re.compile(r"\bI(?:\s+have|'ve)?\s+(?:re)?(?:compiled|built)\s+[`'\"*_]{0,2}[\w.-]+", re.I)
+
+
+def _stated_built(host: Host) -> str:
+    """The user's words that they compiled or built the engine themselves (STATED_BUILT), naming no container, or
+    ""."""
+    try:
+        text = host.doc(USER_ENGINES.name)
+    except NotCaptured:
+        return ""
+    return next((m.group(0) for line in text.splitlines()
+                 if (m := STATED_BUILT.search(line)) and not _NAMES_CONTAINER.search(line)), "")
+
+
 def _home_build_engine(ctx: FactContext) -> str:
     """The engine command run from a build tree in the user's home directory, from a Python environment there, or
-    built on its own line before it runs (`make -j && ./llama-server`), or ""."""
+    built on its own line before it runs (`make -j && ./llama-server`), or run by a relative path (`./main`) where the
+    user's words say they compiled it (STATED_BUILT), or ""."""
     commands = ctx.optional("engine_commands", EngineCommands)
     for command in commands.commands if commands is not None else ():
         if not command.argv or command.builds:
             continue
         if _HOME_BUILD.match(command.argv[0]) or _HOME_PYTHON.match(command.argv[0]) \
-                or (command.argv[0].startswith("./") and _BUILT_THEN_RUN.search(command.line)):
+                or (command.argv[0].startswith("./") and (_BUILT_THEN_RUN.search(command.line)
+                                                          or _stated_built(ctx.host))):
             return command.argv[0]
     return ""
 
