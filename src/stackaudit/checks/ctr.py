@@ -1009,7 +1009,8 @@ def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | N
     Traps: single-GPU serving is unaffected; the throughput impact is not measured publicly
     (severity low). `seccomp=unconfined` or `--privileged` also lift it.
     A container that only runs a GPU check or a wait (DockerContainer.diagnostic_only: `nvidia-smi`, a bare OS
-    image) starts no NCCL peers: not an issue.
+    image) starts no NCCL peers: not an issue. So is one whose pasted spec is cut before any GPU request (its
+    request may be in the part left out) and that only runs such a command (`sleep 100000`, corpus 1837).
     """
     if container.in_container:
         if container.kind not in _DOCKERISH:
@@ -1037,6 +1038,15 @@ def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | N
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to read")
     gpu = [c for c in docker_containers.containers if c.gpu_requested]
+    cut = [c for c in docker_containers.containers if c.origin and c.excerpt]
+    if not gpu and cut and all(c.diagnostic_only for c in docker_containers.containers):
+        # A cut spec may hold its GPU request in the part left out; what it runs is shown, and starts no NCCL peers.
+        labels = list(dict.fromkeys(c.label for c in cut))
+        return not_an_issue(f"the pasted spec of {', '.join(labels)} is cut, so a GPU request may be in the part left "
+                            "out, but it only runs a GPU check or a wait ("
+                            + "; ".join(" ".join(c.argv)[:60] or c.image for c in cut[:3])
+                            + "), not an engine: no NCCL peers whose NUMA calls seccomp could block",
+                            actual={c.label: " ".join(c.argv) or c.image for c in cut})
     if not gpu:
         return not_applicable("no Docker container with GPUs on this host")
     unlifted = [c for c in gpu if not c.cap_sys_nice and not c.seccomp_unconfined and c.gpu_count != 1]
@@ -2388,10 +2398,17 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
 
     Traps: on NVSwitch nodes every pair is NV#-class: placement does not matter. Switch-level
     placement (PIX/PXB vs NODE) needs `nvidia-smi topo -m` in the pod.
+    A pasted pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`)
+    runs on no node and holds no GPU: not applicable (corpus 1837).
     """
     if container.kind != "kubernetes":
-        pods = [c for c in docker_containers.containers if c.origin == ORIGIN_K8S and c.gpu_requested
-                ] if docker_containers else []
+        specs = [c for c in docker_containers.containers if c.origin == ORIGIN_K8S] if docker_containers else []
+        if specs and not container.in_container and all(c.unscheduled for c in specs):
+            # A pod the scheduler has not placed runs on no node: it holds no GPU whose placement could be judged.
+            return not_applicable("the pasted pod is not scheduled (PodScheduled False, or Pending with no node): "
+                                  "its containers (" + ", ".join(c.label for c in specs[:3]) + ") hold no GPU yet, "
+                                  "so no GPU set of theirs is placed across NUMA nodes")
+        pods = [c for c in specs if c.gpu_requested]
         if pods and not container.in_container and all(c.gpu_count == 1 for c in pods):
             # Each container's processes see only the GPU it asked for: one GPU has no peer to be placed against.
             return not_applicable("a pasted pod spec asks for one GPU per container (" + ", ".join(
