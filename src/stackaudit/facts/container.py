@@ -601,15 +601,23 @@ _BUILT_THEN_RUN = re.compile(r"(?:^|[\s;&(])(?:make|cmake\s+--build)\b[^&;|]*&&\
 STATED_BUILT = re.compile(r"\bI(?:\s+have|'ve)?\s+(?:re)?(?:compiled|built)\s+[`'\"*_]{0,2}[\w.-]+", re.I)
 
 
+# A build typed at a shell prompt (`llama.cpp$ LLAMA_CUBLAS=1 make -j 16`, ggml-org/llama.cpp#1283), after the
+# variables it reads.
+_TYPED_BUILD = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:make|cmake\s+--build)\b")
+
+
 def _stated_built(host: Host) -> str:
-    """The user's words that they compiled or built the engine themselves (STATED_BUILT), naming no container, or
-    ""."""
+    """The user's words that they compiled or built the engine themselves (STATED_BUILT), naming no container, or a
+    build typed at a shell prompt whose host is not a container's, where no command typed at a prompt names one
+    (_prompts_off_container), or ""."""
     try:
         text = host.doc(USER_ENGINES.name)
     except NotCaptured:
-        return ""
-    return next((m.group(0) for line in text.splitlines()
+        text = ""
+    said = next((m.group(0) for line in text.splitlines()
                  if (m := STATED_BUILT.search(line)) and not _NAMES_CONTAINER.search(line)), "")
+    return said or next((command for name, command in _prompts_off_container(host)
+                         if not _container_prompt(name) and _TYPED_BUILD.match(command)), "")
 
 
 def _home_build_engine(ctx: FactContext) -> str:
