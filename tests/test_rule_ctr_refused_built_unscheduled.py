@@ -108,7 +108,8 @@ def test_stated_build_run_by_path_is_a_host_program(tmp_path: Path) -> None:
     assert capture_checks("1832", GPU)[GPU].status == "not-applicable"
     got = paste_checks(tmp_path, STATED_BUILD, GPU, "CTR-SHM-SIZE")
     assert got[GPU].status == "not-applicable"
-    assert got["CTR-SHM-SIZE"].status == "not-applicable"
+    # A build of the user's own is a weaker sign of the host than a service: one process stays the reason.
+    assert got["CTR-SHM-SIZE"].status == "not-an-issue"
 
 
 def test_typed_build_at_a_host_prompt_is_a_host_program(tmp_path: Path) -> None:
@@ -160,3 +161,15 @@ def test_host_service_shm_is_not_applicable() -> None:
     # Real: ollama/ollama#5240 (corpus 1845): ollama's systemd service, one runner process.
     got = capture_checks("1845", "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
     assert got.status == "not-applicable" and "Started Ollama Service" in got.message
+
+
+def test_host_service_unit_shm_is_not_applicable() -> None:
+    # Real (corpus 920): a systemd unit whose ExecStart runs koboldcpp, one process.
+    got = capture_checks("920", "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert got.status == "not-applicable" and "systemd unit" in got.message
+
+
+def test_typed_one_process_server_keeps_its_reason() -> None:
+    # Real: ollama/ollama#7664 (corpus 1798): `ollama serve` typed at a ClearML host's root prompt, one runner
+    # process: a prompt is a weaker sign of the host than a service, and one process is the reader's reason.
+    assert capture_checks("1798", "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"

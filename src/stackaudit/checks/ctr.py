@@ -388,18 +388,17 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     A program the source shows run on the machine itself, outside any container (facts/container.ContainerInfo.on_host:
     a Python environment or build of the user's own, a systemd unit, `ollama serve` typed at a prompt, TGI's issue form
     ticking `The CLI directly`), with no container spec and no /dev/shm size or symptom shown: not applicable, no
-    container's /dev/shm limit is in its path (corpus 1644). One process serving there changes nothing: the rule for
-    one process above is for a source that does not say where it ran (corpus 1845).
+    container's /dev/shm limit is in its path (corpus 1644). A systemd service of the machine (its unit's ExecStart,
+    the words that start its service) is not applicable even where one process serves (corpus 1845). Where the sign of
+    the host is weaker (a command typed at a prompt), a one-process engine is not an issue, as above (corpus 1798).
     """
     outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism,
                         stated_engines.split if stated_engines is not None else "")
-    if outcome.status == "unknown" and container is not None and container.on_host and docker_containers is None \
+    if outcome.status == "unknown" and container is not None and container.as_service and docker_containers is None \
             and (shm is None or shm.size_bytes is None):
-        # The program runs on the machine itself: no container's /dev/shm limit (Docker's 64 MiB) is in its path,
-        # however many processes share it (corpus 1845: ollama's systemd service).
-        return not_applicable(f"not in a container: {container.evidence[0]}; no container's /dev/shm limit applies, "
-                              "and the host's own /dev/shm (a tmpfs of half the RAM unless the host mounts it smaller) "
-                              "is not shown", actual=container.evidence[0])
+        # A systemd service of the machine: no container's /dev/shm limit (Docker's 64 MiB) is in its path, however
+        # many processes share it (corpus 1845). Weaker signs of the host (a prompt) leave one process the reason.
+        return _on_host_shm(container)
     one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda, cuda_runtime)
     full = shm is not None and shm.use_ratio is not None and shm.use_ratio >= 0.9
     if one and not full and outcome.status in ("unknown", "issue"):
@@ -412,7 +411,18 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     if container is not None and container.in_container:
         fix = _shm_fix(container.kind)
         return replace(outcome, sharpen=Sharpen(f"inside this {_where(container)}: {fix.persistent}", fix))
+    if outcome.status == "unknown" and container is not None and container.on_host and docker_containers is None \
+            and (shm is None or shm.size_bytes is None):
+        # The program runs on the machine itself: no container's /dev/shm limit (Docker's 64 MiB) is in its path.
+        return _on_host_shm(container)
     return outcome
+
+
+def _on_host_shm(container: ContainerInfo) -> Outcome:
+    """CTR-SHM-SIZE not applicable for a program the source shows run on the machine itself (ContainerInfo.on_host)."""
+    return not_applicable(f"not in a container: {container.evidence[0]}; no container's /dev/shm limit applies, "
+                          "and the host's own /dev/shm (a tmpfs of half the RAM unless the host mounts it smaller) "
+                          "is not shown", actual=container.evidence[0])
 
 
 # logind's RemoveIPC=yes deletes a user's /dev/shm segments when that user logs out.

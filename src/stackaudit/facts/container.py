@@ -63,6 +63,9 @@ class ContainerInfo:
     # at a prompt, a Slurm job's own children, the user's words or issue form (evidence[0] says which). Not set for a
     # container host seen from outside (a pasted spec, `docker inspect`) or a host service's journal.
     on_host: bool = False
+    # Of on_host: the program runs as a systemd service of the machine (a unit's ExecStart, the user's or the journal's
+    # words that start its service): systemd does not run in an engine's container, so this is the machine itself.
+    as_service: bool = False
 
     @property
     def in_container(self) -> bool:
@@ -884,7 +887,8 @@ def container(ctx: FactContext) -> ContainerInfo:
             unit = _unit_engine(ctx)
             if unit:
                 return ContainerInfo("", (f"a systemd unit starts the engine (`{unit[:100]}`): a service of the "
-                                          "machine whose unit it is, not a container",), None, on_host=True)
+                                          "machine whose unit it is, not a container",), None, on_host=True,
+                                     as_service=True)
             named = _windows_named_prompt(host)
             if named:
                 return ContainerInfo("", (f"the shell prompt's host {named} is a Windows computer's default name, "
@@ -909,7 +913,8 @@ def container(ctx: FactContext) -> ContainerInfo:
                                           "box empty: the launcher ran on the host",), None, on_host=True)
             if words:
                 return ContainerInfo("", (f"the user's words start the engine's server on the host (from their own "
-                                          f"shell, or as its systemd service): \"{words}\"",), None, on_host=True)
+                                          f"shell, or as its systemd service): \"{words}\"",), None, on_host=True,
+                                     as_service=bool(STATED_SERVICE_WORDS.search(words)))
             raise FactUnavailable("the source does not show whether it ran in a container",
                                   "paste `cat /proc/1/cgroup` and `ls -a /` (or capture with `stackaudit capture`)")
 
