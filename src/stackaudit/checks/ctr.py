@@ -65,7 +65,7 @@ from stackaudit.facts.ray_log import RayCluster
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
-from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER, LogSymptoms
+from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER
 from stackaudit.facts.system import KernelLog, NumaTopology
 from stackaudit.facts.trouble import Trouble
 from stackaudit.fixes.model import (
@@ -1156,7 +1156,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
                cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
                engine_commands: EngineCommands | None = None, k8s_nodes: K8sNodes | None = None,
-               trouble: Trouble | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+               trouble: Trouble | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1367,7 +1367,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     said = trouble.line if trouble is not None and trouble.kind == "cpu" else ""
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers, engine_shown=serving_log is not None,
                          on_cpu=said)
-    if judged.status in ("ok", "unknown") and (refused := _refused_past_driver(log_symptoms)) is not None:
+    if judged.status in ("ok", "unknown") and (refused := _refused_past_driver(cuda_ran)) is not None:
         return refused
     if judged.status == "unknown" and container is not None and container.in_container:
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
@@ -1410,22 +1410,20 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     return judged
 
 
-# CUDA's start refused for the driver's age (cudaErrorInsufficientDriver, 35), and the lines of an NVIDIA image's
-# entrypoint that found the driver inside its container (a Jetson's Tegra driver; a driver whose version it read).
-_DRIVER_REFUSALS = ("cuda-insufficient-driver",)
-_DRIVER_FOUND_INSIDE = ("ngc-tegra-driver", "ngc-driver-too-old")
+# CUDA's start refused for the driver's age (cudaErrorInsufficientDriver, 35), in its runtimes' and torch's words.
+_DRIVER_TOO_OLD = re.compile(r"driver version is insufficient|InsufficientDriver|driver on your system is too old|"
+                             r"the NVIDIA driver is too old")
 
 
-def _refused_past_driver(symptoms: LogSymptoms | None) -> Outcome | None:
-    """CTR-GPU-ACCESS not an issue where CUDA refused to start for the driver's age (status 35) and the image's own
-    start-up check found the driver inside the container (`NVIDIA Tegra driver detected.`): the runtime handed the
-    driver over, and the refusal is the image's CUDA against it (DRV-CUDA-COMPAT's). cudart returns the same 35 where
-    it finds no driver library at all, so the refusal alone decides nothing. None otherwise."""
-    hits = symptoms.hits if symptoms is not None else ()
-    refused = next((h.line for h in hits if h.symptom.name in _DRIVER_REFUSALS), "")
-    found = next((h.line for h in hits if h.symptom.name in _DRIVER_FOUND_INSIDE), "")
-    if not refused or not found:
+def _refused_past_driver(cuda_ran: CudaRan | None) -> Outcome | None:
+    """CTR-GPU-ACCESS not an issue where CUDA refused to start for the driver's age (status 35, CudaRan.failed) and
+    the image's own start-up check found the driver inside the container (CudaRan.driver_inside: `NVIDIA Tegra driver
+    detected.`): the runtime handed the driver over, and the refusal is the image's CUDA against it (DRV-CUDA-COMPAT's).
+    cudart returns the same 35 where it finds no driver library at all, so the refusal alone decides nothing. None
+    otherwise."""
+    if cuda_ran is None or not cuda_ran.driver_inside or not _DRIVER_TOO_OLD.search(cuda_ran.failed):
         return None
+    refused, found = cuda_ran.failed, cuda_ran.driver_inside
     return not_an_issue(f"CUDA refused to start in the container (\"{refused}\": cudaErrorInsufficientDriver, 35), "
                         f"which looks like the GPU not reaching it, but the image's start-up check found the driver "
                         f"there (\"{found}\"): the runtime handed the driver over, and what fails is the image's "

@@ -275,8 +275,6 @@ class Symptom:
 # The start-up banner of NVIDIA's NGC and CUDA images finding no NVIDIA driver inside the container
 # (`ngc-driver-not-detected` below).
 NGC_NO_DRIVER = re.compile(r"The NVIDIA Driver was not detected\.\s+GPU functionality will not be available")
-# The entrypoint's line where it found a Jetson's driver inside its container (ngc-tegra-driver).
-NGC_TEGRA_DRIVER = re.compile(r"^\W*NVIDIA Tegra driver detected\.?\s*$")
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
 # A `kubectl debug node/<node>` session: the commands after it run in a debug pod on the node (importers/evidence.py
@@ -1204,12 +1202,6 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # through NVML in the same log (`found 1 GPUs supporting NVML metrics`) says the GPUs did reach it (WSL 2's
     # driver, which older images' check did not see): then the banner proves nothing. A paste that splits the two
     # into separate documents (the banner read as an evidence line) keeps the banner's issue.
-    # The same entrypoint's check on a Jetson (nvidia_entrypoint.sh of NVIDIA's NGC images): `NVIDIA Tegra driver
-    # detected.` where it found the integrated GPU's driver inside its container. It proves no fault: it says the
-    # runtime handed the driver over, so a CUDA start refused in the same source is the image's CUDA against that
-    # driver (CTR-GPU-ACCESS reads it; triton-inference-server/server#6373, corpus 1828).
-    Symptom("ngc-tegra-driver", NGC_TEGRA_DRIVER, "", "low", "https://github.com/triton-inference-server/server/issues/6373",
-        "the NVIDIA image's start-up check found the Jetson (Tegra) driver inside its container"),
     Symptom("ngc-driver-not-detected", NGC_NO_DRIVER,
         "CTR-GPU-ACCESS", "high", "https://github.com/NVIDIA/nvidia-docker/issues/1071",
         "the NVIDIA image's start-up check found no NVIDIA driver inside its container, so GPU functionality is not "
@@ -1402,7 +1394,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
-           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Driver was not detected", "Tegra driver detected", "Failed to bind NVLink SHARP",
+           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Driver was not detected", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "pinned system memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
