@@ -388,10 +388,17 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     A program the source shows run on the machine itself, outside any container (facts/container.ContainerInfo.on_host:
     a Python environment or build of the user's own, a systemd unit, `ollama serve` typed at a prompt, TGI's issue form
     ticking `The CLI directly`), with no container spec and no /dev/shm size or symptom shown: not applicable, no
-    container's /dev/shm limit is in its path (corpus 1644).
+    container's /dev/shm limit is in its path (corpus 1644). A systemd service of the machine (its unit's ExecStart,
+    the words that start its service) is not applicable even where one process serves (corpus 1845). Where the sign of
+    the host is weaker (a command typed at a prompt), a one-process engine is not an issue, as above (corpus 1798).
     """
     outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism,
                         stated_engines.split if stated_engines is not None else "")
+    if outcome.status == "unknown" and container is not None and container.as_service and docker_containers is None \
+            and (shm is None or shm.size_bytes is None):
+        # A systemd service of the machine: no container's /dev/shm limit (Docker's 64 MiB) is in its path, however
+        # many processes share it (corpus 1845). Weaker signs of the host (a prompt) leave one process the reason.
+        return _on_host_shm(container)
     one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda, cuda_runtime)
     full = shm is not None and shm.use_ratio is not None and shm.use_ratio >= 0.9
     if one and not full and outcome.status in ("unknown", "issue"):
@@ -407,10 +414,15 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     if outcome.status == "unknown" and container is not None and container.on_host and docker_containers is None \
             and (shm is None or shm.size_bytes is None):
         # The program runs on the machine itself: no container's /dev/shm limit (Docker's 64 MiB) is in its path.
-        return not_applicable(f"not in a container: {container.evidence[0]}; no container's /dev/shm limit applies, "
-                              "and the host's own /dev/shm (a tmpfs of half the RAM unless the host mounts it smaller) "
-                              "is not shown", actual=container.evidence[0])
+        return _on_host_shm(container)
     return outcome
+
+
+def _on_host_shm(container: ContainerInfo) -> Outcome:
+    """CTR-SHM-SIZE not applicable for a program the source shows run on the machine itself (ContainerInfo.on_host)."""
+    return not_applicable(f"not in a container: {container.evidence[0]}; no container's /dev/shm limit applies, "
+                          "and the host's own /dev/shm (a tmpfs of half the RAM unless the host mounts it smaller) "
+                          "is not shown", actual=container.evidence[0])
 
 
 # logind's RemoveIPC=yes deletes a user's /dev/shm segments when that user logs out.
@@ -1009,7 +1021,8 @@ def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | N
     Traps: single-GPU serving is unaffected; the throughput impact is not measured publicly
     (severity low). `seccomp=unconfined` or `--privileged` also lift it.
     A container that only runs a GPU check or a wait (DockerContainer.diagnostic_only: `nvidia-smi`, a bare OS
-    image) starts no NCCL peers: not an issue.
+    image) starts no NCCL peers: not an issue. So is one whose pasted spec is cut before any GPU request (its
+    request may be in the part left out) and that only runs such a command (`sleep 100000`, corpus 1837).
     """
     if container.in_container:
         if container.kind not in _DOCKERISH:
@@ -1037,6 +1050,15 @@ def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | N
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to read")
     gpu = [c for c in docker_containers.containers if c.gpu_requested]
+    cut = [c for c in docker_containers.containers if c.origin and c.excerpt]
+    if not gpu and cut and all(c.diagnostic_only for c in docker_containers.containers):
+        # A cut spec may hold its GPU request in the part left out; what it runs is shown, and starts no NCCL peers.
+        labels = list(dict.fromkeys(c.label for c in cut))
+        return not_an_issue(f"the pasted spec of {', '.join(labels)} is cut, so a GPU request may be in the part left "
+                            "out, but it only runs a GPU check or a wait ("
+                            + "; ".join(" ".join(c.argv)[:60] or c.image for c in cut[:3])
+                            + "), not an engine: no NCCL peers whose NUMA calls seccomp could block",
+                            actual={c.label: " ".join(c.argv) or c.image for c in cut})
     if not gpu:
         return not_applicable("no Docker container with GPUs on this host")
     unlifted = [c for c in gpu if not c.cap_sys_nice and not c.seccomp_unconfined and c.gpu_count != 1]
@@ -1245,6 +1267,11 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     and 1) names a device that does not exist for the server: its models fail to load for the config, not for GPUs
     withheld from the container (NVML's list of every GPU, Triton's metrics lines, ignores the variable): not an issue
     where the container's own state is not shown (server#1567, corpus 1493).
+    CUDA refusing to start for the driver's age (cudaErrorInsufficientDriver, 35: `CUDA driver version is insufficient
+    for CUDA runtime version`) where the image's own start-up check found the driver inside the container (a Jetson's
+    `NVIDIA Tegra driver detected.`, the NGC check reading the driver's version) is not an issue: the driver reached
+    the container and the image's CUDA is newer than it (DRV-CUDA-COMPAT; triton-inference-server/server#6373,
+    corpus 1828). The refusal alone decides nothing: cudart returns the same 35 where no driver library reached it.
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -1340,6 +1367,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     said = trouble.line if trouble is not None and trouble.kind == "cpu" else ""
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers, engine_shown=serving_log is not None,
                          on_cpu=said)
+    if judged.status in ("ok", "unknown") and (refused := _refused_past_driver(cuda_ran)) is not None:
+        return refused
     if judged.status == "unknown" and container is not None and container.in_container:
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
             or _tests_opened(nccl_test_runs) or _plugin_reached(container) or judged
@@ -1379,6 +1408,27 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = over_subjects(replace(judged, message=f"{judged.message}; NCCL's channels join {len(ranks)} GPUs "
                                        f"(ranks {ranks[0]}-{ranks[-1]})"), [f"rank {r}" for r in ranks])
     return judged
+
+
+# CUDA's start refused for the driver's age (cudaErrorInsufficientDriver, 35), in its runtimes' and torch's words.
+_DRIVER_TOO_OLD = re.compile(r"driver version is insufficient|InsufficientDriver|driver on your system is too old|"
+                             r"the NVIDIA driver is too old")
+
+
+def _refused_past_driver(cuda_ran: CudaRan | None) -> Outcome | None:
+    """CTR-GPU-ACCESS not an issue where CUDA refused to start for the driver's age (status 35, CudaRan.failed) and
+    the image's own start-up check found the driver inside the container (CudaRan.driver_inside: `NVIDIA Tegra driver
+    detected.`): the runtime handed the driver over, and the refusal is the image's CUDA against it (DRV-CUDA-COMPAT's).
+    cudart returns the same 35 where it finds no driver library at all, so the refusal alone decides nothing. None
+    otherwise."""
+    if cuda_ran is None or not cuda_ran.driver_inside or not _DRIVER_TOO_OLD.search(cuda_ran.failed):
+        return None
+    refused, found = cuda_ran.failed, cuda_ran.driver_inside
+    return not_an_issue(f"CUDA refused to start in the container (\"{refused}\": cudaErrorInsufficientDriver, 35), "
+                        f"which looks like the GPU not reaching it, but the image's start-up check found the driver "
+                        f"there (\"{found}\"): the runtime handed the driver over, and what fails is the image's "
+                        "CUDA against that driver (DRV-CUDA-COMPAT), not the container's access",
+                        actual=refused, evidence=[found, refused])
 
 
 def _unopened_inside(nvidia: NvidiaGpus | None) -> Outcome | None:
@@ -2358,10 +2408,17 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
 
     Traps: on NVSwitch nodes every pair is NV#-class: placement does not matter. Switch-level
     placement (PIX/PXB vs NODE) needs `nvidia-smi topo -m` in the pod.
+    A pasted pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`)
+    runs on no node and holds no GPU: not applicable (corpus 1837).
     """
     if container.kind != "kubernetes":
-        pods = [c for c in docker_containers.containers if c.origin == ORIGIN_K8S and c.gpu_requested
-                ] if docker_containers else []
+        specs = [c for c in docker_containers.containers if c.origin == ORIGIN_K8S] if docker_containers else []
+        if specs and not container.in_container and all(c.unscheduled for c in specs):
+            # A pod the scheduler has not placed runs on no node: it holds no GPU whose placement could be judged.
+            return not_applicable("the pasted pod is not scheduled (PodScheduled False, or Pending with no node): "
+                                  "its containers (" + ", ".join(c.label for c in specs[:3]) + ") hold no GPU yet, "
+                                  "so no GPU set of theirs is placed across NUMA nodes")
+        pods = [c for c in specs if c.gpu_requested]
         if pods and not container.in_container and all(c.gpu_count == 1 for c in pods):
             # Each container's processes see only the GPU it asked for: one GPU has no peer to be placed against.
             return not_applicable("a pasted pod spec asks for one GPU per container (" + ", ".join(

@@ -63,6 +63,9 @@ class ContainerInfo:
     # at a prompt, a Slurm job's own children, the user's words or issue form (evidence[0] says which). Not set for a
     # container host seen from outside (a pasted spec, `docker inspect`) or a host service's journal.
     on_host: bool = False
+    # Of on_host: the program runs as a systemd service of the machine (a unit's ExecStart, the user's or the journal's
+    # words that start its service): systemd does not run in an engine's container, so this is the machine itself.
+    as_service: bool = False
 
     @property
     def in_container(self) -> bool:
@@ -595,15 +598,42 @@ _HOME_PYTHON = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)+bin/python[\d.]*$"
 _BUILT_THEN_RUN = re.compile(r"(?:^|[\s;&(])(?:make|cmake\s+--build)\b[^&;|]*&&\s*(?:[A-Za-z_]\w*=\S*\s+)*\./")
 
 
+# The user's words that they built the engine themselves (`I compiled `llama.cpp` with cuBLAS support`, corpus 1832;
+# `I built llama.cpp from source`): with its binary run by a relative path (`./main`) it is a build of their own,
+# run where it was built. A line that names a container (_NAMES_CONTAINER) is no such statement.
+STATED_BUILT = re.compile(r"\bI(?:\s+have|'ve)?\s+(?:re)?(?:compiled|built)\s+[`'\"*_]{0,2}[\w.-]+", re.I)
+
+
+# A build typed at a shell prompt (`llama.cpp$ LLAMA_CUBLAS=1 make -j 16`, ggml-org/llama.cpp#1283), after the
+# variables it reads.
+_TYPED_BUILD = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:make|cmake\s+--build)\b")
+
+
+def _stated_built(host: Host) -> str:
+    """The user's words that they compiled or built the engine themselves (STATED_BUILT), naming no container, or a
+    build typed at a shell prompt whose host is not a container's, where no command typed at a prompt names one
+    (_prompts_off_container), or ""."""
+    try:
+        text = host.doc(USER_ENGINES.name)
+    except NotCaptured:
+        text = ""
+    said = next((m.group(0) for line in text.splitlines()
+                 if (m := STATED_BUILT.search(line)) and not _NAMES_CONTAINER.search(line)), "")
+    return said or next((command for name, command in _prompts_off_container(host)
+                         if not _container_prompt(name) and _TYPED_BUILD.match(command)), "")
+
+
 def _home_build_engine(ctx: FactContext) -> str:
     """The engine command run from a build tree in the user's home directory, from a Python environment there, or
-    built on its own line before it runs (`make -j && ./llama-server`), or ""."""
+    built on its own line before it runs (`make -j && ./llama-server`), or run by a relative path (`./main`) where the
+    user's words say they compiled it (STATED_BUILT), or ""."""
     commands = ctx.optional("engine_commands", EngineCommands)
     for command in commands.commands if commands is not None else ():
         if not command.argv or command.builds:
             continue
         if _HOME_BUILD.match(command.argv[0]) or _HOME_PYTHON.match(command.argv[0]) \
-                or (command.argv[0].startswith("./") and _BUILT_THEN_RUN.search(command.line)):
+                or (command.argv[0].startswith("./") and (_BUILT_THEN_RUN.search(command.line)
+                                                          or _stated_built(ctx.host))):
             return command.argv[0]
     return ""
 
@@ -857,7 +887,8 @@ def container(ctx: FactContext) -> ContainerInfo:
             unit = _unit_engine(ctx)
             if unit:
                 return ContainerInfo("", (f"a systemd unit starts the engine (`{unit[:100]}`): a service of the "
-                                          "machine whose unit it is, not a container",), None, on_host=True)
+                                          "machine whose unit it is, not a container",), None, on_host=True,
+                                     as_service=True)
             named = _windows_named_prompt(host)
             if named:
                 return ContainerInfo("", (f"the shell prompt's host {named} is a Windows computer's default name, "
@@ -882,7 +913,8 @@ def container(ctx: FactContext) -> ContainerInfo:
                                           "box empty: the launcher ran on the host",), None, on_host=True)
             if words:
                 return ContainerInfo("", (f"the user's words start the engine's server on the host (from their own "
-                                          f"shell, or as its systemd service): \"{words}\"",), None, on_host=True)
+                                          f"shell, or as its systemd service): \"{words}\"",), None, on_host=True,
+                                     as_service=bool(STATED_SERVICE_WORDS.search(words)))
             raise FactUnavailable("the source does not show whether it ran in a container",
                                   "paste `cat /proc/1/cgroup` and `ls -a /` (or capture with `stackaudit capture`)")
 

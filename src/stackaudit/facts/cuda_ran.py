@@ -147,7 +147,12 @@ TRITON_CUDA_POOL = re.compile(r"\bcuda_memory_manager\.cc:\d+\]\s*\"?CUDA memory
 # Triton's memory manager failing (server.cc): `Failed to finalize CUDA memory manager` after the pool line, `Failed to
 # initialize` where the devices could not be read.
 TRITON_POOL_FAILED = re.compile(r"Failed to (?:initialize|finalize) CUDA memory manager")
-NEEDLES = ("total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
+# The entrypoint of NVIDIA's NGC images (nvidia_entrypoint.sh) finding the driver inside its container: a Jetson's
+# `NVIDIA Tegra driver detected.` (triton-inference-server/server#6373, corpus 1828), or its version check reading the
+# host driver's version (`... version 510.85.02 was detected and compatibility mode is UNAVAILABLE.`).
+DRIVER_FOUND_INSIDE = re.compile(r"^\W*NVIDIA Tegra driver detected\.?\s*$|\bwas detected and compatibility mode is "
+                                 r"UNAVAILABLE\b")
+NEEDLES = ("Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
            "Memory GPU", "has no device code", "gen throughput")
 
 
@@ -168,6 +173,7 @@ class CudaRan(Sourced):
     ran: tuple[Ran, ...] = ()
     torch_check: Ran | None = None  # a collect_env's torch initialising CUDA
     failed: str = ""  # a line where CUDA refused to start
+    driver_inside: str = ""  # an NVIDIA image's entrypoint finding the driver inside its container (DRIVER_FOUND_INSIDE)
 
     def proof(self, with_report: bool = False) -> Ran | None:
         """The first piece of evidence that CUDA ran, None where the source shows none or shows CUDA refusing to
@@ -188,7 +194,8 @@ class CudaRan(Sourced):
     def union(cls, parts: Sequence[CudaRan]) -> CudaRan:
         return cls(tuple(dict.fromkeys(r for p in parts for r in p.ran)),
                    next((p.torch_check for p in parts if p.torch_check is not None), None),
-                   next((p.failed for p in parts if p.failed), ""), complete=all(p.complete for p in parts))
+                   next((p.failed for p in parts if p.failed), ""),
+                   next((p.driver_inside for p in parts if p.driver_inside), ""), complete=all(p.complete for p in parts))
 
 
 fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
@@ -266,10 +273,12 @@ def _sglang_decoding(line: str) -> Ran | None:
 
 
 def _from_text(text: str) -> CudaRan:
-    found = ran_in_lines(text.splitlines())
-    if not found:
+    lines = text.splitlines()
+    found = ran_in_lines(lines)
+    inside = next((line.strip() for line in lines if DRIVER_FOUND_INSIDE.search(line)), "")
+    if not found and not inside:
         raise FactUnavailable("no line of a CUDA program at work")
-    return CudaRan(found)
+    return CudaRan(found, driver_inside=inside)
 
 
 @parser(EVIDENCE_LINES, feeds="cuda_ran", kind=CudaRan, rank=30)

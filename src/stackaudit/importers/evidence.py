@@ -45,13 +45,14 @@ from collections.abc import Iterator
 from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.boot_loader import stated_os_tool
 from stackaudit.facts.container import gpu_stack_pod, minikube_node
-from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.cuda_ran import (
+    DRIVER_FOUND_INSIDE,
     RUNTIME_NEEDLES,
     TRTLLM_LEDGER,
     ran_in_lines,
     runtime_in_line,
 )
+from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.docker import tgi_info_line
 from stackaudit.facts.gpus import OTHER_GPU_NEEDLES, nvrm_mem_line, other_gpu_line, trtllm_ledger_span
 from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, dkms_installed, swap_summary
@@ -245,7 +246,7 @@ def is_evidence(line: str) -> bool:
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
-                or bool(ran_in_lines([line])) or runtime_in_line(line) is not None or swap_summary(line) is not None
+                or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line))
 
