@@ -564,6 +564,21 @@ def _emulated_switch(ctx: FactContext) -> tuple[str, str] | None:
     return "vm", f"NCCL's topology tree shows {what}, which only a hypervisor presents: `{line.split('NCCL INFO')[-1].strip()}`"
 
 
+def _ofi_instance(ctx: FactContext) -> tuple[str, str] | None:
+    """The EC2 instance type aws-ofi-nccl's platform line names (ServingLog.ofi_platform: the plugin reads it from DMI's
+    product name), where it is a type of CLOUD_INSTANCES (a Nitro VM; a `.metal` type is none): ("amazon", why), else
+    None."""
+    from stackaudit.facts.serving_logs import ServingLog
+
+    log = ctx.optional("serving_log", ServingLog)
+    platform = log.ofi_platform() if log is not None else None
+    named = cloud_instances(platform[0]) if platform is not None else []
+    if platform is None or [name for name, row in named if row.vm == "amazon"] != [platform[0]]:
+        return None
+    return "amazon", (f"aws-ofi-nccl names the instance type {platform[0]} (DMI's product name): "
+                      f"{CLOUD_INSTANCES[0].what}")
+
+
 def vgpu_guest(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> str:
     """Why the GPUs shown are NVIDIA vGPUs in a guest (`GPU Virtualization Mode: VGPU`, else the vGPU software's
     licence section, vgpu_licence, where no GPU shows another mode, else a GPU named by its vGPU profile), or ""
@@ -826,7 +841,7 @@ def _machine(ctx: FactContext) -> Virtualization:
             "" if cpu.complete else " (its lines from BogoMIPS to the caches, where lscpu prints one, are shown)"))
     if gpu_mode is not None:
         return Virtualization(*gpu_mode)
-    root_bus = _gpu_on_root_bus(ctx) or _emulated_switch(ctx)
+    root_bus = _gpu_on_root_bus(ctx) or _emulated_switch(ctx) or _ofi_instance(ctx)
     if root_bus is not None:
         return Virtualization(*root_bus)
     if dmi:
