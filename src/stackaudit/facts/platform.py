@@ -310,7 +310,7 @@ class PlatformWords:
 # Statements, not mentions: VM threads compare with bare metal ("25% of baremetal speed", NVIDIA/nccl#2171; "the
 # same as BareMetal environment", NVIDIA/nccl#1464) and maintainers ask ("Are you running inside a VM ?",
 # NVIDIA/nccl#428), so a row needs a negated VM, or "bare metal" as the label of a machine the line names.
-PLATFORM_WORDS = (
+PLATFORM_WORDS: tuple[PlatformWords, ...] = (
     PlatformWords(r"\bnot\s+(?:running\s+|run\s+)?(?:inside|in|on)\s+an?\s+(?:VM|virtual\s+machine)\b",
                   "the user says it does not run in a VM"),
     PlatformWords(r"\bbare[- ]?metal\s*,?\s*(?:\(\s*)?not\s+an?\s+(?:VM|virtual\s+machine)\b",
@@ -340,6 +340,76 @@ PLATFORM_WORDS = (
                   r"|.*\bkaggle\s+(?:notebooks?|kernels?|environment|sessions?|vms?|machines?)\b)",
                   "a Kaggle notebook (a Google Cloud VM)", "google"),
 )
+
+
+
+@dataclass(frozen=True)
+class PlatformName:
+    """A hypervisor, cloud or managed Kubernetes service whose name beside a guest's word states the host's VM."""
+
+    pattern: str  # the name, as the user writes it (case ignored)
+    vm: str  # the hypervisor, as systemd-detect-virt names it ("vm" where the provider does not say which)
+    what: str
+    source: str
+    # "hypervisor": its guests (`Proxmox VM`, `VM in proxmox`); "cloud": its guests or instances (`EC2 instance`,
+    # `OVH VM`); "kubernetes": its nodes or clusters (`in GKE cluster`), each node a VM of the provider's cloud.
+    kind: str
+
+
+# The names read as a VM only beside a guest's word: a Proxmox or VMware host is the hypervisor's bare metal, and a
+# Proxmox LXC container shares its host's kernel. Left out: Runpod, vast.ai and similar GPU rentals, whose machines
+# are containers on hosts of either kind; Cloud Hypervisor, whose name holds `Cloud` and reads as prose too.
+PLATFORM_NAMES = (
+    PlatformName(r"proxmox(?:\s+VE)?", "kvm", "a Proxmox VE guest (QEMU/KVM)",
+                 "https://pve.proxmox.com/wiki/Qemu/KVM_Virtual_Machines", "hypervisor"),
+    PlatformName(r"vmware|esxi|vsphere", "vmware", "a VMware guest", "https://docs.vmware.com/en/VMware-vSphere/",
+                 "hypervisor"),
+    PlatformName(r"hyper-?v", "microsoft", "a Hyper-V guest",
+                 "https://learn.microsoft.com/en-us/windows-server/virtualization/hyper-v/overview", "hypervisor"),
+    PlatformName(r"virtualbox", "oracle", "a VirtualBox guest", "https://www.virtualbox.org/manual/", "hypervisor"),
+    PlatformName(r"kvm|qemu|libvirt", "kvm", "a QEMU/KVM guest", "https://www.qemu.org/docs/master/", "hypervisor"),
+    PlatformName(r"xen(?:server)?", "xen", "a Xen guest", "https://xenproject.org/", "hypervisor"),
+    PlatformName(r"(?:aws\s+)?ec2|aws", "amazon", "an EC2 instance (a Nitro VM unless a `.metal` type)",
+                 "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html", "cloud"),
+    PlatformName(r"azure", "microsoft", "an Azure VM (Hyper-V)",
+                 "https://learn.microsoft.com/en-us/azure/virtual-machines/overview", "cloud"),
+    PlatformName(r"gcp|google\s+cloud|(?:google\s+)?compute\s+engine|gce", "google", "a Compute Engine VM",
+                 "https://cloud.google.com/compute/docs/instances", "cloud"),
+    PlatformName(r"ovh(?:cloud)?", "vm", "an OVHcloud Public Cloud instance (an OpenStack VM)",
+                 "https://www.ovhcloud.com/en/public-cloud/", "cloud"),
+    PlatformName(r"gke", "google", "a GKE node (a Compute Engine VM)",
+                 "https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools", "kubernetes"),
+    PlatformName(r"eks", "amazon", "an EKS node (an EC2 instance)",
+                 "https://docs.aws.amazon.com/eks/latest/userguide/eks-compute.html", "kubernetes"),
+    PlatformName(r"aks", "microsoft", "an AKS node (an Azure VM scale set instance)",
+                 "https://learn.microsoft.com/en-us/azure/aks/core-aks-concepts", "kubernetes"),
+)
+# A statement of this host (read by platform_words): no question (platform_words), negation or comparison (the Kaggle row's), nor a plan, a
+# wish or a condition (`When I move to the server i'm planning I will probably be using proxmox`, btbtyler09/
+# mi100-llm-testing#7; `I want to launch one VM with one GPU each`, keylase/nvidia-patch#251).
+# A line that names bare metal (`an EC2 c5.metal instance`, `bare-metal EC2 instance`) states no VM either.
+_STATED = (r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus|plan\w*|will|going\s+to|wants?|"
+           r"wanted|would|could|should|consider\w*|if|whether|wonder\w*)\b)(?!.*metal\b)")
+_GUEST = r"(?:VMs?|virtual\s+machines?|guests?)"
+_ARTICLE = r"(?:an?\s+|the\s+|my\s+|our\s+)?"
+_BETWEEN = r"(?:(?!(?:and|or|to|vs)\b)[\w.-]+\s+)?"  # one word between the name and the guest (`Proxmox Ubuntu VM`)
+_NAMED_GUEST = {
+    "hypervisor": _GUEST,
+    "cloud": r"(?:VMs?|virtual\s+machines?|guests?|instances?)",
+    "kubernetes": r"(?:clusters?|nodes?|node\s?pools?|nodegroups?|workers?)",
+}
+
+
+def _name_words(row: PlatformName) -> PlatformWords:
+    """The PLATFORM_WORDS row of a PLATFORM_NAMES row: its name before a guest's word, or a guest's word before it."""
+    guest = _NAMED_GUEST[row.kind]
+    name = rf"\b(?:{row.pattern})\b"
+    after = rf"{name}\s+{_BETWEEN}{guest}\b"
+    before = rf"\b{guest}\s+(?:in|on|under|inside|of|from)\s+{_ARTICLE}{name}"
+    return PlatformWords(rf"{_STATED}.*(?:{after}|{before})", f"{row.what} in the user's words", row.vm)
+
+
+PLATFORM_WORDS = (*PLATFORM_WORDS, *(_name_words(row) for row in PLATFORM_NAMES))
 
 
 # A limit of NVIDIA vGPU at work, in the user's words: its licence (`we are noticing licensing issue`, corpus 932;
