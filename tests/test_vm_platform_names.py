@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from corpus import capture_checks, paste_checks
-from stackaudit.facts.platform import platform_words, virtualization_from_user_words
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.platform import (
+    gpus_from_instance_type,
+    platform_words,
+    stated_instances,
+    virtualization_from_user_words,
+)
 
 VM = "FW-VM"
 
@@ -73,3 +79,33 @@ def test_a_stated_guest_with_two_gpus_stays_open(tmp_path: Path) -> None:
     text = "Hardware:\n- Proxmox VM, 2x RTX 3090 passed through\n- Ubuntu 22.04\n"
     result = paste_checks(tmp_path, text, VM)[VM]
     assert result.status == "unknown" and "virtual machine (kvm) with 2 GPUs" in result.message, result.message
+
+
+@pytest.mark.parametrize("text", [
+    # Modelled counter-examples of an instance type the words do not state as this host: a question, a plan, a wish,
+    # a condition.
+    "Would a g5.12xlarge be enough for this model?",
+    "I plan to move to a p4d.24xlarge next month",
+    "We want to try it on a g6e.12xlarge",
+    "If I use a g5.48xlarge instead, it should work",
+])
+def test_an_instance_type_asked_or_planned_names_no_machine(text: str) -> None:
+    assert stated_instances(text) == []
+    with pytest.raises(ParseError):
+        virtualization_from_user_words(text + "\n")
+    with pytest.raises(ParseError):
+        gpus_from_instance_type(text + "\n")
+
+
+def test_an_instance_type_stated_names_the_vm_and_its_gpus() -> None:
+    # Real: NVIDIA/nccl#1298 (corpus 215).
+    text = "These tests have been conducted on an AWS g5.48xlarge instance which has 8 x A10G GPUs\n"
+    assert virtualization_from_user_words(text).vm == "amazon"
+    assert gpus_from_instance_type(text).count == 8
+
+
+def test_a_negation_of_something_else_keeps_the_instance() -> None:
+    # Corpus 1580 (aws/aws-k8s-tester): the negation is of GPUDirect RDMA, not of the machine.
+    line = ("mpi_test.go:137: GPU Direct RDMA is not utilized for inter-node communication in NCCL tests on instances "
+            "that support GDRDMA: p5.48xlarge")
+    assert [name for name, _ in stated_instances(line)] == ["p5.48xlarge"]

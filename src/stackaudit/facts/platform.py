@@ -388,8 +388,9 @@ PLATFORM_NAMES = (
 # wish or a condition (`When I move to the server i'm planning I will probably be using proxmox`, btbtyler09/
 # mi100-llm-testing#7; `I want to launch one VM with one GPU each`, keylase/nvidia-patch#251).
 # A line that names bare metal (`an EC2 c5.metal instance`, `bare-metal EC2 instance`) states no VM either.
-_STATED = (r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus|plan\w*|will|going\s+to|wants?|"
-           r"wanted|would|could|should|consider\w*|if|whether|wonder\w*)\b)(?!.*metal\b)")
+_PLANNED = r"\b(?:plan\w*|will|going\s+to|wants?|wanted|would|could|should|consider\w*|if|whether|wonder\w*)\b"
+_STATED = (rf"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)(?!.*{_PLANNED})"
+           r"(?!.*metal\b)")
 _GUEST = r"(?:VMs?|virtual\s+machines?|guests?)"
 _ARTICLE = r"(?:an?\s+|the\s+|my\s+|our\s+)?"
 _BETWEEN = r"(?:(?!(?:and|or|to|vs)\b)[\w.-]+\s+)?"  # one word between the name and the guest (`Proxmox Ubuntu VM`)
@@ -398,6 +399,17 @@ _NAMED_GUEST = {
     "cloud": r"(?:VMs?|virtual\s+machines?|guests?|instances?)",
     "kubernetes": r"(?:clusters?|nodes?|node\s?pools?|nodegroups?|workers?)",
 }
+
+
+def stated_instances(text: str, contrast: bool = False) -> list[tuple[str, CloudInstance]]:
+    """The instance types a text names (cloud_instances) in its statements: clauses (_CLAUSE) of lines that ask
+    nothing, with no plan, wish or condition (_PLANNED); `Would a g5.12xlarge be enough?` and `I plan to move to a
+    p4d.24xlarge` name no machine of the paste. A negation may be of something else than the machine (`GPU Direct
+    RDMA is not utilized ... on instances that support GDRDMA: p5.48xlarge`, corpus 1580), so it stays unless
+    `contrast` leaves out the clauses that hold one (_CONTRAST) too."""
+    return [pair for line in text.splitlines() if "?" not in line for clause in _CLAUSE.split(line)
+            if not re.search(_PLANNED, clause, re.I) and not (contrast and _CONTRAST.search(clause))
+            for pair in cloud_instances(clause)]
 
 
 def _name_words(row: PlatformName) -> PlatformWords:
@@ -467,8 +479,9 @@ EC2_NAMES = "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-
 
 
 def instances_without_gpu(text: str) -> list[str]:
-    """The EC2 instance types a text names whose family has no accelerator (EC2_NO_ACCELERATOR), in order."""
-    return [name for name, row in cloud_instances(text)
+    """The EC2 instance types a text's statements name (stated_instances) whose family has no accelerator
+    (EC2_NO_ACCELERATOR), in order."""
+    return [name for name, row in stated_instances(text)
             if row.vm == "amazon" and (m := re.match(r"[a-z]+", name)) and m.group(0) in EC2_NO_ACCELERATOR]
 
 
@@ -1009,7 +1022,8 @@ def virtualization_from_azure_health_check(text: str) -> Virtualization:
 
 @parser(USER_MACHINE, feeds="virtualization", kind=Virtualization, rank=90)
 def virtualization_from_user_words(text: str) -> Virtualization:
-    """A cloud instance type in the user's words (`g5.48xlarge`): that provider's VM; several providers, none.
+    """A cloud instance type in the user's words (`g5.48xlarge`), in a statement (stated_instances): that provider's
+    VM; several providers, none.
     A statement of PLATFORM_WORDS: bare metal (`It is not running inside a VM.`), beside an instance type none;
     or a VM (`The container is running in WSL2.`), counted as one more provider.
 
@@ -1017,7 +1031,7 @@ def virtualization_from_user_words(text: str) -> Virtualization:
 
         These tests have been conducted on an AWS g5.48xlarge instance which has 8 x A10G GPUs
     """
-    named = cloud_instances(text)
+    named = stated_instances(text)
     said = [(line.strip(), words) for line in text.splitlines() if (words := platform_words(line))]
     vms = {row.vm for _, row in named} | {words.vm for _, words in said if words.vm != "none"}
     bare = next(((line, words) for line, words in said if words.vm == "none"), None)
@@ -1115,15 +1129,15 @@ def _windows_in(text: str, where: str) -> Virtualization:
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=93)
 def gpus_from_instance_type(text: str) -> GpuInventory:
     """The GPUs the one instance type the user's words name holds (GPU_INSTANCES): count and model, a count of the
-    user's words (a lower bound, as a stated count); a line that names it beside a contrast names no machine. An
+    user's words (a lower bound, as a stated count); a clause that names it beside a contrast, a plan or a condition,
+    or a line that asks, names no machine (stated_instances). An
     instance type whose GPUs are another vendor's (OTHER_VENDOR_INSTANCES: EC2 G4ad's AMD GPUs) names those.
 
     Input (tests/data/captures/578)::
 
         setting: aws g5.48xlarge
     """
-    named = {name for line in text.splitlines() for clause in _CLAUSE.split(line) if not _CONTRAST.search(clause)
-             for name, _ in cloud_instances(clause)}
+    named = {name for name, _ in stated_instances(text, contrast=True)}
     found = instance_gpus(next(iter(named))) if len(named) == 1 else None
     other = next((f"{model} ({next(iter(named))}: its provider's GPU, {source})"
                   for pattern, model, source in OTHER_VENDOR_INSTANCES
