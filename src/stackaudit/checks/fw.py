@@ -41,6 +41,7 @@ from stackaudit.facts.peer_access import P2pBandwidth, P2pDataTests, PeerRefusal
 from stackaudit.facts.platform import (
     Virtualization,
     cloud_only_gpu,
+    instance_gpus,
     vgpu_guest,
     vgpu_host,
     wsl_foreign_library,
@@ -256,6 +257,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     A collect_env / check_env of a Linux Python (built by GCC) reporting a driver number only Windows drivers carry
     (`577.00`: since R450 Linux drivers are numbered by their branch, a multiple of 5) is WSL 2's (corpus 1018).
     A cloud instance type or a statement in the user's words (`on Kaggle`, `WSL2`) names the VM where nothing else does.
+    So does a hypervisor's, a cloud's or a managed Kubernetes service's name beside a guest's word (`VM in proxmox`,
+    `in GKE cluster`: facts/platform.py PLATFORM_NAMES), in a statement that asks, plans or compares nothing.
+    An NCCL log's aws-ofi-nccl platform line (`NET/OFI Running on p4d.24xlarge platform`) names the EC2 instance type
+    the plugin read from DMI's product name.
 
     Bad value: a VM with several GPUs for tensor parallelism whose P2P is not `OK` in
     `nvidia-smi topo -p2p r`; a VM whose whole `nvidia-smi topo -m` hides the sockets (every GPU's
@@ -329,7 +334,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     whose peer access the driver enabled, so the guest has its peer path (corpus 1580, an EKS p5.48xlarge node). Nor is a VM whose only workload shown (or, where nothing shows
     one, named in the user's words) is ollama or a llama.cpp server splitting by layers, its default (not
     `--split-mode row`): each GPU holds whole layers and passes one activation on per token, which needs no P2P
-    (corpus 1425). A laptop (its only GPU named `... Laptop GPU` or `... with Max-Q Design`) where nothing else
+    (corpus 1425). Nor is a VM whose NCCL plans over its provider's topology file: aws-ofi-nccl's platform line handing
+    NCCL the file for an instance type whose GPUs are SXM boards on NVLink (p4d, p4de: facts/platform.py GPU_INSTANCES;
+    corpus 1696). A file the job set itself (`NCCL_TOPO_FILE environment variable is already set`) says no more than
+    the VM. A laptop (its only GPU named `... Laptop GPU` or `... with Max-Q Design`) where nothing else
     tells the machine is not an issue either: Linux bare or WSL 2 on its Windows, with one GPU either way. WSL 2 whose report says torch could not initialise CUDA
     (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
     not shown.
@@ -547,6 +555,14 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                                 "host's GPUs and NICs, or pass them through behind root ports (pxb-pcie) that mirror "
                                 "the host's PCIe switches and NUMA nodes", cost="runtime"),
                      evidence=[line for f in (*gpus_flat[:1], *nics[:1]) if (line := _lspci_line(f))])
+    if (provided := _provider_topology(serving_log)) is not None:
+        # The blind readings of 1696 (both readers): EC2 p4d.24xlarge guests whose NCCL plans over the plugin's
+        # topology file, the A100s on the instance's NVSwitch, lose nothing to the VM.
+        name, model, line = provided
+        return not_an_issue(f"virtual machine ({virtualization.vm}), an EC2 {name} whose {model} GPUs meet over "
+                            "NVLink, and aws-ofi-nccl hands NCCL the provider's topology file for that type: NCCL "
+                            "plans its rings and GPU-NIC paths over the host's real layout, not the guest's "
+                            "virtual PCIe tree", actual={"vm": virtualization.vm, "instance": name}, evidence=[line])
     return unknown(
         f"virtual machine ({virtualization.vm}) with {count if count is not None else 'an unknown number of'} GPUs: "
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
@@ -571,6 +587,19 @@ def _layer_split_only(shown: EnginesShown | None, commands: EngineCommands | Non
         return ""
     said = "" if shown is None or any(shown.shown) else " (the user's words)"
     return f"{' and '.join(sorted(named - {GGML}) or ['a ggml program'])}{said}, which splits a model by layers"
+
+
+def _provider_topology(log: ServingLog | None) -> tuple[str, str, str] | None:
+    """(instance type, GPU model, line) where aws-ofi-nccl's platform line (ServingLog.ofi_platform) shows it handing
+    NCCL its own topology file for an instance type whose GPUs are SXM boards on NVLink (GPU_INSTANCES: p4d, p4de);
+    None where no line does, the job set NCCL_TOPO_FILE itself, or the type's GPUs have no NVLink (g5.48xlarge)."""
+    platform = log.ofi_platform() if log is not None else None
+    if platform is None or not platform[1]:
+        return None
+    sized = instance_gpus(platform[0])
+    if sized is None or sized[0] < 2 or "SXM" not in sized[1].model:
+        return None
+    return platform[0], sized[1].model, platform[2]
 
 
 def _one_vgpu(gpus: GpuInventory | None, parallelism: Parallelism | None, one_gpu: Sequence[str]) -> str | None:

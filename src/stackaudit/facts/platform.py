@@ -310,7 +310,7 @@ class PlatformWords:
 # Statements, not mentions: VM threads compare with bare metal ("25% of baremetal speed", NVIDIA/nccl#2171; "the
 # same as BareMetal environment", NVIDIA/nccl#1464) and maintainers ask ("Are you running inside a VM ?",
 # NVIDIA/nccl#428), so a row needs a negated VM, or "bare metal" as the label of a machine the line names.
-PLATFORM_WORDS = (
+PLATFORM_WORDS: tuple[PlatformWords, ...] = (
     PlatformWords(r"\bnot\s+(?:running\s+|run\s+)?(?:inside|in|on)\s+an?\s+(?:VM|virtual\s+machine)\b",
                   "the user says it does not run in a VM"),
     PlatformWords(r"\bbare[- ]?metal\s*,?\s*(?:\(\s*)?not\s+an?\s+(?:VM|virtual\s+machine)\b",
@@ -345,6 +345,88 @@ PLATFORM_WORDS = (
                   r"|.*\bkaggle\s+(?:notebooks?|kernels?|environment|sessions?|vms?|machines?)\b)",
                   "a Kaggle notebook (a Google Cloud VM)", "google"),
 )
+
+
+
+@dataclass(frozen=True)
+class PlatformName:
+    """A hypervisor, cloud or managed Kubernetes service whose name beside a guest's word states the host's VM."""
+
+    pattern: str  # the name, as the user writes it (case ignored)
+    vm: str  # the hypervisor, as systemd-detect-virt names it ("vm" where the provider does not say which)
+    what: str
+    source: str
+    # "hypervisor": its guests (`Proxmox VM`, `VM in proxmox`); "cloud": its guests or instances (`EC2 instance`,
+    # `OVH VM`); "kubernetes": its nodes or clusters (`in GKE cluster`), each node a VM of the provider's cloud.
+    kind: str
+
+
+# The names read as a VM only beside a guest's word: a Proxmox or VMware host is the hypervisor's bare metal, and a
+# Proxmox LXC container shares its host's kernel. Left out: Runpod, vast.ai and similar GPU rentals, whose machines
+# are containers on hosts of either kind; Cloud Hypervisor, whose name holds `Cloud` and reads as prose too.
+PLATFORM_NAMES = (
+    PlatformName(r"proxmox(?:\s+VE)?", "kvm", "a Proxmox VE guest (QEMU/KVM)",
+                 "https://pve.proxmox.com/wiki/Qemu/KVM_Virtual_Machines", "hypervisor"),
+    PlatformName(r"vmware|esxi|vsphere", "vmware", "a VMware guest", "https://docs.vmware.com/en/VMware-vSphere/",
+                 "hypervisor"),
+    PlatformName(r"hyper-?v", "microsoft", "a Hyper-V guest",
+                 "https://learn.microsoft.com/en-us/windows-server/virtualization/hyper-v/overview", "hypervisor"),
+    PlatformName(r"virtualbox", "oracle", "a VirtualBox guest", "https://www.virtualbox.org/manual/", "hypervisor"),
+    PlatformName(r"kvm|qemu|libvirt", "kvm", "a QEMU/KVM guest", "https://www.qemu.org/docs/master/", "hypervisor"),
+    PlatformName(r"xen(?:server)?", "xen", "a Xen guest", "https://xenproject.org/", "hypervisor"),
+    PlatformName(r"(?:aws\s+)?ec2|aws", "amazon", "an EC2 instance (a Nitro VM unless a `.metal` type)",
+                 "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html", "cloud"),
+    PlatformName(r"azure", "microsoft", "an Azure VM (Hyper-V)",
+                 "https://learn.microsoft.com/en-us/azure/virtual-machines/overview", "cloud"),
+    PlatformName(r"gcp|google\s+cloud|(?:google\s+)?compute\s+engine|gce", "google", "a Compute Engine VM",
+                 "https://cloud.google.com/compute/docs/instances", "cloud"),
+    PlatformName(r"ovh(?:cloud)?", "vm", "an OVHcloud Public Cloud instance (an OpenStack VM)",
+                 "https://www.ovhcloud.com/en/public-cloud/", "cloud"),
+    PlatformName(r"gke", "google", "a GKE node (a Compute Engine VM)",
+                 "https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools", "kubernetes"),
+    PlatformName(r"eks", "amazon", "an EKS node (an EC2 instance)",
+                 "https://docs.aws.amazon.com/eks/latest/userguide/eks-compute.html", "kubernetes"),
+    PlatformName(r"aks", "microsoft", "an AKS node (an Azure VM scale set instance)",
+                 "https://learn.microsoft.com/en-us/azure/aks/core-aks-concepts", "kubernetes"),
+)
+# A statement of this host (read by platform_words): no question (platform_words), negation or comparison (the Kaggle row's), nor a plan, a
+# wish or a condition (`When I move to the server i'm planning I will probably be using proxmox`, btbtyler09/
+# mi100-llm-testing#7; `I want to launch one VM with one GPU each`, keylase/nvidia-patch#251).
+# A line that names bare metal (`an EC2 c5.metal instance`, `bare-metal EC2 instance`) states no VM either.
+_PLANNED = r"\b(?:plan\w*|will|going\s+to|wants?|wanted|would|could|should|consider\w*|if|whether|wonder\w*)\b"
+_STATED = (rf"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)(?!.*{_PLANNED})"
+           r"(?!.*metal\b)")
+_GUEST = r"(?:VMs?|virtual\s+machines?|guests?)"
+_ARTICLE = r"(?:an?\s+|the\s+|my\s+|our\s+)?"
+_BETWEEN = r"(?:(?!(?:and|or|to|vs)\b)[\w.-]+\s+)?"  # one word between the name and the guest (`Proxmox Ubuntu VM`)
+_NAMED_GUEST = {
+    "hypervisor": _GUEST,
+    "cloud": r"(?:VMs?|virtual\s+machines?|guests?|instances?)",
+    "kubernetes": r"(?:clusters?|nodes?|node\s?pools?|nodegroups?|workers?)",
+}
+
+
+def stated_instances(text: str, contrast: bool = False) -> list[tuple[str, CloudInstance]]:
+    """The instance types a text names (cloud_instances) in its statements: clauses (_CLAUSE) of lines that ask
+    nothing, with no plan, wish or condition (_PLANNED); `Would a g5.12xlarge be enough?` and `I plan to move to a
+    p4d.24xlarge` name no machine of the paste. A negation may be of something else than the machine (`GPU Direct
+    RDMA is not utilized ... on instances that support GDRDMA: p5.48xlarge`, corpus 1580), so it stays unless
+    `contrast` leaves out the clauses that hold one (_CONTRAST) too."""
+    return [pair for line in text.splitlines() if "?" not in line for clause in _CLAUSE.split(line)
+            if not re.search(_PLANNED, clause, re.I) and not (contrast and _CONTRAST.search(clause))
+            for pair in cloud_instances(clause)]
+
+
+def _name_words(row: PlatformName) -> PlatformWords:
+    """The PLATFORM_WORDS row of a PLATFORM_NAMES row: its name before a guest's word, or a guest's word before it."""
+    guest = _NAMED_GUEST[row.kind]
+    name = rf"\b(?:{row.pattern})\b"
+    after = rf"{name}\s+{_BETWEEN}{guest}\b"
+    before = rf"\b{guest}\s+(?:in|on|under|inside|of|from)\s+{_ARTICLE}{name}"
+    return PlatformWords(rf"{_STATED}.*(?:{after}|{before})", f"{row.what} in the user's words", row.vm)
+
+
+PLATFORM_WORDS = (*PLATFORM_WORDS, *(_name_words(row) for row in PLATFORM_NAMES))
 
 
 # A limit of NVIDIA vGPU at work, in the user's words: its licence (`we are noticing licensing issue`, corpus 932;
@@ -402,8 +484,9 @@ EC2_NAMES = "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-
 
 
 def instances_without_gpu(text: str) -> list[str]:
-    """The EC2 instance types a text names whose family has no accelerator (EC2_NO_ACCELERATOR), in order."""
-    return [name for name, row in cloud_instances(text)
+    """The EC2 instance types a text's statements name (stated_instances) whose family has no accelerator
+    (EC2_NO_ACCELERATOR), in order."""
+    return [name for name, row in stated_instances(text)
             if row.vm == "amazon" and (m := re.match(r"[a-z]+", name)) and m.group(0) in EC2_NO_ACCELERATOR]
 
 
@@ -567,6 +650,21 @@ def _emulated_switch(ctx: FactContext) -> tuple[str, str] | None:
         return None
     what, line = tree.emulated[0]
     return "vm", f"NCCL's topology tree shows {what}, which only a hypervisor presents: `{line.split('NCCL INFO')[-1].strip()}`"
+
+
+def _ofi_instance(ctx: FactContext) -> tuple[str, str] | None:
+    """The EC2 instance type aws-ofi-nccl's platform line names (ServingLog.ofi_platform: the plugin reads it from DMI's
+    product name), where it is a type of CLOUD_INSTANCES (a Nitro VM; a `.metal` type is none): ("amazon", why), else
+    None."""
+    from stackaudit.facts.serving_logs import ServingLog
+
+    log = ctx.optional("serving_log", ServingLog)
+    platform = log.ofi_platform() if log is not None else None
+    named = cloud_instances(platform[0]) if platform is not None else []
+    if platform is None or [name for name, row in named if row.vm == "amazon"] != [platform[0]]:
+        return None
+    return "amazon", (f"aws-ofi-nccl names the instance type {platform[0]} (DMI's product name): "
+                      f"{CLOUD_INSTANCES[0].what}")
 
 
 def vgpu_guest(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> str:
@@ -831,7 +929,7 @@ def _machine(ctx: FactContext) -> Virtualization:
             "" if cpu.complete else " (its lines from BogoMIPS to the caches, where lscpu prints one, are shown)"))
     if gpu_mode is not None:
         return Virtualization(*gpu_mode)
-    root_bus = _gpu_on_root_bus(ctx) or _emulated_switch(ctx)
+    root_bus = _gpu_on_root_bus(ctx) or _emulated_switch(ctx) or _ofi_instance(ctx)
     if root_bus is not None:
         return Virtualization(*root_bus)
     if dmi:
@@ -929,7 +1027,8 @@ def virtualization_from_azure_health_check(text: str) -> Virtualization:
 
 @parser(USER_MACHINE, feeds="virtualization", kind=Virtualization, rank=90)
 def virtualization_from_user_words(text: str) -> Virtualization:
-    """A cloud instance type in the user's words (`g5.48xlarge`): that provider's VM; several providers, none.
+    """A cloud instance type in the user's words (`g5.48xlarge`), in a statement (stated_instances): that provider's
+    VM; several providers, none.
     A statement of PLATFORM_WORDS: bare metal (`It is not running inside a VM.`), beside an instance type none;
     or a VM (`The container is running in WSL2.`), counted as one more provider.
 
@@ -937,7 +1036,7 @@ def virtualization_from_user_words(text: str) -> Virtualization:
 
         These tests have been conducted on an AWS g5.48xlarge instance which has 8 x A10G GPUs
     """
-    named = cloud_instances(text)
+    named = stated_instances(text)
     said = [(line.strip(), words) for line in text.splitlines() if (words := platform_words(line))]
     vms = {row.vm for _, row in named} | {words.vm for _, words in said if words.vm != "none"}
     bare = next(((line, words) for line, words in said if words.vm == "none"), None)
@@ -1035,15 +1134,15 @@ def _windows_in(text: str, where: str) -> Virtualization:
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=93)
 def gpus_from_instance_type(text: str) -> GpuInventory:
     """The GPUs the one instance type the user's words name holds (GPU_INSTANCES): count and model, a count of the
-    user's words (a lower bound, as a stated count); a line that names it beside a contrast names no machine. An
+    user's words (a lower bound, as a stated count); a clause that names it beside a contrast, a plan or a condition,
+    or a line that asks, names no machine (stated_instances). An
     instance type whose GPUs are another vendor's (OTHER_VENDOR_INSTANCES: EC2 G4ad's AMD GPUs) names those.
 
     Input (tests/data/captures/578)::
 
         setting: aws g5.48xlarge
     """
-    named = {name for line in text.splitlines() for clause in _CLAUSE.split(line) if not _CONTRAST.search(clause)
-             for name, _ in cloud_instances(clause)}
+    named = {name for name, _ in stated_instances(text, contrast=True)}
     found = instance_gpus(next(iter(named))) if len(named) == 1 else None
     other = next((f"{model} ({next(iter(named))}: its provider's GPU, {source})"
                   for pattern, model, source in OTHER_VENDOR_INSTANCES

@@ -502,6 +502,17 @@ LIBFABRIC_LINE = re.compile(r"\blibfabric:\d+:\d+::(\w+):")
 # efa (found 4 nics)`), or libfabric's efa provider logging (it opens a domain only on an EFA device). The OFI plugin
 # over libfabric's tcp provider (`Selected Provider is tcp`, aws/aws-ofi-nccl#803) is no RDMA NIC.
 EFA_SIGHTED = re.compile(r"NET/OFI Selected Provider is efa\b|\blibfabric:\d+:\d+::efa:")
+# aws-ofi-nccl's word on the machine: the EC2 instance type it read from DMI's product name
+# (nccl_ofi_system.cpp nccl_net_ofi_get_product_name: /sys/devices/virtual/dmi/id/product_name), with the topology file
+# it hands NCCL for that type (platform-aws.cpp: `Running on p4d.24xlarge platform, topology file <xml>`; releases
+# before 1.11 `Setting NCCL_TOPO_FILE environment variable to <xml>`; the first ones named the family alone, `Running on
+# P4d platform`), or the one the job set itself (`NCCL_TOPO_FILE environment variable is already set to <path>`).
+# https://github.com/aws/aws-ofi-nccl/blob/master/src/platform-aws.cpp
+OFI_PLATFORM = re.compile(r"NET/OFI Running on (?P<platform>[\w.-]+) platform, (?:topology file|Setting NCCL_TOPO_FILE "
+                          r"environment variable to|NCCL_TOPO_FILE environment variable is (?P<own>already) set to) "
+                          r"(?P<file>\S+)")
+# The first releases printed the family of the one platform they had a file for: p4d.24xlarge.
+_OFI_FAMILIES = {"P4d": "p4d.24xlarge"}
 # libfabric's efa provider could not register a CUDA buffer with the EFA device (prov/efa efa_domain_hmem_info_init_cuda:
 # "FI_HMEM transfers that require peer to peer support will fail"): the NIC cannot reach GPU memory, neither through
 # nvidia_peermem nor DMA-BUF, as an IB HCA's `GPU Direct RDMA Disabled` line says (aws/aws-k8s-tester#473, corpus 1580).
@@ -853,6 +864,15 @@ class ServingLog:
     def efa_lines(self) -> tuple[str, ...]:
         """The lines that show an AWS EFA device at work under NCCL (EFA_SIGHTED): an RDMA NIC of this job's hosts."""
         return tuple(line for line in self.nccl_net if EFA_SIGHTED.search(line))
+
+    def ofi_platform(self) -> tuple[str, str, str] | None:
+        """What aws-ofi-nccl's first platform line (OFI_PLATFORM) names: (the instance type, the topology file the plugin
+        handed NCCL for it, or "" where the job had set NCCL_TOPO_FILE itself, the line); None where no line does."""
+        for line in self.nccl_net:
+            if "NET/OFI Running on" in line and (m := OFI_PLATFORM.search(line)):
+                platform = _OFI_FAMILIES.get(m.group("platform"), m.group("platform"))
+                return platform, "" if m.group("own") else m.group("file"), line.strip()[:300]
+        return None
 
     def net_plugins(self) -> dict[str, tuple[str, str]]:
         """Per host, the network plugin NCCL's lines say it took: ("internal", line) where it found no

@@ -1,7 +1,8 @@
 """The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a list's
 GPU model (`GPU: NVIDIA GeForce RTX 5080`), a count the user owns without a model (`I have 2 NVIDIA cards`, a parameter
 list's `gpu=2`), a model the user owns without a count (`i have 3090`), a cloud instance type (`g5.48xlarge`), a
-statement that it is bare metal (`It is not running inside a VM.`), another vendor's accelerators (`on Ascend NPU`:
+statement that it is bare metal (`It is not running inside a VM.`) or a hypervisor's or cloud's guest (`VM in proxmox`,
+`in GKE cluster`: facts/platform.PLATFORM_NAMES), another vendor's accelerators (`on Ascend NPU`:
 facts/gpus.stated_npus; a list's `GPU: AMD` or an issue form's `### GPU` answered `AMD`: facts/gpus.stated_vendor_gpus),
 a Windows host (`OS: Windows 11`, llama.cpp's `built with MSVC ... for Windows`, a
 `C:\\...\\ggml-cuda.dll` path: facts/platform.WINDOWS_LINES), its /dev/shm size (`CPU Shared Memory: 64MB`), an
@@ -66,7 +67,10 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "aarch64",
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got",
             "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance", "i use", "i am using",
-            "i'm using", "jetson", "l4t", "(release), revision")
+            "i'm using", "jetson", "l4t", "(release), revision",
+            # The names of PLATFORM_NAMES (facts/platform.py), a guest's word beside them states the host's VM.
+            "proxmox", "vmware", "esxi", "vsphere", "hyper-v", "hyperv", "virtualbox", "kvm", "qemu", "libvirt", "xen",
+            "ec2", "aws", "azure", "gcp", "google cloud", "compute engine", "gce", "ovh", "gke", "eks", "aks")
 
 
 # The labels of an issue form's GPU field: `### GPU` (ollama's bug report form), `### Hardware: GPU`
