@@ -264,6 +264,9 @@ FLAT_AMBIGUOUS = {
     "1372-okd-vmware-vgpu-compute-server-unlicensed-gpu-alloc-throttled-after-minutes.txt":
         "the run is three lines of a vGPU licence block and no GPU section: read line by line it is `-q` with no GPU "
         "to parse, joined it is no `-q` at all; neither gives a GPU, and only the reason's words differ",
+    "1821-ubuntu-thinkpad-6-5-oem-driver-535-183-docker-unknown-runtime-nvidia-daemon-json-nvsmi-q-cut.txt":
+        "the paste ends in a field name cut after one letter (`A` of `Attached GPUs`); joined onto `CUDA Version : "
+        "12.2` it is a word of the value, as 872's `Ut` is",
     "1835-rtx-2060-open-515-gsp-missing-nvdec0-dmesg-then-proprietary-nvsmi-q-cut.txt":
         "the run joins two stored pieces at a field name with no value (`CUDA Version`, line 23): joined, the name is "
         "a word of the driver version before it, where the line end ends that value",
