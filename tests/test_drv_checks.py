@@ -143,6 +143,51 @@ def test_persistence_off_stays_an_issue_on_the_gpus_without_a_display() -> None:
     assert r.status == "issue" and "GPU(s) 1;" in r.message
 
 
+# Three real pastes of `cat /proc/acpi/bbswitch` from different threads, each with the state it printed.
+_BBSWITCH_PASTES = (
+    # Bumblebee-Project/bbswitch#195 (a comment's inline code)
+    ("However `cat /proc/acpi/bbswitch ` results in:\n`0000:01:00.0 ON\n`\nso bbswitch has failed to turn nvidia off.\n",
+     ("0000:01:00.0", True)),
+    # Bumblebee-Project/bbswitch#179 (an Ubuntu 18.04 laptop, the prompt with its host)
+    ("leonardo@leonardo-TM1703:~$ sudo tee /proc/acpi/bbswitch <<<ON\nON\n"
+     "leonardo@leonardo-TM1703:~$ cat /proc/acpi/bbswitch  \n0000:01:00.0 OFF\n", ("0000:01:00.0", False)),
+    # cleemesser/aero15X-laptop-linux-cuda-config#7 (a prompt without a host)
+    ("`~$ cat /proc/acpi/bbswitch \n0000:01:00.0 ON `\n", ("0000:01:00.0", True)),
+)
+
+
+def test_bbswitch_state_is_read_from_real_pastes() -> None:
+    from stackaudit.engine.collect import Collector
+    from stackaudit.facts.registry import load_all
+    from stackaudit.host.memory import MemoryHost
+    from stackaudit.importers.recognition import recognise
+
+    load_all()
+    for text, want in _BBSWITCH_PASTES:
+        fact = Collector(MemoryHost(recognise(text).record)).results(["bbswitch"])["bbswitch"]
+        assert fact.gpus == (want,), text
+
+
+def test_a_bare_address_and_state_is_no_bbswitch_line() -> None:
+    """Modelled: `0000:01:00.0 ON` with no `cat /proc/acpi/bbswitch` above it says nothing of bbswitch."""
+    from stackaudit.importers.recognition import recognise
+
+    assert not any(kind == "/proc/acpi/bbswitch" for kind, _, _ in recognise("0000:01:00.0 ON\n").recognised)
+
+
+def test_persistence_off_on_a_gpu_bbswitch_switches_is_not_an_issue(tmp_path: Path) -> None:
+    """Bumblebee powers the GPU down between uses and clears persistence mode (tests/data/captures/1838)."""
+    (tmp_path / "smi.txt").write_text("$ cat /proc/acpi/bbswitch\n0000:06:00.0 OFF\n\n" + _linux_table("Off"))
+    r = _one(load_pasted([str(tmp_path / "smi.txt")]), "DRV-PERSISTENCE")
+    assert r.status == "not-an-issue" and "bbswitch" in r.message
+
+
+def test_persistence_off_stays_an_issue_on_a_gpu_bbswitch_does_not_list(tmp_path: Path) -> None:
+    """Modelled: bbswitch names another address than the table's GPU."""
+    (tmp_path / "smi.txt").write_text("$ cat /proc/acpi/bbswitch\n0000:01:00.0 ON\n\n" + _linux_table("Off"))
+    assert _one(load_pasted([str(tmp_path / "smi.txt")]), "DRV-PERSISTENCE").status == "issue"
+
+
 # --- DRV-COMPUTE-MODE -----------------------------------------------------------------------------
 
 

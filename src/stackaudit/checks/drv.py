@@ -81,7 +81,7 @@ from stackaudit.facts.python_env import PythonEnv, release_cuda_major, release_n
 from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, STACK_XID, LogSymptoms
-from stackaudit.facts.system import LoadedModules, module_loaded
+from stackaudit.facts.system import BbSwitch, LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, nvlink_count
 from stackaudit.fixes.model import (
     BDF_SUBJECT,
@@ -110,6 +110,7 @@ from stackaudit.gputable import (
     on_nvswitch,
     sold_bridged,
 )
+from stackaudit.pci_address import normalize_bdf
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -1535,7 +1536,7 @@ _DROPIN = ("mkdir -p /etc/systemd/system/nvidia-persistenced.service.d && printf
                 "https://docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html"),
 )
 def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
-                container: ContainerInfo | None = None) -> Outcome:
+                container: ContainerInfo | None = None, bbswitch: BbSwitch | None = None) -> Outcome:
     """Reads: each GPU's persistence mode (NVML / `nvidia-smi`), `systemctl is-active
     nvidia-persistenced`, the unit's effective ExecStart (`systemctl cat`), the daemon's process.
 
@@ -1562,12 +1563,15 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
     On a Windows host persistence mode does not exist: the nvidia-smi table's Driver-Model column (WDDM, TCC, MCDM)
     says so here, and any other source that shows Windows (facts/platform.WINDOWS_LINES) through the engine's rule
     (facts/applicability.LINUX_ONLY): not applicable.
+    A GPU that bbswitch lists (`cat /proc/acpi/bbswitch`: facts/system.BbSwitch) is an Optimus laptop's discrete GPU
+    that Bumblebee powers down between uses. Its driver state goes with its power, and Bumblebee's unload of the
+    nvidia module clears persistence mode (Bumblebee-Project/Bumblebee#207). Persistence off there is not an issue.
     """
-    return _persistence(nvidia, nvidia_services, container)
+    return _persistence(nvidia, nvidia_services, container, bbswitch)
 
 
 def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | None,
-                 container: ContainerInfo | None) -> Outcome:
+                 container: ContainerInfo | None, bbswitch: BbSwitch | None = None) -> Outcome:
     """DRV-PERSISTENCE from the GPUs' persistence mode and the daemon (the engine adds the log's symptoms)."""
     daemon = nvidia_services.persistenced if nvidia_services is not None else None
     if nvidia is None and daemon is not None and daemon.installed is False and not daemon.pids:
@@ -1602,6 +1606,17 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
             actual={g.subject: "Disabled (display active)" for g in held}, expected="Enabled",
             subjects=[g.subject for g in held]))
     off = [g for g in off if not g.shows_display]
+    switched_bdfs = {normalize_bdf(bdf): on for bdf, on in bbswitch.gpus} if bbswitch is not None else {}
+    switched = [g for g in off if g.bdf and g.bdf in switched_bdfs]
+    if switched and len(switched) == len(off):
+        states = ", ".join(f"{g.bdf} {'ON' if switched_bdfs[g.bdf] else 'OFF'}" for g in switched)
+        return over_gpus(nvidia, read, not_an_issue(
+            f"persistence mode Disabled on GPU(s) {gpu_indices(switched)}, which bbswitch switches on and off "
+            f"(/proc/acpi/bbswitch: {states}): "
+            "Bumblebee powers the discrete GPU down between uses and its unload of the nvidia module clears "
+            "persistence mode, which would only keep the GPU powered",
+            actual={g.subject: "Disabled (bbswitch)" for g in switched}, expected="Enabled",
+            subjects=[g.subject for g in switched]))
     no_pm_flag = daemon is not None and "--no-persistence-mode" in " ".join(
         [daemon.exec_start or "", *daemon.argv])
     where = " (set on the host; the container cannot change it)" if container is not None and container.in_container else ""

@@ -13,6 +13,9 @@ from stackaudit.host.source import Source
 # --- host basics ---------------------------------------------------------------------------------
 UNAME = Source("uname", "`uname -a`", argv=("uname", "-a"), hint="paste `uname -a`")
 PROC_CMDLINE = Source("proc_cmdline", "/proc/cmdline", path="/proc/cmdline", hint="paste `cat /proc/cmdline`")
+# bbswitch (Bumblebee's ACPI switch of an Optimus laptop's discrete GPU): one line per GPU, `0000:01:00.0 ON`.
+PROC_BBSWITCH = Source("proc_bbswitch", "/proc/acpi/bbswitch", path="/proc/acpi/bbswitch",
+                       hint="paste `cat /proc/acpi/bbswitch`")
 LSCPU = Source("lscpu", "`lscpu`", argv=("lscpu",), hint="paste `lscpu`")
 # The kernel's CPU table; a paste shows a processor's lines (`model name`, `flags`), read for what lscpu does not
 # add: the kernel's own feature flags (`pti`).

@@ -25,6 +25,7 @@ from stackaudit.facts.sources import (
     LSMOD,
     NODE_SYSFS,
     NUMACTL_H,
+    PROC_BBSWITCH,
     PROC_CMDLINE,
     PROC_CPUINFO,
     PROC_MODULES,
@@ -957,3 +958,36 @@ def sysctls_from_sysctl_a(text: str) -> Sysctls:
     missing = {k for k in SYSCTL_KEYS if k not in values and k not in denied}
     unreadable = {k for k in SYSCTL_KEYS if k in denied} | (set() if whole else missing)
     return Sysctls(wanted, frozenset(missing if whole else ()), frozenset(unreadable))
+
+
+@dataclass(frozen=True)
+class BbSwitch(Sourced):
+    """The discrete GPUs that bbswitch switches on and off (/proc/acpi/bbswitch), each as (PCI address, powered on).
+
+    bbswitch is the kernel module of Bumblebee, which powers an Optimus laptop's discrete GPU down while no program
+    renders on it (https://github.com/Bumblebee-Project/bbswitch). The GPU's driver state goes with its power, and
+    Bumblebee's unload of the nvidia module clears persistence mode (Bumblebee-Project/Bumblebee#207).
+    """
+
+    gpus: tuple[tuple[str, bool], ...]
+
+
+fact("bbswitch", BbSwitch, first_of, hint=PROC_BBSWITCH.hint)
+
+# bbswitch's /proc file prints each discrete GPU's address and state (`0000:01:00.0 ON`, `0000:01:00.0 OFF`).
+BBSWITCH_LINE = re.compile(r"^\s*`?((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(ON|OFF)\s*`?\s*$")
+
+
+@parser(PROC_BBSWITCH, feeds="bbswitch", kind=BbSwitch, rank=10)
+def parse_bbswitch(text: str) -> BbSwitch:
+    """The GPUs bbswitch lists and whether each is powered on.
+
+    Input (tests/data/captures/1838; Bumblebee-Project/bbswitch#179 shows `0000:01:00.0 OFF`)::
+
+        0000:01:00.0 ON
+    """
+    gpus = tuple((m.group(1).lower(), m.group(2) == "ON") for line in text.splitlines()[:64]
+                 if (m := BBSWITCH_LINE.match(line)))
+    if not gpus:
+        raise ParseError("no `<PCI address> ON|OFF` line of /proc/acpi/bbswitch")
+    return BbSwitch(gpus)

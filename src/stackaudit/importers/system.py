@@ -11,14 +11,15 @@ from stackaudit.facts.sources import (
     LSCPU,
     LSMOD,
     NUMACTL_H,
+    PROC_BBSWITCH,
     PROC_CMDLINE,
     PROC_CPUINFO,
     PROC_MODULES,
     UNAME,
 )
-from stackaudit.facts.system import cpuinfo_line, is_uname_line, kernel_log_is_whole
+from stackaudit.facts.system import BBSWITCH_LINE, cpuinfo_line, is_uname_line, kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, Scan, candidate_lines, take_while
+from stackaudit.importers._scan import Candidates, Scan, candidate_lines, strip_prompt, take_while
 from stackaudit.importers.registry import Found, command_output, file_content, importer
 
 _CMDLINE = re.compile(r"(?:^|\s)(?:BOOT_IMAGE=\S+|root=(?:UUID=|/dev/|LABEL=|ZFS=|PARTUUID=)\S*)(?:\s|$)")
@@ -32,6 +33,25 @@ def proc_cmdline(lines: list[str], candidates: Candidates | None = None) -> Iter
         text = line.strip().strip("`")
         if _CMDLINE.search(text) and "=" in text and not text.startswith(("#", "GRUB_CMDLINE")):
             yield Found("/proc/cmdline", i, i + 1, file_content(PROC_CMDLINE.path, text + "\n"), whole=True)
+            return
+
+
+# `cat /proc/acpi/bbswitch` at a prompt or quoted in prose (`However \`cat /proc/acpi/bbswitch \` results in:`), then
+# bbswitch's lines under it (`0000:01:00.0 ON`): a bare address and state is read only under the command that names
+# the file.
+_BBSWITCH_CAT = re.compile(r"(?:^|[`\s])(?:sudo\s+)?cat\s+/proc/acpi/bbswitch\b(?!\s*[|>])")
+
+
+@importer("/proc/acpi/bbswitch", "bbswitch's state of the discrete GPU (`cat /proc/acpi/bbswitch`)",
+          needles=("/proc/acpi/bbswitch",), per_line=True)
+def proc_bbswitch(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        if not _BBSWITCH_CAT.search(strip_prompt(lines[i].strip().lstrip("`"))):
+            continue
+        end = take_while(lines, i + 1, BBSWITCH_LINE)
+        if end > i + 1:
+            text = "".join(line.strip().strip("`").strip() + "\n" for line in lines[i + 1:end])
+            yield Found("/proc/acpi/bbswitch", i, end, file_content(PROC_BBSWITCH.path, text), whole=True)
             return
 
 
