@@ -135,3 +135,62 @@ def test_ubuntu_installer_vm_host_name_in_a_bold_prompt_1482() -> None:
     assert cloud_hostname("virtual-machine-builder") is None  # modelled: the words elsewhere in a name
     result = capture_checks("1482", "FW-VM")["FW-VM"]
     assert result.status == "not-an-issue" and "1 GPU" in result.message
+
+
+# --- lspci's devices that only a hypervisor presents (h83c) ----------------------------------------------------------
+
+# elasticluster/elasticluster#504 (a Compute Engine VM with a GPU), its `lspci -v` and `lspci -vnn` openings.
+GCE_LSPCI_V = """\
+00:00.0 Host bridge: Intel Corporation 440FX - 82441FX PMC [Natoma] (rev 02)
+\tSubsystem: Red Hat, Inc Qemu virtual machine
+\tFlags: medium devsel
+
+00:03.0 Non-VGA unclassified device: Red Hat, Inc Virtio SCSI
+\tSubsystem: Red Hat, Inc Device 0008
+\tPhysical Slot: 3
+\tFlags: bus master, fast devsel, latency 0, IRQ 11
+\tKernel driver in use: virtio-pci
+
+00:04.0 Ethernet controller: Red Hat, Inc Virtio network device
+\tSubsystem: Red Hat, Inc Device 0001
+\tPhysical Slot: 4
+\tKernel driver in use: virtio-pci
+"""
+GCE_LSPCI_VNN = """\
+00:00.0 Host bridge [0600]: Intel Corporation 440FX - 82441FX PMC [Natoma] [8086:1237] (rev 02)
+\tSubsystem: Red Hat, Inc Qemu virtual machine [1af4:1100]
+\tFlags: medium devsel
+
+00:03.0 Non-VGA unclassified device [0000]: Red Hat, Inc Virtio SCSI [1af4:1004]
+\tSubsystem: Red Hat, Inc Device [1af4:0008]
+\tKernel driver in use: virtio-pci
+"""
+# Modelled: a bare-metal server whose BlueField DPU presents virtio-net functions to the host, beside its GPU.
+BLUEFIELD_HOST = """\
+17:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev a1)
+b1:00.0 Ethernet controller: Mellanox Technologies MT42822 BlueField-2 integrated ConnectX-6 Dx network controller (rev 01)
+b1:00.2 Ethernet controller: Red Hat, Inc. Virtio network device (rev 01)
+"""
+
+
+def test_lspci_of_vmware_paravirtual_devices_names_a_vmware_guest() -> None:
+    # Corpus 1822 (NVIDIA/gpu-operator, an OpenShift worker): PVSCSI and VMXNET3 beside its one V100.
+    vm = fact(pasted(body("1822")), "virtualization")
+    assert vm.vm == "vmware" and "PVSCSI" in vm.source
+
+
+@pytest.mark.parametrize("text", [GCE_LSPCI_V, GCE_LSPCI_VNN])
+def test_lspci_of_virtio_devices_names_a_qemu_guest(text: str) -> None:
+    from stackaudit.facts.lspci import parse_lspci
+    from stackaudit.facts.platform import hypervisor_device
+
+    found = hypervisor_device(parse_lspci(text).devices)
+    assert found is not None and found[0].vm == "kvm" and found[1].bdf.endswith("00:03.0")
+
+
+def test_virtio_beside_a_bluefield_or_a_physical_listing_names_no_hypervisor() -> None:
+    from stackaudit.facts.lspci import parse_lspci
+    from stackaudit.facts.platform import hypervisor_device
+
+    assert hypervisor_device(parse_lspci(BLUEFIELD_HOST).devices) is None
+    assert hypervisor_device(parse_lspci(BLUEFIELD_HOST.splitlines()[0] + "\n").devices) is None

@@ -261,6 +261,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     `in GKE cluster`: facts/platform.py PLATFORM_NAMES), in a statement that asks, plans or compares nothing.
     An NCCL log's aws-ofi-nccl platform line (`NET/OFI Running on p4d.24xlarge platform`) names the EC2 instance type
     the plugin read from DMI's product name.
+    A pasted `lspci` that shows a device only a hypervisor presents (VMware's PVSCSI or VMXNET3, QEMU's virtio:
+    facts/platform.HYPERVISOR_DEVICES) names the hypervisor.
 
     Bad value: a VM with several GPUs for tensor parallelism whose P2P is not `OK` in
     `nvidia-smi topo -p2p r`; a VM whose whole `nvidia-smi topo -m` hides the sockets (every GPU's

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from stackaudit.pci_address import off_link_slot, on_root_bus
 
 if TYPE_CHECKING:
     from stackaudit.facts.collect_env import CollectEnv
+    from stackaudit.facts.lspci import LspciDevice
     from stackaudit.facts.nvidia import NvidiaGpus
 
 # DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them: src/basic/virt.c
@@ -639,6 +640,56 @@ def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
     return None
 
 
+@dataclass(frozen=True)
+class HypervisorDevice:
+    """A PCI function that only a hypervisor presents to its guests: its emulated or paravirtual devices."""
+
+    pattern: str  # lspci's vendor and device name (case ignored)
+    ids: str  # the vendor:device ids `lspci -nn` prints, a pattern matched from their start
+    vm: str  # the hypervisor, as systemd-detect-virt names it
+    what: str
+
+
+# VMware's paravirtual SCSI, NIC, SVGA and VMCI devices (vendor 15ad); QEMU's virtio devices (Red Hat's vendor id
+# 1af4) and its own (1b36: the QXL display, PCIe root ports), the subsystem QEMU's i440FX names; Xen's platform device
+# (5853); Hyper-V's synthetic display of a generation-1 VM (1414:5353). Corpus 1822 (VMware PVSCSI, VMXNET3);
+# elasticluster/elasticluster#504 (a Compute Engine VM's `Red Hat, Inc Virtio SCSI`). A BlueField DPU presents virtio
+# functions to its bare-metal host too, so virtio beside a BlueField says nothing.
+HYPERVISOR_DEVICES = (
+    HypervisorDevice(r"\bVMware (?:PVSCSI|VMXNET ?3?|SVGA|Virtual Machine Communication Interface)", r"15ad:",
+                     "vmware", "VMware's paravirtual devices"),
+    HypervisorDevice(r"\bRed Hat, Inc\.? (?:Virtio|QXL|QEMU)", r"1af4:|1b36:", "kvm", "QEMU's virtio devices"),
+    HypervisorDevice(r"\bXenSource, Inc\.? Xen Platform Device", r"5853:0001", "xen", "Xen's platform device"),
+    HypervisorDevice(r"\bMicrosoft Corporation Hyper-V virtual VGA", r"1414:5353", "microsoft",
+                     "Hyper-V's synthetic display"),
+)
+
+
+def hypervisor_device(devices: Sequence[LspciDevice]) -> tuple[HypervisorDevice, LspciDevice] | None:
+    """The first function of a pasted lspci that only a hypervisor presents (HYPERVISOR_DEVICES), with its row; None
+    where none is, or where virtio sits beside a BlueField DPU."""
+    dpu = any("bluefield" in d.description.lower() for d in devices)
+    for dev in devices:
+        ids = f"{dev.vendor.removeprefix('0x')}:{dev.device.removeprefix('0x')}".lower()
+        for row in HYPERVISOR_DEVICES:
+            shown = re.search(row.pattern, dev.description, re.I) or (dev.vendor and re.match(row.ids, ids))
+            if shown and not (dpu and row.vm == "kvm"):
+                return row, dev
+    return None
+
+
+def _hypervisor_device(ctx: FactContext) -> tuple[str, str] | None:
+    """A pasted or live lspci's function that only a hypervisor presents (hypervisor_device): (vm, why), else None."""
+    from stackaudit.facts.pcie import read_lspci
+
+    lspci, _ = read_lspci(ctx.host)
+    found = hypervisor_device(lspci.devices) if lspci is not None else None
+    if found is None:
+        return None
+    row, dev = found
+    return row.vm, f"lspci shows {row.what}, which only a hypervisor presents: `{dev.bdf} {dev.description[:120]}`"
+
+
 def _emulated_switch(ctx: FactContext) -> tuple[str, str] | None:
     """A PCI switch of an NCCL log's topology tree whose PCI ids only a hypervisor presents (serving_logs
     EMULATED_SWITCHES: QEMU's TI XIO3130 ports, corpus 1269): ("vm", why), else None."""
@@ -929,7 +980,7 @@ def _machine(ctx: FactContext) -> Virtualization:
             "" if cpu.complete else " (its lines from BogoMIPS to the caches, where lscpu prints one, are shown)"))
     if gpu_mode is not None:
         return Virtualization(*gpu_mode)
-    root_bus = _gpu_on_root_bus(ctx) or _emulated_switch(ctx) or _ofi_instance(ctx)
+    root_bus = _gpu_on_root_bus(ctx) or _emulated_switch(ctx) or _ofi_instance(ctx) or _hypervisor_device(ctx)
     if root_bus is not None:
         return Virtualization(*root_bus)
     if dmi:
