@@ -194,3 +194,29 @@ def test_virtio_beside_a_bluefield_or_a_physical_listing_names_no_hypervisor() -
 
     assert hypervisor_device(parse_lspci(BLUEFIELD_HOST).devices) is None
     assert hypervisor_device(parse_lspci(BLUEFIELD_HOST.splitlines()[0] + "\n").devices) is None
+
+
+@pytest.mark.parametrize(("line", "vm"), [
+    # corpus 1817 (triton-inference-server/server, a GKE 1.16 node)
+    ("We are trying to deploy the 20.09 version of triton inference server to GKE. We are on GKE version 1.16, "
+     "which has NVIDIA driver 418.67.", "google"),
+    # huggingface/text-generation-inference#405's title
+    ("Unable to serve tiiuae/falcon-40b-instruct on EKS G5 nodes", "amazon"),
+    # vllm-project/vllm#11139's title
+    ("[Bug]: vllm using ray in eks hangs when using --pipeline_parallel_size > 1", "amazon"),
+])
+def test_a_workload_on_a_managed_kubernetes_service_is_on_its_cloud_vms(line: str, vm: str) -> None:
+    from stackaudit.facts.platform import platform_words
+
+    said = platform_words(line)
+    assert said is not None and said.vm == vm, line
+
+
+@pytest.mark.parametrize("line", [
+    "GPU support on GKE not available",  # kubeflow/kubeflow#1246's title: a negation
+    "We plan to move the cluster to GKE next quarter",  # modelled: a plan
+])
+def test_a_managed_kubernetes_service_not_in_use_states_no_vm(line: str) -> None:
+    from stackaudit.facts.platform import platform_words
+
+    assert platform_words(line) is None, line

@@ -424,7 +424,11 @@ def _name_words(row: PlatformName) -> PlatformWords:
     name = rf"\b(?:{row.pattern})\b"
     after = rf"{name}\s+{_BETWEEN}{guest}\b"
     before = rf"\b{guest}\s+(?:in|on|under|inside|of|from)\s+{_ARTICLE}{name}"
-    return PlatformWords(rf"{_STATED}.*(?:{after}|{before})", f"{row.what} in the user's words", row.vm)
+    # A managed Kubernetes service runs every workload on its cloud's VMs: a workload on it (`We are on GKE version
+    # 1.16`, `deploy ... to GKE`, corpus 1817) is on one of them, with no guest's word.
+    served = rf"\b(?:on|to|in|into)\s+(?:the\s+)?{name}" if row.kind == "kubernetes" else ""
+    either = f"{after}|{before}|{served}" if served else f"{after}|{before}"
+    return PlatformWords(rf"{_STATED}.*(?:{either})", f"{row.what} in the user's words", row.vm)
 
 
 PLATFORM_WORDS = (*PLATFORM_WORDS, *(_name_words(row) for row in PLATFORM_NAMES))
