@@ -859,8 +859,9 @@ def engine_commands_pasted(text: str) -> EngineCommands:
 # check open. A word not listed names no engine.
 STATED_ENGINE_WORDS: dict[str, str] = {
     "ollama": r"ollama",
-    # LM Studio runs its models through llama.cpp's runtimes (its MLX engine only on Apple silicon, no CUDA).
-    "llamacpp": r"llama[.-]?cpp|llama-server|lm[ -]?studio",
+    # LM Studio runs its models through llama.cpp's runtimes (its MLX engine only on Apple silicon, no CUDA); KoboldCpp
+    # is llama.cpp with its own server (https://github.com/LostRuins/koboldcpp).
+    "llamacpp": r"llama[.-]?cpp|llama-server|lm[ -]?studio|kobold[.-]?cpp",
     "vllm": r"vllm",
     "sglang": r"sglang",
     "trtllm": r"tensorrt(?:-llm)?|trt-?llm",

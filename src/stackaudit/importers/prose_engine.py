@@ -7,6 +7,8 @@ however short, that says the user started the engine's server from their own she
 facts/container.STATED_HOST_WORDS), or ticks TGI's issue form's `The CLI directly` box beside an empty Docker box
 (facts/container.form_cli_directly), and one that names a custom all-reduce switch the run has (`After adding
 --enable-p2p-check, why is ... slower`: facts/engine_command.stated_switches).
+An environment list's line that names an engine with its release (`Koboldcpp version: 1.99.4`: LISTED_ENGINE_RELEASE)
+is recorded too: a label too short for a sentence that still states the engine the user runs.
 
 Recorded as the pasted document USER_ENGINES (facts/sources.py), the line verbatim; facts/engine_command.py reads it
 as the weakest source of the engines a paste shows (facts/applicability.engine_shown_other).
@@ -45,10 +47,15 @@ _PROGRAM = re.compile(r"^\s*(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|helm
 _MACHINE = re.compile(r"^\s*[\[#/<{]|\w(?:Warning|Error|Exception):")
 _WORD = re.compile(r"(?<![\w/.-])[A-Za-z]{2,}(?![\w/-])")
 MIN_WORDS = 5  # words of letters in a sentence; a shorter line is a title, a label or a command
+# An environment list's line that names the engine with its release (`Koboldcpp version: 1.99.4`, corpus 1857;
+# `- vLLM Version: 0.6.3`): the user states what they run, in a label too short for a sentence.
+LISTED_ENGINE_RELEASE = re.compile(r"^\W{0,6}(?P<name>[A-Za-z][\w.-]{1,30})\**\s+version\**\s*:\**\s*`?v?\d+(?:\.\d+)+\S*\s*$",
+                                   re.IGNORECASE)
 MAX_LINES = 20  # sentences read from one paste; past a few, the paste is a log or a listing
 
 # The words of facts/engine_command.STATED_ENGINE_WORDS that every match holds (case ignored).
-_NEEDLES = ("ollama", "llama", "vllm", "sglang", "tensorrt", "trt", "torch", "transformers", "diffusers", "comfyui",
+_NEEDLES = ("ollama", "llama", "kobold", "vllm", "sglang", "tensorrt", "trt", "torch", "transformers", "diffusers",
+            "comfyui",
             "deepspeed", "exllama", "lmdeploy", "aphrodite", "text-generation-inference", "tgi", "container", "image",
             "parallel", "studio", "--enable-p2p-check", "--disable-custom-all-reduce", "the cli directly")
 
@@ -77,6 +84,13 @@ def prose_engine(lines: list[str], candidates: Candidates | None = None) -> Iter
             continue
         # The user's words that they started the server themselves are short (`ran `ollama serve``, corpus 1112).
         host_words = bool(stated_host(line))
+        listed = LISTED_ENGINE_RELEASE.match(line)
+        if listed and stated_engines(listed.group("name")) and not is_evidence(line):
+            yield Found("prose engine", i, i + 1, document_appended(USER_ENGINES.name, line.strip() + "\n"))
+            taken += 1
+            if taken == MAX_LINES:
+                return
+            continue
         if not (stated_engines(line) or stated_container(line)[0] or stated_split(line) or stated_switches(line)
                 or host_words) \
                 or not is_sentence(line, 2 if host_words else MIN_WORDS) or is_symptom(line):

@@ -1,0 +1,57 @@
+"""Issue 28 (h83c): DRV-CUDA-COMPAT from an environment list: the driver under a plural key (`Nvidia Drivers: 581.29`)
+and the engine named with its release (`Koboldcpp version: 1.99.4`).
+
+The driver lines are real environment lists (corpus 1857, and projects' READMEs and reports found by search); the
+counter-examples (a floor, a branch) are real too; the engine lines not from a paste are modelled and say so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import capture_checks, paste_checks
+from stackaudit.facts.nvidia import STATED_DRIVER
+from stackaudit.importers.prose_engine import LISTED_ENGINE_RELEASE
+
+
+@pytest.mark.parametrize(("line", "driver"), [
+    ("Nvidia Drivers: 581.29 - CUDA Version: 13.0  ", "581.29"),  # corpus 1857 (LostRuins/koboldcpp)
+    ("    NVIDIA Drivers: 555.42.06", "555.42.06"),  # an environment block of a project's report
+    ("* NVIDIA drivers: 535.54.03", "535.54.03"),  # a distribution's release notes
+    ("    - NVIDIA Drivers: 530.30.02", "530.30.02"),  # a project's build environment list
+])
+def test_a_plural_drivers_key_names_the_driver(line: str, driver: str) -> None:
+    m = STATED_DRIVER.search(line)
+    assert m is not None and m.group(1) == driver
+
+
+@pytest.mark.parametrize("line", [
+    "- NVIDIA drivers: 545+ for `:gpu` image, 525+ for `:gpu-legacy` image",  # a floor, not the installed driver
+    "# ✅ NVIDIA drivers: 535.xx",  # a branch
+])
+def test_a_floor_or_a_branch_names_no_driver(line: str) -> None:
+    assert STATED_DRIVER.search(line) is None
+
+
+def test_corpus_1857_driver_and_koboldcpp_listed_is_ok() -> None:
+    r = capture_checks("1857", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "581.29" in r.message, r.message
+
+
+@pytest.mark.parametrize(("line", "name"), [
+    ("Koboldcpp version: 1.99.4", "Koboldcpp"),  # corpus 1857
+    ("- vLLM Version: 0.6.3", "vLLM"),  # modelled on the issue templates' environment lists
+    ("**Ollama version:** 0.3.11", "Ollama"),  # modelled
+])
+def test_an_engine_named_with_its_release_in_a_list(line: str, name: str) -> None:
+    m = LISTED_ENGINE_RELEASE.match(line)
+    assert m is not None and m.group("name") == name
+
+
+def test_a_listed_release_of_no_engine_shows_none(tmp_path: Path) -> None:
+    """Modelled: the same list naming another program's release and the driver: no engine, so no runtime to judge."""
+    text = "OS: Windows 11\nBlender version: 4.2.1\nNvidia Drivers: 581.29 - CUDA Version: 13.0\n"
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "unknown", r.message
