@@ -55,3 +55,33 @@ def test_a_listed_release_of_no_engine_shows_none(tmp_path: Path) -> None:
     text = "OS: Windows 11\nBlender version: 4.2.1\nNvidia Drivers: 581.29 - CUDA Version: 13.0\n"
     r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "unknown", r.message
+
+
+@pytest.mark.parametrize(("line", "name"), [
+    ("vllm @ git+https://github.com/vllm-project/vllm@d537c625cb039983a0bf61aa36ba8139a2905609", "vllm"),  # corpus 1659
+    ("vllm==0.2.7", "vllm"),  # modelled: pip freeze
+    ("sglang==0.4.6.post5", "sglang"),  # modelled: pip freeze
+])
+def test_a_requirement_line_of_an_engine(line: str, name: str) -> None:
+    from stackaudit.facts.engine_command import stated_engines
+    from stackaudit.importers.prose_engine import PIP_ENGINE_LINE
+
+    m = PIP_ENGINE_LINE.match(line)
+    assert m is not None and stated_engines(m.group("name")) == (name,)
+
+
+@pytest.mark.parametrize("line", [
+    "pip install -U 'vllm @ git+https://github.com/vllm-project/vllm.git'",  # a command, not what is installed
+    "torch==2.1.0",  # a library, no serving engine (the caller leaves out torch's words)
+])
+def test_a_command_or_a_library_is_no_engine_requirement(line: str) -> None:
+    from stackaudit.facts.engine_command import stated_engines
+    from stackaudit.importers.prose_engine import PIP_ENGINE_LINE
+
+    m = PIP_ENGINE_LINE.match(line)
+    assert m is None or stated_engines(m.group("name")) in ((), ("torch",))
+
+
+def test_corpus_1659_vllm_from_git_on_a_dated_545_driver_is_ok() -> None:
+    r = capture_checks("1659", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "2023-12-12" in r.message, r.message
