@@ -18,6 +18,8 @@ from stackaudit.checks.registry import (
 from stackaudit.checks.registry import check as register_check
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cpufreq import CpuFreq, intel_driver_from_lscpu
+from stackaudit.facts.cuda_ran import CudaRan, Ran
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import NvidiaDriver
 from stackaudit.facts.parallelism import multi_node_flags
@@ -42,6 +44,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
+from stackaudit.gputable import architecture_of
 
 # --- KVER-AMD-ZEN5 ---------------------------------------------------------------------------
 
@@ -239,7 +242,8 @@ _HMM_OFF = step("Turn HMM off in nvidia_uvm, then reload it with no GPU process 
                 "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1223"),
 )
 def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: PciDevices | None = None,
-                         kernel_log: KernelLog | None = None, nvidia_driver: NvidiaDriver | None = None) -> Outcome:
+                         kernel_log: KernelLog | None = None, nvidia_driver: NvidiaDriver | None = None,
+                         cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: `uname -r`; /sys/module/nvidia/version and /proc/driver/nvidia/version;
     /sys/module/nvidia_uvm/parameters/uvm_disable_hmm; `modinfo -F version nvidia` when the
     module is not loaded; NVIDIA GPUs on the PCI bus; dmesg nvidia_uvm/HMM lines. Where /sys and
@@ -258,16 +262,23 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
     them nothing, but it is recommended only where a known case matches.
     Under a WSL 2 kernel (`-microsoft-standard-WSL2`) the Windows driver drives the GPU and no NVIDIA module loads
     into the Linux kernel (CUDA on WSL user guide: no Linux display driver is installed in WSL): not applicable.
+    Where neither the module nor the driver's version is shown, a CUDA program that ran on this kernel (facts/cuda_ran.py:
+    torch initialising CUDA in collect_env, an engine decoding) shows a module built and working for it. That rules
+    out the missing module and the RHEL 9 570 case, where every CUDA call fails. On Linux 6.11 it is an issue whatever
+    ran. A Blackwell GPU among those shown leaves the driver-595 case open (unknown). Otherwise it is ok.
     """
     if wsl_kernel(kernel.release):
         return not_applicable(f"kernel {kernel.release} is WSL 2's: the Windows driver drives the GPU through WSL's GPU "
                               "paravirtualisation (dxgkrnl), and no NVIDIA kernel module runs in this kernel, so there "
                               "is no NVIDIA driver / Linux kernel pair to break")
-    gpus = pci.nvidia_gpus if pci is not None else ()
+    bus_gpus = pci.nvidia_gpus if pci is not None else ()
     loaded_version = nvidia_kernel.loaded_version or (
         nvidia_driver.version if nvidia_driver is not None and nvidia_driver.loaded else None)
     version = loaded_version or nvidia_kernel.installed_version
-    if not gpus and version is None:
+    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
+    if not bus_gpus and version is None and proof is not None and kernel.release_tuple[:2] != (6, 11):
+        return _ran_on_kernel(kernel.release, proof, gpus_shown=gpus)
+    if not bus_gpus and version is None and proof is None:
         if pci is None:
             return unknown("neither an NVIDIA GPU nor the nvidia module is visible in this source")
         return not_applicable("no NVIDIA GPU on the PCI bus and no nvidia module")
@@ -281,12 +292,12 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
     found: list[str] = []
     severity = "high"
     fix: Fix | None = None
-    if loaded_version is None and gpus and nvidia_kernel.modinfo_rc not in (None, 0):
+    if loaded_version is None and bus_gpus and nvidia_kernel.modinfo_rc not in (None, 0):
         return issue(
-            f"{len(gpus)} NVIDIA GPU(s) on the PCI bus but no nvidia module for kernel {release} (modinfo fails): "
+            f"{len(bus_gpus)} NVIDIA GPU(s) on the PCI bus but no nvidia module for kernel {release} (modinfo fails): "
             "DKMS probably failed to build after a kernel update",
             actual=observed, expected="an nvidia module built for the running kernel",
-            subjects=[g.bdf for g in gpus],
+            subjects=[g.bdf for g in bus_gpus],
             fix=Fix.of(step("Build the nvidia module for the running kernel (or reinstall the driver package), then reboot",
                        "dkms status", "dkms autoinstall", cost="reboot", changes="the nvidia DKMS modules",
                        keep=keep_text("hold kernel packages until DKMS builds for them"))),
@@ -305,7 +316,7 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
         found.append("Linux 6.11: cudaMallocHost (pin_user_pages FOLL_LONGTERM) leaks / fails to allocate unless the "
                      "kernel carries the two mm fixes NVIDIA backported (NV-Kernels #110)")
         fix = fix or advice("Boot a kernel with the fixes (6.12+, or NVIDIA's/your distro's patched 6.11)", cost="reboot")
-    blackwell = [g for g in gpus if _device_id(g.device) >= _BLACKWELL_MIN_DEVICE]
+    blackwell = [g for g in bus_gpus if _device_id(g.device) >= _BLACKWELL_MIN_DEVICE]
     if major == 595 and blackwell and not hmm_off:
         found.append("driver 595 on Blackwell with HMM on: open HMM eviction deadlock under GPU memory "
                      "oversubscription (#1223; serving engines do not oversubscribe by default)")
@@ -314,7 +325,7 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
         return issue(f"{observed}: " + "; ".join(found), actual=observed,
                      expected="a driver/kernel pair without known breakage", severity="high" if severity == "high"
                      else "medium", fix=fix, evidence=uvm_log[:3],
-                     subjects=[g.bdf for g in gpus] or ["nvidia"])
+                     subjects=[g.bdf for g in bus_gpus] or ["nvidia"])
     if loaded_version is None:
         return unknown(f"{observed}: the nvidia module is not loaded, so the driver/kernel pair cannot be fully checked",
                        hint="see the DRV checks; modprobe nvidia")
@@ -322,6 +333,21 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
         return unknown(f"{observed}: driver 595 with HMM on deadlocks on Blackwell GPUs only (#1223), and which GPUs "
                        "the host has is not in this source", hint="lspci -nn -d 10de:", actual=observed)
     return ok(f"{observed}: no known broken driver/kernel combination", actual=observed)
+
+
+def _ran_on_kernel(release: str, proof: Ran, gpus_shown: GpuInventory | None) -> Outcome:
+    """KVER-NVIDIA-KERNEL-COMBOS where no module version is shown and a CUDA program ran on the kernel (the check's
+    docstring)."""
+    models = [g.model for g in (gpus_shown.gpus if gpus_shown is not None else ())] or list(proof.models)
+    said = f"{proof.did} (\"{proof.line[:160]}\")" if proof.line else proof.did
+    if not models or any(architecture_of(m) in ("", "Blackwell") for m in models):
+        return unknown(f"kernel {release}: {said}, so a module is built and working for it; the driver's version "
+                       "is not in this source, and on a Blackwell GPU driver 595 with HMM on can deadlock (#1223)",
+                       hint="paste `nvidia-smi` (its driver version)")
+    return ok(f"kernel {release}: {said}, so an nvidia module is built for this kernel and CUDA works on it, which "
+              "rules out the missing module and the RHEL 9 5.14.0-570 HMM failure (every CUDA call fails there); "
+              f"{len(models)} GPU(s) shown, none Blackwell, and the kernel is not Linux 6.11",
+              actual=f"kernel {release}, nvidia not shown, CUDA ran", evidence=[proof.line] if proof.line else [])
 
 
 def _device_id(device: str) -> int:

@@ -156,16 +156,27 @@ STATED_KERNEL = re.compile(r"^\W*(?:Linux )?Kernel(?: version| release)?\W*:\s*(
                            re.IGNORECASE)
 
 
+# `uname -r`'s output on a line of its own, the release with its distribution's build and flavour
+# (`6.18.15+deb13-amd64`, corpus 1856; Ubuntu's `5.15.0-91-generic`, RHEL's `4.18.0-372.9.1.el8.x86_64`): the flavour
+# tells a kernel release from any other dotted version.
+BARE_KERNEL_RELEASE = re.compile(r"^\s*`?(\d\.\d{1,2}\.\d{1,3}(?:-\d+(?:\.\d+)*)?(?:[-+.~][\w.+~]*?)?[-.]"
+                                 r"(?:generic|lowlatency|amd64|arm64|x86_64|aarch64|aws|azure|gcp|oracle|kvm|"
+                                 r"cloud-amd64|rt-amd64|default))`?\s*$")
+BARE_KERNEL_NEEDLES = ("generic", "lowlatency", "amd64", "arm64", "x86_64", "aarch64", "-aws", "-azure", "-gcp",
+                       "-oracle", "-kvm", "-default")
+
+
 @parser(EVIDENCE_LINES, feeds="kernel", kind=KernelInfo, rank=70)
 def kernel_from_stated_line(text: str) -> KernelInfo:
-    """The kernel release a hardware summary states on its own line (STATED_KERNEL); two different releases name no
-    one kernel.
+    """The kernel release a hardware summary states on its own line (STATED_KERNEL), or `uname -r` prints alone
+    (BARE_KERNEL_RELEASE); two different releases name no one kernel.
 
     Input (tests/data/captures/860, the user's environment table)::
 
         | **Kernel** | Linux 6.8.0-124-generic |
     """
-    found = {m.group(1) for line in stated_lines(text).splitlines() if (m := STATED_KERNEL.match(line))}
+    found = {m.group(1) for line in stated_lines(text).splitlines()
+             if (m := STATED_KERNEL.match(line) or BARE_KERNEL_RELEASE.match(line))}
     if len(found) != 1:
         raise ParseError("no one `Kernel: X.Y` line in the lines shown")
     return KernelInfo(found.pop())

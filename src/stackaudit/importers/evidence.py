@@ -90,7 +90,7 @@ from stackaudit.facts.shm import NGC_SHM_NOTE
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import DEBUG_NODE_POD, is_symptom
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
-from stackaudit.facts.system import STATED_KERNEL
+from stackaudit.facts.system import BARE_KERNEL_NEEDLES, BARE_KERNEL_RELEASE, STATED_KERNEL
 from stackaudit.importers._paste import looks_like_command
 from stackaudit.importers._scan import FENCE, Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, file_content, importer
@@ -161,7 +161,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
@@ -246,6 +246,7 @@ def is_evidence(line: str) -> bool:
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
+                or BARE_KERNEL_RELEASE.match(line)
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line))
