@@ -37,7 +37,7 @@ from stackaudit.facts.engine_command import (
     EngineCommands,
     built_for_one_gpu,
 )
-from stackaudit.facts.gpus import GgmlCudaBuild, GpuInventory
+from stackaudit.facts.gpus import GgmlCudaBuild, GpuInventory, OllamaCuda
 from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
@@ -1590,7 +1590,8 @@ def _kernel_issue(hits: list[tuple[KernelRule, str, str]], where: str) -> Outcom
 def kernel_arch(serving_processes: ServingProcesses | None = None, engine_commands: EngineCommands | None = None,
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                 gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
-                parallelism: Parallelism | None = None, ggml_cuda_build: GgmlCudaBuild | None = None) -> Outcome:
+                parallelism: Parallelism | None = None, ggml_cuda_build: GgmlCudaBuild | None = None,
+                ollama_cuda: OllamaCuda | None = None) -> Outcome:
     """Reads: the kernel flags (`--quantization`/`-q`, `--attention-backend`, `--decode-attention-backend`,
     `--kv-cache-dtype`) of each engine's top process (/proc/<pid>/cmdline and the config file it names), else a
     pasted command line or a container's engine arguments (`docker inspect`, a pasted docker run), and the configuration dump and kernel lines of the engine's log; the GPUs' product
@@ -1625,6 +1626,10 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     and SM100 only; sglang#26087 on SM120), and TurboMind's `No decoding kernel found: decode_d256_f16_gs4` (its
     attention kernels are built per architecture and head size; lmdeploy#4408, Qwen3.5 on V100).
 
+    Also bad: ollama's list of the runners it ships (`Dynamic LLM libraries [cpu_avx cpu_avx2 cpu]`) naming no CUDA
+    runner while its discovery found a CUDA GPU (`library=cuda compute=8.6`: facts/gpus.OllamaCuda): the build
+    carries no CUDA kernels, so every layer runs on the CPU whatever the GPU (corpus 1845).
+
     Also bad: a GPU whose architecture is older than an engine's floor (ENGINE_FLOORS: vLLM needs compute
     capability 7.0, Volta) where the source shows that engine (running, its command line, container or log, or its
     own environment report: collect_env is vLLM's); CUDA_VISIBLE_DEVICES shown for the engine may leave it out.
@@ -1646,6 +1651,13 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     Nor is an FP8 KV cache before Ada: −2 to −3 % single-request on A100 in the one end-to-end figure
     found (vllm PR 45829), and which backends take it changes by release.
     """
+    if ollama_cuda is not None and ollama_cuda.cuda_runner_missing:
+        return issue(f"ollama ships no CUDA runner (\"{ollama_cuda.runners_line[-200:]}\") while its discovery found a "
+                     "CUDA GPU: the build carries no CUDA kernels, so every layer runs on the CPU",
+                     actual={"runners": list(ollama_cuda.runners)}, expected="a cuda_v11/cuda_v12 runner",
+                     evidence=[ollama_cuda.runners_line[:400], *ollama_cuda.lines[:2]],
+                     fix=Fix.of(step("Install ollama's release build with its CUDA runners (the official install script "
+                                     "or image), not a CPU-only package", cost="restart")))
     archs = _architectures(gpus)
     gpu_note = f" ({', '.join(sorted(archs))})" if archs else ""
     hint = "paste `nvidia-smi` (the GPU names) beside the engine's command line"

@@ -2409,7 +2409,9 @@ def gpus_from_rocm_variables(ctx: FactContext) -> GpuInventory:
 # What ollama's start-up says of CUDA: the CUDA runners it ships (`Dynamic LLM libraries [cuda_v11 rocm_v60002 cpu]`),
 # the runner it chose for a GPU (`variant=v12`, ollama >= 0.5) and the CUDA the driver supports (`driver=12.2`: the
 # driver API's cuDriverGetVersion, the figure nvidia-smi's header shows).
-_OLLAMA_LIBRARIES = re.compile(r'msg="Dynamic LLM libraries \[([^\]]*)\]"')
+# ollama's runners as it lists them at start: `msg="Dynamic LLM libraries [cpu_avx cpu_avx2 cpu]"` (to 0.2), then
+# `msg="Dynamic LLM libraries" runners="[cpu cpu_avx cpu_avx2 cuda_v11 cuda_v12]"`.
+_OLLAMA_LIBRARIES = re.compile(r'msg="Dynamic LLM libraries(?: \[([^\]]*)\]"|" runners="?\[([^\]]*)\])')
 # Its CUDA probe's answer (OLLAMA_DEBUG), the journal tag peeled: how many GPUs the driver reports.
 _OLLAMA_COUNT = re.compile(r"^\s*device count (\d+)\s*$")
 # Its CUDA probe's reading of the driver (OLLAMA_DEBUG, `cuDriverGetVersion`), the journal tag peeled. Releases before
@@ -2431,6 +2433,15 @@ class OllamaCuda(Sourced):
     gpus: tuple[str, ...] = ()  # the GPU UUIDs discovered, in the order printed (an excerpt may leave some out)
     device_count: int | None = None  # how many GPUs the driver reported to ollama's probe
     lines: tuple[str, ...] = ()
+    # Every runner its library list names (`cpu_avx`, `cuda_v12`, `rocm_v60002`), and that line; () where none is shown.
+    runners: tuple[str, ...] = ()
+    runners_line: str = ""
+
+    @property
+    def cuda_runner_missing(self) -> bool:
+        """Whether ollama lists its runners and none is a CUDA one, while its discovery found a CUDA GPU (this fact
+        exists only where it did): every layer then runs on the CPU (corpus 1845)."""
+        return bool(self.runners) and not any(r.startswith("cuda") for r in self.runners)
 
 
 fact("ollama_cuda", OllamaCuda, hint="paste ollama's start-up log (`journalctl -u ollama`)")
@@ -2453,6 +2464,8 @@ def ollama_cuda_from_log(text: str) -> OllamaCuda:
     lines: list[str] = []
     count: int | None = None
     probe_drivers: list[str] = []
+    runners: list[str] = []
+    runners_line = ""
     for line in text.splitlines():
         libs, found, probe = _OLLAMA_LIBRARIES.search(line), _OLLAMA_DISCOVERY.search(line), _OLLAMA_COUNT.search(line)
         count = int(probe.group(1)) if probe else count
@@ -2465,7 +2478,10 @@ def ollama_cuda_from_log(text: str) -> OllamaCuda:
             probe_drivers.append(probed.group(1))
             lines.append(line.strip())
         if libs:
-            shipped += [int(m) for m in re.findall(r"\bcuda_v(\d+)\b", libs.group(1))]
+            listed = libs.group(1) if libs.group(1) is not None else libs.group(2)
+            shipped += [int(m) for m in re.findall(r"\bcuda_v(\d+)\b", listed)]
+            runners += listed.split()
+            runners_line = runners_line or line.strip()
             lines.append(line.strip())
         if found:
             gpus.append(found.group(1))
@@ -2477,4 +2493,5 @@ def ollama_cuda_from_log(text: str) -> OllamaCuda:
         raise ParseError('no ollama `msg="inference compute" ... library=cuda ... driver=X.Y` line or CUDA probe')
     return OllamaCuda(driver_cuda=drivers[0], chosen=tuple(dict.fromkeys(chosen)),
                       shipped=tuple(dict.fromkeys(shipped)), gpus=tuple(dict.fromkeys(gpus)), device_count=count,
-                      lines=tuple(dict.fromkeys(lines))[:4], complete=False)
+                      lines=tuple(dict.fromkeys(lines))[:4], complete=False, runners=tuple(dict.fromkeys(runners)),
+                      runners_line=runners_line)
