@@ -37,7 +37,7 @@ from stackaudit.facts.engine_command import (
     EngineCommands,
     built_for_one_gpu,
 )
-from stackaudit.facts.gpus import GgmlCudaBuild, GpuInventory, OllamaCuda
+from stackaudit.facts.gpus import GgmlCudaBuild, GpuInventory, OllamaCuda, StatedCudaArchs
 from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
@@ -1428,15 +1428,16 @@ def _arch_number(cap: str) -> int:
     return int(major) * 100 + int(minor or 0) * 10
 
 
-def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None, ggml: Outcome | None
-                       ) -> Outcome | None:
+def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None, ggml: Outcome | None,
+                       stated: StatedCudaArchs | None = None) -> Outcome | None:
     """RT-KERNEL-ARCH for complete llama.cpp command lines (llama-server, llama-cli, KoboldCpp) whose release the paste
     does not give. No KERNEL_RULES row is llama.cpp's, so no flag of its has a default that changed between releases:
     the version adds nothing to the flags, and what remains is whether the build carries code for the GPUs. The build's
     `ARCHS` list judges that where the log shows it (_ggml_archs); else ok over the GPUs shown where each one's
     compute capability is one every CUDA 12 and 13 toolkit compiles for (EVERY_TOOLKIT_CAPABILITIES), unknown naming
-    a GPU outside it. None where a command is cut, none runs a model (`llama-server --version` only prints), or a
-    GPU's capability is not settled."""
+    a GPU outside it, unless the pasted CMake configure's CUDA architectures (facts/gpus.StatedCudaArchs) hold an entry
+    of its major at or below its capability. None where a command is cut, none runs a model (`llama-server --version`
+    only prints), or a GPU's capability is not settled."""
     runs = [c for c in commands if "--version" not in c.argv]
     if not runs or any(c.cut for c in runs):
         return None
@@ -1448,6 +1449,14 @@ def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None,
     low, high = (_arch_number(c) for c in EVERY_TOOLKIT_CAPABILITIES)
     outside = {n: c for n, c in caps.items() if not low <= _arch_number(c) <= high}
     gpu_words = ", ".join(f"{n} (compute capability {c})" for n, c in caps.items())
+    built = {n: c for n, c in outside.items() if stated is not None and any(
+        a // 100 == _arch_number(c) // 100 and a <= _arch_number(c) for a in stated.archs)}
+    if outside and len(built) == len(outside) and stated is not None:
+        return over_subjects(ok(f"llama.cpp takes no flag that forces a slow kernel, and its CMake configure builds for "
+                                f"the GPUs shown, {gpu_words} (\"{stated.line[:160]}\"): each has code of its own "
+                                f"architecture ({GGML_CUDA_CMAKE})", actual=dict(caps),
+                                evidence=[stated.line[:300], *(c.quoted[:300] for c in runs)]),
+                             [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
     if outside:
         words = ", ".join(f"{n} (compute capability {c})" for n, c in outside.items())
         return unknown(f"llama.cpp takes no flag the table marks slow, but {words} is outside the capabilities every "
@@ -1591,7 +1600,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                 gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
                 parallelism: Parallelism | None = None, ggml_cuda_build: GgmlCudaBuild | None = None,
-                ollama_cuda: OllamaCuda | None = None) -> Outcome:
+                ollama_cuda: OllamaCuda | None = None, stated_cuda_archs: StatedCudaArchs | None = None) -> Outcome:
     """Reads: the kernel flags (`--quantization`/`-q`, `--attention-backend`, `--decode-attention-backend`,
     `--kv-cache-dtype`) of each engine's top process (/proc/<pid>/cmdline and the config file it names), else a
     pasted command line or a container's engine arguments (`docker inspect`, a pasted docker run), and the configuration dump and kernel lines of the engine's log; the GPUs' product
@@ -1644,7 +1653,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     complete llama.cpp command line (llama-server, llama-cli, KoboldCpp) needs no release: no row of the table is
     llama.cpp's, so no flag of its has a default that changed between releases; it is ok over the GPUs shown where
     each is of compute capability 7.5 to 9.0 (every CUDA 12 and 13 toolkit compiles for them), unknown naming a
-    Blackwell GPU (a CUDA 12.8 toolkit) or one before Turing (CUDA 13 dropped it); `llama-server --version` runs no
+    Blackwell GPU (a CUDA 12.8 toolkit) or one before Turing (CUDA 13 dropped it), unless the pasted CMake configure
+    builds for it (`-DCMAKE_CUDA_ARCHITECTURES="120"`: ok); `llama-server --version` runs no
     model and is no such line. `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
     difference against FlashAttention (vllm#3997); RT-ENV-VLLM lists it. Nor are MoE backends (vLLM
     `--moe-backend`): published A/Bs disagree by GPU and release (vllm#41306, vllm PRs 44220 and 54742).
@@ -1702,7 +1712,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
         return _no_engine(serving_processes, "no vLLM or SGLang process is running: there is no engine command "
                           "line to read")
     if commands and all(c.engine == "llamacpp" for c in commands):
-        judged = _ggml_command_arch(commands, gpus, ggml)
+        judged = _ggml_command_arch(commands, gpus, ggml, stated_cuda_archs)
         if judged is not None:
             return judged
     if commands:

@@ -747,6 +747,41 @@ class GgmlCudaBuild(Sourced):
 fact("ggml_cuda_build", GgmlCudaBuild, hint="paste llama.cpp's start-up lines (`ggml_cuda_init: ...`)")
 
 
+# A CMake configure's CUDA architectures (`-DCMAKE_CUDA_ARCHITECTURES="120"`, `=86;89`, `="75-real;89"`, corpus 1855):
+# the compute capabilities a build of it carries code for (CMake's `120` is compute capability 12.0, ggml's ARCHS
+# `1200`). `native` and `all` name none the line shows.
+CMAKE_CUDA_ARCHS = re.compile(r"-DCMAKE_CUDA_ARCHITECTURES=[\"']?((?:\d{2,3}[af]?(?:-real|-virtual)?[;,]?)+)[\"']?(?:\s|\\|$)")
+
+
+@dataclass(frozen=True)
+class StatedCudaArchs(Sourced):
+    """The compute capabilities a pasted CMake configure builds for, as ggml's ARCHS writes them (1200 for 12.0)."""
+
+    archs: tuple[int, ...]
+    line: str
+
+
+fact("stated_cuda_archs", StatedCudaArchs, hint="paste the build's CMake command")
+
+
+@parser(EVIDENCE_LINES, feeds="stated_cuda_archs", kind=StatedCudaArchs, rank=10)
+def stated_cuda_archs(text: str) -> StatedCudaArchs:
+    """The CUDA architectures a pasted CMake configure names (CMAKE_CUDA_ARCHITECTURES); two different lists name no
+    one build.
+
+    Input (tests/data/captures/1855)::
+
+        -DCMAKE_CUDA_ARCHITECTURES="120" \\
+    """
+    found = {tuple(sorted({int(re.match(r"\d+", a).group(0)) * 10 for a in re.split(r"[;,]", m.group(1))  # type: ignore[union-attr]
+                           if a})): line.strip()
+             for line in text.splitlines() if (m := CMAKE_CUDA_ARCHS.search(line))}
+    if len(found) != 1:
+        raise ParseError("no one `-DCMAKE_CUDA_ARCHITECTURES=` list in the lines shown")
+    (archs, line), = found.items()
+    return StatedCudaArchs(archs, line)
+
+
 @parser(GGML_CUDA_DEVICES, feeds="ggml_cuda_build", kind=GgmlCudaBuild, rank=10)
 def ggml_cuda_build_flags(text: str) -> GgmlCudaBuild:
     """ggml's CUDA build flags above its device list.

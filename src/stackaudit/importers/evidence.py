@@ -54,7 +54,13 @@ from stackaudit.facts.cuda_ran import (
 )
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.docker import tgi_info_line
-from stackaudit.facts.gpus import OTHER_GPU_NEEDLES, nvrm_mem_line, other_gpu_line, trtllm_ledger_span
+from stackaudit.facts.gpus import (
+    CMAKE_CUDA_ARCHS,
+    OTHER_GPU_NEEDLES,
+    nvrm_mem_line,
+    other_gpu_line,
+    trtllm_ledger_span,
+)
 from stackaudit.facts.kernel_knobs import SWAP_NEEDLE, dkms_installed, swap_summary
 from stackaudit.facts.nvidia import (
     HEADER_DRIVER_FIELD,
@@ -161,7 +167,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (*BARE_KERNEL_NEEDLES, " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, "CMAKE_CUDA_ARCHITECTURES", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
@@ -246,7 +252,7 @@ def is_evidence(line: str) -> bool:
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
-                or BARE_KERNEL_RELEASE.match(line)
+                or BARE_KERNEL_RELEASE.match(line) or bool(CMAKE_CUDA_ARCHS.search(line))
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line))
