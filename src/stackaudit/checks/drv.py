@@ -25,7 +25,12 @@ from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
-from stackaudit.facts.docker import DockerContainers, requirement_lets_through, runs_own_program
+from stackaudit.facts.docker import (
+    DockerContainers,
+    l4t_image_release,
+    requirement_lets_through,
+    runs_own_program,
+)
 from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpu_events import (
     APPLICATION,
@@ -51,6 +56,7 @@ from stackaudit.facts.gpus import (
     TORCH_WARNED_TITLE,
     GpuInventory,
     GpuRecord,
+    L4tRelease,
     OllamaCuda,
 )
 from stackaudit.facts.gsp_log import GspLog
@@ -430,7 +436,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 docker_containers: DockerContainers | None = None,
                 engines_shown: EnginesShown | None = None, ollama_shown: OllamaShown | None = None,
                 p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None,
-                cuda_runtime: CudaRuntime | None = None, log_date: LogDate | None = None) -> Outcome:
+                cuda_runtime: CudaRuntime | None = None, log_date: LogDate | None = None,
+                l4t_release: L4tRelease | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -533,6 +540,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     runtime of that major existed: a driver for the newest major released by then (NCCL's `cudaDriverVersion 12080`,
     or a driver at that major's floor under an engine shown) runs whichever runtime the program shipped (ok).
     Without an engine shown, there is no runtime to judge (unknown).
+    On a Jetson the board's L4T release carries the GPU driver and its CUDA (facts/gpus.L4tRelease: jtop's `L4T:
+    36.4.0`, /etc/nv_tegra_release): a container image built for an L4T release of the same major
+    (jetson-containers' `dustynv/vllm:0.6.3-r36.4.0`, NVIDIA's `l4t-pytorch:r35.2.1-...`: facts/docker.l4t_image_release)
+    is ok without a driver version shown.
     The system toolkit alone against the driver is judged over the GPUs a table lists, and needs no GPU row
     (`nvidia-smi | grep "Driver Version"`).
     """
@@ -584,6 +595,15 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if driver is None and proof is not None:
         # The program's own lines show its CUDA at work: the runtime it ships runs on the driver, whichever it is.
         return _program_ran(proof, "the driver")
+    l4t_image = next(((c.image, r) for c in (docker_containers.containers if docker_containers else ())
+                      if (r := l4t_image_release(c.image))), None)
+    if driver is None and l4t_image is not None and l4t_release is not None \
+            and l4t_image[1].split(".")[0] == l4t_release.release.split(".")[0]:
+        # The board's L4T carries its driver and CUDA; an image built for the same L4T major was built on them.
+        return ok(f"{l4t_image[0]} is built for L4T {l4t_image[1]}, and this Jetson runs L4T {l4t_release.release} "
+                  f"(\"{l4t_release.line[:120]}\"): L4T ships the GPU driver with the board, and an image of the same "
+                  "L4T major carries the CUDA that driver runs", actual={"image": l4t_image[0],
+                                                                         "l4t": l4t_release.release})
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)

@@ -244,6 +244,17 @@ def ngc_capability_floor(release: str) -> tuple[str, str, str] | None:
                  if release and first <= release <= last), None)
 
 
+# An image built for one L4T release of Jetson: jetson-containers' tags end in it (`dustynv/vllm:0.6.3-r36.4.0`), NVIDIA's
+# L4T images start with it (`nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3`); https://github.com/dusty-nv/jetson-containers.
+_L4T_IMAGE = re.compile(r"^(?:[\w.-]+/)?(?:dustynv/[\w.-]+:(?:.*-)?r|(?:nvcr\.io/)?nvidia/l4t-[\w.-]+:r)(\d{2}\.\d+(?:\.\d+)?)\b")
+
+
+def l4t_image_release(image: str) -> str:
+    """The L4T release an image for Jetson is built for (_L4T_IMAGE: `36.4.0`); "" for any other image."""
+    m = _L4T_IMAGE.match(image.strip().lower())
+    return m.group(1) if m else ""
+
+
 def engine_image_cuda(image: str) -> tuple[str, str] | None:
     """(engine, CUDA) of a serving engine's image whose tag names its CUDA (ENGINE_CUDA_IMAGE: `-cu130` is `13.0`)."""
     e = ENGINE_CUDA_IMAGE.match(image.strip().lower())

@@ -1921,6 +1921,52 @@ def nvrm_mem_line(line: str) -> bool:
 JETSON_TITLE = "a Jetson's platform lines (L4T release, Tegra's NvRmMem)"
 
 
+@dataclass(frozen=True)
+class L4tRelease(Sourced):
+    """The Jetson's L4T release the source shows (`36.4.0`), and the line; L4T ships the GPU driver with the board's
+    BSP, so the release names the driver and the CUDA it carries."""
+
+    release: str
+    line: str
+
+
+fact("l4t_release", L4tRelease, hint="paste `cat /etc/nv_tegra_release` or jtop's summary")
+
+
+def _l4t_in(text: str) -> L4tRelease:
+    """The one L4T release the lines name (_L4T_RELEASE); two different releases name none."""
+    found: dict[str, str] = {}
+    for line in text.splitlines()[:MAX_JETSON_LINES]:
+        if (m := _L4T_RELEASE.search(line)) is not None:
+            found.setdefault(f"{m.group(1) or m.group(3)}.{m.group(2) or m.group(4)}", line.strip())
+    if len(found) != 1:
+        raise ParseError("no one L4T release in the lines shown")
+    (release, line), = found.items()
+    return L4tRelease(release, line)
+
+
+@parser(USER_MACHINE, feeds="l4t_release", kind=L4tRelease, rank=20)
+def l4t_release_in_words(text: str) -> L4tRelease:
+    """The L4T release a hardware summary names (jtop's `L4T: 36.4.0`).
+
+    Input (tests/data/captures/1773)::
+
+        L4T: 36.4.0
+    """
+    return _l4t_in(text)
+
+
+@parser(EVIDENCE_LINES, feeds="l4t_release", kind=L4tRelease, rank=10)
+def l4t_release_in_evidence(text: str) -> L4tRelease:
+    """The L4T release /etc/nv_tegra_release or a list names among the lines of evidence.
+
+    Input (corpus 1828's form)::
+
+        AGX L4T: 35.2.1
+    """
+    return _l4t_in(text)
+
+
 def parse_jetson_gpus(text: str) -> GpuInventory:
     """The one integrated GPU of the Jetson the lines name (jetson_platform), its module where a line names it, else
     the first platform line's words; a module holds one GPU."""
