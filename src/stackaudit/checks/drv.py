@@ -437,7 +437,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 engines_shown: EnginesShown | None = None, ollama_shown: OllamaShown | None = None,
                 p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None,
                 cuda_runtime: CudaRuntime | None = None, log_date: LogDate | None = None,
-                l4t_release: L4tRelease | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+                l4t_release: L4tRelease | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -608,7 +608,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   f"(\"{l4t_release.line[:120]}\"): L4T ships the GPU driver with the board, and an image of the same "
                   "L4T major carries the CUDA that driver runs", actual={"image": l4t_image[0],
                                                                          "l4t": l4t_release.release})
-    passed = _ngc_check_passed(cuda_runtime, serving_log, log_symptoms) if driver is None else None
+    passed = _ngc_check_passed(cuda_runtime, serving_log) if driver is None else None
     if passed is not None:
         return passed
     if driver is None:
@@ -1013,27 +1013,17 @@ OLLAMA_V11_DROPPED = "2025-05-05"
 _RELEASE_TAG = re.compile(r":v?(\d+\.\d+\.\d+)\b[^/:]*$")  # an image's tag that names a release (`:0.9.3`)
 
 
-# What an NGC image's entrypoint prints when the host driver falls short of the image's CUDA, or is missing: the
-# check's ERROR (cuda_ran.NGC_BUILT_FOR's line), its compatibility NOTE, or the WARNING that no driver was detected
-# (facts/symptoms.py `ngc-driver-not-detected`).
-_NGC_CHECK_WORDS = re.compile(r"built for NVIDIA Driver|compatibility mode|Forward Compatibility|driver was not detected|"
-                              r"Failed to detect NVIDIA driver", re.IGNORECASE)
-
-
-def _ngc_check_passed(cuda_runtime: CudaRuntime | None, serving_log: ServingLog | None,
-                      log_symptoms: LogSymptoms | None) -> Outcome | None:
-    """DRV-CUDA-COMPAT ok where an NGC image's start banner is shown with its server's own log after it and no line of
-    its entrypoint's driver check (_NGC_CHECK_WORDS); None otherwise."""
+def _ngc_check_passed(cuda_runtime: CudaRuntime | None, serving_log: ServingLog | None) -> Outcome | None:
+    """DRV-CUDA-COMPAT ok where an NGC image's start banner is shown with its server's own log and no line of its
+    entrypoint's driver check (CudaRuntime.ngc_checks: an ERROR, a compatibility NOTE, a no-driver WARNING); None
+    otherwise."""
     runtimes = cuda_runtime.runtimes if cuda_runtime is not None else ()
     banner = next((r for r in runtimes if r.where.startswith("NGC release") and r.line), None)
-    if banner is None or serving_log is None or not serving_log.engine:
+    if banner is None or cuda_runtime is None or cuda_runtime.ngc_checks or serving_log is None \
+            or not serving_log.engine:
         return None
-    if any(_NGC_CHECK_WORDS.search(r.line) or _NGC_CHECK_WORDS.search(r.where) for r in runtimes) or any(
-            _NGC_CHECK_WORDS.search(h.line) or h.symptom.name == "ngc-driver-not-detected"
-            for h in (log_symptoms.hits if log_symptoms is not None else ())):
-        return None
-    return ok(f"the NGC image's start banner (\"{banner.line[:80]}\", CUDA {banner.cuda}) is followed by the "
-              f"{serving_log.engine} server's own log with no line of the entrypoint's driver check: it prints an ERROR, "
+    return ok(f"the NGC image's start banner (\"{banner.line[:80]}\", CUDA {banner.cuda}) is shown with the "
+              f"{serving_log.engine} server's own log and no line of the entrypoint's driver check: it prints an ERROR, "
               "a forward-compatibility NOTE or a no-driver WARNING where the host driver cannot run the image's CUDA, "
               "so the driver runs it", actual={"image_cuda": banner.cuda, "driver": None},
               evidence=[banner.line])

@@ -461,14 +461,24 @@ class Runtime:
     line: str = ""
 
 
+# The lines of an NGC image's entrypoint driver check, whatever it found: its ERROR (NGC_BUILT_FOR's line), its
+# compatibility NOTE (`NOTE: Legacy NVIDIA Driver detected.  Compatibility mode ENABLED.`,
+# NVIDIA/DeepLearningExamples#280; `CUDA Forward Compatibility mode ENABLED.`), its WARNING that no driver was detected.
+NGC_CHECK_LINE = re.compile(r"built for NVIDIA Driver|Compatibility mode (?:ENABLED|is UNAVAILABLE)|"
+                            r"NVIDIA Driver was not detected|Failed to detect NVIDIA driver", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class CudaRuntime(Sourced):
-    """The CUDA runtimes the images and containers of the source ship, each with where it was read."""
+    """The CUDA runtimes the images and containers of the source ship, each with where it was read, and the lines of
+    an NGC image's entrypoint driver check the source shows (NGC_CHECK_LINE)."""
     runtimes: tuple[Runtime, ...] = ()
+    ngc_checks: tuple[str, ...] = ()
 
     @classmethod
     def union(cls, parts: Sequence[CudaRuntime]) -> CudaRuntime:
         return cls(tuple(dict.fromkeys(r for p in parts for r in p.runtimes)),
+                   tuple(dict.fromkeys(line for p in parts for line in p.ngc_checks)),
                    complete=all(p.complete for p in parts))
 
 
@@ -517,7 +527,8 @@ def cuda_runtime_in_evidence_lines(text: str) -> CudaRuntime:
     found = tuple(dict.fromkeys(r for line in text.splitlines() for r in runtimes_in_line(line)))
     if not found:
         raise ParseError("no CUDA image or banner in the lines shown")
-    return CudaRuntime(found)
+    checks = tuple(dict.fromkeys(line.strip() for line in text.splitlines() if NGC_CHECK_LINE.search(line)))
+    return CudaRuntime(found, checks)
 
 
 @provider("cuda_runtime", CudaRuntime, rank=10, title="the containers' images and CUDA variables")

@@ -1211,14 +1211,6 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "available there: the container runtime handed it neither the GPUs nor the driver's libraries (no NVIDIA "
         "runtime or Container Toolkit, or no GPU request such as `--gpus all`)",
         unless=re.compile(r"\bfound [1-9]\d* GPUs supporting NVML metrics|Collecting metrics for GPU \d+")),
-    # The NGC entrypoint found the host driver older than the image's CUDA and turned its forward-compatibility
-    # package on (`NOTE: Legacy NVIDIA Driver detected.  Compatibility mode ENABLED.`, NVIDIA/DeepLearningExamples#280;
-    # `CUDA Forward Compatibility mode ENABLED.`): no check's failure, but a line of the entrypoint's driver check, so
-    # DRV-CUDA-COMPAT does not read its banner as a check passed (checks/drv._ngc_check_passed).
-    Symptom("ngc-compat-mode", re.compile(r"Compatibility mode ENABLED"),
-        "", "low", "https://docs.nvidia.com/deploy/cuda-compatibility/",
-        "the NGC image's start-up check found the host driver older than the image's CUDA and enabled the CUDA "
-        "forward-compatibility package"),
     Symptom("cuda-compat-unsupported-hw", re.compile(r"forward compatibility was attempted on non supported HW|"
                                                      r"cudaErrorCompatNotSupportedOnDevice|"
                                                      r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"),
@@ -1412,7 +1404,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
-           "accelerated runner", "Dynamic llm server", "Compatibility mode ENABLED")
+           "accelerated runner", "Dynamic llm server")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
