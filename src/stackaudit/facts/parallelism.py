@@ -609,6 +609,17 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
         return f"{framework}: each copy of the model holds one GPU"
     if shown is None and (alone := one_gpu_commands(commands)):
         return f"{posixpath.basename(alone[0].argv[0])} runs on one GPU ({alone[0].one_gpu})"
+    return one_gpu_seen(engine, gpus)
+
+
+def one_gpu_seen(engine: ServingEngine | None, gpus: GpuInventory | None) -> str:
+    """What shows the program at work sees one GPU, in words; "" where the source does not show it: a llama.cpp or
+    ollama engine (or none named) beside llama.cpp's `ggml_cuda_init` list of one device (the devices CUDA gives the
+    program that prints it, corpus 989, 1825), or a host of one GPU (GpuInventory.whole_count). No pair of GPUs is
+    there to exchange data: one_gpu_engine's last rules, and IC-P2P-FUNCTIONAL's."""
+    from stackaudit.facts.engine_command import GGML_ENGINES
+    from stackaudit.facts.gpus import GGML_TITLE
+
     if gpus is None:
         return ""
     if (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")) and gpus.count_in(GGML_TITLE) == 1:
