@@ -1258,6 +1258,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     where the release ignores a GPU as a legacy one (`NVRM: The NVIDIA Tesla K80 GPU installed in this system is` /
     `supported through the NVIDIA 470.xx Legacy drivers`, corpus 1584): its generation is left to a legacy branch,
     which has the proprietary module only, unless the open module is the one shown.
+    The open module shown loaded beside a GPU that nvidia-smi cannot open (`Unable to determine the device handle for
+    GPU 0000:D8:00.0: Not Found`) whose model no source names is unknown, not ok: the open module leaves unopened the
+    GPUs it does not support (pre-Turing; GeForce and workstation cards in R515 to R525 without the opt-in), so the
+    flavour may be the wrong one for that GPU (corpus 1823).
     Under WSL 2 (its kernel, its words, or nvidia-smi's Linux library over a Windows driver) with no module shown, it
     is not applicable: the Windows driver drives the GPU and no Linux NVIDIA kernel module is loaded; so on a Windows
     host itself (facts/platform.Virtualization.os). Open modules

@@ -44,8 +44,8 @@ from stackaudit.facts.parallelism import (
     one_busy_gpu,
     one_gpu_commands,
     one_gpu_engine,
-    one_gpu_seen,
     one_gpu_host,
+    one_gpu_seen,
     one_rank_per_node,
     tp_spans_nodes_needlessly,
 )
@@ -725,6 +725,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     `--tensor-split` with one share above 0 or `--split-mode none`; corpus 1301, 1303), with no NCCL channel or test
     rank shown; a split over several GPUs (llama.cpp's layers, pipeline stages) stays unknown, as 3 of 5 blind
     readings have it (917's gap).
+    So has a program that sees one GPU (facts/parallelism.one_gpu_seen: llama.cpp's `ggml_cuda_init` list of one
+    device beside a llama.cpp or ollama engine, or none named; corpus 1825) and a host of one GPU.
     """
     # vLLM shown (its log, its command or process, its collect_env): its probe's default is part of the answer.
     vllm = (serving_log is not None and (serving_log.engine == "vllm" or bool(serving_log.vllm_version))) or (

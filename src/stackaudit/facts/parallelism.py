@@ -572,7 +572,6 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
       `1 x Nvidia A10`, corpus 998), whatever engine serves.
     """
     from stackaudit.facts.engine_command import GGML_ENGINES
-    from stackaudit.facts.gpus import GGML_TITLE
 
     shown = engine.shown if engine is not None else None
     if shown is not None and engine is not None and engine.shown_tp == 1 \
