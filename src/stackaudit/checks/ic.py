@@ -2387,7 +2387,7 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     A size whose best group stays on one socket on a matrix with SYS pairs stays or crosses by the engine's choice,
     which the source does not show (unknown, the best groups named); without SYS pairs the advice is ok.
     Every pair SYS with every GPU shown on one NUMA node, or on one span of nodes with one CPU list, leaves nothing to
-    choose (not-an-issue), as two GPUs do over any path (the one group of two). GPUs outside an
+    choose (not-an-issue), as two GPUs over SYS do (the one group of two). GPUs outside an
     NVLink mesh of three or more (not bridged cards) put every group with them on PCIe, the whole-board group first
     (issue).
     """
@@ -2405,16 +2405,11 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
                      expected="NVLink between every TP peer", subjects=list(out),
                      evidence=[topo.lines[g] for g in out if g in topo.lines])
     pairs = [link_rank(c) for _, _, c in topo.gpu_pairs()]
-    if len(topo.gpus) == 2 and pairs:
-        # Two GPUs: a TP group of more than one is both of them, whichever the engine takes, over whatever path joins
-        # them (blind 402 over SYS, corpus 1743 over PHB).
-        cell = topo.gpu_pairs()[0][2]
-        crossed = min(pairs) >= link_rank("SYS")
-        return not_an_issue(f"{' and '.join(topo.gpus)} meet over {cell}, and they are the matrix's only two GPUs: a "
-                            "TP group of two needs both, so "
-                            + ("crossing the sockets is unavoidable and " if crossed else "")
-                            + "no other pair exists to choose", actual={"-".join(topo.gpus): cell},
-                            subjects=list(topo.gpus))
+    if len(topo.gpus) == 2 and pairs and min(pairs) >= link_rank("SYS"):
+        # Two GPUs: a TP group of more than one is both of them, whichever the engine takes (blind 402).
+        return not_an_issue(f"{' and '.join(topo.gpus)} meet over SYS, but they are the matrix's only two GPUs: a TP "
+                            "group of two needs both, so crossing the sockets is unavoidable and no better pair "
+                            "exists", actual={"-".join(topo.gpus): "SYS"}, subjects=list(topo.gpus))
     if pairs and min(pairs) >= link_rank("SYS"):
         nodes: dict[str, list[str]] = {}
         for g in topo.gpus:
