@@ -288,6 +288,10 @@ class ServingEngine:
                 # TensorRT Inference Server before 20.06 (`trtserver`) had no such backend (TensorRT, TensorFlow, ONNX,
                 # PyTorch): each model instance runs on the one GPU its instance_group gives it.
                 return 1 if posixpath.basename(self.shown.argv[0]) == TRT_SERVER else None
+            if self.shown.engine == "mlc":
+                # MLC LLM's model library holds its shards, compiled in (`compile --overrides tensor_parallel_shards=N`)
+                # or read from its mlc-chat-config.json: a command without its own override runs those (corpus 1824).
+                return sizes_from_argv(self.shown.argv)[0]
             value = argv_value(self.shown.argv, TP_FLAGS)
             if value is None and self.shown.engine == "tgi":
                 # TGI's launcher reads `--num-shard` from NUM_SHARD too (TP_ENV); without either it shards over the
