@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import capture_checks, paste_checks
-
 from stackaudit.facts.container import STATED_SMI_INSIDE, stated_container
 
 _TABLE = """\

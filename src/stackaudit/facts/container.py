@@ -887,7 +887,7 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo("container", (f"the NGC image's entrypoint ran its start-up check (\"{ngc[:120]}\"): "
                                                    "it runs only inside the image's container",), None)
             kind, why = _stated_container(host)
-            if kind and (smi := _stated_smi_inside(host)):
+            if kind and _stated_smi_inside(host):
                 return ContainerInfo(kind, (why,), None, ran_inside=("nvidia-smi",))
             if kind:
                 evidence.append(why)
