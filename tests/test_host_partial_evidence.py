@@ -219,11 +219,16 @@ def test_the_forms_version_answer_names_the_open_module() -> None:
 
 
 def test_other_threads_of_the_form_read_the_same() -> None:
-    # NVIDIA/open-gpu-kernel-modules#246 (515.43.04, lsmod) and #363 (515.65.01, a GTX 1660 Ti).
-    for prefix, version in (("1787", "515.43.04"), ("560", "515.65.01")):
-        r = capture_checks(prefix, OPEN, COMBOS)
-        assert r[OPEN].status == "ok" and version in r[OPEN].message
-        assert r[COMBOS].status == "ok"
+    # NVIDIA/open-gpu-kernel-modules#363 (515.65.01, a GTX 1660 Ti).
+    r = capture_checks("560", OPEN, COMBOS)
+    assert r[OPEN].status == "ok" and "515.65.01" in r[OPEN].message
+    assert r[COMBOS].status == "ok"
+    # #246 (515.43.04, lsmod): the form names the open module, read as loaded; nvidia-smi cannot open its GPU, whose
+    # model no source names, so whether the open flavour suits that GPU is not shown (h83b, as 1823 where both
+    # readers say unknown).
+    r = capture_checks("1787", OPEN, COMBOS)
+    assert r[OPEN].status == "unknown" and "open kernel module is loaded" in r[OPEN].message
+    assert r[COMBOS].status == "ok"
 
 
 def test_modelled_the_heading_without_its_answer_names_no_driver() -> None:

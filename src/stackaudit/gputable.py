@@ -310,6 +310,9 @@ MIG_GPUS = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gp
 # The MIG user guide's parts (MIG_GPUS) of the architectures whose product lines are complete, for names the table has
 # no row for. Ampere's MIG parts are the GA100 boards: A100 and A30 (the guide), A800 (the A100's export variant).
 # Ada Lovelace has none. Hopper and Blackwell are left out: every Hopper part has MIG, and Blackwell's list still grows.
+# The guide's R610 edition (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/610/supported-gpus.html) lists the
+# RTX PRO 6000 Blackwell (Server, Workstation and Max-Q editions, 4 instances), RTX PRO 5000 Blackwell (2) and RTX PRO
+# 4500 Blackwell (GB203, 2): an RTX PRO Blackwell name without a row is left open (None), never read as lacking MIG.
 MIG_PARTS: dict[str, str] = {"Ampere": r"\bA(?:100|30|800)\b", "Ada Lovelace": ""}
 
 

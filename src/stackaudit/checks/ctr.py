@@ -1185,6 +1185,13 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     line `docker compose` prefixes, or in a container the source shows: a spec, or the user's words `Ollama container
     logs`, facts/container.STATED_CONTAINER_WORDS) proves the issue on its own, quoted, over a GPU request shown above
     it.
+    So is an image's own entrypoint that sees the NVIDIA GPU but finds no nvidia-smi in its container (LocalAI's
+    All-in-One images: `NVIDIA GPU detected, but nvidia-smi is not installed`): the NVIDIA runtime, which mounts it
+    with the driver's libraries, did not run for the container. So is the kubelet's event for the GPU Operator's
+    driver pod whose startup probe gets nvidia-smi's own failure (`Startup probe failed: No devices were found`): the
+    driver reaches no GPU, and no pod on the node is handed one.
+    Where the user's label before an nvidia-smi says it ran in a container (`nvidia-smi from inside the ollama
+    container:`, facts/container.STATED_SMI_INSIDE), that nvidia-smi counts as typed at the container's own prompt.
     The stale CDI spec's "failed to stat CDI host device" and the GPU Operator's `nvidia-container-cli.real` hook
     failure are such lines too, and so is a GPU operator driver container's `Could not resolve Linux kernel version`:
     the container exits before it installs the node's driver (a restart loop), so no pod on the node gets a GPU.

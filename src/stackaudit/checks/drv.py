@@ -1302,6 +1302,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     where the release ignores a GPU as a legacy one (`NVRM: The NVIDIA Tesla K80 GPU installed in this system is` /
     `supported through the NVIDIA 470.xx Legacy drivers`, corpus 1584): its generation is left to a legacy branch,
     which has the proprietary module only, unless the open module is the one shown.
+    The open module shown loaded beside a GPU that nvidia-smi cannot open (`Unable to determine the device handle for
+    GPU 0000:D8:00.0: Not Found`) whose model no source names is unknown, not ok: the open module leaves unopened the
+    GPUs it does not support (pre-Turing; GeForce and workstation cards in R515 to R525 without the opt-in), so the
+    flavour may be the wrong one for that GPU (corpus 1823).
     Under WSL 2 (its kernel, its words, or nvidia-smi's Linux library over a Windows driver) with no module shown, it
     is not applicable: the Windows driver drives the GPU and no Linux NVIDIA kernel module is loaded; so on a Windows
     host itself (facts/platform.Virtualization.os). Open modules
@@ -1354,6 +1358,13 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
             return issue(f"the open module does not support {old[0].name} ({old[0].implied_architecture}): use the proprietary "
                          "flavour for pre-Turing GPUs", actual="open", expected="proprietary for pre-Turing",
                          subjects=[g.subject for g in old], severity="high", evidence=evidence)
+        if unopened := _unopened_unnamed(nvidia, gpus):
+            return unknown(f"the open kernel module is loaded and nvidia-smi cannot open the GPU at {unopened[0].bdf} "
+                           f"('{unopened[0].error}'), whose model no source names: the open module leaves unopened "
+                           "the GPUs it does not support (before Turing, or a GeForce or workstation card in R515 to "
+                           "R525 without NVreg_OpenRmEnableUnsupportedGpus=1), so whether it is the right flavour "
+                           "for this GPU is not shown", hint="`lspci -nn | grep -i nvidia`, or the kernel log's NVRM "
+                           "lines", actual="open")
         return _over_driven(ok("open kernel module" + (f" ({nvidia_driver.version})" if nvidia_driver.version else ""),
                                actual="open", evidence=evidence), nvidia, listed, gpus)
     blackwell = [g for g in listed if open_module_only(g.name or "", g.implied_architecture)]
@@ -1382,6 +1393,14 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     return _over_driven(ok(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture or g.name for g in listed}))}: "
                            "allowed (open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary",
                            evidence=evidence), nvidia, listed, gpus)
+
+
+def _unopened_unnamed(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> list[GpuInfo]:
+    """The GPUs nvidia-smi lists as ones it cannot open (`Unable to determine the device handle for GPU
+    0000:D8:00.0: Not Found`, GpuInfo.error) whose model no source names (the inventory's record at their address)."""
+    unopened = [g for g in nvidia.gpus if g.error and g.bdf] if nvidia is not None else []
+    return [g for g in unopened if not ((r := gpus.by_bdf(g.bdf)) is not None and r.model)] if gpus is not None \
+        else unopened
 
 
 def _proprietary_over(driven: list[GpuRecord], driver: NvidiaDriver, evidence: tuple[str, ...],

@@ -45,6 +45,7 @@ from stackaudit.facts.parallelism import (
     one_gpu_commands,
     one_gpu_engine,
     one_gpu_host,
+    one_gpu_seen,
     one_rank_per_node,
     tp_spans_nodes_needlessly,
 )
@@ -724,6 +725,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     `--tensor-split` with one share above 0 or `--split-mode none`; corpus 1301, 1303), with no NCCL channel or test
     rank shown; a split over several GPUs (llama.cpp's layers, pipeline stages) stays unknown, as 3 of 5 blind
     readings have it (917's gap).
+    So has a program that sees one GPU (facts/parallelism.one_gpu_seen: llama.cpp's `ggml_cuda_init` list of one
+    device beside a llama.cpp or ollama engine, or none named; corpus 1825) and a host of one GPU.
     """
     # vLLM shown (its log, its command or process, its collect_env): its probe's default is part of the answer.
     vllm = (serving_log is not None and (serving_log.engine == "vllm" or bool(serving_log.vllm_version))) or (
@@ -743,6 +746,9 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
         # (corpus 1301, 1303): the workload moves nothing between GPUs, whatever the host holds.
         return not_applicable(f"the workload runs on one GPU ({shown[0].one_gpu}: \"{shown[0].quoted[:160]}\"), so "
                               "nothing moves between GPUs over P2P", actual=[c.one_gpu for c in shown])
+    if judged.status == "unknown" and (seen := one_gpu_seen(serving_engine, gpus)):
+        # The program at work sees one GPU, or the host has one (corpus 1825): no pair of GPUs to move data over P2P.
+        return not_applicable(f"{seen}: no pair of GPUs moves data over P2P")
     if judged.status == "unknown" and p2p_off_cures is not None:
         # The user's own A/B, where nothing the programs printed settles it (corpus 266, 974): the workload fails with
         # P2P on and runs with it off, so the peer path the platform offers does not carry the traffic.

@@ -372,6 +372,8 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     a thread's title is not evidence.
     Where no GPU shows its MIG mode, the check is not applicable when every GPU shown lacks MIG: its
     MIG cell reads N/A, or its model is not in NVIDIA's MIG user guide (the GPU table's `mig`).
+    A table cut inside a GPU's rows before its MIG cell leaves that GPU out of the verdict: the GPUs whose cell reads
+    N/A decide for themselves, with their coverage (corpus 1826).
     Where neither NVML nor nvidia-smi is in the source, the GPU models other listings name (a CUDA program's device
     list, collect_env, ollama's log: the `gpus` fact) decide the same way: not applicable over the GPUs they show when
     none of those models has MIG (the engine's subject rule, facts/applicability.SUBJECTS). A CUDA program's own
@@ -432,10 +434,14 @@ def _mig(nvidia: NvidiaGpus, parallelism: Parallelism | None, mig_setup: MigSetu
         return shown
     read = [g for g in shown if g.mig_current is not None]
     if not read:
-        # Each GPU's own: the GPUs shown lack MIG; those a cut table leaves out are not judged (the coverage).
-        if all("mig" in g.unsupported for g in shown):
-            return over_gpus(nvidia, shown, not_applicable(
-                "MIG is not supported on these GPUs (" + ", ".join(nvidia.names_in_words) + ")"))
+        # Each GPU's own: the GPUs shown lack MIG; those a cut table leaves out are not judged (the coverage), and
+        # so is the GPU the table ends inside before its MIG cell (corpus 1826: GPU 0's cell N/A, GPU 1's cut).
+        cells = [g for g in shown if g.index != nvidia.cut_inside or "mig" in g.unsupported]
+        if cells and all("mig" in g.unsupported for g in cells):
+            names = nvidia.names_in_words if len(cells) == len(shown) else list(
+                dict.fromkeys(g.name or g.subject for g in cells))
+            return over_gpus(nvidia, cells, not_applicable("MIG is not supported on these GPUs (" + ", ".join(names)
+                                                           + ")"))
         # The product line or the architecture settles it where an old driver prints no MIG Mode field.
         why = [_no_mig(g) for g in shown]
         if all(why):

@@ -248,8 +248,9 @@ def sequenced_commands(words: list[str]) -> list[list[str]]:
 
 
 # The tensor, pipeline and data parallel flags of vLLM and SGLang (every spelling either accepts), and
-# TGI's `--num-shard` (text-generation-launcher: one shard per GPU, one tensor-parallel rank each).
-TP_FLAGS = ("--tensor-parallel-size", "--tp-size", "--tp", "-tp", "--num-shard")
+# TGI's `--num-shard` (text-generation-launcher: one shard per GPU, one tensor-parallel rank each), and MLC LLM
+# gen_config's `--tensor-parallel-shards`.
+TP_FLAGS = ("--tensor-parallel-size", "--tp-size", "--tp", "-tp", "--num-shard", "--tensor-parallel-shards")
 # The environment variables that set the TP size of a container's engine: TGI's launcher reads
 # `--num-shard` from NUM_SHARD (text-generation-launcher --help: `[env: NUM_SHARD=]`).
 TP_ENV = ("NUM_SHARD",)
@@ -281,9 +282,28 @@ def argv_value(argv: tuple[str, ...] | list[str], names: tuple[str, ...]) -> str
     return value
 
 
+# MLC LLM's `--overrides "key=value;key=value"` (compile and serve, https://llm.mlc.ai/docs/deploy/cli.html) and its
+# gen_config's flag: the keys that give its tensor-parallel shards and pipeline stages.
+MLC_OVERRIDES = ("--overrides",)
+MLC_SIZE_KEYS = ("tensor_parallel_shards", "pipeline_parallel_stages")
+
+
+def _overridden(argv: tuple[str, ...] | list[str], key: str) -> str | None:
+    """The value MLC LLM's `--overrides` list gives `key` (`tensor_parallel_shards=2`), or None."""
+    for item in (argv_value(argv, MLC_OVERRIDES) or "").split(";"):
+        name, eq, value = item.partition("=")
+        if eq and name.strip() == key:
+            return value.strip()
+    return None
+
+
 def sizes_from_argv(argv: tuple[str, ...] | list[str]) -> tuple[int | None, int | None, int | None]:
-    """(TP, PP, DP) from a command line; None for each it does not set."""
-    return tuple(parallel_size(argv_value(argv, flags)) for flags in (TP_FLAGS, PP_FLAGS, DP_FLAGS))  # type: ignore[return-value]
+    """(TP, PP, DP) from a command line; None for each it does not set. MLC LLM's `--overrides` (MLC_SIZE_KEYS) gives
+    TP and PP where no flag does."""
+    tp, pp, dp = (argv_value(argv, flags) for flags in (TP_FLAGS, PP_FLAGS, DP_FLAGS))
+    tp = tp if tp is not None else _overridden(argv, MLC_SIZE_KEYS[0])
+    pp = pp if pp is not None else _overridden(argv, MLC_SIZE_KEYS[1])
+    return parallel_size(tp), parallel_size(pp), parallel_size(dp)
 
 
 def sizes_unread(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:

@@ -160,12 +160,19 @@ STATED_CONTAINER_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"\b(?:in|inside|within) (?:the|this|my) (?:docker |podman )?container\b", re.I), "container"),
 )
 _UNDONE = re.compile(r"\b(?:without|instead of|outside(?: of)?|not in|rather than|natively)\b", re.I)
+# The user's label for the nvidia-smi they paste, saying it ran in a container: `nvidia-smi **from inside the ollama
+# container**:` (corpus 1856), `run nvidia-smi cmd on container` (ollama/ollama#4726), `Output of nvidia-smi inside the
+# container:`. What it printed is the container's own view, as at a prompt that names the container. A question
+# (`does nvidia-smi report the GPU?`) or a line that undoes it (`outside the container`) is no such label.
+STATED_SMI_INSIDE = re.compile(r"\bnvidia-smi\b(?!\s+(?:--version|-h\b|--help|topo\b|nvlink\b))[^?\n]{0,24}?\b"
+                               r"(?:in|inside|within|on|from inside|from within|in side) (?:of )?(?:the |my |this |a |an )?"
+                               r"(?:[\w.-]+/)?[\w.:-]*\s?(?:docker |podman )?container\b(?![^?\n]*\?)", re.I)
 
 
 def stated_container(line: str) -> tuple[str, str]:
     """(kind, the words) where a line of the user's words says the program whose output they paste ran in a
-    container (STATED_CONTAINER_WORDS), else ("", "")."""
-    for pattern, kind in STATED_CONTAINER_WORDS:
+    container (STATED_CONTAINER_WORDS, or a label of nvidia-smi run there: STATED_SMI_INSIDE), else ("", "")."""
+    for pattern, kind in (*STATED_CONTAINER_WORDS, (STATED_SMI_INSIDE, "container")):
         m = pattern.search(line)
         if m and not _UNDONE.search(line[:m.end()]):
             return kind, m.group(0)
@@ -183,6 +190,16 @@ def _stated_container(host: Host) -> tuple[str, str]:
         if kind:
             return kind, f"the user's words put the program in a container: \"{words}\""
     return "", ""
+
+
+def _stated_smi_inside(host: Host) -> str:
+    """The user's label that the nvidia-smi they paste ran in a container (STATED_SMI_INSIDE), or ""."""
+    try:
+        text = host.doc(USER_ENGINES.name)
+    except NotCaptured:
+        return ""
+    return next((m.group(0) for line in text.splitlines()
+                 if (m := STATED_SMI_INSIDE.search(line)) and not _UNDONE.search(line[:m.end()])), "")
 
 
 # The NVIDIA Kubernetes device plugin's own log lines, under klog's head (`I1019 06:25:03.801505  1 main.go:154]`) or
@@ -870,6 +887,8 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo("container", (f"the NGC image's entrypoint ran its start-up check (\"{ngc[:120]}\"): "
                                                    "it runs only inside the image's container",), None)
             kind, why = _stated_container(host)
+            if kind and _stated_smi_inside(host):
+                return ContainerInfo(kind, (why,), None, ran_inside=("nvidia-smi",))
             if kind:
                 evidence.append(why)
         if not kind:

@@ -79,7 +79,10 @@ _RUN_ONLY_LONG = frozenset({
     "--sysctl", "--tmpfs", "--uts", "--volumes-from", "--memory-swap", "--device-cgroup-rule",
 })
 # How a pasted command line starts the container: `docker run`, `docker container run`, `nvidia-docker run`, and
-# Podman's Docker-compatible `podman run` / `podman container run` (https://docs.podman.io/en/latest/markdown/podman-run.1.html).
+# Podman's Docker-compatible `podman run` / `podman container run` (https://docs.podman.io/en/latest/markdown/podman-run.1.html),
+# and containerd's `nerdctl run`, which takes Docker's run options as they are (`--gpus`, `--runtime`, `--shm-size`;
+# https://github.com/containerd/nerdctl/blob/main/docs/command-reference.md), its namespace given before `run` or after
+# (`nerdctl -n k8s.io run`, `nerdctl run -n k8s.io`: the value of an option the reader keeps aside).
 # At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`;
 # as inline code after a list mark (`1. \`docker run …\``, group `item`) or inside a sentence (group `code`),
 # up to the closing backtick; between quotes inside a sentence (group `quote`: “sudo docker run … nvidia-smi”),
@@ -89,7 +92,7 @@ _RUN_ONLY_LONG = frozenset({
 DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*|^\s*(?:\d{1,3}[.)]|[-*+])\s+(?P<item>`{1,3})"
                               r"|(?<=[\s:：])(?P<code>`)|(?<=[\s:：])(?P<quote>[“\"])|(?<=\s)(?P<prose>))"
                               r"(?:sudo\s+(?:-\S+\s+)*)?"
-                              r"(?:(?:nvidia-)?docker|podman)\s+(?:container\s+)?run\b")
+                              r"(?:(?:nvidia-)?docker|podman|nerdctl(?:\s+(?:-n|--namespace)[=\s][\w.-]+)?)\s+(?:container\s+)?run\b")
 # An image reference as a sentence's `docker run` must name it (`ghcr.io/a/b:latest`, `nvidia/cuda:10.2-base`).
 _PROSE_IMAGE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*(?::[\w.-]+)?$")
 

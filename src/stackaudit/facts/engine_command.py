@@ -76,7 +76,7 @@ _TOP_ROLES = {"api-server", "launcher", ""}
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
                 "llava-cli", "llama-mtmd-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
-                "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher")
+                "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repository|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -100,6 +100,8 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"|\bconvert_checkpoint\.py\s.*--tp_size\b"
                           # Hugging Face TGI's launcher, with its options (TGI_PROGRAMS)
                           r"|\btext-generation-launcher\s+-"
+                          # MLC LLM's CLI (MLC_SUBCOMMANDS)
+                          r"|\bmlc_llm\s+(?:serve|chat|compile)\s"
                           # pm2 starting a program with its arguments after `--` (_pm2_started decides which)
                           r"|\bpm2\s+start\s.*\s--\s")
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
@@ -117,6 +119,13 @@ HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?
 # as `python koboldcpp.py`.
 GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp": "llamacpp", "koboldcpp.py": "llamacpp",
                 "llava-cli": "llamacpp", "llama-llava-cli": "llamacpp", "llama-mtmd-cli": "llamacpp"}
+# MLC LLM (https://llm.mlc.ai/docs/deploy/cli.html, /deploy/rest.html, /compilation/compile_models.html): its CLI
+# `mlc_llm` (or `python -m mlc_llm`) serves a model (`serve MODEL [--model-lib LIB] [--overrides "..."]`), chats with
+# it (`chat`), or compiles the model library those load (`compile CONFIG --device cuda -o LIB`). Its models run on
+# TVM's runtime, not PyTorch; its tensor-parallel shards are `tensor_parallel_shards=N` in `--overrides` (compile and
+# serve) or gen_config's `--tensor-parallel-shards N` (_parse.sizes_from_argv). The subcommand, and whether it builds.
+MLC_SUBCOMMANDS = {"serve": False, "chat": False, "compile": True}
+MLC_PROGRAM = "mlc_llm"
 # Hugging Face Text Generation Inference (TGI): its launcher starts one model server shard per GPU (`--num-shard`, else
 # every GPU it sees unless `--sharded false`) and the router in front of them; the shards run PyTorch and all-reduce
 # through torch.distributed's NCCL (https://huggingface.co/docs/text-generation-inference/reference/launcher). Not in
@@ -205,7 +214,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama
+    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama | mlc
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
@@ -775,6 +784,10 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return None  # another project's build.py
     if program in ("ollama", "ollama.exe") and words[1:] == ["serve"]:
         return EngineCommand("ollama", tuple(words), tuple(env), line.strip(), cut=cut)
+    if program.startswith("python") and words[1:3] == ["-m", MLC_PROGRAM]:
+        words, program = words[2:], MLC_PROGRAM  # `python -m mlc_llm compile ...` (its JIT's logged command)
+    if program == MLC_PROGRAM and len(words) > 2 and words[1] in MLC_SUBCOMMANDS:
+        return EngineCommand("mlc", tuple(words), tuple(env), line.strip(), builds=MLC_SUBCOMMANDS[words[1]], cut=cut)
     if program in TGI_PROGRAMS and not set(words[1:]) <= TGI_QUERIES:
         return EngineCommand(TGI_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
     if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module

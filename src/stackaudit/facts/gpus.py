@@ -1605,8 +1605,9 @@ _COMPARED = re.compile(r"\b(?:than|vs\.?|versus|compared\s+(?:to|with)|unlike|li
 # A count in a word before the brand, or in digits before a GeForce model number glued to its series, as people list
 # a desktop's cards: `Two NVIDIA GeForce RTX 5090` (NVIDIA/TensorRT-LLM#2864, corpus 1629), `a machine with two RTX
 # 5090 GPUs` (vllm-project/vllm#14628), `on 2 RTX4090`
-# (NVIDIA/TensorRT-LLM#395, corpus 1625). The brand or series must follow the count at once.
-_COUNT_BRAND = re.compile(r"(?<![\w.:+-])(two|three|four|five|six|seven|eight)\s+"
+# (NVIDIA/TensorRT-LLM#395, corpus 1625). `dual` counts two (`I have dual rtx 3090`, mlc-ai/mlc-llm#2492, corpus 1824;
+# `Dual RTX 3090 on X570`, `dual NVIDIA A6000`). The brand or series must follow the count at once.
+_COUNT_BRAND = re.compile(r"(?<![\w.:+-])(two|three|four|five|six|seven|eight|dual)\s+"
                           r"(?=(?:NVIDIA|GeForce|RTX|GTX|Tesla|Quadro)\s+\S)"
                           r"|(?<![\w.:+-])([1-9]\d?)\s+(?=(?:RTX|GTX)\d{4}\b)", re.I)
 _AT_LEAST = re.compile(r"\b(?:at least|up to|more than|over)\s+$", re.I)
@@ -1687,7 +1688,7 @@ _BRANDED_MODEL = re.compile(r"(?:^|\s)[A-Z]?\d{3,4}(?:\s+(?:Ti|SUPER))?$", re.I)
 # paste is about, not a cluster's nodes in general.
 _HOST_HAS = re.compile(r"\b(?:the|my|our|this)\s+(?:node|server|machine|host|box|workstation)\s+has\s+"
                        r"([1-9]\d?|two|three|four|five|six|seven|eight)\s+(?=\S)", re.I)
-_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_COUNT_WORDS = {"dual": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 
 
 # One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.

@@ -414,6 +414,8 @@ class NvidiaGpus(Sourced):
     notes: tuple[str, ...] = ()
     # Where the listing stops inside a GPU's rows (a table cut part-way): "" when it does not.
     cut: str = ""
+    # The index of the GPU whose rows the table ends inside (its cells after the cut are not shown); None: no such GPU.
+    cut_inside: int | None = None
     # `cut` is the default table ending at the border that closes a GPU's rows, before its Processes box: every GPU
     # it lists is whole, and what follows the last one is not shown. Such a paste is read as the host's listing
     # where no other source shows more GPUs (the corpus' blind readers, issue 28: corpus 376, 648, 939, 1228, 1229),

@@ -923,7 +923,8 @@ def parse_table(text: str) -> NvidiaGpus:
         cut_at = f"the table ends after GPU {order[-1]}'s rows, before its Processes box"
         at_border = True
     return NvidiaGpus(tuple(gpus), versions[0], versions[1], None, (*notes, *([several] if several else [])),
-                      cut=cut_at, smi_version=versions[2], cut_at_border=at_border)
+                      cut=cut_at, smi_version=versions[2], cut_at_border=at_border,
+                      cut_inside=open_gpu if cut_at and not at_border else None)
 
 
 # The start of a process row of the Processes box: `|    6   N/A  N/A     18690      C   /usr/bin/p` (a row the paste

@@ -288,6 +288,10 @@ class ServingEngine:
                 # TensorRT Inference Server before 20.06 (`trtserver`) had no such backend (TensorRT, TensorFlow, ONNX,
                 # PyTorch): each model instance runs on the one GPU its instance_group gives it.
                 return 1 if posixpath.basename(self.shown.argv[0]) == TRT_SERVER else None
+            if self.shown.engine == "mlc":
+                # MLC LLM's model library holds its shards, compiled in (`compile --overrides tensor_parallel_shards=N`)
+                # or read from its mlc-chat-config.json: a command without its own override runs those (corpus 1824).
+                return sizes_from_argv(self.shown.argv)[0]
             value = argv_value(self.shown.argv, TP_FLAGS)
             if value is None and self.shown.engine == "tgi":
                 # TGI's launcher reads `--num-shard` from NUM_SHARD too (TP_ENV); without either it shards over the
@@ -572,7 +576,6 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
       `1 x Nvidia A10`, corpus 998), whatever engine serves.
     """
     from stackaudit.facts.engine_command import GGML_ENGINES
-    from stackaudit.facts.gpus import GGML_TITLE
 
     shown = engine.shown if engine is not None else None
     if shown is not None and engine is not None and engine.shown_tp == 1 \
@@ -609,6 +612,17 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
         return f"{framework}: each copy of the model holds one GPU"
     if shown is None and (alone := one_gpu_commands(commands)):
         return f"{posixpath.basename(alone[0].argv[0])} runs on one GPU ({alone[0].one_gpu})"
+    return one_gpu_seen(engine, gpus)
+
+
+def one_gpu_seen(engine: ServingEngine | None, gpus: GpuInventory | None) -> str:
+    """What shows the program at work sees one GPU, in words; "" where the source does not show it: a llama.cpp or
+    ollama engine (or none named) beside llama.cpp's `ggml_cuda_init` list of one device (the devices CUDA gives the
+    program that prints it, corpus 989, 1825), or a host of one GPU (GpuInventory.whole_count). No pair of GPUs is
+    there to exchange data: one_gpu_engine's last rules, and IC-P2P-FUNCTIONAL's."""
+    from stackaudit.facts.engine_command import GGML_ENGINES
+    from stackaudit.facts.gpus import GGML_TITLE
+
     if gpus is None:
         return ""
     if (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")) and gpus.count_in(GGML_TITLE) == 1:

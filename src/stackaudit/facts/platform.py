@@ -552,13 +552,16 @@ WINDOWS_PROMPT = WindowsLine(r"^\s*(?:PS\s+)?[A-Z]:\\[^<>|\"*?\n]{0,120}>\s*\S.*
 # llama.cpp prints `built with <compiler> for <target>`: its CMake build sets the compiler to CMake's compiler id and
 # version (`MSVC 19.29.30159.0`) and the target to the Visual Studio platform (`x64`), else to the system name and
 # processor (`Windows AMD64`, `Linux x86_64`): https://github.com/ggml-org/llama.cpp/blob/master/cmake/build-info.cmake.
-# MSVC builds only for Windows. Its w64devkit build prints GCC's target triple (`x86_64-w64-mingw32`).
+# MSVC builds only for Windows. Its w64devkit build prints GCC's target triple (`x86_64-w64-mingw32`). Its programs'
+# logs print the same words after the build number and commit (`build: 5966 (14c28dfc) with MSVC 19.39.33523.0 for x64`,
+# ggml-org/llama.cpp#14826; `build: 6123 (79c1160b0) with MSVC 19.44.35213.0 for Windows AMD64`; corpus 1825).
 # A program or library on a drive-letter path (`C:\Users\...\AppData\Local\Programs\Ollama\lib\ollama\ggml-cuda.dll`,
 # ollama's `cmd="C:\\...\\ollama_llama_server.exe ...`) is loaded by Windows; a WSL 2 program reaches the drive as
 # /mnt/c. A list's `OS: Windows 11` (torch's collect_env: `OS: Microsoft Windows 11 Pro`) names it, unless the same
 # line names WSL (`OS: Windows 11 + WSL2`: the engine runs in the Linux VM).
 WINDOWS_LINES = (
-    WindowsLine(r"\bbuilt with (?:MSVC\b.*|.*\bfor\s+\S*(?:windows|mingw)\S*.*)", "llama.cpp built for Windows"),
+    WindowsLine(r"\b(?:built|build: \d+ \(\w+\)) with (?:MSVC\b.*|.*\bfor\s+\S*(?:windows|mingw)\S*.*)",
+                "llama.cpp built for Windows"),
     WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll)\b", "a Windows program or library path"),
     # llama.cpp's loader names the model file it opened (`loaded meta data ... from C:\Users\...\model.gguf`,
     # corpus 1423, 962, 1282): a file on a Windows drive, opened by a program that runs on Windows.

@@ -143,6 +143,12 @@ VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING
 SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
                          r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+|(?:TP|DP|EP|PP|CP)\d+(?: (?:TP|DP|EP|PP|CP)\d+)*)\] "
                          r"(?!\S+:\d+:\d+ \[\d+\] |\[(?:info|warn|error|debug|verbose|silly)\]\s)")
+# MLC LLM's Python log format (python/mlc_llm/support/logging.py: `[{asctime}] {levelname} {filename}:{lineno}:
+# {message}`, `[2024-06-03 08:28:24] INFO auto_device.py:79: Found device: cuda:0`, mlc-ai/mlc-llm#2492, #3016, #3214):
+# SGLang's dated prefix, then a level and a file name; and its C++ runtime's lines, which name its source tree
+# (`[08:28:29] /workspace/mlc-llm/cpp/serve/config.cc:646: ...`). The engine is MLC LLM's, not SGLang's.
+MLC_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] (?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \w+\.py:\d+: "
+                      r"|/mlc-llm/cpp/|\bmlc_llm\b")
 # SGLang's own lines in the datefmt its releases print since late 2024 (after sgl-project/sglang#612, July 2024, which
 # turned CUDA graphs on by default): the dated prefix with a rank tag, or before SGLang's own words (the date alone is
 # other launchers' format too, corpus 903). A line of that form shows the release captures graphs by default where
@@ -1764,6 +1770,8 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "vllm"
             elif console := console_engine(line):
                 engine = console
+            elif MLC_LINE.search(line):
+                engine = "mlc"
             elif SGLANG_LINE.search(line):
                 engine = "sglang"
             elif VLLM_LINE.search(line):

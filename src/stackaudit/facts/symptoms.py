@@ -1211,6 +1211,30 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "available there: the container runtime handed it neither the GPUs nor the driver's libraries (no NVIDIA "
         "runtime or Container Toolkit, or no GPU request such as `--gpus all`)",
         unless=re.compile(r"\bfound [1-9]\d* GPUs supporting NVML metrics|Collecting metrics for GPU \d+")),
+    # An image's own entrypoint that looks for the NVIDIA driver's tools and finds the GPU but not them: LocalAI's
+    # All-in-One images (`/aio/entrypoint.sh`: `NVIDIA GPU detected, but nvidia-smi is not installed. GPU acceleration
+    # will not be available.`, then `Defaulting to CPU.`; mudler/LocalAI#2117, a k0s pod without
+    # `runtimeClassName: nvidia`). The image ships no nvidia-smi: the NVIDIA runtime mounts it from the host with the
+    # driver's libraries, so its absence there is the runtime's hook never run for the container. The same script's
+    # Intel line (`Intel GPU detected, but Intel GPU drivers are not installed`, mudler/LocalAI#3184) is another
+    # vendor's and not read.
+    Symptom("image-driver-tools-missing", re.compile(r"\bNVIDIA GPU detected, but nvidia-smi is not installed\b"),
+        "CTR-GPU-ACCESS", "high", "https://github.com/mudler/LocalAI/issues/2117",
+        "the image's own start-up check sees an NVIDIA GPU but no nvidia-smi inside its container, and falls back to "
+        "the CPU: the NVIDIA runtime, which mounts nvidia-smi and the driver's libraries into the container, did not "
+        "run for it (no `runtimeClassName: nvidia` for the pod, or no `--gpus` / nvidia runtime for Docker)"),
+    # The kubelet's event for the GPU Operator's driver pod whose startup probe (its startup-probe.sh runs nvidia-smi in
+    # the driver container) gets nvidia-smi's own failure: `Startup probe failed: No devices were found`
+    # (NVIDIA/gpu-operator#641, an OpenShift VM with a V100 on its bus; #649, `Warning Unhealthy 2m6s (x41235 over
+    # 5d15h) kubelet Startup probe failed: No devices were found`). The driver never comes up ready, the kubelet restarts
+    # its container, and the toolkit, device plugin and validator wait for it: no pod on the node is handed a GPU.
+    Symptom("operator-driver-probe-failed", re.compile(r"\bStartup probe failed: (?:No devices were found|NVIDIA-SMI has "
+                                                       r"failed because it couldn't communicate)"),
+        "CTR-GPU-ACCESS", "high", "https://github.com/NVIDIA/gpu-operator/issues/649",
+        "the GPU Operator's driver container fails its startup probe with nvidia-smi's own failure: the driver it runs "
+        "reaches no GPU, so the container never turns ready and the kubelet restarts it, and the toolkit, device plugin "
+        "and validator that wait for it hand no pod on the node a GPU; the driver pod's log and the node's kernel log "
+        "say why (`kubectl logs <driver pod> -c nvidia-driver-ctr`, `dmesg | grep NVRM`)"),
     Symptom("cuda-compat-unsupported-hw", re.compile(r"forward compatibility was attempted on non supported HW|"
                                                      r"cudaErrorCompatNotSupportedOnDevice|"
                                                      r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"),
@@ -1397,7 +1421,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
-           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Driver was not detected", "Failed to bind NVLink SHARP",
+           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Driver was not detected", "nvidia-smi is not installed", "Startup probe failed", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "pinned system memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",

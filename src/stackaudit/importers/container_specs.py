@@ -79,12 +79,12 @@ def _spec(kind: str, start: int, end: int, doc: str, text: str, whole: bool = Fa
 # --- docker run ------------------------------------------------------------------------------------
 
 
-@importer("docker run", "a `docker run ...` or `podman run ...` command line (one line or continued: `\\`, `^`, a backtick)",
-          needles=("docker", "podman"), per_line=True)
+@importer("docker run", "a `docker run ...`, `podman run ...` or `nerdctl run ...` command line (one line or continued: "
+          "`\\`, `^`, a backtick)", needles=("docker", "podman", "nerdctl"), per_line=True)
 def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
-        if "docker" not in line and "podman" not in line:
+        if "docker" not in line and "podman" not in line and "nerdctl" not in line:
             continue
         # A command a bug report's Markdown sets in bold (`**docker run --gpus all ... --model-id $model**`, corpus
         # 1354): read without its marks, as a hardware summary's bold value is (_parse.stated_line).

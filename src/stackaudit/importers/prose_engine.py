@@ -27,7 +27,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.container import FORM_CLI_DIRECTLY, form_cli_directly, stated_container, stated_host
+from stackaudit.facts.container import (
+    FORM_CLI_DIRECTLY,
+    STATED_SMI_INSIDE,
+    form_cli_directly,
+    stated_container,
+    stated_host,
+)
 from stackaudit.facts.engine_command import COMMAND_HINT, stated_engines, stated_split, stated_switches
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.sources import USER_ENGINES
@@ -86,6 +92,15 @@ def prose_engine(lines: list[str], candidates: Candidates | None = None) -> Iter
                 taken += 1
                 if taken == MAX_LINES:
                     return
+            continue
+        # The user's label for an nvidia-smi run in a container starts with the program's name, as a command does
+        # (`nvidia-smi **from inside the ollama container**:`, corpus 1856).
+        if STATED_SMI_INSIDE.search(line) and len(line) <= 200 and is_sentence(line.replace("nvidia-smi", "it"), 4) \
+                and not is_symptom(line):
+            yield Found("prose engine", i, i + 1, document_appended(USER_ENGINES.name, line.strip() + "\n"))
+            taken += 1
+            if taken == MAX_LINES:
+                return
             continue
         # The user's words that they started the server themselves are short (`ran `ollama serve``, corpus 1112).
         host_words = bool(stated_host(line))
