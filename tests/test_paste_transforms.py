@@ -50,6 +50,11 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
     ("1557-docker-manylinux2014-cuda-12-3-image-ships-driver-smi-fails-libnvidia-ml-hook.txt", "CTR-GPU-ACCESS"):
         "blind run YZ: as 329, a docker run asking --gpus all, cut before the hook's 'load library failed: "
         "libnvidia-ml.so.1' line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
+    ("1787-open-515-43-04-built-from-source-nvidia-smi-no-handle-lsmod.txt", "DRV-OPEN-MODULE"):
+        "h83b: the open module loaded on a GPU no source names is judged ok; the whole paste is unknown because "
+        "nvidia-smi cannot open that GPU (the open module leaves unsupported GPUs unopened); the cut removes that line",
+    ("1823-centos-7-6-kernel-3-10-open-module-515-43-04-nvidia-smi-device-handle-not-found.txt", "DRV-OPEN-MODULE"):
+        "h83b: as 1787, the cut removes nvidia-smi's failure to open the GPU that leaves the open module's fit unknown",
     ("780-2-nodes-x8-nccl-log-p2p-ipc-net-socket-no-ib.txt", "CTR-IPC-ISOLATION"):
         "first blind run KK: one `via P2P/IPC/read` line is judged ok (ranks of one host share an IPC namespace), the "
         "whole log unknown (its NET/Socket lines span nodes); the blind expectation (ok) is the cut's: for the lead",
