@@ -21,7 +21,8 @@ from stackaudit.facts.engine_command import parse_command_line
 from stackaudit.facts.gpus import stated_gpus
 from stackaudit.importers.recognition import recognise
 
-# mlc-ai/mlc-llm#2838 (AMD W7800 x4), #3016 (its JIT's logged compile, two CUDA devices), #2498 (the compile of a
+# mlc-ai/mlc-llm#2838 (AMD W7800 x4), #3016 (its JIT's logged compile, two CUDA devices; its temporary folder is
+# written `<tmp>` here), #2498 (the compile of a
 # two-shard library under `docker run --gpus all`), #1960 (`mlc_llm chat`).
 REAL = [
     ('mlc_llm serve HF://mlc-ai/Llama-3-8B-Instruct-q4f16_1-MLC --overrides "tensor_parallel_shards=3" --mode server',
@@ -29,7 +30,7 @@ REAL = [
     ("/opt/miniconda3/envs/python3.11/bin/python3 -m mlc_llm compile /workspace/models/internlm2_5-20b-q4f32_1-MLC "
      "--opt 'flashinfer=1;cublas_gemm=1;faster_transformer=0;cudagraph=1;cutlass=1;ipc_allreduce_strategy=NONE' "
      "--overrides 'prefill_chunk_size=512;max_batch_size=32;tensor_parallel_shards=2' --device cuda:0 "
-     "--output /tmp/tmpb33h687o/lib.so", True, 2),
+     "--output <tmp>/lib.so", True, 2),
     ('mlc_llm compile Midnight-Miqu-70B-v1.5-q4f16_1-MLC/mlc-chat-config.json --device cuda --overrides '
      '"tensor_parallel_shards=2" -o /workspace/Midnight-Miqu-70B-v1.5-q4f16_1-cuda.so', True, 2),
     ("mlc_llm chat HF://mlc-ai/Llama-2-7b-chat-hf-q4f16_1-MLC", False, None),

@@ -435,8 +435,11 @@ def _mig(nvidia: NvidiaGpus, parallelism: Parallelism | None, mig_setup: MigSetu
     read = [g for g in shown if g.mig_current is not None]
     if not read:
         # Each GPU's own: the GPUs shown lack MIG; those a cut table leaves out are not judged (the coverage), and
-        # so is the GPU the table ends inside before its MIG cell (corpus 1826: GPU 0's cell N/A, GPU 1's cut).
-        cells = [g for g in shown if g.index != nvidia.cut_inside or "mig" in g.unsupported]
+        # so is the GPU the table ends inside before its MIG cell where a GPU of its model shows its cell N/A (corpus
+        # 1826: eight H200, GPU 0's cell N/A, GPU 1's cut). A cut GPU of another model (an A100 beside an A10) keeps
+        # the check open: its own cell is what would say.
+        na_models = {g.name for g in shown if "mig" in g.unsupported and g.name}
+        cells = [g for g in shown if g.index != nvidia.cut_inside or "mig" in g.unsupported or g.name not in na_models]
         if cells and all("mig" in g.unsupported for g in cells):
             names = nvidia.names_in_words if len(cells) == len(shown) else list(
                 dict.fromkeys(g.name or g.subject for g in cells))
