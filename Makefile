@@ -23,10 +23,10 @@ $(VENV)/.installed-extras: $(VENV)/.installed pyproject.toml
 # llama-cpp-python builds from source (3.6 minutes alone on 2 cores) into a folder of wheels kept between
 # runs; pip finds the wheel there and builds nothing the next time. LLAVA_BUILD=OFF leaves out the multimodal
 # library (51 of 178 objects), which the tests never load (llama_cpp imports it only for image chat formats).
-# -O1 instead of -O3 compiles faster; the tests serve a tiny model, where the speed of the kernels is no matter.
+# -O0 instead of -O3 compiles fastest; the tests serve a tiny model, where the speed of the kernels is no matter.
 $(VENV)/.llama-wheel: $(VENV)/.installed
 	mkdir -p $(WHEELS)
-	CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS_RELEASE=-O1 -DCMAKE_CXX_FLAGS_RELEASE=-O1 $${CMAKE_ARGS:-}" \
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS_RELEASE=-O0 -DCMAKE_CXX_FLAGS_RELEASE=-O0 $${CMAKE_ARGS:-}" \
 		$(PIP) wheel -q --wheel-dir $(WHEELS) --find-links $(WHEELS) "llama-cpp-python[server]>=0.3.0"
 	touch $@
 
