@@ -410,6 +410,15 @@ PRE_AMPERE = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Ampere")])
 # GB200 are 10.0, the B300 and GB300 10.3).
 # The first pattern that matches wins: "GeForce GTX TITAN X" is Maxwell, "NVIDIA TITAN X" Pascal.
 # Series that mix architectures under one model number (GeForce 900M, GT 700) are not listed.
+# Compute capabilities that each belong to one architecture (https://developer.nvidia.com/cuda-gpus); a major alone
+# stands for each of its minors, whose capability the row leaves unsaid: 3.x Kepler, 5.x Maxwell, 6.x Pascal, 7.0 and
+# 7.2 Volta, 7.5 Turing, 8.6 and 8.7 Ampere's GA10x and Orin parts, 8.9 Ada Lovelace. 8.0 (A100, A30), 9.0, 10.x, 11.0
+# and 12.x are left out: each holds MIG parts beside parts without.
+CAPABILITY_ARCHITECTURES = (("3", "Kepler"), ("5", "Maxwell"), ("6.0", "Pascal"), ("6.1", "Pascal"), ("7.0", "Volta"),
+                            ("7.2", "Volta"), ("7.5", "Turing"), ("8.6", "Ampere"), ("8.7", "Ampere"),
+                            ("8.9", "Ada Lovelace"))
+
+
 _ARCH_WORDS = (
     (re.compile(r"\bTesla K\d+|\bGTX 6\d\d(?: Ti)?\b|\bGTX 7[6-8]0(?: Ti)?\b|\bGTX TITAN(?: Black| Z)?\b(?! X)"
                 r"|\bQuadro K(?!(?:620|1200|2200)M?\b)\d+", re.I), "Kepler", ""),
@@ -433,19 +442,9 @@ _ARCH_WORDS = (
     # The nvidia-smi table cuts every RTX PRO Blackwell name after `Blac` (`NVIDIA RTX PRO 4500 Blac...`, CUT_MARKS).
     (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blac(?:kwell\b|\.\.\.|…)", re.I), "Blackwell", "12.0"),
     # A GPU named by its compute capability alone (CAPABILITY_NAME: ollama's `inference compute` line whose name the
-    # paste cuts). Each capability below is one architecture's (https://developer.nvidia.com/cuda-gpus): 3.x Kepler,
-    # 5.x Maxwell, 6.x Pascal, 7.0 and 7.2 Volta, 7.5 Turing, 8.6 and 8.7 Ampere's GA10x and Orin parts, 8.9 Ada
-    # Lovelace. 8.0 (A100, A30), 9.0, 10.x, 11.0 and 12.x are left out: each holds MIG parts beside parts without.
-    (re.compile(r"\bcompute capability 3\.\d\b"), "Kepler", ""),
-    (re.compile(r"\bcompute capability 5\.\d\b"), "Maxwell", ""),
-    (re.compile(r"\bcompute capability 6\.0\b"), "Pascal", "6.0"),
-    (re.compile(r"\bcompute capability 6\.1\b"), "Pascal", "6.1"),
-    (re.compile(r"\bcompute capability 7\.0\b"), "Volta", "7.0"),
-    (re.compile(r"\bcompute capability 7\.2\b"), "Volta", "7.2"),
-    (re.compile(r"\bcompute capability 7\.5\b"), "Turing", "7.5"),
-    (re.compile(r"\bcompute capability 8\.6\b"), "Ampere", "8.6"),
-    (re.compile(r"\bcompute capability 8\.7\b"), "Ampere", "8.7"),
-    (re.compile(r"\bcompute capability 8\.9\b"), "Ada Lovelace", "8.9"),
+    # paste cuts), one row per capability of CAPABILITY_ARCHITECTURES.
+    *((re.compile(r"\bcompute capability " + (re.escape(cap) if "." in cap else cap + r"\.\d") + r"\b"),
+       architecture, cap if "." in cap else "") for cap, architecture in CAPABILITY_ARCHITECTURES),
 )
 
 

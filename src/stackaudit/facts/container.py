@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.cuda_ran import NGC_BUILT_FOR
+from stackaudit.facts.cuda_ran import NGC_BUILT_FOR, NGC_UNAVAILABLE
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
@@ -504,14 +504,9 @@ def _pid_one(host: Host) -> str:
         return ""
 
 
-# The second line of the NGC entrypoint's driver check (`version 440.100 was detected and compatibility mode is
-# UNAVAILABLE.`), which a paste may hold without the first.
-NGC_UNAVAILABLE = "was detected and compatibility mode is UNAVAILABLE"
-
-
 def _ngc_check(host: Host) -> str:
     """A start-up check line of an NGC image's entrypoint (`ERROR: This container was built for NVIDIA Driver Release
-    450.36 or later, but`, facts/cuda_ran.NGC_BUILT_FOR, or NGC_UNAVAILABLE) among the paste's evidence lines or engine log, or "". The
+    450.36 or later, but`, facts/cuda_ran.NGC_BUILT_FOR, or cuda_ran.NGC_UNAVAILABLE) among the paste's evidence lines or engine log, or "". The
     image's entrypoint (nvidia_entrypoint.sh) prints it, so the program whose output follows ran in that container
     (corpus 1767, 1189, 1684)."""
     for source in (EVIDENCE_LINES, ENGINE_LOG):

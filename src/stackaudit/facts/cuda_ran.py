@@ -147,11 +147,13 @@ TRITON_CUDA_POOL = re.compile(r"\bcuda_memory_manager\.cc:\d+\]\s*\"?CUDA memory
 # Triton's memory manager failing (server.cc): `Failed to finalize CUDA memory manager` after the pool line, `Failed to
 # initialize` where the devices could not be read.
 TRITON_POOL_FAILED = re.compile(r"Failed to (?:initialize|finalize) CUDA memory manager")
+# The second line of the entrypoint's driver check (`version 440.100 was detected and compatibility mode is
+# UNAVAILABLE.`), which a paste may hold without the first (facts/container.py reads it as the container's).
+NGC_UNAVAILABLE = "was detected and compatibility mode is UNAVAILABLE"
 # The entrypoint of NVIDIA's NGC images (nvidia_entrypoint.sh) finding the driver inside its container: a Jetson's
 # `NVIDIA Tegra driver detected.` (triton-inference-server/server#6373, corpus 1828), or its version check reading the
 # host driver's version (`... version 510.85.02 was detected and compatibility mode is UNAVAILABLE.`).
-DRIVER_FOUND_INSIDE = re.compile(r"^\W*NVIDIA Tegra driver detected\.?\s*$|\bwas detected and compatibility mode is "
-                                 r"UNAVAILABLE\b")
+DRIVER_FOUND_INSIDE = re.compile(r"^\W*NVIDIA Tegra driver detected\.?\s*$|\b" + re.escape(NGC_UNAVAILABLE) + r"\b")
 NEEDLES = ("Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
            "Memory GPU", "has no device code", "gen throughput")
 
