@@ -25,6 +25,7 @@ from stackaudit.facts.container_specs import (
     PASTED_ENV_FILES,
     PIECE_SEPARATOR,
     PROBE_NO_GPU_MARK,
+    RUN_CUT_MARK,
     SPEC_CUT_MARK,
     YamlError,
     _split_command,
@@ -97,11 +98,14 @@ def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterat
         while not bold and continued(lines[end - 1]) and end < len(lines) and end - i < 200:
             end += 1
         text = line if bold else "\n".join(lines[i:end])
+        # The paste's last line: a run it cuts before its image is read for the options it shows (corpus 1861).
+        last = not any(x.strip() for x in lines[end:])
         try:
-            run = parse_docker_run(join_continued(text))
+            run = parse_docker_run(join_continued(text), cut=last)
         except ParseError:
             continue
-        mark = PROBE_NO_GPU_MARK if _smi_output_names_no_gpu(run, lines, end) else ""
+        mark = RUN_CUT_MARK if not run.image else ""
+        mark += PROBE_NO_GPU_MARK if _smi_output_names_no_gpu(run, lines, end) else ""
         # Whole: the command's last line has no continuation (a cut one would end in `\`, `^` or a backtick).
         yield _spec("docker run", i, end, DOCKER_RUN.name, mark + text + "\n", whole=not continued(lines[end - 1]))
         scan.skip(end)
