@@ -178,6 +178,9 @@ def _service_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
     k = i - 1
     while k >= 0 and (not lines[k].strip() or _indent(lines[k]) >= depth) and i - k < 200:
         k -= 1
+    if k >= 0 and not _SERVICE_KEY.match(lines[k]) and not lines[k].lstrip().startswith(("-", "#")) \
+            and not _YAML_PAIR.match(lines[k]):
+        return _unnamed_service(lines, k, depth)
     if k < 0 or not _SERVICE_KEY.match(lines[k]) or _COMPOSE_TOP.match(lines[k].lstrip()):
         return None
     above = next((lines[j] for j in range(k - 1, -1, -1) if lines[j].strip()), "")
@@ -192,6 +195,36 @@ def _service_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
         if lines[j - 1].strip() and not lines[j - 1].lstrip().startswith("#"):
             end = j
     return k, end, _as_services(lines, k, end)
+
+
+# A line of YAML's `key: value` form (`name: x`, `- name: x`): no prose line above a service's keys.
+_YAML_PAIR = re.compile(r"^\s*(?:-\s+)?[\w.\"'-]+:(?:\s|$)")
+# The keys of a compose service that no Kubernetes container spec has (`resources`, `args`, `volumeMounts` are a pod's),
+# with `image`: a service's keys pasted under a line of prose may hold only these.
+_SERVICE_ONLY_KEYS = frozenset({"image", "command", "entrypoint", "environment", "env_file", "shm_size", "ipc", "runtime",
+                                "deploy", "volumes", "ports", "restart", "container_name", "ulimits", "devices",
+                                "network_mode", "gpus"})
+_KEY_AT = re.compile(r"^\s*([\w.-]+):")
+
+
+def _unnamed_service(lines: list[str], k: int, depth: int) -> tuple[int, int, str] | None:
+    """A service's keys pasted indented under a line of prose (line k), without the service's name: `image:` lines
+    with the versions tried commented out around the one used (corpus 1844, `    #image: localai/localai:...` over
+    `    image: localai/localai:latest-gpu-nvidia-cuda-12`). Read as one service where every key at the block's depth
+    is one only a compose service has (_SERVICE_ONLY_KEYS) and no line stands left of it; None otherwise."""
+    end = j = k + 1
+    while j < len(lines) and j - k < MAX_SPEC_LINES and not FENCE.match(lines[j]) and (
+            not lines[j].strip() or _indent(lines[j]) >= depth):
+        line = lines[j]
+        j += 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key = _KEY_AT.match(line)
+        if _indent(line) == depth and (key is None or key.group(1) not in _SERVICE_ONLY_KEYS):
+            return None
+        end = j
+    body = [x for x in lines[k + 1:end] if x.strip() and not x.lstrip().startswith("#")]
+    return k + 1, end, "services:\n  service:\n" + "\n".join("    " + x.expandtabs()[depth:] for x in body)
 
 
 def _as_services(lines: list[str], k: int, end: int) -> str:
@@ -579,6 +612,36 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
     return i, end, (text if whole else K8S_PIECE_MARK + text)
 
 
+_DESCRIBED_ITEM = re.compile(r"^(?P<base>\s*)[\w.-]+:\s*$")
+_DESCRIBED_ID = re.compile(r"^(?P<base>\s+)Container ID:(?:\s|$)")
+
+
+def _described_container(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """One container of a `kubectl describe pod` pasted without the pod's header, from the `Container ID:` line i under
+    the container's name (corpus 1874: a GPU Operator validator's init container, the paste opening inside the mounts
+    of the one before it): its span and the pod manifest it is a piece of (K8S_PIECE_MARK: an init container or not,
+    the pod's other keys are not shown), or None where line i is no such field or the block names no image."""
+    m = _DESCRIBED_ID.match(lines[i])
+    k = next((j for j in range(i - 1, max(i - 3, -1), -1) if lines[j].strip()), -1)
+    item = _DESCRIBED_ITEM.match(lines[k]) if m and k >= 0 else None
+    if m is None or item is None or _indent(item.group("base")) + 2 != _indent(m.group("base")):
+        return None
+    base = _indent(m.group("base"))
+    end = i
+    while end < len(lines) and end - i < MAX_SPEC_LINES and not FENCE.match(lines[end]) and (
+            not lines[end].strip() or _indent(lines[end]) >= base):
+        end += 1
+    while not lines[end - 1].strip():
+        end -= 1
+    ctr = _describe_container(lines[k].strip()[:-1], [x.expandtabs()[base:] for x in lines[i:end]])
+    if "image" not in ctr:
+        return None
+    import yaml
+
+    manifest = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [ctr]}}
+    return k, end, K8S_PIECE_MARK + yaml.safe_dump(manifest, default_flow_style=False, sort_keys=False)
+
+
 def _described_found(lines: list[str], start: int, end: int, manifest: str) -> Found | None:
     """A described pod recorded twice: its manifest as a pod spec (where its containers are shown), and its lines
     verbatim as a pod's state (K8S_PODS: its status, as `kubectl get pods` would print it, and its restarts; where the
@@ -601,14 +664,19 @@ def _described_found(lines: list[str], start: int, end: int, manifest: str) -> F
 @importer("k8s pod", "a Kubernetes pod / deployment / LeaderWorkerSet manifest (YAML with apiVersion, kind, "
           "spec.containers), or a "
           "container's keys or env list, or a pod's spec or volumes, pasted without it (column-0 blocks of a container's "
-          "GPU request and args too), or `kubectl describe pod`",
+          "GPU request and args too), or `kubectl describe pod` (or one container of it)",
           needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "Name:",
-                   "containers:"),
+                   "containers:", "Container ID:"),
           per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         fragment = (_container_fragment(lines, i) or _env_fragment(lines, i)) if lines[i][:1] in (" ", "\t") else None
         fragment = fragment or _pod_fragment(lines, i)
+        if fragment is None and "Container ID:" in lines[i] and (one := _described_container(lines, i)) is not None:
+            if found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *one):
+                yield found
+                scan.skip(found.end)
+            continue
         if fragment is None and "Name:" in lines[i] and (described := _describe_pod(lines, i)) is not None:
             if found := _described_found(lines, *described):
                 yield found
