@@ -385,6 +385,71 @@ def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None
     return start, end, K8S_PIECE_MARK + "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n" + body
 
 
+# A container's `command:` / `args:` key opening a flow list (`args: ["--http-port=8501", ...`), which may run on over the
+# lines below with a YAML comment after an item (corpus 1817).
+_FLOW_KEY = re.compile(r"^(?P<indent>\s+)(?:- )?(?P<key>command|args):\s*\[(?P<rest>.*)$")
+_FLOW_ITEM = re.compile(r"\s*(?:\"(?P<dq>(?:[^\"\\]|\\.)*)\"|'(?P<sq>[^']*)'|(?P<bare>[^\s,\[\]\"'#]+))\s*(?P<sep>,|\])?")
+MAX_FLOW_LINES = 64  # a container's argument list is a few dozen lines
+
+
+def _flow_items(text: str) -> tuple[list[str], bool]:
+    """The items of a YAML flow list's text after its `[` (its lines joined, a `#` comment ending each), and whether
+    the list closes; an item the text cuts (a quote never closed) is left out, a quoted item over lines is folded."""
+    items: list[str] = []
+    at = 0
+    while at < len(text):
+        if text[at] in " \t\n,":
+            at += 1
+            continue
+        if text[at] == "#":
+            at = text.find("\n", at) if "\n" in text[at:] else len(text)
+            continue
+        if text[at] == "]":
+            return items, True
+        m = _FLOW_ITEM.match(text, at)
+        if m is None or m.end() == at:
+            break
+        # A quoted item may run over lines (`args: ["tritonserver` over `--model-repository=/models`): YAML folds them.
+        items.append(" ".join(next(v for v in (m["dq"], m["sq"], m["bare"]) if v is not None).split()))
+        at = m.end()
+        if m["sep"] == "]":
+            return items, True
+    return items, False
+
+
+def _flow_args_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """A container's `command:` and `args:` flow lists pasted out of their container (corpus 1817: Triton's command and
+    its args over several lines, a comment after some items, the paste cut inside the last): their span and the pod
+    manifest they are a piece of (K8S_PIECE_MARK), or None. Read only where an `args:` key is among them: compose
+    services take a `command:` list too, and `args:` is Kubernetes' alone."""
+    if _FLOW_KEY.match(lines[i]) is None:
+        return None
+    lists: dict[str, list[str]] = {}
+    end = i
+    while end < len(lines) and end - i < MAX_FLOW_LINES and (m := _FLOW_KEY.match(lines[end])) is not None:
+        text, k = m["rest"], end + 1
+        items, closed = _flow_items(text)
+        while not closed and k < len(lines) and k - end < MAX_FLOW_LINES and lines[k].strip() \
+                and lines[k][:1] in " \t" and not FENCE.match(lines[k]) and _FLOW_KEY.match(lines[k]) is None:
+            text += "\n" + lines[k]
+            k += 1
+            items, closed = _flow_items(text)
+        if not closed and k < len(lines) and any(x.strip() for x in lines[k:k + 1]):
+            return None  # a list left open with more lines after it: no flow list the paste cuts
+        lists[m["key"]] = items
+        end = k
+        after = next((j for j in range(k, min(k + 3, len(lines))) if lines[j].strip()), k)
+        if closed and after > k and _FLOW_KEY.match(lines[after]):
+            end = after  # a blank line between `command: [...]` and `args: [...]`
+    if "args" not in lists or not any(lists.values()):
+        return None
+    import yaml
+
+    ctr = {key: lists[key] for key in ("command", "args") if key in lists}
+    manifest = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [ctr]}}
+    return i, end, K8S_PIECE_MARK + yaml.safe_dump(manifest, default_flow_style=False, sort_keys=False)
+
+
 # A container's `env:` list item (`- name: NCCL_SOCKET_IFNAME`, then `value:` or `valueFrom:` below it).
 _ENV_ITEM = re.compile(r"^(\s+)- name:\s*[A-Z_][A-Z0-9_]*\s*$")
 _ENV_VALUE = re.compile(r"^\s+(?:value|valueFrom):")
@@ -666,12 +731,12 @@ def _described_found(lines: list[str], start: int, end: int, manifest: str) -> F
           "container's keys or env list, or a pod's spec or volumes, pasted without it (column-0 blocks of a container's "
           "GPU request and args too), or `kubectl describe pod` (or one container of it)",
           needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "Name:",
-                   "containers:", "Container ID:"),
+                   "containers:", "Container ID:", "command:", "args:"),
           per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         fragment = (_container_fragment(lines, i) or _env_fragment(lines, i)) if lines[i][:1] in (" ", "\t") else None
-        fragment = fragment or _pod_fragment(lines, i)
+        fragment = fragment or _pod_fragment(lines, i) or (_flow_args_fragment(lines, i) if "[" in lines[i] else None)
         if fragment is None and "Container ID:" in lines[i] and (one := _described_container(lines, i)) is not None:
             if found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *one):
                 yield found
