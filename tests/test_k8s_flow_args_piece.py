@@ -16,15 +16,13 @@ from stackaudit.importers.recognition import recognise
 
 # https://github.com/triton-inference-server/server/issues/3479 (the issue body by audrey-siqueira, 2021-10-18): the
 # shell's command, a blank line, then one quoted item over lines, the stored excerpt cut inside it.
-ARGS_3479 = """I am trying to create the deployment.yaml file as follows:
-
-          command: ["/bin/sh", "-c"]
-
-          args: ["tritonserver 
-          --model-repository=/models 
-          --log-verbose=1 
-          --strict-model-config=false
-          --"""
+ARGS_3479 = ("I am trying to create the deployment.yaml file as follows:\n\n"
+             '          command: ["/bin/sh", "-c"]\n\n'
+             '          args: ["tritonserver \n'
+             "          --model-repository=/models \n"
+             "          --log-verbose=1 \n"
+             "          --strict-model-config=false\n"
+             "          --")
 # https://github.com/triton-inference-server/server/issues/1835 (comment by svetlana41, 2021-02-08): the args alone,
 # a Helm template inside, at the end of inline code.
 ARGS_1835 = """And this in deployment.yaml:
