@@ -66,3 +66,21 @@ def test_a_command_list_alone_or_an_open_list_with_more_lines_is_no_pod() -> Non
     no list the paste cuts."""
     assert _containers('My service:\n    command: ["vllm", "serve", "m"]\n') == []
     assert _containers('    args: ["--port=8000",\n      "--tp=2"\nThen it fails.\n') == []
+
+
+def test_corpus_1817_triton_count_without_glog_prefix_is_read() -> None:
+    """Corpus 1817: GKE's log viewer shows Triton's messages in quotes without glog's prefix; the NVML count is
+    Triton's metrics line, so the VM shows one GPU (FW-VM not-an-issue, as both readers say)."""
+    from corpus import capture_result, fact, pasted
+    from stackaudit.facts.gpus import TRITON_METRICS_TITLE
+
+    assert dict(fact(pasted(body("1817")), "gpus").counts) == {TRITON_METRICS_TITLE: 1}
+    assert capture_result("1817", "FW-VM").status == "not-an-issue"
+
+
+def test_the_count_in_a_sentence_is_no_triton_line() -> None:
+    """Modelled: the user's sentence quoting the message is no log line of Triton's."""
+    from stackaudit.facts.serving_logs import console_engine
+
+    assert console_engine('"found 1 GPUs supporting NVML metrics') == "triton"
+    assert console_engine("it says found 1 GPUs supporting NVML metrics but then fails") == ""
