@@ -41,3 +41,31 @@ def test_other_nerdctl_commands_are_no_run() -> None:
     for line in ("nerdctl ps -a", "I tried nerdctl run but it fails"):
         with pytest.raises(ParseError):
             parse_docker_run(line)
+
+
+def _runs(text: str) -> list[tuple[int, int]]:
+    from stackaudit.importers.container_specs import docker_run
+
+    return [(f.start, f.end) for f in docker_run(text.split("\n"))]
+
+
+# Corpus 1861 (NVIDIA/nvidia-container-toolkit, a comment): the paste's last line, cut inside `--gpus`, no image.
+CUT_1861 = ("# nerdctl run -n k8s.io --runtime=/usr/local/nvidia/toolkit/nvidia-container-runtime --network=host --rm -ti "
+            "--name ubuntu --gp")
+
+
+def test_run_the_paste_cuts_before_its_image_is_read_as_an_excerpt() -> None:
+    """A run the paste ends in before its image is read for the options it shows; its image is not shown."""
+    assert _runs("Running on my host:\n\n```bash\n" + CUT_1861) == [(3, 4)]
+    run = parse_docker_run(CUT_1861, cut=True)
+    assert (run.image, run.runtime, run.network_mode, run.excerpt) == (
+        "", "/usr/local/nvidia/toolkit/nvidia-container-runtime", "host", True)
+    assert not run.env_whole and run.argv == ()
+
+
+def test_run_without_image_inside_the_paste_stays_unread() -> None:
+    """Modelled: the same line with the paste going on below it is a run written without its image (a template or
+    a typo), not one the paste cuts: not read."""
+    assert _runs("```bash\n" + CUT_1861 + "\n```\nIt fails after a while.") == []
+    with pytest.raises(ParseError):
+        parse_docker_run(CUT_1861)

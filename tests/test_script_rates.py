@@ -136,3 +136,47 @@ def test_textgen_runs_with_and_without_tensor_parallelism_give_no_rate() -> None
     assert "bench_output" in host.record.docs
     with pytest.raises(ParseError):
         parse_script_rate(body("1477"))
+
+
+# exllama's (v1) test_benchmark_inference.py -p (facts/serving_rate.EXLLAMA_BENCHMARK). turboderp/exllama#6 (comment by
+# 1aienthusiast, 2023-05-23, an RTX 3060), from its load lines to the generation rate.
+EXLLAMA_6 = """ -- Sequence length: 2048
+ -- Options: ['attention: pytorch_scaled_dp', 'matmul: switched', 'perf']
+ ** Time, Load model: 1.20 seconds
+ -- Groupsize (inferred): None
+ -- Act-order (inferred): no
+ ** VRAM, Model: [cuda:0] 3,390.76 MB
+ -- Inference, first pass.
+ ** Time, Inference: 1.35 seconds
+ ** Speed: 1423.20 tokens/second
+ -- Generating 128 tokens...
+ ** Speed: 36.62 tokens/second
+ ** VRAM, Inference: [cuda:0] 1,585.17 MB
+ ** VRAM, Total: [cuda:0] 4,975.93 MB
+"""
+# turboderp/exllama#29 (comment by Ph0rk0z, 2023-06-05, a 3090): two generations, after a long prompt and a short one.
+EXLLAMA_29 = """ -- Inference, first pass.
+ ** Time, Inference: 0.35 seconds
+ ** Speed: 5469.47 tokens/second
+ -- Generating 128 tokens, 1920 token prompt...
+ ** Speed: 44.28 tokens/second
+ -- Generating 128 tokens, 4 token prompt...
+ ** Speed: 44.48 tokens/second
+ ** VRAM, Inference: [cuda:0] 1,555.17 MB
+"""
+
+
+@pytest.mark.parametrize(("text", "rate"), [(EXLLAMA_6, 36.62), (EXLLAMA_29, 44.38), (body("1869"), 15.56)])
+def test_exllama_benchmark_generation_rate_is_read(text: str, rate: float) -> None:
+    """The rate under `-- Generating N tokens` is read, never the first pass's (the whole prompt at once)."""
+    read = fact(pasted(text), "serving_rate")
+    assert read.tokens_per_s == pytest.approx(rate)
+    assert read.source.startswith("exllama's test_benchmark_inference.py")
+
+
+def test_exllama_benchmark_lines_without_a_generation_are_not_read() -> None:
+    """Modelled: the load and first-pass lines alone hold no generation rate: nothing is read."""
+    head = EXLLAMA_6.split(" -- Generating")[0]
+    with pytest.raises(ParseError):
+        parse_script_rate(head)
+    assert fact(pasted(head), "serving_rate").__class__.__name__ != "MeasuredRate"

@@ -51,6 +51,9 @@ SPEC_CUT_MARK = "# a spec the paste cuts at its end\n"
 # Above a `docker run` of nvidia-smi whose output, pasted below the command, names no GPU (importers/container_specs.py:
 # its lines up to the next prompt, command, fence or heading hold no GPU row): DockerContainer.probe_lists_no_gpu.
 PROBE_NO_GPU_MARK = "# a nvidia-smi run whose pasted output names no GPU\n"
+# Above a `docker run` that the paste ends in before its image (`nerdctl run -n k8s.io --runtime=... --name ubuntu --gp`
+# as a paste's last line, corpus 1861): its options are read, its image and argv are not shown (parse_docker_run's `cut`).
+RUN_CUT_MARK = "# a run the paste cuts before its image\n"
 
 ORIGIN_DOCKER_RUN = "docker run"
 ORIGIN_COMPOSE = "compose"
@@ -135,8 +138,9 @@ def _split_command(text: str) -> list[str]:
 _BOLD = re.compile(r"^(?:\*\*|__)(\S+?)(?:\*\*|__)$")
 
 
-def parse_docker_run(line: str) -> DockerContainer:
-    """One `docker run` command line (continuations joined): its options, image and the argv after it."""
+def parse_docker_run(line: str, cut: bool = False) -> DockerContainer:
+    """One `docker run` command line (continuations joined): its options, image and the argv after it. A run the paste
+    cuts before its image (`cut`) is read for its options, with no image and no argv: an excerpt."""
     m = DOCKER_RUN_START.search(line)
     if not m:
         raise ParseError("no `docker run` in the line")
@@ -226,7 +230,7 @@ def parse_docker_run(line: str) -> DockerContainer:
                 fields.get("target", fields.get("destination", fields.get("dst", "")))))
         else:
             opts[name] = value
-    if not image:
+    if not image and not cut:
         raise ParseError("the `docker run` line names no image")
     if image in ("...", "…") or image.startswith("<"):  # `docker run --gpus all ...`: a template, not a run
         raise ParseError("the `docker run` line elides its image")
@@ -234,7 +238,7 @@ def parse_docker_run(line: str) -> DockerContainer:
         raise ParseError("`docker run` inside a sentence, not a command line")
     if m.group("quote") and not words[0].startswith("-"):  # "docker run failed": words quoted, not a command
         raise ParseError("a quoted `docker run` without options, not a command line")
-    argv = tuple(words[i:])
+    argv = tuple(words[i:]) if image else ()  # a run cut before its image: its last word is an option cut short
     if argv and argv[-1].endswith("`"):
         argv = (*argv[:-1], argv[-1].rstrip("`"))
     entrypoint = opts.get("--entrypoint", "")
@@ -251,8 +255,8 @@ def parse_docker_run(line: str) -> DockerContainer:
         memory=parse_size_bytes(opts.get("--memory", opts.get("-m", ""))) or 0,
         runtime=opts.get("--runtime", ""), pid_mode=opts.get("--pid", ""),
         network_mode=opts.get("--network", opts.get("--net", "")), origin=ORIGIN_DOCKER_RUN, host_shm=host_shm,
-        # Every variable a run sets is on its line, unless it reads a file of them.
-        env_whole="--env-file" not in opts,
+        # Every variable a run sets is on its line, unless it reads a file of them (or the paste cuts the line).
+        env_whole="--env-file" not in opts and not (cut and not image), excerpt=cut and not image,
     )
 
 
@@ -276,9 +280,10 @@ def containers_from_docker_run(text: str) -> DockerContainers:
 def _run_lines(text: str) -> tuple[DockerContainer, ...]:
     """The containers of a piece's `docker run` lines (a line that does not parse left out)."""
     out = []
+    cut = text.startswith(RUN_CUT_MARK)
     for line in docker_run_lines(text):
         try:
-            out.append(parse_docker_run(line))
+            out.append(parse_docker_run(line, cut))
         except ParseError:
             continue
     if not out:

@@ -102,7 +102,8 @@ from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.serving_rate import (
-    EXLLAMAV2_EXAMPLE,
+    EXLLAMA_BENCHMARK,
+    EXLLAMA_SOURCES,
     OLLAMA_VERBOSE,
     SGLANG_DECODE,
     VLLM_THROUGHPUT,
@@ -411,19 +412,21 @@ def _ollama_decoded(shown: OllamaShown | None, rate: MeasuredRate | None, gpus: 
 
 
 # exllamav2's example summing up one response (`Response generated in 8.56 seconds, 1024 tokens, 119.64 tokens/second`,
-# facts/serving_rate.SCRIPT_RATES): exllamav2 has no CPU path, its kernels run on a GPU through CUDA or through ROCm's
-# HIP (it ships ROCm wheels), so the line shows a GPU decode whose vendor it does not name. It is CUDA at work only where
+# facts/serving_rate.SCRIPT_RATES), or exllama's benchmark's generation rate (`** Speed: 15.56 tokens/second`,
+# serving_rate.EXLLAMA_BENCHMARK): neither has a CPU path, its kernels run on a GPU through CUDA or through ROCm's
+# HIP (both build for ROCm), so the line shows a GPU decode whose vendor it does not name. It is CUDA at work only where
 # the source shows an NVIDIA GPU and no other vendor's (as for ollama's decode above; corpus 1448 shows neither: its
 # A100 is in the user's words).
 
 
 def _exllamav2_decoded(rate: MeasuredRate | None, gpus: GpuInventory | None) -> Ran | None:
-    """exllamav2's generation on an NVIDIA GPU, None where the source does not show one (or shows another vendor's)."""
-    if rate is None or not rate.source.startswith(EXLLAMAV2_EXAMPLE) or gpus is None or gpus.others:
+    """exllamav2's (or exllama's) generation on an NVIDIA GPU, None where the source does not show one (or shows another vendor's)."""
+    if rate is None or not rate.source.startswith(EXLLAMA_SOURCES) or gpus is None or gpus.others:
         return None
     if not (gpus.gpus or any(n for _, n in gpus.counts)):
         return None
-    return Ran("exllamav2", f"exllamav2 generated at {rate.tokens_per_s:g} tokens/s ({rate.source}) where the source "
+    program = "exllama" if rate.source.startswith(EXLLAMA_BENCHMARK) else "exllamav2"
+    return Ran(program, f"{program} generated at {rate.tokens_per_s:g} tokens/s ({rate.source}) where the source "
                "shows only NVIDIA GPUs: its CUDA kernels ran there (it has no CPU path)", rate.line)
 
 

@@ -586,6 +586,49 @@ def launcher_logged(line: str) -> str:
     return m["command"].strip() if m["command"] else f"{m['program'].lower()} {m['args'].strip()}"
 
 
+# KoboldCpp prints its parsed arguments before it loads the model (koboldcpp.py main: `print(args)` between `==========`
+# rules): argparse's repr, `Namespace(admin=False, ..., gpulayers=33, ..., model_param='C:/.../x.gguf', ...,
+# tensor_split=None, usecublas=['lowvram'], ...)` (LostRuins/koboldcpp#595, #788, #1527, #1846). Each field is the
+# flag of the same name (`--gpulayers`, `--tensor_split`, `--usecublas`), its value as the command line gave it or
+# its default; `model_param` and `port_param` hold the model and port from the flag or the positional word.
+KOBOLDCPP_NAMESPACE = re.compile(r"^\s*Namespace\((?P<fields>.*?\b(?:gpulayers|model_param)=.*)$")
+# One `name=value` field: a quoted string, a list without nested lists, or a bare word (None, True, a number); the
+# field runs to the `,` before the next one or to the closing `)`: a field the paste cuts inside is not read.
+_NAMESPACE_FIELD = re.compile(r"(?P<name>[a-z_]\w*)=(?P<value>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\[[^\[\]]*\]"
+                              r"|[\w.+-]+)\s*(?:,\s*|\)\s*$)")
+_NAMESPACE_FLAGS = {"model_param": "--model", "port_param": "--port"}  # the positional's field; its flag's is dropped
+MAX_NAMESPACE = 20_000  # characters: KoboldCpp's repr is about 3,000
+
+
+def koboldcpp_namespace(line: str) -> str:
+    """The KoboldCpp command line that KoboldCpp's printed arguments (KOBOLDCPP_NAMESPACE) stand for, as a shell line:
+    `koboldcpp` and each field the line shows whole and set (True a bare flag; None, False, '' and [] left out),
+    in the line's order, with a `\\` after it where the paste cuts the repr; "" where the line is no such repr."""
+    m = KOBOLDCPP_NAMESPACE.match(line[:MAX_NAMESPACE]) if "Namespace(" in line else None
+    if m is None:
+        return ""
+    words = ["koboldcpp"]
+    fields, at = m["fields"], 0
+    while (f := _NAMESPACE_FIELD.match(fields, at)) is not None:
+        at = f.end()
+        name, value = f["name"], f["value"]
+        if name in ("model", "port") and f"{name}_param" in fields:
+            continue
+        try:
+            read = ast.literal_eval(value) if value[0] in "'\"[" or value in ("None", "True", "False") else value
+        except (ValueError, SyntaxError):
+            continue
+        if read is None or read is False or read in ("", []):
+            continue
+        words.append(_NAMESPACE_FLAGS.get(name, f"--{name}"))
+        if read is not True:
+            words.extend(str(v) for v in (read if isinstance(read, list) else [read]))
+    if len(words) == 1:
+        return ""
+    # A repr the paste cuts before its `)` goes on past what it shows: the line is recorded continued (EngineCommand.cut).
+    return shlex.join(words) + ("" if fields.rstrip().endswith(")") else " \\")
+
+
 def container_args(line: str) -> str | None:
     """The shell line a container's one-line argument list runs (CONTAINER_ARGS): its items (a shell's `-c` string,
     or one item holding the whole line, split as the shell would), after vLLM's image entrypoint where they start with

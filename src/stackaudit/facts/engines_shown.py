@@ -9,7 +9,8 @@ lines, llama.cpp's; a log of llama.cpp's build banner alone, `version: 7018 (ece
 facts/ollama_cli.py), an engine's own symptom line (facts/symptoms.ENGINE_SYMPTOMS), llama.cpp's `ggml_cuda_init`
 device list and ggml's own abort lines (facts/symptoms.GGML_SYMPTOMS) ("ggml": a program built on ggml, which one
 not named), exllamav2's own summary line (its example's
-`Response generated in …`: facts/serving_rate.EXLLAMAV2_EXAMPLE), KoboldCpp's benchmark and generation lines ("llamacpp":
+`Response generated in …`: facts/serving_rate.EXLLAMAV2_EXAMPLE) and exllama's benchmark's generation rate
+(serving_rate.EXLLAMA_BENCHMARK), KoboldCpp's benchmark and generation lines ("llamacpp":
 facts/serving_rate.KOBOLDCPP), a PyTorch engine ("torch", as the user's words name
 exllama: engine_command.STATED_ENGINE_WORDS), the kernel's own line for an engine program's process it killed
 (`koboldcpp[96830]: segfault at … in libcuda.so…`) or the driver's Xid line naming it (`pid=109288, name=koboldcpp`):
@@ -33,7 +34,7 @@ from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, provider
 from stackaudit.facts.serving_logs import ServingLog
-from stackaudit.facts.serving_rate import EXLLAMAV2_EXAMPLE, KOBOLDCPP, MeasuredRate
+from stackaudit.facts.serving_rate import EXLLAMA_SOURCES, KOBOLDCPP, MeasuredRate
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelLog
 
@@ -107,7 +108,7 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
              *((GGML,) if gpus is not None and gpus.count_in(GGML_TITLE) is not None else ()),
              *((GGML,) if symptoms is not None and symptoms.ggml_shown() else ()),
              *(("torch",) if (rate := ctx.optional("serving_rate", MeasuredRate)) is not None
-               and rate.source.startswith(EXLLAMAV2_EXAMPLE) else ()),
+               and rate.source.startswith(EXLLAMA_SOURCES) else ()),
              *(("llamacpp",) if rate is not None and rate.source.startswith(KOBOLDCPP) else ()),
              *(kernel_log_engines(log_k) if (log_k := ctx.optional("kernel_log", KernelLog)) is not None else ()))
     said = stated.engines if stated is not None else ()

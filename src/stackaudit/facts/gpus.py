@@ -948,7 +948,8 @@ TRITON_METRICS_TITLE = "Triton's metrics lines"
 # NVIDIA GeForce RTX 3090` (later releases, server#5197), behind its glog prefix (serving_logs.TRITON_LINE).
 _TRITON_GPU = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?(?:Collecting metrics for )?GPU (\d+): ([^\"]+?)\"?\s*$")
 # A paste may cut the count's line after `NVML` (corpus 1767, the last line of its capture).
-_TRITON_NVML_COUNT = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?found (\d+) GPUs supporting NVML(?: metrics|\s*$)")
+# A log viewer's copy shows the message without glog's prefix (serving_logs.ENGINE_CONSOLES, corpus 1817).
+_TRITON_NVML_COUNT = re.compile(r"(?:\bmetrics\.cc:\d+\]\s+|^\s*)\"?found (\d+) GPUs supporting NVML(?: metrics|\s*$)")
 
 
 @parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=58)
@@ -965,7 +966,7 @@ def gpus_from_triton_metrics(text: str) -> GpuInventory:
     records: dict[int, GpuRecord] = {}
     count = 0
     for line in text.splitlines():
-        if "metrics.cc:" not in line:
+        if "metrics.cc:" not in line and "GPUs supporting NVML" not in line:
             continue
         if (m := _TRITON_GPU.search(line)) is not None:
             records.setdefault(int(m[1]), GpuRecord(int(m[1]), "", m[2].strip(), None, (TRITON_METRICS_TITLE,)))

@@ -404,6 +404,9 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - lmdeploy -(?: (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |\s*$)"),
      "lmdeploy", (" - lmdeploy -",)),
     (re.compile(r"^\s*\[TM\]\[(?:TRACE|DEBUG|INFO|WARNING|ERROR|FATAL)\](?:\[\d+\])? "), "lmdeploy", ("[TM][",)),
+    # Triton's metrics start-up message without glog's prefix, as a log viewer shows a pod's messages, each in quotes
+    # (`"found 1 GPUs supporting NVML metrics`, GKE's, corpus 1817): the message is metrics.cc's alone.
+    (re.compile(r"^\s*\"?found \d+ GPUs supporting NVML metrics\"?\s*$"), "triton", ("GPUs supporting NVML",)),
 )
 # TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
 # num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),

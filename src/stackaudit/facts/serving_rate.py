@@ -317,6 +317,20 @@ _OLLAMA_EVAL_RATE = re.compile(r"^\s*eval rate:\s+([\d.]+) tokens/s\s*$", re.M)
 OLLAMA_VERBOSE = "ollama run --verbose"
 # How the rate's source names exllamav2's example line (facts/cuda_ran.py tells exllamav2's decode by it).
 EXLLAMAV2_EXAMPLE = "exllamav2's examples/inference.py"
+# exllama's (v1) benchmark script, test_benchmark_inference.py with `-p`: after its load and first-pass lines it prints
+# `-- Generating 128 tokens...` (`-- Generating 128 tokens, 1920 token prompt...` in later releases) and under it the
+# rate of those tokens generated one at a time for one sequence, `** Speed: 15.56 tokens/second`
+# (turboderp/exllama#3, #6, #29; corpus 1869). The first pass's `** Speed:` (the whole prompt at once) is not read.
+EXLLAMA_BENCHMARK = "exllama's test_benchmark_inference.py"
+EXLLAMA_RATE = re.compile(r"^[ \t]*-- Generating \d+ tokens\b[^\n]*\n[ \t]*\*\* Speed: ([\d.]+) tokens/second[ \t]*$", re.M)
+# Its other lines (` -- Sequence length: 2048`, ` ** VRAM, Model: [cuda:0] 6,683.17 MB - [cuda:1] 0.00 MB`), which
+# importers/bench_output records with the rate.
+EXLLAMA_LINE = re.compile(r"^\s*(?:-- (?:Loading model|Tokenizer|Model config|Model|Sequence length|Tuning|Options|"
+                          r"Groupsize|Act-order|Warmup pass|Inference, first pass|Generating \d+ tokens|Loading dataset|"
+                          r"Testing)\b|-- --\w+: |\*\* (?:Time, [\w ]+|VRAM, \w+|Speed|Perplexity):)")
+# The sources whose kernels run only on a GPU (exllama and exllamav2 have no CPU path): facts/cuda_ran and
+# facts/engines_shown tell them by these.
+EXLLAMA_SOURCES = (EXLLAMAV2_EXAMPLE, EXLLAMA_BENCHMARK)
 # KoboldCpp's `--benchmark` writes one CSV row per run (koboldcpp.py, under its header `Timestamp,Backend,Layers,Model,
 # MaxCtx,GenAmount,ProcessingTime,ProcessingSpeed,GenerationTime,GenerationSpeed,TotalTime,Output,Flags`): the backend
 # library it loaded (`koboldcpp_cublas.dll`: CUDA; `.so` on Linux), the GPU layers it was given, and the generation
@@ -402,6 +416,7 @@ SCRIPT_RATES: tuple[tuple[re.Pattern[str], str], ...] = (
      "text-generation-webui's reply line: new tokens over the reply's time (one request, prefill included)"),
     (re.compile(r"^\s*tokens/second: ([\d.]+)\s*$", re.M),
      "a script's tokens/second summary (one request, prefill included)"),
+    (EXLLAMA_RATE, f"{EXLLAMA_BENCHMARK}: generated tokens over their time (one sequence, decode alone)"),
     (KOBOLDCPP_BENCH_ROW, f"{KOBOLDCPP_BENCHMARK}: GenerationSpeed (one request, decode alone)"),
     (re.compile(r"^\s*GenerationSpeed: ([\d.]+) ?T/s\s*$", re.M),
      f"{KOBOLDCPP} benchmark results: GenerationSpeed (one request, decode alone)"),

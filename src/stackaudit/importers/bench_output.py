@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from stackaudit.facts.serving_rate import KOBOLDCPP_RUN_LINE, SCRIPT_RATES
+from stackaudit.facts.serving_rate import EXLLAMA_LINE, EXLLAMA_RATE, KOBOLDCPP_RUN_LINE, SCRIPT_RATES
 from stackaudit.facts.sources import BENCH_OUTPUT
 from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, document_appended, importer
@@ -164,10 +164,11 @@ def genai_perf(lines: list[str], candidates: Candidates | None = None) -> Iterat
 # same runs that carry no rate: a script's three-line summary's first two (`Time taken for Response: 8.5787 seconds`,
 # `tokens total: 696`; turboderp/exllama#231), KoboldCpp's --benchmark CSV header and the lines of its console above a
 # generation's summary (facts/serving_rate.KOBOLDCPP_RUN_LINE: `Processing Prompt [BLAS] (...)`, `Generating (78 / 387
-# tokens)`, the stop's `(EOS token triggered!)`), counted only in a run that holds the summary.
+# tokens)`, the stop's `(EOS token triggered!)`), counted only in a run that holds the summary; exllama's benchmark
+# lines (facts/serving_rate.EXLLAMA_LINE), counted only in a run that holds its generation rate.
 _SCRIPT_RUN_LINES = (r"^\s*(?:Time taken for Response: [\d.]+ seconds|tokens total: \d+)\s*$", KOBOLDCPP_RUN_LINE.pattern,
                      r"^\s*Timestamp,Backend,Layers,Model,MaxCtx,GenAmount,ProcessingTime,ProcessingSpeed,GenerationTime,"
-                     r"GenerationSpeed\b")
+                     r"GenerationSpeed\b", EXLLAMA_LINE.pattern)
 SCRIPT_RATE_LINES = re.compile("|".join((*(p.pattern for p, _ in SCRIPT_RATES), *_SCRIPT_RUN_LINES)))
 # The script's three-line summary counts only whole: `tokens/second:` alone could be any program's.
 _SCRIPT_WHOLE = re.compile(r"Time taken for Response: .*\ntokens total: .*\ntokens/second: ")
@@ -176,13 +177,16 @@ _SCRIPT_WHOLE = re.compile(r"Time taken for Response: .*\ntokens total: .*\ntoke
 def _script_rates(body: str) -> bool:
     if KOBOLDCPP_RUN_LINE.search(body.split("\n", 1)[0]) and "CtxLimit:" not in body:
         return False  # KoboldCpp's console lines count only with the summary they lead to
+    if EXLLAMA_LINE.search(body.split("\n", 1)[0]) and not EXLLAMA_RATE.search(body):
+        return False  # exllama's benchmark lines count only with the generation rate they lead to
     return "tokens/second:" not in body or bool(_SCRIPT_WHOLE.search(body))
 
 
 @importer("inference script rate", "an inference script's one-request summary line (exllamav2's `Response generated "
           "in …`, text-generation-webui's `Output generated in …`, KoboldCpp's --benchmark row, MLC-LLM's `decode_rate … tokens/sec` and `/stats`, a `tokens/second:` summary)",
           needles=("Response generated in", "Output generated in", "koboldcpp_", "Timestamp,Backend,", "GenerationSpeed:", "CtxLimit:", "Processing Prompt", "Generating (", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
-                   "tokens total:", "tokens/second:"), per_line=True)
+                   "tokens total:", "tokens/second:", "-- Generating ", "** Speed:", "-- Sequence length:", "-- Loading model"),
+          per_line=True)
 def script_rate(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for found in _runs(lines, candidates, "inference script rate", SCRIPT_RATE_LINES.search, SCRIPT_RATE_LINES.search,
                        ""):

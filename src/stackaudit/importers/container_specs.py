@@ -25,6 +25,7 @@ from stackaudit.facts.container_specs import (
     PASTED_ENV_FILES,
     PIECE_SEPARATOR,
     PROBE_NO_GPU_MARK,
+    RUN_CUT_MARK,
     SPEC_CUT_MARK,
     YamlError,
     _split_command,
@@ -97,11 +98,14 @@ def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterat
         while not bold and continued(lines[end - 1]) and end < len(lines) and end - i < 200:
             end += 1
         text = line if bold else "\n".join(lines[i:end])
+        # The paste's last line: a run it cuts before its image is read for the options it shows (corpus 1861).
+        last = not any(x.strip() for x in lines[end:])
         try:
-            run = parse_docker_run(join_continued(text))
+            run = parse_docker_run(join_continued(text), cut=last)
         except ParseError:
             continue
-        mark = PROBE_NO_GPU_MARK if _smi_output_names_no_gpu(run, lines, end) else ""
+        mark = RUN_CUT_MARK if not run.image else ""
+        mark += PROBE_NO_GPU_MARK if _smi_output_names_no_gpu(run, lines, end) else ""
         # Whole: the command's last line has no continuation (a cut one would end in `\`, `^` or a backtick).
         yield _spec("docker run", i, end, DOCKER_RUN.name, mark + text + "\n", whole=not continued(lines[end - 1]))
         scan.skip(end)
@@ -174,6 +178,9 @@ def _service_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
     k = i - 1
     while k >= 0 and (not lines[k].strip() or _indent(lines[k]) >= depth) and i - k < 200:
         k -= 1
+    if k >= 0 and not _SERVICE_KEY.match(lines[k]) and not lines[k].lstrip().startswith(("-", "#")) \
+            and not _YAML_PAIR.match(lines[k]):
+        return _unnamed_service(lines, k, depth)
     if k < 0 or not _SERVICE_KEY.match(lines[k]) or _COMPOSE_TOP.match(lines[k].lstrip()):
         return None
     above = next((lines[j] for j in range(k - 1, -1, -1) if lines[j].strip()), "")
@@ -188,6 +195,36 @@ def _service_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
         if lines[j - 1].strip() and not lines[j - 1].lstrip().startswith("#"):
             end = j
     return k, end, _as_services(lines, k, end)
+
+
+# A line of YAML's `key: value` form (`name: x`, `- name: x`): no prose line above a service's keys.
+_YAML_PAIR = re.compile(r"^\s*(?:-\s+)?[\w.\"'-]+:(?:\s|$)")
+# The keys of a compose service that no Kubernetes container spec has (`resources`, `args`, `volumeMounts` are a pod's),
+# with `image`: a service's keys pasted under a line of prose may hold only these.
+_SERVICE_ONLY_KEYS = frozenset({"image", "command", "entrypoint", "environment", "env_file", "shm_size", "ipc", "runtime",
+                                "deploy", "volumes", "ports", "restart", "container_name", "ulimits", "devices",
+                                "network_mode", "gpus"})
+_KEY_AT = re.compile(r"^\s*([\w.-]+):")
+
+
+def _unnamed_service(lines: list[str], k: int, depth: int) -> tuple[int, int, str] | None:
+    """A service's keys pasted indented under a line of prose (line k), without the service's name: `image:` lines
+    with the versions tried commented out around the one used (corpus 1844, `    #image: localai/localai:...` over
+    `    image: localai/localai:latest-gpu-nvidia-cuda-12`). Read as one service where every key at the block's depth
+    is one only a compose service has (_SERVICE_ONLY_KEYS) and no line stands left of it; None otherwise."""
+    end = j = k + 1
+    while j < len(lines) and j - k < MAX_SPEC_LINES and not FENCE.match(lines[j]) and (
+            not lines[j].strip() or _indent(lines[j]) >= depth):
+        line = lines[j]
+        j += 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key = _KEY_AT.match(line)
+        if _indent(line) == depth and (key is None or key.group(1) not in _SERVICE_ONLY_KEYS):
+            return None
+        end = j
+    body = [x for x in lines[k + 1:end] if x.strip() and not x.lstrip().startswith("#")]
+    return k + 1, end, "services:\n  service:\n" + "\n".join("    " + x.expandtabs()[depth:] for x in body)
 
 
 def _as_services(lines: list[str], k: int, end: int) -> str:
@@ -346,6 +383,71 @@ def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None
     if not keys & {"args", "command"} and re.search(r"^--[a-z]", tail, re.MULTILINE):
         body = "    args: " + json.dumps(_split_command(join_continued(tail))) + "\n" + body
     return start, end, K8S_PIECE_MARK + "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n" + body
+
+
+# A container's `command:` / `args:` key opening a flow list (`args: ["--http-port=8501", ...`), which may run on over the
+# lines below with a YAML comment after an item (corpus 1817).
+_FLOW_KEY = re.compile(r"^(?P<indent>\s+)(?:- )?(?P<key>command|args):\s*\[(?P<rest>.*)$")
+_FLOW_ITEM = re.compile(r"\s*(?:\"(?P<dq>(?:[^\"\\]|\\.)*)\"|'(?P<sq>[^']*)'|(?P<bare>[^\s,\[\]\"'#]+))\s*(?P<sep>,|\])?")
+MAX_FLOW_LINES = 64  # a container's argument list is a few dozen lines
+
+
+def _flow_items(text: str) -> tuple[list[str], bool]:
+    """The items of a YAML flow list's text after its `[` (its lines joined, a `#` comment ending each), and whether
+    the list closes; an item the text cuts (a quote never closed) is left out, a quoted item over lines is folded."""
+    items: list[str] = []
+    at = 0
+    while at < len(text):
+        if text[at] in " \t\n,":
+            at += 1
+            continue
+        if text[at] == "#":
+            at = text.find("\n", at) if "\n" in text[at:] else len(text)
+            continue
+        if text[at] == "]":
+            return items, True
+        m = _FLOW_ITEM.match(text, at)
+        if m is None or m.end() == at:
+            break
+        # A quoted item may run over lines (`args: ["tritonserver` over `--model-repository=/models`): YAML folds them.
+        items.append(" ".join(next(v for v in (m["dq"], m["sq"], m["bare"]) if v is not None).split()))
+        at = m.end()
+        if m["sep"] == "]":
+            return items, True
+    return items, False
+
+
+def _flow_args_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """A container's `command:` and `args:` flow lists pasted out of their container (corpus 1817: Triton's command and
+    its args over several lines, a comment after some items, the paste cut inside the last): their span and the pod
+    manifest they are a piece of (K8S_PIECE_MARK), or None. Read only where an `args:` key is among them: compose
+    services take a `command:` list too, and `args:` is Kubernetes' alone."""
+    if _FLOW_KEY.match(lines[i]) is None:
+        return None
+    lists: dict[str, list[str]] = {}
+    end = i
+    while end < len(lines) and end - i < MAX_FLOW_LINES and (m := _FLOW_KEY.match(lines[end])) is not None:
+        text, k = m["rest"], end + 1
+        items, closed = _flow_items(text)
+        while not closed and k < len(lines) and k - end < MAX_FLOW_LINES and lines[k].strip() \
+                and lines[k][:1] in " \t" and not FENCE.match(lines[k]) and _FLOW_KEY.match(lines[k]) is None:
+            text += "\n" + lines[k]
+            k += 1
+            items, closed = _flow_items(text)
+        if not closed and k < len(lines) and any(x.strip() for x in lines[k:k + 1]):
+            return None  # a list left open with more lines after it: no flow list the paste cuts
+        lists[m["key"]] = items
+        end = k
+        after = next((j for j in range(k, min(k + 3, len(lines))) if lines[j].strip()), k)
+        if closed and after > k and _FLOW_KEY.match(lines[after]):
+            end = after  # a blank line between `command: [...]` and `args: [...]`
+    if "args" not in lists or not any(lists.values()):
+        return None
+    import yaml
+
+    ctr = {key: lists[key] for key in ("command", "args") if key in lists}
+    manifest = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [ctr]}}
+    return i, end, K8S_PIECE_MARK + yaml.safe_dump(manifest, default_flow_style=False, sort_keys=False)
 
 
 # A container's `env:` list item (`- name: NCCL_SOCKET_IFNAME`, then `value:` or `valueFrom:` below it).
@@ -575,6 +677,36 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
     return i, end, (text if whole else K8S_PIECE_MARK + text)
 
 
+_DESCRIBED_ITEM = re.compile(r"^(?P<base>\s*)[\w.-]+:\s*$")
+_DESCRIBED_ID = re.compile(r"^(?P<base>\s+)Container ID:(?:\s|$)")
+
+
+def _described_container(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """One container of a `kubectl describe pod` pasted without the pod's header, from the `Container ID:` line i under
+    the container's name (corpus 1874: a GPU Operator validator's init container, the paste opening inside the mounts
+    of the one before it): its span and the pod manifest it is a piece of (K8S_PIECE_MARK: an init container or not,
+    the pod's other keys are not shown), or None where line i is no such field or the block names no image."""
+    m = _DESCRIBED_ID.match(lines[i])
+    k = next((j for j in range(i - 1, max(i - 3, -1), -1) if lines[j].strip()), -1)
+    item = _DESCRIBED_ITEM.match(lines[k]) if m and k >= 0 else None
+    if m is None or item is None or _indent(item.group("base")) + 2 != _indent(m.group("base")):
+        return None
+    base = _indent(m.group("base"))
+    end = i
+    while end < len(lines) and end - i < MAX_SPEC_LINES and not FENCE.match(lines[end]) and (
+            not lines[end].strip() or _indent(lines[end]) >= base):
+        end += 1
+    while not lines[end - 1].strip():
+        end -= 1
+    ctr = _describe_container(lines[k].strip()[:-1], [x.expandtabs()[base:] for x in lines[i:end]])
+    if "image" not in ctr:
+        return None
+    import yaml
+
+    manifest = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [ctr]}}
+    return k, end, K8S_PIECE_MARK + yaml.safe_dump(manifest, default_flow_style=False, sort_keys=False)
+
+
 def _described_found(lines: list[str], start: int, end: int, manifest: str) -> Found | None:
     """A described pod recorded twice: its manifest as a pod spec (where its containers are shown), and its lines
     verbatim as a pod's state (K8S_PODS: its status, as `kubectl get pods` would print it, and its restarts; where the
@@ -597,14 +729,19 @@ def _described_found(lines: list[str], start: int, end: int, manifest: str) -> F
 @importer("k8s pod", "a Kubernetes pod / deployment / LeaderWorkerSet manifest (YAML with apiVersion, kind, "
           "spec.containers), or a "
           "container's keys or env list, or a pod's spec or volumes, pasted without it (column-0 blocks of a container's "
-          "GPU request and args too), or `kubectl describe pod`",
+          "GPU request and args too), or `kubectl describe pod` (or one container of it)",
           needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "Name:",
-                   "containers:"),
+                   "containers:", "Container ID:", "command:", "args:"),
           per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         fragment = (_container_fragment(lines, i) or _env_fragment(lines, i)) if lines[i][:1] in (" ", "\t") else None
-        fragment = fragment or _pod_fragment(lines, i)
+        fragment = fragment or _pod_fragment(lines, i) or (_flow_args_fragment(lines, i) if "[" in lines[i] else None)
+        if fragment is None and "Container ID:" in lines[i] and (one := _described_container(lines, i)) is not None:
+            if found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *one):
+                yield found
+                scan.skip(found.end)
+            continue
         if fragment is None and "Name:" in lines[i] and (described := _describe_pod(lines, i)) is not None:
             if found := _described_found(lines, *described):
                 yield found

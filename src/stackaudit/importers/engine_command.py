@@ -10,6 +10,8 @@ that shows it (the command's own, else a ggml line) is recorded after the comman
 A serving platform's log line that records the command it starts the engine with (GPUStack's `Run vllm with
 arguments: serve MODEL ...`, its `With image: IMAGE, arguments: [vllm serve MODEL ...]`:
 facts/engine_command.LAUNCHER_LOG) is that command.
+KoboldCpp's printed arguments (`Namespace(... gpulayers=33, ... model_param='x.gguf', ...)`:
+facts/engine_command.koboldcpp_namespace) are its command line, as `koboldcpp --gpulayers 33 --model x.gguf ...`.
 
 The command that ssh runs on its host (`ssh HOST '<python> -m sglang.launch_server ...'`) is that engine's command.
 
@@ -52,6 +54,7 @@ from stackaudit.facts.engine_command import (
     VLLM_MODULE,
     EngineCommand,
     exports,
+    koboldcpp_namespace,
     launcher_logged,
     parse_command_line,
     python_engine_call,
@@ -277,7 +280,7 @@ def _terminal_wrapped(joined: str, next_line: str) -> bool:
           needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "llava", "llama-mtmd-cli",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
-                   "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm"),
+                   "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm", "namespace("),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -302,6 +305,13 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                         document_appended(ENGINE_COMMAND.name, ray_llm[0].line + "\n"))
             scan.skip(ray_llm[2])
             taken = ray_llm[2]
+            continue
+        if "Namespace(" in line and (printed := koboldcpp_namespace(line)):
+            # KoboldCpp's printed arguments: the command it runs with, every setting on one line.
+            if (from_repr := parse_command_line(printed)) is not None:
+                yield Found("engine command", i, i + 1, document_appended(ENGINE_COMMAND.name, from_repr.line + "\n"))
+                scan.skip(i + 1)
+                taken = i + 1
             continue
         if "arguments:" in line and (logged := launcher_logged(line)):
             # A serving platform's log line that records the engine's command (GPUStack's `Run vllm with arguments:`).
