@@ -14,7 +14,7 @@ from stackaudit.engine.testing import run_checks
 from stackaudit.errors import InputError
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.dcgmi import parse_dcgmi_nvlink
-from stackaudit.facts.nvidia_daemons import daemon_event, parse_daemon_log
+from stackaudit.facts.nvidia_daemons import DOCKERD, daemon_event, parse_daemon_log
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.pasted import load_pasted
 from stackaudit.importers.recognition import recognise
@@ -89,7 +89,11 @@ def test_fabric_manager_mismatch_and_switches_are_read_from_its_journal() -> Non
 
 
 def test_other_systemd_lines_are_not_the_daemons() -> None:
-    assert daemon_event("May 31 05:33:20 kino1 systemd[1]: Starting Docker Application Container Engine...") is None
+    # Docker's own unit is read as dockerd (CTR-GPU-ACCESS: tests/test_ctr_docker_daemon_down.py), no NVIDIA daemon.
+    docker = "May 31 05:33:20 kino1 systemd[1]: Starting Docker Application Container Engine..."
+    assert daemon_event(docker) == (DOCKERD, "starting")
+    services = parse_daemon_log(docker + "\n")
+    assert services.persistenced.active is None and services.fabricmanager.active is None
     with pytest.raises(ParseError):
         parse_daemon_log("May 31 05:33:20 kino1 systemd[1]: Started Session 4 of user root.\n")
 

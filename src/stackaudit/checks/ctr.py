@@ -57,7 +57,7 @@ from stackaudit.facts.k8s_node import K8sNodes
 from stackaudit.facts.k8s_pods import DEVICE_PLUGIN_IMAGE, K8sPods
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
-from stackaudit.facts.nvidia import NvidiaGpus
+from stackaudit.facts.nvidia import NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import DOCKER, Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
@@ -367,6 +367,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     workers exchange tensors through its /dev/shm; a size its cut spec does not show stays unknown.
     The user's sentence that says the model runs with tensor parallelism (`the tensor parallelism does not work at
     all`: facts/engine_command.STATED_SPLIT) is that workload for the one GPU container the paste shows.
+    So is an engine command of more than one rank (MLC's `tensor_parallel_shards=2`) shown beside the one GPU container
+    whose command is a shell session (`docker run -it IMAGE bash`, `sleep infinity`): it is typed there.
     A launcher that starts each model's engine later (Xinference, GPUStack, LocalAI: ENGINE_LAUNCHERS) shows no engine
     or TP size at start, so a small /dev/shm in its container stays unknown.
     With no process list read, the engines the paste shows decide it (facts/applicability.one_process_engine): where
@@ -480,6 +482,9 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     host_ipc_unsized: list[str] = []
     judged = _shm_containers(docker_containers)
     split = split if len(judged) == 1 else ""  # the user's words name no container: only one it can be
+    # The one container a paste shows whose command is a shell session (`docker run -it IMAGE bash`): the engine
+    # commands the paste shows after it are typed there, so one of more ranks is its workload (corpus 1906).
+    typed = len(judged) == 1 and judged[0].session and _more_ranks_shown(parallelism)
     for c in judged:
         c_size = c.shm_bytes
         size_seen = ("ShmSize not shown (the spec is cut)" if c.shm_unshown
@@ -514,7 +519,7 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                              "starts a launcher that runs each model's engine later, with that model's own tensor "
                              "parallelism, which this source does not show")
                 continue
-            if not _shm_workload(c, parallelism, split):
+            if not _shm_workload(c, parallelism, split) and not typed:
                 # The size matters only where several processes share memory; nothing shown runs them here.
                 unshown.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), "
                                f"but its command ({' '.join(c.argv)[:60] or 'the image ' + repr(c.image) + ' default'}"
@@ -527,7 +532,9 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
             ipc = f"IpcMode {c.ipc_mode or 'private'}" + (
                 "; the `--shm-size` in its command goes to the engine, not to Docker" if misplaced else "")
             said = f" while the user's words say it runs tensor parallelism ('{split[:100]}')" \
-                if split and not _shm_workload(c, parallelism) else ""
+                if split and not _shm_workload(c, parallelism) else \
+                " while an engine command the paste shows typed in its shell runs more than one rank" \
+                if typed and not _shm_workload(c, parallelism) else ""
             findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} ({ipc}){said}"
                             + (": set the service's `shm_size:` or `docker run --shm-size`" if misplaced else ""))
             subjects.append(c.label)
@@ -645,6 +652,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     its writer, make up the whole world: every reader attaches the writer's shared-memory segment.
     A NCCL log from several named hosts whose SHM and P2P channels join each host's ranks into one group shows one
     namespace per host (NET joins the hosts).
+    So do the NCCL lines of two processes or more that all log from one container's default hostname (its id,
+    `c6ad99331184`), whichever CUDA device each names: the processes of one container share its IPC namespace
+    (corpus 1883: eight DDP ranks, each given one GPU, all `[0]`).
     A Ray worker container that joins its head at a loopback address runs on the head's host, so the head's container
     holds ranks of the same group.
     A TGI container told to shard (`SHARDED=true`, `--sharded true`) starts every shard inside it: ok (corpus 1662).
@@ -692,6 +702,11 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         return ok(f"{in_pod}, a pod's name no other pod has: its processes share the pod's IPC namespace",
                   actual={"pod": serving_log.pod_host(), "processes": len(serving_log.nccl_pids)},
                   subjects=[f"GPU {d}" for d in serving_log.nccl_devices])
+    in_box = serving_log.container_processes() if serving_log is not None else ""
+    if in_box and serving_log is not None:
+        return ok(f"{in_box}: the processes of one container share its IPC namespace",
+                  actual={"container": serving_log.container_host(), "processes": len(serving_log.nccl_pids)},
+                  subjects=[f"container {serving_log.container_host()}"])
     shared = serving_log.shared_shm() if serving_log is not None else ()
     if shared and serving_log is not None:
         return ok(f"vLLM found all {serving_log.shm_ranks()} ranks on one node by opening one shared-memory segment "
@@ -1156,7 +1171,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
                cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
                engine_commands: EngineCommands | None = None, k8s_nodes: K8sNodes | None = None,
-               trouble: Trouble | None = None) -> Outcome:
+               trouble: Trouble | None = None, nvidia_services: NvidiaServices | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1340,7 +1355,13 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     (`nvidia.com/gpu.present=true`, a product, a count above 0) whose whole Capacity lists no GPU resource: no device
     plugin serves it. A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
     pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.
+    Docker's own daemon shown failed (`systemctl status docker`'s `Active: failed`, `Job for docker.service failed`,
+    facts/nvidia_daemons.py), with no later line of it running, starts no container, GPU or not: an issue, the line
+    quoted (after a daemon.json change that adds the nvidia runtime, NVIDIA/nvidia-docker#1002, corpus 1910).
     """
+    down = _docker_down(nvidia_services)
+    if down is not None:
+        return down
     failing = k8s_pods.failing_provider() if k8s_pods is not None else None
     if failing is not None:
         kind = "container" if failing.name.endswith("-ctr") else "pod"
@@ -1415,6 +1436,19 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = over_subjects(replace(judged, message=f"{judged.message}; NCCL's channels join {len(ranks)} GPUs "
                                        f"(ranks {ranks[0]}-{ranks[-1]})"), [f"rank {r}" for r in ranks])
     return judged
+
+
+def _docker_down(services: NvidiaServices | None) -> Outcome | None:
+    """CTR-GPU-ACCESS an issue where Docker's daemon is shown failed, its last state in the paste; None otherwise."""
+    dockerd = services.dockerd if services is not None else None
+    if dockerd is None or dockerd.active != "failed":
+        return None
+    line = next((x for x in reversed(dockerd.log) if "failed" in x.lower()), dockerd.log[-1] if dockerd.log else "")
+    return issue(f"Docker's daemon does not start (\"{line}\"): no container starts, GPU or not, until dockerd does; "
+                 "after a change to /etc/docker/daemon.json (`default-runtime`, `runtimes`) its own error is in "
+                 "`journalctl -u docker` (a daemon.json that is not valid JSON, a runtime set both there and in "
+                 "the unit's --add-runtime)", actual="docker.service failed", expected="docker.service active",
+                 subjects=["docker.service"], evidence=[line])
 
 
 # CUDA's start refused for the driver's age (cudaErrorInsufficientDriver, 35), in its runtimes' and torch's words.
@@ -2403,7 +2437,8 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
     references=(K8S_TOPOLOGY, "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
 )
 def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None,
-                     pci: PciDevices | None = None, docker_containers: DockerContainers | None = None) -> Outcome:
+                     pci: PciDevices | None = None, docker_containers: DockerContainers | None = None,
+                     k8s_nodes: K8sNodes | None = None) -> Outcome:
     """Reads: inside a pod the /dev/nvidiaN nodes and /proc/driver/nvidia/gpus/<bdf> of the pod's
     GPUs, and every NVIDIA GPU's and NVSwitch's NUMA node on the PCI bus.
 
@@ -2417,7 +2452,16 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
     placement (PIX/PXB vs NODE) needs `nvidia-smi topo -m` in the pod.
     A pasted pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`)
     runs on no node and holds no GPU: not applicable (corpus 1837).
+    A pasted node (`kubectl describe node`) whose GPU resources count one device in all (`nvidia.com/gpu: 1`) hands
+    no pod two GPUs to place against each other: not applicable (corpus 1908), where each node shown is so.
     """
+    single = [n for n in k8s_nodes.gpu_nodes if n.most_gpus == 1] if k8s_nodes is not None else []
+    if single and k8s_nodes is not None and len(single) == len(k8s_nodes.gpu_nodes) and not container.in_container:
+        return not_applicable(f"the Kubernetes node{'s' if len(single) > 1 else ''} shown offer"
+                              f"{'' if len(single) > 1 else 's'} one GPU device in all ("
+                              + "; ".join(next(iter((n.gpu_resources(n.capacity) or n.gpu_resources(n.allocatable)).values())).line
+                                          for n in single[:3])
+                              + "): no pod is handed GPUs to place against each other")
     if container.kind != "kubernetes":
         specs = [c for c in docker_containers.containers if c.origin == ORIGIN_K8S] if docker_containers else []
         if specs and not container.in_container and all(c.unscheduled for c in specs):

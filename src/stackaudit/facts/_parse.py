@@ -383,9 +383,13 @@ def join_continued(text: str) -> str:
     return _CONTINUED_BREAK.sub(" ", text)
 
 
+_TRTIS = re.compile(r"tensorrt[-_]?(?:inference[-_]?)?server")
+
+
 def engine_of(text: str) -> str:
-    """The engine a command line or image names: sglang, vllm or trtllm ("" when none)."""
-    low = text.lower()
+    """The engine a command line or image names: sglang, vllm or trtllm ("" when none). The TensorRT Inference
+    Server (`tensorrtserver` images, Triton's name before 20.03) is no TensorRT-LLM."""
+    low = _TRTIS.sub("", text.lower())
     for name, marks in (("sglang", ("sglang",)), ("vllm", ("vllm",)), ("trtllm", ("trtllm", "tensorrt"))):
         if any(m in low for m in marks):
             return name

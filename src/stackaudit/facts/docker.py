@@ -170,7 +170,7 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
 }
 # An NGC framework image by its release tag; a CPU-only build (Triton's `-cpu-only-py3`) or a Jetson build (`-igpu`)
 # is another build and is not read.
-_NGC_IMAGE = re.compile(r"^nvcr\.io/nvidia/(?:pytorch|tensorflow|tritonserver|tensorrt|mxnet):(\d{2}\.\d{2})"
+_NGC_IMAGE = re.compile(r"^nvcr\.io/nvidia/(?:pytorch|tensorflow|tritonserver|tensorrtserver|tensorrt|mxnet):(\d{2}\.\d{2})"
                         r"(?:\.\d+)?(?:-(?![\w.-]*(?:cpu|igpu))[\w.-]+)?$")
 # The start banner of an NGC framework container (`NVIDIA Release 20.09 (build 16016295)`, under `== Triton Inference
 # Server ==` or `== PyTorch ==`): the release the container was built from.
@@ -192,7 +192,7 @@ def one_process_triton(image: str) -> str:
     ('20.06', '')
     """
     m = _NGC_IMAGE.match(image.strip().lower())
-    if m is None or "/tritonserver:" not in image.lower():
+    if m is None or not re.search(r"/(?:tritonserver|tensorrtserver):", image.lower()):
         return ""
     return m.group(1) if m.group(1) < TRITON_ONE_PROCESS_BEFORE else ""
 
@@ -291,7 +291,10 @@ def nvidia_image_cuda(image: str) -> str:
     image's `vectoradd-cuda10.2`: `10.2`); "" for any other image."""
     m = _CUDA_IMAGE.match(image.strip().lower()) or _CUDA_SAMPLE_IMAGE.match(image.strip().lower())
     return m.group(1) if m else ""
-_SERVING = re.compile(r"vllm|sglang|tensorrt[-_]?llm|trtllm|tritonserver|lmdeploy|text-generation-inference",
+# TensorRT Inference Server (TRTIS) is Triton's name before 20.03: its image `nvcr.io/nvidia/tensorrtserver`, its
+# program `trtserver` (triton-inference-server/server#4655, #135).
+_SERVING = re.compile(r"vllm|sglang|tensorrt[-_]?llm|trtllm|tritonserver|tensorrtserver|trtserver|lmdeploy|"
+                      r"text-generation-inference",
                       re.IGNORECASE)
 # Programs that check or probe a GPU and exit, or wait (NVIDIA's and the CUDA samples' test tools,
 # shell builtins): a container whose command runs only these runs no engine, NCCL or worker pool.
@@ -377,7 +380,7 @@ def one_rank_engine(image: str, argv: tuple[str, ...]) -> str:
     if engine_of(text) == "vllm" and not re.search(r"trtllm|tensorrt", text, re.IGNORECASE) \
             and (argv or _VLLM_IMAGE.match(image)):
         return "vLLM"
-    if re.search(r"\btritonserver\b", joined) and not engine_of(text):
+    if re.search(r"\b(?:tritonserver|trtserver)\b", joined) and not engine_of(text):
         return "Triton"
     return ""
 
@@ -606,6 +609,14 @@ class DockerContainer:
         """Its command only holds the container open (`sleep 8640000`, `sleep infinity`, `tail -f /dev/null`) for
         `docker exec`: what runs on its GPUs is typed inside it, not a diagnostic that exits."""
         return bool(_KEEP_ALIVE.fullmatch(" ".join(self.argv)))
+
+    @property
+    def session(self) -> bool:
+        """Its command is a bare shell (`docker run -it IMAGE bash`) or only holds it open (keep_alive): what runs in
+        it is typed there (or through `docker exec`), not its command."""
+        words = self.argv
+        return self.keep_alive or (bool(words) and words[0] in _SHELLS
+                                   and not any(re.fullmatch(r"-\w*c", w) for w in words[1:]))
 
     @property
     def looks_like_serving(self) -> bool:

@@ -155,6 +155,14 @@ class K8sNode:
         return tuple(alloc[k] for k in cap)
 
     @property
+    def most_gpus(self) -> int | None:
+        """The most GPU devices one pod can be handed on the node: the sum of the GPU resources its Capacity counts
+        (else its Allocatable), time-slicing's replicas and MIG slices each one device; None where neither shows one.
+        A count of 1 is one GPU, or one replica or slice of it."""
+        shown = self.gpu_resources(self.capacity) or self.gpu_resources(self.allocatable)
+        return sum(int(e.value) for e in shown.values()) if shown else None
+
+    @property
     def gpu_node(self) -> bool:
         """Whether the node shows a GPU: a GFD label, or a GPU resource."""
         return bool(self.gpu_labelled or self.gpu_resources(self.capacity) or self.gpu_resources(self.allocatable))

@@ -826,6 +826,7 @@ class NvidiaServices:
     display_servers: tuple[tuple[int, str], ...] = ()
     processes_visible: bool = False  # /proc of the host was listed (not an isolated container's)
     hostengine: Daemon | None = None  # DCGM's nv-hostengine, from pasted status / journal lines only
+    dockerd: Daemon | None = None  # Docker's daemon (docker.service), from pasted `systemctl` lines only
 
 
 _DISPLAY = ("Xorg", "X", "Xwayland", "gnome-shell", "kwin_wayland", "sway", "weston")

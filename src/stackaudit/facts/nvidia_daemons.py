@@ -24,7 +24,7 @@ from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
 from stackaudit.facts.symptoms import FM_FATAL
 from stackaudit.facts.system import KernelInfo
 
-FM, PERSISTENCED, HOSTENGINE = "fm", "persistenced", "hostengine"
+FM, PERSISTENCED, HOSTENGINE, DOCKERD = "fm", "persistenced", "hostengine", "dockerd"
 
 # A syslog/journal line's tag: the program, its pid in brackets, a colon.
 # The journal tags of the programs that speak of the daemons; a paste's normalisation keeps them (`_paste`).
@@ -36,11 +36,19 @@ _TAG = re.compile(r"(?:^|\s)(?P<tag>" + "|".join(re.escape(t) for t in DAEMON_TA
 _FM_WORDS = re.compile(r"nvidia-fabricmanager|nv-fabricmanager|fabric ?manager", re.IGNORECASE)
 _PERSIST_WORDS = re.compile(r"nvidia-persistenced|persistence daemon", re.IGNORECASE)
 _DCGM_WORDS = re.compile(r"nv-hostengine|nvidia-dcgm|DCGM host engine", re.IGNORECASE)
+# Docker's daemon, which the NVIDIA runtime plugs into (`default-runtime` / `runtimes` in /etc/docker/daemon.json): its
+# unit `docker.service` ("Docker Application Container Engine"), as `systemctl status docker` and a failed restart
+# (`Job for docker.service failed`) name it; its own log lines are not read.
+_DOCKER_WORDS = re.compile(r"^docker(?:\.service)?$|\bdocker\.service\b|Docker Application Container Engine")
 # `systemctl status`'s first line: `● nvidia-fabricmanager.service - NVIDIA fabric manager service`; a unit systemd
 # has no file for has no description (`○ nvidia-fabricmanager.service`, then `Loaded: not-found`).
-_STATUS_HEAD = re.compile(r"^\s*(?:[●○×*]\s*)?(?P<unit>nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)\.service"
+_STATUS_HEAD = re.compile(r"^\s*(?:[●○×*]\s*)?(?P<unit>nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm|docker)"
+                          r"\.service"
                           r"(?:\s+-\s|\s*$)")
 _ACTIVE = re.compile(r"^\s*Active:\s+(?P<word>[a-z]+)\b")
+# systemd's result of the unit's last run beside its state: `Active: inactive (dead) (Result: exit-code)` is a unit
+# whose start failed and that is not restarting (systemd.exec(5), "Result"); `success` is a clean stop.
+_FAILED_RESULT = re.compile(r"\(Result: (?!success\))[a-z-]+\)")
 _LOADED_NOT_FOUND = re.compile(r"^\s*Loaded:\s+not-found\b")
 # systemd's answer for a unit it has no file for, which says the daemon is not installed on the host: `Unit
 # X.service could not be found.` (status), `Failed to start X.service: Unit X.service not found.` (start, restart,
@@ -87,6 +95,8 @@ def _unit_of(text: str) -> str | None:
         return PERSISTENCED
     if _DCGM_WORDS.search(text):
         return HOSTENGINE
+    if _DOCKER_WORDS.search(text):
+        return DOCKERD
     return None
 
 
@@ -108,7 +118,7 @@ def daemon_event(line: str, current: str | None = None) -> tuple[str, str] | Non
         return current, "not-found"
     active = _ACTIVE.match(text)
     if active and current is not None:
-        return current, "active:" + active.group("word")
+        return current, "active:" + ("failed" if _FAILED_RESULT.search(text) else active.group("word"))
     missing = NOT_FOUND.search(text)
     if missing:
         return _unit_of(missing.group("unit") or missing.group("state") or missing.group("ansible")) or FM, "not-found"
@@ -192,7 +202,7 @@ def parse_daemon_log(text: str) -> NvidiaServices:
         Feb 24 09:28:18 ip-172-31-92-157 systemd[1]: Starting NVIDIA fabric manager service...
         Feb 24 09:28:28 ip-172-31-92-157 nv-fabricmanager[1507]: fabric manager NVIDIA GPU driver interface version 535.183.01 don'
     """
-    states = {FM: _State(), PERSISTENCED: _State(), HOSTENGINE: _State()}
+    states = {FM: _State(), PERSISTENCED: _State(), HOSTENGINE: _State(), DOCKERD: _State()}
     current: str | None = None
     seen = False
     for line in text.splitlines():
@@ -209,7 +219,8 @@ def parse_daemon_log(text: str) -> NvidiaServices:
     if not seen:
         raise ParseError("no line of nv-fabricmanager, nvidia-persistenced or nv-hostengine")
     return NvidiaServices(states[PERSISTENCED].daemon("nvidia-persistenced"), states[FM].daemon("nv-fabricmanager"),
-                          Daemon("nvidia-cuda-mps-control"), hostengine=states[HOSTENGINE].daemon("nv-hostengine"))
+                          Daemon("nvidia-cuda-mps-control"), hostengine=states[HOSTENGINE].daemon("nv-hostengine"),
+                          dockerd=states[DOCKERD].daemon("dockerd") if states[DOCKERD].log else None)
 
 
 # The GPU operator driver container's banner: `Starting installation of NVIDIA driver version 418.40.04 for Linux

@@ -1245,6 +1245,15 @@ class ServingLog:
         one = self.nccl_hosts[0] if len(self.nccl_hosts) == 1 else ""
         return one if CONTAINER_HOSTNAME.fullmatch(one) else ""
 
+    def container_processes(self) -> str:
+        """In words, where the NCCL lines of two processes or more all come from one container's default hostname (its
+        id: container_host); "" otherwise. The processes of one container share its IPC namespace whichever CUDA device
+        each names (a rank that CUDA_VISIBLE_DEVICES gives one GPU calls it device 0: corpus 1883)."""
+        if not self.container_host() or len(self.nccl_pids) < 2:
+            return ""
+        return (f"the NCCL lines of {len(self.nccl_pids)} processes all come from container {self.container_host()} "
+                "(its id, a container's default hostname)")
+
     def pod_whole(self) -> tuple[int, ...]:
         """Every rank of a job of two or more, where all of them log from the one pod the NCCL lines name (pod_host)
         and the log settles the job on that one host (one_node: `nNodes 1`, every `rank R nranks N` shown); ()

@@ -24,17 +24,19 @@ def _found(kind: str, lines: list[str], start: int, end: int) -> Found:
     return Found(kind, start, end, document_appended(NVIDIA_DAEMON_LOG.name, "\n".join(lines[start:end]) + "\n\n"))
 
 
-_JOB = re.compile(r"^Job for (?:nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)(?:\.service)? failed\b")
+_JOB = re.compile(r"^Job for (?:nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm|docker)(?:\.service)? failed\b")
 _SEE = re.compile(r'^See "systemctl status|^See system logs and|^Hint:')
 _STATUS_FIELD = re.compile(r"^\s+(?:Loaded|Active|Drop-In|Docs|Process|Main PID|Tasks|Memory|CPU|CGroup|Status|"
                            r"TriggeredBy|IP|IO|Mem)\b|^\s+[│├└|`]|^\s{8,}\S")
 
 
 @importer("systemctl (NVIDIA units)",
-          "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced and nvidia-dcgm, its answer "
+          "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced, nvidia-dcgm and docker, "
+          "its answer "
           "for such a unit that is not installed (`Unit nvidia-fabricmanager.service could not be found.`), and a "
           "status summary's table row of one (`| nvidia-fabricmanager.service | active (running) |`)",
           needles=("fabricmanager.service", "persistenced.service", "dcgm.service", "hostengine.service", "Job for",
+                   "docker.service",
                    "requested service"), per_line=True)
 def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
@@ -60,7 +62,8 @@ def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> I
 
 # A journal/syslog line carries its program's tag; one of these names stands on every line of the daemons. Fabric
 # Manager's own fatal words (FM_FATAL) are its line with or without a tag (the Talos extension prints the node's address).
-_JOURNAL_NEEDLES = ("fabricmanager", "fabric manager", "persistenced", "persistence daemon", "hostengine", "dcgm")
+_JOURNAL_NEEDLES = ("fabricmanager", "fabric manager", "persistenced", "persistence daemon", "hostengine", "dcgm",
+                    "docker.service", "Docker Application Container Engine")
 _TAGGED = re.compile(DAEMON_TAG)
 
 
@@ -70,7 +73,7 @@ def _journal_line(line: str) -> bool:
 
 @importer("NVIDIA daemon journal",
           "journal / syslog lines of nv-fabricmanager (and the Talos extension's wrapper), nvidia-persistenced, "
-          "nv-hostengine and systemd about their units",
+          "nv-hostengine and systemd about their units and docker.service",
           needles=_JOURNAL_NEEDLES, per_line=True)
 def daemon_journal(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
