@@ -507,6 +507,27 @@ def tp_spans_nodes_needlessly(engine: ServingEngine | None, model: str) -> str:
             f"{FLOOR_GPU_GIB} GiB each holds them")
 
 
+def tp_group_across_nodes(engine: ServingEngine | None, log: ServingLog | None) -> str:
+    """What shows one tensor-parallel group holds GPUs of several nodes, in words; "" where the source does not show it.
+
+    A shown engine command whose `--nnodes` is above what PP and plain DP split the nodes into
+    (_parse.tp_spans_nodes: SGLang `--tp 16 --nnodes 2`). Or vLLM's Ray executor warning that the TP size is bigger
+    than the GPUs Ray reserves on a node (ServingLog.tp_beyond_node: `tensor_parallel_size=2 is bigger than a reserved
+    number of GPUs (1 GPUs) in a node`, corpus 1247, 1863): no node holds the whole group, so it spans nodes.
+    """
+    shown = engine.shown if engine is not None else None
+    if shown is not None and tp_spans_nodes(shown.flag_argv):
+        tp, _, _ = sizes_from_argv(shown.flag_argv)
+        return f"TP={tp} over --nnodes {shown.flag('--nnodes')}"
+    beyond = [(tp, per_node, line) for tp, per_node, line in (log.tp_beyond_node if log is not None else ())
+              if per_node < tp]
+    if beyond:
+        tp, per_node, line = beyond[0]
+        return (f"TP={tp} while vLLM's Ray executor reserves {per_node} GPU(s) on a node "
+                f"(\"{line.strip()[line.find('tensor_parallel_size'):][:120]}\")")
+    return ""
+
+
 def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> str:
     """What shows every node of the job holds one rank, so no GPU pair shares a host, in words; "" where the source
     does not show it.
