@@ -309,7 +309,8 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     A100 or H100 on AWS and OCI with Fabric Manager stopped). So CUDA at work on GPUs of an NVSwitch board
     (nvswitch_board) proves the fabric up. On as many SXM GPUs as a board without NVSwitch holds (four A100, H100,
     H200 or H20), CUDA at work shows either that board, which needs no Fabric Manager, or an NVSwitch board whose
-    fabric is up: ok either way. Not on one GPU: a one-GPU partition of an NVSwitch board (a VM's) runs with its
+    fabric is up: ok either way; a name the paste cut inside its last line (`NVIDIA H...`) is the full name beside it
+    that it begins (_full_names, corpus 1852). Not on one GPU: a one-GPU partition of an NVSwitch board (a VM's) runs with its
     NVLinks off, so CUDA starting there proves no fabric. A refused start in the same source wins (CudaRan.failed); not under WSL 2, whose
     GPU the Windows host drives.
     """
@@ -329,7 +330,7 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     if board:
         return (f"{said} on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, 'system not yet "
                 "initialized') until Fabric Manager has set up the fabric"), shown
-    specs = [_one_row(m) for m in dict.fromkeys(models)]
+    specs = [_one_row(m) for m in dict.fromkeys(_full_names(models))]
     rows = {s.name: s for s in specs if s is not None}
     spec = next(iter(rows.values())) if len(rows) == 1 and None not in specs else None
     if (spec is not None and spec.nvlink_kind == "switch" and spec.family != "rack"
@@ -338,6 +339,18 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
                 f"{_DIRECT_BOARD_MOST} joined by direct NVLinks, which needs no Fabric Manager, or an NVSwitch board, "
                 "where CUDA refuses every GPU (error 802) until Fabric Manager has set up the fabric"), shown
     return "", []
+
+
+def _full_names(models: list[str]) -> list[str]:
+    """The models of one program's device list with each cut name (`NVIDIA H...`, a paste cut inside its last line,
+    corpus 1852) read as the full name beside it that it begins; a cut name that begins none, or more than one, stays."""
+    full = [m for m in models if cut_prefix(m) is None]
+    read = []
+    for m in models:
+        prefix = cut_prefix(m)
+        begun = {f for f in full if prefix is not None and f.lower().startswith(prefix.lower())}
+        read.append(begun.pop() if len(begun) == 1 else m)
+    return read
 
 
 # --- DRV-CUDA-COMPAT ---------------------------------------------------------------------------
