@@ -44,10 +44,10 @@ from stackaudit.facts.parallelism import (
     one_busy_gpu,
     one_gpu_commands,
     one_gpu_engine,
-    tp_group_across_nodes,
     one_gpu_host,
     one_gpu_seen,
     one_rank_per_node,
+    tp_group_across_nodes,
     tp_spans_nodes_needlessly,
 )
 from stackaudit.facts.pci import PCIE_GBS_PER_LANE

@@ -166,7 +166,7 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq | None = None, cmdline: KernelCm
     if cpufreq is None and not bad_opts:
         by_boost = intel_driver_from_lscpu(cpu.vendor, cpu.frequency_boost, cpu.cpufreq_scaling)
         if by_boost == "intel_pstate":
-            observed = (f"driver intel_pstate (lscpu shows `CPU(s) scaling MHz` and no `Frequency boost:` line)"
+            observed = ("driver intel_pstate (lscpu shows `CPU(s) scaling MHz` and no `Frequency boost:` line)"
                         + (", HWP capable" if hwp else ""))
             return ok(f"{observed}: the OS controls P-states, and only acpi-cpufreq would give this Intel CPU the "
                       "cpufreq/boost switch lscpu reads", actual=observed,

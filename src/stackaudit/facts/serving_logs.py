@@ -303,7 +303,7 @@ OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (
 # Windows binary: built by Microsoft's compiler (`build: 0 (unknown) with MSVC 19.44.35207.1 for x64`, corpus 1825),
 # or for a Windows target (`with clang version 21.0.0git (...) for x86_64-pc-windows-msvc`).
 OLLAMA_WINDOWS = re.compile(r"\bsource=\w+_windows\.go:\d+ msg=|^(?:\S+ )?build: \d+ \([^)]*\) with "
-                            r"(?:MSVC [\d.]+ for |.*\bfor \w+-pc-windows-msvc\b)")
+                            r"(?:MSVC [\d.]+ for\b|.*\bfor \w+-pc-windows-msvc\b)")
 # ollama's placement of a model on the GPUs of one library (llm/memory.go, MemoryEstimate.log: `msg="offload to cuda"`,
 # `msg=offload library=cuda`): `memory.available` lists the free memory of each GPU the runner is given, one entry per
 # GPU (`memory.available="[21.6 GiB]"`, `"[23.4 GiB 23.5 GiB]"`), and `layers.split` is the split over them, empty for
