@@ -1279,7 +1279,7 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
                 gpus: GpuInventory | None = None, p2p_data_tests: P2pDataTests | None = None,
                 collect_env: CollectEnv | None = None, gpu_events: GpuEvents | None = None,
-                virtualization: Virtualization | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+                virtualization: Virtualization | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
@@ -1305,9 +1305,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     module initialised. A GPU and a driver named together in a list show no GPU the driver ran. Where the proprietary
     module is shown and no nvidia-smi table, the GPUs those lists show are the ones it drives (corpus 1231: `nvidia-smi
     -L`'s A30, ok). An Ampere or Hopper GPU running says nothing of the flavour.
-    With no driver and no log symptom shown, GPUs that a source names (`lspci`, the user's words) all pre-Turing leave
-    no flavour to choose: not applicable (corpus 1861). A symptom of a driver that finds no GPU keeps it open: an open
-    module installed for a pre-Turing GPU fails that way (corpus 1822).
+    With no driver shown, GPUs that a source names (`lspci`, the user's words) all pre-Turing leave no flavour to
+    choose: not applicable (corpus 1861). A log line of a driver that finds no GPU keeps it open: an open module
+    installed for a pre-Turing GPU fails that way (corpus 1822).
     A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
     PyTorch, nvidia-smi) shows the proprietary module loaded: the open one supports Turing and later only
     (https://github.com/NVIDIA/open-gpu-kernel-modules), and one module drives every GPU of the host.
@@ -1353,7 +1353,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                         "loaded", actual="open (inferred)", subjects=[g for g, _ in driven])
             return over_subjects(judged, [g for g, _ in driven], gpus.whole_count if gpus is not None else None)
     if nvidia_driver is None:
-        return _pre_turing_ran(listed, gpus) or _pre_turing_only(gpus, log_symptoms) or unknown(
+        return _pre_turing_ran(listed, gpus) or _pre_turing_only(gpus) or unknown(
             "the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
             hint="run on the host with the driver loaded, or `modinfo -F license nvidia`")
     flavour = nvidia_driver.flavour
@@ -1563,14 +1563,15 @@ def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome
     return over_subjects(judged, [g for g, _, _ in old], gpus.whole_count if gpus is not None else None)
 
 
-def _pre_turing_only(gpus: GpuInventory | None, symptoms: LogSymptoms | None) -> Outcome | None:
+def _pre_turing_only(gpus: GpuInventory | None) -> Outcome | None:
     """DRV-OPEN-MODULE not applicable where no driver is shown and every GPU a source names (`lspci`'s `GP100GL [Tesla
     P100 PCIe 16GB]`, corpus 1861) is pre-Turing: the open module drives none of them, so the proprietary one is the
-    only flavour there is. None where a GPU's model is not named, or one is Turing or later, or a log symptom is shown:
-    a driver that finds no GPU (`Startup probe failed: No devices were found`, corpus 1822) may be the open one."""
+    only flavour there is. None where a GPU's model is not named, or one is Turing or later. A driver shown finding no
+    GPU (`Startup probe failed: No devices were found`, corpus 1822) may be the open one: that symptom leaves this
+    unproven (facts/symptoms.py `doubted_statuses`)."""
     records = gpus.gpus if gpus is not None else ()
     archs = [architecture_of(r.model) if r.model else "" for r in records]
-    if not records or not all(a in PRE_TURING for a in archs) or (symptoms is not None and symptoms.hits):
+    if not records or not all(a in PRE_TURING for a in archs):
         return None
     names = ", ".join(sorted({r.model for r in records}))
     return not_applicable(f"every GPU shown is {', '.join(sorted(set(archs)))} ({names}), which only the proprietary "
