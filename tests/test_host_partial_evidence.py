@@ -192,9 +192,17 @@ def test_the_cut_name_reads_as_its_one_row_only() -> None:
 
 
 def test_modelled_a_cut_name_several_rows_share_stays_unknown(tmp_path: Path) -> None:
-    # Modelled: corpus 1774 with GPU 1 cut at `NVIDIA H100`, which the SXM, PCIe and NVL names all start with.
-    text = body("1774").replace("GPU 1: NVIDIA H100 80GB", "GPU 1: NVIDIA H100")
+    # Modelled: corpus 1774 with both names cut at `NVIDIA H100`, which the SXM, PCIe and NVL names all start with.
+    text = body("1774").replace("GPU 1: NVIDIA H100 80GB", "GPU 1: NVIDIA H100").replace(
+        "GPU 0: NVIDIA H100 80GB HBM3", "GPU 0: NVIDIA H100")
     assert paste_checks(tmp_path, text, FABRIC)[FABRIC].status == "unknown"
+
+
+def test_modelled_a_cut_name_beside_its_full_name_reads_as_it(tmp_path: Path) -> None:
+    # Modelled: GPU 1 cut at `NVIDIA H100` beside GPU 0's full `NVIDIA H100 80GB HBM3`: one device list of one board
+    # names the cut GPU as the full name it begins (checks/drv._full_names, corpus 1852's two readers).
+    text = body("1774").replace("GPU 1: NVIDIA H100 80GB", "GPU 1: NVIDIA H100")
+    assert paste_checks(tmp_path, text, FABRIC)[FABRIC].status == "ok"
 
 
 def test_the_802_refusal_still_wins() -> None:

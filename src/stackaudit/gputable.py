@@ -86,6 +86,8 @@ class GpuSpec:
     # `nvidia-smi -q` prints it on the model's boards; None where the row does not give it. The table's row of a GPU
     # whose source shows its temperature but not its thresholds (the nvidia-smi table) judges it by this.
     max_operating_temp_c: int | None = None
+    # The GPUs one board of the model carries, each a row of nvidia-smi (the Tesla K80: two GK210); 1 for most.
+    gpus_per_board: int = 1
 
     @property
     def has_nvlink(self) -> bool:
@@ -623,6 +625,7 @@ def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
             mig=bool(row["mig"]) if "mig" in row else None,
             pci_device_ids=tuple(i.lower() for i in _str_tuple(row, "pci_device_ids")),
             max_operating_temp_c=int(row["max_operating_temp_c"]) if "max_operating_temp_c" in row else None,
+            gpus_per_board=int(row.get("gpus_per_board", 1)),
         )
     except KeyError as exc:
         raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc

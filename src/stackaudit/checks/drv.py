@@ -309,7 +309,8 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     A100 or H100 on AWS and OCI with Fabric Manager stopped). So CUDA at work on GPUs of an NVSwitch board
     (nvswitch_board) proves the fabric up. On as many SXM GPUs as a board without NVSwitch holds (four A100, H100,
     H200 or H20), CUDA at work shows either that board, which needs no Fabric Manager, or an NVSwitch board whose
-    fabric is up: ok either way. Not on one GPU: a one-GPU partition of an NVSwitch board (a VM's) runs with its
+    fabric is up: ok either way; a name the paste cut inside its last line (`NVIDIA H...`) is the full name beside it
+    that it begins (_full_names, corpus 1852). Not on one GPU: a one-GPU partition of an NVSwitch board (a VM's) runs with its
     NVLinks off, so CUDA starting there proves no fabric. A refused start in the same source wins (CudaRan.failed); not under WSL 2, whose
     GPU the Windows host drives.
     """
@@ -329,7 +330,7 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     if board:
         return (f"{said} on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, 'system not yet "
                 "initialized') until Fabric Manager has set up the fabric"), shown
-    specs = [_one_row(m) for m in dict.fromkeys(models)]
+    specs = [_one_row(m) for m in dict.fromkeys(_full_names(models))]
     rows = {s.name: s for s in specs if s is not None}
     spec = next(iter(rows.values())) if len(rows) == 1 and None not in specs else None
     if (spec is not None and spec.nvlink_kind == "switch" and spec.family != "rack"
@@ -338,6 +339,18 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
                 f"{_DIRECT_BOARD_MOST} joined by direct NVLinks, which needs no Fabric Manager, or an NVSwitch board, "
                 "where CUDA refuses every GPU (error 802) until Fabric Manager has set up the fabric"), shown
     return "", []
+
+
+def _full_names(models: list[str]) -> list[str]:
+    """The models of one program's device list with each cut name (`NVIDIA H...`, a paste cut inside its last line,
+    corpus 1852) read as the full name beside it that it begins; a cut name that begins none, or more than one, stays."""
+    full = [m for m in models if cut_prefix(m) is None]
+    read = []
+    for m in models:
+        prefix = cut_prefix(m)
+        begun = {f for f in full if prefix is not None and f.lower().startswith(prefix.lower())}
+        read.append(begun.pop() if len(begun) == 1 else m)
+    return read
 
 
 # --- DRV-CUDA-COMPAT ---------------------------------------------------------------------------
@@ -1292,6 +1305,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     module initialised. A GPU and a driver named together in a list show no GPU the driver ran. Where the proprietary
     module is shown and no nvidia-smi table, the GPUs those lists show are the ones it drives (corpus 1231: `nvidia-smi
     -L`'s A30, ok). An Ampere or Hopper GPU running says nothing of the flavour.
+    With no driver shown, GPUs that a source names (`lspci`, the user's words) all pre-Turing leave no flavour to
+    choose: not applicable (corpus 1861). A log line of a driver that finds no GPU keeps it open: an open module
+    installed for a pre-Turing GPU fails that way (corpus 1822).
     A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
     PyTorch, nvidia-smi) shows the proprietary module loaded: the open one supports Turing and later only
     (https://github.com/NVIDIA/open-gpu-kernel-modules), and one module drives every GPU of the host.
@@ -1337,7 +1353,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                         "loaded", actual="open (inferred)", subjects=[g for g, _ in driven])
             return over_subjects(judged, [g for g, _ in driven], gpus.whole_count if gpus is not None else None)
     if nvidia_driver is None:
-        return _pre_turing_ran(listed, gpus) or unknown(
+        return _pre_turing_ran(listed, gpus) or _pre_turing_only(gpus) or unknown(
             "the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
             hint="run on the host with the driver loaded, or `modinfo -F license nvidia`")
     flavour = nvidia_driver.flavour
@@ -1545,6 +1561,22 @@ def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome
                 "module drives (the open one supports Turing and later): the proprietary module is loaded, the right "
                 "flavour for them", actual="proprietary (inferred)", subjects=[g for g, _, _ in old])
     return over_subjects(judged, [g for g, _, _ in old], gpus.whole_count if gpus is not None else None)
+
+
+def _pre_turing_only(gpus: GpuInventory | None) -> Outcome | None:
+    """DRV-OPEN-MODULE not applicable where no driver is shown and every GPU a source names (`lspci`'s `GP100GL [Tesla
+    P100 PCIe 16GB]`, corpus 1861) is pre-Turing: the open module drives none of them, so the proprietary one is the
+    only flavour there is. None where a GPU's model is not named, or one is Turing or later. A driver shown finding no
+    GPU (`Startup probe failed: No devices were found`, corpus 1822) may be the open one: that symptom leaves this
+    unproven (facts/symptoms.py `doubted_statuses`)."""
+    records = gpus.gpus if gpus is not None else ()
+    archs = [architecture_of(r.model) if r.model else "" for r in records]
+    if not records or not all(a in PRE_TURING for a in archs):
+        return None
+    names = ", ".join(sorted({r.model for r in records}))
+    return not_applicable(f"every GPU shown is {', '.join(sorted(set(archs)))} ({names}), which only the proprietary "
+                          "kernel module drives (the open one supports Turing and later): there is no flavour to "
+                          "choose", actual={"architectures": sorted(set(archs))})
 
 
 def _pre_turing_driven(listed: list[GpuInfo], gpus: GpuInventory | None) -> list[tuple[str, str, str]]:

@@ -47,6 +47,7 @@ from stackaudit.facts.parallelism import (
     one_gpu_host,
     one_gpu_seen,
     one_rank_per_node,
+    tp_group_across_nodes,
     tp_spans_nodes_needlessly,
 )
 from stackaudit.facts.pci import PCIE_GBS_PER_LANE
@@ -1276,8 +1277,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     nodes or its world size is one the kernels do not take (`Custom allreduce is disabled because this process group
     spans across nodes`, `... due to an unsupported world size: 16`; SGLang's `CustomAllreduce is disabled ...` too)
     is its design at work: not an issue (corpus 1248). A TP group that
-    spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP), shown by the command alone, never runs it:
-    not applicable. Nor does a
+    spans nodes never runs it: not applicable (facts/parallelism.tp_group_across_nodes: the command's `--nnodes` above
+    PP x DP, or vLLM's Ray warning that the TP size is bigger than the GPUs it reserves on a node, corpus 1863). Nor does a
     TP group larger than the largest world size it takes (facts/_parse.CUSTOM_AR_WORLD_SIZES: 8), such as vLLM
     `--tensor-parallel-size 16` over two nodes (corpus 987): not applicable. An engine shown on one GPU
     (facts/parallelism.one_gpu_engine) has no all-reduce: not applicable.
@@ -1312,11 +1313,11 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         return not_an_issue(f"the engine logged that it turned custom all-reduce off (\"{logged}\"): {why}, "
                             "so NCCL carries the all-reduce, by design; nothing on the host to change",
                             actual=line, evidence=[line])
-    if root is not None and tp_spans_nodes(root.flag_argv):
-        return not_applicable(f"the TP group spans nodes ({_engine_name(engine)} TP={tp} over --nnodes "
-                              f"{root.flag('--nnodes')}): the engine turns custom all-reduce off for a group that "
-                              "spans nodes (\"Custom allreduce is disabled because this process group spans across "
-                              "nodes\") and NCCL carries the all-reduce", actual={"tp": tp, "nnodes": root.flag("--nnodes")})
+    if across := tp_group_across_nodes(serving_engine, serving_log):
+        return not_applicable(f"the TP group spans nodes ({_engine_name(engine)} {across}): the engine turns custom "
+                              "all-reduce off for a group that spans nodes (\"Custom allreduce is disabled because this "
+                              "process group spans across nodes\") and NCCL carries the all-reduce",
+                              actual={"tp": tp, "nnodes": root.flag("--nnodes") if root is not None else None})
     if engine in SERVING_ENGINES and tp is not None and tp > max(CUSTOM_AR_WORLD_SIZES):
         return not_applicable(f"{_engine_name(engine)} TP={tp}: custom all-reduce runs only inside one node at world "
                               f"sizes {', '.join(map(str, CUSTOM_AR_WORLD_SIZES))}, so a group of {tp} GPUs (several "

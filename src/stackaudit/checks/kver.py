@@ -138,7 +138,8 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq | None = None, cmdline: KernelCm
     the Xeon model that has HWP, cmdline intel_pstate=disable|passive|no_hwp, dmesg "intel_pstate:
     P-states controlled by the platform", and whether /sys/devices/system/cpu/cpufreq has any
     policy. Without cpufreq, lscpu's `Frequency boost:` line: only acpi-cpufreq gives an Intel
-    CPU that file (intel_driver_from_lscpu).
+    CPU that file (intel_driver_from_lscpu). Its absence where lscpu shows `CPU(s) scaling MHz:` (a cpufreq driver
+    loaded, an lscpu that prints the boost line) is intel_pstate: ok (corpus 1868).
 
     Bad value: no cpufreq interface on bare metal (firmware/out-of-band P-state control: the BIOS
     profile alone decides clocks: check the FW/BMC profile); intel_pstate=disable or no_hwp left
@@ -163,7 +164,13 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq | None = None, cmdline: KernelCm
     hwp = cpu.hwp_capable
     platform = kernel_log.grep(r"intel_pstate: P-states controlled by the platform", needles=("intel_pstate",)) if kernel_log else []
     if cpufreq is None and not bad_opts:
-        by_boost = intel_driver_from_lscpu(cpu.vendor, cpu.frequency_boost)
+        by_boost = intel_driver_from_lscpu(cpu.vendor, cpu.frequency_boost, cpu.cpufreq_scaling)
+        if by_boost == "intel_pstate":
+            observed = ("driver intel_pstate (lscpu shows `CPU(s) scaling MHz` and no `Frequency boost:` line)"
+                        + (", HWP capable" if hwp else ""))
+            return ok(f"{observed}: the OS controls P-states, and only acpi-cpufreq would give this Intel CPU the "
+                      "cpufreq/boost switch lscpu reads", actual=observed,
+                      evidence=["lscpu: CPU(s) scaling MHz shown, no Frequency boost line"])
         if by_boost is None or not hwp:
             return unknown("", needs="cpufreq")
         observed = f"driver {by_boost} (lscpu shows `Frequency boost: {cpu.frequency_boost}`), HWP capable"

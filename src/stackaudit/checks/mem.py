@@ -213,7 +213,8 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
 
     Traps: do not disable ECC for speed on production inference: on HBM data-center GPUs the gain
     is not established. Data-center boards ship with ECC enabled (gputable.ECC_SHIPPED_ON): off
-    there was chosen on the host (not-an-issue, named); on other cards off may be the default.
+    there was chosen on the host (not-an-issue, named). On other cards off may be the default: ECC off on every GPU,
+    nothing pending shown, is not an issue either (corpus 1871, a Quadro RTX 6000).
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -249,6 +250,13 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
             f"ECC Disabled on {len(read)} GPU(s) ({shipped_on}), which ship with ECC enabled: turned off on this "
             f"host, a choice (no protection from memory errors; GDDR boards gain the memory ECC reserves), "
             f"{nothing_pending}, the same on every GPU", actual=modes))
+    if mode == "Disabled":
+        # Off on a board that may ship with it off (a workstation card's GDDR): what a reader flags first, and no fault
+        # while every GPU agrees (corpus 631, 1871).
+        return over_gpus(nvidia, read, not_an_issue(
+            f"ECC Disabled on {len(read)} GPU(s) ({', '.join(nvidia.names_in_words)}), the same on every GPU: off may "
+            f"be the board's factory default or the host's choice (no protection from memory errors, the memory ECC "
+            f"reserves gained), not a fault; {nothing_pending}", actual=modes))
     return ok_over_gpus(nvidia, read, f"ECC {mode} on {len(read)} GPU(s), {nothing_pending}", actual=modes)
 
 

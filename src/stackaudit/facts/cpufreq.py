@@ -56,17 +56,27 @@ PM_QOS_NO_CONSTRAINT_US = 2_000_000_000
 ACTIVE_MODE_DRIVERS = ("intel_pstate", "amd-pstate-epp")
 
 
-def intel_driver_from_lscpu(vendor: str, frequency_boost: str) -> str | None:
+def intel_driver_from_lscpu(vendor: str, frequency_boost: str, cpufreq_scaling: bool = False) -> str | None:
     """The cpufreq driver of an Intel CPU whose lscpu shows `Frequency boost:` (CpuInfo.frequency_boost): acpi-cpufreq.
 
     lscpu prints the line from cpufreq/boost, which the kernel creates only for a driver with a global boost switch
     (cpufreq_boost_supported, drivers/cpufreq/cpufreq.c). On Intel x86 that is acpi-cpufreq: intel_pstate, active or
-    passive, turns turbo off by intel_pstate/no_turbo instead (TURBO_SWITCH). None for another vendor, or without the line.
+    passive, turns turbo off by intel_pstate/no_turbo instead (TURBO_SWITCH).
+    Without the line where lscpu shows `CPU(s) scaling MHz:` right after `Stepping:` (CpuInfo.cpufreq_scaling: a
+    cpufreq driver is loaded, and this lscpu prints `Frequency boost:` between the two wherever the file exists), the
+    driver is intel_pstate (corpus 1868).
+    None for another vendor, or where neither line is shown.
 
     >>> intel_driver_from_lscpu("GenuineIntel", "enabled"), intel_driver_from_lscpu("AuthenticAMD", "enabled")
     ('acpi-cpufreq', None)
+    >>> intel_driver_from_lscpu("GenuineIntel", "", True), intel_driver_from_lscpu("GenuineIntel", "")
+    ('intel_pstate', None)
     """
-    return "acpi-cpufreq" if vendor == "GenuineIntel" and frequency_boost in ("enabled", "disabled") else None
+    if vendor != "GenuineIntel":
+        return None
+    if frequency_boost in ("enabled", "disabled"):
+        return "acpi-cpufreq"
+    return "intel_pstate" if cpufreq_scaling and not frequency_boost else None
 
 
 def _read(host: Host, path: str, unread: set[str]) -> str | None:

@@ -174,12 +174,30 @@ class GpuInventory(Sourced):
         """The count where it is the host's; None where no source shows one or an excerpt may leave GPUs out.
 
         Where the listings are excerpts, the count the user's words state (`I have 4 A10Gs`) is the host's when no
-        source shows more GPUs: it is the denominator of a verdict over the GPUs shown (`1 of 4 GPUs shown`).
+        source shows more GPUs: it is the denominator of a verdict over the GPUs shown (`1 of 4 GPUs shown`). A count
+        of boards that carry several GPUs each (gpus_per_board) is that many times as many GPUs where a listing shows
+        exactly those.
         """
         if not self.count_unshown:
             return self.count
         said = self.count_in(USER_WORDS_TITLE)
+        if said is not None and said < (self.at_least or 0):
+            said = said * self.gpus_per_board if said * self.gpus_per_board == self.at_least else said
         return said if said is not None and said >= (self.at_least or 0) else None
+
+    @property
+    def gpus_per_board(self) -> int:
+        """The GPUs one board carries where every GPU named is of one model whose board carries several (the GPU
+        table's gpus_per_board: the Tesla K80's two); 1 otherwise. The user's words count such boards (`K80 x2`) where
+        a listing shows that many times as many GPUs (corpus 1843: two K80 boards, four CUDA devices)."""
+        models = {g.model for g in self.gpus if g.model}
+        if len(models) != 1:
+            return 1
+        try:
+            match = lookup(next(iter(models)))
+        except (UnknownGpuError, GpuTableError):
+            return 1
+        return 1 if match.alternatives else match.spec.gpus_per_board
 
     @property
     def count_unshown(self) -> str:

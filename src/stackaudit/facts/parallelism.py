@@ -354,7 +354,8 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     a host of unshown size settles nothing (corpus 1764).
     With no command, process or container spec of the engine shown, the TP x PP a pasted log or the engine's build
     gives (TensorRT-LLM's `convert_checkpoint.py --tp_size 4`, corpus 1842) is its group's size: `count` of them is
-    every GPU. A llama.cpp log whose buffers sit on each of CUDA0 to CUDA`count - 1` (ServingLog.ggml_cuda_devices:
+    every GPU. So it is where the command shown is TensorRT-LLM's launch, which states no size of its own and runs
+    the engine as built (`mpirun -n 4 tritonserver --model-repository=...`, corpus 1866). A llama.cpp log whose buffers sit on each of CUDA0 to CUDA`count - 1` (ServingLog.ggml_cuda_devices:
     `CUDA3 model buffer size`, corpus 1843) split its model over every GPU. Neither holds where a command shown sets
     CUDA_VISIBLE_DEVICES (the devices it names may not be the host's `count`, corpus 996).
     """
@@ -383,7 +384,10 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
                     + f" on every GPU it is given (all of them), the host's {count}"
     # A command that sets CUDA_VISIBLE_DEVICES names devices of its own, which may be more than `count` (corpus 996).
     narrowed = any(c.env and "CUDA_VISIBLE_DEVICES" in dict(c.env) for c in (commands.commands if commands else ()))
-    if shown is None and engine.process is None and engine.container is None and engine.tp is not None \
+    # A TensorRT-LLM engine holds the TP x PP it was built with: the launch shown (`mpirun -n 4 tritonserver ...`,
+    # corpus 1866) states no size of its own and runs the built one.
+    built = shown is not None and engine.engine == "trtllm" and sizes_from_argv(shown.argv)[:2] == (None, None)
+    if (shown is None or built) and engine.process is None and engine.container is None and engine.tp is not None \
             and engine.tp * (engine.pp or 1) == count and not narrowed:
         return f"the engine runs TP {engine.tp}" + (f" x PP {engine.pp}" if engine.pp else "") \
             + f" as the paste's log or build gives it, on the host's {count} GPUs"
@@ -505,6 +509,27 @@ def tp_spans_nodes_needlessly(engine: ServingEngine | None, model: str) -> str:
             f"({per_node} ranks on each node) for {model.rstrip('/').rsplit('/', 1)[-1]}, whose {billions:g}B "
             f"parameters take about {weights_gb:.0f} GB at 16 bits: half of one node's {per_node} GPUs at "
             f"{FLOOR_GPU_GIB} GiB each holds them")
+
+
+def tp_group_across_nodes(engine: ServingEngine | None, log: ServingLog | None) -> str:
+    """What shows one tensor-parallel group holds GPUs of several nodes, in words; "" where the source does not show it.
+
+    A shown engine command whose `--nnodes` is above what PP and plain DP split the nodes into
+    (_parse.tp_spans_nodes: SGLang `--tp 16 --nnodes 2`). Or vLLM's Ray executor warning that the TP size is bigger
+    than the GPUs Ray reserves on a node (ServingLog.tp_beyond_node: `tensor_parallel_size=2 is bigger than a reserved
+    number of GPUs (1 GPUs) in a node`, corpus 1247, 1863): no node holds the whole group, so it spans nodes.
+    """
+    shown = engine.shown if engine is not None else None
+    if shown is not None and tp_spans_nodes(shown.flag_argv):
+        tp, _, _ = sizes_from_argv(shown.flag_argv)
+        return f"TP={tp} over --nnodes {shown.flag('--nnodes')}"
+    beyond = [(tp, per_node, line) for tp, per_node, line in (log.tp_beyond_node if log is not None else ())
+              if per_node < tp]
+    if beyond:
+        tp, per_node, line = beyond[0]
+        return (f"TP={tp} while vLLM's Ray executor reserves {per_node} GPU(s) on a node "
+                f"(\"{line.strip()[line.find('tensor_parallel_size'):][:120]}\")")
+    return ""
 
 
 def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> str:

@@ -298,9 +298,12 @@ OLLAMA_OFFLOAD = re.compile(r"\blayers\.model=(\d+) layers\.offload=(\d+)\b")
 OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (?P<ru>[MG]iB)"'
                         r'|\bmemory\.available="\[(?P<free>[\d.]+) (?P<fu>[MG]iB)\]"(?: [\w.]+="[^"]*")*? '
                         r'memory\.required\.full="(?P<full>[\d.]+) (?P<su>[MG]iB)"')
-# ollama's lines from its Windows-only sources (discover/gpu_windows.go, amd_windows.go), which only its native Windows
-# build logs (corpus 1476: `source=gpu_windows.go:167 msg=packages count=1`).
-OLLAMA_WINDOWS = re.compile(r"\bsource=\w+_windows\.go:\d+ msg=")
+# Lines only an engine's native Windows build logs: ollama's from its Windows-only sources (discover/gpu_windows.go,
+# amd_windows.go; corpus 1476: `source=gpu_windows.go:167 msg=packages count=1`), and llama.cpp's build line of a
+# Windows binary: built by Microsoft's compiler (`build: 0 (unknown) with MSVC 19.44.35207.1 for x64`, corpus 1825),
+# or for a Windows target (`with clang version 21.0.0git (...) for x86_64-pc-windows-msvc`).
+OLLAMA_WINDOWS = re.compile(r"\bsource=\w+_windows\.go:\d+ msg=|^(?:\S+ )?build: \d+ \([^)]*\) with "
+                            r"(?:MSVC [\d.]+ for\b|.*\bfor \w+-pc-windows-msvc\b)")
 # ollama's placement of a model on the GPUs of one library (llm/memory.go, MemoryEstimate.log: `msg="offload to cuda"`,
 # `msg=offload library=cuda`): `memory.available` lists the free memory of each GPU the runner is given, one entry per
 # GPU (`memory.available="[21.6 GiB]"`, `"[23.4 GiB 23.5 GiB]"`), and `layers.split` is the split over them, empty for
@@ -787,8 +790,9 @@ class ServingLog:
     # ollama's weighing of the model against a GPU's free memory (OLLAMA_FIT): (free GiB, the whole model's GiB, the
     # line) of the last such line.
     model_fit: tuple[float, float, str] | None = None
-    # The first line ollama logged from one of its Windows-only sources (OLLAMA_WINDOWS): it ran on native Windows,
-    # where WDDM manages the GPU's memory and reserves the desktop's share; "" where no line shows it.
+    # The first line only a native Windows build logs (OLLAMA_WINDOWS: ollama's Windows-only sources, llama.cpp's MSVC
+    # build line): it ran on native Windows, where WDDM manages the GPU's memory and reserves the desktop's share; ""
+    # where no line shows it.
     ollama_windows_line: str = ""
     # ollama's placement lines of a GPU library (OLLAMA_PLACED): (the most GPUs one lists in `memory.available`, its
     # `memory.available="[...]"` as written, the line). One GPU on every line: each model's runner holds it on one GPU.
@@ -1809,7 +1813,7 @@ def parse_serving_log(text: str) -> ServingLog:
         m = OLLAMA_OFFLOAD.search(text_l) if "layers.offload=" in low else None
         if m:
             gpu_layers = (int(m.group(2)), int(m.group(1)), text_l)
-        if not windows_line and "_windows.go:" in text_l and OLLAMA_WINDOWS.search(text_l):
+        if not windows_line and ("_windows.go:" in text_l or "MSVC" in text_l or "windows-msvc" in text_l) and OLLAMA_WINDOWS.search(text_l):
             windows_line = text_l
         m = OLLAMA_PLACED.search(text_l) if "memory.available=" in low and "offload" in low else None
         if m and (m["to"] or m["lib"] or "").lower() != "cpu":

@@ -270,6 +270,9 @@ class Symptom:
     doubts: tuple[str, ...] = ()
     doubted: str = ""
     doubt_hint: str = ""  # what to paste that would settle the doubted check
+    # The outcomes of the doubted checks the line leaves unproven: `ok`, and for a verdict the facts infer without the
+    # line's subject (a pre-Turing GPU's flavour, not applicable) that one too.
+    doubted_statuses: tuple[str, ...] = ("ok",)
 
 
 # The start-up banner of NVIDIA's NGC and CUDA images finding no NVIDIA driver inside the container
@@ -1234,7 +1237,12 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the GPU Operator's driver container fails its startup probe with nvidia-smi's own failure: the driver it runs "
         "reaches no GPU, so the container never turns ready and the kubelet restarts it, and the toolkit, device plugin "
         "and validator that wait for it hand no pod on the node a GPU; the driver pod's log and the node's kernel log "
-        "say why (`kubectl logs <driver pod> -c nvidia-driver-ctr`, `dmesg | grep NVRM`)"),
+        "say why (`kubectl logs <driver pod> -c nvidia-driver-ctr`, `dmesg | grep NVRM`)",
+        doubts=("DRV-OPEN-MODULE",), doubted_statuses=("ok", "not-applicable"),
+        doubted="a driver that reaches no GPU may be the open kernel module, which refuses GPUs older than Turing "
+                "(corpus 1822), so which flavour it runs is what the line leaves open",
+        doubt_hint="the driver container's log (`kubectl logs <driver pod> -c nvidia-driver-ctr`) or `dmesg | grep "
+                   "NVRM`"),
     Symptom("cuda-compat-unsupported-hw", re.compile(r"forward compatibility was attempted on non supported HW|"
                                                      r"cudaErrorCompatNotSupportedOnDevice|"
                                                      r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"),
@@ -1374,7 +1382,8 @@ class LogSymptoms(Sourced):
         return tuple(h for h in self.hits if check_id in h.symptom.suspects)
 
     def doubting(self, check_id: str) -> tuple[SymptomHit, ...]:
-        """The lines that leave an `ok` of `check_id` unproven (`Symptom.doubts`)."""
+        """The lines that leave an `ok` of `check_id` (or another of Symptom.doubted_statuses) unproven
+        (`Symptom.doubts`)."""
         return tuple(h for h in self.hits if check_id in h.symptom.doubts)
 
     def clearing(self, check_id: str) -> tuple[SymptomHit, ...]:

@@ -323,6 +323,10 @@ class CpuInfo(Sourced):
     # lscpu's `Frequency boost:` value (enabled, disabled): lscpu prints it from /sys/devices/system/cpu/cpufreq/boost,
     # so the line shows that file exists; "" where the line is not shown.
     frequency_boost: str = ""
+    # lscpu's `CPU(s) scaling MHz:` line right after its `Stepping:` line (_STEPPING_THEN_SCALING): util-linux 2.38 and
+    # later print it from a loaded cpufreq driver, with `Frequency boost:` between the two wherever cpufreq/boost
+    # exists, so the two adjacent show there is no boost file.
+    cpufreq_scaling: bool = False
 
     @property
     def hwp_capable(self) -> bool:
@@ -404,6 +408,12 @@ def hypervisor_span_shown(text: str) -> bool:
     return before is not None and _AFTER_HYPERVISOR.search(text, before.end()) is not None
 
 
+# lscpu 2.38 and later print `Frequency boost:` (where cpufreq/boost exists) between `Stepping:` and `CPU(s) scaling
+# MHz:` (lscpu-cputype.c print_summary; the boost line since 2.34, util-linux/util-linux#755): the two adjacent show
+# there is no boost line.
+_STEPPING_THEN_SCALING = re.compile(r"^[ \t]*Stepping:[^\n]*\n[ \t]*CPU\(s\) scaling MHz:", re.M)
+
+
 def parse_lscpu(text: str) -> CpuInfo:
     """Parse `lscpu` (util-linux 2.3x format; older and newer key names)."""
     kv = key_value_lines(text)
@@ -429,6 +439,7 @@ def parse_lscpu(text: str) -> CpuInfo:
         vulnerabilities=vulns,
         hypervisor_span=hypervisor_span_shown(text),
         frequency_boost=kv.get("Frequency boost", "").strip(),
+        cpufreq_scaling=_STEPPING_THEN_SCALING.search(text) is not None,
     )
 
 
