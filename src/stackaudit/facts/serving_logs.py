@@ -1112,6 +1112,17 @@ class ServingLog:
             return ()
         return self.nvls_lines[:2]
 
+    def no_switch_fabric(self) -> str:
+        """Why the engine's own NVML reading shows no NVSwitch fabric, in words; "" where the log does not show it.
+
+        vLLM and SGLang turn their custom all-reduce off "on more than two PCIe-only GPUs" where NVML reports no
+        NVLink P2P between some pair of the group (`is_full_nvlink` in custom_all_reduce.py). An NVSwitch board links
+        every GPU to every other once Fabric Manager has set the fabric up, and before that CUDA refuses its GPUs
+        (error 802), so an engine whose ranks came this far runs on PCIe or bridged cards (corpus 1877).
+        """
+        line = next((text for code, text in self.custom_ar_disabled if code == AR_PCIE_ONLY), "")
+        return f"the engine's NVML reading found its GPUs PCIe-only (\"{line.strip()[:160]}\")" if line else ""
+
     def nvls_refused(self) -> tuple[str, ...]:
         """NCCL's warnings that CUDA refused its NVLS buffers (`transport/nvls.cc:244 NCCL WARN Cuda failure 1 'invalid
         argument'`; older releases print no number), at most two; () where the log shows none.
