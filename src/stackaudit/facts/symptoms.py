@@ -789,7 +789,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # modules of R515-R525 end a failed GSP boot (its Booter or FWSEC step) with "kgspInitRm_IMPL: cannot bootstrap"
     # (open-gpu-kernel-modules#673, corpus 1850). Hopper and later boot GSP through the FSP, and the driver gives up
     # when the FSP never releases GSP's target mask ("kgspBootstrapRiscvOSEarly_GH100: Timeout waiting for GSP target
-    # mask release", kernel_gsp_gh100.c; open-gpu-kernel-modules#1230, corpus 1885): the same failed boot.
+    # mask release", kernel_gsp_gh100.c; NVIDIA/nvtrust#52, corpus 1885): the same failed boot.
     Symptom("gsp-boot-failed", re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm: unexpected WPR2 already up"
                                           r"|\bkgspInitRm_IMPL: cannot bootstrap"
                                           r"|\bkgspBootstrap\w*: Timeout waiting for GSP target mask release"),
