@@ -72,6 +72,13 @@ def test_nccl_logging_alone_is_ok_on_the_real_runs(prefix: str) -> None:
     assert r.status == "ok" and "logging switches" in r.message and "NCCL_DEBUG=INFO" in r.message
 
 
+def test_a_variable_nccls_own_warning_names_is_not_logging() -> None:
+    # Corpus 1106 (NVIDIA/nccl-tests#115): NCCL_DEBUG=INFO on the command line, and cudawrap's WARN names
+    # NCCL_CUDA_PATH's value: a setting beside the logging, which disables nothing (a key negative).
+    r = corpus_result("1106-", "IC-NCCL-ENV")
+    assert r.status == "not-an-issue" and "NCCL_CUDA_PATH=/usr/local/cuda-11.7" in r.message
+
+
 # --- myth corrections: nvidia_peermem --------------------------------------------------------
 
 
