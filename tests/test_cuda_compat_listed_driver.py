@@ -85,3 +85,26 @@ def test_a_command_or_a_library_is_no_engine_requirement(line: str) -> None:
 def test_corpus_1659_vllm_from_git_on_a_dated_545_driver_is_ok() -> None:
     r = capture_checks("1659", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "ok" and "2023-12-12" in r.message, r.message
+
+
+@pytest.mark.parametrize(("line", "driver"), [
+    ("GPU driver 590.48.01", "590.48.01"),  # corpus 1900 (sgl-project/sglang, an issue form's environment list)
+    ("- GPU driver 580.159.04 (CachyOS) vs 580.142 (Debian)", "580.159.04"),  # a project's notes of its hosts
+    ("- **NVIDIA GPU Driver 566.07** or compatible", "566.07"),  # a project's README of its test machine
+])
+def test_gpu_before_driver_names_the_driver(line: str, driver: str) -> None:
+    m = STATED_DRIVER.search(line)
+    assert m is not None and m.group(1) == driver
+
+
+@pytest.mark.parametrize("line", [
+    "- GPU Driver 565 or later.",  # a floor (a project's requirements), no installed driver
+    "- NVIDIA GPU (compatible with NVIDIA GPU driver 515 version)",  # a branch, and not at the line's start
+])
+def test_a_gpu_driver_floor_names_none(line: str) -> None:
+    assert STATED_DRIVER.search(line) is None
+
+
+def test_a_gpu_driver_line_settles_the_runtime_of_a_newer_driver() -> None:
+    r = capture_checks("1900", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "590.48.01" in r.message

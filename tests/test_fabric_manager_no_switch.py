@@ -1,8 +1,8 @@
 """DRV-FABRIC-MANAGER without NVML or nvidia-smi: a whole topology matrix or P2P rates that show no NVSwitch fabric.
 
-The subject rule (facts/applicability.no_switch_shown) reads the matrix's own shape (TopoMatrix.no_switch_fabric) and
-a p2pBandwidthLatencyTest that ran at PCIe rates (P2pBandwidth.no_switch_fabric), never over a GPU model named that
-may sit on an NVSwitch.
+The subject rule (facts/applicability.no_switch_shown) reads the matrix's own shape (TopoMatrix.no_switch_fabric),
+a p2pBandwidthLatencyTest that ran at PCIe rates (P2pBandwidth.no_switch_fabric) and an engine that found its GPUs
+PCIe-only (ServingLog.no_switch_fabric), never over a GPU model named that may sit on an NVSwitch.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from corpus import capture_checks, paste_checks
 from stackaudit.facts.applicability import no_switch_shown
 from stackaudit.facts.gpus import GpuInventory, GpuRecord
 from stackaudit.facts.peer_access import p2p_bandwidth_test
+from stackaudit.facts.serving_logs import AR_PCIE_ONLY, ServingLog
 from stackaudit.facts.topology import parse_topo_matrix
 
 CHECK = "DRV-FABRIC-MANAGER"
@@ -130,3 +131,30 @@ def test_only_a_checked_run_above_the_bridge_rate_counts(tmp_path: Path, bw: str
     text = _RANKS + _ROWS.format(bw=bw, wrong=wrong, oob=oob)
     result = paste_checks(tmp_path, text, CHECK)[CHECK]
     assert result.status == status, result.message
+
+
+# --- an engine that found its GPUs PCIe-only (ServingLog.no_switch_fabric) -----------------------------------------
+
+@pytest.mark.parametrize("capture", [
+    "126",  # deepseek-ai/DeepSeek-Coder-V2#29: vLLM's workers turn custom all-reduce off on 8 PCIe-only GPUs
+    "739",  # vllm-project/vllm#15340: a V0 TP 8 server log with the same warning
+    "1877",  # sgl-project/sglang#29562: SGLang's TP ranks, CustomAllreduce and CustomAllReduceV2 both off
+])
+def test_an_engine_that_found_its_gpus_pcie_only_makes_it_not_applicable(capture: str) -> None:
+    result = capture_checks(capture, CHECK)[CHECK]
+    assert result.status == "not-applicable", result.message
+    assert "PCIe-only" in result.message and "need no Fabric Manager" in result.message
+
+
+def test_a_pcie_only_engine_beside_sxm_modules_keeps_it_open() -> None:
+    # Modelled: the engine's warning beside a listing of H100 SXM modules (a board whose NVLinks are down): the model
+    # a board keeps, not the engine's reading, decides.
+    log = ServingLog(engine="vllm", custom_ar_disabled=((AR_PCIE_ONLY, "Custom allreduce is disabled because it's not "
+                                                        "supported on more than two PCIe-only GPUs."),))
+    sxm = GpuInventory(gpus=tuple(GpuRecord(i, "", "NVIDIA H100 80GB HBM3", None, ("x",)) for i in range(8)),
+                       counts=(("x", 8),))
+    assert no_switch_shown(None, sxm, None, log) == ""
+    assert "PCIe-only" in no_switch_shown(None, None, None, log)
+    # Another reason (no P2P) says nothing of NVLink.
+    other = ServingLog(engine="vllm", custom_ar_disabled=(("no-p2p", "lacks GPU P2P capability"),))
+    assert no_switch_shown(None, None, None, other) == ""

@@ -60,3 +60,18 @@ def test_gsp_calls_of_a_working_gpu_prove_nothing(tmp_path: Path) -> None:
     failed = HEALTHY_GSP.replace("paramsStatus=0x00000056; status=0x00000056",
                                  "paramsStatus=0x00000062; status=0x00000062")
     assert paste_checks(tmp_path, failed, GSP)[GSP].status == "issue"
+
+
+def test_a_hopper_gsp_boot_timing_out_on_its_target_mask_fails_the_boot() -> None:
+    # Real: corpus 1885 (NVIDIA/nvtrust#52), an H100 in a confidential VM whose FSP never released GSP's target mask.
+    result = capture_checks("1885", GSP)[GSP]
+    assert result.status == "issue", result.message
+    assert any("Timeout waiting for GSP target mask release" in e for e in result.evidence), result.evidence
+
+
+def test_the_fsp_debug_dump_alone_proves_nothing(tmp_path: Path) -> None:
+    # Modelled: the FSP's debug state lines without the timeout that precedes them say no boot failed.
+    text = ("[   36.077507] NVRM kfspDumpDebugState_GH100: FSP microcode v4.76\n"
+            "[   36.077509] NVRM kfspDumpDebugState_GH100: NV_PFSP_FALCON_COMMON_SCRATCH_GROUP_2(0) = 0x0\n")
+    result = paste_checks(tmp_path, text, GSP)[GSP]
+    assert result.status != "issue", result.message

@@ -265,7 +265,11 @@ def test_unreadable_engine_env_with_a_clean_nccl_conf_is_unknown_not_ok() -> Non
     r = one(host(HGX_H100, files=files), "IC-NCCL-ENV")
     assert r.status == "unknown" and "could not be read" in r.message and "root" in r.hint
     files["/proc/4100/environ"] = "HOME=/root\0PATH=/usr/bin\0"
-    # NCCL_DEBUG=WARN disables nothing: a key negative (a set NCCL variable is what a reader suspects first).
+    # NCCL_DEBUG=WARN only sets NCCL's logging: ok (a logging switch turns no transport off).
+    assert one(host(HGX_H100, files=files), "IC-NCCL-ENV").status == "ok"
+    # Modelled: a setting beside it that disables nothing is a key negative (a set NCCL variable is what a reader
+    # suspects first).
+    files["/etc/nccl.conf"] = "# site defaults\nNCCL_DEBUG=WARN\nNCCL_SOCKET_IFNAME=eth0\n"
     assert one(host(HGX_H100, files=files), "IC-NCCL-ENV").status == "not-an-issue"
 
 

@@ -4,6 +4,8 @@ tests/test_topology_parsers.py and tests/test_ic_checks.py are modelled on real 
 
 from __future__ import annotations
 
+import pytest
+
 from corpus import load_corpus
 from stackaudit.engine.testing import run_checks
 from stackaudit.importers.pasted import load_pasted
@@ -55,9 +57,26 @@ def test_ib_disable_matters_only_where_nics_next_to_gpus_could_carry_their_traff
 
 
 def test_nccl_variables_that_disable_nothing_are_a_key_negative_on_the_real_spec() -> None:
-    # Corpus 72: a pod spec whose only NCCL variable is NCCL_DEBUG=INFO.
-    r = corpus_result("72-", "IC-NCCL-ENV")
-    assert r.status == "not-an-issue" and "NCCL_DEBUG=INFO" in r.message
+    # Corpus 902: mpirun passes NCCL_SOCKET_IFNAME, NCCL_IB_QPS_PER_CONNECTION and NCCL_DEBUG, none turning a path off.
+    r = corpus_result("902-", "IC-NCCL-ENV")
+    assert r.status == "not-an-issue" and "NCCL_SOCKET_IFNAME=net1" in r.message
+
+
+@pytest.mark.parametrize("prefix", [
+    "822-",  # NVIDIA/nccl#1338: an nccl-tests command with NCCL_DEBUG=INFO alone
+    "1764-",  # NVIDIA/nccl-tests#287: the same, on two RTX 5090
+    "1902-",  # NVIDIA/TensorRT-LLM#1702: mpirun -x NCCL_DEBUG=INFO for a TP 4 engine
+])
+def test_nccl_logging_alone_is_ok_on_the_real_runs(prefix: str) -> None:
+    r = corpus_result(prefix, "IC-NCCL-ENV")
+    assert r.status == "ok" and "logging switches" in r.message and "NCCL_DEBUG=INFO" in r.message
+
+
+def test_a_variable_nccls_own_warning_names_is_not_logging() -> None:
+    # Corpus 1106 (NVIDIA/nccl-tests#115): NCCL_DEBUG=INFO on the command line, and cudawrap's WARN names
+    # NCCL_CUDA_PATH's value: a setting beside the logging, which disables nothing (a key negative).
+    r = corpus_result("1106-", "IC-NCCL-ENV")
+    assert r.status == "not-an-issue" and "NCCL_CUDA_PATH=/usr/local/cuda-11.7" in r.message
 
 
 # --- myth corrections: nvidia_peermem --------------------------------------------------------

@@ -155,7 +155,7 @@ def test_values_passed_from_the_shell_are_not_shown(tmp_path: Path) -> None:
                                    "-x NCCL_GRAPH_MIXING_SUPPORT -x NCCL_GRAPH_REGISTER -x NCCL_IGNORE_CPU_AFFINITY",
                                    "-x NCCL_DEBUG=INFO")
     assert fact(pasted(shown), "nccl_test_runs").passed == ()
-    assert paste_checks(tmp_path, shown, "IC-NCCL-ENV")["IC-NCCL-ENV"].status == "not-an-issue"
+    assert paste_checks(tmp_path, shown, "IC-NCCL-ENV")["IC-NCCL-ENV"].status == "ok"  # logging alone
 
 
 def test_a_hostfile_launch_asks_at_least_one_process_worth(tmp_path: Path) -> None:

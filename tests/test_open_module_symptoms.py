@@ -5,9 +5,11 @@ Real pastes are verbatim, each under the public thread it comes from; modelled i
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from corpus import body, fact, pasted
+from corpus import body, fact, paste_checks, pasted
 from stackaudit.facts.symptoms import LogSymptoms
 
 REFUSED = [
@@ -57,3 +59,22 @@ def test_the_open_modules_load_banner_proves_nothing() -> None:
             "[    8.005662] nvidia-modeset: Loading NVIDIA UNIX Open Kernel Mode Setting Driver for x86_64  535.86.10\n")
     symptoms = fact(pasted(text), "log_symptoms")
     assert not isinstance(symptoms, LogSymptoms) or not symptoms.proving("DRV-OPEN-MODULE")
+
+
+@pytest.mark.parametrize("text", [t for t, name in REFUSED[:3]])
+def test_the_refusal_explains_the_failed_init(tmp_path: Path, text: str) -> None:
+    # Real (REFUSED's first three threads: open-gpu-kernel-modules#230, siderolabs/extensions#114,
+    # kata-containers#12258): the RmInitAdapter failure that follows the refusal is the refusal, not GSP's or a BAR's.
+    results = paste_checks(tmp_path, text, "DRV-GSP-FIRMWARE", "FW-ABOVE4G-MMIO")
+    for check in ("DRV-GSP-FIRMWARE", "FW-ABOVE4G-MMIO"):
+        assert results[check].status == "not-an-issue", results[check].message
+        assert "refused the GPU by its policy" in results[check].message
+
+
+def test_a_gsp_boot_failure_beside_the_refusal_stays_an_issue(tmp_path: Path) -> None:
+    # Modelled: a second GPU's GSP boot failure in the same log: the worse line wins.
+    text = REFUSED[0][0].replace("[    3.824916]", "[    3.700000] NVRM: RmInitAdapter: Cannot initialize GSP firmware "
+                                 "RM\n[    3.824916]")
+    assert "Cannot initialize GSP" in text
+    result = paste_checks(tmp_path, text, "DRV-GSP-FIRMWARE")["DRV-GSP-FIRMWARE"]
+    assert result.status == "issue", result.message

@@ -249,3 +249,62 @@ def test_macos_collect_env(tmp_path: Path) -> None:
     results = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")
     assert results["DRV-CUDA-COMPAT"].status == "not-applicable", results["DRV-CUDA-COMPAT"].message
     assert "macOS 14.5" in results["DRV-CUDA-COMPAT"].message
+
+
+# --- Kubernetes' AMD GPU resource and DRA device class ----------------------------------------------------------------
+
+def test_a_dra_claim_for_amd_gpus(tmp_path: Path) -> None:
+    """Real: corpus 1878 (vllm-project/vllm#52656), a ResourceClaim for 8 devices of class gpu.amd.com."""
+    results = capture_checks("1878", "DRV-FABRIC-MANAGER")
+    assert results["DRV-FABRIC-MANAGER"].status == "not-applicable", results["DRV-FABRIC-MANAGER"].message
+    assert "gpu.amd.com" in results["DRV-FABRIC-MANAGER"].message
+
+
+# Modelled on vllm-project/vllm#11465's AMD deployment (its diff: `amd.com/gpu: "1"` in limits and requests).
+AMD_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: mistral-7b
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers:
+      - name: mistral-7b
+        image: rocm/vllm:rocm6.2_mi300_ubuntu20.04_py3.9_vllm_0.6.4
+        command: ["/bin/sh", "-c"]
+        args: ["vllm serve mistralai/Mistral-7B-Instruct-v0.3 --trust-remote-code"]
+        resources:
+          limits:
+            cpu: "10"
+            memory: 20G
+            amd.com/gpu: "1"
+          requests:
+            cpu: "6"
+            memory: 6G
+            amd.com/gpu: "1"
+"""
+
+
+def test_a_spec_asking_for_amd_gpus(tmp_path: Path) -> None:
+    results = paste_checks(tmp_path, AMD_DEPLOYMENT, "DRV-FABRIC-MANAGER", "DRV-CUDA-COMPAT")
+    assert _statuses(results) == dict.fromkeys(results, "not-applicable"), results
+    assert 'amd.com/gpu: "1"' in results["DRV-CUDA-COMPAT"].message
+
+
+def test_a_node_counting_amd_gpus(tmp_path: Path) -> None:
+    """Modelled on `kubectl describe node` of a node that AMD's device plugin serves."""
+    text = ("Name:               mi300x-node-1\nRoles:              <none>\nCapacity:\n  amd.com/gpu:        8\n"
+            "  cpu:                192\n  memory:             2113451236Ki\nAllocatable:\n  amd.com/gpu:        8\n"
+            "  cpu:                192\n")
+    result = paste_checks(tmp_path, text, "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+    assert result.status == "not-applicable", result.message
+
+
+def test_a_spec_asking_for_both_vendors_stays_open(tmp_path: Path) -> None:
+    """Modelled: a second container of the same spec asks for an NVIDIA GPU: not an AMD-only host."""
+    text = AMD_DEPLOYMENT + "      - name: other\n        image: vllm/vllm-openai:v0.6.4\n        resources:\n" \
+                            "          limits:\n            nvidia.com/gpu: 1\n"
+    result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status != "not-applicable", result.message

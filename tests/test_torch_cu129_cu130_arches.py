@@ -2,7 +2,8 @@
 
 cu129 wheels (torch >= 2.8) and cu130 wheels (torch >= 2.9) carry sm_80 to sm_120 on every platform
 (pytorch/pytorch .ci/manywheel/build_cuda.sh, commit 799d09f2; release/2.13's TORCH_CUDA_ARCH_LIST_TABLE).
-sm_75 is in the x86_64 wheels only, so a Turing GPU under a cu130 wheel is left unknown, never ok or an issue.
+sm_75 is in the x86_64 wheels only, so a Turing GPU under a cu130 wheel is left unknown, never ok or an issue,
+unless a collect_env of that torch names its machine (`OS: ... (x86_64)`: ok; aarch64 stays unknown).
 Real pastes: corpus capture 475 (sglang#40797), and the excerpts below with their threads; counter-examples are
 modelled where marked.
 """
@@ -11,8 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import capture_checks, paste_checks
 from stackaudit.checks.rt import wheel_arch_list
+from stackaudit.facts.collect_env import parse_collect_env
 
 # https://github.com/vllm-project/vllm/issues/30435 (collect_env of the issue body, cut after the driver line; trailing spaces dropped).
 RTX5090_CU130 = """==============================
@@ -106,3 +110,34 @@ def test_volta_under_cu130_is_an_issue(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, V100_CU130, "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
     assert result.status == "issue", result.message
     assert "compute 7.0" in result.message
+
+
+# --- the machine a collect_env names settles the platform's capabilities (WHEEL_ARCHES_ON) ---------------------------
+
+def test_turing_under_cu129_on_a_named_x86_64_host_is_ok() -> None:
+    # Real: corpus 1899 (vllm collect_env, `OS : Ubuntu 22.04.5 LTS (x86_64)`), an RTX 2080 Ti and an RTX 3090.
+    result = capture_checks("1899", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert result.status == "ok", result.message
+    assert "compute 7.5" in result.message
+
+
+@pytest.mark.parametrize(("line", "machine"), [
+    ("OS: Ubuntu 22.04.2 LTS (x86_64)", "x86_64"),  # vllm-project/vllm#9293's collect_env
+    ("OS                           : Ubuntu 22.04.5 LTS (x86_64)", "x86_64"),  # corpus 1899, vLLM's layout
+    ("OS: Ubuntu 24.04.2 LTS (aarch64)", "aarch64"),  # modelled on a GH200's report
+    ("OS: Ubuntu 22.04.2 LTS", ""),  # modelled: no machine named
+])
+def test_the_os_line_names_the_machine(line: str, machine: str) -> None:
+    text = f"PyTorch version: 2.9.0+cu130\nIs debug build: False\nCUDA used to build PyTorch: 13.0\n{line}\n"
+    assert parse_collect_env(text).machine == machine
+
+
+@pytest.mark.parametrize(("machine", "status"), [("x86_64", "ok"), ("aarch64", "unknown")])
+def test_turing_under_cu130_follows_the_named_machine(tmp_path: Path, machine: str, status: str) -> None:
+    # Modelled: the T4 excerpt above with an OS line; the aarch64 wheel lacks sm_75 (left unknown, as before).
+    text = T4_CU130.replace("PyTorch version              : 2.9.0+cu130\n",
+                            f"PyTorch version              : 2.9.0+cu130\nOS                           : "
+                            f"Ubuntu 22.04.5 LTS ({machine})\n")
+    assert f"({machine})" in text
+    result = paste_checks(tmp_path, text, "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert result.status == status, result.message

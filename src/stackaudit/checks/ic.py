@@ -1721,6 +1721,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     Traps: NCCL_IB_DISABLE=1 on one host leaves GPU-to-GPU traffic on P2P/SHM (it only removes
     NET/IB, which NCCL may pick inside a host when NICs sit close to both GPUs). NCCL_P2P_DISABLE=1
     on GeForce (no P2P anyway) or a measured choice on some AMD PCIe hosts is legitimate.
+    Settings that are only NCCL's logging switches (NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE) are ok: they
+    change what NCCL prints and turn no transport off (corpus 301, 822, 1764, 1902). Other settings that disable
+    nothing are a key negative (not an issue).
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) loses no P2P path to a P2P setting.
     Settings of the one serving container shown, given one GPU (`device_ids: ['1']`) and no parallel size above 1, with
     no other node or rank shown: the engine runs one rank, and NCCL carries no GPU-to-GPU traffic there (not an issue,
@@ -2003,6 +2006,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     if at_work := _selectors_at_work(settings, serving_log):
         return ok(f"the NCCL settings only choose the devices NCCL uses ({listed}) and NCCL's log shows it at work "
                   f"over them ({at_work}): nothing is turned off", actual={s.name: s.value for s in settings})
+    if all(s.name in _LOGGING for s in settings):
+        # Logging alone is the run's whole NCCL setup, and it turns nothing off (corpus 301, 822, 1764, 1902).
+        return ok(f"the only NCCL settings are logging switches ({listed}): they change what NCCL prints and turn no "
+                  "transport off", actual={s.name: s.value for s in settings})
     # A set NCCL_* variable is what a reader suspects first: that none disables a transport is a key negative.
     return not_an_issue(f"NCCL settings found, none disables a fast path: {listed}",
                         actual={s.name: s.value for s in settings})
@@ -2034,8 +2041,9 @@ def _one_gpu_container(containers: DockerContainers | None, settings: list[NcclS
 # The RDMA devices the kernel emulates over an Ethernet NIC, as NCCL_IB_HCA names them (`rxe0`, `rxe_eth0`, `siw0`,
 # a port after a colon): rdma_rxe's `rxe` and soft-iWARP's `siw` prefixes (`rdma link add rxe_eth0 type rxe`).
 _SOFT_RDMA = re.compile(r"(?:^|[,=^:\s])((?:rxe|siw)[\w-]*)")
-_SELECTORS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
-              "NCCL_DEBUG_FILE")
+# NCCL's logging switches: what NCCL prints and where, never a transport (NCCL_ENV_DOC's Debugging section).
+_LOGGING = ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE")
+_SELECTORS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", *_LOGGING)
 
 
 def _selectors_at_work(settings: list[NcclSetting], log: ServingLog | None) -> str:

@@ -238,6 +238,10 @@ WHEEL_ARCHES: dict[tuple[int, int], tuple[tuple[str, tuple[str, ...] | None], ..
 # sure "no" (cu128: 7.0 in 2.8 to 2.10 only; cu129: 7.0 before 2.12; cu129 and cu130: 7.5 on x86_64 only, 11.0 on
 # aarch64 only, and a paste seldom names the wheel's platform).
 WHEEL_ARCHES_VARY = {(12, 8): ("7.0",), (12, 9): ("7.0", "7.5", "11.0"), (13, 0): ("7.5", "11.0")}
+# The varying capabilities each platform's wheels of a CUDA carry in every release (the same build scripts): 7.5 on
+# x86_64, 11.0 on aarch64. A report that names its machine (collect_env's `OS: ... (x86_64)`) settles them.
+WHEEL_ARCHES_ON: dict[tuple[int, int], dict[str, tuple[str, ...]]] = {
+    (12, 9): {"x86_64": ("7.5",), "aarch64": ("11.0",)}, (13, 0): {"x86_64": ("7.5",), "aarch64": ("11.0",)}}
 _WHEEL_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)(\.dev\d{8})?\+cu(\d+)(\d)")
 
 
@@ -458,6 +462,9 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     facts/collect_env.arch_flags), whatever the build; else an official wheel's follows from its version
     (`2.5.1+cu124`, WHEEL_ARCHES), and each GPU model's capability from the paste where it states one (SGLang's
     check_env prints torch's reading), else from the GPU table.
+    A capability that the wheels of one CUDA carry on one platform only (WHEEL_ARCHES_VARY: sm_75 on x86_64, sm_110
+    on aarch64 for cu129 and cu130) is settled by the machine a collect_env of that torch names (`OS: Ubuntu 22.04.5
+    LTS (x86_64)`, WHEEL_ARCHES_ON); without it the check stays unknown.
     An engine installed beside that torch that generated tokens on the GPU (vLLM's metrics line with its GPU KV
     cache in use, facts/cuda_ran.py) ran its model's kernels there: a CUDA build of torch carries code for the GPU
     (a cubin or PTX) where no GPU model is named, or where the one model's coverage is otherwise unsettled: ok.
@@ -513,9 +520,12 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     actual = {"torch": torch_v, "cuda": e.torch_cuda, **({"arch_list": list(arch_list)} if arch_list else {}),
               **({"gpus": caps} if caps else {})}
     m = _WHEEL_VERSION.fullmatch(wheel.strip()) if arch_list is not None and not built else None
-    varies = WHEEL_ARCHES_VARY.get((int(m.group(5)), int(m.group(6))), ()) if m is not None else ()
-    verdicts = {name: None if cap in varies else torch_supports(cap, torch_v, e.torch_cuda, arch_list)
-                for name, cap in caps.items()}
+    cuda_key = (int(m.group(5)), int(m.group(6))) if m is not None else None
+    machine = collect_env.machine if collect_env is not None and same else ""
+    carried = WHEEL_ARCHES_ON.get(cuda_key, {}).get(machine, ()) if cuda_key is not None else ()
+    varies = WHEEL_ARCHES_VARY.get(cuda_key, ()) if cuda_key is not None else ()
+    verdicts = {name: True if cap in carried else None if cap in varies
+                else torch_supports(cap, torch_v, e.torch_cuda, arch_list) for name, cap in caps.items()}
     if bare:
         verdicts = {name: v or None for name, v in verdicts.items()}
     missing = [name for name, v in verdicts.items() if v is False]

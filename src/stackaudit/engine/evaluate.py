@@ -44,6 +44,7 @@ from stackaudit.facts.applicability import (
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.peer_access import P2pBandwidth
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.symptoms import LogSymptoms, gpus_named
 from stackaudit.facts.system import CpuInfo
 from stackaudit.facts.topology import TopoMatrix
@@ -250,13 +251,15 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
            if spec.applies_to in CPU_SUBJECTS else
            shown_absent(spec.applies_to, gpus if isinstance(gpus, GpuInventory) else None,
                         driver is not None and not isinstance(driver, Missing)))
-    topology, p2p = facts.get("gpu_topology"), facts.get("p2p_bandwidth")
+    topology, p2p, log = facts.get("gpu_topology"), facts.get("p2p_bandwidth"), facts.get("serving_log")
     if not why and spec.applies_to == "nvswitch" and (why := no_switch_shown(
             topology if isinstance(topology, TopoMatrix) else None, gpus if isinstance(gpus, GpuInventory) else None,
-            p2p if isinstance(p2p, P2pBandwidth) else None)):
-        # The matrix's shape or the P2P rates decided it for the host, over the GPU models named (none may be SXM).
+            p2p if isinstance(p2p, P2pBandwidth) else None, log if isinstance(log, ServingLog) else None)):
+        # The matrix's shape, the P2P rates or the engine's NVML reading decided it for the host, over the GPU models
+        # named (none may be SXM).
         return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *provenance.get("gpu_topology", ()),
-                                                                *provenance.get("p2p_bandwidth", ()))), key=_order))
+                                                                *provenance.get("p2p_bandwidth", ()),
+                                                                *provenance.get("serving_log", ()))), key=_order))
     if not why:
         return outcome, used
     subject_fact = "cpu" if spec.applies_to in CPU_SUBJECTS else "gpus"

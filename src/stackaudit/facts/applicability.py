@@ -23,7 +23,8 @@ The subject is absent only from what the source positively shows, never from wha
   For an NVSwitch fabric, a whole `nvidia-smi topo -m` decides where no GPU named may sit on one
   (`no_switch_shown`): PCIe paths only, NVLink only between disjoint pairs, or no pair bonding more than NV4 is a
   host of PCIe cards, bridged cards or a direct mesh (TopoMatrix.no_switch_fabric); so is a p2pBandwidthLatencyTest
-  that ran and moved no more than PCIe carries between any pair with P2P on (P2pBandwidth.no_switch_fabric).
+  that ran and moved no more than PCIe carries between any pair with P2P on (P2pBandwidth.no_switch_fabric), and an
+  engine that turned its custom all-reduce off on more than two PCIe-only GPUs (ServingLog.no_switch_fabric).
   NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out. Both are
   judged over the GPUs shown (`Subject.over_shown`): the models of the GPUs an excerpt names decide for those GPUs,
   and the not-applicable states that coverage (`K of N GPUs shown`); a GPU with no NVLink has no link to any GPU
@@ -72,6 +73,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.peer_access import P2pBandwidth
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
 from stackaudit.facts.topology import TopoMatrix
 from stackaudit.gputable import has_mig, nvlink_links_of, on_nvswitch, without_mig
@@ -307,9 +309,11 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
     return wanted.absent.format(models=", ".join(names))
 
 
-def no_switch_shown(topology: TopoMatrix | None, gpus: GpuInventory | None, p2p: P2pBandwidth | None = None) -> str:
-    """Why a whole `nvidia-smi topo -m` (TopoMatrix.no_switch_fabric) or a p2pBandwidthLatencyTest run at PCIe rates
-    on every pair (P2pBandwidth.no_switch_fabric) shows no NVSwitch fabric, in words; "" where neither does, or where
+def no_switch_shown(topology: TopoMatrix | None, gpus: GpuInventory | None, p2p: P2pBandwidth | None = None,
+                    serving_log: ServingLog | None = None) -> str:
+    """Why a whole `nvidia-smi topo -m` (TopoMatrix.no_switch_fabric), a p2pBandwidthLatencyTest run at PCIe rates
+    on every pair (P2pBandwidth.no_switch_fabric) or an engine that found its GPUs PCIe-only
+    (ServingLog.no_switch_fabric) shows no NVSwitch fabric, in words; "" where none does, or where
     a GPU model the sources name may sit on an NVSwitch (an SXM module, a name the GPU table does not know or reads as
     several boards): the model, not the matrix, is what a board whose links are down still shows.
 
@@ -317,7 +321,8 @@ def no_switch_shown(topology: TopoMatrix | None, gpus: GpuInventory | None, p2p:
     whole matrix without NV# as a PCIe build. A CUDA error 802 in the same source is an issue whatever the matrix
     shows (the symptom stands: only an unknown outcome becomes not applicable)."""
     why = (topology.no_switch_fabric() if topology is not None else "") or (
-        p2p.no_switch_fabric() if p2p is not None else "")
+        p2p.no_switch_fabric() if p2p is not None else "") or (
+        serving_log.no_switch_fabric() if serving_log is not None else "")
     if not why:
         return ""
     models = sorted(set(gpus.models.values())) if gpus is not None else []

@@ -119,6 +119,13 @@ class CollectEnv:
     arch_flags: tuple[str, ...] | None = None
 
     @property
+    def machine(self) -> str:
+        """The machine the OS line names (`Ubuntu 22.04.5 LTS (x86_64)`: collect_env prints the distribution, then
+        platform.machine() in parentheses); "" where it names none."""
+        m = re.search(r"\((x86_64|aarch64|arm64|ppc64le|s390x)\)\s*$", self.os)
+        return m.group(1) if m else ""
+
+    @property
     def nvml_without_cuda_fault(self) -> str:
         """torch's NVML warning where CUDA still initialised (`Is CUDA available: True`): the driver's CUDA library
         reached the report while its NVML library did not; "" otherwise."""

@@ -76,6 +76,8 @@ from stackaudit.facts.sources import (
     EVIDENCE_LINES,
     GGML_CUDA_DEVICES,
     JAX_DEVICES,
+    K8S_NODE,
+    K8S_SPEC,
     NCCL_TESTS,
     NVC_INFO,
     NVSMI_LIST,
@@ -2247,6 +2249,11 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\blibrccl(?:-net)?\.so\b|\bRCCL version\b|\bNCCL INFO ROCr version\b|/rccl/\S*\.(?:cc|cpp):\d+"),
      "AMD GPUs (RCCL, ROCm's NCCL: `{line}`)"),
     *AMD_TOOL_LINES,
+    # Kubernetes hands AMD GPUs out under AMD's names: the device plugin's resource in a pod's requests, limits or a
+    # node's capacity (`amd.com/gpu: 8`, ROCm/k8s-device-plugin, vllm-project/vllm#11465) and the DRA driver's device
+    # class in a ResourceClaim (`deviceClassName: gpu.amd.com`, ROCm/k8s-gpu-dra-driver, corpus 1878).
+    (re.compile(r"\bdeviceClassName:\s*[\"']?gpu\.amd\.com\b|\bamd\.com/gpu[\"']?\s*:\s*[\"']?[1-9]"),
+     "AMD GPUs (Kubernetes' AMD GPU resource: `{line}`)"),
     (re.compile(r"\bggml_metal_init: (?:found device|GPU name):\s+(?P<name>\S.*?)\s*$"), "{name} (" + METAL_BACKEND + ")"),
     (re.compile(r"\busing device Metal\d* \((?P<name>[^)]+)\)|^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*-?\s*Metal\d*"
                 r"\s*: (?P<name2>[^()]+?) \(\d+ MiB"), "{name} (" + METAL_BACKEND + ")"),
@@ -2263,7 +2270,7 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
      "which no CUDA since 10.2 runs"),
 )
 # One of these literals stands on every line of _OTHER_GPU_LINES (importers/evidence.py's needles).
-OTHER_GPU_NEEDLES = ("ROCm", "rccl", "ROCr version", "hipMalloc", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
+OTHER_GPU_NEEDLES = ("amd.com", "ROCm", "rccl", "ROCr version", "hipMalloc", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
                      "_VISIBLE_DEVICES=", "HSA_OVERRIDE",
                      "GFX_ACTIVITY", "UMC_ACTIVITY", "THROTTLE_STATUS", "KFD_ID", '"card', '"Card', '"GFX', "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
                      "Metal", "start_macos", "'mps")
@@ -2326,6 +2333,29 @@ def gpus_from_other_vendor_log(text: str) -> GpuInventory:
     Input (tests/data/captures/1545)::
 
         time=2026-01-26T16:13:57.699-03:00 level=DEBUG source=runner.go:153 msg="filtering device which didn't fully initialize" id=0 libdir=C:\\Users\\aldoc\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\rocm pci_id=0000:03:00.0 library=ROCm
+    """
+    return parse_other_vendor_gpus(text)
+
+
+@parser(K8S_SPEC, feeds="gpus", kind=GpuInventory, rank=66)
+def gpus_from_k8s_spec(text: str) -> GpuInventory:
+    """AMD GPUs a pasted Kubernetes spec asks for: AMD's device plugin resource or DRA device class (_OTHER_GPU_LINES),
+    where the spec names no NVIDIA resource.
+
+    Input (tests/data/captures/1878)::
+
+            deviceClassName: gpu.amd.com
+    """
+    return parse_other_vendor_gpus(text)
+
+
+@parser(K8S_NODE, feeds="gpus", kind=GpuInventory, rank=81)
+def gpus_from_k8s_node(text: str) -> GpuInventory:
+    """AMD GPUs a pasted node description counts (`amd.com/gpu: 8` in its capacity), where it counts no NVIDIA GPU.
+
+    Input (modelled on `kubectl describe node`)::
+
+          amd.com/gpu:        8
     """
     return parse_other_vendor_gpus(text)
 

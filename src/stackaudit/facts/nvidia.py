@@ -995,7 +995,7 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # item of a comma list (`..., driver 580.159.03, CUDA runtime 13.0`, corpus 237), the open flavour's package named with
 # its version (`nvidia-open 595.71.05`, corpus 803; Arch's `nvidia-open 595.71.05-5`, corpus 252), the vendor's name
 # before the version (`GPU driver: NVIDIA 595.84`, corpus 1058), the flavour's word before `driver` at a line's start
-# (`open driver 550.90.07`, corpus 1098), an RPM package's name-version-release (`nvidia-driver-latest-dkms-545.23.08-1.el7
+# (`open driver 550.90.07`, corpus 1098) or `GPU` there (`GPU driver 590.48.01`, corpus 1900), an RPM package's name-version-release (`nvidia-driver-latest-dkms-545.23.08-1.el7
 # .x86_64`, corpus 1105: NVIDIA's RHEL packages carry the driver's version), a `dpkg -l` row of an installed Ubuntu
 # driver package (`ii  nvidia-driver-570  570.124.06-0ubuntu1  amd64  NVIDIA driver metapackage`, corpus 1066), a row of
 # `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` (`0, NVIDIA GeForce RTX 3090, 595.58.03`,
@@ -1007,7 +1007,7 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # branch (`535.xx`) names no driver.
 _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
-STATED_DRIVER = re.compile(r"(?:\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open) |nvidia-)?(?i:driver(?: version)?)\s+|"
+STATED_DRIVER = re.compile(r"(?:\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"

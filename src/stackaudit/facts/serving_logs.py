@@ -1119,6 +1119,17 @@ class ServingLog:
             return ()
         return self.nvls_lines[:2]
 
+    def no_switch_fabric(self) -> str:
+        """Why the engine's own NVML reading shows no NVSwitch fabric, in words; "" where the log does not show it.
+
+        vLLM and SGLang turn their custom all-reduce off "on more than two PCIe-only GPUs" where NVML reports no
+        NVLink P2P between some pair of the group (`is_full_nvlink` in custom_all_reduce.py). An NVSwitch board links
+        every GPU to every other once Fabric Manager has set the fabric up, and before that CUDA refuses its GPUs
+        (error 802), so an engine whose ranks came this far runs on PCIe or bridged cards (corpus 1877).
+        """
+        line = next((text for code, text in self.custom_ar_disabled if code == AR_PCIE_ONLY), "")
+        return f"the engine's NVML reading found its GPUs PCIe-only (\"{line.strip()[:160]}\")" if line else ""
+
     def nvls_refused(self) -> tuple[str, ...]:
         """NCCL's warnings that CUDA refused its NVLS buffers (`transport/nvls.cc:244 NCCL WARN Cuda failure 1 'invalid
         argument'`; older releases print no number), at most two; () where the log shows none.
@@ -1436,8 +1447,11 @@ _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is ava
                       r"\bNVLS comm 0x[0-9a-f]+ headRank \d+ nHeads [1-9]|\bNVLS Head +\d+:(?: +\d+)+\s*$")
 # NCCL's network code says the device selectors it was given in its own words too: net_ib.cc `NCCL_IB_HCA set to %s`,
 # socket.cc `NCCL_SOCKET_IFNAME set to %s` (a value from the environment or nccl.conf, corpus 1529).
+# cudawrap.cc names NCCL_CUDA_PATH's value where it finds no CUDA library there (`Failed to find CUDA library in
+# /usr/local/cuda-11.7 (NCCL_CUDA_PATH=/usr/local/cuda-11.7)`, corpus 1106): a variable set, in NCCL's words.
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)"
-                       r"|\b(NCCL_IB_HCA|NCCL_SOCKET_IFNAME) set to (\S+)")
+                       r"|\b(NCCL_IB_HCA|NCCL_SOCKET_IFNAME) set to (\S+)"
+                       r"|\bFailed to find CUDA library in \S+ \((NCCL_CUDA_PATH)=([^)\s]+)\)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
                  r"|\bengine_args\.tensor_parallel_size: (\d+)"  # FastChat's vLLM worker
                  # lmdeploy: its engine config (`backend_config=TurbomindEngineConfig(dtype='float16', model_format=None,
@@ -1910,11 +1924,12 @@ def parse_serving_log(text: str) -> ServingLog:
                                         host.group(1) if host else "", text_l, cn.group(3)))
         if "using" in low and "<" in text_l and len(addresses) < 256 and NCCL_LINE.search(text_l):
             addresses += [(i, a, text_l[:300]) for i, a in _NCCL_ADDRESS.findall(text_l)]
-        for found in (_NCCL_ENV.finditer(text_l) if " set " in low else ()):
+        for found in (_NCCL_ENV.finditer(text_l) if " set " in low or "nccl_cuda_path=" in low else ()):
             if found.group(1):
                 nccl_env[found.group(1)] = found.group(2).rstrip(".")
             else:
-                nccl_env.setdefault(found.group(3), found.group(4).rstrip("."))
+                name, value = (found.group(3), found.group(4)) if found.group(3) else (found.group(5), found.group(6))
+                nccl_env.setdefault(name, value.rstrip("."))
         # NCCL's own word on its network: NET/IB, NET/Socket, NET/Plugin lines, its plugins' (NET/OFI, NET/FastSocket)
         # and libfabric's EFA lines, and the verbs library it could not load (`misc/ibvwrap.cc:63 NCCL WARN Failed to
         # open libibverbs.so[.1]`, INFO in later releases).

@@ -285,6 +285,11 @@ NGC_NO_DRIVER = re.compile(r"The NVIDIA Driver was not detected\.\s+GPU function
 DEBUG_NODE_POD = re.compile(r"\bkubectl debug (?:-\S+ )*node/")
 _CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the driver"
 
+# Why the open module's refusal of a GPU rules out the other causes of its failed initialisation (`Symptom.cleared`):
+# the driver refuses the GPU by its policy, and the RmInitAdapter failure that follows is that refusal (corpus 1907).
+_OPEN_REFUSED = ("the open kernel module refused the GPU by its policy, so the failed initialisation that follows is "
+                 "that refusal, not a GSP boot failure or a BAR without address space")
+
 # A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
 IN_GPU_CONTAINER = "container"
 # A container, asking for GPUs or not: the source shows the program ran in one (facts/container.py).
@@ -785,9 +790,12 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # The driver could not boot the GPU's GSP firmware, so RmInitAdapter failed and the GPU is not usable
     # (NVIDIA/open-gpu-kernel-modules#1230, #1058, #789). WPR2 already up: the GPU needs a reset first. The open
     # modules of R515-R525 end a failed GSP boot (its Booter or FWSEC step) with "kgspInitRm_IMPL: cannot bootstrap"
-    # (open-gpu-kernel-modules#673, corpus 1850).
+    # (open-gpu-kernel-modules#673, corpus 1850). Hopper and later boot GSP through the FSP, and the driver gives up
+    # when the FSP never releases GSP's target mask ("kgspBootstrapRiscvOSEarly_GH100: Timeout waiting for GSP target
+    # mask release", kernel_gsp_gh100.c; NVIDIA/nvtrust#52, corpus 1885): the same failed boot.
     Symptom("gsp-boot-failed", re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm: unexpected WPR2 already up"
-                                          r"|\bkgspInitRm_IMPL: cannot bootstrap"),
+                                          r"|\bkgspInitRm_IMPL: cannot bootstrap"
+                                          r"|\bkgspBootstrap\w*: Timeout waiting for GSP target mask release"),
         "DRV-GSP-FIRMWARE", "high", GSP_BOOT_SOURCE,
         "the driver could not boot the GPU's GSP firmware, so it did not initialise the GPU", faults_gpu=True),
     # nvidia-installer built nvidia.ko and the kernel refused it (a host install, a GPU operator driver container):
@@ -827,7 +835,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("open-module-not-datacenter", re.compile(r"Open nvidia\.ko is only ready for use on Data Center GPUs"),
         "DRV-OPEN-MODULE", "high", KERNEL_OPEN_README,
         "the open kernel module refused the GPU: before R560 it drives only data-center GPUs unless "
-        "NVreg_OpenRmEnableUnsupportedGpus=1 is set (or the proprietary module is installed)"),
+        "NVreg_OpenRmEnableUnsupportedGpus=1 is set (or the proprietary module is installed)",
+        clears=("DRV-GSP-FIRMWARE", "FW-ABOVE4G-MMIO"), cleared=_OPEN_REFUSED),
     Symptom("open-module-no-gsp", re.compile(r"installed in this system is not supported by open\b"),
         "DRV-OPEN-MODULE", "high", KERNEL_OPEN_README,
         "the open kernel module refused the GPU for want of a GSP it could use: a GPU older than Turing has none and "
