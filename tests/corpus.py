@@ -351,6 +351,22 @@ def capture_result(prefix: str, check: str) -> Any:
     return next(r for r in capture_report(prefix).results if r.id == check)
 
 
+# How a report lists what was read in its source: `KIND (lines A-B)` (importers/pasted.py).
+_RECOGNISED_SPAN = re.compile(r"^(?P<kind>.+) \(lines (?P<a>\d+)-(?P<b>\d+)\)$")
+
+
+def report_spans(report: Report) -> list[tuple[str, int, int]]:
+    """The kinds and lines a corpus file's report says were read, in order: what `recognise(entry.body)` gives
+    for that file (the paste reader strips the same header), without reading the file again."""
+    spans = []
+    for line in report.source.get("recognised") or ():
+        m = _RECOGNISED_SPAN.match(line)
+        if m is None:
+            raise ValueError(f"not a recognised span: {line!r}")
+        spans.append((m.group("kind"), int(m.group("a")), int(m.group("b"))))
+    return spans
+
+
 def corpus_reports(shared: Path, wait_s: float = 300.0) -> dict[str, Report | None]:
     """Every corpus file's report (audit_capture) by file name, each audited once per test run: the workers of a
     run share `shared`, where each audits the files no other has claimed and pickles the report, then reads the
