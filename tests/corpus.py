@@ -280,8 +280,14 @@ def corpus_files(directory: Path = CAPTURES_DIR) -> list[Path]:
 
 
 def load_corpus(directory: Path = CAPTURES_DIR) -> list[CorpusEntry]:
-    """Every corpus file, parsed; the first malformed header raises."""
-    return [parse_header(p) for p in corpus_files(directory)]
+    """Every corpus file, parsed; the first malformed header raises. A list of its own for each caller; the
+    entries (frozen) are parsed once per process, for the dozen test modules that read the corpus at import."""
+    return list(_parsed_corpus(directory))
+
+
+@cache
+def _parsed_corpus(directory: Path) -> tuple[CorpusEntry, ...]:
+    return tuple(parse_header(p) for p in corpus_files(directory))
 
 
 # --- helpers the tests share: a corpus file's body, a paste as a host, one fact of a host ----------
