@@ -280,8 +280,14 @@ def corpus_files(directory: Path = CAPTURES_DIR) -> list[Path]:
 
 
 def load_corpus(directory: Path = CAPTURES_DIR) -> list[CorpusEntry]:
-    """Every corpus file, parsed; the first malformed header raises."""
-    return [parse_header(p) for p in corpus_files(directory)]
+    """Every corpus file, parsed; the first malformed header raises. A list of its own for each caller; the
+    entries (frozen) are parsed once per process, for the dozen test modules that read the corpus at import."""
+    return list(_parsed_corpus(directory))
+
+
+@cache
+def _parsed_corpus(directory: Path) -> tuple[CorpusEntry, ...]:
+    return tuple(parse_header(p) for p in corpus_files(directory))
 
 
 # --- helpers the tests share: a corpus file's body, a paste as a host, one fact of a host ----------
@@ -349,6 +355,22 @@ def capture_report(prefix: str) -> Report:
 def capture_result(prefix: str, check: str) -> Any:
     """One check's result in `capture_report(prefix)`."""
     return next(r for r in capture_report(prefix).results if r.id == check)
+
+
+# How a report lists what was read in its source: `KIND (lines A-B)` (importers/pasted.py).
+_RECOGNISED_SPAN = re.compile(r"^(?P<kind>.+) \(lines (?P<a>\d+)-(?P<b>\d+)\)$")
+
+
+def report_spans(report: Report) -> list[tuple[str, int, int]]:
+    """The kinds and lines a corpus file's report says were read, in order: what `recognise(entry.body)` gives
+    for that file (the paste reader strips the same header), without reading the file again."""
+    spans = []
+    for line in report.source.get("recognised") or ():
+        m = _RECOGNISED_SPAN.match(line)
+        if m is None:
+            raise ValueError(f"not a recognised span: {line!r}")
+        spans.append((m.group("kind"), int(m.group("a")), int(m.group("b"))))
+    return spans
 
 
 def corpus_reports(shared: Path, wait_s: float = 300.0) -> dict[str, Report | None]:

@@ -7,8 +7,8 @@ fails while it is stale.
 
 from __future__ import annotations
 
-import functools
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -43,14 +43,16 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
 
-@functools.cache
-def samples() -> dict[str, tuple[str, str]]:
-    """Per kind: the first line of its first span in the corpus (file order), and the paste's thread (once per
-    process: the corpus does not change during a run)."""
+def samples(spans: Mapping[str, list[tuple[str, int, int]]] | None = None) -> dict[str, tuple[str, str]]:
+    """Per kind: the first line of its first span in the corpus (file order), and the paste's thread.
+
+    `spans` holds the recognised kinds and lines by file name where the caller has them already (the test
+    suite's shared audits); a file it lacks is recognised here."""
     found: dict[str, tuple[str, str]] = {}
     for entry in load_corpus():
-        result = recognise(entry.body, entry.name)
-        for kind, a, b in result.recognised:
+        known = spans.get(entry.name) if spans is not None else None
+        recognised = known if known is not None else recognise(entry.body, entry.name).recognised
+        for kind, a, b in recognised:
             if kind in found:
                 continue
             line = next((x.strip() for x in entry.body_lines[a - 1:b] if x.strip() and not x.startswith("```")), "")
@@ -58,9 +60,10 @@ def samples() -> dict[str, tuple[str, str]]:
     return found
 
 
-def render() -> str:
+def render(found: Mapping[str, tuple[str, str]] | None = None) -> str:
+    """docs/inputs.md, from `found` (samples()) or the corpus read here."""
     rows = []
-    found = samples()
+    found = samples() if found is None else found
     for kind in recognised_kinds():
         line, thread = found.get(kind, ("", ""))
         sample = f"`{_cell(line)}`" if line else "no corpus paste yet"
