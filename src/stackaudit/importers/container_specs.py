@@ -37,6 +37,7 @@ from stackaudit.facts.container_specs import (
     parse_k8s,
 )
 from stackaudit.facts.docker import DockerContainer, diagnostic_command, extract_json_array
+from stackaudit.facts.engine_command import container_args
 from stackaudit.facts.k8s_pods import describe_items, describe_sections, described_pods
 from stackaudit.facts.nvidia_smi import lists_a_gpu
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_PODS, K8S_SPEC
@@ -443,6 +444,8 @@ def _flow_args_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None
             end = after  # a blank line between `command: [...]` and `args: [...]`
     if "args" not in lists or not any(lists.values()):
         return None
+    if end == i + 1 and container_args(lines[i]) is not None:
+        return None  # one line that runs an engine: the engine command reader's (container_args), whole as it is
     import yaml
 
     ctr = {key: lists[key] for key in ("command", "args") if key in lists}
