@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS
+from stackaudit.facts.docker import NGC_CHECK
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.sources import (
     DCGMI_DIAG,
@@ -274,7 +275,7 @@ class Symptom:
 
 # The start-up banner of NVIDIA's NGC and CUDA images finding no NVIDIA driver inside the container
 # (`ngc-driver-not-detected` below).
-NGC_NO_DRIVER = re.compile(r"The NVIDIA Driver was not detected\.\s+GPU functionality will not be available")
+NGC_NO_DRIVER = NGC_CHECK["no-driver"][1]
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
 # A `kubectl debug node/<node>` session: the commands after it run in a debug pod on the node (importers/evidence.py
@@ -1187,8 +1188,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # the one the image was built for and no forward-compatibility path: `... but version 510.85.02 was detected and
     # compatibility mode is UNAVAILABLE.`, often with `[[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]`
     # (NVIDIA/TensorRT-LLM#23, whose maintainer answers "upgrade the CUDA driver to >= 535.86"; NVIDIA/nvidia-docker#1479;
-    # hiyouga/LlamaFactory#5962). The image's CUDA is the cuda_runtime fact's (facts/cuda_ran.NGC_BUILT_FOR).
-    Symptom("ngc-driver-too-old", re.compile(r"was detected and compatibility mode is UNAVAILABLE"),
+    # hiyouga/LlamaFactory#5962). The image's CUDA is the cuda_runtime fact's (facts/docker.NGC_CHECK's built-for).
+    Symptom("ngc-driver-too-old", NGC_CHECK["unavailable"][1],
         "DRV-CUDA-COMPAT", "high", "https://github.com/NVIDIA/TensorRT-LLM/issues/23",
         "the NGC image's start-up check found the host driver older than the one the image was built for, and no "
         "forward-compatibility path: CUDA work in the container does not start until the host driver is upgraded "
