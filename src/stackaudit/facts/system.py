@@ -156,14 +156,16 @@ STATED_KERNEL = re.compile(r"^\W*(?:Linux )?Kernel(?: version| release)?\W*:\s*(
                            re.IGNORECASE)
 
 
+# The flavours that end a kernel release (`uname -r`): Ubuntu's, Debian's, RHEL's machine, SUSE's.
+KERNEL_FLAVOURS = ("generic", "lowlatency", "amd64", "arm64", "x86_64", "aarch64", "aws", "azure", "gcp", "oracle", "kvm",
+                   "cloud-amd64", "rt-amd64", "default")
 # `uname -r`'s output on a line of its own, the release with its distribution's build and flavour
 # (`6.18.15+deb13-amd64`, corpus 1856; Ubuntu's `5.15.0-91-generic`, RHEL's `4.18.0-372.9.1.el8.x86_64`): the flavour
 # tells a kernel release from any other dotted version.
 BARE_KERNEL_RELEASE = re.compile(r"^\s*`?(\d\.\d{1,2}\.\d{1,3}(?:-\d+(?:\.\d+)*)?(?:[-+.~][\w.+~]*?)?[-.]"
-                                 r"(?:generic|lowlatency|amd64|arm64|x86_64|aarch64|aws|azure|gcp|oracle|kvm|"
-                                 r"cloud-amd64|rt-amd64|default))`?\s*$")
-BARE_KERNEL_NEEDLES = ("generic", "lowlatency", "amd64", "arm64", "x86_64", "aarch64", "-aws", "-azure", "-gcp",
-                       "-oracle", "-kvm", "-default")
+                                 rf"(?:{'|'.join(KERNEL_FLAVOURS)}))`?\s*$")
+# What every such line holds: a flavour after its `-` or `.`.
+BARE_KERNEL_NEEDLES = tuple(sep + flavour for flavour in KERNEL_FLAVOURS for sep in "-.")
 
 
 @parser(EVIDENCE_LINES, feeds="kernel", kind=KernelInfo, rank=70)
