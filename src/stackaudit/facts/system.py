@@ -13,6 +13,7 @@ from stackaudit.facts._parse import (
     has_gap_line,
     key_value_lines,
     lines_holding,
+    only_one,
     parse_cpulist,
     stated_lines,
 )
@@ -179,9 +180,7 @@ def kernel_from_stated_line(text: str) -> KernelInfo:
     """
     found = {m.group(1) for line in stated_lines(text).splitlines()
              if (m := STATED_KERNEL.match(line) or BARE_KERNEL_RELEASE.match(line))}
-    if len(found) != 1:
-        raise ParseError("no one `Kernel: X.Y` line in the lines shown")
-    return KernelInfo(found.pop())
+    return KernelInfo(only_one(found, "no one `Kernel: X.Y` line in the lines shown"))
 
 
 @provider("kernel", KernelInfo, rank=50, title="sysctl `kernel.osrelease`")
