@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import (
@@ -97,11 +97,9 @@ _MACHINE = re.compile(r"\b(x86_64|aarch64|ppc64le|s390x)\b")
 def kernel_from_log(ctx: FactContext) -> KernelInfo:
     """Kernel release from the kernel log's boot banner (`dmesg`: `Linux version 6.8.12-9-pve ...`)."""
     log = ctx.fact("kernel_log", KernelLog)
-    for line in log.lines:
-        m = _LINUX_VERSION.search(line) if "Linux version" in line else None
-        if m:
-            machine = _MACHINE.search(line[m.end():])
-            return KernelInfo(m.group(1), machine=machine.group(1) if machine else "")
+    if m := next(log.matches(_LINUX_VERSION, "Linux version"), None):
+        machine = _MACHINE.search(m.string[m.end():])
+        return KernelInfo(m.group(1), machine=machine.group(1) if machine else "")
     raise FactUnavailable("the kernel log has no `Linux version` line")
 
 
@@ -117,10 +115,8 @@ def kernel_from_taint_line(ctx: FactContext) -> KernelInfo:
     `… Comm: python Not tainted 5.15.0-97-generic #1`): the running kernel's, read where no better source (uname, the
     boot banner) is shown (corpus 1411)."""
     log = ctx.fact("kernel_log", KernelLog)
-    for line in log.lines:
-        m = _TAINT_RELEASE.search(line) if "ainted" in line else None
-        if m:
-            return KernelInfo(m.group(1))
+    if m := next(log.matches(_TAINT_RELEASE, "ainted"), None):
+        return KernelInfo(m.group(1))
     raise FactUnavailable("the kernel log has no `Tainted:` line naming the release")
 
 
@@ -289,13 +285,11 @@ _LOGGED_CMDLINE = re.compile(r"\b(?:Kernel )?[Cc]ommand line: (.*\S)")
 def cmdline_from_log(ctx: FactContext) -> KernelCmdline:
     """The kernel command line as the kernel logged it at boot (`dmesg`: `Kernel command line: ...`)."""
     log = ctx.fact("kernel_log", KernelLog)
-    for line in log.lines:
-        m = _LOGGED_CMDLINE.search(line) if "ommand line: " in line else None
-        if m:
-            try:
-                return parse_cmdline(m.group(1))
-            except ParseError:
-                continue
+    for m in log.matches(_LOGGED_CMDLINE, "ommand line: "):
+        try:
+            return parse_cmdline(m.group(1))
+        except ParseError:
+            continue
     raise FactUnavailable("the kernel log has no `Kernel command line` line")
 
 
@@ -803,6 +797,10 @@ class KernelLog(Sourced):
             return [line for line in self.lines if rx.search(line)]
         lines = self.lines
         return [lines[i] for i in lines_holding(self.text, lines, needles) if rx.search(lines[i])]
+
+    def matches(self, rx: re.Pattern[str], needle: str) -> Iterator[re.Match[str]]:
+        """`rx`'s match in each line that holds `needle` (a cheap test before the pattern), in the log's order."""
+        return (m for line in self.lines if needle in line and (m := rx.search(line)) is not None)
 
     def iommu_faults(self, bdfs: list[str]) -> list[str]:
         """DMAR / AMD-Vi fault lines naming one of these devices (logs drop the PCI domain: 41:00.0)."""
