@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from corpus import body, capture_checks, paste_checks
-from stackaudit.facts.system import BARE_KERNEL_RELEASE
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.system import BARE_KERNEL_RELEASE, KERNEL_FLAVOURS, kernel_from_stated_line
+from stackaudit.importers.evidence import is_evidence
+from stackaudit.importers.registry import IMPORTERS
 
 
 @pytest.mark.parametrize("line", [
@@ -23,6 +26,15 @@ from stackaudit.facts.system import BARE_KERNEL_RELEASE
 def test_a_kernel_release_on_a_line_of_its_own(line: str) -> None:
     m = BARE_KERNEL_RELEASE.match(line)
     assert m is not None and m.group(1) == line
+
+
+@pytest.mark.parametrize("flavour", KERNEL_FLAVOURS)
+def test_every_flavour_passes_the_evidence_readers_needles(flavour: str) -> None:
+    """BARE_KERNEL_NEEDLES come from the same flavours as the release's pattern: no release it reads is skipped."""
+    needles = IMPORTERS["evidence line"].needles
+    for line in (f"5.15.0-91-{flavour}", f"4.18.0-372.9.1.el8.{flavour}"):  # modelled: each flavour, `-` and `.`
+        assert BARE_KERNEL_RELEASE.match(line) is not None and is_evidence(line)
+        assert any(n in line.lower() for n in needles), line
 
 
 @pytest.mark.parametrize("line", ["0.20.3", "1.19.0", "12.4.131", "550.163.01", "2.7.0+cu128"])
@@ -53,3 +65,10 @@ def test_cuda_ran_on_linux_6_11_is_still_an_issue(tmp_path: Path) -> None:
     text = body("1852").replace("5.14.0-687.36.1.el9_8.x86_64", "6.11.0-9-generic")
     r = paste_checks(tmp_path, text, "KVER-NVIDIA-KERNEL-COMBOS")["KVER-NVIDIA-KERNEL-COMBOS"]
     assert r.status == "issue" and "6.11" in r.message, r.message
+
+
+def test_two_different_releases_name_no_kernel() -> None:
+    """kernel_from_stated_line reads the one release the lines state (facts/_parse.only_one); two name none."""
+    assert kernel_from_stated_line("5.15.0-119-generic\nKernel: 5.15.0-119-generic\n").release == "5.15.0-119-generic"
+    with pytest.raises(ParseError, match="no one `Kernel: "):
+        kernel_from_stated_line("5.15.0-119-generic\n6.8.0-45-generic\n")  # modelled: two machines' releases

@@ -1,6 +1,6 @@
 """Issue 28, a failure in a log proves itself: the start-up check of NVIDIA's NGC images names the driver the image was
 built for and, where the host's is older with no forward-compatibility path, says so (facts/symptoms.py
-`ngc-driver-too-old`); the driver release it names gives the image's CUDA (facts/cuda_ran.NGC_BUILT_FOR)."""
+`ngc-driver-too-old`); the driver release it names gives the image's CUDA (facts/docker.NGC_CHECK's built-for row)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from pathlib import Path
 
 from corpus import capture_checks, paste_checks
 from stackaudit.facts.cuda_ran import runtime_in_line
+from stackaudit.facts.docker import NGC_CHECK, NGC_CHECK_LINE
+from stackaudit.facts.symptoms import find_symptoms
 
 # Real: https://github.com/NVIDIA/nvidia-docker/issues/1479 (the issue body, nvcr.io/nvidia/tensorrt:20.07.1-py3).
 TENSORRT_2007 = """\
@@ -54,3 +56,18 @@ def test_the_tensorrt_llm_thread() -> None:
     checks = capture_checks("1189", "DRV-CUDA-COMPAT", "CTR-GPU-ACCESS")
     assert checks["DRV-CUDA-COMPAT"].status == "issue"
     assert checks["CTR-GPU-ACCESS"].status == "not-an-issue"
+
+
+def test_one_table_reads_every_line_of_the_check() -> None:
+    """facts/docker.NGC_CHECK: every line of the check is a check line (cuda_ran's ngc_checks, the evidence reader),
+    its full lines are the symptoms' (too-old, not-detected), and the banner is no line of the check."""
+    lines = [*TENSORRT_2007.splitlines()[:2], FORWARD_COMPAT.splitlines()[0],
+             "WARNING: CUDA Minor Version Compatibility mode ENABLED.",  # corpus
+             "> ERROR: This container was built for NVIDIA Driver Release 410 or later, but",  # corpus: no minor
+             "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.",
+             "Failed to detect NVIDIA driver version."]
+    assert all(NGC_CHECK_LINE.search(line) for line in lines)
+    assert not NGC_CHECK_LINE.search("NVIDIA Release 23.10 (build 71422337)")  # modelled: the start banner
+    assert NGC_CHECK["built-for"][1].search(lines[4]) is None  # no minor: no branch to read a CUDA from
+    names = {h.symptom.name for h in find_symptoms(lines)}
+    assert {"ngc-driver-too-old", "ngc-driver-not-detected"} <= names

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 
 class ParseError(ValueError):
     """The documented error of every parser: the text is not the output it should be."""
+
+
+def only_one(found: Collection[_T], error: str) -> _T:
+    """The one thing a reader found (a set's member, a dict's one item). Where it found none or several, a
+    ParseError with `error`: two different values name no one."""
+    if len(found) != 1:
+        raise ParseError(error)
+    return next(iter(found))
 
 
 def parse_cpulist(text: str) -> tuple[int, ...]:

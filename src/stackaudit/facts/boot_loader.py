@@ -29,7 +29,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, only_one
 from stackaudit.facts.config_dirs import read_config_dirs, read_file
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider, read_source
 from stackaudit.facts.sources import (
@@ -229,10 +229,8 @@ def cmdline_tool_from_stated_os(text: str) -> CmdlineTool:
         - Os: Ubuntu 20.04
     """
     found = {tool: line.strip() for line in text.splitlines()[:2000] if (tool := stated_os_tool(line))}
-    if len(found) != 1:
-        raise ParseError("no list line names the distribution" if not found else
-                         f"the lines shown name distributions of several families ({', '.join(found.values())})")
-    (tool, line), = found.items()
+    tool, line = only_one(found.items(), "no list line names the distribution" if not found else
+                          f"the lines shown name distributions of several families ({', '.join(found.values())})")
     return CmdlineTool(tool, f"the OS a pasted list names ({line})")
 
 # --- the command line the next boot gets --------------------------------------------------------

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.cuda_ran import NGC_BUILT_FOR, NGC_UNAVAILABLE
+from stackaudit.facts.docker import NGC_CHECK
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
@@ -506,7 +506,8 @@ def _pid_one(host: Host) -> str:
 
 def _ngc_check(host: Host) -> str:
     """A start-up check line of an NGC image's entrypoint (`ERROR: This container was built for NVIDIA Driver Release
-    450.36 or later, but`, facts/cuda_ran.NGC_BUILT_FOR, or cuda_ran.NGC_UNAVAILABLE) among the paste's evidence lines or engine log, or "". The
+    450.36 or later, but`, or its second line: facts/docker.NGC_CHECK's built-for and unavailable) among the paste's
+    evidence lines or engine log, or "". The
     image's entrypoint (nvidia_entrypoint.sh) prints it, so the program whose output follows ran in that container
     (corpus 1767, 1189, 1684)."""
     for source in (EVIDENCE_LINES, ENGINE_LOG):
@@ -514,7 +515,7 @@ def _ngc_check(host: Host) -> str:
             text = host.doc(source.name)
         except NotCaptured:
             continue
-        line = next((ln.strip() for ln in text.splitlines() if NGC_BUILT_FOR.search(ln) or NGC_UNAVAILABLE in ln), "")
+        line = next((ln.strip() for ln in text.splitlines() if any(NGC_CHECK[k][1].search(ln) for k in ("built-for", "unavailable"))), "")
         if line:
             return line
     return ""

@@ -89,6 +89,8 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import (
     NGC_BANNER,
+    NGC_CHECK,
+    NGC_CHECK_LINE,
     NGC_RELEASE_CUDA,
     TGI_INFO_LINE,
     DockerContainers,
@@ -148,13 +150,11 @@ TRITON_CUDA_POOL = re.compile(r"\bcuda_memory_manager\.cc:\d+\]\s*\"?CUDA memory
 # Triton's memory manager failing (server.cc): `Failed to finalize CUDA memory manager` after the pool line, `Failed to
 # initialize` where the devices could not be read.
 TRITON_POOL_FAILED = re.compile(r"Failed to (?:initialize|finalize) CUDA memory manager")
-# The second line of the entrypoint's driver check (`version 440.100 was detected and compatibility mode is
-# UNAVAILABLE.`), which a paste may hold without the first (facts/container.py reads it as the container's).
-NGC_UNAVAILABLE = "was detected and compatibility mode is UNAVAILABLE"
 # The entrypoint of NVIDIA's NGC images (nvidia_entrypoint.sh) finding the driver inside its container: a Jetson's
 # `NVIDIA Tegra driver detected.` (triton-inference-server/server#6373, corpus 1828), or its version check reading the
 # host driver's version (`... version 510.85.02 was detected and compatibility mode is UNAVAILABLE.`).
-DRIVER_FOUND_INSIDE = re.compile(r"^\W*NVIDIA Tegra driver detected\.?\s*$|\b" + re.escape(NGC_UNAVAILABLE) + r"\b")
+DRIVER_FOUND_INSIDE = re.compile(r"^\W*NVIDIA Tegra driver detected\.?\s*$|\b"
+                                 + NGC_CHECK["unavailable"][1].pattern + r"\b")
 NEEDLES = ("Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
            "Memory GPU", "has no device code", "gen throughput")
 
@@ -447,11 +447,6 @@ _REQUIRE_CUDA = re.compile(r"^cuda>=(\d+\.\d+)\b")
 # (docker.tgi_image_cuda, docker.ngc_image_cuda: `nvcr.io/nvidia/tritonserver:25.04-py3` on a line of its own).
 _IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang|vllm-openai|pytorch|tensorflow|"
                          r"tritonserver|tensorrt|mxnet|text-generation-inference):[\w.-]+)")
-# The start-up check of NVIDIA's NGC images (TensorRT-LLM, Triton, PyTorch, NeMo), where the host driver is older than
-# the one the image was built for: `ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but`
-# (then `version 510.85.02 was detected and compatibility mode is UNAVAILABLE.`; NVIDIA/TensorRT-LLM#23,
-# NVIDIA/nvidia-docker#1479, hiyouga/LlamaFactory#5962). The driver release it names ships the image's CUDA.
-NGC_BUILT_FOR = re.compile(r"This container was built for NVIDIA Driver Release (\d+)\.(\d+)")
 RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "sglang:", "vllm-openai:", "pytorch/pytorch:",
                    "nvcr.io/nvidia/", "NVIDIA Release ",
                    "built for NVIDIA Driver", "text-generation-inference:", '"docker_label"')
@@ -466,17 +461,10 @@ class Runtime:
     line: str = ""
 
 
-# The lines of an NGC image's entrypoint driver check, whatever it found: its ERROR (NGC_BUILT_FOR's line), its
-# compatibility NOTE (`NOTE: Legacy NVIDIA Driver detected.  Compatibility mode ENABLED.`,
-# NVIDIA/DeepLearningExamples#280; `CUDA Forward Compatibility mode ENABLED.`), its WARNING that no driver was detected.
-NGC_CHECK_LINE = re.compile(r"built for NVIDIA Driver|Compatibility mode (?:ENABLED|is UNAVAILABLE)|"
-                            r"NVIDIA Driver was not detected|Failed to detect NVIDIA driver", re.IGNORECASE)
-
-
 @dataclass(frozen=True)
 class CudaRuntime(Sourced):
     """The CUDA runtimes the images and containers of the source ship, each with where it was read, and the lines of
-    an NGC image's entrypoint driver check the source shows (NGC_CHECK_LINE)."""
+    an NGC image's entrypoint driver check the source shows (docker.NGC_CHECK_LINE)."""
     runtimes: tuple[Runtime, ...] = ()
     ngc_checks: tuple[str, ...] = ()
 
@@ -513,7 +501,7 @@ def runtimes_in_line(line: str) -> tuple[Runtime, ...]:
         ngc_cuda, driver, _ = NGC_RELEASE_CUDA[ngc.group(1)]
         return (Runtime(ngc_cuda, f"NGC release {ngc.group(1)} (its start banner; its release notes: CUDA {ngc_cuda}, "
                         f"driver {driver} or later)", line.strip()),)
-    built = NGC_BUILT_FOR.search(line)
+    built = NGC_CHECK["built-for"][1].search(line)
     if built and (cuda := cuda_of_branch((int(built.group(1)), int(built.group(2))))):
         return (Runtime(cuda, f"an NGC image built for driver {built.group(1)}.{built.group(2)} (its start-up "
                         "check)", line.strip()),)

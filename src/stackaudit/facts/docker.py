@@ -175,6 +175,30 @@ _NGC_IMAGE = re.compile(r"^nvcr\.io/nvidia/(?:pytorch|tensorflow|tritonserver|te
 # The start banner of an NGC framework container (`NVIDIA Release 20.09 (build 16016295)`, under `== Triton Inference
 # Server ==` or `== PyTorch ==`): the release the container was built from.
 NGC_BANNER = re.compile(r"^\s*NVIDIA Release (\d{2}\.\d{2}) \(build \d+\)\s*$")
+# The lines of the driver check in the entrypoint of NVIDIA's NGC images (nvidia_entrypoint.sh), by what it found.
+# Each row holds the words that mark the line (NGC_CHECK_LINE reads them in any case) and the line as the script prints it.
+NGC_CHECK: dict[str, tuple[str, re.Pattern[str]]] = {
+    # The host driver is older than the one the image was built for (NVIDIA/TensorRT-LLM#23, NVIDIA/nvidia-docker#1479,
+    # hiyouga/LlamaFactory#5962): `ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but`.
+    # The driver release it names ships the image's CUDA.
+    "built-for": ("built for NVIDIA Driver",
+                  re.compile(r"This container was built for NVIDIA Driver Release (\d+)\.(\d+)")),
+    # Its second line, which a paste may hold without the first: `version 510.85.02 was detected and compatibility
+    # mode is UNAVAILABLE.`.
+    "unavailable": ("Compatibility mode is UNAVAILABLE",
+                    re.compile(r"was detected and compatibility mode is UNAVAILABLE")),
+    # Its forward-compatibility NOTE: `NOTE: Legacy NVIDIA Driver detected.  Compatibility mode ENABLED.`
+    # (NVIDIA/DeepLearningExamples#280), `CUDA Forward Compatibility mode ENABLED.`.
+    "compat-enabled": ("Compatibility mode ENABLED", re.compile(r"Compatibility mode ENABLED")),
+    # Its WARNING that no driver reached the container: `WARNING: The NVIDIA Driver was not detected.  GPU
+    # functionality will not be available.`.
+    "no-driver": ("NVIDIA Driver was not detected",
+                  re.compile(r"The NVIDIA Driver was not detected\.\s+GPU functionality will not be available")),
+    # A driver version it could not read: `Failed to detect NVIDIA driver version.`.
+    "no-version": ("Failed to detect NVIDIA driver", re.compile(r"Failed to detect NVIDIA driver")),
+}
+# Any line of that check, whatever it found.
+NGC_CHECK_LINE = re.compile("|".join(re.escape(mark) for mark, _ in NGC_CHECK.values()), re.IGNORECASE)
 
 
 # Triton's NGC releases before 20.10 serve every model inside the one tritonserver process: its Python backend, whose

@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
-from stackaudit.facts._parse import NVSMI_GPU_LINE, RANK_DEVICE, ParseError
+from stackaudit.facts._parse import NVSMI_GPU_LINE, RANK_DEVICE, ParseError, only_one
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import QUERY_ROW, NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
@@ -796,9 +796,7 @@ def stated_cuda_archs(text: str) -> StatedCudaArchs:
     found = {tuple(sorted({int(re.match(r"\d+", a).group(0)) * 10 for a in re.split(r"[;,]", m.group(1))  # type: ignore[union-attr]
                            if a})): line.strip()
              for line in text.splitlines() if (m := CMAKE_CUDA_ARCHS.search(line))}
-    if len(found) != 1:
-        raise ParseError("no one `-DCMAKE_CUDA_ARCHITECTURES=` list in the lines shown")
-    (archs, line), = found.items()
+    archs, line = only_one(found.items(), "no one `-DCMAKE_CUDA_ARCHITECTURES=` list in the lines shown")
     return StatedCudaArchs(archs, line)
 
 
@@ -1961,9 +1959,7 @@ def _l4t_in(text: str) -> L4tRelease:
     for line in text.splitlines()[:MAX_JETSON_LINES]:
         if (m := _L4T_RELEASE.search(line)) is not None:
             found.setdefault(f"{m.group(1) or m.group(3)}.{m.group(2) or m.group(4)}", line.strip())
-    if len(found) != 1:
-        raise ParseError("no one L4T release in the lines shown")
-    (release, line), = found.items()
+    release, line = only_one(found.items(), "no one L4T release in the lines shown")
     return L4tRelease(release, line)
 
 

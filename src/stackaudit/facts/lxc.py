@@ -199,20 +199,23 @@ def _read(host: Host, path: str) -> str | None:
         return None
 
 
+def _entries(host: Host, path: str) -> list[str] | None:
+    """A directory's entries: none where it is absent or unreadable, None where the source does not hold it."""
+    try:
+        return host.list_dir(path)
+    except NotCaptured:
+        return None
+    except OSError:
+        return []
+
+
 @provider("lxc_configs", LxcConfigs)
 def lxc_configs(ctx: FactContext) -> LxcConfigs:
     """LXC/Proxmox container configs on this host (/etc/pve/lxc, /var/lib/lxc), /proc/devices majors."""
     host = ctx.host
     configs: list[LxcConfig] = []
-    not_captured = 0
-    try:
-        names = [n for n in host.list_dir(PVE_DIR) if n.endswith(".conf")]
-    except NotCaptured:
-        names = []
-        not_captured += 1
-    except OSError:
-        names = []
-    for name in names:
+    pve, lxc = _entries(host, PVE_DIR), _entries(host, LXC_DIR)
+    for name in (n for n in pve or () if n.endswith(".conf")):
         path = f"{PVE_DIR}/{name}"
         text = _read(host, path)
         if text is None:
@@ -221,14 +224,7 @@ def lxc_configs(ctx: FactContext) -> LxcConfigs:
             configs.append(parse_lxc_config(text, name[:-5], path, "proxmox"))
         except ParseError:
             continue
-    try:
-        dirs = host.list_dir(LXC_DIR)
-    except NotCaptured:
-        dirs = []
-        not_captured += 1
-    except OSError:
-        dirs = []
-    for name in dirs:
+    for name in lxc or ():
         path = f"{LXC_DIR}/{name}/config"
         try:
             text = _read(host, path)
@@ -240,7 +236,7 @@ def lxc_configs(ctx: FactContext) -> LxcConfigs:
             configs.append(parse_lxc_config(text, name, path, "lxc"))
         except ParseError:
             continue
-    if not configs and not_captured == 2:
+    if not configs and pve is None and lxc is None:
         raise NotCaptured("LXC container configs (/etc/pve/lxc, /var/lib/lxc)")
     majors: dict[str, int] | None = None
     try:

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from stackaudit.facts._parse import ParseError, stated_lines
+from stackaudit.facts._parse import ParseError, only_one, stated_lines
 from stackaudit.facts.readings import Verdict, reading, worse_of
 from stackaudit.facts.registry import (
     FactContext,
@@ -1069,9 +1069,8 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     text = stated_lines(text)
     found = list(dict.fromkeys([*(m.group(1) for m in STATED_DRIVER.finditer(text)),
                                 *(m.group(1) for m in _LIBCUDA.finditer(text))]))
-    if len(found) != 1:
-        raise ParseError("no one `Driver Version:` in the lines shown" if not found else
-                         f"several driver versions in the lines shown ({', '.join(found)})")
+    only_one(found, "no one `Driver Version:` in the lines shown" if not found else
+             f"several driver versions in the lines shown ({', '.join(found)})")
     package = next((line.strip() for line in text.splitlines()
                     if any(found[0].startswith(m.group(1) + ".") for m in OPEN_PACKAGE.finditer(line))
                     or ((OPEN_PACKAGE_NAME.search(line) or STATED_OPEN.search(line)) and found[0] in line)), "")
@@ -1101,9 +1100,7 @@ def driver_from_bandwidth_test(text: str) -> NvidiaDriver:
         Driver Version: 550.127.08
     """
     found = set(_BANDWIDTH_TEST_DRIVER.findall(text))
-    if len(found) != 1:
-        raise ParseError("no one `Driver Version:` line in the bandwidth test")
-    return NvidiaDriver(found.pop(), None, loaded=True)
+    return NvidiaDriver(only_one(found, "no one `Driver Version:` line in the bandwidth test"), None, loaded=True)
 
 
 @parser(ENGINE_LOG, feeds="nvidia_driver", kind=NvidiaDriver, rank=55)
@@ -1126,9 +1123,8 @@ def driver_from_engine_log(text: str) -> NvidiaDriver:
     found = set(_LIBCUDA.findall(text))
     if "libnvidia-ml.so." in text and _NVML_ANSWERED.search(text):
         found |= set(_NVML_LIBRARY.findall(text)) - set(_NVML_REFUSED.findall(text))
-    if len(found) != 1:
-        raise ParseError("no one libcuda.so.<version> (or answering libnvidia-ml.so.<version>) in the engine's log")
-    return NvidiaDriver(found.pop(), None, loaded=True)
+    return NvidiaDriver(only_one(found, "no one libcuda.so.<version> (or answering libnvidia-ml.so.<version>) in the "
+                                 "engine's log"), None, loaded=True)
 
 
 # The system CUDA toolkit: nvcc's `Cuda compilation tools, release 12.4, V12.4.131`, a hardware list's
@@ -1201,9 +1197,7 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     if not found and len(stated) == 1:
         (version, (line, header)), = stated.items()
         return CudaToolkit(version=version, line=line, stated=True, header=header)
-    if len(found) != 1:
-        raise ParseError("no one CUDA toolkit release in the lines shown")
-    (version, line), = found.items()
+    version, line = only_one(found.items(), "no one CUDA toolkit release in the lines shown")
     build = m.group(1) if (m := _NVCC_BUILD.search(line)) else ""
     return CudaToolkit(version=version, line=line, build=build)
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS
+from stackaudit.facts.docker import NGC_CHECK
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.sources import (
     DCGMI_DIAG,
@@ -274,10 +275,6 @@ class Symptom:
     # line's subject (a pre-Turing GPU's flavour, not applicable) that one too.
     doubted_statuses: tuple[str, ...] = ("ok",)
 
-
-# The start-up banner of NVIDIA's NGC and CUDA images finding no NVIDIA driver inside the container
-# (`ngc-driver-not-detected` below).
-NGC_NO_DRIVER = re.compile(r"The NVIDIA Driver was not detected\.\s+GPU functionality will not be available")
 
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
 # A `kubectl debug node/<node>` session: the commands after it run in a debug pod on the node (importers/evidence.py
@@ -1149,14 +1146,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # PyTorch's own words for it (torch/cuda/__init__.py _check_driver: `The NVIDIA driver on your system is too old
     # (found version 12040)`, the driver's CUDA as 1000 * major + 10 * minor; corpus 85, 1014).
     # cudart returns the same error 35 where it finds no driver library (libcuda) at all: where the same source shows
-    # NVIDIA's image banner finding no driver in its container (NGC_NO_DRIVER), the line says nothing of a driver's
+    # NVIDIA's image banner finding no driver in its container (docker.NGC_CHECK's no-driver), the line says nothing of a driver's
     # version (corpus 1639; triton-inference-server/server#1203, #2674, whose images ran without a GPU request).
     Symptom("cuda-insufficient-driver", re.compile(r"CUDA driver version is insufficient for CUDA runtime version|"
                                                    r"cudaErrorInsufficientDriver|"
                                                    r"NVIDIA driver on your system is too old \(found version \d+\)"),
         "DRV-CUDA-COMPAT", "high", CUDA_ERRORS,
         "the CUDA runtime refused to start: the driver is older than the CUDA runtime the program ships "
-        "(cudaErrorInsufficientDriver, 35)", unless=NGC_NO_DRIVER),
+        "(cudaErrorInsufficientDriver, 35)", unless=NGC_CHECK["no-driver"][1]),
     # PTX that the driver's JIT compiler cannot read: the program carries PTX of a newer toolkit than the driver
     # (cudaErrorUnsupportedPtxVersion, 222: "the provided PTX was compiled with an unsupported toolchain"), which
     # minor-version compatibility does not cover (https://docs.nvidia.com/deploy/cuda-compatibility/: "applications
@@ -1199,8 +1196,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # the one the image was built for and no forward-compatibility path: `... but version 510.85.02 was detected and
     # compatibility mode is UNAVAILABLE.`, often with `[[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]`
     # (NVIDIA/TensorRT-LLM#23, whose maintainer answers "upgrade the CUDA driver to >= 535.86"; NVIDIA/nvidia-docker#1479;
-    # hiyouga/LlamaFactory#5962). The image's CUDA is the cuda_runtime fact's (facts/cuda_ran.NGC_BUILT_FOR).
-    Symptom("ngc-driver-too-old", re.compile(r"was detected and compatibility mode is UNAVAILABLE"),
+    # hiyouga/LlamaFactory#5962). The image's CUDA is the cuda_runtime fact's (facts/docker.NGC_CHECK's built-for).
+    Symptom("ngc-driver-too-old", NGC_CHECK["unavailable"][1],
         "DRV-CUDA-COMPAT", "high", "https://github.com/NVIDIA/TensorRT-LLM/issues/23",
         "the NGC image's start-up check found the host driver older than the one the image was built for, and no "
         "forward-compatibility path: CUDA work in the container does not start until the host driver is upgraded "
@@ -1217,7 +1214,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # through NVML in the same log (`found 1 GPUs supporting NVML metrics`) says the GPUs did reach it (WSL 2's
     # driver, which older images' check did not see): then the banner proves nothing. A paste that splits the two
     # into separate documents (the banner read as an evidence line) keeps the banner's issue.
-    Symptom("ngc-driver-not-detected", NGC_NO_DRIVER,
+    Symptom("ngc-driver-not-detected", NGC_CHECK["no-driver"][1],
         "CTR-GPU-ACCESS", "high", "https://github.com/NVIDIA/nvidia-docker/issues/1071",
         "the NVIDIA image's start-up check found no NVIDIA driver inside its container, so GPU functionality is not "
         "available there: the container runtime handed it neither the GPUs nor the driver's libraries (no NVIDIA "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import (
@@ -13,6 +13,7 @@ from stackaudit.facts._parse import (
     has_gap_line,
     key_value_lines,
     lines_holding,
+    only_one,
     parse_cpulist,
     stated_lines,
 )
@@ -96,11 +97,9 @@ _MACHINE = re.compile(r"\b(x86_64|aarch64|ppc64le|s390x)\b")
 def kernel_from_log(ctx: FactContext) -> KernelInfo:
     """Kernel release from the kernel log's boot banner (`dmesg`: `Linux version 6.8.12-9-pve ...`)."""
     log = ctx.fact("kernel_log", KernelLog)
-    for line in log.lines:
-        m = _LINUX_VERSION.search(line) if "Linux version" in line else None
-        if m:
-            machine = _MACHINE.search(line[m.end():])
-            return KernelInfo(m.group(1), machine=machine.group(1) if machine else "")
+    if m := next(log.matches(_LINUX_VERSION, "Linux version"), None):
+        machine = _MACHINE.search(m.string[m.end():])
+        return KernelInfo(m.group(1), machine=machine.group(1) if machine else "")
     raise FactUnavailable("the kernel log has no `Linux version` line")
 
 
@@ -116,10 +115,8 @@ def kernel_from_taint_line(ctx: FactContext) -> KernelInfo:
     `… Comm: python Not tainted 5.15.0-97-generic #1`): the running kernel's, read where no better source (uname, the
     boot banner) is shown (corpus 1411)."""
     log = ctx.fact("kernel_log", KernelLog)
-    for line in log.lines:
-        m = _TAINT_RELEASE.search(line) if "ainted" in line else None
-        if m:
-            return KernelInfo(m.group(1))
+    if m := next(log.matches(_TAINT_RELEASE, "ainted"), None):
+        return KernelInfo(m.group(1))
     raise FactUnavailable("the kernel log has no `Tainted:` line naming the release")
 
 
@@ -156,14 +153,16 @@ STATED_KERNEL = re.compile(r"^\W*(?:Linux )?Kernel(?: version| release)?\W*:\s*(
                            re.IGNORECASE)
 
 
+# The flavours that end a kernel release (`uname -r`): Ubuntu's, Debian's, RHEL's machine, SUSE's.
+KERNEL_FLAVOURS = ("generic", "lowlatency", "amd64", "arm64", "x86_64", "aarch64", "aws", "azure", "gcp", "oracle", "kvm",
+                   "cloud-amd64", "rt-amd64", "default")
 # `uname -r`'s output on a line of its own, the release with its distribution's build and flavour
 # (`6.18.15+deb13-amd64`, corpus 1856; Ubuntu's `5.15.0-91-generic`, RHEL's `4.18.0-372.9.1.el8.x86_64`): the flavour
 # tells a kernel release from any other dotted version.
 BARE_KERNEL_RELEASE = re.compile(r"^\s*`?(\d\.\d{1,2}\.\d{1,3}(?:-\d+(?:\.\d+)*)?(?:[-+.~][\w.+~]*?)?[-.]"
-                                 r"(?:generic|lowlatency|amd64|arm64|x86_64|aarch64|aws|azure|gcp|oracle|kvm|"
-                                 r"cloud-amd64|rt-amd64|default))`?\s*$")
-BARE_KERNEL_NEEDLES = ("generic", "lowlatency", "amd64", "arm64", "x86_64", "aarch64", "-aws", "-azure", "-gcp",
-                       "-oracle", "-kvm", "-default")
+                                 rf"(?:{'|'.join(KERNEL_FLAVOURS)}))`?\s*$")
+# What every such line holds: a flavour after its `-` or `.`.
+BARE_KERNEL_NEEDLES = tuple(sep + flavour for flavour in KERNEL_FLAVOURS for sep in "-.")
 
 
 @parser(EVIDENCE_LINES, feeds="kernel", kind=KernelInfo, rank=70)
@@ -177,9 +176,7 @@ def kernel_from_stated_line(text: str) -> KernelInfo:
     """
     found = {m.group(1) for line in stated_lines(text).splitlines()
              if (m := STATED_KERNEL.match(line) or BARE_KERNEL_RELEASE.match(line))}
-    if len(found) != 1:
-        raise ParseError("no one `Kernel: X.Y` line in the lines shown")
-    return KernelInfo(found.pop())
+    return KernelInfo(only_one(found, "no one `Kernel: X.Y` line in the lines shown"))
 
 
 @provider("kernel", KernelInfo, rank=50, title="sysctl `kernel.osrelease`")
@@ -288,13 +285,11 @@ _LOGGED_CMDLINE = re.compile(r"\b(?:Kernel )?[Cc]ommand line: (.*\S)")
 def cmdline_from_log(ctx: FactContext) -> KernelCmdline:
     """The kernel command line as the kernel logged it at boot (`dmesg`: `Kernel command line: ...`)."""
     log = ctx.fact("kernel_log", KernelLog)
-    for line in log.lines:
-        m = _LOGGED_CMDLINE.search(line) if "ommand line: " in line else None
-        if m:
-            try:
-                return parse_cmdline(m.group(1))
-            except ParseError:
-                continue
+    for m in log.matches(_LOGGED_CMDLINE, "ommand line: "):
+        try:
+            return parse_cmdline(m.group(1))
+        except ParseError:
+            continue
     raise FactUnavailable("the kernel log has no `Kernel command line` line")
 
 
@@ -813,6 +808,10 @@ class KernelLog(Sourced):
             return [line for line in self.lines if rx.search(line)]
         lines = self.lines
         return [lines[i] for i in lines_holding(self.text, lines, needles) if rx.search(lines[i])]
+
+    def matches(self, rx: re.Pattern[str], needle: str) -> Iterator[re.Match[str]]:
+        """`rx`'s match in each line that holds `needle` (a cheap test before the pattern), in the log's order."""
+        return (m for line in self.lines if needle in line and (m := rx.search(line)) is not None)
 
     def iommu_faults(self, bdfs: list[str]) -> list[str]:
         """DMAR / AMD-Vi fault lines naming one of these devices (logs drop the PCI domain: 41:00.0)."""

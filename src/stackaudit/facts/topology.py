@@ -46,13 +46,16 @@ NVIDIA_SMI_TIMEOUT_S = 15.0
 
 # Best first: NVLink, then PCIe paths from the closest to the farthest (NCCL's PATH_* order).
 _RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 5, "SYS": 6}
-_CELL = re.compile(r"^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
+# The cells of `nvidia-smi topo -m`'s matrix (SOC: older drivers' SYS), and its rows' and columns' names (`mlx5_0`).
+_CELLS = r"X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC"
+_NAMES = r"GPU\d+|NIC\d+|mlx\d+_\d+"
+_CELL = re.compile(rf"^({_CELLS})$")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\[(?:4|0|24|1|22)m")
 _DEVICE = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\w+)$")
 _GPU = re.compile(r"^GPU(\d+)$")
 # Two cells or two column names run together where a paste lost the tab between them (`NODEPXB`, `NIC8NIC9`).
-_MERGED = re.compile(r"(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC){2,}|(?:GPU\d+|NIC\d+|mlx\d+_\d+){2,}")
-_MERGED_PART = re.compile(r"X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC|GPU\d+|NIC\d+|mlx\d+_\d+")
+_MERGED = re.compile(rf"(?:{_CELLS}){{2,}}|(?:{_NAMES}){{2,}}")
+_MERGED_PART = re.compile(rf"{_CELLS}|{_NAMES}")
 _P2P_CELL = re.compile(r"^(X|OK|CNS|GNS|TNS|NS|DR|U)$")
 
 

@@ -47,14 +47,13 @@ from stackaudit.facts.boot_loader import stated_os_tool
 from stackaudit.facts.container import gpu_stack_pod, minikube_node
 from stackaudit.facts.cuda_ran import (
     DRIVER_FOUND_INSIDE,
-    NGC_CHECK_LINE,
     RUNTIME_NEEDLES,
     TRTLLM_LEDGER,
     ran_in_lines,
     runtime_in_line,
 )
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
-from stackaudit.facts.docker import tgi_info_line
+from stackaudit.facts.docker import NGC_CHECK_LINE, tgi_info_line
 from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
     OTHER_GPU_NEEDLES,
