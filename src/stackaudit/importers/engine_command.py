@@ -68,6 +68,10 @@ from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
 from stackaudit.importers.registry import Found, document_appended, importer
 
+# Lines that print the command an engine runs, with the reader of each: KoboldCpp's `Namespace(...)` of its arguments
+# (every setting on one line), and a serving platform's log line (GPUStack's `Run vllm with arguments:`).
+_PRINTED_COMMANDS = (("Namespace(", koboldcpp_namespace), ("arguments:", launcher_logged))
+
 MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
 # Inline code in Markdown prose: "Run `python -m sglang.launch_server ... --tp 2` on 8*4090", or a line that is one span.
 _INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
@@ -306,17 +310,9 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             scan.skip(ray_llm[2])
             taken = ray_llm[2]
             continue
-        if "Namespace(" in line and (printed := koboldcpp_namespace(line)):
-            # KoboldCpp's printed arguments: the command it runs with, every setting on one line.
-            if (from_repr := parse_command_line(printed)) is not None:
-                yield Found("engine command", i, i + 1, document_appended(ENGINE_COMMAND.name, from_repr.line + "\n"))
-                scan.skip(i + 1)
-                taken = i + 1
-            continue
-        if "arguments:" in line and (logged := launcher_logged(line)):
-            # A serving platform's log line that records the engine's command (GPUStack's `Run vllm with arguments:`).
-            if (from_log := parse_command_line(logged)) is not None:
-                yield Found("engine command", i, i + 1, document_appended(ENGINE_COMMAND.name, from_log.line + "\n"))
+        if (printed := next((v for needle, read in _PRINTED_COMMANDS if needle in line and (v := read(line))), None)):
+            if (from_print := parse_command_line(printed)) is not None:
+                yield Found("engine command", i, i + 1, document_appended(ENGINE_COMMAND.name, from_print.line + "\n"))
                 scan.skip(i + 1)
                 taken = i + 1
             continue
