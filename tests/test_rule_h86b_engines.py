@@ -3,6 +3,8 @@
 - IC-CUSTOM-ALLREDUCE: vLLM's "lacks GPU P2P capability or P2P test failed" at TP 2 (or an unshown TP size), with
   neither the GPU models nor their links shown, is unknown: the line does not separate cards the driver gives no P2P
   (by design) from a P2P-capable pair whose test failed (a fault).
+- CTR-SHM-SIZE: an engine's own lines in the machine's journal (`hpry ollama[28685]: ...`) show it run as a systemd
+  service of the machine: no container's /dev/shm limit is in its path (not applicable).
 
 Real lines are quoted verbatim from the threads named beside each; modelled text says so.
 """
@@ -14,6 +16,7 @@ from pathlib import Path
 from corpus import capture_checks, paste_checks
 
 AR = "IC-CUSTOM-ALLREDUCE"
+SHM = "CTR-SHM-SIZE"
 
 # https://github.com/vllm-project/vllm/issues/23921 (corpus 1032's thread): one worker's line of a release with the
 # real P2P test; the line names no GPU.
@@ -46,3 +49,21 @@ def test_the_named_pair_or_a_group_above_two_stays_an_issue(tmp_path: Path) -> N
             "GPU 1: NVIDIA L40S (UUID: GPU-00000000-0000-0000-0000-000000000001)\n")
     assert paste_checks(tmp_path, pair + "vllm serve m --tensor-parallel-size 2\n" + VLLM_23921, AR)[AR].status == "issue"
     assert paste_checks(tmp_path, "vllm serve m --tensor-parallel-size 4\n" + VLLM_23921, AR)[AR].status == "issue"
+
+
+def test_an_engine_in_the_host_journal_is_a_service_of_the_machine() -> None:
+    """Real: ollama/ollama#10369 (corpus 1891, both readers), #10833 (1670, the second reader), #13498 (1759) and
+    #10999 (1882): ollama's lines in the journal under its own name, each from a different thread."""
+    for prefix in ("1891", "1670", "1759", "1882"):
+        r = capture_checks(prefix, SHM)[SHM]
+        assert r.status == "not-applicable" and "host's journal" in r.message, (prefix, r.message)
+
+
+def test_the_same_lines_from_a_container_are_not_a_host_service(tmp_path: Path) -> None:
+    # Modelled counter-examples: ollama's own line as `docker logs` prints it (no journal prefix), and the journald
+    # log driver's default tag (the container's short id) in the journal.
+    line = ('time=2025-04-22T21:35:11.156+08:00 level=INFO source=routes.go:1554 msg="server config" '
+            'env="map[CUDA_VISIBLE_DEVICES:0]"\n')
+    assert paste_checks(tmp_path, "$ docker logs ollama\n" + line, SHM)[SHM].status != "not-applicable"
+    tagged = "Apr 22 21:35:11 hpry 3f2a9c1b7d4e[1204]: " + line
+    assert paste_checks(tmp_path, tagged, SHM)[SHM].status != "not-applicable"
