@@ -5,6 +5,9 @@
   (by design) from a P2P-capable pair whose test failed (a fault).
 - CTR-SHM-SIZE: an engine's own lines in the machine's journal (`hpry ollama[28685]: ...`) show it run as a systemd
   service of the machine: no container's /dev/shm limit is in its path (not applicable).
+- RT-TRTLLM-ALLREDUCE: TensorRT-LLM's builder before trtllm-build (examples/<model>/build.py) takes
+  `--use_custom_all_reduce` as an opt-in switch (`action='store_true'`): its whole build without it, and runs of its
+  engine, all-reduce through NCCL (ok).
 
 Real lines are quoted verbatim from the threads named beside each; modelled text says so.
 """
@@ -17,6 +20,25 @@ from corpus import capture_checks, paste_checks
 
 AR = "IC-CUSTOM-ALLREDUCE"
 SHM = "CTR-SHM-SIZE"
+TRT = "RT-TRTLLM-ALLREDUCE"
+
+# https://github.com/NVIDIA/TensorRT-LLM/issues/753 (issue body, TensorRT-LLM 0.6.0): Baichuan's build.py for two GPUs
+# and its run under mpirun, as posted.
+TRTLLM_753 = """\
+python build.py --model_version v1_13b \\
+                --model_dir baichuan-inc/Baichuan-13B-Chat \\
+                --dtype float16 \\
+                --use_gemm_plugin float16 \\
+                --use_gpt_attention_plugin float16 \\
+                --output_dir ./tmp/baichuan_v1_13b/trt_engines/fp16/2-gpu/ \\
+                --world_size 2
+
+mpirun -n 2 --allow-run-as-root \\
+    python ../run.py --input_text "hello" \\
+                     --max_output_len=50 \\
+                     --tokenizer_dir=baichuan-inc/Baichuan-13B-Chat \\
+                     --engine_dir=./tmp/baichuan_v1_13b/trt_engines/fp16/2-gpu/
+"""
 
 # https://github.com/vllm-project/vllm/issues/23921 (corpus 1032's thread): one worker's line of a release with the
 # real P2P test; the line names no GPU.
@@ -67,3 +89,21 @@ def test_the_same_lines_from_a_container_are_not_a_host_service(tmp_path: Path) 
     assert paste_checks(tmp_path, "$ docker logs ollama\n" + line, SHM)[SHM].status != "not-applicable"
     tagged = "Apr 22 21:35:11 hpry 3f2a9c1b7d4e[1204]: " + line
     assert paste_checks(tmp_path, tagged, SHM)[SHM].status != "not-applicable"
+
+
+def test_a_legacy_build_without_the_switch_all_reduces_through_nccl(tmp_path: Path) -> None:
+    """Real: NVIDIA/TensorRT-LLM#521 (corpus 1889, both readers), #395 (1625) and #753 (its build and run; the
+    prompt's Chinese text replaced by `hello`)."""
+    for prefix in ("1889", "1625"):
+        r = capture_checks(prefix, TRT)[TRT]
+        assert r.status == "ok" and "opt-in" in r.message, (prefix, r.message)
+    assert paste_checks(tmp_path, TRTLLM_753, TRT)[TRT].status == "ok"
+
+
+def test_the_switch_or_another_engine_leaves_it_open(tmp_path: Path) -> None:
+    # Modelled counter-examples: the same build with the switch on, and a run of an engine whose build is not shown.
+    on = TRTLLM_753.replace("--world_size 2\n", "--world_size 2 --use_custom_all_reduce\n")
+    assert paste_checks(tmp_path, on, TRT)[TRT].status == "unknown"
+    other = TRTLLM_753.replace("--engine_dir=./tmp/baichuan_v1_13b/trt_engines/fp16/2-gpu/",
+                               "--engine_dir=./engines/other/")
+    assert paste_checks(tmp_path, other, TRT)[TRT].status == "unknown"
