@@ -67,6 +67,8 @@ KINDS = (
     "docker run",
     "compose",
     "k8s pod",
+    # A node's description: `kubectl describe node` (Capacity, Allocatable, Labels), or `kubectl get node -o yaml`.
+    "k8s node",
     "lxc config",
     "df",
     "ulimit",

@@ -109,7 +109,8 @@ KIND_RECOGNISED_AS = {
     "lsmod": {"lsmod", "empty grep"},
     "nccl-log": {"server log"}, "vllm-log": {"server log"}, "sglang-log": {"server log"},
     "nccl-tests": {"nccl-tests"}, "docker inspect": {"docker inspect", "docker inspect excerpt"},
-    "docker run": {"docker run"}, "compose": {"compose"}, "k8s pod": {"k8s pod", "k8s pod listing", "k8s node"}, "lxc config": {"lxc config"},
+    "docker run": {"docker run"}, "compose": {"compose"}, "k8s pod": {"k8s pod", "k8s pod listing", "k8s node"},
+    "k8s node": {"k8s node"}, "lxc config": {"lxc config"},
     "df": {"df"}, "ulimit": {"ulimit -a"}, "/proc/cmdline": {"/proc/cmdline"}, "numactl -H": {"numactl -H"},
     "uname -a": {"uname -a"}, "cpupower": {"cpupower-frequency-info", "cpupower-idle-info"},
     # A benchmark's command line (all_reduce_perf, 382) is read with the nccl-tests run it starts, as 351 labels it;

@@ -26,8 +26,11 @@ def test_the_driver_s_own_refusal_is_by_design() -> None:
 
 
 def test_a_failed_p2p_test_stays_an_issue(tmp_path: Path) -> None:
-    # Modelled counter-example: the same warning with no skipped check before it: vLLM's own test may have failed.
-    result = paste_checks(tmp_path, "vllm serve m --tensor-parallel-size 2\n" + _DISABLED, AR)[AR]
+    # Modelled counter-example: the same warning with no skipped check before it, on a named P2P-capable PCIe pair:
+    # vLLM's own test failed.
+    pair = ("GPU 0: NVIDIA L40S (UUID: GPU-00000000-0000-0000-0000-000000000000)\n"
+            "GPU 1: NVIDIA L40S (UUID: GPU-00000000-0000-0000-0000-000000000001)\n")
+    result = paste_checks(tmp_path, pair + "vllm serve m --tensor-parallel-size 2\n" + _DISABLED, AR)[AR]
     assert result.status == "issue"
     result = paste_checks(tmp_path, "vllm serve m --tensor-parallel-size 2\n" + _SKIPPED + _DISABLED, AR)[AR]
     assert result.status == "not-an-issue"

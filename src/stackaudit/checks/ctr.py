@@ -391,7 +391,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     a Python environment or build of the user's own, a systemd unit, `ollama serve` typed at a prompt, TGI's issue form
     ticking `The CLI directly`), with no container spec and no /dev/shm size or symptom shown: not applicable, no
     container's /dev/shm limit is in its path (corpus 1644). A systemd service of the machine (its unit's ExecStart,
-    the words that start its service) is not applicable even where one process serves (corpus 1845). Where the sign of
+    the words that start its service, the engine's own lines in the host's journal: `hpry ollama[28685]: ...`) is not
+    applicable even where one process serves (corpus 1845, 1891). Where the sign of
     the host is weaker (a command typed at a prompt), a one-process engine is not an issue, as above (corpus 1798).
     """
     outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism,

@@ -1273,7 +1273,9 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     report" is the driver's own refusal of P2P: off by design, not an issue (corpus 1032), as where the driver's P2P
     table refuses every pair. So is "lacks GPU P2P capability." without "or P2P test failed": the wording of the
     releases whose only P2P gate was the driver's report (vLLM before vllm-project/vllm#2760, Aphrodite 0.5; corpus
-    1640; facts/serving_logs.ServingLog.driver_p2p_refusal). The engine's own line that it turned custom all-reduce off because the group spans
+    1640; facts/serving_logs.ServingLog.driver_p2p_refusal). The wording with "or P2P test failed" at TP 2 or an
+    unshown TP size, where the source shows neither the GPU models nor their links, is unknown: it does not separate
+    cards the driver gives no P2P from a P2P-capable pair whose test failed (corpus 328, 1914). The engine's own line that it turned custom all-reduce off because the group spans
     nodes or its world size is one the kernels do not take (`Custom allreduce is disabled because this process group
     spans across nodes`, `... due to an unsupported world size: 16`; SGLang's `CustomAllreduce is disabled ...` too)
     is its design at work: not an issue (corpus 1248). A TP group that
@@ -1351,6 +1353,15 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                                     "GeForce or WSL; NCCL carries the all-reduce; whether P2P should exist there is "
                                     "IC-P2P-FUNCTIONAL's question", actual=line, evidence=list(dict.fromkeys(
                                         [driver_only, line])))
+            if not models and gpu_topology is None and gpu_p2p is None and (tp is None or tp <= 2):
+                # The line does not separate cards the driver gives no P2P (by design) from a P2P-capable pair whose
+                # test failed (a fault): without the GPUs or their links the cause is open (corpus 328, 1914). Above
+                # two GPUs the engine reaches its P2P test only after NVML reported them NVLink-connected.
+                return unknown("the engine turned custom all-reduce off because the platform lacks GPU P2P or its P2P "
+                               "test failed, but the source shows neither the GPU models nor their links: cards the "
+                               "driver gives no P2P (GeForce, many VMs) turn it off by design, while on a P2P-capable "
+                               "pair it is a fault (ACS, IOMMU, a stale P2P cache)", actual=line,
+                               hint="`nvidia-smi -L` and `nvidia-smi topo -p2p r`")
             return issue("custom all-reduce is off at TP=2 on PCIe: the real P2P test failed or the platform lacks "
                          "P2P (ACS redirect / translating IOMMU, or a stale ~/.cache/vllm P2P cache file; see "
                          "IC-P2P-FUNCTIONAL, FW-ACS-P2P)", actual=line, expected="custom all-reduce on a P2P pair",

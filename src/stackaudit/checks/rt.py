@@ -2416,6 +2416,9 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
                   actual={"allreduce_strategy": strategy, "tp": tp}, evidence=evidence)
     if one_gpu := built_for_one_gpu(commands):
         return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
+    if opt_in := _legacy_builds_without_custom_all_reduce(builds, runs):
+        return ok(f"{opt_in}: the engine all-reduces through NCCL, whatever P2P the GPUs have",
+                  actual={"use_custom_all_reduce": False}, evidence=evidence)
     if runs and not llm_api and all(c.launcher and c.ranks == 1 for c in runs):
         return not_applicable(f"every run shown starts one rank (`{' '.join(runs[0].launcher)}`), and TensorRT-LLM's "
                               "runtime runs an engine of TP x PP equal to its MPI size: no all-reduce between GPUs")
@@ -2426,6 +2429,22 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
     ran = f" (it runs as {ranks.ranks} ranks under {ranks.launcher[0]})" if ranks is not None and ranks.ranks != 1 else ""
     return unknown(f"TensorRT-LLM's all-reduce strategy on the pasted command line: {why}{ran}",
                    hint="paste the trtllm-build command or the --extra_llm_api_options YAML")
+
+
+def _legacy_builds_without_custom_all_reduce(builds: list[EngineCommand], runs: list[EngineCommand]) -> str:
+    """In words, where every build shown is TensorRT-LLM's builder before trtllm-build (LEGACY_BUILDER), shown whole,
+    without `--use_custom_all_reduce`, and every run shown runs one of their output directories; "" otherwise. That
+    builder's flag is opt-in (`action='store_true'`, examples/<model>/build.py of 0.5-0.8), so such an engine
+    all-reduces through NCCL (corpus 1889)."""
+    legacy = [c for c in builds if c.built_world_size is not None]
+    if not builds or len(legacy) != len(builds) or any(c.cut for c in legacy) or any(
+            a.split("=")[0].replace("_", "-") == "--use-custom-all-reduce" for c in legacy for a in c.argv):
+        return ""
+    built = {posixpath.basename(c.engine_dir) for c in legacy if c.engine_dir}
+    if any(posixpath.basename(r.engine_dir) not in built for r in runs):
+        return ""
+    return (f"the {len(legacy)} engine build(s) shown are TensorRT-LLM's build.py, whose --use_custom_all_reduce is "
+            "opt-in, and none passes it")
 
 
 @check(
@@ -2451,7 +2470,9 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     file named but not shown leaves it open. TensorRT-LLM's builder before trtllm-build (`examples/<model>/build.py`)
     builds for `--world_size` (else `--tp_size` x `--pp_size`) GPUs, 1 by default: where every build shown is for one
     GPU and every run shown (`run.py`, `gptManagerBenchmark`, `gptSessionBenchmark`) runs one of those engine
-    directories without a launcher of several ranks, there is no all-reduce: not applicable. A run of a built engine
+    directories without a launcher of several ranks, there is no all-reduce: not applicable. That builder's
+    `--use_custom_all_reduce` is opt-in: where every build shown is one of it, whole and without the flag, and every run
+    shown runs one of their engines, the engine all-reduces through NCCL: ok (corpus 1889). A run of a built engine
     under a launcher of one rank (`mpirun -n 1`) runs an engine of world size 1 (TensorRT-LLM's runtime takes TP x PP
     from the MPI size): not applicable. TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access
     (facts/symptoms.py: `CUDA runtime error in error: peer access is not supported ...`, `Can't enable access between

@@ -60,11 +60,12 @@ class ContainerInfo:
     driver_wait: str = ""
     # The source shows the program itself run on the machine, outside any container (kind ""): a build tree or Python
     # environment of the user's own (or one activated at the machine's prompt), a systemd unit's ExecStart, a prompt of a Windows-named host, `ollama serve` typed
-    # at a prompt, a Slurm job's own children, the user's words or issue form (evidence[0] says which). Not set for a
-    # container host seen from outside (a pasted spec, `docker inspect`) or a host service's journal.
+    # at a prompt, a Slurm job's own children, the engine's own lines in the host's journal, the user's words or issue
+    # form (evidence[0] says which). Not set for a container host seen from outside (a pasted spec, `docker inspect`).
     on_host: bool = False
-    # Of on_host: the program runs as a systemd service of the machine (a unit's ExecStart, the user's or the journal's
-    # words that start its service): systemd does not run in an engine's container, so this is the machine itself.
+    # Of on_host: the program runs as a systemd service of the machine (a unit's ExecStart, the engine's own lines in
+    # the journal, the user's or the journal's words that start its service): systemd does not run in an engine's
+    # container, so this is the machine itself.
     as_service: bool = False
 
     @property
@@ -746,8 +747,7 @@ def _stated_host(host: Host) -> str:
 
 
 def _host_side_evidence(host: Host) -> str:
-    """What a pasted text shows was run on a container *host* (docker inspect, LXC configs), or of an engine run on
-    the host itself (its own lines in the host's journal)."""
+    """What a pasted text shows was run on a container *host* (docker inspect, LXC configs)."""
     try:
         host.doc(DOCKER_INSPECT.name)
         return "`docker inspect` was run on the Docker host"
@@ -768,13 +768,17 @@ def _host_side_evidence(host: Host) -> str:
     for directory in ("/etc/pve/lxc", "/var/lib/lxc"):
         if list_or_none(host, directory):
             return f"container configs under {directory} were read on the LXC/Proxmox host"
-    try:
-        engine = next((p for p in host.doc(LOG_LINE_PROGRAMS.name).split() if _HOST_ENGINE.match(p)), "")
-    except NotCaptured:
-        engine = ""
-    if engine:
-        return f"the engine logs to the host's journal as its own process ({engine}): a host service, not a container"
     return ""
+
+
+def _journal_engine(host: Host) -> str:
+    """The engine's process (`ollama[28685]`) that writes its own lines to the machine's journal (_HOST_ENGINE), else
+    "". The journal takes a program's output as that program's only where systemd runs it as a unit: a container's
+    output goes to its runtime's log, and a command typed at a terminal prints to the terminal."""
+    try:
+        return next((p for p in host.doc(LOG_LINE_PROGRAMS.name).split() if _HOST_ENGINE.match(p)), "")
+    except NotCaptured:
+        return ""
 
 
 def _test_container_host(ctx: FactContext) -> str:
@@ -864,6 +868,11 @@ def container(ctx: FactContext) -> ContainerInfo:
             host_side = _host_side_evidence(host)
             if host_side:
                 return ContainerInfo("", (host_side,), None, exec_into=_exec_rows(host))
+            journal = _journal_engine(host)
+            if journal:
+                return ContainerInfo("", (f"the engine logs to the host's journal as its own process ({journal}): a "
+                                          "systemd service of the machine, not a container",), None, on_host=True,
+                                     as_service=True, exec_into=_exec_rows(host))
             kind, why, reached, short, waits = _gpu_stack_pod(host)
             node_kind, node_why, gpuless = _minikube_node(host)
             if kind:
