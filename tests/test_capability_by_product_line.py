@@ -98,7 +98,8 @@ def test_modelled_a_name_no_words_match_stays_unknown(tmp_path: Path) -> None:
     ("Tesla P100-PCIE-16GB", "6.0"), ("Quadro GP100", "6.0"),  # Pascal's GP100 parts
     ("NVIDIA GeForce GTX 1070", "6.1"), ("Tesla P4", "6.1"), ("NVIDIA TITAN Xp", "6.1"),
     ("NVIDIA GeForce GTX 980", ""), ("Tesla K80", ""),  # Maxwell and Kepler mix capabilities
-    ("NVIDIA A30", ""), ("NVIDIA B300", ""), ("NVIDIA GB10", ""),  # Ampere or Blackwell outside the words
+    ("NVIDIA A30", ""), ("NVIDIA B300", ""),  # Ampere or Blackwell outside the words
+    ("NVIDIA GB10", "12.1"),  # the DGX Spark's integrated GPU: its own word row (h86a)
     ("NVIDIA Graphics Device", ""),
 ])
 def test_capability_of(name: str, capability: str) -> None:

@@ -443,6 +443,9 @@ _ARCH_WORDS = (
     (re.compile(r"\bG?H(?:20|100|200|800)\b", re.I), "Hopper", ""),
     # The nvidia-smi table cuts every RTX PRO Blackwell name after `Blac` (`NVIDIA RTX PRO 4500 Blac...`, CUT_MARKS).
     (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blac(?:kwell\b|\.\.\.|…)", re.I), "Blackwell", "12.0"),
+    # The DGX Spark's integrated GB10 (`NVIDIA GB10`, INTEGRATED_GPUS), compute capability 12.1
+    # (https://developer.nvidia.com/cuda-gpus); without its row the table's nearest name is the A10's.
+    (re.compile(r"\bGB10\b", re.I), "Blackwell", "12.1"),
     # A GPU named by its compute capability alone (CAPABILITY_NAME: ollama's `inference compute` line whose name the
     # paste cuts), one row per capability of CAPABILITY_ARCHITECTURES.
     *((re.compile(r"\bcompute capability " + (re.escape(cap) if "." in cap else cap + r"\.\d") + r"\b"),
@@ -513,6 +516,19 @@ def without_mig(name: str, architecture: str = "", label: str = "") -> str:
     if name and has_mig(name) is False:
         return f"{name} (NVIDIA's MIG user guide lists no such part)"
     return ""
+
+
+def without_ecc(name: str, architecture: str = "") -> str:
+    """Why a GPU of this model has no ECC, in words: a GeForce card (FAMILIES) of an architecture before Ada Lovelace,
+    whose GDDR memory has no ECC (nvidia-smi prints its ECC Mode N/A, NVML answers NotSupported); "" when that is not
+    shown. Ada's and later GeForce cards are left out: NVML offers an ECC mode on some of them."""
+    family = family_of(name) if name else None
+    architecture = architecture or (architecture_of(name) if name else "")
+    if family is None or family.name != "geforce" or architecture not in ARCHITECTURE_ORDER:
+        return ""
+    if ARCHITECTURE_ORDER.index(architecture) >= ARCHITECTURE_ORDER.index("Ada Lovelace"):
+        return ""
+    return f"{name} (a GeForce card of {architecture}: its memory has no ECC)"
 
 
 # MIG is the driver's from R450 on, the A100's first branch (NVIDIA's MIG user guide, Deployment Considerations: A100

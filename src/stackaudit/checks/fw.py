@@ -757,7 +757,8 @@ def _nps_label(cpu: CpuInfo | None, nodes: int, sockets: int | None) -> str:
     references=("https://github.com/NVIDIA/nccl-tests/issues/115",),
 )
 def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: PciDevices | None = None,
-             gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None) -> Outcome:
+             gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
+             serving_log: ServingLog | None = None) -> Outcome:
     """Reads: `lscpu` (sockets, vendor), `/sys/devices/system/node` (nodes, distances) and each
     GPU's `/sys/bus/pci/devices/<bdf>/numa_node`; without those, the `NUMA Affinity` column of
     `nvidia-smi topo -m` (the GPUs' nodes, a lower bound of the host's).
@@ -781,7 +782,13 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
     GB200) whose GPU memory Linux onlines as a NUMA node of its own: a layout, no sub-NUMA setting (not-an-issue).
     Nodes that `numactl -H` shows unreachable (distance 255) from other nodes are memory-only nodes, no CPU's split
     (a Grace superchip's GPU memory and spare MIG nodes, corpus 1239): not-an-issue.
+    Without the nodes or the matrix, NCCL's `Setting affinity for GPU N to <mask>` lines of one host that give two GPUs
+    disjoint CPU sets (`3f00003f` and `0f,c0000fc0`) show GPUs on different nodes, each with its own locality (NCCL
+    reads the set from the GPU's place in the PCI tree): a layout (not-an-issue, corpus 1895).
     """
+    if numa is None and gpu_topology is None and serving_log is not None \
+            and (local := _nccl_local_sets(serving_log)) is not None:
+        return local
     if numa is None:
         return (_nps_from_matrix(gpu_topology, gpu_p2p) if gpu_topology is not None
                 else unknown("", needs="numa"))
@@ -824,6 +831,31 @@ def _id_ranges(ids: list[int]) -> str:
             runs.append([n])
     return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
 
+
+
+def _nccl_local_sets(log: ServingLog) -> Outcome | None:
+    """FW-NUMA-NPS not an issue where NCCL's affinity lines (ServingLog.gpu_affinity) give two GPUs of one host
+    disjoint CPU masks: each GPU reports its locality, on nodes of its own; None where no host's lines show that (a
+    set in another form than a hex mask is not read)."""
+    by_host: dict[str, dict[int, tuple[int, str]]] = {}
+    for host, gpu, cpus, line in log.gpu_affinity:
+        if re.fullmatch(r"[0-9a-fA-F]+(?:,[0-9a-fA-F]+)*", cpus) and (mask := int(cpus.replace(",", ""), 16)):
+            by_host.setdefault(host, {})[gpu] = (mask, line)
+    for sets in by_host.values():
+        pairs = [(a, b) for a in sets for b in sets if a < b and not sets[a][0] & sets[b][0]]
+        if pairs:
+            a, b = pairs[0]
+            return not_an_issue(f"NCCL bound GPU {a} and GPU {b} to disjoint CPU sets ({_mask_cpus(sets[a][0])}; "
+                                f"{_mask_cpus(sets[b][0])}), the CPUs local to each: the GPUs sit on different NUMA "
+                                "nodes and each reports its locality, a layout of the host, not a fault",
+                                actual={f"GPU {g}": _mask_cpus(m) for g, (m, _) in sorted(sets.items())},
+                                evidence=[sets[a][1], sets[b][1]])
+    return None
+
+
+def _mask_cpus(mask: int) -> str:
+    """A CPU mask as a CPU list (`0-5,24-29`)."""
+    return format_cpulist([i for i in range(mask.bit_length()) if mask >> i & 1])
 
 
 def _nps_from_matrix(topo: TopoMatrix, p2p: P2pMatrix | None = None) -> Outcome:
@@ -1161,7 +1193,8 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     ReBAR: not flagged. BAR1 is the GPU's second memory BAR (`Region 2` after a 64-bit BAR0). Integrated GPUs
     (gputable.INTEGRATED_GPUS: GB10) share the SoC's memory and have no BAR1 to resize: not an issue. GPUs that predate Turing (gputable.PRE_TURING, by the
     architecture the source or the name implies) have no Resizable BAR: their
-    256 MiB BAR1 is not an issue. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
+    256 MiB BAR1 is not an issue, and so is a BAR1 the source does not show on GPUs nvidia-smi lists that all predate
+    Turing. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
     NIC next to it does no GPUDirect RDMA (not an issue), whether or not the source shows its Resizable BAR capability. No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
     """
@@ -1286,6 +1319,13 @@ def _pre_turing(g: PcieFunction) -> str:
 def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
     """BAR1 as NVML / nvidia-smi report it (no Resizable BAR capability there: a small BAR stays open)."""
     shown = [g for g in (nvidia.gpus if nvidia else ()) if g.bar1_total_mib is not None]
+    listed = [g for g in (nvidia.gpus if nvidia else ()) if not g.error]
+    if not shown and listed and nvidia is not None and all(g.implied_architecture in PRE_TURING for g in listed):
+        # The generation settles it whatever BAR1's size: no Resizable BAR before Turing (corpus 1896, a TITAN Xp).
+        return over_gpus(nvidia, listed, not_an_issue(
+            "GPUs that predate Turing (" + "; ".join(f"{g.subject}: {g.name}, {g.implied_architecture}" for g in listed)
+            + "): these generations have no Resizable BAR, so there is no larger BAR1 to enable, whatever its size",
+            actual={g.subject: g.implied_architecture for g in listed}, subjects=[g.subject for g in listed]))
     if not shown:
         return unknown("the GPUs' BAR1 size is not in this source",
                        hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)")

@@ -6,6 +6,7 @@ host's) and the fix is printed for the host (docs/design.md, "Status rules").
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from stackaudit.checks.registry import (
@@ -971,6 +972,12 @@ def isolcpus(cpu_isolation: CpuIsolation, cmdline: KernelCmdline | None = None,
 # --- KERN-WATCHDOG ---------------------------------------------------------------------------
 
 
+# The kernel's lockup detector reporting a stall (kernel/watchdog.c: `BUG: soft lockup - CPU#%d stuck for %us!`, printed
+# after the `watchdog: ` prefix, `NMI watchdog: ` before Linux 4.15; kernel/watchdog_perf.c: `Watchdog detected hard
+# LOCKUP on cpu %d`): the detector is on where it prints them.
+WATCHDOG_REPORTS = r"\bBUG: soft lockup - CPU#\d+ stuck for \d+s!|\bWatchdog detected hard LOCKUP on cpu \d+"
+
+
 @register_check(
     "KERN-WATCHDOG",
     title="NMI/soft-lockup watchdog (info)",
@@ -981,8 +988,9 @@ def isolcpus(cpu_isolation: CpuIsolation, cmdline: KernelCmdline | None = None,
                        revert=["sysctl -w kernel.nmi_watchdog=1"],
                        keep=keep_line("kernel.nmi_watchdog = 0", "/etc/sysctl.d/90-llm-serving.conf"))),
 )
-def watchdog(sysctls: Sysctls) -> Outcome:
-    """Reads: /proc/sys/kernel/nmi_watchdog and /proc/sys/kernel/watchdog.
+def watchdog(sysctls: Sysctls | None = None, kernel_log: KernelLog | None = None) -> Outcome:
+    """Reads: /proc/sys/kernel/nmi_watchdog and /proc/sys/kernel/watchdog; the kernel log's lockup reports
+    (WATCHDOG_REPORTS).
 
     Bad value: none for performance: reported as information.
 
@@ -990,7 +998,18 @@ def watchdog(sysctls: Sysctls) -> Outcome:
     workload (unproven either way).
 
     Traps: disabling it loses hang detection; do not recommend it for speed.
+    A lockup the watchdog reports in the kernel log (`watchdog: BUG: soft lockup - CPU#20 stuck for 23s!
+    [tritonserver:77999]`) shows it on and doing its work: not an issue for this check, whatever else is shown; the
+    report names a stall that something else caused, and turning the watchdog off would hide it, not end it.
     """
+    fired = kernel_log.grep(WATCHDOG_REPORTS, re.IGNORECASE, needles=("lockup",)) if kernel_log is not None else []
+    if fired:
+        line = fired[0].strip()
+        return not_an_issue(f"the lockup watchdog is on and reporting a stall (\"{line[-160:]}\"): it names a CPU stuck in "
+                            "the kernel, which something else caused, and costs the serving nothing; keep it on",
+                            actual="reporting", evidence=[line])
+    if sysctls is None:
+        return unknown("", needs="sysctls")
     values = {k: sysctls.get(k) for k in ("kernel.nmi_watchdog", "kernel.watchdog")}
     known = {k: v for k, v in values.items() if v is not None}
     if not known:

@@ -248,9 +248,10 @@ _HMM_OFF = step("Turn HMM off in nvidia_uvm, then reload it with no GPU process 
                 "https://github.com/NVIDIA/NV-Kernels/pull/110",
                 "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1223"),
 )
-def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: PciDevices | None = None,
+def nvidia_kernel_combos(nvidia_kernel: NvidiaKernel, kernel: KernelInfo | None = None, pci: PciDevices | None = None,
                          kernel_log: KernelLog | None = None, nvidia_driver: NvidiaDriver | None = None,
-                         cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                         cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None,
+                         virtualization: Virtualization | None = None) -> Outcome:
     """Reads: `uname -r`; /sys/module/nvidia/version and /proc/driver/nvidia/version;
     /sys/module/nvidia_uvm/parameters/uvm_disable_hmm; `modinfo -F version nvidia` when the
     module is not loaded; NVIDIA GPUs on the PCI bus; dmesg nvidia_uvm/HMM lines. Where /sys and
@@ -268,16 +269,22 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
     Traps: serving engines use cudaMalloc/caching allocators, not HMM, so uvm_disable_hmm=1 costs
     them nothing, but it is recommended only where a known case matches.
     Under a WSL 2 kernel (`-microsoft-standard-WSL2`) the Windows driver drives the GPU and no NVIDIA module loads
-    into the Linux kernel (CUDA on WSL user guide: no Linux display driver is installed in WSL): not applicable.
+    into the Linux kernel (CUDA on WSL user guide: no Linux display driver is installed in WSL): not applicable; so
+    where another source shows WSL 2 (facts/platform.Virtualization.wsl: a library loaded from its driver mount
+    /usr/lib/wsl, the nvidia-smi header's Linux library over a Windows driver), with or without the kernel shown.
     Where neither the module nor the driver's version is shown, a CUDA program that ran on this kernel (facts/cuda_ran.py:
     torch initialising CUDA in collect_env, an engine decoding) shows a module built and working for it. That rules
     out the missing module and the RHEL 9 570 case, where every CUDA call fails. On Linux 6.11 it is an issue whatever
     ran. A Blackwell GPU among those shown leaves the driver-595 case open (unknown). Otherwise it is ok.
     """
-    if wsl_kernel(kernel.release):
-        return not_applicable(f"kernel {kernel.release} is WSL 2's: the Windows driver drives the GPU through WSL's GPU "
-                              "paravirtualisation (dxgkrnl), and no NVIDIA kernel module runs in this kernel, so there "
-                              "is no NVIDIA driver / Linux kernel pair to break")
+    wsl = (f"kernel {kernel.release} is WSL 2's" if kernel is not None and wsl_kernel(kernel.release) else
+           f"WSL 2 ({virtualization.source})" if virtualization is not None and virtualization.wsl else "")
+    if wsl:
+        return not_applicable(f"{wsl}: the Windows driver drives the GPU through WSL's GPU paravirtualisation "
+                              "(dxgkrnl), and no NVIDIA kernel module runs in this kernel, so there is no NVIDIA "
+                              "driver / Linux kernel pair to break")
+    if kernel is None:
+        return unknown("", needs="kernel")
     bus_gpus = pci.nvidia_gpus if pci is not None else ()
     loaded_version = nvidia_kernel.loaded_version or (
         nvidia_driver.version if nvidia_driver is not None and nvidia_driver.loaded else None)

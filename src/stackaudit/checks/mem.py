@@ -62,6 +62,7 @@ from stackaudit.gputable import (
     driver_without_mig,
     family_of,
     nominal_memory_gib,
+    without_ecc,
     without_mig,
 )
 
@@ -211,7 +212,8 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
 
     Why: ECC mode changes apply only after a GPU reset or reboot (`nvidia-smi -e`).
 
-    Traps: do not disable ECC for speed on production inference: on HBM data-center GPUs the gain
+    Traps: a GeForce card before Ada Lovelace has no ECC (gputable.without_ecc): not applicable there, even where the
+    source is cut before its ECC field. Do not disable ECC for speed on production inference: on HBM data-center GPUs the gain
     is not established. Data-center boards ship with ECC enabled (gputable.ECC_SHIPPED_ON): off
     there was chosen on the host (not-an-issue, named). On other cards off may be the default: ECC off on every GPU,
     nothing pending shown, is not an issue either (corpus 1871, a Quadro RTX 6000).
@@ -224,6 +226,9 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
         if all("ecc" in g.unsupported for g in gpus):
             return over_gpus(nvidia, gpus, not_applicable("ECC is not supported on these GPUs ("
                                                           + ", ".join(nvidia.names_in_words) + ")"))
+        # A model without ECC needs no ECC field shown (an `nvidia-smi -q` cut before it, corpus 1919).
+        if all(why := [without_ecc(g.name or "", g.implied_architecture or "") for g in gpus]):
+            return over_gpus(nvidia, gpus, not_applicable(f"ECC is not supported on these GPUs ({why[0]})"))
         return unknown("ECC mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q -d ECC`")
     pending = [g for g in read if g.ecc_pending is not None and g.ecc_pending != g.ecc_current]
     modes = {g.subject: ("Enabled" if g.ecc_current else "Disabled") for g in read}

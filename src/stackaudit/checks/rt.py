@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from stackaudit.checks.registry import (
@@ -37,7 +37,7 @@ from stackaudit.facts.engine_command import (
     EngineCommands,
     built_for_one_gpu,
 )
-from stackaudit.facts.gpus import GgmlCudaBuild, GpuInventory, OllamaCuda, StatedCudaArchs
+from stackaudit.facts.gpus import TORCH_WARNED_TITLE, GgmlCudaBuild, GpuInventory, OllamaCuda, StatedCudaArchs
 from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
@@ -536,6 +536,14 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
                      actual=actual, expected="the GPUs' sm_XY in torch.cuda.get_arch_list()",
                      subjects=list(gpus.bdfs) if gpus is not None else [])
     if gpus is not None and caps and not unsettled and arch_list is not None and all(verdicts.values()):
+        warned = _warned_yet_covered(gpus, caps, arch_list)
+        if warned:
+            said = ", ".join(f"{n} (compute {caps[n]}; the build carries {sm})" for n, sm in warned)
+            return over_subjects(not_an_issue(
+                f"torch {torch_v} warns that {said} is outside the capabilities its build lists ({', '.join(arch_list)}), "
+                "but a cubin runs on a higher minor of its major: the warning names the build's range, not a missing "
+                "kernel" + where, actual=actual), [g.label for g in gpus.gpus if g.model], gpus.whole_count,
+                ask="nvidia-smi -L")
         kind = (f"its NVCC architecture flags in {e.source}" if built
                 else f"a release printed without a local label: the PyTorch project's CUDA {e.torch_cuda} build of it, PyPI's "
                      f"wheel or the pytorch channel's conda package, as the {bare} wheel" if bare
@@ -571,6 +579,25 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
              "in the engine's environment",
         actual=actual,
     )
+
+
+def _warned_yet_covered(gpus: GpuInventory, caps: dict[str, str], arch_list: Sequence[str]) -> list[tuple[str, str]]:
+    """(GPU model, the cubin that covers it) for each model torch's own capability warning names
+    (facts/gpus.TORCH_WARNED: `Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.`, torch 2.9's check against the
+    highest capability its build lists) whose exact sm_XY the arch list lacks while it carries a lower minor of the
+    same major (sm_120 for a 12.1 GB10): that cubin runs there (binary compatibility within a major), so the warning
+    names a range, not a missing kernel (pytorch/pytorch#164596)."""
+    listed = [a for a in arch_list if re.fullmatch(r"sm_\d+", a)]
+    warned = {r.model for r in gpus.gpus if r.model and TORCH_WARNED_TITLE in r.shown_by}
+    found: list[tuple[str, str]] = []
+    for name in sorted(warned & caps.keys()):
+        major, _, minor = caps[name].partition(".")
+        if not (major.isdigit() and minor.isdigit()) or f"sm_{major}{minor}" in listed:
+            continue
+        lower = [a for a in listed if a[3:-1] == major and int(a[-1]) < int(minor)]
+        if lower:
+            found.append((name, max(lower)))
+    return found
 
 
 # --- RT-FLASHINFER ---------------------------------------------------------------------------

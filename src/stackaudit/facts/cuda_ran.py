@@ -100,7 +100,7 @@ from stackaudit.facts.docker import (
 from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
-from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth
+from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, answer_end
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.serving_rate import (
@@ -155,7 +155,21 @@ TRITON_POOL_FAILED = re.compile(r"Failed to (?:initialize|finalize) CUDA memory 
 # host driver's version (`... version 510.85.02 was detected and compatibility mode is UNAVAILABLE.`).
 DRIVER_FOUND_INSIDE = re.compile(r"^\W*NVIDIA Tegra driver detected\.?\s*$|\b"
                                  + NGC_CHECK["unavailable"][1].pattern + r"\b")
-NEEDLES = ("Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
+# NCCL's line for a rank whose communicator finished its init (init.cc: `comm 0x.. rank 0 nranks 2 cudaDev 0 busId 1a000
+# - Init COMPLETE` before 2.18, `ncclCommInitRank comm 0x.. rank 13 nranks 16 cudaDev 5 nvmlDev 5 busId b1000 commId
+# 0x.. - Init COMPLETE` since): the init allocated the communicator's device memory on cudaDev through the CUDA runtime
+# (ncclCudaCalloc), which a driver too old for that runtime refuses with error 35 and an NVSwitch board without its
+# fabric with 802, so the rank never reaches the line.
+NCCL_INIT_COMPLETE = re.compile(r"\brank (\d+) nranks (\d+) cudaDev (\d+)\b.*-\s*Init COMPLETE\b")
+# A Python session asking torch whether CUDA is available (`>>> torch.cuda.is_available()`,
+# `print(torch.cuda.is_available())`, `python -c "import torch; print(torch.cuda.is_available())"`), its answer printed
+# on a later line on its own (peer_access.answer_end finds it): True is torch's device count above 0, which
+# c10/cuda/CUDAFunctions.cpp device_count_impl returns only where cudaGetDeviceCount succeeded (on a driver too old it
+# warns and counts 0).
+TORCH_CUDA_QUERY = re.compile(r"\btorch\.cuda\.is_available\(\)")
+# torch's ROCm build, whose torch.cuda.is_available() is HIP's (`2.6.0+rocm6.2`, `torch.version.hip` printed).
+TORCH_ROCM = re.compile(r"\+rocm\d|\btorch\.version\.hip\b|\bROCm\b")
+NEEDLES = ("Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
            "Memory GPU", "has no device code", "gen throughput")
 
 
@@ -247,6 +261,10 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("Triton", f"Triton created its CUDA memory pool on device {pool.group(1)} after its CUDA "
                              "runtime read the devices (cudaGetDeviceCount, cudaGetDeviceProperties)", pool.group(0),
                              devices=(int(pool.group(1)),)))
+        elif nccl := NCCL_INIT_COMPLETE.search(line):
+            found.append(Ran("NCCL", f"NCCL rank {nccl.group(1)} of {nccl.group(2)} finished its communicator's init on "
+                             f"cudaDev {nccl.group(3)}, whose device memory it allocated through the CUDA runtime",
+                             line.strip(), devices=(int(nccl.group(3)),)))
         elif mem := NVVS_MEMORY_PASS.match(line):
             found.append(Ran("nvvs", f"nvvs's memory test created a CUDA context on GPU {mem.group(1)} and passed",
                              line.strip(), devices=(int(mem.group(1)),)))
@@ -275,13 +293,27 @@ def _sglang_decoding(line: str) -> Ran | None:
                "line)", line.strip(), decoded=True)
 
 
+def torch_answered(lines: Sequence[str]) -> Ran | None:
+    """A Python session's torch answering True to torch.cuda.is_available() (TORCH_CUDA_QUERY), None where the lines
+    show none, or show torch's ROCm build (TORCH_ROCM), whose answer is HIP's."""
+    if any(TORCH_ROCM.search(line) for line in lines):
+        return None
+    for i, line in enumerate(lines):
+        if "is_available()" in line and (end := answer_end(lines, i, TORCH_CUDA_QUERY)) > i + 1 \
+                and lines[end - 1].strip() == "True":
+            return Ran("torch", "torch initialised CUDA in the user's Python (torch.cuda.is_available() printed True)",
+                       f"{line.strip()} -> True")
+    return None
+
+
 def _from_text(text: str) -> CudaRan:
     lines = text.splitlines()
     found = ran_in_lines(lines)
+    asked = torch_answered(lines)
     inside = next((line.strip() for line in lines if DRIVER_FOUND_INSIDE.search(line)), "")
-    if not found and not inside:
+    if not found and not inside and asked is None:
         raise FactUnavailable("no line of a CUDA program at work")
-    return CudaRan(found, driver_inside=inside)
+    return CudaRan(found, asked, driver_inside=inside)
 
 
 @parser(EVIDENCE_LINES, feeds="cuda_ran", kind=CudaRan, rank=30)

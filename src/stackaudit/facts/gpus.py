@@ -1049,13 +1049,17 @@ _OLLAMA_MEMORY_DATA = re.compile(r'msg="updating cuda memory data" gpu=(\S+) nam
 # (gputable.capability_name), which gives its architecture.
 _OLLAMA_CAPABILITY = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]*"?)? library=(?:cuda|CUDA)\b'
                                 r'(?: variant=\S+)? compute=(\d{1,2}\.\d)\b')
+# ollama 0.1's NVML probe with OLLAMA_DEBUG (gpu/gpu_info_nvml.c, early 2024): `[0] CUDA device name: NVIDIA GeForce
+# MX130`, NVML's name of each device it found, by NVML's index (corpus 1916).
+OLLAMA_NVML_NAME = re.compile(r"^\s*\[(\d{1,2})\] CUDA device name: (\S[^\n]*?)\s*$", re.MULTILINE)
 _OLLAMA_NOW = re.compile(r'\bbefore\.free="(?P<before>[\d.]+) (?P<bu>[MG]iB)" now\.total="(?P<total>[\d.]+) (?P<tu>[MG]iB)" '
                          r'now\.free="(?P<free>[\d.]+) (?P<fu>[MG]iB)" now\.used=')
 
 
 def parse_ollama_gpus(text: str) -> GpuInventory:
     """The NVIDIA GPUs ollama's `inference compute` lines name (else its debug log's `updating cuda memory data`
-    lines, else the compute capability of a line whose name is cut), one per GPU UUID, in the order printed.
+    lines, else the compute capability of a line whose name is cut, else ollama 0.1's debug probe's `[0] CUDA device
+    name:` lines, OLLAMA_NVML_NAME), one per GPU UUID, in the order printed.
 
     ollama prints one line per GPU it found at each start; a pasted excerpt may leave GPUs out, so
     its count is a lower bound. The index is the order printed, as collect_env's is.
@@ -1065,8 +1069,11 @@ def parse_ollama_gpus(text: str) -> GpuInventory:
         names.setdefault(m.group(1), m.group(2))
     for m in _OLLAMA_CAPABILITY.finditer(text):  # a line whose name is cut: the GPU by its capability
         names.setdefault(m.group(1), capability_name(m.group(2)))
+    if not names:  # ollama 0.1's debug probe, by NVML's index
+        names = {f"nvml {m.group(1)}": m.group(2) for m in OLLAMA_NVML_NAME.finditer(text)}
     if not names:
-        raise ParseError('no ollama `msg="inference compute" ... library=cuda` or `updating cuda memory data` line')
+        raise ParseError('no ollama `msg="inference compute" ... library=cuda`, `updating cuda memory data` or '
+                         '`[0] CUDA device name:` line')
     records = tuple(GpuRecord(i, "", name, None, (OLLAMA_TITLE,)) for i, name in enumerate(names.values()))
     return GpuInventory(gpus=records, counts=((OLLAMA_TITLE, len(records)),),
                         partial=((OLLAMA_TITLE, "pasted lines of ollama's log may leave GPUs out"),))
@@ -1077,10 +1084,10 @@ def parse_ollama_gpus(text: str) -> GpuInventory:
 # sm_120 is not compatible with the current PyTorch installation.`, and older releases' `Found GPU0 NVIDIA GeForce GT
 # 710 which is of cuda capability 3.5.`. torch names each GPU from CUDA's own device list (`get_device_name`).
 # The name alone: at a line's start, after the warning's own label or a Compose service's `vllm-1  | ` prefix.
-_TORCH_WARNED = re.compile(r"(?:^|UserWarning:|\|)[ \t]*(?P<name>[A-Za-z][\w .()/-]*?) with CUDA capability sm_\d+ is "
-                           r"not compatible with "
-                           r"the current PyTorch installation|\bFound GPU(?P<index>\d+) (?P<old>[^\n]+?) which is of "
-                           r"cuda capability \d+\.\d+", re.MULTILINE)
+TORCH_WARNED = re.compile(r"(?:^|UserWarning:|\|)[ \t]*(?P<name>[A-Za-z][\w .()/-]*?) with CUDA capability sm_\d+ is "
+                          r"not compatible with "
+                          r"the current PyTorch installation|\bFound GPU(?P<index>\d+) (?P<old>[^\n]+?) which is of "
+                          r"cuda capability \d+\.\d+", re.MULTILINE)
 
 
 def parse_torch_warned_gpus(text: str) -> GpuInventory:
@@ -1089,7 +1096,7 @@ def parse_torch_warned_gpus(text: str) -> GpuInventory:
     Python prints a warning once per text, so identical GPUs show one line: the count is a lower bound.
     """
     names: dict[int, str] = {}
-    for m in _TORCH_WARNED.finditer(text):
+    for m in TORCH_WARNED.finditer(text):
         index = int(m.group("index")) if m.group("index") is not None else len(names)
         if (m.group("old") or m.group("name")).strip() not in names.values():
             names.setdefault(index, (m.group("old") or m.group("name")).strip())

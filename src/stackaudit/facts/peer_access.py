@@ -180,10 +180,11 @@ def is_refusal_line(line: str) -> bool:
                                                     or ALREADY_ENABLED.search(line))
 
 
-def answer_end(lines: Sequence[str], i: int) -> int:
-    """Where a Python session's peer-access query at line `i` ends: after the first answer printed within the next
-    six lines (the session's own lines and other outputs between), else after the query line alone."""
-    if len(lines[i]) > _QUERY_MAX or not _QUERY.search(lines[i]):
+def answer_end(lines: Sequence[str], i: int, query: re.Pattern[str] = _QUERY) -> int:
+    """Where a Python session's query at line `i` ends (a peer-access query, or another yes-or-no `query`): after the
+    first answer printed within the next six lines (the session's own lines and other outputs between), else after
+    the query line alone."""
+    if len(lines[i]) > _QUERY_MAX or not query.search(lines[i]):
         return i + 1
     for j in range(i + 1, min(len(lines), i + 7)):
         if _NO.match(lines[j]) or _YES.match(lines[j]):

@@ -15,6 +15,7 @@ from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser
 from stackaudit.facts.sources import (
     ENGINE_COMMAND,
     ENGINE_LOG,
+    EVIDENCE_LINES,
     P2P_BANDWIDTH_TEST,
     PROMPT_HOSTS,
     RIG_REPORT_ENVIRONMENT,
@@ -493,6 +494,26 @@ def instances_without_gpu(text: str) -> list[str]:
     (EC2_NO_ACCELERATOR), in order."""
     return [name for name, row in stated_instances(text)
             if row.vm == "amazon" and (m := re.match(r"[a-z]+", name)) and m.group(0) in EC2_NO_ACCELERATOR]
+
+
+# WSL 2 mounts the Windows driver's user-space libraries into its Linux VM under /usr/lib/wsl: `lib` holds libcuda,
+# libnvidia-ml and nvidia-smi, `drivers` the driver store's folders (`/usr/lib/wsl/drivers/nvaci.inf_amd64_<hash>/`;
+# https://docs.nvidia.com/cuda/wsl-user-guide/index.html). A program's line that names a library there (ollama's
+# `Discovered GPU libraries: [/usr/lib/wsl/lib/libnvidia-ml.so.1 ...]`, a loader's `/usr/lib/wsl/lib/libcuda.so.1`)
+# ran in WSL 2's VM. The path must name a library (`lib*.so*`) or an nvidia-smi there, not a glob of one: ollama 0.1
+# lists `/usr/lib/wsl/lib/libnvidia-ml.so*` among its search paths on every Linux host, and reports the miss where the
+# file is not there (`/usr/lib/wsl/lib/libnvidia-ml.so.1: cannot open shared object file`, ollama#1704: a container).
+WSL_LIBRARY = re.compile(r"(?<![\w./-])/usr/lib/wsl/(?:lib|drivers/[\w.-]+)/(?:lib[\w.+-]*\.so[\d.]*|nvidia-smi)"
+                         r"(?![\w*?\[])")
+_WSL_LIBRARY_MISSED = re.compile(r"cannot open shared object|No such file|not found|search paths|Unable to load",
+                                 re.IGNORECASE)
+
+
+def wsl_library(text: str) -> str:
+    """The first line of a text that names a library of WSL 2's driver mount (WSL_LIBRARY) and does not report it
+    missing (_WSL_LIBRARY_MISSED), stripped; "" where none."""
+    return next((line.strip() for line in text.splitlines()
+                 if WSL_LIBRARY.search(line) and not _WSL_LIBRARY_MISSED.search(line)), "")
 
 
 def wsl_kernel(release: str) -> bool:
@@ -1181,8 +1202,27 @@ def virtualization_of_a_laptop(ctx: FactContext) -> Virtualization:
     return Virtualization("", laptop, laptop=laptop)
 
 
+@parser(EVIDENCE_LINES, feeds="virtualization", kind=Virtualization, rank=96)
+def virtualization_from_evidence_lines(text: str) -> Virtualization:
+    """WSL 2's VM, where a pasted line loads a library from its driver mount (WSL_LIBRARY).
+
+    Input (tests/data/captures/1916, ollama's debug line)::
+
+        wiring nvidia management library functions in /usr/lib/wsl/lib/libnvidia-ml.so.1
+    """
+    line = wsl_library(text)
+    if not line:
+        raise ParseError("no library of WSL 2's driver mount (/usr/lib/wsl) in the lines shown")
+    return Virtualization(WSL_KERNEL.vm, f"a library of WSL 2's driver mount: {line[:120]!r}: {WSL_KERNEL.what}",
+                          wsl=True)
+
+
 def _windows_in(text: str, where: str) -> Virtualization:
-    """The Windows host a pasted document's lines show (WINDOWS_LINES), with no word of a virtual machine."""
+    """The Windows host a pasted document's lines show (WINDOWS_LINES), with no word of a virtual machine; WSL 2's VM
+    where a line loads a library from its driver mount (WSL_LIBRARY) instead."""
+    if line := wsl_library(text):
+        return Virtualization(WSL_KERNEL.vm, f"{where}: a library of WSL 2's driver mount: {line[:120]!r}: "
+                              f"{WSL_KERNEL.what}", wsl=True)
     windows = windows_lines(text)
     if not windows:
         raise ParseError(f"no line of {where} that only a Windows host prints")

@@ -30,7 +30,9 @@ ollama's ROCm discovery, ggml's Metal backend, a macOS launcher; rocm-smi's tabl
 amd-smi, a ROCm variable set to a value), a list's package version (`PyTorch: 2.8.0+cu128`), Text Generation
 Inference's /info object's `"docker_label"` read with the `"version"` above it (facts/docker.tgi_info_line), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
 out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's or free's summary (`MiB Swap: 0.0
-total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), each also as a
+total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), torch's capability warning naming a GPU CUDA listed (facts/gpus.TORCH_WARNED:
+`Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.`), a library loaded from WSL 2's driver mount
+(facts/platform.WSL_LIBRARY: `/usr/lib/wsl/lib/libnvidia-ml.so.1`), each also as a
 two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`, facts/_parse.stated_line). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
@@ -48,6 +50,7 @@ from stackaudit.facts.container import gpu_stack_pod, minikube_node
 from stackaudit.facts.cuda_ran import (
     DRIVER_FOUND_INSIDE,
     RUNTIME_NEEDLES,
+    TORCH_CUDA_QUERY,
     TRTLLM_LEDGER,
     ran_in_lines,
     runtime_in_line,
@@ -57,6 +60,7 @@ from stackaudit.facts.docker import NGC_CHECK_LINE, tgi_info_line
 from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
     OTHER_GPU_NEEDLES,
+    TORCH_WARNED,
     nvrm_mem_line,
     other_gpu_line,
     trtllm_ledger_span,
@@ -84,6 +88,7 @@ from stackaudit.facts.peer_access import (
     peer_copy_end,
 )
 from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
+from stackaudit.facts.platform import WSL_LIBRARY
 from stackaudit.facts.python_env import (
     PIP_LIST_GGML,
     STATED_PYTHON,
@@ -135,7 +140,8 @@ _OLLAMA = re.compile(rf'\bmsg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs" .*\bli
                      r'^\S{0,8}" before\.free="[^"]*" now\.total="[^"]*" '
                      r'now\.free="[^"]*" now\.used=|'
                      r'^\s*device count \d+\s*$|'
-                     r'^\s*\[GPU-[0-9a-fA-F-]+\] Compute Capability \d+\.\d+\s*$')
+                     r'^\s*\[GPU-[0-9a-fA-F-]+\] Compute Capability \d+\.\d+\s*$|'
+                     r'^\s*\[\d{1,2}\] CUDA device name: \S')
 # The CUDA runtime's error, as PyTorch and most CUDA programs print it (`RuntimeError: CUDA error: an illegal memory
 # access was encountered`, then torch's `Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/...`):
 # a CUDA program failing on a GPU. Its words are cudaGetErrorString's for the errors of a GPU at work (CUDA Runtime API,
@@ -176,15 +182,19 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "CMAKE_CUDA_ARCHITECTURES", "Compatibility mod
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
             "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
-            "GPU driver libraries", "SHMEM allocation",
+            "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "/usr/lib/wsl/",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",
             "| python", "|python", "python**",
-            "] Compute Capability", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
+            "] Compute Capability", "] CUDA device name:", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
             *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "| os", "|os", "operating system", "os version", "linux distro",
             "## ",  # an issue form's heading (form_answer)
             "nvrmmeminit")  # Tegra's memory manager on a Jetson (facts/gpus.nvrm_mem_line)
+
+
+# How far above a Python session's query its earlier lines are read with it (the session's own lines, unbroken).
+_SESSION_LOOK = 12
 
 
 def _daemon_line(line: str) -> bool:
@@ -256,7 +266,8 @@ def is_evidence(line: str) -> bool:
                 or bool(NGC_CHECK_LINE.search(line))
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
-                or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line))
+                or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or bool(TORCH_WARNED.search(line))
+                or bool(WSL_LIBRARY.search(line)))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
@@ -315,6 +326,15 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
                 and not is_evidence(lines[i - 1]):
             text = lines[i - 1].strip() + "\n" + lines[i].strip() + "\n"
             yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, text))
+            continue
+        # A Python session's torch.cuda.is_available() keeps the answer it printed (facts/cuda_ran.torch_answered), read
+        # with the session's lines above it (its torch's version: a ROCm build's True is HIP's), which stay unclaimed.
+        if "is_available()" in lines[i] and (end := answer_end(lines, i, TORCH_CUDA_QUERY)) > i + 1:
+            start = i
+            while start > max(0, i - _SESSION_LOOK) and lines[start - 1].strip() and not FENCE.match(lines[start - 1]):
+                start -= 1
+            yield Found("evidence line", i, end,
+                        document_appended(EVIDENCE_LINES.name, "\n".join(lines[start:end]) + "\n"))
             continue
         # TensorRT-LLM's memory ledger keeps its total above and its components below (facts/cuda_ran.py).
         if "component creation attempt" in lines[i] and TRTLLM_LEDGER.search(lines[i]):
