@@ -111,3 +111,11 @@ def test_the_rule_reaches_names_the_table_lacks() -> None:
     for name in ("NVIDIA GeForce RTX 3070", "NVIDIA GeForce RTX 5080", "NVIDIA GeForce RTX 5060 Ti"):
         with pytest.raises(UnknownGpuError):
             lookup(name)
+
+
+def test_an_integrated_gpu_names_no_board_row() -> None:
+    # Corpus 1912 (sgl-project/sglang#13198): `NVIDIA GB10` split as a size (`gb 10`) read as the A10 row.
+    for name in ("NVIDIA GB10", "GB10"):
+        with pytest.raises(UnknownGpuError):
+            lookup(name)
+    assert lookup("NVIDIA A10").spec.name == "A10"

@@ -761,6 +761,9 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
     key = normalize(query)
     if not key:
         raise UnknownGpuError(query, ())
+    if key in {normalize(name) for name in INTEGRATED_GPUS}:
+        # An integrated GPU has no row: its name split as a size (`GB10` as `gb 10`) must not read as another board's.
+        raise UnknownGpuError(query, ())
     prefix = cut_prefix(query)
     if prefix is not None:
         # Before the names: the words a cut leaves (`Tesla V100-PCIE`) may be an alias of one variant. The name alone
