@@ -67,10 +67,16 @@ END_OF_HEADER = "# ----- end of header"
 _OWNER_RESEARCH = re.compile(r"(?<=[\w-])research/")
 
 
+# `/tmp/` inside another path is a folder of that path (`./tmp/baichuan_v1_13b/` under the working directory in
+# TensorRT-LLM's examples, `/var/tmp/`), not the builder's /tmp.
+_NESTED_TMP = re.compile(r"(?<=[\w.-])/tmp/")
+
+
 def _offences(text: str, capture: bool = False, body: bool = False) -> list[str]:
     for path in _SYSTEM_PATHS:
         text = text.replace(path, "")
     text = _OWNER_RESEARCH.sub("", text)
+    text = _NESTED_TMP.sub("/", text)
     if capture:
         text = _NESTED_WORK.sub("/", text)
     return [p for p in _forbidden() if p in text and not (capture and p == "/tmp/") and not (body and p == "/work/")]
@@ -109,6 +115,8 @@ def test_the_scan_sees_the_forbidden_references() -> None:
     assert _offences("(research/ceiling-model.md)") == ["research/"]
     assert _offences("https://github.com/facebookresearch/Detectron/issues/312") == []
     assert "/tmp/" in _offences("written to /tmp/x.json")
+    assert _offences("--output_dir ./tmp/trt_engines/ --cache /var/tmp/x") == []
+    assert _offences("--output_dir=/tmp/trt_engines/") == ["/tmp/"]
     assert str(REPO) in _offences(f"{REPO}/src/stackaudit")
     assert _offences("docs/design.md, https://docs.vllm.ai/en/latest/") == []
     assert _offences("--volume /tmp/.X11-unix:/tmp/.X11-unix") == []
