@@ -93,7 +93,7 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"|\bbuild\.py\s.*--(?:use_gpt_attention_plugin|use_gemm_plugin|use_inflight_batching|"
                           r"paged_kv_cache|remove_input_padding|use_weight_only|enable_context_fmha)\b"
                           # TensorRT-LLM's benchmark (the LLM API in-process, with its options), KoboldCpp
-                          r"|\btrtllm-bench\b|\bkoboldcpp(?:\.py)?\s"
+                          r"|\btrtllm-bench\b|\bkoboldcpp[\w-]*(?:\.py|\.exe)?\s"
                           # NVIDIA Dynamo's launcher of a vLLM or SGLang engine
                           r"|\bdynamo(?:-run|\s+run)\s.*\bout=(?:vllm|sglang)\b"
                           # TensorRT-LLM's checkpoint conversion, which states the TP the engine is built with
@@ -119,6 +119,9 @@ HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?
 # as `python koboldcpp.py`.
 GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp": "llamacpp", "koboldcpp.py": "llamacpp",
                 "llava-cli": "llamacpp", "llama-llava-cli": "llamacpp", "llama-mtmd-cli": "llamacpp"}
+# KoboldCpp's release binaries carry their build in the name (`koboldcpp_cu12.exe`, `koboldcpp_nocuda.exe`,
+# `koboldcpp-linux-x64-cuda1150`, the old `koboldcpp_CUDA_only.exe` of LostRuins/koboldcpp#170): each is KoboldCpp.
+KOBOLDCPP_BUILD = re.compile(r"koboldcpp[_-][\w.-]+", re.I)
 # MLC LLM (https://llm.mlc.ai/docs/deploy/cli.html, /deploy/rest.html, /compilation/compile_models.html): its CLI
 # `mlc_llm` (or `python -m mlc_llm`) serves a model (`serve MODEL [--model-lib LIB] [--overrides "..."]`), chats with
 # it (`chat`), or compiles the model library those load (`compile CONFIG --device cuda -o LIB`). Its models run on
@@ -530,14 +533,16 @@ def _too_many_positionals(words: list[str]) -> bool:
     return False
 
 
-# A Windows program at the head of a command, by its path (`.\bin\llama-server.exe`, a batch file's, corpus 962):
-# its `\` separators are not the shell's escapes, and `.exe` is not part of the program's name.
-_WINDOWS_PROGRAM = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:|\.{1,2})?(?:\\[\w.-]+)*\\?[\w.-]+)\.exe(?=\s|$)", re.I)
+# A Windows program at the head of a command, by its path (`.\bin\llama-server.exe`, a batch file's, corpus 962; a
+# drive's path without `.exe`, `D:\llama-cpp\llama-server`, corpus 1928): its `\` separators are not the shell's
+# escapes, and `.exe` is not part of the program's name.
+_WINDOWS_PROGRAM = re.compile(r"^\s*(?:(?P<path>(?:[A-Za-z]:|\.{1,2})?(?:\\[\w.-]+)*\\?[\w.-]+)\.exe"
+                              r"|(?P<bare>(?:[A-Za-z]:|\.{1,2})(?:\\[\w.-]+)+))(?=\s|$)", re.I)
 
 
 def _posix_program(line: str) -> str:
     """The line with a Windows program at its head (_WINDOWS_PROGRAM) written as a POSIX path without `.exe`."""
-    return _WINDOWS_PROGRAM.sub(lambda m: m.group("path").replace("\\", "/"), line, count=1)
+    return _WINDOWS_PROGRAM.sub(lambda m: (m.group("path") or m.group("bare")).replace("\\", "/"), line, count=1)
 
 
 # A container's argument list on one line, as a YAML flow sequence (JSON's form too): a compose service's
@@ -816,6 +821,7 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
     if not words:
         return None
     program = posixpath.basename(words[0])
+    program = "koboldcpp" if KOBOLDCPP_BUILD.fullmatch(program) and not program.endswith(".py") else program
     if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) in (*GGML_ENGINES, *BUILDERS):
         program = posixpath.basename(words[1])  # `python koboldcpp.py model.gguf ...`, `python3 convert_checkpoint.py`
     if program in LEGACY_GGML_PROGRAMS and len(words) > 1 and "/" in words[0] \
