@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import capture_checks, paste_checks
+from stackaudit.facts._parse import ParseError, format_cpulist, parse_cpumask
 
 COMPAT = "DRV-CUDA-COMPAT"
 OPEN = "DRV-OPEN-MODULE"
@@ -213,6 +216,15 @@ def test_disjoint_nccl_affinity_is_a_layout() -> None:
     # Corpus 1895 (pytorch/pytorch, NCCL 2.4.6): GPU 0 on 0-5,24-29, GPU 2 on 6-11,30-35.
     result = capture_checks("1895", NPS)[NPS]
     assert result.status == "not-an-issue", result.message
+
+
+def test_a_cpu_mask_reads_as_its_cpus() -> None:
+    # Corpus 1895's masks: words most significant first, as the kernel prints a cpumask.
+    assert format_cpulist(parse_cpumask("3f00003f")) == "0-5,24-29"
+    assert format_cpulist(parse_cpumask("0f,c0000fc0")) == "6-11,30-35"
+    for bad in ("0-5", "", "f" * 16385):  # a list, nothing, a mask past 65536 CPUs (modelled)
+        with pytest.raises(ParseError):
+            parse_cpumask(bad)
 
 
 def test_one_affinity_for_every_gpu_shows_no_layout(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
-from stackaudit.facts._parse import argv_value, format_cpulist
+from stackaudit.facts._parse import ParseError, argv_value, format_cpulist, parse_cpumask
 from stackaudit.facts.boot_loader import CmdlineTool, tool_of
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.cuda_ran import CudaRan, Ran
@@ -837,25 +837,24 @@ def _nccl_local_sets(log: ServingLog) -> Outcome | None:
     """FW-NUMA-NPS not an issue where NCCL's affinity lines (ServingLog.gpu_affinity) give two GPUs of one host
     disjoint CPU masks: each GPU reports its locality, on nodes of its own; None where no host's lines show that (a
     set in another form than a hex mask is not read)."""
-    by_host: dict[str, dict[int, tuple[int, str]]] = {}
+    by_host: dict[str, dict[int, tuple[frozenset[int], str]]] = {}
     for host, gpu, cpus, line in log.gpu_affinity:
-        if re.fullmatch(r"[0-9a-fA-F]+(?:,[0-9a-fA-F]+)*", cpus) and (mask := int(cpus.replace(",", ""), 16)):
+        try:
+            mask = frozenset(parse_cpumask(cpus))
+        except ParseError:
+            continue
+        if mask:
             by_host.setdefault(host, {})[gpu] = (mask, line)
     for sets in by_host.values():
         pairs = [(a, b) for a in sets for b in sets if a < b and not sets[a][0] & sets[b][0]]
         if pairs:
             a, b = pairs[0]
-            return not_an_issue(f"NCCL bound GPU {a} and GPU {b} to disjoint CPU sets ({_mask_cpus(sets[a][0])}; "
-                                f"{_mask_cpus(sets[b][0])}), the CPUs local to each: the GPUs sit on different NUMA "
-                                "nodes and each reports its locality, a layout of the host, not a fault",
-                                actual={f"GPU {g}": _mask_cpus(m) for g, (m, _) in sorted(sets.items())},
+            return not_an_issue(f"NCCL bound GPU {a} and GPU {b} to disjoint CPU sets ({format_cpulist(sets[a][0])}; "
+                                f"{format_cpulist(sets[b][0])}), the CPUs local to each: the GPUs sit on different "
+                                "NUMA nodes and each reports its locality, a layout of the host, not a fault",
+                                actual={f"GPU {g}": format_cpulist(m) for g, (m, _) in sorted(sets.items())},
                                 evidence=[sets[a][1], sets[b][1]])
     return None
-
-
-def _mask_cpus(mask: int) -> str:
-    """A CPU mask as a CPU list (`0-5,24-29`)."""
-    return format_cpulist([i for i in range(mask.bit_length()) if mask >> i & 1])
 
 
 def _nps_from_matrix(topo: TopoMatrix, p2p: P2pMatrix | None = None) -> Outcome:

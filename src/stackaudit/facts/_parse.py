@@ -45,7 +45,22 @@ def parse_cpulist(text: str) -> tuple[int, ...]:
     return tuple(sorted(set(cpus)))
 
 
-def format_cpulist(cpus: tuple[int, ...] | list[int]) -> str:
+MAX_CPUMASK_DIGITS = 16384  # 65536 CPUs, the bound parse_cpulist puts on a range
+
+
+def parse_cpumask(text: str) -> tuple[int, ...]:
+    """Parse a kernel CPU mask such as `0f,c0000fc0` (hex words, the most significant first, as NCCL's `Setting
+    affinity for GPU N to` and /proc's Cpus_allowed print it) into its CPU numbers."""
+    if not re.fullmatch(r"[0-9a-fA-F]+(?:,[0-9a-fA-F]+)*", text):
+        raise ParseError(f"bad CPU mask {text[:40]!r}")
+    digits = text.replace(",", "")
+    if len(digits) > MAX_CPUMASK_DIGITS:
+        raise ParseError(f"CPU mask of {len(digits)} hex digits")
+    mask = int(digits, 16)
+    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+
+
+def format_cpulist(cpus: Iterable[int]) -> str:
     """The compact form of a CPU list: (0,1,2,3,8) -> `0-3,8`."""
     out: list[str] = []
     ordered = sorted(set(cpus))
