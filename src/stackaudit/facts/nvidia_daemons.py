@@ -40,11 +40,11 @@ _DCGM_WORDS = re.compile(r"nv-hostengine|nvidia-dcgm|DCGM host engine", re.IGNOR
 # unit `docker.service` ("Docker Application Container Engine"), as `systemctl status docker` and a failed restart
 # (`Job for docker.service failed`) name it; its own log lines are not read.
 _DOCKER_WORDS = re.compile(r"^docker(?:\.service)?$|\bdocker\.service\b|Docker Application Container Engine")
+# The units whose `systemctl status` block and failed `Job for X.service` line are read (importers/nvidia_daemons.py).
+STATUS_UNITS = r"nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm|docker"
 # `systemctl status`'s first line: `● nvidia-fabricmanager.service - NVIDIA fabric manager service`; a unit systemd
 # has no file for has no description (`○ nvidia-fabricmanager.service`, then `Loaded: not-found`).
-_STATUS_HEAD = re.compile(r"^\s*(?:[●○×*]\s*)?(?P<unit>nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm|docker)"
-                          r"\.service"
-                          r"(?:\s+-\s|\s*$)")
+_STATUS_HEAD = re.compile(r"^\s*(?:[●○×*]\s*)?(?P<unit>" + STATUS_UNITS + r")\.service(?:\s+-\s|\s*$)")
 _ACTIVE = re.compile(r"^\s*Active:\s+(?P<word>[a-z]+)\b")
 # systemd's result of the unit's last run beside its state: `Active: inactive (dead) (Result: exit-code)` is a unit
 # whose start failed and that is not restarting (systemd.exec(5), "Result"); `success` is a clean stop.

@@ -12,7 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.nvidia_daemons import DAEMON_TAG, NOT_FOUND, TABLE_ROW, daemon_event, status_unit
+from stackaudit.facts.nvidia_daemons import (
+    DAEMON_TAG,
+    NOT_FOUND,
+    STATUS_UNITS,
+    TABLE_ROW,
+    daemon_event,
+    status_unit,
+)
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
 from stackaudit.facts.symptoms import FM_FATAL
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
@@ -24,7 +31,7 @@ def _found(kind: str, lines: list[str], start: int, end: int) -> Found:
     return Found(kind, start, end, document_appended(NVIDIA_DAEMON_LOG.name, "\n".join(lines[start:end]) + "\n\n"))
 
 
-_JOB = re.compile(r"^Job for (?:nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm|docker)(?:\.service)? failed\b")
+_JOB = re.compile(r"^Job for (?:" + STATUS_UNITS + r")(?:\.service)? failed\b")
 _SEE = re.compile(r'^See "systemctl status|^See system logs and|^Hint:')
 _STATUS_FIELD = re.compile(r"^\s+(?:Loaded|Active|Drop-In|Docs|Process|Main PID|Tasks|Memory|CPU|CGroup|Status|"
                            r"TriggeredBy|IP|IO|Mem)\b|^\s+[│├└|`]|^\s{8,}\S")
