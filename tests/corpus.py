@@ -79,6 +79,8 @@ KINDS = (
     "nvidia-bug-report",
     "engine command",
     "systemctl",
+    # A service's own log: `journalctl -u ollama`, `ollama serve`, llama-server's or llama.cpp's ggml start-up lines,
+    # LocalAI's or KoboldCpp's console.
     "service journal",
     "driver container log",
     "nvidia-smi -q section",
