@@ -65,7 +65,7 @@ from stackaudit.facts.ray_log import RayCluster
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
-from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER
+from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER, K8S_GPUS_TAKEN
 from stackaudit.facts.system import KernelLog, NumaTopology
 from stackaudit.facts.trouble import Trouble
 from stackaudit.fixes.model import (
@@ -627,7 +627,8 @@ def _distributed(proc: ProcessInfo) -> bool:
 def ipc_isolation(container: ContainerInfo | None = None, docker_containers: DockerContainers | None = None,
                   serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None,
                   parallelism: Parallelism | None = None, serving_log: ServingLog | None = None,
-                  gpus: GpuInventory | None = None, ray_cluster: RayCluster | None = None) -> Outcome:
+                  gpus: GpuInventory | None = None, ray_cluster: RayCluster | None = None,
+                  k8s_nodes: K8sNodes | None = None) -> Outcome:
     """Reads: on a Docker host, the GPU containers started as ranks of one group (`--nnodes`,
     `--node-rank`, `ray start --address`, `--headless`) and their IpcMode and NCCL_HOSTID; inside a
     container, the engine's flags, this container's boot_id and /dev/shm device number.
@@ -676,6 +677,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     instance.`: `ray.init()` found no cluster to join, facts/ray_log.RayCluster.started_here), with no container spec
     and no second host shown: its raylet spawns every worker on this machine, in the IPC namespace of the program that
     started it (a container's, where it runs in one): ok (corpus 1693).
+    Pasted Kubernetes nodes (`kubectl describe node`) each offering one GPU device in all (`nvidia.com/gpu: 1`), with
+    no container spec shown, hold no group of ranks on one host to split across pods: not applicable (corpus 1945).
     """
     group = serving_log.ipc_group() if serving_log is not None else ()
     if group and serving_log is not None:
@@ -738,6 +741,13 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                            "/dev/shm` across the ranks' containers; NCCL_DEBUG=INFO `via NET` between ranks "
                            "of one host confirms it")
         return ok(f"all ranks run in this container (TP x PP = {_engine_tp(parallelism) or 1})", actual=identity)
+    single = k8s_nodes.single_gpu() if k8s_nodes is not None else ()
+    if docker_containers is None and single:
+        # One GPU device per node: a pod there holds at most it, so no group of ranks splits across its pods.
+        return not_applicable(f"the Kubernetes node{'s' if len(single) > 1 else ''} shown offer"
+                              f"{'' if len(single) > 1 else 's'} one GPU device in all ("
+                              + K8sNodes.device_lines(single) + "): no tensor-parallel ranks on one host to split "
+                              "across pods")
     if docker_containers is None and container.outside_spec:
         return unknown("a pasted container spec, but its containers (the ranks and their IPC mode) are not in this "
                        "source", hint="paste the whole spec, or `docker inspect` of every rank container")
@@ -1515,6 +1525,20 @@ def _node_offer(k8s_nodes: K8sNodes | None) -> Outcome | None:
     if offered := k8s_nodes.offered():
         said = "; ".join(f"node {n.name or '(unnamed)'}: " + ", ".join(f"{e.key} {e.value}" for e in entries)
                          for n, entries in offered)
+        if taken := k8s_nodes.taken():
+            # The scheduler's `Insufficient nvidia.com/gpu` then counts GPUs taken, not GPUs lost (Symptom.looks_only).
+            held = "; ".join(f"node {n.name or '(unnamed)'}: " + ", ".join(f"`{e.line}`" for e in rows)
+                             for n, rows in taken)
+            return replace(ok(f"every GPU the device plugin registered is allocatable ({said}), and the pods on the "
+                              f"node request all of them (Allocated resources: {held}): each GPU is handed whole to "
+                              "one pod", actual={e.key: int(e.value) for _, entries in offered for e in entries},
+                              subjects=[n.name or "node" for n, _ in offered],
+                              evidence=[e.line for _, es in (*offered, *taken) for e in es]),
+                           sharpen=Sharpen(f"every GPU the node offers ({said}) is requested by its pods "
+                                           f"(Allocated resources: {held}), and the device plugin hands a GPU to one "
+                                           "pod whole: the scheduler refuses another pod for GPUs taken, not lost "
+                                           "(free one, add GPUs, or share them with time-slicing)",
+                                           shows=(K8S_GPUS_TAKEN,)))
         return ok(f"every GPU the device plugin registered is allocatable ({said}): the plugin reached them through "
                   "the driver and reports them healthy; the pods' own specs are not shown",
                   actual={e.key: int(e.value) for _, entries in offered for e in entries},
@@ -2456,13 +2480,11 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
     A pasted node (`kubectl describe node`) whose GPU resources count one device in all (`nvidia.com/gpu: 1`) hands
     no pod two GPUs to place against each other: not applicable (corpus 1908), where each node shown is so.
     """
-    single = [n for n in k8s_nodes.gpu_nodes if n.most_gpus == 1] if k8s_nodes is not None else []
-    if single and k8s_nodes is not None and len(single) == len(k8s_nodes.gpu_nodes) and not container.in_container:
+    single = k8s_nodes.single_gpu() if k8s_nodes is not None else ()
+    if single and not container.in_container:
         return not_applicable(f"the Kubernetes node{'s' if len(single) > 1 else ''} shown offer"
                               f"{'' if len(single) > 1 else 's'} one GPU device in all ("
-                              + "; ".join(next(iter((n.gpu_resources(n.capacity) or n.gpu_resources(n.allocatable)).values())).line
-                                          for n in single[:3])
-                              + "): no pod is handed GPUs to place against each other")
+                              + K8sNodes.device_lines(single) + "): no pod is handed GPUs to place against each other")
     if container.kind != "kubernetes":
         specs = [c for c in docker_containers.containers if c.origin == ORIGIN_K8S] if docker_containers else []
         if specs and not container.in_container and all(c.unscheduled for c in specs):

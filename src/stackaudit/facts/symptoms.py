@@ -293,6 +293,8 @@ IN_GPU_CONTAINER = "container"
 IN_CONTAINER = "in-container"
 # The user's words say the IOMMU is off (facts/system.StatedIommu).
 IOMMU_SAID_OFF = "iommu-said-off"
+# Every GPU node shown offers all its GPUs and its pods request every one (facts/k8s_node.K8sNodes.taken).
+K8S_GPUS_TAKEN = "k8s-gpus-taken"
 # MIG mode is enabled on a GPU the source shows (checks/mem.py MEM-MIG).
 MIG_ENABLED = "mig-enabled"
 # A serving stack the source shows: an engine's process, log, command line or container, or a stack process's Xid.
@@ -661,11 +663,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # The Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod (the FailedScheduling event of
     # `kubectl describe pod`, `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`): the pod stays Pending and its
     # containers get no GPU. The node offers none (no device plugin, or the plugin found no GPU), or every GPU it offers
-    # is taken (NVIDIA/k8s-device-plugin#33, #119, #165, #430).
+    # is taken (NVIDIA/k8s-device-plugin#33, #119, #165, #430). Where every GPU node shown offers its GPUs and its
+    # pods request them all (describe's Allocated resources), the refusal is the scheduler counting them taken
+    # (NVIDIA/k8s-device-plugin#213, corpus 1945).
     Symptom("k8s-insufficient-gpu", re.compile(r"\b[Ii]nsufficient nvidia\.com/gpu\b"),
         "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
         "the Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod, so it stays Pending and its "
-        "containers get no GPU (no node advertises one: the device plugin is missing or found no GPU; or all are taken)"),
+        "containers get no GPU (no node advertises one: the device plugin is missing or found no GPU; or all are taken)",
+        looks_only=K8S_GPUS_TAKEN),
     # GPU feature discovery labels a node's GPUs; with the MIG strategy `single` it names the product `<model>-MIG-INVALID`
     # and counts 0 GPUs where MIG is on with no MIG device, or with mixed layouts (its mig-strategy tests;
     # NVIDIA/gpu-operator#479, #603). The label reads as `"key": "value"` (JSON), `key: value` (YAML) or `key=value`.
