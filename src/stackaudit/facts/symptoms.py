@@ -741,6 +741,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
                 "open",
         doubt_hint="paste ollama's GPU discovery lines (its start-up log with OLLAMA_DEBUG=1) and `docker exec <name> "
                    "nvidia-smi`"),
+    # Triton's CUDA memory manager sets a pool up on each GPU it supports (cudaGetDeviceCount, then the compute
+    # capability floor `--min-supported-compute-capability`, core's cuda_memory_manager.cc) and says `CUDA memory
+    # pool disabled` where it set up none: no GPU CUDA reached (server#2877, #6325: no driver in the container) or
+    # none it supports (server#3358, corpus 1925: a Maxwell M60 under a CUDA 11 build, its models on `CPU device 0`),
+    # or a pool size of 0 asked for. The line does not tell those apart, so a GPU request shown for its container
+    # is no proof the GPU reached it (`doubts`); the line alone proves no failure.
+    Symptom("triton-cuda-pool-disabled", re.compile(r"\bcuda_memory_manager\.cc:\d+\] CUDA memory pool disabled\b"),
+        "", "medium", "https://github.com/triton-inference-server/core/blob/main/src/cuda_memory_manager.cc",
+        "Triton set up no CUDA memory pool: it found no GPU it can use (or was given a pool size of 0)",
+        doubts=("CTR-GPU-ACCESS",),
+        doubted="Triton sets no pool up where CUDA reaches no GPU in its container and where the GPU it reaches is "
+                "below its compute-capability floor: whether the GPU reached the container is what the line leaves "
+                "open",
+        doubt_hint="paste `docker exec <name> nvidia-smi` and Triton's start-up log with --log-verbose=1"),
     # CUDA finds no GPU at all (cudaErrorNoDevice, 100: "no CUDA-capable device is detected") in a container the
     # source shows: the runtime did not hand the container the GPU device nodes or the driver's libraries (the GPU
     # Operator's CUDA validator pod, NVIDIA/gpu-operator#1900, corpus 1172). On a bare host the same words are a
@@ -1448,7 +1462,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
-           "accelerated runner", "Dynamic llm server")
+           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
