@@ -603,9 +603,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # with err: ... error creating nvml.Device 0: nvml: Unknown Error`, corpus 1583, NVIDIA/k8s-device-plugin#1397,
     # #1223, #231, kubernetes/kubernetes#97131), or it found none of the plugin's devices free to give (`requested
     # number of devices unavailable for nvidia.com/gpu`, kubernetes/kubernetes#130145: allocations the kubelet still
-    # counts). Only NVIDIA's: the line names NVML or an nvidia.com resource (AMD's plugin says `amd.com/gpu`,
-    # trueforge-org/truecharts#19201). The pod gets no GPU; the error the line quotes says why.
-    Symptom("k8s-gpu-admission-failed", re.compile(r"\bAllocate failed due to (?=.*(?:\bnvml\b|nvidia\.com/))",
+    # counts). GPU-sharing schedulers' plugins refuse the same way where the scheduler's decision is missing or names no
+    # device (`unable to find GPU device allocation by scheduler`, kuberay#1414 on Huawei CCE, corpus 1932; `failed to
+    # find gpu id`, volcano-sh/devices#17; HAMi's `Update plugin resources failed due to ... missing annotation for gpu
+    # allocation decision from scheduler`, Project-HAMi/HAMi#57). Only NVIDIA's: the line names NVML, an nvidia.com
+    # resource or a GPU, and no amd.com one (AMD's plugin says `amd.com/gpu`, trueforge-org/truecharts#19201). The pod
+    # gets no GPU; the error the line quotes says why.
+    Symptom("k8s-gpu-admission-failed", re.compile(r"\b(?:Allocate|Update plugin resources) failed due to "
+                                                   r"(?!.*\bamd\.com/)(?=.*(?:\bnvml\b|nvidia\.com/|\bgpu\b))",
                                                    re.IGNORECASE),
         "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
         "the kubelet refused the pod its GPUs (UnexpectedAdmissionError): its allocation through the NVIDIA device "
@@ -1461,6 +1466,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
+           "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
            "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled")
 
