@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import capture_checks, paste_checks
-
 from stackaudit.facts.k8s_node import parse_k8s_nodes
 from stackaudit.facts.symptoms import find_symptoms
 
