@@ -161,3 +161,47 @@ def test_triton_pool_disabled_leaves_the_request_unproven(tmp_path: Path) -> Non
 
 def test_triton_pool_created_keeps_ok(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, TRITON_POOL, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+
+
+# CUDA at work where the source does not say whether the program ran in a container: ok wherever it ran.
+# Real: https://github.com/ollama/ollama/issues/11983 (the issue body, josetesan, 2025-08-20).
+OLLAMA_11983 = """\
+CUDA driver version: 12.9
+calling cuDeviceGetCount
+device count 1
+time=2025-08-20T11:51:52.333+02:00 level=DEBUG source=gpu.go:125 msg="detected GPUs" count=1 library=/usr/lib/libcuda.so.575.64.05
+[GPU-c2e245dd-43c2-fb0c-f77c-93e3e5cd10c5] CUDA totalMem 7838mb
+[GPU-c2e245dd-43c2-fb0c-f77c-93e3e5cd10c5] CUDA freeMem 7185mb
+[GPU-c2e245dd-43c2-fb0c-f77c-93e3e5cd10c5] Compute Capability 8.6
+"""
+# Real: https://github.com/ollama/ollama/issues/3940 (a comment, pierocor, 2024-06-06): journald's prefix before it.
+OLLAMA_3940 = """\
+Jun 06 11:22:07 mygpu ollama[243665]: [GPU-e2dfead1-6232-e5c1-efb8-f20bf39d937a] CUDA freeMem 80580 mb
+Jun 06 11:22:07 mygpu ollama[243665]: [GPU-e2dfead1-6232-e5c1-efb8-f20bf39d937a] Compute Capability 8.0
+Jun 06 11:22:07 mygpu ollama[243665]: releasing nvcuda library
+"""
+# Real: https://github.com/ollama/ollama/issues/9639 (a comment, NikolasTh90, 2025-06-23).
+OLLAMA_9639 = """\
+Ιουν 23 16:12:49 brainiac ollama[116520]: device count 1
+Ιουν 23 16:12:50 brainiac ollama[116520]: [GPU-dfea5d8a-bc26-58e4-88af-51bdaf629a01] CUDA totalMem 23995mb
+Ιουν 23 16:12:50 brainiac ollama[116520]: [GPU-dfea5d8a-bc26-58e4-88af-51bdaf629a01] CUDA freeMem 20180mb
+Ιουν 23 16:12:50 brainiac ollama[116520]: [GPU-dfea5d8a-bc26-58e4-88af-51bdaf629a01] Compute Capability 8.9
+"""
+
+
+def test_cuda_at_work_outside_any_container_shown_is_ok(tmp_path: Path) -> None:
+    for text in (OLLAMA_11983, OLLAMA_9639):  # 9639's Greek month leaves journald's prefix unread: no host shown
+        r = paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+        assert r.status == "ok" and "wherever it runs" in r.message, text
+    # journald's tag puts the program on the host (facts/container.py): no container to judge, whatever CUDA did.
+    assert paste_checks(tmp_path, OLLAMA_3940, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+    for n in ("1927", "1930"):
+        assert capture_checks(n, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok", n
+
+
+def test_cuda_refusing_outside_any_container_stays_open(tmp_path: Path) -> None:
+    # Modelled: the same discovery finding no device: nothing reached.
+    text = OLLAMA_11983.replace("device count 1", "device count 0").split("[GPU-")[0]
+    r = paste_checks(tmp_path, text + 'level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"\n',
+                     "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status != "ok"

@@ -1366,6 +1366,17 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     (`nvidia.com/gpu.present=true`, a product, a count above 0) whose whole Capacity lists no GPU resource: no device
     plugin serves it. A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
     pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.
+    The scheduler's "Insufficient nvidia.com/gpu" where every GPU node shown offers all its GPUs and its pods request
+    every one (describe's Allocated resources, pasted alone too) counts GPUs taken, not lost: not an issue (corpus
+    1945). The kubelet's admission refusal (UnexpectedAdmissionError, `Allocate failed due to`, `Update plugin
+    resources failed due to`) is an issue where it names NVML, an nvidia.com resource or a GPU, in a GPU-sharing
+    plugin's words too (`unable to find GPU device allocation by scheduler`, corpus 1932), and not where it names an
+    amd.com resource. A pod's YAML status message folded over lines is read as one line.
+    Triton's `CUDA memory pool disabled` (no GPU its CUDA reached, or none above its compute-capability floor) leaves a
+    GPU request shown for its container unproven: unknown, the line quoted (corpus 1925).
+    Where the source does not say whether the program ran in a container, its CUDA at work on the GPU (llama.cpp's
+    CUDA backend, a program's CUDA proof of facts/cuda_ran.py such as ollama's discovery reading a GPU's free memory)
+    shows the GPU and the driver's CUDA library reached it wherever it ran: ok (corpus 1927, 1930).
     Docker's own daemon shown failed (`systemctl status docker`'s `Active: failed`, `Job for docker.service failed`,
     facts/nvidia_daemons.py), with no later line of it running, starts no container, GPU or not: an issue, the line
     quoted (after a daemon.json change that adds the nvidia runtime, NVIDIA/nvidia-docker#1002, corpus 1910).
@@ -1418,6 +1429,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_listed(gpus, container) or judged
+    if judged.status == "unknown" and container is None:
+        judged = _cuda_reached_where_it_ran(serving_log, gpus, cuda_ran) or judged
     if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
         return renumbered
     if node is not None and (judged.status == "unknown" or (judged.status == "not-applicable"
@@ -1675,6 +1688,24 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
         return None
     return ok(f"{proof.did}, in the container: its GPU device nodes and the driver's CUDA library reach it",
               actual=proof.program, evidence=[proof.line])
+
+
+def _cuda_reached_where_it_ran(serving_log: ServingLog | None, gpus: GpuInventory | None,
+                               cuda_ran: CudaRan | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok where the source does not say whether the program ran in a container and shows its CUDA at
+    work on the GPU: llama.cpp's CUDA backend working on a device or listing it (_engine_reached), a program's CUDA
+    proof (facts/cuda_ran.py: ollama's discovery reading a GPU's free memory, vLLM's KV cache in use). The GPU and the
+    driver's CUDA library reached the process wherever it ran, so a container it ran in was given them. None
+    otherwise."""
+    reached = _engine_reached(serving_log, gpus)
+    if reached is not None:
+        return replace(reached, message=reached.message.replace(" in the container", "")
+                       + ", wherever it runs (a container it runs in was given them)")
+    proof = cuda_ran.proof() if cuda_ran is not None else None
+    if proof is None:
+        return None
+    return ok(f"{proof.did}: the GPU device nodes and the driver's CUDA library reach it wherever it runs (a container "
+              "it runs in was given them)", actual=proof.program, evidence=[proof.line])
 
 
 def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo | None,
