@@ -205,3 +205,43 @@ def test_cuda_refusing_outside_any_container_stays_open(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, text + 'level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"\n',
                      "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
     assert r.status != "ok"
+
+
+# Triton's metrics finding GPUs through NVML, with the serving container's spec pasted beside them: the server in that
+# container reached the GPUs (corpus 1817). Real: https://github.com/triton-inference-server/server/issues/4197 (the
+# issue body, SinVl, 2022-04-10): the manifest, and on the node that fails NVML cannot start.
+TRITON_4197_SPEC = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: triton
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+        - name: triton
+          image: "nvcr.io/nvidia/tritonserver:21.06-py3"
+          command: ["tritonserver"]
+          args: ["--model-repository=/models", "--strict-model-config=true", "--log-verbose=4"]
+"""
+TRITON_4197_FAILED = TRITON_4197_SPEC + """
+Error: Failed to initialize NVML
+W0410 11:55:36.155360 1 metrics.cc:214] DCGM unable to start: DCGM initialization error
+"""
+# Modelled on https://github.com/triton-inference-server/server/issues/5513's pod log: the metrics line of a T4, beside
+# the containers list of 4197's manifest pasted alone (its resources not shown). A whole manifest without a GPU
+# request stays an issue: the GPU then reached the container outside the device plugin's allocation.
+TRITON_METRICS = TRITON_4197_SPEC[TRITON_4197_SPEC.index("      containers:"):] + """
+I0316 14:16:51.173524 93 metrics.cc:864] Collecting metrics for GPU 0: Tesla T4
+"""
+
+
+def test_triton_metrics_beside_its_spec_is_ok(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, TRITON_METRICS, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "ok" and "Triton's metrics" in r.message
+    assert capture_checks("1817", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+
+
+def test_triton_nvml_failing_beside_its_spec_is_not_ok(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, TRITON_4197_FAILED, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "ok"

@@ -1292,7 +1292,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
     reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
     still proves the issue). So does Triton's metrics start-up finding GPUs through NVML (`found 2 GPUs supporting
-    NVML metrics`) in a container the source shows, over the GPUs it counts. The NGC image's driver check (`This
+    NVML metrics`) in a container the source shows (from inside, or a pasted spec piece of the serving container,
+    corpus 1817), over the GPUs it counts. The NGC image's driver check (`This
     container was built for NVIDIA Driver Release ...`, `... compatibility mode is UNAVAILABLE`) shows that container:
     its entrypoint prints it only inside the image.
     A Triton server whose model configs shown put instances on a GPU number (instance_group `gpus: [ 6 ]`) at or past
@@ -1429,6 +1430,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_listed(gpus, container) or judged
+    if judged.status == "unknown" and docker_containers is not None \
+            and any(c.looks_like_serving for c in docker_containers.containers):
+        # Triton's metrics lines come from the server in the serving container the spec shows (corpus 1817).
+        judged = _nvml_listed(gpus, container, spec_shown=True, only_triton=True) or judged
     if judged.status == "unknown" and container is None:
         judged = _cuda_reached_where_it_ran(serving_log, gpus, cuda_ran) or judged
     if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
@@ -1792,14 +1797,16 @@ def _gpu_outside_request(container: ContainerInfo | None, docker_containers: Doc
         [f"GPU {g.index}" for g in listed], None)
 
 
-def _nvml_listed(gpus: GpuInventory | None, container: ContainerInfo | None = None) -> Outcome | None:
+def _nvml_listed(gpus: GpuInventory | None, container: ContainerInfo | None = None, spec_shown: bool = False,
+                 only_triton: bool = False) -> Outcome | None:
     """CTR-GPU-ACCESS ok where `nvidia-smi -L` answered with GPUs (NVSMI_LIST_TITLE): NVML opened the GPU device nodes
     through the driver's libnvidia-ml where it ran, which inside a container is what the toolkit hands over; a
     container's failure the log shows (`Failed to initialize NVML`) still proves the issue. Triton's metrics start-up
     finding GPUs through NVML (`found 2 GPUs supporting NVML metrics`, TRITON_METRICS_TITLE) is the same answer where
-    the source shows the container Triton runs in. None without a listing."""
-    listed = [g for g in (gpus.gpus if gpus is not None else ()) if NVSMI_LIST_TITLE in g.shown_by]
-    inside = container is not None and container.in_container
+    the source shows the container Triton runs in (the audit inside it, or a pasted spec of the serving container,
+    `spec_shown`). `only_triton` reads Triton's lines alone. None without a listing."""
+    listed = [] if only_triton else [g for g in (gpus.gpus if gpus is not None else ()) if NVSMI_LIST_TITLE in g.shown_by]
+    inside = (container is not None and container.in_container) or spec_shown
     found = dict(gpus.counts).get(TRITON_METRICS_TITLE, 0) if gpus is not None and inside else 0
     if not listed and found:
         return over_subjects(ok(f"Triton's metrics in the container found {found} GPU(s) through NVML ({TRITON_METRICS_TITLE}): "
