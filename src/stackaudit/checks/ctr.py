@@ -60,6 +60,7 @@ from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcCo
 from stackaudit.facts.nvidia import NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import DOCKER, Parallelism
 from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.ray_log import RayCluster
 from stackaudit.facts.rdma import RdmaDevices
@@ -1182,7 +1183,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
                cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
                engine_commands: EngineCommands | None = None, k8s_nodes: K8sNodes | None = None,
-               trouble: Trouble | None = None, nvidia_services: NvidiaServices | None = None) -> Outcome:
+               trouble: Trouble | None = None, nvidia_services: NvidiaServices | None = None,
+               virtualization: Virtualization | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1377,7 +1379,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     GPU request shown for its container unproven: unknown, the line quoted (corpus 1925).
     Where the source does not say whether the program ran in a container, its CUDA at work on the GPU (llama.cpp's
     CUDA backend, a program's CUDA proof of facts/cuda_ran.py such as ollama's discovery reading a GPU's free memory)
-    shows the GPU and the driver's CUDA library reached it wherever it ran: ok (corpus 1927, 1930).
+    shows the GPU and the driver's CUDA library reached it wherever it ran: ok (corpus 1927, 1930); not for a Windows
+    program, which runs in no container.
     Docker's own daemon shown failed (`systemctl status docker`'s `Active: failed`, `Job for docker.service failed`,
     facts/nvidia_daemons.py), with no later line of it running, starts no container, GPU or not: an issue, the line
     quoted (after a daemon.json change that adds the nvidia runtime, NVIDIA/nvidia-docker#1002, corpus 1910).
@@ -1434,7 +1437,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
             and any(c.looks_like_serving for c in docker_containers.containers):
         # Triton's metrics lines come from the server in the serving container the spec shows (corpus 1817).
         judged = _nvml_listed(gpus, container, spec_shown=True, only_triton=True) or judged
-    if judged.status == "unknown" and container is None:
+    if judged.status == "unknown" and container is None and not (virtualization is not None and virtualization.windows):
+        # A Windows program is in no container (facts/applicability.LINUX_ONLY makes it not applicable).
         judged = _cuda_reached_where_it_ran(serving_log, gpus, cuda_ran) or judged
     if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
         return renumbered
