@@ -60,12 +60,13 @@ from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcCo
 from stackaudit.facts.nvidia import NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import DOCKER, Parallelism
 from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.ray_log import RayCluster
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
-from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER
+from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER, K8S_GPUS_TAKEN
 from stackaudit.facts.system import KernelLog, NumaTopology
 from stackaudit.facts.trouble import Trouble
 from stackaudit.fixes.model import (
@@ -627,7 +628,8 @@ def _distributed(proc: ProcessInfo) -> bool:
 def ipc_isolation(container: ContainerInfo | None = None, docker_containers: DockerContainers | None = None,
                   serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None,
                   parallelism: Parallelism | None = None, serving_log: ServingLog | None = None,
-                  gpus: GpuInventory | None = None, ray_cluster: RayCluster | None = None) -> Outcome:
+                  gpus: GpuInventory | None = None, ray_cluster: RayCluster | None = None,
+                  k8s_nodes: K8sNodes | None = None) -> Outcome:
     """Reads: on a Docker host, the GPU containers started as ranks of one group (`--nnodes`,
     `--node-rank`, `ray start --address`, `--headless`) and their IpcMode and NCCL_HOSTID; inside a
     container, the engine's flags, this container's boot_id and /dev/shm device number.
@@ -676,6 +678,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     instance.`: `ray.init()` found no cluster to join, facts/ray_log.RayCluster.started_here), with no container spec
     and no second host shown: its raylet spawns every worker on this machine, in the IPC namespace of the program that
     started it (a container's, where it runs in one): ok (corpus 1693).
+    Pasted Kubernetes nodes (`kubectl describe node`) each offering one GPU device in all (`nvidia.com/gpu: 1`), with
+    no container spec shown, hold no group of ranks on one host to split across pods: not applicable (corpus 1945).
     """
     group = serving_log.ipc_group() if serving_log is not None else ()
     if group and serving_log is not None:
@@ -738,6 +742,13 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                            "/dev/shm` across the ranks' containers; NCCL_DEBUG=INFO `via NET` between ranks "
                            "of one host confirms it")
         return ok(f"all ranks run in this container (TP x PP = {_engine_tp(parallelism) or 1})", actual=identity)
+    single = k8s_nodes.single_gpu() if k8s_nodes is not None else ()
+    if docker_containers is None and single:
+        # One GPU device per node: a pod there holds at most it, so no group of ranks splits across its pods.
+        return not_applicable(f"the Kubernetes node{'s' if len(single) > 1 else ''} shown offer"
+                              f"{'' if len(single) > 1 else 's'} one GPU device in all ("
+                              + K8sNodes.device_lines(single) + "): no tensor-parallel ranks on one host to split "
+                              "across pods")
     if docker_containers is None and container.outside_spec:
         return unknown("a pasted container spec, but its containers (the ranks and their IPC mode) are not in this "
                        "source", hint="paste the whole spec, or `docker inspect` of every rank container")
@@ -1172,7 +1183,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                collect_env: CollectEnv | None = None, k8s_pods: K8sPods | None = None,
                cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
                engine_commands: EngineCommands | None = None, k8s_nodes: K8sNodes | None = None,
-               trouble: Trouble | None = None, nvidia_services: NvidiaServices | None = None) -> Outcome:
+               trouble: Trouble | None = None, nvidia_services: NvidiaServices | None = None,
+               virtualization: Virtualization | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1282,7 +1294,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
     reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
     still proves the issue). So does Triton's metrics start-up finding GPUs through NVML (`found 2 GPUs supporting
-    NVML metrics`) in a container the source shows, over the GPUs it counts. The NGC image's driver check (`This
+    NVML metrics`) in a container the source shows (from inside, or a pasted spec piece of the serving container,
+    corpus 1817), over the GPUs it counts. The NGC image's driver check (`This
     container was built for NVIDIA Driver Release ...`, `... compatibility mode is UNAVAILABLE`) shows that container:
     its entrypoint prints it only inside the image.
     A Triton server whose model configs shown put instances on a GPU number (instance_group `gpus: [ 6 ]`) at or past
@@ -1356,6 +1369,18 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     (`nvidia.com/gpu.present=true`, a product, a count above 0) whose whole Capacity lists no GPU resource: no device
     plugin serves it. A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
     pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.
+    The scheduler's "Insufficient nvidia.com/gpu" where every GPU node shown offers all its GPUs and its pods request
+    every one (describe's Allocated resources, pasted alone too) counts GPUs taken, not lost: not an issue (corpus
+    1945). The kubelet's admission refusal (UnexpectedAdmissionError, `Allocate failed due to`, `Update plugin
+    resources failed due to`) is an issue where it names NVML, an nvidia.com resource or a GPU, in a GPU-sharing
+    plugin's words too (`unable to find GPU device allocation by scheduler`, corpus 1932), and not where it names an
+    amd.com resource. A pod's YAML status message folded over lines is read as one line.
+    Triton's `CUDA memory pool disabled` (no GPU its CUDA reached, or none above its compute-capability floor) leaves a
+    GPU request shown for its container unproven: unknown, the line quoted (corpus 1925).
+    Where the source does not say whether the program ran in a container, its CUDA at work on the GPU (llama.cpp's
+    CUDA backend, a program's CUDA proof of facts/cuda_ran.py such as ollama's discovery reading a GPU's free memory)
+    shows the GPU and the driver's CUDA library reached it wherever it ran: ok (corpus 1927, 1930); not for a Windows
+    program, which runs in no container.
     Docker's own daemon shown failed (`systemctl status docker`'s `Active: failed`, `Job for docker.service failed`,
     facts/nvidia_daemons.py), with no later line of it running, starts no container, GPU or not: an issue, the line
     quoted (after a daemon.json change that adds the nvidia runtime, NVIDIA/nvidia-docker#1002, corpus 1910).
@@ -1408,6 +1433,13 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _nvml_without_cuda(collect_env, container) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_listed(gpus, container) or judged
+    if judged.status == "unknown" and docker_containers is not None \
+            and any(c.looks_like_serving for c in docker_containers.containers):
+        # Triton's metrics lines come from the server in the serving container the spec shows (corpus 1817).
+        judged = _nvml_listed(gpus, container, spec_shown=True, only_triton=True) or judged
+    if judged.status == "unknown" and container is None and not (virtualization is not None and virtualization.windows):
+        # A Windows program is in no container (facts/applicability.LINUX_ONLY makes it not applicable).
+        judged = _cuda_reached_where_it_ran(serving_log, gpus, cuda_ran) or judged
     if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
         return renumbered
     if node is not None and (judged.status == "unknown" or (judged.status == "not-applicable"
@@ -1515,6 +1547,20 @@ def _node_offer(k8s_nodes: K8sNodes | None) -> Outcome | None:
     if offered := k8s_nodes.offered():
         said = "; ".join(f"node {n.name or '(unnamed)'}: " + ", ".join(f"{e.key} {e.value}" for e in entries)
                          for n, entries in offered)
+        if taken := k8s_nodes.taken():
+            # The scheduler's `Insufficient nvidia.com/gpu` then counts GPUs taken, not GPUs lost (Symptom.looks_only).
+            held = "; ".join(f"node {n.name or '(unnamed)'}: " + ", ".join(f"`{e.line}`" for e in rows)
+                             for n, rows in taken)
+            return replace(ok(f"every GPU the device plugin registered is allocatable ({said}), and the pods on the "
+                              f"node request all of them (Allocated resources: {held}): each GPU is handed whole to "
+                              "one pod", actual={e.key: int(e.value) for _, entries in offered for e in entries},
+                              subjects=[n.name or "node" for n, _ in offered],
+                              evidence=[e.line for _, es in (*offered, *taken) for e in es]),
+                           sharpen=Sharpen(f"every GPU the node offers ({said}) is requested by its pods "
+                                           f"(Allocated resources: {held}), and the device plugin hands a GPU to one "
+                                           "pod whole: the scheduler refuses another pod for GPUs taken, not lost "
+                                           "(free one, add GPUs, or share them with time-slicing)",
+                                           shows=(K8S_GPUS_TAKEN,)))
         return ok(f"every GPU the device plugin registered is allocatable ({said}): the plugin reached them through "
                   "the driver and reports them healthy; the pods' own specs are not shown",
                   actual={e.key: int(e.value) for _, entries in offered for e in entries},
@@ -1653,6 +1699,24 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
               actual=proof.program, evidence=[proof.line])
 
 
+def _cuda_reached_where_it_ran(serving_log: ServingLog | None, gpus: GpuInventory | None,
+                               cuda_ran: CudaRan | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok where the source does not say whether the program ran in a container and shows its CUDA at
+    work on the GPU: llama.cpp's CUDA backend working on a device or listing it (_engine_reached), a program's CUDA
+    proof (facts/cuda_ran.py: ollama's discovery reading a GPU's free memory, vLLM's KV cache in use). The GPU and the
+    driver's CUDA library reached the process wherever it ran, so a container it ran in was given them. None
+    otherwise."""
+    reached = _engine_reached(serving_log, gpus)
+    if reached is not None:
+        return replace(reached, message=reached.message.replace(" in the container", "")
+                       + ", wherever it runs (a container it runs in was given them)")
+    proof = cuda_ran.proof() if cuda_ran is not None else None
+    if proof is None:
+        return None
+    return ok(f"{proof.did}: the GPU device nodes and the driver's CUDA library reach it wherever it runs (a container "
+              "it runs in was given them)", actual=proof.program, evidence=[proof.line])
+
+
 def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo | None,
                        docker_containers: DockerContainers | None) -> Outcome | None:
     """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, or a pasted spec of a GPU or
@@ -1737,14 +1801,16 @@ def _gpu_outside_request(container: ContainerInfo | None, docker_containers: Doc
         [f"GPU {g.index}" for g in listed], None)
 
 
-def _nvml_listed(gpus: GpuInventory | None, container: ContainerInfo | None = None) -> Outcome | None:
+def _nvml_listed(gpus: GpuInventory | None, container: ContainerInfo | None = None, spec_shown: bool = False,
+                 only_triton: bool = False) -> Outcome | None:
     """CTR-GPU-ACCESS ok where `nvidia-smi -L` answered with GPUs (NVSMI_LIST_TITLE): NVML opened the GPU device nodes
     through the driver's libnvidia-ml where it ran, which inside a container is what the toolkit hands over; a
     container's failure the log shows (`Failed to initialize NVML`) still proves the issue. Triton's metrics start-up
     finding GPUs through NVML (`found 2 GPUs supporting NVML metrics`, TRITON_METRICS_TITLE) is the same answer where
-    the source shows the container Triton runs in. None without a listing."""
-    listed = [g for g in (gpus.gpus if gpus is not None else ()) if NVSMI_LIST_TITLE in g.shown_by]
-    inside = container is not None and container.in_container
+    the source shows the container Triton runs in (the audit inside it, or a pasted spec of the serving container,
+    `spec_shown`). `only_triton` reads Triton's lines alone. None without a listing."""
+    listed = [] if only_triton else [g for g in (gpus.gpus if gpus is not None else ()) if NVSMI_LIST_TITLE in g.shown_by]
+    inside = (container is not None and container.in_container) or spec_shown
     found = dict(gpus.counts).get(TRITON_METRICS_TITLE, 0) if gpus is not None and inside else 0
     if not listed and found:
         return over_subjects(ok(f"Triton's metrics in the container found {found} GPU(s) through NVML ({TRITON_METRICS_TITLE}): "
@@ -2456,13 +2522,11 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
     A pasted node (`kubectl describe node`) whose GPU resources count one device in all (`nvidia.com/gpu: 1`) hands
     no pod two GPUs to place against each other: not applicable (corpus 1908), where each node shown is so.
     """
-    single = [n for n in k8s_nodes.gpu_nodes if n.most_gpus == 1] if k8s_nodes is not None else []
-    if single and k8s_nodes is not None and len(single) == len(k8s_nodes.gpu_nodes) and not container.in_container:
+    single = k8s_nodes.single_gpu() if k8s_nodes is not None else ()
+    if single and not container.in_container:
         return not_applicable(f"the Kubernetes node{'s' if len(single) > 1 else ''} shown offer"
                               f"{'' if len(single) > 1 else 's'} one GPU device in all ("
-                              + "; ".join(next(iter((n.gpu_resources(n.capacity) or n.gpu_resources(n.allocatable)).values())).line
-                                          for n in single[:3])
-                              + "): no pod is handed GPUs to place against each other")
+                              + K8sNodes.device_lines(single) + "): no pod is handed GPUs to place against each other")
     if container.kind != "kubernetes":
         specs = [c for c in docker_containers.containers if c.origin == ORIGIN_K8S] if docker_containers else []
         if specs and not container.in_container and all(c.unscheduled for c in specs):

@@ -137,6 +137,11 @@ VLLM_V01_THROUGHPUT = re.compile(r"\bThroughput:\s*([\d.]+) tokens/s, Running:\s
 SGLANG_CPU_DEVICE = re.compile(r"device=['\"]cpu['\"]|--device[= ]cpu\b")
 # ollama's discovery after its bundled libcudart set device 0 (gpu/gpu.go, ollama 0.1.x; gpu_info_cudart.c cudart_init).
 OLLAMA_CUDART = re.compile(r"\bNvidia GPU detected via cudart\b")
+# ollama's discovery reading a GPU's free memory through the CUDA driver or runtime library it loaded
+# (gpu_info_nvcuda.c's cuMemGetInfo, gpu_info_cudart.c's cudaMemGetInfo; logged with OLLAMA_DEBUG=1, 0.1.3x to 0.5):
+# `[GPU-54007339-...] CUDA freeMem 80059 mb`, `[GPU-c2e245dd-...] CUDA freeMem 7185mb` (corpus 1927, ollama/ollama#11983),
+# after journald's prefix too (ollama/ollama#3940).
+OLLAMA_FREEMEM = re.compile(r"(?:^|\s)\[(?:GPU-[0-9a-fA-F-]+|\d+)\] CUDA freeMem \d+ ?mb\b")
 # nvvs's (dcgmi diag's engine) per-GPU memory test result, as its plain-text output prints it.
 NVVS_MEMORY_PASS = re.compile(r"^\s*Memory GPU(\d+) \.{3,} PASS\s*$")
 # MLC LLM's device probe finding a CUDA device (mlc_llm/support/auto_device.py: `Found device: cuda:0`, logged as
@@ -169,7 +174,7 @@ NCCL_INIT_COMPLETE = re.compile(r"\brank (\d+) nranks (\d+) cudaDev (\d+)\b.*-\s
 TORCH_CUDA_QUERY = re.compile(r"\btorch\.cuda\.is_available\(\)")
 # torch's ROCm build, whose torch.cuda.is_available() is HIP's (`2.6.0+rocm6.2`, `torch.version.hip` printed).
 TORCH_ROCM = re.compile(r"\+rocm\d|\btorch\.version\.hip\b|\bROCm\b")
-NEEDLES = ("Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart",
+NEEDLES = ("Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
            "Memory GPU", "has no device code", "gen throughput")
 
 
@@ -221,7 +226,7 @@ fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
 def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     """The lines of a CUDA program's own that show its CUDA at work on a GPU (torch's out-of-memory message,
     TensorRT-LLM's executor ledger and cluster info's SM count, vLLM's metrics line, SGLang's decode line, ollama's
-    cudart discovery, Triton's CUDA memory pool, nvvs's memory test passing)."""
+    cudart discovery and its reading of a GPU's free memory, Triton's CUDA memory pool, nvvs's memory test passing)."""
     found: list[Ran] = []
     cpu_vllm = any(VLLM_CPU_PLATFORM.search(line) for line in lines)
     cpu_sglang = any(SGLANG_CPU_DEVICE.search(line) for line in lines)
@@ -253,6 +258,9 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
         elif OLLAMA_CUDART.search(line):
             found.append(Ran("ollama", "ollama's GPU discovery set device 0 through the CUDA runtime it bundles "
                              "(cudart_init's cudaSetDevice)", line.strip()))
+        elif OLLAMA_FREEMEM.search(line):
+            found.append(Ran("ollama", "ollama's GPU discovery read the GPU's free memory through the CUDA library it "
+                             "loaded (cuMemGetInfo)", line.strip()))
         elif mlc := MLC_CUDA_FOUND.search(line):
             found.append(Ran("MLC LLM", f"MLC LLM's device probe found cuda:{mlc.group(1)} through the CUDA runtime of "
                              "its TVM build (the device's `exist` attribute, read with cudaDeviceGetAttribute)",

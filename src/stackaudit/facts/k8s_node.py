@@ -154,6 +154,17 @@ class K8sNode:
             return ()
         return tuple(alloc[k] for k in cap)
 
+    def taken(self) -> tuple[NodeEntry, ...]:
+        """The Allocated resources rows where the pods on the node request every device of a GPU resource its
+        allocatable offers, above 0 (`nvidia.com/gpu  1  1` against allocatable 1): no device of it is free, each
+        one held whole by a pod (the device plugin hands a device to one pod). () where any GPU resource offered is
+        not all requested, or the node shows no allocatable GPU or no requests."""
+        alloc, asked = self.gpu_resources(self.allocatable), self.gpu_resources(self.requested)
+        if not alloc or any(int(a.value) == 0 or k not in asked or int(asked[k].value) < int(a.value)
+                            for k, a in alloc.items()):
+            return ()
+        return tuple(asked[k] for k in alloc)
+
     @property
     def most_gpus(self) -> int | None:
         """The most GPU devices one pod can be handed on the node: the sum of the GPU resources its Capacity counts
@@ -175,6 +186,24 @@ class K8sNodes:
     @property
     def gpu_nodes(self) -> tuple[K8sNode, ...]:
         return tuple(n for n in self.nodes if n.gpu_node)
+
+    def single_gpu(self) -> tuple[K8sNode, ...]:
+        """The GPU nodes shown where each offers one GPU device in all (K8sNode.most_gpus 1: one GPU, or one replica
+        or MIG slice of it): no pod there is handed two; () where any GPU node shown offers more, or none shows one."""
+        gpu = self.gpu_nodes
+        return gpu if gpu and all(n.most_gpus == 1 for n in gpu) else ()
+
+    @staticmethod
+    def device_lines(nodes: tuple[K8sNode, ...]) -> str:
+        """The first GPU resource line of each node (capacity's, else allocatable's), up to three, joined."""
+        return "; ".join(next(iter((n.gpu_resources(n.capacity) or n.gpu_resources(n.allocatable)).values())).line
+                         for n in nodes[:3])
+
+    def taken(self) -> tuple[tuple[K8sNode, tuple[NodeEntry, ...]], ...]:
+        """Each GPU node with the Allocated resources rows that take every GPU it offers (K8sNode.taken); () where
+        any GPU node shown has one free, or shows no requests."""
+        shown = [(n, n.taken()) for n in self.gpu_nodes]
+        return tuple(shown) if shown and all(rows for _, rows in shown) else ()
 
     def withheld(self) -> tuple[K8sNode, NodeEntry, NodeEntry] | None:
         """The first GPU node whose allocatable holds back every device of a GPU resource its capacity counts
@@ -273,15 +302,15 @@ def _add(found: dict[str, list[NodeEntry]], section: str, line: str) -> None:
 
 def parse_k8s_nodes(text: str) -> K8sNodes:
     """The nodes of a pasted `kubectl describe node` or `kubectl get node -o yaml|json`; ParseError where none shows
-    a label, a resource or its system info."""
+    a label, a resource, an allocated resource or its system info."""
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if DESCRIBE_NAME.match(line) or NODE_KIND.match(line)]
     bounds = sorted({0, *starts})
     pieces = [lines[a:b] for a, b in zip(bounds, [*bounds[1:], len(lines)], strict=True)]
     nodes = tuple(n for piece in pieces if (n := _read_node(piece)).labels or n.capacity or n.allocatable
-                  or n.system)
+                  or n.system or n.requested)
     if not nodes:
-        raise ParseError("no node label, resource or system info")
+        raise ParseError("no node label, resource, allocated resource or system info")
     return K8sNodes(nodes)
 
 

@@ -21,8 +21,9 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import fact, parser
 from stackaudit.facts.sources import K8S_PODS
 
-# The table's header, with the columns `-A` and `-o wide` add.
-POD_TABLE_HEAD = re.compile(r"^\s*(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
+# The table's header, with the columns `-A` and `-o wide` add; an HTML `<pre>` a GitHub issue wraps it in may open its
+# line (corpus 1931).
+POD_TABLE_HEAD = re.compile(r"^\s*(?:<pre>\s*)?(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
 # The statuses kubectl prints for a pod (its phase, or the reason of a container that waits or ended).
 _STATUS = (r"(?:Init:)?(?:CrashLoopBackOff|Error|ImagePullBackOff|ErrImagePull|OOMKilled|ContainerStatusUnknown|"
            r"CreateContainerConfigError|CreateContainerError|RunContainerError|StartError|InvalidImageName|"

@@ -293,6 +293,8 @@ IN_GPU_CONTAINER = "container"
 IN_CONTAINER = "in-container"
 # The user's words say the IOMMU is off (facts/system.StatedIommu).
 IOMMU_SAID_OFF = "iommu-said-off"
+# Every GPU node shown offers all its GPUs and its pods request every one (facts/k8s_node.K8sNodes.taken).
+K8S_GPUS_TAKEN = "k8s-gpus-taken"
 # MIG mode is enabled on a GPU the source shows (checks/mem.py MEM-MIG).
 MIG_ENABLED = "mig-enabled"
 # A serving stack the source shows: an engine's process, log, command line or container, or a stack process's Xid.
@@ -601,9 +603,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # with err: ... error creating nvml.Device 0: nvml: Unknown Error`, corpus 1583, NVIDIA/k8s-device-plugin#1397,
     # #1223, #231, kubernetes/kubernetes#97131), or it found none of the plugin's devices free to give (`requested
     # number of devices unavailable for nvidia.com/gpu`, kubernetes/kubernetes#130145: allocations the kubelet still
-    # counts). Only NVIDIA's: the line names NVML or an nvidia.com resource (AMD's plugin says `amd.com/gpu`,
-    # trueforge-org/truecharts#19201). The pod gets no GPU; the error the line quotes says why.
-    Symptom("k8s-gpu-admission-failed", re.compile(r"\bAllocate failed due to (?=.*(?:\bnvml\b|nvidia\.com/))",
+    # counts). GPU-sharing schedulers' plugins refuse the same way where the scheduler's decision is missing or names no
+    # device (`unable to find GPU device allocation by scheduler`, kuberay#1414 on Huawei CCE, corpus 1932; `failed to
+    # find gpu id`, volcano-sh/devices#17; HAMi's `Update plugin resources failed due to ... missing annotation for gpu
+    # allocation decision from scheduler`, Project-HAMi/HAMi#57). Only NVIDIA's: the line names NVML, an nvidia.com
+    # resource or a GPU, and no amd.com one (AMD's plugin says `amd.com/gpu`, trueforge-org/truecharts#19201). The pod
+    # gets no GPU; the error the line quotes says why.
+    Symptom("k8s-gpu-admission-failed", re.compile(r"\b(?:Allocate|Update plugin resources) failed due to "
+                                                   r"(?!.*\bamd\.com/)(?=.*(?:\bnvml\b|nvidia\.com/|\bgpu\b))",
                                                    re.IGNORECASE),
         "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
         "the kubelet refused the pod its GPUs (UnexpectedAdmissionError): its allocation through the NVIDIA device "
@@ -661,11 +668,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # The Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod (the FailedScheduling event of
     # `kubectl describe pod`, `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`): the pod stays Pending and its
     # containers get no GPU. The node offers none (no device plugin, or the plugin found no GPU), or every GPU it offers
-    # is taken (NVIDIA/k8s-device-plugin#33, #119, #165, #430).
+    # is taken (NVIDIA/k8s-device-plugin#33, #119, #165, #430). Where every GPU node shown offers its GPUs and its
+    # pods request them all (describe's Allocated resources), the refusal is the scheduler counting them taken
+    # (NVIDIA/k8s-device-plugin#213, corpus 1945).
     Symptom("k8s-insufficient-gpu", re.compile(r"\b[Ii]nsufficient nvidia\.com/gpu\b"),
         "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
         "the Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod, so it stays Pending and its "
-        "containers get no GPU (no node advertises one: the device plugin is missing or found no GPU; or all are taken)"),
+        "containers get no GPU (no node advertises one: the device plugin is missing or found no GPU; or all are taken)",
+        looks_only=K8S_GPUS_TAKEN),
     # GPU feature discovery labels a node's GPUs; with the MIG strategy `single` it names the product `<model>-MIG-INVALID`
     # and counts 0 GPUs where MIG is on with no MIG device, or with mixed layouts (its mig-strategy tests;
     # NVIDIA/gpu-operator#479, #603). The label reads as `"key": "value"` (JSON), `key: value` (YAML) or `key=value`.
@@ -736,6 +746,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
                 "open",
         doubt_hint="paste ollama's GPU discovery lines (its start-up log with OLLAMA_DEBUG=1) and `docker exec <name> "
                    "nvidia-smi`"),
+    # Triton's CUDA memory manager sets a pool up on each GPU it supports (cudaGetDeviceCount, then the compute
+    # capability floor `--min-supported-compute-capability`, core's cuda_memory_manager.cc) and says `CUDA memory
+    # pool disabled` where it set up none: no GPU CUDA reached (server#2877, #6325: no driver in the container) or
+    # none it supports (server#3358, corpus 1925: a Maxwell M60 under a CUDA 11 build, its models on `CPU device 0`),
+    # or a pool size of 0 asked for. The line does not tell those apart, so a GPU request shown for its container
+    # is no proof the GPU reached it (`doubts`); the line alone proves no failure.
+    Symptom("triton-cuda-pool-disabled", re.compile(r"\bcuda_memory_manager\.cc:\d+\] CUDA memory pool disabled\b"),
+        "", "medium", "https://github.com/triton-inference-server/core/blob/main/src/cuda_memory_manager.cc",
+        "Triton set up no CUDA memory pool: it found no GPU it can use (or was given a pool size of 0)",
+        doubts=("CTR-GPU-ACCESS",),
+        doubted="Triton sets no pool up where CUDA reaches no GPU in its container and where the GPU it reaches is "
+                "below its compute-capability floor: whether the GPU reached the container is what the line leaves "
+                "open",
+        doubt_hint="paste `docker exec <name> nvidia-smi` and Triton's start-up log with --log-verbose=1"),
     # CUDA finds no GPU at all (cudaErrorNoDevice, 100: "no CUDA-capable device is detected") in a container the
     # source shows: the runtime did not hand the container the GPU device nodes or the driver's libraries (the GPU
     # Operator's CUDA validator pod, NVIDIA/gpu-operator#1900, corpus 1172). On a bare host the same words are a
@@ -1442,8 +1466,9 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
+           "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
-           "accelerated runner", "Dynamic llm server")
+           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's

@@ -226,6 +226,32 @@ def headed_value(lines: list[str], i: int) -> str:
     return f"{m.group(1).strip() if m else ''}: {value}"
 
 
+# A YAML key with a plain scalar value (`  message: Pod Allocate failed due to ...`), which YAML folds on to the deeper
+# lines under it that hold no key of their own (`kubectl get pod -o yaml`'s status message, kuberay#1414).
+_YAML_KEY_VALUE = re.compile(r"^(?P<indent>\s*)(?:-\s+)?[A-Za-z][\w.-]*:\s+(?P<value>[^\s'\"|>&*!{\[#].*)$")
+_YAML_KEY = re.compile(r"^\s*(?:-\s+)?[\w.-]+:(?:\s|$)")
+_FOLD_LINES = 8  # a status message wraps at kubectl's 80 columns: a few lines
+
+
+def folded_value(lines: list[str], i: int) -> tuple[str, int]:
+    """(the line, its value's folded lines joined with one space, the line after them) where line i is a YAML `key:
+    value` whose plain value goes on deeper-indented lines below it with no key of their own; ("", i) otherwise.
+
+    >>> folded_value(["  message: Pod Allocate failed due to pod x container", "    y unable to find GPU", "  phase: F"], 0)
+    ('  message: Pod Allocate failed due to pod x container y unable to find GPU', 2)
+    """
+    m = _YAML_KEY_VALUE.match(lines[i])
+    if m is None:
+        return "", i
+    depth, end = len(m.group("indent")), i + 1
+    while end < min(len(lines), i + 1 + _FOLD_LINES) and lines[end].strip() \
+            and len(lines[end]) - len(lines[end].lstrip()) > depth and not _YAML_KEY.match(lines[end]):
+        end += 1
+    if end == i + 1:
+        return "", i
+    return " ".join([lines[i].rstrip(), *(x.strip() for x in lines[i + 1:end])]), end
+
+
 # An issue form's heading (GitHub renders each field of a `.github/ISSUE_TEMPLATE/*.yml` form as `### <label>`, the
 # answer under it after a blank line): `### Kernel Release` (NVIDIA/open-gpu-kernel-modules' bug form), `### GPU` and
 # `### Ollama version` (ollama's). A label may hold a colon: `### Hardware: GPU` (the open kernel modules' bug form).
@@ -298,6 +324,12 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         joined = headed_value(lines, i)
         if joined and not is_evidence(lines[i + 1]) and is_evidence(joined):
             yield Found("evidence line", i, i + 2, document_appended(EVIDENCE_LINES.name, joined + "\n"))
+            continue
+        # A YAML status message folded over lines (`kubectl get pod -o yaml`, kuberay#1414, corpus 1932): read as the one
+        # line it is.
+        folded, after = folded_value(lines, i) if ":" in lines[i] else ("", i)
+        if folded and not is_evidence(lines[i]) and is_evidence(folded):
+            yield Found("evidence line", i, after, document_appended(EVIDENCE_LINES.name, folded.strip() + "\n"))
             continue
         # An issue form's field, its answer under its heading (`### Kernel Release`, then `5.14.21`, corpus 1787):
         # read as the `Label: answer` line they state together.

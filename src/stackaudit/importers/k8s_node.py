@@ -21,6 +21,9 @@ DESCRIBE_HEADER = re.compile(r"^(?:Name|Roles|Labels|Annotations|CreationTimesta
 OBJECT_KEY = re.compile(r"^(?:[\"']?(?:apiVersion|kind|metadata|spec|status|items)[\"']?\s*:|[{}\]\[],?\s*$)")
 # The lines that start a node's resources: describe's `Capacity:` / `Allocatable:`, the object's `capacity:`.
 RESOURCES_HEAD = re.compile(r"^\s*[\"']?(?:Capacity|Allocatable|capacity|allocatable)[\"']?\s*:\s*\{?\s*$")
+# describe's `Allocated resources:` table pasted alone, cut out of its node (NVIDIA/k8s-device-plugin#213): it is read
+# where its rows list an nvidia.com resource.
+ALLOCATED_HEAD = re.compile(r"^\s*Allocated resources:\s*$")
 # The resources that make a `capacity:` block a node's (a volume's capacity holds `storage` alone).
 _NODE_RESOURCES = re.compile(r"^(?:pods|nvidia\.com/[\w.-]+)$")
 
@@ -41,12 +44,14 @@ def _describe_start(lines: list[str], i: int) -> bool:
 
 @importer("k8s node", "a Kubernetes node's description: `kubectl describe node` (Name: with Roles: or Labels: after "
           "it; a Capacity: or Allocatable: section), or the node object's capacity / allocatable (`kubectl get node "
-          "-o yaml`, `-o json`) listing pods or an nvidia.com resource",
-          needles=("Name:", "Capacity", "Allocatable"), per_line=True)
+          "-o yaml`, `-o json`) listing pods or an nvidia.com resource, or describe's Allocated resources table alone "
+          "listing an nvidia.com resource",
+          needles=("Name:", "Capacity", "Allocatable", "Allocated resources"), per_line=True)
 def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
-        if i < taken or not (_describe_start(lines, i) or RESOURCES_HEAD.match(lines[i])):
+        if i < taken or not (_describe_start(lines, i) or RESOURCES_HEAD.match(lines[i])
+                                      or ALLOCATED_HEAD.match(lines[i])):
             continue
         start = i
         while start > max(taken, i - MAX_NODE_LINES) and _node_line(lines[start - 1]) \
@@ -62,7 +67,7 @@ def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator
         except ParseError:
             continue
         if not (_describe_start(lines, start) or any(_NODE_RESOURCES.match(e.key) for n in nodes
-                                                     for e in (*n.capacity, *n.allocatable))):
+                                                     for e in (*n.capacity, *n.allocatable, *n.requested))):
             continue
         # The cloud's instance type label names the machine as the user's words would (`g4dn.2xlarge`: one T4 in a
         # Nitro VM, facts/platform.py), recorded beside them.
