@@ -44,6 +44,7 @@ from stackaudit.facts.gpu_events import (
     xid_class,
 )
 from stackaudit.facts.gpus import (
+    COLLECT_ENV_TITLE,
     GGML_TITLE,
     GGML_USING_TITLE,
     KERNEL_LOG_TITLE,
@@ -1292,8 +1293,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
 
     Traps: proprietary on Turing…Hopper is allowed (reported as ok with the observation);
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. A driver before R515 has
-    only the proprietary module: loaded, that is not an issue; not shown loaded (a driver container
-    that is installing it), there is no flavour to judge. Where no source shows the flavour (nor the driver), a Blackwell or GH200
+    only the proprietary module: loaded, with no GPU shown running under it, that is not an issue; with GPUs shown
+    running under it, they are judged as on a later driver (Turing to Hopper ok, corpus 1673); not shown loaded (a
+    driver container that is installing it), there is no flavour to judge. A collect_env or check_env whose torch
+    initialised CUDA, outside WSL 2, shows the GPUs it lists running under the loaded module. Where no source shows the flavour (nor the driver), a Blackwell or GH200
     GPU that nvidia-smi lists (its name cut too: gputable.agreed) or CUDA named (simpleP2P; a collect_env or check_env
     whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
     (facts/nvidia.py open_module_only), and so does one a CUDA program's device list names (llama.cpp's
@@ -1388,8 +1391,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
                      f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
                      expected="open", subjects=[g.subject for g in blackwell], evidence=evidence)
-    if branch and branch < (515,):
-        # The open kernel modules start with R515: an older driver has no other flavour to switch to.
+    if branch and branch < (515,) and not listed and not _driven_records(gpus, collect_env):
+        # The open kernel modules start with R515: an older driver has no other flavour to switch to. GPUs a list NVML
+        # or CUDA wrote show it driving them: judged below, as on a later driver (corpus 1673).
         return not_an_issue(f"proprietary kernel module {nvidia_driver.version}: the open modules start with R515, "
                             "so this driver has no open flavour (and GPUs older than Turing need the proprietary one)",
                             actual="proprietary", evidence=evidence)
@@ -1398,7 +1402,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return not_an_issue(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture for g in old_gpus}))} GPUs, "
                             "which the open modules do not support: the proprietary flavour is the right one",
                             actual="proprietary", evidence=evidence)
-    if not listed and (records := _driven_records(gpus)):
+    if not listed and (records := _driven_records(gpus, collect_env)):
         # No nvidia-smi table, but a list NVML or CUDA wrote names the GPUs this module drove (corpus 1231: `nvidia-smi
         # -L` in the driver container, `GPU 0: NVIDIA A30`, beside the syslog's `NVIDIA UNIX x86_64 Kernel Module`).
         return _proprietary_over(records, nvidia_driver, evidence, gpus)
@@ -1407,8 +1411,13 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                        "Grace Hopper need the open one)", hint="`nvidia-smi -L`, or `nvidia-smi -q | grep "
                        "'Product Architecture'`", actual="proprietary")
     return _over_driven(ok(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture or g.name for g in listed}))}: "
-                           "allowed (open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary",
+                           f"allowed ({_OPEN_NOTE if branch and branch < (515,) else _OPEN_DEFAULT})", actual="proprietary",
                            evidence=evidence), nvidia, listed, gpus)
+
+
+# What an ok of the proprietary module adds: on a driver before R515, that it has no open flavour.
+_OPEN_DEFAULT = "open is the default since R560 and needed for HMM/DMABUF"
+_OPEN_NOTE = "the open kernel modules start with R515, so this driver has no open flavour"
 
 
 def _unopened_unnamed(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> list[GpuInfo]:
@@ -1427,7 +1436,7 @@ def _proprietary_over(driven: list[GpuRecord], driver: NvidiaDriver, evidence: t
     subjects = [r.bdf or r.label for r in driven]
     whole = gpus.whole_count if gpus is not None else None
     named = {r.bdf or r.label: r.model for r in driven}
-    shown = next(t for t in driven[0].shown_by if t in _DRIVEN_LISTS)
+    shown = next(t for t in driven[0].shown_by if t in (*_DRIVEN_LISTS, COLLECT_ENV_TITLE))
     blackwell = [r for r in driven if open_module_only(r.model)]
     if blackwell:
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
@@ -1442,7 +1451,8 @@ def _proprietary_over(driven: list[GpuRecord], driver: NvidiaDriver, evidence: t
             evidence=evidence), subjects, whole, ask="nvidia-smi -L")
     kinds = ", ".join(sorted({archs[s] or named[s] for s in subjects}))
     return over_subjects(ok(f"proprietary kernel module {driver.version or ''} driving {kinds} ({shown}): allowed "
-                            "(open is the default since R560 and needed for HMM/DMABUF)".replace("  ", " "),
+                            f"({_OPEN_NOTE if (b := release(driver.version, 1)) and b < (515,) else _OPEN_DEFAULT})"
+                            .replace("  ", " "),
                             actual="proprietary", evidence=evidence, subjects=subjects),
                          subjects, whole, ask="nvidia-smi -L")
 
@@ -1545,10 +1555,13 @@ _DRIVEN_LISTS = (GGML_TITLE, GGML_USING_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVB
                  NCCL_TESTS_TITLE, NVSMI_LIST_TITLE, TOPOLOGY_TITLE)
 
 
-def _driven_records(gpus: GpuInventory | None) -> list[GpuRecord]:
+def _driven_records(gpus: GpuInventory | None, collect_env: CollectEnv | None = None) -> list[GpuRecord]:
     """The inventory's GPUs with a model that a list CUDA or NVML wrote (_DRIVEN_LISTS) shows: the loaded kernel module
-    drove each of them."""
-    return [r for r in (gpus.gpus if gpus is not None else ()) if r.model and any(t in _DRIVEN_LISTS for t in r.shown_by)]
+    drove each of them. So did the GPUs a collect_env or check_env lists where its torch initialised CUDA, outside WSL 2
+    (the rule _open_only_driven applies to Blackwell; corpus 1673)."""
+    ran = collect_env is not None and collect_env.cuda_initialised and not wsl_kernel(collect_env.kernel)
+    lists = _DRIVEN_LISTS + ((COLLECT_ENV_TITLE,) if ran else ())
+    return [r for r in (gpus.gpus if gpus is not None else ()) if r.model and any(t in lists for t in r.shown_by)]
 
 
 def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:

@@ -405,6 +405,8 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     corpus 1847).
     Where nothing above settles it, a driver before R450 (nvidia-smi's header, the kernel module's version) is not
     applicable whatever GPUs it drives: MIG starts with R450 and the A100 (gputable.driver_without_mig).
+    A Windows host with no container shown is not applicable: MIG is supported only on Linux
+    (facts/applicability.LINUX_ONLY).
     """
     judged = _mig_shown(nvidia, parallelism, mig_setup, gpus)
     apart = next((g.across_hosts for g in nccl_test_runs.groups if g.across_hosts[0]), None) \

@@ -57,7 +57,7 @@ platform lines (an L4T release, Tegra's NvRmMem lines: facts/gpus.jetson_platfor
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
 
-A check of what only a Linux host has (LINUX_ONLY: persistence mode, a container's GPU access) is not applicable
+A check of what only a Linux host has (LINUX_ONLY: persistence mode, MIG, a container's GPU access) is not applicable
 where the sources show a Windows host (facts/platform.Virtualization.os: a Windows driver model, llama.cpp built for
 Windows, a Windows program path, `OS: Windows 11`), and, for a container's check, no container.
 
@@ -226,7 +226,10 @@ def engine_shown_other(subject: str, shown: tuple[str, ...]) -> str:
 # CTR-GPU-ACCESS stays open where any container is shown. A CPU frequency governor is Linux's cpufreq subsystem
 # (https://docs.kernel.org/admin-guide/pm/cpufreq.html); Windows sets processor speed through its power plans
 # (powercfg), which the check does not read. A container on Windows runs in WSL 2's Linux VM, where the check's own VM
-# rule applies, so it stays open where one is shown (corpus 1282).
+# rule applies, so it stays open where one is shown (corpus 1282). MIG is Linux's: NVIDIA's MIG user guide says "MIG is
+# supported only on Linux operating system distributions supported by CUDA"
+# (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html). A container shown may run
+# in WSL 2's Linux VM, which the guide does not settle, so the check stays open there.
 LINUX_ONLY: dict[str, tuple[str, bool]] = {  # check: (why, only where no container is shown)
     "DRV-PERSISTENCE": ("persistence mode is a setting of NVIDIA's Linux driver, which a Windows host does not run",
                         False),
@@ -234,6 +237,7 @@ LINUX_ONLY: dict[str, tuple[str, bool]] = {  # check: (why, only where no contai
                        "given GPUs is a Linux one (the NVIDIA Container Toolkit's)", True),
     "KERN-CPUFREQ-GOVERNOR": ("a CPU frequency governor is Linux's cpufreq; Windows sets processor speed through its "
                               "power plan, and no container (a Linux VM under WSL 2) is shown", True),
+    "MEM-MIG": ("MIG is supported only on Linux, and no container (a Linux VM under WSL 2) is shown", True),
 }
 
 
