@@ -1204,6 +1204,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
             name = ENGINE_NAMES.get(serving_log.engine, "the engine")
             return ok(f"CUDA graphs are on: {name}'s resolved configuration in its log keeps them (enforce_eager / "
                       "disable_cuda_graph False)", actual="enabled", evidence=lines)
+        if serving_log.cuda_graphs == "defaults":
+            return ok("CUDA graphs are on: vLLM's whole `non-default args` dict names no setting that turns them off "
+                      "(enforce_eager, compilation_config, a capture size), and every release that prints it captures "
+                      "them by default", actual="enabled", evidence=[line[:400] for line in lines])
         captured = ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured"
                       + (f" by rank(s) {', '.join(serving_log.graph_ranks)}" if serving_log.graph_ranks else ""),
                       actual="enabled", evidence=lines)
