@@ -562,6 +562,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     image's entrypoint compares the driver with the image's CUDA before it starts the server, and prints an ERROR
     (`This container was built for NVIDIA Driver Release ...`), a forward-compatibility NOTE or a WARNING that no
     driver was detected where the driver falls short; none of those shown, the check passed.
+    That entrypoint's minor-version WARNING (`Using driver version 495.29.05 which has support for CUDA 11.5.`, `was
+    built with CUDA 11.6 and will be run in Minor Version Compatibility mode.`) names the driver and the image's
+    CUDA: without another driver line, one major with the driver at or above that major's floor is not an issue
+    (corpus 1864).
     The system toolkit alone against the driver is judged over the GPUs a table lists, and needs no GPU row
     (`nvidia-smi | grep "Driver Version"`).
     """

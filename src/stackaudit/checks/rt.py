@@ -1126,6 +1126,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     is graphs off; only above the batches that replayed a graph, the capture cap. vLLM V1's warning
     that a graph mode is not supported ends "setting cudagraph_mode=PIECEWISE": graphs stay on, in
     that mode (not-an-issue). The same warning ending "setting cudagraph_mode=NONE" turns them off.
+    vLLM's V0 engine-config line (`Initializing a V0 LLM engine (v0.8.3) with config: ... enforce_eager=False`) is its
+    resolved setting: `ok` (corpus 1935). A whole `non-default args: {...}` dict that names no graph setting
+    (enforce_eager, compilation_config, a capture size, data_parallel_size) leaves vLLM's default, graphs on: `ok`
+    (corpus 1936); vLLM's own "Forcing enforce eager" line later in the log still wins.
 
     Why: decode is many small kernels; CUDA graphs remove the per-kernel launch overhead. vLLM:
     without them "always execute the model in eager mode"; a user's 70B decode rose to 45 tok/s
