@@ -359,7 +359,8 @@ def _below_ngc_floor(containers: DockerContainers | None, gpus: GpuInventory | N
     archs = {name: architecture_of(name) for name in sorted(set(gpus.models.values()))}
     for c in containers.containers if containers is not None else ():
         ngc = ngc_image_release(c.image)
-        floor = ngc_capability_floor(ngc) or _triton_program_floor(c.argv)
+        # An NGC release outside NGC_CAPABILITY_FLOOR's rows says nothing of its floor; an image of none, the program's.
+        floor = ngc_capability_floor(ngc) if ngc else _triton_program_floor(c.argv)
         if floor is None:
             continue
         capability, first, source = floor
