@@ -147,3 +147,39 @@ def test_importer_appends_scattered_log_spans_in_order() -> None:
 def test_log_parser_never_crashes(text: str) -> None:
     with contextlib.suppress(ParseError):
         parse_serving_log(text)
+
+
+# vLLM's `non-default args` dict (noonghunna/club-3090#127, a TP4 3090 host; LMCache/LMCache#2522) and its V0
+# engine-config line as 0.7.3 to 0.10 print it (corpus 1935, 1887: "Initializing a V0 LLM engine").
+ARGS_NO_GRAPH_KEY = (
+    "(APIServer pid=1) INFO 05-14 00:00:10 [utils.py:240] non-default args: {'model_tag': 'qwen3.6-27b', 'host': "
+    "'0.0.0.0', 'model': 'qwen3.6-27b', 'tensor_parallel_size': 4, 'disable_custom_all_reduce': True, 'max_num_seqs':"
+    " 4, 'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 3}}\n")
+ARGS_EAGER = (
+    "(APIServer pid=1) INFO 02-01 23:01:25 [utils.py:250] non-default args: {'model_tag': 'meta-llama/Llama-3.2-1B-"
+    "Instruct', 'api_server_count': 1, 'model': 'meta-llama/Llama-3.2-1B-Instruct', 'max_model_len': 1024, "
+    "'enforce_eager': True, 'load_format': 'dummy', 'gpu_memory_utilization': 0.35}\n")
+V0_CONFIG = ("INFO 04-11 12:37:49 [llm_engine.py:242] Initializing a V0 LLM engine (v0.8.3) with config: "
+             "model='OPEA/Mistral-Small', tensor_parallel_size=1, pipeline_parallel_size=1, "
+             "disable_custom_all_reduce=False, quantization=awq_marlin, enforce_eager={}, kv_cache_dtype=auto\n")
+
+
+def test_vllm_non_default_args_settle_graphs() -> None:
+    assert parse_serving_log(ARGS_NO_GRAPH_KEY).cuda_graphs == "defaults"
+    assert parse_serving_log(ARGS_EAGER).cuda_graphs == "eager"
+    # Modelled: a capture-size key, data parallelism (vLLM forced eager under it, corpus 67) or a dict cut
+    # before its closing brace leave the state open.
+    for args in ("{'model': 'm', 'max_cudagraph_capture_size': 4}", "{'model': 'm', 'data_parallel_size': 2}",
+                 "{'model': 'm', 'speculative_config': {'method': 'mtp'"):
+        assert parse_serving_log(f"INFO 05-14 00:00:10 [utils.py:240] non-default args: {args}\n").cuda_graphs == ""
+    # vLLM's own override later in the log wins.
+    forced = ARGS_NO_GRAPH_KEY + ("INFO 05-26 03:09:25 [cuda.py:98] Data Parallel: Forcing enforce eager to be True "
+                                  "since DP is currently not supported with CUDA Graphs.\n")
+    assert parse_serving_log(forced).cuda_graphs == "eager"
+    r = run_checks(MemoryHost(recognise(ARGS_NO_GRAPH_KEY).record), ["RT-CUDA-GRAPHS"])["RT-CUDA-GRAPHS"]
+    assert r.status == "ok" and "non-default args" in r.message
+
+
+def test_vllm_v0_engine_config_line() -> None:
+    assert parse_serving_log(V0_CONFIG.format("False")).cuda_graphs == "configured"
+    assert parse_serving_log(V0_CONFIG.format("True")).cuda_graphs == "eager"

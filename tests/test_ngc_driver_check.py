@@ -71,3 +71,34 @@ def test_one_table_reads_every_line_of_the_check() -> None:
     assert NGC_CHECK["built-for"][1].search(lines[4]) is None  # no minor: no branch to read a CUDA from
     names = {h.symptom.name for h in find_symptoms(lines)}
     assert {"ngc-driver-too-old", "ngc-driver-not-detected"} <= names
+
+
+# Real: the minor-version warning of NVIDIA's entrypoint as pasted in public repositories (an NGC PyTorch image on
+# driver 530.41.03; Triton 26.01 on 580.95.05, its lines rewrapped by the user) and corpus 1864 (Triton 22.04 on 495).
+MINOR_12 = """\
+WARNING: CUDA Minor Version Compatibility mode ENABLED.
+  Using driver version 530.41.03 which has support for CUDA 12.1.  This container
+  was built with CUDA 12.2 and will be run in Minor Version Compatibility mode.
+  CUDA Forward Compatibility is preferred over Minor Version Compatibility for use
+  with this container but was unavailable:
+  [[System has unsupported display driver / cuda driver combination (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH) cuInit()=803]]
+"""
+MINOR_13 = """\
+WARNING: CUDA Minor Version Compatibility mode ENABLED.
+Using driver version 580.95.05 which has support for CUDA 13.0.
+This container was built with CUDA 13.1 and will be run in Minor Version Compatibility mode.
+"""
+# Modelled: a driver below its major's floor (CUDA 12 needs 525.60.13), which the entrypoint would not print so; and
+# a warning cut before the line naming the image's CUDA.
+MINOR_BELOW_FLOOR = MINOR_12.replace("530.41.03", "520.61.05")
+MINOR_CUT = "\n".join(MINOR_12.splitlines()[:2]) + "\n"
+
+
+def test_the_minor_version_warning_is_no_issue(tmp_path: Path) -> None:
+    for text, driver in ((MINOR_12, "530.41.03"), (MINOR_13, "580.95.05")):
+        result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+        assert result.status == "not-an-issue", result.message
+        assert driver in result.message and "minor-version compatibility" in result.message
+    for text in (MINOR_BELOW_FLOOR, MINOR_CUT):
+        assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status != "not-an-issue"
+    assert capture_checks("1864", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "not-an-issue"

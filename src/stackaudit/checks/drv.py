@@ -26,6 +26,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
 from stackaudit.facts.docker import (
+    NGC_CHECK,
     DockerContainers,
     l4t_image_release,
     requirement_lets_through,
@@ -562,6 +563,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     image's entrypoint compares the driver with the image's CUDA before it starts the server, and prints an ERROR
     (`This container was built for NVIDIA Driver Release ...`), a forward-compatibility NOTE or a WARNING that no
     driver was detected where the driver falls short; none of those shown, the check passed.
+    That entrypoint's minor-version WARNING (`Using driver version 495.29.05 which has support for CUDA 11.5.`, `was
+    built with CUDA 11.6 and will be run in Minor Version Compatibility mode.`) names the driver and the image's
+    CUDA: without another driver line, one major with the driver at or above that major's floor is not an issue
+    (corpus 1864).
     The system toolkit alone against the driver is judged over the GPUs a table lists, and needs no GPU row
     (`nvidia-smi | grep "Driver Version"`).
     """
@@ -625,6 +630,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     passed = _ngc_check_passed(cuda_runtime, serving_log) if driver is None else None
     if passed is not None:
         return passed
+    minor = _ngc_minor_compat(cuda_runtime) if driver is None else None
+    if minor is not None:
+        return minor
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
@@ -1041,6 +1049,32 @@ def _ngc_check_passed(cuda_runtime: CudaRuntime | None, serving_log: ServingLog 
               "a forward-compatibility NOTE or a no-driver WARNING where the host driver cannot run the image's CUDA, "
               "so the driver runs it", actual={"image_cuda": banner.cuda, "driver": None},
               evidence=[banner.line])
+
+
+def _floor_text(floor: tuple[int, ...]) -> str:
+    """`450.80.02` for (450, 80, 2): a driver version as NVIDIA writes it."""
+    return ".".join([str(floor[0])] + [f"{n:02d}" for n in floor[1:]])
+
+
+def _ngc_minor_compat(cuda_runtime: CudaRuntime | None) -> Outcome | None:
+    """DRV-CUDA-COMPAT from an NGC image's minor-version WARNING (docker.NGC_CHECK `minor-driver` and `minor-built`):
+    the driver it found and the image's CUDA, of one major, with the driver at or above that major's floor
+    (_DRIVER_FLOOR) and no other line of the check: not an issue. None otherwise."""
+    checks = cuda_runtime.ngc_checks if cuda_runtime is not None else ()
+    found = {key: m for line in checks for key, (_, pattern) in NGC_CHECK.items() if (m := pattern.search(line))}
+    if set(found) - {"compat-enabled", "minor-driver", "minor-built"} or not {"minor-driver", "minor-built"} <= set(found):
+        return None
+    driver, driver_cuda = found["minor-driver"].group(1), found["minor-driver"].group(2, 3)
+    built = found["minor-built"].group(1, 2)
+    major = int(built[0])
+    if int(driver_cuda[0]) != major or major not in _DRIVER_FLOOR or release(driver) < _DRIVER_FLOOR[major]:
+        return None
+    return not_an_issue(f"the NGC image's CUDA {'.'.join(built)} is newer than driver {driver}'s CUDA "
+                        f"{'.'.join(driver_cuda)}, and its entrypoint runs it by minor-version compatibility: the same "
+                        f"major {major}, the driver at or above that major's floor "
+                        f"({_floor_text(_DRIVER_FLOOR[major])}); only PTX JIT of newer PTX is lost",
+                        actual={"driver": driver, "driver_cuda": ".".join(driver_cuda), "image_cuda": ".".join(built)},
+                        evidence=list(checks[:3]))
 
 
 def ollama_release(containers: DockerContainers | None, client: OllamaShown | None = None) -> tuple[str, str] | None:

@@ -328,6 +328,25 @@ def _below_kernel_floor(env: PythonEnvironment, gpus: GpuInventory | None) -> Ou
     return None
 
 
+# Triton's server program is `tritonserver` from NGC 20.03 (renamed from `trtserver`, Triton 2.0), and every release
+# since builds for compute capability 6.0 (Pascal) and up: its `--min-supported-compute-capability` defaults to that
+# floor (TRITON_MIN_COMPUTE_CAPABILITY), and Triton puts a model on the CPU on a GPU below it (corpus 1925).
+# A build made with a lower `build.py --min-compute-capability` moves the floor; no corpus case shows one.
+TRITON_PROGRAM_FLOOR = ("6.0", "Pascal", "`tritonserver` is Triton 20.03 or later, whose --min-supported-compute-"
+                        "capability defaults to the build's TRITON_MIN_COMPUTE_CAPABILITY, 6.0 in its build.py: "
+                        "https://github.com/triton-inference-server/server/blob/main/src/command_line_parser.h")
+
+
+def _triton_program_floor(argv: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """TRITON_PROGRAM_FLOOR where a container runs `tritonserver` without its own
+    `--min-supported-compute-capability`; None otherwise."""
+    if not any(posixpath.basename(a) == "tritonserver" for a in argv[:3]):
+        return None
+    if any(a.split("=", 1)[0] == "--min-supported-compute-capability" for a in argv):
+        return None
+    return TRITON_PROGRAM_FLOOR
+
+
 def _below_ngc_floor(containers: DockerContainers | None, gpus: GpuInventory | None) -> Outcome | None:
     """An issue where a container runs an NGC framework image whose release supports compute capabilities from a
     floor up (docker.NGC_CAPABILITY_FLOOR: 6.0, Pascal) and a GPU shown is of an older architecture; None
@@ -340,19 +359,24 @@ def _below_ngc_floor(containers: DockerContainers | None, gpus: GpuInventory | N
     archs = {name: architecture_of(name) for name in sorted(set(gpus.models.values()))}
     for c in containers.containers if containers is not None else ():
         ngc = ngc_image_release(c.image)
-        floor = ngc_capability_floor(ngc)
+        # An NGC release outside NGC_CAPABILITY_FLOOR's rows says nothing of its floor; an image of none, the program's.
+        floor = ngc_capability_floor(ngc) if ngc else _triton_program_floor(c.argv)
         if floor is None:
             continue
         capability, first, source = floor
+        ngc = ngc or "unnamed"
         old = {n: a for n, a in archs.items() if a in ARCHITECTURE_ORDER
                and ARCHITECTURE_ORDER.index(a) < ARCHITECTURE_ORDER.index(first)}
         if not old:
             continue
         shown = [g.label for g in gpus.gpus if g.model in old]
         return over_subjects(issue(
-            f"{c.image} is NGC release {ngc}, which supports compute capability {capability} ({first}) and higher: "
+            (f"{c.image} is NGC release {ngc}, which" if ngc != "unnamed" else f"{c.image} runs Triton, which")
+            + f" supports compute capability {capability} ({first}) and higher: "
             + ", ".join(f"{n} ({a})" for n, a in old.items())
-            + f" is older, and the container's kernels are not built for it ({source})",
+            + (" is older, and the container's kernels are not built for it" if ngc != "unnamed" else
+               " is older, and Triton places no model on a GPU below its floor")
+            + f" ({source})",
             actual={"image": c.image, "gpus": old}, expected=f"GPUs of compute capability {capability} or newer",
             subjects=shown, evidence=[f"{c.origin or 'docker inspect'}: {c.image}"]),
             [g.label for g in gpus.gpus], gpus.whole_count, ask="nvidia-smi -L")
@@ -471,7 +495,9 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     Any other build, or a model the table lacks, leaves the check `unknown`, naming which.
     A container of an NGC framework image (`nvcr.io/nvidia/tritonserver:20.03.1-py3`) carries kernels from its
     release's floor up (docker.NGC_CAPABILITY_FLOOR: compute capability 6.0 for 19.03 to 23.06): a GPU shown below
-    it is an issue, whatever else the paste shows.
+    it is an issue, whatever else the paste shows. A container that runs `tritonserver` from an image without an NGC
+    release, and without `--min-supported-compute-capability`, has Triton's default floor, 6.0 (TRITON_PROGRAM_FLOOR:
+    the program's name dates it to 20.03 or later; corpus 1925).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -1126,6 +1152,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     is graphs off; only above the batches that replayed a graph, the capture cap. vLLM V1's warning
     that a graph mode is not supported ends "setting cudagraph_mode=PIECEWISE": graphs stay on, in
     that mode (not-an-issue). The same warning ending "setting cudagraph_mode=NONE" turns them off.
+    vLLM's V0 engine-config line (`Initializing a V0 LLM engine (v0.8.3) with config: ... enforce_eager=False`) is its
+    resolved setting: `ok` (corpus 1935). A whole `non-default args: {...}` dict that names no graph setting
+    (enforce_eager, compilation_config, a capture size, data_parallel_size) leaves vLLM's default, graphs on: `ok`
+    (corpus 1936); vLLM's own "Forcing enforce eager" line later in the log still wins.
 
     Why: decode is many small kernels; CUDA graphs remove the per-kernel launch overhead. vLLM:
     without them "always execute the model in eager mode"; a user's 70B decode rose to 45 tok/s
@@ -1204,6 +1234,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
             name = ENGINE_NAMES.get(serving_log.engine, "the engine")
             return ok(f"CUDA graphs are on: {name}'s resolved configuration in its log keeps them (enforce_eager / "
                       "disable_cuda_graph False)", actual="enabled", evidence=lines)
+        if serving_log.cuda_graphs == "defaults":
+            return ok("CUDA graphs are on: vLLM's whole `non-default args` dict names no setting that turns them off "
+                      "(enforce_eager, compilation_config, a capture size), and every release that prints it captures "
+                      "them by default", actual="enabled", evidence=[line[:400] for line in lines])
         captured = ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured"
                       + (f" by rank(s) {', '.join(serving_log.graph_ranks)}" if serving_log.graph_ranks else ""),
                       actual="enabled", evidence=lines)

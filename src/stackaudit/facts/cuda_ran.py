@@ -558,9 +558,9 @@ def cuda_runtime_in_evidence_lines(text: str) -> CudaRuntime:
         It's just that the nvidia-driver-validation pod (cuda-sample:vectoradd-cuda10.2-ubi8) is CrashLooping
     """
     found = tuple(dict.fromkeys(r for line in text.splitlines() for r in runtimes_in_line(line)))
-    if not found:
-        raise ParseError("no CUDA image or banner in the lines shown")
     checks = tuple(dict.fromkeys(line.strip() for line in text.splitlines() if NGC_CHECK_LINE.search(line)))
+    if not found and not checks:  # the lines of an NGC image's driver check alone are read too (corpus 1864)
+        raise ParseError("no CUDA image, banner or NGC driver check in the lines shown")
     return CudaRuntime(found, checks)
 
 

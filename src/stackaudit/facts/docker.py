@@ -190,6 +190,12 @@ NGC_CHECK: dict[str, tuple[str, re.Pattern[str]]] = {
     # Its forward-compatibility NOTE: `NOTE: Legacy NVIDIA Driver detected.  Compatibility mode ENABLED.`
     # (NVIDIA/DeepLearningExamples#280), `CUDA Forward Compatibility mode ENABLED.`.
     "compat-enabled": ("Compatibility mode ENABLED", re.compile(r"Compatibility mode ENABLED")),
+    # Its minor-version WARNING's next two lines (corpus 1502, 1864): `Using driver version 495.29.05 which has support
+    # for CUDA 11.5.  This container` / `was built with CUDA 11.6 and will be run in Minor Version Compatibility mode.`.
+    "minor-driver": ("which has support for CUDA",
+                     re.compile(r"Using driver version (\d+\.\d+(?:\.\d+)?) which has support for CUDA (\d+)\.(\d+)")),
+    "minor-built": ("will be run in Minor Version Compatibility",
+                    re.compile(r"built with CUDA (\d+)\.(\d+) and will be run in Minor Version Compatibility")),
     # Its WARNING that no driver reached the container: `WARNING: The NVIDIA Driver was not detected.  GPU
     # functionality will not be available.`.
     "no-driver": ("NVIDIA Driver was not detected",

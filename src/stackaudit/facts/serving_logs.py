@@ -703,8 +703,8 @@ class ServingLog:
     # host buffers of that rank are made there.
     gpu_affinity: tuple[tuple[str, int, str, str], ...] = ()
     # "captured" | "capturing" (begun, its end not shown) | "eager" | "configured" (the resolved configuration dump
-    # keeps them on, no capture line) | "mode set" (vLLM V1 fell back to a graph mode other than NONE, no capture
-    # line) | ""
+    # keeps them on, no capture line) | "defaults" (vLLM's whole non-default args name no graph setting) | "mode set"
+    # (vLLM V1 fell back to a graph mode other than NONE, no capture line) | ""
     cuda_graphs: str = ""
     cuda_graph_lines: tuple[str, ...] = ()
     tp_size: int | None = None
@@ -1487,10 +1487,27 @@ _GRAPH_FINISHED = re.compile(r"Graph capturing finished|Capture cuda graph end|"
                              r"Captur(?:ing|e) (?:batches|CUDA graph)[^:]*:\s*100%", re.I)
 _SERVER_READY = re.compile(r"Application startup complete|The server is fired up and ready to roll", re.I)
 # The configuration dumps that settle CUDA graphs: printed after the engine's own overrides, with one switch for
-# graphs. vLLM's v0 engine config line (`Initializing an LLM engine (v0.6.6) with config:`) and SGLang's
-# server_args. Not vLLM V1's (graphs there also hang on compilation_config's level and cudagraph_mode), nor the
-# raw flags (`non-default args:`, `args: Namespace(`).
-_RESOLVED_CONFIG = re.compile(r"Initializing an LLM engine \(v[^)]*\) with config:|server_args=(?:ServerArgs\(|\{)")
+# graphs. vLLM's V0 engine config line (`Initializing an LLM engine (v0.6.6) with config:`, from 0.7.3
+# `Initializing a V0 LLM engine (v0.8.3) with config:`, corpus 1887, 1935) and SGLang's server_args. Not vLLM V1's
+# (graphs there also hang on compilation_config's level and cudagraph_mode), nor the raw flags (`args: Namespace(`).
+_RESOLVED_CONFIG = re.compile(r"Initializing (?:an|a V0) LLM engine \(v[^)]*\) with config:|"
+                              r"server_args=(?:ServerArgs\(|\{)")
+# vLLM's `non-default args: {...}` (utils.py / cli_args.py, 0.8.5 and later; every release that prints it captures
+# CUDA graphs by default): the flags the user set. A whole dict (closed by its brace) that holds none of these keys
+# leaves graphs at that default (corpus 1936); one that holds any of them is read by the other rules or stays open.
+# data_parallel_size: vLLM forced eager mode under data parallelism in some releases (corpus 67).
+_ARGS_GRAPH_KEYS = ("enforce_eager", "compilation_config", "optimization_level", "cudagraph", "capture_size",
+                    "max_seq_len_to_capture", "data_parallel_size")
+_NON_DEFAULT_ARGS = re.compile(r"non-default args: (\{.*\})\s*$")
+
+
+def _args_keep_graph_default(text: str) -> bool:
+    """A whole vLLM `non-default args: {...}` dict naming no setting of CUDA graphs (_ARGS_GRAPH_KEYS)."""
+    m = _NON_DEFAULT_ARGS.search(text)
+    if m is None or m.group(1).count("{") != m.group(1).count("}"):
+        return False
+    keys = re.findall(r"['\"](\w+)['\"]\s*:", m.group(1))
+    return bool(keys) and not any(g in k for k in keys for g in _ARGS_GRAPH_KEYS)
 # SGLang's decode log line (scheduler_metrics_mixin.py `log_decode_stats`; `Decode batch,` from v0.5.23).
 _DECODE_GRAPH = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?cuda graph:\s*(True|False)")
 # vLLM V1's own resolution of its graph mode (gpu_model_runner.py), e.g. "CUDAGraphMode.FULL_AND_PIECEWISE is not
@@ -1951,7 +1968,8 @@ def parse_serving_log(text: str) -> ServingLog:
                 gdr.append(GdrDecision("", m.group(3), m.group(2).lower() == "enabled", m.group(1), text_l))
         if ("graph" in low or "capturing batches" in low) and _GRAPH_CAPTURED.search(text_l):
             done = _GRAPH_FINISHED.search(text_l) is not None
-            graphs = ("captured" if done else "capturing") if graphs in ("", "configured", "mode set", "capturing") \
+            graphs = ("captured" if done else "capturing") if graphs in ("", "configured", "defaults", "mode set",
+                                                                         "capturing") \
                 else graphs
             graph_lines.append(text_l)
             if done and (rank := log_rank(line)) and rank not in graph_ranks:
@@ -1967,7 +1985,7 @@ def parse_serving_log(text: str) -> ServingLog:
             graphs = "eager"
             graph_lines.insert(0, text_l)
         elif mode is not None:
-            graphs = graphs or "mode set"  # graphs stay on in the mode vLLM fell back to
+            graphs = "mode set" if graphs in ("", "defaults") else graphs  # on, in the mode vLLM fell back to
             graph_lines.append(text_l)
         if m is None and "forcing enforce" in low and _FORCED_EAGER.search(text_l):
             graphs = "eager"  # vLLM turned graphs off itself (DP, an unsupported platform or model)
@@ -1980,6 +1998,9 @@ def parse_serving_log(text: str) -> ServingLog:
             elif _RESOLVED_CONFIG.search(text_l):
                 graphs = graphs or "configured"  # the resolved configuration keeps graphs on
                 graph_lines.append(text_l)
+        if not graphs and "non-default args" in low and _args_keep_graph_default(text_l):
+            graphs = "defaults"  # the flags the user set leave vLLM's default, graphs on
+            graph_lines.append(text_l)
         m = _TP.search(text_l) if tp is None and ("tensor_para" in low or "tp_size" in low
                                                   or "engineconfig(" in low) else None
         if m and int(size := next(g for g in m.groups() if g)) > 0:
