@@ -56,6 +56,7 @@ from stackaudit.facts.engine_command import (
     exports,
     koboldcpp_namespace,
     launcher_logged,
+    namespace_end,
     parse_command_line,
     python_engine_call,
     ray_llm_engine_call,
@@ -69,7 +70,8 @@ from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
 from stackaudit.importers.registry import Found, document_appended, importer
 
 # Lines that print the command an engine runs, with the reader of each: KoboldCpp's `Namespace(...)` of its arguments
-# (every setting on one line), and a serving platform's log line (GPUStack's `Run vllm with arguments:`).
+# (every setting on one line, which a paste may wrap: facts/engine_command.namespace_end), and a serving platform's
+# log line (GPUStack's `Run vllm with arguments:`).
 _PRINTED_COMMANDS = (("Namespace(", koboldcpp_namespace), ("arguments:", launcher_logged))
 
 MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
@@ -310,11 +312,14 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             scan.skip(ray_llm[2])
             taken = ray_llm[2]
             continue
-        if (printed := next((v for needle, read in _PRINTED_COMMANDS if needle in line and (v := read(line))), None)):
+        # A printed repr wrapped over lines reads on to its closing `)` (namespace_end); the lines join as they wrap.
+        end = namespace_end(lines, i) if "Namespace(" in line else i + 1
+        whole = "".join(x.rstrip("\r") for x in lines[i:end])
+        if (printed := next((v for needle, read in _PRINTED_COMMANDS if needle in line and (v := read(whole))), None)):
             if (from_print := parse_command_line(printed)) is not None:
-                yield Found("engine command", i, i + 1, document_appended(ENGINE_COMMAND.name, from_print.line + "\n"))
-                scan.skip(i + 1)
-                taken = i + 1
+                yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, from_print.line + "\n"))
+                scan.skip(end)
+                taken = end
             continue
         if "[" in line and CONTAINER_ARGS.match(line):
             # A container's argument list on one line (`command: ["--model", ...]`): the list is the whole command.
