@@ -66,7 +66,7 @@ from stackaudit.facts.engine_command import (
 from stackaudit.facts.model_placement import TRITON_GROUP, triton_group_end
 from stackaudit.facts.serving_logs import VLLM_LINE
 from stackaudit.facts.sources import ENGINE_COMMAND
-from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
+from stackaudit.importers._scan import FENCE, INLINE_CODE, Candidates, Scan, strip_prompt
 from stackaudit.importers.registry import Found, document_appended, importer
 
 # Lines that print the command an engine runs, with the reader of each: KoboldCpp's `Namespace(...)` of its arguments
@@ -75,8 +75,6 @@ from stackaudit.importers.registry import Found, document_appended, importer
 _PRINTED_COMMANDS = (("Namespace(", koboldcpp_namespace), ("arguments:", launcher_logged))
 
 MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
-# Inline code in Markdown prose: "Run `python -m sglang.launch_server ... --tp 2` on 8*4090", or a line that is one span.
-_INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 # A line of only `NAME=value` assignments continued with `\\` (`NCCL_P2P_DISABLE=1 \\` above `vllm serve \\`).
 _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
 # A Markdown list item's marker before a step's command (`2. trtllm-build --checkpoint_dir ...`).
@@ -386,7 +384,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         command = command or parse_command_line(joined, ggml_shown=_ggml_shown(lines, start, first_ggml) if legacy
                                                 else "", variables=variables)
         if command is None:
-            spans = (strip_prompt(span) for span in _INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
+            spans = (strip_prompt(span) for span in INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
             # A span that names the program alone ("After calling `vllm serve`, ...") is a mention, not a command.
             command = next((c for c in map(parse_command_line, spans) if c is not None and not c.names_only_program),
                            None)
