@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from corpus import body, fact, pasted
-from stackaudit.facts.engine_command import EngineCommands, koboldcpp_namespace
+from stackaudit.facts.engine_command import EngineCommands, koboldcpp_namespace, namespace_end
 
 # https://github.com/LostRuins/koboldcpp/issues/595 (comment by Vladonai, 2024-01-02): KoboldCpp 1.54 on Windows.
 NS_595 = ("Namespace(bantokens=None, blasbatchsize=512, blasthreads=9, config=None, contextsize=4096, debugmode=0, "
@@ -84,3 +84,51 @@ def test_other_namespaces_are_no_koboldcpp_command() -> None:
     assert koboldcpp_namespace("INFO 05-06 api_server.py:1 args: Namespace(model='m', gpulayers=3)") == ""
     assert koboldcpp_namespace("Namespace(model='m', port=8000, tensor_parallel_size=2)") == ""
     assert _commands("Namespace(model='m', port=8000, tensor_parallel_size=2)\n") is None
+
+
+# https://github.com/LostRuins/koboldcpp/issues/1368 (the issue body by aleksusklim, KoboldCpp on Windows, CPU only): the
+# repr as stored, wrapped inside `sdconfig` (`sdcon` / `fig=None`); the stored excerpt ends at `usecublas=None,`, so its
+# tail after that (`usemlock=False)`) is modelled.
+NS_1368 = ("Namespace(admin=True, admindir='C:\\\\NN\\\\GPT', adminpassword='', analyze='', benchmark=None, "
+           "blasbatchsize=512, blasthreads=16, chatcompletionsadapter=None, config=None, contextsize=2048, debugmode=1, "
+           "draftamount=8, draftgpulayers=999, draftgpusplit=None, draftmodel=None, failsafe=False, flashattention=False, "
+           "forceversion=0, foreground=False, gpulayers=0, highpriority=False, hordeconfig=None, hordegenlen=0, "
+           "hordekey='', hordemaxctx=0, hordemodelname='', hordeworkername='', host='', ignoremissing=False, launch=True, "
+           "lora=None, mmproj=None, model='', model_param='D:/GGUF/DeepSeek/DeepSeek-R1-UD-Q2_K_XL-00001-of-00005.gguf', "
+           "moeexperts=-1, multiplayer=False, multiuser=1, noavx2=False, noblas=False, nocertify=False, "
+           "nofastforward=False, nommap=False, nomodel=False, noshift=True, onready='', password=None, port=5001, "
+           "port_param=5001, preloadstory=None, prompt='', promptlimit=100, quantkv=0, quiet=False, remotetunnel=False, "
+           "ropeconfig=[0.0, 10000.0], sdclamped=0, sdclipg='', sdclipl='', sdcon\n"
+           "fig=None, sdlora='', sdloramult=1.0, sdmodel='', sdnotile=False, sdquant=False, sdt5xxl='', sdthreads=7, "
+           "sdvae='', sdvaeauto=False, showgui=False, skiplauncher=False, smartcontext=False, ssl=None, "
+           "tensor_split=None, threads=8, ttsgpu=False, ttsmaxlen=4096, ttsmodel='', ttsthreads=0, ttswavtokenizer='', "
+           "unpack='', useclblast=None, usecpu=True, usecublas=None, usemlock=False)")
+
+
+def _wrapped(line: str, width: int) -> str:
+    """The line as a terminal of `width` columns wraps it: cut every `width` characters, inside words too."""
+    return "\n".join(line[k:k + width] for k in range(0, len(line), width))
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    (NS_1368, ("--model", "D:/GGUF/DeepSeek/DeepSeek-R1-UD-Q2_K_XL-00001-of-00005.gguf", "--threads", "8", "--usecpu")),
+    # Modelled: 595's repr wrapped at 80 columns, a break inside `'lowvram'` and one inside `gpulayers`.
+    (_wrapped(NS_595, 80), ("--gpulayers", "15", "--highpriority", "--usecublas", "lowvram", "--threads", "9")),
+])
+def test_wrapped_namespace_reads_to_its_closing_parenthesis(text: str, shown: tuple[str, ...]) -> None:
+    commands = _commands("Initializing dynamic library: koboldcpp_cublas.dll\n==========\n" + text + "\n==========\n"
+                         "Loading model: x.gguf\n")
+    assert commands is not None
+    (command,) = commands.commands
+    assert command.argv[0] == "koboldcpp" and all(w in command.argv for w in shown)
+    assert not command.cut
+
+
+def test_namespace_end_is_bounded() -> None:
+    """Modelled: a repr that closes on its line, one cut inside a quote with the log going on, and one that a blank
+    line ends, each read as its first line alone; a wrapped one ends on its `)`, quoted parentheses inside it aside."""
+    assert namespace_end([NS_595, "=========="], 0) == 1
+    assert namespace_end([NS_788, "==========", "Loading model: ')' (ok)"], 0) == 1
+    assert namespace_end(["Namespace(gpulayers=3, model_param='a", "", "b')"], 0) == 1
+    assert namespace_end(["x", "Namespace(gpulayers=3, model_param='C:/M (1)/a", ".gguf', port=1)", "y"], 1) == 3
+    assert namespace_end(["Namespace(gpulayers=3,"] + ["a=1,"] * 100 + [")"], 0) == 1

@@ -37,7 +37,7 @@ def test_the_spans_of_an_audit_are_those_recognise_gives() -> None:
 
 
 def test_the_new_kinds_of_issue_27_each_have_a_real_sample(found: dict[str, tuple[str, str]]) -> None:
-    for kind in ("systemctl (NVIDIA units)", "NVIDIA daemon journal", "driver container log", "dcgmi discovery",
+    for kind in ("systemctl status", "NVIDIA daemon journal", "driver container log", "dcgmi discovery",
                  "dcgmi nvlink", "dcgmi diag", "nvidia-smi -q", "nvidia-smi -q -x"):
         assert kind in recognised_kinds() and kind in found, kind
 

@@ -120,8 +120,8 @@ def test_without_daemon_lines_the_nvidia_fact_reason_stays() -> None:
 
 
 def test_status_journal_and_driver_container_are_their_own_kinds() -> None:
-    assert _kinds(STATUS_ACTIVE) == ["systemctl (NVIDIA units)"]
-    assert _kinds(JOB_FAILED) == ["systemctl (NVIDIA units)"]
+    assert _kinds(STATUS_ACTIVE) == ["systemctl status"]
+    assert _kinds(JOB_FAILED) == ["systemctl status"]
     assert _kinds(SHUTDOWN) == ["NVIDIA daemon journal"]
     # 109 (NVIDIA/gpu-operator#1595)
     container = ("Starting NVIDIA fabric manager daemon for NVLink5+...\n"

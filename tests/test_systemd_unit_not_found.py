@@ -91,7 +91,7 @@ def test_a_status_block_of_a_unit_without_a_file_is_not_installed() -> None:
     # Modelled on nvidia-docker#1003's block (systemd 237's words), for Fabric Manager's unit.
     block = ("● nvidia-fabricmanager.service\n   Loaded: not-found (Reason: No such file or directory)\n"
              "   Active: inactive (dead)\n")
-    assert [k for k, _, _ in recognise(block, "paste.txt").recognised] == ["systemctl (NVIDIA units)"]
+    assert [k for k, _, _ in recognise(block, "paste.txt").recognised] == ["systemctl status"]
     fm = parse_daemon_log(block).fabricmanager
     assert fm.installed is False and fm.running is False and fm.state == "not installed"
 
@@ -140,5 +140,5 @@ def test_the_dcgm_unit_missing_is_read_into_the_host_engine() -> None:
 
 
 def test_another_units_answer_is_not_read() -> None:
-    assert not any(k == "systemctl (NVIDIA units)" for k, _, _ in recognise(OTHER_UNIT, "paste.txt").recognised)
-    assert not any(k == "systemctl (NVIDIA units)" for k, _, _ in recognise(UNKNOWN_ERROR, "paste.txt").recognised)
+    assert not any(k == "systemctl status" for k, _, _ in recognise(OTHER_UNIT, "paste.txt").recognised)
+    assert not any(k == "systemctl status" for k, _, _ in recognise(UNKNOWN_ERROR, "paste.txt").recognised)

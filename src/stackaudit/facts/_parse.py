@@ -409,14 +409,15 @@ def join_continued(text: str) -> str:
     return _CONTINUED_BREAK.sub(" ", text)
 
 
-_TRTIS = re.compile(r"tensorrt[-_]?(?:inference[-_]?)?server")
-
-
 def engine_of(text: str) -> str:
-    """The engine a command line or image names: sglang, vllm or trtllm ("" when none). The TensorRT Inference
-    Server (`tensorrtserver` images, Triton's name before 20.03) is no TensorRT-LLM."""
-    low = _TRTIS.sub("", text.lower())
-    for name, marks in (("sglang", ("sglang",)), ("vllm", ("vllm",)), ("trtllm", ("trtllm", "tensorrt"))):
+    """The engine a command line or image names: sglang, vllm or trtllm ("" when none).
+    TensorRT-LLM is read from its own name only: `tensorrt_llm`, `nvcr.io/nvidia/tensorrt-llm/release`, Triton's
+    `tritonserver:25.02-trtllm-python-py3`.
+    A plain TensorRT image (`nvcr.io/nvidia/tensorrt:23.01-py3`) runs no engine.
+    The TensorRT Inference Server (`tensorrtserver`, Triton's name before 20.03) runs no TensorRT-LLM."""
+    low = text.lower()
+    for name, marks in (("sglang", ("sglang",)), ("vllm", ("vllm",)),
+                        ("trtllm", ("trtllm", "tensorrt-llm", "tensorrt_llm", "tensorrtllm"))):
         if any(m in low for m in marks):
             return name
     return ""

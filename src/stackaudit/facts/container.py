@@ -72,6 +72,12 @@ class ContainerInfo:
     def in_container(self) -> bool:
         return bool(self.kind)
 
+    @classmethod
+    def ran_on_host(cls, why: str, *, as_service: bool = False,
+                    exec_into: tuple[tuple[str, str], ...] = ()) -> ContainerInfo:
+        """The program shown run on the machine itself, outside any container (on_host), `why` its evidence."""
+        return cls("", (why,), None, on_host=True, as_service=as_service, exec_into=exec_into)
+
     @property
     def outside_spec(self) -> str:
         """Where a pasted spec describes a container from outside it: "kubernetes" for a pod or deployment
@@ -870,9 +876,10 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo("", (host_side,), None, exec_into=_exec_rows(host))
             journal = _journal_engine(host)
             if journal:
-                return ContainerInfo("", (f"the engine logs to the host's journal as its own process ({journal}): a "
-                                          "systemd service of the machine, not a container",), None, on_host=True,
-                                     as_service=True, exec_into=_exec_rows(host))
+                return ContainerInfo.ran_on_host(
+                    f"the engine logs to the host's journal as its own process ({journal}): a systemd "
+                    "service of the machine, not a container",
+                    as_service=True, exec_into=_exec_rows(host))
             kind, why, reached, short, waits = _gpu_stack_pod(host)
             node_kind, node_why, gpuless = _minikube_node(host)
             if kind:
@@ -900,45 +907,52 @@ def container(ctx: FactContext) -> ContainerInfo:
             # Where the engine itself ran, where the paste shows it: no container check about its container applies.
             built = _home_build_engine(ctx)
             if built:
-                return ContainerInfo("", (f"the engine runs from a build tree or Python environment of the user's "
-                                          f"own ({built}): a program built or installed and run on the machine, not "
-                                          "in a container",), None, on_host=True)
+                return ContainerInfo.ran_on_host(
+                    f"the engine runs from a build tree or Python environment of the user's own ({built}): "
+                    "a program built or installed and run on the machine, not in a container")
             activated = _activated_env(host)
             if activated:
-                return ContainerInfo("", (f"`{activated[:100]}` is typed at the machine's own shell prompt: the user's "
-                                          "Python environment, activated and run on the machine, not in a container "
-                                          "(no command typed there names one)",), None, on_host=True)
+                return ContainerInfo.ran_on_host(
+                    f"`{activated[:100]}` is typed at the machine's own shell prompt: the user's Python "
+                    "environment, activated and run on the machine, not in a container (no command typed "
+                    "there names one)")
             unit = _unit_engine(ctx)
             if unit:
-                return ContainerInfo("", (f"a systemd unit starts the engine (`{unit[:100]}`): a service of the "
-                                          "machine whose unit it is, not a container",), None, on_host=True,
-                                     as_service=True)
+                return ContainerInfo.ran_on_host(
+                    f"a systemd unit starts the engine (`{unit[:100]}`): a service of the machine whose "
+                    "unit it is, not a container",
+                    as_service=True)
             named = _windows_named_prompt(host)
             if named:
-                return ContainerInfo("", (f"the shell prompt's host {named} is a Windows computer's default name, "
-                                          "which a WSL distro's own shell takes (a container takes its id), and no "
-                                          "command typed there names a container",), None, on_host=True)
+                return ContainerInfo.ran_on_host(
+                    f"the shell prompt's host {named} is a Windows computer's default name, which a WSL "
+                    "distro's own shell takes (a container takes its id), and no command typed there names "
+                    "a container")
             typed = _typed_host_server(host)
             if typed:
-                return ContainerInfo("", (f"`{typed[:100]}` is typed at a shell prompt: ollama's server started by "
-                                          "hand on the host (its Docker image starts it as the entrypoint)",), None, on_host=True)
+                return ContainerInfo.ran_on_host(
+                    f"`{typed[:100]}` is typed at a shell prompt: ollama's server started by hand on the "
+                    "host (its Docker image starts it as the entrypoint)")
             job = _batch_job_on_host(host)
             if job:
-                return ContainerInfo("", (f"the pasted process tree shows a Slurm batch job's work as the script's own "
-                                          f"children on the node ({job}), no container runtime among them",), None, on_host=True)
+                return ContainerInfo.ran_on_host(
+                    "the pasted process tree shows a Slurm batch job's work as the script's own children "
+                    f"on the node ({job}), no container runtime among them")
             log = ctx.optional("serving_log", ServingLog)
             if log is not None and log.tgi_image == TGI_NO_IMAGE:
-                return ContainerInfo("", ("TGI's runtime environment says its launcher runs outside TGI's image "
-                                          "(`Docker label: N/A`; in the image it names the image's commit, `sha-...`)",),
-                                     None, on_host=True)
+                return ContainerInfo.ran_on_host(
+                    "TGI's runtime environment says its launcher runs outside TGI's image (`Docker label: "
+                    "N/A`; in the image it names the image's commit, `sha-...`)")
             words = _stated_host(host)
             if words and FORM_CLI_DIRECTLY.match(words):
-                return ContainerInfo("", (f"TGI's issue form ticks \"{words.lstrip('-* ')}\" and leaves its Docker "
-                                          "box empty: the launcher ran on the host",), None, on_host=True)
+                return ContainerInfo.ran_on_host(
+                    f"TGI's issue form ticks \"{words.lstrip('-* ')}\" and leaves its Docker box empty: the "
+                    "launcher ran on the host")
             if words:
-                return ContainerInfo("", (f"the user's words start the engine's server on the host (from their own "
-                                          f"shell, or as its systemd service): \"{words}\"",), None, on_host=True,
-                                     as_service=bool(STATED_SERVICE_WORDS.search(words)))
+                return ContainerInfo.ran_on_host(
+                    "the user's words start the engine's server on the host (from their own shell, or as "
+                    f"its systemd service): \"{words}\"",
+                    as_service=bool(STATED_SERVICE_WORDS.search(words)))
             raise FactUnavailable("the source does not show whether it ran in a container",
                                   "paste `cat /proc/1/cgroup` and `ls -a /` (or capture with `stackaudit capture`)")
 

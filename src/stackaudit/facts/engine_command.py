@@ -603,6 +603,31 @@ _NAMESPACE_FIELD = re.compile(r"(?P<name>[a-z_]\w*)=(?P<value>'(?:[^'\\]|\\.)*'|
                               r"|[\w.+-]+)\s*(?:,\s*|\)\s*$)")
 _NAMESPACE_FLAGS = {"model_param": "--model", "port_param": "--port"}  # the positional's field; its flag's is dropped
 MAX_NAMESPACE = 20_000  # characters: KoboldCpp's repr is about 3,000
+MAX_NAMESPACE_LINES = 64  # lines: a repr of 3,000 characters wrapped at 80 columns takes about 40
+
+
+def namespace_end(lines: list[str], i: int) -> int:
+    """The end of the `Namespace(...)` repr that opens on line i: the line past the one that holds its closing `)`,
+    read outside quoted strings.
+    A paste may wrap the repr anywhere, inside a word too (`sdcon` over `fig=None`, LostRuins/koboldcpp#1368).
+    The end is i + 1 where no line closes the repr within MAX_NAMESPACE_LINES lines and MAX_NAMESPACE characters
+    before a blank line (a paste cut inside the repr)."""
+    depth, quote, escaped, size = 0, "", False, 0
+    for end in range(i, min(len(lines), i + MAX_NAMESPACE_LINES)):
+        text = lines[end] if end > i else lines[i][lines[i].find("Namespace("):]
+        size += len(text)
+        if (end > i and not text.strip()) or size > MAX_NAMESPACE:
+            break
+        for ch in text:
+            if quote:
+                quote, escaped = ("" if ch == quote and not escaped else quote), (ch == "\\" and not escaped)
+            elif ch in "'\"":
+                quote = ch
+            elif ch in "([{":
+                depth += 1
+            elif ch in ")]}" and (depth := depth - 1) == 0:
+                return end + 1
+    return i + 1
 
 
 def koboldcpp_namespace(line: str) -> str:

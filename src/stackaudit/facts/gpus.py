@@ -496,7 +496,7 @@ NVC_SHUTDOWN = re.compile(r"\bnvc\.c:\d+\] shutting down library context")
 # /dev/tty`; libnvidia-container's nvc_info.c): `nvc_info.c:623] listing device /dev/nvidia0 (GPU-5d49… at
 # 00000000:1a:00.0)`. Every GPU of the host, also where the copy cuts the blocks under them (corpus 1460).
 NVC_LISTING = re.compile(r"\bnvc_info\.c:\d+\] listing device /dev/nvidia(?P<minor>\d+) \((?P<uuid>GPU-[0-9a-fA-F-]+) "
-                         r"at (?P<bus>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\)")
+                         rf"at (?P<bus>{BDF})\)")
 
 
 def parse_nvc_info(text: str, whole: bool) -> GpuInventory:
@@ -815,7 +815,7 @@ def ggml_cuda_build_flags(text: str) -> GgmlCudaBuild:
     return GgmlCudaBuild(tensor_cores=m.group(1) == "yes", line=m.group(0).strip())
 
 
-_JAX_DEVICE = re.compile(r"\b(?:Gpu|Cuda)Device\(id=(?P<id>\d+)(?:, process_index=(?P<process>\d+))?")
+JAX_DEVICE = re.compile(r"\b(?:Gpu|Cuda)Device\(id=(?P<id>\d+)(?:, process_index=(?P<process>\d+))?")
 
 
 def parse_jax_gpus(text: str) -> GpuInventory:
@@ -823,7 +823,7 @@ def parse_jax_gpus(text: str) -> GpuInventory:
     (`jax.devices()` over several processes) holds every process's devices: the most one process holds is the count,
     a lower bound (CUDA_VISIBLE_DEVICES may narrow what JAX sees)."""
     per_process: dict[str, set[int]] = {}
-    for m in _JAX_DEVICE.finditer(text):
+    for m in JAX_DEVICE.finditer(text):
         per_process.setdefault(m["process"] or "", set()).add(int(m["id"]))
     if not per_process:
         raise ParseError("no `GpuDevice(id=N, ...)` or `CudaDevice(id=N)` device")
@@ -851,15 +851,14 @@ def gpus_from_jax(text: str) -> GpuInventory:
 # over its property lines (1.x: `name: ... major: 6 minor: 1 memoryClockRate(GHz): ...` then `pciBusID: ...`; 2.0-2.3:
 # `pciBusID: ... name: ... computeCapability: 6.1`; before 1.4 a line each, `name: ...` and `pciBusID 0000:04:00.0`).
 # `device: N` is the CUDA ordinal where TensorFlow ran.
-_BDF_TEXT = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # A ROCm build prints no compute capability (`-> device: 0, name: AMD Instinct MI300A, pci bus id: 0000:01:00.0`), nor
 # did releases before 1.4 (`Creating TensorFlow device (/gpu:0) -> (device: 0, name: ..., pci bus id: 0000:04:00.0)`).
-_TF_SHORT = re.compile(rf"\bdevice: (?P<index>\d+), name: (?P<name>.{{1,120}}?), pci bus id: (?P<bus>{_BDF_TEXT})"
+_TF_SHORT = re.compile(rf"\bdevice: (?P<index>\d+), name: (?P<name>.{{1,120}}?), pci bus id: (?P<bus>{BDF})"
                        r"(?:,\s*compute capability: \d+\.\d+|\)?\s*$)")
 _TF_FOUND = re.compile(r"\bFound device (?P<index>\d+) with properties:")
 _TF_NAME = re.compile(r"^(?:\[\d+,\d+\]<std(?:err|out)>:)?\s*name: (?P<name>.{1,120}?)"
                       r"(?: major: \d+ minor: \d+ memoryClockRate\(GHz\).*)?\s*$")
-_TF_BUS = re.compile(rf"\bpciBusID:? (?P<bus>{_BDF_TEXT})(?: name: (?P<name>.{{1,120}}?) computeCapability: \d+\.\d+)?")
+_TF_BUS = re.compile(rf"\bpciBusID:? (?P<bus>{BDF})(?: name: (?P<name>.{{1,120}}?) computeCapability: \d+\.\d+)?")
 TF_VISIBLE = re.compile(r"\bAdding visible gpu devices: (?P<ids>\d+(?:, \d+)*)\s*$")
 
 

@@ -667,7 +667,7 @@ class NvlinkStatus:
         return [f"GPU{x.index}: {x.active} active link(s)" for x in self.gpus if f"GPU{x.index}" in gpus]
 
 
-_NVL_LINK = re.compile(r"^Link (\d+):\s*(?:(<inactive>)|([\d.]+)\s*GB/s)", re.IGNORECASE)
+NVL_LINK = re.compile(r"^\s*Link (\d+):\s*(?:(<inactive>)|([\d.]+)\s*GB/s)", re.IGNORECASE)
 
 
 def parse_nvlink_status(text: str) -> NvlinkStatus:
@@ -691,7 +691,7 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
             continue
         if current is None:
             continue
-        lk = _NVL_LINK.match(line)
+        lk = NVL_LINK.match(line)
         if lk:
             gbps = None if lk.group(2) else float(lk.group(3))
             links.append(NvlinkLink(int(lk.group(1)), gbps, line))

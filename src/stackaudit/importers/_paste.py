@@ -33,6 +33,7 @@ from stackaudit.facts.nvidia_daemons import DAEMON_TAG
 from stackaudit.facts.nvidia_smi import ANY_DEPTH, QUERY_FIELDS
 from stackaudit.facts.serving_logs import UVICORN_LINE, VLLM_API_PROCESS, is_log_line
 from stackaudit.facts.system import is_uname_line
+from stackaudit.importers._scan import INLINE_CODE
 from stackaudit.pci_address import BDF
 
 # `\r\r\n` is one line end (a CRLF file saved again on Windows), not an empty line between two.
@@ -44,7 +45,6 @@ _QUOTE = re.compile(r"^ {0,3}(?:> ?)+")
 _INLINE_WHOLE = re.compile(r"^ {0,3}`(?!`)([^`]+)`$")
 _INLINE_OPEN = re.compile(r"^ {0,3}`(?!`)([^`]+)$")
 _INLINE_CLOSE = re.compile(r"^([^`]+)`$")
-_INLINE_SPAN = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 # A Markdown table's bar before a line with no other bar (`| INFO ... args: Namespace(...`, corpus 213): peeled only
 # where what it hides is a log line; a cut nvidia-smi row (`| N/A   30C    P0    42W`) keeps its bar.
 _TABLE_BAR = re.compile(r"^\|\s(?=[^|]*$)")
@@ -427,7 +427,7 @@ def peel_markup(line: str, following: str, compose: tuple[str, ...] = ()) -> tup
             return text, True
     elif first == "|" and (m := _TABLE_BAR.match(line)) is not None and is_log_line(line[m.end():]):
         return line[m.end():], False
-    elif len(spans := _INLINE_SPAN.findall(line)) == 1 and is_log_line(spans[0]):
+    elif len(spans := INLINE_CODE.findall(line)) == 1 and is_log_line(spans[0]):
         # A log line quoted inside a sentence ("using 1 req: `Avg prompt throughput: ...`", vllm#700); a command in
         # a sentence keeps its sentence: the words around it may say where it ran (importers/engine_command.py).
         return spans[0].strip(), False

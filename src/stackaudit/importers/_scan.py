@@ -24,6 +24,9 @@ PROMPT = re.compile(r"^\s*(?:!(?=[\w./])|(?:\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+(?:\
                     r"(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*|"
                     r"(?:\[[\w.-]+@[\w.-]+(?:\s+[\w.~/-]+)?)?\][#$]\s+))")
 FENCE = re.compile(r"^\s*(```|~~~)")
+# Markdown inline code: a span between single backticks, its text the group (a command quoted in a sentence, a line
+# that is one span).
+INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 
 
 def strip_prompt(line: str) -> str:

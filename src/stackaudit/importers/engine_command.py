@@ -56,6 +56,7 @@ from stackaudit.facts.engine_command import (
     exports,
     koboldcpp_namespace,
     launcher_logged,
+    namespace_end,
     parse_command_line,
     python_engine_call,
     ray_llm_engine_call,
@@ -65,16 +66,15 @@ from stackaudit.facts.engine_command import (
 from stackaudit.facts.model_placement import TRITON_GROUP, triton_group_end
 from stackaudit.facts.serving_logs import VLLM_LINE
 from stackaudit.facts.sources import ENGINE_COMMAND
-from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
+from stackaudit.importers._scan import FENCE, INLINE_CODE, Candidates, Scan, strip_prompt
 from stackaudit.importers.registry import Found, document_appended, importer
 
 # Lines that print the command an engine runs, with the reader of each: KoboldCpp's `Namespace(...)` of its arguments
-# (every setting on one line), and a serving platform's log line (GPUStack's `Run vllm with arguments:`).
+# (every setting on one line, which a paste may wrap: facts/engine_command.namespace_end), and a serving platform's
+# log line (GPUStack's `Run vllm with arguments:`).
 _PRINTED_COMMANDS = (("Namespace(", koboldcpp_namespace), ("arguments:", launcher_logged))
 
 MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
-# Inline code in Markdown prose: "Run `python -m sglang.launch_server ... --tp 2` on 8*4090", or a line that is one span.
-_INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 # A line of only `NAME=value` assignments continued with `\\` (`NCCL_P2P_DISABLE=1 \\` above `vllm serve \\`).
 _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
 # A Markdown list item's marker before a step's command (`2. trtllm-build --checkpoint_dir ...`).
@@ -310,11 +310,14 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             scan.skip(ray_llm[2])
             taken = ray_llm[2]
             continue
-        if (printed := next((v for needle, read in _PRINTED_COMMANDS if needle in line and (v := read(line))), None)):
+        # A printed repr wrapped over lines reads on to its closing `)` (namespace_end); the lines join as they wrap.
+        end = namespace_end(lines, i) if "Namespace(" in line else i + 1
+        whole = "".join(x.rstrip("\r") for x in lines[i:end])
+        if (printed := next((v for needle, read in _PRINTED_COMMANDS if needle in line and (v := read(whole))), None)):
             if (from_print := parse_command_line(printed)) is not None:
-                yield Found("engine command", i, i + 1, document_appended(ENGINE_COMMAND.name, from_print.line + "\n"))
-                scan.skip(i + 1)
-                taken = i + 1
+                yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, from_print.line + "\n"))
+                scan.skip(end)
+                taken = end
             continue
         if "[" in line and CONTAINER_ARGS.match(line):
             # A container's argument list on one line (`command: ["--model", ...]`): the list is the whole command.
@@ -381,7 +384,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         command = command or parse_command_line(joined, ggml_shown=_ggml_shown(lines, start, first_ggml) if legacy
                                                 else "", variables=variables)
         if command is None:
-            spans = (strip_prompt(span) for span in _INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
+            spans = (strip_prompt(span) for span in INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
             # A span that names the program alone ("After calling `vllm serve`, ...") is a mention, not a command.
             command = next((c for c in map(parse_command_line, spans) if c is not None and not c.names_only_program),
                            None)

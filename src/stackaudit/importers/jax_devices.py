@@ -33,11 +33,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stackaudit.facts.gpus import JAX_DEVICE
 from stackaudit.facts.sources import JAX_DEVICES, TF_DEVICES
 from stackaudit.importers._scan import Candidates, Scan, candidate_lines, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
-
-JAX_DEVICE = re.compile(r"\b(?:Gpu|Cuda)Device\(id=(?P<id>\d+)(?:, process_index=(?P<process>\d+))?")
+from stackaudit.pci_address import BDF
 
 
 @importer("jax devices", "JAX's device list (`[GpuDevice(id=0, process_index=0), ...]`, `[CudaDevice(id=0)]`)",
@@ -48,17 +48,16 @@ def jax_devices(lines: list[str], candidates: Candidates | None = None) -> Itera
             yield Found("jax devices", i, i + 1, document_appended(JAX_DEVICES.name, lines[i] + "\n"))
 
 
-_BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # A line TensorFlow's GPU device log starts from: a gpu_device.cc log line, a property line of `Found device` (1.x's
 # name line, the bus line of every release) or a device's short description (GetShortDeviceDescription).
 TF_DEVICE_LINE = re.compile(r"\bgpu_device\.cc:\d+\] |\bname: .{1,120}? major: \d+ minor: \d+ memoryClockRate\(GHz\)|"
-                            rf"\bpciBusID: {_BDF}|\bdevice: \d+, name: .{{1,120}}?, pci bus id: {_BDF}")
+                            rf"\bpciBusID: {BDF}|\bdevice: \d+, name: .{{1,120}}?, pci bus id: {BDF}")
 # The property lines that continue a `Found device` block: the device's memory (1.4 on) or its clock and memory (2.x);
 # before 1.4 a line each (`name: GeForce GTX 1080 Ti`, `major: 6 minor: 1 memoryClockRate (GHz) 1.62`, `pciBusID
 # 0000:04:00.0`, `Total memory: 10.91GiB`, `Free memory: 10.75GiB`), behind mpirun's tag where it runs the job.
 _TF_PROPERTY = re.compile(r"\btotalMemory: [\d.]+\w*B freeMemory: |\bcoreClock: [\d.]+GHz coreCount: \d+ deviceMemorySize:|"
                           r"^(?:\[\d+,\d+\]<std(?:err|out)>:)?\s*(?:name: .{1,120}|major: \d+ minor: \d+ memoryClockRate "
-                          rf"\(GHz\) [\d.]+|pciBusID {_BDF}|(?:Total|Free) memory: [\d.]+\w*B)\s*$")
+                          rf"\(GHz\) [\d.]+|pciBusID {BDF}|(?:Total|Free) memory: [\d.]+\w*B)\s*$")
 
 
 def _tf_line(line: str) -> bool:

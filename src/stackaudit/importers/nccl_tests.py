@@ -32,7 +32,7 @@ from itertools import pairwise
 from stackaudit.facts._parse import RANK_HOST, continued
 from stackaudit.facts.serving_logs import FULL_ROW, TEST_FAILURE, TEST_PROGRAM, TEST_PROGRAMS, TEST_ROW
 from stackaudit.facts.sources import NCCL_TESTS
-from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
+from stackaudit.importers._scan import FENCE, INLINE_CODE, Candidates, Scan, run_end
 from stackaudit.importers.engine_command import continued_from
 from stackaudit.importers.registry import Found, document_appended, importer
 
@@ -61,17 +61,13 @@ _SUMMARY = re.compile(r"^\s*#?\s*Out of bounds values\s*:")
 _BANDWIDTH = re.compile(r"^\s*#?\s*Avg bus bandwidth\s*:")
 
 
-# Markdown inline code: a command quoted in a sentence or on a line of its own (corpus 774).
-_INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
-
-
 def _command(line: str, above: str = "") -> str | None:
     """The nccl-tests command line `line` is, or quotes as inline code with its options; None where it is neither
     (a span that names the program alone is a mention). Under a line that `\\` continues (`above`), an indented
     line is the command's last part (`  /opt/nccl-tests/build/all_reduce_perf -b 8`, corpus 1195)."""
     if COMMAND.match(line) or (continued(above) and COMMAND.match(line.lstrip())):
         return line.strip()
-    return next((span.strip() for span in _INLINE_CODE.findall(line)
+    return next((span.strip() for span in INLINE_CODE.findall(line)
                  if "_perf" in span and " -" in span and COMMAND.match(span)), None)
 
 

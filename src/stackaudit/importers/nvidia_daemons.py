@@ -37,7 +37,11 @@ _STATUS_FIELD = re.compile(r"^\s+(?:Loaded|Active|Drop-In|Docs|Process|Main PID|
                            r"TriggeredBy|IP|IO|Mem)\b|^\s+[│├└|`]|^\s{8,}\S")
 
 
-@importer("systemctl (NVIDIA units)",
+# What the reader reads: systemctl's answers about the units of STATUS_UNITS (the NVIDIA daemons and docker).
+_KIND = "systemctl status"
+
+
+@importer(_KIND,
           "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced, nvidia-dcgm and docker, "
           "its answer "
           "for such a unit that is not installed (`Unit nvidia-fabricmanager.service could not be found.`), and a "
@@ -49,21 +53,21 @@ def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> I
     for i in (scan := Scan(lines, candidates)):
         line = lines[i].strip()
         if NOT_FOUND.search(line):  # systemd has no such unit: the daemon is not installed
-            yield _found("systemctl (NVIDIA units)", lines, i, i + 1)
+            yield _found(_KIND, lines, i, i + 1)
             continue
         if _JOB.match(line):
             end = run_end(lines, i + 1, lambda line: _SEE.match(line.strip()))
-            yield _found("systemctl (NVIDIA units)", lines, i, end)
+            yield _found(_KIND, lines, i, end)
             scan.skip(end)
             continue
         if TABLE_ROW.match(line):  # a status summary's table row: the unit and its state (`| unit | active (running) |`)
-            yield _found("systemctl (NVIDIA units)", lines, i, i + 1)
+            yield _found(_KIND, lines, i, i + 1)
             continue
         if status_unit(lines[i]) is None:
             continue
         end = run_end(lines, i + 1, lambda line: line.strip() and not FENCE.match(line) and _STATUS_FIELD.match(line))
         if end > i + 1 and any(re.match(r"\s*Active:", b) for b in lines[i + 1:end]):
-            yield _found("systemctl (NVIDIA units)", lines, i, end)
+            yield _found(_KIND, lines, i, end)
         scan.skip(end)
 
 

@@ -39,6 +39,7 @@ from stackaudit.facts.sources import (
     NVSMI_VERSION,
     NVSMI_XML,
 )
+from stackaudit.facts.topology import NVL_LINK
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import (
@@ -50,7 +51,7 @@ from stackaudit.importers.registry import (
     importer,
     record_command,
 )
-from stackaudit.importers.topology import NVL_LINK, NVL_NOTE
+from stackaudit.importers.topology import NVL_NOTE
 from stackaudit.pci_address import BDF
 
 XML_ARGV = NVSMI_XML.argv

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M
-from stackaudit.facts.topology import clean
+from stackaudit.facts.topology import NVL_LINK, clean
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
 from stackaudit.importers.registry import Found, importer, record_command
@@ -27,7 +27,6 @@ _LEGEND = re.compile(r"^\s*(Legend:|NIC Legend:|X\s+=|SYS\s+=|SOC\s+=|NODE\s+=|P
 P2P_HEADER = re.compile(r"^\s*(?:GPU\d+\s+)*GPU\d+\s*$")
 P2P_ROW = re.compile(r"^\s*GPU\d+\s+(?:(?:X|OK|CNS|GNS|TNS|NS|DR|U)\s+)*(?:X|OK|CNS|GNS|TNS|NS|DR|U)\s*$")
 NVL_GPU = re.compile(r"^\s*GPU \d+:\s*\S.*$")
-NVL_LINK = re.compile(r"^\s*Link \d+:\s*(?:<inactive>|[\d.]+\s*GB/s)", re.IGNORECASE)
 NVL_NOTE = re.compile(r"^\s*(NVML: Unable to retrieve NVLink information.*|.*all links are inactive.*)$", re.IGNORECASE)
 # The command line above a -p2p matrix, or a heading that names it (`<summary>... (topo -p2p rw)</summary>`).
 # `topo -mp` prints the PCIe paths only (no NV# cell even between NVLinked GPUs): the matrix keeps its command.
