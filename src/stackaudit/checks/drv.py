@@ -496,6 +496,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     A log line `CUDA driver version is insufficient for CUDA runtime version` is an issue whatever else is shown
     (facts/symptoms.py), save beside NVIDIA's image banner `The NVIDIA Driver was not detected` in the same paste:
     cudart gives that error where it loads no driver library at all, so the line tells no driver's version (unknown).
+    So it is where every container shown is a whole `docker run` or compose service with no GPU request and no runtime
+    but runc (`docker run ... nvcr.io/nvidia/tritonserver:22.08-py3`, no --gpus) and no driver is shown: no driver
+    library is mounted there.
     A program's `undefined symbol: cuGreenCtxDestroy` (the green-context driver API, new in CUDA 12.4's driver, R550)
     is an issue too: minor-version compatibility does not cover it.
 
@@ -573,6 +576,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     driver = nvidia_driver.version if nvidia_driver is not None else None
+    if driver is None and docker_containers is not None and docker_containers.none_given_gpus:
+        # cudart's error 35 in a container given no GPU is no driver found at all, not a driver too old.
+        return replace(unknown("every container shown is started with no GPU request (no --gpus, nvidia runtime or "
+                               "/dev/nvidia*): CUDA's runtime there loads no driver library and reports 'CUDA driver "
+                               "version is insufficient' for that, so no driver version is shown to compare",
+                               hint="paste `nvidia-smi` from the host, and run the container with `--gpus all`"),
+                       sharpen=Sharpen(stands=True))
     if driver is None and collect_env is not None and collect_env.driver_too_old_cuda:
         # torch itself compared them when collect_env initialised CUDA, and refused.
         cuda = collect_env.torch_cuda or "?"

@@ -41,6 +41,8 @@ INSPECT_TIMEOUT_S = 8.0
 # their own without it, corpus 1065) and the NVIDIA device plugin's (`nvidia/k8s-device-plugin`, corpus 1386).
 _GPU_ENV_IMAGE = re.compile(r"^(?:nvcr\.io/nvidia/|(?:docker\.io/)?nvidia/(?:cuda|k8s-device-plugin):|"
                             r"(?:docker\.io/)?ollama/ollama(?!:\S*rocm)(?::|@|$))")
+# The spec origins (facts/container_specs.py) under which a container gets no GPU unless its spec asks for one.
+_NO_GPU_BY_DEFAULT = ("docker run", "compose")
 # An image built for ROCm (AMD's GPU stack), by its name: the `rocm` repository or organisation (`rocm/vllm:latest`,
 # `rocm/pytorch`), or a tag naming the build (ollama's `ollama/ollama:rocm`, `:0.4.0-rc5-rocm`; vLLM's and TGI's
 # `-rocm` tags).
@@ -756,6 +758,18 @@ class DockerContainers:
         return tuple(c for c in self.containers if c.excerpt and not c.runtime and not c.device_requests
                      and c.env_value("NVIDIA_VISIBLE_DEVICES") not in (None, "", "void", "none")
                      and c not in self.gpu_or_serving)
+
+    @property
+    def none_given_gpus(self) -> bool:
+        """Every container shown is a whole pasted `docker run` or compose service that asks for no GPU (no --gpus,
+        CDI device, /dev/nvidia* device or NVIDIA_VISIBLE_DEVICES of its own) and names no runtime but runc.
+        Under Docker's own runc no driver library is mounted there, and cudart then reports error 35, "CUDA driver version is
+        insufficient for CUDA runtime version" (triton-inference-server/server#6325, #1203, #2674).
+        Whether the daemon's default runtime is nvidia's is not shown in a spec.
+        A Kubernetes spec is not counted: the device plugin, not the spec alone, decides what its pod gets."""
+        return bool(self.containers) and all(
+            c.origin in _NO_GPU_BY_DEFAULT and not c.excerpt and c.runtime in ("", "runc") and not c.gpu_requested
+            and not c.gpus_by_env for c in self.containers)
 
     @property
     def own_spec(self) -> DockerContainer | None:

@@ -73,7 +73,7 @@ _FEEDERS = frozenset(("echo", "printf", "cat"))
 # The processes that carry the flags (not a worker or a helper).
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
-ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli",
+ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "server.py",
                 "llava-cli", "llama-mtmd-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm")
@@ -102,6 +102,9 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"|\btext-generation-launcher\s+-"
                           # MLC LLM's CLI (MLC_SUBCOMMANDS)
                           r"|\bmlc_llm\s+(?:serve|chat|compile)\s"
+                          # text-generation-webui's server.py with a flag of its own (TEXTGEN_FLAGS)
+                          r"|\bserver\.py\s.*--(?:loader|gpu-split|autosplit|wbits|groupsize|model_type|pre_layer|"
+                          r"auto-devices|gpu-memory|cai-chat|model-menu|auto-launch)\b"
                           # pm2 starting a program with its arguments after `--` (_pm2_started decides which)
                           r"|\bpm2\s+start\s.*\s--\s")
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
@@ -122,6 +125,17 @@ GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp"
 # KoboldCpp's release binaries carry their build in the name (`koboldcpp_cu12.exe`, `koboldcpp_nocuda.exe`,
 # `koboldcpp-linux-x64-cuda1150`, the old `koboldcpp_CUDA_only.exe` of LostRuins/koboldcpp#170): each is KoboldCpp.
 KOBOLDCPP_BUILD = re.compile(r"koboldcpp[_-][\w.-]+", re.I)
+# text-generation-webui (oobabooga/text-generation-webui, now oobabooga/textgen) starts as `python server.py`, its
+# model loaded by one of its loaders (`--loader exllama`, `exllamav2`, `llama.cpp`, `transformers`). `server.py` alone
+# names many projects' servers: a flag only its argument parser takes (modules/shared.py) says it is this one
+# (`--loader`, the ExLlama loaders' `--gpu-split` and `--autosplit`, GPTQ-for-LLaMa's `--wbits`, `--groupsize`,
+# `--model_type` and `--pre_layer`, transformers' `--auto-devices` and `--gpu-memory`, its UI's `--cai-chat`,
+# `--model-menu` and `--auto-launch`; oobabooga/textgen#2752, #297, #3881). It loads its models in PyTorch or through
+# llama.cpp, its loader decides.
+TEXTGEN_PROGRAM = "server.py"
+TEXTGEN_FLAGS = frozenset(("--loader", "--gpu-split", "--autosplit", "--wbits", "--groupsize", "--model_type",
+                           "--pre_layer", "--auto-devices", "--gpu-memory", "--cai-chat", "--model-menu",
+                           "--auto-launch"))
 # MLC LLM (https://llm.mlc.ai/docs/deploy/cli.html, /deploy/rest.html, /compilation/compile_models.html): its CLI
 # `mlc_llm` (or `python -m mlc_llm`) serves a model (`serve MODEL [--model-lib LIB] [--overrides "..."]`), chats with
 # it (`chat`), or compiles the model library those load (`compile CONFIG --device cuda -o LIB`). Its models run on
@@ -218,6 +232,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 @dataclass(frozen=True)
 class EngineCommand:
     engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama | mlc
+    # | textgen (TEXTGEN_FLAGS)
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
@@ -864,6 +879,9 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return EngineCommand("mlc", tuple(words), tuple(env), line.strip(), builds=MLC_SUBCOMMANDS[words[1]], cut=cut)
     if program in TGI_PROGRAMS and not set(words[1:]) <= TGI_QUERIES:
         return EngineCommand(TGI_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
+    if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) == TEXTGEN_PROGRAM \
+            and any(w.split("=", 1)[0] in TEXTGEN_FLAGS for w in words[2:]):
+        return EngineCommand("textgen", tuple(words[1:]), tuple(env), line.strip(), cut=cut)
     if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module
         return EngineCommand(GGML_ENGINES.get(program) or BUILDERS[program], tuple(words), tuple(env), line.strip(),
                              builds=program in BUILDERS, cut=cut)

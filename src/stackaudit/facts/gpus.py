@@ -454,12 +454,14 @@ def listed_inventory(records: dict[int, GpuRecord], title: str, partial: str = "
 
 
 def parse_nvidia_smi_list(text: str, whole: bool) -> GpuInventory:
-    """The GPUs an `nvidia-smi -L` lists (NVSMI_GPU_LINE with its UUID part): index and product name. Whole, it is
-    every GPU NVML sees where it ran; an excerpt proves as many GPUs as its highest index says, a lower bound."""
+    """The GPUs an `nvidia-smi -L` lists (NVSMI_GPU_LINE, its UUID part whole, redacted, cut or dropped): index and
+    product name. A pasted line without its UUID is one the importer took from an issue form's GPU answer
+    (importers/nvidia_smi.form_list_answer). Whole, it is every GPU NVML sees where it ran; an excerpt proves as many
+    GPUs as its highest index says, a lower bound."""
     records: dict[int, GpuRecord] = {}
     for line in text.splitlines():
         m = NVSMI_GPU_LINE.match(line.strip())
-        if m is not None and m["tag"] and m["name"]:
+        if m is not None and m["name"]:
             records.setdefault(int(m["index"]), GpuRecord(int(m["index"]), "", m["name"], None, (NVSMI_LIST_TITLE,)))
     if not records:
         raise ParseError("no `GPU n: <name> (UUID: …)` line")

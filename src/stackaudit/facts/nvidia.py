@@ -1009,7 +1009,7 @@ _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
 STATED_DRIVER = re.compile(r"(?:\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
-                           r",\s*(?i:driver)\s+|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*|"
+                           r",\s*(?i:driver)\s+|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
                            r"^[ih]i\s+nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)-\d{3}"
                            r"(?:-server)?(?:-open)?(?::\w+)?\s+)(\d{3}\.\d+(?:\.\d+)?)\b",
@@ -1037,7 +1037,8 @@ _NVML_REFUSED = re.compile(r"Unable to load CUDA management library \S*?libnvidi
 # where the line starts with them (`open driver 550.90.07 doesn't work`, corpus 1098).
 # NVIDIA/open-gpu-kernel-modules' bug form asks `NVIDIA Open GPU Kernel Modules Version` (importers/evidence.form_answer
 # joins its answer to it: `NVIDIA Open GPU Kernel Modules Version: 525.85.05`, corpus 1786, 1787): the open flavour's
-# version the reporter runs (STATED_DRIVER reads the version).
+# version the reporter runs (STATED_DRIVER reads the version, after Gentoo's package name where the answer gives it:
+# `nvidia-drivers-530.41.03`, corpus 1970).
 STATED_OPEN = re.compile(r"\(open(?:[- ]source)?(?: kernel)?(?: modules?| driver| flavou?r)?\)|"
                          r"\bopen gpu kernel modules version\b|"
                          r"\bopen(?:[- ]source)? kernel (?:modules?|driver)\b|"

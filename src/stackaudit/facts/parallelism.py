@@ -292,6 +292,10 @@ class ServingEngine:
                 # MLC LLM's model library holds its shards, compiled in (`compile --overrides tensor_parallel_shards=N`)
                 # or read from its mlc-chat-config.json: a command without its own override runs those (corpus 1824).
                 return sizes_from_argv(self.shown.argv)[0]
+            if self.shown.engine == "textgen":
+                # text-generation-webui's loaders split the model's layers over the GPUs its `--gpu-split` or
+                # `--gpu-memory` lists, or over every GPU it sees: no TP flag, and no count a missing one defaults to.
+                return None
             value = argv_value(self.shown.argv, TP_FLAGS)
             if value is None and self.shown.engine == "tgi":
                 # TGI's launcher reads `--num-shard` from NUM_SHARD too (TP_ENV); without either it shards over the

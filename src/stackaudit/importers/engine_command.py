@@ -284,7 +284,8 @@ def _terminal_wrapped(joined: str, next_line: str) -> bool:
           needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "llava", "llama-mtmd-cli",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
-                   "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm", "namespace("),
+                   "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm", "namespace(",
+                   "server.py"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read

@@ -258,6 +258,11 @@ def folded_value(lines: list[str], i: int) -> tuple[str, int]:
 _FORM_HEADING = re.compile(r"^#{2,4}\s+([A-Za-z][\w ./():-]{0,40}?)\s*$")
 
 
+# The labels of an issue form's GPU field: `### GPU` (ollama's bug report form), `### Hardware: GPU`
+# (NVIDIA/open-gpu-kernel-modules' bug form, .github/ISSUE_TEMPLATE/bug_report.yml).
+FORM_GPU_LABELS = frozenset({"GPU", "Hardware: GPU"})
+
+
 def form_answer(lines: list[str], i: int) -> tuple[str, str, int]:
     """(label, answer, the answer's line) where line i is an issue form's heading (_FORM_HEADING) and the next line
     that is not blank, one or two below, holds a short answer (at most 120 characters, no heading); ("", "", i)

@@ -42,6 +42,7 @@ from stackaudit.facts.sources import (
 from stackaudit.facts.topology import NVL_LINK
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
+from stackaudit.importers.evidence import FORM_GPU_LABELS, form_answer
 from stackaudit.importers.registry import (
     Found,
     applied_each,
@@ -381,6 +382,24 @@ def list_gpu_line(line: str) -> re.Match[str] | None:
     return m
 
 
+def form_list_answer(lines: list[str], i: int) -> bool:
+    """Whether line i is an issue form's GPU answer (evidence.FORM_GPU_LABELS, its heading one or two lines above) in
+    `nvidia-smi -L`'s form without its UUID: `### Hardware: GPU`, then `GPU 0: NVIDIA GeForce RTX 3070 Ti` (corpus
+    1970, NVIDIA/open-gpu-kernel-modules#507). The form asks for `nvidia-smi -L`'s line of the GPU, and users drop
+    the UUID from it.
+
+    >>> form_list_answer(["### Hardware: GPU", "", "GPU 0: NVIDIA GeForce RTX 3070 Ti"], 2)
+    True
+    >>> form_list_answer(["### Describe the bug", "", "GPU 0: NVIDIA GeForce RTX 3070 Ti"], 2)
+    False
+    """
+    m = NVSMI_GPU_LINE.match(lines[i].strip())
+    if m is None or m["tag"] or not re.search(r"[A-Za-z]", m["name"]) or re.search(r"\bGPU \d+:", m["name"]):
+        return False
+    return any(label in FORM_GPU_LABELS and at == i for label, _, at in (form_answer(lines, k) for k in (i - 1, i - 2)
+                                                                         if k >= 0))
+
+
 # `nvidia-smi -L`'s GPU lines run together on one line, whitespace between them: an issue form's field that lost its
 # line breaks (corpus 1317, NVIDIA/open-gpu-kernel-modules#387), a shell's `$(nvidia-smi -L)` word-splitting them
 # (`srun echo $(hostname -f) with $(nvidia-smi -L)`, a Slurm job's output), a report table's cell. Each GPU's part
@@ -430,6 +449,10 @@ def nvsmi_list(lines: list[str], candidates: Candidates | None = None) -> Iterat
             if joined := run_together_list(lines[i]):
                 # Not whole: the one line shows no command above it and may end where the copy stops.
                 yield Found("nvidia-smi -L", i, i + 1, command_output_appended(NVSMI_LIST.argv, "\n".join(joined) + "\n"))
+                scan.skip(i + 1)
+            elif form_list_answer(lines, i):
+                # Not whole: the user copied the one line the form asks for.
+                yield Found("nvidia-smi -L", i, i + 1, command_output_appended(NVSMI_LIST.argv, lines[i].strip() + "\n"))
                 scan.skip(i + 1)
             continue
         end = run_end(lines, i, lambda line: list_gpu_line(line) is not None or MIG_LIST_LINE.match(line))

@@ -50,7 +50,7 @@ from stackaudit.facts.sources import EVIDENCE_LINES, USER_ENGINES, USER_MACHINE,
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off
 from stackaudit.importers._scan import Candidates, candidate_lines
-from stackaudit.importers.evidence import form_answer, headed_value, is_evidence
+from stackaudit.importers.evidence import FORM_GPU_LABELS, form_answer, headed_value, is_evidence
 from stackaudit.importers.prose_engine import is_sentence
 from stackaudit.importers.registry import Found, applied_each, document_appended, importer
 from stackaudit.importers.rig_report import listed_gpu, per_gpu_limit
@@ -71,11 +71,6 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             # The names of PLATFORM_NAMES (facts/platform.py), a guest's word beside them states the host's VM.
             "proxmox", "vmware", "esxi", "vsphere", "hyper-v", "hyperv", "virtualbox", "kvm", "qemu", "libvirt", "xen",
             "ec2", "aws", "azure", "gcp", "google cloud", "compute engine", "gce", "ovh", "gke", "eks", "aks")
-
-
-# The labels of an issue form's GPU field: `### GPU` (ollama's bug report form), `### Hardware: GPU`
-# (NVIDIA/open-gpu-kernel-modules' bug form, .github/ISSUE_TEMPLATE/bug_report.yml).
-FORM_GPU_LABELS = frozenset({"GPU", "Hardware: GPU"})
 
 
 def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
