@@ -346,18 +346,24 @@ def _mig_from_instances(setup: MigSetup, parallelism: Parallelism | None) -> Out
     return over_subjects(judged, subjects, ask="nvidia-smi -q") if subjects else judged
 
 
+# A MIG slice named as a Kubernetes resource (`nvidia.com/mig-1g.10gb`): offered or requested only where slices are
+# meant to be scheduled one by one (the `mixed` strategy, a pod's limits).
+_MIG_RESOURCE = re.compile(r"\bnvidia\.com/mig-\d+g\.\d+gb\b")
+
+
 def _mig_set_up(setup: MigSetup | None, parallelism: Parallelism | None) -> Outcome | None:
-    """MEM-MIG where no GPU shows its MIG mode and no instance is listed, but the source shows MIG slicing set up on
-    purpose (a device plugin's MIG strategy, the MIG manager's layout, a MIG resource: facts/mig_setup.py) and no
-    engine runs TP > 1: not an issue, whether MIG is off (nothing to judge) or on by that design; None otherwise."""
-    if setup is None or not setup.lines:
-        return None
+    """MEM-MIG where no GPU shows its MIG mode and no instance is listed, but the source names MIG slices as resources
+    (_MIG_RESOURCE, facts/mig_setup.py) and no engine runs TP > 1: not an issue, whether MIG is off (nothing to judge)
+    or on by that design; None otherwise. A strategy alone (`migStrategy: single`) is not read so: `single` fails on a
+    GPU whose MIG is on with no instance, which the source does not rule out (corpus 1412, 1727)."""
+    resources = [line for line in (setup.lines if setup is not None else ()) if _MIG_RESOURCE.search(line)]
     tps = [e.tp_or_default for e in parallelism.engines] if parallelism is not None else []
-    if tps and max(tps) > 1:
+    if not resources or (tps and max(tps) > 1):
         return None
-    return not_an_issue(f"MIG slicing is set up on purpose (“{setup.lines[0].strip()}”) and no engine is shown "
-                        "running TP > 1 across slices: MIG, where it is on, is on by design",
-                        evidence=[line.strip() for line in setup.lines[:3]])
+    return not_an_issue(f"MIG slices are named as resources to schedule (“{resources[0].strip()}”), slicing set up "
+                        "on purpose, and no engine is shown running TP > 1 across slices: MIG, where it is on, is on "
+                        "by design", evidence=[line.strip() for line in (*setup.lines[:1], *resources[:2])]
+                        if setup is not None else [])
 
 
 @check(
@@ -409,8 +415,8 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG
     instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
-    Where no GPU shows its MIG mode nor its model, and no instance is listed, the slicing set up on purpose (a device
-    plugin's `"migStrategy": "mixed"`, a MIG resource) with no engine running TP > 1 is not an issue (corpus 1698).
+    Where no GPU shows its MIG mode nor its model, and no instance is listed, MIG slices named as resources to schedule
+    (`nvidia.com/mig-1g.10gb`) with no engine running TP > 1 are not an issue (corpus 1698); a strategy alone is not.
     Where no GPU shows its MIG mode, MIG instances a pasted listing shows (`nvidia-smi -L`, collect_env's GPU list,
     `nvidia-smi mig -lgi`, `dcgmi discovery -c`, GKE's device plugin's `Discovered GPU partition: nvidia0/gi0`:
     facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
