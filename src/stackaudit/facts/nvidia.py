@@ -1119,9 +1119,8 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     text = stated_lines(text)
     found = list(dict.fromkeys([*(m.group(1) for m in STATED_DRIVER.finditer(text)),
                                 *(m.group(1) for m in _LIBCUDA.finditer(text))]))
-    if not found and (installed := installed_flavour(text)) is not None:
-        flavour, branch, line = installed
-        return NvidiaDriver(None, flavour, f"package: {line}", package_branch=branch)
+    if not found and (apt := installed_flavour(text)) is not None:
+        return NvidiaDriver(None, apt[0], f"package: {apt[2]}", package_branch=apt[1])
     only_one(found, "no one `Driver Version:` in the lines shown" if not found else
              f"several driver versions in the lines shown ({', '.join(found)})")
     package = next((line.strip() for line in text.splitlines()
@@ -1131,7 +1130,8 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     # A package's own version (an RPM's name, a `dpkg -l` row) shows the driver installed, not loaded.
     installed = all(_INSTALLED_PACKAGE.match(m.group(0)) for m in STATED_DRIVER.finditer(text) if m.group(1) == found[0])
     smi = next((m.group(1) for m in _SMI_BESIDE_DRIVER.finditer(text) if m.group(2) == found[0]), None)
-    flavour, evidence = ("open", f"{said}: {package}") if package else (None, "")
+    flavour: str | None = "open" if package else None
+    evidence = f"{said}: {package}" if package else ""
     if not package and (apt := installed_flavour(text)) is not None and found[0].startswith(apt[1] + "."):
         flavour, evidence = apt[0], f"package: {apt[2]}"  # an apt install of this branch's packages
     return NvidiaDriver(found[0], flavour, evidence,
