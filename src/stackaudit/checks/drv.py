@@ -312,7 +312,8 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     (nvswitch_board) proves the fabric up. On as many SXM GPUs as a board without NVSwitch holds (four A100, H100,
     H200 or H20), CUDA at work shows either that board, which needs no Fabric Manager, or an NVSwitch board whose
     fabric is up: ok either way; a name the paste cut inside its last line (`NVIDIA H...`) is the full name beside it
-    that it begins (_full_names, corpus 1852). Not on one GPU: a one-GPU partition of an NVSwitch board (a VM's) runs with its
+    that it begins (_full_names, corpus 1852). The evidence that names its GPUs is read first (ollama's `inference
+    compute` lines before its free-memory line, corpus 1927). Not on one GPU: a one-GPU partition of an NVSwitch board (a VM's) runs with its
     NVLinks off, so CUDA starting there proves no fabric. A refused start in the same source wins (CudaRan.failed); not under WSL 2, whose
     GPU the Windows host drives.
     """
@@ -321,6 +322,7 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
     if proof is None:
         return "", []
+    proof = next((r for r in cuda_ran.ran if r.models), proof) if cuda_ran is not None else proof
     models, run = (list(proof.models), "") if proof.models or topo is not None else _run_models(proof, gpus,
                                                                                                parallelism)
     if not models and topo is None:

@@ -346,6 +346,26 @@ def _mig_from_instances(setup: MigSetup, parallelism: Parallelism | None) -> Out
     return over_subjects(judged, subjects, ask="nvidia-smi -q") if subjects else judged
 
 
+# A MIG slice named as a Kubernetes resource (`nvidia.com/mig-1g.10gb`): offered or requested only where slices are
+# meant to be scheduled one by one (the `mixed` strategy, a pod's limits).
+_MIG_RESOURCE = re.compile(r"\bnvidia\.com/mig-\d+g\.\d+gb\b")
+
+
+def _mig_set_up(setup: MigSetup | None, parallelism: Parallelism | None) -> Outcome | None:
+    """MEM-MIG where no GPU shows its MIG mode and no instance is listed, but the source names MIG slices as resources
+    (_MIG_RESOURCE, facts/mig_setup.py) and no engine runs TP > 1: not an issue, whether MIG is off (nothing to judge)
+    or on by that design; None otherwise. A strategy alone (`migStrategy: single`) is not read so: `single` fails on a
+    GPU whose MIG is on with no instance, which the source does not rule out (corpus 1412, 1727)."""
+    resources = [line for line in (setup.lines if setup is not None else ()) if _MIG_RESOURCE.search(line)]
+    tps = [e.tp_or_default for e in parallelism.engines] if parallelism is not None else []
+    if not resources or (tps and max(tps) > 1):
+        return None
+    return not_an_issue(f"MIG slices are named as resources to schedule (“{resources[0].strip()}”), slicing set up "
+                        "on purpose, and no engine is shown running TP > 1 across slices: MIG, where it is on, is on "
+                        "by design", evidence=[line.strip() for line in (*setup.lines[:1], *resources[:2])]
+                        if setup is not None else [])
+
+
 @check(
     "MEM-MIG",
     applies_to="mig",
@@ -395,6 +415,8 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG
     instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
+    Where no GPU shows its MIG mode nor its model, and no instance is listed, MIG slices named as resources to schedule
+    (`nvidia.com/mig-1g.10gb`) with no engine running TP > 1 are not an issue (corpus 1698); a strategy alone is not.
     Where no GPU shows its MIG mode, MIG instances a pasted listing shows (`nvidia-smi -L`, collect_env's GPU list,
     `nvidia-smi mig -lgi`, `dcgmi discovery -c`, GKE's device plugin's `Discovered GPU partition: nvidia0/gi0`:
     facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
@@ -427,7 +449,11 @@ def _mig_shown(nvidia: NvidiaGpus | None, parallelism: Parallelism | None, mig_s
             and (mig_setup.instances or mig_setup.stated):
         return _mig_from_instances(mig_setup, parallelism)
     if nvidia is None:
-        return _mig_from_models(gpus)
+        judged = _mig_from_models(gpus)
+        named = [r for r in gpus.gpus if r.model] if gpus is not None else []
+        if judged.status != "unknown" or (named and all(without_mig(r.model, label=r.label) for r in named)):
+            return judged  # GPUs without MIG: the engine's subject rule says not applicable
+        return _mig_set_up(mig_setup, parallelism) or judged
     outcome = _mig(nvidia, parallelism, mig_setup)
     on = [g for g in nvidia.gpus if g.mig_current]
     if not on:

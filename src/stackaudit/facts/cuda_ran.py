@@ -49,6 +49,13 @@ What shows CUDA at work (each with the program whose runtime ran):
 - ollama's own decode (`ollama run --verbose`'s `eval rate:`) with every model `ollama ps` lists `100% GPU`, at a pace
   no CPU's memory feeds (rate times the model's size above CPU_DECODE_GBPS; `100% GPU` alone is the scheduler's
   placement, under which a runner whose CUDA failed decodes on the CPU: corpus 318, 1378);
+- ollama's discovery listing a GPU under CUDA (`msg="inference compute" id=GPU-… library=cuda … name="NVIDIA H100 80GB
+  HBM3" total="79.2 GiB" available="78.7 GiB"`, gpus.OLLAMA_GPU; `library=CUDA … description="…"` from 0.12): ollama
+  0.1.3x to 0.11 lists a GPU only after its driver API probe (gpu_info_nvcuda.c: cuInit, a context on the device,
+  cuMemGetInfo) or its bundled runtime's (gpu_info_cudart.c) read the GPU's free memory, and falls back to the CPU
+  (`library=cpu`) where cuInit fails (802 on an NVSwitch board whose fabric is not set up, ollama/ollama#3940's
+  `nvcuda init failure`); from 0.12 its runner lists the devices ggml_cuda_init counted through the runtime. One
+  piece of evidence holds every GPU the lines name, by the order printed (corpus 1927);
 - MLC LLM's device probe finding a CUDA device (`Found device: cuda:0`, MLC_CUDA_FOUND): it reads the device's
   `exist` attribute through its TVM build's CUDA runtime (cudaDeviceGetAttribute), which a driver too old for that
   runtime answers with error 35, and the probe then logs `Not found device: cuda:0` (corpus 1675);
@@ -97,7 +104,7 @@ from stackaudit.facts.docker import (
     image_cuda,
     tgi_image_cuda,
 )
-from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, P2P_TEST_TITLE, GpuInventory
+from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, OLLAMA_GPU, P2P_TEST_TITLE, GpuInventory
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, answer_end
@@ -276,7 +283,24 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
         elif mem := NVVS_MEMORY_PASS.match(line):
             found.append(Ran("nvvs", f"nvvs's memory test created a CUDA context on GPU {mem.group(1)} and passed",
                              line.strip(), devices=(int(mem.group(1)),)))
+    if (listed := _ollama_listed(lines)) is not None:
+        found.append(listed)
     return tuple(dict.fromkeys(found))
+
+
+def _ollama_listed(lines: Sequence[str]) -> Ran | None:
+    """ollama's discovery listing GPUs under CUDA (gpus.OLLAMA_GPU), one piece of evidence with every GPU its
+    `inference compute` lines name (once per GPU id, in the order printed); None where the lines show none."""
+    named: dict[str, str] = {}
+    first = ""
+    for line in lines:
+        if "inference compute" in line and (m := OLLAMA_GPU.search(line)):
+            named.setdefault(m.group(1), m.group(2))
+            first = first or line.strip()
+    if not named:
+        return None
+    return Ran("ollama", f"ollama's GPU discovery read the free memory of {len(named)} GPU(s) through CUDA (its "
+               "`inference compute` lines, library=cuda)", first, tuple(named.values()))
 
 
 def _vllm_generating(line: str) -> Ran | None:

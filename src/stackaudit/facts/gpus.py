@@ -1039,7 +1039,7 @@ def gpus_from_dcgmi_diag(text: str) -> GpuInventory:
 # device name (`id=GPU-… filter_id="" library=CUDA compute=8.6 name=CUDA0 description="NVIDIA GeForce RTX 3060 Ti"
 # libdirs=ollama,cuda_v12 driver=13.0 pci_id=0000:01:00.0 type=discrete total="8.0 GiB" available="7.6 GiB"`).
 # `library=rocm` names an AMD GPU and `library=cpu` no GPU at all.
-_OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]*"?)? library=(?:cuda|CUDA)\b.*? '
+OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]*"?)? library=(?:cuda|CUDA)\b.*? '
                          r'(?:name|description)="([^"]+)"')
 # With OLLAMA_DEBUG, its reading of each GPU's free memory as it schedules a model (discover/gpu.go, the driver API's
 # cuDeviceGetName and cuMemGetInfo): `msg="updating cuda memory data" gpu=GPU-… name="NVIDIA A40-8Q" overhead="0 B"
@@ -1066,7 +1066,7 @@ def parse_ollama_gpus(text: str) -> GpuInventory:
     its count is a lower bound. The index is the order printed, as collect_env's is.
     """
     names: dict[str, str] = {}
-    for m in (*_OLLAMA_GPU.finditer(text), *_OLLAMA_MEMORY_DATA.finditer(text)):
+    for m in (*OLLAMA_GPU.finditer(text), *_OLLAMA_MEMORY_DATA.finditer(text)):
         names.setdefault(m.group(1), m.group(2))
     for m in _OLLAMA_CAPABILITY.finditer(text):  # a line whose name is cut: the GPU by its capability
         names.setdefault(m.group(1), capability_name(m.group(2)))
@@ -1238,7 +1238,7 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
     lines = text.splitlines()
     pooled = next((m for m in map(OLLAMA_POOLED_VRAM.search, lines) if m), None)
     for i, line in enumerate(lines):
-        gpu, memory = _OLLAMA_GPU.search(line), _OLLAMA_MEMORY.search(line)
+        gpu, memory = OLLAMA_GPU.search(line), _OLLAMA_MEMORY.search(line)
         if gpu is not None and memory is not None and gpu.group(1) not in seen:
             seen[gpu.group(1)] = FreeAtStart(f"GPU {len(seen)} ({gpu.group(2)})", _mib(memory["total"], memory["tu"]),
                                              _mib(memory["free"], memory["fu"]), line.strip())

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from stackaudit.facts._parse import ParseError, only_one, stated_lines
@@ -46,6 +47,7 @@ from stackaudit.facts.sources import (
     P2P_BANDWIDTH_TEST,
     POWERPROFILESCTL,
     PROC_MEMINFO,
+    PROMPT_HOSTS,
 )
 from stackaudit.facts.symptoms import KERNEL_OPEN_README
 from stackaudit.gputable import (
@@ -64,6 +66,7 @@ from stackaudit.gputable import (
 from stackaudit.host.base import Host, NotCaptured, Reads, list_or_none, read_optional
 from stackaudit.host.nvml import NvmlError
 from stackaudit.pci_address import normalize_bdf
+from stackaudit.versions import release
 
 # --- vocabulary ------------------------------------------------------------------------------
 
@@ -684,6 +687,8 @@ class NvidiaDriver:
     # The `NVIDIA-SMI` version on the header line that states the driver: the user-space library's (facts/platform.py
     # wsl_driver: another version than the driver's only under WSL 2).
     smi_version: str | None = None
+    # The branch a package install named where no version is stated (`apt install nvidia-dkms-515`: installed_flavour).
+    package_branch: str | None = None
 
 
 _LICENSE_FLAVOUR = {"Dual MIT/GPL": "open", "NVIDIA": "proprietary"}
@@ -727,7 +732,23 @@ def parse_proc_version(text: str) -> tuple[str | None, str | None]:
     return (m.group(1) if m else None), flavour
 
 
-fact("nvidia_driver", NvidiaDriver, first_of, hint="paste `nvidia-smi` (or `cat /proc/driver/nvidia/version`)")
+def first_with_flavour(kind: type[Any], values: Sequence[NvidiaDriver]) -> NvidiaDriver:
+    """The best-ranked answer, its flavour filled, where it names none, from the next answer that names one for the
+    same branch (or for no version at all): nvidia-smi names the version and never the flavour, a package the user
+    installed for that branch names the flavour (installed_flavour, corpus 1835)."""
+    best = values[0]
+    if best.flavour is not None:
+        return best
+    branch = release(best.version, 1)
+    for other in values[1:]:
+        theirs = release(other.version or other.package_branch, 1)
+        if other.flavour is not None and (not branch or not theirs or theirs == branch):
+            return replace(best, flavour=other.flavour, flavour_evidence=other.flavour_evidence)
+    return best
+
+
+fact("nvidia_driver", NvidiaDriver, first_with_flavour,
+     hint="paste `nvidia-smi` (or `cat /proc/driver/nvidia/version`)")
 
 
 @provider("nvidia_driver", NvidiaDriver, rank=10, title="/proc/driver/nvidia, `modinfo nvidia`")
@@ -1004,10 +1025,11 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # `nvidia-container-cli info`'s `NVRM version:   384.130` (corpus 1311, 1813: the library asked the loaded driver), the
 # key in the plural (`Nvidia Drivers: 581.29 - CUDA Version: 13.0`, corpus 1857; `NVIDIA Drivers: 555.42.06`,
 # `* NVIDIA drivers: 535.54.03`, `- NVIDIA Drivers: 530.30.02` in projects' environment lists); a floor (`545+`) or a
-# branch (`535.xx`) names no driver.
+# branch (`535.xx`) names no driver, nor does the tag of the GPU operator's driver image (`nvcr.io/nvidia/driver:460.32.03-
+# centos7`, corpus 1922: the driver that container would install, which may never load).
 _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
-STATED_DRIVER = re.compile(r"(?:\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+|"
+STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
@@ -1052,6 +1074,34 @@ OPEN_PACKAGE = re.compile(r"\bnvidia-(?:driver|dkms|kernel-source|kernel-common)
 # states the driver's version (`NVIDIA Driver 575.51.03, installed using `nvidia-open` package`, corpus 621) it names
 # that driver's flavour.
 OPEN_PACKAGE_NAME = re.compile(r"\bnvidia-open(?:-dkms)?\b(?!-)")
+# An apt command that installs a branch's driver packages (`sudo apt install --reinstall nvidia-dkms-515`, corpus 1835;
+# `sudo apt install nvidia-dkms-580 nvidia-driver-580 -y`; `sudo apt-get install nvidia-driver-575-open`), its
+# arguments up to the next command (`&&`, `;`, `|`). Debian's and Ubuntu's packages of one branch come in two
+# flavours that conflict: `nvidia-driver-515` and `nvidia-dkms-515` (with `-server` for the server branch) install the
+# proprietary module, the same names ending `-open` the open one (OPEN_PACKAGE). A simulated install (`-s`,
+# `--simulate`, `--dry-run`, `--no-act`) installs nothing.
+APT_INSTALL = re.compile(r"\bapt(?:-get)?\s+install\b([^&|;\n]*)")
+_APT_SIMULATE = re.compile(r"(?:^|\s)(?:-s|--simulate|--dry-run|--no-act|--just-print)\b")
+BRANCH_PACKAGE = re.compile(r"(?<![\w-])nvidia-(?:driver|dkms|kernel-source|kernel-common)-(\d{3})(?:-server)?(-open)?"
+                            r"(?![\w.-])")
+
+
+def installed_flavour(text: str) -> tuple[str, str, str] | None:
+    """The flavour and branch that apt install commands of the text name (APT_INSTALL, BRANCH_PACKAGE), with the
+    line; None where none names one, or where they name two flavours or two branches."""
+    named: dict[tuple[str, str], str] = {}
+    for line in text.splitlines():
+        if "install" not in line or "nvidia-" not in line:
+            continue
+        for m in APT_INSTALL.finditer(line):
+            if _APT_SIMULATE.search(m.group(1)):
+                continue
+            for p in BRANCH_PACKAGE.finditer(m.group(1)):
+                named.setdefault(("open" if p.group(2) else "proprietary", p.group(1)), line.strip())
+    if len(named) != 1:
+        return None
+    (flavour, branch), line = next(iter(named.items()))
+    return flavour, branch, line
 
 
 @parser(EVIDENCE_LINES, feeds="nvidia_driver", kind=NvidiaDriver, rank=50)
@@ -1070,6 +1120,8 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     text = stated_lines(text)
     found = list(dict.fromkeys([*(m.group(1) for m in STATED_DRIVER.finditer(text)),
                                 *(m.group(1) for m in _LIBCUDA.finditer(text))]))
+    if not found and (apt := installed_flavour(text)) is not None:
+        return NvidiaDriver(None, apt[0], f"package: {apt[2]}", package_branch=apt[1])
     only_one(found, "no one `Driver Version:` in the lines shown" if not found else
              f"several driver versions in the lines shown ({', '.join(found)})")
     package = next((line.strip() for line in text.splitlines()
@@ -1079,8 +1131,28 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     # A package's own version (an RPM's name, a `dpkg -l` row) shows the driver installed, not loaded.
     installed = all(_INSTALLED_PACKAGE.match(m.group(0)) for m in STATED_DRIVER.finditer(text) if m.group(1) == found[0])
     smi = next((m.group(1) for m in _SMI_BESIDE_DRIVER.finditer(text) if m.group(2) == found[0]), None)
-    return NvidiaDriver(found[0], "open" if package else None, f"{said}: {package}" if package else "",
+    flavour: str | None = "open" if package else None
+    evidence = f"{said}: {package}" if package else ""
+    if not package and (apt := installed_flavour(text)) is not None and found[0].startswith(apt[1] + "."):
+        flavour, evidence = apt[0], f"package: {apt[2]}"  # an apt install of this branch's packages
+    return NvidiaDriver(found[0], flavour, evidence,
                         loaded=None if installed and not _LIBCUDA.search(text) else True, smi_version=smi)
+
+
+@parser(PROMPT_HOSTS, feeds="nvidia_driver", kind=NvidiaDriver, rank=90)
+def driver_flavour_from_prompts(text: str) -> NvidiaDriver:
+    """The flavour and branch of the driver packages an apt install typed at a shell prompt names (installed_flavour):
+    no version, so it only fills the flavour of a better answer for that branch (first_with_flavour).
+
+    Input (corpus 1835's prompt as the importer hands it over: the prompt's host, a tab, its command)::
+
+        \tsudo apt remove nvidia-kernel-open-515  && sudo apt install --reinstall nvidia-dkms-515 && sudo reboot
+    """
+    installed = installed_flavour(text)
+    if installed is None:
+        raise ParseError("no apt install of one flavour of one branch's driver packages at the prompts")
+    flavour, branch, line = installed
+    return NvidiaDriver(None, flavour, f"package: {line}", package_branch=branch)
 
 
 # nvidia-smi's header line copied into prose: `NVIDIA-SMI 580.105.08  Driver Version: 572.16` (the library's, the driver's).

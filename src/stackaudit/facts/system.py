@@ -147,8 +147,12 @@ def kernel_from_collect_env(ctx: FactContext) -> KernelInfo:
 # same as a two-column Markdown table row (`| **Kernel** | Linux 6.8.0-124-generic |`, corpus 860): `uname -r`'s release.
 # The open kernel modules' bug form asks `Kernel Release` (importers/evidence.form_answer joins its answer to its
 # label), answered with the release alone or with what `uname -a` prints after it: its build (`#88~22.04.1-Ubuntu SMP
-# ...`) or its machine (`x86_64 GNU/Linux`, `(x86_64)`).
-STATED_KERNEL = re.compile(r"^\W*(?:Linux )?Kernel(?: version| release)?\W*:\s*(?:Linux\s+)?(\d+\.\d+(?:\.\d+)?[\w.+~-]*)"
+# ...`) or its machine (`x86_64 GNU/Linux`, `(x86_64)`). A list's line may name the distribution first, a comma after it,
+# and quote the release in backticks (`* CentOS 7.9, Kernel Version:  \`5.4.124-1.el7.elrepo.x86_64\``, corpus 1922;
+# `Manjaro KDE, Kernel Version: 5.4.24-1-MANJARO`); a package's line (`For HWE Package: linux-image-generic-hwe-20.04,
+# Kernel Version: 5.15.0.60.66`) names no running kernel and is not read.
+STATED_KERNEL = re.compile(r"^\W*(?:[A-Z][\w.]*(?: [\w.]+){0,2}, )?(?:Linux )?Kernel(?: version| release)?\W*:\s*"
+                           r"(?:Linux\s+)?`?(\d+\.\d+(?:\.\d+)?[\w.+~-]*)`?"
                            r"(?:\s+(?:#\S+|\(?(?:x86_64|aarch64|ppc64le|arm64|s390x)\)?)(?:\s.*)?)?\s*$",
                            re.IGNORECASE)
 

@@ -74,6 +74,7 @@ from stackaudit.facts.nvidia import (
     STATED_CUDA,
     STATED_DRIVER,
     STATED_TOOLKIT,
+    installed_flavour,
 )
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
@@ -289,7 +290,7 @@ def is_evidence(line: str) -> bool:
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or gpu_stack_pod(line) != "" or minikube_node(line) is not None or data_test(line) is not None or STATED_TOOLKIT.search(line)
                 or STATED_CUDA.search(line)
-                or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or PIP_LIST_GGML.match(line)
+                or OPEN_PACKAGE.search(line) or installed_flavour(line) is not None or STATED_VERSION.match(line) or PIP_LIST_GGML.match(line)
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
