@@ -578,8 +578,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     driver = nvidia_driver.version if nvidia_driver is not None else None
-    if driver is None and docker_containers is not None and docker_containers.none_given_gpus:
-        # cudart's error 35 in a container given no GPU is no driver found at all, not a driver too old.
+    ngc_driver = any(NGC_CHECK["minor-driver"][1].search(line) for line in cuda_runtime.ngc_checks) \
+        if cuda_runtime is not None else False
+    if driver is None and not ngc_driver and docker_containers is not None and docker_containers.none_given_gpus:
+        # cudart's error 35 in a container given no GPU is no driver found at all, not a driver too old; an NGC
+        # entrypoint that names the driver it found (corpus 1864) shows one.
         return replace(unknown("every container shown is started with no GPU request (no --gpus, nvidia runtime or "
                                "/dev/nvidia*): CUDA's runtime there loads no driver library and reports 'CUDA driver "
                                "version is insufficient' for that, so no driver version is shown to compare",
