@@ -803,8 +803,13 @@ def containers_from_k8s(text: str) -> DockerContainers:
             args:
             - -c
     """
-    return _containers(text.split(PIECE_SEPARATOR), (parse_k8s, parse_flat_k8s),
-                       "no pod spec with containers in the manifest")
+    read = _containers(text.split(PIECE_SEPARATOR), (parse_k8s, parse_flat_k8s),
+                       "no pod spec with containers in the manifest").containers
+    # A pod its status shows not scheduled (`kubectl describe pod`'s `Node: <none>`, cut before its containers'
+    # limits too) leaves unplaced every container of that pod, those of its manifest pasted beside it too (one name).
+    waiting = {c.id.partition("/")[0] for c in read if c.unscheduled and "/" in c.id}
+    return DockerContainers(tuple(dataclasses.replace(c, unscheduled=True) if c.id.partition("/")[0] in waiting
+                                  and "/" in c.id else c for c in read))
 
 
 # --- docker inspect excerpts -----------------------------------------------------------------------
