@@ -55,9 +55,6 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
         "nvidia-smi cannot open that GPU (the open module leaves unsupported GPUs unopened); the cut removes that line",
     ("1823-centos-7-6-kernel-3-10-open-module-515-43-04-nvidia-smi-device-handle-not-found.txt", "DRV-OPEN-MODULE"):
         "h83b: as 1787, the cut removes nvidia-smi's failure to open the GPU that leaves the open module's fit unknown",
-    ("1945-k8s-node-one-gpu-allocatable-1-while-allocated-failedscheduling-insufficient.txt", "CTR-GPU-ACCESS"):
-        "blind run AZ: as 329, a node's status with allocatable equal to its capacity (one GPU) is the node's side "
-        "reached (ok); the cut removes the FailedScheduling event the whole paste is judged on",
     ("780-2-nodes-x8-nccl-log-p2p-ipc-net-socket-no-ib.txt", "CTR-IPC-ISOLATION"):
         "first blind run KK: one `via P2P/IPC/read` line is judged ok (ranks of one host share an IPC namespace), the "
         "whole log unknown (its NET/Socket lines span nodes); the blind expectation (ok) is the cut's: for the lead",

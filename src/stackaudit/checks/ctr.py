@@ -1238,7 +1238,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     (`nvidia-container-cli: mount error:`, `container error:`, `ldcache error:`, `device error:`) is a symptom line
     too: the request shown above it is no proof of access. So are the hook's detection step failing in the driver's
     service (`detection error: driver error` / `driver rpc error`), runc finding no devices cgroup mounted
-    (`mountpoint for devices not found`) and a missing `nvidia-container-runtime-hook`.
+    (`mountpoint for devices not found`) and a missing `nvidia-container-runtime-hook`. So is a container's start
+    failing with `exec: "nvidia-smi": executable file not found in $PATH`: the NVIDIA runtime mounts nvidia-smi with
+    the driver's libraries, so the driver was not handed to it (nvidia-docker 1's volume, the toolkit's hook).
     A serving container whose image is a ROCm (AMD) build (`ollama/ollama:0.4.0-rc5-rocm`, `rocm/vllm`) given the
     NVIDIA GPUs by its request: the GPUs reach it, and its programs carry no CUDA code to use them: not an issue of
     the container's access (the image is the fault).

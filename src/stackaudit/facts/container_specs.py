@@ -88,11 +88,13 @@ _RUN_ONLY_LONG = frozenset({
 # (`nerdctl -n k8s.io run`, `nerdctl run -n k8s.io`: the value of an option the reader keeps aside).
 # At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`;
 # as inline code after a list mark (`1. \`docker run …\``, group `item`) or inside a sentence (group `code`),
+# bare after a numbered list item's mark (`1. docker run -it --gpus all … \`, a step of a bug report's reproduction),
 # up to the closing backtick; between quotes inside a sentence (group `quote`: “sudo docker run … nvidia-smi”),
 # up to the closing quote; bare inside a sentence (group `prose`) only with options first and an image
 # reference with a registry path or a tag ("When running docker run -d … ghcr.io/x/y:latest"; never "I tried
 # docker run but …", whose "image" would be a word of the sentence).
 DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*|^\s*(?:\d{1,3}[.)]|[-*+])\s+(?P<item>`{1,3})"
+                              r"|^\s*\d{1,3}[.)]\s+"
                               r"|(?<=[\s:：])(?P<code>`)|(?<=[\s:：])(?P<quote>[“\"])|(?<=\s)(?P<prose>))"
                               r"(?:sudo\s+(?:-\S+\s+)*)?"
                               r"(?:(?:nvidia-)?docker|podman|nerdctl(?:\s+(?:-n|--namespace)[=\s][\w.-]+)?)\s+(?:container\s+)?run\b")
@@ -803,8 +805,13 @@ def containers_from_k8s(text: str) -> DockerContainers:
             args:
             - -c
     """
-    return _containers(text.split(PIECE_SEPARATOR), (parse_k8s, parse_flat_k8s),
-                       "no pod spec with containers in the manifest")
+    read = _containers(text.split(PIECE_SEPARATOR), (parse_k8s, parse_flat_k8s),
+                       "no pod spec with containers in the manifest").containers
+    # A pod its status shows not scheduled (`kubectl describe pod`'s `Node: <none>`, cut before its containers'
+    # limits too) leaves unplaced every container of that pod, those of its manifest pasted beside it too (one name).
+    waiting = {c.id.partition("/")[0] for c in read if c.unscheduled and "/" in c.id}
+    return DockerContainers(tuple(dataclasses.replace(c, unscheduled=True) if c.id.partition("/")[0] in waiting
+                                  and "/" in c.id else c for c in read))
 
 
 # --- docker inspect excerpts -----------------------------------------------------------------------

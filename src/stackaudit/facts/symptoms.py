@@ -532,6 +532,16 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_DOCKER,
         "the NVIDIA runtime's hook binary (nvidia-container-runtime-hook) is missing, so the container does not "
         "start with its GPUs (install the NVIDIA Container Toolkit, whose nvidia-container-toolkit provides the hook)"),
+    # A GPU test container that cannot start nvidia-smi: `starting container process caused "exec: \"nvidia-smi\":
+    # executable file not found in $PATH"` (runc's `unable to start container process: exec: "nvidia-smi"` since
+    # Docker 20.10). The NVIDIA runtime mounts nvidia-smi with the driver's libraries; the image has none of its own,
+    # so the runtime did not hand the driver over (nvidia-docker 1's volume missing: NVIDIA/nvidia-docker#865, #858,
+    # #845 (corpus 1993); the toolkit's hook not run for `--gpus all`: #1668).
+    Symptom("smi-not-mounted", re.compile(r"\bexec: \\?\"nvidia-smi\\?\": executable file not found in \$PATH"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "the container could not start nvidia-smi: the NVIDIA runtime mounts it with the driver's libraries, so the "
+        "driver was not handed to the container (no NVIDIA runtime hook ran for it, or nvidia-docker 1's driver "
+        "volume was not mounted)"),
     # The hook's `nvidia-container-cli configure` (run once per container start, done in well under a second) caught
     # by top or ps running at most of a CPU (R or D, %CPU 50 and over): the hook is stuck in the driver (without
     # persistence mode each call re-initialises the GPUs, NVIDIA/nvidia-container-runtime#40, NVIDIA/k8s-device-plugin#77,
@@ -1468,7 +1478,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
            "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
-           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled")
+           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
