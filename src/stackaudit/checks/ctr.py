@@ -2459,12 +2459,12 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
             tests.append(f"container {c.label}: {min(cpus):g} CPUs, but it only runs a GPU check or a wait "
                          f"({' '.join(c.argv)[:60] or c.image}), not an engine")
         elif cpus and min(cpus) < c_need:
-            findings.append(f"container {c.label}: {min(cpus):g} CPUs (heuristic minimum {c_need})")
+            findings.append(f"{min(cpus):g} CPUs in container {c.label} (heuristic minimum {c_need})")
             subjects.append(c.label)
         if c.cpuset and numa is not None and gpu_nodes:
             nodes = numa.nodes_of(c.cpuset)
             if nodes and not nodes & gpu_nodes:
-                findings.append(f"container {c.label}: cpuset on NUMA node(s) {sorted(nodes)}, GPUs on "
+                findings.append(f"cpuset of container {c.label} on NUMA node(s) {sorted(nodes)}, GPUs on "
                                 f"{sorted(gpu_nodes)}")
                 subjects.append(c.label)
     for cfg in lxc_configs.configs if lxc_configs else ():
@@ -2472,9 +2472,11 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
             n_gpus = len([p for p in cfg.exposed_paths() if p.startswith("/dev/nvidia") and p[11:].isdecimal()])
             c_need = max(n_gpus, 1) + 4
             if cfg.cpus < c_need:
-                findings.append(f"LXC {cfg.name}: {cfg.cpus:g} cores for {n_gpus} GPU(s) (heuristic minimum {c_need})")
+                findings.append(f"{cfg.cpus:g} cores for {n_gpus} GPU(s) in LXC {cfg.name} (heuristic minimum {c_need})")
                 subjects.append(cfg.name)
     if findings:
+        # Two runs of one image (corpus 1959: `--cpus=4.0`, then `--cpuset-cpus=0-3`) say one finding once.
+        findings, subjects = list(dict.fromkeys(findings)), list(dict.fromkeys(subjects))
         return issue("; ".join(findings) + " (thresholds are heuristics)", actual=findings,
                      expected="about TP + 4 GPU-local CPUs per serving container", subjects=subjects)
     seen = len(docker_containers.gpu_or_serving if docker_containers else ()) + len(
