@@ -1731,7 +1731,7 @@ def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo 
     if not line or not shown:
         return None
     return ok(f"a rank's NCCL set up its communicator on its CUDA device (\"{line}\"), in the container: NCCL reads "
-              "the device's PCI bus id through CUDA before it places the rank (rings, CPU affinity), so the GPU device "
+              "the device's PCI bus id through CUDA before it places the rank (its communicator, rings, CPU affinity), so the GPU device "
               "nodes and the driver's CUDA library reach it", actual=line, evidence=[line])
 
 
@@ -2103,6 +2103,11 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                 "shows one reached it", hint="paste the whole nvidia-smi, or its output inside the container "
                 "(`docker exec <container> nvidia-smi`), or the engine's log from its start",
                 actual={c.label: "all" for c in serving if not c.gpu_count})
+        if not listed and gpus is not None and gpus.cut_before_gpus and container is not None \
+                and "nvidia-smi" in container.ran_inside:
+            # nvidia-smi draws its table only over a GPU NVML opened (with none it prints `No devices were found`).
+            return replace(judged, message=f"{judged.message}; nvidia-smi run inside the container drew its table "
+                           "(cut before its GPU rows): NVML opened at least one GPU there")
         return over_subjects(judged, listed, gpus.whole_count) if listed and gpus is not None else judged
     # The GPUs the requests name, counted: the ones this verdict is over.
     return over_subjects(judged, [f"{c.label} GPU {k}" for c in serving for k in range(c.gpu_count or 0)])

@@ -208,6 +208,13 @@ NGC_CHECK: dict[str, tuple[str, re.Pattern[str]]] = {
 # Any line of that check, whatever it found.
 NGC_CHECK_LINE = re.compile("|".join(re.escape(mark) for mark, _ in NGC_CHECK.values()), re.IGNORECASE)
 
+# LocalAI's All-in-One images' entrypoint (aio/entrypoint.sh) prints `NVIDIA GPU detected` (or `NVIDIA GPU detected via
+# WSL2`) when lspci shows an NVIDIA GPU, then runs `nvidia-smi` in its container; where that fails it prints `NVIDIA GPU
+# detected, but nvidia-smi is not installed` instead (facts/symptoms.py image-driver-tools-missing). The line alone,
+# ending there, says the nvidia-smi output after it was printed inside the image's container (corpus 1953). A log
+# prefix (`api-1  | `, a timestamp) may stand before it.
+AIO_SMI_RAN = re.compile(r"(?:^|\|\s?)\s*NVIDIA GPU detected(?: via WSL2)?\s*$")
+
 
 # Triton's NGC releases before 20.10 serve every model inside the one tritonserver process: its Python backend, whose
 # stubs are processes that exchange tensors with the server through /dev/shm, came with 20.10 (Triton 2.4.0: "A new
