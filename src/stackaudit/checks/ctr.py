@@ -575,6 +575,18 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     # A pasted spec is the container asked about, with a GPU request or without one (`docker run nvidia/cuda nvidia-smi`).
     tests = [c.label for c in docker_containers.containers if c.diagnostic_only
              and (c.origin or c in docker_containers.gpu_or_serving)] if docker_containers else []
+    # A whole spec whose command only holds its container open (`sleep 100000`, keep_alive) lives on with the /dev/shm
+    # its spec gives it, shown (the runtime's 64 MiB where it mounts none), and runs nothing that shares it: the size
+    # costs nothing (corpus 940, 1980). A check that exits (`nvidia-smi`) has no /dev/shm to judge.
+    waits = [c for c in docker_containers.containers if c.keep_alive and c.origin and not c.excerpt
+             and not c.looks_like_serving] if docker_containers else []
+    if not shown and tests and waits and len(waits) == len(tests) and (shm is None or shm.size_bytes is None):
+        return not_an_issue("; ".join(
+            f"{c.label}: /dev/shm {'host IPC' if c.shm_bytes is None else _size(c.shm_bytes)}"
+            + (" (the runtime's default: its spec mounts none)" if c.shm_size is None and c.ipc_mode != "host" else "")
+            for c in waits) + f", but its command only holds the container open ({_diagnostic_argv(docker_containers, waits[0].label)}"
+            "): no engine, NCCL or worker processes share memory there", actual={c.label: " ".join(c.argv) for c in waits},
+            subjects=[c.label for c in waits])
     if not shown and tests and (shm is None or shm.size_bytes is None):
         return not_applicable(f"{', '.join(tests)} only run{'s' if len(tests) == 1 else ''} a GPU check or a wait "
                               f"({_diagnostic_argv(docker_containers, tests[0])}): no engine, NCCL or worker "
@@ -1539,6 +1551,14 @@ def _node_offer(k8s_nodes: K8sNodes | None) -> Outcome | None:
                      actual={"capacity": int(cap.value), "allocatable": int(alloc.value)},
                      expected="allocatable equal to capacity", subjects=[node.name or cap.key],
                      evidence=[cap.line, alloc.line])
+    if (zeroed := k8s_nodes.zeroed()) is not None:
+        node, cap = zeroed
+        return issue(f"node {node.name or '(unnamed)'} counts {cap.key} at 0 in its capacity (`{cap.line}`): the "
+                     "kubelet lists the resource because a device plugin registered it, and the plugin reports no "
+                     "device now (it found none through NVML, or it went away and the kubelet zeroed it), so no pod "
+                     "that asks for a GPU is scheduled there; the plugin's log from its start says which",
+                     actual={"capacity": 0}, expected=f"{cap.key} above 0", subjects=[node.name or cap.key],
+                     evidence=[cap.line])
     if (unoffered := k8s_nodes.unoffered()) is not None:
         node, line = unoffered
         return issue(f"node {node.name or '(unnamed)'} is labelled with a GPU (`{line}`) but its Capacity lists "
@@ -2526,6 +2546,8 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
     placement (PIX/PXB vs NODE) needs `nvidia-smi topo -m` in the pod.
     A pasted pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`)
     runs on no node and holds no GPU: not applicable (corpus 1837).
+    A whole pasted pod spec that asks for no nvidia.com/gpu (no limit, or a limit of 0) is handed no GPU by the device
+    plugin: not applicable (corpus 1980).
     A pasted node (`kubectl describe node`) whose GPU resources count one device in all (`nvidia.com/gpu: 1`) hands
     no pod two GPUs to place against each other: not applicable (corpus 1908), where each node shown is so.
     """
@@ -2542,6 +2564,11 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
                                   "its containers (" + ", ".join(c.label for c in specs[:3]) + ") hold no GPU yet, "
                                   "so no GPU set of theirs is placed across NUMA nodes")
         pods = [c for c in specs if c.gpu_requested]
+        if specs and not pods and not container.in_container and not any(c.excerpt for c in specs):
+            # A whole pod spec without a GPU limit (or with `nvidia.com/gpu: "0"`, corpus 1980) is handed no GPU by
+            # the device plugin: it has none whose placement the scheduler chose.
+            return not_applicable("the pasted pod spec asks for no nvidia.com/gpu (" + ", ".join(
+                c.label for c in specs[:3]) + "): the device plugin hands its containers no GPU to place")
         if pods and not container.in_container and all(c.gpu_count == 1 for c in pods):
             # Each container's processes see only the GPU it asked for: one GPU has no peer to be placed against.
             return not_applicable("a pasted pod spec asks for one GPU per container (" + ", ".join(

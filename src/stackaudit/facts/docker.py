@@ -349,8 +349,8 @@ DIAGNOSTIC_PROGRAMS = frozenset({
     # Docker's own test image: it prints a greeting and exits (hub.docker.com/_/hello-world).
     "hello-world",
 })
-# Commands that only hold a container open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`).
-_KEEP_ALIVE = re.compile(r"(?:/\S*/)?(?:sleep (?:\d{4,}[smhd]?|inf(?:inity)?)|tail -f /dev/null)")
+# Commands that only hold a container open for `docker exec` (`sleep 8640000`, `sleep 10d`, `tail -f /dev/null`).
+_KEEP_ALIVE = re.compile(r"(?:/\S*/)?(?:sleep (?:\d{4,}[smhd]?|\d+[hd]|inf(?:inity)?)|tail -f /dev/null)")
 # Bare OS images (and CUDA's base flavour): no Python, no engine; run without a command, they start a shell.
 # A GPU container of one with no command shown runs what a user types in that shell, a GPU check as pasted, never
 # a serving engine without installing one first (pytorch#184277: `docker run -it --gpus=all ubuntu:22.04`).
@@ -645,9 +645,13 @@ class DockerContainer:
 
     @property
     def keep_alive(self) -> bool:
-        """Its command only holds the container open (`sleep 8640000`, `sleep infinity`, `tail -f /dev/null`) for
-        `docker exec`: what runs on its GPUs is typed inside it, not a diagnostic that exits."""
-        return bool(_KEEP_ALIVE.fullmatch(" ".join(self.argv)))
+        """Its command only holds the container open (`sleep 8640000`, `sleep infinity`, `tail -f /dev/null`, as a
+        shell's `-c` script too: `/bin/sh -c "sleep 10d;"`, corpus 1980) for `docker exec`: what runs on its GPUs is
+        typed inside it, not a diagnostic that exits."""
+        words = list(self.argv)
+        if len(words) == 3 and words[0].rsplit("/", 1)[-1] in _SHELLS and re.fullmatch(r"-\w*c", words[1]):
+            words = [words[2].strip().rstrip(";").strip()]
+        return bool(_KEEP_ALIVE.fullmatch(" ".join(words)))
 
     @property
     def session(self) -> bool:
