@@ -64,7 +64,7 @@ from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.ray_log import RayCluster
 from stackaudit.facts.rdma import RdmaDevices
-from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
+from stackaudit.facts.serving_logs import NcclNodes, NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER, K8S_GPUS_TAKEN
 from stackaudit.facts.system import KernelLog, NumaTopology
@@ -893,7 +893,8 @@ _MEMLOCK_FIX_K8S = Fix.of(
 )
 def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = None,
             self_limits: ResourceLimits | None = None, serving_processes: ServingProcesses | None = None,
-            docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None) -> Outcome:
+            docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None,
+            nccl_nodes: NcclNodes | None = None) -> Outcome:
     """Reads: `Max locked memory` in the engine's /proc/<pid>/limits (else the audit's own, or a
     pasted `ulimit -a`); Docker HostConfig.Ulimits; LXC `lxc.prlimit.memlock`; /sys/class/infiniband.
 
@@ -908,6 +909,10 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
     limited by RLIMIT_MEMLOCK: the NVIDIA module pins with `pin_user_pages()` (os-mlock.c) and never
     reads RLIMIT_MEMLOCK or locked_vm. A 64 KiB limit on a single-node PCIe/NVLink host is not an
     issue. Docker's `--ulimit memlock=4096` means 4 KiB (bytes). Kubernetes cannot set it per pod.
+    An NCCL log whose job moves nothing over RDMA (facts/serving_logs.no_rdma_traffic: NCCL's `Failed to open
+    libibverbs` or `NET/IB : No device found`, NCCL_IB_DISABLE=1, every NET channel `via NET/Socket`), with no limit
+    shown, registers no memory with an RDMA NIC: not applicable (corpus 1957); with a limit shown, the limit is not an
+    issue.
     """
     observed: list[tuple[str, int | None, str]] = []  # (subject, bytes or None=unlimited, line)
     pair, source = _engine_limits(serving_processes, self_limits, MEMLOCK)
@@ -925,6 +930,13 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
             soft_s = value.split(":", 1)[0]
             observed.append((f"lxc {cfg.name}", None if soft_s in ("unlimited", "-1") else
                              (int(soft_s) if soft_s.isdecimal() else None), f"{cfg.path}: lxc.prlimit.memlock = {value}"))
+    # NCCL's own word that the job moves nothing over RDMA (facts/serving_logs.no_rdma_traffic), with its line.
+    no_rdma = nccl_nodes.rdma_unused(False) if nccl_nodes is not None else ""
+    said = next(iter(nccl_nodes.no_rdma_lines), "") if nccl_nodes is not None else ""
+    if not observed and no_rdma:
+        return not_applicable(f"{no_rdma}{f' ({said!r})' if said else ''}: "
+                              "the job registers no memory with an RDMA NIC, the only use RLIMIT_MEMLOCK limits "
+                              "(CUDA's pinned memory is not charged to it)")
     if not observed:
         return unknown("no memlock limit in this source", hint="run `ulimit -l` where the engine runs, or "
                        "`grep 'Max locked memory' /proc/<engine pid>/limits`")
@@ -950,12 +962,13 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
                      "memory registration for NCCL over IB/RoCE, GPUDirect RDMA or KV transfer will fail or "
                      "fall back", actual=desc, expected="unlimited", subjects=subjects, evidence=lines,
                      fix=_MEMLOCK_FIX_K8S if k8s else _MEMLOCK_FIX)
-    if too_small and not rdma_absent:
+    if too_small and not rdma_absent and not (no_rdma and not rdma_present):
         return unknown(f"RLIMIT_MEMLOCK is {desc}, which matters only for RDMA memory registration, and this "
                        "source does not show whether the host has RDMA NICs"
                        f"{' (its device list is an excerpt)' if rdma is not None else ''}",
                        hint="ls /sys/class/infiniband")
-    where = "no RDMA device (/sys/class/infiniband is empty)" if rdma_absent else "no RDMA device is visible in this source"
+    where = "no RDMA device (/sys/class/infiniband is empty)" if rdma_absent else \
+        f"the NCCL job moves nothing over RDMA ({no_rdma})" if no_rdma else "no RDMA device is visible in this source"
     return not_an_issue(
         f"RLIMIT_MEMLOCK is {desc}, but {where}: CUDA pinned host memory is not limited by RLIMIT_MEMLOCK "
         "(the NVIDIA kernel module pins with pin_user_pages() and never reads RLIMIT_MEMLOCK, "
