@@ -381,7 +381,9 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     model inside its one server process: no Python-backend stub or TensorRT-LLM rank exists there to share /dev/shm
     (facts/docker.one_process_triton), where the engines shown are Triton's alone. On a Docker host a container whose
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
-    issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
+    issue; one that only runs a GPU check (`nvidia-smi`) is not judged; a whole spec whose command only holds its
+    container open (`sleep 100000`, `sh -c "sleep 10d;"`: DockerContainer.keep_alive) keeps the /dev/shm it shows
+    and runs nothing that shares it: not an issue (corpus 940, 1980); one that binds the host's
     /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
     /dev/shm (and the host IPC namespace: a security trade-off): the engines' documented setting, ok where the
     host's size is not shown (a tmpfs of half the RAM unless the host mounts it smaller), judged on the host's `df`
@@ -1278,6 +1280,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     facts/trouble.ON_CPU), and nothing from the container's side (no engine log, nothing typed inside it, no GPU
     listing), is unknown: the request is what those words put in question (corpus 1809).
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
+    LocalAI's All-in-One entrypoint's `NVIDIA GPU detected` (facts/docker.AIO_SMI_RAN) is followed by the nvidia-smi
+    it runs inside its container: that nvidia-smi counts as typed there, and its table, cut in its header too, means
+    NVML opened a GPU there (it prints `No devices were found` and no table otherwise): ok (corpus 1953).
     Where the only GPU listing shown is cut before its first GPU (nvidia-smi cut in its header) and nothing from the
     container's side is shown (no engine log, nothing typed inside it), the request hands over no GPU the source shows:
     unknown, not ok (corpus 1755).
@@ -1307,8 +1312,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`) from a run that did not fail choosing its GPUs shows its ranks
     opened those devices there: ok over them.
     So does a rank's NCCL line of its ring, channel or tree set-up there (`host:45679:45951 [1] NCCL INFO Ring`,
-    corpus 1754) or of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801):
-    NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
+    corpus 1754), of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801) or
+    of its communicator's start naming its NVML device (`cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, corpus
+    1947): NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
     environment names GPUs (`--env NVIDIA_VISIBLE_DEVICES=0,1`, the nvidia-docker 2 way under nvidia as the default
     runtime) is a GPU container by intent, judged as one without a request.
     In a container the source shows (the audit inside one, or a pasted spec of the serving container) whose device
@@ -1392,7 +1398,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     host's driver, not this check's).
     A pasted Kubernetes node (`kubectl describe node`, `kubectl get node -o yaml`; facts/k8s_node.py) whose
     allocatable counts 0 of a GPU resource its capacity counts above 0 shows the device plugin reporting every GPU it
-    registered unhealthy: an issue, both lines quoted. So is a node GPU feature discovery labels with a GPU
+    registered unhealthy: an issue, both lines quoted. So is a node whose capacity counts a GPU resource at 0
+    (`nvidia.com/gpu: "0"`) and no other GPU resource above 0: the kubelet lists it only once a device plugin
+    registered it, and the plugin reports no device now (NVIDIA/k8s-device-plugin#1228, corpus 1979); a MIG node's
+    `nvidia.com/gpu: 0` beside its `nvidia.com/mig-1g.5gb: 7` is its GPUs partitioned, not lost. So is a node GPU feature discovery labels with a GPU
     (`nvidia.com/gpu.present=true`, a product, a count above 0) whose whole Capacity lists no GPU resource: no device
     plugin serves it. A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
     pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.

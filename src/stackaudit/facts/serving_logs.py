@@ -95,10 +95,12 @@ NCCL_OLD_WARN = re.compile(r"^\s*(?:[^\s\[\]][^\[\]]*? \[\d+\] )?(?P<warn>(?:(?:
 # So is its rank's CPU affinity (`NCCL INFO Setting affinity for GPU 1 to fff000`, init.cc after ncclTopoGetCpuAffinity):
 # the CPUs local to the GPU its topology placed by that bus id, after NVML opened the GPU (corpus 1801). So is its
 # communicator's `Init START` line where it names the rank's NVML device (`ncclCommInitRank comm 0x.. rank 0 nranks 2
-# cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, NCCL 2.12 on, corpus 1947): commAlloc read the rank's own bus id
-# through CUDA and opened that GPU through NVML before it prints it. It proves the rank's own GPU only: a rank whose
-# NVML cannot open a peer GPU fails after it (`nvmlDeviceGetHandleByPciBusId() failed: Not Found` across two
-# containers, NVIDIA/nccl#1529), a fault between the ranks, not of this container's access.
+# cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, NCCL 2.12 on, corpus 1947; its `Init COMPLETE` is a CUDA proof
+# of facts/cuda_ran.py): commAlloc read the rank's own bus id through CUDA and opened that GPU through NVML before it
+# prints it.
+# It proves the rank's own GPU only: a rank whose NVML cannot open a peer GPU fails after it
+# (`nvmlDeviceGetHandleByPciBusId() failed: Not Found` across two containers, NVIDIA/nccl#1529), a fault between the
+# ranks, not of this container's access.
 NCCL_RINGS = re.compile(r"\bNCCL INFO (?:Ring|Channel|Trees|Setting affinity for GPU \d\b"
                         r"|.*\bcudaDev \d+ nvmlDev \d+ busId [0-9a-fA-F]+\b.*- Init START)")
 
