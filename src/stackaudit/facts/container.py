@@ -522,7 +522,11 @@ def _ngc_check(host: Host) -> str:
 
 def _aio_smi(host: Host) -> str:
     """LocalAI's All-in-One entrypoint's `NVIDIA GPU detected` (facts/docker.AIO_SMI_RAN) among the paste's evidence
-    lines or engine log, or "": the entrypoint runs nvidia-smi inside its container right after it (corpus 1953)."""
+    lines or engine log, or "": the entrypoint runs nvidia-smi inside its container right after it (corpus 1953).
+    "" where the entrypoint then says it found none (`NVIDIA GPU detected, but nvidia-smi is not installed`, corpus
+    1858): no nvidia-smi ran."""
+    if _entrypoint_line(host, lambda ln: "nvidia-smi is not installed" in ln or "nvidia-smi: command not found" in ln):
+        return ""
     return _entrypoint_line(host, lambda ln: bool(AIO_SMI_RAN.search(ln)))
 
 
