@@ -64,7 +64,7 @@ from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.ray_log import RayCluster
 from stackaudit.facts.rdma import RdmaDevices
-from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
+from stackaudit.facts.serving_logs import NcclNodes, NcclTestRuns, ServingLog
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.symptoms import IN_CONTAINER, IN_GPU_CONTAINER, K8S_GPUS_TAKEN
 from stackaudit.facts.system import KernelLog, NumaTopology
@@ -381,7 +381,9 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     model inside its one server process: no Python-backend stub or TensorRT-LLM rank exists there to share /dev/shm
     (facts/docker.one_process_triton), where the engines shown are Triton's alone. On a Docker host a container whose
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
-    issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
+    issue; one that only runs a GPU check (`nvidia-smi`) is not judged; a whole spec whose command only holds its
+    container open (`sleep 100000`, `sh -c "sleep 10d;"`: DockerContainer.keep_alive) keeps the /dev/shm it shows
+    and runs nothing that shares it: not an issue (corpus 940, 1980); one that binds the host's
     /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
     /dev/shm (and the host IPC namespace: a security trade-off): the engines' documented setting, ok where the
     host's size is not shown (a tmpfs of half the RAM unless the host mounts it smaller), judged on the host's `df`
@@ -575,6 +577,18 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     # A pasted spec is the container asked about, with a GPU request or without one (`docker run nvidia/cuda nvidia-smi`).
     tests = [c.label for c in docker_containers.containers if c.diagnostic_only
              and (c.origin or c in docker_containers.gpu_or_serving)] if docker_containers else []
+    # A whole spec whose command only holds its container open (`sleep 100000`, keep_alive) lives on with the /dev/shm
+    # its spec gives it, shown (the runtime's 64 MiB where it mounts none), and runs nothing that shares it: the size
+    # costs nothing (corpus 940, 1980). A check that exits (`nvidia-smi`) has no /dev/shm to judge.
+    waits = [c for c in docker_containers.containers if c.keep_alive and c.origin and not c.excerpt
+             and not c.looks_like_serving] if docker_containers else []
+    if not shown and tests and waits and len(waits) == len(tests) and (shm is None or shm.size_bytes is None):
+        return not_an_issue("; ".join(
+            f"{c.label}: /dev/shm {'host IPC' if c.shm_bytes is None else _size(c.shm_bytes)}"
+            + (" (the runtime's default: its spec mounts none)" if c.shm_size is None and c.ipc_mode != "host" else "")
+            for c in waits) + f", but its command only holds the container open ({_diagnostic_argv(docker_containers, waits[0].label)}"
+            "): no engine, NCCL or worker processes share memory there", actual={c.label: " ".join(c.argv) for c in waits},
+            subjects=[c.label for c in waits])
     if not shown and tests and (shm is None or shm.size_bytes is None):
         return not_applicable(f"{', '.join(tests)} only run{'s' if len(tests) == 1 else ''} a GPU check or a wait "
                               f"({_diagnostic_argv(docker_containers, tests[0])}): no engine, NCCL or worker "
@@ -881,7 +895,8 @@ _MEMLOCK_FIX_K8S = Fix.of(
 )
 def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = None,
             self_limits: ResourceLimits | None = None, serving_processes: ServingProcesses | None = None,
-            docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None) -> Outcome:
+            docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None,
+            nccl_nodes: NcclNodes | None = None) -> Outcome:
     """Reads: `Max locked memory` in the engine's /proc/<pid>/limits (else the audit's own, or a
     pasted `ulimit -a`); Docker HostConfig.Ulimits; LXC `lxc.prlimit.memlock`; /sys/class/infiniband.
 
@@ -896,6 +911,10 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
     limited by RLIMIT_MEMLOCK: the NVIDIA module pins with `pin_user_pages()` (os-mlock.c) and never
     reads RLIMIT_MEMLOCK or locked_vm. A 64 KiB limit on a single-node PCIe/NVLink host is not an
     issue. Docker's `--ulimit memlock=4096` means 4 KiB (bytes). Kubernetes cannot set it per pod.
+    An NCCL log whose job moves nothing over RDMA (facts/serving_logs.no_rdma_traffic: NCCL's `Failed to open
+    libibverbs` or `NET/IB : No device found`, NCCL_IB_DISABLE=1, every NET channel `via NET/Socket`), with no limit
+    shown, registers no memory with an RDMA NIC: not applicable (corpus 1957); with a limit shown, the limit is not an
+    issue.
     """
     observed: list[tuple[str, int | None, str]] = []  # (subject, bytes or None=unlimited, line)
     pair, source = _engine_limits(serving_processes, self_limits, MEMLOCK)
@@ -913,6 +932,13 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
             soft_s = value.split(":", 1)[0]
             observed.append((f"lxc {cfg.name}", None if soft_s in ("unlimited", "-1") else
                              (int(soft_s) if soft_s.isdecimal() else None), f"{cfg.path}: lxc.prlimit.memlock = {value}"))
+    # NCCL's own word that the job moves nothing over RDMA (facts/serving_logs.no_rdma_traffic), with its line.
+    no_rdma = nccl_nodes.rdma_unused(False) if nccl_nodes is not None else ""
+    said = next(iter(nccl_nodes.no_rdma_lines), "") if nccl_nodes is not None else ""
+    if not observed and no_rdma:
+        return not_applicable(f"{no_rdma}{f' ({said!r})' if said else ''}: "
+                              "the job registers no memory with an RDMA NIC, the only use RLIMIT_MEMLOCK limits "
+                              "(CUDA's pinned memory is not charged to it)")
     if not observed:
         return unknown("no memlock limit in this source", hint="run `ulimit -l` where the engine runs, or "
                        "`grep 'Max locked memory' /proc/<engine pid>/limits`")
@@ -938,12 +964,13 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
                      "memory registration for NCCL over IB/RoCE, GPUDirect RDMA or KV transfer will fail or "
                      "fall back", actual=desc, expected="unlimited", subjects=subjects, evidence=lines,
                      fix=_MEMLOCK_FIX_K8S if k8s else _MEMLOCK_FIX)
-    if too_small and not rdma_absent:
+    if too_small and not rdma_absent and not (no_rdma and not rdma_present):
         return unknown(f"RLIMIT_MEMLOCK is {desc}, which matters only for RDMA memory registration, and this "
                        "source does not show whether the host has RDMA NICs"
                        f"{' (its device list is an excerpt)' if rdma is not None else ''}",
                        hint="ls /sys/class/infiniband")
-    where = "no RDMA device (/sys/class/infiniband is empty)" if rdma_absent else "no RDMA device is visible in this source"
+    where = "no RDMA device (/sys/class/infiniband is empty)" if rdma_absent else \
+        f"the NCCL job moves nothing over RDMA ({no_rdma})" if no_rdma else "no RDMA device is visible in this source"
     return not_an_issue(
         f"RLIMIT_MEMLOCK is {desc}, but {where}: CUDA pinned host memory is not limited by RLIMIT_MEMLOCK "
         "(the NVIDIA kernel module pins with pin_user_pages() and never reads RLIMIT_MEMLOCK, "
@@ -1253,6 +1280,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     facts/trouble.ON_CPU), and nothing from the container's side (no engine log, nothing typed inside it, no GPU
     listing), is unknown: the request is what those words put in question (corpus 1809).
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
+    LocalAI's All-in-One entrypoint's `NVIDIA GPU detected` (facts/docker.AIO_SMI_RAN) is followed by the nvidia-smi
+    it runs inside its container: that nvidia-smi counts as typed there, and its table, cut in its header too, means
+    NVML opened a GPU there (it prints `No devices were found` and no table otherwise): ok (corpus 1953).
     Where the only GPU listing shown is cut before its first GPU (nvidia-smi cut in its header) and nothing from the
     container's side is shown (no engine log, nothing typed inside it), the request hands over no GPU the source shows:
     unknown, not ok (corpus 1755).
@@ -1282,8 +1312,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`) from a run that did not fail choosing its GPUs shows its ranks
     opened those devices there: ok over them.
     So does a rank's NCCL line of its ring, channel or tree set-up there (`host:45679:45951 [1] NCCL INFO Ring`,
-    corpus 1754) or of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801):
-    NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
+    corpus 1754), of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801) or
+    of its communicator's start naming its NVML device (`cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, corpus
+    1947): NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
     environment names GPUs (`--env NVIDIA_VISIBLE_DEVICES=0,1`, the nvidia-docker 2 way under nvidia as the default
     runtime) is a GPU container by intent, judged as one without a request.
     In a container the source shows (the audit inside one, or a pasted spec of the serving container) whose device
@@ -1367,7 +1398,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     host's driver, not this check's).
     A pasted Kubernetes node (`kubectl describe node`, `kubectl get node -o yaml`; facts/k8s_node.py) whose
     allocatable counts 0 of a GPU resource its capacity counts above 0 shows the device plugin reporting every GPU it
-    registered unhealthy: an issue, both lines quoted. So is a node GPU feature discovery labels with a GPU
+    registered unhealthy: an issue, both lines quoted. So is a node whose capacity counts a GPU resource at 0
+    (`nvidia.com/gpu: "0"`) and no other GPU resource above 0: the kubelet lists it only once a device plugin
+    registered it, and the plugin reports no device now (NVIDIA/k8s-device-plugin#1228, corpus 1979); a MIG node's
+    `nvidia.com/gpu: 0` beside its `nvidia.com/mig-1g.5gb: 7` is its GPUs partitioned, not lost. So is a node GPU feature discovery labels with a GPU
     (`nvidia.com/gpu.present=true`, a product, a count above 0) whose whole Capacity lists no GPU resource: no device
     plugin serves it. A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
     pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.
@@ -1539,6 +1573,14 @@ def _node_offer(k8s_nodes: K8sNodes | None) -> Outcome | None:
                      actual={"capacity": int(cap.value), "allocatable": int(alloc.value)},
                      expected="allocatable equal to capacity", subjects=[node.name or cap.key],
                      evidence=[cap.line, alloc.line])
+    if (zeroed := k8s_nodes.zeroed()) is not None:
+        node, cap = zeroed
+        return issue(f"node {node.name or '(unnamed)'} counts {cap.key} at 0 in its capacity (`{cap.line}`): the "
+                     "kubelet lists the resource because a device plugin registered it, and the plugin reports no "
+                     "device now (it found none through NVML, or it went away and the kubelet zeroed it), so no pod "
+                     "that asks for a GPU is scheduled there; the plugin's log from its start says which",
+                     actual={"capacity": 0}, expected=f"{cap.key} above 0", subjects=[node.name or cap.key],
+                     evidence=[cap.line])
     if (unoffered := k8s_nodes.unoffered()) is not None:
         node, line = unoffered
         return issue(f"node {node.name or '(unnamed)'} is labelled with a GPU (`{line}`) but its Capacity lists "
@@ -1731,7 +1773,7 @@ def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo 
     if not line or not shown:
         return None
     return ok(f"a rank's NCCL set up its communicator on its CUDA device (\"{line}\"), in the container: NCCL reads "
-              "the device's PCI bus id through CUDA before it places the rank (rings, CPU affinity), so the GPU device "
+              "the device's PCI bus id through CUDA before it places the rank (its communicator, rings, CPU affinity), so the GPU device "
               "nodes and the driver's CUDA library reach it", actual=line, evidence=[line])
 
 
@@ -2103,6 +2145,11 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                 "shows one reached it", hint="paste the whole nvidia-smi, or its output inside the container "
                 "(`docker exec <container> nvidia-smi`), or the engine's log from its start",
                 actual={c.label: "all" for c in serving if not c.gpu_count})
+        if not listed and gpus is not None and gpus.cut_before_gpus and container is not None \
+                and "nvidia-smi" in container.ran_inside:
+            # nvidia-smi draws its table only over a GPU NVML opened (with none it prints `No devices were found`).
+            return replace(judged, message=f"{judged.message}; nvidia-smi run inside the container drew its table "
+                           "(cut before its GPU rows): NVML opened at least one GPU there")
         return over_subjects(judged, listed, gpus.whole_count) if listed and gpus is not None else judged
     # The GPUs the requests name, counted: the ones this verdict is over.
     return over_subjects(judged, [f"{c.label} GPU {k}" for c in serving for k in range(c.gpu_count or 0)])
@@ -2523,6 +2570,8 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
     placement (PIX/PXB vs NODE) needs `nvidia-smi topo -m` in the pod.
     A pasted pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`)
     runs on no node and holds no GPU: not applicable (corpus 1837).
+    A whole pasted pod spec that asks for no nvidia.com/gpu (no limit, or a limit of 0) is handed no GPU by the device
+    plugin: not applicable (corpus 1980).
     A pasted node (`kubectl describe node`) whose GPU resources count one device in all (`nvidia.com/gpu: 1`) hands
     no pod two GPUs to place against each other: not applicable (corpus 1908), where each node shown is so.
     """
@@ -2539,6 +2588,11 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
                                   "its containers (" + ", ".join(c.label for c in specs[:3]) + ") hold no GPU yet, "
                                   "so no GPU set of theirs is placed across NUMA nodes")
         pods = [c for c in specs if c.gpu_requested]
+        if specs and not pods and not container.in_container and not any(c.excerpt for c in specs):
+            # A whole pod spec without a GPU limit (or with `nvidia.com/gpu: "0"`, corpus 1980) is handed no GPU by
+            # the device plugin: it has none whose placement the scheduler chose.
+            return not_applicable("the pasted pod spec asks for no nvidia.com/gpu (" + ", ".join(
+                c.label for c in specs[:3]) + "): the device plugin hands its containers no GPU to place")
         if pods and not container.in_container and all(c.gpu_count == 1 for c in pods):
             # Each container's processes see only the GPU it asked for: one GPU has no peer to be placed against.
             return not_applicable("a pasted pod spec asks for one GPU per container (" + ", ".join(

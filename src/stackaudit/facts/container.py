@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.docker import NGC_CHECK
+from stackaudit.facts.docker import AIO_SMI_RAN, NGC_CHECK
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
@@ -517,12 +517,28 @@ def _ngc_check(host: Host) -> str:
     evidence lines or engine log, or "". The
     image's entrypoint (nvidia_entrypoint.sh) prints it, so the program whose output follows ran in that container
     (corpus 1767, 1189, 1684)."""
+    return _entrypoint_line(host, lambda ln: any(NGC_CHECK[k][1].search(ln) for k in ("built-for", "unavailable")))
+
+
+def _aio_smi(host: Host) -> str:
+    """LocalAI's All-in-One entrypoint's `NVIDIA GPU detected` (facts/docker.AIO_SMI_RAN) among the paste's evidence
+    lines or engine log, or "": the entrypoint runs nvidia-smi inside its container right after it (corpus 1953).
+    "" where the entrypoint then says it found none (`NVIDIA GPU detected, but nvidia-smi is not installed`, corpus
+    1858): no nvidia-smi ran."""
+    if _entrypoint_line(host, lambda ln: "nvidia-smi is not installed" in ln or "nvidia-smi: command not found" in ln):
+        return ""
+    return _entrypoint_line(host, lambda ln: bool(AIO_SMI_RAN.search(ln)))
+
+
+def _entrypoint_line(host: Host, wanted: Callable[[str], bool]) -> str:
+    """The first line of the paste's evidence lines or engine log that an image's entrypoint prints (`wanted`), or
+    ""."""
     for source in (EVIDENCE_LINES, ENGINE_LOG):
         try:
             text = host.doc(source.name)
         except NotCaptured:
             continue
-        line = next((ln.strip() for ln in text.splitlines() if any(NGC_CHECK[k][1].search(ln) for k in ("built-for", "unavailable"))), "")
+        line = next((ln.strip() for ln in text.splitlines() if wanted(ln)), "")
         if line:
             return line
     return ""
@@ -873,7 +889,10 @@ def container(ctx: FactContext) -> ContainerInfo:
         if not kind:
             host_side = _host_side_evidence(host)
             if host_side:
-                return ContainerInfo("", (host_side,), None, exec_into=_exec_rows(host))
+                # The image's entrypoint ran nvidia-smi in the container the spec starts: what it printed is the
+                # container's own view.
+                return ContainerInfo("", (host_side,), None, exec_into=_exec_rows(host),
+                                     ran_inside=("nvidia-smi",) if _aio_smi(host) else ())
             journal = _journal_engine(host)
             if journal:
                 return ContainerInfo.ran_on_host(
@@ -898,6 +917,11 @@ def container(ctx: FactContext) -> ContainerInfo:
             if ngc:
                 return ContainerInfo("container", (f"the NGC image's entrypoint ran its start-up check (\"{ngc[:120]}\"): "
                                                    "it runs only inside the image's container",), None)
+            aio = _aio_smi(host)
+            if aio:
+                return ContainerInfo("container", (f"LocalAI's All-in-One entrypoint printed \"{aio[:120]}\" and ran "
+                                                   "nvidia-smi after it: it runs only inside the image's container",),
+                                     None, ran_inside=("nvidia-smi",))
             kind, why = _stated_container(host)
             if kind and _stated_smi_inside(host):
                 return ContainerInfo(kind, (why,), None, ran_inside=("nvidia-smi",))

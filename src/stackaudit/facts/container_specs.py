@@ -727,8 +727,9 @@ def _pod_containers(doc: dict[str, Any], pod: dict[str, Any], excerpt: bool, env
                     shm_size = parse_size_bytes(str(limit), decimal_si=True) if limit is not None else None
         limits = _dict(_dict(ctr.get("resources")).get("limits"))
         gpus = limits.get(K8S_GPU_RESOURCE)
+        # A limit of 0 asks the device plugin for no GPU (kubernetes/kubernetes#59629, corpus 1980): no request.
         requests = (DeviceRequest(K8S_GPU_RESOURCE, int(gpus) if str(gpus).isdecimal() else 0, (),
-                                  (("gpu",),)),) if gpus is not None else ()
+                                  (("gpu",),)),) if gpus is not None and str(gpus).strip() != "0" else ()
         ipc = "host" if pod.get("hostIPC") is True else ""
         name = str(ctr.get("name") or meta.get("name") or "")
         # A pod without a memory emptyDir at /dev/shm (and no hostIPC) gets the runtime's 64 MiB.

@@ -208,6 +208,13 @@ NGC_CHECK: dict[str, tuple[str, re.Pattern[str]]] = {
 # Any line of that check, whatever it found.
 NGC_CHECK_LINE = re.compile("|".join(re.escape(mark) for mark, _ in NGC_CHECK.values()), re.IGNORECASE)
 
+# LocalAI's All-in-One images' entrypoint (aio/entrypoint.sh) prints `NVIDIA GPU detected` (or `NVIDIA GPU detected via
+# WSL2`) when lspci shows an NVIDIA GPU, then runs `nvidia-smi` in its container; where that fails it prints `NVIDIA GPU
+# detected, but nvidia-smi is not installed` instead (facts/symptoms.py image-driver-tools-missing). The line alone,
+# ending there, says the nvidia-smi output after it was printed inside the image's container (corpus 1953). A log
+# prefix (`api-1  | `, a timestamp) may stand before it.
+AIO_SMI_RAN = re.compile(r"(?:^|\|\s?)\s*NVIDIA GPU detected(?: via WSL2)?\s*$")
+
 
 # Triton's NGC releases before 20.10 serve every model inside the one tritonserver process: its Python backend, whose
 # stubs are processes that exchange tensors with the server through /dev/shm, came with 20.10 (Triton 2.4.0: "A new
@@ -342,8 +349,8 @@ DIAGNOSTIC_PROGRAMS = frozenset({
     # Docker's own test image: it prints a greeting and exits (hub.docker.com/_/hello-world).
     "hello-world",
 })
-# Commands that only hold a container open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`).
-_KEEP_ALIVE = re.compile(r"(?:/\S*/)?(?:sleep (?:\d{4,}[smhd]?|inf(?:inity)?)|tail -f /dev/null)")
+# Commands that only hold a container open for `docker exec` (`sleep 8640000`, `sleep 10d`, `tail -f /dev/null`).
+_KEEP_ALIVE = re.compile(r"(?:/\S*/)?(?:sleep (?:\d{4,}[smhd]?|\d+[hd]|inf(?:inity)?)|tail -f /dev/null)")
 # Bare OS images (and CUDA's base flavour): no Python, no engine; run without a command, they start a shell.
 # A GPU container of one with no command shown runs what a user types in that shell, a GPU check as pasted, never
 # a serving engine without installing one first (pytorch#184277: `docker run -it --gpus=all ubuntu:22.04`).
@@ -638,9 +645,13 @@ class DockerContainer:
 
     @property
     def keep_alive(self) -> bool:
-        """Its command only holds the container open (`sleep 8640000`, `sleep infinity`, `tail -f /dev/null`) for
-        `docker exec`: what runs on its GPUs is typed inside it, not a diagnostic that exits."""
-        return bool(_KEEP_ALIVE.fullmatch(" ".join(self.argv)))
+        """Its command only holds the container open (`sleep 8640000`, `sleep infinity`, `tail -f /dev/null`, as a
+        shell's `-c` script too: `/bin/sh -c "sleep 10d;"`, corpus 1980) for `docker exec`: what runs on its GPUs is
+        typed inside it, not a diagnostic that exits."""
+        words = list(self.argv)
+        if len(words) == 3 and words[0].rsplit("/", 1)[-1] in _SHELLS and re.fullmatch(r"-\w*c", words[1]):
+            words = [words[2].strip().rstrip(";").strip()]
+        return bool(_KEEP_ALIVE.fullmatch(" ".join(words)))
 
     @property
     def session(self) -> bool:

@@ -137,6 +137,17 @@ class K8sNode:
                 return cap, offered[key]
         return None
 
+    def zeroed(self) -> NodeEntry | None:
+        """The capacity entry of a GPU resource the node counts at 0 where no GPU resource it lists counts one (a
+        MIG node's `nvidia.com/gpu: 0` beside its `nvidia.com/mig-1g.5gb: 7` is its GPUs partitioned), or None. The
+        kubelet lists a resource only once a device plugin registered it, and keeps it at 0 where the plugin reports
+        no device or went away (NVIDIA/k8s-device-plugin#1228, corpus 1979)."""
+        zero = next((e for e in self.gpu_resources(self.capacity).values() if int(e.value) == 0), None)
+        if zero is None or any(ANY_GPU_RESOURCE.search(e.key) and e.value.strip("0")
+                               for e in (*self.capacity, *self.allocatable)):
+            return None
+        return zero
+
     def unoffered(self) -> str:
         """The label line saying the node has a GPU where its whole Capacity lists no GPU resource above 0 (no
         device plugin registered one; another plugin's GPU resource, `aliyun.com/gpu-mem`, counts as one), or ""."""
@@ -209,6 +220,11 @@ class K8sNodes:
         """The first GPU node whose allocatable holds back every device of a GPU resource its capacity counts
         (K8sNode.withheld), with the two entries; None where none does."""
         return next(((n, *pair) for n in self.gpu_nodes if (pair := n.withheld()) is not None), None)
+
+    def zeroed(self) -> tuple[K8sNode, NodeEntry] | None:
+        """The first GPU node whose capacity counts its GPU resource at 0 and no other (K8sNode.zeroed), with the
+        entry; None where none does."""
+        return next(((n, e) for n in self.gpu_nodes if (e := n.zeroed()) is not None), None)
 
     def unoffered(self) -> tuple[K8sNode, str] | None:
         """The first node labelled with a GPU whose whole Capacity lists none (K8sNode.unoffered), with the label

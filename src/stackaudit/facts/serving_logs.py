@@ -93,10 +93,16 @@ NCCL_OLD_WARN = re.compile(r"^\s*(?:[^\s\[\]][^\[\]]*? \[\d+\] )?(?P<warn>(?:(?:
 # NCCL's own lines of its ring, channel or tree set-up (`NCCL INFO Ring 00 : 0 1`, `NCCL INFO Channel 00/02 :    0   1`,
 # `NCCL INFO Trees [0] 1/-1/-1->0->-1`): it prints them after it read its CUDA device's PCI bus id and built the topology.
 # So is its rank's CPU affinity (`NCCL INFO Setting affinity for GPU 1 to fff000`, init.cc after ncclTopoGetCpuAffinity):
-# the CPUs local to the GPU its topology placed by that bus id, after NVML opened the GPU (corpus 1801). Its
-# communicator's `Init START` line is not: NCCL prints it before the topology, and a rank whose NVML cannot open a peer
-# GPU fails after it (`nvmlDeviceGetHandleByPciBusId() failed: Not Found` across two containers, NVIDIA/nccl#1529).
-NCCL_RINGS = re.compile(r"\bNCCL INFO (?:Ring|Channel|Trees|Setting affinity for GPU \d)\b")
+# the CPUs local to the GPU its topology placed by that bus id, after NVML opened the GPU (corpus 1801). So is its
+# communicator's `Init START` line where it names the rank's NVML device (`ncclCommInitRank comm 0x.. rank 0 nranks 2
+# cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, NCCL 2.12 on, corpus 1947; its `Init COMPLETE` is a CUDA proof
+# of facts/cuda_ran.py): commAlloc read the rank's own bus id through CUDA and opened that GPU through NVML before it
+# prints it.
+# It proves the rank's own GPU only: a rank whose NVML cannot open a peer GPU fails after it
+# (`nvmlDeviceGetHandleByPciBusId() failed: Not Found` across two containers, NVIDIA/nccl#1529), a fault between the
+# ranks, not of this container's access.
+NCCL_RINGS = re.compile(r"\bNCCL INFO (?:Ring|Channel|Trees|Setting affinity for GPU \d\b"
+                        r"|.*\bcudaDev \d+ nvmlDev \d+ busId [0-9a-fA-F]+\b.*- Init START)")
 
 
 def is_nccl_line(line: str) -> bool:

@@ -56,7 +56,7 @@ from stackaudit.facts.cuda_ran import (
     runtime_in_line,
 )
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
-from stackaudit.facts.docker import NGC_CHECK_LINE, tgi_info_line
+from stackaudit.facts.docker import AIO_SMI_RAN, NGC_CHECK_LINE, tgi_info_line
 from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
     OTHER_GPU_NEEDLES,
@@ -179,7 +179,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "CMAKE_CUDA_ARCHITECTURES", "Compatibility mod
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", "cuda memory data", "now.used", "VRAM available", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
-            "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
+            "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found", "NVIDIA GPU detected",
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
             "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
@@ -295,7 +295,7 @@ def is_evidence(line: str) -> bool:
                 or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
                 or BARE_KERNEL_RELEASE.match(line) or bool(CMAKE_CUDA_ARCHS.search(line))
-                or bool(NGC_CHECK_LINE.search(line))
+                or bool(NGC_CHECK_LINE.search(line)) or bool(AIO_SMI_RAN.search(line))
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or bool(TORCH_WARNED.search(line))
