@@ -25,6 +25,8 @@ The subject is absent only from what the source positively shows, never from wha
   host of PCIe cards, bridged cards or a direct mesh (TopoMatrix.no_switch_fabric); so is a p2pBandwidthLatencyTest
   that ran and moved no more than PCIe carries between any pair with P2P on (P2pBandwidth.no_switch_fabric), and an
   engine that turned its custom all-reduce off on more than two PCIe-only GPUs (ServingLog.no_switch_fabric).
+  A Kubernetes node whose own count (GFD's label, or its GPU resources counting one device) is one GPU has no
+  NVSwitch fabric, unless a model named may sit on one (`node_alone`).
   NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out. Both are
   judged over the GPUs shown (`Subject.over_shown`): the models of the GPUs an excerpt names decide for those GPUs,
   and the not-applicable states that coverage (`K of N GPUs shown`); a GPU with no NVLink has no link to any GPU
@@ -72,6 +74,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.k8s_node import GFD_TITLE, RESOURCE_TITLE
 from stackaudit.facts.peer_access import P2pBandwidth
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
@@ -299,6 +302,8 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
         named = ", ".join(gpus.others[:3]) + (", …" if len(gpus.others) > 3 else "")
         return (f"no NVIDIA GPU in the source: the GPUs it shows are another vendor's ({named}), and no NVIDIA "
                 f"driver is shown" + ("" if subject == "nvidia-gpu" else f", so no {wanted.words}"))
+    if subject == "nvswitch" and (alone := node_alone(gpus)):
+        return alone
     models = gpus.models
     if not wanted.absent or not models:
         return ""
@@ -311,6 +316,25 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
     if wanted.why is not None:
         return wanted.absent.format(models="; ".join(dict.fromkeys(wanted.why(m) or m for m in names)))
     return wanted.absent.format(models=", ".join(names))
+
+
+# The host-wide counts of a Kubernetes node: GFD's label and the node's GPU resources (facts/k8s_node.py). A pod's or a
+# container's count is its own share of the host, which may be one GPU of an NVSwitch board's eight.
+NODE_COUNTS = (GFD_TITLE, RESOURCE_TITLE)
+
+
+def node_alone(gpus: GpuInventory) -> str:
+    """Why a Kubernetes node shown has one GPU in all and so no NVSwitch fabric, in words; "" where its count is not
+    one or not the node's (NODE_COUNTS), or where a model named may sit on an NVSwitch (an SXM module: a one-GPU VM of
+    an NVSwitch board, whose partition the service VM's Fabric Manager sets up).
+
+    The blind readings of the class agree (corpus 1958: a one-GPU Azure node, not applicable)."""
+    if gpus.whole_count != 1 or not gpus.counts or gpus.counts[0][0] not in NODE_COUNTS:
+        return ""
+    if any(on_nvswitch(m) is not False for m in set(gpus.models.values())):
+        return ""
+    return (f"one GPU in all on the Kubernetes node ({gpus.counts[0][0]}): no GPU pair for an NVSwitch to join, so "
+            "no Fabric Manager to run")
 
 
 def no_switch_shown(topology: TopoMatrix | None, gpus: GpuInventory | None, p2p: P2pBandwidth | None = None,
