@@ -38,6 +38,9 @@ A check about one CPU vendor's hardware (`amd-cpu`: amd-pstate) is not applicabl
 A check about the serving engine's PyTorch or its CUDA-graph flags (ENGINE_SUBJECTS) is not applicable where every
 engine the pasted sources show is one that runs neither (GGML_ENGINE_NAMES: llama.cpp's llama-server, ollama, a ggml
 device list), unless that engine's log states the setting itself (GGML_STATES: ggml's USE_GRAPHS for CUDA graphs).
+A check about the engine's PyTorch kernels for the NVIDIA GPUs (ENGINE_GPU_SUBJECTS) is not applicable, too, where
+the sources show no NVIDIA GPU, as a check about an NVIDIA GPU is.
+An AMD GPU shown keeps it open (torch's ROCm builds).
 A check about vLLM's or SGLang's custom all-reduce is not applicable where every engine shown is one of
 those or TensorRT-LLM, which runs its own (ENGINES_WITHOUT). That check judges the engine's gate from the host's
 GPUs, so with no such engine shown its verdict is moot: not applicable over any verdict but an issue. The
@@ -123,6 +126,21 @@ ENGINE_SUBJECTS: dict[str, str] = {
     "graph-engine": "vLLM, SGLang or TensorRT-LLM CUDA-graph setting to read (it has its own CUDA-graph use)",
     "allreduce-engine": "vLLM or SGLang custom all-reduce (it splits the model over its GPUs with its own code)",
 }
+# Engine subjects about the engine's work on an NVIDIA GPU, by the GPU subject they need: where the sources show no
+# NVIDIA GPU (shown_absent: only another vendor's GPUs, or none on a whole bus), the check is not applicable whatever
+# engine runs. RT-TORCH-ARCH matches torch's CUDA kernels to the NVIDIA GPUs' compute capability. An AMD GPU keeps it
+# open: torch's ROCm builds carry their own gfx targets, which the blind readings judge as this check's (corpus 1255,
+# 1550: unknown where the targets are not printed).
+ENGINE_GPU_SUBJECTS: dict[str, str] = {"torch-engine": "nvidia-gpu"}
+
+
+def engine_gpu_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: bool) -> str:
+    """Why the sources show no GPU for an engine subject of ENGINE_GPU_SUBJECTS, in words; "" where they do not show
+    that, or where a GPU shown is AMD's (_RCCL_VENDOR)."""
+    gpu_subject = ENGINE_GPU_SUBJECTS.get(subject, "")
+    if not gpu_subject or gpus is None or any(_RCCL_VENDOR.search(o) for o in gpus.others):
+        return ""
+    return shown_absent(gpu_subject, gpus, nvidia_driver_shown)
 # The engines, as facts/engine_command and the ollama discovery lines name them, that run neither PyTorch nor the
 # CUDA-graph flags of vLLM, SGLang or TensorRT-LLM, nor vLLM's or SGLang's custom all-reduce. "ggml": llama.cpp's
 # `ggml_cuda_init` device list, which llama.cpp and the programs built on its ggml library print (ollama too), or ggml's

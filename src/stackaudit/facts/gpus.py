@@ -2289,6 +2289,11 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     # or an Intel Mac's AMD or Intel GPU). text-generation-webui's one-click launcher for macOS (`bash start_macos.sh`,
     # corpus 1548) starts the server on the Mac itself; a collect_env's `OS: macOS 14.5 (arm64)` is read by
     # gpus_from_collect_env.
+    # LocalAI's AIO image's entrypoint (aio/entrypoint.sh, mudler/LocalAI) greps lspci's VGA and 3D controllers for
+    # NVIDIA first, printing `NVIDIA GPU detected`, then for AMD and Intel: an AMD or Intel line with no NVIDIA line
+    # beside it (_NVIDIA_IN_LOG) is a host whose bus shows no NVIDIA GPU (corpus 1978, mudler/LocalAI#3184).
+    (re.compile(r"^\s*(?P<name>Intel|AMD) GPU detected(?:\s*$|, but (?:Intel GPU drivers|ROCm) (?:are|is) not installed)"),
+     "an {name} GPU (LocalAI's AIO entrypoint, which looks for an NVIDIA one first: `{line}`)"),
     (re.compile(r"\bstart_macos\.sh\b"), "a macOS host's GPU (text-generation-webui's macOS launcher: `{line}`), "
      "which no CUDA since 10.2 runs"),
 )
@@ -2296,7 +2301,7 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
 OTHER_GPU_NEEDLES = ("amd.com", "ROCm", "rccl", "ROCr version", "hipMalloc", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
                      "_VISIBLE_DEVICES=", "HSA_OVERRIDE",
                      "GFX_ACTIVITY", "UMC_ACTIVITY", "THROTTLE_STATUS", "KFD_ID", '"card', '"Card', '"GFX', "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
-                     "Metal", "start_macos", "'mps")
+                     "Metal", "start_macos", "'mps", "GPU detected")
 # A GPU of NVIDIA's in the same lines: a CUDA device ollama or llama.cpp found (`library=cuda`, `found 1 CUDA
 # devices`, `CUDA0`), an NVIDIA name or GPU UUID. A log that holds one shows a host with an NVIDIA GPU beside the
 # other vendor's (ollama's own test log `frank`: an AMD gfx1030 and an NVIDIA RTX 2080 Ti), so it shows no
