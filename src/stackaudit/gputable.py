@@ -204,6 +204,9 @@ FAMILIES = {
 }
 # Brand words in product names, for a name the table has no row for (a model it lacks, a name the nvidia-smi
 # table cut): NVML's product names carry the line ("NVIDIA GeForce RTX 3060", "NVIDIA GB300").
+# The RTX PRO 6000D's names: NVML's `NVIDIA RTX 6000D` and the product's `RTX PRO 6000D` (a Blackwell GB202 board of
+# compute capability 12.0, `NVIDIA RTX 6000D, capability (12, 0)` in torch's device list, corpus 606).
+RTX_6000D = re.compile(r"\bRTX\s+(?:PRO\s+)?6000\s?D\b", re.I)
 _FAMILY_WORDS = (
     (re.compile(r"\bGeForce\b", re.I), "geforce"),
     # A bare GeForce model number as people write it (`2x 3060 12GB`, `RTX 3070 Ti`): GTX 1050 to RTX 5090. The
@@ -213,6 +216,10 @@ _FAMILY_WORDS = (
     (re.compile(r"\bNVL\b"), "nvl"),
     (re.compile(r"-SXM|\b(?:HGX|DGX)\b"), "baseboard"),
     (re.compile(r"\b(?:RTX PRO|Quadro|RTX A\d{4}|RTX \d{4} Ada)\b"), "workstation"),
+    # The RTX PRO 6000D, the RTX PRO 6000 Blackwell's variant for China, which NVML names `NVIDIA RTX 6000D` (corpus
+    # 606: sglang's check_env, `GPU 0,1,2,3,4,5,6,7: NVIDIA RTX 6000D`; corpus 1982: nvidia-smi at 600 W). The GeForce
+    # cards' China variants keep their brand word (`NVIDIA GeForce RTX 4090 D`).
+    (RTX_6000D, "workstation"),
 )
 
 
@@ -442,7 +449,8 @@ _ARCH_WORDS = (
     (re.compile(r"\bRTX 40[5-9]0\b|\bRTX \d{4}E?(?: SFF)? Ada\b", re.I), "Ada Lovelace", ""),
     (re.compile(r"\bG?H(?:20|100|200|800)\b", re.I), "Hopper", ""),
     # The nvidia-smi table cuts every RTX PRO Blackwell name after `Blac` (`NVIDIA RTX PRO 4500 Blac...`, CUT_MARKS).
-    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blac(?:kwell\b|\.\.\.|…)", re.I), "Blackwell", "12.0"),
+    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blac(?:kwell\b|\.\.\.|…)|" + RTX_6000D.pattern, re.I), "Blackwell",
+     "12.0"),
     # The DGX Spark's integrated GB10 (`NVIDIA GB10`, INTEGRATED_GPUS), compute capability 12.1
     # (https://developer.nvidia.com/cuda-gpus); without its row the table's nearest name is the A10's.
     (re.compile(r"\bGB10\b", re.I), "Blackwell", "12.1"),

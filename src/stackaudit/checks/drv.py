@@ -1929,7 +1929,8 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     and that are never on an NVSwitch make it not applicable (`applies_to`, facts/applicability.py); so does, where
     no GPU named may sit on an NVSwitch, a whole `nvidia-smi topo -m` without a switch fabric (PCIe paths only, NVLink
     only between disjoint pairs, or no pair above NV4) or a p2pBandwidthLatencyTest that ran at PCIe rates on every
-    pair (applicability.no_switch_shown).
+    pair (applicability.no_switch_shown). So does a Kubernetes node whose own count is one GPU and names no model
+    that may sit on an NVSwitch (applicability.node_alone).
 
     Bad value: FM inactive or failed; FM version different from the driver's; a GPU whose fabric
     state is not `Completed` or whose status is not `Success`; Blackwell HGX without `ib_umad`.

@@ -261,6 +261,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     `in GKE cluster`: facts/platform.py PLATFORM_NAMES), in a statement that asks, plans or compares nothing.
     An NCCL log's aws-ofi-nccl platform line (`NET/OFI Running on p4d.24xlarge platform`) names the EC2 instance type
     the plugin read from DMI's product name.
+    A pasted Kubernetes node whose resources list a volume limit that only a cloud's VM reports
+    (`attachable-volumes-azure-disk`, `attachable-volumes-gce-pd`: facts/k8s_node.VM_VOLUME_LIMITS) names that VM.
     A pasted `lspci` that shows a device only a hypervisor presents (VMware's PVSCSI or VMXNET3, QEMU's virtio:
     facts/platform.HYPERVISOR_DEVICES) names the hypervisor.
 

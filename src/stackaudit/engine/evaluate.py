@@ -36,6 +36,7 @@ from stackaudit.facts.applicability import (
     ENGINE_VERDICT_MOOT,
     GGML_STATES,
     cpu_shown_other,
+    engine_gpu_absent,
     engine_shown_other,
     linux_only_why,
     no_switch_shown,
@@ -238,6 +239,10 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
             return outcome, used  # the ggml engine's log states the subject's setting: the check's verdict stands
         engines = engines_shown(facts)
         why = engine_shown_other(spec.applies_to, engines)
+        gpus, driver = facts.get("gpus"), facts.get("nvidia_driver")
+        if not why and (why := engine_gpu_absent(spec.applies_to, gpus if isinstance(gpus, GpuInventory) else None,
+                                                 driver is not None and not isinstance(driver, Missing))):
+            return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *provenance.get("gpus", ()))), key=_order))
         if not why:
             return outcome, used
         engine_facts = ("engine_commands", "ollama_cuda", "ollama_shown", "log_symptoms", "docker_containers",

@@ -25,6 +25,8 @@ The subject is absent only from what the source positively shows, never from wha
   host of PCIe cards, bridged cards or a direct mesh (TopoMatrix.no_switch_fabric); so is a p2pBandwidthLatencyTest
   that ran and moved no more than PCIe carries between any pair with P2P on (P2pBandwidth.no_switch_fabric), and an
   engine that turned its custom all-reduce off on more than two PCIe-only GPUs (ServingLog.no_switch_fabric).
+  A Kubernetes node whose own count (GFD's label, or its GPU resources counting one device) is one GPU has no
+  NVSwitch fabric, unless a model named may sit on one (`node_alone`).
   NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out. Both are
   judged over the GPUs shown (`Subject.over_shown`): the models of the GPUs an excerpt names decide for those GPUs,
   and the not-applicable states that coverage (`K of N GPUs shown`); a GPU with no NVLink has no link to any GPU
@@ -36,6 +38,9 @@ A check about one CPU vendor's hardware (`amd-cpu`: amd-pstate) is not applicabl
 A check about the serving engine's PyTorch or its CUDA-graph flags (ENGINE_SUBJECTS) is not applicable where every
 engine the pasted sources show is one that runs neither (GGML_ENGINE_NAMES: llama.cpp's llama-server, ollama, a ggml
 device list), unless that engine's log states the setting itself (GGML_STATES: ggml's USE_GRAPHS for CUDA graphs).
+A check about the engine's PyTorch kernels for the NVIDIA GPUs (ENGINE_GPU_SUBJECTS) is not applicable, too, where
+the sources show no NVIDIA GPU, as a check about an NVIDIA GPU is.
+An AMD GPU shown keeps it open (torch's ROCm builds).
 A check about vLLM's or SGLang's custom all-reduce is not applicable where every engine shown is one of
 those or TensorRT-LLM, which runs its own (ENGINES_WITHOUT). That check judges the engine's gate from the host's
 GPUs, so with no such engine shown its verdict is moot: not applicable over any verdict but an issue. The
@@ -72,6 +77,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.k8s_node import GFD_TITLE, RESOURCE_TITLE
 from stackaudit.facts.peer_access import P2pBandwidth
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
@@ -120,6 +126,21 @@ ENGINE_SUBJECTS: dict[str, str] = {
     "graph-engine": "vLLM, SGLang or TensorRT-LLM CUDA-graph setting to read (it has its own CUDA-graph use)",
     "allreduce-engine": "vLLM or SGLang custom all-reduce (it splits the model over its GPUs with its own code)",
 }
+# Engine subjects about the engine's work on an NVIDIA GPU, by the GPU subject they need: where the sources show no
+# NVIDIA GPU (shown_absent: only another vendor's GPUs, or none on a whole bus), the check is not applicable whatever
+# engine runs. RT-TORCH-ARCH matches torch's CUDA kernels to the NVIDIA GPUs' compute capability. An AMD GPU keeps it
+# open: torch's ROCm builds carry their own gfx targets, which the blind readings judge as this check's (corpus 1255,
+# 1550: unknown where the targets are not printed).
+ENGINE_GPU_SUBJECTS: dict[str, str] = {"torch-engine": "nvidia-gpu"}
+
+
+def engine_gpu_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: bool) -> str:
+    """Why the sources show no GPU for an engine subject of ENGINE_GPU_SUBJECTS, in words; "" where they do not show
+    that, or where a GPU shown is AMD's (_RCCL_VENDOR)."""
+    gpu_subject = ENGINE_GPU_SUBJECTS.get(subject, "")
+    if not gpu_subject or gpus is None or any(_RCCL_VENDOR.search(o) for o in gpus.others):
+        return ""
+    return shown_absent(gpu_subject, gpus, nvidia_driver_shown)
 # The engines, as facts/engine_command and the ollama discovery lines name them, that run neither PyTorch nor the
 # CUDA-graph flags of vLLM, SGLang or TensorRT-LLM, nor vLLM's or SGLang's custom all-reduce. "ggml": llama.cpp's
 # `ggml_cuda_init` device list, which llama.cpp and the programs built on its ggml library print (ollama too), or ggml's
@@ -299,6 +320,8 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
         named = ", ".join(gpus.others[:3]) + (", …" if len(gpus.others) > 3 else "")
         return (f"no NVIDIA GPU in the source: the GPUs it shows are another vendor's ({named}), and no NVIDIA "
                 f"driver is shown" + ("" if subject == "nvidia-gpu" else f", so no {wanted.words}"))
+    if subject == "nvswitch" and (alone := node_alone(gpus)):
+        return alone
     models = gpus.models
     if not wanted.absent or not models:
         return ""
@@ -311,6 +334,25 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
     if wanted.why is not None:
         return wanted.absent.format(models="; ".join(dict.fromkeys(wanted.why(m) or m for m in names)))
     return wanted.absent.format(models=", ".join(names))
+
+
+# The host-wide counts of a Kubernetes node: GFD's label and the node's GPU resources (facts/k8s_node.py). A pod's or a
+# container's count is its own share of the host, which may be one GPU of an NVSwitch board's eight.
+NODE_COUNTS = (GFD_TITLE, RESOURCE_TITLE)
+
+
+def node_alone(gpus: GpuInventory) -> str:
+    """Why a Kubernetes node shown has one GPU in all and so no NVSwitch fabric, in words; "" where its count is not
+    one or not the node's (NODE_COUNTS), or where a model named may sit on an NVSwitch (an SXM module: a one-GPU VM of
+    an NVSwitch board, whose partition the service VM's Fabric Manager sets up).
+
+    The blind readings of the class agree (corpus 1958: a one-GPU Azure node, not applicable)."""
+    if gpus.whole_count != 1 or not gpus.counts or gpus.counts[0][0] not in NODE_COUNTS:
+        return ""
+    if any(on_nvswitch(m) is not False for m in set(gpus.models.values())):
+        return ""
+    return (f"one GPU in all on the Kubernetes node ({gpus.counts[0][0]}): no GPU pair for an NVSwitch to join, so "
+            "no Fabric Manager to run")
 
 
 def no_switch_shown(topology: TopoMatrix | None, gpus: GpuInventory | None, p2p: P2pBandwidth | None = None,

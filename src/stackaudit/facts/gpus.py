@@ -1650,6 +1650,25 @@ _MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:
 # (vllm-project/vllm#9373: "I have 4 A10Gs"). The plural word holds a digit (a model number), so `4 GPUs` and `16
 # cores` are none of these.
 _COUNT_PLURAL = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]\s*)?((?:[A-Za-z]+\s+){0,2}[A-Za-z]*\d\w*?)s\b")
+# A count before a data-centre model and that model's memory, as people list a machine's resources: `- resources: 4 A10
+# (each with 24G)` (vllm-project/vllm#8879, corpus 1972), `8 H100 80GB` (a cluster's node in a README), `2 A100 80G`.
+# The memory must be the model's own (gputable's nominal size): a count and a model alone (`4 A10`) may be anything.
+_COUNT_MODEL_MEMORY = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?:NVIDIA\s+)?([A-Z]{1,2}\d{1,4}[A-Z]?)\s*(?:\(\s*)?"
+                                 r"(?:each\s+(?:with\s+)?)?(\d{2,3})\s?G(?:B|iB)?\b", re.I)
+
+
+def _count_model_memory(line: str) -> list[tuple[int, str]]:
+    """The (count, model) pairs of _COUNT_MODEL_MEMORY on a line, where the memory is the model's own."""
+    said: list[tuple[int, str]] = []
+    for m in _COUNT_MODEL_MEMORY.finditer(line):
+        memory = m.group(3)
+        model = _model_in([m.group(2), memory + "GB"]) or _model_in([m.group(2)])
+        nominal = nominal_memory_gib(model) if model else None
+        if model and (nominal == float(memory) or re.search(rf"\b{memory}GB\b", model)):
+            said.append((int(m.group(1)), model))
+    return said
+
+
 # NVIDIA DGX systems, each built with one set of GPUs (the user guides' hardware overviews):
 # https://docs.nvidia.com/dgx/dgxa100-user-guide/introduction-to-dgxa100.html (8 A100 SXM4, 40 or 80 GB),
 # https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (8 H100 or H200 SXM),
@@ -1731,8 +1750,8 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
     An unknown name is no statement; a DGX system's name states its GPUs.
     """
     if not _ANY_STATEMENT.search(line):
-        return []
-    said: list[tuple[int, str]] = []
+        return _count_model_memory(line)
+    said: list[tuple[int, str]] = _count_model_memory(line)
     for m in _BRACKETED_LIST.finditer(line):
         if listed := _bracketed_models(int(m.group(1)), m.group(2)):
             # The list is the statement: its count is the sum, not the first model's (`3 GPUs (RTX 3090, ...`).
@@ -2270,6 +2289,11 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     # or an Intel Mac's AMD or Intel GPU). text-generation-webui's one-click launcher for macOS (`bash start_macos.sh`,
     # corpus 1548) starts the server on the Mac itself; a collect_env's `OS: macOS 14.5 (arm64)` is read by
     # gpus_from_collect_env.
+    # LocalAI's AIO image's entrypoint (aio/entrypoint.sh, mudler/LocalAI) greps lspci's VGA and 3D controllers for
+    # NVIDIA first, printing `NVIDIA GPU detected`, then for AMD and Intel: an AMD or Intel line with no NVIDIA line
+    # beside it (_NVIDIA_IN_LOG) is a host whose bus shows no NVIDIA GPU (corpus 1978, mudler/LocalAI#3184).
+    (re.compile(r"^\s*(?P<name>Intel|AMD) GPU detected(?:\s*$|, but (?:Intel GPU drivers|ROCm) (?:are|is) not installed)"),
+     "an {name} GPU (LocalAI's AIO entrypoint, which looks for an NVIDIA one first: `{line}`)"),
     (re.compile(r"\bstart_macos\.sh\b"), "a macOS host's GPU (text-generation-webui's macOS launcher: `{line}`), "
      "which no CUDA since 10.2 runs"),
 )
@@ -2277,7 +2301,7 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
 OTHER_GPU_NEEDLES = ("amd.com", "ROCm", "rccl", "ROCr version", "hipMalloc", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
                      "_VISIBLE_DEVICES=", "HSA_OVERRIDE",
                      "GFX_ACTIVITY", "UMC_ACTIVITY", "THROTTLE_STATUS", "KFD_ID", '"card', '"Card', '"GFX', "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
-                     "Metal", "start_macos", "'mps")
+                     "Metal", "start_macos", "'mps", "GPU detected")
 # A GPU of NVIDIA's in the same lines: a CUDA device ollama or llama.cpp found (`library=cuda`, `found 1 CUDA
 # devices`, `CUDA0`), an NVIDIA name or GPU UUID. A log that holds one shows a host with an NVIDIA GPU beside the
 # other vendor's (ollama's own test log `frank`: an AMD gfx1030 and an NVIDIA RTX 2080 Ti), so it shows no

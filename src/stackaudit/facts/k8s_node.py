@@ -334,6 +334,26 @@ fact("k8s_nodes", K8sNodes, hint=K8S_NODE.hint)
 
 # Where the GPU inventory's count and model come from.
 GFD_TITLE = "GPU feature discovery's node labels"
+RESOURCE_TITLE = "the node's one GPU device (its nvidia.com/gpu resource)"
+# A Kubernetes node's volume limit that only an Azure VM reports: the Azure Disk plugin counts the data disks its VM
+# size may attach (`attachable-volumes-azure-disk: 24` on an NC6, corpus 1958), as GCE's persistent-disk plugin does on
+# a Compute Engine VM. EBS's limit is left out: EC2's `.metal` instances attach EBS volumes too.
+VM_VOLUME_LIMITS = {"attachable-volumes-azure-disk": ("microsoft", "an Azure VM: the Azure Disk plugin's limit of the "
+                                                                   "VM size's data disks"),
+                    "attachable-volumes-gce-pd": ("google", "a Compute Engine VM: the GCE persistent-disk plugin's "
+                                                            "limit of the VM's disks")}
+
+
+def node_vm(text: str) -> tuple[str, str] | None:
+    """(the hypervisor, why) where a pasted node's Capacity or Allocatable lists a volume limit that only a cloud's VM
+    reports (VM_VOLUME_LIMITS), on every node shown; None otherwise."""
+    nodes = parse_k8s_nodes(text).nodes
+    found = [next((e for e in (*n.capacity, *n.allocatable) if e.key in VM_VOLUME_LIMITS), None) for n in nodes]
+    vms = {VM_VOLUME_LIMITS[e.key][0] for e in found if e is not None}
+    if not found or any(e is None for e in found) or len(vms) != 1:
+        return None
+    entry = next(e for e in found if e is not None)
+    return VM_VOLUME_LIMITS[entry.key][0], f"the node's `{entry.line}`: {VM_VOLUME_LIMITS[entry.key][1]}"
 
 @parser(K8S_NODE, feeds="k8s_nodes", kind=K8sNodes, rank=10)
 def k8s_nodes_from_paste(text: str) -> K8sNodes:
@@ -370,6 +390,10 @@ def gpus_from_node_labels(text: str) -> GpuInventory:
     """
     node = _one_gpu_node(text)
     count = node.gpu_count
+    if count is None and node.most_gpus == 1:
+        # Without GFD's labels, a node whose resources count one GPU device in all (its Capacity, else Allocatable):
+        # one GPU, whatever shares it (time-slicing's replicas and MIG's slices each count one device or more).
+        return GpuInventory(gpus=(GpuRecord(0, "", "", None, (RESOURCE_TITLE,)),), counts=((RESOURCE_TITLE, 1),))
     if count is None:
         raise ParseError("no GPU count and model labelled")
     records = tuple(GpuRecord(i, "", node.gpu_product, None, (GFD_TITLE,)) for i in range(count))

@@ -16,6 +16,7 @@ from stackaudit.facts.sources import (
     ENGINE_COMMAND,
     ENGINE_LOG,
     EVIDENCE_LINES,
+    K8S_NODE,
     P2P_BANDWIDTH_TEST,
     PROMPT_HOSTS,
     RIG_REPORT_ENVIRONMENT,
@@ -1102,6 +1103,23 @@ def virtualization_from_azure_health_check(text: str) -> Virtualization:
     if line is None:
         raise ParseError("no line of Azure's health check")
     return Virtualization("microsoft", f"Azure's node health check (azurehpc-health-checks): {line[:100]!r}")
+
+
+@parser(K8S_NODE, feeds="virtualization", kind=Virtualization, rank=85)
+def virtualization_from_node(text: str) -> Virtualization:
+    """A cloud's VM, where a pasted Kubernetes node lists a volume limit that only that cloud's VMs report
+    (k8s_node.VM_VOLUME_LIMITS: Azure Disk's, GCE persistent disk's).
+
+    Input (tests/data/captures/1958, NVIDIA/k8s-device-plugin#245)::
+
+        attachable-volumes-azure-disk:  24
+    """
+    from stackaudit.facts.k8s_node import node_vm
+
+    found = node_vm(text)
+    if found is None:
+        raise ParseError("no node lists a volume limit only a cloud's VM reports")
+    return Virtualization(*found)
 
 
 @parser(USER_MACHINE, feeds="virtualization", kind=Virtualization, rank=90)
