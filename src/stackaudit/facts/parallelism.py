@@ -263,7 +263,9 @@ class ServingEngine:
     """The vLLM/SGLang engine and its TP size: the running engine's, else what a pasted log or command line says.
 
     Where no engine process is read, `shown` holds the flags a source still shows: a pasted command line, else
-    a serving container's engine arguments (docker run, compose, a pod spec, `docker inspect`)."""
+    a serving container's engine arguments (docker run, compose, a pod spec, `docker inspect`). A container whose
+    command is a bare shell (`--entrypoint=bash`) or only holds it open (DockerContainer.session) shows none: the
+    engine, if any, is typed inside it (corpus 1947)."""
 
     engine: str  # vllm | sglang | trtllm (a pasted log or command) | "" (nothing names it)
     tp: int | None  # the running engine's TP (1 where its argv does not set it); a log's or command's as shown
@@ -331,7 +333,8 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
                     if c.engine not in (*GGML_ENGINES.values(), "ollama") and not c.builds), None)
     container = next((ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=c.engine,
                                   role="api-server", root_pid=0)
-                      for c in (containers.containers if containers is not None else ()) if c.engine in SERVING_ENGINES),
+                      for c in (containers.containers if containers is not None else ())
+                      if c.engine in SERVING_ENGINES and not c.session),  # a shell runs what is typed in it (corpus 1947)
                      None)
     return ServingEngine(logged.engine if logged is not None else "", logged.tp if logged is not None else None,
                          None, command, container, logged.pp if logged is not None else None)

@@ -282,7 +282,7 @@ def _terminal_wrapped(joined: str, next_line: str) -> bool:
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
-                   "llava", "llama-mtmd-cli",
+                   "llava", "llama-mtmd-cli", "llama_cpp.server",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm", "namespace(",
                    "server.py"),
