@@ -298,6 +298,12 @@ class ServingEngine:
                 # text-generation-webui's loaders split the model's layers over the GPUs its `--gpu-split` or
                 # `--gpu-memory` lists, or over every GPU it sees: no TP flag, and no count a missing one defaults to.
                 return None
+            from stackaudit.facts.engine_command import TRITON_LAUNCH_SCRIPT
+
+            if self.shown.argv and posixpath.basename(self.shown.argv[0]) == TRITON_LAUNCH_SCRIPT:
+                # tensorrtllm_backend's launcher runs `--world_size` ranks (1 by default) of an engine built before:
+                # its TP x PP, which names no TP above one rank (corpus 1769).
+                return 1 if argv_value(self.shown.argv, ("--world-size",)) in (None, "1") else None
             value = argv_value(self.shown.argv, TP_FLAGS)
             if value is None and self.shown.engine == "tgi":
                 # TGI's launcher reads `--num-shard` from NUM_SHARD too (TP_ENV); without either it shards over the
@@ -549,8 +555,9 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
     line with more local ranks. An engine's log (vLLM, SGLang) must show that world: an engine runs a communicator per
     TP and PP group, and a two-rank pipeline communicator of a TP 8 x PP 2 job (corpus 784) shows one rank per node of
     that group only, not of the job. Or, under the same terms, NCCL's channel lines that put every rank of the
-    communicator on one GPU bus ID (ServingLog.ranks_on_one_gpu_bus, corpus 782: `0[1a000] -> 1[1a000] via NET/IB/0`):
-    NCCL refuses two ranks on one GPU, so those ranks are on hosts of their own.
+    communicator on one GPU bus ID (ServingLog.ranks_on_one_gpu_bus, corpus 782: `0[1a000] -> 1[1a000] via NET/IB/0`),
+    or on one device index in NCCL 2.19's format (`0[0] -> 1[0] [send] via NET/IB/4`, corpus 1956): NCCL refuses two
+    ranks on one GPU, so those ranks are on hosts of their own.
     """
     shown = engine.shown if engine is not None else None
     if shown is not None and ranks_per_node(shown.argv) == 1:
@@ -570,8 +577,9 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
         return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})"
     ranks, line = log.ranks_on_one_gpu_bus()
     if ranks >= max(2, world) and not any(nodes < ranks for nodes, _, _ in log.node_counts):
-        return (f"NCCL's channels put its {ranks} ranks on GPUs of one PCI bus ID ({line.strip()[:160]}): NCCL "
-                "refuses two ranks on one GPU, so each rank is on a host of its own, one rank on each node")
+        return (f"NCCL's channels put its {ranks} ranks on GPUs of one address ({line.strip()[:160]}), every one over "
+                "the network: NCCL refuses two ranks on one GPU and joins ranks of one host over P2P or SHM, so each "
+                "rank is on a host of its own, one rank on each node")
     return ""
 
 

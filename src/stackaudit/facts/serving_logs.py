@@ -995,11 +995,18 @@ class ServingLog:
         (four hex digits or more): NCCL before 2.5 printed the CUDA device index there (`0[0]`), which ranks on one host
         share where each process is given its own GPU as device 0. Every channel must go over the network (NET), as
         channels between hosts do. Every rank number from 0 up must show, so that a cut log of two nodes' same-place
-        GPUs (`7[1a000] -> 15[1a000]` of two hosts of eight) is not read as the job."""
+        GPUs (`7[1a000] -> 15[1a000]` of two hosts of eight) is not read as the job.
+        NCCL 2.19 and later print the CUDA device index in the brackets again, and mark each NET line `[send]` or
+        `[receive]` (`0[0] -> 1[0] [send] via NET/IB/4`, corpus 1956). Ranks of one host connect over P2P or SHM
+        there: over NET only where the environment turns both off (NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, not set in the
+        log), so NET lines of that format on one device index are ranks of hosts of their own too."""
         named = [c for c in self.channels if c.transport != "COLLNET"]
         buses = {g for c in named for g in (c.src_gpu, c.dst_gpu)}
         bus = next(iter(buses)) if len(buses) == 1 else ""
-        if any(c.transport != "NET" for c in named) or not re.fullmatch(r"[0-9a-f]{4,}", bus):
+        marked = bool(named) and all(c.direction for c in named) and not any(
+            self.nccl_env.get(name, "0") not in ("0", "") for name in ("NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE"))
+        if any(c.transport != "NET" for c in named) \
+                or not (re.fullmatch(r"[0-9a-f]{4,}", bus) or (marked and bus.isdecimal())):
             return 0, ""
         ranks = {r for c in named for r in (c.src, c.dst)}
         if len(ranks) < 2 or ranks != set(range(len(ranks))):
