@@ -230,6 +230,9 @@ def test_the_same_lines_without_the_environment_are_one_rank_per_node(tmp_path: 
     # ranks shown not 0 to N-1.
     "".join(_NET.format(c=c, a=7, ga=7, b=8, gb=0) for c in range(4)),
     "".join(_NET.format(c=c, a=2, ga=2, b=10, gb=2) for c in range(4)),
+    # corpus 831 (vllm-project/vllm#16318): a two-rank communicator across nodes on device 4 of each, nodes of
+    # several GPUs.
+    "".join(_NET.format(c=c, a=0, ga=4, b=1, gb=4) for c in range(4)),
     # Modelled: one host whose P2P and SHM are turned off connects its ranks over the network too.
     "host:1:1 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1.\n"
     "host:1:1 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n"

@@ -577,9 +577,10 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
         return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})"
     ranks, line = log.ranks_on_one_gpu_bus()
     if ranks >= max(2, world) and not any(nodes < ranks for nodes, _, _ in log.node_counts):
-        return (f"NCCL's channels put its {ranks} ranks on GPUs of one address ({line.strip()[:160]}), every one over "
-                "the network: NCCL refuses two ranks on one GPU and joins ranks of one host over P2P or SHM, so each "
-                "rank is on a host of its own, one rank on each node")
+        where = "GPUs of one PCI bus ID" if re.search(r"\[[0-9a-f]{4,}\]", line) else "CUDA device 0 of each process"
+        return (f"NCCL's channels put its {ranks} ranks on {where} ({line.strip()[:160]}), every one over the "
+                "network: NCCL refuses two ranks on one GPU and joins ranks of one host over P2P or SHM, so each rank "
+                "is on a host of its own, one rank on each node")
     return ""
 
 

@@ -999,14 +999,16 @@ class ServingLog:
         NCCL 2.19 and later print the CUDA device index in the brackets again, and mark each NET line `[send]` or
         `[receive]` (`0[0] -> 1[0] [send] via NET/IB/4`, corpus 1956). Ranks of one host connect over P2P or SHM
         there: over NET only where the environment turns both off (NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, not set in the
-        log), so NET lines of that format on one device index are ranks of hosts of their own too."""
+        log), so NET lines of that format on device 0 are ranks of hosts of their own too. Only device 0: a rank on
+        another index runs where its process sees more GPUs, as the two-rank communicator of one GPU place across
+        nodes of several does (`0[4] -> 1[4] [receive] via NET/IB/4/GDRDMA`, corpus 831)."""
         named = [c for c in self.channels if c.transport != "COLLNET"]
         buses = {g for c in named for g in (c.src_gpu, c.dst_gpu)}
         bus = next(iter(buses)) if len(buses) == 1 else ""
         marked = bool(named) and all(c.direction for c in named) and not any(
             self.nccl_env.get(name, "0") not in ("0", "") for name in ("NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE"))
         if any(c.transport != "NET" for c in named) \
-                or not (re.fullmatch(r"[0-9a-f]{4,}", bus) or (marked and bus.isdecimal())):
+                or not (re.fullmatch(r"[0-9a-f]{4,}", bus) or (marked and bus == "0")):
             return 0, ""
         ranks = {r for c in named for r in (c.src, c.dst)}
         if len(ranks) < 2 or ranks != set(range(len(ranks))):
