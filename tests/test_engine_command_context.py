@@ -38,8 +38,8 @@ MAIN_5134 = ("./build/bin/main -m /data/nwj/models/microsoft/phi-2/ggml-model-f3
 # corpus 572 (ggml-org/llama.cpp#3230): the prompt's directory names llama.cpp.
 SERVER_3230 = ("~/llama.cpp$ ./server --numa -m ./models/llama2-70b-chat-ggml/ggml-chat-model-q6.bin --n-gpu-layers 83 "
                "-c 4096\n")
-# https://github.com/ggml-org/llama.cpp/issues/6700 (2024-04-17): `./server` with nothing in the paste that shows
-# llama.cpp (the thread does, the paste does not): not read.
+# https://github.com/ggml-org/llama.cpp/issues/6700 (2024-04-17): `./server` with no llama.cpp path or ggml line, but its
+# model a GGUF file, ggml's own format: read (issue 28, h89c; corpus 1954).
 SERVER_6700 = ("```\nCUDA_VISIBLE_DEVICES=0 ./server -m /.../model1.gguf\n CUDA_VISIBLE_DEVICES=1  ./server -m "
                "/.../model2.gguf\n```\n")
 
@@ -52,8 +52,11 @@ def test_legacy_llamacpp_program_read(tmp_path: Path, text: str) -> None:
     assert commands.commands[0].argv[0] in ("./main", "./build/bin/main", "./server")
 
 
-def test_legacy_program_without_llamacpp_not_read(tmp_path: Path) -> None:
-    assert _commands(tmp_path, SERVER_6700) is None
+def test_legacy_program_with_a_gguf_model_read(tmp_path: Path) -> None:
+    commands = _commands(tmp_path, SERVER_6700)
+    assert commands is not None and [c.engine for c in commands.commands] == ["llamacpp", "llamacpp"]
+    # Modelled: the same line with another kind of model file shows no ggml program.
+    assert _commands(tmp_path, SERVER_6700.replace(".gguf", ".onnx")) is None
 
 
 def test_generic_server_name_needs_context() -> None:

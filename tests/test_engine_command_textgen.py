@@ -20,7 +20,8 @@ TGW_297 = ("python server.py --auto-devices --gpu-memory 20 --load-in-4bit --cai
 TGW_3881 = "python server.py --model TheBloke_Llama-2-7b-Chat-GPTQ --loader exllamav2"
 # Real: https://github.com/oobabooga/textgen/issues/2179 (a user's run_cmd flags, GPTQ-for-LLaMa's).
 TGW_2179 = "python server.py --chat --xformers --bf16 --gpu-memory 6500MiB --wbits 4 --groupsize 128"
-# Real: https://github.com/abetlen/llama-cpp-python/issues/553 (another project's server: not text-generation-webui).
+# Real: https://github.com/abetlen/llama-cpp-python/issues/553 (another project's server: not text-generation-webui, but
+# llama-cpp-python's, read as llama.cpp's; h89c, corpus 1951).
 LLAMA_CPP_PYTHON_553 = ("python3 -m llama_cpp.server --model ggml-model-f16.bin --port 7777 --host 192.168.0.1 "
                         "--n_gpu_layers 30 --n_threads 4 --n_ctx 2048")
 
@@ -33,7 +34,8 @@ def test_its_commands_are_read() -> None:
 
 
 def test_another_server_is_not() -> None:
-    assert parse_command_line(LLAMA_CPP_PYTHON_553) is None
+    other = parse_command_line(LLAMA_CPP_PYTHON_553)
+    assert other is not None and other.engine == "llamacpp"
     # Modelled: another project's server.py with only generic flags.
     assert parse_command_line("python server.py --port 8000 --host 0.0.0.0 --model m") is None
 

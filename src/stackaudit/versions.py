@@ -52,6 +52,8 @@ def is_older(text: str | None, floor: str) -> bool | None:
 FIRST_RELEASE = {
     # vLLM PR 8911 (merged 2024-09-27, after v0.6.2): before it the real P2P probe always ran.
     ("vllm", "VLLM_SKIP_P2P_CHECK"): ("0.6.3", "https://github.com/vllm-project/vllm/pull/8911"),
+    # vLLM PR 10437 (merged 2024-11-19, after v0.6.4): `--compilation-config` / `-O`, which can turn CUDA graphs off.
+    ("vllm", "compilation_config"): ("0.6.5", "https://github.com/vllm-project/vllm/pull/10437"),
 }
 
 

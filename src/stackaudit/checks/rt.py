@@ -1155,7 +1155,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     vLLM's V0 engine-config line (`Initializing a V0 LLM engine (v0.8.3) with config: ... enforce_eager=False`) is its
     resolved setting: `ok` (corpus 1935). A whole `non-default args: {...}` dict that names no graph setting
     (enforce_eager, compilation_config, a capture size, data_parallel_size) leaves vLLM's default, graphs on: `ok`
-    (corpus 1936); vLLM's own "Forcing enforce eager" line later in the log still wins.
+    (corpus 1936); vLLM's own "Forcing enforce eager" line later in the log still wins. So does its API server's
+    `args: Namespace(...)` line (0.2.x to 0.8.x: every flag with its value) with enforce_eager=False, where it shows no
+    compilation_config set (a cut line before 0.6.5, which added it), no data parallelism and no capture length
+    below max_model_len (corpus 1949).
 
     Why: decode is many small kernels; CUDA graphs remove the per-kernel launch overhead. vLLM:
     without them "always execute the model in eager mode"; a user's 70B decode rose to 45 tok/s
@@ -1234,6 +1237,11 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
             name = ENGINE_NAMES.get(serving_log.engine, "the engine")
             return ok(f"CUDA graphs are on: {name}'s resolved configuration in its log keeps them (enforce_eager / "
                       "disable_cuda_graph False)", actual="enabled", evidence=lines)
+        if serving_log.cuda_graphs == "flags":
+            return ok("CUDA graphs are on: vLLM's parsed flags (`args: Namespace(...)`) set enforce_eager=False, vLLM's "
+                      "default since 0.2.6, and name no compilation_config, data parallelism or capture length below "
+                      "max_model_len that would narrow them", actual="enabled",
+                      evidence=[line[:400] for line in lines])
         if serving_log.cuda_graphs == "defaults":
             return ok("CUDA graphs are on: vLLM's whole `non-default args` dict names no setting that turns them off "
                       "(enforce_eager, compilation_config, a capture size), and every release that prints it captures "

@@ -74,6 +74,7 @@ _FEEDERS = frozenset(("echo", "printf", "cat"))
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "server.py",
+                "llama_cpp.server", "llama serve", "launch_triton_server.py",
                 "llava-cli", "llama-mtmd-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm")
@@ -88,6 +89,10 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"max-num-seqs|tensor-parallel-size)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\b(?:run|summarize)\.py\s.*--engine_dir\b|\bllama-(?:server|cli|mtmd-cli)\b|\bllava-cli\b"
+                          # llama-cpp-python's OpenAI server, run as a module (GGML_ENGINES)
+                          r"|-m\s+llama_cpp\.server\s"
+                          # llama.cpp's unified CLI (LLAMA_CLI_SUBCOMMANDS), tensorrtllm_backend's launcher script
+                          r"|(?:^|[\s/\\])llama(?:\.exe)?\s+serve\s|\blaunch_triton_server\.py\s"
                           # TensorRT-LLM's C++ benchmarks of a built engine, and its builder before trtllm-build (0.8)
                           r"|\bgpt(?:Manager|Session)Benchmark\s.*--engine_dir\b"
                           r"|\bbuild\.py\s.*--(?:use_gpt_attention_plugin|use_gemm_plugin|use_inflight_batching|"
@@ -121,7 +126,17 @@ HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?
 # KoboldCpp (https://github.com/LostRuins/koboldcpp) is llama.cpp's library behind its own server, run as its binary or
 # as `python koboldcpp.py`.
 GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp": "llamacpp", "koboldcpp.py": "llamacpp",
-                "llava-cli": "llamacpp", "llama-llava-cli": "llamacpp", "llama-mtmd-cli": "llamacpp"}
+                "llava-cli": "llamacpp", "llama-llava-cli": "llamacpp", "llama-mtmd-cli": "llamacpp",
+                "llama_cpp.server": "llamacpp"}
+# llama-cpp-python (https://github.com/abetlen/llama-cpp-python) wraps the same library for Python; its OpenAI server runs
+# as a module, `python3 -m llama_cpp.server --model M.gguf --n_gpu_layers 56 --tensor_split 64 36` (corpus 1951), its
+# options llama.cpp's with underscores (_parse.argv_value reads both spellings; `--n_gpu_layers` defaults to 0, as
+# `-ngl` does), and `--tensor_split` takes its shares as separate words (tensor_split_shares).
+# llama.cpp's unified CLI, `llama SUBCOMMAND` (ggml-org/llama.cpp discussion #23875, 2026: "`git commit` vs
+# `git-commit`"): `llama serve` is llama-server (`llama serve -hf ggml-org/gemma-4-E4B-it-GGUF -ngl 99`,
+# huggingface/hub-docs#2593; corpus 1985). Only the subcommands listed: the word `llama` alone names many programs.
+LLAMA_CLI = "llama"
+LLAMA_CLI_SUBCOMMANDS = {"serve": "llamacpp"}
 # KoboldCpp's release binaries carry their build in the name (`koboldcpp_cu12.exe`, `koboldcpp_nocuda.exe`,
 # `koboldcpp-linux-x64-cuda1150`, the old `koboldcpp_CUDA_only.exe` of LostRuins/koboldcpp#170): each is KoboldCpp.
 KOBOLDCPP_BUILD = re.compile(r"koboldcpp[_-][\w.-]+", re.I)
@@ -163,9 +178,17 @@ TGI_QUERIES = frozenset(("--env", "--version", "-V", "--help", "-h"))
 # A name this generic is llama.cpp's only where the paste shows llama.cpp (GGML_SHOWN): the command's path or its
 # prompt's directory names it, or a line of the paste is ggml's own (`ggml_init_cublas: found 3 CUDA devices:`). A
 # csh prompt may stand glued to the path (`%./main -m ...`, corpus 1525).
+# A GGUF model file, ggml's own format, shows it too (`-m ./models/llama-2-70b-chat.Q5_K_M.gguf`, corpus 1954, where
+# the log below is cut inside `ggml_init_cubla`; ggml-org/llama.cpp#6700). Not the ggml `.bin` files before it:
+# whisper.cpp's `./main -m models/ggml-base.en.bin` is ggml's too, and serves no language model.
 LEGACY_GGML_PROGRAMS = {"server": "llamacpp", "main": "llamacpp", "llava": "llamacpp"}
 LEGACY_COMMAND = re.compile(r"(?:^|[\s$#>%])(?:[\w.~-]*/)+(?:server|main|llava)\s+-")
-GGML_SHOWN = re.compile(r"llama\.cpp|\bggml_(?:cuda_init|init_cublas)\b", re.I)
+GGML_SHOWN = re.compile(r"llama\.cpp|\bggml_(?:cuda_init|init_cublas)\b|[\w-]\.gguf\b", re.I)
+# tensorrtllm_backend's launcher (scripts/launch_triton_server.py): `python3 launch_triton_server.py --world_size 2
+# --model_repo DIR` runs `mpirun -n 2 tritonserver --model-repository=DIR ...`, one Triton rank per GPU of the engine
+# (NVIDIA/TensorRT-LLM#1507; tensorrtllm_backend#54, #129; corpus 900, 1769, 1962). `--world_size` defaults to 1.
+# The ranks run TensorRT-LLM's engine (the backend the script is for), so the command is TensorRT-LLM's.
+TRITON_LAUNCH_SCRIPT = "launch_triton_server.py"
 # TensorRT-LLM's engine builder: the command whose plugin flags (`--use_custom_all_reduce disable`, 0.9) the engine
 # that `run.py --engine_dir` later runs was built with; and the checkpoint conversion before it
 # (examples/<model>/convert_checkpoint.py, https://github.com/NVIDIA/TensorRT-LLM/tree/v0.12.0/examples/llama), whose
@@ -378,7 +401,8 @@ class EngineCommand:
         if self.engine != "llamacpp":
             return ""
         split = argv_value(self.argv, ("--tensor-split", "-ts"))
-        shares = re.split(r"[,/]", split) if split is not None else []
+        shares = tensor_split_shares(self.argv, split)
+        split = ",".join(shares) if shares else split
         if shares and all(re.fullmatch(r"\d+(?:\.\d*)?", v.strip()) for v in shares) \
                 and sum(float(v) > 0 for v in shares) == 1:
             return f"--tensor-split {split} puts every layer on one device"
@@ -395,6 +419,20 @@ class EngineCommand:
             and any(
             program == name and any(a in subcommands for a in self.argv) and argv_value(self.argv, ("--backend",)) == backend
             for name, subcommands, backend in GRAPHS_ON_LAUNCHERS)
+
+
+def tensor_split_shares(argv: tuple[str, ...], split: str | None) -> list[str]:
+    """The shares a llama.cpp `--tensor-split` gives: its value's parts (`3,1`, `15.6/12`), and after a value of one
+    share, the numbers that follow it as words of their own (llama-cpp-python's `--tensor_split 64 36`)."""
+    if split is None:
+        return []
+    shares = re.split(r"[,/]", split)
+    if len(shares) == 1 and split in argv:
+        for word in argv[argv.index(split) + 1:]:
+            if not re.fullmatch(r"\d+(?:\.\d*)?", word):
+                break
+            shares.append(word)
+    return shares
 
 
 def built_for_one_gpu(commands: tuple[EngineCommand, ...] | list[EngineCommand]) -> str:
@@ -864,6 +902,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
     program = "koboldcpp" if KOBOLDCPP_BUILD.fullmatch(program) and not program.endswith(".py") else program
     if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) in (*GGML_ENGINES, *BUILDERS):
         program = posixpath.basename(words[1])  # `python koboldcpp.py model.gguf ...`, `python3 convert_checkpoint.py`
+    elif program.startswith("python") and len(words) > 3 and words[1] == "-m" and words[2] in GGML_ENGINES:
+        program = words[2]  # `python3 -m llama_cpp.server --model M.gguf ...` (corpus 1951)
     if program in LEGACY_GGML_PROGRAMS and len(words) > 1 and "/" in words[0] \
             and GGML_SHOWN.search(f"{words[0]} {ggml_shown}"):
         return EngineCommand(LEGACY_GGML_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
@@ -871,6 +911,12 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return None
     if program == LEGACY_BUILDER and not any(w.split("=", 1)[0] in LEGACY_BUILD_FLAGS for w in words):
         return None  # another project's build.py
+    if program.startswith("python") and len(words) > 1 and posixpath.basename(words[1]) == TRITON_LAUNCH_SCRIPT:
+        world = argv_value(words, ("--world-size",))
+        return EngineCommand("trtllm", tuple(words[1:]), tuple(env), line.strip(), cut=cut,
+                             ranks=1 if world is None else int(world) if world.isdecimal() else None)
+    if program in (LLAMA_CLI, f"{LLAMA_CLI}.exe") and len(words) > 2 and words[1] in LLAMA_CLI_SUBCOMMANDS:
+        return EngineCommand(LLAMA_CLI_SUBCOMMANDS[words[1]], tuple(words), tuple(env), line.strip(), cut=cut)
     if program in ("ollama", "ollama.exe") and words[1:] == ["serve"]:
         return EngineCommand("ollama", tuple(words), tuple(env), line.strip(), cut=cut)
     if program.startswith("python") and words[1:3] == ["-m", MLC_PROGRAM]:

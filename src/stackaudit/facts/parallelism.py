@@ -263,7 +263,9 @@ class ServingEngine:
     """The vLLM/SGLang engine and its TP size: the running engine's, else what a pasted log or command line says.
 
     Where no engine process is read, `shown` holds the flags a source still shows: a pasted command line, else
-    a serving container's engine arguments (docker run, compose, a pod spec, `docker inspect`)."""
+    a serving container's engine arguments (docker run, compose, a pod spec, `docker inspect`). A container whose
+    command is a bare shell (`--entrypoint=bash`) or only holds it open (DockerContainer.session) shows none: the
+    engine, if any, is typed inside it (corpus 1947)."""
 
     engine: str  # vllm | sglang | trtllm (a pasted log or command) | "" (nothing names it)
     tp: int | None  # the running engine's TP (1 where its argv does not set it); a log's or command's as shown
@@ -296,6 +298,12 @@ class ServingEngine:
                 # text-generation-webui's loaders split the model's layers over the GPUs its `--gpu-split` or
                 # `--gpu-memory` lists, or over every GPU it sees: no TP flag, and no count a missing one defaults to.
                 return None
+            from stackaudit.facts.engine_command import TRITON_LAUNCH_SCRIPT
+
+            if self.shown.argv and posixpath.basename(self.shown.argv[0]) == TRITON_LAUNCH_SCRIPT:
+                # tensorrtllm_backend's launcher runs `--world_size` ranks (1 by default) of an engine built before:
+                # its TP x PP, which names no TP above one rank (corpus 1769).
+                return 1 if argv_value(self.shown.argv, ("--world-size",)) in (None, "1") else None
             value = argv_value(self.shown.argv, TP_FLAGS)
             if value is None and self.shown.engine == "tgi":
                 # TGI's launcher reads `--num-shard` from NUM_SHARD too (TP_ENV); without either it shards over the
@@ -331,7 +339,8 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
                     if c.engine not in (*GGML_ENGINES.values(), "ollama") and not c.builds), None)
     container = next((ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=c.engine,
                                   role="api-server", root_pid=0)
-                      for c in (containers.containers if containers is not None else ()) if c.engine in SERVING_ENGINES),
+                      for c in (containers.containers if containers is not None else ())
+                      if c.engine in SERVING_ENGINES and not c.session),  # a shell runs what is typed in it (corpus 1947)
                      None)
     return ServingEngine(logged.engine if logged is not None else "", logged.tp if logged is not None else None,
                          None, command, container, logged.pp if logged is not None else None)
@@ -546,8 +555,9 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
     line with more local ranks. An engine's log (vLLM, SGLang) must show that world: an engine runs a communicator per
     TP and PP group, and a two-rank pipeline communicator of a TP 8 x PP 2 job (corpus 784) shows one rank per node of
     that group only, not of the job. Or, under the same terms, NCCL's channel lines that put every rank of the
-    communicator on one GPU bus ID (ServingLog.ranks_on_one_gpu_bus, corpus 782: `0[1a000] -> 1[1a000] via NET/IB/0`):
-    NCCL refuses two ranks on one GPU, so those ranks are on hosts of their own.
+    communicator on one GPU bus ID (ServingLog.ranks_on_one_gpu_bus, corpus 782: `0[1a000] -> 1[1a000] via NET/IB/0`),
+    or on one device index in NCCL 2.19's format (`0[0] -> 1[0] [send] via NET/IB/4`, corpus 1956): NCCL refuses two
+    ranks on one GPU, so those ranks are on hosts of their own.
     """
     shown = engine.shown if engine is not None else None
     if shown is not None and ranks_per_node(shown.argv) == 1:
@@ -567,8 +577,10 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
         return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})"
     ranks, line = log.ranks_on_one_gpu_bus()
     if ranks >= max(2, world) and not any(nodes < ranks for nodes, _, _ in log.node_counts):
-        return (f"NCCL's channels put its {ranks} ranks on GPUs of one PCI bus ID ({line.strip()[:160]}): NCCL "
-                "refuses two ranks on one GPU, so each rank is on a host of its own, one rank on each node")
+        where = "GPUs of one PCI bus ID" if re.search(r"\[[0-9a-f]{4,}\]", line) else "CUDA device 0 of each process"
+        return (f"NCCL's channels put its {ranks} ranks on {where} ({line.strip()[:160]}), every one over the "
+                "network: NCCL refuses two ranks on one GPU and joins ranks of one host over P2P or SHM, so each rank "
+                "is on a host of its own, one rank on each node")
     return ""
 
 

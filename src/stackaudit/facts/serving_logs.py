@@ -76,6 +76,7 @@ from stackaudit.facts.topology import link_rank
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.host.limits import load_json
 from stackaudit.pci_address import from_nccl_bus_id
+from stackaudit.versions import FIRST_RELEASE, is_older
 
 # --- recognising log lines (shared with importers/logs.py) -----------------------------------
 
@@ -709,7 +710,8 @@ class ServingLog:
     # host buffers of that rank are made there.
     gpu_affinity: tuple[tuple[str, int, str, str], ...] = ()
     # "captured" | "capturing" (begun, its end not shown) | "eager" | "configured" (the resolved configuration dump
-    # keeps them on, no capture line) | "defaults" (vLLM's whole non-default args name no graph setting) | "mode set"
+    # keeps them on, no capture line) | "defaults" (vLLM's whole non-default args name no graph setting) | "flags"
+    # (vLLM's `args: Namespace(` sets enforce_eager=False and nothing else shown narrows graphs) | "mode set"
     # (vLLM V1 fell back to a graph mode other than NONE, no capture line) | ""
     cuda_graphs: str = ""
     cuda_graph_lines: tuple[str, ...] = ()
@@ -999,11 +1001,20 @@ class ServingLog:
         (four hex digits or more): NCCL before 2.5 printed the CUDA device index there (`0[0]`), which ranks on one host
         share where each process is given its own GPU as device 0. Every channel must go over the network (NET), as
         channels between hosts do. Every rank number from 0 up must show, so that a cut log of two nodes' same-place
-        GPUs (`7[1a000] -> 15[1a000]` of two hosts of eight) is not read as the job."""
+        GPUs (`7[1a000] -> 15[1a000]` of two hosts of eight) is not read as the job.
+        NCCL 2.19 and later print the CUDA device index in the brackets again, and mark each NET line `[send]` or
+        `[receive]` (`0[0] -> 1[0] [send] via NET/IB/4`, corpus 1956). Ranks of one host connect over P2P or SHM
+        there: over NET only where the environment turns both off (NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, not set in the
+        log), so NET lines of that format on device 0 are ranks of hosts of their own too. Only device 0: a rank on
+        another index runs where its process sees more GPUs, as the two-rank communicator of one GPU place across
+        nodes of several does (`0[4] -> 1[4] [receive] via NET/IB/4/GDRDMA`, corpus 831)."""
         named = [c for c in self.channels if c.transport != "COLLNET"]
         buses = {g for c in named for g in (c.src_gpu, c.dst_gpu)}
         bus = next(iter(buses)) if len(buses) == 1 else ""
-        if any(c.transport != "NET" for c in named) or not re.fullmatch(r"[0-9a-f]{4,}", bus):
+        marked = bool(named) and all(c.direction for c in named) and not any(
+            self.nccl_env.get(name, "0") not in ("0", "") for name in ("NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE"))
+        if any(c.transport != "NET" for c in named) \
+                or not (re.fullmatch(r"[0-9a-f]{4,}", bus) or (marked and bus == "0")):
             return 0, ""
         ranks = {r for c in named for r in (c.src, c.dst)}
         if len(ranks) < 2 or ranks != set(range(len(ranks))):
@@ -1505,6 +1516,12 @@ _RESOLVED_CONFIG = re.compile(r"Initializing (?:an|a V0) LLM engine \(v[^)]*\) w
 _ARGS_GRAPH_KEYS = ("enforce_eager", "compilation_config", "optimization_level", "cudagraph", "capture_size",
                     "max_seq_len_to_capture", "data_parallel_size")
 _NON_DEFAULT_ARGS = re.compile(r"non-default args: (\{.*\})\s*$")
+# vLLM's API server before `non-default args` printed every parsed flag with its value (`api_server.py:152] args:
+# Namespace(... enforce_eager=False, max_context_len_to_capture=8192, ...)`, 0.2.x to 0.8.x; corpus 1949). Those are
+# the flags, not the engine's resolved configuration: graphs stay on where enforce_eager=False leaves vLLM's default
+# (on from 0.2.6, the release that added the field), and no other flag shown narrows them (_namespace_keeps_graphs).
+_NAMESPACE_ARGS = re.compile(r"\bargs: Namespace\(")
+_NAMESPACE_FIELD = re.compile(r"(?<![\w.])(\w+)=([^,()]*)")
 
 
 def _args_keep_graph_default(text: str) -> bool:
@@ -1514,6 +1531,25 @@ def _args_keep_graph_default(text: str) -> bool:
         return False
     keys = re.findall(r"['\"](\w+)['\"]\s*:", m.group(1))
     return bool(keys) and not any(g in k for k in keys for g in _ARGS_GRAPH_KEYS)
+
+
+def _namespace_keeps_graphs(text: str, version: str) -> bool:
+    """Whether vLLM's `args: Namespace(...)` line, with enforce_eager=False, leaves CUDA graphs on (_NAMESPACE_ARGS).
+    Not where `compilation_config` is set, or the line is cut where a release that reads it (0.6.5 on,
+    versions.FIRST_RELEASE) would print it; not under data parallelism; not where the capture length
+    (`max_seq_len_to_capture`, before it `max_context_len_to_capture`) is below `max_model_len`: longer sequences
+    run eagerly, which the command-line rule judges."""
+    fields = dict(_NAMESPACE_FIELD.findall(text[text.find("Namespace("):]))
+    if fields.get("enforce_eager") != "False" or fields.get("data_parallel_size", "1") not in ("1", "None"):
+        return False
+    compiled = fields.get("compilation_config")
+    whole = text.rstrip().endswith(")")
+    if compiled not in (None, "None") or (compiled is None and not whole and is_older(
+            version, FIRST_RELEASE[("vllm", "compilation_config")][0]) is not True):
+        return False
+    cap = fields.get("max_seq_len_to_capture") or fields.get("max_context_len_to_capture") or ""
+    length = fields.get("max_model_len", "")
+    return not (cap.isdecimal() and length.isdecimal() and int(cap) < int(length))
 # SGLang's decode log line (scheduler_metrics_mixin.py `log_decode_stats`; `Decode batch,` from v0.5.23).
 _DECODE_GRAPH = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?cuda graph:\s*(True|False)")
 # vLLM V1's own resolution of its graph mode (gpu_model_runner.py), e.g. "CUDAGraphMode.FULL_AND_PIECEWISE is not
@@ -1762,6 +1798,7 @@ def parse_serving_log(text: str) -> ServingLog:
     affinity: dict[tuple[str, int], tuple[str, int, str, str]] = {}
     graphs = ""
     graph_lines: list[str] = []
+    namespace_line = ""  # vLLM's `args: Namespace(` line with enforce_eager=False
     tp: int | None = None
     pp: int | None = None
     dp: int | None = None
@@ -2004,6 +2041,8 @@ def parse_serving_log(text: str) -> ServingLog:
             elif _RESOLVED_CONFIG.search(text_l):
                 graphs = graphs or "configured"  # the resolved configuration keeps graphs on
                 graph_lines.append(text_l)
+            elif not namespace_line and _NAMESPACE_ARGS.search(text_l):
+                namespace_line = text_l  # judged after the loop, with the release the log states
         if not graphs and "non-default args" in low and _args_keep_graph_default(text_l):
             graphs = "defaults"  # the flags the user set leave vLLM's default, graphs on
             graph_lines.append(text_l)
@@ -2119,6 +2158,9 @@ def parse_serving_log(text: str) -> ServingLog:
             decode_batches.append((int(m.group(1)), m.group(2) == "True"))
             if m.group(2) == "False" and len(decode_eager) < 5:
                 decode_eager.append(text_l)
+    if not graphs and namespace_line and _namespace_keeps_graphs(namespace_line, vllm_version):
+        graphs = "flags"  # the parsed flags leave vLLM's default, graphs on
+        graph_lines.append(namespace_line)
     tree = parse_nccl_topo_tree(relevant) if any(_TREE_START.search(ln) or _TREE_CPU_ROOT.search(ln) for ln in relevant
                                                      if "=== System" in ln or "CPU/" in ln) else None
     if tree is not None and not path_lines:

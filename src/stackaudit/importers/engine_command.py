@@ -282,7 +282,8 @@ def _terminal_wrapped(joined: str, next_line: str) -> bool:
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
-                   "llava", "llama-mtmd-cli",
+                   "llava", "llama-mtmd-cli", "llama_cpp.server", "llama serve",
+                   "launch_triton_server",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm", "namespace(",
                    "server.py"),
@@ -391,7 +392,10 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                            None)
             start, end = (i, i + 1) if command is not None else (start, end)
         if command is not None:
-            shown = _ggml_shown(lines, start, first_ggml) if command.engine_shown_by_context else ""
+            # The line that shows llama.cpp, recorded after the command; none where the command's own words show it (its
+            # GGUF model, corpus 1954): the command is read again from a line recorded twice.
+            shown = _ggml_shown(lines, start, first_ggml) if command.engine_shown_by_context \
+                and not GGML_SHOWN.search(command.line) else ""
             rest = (shown and shown + "\n") + _config_shown(lines, command) + _triton_configs_shown(lines, command)
             # A command the paste ends in, inside a block that never closes (recognition._cut_at_end: `--host 0.0.0.`,
             # corpus 1830), may go on past what the paste shows: recorded with a `\\` after it (EngineCommand.cut).
