@@ -111,3 +111,29 @@ def test_a_green_context_symbol_missing_proves_an_old_driver(tmp_path: Path) -> 
     # A symbol every driver exports is another fault (corpus 1085's title): no driver verdict from it.
     other = line.replace("cuGreenCtxDestroy", "cuModuleGetFunction")
     assert paste_checks(tmp_path, smi + other, COMPAT)[COMPAT].status != "issue"
+
+
+def test_2002_libcuda_without_cuctxcreate_v3_is_a_driver_too_old() -> None:
+    # ollama/ollama#5493: ollama 0.1.40's discovery finds only libcuda 418.74, which lacks cuCtxCreate_v3.
+    result = capture_checks("2002", COMPAT)[COMPAT]
+    assert result.status == "issue" and "libcuda" in result.message
+
+
+@pytest.mark.parametrize("line", [
+    # ollama/ollama#6626 (ollama 0.3.9), verbatim up to the stored excerpt's cut; its tail is modelled.
+    'Sep 04 14:28:41 ip ollama[22329]: time=2024-09-04T14:28:41.837+08:00 level=INFO source=gpu.go:568 msg="unable '
+    'to load cuda driver library" library=/usr/lib64/libcuda.so.460.106.00 error="symbol lookup for cuCtxCreate_'
+    'v3 failed: /usr/lib64/libcuda.so.460.106.00: undefined symbol: cuCtxCreate_v3"\n',
+    # ollama/ollama#6604 (Windows, ollama 0.3.9), verbatim: the OS's message after the colon is garbled in the thread.
+    'time=2024-09-03T16:36:00.677+08:00 level=INFO source=gpu.go:568 msg="unable to load cuda driver library" '
+    'library=C:\\WINDOWS\\system32\\nvcuda.dll error="symbol lookup for cuCtxCreate_v3 failed: \\xd5\u4e5f\\xbb"\n',
+])
+def test_ollama_skipping_an_old_libcuda_is_a_driver_too_old(tmp_path: Path, line: str) -> None:
+    assert paste_checks(tmp_path, line, COMPAT)[COMPAT].status == "issue"
+
+
+def test_a_missing_driver_symbol_outside_libcuda_proves_nothing(tmp_path: Path) -> None:
+    # xmrig/xmrig-cuda#108, verbatim: the program's own library lacks cuInit, it was not linked against libcuda.
+    # Its driver line is modelled.
+    unlinked = ("./xmrig: symbol lookup error: /root/xmrig/xmrig-cuda/libxmrig-cuda.so: undefined symbol: cuInit\n")
+    assert paste_checks(tmp_path, SMI_450 + unlinked, COMPAT)[COMPAT].status != "issue"

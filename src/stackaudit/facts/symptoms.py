@@ -1210,6 +1210,21 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "a program calls CUDA's green-context driver API, new in CUDA 12.4's driver (R550), which this driver's "
         "libcuda does not export: minor-version compatibility does not cover driver APIs newer than the driver (move "
         "the driver up to R550 or newer, or install a build of the program that does not need them)"),
+    # The driver's own library (libcuda, Windows' nvcuda.dll) lacks a driver API a program looks up in it: the
+    # driver is older than the CUDA release that added the API. ollama's GPU discovery looks up cuCtxCreate_v3 (CUDA
+    # 11.4's, R470) in every libcuda it finds and skips the ones without it (`symbol lookup for cuCtxCreate_v3
+    # failed: /usr/lib64/libcuda.so.418.74: undefined symbol: cuCtxCreate_v3`; ollama/ollama#5493 on 418.74, corpus
+    # 2002; #6626 on libcuda.so.460.106.00; #6604 on Windows' nvcuda.dll, whose maintainer answers "that driver was
+    # too old"). The symbol must be missing from libcuda itself: a program's own library that lacks `cuInit` was not
+    # linked against libcuda (xmrig/xmrig-cuda#108), and ollama's `symbol lookup` for cudart's (`cuda…`) or NVML's
+    # names is another library's.
+    Symptom("libcuda-driver-api-missing",
+            re.compile(r"(?<!/stubs/)(?:libcuda\.so[\d.]*|nvcuda\.dll)\b:? undefined symbol:? cu(?!da)\w+|"
+                       r"\bsymbol lookup for cu(?!da)\w+ failed"),
+        "DRV-CUDA-COMPAT", "high", "https://github.com/ollama/ollama/issues/6604",
+        "the driver's own library (libcuda) does not export a CUDA driver API the program looks up: the driver is "
+        "older than the CUDA release that added it (ollama needs cuCtxCreate_v3, CUDA 11.4's, R470), so the program "
+        "cannot use the GPU through it; move the driver up to a branch of the program's CUDA"),
     # A CUDA runtime call refused because the driver is older than the minor release that added it
     # (cudaErrorCallRequiresNewerDriver, 36: "API call is not supported in the installed CUDA driver"): minor-version
     # compatibility lets a newer runtime of the driver's major start, not call what the driver lacks
@@ -1467,7 +1482,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "skipping CUDA device",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt", "forward compatibility", "display driver", "CompatNotSupported", "COMPAT_NOT_SUPPORTED",
            "DriverMismatch", "DRIVER_MISMATCH", "amdgpu is not supported", "amdgpu too old",
-           "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "driver on your system is too old",
+           "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "symbol lookup for cu", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Driver was not detected", "nvidia-smi is not installed", "Startup probe failed", "Failed to bind NVLink SHARP",
