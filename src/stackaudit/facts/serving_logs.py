@@ -181,7 +181,7 @@ KEY_PHRASES = re.compile(
     # torch's ProcessGroupNCCL (the NCCL process group of torch.distributed, under every engine's tensor parallelism)
     # behind c10's log prefix: `[rank3]:[E227 16:30:43.526290891 ProcessGroupNCCL.cpp:1785] [PG ID 2 ...] Exception
     # (either an error or timeout) detected by watchdog at work: 32` (sgl-project/sglang#3932, corpus 1099).
-    r"\[[EWIF]\d{3,4} [\d:.]+ ProcessGroupNCCL\.cpp:\d+\]|"
+    r"\[[EWIF](?:\d{3,4} [\d:.]+)? ProcessGroupNCCL\.cpp:\d+\]|"
     r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:|"  # SGLang's stats lines, with no prefix pasted
     r"Avg prompt throughput: [\d.]+ tokens/s|"  # vLLM's (and its forks') metrics line, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
