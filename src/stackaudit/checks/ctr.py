@@ -896,9 +896,10 @@ _MEMLOCK_FIX_K8S = Fix.of(
 def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = None,
             self_limits: ResourceLimits | None = None, serving_processes: ServingProcesses | None = None,
             docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None,
-            nccl_nodes: NcclNodes | None = None) -> Outcome:
+            nccl_nodes: NcclNodes | None = None, serving_log: ServingLog | None = None) -> Outcome:
     """Reads: `Max locked memory` in the engine's /proc/<pid>/limits (else the audit's own, or a
-    pasted `ulimit -a`); Docker HostConfig.Ulimits; LXC `lxc.prlimit.memlock`; /sys/class/infiniband.
+    pasted `ulimit -a`); Docker HostConfig.Ulimits; LXC `lxc.prlimit.memlock`; llama.cpp's `failed to mlock`
+    warning; /sys/class/infiniband.
 
     Bad value: not unlimited and below several GiB (4 GiB here) **and** RDMA NICs present
     (/sys/class/infiniband non-empty: NCCL over IB/RoCE, GPUDirect RDMA, NIXL/Mooncake KV transfer).
@@ -915,6 +916,10 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
     libibverbs` or `NET/IB : No device found`, NCCL_IB_DISABLE=1, every NET channel `via NET/Socket`), with no limit
     shown, registers no memory with an RDMA NIC: not applicable (corpus 1957); with a limit shown, the limit is not an
     issue.
+    llama.cpp's `warning: failed to mlock N-byte buffer (after previously locking M bytes)` shows a limit below N + M
+    bytes. llama.cpp (and ollama, which runs it) locks memory only to keep its weights resident and runs no NCCL,
+    so a log of it alone, with no NCCL line, shows a limit that is not an issue where no RDMA device is shown
+    (corpus 2023).
     """
     observed: list[tuple[str, int | None, str]] = []  # (subject, bytes or None=unlimited, line)
     pair, source = _engine_limits(serving_processes, self_limits, MEMLOCK)
@@ -932,6 +937,9 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
             soft_s = value.split(":", 1)[0]
             observed.append((f"lxc {cfg.name}", None if soft_s in ("unlimited", "-1") else
                              (int(soft_s) if soft_s.isdecimal() else None), f"{cfg.path}: lxc.prlimit.memlock = {value}"))
+    failed = serving_log.mlock_failed if serving_log is not None else None
+    if failed is not None and not observed:
+        observed.append(("llama.cpp", failed[0], failed[1]))
     # NCCL's own word that the job moves nothing over RDMA (facts/serving_logs.no_rdma_traffic), with its line.
     no_rdma = nccl_nodes.rdma_unused(False) if nccl_nodes is not None else ""
     said = next(iter(nccl_nodes.no_rdma_lines), "") if nccl_nodes is not None else ""
@@ -958,18 +966,27 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
         small = limited
     subjects = [o[0] for o in small]
     desc = ", ".join(f"{_size(o[1])} ({o[0]})" for o in small)
+    if failed is not None and observed[0][2] == failed[1]:
+        desc = f"below {_size(failed[0])} (llama.cpp could not lock that much)"
     if rdma_present and rdma is not None:
         k8s = container is not None and container.kind == "kubernetes"
         return issue(f"RLIMIT_MEMLOCK is {desc} and RDMA devices are present ({', '.join(rdma.names)}): RDMA "
                      "memory registration for NCCL over IB/RoCE, GPUDirect RDMA or KV transfer will fail or "
                      "fall back", actual=desc, expected="unlimited", subjects=subjects, evidence=lines,
                      fix=_MEMLOCK_FIX_K8S if k8s else _MEMLOCK_FIX)
+    # The engine of the log runs no NCCL and registers no memory with an RDMA NIC (llama.cpp, ollama).
+    engine_alone = ""
+    if not no_rdma and serving_log is not None and serving_log.engine in ("llamacpp", "ollama") \
+            and not serving_log.nccl_version and not serving_log.channels:
+        engine_alone = no_rdma = "llama.cpp" if serving_log.engine == "llamacpp" else "ollama"
     if too_small and not rdma_absent and not (no_rdma and not rdma_present):
         return unknown(f"RLIMIT_MEMLOCK is {desc}, which matters only for RDMA memory registration, and this "
                        "source does not show whether the host has RDMA NICs"
                        f"{' (its device list is an excerpt)' if rdma is not None else ''}",
                        hint="ls /sys/class/infiniband")
     where = "no RDMA device (/sys/class/infiniband is empty)" if rdma_absent else \
+        f"the engine shown is {engine_alone}, which runs no NCCL and registers no memory with an RDMA NIC" \
+        if engine_alone else \
         f"the NCCL job moves nothing over RDMA ({no_rdma})" if no_rdma else "no RDMA device is visible in this source"
     return not_an_issue(
         f"RLIMIT_MEMLOCK is {desc}, but {where}: CUDA pinned host memory is not limited by RLIMIT_MEMLOCK "

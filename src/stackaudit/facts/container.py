@@ -803,6 +803,22 @@ def _journal_engine(host: Host) -> str:
         return ""
 
 
+def _uname_container(ctx: FactContext) -> str:
+    """The node name pasted `uname -a` prints where it is a container's default hostname (its id's first 12 hex
+    digits, CONTAINER_HOSTNAME) and no shell prompt of the paste names another host and no command typed names a
+    container or its runner (_NAMES_CONTAINER): the paste's commands ran in that container (corpus 1997). "" otherwise."""
+    from stackaudit.facts.system import KernelInfo
+
+    kernel = ctx.optional("kernel", KernelInfo)
+    name = kernel.hostname if kernel is not None else ""
+    if not CONTAINER_HOSTNAME.fullmatch(name):
+        return ""
+    rows = _prompt_rows(ctx.host)
+    if any(host not in ("", name) for host, _ in rows) or any(_NAMES_CONTAINER.search(cmd) for _, cmd in rows):
+        return ""
+    return name
+
+
 def _test_container_host(ctx: FactContext) -> str:
     """The one host every pasted nccl-tests rank line names, where it is a container's default hostname (its id's
     first 12 hex digits), else ""."""
@@ -909,6 +925,11 @@ def container(ctx: FactContext) -> ContainerInfo:
             kind, why, inside = _prompt_container(host)
             if kind:
                 return ContainerInfo(kind, (why,), None, inside)
+            named = _uname_container(ctx)
+            if named:
+                return ContainerInfo("container", (f"`uname -a` names the host {named}, a container's id (its default "
+                                                   "hostname), and no prompt or command of the paste names another "
+                                                   "host or a container runner",), None, ran_inside=("nvidia-smi",))
             first = _pid_one(host)
             if first:
                 return ContainerInfo("container", (f"the log's process ({first}) is PID 1 of its PID namespace: a "

@@ -24,12 +24,14 @@ from stackaudit.facts.sources import K8S_PODS
 # The table's header, with the columns `-A` and `-o wide` add; an HTML `<pre>` a GitHub issue wraps it in may open its
 # line (corpus 1931).
 POD_TABLE_HEAD = re.compile(r"^\s*(?:<pre>\s*)?(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
+# `kubectl get all` and `oc get all` name each row by its resource type (`pod/nvidia-driver-daemonset-q45bl`, corpus
+# 2004), as `kubectl get pods -o name` does: the type is no part of the pod's name.
 # The statuses kubectl prints for a pod (its phase, or the reason of a container that waits or ended).
 _STATUS = (r"(?:Init:)?(?:CrashLoopBackOff|Error|ImagePullBackOff|ErrImagePull|OOMKilled|ContainerStatusUnknown|"
            r"CreateContainerConfigError|CreateContainerError|RunContainerError|StartError|InvalidImageName|"
            r"\d+/\d+)|Running|Pending|Completed|Succeeded|Failed|Terminating|ContainerCreating|PodInitializing|"
            r"Evicted|Unknown|NodeLost|UnexpectedAdmissionError|NotReady|Unschedulable")
-POD_ROW = re.compile(rf"^\s*(?:(?P<ns>[a-z0-9][a-z0-9.-]*)\s+)?(?P<name>[a-z0-9][a-z0-9.-]*)\s+(?P<ready>\d+/\d+)\s+"
+POD_ROW = re.compile(rf"^\s*(?:(?P<ns>[a-z0-9][a-z0-9.-]*)\s+)?(?:pods?/)?(?P<name>[a-z0-9][a-z0-9.-]*)\s+(?P<ready>\d+/\d+)\s+"
                      rf"(?P<status>{_STATUS})\s+(?P<restarts>\d+(?:\s+\([^)]*\))?)\s+(?P<age>\d[\w.]*|<unknown>)(?:\s|$)")
 # A row of a pod's events (`  Warning  BackOff  39s (x71 over 14m)  kubelet  Back-off restarting failed container`).
 EVENT_ROW = re.compile(r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>\w+)\s+(?P<age>\S+(?:\s+\(x\d+ over \S+\))?)\s+"

@@ -181,7 +181,7 @@ KEY_PHRASES = re.compile(
     # torch's ProcessGroupNCCL (the NCCL process group of torch.distributed, under every engine's tensor parallelism)
     # behind c10's log prefix: `[rank3]:[E227 16:30:43.526290891 ProcessGroupNCCL.cpp:1785] [PG ID 2 ...] Exception
     # (either an error or timeout) detected by watchdog at work: 32` (sgl-project/sglang#3932, corpus 1099).
-    r"\[[EWIF]\d{3,4} [\d:.]+ ProcessGroupNCCL\.cpp:\d+\]|"
+    r"\[[EWIF](?:\d{3,4} [\d:.]+)? ProcessGroupNCCL\.cpp:\d+\]|"
     r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:|"  # SGLang's stats lines, with no prefix pasted
     r"Avg prompt throughput: [\d.]+ tokens/s|"  # vLLM's (and its forks') metrics line, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
@@ -229,12 +229,17 @@ GGML_BUILT_WITH = re.compile(r"^\s*" + _GGML_BUILT_WITH)
 # A banner line states the build, not a run: it names no engine of the log (ServingLog.engine), only its release.
 GGML_BANNER = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:" + GGML_BUILD_INFO + ")")
 _GGML_RELEASE = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:build: (\d+) \(|\w+: build = (\d+) \()")
+# llama.cpp's warning where `--mlock` (or ollama's use_mlock) could not lock the model's buffer in RAM (llama_mlock,
+# src/llama-mmap.cpp): `warning: failed to mlock 90112000-byte buffer (after previously locking 0 bytes): Cannot
+# allocate memory` (corpus 2023). The process's RLIMIT_MEMLOCK is below the two sizes together.
+GGML_MLOCK_FAILED = re.compile(r"warning: failed to mlock (?P<size>\d+)-byte buffer \(after previously locking "
+                               r"(?P<locked>\d+) bytes\)")
 GGML_LOG_LINE = re.compile(
     r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
     r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_model_load_internal|llama_new_context_with_model|llama_context"
     r"|llama_load_model_from_file|llama_model_load_from_file_impl|llama_prepare_model_devices|system_info"
     r"|llama_kv_cache_init|llama_kv_cache_unified|ggml_cuda_set_main_device):\s"
-    r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /"
+    r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /|warning: failed to mlock \d+-byte buffer"
     r"|\s*- (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d*\s*: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
     r"|\s*(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d+: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
     r"|" + GGML_BUILD_INFO + ")")
@@ -323,7 +328,7 @@ OLLAMA_PLACED = re.compile(r'\bmsg="?offload(?: to (?P<to>\w+)"| library=(?P<lib
 _OLLAMA_FREE = re.compile(r"[\d.]+ ?[KMGT]?i?B\b")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
-                "built with ", "build: ", "build = ", "ggml_cuda_set_main_device:")
+                "built with ", "build: ", "build = ", "ggml_cuda_set_main_device:", "failed to mlock")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
@@ -831,6 +836,8 @@ class ServingLog:
     # TensorRT-LLM's `Loaded engine size: 8745 MiB` (the engine plan one rank deserialised onto its GPU): (MiB, line) of
     # the largest such line.
     engine_size: tuple[int, str] | None = None
+    # llama.cpp's failed mlock (GGML_MLOCK_FAILED): (the bytes it had locked and tried to lock, line); None where none.
+    mlock_failed: tuple[int, str] | None = None
 
     def ranks_sharing_a_gpu(self) -> tuple[tuple[str, str, tuple[int, ...], tuple[str, ...]], ...]:
         """The GPUs on which two or more ranks of one communicator sit: (host, the GPU's bus ID in sysfs form, the
@@ -1847,6 +1854,7 @@ def parse_serving_log(text: str) -> ServingLog:
     triton_line = ""
     rank_gpus: list[tuple[int, int]] = []
     engine_size: tuple[int, str] | None = None
+    mlock_failed: tuple[int, str] | None = None
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -2153,6 +2161,9 @@ def parse_serving_log(text: str) -> ServingLog:
             m = _TRTLLM_ENGINE_SIZE.search(text_l) if "engine size" in low else None
             if m and (engine_size is None or int(m[1]) > engine_size[0]):
                 engine_size = (int(m[1]), text_l)
+        m = GGML_MLOCK_FAILED.search(text_l) if mlock_failed is None and "failed to mlock" in text_l else None
+        if m:
+            mlock_failed = (int(m["size"]) + int(m["locked"]), text_l[:300])
         m = _DECODE_GRAPH.search(text_l) if "cuda graph:" in text_l else None
         if m and len(decode_batches) < 10000:
             decode_batches.append((int(m.group(1)), m.group(2) == "True"))
@@ -2192,7 +2203,8 @@ def parse_serving_log(text: str) -> ServingLog:
         ollama_gpus=ollama_gpus, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
         ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line,
-        triton_line=triton_line, rank_gpus=tuple(rank_gpus), engine_size=engine_size)
+        triton_line=triton_line, rank_gpus=tuple(rank_gpus), engine_size=engine_size,
+        mlock_failed=mlock_failed)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)

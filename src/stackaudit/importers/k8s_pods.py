@@ -15,6 +15,11 @@ from stackaudit.importers.registry import Found, applied_each, document_appended
 # The events only a pod gets, from the scheduler, the cluster autoscaler or the kubelet admitting it: a row of one is a
 # piece of a pod's `kubectl describe pod` (its Events table), pasted with or without the table (corpus 1958, 1945).
 _POD_EVENTS = ("FailedScheduling", "NotTriggerScaleUp", "TriggeredScaleUp", "UnexpectedAdmissionError")
+# The events kubelet gives a pod's containers as it pulls, creates, starts and stops them
+# (`  Normal   Started  27m  kubelet  Started container driver-validation`, corpus 2030): kubelet gives a node none of
+# these reasons (its own are Starting, NodeReady, NodeHasSufficientMemory, ...), so a row of one from kubelet is a piece
+# of a pod's Events table.
+_KUBELET_CONTAINER_EVENTS = ("Pulling", "Pulled", "Created", "Started", "Killing", "SandboxChanged")
 # Any row of the table, its message cut off too (`  Normal   NotTriggerScaleUp  1s`), and the table's own head.
 _ANY_EVENT_ROW = re.compile(r"^\s*(?:Normal|Warning)\s+[A-Z]\w+\b")
 _EVENTS_HEAD = re.compile(r"^\s*(?:Events:\s*|Type\s+Reason\s+Age\s+From\s+Message\s*|-{4}\s+-{6}\s+-{3}.*)$")
@@ -48,10 +53,11 @@ def _with_evidence(lines: list[str], start: int, end: int) -> Found:
 
 
 def _pod_events(lines: list[str], i: int) -> tuple[int, int] | None:
-    """The span of the pod's event rows around line i where it is a row of an event only a pod gets (_POD_EVENTS),
-    with the table's `Events:` and column heads above them; None otherwise."""
+    """The span of the pod's event rows around line i where it is a row of an event only a pod gets (_POD_EVENTS, or
+    kubelet's _KUBELET_CONTAINER_EVENTS), with the table's `Events:` and column heads above them; None otherwise."""
     event = EVENT_ROW.match(lines[i])
-    if event is None or event.group("reason") not in _POD_EVENTS:
+    if event is None or (event.group("reason") not in _POD_EVENTS and not (
+            event.group("reason") in _KUBELET_CONTAINER_EVENTS and event.group("source").startswith("kubelet"))):
         return None
     start = i
     while start > 0 and (_ANY_EVENT_ROW.match(lines[start - 1]) or _EVENTS_HEAD.match(lines[start - 1])):
@@ -82,10 +88,11 @@ def _status_block(lines: list[str], i: int) -> int:
           "Events of `kubectl describe pod` with kubelet's `Back-off restarting failed container` or its `Error: "
           "failed to start container \"<name>\"`, or rows of the table without its header where one shows a pod in "
           "CrashLoopBackOff or held in its init containers (Init:), or a pod's events that only a pod gets "
-          "(FailedScheduling, NotTriggerScaleUp, UnexpectedAdmissionError) with or without their table, or a pod's "
+          "(FailedScheduling, NotTriggerScaleUp, UnexpectedAdmissionError; kubelet's Pulled, Created, Started, Killing) "
+          "with or without their table, or a pod's "
           "YAML `status:` block with its phase",
           needles=("READY", "Back-off restarting failed container", "CrashLoopBackOff", "Init:",
-                   "failed to start container", *_POD_EVENTS, "status:"), per_line=True)
+                   "failed to start container", *_POD_EVENTS, *_KUBELET_CONTAINER_EVENTS, "status:"), per_line=True)
 def k8s_pod_listing(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):

@@ -1,0 +1,69 @@
+"""Rows of a pod's Events table where kubelet pulls, creates, starts or kills its containers.
+
+kubelet gives these reasons (Pulling, Pulled, Created, Started, Killing, SandboxChanged) to a pod's containers and never
+to a node, so a run of them from kubelet is a piece of `kubectl describe pod`: the paste is read as a k8s pod listing,
+not refused (corpus 2030). Such rows say a container started, not that it runs now or sees a GPU: CTR-GPU-ACCESS stays
+unknown from them alone. A node's own kubelet events (Starting, NodeReady) are no pod's. The lines are real, from the
+threads named; modelled ones say so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+from stackaudit.importers.k8s_pods import k8s_pod_listing
+
+ACCESS = "CTR-GPU-ACCESS"
+
+# NVIDIA/cloud-native-stack#6 (corpus 2030): the GPU Operator's driver-validation container, the events cut.
+VALIDATION = """\
+  Normal   Pulled          27m                 kubelet            Container image "nvcr.io/nvidia/cuda@sha256:ed723a1339cddd75eb9f2be2f3476edf497a1b189c10c9bf9eb8da4a16a51a59" already present on machine
+  Normal   Created         27m                 kubelet            Created container driver-validation
+  Normal   Started         27m                 kubelet            Started container driver-validation
+"""
+# NVIDIA/gpu-operator#1623: the driver pod's Events with their heads, kubelet 1.32's `Created container: <name>`.
+DRIVER_EVENTS = """\
+Events:
+  Type     Reason     Age                     From               Message
+  ----     ------     ----                    ----               -------
+  Normal   Scheduled  10m                     default-scheduler  Successfully assigned nvidia/nvidia-driver-daemonset-wg9ws to gke-kasiak-08-22-gpu-pool-3-3a23117c-6vr8
+  Normal   Pulled     10m                     kubelet            Container image "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.8.0" already present on machine
+  Normal   Created    10m                     kubelet            Created container: k8s-driver-manager
+  Normal   Started    10m                     kubelet            Started container k8s-driver-manager
+"""
+# eclipse-che/che#21765: one Pulled row, from kubelet, pasted after a runtime's log line.
+PULLED = """\
+time="2022-10-13T15:59:13Z" level=error msg="runc create failed: unable to start container process"
+  Normal   Pulled  5m1s  kubelet  Successfully pulled image "icr.io/hfwen/codeflare-bert:v4" in 315.52429ms
+"""
+# Modelled: a node's own events from `kubectl describe node`: kubelet's Starting and NodeReady are no pod's.
+NODE_EVENTS = """\
+  Normal  Starting                 5m    kubelet  Starting kubelet.
+  Normal  NodeReady                5m    kubelet  Node gpu-node-1 status is now: NodeReady
+"""
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    return [(f.start, f.end) for f in k8s_pod_listing(text.splitlines())]
+
+
+def test_kubelet_container_events_are_a_pods() -> None:
+    assert _spans(VALIDATION) == [(0, 3)]
+    assert _spans(DRIVER_EVENTS) == [(0, 7)]
+    assert _spans(PULLED) == [(1, 2)]
+
+
+def test_a_nodes_own_events_are_not() -> None:
+    assert _spans(NODE_EVENTS) == []
+
+
+def test_started_containers_say_nothing_of_access(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, VALIDATION, ACCESS)[ACCESS].status == "unknown"
+    assert paste_checks(tmp_path, DRIVER_EVENTS, ACCESS)[ACCESS].status == "unknown"
+
+
+def test_corpus_2030_is_read() -> None:
+    results = capture_checks("2030", "DRV-CUDA-COMPAT", "MEM-MIG")
+    assert results["DRV-CUDA-COMPAT"].status == "unknown"
+    assert results["MEM-MIG"].status == "unknown"
