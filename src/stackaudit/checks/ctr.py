@@ -1783,8 +1783,11 @@ def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo 
     """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, or a pasted spec of a GPU or
     serving container) and a rank's NCCL set up its communicator there (ServingLog.nccl_rings_line, `host:pid:tid [1]
     NCCL INFO Ring`, or its CPU affinity for the GPU): NCCL read its CUDA device's PCI bus id through the driver's CUDA
-    library first. None otherwise."""
+    library first. None otherwise, and None where NCCL warns that NVML failed on a GPU (`nvmlDeviceGetHandleByPciBusId()
+    failed: Not Found`, NVIDIA/nccl#1529): the worse line leaves access in question."""
     line = serving_log.nccl_rings_line if serving_log is not None else ""
+    if serving_log is not None and any(re.search(r"\bnvml\w*\(\) failed", w) for w in serving_log.nccl_warnings):
+        return None
     shown = (container is not None and container.in_container) or (
         docker_containers is not None and any(c.origin for c in docker_containers.gpu_or_serving))
     if not line or not shown:

@@ -1110,9 +1110,11 @@ def virtualization_from_node(text: str) -> Virtualization:
     """A cloud's VM, where a pasted Kubernetes node lists a volume limit that only that cloud's VMs report
     (k8s_node.VM_VOLUME_LIMITS: Azure Disk's, GCE persistent disk's).
 
-    Input (tests/data/captures/1958, NVIDIA/k8s-device-plugin#245)::
+    Input (tests/data/captures/1958, NVIDIA/k8s-device-plugin#245; its Capacity heading)::
 
-        attachable-volumes-azure-disk:  24
+        Capacity:
+          attachable-volumes-azure-disk:  24
+          nvidia.com/gpu:                 1
     """
     from stackaudit.facts.k8s_node import node_vm
 

@@ -99,9 +99,8 @@ NCCL_OLD_WARN = re.compile(r"^\s*(?:[^\s\[\]][^\[\]]*? \[\d+\] )?(?P<warn>(?:(?:
 # cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, NCCL 2.12 on, corpus 1947; its `Init COMPLETE` is a CUDA proof
 # of facts/cuda_ran.py): commAlloc read the rank's own bus id through CUDA and opened that GPU through NVML before it
 # prints it.
-# It proves the rank's own GPU only: a rank whose NVML cannot open a peer GPU fails after it
-# (`nvmlDeviceGetHandleByPciBusId() failed: Not Found` across two containers, NVIDIA/nccl#1529), a fault between the
-# ranks, not of this container's access.
+# It proves the rank's own GPU only: a rank whose NVML cannot open another GPU warns after it
+# (`nvmlDeviceGetHandleByPciBusId() failed: Not Found`, NVIDIA/nccl#1529), and CTR-GPU-ACCESS then takes the worse line.
 NCCL_RINGS = re.compile(r"\bNCCL INFO (?:Ring|Channel|Trees|Setting affinity for GPU \d\b"
                         r"|.*\bcudaDev \d+ nvmlDev \d+ busId [0-9a-fA-F]+\b.*- Init START)")
 
