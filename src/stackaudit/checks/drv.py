@@ -499,8 +499,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     (facts/symptoms.py), save beside NVIDIA's image banner `The NVIDIA Driver was not detected` in the same paste:
     cudart gives that error where it loads no driver library at all, so the line tells no driver's version (unknown).
     So it is where every container shown is a whole `docker run` or compose service with no GPU request and no runtime
-    but runc (`docker run ... nvcr.io/nvidia/tritonserver:22.08-py3`, no --gpus) and no driver is shown: no driver
-    library is mounted there.
+    but runc (`docker run ... nvcr.io/nvidia/tritonserver:22.08-py3`, no --gpus) and no driver is shown (an NGC
+    entrypoint's warning naming the driver it found counts as one): no driver library is mounted there.
     A program's `undefined symbol: cuGreenCtxDestroy` (the green-context driver API, new in CUDA 12.4's driver, R550)
     is an issue too: minor-version compatibility does not cover it.
 
