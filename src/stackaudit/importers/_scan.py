@@ -18,9 +18,12 @@ from stackaudit.facts.serving_logs import is_log_line
 # A notebook cell's shell escape (IPython's `!python -m sglang.launch_server ...`, corpus 1023) is one too.
 # The bash prompt of Red Hat's family (`[root@gpu01 tensorrt_llm]# `, PS1 `[\u@\h \W]\$ `) is one, as is its tail alone
 # where the paste lost its user and host (` ]# mpirun -n 2 ...`, corpus 1737).
+# Windows' cmd.exe prompt (`f:\koboldcpp>`, corpus 2014) and PowerShell's (`PS C:\Users\admin>`), after conda's
+# environment too (`(base) PS C:\Users\admin> ollama serve`, corpus 2039), are prompts.
 PROMPT = re.compile(r"^\s*(?:!(?=[\w./])|(?:\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+(?:\|\s+)?)?\++\s+|"
                     r"\[\d+\][+-]?\s+(?:Running|Stopped|Killed|Done|Exit \d+|Terminated|Aborted)\s+|"
                     r"(?:>\s+)?[\w.-]+@[\w.-]+:[~/][\w.~/-]*[#$](?=[A-Z_]+=)|"
+                    r"(?:\([\w.-]+\)\s*)?(?:PS\s+)?[A-Za-z]:\\[^<>|\"\n]*>\s*(?=\S)|"
                     r"(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*|"
                     r"(?:\[[\w.-]+@[\w.-]+(?:\s+[\w.~/-]+)?)?\][#$]\s+))")
 FENCE = re.compile(r"^\s*(```|~~~)")
