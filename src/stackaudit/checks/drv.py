@@ -578,9 +578,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     driver = nvidia_driver.version if nvidia_driver is not None else None
-    ngc_driver = any(NGC_CHECK["minor-driver"][1].search(line) for line in cuda_runtime.ngc_checks) \
-        if cuda_runtime is not None else False
-    if driver is None and not ngc_driver and docker_containers is not None and docker_containers.none_given_gpus:
+    if driver is None and "minor-driver" not in _ngc_found(cuda_runtime) and docker_containers is not None \
+            and docker_containers.none_given_gpus:
         # cudart's error 35 in a container given no GPU is no driver found at all, not a driver too old; an NGC
         # entrypoint that names the driver it found (corpus 1864) shows one.
         return replace(unknown("every container shown is started with no GPU request (no --gpus, nvidia runtime or "
@@ -1071,12 +1070,18 @@ def _floor_text(floor: tuple[int, ...]) -> str:
     return ".".join([str(floor[0])] + [f"{n:02d}" for n in floor[1:]])
 
 
+def _ngc_found(cuda_runtime: CudaRuntime | None) -> dict[str, re.Match[str]]:
+    """The rows of docker.NGC_CHECK the NGC entrypoint's driver-check lines match (CudaRuntime.ngc_checks), by key."""
+    checks = cuda_runtime.ngc_checks if cuda_runtime is not None else ()
+    return {key: m for line in checks for key, (_, pattern) in NGC_CHECK.items() if (m := pattern.search(line))}
+
+
 def _ngc_minor_compat(cuda_runtime: CudaRuntime | None) -> Outcome | None:
     """DRV-CUDA-COMPAT from an NGC image's minor-version WARNING (docker.NGC_CHECK `minor-driver` and `minor-built`):
     the driver it found and the image's CUDA, of one major, with the driver at or above that major's floor
     (_DRIVER_FLOOR) and no other line of the check: not an issue. None otherwise."""
     checks = cuda_runtime.ngc_checks if cuda_runtime is not None else ()
-    found = {key: m for line in checks for key, (_, pattern) in NGC_CHECK.items() if (m := pattern.search(line))}
+    found = _ngc_found(cuda_runtime)
     if set(found) - {"compat-enabled", "minor-driver", "minor-built"} or not {"minor-driver", "minor-built"} <= set(found):
         return None
     driver, driver_cuda = found["minor-driver"].group(1), found["minor-driver"].group(2, 3)
