@@ -1724,20 +1724,21 @@ def _plugin_reached(container: ContainerInfo) -> Outcome | None:
               f"the runtime hands the node's driver to its GPU pods{offered}", actual=line, evidence=[line])
 
 
-def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None) -> Outcome | None:
-    """CTR-GPU-ACCESS ok over the GPUs the engine in the container worked on: llama.cpp's CUDA backend read their free
+def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None,
+                    where: str = " in the container") -> Outcome | None:
+    """CTR-GPU-ACCESS ok over the GPUs the engine `where` it runs worked on: llama.cpp's CUDA backend read their free
     memory or allocated its buffers there (ServingLog.ggml_cuda_devices), or listed them with their compute capability
     (`ggml_cuda_init`, GGML_TITLE); None where the log shows neither."""
     devices = list(serving_log.ggml_cuda_devices) if serving_log is not None else []
     if devices and serving_log is not None:
         line = serving_log.ggml_cuda_line
-        return over_subjects(ok(f"the engine in the container worked on {', '.join(devices)} through CUDA (\"{line}\"): "
+        return over_subjects(ok(f"the engine{where} worked on {', '.join(devices)} through CUDA (\"{line}\"): "
                                 "the GPU device nodes and the driver's CUDA library reach it", actual=devices,
                                 evidence=[line]),
                              [f"GPU {d.removeprefix('CUDA')}" for d in devices], None)
     listed = [g for g in (gpus.gpus if gpus is not None else ()) if GGML_TITLE in g.shown_by]
     if listed:
-        return over_subjects(ok(f"llama.cpp's CUDA backend in the container found {len(listed)} device(s) and read "
+        return over_subjects(ok(f"llama.cpp's CUDA backend{where} found {len(listed)} device(s) and read "
                                 f"their compute capability ({GGML_TITLE}): the GPU device nodes and the driver's CUDA "
                                 "library reach it", actual=[g.model for g in listed]),
                              [f"GPU {g.index}" for g in listed], None)
@@ -1767,10 +1768,9 @@ def _cuda_reached_where_it_ran(serving_log: ServingLog | None, gpus: GpuInventor
     proof (facts/cuda_ran.py: ollama's discovery reading a GPU's free memory, vLLM's KV cache in use). The GPU and the
     driver's CUDA library reached the process wherever it ran, so a container it ran in was given them. None
     otherwise."""
-    reached = _engine_reached(serving_log, gpus)
+    reached = _engine_reached(serving_log, gpus, where="")
     if reached is not None:
-        return replace(reached, message=reached.message.replace(" in the container", "")
-                       + ", wherever it runs (a container it runs in was given them)")
+        return replace(reached, message=reached.message + ", wherever it runs (a container it runs in was given them)")
     proof = cuda_ran.proof() if cuda_ran is not None else None
     if proof is None:
         return None
