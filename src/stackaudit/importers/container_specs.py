@@ -99,8 +99,9 @@ def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterat
         while not bold and continued(lines[end - 1]) and end < len(lines) and end - i < 200:
             end += 1
         text = line if bold else "\n".join(lines[i:end])
-        # The paste's last line: a run it cuts before its image is read for the options it shows (corpus 1861).
-        last = not any(x.strip() for x in lines[end:])
+        # The paste's last line: a run it cuts before its image is read for the options it shows (corpus 1861); a
+        # fence after it closes the block, as the end of the paste does (corpus 2083 fenced).
+        last = not any(x.strip() and not FENCE.match(x) for x in lines[end:])
         try:
             run = parse_docker_run(join_continued(text), cut=last)
         except ParseError:
