@@ -1051,10 +1051,12 @@ _OLLAMA_MEMORY_DATA = re.compile(r'msg="updating cuda memory data" gpu=(\S+) nam
 _OLLAMA_CAPABILITY = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]*"?)? library=(?:cuda|CUDA)\b'
                                 r'(?: variant=\S+)? compute=(\d{1,2}\.\d)\b')
 # ollama 0.1's GPU probe (gpu/gpu.go, early 2024): `gpu.go:140: INFO CUDA Compute Capability detected: 8.6`, later in
-# logfmt as `msg="CUDA Compute Capability detected: 7.5"`. Its library (gpu_info_nvml.c, gpu_info_cudart.c) loops over
-# every device and reports "the lowest major.minor we detect": one GPU of that capability, others left unnamed
-# (corpus 2026; ollama/ollama#2445, #1756).
-_OLLAMA_LOWEST_CAPABILITY = re.compile(r"\bCUDA Compute Capability detected: (\d{1,2}\.\d)\b")
+# logfmt as `msg="CUDA Compute Capability detected: 7.5"` or `[nvidia-ml] NVML CUDA Compute Capability detected: 8.6`,
+# and for a GPU below its minimum `CUDA GPU is too old. Falling back to CPU mode. Compute Capability detected: 5.2`.
+# Its library (gpu_info_nvml.c, gpu_info_cudart.c) loops over every device and reports "the lowest major.minor we
+# detect": one GPU of that capability, others left unnamed (corpus 2026; ollama/ollama#2445, #1992). A capability
+# below 3.0 is no CUDA GPU of today's drivers (a vGPU's bogus `1.0`, ollama/ollama#4708): not read.
+_OLLAMA_LOWEST_CAPABILITY = re.compile(r"\b(?:CUDA|CPU mode\.) Compute Capability detected: ((?:[3-9]|1[0-2])\.\d)\b")
 # ollama 0.1's NVML probe with OLLAMA_DEBUG (gpu/gpu_info_nvml.c, early 2024): `[0] CUDA device name: NVIDIA GeForce
 # MX130`, NVML's name of each device it found, by NVML's index (corpus 1916).
 OLLAMA_NVML_NAME = re.compile(r"^\s*\[(\d{1,2})\] CUDA device name: (\S[^\n]*?)\s*$", re.MULTILINE)

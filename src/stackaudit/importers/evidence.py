@@ -144,7 +144,7 @@ _OLLAMA = re.compile(rf'\bmsg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs" .*\bli
                      r'^\s*device count \d+\s*$|'
                      r'^\s*\[GPU-[0-9a-fA-F-]+\] Compute Capability \d+\.\d+\s*$|'
                      r'^\s*\[\d{1,2}\] CUDA device name: \S|'
-                     r'\bCUDA Compute Capability detected: \d')
+                     r'\b(?:CUDA|CPU mode\.) Compute Capability detected: \d')
 # The CUDA runtime's error, as PyTorch and most CUDA programs print it (`RuntimeError: CUDA error: an illegal memory
 # access was encountered`, then torch's `Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/...`):
 # a CUDA program failing on a GPU. Its words are cudaGetErrorString's for the errors of a GPU at work (CUDA Runtime API,
