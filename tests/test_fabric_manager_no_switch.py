@@ -158,3 +158,19 @@ def test_a_pcie_only_engine_beside_sxm_modules_keeps_it_open() -> None:
     # Another reason (no P2P) says nothing of NVLink.
     other = ServingLog(engine="vllm", custom_ar_disabled=(("no-p2p", "lacks GPU P2P capability"),))
     assert no_switch_shown(None, None, None, other) == ""
+
+
+def test_titan_cards_are_on_no_nvswitch() -> None:
+    from stackaudit.gputable import on_nvswitch
+    # Real names: corpus 2041 (`GPU 0: TITAN V` in collect_env), 1699 (`TITAN Xp`), 909 (`NVIDIA TITAN RTX`).
+    assert on_nvswitch("TITAN V") is False
+    assert on_nvswitch("NVIDIA TITAN V") is False
+    assert on_nvswitch("NVIDIA TITAN RTX") is False
+    # Volta's SXM module keeps its own answer (the table's row), and a bare Volta capability stays open.
+    assert on_nvswitch("Tesla V100-SXM3-32GB") is not False
+
+
+def test_2041_titan_v_in_a_cut_collect_env_is_not_applicable() -> None:
+    results = capture_checks("2041", CHECK)
+    assert results[CHECK].status == "not-applicable"
+    assert "TITAN V" in results[CHECK].message

@@ -181,3 +181,44 @@ def test_nvml_driver_version_of_0_1_is_no_cuda_version() -> None:
     # driver version under the words today's prints the driver's CUDA under.
     text = "dlsym: nvmlDeviceGetBrand\nCUDA driver version: 546.01\n[0] CUDA device name: NVIDIA GeForce RTX 3060\n"
     assert fact(pasted(text), "ollama_cuda").__class__.__name__ == "Missing"
+
+
+# ollama 0.1's probe reports the lowest compute capability of its GPUs (gpu_info_nvml.c: "Report the lowest
+# major.minor we detect"): one GPU of that capability.
+def test_lowest_capability_of_0_1_names_one_gpu_2026() -> None:
+    # Real: corpus 2026 (ollama/ollama#1663, Go's log format).
+    gpus = fact(pasted("2024/01/29 19:35:56 gpu.go:99: INFO Nvidia GPU detected\n"
+                       "2024/01/29 19:35:56 gpu.go:140: INFO CUDA Compute Capability detected: 8.6\n"), "gpus")
+    assert gpus.models == {0: "GPU of compute capability 8.6"}
+    assert gpus.partial and "lowest" in gpus.partial[0][1]
+
+
+def test_lowest_capability_in_slog_and_too_old_words() -> None:
+    # Real: ollama/ollama#2445 (slog, 0.1.24, WSL) and #1992 (0.1.20, a GTX 970 below ollama's minimum).
+    slog = ('time=2024-02-11T11:04:54.307+05:30 level=INFO source=gpu.go:146 '
+            'msg="CUDA Compute Capability detected: 7.5"\n')
+    assert fact(pasted(slog), "gpus").models == {0: "GPU of compute capability 7.5"}
+    old = ("2024/01/14 19:50:06 gpu.go:94: Nvidia GPU detected\n2024/01/14 19:50:06 gpu.go:138: CUDA GPU is too old. "
+           "Falling back to CPU mode. Compute Capability detected: 5.2\n")
+    assert fact(pasted(old), "gpus").models == {0: "GPU of compute capability 5.2"}
+
+
+def test_bogus_capability_names_no_gpu() -> None:
+    # Modelled on ollama/ollama#4708 (an A100 vGPU reported as capability 1.0): no GPU of today's CUDA is 1.x.
+    text = "2024/05/29 10:00:00 gpu.go:140: INFO CUDA Compute Capability detected: 1.0\n"
+    assert fact(pasted(text), "gpus").__class__.__name__ == "Missing"
+
+
+def test_2026_mig_and_fabric_manager_are_not_applicable() -> None:
+    results = capture_checks("2026", "MEM-MIG", "DRV-FABRIC-MANAGER")
+    assert results["MEM-MIG"].status == "not-applicable"
+    assert "compute capability 8.6" in results["MEM-MIG"].message
+    assert results["DRV-FABRIC-MANAGER"].status == "not-applicable"
+
+
+def test_modelled_lowest_capability_of_hopper_leaves_mig_open() -> None:
+    # Modelled: capability 9.0 holds MIG parts (H100), so the GPU named by it decides nothing.
+    text = ("2024/01/29 19:35:56 gpu.go:99: INFO Nvidia GPU detected\n"
+            "2024/01/29 19:35:56 gpu.go:140: INFO CUDA Compute Capability detected: 9.0\n")
+    from stackaudit.engine.testing import run_checks
+    assert run_checks(pasted(text), ["MEM-MIG"])["MEM-MIG"].status == "unknown"

@@ -278,8 +278,8 @@ def sold_bridged(names: Collection[str], table: GpuTable | None = None) -> bool:
 def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
     """Whether a GPU model may sit on an NVSwitch fabric: its table row's NVLink kind (a cut name's rows', where they
     agree), else its product family's
-    NVLink expectation ("all-pairs" baseboards, "trays" racks), else False for a Jetson (JETSON), a name whose model words imply no NVLink
-    (nvlink_links_of) or a compute capability no NVSwitch board carries (NO_NVSWITCH_CAPABILITIES); None for a name
+    NVLink expectation ("all-pairs" baseboards, "trays" racks), else False for a Jetson (JETSON), a TITAN card
+    (DESKTOP_CARD), a name whose model words imply no NVLink (nvlink_links_of) or a compute capability no NVSwitch board carries (NO_NVSWITCH_CAPABILITIES); None for a name
     none of them knows.
 
     False is the claim that matters (PCIe cards and bridged pairs need no Fabric Manager); an SXM module says True
@@ -295,9 +295,10 @@ def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
     family = family_of(name, table)
     if family is not None:
         return family.nvlink in ("all-pairs", "trays")
-    # A Jetson module's integrated GPU, a name whose model words imply an architecture before NVLink, or a capability no
-    # NVSwitch board carries.
-    if JETSON.search(name) or capability_of(name) in NO_NVSWITCH_CAPABILITIES or nvlink_links_of(name, table) == 0:
+    # A Jetson module's integrated GPU, a TITAN desktop card, a name whose model words imply an architecture before
+    # NVLink, or a capability no NVSwitch board carries.
+    if JETSON.search(name) or DESKTOP_CARD.search(name) or capability_of(name) in NO_NVSWITCH_CAPABILITIES \
+            or nvlink_links_of(name, table) == 0:
         return False
     return None
 
@@ -338,6 +339,11 @@ JETSON_WITHOUT_MIG = re.compile(r"\bJetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|TX[12]|X
                                 r"|\bTegra X[12]\b", re.I)
 # Any Jetson module, Thor too: an SoC's integrated GPU, on no NVSwitch.
 JETSON = re.compile(r"\bJetson\b|\bTegra X[12]\b", re.I)
+# NVIDIA's TITAN cards (GTX TITAN to TITAN RTX) are desktop PCIe cards: at most two joined by an NVLink bridge (TITAN
+# RTX), never on an NVSwitch (https://www.nvidia.com/en-us/titan/titan-v/: a PCIe card; NVSwitch boards carry SXM
+# modules only, https://www.nvidia.com/en-us/data-center/nvlink/). TITAN V is Volta, 7.0, a capability NVSwitch boards
+# share, so its name, not its capability, says so (corpus 2041).
+DESKTOP_CARD = re.compile(r"\bTITAN\b", re.I)
 
 
 def has_mig(name: str, table: GpuTable | None = None) -> bool | None:

@@ -1050,6 +1050,13 @@ _OLLAMA_MEMORY_DATA = re.compile(r'msg="updating cuda memory data" gpu=(\S+) nam
 # (gputable.capability_name), which gives its architecture.
 _OLLAMA_CAPABILITY = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]*"?)? library=(?:cuda|CUDA)\b'
                                 r'(?: variant=\S+)? compute=(\d{1,2}\.\d)\b')
+# ollama 0.1's GPU probe (gpu/gpu.go, early 2024): `gpu.go:140: INFO CUDA Compute Capability detected: 8.6`, later in
+# logfmt as `msg="CUDA Compute Capability detected: 7.5"` or `[nvidia-ml] NVML CUDA Compute Capability detected: 8.6`,
+# and for a GPU below its minimum `CUDA GPU is too old. Falling back to CPU mode. Compute Capability detected: 5.2`.
+# Its library (gpu_info_nvml.c, gpu_info_cudart.c) loops over every device and reports "the lowest major.minor we
+# detect": one GPU of that capability, others left unnamed (corpus 2026; ollama/ollama#2445, #1992). A capability
+# below 3.0 is no CUDA GPU of today's drivers (a vGPU's bogus `1.0`, ollama/ollama#4708): not read.
+_OLLAMA_LOWEST_CAPABILITY = re.compile(r"\b(?:CUDA|CPU mode\.) Compute Capability detected: ((?:[3-9]|1[0-2])\.\d)\b")
 # ollama 0.1's NVML probe with OLLAMA_DEBUG (gpu/gpu_info_nvml.c, early 2024): `[0] CUDA device name: NVIDIA GeForce
 # MX130`, NVML's name of each device it found, by NVML's index (corpus 1916).
 OLLAMA_NVML_NAME = re.compile(r"^\s*\[(\d{1,2})\] CUDA device name: (\S[^\n]*?)\s*$", re.MULTILINE)
@@ -1060,7 +1067,8 @@ _OLLAMA_NOW = re.compile(r'\bbefore\.free="(?P<before>[\d.]+) (?P<bu>[MG]iB)" no
 def parse_ollama_gpus(text: str) -> GpuInventory:
     """The NVIDIA GPUs ollama's `inference compute` lines name (else its debug log's `updating cuda memory data`
     lines, else the compute capability of a line whose name is cut, else ollama 0.1's debug probe's `[0] CUDA device
-    name:` lines, OLLAMA_NVML_NAME), one per GPU UUID, in the order printed.
+    name:` lines, OLLAMA_NVML_NAME, else one GPU of the lowest capability ollama 0.1 reports), one per GPU UUID, in
+    the order printed.
 
     ollama prints one line per GPU it found at each start; a pasted excerpt may leave GPUs out, so
     its count is a lower bound. The index is the order printed, as collect_env's is.
@@ -1073,11 +1081,39 @@ def parse_ollama_gpus(text: str) -> GpuInventory:
     if not names:  # ollama 0.1's debug probe, by NVML's index
         names = {f"nvml {m.group(1)}": m.group(2) for m in OLLAMA_NVML_NAME.finditer(text)}
     if not names:
-        raise ParseError('no ollama `msg="inference compute" ... library=cuda`, `updating cuda memory data` or '
-                         '`[0] CUDA device name:` line')
+        return parse_ollama_lowest(text)
     records = tuple(GpuRecord(i, "", name, None, (OLLAMA_TITLE,)) for i, name in enumerate(names.values()))
     return GpuInventory(gpus=records, counts=((OLLAMA_TITLE, len(records)),),
                         partial=((OLLAMA_TITLE, "pasted lines of ollama's log may leave GPUs out"),))
+
+
+def parse_ollama_lowest(text: str) -> GpuInventory:
+    """One GPU of the lowest compute capability ollama 0.1's probe reports (_OLLAMA_LOWEST_CAPABILITY), named by that
+    capability (gputable.capability_name); the host's other GPUs, if any, are not named.
+
+    >>> parse_ollama_lowest("2024/01/29 19:35:56 gpu.go:140: INFO CUDA Compute Capability detected: 8.6").models
+    {0: 'GPU of compute capability 8.6'}
+    """
+    lowest = _OLLAMA_LOWEST_CAPABILITY.search(text)
+    if lowest is None:
+        raise ParseError('no ollama `msg="inference compute" ... library=cuda`, `updating cuda memory data`, '
+                         '`[0] CUDA device name:` or `CUDA Compute Capability detected:` line')
+    return GpuInventory(gpus=(GpuRecord(0, "", capability_name(lowest.group(1)), None, (OLLAMA_TITLE,)),),
+                        counts=((OLLAMA_TITLE, 1),),
+                        partial=((OLLAMA_TITLE, "ollama 0.1 reports the lowest compute capability of its GPUs: "
+                                  "one GPU, others not named"),))
+
+
+@parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=59)
+def gpus_from_ollama_lowest(text: str) -> GpuInventory:
+    """The one GPU ollama 0.1's server log names by the lowest compute capability of its GPUs (parse_ollama_lowest).
+
+    Input (tests/data/captures/2026)::
+
+        2024/01/29 19:35:56 gpu.go:99: INFO Nvidia GPU detected
+        2024/01/29 19:35:56 gpu.go:140: INFO CUDA Compute Capability detected: 8.6
+    """
+    return parse_ollama_lowest(text)
 
 
 # PyTorch's warning for each GPU its build has no kernels for, from torch/cuda/__init__.py `_check_capability`

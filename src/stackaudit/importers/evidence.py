@@ -136,13 +136,15 @@ _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80}
 # With OLLAMA_DEBUG, its reading of each GPU's memory (`msg="updating cuda memory data" gpu=GPU-… name="NVIDIA …"
 # … now.total="79.3 GiB" now.free="78.8 GiB" now.used="424.2 MiB"`, OLLAMA_DISCOVERY_MSGS), and the rest of such a
 # line a paste broke (`B" before.free=… now.used=`: a system memory line has `now.free_swap` there, not `now.used`).
+# ollama 0.1's lowest compute capability of its GPUs (`gpu.go:140: INFO CUDA Compute Capability detected: 8.6`).
 _OLLAMA = re.compile(rf'\bmsg="?(?:{OLLAMA_DISCOVERY_MSGS}|detected GPUs" .*\blibrary=\S*libcuda\.so\.\d)|'
                      r'\b\d+ MB VRAM available, loading up to \d+ |'
                      r'^\S{0,8}" before\.free="[^"]*" now\.total="[^"]*" '
                      r'now\.free="[^"]*" now\.used=|'
                      r'^\s*device count \d+\s*$|'
                      r'^\s*\[GPU-[0-9a-fA-F-]+\] Compute Capability \d+\.\d+\s*$|'
-                     r'^\s*\[\d{1,2}\] CUDA device name: \S')
+                     r'^\s*\[\d{1,2}\] CUDA device name: \S|'
+                     r'\b(?:CUDA|CPU mode\.) Compute Capability detected: \d')
 # The CUDA runtime's error, as PyTorch and most CUDA programs print it (`RuntimeError: CUDA error: an illegal memory
 # access was encountered`, then torch's `Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/...`):
 # a CUDA program failing on a GPU. Its words are cudaGetErrorString's for the errors of a GPU at work (CUDA Runtime API,
@@ -188,7 +190,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "CMAKE_CUDA_ARCHITECTURES", "Compatibility mod
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",
             "| python", "|python", "python**",
-            "] Compute Capability", "] CUDA device name:", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
+            "] Compute Capability", "] CUDA device name:", "Capability detected:", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
             *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "| os", "|os", "operating system", "os version", "linux distro",
             "## ",  # an issue form's heading (form_answer)
             "nvrmmeminit")  # Tegra's memory manager on a Jetson (facts/gpus.nvrm_mem_line)
