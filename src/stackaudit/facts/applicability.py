@@ -125,6 +125,9 @@ ENGINE_SUBJECTS: dict[str, str] = {
     "torch-engine": "PyTorch (its kernels are ggml's own CUDA kernels)",
     "graph-engine": "vLLM, SGLang or TensorRT-LLM CUDA-graph setting to read (it has its own CUDA-graph use)",
     "allreduce-engine": "vLLM or SGLang custom all-reduce (it splits the model over its GPUs with its own code)",
+    # FlashInfer is a PyTorch extension that vLLM, SGLang and TGI load as an attention and sampling backend; a ggml
+    # engine runs its own attention kernels (ggml's flash-attention, llama.cpp's `-fa`), and loads no Python.
+    "flashinfer-engine": "FlashInfer (its attention runs ggml's own kernels, with no Python package to load)",
 }
 # Engine subjects about the engine's work on an NVIDIA GPU, by the GPU subject they need: where the sources show no
 # NVIDIA GPU (shown_absent: only another vendor's GPUs, or none on a whole bus), the check is not applicable whatever
