@@ -424,12 +424,14 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
 )
 # LocalAI runs each model in a backend process it reaches over gRPC and logs that process's output behind its GRPC tag
 # (`7:52PM DBG GRPC(server-127.0.0.1:36099): stderr ggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no`, mudler/LocalAI#4199,
-# corpus 1976), and names the backend it loads (`7:23PM INF Loading model '...' with backend llama-cpp`, its build
-# variants `cuda12-llama-cpp`, `llama-cpp-avx2`). Where its lines show the llama.cpp backend, by its name or by ggml's
+# corpus 1976), and names the backend it loads (`7:23PM INF Loading model '...' with backend llama-cpp`, LocalAI#771;
+# `Loading Model x with gRPC (file: ...) (backend: llama-cpp)`, LocalAI#1433; its build variants `cuda12-llama-cpp`,
+# `llama-cpp-avx2`). A line that lists the backends it may try (`with the backend '[llama-cpp ... vllm ...]'`) names none. Where its lines show the llama.cpp backend, by its name or by ggml's
 # and llama.cpp's own function-tagged lines behind the tag, the engine that runs the model is llama.cpp's, as
 # TensorRT-LLM's lines name Triton's backend (engine "trtllm").
 LOCALAI_LLAMACPP = re.compile(r"\bGRPC\([^)]*\): std(?:err|out) (?:ggml_[a-z_]+|llama_[a-z_]+|llm_load_[a-z_]+):\s"
-                              r"|\bwith backend (?:[\w-]+-)?llama-cpp(?:-[\w-]+)?\b")
+                              r"|(?:\bwith backend |\(backend: |\bBackendLoader starting backend=)"
+                              r"(?:[\w-]+-)?llama-cpp(?:-[\w-]+)?\b")
 # TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
 # num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),
 # which parse_serving_log folds back onto the `Args {` line (fold_args_block). Its shard count is its tensor-parallel
@@ -1894,7 +1896,7 @@ def parse_serving_log(text: str) -> ServingLog:
         if engine in ("", "triton") and ((triton is not None and triton["file"] == "libtensorrtllm")
                                          or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line))):
             engine = "trtllm"
-        if engine == "localai" and ("GRPC(" in line or "with backend" in line) and LOCALAI_LLAMACPP.search(line):
+        if engine == "localai" and ("GRPC(" in line or "backend" in line) and LOCALAI_LLAMACPP.search(line):
             engine = "llamacpp"
         if not triton_line and triton is not None:
             triton_line = text_l
