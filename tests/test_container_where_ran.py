@@ -188,3 +188,10 @@ def test_home_environment_file_is_the_host(text: str) -> None:
 def test_other_environment_files_say_nothing(text: str) -> None:
     info = fact(pasted(text), "container")
     assert not (isinstance(info, ContainerInfo) and info.on_host)
+
+
+def test_image_workdir_frame_leaves_the_home_environment_open() -> None:
+    # Corpus 1610: the conda env under /home/li runs code under /workspace, an image's working directory (NGC, RunPod).
+    assert not isinstance(fact(pasted(body("1610")), "container"), ContainerInfo)
+    text = _HOME_TORCH_465 + '  File "/workspace/train.py", line 9, in <module>\n'
+    assert not isinstance(fact(pasted(text), "container"), ContainerInfo)

@@ -633,6 +633,9 @@ _HOME_PYTHON = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)+bin/python[\d.]*$"
 # `bin /home/gameveloster/miniconda3/envs/textgen/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cuda117.so`,
 # corpus 1986): the program ran from the user's own environment on the machine, as _HOME_PYTHON's interpreter does.
 # Ray's images install their conda under /home/ray (rayproject/ray docker/base-deps), so that home is an image's.
+# A line beside it under /workspace, the working directory of NGC's framework images and of RunPod's pods, leaves where
+# the program ran open: a traceback's frame there (corpus 1610: a home conda env running code under /workspace).
+IMAGE_WORKDIR = re.compile(r"\bFile \"/workspace/")
 HOME_PYTHON_FILE = re.compile(r"(?:^|[\s\"'(=])(?:/home/(?!ray/)[\w.-]+|~)/(?:[^/\s\"']+/){0,8}?"
                               r"lib/python\d[\d.]*/site-packages/")
 # A program built on the same line before it runs (`GGML_CUDA=1 make -j && ./llama-server ...`, corpus 1280).
@@ -668,8 +671,11 @@ def _stated_built(host: Host) -> str:
 
 def _home_env_file(host: Host) -> str:
     """A pasted line of evidence or of the engine's log that names a file of a Python environment in a user's home
-    (HOME_PYTHON_FILE), where no command typed at a prompt names a container or its runner, or ""."""
+    (HOME_PYTHON_FILE), where no command typed at a prompt names a container or its runner and no such line names a
+    file under an image's working directory (IMAGE_WORKDIR), or ""."""
     if any(_NAMES_CONTAINER.search(command) for _, command in _prompt_rows(host)):
+        return ""
+    if _entrypoint_line(host, lambda ln: "/workspace/" in ln and bool(IMAGE_WORKDIR.search(ln))):  # a traceback's
         return ""
     line = _entrypoint_line(host, lambda ln: "site-packages/" in ln and bool(HOME_PYTHON_FILE.search(ln)))
     m = HOME_PYTHON_FILE.search(line)
