@@ -8,6 +8,8 @@ themselves; the container checks about the engine's container are then not appli
 
 from __future__ import annotations
 
+import pytest
+
 from corpus import body, capture_checks, fact, pasted
 from stackaudit.facts.container import ContainerInfo, stated_host
 from stackaudit.facts.engine_command import parse_command_line
@@ -143,4 +145,53 @@ def test_engine_as_pid_one_is_a_container() -> None:
 def test_modelled_engine_with_another_pid_says_nothing() -> None:
     # Modelled: the same line from PID 4127 is any process of any machine.
     text = body("510").replace("pid=1)", "pid=4127)")
+    assert not isinstance(fact(pasted(text), "container"), ContainerInfo)
+
+
+# A traceback's or a library's file of a Python environment in a user's home (facts/container.HOME_PYTHON_FILE): the
+# program ran from the user's own environment on the machine.
+# https://github.com/vllm-project/vllm/issues/14452 (turn 92 by 1074854980): vLLM's engine log from a conda env.
+_HOME_VLLM_14452 = """\
+ERROR 04-26 20:27:52 [core.py:390]     engine_core = EngineCoreProc(*args, **kwargs)
+ERROR 04-26 20:27:52 [core.py:390]   File "/home/ds/anaconda3/envs/deepseek-14B/lib/python3.9/site-packages/vllm-0.8.5.dev126+g1311913f5.d20250425.cu128-py3.9-linux-x86_64.egg/vllm/v1/engine/core.py", line 323, in __init__
+ERROR 04-26 20:27:52 [core.py:390]     super().__init__(vllm_config, executor_class, log_stats,
+"""
+# https://github.com/pytorch/pytorch/issues/465 (comment by BinbinBian, 2017-03-08): a training script's traceback.
+_HOME_TORCH_465 = """\
+THCudaCheck FAIL file=/data/users/soumith/miniconda2/conda-bld/pytorch-0.1.9_1487346124464/work/torch/lib/THC/generic/THCStorage.cu line=66 error=2 : out of memory
+Traceback (most recent call last):
+  File "main_snli.py", line 74, in __init__
+    self.model.cuda()
+  File "/home/bbbian/anaconda3/lib/python3.6/site-packages/torch/nn/modules/module.py", line 143, in cuda
+    return self._apply(lambda t: t.cuda(device_id))
+"""
+
+
+@pytest.mark.parametrize("text", [_HOME_VLLM_14452, _HOME_TORCH_465, body("1691"), body("1986")],
+                         ids=["vllm-14452", "torch-465", "1691", "1986"])
+def test_home_environment_file_is_the_host(text: str) -> None:
+    info = fact(pasted(text), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host
+    assert "/home/" in info.evidence[0] and "site-packages" in info.evidence[0]
+
+
+@pytest.mark.parametrize("text", [
+    # https://github.com/vllm-project/vllm/issues/20465: root's own conda, as a container's root has one too.
+    '  File "/root/miniforge3/envs/vllm/lib/python3.10/site-packages/vllm/utils.py", line 2456, in run_method\n',
+    # https://github.com/community-scripts/ProxmoxVED/issues/2047: an environment under /opt.
+    '  File "/opt/vllm/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 1318, in run_engine_core\n',
+    # Modelled: Ray's images install their conda under /home/ray.
+    '  File "/home/ray/anaconda3/lib/python3.10/site-packages/ray/_private/worker.py", line 2547, in get\n',
+    # Modelled: a home environment beside a prompt that starts a container says nothing of where the file ran.
+    '$ docker exec -it vllm bash\n  File "/home/me/.venv/lib/python3.11/site-packages/vllm/utils.py", line 1, in f\n',
+], ids=["root-20465", "opt-2047", "ray-image", "docker-prompt"])
+def test_other_environment_files_say_nothing(text: str) -> None:
+    info = fact(pasted(text), "container")
+    assert not (isinstance(info, ContainerInfo) and info.on_host)
+
+
+def test_image_workdir_frame_leaves_the_home_environment_open() -> None:
+    # Corpus 1610: the conda env under /home/li runs code under /workspace, an image's working directory (NGC, RunPod).
+    assert not isinstance(fact(pasted(body("1610")), "container"), ContainerInfo)
+    text = _HOME_TORCH_465 + '  File "/workspace/train.py", line 9, in <module>\n'
     assert not isinstance(fact(pasted(text), "container"), ContainerInfo)

@@ -241,12 +241,49 @@ api-1  | 6:10PM DBG GRPC Service Started
 """
 
 
-@pytest.mark.parametrize("text", [LOCALAI_771, LOCALAI_2394], ids=["771", "2394"])
+@pytest.mark.parametrize("text", [LOCALAI_771.replace("with backend llama-cpp", "with backend"), LOCALAI_2394],
+                         ids=["771-cut", "2394"])
 def test_localai_log_is_read(text: str) -> None:
     """LocalAI's zerolog lines (kitchen time, three-letter level) are a server log of the launcher, engine localai."""
     host = pasted(text)
     assert fact(host, "serving_log").engine == "localai"
     assert fact(host, "engines_shown").shown == ("localai",)
+
+
+# https://github.com/mudler/LocalAI/issues/1729 (turn 2 by thfrei): the llama.cpp backend's own loader lines behind
+# LocalAI's GRPC tag.
+LOCALAI_1729 = """3:44PM DBG GRPC(llava-v1.6-mistral-7b.Q5_K_M.gguf-127.0.0.1:36827): stderr llama_model_loader: - kv  11:                          general.file_type u32              = 17
+3:44PM DBG GRPC(llava-v1.6-mistral-7b.Q5_K_M.gguf-127.0.0.1:36827): stderr llama_model_loader: - kv  12:                       tokenizer.ggml.model str              = llama
+"""
+# https://github.com/mudler/LocalAI/issues/1433 (issue body by lili-wan): the gRPC load line names its backend.
+LOCALAI_1433 = """10:26PM DBG [llama-cpp] Attempting to load
+10:26PM DBG Loading model llama-cpp from llama-2-7b.Q4_0.gguf
+10:26PM DBG Loading Model llama-2-7b.Q4_0.gguf with gRPC (file: /models/llama-2-7b.Q4_0.gguf) (backend: llama-cpp): {backendString:llama-cpp model:llama-2-7b.Q4_0.gguf threads:1}
+"""
+
+
+@pytest.mark.parametrize("text", [LOCALAI_771, LOCALAI_1729, LOCALAI_1433, body("1976")],
+                         ids=["771", "1729", "1433", "1976"])
+def test_localai_llamacpp_backend_is_the_engine(text: str) -> None:
+    """LocalAI's log that names its llama-cpp backend, or shows ggml's and llama.cpp's own lines behind its GRPC tag,
+    shows llama.cpp as the engine: no FlashInfer there."""
+    host = pasted(text)
+    assert fact(host, "serving_log").engine == "llamacpp"
+    assert fact(host, "engines_shown").shown == ("llamacpp",)
+
+
+def test_localai_other_backend_stays_the_launcher() -> None:
+    """Modelled: the list of backends LocalAI may try, and a Python backend's load line, name no llama.cpp run."""
+    text = (LOCALAI_771.splitlines()[0] + "\n" + LOCALAI_1433.splitlines()[2].replace("llama-cpp", "vllm") + "\n"
+            + "3:44PM DBG GRPC(m-127.0.0.1:36827): stderr INFO 05-01 vllm.engine.llm_engine: Initializing\n")
+    assert fact(pasted(text), "serving_log").engine == "localai"
+
+
+def test_localai_llamacpp_backend_runs_no_flashinfer() -> None:
+    """RT-FLASHINFER is not applicable where the only engine shown is LocalAI's llama.cpp backend (corpus 1976)."""
+    r = capture_checks("1976", "RT-FLASHINFER")["RT-FLASHINFER"]
+    assert r.status == "not-applicable"
+    assert "FlashInfer" in r.message
 
 
 def test_localai_form_needs_its_level() -> None:

@@ -656,6 +656,7 @@ def _jit_toolkit_problems(e: PythonEnvironment) -> list[str]:
 
 @check(
     "RT-FLASHINFER",
+    applies_to="flashinfer-engine",
     title="FlashInfer package mismatch / JIT toolchain different from torch's CUDA",
     severity="medium",
     confidence="field-reports",

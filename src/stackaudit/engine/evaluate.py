@@ -39,6 +39,7 @@ from stackaudit.facts.applicability import (
     engine_gpu_absent,
     engine_shown_other,
     linux_only_why,
+    no_cuda_runtime,
     no_switch_shown,
     shown_absent,
 )
@@ -229,6 +230,13 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
     Where the models of the GPUs shown decide it, the not-applicable covers those GPUs (`over_subjects`)."""
     if outcome.status == "unknown" and (why := linux_only_why(spec.id, *_windows_shown(facts))):
         return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *provenance.get("virtualization", ()))),
+                                                 key=_order))
+    shown_engines = facts.get("engines_shown")
+    log = facts.get("serving_log")
+    if outcome.status == "unknown" and (why := no_cuda_runtime(
+            spec.id, log if isinstance(log, ServingLog) else None, engines_shown(facts),
+            bool(getattr(shown_engines, "report", False)))):
+        return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *provenance.get("serving_log", ()))),
                                                  key=_order))
     moot = spec.applies_to in ENGINE_VERDICT_MOOT and outcome.status not in ("unknown", "issue", "error")
     if not spec.applies_to or (outcome.status != "unknown" and not moot):

@@ -66,6 +66,10 @@ A check of what only a Linux host has (LINUX_ONLY: persistence mode, MIG, a cont
 where the sources show a Windows host (facts/platform.Virtualization.os: a Windows driver model, llama.cpp built for
 Windows, a Windows program path, `OS: Windows 11`), and, for a container's check, no container.
 
+A check of the CUDA runtime an engine loads (CUDA_RUNTIME_CHECKS) is not applicable where every engine shown is a ggml
+one whose log's device list offers its GPUs through another backend only (`- Vulkan0 : NVIDIA GeForce RTX 5060`) and
+names nothing of CUDA's (no_cuda_runtime): that build loads no CUDA runtime.
+
 The same engines shown decide one verdict that is not an applicability: where every one serves from one process
 (ONE_PROCESS_ENGINES) and no command splits its model over GPUs, CTR-SHM-SIZE is not an issue (one_process_engine).
 """
@@ -125,6 +129,9 @@ ENGINE_SUBJECTS: dict[str, str] = {
     "torch-engine": "PyTorch (its kernels are ggml's own CUDA kernels)",
     "graph-engine": "vLLM, SGLang or TensorRT-LLM CUDA-graph setting to read (it has its own CUDA-graph use)",
     "allreduce-engine": "vLLM or SGLang custom all-reduce (it splits the model over its GPUs with its own code)",
+    # FlashInfer is a PyTorch extension that vLLM, SGLang and TGI load as an attention and sampling backend; a ggml
+    # engine runs its own attention kernels (ggml's flash-attention, llama.cpp's `-fa`), and loads no Python.
+    "flashinfer-engine": "FlashInfer (its attention runs ggml's own kernels, with no Python package to load)",
 }
 # Engine subjects about the engine's work on an NVIDIA GPU, by the GPU subject they need: where the sources show no
 # NVIDIA GPU (shown_absent: only another vendor's GPUs, or none on a whole bus), the check is not applicable whatever
@@ -269,6 +276,25 @@ def linux_only_why(check_id: str, windows: str, container_shown: bool) -> str:
     if row is None or not windows or (row[1] and container_shown):
         return ""
     return f"a Windows host ({windows}): {row[0]}"
+
+
+# Checks of the CUDA runtime an engine loads. A ggml engine whose `device_info:` list offers every GPU through another
+# backend (Vulkan, Metal, SYCL, OpenCL: ServingLog.ggml_other_devices) and names no CUDA device, CUDA line or CUDA
+# build feature is a build without ggml's CUDA backend: it loads no CUDA runtime, so no driver floor of one applies.
+CUDA_RUNTIME_CHECKS = frozenset({"DRV-CUDA-COMPAT"})
+
+
+def no_cuda_runtime(check_id: str, log: ServingLog | None, engines: tuple[str, ...], report: bool) -> str:
+    """Why a check of CUDA_RUNTIME_CHECKS does not apply, in words: every engine shown is a ggml one
+    (GGML_ENGINE_NAMES), no Python environment is shown (`report`: torch loads its own CUDA runtime), and the log's
+    device list names its GPUs through another backend only; "" otherwise."""
+    if check_id not in CUDA_RUNTIME_CHECKS or log is None or not log.ggml_other_devices or report or not engines:
+        return ""
+    if any(e not in GGML_ENGINE_NAMES for e in engines) or log.ggml_cuda_devices or log.ggml_cuda_line \
+            or log.ggml_cuda_archs or log.cuda_lines:
+        return ""
+    return (f"llama.cpp's device list offers its GPUs as {', '.join(log.ggml_other_devices)} only, no CUDA device: "
+            "this build runs without ggml's CUDA backend and loads no CUDA runtime, so no driver floor of one applies")
 
 
 # Subjects that are one CPU vendor's hardware: the vendor's name in lscpu's `Vendor ID`, else in its `Model name`.

@@ -531,8 +531,8 @@ def _aio_smi(host: Host) -> str:
 
 
 def _entrypoint_line(host: Host, wanted: Callable[[str], bool]) -> str:
-    """The first line of the paste's evidence lines or engine log that an image's entrypoint prints (`wanted`), or
-    ""."""
+    """The first line of the paste's evidence lines or engine log that `wanted` takes (a line an image's entrypoint
+    prints), or ""."""
     for source in (EVIDENCE_LINES, ENGINE_LOG):
         try:
             text = host.doc(source.name)
@@ -628,6 +628,16 @@ _HOME_BUILD = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)*build/(?:bin/(?:Rel
 # A Python interpreter of an environment in the user's home directory (a conda env, a venv, pyenv):
 # `/home/my/.opt/anaconda3/envs/sglang-source/bin/python -m sglang.launch_server` (corpus 1276).
 _HOME_PYTHON = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)+bin/python[\d.]*$")
+# A file of a Python environment in a user's home directory that a traceback or a library's load line names (`File
+# "/home/star_/.conda/envs/aphrodite/lib/python3.11/site-packages/aphrodite/...", line 562`, corpus 1691; bitsandbytes'
+# `bin /home/gameveloster/miniconda3/envs/textgen/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cuda117.so`,
+# corpus 1986): the program ran from the user's own environment on the machine, as _HOME_PYTHON's interpreter does.
+# Ray's images install their conda under /home/ray (rayproject/ray docker/base-deps), so that home is an image's.
+# A line beside it under /workspace, the working directory of NGC's framework images and of RunPod's pods, leaves where
+# the program ran open: a traceback's frame there (corpus 1610: a home conda env running code under /workspace).
+IMAGE_WORKDIR = re.compile(r"\bFile \"/workspace/")
+HOME_PYTHON_FILE = re.compile(r"(?:^|[\s\"'(=])(?:/home/(?!ray/)[\w.-]+|~)/(?:[^/\s\"']+/){0,8}?"
+                              r"lib/python\d[\d.]*/site-packages/")
 # A program built on the same line before it runs (`GGML_CUDA=1 make -j && ./llama-server ...`, corpus 1280).
 # An assignment's name holds no `=`, so each word before the program splits one way only (`\S+=\S*` backtracks
 # through every `=` of every word: exponential on `a=b=c=d ...`).
@@ -659,10 +669,26 @@ def _stated_built(host: Host) -> str:
                          if not _container_prompt(name) and _TYPED_BUILD.match(command)), "")
 
 
+def _home_env_file(host: Host) -> str:
+    """A pasted line of evidence or of the engine's log that names a file of a Python environment in a user's home
+    (HOME_PYTHON_FILE), where no command typed at a prompt names a container or its runner and no such line names a
+    file under an image's working directory (IMAGE_WORKDIR), or ""."""
+    if any(_NAMES_CONTAINER.search(command) for _, command in _prompt_rows(host)):
+        return ""
+    if _entrypoint_line(host, lambda ln: "/workspace/" in ln and bool(IMAGE_WORKDIR.search(ln))):  # a traceback's
+        return ""
+    line = _entrypoint_line(host, lambda ln: "site-packages/" in ln and bool(HOME_PYTHON_FILE.search(ln)))
+    m = HOME_PYTHON_FILE.search(line)
+    return m.group(0).lstrip(" \t\"'(=") if m else ""
+
+
 def _home_build_engine(ctx: FactContext) -> str:
     """The engine command run from a build tree in the user's home directory, from a Python environment there, or
     built on its own line before it runs (`make -j && ./llama-server`), or run by a relative path (`./main`) where the
-    user's words say they compiled it (STATED_BUILT), or ""."""
+    user's words say they compiled it (STATED_BUILT), or a traceback's or library's file of a Python environment
+    there (_home_env_file), or ""."""
+    if home_file := _home_env_file(ctx.host):
+        return home_file
     commands = ctx.optional("engine_commands", EngineCommands)
     for command in commands.commands if commands is not None else ():
         if not command.argv or command.builds:

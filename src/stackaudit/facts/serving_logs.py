@@ -352,6 +352,11 @@ GGML_USE_GRAPHS = re.compile(r"(?:\bCUDA\.(\d+)\.|\| )USE_GRAPHS ?= ?([01])\b")
 # RTX 5070 Ti (15838 MiB, 58499 MiB free)` (ggml-org/llama.cpp common/common.cpp, common_params_print_info;
 # ggml-org/llama.cpp#24147).
 GGML_DEVICE_INFO = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*- (CUDA\d+)\s*: (?P<name>[^()]+?) \(\d+ MiB, \d+ MiB free\)")
+# The same list's rows of a device another ggml backend drives (`0.00.663.544 I   - Vulkan0 : NVIDIA GeForce RTX 5060
+# (7895 MiB, 7127 MiB free)`, ggml-org/llama-install.sh#20, corpus 1985): Vulkan, Metal, SYCL and OpenCL reach the GPU
+# through their own runtimes, not CUDA's.
+GGML_OTHER_DEVICE_INFO = re.compile(r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*- ((?:Vulkan|SYCL|OpenCL)\d+|Metal)\s*: "
+                                    r"[^()]+? \(\d+ MiB, \d+ MiB free\)")
 # llama-server's `--list-devices` (ggml-org/llama.cpp common/arg.cpp: `printf("  %s: %s (%zu MiB, %zu MiB free)\n",
 # ...)` under `Available devices:`), the same total and free memory per device without the dash: `  CUDA0: NVIDIA
 # GeForce RTX 3090 (24154 MiB, 23892 MiB free)` (corpus 1190).
@@ -422,6 +427,16 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     # (`"found 1 GPUs supporting NVML metrics`, GKE's, corpus 1817): the message is metrics.cc's alone.
     (re.compile(r"^\s*\"?found \d+ GPUs supporting NVML metrics\"?\s*$"), "triton", ("GPUs supporting NVML",)),
 )
+# LocalAI runs each model in a backend process it reaches over gRPC and logs that process's output behind its GRPC tag
+# (`7:52PM DBG GRPC(server-127.0.0.1:36099): stderr ggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no`, mudler/LocalAI#4199,
+# corpus 1976), and names the backend it loads (`7:23PM INF Loading model '...' with backend llama-cpp`, LocalAI#771;
+# `Loading Model x with gRPC (file: ...) (backend: llama-cpp)`, LocalAI#1433; its build variants `cuda12-llama-cpp`,
+# `llama-cpp-avx2`). A line that lists the backends it may try (`with the backend '[llama-cpp ... vllm ...]'`) names none. Where its lines show the llama.cpp backend, by its name or by ggml's
+# and llama.cpp's own function-tagged lines behind the tag, the engine that runs the model is llama.cpp's, as
+# TensorRT-LLM's lines name Triton's backend (engine "trtllm").
+LOCALAI_LLAMACPP = re.compile(r"\bGRPC\([^)]*\): std(?:err|out) (?:ggml_[a-z_]+|llama_[a-z_]+|llm_load_[a-z_]+):\s"
+                              r"|(?:\bwith backend |\(backend: |\bBackendLoader starting backend=)"
+                              r"(?:[\w-]+-)?llama-cpp(?:-[\w-]+)?\b")
 # TGI's launcher prints its arguments as Rust's Debug form, on one line before 2024 (`Args { model_id: "...", ...,
 # num_shard: Some(2), ... }`) and pretty-printed since (`Args {` over one field a line, `num_shard: Some(` over `4,`),
 # which parse_serving_log folds back onto the `Args {` line (fold_args_block). Its shard count is its tensor-parallel
@@ -820,6 +835,9 @@ class ServingLog:
     # memory of (GGML_USING_DEVICE), in order, and the first such line.
     ggml_cuda_devices: tuple[str, ...] = ()
     ggml_cuda_line: str = ""
+    # The devices of llama.cpp's `device_info:` list that another ggml backend drives (GGML_OTHER_DEVICE_INFO:
+    # `Vulkan0`, `Metal`), in order.
+    ggml_other_devices: tuple[str, ...] = ()
     # llama.cpp's release (its build number, tag b7018) and the banner line that states it (GGML_BUILD_INFO,
     # GGML_VERSION); "" where the log shows none. A log of the banner alone shows the build, not a run: its `engine`
     # stays "" (facts/engines_shown reads the release as llama.cpp shown).
@@ -1845,6 +1863,7 @@ def parse_serving_log(text: str) -> ServingLog:
     windows_line = ""
     ollama_gpus: tuple[int, str, str] | None = None
     ggml_devices: list[str] = []
+    other_devices: list[str] = []
     ggml_line = ""
     ggml_archs: dict[tuple[int, ...], str] = {}
     ggml_graphs: dict[str, bool] = {}
@@ -1886,6 +1905,8 @@ def parse_serving_log(text: str) -> ServingLog:
         if engine in ("", "triton") and ((triton is not None and triton["file"] == "libtensorrtllm")
                                          or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line))):
             engine = "trtllm"
+        if engine == "localai" and ("GRPC(" in line or "backend" in line) and LOCALAI_LLAMACPP.search(line):
+            engine = "llamacpp"
         if not triton_line and triton is not None:
             triton_line = text_l
         m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
@@ -1914,6 +1935,9 @@ def parse_serving_log(text: str) -> ServingLog:
             ggml_line = ggml_line or text_l
             if m.group(1) not in ggml_devices:
                 ggml_devices.append(m.group(1))
+        m = GGML_OTHER_DEVICE_INFO.match(text_l) if "MiB free)" in text_l and engine in ("llamacpp", "ollama") else None
+        if m and m.group(1) not in other_devices:
+            other_devices.append(m.group(1))
         m = GGML_CUDA_ARCHS.search(text_l) if "ARCHS" in text_l else None
         if m:
             ggml_archs.setdefault(tuple(int(a) for a in m.group(1).split(",")), text_l)
@@ -2200,6 +2224,7 @@ def parse_serving_log(text: str) -> ServingLog:
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
         ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ollama_windows_line=windows_line,
         ollama_gpus=ollama_gpus, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
+        ggml_other_devices=tuple(other_devices),
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
         ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line,
         triton_line=triton_line, rank_gpus=tuple(rank_gpus), engine_size=engine_size,

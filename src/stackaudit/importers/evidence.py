@@ -46,7 +46,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.boot_loader import stated_os_tool
-from stackaudit.facts.container import gpu_stack_pod, minikube_node
+from stackaudit.facts.container import HOME_PYTHON_FILE, IMAGE_WORKDIR, gpu_stack_pod, minikube_node
 from stackaudit.facts.cuda_ran import (
     DRIVER_FOUND_INSIDE,
     RUNTIME_NEEDLES,
@@ -176,7 +176,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (*BARE_KERNEL_NEEDLES, "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, "site-packages/", "/workspace/", "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
@@ -301,7 +301,8 @@ def is_evidence(line: str) -> bool:
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or bool(TORCH_WARNED.search(line))
-                or bool(WSL_LIBRARY.search(line)))
+                or bool(WSL_LIBRARY.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
+                or ("/workspace/" in line and bool(IMAGE_WORKDIR.search(line))))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
