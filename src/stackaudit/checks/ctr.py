@@ -7,6 +7,7 @@ containers with GPUs or a serving engine. Elsewhere they are not applicable.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import replace
 
@@ -643,7 +644,7 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                   serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None,
                   parallelism: Parallelism | None = None, serving_log: ServingLog | None = None,
                   gpus: GpuInventory | None = None, ray_cluster: RayCluster | None = None,
-                  k8s_nodes: K8sNodes | None = None) -> Outcome:
+                  k8s_nodes: K8sNodes | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: on a Docker host, the GPU containers started as ranks of one group (`--nnodes`,
     `--node-rank`, `ray start --address`, `--headless`) and their IpcMode and NCCL_HOSTID; inside a
     container, the engine's flags, this container's boot_id and /dev/shm device number.
@@ -692,6 +693,10 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     instance.`: `ray.init()` found no cluster to join, facts/ray_log.RayCluster.started_here), with no container spec
     and no second host shown: its raylet spawns every worker on this machine, in the IPC namespace of the program that
     started it (a container's, where it runs in one): ok (corpus 1693).
+    A pasted launcher that starts every rank itself on the machine where it is typed (facts/engine_command.py
+    LOCAL_RANK_LAUNCHERS: `launch_triton_server.py --world_size 2` runs `mpirun` with no host list), with no container
+    spec shown: its ranks are its own child processes, in the IPC namespace of the shell it is typed in: ok (corpus
+    1962, 2035).
     Pasted Kubernetes nodes (`kubectl describe node`) each offering one GPU device in all (`nvidia.com/gpu: 1`), with
     no container spec shown, hold no group of ranks on one host to split across pods: not applicable (corpus 1945).
     """
@@ -740,6 +745,14 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                   f"this machine (Ray: `{local}`): its raylet spawns every worker there, in the IPC namespace of the "
                   "program that started it, so no container boundary splits them",
                   actual={"ranks": world, "ray": local}, evidence=list(ray_cluster.lines if ray_cluster else ()))
+    here = [c for c in (engine_commands.commands if engine_commands is not None else ())
+            if (c.ranks_started_here or 0) > 1]
+    if here and docker_containers is None:
+        launched = here[0]
+        return ok(f"{posixpath.basename(launched.argv[0])} starts its {launched.ranks_started_here} ranks itself, as "
+                  "child processes of the machine where it is typed (“"
+                  f"{launched.quoted}”): no container boundary splits them, they share one IPC namespace",
+                  actual={"ranks": launched.ranks_started_here}, evidence=[launched.quoted])
     if container is None:
         return unknown("could not read container: the source does not show whether it ran in a container",
                        hint="paste `cat /proc/1/cgroup`, or the ranks' NCCL_DEBUG=INFO channel lines")

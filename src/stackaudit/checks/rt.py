@@ -43,6 +43,7 @@ from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
 from stackaudit.facts.serving_logs import VLLM_OMP_REDUCED, ServingLog
+from stackaudit.facts.serving_rate import MeasuredRate
 from stackaudit.facts.system import CpuInfo
 from stackaudit.fixes.model import (
     PID_SUBJECT,
@@ -1508,7 +1509,17 @@ def _arch_number(cap: str) -> int:
     return int(major) * 100 + int(minor or 0) * 10
 
 
-def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None, ggml: Outcome | None,
+def _ggml_run_lines(commands: list[EngineCommand], bench: MeasuredRate | None) -> list[str]:
+    """The llama.cpp runs a paste shows whole, as a report quotes them: its complete command lines that run a model
+    (`llama-server --version` only prints), else a llama-bench table run on the CUDA backend (MeasuredRate.on_cuda:
+    its columns give every setting of the run, and no flag is left to a release); [] where a command is cut."""
+    runs = [c for c in commands if "--version" not in c.argv]
+    if any(c.cut for c in runs):
+        return []
+    return [c.quoted[:300] for c in runs] or ([bench.line] if bench is not None and bench.on_cuda else [])
+
+
+def _ggml_command_arch(runs: list[str], gpus: GpuInventory | None, ggml: Outcome | None,
                        stated: StatedCudaArchs | None = None) -> Outcome | None:
     """RT-KERNEL-ARCH for complete llama.cpp command lines (llama-server, llama-cli, KoboldCpp) whose release the paste
     does not give. No KERNEL_RULES row is llama.cpp's, so no flag of its has a default that changed between releases:
@@ -1518,8 +1529,7 @@ def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None,
     a GPU outside it, unless the pasted CMake configure's CUDA architectures (facts/gpus.StatedCudaArchs) hold an entry
     of its major at or below its capability. None where a command is cut, none runs a model (`llama-server --version`
     only prints), or a GPU's capability is not settled."""
-    runs = [c for c in commands if "--version" not in c.argv]
-    if not runs or any(c.cut for c in runs):
+    if not runs:
         return None
     if ggml is not None:
         return ggml
@@ -1535,7 +1545,7 @@ def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None,
         return over_subjects(ok(f"llama.cpp takes no flag that forces a slow kernel, and its CMake configure builds for "
                                 f"the GPUs shown, {gpu_words} (\"{stated.line[:160]}\"): each has code of its own "
                                 f"architecture ({GGML_CUDA_CMAKE})", actual=dict(caps),
-                                evidence=[stated.line[:300], *(c.quoted[:300] for c in runs)]),
+                                evidence=[stated.line[:300], *runs]),
                              [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
     if outside:
         words = ", ".join(f"{n} (compute capability {c})" for n, c in outside.items())
@@ -1548,7 +1558,7 @@ def _ggml_command_arch(commands: list[EngineCommand], gpus: GpuInventory | None,
                             f"release adds nothing to the command line), and the GPUs shown, {gpu_words}, are of "
                             f"architectures every CUDA 12 and 13 toolkit compiles for ({' to '.join(EVERY_TOOLKIT_CAPABILITIES)}), which "
                             f"a llama.cpp build of any release carries ({GGML_CUDA_CMAKE})",
-                            actual=dict(caps), evidence=[c.quoted[:300] for c in runs]),
+                            actual=dict(caps), evidence=list(runs)),
                          [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
 
 
@@ -1680,7 +1690,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                 gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
                 parallelism: Parallelism | None = None, ggml_cuda_build: GgmlCudaBuild | None = None,
-                ollama_cuda: OllamaCuda | None = None, stated_cuda_archs: StatedCudaArchs | None = None) -> Outcome:
+                ollama_cuda: OllamaCuda | None = None, stated_cuda_archs: StatedCudaArchs | None = None,
+                serving_rate: MeasuredRate | None = None) -> Outcome:
     """Reads: the kernel flags (`--quantization`/`-q`, `--attention-backend`, `--decode-attention-backend`,
     `--kv-cache-dtype`) of each engine's top process (/proc/<pid>/cmdline and the config file it names), else a
     pasted command line or a container's engine arguments (`docker inspect`, a pasted docker run), and the configuration dump and kernel lines of the engine's log; the GPUs' product
@@ -1735,7 +1746,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     each is of compute capability 7.5 to 9.0 (every CUDA 12 and 13 toolkit compiles for them), unknown naming a
     Blackwell GPU (a CUDA 12.8 toolkit) or one before Turing (CUDA 13 dropped it), unless the pasted CMake configure
     builds for it (`-DCMAKE_CUDA_ARCHITECTURES="120"`: ok); `llama-server --version` runs no
-    model and is no such line. `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
+    model and is no such line. A llama-bench table whose rows ran on the CUDA backend stands for such a line where
+    no command is shown: its columns give the run's settings (corpus 2038). `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
     difference against FlashAttention (vllm#3997); RT-ENV-VLLM lists it. Nor are MoE backends (vLLM
     `--moe-backend`): published A/Bs disagree by GPU and release (vllm#41306, vllm PRs 44220 and 54742).
     Nor is an FP8 KV cache before Ada: −2 to −3 % single-request on A100 in the one end-to-end figure
@@ -1791,10 +1803,9 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     if serving_processes is not None and serving_processes.listed and not commands:
         return _no_engine(serving_processes, "no vLLM or SGLang process is running: there is no engine command "
                           "line to read")
-    if commands and all(c.engine == "llamacpp" for c in commands):
-        judged = _ggml_command_arch(commands, gpus, ggml, stated_cuda_archs)
-        if judged is not None:
-            return judged
+    if all(c.engine == "llamacpp" for c in commands) and \
+            (judged := _ggml_command_arch(_ggml_run_lines(commands, serving_rate), gpus, ggml, stated_cuda_archs)):
+        return judged
     if commands:
         versions = {c.engine: _engine_version(collect_env, c.engine, serving_log) for c in commands}
         for c in commands:  # a complete vLLM command that leaves no kernel to its release stands for the version

@@ -189,6 +189,11 @@ GGML_SHOWN = re.compile(r"llama\.cpp|\bggml_(?:cuda_init|init_cublas)\b|[\w-]\.g
 # (NVIDIA/TensorRT-LLM#1507; tensorrtllm_backend#54, #129; corpus 900, 1769, 1962). `--world_size` defaults to 1.
 # The ranks run TensorRT-LLM's engine (the backend the script is for), so the command is TensorRT-LLM's.
 TRITON_LAUNCH_SCRIPT = "launch_triton_server.py"
+# The launchers that start every rank of the engine themselves, on the machine where they are typed: the Triton
+# script runs `mpirun --allow-run-as-root -n 1 tritonserver ... : -n 1 tritonserver ...` with no host list, so its
+# `--world_size` ranks are its own child processes there (tensorrtllm_backend scripts/launch_triton_server.py;
+# tensorrtllm_backend#377, #577; corpus 1769, 1962, 2035).
+LOCAL_RANK_LAUNCHERS = (TRITON_LAUNCH_SCRIPT,)
 # TensorRT-LLM's engine builder: the command whose plugin flags (`--use_custom_all_reduce disable`, 0.9) the engine
 # that `run.py --engine_dir` later runs was built with; and the checkpoint conversion before it
 # (examples/<model>/convert_checkpoint.py, https://github.com/NVIDIA/TensorRT-LLM/tree/v0.12.0/examples/llama), whose
@@ -275,6 +280,13 @@ class EngineCommand:
     # it gives none as a count.
     launcher: tuple[str, ...] = ()
     ranks: int | None = None
+
+    @property
+    def ranks_started_here(self) -> int | None:
+        """The ranks the command starts itself on the machine where it is typed, where its program is a launcher that
+        keeps every rank local (LOCAL_RANK_LAUNCHERS) and gives a count; None for any other command."""
+        local = not self.launcher and bool(self.argv) and posixpath.basename(self.argv[0]) in LOCAL_RANK_LAUNCHERS
+        return self.ranks if local else None
 
     @property
     def quoted(self) -> str:

@@ -61,6 +61,13 @@ class MeasuredRate:
     samples: int = 1
     speculative: bool = False
 
+    @property
+    def on_cuda(self) -> bool:
+        """Whether the rate is a llama-bench row run on ggml's CUDA backend (a `backend` cell naming CUDA, alone or
+        beside BLAS: `CUDA`, `CUDA,BLAS`)."""
+        return self.source == LLAMA_BENCH_SOURCE and any(
+            "CUDA" in cell.strip().split(",") for cell in self.line.split("|"))
+
 
 fact("serving_rate", MeasuredRate, first_of,
      hint="paste the engine's log while one request decodes, or `vllm bench serve --max-concurrency 1` output")
@@ -164,14 +171,15 @@ def serving_rate_from_log(text: str) -> MeasuredRate:
 _CONCURRENCY = re.compile(r"^\s*Max(?:imum)? re(?:qu|qeu)est concurrency:\s*(\S+)", re.M)
 _TPOT = re.compile(r"^\s*Mean TPOT \(ms\):\s*([\d.]+)", re.M)
 _OUTPUT = re.compile(r"^\s*Output token throughput \(tok/s\):\s*([\d.]+)", re.M)
-_LLAMA_BENCH_TG = re.compile(r"^\s*\|.*\|\s*tg\d+(?:\s*@\s*d\d+)?\s*\|\s*([\d.]+)\s*±\s*[\d.]+\s*\|\s*$", re.M)
+LLAMA_BENCH_SOURCE = "llama-bench: its tg row"
+_LLAMA_BENCH_TG = re.compile(r"^\s*\|.*\|\s*tg ?\d+(?:\s*@\s*d\d+)?\s*\|\s*([\d.]+)\s*±\s*[\d.]+\s*\|\s*$", re.M)
 
 
 def parse_bench_rate(text: str) -> MeasuredRate:
     """The single-stream decode rate in pasted benchmark output; ParseError when it measured no single stream."""
     tg = _LLAMA_BENCH_TG.search(text)
     if tg and (rate := _rate(tg.group(1))):
-        return MeasuredRate(rate, "llama-bench: its tg row", tg.group(0).strip())
+        return MeasuredRate(rate, LLAMA_BENCH_SOURCE, tg.group(0).strip())
     conc = _CONCURRENCY.search(text)
     if conc is None or conc.group(1) != "1":
         raise ParseError("the benchmark did not run one request at a time (`--max-concurrency 1`)")
