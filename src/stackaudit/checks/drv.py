@@ -1365,6 +1365,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     With no driver shown, GPUs that a source names (`lspci`, the user's words) all pre-Turing leave no flavour to
     choose: not applicable (corpus 1861). A log line of a driver that finds no GPU keeps it open: an open module
     installed for a pre-Turing GPU fails that way (corpus 1822).
+    The user's words saying the driver they run is the open one (`Open driver doesn't report ...`, corpus 1678:
+    facts/nvidia.used_open) name its flavour.
+    With the open module, a pre-Turing GPU that any source names on the host (an issue form's `GPU 1: NVIDIA GeForce
+    GTX 1070 Ti`, `lspci`) is an issue: one module drives every GPU of a host, and the open one leaves that GPU out.
     A pre-Turing GPU (Pascal, Maxwell, Kepler) that CUDA listed (llama.cpp's `ggml_cuda_init`, ollama, simpleP2P,
     PyTorch, nvidia-smi) shows the proprietary module loaded: the open one supports Turing and later only
     (https://github.com/NVIDIA/open-gpu-kernel-modules), and one module drives every GPU of the host.
@@ -1431,6 +1435,12 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
             return issue(f"the open module does not support {old[0].name} ({old[0].implied_architecture}): use the proprietary "
                          "flavour for pre-Turing GPUs", actual="open", expected="proprietary for pre-Turing",
                          subjects=[g.subject for g in old], severity="high", evidence=evidence)
+        if named := _pre_turing_named(gpus):
+            model, arch, label = named[0]
+            return issue(f"the open module does not drive {model} ({arch}), which this host holds ({label}): one "
+                         "module drives every GPU of the host, so a host with a pre-Turing GPU needs the proprietary "
+                         "flavour", actual="open", expected="proprietary for pre-Turing",
+                         subjects=[lbl for _, _, lbl in named], severity="high", evidence=evidence)
         if unopened := _unopened_unnamed(nvidia, gpus):
             return unknown(f"the open kernel module is loaded and nvidia-smi cannot open the GPU at {unopened[0].bdf} "
                            f"('{unopened[0].error}'), whose model no source names: the open module leaves unopened "
@@ -1644,6 +1654,13 @@ def _pre_turing_only(gpus: GpuInventory | None) -> Outcome | None:
     return not_applicable(f"every GPU shown is {', '.join(sorted(set(archs)))} ({names}), which only the proprietary "
                           "kernel module drives (the open one supports Turing and later): there is no flavour to "
                           "choose", actual={"architectures": sorted(set(archs))})
+
+
+def _pre_turing_named(gpus: GpuInventory | None) -> list[tuple[str, str, str]]:
+    """(model, architecture, label) of each pre-Turing GPU (PRE_TURING) that a source names on the host (`lspci`,
+    the user's hardware list: `GPU 1: NVIDIA GeForce GTX 1070 Ti`, corpus 1678), whether or not a driver drove it."""
+    records = gpus.gpus if gpus is not None else ()
+    return [(r.model, arch, r.label) for r in records if r.model and (arch := architecture_of(r.model)) in PRE_TURING]
 
 
 def _pre_turing_driven(listed: list[GpuInfo], gpus: GpuInventory | None) -> list[tuple[str, str, str]]:

@@ -1066,6 +1066,26 @@ STATED_OPEN = re.compile(r"\(open(?:[- ]source)?(?: kernel)?(?: modules?| driver
                          r"\bopen(?:[- ]source)? kernel (?:modules?|driver)\b|"
                          r"\b\d{3}\.\d+(?:\.\d+)?,?\s+open(?=\s*(?:[.,;]|$))|^\W*open driver \d{3}\.\d+",
                          re.IGNORECASE | re.MULTILINE)
+# The user's words saying the driver they run is the open flavour, with no version beside them: the flavour's words as
+# a sentence's subject at a line's start (`Open driver doesn't report `GPU 1 NVIDIA GeForce GTX 1070 Ti``,
+# NVIDIA/open-gpu-kernel-modules#696, corpus 1678), after a verb of running it (`I'm running the 575.64.03 open driver
+# to support a new RTX PRO 6000`, open-gpu-kernel-modules#914), or as what the loaded module is (`The loaded
+# `nvidia.ko` is the **open** kernel module.`, zzzhouuu/truenas-nvidia-drivers#20). A line that names the other flavour
+# too (`closed`, `proprietary`) compares them, and one that negates the words (`not using the open driver`) states
+# none: neither is read.
+_OPEN_WORDS = r"\W{0,2}open\W{0,2}(?:[- ]source)?(?:\s+gpu)?(?:\s+kernel)?\s+(?:driver|modules?)\b"
+USED_OPEN = re.compile(r"^\W*(?:the\s+)?" + _OPEN_WORDS
+                       + r"|\b(?:running|using|run|use|installed|loaded|with)\s+(?:the\s+)?(?:\d{3}\.\d+(?:\.\d+)?\s+)?"
+                       + _OPEN_WORDS + r"|\bis\s+the\s+" + _OPEN_WORDS, re.IGNORECASE)
+_OTHER_FLAVOUR = re.compile(r"\b(?:closed|proprietary|not|never)\b|n't\s+(?:use|run|using|running)\b", re.IGNORECASE)
+
+
+def used_open(line: str) -> bool:
+    """Whether a line of the user's words says the driver they run is the open flavour (USED_OPEN), naming neither
+    the other flavour nor a negation."""
+    return bool(USED_OPEN.search(line)) and not _OTHER_FLAVOUR.search(line)
+
+
 # The distribution packages of the open flavour, by branch (Ubuntu's `nvidia-driver-580-open`, `nvidia-dkms-580-open`):
 # Ubuntu's packages of a branch's two flavours conflict, so the one installed is the flavour of that branch.
 OPEN_PACKAGE = re.compile(r"\bnvidia-(?:driver|dkms|kernel-source|kernel-common)-(\d{3})-open\b")
@@ -1110,7 +1130,8 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     a hardware list, `driver:525.116.03`): nvidia-smi prints it only from a loaded driver. ollama's `detected GPUs`
     line names the libcuda.so.<version> it loaded, the driver's own library. Two different versions name no one driver.
     An open-flavour package of the driver's branch (OPEN_PACKAGE) listed beside it names the flavour open, and so
-    do the words the summary line stating the version says it with (STATED_OPEN). A two-column Markdown table row
+    do the words the summary line stating the version says it with (STATED_OPEN). The user's words saying the
+    driver they run is the open one (used_open) name the flavour of the one version the paste states, or of none. A two-column Markdown table row
     (`| **Driver** | 595.71.05 (open kernel module) |`) is the same statement (facts/_parse.stated_line).
 
     Input (tests/data/captures/247)::
@@ -1122,6 +1143,9 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
                                 *(m.group(1) for m in _LIBCUDA.finditer(text))]))
     if not found and (apt := installed_flavour(text)) is not None:
         return NvidiaDriver(None, apt[0], f"package: {apt[2]}", package_branch=apt[1])
+    said_open = next((line.strip() for line in text.splitlines() if used_open(line)), "")
+    if not found and said_open:  # the flavour in the user's words, joined to the version another source states
+        return NvidiaDriver(None, "open", f"stated: {said_open[:200]}")
     only_one(found, "no one `Driver Version:` in the lines shown" if not found else
              f"several driver versions in the lines shown ({', '.join(found)})")
     package = next((line.strip() for line in text.splitlines()
@@ -1135,6 +1159,8 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     evidence = f"{said}: {package}" if package else ""
     if not package and (apt := installed_flavour(text)) is not None and found[0].startswith(apt[1] + "."):
         flavour, evidence = apt[0], f"package: {apt[2]}"  # an apt install of this branch's packages
+    if flavour is None and said_open:
+        flavour, evidence = "open", f"stated: {said_open[:200]}"  # the user's words for the module they run
     return NvidiaDriver(found[0], flavour, evidence,
                         loaded=None if installed and not _LIBCUDA.search(text) else True, smi_version=smi)
 

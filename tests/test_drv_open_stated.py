@@ -1,0 +1,79 @@
+"""The open flavour in the user's words (facts/nvidia.used_open) and DRV-OPEN-MODULE's issue where the open module
+runs on a host that holds a pre-Turing GPU a source names (checks/drv._pre_turing_named).
+
+The open kernel modules drive Turing and later only, and one module drives every GPU of a host: a Pascal card beside
+a Turing one is left out under the open flavour (NVIDIA/open-gpu-kernel-modules#696, corpus 1678).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import paste_checks
+from stackaudit.facts.nvidia import used_open
+
+OPEN = "DRV-OPEN-MODULE"
+
+
+@pytest.mark.parametrize("line", [
+    # Real: https://github.com/NVIDIA/open-gpu-kernel-modules/issues/696 (corpus 1678).
+    "Open driver doesn't report `GPU 1 NVIDIA GeForce GTX 1070 Ti` when I call `nvidia-smi`.",
+    # Real: https://github.com/NVIDIA/open-gpu-kernel-modules/issues/914
+    "I’m running the 575.64.03 open driver to support a new RTX PRO 6000 Blackwell Workstation Edition, but I also "
+    "have an older Quadro P4000 in the same system.",
+    # Real: https://github.com/zzzhouuu/truenas-nvidia-drivers/issues/20
+    "The loaded `nvidia.ko` is the **open** kernel module.",
+])
+def test_the_users_words_for_the_open_module_they_run(line: str) -> None:
+    assert used_open(line)
+
+
+@pytest.mark.parametrize("line", [
+    # Modelled: a comparison of the two flavours, a negation, and the flavour named as a topic, not as what runs.
+    "closed 560.35.03 driver detects both GPU, the open driver only one",
+    "I am not using the open kernel module",
+    "Does the open driver support Pascal?",
+    "Is there an open source driver for this card?",
+])
+def test_words_that_do_not_say_the_open_module_runs(line: str) -> None:
+    assert not used_open(line)
+
+
+# Real, cut: https://github.com/NVIDIA/open-gpu-kernel-modules/issues/696 (corpus 1678): the form's GPU answer and the
+# user's sentence, with nvidia-smi's header.
+FORM_696 = """\
+### Hardware: GPU
+
+GPU 0: NVIDIA GeForce RTX 2060, GPU 1: NVIDIA GeForce GTX 1070 Ti
+
+### Describe the bug
+
+Open driver doesn't report `GPU 1 NVIDIA GeForce GTX 1070 Ti` when I call `nvidia-smi`. It only reports `GPU 0: NVIDIA GeForce RTX 2060`:
+```
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 560.35.03              Driver Version: 560.35.03      CUDA Version: 12.6     |
+|-----------------------------------------+------------------------+----------------------+
+```
+"""
+
+
+def test_the_open_module_on_a_host_with_a_pascal_card_is_an_issue(tmp_path: Path) -> None:
+    results = paste_checks(tmp_path, FORM_696, OPEN)
+    assert results[OPEN].status == "issue", results[OPEN].message
+    assert "Pascal" in results[OPEN].message
+
+
+def test_the_open_module_on_turing_and_later_only_is_not_an_issue(tmp_path: Path) -> None:
+    # Modelled: the same form where both cards are Turing or later.
+    text = FORM_696.replace("GeForce GTX 1070 Ti", "GeForce RTX 3060")
+    results = paste_checks(tmp_path, text, OPEN)
+    assert results[OPEN].status == "ok", results[OPEN].message
+
+
+def test_without_the_users_words_the_flavour_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: the sentence without the flavour's words: nvidia-smi names the version, never the flavour.
+    text = FORM_696.replace("Open driver doesn't report", "The driver doesn't report")
+    results = paste_checks(tmp_path, text, OPEN)
+    assert results[OPEN].status == "unknown", results[OPEN].message
