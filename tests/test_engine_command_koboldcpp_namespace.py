@@ -8,6 +8,8 @@ beside them, as the stored copies hold them; counter-examples are modelled and s
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from corpus import body, fact, pasted
@@ -132,3 +134,14 @@ def test_namespace_end_is_bounded() -> None:
     assert namespace_end(["Namespace(gpulayers=3, model_param='a", "", "b')"], 0) == 1
     assert namespace_end(["x", "Namespace(gpulayers=3, model_param='C:/M (1)/a", ".gguf', port=1)", "y"], 1) == 3
     assert namespace_end(["Namespace(gpulayers=3,"] + ["a=1,"] * 100 + [")"], 0) == 1
+
+
+def test_a_windows_path_with_an_invalid_escape_is_read_without_a_warning() -> None:
+    """Corpus 2058's `model_param='C:\\\\\\koboldcpp\\\\models...'`: an odd run of backslashes leaves `\\k`, an escape
+    Python warns of when it parses the repr (on the user's terminal in 3.12); the field is read, silently."""
+    line = (body("2058").split("Namespace(", 1)[1].split("\n", 1)[0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        printed = koboldcpp_namespace("Namespace(" + line)
+    assert [str(w.message) for w in caught] == []
+    assert "--gpulayers 33" in printed and "koboldcpp" in printed

@@ -21,6 +21,7 @@ import json
 import posixpath
 import re
 import shlex
+import warnings
 from dataclasses import dataclass, replace
 
 from stackaudit.facts._parse import ParseError, argv_value, first_command, parallel_size, sequenced_commands
@@ -573,10 +574,18 @@ def python_engine_call(text: str) -> EngineCommand | None:
     return EngineCommand(PYTHON_ENGINE_CALLS[m.group("name")], tuple(argv), line=ast.unparse(call))
 
 
+def _python_expr(text: str) -> ast.expr:
+    """`text` parsed as one Python expression, silently: a pasted Windows path in a string (`'C:\\koboldcpp'`) is an
+    invalid escape Python warns of on stderr, which is the user's terminal. Raises SyntaxError or ValueError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text.strip(), mode="eval").body
+
+
 def _python_call(text: str) -> ast.Call | None:
     """`text` as one Python call expression, or None."""
     try:
-        node = ast.parse(text.strip(), mode="eval").body
+        node = _python_expr(text)
     except (SyntaxError, ValueError):
         return None
     return node if isinstance(node, ast.Call) else None
@@ -710,7 +719,7 @@ def koboldcpp_namespace(line: str) -> str:
         if name in ("model", "port") and f"{name}_param" in fields:
             continue
         try:
-            read = ast.literal_eval(value) if value[0] in "'\"[" or value in ("None", "True", "False") else value
+            read = ast.literal_eval(_python_expr(value)) if value[0] in "'\"[" or value in ("None", "True", "False") else value
         except (ValueError, SyntaxError):
             continue
         if read is None or read is False or read in ("", []):
