@@ -12,6 +12,7 @@ over the whole-host scenarios (tests/report_scenarios.py) and the corpus of real
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from functools import cache
@@ -28,6 +29,9 @@ from stackaudit.facts._parse import engine_of
 from stackaudit.fixes.model import PLACEHOLDER
 from stackaudit.fixes.plan import Plan, build_plan
 from stackaudit.importers.pasted import load_pasted
+from stackaudit.render.document import Document, draw
+from stackaudit.report.bounds import bounded_report
+from stackaudit.report.document import audit_document
 from stackaudit.report.header import evidence_line, finding_title, value_text, verdict
 from stackaudit.report.json_report import report_to_json
 from stackaudit.report.next_steps import run_next
@@ -79,9 +83,23 @@ def _report(name: str) -> Report:
 
 
 @cache
+def _document(name: str, verbose: bool) -> Document:
+    """A report's document, as render() builds it (bounded, then laid out), once for the three formats drawn."""
+    return audit_document(bounded_report(_report(name)), RenderOptions(verbose=verbose))
+
+
+@cache
 def _rendered(name: str, fmt: str, verbose: bool = False) -> str:
-    """A report as a reader gets it (text 100 columns wide), rendered once for the tests that read it."""
-    return render(_report(name), fmt, options=RenderOptions(verbose=verbose, width=100 if fmt == "text" else None))
+    """A report as a reader gets it (text 100 columns wide), drawn once for the tests that read it."""
+    return draw(_document(name, verbose), fmt, width=100 if fmt == "text" else None)
+
+
+@pytest.mark.parametrize("name", ["k8s-pod", "amd-bad-knobs", "72", "44"])
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_the_shared_document_draws_what_render_gives(name: str, fmt: str) -> None:
+    """_rendered shares one document among the formats: it must be what render() gives a reader."""
+    options = RenderOptions(verbose=name == "72", width=100 if fmt == "text" else None)
+    assert _rendered(name, fmt, name == "72") == render(_report(name), fmt, options=options)
 
 
 @cache
@@ -151,10 +169,9 @@ def test_an_evidence_line_never_repeats_the_finding() -> None:
 
 @pytest.mark.usefixtures("captured")
 @pytest.mark.parametrize("verbose", [False, True])
-@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
-def test_no_rendered_report_holds_a_value_as_json(fmt: str, verbose: bool) -> None:
+def test_no_rendered_report_holds_a_value_as_json(verbose: bool) -> None:
     bad = []
-    for name, _ in _all():
+    for (name, _), fmt in itertools.product(_all(), ("text", "markdown", "html")):
         out = _rendered(name, fmt, verbose)
         if fmt == "html":
             out = re.sub(r"<script.*?</script>", "", out, flags=re.S).replace("&quot;", '"').replace("&#x27;", "'")
