@@ -61,3 +61,14 @@ def test_branches_before_cuda_11_name_their_own_cuda(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     # The user's `* CUDA version: 9.0` is judged against the branch's CUDA 9.0 (h62e: a stated CUDA at or below it).
     assert r.status == "ok" and "CUDA 9.0 that driver 384.111 supports" in r.message, r.message
+
+
+def test_modelled_a_cuda_11_build_below_its_floor_names_the_floor_as_nvidia_writes_it(tmp_path: Path) -> None:
+    # Modelled: 352's report with torch built for CUDA 11.8 on an R418 driver: below CUDA 11's floor, which NVIDIA
+    # writes 450.80.02 (not 450.80.2).
+    old = (body("352").replace("Nvidia driver version: 535.161.07", "Nvidia driver version: 418.67")
+           .replace("2.1.2+cu121", "2.1.2+cu118").replace("CUDA used to build PyTorch: 12.1",
+                                                          "CUDA used to build PyTorch: 11.8"))
+    r = paste_checks(tmp_path, old.replace("Is CUDA available: True", "Is CUDA available: False"),
+                     "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "issue" and "450.80.02" in r.message and "450.80.2;" not in r.message

@@ -664,7 +664,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         floor = _DRIVER_FLOOR.get(cv[0]) if cv else None
         if floor and dv < floor:
             below.append(f"torch built for CUDA {cuda} ({source}) needs driver >= "
-                         f"{'.'.join(map(str, floor))}; this is {driver}")
+                         f"{_floor_text(floor)}; this is {driver}")
         if blackwell and cv and cv < (12, 8):
             problems.append(f"torch built for CUDA {cuda} ({source}) has no Blackwell kernels (needs CUDA >= 12.8)")
     if below and shown and allowed is not False and not problems:
@@ -882,7 +882,7 @@ def _release_runtime(built: Sequence[tuple[str, str, int]], driver: str, driver_
     actual = {"driver": driver, "driver_cuda": driver_cuda, "packages": {name: version for name, version, _ in built}}
     below = [(name, major) for name, _, major in built if release(driver) < _DRIVER_FLOOR[major]]
     if below:
-        floor = ".".join(map(str, _DRIVER_FLOOR[below[0][1]]))
+        floor = _floor_text(_DRIVER_FLOOR[below[0][1]])
         return issue(f"{said}: a CUDA {below[0][1]}.x runtime needs driver {floor} or newer; this is {driver}",
                      actual=actual, expected=f"driver >= {floor}")
     return ok(f"driver {driver} (CUDA up to {driver_cuda or '?'}) runs any CUDA {built[0][2]}.x runtime that "
@@ -1066,7 +1066,9 @@ def _ngc_check_passed(cuda_runtime: CudaRuntime | None, serving_log: ServingLog 
 
 
 def _floor_text(floor: tuple[int, ...]) -> str:
-    """`450.80.02` for (450, 80, 2): a driver version as NVIDIA writes it."""
+    """A driver floor as NVIDIA writes it: `450.80.02` for (450, 80, 2); `580` for (580, 0, 0), a branch's first."""
+    if not any(floor[1:]):
+        return str(floor[0])
     return ".".join([str(floor[0])] + [f"{n:02d}" for n in floor[1:]])
 
 
