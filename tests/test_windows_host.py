@@ -39,6 +39,16 @@ from stackaudit.facts.platform import Virtualization, windows_line
     "Windows 11, I don't know if the operating system has anything to do with it ",
     # ggml-org/llama.cpp#18743 (corpus 962): a batch file runs the server by its relative path
     r".\bin\llama-server.exe ^",
+    # A model file on a Windows drive as the engine is given or opens it: KoboldCpp's loader line
+    # (LostRuins/koboldcpp#595, lower-case drive), its parsed arguments with forward slashes (#1128, #1527) and with the
+    # backslashes Python's repr repeats (#610), a --model argument and the ggml era's loader line (#290, corpus 2048)
+    r"Loading model: f:\koboldcpp\sonya-7b-x8-moe.Q6_K.gguf",
+    "launch=True, lora=None, mmproj=None, model='', "
+    "model_param='C:/Users/Paul/Desktop/text-generation-webui-main/models/LLaMA2-13B-Tiefighter.Q4_K_S.gguf', multiuser=1",
+    "model=[], model_param='C:/Users/user/.lmstudio/models/lmstudio-community/Qwen3-30B-A3B-GGUF/Qwen3-30B-A3B-Q8_0.gguf'",
+    r"lora=None, model=None, model_param='C:\\\koboldcpp\\models\\testing\\kunoichi-7b.Q5_K_S.gguf', multiuser=1",
+    r"koboldcpp.exe --model C:\AI\llama\Wizard-Vicuna-13B-Uncensored.ggmlv3.q5_K_M.bin --threads 14 --usecublas",
+    r"llama.cpp: loading model from C:\AI\llama\Wizard-Vicuna-13B-Uncensored.ggmlv3.q5_K_M.bin",
 ])
 def test_lines_only_a_windows_host_prints(line: str) -> None:
     assert windows_line(line) is not None
@@ -62,6 +72,12 @@ def test_lines_only_a_windows_host_prints(line: str) -> None:
     "I tested on Linux, not on Windows 10.",
     # Modelled: a shell under WSL 2 runs a Windows program by a forward-slash path
     "./llama-server.exe -m model.gguf",
+    # Modelled: the same engines under WSL 2 or Linux (the drive as /mnt/c, a relative path), a Docker volume whose
+    # one-letter name precedes a container path, a drive path that is no model file
+    "Loading model: /mnt/c/koboldcpp/sonya-7b-x8-moe.Q6_K.gguf",
+    "model=[], model_param='models/Qwen3-30B-A3B-Q8_0.gguf', multiuser=1",
+    "docker run --gpus all -v ./m:/models/x.gguf ghcr.io/ggml-org/llama.cpp:server-cuda -m /models/x.gguf",
+    r"--model C:\AI\llama\notes.txt",
 ])
 def test_lines_that_show_no_windows_host(line: str) -> None:
     assert windows_line(line) is None
@@ -261,3 +277,16 @@ def test_a_batch_files_command_shows_a_windows_host_to_the_module_check() -> Non
     assert r.status == "not-applicable" and "a Windows host" in r.message, r.message
     # corpus 961 (Linux, a GTX 1080 Ti): the same rule still speaks.
     assert capture_checks("961", "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"].status == "ok"
+
+
+def test_koboldcpps_model_on_a_windows_drive_rules_out_linux_only_checks(tmp_path: Path) -> None:
+    """LostRuins/koboldcpp#1128's parsed arguments (cut), alone: KoboldCpp opens its model on C:, so the host is
+    Windows; modelled: the same line with a /mnt/c path (WSL 2) rules nothing out."""
+    line = ("Namespace(gpulayers=41, highpriority=False, model='', "
+            "model_param='C:/Users/Paul/Desktop/models/LLaMA2-13B-Tiefighter.Q4_K_S.gguf', multiuser=1)\n")
+    ids = "CTR-GPU-ACCESS,DRV-PERSISTENCE,DRV-OPEN-MODULE"
+    got = paste_checks(tmp_path, line, *ids.split(","))
+    assert {k: r.status for k, r in got.items()} == dict.fromkeys(ids.split(","), "not-applicable")
+    assert "a model loaded from a Windows drive" in got["DRV-PERSISTENCE"].message
+    wsl = paste_checks(tmp_path, line.replace("C:/", "/mnt/c/"), *ids.split(","))
+    assert all(r.status != "not-applicable" for r in wsl.values())

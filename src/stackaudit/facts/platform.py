@@ -585,9 +585,15 @@ WINDOWS_LINES = (
     WindowsLine(r"\b(?:built|build: \d+ \(\w+\)) with (?:MSVC\b.*|.*\bfor\s+\S*(?:windows|mingw)\S*.*)",
                 "llama.cpp built for Windows"),
     WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll)\b", "a Windows program or library path"),
-    # llama.cpp's loader names the model file it opened (`loaded meta data ... from C:\Users\...\model.gguf`,
-    # corpus 1423, 962, 1282): a file on a Windows drive, opened by a program that runs on Windows.
-    WindowsLine(r"\bfrom [A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.gguf\b", "a model loaded from a Windows drive"),
+    # A model file on a Windows drive, either separator, as the engine is given or opens it: llama.cpp's loader
+    # (`loaded meta data ... from C:\Users\...\model.gguf`, corpus 1423, 962, 1282; the ggml era's `llama.cpp: loading
+    # model from C:\AI\...\x.ggmlv3.q5_K_M.bin`, corpus 2048), KoboldCpp's `Loading model: f:\koboldcpp\x.gguf`
+    # (LostRuins/koboldcpp#595) and its parsed arguments (`model_param='C:/Users/Paul/.../x.gguf'`, #1128, #1527,
+    # corpus 2049; with its backslashes repeated by Python's repr, #610), and a `--model`/`-m` argument (corpus 2048).
+    # A program under WSL 2 names the drive /mnt/c.
+    WindowsLine(r"(?:\bfrom|\bLoading model:|(?<![\w-])(?:-m|--model)(?:\s+|=)|\bmodel(?:_param)?\s*=)\s*['\"]?"
+                r"[A-Z]:(?:\\+|/)(?:[^\\/\s\"']+(?:\\+|/))*[^\\/\s\"']+\.(?:gguf|ggml|bin)\b",
+                "a model loaded from a Windows drive"),
     # KoboldCpp loads its backend as a library of the platform's own kind (koboldcpp.py init_library:
     # `Initializing dynamic library: koboldcpp_cublas.dll`, `.so` on Linux and under WSL 2; corpus 1499).
     WindowsLine(r"\bInitializing dynamic library: \S+\.dll\b", "KoboldCpp loads its backend as a Windows library"),
