@@ -1349,7 +1349,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. A driver before R515 has
     only the proprietary module: loaded, with no GPU shown running under it, that is not an issue; with GPUs shown
     running under it, they are judged as on a later driver (Turing to Hopper ok, corpus 1673); not shown loaded (a
-    driver container that is installing it), there is no flavour to judge. A collect_env or check_env whose torch
+    driver container that is installing it), there is no flavour to judge. A driver before R515 whose GPUs shown are
+    all pre-Turing (nvidia-smi's rows, `lspci`, the user's `GPU is GP104BM [GeForce GTX 1070 Mobile]`) is not
+    applicable: neither the driver nor the GPUs have an open module (corpus 2051, 2052). A collect_env or check_env
+    whose torch
     initialised CUDA, outside WSL 2, shows the GPUs it lists running under the loaded module. Where no source shows the flavour (nor the driver), a Blackwell or GH200
     GPU that nvidia-smi lists (its name cut too: gputable.agreed) or CUDA named (simpleP2P; a collect_env or check_env
     whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
