@@ -232,3 +232,32 @@ def test_modelled_other_form_heading_is_not_read_as_kernel() -> None:
     # Modelled: a release under another field's heading names no kernel.
     text = "### NVIDIA Open GPU Kernel Modules Version\n\n550.67\n\n### Bug Incidence\n\nOnce\n"
     assert isinstance(fact(pasted(text), "kernel"), Missing)
+
+
+# `uname -a` in inline code, as nvidia-docker's issue template's checklist takes it (facts/system.py UNAME_LINE).
+UNAME_IN_CODE = [
+    # NVIDIA/nvidia-docker#756: in single backticks.
+    ("`Linux amax 4.4.0-31-generic #50-Ubuntu SMP Wed Jul 13 00:07:12 UTC 2016 x86_64 x86_64 x86_64 GNU/Linux`",
+     "4.4.0-31-generic", "#50-Ubuntu"),
+    # NVIDIA/nvidia-docker#1025: in triple backticks on its one line.
+    ("```Linux localhost.localdomain 3.10.0-957.21.3.el7.x86_64 #1 SMP Tue Jun 18 16:35:19 UTC 2019 x86_64 x86_64 "
+     "x86_64 GNU/Linux```", "3.10.0-957.21.3.el7.x86_64", "#1 SMP"),
+    # NVIDIA/nvidia-docker#1364: in single backticks.
+    ("`Linux patience 5.4.0-42-generic #46-Ubuntu SMP Fri Jul 10 00:24:02 UTC 2020 x86_64 x86_64 x86_64 GNU/Linux`",
+     "5.4.0-42-generic", "#46-Ubuntu"),
+    # NVIDIA/nvidia-container-toolkit#300 (corpus 2051): the build number GitHub rewrote into a link when it moved
+    # the issue from nvidia-docker.
+    ("`Linux <host> 5.3.0-40-generic NVIDIA/nvidia-docker#32~18.04.1-Ubuntu SMP Mon Feb 3 14:05:59 UTC 2020 x86_64 "
+     "x86_64 x86_64 GNU/Linux`", "5.3.0-40-generic", "#32~18.04.1-Ubuntu"),
+]
+
+
+@pytest.mark.parametrize(("line", "release", "build"), UNAME_IN_CODE)
+def test_uname_in_inline_code(line: str, release: str, build: str) -> None:
+    kernel = fact(pasted(f" - [x] Kernel version from `uname -a`\n{line}\n"), "kernel")
+    assert (kernel.release, kernel.machine) == (release, "x86_64") and kernel.version.startswith(build)
+
+
+def test_modelled_code_span_naming_linux_is_no_uname() -> None:
+    # Modelled: prose in a code span that names Linux and a version, with no build and machine, is no uname line.
+    assert isinstance(fact(pasted("`Linux 5.15 kernel` is what I run, see owner/repo#12\n"), "kernel"), Missing)

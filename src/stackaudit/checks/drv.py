@@ -1351,7 +1351,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. A driver before R515 has
     only the proprietary module: loaded, with no GPU shown running under it, that is not an issue; with GPUs shown
     running under it, they are judged as on a later driver (Turing to Hopper ok, corpus 1673); not shown loaded (a
-    driver container that is installing it), there is no flavour to judge. A collect_env or check_env whose torch
+    driver container that is installing it), there is no flavour to judge. A driver before R515 whose GPUs shown are
+    all pre-Turing (nvidia-smi's rows, `lspci`, the user's `GPU is GP104BM [GeForce GTX 1070 Mobile]`) is not
+    applicable: neither the driver nor the GPUs have an open module (corpus 2051, 2052). A collect_env or check_env
+    whose torch
     initialised CUDA, outside WSL 2, shows the GPUs it lists running under the loaded module. Where no source shows the flavour (nor the driver), a Blackwell or GH200
     GPU that nvidia-smi lists (its name cut too: gputable.agreed) or CUDA named (simpleP2P; a collect_env or check_env
     whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
@@ -1421,6 +1424,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
             hint="run on the host with the driver loaded, or `modinfo -F license nvidia`")
     flavour = nvidia_driver.flavour
     branch = release(nvidia_driver.version, 1)
+    if branch and branch < (515,) and flavour != "open" and (
+            none := _pre_turing_only(gpus, listed, nvidia_driver.version)) is not None:
+        return none  # neither the driver nor the GPUs have an open flavour (corpus 2051, 2052)
     if flavour is None and branch and branch < (515,):
         # The open kernel modules start with R515: an older driver has only the proprietary one.
         if not nvidia_driver.loaded:
@@ -1642,20 +1648,24 @@ def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome
     return over_subjects(judged, [g for g, _, _ in old], gpus.whole_count if gpus is not None else None)
 
 
-def _pre_turing_only(gpus: GpuInventory | None) -> Outcome | None:
-    """DRV-OPEN-MODULE not applicable where no driver is shown and every GPU a source names (`lspci`'s `GP100GL [Tesla
-    P100 PCIe 16GB]`, corpus 1861) is pre-Turing: the open module drives none of them, so the proprietary one is the
-    only flavour there is. None where a GPU's model is not named, or one is Turing or later. A driver shown finding no
-    GPU (`Startup probe failed: No devices were found`, corpus 1822) may be the open one: that symptom leaves this
-    unproven (facts/symptoms.py `doubted_statuses`)."""
-    records = gpus.gpus if gpus is not None else ()
-    archs = [architecture_of(r.model) if r.model else "" for r in records]
-    if not records or not all(a in PRE_TURING for a in archs):
+def _pre_turing_only(gpus: GpuInventory | None, listed: Sequence[GpuInfo] = (),
+                     driver: str | None = None) -> Outcome | None:
+    """DRV-OPEN-MODULE not applicable where every GPU a source names (`lspci`'s `GP100GL [Tesla P100 PCIe 16GB]`,
+    corpus 1861; nvidia-smi's rows; the user's `GPU is GP104BM [GeForce GTX 1070 Mobile]`, corpus 2052) is
+    pre-Turing: the open module drives none of them, so the proprietary one is the only flavour there is. The caller
+    passes a driver version only where it predates the open modules (R515): then neither the driver nor the GPUs
+    have an open flavour. None where no GPU is named, a GPU's model is not named, or one is Turing or later. A driver
+    shown finding no GPU (`Startup probe failed: No devices were found`, corpus 1822) may be the open one: that
+    symptom leaves this unproven (facts/symptoms.py `doubted_statuses`)."""
+    models = [g.name or "" for g in listed] + [r.model for r in (gpus.gpus if gpus is not None else ())]
+    archs = [architecture_of(m) if m else "" for m in models]
+    if not models or not all(a in PRE_TURING for a in archs):
         return None
-    names = ", ".join(sorted({r.model for r in records}))
-    return not_applicable(f"every GPU shown is {', '.join(sorted(set(archs)))} ({names}), which only the proprietary "
-                          "kernel module drives (the open one supports Turing and later): there is no flavour to "
-                          "choose", actual={"architectures": sorted(set(archs))})
+    names = ", ".join(sorted(set(models)))
+    before = f"driver {driver} predates the open kernel modules (R515), and " if driver else ""
+    return not_applicable(f"{before}every GPU shown is {', '.join(sorted(set(archs)))} ({names}), which only the "
+                          "proprietary kernel module drives (the open one supports Turing and later): there is no "
+                          "flavour to choose", actual={"architectures": sorted(set(archs))})
 
 
 def _pre_turing_named(gpus: GpuInventory | None) -> list[tuple[str, str, str]]:

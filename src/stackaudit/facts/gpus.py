@@ -1938,8 +1938,10 @@ _SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?G
 # RTX 4090`. The first person's `have` / `own` / `'ve got` right before the model, as the GPU table names it (_model_in):
 # the host's model, not how many (a count there is _COUNT_PLURAL's or _OWNED_COUNT's).
 # `What I use is A100 80GB + fully NVlink` (corpus 891): the first person's `use` / `am using` before the model too.
-_OWNED_MODEL = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using)\s+"
-                          r"(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)", re.I)
+# A description of the host saying what its GPU is: `GPU is GP104BM [GeForce GTX 1070 Mobile]` (NVIDIA/gpu-operator#327,
+# corpus 2052), `my GPU is a GTX 1080`, `The GPU is an RTX 3090`: the one GPU in the singular, right before the model.
+_OWNED_MODEL = re.compile(r"(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using)"
+                          r"|\bGPU\s+is)\s+(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)", re.I)
 
 
 # A model number in the plural after a count written as a word: `running on two 4090s` (sgl-project/sglang#4723,

@@ -59,8 +59,14 @@ class KernelInfo:
 # One line of `uname -a`: `Linux HOST RELEASE #BUILD ... MACHINE` (the importers find it with this too). A user who
 # takes the host name out, or runs `uname -srvmo`, leaves `Linux RELEASE #BUILD ... MACHINE` (corpus 1787, the open
 # kernel modules' "Kernel Release" field): host "".
+# The line in inline code, as issue templates' checklists take it: `` `Linux amax 4.4.0-31-generic #50-Ubuntu ...` ``
+# (NVIDIA/nvidia-docker#756), ```` ```Linux localhost.localdomain 3.10.0-957.21.3.el7.x86_64 #1 SMP ...``` ````
+# (NVIDIA/nvidia-docker#1025). An issue that GitHub moved to another repository has its build number rewritten into a
+# link to the old one: `5.3.0-40-generic NVIDIA/nvidia-docker#32~18.04.1-Ubuntu` (NVIDIA/nvidia-container-toolkit#300,
+# corpus 2051): the build is the part from `#`.
 UNAME_LINE = re.compile(
-    r"^\s*Linux\s+(?:(?P<host>\S+)\s+)??(?P<release>\d+\.\d+\S*)\s+(?P<version>#\S+.*?)\s+"
+    r"^\s*`{0,3}Linux\s+(?:(?P<host>\S+)\s+)??(?P<release>\d+\.\d+\S*)\s+(?:[\w.-]+/[\w.-]+(?=#))?"
+    r"(?P<version>#\S+.*?)\s+"
     r"(?P<machine>x86_64|aarch64|ppc64le|s390x|arm64|i686)\b"
 )
 
