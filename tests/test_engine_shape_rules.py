@@ -219,3 +219,43 @@ def test_two_gpus_of_two_models_stay_open() -> None:
     two-GPU rule does not settle it."""
     r = capture_checks("403", "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
     assert r.status != "not-an-issue"
+
+
+def _runs(text: str) -> list[int | None]:
+    from stackaudit.facts.engine_command import parse_engine_commands
+
+    return [c.named_tp for c in parse_engine_commands(text).commands]
+
+
+def test_engine_directories_state_their_tp() -> None:
+    """EngineCommand.named_tp from the engine directory's path (ENGINE_DIR_LAYOUT), on the lines of real pastes:
+    NVIDIA/TensorRT-LLM#1102 (corpus 1667: `1-gpu`, and `2-pp` under `mpirun -n 2`), #593 (the README's `tp=2/pp=1`),
+    corpus 578 (`fp16_tp4`) and triton-inference-server/tensorrtllm_backend#355's `tp4pp2` name."""
+    assert _runs("./cpp/build/benchmarks/gptSessionBenchmark --model llama --engine_dir examples/llama/trt-engines/"
+                 "fp16/1-gpu/ --batch_size 1\nmpirun -n 2 ./cpp/build/benchmarks/gptSessionBenchmark --model llama "
+                 "--engine_dir examples/llama/trt-engines/fp16/2-pp/ --batch_size 1") == [1, 1]
+    assert _runs("mpirun -n 2 python3 ../run.py --max_output_len=50 --tokenizer_dir ./tmp/llama/7B/ "
+                 "--engine_dir=./tmp/llama/7B/trt_engines/tp=2/pp=1/") == [2]
+    assert _runs("mpirun -n 4 python3 ../run.py --engine_dir ./trt_engines/mpt-7b/fp16_tp4") == [4]
+    # Modelled on #355's directory name: a run of it under its launcher's 8 ranks.
+    assert _runs("mpirun -n 8 python3 run.py --engine_dir ./engine.inflight.tp4pp2.70b") == [4]
+
+
+def test_a_pipeline_of_fewer_stages_than_ranks_states_no_tp() -> None:
+    """Modelled: `2-pp` under 4 ranks leaves TP 2; a `2-gpu` engine (the README's TP 2 example) states no split."""
+    assert _runs("mpirun -n 4 ./gptSessionBenchmark --model llama --engine_dir trt-engines/fp16/2-pp/") == [None]
+    assert _runs("mpirun -n 2 python3 ../run.py --engine_dir ./tmp/llama/7B/trt_engines/fp16/2-gpu/") == [None]
+
+
+def test_trtllm_pipeline_of_tp_1_runs_no_all_reduce() -> None:
+    """Real (capture 1667, NVIDIA/TensorRT-LLM#1102): a one-GPU engine and a 2-stage pipeline under `mpirun -n 2`."""
+    r = capture_checks("1667", "RT-TRTLLM-ALLREDUCE")["RT-TRTLLM-ALLREDUCE"]
+    assert r.status == "not-applicable" and "2-pp" in r.message
+
+
+def test_trtllm_run_of_a_tp_2_directory_stays_open(tmp_path: Path) -> None:
+    """Real (NVIDIA/TensorRT-LLM#593, the README's run of a `tp=2/pp=1` engine under `mpirun -n 2`)."""
+    text = ("mpirun -n 2 python3 ../run.py --max_output_len=50 --tokenizer_dir ./tmp/llama/7B/ "
+            "--engine_dir=./tmp/llama/7B/trt_engines/tp=2/pp=1/\n")
+    r = paste_checks(tmp_path, text, "RT-TRTLLM-ALLREDUCE")["RT-TRTLLM-ALLREDUCE"]
+    assert r.status == "unknown", (r.status, r.message)

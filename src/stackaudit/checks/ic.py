@@ -1742,7 +1742,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     the one rank of an nccl-tests run (its header's rank lines, the GPUs it used) does not show the host's count, so
     alone it leaves that unknown (corpus 588, 1383). An engine shown on one GPU (facts/parallelism.one_gpu_engine:
     TP 1 and one pipeline stage on its command or in its log, no multi-node flag or log) runs no collective: not
-    applicable (corpus 1276, 1285). An NCCL_IB_DISABLE=1 whose job's ranks the NCCL log shows on one host, no other node shown
+    applicable (corpus 1276, 1285). Where every engine the paste shows runs no NCCL (ollama, which splits a model by
+    layers in one runner process; llama.cpp without a tensor split over GPUs: facts/applicability.no_nccl_engine) and
+    the check cannot judge, it is not applicable (corpus 2025). An NCCL_IB_DISABLE=1 whose job's ranks the NCCL log shows on one host, no other node shown
     (ServingLog.ranks_on_one_host): not an issue, naming the condition.
     NCCL variables the user names only as tries that did not help (`... using `NCCL_IB_DISABLE=1 python tune.py` does
     not help`, `We've tried ... NCCL_SHM_DISABLE=1 or NCCL_ALGO=Tree`), with no other setting and no NCCL log of the

@@ -268,6 +268,8 @@ class CheckSpec:
             return ("cpu", *platform)
         if self.applies_to in ENGINE_SUBJECTS:
             return (*ENGINE_SUBJECT_FACTS, *platform)
+        if self.applies_to == "nccl-gpu":  # an engine shown that runs no NCCL (applicability.no_nccl_engine)
+            return ("gpus", "nvidia_driver", *ENGINE_SUBJECT_FACTS, *platform)
         if self.applies_to == "nvswitch":  # a whole topology matrix or P2P rates can show no switch fabric
             return ("gpus", "nvidia_driver", "gpu_topology", "p2p_bandwidth", *platform)
         return ("gpus", "nvidia_driver", *platform) if self.applies_to else platform

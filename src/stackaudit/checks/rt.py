@@ -2503,6 +2503,11 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
     if runs and not llm_api and all(c.launcher and c.ranks == 1 for c in runs):
         return not_applicable(f"every run shown starts one rank (`{' '.join(runs[0].launcher)}`), and TensorRT-LLM's "
                               "runtime runs an engine of TP x PP equal to its MPI size: no all-reduce between GPUs")
+    if runs and not builds and not llm_api and all(c.named_tp == 1 for c in runs):
+        named = ", ".join(dict.fromkeys(f"`{c.engine_dir}`" for c in runs))
+        return not_applicable(f"every run shown runs an engine whose directory states TP 1 ({named}; a pipeline of as "
+                              "many stages as its launcher's ranks leaves TP 1): no all-reduce between GPUs, where "
+                              "pipeline stages pass activations point to point")
     ranks = next((c for c in runs if c.launcher and c.ranks), None)
     why = ("the configuration file it names is not in the paste" if unseen else
            "the engine's build command (its --use_custom_all_reduce) is not in the paste" if not builds else
@@ -2555,7 +2560,8 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     `--use_custom_all_reduce` is opt-in: where every build shown is one of it, whole and without the flag, and every run
     shown runs one of their engines, the engine all-reduces through NCCL: ok (corpus 1889). A run of a built engine
     under a launcher of one rank (`mpirun -n 1`) runs an engine of world size 1 (TensorRT-LLM's runtime takes TP x PP
-    from the MPI size): not applicable. TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access
+    from the MPI size): not applicable. So is a run of built engines whose directories' paths all state TP 1
+    (EngineCommand.named_tp: `tp=1`, `1-gpu`, or `2-pp` under `mpirun -n 2`, corpus 1667). TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access
     (facts/symptoms.py: `CUDA runtime error in error: peer access is not supported ...`, `Can't enable access between
     nodes 0 and 1`) prove the issue.
 

@@ -40,9 +40,11 @@ from stackaudit.facts.applicability import (
     engine_shown_other,
     linux_only_why,
     no_cuda_runtime,
+    no_nccl_engine,
     no_switch_shown,
     shown_absent,
 )
+from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.peer_access import P2pBandwidth
@@ -255,6 +257,13 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
             return outcome, used
         engine_facts = ("engine_commands", "ollama_cuda", "ollama_shown", "log_symptoms", "docker_containers",
                         "stated_engines", *(("gpus",) if "ggml" in engines else ()))
+        return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *(p for f in engine_facts
+                                                                          for p in provenance.get(f, ())))), key=_order))
+    commands = facts.get("engine_commands")
+    argvs = tuple(c.argv for c in commands.commands) if isinstance(commands, EngineCommands) else ()
+    if why := no_nccl_engine(spec.applies_to, engines_shown(facts), argvs):
+        engine_facts = ("engine_commands", "ollama_cuda", "ollama_shown", "serving_log", "docker_containers",
+                        "stated_engines")
         return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *(p for f in engine_facts
                                                                           for p in provenance.get(f, ())))), key=_order))
     gpus = facts.get("gpus")

@@ -62,6 +62,10 @@ platform lines (an L4T release, Tegra's NvRmMem lines: facts/gpus.jetson_platfor
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
 
+A check about a GPU whose collectives run over NCCL is not applicable where every engine the pasted sources show runs
+no NCCL (ENGINES_WITHOUT_NCCL: ollama, llama.cpp) and no command shown splits a model's tensors over GPUs
+(SPLIT_OVER_GPUS): no communicator is built (no_nccl_engine).
+
 A check of what only a Linux host has (LINUX_ONLY: persistence mode, MIG, a container's GPU access) is not applicable
 where the sources show a Windows host (facts/platform.Virtualization.os: a Windows driver model, llama.cpp built for
 Windows, a Windows program path, `OS: Windows 11`), and, for a container's check, no container.
@@ -218,6 +222,30 @@ def one_process_engine(shown: tuple[str, ...], commands: tuple[tuple[str, ...], 
     if any(SPLIT_OVER_GPUS.search(" ".join(argv)) for argv in commands):
         return ""
     return "; ".join(dict.fromkeys(ONE_PROCESS_ENGINES[e] for e in shown))
+
+
+# Engines that run no NCCL, by why, for a check about a GPU whose collectives run over NCCL ("nccl-gpu"): where every
+# engine the pasted sources show is one of them and no command shown splits a model's tensors over GPUs
+# (SPLIT_OVER_GPUS), no NCCL communicator is built, so no NCCL setting has a collective to shape. ollama splits a model
+# by layers (ollama llm/server.go passes llama.cpp's layer split, with no row or tensor mode), and its runner copies the
+# activations between GPUs inside its one process, with no NCCL. llama.cpp's layer split (its default) does the same.
+ENGINES_WITHOUT_NCCL: dict[str, str] = {
+    "ollama": "ollama, which splits a model over its GPUs by layers inside one runner process",
+    "llamacpp": "llama.cpp, whose layer split copies activations between its GPUs inside one process",
+}
+
+
+def no_nccl_engine(subject: str, shown: tuple[str, ...], commands: tuple[tuple[str, ...], ...] = ()) -> str:
+    """Why no engine the pasted sources show runs NCCL (ENGINES_WITHOUT_NCCL), in words, for the "nccl-gpu" subject;
+    "" for another subject, where none is shown, where one is another engine or unnamed (""), or where a command shown
+    splits its model's tensors over GPUs (SPLIT_OVER_GPUS). `commands` holds the argv of each engine command shown."""
+    if subject != "nccl-gpu" or not shown or any(e not in ENGINES_WITHOUT_NCCL for e in shown):
+        return ""
+    if any(SPLIT_OVER_GPUS.search(" ".join(argv)) for argv in commands):
+        return ""
+    names = " and ".join(dict.fromkeys(ENGINES_WITHOUT_NCCL[e] for e in shown))
+    return (f"the only engine the paste shows is {names}: it builds no NCCL communicator, so no NCCL setting has a "
+            "collective to shape; an engine the paste does not show is not judged")
 
 
 # Their container images, as a pasted docker run, compose file or `docker inspect` names them (registry host and tag

@@ -326,6 +326,22 @@ class EngineCommand:
         return (value or "").rstrip("/")
 
     @property
+    def named_tp(self) -> int | None:
+        """The TP size the path of the engine directory it runs states (ENGINE_DIR_LAYOUT): `tp=2/pp=1` or `tp4pp2`
+        state it, and `1-gpu` an engine of one GPU (TP 1). A pipeline of as many stages as its launcher's ranks (`2-pp`
+        under `mpirun -n 2`) leaves TP 1, since TensorRT-LLM's runtime runs an engine of TP x PP equal to its MPI size.
+        None for a build, or where the path states neither."""
+        if self.builds or not self.engine_dir:
+            return None
+        stated = {(m.group("kind") or m.group("kind2")).lower(): int(m.group("n") or m.group("m"))
+                  for m in ENGINE_DIR_LAYOUT.finditer(self.engine_dir)}
+        if "tp" in stated:
+            return stated["tp"]
+        if stated.get("gpu") == 1:
+            return 1
+        return 1 if self.launcher and self.ranks and stated.get("pp") == self.ranks else None
+
+    @property
     def names_only_program(self) -> bool:
         """Whether the line is the engine's program alone, with no model and no option (`vllm serve`, `python -m
         vllm.entrypoints.openai.api_server`): a sentence that names the command, not a shell line that runs it."""
@@ -432,6 +448,15 @@ class EngineCommand:
             and any(
             program == name and any(a in subcommands for a in self.argv) and argv_value(self.argv, ("--backend",)) == backend
             for name, subcommands, backend in GRAPHS_ON_LAUNCHERS)
+
+
+# The parallel layout an engine directory's path states, in the names TensorRT-LLM's examples give them (`tp=2/pp=1`,
+# examples/llama/README.md of 0.5-0.7, NVIDIA/TensorRT-LLM#593) and users follow (`tp4pp2`,
+# triton-inference-server/tensorrtllm_backend#355; `2-pp`, NVIDIA/TensorRT-LLM#1102): `tp`/`pp` then the size, or the
+# size then `-tp`/`-pp`/`-gpu` (the examples' `1-gpu`, `2-gpu`: the GPUs of the engine), each a part of the name
+# between separators.
+ENGINE_DIR_LAYOUT = re.compile(r"(?:(?<=[/._-])|^)(?:(?P<kind>tp|pp)[=_-]?(?P<n>\d{1,3})"
+                               r"|(?P<m>\d{1,3})-(?P<kind2>tp|pp|gpu))(?=[/._-]|tp|pp|$)", re.I)
 
 
 def tensor_split_shares(argv: tuple[str, ...], split: str | None) -> list[str]:
