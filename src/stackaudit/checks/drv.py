@@ -761,7 +761,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         return tested
     # A report's torch initialising CUDA counts beside its whole driver line, not one cut after the branch (`550.`,
     # corpus 293: the reviewers read that report as unknown; its branch still judges a torch CUDA shown, corpus 603).
-    proof = cuda_ran.proof(with_report=bool(re.match(r"\d+\.\d+", driver))) if cuda_ran is not None else None
+    whole = bool(re.match(r"\d+\.\d+", driver))
+    proof = cuda_ran.proof(with_report=whole, with_launch=whole) if cuda_ran is not None else None
     if not torch and proof is not None:
         return _program_ran(proof, f"driver {driver}")
     header_cuda = nvidia.cuda_version if nvidia is not None else None

@@ -75,7 +75,8 @@ What shows CUDA at work (each with the program whose runtime ran):
 - CUDA refusing a kernel launch for want of code for the GPU's architecture (`no kernel image is available for
   execution on the device`, cudaErrorNoKernelImageForDevice, 209; facts/symptoms.NO_KERNEL_IMAGE), in any program's
   lines (torch's, llama.cpp's, nccl-tests' `Test CUDA failure common.cu:253`): the runtime had created its context on
-  the driver before the launch, and a driver too old for it fails the first call with 35 instead (corpus 2076);
+  the driver before the launch, and a driver too old for it fails the first call with 35 instead (corpus 2076). It
+  counts beside a driver version the source shows (`proof(with_launch=True)`): the line names no program or host;
 - a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
   its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
   torch.cuda.is_available() is torch's device count above 0, and c10/cuda/CUDAFunctions.cpp device_count_impl
@@ -200,6 +201,8 @@ class Ran:
     models: tuple[str, ...] = ()
     devices: tuple[int, ...] = ()
     decoded: bool = False  # an engine generated tokens on the GPU: its model's kernels ran there (torch's included)
+    # A kernel launch CUDA refused for want of code (209): counted only beside a driver version shown (`with_launch`).
+    launch: bool = False
 
 
 @dataclass(frozen=True)
@@ -209,12 +212,13 @@ class CudaRan(Sourced):
     failed: str = ""  # a line where CUDA refused to start
     driver_inside: str = ""  # an NVIDIA image's entrypoint finding the driver inside its container (DRIVER_FOUND_INSIDE)
 
-    def proof(self, with_report: bool = False) -> Ran | None:
+    def proof(self, with_report: bool = False, with_launch: bool = False) -> Ran | None:
         """The first piece of evidence that CUDA ran, None where the source shows none or shows CUDA refusing to
-        start; `with_report` lets a collect_env's torch initialising CUDA count."""
+        start; `with_report` lets a collect_env's torch initialising CUDA count, `with_launch` a kernel launch CUDA
+        refused for want of code (Ran.launch)."""
         if self.failed:
             return None
-        found = self.ran[0] if self.ran else None
+        found = next((r for r in self.ran if with_launch or not r.launch), None)
         return found if found is not None else (self.torch_check if with_report else None)
 
     def decoded(self) -> Ran | None:
@@ -267,7 +271,7 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
         elif kernel := NO_KERNEL_IMAGE.search(line):
             found.append(Ran("the failing program", "the program's CUDA runtime launched a kernel on the GPU, which "
                              "CUDA refused for want of code for the GPU's architecture (error 209) after the runtime "
-                             "had started on the driver", kernel.group(0)))
+                             "had started on the driver", kernel.group(0), launch=True))
         elif TRTLLM_LEDGER.search(line):
             found.append(Ran("TensorRT-LLM", "TensorRT-LLM placed its model on the GPU and read the memory left "
                              "(its executor's ledger)", line.strip()))
