@@ -102,14 +102,31 @@ def test_247_an_11_8_image_on_r470_starts_and_runs_by_minor_version_compatibilit
 
 
 def test_an_image_whose_requirement_does_not_name_the_branch_stays_unknown(tmp_path: Path) -> None:
-    # Modelled: NVIDIA's CUDA 11.8 image under R460 (its list names R470 only), a CUDA 12.1 image under R470 (across
-    # majors), and PyTorch's 11.8 image under R470 (not NVIDIA's lineage): the toolkit's check is not told.
-    for image, driver, cuda in (("nvidia/cuda:11.8.0-base-ubuntu20.04", "460.106.00", "11.2"),
+    # Modelled: NVIDIA's CUDA 11.8 image under R450 (its list names R450 for tesla only), a CUDA 12.1 image under R470
+    # (across majors), and PyTorch's 11.8 image under R470 (not NVIDIA's lineage): the toolkit's check is not told.
+    for image, driver, cuda in (("nvidia/cuda:11.8.0-base-ubuntu20.04", "450.80.02", "11.0"),
                                 ("nvidia/cuda:12.1.0-base-ubuntu22.04", "470.141.03", "11.4"),
                                 ("pytorch/pytorch:2.0.0-cuda11.8-cudnn8-runtime", "470.141.03", "11.4")):
         text = f"docker run --rm --gpus all {image} python serve.py\n" + _table(driver, cuda)
         result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
         assert result.status == "unknown", (image, result.status, result.message)
+
+
+def test_2075_an_11_8_image_on_a_branch_its_requirement_never_names_is_refused() -> None:
+    # Corpus 2075 (NVIDIA/nvidia-docker#1762): `nvidia/cuda:cuda11.8.0-cudnn8-devel-ubuntu20.04` (its tag written with
+    # `cuda` before the version) under driver 440.33.01 (CUDA 10.2): no exception of CUDA 11.8's requirement names
+    # R440, so the toolkit refuses it on any GPU.
+    result = capture_checks("2075", COMPAT)[COMPAT]
+    assert result.status == "issue" and "R440" in result.message and "cuda>=11.8" in result.message, result.message
+
+
+def test_an_11_8_image_under_a_branch_no_exception_names_is_an_issue(tmp_path: Path) -> None:
+    # Modelled on NVIDIA/nvidia-docker#1442 (`cuda>=11.0` refused below R450): NVIDIA's CUDA 11.8 image under R460 and
+    # under R455; each list of CUDA 11.8's requirement names R418, R450, R470, R510 and R515 only.
+    for driver, cuda in (("460.106.00", "11.2"), ("455.45.01", "11.1")):
+        text = "docker run --rm --gpus all nvidia/cuda:11.8.0-base-ubuntu20.04 python serve.py\n" + _table(driver, cuda)
+        result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
+        assert result.status == "issue" and f"R{driver[:3]}" in result.message, (driver, result.message)
 
 
 def test_1332_tgi_info_names_its_release_and_image() -> None:

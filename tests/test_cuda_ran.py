@@ -262,3 +262,24 @@ def test_triton_creating_its_cuda_memory_pool_is_cuda_at_work(tmp_path: Path) ->
     # Modelled on triton-inference-server/server#5349: the pool line after a refusal in the same log is not ok.
     log = "\n".join([TRITON_POOLS[0], "CUDA driver version is insufficient for CUDA runtime version"]) + "\n"
     assert paste_checks(tmp_path, log, COMPAT)[COMPAT].status != "ok"
+
+
+def test_a_kernel_launch_refused_for_want_of_code_is_cuda_at_work() -> None:
+    # Real lines: nccl-tests' (NVIDIA/nccl-tests#79, corpus 2076), torch's in vLLM's image (vllm-project/vllm#18995,
+    # corpus 798), llama.cpp's (ggml-org/llama.cpp#4215). Error 209 comes back from a launch on a live context.
+    lines = ["           8             2   float     sumzlabs-trainer: Test CUDA failure common.cu:253 'no kernel image "
+             "is available for execution on the device'",
+             "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+             "CUDA error 209 at ggml-cuda.cu:6701: no kernel image is available for execution on the device"]
+    for line in lines:
+        assert [r.program for r in ran_in_lines([line])] == ["the failing program"], line
+    assert ran_in_lines(["Fails with no kernel ima"]) == ()  # a cut message names no error
+
+
+def test_2076_nccl_tests_failing_on_a_kernel_image_ran_on_the_driver(tmp_path: Path) -> None:
+    # Corpus 2076: both readers say ok; driver 460.27.04 ran nccl-tests' CUDA 11 runtime up to the launch.
+    r = capture_checks("2076", COMPAT)[COMPAT]
+    assert r.status == "ok" and "driver 460.27.04" in r.message and "error 209" in r.message, r.message
+    # Modelled counter-example: the same run beside a refused start (error 35) is not ok; the refusal wins.
+    refused = _body("2076") + "CUDA driver version is insufficient for CUDA runtime version\n"
+    assert paste_checks(tmp_path, refused, COMPAT)[COMPAT].status != "ok"

@@ -40,6 +40,9 @@ def test_cuda_sample_and_cuda_images_name_their_runtime() -> None:
     assert nvidia_image_cuda("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda10.2-ubi8") == "10.2"
     assert nvidia_image_cuda("cuda-sample:vectoradd-cuda11.7.1-ubuntu20.04") == "11.7"
     assert nvidia_image_cuda("nvcr.io/nvidia/k8s/cuda-sample:nbody") == ""  # names no CUDA
+    # A tag written with `cuda` before the version (corpus 2075) names the same CUDA.
+    assert nvidia_image_cuda("nvidia/cuda:cuda11.8.0-cudnn8-devel-ubuntu20.04") == "11.8"
+    assert nvidia_image_cuda("nvidia/cuda:cudnn8-devel") == ""  # names no CUDA
     assert image_cuda("nvidia/cuda:12.8.0-devel-ubuntu22.04") == "12.8"
     # An engine image's suffix is the engine's torch (python_env reads it), not one of NVIDIA's CUDA images.
     assert nvidia_image_cuda("lmsysorg/sglang:v0.5.12-cu130") == "" and image_cuda("lmsysorg/sglang:v0.5.12-cu130")

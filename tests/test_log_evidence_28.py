@@ -143,3 +143,25 @@ def test_a_gpu_nvidia_smi_may_not_open_is_no_lost_link(tmp_path: Path) -> None:
     line = "Unable to determine the device handle for GPU 0000:0B:00.0: Insufficient Permissions\n"
     text = f"```\n$ nvidia-smi\n{line}```\n```\n$ dmesg\n{RETURNN_1486_AER}```\n"
     assert pasted(tmp_path, text, "FW-AER-ERRORS")["FW-AER-ERRORS"].status != "issue"
+
+
+# ollama's NVML skew line, which it logs only where it loaded NVML: on native Windows (nvml.dll). Real pairs: ollama
+# PR #10569 (corpus 2074, RTX 2080 Ti), an RTX 4050 Laptop GPU and an RTX 3090 log beside gpu_windows.go lines in
+# public Windows set-up notes.
+_OVERHEAD = ('time=2025-05-05T16:11:49.762-07:00 level=INFO source=gpu.go:319 msg="detected OS VRAM overhead" '
+             'id=GPU-{id} library=cuda compute={cc} driver={drv} name="{name}" overhead="{mib} MiB"\n')
+_COMPUTE = ('time=2025-05-05T16:11:49.763-07:00 level=INFO source=types.go:130 msg="inference compute" id=GPU-{id} '
+            'library=cuda variant=v12 compute={cc} driver={drv} name="{name}" total="{total} GiB" available="{free} GiB"\n')
+
+
+@pytest.mark.parametrize(("name", "cc", "drv", "mib", "total", "free"), [
+    ("NVIDIA GeForce RTX 2080 Ti", "7.5", "12.1", "590.9", "11.0", "9.9"),
+    ("NVIDIA GeForce RTX 4050 Laptop GPU", "8.9", "12.0", "846.0", "6.0", "5.0"),
+    ("NVIDIA GeForce RTX 3090", "8.6", "12.6", "189.4", "24.0", "22.8"),
+])
+def test_ollamas_os_vram_overhead_line_marks_native_windows(tmp_path: Path, name: str, cc: str, drv: str, mib: str,
+                                                           total: str, free: str) -> None:
+    fields = {"id": "d6de3398-9932-6902-11ec-fee8e424c8a2", "cc": cc, "drv": drv, "name": name}
+    text = _OVERHEAD.format(mib=mib, **fields) + _COMPUTE.format(total=total, free=free, **fields)
+    result = pasted(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "not-an-issue" and "native Windows" in result.message, result.message

@@ -30,6 +30,7 @@ from stackaudit.facts.docker import (
     DockerContainers,
     l4t_image_release,
     requirement_lets_through,
+    requirement_refuses,
     runs_own_program,
 )
 from stackaudit.facts.engines_shown import EnginesShown
@@ -760,7 +761,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         return tested
     # A report's torch initialising CUDA counts beside its whole driver line, not one cut after the branch (`550.`,
     # corpus 293: the reviewers read that report as unknown; its branch still judges a torch CUDA shown, corpus 603).
-    proof = cuda_ran.proof(with_report=bool(re.match(r"\d+\.\d+", driver))) if cuda_ran is not None else None
+    whole = bool(re.match(r"\d+\.\d+", driver))
+    proof = cuda_ran.proof(with_report=whole, with_launch=whole) if cuda_ran is not None else None
     if not torch and proof is not None:
         return _program_ran(proof, f"driver {driver}")
     header_cuda = nvidia.cuda_version if nvidia is not None else None
@@ -966,6 +968,14 @@ def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: 
                             f"image's own requirement (NVIDIA_REQUIRE_CUDA) lets the R{dv[0]} branch through on every "
                             f"GPU brand, and minor-version compatibility runs a CUDA {release(cuda)[0]}.x runtime on this "
                             "driver (only JIT of newer PTX fails)", actual=actual)
+    if newer and dv and all(requirement_refuses(image, cuda, dv[0]) for image, cuda in newer):
+        # No exception of the image's requirement names this branch for any brand: the toolkit refuses it on any GPU.
+        image, cuda = newer[0]
+        return issue(f"{image} ships CUDA {cuda}, above the CUDA {driver_cuda} of driver {driver}, and no brand and "
+                     f"driver-branch exception of the image's requirement (NVIDIA_REQUIRE_CUDA) names the R{dv[0]} "
+                     f"branch: the container toolkit refuses it at start ('unsatisfied condition: cuda>={cuda}') on "
+                     "any GPU; a driver of that CUDA or newer runs it, or an image of CUDA "
+                     f"{driver_cuda} or older", actual=actual, expected=f"a driver for CUDA {cuda} or newer")
     if newer:
         return unknown(f"{newer[0][0]} ships CUDA {newer[0][1]}, above the CUDA {driver_cuda} of driver {driver}: the "
                        "container toolkit refuses it at start ('unsatisfied condition: cuda>=') unless one of the "

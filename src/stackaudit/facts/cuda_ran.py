@@ -72,6 +72,11 @@ What shows CUDA at work (each with the program whose runtime ran):
 - ggml's stub for a kernel its build lacks for the GPU's arch (`ERROR: CUDA kernel mul_mat_q has no device code
   compatible with CUDA arch 700`, facts/symptoms.GGML_NO_DEVICE_CODE): the stub is device code that the runtime
   launched on the GPU and that printed the line from there before it trapped, so the context ran kernels;
+- CUDA refusing a kernel launch for want of code for the GPU's architecture (`no kernel image is available for
+  execution on the device`, cudaErrorNoKernelImageForDevice, 209; facts/symptoms.NO_KERNEL_IMAGE), in any program's
+  lines (torch's, llama.cpp's, nccl-tests' `Test CUDA failure common.cu:253`): the runtime had created its context on
+  the driver before the launch, and a driver too old for it fails the first call with 35 instead (corpus 2076). It
+  counts beside a driver version the source shows (`proof(with_launch=True)`): the line names no program or host;
 - a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
   its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
   torch.cuda.is_available() is torch's device count above 0, and c10/cuda/CUDAFunctions.cpp device_count_impl
@@ -118,8 +123,8 @@ from stackaudit.facts.serving_rate import (
     VLLM_THROUGHPUT,
     MeasuredRate,
 )
-from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES
-from stackaudit.facts.symptoms import GGML_NO_DEVICE_CODE, LogSymptoms
+from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES, NCCL_TESTS
+from stackaudit.facts.symptoms import GGML_NO_DEVICE_CODE, NO_KERNEL_IMAGE, LogSymptoms
 
 # torch's CUDA out-of-memory message (c10/cuda/CUDACachingAllocator.cpp; `capacty` in releases before 1.13).
 TORCH_OOM = re.compile(r"\bGPU (\d+) has a total capac(?:i)?ty of [\d.]+ [KMGT]iB of which [\d.]+ [KMGT]?i?B is free")
@@ -182,7 +187,8 @@ TORCH_CUDA_QUERY = re.compile(r"\btorch\.cuda\.is_available\(\)")
 # torch's ROCm build, whose torch.cuda.is_available() is HIP's (`2.6.0+rocm6.2`, `torch.version.hip` printed).
 TORCH_ROCM = re.compile(r"\+rocm\d|\btorch\.version\.hip\b|\bROCm\b")
 NEEDLES = ("Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
-           "Memory GPU", "has no device code", "gen throughput")
+           "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
+           "NoKernelImage")
 
 
 @dataclass(frozen=True)
@@ -195,6 +201,8 @@ class Ran:
     models: tuple[str, ...] = ()
     devices: tuple[int, ...] = ()
     decoded: bool = False  # an engine generated tokens on the GPU: its model's kernels ran there (torch's included)
+    # A kernel launch CUDA refused for want of code (209): counted only beside a driver version shown (`with_launch`).
+    launch: bool = False
 
 
 @dataclass(frozen=True)
@@ -204,12 +212,13 @@ class CudaRan(Sourced):
     failed: str = ""  # a line where CUDA refused to start
     driver_inside: str = ""  # an NVIDIA image's entrypoint finding the driver inside its container (DRIVER_FOUND_INSIDE)
 
-    def proof(self, with_report: bool = False) -> Ran | None:
+    def proof(self, with_report: bool = False, with_launch: bool = False) -> Ran | None:
         """The first piece of evidence that CUDA ran, None where the source shows none or shows CUDA refusing to
-        start; `with_report` lets a collect_env's torch initialising CUDA count."""
+        start; `with_report` lets a collect_env's torch initialising CUDA count, `with_launch` a kernel launch CUDA
+        refused for want of code (Ran.launch)."""
         if self.failed:
             return None
-        found = self.ran[0] if self.ran else None
+        found = next((r for r in self.ran if with_launch or not r.launch), None)
         return found if found is not None else (self.torch_check if with_report else None)
 
     def decoded(self) -> Ran | None:
@@ -259,6 +268,10 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
         elif stub := GGML_NO_DEVICE_CODE.search(line):
             found.append(Ran("ggml", f"ggml's CUDA runtime launched kernels on the GPU (arch {stub.group(2)}), whose stub "
                              f"for {stub.group(1)} printed its missing-code error from the device", stub.group(0)))
+        elif kernel := NO_KERNEL_IMAGE.search(line):
+            found.append(Ran("the failing program", "the program's CUDA runtime launched a kernel on the GPU, which "
+                             "CUDA refused for want of code for the GPU's architecture (error 209) after the runtime "
+                             "had started on the driver", kernel.group(0), launch=True))
         elif TRTLLM_LEDGER.search(line):
             found.append(Ran("TensorRT-LLM", "TensorRT-LLM placed its model on the GPU and read the memory left "
                              "(its executor's ledger)", line.strip()))
@@ -366,6 +379,18 @@ def cuda_ran_in_engine_log(text: str) -> CudaRan:
     Input (modelled on tests/data/captures/1060)::
 
         Free GPU memory before component creation attempt (GiB): 16.95
+    """
+    return _from_text(text)
+
+
+@parser(NCCL_TESTS, feeds="cuda_ran", kind=CudaRan, rank=27)
+def cuda_ran_in_nccl_tests(text: str) -> CudaRan:
+    """An nccl-tests run's lines that show its CUDA at work (its communicators' `Init COMPLETE` under NCCL_DEBUG=INFO,
+    a kernel launch refused for want of code for the GPU).
+
+    Input (tests/data/captures/2076, NVIDIA/nccl-tests#79)::
+
+        zlabs-trainer: Test CUDA failure common.cu:253 'no kernel image is available for execution on the device'
     """
     return _from_text(text)
 

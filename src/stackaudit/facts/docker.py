@@ -48,8 +48,9 @@ _NO_GPU_BY_DEFAULT = ("docker run", "compose")
 # `-rocm` tags).
 ROCM_IMAGE = re.compile(r"^(?:[\w.-]+/)?rocm/|:(?:[\w.-]*[-_.])?rocm(?:[-_.\d][\w.-]*)?$", re.IGNORECASE)
 # NVIDIA's CUDA images name the CUDA runtime they ship in their tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, NGC's
-# `nvcr.io/nvidia/cuda:12.4.1-devel-ubuntu22.04`); `latest` names none.
-_CUDA_IMAGE = re.compile(r"^(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda:(\d+\.\d+)(?:\.\d+)?(?:-|$)")
+# `nvcr.io/nvidia/cuda:12.4.1-devel-ubuntu22.04`); `latest` names none. A tag written with `cuda` before the version
+# (`nvidia/cuda:cuda11.8.0-cudnn8-devel-ubuntu20.04`, corpus 2075) names the CUDA its user asks for.
+_CUDA_IMAGE = re.compile(r"^(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda:(?:cuda)?(\d+\.\d+)(?:\.\d+)?(?:-|$)")
 # NVIDIA's CUDA sample images name the CUDA they were built with after the sample (`nvcr.io/nvidia/k8s/cuda-sample:
 # vectoradd-cuda10.2-ubi8`, the GPU operator's validator; `vectoradd-cuda12.5.0`); `cuda-sample:nbody` names none.
 _CUDA_SAMPLE_IMAGE = re.compile(r"^(?:(?:nvcr\.io/)?nvidia/k8s/)?cuda-sample:[a-z]+-cuda(\d+\.\d+)(?:\.\d+)?(?:-|$)")
@@ -317,12 +318,24 @@ def image_cuda(image: str) -> str:
 # quadrortx, titan, titanrtx): CUDA 11.8's list names R470 for each (gitlab.com/nvidia/container-images/cuda,
 # dist/11.8.0). Text Generation Inference's images to v1.1.1 are built FROM nvidia/cuda:11.8.0 and keep it (corpus 247).
 REQUIRE_CUDA_EVERY_BRAND = {"11.8": (470,)}
+# Per image CUDA, every driver branch an exception of NVIDIA's CUDA image names for some brand, across the dist's
+# revisions: CUDA 11.8's name R418 and R450 for tesla, R470, R510 and R515 (gitlab.com/nvidia/container-images/cuda,
+# dist/11.8.0). A driver of another branch whose CUDA is older than the image's fails the requirement on any GPU.
+REQUIRE_CUDA_SOME_BRAND = {"11.8": (418, 450, 470, 510, 515)}
 
 
 def requirement_lets_through(image: str, cuda: str, branch: int) -> bool:
     """Whether NVIDIA's CUDA image `image` (or TGI's, built on one) of CUDA `cuda` lets driver branch `branch` through
     its start-up requirement on a GPU of any brand (REQUIRE_CUDA_EVERY_BRAND)."""
     return branch in REQUIRE_CUDA_EVERY_BRAND.get(cuda, ()) and bool(nvidia_image_cuda(image) or tgi_image_cuda(image))
+
+
+def requirement_refuses(image: str, cuda: str, branch: int) -> bool:
+    """Whether NVIDIA's CUDA image `image` (or TGI's, built on one) of CUDA `cuda` refuses driver branch `branch` at
+    start on a GPU of any brand: no exception of its requirement names the branch (REQUIRE_CUDA_SOME_BRAND). The
+    caller has found the driver's CUDA older than the image's."""
+    return cuda in REQUIRE_CUDA_SOME_BRAND and branch not in REQUIRE_CUDA_SOME_BRAND[cuda] \
+        and bool(nvidia_image_cuda(image) or tgi_image_cuda(image))
 
 
 def nvidia_image_cuda(image: str) -> str:

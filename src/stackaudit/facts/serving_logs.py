@@ -312,9 +312,12 @@ OLLAMA_FIT = re.compile(r'\bavailable=(?P<bytes>\d+) required="(?P<req>[\d.]+) (
 # Lines only an engine's native Windows build logs: ollama's from its Windows-only sources (discover/gpu_windows.go,
 # amd_windows.go; corpus 1476: `source=gpu_windows.go:167 msg=packages count=1`), and llama.cpp's build line of a
 # Windows binary: built by Microsoft's compiler (`build: 0 (unknown) with MSVC 19.44.35207.1 for x64`, corpus 1825),
-# or for a Windows target (`with clang version 21.0.0git (...) for x86_64-pc-windows-msvc`).
+# or for a Windows target (`with clang version 21.0.0git (...) for x86_64-pc-windows-msvc`). ollama's `msg="detected OS
+# VRAM overhead"` (discover/gpu.go) compares NVML's free memory with CUDA's, and ollama loads NVML on Windows only
+# (nvml.dll; corpus 2074, ollama PR #10569).
 OLLAMA_WINDOWS = re.compile(r"\bsource=\w+_windows\.go:\d+ msg=|^(?:\S+ )?build: \d+ \([^)]*\) with "
-                            r"(?:MSVC [\d.]+ for\b|.*\bfor \w+-pc-windows-msvc\b)")
+                            r"(?:MSVC [\d.]+ for\b|.*\bfor \w+-pc-windows-msvc\b)"
+                            r'|\bmsg="detected OS VRAM overhead"')
 # ollama's placement of a model on the GPUs of one library (llm/memory.go, MemoryEstimate.log: `msg="offload to cuda"`,
 # `msg=offload library=cuda`): `memory.available` lists the free memory of each GPU the runner is given, one entry per
 # GPU (`memory.available="[21.6 GiB]"`, `"[23.4 GiB 23.5 GiB]"`), and `layers.split` is the split over them, empty for
@@ -1915,7 +1918,8 @@ def parse_serving_log(text: str) -> ServingLog:
         m = OLLAMA_OFFLOAD.search(text_l) if "layers.offload=" in low else None
         if m:
             gpu_layers = (int(m.group(2)), int(m.group(1)), text_l)
-        if not windows_line and ("_windows.go:" in text_l or "MSVC" in text_l or "windows-msvc" in text_l) and OLLAMA_WINDOWS.search(text_l):
+        if not windows_line and ("_windows.go:" in text_l or "MSVC" in text_l or "windows-msvc" in text_l
+                                 or "OS VRAM overhead" in text_l) and OLLAMA_WINDOWS.search(text_l):
             windows_line = text_l
         m = OLLAMA_PLACED.search(text_l) if "memory.available=" in low and "offload" in low else None
         if m and (m["to"] or m["lib"] or "").lower() != "cpu":
