@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks
 
 OPEN = "DRV-OPEN-MODULE"
 
@@ -182,3 +182,11 @@ def test_modelled_gpu_is_in_words() -> None:
 
     assert owned_model("My GPU is a GeForce GTX 1080 Ti") == "GTX 1080 Ti"
     assert owned_model("the GPU is not detected by the A100 driver") == ""
+
+
+def test_capture_877_cut_before_its_gpus_model_names_no_flavour_to_judge(tmp_path: Path) -> None:
+    # Corpus 877's `nvidia-smi -q` (driver 410.78) cut after its GPU's address: a GPU with no model is nothing to
+    # judge as on a later driver; the pre-R515 driver has one flavour (not an `ok` naming an empty GPU list).
+    cut = "\n".join(body("877").split("\n")[:8])
+    r = paste_checks(tmp_path, cut, OPEN)[OPEN]
+    assert r.status == "not-an-issue" and "410.78" in r.message and "with :" not in r.message

@@ -1473,9 +1473,11 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
                      f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
                      expected="open", subjects=[g.subject for g in blackwell], evidence=evidence)
-    if branch and branch < (515,) and not listed and not _driven_records(gpus, collect_env):
+    if branch and branch < (515,) and not any(g.implied_architecture or g.name for g in listed) \
+            and not _driven_records(gpus, collect_env):
         # The open kernel modules start with R515: an older driver has no other flavour to switch to. GPUs a list NVML
-        # or CUDA wrote show it driving them: judged below, as on a later driver (corpus 1673).
+        # or CUDA wrote show it driving them: judged below, as on a later driver (corpus 1673); a GPU listed with no
+        # model (`nvidia-smi -q` cut after its address, corpus 877 cut) shows nothing to judge.
         return not_an_issue(f"proprietary kernel module {nvidia_driver.version}: the open modules start with R515, "
                             "so this driver has no open flavour (and GPUs older than Turing need the proprietary one)",
                             actual="proprietary", evidence=evidence)
