@@ -84,9 +84,10 @@ def test_turing_gpu_cuda_listed_says_nothing_of_the_flavour(tmp_path: Path) -> N
     assert paste_checks(tmp_path, text, "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"].status == "unknown"
 
 
-def test_an_old_driver_keeps_its_not_an_issue() -> None:
-    # Corpus 501: driver 396 with a GTX 1080 listed: the driver has no open module at all.
-    assert capture_checks("501", "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"].status == "not-an-issue"
+def test_an_old_driver_on_a_pascal_gpu_has_no_flavour_to_judge() -> None:
+    # Corpus 501: driver 396 with a GTX 1080 listed: neither the driver nor the GPU has an open module (h92b's rule:
+    # not applicable; its single reader's not-an-issue is a gap).
+    assert capture_checks("501", "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"].status == "not-applicable"
 
 
 def test_wsl2_has_no_linux_module() -> None:

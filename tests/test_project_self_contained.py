@@ -62,6 +62,12 @@ _NESTED_WORK = re.compile(r"(?<=[\w.-])/work/")
 END_OF_HEADER = "# ----- end of header"
 
 
+# conda-build's work folder of a package it built (`.../conda-bld/pytorch-0.1.9_1487346124464/work/torch/...`), named
+# in a pasted traceback or CUDA error that a test quotes as a constant (tests/test_container_where_ran.py), is the
+# package builder's, never this project's builder's.
+_CONDA_BUILD_WORK = re.compile(r"/conda-bld/[\w.+-]+/work/")
+
+
 # A public repository whose owner's name ends in "research" (`facebookresearch/Detectron`, corpus 1266) is no
 # reference folder: "research/" counts only where it starts a path.
 _OWNER_RESEARCH = re.compile(r"(?<=[\w-])research/")
@@ -76,6 +82,7 @@ def _offences(text: str, capture: bool = False, body: bool = False) -> list[str]
     for path in _SYSTEM_PATHS:
         text = text.replace(path, "")
     text = _OWNER_RESEARCH.sub("", text)
+    text = _CONDA_BUILD_WORK.sub("/", text)
     text = _NESTED_TMP.sub("/", text)
     if capture:
         text = _NESTED_WORK.sub("/", text)
@@ -122,6 +129,7 @@ def test_the_scan_sees_the_forbidden_references() -> None:
     assert _offences("--volume /tmp/.X11-unix:/tmp/.X11-unix") == []
     assert _offences("--volume /tmp/.X11-unix:/tmp/x") == ["/tmp/"]
     assert _offences("File /opt/conda/conda-bld/pytorch_1603729062494/work/torch/lib", capture=True) == []
+    assert _offences("file=/data/users/soumith/miniconda2/conda-bld/pytorch-0.1.9_1487346124464/work/torch/lib") == []
     assert "/work/" in _offences("cd /work/main && make", capture=True)
     assert _offences("Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307") == []
     assert _offences("see /home/me/work/notes") == ["/work/"]

@@ -64,10 +64,10 @@ def test_a_pre_r515_report_whose_cuda_did_not_initialise_stays_not_an_issue(tmp_
     assert "start with R515" in result.message
 
 
-def test_a_pre_r515_report_of_pascal_gpus_is_not_an_issue(tmp_path: Path) -> None:
-    """Modelled: corpus 1673's report with its A800s swapped for Tesla P100s (Pascal): the open module does not
-    drive them, so the proprietary one is the right flavour, not merely allowed."""
+def test_a_pre_r515_report_of_pascal_gpus_has_no_flavour_to_choose(tmp_path: Path) -> None:
+    """Modelled: corpus 1673's report with its A800s swapped for Tesla P100s (Pascal): neither the pre-R515 driver
+    nor the GPUs have an open module, so there is no flavour to choose (h92b's rule, as both readers of 2051, 2052)."""
     text = body("1673").replace("NVIDIA A800-SXM4-80GB", "Tesla P100-PCIE-16GB")
     result = paste_checks(tmp_path, text, "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"]
-    assert result.status == "not-an-issue"
+    assert result.status == "not-applicable"
     assert "Pascal" in result.message

@@ -160,8 +160,12 @@ def test_modelled_config_tp_makes_the_all_reduce_real(tmp_path: Path) -> None:
     assert result.status == "unknown" and "ONESHOT" in result.message and "TP=2" in result.message
 
 
-def test_engine_path_bench_leaves_the_build_open(tmp_path: Path) -> None:
-    assert _status(tmp_path, BENCH_ENGINE_2694, "RT-TRTLLM-ALLREDUCE") == "unknown"
+def test_engine_path_bench_names_its_build_tp_1(tmp_path: Path) -> None:
+    # trtllm-bench writes the engines it builds to `<workspace>/<model>/tp_{tp}_pp_{pp}`: the directory states TP 1,
+    # so no all-reduce runs between GPUs (h92d's rule, facts/engine_command.ENGINE_DIR_LAYOUT).
+    assert _status(tmp_path, BENCH_ENGINE_2694, "RT-TRTLLM-ALLREDUCE") == "not-applicable"
+    assert _status(tmp_path, BENCH_ENGINE_2694.replace("tp_1_pp_1", "tp_2_pp_1"), "RT-TRTLLM-ALLREDUCE") != \
+        "not-applicable"
 
 
 def test_gpt_session_benchmark_without_its_graph_switch_is_eager_1667() -> None:

@@ -632,11 +632,13 @@ _HOME_PYTHON = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)+bin/python[\d.]*$"
 # "/home/star_/.conda/envs/aphrodite/lib/python3.11/site-packages/aphrodite/...", line 562`, corpus 1691; bitsandbytes'
 # `bin /home/gameveloster/miniconda3/envs/textgen/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cuda117.so`,
 # corpus 1986): the program ran from the user's own environment on the machine, as _HOME_PYTHON's interpreter does.
-# Ray's images install their conda under /home/ray (rayproject/ray docker/base-deps), so that home is an image's.
+# Ray's images install their conda under /home/ray (rayproject/ray docker/base-deps), and Dockerfiles commonly create
+# their venv as /home/venv (`RUN python -m venv /home/venv`; a TorchServe pod's traceback, tests/
+# test_cuda_unknown_error_in_container.py): those homes are an image's.
 # A line beside it under /workspace, the working directory of NGC's framework images and of RunPod's pods, leaves where
 # the program ran open: a traceback's frame there (corpus 1610: a home conda env running code under /workspace).
 IMAGE_WORKDIR = re.compile(r"\bFile \"/workspace/")
-HOME_PYTHON_FILE = re.compile(r"(?:^|[\s\"'(=])(?:/home/(?!ray/)[\w.-]+|~)/(?:[^/\s\"']+/){0,8}?"
+HOME_PYTHON_FILE = re.compile(r"(?:^|[\s\"'(=])(?:/home/(?!ray/|venv/)[\w.-]+|~)/(?:[^/\s\"']+/){0,8}?"
                               r"lib/python\d[\d.]*/site-packages/")
 # A program built on the same line before it runs (`GGML_CUDA=1 make -j && ./llama-server ...`, corpus 1280).
 # An assignment's name holds no `=`, so each word before the program splits one way only (`\S+=\S*` backtracks
