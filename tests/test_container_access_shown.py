@@ -105,3 +105,19 @@ def test_nvidia_smi_exec_in_a_pod_that_asks_for_no_gpu(tmp_path: Path) -> None:
                                    '    imagePullPolicy: IfNotPresent\n    resources:\n      limits:\n'
                                    '        nvidia.com/gpu: 1\n')
     assert paste_checks(tmp_path, limited, ACCESS)[ACCESS].status != "issue"
+
+
+def test_ollama_serve_pasted_above_its_log_without_a_prompt_is_on_the_host(tmp_path: Path) -> None:
+    # Corpus 2082 (ollama/ollama#16235): the log field holds `ollama serve` alone, then the server config line.
+    assert capture_checks("2082", ACCESS)[ACCESS].status == "not-applicable"
+    log = ('time=2026-05-20T13:12:24.167+05:00 level=INFO source=routes.go:1802 msg="server config" '
+           'env="map[CUDA_VISIBLE_DEVICES: OLLAMA_MODELS:/home/uk/.ollama/models]"\n')
+    # Modelled: the same command with the variables it reads set before it.
+    assert paste_checks(tmp_path, "```\nOLLAMA_DEBUG=1 ollama serve\n" + log + "```\n",
+                        ACCESS)[ACCESS].status == "not-applicable"
+    # Modelled: the same line beside a prompt that names a container keeps the container open.
+    inside = "```\nroot@802f556c99c8:/# nvidia-smi -L\nollama serve\n" + log + "```\n"
+    assert paste_checks(tmp_path, inside, ACCESS)[ACCESS].status != "not-applicable"
+    # Modelled: started in a container by `docker exec`, the line is no host's.
+    execd = "```\ndocker exec -it ollama ollama serve\n" + log + "```\n"
+    assert paste_checks(tmp_path, execd, ACCESS)[ACCESS].status != "not-applicable"

@@ -1379,7 +1379,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
     `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`), with no container shown, is not in a
     container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
-    `ollama serve` typed at a prompt that names no container, or the user's words that run it (`I run **ollama
+    `ollama serve` typed at a prompt that names no container, or pasted alone above its log with no prompt shown
+    (corpus 2082), or the user's words that run it (`I run **ollama
     serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`) (facts/container.py): a program of
     the host. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,

@@ -726,11 +726,21 @@ def _unit_engine(ctx: FactContext) -> str:
 _TYPED_OLLAMA_SERVE = re.compile(r"^(?:sudo\s+(?:-E\s+)?)?(?:[A-Za-z_]\w*=\S*\s+)*ollama\s+serve\b")
 
 
-def _typed_host_server(host: Host) -> str:
+def _typed_host_server(ctx: FactContext) -> str:
     """A prompt's command that starts ollama's server by hand (_TYPED_OLLAMA_SERVE) at a prompt that names no
-    container, where no command typed at a prompt names a container or its runner (_prompts_off_container), else ""."""
-    return next((command for name, command in _prompts_off_container(host)
-                 if _TYPED_OLLAMA_SERVE.match(command) and not _container_prompt(name)), "")
+    container, where no command typed at a prompt names a container or its runner (_prompts_off_container), else "".
+    So is a pasted engine command line that is that command alone, its prompt not shown (`ollama serve` above its
+    log, corpus 2082), where no prompt of the paste names a container or a command typed names one: what starts
+    ollama in a container is its image's entrypoint, a compose `command:` or a `docker exec`, none such a line."""
+    host = ctx.host
+    typed = next((command for name, command in _prompts_off_container(host)
+                  if _TYPED_OLLAMA_SERVE.match(command) and not _container_prompt(name)), "")
+    rows = _prompt_rows(host)
+    if typed or any(_container_prompt(name) or _NAMES_CONTAINER.search(command) for name, command in rows):
+        return typed
+    commands = ctx.optional("engine_commands", EngineCommands)
+    return next((c.line.strip() for c in (commands.commands if commands is not None else ())
+                 if c.engine == "ollama" and _TYPED_OLLAMA_SERVE.match(c.line.strip())), "")
 
 
 # `ps --forest`'s header, its last column the command (`    PID COMMAND`, `PPID   PID ... STAT   TIME COMMAND`), and its
@@ -1001,7 +1011,7 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"the shell prompt's host {named} is a Windows computer's default name, which a WSL "
                     "distro's own shell takes (a container takes its id), and no command typed there names "
                     "a container")
-            typed = _typed_host_server(host)
+            typed = _typed_host_server(ctx)
             if typed:
                 return ContainerInfo.ran_on_host(
                     f"`{typed[:100]}` is typed at a shell prompt: ollama's server started by hand on the "
