@@ -1382,7 +1382,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     `ollama serve` typed at a prompt that names no container, or pasted alone above its log with no prompt shown
     (corpus 2082), or the user's words that run it (`I run **ollama
     serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`) (facts/container.py): a program of
-    the host. So is a
+    the host. So is a command typed at a prompt of a user other than root whose prefix names a Python environment
+    (`(deit92) [user@gpuhost deit]$`, corpus 2087), where neither the prefix nor the host names a container and no
+    command typed names one: a container's shell runs as root. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
     no container runtime or `srun` among them. So is TGI's launcher whose `text-generation-launcher --env` report
     reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown.

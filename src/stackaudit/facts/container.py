@@ -27,6 +27,7 @@ from stackaudit.facts.sources import (
     K8S_SPEC,
     LOG_LINE_PROGRAMS,
     PROCESS_TREE,
+    PROMPT_ENVS,
     PROMPT_HOSTS,
     SHM_PATH,
     USER_ENGINES,
@@ -619,6 +620,27 @@ def _activated_env(host: Host) -> str:
                  if not _container_prompt(name) and _ACTIVATE.match(command)), "")
 
 
+def _env_prompt(host: Host) -> str:
+    """The environment and host of a shell prompt of a user other than root whose prefix names a Python environment
+    (`(deit92) [user@gpuhost deit]$`: PROMPT_ENVS, conda's or a venv's prefix), where neither the
+    prompt's host nor the environment's name names a container (_container_prompt, _NAMES_CONTAINER: a user's
+    `(container) $`) and no command typed at a prompt names one (_prompts_off_container), as `(env) host`; else "".
+    A container's shell runs as root, Docker's default user (corpus 939: `(workflow) root@ip-172-31-21-250:~#` in a
+    dev container); a user's own login shell on the machine runs as that user, as an environment activated there is
+    (_activated_env)."""
+    if not _prompts_off_container(host):
+        return ""
+    try:
+        text = host.doc(PROMPT_ENVS.name)
+    except NotCaptured:
+        return ""
+    rows = [[*line.split("\t"), "", ""] for line in text.splitlines()]
+    if any(_NAMES_CONTAINER.search(env) or _container_prompt(name) for env, _, name, *_ in rows):
+        return ""
+    return next((f"({env}) {user}@{name}" if user else f"({env})" for env, user, name, *_ in rows
+                 if env and user != "root"), "")
+
+
 # An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
 # 1111): a binary the user compiled in their own account on the machine; an image puts its engine under /app, /opt,
 # /usr or the root's home.
@@ -999,6 +1021,12 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"`{activated[:100]}` is typed at the machine's own shell prompt: the user's Python "
                     "environment, activated and run on the machine, not in a container (no command typed "
                     "there names one)")
+            prefixed = _env_prompt(host)
+            if prefixed:
+                return ContainerInfo.ran_on_host(
+                    f"the shell prompt `{prefixed[:100]}` names the Python environment the user's shell activated: "
+                    "the user's own environment on the machine, not a container (no prompt or command of the paste "
+                    "names one)")
             unit = _unit_engine(ctx)
             if unit:
                 return ContainerInfo.ran_on_host(
