@@ -221,7 +221,7 @@ DEVICE_PLUGIN_LINE = re.compile(
     r"(?:^[IWE]\d{4} [\d:.]+\s+\d+ \w+\.go:\d+\]|^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)\s+"
     r"(?:Starting (?:FS watcher|OS watcher|Plugins|GRPC server for 'nvidia\.com/)|Loading NVML|"
     r"Loading configuration|Running with config:|Retr(?:ie|ei)ving plugins|"
-    r"Registered device plugin for 'nvidia\.com/|No devices found\. Waiting indefinitely|"
+    r"Registered device plugin (?:for 'nvidia\.com/|with Kubelet)|No devices found\. Waiting indefinitely|"
     r"No valid resources detected|Detected (?:non-)?NVML platform|" + _PLUGIN_HEALTH + ")")
 # GKE's own device plugin (GoogleCloudPlatform/container-engine-accelerators, cmd/nvidia_gpu, the DaemonSet
 # `nvidia-gpu-device-plugin` in kube-system), under klog's head (`I0518 15:07:21.825159  1 nvidia_gpu.go:75]`, F for its
@@ -265,7 +265,8 @@ VALIDATOR_LINE = re.compile(r"^\s*(?:\[pod/nvidia-[\w-]*validator[\w-]*/)?(?:cud
 # The device plugin's own lines that show it reached the GPUs through NVML: its resource factory found the NVML
 # library (`Detected NVML platform: found NVML library`, 0.15 and later, internal/rm/factory.go), or it registered its
 # resource with the kubelet (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`), which it does only after
-# NVML listed the GPUs it serves (corpus 1289, 1290). A device it marks unhealthy is no such proof.
+# NVML listed the GPUs it serves (corpus 1289, 1290). Its 1.0.0 betas say `Registered device plugin with Kubelet`
+# after `Loading NVML` and `Fetching devices.`: their main.go waits forever where nvml.Init fails (corpus 2064). A device it marks unhealthy is no such proof.
 # GKE's plugin: its metrics' NVML answering (_GKE_NVML: initialised, or a reading of a GPU its UUID names), or a MIG
 # partition it found (the driver's /proc/driver/nvidia/capabilities and the partition's device nodes; its releases since
 # 2022 initialise NVML first and exit where that fails, and only GKE's gpu_config asks partitions). Its `Found Nvidia GPU
@@ -273,7 +274,7 @@ VALIDATOR_LINE = re.compile(r"^\s*(?:\[pod/nvidia-[\w-]*validator[\w-]*/)?(?:cud
 # come from GKE's host path (NVIDIA/k8s-device-plugin#250: that plugin on a node of another cluster registered nvidia0,
 # and its pods got no driver library).
 PLUGIN_REACHED = re.compile(r"\bDetected NVML platform: found NVML library|"
-                            r"\bRegistered device plugin for 'nvidia\.com/[\w.-]+' with Kubelet|"
+                            r"\bRegistered device plugin (?:for 'nvidia\.com/[\w.-]+' )?with Kubelet|"
                             r"\.go:\d+\]\s+Discovered GPU partition: nvidia\d+/gi\d+|" + _GKE_NVML)
 PLUGIN_UNHEALTHY = re.compile(r"\b" + _PLUGIN_HEALTH)
 # GKE's driver installer, the init container `nvidia-driver-installer` of its device plugin's pod
@@ -968,7 +969,8 @@ def container(ctx: FactContext) -> ContainerInfo:
                 # The image's entrypoint ran nvidia-smi in the container the spec starts: what it printed is the
                 # container's own view.
                 return ContainerInfo("", (host_side,), None, exec_into=_exec_rows(host),
-                                     ran_inside=("nvidia-smi",) if _aio_smi(host) else ())
+                                     ran_inside=("nvidia-smi",) if _aio_smi(host) else (),
+                                     plugin_reached=_gpu_stack_pod(host)[2])
             journal = _journal_engine(host)
             if journal:
                 return ContainerInfo.ran_on_host(
