@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import body, capture_checks, paste_checks, symptom_names
+from corpus import body, capture_checks, fact, paste_checks, pasted, symptom_names
 from stackaudit.facts.container_specs import parse_docker_run
 from stackaudit.facts.platform import windows_lines
 
@@ -105,3 +105,47 @@ def test_nvidia_smi_exec_in_a_pod_that_asks_for_no_gpu(tmp_path: Path) -> None:
                                    '    imagePullPolicy: IfNotPresent\n    resources:\n      limits:\n'
                                    '        nvidia.com/gpu: 1\n')
     assert paste_checks(tmp_path, limited, ACCESS)[ACCESS].status != "issue"
+
+
+def test_ollama_serve_pasted_above_its_log_without_a_prompt_is_on_the_host(tmp_path: Path) -> None:
+    # Corpus 2082 (ollama/ollama#16235): the log field holds `ollama serve` alone, then the server config line.
+    assert capture_checks("2082", ACCESS)[ACCESS].status == "not-applicable"
+    log = ('time=2026-05-20T13:12:24.167+05:00 level=INFO source=routes.go:1802 msg="server config" '
+           'env="map[CUDA_VISIBLE_DEVICES: OLLAMA_MODELS:/home/uk/.ollama/models]"\n')
+    # Modelled: the same command with the variables it reads set before it.
+    assert paste_checks(tmp_path, "```\nOLLAMA_DEBUG=1 ollama serve\n" + log + "```\n",
+                        ACCESS)[ACCESS].status == "not-applicable"
+    # Modelled: the same line beside a prompt that names a container keeps the container open.
+    inside = "```\nroot@802f556c99c8:/# nvidia-smi -L\nollama serve\n" + log + "```\n"
+    assert paste_checks(tmp_path, inside, ACCESS)[ACCESS].status != "not-applicable"
+    # Modelled: started in a container by `docker exec`, the line is no host's.
+    execd = "```\ndocker exec -it ollama ollama serve\n" + log + "```\n"
+    assert paste_checks(tmp_path, execd, ACCESS)[ACCESS].status != "not-applicable"
+
+
+def test_prompt_of_an_activated_environment_is_the_users_own_shell(tmp_path: Path) -> None:
+    # Corpus 2087 (facebookresearch/deit#28): `(deit92) [user@gpuhost deit]$ NCCL_DEBUG=INFO bash train.sh`.
+    result = capture_checks("2087", ACCESS)[ACCESS]
+    assert result.status == "not-applicable", result.message
+    # Corpus 1775 (huggingface/text-generation-inference, real): TGI's launcher typed at a conda env's prompt.
+    info = fact(pasted(body("1775")), "container")
+    assert info.on_host and "(text-generation-inference) USER@HOST" in info.evidence[0]
+    # PaddlePaddle/PaddleYOLO#121 (its prompt real; the GPU line under it modelled, for a kind the paste is read as).
+    info = fact(pasted("(paddle) ubuntu@ubuntu:~/data1/paddle/PaddleYOLO$ sh train.sh \n"
+                       "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1)\n"), "container")
+    assert info.on_host and "(paddle) ubuntu@ubuntu" in info.evidence[0]
+    # llm-d-incubation/llm-d-fast-model-actuation's docs (real): a venv's prompt that runs `kubectl`, the GPU a pod's.
+    pods = ("(vllm) ubuntu@ip-172-31-58-228:~/llm-d-fast-model-actuation$ kubectl get po my-server-request -owide\n"
+            "NAME                READY   STATUS    RESTARTS   AGE   IP           NODE               NOMINATED NODE   "
+            "READINESS GATES\n"
+            "my-server-request   0/1     Running   0          26s   10.0.0.233   ip-172-31-58-228   <none>           "
+            "<none>\n")
+    assert paste_checks(tmp_path, pods, ACCESS)[ACCESS].status != "not-applicable"
+    # Corpus 1965 (a VirtualBox guest, real): the conda prompt runs `docker run`, so the engine is in a container.
+    assert capture_checks("1965", ACCESS)[ACCESS].status != "not-applicable"
+    # Corpus 939 (a dev container's shell, real): `(workflow) root@ip-172-31-21-250:~#` is root's, as an image's is.
+    assert capture_checks("939", ACCESS)[ACCESS].status != "not-applicable"
+    # Modelled: a prefix the user wrote to say where the shell is, and a container's id as the host.
+    for prompt in ("(container) user@gpu-box:~$ ", "(vllm) user@802f556c99c8:/app$ "):
+        text = prompt + "python3 -m vllm.entrypoints.openai.api_server --model /models/x\n"
+        assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status != "not-applicable", prompt

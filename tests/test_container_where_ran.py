@@ -13,7 +13,7 @@ import pytest
 from corpus import body, capture_checks, fact, pasted
 from stackaudit.facts.container import ContainerInfo, stated_host
 from stackaudit.facts.engine_command import parse_command_line
-from stackaudit.importers._paste import prompt_host
+from stackaudit.importers._paste import prompt_host, view
 
 _SMI = """\
 root@802f556c99c8:/# nvidia-smi
@@ -37,6 +37,14 @@ def test_prompt_host() -> None:
     assert prompt_host("[root@gpu-node ~]# lspci") == "gpu-node"
     assert prompt_host("$ nvidia-smi") == ""
     assert prompt_host("an email user@example.com in prose") == ""
+
+
+def test_prompt_env_prefix() -> None:
+    # The environment a conda or venv prompt names, with the prompt's user; none for a prompt without the prefix.
+    shown = view("(deit92) [user@gpuhost deit]$ NCCL_DEBUG=INFO bash train.sh\n(vllm) root@box:~# nvidia-smi\n"
+                 "root@802f556c99c8:/# nvidia-smi\n")
+    assert shown.prompt_envs == {0: "deit92\tuser", 1: "vllm\troot"}
+    assert shown.prompt_hosts == {0: "gpuhost", 1: "box", 2: "802f556c99c8"}
 
 
 def test_container_prompt_puts_nvidia_smi_inside() -> None:

@@ -97,3 +97,17 @@ def test_the_corpus_shapes_hold() -> None:
     assert capture_checks("1289", ACCESS, "MEM-MIG")["MEM-MIG"].status == "issue"
     assert capture_checks("1290", ACCESS)[ACCESS].status == "ok"
     assert capture_checks("1295", ACCESS)[ACCESS].status == "issue"
+
+
+def test_the_beta_plugins_registration_beside_a_node_description(tmp_path: Path) -> None:
+    # Corpus 2064 (NVIDIA/gpu-operator#24): the 1.0.0-beta plugin's `Registered device plugin with Kubelet` (Go's log
+    # time, no resource name) beside a cut `kubectl describe no`: the plugin reached NVML, so the node offers its GPUs.
+    result = capture_checks("2064", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "ok", result.message
+    assert "Registered device plugin with Kubelet" in result.message
+    assert gpu_stack_pod("2020/01/10 15:01:53 Registered device plugin with Kubelet")
+    # Modelled: the beta's NVML failure, with no registration after it, proves nothing reached.
+    failed = ("kubectl describe no gpu-node\nName:               gpu-node\nRoles:              <none>\n"
+              "2020/01/10 15:01:53 Loading NVML\n"
+              "2020/01/10 15:01:53 Failed to initialize NVML: could not load NVML library.\n")
+    assert paste_checks(tmp_path, failed, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "ok"

@@ -1379,9 +1379,12 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
     `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`), with no container shown, is not in a
     container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
-    `ollama serve` typed at a prompt that names no container, or the user's words that run it (`I run **ollama
+    `ollama serve` typed at a prompt that names no container, or pasted alone above its log with no prompt shown
+    (corpus 2082), or the user's words that run it (`I run **ollama
     serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`) (facts/container.py): a program of
-    the host. So is a
+    the host. So is a command typed at a prompt of a user other than root whose prefix names a Python environment
+    (`(deit92) [user@gpuhost deit]$`, corpus 2087), where neither the prefix nor the host names a container and no
+    command typed names one: a container's shell runs as root. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
     no container runtime or `srun` among them. So is TGI's launcher whose `text-generation-launcher --env` report
     reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown.
@@ -1409,8 +1412,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     is NVML unable to open a GPU there: an issue over that GPU.
     In a Kubernetes GPU stack pod whose device nodes are not shown, the NVIDIA device plugin's own line that it found
     the NVML library (`Detected NVML platform: found NVML library`) or registered its resource with the kubelet
-    (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`) shows the driver's NVML library and the GPUs reached
-    the plugin's container, so the node offers them: ok (facts/container.PLUGIN_REACHED; not where it marks a device
+    (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`; its 1.0.0 betas' `Registered device plugin with
+    Kubelet`) shows the driver's NVML library and the GPUs reached
+    the plugin's container, so the node offers them: ok, beside a node's description seen from outside too (corpus
+    2064) (facts/container.PLUGIN_REACHED; not where it marks a device
     unhealthy). So does GKE's own device plugin's NVML answering for a GPU, or a MIG partition it discovered
     (`Discovered GPU partition: nvidia0/gi0`); its `Found Nvidia GPU` and kubelet registration follow a walk of /dev
     alone and prove no driver library (NVIDIA/k8s-device-plugin#250). A plugin stopped later by a `terminated` signal was deleted, no GPU fault.
@@ -1508,6 +1513,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _cuda_reached_where_it_ran(serving_log, gpus, cuda_ran) or judged
     if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
         return renumbered
+    if judged.status == "not-applicable" and container is not None and not container.in_container \
+            and (reached := _plugin_reached(container)) is not None:
+        # A node's description seen from outside its pods, beside the device plugin's own lines (corpus 2064).
+        judged = reached
     if node is not None and (judged.status == "unknown" or (judged.status == "not-applicable"
                                                             and container is not None and not container.in_container)):
         return node

@@ -27,6 +27,7 @@ from stackaudit.facts.sources import (
     K8S_SPEC,
     LOG_LINE_PROGRAMS,
     PROCESS_TREE,
+    PROMPT_ENVS,
     PROMPT_HOSTS,
     SHM_PATH,
     USER_ENGINES,
@@ -220,7 +221,7 @@ DEVICE_PLUGIN_LINE = re.compile(
     r"(?:^[IWE]\d{4} [\d:.]+\s+\d+ \w+\.go:\d+\]|^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)\s+"
     r"(?:Starting (?:FS watcher|OS watcher|Plugins|GRPC server for 'nvidia\.com/)|Loading NVML|"
     r"Loading configuration|Running with config:|Retr(?:ie|ei)ving plugins|"
-    r"Registered device plugin for 'nvidia\.com/|No devices found\. Waiting indefinitely|"
+    r"Registered device plugin (?:for 'nvidia\.com/|with Kubelet)|No devices found\. Waiting indefinitely|"
     r"No valid resources detected|Detected (?:non-)?NVML platform|" + _PLUGIN_HEALTH + ")")
 # GKE's own device plugin (GoogleCloudPlatform/container-engine-accelerators, cmd/nvidia_gpu, the DaemonSet
 # `nvidia-gpu-device-plugin` in kube-system), under klog's head (`I0518 15:07:21.825159  1 nvidia_gpu.go:75]`, F for its
@@ -264,7 +265,8 @@ VALIDATOR_LINE = re.compile(r"^\s*(?:\[pod/nvidia-[\w-]*validator[\w-]*/)?(?:cud
 # The device plugin's own lines that show it reached the GPUs through NVML: its resource factory found the NVML
 # library (`Detected NVML platform: found NVML library`, 0.15 and later, internal/rm/factory.go), or it registered its
 # resource with the kubelet (`Registered device plugin for 'nvidia.com/gpu' with Kubelet`), which it does only after
-# NVML listed the GPUs it serves (corpus 1289, 1290). A device it marks unhealthy is no such proof.
+# NVML listed the GPUs it serves (corpus 1289, 1290). Its 1.0.0 betas say `Registered device plugin with Kubelet`
+# after `Loading NVML` and `Fetching devices.`: their main.go waits forever where nvml.Init fails (corpus 2064). A device it marks unhealthy is no such proof.
 # GKE's plugin: its metrics' NVML answering (_GKE_NVML: initialised, or a reading of a GPU its UUID names), or a MIG
 # partition it found (the driver's /proc/driver/nvidia/capabilities and the partition's device nodes; its releases since
 # 2022 initialise NVML first and exit where that fails, and only GKE's gpu_config asks partitions). Its `Found Nvidia GPU
@@ -272,7 +274,7 @@ VALIDATOR_LINE = re.compile(r"^\s*(?:\[pod/nvidia-[\w-]*validator[\w-]*/)?(?:cud
 # come from GKE's host path (NVIDIA/k8s-device-plugin#250: that plugin on a node of another cluster registered nvidia0,
 # and its pods got no driver library).
 PLUGIN_REACHED = re.compile(r"\bDetected NVML platform: found NVML library|"
-                            r"\bRegistered device plugin for 'nvidia\.com/[\w.-]+' with Kubelet|"
+                            r"\bRegistered device plugin (?:for 'nvidia\.com/[\w.-]+' )?with Kubelet|"
                             r"\.go:\d+\]\s+Discovered GPU partition: nvidia\d+/gi\d+|" + _GKE_NVML)
 PLUGIN_UNHEALTHY = re.compile(r"\b" + _PLUGIN_HEALTH)
 # GKE's driver installer, the init container `nvidia-driver-installer` of its device plugin's pod
@@ -619,6 +621,27 @@ def _activated_env(host: Host) -> str:
                  if not _container_prompt(name) and _ACTIVATE.match(command)), "")
 
 
+def _env_prompt(host: Host) -> str:
+    """The environment and host of a shell prompt of a user other than root whose prefix names a Python environment
+    (`(deit92) [user@gpuhost deit]$`: PROMPT_ENVS, conda's or a venv's prefix), where neither the
+    prompt's host nor the environment's name names a container (_container_prompt, _NAMES_CONTAINER: a user's
+    `(container) $`) and no command typed at a prompt names one (_prompts_off_container), as `(env) host`; else "".
+    A container's shell runs as root, Docker's default user (corpus 939: `(workflow) root@ip-172-31-21-250:~#` in a
+    dev container); a user's own login shell on the machine runs as that user, as an environment activated there is
+    (_activated_env)."""
+    if not _prompts_off_container(host):
+        return ""
+    try:
+        text = host.doc(PROMPT_ENVS.name)
+    except NotCaptured:
+        return ""
+    rows = [[*line.split("\t"), "", ""] for line in text.splitlines()]
+    if any(_NAMES_CONTAINER.search(env) or _container_prompt(name) for env, _, name, *_ in rows):
+        return ""
+    return next((f"({env}) {user}@{name}" if user else f"({env})" for env, user, name, *_ in rows
+                 if env and user != "root"), "")
+
+
 # An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
 # 1111): a binary the user compiled in their own account on the machine; an image puts its engine under /app, /opt,
 # /usr or the root's home.
@@ -726,11 +749,21 @@ def _unit_engine(ctx: FactContext) -> str:
 _TYPED_OLLAMA_SERVE = re.compile(r"^(?:sudo\s+(?:-E\s+)?)?(?:[A-Za-z_]\w*=\S*\s+)*ollama\s+serve\b")
 
 
-def _typed_host_server(host: Host) -> str:
+def _typed_host_server(ctx: FactContext) -> str:
     """A prompt's command that starts ollama's server by hand (_TYPED_OLLAMA_SERVE) at a prompt that names no
-    container, where no command typed at a prompt names a container or its runner (_prompts_off_container), else ""."""
-    return next((command for name, command in _prompts_off_container(host)
-                 if _TYPED_OLLAMA_SERVE.match(command) and not _container_prompt(name)), "")
+    container, where no command typed at a prompt names a container or its runner (_prompts_off_container), else "".
+    So is a pasted engine command line that is that command alone, its prompt not shown (`ollama serve` above its
+    log, corpus 2082), where no prompt of the paste names a container or a command typed names one: what starts
+    ollama in a container is its image's entrypoint, a compose `command:` or a `docker exec`, none such a line."""
+    host = ctx.host
+    typed = next((command for name, command in _prompts_off_container(host)
+                  if _TYPED_OLLAMA_SERVE.match(command) and not _container_prompt(name)), "")
+    rows = _prompt_rows(host)
+    if typed or any(_container_prompt(name) or _NAMES_CONTAINER.search(command) for name, command in rows):
+        return typed
+    commands = ctx.optional("engine_commands", EngineCommands)
+    return next((c.line.strip() for c in (commands.commands if commands is not None else ())
+                 if c.engine == "ollama" and _TYPED_OLLAMA_SERVE.match(c.line.strip())), "")
 
 
 # `ps --forest`'s header, its last column the command (`    PID COMMAND`, `PPID   PID ... STAT   TIME COMMAND`), and its
@@ -936,7 +969,8 @@ def container(ctx: FactContext) -> ContainerInfo:
                 # The image's entrypoint ran nvidia-smi in the container the spec starts: what it printed is the
                 # container's own view.
                 return ContainerInfo("", (host_side,), None, exec_into=_exec_rows(host),
-                                     ran_inside=("nvidia-smi",) if _aio_smi(host) else ())
+                                     ran_inside=("nvidia-smi",) if _aio_smi(host) else (),
+                                     plugin_reached=_gpu_stack_pod(host)[2])
             journal = _journal_engine(host)
             if journal:
                 return ContainerInfo.ran_on_host(
@@ -989,6 +1023,12 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"`{activated[:100]}` is typed at the machine's own shell prompt: the user's Python "
                     "environment, activated and run on the machine, not in a container (no command typed "
                     "there names one)")
+            prefixed = _env_prompt(host)
+            if prefixed:
+                return ContainerInfo.ran_on_host(
+                    f"the shell prompt `{prefixed[:100]}` names the Python environment the user's shell activated: "
+                    "the user's own environment on the machine, not a container (no prompt or command of the paste "
+                    "names one)")
             unit = _unit_engine(ctx)
             if unit:
                 return ContainerInfo.ran_on_host(
@@ -1001,7 +1041,7 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"the shell prompt's host {named} is a Windows computer's default name, which a WSL "
                     "distro's own shell takes (a container takes its id), and no command typed there names "
                     "a container")
-            typed = _typed_host_server(host)
+            typed = _typed_host_server(ctx)
             if typed:
                 return ContainerInfo.ran_on_host(
                     f"`{typed[:100]}` is typed at a shell prompt: ollama's server started by hand on the "

@@ -57,6 +57,9 @@ _USER_PROMPT = re.compile(
     r"^(?:\*\*)?(?:\([\w.-]+\)\s+)?(?:[\w.<>-]+@[\w.<>-]+(?::\S*?)?|\[[\w.<>-]+@[\w.<>-]+[^\]]*\])\s?[$#%]\s*(?P<cmd>.*)$")
 # zsh themes: `user@host /etc/modprobe.d » cmd`, `user@host ~ ❯ cmd`.
 _ARROW_PROMPT = re.compile(r"^[\w.<>-]+@[\w.<>-]+\s+\S+\s+[»❯➜]\s+(?P<cmd>\S.*)$")
+# The environment a prompt's prefix names (`(deit92) [user@host deit]$`, `(venv) user@box:~$`): conda and venv put
+# the active environment's name in parentheses before the shell's own prompt; the user of a `user@host` prompt after.
+_PROMPT_ENV = re.compile(r"^(?:\*\*)?\((?P<env>[\w.-]+)\)\s+\[?(?:(?P<user>[\w.<>-]+)@)?")
 _DOLLAR_PROMPT = re.compile(r"^(?:\([\w.-]+\)\s+)?\$\s+(?P<cmd>\S.*)$|^\$$")
 # The shell `apptainer shell` opens inside its container (facts/container.CONTAINER_SHELL_PROMPTS: `Singularity>`,
 # `Apptainer>`): its host is the prompt itself, which facts/container.py reads as that container's shell.
@@ -346,6 +349,10 @@ class PasteView:
     # index in `lines` of a shell prompt's command -> the host the prompt names (`root@802f556c99c8:/# nvidia-smi`),
     # "" for a prompt that names none (`$ docker exec -it ollama nvidia-smi`)
     prompt_hosts: dict[int, str] = field(default_factory=dict)
+    # index in `lines` of a shell prompt's command -> the environment the prompt's prefix names (`(deit92) [user@host
+    # deit]$ bash train.sh` -> `deit92`: a conda env or venv the shell activated), a tab and the prompt's user, where
+    # the prompt has one
+    prompt_envs: dict[int, str] = field(default_factory=dict)
     # index in `lines` of a fence that opens and never closes: the paste ends inside its block, so what the block
     # held goes on past the paste's end (a copy cut off, a comment cut short); -1 when every fence closes or the
     # block ends at a shell prompt (the output above it ended)
@@ -443,6 +450,7 @@ def view(text: str) -> PasteView:
     hosts: dict[int, str] = {}
     programs: dict[int, str] = {}
     prompt_hosts: dict[int, str] = {}
+    prompt_envs: dict[int, str] = {}
     compose: tuple[str, ...] = ()  # the `docker compose` prefixes of the line before, outer first
     fence_indent = -1  # the indentation of the open fence, -1 outside one
     joined = -1  # the line an inline code span wrapped onto, joined to the line before it
@@ -527,6 +535,8 @@ def view(text: str) -> PasteView:
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
             if cmd is not None:
                 prompt_hosts[len(lines)] = prompt_host(line)
+                if env := _PROMPT_ENV.match(line):
+                    prompt_envs[len(lines)] = f"{env.group('env')}\t{env.group('user') or ''}"
                 line = cmd
             at_prompt = cmd is not None
         elif line:
@@ -551,4 +561,5 @@ def view(text: str) -> PasteView:
             continue
         lines.append(line)
         origin.append(n)
-    return PasteView(lines, origin, gaps, len(raw), hosts, programs, prompt_hosts, -1 if at_prompt else open_fence)
+    return PasteView(lines, origin, gaps, len(raw), hosts, programs, prompt_hosts, prompt_envs,
+                     -1 if at_prompt else open_fence)

@@ -19,7 +19,13 @@ from functools import partial
 from stackaudit.errors import InputError
 from stackaudit.facts._parse import LINE_LOOK_CHARS
 from stackaudit.facts.shown_commands import listing_command, parse_grep, shows_part
-from stackaudit.facts.sources import LISTING_GREPS, LOG_LINE_HOSTS, LOG_LINE_PROGRAMS, PROMPT_HOSTS
+from stackaudit.facts.sources import (
+    LISTING_GREPS,
+    LOG_LINE_HOSTS,
+    LOG_LINE_PROGRAMS,
+    PROMPT_ENVS,
+    PROMPT_HOSTS,
+)
 from stackaudit.host.memory import HostRecord, join_provenance
 from stackaudit.host.source import Provenance, doc_key
 from stackaudit.importers import _hosts, _paste
@@ -559,6 +565,11 @@ def _record_prefix_hosts(record: HostRecord, paste: _paste.PasteView, lines: lis
             f"{paste.prompt_hosts[i]}\t{lines[i].strip()}\n" for i in prompts)
         record.provenance[doc_key(PROMPT_HOSTS.name)] = Provenance("shell prompts", "pasted", False, file_name,
                                                                     (a + 1 + line_offset, b + line_offset))
+        if envs := [i for i in prompts if i in paste.prompt_envs]:
+            record.docs[PROMPT_ENVS.name] = record.docs.get(PROMPT_ENVS.name, "") + "".join(
+                f"{paste.prompt_envs[i]}\t{paste.prompt_hosts[i]}\n" for i in envs)
+            record.provenance[doc_key(PROMPT_ENVS.name)] = Provenance("shell prompts' environments", "pasted", False,
+                                                                       file_name, (a + 1 + line_offset, b + line_offset))
     kept = [i for i in sorted({*paste.hosts, *paste.programs}) if lines[i]] if result.recognised else []
     if not kept:
         return
