@@ -48,6 +48,9 @@ PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_ut
 # first place ("The configured object store size (X GB) exceeds /dev/shm size (Y GB)", services.py; ray-project/ray#16308).
 RAY_STORE_RUNNER = "https://github.com/ray-project/ray/blob/master/src/ray/object_manager/plasma/store_runner.cc"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+# An NGC entrypoint's minor-version WARNING (`CUDA Minor Version Compatibility mode ENABLED.`, `... will be run in Minor
+# Version Compatibility mode.`): the image runs without the forward-compatibility libraries (not its forward NOTE).
+NGC_MINOR_FALLBACK = re.compile(r"\bMinor Version Compatibility mode ENABLED|" + NGC_CHECK["minor-built"][1].pattern)
 # WSL limits pinned system memory; vLLM turns pinning off there.
 # CUDA's start errors as the runtime words them: the driver older than the runtime (35), an image's libcuda against
 # the host's driver (803), forward compatibility on a GPU without it (804), a fabric not set up (802), no device (100).
@@ -1298,6 +1301,11 @@ SYMPTOMS: tuple[Symptom, ...] = (
                 "(corpus 1822), so which flavour it runs is what the line leaves open",
         doubt_hint="the driver container's log (`kubectl logs <driver pod> -c nvidia-driver-ctr`) or `dmesg | grep "
                    "NVRM`"),
+    # An NGC entrypoint's minor-version WARNING quotes its own forward-compatibility probe in `[[...]]`
+    # (`[[Forward compatibility was attempted on non supported HW (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
+    # cuInit()=804]]`; nvidia_entrypoint.sh prints `[[$_CUDA_COMPAT_STATUS]]`). The probe failed, so the entrypoint
+    # leaves the compat libraries out and runs the image by minor-version compatibility: that 804 is no program's
+    # failure (NGC_MINOR_FALLBACK vetoes it; triton-inference-server/server#5197, corpus 2086).
     Symptom("cuda-compat-unsupported-hw", re.compile(r"forward compatibility was attempted on non supported HW|"
                                                      r"cudaErrorCompatNotSupportedOnDevice|"
                                                      r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"),
@@ -1307,7 +1315,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "branch, or run an image built for the host's CUDA",
         # The runtime read the GPU and refused it for compat: the device and the driver reached the program (the GPU
         # Operator's CUDA validator pod, corpus 1173).
-        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
+        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED, unless=NGC_MINOR_FALLBACK),
     # The user-space CUDA driver library is of another version than the kernel module (cudaErrorSystemDriverMismatch,
     # 803: "system has unsupported display driver / cuda driver combination"). In a container given GPUs that is the
     # image's own libcuda (its forward-compatibility copy) found ahead of the host's the toolkit injects
