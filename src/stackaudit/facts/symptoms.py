@@ -117,6 +117,11 @@ KERNEL_ARCH_REFUSED = re.compile(r"Assertion error \([^)]*\.(?:hpp|cuh?):\d+\): 
 # (lmdeploy#4408: Qwen3.5's head size 256 on V100, corpus 1019).
 TURBOMIND_KERNELS_SOURCE = "https://github.com/InternLM/lmdeploy/blob/main/src/turbomind/kernels/attention/decoding.cu"
 TURBOMIND_NO_KERNEL = re.compile(r"\bNo (?:decoding|attention) kernel found: \w+")
+# TurboMind's own CUDA check reporting CUDA's no-kernel-image error (NO_KERNEL_IMAGE) under its log prefix: `[TM][ERROR]
+# CUDA runtime error: no kernel image is available for execution on the device .../turbomind/kernels/
+# sampling_topp_kernels.cu:1219` (lmdeploy#1781, corpus 2083), `[TM][FATAL][...][cast.cu:264] CUDA error: no kernel
+# image is available ...` (lmdeploy#4962). The kernel is TurboMind's, built for the architectures of lmdeploy's wheel.
+TURBOMIND_NO_KERNEL_IMAGE = re.compile(r"\[TM\]\[(?:ERROR|FATAL)\].{0,80}?(?:" + NO_KERNEL_IMAGE.pattern + ")")
 # ggml's CUDA backend's stub for a kernel without code for the GPU's arch (NO_DEVICE_CODE, ggml-cuda/common.cuh), printed
 # from the GPU by the kernel that then traps: `mmq.cuh:2422: ERROR: CUDA kernel mul_mat_q has no device code compatible
 # with CUDA arch 700. ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__`.
@@ -1109,6 +1114,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "with that backend; lmdeploy's PyTorch backend, a release that adds the kernel or a newer GPU can",
         own_fix="Serve the model with lmdeploy's PyTorch backend (`--backend pytorch`), or a TurboMind release that has "
                 "the kernel for this GPU's architecture"),
+    # TurboMind's own kernel launched on a GPU its build carries no code for (TURBOMIND_NO_KERNEL_IMAGE): the engine's
+    # kernels, not torch's, were not compiled for this GPU's architecture.
+    Symptom("turbomind-no-kernel-image", TURBOMIND_NO_KERNEL_IMAGE,
+        "RT-KERNEL-ARCH", "high", "https://github.com/InternLM/lmdeploy/issues/1781",
+        "TurboMind (lmdeploy) launched one of its own kernels on a GPU its build carries no code for (CUDA's no kernel "
+        "image): lmdeploy's TurboMind was not compiled for this GPU's architecture, so the engine fails at that kernel",
+        own_fix="Serve the model with lmdeploy's PyTorch backend (`--backend pytorch`), or install an lmdeploy build "
+                "whose TurboMind is compiled for this GPU's architecture"),
     # ggml's CUDA backend (llama.cpp, ollama, koboldcpp) compiles a stub for a kernel it has no code for on an arch
     # (NO_DEVICE_CODE in ggml-cuda/common.cuh, ggml-org/llama.cpp#5088): the stub prints `ERROR: CUDA kernel mul_mat_q
     # has no device code compatible with CUDA arch 700. ggml-cuda.cu was compiled for: ...` from the GPU and traps, which
