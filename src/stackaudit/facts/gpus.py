@@ -578,10 +578,17 @@ def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
     found = [f for f in pcie.gpus if f.lspci is not None]
     if not found:
         raise FactUnavailable("the lspci shown lists no NVIDIA GPU")
-    records = tuple(GpuRecord(None, f.bdf, exact_name(f.model) if f.model else "",
+    records = tuple(GpuRecord(None, f.bdf, exact_name(f.model) if f.model else _row_of_device(f.device),
                               f.lspci.numa_node if f.lspci else None, (LSPCI_TITLE,)) for f in found)
     return GpuInventory(gpus=records, counts=((LSPCI_TITLE, len(records)),),
                         partial=() if pcie.complete else ((LSPCI_TITLE, "a pasted lspci may leave GPUs out"),))
+
+
+def _row_of_device(device_id: str) -> str:
+    """The GPU table's row for an lspci row that names no model, by its PCI device id (`lspci -n`'s `10de:20b0`, an
+    unnamed `NVIDIA Corporation Device 2330`); "" where no row gives the id."""
+    spec = by_pci_device_id(device_id) if device_id else None
+    return spec.name if spec is not None else ""
 
 
 @provider("gpus", GpuInventory, rank=40, title=COLLECT_ENV_TITLE)
