@@ -567,8 +567,9 @@ def gpus_from_pci(ctx: FactContext) -> GpuInventory:
 @provider("gpus", GpuInventory, rank=35, title=LSPCI_TITLE)
 def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
     """The NVIDIA GPU functions of a pasted `lspci`: BDF, NUMA node, and the model where the name lspci puts in
-    brackets is one row of the GPU table (`GK210GL [Tesla K80]`: Tesla K80; exact_name, corpus 1584); an excerpt's
-    count is a lower bound."""
+    brackets is one row of the GPU table (`GK210GL [Tesla K80]`: Tesla K80; exact_name, corpus 1584). A row that
+    names no model (`lspci -n`'s `0302: 10de:20b0`, an unnamed `Device 2330`) is named by the table's row for its
+    PCI device id (corpus 2090). An excerpt's count is a lower bound."""
     from stackaudit.facts.pcie import PcieFacts
 
     if ctx.optional("pci", PciDevices) is not None:
