@@ -102,3 +102,31 @@ def test_the_minor_version_warning_is_no_issue(tmp_path: Path) -> None:
     for text in (MINOR_BELOW_FLOOR, MINOR_CUT):
         assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status != "not-an-issue"
     assert capture_checks("1864", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "not-an-issue"
+
+
+# Real: the same warning quoting the entrypoint's forward-compatibility probe that failed with 804, from
+# https://github.com/triton-inference-server/server/issues/5197 (Triton 22.12 on driver 510.47.03, corpus 2086) and a
+# public Dockerfile's comment (an NGC image on driver 510.108.03). The probe's 804 is the entrypoint's, which then
+# runs the image without the compat libraries (facts/symptoms.NGC_MINOR_FALLBACK).
+PROBE_804 = ("  [[Forward compatibility was attempted on non supported HW (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE) "
+             "cuInit()=804]]")
+MINOR_11_804 = """\
+WARNING: CUDA Minor Version Compatibility mode ENABLED.
+  Using driver version 510.47.03 which has support for CUDA 11.6.  This container
+  was built with CUDA 11.8 and will be run in Minor Version Compatibility mode.
+  CUDA Forward Compatibility is preferred over Minor Version Compatibility for use
+  with this container but was unavailable:
+""" + PROBE_804 + "\n"
+MINOR_11_804_108 = MINOR_11_804.replace("510.47.03", "510.108.03")
+
+
+def test_the_minor_warnings_own_804_probe_is_no_failure(tmp_path: Path) -> None:
+    for text in (MINOR_11_804, MINOR_11_804_108):
+        assert "cuda-compat-unsupported-hw" not in {h.symptom.name for h in find_symptoms(text.splitlines())}
+    result = paste_checks(tmp_path, MINOR_11_804, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "not-an-issue", result.message
+    # Modelled counter-examples: the probe's line without the minor-version warning, and a program's own 804 under the
+    # forward-compatibility NOTE (the compat libraries loaded), stay the failure.
+    for lines in ([PROBE_804], ["NOTE: Legacy NVIDIA Driver detected.  Compatibility mode ENABLED.",
+                                "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW"]):
+        assert "cuda-compat-unsupported-hw" in {h.symptom.name for h in find_symptoms(lines)}

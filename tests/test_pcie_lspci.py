@@ -419,3 +419,42 @@ def test_fuzz_tree_entries_never_raises(text: str) -> None:
     tree_entries(text)
     with contextlib.suppress(ParseError):
         parse_lspci_tree(text)
+
+
+# Real `lspci -n` rows (no names: the class code, then vendor:device): corpus 2090 (GoogleCloudPlatform/
+# compute-gpu-installation#10, a Compute Engine VM's whole bus), a devstack GPU-passthrough guide's host (four
+# 10de:102d) and a libvirt host's notes (10de:1eb8, a Tesla T4), both public repositories' files.
+LSPCI_N_GCE = """\
+00:00.0 0600: 8086:1237 (rev 02)
+00:01.0 0601: 8086:7110 (rev 03)
+00:01.3 0680: 8086:7113 (rev 03)
+00:03.0 0000: 1af4:1004
+00:04.0 0302: 10de:20b0 (rev a1)
+00:05.0 0200: 1af4:1000
+00:06.0 00ff: 1af4:1005
+"""
+LSPCI_N_DEVSTACK = "04:00.0 0302: 10de:102d (rev a1)\n05:00.0 0302: 10de:102d (rev a1)\n"
+LSPCI_N_T4 = "18:00.0 0302: 10de:1eb8 (rev a1)\n3b:00.0 0302: 10de:1eb8 (rev a1)\n"
+
+
+def test_lspci_n_rows_give_their_class_and_ids() -> None:
+    from stackaudit.facts.platform import hypervisor_device
+
+    gce = {d.bdf: d for d in parse_lspci(LSPCI_N_GCE).devices}
+    gpu = gce["0000:00:04.0"]
+    assert (gpu.pci_class, gpu.vendor, gpu.device, gpu.model) == ("0x030200", "0x10de", "0x20b0", "")
+    for text, device in ((LSPCI_N_DEVSTACK, "0x102d"), (LSPCI_N_T4, "0x1eb8")):
+        assert {(d.pci_class, d.vendor, d.device) for d in parse_lspci(text).devices} == {("0x030200", "0x10de", device)}
+    # QEMU's virtio devices by their ids alone (1af4:1004): a KVM guest.
+    found = hypervisor_device(parse_lspci(LSPCI_N_GCE).devices)
+    assert found is not None and found[0].vm == "kvm"
+    # Modelled counter-example: a bare-metal host's bridge and GPU by ids show no hypervisor.
+    assert hypervisor_device(parse_lspci("00:00.0 0600: 8086:2020 (rev 04)\n" + LSPCI_N_T4).devices) is None
+
+
+def test_lspci_n_gpus_are_named_by_their_device_id() -> None:
+    # The GPU table's row for the PCI device id (10de:20b0: A100 SXM4 40GB; 10de:1eb8: T4); none for an id no
+    # row gives (10de:102d).
+    assert [g.model for g in fact(pasted(LSPCI_N_GCE), "gpus").gpus] == ["A100 SXM4 40GB"]
+    assert {g.model for g in fact(pasted(LSPCI_N_T4), "gpus").gpus} == {"T4"}
+    assert {g.model for g in fact(pasted(LSPCI_N_DEVSTACK), "gpus").gpus} == {""}

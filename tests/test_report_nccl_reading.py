@@ -50,6 +50,12 @@ def test_nccl_timestamp_prefix_is_not_sglangs() -> None:
     assert SGLANG_LINE.search("[2025-01-02 03:04:05] server_args=ServerArgs(model_path='m')")
 
 
+def test_an_installer_echoing_its_command_is_not_sglang() -> None:
+    # Real: Google's GPU driver installer's log (GoogleCloudPlatform/compute-gpu-installation#10, corpus 2090).
+    assert not SGLANG_LINE.search("[2022-05-05 12:35:02] Executing: lspci -n")
+    assert not SGLANG_LINE.search("[2022-05-05 12:35:03] Executing: sh NVIDIA-Linux-x86_64-495.46.run -s")
+
+
 @pytest.mark.parametrize("number", ["1360", "847", "969"])
 def test_nccl_logs_name_no_sglang(tmp_path: Path, capsys: pytest.CaptureFixture[str], number: str) -> None:
     report = _report(tmp_path, capsys, number)

@@ -128,3 +128,19 @@ def test_turbomind_lines_that_name_no_missing_kernel_prove_nothing() -> None:
     for modelled in ("[TM][INFO] decoding kernel found for decode_d128_f16_gs8",
                      "[TM][FATAL] kernels/attention/decoding.cu(34): Check failed: kernel"):
         assert not [h for h in find_symptoms([modelled]) if h.symptom.check == KERNEL], modelled
+
+
+def test_turbomind_own_kernel_without_an_image_for_the_gpu() -> None:
+    # Real: TurboMind's CUDA check under its log prefix, from InternLM/lmdeploy#1781 (corpus 2083, pre-Ampere GPU) and
+    # InternLM/lmdeploy#4962 (four A10s, `[TM][FATAL][...][cast.cu:264]`). The kernel is TurboMind's: RT-KERNEL-ARCH.
+    for line in ("  what():  [TM][ERROR] CUDA runtime error: no kernel image is available for execution on the device "
+                 "/opt/lmdeploy/src/turbomind/kernels/sampling_topp_kernels.cu:1219",
+                 "[TM][FATAL][0914.14:00:37.807188][cast.cu:264] CUDA error: no kernel image is available for execution "
+                 "on the device"):
+        assert "turbomind-no-kernel-image" in {h.symptom.name for h in find_symptoms([line])}, line
+    # Modelled counter-examples: torch's own no-kernel-image line and a TurboMind line of another CUDA error.
+    for line in ("RuntimeError: CUDA error: no kernel image is available for execution on the device",
+                 "[TM][ERROR] CUDA runtime error: out of memory /opt/lmdeploy/src/turbomind/utils/allocator.h:231"):
+        assert "turbomind-no-kernel-image" not in {h.symptom.name for h in find_symptoms([line])}, line
+    result = capture_checks("2083", KERNEL)[KERNEL]
+    assert result.status == "issue" and "TurboMind" in result.message, result.message

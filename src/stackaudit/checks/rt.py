@@ -1725,6 +1725,9 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     `Assertion error (…/csrc/apis/attention.hpp:219): Unsupported architecture` (its kernels dispatch for SM90
     and SM100 only; sglang#26087 on SM120), and TurboMind's `No decoding kernel found: decode_d256_f16_gs4` (its
     attention kernels are built per architecture and head size; lmdeploy#4408, Qwen3.5 on V100).
+    So does TurboMind's own CUDA check quoting CUDA's no-kernel-image error (`[TM][ERROR] CUDA runtime error: no kernel
+    image is available for execution on the device .../turbomind/kernels/sampling_topp_kernels.cu:1219`;
+    lmdeploy#1781): the kernel is the engine's own.
 
     Also bad: ollama's list of the runners it ships (`Dynamic LLM libraries [cpu_avx cpu_avx2 cpu]`) naming no CUDA
     runner while its discovery found a CUDA GPU (`library=cuda compute=8.6`: facts/gpus.OllamaCuda): the build

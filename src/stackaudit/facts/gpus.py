@@ -567,8 +567,9 @@ def gpus_from_pci(ctx: FactContext) -> GpuInventory:
 @provider("gpus", GpuInventory, rank=35, title=LSPCI_TITLE)
 def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
     """The NVIDIA GPU functions of a pasted `lspci`: BDF, NUMA node, and the model where the name lspci puts in
-    brackets is one row of the GPU table (`GK210GL [Tesla K80]`: Tesla K80; exact_name, corpus 1584); an excerpt's
-    count is a lower bound."""
+    brackets is one row of the GPU table (`GK210GL [Tesla K80]`: Tesla K80; exact_name, corpus 1584). A row that
+    names no model (`lspci -n`'s `0302: 10de:20b0`, an unnamed `Device 2330`) is named by the table's row for its
+    PCI device id (corpus 2090). An excerpt's count is a lower bound."""
     from stackaudit.facts.pcie import PcieFacts
 
     if ctx.optional("pci", PciDevices) is not None:
@@ -578,10 +579,17 @@ def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
     found = [f for f in pcie.gpus if f.lspci is not None]
     if not found:
         raise FactUnavailable("the lspci shown lists no NVIDIA GPU")
-    records = tuple(GpuRecord(None, f.bdf, exact_name(f.model) if f.model else "",
+    records = tuple(GpuRecord(None, f.bdf, exact_name(f.model) if f.model else _row_of_device(f.device),
                               f.lspci.numa_node if f.lspci else None, (LSPCI_TITLE,)) for f in found)
     return GpuInventory(gpus=records, counts=((LSPCI_TITLE, len(records)),),
                         partial=() if pcie.complete else ((LSPCI_TITLE, "a pasted lspci may leave GPUs out"),))
+
+
+def _row_of_device(device_id: str) -> str:
+    """The GPU table's row for an lspci row that names no model, by its PCI device id (`lspci -n`'s `10de:20b0`, an
+    unnamed `NVIDIA Corporation Device 2330`); "" where no row gives the id."""
+    spec = by_pci_device_id(device_id) if device_id else None
+    return spec.name if spec is not None else ""
 
 
 @provider("gpus", GpuInventory, rank=40, title=COLLECT_ENV_TITLE)

@@ -324,6 +324,8 @@ def _parse_bar(m: re.Match[str]) -> Bar:
 
 
 _UNNAMED_DEVICE = re.compile(r"\bDevice ([0-9a-fA-F]{4})\b")
+# A row of `lspci -n` (no names): its class code, then the vendor and device ids and the rest (`0302: 10de:20b0 (rev a1)`).
+_NUMERIC_ROW = re.compile(r"^([0-9a-fA-F]{4}): ([0-9a-fA-F]{4}):([0-9a-fA-F]{4})(\s.*)?$")
 
 
 def unaddressed_header(lines: Sequence[str], i: int) -> re.Match[str] | None:
@@ -338,6 +340,9 @@ def _device_from(header: re.Match[str], body: list[str], complete: bool, key: st
     class_name = header.group(2).strip()
     code = header.group(3)
     description = header.group(4).strip()
+    if numeric := _NUMERIC_ROW.match(f"{class_name}: {description}"):
+        # `lspci -n` prints the class code and the vendor:device ids alone: `00:04.0 0302: 10de:20b0 (rev a1)`.
+        code, description = numeric.group(1), f"[{numeric.group(2)}:{numeric.group(3)}]{numeric.group(4) or ''}"
     pci_class = f"0x{code.lower()}" if code else _CLASS_NAMES.get(class_name.lower(), "")
     ids = _IDS.search(description)
     vendor = f"0x{ids.group(1).lower()}" if ids else next((v for n, v in _VENDOR_NAMES if description.startswith(n)), "")

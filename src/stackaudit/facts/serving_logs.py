@@ -144,11 +144,13 @@ VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING
 # followed by NCCL's `host:pid:tid [device] ` is NCCL's, not SGLang's, whatever program (nccl-tests, vLLM) runs it;
 # one followed by a lowercase level in brackets is electron-log's (`[2025-09-03 12:24:40.689] [info]  App starting...`,
 # the default format of an Electron app's log such as LM Studio's: lmstudio-ai/lmstudio-bug-tracker#966, #2190).
+# One followed by `Executing: ` is an installer script's echo of the command it runs (Google's GPU driver installer,
+# `[2022-05-05 12:35:02] Executing: lspci -n`, corpus 2090), not SGLang's.
 # A paste whose writer cut the time off keeps the rank tag alone (`[TP0] Scheduler hit an exception:`, corpus 1839;
 # `[TP0] Capture draft extend cuda graph begin`, sgl-project/sglang#24481): the tag marks the line as SGLang's.
 SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
                          r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+|(?:TP|DP|EP|PP|CP)\d+(?: (?:TP|DP|EP|PP|CP)\d+)*)\] "
-                         r"(?!\S+:\d+:\d+ \[\d+\] |\[(?:info|warn|error|debug|verbose|silly)\]\s)")
+                         r"(?!\S+:\d+:\d+ \[\d+\] |\[(?:info|warn|error|debug|verbose|silly)\]\s|Executing: )")
 # MLC LLM's Python log format (python/mlc_llm/support/logging.py: `[{asctime}] {levelname} {filename}:{lineno}:
 # {message}`, `[2024-06-03 08:28:24] INFO auto_device.py:79: Found device: cuda:0`, mlc-ai/mlc-llm#2492, #3016, #3214):
 # SGLang's dated prefix, then a level and a file name; and its C++ runtime's lines, which name its source tree

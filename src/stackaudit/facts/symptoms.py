@@ -48,6 +48,9 @@ PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_ut
 # first place ("The configured object store size (X GB) exceeds /dev/shm size (Y GB)", services.py; ray-project/ray#16308).
 RAY_STORE_RUNNER = "https://github.com/ray-project/ray/blob/master/src/ray/object_manager/plasma/store_runner.cc"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+# An NGC entrypoint's minor-version WARNING (`CUDA Minor Version Compatibility mode ENABLED.`, `... will be run in Minor
+# Version Compatibility mode.`): the image runs without the forward-compatibility libraries (not its forward NOTE).
+NGC_MINOR_FALLBACK = re.compile(r"\bMinor Version Compatibility mode ENABLED|" + NGC_CHECK["minor-built"][1].pattern)
 # WSL limits pinned system memory; vLLM turns pinning off there.
 # CUDA's start errors as the runtime words them: the driver older than the runtime (35), an image's libcuda against
 # the host's driver (803), forward compatibility on a GPU without it (804), a fabric not set up (802), no device (100).
@@ -114,6 +117,11 @@ KERNEL_ARCH_REFUSED = re.compile(r"Assertion error \([^)]*\.(?:hpp|cuh?):\d+\): 
 # (lmdeploy#4408: Qwen3.5's head size 256 on V100, corpus 1019).
 TURBOMIND_KERNELS_SOURCE = "https://github.com/InternLM/lmdeploy/blob/main/src/turbomind/kernels/attention/decoding.cu"
 TURBOMIND_NO_KERNEL = re.compile(r"\bNo (?:decoding|attention) kernel found: \w+")
+# TurboMind's own CUDA check reporting CUDA's no-kernel-image error (NO_KERNEL_IMAGE) under its log prefix: `[TM][ERROR]
+# CUDA runtime error: no kernel image is available for execution on the device .../turbomind/kernels/
+# sampling_topp_kernels.cu:1219` (lmdeploy#1781, corpus 2083), `[TM][FATAL][...][cast.cu:264] CUDA error: no kernel
+# image is available ...` (lmdeploy#4962). The kernel is TurboMind's, built for the architectures of lmdeploy's wheel.
+TURBOMIND_NO_KERNEL_IMAGE = re.compile(r"\[TM\]\[(?:ERROR|FATAL)\].{0,80}?(?:" + NO_KERNEL_IMAGE.pattern + ")")
 # ggml's CUDA backend's stub for a kernel without code for the GPU's arch (NO_DEVICE_CODE, ggml-cuda/common.cuh), printed
 # from the GPU by the kernel that then traps: `mmq.cuh:2422: ERROR: CUDA kernel mul_mat_q has no device code compatible
 # with CUDA arch 700. ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__`.
@@ -1106,6 +1114,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "with that backend; lmdeploy's PyTorch backend, a release that adds the kernel or a newer GPU can",
         own_fix="Serve the model with lmdeploy's PyTorch backend (`--backend pytorch`), or a TurboMind release that has "
                 "the kernel for this GPU's architecture"),
+    # TurboMind's own kernel launched on a GPU its build carries no code for (TURBOMIND_NO_KERNEL_IMAGE): the engine's
+    # kernels, not torch's, were not compiled for this GPU's architecture.
+    Symptom("turbomind-no-kernel-image", TURBOMIND_NO_KERNEL_IMAGE,
+        "RT-KERNEL-ARCH", "high", "https://github.com/InternLM/lmdeploy/issues/1781",
+        "TurboMind (lmdeploy) launched one of its own kernels on a GPU its build carries no code for (CUDA's no kernel "
+        "image): lmdeploy's TurboMind was not compiled for this GPU's architecture, so the engine fails at that kernel",
+        own_fix="Serve the model with lmdeploy's PyTorch backend (`--backend pytorch`), or install an lmdeploy build "
+                "whose TurboMind is compiled for this GPU's architecture"),
     # ggml's CUDA backend (llama.cpp, ollama, koboldcpp) compiles a stub for a kernel it has no code for on an arch
     # (NO_DEVICE_CODE in ggml-cuda/common.cuh, ggml-org/llama.cpp#5088): the stub prints `ERROR: CUDA kernel mul_mat_q
     # has no device code compatible with CUDA arch 700. ggml-cuda.cu was compiled for: ...` from the GPU and traps, which
@@ -1298,6 +1314,11 @@ SYMPTOMS: tuple[Symptom, ...] = (
                 "(corpus 1822), so which flavour it runs is what the line leaves open",
         doubt_hint="the driver container's log (`kubectl logs <driver pod> -c nvidia-driver-ctr`) or `dmesg | grep "
                    "NVRM`"),
+    # An NGC entrypoint's minor-version WARNING quotes its own forward-compatibility probe in `[[...]]`
+    # (`[[Forward compatibility was attempted on non supported HW (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
+    # cuInit()=804]]`; nvidia_entrypoint.sh prints `[[$_CUDA_COMPAT_STATUS]]`). The probe failed, so the entrypoint
+    # leaves the compat libraries out and runs the image by minor-version compatibility: that 804 is no program's
+    # failure (NGC_MINOR_FALLBACK vetoes it; triton-inference-server/server#5197, corpus 2086).
     Symptom("cuda-compat-unsupported-hw", re.compile(r"forward compatibility was attempted on non supported HW|"
                                                      r"cudaErrorCompatNotSupportedOnDevice|"
                                                      r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"),
@@ -1307,7 +1328,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "branch, or run an image built for the host's CUDA",
         # The runtime read the GPU and refused it for compat: the device and the driver reached the program (the GPU
         # Operator's CUDA validator pod, corpus 1173).
-        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
+        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED, unless=NGC_MINOR_FALLBACK),
     # The user-space CUDA driver library is of another version than the kernel module (cudaErrorSystemDriverMismatch,
     # 803: "system has unsupported display driver / cuda driver combination"). In a container given GPUs that is the
     # image's own libcuda (its forward-compatibility copy) found ahead of the host's the toolkit injects
