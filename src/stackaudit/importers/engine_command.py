@@ -68,8 +68,8 @@ from stackaudit.facts.engine_command import (
     vllm_config_block,
     wrapped_inside_value,
 )
-from stackaudit.facts.processes import VLLM_ONLY_FLAGS
 from stackaudit.facts.model_placement import TRITON_GROUP, triton_group_end
+from stackaudit.facts.processes import VLLM_ONLY_FLAGS
 from stackaudit.facts.serving_logs import VLLM_LINE
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.importers._scan import FENCE, INLINE_CODE, Candidates, Scan, strip_prompt
