@@ -790,6 +790,39 @@ def container_args(line: str) -> str | None:
     return shlex.join(words)
 
 
+# vLLM's config file pasted without the command that reads it (`vllm serve --config config.yaml`, vLLM 0.6.0 on:
+# "a flat YAML whose keys are the long names of the arguments", vllm#43295 as corpus 1669): a block of top-level
+# `key: value` lines, comments between them, at least MIN_VLLM_CONFIG_KEYS of them and one a flag only vLLM takes
+# (processes.VLLM_ONLY_FLAGS: SGLang's and TensorRT-LLM's configs name theirs otherwise). A key indented under
+# another (a manifest's `engine_args:`, a Ray Serve `engine_kwargs:` block) or a key without a value is no part of
+# such a file, and neither is a block whose neighbour line is a YAML key or item: it is a part of a larger document.
+VLLM_CONFIG_NAME = "config.yaml"  # the name vLLM's documentation gives the file
+MIN_VLLM_CONFIG_KEYS = 3
+MAX_VLLM_CONFIG_LINES = 200  # a config is a few dozen keys; a longer run of pairs is some other document
+_CONFIG_PAIR = re.compile(r"^(?P<key>[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)\s*:\s+\S")
+_YAML_NEIGHBOUR = re.compile(r"^\s+\S|^[\w.\"'-]+\s*:(?:\s|$)|^-\s")
+
+
+def vllm_config_block(lines: list[str], i: int) -> tuple[int, int] | None:
+    """(start, end) of the flat vLLM config file (VLLM_CONFIG_NAME) that line i is a key of; None where it is none."""
+    def inside(k: int) -> bool:
+        return _CONFIG_PAIR.match(lines[k]) is not None or lines[k].startswith("#")
+
+    if _CONFIG_PAIR.match(lines[i]) is None:
+        return None
+    start, end = i, i + 1
+    while start > 0 and i - start < MAX_VLLM_CONFIG_LINES and inside(start - 1):
+        start -= 1
+    while end < len(lines) and end - i < MAX_VLLM_CONFIG_LINES and inside(end):
+        end += 1
+    if any(0 <= k < len(lines) and _YAML_NEIGHBOUR.match(lines[k]) for k in (start - 1, end)):
+        return None
+    keys = [m.group("key").replace("_", "-") for x in lines[start:end] if (m := _CONFIG_PAIR.match(x))]
+    if len(keys) < MIN_VLLM_CONFIG_KEYS or not any(f"--{k}" in VLLM_ONLY_FLAGS for k in keys):
+        return None
+    return start, end
+
+
 # A quote that opens the line's last word and is never closed: the paste ends inside that word.
 _CUT_QUOTE = re.compile(r"(?<=\s)[\"'][^\s\"']*$")
 

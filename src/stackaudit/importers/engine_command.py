@@ -28,6 +28,9 @@ shows vLLM, is recorded as its call on one line, as Python writes it back.
 The config file the command names (`--extra_llm_api_options extra-llm-api-config.yml`, `--config`) is recorded
 after it as a heredoc where the paste shows that file: a fenced block under a line that ends with its name
 (corpus 457), or a `cat > NAME <<EOF` heredoc.
+vLLM's config file pasted without any command (a flat YAML of its arguments' long names, one a flag only vLLM takes:
+facts/engine_command.vllm_config_block, corpus 1669) is recorded as `vllm serve --config config.yaml`, the one command
+that reads such a file, with the file after it as a heredoc.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from stackaudit.facts.engine_command import (
     RAY_LLM_KWARGS,
     TRITON_CONFIG,
     VARIABLE_REFERENCE,
+    VLLM_CONFIG_NAME,
     VLLM_MODULE,
     EngineCommand,
     exports,
@@ -61,9 +65,11 @@ from stackaudit.facts.engine_command import (
     python_engine_call,
     ray_llm_engine_call,
     shell_assignment,
+    vllm_config_block,
     wrapped_inside_value,
 )
 from stackaudit.facts.model_placement import TRITON_GROUP, triton_group_end
+from stackaudit.facts.processes import VLLM_ONLY_FLAGS
 from stackaudit.facts.serving_logs import VLLM_LINE
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.importers._scan import FENCE, INLINE_CODE, Candidates, Scan, strip_prompt
@@ -286,7 +292,10 @@ def _terminal_wrapped(joined: str, next_line: str) -> bool:
                    "launch_triton_server",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm", "namespace(",
-                   "server.py"),
+                   "server.py",
+                   # a vLLM config file's key (facts/engine_command.vllm_config_block)
+                   *(f"{f[2:]}{sep}" for f in VLLM_ONLY_FLAGS for sep in (":", " :")),
+                   *(f"{f[2:].replace('-', '_')}{sep}" for f in VLLM_ONLY_FLAGS for sep in (":", " :"))),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -311,6 +320,17 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                         document_appended(ENGINE_COMMAND.name, ray_llm[0].line + "\n"))
             scan.skip(ray_llm[2])
             taken = ray_llm[2]
+            continue
+        if ":" in line and (block := vllm_config_block(lines, i)) is not None \
+                and not any("--config" in x for x in lines):
+            # vLLM's config file pasted without its command (one that names its file reads it, _config_shown): the
+            # command that reads it, then the file as a heredoc.
+            start, end = block
+            yield Found("engine command", start, end, document_appended(
+                ENGINE_COMMAND.name, f"vllm serve --config {VLLM_CONFIG_NAME}\ncat > {VLLM_CONFIG_NAME} <<'EOF'\n"
+                + "\n".join(lines[start:end]) + "\nEOF\n"))
+            scan.skip(end)
+            taken = end
             continue
         # A printed repr wrapped over lines reads on to its closing `)` (namespace_end); the lines join as they wrap.
         end = namespace_end(lines, i) if "Namespace(" in line else i + 1
