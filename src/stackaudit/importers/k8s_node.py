@@ -8,7 +8,13 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.k8s_node import DESCRIBE_NAME, INSTANCE_TYPE_LABELS, MAX_NODE_LINES, WIDE_HEAD, parse_k8s_nodes
+from stackaudit.facts.k8s_node import (
+    DESCRIBE_NAME,
+    INSTANCE_TYPE_LABELS,
+    MAX_NODE_LINES,
+    WIDE_HEAD,
+    parse_k8s_nodes,
+)
 from stackaudit.facts.platform import cloud_instances
 from stackaudit.facts.sources import K8S_NODE, USER_MACHINE
 from stackaudit.importers._scan import FENCE, Candidates, candidate_lines
