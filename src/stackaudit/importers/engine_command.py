@@ -286,7 +286,7 @@ def _terminal_wrapped(joined: str, next_line: str) -> bool:
                    "launch_triton_server",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm", "namespace(",
-                   "server.py", "start_linux.sh", "start_macos.sh", "start_windows.bat", "start_wsl.bat"),
+                   "server.py", "start_linux.sh", "start_windows.bat", "start_wsl.bat"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
