@@ -12,6 +12,7 @@ from pathlib import Path
 
 from corpus import capture_checks, paste_checks
 from stackaudit.facts.engine_command import parse_command_line
+from stackaudit.importers.recognition import recognise
 
 # Real: https://github.com/oobabooga/textgen/issues/297 (the user's server line, 4-bit LLaMA-30B on a 4090).
 TGW_297 = ("python server.py --auto-devices --gpu-memory 20 --load-in-4bit --cai-chat --listen --extensions gallery "
@@ -51,3 +52,19 @@ def test_the_exllama_gpu_split_thread() -> None:
 def test_a_split_without_a_matrix_is_not_one_gpu(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, f"$ {TGW_297}\n", "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
     assert result.status != "not-applicable", result.message
+
+
+# Its one-click launchers, real: oobabooga/textgen#4282 (`bash start_linux.sh`), #4330 (`./start_linux.sh`), corpus 2037
+# (`$  bash start_linux.sh `, its prompt and spaces as pasted).
+LAUNCHERS = ("bash start_linux.sh", "./start_linux.sh ", "$  bash start_linux.sh ")
+
+
+def test_its_one_click_launchers_are_its_commands() -> None:
+    for line in LAUNCHERS:
+        assert [k for k, *_ in recognise(line + "\n").recognised] == ["engine command"]
+    command = parse_command_line("bash start_linux.sh")
+    assert command is not None and command.engine == "textgen" and command.argv == ("start_linux.sh",)
+    # Modelled: a launcher named in prose, shown with `cat`, or another script run by bash is no command of it.
+    # Its macOS launcher says the host is a Mac (facts/gpus.py, corpus 1548), read there.
+    for line in ("Run start_linux.sh to start it.", "cat start_linux.sh", "bash start.sh", "bash start_macos.sh"):
+        assert parse_command_line(line) is None, line

@@ -281,7 +281,7 @@ def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_ta
             or serving_logs.GGML_LOG_LINE.match(line) is not None or serving_logs.NCCL_OLD_WARN.match(line) is not None \
             or (serving_logs.OLLAMA_LINE.search(line) is not None and not serving_logs.OLLAMA_DISCOVERY.search(line)) \
             or (serving_logs.is_ollama_cut_line(line) and not serving_logs.OLLAMA_DISCOVERY.search(line)) \
-            or serving_logs.VLLM_UVICORN_LINE.match(line) is not None \
+            or serving_logs.VLLM_UVICORN_LINE.match(line) is not None or serving_logs.VLLM_CUT_LINE.match(line) is not None \
             or serving_logs.TRITON_LINE.match(line) is not None or serving_logs.TRTLLM_LINE.match(line) is not None \
             or any(rx.match(line) for rx, _, _ in serving_logs.ENGINE_CONSOLES) \
             or serving_logs.LIBFABRIC_LINE.search(line) is not None \
@@ -296,7 +296,7 @@ def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_ta
                  "[2025-01-02 03:04:05 TP0] Load weight end.", "use ENFORCE_EAGER", "Custom allreduce IS DISABLED",
                  "load_tensors: offloaded 5/37 layers to GPU", "       eval time =   23038.87 ms /   275 tokens",
                  'time=2024-08-12T20:24:12.346-06:00 level=INFO source=memory.go:309 msg="offload to cuda"',
-                 "(APIServer pid=1) INFO:     Started server process [1]",
+                 "(APIServer pid=1) INFO:     Started server process [1]", "(VllmWorker rank=0 pid=401) INFO 07-29 11:31:40",
                  'I0327 13:12:22.342290 146 grpc_server.cc:2558] "Started GRPCInferenceService at 0.0.0.0:8001"',
                  "[TensorRT-LLM][INFO] Loaded engine size: 8745 MiB", "Welcome to KoboldCpp - Version 1.82.4",
                  "7:23PM INF [llama-cpp] Attempting to load",

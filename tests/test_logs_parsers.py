@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -183,3 +184,23 @@ def test_vllm_non_default_args_settle_graphs() -> None:
 def test_vllm_v0_engine_config_line() -> None:
     assert parse_serving_log(V0_CONFIG.format("False")).cuda_graphs == "configured"
     assert parse_serving_log(V0_CONFIG.format("True")).cuda_graphs == "eager"
+
+
+@pytest.mark.parametrize("line", [
+    # corpus 2007 (vllm#8830's paste): the worker's tag cut before its `(`.
+    "VllmWorkerProcess pid=214) ERROR 09-27 05:20:38 multiproc_worker_utils.py:233] Exception in worker",
+    # corpus 2056 (sglang#8547's paste): a worker's line cut after its timestamp.
+    "(VllmWorker rank=0 pid=401) INFO 07-29 11:31:40",
+    # vllm#27067: two tags, whole.
+    "(EngineCore_DP0 pid=200073) (Worker_PP3 pid=200085) ERROR 10-17 02:19:27 [multiproc_executor.py:654] x",
+])
+def test_vllm_worker_lines_cut_at_either_end_are_log_lines(line: str) -> None:
+    assert is_log_line(line)
+
+
+@pytest.mark.parametrize("line", [
+    "(base) user@host:~$ INFO 07-29 11:31:40",  # modelled: a prompt, no pid tag
+    "(VllmWorker rank=0 pid=401) see the log",  # modelled: no level and time
+])
+def test_a_tag_without_vllm_level_and_time_is_no_log_line(line: str) -> None:
+    assert not is_log_line(line)

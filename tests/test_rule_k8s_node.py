@@ -210,3 +210,43 @@ def test_mig_strategy_labels_and_resources_feed_the_mig_setup() -> None:
                                                     "nvidia.com/mig-1g.5gb:  7")
     with pytest.raises(ParseError):
         mig_setup_from_node(H100_LABELS)
+
+
+# `kubectl get nodes -o wide`, three real pastes: kubernetes/kubernetes#46646 (the column set of 1.6, rows abridged),
+# akash-network/community#608 (with `--show-labels`, labels cut here), kubernetes/kubernetes#94926 (columns cut by
+# the user, the second row cut short: corpus 2078).
+WIDE_46646 = """\
+NAME                             STATUS                     AGE       VERSION   EXTERNAL-IP      OS-IMAGE             KERNEL-VERSION       CONTAINER-RUNTIME
+ip-10-22-168-211.ec2.internal    Ready                      73d       v1.6.4    24.111.11.60     Ubuntu 14.04.5 LTS   4.4.0-38-generic     docker://1.11.2
+"""
+WIDE_608 = """\
+NAME     STATUS   ROLES           AGE    VERSION   INTERNAL-IP    EXTERNAL-IP   OS-IMAGE             KERNEL-VERSION       CONTAINER-RUNTIME    LABELS
+node1    Ready    control-plane   130d   v1.27.7   10.8.102.131   <none>        Ubuntu 22.04.4 LTS   5.15.0-94-generic    containerd://1.7.5   AMD=true,NVIDIA-GTX-1660-TI=true,akash.network=true
+node10   Ready    <none>          13d    v1.27.7   10.8.102.148   <none>        Ubuntu 22.04.3 LTS   5.15.0-100-generic   containerd://1.7.5   AMD=true,NVIDIA-GTX-1660-TI=true,allow-nvdp=true
+"""
+WIDE_94926 = """\
+NAME                                    VERSION   OS-IMAGE             KERNEL-VERSION       CONTAINER-RUNTIME
+kubernetes-master-geforce-2080-1         v1.19.0   Ubuntu 18.04.4 LTS   4.15.0-117-generic   docker://19.3.12
+kubernetes-master-geforce-2080-2          v
+"""
+
+
+@pytest.mark.parametrize(("text", "names", "kernel"), [
+    (WIDE_46646, ["ip-10-22-168-211.ec2.internal"], "4.4.0-38-generic"),
+    (WIDE_608, ["node1", "node10"], "5.15.0-94-generic"),
+    (WIDE_94926, ["kubernetes-master-geforce-2080-1"], "4.15.0-117-generic"),
+])
+def test_get_nodes_wide_rows_are_nodes_with_their_system_info(text: str, names: list[str], kernel: str) -> None:
+    nodes = parse_k8s_nodes(text).nodes
+    assert [n.name for n in nodes] == names  # a row cut short (#94926's second) is not read
+    assert nodes[0].kernel == kernel and nodes[0].system_value("runtime").startswith(("docker://", "containerd://"))
+    assert not any(n.gpu_node for n in nodes)  # a row shows no GPU: no node's kernel is read as the GPU host's
+    kinds = recognise(text).recognised
+    assert [(k, a) for k, a, *_ in kinds] == [("k8s node", 1)]
+
+
+def test_a_table_without_the_kernel_column_is_no_node_listing() -> None:
+    # Modelled: `kubectl get pods -o wide`'s header holds NAME and NODE but no KERNEL-VERSION.
+    pods = "NAME      READY   STATUS    RESTARTS   AGE   IP           NODE    NOMINATED NODE\nvllm-0    1/1     Running   0          1d    10.0.0.5     gpu-1   <none>\n"
+    with pytest.raises(ParseError):
+        parse_k8s_nodes(pods)

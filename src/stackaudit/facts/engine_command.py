@@ -78,7 +78,8 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "llama_cpp.server", "llama serve", "launch_triton_server.py",
                 "llava-cli", "llama-mtmd-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
-                "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm")
+                "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
+                "start_linux.sh", "start_windows.bat", "start_wsl.bat")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repository|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -111,6 +112,8 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           # text-generation-webui's server.py with a flag of its own (TEXTGEN_FLAGS)
                           r"|\bserver\.py\s.*--(?:loader|gpu-split|autosplit|wbits|groupsize|model_type|pre_layer|"
                           r"auto-devices|gpu-memory|cai-chat|model-menu|auto-launch)\b"
+                          # text-generation-webui's one-click launchers (TEXTGEN_LAUNCHERS)
+                          r"|(?:^|[\s/\\])start_(?:linux\.sh|windows\.bat|wsl\.bat)\b"
                           # pm2 starting a program with its arguments after `--` (_pm2_started decides which)
                           r"|\bpm2\s+start\s.*\s--\s")
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
@@ -152,6 +155,12 @@ TEXTGEN_PROGRAM = "server.py"
 TEXTGEN_FLAGS = frozenset(("--loader", "--gpu-split", "--autosplit", "--wbits", "--groupsize", "--model_type",
                            "--pre_layer", "--auto-devices", "--gpu-memory", "--cai-chat", "--model-menu",
                            "--auto-launch"))
+# Its one-click installer's launchers (`bash start_linux.sh`, `./start_linux.sh --listen`, `start_windows.bat`;
+# oobabooga/textgen#4282, #4330, corpus 2037) run its server.py through one_click.py, their arguments passed on after
+# the flags of CMD_FLAGS.txt, which the line does not show. Its macOS launcher (`start_macos.sh`) is left to the
+# evidence line that reads it as a Mac's GPU (facts/gpus.py, corpus 1548): a Mac runs no CUDA engine.
+TEXTGEN_LAUNCHERS = frozenset(("start_linux.sh", "start_windows.bat", "start_wsl.bat"))
+_SHELLS = frozenset(("bash", "sh", "cmd", "cmd.exe"))
 # MLC LLM (https://llm.mlc.ai/docs/deploy/cli.html, /deploy/rest.html, /compilation/compile_models.html): its CLI
 # `mlc_llm` (or `python -m mlc_llm`) serves a model (`serve MODEL [--model-lib LIB] [--overrides "..."]`), chats with
 # it (`chat`), or compiles the model library those load (`compile CONFIG --device cuda -o LIB`). Its models run on
@@ -1007,6 +1016,9 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
     if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) == TEXTGEN_PROGRAM \
             and any(w.split("=", 1)[0] in TEXTGEN_FLAGS for w in words[2:]):
         return EngineCommand("textgen", tuple(words[1:]), tuple(env), line.strip(), cut=cut)
+    if program in TEXTGEN_LAUNCHERS or (program in _SHELLS and len(words) > 1
+                                        and posixpath.basename(words[1].replace("\\", "/")) in TEXTGEN_LAUNCHERS):
+        return EngineCommand("textgen", tuple(words[program in _SHELLS:]), tuple(env), line.strip(), cut=cut)
     if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module
         return EngineCommand(GGML_ENGINES.get(program) or BUILDERS[program], tuple(words), tuple(env), line.strip(),
                              builds=program in BUILDERS, cut=cut)

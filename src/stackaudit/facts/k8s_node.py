@@ -55,6 +55,10 @@ _NFD_KERNEL = "feature.node.kubernetes.io/kernel-version.full"
 # The cloud provider's labels of the node's instance type (Kubernetes' well-known labels, the beta one before 1.17).
 INSTANCE_TYPE_LABELS = frozenset({"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"})
 _LIST_SECTIONS = frozenset({"taints", "addresses"})
+# `kubectl get nodes -o wide`'s header (kubernetes/kubernetes#46646), its columns as printed or some of them cut by the
+# user (corpus 2078), and the System Info keys of its columns.
+WIDE_HEAD = re.compile(r"^\s*NAME(?:\s{2,}[A-Z][A-Z-]*)*\s{2,}KERNEL-VERSION\b")
+_WIDE_KEYS = {"VERSION": "kubelet", "OS-IMAGE": "os", "KERNEL-VERSION": "kernel", "CONTAINER-RUNTIME": "runtime"}
 MAX_NODE_LINES = 5000  # a node's description is a few hundred lines; a longer one is read no further
 
 
@@ -316,15 +320,36 @@ def _add(found: dict[str, list[NodeEntry]], section: str, line: str) -> None:
     found[section].append(NodeEntry(key, entry.group("value").strip(), line.strip()))
 
 
+def wide_nodes(lines: list[str]) -> tuple[K8sNode, ...]:
+    """The nodes of `kubectl get nodes -o wide`: each row under its header whose cells (split at two spaces or more)
+    match the header's columns one to one, its kubelet, OS image, kernel and runtime as System Info. A row cut short
+    shows fewer cells and is not read."""
+    nodes: list[K8sNode] = []
+    columns: list[str] = []
+    for line in lines[:MAX_NODE_LINES]:
+        if WIDE_HEAD.match(line):
+            columns = line.split()
+            continue
+        if not line.strip():
+            columns = []  # a blank line ends the table
+        cells = re.split(r"\s{2,}", line.strip())
+        if not columns or len(cells) != len(columns):
+            continue
+        system = tuple(NodeEntry(_WIDE_KEYS[c], v, line.strip()) for c, v in zip(columns, cells, strict=True)
+                       if c in _WIDE_KEYS and v != "<none>")
+        nodes.append(K8sNode(cells[0], system=system))
+    return tuple(nodes)
+
+
 def parse_k8s_nodes(text: str) -> K8sNodes:
-    """The nodes of a pasted `kubectl describe node` or `kubectl get node -o yaml|json`; ParseError where none shows
-    a label, a resource, an allocated resource or its system info."""
+    """The nodes of a pasted `kubectl describe node`, `kubectl get node -o yaml|json` or `kubectl get nodes -o wide`;
+    ParseError where none shows a label, a resource, an allocated resource or its system info."""
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if DESCRIBE_NAME.match(line) or NODE_KIND.match(line)]
     bounds = sorted({0, *starts})
     pieces = [lines[a:b] for a, b in zip(bounds, [*bounds[1:], len(lines)], strict=True)]
-    nodes = tuple(n for piece in pieces if (n := _read_node(piece)).labels or n.capacity or n.allocatable
-                  or n.system or n.requested)
+    nodes = wide_nodes(lines) + tuple(n for piece in pieces if (n := _read_node(piece)).labels or n.capacity
+                                      or n.allocatable or n.system or n.requested)
     if not nodes:
         raise ParseError("no node label, resource, allocated resource or system info")
     return K8sNodes(nodes)

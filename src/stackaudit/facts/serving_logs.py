@@ -127,10 +127,13 @@ def is_nccl_warning(line: str) -> bool:
 NCCL_BANNER = re.compile(r"^\s*(?:NCCL version \d+\.\d+\.\d+\+cuda\d+\.\d+|cudaDriverVersion \d{4,6})\s*$")
 # A worker's line under its engine core's (vLLM 0.10 and later: `(EngineCore_DP0 pid=200073) (Worker_PP3 pid=200085)
 # ERROR 10-17 02:19:27 [multiproc_executor.py:654] ...`, vllm#27067) carries both processes' tags.
-VLLM_LINE = re.compile(
-    r"^(?:\s*\((?:[\w:]+(?: (?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*)?(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+){0,2}"
-    r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
-    r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[?[\w./-]+\.py:\d+\]?")
+# A paste may cut the first tag before its `(` (`VllmWorkerProcess pid=214) ERROR 09-27 ...`, corpus 2007).
+_VLLM_TAG = r"(?:[\w:]+(?: (?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*)?(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+"
+_VLLM_STAMP = r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?"
+VLLM_LINE = re.compile(rf"^(?:\s*\(?{_VLLM_TAG})?(?:\s*\({_VLLM_TAG})?{_VLLM_STAMP}\s+\[?[\w./-]+\.py:\d+\]?")
+# A worker's line cut after its timestamp (`(VllmWorker rank=0 pid=401) INFO 07-29 11:31:40`, corpus 2056): its tag
+# with a pid and its level and time are vLLM's form, with no message.
+VLLM_CUT_LINE = re.compile(rf"^\s*\([\w:]+(?: [\w=]+)*? pid=\d+\)\s+{_VLLM_STAMP}\s*$")
 # vLLM's API server (vLLM 0.10 and later put its process before every line: `(APIServer pid=1) `) runs uvicorn, whose own
 # lines (`INFO:     Started server process [1]`, `INFO:     Application startup complete.`, its access log) have no
 # vLLM format: behind that tag they are the same server's log (corpus 1396, 510, 1395). The paste view keeps the tag
@@ -577,7 +580,8 @@ def is_log_line(line: str) -> bool:
                 or (" WARN " in line and NCCL_OLD_WARN.match(line) is not None)
                 or ("cudaDriverVersion" in line and NCCL_BANNER.match(line)) or (".py:" in line and VLLM_LINE.search(line))
                 or ("] " in line and SGLANG_LINE.search(line))
-                or (line[:1] == "(" and VLLM_UVICORN_LINE.match(line) is not None)
+                or (line[:1] == "(" and (VLLM_UVICORN_LINE.match(line) is not None
+                                          or VLLM_CUT_LINE.match(line) is not None))
                 or (any(needle in line for needle in GGML_NEEDLES) and GGML_LOG_LINE.match(line))
                 or (" level=" in line and OLLAMA_LINE.search(line) is not None and not OLLAMA_DISCOVERY.search(line))
                 or (".go:" in line and OLLAMA_GO_LINE.search(line) is not None and not OLLAMA_POOLED_VRAM.search(line))

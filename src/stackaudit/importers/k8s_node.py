@@ -1,4 +1,5 @@
-"""A Kubernetes node's description (`kubectl describe node`, `kubectl get node -o yaml|json`; facts/k8s_node.py),
+"""A Kubernetes node's description (`kubectl describe node`, `kubectl get node -o yaml|json`, `kubectl get nodes -o
+wide`; facts/k8s_node.py),
 recorded verbatim as the pasted document K8S_NODE."""
 
 from __future__ import annotations
@@ -7,7 +8,13 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.k8s_node import DESCRIBE_NAME, INSTANCE_TYPE_LABELS, MAX_NODE_LINES, parse_k8s_nodes
+from stackaudit.facts.k8s_node import (
+    DESCRIBE_NAME,
+    INSTANCE_TYPE_LABELS,
+    MAX_NODE_LINES,
+    WIDE_HEAD,
+    parse_k8s_nodes,
+)
 from stackaudit.facts.platform import cloud_instances
 from stackaudit.facts.sources import K8S_NODE, USER_MACHINE
 from stackaudit.importers._scan import FENCE, Candidates, candidate_lines
@@ -45,11 +52,24 @@ def _describe_start(lines: list[str], i: int) -> bool:
 @importer("k8s node", "a Kubernetes node's description: `kubectl describe node` (Name: with Roles: or Labels: after "
           "it; a Capacity: or Allocatable: section), or the node object's capacity / allocatable (`kubectl get node "
           "-o yaml`, `-o json`) listing pods or an nvidia.com resource, or describe's Allocated resources table alone "
-          "listing an nvidia.com resource",
-          needles=("Name:", "Capacity", "Allocatable", "Allocated resources"), per_line=True)
+          "listing an nvidia.com resource, or `kubectl get nodes -o wide` (its header and the rows under it)",
+          needles=("Name:", "Capacity", "Allocatable", "Allocated resources", "KERNEL-VERSION"), per_line=True)
 def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
+        if i >= taken and WIDE_HEAD.match(lines[i]):
+            # `kubectl get nodes -o wide`: its header and the rows under it, up to a blank line or a fence.
+            end = i + 1
+            while end < len(lines) and end - i < MAX_NODE_LINES and lines[end].strip() and not FENCE.match(lines[end]):
+                end += 1
+            text = "\n".join(lines[i:end]) + "\n"
+            try:
+                parse_k8s_nodes(text)
+            except ParseError:
+                continue
+            yield Found("k8s node", i, end, document_appended(K8S_NODE.name, text))
+            taken = end
+            continue
         if i < taken or not (_describe_start(lines, i) or RESOURCES_HEAD.match(lines[i])
                                       or ALLOCATED_HEAD.match(lines[i])):
             continue
