@@ -93,3 +93,15 @@ def test_modelled_describe_cut_before_its_status_is_not_read() -> None:
     # Modelled: the head of a describe without its Status line says nothing of the pod's state.
     text = "Name:                 nvidia-driver-daemonset-abcde\nNamespace:            gpu-operator\n"
     assert described_pods(text.splitlines()) == []
+
+
+def test_describe_cut_before_its_containers_with_its_node_is_a_pod_spec() -> None:
+    # NVIDIA/gpu-operator#331 (corpus 2112): the operator's pod described up to its annotations, its node shown.
+    head = ("Name:                 gpu-operator-566644fc46-2znxj\nNamespace:            openshift-operators\n"
+            "Priority:             2000001000\nNode:                 ip-10-0-0-1.ec2.internal/10.0.0.1\n"
+            "Labels:               name=gpu-operator\nAnnotations:          alm-examples:\n                        [\n")
+    found = recognise(head)
+    assert [kind for kind, _, _ in found.recognised] == ["k8s pod"]
+    assert "nodeName: ip-10-0-0-1.ec2.internal" in found.record.docs[K8S_SPEC.name]
+    # Modelled: a pending pod (`Node: <none>`) cut so shows no pod the node runs: not read.
+    assert not recognise(head.replace("ip-10-0-0-1.ec2.internal/10.0.0.1", "<none>")).recognised

@@ -250,3 +250,40 @@ def test_a_table_without_the_kernel_column_is_no_node_listing() -> None:
     pods = "NAME      READY   STATUS    RESTARTS   AGE   IP           NODE    NOMINATED NODE\nvllm-0    1/1     Running   0          1d    10.0.0.5     gpu-1   <none>\n"
     with pytest.raises(ParseError):
         parse_k8s_nodes(pods)
+
+# NVIDIA/k8s-device-plugin#1501: the same H100 node's labels as pasted there, after a `...`, without the node's name or
+# the `Labels:` header (describe's label lines alone).
+H100_BARE = "...\n" + "".join(line + "\n" for line in H100_LABELS.splitlines()[3:])
+# NVIDIA/gpu-operator#442: the A30 node's label lines alone (the cut out of describe is modelled).
+A30_BARE = "".join(line + "\n" for line in A30_CUT.splitlines()[3:10])
+# Modelled on `kubectl describe pod` of the device plugin: its node selectors name the operator's switches, not GFD's
+# labels of the GPU, so the lines are no node's.
+POD_SELECTORS = """\
+QoS Class:                   BestEffort
+Node-Selectors:              nvidia.com/gpu.deploy.device-plugin=true
+                             nvidia.com/gpu.present=true
+Tolerations:                 nvidia.com/gpu:NoSchedule op=Exists
+"""
+
+
+def test_label_lines_alone_are_read_as_a_node_where_they_hold_gfd_labels() -> None:
+    kinds = [(k, a, b) for k, a, b, *_ in recognise(H100_BARE).recognised]
+    assert kinds == [("k8s node", 2, 12)]
+    node = parse_k8s_nodes(H100_BARE).nodes[0]
+    assert (node.gpu_product, node.gpu_count) == ("NVIDIA-H100-80GB-HBM3", 8)
+    assert parse_k8s_nodes(A30_BARE).nodes[0].gpu_product == "NVIDIA-A30"
+    assert [k for k, *_ in recognise(A30_BARE).recognised] == ["k8s node"]
+    assert not [k for k, *_ in recognise(POD_SELECTORS).recognised if k == "k8s node"]
+
+
+def test_a_labelled_compute_capability_without_mig_names_the_gpu_and_counts_it() -> None:
+    # vllm-project/vllm#3564 (corpus 2125): no product label, compute capability 8.9 (Ada: no MIG), gpu.count=1.
+    labels = ("                    nvidia.com/gpu.compute.major=8\n"
+              "                    nvidia.com/gpu.compute.minor=9\n"
+              "                    nvidia.com/gpu.count=1\n")
+    node = parse_k8s_nodes(labels).nodes[0]
+    assert (node.gpu_product, node.gpu_count, node.most_gpus) == ("GPU of compute capability 8.9", 1, 1)
+    assert gpus_from_node_labels(labels).whole_count == 1
+    # Modelled: capability 8.0 may be an A100 under the `single` MIG strategy, whose count is of slices.
+    a100 = labels.replace("minor=9", "minor=0").replace("count=1", "count=7")
+    assert (parse_k8s_nodes(a100).nodes[0].gpu_count, parse_k8s_nodes(a100).nodes[0].most_gpus) == (None, None)

@@ -28,6 +28,7 @@ from stackaudit.facts.registry import fact, parser
 from stackaudit.facts.sources import K8S_NODE
 from stackaudit.facts.symptoms import LogSymptoms, find_symptoms
 from stackaudit.facts.system import KernelInfo
+from stackaudit.gputable import capability_name, has_mig
 
 # The start of one node in `kubectl describe node(s)` (`Name:` at the margin), or of one object in a list of nodes
 # (`kind: Node`, YAML or JSON).
@@ -39,6 +40,16 @@ SECTION = re.compile(r"^(?P<indent>\s*)[\"']?(?P<name>Labels|Taints|Capacity|All
 # One entry of a section: `key=value` (describe's labels), `key: value`, `"key": "value",`, a YAML list item.
 ENTRY = re.compile(r"^\s*(?:-\s+)?[\"']?(?P<key>[A-Za-z][\w./ -]*?)[\"']?\s*[:=]\s*[\"']?(?P<value>[^\"']*?)"
                    r"[\"']?\s*[,{]?\s*$")
+# A node label pasted without its `Labels:` header (describe's label lines cut out of their node, corpus 2125):
+# `key=value` alone on an indented line, its key under a DNS prefix (`nvidia.com/gpu.count=1`, `kubernetes.io/os=linux`).
+BARE_LABEL = re.compile(r"^\s+(?P<key>[a-z0-9][\w-]*(?:\.[\w-]+)+/[\w.-]+)=(?P<value>[\w.-]*)\s*$")
+# GFD's labels that describe the node's GPUs and driver (NVIDIA/k8s-device-plugin's catalog of labels), unlike the GPU
+# Operator's `gpu.deploy.*` switches, which a pod's node selector names too.
+GFD_GPU_LABELS = frozenset(f"nvidia.com/{k}" for k in (
+    "gpu.count", "gpu.product", "gpu.memory", "gpu.family", "gpu.machine", "gpu.compute.major", "gpu.compute.minor",
+    "cuda.driver.major", "cuda.driver.minor", "cuda.driver.rev", "cuda.driver-version.major",
+    "cuda.driver-version.minor", "cuda.driver-version.revision", "cuda.runtime.major", "cuda.runtime.minor",
+    "cuda.runtime-version.major", "cuda.runtime-version.minor", "mig.capable", "mig.strategy"))
 # A row of describe's Allocated resources table: `  nvidia.com/gpu     1            1`.
 ALLOCATED_ROW = re.compile(r"^\s*(?P<key>[\w.-]+/[\w.-]+)\s+(?P<value>\d+)\b")
 # GPU resources: the device plugin's (nvidia.com/gpu, nvidia.com/gpu.shared when time-slicing renames it, the MIG
@@ -108,7 +119,13 @@ class K8sNode:
 
     @property
     def gpu_product(self) -> str:
-        """The GPU model GFD labels (`-SHARED` of time-slicing cut), or "" (none, or a MIG slice's name)."""
+        """The GPU model GFD labels (`-SHARED` of time-slicing cut), or "" (a MIG slice's name). Where no product is
+        labelled, the compute capability GFD labels (`gpu.compute.major/minor`) names it (gputable.capability_name)
+        if no GPU of that capability has MIG: its `gpu.count` then counts whole GPUs, never slices."""
+        if self.label("nvidia.com/gpu.product") is None:
+            major, minor = self._nvidia("gpu.compute.major"), self._nvidia("gpu.compute.minor")
+            name = capability_name(f"{major}.{minor}") if major.isdigit() and minor.isdigit() else ""
+            return name if name and has_mig(name) is False else ""
         product = self._nvidia("gpu.product").removesuffix("-SHARED")
         return "" if "-MIG-" in product else product
 
@@ -183,10 +200,17 @@ class K8sNode:
     @property
     def most_gpus(self) -> int | None:
         """The most GPU devices one pod can be handed on the node: the sum of the GPU resources its Capacity counts
-        (else its Allocatable), time-slicing's replicas and MIG slices each one device; None where neither shows one.
-        A count of 1 is one GPU, or one replica or slice of it."""
+        (else its Allocatable), time-slicing's replicas and MIG slices each one device; else the whole GPUs GFD counts
+        (gpu_count); None where none shows one. A count of 1 is one GPU, or one replica or slice of it."""
         shown = self.gpu_resources(self.capacity) or self.gpu_resources(self.allocatable)
-        return sum(int(e.value) for e in shown.values()) if shown else None
+        return sum(int(e.value) for e in shown.values()) if shown else self.gpu_count
+
+    @property
+    def device_line(self) -> str:
+        """The node's first GPU resource line (capacity's, else allocatable's), else GFD's `gpu.count` label line."""
+        shown = self.gpu_resources(self.capacity) or self.gpu_resources(self.allocatable)
+        count = self.label("nvidia.com/gpu.count")
+        return next(iter(shown.values())).line if shown else count.line if count is not None else ""
 
     @property
     def gpu_node(self) -> bool:
@@ -210,9 +234,8 @@ class K8sNodes:
 
     @staticmethod
     def device_lines(nodes: tuple[K8sNode, ...]) -> str:
-        """The first GPU resource line of each node (capacity's, else allocatable's), up to three, joined."""
-        return "; ".join(next(iter((n.gpu_resources(n.capacity) or n.gpu_resources(n.allocatable)).values())).line
-                         for n in nodes[:3])
+        """The first GPU resource line of each node (K8sNode.device_line), up to three, joined."""
+        return "; ".join(n.device_line for n in nodes[:3])
 
     def taken(self) -> tuple[tuple[K8sNode, tuple[NodeEntry, ...]], ...]:
         """Each GPU node with the Allocated resources rows that take every GPU it offers (K8sNode.taken); () where
@@ -280,6 +303,8 @@ def _read_node(lines: list[str]) -> K8sNode:
             rest = head.group("rest").strip()
             if rest and rest not in ("{", "[", "<none>"):
                 _add(found, section, line[:len(head.group("indent"))] + "  " + rest)
+        elif BARE_LABEL.match(line):
+            _add(found, "labels", line)
     hostname = next((e.value for e in found["labels"] if e.key == "kubernetes.io/hostname"), "") \
         or _address_hostname(found["addresses"])
     return K8sNode(name or hostname, tuple(found["labels"]), tuple(found["capacity"]), tuple(found["allocatable"]),

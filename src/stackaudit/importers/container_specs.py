@@ -654,9 +654,11 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
         end -= 1
     fields = describe_sections(lines[i:end], base)
     containers = [_describe_container(n, b) for n, b in describe_items(fields.get("Containers", ("", []))[1])]
-    if not containers:
+    # A description cut before its containers that shows the pod's node (corpus 2112: the GPU Operator's pod, cut in
+    # its annotations) is recorded as a manifest without containers, as a YAML manifest so cut is (k8s_pod).
+    if not containers and fields.get("Node", ("", []))[0] in ("", "<none>"):
         return i, end, ""
-    spec: dict[str, object] = {"containers": containers}
+    spec: dict[str, object] = {"containers": containers} if containers else {}
     inits = [_describe_container(n, b) for n, b in describe_items(fields.get("Init Containers", ("", []))[1])]
     if inits:
         spec["initContainers"] = inits
@@ -720,6 +722,8 @@ def _described_found(lines: list[str], start: int, end: int, manifest: str) -> F
     try:
         parse_k8s(manifest)
     except ParseError:
+        if state is None and "containers:" not in manifest and manifest.strip():
+            return _spec("k8s pod", start, end, K8S_SPEC.name, manifest + "\n")
         if state is None:
             return None
         return Found("k8s pod", start, end, state)

@@ -9,7 +9,9 @@ from collections.abc import Iterator
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.k8s_node import (
+    BARE_LABEL,
     DESCRIBE_NAME,
+    GFD_GPU_LABELS,
     INSTANCE_TYPE_LABELS,
     MAX_NODE_LINES,
     WIDE_HEAD,
@@ -31,6 +33,9 @@ RESOURCES_HEAD = re.compile(r"^\s*[\"']?(?:Capacity|Allocatable|capacity|allocat
 # describe's `Allocated resources:` table pasted alone, cut out of its node (NVIDIA/k8s-device-plugin#213): it is read
 # where its rows list an nvidia.com resource.
 ALLOCATED_HEAD = re.compile(r"^\s*Allocated resources:\s*$")
+# describe's label lines pasted alone, without the node's name (vllm-project/vllm#3564, corpus 2125): read where they
+# hold GFD_GPU_LEAST of GFD's labels of the GPUs and driver, which no pod's node selector lists so many of.
+GFD_GPU_LEAST = 2
 # The resources that make a `capacity:` block a node's (a volume's capacity holds `storage` alone).
 _NODE_RESOURCES = re.compile(r"^(?:pods|nvidia\.com/[\w.-]+)$")
 
@@ -43,6 +48,12 @@ def _node_line(line: str) -> bool:
     return line[0].isspace() or DESCRIBE_HEADER.match(line) is not None or OBJECT_KEY.match(line) is not None
 
 
+def _gfd_label(line: str) -> bool:
+    """Whether a line is one of GFD's node labels alone (`  nvidia.com/gpu.count=1`), as describe's Labels show it."""
+    m = BARE_LABEL.match(line)
+    return m is not None and m.group("key") in GFD_GPU_LABELS
+
+
 def _describe_start(lines: list[str], i: int) -> bool:
     """Whether line i is `Name: <node>` with describe's Roles or Labels right after it."""
     return DESCRIBE_NAME.match(lines[i]) is not None and any(
@@ -52,8 +63,10 @@ def _describe_start(lines: list[str], i: int) -> bool:
 @importer("k8s node", "a Kubernetes node's description: `kubectl describe node` (Name: with Roles: or Labels: after "
           "it; a Capacity: or Allocatable: section), or the node object's capacity / allocatable (`kubectl get node "
           "-o yaml`, `-o json`) listing pods or an nvidia.com resource, or describe's Allocated resources table alone "
-          "listing an nvidia.com resource, or `kubectl get nodes -o wide` (its header and the rows under it)",
-          needles=("Name:", "Capacity", "Allocatable", "Allocated resources", "KERNEL-VERSION"), per_line=True)
+          "listing an nvidia.com resource, or describe's label lines alone holding GPU feature discovery's labels of the GPU "
+          "and driver (`nvidia.com/gpu.count=1`), or `kubectl get nodes -o wide` (its header and the rows under it)",
+          needles=("Name:", "Capacity", "Allocatable", "Allocated resources", "nvidia.com/", "KERNEL-VERSION"),
+          per_line=True)
 def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
@@ -71,7 +84,7 @@ def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator
             taken = end
             continue
         if i < taken or not (_describe_start(lines, i) or RESOURCES_HEAD.match(lines[i])
-                                      or ALLOCATED_HEAD.match(lines[i])):
+                                      or ALLOCATED_HEAD.match(lines[i]) or _gfd_label(lines[i])):
             continue
         start = i
         while start > max(taken, i - MAX_NODE_LINES) and _node_line(lines[start - 1]) \
@@ -87,7 +100,8 @@ def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator
         except ParseError:
             continue
         if not (_describe_start(lines, start) or any(_NODE_RESOURCES.match(e.key) for n in nodes
-                                                     for e in (*n.capacity, *n.allocatable, *n.requested))):
+                                                     for e in (*n.capacity, *n.allocatable, *n.requested))
+                or any(len({e.key for e in n.labels} & GFD_GPU_LABELS) >= GFD_GPU_LEAST for n in nodes)):
             continue
         # The cloud's instance type label names the machine as the user's words would (`g4dn.2xlarge`: one T4 in a
         # Nitro VM, facts/platform.py), recorded beside them.
