@@ -136,6 +136,16 @@ PREFIX_SAMPLES: list[tuple[str, str, str, str]] = [
      'time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"', ""),
     ("Python logging",  # capture 174 (open-mmlab/mmdeploy#17): a check_env report through logging.info
      "INFO:root:GPU 0,1,2,3: Tesla P40", "GPU 0,1,2,3: Tesla P40", ""),
+    ("Python logging asctime",  # capture 2127 (allenai/olmocr#105): olmocr logs SGLang's lines as its own
+     "2025-03-07 23:50:27,727 - __main__ - INFO - [2025-03-07 23:50:27 TP0] Load weight begin. avail mem=22.46 GB",
+     "[2025-03-07 23:50:27 TP0] Load weight begin. avail mem=22.46 GB", ""),
+    ("Python logging asctime",  # allenai/olmocr#159: a traceback's line keeps its indent
+     '2025-04-03 12:05:56,595 - __main__ - INFO -   File "/envs/olmocr2/lib/python3.11/site-packages/urllib3/'
+     'util/ssl_.py", line 460, in ssl_wrap_socket',
+     '  File "/envs/olmocr2/lib/python3.11/site-packages/urllib3/util/ssl_.py", line 460, in ssl_wrap_socket', ""),
+    ("Python logging asctime",  # allenai/olmocr#129: the wrapper's own WARNING line
+     "2025-03-18 10:23:43,110 - __main__ - WARNING - Attempt 1: Please wait for sglang server to become ready...",
+     "Attempt 1: Please wait for sglang server to become ready...", ""),
     ("Ray worker",  # capture 601 (ray-project/ray#25246): a Ray task's nvidia-smi
      "(test_func pid=16253, ip=10.0.2.120) |   0  Tesla T4            On   | 00000000:00:1B.0 Off |",
      "|   0  Tesla T4            On   | 00000000:00:1B.0 Off |", ""),
@@ -160,6 +170,7 @@ NOT_PREFIXES = [
     "(pid=123)",  # modelled: a bare worker tag with no message after it
     "(note: pid=123 was the engine) it hung",  # modelled: prose in brackets
     "2024-07-02 18:46:08,123 root: INFO loaded",  # modelled: a program's tag after a date with a space stays
+    "2024-07-02 18:46:08,123 - started the job",  # modelled: a date and a dash, no logger name or level
 ]
 
 
