@@ -275,7 +275,10 @@ def _log_prefix(line: str) -> re.Match[str] | None:
         if line[4:5] == "-" and line[10:11] == "T":
             return _CRI.match(line) or _JOURNAL_ISO.match(line) or _DOCKER_TIME.match(line)
         if line[4:5] == "-" and line[10:11] == " ":
-            return _SYSLOG_DATE.match(line) or _PY_ASCTIME.match(line)
+            # Python logging's asctime form only before an engine's own log line (a wrapper's message and lmdeploy's
+            # own `- lmdeploy - INFO - ` lines stay whole: the log readers know lmdeploy's).
+            return _SYSLOG_DATE.match(line) or (
+                m if (m := _PY_ASCTIME.match(line)) and is_log_line(line[m.end():]) else None)
         if "月" in line[:3]:
             return _SYSLOG.match(line)
     elif line[:3].lower() in _MONTHS:
