@@ -338,3 +338,29 @@ def test_corpus_603_report_cut_after_the_driver_branch(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     # No branch is read, so torch's own start decides (h79a: "Is CUDA available: True" proves its runtime ran).
     assert r.status == "ok" and "driver 53 " not in r.message and "torch initialised CUDA" in r.message
+
+
+def _from_libraries_heading(prefix: str) -> str:
+    """A corpus report from its ruled `Versions of relevant libraries` heading on (the rule above it kept)."""
+    text = strip_header(next(CAPTURES.glob(f"{prefix}-*.txt")).read_text(encoding="utf-8"))
+    lines = text.splitlines()
+    at = next(n for n, line in enumerate(lines) if line.strip() == "Versions of relevant libraries")
+    return "\n".join(lines[at - 1:]) + "\n"
+
+
+@pytest.mark.parametrize(("prefix", "torch"), [
+    ("2103", "2.11.0+cu130"),  # vllm-project/vllm#50835: the piece pasted from that heading on
+    ("1651", "2.9.0"),  # vllm-project/vllm#31276: its report, cut here to the same heading
+])
+def test_new_format_report_pasted_from_its_library_heading_is_read(prefix: str, torch: str) -> None:
+    text = _from_libraries_heading(prefix)
+    assert [k for k, _, _ in recognise(text).recognised][:1] == ["collect_env"]
+    report = parse_collect_env(text)
+    assert report.tool == "vllm" and report.format == "new"
+    assert report.packages["torch"] == torch
+
+
+def test_ruled_library_heading_without_its_pip_lines_is_not_a_report() -> None:
+    # Modelled: the heading and its rules alone, then prose; no package is listed.
+    text = "=" * 30 + "\nVersions of relevant libraries\n" + "=" * 30 + "\nI could not paste the rest.\n"
+    assert "collect_env" not in [k for k, _, _ in recognise(text).recognised]

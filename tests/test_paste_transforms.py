@@ -136,6 +136,13 @@ PREFIX_SAMPLES: list[tuple[str, str, str, str]] = [
      'time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"', ""),
     ("Python logging",  # capture 174 (open-mmlab/mmdeploy#17): a check_env report through logging.info
      "INFO:root:GPU 0,1,2,3: Tesla P40", "GPU 0,1,2,3: Tesla P40", ""),
+    ("Python logging asctime",  # capture 2127 (allenai/olmocr#105): olmocr logs SGLang's lines as its own
+     "2025-03-07 23:50:27,727 - __main__ - INFO - [2025-03-07 23:50:27 TP0] Load weight begin. avail mem=22.46 GB",
+     "[2025-03-07 23:50:27 TP0] Load weight begin. avail mem=22.46 GB", ""),
+    ("Python logging asctime",  # allenai/olmocr#105, a later comment: the scheduler's failure
+     "2025-03-08 02:04:48,693 - __main__ - INFO - [2025-03-08 02:04:48 TP0] Scheduler hit an exception: Traceback "
+     "(most recent call last):",
+     "[2025-03-08 02:04:48 TP0] Scheduler hit an exception: Traceback (most recent call last):", ""),
     ("Ray worker",  # capture 601 (ray-project/ray#25246): a Ray task's nvidia-smi
      "(test_func pid=16253, ip=10.0.2.120) |   0  Tesla T4            On   | 00000000:00:1B.0 Off |",
      "|   0  Tesla T4            On   | 00000000:00:1B.0 Off |", ""),
@@ -160,6 +167,13 @@ NOT_PREFIXES = [
     "(pid=123)",  # modelled: a bare worker tag with no message after it
     "(note: pid=123 was the engine) it hung",  # modelled: prose in brackets
     "2024-07-02 18:46:08,123 root: INFO loaded",  # modelled: a program's tag after a date with a space stays
+    "2024-07-02 18:46:08,123 - started the job",  # modelled: a date and a dash, no logger name or level
+    # allenai/olmocr#129: the wrapper's own message, no engine line behind the prefix
+    "2025-03-18 10:23:43,110 - __main__ - WARNING - Attempt 1: Please wait for sglang server to become ready...",
+    # allenai/olmocr#159: a traceback's line the wrapper logged
+    '2025-04-03 12:05:56,595 - __main__ - INFO -     ssl_sock = ssl_wrap_socket(',
+    # capture 1641 (InternLM/lmdeploy#2229): lmdeploy's own line, read whole by the log readers
+    "2024-08-05 05:40:52,191 - lmdeploy - WARNING - model_source: hf_model",
 ]
 
 

@@ -272,6 +272,36 @@ def test_elided_inspect_is_read_in_pieces() -> None:
     assert run_checks(host, ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"].status == "unknown"
 
 
+# One HostConfig key projected by jq or --format: its key is named in the command only.
+PROJECTED_DEVICE_REQUESTS = [
+    # ollama/ollama#6383 (corpus 2130): jq's output in its own fence, a line of prose between.
+    "```\ndocker inspect ollama | jq '.[0].HostConfig.DeviceRequests'\n```\nOn my ollama container, it shows:\n"
+    '```json\n[\n  {\n    "Driver": "nvidia",\n    "Count": 1,\n    "DeviceIDs": null,\n    "Capabilities": [\n'
+    '      [\n        "gpu"\n      ]\n    ],\n    "Options": null\n  }\n]\n```\n',
+    # Notifiarr/dockwatch#29: after a prompt, `jq -r ".[].HostConfig.DeviceRequests"`.
+    '[nzxl@roland docker]$ docker inspect plex | jq -r ".[].HostConfig.DeviceRequests"\n[\n  {\n    "Driver": '
+    '"nvidia",\n    "Count": 1,\n    "DeviceIDs": null,\n    "Capabilities": [\n      [\n        "gpu"\n      ]\n'
+    '    ],\n    "Options": null\n  }\n]\n',
+    # Modelled on Docker's --format: `{{json ...}}` prints the value on one line.
+    "$ docker inspect -f '{{json .HostConfig.DeviceRequests}}' vllm\n"
+    '[{"Driver":"","Count":-1,"DeviceIDs":null,"Capabilities":[["gpu"]],"Options":{}}]\n',
+]
+
+
+@pytest.mark.parametrize("text", PROJECTED_DEVICE_REQUESTS)
+def test_a_projected_device_request_is_read_as_an_excerpt(text: str) -> None:
+    kinds = [k for k, _, _ in recognise(text).recognised]
+    assert kinds == ["docker inspect excerpt"]
+    (ctr,) = containers(pasted(text)).containers
+    assert ctr.excerpt and ctr.gpu_requested
+
+
+def test_a_projection_printed_in_go_syntax_is_not_read() -> None:
+    # Modelled: without `json`, --format prints Go's syntax, not JSON (`[{nvidia 1 [] [[gpu]] map[]}]`).
+    text = "$ docker inspect -f '{{.HostConfig.DeviceRequests}}' vllm\n[{nvidia 1 [] [[gpu]] map[]}]\n"
+    assert "docker inspect excerpt" not in [k for k, _, _ in recognise(text).recognised]
+
+
 def test_whole_docker_inspect_is_still_the_whole_source() -> None:
     text = '[\n  {\n    "Id": "abc",\n    "HostConfig": {"ShmSize": 67108864, "IpcMode": "private"}\n  }\n]\n'
     host = pasted(text)

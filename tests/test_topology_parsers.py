@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from corpus import fact, pasted
 from scenario_builder import TOPO_LEGEND
 from stackaudit.engine.collect import Collector
 from stackaudit.facts._parse import ParseError
@@ -286,3 +287,34 @@ def test_cells_and_names_run_together_by_a_lost_tab_are_split() -> None:
     topo = parse_topo_matrix(text)
     assert topo.nics == ("NIC0", "NIC1", "NIC2", "NIC3")
     assert topo.link("GPU1", "NIC3") == "PXB" and topo.numa_affinity == {"GPU0": "0", "GPU1": "1"}
+
+
+# `nvidia-smi topo -m` rewritten by hand as a Markdown table: its rows are read as nvidia-smi prints them.
+MARKDOWN_TOPOS = [
+    # Lightning-AI/litgpt#1581 (corpus 2098): with the affinity columns and a rule row of bare dashes.
+    ("| | GPU0 | GPU1 | GPU2 | GPU3 | CPU Affinity | NUMA Affinity | GPU NUMA ID |\n|---|---|---|---|---|---|---|---|\n"
+     "| GPU0 | X | NODE | SYS | SYS | 0-15,32-47 | 0 | N/A |\n| GPU1 | NODE | X | SYS | SYS | 0-15,32-47 | 0 | N/A |\n"
+     "| GPU2 | SYS | SYS | X | NODE | 16-31,48-63 | 1 | N/A |\n| GPU3 | SYS | SYS | NODE | X | 16-31,48-63 | 1 | N/A |\n",
+     4, ("GPU0", "GPU2", "SYS"), {"GPU2": 1}),
+    # A public benchmark note (llama.cpp multi-GPU fork's hardware page): `| --- |` rules, an NVLink pair.
+    ("| | GPU0 | GPU1 | GPU2 |\n| --- | --- | --- | --- |\n| GPU0 | X | NV4 | PHB |\n| GPU1 | NV4 | X | PHB |\n"
+     "| GPU2 | PHB | PHB | X |\n", 3, ("GPU0", "GPU1", "NV4"), {}),
+    # A public training log (a 4x A40 pod's cross-socket hang): the matrix cut after its third row.
+    ("| | GPU0 | GPU1 | GPU2 | GPU3 |\n|---|---|---|---|---|\n| GPU0 | X | SYS | SYS | SYS |\n"
+     "| GPU1 | SYS | X | NODE | NODE |\n| GPU2 | SYS | NODE | X | PXB |\n", 4, ("GPU1", "GPU2", "NODE"), {}),
+]
+
+
+@pytest.mark.parametrize(("text", "gpus", "link", "numa"), MARKDOWN_TOPOS)
+def test_a_topology_rewritten_as_a_markdown_table_is_read(text: str, gpus: int, link: tuple[str, str, str],
+                                                           numa: dict[str, int]) -> None:
+    assert [k for k, _, _ in recognise(text).recognised] == ["nvidia-smi topo -m"]
+    m = fact(pasted(text), "gpu_topology")
+    assert len(m.gpus) == gpus and m.link(link[0], link[1]) == link[2]
+    assert all(m.numa_node(g) == n for g, n in numa.items())
+
+
+def test_a_markdown_table_of_other_columns_is_no_topology() -> None:
+    # Modelled: a table that names GPUs but holds no link cells.
+    text = "| GPU | Model | Memory |\n|---|---|---|\n| GPU0 | RTX 4090 | 24 GB |\n| GPU1 | RTX 4090 | 24 GB |\n"
+    assert "nvidia-smi topo -m" not in [k for k, _, _ in recognise(text).recognised]

@@ -310,10 +310,12 @@ def parse_collect_env(text: str) -> CollectEnv:
         # mmengine's collect_env (lmdeploy check_env, mmdeploy check_env.py), from its first line or pasted from any
         # of its fields on with enough of them following.
         tool, fmt = "openmmlab", "openmmlab"
-    elif packages and any(ln.strip() == "Versions of relevant libraries:" for ln in lines):
+    elif packages and any(ln.strip() in ("Versions of relevant libraries:", "Versions of relevant libraries")
+                          for ln in lines):
         # torch's collect_env heading over its `[pip3] torch==2.5.1+cu124` list, which vLLM's collect_env prints
-        # as torch's does (check_env and mmengine list `name: version`): the report cut to that list (corpus 1103).
-        tool, fmt = "vllm", "old"
+        # as torch's does (check_env and mmengine list `name: version`): the report cut to that list (corpus 1103);
+        # vLLM's newer report rules the heading off and drops its colon (corpus 2103).
+        tool, fmt = "vllm", "new" if new_format else "old"
     else:
         raise ParseError("not a vLLM collect_env or SGLang check_env report")
 

@@ -259,9 +259,14 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # (a journal line with its time and host cut away: the program's tag with its PID stays; kernel and daemon tags
     # stay for their readers, as in the journal forms).
     ("journal tag", re.compile(r"^(?!" + DAEMON_TAG + r")(?P<tag>[A-Za-z][\w.-]*\[\d+\]):(?: |$)")),
+    # 2025-03-07 23:50:27,531 - __main__ - INFO - [2025-03-07 23:50:27 TP0] Load weight begin. avail mem=22.46 GB
+    # (Python logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s`: a wrapper that logs an engine's
+    # output as its own, olmocr's of SGLang, allenai/olmocr#105).
+    ("Python logging asctime", re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - [\w.<>-]+ - "
+                                          r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - ")),
 )
 _CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _SYSLOG_DATE, _SYSLOG_WALL, _DOCKER_TIME, _COMPOSE, _PY_LOGGING, _RAY_WORKER, \
-    _BARE_TAG = (
+    _BARE_TAG, _PY_ASCTIME = (
     pattern for _, pattern in LOG_PREFIXES)
 # The first three letters of each name: the cheap test before the pattern.
 _MONTHS = frozenset(name[:3].lower() for name in _MONTH_NAMES.replace("\\.?", "").replace("\\.", "").split("|"))
@@ -273,7 +278,10 @@ def _log_prefix(line: str) -> re.Match[str] | None:
         if line[4:5] == "-" and line[10:11] == "T":
             return _CRI.match(line) or _JOURNAL_ISO.match(line) or _DOCKER_TIME.match(line)
         if line[4:5] == "-" and line[10:11] == " ":
-            return _SYSLOG_DATE.match(line)
+            # Python logging's asctime form only before an engine's own log line (a wrapper's message and lmdeploy's
+            # own `- lmdeploy - INFO - ` lines stay whole: the log readers know lmdeploy's).
+            return _SYSLOG_DATE.match(line) or (
+                m if (m := _PY_ASCTIME.match(line)) and is_log_line(line[m.end():]) else None)
         if "月" in line[:3]:
             return _SYSLOG.match(line)
     elif line[:3].lower() in _MONTHS:

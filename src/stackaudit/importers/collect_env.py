@@ -44,7 +44,10 @@ _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models 
             "sys.platform:", "numpy_random_seed:",
             # torch's collect_env's own heading over its package list (`Versions of relevant libraries:` then
             # `[pip3] torch==2.5.1+cu124`): a report cut to that list (corpus 1103) is still the report's
-            "Versions of relevant libraries:\n[pip")
+            "Versions of relevant libraries:\n[pip",
+            # vLLM's newer collect_env rules its heading off (`====` above and below): a report pasted from that
+            # heading on (corpus 2103)
+            "Versions of relevant libraries\n" + "=" * 30 + "\n[pip")
 
 
 def _belongs(line: str) -> bool:

@@ -801,12 +801,50 @@ def _whole_array(text: str) -> bool:
     return True
 
 
+# `docker inspect ollama | jq '.[0].HostConfig.DeviceRequests'`, `docker inspect -f '{{json .HostConfig.ShmSize}}' vllm`:
+# one HostConfig key's value, its key named only in the command (ollama/ollama#6383). The JSON value follows within
+# _PROJECTION_GAP lines (a fence, a line of prose).
+_PROJECTION = re.compile(r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?inspect\b.*?\.HostConfig\.(?P<key>"
+                         + "|".join(k for k in _INSPECT_KEYS if k not in ("HostConfig", "Args", "Path", "Env"))
+                         + r")\b")
+_PROJECTION_GAP = 4
+
+
+def _projected(lines: list[str], at: int) -> tuple[int, str] | None:
+    """(the end, the value wrapped as `{"HostConfig": {key: value}}`) of the value a projecting command at `at`
+    printed, else None."""
+    m = _PROJECTION.search(lines[at])
+    if not m:
+        return None
+    for start in range(at + 1, min(at + 1 + _PROJECTION_GAP, len(lines))):
+        head = lines[start].strip()
+        if not head or not (head[0] in "[{" or head[0].isdigit() or head == "null"):
+            continue
+        text = "\n".join(lines[start:start + MAX_SPEC_LINES])
+        try:
+            value, size = json.JSONDecoder().raw_decode(text.lstrip())
+        except ValueError:
+            return None
+        end = start + text.lstrip()[:size].count("\n") + 1
+        return end, json.dumps({"HostConfig": {m.group("key"): value}}, indent=2)
+    return None
+
+
 # Not per line: an excerpt starts at any JSON-looking line (a digit, a brace); but it is only taken with one of
-# docker inspect's keys in it.
+# docker inspect's keys in it, or after a command that projects one (_PROJECTION).
 @importer("docker inspect excerpt", "part of a `docker inspect` output (an object or a HostConfig fragment)",
-          needles=tuple(f'"{key}"' for key in _INSPECT_KEYS))
+          needles=(*(f'"{key}"' for key in _INSPECT_KEYS), ".hostconfig."))
 def docker_inspect_excerpt(lines: list[str]) -> Iterator[Found]:
     for start in (scan := Scan(lines, None)):
+        if ".HostConfig." in lines[start] and (projected := _projected(lines, start)):
+            end, text = projected
+            scan.skip(end)
+            try:
+                parse_inspect_excerpt(text)
+            except ParseError:
+                continue
+            yield Found("docker inspect excerpt", start, end, _append(DOCKER_INSPECT_EXCERPT.name, text + "\n"))
+            continue
         if not _JSONISH.match(lines[start]) or not lines[start].strip():
             continue
         i = end = start

@@ -39,8 +39,20 @@ _P2P_CMD = re.compile(r"(?:nvidia-smi\s+|\()topo\s+(?:-p2p|--p2pstatus)\s+(\w+)"
 _ANSI_NEEDLES = ("\x1b", "[4m", "[0m", "[24m", "[1m", "[22m")
 
 
+# A matrix a user rewrote as a Markdown table (`| GPU0 | X | NODE | SYS |`, Lightning-AI/litgpt#1581): each row is
+# read as nvidia-smi prints it, its cells tab-separated, and the table's rule row (`|---|---|`) as a blank line.
+_MD_ROW = re.compile(r"^\s*\|(?P<cells>(?:[^|]*\|){2,})\s*$")
+_MD_RULE = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+
+
 def _text(line: str) -> str:
-    return clean(line).rstrip()
+    line = clean(line).rstrip()
+    if line[:1] != "|" and not line.lstrip().startswith("|"):
+        return line
+    if _MD_RULE.match(line):
+        return ""
+    m = _MD_ROW.match(line)
+    return "\t".join(cell.strip() for cell in m.group("cells").split("|")[:-1]) if m else line
 
 
 def _record(argv: tuple[str, ...], body: str, rec: HostRecord) -> None:
