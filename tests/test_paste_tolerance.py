@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corpus import CAPTURES_DIR, load_corpus, parse_header
-from stackaudit.facts.sources import PROMPT_HOSTS
+from stackaudit.facts.sources import PROMPT_ENVS, PROMPT_HOSTS
 from stackaudit.importers import _paste, import_all
 from stackaudit.importers.recognition import ImportResult, recognise
 from stackaudit.importers.registry import IMPORTERS, recognised_kinds
@@ -60,8 +60,9 @@ def _record_text(result: ImportResult) -> dict[str, str]:
     rec = result.record
     out = {f"cmd:{' '.join(a)}": r.stdout for a, r in rec.commands.items()}
     out.update({f"fs:{p}": v.decode() for p, v in rec.files.items()})
-    # The prompts the paste was typed at (PROMPT_HOSTS): the "prompt line before" wrap adds one of its own.
-    out.update({f"doc:{n}": t for n, t in rec.docs.items() if n != PROMPT_HOSTS.name})
+    # The prompts the paste was typed at (PROMPT_HOSTS, and the environments they name: PROMPT_ENVS): the "prompt line
+    # before" wrap adds one of its own.
+    out.update({f"doc:{n}": t for n, t in rec.docs.items() if n not in (PROMPT_HOSTS.name, PROMPT_ENVS.name)})
     return out
 
 

@@ -1023,12 +1023,6 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"`{activated[:100]}` is typed at the machine's own shell prompt: the user's Python "
                     "environment, activated and run on the machine, not in a container (no command typed "
                     "there names one)")
-            prefixed = _env_prompt(host)
-            if prefixed:
-                return ContainerInfo.ran_on_host(
-                    f"the shell prompt `{prefixed[:100]}` names the Python environment the user's shell activated: "
-                    "the user's own environment on the machine, not a container (no prompt or command of the paste "
-                    "names one)")
             unit = _unit_engine(ctx)
             if unit:
                 return ContainerInfo.ran_on_host(
@@ -1056,6 +1050,13 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo.ran_on_host(
                     "TGI's runtime environment says its launcher runs outside TGI's image (`Docker label: "
                     "N/A`; in the image it names the image's commit, `sha-...`)")
+            # After the engine's own word (TGI's label above): a prompt's environment is the user's shell.
+            prefixed = _env_prompt(host)
+            if prefixed:
+                return ContainerInfo.ran_on_host(
+                    f"the shell prompt `{prefixed[:100]}` names the Python environment the user's shell activated: "
+                    "the user's own environment on the machine, not a container (no prompt or command of the paste "
+                    "names one)")
             words = _stated_host(host)
             if words and FORM_CLI_DIRECTLY.match(words):
                 return ContainerInfo.ran_on_host(
