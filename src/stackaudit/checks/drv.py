@@ -1364,8 +1364,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     driver container that is installing it), there is no flavour to judge. A driver before R515 whose GPUs shown are
     all pre-Turing (nvidia-smi's rows, `lspci`, the user's `GPU is GP104BM [GeForce GTX 1070 Mobile]`) is not
     applicable: neither the driver nor the GPUs have an open module (corpus 2051, 2052). A collect_env or check_env
-    whose torch
-    initialised CUDA, outside WSL 2, shows the GPUs it lists running under the loaded module. Where no source shows the flavour (nor the driver), a Blackwell or GH200
+    whose torch initialised CUDA, outside WSL 2, shows the GPUs it lists running under the loaded module. Where no source shows the flavour (nor the driver), a Blackwell or GH200
     GPU that nvidia-smi lists (its name cut too: gputable.agreed) or CUDA named (simpleP2P; a collect_env or check_env
     whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
     (facts/nvidia.py open_module_only), and so does one a CUDA program's device list names (llama.cpp's

@@ -198,24 +198,29 @@ class K8sNode:
         return tuple(asked[k] for k in alloc)
 
     @property
+    def shown_gpu_resources(self) -> dict[str, NodeEntry]:
+        """The GPU resources the node's Capacity lists, else its Allocatable's (gpu_resources)."""
+        return self.gpu_resources(self.capacity) or self.gpu_resources(self.allocatable)
+
+    @property
     def most_gpus(self) -> int | None:
         """The most GPU devices one pod can be handed on the node: the sum of the GPU resources its Capacity counts
         (else its Allocatable), time-slicing's replicas and MIG slices each one device; else the whole GPUs GFD counts
         (gpu_count); None where none shows one. A count of 1 is one GPU, or one replica or slice of it."""
-        shown = self.gpu_resources(self.capacity) or self.gpu_resources(self.allocatable)
+        shown = self.shown_gpu_resources
         return sum(int(e.value) for e in shown.values()) if shown else self.gpu_count
 
     @property
     def device_line(self) -> str:
         """The node's first GPU resource line (capacity's, else allocatable's), else GFD's `gpu.count` label line."""
-        shown = self.gpu_resources(self.capacity) or self.gpu_resources(self.allocatable)
+        shown = self.shown_gpu_resources
         count = self.label("nvidia.com/gpu.count")
         return next(iter(shown.values())).line if shown else count.line if count is not None else ""
 
     @property
     def gpu_node(self) -> bool:
         """Whether the node shows a GPU: a GFD label, or a GPU resource."""
-        return bool(self.gpu_labelled or self.gpu_resources(self.capacity) or self.gpu_resources(self.allocatable))
+        return bool(self.gpu_labelled or self.shown_gpu_resources)
 
 
 @dataclass(frozen=True)

@@ -820,12 +820,12 @@ def _projected(lines: list[str], at: int) -> tuple[int, str] | None:
         head = lines[start].strip()
         if not head or not (head[0] in "[{" or head[0].isdigit() or head == "null"):
             continue
-        text = "\n".join(lines[start:start + MAX_SPEC_LINES])
+        text = "\n".join(lines[start:start + MAX_SPEC_LINES]).lstrip()
         try:
-            value, size = json.JSONDecoder().raw_decode(text.lstrip())
+            value, size = json.JSONDecoder().raw_decode(text)
         except ValueError:
             return None
-        end = start + text.lstrip()[:size].count("\n") + 1
+        end = start + text[:size].count("\n") + 1
         return end, json.dumps({"HostConfig": {m.group("key"): value}}, indent=2)
     return None
 
