@@ -287,6 +287,6 @@ def test_koboldcpps_model_on_a_windows_drive_rules_out_linux_only_checks(tmp_pat
     ids = "CTR-GPU-ACCESS,DRV-PERSISTENCE,DRV-OPEN-MODULE"
     got = paste_checks(tmp_path, line, *ids.split(","))
     assert {k: r.status for k, r in got.items()} == dict.fromkeys(ids.split(","), "not-applicable")
-    assert "a model loaded from a Windows drive" in got["DRV-PERSISTENCE"].message
+    assert "a model loaded from a Windows path" in got["DRV-PERSISTENCE"].message
     wsl = paste_checks(tmp_path, line.replace("C:/", "/mnt/c/"), *ids.split(","))
     assert all(r.status != "not-applicable" for r in wsl.values())
