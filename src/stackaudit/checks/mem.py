@@ -648,6 +648,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     such GPU holds no more than a desktop's share (at most 3 GiB, under a tenth of it: a CUDA context or a small
     program, 433 of 46068 MiB, 1299 of 81559) it is not an issue: whoever holds it, the GPU keeps over nine tenths of
     its memory, as at an engine's start.
+    So is such a GPU under native Windows (the table's Driver-Model column reads WDDM) whose `Disp.A` reads N/A, as a
+    laptop's GeForce does (38 of 2048 MiB): a desktop on it is WDDM's own share, not an issue either.
     In Exclusive_Process compute mode such a GPU (display off, no serving work and no engine named in the source;
     a named engine's context may be its own) is an issue: the context
     it holds has the GPU to itself, and the driver refuses every other process one there (CUDA error 46, "all
