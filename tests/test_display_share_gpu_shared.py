@@ -108,3 +108,58 @@ def test_modelled_larger_card_leaves_a_model_room(tmp_path: Path) -> None:
     at 1092 MiB is the real case)."""
     text = _table(("On", 1602)).replace("6144MiB", "12288MiB")
     assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "not-an-issue"
+
+
+# Windows nvidia-smi tables (TCC/WDDM column, Disp.A N/A as laptop GeForces read it) from public pastes, cut before
+# their process box: a GeForce GT 735M under R425 (a TensorFlow script's notes, 37 of 1024 MiB), a GeForce at 165 of
+# 3072 MiB under R474 (a WSL set-up guide's PowerShell step), and a two-GPU GeForce R474 table whose GPU 1 holds 524 of
+# 1024 MiB. Corpus 2096 is the GT 740M's (LostRuins/koboldcpp#1272, 38 of 2048 MiB).
+WDDM_HEAD = """\
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI {v}       Driver Version: {v}       CUDA Version: {c}     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name            TCC/WDDM | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+"""
+WDDM_ROW = """\
+|   {i}  {name:<19}WDDM  | 00000000:0{b}:00.0 N/A |                  N/A |
+| N/A   58C    P0    N/A /  N/A |   {used:>4}MiB / {total:>5}MiB |     N/A      Default |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def _wddm(version: str, cuda: str, *rows: tuple[str, int, int]) -> str:
+    return WDDM_HEAD.format(v=version, c=cuda) + "".join(
+        WDDM_ROW.format(i=i, b=i + 1, name=name, used=used, total=total)
+        for i, (name, used, total) in enumerate(rows)) + "\n"
+
+
+def test_a_laptops_wddm_gpu_holding_a_contexts_share_is_not_an_issue() -> None:
+    """Corpus 2096: a GT 740M under WDDM, Disp.A N/A, 38 of 2048 MiB, its process box cut."""
+    result = capture_checks("2096", CHECK)[CHECK]
+    assert result.status == "not-an-issue" and "38 of 2048 MiB" in result.message
+
+
+@pytest.mark.parametrize(("version", "cuda", "name", "used", "total"), [
+    ("425.31", "10.1", "GeForce GT 735M", 37, 1024),
+    ("474.82", "11.4", "NVIDIA GeForce ...", 165, 3072),
+])
+def test_wddm_tables_cut_before_their_process_box(tmp_path: Path, version: str, cuda: str, name: str, used: int,
+                                                 total: int) -> None:
+    got = paste_checks(tmp_path, _wddm(version, cuda, (name, used, total)), CHECK)[CHECK]
+    assert got.status == "not-an-issue"
+
+
+def test_a_wddm_gpu_holding_half_its_memory_stays_unknown(tmp_path: Path) -> None:
+    """The two-GPU R474 table: GPU 1 holds 524 of 1024 MiB, a model's share whose holder the cut box hides."""
+    text = _wddm("474.14", "11.4", ("NVIDIA GeForce ...", 39, 1024), ("NVIDIA GeForce ...", 524, 1024))
+    assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "unknown"
+
+
+def test_modelled_linux_table_with_disp_a_na_stays_unknown(tmp_path: Path) -> None:
+    """Modelled: the GT 740M's row under Linux's Persistence-M column: a display N/A there may be a desktop on a
+    serving GPU, so the WDDM rule does not apply."""
+    text = body("2096").replace("TCC/WDDM", "Persistence-M").replace("GeForce GT 740M    WDDM", "GeForce GT 740M    Off ")
+    assert "WDDM" not in text
+    assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "unknown"

@@ -75,6 +75,20 @@ def test_words_about_timings_are_no_log_line(line: str) -> None:
     assert not is_log_line(line)
 
 
+@pytest.mark.parametrize("line", [
+    # The ggml era's loader opening its file: oobabooga/textgen#3205 (corpus 2122) and LostRuins/koboldcpp#290.
+    r"llama.cpp: loading model from models\llama-2-13b.ggmlv3.q6_K.bin",
+    r"llama.cpp: loading model from C:\AI\llama\Wizard-Vicuna-13B-Uncensored.ggmlv3.q5_K_M.bin",
+])
+def test_the_ggml_loaders_open_line_is_a_log_line(line: str) -> None:
+    assert is_log_line(line)
+
+
+def test_words_about_loading_a_model_are_no_log_line() -> None:
+    """Modelled: the user's sentence, not the loader's line."""
+    assert not is_log_line("I think llama.cpp: loading the model takes forever")
+
+
 def test_print_timings_paste_882() -> None:
     """corpus 882: three print_timings blocks and `1 nvidia 4090` ... `3 nvidia 4090` in the user's words."""
     results = capture_checks("882", "RT-CUDA-GRAPHS", "IC-CUSTOM-ALLREDUCE", "IC-P2P-FUNCTIONAL", "PCIE-LINK-DOWNTRAIN")

@@ -49,6 +49,20 @@ from stackaudit.facts.platform import Virtualization, windows_line
     r"lora=None, model=None, model_param='C:\\\koboldcpp\\models\\testing\\kunoichi-7b.Q5_K_S.gguf', multiuser=1",
     r"koboldcpp.exe --model C:\AI\llama\Wizard-Vicuna-13B-Uncensored.ggmlv3.q5_K_M.bin --threads 14 --usecublas",
     r"llama.cpp: loading model from C:\AI\llama\Wizard-Vicuna-13B-Uncensored.ggmlv3.q5_K_M.bin",
+    # ollama opens its model by its blob, with no extension: on D: (ollama/ollama#3232, corpus 2119), on L: under
+    # ipex-llm's Windows build (intel/ipex-llm#12861), and quoted with doubled backslashes (ollama/ollama#9541)
+    r"llama_model_loader: loaded meta data with 24 key-value pairs and 254 tensors from D:\Ollama\models\blobs\sha256-"
+    "456402914e838a953e0cf80caa6adbe75383d9e63584a964f504a7bbb8f7aad9 (version GGUF V3 (latest))",
+    r"llama_model_loader: loaded meta data with 27 key-value pairs and 396 tensors from L:\ollama\models\blobs\sha256-"
+    "11f274007f093fefeec994a5dbbb33d0733a4feb87f7ab66dcd7c1069fef0068 (version GGUF V3 (latest))",
+    r"llama_model_loader: failed to load model from C:\\Users\\Administrator\\.ollama\\models\\blobs\\sha256-"
+    "26bd607a51eb1f3a0d3beac444b977e03fa745def499add60c996c08c8c2ddcd",
+    # text-generation-webui opens its model by a relative path with backslashes (oobabooga/textgen#3205, corpus 2122;
+    # #2046; #2020)
+    r"llama.cpp: loading model from models\llama-2-13b.ggmlv3.q6_K.bin",
+    r"llama.cpp: loading model from models\TheBloke_Wizard-Vicuna-13B-Uncensored-GGML\Wizard-Vicuna-13B-Uncensored"
+    ".ggml.q4_0.bin",
+    r"llama.cpp: loading model from models\Chinese-LLaMA-7B\ggml-model-q4_0.bin",
 ])
 def test_lines_only_a_windows_host_prints(line: str) -> None:
     assert windows_line(line) is not None
@@ -78,6 +92,12 @@ def test_lines_only_a_windows_host_prints(line: str) -> None:
     "model=[], model_param='models/Qwen3-30B-A3B-Q8_0.gguf', multiuser=1",
     "docker run --gpus all -v ./m:/models/x.gguf ghcr.io/ggml-org/llama.cpp:server-cuda -m /models/x.gguf",
     r"--model C:\AI\llama\notes.txt",
+    # Modelled: the same loaders on Linux (ollama's blob under /usr/share/ollama, corpus 2120's form; a relative
+    # path with forward slashes, oobabooga/textgen#961's form) and a blob named without its folder
+    "llama_model_loader: loaded meta data with 30 key-value pairs and 147 tensors from /usr/share/ollama/.ollama/models/"
+    "blobs/sha256-74701a8c35f6c8d9a4b91f3f3497643001d63e0c7a84e085bed452548fa88d45 (version GGUF V3 (latest))",
+    "llama.cpp: loading model from models/llama-2-13b.ggmlv3.q6_K.bin",
+    "loaded from sha256-74701a8c35f6c8d9a4b91f3f3497643001d63e0c7a84e085bed452548fa88d45",
 ])
 def test_lines_that_show_no_windows_host(line: str) -> None:
     assert windows_line(line) is None
@@ -287,6 +307,16 @@ def test_koboldcpps_model_on_a_windows_drive_rules_out_linux_only_checks(tmp_pat
     ids = "CTR-GPU-ACCESS,DRV-PERSISTENCE,DRV-OPEN-MODULE"
     got = paste_checks(tmp_path, line, *ids.split(","))
     assert {k: r.status for k, r in got.items()} == dict.fromkeys(ids.split(","), "not-applicable")
-    assert "a model loaded from a Windows drive" in got["DRV-PERSISTENCE"].message
+    assert "a model loaded from a Windows path" in got["DRV-PERSISTENCE"].message
     wsl = paste_checks(tmp_path, line.replace("C:/", "/mnt/c/"), *ids.split(","))
     assert all(r.status != "not-applicable" for r in wsl.values())
+
+
+@pytest.mark.parametrize("prefix", ["2119", "2122"])
+def test_a_model_opened_by_a_windows_path_rules_out_linux_only_checks(prefix: str) -> None:
+    """Corpus 2119 (ollama's blob on D:) and 2122 (text-generation-webui's `models\\x.bin`): Windows programs, in no
+    container, with no persistence mode to set."""
+    got = capture_checks(prefix, "CTR-GPU-ACCESS", "DRV-PERSISTENCE")
+    assert {k: r.status for k, r in got.items()} == dict.fromkeys(("CTR-GPU-ACCESS", "DRV-PERSISTENCE"),
+                                                                  "not-applicable")
+    assert "a model loaded from a Windows path" in got["DRV-PERSISTENCE"].message

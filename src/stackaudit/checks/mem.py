@@ -648,6 +648,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     such GPU holds no more than a desktop's share (at most 3 GiB, under a tenth of it: a CUDA context or a small
     program, 433 of 46068 MiB, 1299 of 81559) it is not an issue: whoever holds it, the GPU keeps over nine tenths of
     its memory, as at an engine's start.
+    So is such a GPU under native Windows (the table's Driver-Model column reads WDDM) whose `Disp.A` reads N/A, as a
+    laptop's GeForce does (38 of 2048 MiB): a desktop on it is WDDM's own share, not an issue either.
     In Exclusive_Process compute mode such a GPU (display off, no serving work and no engine named in the source;
     a named engine's context may be its own) is an issue: the context
     it holds has the GPU to itself, and the driver refuses every other process one there (CUDA error 46, "all
@@ -940,7 +942,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
             f"a display is active on GPU(s) {gpu_indices(idle_display)}, but nothing on it shows serving work ({shown}, "
             "no compute process or engine): it costs memory and jitter only where that GPU serves", actual=actual,
             subjects=[g.subject for g in idle_display]), "nvidia-smi")
-    if not procs_known and not idle and all(g.display_active is None for g in table):
+    if not procs_known and not idle and all(g.display_active is None for g in table) \
+            and not (in_use and all(_context_share(g) for g in in_use)):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
     if notes and not in_use and not in_container and all(len(g.processes or ()) == 1 and g.display_active is not True
                                                          for g in procs_known):
@@ -1052,9 +1055,12 @@ def _display_share(gpu: GpuInfo) -> bool:
 def _context_share(gpu: GpuInfo) -> bool:
     """Whether a GPU whose process box is cut (display off, not Exclusive_Process) holds no more than a desktop's
     share of memory (_HELD_DESKTOP_MIB) and under a tenth of it (_HELD_SMALL_SHARE): a CUDA context or a small
-    program, never a loaded model that crowds a server."""
+    program, never a loaded model that crowds a server.
+    A native Windows GPU (the table's Driver-Model column reads WDDM) whose display state reads N/A counts too: a
+    desktop on it is WDDM's own cost (not an issue either way), and a laptop's GeForce reads N/A there (corpus 2096)."""
     used, total = gpu.memory_used_mib, gpu.memory_total_mib
-    return (used is not None and total is not None and total > 0 and gpu.display_active is False
+    display_off = gpu.display_active is False or (gpu.display_active is None and gpu.driver_model == "WDDM")
+    return (used is not None and total is not None and total > 0 and display_off
             and gpu.compute_mode != "Exclusive_Process" and used <= _HELD_DESKTOP_MIB
             and used / total < _HELD_SMALL_SHARE)
 

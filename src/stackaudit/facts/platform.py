@@ -590,10 +590,14 @@ WINDOWS_LINES = (
     # model from C:\AI\...\x.ggmlv3.q5_K_M.bin`, corpus 2048), KoboldCpp's `Loading model: f:\koboldcpp\x.gguf`
     # (LostRuins/koboldcpp#595) and its parsed arguments (`model_param='C:/Users/Paul/.../x.gguf'`, #1128, #1527,
     # corpus 2049; with its backslashes repeated by Python's repr, #610), and a `--model`/`-m` argument (corpus 2048).
-    # A program under WSL 2 names the drive /mnt/c.
+    # ollama names its model by its blob (`from D:\Ollama\models\blobs\sha256-<64 hex>`, corpus 2119; ollama/ollama#9541,
+    # intel/ipex-llm#12861). A relative path with backslash separators is Windows' too (text-generation-webui's
+    # `loading model from models\x.ggmlv3.q6_K.bin`, corpus 2122; oobabooga/textgen#2046, #2020).
+    # A program under WSL 2 names the drive /mnt/c, and a Linux program separates with `/`.
     WindowsLine(r"(?:\bfrom|\bLoading model:|(?<![\w-])(?:-m|--model)(?:\s+|=)|\bmodel(?:_param)?\s*=)\s*['\"]?"
-                r"[A-Z]:(?:\\+|/)(?:[^\\/\s\"']+(?:\\+|/))*[^\\/\s\"']+\.(?:gguf|ggml|bin)\b",
-                "a model loaded from a Windows drive"),
+                r"(?:[A-Z]:(?:\\+|/)(?:[^\\/\s\"']+(?:\\+|/))*|(?:[^\\/\s\"':]+\\+)+)"
+                r"(?:[^\\/\s\"']+\.(?:gguf|ggml|bin)\b|sha256-[0-9a-f]{64}\b)",
+                "a model loaded from a Windows path (a drive or backslash separators)"),
     # KoboldCpp loads its backend as a library of the platform's own kind (koboldcpp.py init_library:
     # `Initializing dynamic library: koboldcpp_cublas.dll`, `.so` on Linux and under WSL 2; corpus 1499).
     WindowsLine(r"\bInitializing dynamic library: \S+\.dll\b", "KoboldCpp loads its backend as a Windows library"),

@@ -218,7 +218,8 @@ KEY_PHRASES = re.compile(
 # GGML_MAIN_DEVICE) and its build's features (`system_info:
 # ... | CUDA : ARCHS = 750,800,860 | ...`, GGML_CUDA_ARCHS). Builds since 2025 may put the time since start and a
 # level letter before the function (`0.00.082.906 I system_info: ...`, common/log.cpp with timestamps and prefix on,
-# as ollama's llama-server runs it), and llama-server's `--list-devices` list (GGML_LIST_DEVICE). A line of these shows llama.cpp ran (ServingLog.engine "llamacpp").
+# as ollama's llama-server runs it), and llama-server's `--list-devices` list (GGML_LIST_DEVICE); the ggml era's loader
+# opened its file with `llama.cpp: loading model from <path>` (llama_model_loader, 2023; corpus 2048, 2122). A line of these shows llama.cpp ran (ServingLog.engine "llamacpp").
 # llama.cpp's build banner (common/common.cpp, cmake/build-info.cmake): a run logs `build: 4273 (abc1234) with cc (...)
 # for x86_64-linux-gnu` at its start (`main: build = 992 (0919a0f)` over `main: built with cc ... for ...` before
 # late 2024, print_build_info), and `--version` prints `version: 7018 (ece0f5c17)` over `built with <compiler> for
@@ -244,6 +245,7 @@ GGML_LOG_LINE = re.compile(
     r"|llama_load_model_from_file|llama_model_load_from_file_impl|llama_prepare_model_devices|system_info"
     r"|llama_kv_cache_init|llama_kv_cache_unified|ggml_cuda_set_main_device):\s"
     r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /|warning: failed to mlock \d+-byte buffer"
+    r"|llama\.cpp: loading model from \S"
     r"|\s*- (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d*\s*: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
     r"|\s*(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d+: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
     r"|" + GGML_BUILD_INFO + ")")
@@ -335,7 +337,8 @@ OLLAMA_PLACED = re.compile(r'\bmsg="?offload(?: to (?P<to>\w+)"| library=(?P<lib
 _OLLAMA_FREE = re.compile(r"[\d.]+ ?[KMGT]?i?B\b")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
-                "built with ", "build: ", "build = ", "ggml_cuda_set_main_device:", "failed to mlock")
+                "built with ", "build: ", "build = ", "ggml_cuda_set_main_device:", "failed to mlock",
+                "llama.cpp: loading")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
