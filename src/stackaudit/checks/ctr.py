@@ -1480,7 +1480,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     by_hand = _plugin_only_by_hand(k8s_pods, docker_containers)
     if by_hand is not None:
         return by_hand
-    node = _node_offer(k8s_nodes)
+    node = _node_offer(k8s_nodes, gpus)
     if node is not None and node.status == "issue":
         return node
     gpuless = _node_without_gpus(container)
@@ -1595,13 +1595,27 @@ def _unopened_inside(nvidia: NvidiaGpus | None) -> Outcome | None:
                  subjects=[g.bdf for g in lost])
 
 
-def _node_offer(k8s_nodes: K8sNodes | None) -> Outcome | None:
+def _node_offer(k8s_nodes: K8sNodes | None, gpus: GpuInventory | None = None) -> Outcome | None:
     """CTR-GPU-ACCESS from a pasted node's description (facts/k8s_node.py): an issue where its allocatable holds
     back every device of a GPU resource its capacity counts (the device plugin reports them unhealthy), or where GPU
     feature discovery labels a GPU and its whole Capacity lists none (no device plugin registered one); ok where
-    every GPU node shown offers all it registered; unknown where a GPU node shows neither. None where no node shown
-    has a GPU."""
-    if k8s_nodes is None or not k8s_nodes.gpu_nodes:
+    every GPU node shown offers all it registered; unknown where a GPU node shows neither. An issue too where the one
+    node shown has a whole Capacity without a GPU resource and another source (lspci, nvidia-smi) lists NVIDIA GPUs
+    (corpus 2111). None where no node shown has a GPU."""
+    if k8s_nodes is None:
+        return None
+    bare = k8s_nodes.unserved() if not k8s_nodes.gpu_nodes else None
+    if bare is not None and gpus is not None and gpus.gpus and gpus.counts:
+        source, count = gpus.counts[0]
+        models = ", ".join(dict.fromkeys(g.model for g in gpus.gpus if g.model)) or "NVIDIA GPU"
+        line = bare.capacity[0].line if bare.capacity else "Capacity:"
+        return issue(f"{source} lists {count} NVIDIA GPU(s) ({models}) on the machine, and the one node shown, "
+                     f"{bare.name or '(unnamed)'}, lists no nvidia.com/gpu in its whole Capacity: no device plugin "
+                     "registered its GPUs with the kubelet (the plugin is not running there, or found no NVML through "
+                     "the node's container runtime), so no pod on it is given a GPU",
+                     actual="no nvidia.com/gpu in capacity", expected=f"nvidia.com/gpu: {count}",
+                     subjects=[bare.name or "node"], evidence=[line])
+    if not k8s_nodes.gpu_nodes:
         return None
     if (withheld := k8s_nodes.withheld()) is not None:
         node, cap, alloc = withheld
