@@ -1341,6 +1341,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Inside a container whose device nodes and variables are not shown, an nccl-tests device list (`Rank 0 Pid 12414 on
     51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`) from a run that did not fail choosing its GPUs shows its ranks
     opened those devices there: ok over them.
+    So does NCCL's P2P refusal there naming both devices by bus id (`NCCL INFO Could not enable P2P between dev
+    1(=1b000) and dev 0(=1a000)`, corpus 2114): CUDA answered for both.
     So does a rank's NCCL line of its ring, channel or tree set-up there (`host:45679:45951 [1] NCCL INFO Ring`,
     corpus 1754), of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801) or
     of its communicator's start naming its NVML device (`cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, corpus
@@ -1438,7 +1440,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     registered it, and the plugin reports no device now (NVIDIA/k8s-device-plugin#1228, corpus 1979); a MIG node's
     `nvidia.com/gpu: 0` beside its `nvidia.com/mig-1g.5gb: 7` is its GPUs partitioned, not lost. So is a node GPU feature discovery labels with a GPU
     (`nvidia.com/gpu.present=true`, a product, a count above 0) whose whole Capacity lists no GPU resource: no device
-    plugin serves it. A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
+    plugin serves it. So is the one node shown whose whole Capacity lists no GPU resource while lspci or nvidia-smi
+    lists NVIDIA GPUs (corpus 2111); the node alone, or several nodes shown, decides nothing.
+    A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
     pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.
     The scheduler's "Insufficient nvidia.com/gpu" where every GPU node shown offers all its GPUs and its pods request
     every one (describe's Allocated resources, pasted alone too) counts GPUs taken, not lost: not an issue (corpus
@@ -1829,7 +1833,7 @@ def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo 
     if not line or not shown:
         return None
     return ok(f"a rank's NCCL set up its communicator on its CUDA device (\"{line}\"), in the container: NCCL reads "
-              "the device's PCI bus id through CUDA before it places the rank (its communicator, rings, CPU affinity), so the GPU device "
+              "the device's PCI bus id through CUDA before it places the rank (its communicator, rings, CPU affinity, P2P query), so the GPU device "
               "nodes and the driver's CUDA library reach it", actual=line, evidence=[line])
 
 
