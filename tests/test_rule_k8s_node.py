@@ -287,3 +287,43 @@ def test_a_labelled_compute_capability_without_mig_names_the_gpu_and_counts_it()
     # Modelled: capability 8.0 may be an A100 under the `single` MIG strategy, whose count is of slices.
     a100 = labels.replace("minor=9", "minor=0").replace("count=1", "count=7")
     assert (parse_k8s_nodes(a100).nodes[0].gpu_count, parse_k8s_nodes(a100).nodes[0].most_gpus) == (None, None)
+
+
+# NVIDIA/k8s-device-plugin#1246 (corpus 2111): the one node's whole Capacity without nvidia.com/gpu, four T4 in lspci.
+BARE_CAPACITY = """\
+$ kubectl describe node REDACTED  |grep Capacity -A 14
+Capacity:
+  cpu:                48
+  ephemeral-storage:  227966388Ki
+  hugepages-1Gi:      0
+  hugepages-2Mi:      0
+  memory:             394810384Ki
+  pods:               110
+Allocatable:
+  cpu:                47400m
+  ephemeral-storage:  209045246833
+  hugepages-1Gi:      0
+  hugepages-2Mi:      0
+  memory:             393921552Ki
+  pods:               110
+System Info:
+"""
+T4_LSPCI = """\
+$ lspci|grep nvidia -i
+3b:00.0 3D controller: NVIDIA Corporation TU104GL [Tesla T4] (rev a1)
+96:00.0 3D controller: NVIDIA Corporation TU104GL [Tesla T4] (rev a1)
+"""
+
+
+def test_the_one_node_without_a_gpu_resource_beside_listed_gpus_is_an_issue(tmp_path: Path) -> None:
+    result = capture_checks("2111", ACCESS)[ACCESS]
+    assert result.status == "issue" and "4 NVIDIA GPU(s)" in result.message and "`lspci`" in result.message
+    assert parse_k8s_nodes(BARE_CAPACITY).unserved() is not None
+    # Modelled: the node alone (corpus 1920's case) shows no GPU of the machine; absence proves nothing there.
+    assert paste_checks(tmp_path, BARE_CAPACITY, ACCESS)[ACCESS].status != "issue"
+    # Modelled: the Capacity cut before its end, or a second node shown (the GPUs may be the other node's).
+    assert parse_k8s_nodes(BARE_CAPACITY.split("Allocatable:")[0]).unserved() is None
+    two = "Name:               a\n" + BARE_CAPACITY + "Name:               b\n" + BARE_CAPACITY
+    assert len(parse_k8s_nodes(two).nodes) == 2 and parse_k8s_nodes(two).unserved() is None
+    assert paste_checks(tmp_path, two + T4_LSPCI, ACCESS)[ACCESS].status != "issue"
+    assert paste_checks(tmp_path, BARE_CAPACITY + T4_LSPCI, ACCESS)[ACCESS].status == "issue"

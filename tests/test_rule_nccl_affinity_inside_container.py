@@ -57,3 +57,25 @@ def test_no_container_shown_stays_open(tmp_path: Path) -> None:
 def test_init_start_is_no_proof(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, NCCL_1529, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
     assert r.status != "ok"
+
+
+# NCCL's P2P refusal names both devices by the bus ids it read through CUDA (src/transport/p2p.cc p2pCanConnect): the
+# devices reached the process, the path between them did not (corpus 2114).
+# https://github.com/deepspeedai/DeepSpeed/issues/1283 (corpus 283): in a container named by its id.
+P2P_1283 = "9ea320dd7260:17366:17726 [2] NCCL INFO Could not enable P2P between dev 2(=67000) and dev 3(=68000)\n"
+# https://github.com/pytorch/pytorch/issues/72835 (corpus 341): the host's own name, no container shown.
+P2P_72835 = "host0:538740:538760 [0] NCCL INFO Could not enable P2P between dev 1(=1b000) and dev 0(=1a000)\n"
+
+
+def test_corpus_2114_p2p_refusal_in_docker_container() -> None:
+    """Real (capture 2114): DataParallel's NCCL in container 198b6766dc7e refuses P2P between its two GPUs."""
+    r = capture_checks("2114", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "ok" and "Could not enable P2P between dev 1(=1b000)" in r.message
+
+
+def test_p2p_refusal_in_a_container_is_ok_and_on_a_host_stays_open(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, P2P_1283, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+    assert paste_checks(tmp_path, P2P_72835, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "ok"
+    # Modelled: NCCL's NVML failing on a GPU after the refusal: the worse line leaves access in question.
+    nvml = "9ea320dd7260:17366:17726 [2] misc/nvmlwrap.cc:187 NCCL WARN nvmlDeviceGetHandleByPciBusId() failed: Not Found\n"
+    assert paste_checks(tmp_path, P2P_1283 + nvml, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "ok"

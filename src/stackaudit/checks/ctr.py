@@ -1341,6 +1341,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Inside a container whose device nodes and variables are not shown, an nccl-tests device list (`Rank 0 Pid 12414 on
     51e6e7896958 device 0 [0x1a] Tesla V100-SXM3-32GB`) from a run that did not fail choosing its GPUs shows its ranks
     opened those devices there: ok over them.
+    So does NCCL's P2P refusal there naming both devices by bus id (`NCCL INFO Could not enable P2P between dev
+    1(=1b000) and dev 0(=1a000)`, corpus 2114): CUDA answered for both.
     So does a rank's NCCL line of its ring, channel or tree set-up there (`host:45679:45951 [1] NCCL INFO Ring`,
     corpus 1754), of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801) or
     of its communicator's start naming its NVML device (`cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, corpus
@@ -1438,7 +1440,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     registered it, and the plugin reports no device now (NVIDIA/k8s-device-plugin#1228, corpus 1979); a MIG node's
     `nvidia.com/gpu: 0` beside its `nvidia.com/mig-1g.5gb: 7` is its GPUs partitioned, not lost. So is a node GPU feature discovery labels with a GPU
     (`nvidia.com/gpu.present=true`, a product, a count above 0) whose whole Capacity lists no GPU resource: no device
-    plugin serves it. A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
+    plugin serves it. So is the one node shown whose whole Capacity lists no GPU resource while lspci or nvidia-smi
+    lists NVIDIA GPUs (corpus 2111); the node alone, or several nodes shown, decides nothing.
+    A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
     pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.
     The scheduler's "Insufficient nvidia.com/gpu" where every GPU node shown offers all its GPUs and its pods request
     every one (describe's Allocated resources, pasted alone too) counts GPUs taken, not lost: not an issue (corpus
@@ -1480,7 +1484,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     by_hand = _plugin_only_by_hand(k8s_pods, docker_containers)
     if by_hand is not None:
         return by_hand
-    node = _node_offer(k8s_nodes)
+    node = _node_offer(k8s_nodes, gpus)
     if node is not None and node.status == "issue":
         return node
     gpuless = _node_without_gpus(container)
@@ -1595,13 +1599,27 @@ def _unopened_inside(nvidia: NvidiaGpus | None) -> Outcome | None:
                  subjects=[g.bdf for g in lost])
 
 
-def _node_offer(k8s_nodes: K8sNodes | None) -> Outcome | None:
+def _node_offer(k8s_nodes: K8sNodes | None, gpus: GpuInventory | None = None) -> Outcome | None:
     """CTR-GPU-ACCESS from a pasted node's description (facts/k8s_node.py): an issue where its allocatable holds
     back every device of a GPU resource its capacity counts (the device plugin reports them unhealthy), or where GPU
     feature discovery labels a GPU and its whole Capacity lists none (no device plugin registered one); ok where
-    every GPU node shown offers all it registered; unknown where a GPU node shows neither. None where no node shown
-    has a GPU."""
-    if k8s_nodes is None or not k8s_nodes.gpu_nodes:
+    every GPU node shown offers all it registered; unknown where a GPU node shows neither. An issue too where the one
+    node shown has a whole Capacity without a GPU resource and another source (lspci, nvidia-smi) lists NVIDIA GPUs
+    (corpus 2111). None where no node shown has a GPU."""
+    if k8s_nodes is None:
+        return None
+    bare = k8s_nodes.unserved() if not k8s_nodes.gpu_nodes else None
+    if bare is not None and gpus is not None and gpus.gpus and gpus.counts:
+        source, count = gpus.counts[0]
+        models = ", ".join(dict.fromkeys(g.model for g in gpus.gpus if g.model)) or "NVIDIA GPU"
+        line = bare.capacity[0].line if bare.capacity else "Capacity:"
+        return issue(f"{source} lists {count} NVIDIA GPU(s) ({models}) on the machine, and the one node shown, "
+                     f"{bare.name or '(unnamed)'}, lists no nvidia.com/gpu in its whole Capacity: no device plugin "
+                     "registered its GPUs with the kubelet (the plugin is not running there, or found no NVML through "
+                     "the node's container runtime), so no pod on it is given a GPU",
+                     actual="no nvidia.com/gpu in capacity", expected=f"nvidia.com/gpu: {count}",
+                     subjects=[bare.name or "node"], evidence=[line])
+    if not k8s_nodes.gpu_nodes:
         return None
     if (withheld := k8s_nodes.withheld()) is not None:
         node, cap, alloc = withheld
@@ -1815,7 +1833,7 @@ def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo 
     if not line or not shown:
         return None
     return ok(f"a rank's NCCL set up its communicator on its CUDA device (\"{line}\"), in the container: NCCL reads "
-              "the device's PCI bus id through CUDA before it places the rank (its communicator, rings, CPU affinity), so the GPU device "
+              "the device's PCI bus id through CUDA before it places the rank (its communicator, rings, CPU affinity, P2P query), so the GPU device "
               "nodes and the driver's CUDA library reach it", actual=line, evidence=[line])
 
 

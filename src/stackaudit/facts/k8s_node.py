@@ -169,12 +169,17 @@ class K8sNode:
             return None
         return zero
 
+    @property
+    def no_gpu_capacity(self) -> bool:
+        """Whether the node's whole Capacity lists no GPU resource above 0 (no device plugin registered one; another
+        plugin's GPU resource, `aliyun.com/gpu-mem`, counts as one)."""
+        return self.capacity_whole and not any(ANY_GPU_RESOURCE.search(e.key) and e.value.strip("0")
+                                               for e in self.capacity)
+
     def unoffered(self) -> str:
-        """The label line saying the node has a GPU where its whole Capacity lists no GPU resource above 0 (no
-        device plugin registered one; another plugin's GPU resource, `aliyun.com/gpu-mem`, counts as one), or ""."""
-        if not self.capacity_whole or any(ANY_GPU_RESOURCE.search(e.key) and e.value.strip("0") for e in self.capacity):
-            return ""
-        return self.gpu_labelled
+        """The label line saying the node has a GPU where its whole Capacity lists no GPU resource above 0
+        (no_gpu_capacity), or ""."""
+        return self.gpu_labelled if self.no_gpu_capacity else ""
 
     def offered(self) -> tuple[NodeEntry, ...]:
         """The node's GPU resources where each is allocatable as counted in capacity, above 0 (the allocatable
@@ -262,6 +267,11 @@ class K8sNodes:
         """The first node labelled with a GPU whose whole Capacity lists none (K8sNode.unoffered), with the label
         line; None where none is."""
         return next(((n, line) for n in self.gpu_nodes if (line := n.unoffered())), None)
+
+    def unserved(self) -> K8sNode | None:
+        """The one node shown where its whole Capacity lists no GPU resource above 0 (K8sNode.no_gpu_capacity), or
+        None: several nodes shown (a GPU another source lists may be another node's), or its Capacity cut."""
+        return self.nodes[0] if len(self.nodes) == 1 and self.nodes[0].no_gpu_capacity else None
 
     def offered(self) -> tuple[tuple[K8sNode, tuple[NodeEntry, ...]], ...]:
         """Each GPU node with the GPU resources it offers whole (K8sNode.offered); () where any GPU node shown

@@ -98,11 +98,14 @@ NCCL_OLD_WARN = re.compile(r"^\s*(?:[^\s\[\]][^\[\]]*? \[\d+\] )?(?P<warn>(?:(?:
 # communicator's `Init START` line where it names the rank's NVML device (`ncclCommInitRank comm 0x.. rank 0 nranks 2
 # cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, NCCL 2.12 on, corpus 1947; its `Init COMPLETE` is a CUDA proof
 # of facts/cuda_ran.py): commAlloc read the rank's own bus id through CUDA and opened that GPU through NVML before it
-# prints it.
+# prints it. So is its P2P transport's refusal naming both devices by bus id (`NCCL INFO Could not enable P2P between dev
+# 1(=1b000) and dev 0(=1a000)`, src/transport/p2p.cc p2pCanConnect): NCCL read both bus ids and CUDA answered its peer
+# query for both devices; the refusal is of the path between them, not of the devices (corpus 2114).
 # It proves the rank's own GPU only: a rank whose NVML cannot open another GPU warns after it
 # (`nvmlDeviceGetHandleByPciBusId() failed: Not Found`, NVIDIA/nccl#1529), and CTR-GPU-ACCESS then takes the worse line.
 NCCL_RINGS = re.compile(r"\bNCCL INFO (?:Ring|Channel|Trees|Setting affinity for GPU \d\b"
-                        r"|.*\bcudaDev \d+ nvmlDev \d+ busId [0-9a-fA-F]+\b.*- Init START)")
+                        r"|.*\bcudaDev \d+ nvmlDev \d+ busId [0-9a-fA-F]+\b.*- Init START"
+                        r"|Could not enable P2P between dev \d+\(=[0-9a-fA-F]+\) and dev \d+\(=[0-9a-fA-F]+\))")
 
 
 def is_nccl_line(line: str) -> bool:
