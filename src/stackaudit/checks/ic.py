@@ -1953,6 +1953,15 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 pending.append(f"{where}: costs nothing on one host (GPU-to-GPU traffic stays on P2P/SHM), but on a "
                                "job that spans nodes it sends inter-node traffic to TCP sockets; whether this job "
                                "spans nodes is not in the source")
+        elif bad := s.unnamable:
+            # A name no device can have matches nothing: NCCL finds no socket interface for its bootstrap ("Bootstrap :
+            # no socket interface found", NVIDIA/nccl#1837) or opens no HCA and falls back to sockets (corpus 2118).
+            socket = s.name == "NCCL_SOCKET_IFNAME"
+            findings.append((3 if socket else 2, f"{where}: {', '.join(bad)} can name no "
+                             + ("network interface (at most 15 characters, no `/` or whitespace), so NCCL finds no "
+                                "socket interface for its bootstrap and the job cannot start across ranks" if socket
+                                else "RDMA device (no `/` or whitespace), so NCCL opens no HCA and sends its network "
+                                "traffic over TCP sockets"), s.name))
         elif s.name == "NCCL_IB_HCA" and (soft := _SOFT_RDMA.findall(s.value)):
             # Soft-RoCE (rdma_rxe) and soft-iWARP (siw) emulate RDMA in the kernel over an Ethernet NIC: no PCI device
             # stands behind them, so NCCL cannot place them in its topology (`Could not find real path of rxe0
