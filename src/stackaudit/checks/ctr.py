@@ -819,13 +819,13 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         # A launcher that starts every rank as its own child process (`launch_triton_server.py --world_size 4`),
         # typed on a host where no container is a rank of a group: its ranks share the IPC namespace it runs in,
         # the one container's or the host's (corpus 2092).
-        launched = [c for c in (engine_commands.commands if engine_commands is not None else ())
+        starters = [c for c in (engine_commands.commands if engine_commands is not None else ())
                     if not ranks and (c.ranks_started_here or 0) > 1]
-        if launched:
-            return ok(f"{posixpath.basename(launched[0].argv[0])} starts its {launched[0].ranks_started_here} ranks "
-                      f"itself, as its own child processes (“{launched[0].quoted}”), and no container shown is a rank "
+        if starters:
+            return ok(f"{posixpath.basename(starters[0].argv[0])} starts its {starters[0].ranks_started_here} ranks "
+                      f"itself, as its own child processes (“{starters[0].quoted}”), and no container shown is a rank "
                       "of a group: the ranks share the one IPC namespace the launcher runs in",
-                      actual={"ranks": launched[0].ranks_started_here}, evidence=[launched[0].quoted])
+                      actual={"ranks": starters[0].ranks_started_here}, evidence=[starters[0].quoted])
         # Every GPU container on this host in the host's IPC namespace, and an engine of two ranks or more shown: the
         # ranks it starts here see the host's one /dev/shm whichever container holds them (corpus 663, 1115, 1579:
         # one `--ipc=host` container per node of a multi-node job; 790, a private namespace, stays not applicable).
