@@ -59,3 +59,21 @@ def test_one_rank_leaves_the_check_where_it_was(tmp_path: Path) -> None:
     # Modelled: the same container prompt with one rank: no group to split, the launcher's rule says nothing.
     checks = paste_checks(tmp_path, BACKEND_577.replace("--world_size=2", "--world_size=1") + "\n", "CTR-IPC-ISOLATION")
     assert checks["CTR-IPC-ISOLATION"].status != "ok", checks["CTR-IPC-ISOLATION"].message
+
+
+# Real: https://github.com/triton-inference-server/tensorrtllm_backend/issues/396 (corpus 2092), the docker run and the
+# launcher typed inside that container, verbatim.
+RUN_2092 = ("docker run -it --rm --gpus=all -p28000:8000 -p28001:8001 -p28002:8002 --shm-size=512GB --ulimit "
+            "memlock=-1 --ulimit stack=67108864 -v /:/host --name triton-server "
+            "nvcr.io/nvidia/tritonserver:24.02-trtllm-python-py3 bash\n")
+LAUNCH_2092 = ("python3 ./scripts/launch_triton_server.py --tritonserver /opt/tritonserver/bin/tritonserver "
+               "--world_size 4 --model_repo /path-to/model_repository\n")
+
+
+def test_the_launcher_beside_a_container_that_is_no_rank(tmp_path: Path) -> None:
+    checks = paste_checks(tmp_path, RUN_2092 + "\n" + LAUNCH_2092, "CTR-IPC-ISOLATION")
+    assert checks["CTR-IPC-ISOLATION"].status == "ok", checks["CTR-IPC-ISOLATION"].message
+    assert "starts its 4 ranks itself" in checks["CTR-IPC-ISOLATION"].message
+    # Modelled counter-example: the container alone, no launcher shown, keeps the check's earlier reading.
+    alone = paste_checks(tmp_path, RUN_2092, "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
+    assert "starts its" not in alone.message

@@ -62,3 +62,65 @@ def test_shm_disable_is_judged_by_the_topology_shown(tmp_path: Path) -> None:
     assert _nccl_env(tmp_path, RUN + TOPO.format(c="NV12"))[0] == "not-an-issue"
     status, message = _nccl_env(tmp_path, RUN + TOPO.format(c="SYS"))
     assert status == "issue" and "sockets" in message
+
+
+# --- A device name NCCL_SOCKET_IFNAME or NCCL_IB_HCA cannot match (issue 28, h94d) ---------------------------------
+
+# https://github.com/vllm-project/vllm/issues/12983 (corpus 2118): run_cluster.sh's option lines, verbatim, tab and all;
+# the shell joins the `/` after the closing quote to the value.
+IFNAME_12983 = ("bash run_cluster.sh \\\n    vllm/vllm-openai:v0.7.2 \\\n    10.12.167.20 \\\n    --head \\\n"
+                "    /root/deepseek/DeepSeek-R1/ \\\n\t-e \"GLOO_SOCKET_IFNAME=ens121f0\"/ \\\n"
+                "    -e \"NCCL_SOCKET_IFNAME=ens121f0\"/ \\\n\t-v /root/deepseek_r1/:/root/deepseek_r1/\n")
+
+
+def test_unnamable_interface_items() -> None:
+    from stackaudit.facts.serving_logs import NcclSetting
+
+    def bad(name: str, value: str) -> tuple[str, ...]:
+        return NcclSetting(name, value, "the user's own words").unnamable
+    assert bad("NCCL_SOCKET_IFNAME", "ens121f0/") == ("ens121f0/",)
+    # Real values that can name interfaces: NCCL's exact-match `=` (marin-community/marin#6940), a list of two
+    # (NVIDIA/nccl#286), an exclusion list (corpus), an HCA with its port (NCCL env doc).
+    assert bad("NCCL_SOCKET_IFNAME", "=enp90s0np0") == ()
+    assert bad("NCCL_SOCKET_IFNAME", "eno1,eth0") == ()
+    assert bad("NCCL_SOCKET_IFNAME", "^lo,docker0") == ()
+    assert bad("NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1") == ()
+    # Modelled: a name past IFNAMSIZ - 1 (15 characters), a space inside a quoted value, an HCA path.
+    assert bad("NCCL_SOCKET_IFNAME", "eth0,enp90s0f0np0abcd") == ("enp90s0f0np0abcd",)
+    assert bad("NCCL_SOCKET_IFNAME", "eth0 ") == ()  # a value's own trailing space is stripped
+    assert bad("NCCL_IB_HCA", "mlx5_0 mlx5_1") == ("mlx5_0 mlx5_1",)
+    assert bad("NCCL_IB_HCA", "/sys/class/infiniband/mlx5_0") == ("/sys/class/infiniband/mlx5_0",)
+    assert bad("NCCL_DEBUG", "a/b") == ()
+
+
+def test_interface_name_with_a_slash_is_an_issue(tmp_path: Path) -> None:
+    status, message = _nccl_env(tmp_path, IFNAME_12983)
+    assert status == "issue"
+    assert "ens121f0/ can name no network interface" in message
+
+
+def test_interface_that_can_exist_is_no_finding(tmp_path: Path) -> None:
+    # Modelled counter-example: the same lines with the slash inside the quotes' reach removed.
+    status, message = _nccl_env(tmp_path, IFNAME_12983.replace('"/', '"'))
+    assert status != "issue", message
+
+
+def test_one_gpu_pod_without_nccl_setting_is_not_applicable(tmp_path: Path) -> None:
+    # https://github.com/NVIDIA/k8s-device-plugin (corpus 2124): a pod of one GTX 1050, no NCCL variable.
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: gpu-gtx-1050\nspec:\n  containers:\n"
+           "    - name: cuda-container\n      image: nvidia/cuda:9.0-devel\n      resources:\n        limits:\n"
+           "          nvidia.com/gpu: 1 # requesting 2 GPUs\n        requests:\n          nvidia.com/gpu: 1\n")
+    status, message = _nccl_env(tmp_path, pod)
+    assert status == "not-applicable", message
+    # Modelled counter-example: the same pod given two GPUs is not one rank.
+    assert _nccl_env(tmp_path, pod.replace("gpu: 1", "gpu: 2"))[0] != "not-applicable"
+
+
+def test_one_gpu_node_labels_without_nccl_source_is_not_applicable(tmp_path: Path) -> None:
+    # Corpus 2125 (GPU feature discovery's labels of a node of one GPU): no NCCL source at all.
+    capture = next(CAPTURES.glob("2125-*.txt")).read_text()
+    labels = capture.split("verbatim -----\n", 1)[1]
+    status, message = _nccl_env(tmp_path, labels)
+    assert status == "not-applicable", message
+    # Modelled counter-example: a node of two GPUs leaves the missing NCCL settings unknown.
+    assert _nccl_env(tmp_path, labels.replace("gpu.count=1", "gpu.count=2"))[0] == "unknown"

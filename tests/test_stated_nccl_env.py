@@ -142,3 +142,12 @@ def test_tries_stay_out_of_the_settings(tmp_path: Path) -> None:
     assert [(s.name, s.value) for s in cfg.tried] == [("NCCL_P2P_DISABLE", "1")]
     r = paste_checks(tmp_path, text, "IC-NCCL-ENV")["IC-NCCL-ENV"]
     assert r.status == "issue" and "NCCL_ALGO=Ring" in r.message and "NCCL_P2P_DISABLE" not in r.message, r.message
+
+
+def test_launcher_option_line_as_the_shell_joins_it() -> None:
+    # https://github.com/vllm-project/vllm/issues/12983 (corpus 2118), verbatim: the `/` after the quote joins the value.
+    assert stated_nccl('    -e "NCCL_SOCKET_IFNAME=ens121f0"/ \\') == ("NCCL_SOCKET_IFNAME", "ens121f0/")
+    # Modelled: `--env=`, an unclosed quote (no word the shell would pass), a variable that is not NCCL's.
+    assert stated_nccl("--env=NCCL_DEBUG=INFO") == ("NCCL_DEBUG", "INFO")
+    assert stated_nccl('-e "NCCL_IB_HCA=mlx5_0 \\') is None
+    assert stated_nccl('\t-e "GLOO_SOCKET_IFNAME=ens121f0"/ \\') is None

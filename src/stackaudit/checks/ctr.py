@@ -696,7 +696,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     A pasted launcher that starts every rank itself on the machine where it is typed (facts/engine_command.py
     LOCAL_RANK_LAUNCHERS: `launch_triton_server.py --world_size 2` runs `mpirun` with no host list), with no container
     spec shown: its ranks are its own child processes, in the IPC namespace of the shell it is typed in: ok (corpus
-    1962, 2035).
+    1962, 2035); so too where the containers shown include no rank of a group (corpus 2092: typed in the one
+    container, which is given the GPUs and runs `bash`).
     Pasted Kubernetes nodes (`kubectl describe node`) each offering one GPU device in all (`nvidia.com/gpu: 1`), with
     no container spec shown, hold no group of ranks on one host to split across pods: not applicable (corpus 1945).
     """
@@ -815,6 +816,16 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
             return ok("all ranks run inside one container: " + ", ".join(f"{c.label} ({n} GPUs)" for c, n in held)
                       + ", started as no rank of a group: its engine's ranks cannot sit in another container",
                       actual={c.label: n for c, n in held}, subjects=[c.label for c, _ in held])
+        # A launcher that starts every rank as its own child process (`launch_triton_server.py --world_size 4`),
+        # typed on a host where no container is a rank of a group: its ranks share the IPC namespace it runs in,
+        # the one container's or the host's (corpus 2092).
+        starters = [c for c in (engine_commands.commands if engine_commands is not None else ())
+                    if not ranks and (c.ranks_started_here or 0) > 1]
+        if starters:
+            return ok(f"{posixpath.basename(starters[0].argv[0])} starts its {starters[0].ranks_started_here} ranks "
+                      f"itself, as its own child processes (“{starters[0].quoted}”), and no container shown is a rank "
+                      "of a group: the ranks share the one IPC namespace the launcher runs in",
+                      actual={"ranks": starters[0].ranks_started_here}, evidence=[starters[0].quoted])
         # Every GPU container on this host in the host's IPC namespace, and an engine of two ranks or more shown: the
         # ranks it starts here see the host's one /dev/shm whichever container holds them (corpus 663, 1115, 1579:
         # one `--ipc=host` container per node of a multi-node job; 790, a private namespace, stays not applicable).

@@ -1696,7 +1696,7 @@ _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | g
     references=(NCCL_ENV_DOC, NCCL_PATHS, NCCL_TESTS_74),
     applies_to="nccl-gpu",
 )
-def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
+def nccl_env(nccl_config: NcclConfig | None = None, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
              gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None,
              serving_engine: ServingEngine | None = None, nccl_test_runs: NcclTestRuns | None = None,
@@ -1723,7 +1723,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     class, NCCL's `NET/IB : Using` line, NIC rows of the topology, RDMA driver modules, an NCCL_IB_* setting naming or
     tuning them, an IPoIB interface); not an issue where the source shows none (an empty /sys/class/infiniband,
     NCCL's "No device found"); unknown where it shows neither, the condition named (on plain Ethernet it costs
-    nothing).
+    nothing); an NCCL_SOCKET_IFNAME or NCCL_IB_HCA item that no device can be named (NcclSetting.unnamable: a `/` or
+    whitespace, an interface name past 15 characters), such as `ens121f0/` from a shell-joined
+    `-e "NCCL_SOCKET_IFNAME=ens121f0"/` (corpus 2118): NCCL finds no socket interface for its bootstrap (high) or opens
+    no HCA (medium).
 
     Why: NCCL_P2P_DISABLE "disables the peer to peer (P2P) transport, which uses CUDA direct
     access between GPUs, using NVLink or PCI" (NCCL env doc); traffic then goes through host
@@ -1738,7 +1741,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     A job shown with one rank on each node (facts/parallelism.one_rank_per_node) loses no P2P path to a P2P setting.
     Settings of the one serving container shown, given one GPU (`device_ids: ['1']`) and no parallel size above 1, with
     no other node or rank shown: the engine runs one rank, and NCCL carries no GPU-to-GPU traffic there (not an issue,
-    naming the condition). With no NCCL setting shown, one GPU on the host and no other node shown is not applicable;
+    naming the condition). The one container shown, given one GPU with no parallel size above 1 and no NCCL setting,
+    is not applicable (corpus 2124). With no NCCL setting shown, one GPU on the host and no other node shown is not
+    applicable, whether or not a source of NCCL settings is in the paste (corpus 2125: a node's labels);
     the one rank of an nccl-tests run (its header's rank lines, the GPUs it used) does not show the host's count, so
     alone it leaves that unknown (corpus 588, 1383). An engine shown on one GPU (facts/parallelism.one_gpu_engine:
     TP 1 and one pipeline stage on its command or in its log, no multi-node flag or log) runs no collective: not
@@ -1761,6 +1766,18 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     beyond PXB (SHM between SYS/PHB GPUs is its default, not a setting). A clean nccl.conf says
     nothing when the engine's environment is unreadable (another user's process): unknown.
     """
+    # A test run's rank lines list the GPUs it used, not the host's (`all_gather_perf -g 1` takes device 0 of any
+    # count, corpus 1383): alone they show no host of one GPU.
+    host = gpus if gpus is not None and set(gpus.agreed) - {NCCL_TESTS_TITLE} else None
+    if (nccl_config is None or not (nccl_config.settings or nccl_config.tried or nccl_config.unshown
+                                    or nccl_config.engine_seen)) and host is not None and host.whole_count == 1 \
+            and not _multi_node(serving_processes, serving_log, nccl_nodes):
+        # One GPU, no NCCL setting and no sign of other nodes, whether or not a source of NCCL settings is shown
+        # (corpus 2125: a node's labels): NCCL has no GPU-to-GPU traffic to slow down.
+        return not_applicable(f"one GPU ({host.counts[0][0]}) and no multi-node serving shown")
+    if nccl_config is None:
+        # Judged as a check whose NCCL settings are missing (engine/evaluate: `needs`).
+        return unknown("the NCCL settings are not in the source", needs="nccl_config")
     settings = list(nccl_config.settings)
     # The engine runs but its environment is not readable, and no NCCL log says what it was given.
     blind = nccl_config.env_unreadable and "NCCL log" not in nccl_config.sources
@@ -1777,13 +1794,12 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
                       actual={})
-        # A test run's rank lines list the GPUs it used, not the host's (`all_gather_perf -g 1` takes device 0 of any
-        # count, corpus 1383): alone they show no host of one GPU.
-        host = gpus if gpus is not None and set(gpus.agreed) - {NCCL_TESTS_TITLE} else None
-        if not nccl_config.engine_seen and host is not None and host.whole_count == 1 \
-                and not _multi_node(serving_processes, serving_log, nccl_nodes):
-            # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
-            return not_applicable(f"one GPU ({host.counts[0][0]}) and no multi-node serving shown")
+        if not _multi_node(serving_processes, serving_log, nccl_nodes) \
+                and (alone := _one_gpu_container(docker_containers, [], serving_log)):
+            # The one container shown, given one GPU and no parallel size, sets no NCCL variable: it runs one rank,
+            # and no collective between GPUs runs for a setting to shape (corpus 2124).
+            return not_applicable(f"{alone} and no NCCL setting, parallel engine or other node is shown: NCCL carries "
+                                  "no GPU-to-GPU traffic there")
         if not nccl_config.engine_seen and not _multi_node(serving_processes, serving_log, nccl_nodes) \
                 and (one_gpu := one_gpu_engine(serving_engine, host, engine_commands, serving_log)):
             # An engine shown on one GPU (TP 1, one stage: its command or its log) builds no communicator between
@@ -1953,6 +1969,15 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 pending.append(f"{where}: costs nothing on one host (GPU-to-GPU traffic stays on P2P/SHM), but on a "
                                "job that spans nodes it sends inter-node traffic to TCP sockets; whether this job "
                                "spans nodes is not in the source")
+        elif unnamed := s.unnamable:
+            # A name no device can have matches nothing: NCCL finds no socket interface for its bootstrap ("Bootstrap :
+            # no socket interface found", NVIDIA/nccl#1837) or opens no HCA and falls back to sockets (corpus 2118).
+            socket = s.name == "NCCL_SOCKET_IFNAME"
+            findings.append((3 if socket else 2, f"{where}: {', '.join(unnamed)} can name no "
+                             + ("network interface (at most 15 characters, no `/` or whitespace), so NCCL finds no "
+                                "socket interface for its bootstrap and the job cannot start across ranks" if socket
+                                else "RDMA device (no `/` or whitespace), so NCCL opens no HCA and sends its network "
+                                "traffic over TCP sockets"), s.name))
         elif s.name == "NCCL_IB_HCA" and (soft := _SOFT_RDMA.findall(s.value)):
             # Soft-RoCE (rdma_rxe) and soft-iWARP (siw) emulate RDMA in the kernel over an Ethernet NIC: no PCI device
             # stands behind them, so NCCL cannot place them in its topology (`Could not find real path of rxe0

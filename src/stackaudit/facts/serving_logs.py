@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -2970,8 +2971,21 @@ def tried_nccl(line: str) -> tuple[tuple[str, str], ...]:
     return tuple(dict.fromkeys((name, value.rstrip(".")) for name, value in _TRIED_ASSIGNMENT.findall(line)))
 
 
+# A launcher's option line, alone on its line of a continued command, that passes an NCCL variable into a container
+# (`-e "NCCL_SOCKET_IFNAME=ens121f0"/ \\` to vLLM's run_cluster.sh, corpus 2118; `--env NCCL_X=v`): the value is the
+# word the shell joins from it, quotes removed and what follows them kept.
+_OPTION_NCCL = re.compile(r"^\s*(?:-e|--env)(?:\s+|=)([\"']?NCCL_[A-Z0-9_]+=[^\s\\]*)\s*(?:\\\s*)?$")
+
+
 def stated_nccl(line: str) -> tuple[str, str] | None:
     """(name, value) of the NCCL variable a line of the user's words sets, or None."""
+    if (o := _OPTION_NCCL.match(line)) is not None:
+        try:
+            words = shlex.split(o.group(1))
+        except ValueError:  # an unclosed quote: not a word the shell would pass
+            return None
+        name, _, value = words[0].partition("=") if len(words) == 1 else ("", "", "")
+        return (name, value) if name else None
     m = STATED_NCCL.search(line)
     if m is None and (p := STATED_PROTO.search(line)) is not None and "NCCL_PROTO" not in line:
         return "NCCL_PROTO", p.group(1)
@@ -3065,6 +3079,23 @@ class NcclSetting:
         without its `set by environment` line, so what the setting does is not shown by the setting."""
         value = self.value.strip().upper()
         return self.name == "NCCL_P2P_LEVEL" and bool(value) and value not in _P2P_LEVELS and not value[0].isdigit()
+
+    @property
+    def unnamable(self) -> tuple[str, ...]:
+        """For NCCL_SOCKET_IFNAME and NCCL_IB_HCA, the items of the value that no device can be named, in order; ()
+        for other variables. NCCL reads a comma-separated list of name prefixes, after a leading `^` (leave out) and
+        `=` (exact match); NCCL_IB_HCA's items may end in `:port`. A Linux interface name is at most 15 characters
+        and holds no `/` and no whitespace (the kernel's dev_valid_name), and an RDMA device name holds no `/`
+        either, so an item with a `/` or a space (`ens121f0/` from `-e "NCCL_SOCKET_IFNAME=ens121f0"/`, corpus 2118)
+        or, for an interface, past 15 characters matches nothing."""
+        if self.name not in ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA"):
+            return ()
+        items = self.value.strip().lstrip("^=").split(",")
+        if self.name == "NCCL_IB_HCA":
+            items = [t.rsplit(":", 1)[0] if re.fullmatch(r".*:\d+", t) else t for t in items]
+        longest = 15 if self.name == "NCCL_SOCKET_IFNAME" else 64  # IFNAMSIZ - 1; IB_DEVICE_NAME_MAX
+        return tuple(t for t in (i.lstrip("=") for i in items)
+                     if t and ("/" in t or re.search(r"\s", t) or len(t) > longest))
 
     @property
     def left_out(self) -> tuple[str, ...] | None:
