@@ -143,8 +143,8 @@ def test_a_pascal_gpu_is_at_the_floor(tmp_path: Path) -> None:
 
 
 def test_a_release_outside_the_rows_says_nothing_of_the_floor(tmp_path: Path) -> None:
-    # Modelled: the M40 under 24.05, whose floor this table does not hold.
-    text = M40_SMI.replace("tritonserver:20.03.1-py3", "tritonserver:24.05-py3")
+    # Modelled: the M40 under 18.12, before the first release whose floor this table holds.
+    text = M40_SMI.replace("tritonserver:20.03.1-py3", "tritonserver:18.12-py3")
     result = paste_checks(tmp_path, text, "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
     assert result.status != "issue", result.message
 
