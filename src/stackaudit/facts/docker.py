@@ -366,11 +366,30 @@ REQUIRE_CUDA_EVERY_BRAND = {"11.8": (470,)}
 # revisions: CUDA 11.8's name R418 and R450 for tesla, R470, R510 and R515 (gitlab.com/nvidia/container-images/cuda,
 # dist/11.8.0). A driver of another branch whose CUDA is older than the image's fails the requirement on any GPU.
 REQUIRE_CUDA_SOME_BRAND = {"11.8": (418, 450, 470, 510, 515)}
+# NVIDIA's NGC framework images require only `cuda>=9.0` (NVIDIA_REQUIRE_CUDA, whatever their own CUDA), and leave the
+# driver check to their entrypoint: Triton 23.12's environment (vllm-project/vllm#2747's report), a Triton build of
+# 23.10 (triton-inference-server/server#6612), NVIDIA_PYTORCH_VERSION=20.06's, and the layers of an NGC 21.08 base
+# (NVIDIA/TensorRT-LLM#19345). The lowest driver branch that meets it is R384, CUDA 9.0's.
+NGC_REQUIRE_BRANCH = 384
+# The first NGC release whose entrypoint is seen running a newer CUDA 11 minor on an older 11.x driver (`will be run in
+# Minor Version Compatibility mode`: 22.04 on R495, corpus 1864; 22.12 on R510, corpus 2086). An earlier one is not
+# told: 21.10's SDK image on R455 found no CUDA device, and Triton's maintainer asked for a driver of R470 or later
+# (triton-inference-server/server#3773).
+NGC_MINOR_COMPAT_FROM = "22.04"
 
 
 def requirement_lets_through(image: str, cuda: str, branch: int) -> bool:
     """Whether NVIDIA's CUDA image `image` (or TGI's, built on one) of CUDA `cuda` lets driver branch `branch` through
-    its start-up requirement on a GPU of any brand (REQUIRE_CUDA_EVERY_BRAND)."""
+    its start-up requirement on a GPU of any brand (REQUIRE_CUDA_EVERY_BRAND). An NGC framework image of a release
+    NGC_RELEASE_CUDA holds, from NGC_MINOR_COMPAT_FROM on, lets through every branch from NGC_REQUIRE_BRANCH.
+
+    >>> requirement_lets_through("nvcr.io/nvidia/tritonserver:22.09-py3", "11.8", 515)
+    True
+    >>> requirement_lets_through("nvcr.io/nvidia/tritonserver:21.10-py3", "11.4", 455)
+    False
+    """
+    if ngc_image_cuda(image) == cuda:
+        return ngc_image_release(image) >= NGC_MINOR_COMPAT_FROM and branch >= NGC_REQUIRE_BRANCH
     return branch in REQUIRE_CUDA_EVERY_BRAND.get(cuda, ()) and bool(nvidia_image_cuda(image) or tgi_image_cuda(image))
 
 
