@@ -107,3 +107,26 @@ def test_the_banner_names_its_release(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, banner + "\n" + _table("550.54.15", "12.4"), COMPAT)[COMPAT].status == "ok"
     result = paste_checks(tmp_path, banner + "\n" + _table("535.183.01", "12.2"), COMPAT)[COMPAT]
     assert result.status != "ok"
+
+
+def test_rows_read_from_the_release_notes() -> None:
+    # Each from its release's Driver Requirements (the table's pages): 19.12 CUDA 10.2.89, 21.03 11.2.1, 22.09 11.8.0,
+    # 24.12 12.6.3, 25.06 12.9.1.
+    assert [NGC_RELEASE_CUDA[r][0] for r in ("19.12", "21.03", "22.09", "24.12", "25.06")] == [
+        "10.2", "11.2", "11.8", "12.6", "12.9"]
+    assert "22.08" not in NGC_RELEASE_CUDA  # its notes were not read
+
+
+def test_corpus_2106_ngc_2209_on_r515_is_minor_version_compatible() -> None:
+    # triton-inference-server/server#4947: tritonserver:22.09-py3 (CUDA 11.8) on driver 515.65.01 (CUDA 11.7); the NGC
+    # image requires only cuda>=9.0, and its entrypoint runs 11.8 on an 11.x driver by minor-version compatibility.
+    result = capture_checks("2106", COMPAT)[COMPAT]
+    assert result.status == "not-an-issue", result.message
+    assert "22.09-py3 ships CUDA 11.8" in result.message
+
+
+def test_an_ngc_image_of_a_newer_major_is_not_let_through(tmp_path: Path) -> None:
+    # Modelled: the same run of a CUDA 12.1 release (23.05) on the CUDA 11.7 driver: no minor-version compatibility.
+    text = "docker run --gpus=1 --rm nvcr.io/nvidia/tritonserver:23.05-py3 tritonserver\n" + _table("515.65.01", "11.7")
+    result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
+    assert result.status != "not-an-issue", result.message

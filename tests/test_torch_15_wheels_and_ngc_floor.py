@@ -119,7 +119,9 @@ def test_a_report_without_its_library_list_is_not_recorded(tmp_path: Path) -> No
     ("nvcr.io/nvidia/tritonserver:20.03.1-py3", "20.03", "6.0"),
     ("nvcr.io/nvidia/tritonserver:21.10-py3", "21.10", "6.0"),
     ("nvcr.io/nvidia/pytorch:23.06-py3", "23.06", "6.0"),
-    ("nvcr.io/nvidia/tritonserver:25.04-py3", "25.04", None),  # not read: 25.04 refuses a V100 (triton#8279)
+    # Between 25.03 and 25.08, whose notes say 7.5: 25.04 refuses a V100 (triton#8279).
+    ("nvcr.io/nvidia/tritonserver:25.04-py3", "25.04", "7.5"),
+    ("nvcr.io/nvidia/tritonserver:18.12-py3", "18.12", None),  # before the first release read
 ])
 def test_ngc_releases_floor(image: str, release: str, floor: str | None) -> None:
     assert ngc_image_release(image) == release
@@ -141,8 +143,8 @@ def test_a_pascal_gpu_is_at_the_floor(tmp_path: Path) -> None:
 
 
 def test_a_release_outside_the_rows_says_nothing_of_the_floor(tmp_path: Path) -> None:
-    # Modelled: the M40 under 24.05, whose floor this table does not hold.
-    text = M40_SMI.replace("tritonserver:20.03.1-py3", "tritonserver:24.05-py3")
+    # Modelled: the M40 under 18.12, before the first release whose floor this table holds.
+    text = M40_SMI.replace("tritonserver:20.03.1-py3", "tritonserver:18.12-py3")
     result = paste_checks(tmp_path, text, "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
     assert result.status != "issue", result.message
 

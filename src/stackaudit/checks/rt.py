@@ -495,7 +495,7 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     (a cubin or PTX) where no GPU model is named, or where the one model's coverage is otherwise unsettled: ok.
     Any other build, or a model the table lacks, leaves the check `unknown`, naming which.
     A container of an NGC framework image (`nvcr.io/nvidia/tritonserver:20.03.1-py3`) carries kernels from its
-    release's floor up (docker.NGC_CAPABILITY_FLOOR: compute capability 6.0 for 19.03 to 23.06): a GPU shown below
+    release's floor up (docker.NGC_CAPABILITY_FLOOR: 6.0 for 19.01 to 24.10, 7.5 for 25.03 to 25.08): a GPU shown below
     it is an issue, whatever else the paste shows. A container that runs `tritonserver` from an image without an NGC
     release, and without `--min-supported-compute-capability`, has Triton's default floor, 6.0 (TRITON_PROGRAM_FLOOR:
     the program's name dates it to 20.03 or later; corpus 1925).

@@ -150,21 +150,63 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     "19.03": ("10.1", "418", _NOTES + "frameworks/pytorch-release-notes/rel_19-03.html"),
     "19.04": ("10.1", "418", _NOTES + "digits/digits-release-notes/rel_19-04.html"),
     "19.06": ("10.1", "418", _NOTES + "digits/digits-release-notes/rel_19-06.html"),
+    "19.08": ("10.1", "418.87", _NOTES + "sdk/inference-release-notes/rel_19-08.html"),
+    "19.10": ("10.1", "418", _NOTES + "triton-inference-server/release-notes/rel_19-10.html"),
+    "19.12": ("10.2", "440.30",
+              _NOTES + "sdk/inference-server-archived/tensorrt_inference_server_1100/inference-release-notes/rel_19-12.html"),
+    "20.01": ("10.2", "440.33", _NOTES + "triton-inference-server/release-notes/rel_20-01.html"),
     "20.02": ("10.2", "440.33", _NOTES + "frameworks/pytorch-release-notes/rel_20-02.html"),
     "20.03": ("10.2", "440.33", _NOTES + "frameworks/tensorflow-release-notes/rel_20-03.html"),
     "20.06": ("11.0", "450", _NOTES + "frameworks/pytorch-release-notes/rel_20-06.html"),
+    "20.07": ("11.0", "450", _NOTES + "sdk/inference-release-notes/rel_20-07.html"),
+    "20.08": ("11.0", "450", _NOTES + "triton-inference-server/release-notes/rel_20-08.html"),
     "20.09": ("11.0", "450", _NOTES + "sdk/inference-release-notes/rel_20-09.html"),
     "20.10": ("11.1", "455", _NOTES + "frameworks/tensorflow-release-notes/rel_20-10.html"),
+    "20.11": ("11.1", "455", _NOTES + "sdk/inference-release-notes/rel_20-11.html"),
+    "20.12": ("11.1", "455", _NOTES + "sdk/inference-release-notes/rel_20-12.html"),
+    "21.02": ("11.2", "460.27", _NOTES + "sdk/inference-release-notes/rel_21-02.html"),
+    "21.03": ("11.2", "460.32", _NOTES + "sdk/inference-release-notes/rel_21-03.html"),
+    "21.04": ("11.3", "465.19", _NOTES + "sdk/inference-release-notes/rel_21-04.html"),
+    "21.05": ("11.3", "465.19", _NOTES + "triton-inference-server/release-notes/rel_21-05.html"),
+    "21.07": ("11.4", "470", _NOTES + "dgx/dlprof-release-notes/dlprof-release-notes-2107.html"),
+    "21.09": ("11.4", "470", _NOTES + "sdk/inference-release-notes/rel_21-09.html"),
     # Quoted from the Frameworks Support Matrix by Triton's maintainer (triton-inference-server/server#3773).
     "21.10": ("11.4", "470", "https://github.com/triton-inference-server/server/issues/3773"),
+    "21.11": ("11.5", "495", _NOTES + "triton-inference-server/release-notes/rel_21-11.html"),
+    "21.12": ("11.5", "495", _NOTES + "sdk/inference-release-notes/rel_21-12.html"),
+    "22.01": ("11.6", "510", _NOTES + "sdk/inference-release-notes/rel_22-01.html"),
+    "22.03": ("11.6", "510", _NOTES + "sdk/inference-release-notes/rel_22-03.html"),
+    "22.05": ("11.7", "515", _NOTES + "sdk/inference-release-notes/rel_22-05.html"),
+    "22.06": ("11.7", "515", _NOTES + "triton-inference-server/release-notes/rel_22-06.html"),
+    "22.07": ("11.7", "515", _NOTES + "triton-inference-server/release-notes/rel_22-07.html"),
+    "22.09": ("11.8", "520", _NOTES + "triton-inference-server/release-notes/rel-22-09.html"),
+    "22.10": ("11.8", "520", _NOTES + "sdk/inference-release-notes/rel-22-10.html"),
+    "22.11": ("11.8", "520", _NOTES + "triton-inference-server/release-notes/rel-22-11.html"),
+    "22.12": ("11.8", "520", _NOTES + "sdk/inference-release-notes/rel-22-12.html"),
     "23.01": ("12.0", "525", _NOTES + "frameworks/tensorflow-release-notes/rel-23-01.html"),
+    "23.04": ("12.1", "530", _NOTES + "triton-inference-server/release-notes/rel-23-04.html"),
+    "23.05": ("12.1", "530", _NOTES + "sdk/inference-release-notes/rel-23-05.html"),
+    "23.06": ("12.1", "530", _NOTES + "sdk/inference-release-notes/rel-23-06.html"),
+    "23.07": ("12.1", "530", _NOTES + "sdk/inference-release-notes/rel-23-07.html"),
     "23.08": ("12.2", "535", _NOTES + "triton-inference-server/release-notes/rel-23-08.html"),
+    "23.09": ("12.2", "535", _NOTES + "sdk/inference-release-notes/rel-23-09.html"),
+    "23.11": ("12.3", "545", _NOTES + "triton-inference-server/release-notes/rel-23-11.html"),
+    "23.12": ("12.3", "545", _NOTES + "triton-inference-server/release-notes/rel-23-12.html"),
+    "24.01": ("12.3", "545", _NOTES + "triton-inference-server/release-notes/rel-24-01.html"),
+    "24.02": ("12.3", "545", _NOTES + "sdk/inference-release-notes/rel-24-02.html"),
     "24.04": ("12.4", "545", _NOTES + "triton-inference-server/release-notes/rel-24-04.html"),
     "24.05": ("12.4", "545", _NOTES + "frameworks/mxnet-release-notes/rel-24-05.html"),
     "24.06": ("12.4", "545", _NOTES + "frameworks/mxnet-release-notes/rel-24-06.html"),
+    "24.08": ("12.6", "560", _NOTES + "triton-inference-server/release-notes/rel-24-08.html"),
+    "24.10": ("12.6", "560", _NOTES + "triton-inference-server/release-notes/rel-24-10.html"),
+    "24.12": ("12.6", "560",
+              _NOTES + "triton-inference-server/archives/triton-inference-server-2530/user-guide/docs/introduction/release_notes.html"),
     # The PyTorch release notes quoted in foundation-model-stack/fms-hf-tuning#675 ("Release 25.02 is based on CUDA
     # 12.8.0.38 which requires NVIDIA Driver release 570 or later").
     "25.02": ("12.8", "570", "https://github.com/foundation-model-stack/fms-hf-tuning/pull/675"),
+    # The note says driver 560 beside CUDA 12.8.1, as quoted here; CUDA 12.8's own toolkit ships r570.
+    "25.03": ("12.8", "560", _NOTES + "triton-inference-server/release-notes/rel-25-03.html"),
+    "25.06": ("12.9", "575", _NOTES + "triton-inference-server/release-notes/rel-25-06.html"),
     # Triton's release table quoted in triton-inference-server/server#8370 (25.08: CUDA 12.9.0.043, driver 575.51.03).
     "25.08": ("12.9", "575.51", "https://github.com/triton-inference-server/server/issues/8370"),
     # CUDA 13.1: corpus 1735 shows torch `...nv25.12` beside CUDA 13.1. The driver is CUDA 13.1's own branch (r590, as
@@ -269,11 +311,13 @@ def ngc_image_cuda(image: str) -> str:
 
 # The lowest compute capability NGC framework releases support, by their first and last release read: each release's
 # notes say `Release YY.MM supports CUDA compute capability 6.0 and higher` (or `and later`) under GPU Requirements,
-# read for 19.03, 19.05, 19.06, 19.10, 19.11, 20.03, 20.03.1 (PyTorch, Triton), 22.03, 23.03, 23.04 and 23.06
-# (Triton). A release outside the rows is not told.
+# read for 19.01, 19.02, 19.03, 19.05, 19.06, 19.10, 19.11, 20.03, 20.03.1 (PyTorch, Triton), 22.03, 23.03, 23.04 and
+# 23.06 (Triton), and 6.0 again in Triton's notes for 23.07 to 24.02, 24.06, 24.08 and 24.10; 7.5 and later (Turing)
+# in Triton's notes for 25.03, 25.06 and 25.08. A release outside the rows is not told.
 # Each row: (first release, last release, the lowest compute capability, its architecture, the notes).
 NGC_CAPABILITY_FLOOR: tuple[tuple[str, str, str, str, str], ...] = (
-    ("19.03", "23.06", "6.0", "Pascal", _NOTES + "triton-inference-server/release-notes/rel_20-03-1.html"),
+    ("19.01", "24.10", "6.0", "Pascal", _NOTES + "triton-inference-server/release-notes/rel_20-03-1.html"),
+    ("25.03", "25.08", "7.5", "Turing", _NOTES + "triton-inference-server/release-notes/rel-25-03.html"),
 )
 
 
@@ -322,11 +366,30 @@ REQUIRE_CUDA_EVERY_BRAND = {"11.8": (470,)}
 # revisions: CUDA 11.8's name R418 and R450 for tesla, R470, R510 and R515 (gitlab.com/nvidia/container-images/cuda,
 # dist/11.8.0). A driver of another branch whose CUDA is older than the image's fails the requirement on any GPU.
 REQUIRE_CUDA_SOME_BRAND = {"11.8": (418, 450, 470, 510, 515)}
+# NVIDIA's NGC framework images require only `cuda>=9.0` (NVIDIA_REQUIRE_CUDA, whatever their own CUDA), and leave the
+# driver check to their entrypoint: Triton 23.12's environment (vllm-project/vllm#2747's report), a Triton build of
+# 23.10 (triton-inference-server/server#6612), NVIDIA_PYTORCH_VERSION=20.06's, and the layers of an NGC 21.08 base
+# (NVIDIA/TensorRT-LLM#19345). The lowest driver branch that meets it is R384, CUDA 9.0's.
+NGC_REQUIRE_BRANCH = 384
+# The first NGC release whose entrypoint is seen running a newer CUDA 11 minor on an older 11.x driver (`will be run in
+# Minor Version Compatibility mode`: 22.04 on R495, corpus 1864; 22.12 on R510, corpus 2086). An earlier one is not
+# told: 21.10's SDK image on R455 found no CUDA device, and Triton's maintainer asked for a driver of R470 or later
+# (triton-inference-server/server#3773).
+NGC_MINOR_COMPAT_FROM = "22.04"
 
 
 def requirement_lets_through(image: str, cuda: str, branch: int) -> bool:
     """Whether NVIDIA's CUDA image `image` (or TGI's, built on one) of CUDA `cuda` lets driver branch `branch` through
-    its start-up requirement on a GPU of any brand (REQUIRE_CUDA_EVERY_BRAND)."""
+    its start-up requirement on a GPU of any brand (REQUIRE_CUDA_EVERY_BRAND). An NGC framework image of a release
+    NGC_RELEASE_CUDA holds, from NGC_MINOR_COMPAT_FROM on, lets through every branch from NGC_REQUIRE_BRANCH.
+
+    >>> requirement_lets_through("nvcr.io/nvidia/tritonserver:22.09-py3", "11.8", 515)
+    True
+    >>> requirement_lets_through("nvcr.io/nvidia/tritonserver:21.10-py3", "11.4", 455)
+    False
+    """
+    if ngc_image_cuda(image) == cuda:
+        return ngc_image_release(image) >= NGC_MINOR_COMPAT_FROM and branch >= NGC_REQUIRE_BRANCH
     return branch in REQUIRE_CUDA_EVERY_BRAND.get(cuda, ()) and bool(nvidia_image_cuda(image) or tgi_image_cuda(image))
 
 
