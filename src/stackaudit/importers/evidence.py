@@ -60,8 +60,8 @@ from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.docker import AIO_SMI_RAN, NGC_CHECK_LINE, tgi_info_line
 from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
-    OTHER_GPU_NEEDLES,
     LIGHTNING_DEVICE,
+    OTHER_GPU_NEEDLES,
     TORCH_WARNED,
     nvrm_mem_line,
     other_gpu_line,
