@@ -14,7 +14,7 @@ it once. Its sources, best first (a union: every source that answers contributes
    container it shows the host's GPUs, not only those given to the container, so it ranks after
    the sources that show what CUDA sees.
    The NVIDIA GPU functions of a pasted `lspci` (the `pcie` fact) where sysfs is not in the source: BDF, NUMA
-   node; an excerpt's count is a lower bound.
+   node, the model its bracketed name or device id gives; an excerpt's count is a lower bound.
 4. `collect_env` — the `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env.
 5. `nvlink_status` — the `GPU n: <name> (UUID: …)` lines of a pasted `nvidia-smi nvlink -s`: index, product
    name; an excerpt may stop after any GPU, so its count is a lower bound.
@@ -25,6 +25,7 @@ it once. Its sources, best first (a union: every source that answers contributes
    ...)`, `Found device N` and its `pciBusID:`): BDF, product name, CUDA index (CUDA's list, a lower bound).
    The `GPU Device IDs Detected` row of a pasted `dcgmi diag`: a GPU per PCI device id, named by the GPU table.
 6. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
+   Lightning's Tensor Cores notice (`You are using a CUDA device ('NVIDIA L4') ...`): rank zero's device, a lower bound.
 7. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
 8. an NCCL log's ranks that its SHM and P2P channels join on one host: one GPU each, a lower bound.
 
