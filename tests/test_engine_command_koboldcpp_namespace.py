@@ -145,3 +145,31 @@ def test_a_windows_path_with_an_invalid_escape_is_read_without_a_warning() -> No
         printed = koboldcpp_namespace("Namespace(" + line)
     assert [str(w.message) for w in caught] == []
     assert "--gpulayers 33" in printed and "koboldcpp" in printed
+
+
+# The command typed above the printed arguments, as the threads show it: LostRuins/koboldcpp#595 (a Windows prompt,
+# the Namespace NS_595), #1882 (KoboldCpp 1.104, `-ts 1 1`: two GPUs), #1223 (corpus 2132: the command on the fence's
+# opening line, the Namespace cut before tensor_split).
+TYPED_595 = ("f:\\koboldcpp>koboldcpp.exe --usecublas lowvram --contextsize 4096 --blasbatchsize 512 --gpulayers 15 "
+             "--threads 9 --highpriority --model sonya-7b-x8-moe.Q6_K.gguf\n\nWelcome to KoboldCpp - Version 1.54\n"
+             "Initializing dynamic library: koboldcpp_cublas.dll\n==========\n" + NS_595 + "\n==========\n")
+TYPED_1882 = ("F:\\AI>F:\\AI\\koboldcpp.exe -m E:\\AI\\LLM\\Cydonia-24B-v4zk-Q8_0.gguf -fa --host 0.0.0.0 --port 5001 "
+              "--usecuda -c 150000 -b 4096 -ngl 99 -ts 1 1\n***\nWelcome to KoboldCpp - Version 1.104\n"
+              "Initializing dynamic library: koboldcpp_cublas.dll\n==========\n"
+              "Namespace(admin=False, batchsize=4096, contextsize=150000, flashattention=True, gpulayers=99, "
+              "host='0.0.0.0', model='', model_param='E:\\\\AI\\\\LLM\\\\Cydonia-24B-v4zk-Q8_0.gguf', port=5001, "
+              "port_param=5001, tensor_split=[1.0, 1.0], threads=15, usecuda=['normal', 'mmq'])\n")
+
+
+def test_printed_arguments_under_a_typed_command_are_its_echo() -> None:
+    for text, first in ((TYPED_595, "--usecublas"), (TYPED_1882, "-m")):
+        commands = fact(pasted(text), "engine_commands")
+        assert isinstance(commands, EngineCommands)
+        assert [c.argv[1] for c in commands.commands] == [first]
+    # Corpus 2132: the typed line's `--tensor_split 1 0` decides, not the echo cut before its tensor_split field.
+    commands = fact(pasted(body("2132")), "engine_commands")
+    assert isinstance(commands, EngineCommands)
+    assert [c.one_gpu for c in commands.commands] == ["--tensor-split 1,0 puts every layer on one device"]
+    # Modelled counter-example: the printed arguments alone are still the command.
+    alone = fact(pasted("==========\n" + NS_595 + "\n==========\n"), "engine_commands")
+    assert isinstance(alone, EngineCommands) and [c.argv[0] for c in alone.commands] == ["koboldcpp"]

@@ -149,6 +149,16 @@ def test_a_prompt_glued_cmdline_paste_is_recognised_on_its_line() -> None:
     assert result.recognised == [("/proc/cmdline", 2, 2)]
 
 
+def test_a_command_on_a_fence_opening_line_after_a_space_is_read() -> None:
+    # Real: LostRuins/koboldcpp#1223 (corpus 2132), the command after "``` " on the fence's own line.
+    text = ("``` ./koboldcpp-linux-x64-cuda1210 --model ~/models/x.gguf --contextsize 8192  --threads 16 --gpulayers 99 "
+            "--tensor_split 1 0  --port 12000 --flashattention \n***\nWelcome to KoboldCpp - Version 1.78\n```\n")
+    assert ("engine command", 1, 1) in recognise(text).recognised
+    # Modelled counter-examples: a language tag after a space, or an attribute block, is no content.
+    for opening in ("``` bash", "```{.bash}", "``` {.bash .numberLines}"):
+        assert ("engine command", 2, 2) in recognise(opening + "\nllama-server -m x.gguf -ngl 99\n```\n").recognised
+
+
 def test_unrecognisable_text_is_one_line_listing_the_registered_kinds(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "notes.txt"
     path.write_text("I restarted the server and it still hangs.\nAny idea?\n")

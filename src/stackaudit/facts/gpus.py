@@ -14,7 +14,7 @@ it once. Its sources, best first (a union: every source that answers contributes
    container it shows the host's GPUs, not only those given to the container, so it ranks after
    the sources that show what CUDA sees.
    The NVIDIA GPU functions of a pasted `lspci` (the `pcie` fact) where sysfs is not in the source: BDF, NUMA
-   node; an excerpt's count is a lower bound.
+   node, the model its bracketed name or device id gives; an excerpt's count is a lower bound.
 4. `collect_env` — the `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env.
 5. `nvlink_status` — the `GPU n: <name> (UUID: …)` lines of a pasted `nvidia-smi nvlink -s`: index, product
    name; an excerpt may stop after any GPU, so its count is a lower bound.
@@ -25,6 +25,7 @@ it once. Its sources, best first (a union: every source that answers contributes
    ...)`, `Found device N` and its `pciBusID:`): BDF, product name, CUDA index (CUDA's list, a lower bound).
    The `GPU Device IDs Detected` row of a pasted `dcgmi diag`: a GPU per PCI device id, named by the GPU table.
 6. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
+   Lightning's Tensor Cores notice (`You are using a CUDA device ('NVIDIA L4') ...`): rank zero's device, a lower bound.
 7. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
 8. an NCCL log's ranks that its SHM and P2P channels join on one host: one GPU each, a lower bound.
 
@@ -90,6 +91,7 @@ from stackaudit.gputable import (
     LAPTOP_PART,
     GpuTableError,
     UnknownGpuError,
+    architecture_of,
     brand_family,
     by_pci_device_id,
     capability_name,
@@ -122,6 +124,7 @@ NVSMI_LIST_TITLE = NVSMI_LIST.title
 NVC_INFO_TITLE = NVC_INFO.title
 OLLAMA_TITLE = "ollama's `inference compute` lines"
 TORCH_WARNED_TITLE = "PyTorch's warning of a GPU its build has no kernels for"
+LIGHTNING_TITLE = "Lightning's Tensor Cores notice"
 USER_WORDS_TITLE = "the user's own words"
 
 
@@ -569,7 +572,9 @@ def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
     """The NVIDIA GPU functions of a pasted `lspci`: BDF, NUMA node, and the model where the name lspci puts in
     brackets is one row of the GPU table (`GK210GL [Tesla K80]`: Tesla K80; exact_name, corpus 1584). A row that
     names no model (`lspci -n`'s `0302: 10de:20b0`, an unnamed `Device 2330`) is named by the table's row for its
-    PCI device id (corpus 2090). An excerpt's count is a lower bound."""
+    PCI device id (corpus 2090). A bracketed name with no table row is kept where the GPU table knows its
+    architecture (`GM200GL [Tesla M40]`: Maxwell, corpus 2089): what the model settles (no MIG before Ampere) holds
+    without a row. An excerpt's count is a lower bound."""
     from stackaudit.facts.pcie import PcieFacts
 
     if ctx.optional("pci", PciDevices) is not None:
@@ -579,10 +584,18 @@ def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
     found = [f for f in pcie.gpus if f.lspci is not None]
     if not found:
         raise FactUnavailable("the lspci shown lists no NVIDIA GPU")
-    records = tuple(GpuRecord(None, f.bdf, exact_name(f.model) if f.model else _row_of_device(f.device),
+    records = tuple(GpuRecord(None, f.bdf, _lspci_model(f.model, f.device),
                               f.lspci.numa_node if f.lspci else None, (LSPCI_TITLE,)) for f in found)
     return GpuInventory(gpus=records, counts=((LSPCI_TITLE, len(records)),),
                         partial=() if pcie.complete else ((LSPCI_TITLE, "a pasted lspci may leave GPUs out"),))
+
+
+def _lspci_model(name: str, device_id: str) -> str:
+    """The model an lspci row names (gpus_from_lspci): its table row by name, else by PCI device id, else the
+    bracketed name itself where its architecture is known; "" where none is."""
+    if not name:
+        return _row_of_device(device_id)
+    return exact_name(name) or _row_of_device(device_id) or (name if architecture_of(name) else "")
 
 
 def _row_of_device(device_id: str) -> str:
@@ -1150,6 +1163,50 @@ def parse_torch_warned_gpus(text: str) -> GpuInventory:
     records = tuple(GpuRecord(i, "", name, None, (TORCH_WARNED_TITLE,)) for i, name in sorted(names.items()))
     return GpuInventory(gpus=records, counts=((TORCH_WARNED_TITLE, max(names) + 1),),
                         partial=((TORCH_WARNED_TITLE, "PyTorch warns once for identical GPUs; " + CUDA_LIST),))
+
+
+# Lightning's notice on the CUDA device its process runs on (lightning/fabric/accelerators/cuda.py,
+# `_check_cuda_matmul_precision`): `You are using a CUDA device ('NVIDIA L4') that has Tensor Cores.`, the name
+# torch.cuda.get_device_name gives, printed once by rank zero (corpus 2099, NVIDIA/nccl#1212).
+LIGHTNING_DEVICE = re.compile(r"\bYou are using a CUDA device \('(?P<name>[^'\n]{1,120})'\) that has Tensor Cores\b")
+
+
+def parse_lightning_gpus(text: str) -> GpuInventory:
+    """The GPUs Lightning's Tensor Cores notices name (LIGHTNING_DEVICE), one per name, in the order printed.
+
+    Rank zero prints the notice for its own device only: the count is a lower bound.
+
+    >>> parse_lightning_gpus("You are using a CUDA device ('NVIDIA A40') that has Tensor Cores. To properly").models
+    {0: 'NVIDIA A40'}
+    """
+    names = list(dict.fromkeys(m["name"].strip() for m in LIGHTNING_DEVICE.finditer(text)))
+    if not names:
+        raise ParseError("no Lightning `You are using a CUDA device ('<name>') that has Tensor Cores` line")
+    records = tuple(GpuRecord(i, "", name, None, (LIGHTNING_TITLE,)) for i, name in enumerate(names))
+    return GpuInventory(gpus=records, counts=((LIGHTNING_TITLE, len(records)),),
+                        partial=((LIGHTNING_TITLE, "Lightning names rank zero's device only; " + CUDA_LIST),))
+
+
+@parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=67)
+def gpus_from_lightning(text: str) -> GpuInventory:
+    """The GPUs Lightning's Tensor Cores notices name among pasted lines (parse_lightning_gpus).
+
+    Input (rhasspy/piper#660)::
+
+        You are using a CUDA device ('NVIDIA GeForce RTX 4060 Laptop GPU') that has Tensor Cores.
+    """
+    return parse_lightning_gpus(text)
+
+
+@parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=68)
+def gpus_from_lightning_log(text: str) -> GpuInventory:
+    """The GPUs Lightning's Tensor Cores notices name in a training or engine log (parse_lightning_gpus).
+
+    Input (tests/data/captures/2099)::
+
+        (RayTrainWorker pid=355353) You are using a CUDA device ('NVIDIA L4') that has Tensor Cores. To properly utilize them, you should set `torch.set_float32_matmul_precision('medium' | 'high')`
+    """
+    return parse_lightning_gpus(text)
 
 
 QUERY_ROWS_TITLE = "`nvidia-smi --query-gpu=index,name,driver_version` rows"

@@ -49,7 +49,10 @@ _INLINE_CLOSE = re.compile(r"^([^`]+)`$")
 # where what it hides is a log line; a cut nvidia-smi row (`| N/A   30C    P0    42W`) keeps its bar.
 _TABLE_BAR = re.compile(r"^\|\s(?=[^|]*$)")
 _FENCE_ONLY = re.compile(r"^(?P<indent> *)(?P<mark>`{3,}|~{3,})\s*[\w+.#-]*\s*(?:\{[^}]*\})?\s*$")
-_FENCE_OPEN_GLUED = re.compile(r"^ *(?:`{3,}|~{3,})(?=\S)(?![\w+.#-]+\s*$)")
+# A fence's opening line that holds the paste's first line of content, glued to the mark (```nvidia-smi -L) or after a
+# space (``` ./koboldcpp-linux-x64-cuda1210 --model ... --tensor_split 1 0, corpus 2132): not a language tag, which is
+# one word (_FENCE_ONLY); the content is read as the block's first line.
+_FENCE_OPEN_GLUED = re.compile(r"^ *(?:`{3,}|~{3,})[ \t]*(?=[^\s{])(?![\w+.#-]+\s*$)")
 _FENCE_CLOSE_GLUED = re.compile(r"(?<=\S)\s*(?:`{3,}|~{3,})\s*$")
 # Prompts: `user@host:~$ cmd`, `(venv) root@box:/# cmd`, `[root@host ~]# cmd`, `$ cmd`, `PS> cmd`. A `user@host` prompt
 # may open with markdown's bold mark that the post never closed (`**user@host:~/dir$ nvidia-smi`, corpus 1482).

@@ -286,6 +286,23 @@ def _terminal_wrapped(joined: str, next_line: str) -> bool:
         and not VLLM_LINE.search(next_line) and parse_command_line(next_line) is None
 
 
+def _koboldcpp_typed(above: list[str]) -> bool:
+    """Whether a line above is a KoboldCpp command line as typed (its binary or koboldcpp.py), whose printed arguments
+    (`Namespace(...)`, facts/engine_command.koboldcpp_namespace) below it are its echo: the same run, once. A paste cut
+    inside the echo (corpus 2132) shows fewer of its flags than the typed line does."""
+    for line in above[-MAX_ECHO_DISTANCE:]:
+        command = parse_command_line(strip_prompt(line)) if "koboldcpp" in line.lower() else None
+        if command is not None and "Namespace(" not in line \
+                and any(posixpath.basename(w).lower().startswith("koboldcpp") for w in command.argv[:2]):
+            return True
+    return False
+
+
+# Lines above KoboldCpp's printed arguments searched for the command that started it: its banner and backend lines
+# come between (about 10 lines in KoboldCpp 1.78's console, corpus 2132).
+MAX_ECHO_DISTANCE = 40
+
+
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "llava", "llama-mtmd-cli", "llama_cpp.server", "llama serve",
@@ -336,6 +353,9 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         end = namespace_end(lines, i) if "Namespace(" in line else i + 1
         whole = "".join(x.rstrip("\r") for x in lines[i:end])
         if (printed := next((v for needle, read in _PRINTED_COMMANDS if needle in line and (v := read(whole))), None)):
+            if "Namespace(" in line and _koboldcpp_typed(lines[:i]):
+                # KoboldCpp echoes the command line that started it: the typed line above is the run (corpus 2132).
+                continue
             if (from_print := parse_command_line(printed)) is not None:
                 yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, from_print.line + "\n"))
                 scan.skip(end)

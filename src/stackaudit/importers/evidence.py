@@ -31,7 +31,8 @@ amd-smi, a ROCm variable set to a value), a list's package version (`PyTorch: 2.
 Inference's /info object's `"docker_label"` read with the `"version"` above it (facts/docker.tgi_info_line), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
 out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's or free's summary (`MiB Swap: 0.0
 total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), torch's capability warning naming a GPU CUDA listed (facts/gpus.TORCH_WARNED:
-`Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.`), a library loaded from WSL 2's driver mount
+`Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.`), Lightning's notice naming its CUDA device
+(facts/gpus.LIGHTNING_DEVICE: `You are using a CUDA device ('NVIDIA L4') that has Tensor Cores.`), a library loaded from WSL 2's driver mount
 (facts/platform.WSL_LIBRARY: `/usr/lib/wsl/lib/libnvidia-ml.so.1`), each also as a
 two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`, facts/_parse.stated_line). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
@@ -59,6 +60,7 @@ from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.docker import AIO_SMI_RAN, NGC_CHECK_LINE, tgi_info_line
 from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
+    LIGHTNING_DEVICE,
     OTHER_GPU_NEEDLES,
     TORCH_WARNED,
     nvrm_mem_line,
@@ -186,7 +188,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "site-packages/", "/workspace/", "CMAKE_CUDA_A
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
             "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
-            "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "/usr/lib/wsl/",
+            "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "that has Tensor Cores", "/usr/lib/wsl/",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "kernel module", "Open driver", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",
@@ -302,6 +304,7 @@ def is_evidence(line: str) -> bool:
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or bool(TORCH_WARNED.search(line))
+                or bool(LIGHTNING_DEVICE.search(line))
                 or bool(WSL_LIBRARY.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
                 or ("/workspace/" in line and bool(IMAGE_WORKDIR.search(line))))
 
