@@ -1612,8 +1612,8 @@ def _unopened_inside(nvidia: NvidiaGpus | None) -> Outcome | None:
 
 def _node_offer(k8s_nodes: K8sNodes | None, gpus: GpuInventory | None = None) -> Outcome | None:
     """CTR-GPU-ACCESS from a pasted node's description (facts/k8s_node.py): an issue where its allocatable holds
-    back every device of a GPU resource its capacity counts (the device plugin reports them unhealthy), or where GPU
-    feature discovery labels a GPU and its whole Capacity lists none (no device plugin registered one); ok where
+    back devices of a GPU resource its capacity counts, all or some (the device plugin reports them unhealthy), or
+    where GPU feature discovery labels a GPU and its whole Capacity lists none (no device plugin registered one); ok where
     every GPU node shown offers all it registered; unknown where a GPU node shows neither. An issue too where the one
     node shown has a whole Capacity without a GPU resource and another source (lspci, nvidia-smi) lists NVIDIA GPUs
     (corpus 2111). None where no node shown has a GPU."""
@@ -1634,10 +1634,14 @@ def _node_offer(k8s_nodes: K8sNodes | None, gpus: GpuInventory | None = None) ->
         return None
     if (withheld := k8s_nodes.withheld()) is not None:
         node, cap, alloc = withheld
+        lost = int(cap.value) - int(alloc.value)
+        held = ("every GPU it found unhealthy, so no pod that asks for one is scheduled there" if alloc.value == "0"
+                else f"{lost} of the GPUs it found unhealthy, so no pod is given {'it' if lost == 1 else 'them'} and "
+                f"the node serves {alloc.value} of its {cap.value}")
         return issue(f"node {node.name or '(unnamed)'} registers {cap.value} {cap.key} (capacity: `{cap.line}`) "
                      f"and offers {alloc.value} of them (allocatable: `{alloc.line}`): the device plugin reports "
-                     "every GPU it found unhealthy, so no pod that asks for one is scheduled there; the plugin's log "
-                     "names the devices it marked unhealthy (an Xid it watches, a GPU lost or reset)",
+                     f"{held}; the plugin's log names the devices it marked unhealthy (an Xid it watches, a GPU lost "
+                     "or reset, ECC turned off)",
                      actual={"capacity": int(cap.value), "allocatable": int(alloc.value)},
                      expected="allocatable equal to capacity", subjects=[node.name or cap.key],
                      evidence=[cap.line, alloc.line])

@@ -150,11 +150,12 @@ class K8sNode:
         return {e.key: e for e in entries if GPU_RESOURCE.match(e.key) and e.value.isdigit()}
 
     def withheld(self) -> tuple[NodeEntry, NodeEntry] | None:
-        """A GPU resource the node's capacity counts above 0 and its allocatable at 0: (capacity's, allocatable's)
-        entries; the device plugin reports every such device unhealthy. None where none is shown so."""
+        """A GPU resource the node's allocatable counts below its capacity: (capacity's, allocatable's) entries, or
+        None where none is shown so. The device plugin reports the devices between the two unhealthy: all of them at
+        allocatable 0 (corpus 1725), one at capacity 8 and allocatable 7 (NVIDIA/k8s-device-plugin#125)."""
         offered = self.gpu_resources(self.allocatable)
         for key, cap in self.gpu_resources(self.capacity).items():
-            if int(cap.value) > 0 and key in offered and int(offered[key].value) == 0:
+            if key in offered and int(offered[key].value) < int(cap.value):
                 return cap, offered[key]
         return None
 
@@ -254,7 +255,7 @@ class K8sNodes:
         return tuple(shown) if shown and all(rows for _, rows in shown) else ()
 
     def withheld(self) -> tuple[K8sNode, NodeEntry, NodeEntry] | None:
-        """The first GPU node whose allocatable holds back every device of a GPU resource its capacity counts
+        """The first GPU node whose allocatable holds back devices of a GPU resource its capacity counts
         (K8sNode.withheld), with the two entries; None where none does."""
         return next(((n, *pair) for n in self.gpu_nodes if (pair := n.withheld()) is not None), None)
 
