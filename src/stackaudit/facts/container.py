@@ -749,6 +749,25 @@ def _unit_engine(ctx: FactContext) -> str:
 _TYPED_OLLAMA_SERVE = re.compile(r"^(?:sudo\s+(?:-E\s+)?)?(?:[A-Za-z_]\w*=\S*\s+)*ollama\s+serve\b")
 
 
+# ollama's `server config` line (`routes.go:1194: INFO server config env="map[... OLLAMA_HOST:http://127.0.0.1:11434
+# ...]"`) with the server bound to the loopback address: the binary's default, which ollama's Docker image overrides
+# (its Dockerfile sets `ENV OLLAMA_HOST=0.0.0.0:11434`) so that a published port reaches the server. A server bound to
+# a container's own loopback answers nothing outside it, so the line is the server of the host itself (corpus 1983,
+# 2025, 2072, 2145).
+OLLAMA_LOOPBACK_CONFIG = re.compile(r"\bINFO server config env=\"?map\[[^\"\]]*?\bOLLAMA_HOST:(?:https?://)?"
+                                    r"(?:127\.0\.0\.1|localhost)(?::\d+)?[\s\]]")
+
+
+def _loopback_ollama(host: Host) -> str:
+    """ollama's server config line with the server bound to the loopback address (OLLAMA_LOOPBACK_CONFIG), cut to its
+    OLLAMA_HOST entry, where no command typed at a prompt names a container or its runner; "" otherwise."""
+    if any(_NAMES_CONTAINER.search(command) for _, command in _prompt_rows(host)):
+        return ""
+    line = _entrypoint_line(host, lambda ln: "OLLAMA_HOST:" in ln and bool(OLLAMA_LOOPBACK_CONFIG.search(ln)))
+    m = re.search(r"OLLAMA_HOST:\S+?(?=[\s\]])", line)
+    return m.group(0) if m else ""
+
+
 def _typed_host_server(ctx: FactContext) -> str:
     """A prompt's command that starts ollama's server by hand (_TYPED_OLLAMA_SERVE) at a prompt that names no
     container, where no command typed at a prompt names a container or its runner (_prompts_off_container), else "".
@@ -1040,6 +1059,11 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo.ran_on_host(
                     f"`{typed[:100]}` is typed at a shell prompt: ollama's server started by hand on the "
                     "host (its Docker image starts it as the entrypoint)")
+            loopback = _loopback_ollama(host)
+            if loopback:
+                return ContainerInfo.ran_on_host(
+                    f"ollama's server config binds the server to the loopback address (`{loopback}`), the "
+                    "binary's default: ollama's Docker image sets 0.0.0.0 so that a published port reaches it")
             job = _batch_job_on_host(host)
             if job:
                 return ContainerInfo.ran_on_host(
