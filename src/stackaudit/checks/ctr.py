@@ -1317,9 +1317,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     unknown, not ok.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
-    A spec's GPU request with the user's words that the workload runs on the CPU (`using CPU instead of GPU`,
-    facts/trouble.ON_CPU), and nothing from the container's side (no engine log, nothing typed inside it, no GPU
-    listing), is unknown: the request is what those words put in question (corpus 1809).
+    A spec's GPU request with the user's words that the workload runs on the CPU (`using CPU instead of GPU`, `the
+    model not even being loaded into VRAM`, facts/trouble.ON_CPU), and nothing from the container's side (no engine
+    log, nothing typed inside it, no GPU listing), is unknown: the request is what those words put in question (corpus
+    1809, 2157). A GPU the user's words name (an issue form's `GPU:` row) is no listing.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
     LocalAI's All-in-One entrypoint's `NVIDIA GPU detected` (facts/docker.AIO_SMI_RAN) is followed by the nvidia-smi
     it runs inside its container: that nvidia-smi counts as typed there, and its table, cut in its header too, means
@@ -2190,11 +2191,12 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        hint="paste the whole output of the `docker run ... nvidia-smi` (with the error it ends in)",
                        actual={c.label: "output names no GPU" for c in unanswered})
     inside_shown = container is not None and bool(container.exec_into or container.ran_inside)
-    if on_cpu and not engine_shown and not inside_shown and not (gpus is not None and gpus.gpus):
+    if on_cpu and not engine_shown and not inside_shown and not (gpus is not None and gpus.listed):
         # The user says the workload runs on the CPU: the request is what that puts in question, and nothing from the
         # container's side (an engine log, a command typed inside it) shows the GPU reached it (corpus 1809). A GPU
         # listing shown (nvidia-smi, which users run inside the container to check: corpus 567) leaves the request as
-        # the majority of readers read it.
+        # the majority of readers read it; a GPU the user's words name (an issue form's `GPU:` row, corpus 2157) is no
+        # listing.
         return unknown("serving containers request GPUs (" + ", ".join(
             f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in serving)
             + f"), but the user says the workload runs on the CPU (\"{on_cpu}\") and nothing from inside the "

@@ -191,6 +191,12 @@ class GpuInventory(Sourced):
         return said if said is not None and said >= (self.at_least or 0) else None
 
     @property
+    def listed(self) -> tuple[GpuRecord, ...]:
+        """The GPUs a tool's listing shows (nvidia-smi, lspci, an engine's device lines), not the user's words alone
+        (an issue form's `GPU: NVIDIA GeForce RTX 2080`)."""
+        return tuple(g for g in self.gpus if any(s != USER_WORDS_TITLE for s in g.shown_by))
+
+    @property
     def gpus_per_board(self) -> int:
         """The GPUs one board carries where every GPU named is of one model whose board carries several (the GPU
         table's gpus_per_board: the Tesla K80's two); 1 otherwise. The user's words count such boards (`K80 x2`) where

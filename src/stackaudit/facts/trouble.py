@@ -60,14 +60,17 @@ FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\
                      # ... msg="Unable to load cudart library ...: cuda driver library init failure: 3"`).
                      rf"|(?i:{CUDA_INIT.pattern})|{OUT_OF_MEMORY.pattern}|{CUDA_ERROR.pattern}")
 # The workload on the CPU where the user wants the GPU, in the user's own words: `LocalAI using CPU instead of GPU`
-# (corpus 1809), `it only uses the CPU`, `it's not using the GPU`, `CUDA remains 0%`. What it says is that the engine does
+# (corpus 1809), `it only uses the CPU`, `it's not using the GPU`, `CUDA remains 0%`, `the model not even being loaded
+# into VRAM` (corpus 2157). What it says is that the engine does
 # not compute on the GPU, not why: a container the GPU never reached, a build without CUDA, a model told to keep its
 # layers on the CPU (LocalAI's `gpu_layers`, ollama's num_gpu 0).
 ON_CPU = re.compile(r"\b(?:us(?:es|ing|e)|runs?|running|ran)\s+(?:on\s+)?(?:the\s+|my\s+)?CPU\s+"
                     r"(?:instead\s+of|rather\s+than|and\s+not)\s+(?:the\s+|my\s+)?GPU\b"
                     r"|\b(?:only|always)\s+(?:uses?|using|runs?\s+on|running\s+on)\s+(?:the\s+)?CPU\b"
                     r"|\bnot\s+(?:using|utili[sz]ing)\s+(?:the\s+|my\s+|any\s+)?GPU\b(?!\s+(?:enough|fully|much))"
-                    r"|\b(?:GPU|CUDA)(?:\s+(?:usage|utili[sz]ation|load))?\s+(?:remains|stays)\s+(?:at\s+)?0\s?%", re.I)
+                    r"|\b(?:GPU|CUDA)(?:\s+(?:usage|utili[sz]ation|load))?\s+(?:remains|stays)\s+(?:at\s+)?0\s?%"
+                    r"|\bmodel\s+(?:is\s+|was\s+)?(?:not|never)\s+(?:even\s+)?(?:being\s+|getting\s+)?(?:loaded|offloaded)\s+"
+                    r"(?:in(?:to)?|on(?:to)?|to)\s+(?:the\s+)?(?:VRAM|GPU)\b", re.I)
 Kind = Literal["hang", "failure", "stall", "cpu"]
 
 

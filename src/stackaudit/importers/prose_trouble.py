@@ -71,7 +71,8 @@ def prose_trouble(lines: list[str], candidates: Candidates | None = None) -> Ite
 
 
 @importer("prose cpu", "the workload on the CPU instead of the GPU in the user's words ('using CPU instead of GPU') "
-          "beside an engine, a workload or a container's GPU request", needles=("CPU", "GPU"), per_line=True, words=True)
+          "beside an engine, a workload or a container's GPU request", needles=("CPU", "GPU", "VRAM"), per_line=True,
+          words=True)
 def prose_on_cpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     beside: bool | None = None  # an engine, a workload or a GPU request in the paste, looked for once
     for i in candidate_lines(candidates, len(lines)):
