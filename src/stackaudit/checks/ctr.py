@@ -372,7 +372,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     So is an engine command of more than one rank (MLC's `tensor_parallel_shards=2`) shown beside the one GPU container
     whose command is a shell session (`docker run -it IMAGE bash`, `sleep infinity`): it is typed there.
     A launcher that starts each model's engine later (Xinference, GPUStack, LocalAI: ENGINE_LAUNCHERS) shows no engine
-    or TP size at start, so a small /dev/shm in its container stays unknown.
+    or TP size at start, so a small /dev/shm in its container stays unknown. Given one GPU (a request's count 1), the
+    engines it launches run no tensor-parallel ranks: not an issue (corpus 2157).
     With no process list read, the engines the paste shows decide it (facts/applicability.one_process_engine): where
     every one serves from one process and no command splits its model over GPUs, it is not an issue, in a container
     or not; an engine's own message among the log's symptoms shows it too (ollama 0.1.x's `gpu support may not be
@@ -518,6 +519,13 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                                                       "binds the host's /dev/shm at /dev/shm"))
         if c_size is not None and c_size < SHM_MIN:
             if not _shm_workload(c, parallelism, split) and ENGINE_LAUNCHERS.search(" ".join((c.image, *c.argv))):
+                if c.gpu_count == 1:
+                    # Given one GPU, whatever engine it launches runs no tensor-parallel ranks to share /dev/shm.
+                    single.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), "
+                                  "but its launcher is given one GPU (its request's count 1): a model's engine there "
+                                  "runs no tensor-parallel ranks, which barely use /dev/shm")
+                    single_labels.append(c.label)
+                    continue
                 # A launcher's engines come later, per model: what will share its /dev/shm is not shown.
                 later.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), and "
                              f"its command ({' '.join(c.argv)[:60] or 'the image ' + repr(c.image) + ' default'}) "
