@@ -150,3 +150,24 @@ def test_prompt_of_an_activated_environment_is_the_users_own_shell(tmp_path: Pat
     for prompt in ("(container) user@gpu-box:~$ ", "(vllm) user@802f556c99c8:/app$ "):
         text = prompt + "python3 -m vllm.entrypoints.openai.api_server --model /models/x\n"
         assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status != "not-applicable", prompt
+
+
+def test_ollama_server_config_bound_to_loopback_is_the_hosts(tmp_path: Path) -> None:
+    # ollama's Docker image sets OLLAMA_HOST=0.0.0.0:11434; the binary's own default is the loopback address. Real
+    # server config lines bound to it: corpus 2145 (ollama/ollama#8596, WSL 2, models under /home), 1983 (#9708, as
+    # root), 2025 (#6930) and 2072 (#7409), the Linux service's /usr/share/ollama.
+    for prefix in ("2145", "1983", "2025", "2072"):
+        assert capture_checks(prefix, ACCESS)[ACCESS].status == "not-applicable", prefix
+    line = ('2025/01/26 19:39:46 routes.go:1194: INFO server config env="map[CUDA_VISIBLE_DEVICES: '
+            'OLLAMA_HOST:http://127.0.0.1:11434 OLLAMA_MODELS:/home/u/.ollama/models OLLAMA_ORIGINS:[http://localhost '
+            'https://localhost]]"\n'
+            'time=2025-01-26T19:39:46.960+02:00 level=INFO source=routes.go:1245 msg="Listening on 127.0.0.1:11434 '
+            '(version 0.5.1)"\n')
+    assert paste_checks(tmp_path, line, ACCESS)[ACCESS].status == "not-applicable"
+    # Modelled counter-example: the image's own 0.0.0.0 keeps where it runs open.
+    image = line.replace("OLLAMA_HOST:http://127.0.0.1:11434", "OLLAMA_HOST:http://0.0.0.0:11434")
+    assert paste_checks(tmp_path, image.replace("Listening on 127.0.0.1", "Listening on [::]"),
+                        ACCESS)[ACCESS].status != "not-applicable"
+    # Modelled: the loopback line beside a `docker exec` that names the container is the container's.
+    execd = "```\ndocker exec -it ollama ollama serve\n" + line + "```\n"
+    assert paste_checks(tmp_path, execd, ACCESS)[ACCESS].status != "not-applicable"

@@ -196,3 +196,16 @@ def test_an_engines_own_symptom_line_decides_the_engine_subjects_too() -> None:
     for cid, r in res.items():
         assert r.status == "not-applicable", (cid, r.message)
         assert "the only engine the paste shows is ollama" in r.message
+
+
+def test_a_launcher_given_one_gpu_runs_no_tensor_parallel_ranks(tmp_path: Path) -> None:
+    # Corpus 1809 (mudler/LocalAI#1108) and 2157 (mudler/LocalAI#1109): LocalAI's compose service reserves one GPU
+    # (`count: 1`) at Docker's 64 MiB: whatever engine it launches cannot split a model over GPUs.
+    for prefix in ("1809", "2157"):
+        res = capture_checks(prefix, "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+        assert res.status == "not-an-issue" and "one GPU" in res.message, (prefix, res.message)
+    # Modelled: Xinference's launcher given one GPU by its device; the same run with every GPU stays open.
+    one = "$ docker run -d --gpus '\"device=0\"' -p 9997:9997 xprobe/xinference:latest xinference-local -H 0.0.0.0\n"
+    assert paste_checks(tmp_path, one, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
+    every = one.replace("'\"device=0\"'", "all")
+    assert paste_checks(tmp_path, every, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "unknown"

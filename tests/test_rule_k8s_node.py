@@ -327,3 +327,32 @@ def test_the_one_node_without_a_gpu_resource_beside_listed_gpus_is_an_issue(tmp_
     assert len(parse_k8s_nodes(two).nodes) == 2 and parse_k8s_nodes(two).unserved() is None
     assert paste_checks(tmp_path, two + T4_LSPCI, ACCESS)[ACCESS].status != "issue"
     assert paste_checks(tmp_path, BARE_CAPACITY + T4_LSPCI, ACCESS)[ACCESS].status == "issue"
+
+
+# NVIDIA/k8s-device-plugin#125 (corpus 2161): the node's Capacity and Allocatable, one GPU held back.
+PARTIAL = """Capacity:
+ cpu:                72
+ memory:             525490100Ki
+ nvidia.com/gpu:     8
+ pods:               110
+Allocatable:
+ cpu:                71500m
+ memory:             508028852Ki
+ nvidia.com/gpu:     7
+ pods:               110
+"""
+
+
+def test_allocatable_below_capacity_holds_back_some_gpus(tmp_path: Path) -> None:
+    result = capture_checks("2161", ACCESS)[ACCESS]
+    assert result.status == "issue" and "1 of the GPUs" in result.message and "7 of its 8" in result.message
+    (node,) = parse_k8s_nodes(PARTIAL).nodes
+    cap, alloc = node.withheld() or (None, None)
+    assert cap is not None and alloc is not None and (cap.value, alloc.value) == ("8", "7") and not node.offered()
+    # Modelled on NVIDIA/k8s-device-plugin#75 (3 GPUs in total, 2 allocatable, in the user's words) as YAML.
+    yaml = ('status:\n  allocatable:\n    nvidia.com/gpu: "2"\n    pods: "110"\n'
+            '  capacity:\n    nvidia.com/gpu: "3"\n    pods: "110"\n')
+    assert paste_checks(tmp_path, yaml, ACCESS)[ACCESS].status == "issue"
+    # Modelled counter-example: allocatable equal to capacity is the node's side reached.
+    whole = PARTIAL.replace("nvidia.com/gpu:     7", "nvidia.com/gpu:     8")
+    assert paste_checks(tmp_path, whole, ACCESS)[ACCESS].status == "ok"

@@ -78,3 +78,18 @@ def test_gpu_listing_shown_keeps_the_request() -> None:
     # user ran inside the container: the words do not turn the request unknown where a GPU listing is shown.
     result = capture_checks("567", ACCESS)[ACCESS]
     assert result.status == "ok", result.message
+
+
+def test_a_model_never_loaded_into_vram_leaves_the_request_unknown() -> None:
+    # Corpus 2157 (mudler/LocalAI#1109): a compose reservation of one GPU, the user's words that the model was not
+    # even loaded into VRAM, and the GPU named only in the issue form's `GPU:` row (no listing).
+    result = capture_checks("2157", ACCESS)[ACCESS]
+    assert result.status == "unknown" and "VRAM" in result.message, result.message
+    # A real sentence (LocalAI#1109), then two modelled wordings of the same claim.
+    for said in ("ends with errors and the model not even being loaded into VRAM.",
+                 "the model is not loaded into the GPU, it only uses RAM",
+                 "the model was never offloaded to the GPU"):
+        assert ON_CPU.search(said), said
+    # Modelled counter-examples: a model loaded into VRAM, and one not loaded for lack of VRAM.
+    for said in ("The model is loaded into VRAM and then it hangs.", "Not enough VRAM to load the model."):
+        assert not ON_CPU.search(said), said
