@@ -198,8 +198,10 @@ def test_a_whole_banner_with_no_line_of_the_check_passed_it(tmp_path: Path) -> N
     assert NGC_RELEASE_CUDA["22.04"][:2] == ("11.6", "510")
     result = paste_checks(tmp_path, BANNER_2204 + "\n" + SERVER_LOG, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status == "ok" and "CUDA 11.6" in result.message, result.message
-    # Counter-example (modelled): the banner cut before the server's log does not show the check's end.
-    assert paste_checks(tmp_path, BANNER_2204, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "unknown"
+    # Counter-examples (modelled): the banner cut before the server's log, and a server's log pasted above a banner
+    # that ends the paste, do not show the check's end.
+    for text in (BANNER_2204, SERVER_LOG + BANNER_2204):
+        assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "unknown"
 
 
 def test_the_release_rows_follow_the_release_notes() -> None:

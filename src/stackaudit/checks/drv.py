@@ -565,7 +565,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     36.4.0`, /etc/nv_tegra_release): a container image built for an L4T release of the same major
     (jetson-containers' `dustynv/vllm:0.6.3-r36.4.0`, NVIDIA's `l4t-pytorch:r35.2.1-...`: facts/docker.l4t_image_release)
     is ok without a driver version shown.
-    An NGC image's start banner (`NVIDIA Release 21.10 (build 28453983)`) followed by the server's own log is ok too: the
+    An NGC image's start banner (`NVIDIA Release 21.10 (build 28453983)`) shown to its end (a line of the command it
+    starts after its own lines: facts/docker.ngc_banner_ended) with the server's own log is ok too: the
     image's entrypoint compares the driver with the image's CUDA before it starts the server, and prints an ERROR
     (`This container was built for NVIDIA Driver Release ...`), a forward-compatibility NOTE or a WARNING that no
     driver was detected where the driver falls short; none of those shown, the check passed.
@@ -1064,7 +1065,8 @@ def _ngc_check_passed(cuda_runtime: CudaRuntime | None, serving_log: ServingLog 
     entrypoint's driver check (CudaRuntime.ngc_checks: an ERROR, a compatibility NOTE, a no-driver WARNING); None
     otherwise."""
     runtimes = cuda_runtime.runtimes if cuda_runtime is not None else ()
-    banner = next((r for r in runtimes if r.where.startswith("NGC release") and r.line), None)
+    ended = cuda_runtime.ngc_ended if cuda_runtime is not None else ()
+    banner = next((r for r in runtimes if r.where.startswith("NGC release") and r.line in ended), None)
     if banner is None or cuda_runtime is None or cuda_runtime.ngc_checks or serving_log is None \
             or not serving_log.engine:
         return None

@@ -277,6 +277,40 @@ def ngc_driver_found(line: str) -> str:
     """
     return next((m.group(1) for pattern in NGC_DRIVER_FOUND if (m := pattern.search(line))), "")
 
+# The lines an NGC start banner and its entrypoint print after the release line: the framework's version (`Triton
+# Server Version 2.21.0`), the copyright and license lines (PyTorch's name each project's copyright; 2025's name
+# nvidia.com's terms), the frame (`== PyTorch ==`), the entrypoint's notes and checks (`NOTE:`, `WARNING:`, `ERROR:`,
+# their indented lines, a `[[...]]` status).
+_NGC_BANNER_TEXT = re.compile(r"Copyright|\(c\)|All rights reserved|licen[cs]e|governed by|By pulling|GOVERNING TERMS|"
+                              r"NVIDIA modifications|nvidia\.com/|\bVersion\s+\S+\s*$|^\s*=|^\s*(?:NOTE|WARNING|ERROR):|"
+                              r"^\s+\S|^\s*\[\[", re.IGNORECASE)
+_NGC_BANNER_LOOK = 80
+# The line the evidence reader adds after a banner shown to its end (ngc_banner_line).
+NGC_BANNER_ENDED = "NGC entrypoint finished after: "
+
+
+def ngc_banner_ended(lines: Sequence[str], i: int) -> bool:
+    """Whether the NGC start banner at line `i` (NGC_BANNER) is shown to its end: a line after it that is neither blank
+    nor the banner's or its entrypoint's own (_NGC_BANNER_TEXT, NGC_CHECK_LINE), which the command the entrypoint
+    starts printed once every check of the entrypoint had run. A banner at the paste's end is not.
+
+    >>> ngc_banner_ended(["NVIDIA Release 22.04 (build 36821869)", "Copyright (c) 2018-2022, NVIDIA", "",
+    ...                   "I0905 02:23:16.996647 1 libtorch.cc:1381] TRITONBACKEND_Initialize: pytorch"], 0)
+    True
+    >>> ngc_banner_ended(["I0905 02:23:16.996647 1 libtorch.cc", "NVIDIA Release 22.04 (build 36821869)"], 1)
+    False
+    """
+    return any(line.strip() and not _NGC_BANNER_TEXT.search(line) and not NGC_CHECK_LINE.search(line)
+               for line in lines[i + 1:i + 1 + _NGC_BANNER_LOOK])
+
+
+def ngc_banner_line(lines: Sequence[str], i: int) -> str:
+    """The NGC start banner's release line `i` as evidence, followed, where the paste shows the banner to its end
+    (ngc_banner_ended), by the same line after NGC_BANNER_ENDED."""
+    line = lines[i].strip()
+    return f"{line}\n" + (f"{NGC_BANNER_ENDED}{line}\n" if ngc_banner_ended(lines, i) else "")
+
+
 # LocalAI's All-in-One images' entrypoint (aio/entrypoint.sh) prints `NVIDIA GPU detected` (or `NVIDIA GPU detected via
 # WSL2`) when lspci shows an NVIDIA GPU, then runs `nvidia-smi` in its container; where that fails it prints `NVIDIA GPU
 # detected, but nvidia-smi is not installed` instead (facts/symptoms.py image-driver-tools-missing). The line alone,
