@@ -176,7 +176,8 @@ def test_a_driver_before_r515_found_by_the_check_has_only_the_proprietary_module
     assert paste_checks(tmp_path, MINOR_12, "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"].status == "unknown"
 
 
-# Real: the NGC Triton 22.04 banner of triton-inference-server/server#6265 (corpus 2102), the server's log after it.
+# Real, shortened (one copyright line left out): the NGC Triton 22.04 banner of triton-inference-server/server#6265
+# (corpus 2102), the server's log after it.
 BANNER_2204 = """\
 =============================
 == Triton Inference Server ==
