@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import capture_checks, paste_checks
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.cuda_ran import runtime_in_line
-from stackaudit.facts.docker import NGC_CHECK, NGC_CHECK_LINE
+from stackaudit.facts.docker import NGC_CHECK, NGC_CHECK_LINE, NGC_RELEASE_CUDA, ngc_driver_found
+from stackaudit.facts.nvidia import driver_from_ngc_check
 from stackaudit.facts.symptoms import find_symptoms
 
 # Real: https://github.com/NVIDIA/nvidia-docker/issues/1479 (the issue body, nvcr.io/nvidia/tensorrt:20.07.1-py3).
@@ -130,3 +134,78 @@ def test_the_minor_warnings_own_804_probe_is_no_failure(tmp_path: Path) -> None:
     for lines in ([PROBE_804], ["NOTE: Legacy NVIDIA Driver detected.  Compatibility mode ENABLED.",
                                 "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW"]):
         assert "cuda-compat-unsupported-hw" in {h.symptom.name for h in find_symptoms(lines)}
+
+
+# Real lines of the check naming the host driver it read, each from its own thread: nvidia-docker#1479 (440.33.01),
+# LlamaFactory#5962 (535.104.05, the user's `butversion`), the minor-version warnings above (530.41.03, 580.95.05),
+# triton-inference-server/server#5197 (510.47.03), and the ERROR of server#139 (corpus 1684, 396.26).
+DRIVER_LINES = {
+    TENSORRT_2007.splitlines()[1]: "440.33.01",
+    LLAMAFACTORY: "535.104.05",
+    MINOR_12.splitlines()[1]: "530.41.03",
+    MINOR_13.splitlines()[1]: "580.95.05",
+    MINOR_11_804.splitlines()[1]: "510.47.03",
+    ">        version 396.26 was detected and compatibility mode is UNAVAILABLE.": "396.26",
+}
+# Lines that name no host driver: a check that read none (modelled on fauxpilot's log, `version  was detected`), the
+# forward-compatibility NOTE, whose first version is the image's compatibility library (real, an NGC Triton 23.12
+# log: the kernel driver is the second), and the modelled forward-compatibility WARNING above.
+NO_DRIVER_LINES = (
+    "       version  was detected and compatibility mode is UNAVAILABLE.",
+    "  Using CUDA 12.3 driver version 545.23.08 with kernel driver version 470.256.02.",
+    FORWARD_COMPAT.splitlines()[1],
+)
+
+
+def test_the_check_names_the_host_driver_it_read() -> None:
+    assert {line: ngc_driver_found(line) for line in DRIVER_LINES} == DRIVER_LINES
+    assert not any(ngc_driver_found(line) for line in NO_DRIVER_LINES)
+    found = driver_from_ngc_check(MINOR_11_804)
+    assert (found.version, found.flavour, found.loaded) == ("510.47.03", None, True)
+    with pytest.raises(ParseError):  # two checks naming two drivers name none
+        driver_from_ngc_check(TENSORRT_2007 + MINOR_12)
+
+
+def test_a_driver_before_r515_found_by_the_check_has_only_the_proprietary_module(tmp_path: Path) -> None:
+    # The check read driver 510.47.03 (server#5197) or 495.29.05 (server#4406, corpus 1864): no open flavour exists.
+    result = paste_checks(tmp_path, MINOR_11_804, "DRV-OPEN-MODULE", "DRV-CUDA-COMPAT")
+    assert result["DRV-OPEN-MODULE"].status == "not-an-issue", result["DRV-OPEN-MODULE"].message
+    assert "510.47.03" in result["DRV-OPEN-MODULE"].message
+    assert result["DRV-CUDA-COMPAT"].status == "not-an-issue"  # the driver it names is the warning's own
+    # Counter-example (modelled): R530 has the open flavour, and the warning does not say which is loaded.
+    assert paste_checks(tmp_path, MINOR_12, "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"].status == "unknown"
+
+
+# Real, shortened (one copyright line left out): the NGC Triton 22.04 banner of triton-inference-server/server#6265
+# (corpus 2102), the server's log after it.
+BANNER_2204 = """\
+=============================
+== Triton Inference Server ==
+=============================
+
+NVIDIA Release 22.04 (build 36821869)
+Triton Server Version 2.21.0
+
+Copyright (c) 2018-2022, NVIDIA CORPORATION & AFFILIATES.  All rights reserved.
+
+This container image and its contents are governed by the NVIDIA Deep Learning Container License.
+By pulling and using the container, you accept the terms and conditions of this license:
+https://developer.nvidia.com/ngc/nvidia-deep-learning-container-license
+"""
+SERVER_LOG = "I0905 02:23:16.996647 1 libtorch.cc:1381] TRITONBACKEND_Initialize: pytorch\n"
+
+
+def test_a_whole_banner_with_no_line_of_the_check_passed_it(tmp_path: Path) -> None:
+    assert NGC_RELEASE_CUDA["22.04"][:2] == ("11.6", "510")
+    result = paste_checks(tmp_path, BANNER_2204 + "\n" + SERVER_LOG, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok" and "CUDA 11.6" in result.message, result.message
+    # Counter-examples (modelled): the banner cut before the server's log, and a server's log pasted above a banner
+    # that ends the paste, do not show the check's end.
+    for text in (BANNER_2204, SERVER_LOG + BANNER_2204):
+        assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "unknown"
+
+
+def test_the_release_rows_follow_the_release_notes() -> None:
+    # Triton's notes: 24.06 CUDA 12.5.0.23, 25.08 CUDA 13.0.0.044, 25.12 CUDA 13.1.0.36, each "driver release 545"/"575".
+    assert {r: NGC_RELEASE_CUDA[r][:2] for r in ("24.06", "25.08", "25.12")} == {
+        "24.06": ("12.5", "545"), "25.08": ("13.0", "575"), "25.12": ("13.1", "575")}

@@ -56,7 +56,7 @@ def test_release_tags_name_their_release_cuda() -> None:
     assert [ngc_image_cuda("nvcr.io/nvidia/" + image) for image in (
         "tritonserver:20.03.1-py3", "tritonserver:24.06-trtllm-python-py3", "pytorch:25.02-py3",
         "tensorflow:20.03-tf1-py3", "tritonserver:21.10-py3-sdk", "tritonserver:25.08-vllm-python-py3")] == [
-        "10.2", "12.4", "12.8", "10.2", "11.4", "12.9"]
+        "10.2", "12.5", "12.8", "10.2", "11.4", "13.0"]
     assert image_cuda("nvcr.io/nvidia/tritonserver:20.03.1-py3") == "10.2"
     # Each row names its CUDA, the driver the notes require and where the notes were read.
     assert all(cuda and driver and source.startswith("https://") for cuda, driver, source in NGC_RELEASE_CUDA.values())
@@ -103,8 +103,8 @@ def test_the_banner_names_its_release(tmp_path: Path) -> None:
     # Modelled: the banner of a 24.06 container, with a build number of the banner's form.
     banner = "NVIDIA Release 24.06 (build 96418977)"
     (runtime,) = runtimes_in_line(banner)
-    assert runtime.cuda == "12.4" and "NGC release 24.06" in runtime.where and "545" in runtime.where
-    assert paste_checks(tmp_path, banner + "\n" + _table("550.54.15", "12.4"), COMPAT)[COMPAT].status == "ok"
+    assert runtime.cuda == "12.5" and "NGC release 24.06" in runtime.where and "545" in runtime.where
+    assert paste_checks(tmp_path, banner + "\n" + _table("555.42.06", "12.5"), COMPAT)[COMPAT].status == "ok"
     result = paste_checks(tmp_path, banner + "\n" + _table("535.183.01", "12.2"), COMPAT)[COMPAT]
     assert result.status != "ok"
 

@@ -565,14 +565,15 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     36.4.0`, /etc/nv_tegra_release): a container image built for an L4T release of the same major
     (jetson-containers' `dustynv/vllm:0.6.3-r36.4.0`, NVIDIA's `l4t-pytorch:r35.2.1-...`: facts/docker.l4t_image_release)
     is ok without a driver version shown.
-    An NGC image's start banner (`NVIDIA Release 21.10 (build 28453983)`) followed by the server's own log is ok too: the
+    An NGC image's start banner (`NVIDIA Release 21.10 (build 28453983)`) shown to its end (a line of the command it
+    starts after its own lines: facts/docker.ngc_banner_ended) with the server's own log is ok too: the
     image's entrypoint compares the driver with the image's CUDA before it starts the server, and prints an ERROR
     (`This container was built for NVIDIA Driver Release ...`), a forward-compatibility NOTE or a WARNING that no
     driver was detected where the driver falls short; none of those shown, the check passed.
     That entrypoint's minor-version WARNING (`Using driver version 495.29.05 which has support for CUDA 11.5.`, `was
     built with CUDA 11.6 and will be run in Minor Version Compatibility mode.`) names the driver and the image's
-    CUDA: without another driver line, one major with the driver at or above that major's floor is not an issue
-    (corpus 1864).
+    CUDA: with no other driver shown (nvidia-smi's own header naming the same one is no other), one major with the
+    driver at or above that major's floor is not an issue (corpus 1864, 1502).
     The system toolkit alone against the driver is judged over the GPUs a table lists, and needs no GPU row
     (`nvidia-smi | grep "Driver Version"`).
     """
@@ -645,7 +646,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     passed = _ngc_check_passed(cuda_runtime, serving_log) if driver is None else None
     if passed is not None:
         return passed
-    minor = _ngc_minor_compat(cuda_runtime) if driver is None else None
+    minor = _ngc_minor_compat(cuda_runtime, driver)
     if minor is not None:
         return minor
     if driver is None:
@@ -1064,7 +1065,8 @@ def _ngc_check_passed(cuda_runtime: CudaRuntime | None, serving_log: ServingLog 
     entrypoint's driver check (CudaRuntime.ngc_checks: an ERROR, a compatibility NOTE, a no-driver WARNING); None
     otherwise."""
     runtimes = cuda_runtime.runtimes if cuda_runtime is not None else ()
-    banner = next((r for r in runtimes if r.where.startswith("NGC release") and r.line), None)
+    ended = cuda_runtime.ngc_ended if cuda_runtime is not None else ()
+    banner = next((r for r in runtimes if r.where.startswith("NGC release") and r.line in ended), None)
     if banner is None or cuda_runtime is None or cuda_runtime.ngc_checks or serving_log is None \
             or not serving_log.engine:
         return None
@@ -1088,15 +1090,18 @@ def _ngc_found(cuda_runtime: CudaRuntime | None) -> dict[str, re.Match[str]]:
     return {key: m for line in checks for key, (_, pattern) in NGC_CHECK.items() if (m := pattern.search(line))}
 
 
-def _ngc_minor_compat(cuda_runtime: CudaRuntime | None) -> Outcome | None:
+def _ngc_minor_compat(cuda_runtime: CudaRuntime | None, shown: str | None = None) -> Outcome | None:
     """DRV-CUDA-COMPAT from an NGC image's minor-version WARNING (docker.NGC_CHECK `minor-driver` and `minor-built`):
     the driver it found and the image's CUDA, of one major, with the driver at or above that major's floor
-    (_DRIVER_FLOOR) and no other line of the check: not an issue. None otherwise."""
+    (_DRIVER_FLOOR) and no other line of the check: not an issue. None otherwise, and where the driver shown
+    (`shown`) is another than the one it found."""
     checks = cuda_runtime.ngc_checks if cuda_runtime is not None else ()
     found = _ngc_found(cuda_runtime)
     if set(found) - {"compat-enabled", "minor-driver", "minor-built"} or not {"minor-driver", "minor-built"} <= set(found):
         return None
     driver, driver_cuda = found["minor-driver"].group(1), found["minor-driver"].group(2, 3)
+    if shown and shown != driver:
+        return None
     built = found["minor-built"].group(1, 2)
     major = int(built[0])
     if int(driver_cuda[0]) != major or major not in _DRIVER_FLOOR or release(driver) < _DRIVER_FLOOR[major]:
@@ -1379,6 +1384,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     With no driver shown, GPUs that a source names (`lspci`, the user's words) all pre-Turing leave no flavour to
     choose: not applicable (corpus 1861). A log line of a driver that finds no GPU keeps it open: an open module
     installed for a pre-Turing GPU fails that way (corpus 1822).
+    An NGC image's entrypoint that names the driver it found (`Using driver version 495.29.05 which has support for
+    CUDA 11.5.`, `version 396.26 was detected and compatibility mode is UNAVAILABLE.`) shows that driver loaded: its
+    check reads the loaded module (corpus 1864, 1684).
     The user's words saying the driver they run is the open one (`Open driver doesn't report ...`, corpus 1678:
     facts/nvidia.used_open) name its flavour.
     With the open module, a pre-Turing GPU that any source names on the host (an issue form's `GPU 1: NVIDIA GeForce

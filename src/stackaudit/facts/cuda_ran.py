@@ -101,6 +101,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import (
     NGC_BANNER,
+    NGC_BANNER_ENDED,
     NGC_CHECK,
     NGC_CHECK_LINE,
     NGC_RELEASE_CUDA,
@@ -556,11 +557,14 @@ class CudaRuntime(Sourced):
     an NGC image's entrypoint driver check the source shows (docker.NGC_CHECK_LINE)."""
     runtimes: tuple[Runtime, ...] = ()
     ngc_checks: tuple[str, ...] = ()
+    # The NGC start banners (their release lines) shown to their end (docker.ngc_banner_line).
+    ngc_ended: tuple[str, ...] = ()
 
     @classmethod
     def union(cls, parts: Sequence[CudaRuntime]) -> CudaRuntime:
         return cls(tuple(dict.fromkeys(r for p in parts for r in p.runtimes)),
                    tuple(dict.fromkeys(line for p in parts for line in p.ngc_checks)),
+                   tuple(dict.fromkeys(line for p in parts for line in p.ngc_ended)),
                    complete=all(p.complete for p in parts))
 
 
@@ -607,10 +611,13 @@ def cuda_runtime_in_evidence_lines(text: str) -> CudaRuntime:
         It's just that the nvidia-driver-validation pod (cuda-sample:vectoradd-cuda10.2-ubi8) is CrashLooping
     """
     found = tuple(dict.fromkeys(r for line in text.splitlines() for r in runtimes_in_line(line)))
-    checks = tuple(dict.fromkeys(line.strip() for line in text.splitlines() if NGC_CHECK_LINE.search(line)))
+    lines = text.splitlines()
+    checks = tuple(dict.fromkeys(line.strip() for line in lines if NGC_CHECK_LINE.search(line)))
     if not found and not checks:  # the lines of an NGC image's driver check alone are read too (corpus 1864)
         raise ParseError("no CUDA image, banner or NGC driver check in the lines shown")
-    return CudaRuntime(found, checks)
+    ended = tuple(dict.fromkeys(line[len(NGC_BANNER_ENDED):].strip() for line in lines
+                                if line.startswith(NGC_BANNER_ENDED)))
+    return CudaRuntime(found, checks, ended)
 
 
 @provider("cuda_runtime", CudaRuntime, rank=10, title="the containers' images and CUDA variables")

@@ -175,7 +175,9 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     "21.11": ("11.5", "495", _NOTES + "triton-inference-server/release-notes/rel_21-11.html"),
     "21.12": ("11.5", "495", _NOTES + "sdk/inference-release-notes/rel_21-12.html"),
     "22.01": ("11.6", "510", _NOTES + "sdk/inference-release-notes/rel_22-01.html"),
+    "22.02": ("11.6", "510", _NOTES + "sdk/inference-release-notes/rel_22-02.html"),
     "22.03": ("11.6", "510", _NOTES + "sdk/inference-release-notes/rel_22-03.html"),
+    "22.04": ("11.6", "510", _NOTES + "triton-inference-server/release-notes/rel_22-04.html"),
     "22.05": ("11.7", "515", _NOTES + "sdk/inference-release-notes/rel_22-05.html"),
     "22.06": ("11.7", "515", _NOTES + "triton-inference-server/release-notes/rel_22-06.html"),
     "22.07": ("11.7", "515", _NOTES + "triton-inference-server/release-notes/rel_22-07.html"),
@@ -196,7 +198,8 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     "24.02": ("12.3", "545", _NOTES + "sdk/inference-release-notes/rel-24-02.html"),
     "24.04": ("12.4", "545", _NOTES + "triton-inference-server/release-notes/rel-24-04.html"),
     "24.05": ("12.4", "545", _NOTES + "frameworks/mxnet-release-notes/rel-24-05.html"),
-    "24.06": ("12.4", "545", _NOTES + "frameworks/mxnet-release-notes/rel-24-06.html"),
+    # Triton's notes: "Release 24.06 is based on NVIDIA CUDA 12.5.0.23, which requires NVIDIA Driver release 545".
+    "24.06": ("12.5", "545", _NOTES + "triton-inference-server/release-notes/rel-24-06.html"),
     "24.08": ("12.6", "560", _NOTES + "triton-inference-server/release-notes/rel-24-08.html"),
     "24.10": ("12.6", "560", _NOTES + "triton-inference-server/release-notes/rel-24-10.html"),
     "24.12": ("12.6", "560",
@@ -207,11 +210,13 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     # The note says driver 560 beside CUDA 12.8.1, as quoted here; CUDA 12.8's own toolkit ships r570.
     "25.03": ("12.8", "560", _NOTES + "triton-inference-server/release-notes/rel-25-03.html"),
     "25.06": ("12.9", "575", _NOTES + "triton-inference-server/release-notes/rel-25-06.html"),
-    # Triton's release table quoted in triton-inference-server/server#8370 (25.08: CUDA 12.9.0.043, driver 575.51.03).
-    "25.08": ("12.9", "575.51", "https://github.com/triton-inference-server/server/issues/8370"),
-    # CUDA 13.1: corpus 1735 shows torch `...nv25.12` beside CUDA 13.1. The driver is CUDA 13.1's own branch (r590, as
-    # its toolkit ships). The release notes page named here was not read: its address follows the notes' pattern.
-    "25.12": ("13.1", "590", _NOTES + "frameworks/pytorch-release-notes/rel-25-12.html"),
+    # Triton's notes: "Release 25.08 is based on CUDA 13.0.0.044 which requires NVIDIA Driver release 575 or later"
+    # (a table quoted in triton-inference-server/server#8370 said CUDA 12.9.0.043, which the notes do not).
+    # From 25.08 to 25.12 the notes say driver 575, where CUDA 13's own toolkits ship R580 and R590.
+    "25.08": ("13.0", "575", _NOTES + "triton-inference-server/release-notes/rel-25-08.html"),
+    "25.10": ("13.0", "575", _NOTES + "triton-inference-server/release-notes/rel-25-10.html"),
+    # "Release 25.12 is based on CUDA 13.1.0.36" (corpus 1735 shows torch `...nv25.12` beside CUDA 13.1).
+    "25.12": ("13.1", "575", _NOTES + "triton-inference-server/release-notes/rel-25-12.html"),
 }
 # An NGC framework image by its release tag; a CPU-only build (Triton's `-cpu-only-py3`) or a Jetson build (`-igpu`)
 # is another build and is not read.
@@ -250,6 +255,61 @@ NGC_CHECK: dict[str, tuple[str, re.Pattern[str]]] = {
 }
 # Any line of that check, whatever it found.
 NGC_CHECK_LINE = re.compile("|".join(re.escape(mark) for mark, _ in NGC_CHECK.values()), re.IGNORECASE)
+# The lines of that check that name the host's kernel driver, which the check reads from the loaded module
+# (/proc/driver/nvidia/version in the 20.xx scripts, `nvidia-smi -i 0 --query-gpu=driver_version` in later ones): the
+# minor-version WARNING's `Using driver version 495.29.05 which has support for CUDA 11.5.` (corpus 1864) and the
+# ERROR's second line `version 418.67 was detected and compatibility mode is UNAVAILABLE.` (NVIDIA/TensorRT-LLM#23).
+# The ERROR of a check that read no version (`version  was detected`, fauxpilot's log) names none. The
+# forward-compatibility NOTE (`Using CUDA 12.3 driver version 545.23.08 with kernel driver version 470.256.02.`) is
+# not read: its first version is the image's compatibility library, and DRV-CUDA-COMPAT does not judge that mode.
+NGC_DRIVER_FOUND = (NGC_CHECK["minor-driver"][1],
+                    re.compile(r"version (\d+\.\d+(?:\.\d+)?) was detected and compatibility mode is UNAVAILABLE"))
+
+
+def ngc_driver_found(line: str) -> str:
+    """The host driver version a line of the NGC entrypoint's driver check names (NGC_DRIVER_FOUND); "" for any
+    other line.
+
+    >>> ngc_driver_found("  Using driver version 495.29.05 which has support for CUDA 11.5.  This container")
+    '495.29.05'
+    >>> ngc_driver_found("       version  was detected and compatibility mode is UNAVAILABLE.")
+    ''
+    """
+    return next((m.group(1) for pattern in NGC_DRIVER_FOUND if (m := pattern.search(line))), "")
+
+# The lines an NGC start banner and its entrypoint print after the release line: the framework's version (`Triton
+# Server Version 2.21.0`), the copyright and license lines (PyTorch's name each project's copyright; 2025's name
+# nvidia.com's terms), the frame (`== PyTorch ==`), the entrypoint's notes and checks (`NOTE:`, `WARNING:`, `ERROR:`,
+# their indented lines, a `[[...]]` status).
+_NGC_BANNER_TEXT = re.compile(r"Copyright|\(c\)|All rights reserved|licen[cs]e|governed by|By pulling|GOVERNING TERMS|"
+                              r"NVIDIA modifications|nvidia\.com/|\bVersion\s+\S+\s*$|^\s*=|^\s*(?:NOTE|WARNING|ERROR):|"
+                              r"^\s+\S|^\s*\[\[", re.IGNORECASE)
+_NGC_BANNER_LOOK = 80
+# The line the evidence reader adds after a banner shown to its end (ngc_banner_line).
+NGC_BANNER_ENDED = "NGC entrypoint finished after: "
+
+
+def ngc_banner_ended(lines: Sequence[str], i: int) -> bool:
+    """Whether the NGC start banner at line `i` (NGC_BANNER) is shown to its end: a line after it that is neither blank
+    nor the banner's or its entrypoint's own (_NGC_BANNER_TEXT, NGC_CHECK_LINE), which the command the entrypoint
+    starts printed once every check of the entrypoint had run. A banner at the paste's end is not.
+
+    >>> ngc_banner_ended(["NVIDIA Release 22.04 (build 36821869)", "Copyright (c) 2018-2022, NVIDIA", "",
+    ...                   "I0905 02:23:16.996647 1 libtorch.cc:1381] TRITONBACKEND_Initialize: pytorch"], 0)
+    True
+    >>> ngc_banner_ended(["I0905 02:23:16.996647 1 libtorch.cc", "NVIDIA Release 22.04 (build 36821869)"], 1)
+    False
+    """
+    return any(line.strip() and not _NGC_BANNER_TEXT.search(line) and not NGC_CHECK_LINE.search(line)
+               for line in lines[i + 1:i + 1 + _NGC_BANNER_LOOK])
+
+
+def ngc_banner_line(lines: Sequence[str], i: int) -> str:
+    """The NGC start banner's release line `i` as evidence, followed, where the paste shows the banner to its end
+    (ngc_banner_ended), by the same line after NGC_BANNER_ENDED."""
+    line = lines[i].strip()
+    return f"{line}\n" + (f"{NGC_BANNER_ENDED}{line}\n" if ngc_banner_ended(lines, i) else "")
+
 
 # LocalAI's All-in-One images' entrypoint (aio/entrypoint.sh) prints `NVIDIA GPU detected` (or `NVIDIA GPU detected via
 # WSL2`) when lspci shows an NVIDIA GPU, then runs `nvidia-smi` in its container; where that fails it prints `NVIDIA GPU

@@ -994,6 +994,25 @@ def nvidia_driver_from_log(ctx: FactContext) -> NvidiaDriver:
     raise FactUnavailable("the kernel log has no NVRM load banner")
 
 
+@parser(EVIDENCE_LINES, feeds="nvidia_driver", kind=NvidiaDriver, rank=47)
+def driver_from_ngc_check(text: str) -> NvidiaDriver:
+    """The driver version an NGC image's entrypoint found on the host (facts/docker.ngc_driver_found): its check reads
+    the loaded module, so the driver is loaded. Two lines that name two versions name none.
+
+    Input (tests/data/captures/1864)::
+
+        WARNING: CUDA Minor Version Compatibility mode ENABLED.
+          Using driver version 495.29.05 which has support for CUDA 11.5.  This container
+    """
+    from stackaudit.facts.docker import ngc_driver_found
+
+    found = {v for line in text.splitlines() if (v := ngc_driver_found(line))}
+    if len(found) != 1:
+        raise ParseError("no NGC driver check naming one driver version" if not found else
+                         f"NGC driver checks name {len(found)} driver versions")
+    return NvidiaDriver(found.pop(), None, loaded=True)
+
+
 @provider("nvidia_driver", NvidiaDriver, rank=40, title="collect_env's `Nvidia driver version`")
 def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
     """The driver version a pasted vLLM collect_env / SGLang check_env reports (`Nvidia driver version: 470.129.06`).

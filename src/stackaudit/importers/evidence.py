@@ -57,7 +57,7 @@ from stackaudit.facts.cuda_ran import (
     runtime_in_line,
 )
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
-from stackaudit.facts.docker import AIO_SMI_RAN, NGC_CHECK_LINE, tgi_info_line
+from stackaudit.facts.docker import AIO_SMI_RAN, NGC_BANNER, NGC_CHECK_LINE, ngc_banner_line, tgi_info_line
 from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
     LIGHTNING_DEVICE,
@@ -349,6 +349,10 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         label, answer, at = form_answer(lines, i)
         if label and not is_evidence(lines[at]) and is_evidence(joined := f"{label}: {answer}"):
             yield Found("evidence line", i, at + 1, document_appended(EVIDENCE_LINES.name, joined + "\n"))
+            continue
+        # An NGC image's start banner, read with whether the paste shows it to its end (facts/docker.ngc_banner_line).
+        if NGC_BANNER.match(lines[i]):
+            yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, ngc_banner_line(lines, i)))
             continue
         # Text Generation Inference's /info object: its image label read with the release the same object names
         # (facts/docker.tgi_info_line, corpus 1332), the one line that names the image's CUDA.
