@@ -107,8 +107,8 @@ GPU 00000000:06:00.0
     Persistence Mode                : Disabled
 """
 
-# openmm/openmm#2386: TITAN X (Pascal) GPUs in lspci, one listed by nvidia-smi on 418.39. lspci's `GP102 [TITAN X]`
-# names no model (the GPU table's TITAN X is Maxwell or Pascal): a GPU of unknown model keeps the verdict as before.
+# openmm/openmm#2386: TITAN X (Pascal) GPUs in lspci, one listed by nvidia-smi on 418.39. lspci's bracketed
+# `GP102 [TITAN X]` names the model by the GPU table's architecture (a TITAN X is Maxwell or Pascal: pre-Turing either way).
 TITAN_X_418 = """\
 02:00.0 VGA compatible controller: NVIDIA Corporation GP102 [TITAN X] (rev a1)
 03:00.0 VGA compatible controller: NVIDIA Corporation GP102 [TITAN X] (rev a1)
@@ -160,8 +160,8 @@ def test_real_pascal_on_pre_r515_drivers(tmp_path: Path) -> None:
         assert r.status == "not-applicable" and "no flavour to choose" in r.message, text
 
 
-def test_real_gpu_of_unknown_model_keeps_the_verdict(tmp_path: Path) -> None:
-    assert paste_checks(tmp_path, TITAN_X_418, OPEN)[OPEN].status == "not-an-issue"
+def test_real_titan_x_named_by_lspci_on_pre_r515_driver_has_no_flavour_to_judge(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, TITAN_X_418, OPEN)[OPEN].status == "not-applicable"
 
 
 def test_real_turing_on_pre_r515_driver_stays_ok(tmp_path: Path) -> None:
