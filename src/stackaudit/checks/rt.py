@@ -1155,7 +1155,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     that a graph mode is not supported ends "setting cudagraph_mode=PIECEWISE": graphs stay on, in
     that mode (not-an-issue). The same warning ending "setting cudagraph_mode=NONE" turns them off.
     vLLM's V0 engine-config line (`Initializing a V0 LLM engine (v0.8.3) with config: ... enforce_eager=False`) is its
-    resolved setting: `ok` (corpus 1935). A whole `non-default args: {...}` dict that names no graph setting
+    resolved setting: `ok` (corpus 1935). So is its V1 engine-config line with enforce_eager=False from a release
+    before 0.9, whose V1 turned graphs on itself whenever eager mode was off (corpus 2141); from 0.9 only a printed
+    `"use_cudagraph":true` settles it, and `"use_cudagraph":false` is graphs off. A whole `non-default args: {...}` dict that names no graph setting
     (enforce_eager, compilation_config, a capture size, data_parallel_size) leaves vLLM's default, graphs on: `ok`
     (corpus 1936); vLLM's own "Forcing enforce eager" line later in the log still wins. So does its API server's
     `args: Namespace(...)` line (0.2.x to 0.8.x: every flag with its value) with enforce_eager=False, where it shows no
