@@ -107,3 +107,21 @@ def test_the_switch_or_another_engine_leaves_it_open(tmp_path: Path) -> None:
     other = TRTLLM_753.replace("--engine_dir=./tmp/baichuan_v1_13b/trt_engines/fp16/2-gpu/",
                                "--engine_dir=./engines/other/")
     assert paste_checks(tmp_path, other, TRT)[TRT].status == "unknown"
+
+
+# https://github.com/NVIDIA/TensorRT-LLM/issues/538 (issue body, 2023-12-04): a build.py for four GPUs, as posted.
+TRTLLM_538 = ("python build.py --model_dir ./model --dtype float16 --remove_input_padding --use_gpt_attention_plugin "
+              "float16 --enable_context_fmha --use_gemm_plugin float16 --output_dir ../../tmp --world_size 4 "
+              "--tp_size 4\n")
+
+
+def test_a_legacy_build_is_opt_in_whatever_its_world_size(tmp_path: Path) -> None:
+    """Real: corpus 2152 (NVIDIA/TensorRT-LLM#1047, both readers: `--world_size ${WORLD_SIZE}`, a shell variable) and
+    #538 (world size 4). Modelled: #538's build with `--world_size $NGPUS`, and with the switch on."""
+    r = capture_checks("2152", TRT)[TRT]
+    assert r.status == "ok" and "opt-in" in r.message, r.message
+    assert paste_checks(tmp_path, TRTLLM_538, TRT)[TRT].status == "ok"
+    variable = TRTLLM_538.replace("--world_size 4 --tp_size 4", "--world_size $NGPUS --tp_size $NGPUS")
+    assert paste_checks(tmp_path, variable, TRT)[TRT].status == "ok"
+    on = variable.replace("--tp_size $NGPUS", "--tp_size $NGPUS --use_custom_all_reduce")
+    assert paste_checks(tmp_path, on, TRT)[TRT].status == "unknown"

@@ -314,11 +314,16 @@ class EngineCommand:
         return self.builds and any(posixpath.basename(a) == "convert_checkpoint.py" for a in self.argv[:2])
 
     @property
+    def legacy_build(self) -> bool:
+        """Whether it is TensorRT-LLM's builder before trtllm-build (LEGACY_BUILDER, `examples/<model>/build.py`)."""
+        return self.builds and any(posixpath.basename(a) == LEGACY_BUILDER for a in self.argv[:2])
+
+    @property
     def built_world_size(self) -> int | None:
         """The GPUs the engine is built for, where the command is TensorRT-LLM's builder before trtllm-build
-        (LEGACY_BUILDER): `--world_size`, else `--tp_size` x `--pp_size`, each 1 where not given; None for any other
+        (legacy_build): `--world_size`, else `--tp_size` x `--pp_size`, each 1 where not given; None for any other
         command (trtllm-build takes them from its checkpoint) or a size it does not give as a count."""
-        if not (self.builds and any(posixpath.basename(a) == LEGACY_BUILDER for a in self.argv[:2])):
+        if not self.legacy_build:
             return None
         world = argv_value(self.argv, ("--world-size",))
         if world is not None:
