@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from corpus import capture_checks, paste_checks
+
+from stackaudit.facts.engine_command import parse_command_line
 
 AR = "IC-CUSTOM-ALLREDUCE"
 SHM = "CTR-SHM-SIZE"
@@ -125,3 +128,40 @@ def test_a_legacy_build_is_opt_in_whatever_its_world_size(tmp_path: Path) -> Non
     assert paste_checks(tmp_path, variable, TRT)[TRT].status == "ok"
     on = variable.replace("--tp_size $NGPUS", "--tp_size $NGPUS --use_custom_all_reduce")
     assert paste_checks(tmp_path, on, TRT)[TRT].status == "unknown"
+
+
+PLACE = "IC-TOPOLOGY-PLACEMENT"
+# Corpus 2153 (triton-inference-server/tensorrtllm_backend#75): a one-GPU build.py and a plain tritonserver, trimmed.
+ONE_GPU_TRITON = """\
+```
+python build.py --model_dir ${model_directory} \\
+                --dtype float16 \\
+                --use_inflight_batching \\
+                --output_dir engines/fp16/1-gpu/
+```
+```
+tritonserver --model-repo=/tensorrtllm_backend/triton_model_repo --disable-auto-complete-config
+```
+"""
+
+
+@pytest.mark.parametrize("line", [
+    "tritonserver --model-repo=/tensorrtllm_backend/triton_model_repo --disable-auto-complete-config",  # corpus 2153
+    "tritonserver --model-repo=/models",  # rtzr/tritony README's docker run
+    "tritonserver --model-repo=/models --model-control-mode=explicit",  # a Triton Kaldi ASR guide
+])
+def test_triton_takes_its_model_repository_option_by_prefix(line: str) -> None:
+    """tritonserver parses its options with getopt_long, which takes `--model-repo` for `--model-repository`."""
+    command = parse_command_line(line)
+    assert command is not None and command.engine == "triton"
+
+
+def test_a_one_gpu_build_served_by_one_triton_rank_has_no_group(tmp_path: Path) -> None:
+    """Real: corpus 2153 (both readers: not-applicable). Modelled: the same under `mpirun -n 4`, and built for 4."""
+    r = capture_checks("2153", PLACE)[PLACE]
+    assert r.status == "not-applicable" and "one GPU" in r.message, r.message
+    assert paste_checks(tmp_path, ONE_GPU_TRITON, PLACE)[PLACE].status == "not-applicable"
+    ranks = ONE_GPU_TRITON.replace("tritonserver --model", "mpirun -n 4 tritonserver --model")
+    assert paste_checks(tmp_path, ranks, PLACE)[PLACE].status != "not-applicable"
+    four = ONE_GPU_TRITON.replace("--use_inflight_batching", "--world_size 4 --tp_size 4")
+    assert paste_checks(tmp_path, four, PLACE)[PLACE].status != "not-applicable"
