@@ -9,6 +9,10 @@
   `--use_custom_all_reduce` as an opt-in switch (`action='store_true'`): its whole build without it, and runs of its
   engine, all-reduce through NCCL (ok).
 
+Issue 28 (h96a), blind batch BR: that opt-in holds for a world size given as a shell variable (corpus 2152); a paste
+whose every TensorRT-LLM build is for one GPU, served by one Triton rank, has no TP group to place (corpus 2153); and
+tritonserver's `--model-repo` is its `--model-repository`.
+
 Real lines are quoted verbatim from the threads named beside each; modelled text says so.
 """
 
@@ -17,8 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corpus import capture_checks, paste_checks
 
+from corpus import capture_checks, paste_checks
 from stackaudit.facts.engine_command import parse_command_line
 
 AR = "IC-CUSTOM-ALLREDUCE"

@@ -27,6 +27,8 @@ The subject is absent only from what the source positively shows, never from wha
   engine that turned its custom all-reduce off on more than two PCIe-only GPUs (ServingLog.no_switch_fabric).
   A Kubernetes node whose own count (GFD's label, or its GPU resources counting one device) is one GPU has no
   NVSwitch fabric, unless a model named may sit on one (`node_alone`).
+  A PCIe link is each GPU's own too: a Jetson module's integrated GPU has none (the `pcie-link` subject, judged from
+  the models shown only, as another vendor's GPU has a link of its own).
   NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out. Both are
   judged over the GPUs shown (`Subject.over_shown`): the models of the GPUs an excerpt names decide for those GPUs,
   and the not-applicable states that coverage (`K of N GPUs shown`); a GPU with no NVLink has no link to any GPU
