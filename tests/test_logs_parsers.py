@@ -186,6 +186,27 @@ def test_vllm_v0_engine_config_line() -> None:
     assert parse_serving_log(V0_CONFIG.format("True")).cuda_graphs == "eager"
 
 
+# vLLM V1's engine-config line, shortened from real pastes: containers/ramalama#912 (v0.8.3.dev, graphs forced on),
+# huggingface/trl#3310 (v0.8.3, enforce_eager=True), vllm-project/vllm#20118 (v0.9.1) and #22265 (v0.10.2.dev),
+# both cut before their graph setting; corpus 2141 (v0.8.1, cut inside `"use_c`).
+V1_CONFIG = ("(EngineCore_0 pid=269) INFO 04-04 16:30:36 [core.py:61] Initializing a V1 LLM engine ({}) with config: "
+             "model='google/gemma-3-1b-it', tensor_parallel_size=1, pipeline_parallel_size=1, "
+             "disable_custom_all_reduce=False, quantization=None, enforce_eager={}, kv_cache_dtype=auto, "
+             'compilation_config={{"level":3,"custom_ops":["none"],"use_inductor":true,"compile_sizes":[],{}\n')
+
+
+@pytest.mark.parametrize(("version", "eager", "tail", "want"), [
+    ("v0.8.3.dev244+g8b3a4a17e", "False", '"use_cudagraph":true,"cudagraph_num_of_warmups":1', "configured"),
+    ("v0.8.1", "False", '"use_c', "configured"),  # before 0.9 V1 forces use_cudagraph on itself
+    ("v0.8.3", "True", '"max_capture_size":0}', "eager"),
+    ("v0.9.1", "False", '"use_c', ""),  # from 0.9 the user's use_cudagraph stands: cut before it, open
+    ("v0.10.2.dev2+gf5635d62e.d20250805", "False", '"inductor_compile_config":{"enable_a', ""),
+    ("v0.9.1", "False", '"use_cudagraph":false,"cudagraph_num_of_warmups":1', "eager"),  # modelled
+])
+def test_vllm_v1_engine_config_line(version: str, eager: str, tail: str, want: str) -> None:
+    assert parse_serving_log(V1_CONFIG.format(version, eager, tail)).cuda_graphs == want
+
+
 @pytest.mark.parametrize("line", [
     # corpus 2007 (vllm#8830's paste): the worker's tag cut before its `(`.
     "VllmWorkerProcess pid=214) ERROR 09-27 05:20:38 multiproc_worker_utils.py:233] Exception in worker",

@@ -9,6 +9,10 @@
   `--use_custom_all_reduce` as an opt-in switch (`action='store_true'`): its whole build without it, and runs of its
   engine, all-reduce through NCCL (ok).
 
+Issue 28 (h96a), blind batch BR: that opt-in holds for a world size given as a shell variable (corpus 2152); a paste
+whose every TensorRT-LLM build is for one GPU, served by one Triton rank, has no TP group to place (corpus 2153); and
+tritonserver's `--model-repo` is its `--model-repository`.
+
 Real lines are quoted verbatim from the threads named beside each; modelled text says so.
 """
 
@@ -16,7 +20,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import capture_checks, paste_checks
+from stackaudit.facts.engine_command import parse_command_line
 
 AR = "IC-CUSTOM-ALLREDUCE"
 SHM = "CTR-SHM-SIZE"
@@ -107,3 +114,58 @@ def test_the_switch_or_another_engine_leaves_it_open(tmp_path: Path) -> None:
     other = TRTLLM_753.replace("--engine_dir=./tmp/baichuan_v1_13b/trt_engines/fp16/2-gpu/",
                                "--engine_dir=./engines/other/")
     assert paste_checks(tmp_path, other, TRT)[TRT].status == "unknown"
+
+
+# https://github.com/NVIDIA/TensorRT-LLM/issues/538 (issue body, 2023-12-04): a build.py for four GPUs, as posted.
+TRTLLM_538 = ("python build.py --model_dir ./model --dtype float16 --remove_input_padding --use_gpt_attention_plugin "
+              "float16 --enable_context_fmha --use_gemm_plugin float16 --output_dir ../../tmp --world_size 4 "
+              "--tp_size 4\n")
+
+
+def test_a_legacy_build_is_opt_in_whatever_its_world_size(tmp_path: Path) -> None:
+    """Real: corpus 2152 (NVIDIA/TensorRT-LLM#1047, both readers: `--world_size ${WORLD_SIZE}`, a shell variable) and
+    #538 (world size 4). Modelled: #538's build with `--world_size $NGPUS`, and with the switch on."""
+    r = capture_checks("2152", TRT)[TRT]
+    assert r.status == "ok" and "opt-in" in r.message, r.message
+    assert paste_checks(tmp_path, TRTLLM_538, TRT)[TRT].status == "ok"
+    variable = TRTLLM_538.replace("--world_size 4 --tp_size 4", "--world_size $NGPUS --tp_size $NGPUS")
+    assert paste_checks(tmp_path, variable, TRT)[TRT].status == "ok"
+    on = variable.replace("--tp_size $NGPUS", "--tp_size $NGPUS --use_custom_all_reduce")
+    assert paste_checks(tmp_path, on, TRT)[TRT].status == "unknown"
+
+
+PLACE = "IC-TOPOLOGY-PLACEMENT"
+# Corpus 2153 (triton-inference-server/tensorrtllm_backend#75): a one-GPU build.py and a plain tritonserver, trimmed.
+ONE_GPU_TRITON = """\
+```
+python build.py --model_dir ${model_directory} \\
+                --dtype float16 \\
+                --use_inflight_batching \\
+                --output_dir engines/fp16/1-gpu/
+```
+```
+tritonserver --model-repo=/tensorrtllm_backend/triton_model_repo --disable-auto-complete-config
+```
+"""
+
+
+@pytest.mark.parametrize("line", [
+    "tritonserver --model-repo=/tensorrtllm_backend/triton_model_repo --disable-auto-complete-config",  # corpus 2153
+    "tritonserver --model-repo=/models",  # rtzr/tritony README's docker run
+    "tritonserver --model-repo=/models --model-control-mode=explicit",  # a Triton Kaldi ASR guide
+])
+def test_triton_takes_its_model_repository_option_by_prefix(line: str) -> None:
+    """tritonserver parses its options with getopt_long, which takes `--model-repo` for `--model-repository`."""
+    command = parse_command_line(line)
+    assert command is not None and command.engine == "triton"
+
+
+def test_a_one_gpu_build_served_by_one_triton_rank_has_no_group(tmp_path: Path) -> None:
+    """Real: corpus 2153 (both readers: not-applicable). Modelled: the same under `mpirun -n 4`, and built for 4."""
+    r = capture_checks("2153", PLACE)[PLACE]
+    assert r.status == "not-applicable" and "one GPU" in r.message, r.message
+    assert paste_checks(tmp_path, ONE_GPU_TRITON, PLACE)[PLACE].status == "not-applicable"
+    ranks = ONE_GPU_TRITON.replace("tritonserver --model", "mpirun -n 4 tritonserver --model")
+    assert paste_checks(tmp_path, ranks, PLACE)[PLACE].status != "not-applicable"
+    four = ONE_GPU_TRITON.replace("--use_inflight_batching", "--world_size 4 --tp_size 4")
+    assert paste_checks(tmp_path, four, PLACE)[PLACE].status != "not-applicable"

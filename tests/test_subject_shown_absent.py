@@ -275,3 +275,28 @@ def test_the_table_says_which_models_have_mig() -> None:
     assert has_mig("NVIDIA A100-SXM4-80GB") is True and has_mig("H100") is True
     assert has_mig("NVIDIA RTX A5000") is False  # no row: an Ampere name outside the guide's GA100 parts (MIG_PARTS)
     assert has_mig("NVIDIA A30") is None  # no row, and a MIG part of the guide
+
+
+LINK = "PCIE-LINK-DOWNTRAIN"
+# Real: kreier/llama.cpp-jetson's README (a Jetson Nano's llama-bench, build b5043), its device list verbatim.
+TEGRA_X1 = ("m@n:~/./build/bin/llama-bench -m ../.cache/llama.cpp/TheBloke_TinyLlama-1.1B-Chat-v1.0.Q2_K.gguf "
+            "--n-gpu-layers 99\nggml_cuda_init: found 1 CUDA devices:\n"
+            "  Device 0: NVIDIA Tegra X1, compute capability 5.3, VMM: no\n")
+# Real: a Jetson AGX Orin's `llama-server --version` in a public setup guide, verbatim.
+ORIN = ("ggml_cuda_init: found 1 CUDA devices (Total VRAM: 62827 MiB):\n"
+        "  Device 0: Orin, compute capability 8.7, VMM: yes, VRAM: 62827 MiB\nversion: 7770\n"
+        "built with GNU 11.4.0 for Linux aarch64\n")
+
+
+def test_a_jetson_gpu_has_no_pcie_link(tmp_path: Path) -> None:
+    """Real: corpus 2158 (ggml-org/llama.cpp#4560, a TX2; both readers not-applicable), a Nano and an AGX Orin.
+    Modelled counter-examples: a discrete card in the same list, and a HIP (AMD) list, stay open."""
+    r = capture_checks("2158", LINK)[LINK]
+    assert r.status == "not-applicable" and "Tegra X2" in r.message, r.message
+    for text in (TEGRA_X1, ORIN):
+        assert paste_checks(tmp_path, text, LINK)[LINK].status == "not-applicable", text
+    discrete = TEGRA_X1.replace("NVIDIA Tegra X1, compute capability 5.3", "NVIDIA GeForce RTX 3060, compute capability 8.6")
+    assert paste_checks(tmp_path, discrete, LINK)[LINK].status == "unknown"
+    hip = ("ggml_cuda_init: found 1 ROCm devices:\n"
+           "  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32\n")
+    assert paste_checks(tmp_path, hip, LINK)[LINK].status == "unknown"

@@ -339,6 +339,12 @@ JETSON_WITHOUT_MIG = re.compile(r"\bJetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|TX[12]|X
                                 r"|\bTegra X[12]\b", re.I)
 # Any Jetson module, Thor too: an SoC's integrated GPU, on no NVSwitch.
 JETSON = re.compile(r"\bJetson\b|\bTegra X[12]\b", re.I)
+
+
+def jetson_gpu(name: str) -> bool:
+    """Whether a GPU's name is a Jetson module's integrated GPU (JETSON, or the name CUDA and torch give it before Thor:
+    JETSON_WITHOUT_MIG, `Orin (nvgpu)`, `NVIDIA Tegra X2`). It sits on the SoC beside the CPU, with no PCIe link."""
+    return bool(JETSON.search(name) or JETSON_WITHOUT_MIG.search(name))
 # NVIDIA's TITAN cards (GTX TITAN to TITAN RTX) are desktop PCIe cards: at most two joined by an NVLink bridge (TITAN
 # RTX), never on an NVSwitch (https://www.nvidia.com/en-us/titan/titan-v/: a PCIe card; NVSwitch boards carry SXM
 # modules only, https://www.nvidia.com/en-us/data-center/nvlink/). TITAN V is Volta, 7.0, a capability NVSwitch boards

@@ -1229,7 +1229,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                      gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
                      gpu_p2p: P2pMatrix | None = None, log_date: LogDate | None = None,
                      nvlink_status: NvlinkStatus | None = None,
-                     stated_engines: StatedEngines | None = None) -> Outcome:
+                     stated_engines: StatedEngines | None = None,
+                     engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
     `--enable-p2p-check`) from /proc, else from a pasted command line or a container's engine
     arguments, a pasted engine log ("Custom allreduce is disabled because
@@ -1416,7 +1417,7 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         return not_applicable(f"{_engine_name(engine)} runs with TP={tp}: no all-reduce between GPUs")
     if tp is None and gpus is not None and gpus.whole_count == 1:
         return not_applicable(f"one GPU ({gpus.counts[0][0]}): no all-reduce between GPUs")
-    if one_gpu := one_gpu_engine(serving_engine, gpus):
+    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands):
         return not_applicable(f"{one_gpu}: no all-reduce between GPUs")
     if flag_off:
         who = (root.comm if root.pid == 0 else root.label) if root is not None else ""

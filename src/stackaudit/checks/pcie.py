@@ -80,6 +80,7 @@ def no_gpu(pcie: PcieFacts) -> Outcome:
 
 @check(
     "PCIE-LINK-DOWNTRAIN",
+    applies_to="pcie-link",
     title="GPU link below its capable speed/width",
     severity="high",
     confidence="documented",
@@ -123,6 +124,9 @@ def link_downtrain(gpu_links: GpuLinks | None = None, pcie: PcieFacts | None = N
     bound of its link (_measured_links): a figure above what the link carries one generation lower or at half the width
     (facts/pci.py PCIE_GBS_PER_LANE) shows the GPU's full link; a model not shown is held to the fastest link of
     data/gpus.toml. A lower figure proves nothing (a copy is slowed by more than its link).
+    A Jetson module's integrated GPU sits on the SoC with no PCIe link: where every GPU shown is one and no link is
+    read (the `pcie-link` subject of facts/applicability.py: `NVIDIA Tegra X2` or `Orin` in a device list), the check
+    is not applicable (corpus 2158). Another vendor's GPU, or none shown, leaves it open.
     """
     if gpu_links is None or not gpu_links.links:
         measured = _measured_links(p2p_bandwidth, gpus) if p2p_bandwidth is not None else None

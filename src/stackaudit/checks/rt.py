@@ -1155,7 +1155,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     that a graph mode is not supported ends "setting cudagraph_mode=PIECEWISE": graphs stay on, in
     that mode (not-an-issue). The same warning ending "setting cudagraph_mode=NONE" turns them off.
     vLLM's V0 engine-config line (`Initializing a V0 LLM engine (v0.8.3) with config: ... enforce_eager=False`) is its
-    resolved setting: `ok` (corpus 1935). A whole `non-default args: {...}` dict that names no graph setting
+    resolved setting: `ok` (corpus 1935). So is its V1 engine-config line with enforce_eager=False from a release
+    before 0.9, whose V1 turned graphs on itself whenever eager mode was off (corpus 2141); from 0.9 only a printed
+    `"use_cudagraph":true` settles it, and `"use_cudagraph":false` is graphs off. A whole `non-default args: {...}` dict that names no graph setting
     (enforce_eager, compilation_config, a capture size, data_parallel_size) leaves vLLM's default, graphs on: `ok`
     (corpus 1936); vLLM's own "Forcing enforce eager" line later in the log still wins. So does its API server's
     `args: Namespace(...)` line (0.2.x to 0.8.x: every flag with its value) with enforce_eager=False, where it shows no
@@ -2524,8 +2526,9 @@ def _legacy_builds_without_custom_all_reduce(builds: list[EngineCommand], runs: 
     """In words, where every build shown is TensorRT-LLM's builder before trtllm-build (LEGACY_BUILDER), shown whole,
     without `--use_custom_all_reduce`, and every run shown runs one of their output directories; "" otherwise. That
     builder's flag is opt-in (`action='store_true'`, examples/<model>/build.py of 0.5-0.8), so such an engine
-    all-reduces through NCCL (corpus 1889)."""
-    legacy = [c for c in builds if c.built_world_size is not None]
+    all-reduces through NCCL (corpus 1889), whatever world size it is built for, a shell variable included
+    (`--world_size ${WORLD_SIZE}`, corpus 2152)."""
+    legacy = [c for c in builds if c.legacy_build]
     if not builds or len(legacy) != len(builds) or any(c.cut for c in legacy) or any(
             a.split("=")[0].replace("_", "-") == "--use-custom-all-reduce" for c in legacy for a in c.argv):
         return ""
@@ -2561,7 +2564,8 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     GPU and every run shown (`run.py`, `gptManagerBenchmark`, `gptSessionBenchmark`) runs one of those engine
     directories without a launcher of several ranks, there is no all-reduce: not applicable. That builder's
     `--use_custom_all_reduce` is opt-in: where every build shown is one of it, whole and without the flag, and every run
-    shown runs one of their engines, the engine all-reduces through NCCL: ok (corpus 1889). A run of a built engine
+    shown runs one of their engines, the engine all-reduces through NCCL: ok (corpus 1889). That holds for any world
+    size, one given as a shell variable too (`--world_size ${WORLD_SIZE}`, corpus 2152). A run of a built engine
     under a launcher of one rank (`mpirun -n 1`) runs an engine of world size 1 (TensorRT-LLM's runtime takes TP x PP
     from the MPI size): not applicable. So is a run of built engines whose directories' paths all state TP 1
     (EngineCommand.named_tp: `tp=1`, `1-gpu`, or `2-pp` under `mpirun -n 2`, corpus 1667). TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access

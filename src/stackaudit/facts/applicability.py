@@ -27,6 +27,8 @@ The subject is absent only from what the source positively shows, never from wha
   engine that turned its custom all-reduce off on more than two PCIe-only GPUs (ServingLog.no_switch_fabric).
   A Kubernetes node whose own count (GFD's label, or its GPU resources counting one device) is one GPU has no
   NVSwitch fabric, unless a model named may sit on one (`node_alone`).
+  A PCIe link is each GPU's own too: a Jetson module's integrated GPU has none (the `pcie-link` subject, judged from
+  the models shown only, as another vendor's GPU has a link of its own).
   NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out. Both are
   judged over the GPUs shown (`Subject.over_shown`): the models of the GPUs an excerpt names decide for those GPUs,
   and the not-applicable states that coverage (`K of N GPUs shown`); a GPU with no NVLink has no link to any GPU
@@ -90,7 +92,7 @@ from stackaudit.facts.peer_access import P2pBandwidth
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
 from stackaudit.facts.topology import TopoMatrix
-from stackaudit.gputable import has_mig, nvlink_links_of, on_nvswitch, without_mig
+from stackaudit.gputable import has_mig, jetson_gpu, nvlink_links_of, on_nvswitch, without_mig
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,9 @@ class Subject:
     over_shown: bool = False
     # Why one model lacks it, in words (`A100 PCIe ...`); where set, `{models}` in `absent` is these reasons.
     why: Callable[[str], str] | None = None
+    # Judged from the models shown only: a source without an NVIDIA GPU, or with another vendor's, leaves it open
+    # (another vendor's GPU has a PCIe link too).
+    models_only: bool = False
 
 
 NO_NVLINK_WHY = (": GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all-reduce runs at most at TP=2 and "
@@ -125,6 +130,10 @@ SUBJECTS: dict[str, Subject] = {
     # MEM-MIG judges a whole GPU's MIG mode: a GPU CUDA names lacks MIG or not whatever GPUs a listing leaves out.
     "mig": Subject("MIG", lambda model: has_mig(model) is False, "no MIG on these GPUs: {models}", over_shown=True,
                    why=without_mig),
+    # A GPU's PCIe link: a Jetson module's integrated GPU sits on the SoC with no PCIe link (gputable.jetson_gpu;
+    # corpus 2158, `NVIDIA Tegra X2` in llama.cpp's device list).
+    "pcie-link": Subject("PCIe link", jetson_gpu, "no PCIe link: {models} is a Jetson module's integrated GPU, on "
+                         "the SoC beside the CPU", over_shown=True, models_only=True),
 }
 
 
@@ -365,6 +374,8 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
         return shown_absent("gpu", gpus, nvidia_driver_shown)
     wanted = SUBJECTS[subject]
     if not gpus.gpus and not any(n for _, n in gpus.counts):
+        if wanted.models_only:
+            return ""
         whole = gpus.no_accelerator if subject == "gpu" else gpus.empty_in if gpus.none_on_bus else ()
         if whole and not gpus.others and not nvidia_driver_shown:
             return f"no {'GPU' if subject == 'gpu' else 'NVIDIA GPU'} in {whole[0]}" + (

@@ -81,7 +81,7 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
                 "start_linux.sh", "start_windows.bat", "start_wsl.bat")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
-                          r"|\b(?:triton|trt)server\s.*--model-(?:repository|store)\b"  # Triton (processes._program)
+                          r"|\b(?:triton|trt)server\s.*--model-(?:repo(?:sitory)?|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
                           r"|\bapi_server\.py\s.*--(?:enforce-eager|worker-use-ray|engine-use-ray|"
@@ -314,11 +314,16 @@ class EngineCommand:
         return self.builds and any(posixpath.basename(a) == "convert_checkpoint.py" for a in self.argv[:2])
 
     @property
+    def legacy_build(self) -> bool:
+        """Whether it is TensorRT-LLM's builder before trtllm-build (LEGACY_BUILDER, `examples/<model>/build.py`)."""
+        return self.builds and any(posixpath.basename(a) == LEGACY_BUILDER for a in self.argv[:2])
+
+    @property
     def built_world_size(self) -> int | None:
         """The GPUs the engine is built for, where the command is TensorRT-LLM's builder before trtllm-build
-        (LEGACY_BUILDER): `--world_size`, else `--tp_size` x `--pp_size`, each 1 where not given; None for any other
+        (legacy_build): `--world_size`, else `--tp_size` x `--pp_size`, each 1 where not given; None for any other
         command (trtllm-build takes them from its checkpoint) or a size it does not give as a count."""
-        if not (self.builds and any(posixpath.basename(a) == LEGACY_BUILDER for a in self.argv[:2])):
+        if not self.legacy_build:
             return None
         world = argv_value(self.argv, ("--world-size",))
         if world is not None:
@@ -487,10 +492,14 @@ def built_for_one_gpu(commands: tuple[EngineCommand, ...] | list[EngineCommand])
     not. Every build shown is TensorRT-LLM's builder before trtllm-build (LEGACY_BUILDER) for one GPU (no
     `--world_size`, `--tp_size` or `--pp_size` above 1: each defaults to 1), and every run shown runs one of their
     output directories (`--engine_dir`, by its last part: runs are often given relative to another directory) in a
-    process of its own, not under a launcher of several ranks (`mpirun -n 4`); corpus 1262."""
+    process of its own, not under a launcher of several ranks (`mpirun -n 4`); corpus 1262. A Triton server shown
+    beside them serves one rank where no launcher of several ranks starts it (`tritonserver --model-repo=...`,
+    corpus 2153): TensorRT-LLM's backend runs an engine of TP x PP equal to its MPI size."""
     trt = [c for c in commands if c.engine == "trtllm"]
     builds = [c for c in trt if c.builds and not c.converts]
     if not builds or any(c.built_world_size != 1 for c in builds):
+        return ""
+    if any(c.engine == "triton" and c.launcher and c.ranks != 1 for c in commands):
         return ""
     built = {posixpath.basename(c.engine_dir) for c in builds if c.engine_dir}
     runs = [c for c in trt if not c.builds]

@@ -613,10 +613,13 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
       llama.cpp server's `--tensor-split` with one share above 0 or `--split-mode none`, corpus 1301);
     - a llama.cpp or ollama engine (or none named) whose log shows ggml's Metal backend at work (GpuInventory.one_device:
       it drives the one Metal device it picks, corpus 1546);
+    - with no engine process read, every TensorRT-LLM engine the paste builds is for one GPU and every run shown (of
+      those engines, or a Triton server) runs on one rank (facts/engine_command.built_for_one_gpu, the reading
+      RT-TRTLLM-ALLREDUCE shares: a build.py without `--world_size` or `--tp_size`, corpus 2153);
     - the host has one GPU (GpuInventory.whole_count: a listing, or a count in the user's words such as
       `1 x Nvidia A10`, corpus 998), whatever engine serves.
     """
-    from stackaudit.facts.engine_command import GGML_ENGINES
+    from stackaudit.facts.engine_command import GGML_ENGINES, built_for_one_gpu
 
     shown = engine.shown if engine is not None else None
     if shown is not None and engine is not None and engine.shown_tp == 1 \
@@ -653,6 +656,11 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
         return f"{framework}: each copy of the model holds one GPU"
     if shown is None and (alone := one_gpu_commands(commands)):
         return f"{posixpath.basename(alone[0].argv[0])} runs on one GPU ({alone[0].one_gpu})"
+    runs = [c for c in (commands.commands if commands is not None else ()) if not c.builds]
+    if (shown is None or (engine is not None and engine.process is None
+                          and all(c.engine in ("trtllm", "triton") for c in runs))) \
+            and commands is not None and (built := built_for_one_gpu(commands.commands)):
+        return built
     return one_gpu_seen(engine, gpus)
 
 

@@ -381,9 +381,10 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         return _Match("vllm", "api-server")
     if base == "trtllm-llmapi-launch":
         return _Match("trtllm", "launcher")
-    if base in ("tritonserver", "trtserver") and any(a.startswith(("--model-repository", "--model-store")) for a in rest):
+    if base in ("tritonserver", "trtserver") and any(a.startswith(("--model-repo", "--model-store")) for a in rest):
         # Triton Inference Server over its model repository (`trtserver` before 20.06, server#1567; `tritonserver
-        # --model-repository=/models`): each model runs in the backend its config names, one instance per GPU of its
+        # --model-repository=/models`, or `--model-repo=`, a prefix its getopt_long parser takes for the option;
+        # corpus 2153): each model runs in the backend its config names, one instance per GPU of its
         # instance_group, unless a backend starts ranks of its own (TensorRT-LLM's, whose log names it).
         return _Match("triton", "api-server")
     if base in (*TRTLLM_EXAMPLES, *TRTLLM_BENCHMARKS) and _engine_dir(rest):

@@ -1549,6 +1549,26 @@ _SERVER_READY = re.compile(r"Application startup complete|The server is fired up
 # (graphs there also hang on compilation_config's level and cudagraph_mode), nor the raw flags (`args: Namespace(`).
 _RESOLVED_CONFIG = re.compile(r"Initializing (?:an|a V0) LLM engine \(v[^)]*\) with config:|"
                               r"server_args=(?:ServerArgs\(|\{)")
+# vLLM V1's engine config line (`Initializing a V1 LLM engine (v0.8.1) with config: ... enforce_eager=False, ...
+# compilation_config={"level":3,...`). Before 0.9, VllmConfig.__post_init__ set use_cudagraph=True and level
+# PIECEWISE itself whenever enforce_eager was False, so enforce_eager=False there settles graphs on (corpus 2141).
+# From 0.9 the user's use_cudagraph (later cudagraph_mode) stands: only a printed `"use_cudagraph":true` settles it.
+_V1_CONFIG = re.compile(r"Initializing a V1 LLM engine \(v(\d+\.\d+[^)\s]*)\) with config:")
+V1_FORCES_GRAPHS_BEFORE = "0.9"
+_V1_USE_CUDAGRAPH = re.compile(r'"use_cudagraph":\s*(true|false)\b')
+
+
+def _v1_config_graphs(text: str) -> str:
+    """CUDA graphs in vLLM V1's engine config line with enforce_eager=False (_V1_CONFIG): "eager" where it prints
+    `"use_cudagraph":false`, "configured" where it prints `"use_cudagraph":true` or names a release before
+    V1_FORCES_GRAPHS_BEFORE, "" otherwise (a later release whose line is cut before its graph setting)."""
+    m = _V1_CONFIG.search(text)
+    if m is None:
+        return ""
+    use = _V1_USE_CUDAGRAPH.search(text)
+    if use is not None:
+        return "configured" if use.group(1) == "true" else "eager"
+    return "configured" if is_older(m.group(1), V1_FORCES_GRAPHS_BEFORE) is True else ""
 # vLLM's `non-default args: {...}` (utils.py / cli_args.py, 0.8.5 and later; every release that prints it captures
 # CUDA graphs by default): the flags the user set. A whole dict (closed by its brace) that holds none of these keys
 # leaves graphs at that default (corpus 1936); one that holds any of them is read by the other rules or stays open.
@@ -2088,6 +2108,12 @@ def parse_serving_log(text: str) -> ServingLog:
                 graph_lines.insert(0, text_l)
             elif _RESOLVED_CONFIG.search(text_l):
                 graphs = graphs or "configured"  # the resolved configuration keeps graphs on
+                graph_lines.append(text_l)
+            elif (v1 := _v1_config_graphs(text_l)) == "eager":
+                graphs = "eager"  # vLLM V1's resolved configuration prints use_cudagraph false
+                graph_lines.insert(0, text_l)
+            elif v1:
+                graphs = graphs or v1  # vLLM V1's resolved configuration keeps graphs on
                 graph_lines.append(text_l)
             elif not namespace_line and _NAMESPACE_ARGS.search(text_l):
                 namespace_line = text_l  # judged after the loop, with the release the log states
