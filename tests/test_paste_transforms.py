@@ -292,6 +292,9 @@ FLAT_AMBIGUOUS = {
     "1343-4gb-gpu-host-docker-gpus-1-driver-error-failed-to-process-request-q-at-p8.txt":
         "the run starts inside PCIe Generation's block with its `Current : 1`: joined, nothing places the `Link "
         "Width` after it under a GPU's PCI section, where indentation does",
+    "2198-hami-pod-process-1660mib-host-v100s-pcie-nvidia-smi-a-cut.txt":
+        "the range is a Processes block alone, pasted from inside a pod: joined, nothing places its `Process ID` and "
+        "`Used GPU Memory` under a GPU's Processes section, where indentation does",
 }
 
 
