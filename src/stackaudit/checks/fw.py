@@ -305,6 +305,12 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     WSL`, `I get this error in WSL:`), or beside words naming WSL where a GPU shown is in TCC mode: WSL 2 is handed
     WDDM GPUs only, through the Windows driver's paravirtual device, so the GPUs do not reach the VM.
 
+    Also bad: a GPU behind a CUDA API-remoting frontend (harp's libvirtdev-frontend or libharpcuda, GVirtuS's
+    frontend: facts/platform.py REMOTING_FRONTENDS, named in a pasted line) whose lines show it failing the program
+    (a CUDA_ERROR code, a failed assertion, a library that would not load): the frontend stands in for NVIDIA's
+    libcuda and forwards each call to a GPU elsewhere, so a call it does not carry stops the workload (corpus 2021).
+    A frontend named with no failure shown is judged as any other VM.
+
     Also bad: a VM whose NCCL topology tree (NCCL_DEBUG_SUBSYS=GRAPH) shows two or more GPUs under PCI switch ports
     only a hypervisor presents (QEMU's TI XIO3130, 104c:8232, which NCCL reads at 2.5 GT/s x1: `PCI[0.2]`): NCCL
     then plans over the guest's invented layout, which a topology file (NCCL_TOPO_FILE) replaces.
@@ -375,6 +381,19 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                      expected="the GPU passed through whole, in a mode (confidential computing off or on, as the "
                               "guest expects) and with a driver release that supports it",
                      subjects=[g.bdf for g in refused], evidence=[g.line for g in refused][:2])
+    if virtualization.remote_failure:
+        # The blind readings of 2021 (both readers): lmdeploy's CUDA calls fail inside harp's frontend libcuda.
+        return issue(f"a remoted GPU ({virtualization.source}): the program's CUDA calls go through an API-remoting "
+                     "frontend in place of NVIDIA's libcuda, and the frontend failed it "
+                     f"({virtualization.remote_failure[:160]!r}): a call the remoting layer does not carry, or carries "
+                     "wrong, stops the workload whatever the GPU behind it",
+                     actual={"vm": virtualization.vm, "frontend": virtualization.remoted[:160]},
+                     expected="the engine's CUDA calls served by NVIDIA's own driver library (a GPU passed through or "
+                              "bare metal), or a frontend release that carries them",
+                     evidence=[virtualization.remote_failure, virtualization.remoted][:2],
+                     fix=advice("Run the engine where NVIDIA's libcuda serves the GPU (bare metal or a passed-through "
+                                "GPU), or ask the platform for a frontend release that supports the failing call",
+                                cost="hardware"))
     if virtualization.wsl:
         smi = nvidia.smi_version if nvidia is not None else nvidia_driver.smi_version if nvidia_driver else None
         drv = nvidia.driver_version if nvidia is not None else nvidia_driver.version if nvidia_driver else None
