@@ -52,5 +52,6 @@ def test_corpus_2021_harp_failure_is_an_issue() -> None:
 
 
 def test_a_plain_cuda_error_names_no_remoted_gpu(tmp_path: Path) -> None:
-    result = paste_checks(tmp_path, PLAIN_CUDA_ERROR, "FW-VM")["FW-VM"]
+    listing = "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-3f2a1b4c-5d6e-7f80-91a2-b3c4d5e6f708)\n"
+    result = paste_checks(tmp_path, listing + PLAIN_CUDA_ERROR, "FW-VM")["FW-VM"]
     assert result.status != "issue" and "remoted" not in result.message
