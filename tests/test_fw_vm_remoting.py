@@ -1,6 +1,7 @@
 """FW-VM on a GPU behind a CUDA API-remoting frontend (h97a): a pasted line naming the frontend that stands in for
 libcuda (facts/platform.py REMOTING_FRONTENDS) makes the GPU a remoted one, and a failure the frontend printed is an
-issue (corpus 2021, where both readers say issue)."""
+issue (corpus 2021, where both readers say issue). FW-VM on a Windows host whose sources show one GPU: not an issue,
+bare or a VM (corpus 2143)."""
 
 from __future__ import annotations
 
@@ -55,3 +56,39 @@ def test_a_plain_cuda_error_names_no_remoted_gpu(tmp_path: Path) -> None:
     listing = "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-3f2a1b4c-5d6e-7f80-91a2-b3c4d5e6f708)\n"
     result = paste_checks(tmp_path, listing + PLAIN_CUDA_ERROR, "FW-VM")["FW-VM"]
     assert result.status != "issue" and "remoted" not in result.message
+
+
+# A Windows host's nvidia-smi table (its TCC/WDDM column) says the operating system, not whether the machine is a VM
+# (h97a). With one GPU it loses nothing either way: bare Windows, a Windows VM or WSL 2 on it each hold that one GPU.
+# Real tables of the class: corpus 2143 (ollama/ollama#1929), 1494 (PromtEngineer/localGPT#456), 1500 (localGPT#14),
+# 2019 (InternLM/lmdeploy#514); 1975 (LostRuins/koboldcpp#634, two GPUs) stays open.
+WINDOWS_TWO_GPUS = """\
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 546.33                 Driver Version: 546.33       CUDA Version: 12.3     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                     TCC/WDDM  | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  NVIDIA GeForce RTX 4060 Ti   WDDM  | 00000000:03:00.0  On |                  N/A |
+|  0%   29C    P8               7W / 180W |    581MiB / 16380MiB |      0%      Default |
+|                                         |                      |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+|   1  NVIDIA GeForce RTX 4090      WDDM  | 00000000:04:00.0 Off |                  Off |
+|  0%   31C    P8              12W / 450W |      0MiB / 24564MiB |      0%      Default |
+|                                         |                      |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+"""
+
+
+def test_windows_host_with_one_gpu_is_not_an_issue() -> None:
+    result = capture_checks("2143", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue", result.message
+    assert "Windows host" in result.message and "one GPU" in result.message
+
+
+def test_windows_host_with_two_gpus_stays_open(tmp_path: Path) -> None:
+    """Modelled on 2143's table with a second GPU (as 1975 shows): whether a VM sits between them is not shown."""
+    result = paste_checks(tmp_path, WINDOWS_TWO_GPUS, "FW-VM")["FW-VM"]
+    assert result.status == "unknown", result.message
+    assert "Windows host" in result.message

@@ -348,7 +348,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     NCCL the file for an instance type whose GPUs are SXM boards on NVLink (p4d, p4de: facts/platform.py GPU_INSTANCES;
     corpus 1696). A file the job set itself (`NCCL_TOPO_FILE environment variable is already set`) says no more than
     the VM. A laptop (its only GPU named `... Laptop GPU` or `... with Max-Q Design`) where nothing else
-    tells the machine is not an issue either: Linux bare or WSL 2 on its Windows, with one GPU either way. WSL 2 whose report says torch could not initialise CUDA
+    tells the machine is not an issue either: Linux bare or WSL 2 on its Windows, with one GPU either way. Nor is a
+    Windows host (its nvidia-smi table's TCC/WDDM column, a Windows path in the engine's log) whose sources show one GPU
+    and state no more, where no source tells whether it is a VM: bare Windows, a Windows VM and WSL 2 on it each hold
+    that one GPU (corpus 2143); with two or more it stays open. WSL 2 whose report says torch could not initialise CUDA
     (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
     not shown.
     """
@@ -361,6 +364,12 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                  f"a laptop ({virtualization.laptop}): bare metal or WSL 2 on its Windows")
         return not_an_issue(f"{where}, either way with one GPU, so no GPU-to-GPU P2P or topology a VM could hide",
                             actual="laptop")
+    if not virtualization.vm and (single := _one_gpu_shown(gpus, parallelism)):
+        # Bare Windows, a Windows VM or WSL 2 on it: one GPU in each, no pair for a hypervisor to keep apart.
+        judged = not_an_issue(f"{virtualization.source}: a Windows host, bare or a VM (or WSL 2 on it), with one GPU "
+                              f"({single}): no GPU pair whose P2P or topology a VM could hide", actual="windows")
+        return over_subjects(judged, [g.label for g in gpus.gpus] or ["GPU 0"], 1, ask="nvidia-smi -L",
+                             at_least=True) if gpus is not None and gpus.count_unshown else judged
     if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
         return unknown(f"{virtualization.source}: a Windows host, but no source tells whether it is a virtual machine",
                        hint="paste `systeminfo` (its System Model line) or `nvidia-smi -q`")
@@ -623,6 +632,19 @@ def _provider_topology(log: ServingLog | None) -> tuple[str, str, str] | None:
     if sized is None or sized[0] < 2 or "SXM" not in sized[1].model:
         return None
     return platform[0], sized[1].model, platform[2]
+
+
+def _one_gpu_shown(gpus: GpuInventory | None, parallelism: Parallelism | None) -> str:
+    """How the sources show one GPU, counted or the only one shown, where no source states more and the engine's
+    TP x PP is 1 or unshown; "" otherwise."""
+    if gpus is None or (gpus.at_least or 0) >= 2:
+        return ""
+    count = gpus.count if gpus.count is not None else 1 if len(gpus.gpus) == 1 else None
+    world = parallelism.shown_world_size if parallelism is not None else None
+    if count != 1 or (world is not None and world > 1):
+        return ""
+    named = gpus.gpus[0].label if gpus.gpus else "GPU 0"
+    return f"{named}, 1 GPU shown: {gpus.count_unshown}" if gpus.count_unshown else named
 
 
 def _one_vgpu(gpus: GpuInventory | None, parallelism: Parallelism | None, one_gpu: Sequence[str]) -> str | None:
