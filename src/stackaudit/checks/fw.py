@@ -364,10 +364,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                  f"a laptop ({virtualization.laptop}): bare metal or WSL 2 on its Windows")
         return not_an_issue(f"{where}, either way with one GPU, so no GPU-to-GPU P2P or topology a VM could hide",
                             actual="laptop")
-    if not virtualization.vm and (single := _one_gpu_shown(gpus, parallelism)):
+    if not virtualization.vm and (alone := _one_gpu_shown(gpus, parallelism)):
         # Bare Windows, a Windows VM or WSL 2 on it: one GPU in each, no pair for a hypervisor to keep apart.
         judged = not_an_issue(f"{virtualization.source}: a Windows host, bare or a VM (or WSL 2 on it), with one GPU "
-                              f"({single}): no GPU pair whose P2P or topology a VM could hide", actual="windows")
+                              f"({alone}): no GPU pair whose P2P or topology a VM could hide", actual="windows")
         return over_subjects(judged, [g.label for g in gpus.gpus] or ["GPU 0"], 1, ask="nvidia-smi -L",
                              at_least=True) if gpus is not None and gpus.count_unshown else judged
     if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
