@@ -305,6 +305,12 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     WSL`, `I get this error in WSL:`), or beside words naming WSL where a GPU shown is in TCC mode: WSL 2 is handed
     WDDM GPUs only, through the Windows driver's paravirtual device, so the GPUs do not reach the VM.
 
+    Also bad: a GPU behind a CUDA API-remoting frontend (harp's libvirtdev-frontend or libharpcuda, GVirtuS's
+    frontend: facts/platform.py REMOTING_FRONTENDS, named in a pasted line) whose lines show it failing the program
+    (a CUDA_ERROR code, a failed assertion, a library that would not load): the frontend stands in for NVIDIA's
+    libcuda and forwards each call to a GPU elsewhere, so a call it does not carry stops the workload (corpus 2021).
+    A frontend named with no failure shown is judged as any other VM.
+
     Also bad: a VM whose NCCL topology tree (NCCL_DEBUG_SUBSYS=GRAPH) shows two or more GPUs under PCI switch ports
     only a hypervisor presents (QEMU's TI XIO3130, 104c:8232, which NCCL reads at 2.5 GT/s x1: `PCI[0.2]`): NCCL
     then plans over the guest's invented layout, which a topology file (NCCL_TOPO_FILE) replaces.
@@ -342,7 +348,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     NCCL the file for an instance type whose GPUs are SXM boards on NVLink (p4d, p4de: facts/platform.py GPU_INSTANCES;
     corpus 1696). A file the job set itself (`NCCL_TOPO_FILE environment variable is already set`) says no more than
     the VM. A laptop (its only GPU named `... Laptop GPU` or `... with Max-Q Design`) where nothing else
-    tells the machine is not an issue either: Linux bare or WSL 2 on its Windows, with one GPU either way. WSL 2 whose report says torch could not initialise CUDA
+    tells the machine is not an issue either: Linux bare or WSL 2 on its Windows, with one GPU either way. Nor is a
+    Windows host (its nvidia-smi table's TCC/WDDM column, a Windows path in the engine's log) whose sources show one GPU
+    and state no more, where no source tells whether it is a VM: bare Windows, a Windows VM and WSL 2 on it each hold
+    that one GPU (corpus 2143); with two or more it stays open. WSL 2 whose report says torch could not initialise CUDA
     (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
     not shown.
     """
@@ -355,6 +364,12 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                  f"a laptop ({virtualization.laptop}): bare metal or WSL 2 on its Windows")
         return not_an_issue(f"{where}, either way with one GPU, so no GPU-to-GPU P2P or topology a VM could hide",
                             actual="laptop")
+    if not virtualization.vm and (alone := _one_gpu_shown(gpus, parallelism)):
+        # Bare Windows, a Windows VM or WSL 2 on it: one GPU in each, no pair for a hypervisor to keep apart.
+        judged = not_an_issue(f"{virtualization.source}: a Windows host, bare or a VM (or WSL 2 on it), with one GPU "
+                              f"({alone}): no GPU pair whose P2P or topology a VM could hide", actual="windows")
+        return over_subjects(judged, [g.label for g in gpus.gpus] or ["GPU 0"], 1, ask="nvidia-smi -L",
+                             at_least=True) if gpus is not None and gpus.count_unshown else judged
     if not virtualization.vm:  # the sources name the operating system only (a Windows host), not the machine
         return unknown(f"{virtualization.source}: a Windows host, but no source tells whether it is a virtual machine",
                        hint="paste `systeminfo` (its System Model line) or `nvidia-smi -q`")
@@ -375,6 +390,19 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                      expected="the GPU passed through whole, in a mode (confidential computing off or on, as the "
                               "guest expects) and with a driver release that supports it",
                      subjects=[g.bdf for g in refused], evidence=[g.line for g in refused][:2])
+    if virtualization.remote_failure:
+        # The blind readings of 2021 (both readers): lmdeploy's CUDA calls fail inside harp's frontend libcuda.
+        return issue(f"a remoted GPU ({virtualization.source}): the program's CUDA calls go through an API-remoting "
+                     "frontend in place of NVIDIA's libcuda, and the frontend failed it "
+                     f"({virtualization.remote_failure[:160]!r}): a call the remoting layer does not carry, or carries "
+                     "wrong, stops the workload whatever the GPU behind it",
+                     actual={"vm": virtualization.vm, "frontend": virtualization.remoted[:160]},
+                     expected="the engine's CUDA calls served by NVIDIA's own driver library (a GPU passed through or "
+                              "bare metal), or a frontend release that carries them",
+                     evidence=[virtualization.remote_failure, virtualization.remoted][:2],
+                     fix=advice("Run the engine where NVIDIA's libcuda serves the GPU (bare metal or a passed-through "
+                                "GPU), or ask the platform for a frontend release that supports the failing call",
+                                cost="hardware"))
     if virtualization.wsl:
         smi = nvidia.smi_version if nvidia is not None else nvidia_driver.smi_version if nvidia_driver else None
         drv = nvidia.driver_version if nvidia is not None else nvidia_driver.version if nvidia_driver else None
@@ -604,6 +632,19 @@ def _provider_topology(log: ServingLog | None) -> tuple[str, str, str] | None:
     if sized is None or sized[0] < 2 or "SXM" not in sized[1].model:
         return None
     return platform[0], sized[1].model, platform[2]
+
+
+def _one_gpu_shown(gpus: GpuInventory | None, parallelism: Parallelism | None) -> str:
+    """How the sources show one GPU, counted or the only one shown, where no source states more and the engine's
+    TP x PP is 1 or unshown; "" otherwise."""
+    if gpus is None or (gpus.at_least or 0) >= 2:
+        return ""
+    count = gpus.count if gpus.count is not None else 1 if len(gpus.gpus) == 1 else None
+    world = parallelism.shown_world_size if parallelism is not None else None
+    if count != 1 or (world is not None and world > 1):
+        return ""
+    named = gpus.gpus[0].label if gpus.gpus else "GPU 0"
+    return f"{named}, 1 GPU shown: {gpus.count_unshown}" if gpus.count_unshown else named
 
 
 def _one_vgpu(gpus: GpuInventory | None, parallelism: Parallelism | None, one_gpu: Sequence[str]) -> str | None:

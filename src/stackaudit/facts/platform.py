@@ -517,6 +517,49 @@ def wsl_library(text: str) -> str:
                  if WSL_LIBRARY.search(line) and not _WSL_LIBRARY_MISSED.search(line)), "")
 
 
+@dataclass(frozen=True)
+class RemotingFrontend:
+    """A CUDA API-remoting layer's client side: a libcuda (or its own library) that forwards each CUDA call to a GPU
+    behind it, which the program never holds itself."""
+
+    pattern: str  # searched in one line, case ignored
+    what: str
+    source: str
+
+
+# harp's frontend (InternLM's and OpenXLab's GPU platform) replaces libcuda.so.1, whose back-trace frames sit beside
+# /usr/local/harp/lib/libvirtdev-frontend.so.0 (InternLM/lmdeploy#1169, corpus 2021); sglang's import of libharpcuda.so.0
+# fails where the frontend is missing (sgl-project/sglang#5999). GVirtuS links programs against its frontend's libcuda
+# and libcudart (`libgvirtus-frontend.so`, `GVirtuS/lib/frontend/`: cjg/GVirtuS#1, #9).
+REMOTING_FRONTENDS = (
+    RemotingFrontend(r"/usr/local/harp/|\blib(?:harpcuda|virtdev-frontend)\.so|\bCudaFrontend\.cpp:",
+                     "harp's CUDA API-remoting frontend (libvirtdev-frontend, libharpcuda)",
+                     "https://github.com/InternLM/lmdeploy/issues/1169"),
+    RemotingFrontend(r"\blibgvirtus-frontend\.so|\bGVirtuS\S*/lib/frontend\b",
+                     "GVirtuS's CUDA API-remoting frontend", "https://github.com/cjg/GVirtuS"),
+)
+# Substrings one of REMOTING_FRONTENDS' lines holds (the evidence reader's needles), and the patterns as one.
+REMOTING_NEEDLES = ("/harp/", "harpcuda", "virtdev-frontend", "CudaFrontend", "gvirtus", "GVirtuS")
+REMOTING_LINE = re.compile("|".join(f"(?:{row.pattern})" for row in REMOTING_FRONTENDS), re.IGNORECASE)
+# What a program prints where the frontend fails it: a CUDA driver error code (`failed to call cuCtxGetDevice(&device),
+# error code: CUDA_ERROR_INVALID_CONTEXT`), a failed assertion, or a library the loader cannot open or link.
+_REMOTING_FAILURE = re.compile(r"\bCUDA_ERROR_[A-Z_]+|Assertion\s+\S+\s+failed|cannot open shared object file|"
+                               r"undefined symbol|relocation error", re.IGNORECASE)
+
+
+def remoting_frontend(text: str) -> tuple[str, str, str] | None:
+    """(what, the first line naming it, the first failure line) where a line of the text names a CUDA API-remoting
+    frontend (REMOTING_FRONTENDS); the failure line is "" where no line reports a CUDA error code, a failed assertion
+    or a library that would not load (_REMOTING_FAILURE). None where no line names one."""
+    lines = text.splitlines()
+    for row in REMOTING_FRONTENDS:
+        named = next((line.strip() for line in lines if re.search(row.pattern, line, re.IGNORECASE)), "")
+        if named:
+            failed = next((line.strip() for line in lines if _REMOTING_FAILURE.search(line)), "")
+            return row.what, named, failed
+    return None
+
+
 def wsl_kernel(release: str) -> bool:
     """Whether a kernel release is WSL 2's (WSL_KERNEL)."""
     return bool(re.search(WSL_KERNEL.pattern, release.strip()))
@@ -549,6 +592,10 @@ class Virtualization:
     # A vGPU limit at work: the driver's licence status (vgpu_unlicensed), else the user's words stating one
     # (vgpu_limit_said: its licence, the 20-minute slowdown); "" if none.
     vgpu_limit: str = ""
+    # A CUDA API-remoting frontend in place of libcuda (REMOTING_FRONTENDS): the line naming it, and the line where it
+    # failed the program ("" where none shows); "" where no line names one.
+    remoted: str = ""
+    remote_failure: str = ""
 
     @property
     def is_vm(self) -> bool:
@@ -1240,16 +1287,32 @@ def virtualization_from_evidence_lines(text: str) -> Virtualization:
 
         wiring nvidia management library functions in /usr/lib/wsl/lib/libnvidia-ml.so.1
     """
+    if (remoted := _remoted(text, "a pasted line")) is not None:
+        return remoted
     line = wsl_library(text)
     if not line:
-        raise ParseError("no library of WSL 2's driver mount (/usr/lib/wsl) in the lines shown")
+        raise ParseError("no library of WSL 2's driver mount (/usr/lib/wsl) or CUDA API-remoting frontend in the "
+                         "lines shown")
     return Virtualization(WSL_KERNEL.vm, f"a library of WSL 2's driver mount: {line[:120]!r}: {WSL_KERNEL.what}",
                           wsl=True)
 
 
+def _remoted(text: str, where: str) -> Virtualization | None:
+    """A GPU behind a CUDA API-remoting frontend (remoting_frontend), the program's libcuda forwarding its calls: a
+    virtual GPU (vm "remoting"); None where no line names a frontend."""
+    found = remoting_frontend(text)
+    if found is None:
+        return None
+    what, line, failed = found
+    return Virtualization("remoting", f"{where}: {what}", remoted=line, remote_failure=failed)
+
+
 def _windows_in(text: str, where: str) -> Virtualization:
     """The Windows host a pasted document's lines show (WINDOWS_LINES), with no word of a virtual machine; WSL 2's VM
-    where a line loads a library from its driver mount (WSL_LIBRARY) instead."""
+    where a line loads a library from its driver mount (WSL_LIBRARY) instead; a remoted GPU where a line names a CUDA
+    API-remoting frontend (REMOTING_FRONTENDS)."""
+    if (remoted := _remoted(text, where)) is not None:
+        return remoted
     if line := wsl_library(text):
         return Virtualization(WSL_KERNEL.vm, f"{where}: a library of WSL 2's driver mount: {line[:120]!r}: "
                               f"{WSL_KERNEL.what}", wsl=True)

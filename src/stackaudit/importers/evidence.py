@@ -33,7 +33,8 @@ out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's o
 total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), torch's capability warning naming a GPU CUDA listed (facts/gpus.TORCH_WARNED:
 `Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.`), Lightning's notice naming its CUDA device
 (facts/gpus.LIGHTNING_DEVICE: `You are using a CUDA device ('NVIDIA L4') that has Tensor Cores.`), a library loaded from WSL 2's driver mount
-(facts/platform.WSL_LIBRARY: `/usr/lib/wsl/lib/libnvidia-ml.so.1`), each also as a
+(facts/platform.WSL_LIBRARY: `/usr/lib/wsl/lib/libnvidia-ml.so.1`), a line of a CUDA API-remoting frontend
+(facts/platform.REMOTING_FRONTENDS: `/usr/local/harp/lib/libvirtdev-frontend.so.0`), each also as a
 two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`, facts/_parse.stated_line). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
@@ -92,7 +93,7 @@ from stackaudit.facts.peer_access import (
     peer_copy_end,
 )
 from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
-from stackaudit.facts.platform import WSL_LIBRARY
+from stackaudit.facts.platform import REMOTING_LINE, REMOTING_NEEDLES, WSL_LIBRARY
 from stackaudit.facts.python_env import (
     PIP_LIST_GGML,
     STATED_PYTHON,
@@ -196,6 +197,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "site-packages/", "/workspace/", "CMAKE_CUDA_A
             "] Compute Capability", "] CUDA device name:", "Capability detected:", "kubectl debug", "minikube start", ": installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
             *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "| os", "|os", "operating system", "os version", "linux distro",
             "## ",  # an issue form's heading (form_answer)
+            *REMOTING_NEEDLES,  # a CUDA API-remoting frontend's lines (facts/platform.REMOTING_FRONTENDS)
             "nvrmmeminit")  # Tegra's memory manager on a Jetson (facts/gpus.nvrm_mem_line)
 
 
@@ -305,7 +307,7 @@ def is_evidence(line: str) -> bool:
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or bool(TORCH_WARNED.search(line))
                 or bool(LIGHTNING_DEVICE.search(line))
-                or bool(WSL_LIBRARY.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
+                or bool(WSL_LIBRARY.search(line)) or bool(REMOTING_LINE.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
                 or ("/workspace/" in line and bool(IMAGE_WORKDIR.search(line))))
 
 
