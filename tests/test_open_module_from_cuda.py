@@ -93,3 +93,18 @@ def test_modelled_the_same_report_on_a_linux_kernel_shows_the_open_module(tmp_pa
 def test_open_module_only(name: str, architecture: str, only_open: bool) -> None:
     assert open_module_only(name, architecture) is only_open
 
+
+
+def test_turing_gpu_ollama_ran_is_ok_under_either_flavour() -> None:
+    # Corpus 1676 (ollama/ollama#1973): ollama 0.1.20 finds a compute capability 7.5 GPU under 545.29.06; no source
+    # shows the flavour, and both flavours drive Turing, so neither is required (h97b).
+    result = capture_checks("1676", CHECK)[CHECK]
+    assert result.status == "ok" and result.actual == "either (not shown)" and "1 Turing GPU(s) ran" in result.message
+
+
+def test_modelled_pre_turing_gpu_named_beside_the_turing_one_keeps_it_open(tmp_path: Path) -> None:
+    # Modelled on 1676: the user's lspci also names a GTX 1080 (Pascal), which only the proprietary module drives;
+    # the Turing GPU that ran no longer settles the check under either flavour.
+    text = body("1676") + "\n01:00.0 VGA compatible controller: NVIDIA Corporation GP104 [GeForce GTX 1080] (rev a1)\n"
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert result.actual != "either (not shown)" and " Turing GPU(s) ran" not in result.message
