@@ -108,3 +108,21 @@ def test_modelled_pre_turing_gpu_named_beside_the_turing_one_keeps_it_open(tmp_p
     text = body("1676") + "\n01:00.0 VGA compatible controller: NVIDIA Corporation GP104 [GeForce GTX 1080] (rev a1)\n"
     result = paste_checks(tmp_path, text, CHECK)[CHECK]
     assert result.actual != "either (not shown)" and " Turing GPU(s) ran" not in result.message
+
+
+@pytest.mark.parametrize(("prefix", "arch", "shown"), [
+    ("1174", "Turing", "listed by nvidia-smi"),  # NVIDIA/gpu-operator#510: a T4 under the driver pod's nvidia-smi
+    ("1037", "Turing", "nvbandwidth"),  # NVIDIA/nvbandwidth#13: two RTX 2080 Ti in nvbandwidth's device lines
+    ("1204", "Turing", "ollama"),  # ollama/ollama#2883: ollama 0.1.27's compute capability 7.5 under 550.54.14
+])
+def test_turing_to_hopper_that_ran_elsewhere_is_ok_too(prefix: str, arch: str, shown: str) -> None:
+    result = capture_checks(prefix, CHECK)[CHECK]
+    assert result.status == "ok" and result.actual == "either (not shown)"
+    assert f"{arch} GPU(s) ran" in result.message and shown in result.message
+
+
+def test_windows_driver_model_leaves_it_unknown() -> None:
+    # Corpus 2047 (ollama/ollama#8980): Windows Server 2022's nvidia-smi shows the vGPU under WDDM, the Windows
+    # driver's: no Linux kernel module ran it, so the either-flavour rule does not answer.
+    result = capture_checks("2047", CHECK)[CHECK]
+    assert result.actual != "either (not shown)"

@@ -1674,7 +1674,10 @@ def _either_flavour_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Out
     NVML wrote: _DRIVEN_LISTS) is Turing to Hopper: both flavours drive those GPUs, and the check finds the proprietary
     one allowed and the open one right for them, so either answer is ok (corpus 1676: ollama's compute capability 7.5
     under 545.29.06). None where no GPU ran, where one's architecture is not known, or where a source names a
-    pre-Turing or Blackwell GPU on the host (one module drives every GPU, and those need one flavour)."""
+    pre-Turing or Blackwell GPU on the host (one module drives every GPU, and those need one flavour). None where
+    nvidia-smi shows a Windows driver model (corpus 2047's WDDM): no Linux kernel module ran those GPUs."""
+    if any(g.driver_model for g in listed):
+        return None  # a Windows driver model (WDDM, TCC): the Windows driver ran them, no Linux kernel module
     records = gpus.gpus if gpus is not None else ()
     ran = [(g.subject, g.name or "", g.implied_architecture or architecture_of(g.name or ""), "listed by nvidia-smi")
            for g in listed]
