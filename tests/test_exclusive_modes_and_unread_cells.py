@@ -81,3 +81,15 @@ def test_a_desktop_gpus_unread_cap_stays_unknown(tmp_path: Path) -> None:
     text = body("1571").replace("NVIDIA GeForce MX350      ", "NVIDIA GeForce GTX 1650   ")
     result = paste_checks(tmp_path, text, "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
     assert result.status == "unknown", result.message
+
+
+def test_a_posters_markdown_bold_on_a_cell_keeps_the_row() -> None:
+    # Corpus 2095 (ggml-org/llama.cpp#5456, two V100 SXM2 on 535.54.03): `|      **0%**      Default |`.
+    gpus = parse_table(body("2095")).gpus
+    assert [(g.compute_mode, g.utilization_gpu) for g in gpus] == [("Default", 0), ("Default", 0)]
+
+
+def test_modelled_bold_on_an_exclusive_mode_still_reads_it() -> None:
+    # Modelled on 2095's rows: the bold put on the compute mode itself, which must still read as the mode shown.
+    text = body("2095").replace("**0%**      Default", "0%  **E. Process**", 1)
+    assert [g.compute_mode for g in parse_table(text).gpus] == ["Exclusive_Process", "Default"]

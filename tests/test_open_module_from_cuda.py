@@ -1,7 +1,8 @@
 """DRV-OPEN-MODULE where no source shows the flavour: a Blackwell or Grace Hopper GPU on which a collect_env's or
 check_env's torch initialised CUDA shows the open kernel module loaded, since only the open modules drive those GPUs
 (facts/nvidia.py open_module_only, the driver README's "Blackwell and later are only supported by the open kernel
-modules"). An Ampere or Hopper GPU running says nothing of the flavour, and WSL 2's GPU is the Windows driver's.
+modules"). An Ampere or Hopper GPU that NVML or CUDA listed runs under either flavour, and WSL 2's GPU is the Windows
+driver's.
 
 Real pastes are corpus captures (the public thread beside each) or verbatim excerpts of a public thread;
 counter-examples are modelled where marked.
@@ -55,12 +56,13 @@ def test_modelled_cuda_not_available_says_nothing(tmp_path: Path) -> None:
     assert result.status == "unknown" and "flavour is not known" in result.message
 
 
-def test_modelled_hopper_in_place_of_the_rtx_5090s_says_nothing(tmp_path: Path) -> None:
-    # Modelled on sglang#8011's check_env: the same report with H100s, which the proprietary module also drives.
+def test_modelled_hopper_in_place_of_the_rtx_5090s_runs_under_either_flavour(tmp_path: Path) -> None:
+    # Modelled on sglang#8011's check_env: the same report with H100s, which both flavours drive. Its `nvidia-smi topo
+    # -m` columns (NVML's list) show the eight ran, so the verdict is ok whichever flavour is loaded (h97b).
     text = body("484").replace("NVIDIA GeForce RTX 5090", "NVIDIA H100 80GB HBM3").replace(
         "Compute Capability: 12.0", "Compute Capability: 9.0")
     result = paste_checks(tmp_path, text, CHECK)[CHECK]
-    assert result.status == "unknown" and "flavour is not known" in result.message
+    assert result.status == "ok" and result.actual == "either (not shown)" and "Hopper GPU(s) ran" in result.message
 
 
 def test_wsl_2_blackwell_says_nothing_of_a_linux_module(tmp_path: Path) -> None:
@@ -91,3 +93,36 @@ def test_modelled_the_same_report_on_a_linux_kernel_shows_the_open_module(tmp_pa
 def test_open_module_only(name: str, architecture: str, only_open: bool) -> None:
     assert open_module_only(name, architecture) is only_open
 
+
+
+def test_turing_gpu_ollama_ran_is_ok_under_either_flavour() -> None:
+    # Corpus 1676 (ollama/ollama#1973): ollama 0.1.20 finds a compute capability 7.5 GPU under 545.29.06; no source
+    # shows the flavour, and both flavours drive Turing, so neither is required (h97b).
+    result = capture_checks("1676", CHECK)[CHECK]
+    assert result.status == "ok" and result.actual == "either (not shown)" and "1 Turing GPU(s) ran" in result.message
+
+
+def test_modelled_pre_turing_gpu_named_beside_the_turing_one_keeps_it_open(tmp_path: Path) -> None:
+    # Modelled on 1676: the user's lspci also names a GTX 1080 (Pascal), which only the proprietary module drives;
+    # the Turing GPU that ran no longer settles the check under either flavour.
+    text = body("1676") + "\n01:00.0 VGA compatible controller: NVIDIA Corporation GP104 [GeForce GTX 1080] (rev a1)\n"
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert result.actual != "either (not shown)" and " Turing GPU(s) ran" not in result.message
+
+
+@pytest.mark.parametrize(("prefix", "arch", "shown"), [
+    ("1174", "Turing", "listed by nvidia-smi"),  # NVIDIA/gpu-operator#510: a T4 under the driver pod's nvidia-smi
+    ("1037", "Turing", "nvbandwidth"),  # NVIDIA/nvbandwidth#13: two RTX 2080 Ti in nvbandwidth's device lines
+    ("1204", "Turing", "ollama"),  # ollama/ollama#2883: ollama 0.1.27's compute capability 7.5 under 550.54.14
+])
+def test_turing_to_hopper_that_ran_elsewhere_is_ok_too(prefix: str, arch: str, shown: str) -> None:
+    result = capture_checks(prefix, CHECK)[CHECK]
+    assert result.status == "ok" and result.actual == "either (not shown)"
+    assert f"{arch} GPU(s) ran" in result.message and shown in result.message
+
+
+def test_windows_driver_model_leaves_it_unknown() -> None:
+    # Corpus 2047 (ollama/ollama#8980): Windows Server 2022's nvidia-smi shows the vGPU under WDDM, the Windows
+    # driver's: no Linux kernel module ran it, so the either-flavour rule does not answer.
+    result = capture_checks("2047", CHECK)[CHECK]
+    assert result.actual != "either (not shown)"

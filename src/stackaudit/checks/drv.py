@@ -1380,7 +1380,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     or `nvidia-smi topo -m`'s columns, whatever source names its model (corpus 1045): NVML enumerates only the GPUs the
     module initialised. A GPU and a driver named together in a list show no GPU the driver ran. Where the proprietary
     module is shown and no nvidia-smi table, the GPUs those lists show are the ones it drives (corpus 1231: `nvidia-smi
-    -L`'s A30, ok). An Ampere or Hopper GPU running says nothing of the flavour.
+    -L`'s A30, ok). Where no source shows the flavour and every GPU that nvidia-smi lists or CUDA or NVML listed is
+    Turing to Hopper, with no pre-Turing or Blackwell GPU named on the host, it is ok: both flavours drive those GPUs
+    (corpus 1676). A collect_env's GPUs alone leave it unknown.
     With no driver shown, GPUs that a source names (`lspci`, the user's words) all pre-Turing leave no flavour to
     choose: not applicable (corpus 1861). A log line of a driver that finds no GPU keeps it open: an open module
     installed for a pre-Turing GPU fails that way (corpus 1822).
@@ -1451,8 +1453,8 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                                   "(R515): there is no flavour to choose")
         flavour = "proprietary"
     if flavour is None:
-        return _pre_turing_ran(listed, gpus) or unknown("the kernel module's flavour is not known",
-                                                         hint="run `modinfo -F license nvidia` on the host")
+        return _pre_turing_ran(listed, gpus) or _either_flavour_ran(listed, gpus) or unknown(
+            "the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
         old = [g for g in listed if g.implied_architecture in PRE_TURING]
@@ -1665,6 +1667,32 @@ def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome
                 "module drives (the open one supports Turing and later): the proprietary module is loaded, the right "
                 "flavour for them", actual="proprietary (inferred)", subjects=[g for g, _, _ in old])
     return over_subjects(judged, [g for g, _, _ in old], gpus.whole_count if gpus is not None else None)
+
+
+def _either_flavour_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:
+    """DRV-OPEN-MODULE ok where no source shows the flavour and every GPU that ran (nvidia-smi's rows, a list CUDA or
+    NVML wrote: _DRIVEN_LISTS) is Turing to Hopper: both flavours drive those GPUs, and the check finds the proprietary
+    one allowed and the open one right for them, so either answer is ok (corpus 1676: ollama's compute capability 7.5
+    under 545.29.06). None where no GPU ran, where one's architecture is not known, or where a source names a
+    pre-Turing or Blackwell GPU on the host (one module drives every GPU, and those need one flavour). None where
+    nvidia-smi shows a Windows driver model (corpus 2047's WDDM): no Linux kernel module ran those GPUs."""
+    if any(g.driver_model for g in listed):
+        return None  # a Windows driver model (WDDM, TCC): the Windows driver ran them, no Linux kernel module
+    records = gpus.gpus if gpus is not None else ()
+    ran = [(g.subject, g.name or "", g.implied_architecture or architecture_of(g.name or ""), "listed by nvidia-smi")
+           for g in listed]
+    if not ran:
+        ran = [(r.label, r.model, architecture_of(r.model), shown) for r in records
+               if r.model and (shown := next((t for t in r.shown_by if t in _DRIVEN_LISTS), ""))]
+    named = [(m, a) for _, m, a, _ in ran] + [(r.model, architecture_of(r.model)) for r in records if r.model]
+    if not ran or any(not a for _, _, a, _ in ran) or any(
+            a in PRE_TURING or open_module_only(m, a) for m, a in named):
+        return None
+    archs = ", ".join(sorted({a for _, _, a, _ in ran}))
+    judged = ok(f"{len(ran)} {archs} GPU(s) ran under the loaded module ({ran[0][1] or ran[0][0]}, {ran[0][3]}): both "
+                "kernel-module flavours drive Turing to Hopper, so neither is required here (which one is loaded is "
+                "not shown)", actual="either (not shown)", subjects=[g for g, _, _, _ in ran])
+    return over_subjects(judged, [g for g, _, _, _ in ran], gpus.whole_count if gpus is not None else None)
 
 
 def _pre_turing_only(gpus: GpuInventory | None, listed: Sequence[GpuInfo] = (),
