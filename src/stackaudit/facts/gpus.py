@@ -994,6 +994,9 @@ TRITON_METRICS_TITLE = "Triton's metrics lines"
 # and each GPU it collects for, `GPU 0: GeForce RTX 2080 Ti` (20.03, server#1567), `Collecting metrics for GPU 0:
 # NVIDIA GeForce RTX 3090` (later releases, server#5197), behind its glog prefix (serving_logs.TRITON_LINE).
 _TRITON_GPU = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?(?:Collecting metrics for )?GPU (\d+): ([^\"]+?)\"?\s*$")
+# A log viewer's copy of the GPU's line, without glog's prefix (`" GPU 0: Tesla T4"`, corpus 1817): read only after the
+# copy's own NVML count line.
+_TRITON_GPU_COPIED = re.compile(r"^\s*\"\s*(?:Collecting metrics for )?GPU (\d+): ([^\"]+?)\"\s*$")
 # A paste may cut the count's line after `NVML` (corpus 1767, the last line of its capture).
 # A log viewer's copy shows the message without glog's prefix (serving_logs.ENGINE_CONSOLES, corpus 1817).
 _TRITON_NVML_COUNT = re.compile(r"(?:\bmetrics\.cc:\d+\]\s+|^\s*)\"?found (\d+) GPUs supporting NVML(?: metrics|\s*$)")
@@ -1013,9 +1016,10 @@ def gpus_from_triton_metrics(text: str) -> GpuInventory:
     records: dict[int, GpuRecord] = {}
     count = 0
     for line in text.splitlines():
-        if "metrics.cc:" not in line and "GPUs supporting NVML" not in line:
+        copied = _TRITON_GPU_COPIED.match(line) if count else None
+        if "metrics.cc:" not in line and "GPUs supporting NVML" not in line and copied is None:
             continue
-        if (m := _TRITON_GPU.search(line)) is not None:
+        if (m := _TRITON_GPU.search(line) or copied) is not None:
             records.setdefault(int(m[1]), GpuRecord(int(m[1]), "", m[2].strip(), None, (TRITON_METRICS_TITLE,)))
         elif (m := _TRITON_NVML_COUNT.search(line)) is not None:
             count = int(m[1])
