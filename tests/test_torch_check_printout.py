@@ -45,3 +45,23 @@ def test_another_vendors_name_or_a_name_without_torch_is_not_read() -> None:
     for text in (rocm, banner):
         gpus = fact(pasted(text), "gpus")
         assert not getattr(gpus, "gpus", ())
+
+
+# Triton's glog lines (server#1567's format) under an NGC image named on its own line (corpus 1817's form).
+def _triton(image: str, gpu: str) -> str:
+    return (f"{image}\n"
+            "I0528 11:19:45.103087 18 metrics.cc:164] found 1 GPUs supporting NVML metrics\n"
+            f"I0528 11:19:45.109310 18 metrics.cc:173]   GPU 0: {gpu}\n")
+
+
+def test_an_ngc_release_covers_a_gpu_between_its_floor_and_its_cuda(tmp_path: Path) -> None:
+    assert capture_checks("1817", "RT-TORCH-ARCH")["RT-TORCH-ARCH"].status == "ok"
+    text = _triton("nvcr.io/nvidia/tritonserver:20.09-py3", "Tesla T4")
+    assert paste_checks(tmp_path, text, "RT-TORCH-ARCH")["RT-TORCH-ARCH"].status == "ok"
+
+
+def test_a_gpu_newer_than_the_releases_cuda_gets_no_ok(tmp_path: Path) -> None:
+    # Modelled: an H100 (9.0, CUDA 11.8 and later) under 20.09's CUDA 11.0; an RTX 4090 (8.9) under 22.07's CUDA 11.7.
+    for image, gpu in (("nvcr.io/nvidia/tritonserver:20.09-py3", "NVIDIA H100 PCIe"),
+                       ("nvcr.io/nvidia/pytorch:22.07-py3", "NVIDIA GeForce RTX 4090")):
+        assert paste_checks(tmp_path, _triton(image, gpu), "RT-TORCH-ARCH")["RT-TORCH-ARCH"].status != "ok"

@@ -401,7 +401,7 @@ def _within_ngc_release(containers: DockerContainers | None, runtime: CudaRuntim
     ngc = {image: ngc_image_release(image) for image in images if ngc_image_release(image)}
     if not ngc:
         return None
-    for image, release_tag in ngc.items():
+    for release_tag in ngc.values():
         floor = ngc_capability_floor(release_tag)
         cuda = NGC_RELEASE_CUDA.get(release_tag, ("",))[0]
         if floor is None or not cuda:
@@ -535,6 +535,9 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     it is an issue, whatever else the paste shows. A container that runs `tritonserver` from an image without an NGC
     release, and without `--min-supported-compute-capability`, has Triton's default floor, 6.0 (TRITON_PROGRAM_FLOOR:
     the program's name dates it to 20.03 or later; corpus 1925).
+    Where no torch is read, an NGC image the paste names (its container's, or on a line of its own) covers each GPU
+    shown between its release's floor and the newest capability its release's CUDA builds (NGC_RELEASE_CUDA,
+    ARCH_MIN_CUDA): ok (corpus 1817); a GPU newer than that CUDA stays unknown.
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
