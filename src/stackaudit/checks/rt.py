@@ -28,7 +28,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts._parse import argv_value, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.cuda_ran import CudaRan, Ran
+from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import (
     GRAPHS_DEFAULT_SINCE,
@@ -384,6 +384,42 @@ def _below_ngc_floor(containers: DockerContainers | None, gpus: GpuInventory | N
     return None
 
 
+def _within_ngc_release(containers: DockerContainers | None, runtime: CudaRuntime | None,
+                        gpus: GpuInventory | None) -> Outcome | None:
+    """An ok where the paste's NGC framework images (its containers', or one it names: cuda_ran.CudaRuntime) all
+    cover every GPU model shown: each model's capability is at or above the release's floor
+    (docker.NGC_CAPABILITY_FLOOR), and the release's CUDA (docker.NGC_RELEASE_CUDA) builds for it (ARCH_MIN_CUDA; a
+    capability below 8.0, which the table lacks, builds from CUDA 10.0, the oldest release's); None otherwise. A GPU
+    newer than the release's CUDA gets no ok."""
+    from stackaudit.facts.docker import NGC_RELEASE_CUDA, ngc_capability_floor, ngc_image_release
+
+    caps, unsettled = _capabilities(gpus)
+    if gpus is None or not caps or unsettled:
+        return None
+    images = [c.image for c in (containers.containers if containers is not None else ())]
+    images += [r.where for r in (runtime.runtimes if runtime is not None else ())]
+    ngc = {image: ngc_image_release(image) for image in images if ngc_image_release(image)}
+    if not ngc:
+        return None
+    for release_tag in ngc.values():
+        floor = ngc_capability_floor(release_tag)
+        cuda = NGC_RELEASE_CUDA.get(release_tag, ("",))[0]
+        if floor is None or not cuda:
+            return None
+        for cap in caps.values():
+            need = ARCH_MIN_CUDA.get(cap) or ((10, 0) if release(cap, 2) < (8, 0) else None)
+            if need is None or release(cap, 2) < release(floor[0], 2) or release(cuda, 2) < need:
+                return None
+    image, release_tag = next(iter(ngc.items()))
+    floor = ngc_capability_floor(release_tag) or ("", "", "")
+    return over_subjects(ok(
+        f"{image} is NGC release {release_tag}, built with CUDA {NGC_RELEASE_CUDA[release_tag][0]} for compute "
+        f"capability {floor[0]} ({floor[1]}) up to what that CUDA builds: "
+        + ", ".join(f"{n} (compute {cap})" for n, cap in caps.items()) + f" is inside that range ({floor[2]})",
+        actual={"images": list(ngc), "gpus": caps}, evidence=list(ngc)),
+        [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
+
+
 def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
     """({GPU model: compute capability}, [models whose capability is not settled]): the capability the paste states
     for the model (check_env's `Compute Capability` line, what torch read from the device), else the GPU table's;
@@ -464,7 +500,7 @@ def _decoded_with(cuda_ran: CudaRan | None, env: PythonEnvironment, caps: dict[s
 )
 def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
                collect_env: CollectEnv | None = None, cuda_ran: CudaRan | None = None,
-               docker_containers: DockerContainers | None = None) -> Outcome:
+               docker_containers: DockerContainers | None = None, cuda_runtime: CudaRuntime | None = None) -> Outcome:
     """Reads: the torch distribution in the serving process's site-packages (`torch-*.dist-info`,
     `torch/version.py` for its CUDA), and the NVIDIA GPUs (the `gpus` inventory: NVML, the PCI bus, ...).
 
@@ -499,6 +535,9 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     it is an issue, whatever else the paste shows. A container that runs `tritonserver` from an image without an NGC
     release, and without `--min-supported-compute-capability`, has Triton's default floor, 6.0 (TRITON_PROGRAM_FLOOR:
     the program's name dates it to 20.03 or later; corpus 1925).
+    Where no torch is read, an NGC image the paste names (its container's, or on a line of its own) covers each GPU
+    shown between its release's floor and the newest capability its release's CUDA builds (NGC_RELEASE_CUDA,
+    ARCH_MIN_CUDA): ok (corpus 1817); a GPU newer than that CUDA stays unknown.
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -506,7 +545,7 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     if below is not None:
         return below
     if python_env is None:
-        return unknown("", needs="python_env")
+        return _within_ngc_release(docker_containers, cuda_runtime, gpus) or unknown("", needs="python_env")
     envs = [e for e in python_env.environments if e.version("torch")]
     where = _where(python_env)
     if gpus is not None and gpus.none_on_bus:

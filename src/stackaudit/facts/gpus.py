@@ -125,6 +125,7 @@ NVC_INFO_TITLE = NVC_INFO.title
 OLLAMA_TITLE = "ollama's `inference compute` lines"
 TORCH_WARNED_TITLE = "PyTorch's warning of a GPU its build has no kernels for"
 LIGHTNING_TITLE = "Lightning's Tensor Cores notice"
+TORCH_NAMED_TITLE = "a printout of torch.cuda.get_device_name"
 USER_WORDS_TITLE = "the user's own words"
 
 
@@ -993,6 +994,9 @@ TRITON_METRICS_TITLE = "Triton's metrics lines"
 # and each GPU it collects for, `GPU 0: GeForce RTX 2080 Ti` (20.03, server#1567), `Collecting metrics for GPU 0:
 # NVIDIA GeForce RTX 3090` (later releases, server#5197), behind its glog prefix (serving_logs.TRITON_LINE).
 _TRITON_GPU = re.compile(r"\bmetrics\.cc:\d+\]\s+\"?(?:Collecting metrics for )?GPU (\d+): ([^\"]+?)\"?\s*$")
+# A log viewer's copy of the GPU's line, without glog's prefix (`" GPU 0: Tesla T4"`, corpus 1817): read only after the
+# copy's own NVML count line.
+_TRITON_GPU_COPIED = re.compile(r"^\s*\"\s*(?:Collecting metrics for )?GPU (\d+): ([^\"]+?)\"\s*$")
 # A paste may cut the count's line after `NVML` (corpus 1767, the last line of its capture).
 # A log viewer's copy shows the message without glog's prefix (serving_logs.ENGINE_CONSOLES, corpus 1817).
 _TRITON_NVML_COUNT = re.compile(r"(?:\bmetrics\.cc:\d+\]\s+|^\s*)\"?found (\d+) GPUs supporting NVML(?: metrics|\s*$)")
@@ -1012,9 +1016,10 @@ def gpus_from_triton_metrics(text: str) -> GpuInventory:
     records: dict[int, GpuRecord] = {}
     count = 0
     for line in text.splitlines():
-        if "metrics.cc:" not in line and "GPUs supporting NVML" not in line:
+        copied = _TRITON_GPU_COPIED.match(line) if count else None
+        if "metrics.cc:" not in line and "GPUs supporting NVML" not in line and copied is None:
             continue
-        if (m := _TRITON_GPU.search(line)) is not None:
+        if (m := _TRITON_GPU.search(line) or copied) is not None:
             records.setdefault(int(m[1]), GpuRecord(int(m[1]), "", m[2].strip(), None, (TRITON_METRICS_TITLE,)))
         elif (m := _TRITON_NVML_COUNT.search(line)) is not None:
             count = int(m[1])
@@ -1213,6 +1218,44 @@ def gpus_from_lightning_log(text: str) -> GpuInventory:
         (RayTrainWorker pid=355353) You are using a CUDA device ('NVIDIA L4') that has Tensor Cores. To properly utilize them, you should set `torch.set_float32_matmul_precision('medium' | 'high')`
     """
     return parse_lightning_gpus(text)
+
+
+# A user's torch check printing the name torch.cuda.get_device_name gives (`CUDA device name: NVIDIA GeForce RTX 4090`,
+# `Current CUDA Device Name: NVIDIA GeForce RTX 3090`, `GPU device name: NVIDIA GeForce RTX 5090`): the name of a device
+# CUDA listed. Only an NVIDIA product name is read (ROCm's torch answers with AMD's names under the same labels), and
+# only beside a torch version line of the same printout (TORCH_PRINTED_VERSION), so a program's own banner is not read.
+TORCH_DEVICE_NAME = re.compile(r"^\W{0,3}(?:Current\s+)?(?:CUDA|GPU)\s+[Dd]evice\s+[Nn]ame\s*(?:\(0\))?:\s*"
+                               r"(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce)\b[^\n]{1,80}?)\s*$", re.MULTILINE)
+TORCH_PRINTED_VERSION = re.compile(r"^\W{0,3}(?:PyTorch|Torch)\s+[Vv]ersion\s*:\s*\d+\.\d+", re.MULTILINE | re.IGNORECASE)
+
+
+def parse_torch_named_gpus(text: str) -> GpuInventory:
+    """The GPUs a torch check's printout names (TORCH_DEVICE_NAME beside TORCH_PRINTED_VERSION), one per name, in
+    the order printed; a lower bound, since a check prints the device it asks about.
+
+    >>> parse_torch_named_gpus("Torch version: 2.1.0\\nCUDA device name: NVIDIA GeForce RTX 4090").models
+    {0: 'NVIDIA GeForce RTX 4090'}
+    """
+    if not TORCH_PRINTED_VERSION.search(text):
+        raise ParseError("no `PyTorch version:` line beside a device name")
+    names = list(dict.fromkeys(m["name"].strip() for m in TORCH_DEVICE_NAME.finditer(text)))
+    if not names:
+        raise ParseError("no `CUDA device name: <NVIDIA GPU>` line of a torch check")
+    records = tuple(GpuRecord(i, "", name, None, (TORCH_NAMED_TITLE,)) for i, name in enumerate(names))
+    return GpuInventory(gpus=records, counts=((TORCH_NAMED_TITLE, len(records)),),
+                        partial=((TORCH_NAMED_TITLE, "a torch check names the devices it asks about; " + CUDA_LIST),))
+
+
+@parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=69)
+def gpus_from_torch_printout(text: str) -> GpuInventory:
+    """The GPUs a pasted torch check names by torch.cuda.get_device_name (parse_torch_named_gpus).
+
+    Input (tests/data/captures/2050)::
+
+        Torch version: 2.1.0
+        CUDA device name: NVIDIA GeForce RTX 4090
+    """
+    return parse_torch_named_gpus(text)
 
 
 QUERY_ROWS_TITLE = "`nvidia-smi --query-gpu=index,name,driver_version` rows"

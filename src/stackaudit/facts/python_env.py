@@ -405,6 +405,12 @@ STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _
                             r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
                             r"(?:a\d+)?(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*|\+[0-9a-f]{7,40}\.nv\d{2}\.\d{2})?)`?"
                             r"(?:@[0-9a-f]{7,40})?\s*$", re.IGNORECASE)
+# A user's torch check printing torch.version.cuda (`CUDA version: 12.1`, `CUDA Version (PyTorch Built with): 11.8`) beside
+# torch.cuda.is_available() (`CUDA available: True`): the CUDA that torch was built with. A `CUDA version:` line alone may
+# be nvidia-smi's figure copied (facts/nvidia.STATED_CUDA): it is torch's only beside the availability line.
+TORCH_PRINTED_CUDA = re.compile(r"^\W{0,3}(?:CUDA Version(?: \(PyTorch Built With\))?|torch\.version\.cuda)\s*:\s*(\d+\.\d+)\s*$",
+                                re.IGNORECASE)
+TORCH_PRINTED_AVAILABLE = re.compile(r"^\W{0,3}CUDA Availab(?:le|ility)\s*:\s*True\s*$", re.IGNORECASE)
 # The Python a list states, or `python3 --version` prints (`Python 3.12.3`, corpus 1735).
 STATED_PYTHON = re.compile(r"^\W*Python(?::\s*|\s+)v?(3\.\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
 # llama-cpp-python as `pip list` prints it in its padded columns (`llama_cpp_python         0.2.7`, under `Python
@@ -516,6 +522,11 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
     label = re.search(r"\+cu(\d+)(\d)$", packages.get("torch", ""))
     # An NGC build's label names its release, and the release its CUDA (docker.ngc_torch_cuda).
     torch_cuda = f"{label.group(1)}.{label.group(2)}" if label else ngc_torch_cuda(packages.get("torch", "")) or None
+    # A torch check's printout of torch.version.cuda, one figure, beside its torch.cuda.is_available() (TORCH_PRINTED_CUDA).
+    printed = {m.group(1) for line in text.splitlines() if (m := TORCH_PRINTED_CUDA.match(line))}
+    if torch_cuda is None and "torch" in packages and len(printed) == 1 \
+            and any(TORCH_PRINTED_AVAILABLE.match(line) for line in text.splitlines()):
+        torch_cuda = printed.pop()
     python = next((m.group(1) for line in text.splitlines() if (m := STATED_PYTHON.match(line))), "")
     engine = next((e for e in ("vllm", "sglang") if e in packages), "trtllm" if "tensorrt-llm" in packages else
                   "llamacpp" if "llama-cpp-python" in packages and "torch" not in packages else "")

@@ -441,6 +441,8 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     # Triton's metrics start-up message without glog's prefix, as a log viewer shows a pod's messages, each in quotes
     # (`"found 1 GPUs supporting NVML metrics`, GKE's, corpus 1817): the message is metrics.cc's alone.
     (re.compile(r"^\s*\"?found \d+ GPUs supporting NVML metrics\"?\s*$"), "triton", ("GPUs supporting NVML",)),
+    # Its next message, each GPU it collects for, copied the same way (`" GPU 0: Tesla T4"`, corpus 1817).
+    (re.compile(r"^\s*\"\s*GPU \d+: [^\"]+\"\s*$"), "triton", ('" GPU ',)),
 )
 # LocalAI runs each model in a backend process it reaches over gRPC and logs that process's output behind its GRPC tag
 # (`7:52PM DBG GRPC(server-127.0.0.1:36099): stderr ggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no`, mudler/LocalAI#4199,

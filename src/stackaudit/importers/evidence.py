@@ -63,6 +63,7 @@ from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
     LIGHTNING_DEVICE,
     OTHER_GPU_NEEDLES,
+    TORCH_DEVICE_NAME,
     TORCH_WARNED,
     nvrm_mem_line,
     other_gpu_line,
@@ -99,6 +100,8 @@ from stackaudit.facts.python_env import (
     STATED_PYTHON,
     STATED_TORCH_BUILD,
     STATED_VERSION,
+    TORCH_PRINTED_AVAILABLE,
+    TORCH_PRINTED_CUDA,
     listed_engine_image,
 )
 from stackaudit.facts.serving_logs import OLLAMA_DISCOVERY_MSGS
@@ -180,7 +183,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (*BARE_KERNEL_NEEDLES, "site-packages/", "/workspace/", "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, "evice name", "evice Name", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/workspace/", "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
@@ -306,7 +309,8 @@ def is_evidence(line: str) -> bool:
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or bool(TORCH_WARNED.search(line))
-                or bool(LIGHTNING_DEVICE.search(line))
+                or bool(LIGHTNING_DEVICE.search(line)) or bool(TORCH_DEVICE_NAME.match(line)) or bool(TORCH_PRINTED_AVAILABLE.match(line))
+                or bool(TORCH_PRINTED_CUDA.match(line))
                 or bool(WSL_LIBRARY.search(line)) or bool(REMOTING_LINE.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
                 or ("/workspace/" in line and bool(IMAGE_WORKDIR.search(line))))
 
