@@ -22,6 +22,8 @@ engine's own argv (a whole command line) does not name it.
 
 from __future__ import annotations
 
+import itertools
+
 import posixpath
 import re
 from dataclasses import dataclass, replace
@@ -305,6 +307,11 @@ class ServingEngine:
                 # its TP x PP, which names no TP above one rank (corpus 1769).
                 return 1 if argv_value(self.shown.argv, ("--world-size",)) in (None, "1") else None
             value = argv_value(self.shown.argv, TP_FLAGS)
+            if value is None and self.shown.engine == "lmdeploy" and _lmdeploy_local_model(self.shown.argv):
+                # A local directory may be a TurboMind workspace (`lmdeploy convert ... --dst-path ./workspace`), whose
+                # config.ini holds the TP it was converted for: lmdeploy 0.2 ignores the command's own `tp` there
+                # ("loading from workspace, ignore args ['cache_max_entry_count', 'tp']", InternLM/lmdeploy#1001).
+                return None
             if value is None and self.shown.engine == "tgi":
                 # TGI's launcher reads `--num-shard` from NUM_SHARD too (TP_ENV); without either it shards over the
                 # devices its environment's CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES lists, which a command line
@@ -315,6 +322,21 @@ class ServingEngine:
                 return 1 if (argv_value(self.shown.argv, ("--sharded",)) or "").lower() == "false" else None
             return 1 if value is None else parallel_size(value)
         return self.tp
+
+
+# The backends LMDeploy's chat of 0.1-0.2 took before the model (`lmdeploy chat turbomind ./workspace`).
+_LMDEPLOY_BACKENDS = ("turbomind", "torch", "pytorch")
+
+
+def _lmdeploy_local_model(argv: tuple[str, ...]) -> bool:
+    """Whether an lmdeploy command's model (the first word after its subcommands and backend, before any flag) is a
+    local directory (`./workspace`, `/models/m`, `workspace`), not a Hugging Face id (`internlm/internlm2-chat-7b`)."""
+    words = [a for a in itertools.takewhile(lambda a: not a.startswith("-"), argv[1:])
+             if a not in ("serve", "api_server", "gradio", "chat", *_LMDEPLOY_BACKENDS)]
+    if not words:
+        return False
+    model = words[0]
+    return model.startswith(("/", ".", "~")) or "/" not in model.rstrip("/")
 
 
 fact("serving_engine", ServingEngine)
