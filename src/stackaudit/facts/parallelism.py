@@ -23,7 +23,6 @@ engine's own argv (a whole command line) does not name it.
 from __future__ import annotations
 
 import itertools
-
 import posixpath
 import re
 from dataclasses import dataclass, replace
