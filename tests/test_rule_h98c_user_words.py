@@ -64,3 +64,42 @@ def test_open_taint_on_a_blackwell_host_is_ok(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, text, "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"]
     assert r.status != "issue"
     assert "open" in (r.actual or "")
+
+
+@pytest.mark.parametrize(("line", "want"), [
+    # Real (capture 1876, vllm-project/production-stack#528).
+    ("The key point here is ```print('TORCH_CUDA_ARCH_LIST:', torch.cuda.get_arch_list())```, RTX 50xx requires sm_120",
+     "GeForce RTX 50 series"),
+    # Real (Hellod035/LeggedLab#26, the issue's title).
+    ("CUDA error：RTX 50xx‘s sm_120 is not compatible with the current PyTorch installation", "GeForce RTX 50 series"),
+    # Real (aigc3d/LHM-plusplus#8): the series glued to its brand, the capability in code words.
+    ("Please add 12.0 to TORCH_CUDA_ARCH_LIST in setup.py to enable native Blackwell sm_120 support for RTX50 series cards.",
+     "GeForce RTX 50 series"),
+    # Modelled: an older series with its own capability.
+    ("RTX 40-series cards are sm_89", "GeForce RTX 40 series"),
+])
+def test_series_named_with_its_capability(line: str, want: str) -> None:
+    from stackaudit.facts.gpus import stated_series
+
+    assert stated_series(line) == want
+
+
+@pytest.mark.parametrize("line", [
+    # Real (eddyhhlure1Eddy/sageattention3_blackwell#1's title): a series without a capability states no machine.
+    "RTX 50 Series support",
+    # Modelled: a capability that is not the series' is no statement of its GPU.
+    "RTX 50xx requires sm_100",
+    # Modelled: the Quadro RTX 5000 is a model, not the 50 series.
+    "Quadro RTX 5000 is sm_75",
+])
+def test_no_series_without_its_capability(line: str) -> None:
+    from stackaudit.facts.gpus import stated_series
+
+    assert stated_series(line) == ""
+
+
+def test_capture_1876_series_in_words_meets_the_wheel_s_arch_list() -> None:
+    """Real (capture 1876): torch 2.7.0+cu126's list stops at sm_90; the RTX 50 series the user names needs sm_120."""
+    r = capture_checks("1876", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert r.status == "issue"
+    assert "GeForce RTX 50 series (compute 12.0)" in r.message
