@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 from stackaudit.facts.nvidia_daemons import (
     DAEMON_TAG,
-    RUN_UNPACK,
     NOT_FOUND,
+    RUN_UNPACK,
     STATUS_UNITS,
     TABLE_ROW,
     daemon_event,
@@ -104,8 +104,7 @@ _CONTAINER = re.compile(r"^(?:Starting|Stopping) NVIDIA (?:fabric manager|persis
                         r"^Starting installation of NVIDIA driver version \d|" + RUN_UNPACK.pattern)
 
 
-@importer("driver container log", "a GPU operator driver container's log (its Fabric Manager and persistenced start, "
-          "the .run installer it unpacks)",
+@importer("driver container log", "a GPU operator driver container's log (its Fabric Manager and persistenced start)",
           needles=("NVIDIA fabric manager daemon", "NVIDIA persistence daemon", "NVIDIA driver rootfs",
                    "NVIDIA driver kernel modules", "installation of NVIDIA driver version",
                    "NVIDIA Accelerated Graphics Driver for Linux", "directory NVIDIA-Linux-"), per_line=True)
