@@ -396,7 +396,7 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                      "frontend in place of NVIDIA's libcuda, and the frontend failed it "
                      f"({virtualization.remote_failure[:160]!r}): a call the remoting layer does not carry, or carries "
                      "wrong, stops the workload whatever the GPU behind it",
-                     actual={"vm": virtualization.vm, "frontend": virtualization.remoted[:160]},
+                     actual={"vm": virtualization.vm, "frontend": virtualization.source.split(": ", 1)[-1]},
                      expected="the engine's CUDA calls served by NVIDIA's own driver library (a GPU passed through or "
                               "bare metal), or a frontend release that carries them",
                      evidence=[virtualization.remote_failure, virtualization.remoted][:2],
