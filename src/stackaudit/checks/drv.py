@@ -574,6 +574,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     built with CUDA 11.6 and will be run in Minor Version Compatibility mode.`) names the driver and the image's
     CUDA: with no other driver shown (nvidia-smi's own header naming the same one is no other), one major with the
     driver at or above that major's floor is not an issue (corpus 1864, 1502).
+    A report whose every torch is built without CUDA (`2.6.0+cpu`), whose `CUDA runtime version` finds none and whose
+    package list, where printed, holds no CUDA runtime wheel shows a stack with no CUDA runtime: not applicable, where
+    no engine other than vLLM or SGLang is shown (corpus 2183, _no_cuda_runtime).
     The system toolkit alone against the driver is judged over the GPUs a table lists, and needs no GPU row
     (`nvidia-smi | grep "Driver Version"`).
     """

@@ -1416,8 +1416,9 @@ _NAMED_GPU = re.compile(r"(?:PCI:|\bGPU )([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-
                         rf"\b({BDF})\b|/dev/nvidia(\d+)\b|\bGPU ?(\d+)\b|\b(GPU-[0-9a-fA-F]{{8}}-[0-9a-fA-F-]+)")
 # A line about GPUs it does not name: a pair (CUDA's `peer access is not supported between these two devices`),
 # else one GPU (PyTorch's `NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible`, ollama's
-# `skipping CUDA device`, the driver's GSP heartbeat or RPC timeout: a GSP is one GPU's firmware).
-_GPU_PAIR = re.compile(r"between these two devices", re.I)
+# `skipping CUDA device`, the driver's GSP heartbeat or RPC timeout: a GSP is one GPU's firmware). NCCL's P2P
+# transport failing to open the peer's IPC handle (NCCL_P2P_IPC_OPEN) is about the pair it joins.
+_GPU_PAIR = re.compile(r"between these two devices|" + NCCL_P2P_IPC_OPEN.pattern, re.I)
 _ONE_GPU = re.compile(r"with CUDA capability sm_\d+|\bCUDA device\b|\bGSP\b")
 
 
