@@ -3,12 +3,15 @@ command.
 
 The engine table (facts/processes.classify) names LMDeploy's server beside vLLM's, SGLang's and TensorRT-LLM's, so
 a pasted line gives the tensor-parallel size and the variables set on it (CUDA_VISIBLE_DEVICES) to the placement
-checks: the command's TP group is placed on the pasted matrix (IC-TOPOLOGY-PLACEMENT). `lmdeploy serve proxy` (a
-router that holds no GPU), `lmdeploy check_env` and the other subcommands are not engine commands.
+checks: the command's TP group is placed on the pasted matrix (IC-TOPOLOGY-PLACEMENT). `lmdeploy chat` runs the engine
+in its own process, so it is an engine command too (blind 2163). A local model directory may be a TurboMind workspace,
+whose config.ini holds its TP: with no `--tp` on the line, the TP is not read. `lmdeploy serve proxy` (a router that
+holds no GPU), `lmdeploy check_env` and the other subcommands are not engine commands.
 
 Real lines are quoted from the threads named beside each: 362 (InternLM/lmdeploy#4325, --tp 4 on GPUs 2-5 of an
 11-GPU bridged box), InternLM/lmdeploy#1755, #2691 (--tp 4 on four A100 PCIe), #2724 and zhyncs/lmdeploy-build#2
-(--tp 2, TurboMind GPTQ). The counter-examples (other lmdeploy subcommands, a TP group across sockets) are modelled
+(--tp 2, TurboMind GPTQ); `lmdeploy chat` lines from 2163 (InternLM/lmdeploy#1130), #1001 and LMDeploy's
+docs/en/load_hf.md. The counter-examples (other lmdeploy subcommands, a TP group across sockets) are modelled
 and say so.
 """
 
@@ -84,11 +87,31 @@ def test_inline_code_command_is_read() -> None:
 
 
 @pytest.mark.parametrize("line", ["lmdeploy serve proxy --server-name 0.0.0.0 --server-port 8000",
-                                  "lmdeploy check_env", "lmdeploy chat internlm/internlm2-chat-7b --tp 2",
+                                  "lmdeploy check_env", "lmdeploy chat -h",
                                   "lmdeploy convert internlm2 /models/internlm2"])
 def test_modelled_proxy_and_other_subcommands_are_no_engine_command(line: str) -> None:
     # Modelled: LMDeploy's router, its environment report and its offline tools start no engine on a GPU.
     assert parse_command_line(line) is None
+
+
+# (line, TP read): InternLM/lmdeploy#1001 and #1130 (2163) chat with a converted workspace, whose config.ini holds the
+# TP; LMDeploy's docs/en/load_hf.md chats with a Hugging Face id (TP 1 by default); the last is modelled.
+@pytest.mark.parametrize(("line", "tp"), [
+    ("lmdeploy chat turbomind ./workspace", None),
+    ("lmdeploy chat turbomind internlm/internlm-chat-20b-4bit --model-name internlm-chat-20b", 1),
+    ("lmdeploy chat turbomind Qwen/Qwen-7B-Chat --model-name qwen-7b", 1),
+    ("lmdeploy chat internlm/internlm2-chat-7b --backend turbomind --tp 2", 2),
+])
+def test_lmdeploy_chat_is_an_engine_command(line: str, tp: int | None) -> None:
+    from stackaudit.facts.parallelism import ServingEngine
+
+    command = parse_command_line(line)
+    assert command is not None and command.engine == "lmdeploy"
+    assert ServingEngine("", None, None, command=command.as_process()).shown_tp == tp
+
+
+def test_corpus_2163_chat_line_is_an_engine_command() -> None:
+    assert _engine_lines(body("2163")) == [(3, 3)]
 
 
 # Modelled: an 8-GPU box of four bridged pairs over two sockets (as 363), lmdeploy's TP 2 on GPU0 and GPU4.

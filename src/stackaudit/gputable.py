@@ -451,17 +451,19 @@ _ARCH_WORDS = (
     (re.compile(r"\b(?:Tesla|Quadro) P\d+|\bGTX 10[5-8]0(?: Ti)?\b|\bTITAN Xp?\b|\bP10[246]-\d{3}\b", re.I),
      "Pascal", "6.1"),
     (re.compile(r"\bG?V100(?:[DLSX]{1,2})?\b|\bTITAN V\b", re.I), "Volta", ""),
-    (re.compile(r"\bGTX 16[5-6]0(?: Ti| SUPER)?\b|\bRTX 20[6-8]0\b|\bQuadro RTX \d{4}\b|\bTITAN RTX\b", re.I),
+    # A GeForce RTX series named by its family words (`RTX 50xx`, `RTX 50-series`, `RTX40 series`): one architecture,
+    # and for the 30, 40 and 50 series one capability each (https://developer.nvidia.com/cuda-gpus).
+    (re.compile(r"\bGTX 16[5-6]0(?: Ti| SUPER)?\b|\bRTX 20[6-8]0\b|\bRTX ?20(?:xx|[- ]?series)\b|\bQuadro RTX \d{4}\b|\bTITAN RTX\b", re.I),
      "Turing", ""),
-    (re.compile(r"\bRTX 30[5-9]0\b|\bRTX A\d{3,4}\b", re.I), "Ampere", "8.6"),
+    (re.compile(r"\bRTX 30[5-9]0\b|\bRTX ?30(?:xx|[- ]?series)\b|\bRTX A\d{3,4}\b", re.I), "Ampere", "8.6"),
     # The Ampere data-center boards without a table row: A30 (GA100, 8.0), A16 and A2 (GA107, 8.6), so no one capability
     # (https://developer.nvidia.com/cuda-gpus).
     (re.compile(r"(?<!RTX )\bA(?:2|16|30)\b", re.I), "Ampere", ""),
     # The small-form-factor and embedded Ada cards: `RTX 4000 SFF Ada Generation`, `RTX 2000E Ada Generation`.
-    (re.compile(r"\bRTX 40[5-9]0\b|\bRTX \d{4}E?(?: SFF)? Ada\b", re.I), "Ada Lovelace", ""),
+    (re.compile(r"\bRTX 40[5-9]0\b|\bRTX ?40(?:xx|[- ]?series)\b|\bRTX \d{4}E?(?: SFF)? Ada\b", re.I), "Ada Lovelace", ""),
     (re.compile(r"\bG?H(?:20|100|200|800)\b", re.I), "Hopper", ""),
     # The nvidia-smi table cuts every RTX PRO Blackwell name after `Blac` (`NVIDIA RTX PRO 4500 Blac...`, CUT_MARKS).
-    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blac(?:kwell\b|\.\.\.|…)|" + RTX_6000D.pattern, re.I), "Blackwell",
+    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX ?50(?:xx|[- ]?series)\b|\bRTX PRO \d{4} Blac(?:kwell\b|\.\.\.|…)|" + RTX_6000D.pattern, re.I), "Blackwell",
      "12.0"),
     # The DGX Spark's integrated GB10 (`NVIDIA GB10`, INTEGRATED_GPUS), compute capability 12.1
     # (https://developer.nvidia.com/cuda-gpus); without its row the table's nearest name is the A10's.

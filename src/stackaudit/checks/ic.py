@@ -35,6 +35,7 @@ from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.model_placement import ModelPlacements
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
+from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.parallelism import (
     SERVING_ENGINES,
     ServingEngine,
@@ -2158,7 +2159,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                        engine_commands: EngineCommands | None = None,
                        docker_containers: DockerContainers | None = None,
                        model_placements: ModelPlacements | None = None,
-                       nvidia: NvidiaGpus | None = None) -> Outcome:
+                       nvidia: NvidiaGpus | None = None, ollama_shown: OllamaShown | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
@@ -2213,7 +2214,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
     (`export`, a batch script's `set`), gives one GPU (corpus 962), or whose `--tensor-split` puts every layer on one
     device or whose `--split-mode none` keeps the model on one (every engine command shown on one GPU:
-    facts/parallelism.one_gpu_commands, the reading IC-P2P-FUNCTIONAL shares). Nor has an ollama runner whose
+    facts/parallelism.one_gpu_commands, the reading IC-P2P-FUNCTIONAL shares). Nor has a llama.cpp log whose
+    model-buffer blocks name one CUDA device beside the host's buffers (`CUDA0 model buffer size` under `CPU_Mapped`),
+    where `ollama ps` or `ollama -v` is not shown: ollama loads each model in a runner of its own (corpus 2170, 1165). Nor has an ollama runner whose
     placement line lists one GPU (`memory.available="[21.6 GiB]"`, corpus 1497), or a model that a serving framework
     places one GPU to each copy in its own terms (Xinference's `--gpu-idx 0,1 --replica 2` or `on GPU index: [2]`, a
     Triton KIND_GPU instance group: facts/model_placement, corpus 1493, 1495, 1498). Nor has a job, no engine or
@@ -2228,7 +2231,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     named = model_argument(serving_engine.shown) if serving_engine is not None and serving_engine.shown else None
     if needless := tp_spans_nodes_needlessly(serving_engine, named or ""):
         return _tp_needs_one_node(needless, serving_engine)
-    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands, serving_log, model_placements):
+    if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands, serving_log, model_placements, ollama_shown):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if serving_log is not None and serving_log.tp_beyond_node:
         return _tp_beyond_node(serving_log)

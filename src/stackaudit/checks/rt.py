@@ -608,11 +608,15 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
         verdicts = {name: v or None for name, v in verdicts.items()}
     missing = [name for name, v in verdicts.items() if v is False]
     if missing:
-        return issue(f"torch {torch_v} (CUDA {e.torch_cuda or 'unknown'}) in {e.source} has no kernels for "
-                     + ", ".join(f"{n} (compute {caps[n]})" for n in missing)
-                     + (f": its arch list is {', '.join(arch_list)}" if arch_list else "") + where,
-                     actual=actual, expected="the GPUs' sm_XY in torch.cuda.get_arch_list()",
-                     subjects=list(gpus.bdfs) if gpus is not None else [])
+        no_kernels = issue(f"torch {torch_v} (CUDA {e.torch_cuda or 'unknown'}) in {e.source} has no kernels for "
+                           + ", ".join(f"{n} (compute {caps[n]})" for n in missing)
+                        + (f": its arch list is {', '.join(arch_list)}" if arch_list else "") + where,
+                        actual=actual, expected="the GPUs' sm_XY in torch.cuda.get_arch_list()",
+                        subjects=list(gpus.bdfs) if gpus is not None else [])
+        # Over the GPUs the sources show, as the ok below (corpus 1876: one series in the user's words, 1 GPU shown).
+        labels = [g.label for g in gpus.gpus if g.model] if gpus is not None else []
+        return over_subjects(no_kernels, labels, gpus.whole_count, ask="nvidia-smi -L") if gpus is not None and labels \
+            else no_kernels
     if gpus is not None and caps and not unsettled and arch_list is not None and all(verdicts.values()):
         warned = _warned_yet_covered(gpus, caps, arch_list)
         if warned:

@@ -95,6 +95,7 @@ from stackaudit.gputable import (
     brand_family,
     by_pci_device_id,
     capability_name,
+    capability_of,
     exact_name,
     lookup,
     nominal_memory_gib,
@@ -2008,6 +2009,24 @@ def listed_model(line: str) -> str:
     return _model_in(re.split(r"\s+", line[key.end():].strip())[:4])
 
 
+# A GeForce RTX series named by its family words (`RTX 50xx requires sm_120`, corpus 1876; `RTX 50xx's sm_120 is not
+# compatible with the current PyTorch installation`, Hellod035/LeggedLab#26), and the CUDA architecture a line names.
+_SERIES = re.compile(r"\b(?:GeForce\s+)?RTX ?([2-5])0(?:xx|[- ]?series)\b", re.I)
+_ARCH_NAMED = re.compile(r"\bsm_?(\d)(\d)\b|\bsm_?(1\d)(\d)\b|\bcompute capability (\d+)\.(\d)\b", re.I)
+
+
+def stated_series(line: str) -> str:
+    """The GeForce RTX series a line of the user's words names by its family words (_SERIES) together with the
+    compute capability it needs (`sm_120`, `compute capability 12.0`), as `GeForce RTX 50 series`; "" where the line
+    names no series, no capability, or one that is not the series' (gputable.capability_of)."""
+    m = _SERIES.search(line)
+    if m is None:
+        return ""
+    name = f"GeForce RTX {m.group(1)}0 series"
+    named = {".".join(g for g in a.groups() if g) for a in _ARCH_NAMED.finditer(line)}
+    return name if named and named == {capability_of(name)} else ""
+
+
 # Huawei's Ascend NPUs named in the user's words (`on **Ascend NPU**`, `Ascend 910B`, `Atlas 800I A2`): another
 # vendor's accelerators, run by CANN and collectives over HCCL, not CUDA and NCCL (https://www.hiascend.com/en/software/cann).
 _STATED_NPU = re.compile(r"\bAscend\W{0,3}(?:NPUs?\b|910[A-C]?\b|310P?\b)|\bAtlas\s+[89]00[A-Z]?\b", re.I)
@@ -2211,7 +2230,8 @@ def parse_user_gpus(text: str) -> GpuInventory:
     count, a list's one model (listed_model) names the first GPU's model and states no count."""
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
     models = {m for line in text.splitlines()
-              if (m := listed_model(line) or owned_model(line) or worded_model(line) or jetson_module(line))}
+              if (m := listed_model(line) or owned_model(line) or worded_model(line) or jetson_module(line)
+                      or stated_series(line))}
     # A Jetson's L4T release names the platform of the module another line names (jtop's `Module:` and `L4T:`): one GPU.
     models = {m for m in models if not m.startswith(JETSON_PLATFORM_WORDS)} or models
     owned = {c for line in text.splitlines() if (c := owned_gpu_count(line)) is not None}

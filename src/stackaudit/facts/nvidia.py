@@ -47,6 +47,7 @@ from stackaudit.facts.sources import (
     P2P_BANDWIDTH_TEST,
     POWERPROFILESCTL,
     PROC_MEMINFO,
+    PROC_MODULES,
     PROMPT_HOSTS,
 )
 from stackaudit.facts.symptoms import KERNEL_OPEN_README
@@ -1192,6 +1193,41 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
         flavour, evidence = "open", f"stated: {said_open[:200]}"  # the user's words for the module they run
     return NvidiaDriver(found[0], flavour, evidence,
                         loaded=None if installed and not _LIBCUDA.search(text) else True, smi_version=smi)
+
+
+# The nvidia module's row of /proc/modules with the module's own taint letters after its address (`nvidia 34041856 32
+# nvidia_modeset,nvidia_uvm, Live 0xffffffffc099b000 (POE)`): the kernel prints them for the taints the module set
+# when it loaded (kernel/module/main.c module_flags). P (TAINT_PROPRIETARY_MODULE) marks a license that is not
+# GPL-compatible: the proprietary flavour's `NVIDIA`. The open flavour's `Dual MIT/GPL` sets no P, so its row shows O
+# (out-of-tree) and E (unsigned) or O alone (https://docs.kernel.org/admin-guide/tainted-kernels.html).
+# A row without the parenthesised letters shows none: a module built outside the kernel tree always has O.
+NVIDIA_MODULE_ROW = re.compile(r"^\s*nvidia \d+ \d+ \S+ (?:Live|Loading|Unloading) 0x[0-9a-f]+ \(([A-Z]+)\)\s*$",
+                               re.MULTILINE)
+
+
+def taint_flavour(text: str) -> tuple[str, str] | None:
+    """The flavour (`proprietary` or `open`) the nvidia module's taint letters in /proc/modules show
+    (NVIDIA_MODULE_ROW), with its row; None where no such row is shown, or where two rows disagree."""
+    found = {("proprietary" if "P" in m.group(1) else "open", m.group(0).strip())
+             for m in NVIDIA_MODULE_ROW.finditer(text) if "O" in m.group(1) or "P" in m.group(1)}
+    if len({f for f, _ in found}) != 1:
+        return None
+    return min(found)
+
+
+@parser(PROC_MODULES, feeds="nvidia_driver", kind=NvidiaDriver, rank=65)
+def driver_flavour_from_taint(text: str) -> NvidiaDriver:
+    """The loaded module's flavour from the taint letters of its /proc/modules row (taint_flavour): no version, so it
+    fills the flavour of a better answer (first_with_flavour), as the loaded module's.
+
+    Input (tests/data/captures/1897, https://github.com/NVIDIA/gpu-operator/issues/180)::
+
+        nvidia 34041856 32 nvidia_modeset,nvidia_uvm, Live 0xffffffffc099b000 (POE)
+    """
+    found = taint_flavour(text)
+    if found is None:
+        raise ParseError("no nvidia row with taint letters in /proc/modules")
+    return NvidiaDriver(None, found[0], f"/proc/modules: {found[1]}", loaded=True)
 
 
 @parser(PROMPT_HOSTS, feeds="nvidia_driver", kind=NvidiaDriver, rank=90)

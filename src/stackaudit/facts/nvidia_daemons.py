@@ -227,6 +227,12 @@ def parse_daemon_log(text: str) -> NvidiaServices:
 # kernel version 4.15.0-66-generic`, then `Proceeding with Linux kernel version …` once it resolved `uname -r`.
 INSTALL_BANNER = re.compile(r"^Starting installation of NVIDIA driver version (?P<driver>\d+\.\d+(?:\.\d+)?)"
                             r"(?: for Linux kernel version (?P<kernel>\S+))?", re.MULTILINE)
+# The .run installer unpacking itself (makeself's `Creating directory NVIDIA-Linux-x86_64-460.32.03`, then
+# `Uncompressing NVIDIA Accelerated Graphics Driver for Linux-x86_64 460.32.03....`), as a driver container runs it
+# before it builds the module (corpus 1897): the driver it installs, which is not yet loaded.
+RUN_UNPACK = re.compile(r"^(?:Creating directory NVIDIA-Linux-[a-z0-9_]+-|"
+                        r"Uncompressing NVIDIA Accelerated Graphics Driver for Linux-[a-z0-9_]+ )"
+                        r"(?P<driver>\d{3}\.\d+(?:\.\d+)?)", re.MULTILINE)
 _PROCEEDING = re.compile(r"^Proceeding with Linux kernel version (?P<kernel>\d+\.\d+\S*)", re.MULTILINE)
 
 
@@ -246,14 +252,15 @@ def kernel_from_driver_container(text: str) -> KernelInfo:
 
 @parser(NVIDIA_DAEMON_LOG, feeds="nvidia_driver", kind=NvidiaDriver, rank=60)
 def driver_from_driver_container(text: str) -> NvidiaDriver:
-    """The driver a GPU operator driver container installs: its version, not yet loaded (the log says whether the
-    load then worked).
+    """The driver a GPU operator driver container installs (its banner, or the .run installer it unpacks: RUN_UNPACK):
+    its version, not yet loaded (the log says whether the load then worked). Two versions name none.
 
     Input (tests/data/captures/268)::
 
         Starting installation of NVIDIA driver version 418.40.04 for Linux kernel version 4.15.0-66-generic
     """
-    m = INSTALL_BANNER.search(text)
-    if m is None:
-        raise ParseError("no installation banner in the driver container's log")
-    return NvidiaDriver(m.group("driver"), None, loaded=None)
+    found = {m.group("driver") for m in (*INSTALL_BANNER.finditer(text), *RUN_UNPACK.finditer(text))}
+    if len(found) != 1:
+        raise ParseError("no installation banner in the driver container's log" if not found else
+                         f"the driver container's log installs {len(found)} driver versions")
+    return NvidiaDriver(found.pop(), None, loaded=None)

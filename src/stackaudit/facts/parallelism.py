@@ -22,6 +22,7 @@ engine's own argv (a whole command line) does not name it.
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 from dataclasses import dataclass, replace
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from stackaudit.facts.gpus import GpuInventory
     from stackaudit.facts.model_placement import ModelPlacements
     from stackaudit.facts.nvidia import NvidiaGpus
+    from stackaudit.facts.ollama_cli import OllamaShown
 
 # Config-file keys (top-level YAML/JSON keys stand for the long options, `_` or `-`).
 TP_KEYS = ("tensor_parallel_size", "tp_size")
@@ -305,6 +307,11 @@ class ServingEngine:
                 # its TP x PP, which names no TP above one rank (corpus 1769).
                 return 1 if argv_value(self.shown.argv, ("--world-size",)) in (None, "1") else None
             value = argv_value(self.shown.argv, TP_FLAGS)
+            if value is None and self.shown.engine == "lmdeploy" and _lmdeploy_local_model(self.shown.argv):
+                # A local directory may be a TurboMind workspace (`lmdeploy convert ... --dst-path ./workspace`), whose
+                # config.ini holds the TP it was converted for: lmdeploy 0.2 ignores the command's own `tp` there
+                # ("loading from workspace, ignore args ['cache_max_entry_count', 'tp']", InternLM/lmdeploy#1001).
+                return None
             if value is None and self.shown.engine == "tgi":
                 # TGI's launcher reads `--num-shard` from NUM_SHARD too (TP_ENV); without either it shards over the
                 # devices its environment's CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES lists, which a command line
@@ -315,6 +322,21 @@ class ServingEngine:
                 return 1 if (argv_value(self.shown.argv, ("--sharded",)) or "").lower() == "false" else None
             return 1 if value is None else parallel_size(value)
         return self.tp
+
+
+# The backends LMDeploy's chat of 0.1-0.2 took before the model (`lmdeploy chat turbomind ./workspace`).
+_LMDEPLOY_BACKENDS = ("turbomind", "torch", "pytorch")
+
+
+def _lmdeploy_local_model(argv: tuple[str, ...]) -> bool:
+    """Whether an lmdeploy command's model (the first word after its subcommands and backend, before any flag) is a
+    local directory (`./workspace`, `/models/m`, `workspace`), not a Hugging Face id (`internlm/internlm2-chat-7b`)."""
+    words = [a for a in itertools.takewhile(lambda a: not a.startswith("-"), argv[1:])
+             if a not in ("serve", "api_server", "gradio", "chat", *_LMDEPLOY_BACKENDS)]
+    if not words:
+        return False
+    model = words[0]
+    return model.startswith(("/", ".", "~")) or "/" not in model.rstrip("/")
 
 
 fact("serving_engine", ServingEngine)
@@ -586,7 +608,7 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
 
 def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = None,
                    commands: EngineCommands | None = None, log: ServingLog | None = None,
-                   placements: ModelPlacements | None = None) -> str:
+                   placements: ModelPlacements | None = None, ollama: OllamaShown | None = None) -> str:
     """What shows the serving engine runs on one GPU, in words; "" where the source does not show it.
 
     Each replica holds the model on one GPU, so no GPU exchanges activations with another, where:
@@ -611,6 +633,10 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
       its line or set above it (`export`, a batch script's `set`: corpus 962);
     - with no vLLM/SGLang engine shown, every engine command pasted runs its model on one GPU (one_gpu_commands: a
       llama.cpp server's `--tensor-split` with one share above 0 or `--split-mode none`, corpus 1301);
+    - a llama.cpp or ollama engine (or none named) whose log's model-buffer blocks name one CUDA device beside the
+      host's buffers (ServingLog.ggml_one_gpu: `CUDA0 model buffer size` under `CPU_Mapped`, corpus 2170), where
+      `ollama ps` or `ollama -v` is not shown: ollama loads each model in a runner of
+      its own, and one runner's block shows that model's GPUs alone (corpus 1165);
     - a llama.cpp or ollama engine (or none named) whose log shows ggml's Metal backend at work (GpuInventory.one_device:
       it drives the one Metal device it picks, corpus 1546);
     - with no engine process read, every TensorRT-LLM engine the paste builds is for one GPU and every run shown (of
@@ -648,6 +674,9 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
             and (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")):
         return (f"ollama's placement line lists one GPU's free memory and no layer split (`{placed[1]}`): its runner "
                 "holds the model on one GPU")
+    if log is not None and log.ggml_one_gpu and shown is None and ollama is None \
+            and (engine is None or engine.engine in ("", *GGML_ENGINES.values())):
+        return f"llama.cpp loaded the model's weights onto one GPU and the host alone (`{log.ggml_one_gpu[:100]}`)"
     if gpus is not None and gpus.one_device and shown is None \
             and (engine is None or engine.engine in ("", *GGML_ENGINES.values(), "ollama")):
         return gpus.one_device[0]

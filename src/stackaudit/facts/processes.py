@@ -11,7 +11,7 @@ How the engines look in /proc:
   VLLM_PROCESS_NAME_PREFIX); older ones `VllmWorker…`; Ray workers `ray::RayWorkerWrapper…`.
 - SGLang: `python -m sglang.launch_server …` / `sglang serve …`; children `sglang::scheduler_TP0`,
   `sglang::detokenizer`, `sglang::data_parallel_controller`.
-- LMDeploy: `lmdeploy serve api_server …` (the TurboMind or PyTorch engine in the same process tree).
+- LMDeploy: `lmdeploy serve api_server …` (the TurboMind or PyTorch engine in the same process tree), `lmdeploy chat …`.
 - TensorRT-LLM: `trtllm-serve …` (maybe under `mpirun` / `trtllm-llmapi-launch`), MPI workers
   `python -m mpi4py.futures.server`; its examples' `python run.py --engine_dir DIR` (maybe under `mpirun`).
 - Children without a title (multiprocessing `spawn_main`, forked copies) belong to the engine
@@ -351,6 +351,11 @@ def _program(name: str, rest: list[str]) -> _Match | None:
     if base == "lmdeploy" and first == "serve" and rest[1:2] in (["api_server"], ["gradio"]):
         # `lmdeploy serve api_server MODEL --tp 4` (lmdeploy/cli/serve.py): TurboMind or its PyTorch engine; its
         # `serve proxy` is a router that holds no GPU.
+        return _Match("lmdeploy", "api-server")
+    if base == "lmdeploy" and first == "chat" and len(rest) > 1 and not rest[1].startswith("-"):
+        # `lmdeploy chat turbomind ./workspace` (lmdeploy 0.1-0.2: the backend, then the model) or `lmdeploy chat MODEL
+        # --backend turbomind --tp 2` (lmdeploy/cli/cli.py): an interactive chat that runs the engine in its own process
+        # (InternLM/lmdeploy#1130, #1001), as the server does.
         return _Match("lmdeploy", "api-server")
     if base == "aphrodite" and first == "run":
         # PygmalionAI's Aphrodite engine (`aphrodite run MODEL -tp 2 --enforce-eager`): a fork of vLLM whose engine

@@ -349,6 +349,37 @@ GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # CUDA0 KV buffer size`, `CUDA0 compute buffer size`): memory llama.cpp's CUDA backend allocated on a CUDA device. Its
 # row split puts a part of each matrix on every device (`CUDA3_Split model buffer size =   536.67 MiB`, corpus 1843).
 GGML_CUDA_BUFFER = re.compile(r"\b(CUDA\d+)(?:_Split)?(?: model| KV| compute)? buffer size =\s*[\d.]+ MiB")
+# The same block of `load_tensors:` (`llm_load_tensors:` before 2025) names each buffer the weights were loaded into,
+# one line each, one after another (llama-model.cpp: `for (auto & buf : pimpl->bufs)`): the host's (`CPU`,
+# `CPU_Mapped`, `CUDA_Host`, `CPU_REPACK`, `AMX`) and each device's (`CUDA0`, `CUDA1_Split`, `ROCm0`, `Vulkan0`,
+# `RPC[host:port]`).
+GGML_MODEL_BUFFER = re.compile(r"\b(?:llm_)?load_tensors:\s+(\S+?)(?:_Split)? (?:model )?buffer size =\s*[\d.]+ MiB")
+_GGML_HOST_BUFFERS = ("CPU", "CUDA_Host", "AMX")
+
+
+def ggml_one_gpu_buffers(lines: list[str]) -> str:
+    """The line of the one device of llama.cpp's model-buffer block where that device is a CUDA GPU; "" otherwise.
+
+    A block is a run of GGML_MODEL_BUFFER lines. It counts only where a line follows it, since a paste cut inside
+    the block may leave out the other devices' lines. Every block of the log names the same one CUDA device and no other
+    device, or none counts. The model's weights then sit on that one GPU and the host (corpus 2170)."""
+    found: set[str] = set()
+    line_of = ""
+    i = 0
+    while i < len(lines):
+        if not GGML_MODEL_BUFFER.search(lines[i]):
+            i += 1
+            continue
+        start = i
+        while i < len(lines) and (m := GGML_MODEL_BUFFER.search(lines[i])):
+            name = m.group(1)
+            if not name.startswith(_GGML_HOST_BUFFERS):
+                found.add(name)
+                line_of = line_of or lines[i].strip()
+            i += 1
+        if i == len(lines) or i == start:
+            return ""  # the paste ends inside the block
+    return line_of if len(found) == 1 and re.fullmatch(r"CUDA\d+", next(iter(found))) else ""
 # The compute capabilities a llama.cpp (ggml) CUDA build carries code for, as its `system_info` line prints them
 # (ggml-cuda.cu: `__CUDA_ARCH_LIST__`, real and virtual alike): `CUDA : ARCHS = 750,800,860,890,900,1000,1200`, in
 # llama.cpp's own `system_info:` line and in a program's report of it (node-llama-cpp's systemInfo); ollama's runner
@@ -853,6 +884,9 @@ class ServingLog:
     # memory of (GGML_USING_DEVICE), in order, and the first such line.
     ggml_cuda_devices: tuple[str, ...] = ()
     ggml_cuda_line: str = ""
+    # The line of the one CUDA device llama.cpp's model-buffer blocks name beside the host's buffers
+    # (ggml_one_gpu_buffers); "" where they name several devices or none, or the paste ends inside one.
+    ggml_one_gpu: str = ""
     # The devices of llama.cpp's `device_info:` list that another ggml backend drives (GGML_OTHER_DEVICE_INFO:
     # `Vulkan0`, `Metal`), in order.
     ggml_other_devices: tuple[str, ...] = ()
@@ -2269,6 +2303,7 @@ def parse_serving_log(text: str) -> ServingLog:
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
         ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ollama_windows_line=windows_line,
         ollama_gpus=ollama_gpus, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
+        ggml_one_gpu=ggml_one_gpu_buffers(lines) if engine == "llamacpp" else "",
         ggml_other_devices=tuple(other_devices),
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
         ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line,

@@ -381,7 +381,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
                 and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low
-                and "llava" not in low and "mtmd-cli" not in low
+                and "llava" not in low and "mtmd-cli" not in low and "lmdeploy chat" not in low
                 and "dynamo" not in low and "convert_checkpoint" not in low and "build.py" not in low
                 and "text-generation-launcher" not in low and "mlc_llm" not in low and "start_" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from stackaudit.facts.nvidia_daemons import (
     DAEMON_TAG,
     NOT_FOUND,
+    RUN_UNPACK,
     STATUS_UNITS,
     TABLE_ROW,
     daemon_event,
@@ -100,12 +101,13 @@ def daemon_journal(lines: list[str], candidates: Candidates | None = None) -> It
 # The GPU operator driver container's own messages (nvidia-driver-ctr, k8s-driver-manager).
 _CONTAINER = re.compile(r"^(?:Starting|Stopping) NVIDIA (?:fabric manager|persistence) daemon|"
                         r"^Mounting NVIDIA driver rootfs|^(?:Loading|Unloading|Installing) NVIDIA driver kernel modules|"
-                        r"^Starting installation of NVIDIA driver version \d")
+                        r"^Starting installation of NVIDIA driver version \d|" + RUN_UNPACK.pattern)
 
 
 @importer("driver container log", "a GPU operator driver container's log (its Fabric Manager and persistenced start)",
           needles=("NVIDIA fabric manager daemon", "NVIDIA persistence daemon", "NVIDIA driver rootfs",
-                   "NVIDIA driver kernel modules", "installation of NVIDIA driver version"), per_line=True)
+                   "NVIDIA driver kernel modules", "installation of NVIDIA driver version",
+                   "NVIDIA Accelerated Graphics Driver for Linux", "directory NVIDIA-Linux-"), per_line=True)
 def driver_container(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if not _CONTAINER.match(lines[i].strip()):

@@ -32,6 +32,7 @@ from stackaudit.facts.gpus import (
     owned_model,
     stated_gpus,
     stated_npus,
+    stated_series,
     stated_vendor_gpus,
     worded_model,
 )
@@ -67,7 +68,7 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "aarch64",
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got",
             "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance", "i use", "i am using",
-            "i'm using", "jetson", "l4t", "(release), revision", "dual ",
+            "i'm using", "jetson", "l4t", "(release), revision", "dual ", "sm_", "sm1", "sm9", "sm8",
             # A model's memory after a count and the model (`4 A10 (each with 24G)`: facts/gpus._COUNT_MODEL_MEMORY).
             *(f"{d}g" for d in range(10)),
             # The names of PLATFORM_NAMES (facts/platform.py), a guest's word beside them states the host's VM.
@@ -134,7 +135,7 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             or cloud_instances(line) \
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
-            or stated_vendor_gpus(line) or stated_vgpu_limit(line) or stated_mig(line)
+            or stated_vendor_gpus(line) or stated_vgpu_limit(line) or stated_mig(line) or stated_series(line)
         shows_windows = not states and not windows and windows_line(line) is not None
         if (states or shows_windows) \
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
