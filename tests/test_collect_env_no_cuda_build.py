@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import paste_checks
+from corpus import body, capture_checks, paste_checks
 from stackaudit.facts.collect_env import parse_collect_env
 from test_torch_cpu_build import VLLM_4275
 
@@ -86,3 +86,44 @@ def test_a_build_without_cuda_beside_a_gpu(tmp_path: Path) -> None:
     assert arch.status == "issue" and "built without CUDA" in arch.message, arch.message
     # No CUDA version "None" is judged against the driver.
     assert compat.status != "ok" and "None" not in compat.message, compat.message
+
+
+def test_corpus_2183_a_cpu_torch_and_no_runtime_leave_nothing_to_match() -> None:
+    # Corpus 2183 (vllm#24063): torch 2.6.0+cpu, `CUDA runtime version: Could not collect`, driver 570.124.06.
+    compat = capture_checks("2183", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert compat.status == "not-applicable", compat.message
+    assert "2.6.0+cpu" in compat.message
+
+
+# https://github.com/vllm-project/vllm/issues/9114 (chanandrew96), the report's CUDA lines: a CPU torch beside a
+# CUDA 12.1 toolkit the report found, two RTX 4090 on driver 560.35.03.
+VLLM_9114 = """Collecting environment information...
+PyTorch version: 2.4.0+cpu
+Is debug build: False
+CUDA used to build PyTorch: Could not collect
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 22.04.4 LTS (x86_64)
+Is CUDA available: False
+CUDA runtime version: 12.1.105
+CUDA_MODULE_LOADING set to: N/A
+GPU models and configuration:
+GPU 0: NVIDIA GeForce RTX 4090
+GPU 1: NVIDIA GeForce RTX 4090
+
+Nvidia driver version: 560.35.03
+"""
+
+
+def test_a_cpu_torch_beside_a_runtime_the_report_found_stays_open(tmp_path: Path) -> None:
+    compat = paste_checks(tmp_path, VLLM_9114, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert compat.status != "not-applicable", compat.message
+
+
+def test_modelled_a_runtime_wheel_in_the_package_list_stays_open(tmp_path: Path) -> None:
+    # Modelled: corpus 2183 with a CUDA runtime wheel in its package list (vllm#18396 lists one beside torch +cpu).
+    text = body("2183").replace("cuDNN version                :",
+                                "cuDNN version                : Could not collect\n\nVersions of relevant libraries:\n"
+                                "[pip3] nvidia-cuda-runtime-cu12==12.4.127\n[pip3] torch==2.6.0+cpu\n")
+    compat = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert compat.status != "not-applicable", compat.message

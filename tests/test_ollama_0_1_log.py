@@ -124,6 +124,29 @@ def test_a_refused_nvml_library_names_no_driver() -> None:
     assert not isinstance(fact(pasted(REFUSED_2502), "nvidia_driver"), NvidiaDriver)
 
 
+# https://github.com/ollama/ollama/issues/4216 (ru4en): 0.1.28 in Docker, NVML refusing with its unknown error 999.
+REFUSED_999_4216 = """time=2024-05-06T23:50:09.247Z level=INFO source=gpu.go:237 msg="Discovered GPU libraries: [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.78]"
+time=2024-05-06T23:50:09.255Z level=INFO source=gpu.go:249 msg="Unable to load CUDA management library /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.78: nvml vram init failure: 999"
+"""
+# https://github.com/ollama/ollama/issues/1877 (comment by Wanhack, 2024-03-11), whose nvidia-smi reads 550.54.14.
+REFUSED_999_1877 = """ time=2024-03-11T13:14:33.739Z level=INFO source=gpu.go:237 msg="Discovered GPU libraries: [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.14]"
+ time=2024-03-11T13:14:33.744Z level=INFO source=gpu.go:249 msg="Unable to load CUDA management library /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.14: nvml vram init failure: 999
+"""
+
+
+def test_a_library_refused_but_not_for_its_version_is_the_installed_driver() -> None:
+    for text, version in ((REFUSED_999_4216, "550.78"), (REFUSED_999_1877, "550.54.14")):
+        driver = fact(pasted(text), "nvidia_driver")
+        assert isinstance(driver, NvidiaDriver) and driver.version == version, text
+        assert driver.loaded is None
+
+
+def test_corpus_2178_a_cuda_11_runner_on_the_installed_550_driver() -> None:
+    # Corpus 2178 (ollama/ollama#3024): 0.1.28's cuda_v11 runner, libnvidia-ml.so.550.54.14 refused with 999.
+    compat = capture_checks("2178", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert compat.status == "ok" and "550.54.14" in compat.message, compat.message
+
+
 def test_a_found_library_without_nvml_answering_names_no_driver() -> None:
     # Modelled: 1676's probe cut after the library's line, before `Nvidia GPU detected`.
     text = ("2024/01/13 16:01:14 gpu.go:203: Searching for GPU management library libnvidia-ml.so\n"

@@ -113,6 +113,39 @@ def test_a_collect_env_cut_to_its_library_list_is_the_report() -> None:
     assert not report.gpu_models and not report.driver_version
 
 
+# `apt list --installed` rows of the driver's packages (name/suites,now version arch [installed...]): real, from an
+# Ubuntu forums thread (a transitional nvidia-driver-530 at 535's version, and 545's list of another user) and a
+# user's notes of a TensorFlow set-up (535.183.01); the corpus's 2176 is NVIDIA/nvidia-docker#1525.
+APT_LIST_ROWS = (
+    ("nvidia-compute-utils-535/jammy-updates,jammy-security,now 535.129.03-0ubuntu0.22.04.1 amd64 [installed,automatic]\n"
+     "nvidia-driver-530/jammy-updates,jammy-security,now 535.129.03-0ubuntu0.22.04.1 amd64 [installed]\n", "535.129.03"),
+    ("nvidia-driver-545/noble,now 545.29.06-0ubuntu0~gpu24.04.1 amd64 [installed]\n", "545.29.06"),
+    ("nvidia-driver-535/jammy-updates,jammy-security,now 535.183.01-0ubuntu0.22.04.1 amd64 [installed]\n"
+     "nvidia-settings/jammy,now 510.47.03-0ubuntu1 amd64 [installed,automatic]\n", "535.183.01"),
+)
+
+
+def test_an_apt_list_row_states_the_installed_driver() -> None:
+    for text, version in APT_LIST_ROWS:
+        driver = fact(pasted(text), "nvidia_driver")
+        assert isinstance(driver, NvidiaDriver), text
+        assert (driver.version, driver.loaded) == (version, None), text
+
+
+def test_modelled_an_apt_row_not_installed_states_no_driver() -> None:
+    # Modelled: `apt list nvidia-driver-535` of a package only available (no `[installed`), and nvidia-settings alone
+    # (its version is its own, not the driver's).
+    for text in ("nvidia-driver-535/jammy-updates 535.183.01-0ubuntu0.22.04.1 amd64\n",
+                 "nvidia-settings/jammy,now 510.47.03-0ubuntu1 amd64 [installed,automatic]\n"):
+        assert not isinstance(fact(pasted(text), "nvidia_driver"), NvidiaDriver), text
+
+
+def test_corpus_2176_the_listed_driver_runs_the_image_cuda() -> None:
+    # Corpus 2176: `nvidia-compute-utils-470/unknown,now 470.57.02-0ubuntu1 amd64 [installed,automatic]` beside
+    # `docker run --gpus all nvidia/cuda:11.4.0-base-ubuntu20.04`: R470 supports CUDA 11.4.
+    assert _status("2176", "DRV-CUDA-COMPAT")[0] == "ok"
+
+
 def test_a_dpkg_row_and_an_rpm_name_state_the_installed_driver() -> None:
     # ollama/ollama#10288's `ii  nvidia-driver-570  570.124.06-0ubuntu1 ...`; wilicc/gpu-burn#92's
     # `nvidia-driver-latest-dkms-545.23.08-1.el7.x86_64`: installed, not shown loaded.

@@ -16,7 +16,12 @@ import pytest
 
 from corpus import body, capture_checks, paste_checks
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.k8s_node import gpus_from_node_labels, mig_setup_from_node, parse_k8s_nodes
+from stackaudit.facts.k8s_node import (
+    gpus_from_node_labels,
+    hami_registered,
+    mig_setup_from_node,
+    parse_k8s_nodes,
+)
 from stackaudit.importers.recognition import recognise
 
 ACCESS = "CTR-GPU-ACCESS"
@@ -356,3 +361,42 @@ def test_allocatable_below_capacity_holds_back_some_gpus(tmp_path: Path) -> None
     # Modelled counter-example: allocatable equal to capacity is the node's side reached.
     whole = PARTIAL.replace("nvidia.com/gpu:     7", "nvidia.com/gpu:     8")
     assert paste_checks(tmp_path, whole, ACCESS)[ACCESS].status == "ok"
+
+
+# HAMi's register annotation (facts/k8s_node.hami_registered), as HAMi's own docs and a user's node show it: real.
+# Project-HAMi's docs (the node's YAML, folded): two A40s.
+HAMI_FOLDED_A40 = """    hami.io/node-nvidia-register: >
+      GPU-03f69c50-207a-2038-9b45-23cac89cb67d,10,46068,100,NVIDIA-NVIDIA A40,0,true:
+      GPU-1afede84-4e70-2174-49af-f07ebb94d1ae,10,46068,100,NVIDIA-NVIDIA A40,0,true:
+    kubeadm.alpha.kubernetes.io/cri-socket: /run/containerd/containerd.sock
+"""
+# HAMi's commercial edition's docs: entries with the index and mode after the health field, quoted.
+HAMI_QUOTED_P4 = ("hami.io/node-nvidia-register: 'GPU-61951b89-82be-83fe-3068-2fea68026576,10,7680,100,NVIDIA-Tesla P4,"
+                  "0,true,0,hami-core:GPU-c080157b-3ab1-179d-d6dd-483adab68726,10,8192,100,NVIDIA-Tesla P4,0,true,1,"
+                  "hami-core:'\n")
+# HAMi's docs of newer releases: the JSON array.
+HAMI_JSON_V100 = ('hami.io/node-nvidia-register: [{"id":"GPU-00552014-5c87-89ac-b1a6-7b53aa24b0ec","count":10,'
+                  '"devmem":32768,"devcore":100,"type":"NVIDIA-Tesla V100-PCIE-32GB","numa":1,"mode":"hami-core",'
+                  '"health":true},{"id":"GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448","index":1,"count":10,"devmem":32768,'
+                  '"devcore":100,"type":"NVIDIA-Tesla V100-PCIE-32GB","numa":1,"mode":"hami-core","health":true}]\n')
+
+
+def test_hami_register_lists_the_gpus_and_their_model() -> None:
+    for text, model in ((HAMI_FOLDED_A40, "NVIDIA A40"), (HAMI_QUOTED_P4, "Tesla P4"),
+                        (HAMI_JSON_V100, "Tesla V100-PCIE-32GB")):
+        found = hami_registered(text)
+        assert found is not None and [g.model for g in found.gpus] == [model, model], text
+        assert not found.partial
+
+
+def test_corpus_2171_a_cut_hami_register_is_a_lower_bound() -> None:
+    # Corpus 2171 (Project-HAMi/HAMi#314): the value cut by kubectl after the first whole entry, an A100 PCIe.
+    found = hami_registered(body("2171"))
+    assert found is not None and [g.model for g in found.gpus] == ["NVIDIA A100-PCIE-40GB"] and found.partial
+    fm = capture_checks("2171", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+    assert fm.status == "not-applicable", fm.message
+
+
+def test_modelled_a_register_cut_inside_its_first_entry_names_no_gpu() -> None:
+    text = "hami.io/node-nvidia-register:\n  GPU-b7c4eb59-dd76-ca5a-8482-56fd796b0a75,10,40960,100,NVIDIA-NVI...\n"
+    assert hami_registered(text) is None

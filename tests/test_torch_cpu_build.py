@@ -1,5 +1,6 @@
 """RT-TORCH-ARCH: a CPU build of torch (`+cpu`, "CUDA used to build PyTorch: None") on a host with NVIDIA GPUs
-has no CUDA kernels: an issue. The same build where no NVIDIA GPU is shown is no finding of this check.
+has no CUDA kernels: an issue. The same build where no NVIDIA GPU is shown is no finding of this check, nor one where
+the sources show the engine built for the CPU on purpose (facts/engines_shown.cpu_build_shown).
 Real pastes are corpus captures or verbatim excerpts (the public thread beside each); counter-examples are modelled
 where marked.
 """
@@ -8,7 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks
+from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.engines_shown import cpu_build_shown
 
 ARCH = "RT-TORCH-ARCH"
 
@@ -67,3 +70,29 @@ def test_a_cpu_build_issue_covers_the_gpus_the_report_shows() -> None:
     result = capture_checks("450", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
     assert result.status == "issue" and "built without CUDA" in result.message
     assert result.coverage is not None and result.coverage.text() == "1 of 1 GPU shown"
+
+
+def test_corpus_2183_a_cpu_torch_in_vllms_cpu_environment_is_no_issue() -> None:
+    # Corpus 2183 (vllm#24063): `(vllm-cpu) root@gpu-3090:~/oss/vllm-cpu# UV=1 python vllm/collect_env.py`, torch
+    # 2.6.0+cpu beside an RTX 3090: vLLM's CPU build, on purpose.
+    result = capture_checks("2183", ARCH)[ARCH]
+    assert result.status == "not-an-issue", result.message
+    assert "vllm-cpu" in result.message
+
+
+def test_modelled_the_same_report_in_an_environment_not_named_for_the_cpu_is_an_issue(tmp_path: Path) -> None:
+    # Modelled: corpus 2183 run from a `(vllm)` environment: nothing shows the CPU build meant.
+    text = body("2183").replace("(vllm-cpu) root@gpu-3090:~/oss/vllm-cpu#", "(vllm) root@gpu-3090:~/oss/vllm#")
+    result = paste_checks(tmp_path, text, ARCH)[ARCH]
+    assert result.status == "issue", result.message
+
+
+def test_what_shows_a_cpu_build() -> None:
+    # vLLM's CPU build's version: intel/llm-on-ray#179 (`vllm 0.4.0.post1+cpu requires torch==2.1.2+cpu`).
+    assert "0.4.0.post1+cpu" in cpu_build_shown("", CollectEnv("vllm", "old", vllm_version="0.4.0.post1+cpu"))
+    assert cpu_build_shown("vllm-cpu\troot\tgpu-3090\n", None)  # corpus 2183's prompt
+    # Modelled: an environment whose name only starts with the letters, a CUDA build's version, and a second
+    # prompt in an environment of another name.
+    assert cpu_build_shown("cpuinfo\tuser\thost\n", None) == ""
+    assert cpu_build_shown("", CollectEnv("vllm", "new", vllm_version="0.9.1.dev5+gd98139677.d20250520")) == ""
+    assert cpu_build_shown("vllm-cpu\troot\th\nvllm\troot\th\n", None) == ""

@@ -574,6 +574,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     built with CUDA 11.6 and will be run in Minor Version Compatibility mode.`) names the driver and the image's
     CUDA: with no other driver shown (nvidia-smi's own header naming the same one is no other), one major with the
     driver at or above that major's floor is not an issue (corpus 1864, 1502).
+    A report whose every torch is built without CUDA (`2.6.0+cpu`), whose `CUDA runtime version` finds none and whose
+    package list, where printed, holds no CUDA runtime wheel shows a stack with no CUDA runtime: not applicable, where
+    no engine other than vLLM or SGLang is shown (corpus 2183, _no_cuda_runtime).
     The system toolkit alone against the driver is judged over the GPUs a table lists, and needs no GPU row
     (`nvidia-smi | grep "Driver Version"`).
     """
@@ -787,6 +790,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if not torch and stated_only and cuda_toolkit is not None and not cuda_toolkit.header and driver_cuda:
         # The user's list names the CUDA in use at or below the driver's highest: a newer driver runs it.
         return _toolkit_only(driver, driver_cuda, cuda_toolkit)
+    if not torch and engine in ("", "vllm", "sglang") and (none := _no_cuda_runtime(python_env, collect_env)):
+        return not_applicable(f"driver {driver}; {none}: no CUDA runtime to hold against the driver",
+                              actual={"driver": driver, "torch_cuda": None})
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or cuda_of_branch(dv) or '?'}); torch's "
@@ -822,6 +828,27 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   "newer driver runs an older runtime (the nvidia-smi header's CUDA is the driver's highest, not "
                   "torch's)", actual=actual)
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
+
+
+# collect_env's `CUDA runtime version` where it found none (the system toolkit's nvcc, which it reads, is absent).
+_NO_RUNTIME = ("Could not collect", "No CUDA", "N/A", "None")
+
+
+def _no_cuda_runtime(python_env: PythonEnv | None, collect_env: CollectEnv | None) -> str:
+    """Why the stack shown carries no CUDA runtime, in words; "" where it may.
+
+    Every torch shown is a build without CUDA (`2.6.0+cpu`, `CUDA used to build PyTorch: None`), the report finds no
+    CUDA runtime (`CUDA runtime version: Could not collect`), and its package list, where printed, holds no CUDA
+    runtime wheel (nvidia-cuda-runtime-cu12): a torch engine (vLLM, SGLang) then runs on no CUDA (corpus 2183)."""
+    envs = [e for e in (python_env.environments if python_env is not None else ()) if e.version("torch")]
+    if not envs or collect_env is None or collect_env.values.get("CUDA runtime version") not in _NO_RUNTIME:
+        return ""
+    if any(e.torch_cuda != "" and not (e.version("torch") or "").endswith("+cpu") for e in envs):
+        return ""
+    if any(re.match(r"nvidia-cuda-runtime", name) for name in collect_env.packages):
+        return ""
+    return (f"torch {envs[0].version('torch')} is built without CUDA and the report finds no CUDA runtime "
+            f"(\"CUDA runtime version: {collect_env.values['CUDA runtime version']}\")")
 
 
 def _program_ran(proof: Ran, driver: str) -> Outcome:

@@ -674,7 +674,9 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
     failed", "reading/generating GPU P2P access cache"), and IOMMU faults naming a GPU in `dmesg`;
     the log symptom of facts/symptoms.py "peer access is not supported between these two devices"
-    (CUDA error 217), which proves the issue on its own, quoted; the driver's refusals of peer access
+    (CUDA error 217), which proves the issue on its own, quoted, as does NCCL's P2P transport failing to open the
+    peer's CUDA IPC handle after choosing P2P/IPC (`transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 11
+    invalid argument`, any error, or the line cut after `failed to op`: nccl-p2p-ipc-open, corpus 2173); the driver's refusals of peer access
     that programs log (facts/peer_access.py: NCCL's "Could not enable P2P between dev …", CUDA's
     simpleP2P "… : No", a Python session's `cudaDeviceCanAccessPeer(0, 1)` answering 0, an `N` between two GPUs of
     TensorFlow's whole `Device interconnect StreamExecutor` edge matrix, whose 1x1 matrix of one GPU shows no pair); NCCL's

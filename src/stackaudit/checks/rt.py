@@ -37,6 +37,7 @@ from stackaudit.facts.engine_command import (
     EngineCommands,
     built_for_one_gpu,
 )
+from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpus import TORCH_WARNED_TITLE, GgmlCudaBuild, GpuInventory, OllamaCuda, StatedCudaArchs
 from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
@@ -500,14 +501,17 @@ def _decoded_with(cuda_ran: CudaRan | None, env: PythonEnvironment, caps: dict[s
 )
 def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
                collect_env: CollectEnv | None = None, cuda_ran: CudaRan | None = None,
-               docker_containers: DockerContainers | None = None, cuda_runtime: CudaRuntime | None = None) -> Outcome:
+               docker_containers: DockerContainers | None = None, cuda_runtime: CudaRuntime | None = None,
+               engines_shown: EnginesShown | None = None) -> Outcome:
     """Reads: the torch distribution in the serving process's site-packages (`torch-*.dist-info`,
     `torch/version.py` for its CUDA), and the NVIDIA GPUs (the `gpus` inventory: NVML, the PCI bus, ...).
 
     Bad value: a GPU whose compute capability (12.0 RTX PRO 6000 / RTX 50, 10.0 B200, 9.0 H100)
     is not in `torch.cuda.get_arch_list()` (sm_120 / sm_100 / sm_90, or compatible PTX); a
     CPU-only torch on a host with NVIDIA GPUs (torch/version.py's cuda None, a report's "CUDA used to
-    build PyTorch: None", or the CPU wheel's `+cpu` version). CUDA's error `no kernel image is available for
+    build PyTorch: None", or the CPU wheel's `+cpu` version), unless the sources show the engine built for the CPU
+    on purpose (facts/engines_shown.cpu_build_shown: vLLM's `+cpu` version, a prompt's `(vllm-cpu)` environment; corpus
+    2183), where that torch is the build it needs: not an issue. CUDA's error `no kernel image is available for
     execution on the device` (cudaErrorNoKernelImageForDevice) proves the issue on its own, quoted, wherever
     it stands.
 
@@ -557,6 +561,14 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     # Built without CUDA: torch/version.py's cuda None, a report's "CUDA used to build PyTorch: None" (collect_env.NO_CUDA_BUILD), or the CPU
     # wheel's local version `+cpu` (download.pytorch.org/whl/cpu) where the report could not collect the build's CUDA.
     cpu_only = [e for e in envs if e.torch_cuda == "" or (e.version("torch") or "").endswith("+cpu")]
+    if cpu_only and gpus is not None and gpus.count and engines_shown is not None and engines_shown.cpu_build:
+        e = cpu_only[0]
+        shown = [g.label for g in gpus.gpus] or [f"GPU {i}" for i in range(gpus.count)]
+        return over_subjects(not_an_issue(
+            f"torch {e.version('torch')} in {e.source} is built without CUDA beside {gpus.count} NVIDIA GPU(s), but "
+            f"{engines_shown.cpu_build}: the engine runs on the CPU on purpose, and a CPU torch is the build it needs",
+            actual={"torch": e.version("torch")}, subjects=list(gpus.bdfs)), shown,
+            ask="python -m torch.utils.collect_env")
     if cpu_only and gpus is not None and gpus.count:
         e = cpu_only[0]
         # Over the GPUs the sources show (corpus 450: collect_env's one A100, `1 GPU shown`); the engine counts the host's.

@@ -35,8 +35,10 @@ from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, provider
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.serving_rate import EXLLAMA_SOURCES, KOBOLDCPP, MeasuredRate
+from stackaudit.facts.sources import PROMPT_ENVS
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelLog
+from stackaudit.host.base import NotCaptured
 
 # A ggml device list names no engine of its own: llama.cpp's library, which llama-server and ollama both print.
 GGML = "ggml"
@@ -73,6 +75,8 @@ class EnginesShown:
     # The ggml engine (applicability.GGML_ENGINE_NAMES) a pasted list's only Python environment names (llama-cpp-python
     # in `pip list`: python_env.PIP_LIST_GGML), "" where it names none: an environment of another engine stays unnamed.
     report_engine: str = ""
+    # Where the sources show an engine built for the CPU on purpose (cpu_build_shown), in words; "" where none do.
+    cpu_build: str = ""
 
     @property
     def engines(self) -> tuple[str, ...]:
@@ -118,4 +122,29 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
     report_engine = envs[0].engine if len(envs) == 1 and envs[0].engine == "llamacpp" else ""
     if not shown and not said and not report:
         raise FactUnavailable("no engine in the source")
-    return EnginesShown(shown, said, report, report_engine)
+    try:
+        prompt_envs = ctx.host.doc(PROMPT_ENVS.name)
+    except NotCaptured:
+        prompt_envs = ""
+    return EnginesShown(shown, said, report, report_engine,
+                        cpu_build_shown(prompt_envs, ctx.optional("collect_env", CollectEnv)))
+
+
+# A Python environment named for a CPU build (`vllm-cpu`, `torch_cpu`, `cpu-env`): `cpu` a word of its name.
+_CPU_ENV_NAME = re.compile(r"(?:^|[-_.])cpu(?:$|[-_.])", re.I)
+# vLLM's own version of its CPU build: setup.py appends `+cpu` (`.cpu` after a local version) for VLLM_TARGET_DEVICE=cpu.
+_VLLM_CPU_VERSION = re.compile(r"[+.]cpu\b")
+
+
+def cpu_build_shown(prompt_envs: str, collect_env: CollectEnv | None) -> str:
+    """Where the sources show an engine built for the CPU on purpose, in words; "" where none do: vLLM's version of its
+    CPU build in a report (`vllm 0.4.0.post1+cpu`), or the environment a shell prompt of the paste names, where every
+    one it names is named for a CPU build (`(vllm-cpu) root@gpu-3090:~/oss/vllm-cpu#`, vllm-project/vllm#24063).
+
+    A CPU-only torch there is the build the engine needs, not a wrong wheel (RT-TORCH-ARCH)."""
+    if collect_env is not None and _VLLM_CPU_VERSION.search(collect_env.vllm_version):
+        return f"vLLM {collect_env.vllm_version} is its CPU build"
+    envs = [row.split("\t")[0] for row in prompt_envs.splitlines()[:50] if row.split("\t")[0]]
+    if envs and all(_CPU_ENV_NAME.search(env) for env in envs):
+        return f"the shell prompt's environment ({envs[0]}) is named for a CPU build"
+    return ""

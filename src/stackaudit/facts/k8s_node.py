@@ -444,16 +444,56 @@ def _one_gpu_node(text: str) -> K8sNode:
     return node
 
 
+HAMI_TITLE = "HAMi's node-nvidia-register annotation"
+# HAMi's device plugin registers the node's GPUs in an annotation (`hami.io/node-nvidia-register`): one
+# `UUID,split count,memory MiB,cores %,type,NUMA node,healthy[,index,mode]` entry a GPU, `:` after each, or newer
+# releases' JSON array of `{"id":...,"type":...}` objects; the type is the vendor before the device's name
+# (`NVIDIA-NVIDIA A100-PCIE-40GB`, `NVIDIA-Tesla P4`). kubectl describe cuts a long value with `...`; YAML may fold it
+# over lines (Project-HAMi/HAMi#314, corpus 2171; HAMi's docs' `NVIDIA-Tesla V100-PCIE-32GB` and `NVIDIA-NVIDIA A40`).
+_HAMI_KEY = re.compile(r"hami\.io/node-nvidia-register:")
+_HAMI_NEXT_KEY = re.compile(r"^\s*(?:[\w.-]+/)?[\w.-]+:(?:\s|$)|^\S")
+_HAMI_ENTRY = re.compile(r"GPU-[0-9a-fA-F-]+,\d+,\d+,\d+,NVIDIA-(?P<model>[^,:\n'\"]+),-?\d+,(?:true|false)(?=[,:'\"\s]|$)"
+                         r"|\{[^{}]*?\"type\":\"NVIDIA-(?P<json>[^\"]+)\"[^{}]*\}")
+MAX_HAMI_LINES = 64
+
+
+def hami_registered(text: str) -> GpuInventory | None:
+    """The GPUs HAMi's register annotation of a node lists (_HAMI_ENTRY), each with its model; a value cut by kubectl
+    (`...`) lists only some of the node's GPUs: its count is a lower bound. None where no entry is whole."""
+    m = _HAMI_KEY.search(text)
+    if m is None:
+        return None
+    lines = text[m.end():].splitlines()[:MAX_HAMI_LINES]
+    value = lines[0] if lines else ""
+    for line in lines[1:]:
+        if line.strip() and _HAMI_NEXT_KEY.match(line) and not line.strip().startswith(("GPU-", "[", "{")):
+            break
+        value += " " + line.strip()
+    models = [(e.group("model") or e.group("json") or "").strip() for e in _HAMI_ENTRY.finditer(value)]
+    models = [model for model in models if model][:256]
+    if not models:
+        return None
+    cut = value.rstrip().rstrip("'\"").endswith("...")
+    records = tuple(GpuRecord(i, "", model, None, (HAMI_TITLE,)) for i, model in enumerate(models))
+    return GpuInventory(gpus=records, counts=((HAMI_TITLE, len(records)),),
+                        partial=((HAMI_TITLE, "kubectl cut the annotation's value"),) if cut else ())
+
+
 @parser(K8S_NODE, feeds="gpus", kind=GpuInventory, rank=80)
 def gpus_from_node_labels(text: str) -> GpuInventory:
     """The GPUs GPU feature discovery labels on the one GPU node shown: count (`nvidia.com/gpu.count`) and model
-    (`nvidia.com/gpu.product`); not under the `single` MIG strategy, whose labels count slices.
+    (`nvidia.com/gpu.product`); not under the `single` MIG strategy, whose labels count slices. Without them, on the
+    one node shown, the GPUs HAMi's register annotation lists (hami_registered).
 
     Input (NVIDIA/k8s-device-plugin#1501)::
 
                         nvidia.com/gpu.count=8
                         nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3
     """
+    nodes = parse_k8s_nodes(text).nodes
+    # One node shown, GFD counting none of its GPUs: HAMi's register annotation lists them with their model.
+    if len(nodes) == 1 and nodes[0].gpu_count is None and (hami := hami_registered(text)) is not None:
+        return hami
     node = _one_gpu_node(text)
     count = node.gpu_count
     if count is None and node.most_gpus == 1:

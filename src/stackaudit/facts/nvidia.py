@@ -1038,7 +1038,9 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # before the version (`GPU driver: NVIDIA 595.84`, corpus 1058), the flavour's word before `driver` at a line's start
 # (`open driver 550.90.07`, corpus 1098) or `GPU` there (`GPU driver 590.48.01`, corpus 1900), an RPM package's name-version-release (`nvidia-driver-latest-dkms-545.23.08-1.el7
 # .x86_64`, corpus 1105: NVIDIA's RHEL packages carry the driver's version), a `dpkg -l` row of an installed Ubuntu
-# driver package (`ii  nvidia-driver-570  570.124.06-0ubuntu1  amd64  NVIDIA driver metapackage`, corpus 1066), a row of
+# driver package (`ii  nvidia-driver-570  570.124.06-0ubuntu1  amd64  NVIDIA driver metapackage`, corpus 1066), an `apt
+# list --installed` row of one (`nvidia-compute-utils-470/unknown,now 470.57.02-0ubuntu1 amd64 [installed,automatic]`,
+# corpus 2176: the version installed, whatever branch the package's name keeps), a row of
 # `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` (`0, NVIDIA GeForce RTX 3090, 595.58.03`,
 # corpus 1118: the index, the GPU's name as nvidia-smi prints it, the driver's version last: QUERY_ROW), a version in
 # Markdown's code marks (`Driver version: `535.129.03``, corpus 1262), a list's `- nvidia-driver 396.51` (1700),
@@ -1054,10 +1056,12 @@ STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvid
                            r",\s*(?i:driver)\s+|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
                            r"^[ih]i\s+nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)-\d{3}"
-                           r"(?:-server)?(?:-open)?(?::\w+)?\s+)(\d{3}\.\d+(?:\.\d+)?)\b",
+                           r"(?:-server)?(?:-open)?(?::\w+)?\s+|"
+                           r"\bnvidia-(?:driver|dkms|kernel-common|kernel-source|utils|compute-utils)-\d{3}(?:-server)?"
+                           r"(?:-open)?/[\w.,-]+\s+(?=\d{3}\.\d+\.\d+-\S+\s+\w+\s+\[installed))(\d{3}\.\d+(?:\.\d+)?)\b",
                            re.MULTILINE)
 # STATED_DRIVER's package forms: an RPM's name-version-release, a `dpkg -l` row.
-_INSTALLED_PACKAGE = re.compile(r"nvidia-driver-|[ih]i\s")
+_INSTALLED_PACKAGE = re.compile(r"nvidia-driver-|[ih]i\s|nvidia-[\w-]+/")
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
 _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
@@ -1065,10 +1069,16 @@ _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
 # [/usr/lib64/libnvidia-ml.so.545.29.06]` (ollama/ollama#1973, corpus 1676), and says `Nvidia GPU detected` once NVML
 # answered through one. NVML answers only from a library of the loaded kernel module's version: another is refused,
 # `Unable to load CUDA management library PATH: nvml vram init failure: 18` (NVML_ERROR_LIB_RM_VERSION_MISMATCH,
-# ollama/ollama#2502), and a refused library names no driver.
+# ollama/ollama#2502), and a library refused so names no loaded driver.
 _NVML_LIBRARY = re.compile(r"\blibnvidia-ml\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
 _NVML_ANSWERED = re.compile(r"\bNvidia GPU detected\b")
 _NVML_REFUSED = re.compile(r"Unable to load CUDA management library \S*?libnvidia-ml\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
+# The same refusal with NVML's own error code (`: nvml vram init failure: 999`): any code but 18 (the library's version
+# against the kernel module's) leaves the library the installed driver's own, its version the driver's (corpus 2178,
+# ollama/ollama#4216 and #1877's comment: `libnvidia-ml.so.550.54.14: nvml vram init failure: 999` where nvidia-smi
+# reads 550.54.14); not shown loaded.
+_NVML_INIT_REFUSED = re.compile(r"Unable to load CUDA management library \S*?libnvidia-ml\.so\.(\d{3}\.\d+(?:\.\d+)?): "
+                                r"nvml \w+ init failure: (\d+)\b")
 
 
 # The flavour stated beside the version on the same line of a hardware summary (`Driver | 595.71.05 (open kernel
@@ -1262,7 +1272,8 @@ def driver_from_engine_log(text: str) -> NvidiaDriver:
     """The driver's version in the file name of the libcuda.so.<version> an engine's log names (ollama's discovery
     found or loaded it: the driver package installs the library under the driver's version), or of the
     libnvidia-ml.so.<version> ollama before 0.1.29 found, where its `Nvidia GPU detected` says NVML answered and no line
-    says that library was refused (_NVML_ANSWERED).
+    says that library was refused (_NVML_ANSWERED); where none answered, the version of the library NVML refused with
+    a code other than 18 (_NVML_INIT_REFUSED), installed and not shown loaded.
     Two different versions name no one driver.
 
     Input (tests/data/captures/1565, https://github.com/ollama/ollama/issues/11593)::
@@ -1277,6 +1288,9 @@ def driver_from_engine_log(text: str) -> NvidiaDriver:
     found = set(_LIBCUDA.findall(text))
     if "libnvidia-ml.so." in text and _NVML_ANSWERED.search(text):
         found |= set(_NVML_LIBRARY.findall(text)) - set(_NVML_REFUSED.findall(text))
+    installed = {version for version, code in _NVML_INIT_REFUSED.findall(text) if code != "18"}
+    if not found and installed and not any(code == "18" for _, code in _NVML_INIT_REFUSED.findall(text)):
+        return NvidiaDriver(only_one(installed, "several libnvidia-ml.so.<version> refused in the engine's log"), None)
     return NvidiaDriver(only_one(found, "no one libcuda.so.<version> (or answering libnvidia-ml.so.<version>) in the "
                                  "engine's log"), None, loaded=True)
 

@@ -48,6 +48,11 @@ PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_ut
 # first place ("The configured object store size (X GB) exceeds /dev/shm size (Y GB)", services.py; ray-project/ray#16308).
 RAY_STORE_RUNNER = "https://github.com/ray-project/ray/blob/master/src/ray/object_manager/plasma/store_runner.cc"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+NCCL_P2P_TRANSPORT = "https://github.com/NVIDIA/nccl/blob/master/src/transport/p2p.cc"
+# NCCL's P2P transport failing to open the peer's IPC handle (nccl-p2p-ipc-open): the whole warning with any error but
+# 217's words, or the line cut inside it at its end (`transport/p2p.cc:238 NCCL WARN failed to ope`).
+NCCL_P2P_IPC_OPEN = re.compile(r"\bWARN failed to open CUDA IPC handle\b(?!.*peer access is not supported)"
+                               r"|transport/p2p\.c[cu]:\d+ (?:NCCL )?WARN failed to op(?:en?)?\s*$")
 # An NGC entrypoint's minor-version WARNING (`CUDA Minor Version Compatibility mode ENABLED.`, `... will be run in Minor
 # Version Compatibility mode.`): the image runs without the forward-compatibility libraries (not its forward NOTE).
 NGC_MINOR_FALLBACK = re.compile(r"\bMinor Version Compatibility mode ENABLED|" + NGC_CHECK["minor-built"][1].pattern)
@@ -363,6 +368,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("p2p-unsupported", re.compile(r"peer access is not supported between these two devices"),
         "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
         "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)",
+        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
+    # NCCL's P2P transport could not map the peer rank's buffer after choosing P2P/IPC for the pair (transport/p2p.cc|cu
+    # `WARN("failed to open CUDA IPC handle : %d %s")`, any CUDA error: 11 invalid argument, horovod/horovod#610 and
+    # #785; 30 unknown error, horovod#148). The line cut right after `failed to op…` is the same warning (corpus 2173,
+    # ray-project/ray#17909). Error 217 is p2p-unsupported's line.
+    Symptom("nccl-p2p-ipc-open", NCCL_P2P_IPC_OPEN,
+        "IC-P2P-FUNCTIONAL", "high", NCCL_P2P_TRANSPORT,
+        "NCCL chose P2P/IPC for a pair of GPUs and then could not open the peer's CUDA IPC handle: the peer path it "
+        "chose does not work (peer access refused, or the ranks in separate containers or GPU views)",
         clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
     Symptom("trtllm-custom-ar-peer-refused", TRTLLM_PEER_REFUSED,
         "RT-TRTLLM-ALLREDUCE", "high", TRTLLM_IPC_SOURCE,
@@ -1402,8 +1416,9 @@ _NAMED_GPU = re.compile(r"(?:PCI:|\bGPU )([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-
                         rf"\b({BDF})\b|/dev/nvidia(\d+)\b|\bGPU ?(\d+)\b|\b(GPU-[0-9a-fA-F]{{8}}-[0-9a-fA-F-]+)")
 # A line about GPUs it does not name: a pair (CUDA's `peer access is not supported between these two devices`),
 # else one GPU (PyTorch's `NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible`, ollama's
-# `skipping CUDA device`, the driver's GSP heartbeat or RPC timeout: a GSP is one GPU's firmware).
-_GPU_PAIR = re.compile(r"between these two devices", re.I)
+# `skipping CUDA device`, the driver's GSP heartbeat or RPC timeout: a GSP is one GPU's firmware). NCCL's P2P
+# transport failing to open the peer's IPC handle (NCCL_P2P_IPC_OPEN) is about the pair it joins.
+_GPU_PAIR = re.compile(r"between these two devices|" + NCCL_P2P_IPC_OPEN.pattern, re.I)
 _ONE_GPU = re.compile(r"with CUDA capability sm_\d+|\bCUDA device\b|\bGSP\b")
 
 
@@ -1514,7 +1529,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
            "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
-           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found")
+           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
