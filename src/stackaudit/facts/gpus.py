@@ -1194,9 +1194,13 @@ def parse_lightning_gpus(text: str) -> GpuInventory:
     names = list(dict.fromkeys(m["name"].strip() for m in LIGHTNING_DEVICE.finditer(text)))
     if not names:
         raise ParseError("no Lightning `You are using a CUDA device ('<name>') that has Tensor Cores` line")
-    records = tuple(GpuRecord(i, "", name, None, (LIGHTNING_TITLE,)) for i, name in enumerate(names))
-    return GpuInventory(gpus=records, counts=((LIGHTNING_TITLE, len(records)),),
-                        partial=((LIGHTNING_TITLE, "Lightning names rank zero's device only; " + CUDA_LIST),))
+    return _named_devices(names, LIGHTNING_TITLE, "Lightning names rank zero's device only; ")
+
+
+def _named_devices(names: list[str], title: str, why: str) -> GpuInventory:
+    """GPUs a program named in passing, one per name in the order printed: a lower bound (`why` says why)."""
+    records = tuple(GpuRecord(i, "", name, None, (title,)) for i, name in enumerate(names))
+    return GpuInventory(gpus=records, counts=((title, len(records)),), partial=((title, why + CUDA_LIST),))
 
 
 @parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=67)
@@ -1242,9 +1246,7 @@ def parse_torch_named_gpus(text: str) -> GpuInventory:
     names = list(dict.fromkeys(m["name"].strip() for m in TORCH_DEVICE_NAME.finditer(text)))
     if not names:
         raise ParseError("no `CUDA device name: <NVIDIA GPU>` line of a torch check")
-    records = tuple(GpuRecord(i, "", name, None, (TORCH_NAMED_TITLE,)) for i, name in enumerate(names))
-    return GpuInventory(gpus=records, counts=((TORCH_NAMED_TITLE, len(records)),),
-                        partial=((TORCH_NAMED_TITLE, "a torch check names the devices it asks about; " + CUDA_LIST),))
+    return _named_devices(names, TORCH_NAMED_TITLE, "a torch check names the devices it asks about; ")
 
 
 @parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=69)
