@@ -262,3 +262,13 @@ FOUND_THEN_PROSE = "ggml_init_cublas: found 1 CUDA devices: but nothing after it
 
 def test_modelled_device_lines_alone_are_no_ggml_list() -> None:
     assert _ggml_documents(NVBANDWIDTH_LIKE) == [] and _ggml_documents(FOUND_THEN_PROSE) == []
+
+
+# https://github.com/ggml-org/llama.cpp/issues/10054 (issue body by us58, corpus 1300): the copy cuts Device 1's line.
+LLAMA_10054_CUT = """ggml_cuda_init: found 2 CUDA devices:
+  Device 0: NVIDIA RTX A6000, compute capability 8.6, VMM: yes
+  Device 1: NVIDI"""
+
+
+def test_a_bare_name_under_a_build_that_prints_compute_capability_is_a_cut_line() -> None:
+    assert parse_ggml_cuda_gpus(LLAMA_10054_CUT).models == {0: "NVIDIA RTX A6000"}

@@ -762,7 +762,13 @@ def parse_ggml_cuda_gpus(text: str) -> GpuInventory:
         return GpuInventory(others=tuple(dict.fromkeys(f"{n} (llama.cpp's HIP build)" for n in names))
                             or (f"AMD GPUs (llama.cpp's HIP build: `{hip.group(0) if hip else ''}`)",))
     records: dict[int, GpuRecord] = {}
-    for m in _GGML_DEVICE.finditer(text):
+    listed = list(_GGML_DEVICE.finditer(text))
+    # A list whose lines give a compute capability is of a build that prints it: a bare name there is a line the
+    # paste cut (`Device 1: NVIDI`, corpus 1300), no device.
+    bare_ok = not any(m.group(2) for m in listed)
+    for m in listed:
+        if not (m.group(2) or bare_ok):
+            continue
         name = (m.group(2) or m.group(3)).strip()
         records.setdefault(int(m.group(1)), GpuRecord(int(m.group(1)), "", name, None, (GGML_TITLE,)))
     if not records:
