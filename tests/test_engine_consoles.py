@@ -417,6 +417,30 @@ def test_electron_log_lines_are_not_sglang() -> None:
     assert not hasattr(fact(pasted(LMSTUDIO_966), "serving_log"), "engine")
 
 
+# https://github.com/lmstudio-ai/.github/issues/53 (comment by MrDowntempo, 2024-05-25; corpus 2181): LM Studio 0.2.24's
+# console, its survey of the CUDA runtime failing.
+LMSTUDIO_GH53 = """\
+14:56:18.946 › Manifest for backend 'CUDA llama.cpp' requires gpu acceleration, but GPU survey on hardware was unsuccesful with message 'Error trying to query CUDA gpus: No CUDA devices found!'!
+libva error: vaGetDriverNameByIndex() failed with unknown libva error, driver_name = (null)
+"""
+# https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/382 (comment by Dude4Linux, 2025-02-05): its main.log.
+LMSTUDIO_382 = """\
+[2025-02-04 17:58:05.544] [warn]  Failed to survey hardware with backend 'llama.cpp-linux-x86_64-nvidia-cuda-avx2', version '1.11.1': LMSCore load lib failed - child process with PID 183099 exited with code 1
+"""
+# Modelled counter-example: the same words in a user's sentence, with no console or log prefix before a backend's name.
+SURVEY_PROSE = "I think the manifest for backend 'CUDA llama.cpp' requires gpu acceleration, but GPU survey failed\n"
+
+
+@pytest.mark.parametrize("text", [LMSTUDIO_GH53, LMSTUDIO_382], ids=["gh53", "382"])
+def test_lmstudio_runtime_survey_lines_are_its_log(text: str) -> None:
+    """LM Studio's survey of a runtime's GPUs (corpus 2181, refused before) is its log: engine lmstudio."""
+    assert fact(pasted(text), "serving_log").engine == "lmstudio"
+
+
+def test_modelled_survey_words_in_prose_are_no_console() -> None:
+    assert not console_engine(SURVEY_PROSE.strip())
+
+
 # https://github.com/xorbitsai/inference/issues/5069 (the issue body by zhangfhe, 2026-06-24): Xinference 2.11's log
 # format (ISO time, level, module, pid, role, address, node) from `docker logs`.
 XINFERENCE_5069 = """\

@@ -204,3 +204,71 @@ def test_modelled_mig_instance_or_hip_device_as_main_device(tmp_path: Path) -> N
     from stackaudit.facts.gpus import gpus_from_ggml_using_device
     hip = gpus_from_ggml_using_device(LLAMA_3616.replace("NVIDIA GeForce RTX 3090", "AMD Radeon RX 7900 XTX"))
     assert not hip.gpus and hip.others == ("AMD Radeon RX 7900 XTX (llama.cpp's HIP build)",)
+
+
+# --- Device lines without a compute capability, and a log flattened onto one line (issue 28, blind BS: 2167) -------
+
+# https://github.com/ggml-org/llama.cpp/issues/1899 (issue body by alfredcs): build 681 of June 2023, the name alone.
+LLAMA_1899 = """main: build = 681 (a09f919)
+ggml_init_cublas: found 1 CUDA devices:
+  Device 0: NVIDIA A10G
+llama.cpp: loading model from /model/hf/llama-65b-hf/ggml-model-q8_0.bin
+"""
+# https://github.com/abetlen/llama-cpp-python/issues/344 (comment by wyzhangyuhan), the same form over two cards.
+LCP_344 = """ggml_init_cublas: found 2 CUDA devices:
+  Device 0: NVIDIA GeForce RTX 3090
+  Device 1: NVIDIA GeForce RTX 3090
+llama.cpp: loading model from /data0/zhangyuhan/llama_cpp/ggml-model-q8_0.bin
+"""
+# https://github.com/mudler/LocalAI/issues/772 (issue body by luoweb): the log flattened onto one line, cut short here.
+LOCALAI_772 = ("ggml_init_cublas: found 2 CUDA devices: Device 0: NVIDIA A100-PCIE-40GB Device 1: NVIDIA A100-PCIE-40GB "
+               "llama.cpp: loading model from /models/vicuna-13b-v1.3.0.ggmlv3.q4_1.bin llama_model_load_internal: "
+               "format = ggjt v3 (latest) ggml_cuda_set_main_device: using device 0 (NVIDIA A100-PCIE-40GB) as main "
+               "device\n")
+# https://github.com/janhq/jan/issues/7324 (issue body by donSca1): a recent build's lines flattened by the app's dialog.
+JAN_7324 = ("ggml_cuda_init: GGML_CUDA_FORCE_MMQ: no ggml_cuda_init: GGML_CUDA_FORCE_CUBLAS: no ggml_cuda_init: found 1 CUDA "
+            "devices: Device 0: NVIDIA GeForce GTX 1060 6GB, compute capability 6.1, VMM: yes\n")
+
+
+def _ggml_documents(text: str) -> list[tuple[int, int]]:
+    from stackaudit.importers.ggml_cuda import ggml_cuda_devices
+    return [(f.start, f.end) for f in ggml_cuda_devices(text.splitlines())]
+
+
+def test_device_lines_without_compute_capability_name_the_gpus() -> None:
+    assert _ggml_documents(LLAMA_1899) == [(1, 3)] and _ggml_documents(LCP_344) == [(0, 3)]
+    assert parse_ggml_cuda_gpus(LLAMA_1899).models == {0: "NVIDIA A10G"}
+    assert parse_ggml_cuda_gpus(LCP_344).models == {0: "NVIDIA GeForce RTX 3090", 1: "NVIDIA GeForce RTX 3090"}
+
+
+def test_a_flattened_log_keeps_its_device_list() -> None:
+    assert _ggml_documents(LOCALAI_772) == [(0, 1)] and _ggml_documents(JAN_7324) == [(0, 1)]
+    gpus = parse_ggml_cuda_gpus(LOCALAI_772)
+    assert gpus.models == {0: "NVIDIA A100-PCIE-40GB", 1: "NVIDIA A100-PCIE-40GB"} and gpus.count == 2
+    assert parse_ggml_cuda_gpus(JAN_7324).models == {0: "NVIDIA GeForce GTX 1060 6GB"}
+
+
+def test_a_flattened_pcie_a100_list_rules_out_fabric_manager(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, LOCALAI_772, FM, ACCESS)
+    assert r[FM].status == "not-applicable" and "A100-PCIE-40GB" in r[FM].message, r[FM].message
+    assert r[ACCESS].status == "ok", r[ACCESS].message
+
+
+# Modelled counter-examples: another program's `Device N: <name>` lines (nvbandwidth's, corpus 1038) with no ggml
+# `found` line above, and a `found` line whose next words are no device, are no llama.cpp device list.
+NVBANDWIDTH_LIKE = "Device 0: NVIDIA L40S\nDevice 1: NVIDIA L40S\n"
+FOUND_THEN_PROSE = "ggml_init_cublas: found 1 CUDA devices: but nothing after it\n"
+
+
+def test_modelled_device_lines_alone_are_no_ggml_list() -> None:
+    assert _ggml_documents(NVBANDWIDTH_LIKE) == [] and _ggml_documents(FOUND_THEN_PROSE) == []
+
+
+# https://github.com/ggml-org/llama.cpp/issues/10054 (issue body by us58, corpus 1300): the copy cuts Device 1's line.
+LLAMA_10054_CUT = """ggml_cuda_init: found 2 CUDA devices:
+  Device 0: NVIDIA RTX A6000, compute capability 8.6, VMM: yes
+  Device 1: NVIDI"""
+
+
+def test_a_bare_name_under_a_build_that_prints_compute_capability_is_a_cut_line() -> None:
+    assert parse_ggml_cuda_gpus(LLAMA_10054_CUT).models == {0: "NVIDIA RTX A6000"}

@@ -1803,7 +1803,7 @@ def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None,
     listed = [g for g in (gpus.gpus if gpus is not None else ()) if GGML_TITLE in g.shown_by]
     if listed:
         return over_subjects(ok(f"llama.cpp's CUDA backend{where} found {len(listed)} device(s) and read "
-                                f"their compute capability ({GGML_TITLE}): the GPU device nodes and the driver's CUDA "
+                                f"their properties ({GGML_TITLE}): the GPU device nodes and the driver's CUDA "
                                 "library reach it", actual=[g.model for g in listed]),
                              [f"GPU {g.index}" for g in listed], None)
     return None

@@ -625,8 +625,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     ggml = [g for g in (gpus.gpus if gpus is not None else ()) if GGML_TITLE in g.shown_by]
     if driver is None and not has_torch and ggml:
         # llama.cpp's CUDA backend read each device's properties through its runtime: the runtime runs on this driver.
-        return over_subjects(ok(f"llama.cpp's CUDA backend found {len(ggml)} device(s) and read their compute "
-                                f"capability ({GGML_TITLE}): the CUDA runtime it ships runs on this driver",
+        return over_subjects(ok(f"llama.cpp's CUDA backend found {len(ggml)} device(s) and read their "
+                                f"properties ({GGML_TITLE}): the CUDA runtime it ships runs on this driver",
                                 actual=[g.model for g in ggml]),
                              [f"GPU {g.index}" for g in ggml], None)
     ran = _cuda_ran(collect_env, python_env, cuda_ran) if driver is None else ""

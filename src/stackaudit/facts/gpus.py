@@ -739,7 +739,10 @@ def gpus_from_p2p_test(text: str) -> GpuInventory:
 # The count llama.cpp's CUDA backend found (cudaGetDeviceCount), before its device lines; a driver too old for its
 # runtime prints `ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient ...` instead.
 GGML_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) CUDA devices?(?: \(Total VRAM: [^)]*\))?:")
-_GGML_DEVICE = re.compile(r"\bDevice (\d+): (.+?), compute capability (\d+\.\d+)")
+# Builds of June to August 2023 print the name alone (`  Device 0: NVIDIA A10G`, llama.cpp#1899): the name runs to the
+# line's end, or, in a log flattened onto one line (LocalAI#772), to the next device or the next `prefix: ` of the log.
+_GGML_DEVICE = re.compile(r"\bDevice (\d+): (?:(.+?), compute capability \d+\.\d+"
+                          r"|([^,\n]+?)(?=\s+Device \d+: |\s+[\w.]+: |[ \t]*$))", re.M)
 
 
 # The same list from llama.cpp built for HIP (ROCm): `ggml_cuda_init: found 2 ROCm devices:` over `Device 0: Radeon RX
@@ -760,10 +763,17 @@ def parse_ggml_cuda_gpus(text: str) -> GpuInventory:
         return GpuInventory(others=tuple(dict.fromkeys(f"{n} (llama.cpp's HIP build)" for n in names))
                             or (f"AMD GPUs (llama.cpp's HIP build: `{hip.group(0) if hip else ''}`)",))
     records: dict[int, GpuRecord] = {}
-    for m in _GGML_DEVICE.finditer(text):
-        records.setdefault(int(m.group(1)), GpuRecord(int(m.group(1)), "", m.group(2).strip(), None, (GGML_TITLE,)))
+    listed = list(_GGML_DEVICE.finditer(text))
+    # A list whose lines give a compute capability is of a build that prints it: a bare name there is a line the
+    # paste cut (`Device 1: NVIDI`, corpus 1300), no device.
+    bare_ok = not any(m.group(2) for m in listed)
+    for m in listed:
+        if not (m.group(2) or bare_ok):
+            continue
+        name = (m.group(2) or m.group(3)).strip()
+        records.setdefault(int(m.group(1)), GpuRecord(int(m.group(1)), "", name, None, (GGML_TITLE,)))
     if not records:
-        raise ParseError("no `Device N: <name>, compute capability X.Y` line")
+        raise ParseError("no `Device N: <name>` line")
     return listed_inventory(records, GGML_TITLE, CUDA_LIST, at_least=found)
 
 

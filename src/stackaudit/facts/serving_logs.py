@@ -464,6 +464,13 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
      ("M TRC ", "M DBG ", "M INF ", "M WRN ", "M ERR ", "M FTL ")),
     (re.compile(r"^\s*(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\] \[[a-z]+\]\s+)?\[(?:LM Studio|LM STUDIO SERVER)\] "),
      "lmstudio", ("[LM Studio] ", "[LM STUDIO SERVER] ")),
+    # LM Studio's hardware survey of a runtime (llama.cpp engine) it holds, in its console (electron-log's `14:56:18.946 › `,
+    # lmstudio-ai/.github#53, corpus 2181) or its main.log (`[2025-02-04 17:58:05.544] [warn]  Failed to survey hardware
+    # with backend 'llama.cpp-linux-x86_64-nvidia-cuda-avx2', ...`, lmstudio-bug-tracker#382).
+    (re.compile(r"^\s*(?:\d\d:\d\d:\d\d\.\d{3} \u203a |\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\] \[[a-z]+\]\s+)?"
+                r"(?:Manifest for backend '[^']+' requires gpu acceleration, but GPU survey\b"
+                r"|Failed to survey hardware with backend '[^']+')"), "lmstudio",
+     ("Manifest for backend '", "Failed to survey hardware with backend '")),
     (re.compile(r"^\s*\[\d{4}-\d\d-\d\d\]\[\d\d:\d\d:\d\d\]\[tauri_plugin_llamacpp(?:::\w+)*\]\[[A-Z]+\]"),
      "llamacpp", ("[tauri_plugin_llamacpp",)),
     (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - lmdeploy -(?: (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |\s*$)"),

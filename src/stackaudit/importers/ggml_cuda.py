@@ -27,8 +27,12 @@ from stackaudit.importers.registry import Found, document_appended, importer
 # llama.cpp built for HIP prints the same list for its AMD GPUs: `found 2 ROCm devices:`, its device lines with HIP's
 # `compute capability 11.0`, or, since 2024, the gfx target (`Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM:
 # no, Wave Size: 32`); facts/gpus.parse_ggml_cuda_gpus reads them as AMD GPUs.
-_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ (?:CUDA|ROCm) devices?(?: \(Total VRAM: [^)]*\))?:\s*$")
-_DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, (?:compute capability \d+\.\d+|gfx\w+ \(0x[0-9a-fA-F]+\))")
+# Builds of June to August 2023 print the device's name alone (`  Device 0: NVIDIA A10G`, llama.cpp#1899, corpus 1525):
+# under a `found` line any `Device N: <name>` line continues the list. A user who flattens the log onto one line
+# (LocalAI#772, corpus 2167; jan#7324) keeps the device lines after the `found` line's colon on the same line.
+_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ (?:CUDA|ROCm) devices?(?: \(Total VRAM: [^)]*\))?:"
+                    r"\s*(?:$|(?=Device \d+: \S))")
+_DEVICE = re.compile(r"^.*?\bDevice \d+: \S")
 _FIRST_DEVICE_VMM = re.compile(r"^.*?\bDevice \d+: .+?, (?:compute capability \d+\.\d+|gfx\w+ \(0x[0-9a-fA-F]+\)), "
                                r"VMM: (?:yes|no)\b")
 # The build flags printed above the `found` line (`ggml_init_cublas: GGML_CUDA_FORCE_MMQ:   no`,
