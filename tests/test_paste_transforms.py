@@ -50,6 +50,9 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
     ("1557-docker-manylinux2014-cuda-12-3-image-ships-driver-smi-fails-libnvidia-ml-hook.txt", "CTR-GPU-ACCESS"):
         "blind run YZ: as 329, a docker run asking --gpus all, cut before the hook's 'load library failed: "
         "libnvidia-ml.so.1' line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
+    ("2221-docker-run-gpus-all-tensorflow-build-nvml-driver-library-version-mismatch.txt", "CTR-GPU-ACCESS"):
+        "blind run BW: as 329, the first of two docker runs asking --gpus=all, cut before the second one's 'Failed to "
+        "initialize NVML: Driver/library version mismatch', is judged ok from the request alone",
     ("1787-open-515-43-04-built-from-source-nvidia-smi-no-handle-lsmod.txt", "DRV-OPEN-MODULE"):
         "h83b: the open module loaded on a GPU no source names is judged ok; the whole paste is unknown because "
         "nvidia-smi cannot open that GPU (the open module leaves unsupported GPUs unopened); the cut removes that line",
