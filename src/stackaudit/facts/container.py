@@ -754,7 +754,7 @@ _TYPED_OLLAMA_SERVE = re.compile(r"^(?:sudo\s+(?:-E\s+)?)?(?:[A-Za-z_]\w*=\S*\s+
 # (its Dockerfile sets `ENV OLLAMA_HOST=0.0.0.0:11434`) so that a published port reaches the server. A server bound to
 # a container's own loopback answers nothing outside it, so the line is the server of the host itself (corpus 1983,
 # 2025, 2072, 2145).
-OLLAMA_LOOPBACK_CONFIG = re.compile(r"\bINFO server config env=\"?map\[[^\"\]]*?\bOLLAMA_HOST:(?:https?://)?"
+OLLAMA_LOOPBACK_CONFIG = re.compile(r"\bINFO server config env=\"?map\[[^\"\]]{0,4000}?\bOLLAMA_HOST:(?:https?://)?"
                                     r"(?:127\.0\.0\.1|localhost)(?::\d+)?[\s\]]")
 
 

@@ -741,8 +741,8 @@ def gpus_from_p2p_test(text: str) -> GpuInventory:
 GGML_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) CUDA devices?(?: \(Total VRAM: [^)]*\))?:")
 # Builds of June to August 2023 print the name alone (`  Device 0: NVIDIA A10G`, llama.cpp#1899): the name runs to the
 # line's end, or, in a log flattened onto one line (LocalAI#772), to the next device or the next `prefix: ` of the log.
-_GGML_DEVICE = re.compile(r"\bDevice (\d+): (?:(.+?), compute capability \d+\.\d+"
-                          r"|([^,\n]+?)(?=\s+Device \d+: |\s+[\w.]+: |[ \t]*$))", re.M)
+_GGML_DEVICE = re.compile(r"\bDevice (\d+): (?:([^,\n]{1,200}), compute capability \d+\.\d+"
+                          r"|([^,\n]{1,200}?)(?=\s+Device \d+: |\s+[\w.]+: |[ \t]*$))", re.M)
 
 
 # The same list from llama.cpp built for HIP (ROCm): `ggml_cuda_init: found 2 ROCm devices:` over `Device 0: Radeon RX

@@ -51,7 +51,7 @@ CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPE
 NCCL_P2P_TRANSPORT = "https://github.com/NVIDIA/nccl/blob/master/src/transport/p2p.cc"
 # NCCL's P2P transport failing to open the peer's IPC handle (nccl-p2p-ipc-open): the whole warning with any error but
 # 217's words, or the line cut inside it at its end (`transport/p2p.cc:238 NCCL WARN failed to ope`).
-NCCL_P2P_IPC_OPEN = re.compile(r"\bWARN failed to open CUDA IPC handle\b(?!.*peer access is not supported)"
+NCCL_P2P_IPC_OPEN = re.compile(r"\bWARN failed to open CUDA IPC handle\b(?!.{0,400}peer access is not supported)"
                                r"|transport/p2p\.c[cu]:\d+ (?:NCCL )?WARN failed to op(?:en?)?\s*$")
 # An NGC entrypoint's minor-version WARNING (`CUDA Minor Version Compatibility mode ENABLED.`, `... will be run in Minor
 # Version Compatibility mode.`): the image runs without the forward-compatibility libraries (not its forward NOTE).
