@@ -1008,10 +1008,8 @@ def driver_from_ngc_check(text: str) -> NvidiaDriver:
     from stackaudit.facts.docker import ngc_driver_found
 
     found = {v for line in text.splitlines() if (v := ngc_driver_found(line))}
-    if len(found) != 1:
-        raise ParseError("no NGC driver check naming one driver version" if not found else
-                         f"NGC driver checks name {len(found)} driver versions")
-    return NvidiaDriver(found.pop(), None, loaded=True)
+    return NvidiaDriver(only_one(found, "no NGC driver check naming one driver version" if not found else
+                                 f"NGC driver checks name {len(found)} driver versions"), None, loaded=True)
 
 
 @provider("nvidia_driver", NvidiaDriver, rank=40, title="collect_env's `Nvidia driver version`")
@@ -1077,8 +1075,7 @@ _NVML_REFUSED = re.compile(r"Unable to load CUDA management library \S*?libnvidi
 # against the kernel module's) leaves the library the installed driver's own, its version the driver's (corpus 2178,
 # ollama/ollama#4216 and #1877's comment: `libnvidia-ml.so.550.54.14: nvml vram init failure: 999` where nvidia-smi
 # reads 550.54.14); not shown loaded.
-_NVML_INIT_REFUSED = re.compile(r"Unable to load CUDA management library \S*?libnvidia-ml\.so\.(\d{3}\.\d+(?:\.\d+)?): "
-                                r"nvml \w+ init failure: (\d+)\b")
+_NVML_INIT_REFUSED = re.compile(_NVML_REFUSED.pattern + r": nvml \w+ init failure: (\d+)\b")
 
 
 # The flavour stated beside the version on the same line of a hardware summary (`Driver | 595.71.05 (open kernel
@@ -1288,9 +1285,10 @@ def driver_from_engine_log(text: str) -> NvidiaDriver:
     found = set(_LIBCUDA.findall(text))
     if "libnvidia-ml.so." in text and _NVML_ANSWERED.search(text):
         found |= set(_NVML_LIBRARY.findall(text)) - set(_NVML_REFUSED.findall(text))
-    installed = {version for version, code in _NVML_INIT_REFUSED.findall(text) if code != "18"}
-    if not found and installed and not any(code == "18" for _, code in _NVML_INIT_REFUSED.findall(text)):
-        return NvidiaDriver(only_one(installed, "several libnvidia-ml.so.<version> refused in the engine's log"), None)
+    refused = _NVML_INIT_REFUSED.findall(text)
+    if not found and refused and all(code != "18" for _, code in refused):
+        return NvidiaDriver(only_one({version for version, _ in refused},
+                                     "several libnvidia-ml.so.<version> refused in the engine's log"), None)
     return NvidiaDriver(only_one(found, "no one libcuda.so.<version> (or answering libnvidia-ml.so.<version>) in the "
                                  "engine's log"), None, loaded=True)
 

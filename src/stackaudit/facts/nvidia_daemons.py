@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, only_one
 from stackaudit.facts.nvidia import Daemon, NvidiaDriver, NvidiaServices
 from stackaudit.facts.registry import parser
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
@@ -260,7 +260,5 @@ def driver_from_driver_container(text: str) -> NvidiaDriver:
         Starting installation of NVIDIA driver version 418.40.04 for Linux kernel version 4.15.0-66-generic
     """
     found = {m.group("driver") for m in (*INSTALL_BANNER.finditer(text), *RUN_UNPACK.finditer(text))}
-    if len(found) != 1:
-        raise ParseError("no installation banner in the driver container's log" if not found else
-                         f"the driver container's log installs {len(found)} driver versions")
-    return NvidiaDriver(found.pop(), None, loaded=None)
+    return NvidiaDriver(only_one(found, "no installation banner in the driver container's log" if not found else
+                                 f"the driver container's log installs {len(found)} driver versions"), None, loaded=None)
