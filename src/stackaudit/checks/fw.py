@@ -634,31 +634,31 @@ def _provider_topology(log: ServingLog | None) -> tuple[str, str, str] | None:
     return platform[0], sized[1].model, platform[2]
 
 
-def _one_gpu_shown(gpus: GpuInventory | None, parallelism: Parallelism | None) -> str:
-    """How the sources show one GPU, counted or the only one shown, where no source states more and the engine's
-    TP x PP is 1 or unshown; "" otherwise."""
+def _single_gpu(gpus: GpuInventory | None, parallelism: Parallelism | None) -> GpuInventory | None:
+    """The GPUs shown where they are one, counted or the only one listed, no source states more and the engine's
+    TP x PP is 1 or unshown; None otherwise."""
     if gpus is None or (gpus.at_least or 0) >= 2:
-        return ""
+        return None
     count = gpus.count if gpus.count is not None else 1 if len(gpus.gpus) == 1 else None
     world = parallelism.shown_world_size if parallelism is not None else None
-    if count != 1 or (world is not None and world > 1):
+    return gpus if count == 1 and (world is None or world <= 1) else None
+
+
+def _one_gpu_shown(gpus: GpuInventory | None, parallelism: Parallelism | None) -> str:
+    """How the sources show one GPU (_single_gpu), naming it; "" otherwise."""
+    if (one := _single_gpu(gpus, parallelism)) is None:
         return ""
-    named = gpus.gpus[0].label if gpus.gpus else "GPU 0"
-    return f"{named}, 1 GPU shown: {gpus.count_unshown}" if gpus.count_unshown else named
+    named = one.gpus[0].label if one.gpus else "GPU 0"
+    return f"{named}, 1 GPU shown: {one.count_unshown}" if one.count_unshown else named
 
 
 def _one_vgpu(gpus: GpuInventory | None, parallelism: Parallelism | None, one_gpu: Sequence[str]) -> str | None:
-    """How the source shows a vGPU guest with one GPU (the workload's, or the GPUs shown where no source shows or
-    states more and the engine's TP x PP is 1 or unshown), or None."""
+    """How the source shows a vGPU guest with one GPU (the workload's, or the GPUs shown: _single_gpu), or None."""
     if one_gpu:
         return "; ".join(one_gpu)
-    if gpus is None or (gpus.at_least or 0) >= 2:
+    if (one := _single_gpu(gpus, parallelism)) is None:
         return None
-    count = gpus.count if gpus.count is not None else 1 if len(gpus.gpus) == 1 else None
-    world = parallelism.shown_world_size if parallelism is not None else None
-    if count != 1 or (world is not None and world > 1):
-        return None
-    return f"1 GPU shown, {gpus.count_unshown}" if gpus.count_unshown else "1 GPU"
+    return f"1 GPU shown, {one.count_unshown}" if one.count_unshown else "1 GPU"
 
 
 def _flat_guest_bus(pcie: PcieFacts | None) -> tuple[list[PcieFunction], list[PcieFunction]] | None:
