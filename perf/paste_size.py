@@ -8,7 +8,10 @@ RSS for 50 MB. The recognisers must be linear for this: a rescan per span would 
     python perf/paste_size.py [--mb 50] [--keep PATH] [--corpus]
 
 `--corpus` makes the paste of every corpus file's body instead, repeated to the size: every shape the readers
-take (engine commands under shell variables included), one after another.
+take (engine commands under shell variables included), one after another. `--one-line` joins the paste onto one
+line (its line ends as spaces): a pattern that rescans the rest of a line from each match is quadratic there.
+
+    python perf/paste_size.py --corpus --one-line --mb 0.5
 """
 
 from __future__ import annotations
@@ -89,8 +92,11 @@ def main() -> None:
     parser.add_argument("--ungated", action="store_true",
                         help="read the paste without the needle gate too, and print both reading figures")
     parser.add_argument("--corpus", action="store_true", help="make the paste of the whole corpus's bodies")
+    parser.add_argument("--one-line", action="store_true", help="join the paste onto one line")
     args = parser.parse_args()
     text = (corpus_paste if args.corpus else build_paste)(int(args.mb * 1_000_000))
+    if args.one_line:
+        text = " ".join(text.split("\n"))[:int(args.mb * 1_000_000)] + "\n"
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.keep) if args.keep else Path(tmp) / "paste.txt"
@@ -121,6 +127,7 @@ def main() -> None:
         r["id"] for r in report["results"] if r["status"] == "error" and "did not finish" in r["message"]]
     ok = wall <= TARGET_S * args.mb / 50 and rss_mb <= TARGET_RSS_MB and not cut_off
     made = "the corpus's bodies, fenced" if args.corpus else "a kernel log, an NCCL log, an lspci, fenced nvidia-smi tables"
+    made += ", on one line" if args.one_line else ""
     print(f"paste: {size_mb:.1f} MB, {lines} lines: {made}")
     print(f"wall: {wall:.1f} s (target <= {TARGET_S * args.mb / 50:g} s); CPU: {cpu_s:.1f} s")
     print(f"  of which reading the paste (load_pasted): {read_s:.1f} s, CPU {read_cpu:.1f} s; "

@@ -113,7 +113,8 @@ NCCL_NO_DEVICE = "NCCL could not open libibverbs or found no InfiniBand/RoCE dev
 # INFO in current NCCL; `misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]` before 2.12.
 _NCCL_NO_VERBS = re.compile(r"NCCL (?:INFO|WARN) (?:Failed to open libibverbs|NET/IB\s*:\s*No device found)")
 # NCCL before 2.7 wrote `Ring 00 : 1[18100000] -> 0[435e00000] [receive] via NET/IB/0/GDRDMA` (NVIDIA/nccl-tests#36).
-_NCCL_IB_CHANNEL = re.compile(r"NCCL INFO (?:Channel|Ring) [\d/]+\s*:.*\bvia NET/(IB\w*)/(\d+)")
+# The ranks between the colon and `via` fit in 160 characters: a bounded span keeps a long line of channels linear.
+_NCCL_IB_CHANNEL = re.compile(r"NCCL INFO (?:Channel|Ring) [\d/]+\s*:[^\n]{0,160}?\bvia NET/(IB\w*)/(\d+)")
 # nccl-rdma-sharp-plugins' SHARP CollNet: its init line naming the HCA, and NCCL's CollNet channel line
 # (transport/coll_net.cc `CollNet %02d/%1d : %d [receive] via COLLNET/%s/%d`); NVIDIA/nccl#1219.
 _NCCL_SHARP_HCA = re.compile(r"NCCL INFO SHARP rank \d+/\d+ initialized on ([\w.-]+):\d+")
