@@ -669,15 +669,22 @@ K8S_PIECE_MARK = "# a container's piece of a pod spec\n"
 # The first line of a container's piece that holds its whole env list (its `env:` key, then the keys after it).
 K8S_ENV_WHOLE_MARK = "# a container's piece of a pod spec, its env list whole\n"
 # The first line of a pod spec's `containers:` list pasted without the pod's other keys (corpus 1405): a piece whose
-# containers' command and args lists are shown to their end (DockerContainer.command_whole).
+# containers' command and args lists are shown to their end (DockerContainer.command_whole). Their resources may not
+# be: a poster trims a list's keys (1405 shows no `resources:` for a pod on a T4).
 K8S_CONTAINERS_MARK = "# a pod spec's containers list, the pod's other keys not shown\n"
+# The first line of the manifest of a `kubectl describe pod` the paste cuts after its Containers section (corpus 2189:
+# cut inside its Volumes): kubectl prints each container's fields in full, so its Limits and Requests are shown to
+# their end (DockerContainer.resources_whole); the pod's later sections may be cut.
+K8S_DESCRIBED_CONTAINERS_MARK = "# a described pod's containers, the pod cut after them\n"
 
 
 def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
     """The containers of the pod specs in a Kubernetes manifest (one or more documents)."""
     try:
-        piece = text.startswith((K8S_PIECE_MARK, K8S_ENV_WHOLE_MARK, K8S_CONTAINERS_MARK))
+        piece = text.startswith((K8S_PIECE_MARK, K8S_ENV_WHOLE_MARK, K8S_CONTAINERS_MARK, K8S_DESCRIBED_CONTAINERS_MARK))
         out = _parse_k8s(text, excerpt or piece, text.startswith(K8S_ENV_WHOLE_MARK))
+        if not excerpt and text.startswith(K8S_DESCRIBED_CONTAINERS_MARK):
+            return tuple(dataclasses.replace(c, resources_whole=True) for c in out)
         return tuple(dataclasses.replace(c, command_whole=bool(c.argv)) for c in out) \
             if not excerpt and text.startswith(K8S_CONTAINERS_MARK) else out
     except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes
