@@ -635,6 +635,30 @@ def _pod_specs(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [inner for t in templates if (inner := _dict(t.get("spec")))]
 
 
+# The node labels a pod's nodeSelector pins it to nodes of one GPU model by: the `accelerator` of Kubernetes' GPU
+# scheduling page (`accelerator: nvidia-tesla-p100`, https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/),
+# a cloud's own (GKE sets `cloud.google.com/gke-accelerator: nvidia-tesla-t4`; `eks.amazonaws.com/accelerator`), and
+# GPU feature discovery's product (`nvidia.com/gpu.product: Tesla-T4`). The value names a model only where the GPU
+# table reads it as one (facts/gpus.gpus_from_node_selector): AKS's `nvidia`, or `true`, names none.
+NODE_GPU_LABEL = re.compile(r"^(?:[\w.-]+/)?(?:\w+-)?accelerator$|^nvidia\.com/gpu\.product$")
+
+
+def selected_gpu_labels(text: str) -> list[tuple[str, int]]:
+    """(label value, GPUs asked) for each pod spec of a manifest whose nodeSelector holds a GPU model's label
+    (NODE_GPU_LABEL) and whose containers ask for GPUs (their nvidia.com/gpu limits, summed): the GPUs the pod gets
+    are of the nodes so labelled. [] where none does (a spec without GPUs asked is pinned for another reason)."""
+    out = []
+    for doc in load_yaml_documents(text):
+        for pod in _pod_specs(doc) if isinstance(doc, dict) else ():
+            labels = [str(v) for k, v in _dict(pod.get("nodeSelector")).items() if NODE_GPU_LABEL.match(str(k))]
+            asked = [str(_dict(_dict(c.get("resources")).get("limits")).get(K8S_GPU_RESOURCE, "")).strip()
+                     for c in pod.get("containers") or [] if isinstance(c, dict)]
+            count = sum(int(n) for n in asked if n.isdecimal())
+            if labels and count:
+                out.append((labels[0], count))
+    return out
+
+
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
