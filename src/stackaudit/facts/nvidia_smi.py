@@ -764,8 +764,8 @@ def parse_table(text: str) -> NvidiaGpus:
     A fragment without GPU rows shows what it holds and no more: the header line alone gives the driver and its CUDA
     version and no GPU; process rows give the GPUs they run on; the Processes box alone gives no GPU. Each such
     fragment is marked cut (`NvidiaGpus.unshown`): it counts no GPU the host has.
-    nvidia-smi never prints `**` in a row: there it is a poster's Markdown bold on a cell (`**0%**`, corpus 2095), and
-    the row reads without it.
+    nvidia-smi never prints `**` in a row: there it is a poster's Markdown bold on a cell (`**0%**`, corpus 2095) or
+    on the whole row (`**| NVIDIA-SMI 430.64 ... |**`, corpus 2230), and the row reads without it.
 
     Input (tests/data/captures/15)::
 
@@ -807,8 +807,8 @@ def parse_table(text: str) -> NvidiaGpus:
         line = line.rstrip()
         if len(line) > _MAX_ROW:
             continue  # wider than any table nvidia-smi draws: no row of it
-        if line.startswith("|") and "**" in line:
-            line = line.replace("**", "")  # a poster's Markdown bold on a cell (`**0%**`, corpus 2095): not nvidia-smi's
+        if "**" in line and line.lstrip("*").startswith("|"):
+            line = line.replace("**", "")  # a poster's Markdown bold on a cell or a row (corpus 2095, 2230)
         if (lost := _unreachable(line)) is not None:
             unreachable.append(lost)
             continue

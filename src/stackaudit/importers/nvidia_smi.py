@@ -246,7 +246,8 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
 
 # --- the default table -------------------------------------------------------------------------
 
-_TABLE_LINE = re.compile(r"^\s*[|+]")
+# A line of the table, Markdown bold a poster put around a whole row too (`**| NVIDIA-SMI 430.64 ... |**`, corpus 2230).
+_TABLE_LINE = re.compile(r"^\s*(?:\*\*)?[|+]")
 # A GPU row's persistence cell is the driver model on Windows (`WDDM`, `TCC`), as facts/nvidia_smi.py's _ROW1 reads it:
 # corpus 1348's two rows, copied out of `nvidia-smi -l 1` without the header.
 _GPU_ROW = re.compile(rf"^\s*\|\s*\d+\s+.+\s(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*"
