@@ -38,3 +38,44 @@ def test_a_container_asking_two_gpus_stays_open(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, text, "CTR-K8S-GPU-TOPOLOGY")["CTR-K8S-GPU-TOPOLOGY"]
     assert result.status == "unknown"
     assert "digits-container: 2" in result.message
+
+
+# --- a `kubectl describe pod` cut after its containers (K8S_DESCRIBED_CONTAINERS_MARK) -----------------------------
+
+TOPOLOGY = "CTR-K8S-GPU-TOPOLOGY"
+# Real: fr8r/fr8r-ansible#118 (issue body by Frugghi, 2016-09-08), `kubectl describe -f Resources/test_pod.yaml`
+# verbatim, tabs kept: its containers end at `Conditions:`, and it stops at the old `QoS Tier:` line, before Events.
+FR8R_DESCRIBE = (
+    "Name:\t\tkubectl-web-test\nNamespace:\tstest1-default\nNode:\t\t192.168.10.3/192.168.10.3\n"
+    "Start Time:\tWed, 07 Sep 2016 23:39:40 +0000\nLabels:\t\tapp=web-ms-demo\n\t\ttest_id=web-test\n"
+    "Status:\t\tPending\nIP:\t\t\nControllers:\t<none>\nContainers:\n  kube-web-server:\n    Container ID:\t\n"
+    "    Image:\t\tmrsabath/web-ms:v3\n    Image ID:\t\t\n    Port:\t\t80/TCP\n    Limits:\n      cpu:\t400m\n"
+    "      memory:\t128Mi\n    Requests:\n      cpu:\t\t200m\n      memory:\t\t64Mi\n    State:\t\tWaiting\n"
+    "      Reason:\t\tContainerCreating\n    Ready:\t\tFalse\n    Restart Count:\t0\n    Environment Variables:\n"
+    "      TEST:\tweb-test\nConditions:\n  Type\t\tStatus\n  Initialized \tTrue \n  Ready \tFalse \n"
+    "  PodScheduled \tTrue \nVolumes:\n  default-token-0t1lm:\n    Type:\tSecret (a volume populated by a Secret)\n"
+    "    SecretName:\tdefault-token-0t1lm\nQoS Tier:\tBurstable\n")
+
+
+def test_a_described_pod_cut_after_its_containers_asks_no_gpu_2189(tmp_path: Path) -> None:
+    """kubectl prints each container's Limits and Requests in full: a description that reaches the section after its
+    containers (Conditions, Volumes) shows them whole, so no nvidia.com/gpu among them is no GPU asked, whatever the
+    paste cuts later. Real: corpus 2189 (ddps-lab/edge-management-module#3, cut inside its Volumes; both readers
+    not-applicable) and fr8r/fr8r-ansible#118 (CPU and memory limits only)."""
+    result = capture_checks("2189", TOPOLOGY)[TOPOLOGY]
+    assert result.status == "not-applicable" and "test1" in result.message, result.message
+    result = paste_checks(tmp_path, FR8R_DESCRIBE, TOPOLOGY)[TOPOLOGY]
+    assert result.status == "not-applicable" and "kube-web-server" in result.message, result.message
+
+
+def test_a_described_pod_cut_inside_its_containers_or_asking_gpus_stays_open(tmp_path: Path) -> None:
+    """Modelled on fr8r's description: cut inside its container (before Conditions), a later field of the container
+    could hold a GPU limit; with `nvidia.com/gpu: 2` among its limits it asks for GPUs the node's topology places.
+    A `containers:` list pasted alone (corpus 1405, a vLLM pod on a T4 whose list shows no `resources:`) is a poster's
+    trimmed keys: its GPU request may be left out."""
+    cut = FR8R_DESCRIBE[:FR8R_DESCRIBE.index("    Requests:")]
+    assert paste_checks(tmp_path, cut, TOPOLOGY)[TOPOLOGY].status == "unknown"
+    gpus = FR8R_DESCRIBE.replace("      memory:\t128Mi\n", "      memory:\t128Mi\n      nvidia.com/gpu:\t2\n", 1)
+    result = paste_checks(tmp_path, gpus, TOPOLOGY)[TOPOLOGY]
+    assert result.status == "unknown" and "kube-web-server: 2" in result.message, result.message
+    assert capture_checks("1405", TOPOLOGY)[TOPOLOGY].status == "unknown"

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import capture_checks, paste_checks
 from stackaudit.checks.rt import official_build
 from stackaudit.facts.collect_env import arch_flags
@@ -192,3 +194,50 @@ def test_pip_list_with_torch_beside_llama_cpp_python_stays_open(tmp_path: Path) 
     # Modelled on corpus 1542's list: torch stated beside it may serve through another program.
     text = "llama_cpp_python         0.2.7\nPyTorch: 2.1.0+cu121\n"
     assert paste_checks(tmp_path, text, ARCH)[ARCH].status != "not-applicable"
+
+
+# --- a pod spec's nodeSelector naming its nodes' GPU model (facts/gpus.gpus_from_node_selector) ----------------------
+
+# Real: the Kubernetes documentation's "Schedule GPUs" page (kubernetes/website, content/en/docs/tasks/manage-gpus/
+# scheduling-gpus.md, the v1.10-era version), its pod verbatim.
+K8S_DOCS_P100_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cuda-vector-add
+spec:
+  restartPolicy: OnFailure
+  containers:
+    - name: cuda-vector-add
+      # https://github.com/kubernetes/kubernetes/blob/v1.7.11/test/images/nvidia-cuda/Dockerfile
+      image: "k8s.gcr.io/cuda-vector-add:v0.1"
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+  nodeSelector:
+    accelerator: nvidia-tesla-p100 # or nvidia-tesla-k80 etc.
+"""
+
+
+def test_a_node_selector_naming_a_model_without_mig_2124(tmp_path: Path) -> None:
+    """A pod pinned by its nodeSelector to nodes labelled with a GPU model gets GPUs of that model: the label's value,
+    read by the GPU table, decides MIG for the GPUs it asks. Real: corpus 2124 (NVIDIA/k8s-device-plugin#119,
+    `accelerator: gtx-1050`; both readers not-applicable) and the Kubernetes documentation's pod."""
+    result = capture_checks("2124", MIG)[MIG]
+    assert result.status == "not-applicable" and "gtx 1050" in result.message, result.message
+    result = paste_checks(tmp_path, K8S_DOCS_P100_POD, MIG)[MIG]
+    assert result.status == "not-applicable" and "P100" in result.message, result.message
+
+
+@pytest.mark.parametrize("selector, limit", [
+    ("cloud.google.com/gke-accelerator: nvidia-tesla-a100", "1"),  # a model with MIG: its own mode decides
+    ("kubernetes.azure.com/accelerator: nvidia", "1"),  # AKS's label names the vendor, no model
+    ("accelerator: nvidia-tesla-p100", "0"),  # no GPU asked: pinned there for another reason
+    ("kubernetes.io/hostname: gtx-1050", "1"),  # not a GPU label, whatever its value
+])
+def test_a_node_selector_naming_no_model_without_mig_stays_open(tmp_path: Path, selector: str, limit: str) -> None:
+    """Modelled on the documentation's pod: a label of a model with MIG, a label naming no model, a pod asking no GPU
+    and another label key leave MEM-MIG open."""
+    text = K8S_DOCS_P100_POD.replace("accelerator: nvidia-tesla-p100", selector).replace(
+        "nvidia.com/gpu: 1", f"nvidia.com/gpu: {limit}")
+    assert paste_checks(tmp_path, text, MIG)[MIG].status == "unknown", selector

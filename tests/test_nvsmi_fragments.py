@@ -39,6 +39,19 @@ def test_a_header_inside_a_sentence_stays_an_evidence_line() -> None:
     assert "nvidia-smi" not in [k for k, _, _ in _kinds(text)]
 
 
+def test_a_row_a_poster_set_in_markdown_bold_is_the_tables() -> None:
+    """A poster's Markdown bold around a whole row (`**| NVIDIA-SMI 430.64 ... |**`) keeps the table one table, as bold
+    on a cell does (corpus 2095). Real: corpus 2230 (NVIDIA/k8s-device-plugin#352, an unfenced table cut after its
+    heading); the counter-example is a real generated report's sentence (a Windows workstation's validation report on
+    GitHub) that quotes the header in bold inside its words: an evidence line, not the table."""
+    assert ("nvidia-smi", 14, 20) in _kinds(body("2230"))
+    nvidia = fact(pasted(body("2230")), "nvidia")
+    assert (nvidia.driver_version, nvidia.cuda_version, nvidia.gpus) == ("430.64", "10.1", ())
+    sentence = ("âœ… GPU Compute is available: **| NVIDIA-SMI 610.47                 KMD Version: 610.47        "
+                "CUDA UMD Version: 13.3     |**\n")
+    assert "nvidia-smi" not in [k for k, _, _ in _kinds(sentence)]
+
+
 def test_a_lone_process_row_shows_that_gpu_only() -> None:
     # Corpus 247 (huggingface/text-generation-inference#955): the header line, and one process row further down.
     assert [s for s in _kinds(body("247")) if s[0] == "nvidia-smi"] == [("nvidia-smi", 7, 7), ("nvidia-smi", 48, 48)]

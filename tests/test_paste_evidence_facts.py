@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from corpus import body
 from stackaudit.engine.collect import Collector
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.collect_env import parse_collect_env
@@ -285,6 +286,20 @@ def test_lscpu_without_its_first_line_is_an_excerpt() -> None:
     assert (getattr(cpu, "sockets", None), getattr(cpu, "numa_nodes", None)) == (2, 2)
     # One lscpu-looking key in prose is not lscpu.
     assert recognise("We have Socket(s): 2 on this box\nthanks\n").recognised == []
+
+
+def test_lscpu_cut_to_its_architecture_and_model_lines_is_lscpu() -> None:
+    """A poster's excerpt of the CPU: lscpu's `Architecture:` with its `Model name:` right under it (indented in
+    util-linux >= 2.38's layout) names the CPU without the CPU count. Real: corpus 2229 (an Intel Xeon 8481C, indented)
+    and 2157 (an AMD Ryzen 5 5600X, flat). Modelled counter-example: hostnamectl's `Architecture:` line among its
+    own keys names no CPU and is not lscpu."""
+    for prefix, kinds, model in (("2229", ("lscpu", 2, 3), "Platinum 8481C"), ("2157", ("lscpu", 10, 11), "5600X")):
+        text = body(prefix)
+        assert kinds in recognise(text).recognised, prefix
+        assert model in getattr(_fact(text, "cpu"), "model_name", ""), prefix
+    hostnamectl = ("Operating System: Ubuntu 22.04.3 LTS\n          Kernel: Linux 6.2.0-37-generic\n"
+                   "    Architecture: x86-64\n Hardware Vendor: ASUSTeK COMPUTER INC.\n")
+    assert "lscpu" not in [k for k, _, _ in recognise(hostnamectl).recognised]
 
 
 def test_engine_command_lines_feed_flags_sizes_and_inline_environment() -> None:

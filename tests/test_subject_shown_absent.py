@@ -300,3 +300,59 @@ def test_a_jetson_gpu_has_no_pcie_link(tmp_path: Path) -> None:
     hip = ("ggml_cuda_init: found 1 ROCm devices:\n"
            "  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32\n")
     assert paste_checks(tmp_path, hip, LINK)[LINK].status == "unknown"
+
+
+# Real: ajeetraina/jetson-orin-nano-super-guide's README (a Jetson Orin Nano Super on JetPack 6.2), its `nvidia-smi`
+# verbatim: the integrated GPU's row prints `N/A` for its persistence mode and its Bus-Id.
+ORIN_NANO_SMI = """\
+Tue Mar  4 09:42:45 2025
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 540.4.0                Driver Version: 540.4.0      CUDA Version: 12.6     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  Orin (nvgpu)                  N/A  | N/A              N/A |                  N/A |
+| N/A   N/A  N/A               N/A /  N/A | Not Supported        |     N/A          N/A |
+|                                         |                      |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+
++---------------------------------------------------------------------------------------+
+| Processes:                                                                            |
+|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |
+|        ID   ID                                                             Usage      |
+|=======================================================================================|
+|  No running processes found                                                           |
++---------------------------------------------------------------------------------------+
+"""
+JETSON_CHECKS = ("MEM-MIG", "DRV-FABRIC-MANAGER", LINK)
+
+
+def test_a_jetsons_nvidia_smi_row_shows_its_integrated_gpu(tmp_path: Path) -> None:
+    """Jetson's nvidia-smi (JetPack 6) names its integrated GPU `Orin (nvgpu)` with persistence and Bus-Id `N/A`:
+    the row is read (facts/nvidia_smi.NO_BUS_PERSISTENCE), and the name says no MIG, no NVSwitch and no PCIe link
+    (gputable.jetson_gpu). Real: corpus 2224 (ollama/ollama#9503, both readers not-applicable on the three) and the
+    README above."""
+    for result in capture_checks("2224", *JETSON_CHECKS).values():
+        assert result.status == "not-applicable" and "Orin (nvgpu)" in result.message, result.message
+    for check, result in paste_checks(tmp_path, ORIN_NANO_SMI, *JETSON_CHECKS).items():
+        assert result.status == "not-applicable" and "Orin (nvgpu)" in result.message, (check, result.message)
+
+
+def test_an_na_cell_elsewhere_is_no_integrated_gpus_row(tmp_path: Path) -> None:
+    """Modelled counter-examples: a process row whose memory reads `N/A` (a Windows desktop's C+G process) is no GPU
+    row, and a discrete card's row with its Bus-Id is judged from its own name and cells, not as a Jetson's."""
+    from stackaudit.facts.nvidia_smi import parse_table
+    from stackaudit.importers.nvidia_smi import _ANY_GPU_ROW
+
+    process = "|    0   N/A  N/A      1234    C+G   ...ram Files\\App\\app.exe      N/A      |"
+    assert _ANY_GPU_ROW.match(process) is None
+    assert _ANY_GPU_ROW.match(ORIN_NANO_SMI.splitlines()[8]) is not None
+    rows = ORIN_NANO_SMI.replace("|  No running processes found" + " " * 59 + "|", process)
+    assert [g.index for g in parse_table(rows).gpus] == [0]
+    discrete = ORIN_NANO_SMI.replace("|   0  Orin (nvgpu)                  N/A  | N/A              N/A |",
+                                     "|   0  NVIDIA GeForce RTX 3060       Off  | 00000000:01:00.0 Off |")
+    results = paste_checks(tmp_path, discrete, *JETSON_CHECKS)
+    assert results[LINK].status == "unknown", results[LINK].message
+    assert all("Orin" not in r.message and "Jetson" not in r.message for r in results.values())

@@ -278,7 +278,8 @@ def sold_bridged(names: Collection[str], table: GpuTable | None = None) -> bool:
 def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
     """Whether a GPU model may sit on an NVSwitch fabric: its table row's NVLink kind (a cut name's rows', where they
     agree), else its product family's
-    NVLink expectation ("all-pairs" baseboards, "trays" racks), else False for a Jetson (JETSON), a TITAN card
+    NVLink expectation ("all-pairs" baseboards, "trays" racks), else False for a Jetson (jetson_gpu: the module's
+    name or the one CUDA and nvidia-smi give its GPU, `Orin (nvgpu)`), a TITAN card
     (DESKTOP_CARD), a name whose model words imply no NVLink (nvlink_links_of) or a compute capability no NVSwitch board carries (NO_NVSWITCH_CAPABILITIES); None for a name
     none of them knows.
 
@@ -297,7 +298,7 @@ def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
         return family.nvlink in ("all-pairs", "trays")
     # A Jetson module's integrated GPU, a TITAN desktop card, a name whose model words imply an architecture before
     # NVLink, or a capability no NVSwitch board carries.
-    if JETSON.search(name) or DESKTOP_CARD.search(name) or capability_of(name) in NO_NVSWITCH_CAPABILITIES \
+    if jetson_gpu(name) or DESKTOP_CARD.search(name) or capability_of(name) in NO_NVSWITCH_CAPABILITIES \
             or nvlink_links_of(name, table) == 0:
         return False
     return None

@@ -2656,7 +2656,8 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
     A pasted pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`)
     runs on no node and holds no GPU: not applicable (corpus 1837).
     A whole pasted pod spec that asks for no nvidia.com/gpu (no limit, or a limit of 0) is handed no GPU by the device
-    plugin: not applicable (corpus 1980).
+    plugin: not applicable (corpus 1980); so is a `kubectl describe pod` the paste cuts after its Containers section,
+    which shows each container's resources to their end (corpus 2189).
     A pasted node (`kubectl describe node`) whose GPU resources count one device in all (`nvidia.com/gpu: 1`) hands
     no pod two GPUs to place against each other: not applicable (corpus 1908), where each node shown is so.
     """
@@ -2673,9 +2674,10 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
                                   "its containers (" + ", ".join(c.label for c in specs[:3]) + ") hold no GPU yet, "
                                   "so no GPU set of theirs is placed across NUMA nodes")
         pods = [c for c in specs if c.gpu_requested]
-        if specs and not pods and not container.in_container and not any(c.excerpt for c in specs):
-            # A whole pod spec without a GPU limit (or with `nvidia.com/gpu: "0"`, corpus 1980) is handed no GPU by
-            # the device plugin: it has none whose placement the scheduler chose.
+        if specs and not pods and not container.in_container and not any(c.excerpt and not c.resources_whole
+                                                                             for c in specs):
+            # A pod spec showing its containers' resources whole without a GPU limit (or with `nvidia.com/gpu: "0"`,
+            # corpus 1980) is handed no GPU by the device plugin: it has none whose placement the scheduler chose.
             return not_applicable("the pasted pod spec asks for no nvidia.com/gpu (" + ", ".join(
                 c.label for c in specs[:3]) + "): the device plugin hands its containers no GPU to place")
         if pods and not container.in_container and all(c.gpu_count == 1 for c in pods):

@@ -408,8 +408,9 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     A table cut inside a GPU's rows before its MIG cell leaves that GPU out of the verdict: the GPUs whose cell reads
     N/A decide for themselves, with their coverage (corpus 1826).
     Where neither NVML nor nvidia-smi is in the source, the GPU models other listings name (a CUDA program's device
-    list, collect_env, ollama's log: the `gpus` fact) decide the same way: not applicable over the GPUs they show when
-    none of those models has MIG (the engine's subject rule, facts/applicability.SUBJECTS). A CUDA program's own
+    list, collect_env, ollama's log, the GPU model label a pod's nodeSelector pins it to: the `gpus` fact) decide the
+    same way: not applicable over the GPUs they show when none of those models has MIG (the engine's subject rule,
+    facts/applicability.SUBJECTS). A CUDA program's own
     device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines, ollama's discovery and
     its debug log's `updating cuda memory data` lines, named through the driver API) that names each GPU of
     a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG

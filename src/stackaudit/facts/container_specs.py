@@ -635,6 +635,30 @@ def _pod_specs(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [inner for t in templates if (inner := _dict(t.get("spec")))]
 
 
+# The node labels a pod's nodeSelector pins it to nodes of one GPU model by: the `accelerator` of Kubernetes' GPU
+# scheduling page (`accelerator: nvidia-tesla-p100`, https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/),
+# a cloud's own (GKE sets `cloud.google.com/gke-accelerator: nvidia-tesla-t4`; `eks.amazonaws.com/accelerator`), and
+# GPU feature discovery's product (`nvidia.com/gpu.product: Tesla-T4`). The value names a model only where the GPU
+# table reads it as one (facts/gpus.gpus_from_node_selector): AKS's `nvidia`, or `true`, names none.
+NODE_GPU_LABEL = re.compile(r"^(?:[\w.-]+/)?(?:\w+-)?accelerator$|^nvidia\.com/gpu\.product$")
+
+
+def selected_gpu_labels(text: str) -> list[tuple[str, int]]:
+    """(label value, GPUs asked) for each pod spec of a manifest whose nodeSelector holds a GPU model's label
+    (NODE_GPU_LABEL) and whose containers ask for GPUs (their nvidia.com/gpu limits, summed): the GPUs the pod gets
+    are of the nodes so labelled. [] where none does (a spec without GPUs asked is pinned for another reason)."""
+    out = []
+    for doc in load_yaml_documents(text):
+        for pod in _pod_specs(doc) if isinstance(doc, dict) else ():
+            labels = [str(v) for k, v in _dict(pod.get("nodeSelector")).items() if NODE_GPU_LABEL.match(str(k))]
+            asked = [str(_dict(_dict(c.get("resources")).get("limits")).get(K8S_GPU_RESOURCE, "")).strip()
+                     for c in pod.get("containers") or [] if isinstance(c, dict)]
+            count = sum(int(n) for n in asked if n.isdecimal())
+            if labels and count:
+                out.append((labels[0], count))
+    return out
+
+
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -669,15 +693,22 @@ K8S_PIECE_MARK = "# a container's piece of a pod spec\n"
 # The first line of a container's piece that holds its whole env list (its `env:` key, then the keys after it).
 K8S_ENV_WHOLE_MARK = "# a container's piece of a pod spec, its env list whole\n"
 # The first line of a pod spec's `containers:` list pasted without the pod's other keys (corpus 1405): a piece whose
-# containers' command and args lists are shown to their end (DockerContainer.command_whole).
+# containers' command and args lists are shown to their end (DockerContainer.command_whole). Their resources may not
+# be: a poster trims a list's keys (1405 shows no `resources:` for a pod on a T4).
 K8S_CONTAINERS_MARK = "# a pod spec's containers list, the pod's other keys not shown\n"
+# The first line of the manifest of a `kubectl describe pod` the paste cuts after its Containers section (corpus 2189:
+# cut inside its Volumes): kubectl prints each container's fields in full, so its Limits and Requests are shown to
+# their end (DockerContainer.resources_whole); the pod's later sections may be cut.
+K8S_DESCRIBED_CONTAINERS_MARK = "# a described pod's containers, the pod cut after them\n"
 
 
 def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
     """The containers of the pod specs in a Kubernetes manifest (one or more documents)."""
     try:
-        piece = text.startswith((K8S_PIECE_MARK, K8S_ENV_WHOLE_MARK, K8S_CONTAINERS_MARK))
+        piece = text.startswith((K8S_PIECE_MARK, K8S_ENV_WHOLE_MARK, K8S_CONTAINERS_MARK, K8S_DESCRIBED_CONTAINERS_MARK))
         out = _parse_k8s(text, excerpt or piece, text.startswith(K8S_ENV_WHOLE_MARK))
+        if not excerpt and text.startswith(K8S_DESCRIBED_CONTAINERS_MARK):
+            return tuple(dataclasses.replace(c, resources_whole=True) for c in out)
         return tuple(dataclasses.replace(c, command_whole=bool(c.argv)) for c in out) \
             if not excerpt and text.startswith(K8S_CONTAINERS_MARK) else out
     except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes

@@ -599,6 +599,10 @@ class DockerContainer:
     # command (corpus 1006: `labels:` left empty below it); a pod spec's `containers:` list pasted without the pod
     # around it, each container's `command:` and `args:` lists to their end (corpus 1405).
     command_whole: bool = False
+    # A pod spec's piece that still shows each container's resources to their end, so a GPU limit it does not show is
+    # none: a `kubectl describe pod` the paste cuts after its Containers section (corpus 2189: cut inside its Volumes;
+    # facts/container_specs.K8S_DESCRIBED_CONTAINERS_MARK).
+    resources_whole: bool = False
     # The host's /dev/shm mounted at /dev/shm (a bind mount, a Kubernetes hostPath): its size is the host's.
     host_shm: bool = False
     # The spec shows every variable it sets (the image's own ENV is not in a spec): a pod spec's env list from its

@@ -2561,6 +2561,29 @@ def gpus_from_k8s_spec(text: str) -> GpuInventory:
     return parse_other_vendor_gpus(text)
 
 
+SELECTOR_TITLE = "a pod spec's nodeSelector (its nodes' GPU model label)"
+
+
+@parser(K8S_SPEC, feeds="gpus", kind=GpuInventory, rank=82)
+def gpus_from_node_selector(text: str) -> GpuInventory:
+    """The GPUs a pasted pod spec asks for, of the model its nodeSelector pins it to (container_specs.NODE_GPU_LABEL),
+    the label's value read as the user's words are (`gtx-1050` the GeForce GTX 1050, `nvidia-tesla-t4` the T4): a lower
+    bound of the node's, which may hold more. A value the GPU table does not read as a model names none.
+
+    Input (tests/data/captures/2124)::
+
+          nodeSelector:
+            accelerator: gtx-1050
+    """
+    from stackaudit.facts.container_specs import selected_gpu_labels
+
+    named = [(model, n) for value, n in selected_gpu_labels(text) if (model := _model_in(value.replace("-", " ").split()))]
+    if len({m for m, _ in named}) != 1:
+        raise ParseError("no pod spec pinned by its nodeSelector to one GPU model it asks GPUs of")
+    model, count = named[0][0], max(n for _, n in named)
+    return counted_gpus(SELECTOR_TITLE, count, model, "the GPUs a pod asks for on nodes labelled with their model")
+
+
 @parser(K8S_NODE, feeds="gpus", kind=GpuInventory, rank=81)
 def gpus_from_k8s_node(text: str) -> GpuInventory:
     """AMD GPUs a pasted node description counts (`amd.com/gpu: 8` in its capacity), where it counts no NVIDIA GPU.

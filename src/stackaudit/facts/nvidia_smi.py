@@ -680,9 +680,14 @@ TABLE_HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):
                           r"(?:(?:CUDA Version|CUDA UMD Version):\s*(\S+)|\|)")
 # The Windows driver models nvidia-smi shows in place of Persistence-M (`Driver-Model` header column).
 WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
+# An integrated GPU's persistence cell: a Jetson's nvidia-smi (JetPack 6, `Orin (nvgpu)`, corpus 2224) prints `N/A`
+# for its persistence mode and its Bus-Id, the GPU sitting on the SoC with no PCI address; `N/A` counts as the
+# persistence cell only before a Bus-Id cell of `N/A` (a process row's `N/A` memory closes its row).
+NO_BUS_PERSISTENCE = r"N/A(?=\s*\|\s*N/A\s)"
 # A GPU's first row; a paste cut inside its last column still shows the name, persistence (or Windows' driver
 # model) and Bus-Id. Disp.A reads N/A on a GPU the driver can no longer query (its second row all ERR!, corpus 929).
-_ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*({BDF})"
+_ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)}|{NO_BUS_PERSISTENCE})\s*\|"
+                   rf"\s*({BDF}|N/A)"
                    r"\s+(On|Off|N/A)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
 # Drivers before R340 (corpus 1320: 325.15) print the memory cell in `MB` (MiB all the same: `9MB /  4095MB`).
 # A draw NVML failed to read prints `ERR!` before its cap (corpus 1365: `ERR! / 250W`): the cap still reads. A cap it
@@ -759,8 +764,8 @@ def parse_table(text: str) -> NvidiaGpus:
     A fragment without GPU rows shows what it holds and no more: the header line alone gives the driver and its CUDA
     version and no GPU; process rows give the GPUs they run on; the Processes box alone gives no GPU. Each such
     fragment is marked cut (`NvidiaGpus.unshown`): it counts no GPU the host has.
-    nvidia-smi never prints `**` in a row: there it is a poster's Markdown bold on a cell (`**0%**`, corpus 2095), and
-    the row reads without it.
+    nvidia-smi never prints `**` in a row: there it is a poster's Markdown bold on a cell (`**0%**`, corpus 2095) or
+    on the whole row (`**| NVIDIA-SMI 430.64 ... |**`, corpus 2230), and the row reads without it.
 
     Input (tests/data/captures/15)::
 
@@ -802,8 +807,8 @@ def parse_table(text: str) -> NvidiaGpus:
         line = line.rstrip()
         if len(line) > _MAX_ROW:
             continue  # wider than any table nvidia-smi draws: no row of it
-        if line.startswith("|") and "**" in line:
-            line = line.replace("**", "")  # a poster's Markdown bold on a cell (`**0%**`, corpus 2095): not nvidia-smi's
+        if "**" in line and line.lstrip("*").startswith("|"):
+            line = line.replace("**", "")  # a poster's Markdown bold on a cell or a row (corpus 2095, 2230)
         if (lost := _unreachable(line)) is not None:
             unreachable.append(lost)
             continue

@@ -19,6 +19,7 @@ from stackaudit.facts.container_specs import (
     ENV_FILE_LINE,
     FLAT_MANIFEST,
     K8S_CONTAINERS_MARK,
+    K8S_DESCRIBED_CONTAINERS_MARK,
     K8S_ENV_WHOLE_MARK,
     K8S_PIECE_MARK,
     MAX_SPEC_BYTES,
@@ -593,6 +594,9 @@ def _pod_piece(start: int, end: int, blocks: dict[str, list[str]]) -> tuple[int,
 # facts/symptoms.py).
 # The fields `kubectl describe pod` prints after the volumes: a paste that reaches one shows the pod's sections whole.
 _DESCRIBE_TAIL = ("QoS Class", "Node-Selectors", "Tolerations", "Events")
+# The sections it prints after its containers: a paste that reaches one shows each container's fields whole (its
+# resources too), the pod's later sections perhaps cut (K8S_DESCRIBED_CONTAINERS_MARK).
+_AFTER_CONTAINERS = ("Conditions", "Volumes", *_DESCRIBE_TAIL)
 
 
 def _describe_container(name: str, block: list[str]) -> dict[str, object]:
@@ -680,7 +684,9 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
 
     text = yaml.safe_dump(manifest, default_flow_style=False, sort_keys=False)
     whole = any(k in fields for k in _DESCRIBE_TAIL) or (end < len(lines) and "Events:" in lines[end])
-    return i, end, (text if whole else K8S_PIECE_MARK + text)
+    mark = K8S_DESCRIBED_CONTAINERS_MARK if containers and any(k in fields for k in _AFTER_CONTAINERS) \
+        else K8S_PIECE_MARK
+    return i, end, (text if whole else mark + text)
 
 
 _DESCRIBED_ITEM = re.compile(r"^(?P<base>\s*)[\w.-]+:\s*$")
@@ -727,7 +733,8 @@ def _described_found(lines: list[str], start: int, end: int, manifest: str) -> F
         if state is None:
             return None
         return Found("k8s pod", start, end, state)
-    spec = _spec("k8s pod", start, end, K8S_SPEC.name, manifest + "\n", whole=not manifest.startswith(K8S_PIECE_MARK))
+    spec = _spec("k8s pod", start, end, K8S_SPEC.name, manifest + "\n",
+                 whole=not manifest.startswith((K8S_PIECE_MARK, K8S_DESCRIBED_CONTAINERS_MARK)))
     if state is None:
         return spec
     assert spec.cut is not None

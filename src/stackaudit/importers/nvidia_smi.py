@@ -23,6 +23,7 @@ from functools import partial
 from stackaudit.facts._parse import NVSMI_GPU_LINE
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
 from stackaudit.facts.nvidia_smi import (
+    NO_BUS_PERSISTENCE,
     NO_DEVICES,
     NO_HANDLE,
     NVML_FAILED,
@@ -245,14 +246,17 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
 
 # --- the default table -------------------------------------------------------------------------
 
-_TABLE_LINE = re.compile(r"^\s*[|+]")
+# A line of the table, Markdown bold a poster put around a whole row too (`**| NVIDIA-SMI 430.64 ... |**`, corpus 2230).
+_TABLE_LINE = re.compile(r"^\s*(?:\*\*)?[|+]")
 # A GPU row's persistence cell is the driver model on Windows (`WDDM`, `TCC`), as facts/nvidia_smi.py's _ROW1 reads it:
 # corpus 1348's two rows, copied out of `nvidia-smi -l 1` without the header.
 _GPU_ROW = re.compile(rf"^\s*\|\s*\d+\s+.+\s(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*"
                       r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
 _TABLE_SIGNS = re.compile(rf"NVIDIA-SMI\s+\d|{_GPU_ROW.pattern}")
-# Any GPU's first row, its Bus-Id cut off too (facts/nvidia_smi's _ROW1_CUT): the table shows that GPU.
-_ANY_GPU_ROW = re.compile(rf"^\s*\|\s*\d+\s+\S.*?\s(?:On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*(?:\||$)")
+# Any GPU's first row, its Bus-Id cut off too (facts/nvidia_smi's _ROW1_CUT), or an integrated GPU's without one
+# (NO_BUS_PERSISTENCE): the table shows that GPU.
+_ANY_GPU_ROW = re.compile(rf"^\s*\|\s*\d+\s+\S.*?\s(?:On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)}|{NO_BUS_PERSISTENCE})"
+                          r"\s*(?:\||$)")
 # A fragment of the table without its header or GPU rows (corpus 247, 764): the Processes box or a process row.
 _FRAGMENT_SIGNS = re.compile(r"^\s*\|\s*Processes:")
 # The header line alone, without the table's bars (corpus 247, 264, 298: copied into a report as the driver's version).

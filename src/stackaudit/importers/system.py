@@ -84,6 +84,9 @@ _LSCPU_OWN = re.compile(r"^\s*(Socket\(s\)|NUMA node\(s\)|NUMA node\d+ CPU\(s\)|
 
 _HEADLESS_WORDS = ("(s)", "family", "BogoMIPS", "cache", "Model name", "Vendor")
 _ARCHITECTURE = re.compile(r"^\s*Architecture:\s+\S")
+# lscpu's model line right under its first line: a poster's excerpt of the CPU (`Architecture:` then `Model name:`,
+# indented under `Vendor ID:` in util-linux >= 2.38's layout; corpus 2157, 2229) is lscpu's without its CPU count.
+_MODEL_NAME = re.compile(r"^\s*Model name:\s+\S")
 _HEADLESS_FIRST = re.compile(r"^\s*(CPU\(s\)|Model name|Vendor ID)\s*:\s*\S")
 _NESTED = re.compile(r"^\s{2,}[A-Z][\w ()/.-]*:")
 
@@ -116,7 +119,7 @@ def lscpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
         if _ARCHITECTURE.match(lines[i]) or _headless_lscpu(lines, i):
             end = take_while(lines, i, _LSCPU_KEY)
             body = "\n".join(line.strip() if ":" in line else line for line in lines[i:end])
-            if "CPU(s):" in body:
+            if "CPU(s):" in body or (end - i >= 2 and _ARCHITECTURE.match(lines[i]) and _MODEL_NAME.match(lines[i + 1])):
                 # Whole: from lscpu's first line (Architecture) to its last section (Flags in the old
                 # layout, the Vulnerabilities block in the new one).
                 # The nested layout (util-linux >= 2.37) lists Flags mid-way: only its Vulnerabilities end it.
