@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from corpus import CAPTURES_DIR, capture_checks, paste_checks
+from stackaudit.errors import InputError
 from stackaudit.facts.cuda_ran import ran_in_lines
+from stackaudit.facts.gpus import parse_torch_oom
 
 FM = "DRV-FABRIC-MANAGER"
 COMPAT = "DRV-CUDA-COMPAT"
@@ -27,6 +29,36 @@ def test_lines_of_a_program_at_work() -> None:
                           "Free GPU memory before component creation attempt (GiB): 16.95"])
     assert [r.program for r in found] == ["torch", "TensorRT-LLM"] and found[0].devices == (0,)
     assert ran_in_lines(["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB."]) == ()
+
+
+OOM_BEFORE_2_1 = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total "
+                  "capacity; 19.91 GiB already allocated; 265.81 MiB free; 19.91 GiB reserved in total by PyTorch)")
+
+
+def test_torch_oom_before_2_1_is_cuda_at_work(tmp_path: Path) -> None:
+    # Corpus 2257: text-generation-webui's torch (before 2.1) runs out of memory on GPU 0; nothing else is recognisable.
+    found = ran_in_lines([OOM_BEFORE_2_1])
+    assert [(r.program, r.devices) for r in found] == [("torch", (0,))]
+    oom = parse_torch_oom(_body("2257"))
+    assert (oom.gpu, oom.total_mib, oom.free_mib, oom.processes) == (0, 23.65 * 1024, 265.81, ())
+    assert oom.allocator_mib == 19.91 * 1024 and oom.asked_mib == 448.0 and oom.own_mib is None
+    results = capture_checks("2257", COMPAT, "CTR-GPU-ACCESS", "MEM-GPU-SHARED")
+    assert results[COMPAT].status == "ok" and "the CUDA runtime torch ships runs on the driver" in results[COMPAT].message
+    assert results["CTR-GPU-ACCESS"].status == "ok"
+    # The message names no process: whose the 3.5 GiB outside torch's pool is stays open.
+    assert results["MEM-GPU-SHARED"].status == "unknown"
+    # Modelled: the same message wrapped over lines, with a memory fraction set (`N allowed;`), is read whole.
+    wrapped = OOM_BEFORE_2_1.replace("19.91 GiB already", "19.91 GiB already\n").replace(
+        "free; 19.91", "free; 20.00 GiB allowed; 19.91")
+    assert parse_torch_oom(wrapped).allocator_mib == 19.91 * 1024
+    # Modelled counter-examples: a fork's message for another backend in the same words, and the same words for a
+    # failing start: neither shows CUDA at work.
+    assert ran_in_lines([OOM_BEFORE_2_1.replace("CUDA out of", "MUSA out of")]) == ()
+    with pytest.raises(InputError, match="nothing recognisable"):
+        paste_checks(tmp_path, OOM_BEFORE_2_1.replace("CUDA out of", "MUSA out of") + "\n", COMPAT)
+    refused = paste_checks(tmp_path, "RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n"
+                           + OOM_BEFORE_2_1 + "\n", COMPAT)[COMPAT]
+    assert refused.status == "issue"
 
 
 @pytest.mark.parametrize(("prefix", "program", "driver"), [

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from corpus import capture_result
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.serving_logs import (
@@ -184,6 +185,33 @@ def test_vllm_non_default_args_settle_graphs() -> None:
 def test_vllm_v0_engine_config_line() -> None:
     assert parse_serving_log(V0_CONFIG.format("False")).cuda_graphs == "configured"
     assert parse_serving_log(V0_CONFIG.format("True")).cuda_graphs == "eager"
+
+
+# The tail of vLLM V0's engine-config line (v0.7.2), cut before its enforce_eager, as corpus 2240 holds it (shortened).
+V0_TAIL = (' mm_processor_kwargs=None, pooler_config=None, compilation_config={{"splitting_ops":[],"compile_sizes":[],'
+           '"cudagraph_capture_sizes":[{}],"max_capture_size":{}}}, use_cached_outputs=True, \n'
+           "INFO 03-26 05:25:01 cuda.py:230] Using Flash Attention backend.\n")
+
+
+def test_vllm_v0_capture_sizes_settle_graphs() -> None:
+    # Corpus 2240: V0 fills its capture sizes only with eager mode off (vllm/config.py _set_cudagraph_sizes, 0.7.2).
+    r = capture_result("2240", "RT-CUDA-GRAPHS")
+    assert r.status == "ok" and "capture sizes" in r.message, r.message
+    assert "cudagraph_capture_sizes" in r.evidence[0]
+    assert parse_serving_log(V0_TAIL.format("256,248,8,4,2,1", 256)).cuda_graphs == "configured"
+    # Corpus 1887 (v0.7.3, enforce_eager=True): the same line lists no size, and the check's issue stands.
+    assert capture_result("1887", "RT-CUDA-GRAPHS").status == "issue"
+    # Modelled counter-examples: an empty list, a user's list overriding the model runner's empty one, vLLM's CPU
+    # platform falling back to eager mode after the list was filled, and a line without V0's tail (a V1 line, whose
+    # graphs hang on more than eager mode).
+    assert parse_serving_log(V0_TAIL.format("", 0)).cuda_graphs == ""
+    overridden = ("INFO 03-26 05:24:50 config.py:2992] cudagraph sizes specified by model runner [] is overridden by "
+                  "config [4, 2, 1]\n" + V0_TAIL.format("4,2,1", 4))
+    assert parse_serving_log(overridden).cuda_graphs == ""
+    on_cpu = ("WARNING 03-26 05:24:50 cpu.py:66] CUDA graph is not supported on CPU, fallback to the eager mode.\n"
+              + V0_TAIL.format("4,2,1", 4))
+    assert parse_serving_log(on_cpu).cuda_graphs == ""
+    assert parse_serving_log(V0_TAIL.format("4,2,1", 4).replace("use_cached_outputs=True, ", "")).cuda_graphs == ""
 
 
 # vLLM V1's engine-config line, shortened from real pastes: containers/ramalama#912 (v0.8.3.dev, graphs forced on),

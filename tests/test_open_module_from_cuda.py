@@ -36,14 +36,26 @@ def test_cuda_initialised_on_blackwell_shows_the_open_module(prefix: str, gpus: 
     assert len(result.subjects) == gpus
 
 
-@pytest.mark.parametrize("prefix", [
-    "202",  # vllm-project/vllm#11959: eight H100 under a collect_env whose CUDA is available
-    "348",  # vllm-project/vllm#13778: eight H20 (Hopper)
-    "488",  # vllm-project/vllm#10409: three RTX 3070 (Ampere)
+@pytest.mark.parametrize(("prefix", "gpus", "arch"), [
+    ("2243", 8, "Hopper"),  # corpus 2243: a collect_env's eight H100 SXM, driver 550.54.15 (both readers ok)
+    ("202", 8, "Hopper"),  # vllm-project/vllm#11959: eight H100 under a collect_env whose CUDA is available
+    ("348", 8, "Hopper"),  # vllm-project/vllm#13778: eight H20
+    ("488", 3, "Ampere"),  # vllm-project/vllm#10409: three RTX 3070
 ])
-def test_hopper_or_ampere_running_says_nothing_of_the_flavour(prefix: str) -> None:
-    # Turing to Hopper run under either flavour: CUDA on them leaves the flavour unknown.
+def test_hopper_or_ampere_torch_ran_is_ok_under_either_flavour(prefix: str, gpus: int, arch: str) -> None:
+    # Turing to Hopper run under either flavour: a collect_env's GPUs on which its torch initialised CUDA ran under
+    # the loaded module, whichever it is (h101b; before it, a collect_env's GPUs alone left the flavour unknown).
     result = capture_checks(prefix, CHECK)[CHECK]
+    assert result.status == "ok" and result.actual == "either (not shown)", result.message
+    assert f"{gpus} {arch} GPU(s) ran" in result.message and "collect_env" in result.message
+    assert len(result.subjects) == gpus
+
+
+def test_modelled_hopper_report_whose_cuda_is_not_available_says_nothing(tmp_path: Path) -> None:
+    # Modelled on corpus 2243: the same collect_env with torch unable to initialise CUDA shows no GPU ran.
+    text = body("2243").replace("Is CUDA available: True", "Is CUDA available: False")
+    assert "Is CUDA available: False" in text
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
     assert result.status == "unknown" and "flavour is not known" in result.message
 
 

@@ -33,6 +33,22 @@ def test_a_key_alone_and_its_value_below_state_the_driver_and_its_flavour() -> N
     assert _status("1086", "DRV-OPEN-MODULE")[0] == "ok"
 
 
+def test_a_list_driver_in_the_banners_words_states_the_open_module() -> None:
+    # Corpus 2242 (syv-ai/qwen38-27b-rtx3090#98): `Driver     NVIDIA Open Kernel Module 610.43.02, CUDA 13.3` over a
+    # GA100 card (Ampere), which the open module drives.
+    driver = fact(pasted(body("2242")), "nvidia_driver")
+    assert isinstance(driver, NvidiaDriver)
+    assert (driver.version, driver.flavour) == ("610.43.02", "open")
+    status, message = _status("2242", "DRV-OPEN-MODULE")
+    assert status == "ok" and "open kernel module (610.43.02)" in message
+    # Modelled: the proprietary banner's words state the version and no flavour; a requirement in prose states none.
+    plain = fact(pasted("Driver     NVIDIA Kernel Module 550.54.15, CUDA 12.4\n"), "nvidia_driver")
+    assert isinstance(plain, NvidiaDriver) and (plain.version, plain.flavour) == ("550.54.15", None)
+    said = fact(pasted("The NVIDIA Open Kernel Module 610.43.02 or newer is required\nDriver Version: 550.54.15\n"),
+                "nvidia_driver")
+    assert isinstance(said, NvidiaDriver) and said.version == "550.54.15"
+
+
 def test_a_key_with_a_long_or_headed_next_line_is_not_joined() -> None:
     # Modelled: a heading over a paragraph, a heading over another heading.
     assert headed_value(["Driver:", "x" * 120], 0) == ""

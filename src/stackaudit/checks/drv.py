@@ -477,7 +477,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     on PyPI, 11.8 beside it) is ok on a driver at the floor of the newest one's major, whichever build is installed.
     A system toolkit before CUDA 11 is set against the driver NVIDIA lists for its release (nvcc's `V8.0.61`: 375.26).
     Where the runtime is not shown (with or without the driver), a CUDA program's own lines of its context at work
-    (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`,
+    (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`, before
+    torch 2.1 `CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total capacity; ...`,
     TensorRT-LLM's executor ledger and its cluster info's SM count (`[TRT-LLM] [I] SM count: 170`, read through
     CUDA's runtime), an nvbandwidth test, llama.cpp's count of the devices its runtime found (`ggml_cuda_init: found 3
     CUDA devices:`, where the paste is cut before the device lines), MLC LLM's device probe finding a CUDA device
@@ -1409,7 +1410,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     module is shown and no nvidia-smi table, the GPUs those lists show are the ones it drives (corpus 1231: `nvidia-smi
     -L`'s A30, ok). Where no source shows the flavour and every GPU that nvidia-smi lists or CUDA or NVML listed is
     Turing to Hopper, with no pre-Turing or Blackwell GPU named on the host, it is ok: both flavours drive those GPUs
-    (corpus 1676). A collect_env's GPUs alone leave it unknown.
+    (corpus 1676), and so are those a collect_env or check_env lists where its torch initialised CUDA, outside WSL 2
+    (corpus 2243: eight H100, `Is CUDA available: True`). A collect_env's GPUs whose torch did not initialise CUDA
+    leave it unknown.
     With no driver shown, GPUs that a source names (`lspci`, the user's words) all pre-Turing leave no flavour to
     choose: not applicable (corpus 1861). A log line of a driver that finds no GPU keeps it open: an open module
     installed for a pre-Turing GPU fails that way (corpus 1822).
@@ -1480,7 +1483,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                                   "(R515): there is no flavour to choose")
         flavour = "proprietary"
     if flavour is None:
-        return _pre_turing_ran(listed, gpus) or _either_flavour_ran(listed, gpus) or unknown(
+        return _pre_turing_ran(listed, gpus) or _either_flavour_ran(listed, gpus, collect_env) or unknown(
             "the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
@@ -1679,9 +1682,15 @@ def _driven_records(gpus: GpuInventory | None, collect_env: CollectEnv | None = 
     """The inventory's GPUs with a model that a list CUDA or NVML wrote (_DRIVEN_LISTS) shows: the loaded kernel module
     drove each of them. So did the GPUs a collect_env or check_env lists where its torch initialised CUDA, outside WSL 2
     (the rule _open_only_driven applies to Blackwell; corpus 1673)."""
-    ran = collect_env is not None and collect_env.cuda_initialised and not wsl_kernel(collect_env.kernel)
-    lists = _DRIVEN_LISTS + ((COLLECT_ENV_TITLE,) if ran else ())
+    lists = _driven_lists(collect_env)
     return [r for r in (gpus.gpus if gpus is not None else ()) if r.model and any(t in lists for t in r.shown_by)]
+
+
+def _driven_lists(collect_env: CollectEnv | None) -> tuple[str, ...]:
+    """The GPU lists whose GPUs ran under the loaded kernel module: _DRIVEN_LISTS, and a collect_env's or check_env's
+    (its `nvidia-smi -L` list) where its torch initialised CUDA, outside WSL 2."""
+    ran = collect_env is not None and collect_env.cuda_initialised and not wsl_kernel(collect_env.kernel)
+    return _DRIVEN_LISTS + ((COLLECT_ENV_TITLE,) if ran else ())
 
 
 def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:
@@ -1696,11 +1705,13 @@ def _pre_turing_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome
     return over_subjects(judged, [g for g, _, _ in old], gpus.whole_count if gpus is not None else None)
 
 
-def _either_flavour_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Outcome | None:
+def _either_flavour_ran(listed: list[GpuInfo], gpus: GpuInventory | None,
+                        collect_env: CollectEnv | None = None) -> Outcome | None:
     """DRV-OPEN-MODULE ok where no source shows the flavour and every GPU that ran (nvidia-smi's rows, a list CUDA or
-    NVML wrote: _DRIVEN_LISTS) is Turing to Hopper: both flavours drive those GPUs, and the check finds the proprietary
-    one allowed and the open one right for them, so either answer is ok (corpus 1676: ollama's compute capability 7.5
-    under 545.29.06). None where no GPU ran, where one's architecture is not known, or where a source names a
+    NVML wrote, a collect_env's whose torch initialised CUDA: _driven_lists) is Turing to Hopper: both flavours drive
+    those GPUs, and the check finds the proprietary one allowed and the open one right for them, so either answer is ok
+    (corpus 1676: ollama's compute capability 7.5 under 545.29.06; 2243: a collect_env's eight H100 with `Is CUDA
+    available: True`). None where no GPU ran, where one's architecture is not known, or where a source names a
     pre-Turing or Blackwell GPU on the host (one module drives every GPU, and those need one flavour). None where
     nvidia-smi shows a Windows driver model (corpus 2047's WDDM): no Linux kernel module ran those GPUs."""
     if any(g.driver_model for g in listed):
@@ -1709,8 +1720,9 @@ def _either_flavour_ran(listed: list[GpuInfo], gpus: GpuInventory | None) -> Out
     ran = [(g.subject, g.name or "", g.implied_architecture or architecture_of(g.name or ""), "listed by nvidia-smi")
            for g in listed]
     if not ran:
+        lists = _driven_lists(collect_env)
         ran = [(r.label, r.model, architecture_of(r.model), shown) for r in records
-               if r.model and (shown := next((t for t in r.shown_by if t in _DRIVEN_LISTS), ""))]
+               if r.model and (shown := next((t for t in r.shown_by if t in lists), ""))]
     named = [(m, a) for _, m, a, _ in ran] + [(r.model, architecture_of(r.model)) for r in records if r.model]
     if not ran or any(not a for _, _, a, _ in ran) or any(
             a in PRE_TURING or open_module_only(m, a) for m, a in named):

@@ -678,7 +678,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     own (`this process`, or the one process named, whose memory is what the allocator holds and at most 1.5 GiB of
     CUDA context: inside a container torch names its own process by its host PID) and no other holds more than
     768 MiB: not an issue, the engine's own budget ran out. Another process holding more is not judged from it (the
-    engine's other ranks print the same).
+    engine's other ranks print the same), nor is the message before torch 2.1 (`(GPU 0; 23.65 GiB total capacity;
+    19.91 GiB already allocated; 265.81 MiB free; 19.91 GiB reserved in total by PyTorch)`), which names no process:
+    memory outside torch's pool beyond a context may be another program's (corpus 2257).
     On a Mac, ggml's Metal backend warning that its allocations pass the GPU's recommended working set (`(23984.91 /
     21845.34), warning: current allocated size is greater than the recommended max working set size`) says the same:
     the first figure is the Metal device's currentAllocatedSize, the engine process's own resources only, so its own

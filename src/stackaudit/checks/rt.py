@@ -1210,7 +1210,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     that a graph mode is not supported ends "setting cudagraph_mode=PIECEWISE": graphs stay on, in
     that mode (not-an-issue). The same warning ending "setting cudagraph_mode=NONE" turns them off.
     vLLM's V0 engine-config line (`Initializing a V0 LLM engine (v0.8.3) with config: ... enforce_eager=False`) is its
-    resolved setting: `ok` (corpus 1935). So is its V1 engine-config line with enforce_eager=False from a release
+    resolved setting: `ok` (corpus 1935). So is the same line's compilation_config listing capture sizes
+    (`"cudagraph_capture_sizes":[256,...,1]` before its V0 tail `use_cached_outputs=True`), which V0 fills only with
+    eager mode off, where a paste cuts the line before its enforce_eager (corpus 2240); not beside vLLM's line that a
+    user's list overrides an empty one, or its platform's fallback to eager mode. So is its V1 engine-config line with enforce_eager=False from a release
     before 0.9, whose V1 turned graphs on itself whenever eager mode was off (corpus 2141); from 0.9 only a printed
     `"use_cudagraph":true` settles it, and `"use_cudagraph":false` is graphs off. A whole `non-default args: {...}` dict that names no graph setting
     (enforce_eager, compilation_config, a capture size, data_parallel_size) leaves vLLM's default, graphs on: `ok`
@@ -1295,7 +1298,8 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
         if serving_log.cuda_graphs == "configured":
             name = ENGINE_NAMES.get(serving_log.engine, "the engine")
             return ok(f"CUDA graphs are on: {name}'s resolved configuration in its log keeps them (enforce_eager / "
-                      "disable_cuda_graph False)", actual="enabled", evidence=lines)
+                      "disable_cuda_graph False, or vLLM V0's CUDA graph capture sizes, which it fills only with eager "
+                      "mode off)", actual="enabled", evidence=[line[:400] for line in lines])
         if serving_log.cuda_graphs == "flags":
             return ok("CUDA graphs are on: vLLM's parsed flags (`args: Namespace(...)`) set enforce_eager=False, vLLM's "
                       "default since 0.2.6, and name no compilation_config, data parallelism or capture length below "

@@ -11,7 +11,8 @@ the same source where CUDA refused to start, which wins.
 
 What shows CUDA at work (each with the program whose runtime ran):
 - torch's out-of-memory message, which its caching allocator writes after reading the GPU's memory through a live
-  context: `GPU 0 has a total capacity of 94.97 GiB of which 164.81 MiB is free` (TORCH_OOM);
+  context: `GPU 0 has a total capacity of 94.97 GiB of which 164.81 MiB is free`, before torch 2.1 `CUDA out of memory.
+  Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total capacity; ...` (TORCH_OOM);
 - TensorRT-LLM's executor ledger, which read the GPU's free memory after placing its components:
   `Free GPU memory before component creation attempt (GiB): 16.95` (TRTLLM_LEDGER);
 - an nvbandwidth run whose test moved data (a matrix measured, a data check after a copy, a kernel launched): its
@@ -127,8 +128,12 @@ from stackaudit.facts.serving_rate import (
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES, NCCL_TESTS
 from stackaudit.facts.symptoms import GGML_NO_DEVICE_CODE, NO_KERNEL_IMAGE, LogSymptoms
 
-# torch's CUDA out-of-memory message (c10/cuda/CUDACachingAllocator.cpp; `capacty` in releases before 1.13).
-TORCH_OOM = re.compile(r"\bGPU (\d+) has a total capac(?:i)?ty of [\d.]+ [KMGT]iB of which [\d.]+ [KMGT]?i?B is free")
+# torch's CUDA out-of-memory message (c10/cuda/CUDACachingAllocator.cpp; `capacty` in releases before 1.13), and its
+# form before 2.1 up to the GPU's total (`CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total
+# capacity;`, facts/gpus.TORCH_OOM_OLD): either read the GPU's memory through the process's live context.
+TORCH_OOM = re.compile(r"\bGPU (\d+) has a total capac(?:i)?ty of [\d.]+ [KMGT]iB of which [\d.]+ [KMGT]?i?B is free"
+                       r"|\bCUDA out of memory\. Tried to allocate [\d.]+ (?:[KMG]iB|bytes|B) \(GPU (\d+); [\d.]+ "
+                       r"(?:[KMGT]iB|bytes|B) total capacity;")
 # TensorRT-LLM's executor ledger (tensorrt_llm/_torch/pyexecutor/py_executor_creator.py).
 TRTLLM_LEDGER = re.compile(r"\bFree GPU memory before component creation attempt \(GiB\): [\d.]+")
 # TensorRT-LLM's cluster info: the SM count CUDA's runtime read of the GPU (cluster_info.py infer_cluster_info); 0 where
@@ -261,8 +266,9 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             continue
         oom = TORCH_OOM.search(line)
         if oom:
-            found.append(Ran("torch", f"torch's CUDA allocator read GPU {oom.group(1)}'s memory (its out-of-memory "
-                             "message)", oom.group(0), devices=(int(oom.group(1)),)))
+            gpu = oom.group(1) or oom.group(2)
+            found.append(Ran("torch", f"torch's CUDA allocator read GPU {gpu}'s memory (its out-of-memory message)",
+                             oom.group(0), devices=(int(gpu),)))
         elif sm := TRTLLM_SM_COUNT.search(line):
             found.append(Ran("TensorRT-LLM", f"TensorRT-LLM's CUDA runtime read the GPU's {sm.group(1)} SMs (its "
                              "cluster info, after torch initialised CUDA)", line.strip()))

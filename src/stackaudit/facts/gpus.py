@@ -1621,6 +1621,16 @@ _TORCH_OOM_PROCESS = re.compile(r"\s*(?:Process (\d+)|Including non-PyTorch memo
                                 + r" memory in use\.")
 _TORCH_OOM_OWN = re.compile(r"\s*Of the allocated memory " + _SIZE + r" is allocated by PyTorch, and " + _SIZE
                             + r" is reserved by PyTorch but unallocated\.")
+# The same message from torch 1.4 to 2.0, in one parenthesis: `CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0;
+# 23.65 GiB total capacity; 19.91 GiB already allocated; 265.81 MiB free; 19.91 GiB reserved in total by PyTorch)`
+# (corpus 2257). The total and free memory are cudaMemGetInfo's through the process's live context, as since 2.1; a
+# fraction set with set_per_process_memory_fraction adds `N allowed; ` before the reserve, which is all this process's
+# allocator holds (allocated blocks included). It names no process; a paste may break it between words. Anchored on
+# `CUDA out of memory`: other backends' forks print the same parenthesis (`MUSA out of memory`, `NPU out of memory`).
+TORCH_OOM_OLD = re.compile(r"\bCUDA out of memory\. Tried to allocate " + _SIZE + r"\s+\(GPU (\d+);\s+" + _SIZE
+                           + r"\s+total\s+capacity;\s+" + _SIZE + r"\s+already\s+allocated;\s+" + _SIZE
+                           + r"\s+free;(?:\s+" + _SIZE + r"\s+allowed;)?\s+" + _SIZE
+                           + r"\s+reserved\s+in\s+total\s+by\s+PyTorch\)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -1668,8 +1678,12 @@ def parse_torch_oom(text: str) -> GpuOutOfMemory:
         torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 11.32 GiB. GPU 0 has a total capacty of 79.14 GiB of which 3.98 GiB is free. Process 2218444 has 75.15 GiB memory in use. Of the allocated memory 73.66 GiB is allocated by PyTorch, and 963.77 MiB is reserved by PyTorch but unallocated.
     """
     heads = list(_TORCH_OOM_HEAD.finditer(text))
-    if not heads:
-        raise ParseError("no torch out-of-memory message (`GPU N has a total capacity of ... of which ... is free`)")
+    olds = list(TORCH_OOM_OLD.finditer(text))
+    if not heads and not olds:
+        raise ParseError("no torch out-of-memory message (`GPU N has a total capacity of ... of which ... is free`, "
+                         "before torch 2.1 `(GPU N; ... total capacity; ... free; ...)`)")
+    if olds and (not heads or olds[-1].start() > heads[-1].start()):
+        return _torch_oom_before_2_1(text, olds[-1])
     head = heads[-1]
     pos = head.end()
     processes: list[tuple[str, float]] = []
@@ -1683,6 +1697,16 @@ def parse_torch_oom(text: str) -> GpuOutOfMemory:
                           total_mib=_mib(head.group(4), head.group(5)),
                           free_mib=_mib(head.group(6), head.group(7)), processes=tuple(processes),
                           allocator_mib=allocator, line=" ".join(text[start:own.end() if own else pos].split()),
+                          complete=False)
+
+
+def _torch_oom_before_2_1(text: str, m: re.Match[str]) -> GpuOutOfMemory:
+    """torch's out-of-memory message before 2.1 (TORCH_OOM_OLD): the GPU's memory and its allocator's reserve; no
+    process named."""
+    start = text.rfind("\n", 0, m.start()) + 1
+    return GpuOutOfMemory(gpu=int(m.group(3)), asked_mib=_mib(m.group(1), m.group(2)),
+                          total_mib=_mib(m.group(4), m.group(5)), free_mib=_mib(m.group(8), m.group(9)),
+                          allocator_mib=_mib(m.group(12), m.group(13)), line=" ".join(text[start:m.end()].split()),
                           complete=False)
 
 

@@ -1042,14 +1042,16 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` (`0, NVIDIA GeForce RTX 3090, 595.58.03`,
 # corpus 1118: the index, the GPU's name as nvidia-smi prints it, the driver's version last: QUERY_ROW), a version in
 # Markdown's code marks (`Driver version: `535.129.03``, corpus 1262), a list's `- nvidia-driver 396.51` (1700),
-# `nvidia-container-cli info`'s `NVRM version:   384.130` (corpus 1311, 1813: the library asked the loaded driver), the
+# `nvidia-container-cli info`'s `NVRM version:   384.130` (corpus 1311, 1813: the library asked the loaded driver), a
+# list's driver named in the words of the module's banner (`Driver     NVIDIA Open Kernel Module 610.43.02, CUDA 13.3`,
+# corpus 2242: STATED_OPEN reads its flavour), the
 # key in the plural (`Nvidia Drivers: 581.29 - CUDA Version: 13.0`, corpus 1857; `NVIDIA Drivers: 555.42.06`,
 # `* NVIDIA drivers: 535.54.03`, `- NVIDIA Drivers: 530.30.02` in projects' environment lists); a floor (`545+`) or a
 # branch (`535.xx`) names no driver, nor does the tag of the GPU operator's driver image (`nvcr.io/nvidia/driver:460.32.03-
 # centos7`, corpus 1922: the driver that container would install, which may never load).
 _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
-STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+|"
+STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+(?i:nvidia\s+(?:open\s+)?kernel\s+module\s+)?|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"

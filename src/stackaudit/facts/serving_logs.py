@@ -183,6 +183,7 @@ KEY_PHRASES = re.compile(
     r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
     r"permitted|vLLM is using nccl==|P2P is not supported|peer access is not supported|P2P is disabled between "
     r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
+    r"\buse_cached_outputs=(?:True|False)\b|"  # the tail of vLLM V0's engine-config line, cut from its head (corpus 2240)
     r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
     r"does not have native support for FP\d computation|attention backend out of potential backends|"
     r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout|"
@@ -584,6 +585,7 @@ KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "n
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
                "torchrun", "engine_args.", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
+               "use_cached_outputs",
                "no_binary_for_gpu", "nokernelimagefordevice", "unsupported architecture", *GGML_NEEDLES)
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
@@ -1592,6 +1594,17 @@ _SERVER_READY = re.compile(r"Application startup complete|The server is fired up
 # (graphs there also hang on compilation_config's level and cudagraph_mode), nor the raw flags (`args: Namespace(`).
 _RESOLVED_CONFIG = re.compile(r"Initializing (?:an|a V0) LLM engine \(v[^)]*\) with config:|"
                               r"server_args=(?:ServerArgs\(|\{)")
+# vLLM V0's engine-config line ends with its compilation_config and a tail only V0's LLMEngine prints (llm_engine.py:
+# `Initializing a V0 LLM engine (v0.7.2) with config: ..., compilation_config={..."cudagraph_capture_sizes":[256,248,
+# ...,2,1],"max_capture_size":256}, use_cached_outputs=True, `). For V0, VllmConfig._set_cudagraph_sizes fills that list
+# only where enforce_eager is off (vllm/config.py from 0.7.0, where the key took that name, vllm-project/vllm#12243, to
+# V0's last releases), and V0's worker captures graphs whenever enforce_eager is off (worker.py _warm_up_model): a
+# non-empty list there settles graphs on where the paste cuts the line before its enforce_eager (corpus 2240). A user's
+# own list in --compilation-config is logged as overriding the model runner's (`cudagraph sizes specified by model
+# runner [] is overridden by config [...]`), and vLLM's CPU and XPU platforms turn eager mode on after the list is
+# filled (`CUDA graph is not supported on CPU, fallback to the eager mode.`): either line in the source leaves it open.
+_V0_CAPTURE_SIZES = re.compile(r'"cudagraph_capture_sizes":\s*\[\s*\d[\d,\s]{0,8000}\][^\n]{0,400}?\buse_cached_outputs=')
+_V0_SIZES_DOUBT = re.compile(r"specified by model runner \[\] is overridden by config|fallback to the eager mode")
 # vLLM V1's engine config line (`Initializing a V1 LLM engine (v0.8.1) with config: ... enforce_eager=False, ...
 # compilation_config={"level":3,...`). Before 0.9, VllmConfig.__post_init__ set use_cudagraph=True and level
 # PIECEWISE itself whenever enforce_eager was False, so enforce_eager=False there settles graphs on (corpus 2141).
@@ -1902,6 +1915,7 @@ def parse_serving_log(text: str) -> ServingLog:
     graphs = ""
     graph_lines: list[str] = []
     namespace_line = ""  # vLLM's `args: Namespace(` line with enforce_eager=False
+    v0_sizes_line = ""  # vLLM V0's engine-config line with capture sizes filled (_V0_CAPTURE_SIZES)
     tp: int | None = None
     pp: int | None = None
     dp: int | None = None
@@ -2160,6 +2174,8 @@ def parse_serving_log(text: str) -> ServingLog:
                 graph_lines.append(text_l)
             elif not namespace_line and _NAMESPACE_ARGS.search(text_l):
                 namespace_line = text_l  # judged after the loop, with the release the log states
+        elif "cudagraph_capture_sizes" in low and _V0_CAPTURE_SIZES.search(text_l):
+            v0_sizes_line = v0_sizes_line or text_l  # judged after the loop, against the lines that leave it open
         if not graphs and "non-default args" in low and _args_keep_graph_default(text_l):
             graphs = "defaults"  # the flags the user set leave vLLM's default, graphs on
             graph_lines.append(text_l)
@@ -2278,6 +2294,10 @@ def parse_serving_log(text: str) -> ServingLog:
             decode_batches.append((int(m.group(1)), m.group(2) == "True"))
             if m.group(2) == "False" and len(decode_eager) < 5:
                 decode_eager.append(text_l)
+    if not graphs and v0_sizes_line and not any(_V0_SIZES_DOUBT.search(ln) for ln in relevant
+                                                if "model runner" in ln or "eager mode" in ln):
+        graphs = "configured"  # vLLM V0 filled its capture sizes: eager mode was off
+        graph_lines.append(v0_sizes_line)
     if not graphs and namespace_line and _namespace_keeps_graphs(namespace_line, vllm_version):
         graphs = "flags"  # the parsed flags leave vLLM's default, graphs on
         graph_lines.append(namespace_line)
