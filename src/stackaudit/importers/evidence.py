@@ -53,6 +53,7 @@ from stackaudit.facts.cuda_ran import (
     DRIVER_FOUND_INSIDE,
     RUNTIME_NEEDLES,
     TORCH_CUDA_QUERY,
+    TORCH_CUDA_TENSOR,
     TRTLLM_LEDGER,
     ran_in_lines,
     runtime_in_line,
@@ -382,9 +383,14 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
             text = lines[i - 1].strip() + "\n" + lines[i].strip() + "\n"
             yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, text))
             continue
-        # A Python session's torch.cuda.is_available() keeps the answer it printed (facts/cuda_ran.torch_answered), read
-        # with the session's lines above it (its torch's version: a ROCm build's True is HIP's), which stay unclaimed.
-        if "is_available()" in lines[i] and (end := answer_end(lines, i, TORCH_CUDA_QUERY)) > i + 1:
+        # A Python session's torch.cuda.is_available() keeps the answer it printed (facts/cuda_ran.torch_answered), and
+        # a tensor torch printed on a CUDA device is read (facts/cuda_ran.TORCH_CUDA_TENSOR), with the session's lines
+        # above it (its torch's version: a ROCm build's True and `cuda:0` are HIP's), which stay unclaimed.
+        end = answer_end(lines, i, TORCH_CUDA_QUERY) if "is_available()" in lines[i] else i
+        session = end > i + 1
+        if not session and "device='cuda:" in lines[i] and TORCH_CUDA_TENSOR.match(lines[i]):
+            session, end = True, i + 1
+        if session:
             start = i
             while start > max(0, i - _SESSION_LOOK) and lines[start - 1].strip() and not FENCE.match(lines[start - 1]):
                 start -= 1
