@@ -1306,6 +1306,20 @@ STATED_TOOLKIT = re.compile(r"\bCuda compilation tools, release (\d+\.\d+)|^\W*C
 # has the driver before it on its line, nor `nvidia-smi -q`'s padded field (`CUDA Version    : 12.2`): nvidia-smi's
 # figure copied, or the CUDA the user runs; which, the line alone does not say.
 STATED_CUDA = re.compile(r"^\W*CUDA(?:/cuDNN)?(?: Version ?:| ?:|\s)\s*`?(\d+\.\d+)(?:\.\d+)?`?\s*(?:[,;(/].*)?$", re.IGNORECASE)
+# The CUDA as the last item of a line of the user's items, after two spaces or a comma (`ubuntu 16.04 nvidia 2080
+# drivier-version 430.64  cuda 10.0`, corpus 2230; `Ubuntu 22.04, driver 535.54.03, CUDA 12.2`): the same statement as
+# STATED_CUDA's, the line's last. Not nvidia-smi's header flattened onto one line (`NVIDIA-SMI 535.183.01  Driver
+# Version: 535.183.01   CUDA Version: 12.2`, corpus 1005), whose driver's own field before it makes it the driver's
+# figure, read with the header (stated_cuda_item).
+STATED_CUDA_ITEM = re.compile(r"(?:\S\s{2,}|,\s*)CUDA(?: Version)?(?:\s*:\s*|\s+)v?(\d+\.\d+)(?:\.\d+)?\s*$", re.IGNORECASE)
+_SMI_DRIVER_FIELD = re.compile(r"\bDriver Version:\s*\d{3}\.", re.IGNORECASE)
+
+
+def stated_cuda_item(line: str) -> re.Match[str] | None:
+    """The CUDA that ends a line of the user's items (STATED_CUDA_ITEM), None on any other line, nvidia-smi's
+    header among them."""
+    m = STATED_CUDA_ITEM.search(line)
+    return m if m is not None and not _SMI_DRIVER_FIELD.search(line) else None
 # nvidia-smi's header copied one field a line (`Driver Version: 550.54.15` over `CUDA Version: 12.4`, corpus 276), and
 # `nvidia-container-cli info`'s `NVRM version:` over its `CUDA version:` (corpus 1311): the CUDA line under the driver's
 # is the driver's own figure, its highest, not a runtime.
@@ -1348,7 +1362,8 @@ _NVCC_BUILD = re.compile(r"\bV(\d+\.\d+\.\d+)\b")
 @parser(EVIDENCE_LINES, feeds="cuda_toolkit", kind=CudaToolkit, rank=10)
 def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     """The system toolkit's release, where the paste shows one (two different releases name no one toolkit); else a
-    bare `CUDA Version: X.Y` line (STATED_CUDA), marked `stated`.
+    bare `CUDA Version: X.Y` line (STATED_CUDA) or a CUDA that ends a line of items (STATED_CUDA_ITEM), marked
+    `stated`.
 
     Input (tests/data/captures/410, nvcc --version's fourth line)::
 
@@ -1361,7 +1376,7 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
              if m}
     lines = text.splitlines()
     stated = {m.group(1): (line.strip(), i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
-              for i, line in enumerate(lines) for m in [STATED_CUDA.search(line)] if m}
+              for i, line in enumerate(lines) for m in [STATED_CUDA.search(line) or stated_cuda_item(line)] if m}
     if not found and len(stated) == 1:
         (version, (line, header)), = stated.items()
         return CudaToolkit(version=version, line=line, stated=True, header=header)

@@ -80,6 +80,7 @@ from stackaudit.facts.nvidia import (
     STATED_DRIVER,
     STATED_TOOLKIT,
     installed_flavour,
+    stated_cuda_item,
     used_open,
 )
 from stackaudit.facts.nvidia_daemons import daemon_event
@@ -300,7 +301,7 @@ def is_evidence(line: str) -> bool:
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or bool(DEBUG_NODE_POD.search(line)) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or gpu_stack_pod(line) != "" or minikube_node(line) is not None or data_test(line) is not None or STATED_TOOLKIT.search(line)
-                or STATED_CUDA.search(line)
+                or STATED_CUDA.search(line) or stated_cuda_item(line)
                 or OPEN_PACKAGE.search(line) or used_open(line) or installed_flavour(line) is not None or STATED_VERSION.match(line) or PIP_LIST_GGML.match(line)
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
