@@ -108,3 +108,29 @@ def test_a_gpu_driver_floor_names_none(line: str) -> None:
 def test_a_gpu_driver_line_settles_the_runtime_of_a_newer_driver() -> None:
     r = capture_checks("1900", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "ok" and "590.48.01" in r.message
+
+
+# --- the vendor's name alone before the version, a line of its own (h100c) ------------------------------------------
+
+@pytest.mark.parametrize(("line", "driver"), [
+    ("nVidia v550.142", "550.142"),  # corpus 2215 (mudler/LocalAI#4571), the user's environment list
+    ("- NVIDIA 535.104.05", "535.104.05"),  # modelled: the same statement as a list item
+])
+def test_the_vendors_name_before_a_version_names_the_driver(line: str, driver: str) -> None:
+    m = STATED_DRIVER.search(line)
+    assert m is not None and m.group(1) == driver
+
+
+@pytest.mark.parametrize("line", [
+    "NVIDIA 2080",  # a GPU (corpus 2230's words), no driver's version
+    "nvidia 530.41.03-15",  # corpus 1752: `pacman -Q`'s package row (its release after the version)
+    "NVIDIA 550.54.15 and CUDA 12.4",  # modelled: the version does not end the line
+])
+def test_the_vendors_name_before_other_words_names_no_driver(line: str) -> None:
+    assert STATED_DRIVER.search(line) is None
+
+
+def test_corpus_2215_vendor_and_version_with_the_stated_cuda_is_ok() -> None:
+    # Both readers: driver 550.142 (R550: CUDA 12.4) runs the CUDA 12.4 the user names.
+    r = capture_checks("2215", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "driver 550.142" in r.message and "CUDA 12.4" in r.message, r.message

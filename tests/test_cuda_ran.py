@@ -315,3 +315,31 @@ def test_2076_nccl_tests_failing_on_a_kernel_image_ran_on_the_driver(tmp_path: P
     # Modelled counter-example: the same run beside a refused start (error 35) is not ok; the refusal wins.
     refused = _body("2076") + "CUDA driver version is insufficient for CUDA runtime version\n"
     assert paste_checks(tmp_path, refused, COMPAT)[COMPAT].status != "ok"
+
+
+# --- torch printing a tensor it holds on a CUDA device (facts/cuda_ran.TORCH_CUDA_TENSOR) ---------------------------
+
+def test_a_tensor_printed_on_a_cuda_device_is_cuda_at_work() -> None:
+    # Corpus 2234 (a Ray worker's line, ray-project/ray#12492) and 912 (a copy's result, another thread).
+    for line, device in [("(pid=28612) tensor([1., 2., 3.], device='cuda:0')", 0),
+                         ("tensor([0., 0.], device='cuda:1')", 1)]:
+        assert [(r.program, r.devices) for r in ran_in_lines([line])] == [("torch", (device,))], line
+    # Modelled: torch's keywords after the device, and a line that builds the tensor rather than prints it.
+    assert ran_in_lines(["tensor(3.5000, device='cuda:0', grad_fn=<AddBackward0>)"])
+    assert ran_in_lines(["x = torch.tensor([1., 2.], device='cuda:0')"]) == ()
+    assert ran_in_lines(["tensor([1., 2., 3.])"]) == ()  # a tensor on the CPU
+
+
+def test_2234_a_ray_workers_tensor_on_cuda_runs_torchs_runtime_on_the_driver() -> None:
+    # Both readers: torch 1.6.0's tensor reached cuda:0 under driver 450.36.06 (`NVIDIA driver version:` in the list).
+    r = capture_checks("2234", COMPAT)[COMPAT]
+    assert r.status == "ok", r.message
+    assert "cuda:0" in r.message and "runs on driver 450.36.06" in r.message, r.message
+
+
+def test_a_tensor_printed_by_torchs_rocm_build_is_not_cuda_at_work(tmp_path: Path) -> None:
+    # Modelled on a Python session: ROCm's torch names its HIP devices `cuda:0` too.
+    session = (">>> import torch\n>>> torch.__version__\n'{version}'\n>>> torch.tensor([1., 2.]).cuda()\n"
+               "tensor([1., 2.], device='cuda:0')\n")
+    assert paste_checks(tmp_path, session.format(version="2.1.0+cu121"), COMPAT)[COMPAT].status == "ok"
+    assert paste_checks(tmp_path, session.format(version="2.1.0+rocm5.6"), COMPAT)[COMPAT].status == "unknown"

@@ -62,3 +62,32 @@ def test_modelled_a_toolkit_of_a_newer_major_is_the_issue(tmp_path: Path) -> Non
     text = body("410").replace("release 12.0, V12.0.140", "release 13.0, V13.0.48")
     r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "issue" and "13.x" in r.message
+
+
+# --- a CUDA that ends a line of the user's items (facts/nvidia.STATED_CUDA_ITEM, h100c) -----------------------------
+
+def test_a_cuda_ending_a_line_of_items_is_the_stated_cuda() -> None:
+    from stackaudit.facts.nvidia import stated_cuda_item
+
+    # Real lines: corpus 2230 (NVIDIA/k8s-device-plugin#352), 1736 and 760 (other threads' environment lists).
+    for line, cuda in [("ubuntu 16.04 nvidia 2080  drivier-version 430.64  cuda 10.0", "10.0"),
+                       ("- Nvidia Driver: 535.54.03, Cuda: 12.2", "12.2"),
+                       ("  - Nvidia driver version 580.65.06, CUDA version 13.0", "13.0")]:
+        m = stated_cuda_item(line)
+        assert m is not None and m.group(1) == cuda, line
+    # Corpus 1005's copied nvidia-smi header is the driver's figure, and a sentence's CUDA is no item (modelled).
+    assert stated_cuda_item("*  NVIDIA-SMI 535.183.01             Driver Version: 535.183.01   CUDA Version: 12.2 ") \
+        is None
+    assert stated_cuda_item("I use cuda 12.2") is None
+
+
+def test_corpus_2230_the_users_cuda_10_0_under_driver_430_is_ok() -> None:
+    # Both readers: the CUDA 10.0 the user names (lines 3, 7) is at or below driver 430.64's CUDA 10.1 (line 16).
+    status, message = _compat("2230")
+    assert status == "ok" and "CUDA 10.0" in message and "driver 430.64" in message, message
+
+
+def test_modelled_a_cuda_item_above_the_drivers_older_major_is_not_ok(tmp_path: Path) -> None:
+    # Corpus 2230's words with a CUDA of a major the R430 driver (CUDA 10.1) does not run.
+    text = body("2230").replace("cuda 10.0", "cuda 11.8")
+    assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status != "ok"

@@ -226,3 +226,28 @@ def test_modelled_old_entrypoint_without_version_names_the_caveat(tmp_path: Path
     text = "python -m vllm.entrypoints.openai.api_server --model mistralai/Mistral-7B-v0.1 --max-model-len 8192\n"
     res = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
     assert res.status == "ok" and "0.2.6" in res.message and "or later" not in res.message, res.message
+
+
+# --- a command the paste cuts before any TP flag (ServingEngine.command_cut, h100c) ---------------------------------
+
+def test_2022_aphrodite_command_cut_before_its_tp_is_not_tp_1() -> None:
+    # Corpus 2022 (dphnAI/sonar#426): `... api_server --host 0.0.0.0 --port 7860 --downlo`, cut inside a flag, for a
+    # model the user means to put on 3 GPUs: its TP is not shown, so no one-GPU engine and no verdict without GPUs.
+    res = capture_checks("2022", "IC-TOPOLOGY-PLACEMENT", "IC-CUSTOM-ALLREDUCE")
+    for check in ("IC-TOPOLOGY-PLACEMENT", "IC-CUSTOM-ALLREDUCE"):
+        assert res[check].status == "unknown", res[check].message
+        assert "TP 1" not in res[check].message and "TP=1" not in res[check].message, res[check].message
+
+
+def test_1830_sglang_command_cut_after_its_host_is_not_tp_1() -> None:
+    # Corpus 1830 (another thread): a pipeline-parallel SGLang launch cut at `--host 0.0.0.` in a block that never
+    # closes; its log names ranks PP1 TP0, so the command's TP is not the default 1.
+    res = capture_checks("1830", "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
+    assert res.status == "unknown", res.message
+
+
+def test_modelled_the_same_command_whole_runs_tp_1(tmp_path: Path) -> None:
+    # 2022's command ended where a shell line ends: no TP flag is TP 1, one GPU.
+    text = "```\n+ exec python3 -m aphrodite.endpoints.openai.api_server --host 0.0.0.0 --port 7860\n```\n"
+    res = paste_checks(tmp_path, text, "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
+    assert res.status == "not-applicable" and "runs TP 1" in res.message, res.message

@@ -94,3 +94,32 @@ def test_bracketed_lines_that_are_not_gpustat() -> None:
     # Modelled: a log's `[0]` rank prefix and a table row with no temperature or memory column.
     text = "[0] rank 0 | loss 1.25 | 865 / 12196 samples |\n[1] TITAN Xp | busy |\n"
     assert not [s for s in recognise(text).recognised if s[0] == "nvtop"]
+
+
+# --- a bare workstation number, and a host's cards one a line under their total (h100c, corpus 2233) ---------------
+
+def test_a_bare_workstation_number_is_a_workstation_card_without_mig() -> None:
+    from stackaudit.gputable import family_of, has_mig
+
+    # Corpus 2233 (oobabooga/textgen#2923): `1x RTX 4000 8Gb`, Turing's Quadro RTX 4000 or Ada's RTX 4000.
+    assert stated_gpus("1x RTX 4000 8Gb") == [(1, "RTX 4000")]
+    family = family_of("RTX 4000")
+    assert family is not None and family.name == "workstation" and has_mig("RTX 4000") is False
+    # Modelled: a GeForce series named by its number is no model, and `RTX 6000` stays the table's ambiguous name.
+    assert stated_gpus("I have 2 RTX 4000 series cards") == []
+    assert stated_gpus("2x GeForce RTX 3000 series") == []
+    assert stated_gpus("2x RTX 6000") == [(2, "RTX 6000")]
+
+
+def test_2233_three_cards_of_two_models_under_their_total() -> None:
+    # `I got 3.`, `1x RTX 4000 8Gb`, `2x RTX A4000 16Gb`: one host's three cards, not two of one model.
+    r = capture_checks("2233", "IC-TOPOLOGY-PLACEMENT", MIG)
+    assert r["IC-TOPOLOGY-PLACEMENT"].status == "unknown", r["IC-TOPOLOGY-PLACEMENT"].message
+    assert r[MIG].status == "not-applicable" and r[MIG].coverage.text() == "3 of 3 GPUs shown", r[MIG].message
+
+
+@pytest.mark.parametrize("total", ["I got 4.", "Tested on:"])
+def test_cards_under_no_matching_total_are_not_one_hosts(total: str) -> None:
+    # Modelled on 2233: a total the cards do not add up to, or none, leaves the lines as several GPU sets.
+    text = f"{total}\n1x RTX 4000 8Gb\n2x RTX A4000 16Gb\n"
+    assert "3 GPUs (" not in recognise(text).record.docs.get("user_machine", "")

@@ -320,3 +320,32 @@ def test_summarize_py_without_an_engine_dir_is_no_engine() -> None:
     from stackaudit.facts.engine_command import parse_command_line
 
     assert parse_command_line("mpirun -n 4 python summarize.py --input notes.txt") is None
+
+
+# --- llamafile: llama.cpp as one executable (facts/engine_command.LLAMAFILE_PACKED, h100c) --------------------------
+
+def test_llamafile_commands_are_llama_cpps() -> None:
+    from stackaudit.facts.engine_command import parse_command_line
+
+    # Corpus 2216 (mozilla-ai/llamafile#384): a model packed with llamafile, run by its path; corpus 2217 (#273):
+    # llamafile's own program with a model.
+    for line in ["/media/storage/Software/AI/Meta-Llama-3-70B-Instruct.Q4_0.llamafile -ngl 9999",
+                 "llamafile -m path/to/model.llamafile -ngl 999 --gpu nvidia -p 'This is a test'"]:
+        command = parse_command_line(line)
+        assert command is not None and command.engine == "llamacpp", line
+    # Modelled: the words alone, or a llamafile named in a sentence, start no program.
+    assert parse_command_line("llamafile") is None
+    assert parse_command_line("I downloaded the llamafile and it does not use the GPU") is None
+
+
+def test_2216_a_llamafile_run_is_read_and_uses_no_torch() -> None:
+    # Both readers: llamafile is a llama.cpp program (no torch); the paste shows no NVIDIA driver or CUDA run.
+    res = capture_checks("2216", "RT-TORCH-ARCH", "DRV-CUDA-COMPAT", "RT-KERNEL-ARCH", "CTR-GPU-ACCESS")
+    assert res["RT-TORCH-ARCH"].status == "not-applicable", res["RT-TORCH-ARCH"].message
+    assert [res[c].status for c in ("DRV-CUDA-COMPAT", "RT-KERNEL-ARCH", "CTR-GPU-ACCESS")] == ["unknown"] * 3
+
+
+def test_2217_llamafiles_one_shot_command_is_an_engine_command() -> None:
+    commands = fact(pasted(body("2217")), "engine_commands")
+    assert [c.engine for c in commands.commands] == ["llamacpp"]
+    assert capture_checks("2217", "RT-TORCH-ARCH")["RT-TORCH-ARCH"].status == "not-applicable"

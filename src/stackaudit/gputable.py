@@ -207,6 +207,11 @@ FAMILIES = {
 # The RTX PRO 6000D's names: NVML's `NVIDIA RTX 6000D` and the product's `RTX PRO 6000D` (a Blackwell GB202 board of
 # compute capability 12.0, `NVIDIA RTX 6000D, capability (12, 0)` in torch's device list, corpus 606).
 RTX_6000D = re.compile(r"\bRTX\s+(?:PRO\s+)?6000\s?D\b", re.I)
+# A workstation board's number without its generation's words (`RTX 4000`, `RTX 8000`): Turing's Quadro RTX 4000, 5000
+# and 8000 or Ada's RTX 4000 and 5000 (`... Ada Generation`), workstation boards all, none of them with MIG (the MIG
+# user guide lists neither generation: https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html). No
+# GeForce card has such a number. `RTX 6000` is the table's ambiguous name, of a line whose Blackwell board has MIG.
+WORKSTATION_NUMBER = re.compile(r"^(?:NVIDIA\s+)?RTX\s?[458]000$", re.I)
 _FAMILY_WORDS = (
     (re.compile(r"\bGeForce\b", re.I), "geforce"),
     # A bare GeForce model number as people write it (`2x 3060 12GB`, `RTX 3070 Ti`): GTX 1050 to RTX 5090. The
@@ -216,6 +221,8 @@ _FAMILY_WORDS = (
     (re.compile(r"\bNVL\b"), "nvl"),
     (re.compile(r"-SXM|\b(?:HGX|DGX)\b"), "baseboard"),
     (re.compile(r"\b(?:RTX PRO|Quadro|RTX A\d{4}|RTX \d{4} Ada)\b"), "workstation"),
+    # A bare workstation number (`1x RTX 4000 8Gb`, corpus 2233): WORKSTATION_NUMBER.
+    (WORKSTATION_NUMBER, "workstation"),
     # The RTX PRO 6000D, the RTX PRO 6000 Blackwell's variant for China, which NVML names `NVIDIA RTX 6000D` (corpus
     # 606: sglang's check_env, `GPU 0,1,2,3,4,5,6,7: NVIDIA RTX 6000D`; corpus 1982: nvidia-smi at 600 W). The GeForce
     # cards' China variants keep their brand word (`NVIDIA GeForce RTX 4090 D`).
@@ -355,7 +362,8 @@ DESKTOP_CARD = re.compile(r"\bTITAN\b", re.I)
 
 def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
     """Whether a GPU model has MIG: its table rows' `mig` where every row it may be says the same (`candidates`), else
-    its product line's (GeForce: none), else False for a Jetson module's GPU before Thor (JETSON_WITHOUT_MIG), else False for an
+    its product line's (GeForce: none), else False for a Jetson module's GPU before Thor (JETSON_WITHOUT_MIG) or a bare
+    workstation number (WORKSTATION_NUMBER: Turing's or Ada's), else False for an
     architecture before Ampere (PRE_AMPERE), else False for an Ampere or Ada Lovelace name outside MIG_PARTS; None
     where none of them says."""
     try:
@@ -365,7 +373,7 @@ def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
     if said is not None:
         return said
     family = family_of(name, table)
-    if (family is not None and family.mig is False) or JETSON_WITHOUT_MIG.search(name):
+    if (family is not None and family.mig is False) or JETSON_WITHOUT_MIG.search(name) or WORKSTATION_NUMBER.match(name):
         return False
     architecture = architecture_of(name, table=table)
     if architecture in PRE_AMPERE:

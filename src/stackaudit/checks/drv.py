@@ -478,7 +478,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     A system toolkit before CUDA 11 is set against the driver NVIDIA lists for its release (nvcc's `V8.0.61`: 375.26).
     Where the runtime is not shown (with or without the driver), a CUDA program's own lines of its context at work
     (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`, before
-    torch 2.1 `CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total capacity; ...`,
+    torch 2.1 `CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total capacity; ...`, a tensor
+    torch printed on a CUDA device (`tensor([1., 2., 3.], device='cuda:0')`, where no line shows its ROCm build),
     TensorRT-LLM's executor ledger and its cluster info's SM count (`[TRT-LLM] [I] SM count: 170`, read through
     CUDA's runtime), an nvbandwidth test, llama.cpp's count of the devices its runtime found (`ggml_cuda_init: found 3
     CUDA devices:`, where the paste is cut before the device lines), MLC LLM's device probe finding a CUDA device
@@ -538,8 +539,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     facts/docker.REQUIRE_CUDA_EVERY_BRAND) and its runtime is of the driver's major above the floor, not an issue.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. At or below the driver's highest CUDA, a
-    CUDA the user's list or a template's field states (`cuda: 12.3`, `Cuda:12.4`, a bare `CUDA 12.8`) is the CUDA the
-    user runs: ok, as where no program shows a runtime; nvidia-smi's header copied one field a line (`CUDA Version:`
+    CUDA the user's list or a template's field states (`cuda: 12.3`, `Cuda:12.4`, a bare `CUDA 12.8`, the last item of
+    a line of items: `nvidia 2080  drivier-version 430.64  cuda 10.0`) is the CUDA the user runs: ok, as where no program shows a runtime; nvidia-smi's header copied one field a line (`CUDA Version:`
     under `Driver Version:`) is the driver's figure, not a runtime (unknown). collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
     on collect_env's 'CUDA runtime version' line, and ok on check_env's NVCC line (which names it a compiler). NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,

@@ -2211,7 +2211,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     TP group spans its nodes with several ranks on each (`--tp-size 16 --nnodes 2`) for a model whose name states a
     size that half of one node's ranks hold at 8 GiB each (facts/parallelism.tp_spans_nodes_needlessly: an 8B model,
     corpus 1792); a model whose name states no size or too large a one is judged as before. Nor has an engine shown running on one GPU (TP 1, one pipeline stage:
-    facts/parallelism.one_gpu_engine), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
+    facts/parallelism.one_gpu_engine; a command the paste cuts before any TP flag, `... --port 7860 --downlo`, shows no
+    TP: corpus 2022), or a llama.cpp server that CUDA_VISIBLE_DEVICES, set on its line or above it
     (`export`, a batch script's `set`), gives one GPU (corpus 962), or whose `--tensor-split` puts every layer on one
     device or whose `--split-mode none` keeps the model on one (every engine command shown on one GPU:
     facts/parallelism.one_gpu_commands, the reading IC-P2P-FUNCTIONAL shares). Nor has a llama.cpp log whose

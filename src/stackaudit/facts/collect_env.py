@@ -353,7 +353,9 @@ def parse_collect_env(text: str) -> CollectEnv:
         torch_cuda=torch_cuda,
         cuda_runtime=cuda_runtime,
         runtime_line=bool(get("CUDA runtime version")),
-        driver_version=get("Nvidia driver version", "CUDA Driver Version"),
+        # torch's key, check_env's, and torch's spelled with NVIDIA's capitals by a user copying the report's fields
+        # into a version list (`NVIDIA driver version: 450.36.06`, corpus 2234).
+        driver_version=get("Nvidia driver version", "CUDA Driver Version", "NVIDIA driver version"),
         vllm_version=get("vLLM Version", "vllm").split(" ")[0] if get("vLLM Version", "vllm") != "Module Not Found" else "",
         sglang_version=get("sglang"),
         nccl_version=nccl,

@@ -67,6 +67,11 @@ What shows CUDA at work (each with the program whose runtime ran):
   triton-inference-server/core src/cuda_memory_manager.cc; corpus 1769). Not where the same log shows the manager
   failing after it (`Failed to finalize CUDA memory manager: CNMEM_STATUS_CUDA_ERROR`: cnmemInit's allocation refused,
   as in a vGPU guest, corpus 1738, whose two readers say unknown);
+- torch printing a tensor it holds on a CUDA device (`tensor([1., 2., 3.], device='cuda:0')`, TORCH_CUDA_TENSOR): the
+  tensor's repr names the device its storage lives on, so torch's caching allocator allocated it there through its
+  CUDA runtime (cudaMalloc, after the context started on the driver: a driver too old for the runtime fails
+  `.cuda()` with 35 before any tensor is printed). Not where the lines show torch's ROCm build, whose devices HIP
+  names `cuda:N` too (TORCH_ROCM), as for torch.cuda.is_available() below (corpus 2234: a Ray worker's tensor);
 - DCGM's diagnostic (nvvs) memory test passing on a GPU (`Memory GPU0 ....... PASS`, NVVS_MEMORY_PASS): the test
   creates a CUDA context on the GPU and runs its kernels there (it reports `Unable to create CUDA context` otherwise,
   corpus 1266);
@@ -192,7 +197,14 @@ NCCL_INIT_COMPLETE = re.compile(r"\brank (\d+) nranks (\d+) cudaDev (\d+)\b.*-\s
 TORCH_CUDA_QUERY = re.compile(r"\btorch\.cuda\.is_available\(\)")
 # torch's ROCm build, whose torch.cuda.is_available() is HIP's (`2.6.0+rocm6.2`, `torch.version.hip` printed).
 TORCH_ROCM = re.compile(r"\+rocm\d|\btorch\.version\.hip\b|\bROCm\b")
-NEEDLES = ("Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
+# torch's repr of a tensor on a CUDA device, as print() writes it: `tensor([1., 2., 3.], device='cuda:0')`, after a log's
+# prefix (Ray's `(pid=28612) `), with the keywords torch adds after the device (`, dtype=torch.int32)`, `,
+# grad_fn=<AddBackward0>)`, `, requires_grad=True)`). The repr opens the line's own words: code that builds a tensor on
+# the device (`x = torch.tensor([1], device='cuda:0')`, `x = tensor(...)`) has a call or an assignment before it, and a
+# repr holds no `=` before its device.
+TORCH_CUDA_TENSOR = re.compile(r"^(?:\s*\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\))?\s*tensor\([^=\n]{0,2000}?, device='cuda:(\d+)'"
+                               r"(?:, \w+=[^,()=\n]{1,80})*\)\s*$")
+NEEDLES = ("device='cuda:", "Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
            "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
            "NoKernelImage")
 
@@ -248,11 +260,13 @@ fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
 def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     """The lines of a CUDA program's own that show its CUDA at work on a GPU (torch's out-of-memory message,
     TensorRT-LLM's executor ledger and cluster info's SM count, vLLM's metrics line, SGLang's decode line, ollama's
-    cudart discovery and its reading of a GPU's free memory, Triton's CUDA memory pool, nvvs's memory test passing)."""
+    cudart discovery and its reading of a GPU's free memory, Triton's CUDA memory pool, torch's tensor printed on a
+    CUDA device where no line shows torch's ROCm build, nvvs's memory test passing)."""
     found: list[Ran] = []
     cpu_vllm = any(VLLM_CPU_PLATFORM.search(line) for line in lines)
     cpu_sglang = any(SGLANG_CPU_DEVICE.search(line) for line in lines)
     pool_failed = any(TRITON_POOL_FAILED.search(line) for line in lines)
+    rocm = any(TORCH_ROCM.search(line) for line in lines)
     for line in lines:
         if not any(n in line for n in NEEDLES):
             continue
@@ -300,6 +314,10 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("NCCL", f"NCCL rank {nccl.group(1)} of {nccl.group(2)} finished its communicator's init on "
                              f"cudaDev {nccl.group(3)}, whose device memory it allocated through the CUDA runtime",
                              line.strip(), devices=(int(nccl.group(3)),)))
+        elif (tensor := TORCH_CUDA_TENSOR.match(line)) and not rocm:
+            found.append(Ran("torch", f"torch printed a tensor it holds on cuda:{tensor.group(1)} (its caching allocator "
+                             "allocated it there through torch's CUDA runtime)", line.strip(),
+                             devices=(int(tensor.group(1)),)))
         elif mem := NVVS_MEMORY_PASS.match(line):
             found.append(Ran("nvvs", f"nvvs's memory test created a CUDA context on GPU {mem.group(1)} and passed",
                              line.strip(), devices=(int(mem.group(1)),)))

@@ -79,7 +79,7 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "llava-cli", "llama-mtmd-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
-                "start_linux.sh", "start_windows.bat", "start_wsl.bat")
+                "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+(?:serve|chat)\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repo(?:sitory)?|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -101,6 +101,8 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"paged_kv_cache|remove_input_padding|use_weight_only|enable_context_fmha)\b"
                           # TensorRT-LLM's benchmark (the LLM API in-process, with its options), KoboldCpp
                           r"|\btrtllm-bench\b|\bkoboldcpp[\w-]*(?:\.py|\.exe)?\s"
+                          # llamafile, its own program or a model packed with it (LLAMAFILE_PACKED), before an option
+                          r"|(?:^|[\s/\\])(?:llamafile|[\w.+-]+\.llamafile)(?:\.exe)?\s+-"
                           # NVIDIA Dynamo's launcher of a vLLM or SGLang engine
                           r"|\bdynamo(?:-run|\s+run)\s.*\bout=(?:vllm|sglang)\b"
                           # TensorRT-LLM's checkpoint conversion, which states the TP the engine is built with
@@ -131,7 +133,12 @@ HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?
 # as `python koboldcpp.py`.
 GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp": "llamacpp", "koboldcpp.py": "llamacpp",
                 "llava-cli": "llamacpp", "llama-llava-cli": "llamacpp", "llama-mtmd-cli": "llamacpp",
-                "llama_cpp.server": "llamacpp"}
+                "llama_cpp.server": "llamacpp", "llamafile": "llamacpp"}
+# Mozilla's llamafile (https://github.com/mozilla-ai/llamafile) is llama.cpp built as one executable, with llama.cpp's
+# options (`-ngl 999`, `-m model.gguf`) and its own `--gpu nvidia|amd`: run as `llamafile -m M.gguf ...` or as a model
+# packed with it into one executable (`./Meta-Llama-3-70B-Instruct.Q4_0.llamafile -ngl 9999`, corpus 2216, 2217). It
+# prints llama.cpp's own log lines, and its GPU module's (`import_cuda_impl: initializing gpu module...`).
+LLAMAFILE_PACKED = re.compile(r"[\w.+-]+\.llamafile(?:\.exe)?", re.I)
 # llama-cpp-python (https://github.com/abetlen/llama-cpp-python) wraps the same library for Python; its OpenAI server runs
 # as a module, `python3 -m llama_cpp.server --model M.gguf --n_gpu_layers 56 --tensor_split 64 36` (corpus 1951), its
 # options llama.cpp's with underscores (_parse.argv_value reads both spellings; `--n_gpu_layers` defaults to 0, as
@@ -997,6 +1004,7 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return None
     program = posixpath.basename(words[0])
     program = "koboldcpp" if KOBOLDCPP_BUILD.fullmatch(program) and not program.endswith(".py") else program
+    program = "llamafile" if program == "llamafile.exe" or LLAMAFILE_PACKED.fullmatch(program) else program
     if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) in (*GGML_ENGINES, *BUILDERS):
         program = posixpath.basename(words[1])  # `python koboldcpp.py model.gguf ...`, `python3 convert_checkpoint.py`
     elif program.startswith("python") and len(words) > 3 and words[1] == "-m" and words[2] in GGML_ENGINES:

@@ -1891,6 +1891,8 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
             return name
     for n in range(len(tokens), 0, -1):  # a model the table lacks, named with its line's brand word
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
+        if not backwards and n < len(tokens) and _SERIES_WORD.match(tokens[n]):
+            continue  # `RTX 4000 series`: a product series, no model
         if titan := _TITAN_MODEL.match(text):
             return f"TITAN {_TITAN_SUFFIX[titan.group(1).lower()]}"
         if _BRANDED_MODEL.search(text) and brand_family(text) is not None and not re.match(r"(?:x|of)\s", text, re.I):
@@ -1899,6 +1901,8 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
 
 
 _BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
+# The word after a number that makes it a product series (`RTX 4000 series`, `GeForce RTX 3000-series`), not a model.
+_SERIES_WORD = re.compile(r"^-?series\b", re.I)
 # A data-centre model and its memory joined by a hyphen, as people write a board: `A40-48G` (ggml-org/llama.cpp#1885,
 # corpus 1720), `8*A100-80G`, `A800-80GB`. Only a letter, digits and a size of 16 to 192 GB: `V100-SXM2` is
 # nvidia-smi's own name, left whole.
@@ -2011,6 +2015,31 @@ def stated_gpu_list(line: str) -> list[tuple[int, str]]:
         if listed := _bracketed_models(int(m.group(1)), m.group(2)):
             return listed
     return []
+
+
+# A host's cards listed one count and model a line (`1x RTX 4000 8Gb`, then `2x RTX A4000 16Gb`) right under the
+# user's short line that states their total (`I got 3.`, oobabooga/textgen#2923, corpus 2233): the bracketed list's
+# statement (`3 GPUs (1x RTX 4000, 2x RTX A4000)`) over lines. Each item line is a count before a model the GPU table
+# or a brand word names, and nothing else; their counts must add up to the total, the only number of its line.
+_CARD_ITEM = re.compile(r"^\W{0,3}([1-9]\d?)\s*[x×*]\s*(\S.{0,60}?)\s*$")
+_TOTAL_LINE = re.compile(r"^\D{0,30}?(?<![\w.])([1-9]\d?)(?!\w|\.\d)\D{0,30}$")
+
+
+def listed_cards(lines: Sequence[str], i: int) -> tuple[str, int]:
+    """The bracketed-list line (`3 GPUs (1x RTX 4000 8Gb, 2x RTX A4000 16Gb)`) that line i, a total, and the card lines
+    under it state together (_CARD_ITEM, _TOTAL_LINE), and the line after the last card; ("", i) where line i opens no
+    such list (fewer than two cards, a sum that differs from the total)."""
+    total = _TOTAL_LINE.match(lines[i]) if len(lines[i]) <= 60 else None
+    items: list[str] = []
+    end = i + 1
+    while total is not None and end < len(lines) and (m := _CARD_ITEM.match(lines[end])) \
+            and len(stated_gpus(lines[end])) == 1:
+        items.append(f"{m.group(1)}x {m.group(2)}")
+        end += 1
+    if total is None or len(items) < 2:
+        return "", i
+    joined = f"{total.group(1)} GPUs ({', '.join(items)})"
+    return (joined, end) if stated_gpu_list(joined) else ("", i)
 
 
 # The user's words saying the GPUs they count are NVLinked: `a 2xH200 NVlinked instance` (corpus 848).

@@ -1041,7 +1041,9 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # corpus 2176: the version installed, whatever branch the package's name keeps), a row of
 # `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` (`0, NVIDIA GeForce RTX 3090, 595.58.03`,
 # corpus 1118: the index, the GPU's name as nvidia-smi prints it, the driver's version last: QUERY_ROW), a version in
-# Markdown's code marks (`Driver version: `535.129.03``, corpus 1262), a list's `- nvidia-driver 396.51` (1700),
+# Markdown's code marks (`Driver version: `535.129.03``, corpus 1262), a list's `- nvidia-driver 396.51` (1700), the
+# vendor's name alone before the version, a line of its own (`nVidia v550.142`, corpus 2215: no GPU's name has a
+# three-digit number, a dot and more digits),
 # `nvidia-container-cli info`'s `NVRM version:   384.130` (corpus 1311, 1813: the library asked the loaded driver), a
 # list's driver named in the words of the module's banner (`Driver     NVIDIA Open Kernel Module 610.43.02, CUDA 13.3`,
 # corpus 2242: STATED_OPEN reads its flavour), the
@@ -1053,7 +1055,7 @@ _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
 STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+(?i:nvidia\s+(?:open\s+)?kernel\s+module\s+)?|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
-                           r",\s*(?i:driver)\s+|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
+                           r",\s*(?i:driver)\s+|^\W*(?i:nvidia)\s+v?(?=\d{3}\.\d+(?:\.\d+)?\s*$)|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
                            r"^[ih]i\s+nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)-\d{3}"
                            r"(?:-server)?(?:-open)?(?::\w+)?\s+|"
@@ -1306,6 +1308,20 @@ STATED_TOOLKIT = re.compile(r"\bCuda compilation tools, release (\d+\.\d+)|^\W*C
 # has the driver before it on its line, nor `nvidia-smi -q`'s padded field (`CUDA Version    : 12.2`): nvidia-smi's
 # figure copied, or the CUDA the user runs; which, the line alone does not say.
 STATED_CUDA = re.compile(r"^\W*CUDA(?:/cuDNN)?(?: Version ?:| ?:|\s)\s*`?(\d+\.\d+)(?:\.\d+)?`?\s*(?:[,;(/].*)?$", re.IGNORECASE)
+# The CUDA as the last item of a line of the user's items, after two spaces or a comma (`ubuntu 16.04 nvidia 2080
+# drivier-version 430.64  cuda 10.0`, corpus 2230; `Ubuntu 22.04, driver 535.54.03, CUDA 12.2`): the same statement as
+# STATED_CUDA's, the line's last. Not nvidia-smi's header flattened onto one line (`NVIDIA-SMI 535.183.01  Driver
+# Version: 535.183.01   CUDA Version: 12.2`, corpus 1005), whose driver's own field before it makes it the driver's
+# figure, read with the header (stated_cuda_item).
+STATED_CUDA_ITEM = re.compile(r"(?:\S\s{2,}|,\s*)CUDA(?: Version)?(?:\s*:\s*|\s+)v?(\d+\.\d+)(?:\.\d+)?\s*$", re.IGNORECASE)
+_SMI_DRIVER_FIELD = re.compile(r"\bDriver Version:\s*\d{3}\.", re.IGNORECASE)
+
+
+def stated_cuda_item(line: str) -> re.Match[str] | None:
+    """The CUDA that ends a line of the user's items (STATED_CUDA_ITEM), None on any other line, nvidia-smi's
+    header among them."""
+    m = STATED_CUDA_ITEM.search(line)
+    return m if m is not None and not _SMI_DRIVER_FIELD.search(line) else None
 # nvidia-smi's header copied one field a line (`Driver Version: 550.54.15` over `CUDA Version: 12.4`, corpus 276), and
 # `nvidia-container-cli info`'s `NVRM version:` over its `CUDA version:` (corpus 1311): the CUDA line under the driver's
 # is the driver's own figure, its highest, not a runtime.
@@ -1348,7 +1364,8 @@ _NVCC_BUILD = re.compile(r"\bV(\d+\.\d+\.\d+)\b")
 @parser(EVIDENCE_LINES, feeds="cuda_toolkit", kind=CudaToolkit, rank=10)
 def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     """The system toolkit's release, where the paste shows one (two different releases name no one toolkit); else a
-    bare `CUDA Version: X.Y` line (STATED_CUDA), marked `stated`.
+    bare `CUDA Version: X.Y` line (STATED_CUDA) or a CUDA that ends a line of items (STATED_CUDA_ITEM), marked
+    `stated`.
 
     Input (tests/data/captures/410, nvcc --version's fourth line)::
 
@@ -1361,7 +1378,7 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
              if m}
     lines = text.splitlines()
     stated = {m.group(1): (line.strip(), i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
-              for i, line in enumerate(lines) for m in [STATED_CUDA.search(line)] if m}
+              for i, line in enumerate(lines) for m in [STATED_CUDA.search(line) or stated_cuda_item(line)] if m}
     if not found and len(stated) == 1:
         (version, (line, header)), = stated.items()
         return CudaToolkit(version=version, line=line, stated=True, header=header)

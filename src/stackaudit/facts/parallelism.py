@@ -275,6 +275,9 @@ class ServingEngine:
     command: ProcessInfo | None = None  # a pasted engine command line, as a process (pid 0)
     container: ProcessInfo | None = None  # a serving container's engine arguments, as a process (pid 0)
     pp: int | None = None  # with no engine process read: the PP size a pasted log or command line gives
+    # The pasted command line goes on past what the paste shows (EngineCommand.cut: a last `\\`, a paste that ends
+    # inside it): a flag it does not show may follow.
+    command_cut: bool = False
 
     @property
     def shown(self) -> ProcessInfo | None:
@@ -285,8 +288,11 @@ class ServingEngine:
     def shown_tp(self) -> int | None:
         """The TP size; with no engine process read, the shown command's own, which picks the GPUs whose links
         matter where a cut matrix may not show the rest (a whole shell line that names no TP runs the default, 1;
-        one whose TP flag carries a value not read, such as a `$TP` the paste does not set, is None: unknown)."""
+        one whose TP flag carries a value not read, such as a `$TP` the paste does not set, is None: unknown; so is
+        one the paste cuts before any TP flag, `... --port 7860 --downlo`, corpus 2022: its flag may follow)."""
         if self.process is None and self.shown is not None and self.tp is None:
+            if self.shown is self.command and self.command_cut and argv_value(self.shown.argv, TP_FLAGS) is None:
+                return None
             if self.shown.engine == "triton":
                 # Triton's command names no TP: a model's backend holds it (TensorRT-LLM's engine, vLLM's config). The
                 # TensorRT Inference Server before 20.06 (`trtserver`) had no such backend (TensorRT, TensorFlow, ONNX,
@@ -357,15 +363,17 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
     logged = parallelism.from_log if parallelism is not None else None
     commands = ctx.optional("engine_commands", EngineCommands)
     containers = ctx.optional("docker_containers", DockerContainers)
-    command = next((c.as_process() for c in (commands.commands if commands is not None else ())
-                    if c.engine not in (*GGML_ENGINES.values(), "ollama") and not c.builds), None)
+    pasted = next((c for c in (commands.commands if commands is not None else ())
+                   if c.engine not in (*GGML_ENGINES.values(), "ollama") and not c.builds), None)
+    command = pasted.as_process() if pasted is not None else None
     container = next((ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=c.engine,
                                   role="api-server", root_pid=0)
                       for c in (containers.containers if containers is not None else ())
                       if c.engine in SERVING_ENGINES and not c.session),  # a shell runs what is typed in it (corpus 1947)
                      None)
     return ServingEngine(logged.engine if logged is not None else "", logged.tp if logged is not None else None,
-                         None, command, container, logged.pp if logged is not None else None)
+                         None, command, container, logged.pp if logged is not None else None,
+                         command_cut=pasted is not None and pasted.cut)
 
 
 def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None,

@@ -305,7 +305,7 @@ MAX_ECHO_DISTANCE = 40
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
-                   "llava", "llama-mtmd-cli", "llama_cpp.server", "llama serve",
+                   "llava", "llama-mtmd-cli", "llama_cpp.server", "llama serve", "llamafile",
                    "launch_triton_server",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm", "namespace(",
@@ -383,7 +383,8 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low
                 and "llava" not in low and "mtmd-cli" not in low and "lmdeploy chat" not in low
                 and "dynamo" not in low and "convert_checkpoint" not in low and "build.py" not in low
-                and "text-generation-launcher" not in low and "mlc_llm" not in low and "start_" not in low) \
+                and "text-generation-launcher" not in low and "mlc_llm" not in low and "start_" not in low
+                and "llamafile" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or continued(line)
                         or (i > 0 and continued(lines[i - 1]))):  # the last line of a continued command

@@ -53,6 +53,7 @@ from stackaudit.facts.cuda_ran import (
     DRIVER_FOUND_INSIDE,
     RUNTIME_NEEDLES,
     TORCH_CUDA_QUERY,
+    TORCH_CUDA_TENSOR,
     TRTLLM_LEDGER,
     ran_in_lines,
     runtime_in_line,
@@ -79,6 +80,7 @@ from stackaudit.facts.nvidia import (
     STATED_DRIVER,
     STATED_TOOLKIT,
     installed_flavour,
+    stated_cuda_item,
     used_open,
 )
 from stackaudit.facts.nvidia_daemons import daemon_event
@@ -193,7 +195,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "evice name", "evice Name", "CUDA availab", "C
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
             "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
             "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "that has Tensor Cores", "/usr/lib/wsl/",
-            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "-open", "kernel module", "Open driver", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
+            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "nvidia v", "nvidia 3", "nvidia 4", "nvidia 5", "nvidia 6", "-open", "kernel module", "Open driver", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",
             "| python", "|python", "python**",
@@ -299,7 +301,7 @@ def is_evidence(line: str) -> bool:
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or bool(DEBUG_NODE_POD.search(line)) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or gpu_stack_pod(line) != "" or minikube_node(line) is not None or data_test(line) is not None or STATED_TOOLKIT.search(line)
-                or STATED_CUDA.search(line)
+                or STATED_CUDA.search(line) or stated_cuda_item(line)
                 or OPEN_PACKAGE.search(line) or used_open(line) or installed_flavour(line) is not None or STATED_VERSION.match(line) or PIP_LIST_GGML.match(line)
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
@@ -382,9 +384,14 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
             text = lines[i - 1].strip() + "\n" + lines[i].strip() + "\n"
             yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, text))
             continue
-        # A Python session's torch.cuda.is_available() keeps the answer it printed (facts/cuda_ran.torch_answered), read
-        # with the session's lines above it (its torch's version: a ROCm build's True is HIP's), which stay unclaimed.
-        if "is_available()" in lines[i] and (end := answer_end(lines, i, TORCH_CUDA_QUERY)) > i + 1:
+        # A Python session's torch.cuda.is_available() keeps the answer it printed (facts/cuda_ran.torch_answered), and
+        # a tensor torch printed on a CUDA device is read (facts/cuda_ran.TORCH_CUDA_TENSOR), with the session's lines
+        # above it (its torch's version: a ROCm build's True and `cuda:0` are HIP's), which stay unclaimed.
+        end = answer_end(lines, i, TORCH_CUDA_QUERY) if "is_available()" in lines[i] else i
+        session = end > i + 1
+        if not session and "device='cuda:" in lines[i] and TORCH_CUDA_TENSOR.match(lines[i]):
+            session, end = True, i + 1
+        if session:
             start = i
             while start > max(0, i - _SESSION_LOOK) and lines[start - 1].strip() and not FENCE.match(lines[start - 1]):
                 start -= 1

@@ -1,4 +1,5 @@
-"""The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a list's
+"""The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a host's
+cards one a line under their total (`I got 3.`, `1x RTX 4000 8Gb`, `2x RTX A4000 16Gb`: facts/gpus.listed_cards), a list's
 GPU model (`GPU: NVIDIA GeForce RTX 5080`), a count the user owns without a model (`I have 2 NVIDIA cards`, a parameter
 list's `gpu=2`), a model the user owns without a count (`i have 3090`), a cloud instance type (`g5.48xlarge`), a
 statement that it is bare metal (`It is not running inside a VM.`) or a hypervisor's or cloud's guest (`VM in proxmox`,
@@ -27,6 +28,7 @@ from collections.abc import Iterator
 from stackaudit.facts.engine_command import stated_engines, stated_switches
 from stackaudit.facts.gpus import (
     jetson_module,
+    listed_cards,
     listed_model,
     owned_gpu_count,
     owned_model,
@@ -108,9 +110,19 @@ def _form_evidence(lines: list[str], i: int) -> tuple[int, str]:
 def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     windows = False  # one Windows line says it: the next ones (a library per backend) take none of the MAX_LINES
+    after = 0  # the line after the last one a list of cards took
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
-        if len(line) > 2000:
+        if len(line) > 2000 or i < after:
+            continue
+        # A host's cards one a line under the user's line of their total (`I got 3.`, `1x RTX 4000 8Gb`, `2x RTX A4000
+        # 16Gb`, corpus 2233): read as the one bracketed list they state (facts/gpus.listed_cards).
+        cards, after = listed_cards(lines, i - 1) if i else ("", i)
+        if cards:
+            yield Found("prose machine", i - 1, after, document_appended(USER_MACHINE.name, cards + "\n"))
+            taken += 1
+            if taken == MAX_LINES:
+                return
             continue
         # A list's GPU key on its own line, its model the one item under it (`GPU:` then `- NVIDIA GeForce GTX 970
         # (Maxwell, ...)`, corpus 1209): read as the list's `GPU: <model>` line; so is another vendor's name alone.
