@@ -258,7 +258,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     (`577.00`: since R450 Linux drivers are numbered by their branch, a multiple of 5) is WSL 2's (corpus 1018).
     A cloud instance type or a statement in the user's words (`on Kaggle`, `WSL2`) names the VM where nothing else does.
     So does a hypervisor's, a cloud's or a managed Kubernetes service's name beside a guest's word (`VM in proxmox`,
-    `in GKE cluster`: facts/platform.py PLATFORM_NAMES), in a statement that asks, plans or compares nothing.
+    `in GKE cluster`, a hypervisor's host with a GPU `passed into a Ubuntu VM`: facts/platform.py PLATFORM_NAMES), in a
+    statement that asks, plans or compares nothing.
     An NCCL log's aws-ofi-nccl platform line (`NET/OFI Running on p4d.24xlarge platform`) names the EC2 instance type
     the plugin read from DMI's product name.
     A pasted Kubernetes node whose resources list a volume limit that only a cloud's VM reports

@@ -429,6 +429,11 @@ def _name_words(row: PlatformName) -> PlatformWords:
     # A managed Kubernetes service runs every workload on its cloud's VMs: a workload on it (`We are on GKE version
     # 1.16`, `deploy ... to GKE`, corpus 1817) is on one of them, with no guest's word.
     served = rf"\b(?:on|to|in|into)\s+(?:the\s+)?{name}" if row.kind == "kubernetes" else ""
+    # A hypervisor named with a GPU it passes into a guest, in one clause (`a Proxmox host with an RTX5090 passed into
+    # a Ubuntu 26.04 VM`, corpus 2248): that guest, where the GPU is.
+    if row.kind == "hypervisor":
+        served = (rf"{name}[^.;?!]{{0,80}}?\bpass(?:ed|es|ing)?[- ]?(?:through\s+)?(?:in)?to\s+{_ARTICLE}"
+                  rf"(?:[\w.-]+\s+){{0,3}}?{guest}\b")
     either = f"{after}|{before}|{served}" if served else f"{after}|{before}"
     return PlatformWords(rf"{_STATED}.*(?:{either})", f"{row.what} in the user's words", row.vm)
 
