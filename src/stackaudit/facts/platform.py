@@ -515,11 +515,21 @@ _WSL_LIBRARY_MISSED = re.compile(r"cannot open shared object|No such file|not fo
                                  re.IGNORECASE)
 
 
-def wsl_library(text: str) -> str:
-    """The first line of a text that names a library of WSL 2's driver mount (WSL_LIBRARY) and does not report it
-    missing (_WSL_LIBRARY_MISSED), stripped; "" where none."""
+# A Linux NVIDIA driver's own libcuda and libnvidia-ml carry its version in their file name (`libcuda.so.535.183.01`
+# in /usr/lib/x86_64-linux-gnu, installed by the driver package); the Windows driver's under WSL 2 do not
+# (`/usr/lib/wsl/lib/libcuda.so.1.1`). Found beside WSL's, the first is a Linux driver installed inside WSL 2, which
+# NVIDIA's CUDA on WSL guide says not to do (corpus 2250: ollama probes both, no device found through either).
+LINUX_DRIVER_LIBRARY = re.compile(r"(?<![\w./-])(?!/usr/lib/wsl/)(?:/[\w.+-]+){0,12}/lib(?:cuda|nvidia-ml)\.so\."
+                                  r"\d{3}\.\d{2,3}(?:\.\d{1,3})?(?![\w.])")
+
+
+def wsl_library(text: str, linux: bool = False) -> str:
+    """The first line of a text that names a library of WSL 2's driver mount (WSL_LIBRARY), or with `linux` a Linux
+    driver's own library (LINUX_DRIVER_LIBRARY), and does not report it missing (_WSL_LIBRARY_MISSED), stripped; ""
+    where none."""
+    library = LINUX_DRIVER_LIBRARY if linux else WSL_LIBRARY
     return next((line.strip() for line in text.splitlines()
-                 if WSL_LIBRARY.search(line) and not _WSL_LIBRARY_MISSED.search(line)), "")
+                 if library.search(line) and not _WSL_LIBRARY_MISSED.search(line)), "")
 
 
 @dataclass(frozen=True)
@@ -601,6 +611,9 @@ class Virtualization:
     # failed the program ("" where none shows); "" where no line names one.
     remoted: str = ""
     remote_failure: str = ""
+    # Under WSL 2, the line of the text that showed WSL's library which names a Linux driver's own library beside it
+    # (wsl_library, linux: a Linux driver installed inside WSL 2); "" where none does.
+    linux_library: str = ""
 
     @property
     def is_vm(self) -> bool:
@@ -924,21 +937,26 @@ def wsl_report_driver(env: CollectEnv | None) -> str:
             f"({python[python.index('[GCC'):].split(']')[0]}]): {WSL_KERNEL.what}")
 
 
-def wsl_foreign_library(smi_version: str | None, driver_version: str | None) -> str:
-    """Why a WSL 2 header's `NVIDIA-SMI` library is not the one the Windows driver ships, or "".
+def wsl_foreign_library(smi_version: str | None, driver_version: str | None, library: str = "") -> str:
+    """Why a WSL 2 header's `NVIDIA-SMI` library, or a library a program loads there, is not the one the Windows driver
+    ships, or "".
 
     Under WSL 2 the Linux user-space libraries (libcuda, libnvidia-ml, nvidia-smi in /usr/lib/wsl/lib) come with the
     Windows driver, from its own branch: `NVIDIA-SMI 565.57.02` over `Driver Version: 566.03` (both R565). A library
     of another branch (`NVIDIA-SMI 580.105.08` over `572.16`: R580 over R570) is a Linux driver package installed
-    inside WSL, which NVIDIA's CUDA on WSL guide says not to do: it shadows the libraries that match the driver.
+    inside WSL, which NVIDIA's CUDA on WSL guide says not to do: it shadows the libraries that match the driver. So is
+    a Linux driver's own library that a program's line under WSL 2 names (`library`, LINUX_DRIVER_LIBRARY:
+    `/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01`).
     """
-    if not wsl_versions(smi_version, driver_version) or smi_version is None or driver_version is None:
+    lib, drv = driver_branch(smi_version or ""), driver_branch(driver_version or "")
+    if wsl_versions(smi_version, driver_version) and lib is not None and drv is not None and lib != drv:
+        return (f"the nvidia-smi header's library {smi_version} (R{lib}) is not the R{drv} branch of the Windows "
+                f"driver {driver_version} it talks to: a Linux driver package installed inside WSL 2")
+    if (m := LINUX_DRIVER_LIBRARY.search(library)) is None:
         return ""
-    lib, drv = driver_branch(smi_version), driver_branch(driver_version)
-    if lib is None or drv is None or lib == drv:
-        return ""
-    return (f"the nvidia-smi header's library {smi_version} (R{lib}) is not the R{drv} branch of the Windows driver "
-            f"{driver_version} it talks to: a Linux driver package installed inside WSL 2")
+    folder, _, name = m.group(0).rpartition("/")
+    return (f"a program loads {name}, a Linux driver's own library (R{driver_branch(name.split('.so.')[1])}), from "
+            f"{folder or '/'} beside WSL's: a Linux driver package installed inside WSL 2")
 
 
 # NVIDIA's vGPU host driver logs each physical GPU's time-sliced vGPU scheduler at load (`NVRM: GPU at 0000:01:00.0 has
@@ -1299,7 +1317,7 @@ def virtualization_from_evidence_lines(text: str) -> Virtualization:
         raise ParseError("no library of WSL 2's driver mount (/usr/lib/wsl) or CUDA API-remoting frontend in the "
                          "lines shown")
     return Virtualization(WSL_KERNEL.vm, f"a library of WSL 2's driver mount: {line[:120]!r}: {WSL_KERNEL.what}",
-                          wsl=True)
+                          wsl=True, linux_library=wsl_library(text, linux=True))
 
 
 def _remoted(text: str, where: str) -> Virtualization | None:
@@ -1320,7 +1338,7 @@ def _windows_in(text: str, where: str) -> Virtualization:
         return remoted
     if line := wsl_library(text):
         return Virtualization(WSL_KERNEL.vm, f"{where}: a library of WSL 2's driver mount: {line[:120]!r}: "
-                              f"{WSL_KERNEL.what}", wsl=True)
+                              f"{WSL_KERNEL.what}", wsl=True, linux_library=wsl_library(text, linux=True))
     windows = windows_lines(text)
     if not windows:
         raise ParseError(f"no line of {where} that only a Windows host prints")
