@@ -256,7 +256,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     club-3090's rig report names the machine in its `Environment:` line (its script's systemd-detect-virt answer).
     A collect_env / check_env of a Linux Python (built by GCC) reporting a driver number only Windows drivers carry
     (`577.00`: since R450 Linux drivers are numbered by their branch, a multiple of 5) is WSL 2's (corpus 1018).
-    A cloud instance type or a statement in the user's words (`on Kaggle`, `WSL2`) names the VM where nothing else does.
+    A cloud instance type or a statement in the user's words (`on Kaggle`, `WSL2`) names the VM where nothing else does,
+    and so does a shell prompt's host named after an instance type (`p2_xlarge_instance`: facts/platform.host_instance),
+    with the GPUs its provider documents for that type.
     So does a hypervisor's, a cloud's or a managed Kubernetes service's name beside a guest's word (`VM in proxmox`,
     `in GKE cluster`, a hypervisor's host with a GPU `passed into a Ubuntu VM`: facts/platform.py PLATFORM_NAMES), in a
     statement that asks, plans or compares nothing.

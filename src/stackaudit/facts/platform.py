@@ -487,6 +487,18 @@ def cloud_instances(text: str) -> list[tuple[str, CloudInstance]]:
     return [(name, row) for _, name, row in sorted(found, key=lambda x: x[0])]
 
 
+# An EC2 instance type in a host name the user gave, its `.` written as `_` or `-` (`p2_xlarge_instance`, corpus 1910).
+_HOST_EC2_TYPE = re.compile(r"(?<![a-z0-9])([a-z]+\d+[a-z]*)-(nano|micro|small|medium|large|\d*xlarge)(?![a-z0-9])",
+                            re.I)
+
+
+def host_instance(name: str) -> str:
+    """The GPU instance type a host name is named after (`p2_xlarge_instance`: p2.xlarge; `a2-highgpu-1g-worker`),
+    where GPU_INSTANCES documents its GPUs; "" otherwise. A name of another type, or of none, says nothing."""
+    spelled = _HOST_EC2_TYPE.sub(r"\1.\2", name.strip().replace("_", "-"))
+    return next((found for found, _ in cloud_instances(spelled) if instance_gpus(found) is not None), "")
+
+
 # EC2 instance families without an accelerator, by the letters before the generation digit (`m5.16xlarge`: `m`).
 # AWS's naming page sorts every family into a category; GPUs (and FPGAs, Inferentia, Trainium) are only in
 # "Accelerated computing": DL, F, G, Inf, P, Trn, VT (and G's `gr`). Listed here: general purpose (A, M, T),
@@ -1254,11 +1266,45 @@ def virtualization_from_prompt_host(text: str) -> Virtualization:
 
         ip-10-0-0-73\tsudo docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi
     """
+    host = _prompt_host(text)
+    named = cloud_hostname(host) if host else None
+    if named is not None:
+        return Virtualization(named.vm, f"host name {host} (the shell prompts): {named.what}")
+    instance = host_instance(host)
+    if not instance:
+        raise ParseError("the shell prompts name no single host a cloud gives its VMs, or named after an instance type")
+    sized, row = instance_gpus(instance), cloud_instances(instance)[0][1]
+    return Virtualization(row.vm, f"host name {host} (the shell prompts), named after the instance type {instance}: "
+                          f"{row.what}", f"{instance} is a size its provider serves with NVIDIA vGPU (GRID) guests "
+                          f"({sized[1].source})" if sized is not None and sized[1].vgpu else "")
+
+
+def _prompt_host(text: str) -> str:
+    """The one host a paste's shell prompts (PROMPT_HOSTS: host, a tab, the command) name; "" where none or several."""
     names = {name for name, _, _ in (line.partition("\t") for line in text.splitlines()) if name}
-    named = cloud_hostname(next(iter(names))) if len(names) == 1 else None
-    if named is None:
-        raise ParseError("the shell prompts name no single host a cloud gives its VMs")
-    return Virtualization(named.vm, f"host name {next(iter(names))} (the shell prompts): {named.what}")
+    return next(iter(names)) if len(names) == 1 else ""
+
+
+HOST_INSTANCE_TITLE = "a GPU instance type a shell prompt's host is named after"
+
+
+@parser(PROMPT_HOSTS, feeds="gpus", kind=GpuInventory, rank=94)
+def gpus_from_prompt_host(text: str) -> GpuInventory:
+    """The GPUs of the instance type the shell prompts' one host is named after (host_instance): count and model, a
+    count kept as an excerpt's (a lower bound), as for an instance type in the user's words.
+
+    Input (tests/data/captures/1910, the prompt as the importer hands it over)::
+
+        p2_xlarge_instance\tsystemctl status docker.service
+    """
+    host = _prompt_host(text)
+    instance = host_instance(host)
+    sized = instance_gpus(instance) if instance else None
+    if sized is None:
+        raise ParseError("the shell prompts name no single host named after a GPU instance type of GPU_INSTANCES")
+    count, row = sized
+    return counted_gpus(HOST_INSTANCE_TITLE, count, row.model, f"the GPUs of {instance}, which the host {host} is "
+                        f"named after, as its provider documents them ({row.source}), not a listing")
 
 
 @parser(ENGINE_LOG, feeds="virtualization", kind=Virtualization, rank=97)
