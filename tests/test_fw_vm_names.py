@@ -10,7 +10,7 @@ import pytest
 
 from corpus import body, capture_checks, fact, paste_checks, pasted
 from stackaudit.engine.collect import Missing
-from stackaudit.facts.platform import cloud_hostname
+from stackaudit.facts.platform import cloud_hostname, gpus_from_prompt_host, host_instance
 from stackaudit.pci_address import off_link_slot
 
 # Modelled on corpus 1425 (ollama/ollama#835): two T4s on a cloud VM's bus 00.
@@ -125,6 +125,49 @@ def test_a_vgpu_size_in_the_words_outranks_the_prompts_host_name() -> None:
     """corpus 932: an AKS node's prompt (`aks-...-vmss...`) and `Standard_NV36ads_A10_v5` in the user's words: the
     size names a vGPU guest, which the host name alone does not, so the words' reading stands (FW-VM issue)."""
     assert capture_checks("932", "FW-VM")["FW-VM"].status == "issue"
+
+
+# Modelled on corpus 1910's systemctl status (NVIDIA/nvidia-docker#1002), typed at a prompt.
+_DOCKER_FAILED = """\
+systemctl status docker.service
+● docker.service - Docker Application Container Engine
+   Loaded: loaded (/usr/lib/systemd/system/docker.service; disabled; vendor preset: disabled)
+   Active: failed (Result: start-limit) since Wed 2019-06-26 18:47:58 UTC; 32s ago
+"""
+
+
+@pytest.mark.parametrize(("name", "instance"), [
+    ("p2_xlarge_instance", "p2.xlarge"),  # corpus 1910's prompt (NVIDIA/nvidia-docker#1002)
+    ("g4dn-xlarge-01", "g4dn.xlarge"),  # modelled
+    ("train_p4d_24xlarge", "p4d.24xlarge"),  # modelled
+    ("a2-highgpu-1g-worker", "a2-highgpu-1g"),  # modelled: Compute Engine's own spelling
+    # Modelled counter-examples: no instance type, a type of no documented GPUs, a size no GPU family has.
+    ("gpu-node-01", ""), ("m5_large", ""), ("db1_large", ""), ("g5_nano", ""), ("ip-10-0-0-1", ""),
+])
+def test_host_named_after_an_instance_type(name: str, instance: str) -> None:
+    assert host_instance(name) == instance
+
+
+def test_1910_a_host_named_after_a_p2_xlarge_is_a_one_gpu_ec2_vm() -> None:
+    """corpus 1910 (h101a, both readers): `[ec2-user@p2_xlarge_instance ~]$ systemctl status docker.service`: the
+    user named the host after its instance type, an EC2 p2.xlarge, whose one K80 its provider documents: a VM of one
+    GPU (FW-VM not-an-issue)."""
+    virt = fact(pasted(body("1910")), "virtualization")
+    assert not isinstance(virt, Missing) and virt.vm == "amazon" and "p2.xlarge" in virt.source
+    result = capture_checks("1910", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue" and "1 GPU" in result.message, result.message
+
+
+def test_a_host_named_after_a_multi_gpu_instance_counts_its_gpus(tmp_path: Path) -> None:
+    """Modelled: a g5.12xlarge host's prompt, its four A10Gs (EC2 G5: no P2P between them), nothing else shown."""
+    assert gpus_from_prompt_host("g5_12xlarge\tnvidia-smi\n").count == 4
+    result = paste_checks(tmp_path, "[ubuntu@g5_12xlarge ~]$ " + _DOCKER_FAILED, "FW-VM")["FW-VM"]
+    assert result.status == "issue" and "4 A10G" in result.message, result.message
+
+
+def test_a_host_named_otherwise_names_no_vm(tmp_path: Path) -> None:
+    """Modelled counter-example: an EC2 default user at a host the user named with no instance type."""
+    assert isinstance(fact(pasted("[ec2-user@gpu_box ~]$ " + _DOCKER_FAILED), "virtualization"), Missing)
 
 
 def test_ubuntu_installer_vm_host_name_in_a_bold_prompt_1482() -> None:

@@ -220,3 +220,59 @@ def test_vmware_guest_whose_kernel_log_names_one_gpu() -> None:
     result = capture_checks("656", "FW-VM")["FW-VM"]
     assert result.status == "not-an-issue", result.message
     assert result.coverage is not None and result.coverage.text() == "1 GPU shown"
+
+
+# --- WSL 2 with a Linux driver's own library beside WSL's (h101a) ---------------------------------------------------
+
+# Modelled on corpus 2250's log (NixOS/nixpkgs#389898): ollama's discovery under WSL 2, with the Linux driver's
+# library reported missing (the package removed), or not there at all.
+_WSL_ONLY = ('time=2025-03-14T19:04:56.792Z level=INFO source=gpu.go:602 msg="no nvidia devices detected by library '
+             '/usr/lib/wsl/lib/libcuda.so.1"\n')
+_LINUX_MISSING = ('time=2025-03-14T19:04:56.786Z level=INFO source=gpu.go:612 msg="Unable to load cudart library '
+                  '/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01: cannot open shared object file"\n')
+
+
+def test_wsl_library_line_of_a_linux_driver_is_a_linux_driver_inside_wsl() -> None:
+    line = ('msg="no nvidia devices detected by library /usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01"')
+    said = wsl_foreign_library(None, None, line)
+    assert "libcuda.so.535.183.01" in said and "R535" in said and "/usr/lib/x86_64-linux-gnu" in said
+    assert wsl_foreign_library(None, None, "/usr/lib/wsl/lib/libcuda.so.1.1") == ""  # WSL's own, unversioned
+    assert wsl_foreign_library(None, None, "/usr/lib/wsl/lib/libcuda.so.1") == ""
+    assert wsl_foreign_library("565.57.02", "566.03", "") == ""
+
+
+def test_2250_wsl2_with_a_linux_libcuda_beside_wsls_is_an_issue() -> None:
+    """Corpus 2250 (both readers): ollama under WSL 2 probes /usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01 beside
+    /usr/lib/wsl/lib's libcuda, finds no device through any, and the driver store's libcuda fails with 500."""
+    result = capture_checks("2250", "FW-VM")["FW-VM"]
+    assert result.status == "issue", result.message
+    assert "libcuda.so.535.183.01" in result.message and "R535" in result.message, result.message
+
+
+def test_wsl2_with_only_wsls_libraries_keeps_its_reading() -> None:
+    """Corpus 1916 (ollama/ollama#2012): WSL 2 whose log names only /usr/lib/wsl's libnvidia-ml (the user's words name
+    the Linux one they removed, with no path): one GPU, not an issue."""
+    from corpus import body, fact, pasted
+
+    assert fact(pasted(body("1916")), "virtualization").linux_library == ""
+    assert capture_checks("1916", "FW-VM")["FW-VM"].status == "not-an-issue"
+
+
+def test_a_linux_driver_library_outside_wsl_names_no_vm() -> None:
+    """Corpus 2107 (a Linux host, ollama's `no nvidia devices detected by library /usr/lib64/libcuda.so.550.144.03`):
+    no WSL library beside it, so no VM is read from it."""
+    assert capture_checks("2107", "FW-VM")["FW-VM"].status == "unknown"
+
+
+@pytest.mark.parametrize("extra", ["", _LINUX_MISSING])
+def test_modelled_wsl_log_without_a_linux_library_loaded_is_no_foreign_library(tmp_path: Path, extra: str) -> None:
+    result = paste_checks(tmp_path, extra + _WSL_ONLY, "FW-VM")["FW-VM"]
+    assert "Linux driver" not in result.message, result.message
+    assert result.status != "issue", result.message
+
+
+def test_modelled_wsl_log_with_a_linux_library_loaded_is_an_issue(tmp_path: Path) -> None:
+    loaded = ('time=2025-03-14T19:04:56.786Z level=INFO source=gpu.go:602 msg="no nvidia devices detected by library '
+              '/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.14"\n')
+    result = paste_checks(tmp_path, loaded + _WSL_ONLY, "FW-VM")["FW-VM"]
+    assert result.status == "issue" and "R550" in result.message, result.message

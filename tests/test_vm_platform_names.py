@@ -33,6 +33,11 @@ VM = "FW-VM"
     ("Running on an Azure GPU VM", "microsoft"),
     ("Ubuntu 22.04 guest on VMware ESXi 7 with a GRID vGPU", "vmware"),
     ("Our workers run on EKS nodes with 8 GPUs each", "amazon"),
+    # Real: ollama/ollama#17069 (corpus 2248), the hypervisor's host and the guest its GPU is passed into (h101a).
+    ("Also a Proxmox host with an RTX5090 passed into a Ubuntu 26.04 VM.", "kvm"),
+    # Modelled on the same form.
+    ("ESXi host with a Tesla T4 passed through to the Windows VM", "vmware"),
+    ("Proxmox server, 3090 passthrough to my Debian VM", "kvm"),
 ])
 def test_a_guest_of_a_named_platform_states_the_vm(line: str, vm: str) -> None:
     row = platform_words(line)
@@ -52,6 +57,10 @@ def test_a_guest_of_a_named_platform_states_the_vm(line: str, vm: str) -> None:
     "It works in a Proxmox VM but not on the workstation",
     "an AWS EC2 c5.metal instance",
     "* K8s Flavor/Version(e.g. K8s, OCP, Rancher, GKE, EKS): kind (kube 1.27)",
+    # Modelled (h101a): a GPU passed into a container, a GPU not passed, a guest with no hypervisor named.
+    "Proxmox host with a 3090 passed into an LXC container",
+    "Proxmox host, but the GPU is not passed into the VM",
+    "I passed the GPU into a VM",
 ])
 def test_mentions_of_a_platform_state_nothing(line: str) -> None:
     assert platform_words(line) is None
@@ -109,3 +118,18 @@ def test_a_negation_of_something_else_keeps_the_instance() -> None:
     line = ("mpi_test.go:137: GPU Direct RDMA is not utilized for inter-node communication in NCCL tests on instances "
             "that support GDRDMA: p5.48xlarge")
     assert [name for name, _ in stated_instances(line)] == ["p5.48xlarge"]
+
+
+def test_2248_a_proxmox_guest_with_its_one_gpu_loses_nothing() -> None:
+    """Corpus 2248 (h101a): `a Proxmox host with an RTX5090 passed into a Ubuntu 26.04 VM`, and the nvidia-smi its
+    `docker run --gpus all` prints lists that one GPU: a guest of one passed-through GPU (both readers)."""
+    result = capture_checks("2248", VM)[VM]
+    assert result.status == "not-an-issue", result.message
+    assert "virtual machine (kvm) with 1 GPU" in result.message, result.message
+
+
+def test_a_proxmox_guest_stated_so_with_two_gpus_stays_open(tmp_path: Path) -> None:
+    """Modelled counter-example on 2248's words: the same statement with two GPUs passed in, nothing of their P2P."""
+    text = "Also a Proxmox host with 2x RTX 3090 passed into a Ubuntu 24.04 VM.\n"
+    result = paste_checks(tmp_path, text, VM)[VM]
+    assert result.status == "unknown" and "virtual machine (kvm)" in result.message, result.message

@@ -256,9 +256,12 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     club-3090's rig report names the machine in its `Environment:` line (its script's systemd-detect-virt answer).
     A collect_env / check_env of a Linux Python (built by GCC) reporting a driver number only Windows drivers carry
     (`577.00`: since R450 Linux drivers are numbered by their branch, a multiple of 5) is WSL 2's (corpus 1018).
-    A cloud instance type or a statement in the user's words (`on Kaggle`, `WSL2`) names the VM where nothing else does.
+    A cloud instance type or a statement in the user's words (`on Kaggle`, `WSL2`) names the VM where nothing else does,
+    and so does a shell prompt's host named after an instance type (`p2_xlarge_instance`: facts/platform.host_instance),
+    with the GPUs its provider documents for that type.
     So does a hypervisor's, a cloud's or a managed Kubernetes service's name beside a guest's word (`VM in proxmox`,
-    `in GKE cluster`: facts/platform.py PLATFORM_NAMES), in a statement that asks, plans or compares nothing.
+    `in GKE cluster`, a hypervisor's host with a GPU `passed into a Ubuntu VM`: facts/platform.py PLATFORM_NAMES), in a
+    statement that asks, plans or compares nothing.
     An NCCL log's aws-ofi-nccl platform line (`NET/OFI Running on p4d.24xlarge platform`) names the EC2 instance type
     the plugin read from DMI's product name.
     A pasted Kubernetes node whose resources list a volume limit that only a cloud's VM reports
@@ -297,8 +300,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     library over the Windows driver, the user's words) with two or more GPUs: WSL's GPU paravirtualisation hands
     Linux each GPU through the Windows driver, without the PCIe topology or NVLink (microsoft/WSL#6587) of a Linux
     host, so NCCL between them goes through host memory, where multi-GPU NCCL under WSL 2 fails or crawls; WSL 2
-    whose header shows a library of another branch than the Windows driver (`NVIDIA-SMI 580.105.08` over `572.16`):
-    a Linux driver package installed inside WSL, which shadows the libraries the Windows driver ships; a VM whose
+    whose header shows a library of another branch than the Windows driver (`NVIDIA-SMI 580.105.08` over `572.16`), or
+    whose program loads a Linux driver's own library beside WSL's (`/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01`:
+    facts/platform.LINUX_DRIVER_LIBRARY): a Linux driver package installed inside WSL, which shadows the libraries the
+    Windows driver ships; a VM whose
     kernel log shows the driver refusing the passed-through GPU at probe ("is not supported by the NVIDIA ...
     driver release"): the device the hypervisor presents is not one the guest's driver binds; a Windows host's GPU table
     (its TCC/WDDM column) beside the user's words that the GPU fails in WSL (`can never get nvidia-smi to work under
@@ -406,10 +411,11 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     if virtualization.wsl:
         smi = nvidia.smi_version if nvidia is not None else nvidia_driver.smi_version if nvidia_driver else None
         drv = nvidia.driver_version if nvidia is not None else nvidia_driver.version if nvidia_driver else None
-        if foreign := wsl_foreign_library(smi, drv):
+        if foreign := wsl_foreign_library(smi, drv, virtualization.linux_library):
             return issue(f"WSL 2 ({virtualization.source}): {foreign}, whose libraries shadow the ones the Windows "
                          "driver ships in /usr/lib/wsl/lib; CUDA programs then load a library that does not match "
-                         "the driver that serves the GPU", actual={"library": smi, "driver": drv},
+                         "the driver that serves the GPU",
+                         actual={"library": smi or virtualization.linux_library, "driver": drv},
                          expected="no Linux NVIDIA driver inside WSL 2: the libraries of the Windows driver's branch",
                          fix=advice("Inside WSL 2, remove the Linux NVIDIA driver packages (`sudo apt purge "
                                     "'nvidia-*'`, keeping the CUDA toolkit), so that /usr/lib/wsl/lib's libraries "

@@ -429,6 +429,11 @@ def _name_words(row: PlatformName) -> PlatformWords:
     # A managed Kubernetes service runs every workload on its cloud's VMs: a workload on it (`We are on GKE version
     # 1.16`, `deploy ... to GKE`, corpus 1817) is on one of them, with no guest's word.
     served = rf"\b(?:on|to|in|into)\s+(?:the\s+)?{name}" if row.kind == "kubernetes" else ""
+    # A hypervisor named with a GPU it passes into a guest, in one clause (`a Proxmox host with an RTX5090 passed into
+    # a Ubuntu 26.04 VM`, corpus 2248): that guest, where the GPU is.
+    if row.kind == "hypervisor":
+        served = (rf"{name}[^.;?!]{{0,80}}?\bpass(?:ed|es|ing)?[- ]?(?:through\s+)?(?:in)?to\s+{_ARTICLE}"
+                  rf"(?:[\w.-]+\s+){{0,3}}?{guest}\b")
     either = f"{after}|{before}|{served}" if served else f"{after}|{before}"
     return PlatformWords(rf"{_STATED}.*(?:{either})", f"{row.what} in the user's words", row.vm)
 
@@ -482,6 +487,18 @@ def cloud_instances(text: str) -> list[tuple[str, CloudInstance]]:
     return [(name, row) for _, name, row in sorted(found, key=lambda x: x[0])]
 
 
+# An EC2 instance type in a host name the user gave, its `.` written as `_` or `-` (`p2_xlarge_instance`, corpus 1910).
+_HOST_EC2_TYPE = re.compile(r"(?<![a-z0-9])([a-z]+\d+[a-z]*)-(nano|micro|small|medium|large|\d*xlarge)(?![a-z0-9])",
+                            re.I)
+
+
+def host_instance(name: str) -> str:
+    """The GPU instance type a host name is named after (`p2_xlarge_instance`: p2.xlarge; `a2-highgpu-1g-worker`),
+    where GPU_INSTANCES documents its GPUs; "" otherwise. A name of another type, or of none, says nothing."""
+    spelled = _HOST_EC2_TYPE.sub(r"\1.\2", name.strip().replace("_", "-"))
+    return next((found for found, _ in cloud_instances(spelled) if instance_gpus(found) is not None), "")
+
+
 # EC2 instance families without an accelerator, by the letters before the generation digit (`m5.16xlarge`: `m`).
 # AWS's naming page sorts every family into a category; GPUs (and FPGAs, Inferentia, Trainium) are only in
 # "Accelerated computing": DL, F, G, Inf, P, Trn, VT (and G's `gr`). Listed here: general purpose (A, M, T),
@@ -510,11 +527,21 @@ _WSL_LIBRARY_MISSED = re.compile(r"cannot open shared object|No such file|not fo
                                  re.IGNORECASE)
 
 
-def wsl_library(text: str) -> str:
-    """The first line of a text that names a library of WSL 2's driver mount (WSL_LIBRARY) and does not report it
-    missing (_WSL_LIBRARY_MISSED), stripped; "" where none."""
+# A Linux NVIDIA driver's own libcuda and libnvidia-ml carry its version in their file name (`libcuda.so.535.183.01`
+# in /usr/lib/x86_64-linux-gnu, installed by the driver package); the Windows driver's under WSL 2 do not
+# (`/usr/lib/wsl/lib/libcuda.so.1.1`). Found beside WSL's, the first is a Linux driver installed inside WSL 2, which
+# NVIDIA's CUDA on WSL guide says not to do (corpus 2250: ollama probes both, no device found through either).
+LINUX_DRIVER_LIBRARY = re.compile(r"(?<![\w./-])(?!/usr/lib/wsl/)(?:/[\w.+-]+){0,12}/lib(?:cuda|nvidia-ml)\.so\."
+                                  r"\d{3}\.\d{2,3}(?:\.\d{1,3})?(?![\w.])")
+
+
+def wsl_library(text: str, linux: bool = False) -> str:
+    """The first line of a text that names a library of WSL 2's driver mount (WSL_LIBRARY), or with `linux` a Linux
+    driver's own library (LINUX_DRIVER_LIBRARY), and does not report it missing (_WSL_LIBRARY_MISSED), stripped; ""
+    where none."""
+    library = LINUX_DRIVER_LIBRARY if linux else WSL_LIBRARY
     return next((line.strip() for line in text.splitlines()
-                 if WSL_LIBRARY.search(line) and not _WSL_LIBRARY_MISSED.search(line)), "")
+                 if library.search(line) and not _WSL_LIBRARY_MISSED.search(line)), "")
 
 
 @dataclass(frozen=True)
@@ -596,6 +623,9 @@ class Virtualization:
     # failed the program ("" where none shows); "" where no line names one.
     remoted: str = ""
     remote_failure: str = ""
+    # Under WSL 2, the line of the text that showed WSL's library which names a Linux driver's own library beside it
+    # (wsl_library, linux: a Linux driver installed inside WSL 2); "" where none does.
+    linux_library: str = ""
 
     @property
     def is_vm(self) -> bool:
@@ -919,21 +949,26 @@ def wsl_report_driver(env: CollectEnv | None) -> str:
             f"({python[python.index('[GCC'):].split(']')[0]}]): {WSL_KERNEL.what}")
 
 
-def wsl_foreign_library(smi_version: str | None, driver_version: str | None) -> str:
-    """Why a WSL 2 header's `NVIDIA-SMI` library is not the one the Windows driver ships, or "".
+def wsl_foreign_library(smi_version: str | None, driver_version: str | None, library: str = "") -> str:
+    """Why a WSL 2 header's `NVIDIA-SMI` library, or a library a program loads there, is not the one the Windows driver
+    ships, or "".
 
     Under WSL 2 the Linux user-space libraries (libcuda, libnvidia-ml, nvidia-smi in /usr/lib/wsl/lib) come with the
     Windows driver, from its own branch: `NVIDIA-SMI 565.57.02` over `Driver Version: 566.03` (both R565). A library
     of another branch (`NVIDIA-SMI 580.105.08` over `572.16`: R580 over R570) is a Linux driver package installed
-    inside WSL, which NVIDIA's CUDA on WSL guide says not to do: it shadows the libraries that match the driver.
+    inside WSL, which NVIDIA's CUDA on WSL guide says not to do: it shadows the libraries that match the driver. So is
+    a Linux driver's own library that a program's line under WSL 2 names (`library`, LINUX_DRIVER_LIBRARY:
+    `/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01`).
     """
-    if not wsl_versions(smi_version, driver_version) or smi_version is None or driver_version is None:
+    lib, drv = driver_branch(smi_version or ""), driver_branch(driver_version or "")
+    if wsl_versions(smi_version, driver_version) and lib is not None and drv is not None and lib != drv:
+        return (f"the nvidia-smi header's library {smi_version} (R{lib}) is not the R{drv} branch of the Windows "
+                f"driver {driver_version} it talks to: a Linux driver package installed inside WSL 2")
+    if (m := LINUX_DRIVER_LIBRARY.search(library)) is None:
         return ""
-    lib, drv = driver_branch(smi_version), driver_branch(driver_version)
-    if lib is None or drv is None or lib == drv:
-        return ""
-    return (f"the nvidia-smi header's library {smi_version} (R{lib}) is not the R{drv} branch of the Windows driver "
-            f"{driver_version} it talks to: a Linux driver package installed inside WSL 2")
+    folder, _, name = m.group(0).rpartition("/")
+    return (f"a program loads {name}, a Linux driver's own library (R{driver_branch(name.split('.so.')[1])}), from "
+            f"{folder or '/'} beside WSL's: a Linux driver package installed inside WSL 2")
 
 
 # NVIDIA's vGPU host driver logs each physical GPU's time-sliced vGPU scheduler at load (`NVRM: GPU at 0000:01:00.0 has
@@ -1231,11 +1266,45 @@ def virtualization_from_prompt_host(text: str) -> Virtualization:
 
         ip-10-0-0-73\tsudo docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi
     """
+    host = _prompt_host(text)
+    named = cloud_hostname(host) if host else None
+    if named is not None:
+        return Virtualization(named.vm, f"host name {host} (the shell prompts): {named.what}")
+    instance = host_instance(host)
+    if not instance:
+        raise ParseError("the shell prompts name no single host a cloud gives its VMs, or named after an instance type")
+    sized, row = instance_gpus(instance), cloud_instances(instance)[0][1]
+    return Virtualization(row.vm, f"host name {host} (the shell prompts), named after the instance type {instance}: "
+                          f"{row.what}", f"{instance} is a size its provider serves with NVIDIA vGPU (GRID) guests "
+                          f"({sized[1].source})" if sized is not None and sized[1].vgpu else "")
+
+
+def _prompt_host(text: str) -> str:
+    """The one host a paste's shell prompts (PROMPT_HOSTS: host, a tab, the command) name; "" where none or several."""
     names = {name for name, _, _ in (line.partition("\t") for line in text.splitlines()) if name}
-    named = cloud_hostname(next(iter(names))) if len(names) == 1 else None
-    if named is None:
-        raise ParseError("the shell prompts name no single host a cloud gives its VMs")
-    return Virtualization(named.vm, f"host name {next(iter(names))} (the shell prompts): {named.what}")
+    return next(iter(names)) if len(names) == 1 else ""
+
+
+HOST_INSTANCE_TITLE = "a GPU instance type a shell prompt's host is named after"
+
+
+@parser(PROMPT_HOSTS, feeds="gpus", kind=GpuInventory, rank=94)
+def gpus_from_prompt_host(text: str) -> GpuInventory:
+    """The GPUs of the instance type the shell prompts' one host is named after (host_instance): count and model, a
+    count kept as an excerpt's (a lower bound), as for an instance type in the user's words.
+
+    Input (tests/data/captures/1910, the prompt as the importer hands it over)::
+
+        p2_xlarge_instance\tsystemctl status docker.service
+    """
+    host = _prompt_host(text)
+    instance = host_instance(host)
+    sized = instance_gpus(instance) if instance else None
+    if sized is None:
+        raise ParseError("the shell prompts name no single host named after a GPU instance type of GPU_INSTANCES")
+    count, row = sized
+    return counted_gpus(HOST_INSTANCE_TITLE, count, row.model, f"the GPUs of {instance}, which the host {host} is "
+                        f"named after, as its provider documents them ({row.source}), not a listing")
 
 
 @parser(ENGINE_LOG, feeds="virtualization", kind=Virtualization, rank=97)
@@ -1294,7 +1363,7 @@ def virtualization_from_evidence_lines(text: str) -> Virtualization:
         raise ParseError("no library of WSL 2's driver mount (/usr/lib/wsl) or CUDA API-remoting frontend in the "
                          "lines shown")
     return Virtualization(WSL_KERNEL.vm, f"a library of WSL 2's driver mount: {line[:120]!r}: {WSL_KERNEL.what}",
-                          wsl=True)
+                          wsl=True, linux_library=wsl_library(text, linux=True))
 
 
 def _remoted(text: str, where: str) -> Virtualization | None:
@@ -1315,7 +1384,7 @@ def _windows_in(text: str, where: str) -> Virtualization:
         return remoted
     if line := wsl_library(text):
         return Virtualization(WSL_KERNEL.vm, f"{where}: a library of WSL 2's driver mount: {line[:120]!r}: "
-                              f"{WSL_KERNEL.what}", wsl=True)
+                              f"{WSL_KERNEL.what}", wsl=True, linux_library=wsl_library(text, linux=True))
     windows = windows_lines(text)
     if not windows:
         raise ParseError(f"no line of {where} that only a Windows host prints")
