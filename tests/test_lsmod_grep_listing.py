@@ -46,3 +46,10 @@ def test_a_grep_whose_pattern_cannot_match_the_module_proves_nothing(tmp_path: P
         "nvidia              56467456  106 nvidia_uvm,nvidia_modeset\n", "")
     r = paste_checks(tmp_path, UCCL_172 + IB_LINE + text, "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
     assert r.status == "unknown" and "whether nvidia_peermem is loaded is not in the source" in r.message
+
+
+def test_the_grep_typed_at_bashs_default_prompt_is_read_as_well() -> None:
+    # Real: corpus 1586 (bottlerocket-os/bottlerocket#4087), `bash-5.1# lsmod | grep nvidia` in Bottlerocket's admin
+    # shell (importers/_paste._SHELL_VERSION_PROMPT): the same listing as 665's and 79's, nvidia_peermem not in it.
+    r = capture_checks("1586", "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+    assert r.status == "not-an-issue" and "`lsmod | grep nvidia` does not list it" in r.message, r.message

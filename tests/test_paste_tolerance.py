@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corpus import CAPTURES_DIR, load_corpus, parse_header
+from corpus import CAPTURES_DIR, body, load_corpus, parse_header
 from stackaudit.facts.sources import PROMPT_ENVS, PROMPT_HOSTS
 from stackaudit.importers import _paste, import_all
 from stackaudit.importers.recognition import ImportResult, recognise
@@ -137,10 +137,36 @@ def test_a_gap_between_kernel_log_lines_joins_them_as_an_excerpt() -> None:
         ("# this is a comment", None),  # a comment, not a root prompt
         ("# lxc.cgroup2.devices.allow: c 195:* rwm", None),
         ("foo@example.com wrote:", None),
+        # bash's and sh's default prompt (`\s-\v\$ `), real lines: bottlerocket-os/bottlerocket#4087 (corpus 1586),
+        # awslabs/amazon-eks-ami#1985 (688), a login shell's `-bash` in AbdBarho/stable-diffusion-webui-docker#474
+        # (1509), the prompt alone in NVIDIA/gpu-operator#1947 (1148). Modelled counter-examples: a tarball's name, prose.
+        ("bash-5.1# lsmod | grep nvidia", "lsmod | grep nvidia"),
+        ("sh-4.2$ nvidia-smi -q -d CLOCK", "nvidia-smi -q -d CLOCK"),
+        ("-bash-4.2$ nvidia-smi", "nvidia-smi"),
+        ("sh-5.1# ", ""),
+        ("bash-5.1.tar.gz", None),
+        ("sh-4.2 is old", None),
+        ("bash-5.1#include", None),
     ],
 )
 def test_prompts_are_peeled_and_comments_are_not(line: str, command: str | None) -> None:
     assert _paste.strip_prompt_line(line) == command
+
+
+def test_bash_default_prompt_names_no_host_and_ends_the_grep_above() -> None:
+    # Real: `bash-5.1# lsmod | grep nvidia` with its output (bottlerocket-os/bottlerocket#4087, corpus 1586), then the
+    # whole `uname -a` line of aikitoria/open-gpu-kernel-modules#18 (corpus 180) under the same prompt: the prompt ends
+    # the grep's excerpt, so the uname line is whole.
+    grep = body("1586").splitlines()[21:29]
+    assert grep[0] == "bash-5.1# lsmod | grep nvidia"
+    shown = _paste.view("\n".join(grep))
+    assert shown.lines[0] == "lsmod | grep nvidia" and shown.prompt_hosts == {0: ""}
+    text = "\n".join([*grep, "bash-5.1# uname -a", *_lines("180", "uname -a")])
+    provenance = recognise(text).record.provenance
+    assert not provenance["cmd:lsmod"].whole and provenance["cmd:uname -a"].whole
+    # Modelled counter-example: a line naming bash's tarball is no prompt, the grep's excerpt goes on under it.
+    text = "\n".join([*grep, "bash-5.1.tar.gz", *_lines("180", "uname -a")])
+    assert not recognise(text).record.provenance["cmd:uname -a"].whole
 
 
 def test_a_prompt_glued_cmdline_paste_is_recognised_on_its_line() -> None:

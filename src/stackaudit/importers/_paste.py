@@ -3,7 +3,7 @@
 People paste outputs inside markdown fences (``` or ~~~, with or without a language) or behind a lone backtick
 that opens an inline code span on their first line, GitHub quote
 blocks (`> `, nested `> > `), after shell prompts (`$ `, `user@host:~$ `, `(venv) root@box:/# `,
-`user@host ~ » `),
+`user@host ~ » `, bash's default `bash-5.1# `),
 a log line or engine command in Markdown inline code (a line that is one span, `` `INFO: Avg prompt throughput: ...` ``,
 or one span wrapped onto the next line), a log line behind a Markdown table's bar (`| INFO 05-11 08:17:48 ...`),
 with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`), with Windows
@@ -64,6 +64,11 @@ _ARROW_PROMPT = re.compile(r"^[\w.<>-]+@[\w.<>-]+\s+\S+\s+[»❯➜]\s+(?P<cmd>\
 # the active environment's name in parentheses before the shell's own prompt; the user of a `user@host` prompt after.
 _PROMPT_ENV = re.compile(r"^(?:\*\*)?\((?P<env>[\w.-]+)\)\s+\[?(?:(?P<user>[\w.<>-]+)@)?")
 _DOLLAR_PROMPT = re.compile(r"^(?:\([\w.-]+\)\s+)?\$\s+(?P<cmd>\S.*)$|^\$$")
+# bash's and sh's own prompt where no PS1 is set (`\s-\v\$ `: `bash-5.1# uname -a`, `sh-4.2$ nvidia-smi`), a login
+# shell's with its `-` (`-bash-4.2$ nvidia-smi`, corpus 1509): a container's shell (`docker exec -it X bash` on a RHEL
+# or UBI image, Bottlerocket's admin container, `kubectl exec ... -- sh`; corpus 1586, 1148). It names no host, as
+# `$ cmd`; alone on its line it still ends the output above it.
+_SHELL_VERSION_PROMPT = re.compile(r"^-?(?:bash|sh)-\d+(?:\.\d+){0,3}[$#](?:\s+(?P<cmd>\S.*)|\s*)$")
 # The shell `apptainer shell` opens inside its container (facts/container.CONTAINER_SHELL_PROMPTS: `Singularity>`,
 # `Apptainer>`): its host is the prompt itself, which facts/container.py reads as that container's shell.
 _CONTAINER_SHELL_PROMPT = re.compile(r"^(?P<host>" + "|".join(re.escape(p) for p in CONTAINER_SHELL_PROMPTS)
@@ -389,7 +394,8 @@ def looks_like_command(line: str) -> bool:
 
 def strip_prompt_line(line: str) -> str | None:
     """The command of a prompt line (`root@box:~# lspci -vvv` -> `lspci -vvv`); None when not a prompt."""
-    for pattern in (_USER_PROMPT, _DOLLAR_PROMPT, _HASH_PROMPT, _ARROW_PROMPT, _CONTAINER_SHELL_PROMPT, _NAME_DIR_PROMPT):
+    for pattern in (_USER_PROMPT, _DOLLAR_PROMPT, _HASH_PROMPT, _ARROW_PROMPT, _CONTAINER_SHELL_PROMPT, _NAME_DIR_PROMPT,
+                    _SHELL_VERSION_PROMPT):
         m = pattern.match(line)
         if m:
             return (m.group("cmd") or "").strip()
@@ -540,7 +546,8 @@ def view(text: str) -> PasteView:
             gaps.append(n)
             continue
         if first in ("$", "#") or line.find("@", 0, 64) >= 0 or line.startswith(CONTAINER_SHELL_PROMPTS) \
-                or (line.find("$ ", 0, 64) >= 0 and _NAME_DIR_PROMPT.match(line) is not None):
+                or (line.find("$ ", 0, 64) >= 0 and _NAME_DIR_PROMPT.match(line) is not None) \
+                or (line.find("sh-", 0, 6) >= 0 and _SHELL_VERSION_PROMPT.match(line) is not None):
             cmd = strip_prompt_line(line)
             if cmd is None and line[1:2].isalpha():
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
