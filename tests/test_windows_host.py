@@ -321,3 +321,31 @@ def test_a_model_opened_by_a_windows_path_rules_out_linux_only_checks(prefix: st
     assert {k: r.status for k, r in got.items()} == dict.fromkeys(("CTR-GPU-ACCESS", "DRV-PERSISTENCE"),
                                                                   "not-applicable")
     assert "a model loaded from a Windows path" in got["DRV-PERSISTENCE"].message
+
+
+@pytest.mark.parametrize(("line", "windows"), [
+    # corpus 2194 (ollama/ollama#11577) and 1476: ollama's Windows-only source file, which Go builds into a Windows
+    # binary alone
+    ('time=2025-07-30T13:57:36.458+08:00 level=INFO source=gpu_windows.go:167 msg=packages count=2', True),
+    ('time=2025-03-09T16:19:33.962+08:00 level=INFO source=gpu_windows.go:214 msg="" package=0 cores=8 efficiency=0 '
+     'threads=16', True),
+    # Modelled: the same server's lines from its Linux build (gpu.go, amd_linux.go) and a Go file merely named
+    ('time=2025-07-30T13:57:36.458+08:00 level=INFO source=gpu.go:217 msg="looking for compatible GPUs"', False),
+    ('time=2025-07-30T13:57:36.458+08:00 level=WARN source=amd_linux.go:61 msg="ollama recommends running the '
+     'https://www.amd.com/en/support/linux-drivers"', False),
+    ("I read discover/gpu_windows.go to see how it counts packages", False),
+])
+def test_an_engines_windows_only_source_shows_a_windows_host(line: str, windows: bool) -> None:
+    assert (windows_line(line) is not None) is windows
+
+
+@pytest.mark.parametrize("prefix", ["2194", "1476"])
+def test_ollama_logging_from_its_windows_sources_is_in_no_container(prefix: str, tmp_path: Path) -> None:
+    """Corpus 2194 (both readers: not applicable) and 1476: ollama's discovery logs from gpu_windows.go, so it runs as
+    a Windows program; its CUDA at work no longer reads as a container's access. Modelled: a `docker run` of ollama
+    beside the same lines keeps the check open (Docker Desktop runs containers in WSL 2)."""
+    result = capture_checks(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "not-applicable"
+    assert "only an engine's native Windows build logs" in result.message
+    text = "docker run -d --gpus=all -p 11434:11434 --name ollama ollama/ollama\n" + body(prefix)
+    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "not-applicable"

@@ -12,6 +12,7 @@ from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stat
 from stackaudit.facts.hostname import Hostname
 from stackaudit.facts.peer_access import NHC_BW
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, read_source
+from stackaudit.facts.serving_logs import OLLAMA_WINDOWS
 from stackaudit.facts.sources import (
     ENGINE_COMMAND,
     ENGINE_LOG,
@@ -664,6 +665,10 @@ WINDOWS_LINES = (
     WindowsLine(r"^\|\s*GPU\s+Name\s+(?:Driver-Model|TCC/WDDM)\s*\|.*", "nvidia-smi's Driver-Model column (a Windows driver)"),
     WindowsLine(r"^[\s*>•-]*(?:\*\*)?(?:OS|Operating system)(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(?:Microsoft\s+)?Windows\b"
                 r"(?!.*\bWSL).*", "the operating system named Windows"),
+    # An engine's own line that only its native Windows build logs (facts/serving_logs.OLLAMA_WINDOWS): ollama's from a
+    # Go source file named `*_windows.go`, which Go compiles into a Windows binary alone (`source=gpu_windows.go:167`,
+    # corpus 2194), or its `detected OS VRAM overhead`, logged where it loads NVML, which it does on Windows only.
+    WindowsLine(OLLAMA_WINDOWS.pattern, "a line only an engine's native Windows build logs"),
 )
 
 
