@@ -349,3 +349,27 @@ def test_ollama_logging_from_its_windows_sources_is_in_no_container(prefix: str,
     assert "only an engine's native Windows build logs" in result.message
     text = "docker run -d --gpus=all -p 11434:11434 --name ollama ollama/ollama\n" + body(prefix)
     assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "not-applicable"
+
+
+@pytest.mark.parametrize(("line", "windows"), [
+    # corpus 2233 (oobabooga/textgen#2923): text-generation-webui's traceback from a K: drive
+    (r'  File "K:\text-generation-webui\text-generation-webui\server.py", line 67, in load_model_wrapper', True),
+    # Modelled: torch's own file in a Windows Python's site-packages
+    (r'  File "C:\Users\me\AppData\Local\Programs\Python\Python310\lib\site-packages\torch\cuda\__init__.py", '
+     "line 247, in _lazy_init", True),
+    # Modelled: the same frame under WSL 2 (the drive as /mnt/k) and on Linux
+    ('  File "/mnt/k/text-generation-webui/text-generation-webui/server.py", line 67, in load_model_wrapper', False),
+    ('  File "/home/me/text-generation-webui/server.py", line 67, in load_model_wrapper', False),
+])
+def test_a_python_file_on_a_windows_drive_shows_a_windows_host(line: str, windows: bool) -> None:
+    assert (windows_line(line) is not None) is windows
+
+
+def test_a_traceback_from_a_windows_drive_is_in_no_container(tmp_path: Path) -> None:
+    """Corpus 2233 (both readers: not applicable): text-generation-webui's traceback runs from K:\\, a native Windows
+    program. Modelled: the same paste with the drive as WSL 2 mounts it (/mnt/k) stays open."""
+    result = capture_checks("2233", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "not-applicable"
+    assert "Python file path" in result.message
+    text = body("2233").replace("K:\\", "/mnt/k/").replace("\\", "/")
+    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "not-applicable"

@@ -1400,7 +1400,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     GeForce cards cause Error 803 (not detected here).
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
     `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`, ollama's lines from its Windows-only
-    Go sources, `source=gpu_windows.go`), with no container shown, is not in a
+    Go sources, `source=gpu_windows.go`, a traceback's Python file on a drive), with no container shown, is not in a
     container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
     `ollama serve` typed at a prompt that names no container, or pasted alone above its log with no prompt shown
     (corpus 2082), or the user's words that run it (`I run **ollama

@@ -632,7 +632,10 @@ WINDOWS_PROMPT = WindowsLine(r"^\s*(?:PS\s+)?[A-Z]:\\[^<>|\"*?\n]{0,120}>\s*\S.*
 WINDOWS_LINES = (
     WindowsLine(r"\b(?:built|build: \d+ \(\w+\)) with (?:MSVC\b.*|.*\bfor\s+\S*(?:windows|mingw)\S*.*)",
                 "llama.cpp built for Windows"),
-    WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll)\b", "a Windows program or library path"),
+    # So is a Python file there, as a traceback's frame names it (`File "K:\text-generation-webui\server.py", line 67`,
+    # corpus 2233): Windows' Python ran it from the drive.
+    WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll|py)\b",
+                "a Windows program, library or Python file path"),
     # A model file on a Windows drive, either separator, as the engine is given or opens it: llama.cpp's loader
     # (`loaded meta data ... from C:\Users\...\model.gguf`, corpus 1423, 962, 1282; the ggml era's `llama.cpp: loading
     # model from C:\AI\...\x.ggmlv3.q5_K_M.bin`, corpus 2048), KoboldCpp's `Loading model: f:\koboldcpp\x.gguf`
