@@ -1410,7 +1410,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     command typed names one: a container's shell runs as root. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
     no container runtime or `srun` among them. So is TGI's launcher whose `text-generation-launcher --env` report
-    reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown.
+    reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown. So is a paste
+    whose `which nvidia-smi`, typed at a prompt where no command names a container, answers from WSL 2's driver mount
+    (`/usr/lib/wsl/lib/nvidia-smi`, corpus 2080): WSL puts the mount on its distro's own PATH, and a container's PATH is
+    its image's, so the shell is the WSL distro's own.
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in

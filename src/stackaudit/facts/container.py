@@ -60,7 +60,8 @@ class ContainerInfo:
     # that no one installs (GKE_INSTALLER_LINE), its lines joined; "" where none is shown or the plugin reached the GPUs.
     driver_wait: str = ""
     # The source shows the program itself run on the machine, outside any container (kind ""): a build tree or Python
-    # environment of the user's own (or one activated at the machine's prompt), a systemd unit's ExecStart, a prompt of a Windows-named host, `ollama serve` typed
+    # environment of the user's own (or one activated at the machine's prompt), a systemd unit's ExecStart, a prompt of a Windows-named host, a
+    # `which nvidia-smi` answered from WSL's driver mount, `ollama serve` typed
     # at a prompt, a Slurm job's own children, the engine's own lines in the host's journal, the user's words or issue
     # form (evidence[0] says which). Not set for a container host seen from outside (a pasted spec, `docker inspect`).
     on_host: bool = False
@@ -607,6 +608,22 @@ def _windows_named_prompt(host: Host) -> str:
     return next((name for name, _ in _prompts_off_container(host) if WINDOWS_DEFAULT_HOSTNAME.fullmatch(name)), "")
 
 
+# `which nvidia-smi` typed at a shell prompt, answered from WSL 2's driver mount (`/usr/lib/wsl/lib/nvidia-smi`, corpus
+# 2080): WSL puts the mount on its distro's own PATH, while a container's PATH is its image's (the toolkit links the
+# driver's nvidia-smi into /usr/bin there), so the shell that resolved it is the WSL distro's own, the machine itself.
+_WHICH_SMI = re.compile(r"^(?:which|command\s+-v|type\s+-p)\s+nvidia-smi\s*$")
+WSL_SMI_PATH = re.compile(r"^\s*/usr/lib/wsl/lib/nvidia-smi\s*$")
+
+
+def _wsl_own_shell(host: Host) -> str:
+    """The answer `/usr/lib/wsl/lib/nvidia-smi` (WSL_SMI_PATH) where `which nvidia-smi` is typed at a shell prompt of
+    the paste whose host is not a container's, and no command typed at a prompt names a container or its runner
+    (_prompts_off_container); "" otherwise."""
+    if not any(_WHICH_SMI.match(command) and not _container_prompt(name) for name, command in _prompts_off_container(host)):
+        return ""
+    return _entrypoint_line(host, lambda ln: "/usr/lib/wsl/" in ln and bool(WSL_SMI_PATH.match(ln)))
+
+
 # A Python environment activated at a shell prompt: `conda activate conda_venv/` (corpus 1803), `mamba activate vllm`,
 # `source .venv/bin/activate`, `. venv/bin/activate`.
 _ACTIVATE = re.compile(r"^(?:conda|mamba|micromamba)\s+activate\s+\S|^(?:source|\.)\s+\S*/bin/activate\b")
@@ -1054,6 +1071,12 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"the shell prompt's host {named} is a Windows computer's default name, which a WSL "
                     "distro's own shell takes (a container takes its id), and no command typed there names "
                     "a container")
+            wsl = _wsl_own_shell(host)
+            if wsl:
+                return ContainerInfo.ran_on_host(
+                    f"`which nvidia-smi` answers `{wsl}`, WSL 2's driver mount on its distro's own PATH (a container's "
+                    "PATH is its image's): the shell is the WSL distro's own, and no command typed there names a "
+                    "container")
             typed = _typed_host_server(ctx)
             if typed:
                 return ContainerInfo.ran_on_host(
