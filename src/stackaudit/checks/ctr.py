@@ -1345,7 +1345,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A collect_env where torch warns `Can't initialize NVML` while `Is CUDA available: True` shows the driver's CUDA
     library handed over without its NVML library: the toolkit's `compute` capability without `utility`, or an image's
     own libnvidia-ml. An issue, of field-report confidence where the source does not show the container (a bare
-    host's driver installs NVML beside CUDA).
+    host's driver installs NVML beside CUDA). In a container the source shows (a collect_env run by `docker exec`), the
+    warning is the issue whatever the report shows of CUDA, its lines cut away too (corpus 2212).
     Inside a container whose device nodes and variables are not shown, nvidia-smi typed at the container's own prompt
     (`root@802f556c99c8:/# nvidia-smi`, facts/container.ContainerInfo.ran_inside) listing the GPUs shows the device
     nodes and the driver's NVML library reached it: ok over those GPUs. So does the nvidia-smi of a
@@ -1960,11 +1961,22 @@ def _nvml_without_cuda(collect_env: CollectEnv | None, container: ContainerInfo 
     (CollectEnv.nvml_without_cuda_fault): the driver's CUDA library reached it and its NVML library did not, which is
     the container toolkit's hand-over with `compute` and without `utility` (CTK_CAPABILITIES), or an image's own
     libnvidia-ml beside the host's libcuda. Of documented confidence in a container the source shows; of field-report
-    confidence where the source does not say whether it ran in one. None without such a report."""
+    confidence where the source does not say whether it ran in one. In a container the source shows, the warning is
+    the issue whatever the report shows of CUDA (its state cut away, corpus 2212). None without such a report."""
     line = collect_env.nvml_without_cuda_fault if collect_env is not None else ""
+    shown = container is not None and container.in_container
+    if not line and shown and collect_env is not None and collect_env.nvml_failed:
+        # In a container the source shows, the warning alone is this check's (facts/symptoms.py
+        # torch-nvml-in-container), whatever the report shows of CUDA (cut before it, corpus 2212).
+        failed = collect_env.nvml_failed
+        return issue("torch in the container could not initialise NVML (`UserWarning: Can't initialize NVML`): the "
+                     "driver's NVML library does not reach the container or cannot open its GPUs there (no GPU "
+                     "request, no NVIDIA runtime, or NVIDIA_DRIVER_CAPABILITIES without `utility`), so nvidia-smi and "
+                     "the engines that probe the GPUs through NVML find none there", actual=failed,
+                     expected="NVIDIA_DRIVER_CAPABILITIES with compute,utility and the host's libnvidia-ml",
+                     evidence=[*container.evidence[:1], failed] if container is not None else [failed])
     if not line:
         return None
-    shown = container is not None and container.in_container
     where = "" if shown else ("; the source does not show the container itself (`cat /proc/1/cgroup`, `ls -a /` "
                               "would), but a bare host's driver installs NVML beside CUDA")
     return issue("torch could not initialise NVML (`UserWarning: Can't initialize NVML`) while CUDA is available: the driver's "
