@@ -171,3 +171,18 @@ def test_ollama_server_config_bound_to_loopback_is_the_hosts(tmp_path: Path) -> 
     # Modelled: the loopback line beside a `docker exec` that names the container is the container's.
     execd = "```\ndocker exec -it ollama ollama serve\n" + line + "```\n"
     assert paste_checks(tmp_path, execd, ACCESS)[ACCESS].status != "not-applicable"
+
+
+def test_engine_typed_at_a_container_prompt_whose_cuda_launched_a_kernel(tmp_path: Path) -> None:
+    """Corpus 2083 (InternLM/lmdeploy#1781, both readers: ok): `lmdeploy serve` typed at the container's own prompt
+    (root@a49f9772e6b2), whose TurboMind kernel CUDA refuses only for want of code for the GPU (209): the runtime had
+    a context on the GPU there. Modelled: the same log under a host's prompt, or with the container's prompt typing
+    something else than the engine, does not tie the launch to the container."""
+    result = capture_checks("2083", ACCESS)[ACCESS]
+    assert result.status == "ok"
+    assert "no kernel image" in " ".join(result.evidence)
+    text = body("2083")
+    host_prompt = text.replace("root@a49f9772e6b2:~/model# ", "user@gpubox:~/model$ ")
+    assert paste_checks(tmp_path, host_prompt, ACCESS)[ACCESS].status == "unknown"
+    other = text.replace("root@a49f9772e6b2:~/model# lmdeploy", "root@a49f9772e6b2:~/model# ls\nlmdeploy")
+    assert paste_checks(tmp_path, other, ACCESS)[ACCESS].status != "ok"

@@ -1374,7 +1374,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     nodes and variables are not shown, or whose spec shows no GPU request, a program's CUDA at work (facts/cuda_ran.py:
     vLLM's metrics line generating out of a GPU KV cache in use, torch's out-of-memory message, TensorRT-LLM's ledger,
     Triton's CUDA memory pool created on a device),
-    with no line of CUDA refusing to start, shows the GPU and the driver's CUDA library reached it: ok.
+    with no line of CUDA refusing to start, shows the GPU and the driver's CUDA library reached it: ok. So does the
+    engine's command typed at the container's own prompt (`root@a49f9772e6b2:~# lmdeploy serve ...`) whose log shows a
+    kernel launch CUDA refused only for want of the GPU's code (`no kernel image is available for execution on the
+    device`, 209: the runtime had its context on the GPU), corpus 2083.
     A source that shows only another vendor's GPUs and no NVIDIA driver (an issue form's `GPU: AMD`) has no NVIDIA GPU
     to expose: not applicable (facts/applicability.py, subject nvidia-gpu).
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
@@ -1527,7 +1530,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
             or _tests_opened(nccl_test_runs) or _plugin_reached(container) or judged
     if judged.status == "unknown":
-        judged = _cuda_ran_inside(cuda_ran, container, docker_containers) \
+        judged = _cuda_ran_inside(cuda_ran, container, docker_containers, engine_commands) \
             or _nccl_rings_inside(serving_log, container, docker_containers) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or judged
@@ -1815,14 +1818,21 @@ def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None,
 
 
 def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
-                     docker_containers: DockerContainers | None) -> Outcome | None:
-    """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, or a pasted spec of the serving
-    container) and a program's CUDA at work on the GPU (facts/cuda_ran.py: vLLM generating out of its GPU KV cache,
-    torch's out-of-memory message, TensorRT-LLM's ledger): the device nodes and the driver's libraries reached it,
-    whatever the spec shows of its request (nvidia as Docker's default runtime, a request in a part left out). None
-    where no container is shown, where CUDA ran nowhere, or where a line shows it refusing to start."""
-    proof = cuda_ran.proof() if cuda_ran is not None else None
-    shown = (container is not None and container.in_container) or (
+                     docker_containers: DockerContainers | None,
+                     engine_commands: EngineCommands | None = None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, a pasted spec of the serving
+    container, or the engine's command typed at a prompt that names a container: `root@a49f9772e6b2:~# lmdeploy serve
+    ...`, corpus 2083) and a program's CUDA at work on the GPU (facts/cuda_ran.py: vLLM generating out of its GPU KV
+    cache, torch's out-of-memory message, TensorRT-LLM's ledger, a kernel launch CUDA refused for want of the GPU's
+    code): the device nodes and the driver's libraries reached it, whatever the spec shows of its request (nvidia as
+    Docker's default runtime, a request in a part left out). None where no container is shown, where CUDA ran nowhere,
+    or where a line shows it refusing to start. A kernel launch CUDA refused for want of code names no program or host
+    (cuda_ran.Ran.launch): it counts where the engine's command is shown typed in the container, the program whose log
+    it is."""
+    engines = [c.line.strip() for c in engine_commands.commands] if engine_commands is not None else []
+    typed = container is not None and any(command.strip() in engines for _, command in container.exec_into)
+    proof = cuda_ran.proof(with_launch=typed) if cuda_ran is not None else None
+    shown = (container is not None and container.in_container) or typed or (
         docker_containers is not None and any(c.looks_like_serving for c in docker_containers.containers))
     if proof is None or not shown:
         return None
