@@ -1330,6 +1330,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     log, nothing typed inside it, no GPU listing), is unknown: the request is what those words put in question (corpus
     1809, 2157). A GPU the user's words name (an issue form's `GPU:` row) is no listing.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
+    A `docker inspect` excerpt leaves the runtime, environment and GPU requests it cuts away unknown; one that shows a
+    container it names with its DeviceRequests whole, to the list's closing `]` (`docker inspect ollama | jq
+    '.[0].HostConfig.DeviceRequests'`, corpus 2130), is judged on those requests as a whole spec is.
     LocalAI's All-in-One entrypoint's `NVIDIA GPU detected` (facts/docker.AIO_SMI_RAN) is followed by the nvidia-smi
     it runs inside its container: that nvidia-smi counts as typed there, and its table, cut in its header too, means
     NVML opened a GPU there (it prints `No devices were found` and no table otherwise): ok (corpus 1953).
@@ -2094,7 +2097,8 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     # A pasted spec (docker run, compose, pod) that asks for GPUs is the workload the user asks about.
     serving = [c for c in docker_containers.containers
                if c.looks_like_serving or (c.origin and (c.gpu_requested or c.gpus_by_env))]
-    if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT for c in docker_containers.containers):
+    if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT and not _requests_shown(c)
+           for c in docker_containers.containers):
         return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
                        "may be in the part left out", hint="paste the whole `docker inspect <container>`")
     if not serving and any(c.excerpt and c.origin in (ORIGIN_K8S, ORIGIN_COMPOSE) and not c.gpu_requested
@@ -2196,7 +2200,7 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     # A piece of a spec that does not show its container's image is not shown to be the one that serves, nor whole:
     # its GPU request is no evidence of access (an ok needs the container's whole spec). A piece whose args set an
     # engine's TP x PP within its GPU request is the engine's container, given the GPUs its ranks need.
-    pieces = [c for c in serving if c.excerpt and not c.image
+    pieces = [c for c in serving if c.excerpt and not c.image and not _requests_shown(c)
               and not (c.parallel_world and c.gpu_count and c.parallel_world <= c.gpu_count)]
     if pieces:
         return unknown("the pasted spec is a piece of a container (no image shown): it asks for GPUs ("
@@ -2264,6 +2268,13 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         return over_subjects(judged, listed, gpus.whole_count) if listed and gpus is not None else judged
     # The GPUs the requests name, counted: the ones this verdict is over.
     return over_subjects(judged, [f"{c.label} GPU {k}" for c in serving for k in range(c.gpu_count or 0)])
+
+
+def _requests_shown(c: DockerContainer) -> bool:
+    """Whether a `docker inspect` excerpt shows the GPU requests of a container it names whole (DeviceRequests to its
+    closing `]`, DockerContainer.requests_whole; `docker inspect ollama | jq '.[0].HostConfig.DeviceRequests'`, corpus
+    2130): a request for GPUs there is judged as a whole spec's, whatever else of the spec is left out."""
+    return c.origin == ORIGIN_INSPECT_EXCERPT and c.requests_whole and bool(c.name) and c.gpu_requested
 
 
 def _visible_from(c: DockerContainer) -> str:
