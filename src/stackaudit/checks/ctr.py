@@ -1489,7 +1489,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     program, which runs in no container.
     Docker's own daemon shown failed (`systemctl status docker`'s `Active: failed`, `Job for docker.service failed`,
     facts/nvidia_daemons.py), with no later line of it running, starts no container, GPU or not: an issue, the line
-    quoted (after a daemon.json change that adds the nvidia runtime, NVIDIA/nvidia-docker#1002, corpus 1910).
+    quoted (after a daemon.json change that adds the nvidia runtime, NVIDIA/nvidia-docker#1002, corpus 1910). So does
+    nvidia-docker 1's plugin daemon shown failed (`nvidia-docker.service: Main process exited, code=exited,
+    status=1/FAILURE`): the `nvidia-docker` CLI gets each container's GPU devices and driver volume from it (corpus 2207).
     """
     down = _docker_down(nvidia_services)
     if down is not None:
@@ -1582,7 +1584,21 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
 
 
 def _docker_down(services: NvidiaServices | None) -> Outcome | None:
-    """CTR-GPU-ACCESS an issue where Docker's daemon is shown failed, its last state in the paste; None otherwise."""
+    """CTR-GPU-ACCESS an issue where Docker's daemon, or nvidia-docker 1's plugin daemon, is shown failed, its last state
+    in the paste; None otherwise."""
+    plugin = services.nvidia_docker if services is not None else None
+    # Not running, after a failure the paste shows: systemd's `Stopped` between two tries of a restart loop (and its
+    # `inactive (dead) (Result: exit-code)`) is no recovery.
+    failure = next((x for x in reversed(plugin.log) if "fail" in x.lower()), "") if plugin is not None else ""
+    if plugin is not None and plugin.installed is not False and plugin.active in ("failed", "inactive") and failure:
+        line = failure
+        return issue(f"nvidia-docker's plugin daemon does not run (\"{line}\"): the `nvidia-docker` CLI asks it for the "
+                     "GPU devices and the driver volume of each container it starts, so none gets a GPU until it "
+                     "does; its own error is in `journalctl -u nvidia-docker` (one cause: driver libraries of another "
+                     "version than the loaded kernel module, the kernel log's `NVRM: API mismatch`, which a reboot or "
+                     "a module reload mends)",
+                     actual="nvidia-docker.service failed", expected="nvidia-docker.service active",
+                     subjects=["nvidia-docker.service"], evidence=[line])
     dockerd = services.dockerd if services is not None else None
     if dockerd is None or dockerd.active != "failed":
         return None
