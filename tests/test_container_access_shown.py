@@ -19,6 +19,7 @@ from pathlib import Path
 
 from corpus import body, capture_checks, fact, paste_checks, pasted, symptom_names
 from stackaudit.facts.container_specs import parse_docker_run
+from stackaudit.facts.engine_command import parse_command_line
 from stackaudit.facts.platform import windows_lines
 
 ACCESS = "CTR-GPU-ACCESS"
@@ -186,3 +187,26 @@ def test_engine_typed_at_a_container_prompt_whose_cuda_launched_a_kernel(tmp_pat
     assert paste_checks(tmp_path, host_prompt, ACCESS)[ACCESS].status == "unknown"
     other = text.replace("root@a49f9772e6b2:~/model# lmdeploy", "root@a49f9772e6b2:~/model# ls\nlmdeploy")
     assert paste_checks(tmp_path, other, ACCESS)[ACCESS].status != "ok"
+
+
+def test_llamafile_run_from_the_users_shell_is_on_the_host(tmp_path: Path) -> None:
+    """Corpus 2217 (mozilla-ai/llamafile#273, both readers: not applicable): `llamafile -m ... --gpu nvidia`, llama.cpp
+    built into one executable that its project ships with no container image, run from the user's shell. Modelled: the
+    same command run by `docker exec` in a container (a community image) leaves the check open."""
+    result = capture_checks("2217", ACCESS)[ACCESS]
+    assert result.status == "not-applicable"
+    info = fact(pasted(body("2217")), "container")
+    assert info.on_host and "one executable" in info.evidence[0]
+    text = body("2217").replace("llamafile -m path/to/model.llamafile",
+                                "$ docker exec -it llamafile-box llamafile -m path/to/model.llamafile")
+    assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status != "not-applicable"
+
+
+def test_llamafile_is_llama_cpps_engine_command() -> None:
+    # Corpus 2217's command, and llamafile's README form (`./llamafile -m ... -ngl 9999`).
+    for line in ("llamafile -m path/to/model.llamafile -ngl 999 --gpu nvidia -p 'This is a test'",
+                 "./llamafile -m mistral-7b-instruct-v0.2.Q4_0.gguf -ngl 9999"):
+        command = parse_command_line(line)
+        assert command is not None and command.engine == "llamacpp", line
+    # Modelled: the bare program names no model and no options.
+    assert parse_command_line("llamafile") is None

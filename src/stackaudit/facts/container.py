@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from collections.abc import Callable, Sequence
@@ -764,6 +765,10 @@ def _unit_engine(ctx: FactContext) -> str:
 # corpus 1426): the server started by hand, as STATED_HOST_WORDS says it in words. Its Docker image runs `ollama serve`
 # as the container's entrypoint, so no one types it there.
 _TYPED_OLLAMA_SERVE = re.compile(r"^(?:sudo\s+(?:-E\s+)?)?(?:[A-Za-z_]\w*=\S*\s+)*ollama\s+serve\b")
+# An engine whose one distribution is an executable the user runs from their own shell, with no container image of its
+# project: llamafile, llama.cpp built into one file (mozilla-ai/llamafile publishes binaries only; its PR to publish an
+# image, #59, closed unmerged). Its command is typed where it runs (corpus 2217).
+SHELL_RUN_PROGRAMS = frozenset({"llamafile"})
 
 
 # ollama's `server config` line (`routes.go:1194: INFO server config env="map[... OLLAMA_HOST:http://127.0.0.1:11434
@@ -790,7 +795,9 @@ def _typed_host_server(ctx: FactContext) -> str:
     container, where no command typed at a prompt names a container or its runner (_prompts_off_container), else "".
     So is a pasted engine command line that is that command alone, its prompt not shown (`ollama serve` above its
     log, corpus 2082), where no prompt of the paste names a container or a command typed names one: what starts
-    ollama in a container is its image's entrypoint, a compose `command:` or a `docker exec`, none such a line."""
+    ollama in a container is its image's entrypoint, a compose `command:` or a `docker exec`, none such a line. So is
+    the command of a program of SHELL_RUN_PROGRAMS (`llamafile -m ... --gpu nvidia`, corpus 2217), which no image of
+    its project starts."""
     host = ctx.host
     typed = next((command for name, command in _prompts_off_container(host)
                   if _TYPED_OLLAMA_SERVE.match(command) and not _container_prompt(name)), "")
@@ -799,7 +806,8 @@ def _typed_host_server(ctx: FactContext) -> str:
         return typed
     commands = ctx.optional("engine_commands", EngineCommands)
     return next((c.line.strip() for c in (commands.commands if commands is not None else ())
-                 if c.engine == "ollama" and _TYPED_OLLAMA_SERVE.match(c.line.strip())), "")
+                 if (c.engine == "ollama" and _TYPED_OLLAMA_SERVE.match(c.line.strip()))
+                 or (c.argv and posixpath.basename(c.argv[0]) in SHELL_RUN_PROGRAMS)), "")
 
 
 # `ps --forest`'s header, its last column the command (`    PID COMMAND`, `PPID   PID ... STAT   TIME COMMAND`), and its
@@ -1078,6 +1086,10 @@ def container(ctx: FactContext) -> ContainerInfo:
                     "PATH is its image's): the shell is the WSL distro's own, and no command typed there names a "
                     "container")
             typed = _typed_host_server(ctx)
+            if typed and not _TYPED_OLLAMA_SERVE.match(typed):
+                return ContainerInfo.ran_on_host(
+                    f"`{typed[:100]}` is typed at the user's shell: a program its project ships as one executable "
+                    "to run there, with no container image of its own")
             if typed:
                 return ContainerInfo.ran_on_host(
                     f"`{typed[:100]}` is typed at a shell prompt: ollama's server started by hand on the "
