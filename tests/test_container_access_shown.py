@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import body, capture_checks, fact, paste_checks, pasted, symptom_names
+from stackaudit.facts.container import MACHINE_SHELL
 from stackaudit.facts.container_specs import parse_docker_run
 from stackaudit.facts.engine_command import parse_command_line
 from stackaudit.facts.platform import windows_lines
@@ -210,3 +213,45 @@ def test_llamafile_is_llama_cpps_engine_command() -> None:
         assert command is not None and command.engine == "llamacpp", line
     # Modelled: the bare program names no model and no options.
     assert parse_command_line("llamafile") is None
+
+
+@pytest.mark.parametrize(("prefix", "shown"), [
+    # NVIDIA/nvtrust#52 (both readers: not applicable): sudo asks the login user h100 for a password
+    ("1885", "[sudo] password for h100:"),
+    # NVIDIA/open-gpu-kernel-modules#246 (both readers): the module built, installed, the boot image rebuilt, a reboot
+    ("1787", "depmod -a; update-initramfs -u; reboot"),
+    # NVIDIA/data-science-stack#90 (its reader: not applicable): `$ reboot` typed after the driver's install
+    ("1556", "reboot"),
+])
+def test_the_machines_own_shell_runs_no_container(prefix: str, shown: str) -> None:
+    assert capture_checks(prefix, ACCESS)[ACCESS].status == "not-applicable"
+    info = fact(pasted(body(prefix)), "container")
+    assert info.on_host and shown in info.evidence[0]
+
+
+@pytest.mark.parametrize("line", [
+    "[sudo] password for h100: ",
+    "depmod -a; update-initramfs -u; reboot",
+    "sudo apt install --reinstall nvidia-dkms-515 && sudo reboot",
+    "sudo dracut -f",
+    "grub2-mkconfig -o /boot/grub2/grub.cfg",
+])
+def test_machine_shell_lines(line: str) -> None:
+    assert MACHINE_SHELL.search(line)
+
+
+@pytest.mark.parametrize("line", [
+    # Modelled: prose about a reboot, a driver container's module steps, sudo asking root's password (never asked)
+    "reboot the node and it works again",
+    "After a reboot the GPU is gone",
+    "modprobe nvidia; depmod -a",
+    "[sudo] password for root:",
+])
+def test_lines_that_show_no_machine_shell(line: str) -> None:
+    assert not MACHINE_SHELL.search(line)
+
+
+def test_a_reboot_beside_a_container_named_says_nothing(tmp_path: Path) -> None:
+    # Modelled: corpus 1556's session where a command typed names a container: the reboot no longer rules it out.
+    text = body("1556").replace("$ reboot", "$ docker exec -it dss bash\n$ reboot")
+    assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status != "not-applicable"

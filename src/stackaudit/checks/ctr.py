@@ -1421,7 +1421,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown. So is a paste
     whose `which nvidia-smi`, typed at a prompt where no command names a container, answers from WSL 2's driver mount
     (`/usr/lib/wsl/lib/nvidia-smi`, corpus 2080): WSL puts the mount on its distro's own PATH, and a container's PATH is
-    its image's, so the shell is the WSL distro's own.
+    its image's, so the shell is the WSL distro's own. So is a paste of the machine's own shell, where no command typed
+    names a container: sudo asking a login user's password (`[sudo] password for h100:`, corpus 1885; a container's shell
+    runs as root), or the machine's boot image or boot loader rebuilt, or a reboot (`depmod -a; update-initramfs -u;
+    reboot`, corpus 1787; `$ reboot`, corpus 1556), which no container does (facts/container.MACHINE_SHELL).
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in

@@ -62,7 +62,7 @@ class ContainerInfo:
     driver_wait: str = ""
     # The source shows the program itself run on the machine, outside any container (kind ""): a build tree or Python
     # environment of the user's own (or one activated at the machine's prompt), a systemd unit's ExecStart, a prompt of a Windows-named host, a
-    # `which nvidia-smi` answered from WSL's driver mount, `ollama serve` typed
+    # `which nvidia-smi` answered from WSL's driver mount, the machine's own shell (MACHINE_SHELL), `ollama serve` typed
     # at a prompt, a Slurm job's own children, the engine's own lines in the host's journal, the user's words or issue
     # form (evidence[0] says which). Not set for a container host seen from outside (a pasted spec, `docker inspect`).
     on_host: bool = False
@@ -625,6 +625,26 @@ def _wsl_own_shell(host: Host) -> str:
     return _entrypoint_line(host, lambda ln: "/usr/lib/wsl/" in ln and bool(WSL_SMI_PATH.match(ln)))
 
 
+# What only the machine's own shell shows: sudo asking a login user's password (`[sudo] password for h100:`, corpus
+# 1885; a container's shell runs as root, Docker's default user, with no password to ask), and a command that rebuilds
+# the machine's boot image or boot loader, or reboots it (`depmod -a; update-initramfs -u; reboot`, corpus 1787; `$
+# reboot`, corpus 1556): a container boots no kernel of its own. A GPU operator's driver container builds and loads the
+# modules (depmod, modprobe), so those say nothing.
+MACHINE_SHELL = re.compile(r"^\[sudo\] password for (?!root:)[\w.-]{1,64}:|(?:^|[;&|]\s*)(?:sudo\s+)?"
+                           r"(?:update-initramfs|dracut|update-grub2?|grub2?-mkconfig|reboot)(?=\s+-|\s*$|\s*[;&|])")
+
+
+def _machine_shell(host: Host) -> str:
+    """The command typed at a shell prompt that is not a container's, or the pasted line, of MACHINE_SHELL, where no
+    command typed at a prompt names a container or its runner; "" otherwise."""
+    rows = _prompt_rows(host)
+    if any(_NAMES_CONTAINER.search(command) for _, command in rows):
+        return ""
+    typed = next((command for name, command in rows if not _container_prompt(name) and MACHINE_SHELL.search(command)),
+                 "")
+    return typed or _entrypoint_line(host, lambda ln: bool(MACHINE_SHELL.search(ln.strip())))
+
+
 # A Python environment activated at a shell prompt: `conda activate conda_venv/` (corpus 1803), `mamba activate vllm`,
 # `source .venv/bin/activate`, `. venv/bin/activate`.
 _ACTIVATE = re.compile(r"^(?:conda|mamba|micromamba)\s+activate\s+\S|^(?:source|\.)\s+\S*/bin/activate\b")
@@ -1116,6 +1136,12 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"the shell prompt `{prefixed[:100]}` names the Python environment the user's shell activated: "
                     "the user's own environment on the machine, not a container (no prompt or command of the paste "
                     "names one)")
+            admin = _machine_shell(host)
+            if admin:
+                return ContainerInfo.ran_on_host(
+                    f"`{admin[:100]}` is the machine's own shell: sudo asking a login user's password (a container's "
+                    "shell runs as root), or its boot image or boot loader rebuilt, or a reboot, which no container "
+                    "does; no command typed names a container")
             words = _stated_host(host)
             if words and FORM_CLI_DIRECTLY.match(words):
                 return ContainerInfo.ran_on_host(
