@@ -1478,7 +1478,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     plugin serves it. So is the one node shown whose whole Capacity lists no GPU resource while lspci or nvidia-smi
     lists NVIDIA GPUs (corpus 2111); the node alone, or several nodes shown, decides nothing.
     A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
-    pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.
+    pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown. Nodes (or a pod) described
+    from outside the pods, with no GPU resource of a node and no container spec read, are unknown, not out of scope:
+    the cluster runs its work in containers, and which pods get GPUs is not shown (corpus 1946, 2171, 2172).
     The scheduler's "Insufficient nvidia.com/gpu" where every GPU node shown offers all its GPUs and its pods request
     every one (describe's Allocated resources, pasted alone too) counts GPUs taken, not lost: not an issue (corpus
     1945). The kubelet's admission refusal (UnexpectedAdmissionError, `Allocate failed due to`, `Update plugin
@@ -1554,7 +1556,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _cuda_reached_where_it_ran(serving_log, gpus, cuda_ran) or judged
     if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
         return renumbered
-    if judged.status == "not-applicable" and container is not None and not container.in_container \
+    if judged.status in ("not-applicable", "unknown") and container is not None and not container.in_container \
             and (reached := _plugin_reached(container)) is not None:
         # A node's description seen from outside its pods, beside the device plugin's own lines (corpus 2064).
         judged = reached
@@ -2112,6 +2114,14 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                   f"present, capabilities {caps or 'default (utility,compute)'}"
                   + (f", driver {dev.kernel_version}" if dev.kernel_version else ""),
                   actual=list(gpu_nodes), subjects=list(gpu_nodes))
+    if docker_containers is None and container.outside_spec == "kubernetes":
+        # A node's or a pod's description seen from outside the pods (corpus 1946, 2112, 2171, 2172), no container spec
+        # read from it: what a pod is given is in its spec and the device plugin's offer, which a node's description
+        # shows where it holds a GPU resource (_node_offer).
+        return unknown("the source describes Kubernetes from outside its pods (a node's or a pod's description) and "
+                       "shows no container spec and no GPU resource of a node: which pods are given GPUs, and whether "
+                       "the device plugin offers any, is not in this source",
+                       hint="paste the whole `kubectl describe node <node>` (Capacity, Allocatable) and the pod's spec")
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to read")
     # A pasted spec (docker run, compose, pod) that asks for GPUs is the workload the user asks about.
