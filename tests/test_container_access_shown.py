@@ -17,8 +17,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import body, capture_checks, fact, paste_checks, pasted, symptom_names
+from stackaudit.facts.container import MACHINE_SHELL
 from stackaudit.facts.container_specs import parse_docker_run
+from stackaudit.facts.engine_command import parse_command_line
 from stackaudit.facts.platform import windows_lines
 
 ACCESS = "CTR-GPU-ACCESS"
@@ -171,3 +175,83 @@ def test_ollama_server_config_bound_to_loopback_is_the_hosts(tmp_path: Path) -> 
     # Modelled: the loopback line beside a `docker exec` that names the container is the container's.
     execd = "```\ndocker exec -it ollama ollama serve\n" + line + "```\n"
     assert paste_checks(tmp_path, execd, ACCESS)[ACCESS].status != "not-applicable"
+
+
+def test_engine_typed_at_a_container_prompt_whose_cuda_launched_a_kernel(tmp_path: Path) -> None:
+    """Corpus 2083 (InternLM/lmdeploy#1781, both readers: ok): `lmdeploy serve` typed at the container's own prompt
+    (root@a49f9772e6b2), whose TurboMind kernel CUDA refuses only for want of code for the GPU (209): the runtime had
+    a context on the GPU there. Modelled: the same log under a host's prompt, or with the container's prompt typing
+    something else than the engine, does not tie the launch to the container."""
+    result = capture_checks("2083", ACCESS)[ACCESS]
+    assert result.status == "ok"
+    assert "no kernel image" in " ".join(result.evidence)
+    text = body("2083")
+    host_prompt = text.replace("root@a49f9772e6b2:~/model# ", "user@gpubox:~/model$ ")
+    assert paste_checks(tmp_path, host_prompt, ACCESS)[ACCESS].status == "unknown"
+    other = text.replace("root@a49f9772e6b2:~/model# lmdeploy", "root@a49f9772e6b2:~/model# ls\nlmdeploy")
+    assert paste_checks(tmp_path, other, ACCESS)[ACCESS].status != "ok"
+
+
+def test_llamafile_run_from_the_users_shell_is_on_the_host(tmp_path: Path) -> None:
+    """Corpus 2217 (mozilla-ai/llamafile#273, both readers: not applicable): `llamafile -m ... --gpu nvidia`, llama.cpp
+    built into one executable that its project ships with no container image, run from the user's shell. Modelled: the
+    same command run by `docker exec` in a container (a community image) leaves the check open."""
+    result = capture_checks("2217", ACCESS)[ACCESS]
+    assert result.status == "not-applicable"
+    info = fact(pasted(body("2217")), "container")
+    assert info.on_host and "one executable" in info.evidence[0]
+    text = body("2217").replace("llamafile -m path/to/model.llamafile",
+                                "$ docker exec -it llamafile-box llamafile -m path/to/model.llamafile")
+    assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status != "not-applicable"
+
+
+def test_llamafile_is_llama_cpps_engine_command() -> None:
+    # Corpus 2217's command, and llamafile's README form (`./llamafile -m ... -ngl 9999`).
+    for line in ("llamafile -m path/to/model.llamafile -ngl 999 --gpu nvidia -p 'This is a test'",
+                 "./llamafile -m mistral-7b-instruct-v0.2.Q4_0.gguf -ngl 9999"):
+        command = parse_command_line(line)
+        assert command is not None and command.engine == "llamacpp", line
+    # Modelled: the bare program names no model and no options.
+    assert parse_command_line("llamafile") is None
+
+
+@pytest.mark.parametrize(("prefix", "shown"), [
+    # NVIDIA/nvtrust#52 (both readers: not applicable): sudo asks the login user h100 for a password
+    ("1885", "[sudo] password for h100:"),
+    # NVIDIA/open-gpu-kernel-modules#246 (both readers): the module built, installed, the boot image rebuilt, a reboot
+    ("1787", "depmod -a; update-initramfs -u; reboot"),
+    # NVIDIA/data-science-stack#90 (its reader: not applicable): `$ reboot` typed after the driver's install
+    ("1556", "reboot"),
+])
+def test_the_machines_own_shell_runs_no_container(prefix: str, shown: str) -> None:
+    assert capture_checks(prefix, ACCESS)[ACCESS].status == "not-applicable"
+    info = fact(pasted(body(prefix)), "container")
+    assert info.on_host and shown in info.evidence[0]
+
+
+@pytest.mark.parametrize("line", [
+    "[sudo] password for h100: ",
+    "depmod -a; update-initramfs -u; reboot",
+    "sudo apt install --reinstall nvidia-dkms-515 && sudo reboot",
+    "sudo dracut -f",
+    "grub2-mkconfig -o /boot/grub2/grub.cfg",
+])
+def test_machine_shell_lines(line: str) -> None:
+    assert MACHINE_SHELL.search(line)
+
+
+@pytest.mark.parametrize("line", [
+    # Modelled: prose about a reboot, a driver container's module steps, sudo asking root's password (never asked)
+    "reboot the node and it works again",
+    "After a reboot the GPU is gone",
+    "modprobe nvidia; depmod -a",
+    "[sudo] password for root:",
+])
+def test_lines_that_show_no_machine_shell(line: str) -> None:
+    assert not MACHINE_SHELL.search(line)
+
+
+def test_a_reboot_beside_a_container_named_says_nothing(tmp_path: Path) -> None:
+    # Modelled: corpus 1556's session where a command typed names a container: the reboot no longer rules it out.
+    text = body("1556").replace("$ reboot", "$ docker exec -it dss bash\n$ reboot")
+    assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status != "not-applicable"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import capture_checks, paste_checks
-from stackaudit.facts.nvidia_daemons import DOCKERD, daemon_event, parse_daemon_log
+from stackaudit.facts.nvidia_daemons import DOCKERD, NVDOCKER, daemon_event, parse_daemon_log
 
 # Real: https://github.com/NVIDIA/nvidia-container-runtime/issues/16 (the issue body, Ubuntu 16.04, Docker 17.12.1,
 # the unit's --add-runtime=nvidia): the restart's error, then `systemctl status docker.service`, cut in its journal tail.
@@ -93,3 +93,71 @@ def test_corpus_1910_ec2_p2_default_runtime() -> None:
     # NVIDIA/nvidia-docker#1002: `Active: failed (Result: start-limit)` after default-runtime nvidia in daemon.json.
     r = capture_checks("1910", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
     assert r.status == "issue" and "start-limit" in r.message
+
+
+# Real: https://github.com/NVIDIA/nvidia-docker/issues/500 (the issue body, nvidia-docker 1's plugin on Ubuntu):
+# `service nvidia-docker status` after its start failed, the journal tail cut.
+PLUGIN_500 = """\
+● nvidia-docker.service - NVIDIA Docker plugin
+   Loaded: loaded (/lib/systemd/system/nvidia-docker.service; enabled; vendor preset: enabled)
+   Active: inactive (dead) (Result: exit-code) since Tue 2017-10-17 14:46:44 EDT; 1min 30s ago
+     Docs: https://github.com/NVIDIA/nvidia-docker/wiki
+  Process: 2192 ExecStopPost=/bin/rm -f $SPEC_FILE (code=exited, status=0/SUCCESS)
+  Process: 2190 ExecStartPost=/bin/sh -c /bin/echo unix://$SOCK_DIR/nvidia-docker.sock > $SPEC_FILE (code=exited, status=0/SUCCESS)
+  Process: 2169 ExecStartPost=/bin/sh -c /bin/mkdir -p $( dirname $SPEC_FILE ) (code=exited, status=0/SUCCESS)
+  Process: 2168 ExecStart=/usr/bin/nvidia-docker-plugin -s $SOCK_DIR (code=exited, status=1/FAILURE)
+ Main PID: 2168 (code=exited, status=1/FAILURE)
+
+Oct 17 14:46:43 machine systemd[1]: Failed to start NVIDIA Docker plugin.
+Oct 17 14:46:43 machine systemd[1]: nvidia-docker.service: Unit entered failed state.
+Oct 17 14:46:43 machine systemd[1]: nvidia-docker.service: Failed with result 'exit-code'.
+Oct 17 14:46:44 machine systemd[1]: nvidia-docker.service: Service hold-off time over, scheduling restart.
+Oct 17 14:46:44 machine systemd[1]: Stopped NVIDIA Docker plugin.
+"""
+
+# Real: https://github.com/NVIDIA/nvidia-docker/issues/394 (the issue body, its journal lines cut by the user).
+PLUGIN_394 = """\
+Job for nvidia-docker.service failed because the control process exited with error code
+
+6月 04 09:52:21  xxx systemd[1]: Failed to start NVIDIA Docker plugin.
+6月 04 09:52:21 xxx systemd[1]: nvidia-docker.service: Unit entered failed sta
+6月 04 09:52:21 xxx systemd[1]: nvidia-docker.service: Failed with result 'exi
+6月 04 09:52:23 xxx systemd[1]: nvidia-docker.service: Service hold-off time o
+6月 04 09:52:23 xxx systemd[1]: Stopped NVIDIA Docker plugin.
+6月 04 09:52:23 xxx systemd[1]: nvidia-docker.service: Start request repeated
+6月 04 09:52:23 xxx systemd[1]: Failed to start NVIDIA Docker plugin.
+"""
+
+# Modelled: the plugin's status once it runs.
+PLUGIN_RUNNING = """\
+● nvidia-docker.service - NVIDIA Docker plugin
+   Loaded: loaded (/lib/systemd/system/nvidia-docker.service; enabled; vendor preset: enabled)
+   Active: active (running) since Tue 2017-10-17 14:50:01 EDT; 5s ago
+ Main PID: 3011 (nvidia-docker-p)
+"""
+
+
+def test_nvidia_docker_plugin_line_is_its_own_daemon() -> None:
+    assert daemon_event("nvidia-docker.service: Main process exited, code=exited, status=1/FAILURE") == (
+        NVDOCKER, "failed")
+    assert daemon_event("Mar 05 17:55:44 svstation systemd[1]: docker.service: Failed with result 'exit-code'.") == (
+        DOCKERD, "failed")
+
+
+def test_nvidia_docker_plugin_failed_is_an_issue(tmp_path: Path) -> None:
+    """Corpus 2207 (NVIDIA/nvidia-docker#182, both readers: issue): the plugin's unit exits with a failure beside the
+    kernel's NVRM API mismatch; nvidia-docker#500 and #394: its status and journal after a failed start. The
+    `nvidia-docker` CLI takes each container's GPUs and driver volume from the plugin, so none gets a GPU."""
+    result = capture_checks("2207", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "issue" and "nvidia-docker.service" in result.evidence[0]
+    for text in (PLUGIN_500, PLUGIN_394):
+        r = paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+        assert r.status == "issue", text
+        assert "nvidia-docker's plugin daemon does not run" in r.message
+
+
+def test_nvidia_docker_plugin_running_is_no_failure(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, PLUGIN_RUNNING, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status != "issue"
+    services = parse_daemon_log(PLUGIN_RUNNING)
+    assert services.nvidia_docker is not None and services.nvidia_docker.active == "active"

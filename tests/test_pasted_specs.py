@@ -296,6 +296,32 @@ def test_a_projected_device_request_is_read_as_an_excerpt(text: str) -> None:
     assert ctr.excerpt and ctr.gpu_requested
 
 
+@pytest.mark.parametrize(("text", "name"), list(zip(PROJECTED_DEVICE_REQUESTS, ["ollama", "plex", "vllm"], strict=True)))
+def test_a_projection_of_the_device_requests_names_its_container_and_shows_them_whole(text: str, name: str) -> None:
+    (ctr,) = containers(pasted(text)).containers
+    assert ctr.name == name and ctr.requests_whole
+
+
+@pytest.mark.parametrize("text", PROJECTED_DEVICE_REQUESTS[:2])
+def test_a_named_containers_whole_gpu_request_is_judged_as_a_whole_specs(text: str) -> None:
+    """Corpus 2130 (ollama/ollama#6383, both readers: ok) and Notifiarr/dockwatch#29: the container's DeviceRequests
+    whole, asking the nvidia driver for a GPU: the request is all of its GPU requests, judged as a whole spec's."""
+    result = run_checks(pasted(text), ["CTR-GPU-ACCESS"])["CTR-GPU-ACCESS"]
+    assert result.status == "ok" and "request GPUs" in result.message
+
+
+@pytest.mark.parametrize("text", [
+    # Corpus 83: DeviceRequests cut inside its second request: the rest of the list is left out.
+    body("83"),
+    # Modelled: the projection of every running container (no one container named), and an empty list (the runtime,
+    # which may be nvidia, is not shown).
+    PROJECTED_DEVICE_REQUESTS[0].replace("docker inspect ollama", "docker inspect $(docker ps -q)"),
+    "$ docker inspect -f '{{json .HostConfig.DeviceRequests}}' vllm\n[]\n",
+])
+def test_a_gpu_request_not_shown_whole_of_a_named_container_stays_unknown(text: str) -> None:
+    assert run_checks(pasted(text), ["CTR-GPU-ACCESS"])["CTR-GPU-ACCESS"].status == "unknown"
+
+
 def test_a_projection_printed_in_go_syntax_is_not_read() -> None:
     # Modelled: without `json`, --format prints Go's syntax, not JSON (`[{nvidia 1 [] [[gpu]] map[]}]`).
     text = "$ docker inspect -f '{{.HostConfig.DeviceRequests}}' vllm\n[{nvidia 1 [] [[gpu]] map[]}]\n"

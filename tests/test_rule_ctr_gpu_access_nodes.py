@@ -139,3 +139,18 @@ def test_torch_nvml_warning_on_a_host_is_not_the_containers(tmp_path: Path) -> N
     assert paste_checks(tmp_path, HOST_NVML_632, ACCESS)[ACCESS].status != "issue"
     # Corpus 1024: a collect_env with CUDA available stays read by its own rule (NVML without CUDA's peer).
     assert capture_checks("1024", ACCESS)[ACCESS].status == "issue"
+
+
+def test_torch_nvml_warning_in_a_collect_env_run_in_a_container_is_the_issue(tmp_path: Path) -> None:
+    """Corpus 2212 (vllm-project/vllm#5370, both readers: issue): collect_env run by `docker exec` in the vllm-openai
+    container warns `Can't initialize NVML`, and the report is cut before its CUDA lines: in the container the warning
+    alone is the issue. Modelled: the same report run on the host (no `docker exec`) says nothing of a container."""
+    result = capture_checks("2212", ACCESS)[ACCESS]
+    assert result.status == "issue"
+    assert "Can't initialize NVML" in " ".join(result.evidence)
+    text = CAPTURES_DIR.joinpath(next(p.name for p in CAPTURES_DIR.glob("2212-*.txt"))).read_text()
+    capture = text.split(END_OF_HEADER, 1)[1].split("\n", 1)[1]
+    host = capture.replace("docker exec -it vllm-openai sh -c '/usr/bin/python3 /vllm-workspace/collect_env.py'",
+                           "python3 collect_env.py")
+    assert "docker" not in host
+    assert paste_checks(tmp_path, host, ACCESS)[ACCESS].status != "issue"

@@ -400,3 +400,18 @@ def test_corpus_2171_a_cut_hami_register_is_a_lower_bound() -> None:
 def test_modelled_a_register_cut_inside_its_first_entry_names_no_gpu() -> None:
     text = "hami.io/node-nvidia-register:\n  GPU-b7c4eb59-dd76-ca5a-8482-56fd796b0a75,10,40960,100,NVIDIA-NVI...\n"
     assert hami_registered(text) is None
+
+
+@pytest.mark.parametrize("prefix", ["1946", "2171", "2172", "2078"])
+def test_a_node_seen_from_outside_its_pods_is_unknown_not_out_of_scope(prefix: str) -> None:
+    """Corpus 1946, 2171, 2172 (their readers: unknown) and 2078 (`kubectl get nodes -o wide`): nodes described from
+    outside their pods, no GPU resource read and no pod spec: the cluster runs its workloads in containers, so the check
+    is not ruled out; which pods get GPUs is not shown."""
+    result = capture_checks(prefix, ACCESS)[ACCESS]
+    assert result.status == "unknown"
+    assert "from outside its pods" in result.message
+
+
+def test_a_node_seen_from_outside_keeps_the_device_plugins_own_line() -> None:
+    # corpus 2064: the node's description beside the device plugin's registration line stays ok.
+    assert capture_checks("2064", ACCESS)[ACCESS].status == "ok"

@@ -67,13 +67,14 @@ def _judge(text: str, cid: str) -> tuple[str, str]:
     ("Failed to get unit file state for nvidia-fabricmanager.service: No such file or directory", "fm"),
     ("Unit nv-hostengine.service not found.", "hostengine"),
     ("  msg: 'Could not find the requested service nvidia-fabricmanager: host'", "fm"),
+    # nvidia-docker#1003: nvidia-docker 1's plugin unit, read as its own daemon (no driver daemon missing)
+    ("Failed to start nvidia-docker.service: Unit nvidia-docker.service not found.", "nvidia-docker"),
 ])
 def test_each_spelling_of_the_answer_says_not_installed(line: str, unit: str) -> None:
     assert daemon_event(line) == (unit, "not-found")
 
 
 @pytest.mark.parametrize("line", [
-    "Failed to start nvidia-docker.service: Unit nvidia-docker.service not found.",
     # Modelled: DCGM's exporter unit, whose name starts with DCGM's.
     "Unit nvidia-dcgm-exporter.service could not be found.",
     UNKNOWN_ERROR.strip(),
@@ -140,5 +141,10 @@ def test_the_dcgm_unit_missing_is_read_into_the_host_engine() -> None:
 
 
 def test_another_units_answer_is_not_read() -> None:
-    assert not any(k == "systemctl status" for k, _, _ in recognise(OTHER_UNIT, "paste.txt").recognised)
+    # nvidia-docker 1's plugin unit is read as its own daemon (tests/test_ctr_docker_daemon_down.py): not found, it is
+    # no NVIDIA driver daemon missing, and no plugin shown failing.
+    services = parse_daemon_log(OTHER_UNIT)
+    assert all(d.installed is None for d in (services.persistenced, services.fabricmanager, services.hostengine))
+    assert services.nvidia_docker is not None and services.nvidia_docker.installed is False
+    assert _judge(OTHER_UNIT, "CTR-GPU-ACCESS")[0] != "issue"
     assert not any(k == "systemctl status" for k, _, _ in recognise(UNKNOWN_ERROR, "paste.txt").recognised)

@@ -321,3 +321,55 @@ def test_a_model_opened_by_a_windows_path_rules_out_linux_only_checks(prefix: st
     assert {k: r.status for k, r in got.items()} == dict.fromkeys(("CTR-GPU-ACCESS", "DRV-PERSISTENCE"),
                                                                   "not-applicable")
     assert "a model loaded from a Windows path" in got["DRV-PERSISTENCE"].message
+
+
+@pytest.mark.parametrize(("line", "windows"), [
+    # corpus 2194 (ollama/ollama#11577) and 1476: ollama's Windows-only source file, which Go builds into a Windows
+    # binary alone
+    ('time=2025-07-30T13:57:36.458+08:00 level=INFO source=gpu_windows.go:167 msg=packages count=2', True),
+    ('time=2025-03-09T16:19:33.962+08:00 level=INFO source=gpu_windows.go:214 msg="" package=0 cores=8 efficiency=0 '
+     'threads=16', True),
+    # Modelled: the same server's lines from its Linux build (gpu.go, amd_linux.go) and a Go file merely named
+    ('time=2025-07-30T13:57:36.458+08:00 level=INFO source=gpu.go:217 msg="looking for compatible GPUs"', False),
+    ('time=2025-07-30T13:57:36.458+08:00 level=WARN source=amd_linux.go:61 msg="ollama recommends running the '
+     'https://www.amd.com/en/support/linux-drivers"', False),
+    ("I read discover/gpu_windows.go to see how it counts packages", False),
+])
+def test_an_engines_windows_only_source_shows_a_windows_host(line: str, windows: bool) -> None:
+    assert (windows_line(line) is not None) is windows
+
+
+@pytest.mark.parametrize("prefix", ["2194", "1476"])
+def test_ollama_logging_from_its_windows_sources_is_in_no_container(prefix: str, tmp_path: Path) -> None:
+    """Corpus 2194 (both readers: not applicable) and 1476: ollama's discovery logs from gpu_windows.go, so it runs as
+    a Windows program; its CUDA at work no longer reads as a container's access. Modelled: a `docker run` of ollama
+    beside the same lines keeps the check open (Docker Desktop runs containers in WSL 2)."""
+    result = capture_checks(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "not-applicable"
+    assert "only an engine's native Windows build logs" in result.message
+    text = "docker run -d --gpus=all -p 11434:11434 --name ollama ollama/ollama\n" + body(prefix)
+    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "not-applicable"
+
+
+@pytest.mark.parametrize(("line", "windows"), [
+    # corpus 2233 (oobabooga/textgen#2923): text-generation-webui's traceback from a K: drive
+    (r'  File "K:\text-generation-webui\text-generation-webui\server.py", line 67, in load_model_wrapper', True),
+    # Modelled: torch's own file in a Windows Python's site-packages
+    (r'  File "C:\Users\me\AppData\Local\Programs\Python\Python310\lib\site-packages\torch\cuda\__init__.py", '
+     "line 247, in _lazy_init", True),
+    # Modelled: the same frame under WSL 2 (the drive as /mnt/k) and on Linux
+    ('  File "/mnt/k/text-generation-webui/text-generation-webui/server.py", line 67, in load_model_wrapper', False),
+    ('  File "/home/me/text-generation-webui/server.py", line 67, in load_model_wrapper', False),
+])
+def test_a_python_file_on_a_windows_drive_shows_a_windows_host(line: str, windows: bool) -> None:
+    assert (windows_line(line) is not None) is windows
+
+
+def test_a_traceback_from_a_windows_drive_is_in_no_container(tmp_path: Path) -> None:
+    """Corpus 2233 (both readers: not applicable): text-generation-webui's traceback runs from K:\\, a native Windows
+    program. Modelled: the same paste with the drive as WSL 2 mounts it (/mnt/k) stays open."""
+    result = capture_checks("2233", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "not-applicable"
+    assert "Python file path" in result.message
+    text = body("2233").replace("K:\\", "/mnt/k/").replace("\\", "/")
+    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "not-applicable"

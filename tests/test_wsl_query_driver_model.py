@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, fact, paste_checks, pasted
 from stackaudit.facts.nvidia_smi import parse_query_text
 from stackaudit.facts.platform import wsl_driver
 
@@ -106,3 +106,18 @@ def test_another_host_name_is_no_evidence(tmp_path: Path) -> None:
     # Modelled: a Linux host's own name says nothing of a container either way.
     text = WSL_PROMPT_TABLE.replace("LAPTOP-UDGOEVA7", "gpu-node-3")
     assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "unknown"
+
+
+def test_2080_which_nvidia_smi_from_wsls_mount_is_the_distros_own_shell(tmp_path: Path) -> None:
+    """Corpus 2080 (ollama/ollama#1460, both readers: not applicable): `which nvidia-smi` answers
+    /usr/lib/wsl/lib/nvidia-smi, a path on the WSL distro's own PATH, so the shell and the ollama beside it are the
+    distro's, no container. Modelled: the answer a container's PATH gives (/usr/bin) proves nothing, and a `docker
+    exec` typed at the same shell leaves the check open."""
+    result = capture_checks("2080", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "not-applicable"
+    info = fact(pasted(body("2080")), "container")
+    assert info.on_host and "WSL distro's own" in info.evidence[0]
+    usr_bin = body("2080").replace("/usr/lib/wsl/lib/nvidia-smi", "/usr/bin/nvidia-smi")
+    assert paste_checks(tmp_path, usr_bin, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "unknown"
+    execd = body("2080").replace("$ which nvidia-smi", "$ docker exec -it ollama bash\n$ which nvidia-smi")
+    assert paste_checks(tmp_path, execd, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "not-applicable"

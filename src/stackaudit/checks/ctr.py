@@ -1330,6 +1330,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     log, nothing typed inside it, no GPU listing), is unknown: the request is what those words put in question (corpus
     1809, 2157). A GPU the user's words name (an issue form's `GPU:` row) is no listing.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
+    A `docker inspect` excerpt leaves the runtime, environment and GPU requests it cuts away unknown; one that shows a
+    container it names with its DeviceRequests whole, to the list's closing `]` (`docker inspect ollama | jq
+    '.[0].HostConfig.DeviceRequests'`, corpus 2130), is judged on those requests as a whole spec is.
     LocalAI's All-in-One entrypoint's `NVIDIA GPU detected` (facts/docker.AIO_SMI_RAN) is followed by the nvidia-smi
     it runs inside its container: that nvidia-smi counts as typed there, and its table, cut in its header too, means
     NVML opened a GPU there (it prints `No devices were found` and no table otherwise): ok (corpus 1953).
@@ -1345,7 +1348,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A collect_env where torch warns `Can't initialize NVML` while `Is CUDA available: True` shows the driver's CUDA
     library handed over without its NVML library: the toolkit's `compute` capability without `utility`, or an image's
     own libnvidia-ml. An issue, of field-report confidence where the source does not show the container (a bare
-    host's driver installs NVML beside CUDA).
+    host's driver installs NVML beside CUDA). In a container the source shows (a collect_env run by `docker exec`), the
+    warning is the issue whatever the report shows of CUDA, its lines cut away too (corpus 2212).
     Inside a container whose device nodes and variables are not shown, nvidia-smi typed at the container's own prompt
     (`root@802f556c99c8:/# nvidia-smi`, facts/container.ContainerInfo.ran_inside) listing the GPUs shows the device
     nodes and the driver's NVML library reached it: ok over those GPUs. So does the nvidia-smi of a
@@ -1373,7 +1377,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     nodes and variables are not shown, or whose spec shows no GPU request, a program's CUDA at work (facts/cuda_ran.py:
     vLLM's metrics line generating out of a GPU KV cache in use, torch's out-of-memory message, TensorRT-LLM's ledger,
     Triton's CUDA memory pool created on a device),
-    with no line of CUDA refusing to start, shows the GPU and the driver's CUDA library reached it: ok.
+    with no line of CUDA refusing to start, shows the GPU and the driver's CUDA library reached it: ok. So does the
+    engine's command typed at the container's own prompt (`root@a49f9772e6b2:~# lmdeploy serve ...`) whose log shows a
+    kernel launch CUDA refused only for want of the GPU's code (`no kernel image is available for execution on the
+    device`, 209: the runtime had its context on the GPU), corpus 2083.
     A source that shows only another vendor's GPUs and no NVIDIA driver (an issue form's `GPU: AMD`) has no NVIDIA GPU
     to expose: not applicable (facts/applicability.py, subject nvidia-gpu).
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
@@ -1399,17 +1406,25 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     not flagged. Inside LXC the version match is CTR-LXC-DEVICES's. `cuda-compat` libraries on
     GeForce cards cause Error 803 (not detected here).
     An engine that runs as a Windows program or service (facts/platform.WINDOWS_LINES: ollama's `C:\\...` paths,
-    `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`), with no container shown, is not in a
+    `OS: Windows 11`, llama.cpp's loader opening a model from `C:\\...\\x.gguf`, ollama's lines from its Windows-only
+    Go sources, `source=gpu_windows.go`, a traceback's Python file on a drive), with no container shown, is not in a
     container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
     `ollama serve` typed at a prompt that names no container, or pasted alone above its log with no prompt shown
     (corpus 2082), or the user's words that run it (`I run **ollama
     serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`) (facts/container.py): a program of
-    the host. So is a command typed at a prompt of a user other than root whose prefix names a Python environment
+    the host. So is a command of llamafile, llama.cpp built into one executable its project ships with no container
+    image (`llamafile -m ... --gpu nvidia`, corpus 2217), where no prompt or command names a container. So is a command typed at a prompt of a user other than root whose prefix names a Python environment
     (`(deit92) [user@gpuhost deit]$`, corpus 2087), where neither the prefix nor the host names a container and no
     command typed names one: a container's shell runs as root. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
     no container runtime or `srun` among them. So is TGI's launcher whose `text-generation-launcher --env` report
-    reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown.
+    reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown. So is a paste
+    whose `which nvidia-smi`, typed at a prompt where no command names a container, answers from WSL 2's driver mount
+    (`/usr/lib/wsl/lib/nvidia-smi`, corpus 2080): WSL puts the mount on its distro's own PATH, and a container's PATH is
+    its image's, so the shell is the WSL distro's own. So is a paste of the machine's own shell, where no command typed
+    names a container: sudo asking a login user's password (`[sudo] password for h100:`, corpus 1885; a container's shell
+    runs as root), or the machine's boot image or boot loader rebuilt, or a reboot (`depmod -a; update-initramfs -u;
+    reboot`, corpus 1787; `$ reboot`, corpus 1556), which no container does (facts/container.MACHINE_SHELL).
     Docker Desktop on Windows runs its containers in WSL 2, so a container shown keeps the check open.
     The GPU Operator's driver or toolkit pod (`nvidia-driver-daemonset-*`, `nvidia-container-toolkit-daemonset-*`, or
     their containers nvidia-driver-ctr, nvidia-container-toolkit-ctr) that a `kubectl get pods` row shows in
@@ -1463,7 +1478,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     plugin serves it. So is the one node shown whose whole Capacity lists no GPU resource while lspci or nvidia-smi
     lists NVIDIA GPUs (corpus 2111); the node alone, or several nodes shown, decides nothing.
     A GPU node whose allocatable equals its capacity above 0 is the node's side reached: ok, the
-    pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown.
+    pods' own specs not shown. A GPU node cut before its Capacity shows neither: unknown. Nodes (or a pod) described
+    from outside the pods, with no GPU resource of a node and no container spec read, are unknown, not out of scope:
+    the cluster runs its work in containers, and which pods get GPUs is not shown (corpus 1946, 2171, 2172).
     The scheduler's "Insufficient nvidia.com/gpu" where every GPU node shown offers all its GPUs and its pods request
     every one (describe's Allocated resources, pasted alone too) counts GPUs taken, not lost: not an issue (corpus
     1945). The kubelet's admission refusal (UnexpectedAdmissionError, `Allocate failed due to`, `Update plugin
@@ -1478,7 +1495,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     program, which runs in no container.
     Docker's own daemon shown failed (`systemctl status docker`'s `Active: failed`, `Job for docker.service failed`,
     facts/nvidia_daemons.py), with no later line of it running, starts no container, GPU or not: an issue, the line
-    quoted (after a daemon.json change that adds the nvidia runtime, NVIDIA/nvidia-docker#1002, corpus 1910).
+    quoted (after a daemon.json change that adds the nvidia runtime, NVIDIA/nvidia-docker#1002, corpus 1910). So does
+    nvidia-docker 1's plugin daemon shown failed (`nvidia-docker.service: Main process exited, code=exited,
+    status=1/FAILURE`): the `nvidia-docker` CLI gets each container's GPU devices and driver volume from it (corpus 2207).
     """
     down = _docker_down(nvidia_services)
     if down is not None:
@@ -1522,7 +1541,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _unopened_inside(nvidia) or _engine_reached(serving_log, gpus) or _smi_answered(container, gpus) \
             or _tests_opened(nccl_test_runs) or _plugin_reached(container) or judged
     if judged.status == "unknown":
-        judged = _cuda_ran_inside(cuda_ran, container, docker_containers) \
+        judged = _cuda_ran_inside(cuda_ran, container, docker_containers, engine_commands) \
             or _nccl_rings_inside(serving_log, container, docker_containers) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or judged
@@ -1537,7 +1556,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _cuda_reached_where_it_ran(serving_log, gpus, cuda_ran) or judged
     if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:
         return renumbered
-    if judged.status == "not-applicable" and container is not None and not container.in_container \
+    if judged.status in ("not-applicable", "unknown") and container is not None and not container.in_container \
             and (reached := _plugin_reached(container)) is not None:
         # A node's description seen from outside its pods, beside the device plugin's own lines (corpus 2064).
         judged = reached
@@ -1571,7 +1590,21 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
 
 
 def _docker_down(services: NvidiaServices | None) -> Outcome | None:
-    """CTR-GPU-ACCESS an issue where Docker's daemon is shown failed, its last state in the paste; None otherwise."""
+    """CTR-GPU-ACCESS an issue where Docker's daemon, or nvidia-docker 1's plugin daemon, is shown failed, its last state
+    in the paste; None otherwise."""
+    plugin = services.nvidia_docker if services is not None else None
+    # Not running, after a failure the paste shows: systemd's `Stopped` between two tries of a restart loop (and its
+    # `inactive (dead) (Result: exit-code)`) is no recovery.
+    failure = next((x for x in reversed(plugin.log) if "fail" in x.lower()), "") if plugin is not None else ""
+    if plugin is not None and plugin.installed is not False and plugin.active in ("failed", "inactive") and failure:
+        line = failure
+        return issue(f"nvidia-docker's plugin daemon does not run (\"{line}\"): the `nvidia-docker` CLI asks it for the "
+                     "GPU devices and the driver volume of each container it starts, so none gets a GPU until it "
+                     "does; its own error is in `journalctl -u nvidia-docker` (one cause: driver libraries of another "
+                     "version than the loaded kernel module, the kernel log's `NVRM: API mismatch`, which a reboot or "
+                     "a module reload mends)",
+                     actual="nvidia-docker.service failed", expected="nvidia-docker.service active",
+                     subjects=["nvidia-docker.service"], evidence=[line])
     dockerd = services.dockerd if services is not None else None
     if dockerd is None or dockerd.active != "failed":
         return None
@@ -1810,14 +1843,21 @@ def _engine_reached(serving_log: ServingLog | None, gpus: GpuInventory | None,
 
 
 def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
-                     docker_containers: DockerContainers | None) -> Outcome | None:
-    """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, or a pasted spec of the serving
-    container) and a program's CUDA at work on the GPU (facts/cuda_ran.py: vLLM generating out of its GPU KV cache,
-    torch's out-of-memory message, TensorRT-LLM's ledger): the device nodes and the driver's libraries reached it,
-    whatever the spec shows of its request (nvidia as Docker's default runtime, a request in a part left out). None
-    where no container is shown, where CUDA ran nowhere, or where a line shows it refusing to start."""
-    proof = cuda_ran.proof() if cuda_ran is not None else None
-    shown = (container is not None and container.in_container) or (
+                     docker_containers: DockerContainers | None,
+                     engine_commands: EngineCommands | None = None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, a pasted spec of the serving
+    container, or the engine's command typed at a prompt that names a container: `root@a49f9772e6b2:~# lmdeploy serve
+    ...`, corpus 2083) and a program's CUDA at work on the GPU (facts/cuda_ran.py: vLLM generating out of its GPU KV
+    cache, torch's out-of-memory message, TensorRT-LLM's ledger, a kernel launch CUDA refused for want of the GPU's
+    code): the device nodes and the driver's libraries reached it, whatever the spec shows of its request (nvidia as
+    Docker's default runtime, a request in a part left out). None where no container is shown, where CUDA ran nowhere,
+    or where a line shows it refusing to start. A kernel launch CUDA refused for want of code names no program or host
+    (cuda_ran.Ran.launch): it counts where the engine's command is shown typed in the container, the program whose log
+    it is."""
+    engines = [c.line.strip() for c in engine_commands.commands] if engine_commands is not None else []
+    typed = container is not None and any(command.strip() in engines for _, command in container.exec_into)
+    proof = cuda_ran.proof(with_launch=typed) if cuda_ran is not None else None
+    shown = (container is not None and container.in_container) or typed or (
         docker_containers is not None and any(c.looks_like_serving for c in docker_containers.containers))
     if proof is None or not shown:
         return None
@@ -1956,11 +1996,22 @@ def _nvml_without_cuda(collect_env: CollectEnv | None, container: ContainerInfo 
     (CollectEnv.nvml_without_cuda_fault): the driver's CUDA library reached it and its NVML library did not, which is
     the container toolkit's hand-over with `compute` and without `utility` (CTK_CAPABILITIES), or an image's own
     libnvidia-ml beside the host's libcuda. Of documented confidence in a container the source shows; of field-report
-    confidence where the source does not say whether it ran in one. None without such a report."""
+    confidence where the source does not say whether it ran in one. In a container the source shows, the warning is
+    the issue whatever the report shows of CUDA (its state cut away, corpus 2212). None without such a report."""
     line = collect_env.nvml_without_cuda_fault if collect_env is not None else ""
+    shown = container is not None and container.in_container
+    if not line and shown and collect_env is not None and collect_env.nvml_failed:
+        # In a container the source shows, the warning alone is this check's (facts/symptoms.py
+        # torch-nvml-in-container), whatever the report shows of CUDA (cut before it, corpus 2212).
+        failed = collect_env.nvml_failed
+        return issue("torch in the container could not initialise NVML (`UserWarning: Can't initialize NVML`): the "
+                     "driver's NVML library does not reach the container or cannot open its GPUs there (no GPU "
+                     "request, no NVIDIA runtime, or NVIDIA_DRIVER_CAPABILITIES without `utility`), so nvidia-smi and "
+                     "the engines that probe the GPUs through NVML find none there", actual=failed,
+                     expected="NVIDIA_DRIVER_CAPABILITIES with compute,utility and the host's libnvidia-ml",
+                     evidence=[*container.evidence[:1], failed] if container is not None else [failed])
     if not line:
         return None
-    shown = container is not None and container.in_container
     where = "" if shown else ("; the source does not show the container itself (`cat /proc/1/cgroup`, `ls -a /` "
                               "would), but a bare host's driver installs NVML beside CUDA")
     return issue("torch could not initialise NVML (`UserWarning: Can't initialize NVML`) while CUDA is available: the driver's "
@@ -2063,12 +2114,21 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                   f"present, capabilities {caps or 'default (utility,compute)'}"
                   + (f", driver {dev.kernel_version}" if dev.kernel_version else ""),
                   actual=list(gpu_nodes), subjects=list(gpu_nodes))
+    if docker_containers is None and container.outside_spec == "kubernetes":
+        # A node's or a pod's description seen from outside the pods (corpus 1946, 2112, 2171, 2172), no container spec
+        # read from it: what a pod is given is in its spec and the device plugin's offer, which a node's description
+        # shows where it holds a GPU resource (_node_offer).
+        return unknown("the source describes Kubernetes from outside its pods (a node's or a pod's description) and "
+                       "shows no container spec and no GPU resource of a node: which pods are given GPUs, and whether "
+                       "the device plugin offers any, is not in this source",
+                       hint="paste the whole `kubectl describe node <node>` (Capacity, Allocatable) and the pod's spec")
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to read")
     # A pasted spec (docker run, compose, pod) that asks for GPUs is the workload the user asks about.
     serving = [c for c in docker_containers.containers
                if c.looks_like_serving or (c.origin and (c.gpu_requested or c.gpus_by_env))]
-    if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT for c in docker_containers.containers):
+    if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT and not _requests_shown(c)
+           for c in docker_containers.containers):
         return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
                        "may be in the part left out", hint="paste the whole `docker inspect <container>`")
     if not serving and any(c.excerpt and c.origin in (ORIGIN_K8S, ORIGIN_COMPOSE) and not c.gpu_requested
@@ -2170,7 +2230,7 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     # A piece of a spec that does not show its container's image is not shown to be the one that serves, nor whole:
     # its GPU request is no evidence of access (an ok needs the container's whole spec). A piece whose args set an
     # engine's TP x PP within its GPU request is the engine's container, given the GPUs its ranks need.
-    pieces = [c for c in serving if c.excerpt and not c.image
+    pieces = [c for c in serving if c.excerpt and not c.image and not _requests_shown(c)
               and not (c.parallel_world and c.gpu_count and c.parallel_world <= c.gpu_count)]
     if pieces:
         return unknown("the pasted spec is a piece of a container (no image shown): it asks for GPUs ("
@@ -2238,6 +2298,13 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         return over_subjects(judged, listed, gpus.whole_count) if listed and gpus is not None else judged
     # The GPUs the requests name, counted: the ones this verdict is over.
     return over_subjects(judged, [f"{c.label} GPU {k}" for c in serving for k in range(c.gpu_count or 0)])
+
+
+def _requests_shown(c: DockerContainer) -> bool:
+    """Whether a `docker inspect` excerpt shows the GPU requests of a container it names whole (DeviceRequests to its
+    closing `]`, DockerContainer.requests_whole; `docker inspect ollama | jq '.[0].HostConfig.DeviceRequests'`, corpus
+    2130): a request for GPUs there is judged as a whole spec's, whatever else of the spec is left out."""
+    return c.origin == ORIGIN_INSPECT_EXCERPT and c.requests_whole and bool(c.name) and c.gpu_requested
 
 
 def _visible_from(c: DockerContainer) -> str:

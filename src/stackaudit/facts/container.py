@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from collections.abc import Callable, Sequence
@@ -60,7 +61,8 @@ class ContainerInfo:
     # that no one installs (GKE_INSTALLER_LINE), its lines joined; "" where none is shown or the plugin reached the GPUs.
     driver_wait: str = ""
     # The source shows the program itself run on the machine, outside any container (kind ""): a build tree or Python
-    # environment of the user's own (or one activated at the machine's prompt), a systemd unit's ExecStart, a prompt of a Windows-named host, `ollama serve` typed
+    # environment of the user's own (or one activated at the machine's prompt), a systemd unit's ExecStart, a prompt of a Windows-named host, a
+    # `which nvidia-smi` answered from WSL's driver mount, the machine's own shell (MACHINE_SHELL), `ollama serve` typed
     # at a prompt, a Slurm job's own children, the engine's own lines in the host's journal, the user's words or issue
     # form (evidence[0] says which). Not set for a container host seen from outside (a pasted spec, `docker inspect`).
     on_host: bool = False
@@ -607,6 +609,42 @@ def _windows_named_prompt(host: Host) -> str:
     return next((name for name, _ in _prompts_off_container(host) if WINDOWS_DEFAULT_HOSTNAME.fullmatch(name)), "")
 
 
+# `which nvidia-smi` typed at a shell prompt, answered from WSL 2's driver mount (`/usr/lib/wsl/lib/nvidia-smi`, corpus
+# 2080): WSL puts the mount on its distro's own PATH, while a container's PATH is its image's (the toolkit links the
+# driver's nvidia-smi into /usr/bin there), so the shell that resolved it is the WSL distro's own, the machine itself.
+_WHICH_SMI = re.compile(r"^(?:which|command\s+-v|type\s+-p)\s+nvidia-smi\s*$")
+WSL_SMI_PATH = re.compile(r"^\s*/usr/lib/wsl/lib/nvidia-smi\s*$")
+
+
+def _wsl_own_shell(host: Host) -> str:
+    """The answer `/usr/lib/wsl/lib/nvidia-smi` (WSL_SMI_PATH) where `which nvidia-smi` is typed at a shell prompt of
+    the paste whose host is not a container's, and no command typed at a prompt names a container or its runner
+    (_prompts_off_container); "" otherwise."""
+    if not any(_WHICH_SMI.match(command) and not _container_prompt(name) for name, command in _prompts_off_container(host)):
+        return ""
+    return _entrypoint_line(host, lambda ln: "/usr/lib/wsl/" in ln and bool(WSL_SMI_PATH.match(ln)))
+
+
+# What only the machine's own shell shows: sudo asking a login user's password (`[sudo] password for h100:`, corpus
+# 1885; a container's shell runs as root, Docker's default user, with no password to ask), and a command that rebuilds
+# the machine's boot image or boot loader, or reboots it (`depmod -a; update-initramfs -u; reboot`, corpus 1787; `$
+# reboot`, corpus 1556): a container boots no kernel of its own. A GPU operator's driver container builds and loads the
+# modules (depmod, modprobe), so those say nothing.
+MACHINE_SHELL = re.compile(r"^\[sudo\] password for (?!root:)[\w.-]{1,64}:|(?:^|[;&|]\s*)(?:sudo\s+)?"
+                           r"(?:update-initramfs|dracut|update-grub2?|grub2?-mkconfig|reboot)(?=\s+-|\s*$|\s*[;&|])")
+
+
+def _machine_shell(host: Host) -> str:
+    """The command typed at a shell prompt that is not a container's, or the pasted line, of MACHINE_SHELL, where no
+    command typed at a prompt names a container or its runner; "" otherwise."""
+    rows = _prompt_rows(host)
+    if any(_NAMES_CONTAINER.search(command) for _, command in rows):
+        return ""
+    typed = next((command for name, command in rows if not _container_prompt(name) and MACHINE_SHELL.search(command)),
+                 "")
+    return typed or _entrypoint_line(host, lambda ln: bool(MACHINE_SHELL.search(ln.strip())))
+
+
 # A Python environment activated at a shell prompt: `conda activate conda_venv/` (corpus 1803), `mamba activate vllm`,
 # `source .venv/bin/activate`, `. venv/bin/activate`.
 _ACTIVATE = re.compile(r"^(?:conda|mamba|micromamba)\s+activate\s+\S|^(?:source|\.)\s+\S*/bin/activate\b")
@@ -747,6 +785,10 @@ def _unit_engine(ctx: FactContext) -> str:
 # corpus 1426): the server started by hand, as STATED_HOST_WORDS says it in words. Its Docker image runs `ollama serve`
 # as the container's entrypoint, so no one types it there.
 _TYPED_OLLAMA_SERVE = re.compile(r"^(?:sudo\s+(?:-E\s+)?)?(?:[A-Za-z_]\w*=\S*\s+)*ollama\s+serve\b")
+# An engine whose one distribution is an executable the user runs from their own shell, with no container image of its
+# project: llamafile, llama.cpp built into one file (mozilla-ai/llamafile publishes binaries only; its PR to publish an
+# image, #59, closed unmerged). Its command is typed where it runs (corpus 2217).
+SHELL_RUN_PROGRAMS = frozenset({"llamafile"})
 
 
 # ollama's `server config` line (`routes.go:1194: INFO server config env="map[... OLLAMA_HOST:http://127.0.0.1:11434
@@ -773,7 +815,9 @@ def _typed_host_server(ctx: FactContext) -> str:
     container, where no command typed at a prompt names a container or its runner (_prompts_off_container), else "".
     So is a pasted engine command line that is that command alone, its prompt not shown (`ollama serve` above its
     log, corpus 2082), where no prompt of the paste names a container or a command typed names one: what starts
-    ollama in a container is its image's entrypoint, a compose `command:` or a `docker exec`, none such a line."""
+    ollama in a container is its image's entrypoint, a compose `command:` or a `docker exec`, none such a line. So is
+    the command of a program of SHELL_RUN_PROGRAMS (`llamafile -m ... --gpu nvidia`, corpus 2217), which no image of
+    its project starts."""
     host = ctx.host
     typed = next((command for name, command in _prompts_off_container(host)
                   if _TYPED_OLLAMA_SERVE.match(command) and not _container_prompt(name)), "")
@@ -782,7 +826,8 @@ def _typed_host_server(ctx: FactContext) -> str:
         return typed
     commands = ctx.optional("engine_commands", EngineCommands)
     return next((c.line.strip() for c in (commands.commands if commands is not None else ())
-                 if c.engine == "ollama" and _TYPED_OLLAMA_SERVE.match(c.line.strip())), "")
+                 if (c.engine == "ollama" and _TYPED_OLLAMA_SERVE.match(c.line.strip()))
+                 or (c.argv and posixpath.basename(c.argv[0]) in SHELL_RUN_PROGRAMS)), "")
 
 
 # `ps --forest`'s header, its last column the command (`    PID COMMAND`, `PPID   PID ... STAT   TIME COMMAND`), and its
@@ -1054,7 +1099,17 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"the shell prompt's host {named} is a Windows computer's default name, which a WSL "
                     "distro's own shell takes (a container takes its id), and no command typed there names "
                     "a container")
+            wsl = _wsl_own_shell(host)
+            if wsl:
+                return ContainerInfo.ran_on_host(
+                    f"`which nvidia-smi` answers `{wsl}`, WSL 2's driver mount on its distro's own PATH (a container's "
+                    "PATH is its image's): the shell is the WSL distro's own, and no command typed there names a "
+                    "container")
             typed = _typed_host_server(ctx)
+            if typed and not _TYPED_OLLAMA_SERVE.match(typed):
+                return ContainerInfo.ran_on_host(
+                    f"`{typed[:100]}` is typed at the user's shell: a program its project ships as one executable "
+                    "to run there, with no container image of its own")
             if typed:
                 return ContainerInfo.ran_on_host(
                     f"`{typed[:100]}` is typed at a shell prompt: ollama's server started by hand on the "
@@ -1081,6 +1136,12 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"the shell prompt `{prefixed[:100]}` names the Python environment the user's shell activated: "
                     "the user's own environment on the machine, not a container (no prompt or command of the paste "
                     "names one)")
+            admin = _machine_shell(host)
+            if admin:
+                return ContainerInfo.ran_on_host(
+                    f"`{admin[:100]}` is the machine's own shell: sudo asking a login user's password (a container's "
+                    "shell runs as root), or its boot image or boot loader rebuilt, or a reboot, which no container "
+                    "does; no command typed names a container")
             words = _stated_host(host)
             if words and FORM_CLI_DIRECTLY.match(words):
                 return ContainerInfo.ran_on_host(

@@ -935,15 +935,17 @@ def parse_inspect_excerpt(text: str) -> tuple[DockerContainer, ...]:
         except ParseError:
             continue
         if found:
-            # Config.Env holds the image's ENV and the run's -e both: a list the excerpt shows to its `]` is all of it.
-            whole = _env_lists_closed(part)
-            return tuple(dataclasses.replace(c, env_whole=whole) for c in found) if whole else found
+            # Config.Env holds the image's ENV and the run's -e both: a list the excerpt shows to its `]` is all of it;
+            # so is HostConfig.DeviceRequests, every GPU request the container has.
+            whole, requests = _lists_closed(part, "Env"), _lists_closed(part, "DeviceRequests")
+            return tuple(dataclasses.replace(c, env_whole=whole, requests_whole=requests) for c in found) \
+                if whole or requests else found
     raise ParseError("no container object in the excerpt")
 
 
-def _env_lists_closed(text: str) -> bool:
-    """Whether the text opens some `"Env": [` list and shows each one it opens to its closing `]`."""
-    opens = [m.end() - 1 for m in re.finditer(r'"Env"\s*:\s*\[', text)]
+def _lists_closed(text: str, key: str) -> bool:
+    """Whether the text opens some `"KEY": [` list and shows each one it opens to its closing `]`."""
+    opens = [m.end() - 1 for m in re.finditer(rf'"{key}"\s*:\s*\[', text)]
     if not opens:
         return False
     for at in opens:

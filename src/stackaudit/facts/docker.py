@@ -609,6 +609,10 @@ class DockerContainer:
     # `env:` key to its end; a whole compose service whose env files, if it names any, are pasted beside it; a
     # `docker run` without `--env-file`.
     env_whole: bool = False
+    # A `docker inspect` excerpt that shows the container's DeviceRequests list to its closing `]` (a projection of
+    # that key, `docker inspect ollama | jq '.[0].HostConfig.DeviceRequests'`, corpus 2130): its GPU requests are all
+    # there, whatever else of its spec is left out.
+    requests_whole: bool = False
     # A Kubernetes pod its status shows the scheduler has not placed (PodScheduled False, or Pending with no node): its
     # containers have not started and hold no GPU yet.
     unscheduled: bool = False

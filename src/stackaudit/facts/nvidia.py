@@ -849,6 +849,8 @@ class NvidiaServices:
     processes_visible: bool = False  # /proc of the host was listed (not an isolated container's)
     hostengine: Daemon | None = None  # DCGM's nv-hostengine, from pasted status / journal lines only
     dockerd: Daemon | None = None  # Docker's daemon (docker.service), from pasted `systemctl` lines only
+    # nvidia-docker 1's plugin daemon (nvidia-docker.service), from pasted `systemctl` / journal lines only
+    nvidia_docker: Daemon | None = None
 
 
 _DISPLAY = ("Xorg", "X", "Xwayland", "gnome-shell", "kwin_wayland", "sway", "weston")

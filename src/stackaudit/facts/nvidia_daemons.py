@@ -24,7 +24,7 @@ from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
 from stackaudit.facts.symptoms import FM_FATAL
 from stackaudit.facts.system import KernelInfo
 
-FM, PERSISTENCED, HOSTENGINE, DOCKERD = "fm", "persistenced", "hostengine", "dockerd"
+FM, PERSISTENCED, HOSTENGINE, DOCKERD, NVDOCKER = "fm", "persistenced", "hostengine", "dockerd", "nvidia-docker"
 
 # A syslog/journal line's tag: the program, its pid in brackets, a colon.
 # The journal tags of the programs that speak of the daemons; a paste's normalisation keeps them (`_paste`).
@@ -40,8 +40,12 @@ _DCGM_WORDS = re.compile(r"nv-hostengine|nvidia-dcgm|DCGM host engine", re.IGNOR
 # unit `docker.service` ("Docker Application Container Engine"), as `systemctl status docker` and a failed restart
 # (`Job for docker.service failed`) name it; its own log lines are not read.
 _DOCKER_WORDS = re.compile(r"^docker(?:\.service)?$|\bdocker\.service\b|Docker Application Container Engine")
+# nvidia-docker 1's plugin daemon (nvidia-docker-plugin, run as the unit nvidia-docker.service): the `nvidia-docker` CLI
+# asks it for the GPU devices and the driver volume of every container it starts, so with it down no such container
+# gets a GPU (NVIDIA/nvidia-docker#182, corpus 2207). Read before docker.service, whose words its unit's name holds.
+_NVDOCKER_WORDS = re.compile(r"\bnvidia-docker(?:\.service\b|-plugin\b|$)|NVIDIA Docker plugin")
 # The units whose `systemctl status` block and failed `Job for X.service` line are read (importers/nvidia_daemons.py).
-STATUS_UNITS = r"nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm|docker"
+STATUS_UNITS = r"nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm|nvidia-docker|docker"
 # `systemctl status`'s first line: `● nvidia-fabricmanager.service - NVIDIA fabric manager service`; a unit systemd
 # has no file for has no description (`○ nvidia-fabricmanager.service`, then `Loaded: not-found`).
 _STATUS_HEAD = re.compile(r"^\s*(?:[●○×*]\s*)?(?P<unit>" + STATUS_UNITS + r")\.service(?:\s+-\s|\s*$)")
@@ -56,7 +60,7 @@ _LOADED_NOT_FOUND = re.compile(r"^\s*Loaded:\s+not-found\b")
 # No such file or directory` (is-enabled), and Ansible's `Could not find the requested service X: host`.
 # `systemctl is-active` prints `inactive` for a unit that does not exist, as for a stopped one: not read so; nor is
 # is-enabled's `Unknown error N` (systemctl without a systemd to ask, in a container: NVIDIA/gpu-monitoring-tools#56).
-_UNITS = r"nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm|nv-hostengine"
+_UNITS = r"nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm|nv-hostengine|nvidia-docker"
 NOT_FOUND = re.compile(r"\bUnit (?:file )?(?:/\S+/)?(?P<unit>" + _UNITS + r")\.service (?:could not be found|not found|"
                        r"does not exist)|^Failed to get unit file state for (?P<state>" + _UNITS + r")\.service: No such "
                        r"file or directory|\bCould not find the requested service (?P<ansible>" + _UNITS + r"): host\b")
@@ -95,6 +99,8 @@ def _unit_of(text: str) -> str | None:
         return PERSISTENCED
     if _DCGM_WORDS.search(text):
         return HOSTENGINE
+    if _NVDOCKER_WORDS.search(text):
+        return NVDOCKER
     if _DOCKER_WORDS.search(text):
         return DOCKERD
     return None
@@ -202,7 +208,7 @@ def parse_daemon_log(text: str) -> NvidiaServices:
         Feb 24 09:28:18 ip-172-31-92-157 systemd[1]: Starting NVIDIA fabric manager service...
         Feb 24 09:28:28 ip-172-31-92-157 nv-fabricmanager[1507]: fabric manager NVIDIA GPU driver interface version 535.183.01 don'
     """
-    states = {FM: _State(), PERSISTENCED: _State(), HOSTENGINE: _State(), DOCKERD: _State()}
+    states = {FM: _State(), PERSISTENCED: _State(), HOSTENGINE: _State(), DOCKERD: _State(), NVDOCKER: _State()}
     current: str | None = None
     seen = False
     for line in text.splitlines():
@@ -220,7 +226,8 @@ def parse_daemon_log(text: str) -> NvidiaServices:
         raise ParseError("no line of nv-fabricmanager, nvidia-persistenced or nv-hostengine")
     return NvidiaServices(states[PERSISTENCED].daemon("nvidia-persistenced"), states[FM].daemon("nv-fabricmanager"),
                           Daemon("nvidia-cuda-mps-control"), hostengine=states[HOSTENGINE].daemon("nv-hostengine"),
-                          dockerd=states[DOCKERD].daemon("dockerd") if states[DOCKERD].log else None)
+                          dockerd=states[DOCKERD].daemon("dockerd") if states[DOCKERD].log else None,
+                          nvidia_docker=states[NVDOCKER].daemon("nvidia-docker") if states[NVDOCKER].log else None)
 
 
 # The GPU operator driver container's banner: `Starting installation of NVIDIA driver version 418.40.04 for Linux

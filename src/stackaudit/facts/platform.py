@@ -12,6 +12,7 @@ from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stat
 from stackaudit.facts.hostname import Hostname
 from stackaudit.facts.peer_access import NHC_BW
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, read_source
+from stackaudit.facts.serving_logs import OLLAMA_WINDOWS
 from stackaudit.facts.sources import (
     ENGINE_COMMAND,
     ENGINE_LOG,
@@ -661,7 +662,10 @@ WINDOWS_PROMPT = WindowsLine(r"^\s*(?:PS\s+)?[A-Z]:\\[^<>|\"*?\n]{0,120}>\s*\S.*
 WINDOWS_LINES = (
     WindowsLine(r"\b(?:built|build: \d+ \(\w+\)) with (?:MSVC\b.*|.*\bfor\s+\S*(?:windows|mingw)\S*.*)",
                 "llama.cpp built for Windows"),
-    WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll)\b", "a Windows program or library path"),
+    # So is a Python file there, as a traceback's frame names it (`File "K:\text-generation-webui\server.py", line 67`,
+    # corpus 2233): Windows' Python ran it from the drive.
+    WindowsLine(r"\b[A-Z]:\\{1,2}(?:[^\\\s\"']+\\{1,2})*[^\\\s\"']+\.(?:exe|dll|py)\b",
+                "a Windows program, library or Python file path"),
     # A model file on a Windows drive, either separator, as the engine is given or opens it: llama.cpp's loader
     # (`loaded meta data ... from C:\Users\...\model.gguf`, corpus 1423, 962, 1282; the ggml era's `llama.cpp: loading
     # model from C:\AI\...\x.ggmlv3.q5_K_M.bin`, corpus 2048), KoboldCpp's `Loading model: f:\koboldcpp\x.gguf`
@@ -694,6 +698,10 @@ WINDOWS_LINES = (
     WindowsLine(r"^\|\s*GPU\s+Name\s+(?:Driver-Model|TCC/WDDM)\s*\|.*", "nvidia-smi's Driver-Model column (a Windows driver)"),
     WindowsLine(r"^[\s*>•-]*(?:\*\*)?(?:OS|Operating system)(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(?:Microsoft\s+)?Windows\b"
                 r"(?!.*\bWSL).*", "the operating system named Windows"),
+    # An engine's own line that only its native Windows build logs (facts/serving_logs.OLLAMA_WINDOWS): ollama's from a
+    # Go source file named `*_windows.go`, which Go compiles into a Windows binary alone (`source=gpu_windows.go:167`,
+    # corpus 2194), or its `detected OS VRAM overhead`, logged where it loads NVML, which it does on Windows only.
+    WindowsLine(OLLAMA_WINDOWS.pattern, "a line only an engine's native Windows build logs"),
 )
 
 

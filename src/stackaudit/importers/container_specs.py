@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable, Iterator
 
 from stackaudit.facts._parse import ParseError, continued, join_continued, stated_line
@@ -815,11 +816,29 @@ _PROJECTION = re.compile(r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?inspec
                          + "|".join(k for k in _INSPECT_KEYS if k not in ("HostConfig", "Args", "Path", "Env"))
                          + r")\b")
 _PROJECTION_GAP = 4
+# The inspect's own options that take a value (`-f FORMAT`, `--type container`): its other words name the containers.
+_INSPECT_VALUED = frozenset({"-f", "--format", "--type"})
+
+
+def _inspected(line: str) -> str:
+    """The one container a projecting `docker inspect` names (`docker inspect ollama | jq ...` -> `ollama`,
+    `docker inspect -f '{{json .HostConfig.ShmSize}}' vllm` -> `vllm`), or "" where it names none or several."""
+    try:
+        words = shlex.split(line[line.find("inspect") + len("inspect"):].split(" | ")[0])
+    except ValueError:
+        return ""
+    names, skip = [], False
+    for word in words:
+        if skip or word.startswith("-"):
+            skip = not skip and word in _INSPECT_VALUED
+            continue
+        names.append(word)
+    return names[0] if len(names) == 1 and re.fullmatch(r"\w[\w.-]*", names[0]) else ""
 
 
 def _projected(lines: list[str], at: int) -> tuple[int, str] | None:
-    """(the end, the value wrapped as `{"HostConfig": {key: value}}`) of the value a projecting command at `at`
-    printed, else None."""
+    """(the end, the value wrapped as `{"HostConfig": {key: value}}`, with the container's `Name` where the command
+    names one: _inspected) of the value a projecting command at `at` printed, else None."""
     m = _PROJECTION.search(lines[at])
     if not m:
         return None
@@ -833,7 +852,9 @@ def _projected(lines: list[str], at: int) -> tuple[int, str] | None:
         except ValueError:
             return None
         end = start + text[:size].count("\n") + 1
-        return end, json.dumps({"HostConfig": {m.group("key"): value}}, indent=2)
+        name = _inspected(lines[at])
+        return end, json.dumps({**({"Name": f"/{name}"} if name else {}), "HostConfig": {m.group("key"): value}},
+                               indent=2)
     return None
 
 

@@ -33,7 +33,9 @@ out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's o
 total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), torch's capability warning naming a GPU CUDA listed (facts/gpus.TORCH_WARNED:
 `Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.`), Lightning's notice naming its CUDA device
 (facts/gpus.LIGHTNING_DEVICE: `You are using a CUDA device ('NVIDIA L4') that has Tensor Cores.`), a library loaded from WSL 2's driver mount
-(facts/platform.WSL_LIBRARY: `/usr/lib/wsl/lib/libnvidia-ml.so.1`), a line of a CUDA API-remoting frontend
+(facts/platform.WSL_LIBRARY: `/usr/lib/wsl/lib/libnvidia-ml.so.1`), sudo's password prompt for a login user and a
+command that rebuilds the machine's boot image or reboots it (facts/container.MACHINE_SHELL: `[sudo] password for h100:`,
+`depmod -a; update-initramfs -u; reboot`), a line of a CUDA API-remoting frontend
 (facts/platform.REMOTING_FRONTENDS: `/usr/local/harp/lib/libvirtdev-frontend.so.0`), each also as a
 two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`, facts/_parse.stated_line). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
@@ -48,7 +50,13 @@ from collections.abc import Iterator
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.boot_loader import stated_os_tool
-from stackaudit.facts.container import HOME_PYTHON_FILE, IMAGE_WORKDIR, gpu_stack_pod, minikube_node
+from stackaudit.facts.container import (
+    HOME_PYTHON_FILE,
+    IMAGE_WORKDIR,
+    MACHINE_SHELL,
+    gpu_stack_pod,
+    minikube_node,
+)
 from stackaudit.facts.cuda_ran import (
     DRIVER_FOUND_INSIDE,
     RUNTIME_NEEDLES,
@@ -185,7 +193,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (*BARE_KERNEL_NEEDLES, "evice name", "evice Name", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/workspace/", "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, "evice name", "evice Name", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
@@ -314,7 +322,7 @@ def is_evidence(line: str) -> bool:
                 or bool(LIGHTNING_DEVICE.search(line)) or bool(TORCH_DEVICE_NAME.match(line)) or bool(TORCH_PRINTED_AVAILABLE.match(line))
                 or bool(TORCH_PRINTED_CUDA.match(line))
                 or bool(WSL_LIBRARY.search(line)) or bool(REMOTING_LINE.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
-                or ("/workspace/" in line and bool(IMAGE_WORKDIR.search(line))))
+                or ("/workspace/" in line and bool(IMAGE_WORKDIR.search(line))) or bool(MACHINE_SHELL.search(line.strip())))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "

@@ -43,7 +43,8 @@ _KIND = "systemctl status"
 
 
 @importer(_KIND,
-          "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced, nvidia-dcgm and docker, "
+          "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced, nvidia-dcgm, docker and "
+          "nvidia-docker, "
           "its answer "
           "for such a unit that is not installed (`Unit nvidia-fabricmanager.service could not be found.`), and a "
           "status summary's table row of one (`| nvidia-fabricmanager.service | active (running) |`)",
@@ -75,17 +76,22 @@ def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> I
 # A journal/syslog line carries its program's tag; one of these names stands on every line of the daemons. Fabric
 # Manager's own fatal words (FM_FATAL) are its line with or without a tag (the Talos extension prints the node's address).
 _JOURNAL_NEEDLES = ("fabricmanager", "fabric manager", "persistenced", "persistence daemon", "hostengine", "dcgm",
-                    "docker.service", "Docker Application Container Engine")
+                    "docker.service", "Docker Application Container Engine", "NVIDIA Docker plugin")
 _TAGGED = re.compile(DAEMON_TAG)
+# systemd's own message about a unit, pasted without its journal tag (`nvidia-docker.service: Main process exited,
+# code=exited, status=1/FAILURE`, corpus 2207): the unit's name heads it.
+_UNIT_MESSAGE = re.compile(r"^\s*[\w.@-]{1,80}\.service: (?:Main process exited|Control process exited|Failed with "
+                           r"result|Start request repeated too quickly|Scheduled restart job)")
 
 
 def _journal_line(line: str) -> bool:
-    return (bool(_TAGGED.search(line)) or bool(FM_FATAL.search(line))) and daemon_event(line) is not None
+    return (bool(_TAGGED.search(line)) or bool(FM_FATAL.search(line)) or bool(_UNIT_MESSAGE.match(line))) \
+        and daemon_event(line) is not None
 
 
 @importer("NVIDIA daemon journal",
           "journal / syslog lines of nv-fabricmanager (and the Talos extension's wrapper), nvidia-persistenced, "
-          "nv-hostengine and systemd about their units and docker.service",
+          "nv-hostengine and systemd about their units, docker.service and nvidia-docker.service",
           needles=_JOURNAL_NEEDLES, per_line=True)
 def daemon_journal(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
