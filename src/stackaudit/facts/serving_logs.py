@@ -1746,7 +1746,7 @@ _VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|v
 # An excerpt cut below the header starts at a CPU's root line, which gives the CPU's arch/vendor/model
 # (`CPU/0 (1/2/-1)`, corpus 1394). A link line a reader marked bold in Markdown (`**+ NET[25.0] - NET/0 (...)**`) is
 # read as the line it marks.
-_TREE_START = re.compile(r"NCCL INFO === System : max(?:Bw|Width) ")
+_TREE_START = re.compile(r"NCCL INFO === System : max(?:Bw|Width) [\d.]+(?: total(?:Bw|Width) ([\d.]+))?")
 _TREE_ROOT = re.compile(r"NCCL INFO (CPU/[0-9A-Fa-f-]+)\b")
 _TREE_CPU_ROOT = re.compile(r"NCCL INFO CPU/[0-9A-Fa-f-]+ \(\d+/\d+/-?\d+\)")
 _TREE_LINK = re.compile(r"NCCL INFO( *)(?:\*\*)?\+ ([A-Z]+)\[([\d.]+)\] - ([A-Z]+)/([0-9A-Fa-f-]+)(?: \(([0-9A-Fa-f]+)\))?")
@@ -1770,6 +1770,25 @@ FULL_NVL_BW = {370.8: "18 NVLink 4 links of a Hopper GPU (NCCL's 20.6 GB/s each)
                252.0: "12 NVLink 3 links of an Ampere GPU (NCCL 2.7-2.8's 21.0 GB/s each)",
                264.0: "12 NVLink 3 links of an Ampere GPU (NCCL's 22.0 GB/s each)"}
 
+# The boards whose GPUs NVLink joins directly, without NVSwitch, by each GPU's bond to its peers: the sorted link
+# counts (NCCL's NVL figure to a peer over its per-link figure: graph/topo.cc ncclTopoAddNvLinks connects the pair at
+# the link count times ncclTopoNVLinkBw), the per-link figures NCCL gives that architecture over its releases
+# (graph/topo.h: Pascal 18.0; Volta and Ampere 21.0 to 2.9, 22.0 from 2.10, 20.0 from 2.18; Hopper 20.0 in 2.18-2.19,
+# 20.6 from 2.20), the GPUs of the board, and what it is. Each is every NVLink of its GPU: a P100 SXM2 has 4, a V100
+# SXM2 6 (the eight GPUs of a DGX-1's hybrid cube mesh, NVIDIA WP-08437-002), an A100 SXM4 12 and an H100/H200 SXM 18
+# (the four-GPU HGX boards: four or six to each peer). A link down lowers one pair's count below the board's, so a
+# GPU that lost one matches no row.
+DIRECT_NVL_BOARDS: dict[tuple[int, ...], tuple[tuple[float, ...], int, str]] = {
+    (1, 1, 1, 1): ((18.0,), 8, "the 4 NVLinks of a P100 SXM2, one to each of four peers (a DGX-1's hybrid cube mesh "
+                               "of eight)"),
+    (1, 1, 2, 2): ((20.0, 21.0, 22.0), 8, "the 6 NVLinks of a V100 SXM2, two to each of two peers and one to each of "
+                                          "two others (a DGX-1's hybrid cube mesh of eight)"),
+    (4, 4, 4): ((20.0, 21.0, 22.0), 4, "the 12 NVLinks of an A100 SXM4, four to each of three peers (a four-GPU HGX "
+                                       "board)"),
+    (6, 6, 6): ((20.0, 20.6), 4, "the 18 NVLinks of an H100/H200 SXM, six to each of three peers (a four-GPU HGX "
+                                 "board)"),
+}
+
 
 @dataclass(frozen=True)
 class NcclTopoTree:
@@ -1787,6 +1806,47 @@ class NcclTopoTree:
     lines: tuple[str, ...] = ()  # the GPU lines, verbatim
     whole: bool = False  # the log shows the tree's closing `=====` line: every node NCCL holds is listed
     end_line: str = ""  # that line, verbatim
+    # The header's `totalBw` (older `totalWidth`): the most NVLink bandwidth any GPU of the tree has in all
+    # (graph/search.cc getTotalBw, the larger of its NVL links' sum and its PCI link); None where not shown.
+    total_bw: float | None = None
+
+    def mesh_board(self) -> tuple[str, float, dict[str, tuple[float, ...]], int] | None:
+        """The direct NVLink board (DIRECT_NVL_BOARDS) every GPU shown whole is bonded as, with NCCL's per-link figure,
+        each GPU's NVL figures to its peers and the board's GPUs; None where the tree shows none, an NVSwitch, a GPU
+        whole without NVLink, GPUs of two rows or figures, or a GPU whose NVL sum is not the header's totalBw (the
+        most any GPU of the tree has, graph/search.cc getTotalBw: below it, another GPU has more)."""
+        bonds: dict[str, list[float]] = {g: [] for g in self.closed}
+        for gpu, peer, bw, _ in self.nvlinks:
+            if gpu not in bonds:
+                continue
+            if not peer.startswith("GPU/"):
+                return None
+            bonds[gpu].append(bw)
+        if not bonds or any(not b for b in bonds.values()):
+            return None
+        if self.total_bw is not None and any(abs(sum(b) - self.total_bw) > 0.05 for b in bonds.values()):
+            return None
+        found = set()
+        for bws in bonds.values():
+            rows = set()
+            for counts, (figures, board, what) in DIRECT_NVL_BOARDS.items():
+                for figure in figures:
+                    links = [bw / figure for bw in bws]
+                    if all(abs(n - round(n)) < 0.01 for n in links) and tuple(sorted(round(n) for n in links)) == counts:
+                        rows.add((what, figure, board))
+            if len(rows) != 1:
+                return None
+            found |= rows
+        if len(found) != 1:
+            return None
+        what, figure, board = found.pop()
+        return what, figure, {g: tuple(b) for g, b in bonds.items()}, board
+
+    def named_gpus(self) -> tuple[str, ...]:
+        """Every GPU the tree names: those whose block it lists and the NVLink peers they link to, in order. NCCL's
+        tree holds only the GPUs of the communicator's ranks on this node (graph/topo.cc ncclTopoGetSystem)."""
+        peers = [p.split("/")[-1].split("-")[-1] for _, p, _, _ in self.nvlinks if p.startswith("GPU/")]
+        return tuple(dict.fromkeys([*self.gpus, *peers]))
 
 
 def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
@@ -1805,6 +1865,7 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
     closed: set[str] = set()
     nvlinks: list[tuple[str, str, float, str]] = []
     emulated: list[tuple[str, str]] = []
+    total = _TREE_START.search(lines[start]) if start >= 0 else None
     end = ""
     for line in lines[start + 1:]:
         if _TREE_END.search(line):
@@ -1866,7 +1927,8 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
             nets.append((gpu, node[0], kind))
     return NcclTopoTree(gpus=tuple(gpu_at), closed=tuple(g for g in gpu_at if g in closed),
                         nvlinks=tuple(nvlinks), nets=tuple(nets), emulated=tuple(emulated),
-                        lines=tuple(gpu_lines.values()), whole=bool(end), end_line=end)
+                        lines=tuple(gpu_lines.values()), whole=bool(end), end_line=end,
+                        total_bw=float(total.group(1)) if total is not None and total.group(1) else None)
 
 
 def ggml_release(lines: list[str]) -> tuple[str, str]:
