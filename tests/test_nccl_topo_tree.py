@@ -137,19 +137,22 @@ testpc115159:2736637:2737363 [3] NCCL INFO + SYS[16.0] - CPU/1
 
 
 def test_direct_nvlink_tree_is_read() -> None:
-    """The header's totalBw and the NVLink peers the tree names."""
+    """The header's totalBw, the NIC left without its NET and the NVLink peers the tree names."""
     tree = parse_serving_log(AMD_FOUR_NVLINK).topo_tree
     assert tree is not None and tree.total_bw == 240.0
+    assert tree.bare_nics == ("testpc115159:2736637:2737363 [3] NCCL INFO + PCI[5000.0] - NIC/0",)
     assert tree.named_gpus() == ("1000", "41000", "c1000", "81000")
     board = tree.mesh_board()
     assert board is not None and board[1] == 20.0 and board[3] == 4 and "A100" in board[0]
 
 
 def test_corpus_2262_four_gpu_nvlink_board() -> None:
-    results = capture_checks("2262", "DRV-NVLINK-HEALTH")
+    results = capture_checks("2262", "DRV-NVLINK-HEALTH", "IC-NIC-GPU-AFFINITY")
     nvlink = results["DRV-NVLINK-HEALTH"]
     assert nvlink.status == "ok" and "80 + 80 + 80 = 240" in nvlink.message, nvlink.message
     assert nvlink.coverage is not None and nvlink.coverage.text() == "2 of 4 GPUs shown"
+    nic = results["IC-NIC-GPU-AFFINITY"]
+    assert nic.status == "not-applicable" and "NIC with no NET" in nic.message, nic.message
 
 
 def test_corpus_2263_v100_hybrid_cube_mesh() -> None:
@@ -178,6 +181,17 @@ def test_modelled_hopper_board_and_mixed_figures() -> None:
     mixed = "\n".join(ln.replace("NVL[80.0]", "NVL[88.0]") if i >= 12 else ln
                       for i, ln in enumerate(AMD_FOUR_NVLINK.splitlines())).replace(" totalBw 240.0", "") + "\n"
     assert parse_serving_log(mixed).topo_tree.mesh_board() is None  # type: ignore[union-attr]
+
+
+def test_modelled_nic_cut_or_larger_communicator_shows_no_trim() -> None:
+    """Modelled on 2262: a paste cut on the NIC's line does not show its block whole; a communicator of eight ranks
+    over the four GPUs the tree names has ranks elsewhere, where NCCL keeps its NETs."""
+    cut = "\n".join(AMD_FOUR_NVLINK.splitlines()[:4]) + "\n"
+    tree = parse_serving_log(cut).topo_tree
+    assert tree is not None and tree.bare_nics == ()
+    larger = AMD_FOUR_NVLINK.replace("nranks 4", "nranks 8")
+    assert parse_serving_log(larger).nets_trimmed() == ()
+    assert parse_serving_log(AMD_FOUR_NVLINK).nets_trimmed() != ()
 
 
 def test_path_and_tree_regexes_stay_linear_on_a_long_line() -> None:

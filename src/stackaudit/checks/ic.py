@@ -2865,7 +2865,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     engine flag for one, no NCCL communicator of several ranks, no KV-cache transfer) sends no GPU traffic off the
     host: not applicable (facts/parallelism.one_gpu_host, corpus 862 and 1130). Without a matrix, NCCL's path dump
     whose GPU lines reach the CPUs and list no NET shows a communicator whole on this node: NCCL drops every NET
-    there before printing (paths.cc ncclTopoTrimSystem), so it is not applicable too (ServingLog.nets_trimmed, 1154).
+    there before printing (paths.cc ncclTopoTrimSystem), so it is not applicable too (ServingLog.nets_trimmed, 1154);
+    so does its topology tree's NIC shown whole with no NET under it, the tree naming the communicator's every rank
+    (corpus 2262).
     So are NCCL's NET channels all `via NET/Socket` (no_rdma_traffic): its network is TCP sockets (589, 1007).
     Not where the source shows the hosts' RDMA NICs (the `rdma` fact: an EFA device at work, an IPoIB interface, an
     HCA NCCL's settings name): there NCCL's sockets (NCCL_IB_DISABLE=1, a failed plugin) leave those NICs unused, and
@@ -2890,7 +2892,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log, nccl_nodes))
     if gpu_topology is None and serving_log is not None and (trimmed := serving_log.nets_trimmed()) \
             and not _multi_node(serving_processes, serving_log, nccl_nodes):
-        return not_applicable("NCCL's path dump lists no network device for any GPU: NCCL drops them from a "
+        return not_applicable("NCCL's path dump or topology tree lists no network device for any GPU (a NIC with no "
+                              "NET under it): NCCL drops them from a "
                               "communicator whose every rank is on this node (ncclTopoTrimSystem), so no traffic of "
                               "it leaves the node for a NIC to carry", actual=list(trimmed[:2]))
     gdr = serving_log.net_gdr() if serving_log is not None else {}

@@ -946,9 +946,15 @@ class ServingLog:
         NCCL prints its topology after graph/paths.cc ncclTopoTrimSystem, which removes every NET where the GPUs left
         on this node are all the communicator's ranks (`system->nodes[GPU].count == comm->nRanks`): a GPU line that
         reaches the CPUs and lists no NET shows that communicator whole on this node. Not where any line lists a NET,
-        nor where the log shows a communicator with more ranks than the GPUs the dump lists."""
+        nor where the log shows a communicator with more ranks than the GPUs the dump lists.
+        Without such lines, the topology tree's NIC shown whole with no NET under it (NcclTopoTree.bare_nics) shows
+        the same trim (ncclTopoTrimSystem keeps the NIC node), where the tree lists no NET and names at least the
+        communicator's ranks (corpus 2262)."""
+        tree = self.topo_tree
         if not self.netless_path_lines:
-            return ()
+            if tree is None or not tree.bare_nics or tree.nets or self.gpu_nets:
+                return ()
+            return tree.bare_nics if self.comm_ranks <= len(tree.named_gpus()) else ()
         listed = {g for pair in self.gpu_paths for g in pair[:2]} | {
             m.group(1).lower() for line in self.netless_path_lines if (m := _PATH_DUMP.search(line))}
         return self.netless_path_lines if self.comm_ranks <= len(listed) else ()
@@ -1809,6 +1815,9 @@ class NcclTopoTree:
     # The header's `totalBw` (older `totalWidth`): the most NVLink bandwidth any GPU of the tree has in all
     # (graph/search.cc getTotalBw, the larger of its NVL links' sum and its PCI link); None where not shown.
     total_bw: float | None = None
+    # The NIC lines whose block the log shows whole with no NET under it: NCCL drops every NET of a communicator
+    # whose ranks are all on this node (paths.cc ncclTopoTrimSystem) and prints the tree after, keeping the NIC.
+    bare_nics: tuple[str, ...] = ()
 
     def mesh_board(self) -> tuple[str, float, dict[str, tuple[float, ...]], int] | None:
         """The direct NVLink board (DIRECT_NVL_BOARDS) every GPU shown whole is bonded as, with NCCL's per-link figure,
@@ -1865,11 +1874,15 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
     closed: set[str] = set()
     nvlinks: list[tuple[str, str, float, str]] = []
     emulated: list[tuple[str, str]] = []
+    # Each NIC node's index: [its line, whether a NET hangs under it, whether a later line closes its block].
+    nics: dict[int, list[object]] = {}
     total = _TREE_START.search(lines[start]) if start >= 0 else None
     end = ""
     for line in lines[start + 1:]:
         if _TREE_END.search(line):
             closed.update(gpu_at)
+            for nic in nics.values():
+                nic[2] = True
             end = line.strip()[:400]
             break
         if (m := _TREE_LINK.search(line)) is not None:
@@ -1884,8 +1897,13 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
             for g, at in gpu_at.items():
                 if at >= 0 and nodes[at][2] >= col:
                     closed.add(g)
+            for at, nic in nics.items():
+                if nodes[at][2] >= col:
+                    nic[2] = True
             if link == "NVL" and nodes[parent][3] == "GPU":
                 nvlinks.append((nodes[parent][0], f"{kind}/{ident}", bw, line.strip()[:400]))
+            if kind == "NET" and parent in nics:
+                nics[parent][1] = True
             if kind == "CPU":
                 continue  # a link to another CPU: printed again as that CPU's own root
             name = bus if kind == "GPU" else f"{kind}/{ident}"
@@ -1894,10 +1912,14 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
             if kind == "GPU" and link == "PCI":
                 gpu_lines.setdefault(bus, line.strip()[:400])
                 gpu_at.setdefault(bus, len(nodes) - 1)
+            if kind == "NIC":
+                nics[len(nodes) - 1] = [line.strip()[:400], False, False]
             if kind == "PCI" and pci_id and (what := EMULATED_SWITCHES.get(pci_id[:8].lower())):
                 emulated.append((what, line.strip()[:400]))
         elif (m := _TREE_ROOT.search(line)) is not None:
             closed.update(g for g in gpu_at)
+            for nic in nics.values():
+                nic[2] = True
             nodes.append((m.group(1).lower(), -1, -1, "CPU"))
             stack = [len(nodes) - 1]
         elif "NCCL INFO" in line:
@@ -1928,7 +1950,8 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
     return NcclTopoTree(gpus=tuple(gpu_at), closed=tuple(g for g in gpu_at if g in closed),
                         nvlinks=tuple(nvlinks), nets=tuple(nets), emulated=tuple(emulated),
                         lines=tuple(gpu_lines.values()), whole=bool(end), end_line=end,
-                        total_bw=float(total.group(1)) if total is not None and total.group(1) else None)
+                        total_bw=float(total.group(1)) if total is not None and total.group(1) else None,
+                        bare_nics=tuple(str(nic[0]) for nic in nics.values() if nic[2] and not nic[1]))
 
 
 def ggml_release(lines: list[str]) -> tuple[str, str]:
