@@ -137,9 +137,10 @@ testpc115159:2736637:2737363 [3] NCCL INFO + SYS[16.0] - CPU/1
 
 
 def test_direct_nvlink_tree_is_read() -> None:
-    """The header's totalBw, the NIC left without its NET and the NVLink peers the tree names."""
+    """The header's totalBw, each GPU's CPU root, the NIC left without its NET and the NVLink peers the tree names."""
     tree = parse_serving_log(AMD_FOUR_NVLINK).topo_tree
     assert tree is not None and tree.total_bw == 240.0
+    assert tree.gpu_cpus == (("1000", "CPU/1"), ("41000", "CPU/0"))
     assert tree.bare_nics == ("testpc115159:2736637:2737363 [3] NCCL INFO + PCI[5000.0] - NIC/0",)
     assert tree.named_gpus() == ("1000", "41000", "c1000", "81000")
     board = tree.mesh_board()
@@ -147,10 +148,12 @@ def test_direct_nvlink_tree_is_read() -> None:
 
 
 def test_corpus_2262_four_gpu_nvlink_board() -> None:
-    results = capture_checks("2262", "DRV-NVLINK-HEALTH", "IC-NIC-GPU-AFFINITY")
+    results = capture_checks("2262", "DRV-NVLINK-HEALTH", "FW-NUMA-NPS", "IC-NIC-GPU-AFFINITY")
     nvlink = results["DRV-NVLINK-HEALTH"]
     assert nvlink.status == "ok" and "80 + 80 + 80 = 240" in nvlink.message, nvlink.message
     assert nvlink.coverage is not None and nvlink.coverage.text() == "2 of 4 GPUs shown"
+    nps = results["FW-NUMA-NPS"]
+    assert nps.status == "not-an-issue" and "CPU/0: GPU/41000; CPU/1: GPU/1000" in nps.message, nps.message
     nic = results["IC-NIC-GPU-AFFINITY"]
     assert nic.status == "not-applicable" and "NIC with no NET" in nic.message, nic.message
 
@@ -194,9 +197,41 @@ def test_modelled_nic_cut_or_larger_communicator_shows_no_trim() -> None:
     assert parse_serving_log(AMD_FOUR_NVLINK).nets_trimmed() != ()
 
 
+def test_corpus_2268_gpus_on_two_cpus_from_a_nets_path_line() -> None:
+    """NVIDIA/nccl#601: gpu24's NET/3 line reaches GPU/83000 and 84000 over PHB (its own CPU/1) and GPU/2000 and 3000
+    over SYS (the other CPU listed, CPU/0)."""
+    nps = capture_checks("2268", "FW-NUMA-NPS")["FW-NUMA-NPS"]
+    assert nps.status == "not-an-issue", nps.message
+    assert "CPU/0: GPU/2000, GPU/3000; CPU/1: GPU/83000, GPU/84000" in nps.message
+
+
+def test_other_threads_gpus_on_two_sockets() -> None:
+    """NVIDIA/nccl#584 (1154, a whole tree and the GPUs' path lines) and NVIDIA/nccl-tests#307 (514, eight RTX 4090
+    on two CPU nodes) read the same way."""
+    for prefix in ("1154", "514"):
+        assert capture_checks(prefix, "FW-NUMA-NPS")["FW-NUMA-NPS"].status == "not-an-issue"
+
+
+def test_one_cpu_node_or_no_numa_id_settles_nothing(tmp_path: Path) -> None:
+    """Corpus 2263's tree shows its GPUs under CPU/0 alone; modelled on 2262, a root NCCL names for a device that
+    reports no node (`CPU/FFFFFFFFFFFFFFFF`) leaves one node, and two hosts' lines one each are no host's layout."""
+    assert capture_checks("2263", "FW-NUMA-NPS")["FW-NUMA-NPS"].status == "unknown"
+    blind = AMD_FOUR_NVLINK.replace("CPU/1 (1/2/-1)", "CPU/FFFFFFFFFFFFFFFF (1/2/-1)")
+    assert paste_checks(tmp_path, blind, "FW-NUMA-NPS")["FW-NUMA-NPS"].status == "unknown"
+    net_line = ("NCCL INFO NET/0 :GPU/2000 (3/1.2/PHB) GPU/3000 (3/1.2/PHB) CPU/0 (2/1.2/PHB) CPU/1 (3/1.2/SYS) "
+                "NET/0 (0/5000.0/LOC)")
+    apart = f"gpu23:1:2 [0] {net_line}\ngpu24:1:2 [0] {net_line.replace('CPU/0 (2', 'CPU/9 (2')}\n"
+    assert parse_serving_log(apart).gpu_cpu_nodes()[0][:3] == ("gpu23", "2000", "CPU/0")
+    assert paste_checks(tmp_path, apart, "FW-NUMA-NPS")["FW-NUMA-NPS"].status == "unknown"
+
+
 def test_path_and_tree_regexes_stay_linear_on_a_long_line() -> None:
     import time
 
+    from stackaudit.facts.serving_logs import cpu_homes
+
+    long = "h:1:2 [0] NCCL INFO NET/0 :" + "GPU/1000 (3/1.2/PHB) CPU/0 (2/1.2/PHB) " * 5000
     start = time.perf_counter()
-    parse_serving_log("h:1:2 [0] NCCL INFO === System : maxBw " + "9" * 200_000 + "\n")
+    cpu_homes(long)
+    parse_serving_log(long + "\nh:1:2 [0] NCCL INFO === System : maxBw " + "9" * 200_000 + "\n")
     assert time.perf_counter() - start < 1.0

@@ -858,6 +858,9 @@ class ServingLog:
     # The same dump's GPU lines that list the CPUs and end on a whole entry but no NET (_PATH_NO_NET), verbatim: NCCL
     # prints its topology after dropping every NET of a communicator whose ranks are all on this node.
     netless_path_lines: tuple[str, ...] = ()
+    # The CPU node the same dump puts each GPU under (cpu_homes): (GPU bus id, `CPU/1`, the line), from a GPU's line
+    # (the CPU it reaches over PHB) and from a NET's line (`NET/3 :GPU/2000 (4/1.25/SYS) ... CPU/1 (2/1.25/PHB)`).
+    gpu_homes: tuple[tuple[str, str, str], ...] = ()
     # Custom all-reduce at work: each rank's `Registering N cuda graph addresses` (vLLM's and SGLang's
     # custom_all_reduce.py, once the rank's CUDA graphs are captured) and the rank tags (log_rank) of those lines.
     custom_ar_registered: tuple[str, ...] = ()
@@ -958,6 +961,23 @@ class ServingLog:
         listed = {g for pair in self.gpu_paths for g in pair[:2]} | {
             m.group(1).lower() for line in self.netless_path_lines if (m := _PATH_DUMP.search(line))}
         return self.netless_path_lines if self.comm_ranks <= len(listed) else ()
+
+    def gpu_cpu_nodes(self) -> tuple[tuple[str, str, str, str], ...]:
+        """The CPU node NCCL puts each GPU under, as (the line's host name, GPU bus id, `CPU/1`, the line that shows
+        it): from the topology tree (the CPU root a GPU's block hangs under) and the path dump (ServingLog.gpu_homes),
+        the tree first. NCCL's CPU nodes are the NUMA nodes sysfs gives the devices (graph/xml.cc reads each one's
+        `numa_node`); a root whose id is no NUMA id (`CPU/FFFFFFFFFFFFFFFF`, a device that reports -1) is left out."""
+        tree = self.topo_tree
+        placed: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+        pairs: list[tuple[str, str, str]] = []
+        if tree is not None:
+            lines = dict(zip(tree.gpus, tree.lines, strict=False))
+            pairs = [(gpu, cpu, lines.get(gpu, "")) for gpu, cpu in tree.gpu_cpus
+                     if len(cpu.split("/")[-1].split("-")[-1]) <= 4]
+        for gpu, cpu, line in [*pairs, *self.gpu_homes]:
+            host = m.group(1) if (m := _NCCL_HOST.match(line)) is not None else ""
+            placed.setdefault((host, gpu), (host, gpu, cpu, line))
+        return tuple(placed.values())
 
     def gdr_far(self) -> tuple[str, ...]:
         """NCCL's lines that it turned GPU Direct RDMA off for a GPU by its distance to the NIC."""
@@ -1728,6 +1748,10 @@ _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|i
 _PATH_DUMP = re.compile(r"NCCL INFO GPU/(?:\d+-)?([0-9A-Fa-f]+) :(GPU/.*)$")
 _PATH_PEER = re.compile(r"GPU/(?:\d+-)?([0-9A-Fa-f]+) \(\d+/[\d.]+/([A-Z]+)\)")
 _PATH_NET = re.compile(r"\b(NET/\d+) \(\d+/[\d.]+/([A-Z]+)\)")
+# The same dump's line for a network device (`NET/3 :GPU/2000 (4/1.250000/SYS) ... CPU/1 (2/1.250000/PHB) ...`), and a
+# CPU entry of either line (NCCL's CPU nodes are NUMA nodes: `CPU/0`, `CPU/0-1` with the host's index).
+_PATH_NET_LINE = re.compile(r"NCCL INFO (NET/(?:\d+-)?[0-9A-Fa-f]+) :(GPU/.*)$")
+_PATH_CPU = re.compile(r"\bCPU/((?:\d+-)?[0-9A-Fa-f]+) \(\d+/[\d.]+/([A-Z]+)\)")
 # A GPU's path line that reaches the CPUs (listed after GPUs, PCI switches and NVSwitches, before NICs and NETs) and
 # ends on a whole entry: one that lists no NET lists none because NCCL's topology holds none.
 _PATH_NO_NET = re.compile(r"\bCPU/(?:\d+-)?[0-9A-Fa-f]+ \(\d+/[\d.]+/[A-Z]+\)\s*$")
@@ -1815,6 +1839,9 @@ class NcclTopoTree:
     # The header's `totalBw` (older `totalWidth`): the most NVLink bandwidth any GPU of the tree has in all
     # (graph/search.cc getTotalBw, the larger of its NVL links' sum and its PCI link); None where not shown.
     total_bw: float | None = None
+    # (GPU, the CPU root it hangs under, `CPU/1` or `CPU/0-1`): NCCL's CPU nodes are the NUMA nodes sysfs gives
+    # each device (graph/xml.cc reads the device's `numa_node`), one root per node.
+    gpu_cpus: tuple[tuple[str, str], ...] = ()
     # The NIC lines whose block the log shows whole with no NET under it: NCCL drops every NET of a communicator
     # whose ranks are all on this node (paths.cc ncclTopoTrimSystem) and prints the tree after, keeping the NIC.
     bare_nics: tuple[str, ...] = ()
@@ -1856,6 +1883,33 @@ class NcclTopoTree:
         tree holds only the GPUs of the communicator's ranks on this node (graph/topo.cc ncclTopoGetSystem)."""
         peers = [p.split("/")[-1].split("-")[-1] for _, p, _, _ in self.nvlinks if p.startswith("GPU/")]
         return tuple(dict.fromkeys([*self.gpus, *peers]))
+
+
+def cpu_homes(line: str) -> list[tuple[str, str]]:
+    """The CPU node each GPU of one line of NCCL's path dump sits under (graph/paths.cc printNodePaths), as
+    (GPU bus id, `CPU/1`); [] where the line does not settle one.
+
+    The line's own device (a GPU, or a NET: `NET/3 :GPU/2000 (4/1.25/SYS) ...`) sits under the one CPU it reaches
+    over PHB (through that CPU's host bridge). A GPU it reaches over PCIe alone (PIX, PXB, PHB) shares that CPU; one
+    at SYS crosses to another, named only where the line lists two CPUs. NVLink says nothing of the CPU. A line whose
+    CPUs are not all NUMA ids (NCCL's id for a device that reports none, `CPU/FFFFFFFFFFFFFFFF`) settles none."""
+    cpus = _PATH_CPU.findall(line)
+    if not cpus or any(len(c.split("-")[-1]) > 4 for c, _ in cpus):
+        return []
+    own = [c.lower() for c, kind in cpus if kind == "PHB"]
+    if len(own) != 1:
+        return []
+    head = _PATH_DUMP.search(line) or _PATH_NET_LINE.search(line)
+    if head is None:
+        return []
+    other = [c.lower() for c, _ in cpus if c.lower() != own[0]]
+    homes = [(head.group(1).lower(), f"CPU/{own[0]}")] if head.re is _PATH_DUMP else []
+    for gpu, kind in _PATH_PEER.findall(head.group(2)):
+        if kind in ("PIX", "PXB", "PHB"):
+            homes.append((gpu.lower(), f"CPU/{own[0]}"))
+        elif kind == "SYS" and len(other) == 1:
+            homes.append((gpu.lower(), f"CPU/{other[0]}"))
+    return homes
 
 
 def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
@@ -1920,7 +1974,7 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
             closed.update(g for g in gpu_at)
             for nic in nics.values():
                 nic[2] = True
-            nodes.append((m.group(1).lower(), -1, -1, "CPU"))
+            nodes.append((f"CPU/{m.group(1)[4:].lower()}", -1, -1, "CPU"))
             stack = [len(nodes) - 1]
         elif "NCCL INFO" in line:
             break
@@ -1951,6 +2005,7 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
                         nvlinks=tuple(nvlinks), nets=tuple(nets), emulated=tuple(emulated),
                         lines=tuple(gpu_lines.values()), whole=bool(end), end_line=end,
                         total_bw=float(total.group(1)) if total is not None and total.group(1) else None,
+                        gpu_cpus=tuple((gpu, nodes[chain(at)[-1]][0]) for gpu, at in gpu_at.items()),
                         bare_nics=tuple(str(nic[0]) for nic in nics.values() if nic[2] and not nic[1]))
 
 
@@ -2021,6 +2076,8 @@ def parse_serving_log(text: str) -> ServingLog:
     decode_eager: list[str] = []
     launcher_omp: tuple[str, str] | None = None
     paths: dict[tuple[str, str], str] = {}
+    homes: list[tuple[str, str, str]] = []
+    homes_seen: set[tuple[tuple[str, str], str]] = set()
     nets: dict[tuple[str, str], str] = {}
     path_lines: list[str] = []
     netless_lines: list[str] = []
@@ -2345,6 +2402,11 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _LAUNCHER_OMP.search(text_l) if launcher_omp is None and "OMP_NUM_THREADS" in text_l else None
         if m:
             launcher_omp = (m.group(1) or m.group(2), text_l)
+        for home in cpu_homes(text_l) if " :GPU/" in text_l and "CPU/" in text_l and len(homes) < 256 else ():
+            on = m.group(1) if (m := _NCCL_HOST.match(text_l)) is not None else ""
+            if (home, on) not in homes_seen:  # each GPU and CPU of a host once, from the first line that shows it
+                homes_seen.add((home, on))
+                homes.append((*home, text_l[:400]))
         m = _PATH_DUMP.search(text_l) if " :GPU/" in text_l else None
         if m and len(paths) < 4096:
             for peer, kind in _PATH_PEER.findall(m.group(2)):
@@ -2409,6 +2471,7 @@ def parse_serving_log(text: str) -> ServingLog:
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
+        gpu_homes=tuple(homes),
         gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()) or (tree.nets if tree else ()),
         topo_tree=tree, netless_path_lines=() if net_listed else tuple(netless_lines),
         custom_ar_registered=tuple(ar_registered),
