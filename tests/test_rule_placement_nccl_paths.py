@@ -7,6 +7,10 @@ the GPUs listed). Any other path (PHB, SYS) leaves the matrix rule's unknown: wh
 Real pastes: 384 (NVIDIA/nccl#1511, two GPUs behind NVS/0 in a k8s nccl-test pod), NVIDIA/nccl#1519 (eight H100, the
 newer `GPU/0-4000` form), NVIDIA/nccl-tests#307 (eight RTX 4090, PHB and SYS: unknown). The counter-example mixing
 NVL and PXB is modelled.
+
+NCCL's topology tree (`+ NVL[80.0] - GPU/41000` under each GPU) is read the same way where no path dump is shown: each
+GPU it shows whole linked to every other GPU it names, the tree naming the communicator's every rank (corpus 2262);
+a cut tree that names fewer GPUs than a board of its bonds holds, with no rank count, settles nothing (corpus 2263).
 """
 
 from __future__ import annotations
@@ -48,3 +52,28 @@ def test_modelled_one_pcie_pair_in_an_nvlink_dump_is_not_ok(tmp_path: Path) -> N
     # Modelled: GPU/C000 reaches the others over NVL but GPU/5000 over PXB (links down, or not on the fabric).
     mixed = NCCL_1519.replace("GPU/0-c000 (2/370.8/NVL)", "GPU/0-c000 (3/24.0/PXB)", 1)
     assert paste_checks(tmp_path, mixed, _CHECK)[_CHECK].status == "unknown"
+
+
+def test_tree_of_four_gpus_each_linked_to_every_other() -> None:
+    result = capture_checks("2262", _CHECK)[_CHECK]
+    assert result.status == "ok", result.message
+    assert result.coverage is not None and result.coverage.text() == "2 of 4 GPUs shown"
+    assert "a board that links every pair" in result.message
+
+
+def test_cut_tree_of_a_cube_mesh_without_a_rank_count_stays_unknown() -> None:
+    """deepspeedai/DeepSpeed#5022 (2263): GPU/100000 links to the four GPUs the cut tree names, but a DGX-1's hybrid
+    cube mesh leaves three of its eight unlinked to it, and nothing counts the communicator's ranks."""
+    assert capture_checks("2263", _CHECK)[_CHECK].status == "unknown"
+
+
+def test_modelled_tree_with_a_pcie_pair_or_no_rank_count(tmp_path: Path) -> None:
+    """Modelled on 2262: GPU/41000 without its NVLink to GPU/81000 meets it over PCIe and SYS; without the Init START
+    line the cut tree may name only some of the communicator's GPUs."""
+    from test_nccl_topo_tree import AMD_FOUR_NVLINK
+
+    assert paste_checks(tmp_path, AMD_FOUR_NVLINK, _CHECK)[_CHECK].status == "ok"
+    lines = AMD_FOUR_NVLINK.splitlines()
+    pcie = "\n".join(lines[:15] + lines[16:]) + "\n"
+    assert paste_checks(tmp_path, pcie, _CHECK)[_CHECK].status == "unknown"
+    assert paste_checks(tmp_path, "\n".join(lines[1:]) + "\n", _CHECK)[_CHECK].status == "unknown"

@@ -87,7 +87,7 @@ from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, P2pDataTests
 from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.processes import ENGINE_NAMES
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major, release_newest_cuda_major
-from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, ServingLog
+from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, NcclTopoTree, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, STACK_XID, LogSymptoms
 from stackaudit.facts.system import BbSwitch, LoadedModules, module_loaded
@@ -2454,6 +2454,12 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     its architecture has (serving_logs.FULL_NVL_BW: 18 x 20.6 on Hopper, 12 x 21.0 on Ampere under NCCL 2.7-2.8);
     NCCL counts only active links into it. A dump cut above its header, from its first CPU's root line, is read the
     same way (corpus 1394, an A100 NVSwitch node at NVL[252.0]).
+    A tree whose GPUs NVLink joins directly (no NVSwitch) is ok over the GPUs it shows whole where each one's NVL
+    figures to its peers, over one of NCCL's per-link figures, give the link counts of a direct board that wires every
+    link of its GPU (serving_logs.DIRECT_NVL_BOARDS: a V100 SXM2's 2+2+1+1 in a DGX-1's hybrid cube mesh, corpus 2263;
+    an A100's 4+4+4 on a four-GPU HGX board, corpus 2262), their sum the header's totalBw: a link down leaves its pair
+    below the board's count. At 20.0 a link (NCCL 2.18-2.19), 4+4+4 is also a Hopper board with two of six links
+    down on every pair shown, a loss no single link gives.
     """
     outcome = _nvlink_health(nvidia, gpu_events, nvlink_status, gpu_topology, gpus)
     if outcome.status == "unknown" and nvidia is None and nvlink_status is None and gpu_topology is None \
@@ -2614,6 +2620,8 @@ def _nccl_tree_nvlinks(log: ServingLog | None) -> Outcome | None:
         return not_applicable(f"NCCL's whole topology tree joins {', '.join(f'GPU/{g}' for g in tree.gpus)} by PCI "
                               "and SYS links only: no NVLink between them", actual=[*tree.lines[:2], tree.end_line])
     to_switch = {g: (bw, line) for g, peer, bw, line in tree.nvlinks if peer.startswith("NVS/") and g in tree.closed}
+    if not to_switch and (board := tree.mesh_board()) is not None:
+        return _nccl_tree_mesh(tree, *board)
     if not to_switch or any(bw not in FULL_NVL_BW for bw, _ in to_switch.values()):
         return None
     shown = [f"GPU/{g}" for g in to_switch]
@@ -2624,6 +2632,24 @@ def _nccl_tree_nvlinks(log: ServingLog | None) -> Outcome | None:
                                                                          to_switch.items()},
                 evidence=[line for _, line in to_switch.values()][:2])
     return over_subjects(judged, shown, None, ask=_NVLINK_ASK)
+
+
+def _nccl_tree_mesh(tree: NcclTopoTree, what: str, figure: float, bonds: dict[str, tuple[float, ...]],
+                    board: int) -> Outcome:
+    """DRV-NVLINK-HEALTH ok over the GPUs NCCL's tree shows whole, each bonded to its peers as a direct NVLink board
+    wires every link of its GPU (NcclTopoTree.mesh_board): NCCL counts only active links into a pair's figure. The
+    GPUs are counted over the board's, or the GPUs the tree names where it names more."""
+    shown = [f"GPU/{g}" for g in bonds]
+    sums = sorted({f"{sum(b):g}" for b in bonds.values()})
+    evidence = [line for g, _, _, line in tree.nvlinks if g in bonds]
+    judged = ok(f"NCCL's topology tree shows {', '.join(shown)} bonded to {'its' if len(shown) == 1 else 'their'} "
+                "peers at NVL "
+                f"{' + '.join(f'{bw:g}' for bw in next(iter(bonds.values())))} = {'/'.join(sums)}"
+                + (f" (the header's totalBw {tree.total_bw:g})" if tree.total_bw is not None else "")
+                + f": at NCCL's {figure:g} a link, {what}, every link up (NCCL adds only active links)",
+                actual={f"GPU/{g}": "+".join(f"{bw:g}" for bw in b) for g, b in bonds.items()},
+                evidence=evidence[:4])
+    return over_subjects(judged, shown, max(board, len(tree.named_gpus())), ask=_NVLINK_ASK)
 
 
 def _with_pasted_links(gpus: list[GpuInfo], status: NvlinkStatus | None) -> list[GpuInfo]:

@@ -833,10 +833,13 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
     (a Grace superchip's GPU memory and spare MIG nodes, corpus 1239): not-an-issue.
     Without the nodes or the matrix, NCCL's `Setting affinity for GPU N to <mask>` lines of one host that give two GPUs
     disjoint CPU sets (`3f00003f` and `0f,c0000fc0`) show GPUs on different nodes, each with its own locality (NCCL
-    reads the set from the GPU's place in the PCI tree): a layout (not-an-issue, corpus 1895).
+    reads the set from the GPU's place in the PCI tree): a layout (not-an-issue, corpus 1895). So do NCCL's topology
+    tree and path dump of one host that put GPUs under two CPU nodes, each a NUMA id (`CPU/0`, `CPU/1`: NCCL's CPU
+    nodes are the devices' sysfs `numa_node`s; ServingLog.gpu_cpu_nodes): each GPU reports its node (corpus 2262, a
+    GPU under each of four nodes of an AMD host; 2268, a NET's path line reaching two GPUs at PHB and two at SYS).
     """
     if numa is None and gpu_topology is None and serving_log is not None \
-            and (local := _nccl_local_sets(serving_log)) is not None:
+            and (local := _nccl_local_sets(serving_log) or _nccl_cpu_nodes(serving_log)) is not None:
         return local
     if numa is None:
         return (_nps_from_matrix(gpu_topology, gpu_p2p) if gpu_topology is not None
@@ -903,6 +906,28 @@ def _nccl_local_sets(log: ServingLog) -> Outcome | None:
                                 "NUMA nodes and each reports its locality, a layout of the host, not a fault",
                                 actual={f"GPU {g}": format_cpulist(m) for g, (m, _) in sorted(sets.items())},
                                 evidence=[sets[a][1], sets[b][1]])
+    return None
+
+
+def _nccl_cpu_nodes(log: ServingLog) -> Outcome | None:
+    """FW-NUMA-NPS not an issue where NCCL's topology tree or path dump (ServingLog.gpu_cpu_nodes) puts GPUs of one
+    host under two CPU nodes or more: NCCL's CPU nodes are the NUMA nodes each device reports, so every GPU shown has
+    its locality, on nodes of its own; None where no host's lines show that."""
+    by_host: dict[str, dict[str, tuple[str, str]]] = {}
+    for host, gpu, cpu, line in log.gpu_cpu_nodes():
+        by_host.setdefault(host, {})[gpu] = (cpu, line)
+    for host, placed in by_host.items():
+        nodes = sorted({cpu for cpu, _ in placed.values()})
+        if len(nodes) < 2:
+            continue
+        where = "; ".join(f"{n}: {', '.join(f'GPU/{g}' for g, (c, _) in placed.items() if c == n)}" for n in nodes)
+        lines = list(dict.fromkeys(line for _, line in placed.values() if line))
+        judged = not_an_issue(f"NCCL's topology puts the GPUs{f' of {host}' if host else ''} under {len(nodes)} CPU "
+                              f"nodes ({where}): NCCL's CPU nodes are the NUMA nodes the devices report, so each GPU "
+                              "has its locality, a multi-node layout of the host, not a fault; how many nodes each "
+                              "socket has (NPS/SNC) is in `lscpu` / `numactl -H`",
+                              actual={f"GPU/{g}": c for g, (c, _) in placed.items()}, evidence=lines[:3])
+        return over_subjects(judged, [f"GPU/{g}" for g in placed], None, ask="nvidia-smi topo -m")
     return None
 
 

@@ -78,6 +78,7 @@ from stackaudit.facts.serving_logs import (
     NcclNodes,
     NcclSetting,
     NcclTestRuns,
+    NcclTopoTree,
     ServingLog,
     VllmP2pCache,
 )
@@ -240,6 +241,8 @@ def _nccl_paths_nvlinked(log: ServingLog | None) -> Outcome | None:
     """`ok` where NCCL's own path dump (a pasted NCCL INFO log) shows every GPU pair it lists over NVLink (NVL, the
     NVSwitch's NVS/N when there is one): any group of those GPUs meets over NVLink. None where it shows another path
     or none: PCIe paths without the engine's GPUs stay the matrix rule's (unknown)."""
+    if log is not None and not log.gpu_paths and log.topo_tree is not None:
+        return _nccl_tree_nvlinked(log, log.topo_tree)
     if log is None or not log.gpu_paths or any(kind != "NVL" for _, _, kind in log.gpu_paths):
         return None
     paths = log.gpu_paths
@@ -248,6 +251,38 @@ def _nccl_paths_nvlinked(log: ServingLog | None) -> Outcome | None:
                 "any group of these GPUs meets over NVLink, so their PCIe/NUMA placement does not bear on GPU-to-GPU "
                 "traffic", actual={f"{a}-{b}": kind for a, b, kind in paths}, evidence=list(log.gpu_path_lines[:2]))
     return over_subjects(judged, [f"GPU/{g}" for g in gpus], None, ask="nvidia-smi topo -m")
+
+
+def _nccl_tree_nvlinked(log: ServingLog, tree: NcclTopoTree) -> Outcome | None:
+    """`ok` where NCCL's topology tree joins every GPU it names by NVLink: each GPU shown whole links directly to every
+    other (`+ NVL[80.0] - GPU/41000`), or through the NVSwitch (`NVS/0`) to every other shown whole on it. The tree
+    holds the communicator's GPUs on this node (graph/topo.cc ncclTopoGetSystem), all of them where it is whole or
+    names as many GPUs as the communicator's ranks (`nranks 4`). Pairs between GPUs the tree does not show whole count
+    only on a direct board whose every GPU links each other one (NcclTopoTree.mesh_board with a peer for each other
+    GPU named: corpus 2262, four GPUs at four links to each peer). None otherwise."""
+    named = tree.named_gpus()
+    if len(named) < 2 or not tree.closed or not (tree.whole or len(named) >= log.comm_ranks >= 2):
+        return None
+    reach: dict[str, set[str]] = {g: set() for g in tree.closed}
+    for gpu, peer, _, _ in tree.nvlinks:
+        if gpu in reach:
+            reach[gpu].add(peer.split("/")[-1].split("-")[-1] if peer.startswith("GPU/") else "NVS")
+    on_switch = {g for g, peers in reach.items() if "NVS" in peers}
+    for gpu, peers in reach.items():
+        if set(named) - {gpu} - peers - (on_switch if gpu in on_switch else set()):
+            return None
+    unseen = [(a, b) for a, b in itertools.combinations(named, 2) if a not in reach and b not in reach]
+    board = tree.mesh_board() if unseen else None
+    if unseen and (board is None or board[3] != len(named) or any(len(b) != len(named) - 1 for b in board[2].values())):
+        return None
+    shown = [f"GPU/{g}" for g in tree.closed]
+    judged = ok(f"NCCL's topology tree joins {', '.join(shown)} by NVLink to every other GPU it names "
+                f"({', '.join(f'GPU/{g}' for g in named)})" + (f"; their bonds are {board[0]}, a board that links "
+                                                             "every pair" if board is not None else "")
+                + ": any group of these GPUs meets over NVLink, so their PCIe/NUMA placement does not bear on "
+                "GPU-to-GPU traffic", actual={f"GPU/{g}": sorted(p for p in peers) for g, peers in reach.items()},
+                evidence=[line for g, _, _, line in tree.nvlinks if g in reach][:3])
+    return over_subjects(judged, shown, len(named), ask="nvidia-smi topo -m")
 
 
 def _no_matrix(gpus: GpuInventory | None) -> Outcome:
@@ -2187,7 +2222,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     A pair a cut matrix leaves out is read from the row of a GPU behind the same PCIe switch (PIX or PXB share
     every path out of the switch); a group with a pair no row settles is unknown.
     With no matrix, NCCL's path dump in a pasted log (`GPU/4B000 :… GPU/51000 (2/160.0/NVL) NVS/0 …`) showing NVL
-    between every GPU pair it lists is that NVLink fabric: ok over the GPUs it lists.
+    between every GPU pair it lists is that NVLink fabric: ok over the GPUs it lists. So is NCCL's topology tree
+    (`+ NVL[80.0] - GPU/41000` under each GPU) whose GPUs shown whole each link to every other GPU it names, where it
+    names the communicator's every rank; pairs it shows from neither end only on a direct board that links every pair
+    (corpus 2262: four GPUs, four links to each peer).
     A test run's device numbers name host GPUs only through a CUDA_VISIBLE_DEVICES on its command line, or when
     its highest device is the host's last GPU; otherwise the run's group is not read.
     With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
@@ -2827,7 +2865,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     engine flag for one, no NCCL communicator of several ranks, no KV-cache transfer) sends no GPU traffic off the
     host: not applicable (facts/parallelism.one_gpu_host, corpus 862 and 1130). Without a matrix, NCCL's path dump
     whose GPU lines reach the CPUs and list no NET shows a communicator whole on this node: NCCL drops every NET
-    there before printing (paths.cc ncclTopoTrimSystem), so it is not applicable too (ServingLog.nets_trimmed, 1154).
+    there before printing (paths.cc ncclTopoTrimSystem), so it is not applicable too (ServingLog.nets_trimmed, 1154);
+    so does its topology tree's NIC shown whole with no NET under it, the tree naming the communicator's every rank
+    (corpus 2262).
     So are NCCL's NET channels all `via NET/Socket` (no_rdma_traffic): its network is TCP sockets (589, 1007).
     Not where the source shows the hosts' RDMA NICs (the `rdma` fact: an EFA device at work, an IPoIB interface, an
     HCA NCCL's settings name): there NCCL's sockets (NCCL_IB_DISABLE=1, a failed plugin) leave those NICs unused, and
@@ -2852,7 +2892,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log, nccl_nodes))
     if gpu_topology is None and serving_log is not None and (trimmed := serving_log.nets_trimmed()) \
             and not _multi_node(serving_processes, serving_log, nccl_nodes):
-        return not_applicable("NCCL's path dump lists no network device for any GPU: NCCL drops them from a "
+        return not_applicable("NCCL's path dump or topology tree lists no network device for any GPU (a NIC with no "
+                              "NET under it): NCCL drops them from a "
                               "communicator whose every rank is on this node (ncclTopoTrimSystem), so no traffic of "
                               "it leaves the node for a NIC to carry", actual=list(trimmed[:2]))
     gdr = serving_log.net_gdr() if serving_log is not None else {}

@@ -858,6 +858,9 @@ class ServingLog:
     # The same dump's GPU lines that list the CPUs and end on a whole entry but no NET (_PATH_NO_NET), verbatim: NCCL
     # prints its topology after dropping every NET of a communicator whose ranks are all on this node.
     netless_path_lines: tuple[str, ...] = ()
+    # The CPU node the same dump puts each GPU under (cpu_homes): (GPU bus id, `CPU/1`, the line), from a GPU's line
+    # (the CPU it reaches over PHB) and from a NET's line (`NET/3 :GPU/2000 (4/1.25/SYS) ... CPU/1 (2/1.25/PHB)`).
+    gpu_homes: tuple[tuple[str, str, str], ...] = ()
     # Custom all-reduce at work: each rank's `Registering N cuda graph addresses` (vLLM's and SGLang's
     # custom_all_reduce.py, once the rank's CUDA graphs are captured) and the rank tags (log_rank) of those lines.
     custom_ar_registered: tuple[str, ...] = ()
@@ -946,12 +949,35 @@ class ServingLog:
         NCCL prints its topology after graph/paths.cc ncclTopoTrimSystem, which removes every NET where the GPUs left
         on this node are all the communicator's ranks (`system->nodes[GPU].count == comm->nRanks`): a GPU line that
         reaches the CPUs and lists no NET shows that communicator whole on this node. Not where any line lists a NET,
-        nor where the log shows a communicator with more ranks than the GPUs the dump lists."""
+        nor where the log shows a communicator with more ranks than the GPUs the dump lists.
+        Without such lines, the topology tree's NIC shown whole with no NET under it (NcclTopoTree.bare_nics) shows
+        the same trim (ncclTopoTrimSystem keeps the NIC node), where the tree lists no NET and names at least the
+        communicator's ranks (corpus 2262)."""
+        tree = self.topo_tree
         if not self.netless_path_lines:
-            return ()
+            if tree is None or not tree.bare_nics or tree.nets or self.gpu_nets:
+                return ()
+            return tree.bare_nics if self.comm_ranks <= len(tree.named_gpus()) else ()
         listed = {g for pair in self.gpu_paths for g in pair[:2]} | {
             m.group(1).lower() for line in self.netless_path_lines if (m := _PATH_DUMP.search(line))}
         return self.netless_path_lines if self.comm_ranks <= len(listed) else ()
+
+    def gpu_cpu_nodes(self) -> tuple[tuple[str, str, str, str], ...]:
+        """The CPU node NCCL puts each GPU under, as (the line's host name, GPU bus id, `CPU/1`, the line that shows
+        it): from the topology tree (the CPU root a GPU's block hangs under) and the path dump (ServingLog.gpu_homes),
+        the tree first. NCCL's CPU nodes are the NUMA nodes sysfs gives the devices (graph/xml.cc reads each one's
+        `numa_node`); a root whose id is no NUMA id (`CPU/FFFFFFFFFFFFFFFF`, a device that reports -1) is left out."""
+        tree = self.topo_tree
+        placed: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+        pairs: list[tuple[str, str, str]] = []
+        if tree is not None:
+            lines = dict(zip(tree.gpus, tree.lines, strict=False))
+            pairs = [(gpu, cpu, lines.get(gpu, "")) for gpu, cpu in tree.gpu_cpus
+                     if len(cpu.split("/")[-1].split("-")[-1]) <= 4]
+        for gpu, cpu, line in [*pairs, *self.gpu_homes]:
+            host = m.group(1) if (m := _NCCL_HOST.match(line)) is not None else ""
+            placed.setdefault((host, gpu), (host, gpu, cpu, line))
+        return tuple(placed.values())
 
     def gdr_far(self) -> tuple[str, ...]:
         """NCCL's lines that it turned GPU Direct RDMA off for a GPU by its distance to the NIC."""
@@ -1722,6 +1748,10 @@ _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|i
 _PATH_DUMP = re.compile(r"NCCL INFO GPU/(?:\d+-)?([0-9A-Fa-f]+) :(GPU/.*)$")
 _PATH_PEER = re.compile(r"GPU/(?:\d+-)?([0-9A-Fa-f]+) \(\d+/[\d.]+/([A-Z]+)\)")
 _PATH_NET = re.compile(r"\b(NET/\d+) \(\d+/[\d.]+/([A-Z]+)\)")
+# The same dump's line for a network device (`NET/3 :GPU/2000 (4/1.250000/SYS) ... CPU/1 (2/1.250000/PHB) ...`), and a
+# CPU entry of either line (NCCL's CPU nodes are NUMA nodes: `CPU/0`, `CPU/0-1` with the host's index).
+_PATH_NET_LINE = re.compile(r"NCCL INFO (NET/(?:\d+-)?[0-9A-Fa-f]+) :(GPU/.*)$")
+_PATH_CPU = re.compile(r"\bCPU/((?:\d+-)?[0-9A-Fa-f]+) \(\d+/[\d.]+/([A-Z]+)\)")
 # A GPU's path line that reaches the CPUs (listed after GPUs, PCI switches and NVSwitches, before NICs and NETs) and
 # ends on a whole entry: one that lists no NET lists none because NCCL's topology holds none.
 _PATH_NO_NET = re.compile(r"\bCPU/(?:\d+-)?[0-9A-Fa-f]+ \(\d+/[\d.]+/[A-Z]+\)\s*$")
@@ -1746,7 +1776,7 @@ _VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|v
 # An excerpt cut below the header starts at a CPU's root line, which gives the CPU's arch/vendor/model
 # (`CPU/0 (1/2/-1)`, corpus 1394). A link line a reader marked bold in Markdown (`**+ NET[25.0] - NET/0 (...)**`) is
 # read as the line it marks.
-_TREE_START = re.compile(r"NCCL INFO === System : max(?:Bw|Width) ")
+_TREE_START = re.compile(r"NCCL INFO === System : max(?:Bw|Width) [\d.]+(?: total(?:Bw|Width) ([\d.]+))?")
 _TREE_ROOT = re.compile(r"NCCL INFO (CPU/[0-9A-Fa-f-]+)\b")
 _TREE_CPU_ROOT = re.compile(r"NCCL INFO CPU/[0-9A-Fa-f-]+ \(\d+/\d+/-?\d+\)")
 _TREE_LINK = re.compile(r"NCCL INFO( *)(?:\*\*)?\+ ([A-Z]+)\[([\d.]+)\] - ([A-Z]+)/([0-9A-Fa-f-]+)(?: \(([0-9A-Fa-f]+)\))?")
@@ -1770,6 +1800,25 @@ FULL_NVL_BW = {370.8: "18 NVLink 4 links of a Hopper GPU (NCCL's 20.6 GB/s each)
                252.0: "12 NVLink 3 links of an Ampere GPU (NCCL 2.7-2.8's 21.0 GB/s each)",
                264.0: "12 NVLink 3 links of an Ampere GPU (NCCL's 22.0 GB/s each)"}
 
+# The boards whose GPUs NVLink joins directly, without NVSwitch, by each GPU's bond to its peers: the sorted link
+# counts (NCCL's NVL figure to a peer over its per-link figure: graph/topo.cc ncclTopoAddNvLinks connects the pair at
+# the link count times ncclTopoNVLinkBw), the per-link figures NCCL gives that architecture over its releases
+# (graph/topo.h: Pascal 18.0; Volta and Ampere 21.0 to 2.9, 22.0 from 2.10, 20.0 from 2.18; Hopper 20.0 in 2.18-2.19,
+# 20.6 from 2.20), the GPUs of the board, and what it is. Each is every NVLink of its GPU: a P100 SXM2 has 4, a V100
+# SXM2 6 (the eight GPUs of a DGX-1's hybrid cube mesh, NVIDIA WP-08437-002), an A100 SXM4 12 and an H100/H200 SXM 18
+# (the four-GPU HGX boards: four or six to each peer). A link down lowers one pair's count below the board's, so a
+# GPU that lost one matches no row.
+DIRECT_NVL_BOARDS: dict[tuple[int, ...], tuple[tuple[float, ...], int, str]] = {
+    (1, 1, 1, 1): ((18.0,), 8, "the 4 NVLinks of a P100 SXM2, one to each of four peers (a DGX-1's hybrid cube mesh "
+                               "of eight)"),
+    (1, 1, 2, 2): ((20.0, 21.0, 22.0), 8, "the 6 NVLinks of a V100 SXM2, two to each of two peers and one to each of "
+                                          "two others (a DGX-1's hybrid cube mesh of eight)"),
+    (4, 4, 4): ((20.0, 21.0, 22.0), 4, "the 12 NVLinks of an A100 SXM4, four to each of three peers (a four-GPU HGX "
+                                       "board)"),
+    (6, 6, 6): ((20.0, 20.6), 4, "the 18 NVLinks of an H100/H200 SXM, six to each of three peers (a four-GPU HGX "
+                                 "board)"),
+}
+
 
 @dataclass(frozen=True)
 class NcclTopoTree:
@@ -1787,6 +1836,80 @@ class NcclTopoTree:
     lines: tuple[str, ...] = ()  # the GPU lines, verbatim
     whole: bool = False  # the log shows the tree's closing `=====` line: every node NCCL holds is listed
     end_line: str = ""  # that line, verbatim
+    # The header's `totalBw` (older `totalWidth`): the most NVLink bandwidth any GPU of the tree has in all
+    # (graph/search.cc getTotalBw, the larger of its NVL links' sum and its PCI link); None where not shown.
+    total_bw: float | None = None
+    # (GPU, the CPU root it hangs under, `CPU/1` or `CPU/0-1`): NCCL's CPU nodes are the NUMA nodes sysfs gives
+    # each device (graph/xml.cc reads the device's `numa_node`), one root per node.
+    gpu_cpus: tuple[tuple[str, str], ...] = ()
+    # The NIC lines whose block the log shows whole with no NET under it: NCCL drops every NET of a communicator
+    # whose ranks are all on this node (paths.cc ncclTopoTrimSystem) and prints the tree after, keeping the NIC.
+    bare_nics: tuple[str, ...] = ()
+
+    def mesh_board(self) -> tuple[str, float, dict[str, tuple[float, ...]], int] | None:
+        """The direct NVLink board (DIRECT_NVL_BOARDS) every GPU shown whole is bonded as, with NCCL's per-link figure,
+        each GPU's NVL figures to its peers and the board's GPUs; None where the tree shows none, an NVSwitch, a GPU
+        whole without NVLink, GPUs of two rows or figures, or a GPU whose NVL sum is not the header's totalBw (the
+        most any GPU of the tree has, graph/search.cc getTotalBw: below it, another GPU has more)."""
+        bonds: dict[str, list[float]] = {g: [] for g in self.closed}
+        for gpu, peer, bw, _ in self.nvlinks:
+            if gpu not in bonds:
+                continue
+            if not peer.startswith("GPU/"):
+                return None
+            bonds[gpu].append(bw)
+        if not bonds or any(not b for b in bonds.values()):
+            return None
+        if self.total_bw is not None and any(abs(sum(b) - self.total_bw) > 0.05 for b in bonds.values()):
+            return None
+        found = set()
+        for bws in bonds.values():
+            rows = set()
+            for counts, (figures, board, what) in DIRECT_NVL_BOARDS.items():
+                for figure in figures:
+                    links = [bw / figure for bw in bws]
+                    if all(abs(n - round(n)) < 0.01 for n in links) and tuple(sorted(round(n) for n in links)) == counts:
+                        rows.add((what, figure, board))
+            if len(rows) != 1:
+                return None
+            found |= rows
+        if len(found) != 1:
+            return None
+        what, figure, board = found.pop()
+        return what, figure, {g: tuple(b) for g, b in bonds.items()}, board
+
+    def named_gpus(self) -> tuple[str, ...]:
+        """Every GPU the tree names: those whose block it lists and the NVLink peers they link to, in order. NCCL's
+        tree holds only the GPUs of the communicator's ranks on this node (graph/topo.cc ncclTopoGetSystem)."""
+        peers = [p.split("/")[-1].split("-")[-1] for _, p, _, _ in self.nvlinks if p.startswith("GPU/")]
+        return tuple(dict.fromkeys([*self.gpus, *peers]))
+
+
+def cpu_homes(line: str) -> list[tuple[str, str]]:
+    """The CPU node each GPU of one line of NCCL's path dump sits under (graph/paths.cc printNodePaths), as
+    (GPU bus id, `CPU/1`); [] where the line does not settle one.
+
+    The line's own device (a GPU, or a NET: `NET/3 :GPU/2000 (4/1.25/SYS) ...`) sits under the one CPU it reaches
+    over PHB (through that CPU's host bridge). A GPU it reaches over PCIe alone (PIX, PXB, PHB) shares that CPU; one
+    at SYS crosses to another, named only where the line lists two CPUs. NVLink says nothing of the CPU. A line whose
+    CPUs are not all NUMA ids (NCCL's id for a device that reports none, `CPU/FFFFFFFFFFFFFFFF`) settles none."""
+    cpus = _PATH_CPU.findall(line)
+    if not cpus or any(len(c.split("-")[-1]) > 4 for c, _ in cpus):
+        return []
+    own = [c.lower() for c, kind in cpus if kind == "PHB"]
+    if len(own) != 1:
+        return []
+    head = _PATH_DUMP.search(line) or _PATH_NET_LINE.search(line)
+    if head is None:
+        return []
+    other = [c.lower() for c, _ in cpus if c.lower() != own[0]]
+    homes = [(head.group(1).lower(), f"CPU/{own[0]}")] if head.re is _PATH_DUMP else []
+    for gpu, kind in _PATH_PEER.findall(head.group(2)):
+        if kind in ("PIX", "PXB", "PHB"):
+            homes.append((gpu.lower(), f"CPU/{own[0]}"))
+        elif kind == "SYS" and len(other) == 1:
+            homes.append((gpu.lower(), f"CPU/{other[0]}"))
+    return homes
 
 
 def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
@@ -1805,10 +1928,15 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
     closed: set[str] = set()
     nvlinks: list[tuple[str, str, float, str]] = []
     emulated: list[tuple[str, str]] = []
+    # Each NIC node's index: [its line, whether a NET hangs under it, whether a later line closes its block].
+    nics: dict[int, list[object]] = {}
+    total = _TREE_START.search(lines[start]) if start >= 0 else None
     end = ""
     for line in lines[start + 1:]:
         if _TREE_END.search(line):
             closed.update(gpu_at)
+            for nic in nics.values():
+                nic[2] = True
             end = line.strip()[:400]
             break
         if (m := _TREE_LINK.search(line)) is not None:
@@ -1823,8 +1951,13 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
             for g, at in gpu_at.items():
                 if at >= 0 and nodes[at][2] >= col:
                     closed.add(g)
+            for at, nic in nics.items():
+                if nodes[at][2] >= col:
+                    nic[2] = True
             if link == "NVL" and nodes[parent][3] == "GPU":
                 nvlinks.append((nodes[parent][0], f"{kind}/{ident}", bw, line.strip()[:400]))
+            if kind == "NET" and parent in nics:
+                nics[parent][1] = True
             if kind == "CPU":
                 continue  # a link to another CPU: printed again as that CPU's own root
             name = bus if kind == "GPU" else f"{kind}/{ident}"
@@ -1833,11 +1966,15 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
             if kind == "GPU" and link == "PCI":
                 gpu_lines.setdefault(bus, line.strip()[:400])
                 gpu_at.setdefault(bus, len(nodes) - 1)
+            if kind == "NIC":
+                nics[len(nodes) - 1] = [line.strip()[:400], False, False]
             if kind == "PCI" and pci_id and (what := EMULATED_SWITCHES.get(pci_id[:8].lower())):
                 emulated.append((what, line.strip()[:400]))
         elif (m := _TREE_ROOT.search(line)) is not None:
             closed.update(g for g in gpu_at)
-            nodes.append((m.group(1).lower(), -1, -1, "CPU"))
+            for nic in nics.values():
+                nic[2] = True
+            nodes.append((f"CPU/{m.group(1)[4:].lower()}", -1, -1, "CPU"))
             stack = [len(nodes) - 1]
         elif "NCCL INFO" in line:
             break
@@ -1866,7 +2003,10 @@ def parse_nccl_topo_tree(lines: list[str]) -> NcclTopoTree | None:
             nets.append((gpu, node[0], kind))
     return NcclTopoTree(gpus=tuple(gpu_at), closed=tuple(g for g in gpu_at if g in closed),
                         nvlinks=tuple(nvlinks), nets=tuple(nets), emulated=tuple(emulated),
-                        lines=tuple(gpu_lines.values()), whole=bool(end), end_line=end)
+                        lines=tuple(gpu_lines.values()), whole=bool(end), end_line=end,
+                        total_bw=float(total.group(1)) if total is not None and total.group(1) else None,
+                        gpu_cpus=tuple((gpu, nodes[chain(at)[-1]][0]) for gpu, at in gpu_at.items()),
+                        bare_nics=tuple(str(nic[0]) for nic in nics.values() if nic[2] and not nic[1]))
 
 
 def ggml_release(lines: list[str]) -> tuple[str, str]:
@@ -1936,6 +2076,8 @@ def parse_serving_log(text: str) -> ServingLog:
     decode_eager: list[str] = []
     launcher_omp: tuple[str, str] | None = None
     paths: dict[tuple[str, str], str] = {}
+    homes: list[tuple[str, str, str]] = []
+    homes_seen: set[tuple[tuple[str, str], str]] = set()
     nets: dict[tuple[str, str], str] = {}
     path_lines: list[str] = []
     netless_lines: list[str] = []
@@ -2260,6 +2402,11 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _LAUNCHER_OMP.search(text_l) if launcher_omp is None and "OMP_NUM_THREADS" in text_l else None
         if m:
             launcher_omp = (m.group(1) or m.group(2), text_l)
+        for home in cpu_homes(text_l) if " :GPU/" in text_l and "CPU/" in text_l and len(homes) < 256 else ():
+            on = m.group(1) if (m := _NCCL_HOST.match(text_l)) is not None else ""
+            if (home, on) not in homes_seen:  # each GPU and CPU of a host once, from the first line that shows it
+                homes_seen.add((home, on))
+                homes.append((*home, text_l[:400]))
         m = _PATH_DUMP.search(text_l) if " :GPU/" in text_l else None
         if m and len(paths) < 4096:
             for peer, kind in _PATH_PEER.findall(m.group(2)):
@@ -2324,6 +2471,7 @@ def parse_serving_log(text: str) -> ServingLog:
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
+        gpu_homes=tuple(homes),
         gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()) or (tree.nets if tree else ()),
         topo_tree=tree, netless_path_lines=() if net_listed else tuple(netless_lines),
         custom_ar_registered=tuple(ar_registered),
