@@ -459,7 +459,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
-    `PyTorch: 2.8.0+cu128` or the engine image it names, `lmsysorg/sglang:v0.5.12-cu130`), and the GPU
+    `PyTorch: 2.8.0+cu128`, a Hugging Face environment report's `- PyTorch version (GPU?): 2.3.1+cu121 (True)`, or the
+    engine image it names, `lmsysorg/sglang:v0.5.12-cu130`), and the GPU
     architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
     the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
     `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`: an NCCL built for CUDA 11.3 or
@@ -491,7 +492,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     request running (`#running-req: 1010, ... gen throughput (token/s): 1397.13`),
     DCGM's nvvs memory test passing on a GPU (`Memory GPU0 ..... PASS`), Triton's CUDA memory pool created on a
     device (`CUDA memory pool is created on device 0 with size 67108864`), and a report's torch initialising CUDA
-    (`Is CUDA available: True`, lmdeploy's `CUDA available: True`) beside its whole driver line or with none shown)
+    (`Is CUDA available: True`, lmdeploy's `CUDA available: True`, a Hugging Face environment report's torch of a CUDA
+    wheel answering `(True)`) beside its whole driver line or with none shown)
     are ok for the runtime that ran: one too new for the driver fails at its first call (error 35). A refused start
     in the same source (35, 802, 803, 804) wins.
     A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever
