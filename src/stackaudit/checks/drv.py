@@ -465,7 +465,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
     `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`: an NCCL built for CUDA 11.3 or
     newer under a driver below 11.3 is an issue, minor-version compatibility or not, as NCCL loads the driver API
-    through cudaGetDriverEntryPoint, a CUDA 11.3 call, and holds its floor there); where none of these, llama.cpp's
+    through cudaGetDriverEntryPoint, a CUDA 11.3 call, and holds its floor there; an NCCL built for CUDA 11, which
+    ships in torch's CUDA 11 wheels, beside a Blackwell GPU a program lists (torch's capability warning, nvidia-smi) is
+    an issue: no CUDA 11 build has Blackwell code); where none of these, llama.cpp's
     own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`), or of the memory it
     read of one (its `device_info:` list, `- CUDA0 : NAME (15838 MiB, 15000 MiB free)`), or its
     `ggml_cuda_init` list of the devices it found with their compute capability: its CUDA runtime ran on the
@@ -609,7 +611,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         return over_subjects(_ollama_runner(ollama_cuda, log_date), [f"GPU {i}" for i in range(len(ollama_cuda.gpus))],
                              ollama_cuda.device_count, ask="journalctl -u ollama")
     if driver is None and not has_torch and serving_log is not None and serving_log.nccl_cuda and serving_log.driver_cuda:
-        return _nccl_runtime(serving_log)
+        return _nccl_runtime(serving_log, blackwell_listed(nvidia, gpus))
     if driver is None and not has_torch and serving_log is not None and serving_log.driver_cuda and log_date is not None \
             and (dated := _dated_runtimes(log_date.day, log_date.line, release(serving_log.driver_cuda)[0],
                                           f"a driver for CUDA {serving_log.driver_cuda}",
@@ -674,7 +676,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         if floor and dv < floor:
             below.append(f"torch built for CUDA {cuda} ({source}) needs driver >= "
                          f"{_floor_text(floor)}; this is {driver}")
-        if blackwell and cv and cv < (12, 8):
+        if blackwell and cv and cv < BLACKWELL_CUDA:
             problems.append(f"torch built for CUDA {cuda} ({source}) has no Blackwell kernels (needs CUDA >= 12.8)")
     if below and shown and allowed is not False and not problems:
         return not_an_issue("; ".join(below) + " by minor-version compatibility, but " + "; ".join(shown)
@@ -1022,12 +1024,37 @@ def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: 
 NCCL_DRIVER_API_CUDA = (11, 3)
 
 
-def _nccl_runtime(log: ServingLog) -> Outcome:
+# The first CUDA whose toolkit builds for Blackwell (sm_100, sm_120: CUDA 12.8's release notes): torch built with an
+# older one carries no Blackwell kernels (its wheels' arch lists end at sm_90, with no PTX of it to JIT), so they do
+# not run there.
+BLACKWELL_CUDA = (12, 8)
+
+
+def blackwell_listed(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> list[str]:
+    """The names of the Blackwell GPUs a program lists in the source (nvidia-smi's rows, torch's capability warning,
+    any GPU inventory source but the user's words), once each."""
+    names = [g.name or "" for g in (nvidia.gpus if nvidia is not None else ()) if is_blackwell(g)]
+    names += [r.model for r in (gpus.listed if gpus is not None else ()) if architecture_of(r.model) == "Blackwell"]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def _nccl_runtime(log: ServingLog, blackwell: Sequence[str] = ()) -> Outcome:
     """DRV-CUDA-COMPAT from NCCL's init lines: the CUDA NCCL was built for against the driver's, which NCCL read
-    from the driver (cudaDriverGetVersion); NCCL got that far, so the question left is the two versions."""
+    from the driver (cudaDriverGetVersion); NCCL got that far, so the question left is the two versions.
+    NCCL's build names the CUDA major of the program it ships in (torch's cu118 wheels bring NCCL's CUDA 11 build, its
+    cu12x ones the CUDA 12 build, `+cuda12.2` whichever minor torch has): one of a major before Blackwell's first CUDA
+    (12.8) beside a Blackwell GPU a program lists (`blackwell`) shows a program built for a CUDA that has no code for
+    it, the check's torch below 12.8 on Blackwell (an issue). A CUDA 12 build says nothing of the program's minor."""
     said = (f"NCCL built for CUDA {log.nccl_cuda} under a driver that supports CUDA {log.driver_cuda} "
             f"(NCCL's cudaDriverVersion)")
     built, driver = release(log.nccl_cuda, 2), release(log.driver_cuda, 2)
+    if blackwell and built[:1] < BLACKWELL_CUDA[:1]:
+        need = ".".join(map(str, BLACKWELL_CUDA))
+        return issue(f"{said}: the program ships a CUDA {built[0]}.x build (its NCCL's), and no CUDA {built[0]} "
+                     f"toolkit builds for Blackwell GPUs ({blackwell[0]}), which need torch and NCCL built with CUDA "
+                     f"{need} or newer",
+                     actual={"driver_cuda": log.driver_cuda, "nccl_cuda": log.nccl_cuda, "blackwell": list(blackwell)},
+                     expected=f"NCCL (and torch) built for CUDA {need} or newer", evidence=list(log.cuda_lines))
     if built[:1] == driver[:1] and built >= NCCL_DRIVER_API_CUDA > driver:
         # Minor-version compatibility starts the newer runtime; NCCL built for CUDA 11.3 or newer then loads the
         # driver API through cudaGetDriverEntryPoint, a CUDA 11.3 call, and holds its own floor there (src/misc/
