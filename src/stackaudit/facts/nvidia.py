@@ -1067,6 +1067,16 @@ _INSTALLED_PACKAGE = re.compile(r"nvidia-driver-|[ih]i\s|nvidia-[\w-]+/")
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
 _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
+# WSL 2's driver mount: the Windows driver serves the GPU there and ships its Linux libraries unversioned
+# (`/usr/lib/wsl/lib/libcuda.so.1.1`).
+_WSL_MOUNT = "/usr/lib/wsl/"
+
+
+def libcuda_versions(text: str) -> list[str]:
+    """The driver versions the libcuda.so.<version> files a text names carry (_LIBCUDA), in order; none where the text
+    shows WSL 2's driver mount (_WSL_MOUNT): a versioned libcuda beside it is a Linux driver package's installed inside
+    WSL, not the Windows driver that runs the GPU (facts/platform.LINUX_DRIVER_LIBRARY, corpus 2250)."""
+    return [] if _WSL_MOUNT in text else [m.group(1) for m in _LIBCUDA.finditer(text)]
 # ollama before 0.1.29 (gpu/gpu.go) names the driver's NVML library it found, `Discovered GPU libraries:
 # [/usr/lib64/libnvidia-ml.so.545.29.06]` (ollama/ollama#1973, corpus 1676), and says `Nvidia GPU detected` once NVML
 # answered through one. NVML answers only from a library of the loaded kernel module's version: another is refused,
@@ -1171,7 +1181,7 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     """
     text = stated_lines(text)
     found = list(dict.fromkeys([*(m.group(1) for m in STATED_DRIVER.finditer(text)),
-                                *(m.group(1) for m in _LIBCUDA.finditer(text))]))
+                                *libcuda_versions(text)]))
     if not found and (apt := installed_flavour(text)) is not None:
         return NvidiaDriver(None, apt[0], f"package: {apt[2]}", package_branch=apt[1])
     said_open = next((line.strip() for line in text.splitlines() if used_open(line)), "")
@@ -1193,7 +1203,7 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     if flavour is None and said_open:
         flavour, evidence = "open", f"stated: {said_open[:200]}"  # the user's words for the module they run
     return NvidiaDriver(found[0], flavour, evidence,
-                        loaded=None if installed and not _LIBCUDA.search(text) else True, smi_version=smi)
+                        loaded=None if installed and not libcuda_versions(text) else True, smi_version=smi)
 
 
 # The nvidia module's row of /proc/modules with the module's own taint letters after its address (`nvidia 34041856 32
@@ -1286,7 +1296,7 @@ def driver_from_engine_log(text: str) -> NvidiaDriver:
         2024/01/13 16:01:14 gpu.go:248: Discovered GPU libraries: [/usr/lib64/libnvidia-ml.so.545.29.06]
         2024/01/13 16:01:14 gpu.go:94: Nvidia GPU detected
     """
-    found = set(_LIBCUDA.findall(text))
+    found = set(libcuda_versions(text))
     if "libnvidia-ml.so." in text and _NVML_ANSWERED.search(text):
         found |= set(_NVML_LIBRARY.findall(text)) - set(_NVML_REFUSED.findall(text))
     refused = _NVML_INIT_REFUSED.findall(text)
