@@ -1534,8 +1534,11 @@ def parse_meminfo(text: str) -> HostMemory:
 # The first driver branch of each CUDA 7 to 13 minor (the toolkit release notes' driver table, GA rows; the Windows
 # branches of the same release are one to two above, so the branch major decides on both). Before CUDA 11 a branch
 # names the release it shipped with: R418 to R435 run 10.1 (nvidia-smi 430.64 prints `CUDA Version: 10.1`), R387 and
-# R390 run 9.1.
-BRANCH_CUDA = ((580, "13.0"), (575, "12.9"), (570, "12.8"), (560, "12.6"), (555, "12.5"), (550, "12.4"),
+# R390 run 9.1. The branches after R580, and R565, by the CUDA their nvidia-smi headers print in the corpus: 565.57.01
+# to 566.24 `CUDA Version: 12.7`, 590.44.01 to 591.86 `13.1`, 595.71.05 to 596.36 `13.2`, 610.57.04's `CUDA UMD
+# Version: 13.3` (corpus 1977).
+BRANCH_CUDA = ((610, "13.3"), (595, "13.2"), (590, "13.1"), (580, "13.0"), (575, "12.9"), (570, "12.8"), (565, "12.7"),
+               (560, "12.6"), (555, "12.5"), (550, "12.4"),
                (545, "12.3"), (535, "12.2"), (530, "12.1"), (525, "12.0"), (520, "11.8"), (515, "11.7"),
                (510, "11.6"), (495, "11.5"), (470, "11.4"), (465, "11.3"), (460, "11.2"), (455, "11.1"), (450, "11.0"),
                (440, "10.2"), (418, "10.1"), (410, "10.0"), (396, "9.2"), (387, "9.1"), (384, "9.0"), (367, "8.0"),
