@@ -523,7 +523,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     toolkit in use, so an older runtime under it is fine (ok, the message says why). A newer runtime of the same
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
-    (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
+    (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named, and so is
+    the driver's CUDA nvidia-smi reported beside ollama shown, the driver's version not (its header copied under a
+    branch, `Driver Version: 552.xx` over `CUDA Version: 12.4`; a list's `CUDA 12.4 reported by nvidia-smi`).
     An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason, and so is ollama
     shown otherwise (a `docker ps` row, its own journal or log lines, its own `ollama ps` table, the user's words, its
     client typed at a prompt: `$ ./ollama ps`).
@@ -658,6 +660,12 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     minor = _ngc_minor_compat(cuda_runtime, driver)
     if minor is not None:
         return minor
+    shown_ollama = ollama_release(docker_containers, ollama_shown) or (
+        ("", "ollama (its release not read)") if engines_shown is not None and engines_shown.named == "ollama" else None)
+    if driver is None and not has_torch and shown_ollama is not None and cuda_toolkit is not None \
+            and cuda_toolkit.header and release(cuda_toolkit.version, 2) >= OLLAMA_RUNNER_BY_DRIVER:
+        # The driver's CUDA as nvidia-smi reported it, its version not shown: ollama picks its runner from that CUDA.
+        return _ollama_image(shown_ollama, "", cuda_toolkit.version)
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
@@ -1187,11 +1195,12 @@ def ollama_release(containers: DockerContainers | None, client: OllamaShown | No
 def _ollama_image(shown: tuple[str, str], driver: str, driver_cuda: str | None) -> Outcome:
     """DRV-CUDA-COMPAT from an ollama image beside the driver: under a driver for CUDA 12.1 or newer every release
     picks a runner the driver runs (OLLAMA_RUNNER_BY_DRIVER), whatever its tag; below it, from 0.9.3 its runners need
-    CUDA 12.1."""
+    CUDA 12.1. `driver` is "" where only the driver's CUDA is shown (nvidia-smi's figure, CudaToolkit.header)."""
     ollama, image = shown
-    actual = {"driver": driver, "driver_cuda": driver_cuda, "ollama": ollama or None}
+    actual = {"driver": driver or None, "driver_cuda": driver_cuda, "ollama": ollama or None}
     if driver_cuda is not None and release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER:
-        return ok(f"driver {driver} supports CUDA {driver_cuda}: {image} picks the runner this driver runs (ollama "
+        who = f"driver {driver}" if driver else "the driver (nvidia-smi's figure; its version not shown)"
+        return ok(f"{who} supports CUDA {driver_cuda}: {image} picks the runner this driver runs (ollama "
                   "chooses its CUDA runner from the driver's CUDA: v12 below a CUDA 13 driver, v13 from it)",
                   actual=actual)
     if not ollama or release(ollama) < OLLAMA_WITHOUT_V11:

@@ -1322,8 +1322,10 @@ STATED_CUDA = re.compile(r"^\W*CUDA(?:/cuDNN)?(?: Version ?:| ?:|\s)\s*`?(\d+\.\
 # drivier-version 430.64  cuda 10.0`, corpus 2230; `Ubuntu 22.04, driver 535.54.03, CUDA 12.2`): the same statement as
 # STATED_CUDA's, the line's last. Not nvidia-smi's header flattened onto one line (`NVIDIA-SMI 535.183.01  Driver
 # Version: 535.183.01   CUDA Version: 12.2`, corpus 1005), whose driver's own field before it makes it the driver's
-# figure, read with the header (stated_cuda_item).
-STATED_CUDA_ITEM = re.compile(r"(?:\S\s{2,}|,\s*)CUDA(?: Version)?(?:\s*:\s*|\s+)v?(\d+\.\d+)(?:\.\d+)?\s*$", re.IGNORECASE)
+# figure, read with the header (stated_cuda_item). An item the user says nvidia-smi reported (`Driver: 552.x, CUDA 12.4
+# reported by nvidia-smi`, corpus 2256) is the driver's figure, as the header's is (`smi`: CudaToolkit.header).
+STATED_CUDA_ITEM = re.compile(r"(?:\S\s{2,}|,\s*)CUDA(?: Version)?(?:\s*:\s*|\s+)v?(\d+\.\d+)(?:\.\d+)?"
+                              r"(?P<smi>\s+(?:as\s+)?(?:reported|shown|printed) by nvidia-smi)?\s*$", re.IGNORECASE)
 _SMI_DRIVER_FIELD = re.compile(r"\bDriver Version:\s*\d{3}\.", re.IGNORECASE)
 
 
@@ -1346,7 +1348,7 @@ class CudaToolkit(Sourced):
     `stated` marks a list's bare CUDA line (`CUDA Version: X.Y`, `cuda: 12.3`: STATED_CUDA), read only where no toolkit
     line is shown: a CUDA the paste names, which may be nvidia-smi's figure for the driver rather than a toolkit.
     `header` marks a stated line that is the nvidia-smi header copied one field a line (under its `Driver Version:`
-    line): the driver's highest CUDA, never the runtime."""
+    line), or an item the user says nvidia-smi reported: the driver's highest CUDA, never the runtime."""
 
     version: str = ""
     line: str = ""
@@ -1387,7 +1389,8 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     found = {(m.group(1) or m.group(2)): line.strip() for line in text.splitlines() for m in [STATED_TOOLKIT.search(line)]
              if m}
     lines = text.splitlines()
-    stated = {m.group(1): (line.strip(), i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
+    stated = {m.group(1): (line.strip(), (i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
+                           or (m.re is STATED_CUDA_ITEM and bool(m.group("smi"))))
               for i, line in enumerate(lines) for m in [STATED_CUDA.search(line) or stated_cuda_item(line)] if m}
     if not found and len(stated) == 1:
         (version, (line, header)), = stated.items()
