@@ -81,3 +81,26 @@ def test_modelled_nccl_warn_of_a_call_newer_than_the_driver(tmp_path: Path) -> N
     r = paste_checks(tmp_path, "cudaDriverVersion 12080\nNCCL version 2.25.1+cuda12.8\n" + line,
                      "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "issue"
+
+
+def test_corpus_2260_nccl_of_cuda_11_beside_a_blackwell_gpu_torch_names_is_the_issue() -> None:
+    # pytorch/pytorch#152077: NCCL 2.14.3+cuda11.8 under cudaDriverVersion 12080, torch warning that the GeForce RTX 5090
+    # (sm_120) is not compatible with it: a CUDA 11 build has no Blackwell code, whatever the driver runs.
+    status, message = _compat("2260")
+    assert status == "issue", message
+    assert "CUDA 11.x build" in message and "NVIDIA GeForce RTX 5090" in message and "12.8" in message
+
+
+def test_modelled_nccl_of_cuda_12_beside_a_blackwell_gpu_says_nothing_of_its_minor(tmp_path: Path) -> None:
+    # Modelled: 2260's log with a CUDA 12 NCCL (torch's cu12x wheels ship `+cuda12.2` whichever minor torch has; corpus
+    # 2265 runs one on RTX 5090s): the two versions decide, as without the GPU.
+    text = body("2260").replace("+cuda11.8", "+cuda12.2")
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "Blackwell" not in r.message, r.message
+
+
+def test_modelled_blackwell_in_the_users_words_only_is_not_listed(tmp_path: Path) -> None:
+    # Modelled: 2260's NCCL lines and the user's words naming the RTX 5090, without torch's warning: no program lists it.
+    text = body("2260").split("### Versions")[0]
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "Blackwell" not in r.message, r.message

@@ -10,7 +10,7 @@ import pytest
 
 from corpus import CAPTURES_DIR, capture_checks, paste_checks
 from stackaudit.errors import InputError
-from stackaudit.facts.cuda_ran import ran_in_lines
+from stackaudit.facts.cuda_ran import hf_torch_cuda, ran_in_lines, torch_answered
 from stackaudit.facts.gpus import parse_torch_oom
 
 FM = "DRV-FABRIC-MANAGER"
@@ -343,3 +343,35 @@ def test_a_tensor_printed_by_torchs_rocm_build_is_not_cuda_at_work(tmp_path: Pat
                "tensor([1., 2.], device='cuda:0')\n")
     assert paste_checks(tmp_path, session.format(version="2.1.0+cu121"), COMPAT)[COMPAT].status == "ok"
     assert paste_checks(tmp_path, session.format(version="2.1.0+rocm5.6"), COMPAT)[COMPAT].status == "unknown"
+
+
+# Modelled on huggingface/accelerate#2942's `accelerate env` (corpus 2266), cut before its nvidia-smi table.
+HF_ENV = ("- `Accelerate` version: 0.32.1\n- Platform: Linux-6.2.0-1014-aws-x86_64-with-glibc2.35\n"
+          "- Python version: 3.12.2\n- PyTorch version (GPU?): {torch} ({answer})\n- System RAM: 186.70 GB\n")
+
+
+def test_a_hugging_face_env_report_whose_cuda_torch_answered_true_is_cuda_at_work(tmp_path: Path) -> None:
+    # torch.cuda.is_available() of a CUDA wheel counts the devices cudaGetDeviceCount found through the NVIDIA driver.
+    r = paste_checks(tmp_path, HF_ENV.format(torch="2.3.1+cu121", answer="True"), COMPAT)[COMPAT]
+    assert r.status == "ok" and "Hugging Face environment report" in r.message, r.message
+    newer = HF_ENV.format(torch="2.6.0+cu124", answer="CUDA").replace("(GPU?)", "(accelerator?)")
+    assert paste_checks(tmp_path, newer, COMPAT)[COMPAT].status == "ok"  # transformers-cli env's form
+
+
+def test_a_hugging_face_env_report_of_rocms_torch_is_not_cudas() -> None:
+    # ROCm's torch answers torch.cuda.is_available() for HIP's devices.
+    line = "- PyTorch version (GPU?): 2.4.0+rocm6.1 (True)"
+    assert not hf_torch_cuda(line) and torch_answered(HF_ENV.format(torch="2.4.0+rocm6.1", answer="True")
+                                                      .splitlines()) is None
+    assert torch_answered(HF_ENV.format(torch="2.3.1+cu121", answer="True").splitlines()) is not None
+
+
+@pytest.mark.parametrize(("torch", "answer"), [
+    ("2.3.1", "True"),  # no label: the build is not named
+    ("2.3.1+cu121", "False"),  # CUDA did not start
+    ("2.3.1+cpu", "False"),
+])
+def test_a_hugging_face_env_report_of_no_cuda_torch_at_work_says_nothing(tmp_path: Path, torch: str,
+                                                                          answer: str) -> None:
+    r = paste_checks(tmp_path, HF_ENV.format(torch=torch, answer=answer), COMPAT)[COMPAT]
+    assert r.status == "unknown", r.message

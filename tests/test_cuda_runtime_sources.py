@@ -140,3 +140,34 @@ def test_a_missing_driver_symbol_outside_libcuda_proves_nothing(tmp_path: Path) 
     # Its driver line is modelled.
     unlinked = ("./xmrig: symbol lookup error: /root/xmrig/xmrig-cuda/libxmrig-cuda.so: undefined symbol: cuInit\n")
     assert paste_checks(tmp_path, SMI_450 + unlinked, COMPAT)[COMPAT].status != "issue"
+
+
+# Hugging Face's environment reports: torch's version with torch.cuda.is_available()'s answer, or the accelerator
+# found, after it (facts/python_env.HF_AVAILABLE). The corpus holds one (2266, `accelerate env`); the others are
+# modelled on the reports' sources (huggingface/accelerate src/accelerate/commands/env.py, huggingface/transformers
+# src/transformers/commands/env.py), and say so.
+HF_TORCH_LINES = [
+    ("- PyTorch version (GPU?): 2.3.1+cu121 (True)", "2.3.1+cu121", "12.1"),  # corpus 2266, verbatim
+    ("- PyTorch version (accelerator?): 2.6.0+cu124 (CUDA)", "2.6.0+cu124", "12.4"),  # modelled: transformers-cli env
+    ("- PyTorch version (GPU?): 2.1.0+cu118 (False)", "2.1.0+cu118", "11.8"),  # modelled: CUDA unavailable
+]
+
+
+@pytest.mark.parametrize(("line", "version", "cuda"), HF_TORCH_LINES)
+def test_hugging_face_env_reports_name_torch_and_its_cuda(line: str, version: str, cuda: str) -> None:
+    env = python_env_from_stated_versions(line + "\n").environments[0]
+    assert env.version("torch") == version and env.torch_cuda == cuda
+
+
+def test_hugging_face_env_lines_of_other_frameworks_name_no_torch() -> None:
+    # Modelled on transformers-cli env: TensorFlow's line and a torch not installed name no torch build.
+    for line in ("- Tensorflow version (GPU?): 2.15.0 (True)", "- PyTorch version (GPU?): not installed (NA)"):
+        with pytest.raises(ParseError):
+            python_env_from_stated_versions(line + "\n")
+
+
+def test_2266_accelerate_env_torch_under_a_newer_driver_is_ok() -> None:
+    # huggingface/accelerate#2942: `accelerate env`'s torch 2.3.1+cu121 beside nvidia-smi's driver 555.42.06 (CUDA 12.5).
+    result = capture_checks("2266", COMPAT)[COMPAT]
+    assert result.status == "ok", result.message
+    assert "torch's CUDA 12.1" in result.message and "555.42.06" in result.message

@@ -81,6 +81,15 @@ def test_a_cuda_ending_a_line_of_items_is_the_stated_cuda() -> None:
     assert stated_cuda_item("I use cuda 12.2") is None
 
 
+def test_a_cuda_item_nvidia_smi_reported_is_the_drivers_figure() -> None:
+    # Corpus 2256 (ollama/ollama#16957): the user says nvidia-smi reported it, so it is the driver's CUDA (header).
+    toolkit = fact(pasted(body("2256")), "cuda_toolkit")
+    assert (toolkit.version, toolkit.stated, toolkit.header) == ("12.4", True, True)
+    # Modelled: the same item without nvidia-smi named stays the user's CUDA, which may be the one in use.
+    plain = fact(pasted("OS: Windows 11\nDriver: 552.x, CUDA 12.4\n"), "cuda_toolkit")
+    assert (plain.version, plain.header) == ("12.4", False)
+
+
 def test_corpus_2230_the_users_cuda_10_0_under_driver_430_is_ok() -> None:
     # Both readers: the CUDA 10.0 the user names (lines 3, 7) is at or below driver 430.64's CUDA 10.1 (line 16).
     status, message = _compat("2230")

@@ -13,6 +13,7 @@ modelled where marked.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from corpus import body, capture_checks, paste_checks
@@ -132,3 +133,35 @@ def test_stated_cuda_forms() -> None:
                  "| NVIDIA-SMI 535.183.01   Driver Version: 535.183.01   CUDA Version: 12.2     |",
                  "CUDA 12.8 is installed but vLLM fails", "CUDA_VERSION=12.4"):
         assert STATED_CUDA.search(line) is None, line
+
+
+# nvidia-smi's header, old and new (`KMD Version:` / `CUDA UMD Version:` from R610, corpus 1977).
+_HEADER = re.compile(r"(?:Driver|KMD) Version: (\d{3}\.\d+(?:\.\d+)?) +CUDA (?:UMD )?Version: (\d+\.\d+)")
+
+
+def test_no_corpus_header_shows_less_than_its_branchs_cuda() -> None:
+    # The branch table's rows after R580 (and R565) come from the corpus's headers; a row above what a header of its
+    # branch prints would be wrong (a header may print more: the forward-compatibility package's CUDA).
+    from corpus import CAPTURES_DIR
+    from stackaudit.facts.nvidia import cuda_of_branch
+    from stackaudit.versions import release
+
+    seen = {(m.group(1), m.group(2)) for path in CAPTURES_DIR.glob("*.txt") for m in _HEADER.finditer(path.read_text())}
+    below = [(d, c) for d, c in seen if release(c, 2) < release(cuda_of_branch(release(d)) or "0", 2)]
+    assert not below
+    assert {cuda_of_branch(release(d)) for d, _ in seen if d.startswith(("610.", "595.", "590.", "565."))} \
+        == {"13.3", "13.2", "13.1", "12.7"}
+
+
+def test_2242_a_list_cuda_at_the_r610_branchs_own_is_ok() -> None:
+    # syv-ai/qwen38-27b-rtx3090#98: `Driver     NVIDIA Open Kernel Module 610.43.02, CUDA 13.3` with vLLM 0.28.0; R610's
+    # own CUDA is 13.3 (corpus 1977's header), so the list's CUDA is the driver's or one it runs (both readers: ok).
+    result = capture_checks("2242", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok" and "13.3" in result.message and "610.43.02" in result.message, result.message
+
+
+def test_modelled_list_cuda_above_the_r595_branch_runs_by_minor_version_compatibility(tmp_path: Path) -> None:
+    # Modelled: 2242's line on an R595 driver, whose own CUDA is 13.2.
+    text = body("2242").replace("610.43.02", "595.71.05")
+    result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "not-an-issue" and "13.2" in result.message, result.message

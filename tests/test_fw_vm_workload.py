@@ -276,3 +276,26 @@ def test_modelled_wsl_log_with_a_linux_library_loaded_is_an_issue(tmp_path: Path
               '/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.14"\n')
     result = paste_checks(tmp_path, loaded + _WSL_ONLY, "FW-VM")["FW-VM"]
     assert result.status == "issue" and "R550" in result.message, result.message
+
+
+def test_2250_a_linux_libcuda_beside_wsls_names_no_driver() -> None:
+    """Corpus 2250 (both readers: DRV-CUDA-COMPAT unknown): under WSL 2 the Windows driver runs the GPU, so the Linux
+    package's libcuda.so.535.183.01 beside WSL's mount names no driver in use (nvidia.libcuda_versions)."""
+    from corpus import body, fact, pasted
+    from stackaudit.engine.collect import Missing
+
+    assert isinstance(fact(pasted(body("2250")), "nvidia_driver"), Missing)
+    result = capture_checks("2250", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "unknown" and "535.183.01" not in result.message, result.message
+
+
+def test_a_linux_libcuda_outside_wsl_still_names_the_driver(tmp_path: Path) -> None:
+    """Corpus 2107 (a Linux host whose ollama names /usr/lib64/libcuda.so.550.144.03) and 2250's Linux line modelled
+    without WSL's: the library's version is the driver's."""
+    from corpus import body, fact, pasted
+
+    assert fact(pasted(body("2107")), "nvidia_driver").version == "550.144.03"
+    line = ('time=2025-03-14T19:04:56.786Z level=INFO source=gpu.go:602 msg="no nvidia devices detected by library '
+            '/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01"\n')
+    assert fact(pasted(line), "nvidia_driver").version == "535.183.01"
+    assert getattr(fact(pasted(line + _WSL_ONLY), "nvidia_driver"), "version", None) is None

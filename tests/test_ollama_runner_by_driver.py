@@ -114,3 +114,30 @@ def test_ollama_journal_line_under_a_cuda_11_driver_stays_open(tmp_path: Path) -
     result = paste_checks(tmp_path, "logs concerned:\n" + OLLAMA_JOURNAL_LINE + "\n" + old,
                           "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status == "unknown", result.message
+
+
+# --- the driver's CUDA nvidia-smi reported, without the driver's version (facts/nvidia.STATED_CUDA_ITEM's `smi`) ------
+
+def test_2256_ollama_beside_the_cuda_nvidia_smi_reported_is_ok() -> None:
+    # ollama/ollama#16957: `Driver: 552.x, CUDA 12.4 reported by nvidia-smi` and `Ollama: 0.30.11` (both readers: ok).
+    result = capture_checks("2256", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok" and "CUDA 12.4" in result.message and "0.30.11" in result.message, result.message
+
+
+# Modelled on 2256's list, with the lines the rule turns on varied.
+_LIST = "OS: Windows 11\nOllama: 0.30.11\nGPUs: NVIDIA Geforce GTX 1080Ti\nDriver: 552.x, {cuda}\n"
+
+
+def test_modelled_the_drivers_cuda_copied_under_a_branch_is_nvidia_smis_too(tmp_path: Path) -> None:
+    # nvidia-smi's header copied one field a line, the driver's version cut to its branch.
+    text = "Ollama: 0.30.11\nDriver Version: 552.xx\nCUDA Version: 12.4\n"
+    assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "ok"
+
+
+def test_modelled_a_cuda_item_not_nvidia_smis_or_below_12_1_stays_open(tmp_path: Path) -> None:
+    # A CUDA the user names without nvidia-smi may be the one in use; a driver for CUDA 12.0 runs no 0.30 runner.
+    for cuda in ("CUDA 12.4", "CUDA 12.0 reported by nvidia-smi"):
+        result = paste_checks(tmp_path, _LIST.format(cuda=cuda), "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+        assert result.status == "unknown", (cuda, result.message)
+    ok = paste_checks(tmp_path, _LIST.format(cuda="CUDA 12.4 reported by nvidia-smi"), "DRV-CUDA-COMPAT")
+    assert ok["DRV-CUDA-COMPAT"].status == "ok"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpus import capture_checks, pasted
+from corpus import body, capture_checks, fact, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.symptoms import find_symptoms
 
@@ -38,6 +38,24 @@ def test_torchs_capability_warning_proves_the_arch_missing(text: str) -> None:
 def test_corpus_607_a_compose_log_of_the_warning_is_read_not_refused() -> None:
     """Real: vllm-project/vllm#21633 (corpus 607), the warning behind a compose prefix, refused before."""
     assert capture_checks("607", "RT-TORCH-ARCH")["RT-TORCH-ARCH"].status == "issue"
+
+
+def test_corpus_2260_the_warning_cut_after_the_current_pytorch_is_read() -> None:
+    """Real: pytorch/pytorch#152077 (corpus 2260), the stored copy cut inside the warning's first sentence
+    (`... is not compatible with the current PyTorch ins`): the sentence names the warning, and its GPU is read."""
+    r = capture_checks("2260", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert r.status == "issue" and "sm_120" in r.message, r.message
+    gpus = fact(pasted(body("2260")), "gpus")
+    assert [g.model for g in gpus.listed] == ["NVIDIA GeForce RTX 5090"]
+    cut = XTTS_1.replace("PyTorch installation.", "PyTorch")
+    assert [h.symptom.name for h in find_symptoms(cut.splitlines())] == ["torch-arch-missing"]
+
+
+def test_modelled_another_package_not_compatible_with_pytorch_is_no_warning() -> None:
+    """Modelled: a package's own incompatibility with torch names no GPU capability."""
+    for line in ("torchvision 0.15.2 is not compatible with the current PyTorch installation.",
+                 "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorchLightning"):
+        assert not find_symptoms([line])
 
 
 def test_the_supported_list_alone_proves_nothing() -> None:

@@ -459,12 +459,15 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
-    `PyTorch: 2.8.0+cu128` or the engine image it names, `lmsysorg/sglang:v0.5.12-cu130`), and the GPU
+    `PyTorch: 2.8.0+cu128`, a Hugging Face environment report's `- PyTorch version (GPU?): 2.3.1+cu121 (True)`, or the
+    engine image it names, `lmsysorg/sglang:v0.5.12-cu130`), and the GPU
     architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
     the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
     `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`: an NCCL built for CUDA 11.3 or
     newer under a driver below 11.3 is an issue, minor-version compatibility or not, as NCCL loads the driver API
-    through cudaGetDriverEntryPoint, a CUDA 11.3 call, and holds its floor there); where none of these, llama.cpp's
+    through cudaGetDriverEntryPoint, a CUDA 11.3 call, and holds its floor there; an NCCL built for CUDA 11, which
+    ships in torch's CUDA 11 wheels, beside a Blackwell GPU a program lists (torch's capability warning, nvidia-smi) is
+    an issue: no CUDA 11 build has Blackwell code); where none of these, llama.cpp's
     own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`), or of the memory it
     read of one (its `device_info:` list, `- CUDA0 : NAME (15838 MiB, 15000 MiB free)`), or its
     `ggml_cuda_init` list of the devices it found with their compute capability: its CUDA runtime ran on the
@@ -491,7 +494,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     request running (`#running-req: 1010, ... gen throughput (token/s): 1397.13`),
     DCGM's nvvs memory test passing on a GPU (`Memory GPU0 ..... PASS`), Triton's CUDA memory pool created on a
     device (`CUDA memory pool is created on device 0 with size 67108864`), and a report's torch initialising CUDA
-    (`Is CUDA available: True`, lmdeploy's `CUDA available: True`) beside its whole driver line or with none shown)
+    (`Is CUDA available: True`, lmdeploy's `CUDA available: True`, a Hugging Face environment report's torch of a CUDA
+    wheel answering `(True)`) beside its whole driver line or with none shown)
     are ok for the runtime that ran: one too new for the driver fails at its first call (error 35). A refused start
     in the same source (35, 802, 803, 804) wins.
     A CUDA error that the driver cannot JIT the program's PTX (`cudaErrorUnsupportedPtxVersion`) is an issue whatever
@@ -519,7 +523,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     toolkit in use, so an older runtime under it is fine (ok, the message says why). A newer runtime of the same
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
-    (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
+    (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named, and so is
+    the driver's CUDA nvidia-smi reported beside ollama shown, the driver's version not (its header copied under a
+    branch, `Driver Version: 552.xx` over `CUDA Version: 12.4`; a list's `CUDA 12.4 reported by nvidia-smi`).
     An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason, and so is ollama
     shown otherwise (a `docker ps` row, its own journal or log lines, its own `ollama ps` table, the user's words, its
     client typed at a prompt: `$ ./ollama ps`).
@@ -607,7 +613,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         return over_subjects(_ollama_runner(ollama_cuda, log_date), [f"GPU {i}" for i in range(len(ollama_cuda.gpus))],
                              ollama_cuda.device_count, ask="journalctl -u ollama")
     if driver is None and not has_torch and serving_log is not None and serving_log.nccl_cuda and serving_log.driver_cuda:
-        return _nccl_runtime(serving_log)
+        return _nccl_runtime(serving_log, blackwell_listed(nvidia, gpus))
     if driver is None and not has_torch and serving_log is not None and serving_log.driver_cuda and log_date is not None \
             and (dated := _dated_runtimes(log_date.day, log_date.line, release(serving_log.driver_cuda)[0],
                                           f"a driver for CUDA {serving_log.driver_cuda}",
@@ -654,6 +660,12 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     minor = _ngc_minor_compat(cuda_runtime, driver)
     if minor is not None:
         return minor
+    shown_ollama = ollama_release(docker_containers, ollama_shown) or (
+        ("", "ollama (its release not read)") if engines_shown is not None and engines_shown.named == "ollama" else None)
+    if driver is None and not has_torch and shown_ollama is not None and cuda_toolkit is not None \
+            and cuda_toolkit.header and release(cuda_toolkit.version, 2) >= OLLAMA_RUNNER_BY_DRIVER:
+        # The driver's CUDA as nvidia-smi reported it, its version not shown: ollama picks its runner from that CUDA.
+        return _ollama_image(shown_ollama, "", cuda_toolkit.version)
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
@@ -672,7 +684,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         if floor and dv < floor:
             below.append(f"torch built for CUDA {cuda} ({source}) needs driver >= "
                          f"{_floor_text(floor)}; this is {driver}")
-        if blackwell and cv and cv < (12, 8):
+        if blackwell and cv and cv < BLACKWELL_CUDA:
             problems.append(f"torch built for CUDA {cuda} ({source}) has no Blackwell kernels (needs CUDA >= 12.8)")
     if below and shown and allowed is not False and not problems:
         return not_an_issue("; ".join(below) + " by minor-version compatibility, but " + "; ".join(shown)
@@ -1020,12 +1032,37 @@ def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: 
 NCCL_DRIVER_API_CUDA = (11, 3)
 
 
-def _nccl_runtime(log: ServingLog) -> Outcome:
+# The first CUDA whose toolkit builds for Blackwell (sm_100, sm_120: CUDA 12.8's release notes): torch built with an
+# older one carries no Blackwell kernels (its wheels' arch lists end at sm_90, with no PTX of it to JIT), so they do
+# not run there.
+BLACKWELL_CUDA = (12, 8)
+
+
+def blackwell_listed(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> list[str]:
+    """The names of the Blackwell GPUs a program lists in the source (nvidia-smi's rows, torch's capability warning,
+    any GPU inventory source but the user's words), once each."""
+    names = [g.name or "" for g in (nvidia.gpus if nvidia is not None else ()) if is_blackwell(g)]
+    names += [r.model for r in (gpus.listed if gpus is not None else ()) if architecture_of(r.model) == "Blackwell"]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def _nccl_runtime(log: ServingLog, blackwell: Sequence[str] = ()) -> Outcome:
     """DRV-CUDA-COMPAT from NCCL's init lines: the CUDA NCCL was built for against the driver's, which NCCL read
-    from the driver (cudaDriverGetVersion); NCCL got that far, so the question left is the two versions."""
+    from the driver (cudaDriverGetVersion); NCCL got that far, so the question left is the two versions.
+    NCCL's build names the CUDA major of the program it ships in (torch's cu118 wheels bring NCCL's CUDA 11 build, its
+    cu12x ones the CUDA 12 build, `+cuda12.2` whichever minor torch has): one of a major before Blackwell's first CUDA
+    (12.8) beside a Blackwell GPU a program lists (`blackwell`) shows a program built for a CUDA that has no code for
+    it, the check's torch below 12.8 on Blackwell (an issue). A CUDA 12 build says nothing of the program's minor."""
     said = (f"NCCL built for CUDA {log.nccl_cuda} under a driver that supports CUDA {log.driver_cuda} "
             f"(NCCL's cudaDriverVersion)")
     built, driver = release(log.nccl_cuda, 2), release(log.driver_cuda, 2)
+    if blackwell and built[:1] < BLACKWELL_CUDA[:1]:
+        need = ".".join(map(str, BLACKWELL_CUDA))
+        return issue(f"{said}: the program ships a CUDA {built[0]}.x build (its NCCL's), and no CUDA {built[0]} "
+                     f"toolkit builds for Blackwell GPUs ({blackwell[0]}), which need torch and NCCL built with CUDA "
+                     f"{need} or newer",
+                     actual={"driver_cuda": log.driver_cuda, "nccl_cuda": log.nccl_cuda, "blackwell": list(blackwell)},
+                     expected=f"NCCL (and torch) built for CUDA {need} or newer", evidence=list(log.cuda_lines))
     if built[:1] == driver[:1] and built >= NCCL_DRIVER_API_CUDA > driver:
         # Minor-version compatibility starts the newer runtime; NCCL built for CUDA 11.3 or newer then loads the
         # driver API through cudaGetDriverEntryPoint, a CUDA 11.3 call, and holds its own floor there (src/misc/
@@ -1158,11 +1195,12 @@ def ollama_release(containers: DockerContainers | None, client: OllamaShown | No
 def _ollama_image(shown: tuple[str, str], driver: str, driver_cuda: str | None) -> Outcome:
     """DRV-CUDA-COMPAT from an ollama image beside the driver: under a driver for CUDA 12.1 or newer every release
     picks a runner the driver runs (OLLAMA_RUNNER_BY_DRIVER), whatever its tag; below it, from 0.9.3 its runners need
-    CUDA 12.1."""
+    CUDA 12.1. `driver` is "" where only the driver's CUDA is shown (nvidia-smi's figure, CudaToolkit.header)."""
     ollama, image = shown
-    actual = {"driver": driver, "driver_cuda": driver_cuda, "ollama": ollama or None}
+    actual = {"driver": driver or None, "driver_cuda": driver_cuda, "ollama": ollama or None}
     if driver_cuda is not None and release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER:
-        return ok(f"driver {driver} supports CUDA {driver_cuda}: {image} picks the runner this driver runs (ollama "
+        who = f"driver {driver}" if driver else "the driver (nvidia-smi's figure; its version not shown)"
+        return ok(f"{who} supports CUDA {driver_cuda}: {image} picks the runner this driver runs (ollama "
                   "chooses its CUDA runner from the driver's CUDA: v12 below a CUDA 13 driver, v13 from it)",
                   actual=actual)
     if not ollama or release(ollama) < OLLAMA_WITHOUT_V11:

@@ -88,6 +88,8 @@ What shows CUDA at work (each with the program whose runtime ran):
   torch.cuda.is_available() is torch's device count above 0, and c10/cuda/CUDAFunctions.cpp device_count_impl
   returns a count only where cudaGetDeviceCount succeeded: on cudaErrorInsufficientDriver (35) it warns that the
   NVIDIA driver is too old and counts 0 (CollectEnv.driver_too_old_cuda reads that warning).
+  So is a Hugging Face environment report's torch of a CUDA wheel answering True (`accelerate env`'s `- PyTorch version
+  (GPU?): 2.3.1+cu121 (True)`, transformers-cli env's `(accelerator?): 2.6.0+cu124 (CUDA)`: hf_torch_cuda; corpus 2266).
   That one is `torch_check`: a check reads it where the report's own lines do not settle the question. Where no
   driver line is shown (a report cut before it, lmdeploy's check_env, which prints none) it proves the runtime ran
   on the driver: both readers of the blind pastes say ok there (corpus 1652, 1770, 1774), and the older files whose
@@ -120,6 +122,7 @@ from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, OLLAMA_GPU, P2P
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, answer_end
+from stackaudit.facts.python_env import STATED_VERSION
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.serving_rate import (
@@ -364,16 +367,30 @@ def _sglang_decoding(line: str) -> Ran | None:
 
 
 def torch_answered(lines: Sequence[str]) -> Ran | None:
-    """A Python session's torch answering True to torch.cuda.is_available() (TORCH_CUDA_QUERY), None where the lines
-    show none, or show torch's ROCm build (TORCH_ROCM), whose answer is HIP's."""
+    """A Python session's torch answering True to torch.cuda.is_available() (TORCH_CUDA_QUERY), or a Hugging Face
+    environment report's torch of a CUDA wheel printing True (hf_torch_cuda); None where the lines show none, or show
+    torch's ROCm build (TORCH_ROCM), whose answer is HIP's."""
     if any(TORCH_ROCM.search(line) for line in lines):
         return None
+    if (hf := next((line.strip() for line in lines if hf_torch_cuda(line)), None)) is not None:
+        return Ran("torch", "torch of a CUDA wheel initialised CUDA where the Hugging Face environment report ran "
+                   "(torch.cuda.is_available() printed True)", hf)
     for i, line in enumerate(lines):
         if "is_available()" in line and (end := answer_end(lines, i, TORCH_CUDA_QUERY)) > i + 1 \
                 and lines[end - 1].strip() == "True":
             return Ran("torch", "torch initialised CUDA in the user's Python (torch.cuda.is_available() printed True)",
                        f"{line.strip()} -> True")
     return None
+
+
+def hf_torch_cuda(line: str) -> bool:
+    """Whether a line is a Hugging Face environment report's torch line (python_env.STATED_VERSION, its HF_AVAILABLE
+    answer) of a CUDA wheel (`+cu121`) whose torch.cuda.is_available() printed True (`accelerate env`, `diffusers-cli
+    env`: `- PyTorch version (GPU?): 2.3.1+cu121 (True)`; `transformers-cli env`: `(accelerator?): 2.6.0+cu124 (CUDA)`).
+    A CUDA wheel counts only CUDA's devices, through cudaGetDeviceCount on the NVIDIA driver; a ROCm wheel
+    (`+rocm6.2`) answers for HIP, and a version without the label names no build."""
+    m = STATED_VERSION.match(line) if "PyTorch version (" in line else None
+    return m is not None and m.group("available") in ("True", "CUDA") and "+cu" in m.group("version")
 
 
 def _from_text(text: str) -> CudaRan:

@@ -1163,10 +1163,12 @@ def gpus_from_ollama_lowest(text: str) -> GpuInventory:
 # (https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py): `NVIDIA GeForce RTX 5090 with CUDA capability
 # sm_120 is not compatible with the current PyTorch installation.`, and older releases' `Found GPU0 NVIDIA GeForce GT
 # 710 which is of cuda capability 3.5.`. torch names each GPU from CUDA's own device list (`get_device_name`).
-# The name alone: at a line's start, after the warning's own label or a Compose service's `vllm-1  | ` prefix.
+# The name alone: at a line's start, after the warning's own label or a Compose service's `vllm-1  | ` prefix. The
+# sentence is the warning's up to `the current PyTorch`, where a paste may cut it (corpus 2260: `... the current PyTorch
+# ins`).
 TORCH_WARNED = re.compile(r"(?:^|UserWarning:|\|)[ \t]*(?P<name>[A-Za-z][\w .()/-]*?) with CUDA capability sm_\d+ is "
                           r"not compatible with "
-                          r"the current PyTorch installation|\bFound GPU(?P<index>\d+) (?P<old>[^\n]+?) which is of "
+                          r"the current PyTorch\b|\bFound GPU(?P<index>\d+) (?P<old>[^\n]+?) which is of "
                           r"cuda capability \d+\.\d+", re.MULTILINE)
 
 

@@ -1069,6 +1069,16 @@ _INSTALLED_PACKAGE = re.compile(r"nvidia-driver-|[ih]i\s|nvidia-[\w-]+/")
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
 _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
+# WSL 2's driver mount: the Windows driver serves the GPU there and ships its Linux libraries unversioned
+# (`/usr/lib/wsl/lib/libcuda.so.1.1`).
+_WSL_MOUNT = "/usr/lib/wsl/"
+
+
+def libcuda_versions(text: str) -> list[str]:
+    """The driver versions the libcuda.so.<version> files a text names carry (_LIBCUDA), in order; none where the text
+    shows WSL 2's driver mount (_WSL_MOUNT): a versioned libcuda beside it is a Linux driver package's installed inside
+    WSL, not the Windows driver that runs the GPU (facts/platform.LINUX_DRIVER_LIBRARY, corpus 2250)."""
+    return [] if _WSL_MOUNT in text else [m.group(1) for m in _LIBCUDA.finditer(text)]
 # ollama before 0.1.29 (gpu/gpu.go) names the driver's NVML library it found, `Discovered GPU libraries:
 # [/usr/lib64/libnvidia-ml.so.545.29.06]` (ollama/ollama#1973, corpus 1676), and says `Nvidia GPU detected` once NVML
 # answered through one. NVML answers only from a library of the loaded kernel module's version: another is refused,
@@ -1173,7 +1183,7 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     """
     text = stated_lines(text)
     found = list(dict.fromkeys([*(m.group(1) for m in STATED_DRIVER.finditer(text)),
-                                *(m.group(1) for m in _LIBCUDA.finditer(text))]))
+                                *libcuda_versions(text)]))
     if not found and (apt := installed_flavour(text)) is not None:
         return NvidiaDriver(None, apt[0], f"package: {apt[2]}", package_branch=apt[1])
     said_open = next((line.strip() for line in text.splitlines() if used_open(line)), "")
@@ -1195,7 +1205,7 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     if flavour is None and said_open:
         flavour, evidence = "open", f"stated: {said_open[:200]}"  # the user's words for the module they run
     return NvidiaDriver(found[0], flavour, evidence,
-                        loaded=None if installed and not _LIBCUDA.search(text) else True, smi_version=smi)
+                        loaded=None if installed and not libcuda_versions(text) else True, smi_version=smi)
 
 
 # The nvidia module's row of /proc/modules with the module's own taint letters after its address (`nvidia 34041856 32
@@ -1288,7 +1298,7 @@ def driver_from_engine_log(text: str) -> NvidiaDriver:
         2024/01/13 16:01:14 gpu.go:248: Discovered GPU libraries: [/usr/lib64/libnvidia-ml.so.545.29.06]
         2024/01/13 16:01:14 gpu.go:94: Nvidia GPU detected
     """
-    found = set(_LIBCUDA.findall(text))
+    found = set(libcuda_versions(text))
     if "libnvidia-ml.so." in text and _NVML_ANSWERED.search(text):
         found |= set(_NVML_LIBRARY.findall(text)) - set(_NVML_REFUSED.findall(text))
     refused = _NVML_INIT_REFUSED.findall(text)
@@ -1314,8 +1324,10 @@ STATED_CUDA = re.compile(r"^\W*CUDA(?:/cuDNN)?(?: Version ?:| ?:|\s)\s*`?(\d+\.\
 # drivier-version 430.64  cuda 10.0`, corpus 2230; `Ubuntu 22.04, driver 535.54.03, CUDA 12.2`): the same statement as
 # STATED_CUDA's, the line's last. Not nvidia-smi's header flattened onto one line (`NVIDIA-SMI 535.183.01  Driver
 # Version: 535.183.01   CUDA Version: 12.2`, corpus 1005), whose driver's own field before it makes it the driver's
-# figure, read with the header (stated_cuda_item).
-STATED_CUDA_ITEM = re.compile(r"(?:\S\s{2,}|,\s*)CUDA(?: Version)?(?:\s*:\s*|\s+)v?(\d+\.\d+)(?:\.\d+)?\s*$", re.IGNORECASE)
+# figure, read with the header (stated_cuda_item). An item the user says nvidia-smi reported (`Driver: 552.x, CUDA 12.4
+# reported by nvidia-smi`, corpus 2256) is the driver's figure, as the header's is (`smi`: CudaToolkit.header).
+STATED_CUDA_ITEM = re.compile(r"(?:\S\s{2,}|,\s*)CUDA(?: Version)?(?:\s*:\s*|\s+)v?(\d+\.\d+)(?:\.\d+)?"
+                              r"(?P<smi>\s+(?:as\s+)?(?:reported|shown|printed) by nvidia-smi)?\s*$", re.IGNORECASE)
 _SMI_DRIVER_FIELD = re.compile(r"\bDriver Version:\s*\d{3}\.", re.IGNORECASE)
 
 
@@ -1338,7 +1350,7 @@ class CudaToolkit(Sourced):
     `stated` marks a list's bare CUDA line (`CUDA Version: X.Y`, `cuda: 12.3`: STATED_CUDA), read only where no toolkit
     line is shown: a CUDA the paste names, which may be nvidia-smi's figure for the driver rather than a toolkit.
     `header` marks a stated line that is the nvidia-smi header copied one field a line (under its `Driver Version:`
-    line): the driver's highest CUDA, never the runtime."""
+    line), or an item the user says nvidia-smi reported: the driver's highest CUDA, never the runtime."""
 
     version: str = ""
     line: str = ""
@@ -1379,7 +1391,8 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     found = {(m.group(1) or m.group(2)): line.strip() for line in text.splitlines() for m in [STATED_TOOLKIT.search(line)]
              if m}
     lines = text.splitlines()
-    stated = {m.group(1): (line.strip(), i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
+    stated = {m.group(1): (line.strip(), (i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
+                           or (m.re is STATED_CUDA_ITEM and bool(m.group("smi"))))
               for i, line in enumerate(lines) for m in [STATED_CUDA.search(line) or stated_cuda_item(line)] if m}
     if not found and len(stated) == 1:
         (version, (line, header)), = stated.items()
@@ -1526,8 +1539,11 @@ def parse_meminfo(text: str) -> HostMemory:
 # The first driver branch of each CUDA 7 to 13 minor (the toolkit release notes' driver table, GA rows; the Windows
 # branches of the same release are one to two above, so the branch major decides on both). Before CUDA 11 a branch
 # names the release it shipped with: R418 to R435 run 10.1 (nvidia-smi 430.64 prints `CUDA Version: 10.1`), R387 and
-# R390 run 9.1.
-BRANCH_CUDA = ((580, "13.0"), (575, "12.9"), (570, "12.8"), (560, "12.6"), (555, "12.5"), (550, "12.4"),
+# R390 run 9.1. The branches after R580, and R565, by the CUDA their nvidia-smi headers print in the corpus: 565.57.01
+# to 566.24 `CUDA Version: 12.7`, 590.44.01 to 591.86 `13.1`, 595.71.05 to 596.36 `13.2`, 610.57.04's `CUDA UMD
+# Version: 13.3` (corpus 1977).
+BRANCH_CUDA = ((610, "13.3"), (595, "13.2"), (590, "13.1"), (580, "13.0"), (575, "12.9"), (570, "12.8"), (565, "12.7"),
+               (560, "12.6"), (555, "12.5"), (550, "12.4"),
                (545, "12.3"), (535, "12.2"), (530, "12.1"), (525, "12.0"), (520, "11.8"), (515, "11.7"),
                (510, "11.6"), (495, "11.5"), (470, "11.4"), (465, "11.3"), (460, "11.2"), (455, "11.1"), (450, "11.0"),
                (440, "10.2"), (418, "10.1"), (410, "10.0"), (396, "9.2"), (387, "9.1"), (384, "9.0"), (367, "8.0"),

@@ -395,7 +395,12 @@ def python_env(ctx: FactContext) -> PythonEnv:
 # corpus 542: the commit after `@` is the build's). A branch's name (`main`) is no release.
 # torch in `pip list` / `pip show`'s padded columns (`torch         2.10.0a0+b4e4ee81d3.nv25.12`, corpus 1735), and an NGC
 # build's version: a pre-release of the next torch with the commit and the NGC release (`.nv25.12`) in its label.
+# Hugging Face's environment reports (`accelerate env`, `transformers-cli env`, `diffusers-cli env`) print torch's version
+# with what torch.cuda.is_available() answered, or the accelerator it found, after it (HF_AVAILABLE): `- PyTorch version
+# (GPU?): 2.3.1+cu121 (True)` (corpus 2266), `- PyTorch version (accelerator?): 2.6.0+cu124 (CUDA)`
+# (huggingface/transformers src/transformers/commands/env.py).
 _TEMPLATE_KEY = r"(?:\s+(?:version|branch or tag|branch|tag))?\**(?:\s*\([^()]{0,60}\))?"
+HF_AVAILABLE = r"\((?P<available>True|False|CUDA|XPU|NPU|HPU|MLU|MUSA|NA)\)"
 STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _TEMPLATE_KEY + r":\**\s*`?v?|"
                             r"\s{2,}(?=\d+\.\d+\.\d+))|"
                             r"(?P<spaced>vLLM|SGLang)\s+v?"
@@ -404,7 +409,7 @@ STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _
                             r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}))"
                             r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
                             r"(?:a\d+)?(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*|\+[0-9a-f]{7,40}\.nv\d{2}\.\d{2})?)`?"
-                            r"(?:@[0-9a-f]{7,40})?\s*$", re.IGNORECASE)
+                            r"(?:@[0-9a-f]{7,40})?(?:\s+" + HF_AVAILABLE + r")?\s*$", re.IGNORECASE)
 # A user's torch check printing torch.version.cuda (`CUDA version: 12.1`, `CUDA Version (PyTorch Built with): 11.8`) beside
 # torch.cuda.is_available() (`CUDA available: True`): the CUDA that torch was built with. A `CUDA version:` line alone may
 # be nvidia-smi's figure copied (facts/nvidia.STATED_CUDA): it is torch's only beside the availability line.

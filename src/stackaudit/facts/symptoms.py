@@ -1066,9 +1066,10 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
     # torch/cuda/__init__.py's _check_capability warns where a GPU's compute capability is in none of the build's
     # arch families (`... with CUDA capability sm_120 is not compatible with the current PyTorch installation.`), then
-    # CUDA kernels fail with "no kernel image is available" (pytorch/pytorch#150733, vllm-project/vllm#21633).
-    Symptom("torch-arch-missing", re.compile(r"with CUDA capability sm_\d+ is not compatible with the current PyTorch "
-                                             r"installation"),
+    # CUDA kernels fail with "no kernel image is available" (pytorch/pytorch#150733, vllm-project/vllm#21633). The
+    # sentence names the warning up to `the current PyTorch`, where a paste may cut it (corpus 2260: `... PyTorch ins`).
+    Symptom("torch-arch-missing", re.compile(r"with CUDA capability sm_\d+ is not compatible with the current "
+                                             r"PyTorch\b"),
         "RT-TORCH-ARCH", "high", TORCH_CAPABILITY_SOURCE,
         "PyTorch found a GPU whose compute capability its build has no kernels for"),
     # A kernel launch that the GPU has no code for (NO_KERNEL_IMAGE), alone in a paste or in an engine's log (vllm#18995
