@@ -1414,11 +1414,14 @@ def _short(bdf: str) -> str:
     references=("https://docs.kernel.org/admin-guide/kernel-parameters.html",),
 )
 def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = None,
-                 cuda_ran: CudaRan | None = None) -> Outcome:
+                 cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: each GPU's BARs (sysfs `resource`, `Region N:` in `lspci -vv`: `<unassigned>`,
     `[disabled]`) and `dmesg` lines about BARs that got no space, or NVRM complaining about them.
     Without the BARs, a CUDA program's run on the GPUs (facts/cuda_ran.py: llama.cpp counting its
     CUDA devices, an engine's memory on them): the driver attached those GPUs, so their BARs are mapped.
+    Without the PCI tree, the kernel log's BAR lines are read for the GPUs another source places (the `gpus` fact: the
+    kernel's own PCI enumeration line of an NVIDIA display controller, `pci 0000:01:00.0: [10de:2204] type 00 class
+    0x030000`, an NVRM line, nvidia-smi): a BAR of such a GPU that got no space is an issue (corpus 2277).
 
     Bad value: an unassigned or disabled 64-bit BAR on a GPU; a kernel or NVRM message that a GPU
     BAR could not be assigned.
@@ -1432,29 +1435,31 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
     """
     ran = cuda_ran.proof() if cuda_ran is not None else None
     if pcie is None:
+        placed = gpus.bdfs if gpus is not None else ()
+        lines = _bar_fail_lines(kernel_log, placed) if kernel_log is not None else []
+        if lines and placed:
+            named = [b for b in placed if any(_short(b) in ln for ln in lines)] or list(placed)
+            return issue(f"the kernel could not map GPU BARs: {len(lines)} kernel/driver line(s) about BAR space on "
+                         f"{', '.join(named)}", actual=lines[:3], expected="every GPU BAR assigned", subjects=named,
+                         evidence=lines[:5])
         if kernel_log is not None and kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:")):
             return unknown("", needs="pcie")
         return _ran_mapped(ran) if ran is not None else unknown("", needs="pcie")
-    gpus = pcie.gpus
-    if not gpus:
+    functions = pcie.gpus
+    if not functions:
         return no_gpu(pcie)
-    bad = {g.bdf: [b.index for b in g.bars if b.unassigned and not b.is_io and b.index < 6] for g in gpus}
+    bad = {g.bdf: [b.index for b in g.bars if b.unassigned and not b.is_io and b.index < 6] for g in functions}
     bad = {k: v for k, v in bad.items() if v}
-    lines: list[str] = []
-    if kernel_log is not None:
-        shorts = {_short(g.bdf): g.bdf for g in gpus}
-        for line in kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:")):
-            if "NVRM" in line or any(s in line for s in shorts):
-                lines.append(line.strip())
+    lines = _bar_fail_lines(kernel_log, [g.bdf for g in functions]) if kernel_log is not None else []
     if bad or lines:
-        subjects = sorted(set(bad) | {g.bdf for g in gpus if any(_short(g.bdf) in ln for ln in lines)})
+        subjects = sorted(set(bad) | {g.bdf for g in functions if any(_short(g.bdf) in ln for ln in lines)})
         # The BARs in the first clause: the report's title is that clause (corpus 735).
         unmapped = "; ".join(f"{b} BAR {', '.join(map(str, v))}" for b, v in bad.items())
         return issue("GPU BARs could not be mapped" + (f" ({unmapped})" if bad else "")
                      + (f"; {len(lines)} kernel/driver line(s) about BAR space" if lines else ""),
-                     actual=bad or lines[:3], expected="every GPU BAR assigned", subjects=subjects or [g.bdf for g in gpus],
-                     evidence=lines[:5])
-    known = [g for g in gpus if g.bars]
+                     actual=bad or lines[:3], expected="every GPU BAR assigned",
+                     subjects=subjects or [g.bdf for g in functions], evidence=lines[:5])
+    known = [g for g in functions if g.bars]
     if not known and kernel_log is None:
         return _ran_mapped(ran) if ran is not None else unknown("the GPUs' BARs are not in the source",
                                                                   hint="paste `lspci -vv` and `dmesg`")
@@ -1462,7 +1467,14 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
         return ok("no BAR assignment failure in the kernel log")
     return over_gpu_functions(pcie, [g.bdf for g in known], ok(
         f"every BAR of {len(known)} GPU(s) is assigned" + ("" if kernel_log is not None else " (kernel log not read)"),
-        subjects=[g.bdf for g in known]), [g.bdf for g in gpus if not g.bars])
+        subjects=[g.bdf for g in known]), [g.bdf for g in functions if not g.bars])
+
+
+def _bar_fail_lines(kernel_log: KernelLog, bdfs: Sequence[str]) -> list[str]:
+    """The kernel log's lines about BAR space (_BAR_FAIL) of one of these GPUs (logs drop the PCI domain), or NVRM's."""
+    shorts = {_short(b) for b in bdfs}
+    return [line.strip() for line in kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:"))
+            if "NVRM" in line or any(s in line for s in shorts)]
 
 
 def _ran_mapped(ran: Ran) -> Outcome:

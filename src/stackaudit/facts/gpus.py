@@ -119,7 +119,7 @@ JAX_TITLE = "JAX's device list"
 TF_TITLE = "TensorFlow's GPU device log"
 # CUDA lists the devices CUDA_VISIBLE_DEVICES leaves it, which a pasted output does not show.
 CUDA_LIST = "CUDA's device list, which CUDA_VISIBLE_DEVICES may narrow"
-KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
+KERNEL_LOG_TITLE = "the kernel log's NVRM and PCI enumeration lines"
 NVLINK_TITLE = "`nvidia-smi nvlink -s`"
 NVSMI_LIST_TITLE = NVSMI_LIST.title
 NVC_INFO_TITLE = NVC_INFO.title
@@ -2355,19 +2355,36 @@ def gpus_from_user_words(text: str) -> GpuInventory:
     return parse_user_gpus(text)
 
 
+# The kernel's PCI enumeration line of a function (drivers/pci/probe.c pci_setup_device: `pci 0000:01:00.0: [10de:2204]
+# type 00 class 0x030000`, newer kernels adding the port type, `PCIe Legacy Endpoint`): an NVIDIA display (0x0300) or
+# 3D (0x0302) controller, its PCI device id naming the model through the GPU table (corpus 2277, an RTX 3090's 2204).
+# Its audio (0x0403) and USB (0x0c03) functions and an NVSwitch (0x0680) are no GPU.
+KERNEL_PCI_GPU = re.compile(rf"\bpci ({BDF}): \[10de:([0-9a-fA-F]{{4}})\] type 0[01] class 0x030[02][0-9a-fA-F]{{2}}\b")
+
+
+def kernel_pci_gpus(lines: Sequence[str]) -> dict[str, str]:
+    """The NVIDIA GPU functions the kernel's PCI enumeration lines show (KERNEL_PCI_GPU): BDF -> PCI device id."""
+    return {normalize_bdf(m.group(1)) or m.group(1).lower(): m.group(2).lower()
+            for line in lines if "[10de:" in line and (m := KERNEL_PCI_GPU.search(line))}
+
+
 @provider("gpus", GpuInventory, rank=60, title=KERNEL_LOG_TITLE)
 def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
     """GPUs the driver names in the kernel log (Xid and fallen-off-the-bus lines, `NVRM: GPU 0000:13:00.0: ...` lines
-    such as RmInitAdapter's failure, corpus 656): BDFs, no count."""
+    such as RmInitAdapter's failure, corpus 656), and the NVIDIA GPU functions the kernel's PCI enumeration lines show
+    (kernel_pci_gpus), each named by the GPU table's row for its PCI device id (corpus 2277): BDFs, no count."""
     from stackaudit.facts.gpu_events import GpuEvents, nvrm_gpu_bdfs
     from stackaudit.facts.system import KernelLog
 
-    events = ctx.fact("gpu_events", GpuEvents)
+    events = ctx.optional("gpu_events", GpuEvents)
     log = ctx.optional("kernel_log", KernelLog)
-    bdfs = sorted({e.bdf for e in events.events if e.bdf} | set(nvrm_gpu_bdfs(log.lines) if log is not None else ()))
+    enumerated = kernel_pci_gpus(log.grep(r"\[10de:", needles=("[10de:",))) if log is not None else {}
+    bdfs = sorted({e.bdf for e in (events.events if events is not None else ()) if e.bdf}
+                  | set(nvrm_gpu_bdfs(log.lines) if log is not None else ()) | set(enumerated))
     if not bdfs:
         raise FactUnavailable("the kernel log names no GPU")
-    return GpuInventory(gpus=tuple(GpuRecord(None, b, "", None, (KERNEL_LOG_TITLE,)) for b in bdfs))
+    return GpuInventory(gpus=tuple(GpuRecord(None, b, _row_of_device(enumerated.get(b, "")), None, (KERNEL_LOG_TITLE,))
+                                   for b in bdfs))
 
 
 
