@@ -393,6 +393,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("nvlink-xid-cause", re.compile(rf"caused by previous Xid {_NVLINK_XID}\b"),
         "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE,
         "the driver stopped a channel because of an earlier NVLink error Xid"),
+    # The CUDA runtime's cudaErrorNvlinkUncorrectable (220), as cudaGetErrorString words it and PyTorch prints it
+    # (`RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution`, pytorch/pytorch#58155 on
+    # four GPUs; TensorRT-LLM's executor on rank 6 of a B200 HGX, corpus 2271): the work a CUDA context ran met a link
+    # error the hardware could not correct, and the context is lost with it.
+    Symptom("cuda-nvlink-uncorrectable", re.compile(r"\buncorrectable NVLink error detected during the execution\b|"
+                                                    r"\bcudaErrorNvlinkUncorrectable\b|\bCUDA_ERROR_NVLINK_UNCORRECTABLE\b"),
+        "DRV-NVLINK-HEALTH", "high", CUDA_ERRORS,
+        "CUDA stopped the program on an uncorrectable NVLink error (cudaErrorNvlinkUncorrectable, 220): an NVLink "
+        "between the GPUs failed under the workload", faults_gpu=True),
     # Xid 94: an uncorrectable ECC error the GPU contained (the process using the memory is stopped; a reset
     # remaps the row); 48 (double-bit ECC) and 95 (uncontained ECC) take the whole GPU down.
     Symptom("ecc-xid-contained", re.compile(rf"{_XID_AT}94\b"),
@@ -1529,7 +1538,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
            "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
-           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op")
+           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op",
+           "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
