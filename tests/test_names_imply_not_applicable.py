@@ -276,3 +276,26 @@ def test_an_enumerated_function_that_is_no_gpu_names_none(tmp_path: Path) -> Non
     intel = ENUMERATED.replace("[10de:2204]", "[8086:56a0]")
     assert paste_checks(tmp_path, intel, MIG)[MIG].status == "unknown"
     assert paste_checks(tmp_path, ENUMERATED, MIG)[MIG].status == "not-applicable"
+
+
+# skypilot-org/skypilot#253 (gmittal, "Fix A100 default instance type on GCP"): its tested launches, verbatim.
+SKYPILOT_253 = """\
+sky gpunode -c t1 --cloud gcp --gpus A100
+sky gpunode -c t2 --cloud gcp --gpus A100:8
+"""
+
+
+def test_a_launchers_accelerator_request_states_the_gpus_2246(tmp_path: Path) -> None:
+    """SkyPilot's `--gpus <model>:<count>` asks the cloud for a machine with those GPUs, where the job then runs (corpus
+    2246: `--gpus T4:4` on Azure; T4s have no MIG). A request of a model with MIG leaves MIG open; Docker's own
+    `--gpus` values name no model."""
+    line = "» sky launch compose_example.yaml -c dbg --cloud azure --cpus 2+ --down --gpus T4:4"
+    assert stated_gpus(line) == [(4, "T4")]
+    result = capture_checks("2246", MIG)[MIG]
+    assert result.status == "not-applicable" and "T4" in result.message, result.message
+    assert stated_gpus(SKYPILOT_253.splitlines()[1]) == [(8, "A100")]
+    assert stated_gpus("  accelerators: {L4:1}") == [(1, "L4")]
+    assert paste_checks(tmp_path, SKYPILOT_253, MIG)[MIG].status == "unknown"
+    for docker in ("docker run --gpus all nvidia/cuda nvidia-smi", "docker run --gpus 2 img",
+                   "docker run --gpus '\"device=0,1\"' img", "docker run --gpus device=1 img"):
+        assert stated_gpus(docker) == [], docker

@@ -1929,10 +1929,16 @@ _COUNT_WORDS = {"dual": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 
 
 # One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.
+# A cloud launcher's accelerator request, `<model>:<count>` (the count 1 where left out): SkyPilot's `sky launch --gpus
+# T4:4` (corpus 2246) and its task YAML's `accelerators: A100:8`, dstack's `--gpu A100:2`. The launcher provisions a
+# machine with those GPUs and runs the job there. Docker's own `--gpus` takes `all`, a count or `device=...`, which
+# name no model of the GPU table.
+_LAUNCH_SPEC = re.compile(r"(?:(?<![\w-])--gpus?[= ]|\baccelerators:[ \t]*\{?[ \t]*)['\"]?([A-Za-z][\w-]{0,30})"
+                          r"(?::([1-9]\d?))?['\"]?(?=[\s,}]|$)")
 _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|(?<![\w.:+-])(?:an?|one|a\s+single)\s+NVIDIA\s|[x×*]\s*[1-9]\d?(?![\w.])"
                             r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|(?<![\w.:+-])[1-9]\d?cards?\b|(?<![\w.:+-])[1-9]\d?\s+NVIDIA\s|DGX|"
-                            + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern + "|" + _COUNT_BRAND.pattern,
-                            re.I)
+                            + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern + "|" + _COUNT_BRAND.pattern + "|"
+                            + _LAUNCH_SPEC.pattern, re.I)
 
 
 def stated_gpus(line: str) -> list[tuple[int, str]]:
@@ -1951,6 +1957,9 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
     for pattern, count, model, plain in DGX_SYSTEMS:
         for m in pattern.finditer(line):
             said.append((count, model.format(m.group(1)) if m.re.groups and m.group(1) else plain))
+    for m in _LAUNCH_SPEC.finditer(line):
+        if model := _model_in([m.group(1)]):
+            said.append((int(m.group(2) or 1), model))
     for rx in (_COUNT_BEFORE, _MODEL_FIRST):
         for m in rx.finditer(line):
             model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
