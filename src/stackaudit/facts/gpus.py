@@ -1859,12 +1859,15 @@ def _count_model_memory(line: str) -> list[tuple[int, str]]:
 # NVIDIA DGX systems, each built with one set of GPUs (the user guides' hardware overviews):
 # https://docs.nvidia.com/dgx/dgxa100-user-guide/introduction-to-dgxa100.html (8 A100 SXM4, 40 or 80 GB),
 # https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (8 H100 or H200 SXM),
-# https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (8 B200).
+# https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (8 B200),
+# https://docs.nvidia.com/dgx/dgx-spark/hardware.html (one GB10 Grace Blackwell superchip: its one integrated GPU, named
+# `NVIDIA GB10` by nvidia-smi and CUDA).
 DGX_SYSTEMS = (
     (re.compile(r"\bDGX[- ]?A100(?:[\s-]+(40|80)\s?GB)?\b", re.I), 8, "A100 SXM4 {}GB", "A100"),
     (re.compile(r"\bDGX[- ]?H100\b", re.I), 8, "H100 SXM", "H100 SXM"),
     (re.compile(r"\bDGX[- ]?H200\b", re.I), 8, "H200 SXM", "H200 SXM"),
     (re.compile(r"\bDGX[- ]?B200\b", re.I), 8, "B200", "B200"),
+    (re.compile(r"\bDGX[- ]?Spark\b", re.I), 1, "NVIDIA GB10", "NVIDIA GB10"),
 )
 
 
