@@ -310,6 +310,8 @@ class PlatformWords:
     fails: bool = False  # the statement says the GPU (nvidia-smi, CUDA) fails in that WSL VM
 
 
+# A line that names no negation or comparison (`not`, `instead`, `than`, `vs`): it states this machine.
+_NO_CONTRAST = r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)"
 # Statements, not mentions: VM threads compare with bare metal ("25% of baremetal speed", NVIDIA/nccl#2171; "the
 # same as BareMetal environment", NVIDIA/nccl#1464) and maintainers ask ("Are you running inside a VM ?",
 # NVIDIA/nccl#428), so a row needs a negated VM, or "bare metal" as the label of a machine the line names.
@@ -334,17 +336,26 @@ PLATFORM_WORDS: tuple[PlatformWords, ...] = (
                   "microsoft", wsl=True, fails=True),
     # WSL 2 runs Linux, and the GPU it is handed (GPU-PV), in a Hyper-V utility VM; WSL 1 has no GPU. A line that
     # names WSL 2 beside a negation or a comparison states nothing of this machine.
-    PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b).*\bWSL\s?2\b",
+    PlatformWords(_NO_CONTRAST + r".*\bWSL\s?2\b",
                   "WSL 2 (a Hyper-V utility VM)", "microsoft", wsl=True),
     # A guest the user names by its kind (`doesn't work in both confidential VM and normal VM`, corpus 1098): a VM
     # the driver runs in, not one compared with (the negation lookbehinds keep `not in a guest VM` out).
     PlatformWords(r"(?<!not )(?<!n't )\b(?:in|inside|on)\s+(?:both\s+|a\s+|the\s+|my\s+|our\s+)?"
                   r"(?:confidential|normal|guest|pass-?through)\s+VMs?\b", "a virtual machine in the user's words",
                   "vm"),
+    # Bottlerocket's variants are named for the platform each image is built for (https://bottlerocket.dev/en/os/
+    # latest/#/concepts/variants/): `aws-k8s-1.32-nvidia` and `aws-ecs-2` boot on EC2 (a Nitro VM unless a `.metal`
+    # type, as for EC2 in PLATFORM_NAMES; corpus 2280), `vmware-k8s-1.30` in a VMware guest, `metal-k8s-1.29` on bare
+    # metal.
+    PlatformWords(_NO_CONTRAST + r"(?!.*\.metal\b).*(?<![\w-])aws-(?:k8s-\d+\.\d+|ecs-\d+|dev)\b",
+                  "a Bottlerocket variant built for EC2 (aws-*)", "amazon"),
+    PlatformWords(_NO_CONTRAST + r".*(?<![\w-])vmware-(?:k8s-\d+\.\d+|dev)\b",
+                  "a Bottlerocket variant built for VMware guests (vmware-*)", "vmware"),
+    PlatformWords(_NO_CONTRAST + r".*(?<![\w-])metal-(?:k8s-\d+\.\d+|dev)\b",
+                  "a Bottlerocket variant built for bare metal (metal-*)"),
     # Kaggle's notebooks run on Google Cloud VMs (its T4 x2 accelerator is two T4s of one VM). The machine, not a
     # Kaggle dataset, guide or competition: `on Kaggle`, `Kaggle environment`, `Kaggle Notebooks`.
-    PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)"
-                  r"(?:.*\b(?:on|in)\s+(?:the\s+)?kaggle\b(?!['’]?s?\s+(?:datasets?|competitions?|api|guides?|hub)\b)"
+    PlatformWords(_NO_CONTRAST + r"(?:.*\b(?:on|in)\s+(?:the\s+)?kaggle\b(?!['’]?s?\s+(?:datasets?|competitions?|api|guides?|hub)\b)"
                   r"|.*\bkaggle\s+(?:notebooks?|kernels?|environment|sessions?|vms?|machines?)\b)",
                   "a Kaggle notebook (a Google Cloud VM)", "google"),
 )
@@ -397,7 +408,7 @@ PLATFORM_NAMES = (
 # mi100-llm-testing#7; `I want to launch one VM with one GPU each`, keylase/nvidia-patch#251).
 # A line that names bare metal (`an EC2 c5.metal instance`, `bare-metal EC2 instance`) states no VM either.
 _PLANNED = r"\b(?:plan\w*|will|going\s+to|wants?|wanted|would|could|should|consider\w*|if|whether|wonder\w*)\b"
-_STATED = (rf"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)(?!.*{_PLANNED})"
+_STATED = (rf"{_NO_CONTRAST}(?!.*{_PLANNED})"
            r"(?!.*metal\b)")
 _GUEST = r"(?:VMs?|virtual\s+machines?|guests?)"
 _ARTICLE = r"(?:an?\s+|the\s+|my\s+|our\s+)?"
