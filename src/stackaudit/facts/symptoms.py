@@ -205,6 +205,9 @@ CTK_HOOK_STUCK = re.compile(r"^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+\S+\s+\S+\s
 # (NVIDIA/nvidia-docker#895, #921, #912; docker/for-linux#846 `driver >= 410`; lmb-freiburg/netdef-docker#6
 # `driver < 385`) was reached only after the `cuda>=` alternative failed: the same refusal.
 CTK_CUDA_REQUIREMENT = re.compile(r"\bunsatisfied condition: (?:cuda ?>= ?\d|brand ?= ?tesla\b|driver ?[<>]=? ?\d{3})")
+# The CUDA runtime's cudaErrorNvlinkUncorrectable (220), in cudaGetErrorString's words or by its enum's names.
+CUDA_NVLINK_UNCORRECTABLE = re.compile(r"\buncorrectable NVLink error detected during the execution\b|"
+                                       r"\bcudaErrorNvlinkUncorrectable\b|\bCUDA_ERROR_NVLINK_UNCORRECTABLE\b")
 # The persistence daemon's documentation: it keeps the GPUs initialised while no client holds them.
 PERSISTENCED_DOC = "https://docs.nvidia.com/deploy/driver-persistence/index.html"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
@@ -397,8 +400,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # (`RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution`, pytorch/pytorch#58155 on
     # four GPUs; TensorRT-LLM's executor on rank 6 of a B200 HGX, corpus 2271): the work a CUDA context ran met a link
     # error the hardware could not correct, and the context is lost with it.
-    Symptom("cuda-nvlink-uncorrectable", re.compile(r"\buncorrectable NVLink error detected during the execution\b|"
-                                                    r"\bcudaErrorNvlinkUncorrectable\b|\bCUDA_ERROR_NVLINK_UNCORRECTABLE\b"),
+    Symptom("cuda-nvlink-uncorrectable", CUDA_NVLINK_UNCORRECTABLE,
         "DRV-NVLINK-HEALTH", "high", CUDA_ERRORS,
         "CUDA stopped the program on an uncorrectable NVLink error (cudaErrorNvlinkUncorrectable, 220): an NVLink "
         "between the GPUs failed under the workload", faults_gpu=True),
