@@ -153,6 +153,14 @@ def cloud_hostname(name: str) -> CloudHostname | None:
     return next((row for row in CLOUD_HOSTNAMES if re.fullmatch(row.pattern, name.strip(), re.I)), None)
 
 
+# The name Windows setup gives a PC it installs (`DESKTOP-` and seven letters and digits, an OEM laptop's `LAPTOP-` and
+# eight), which WSL 2 takes as its Linux host name. Alone it says no VM: a Linux host may be named so by hand, and the
+# blind readings of an NCCL log on `DESKTOP-VMBL43V` leave it open (corpus 1246). Beside a GPU that sysfs shows no PCI
+# path for (NCCL's `Could not find real path of /sys/class/pci_bus/...`) it is WSL 2, which hands Linux the GPU through
+# the Windows driver's paravirtual device without a PCI tree (corpus 2269); a cloud VM's missing path stays open (1236).
+WINDOWS_MACHINE_NAME = re.compile(r"DESKTOP-[A-Z0-9]{7}|LAPTOP-[A-Z0-9]{8}")
+
+
 @dataclass(frozen=True)
 class CloudInstance:
     """A cloud provider's name for a virtual machine size: naming it says the host is that provider's VM."""
@@ -1129,8 +1137,21 @@ def _machine(ctx: FactContext) -> Virtualization:
     named = cloud_hostname(host_name.name) if host_name is not None else None
     if host_name is not None and named is not None:
         return Virtualization(named.vm, f"host name {host_name.name}: {named.what}")
+    if host_name is not None and WINDOWS_MACHINE_NAME.fullmatch(host_name.name) and _gpu_off_sysfs(ctx):
+        return Virtualization(WSL_KERNEL.vm, f"host name {host_name.name}, a Windows machine's, on a Linux NCCL that "
+                              f"finds no PCI path in sysfs for its GPU: {WSL_KERNEL.what}", wsl=True)
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
+
+
+def _gpu_off_sysfs(ctx: FactContext) -> str:
+    """The log's line where NCCL found no sysfs path for a GPU's PCI bus id (the nccl-topology-path symptom: a bus id
+    NCCL read, not its unread `fffffff`), "" where none does."""
+    from stackaudit.facts.symptoms import LogSymptoms
+
+    symptoms = ctx.optional("log_symptoms", LogSymptoms)
+    return next((h.line for h in (symptoms.hits if symptoms is not None else ())
+                 if h.symptom.name == "nccl-topology-path" and "/fffffff" not in h.line), "")
 
 
 # What a Python report prints of a Windows host, by its key. torch's collect_env prints `OS: Microsoft Windows 11 Pro`:
