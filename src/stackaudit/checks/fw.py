@@ -49,7 +49,7 @@ from stackaudit.facts.platform import (
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import AR_NO_P2P, NcclConfig, ServingLog
 from stackaudit.facts.shown_commands import ListingGreps
-from stackaudit.facts.symptoms import IOMMU_SAID_OFF, LogSymptoms
+from stackaudit.facts.symptoms import IOMMU_SAID_OFF, NCCL_PCI_PATH_UNREAD
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology, StatedIommu
 from stackaudit.facts.topology import P2pMatrix, TopoMatrix
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
@@ -247,7 +247,7 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
        p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None,
        pcie: PcieFacts | None = None, engines_shown: EnginesShown | None = None,
        engine_commands: EngineCommands | None = None, gpu_p2p: P2pMatrix | None = None,
-       peer_refusals: PeerRefusals | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+       peer_refusals: PeerRefusals | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
     WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's; in `nvidia-smi -q`,
@@ -298,9 +298,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     driver inside the guest (`nvidia-smi topo -p2p r` answering NS or another refusal for every pair, corpus 1503 on an
     EC2 g6.48xlarge; a program's record of cudaDeviceCanAccessPeer saying no, facts/peer_access.py, corpus 1629's
     TensorRT-LLM under WSL 2): the guest's GPUs then have no peer path, and tensor parallelism's all-reduce goes
-    through host memory; WSL 2 whose NCCL finds no sysfs PCI path for the GPU (the nccl-topology-path symptom): WSL
-    hands Linux the GPU without the PCI tree, where that NCCL cannot build its topology and fails its init (corpus
-    2269); WSL 2 (its kernel, the nvidia-smi header's Linux
+    through host memory; WSL 2 whose NCCL log warns that it finds no sysfs PCI path for the GPU (`Could not find
+    real path of /sys/class/pci_bus/...`): WSL hands Linux the GPU without the PCI tree, where that NCCL cannot build
+    its topology and fails its init (corpus 2269); WSL 2 (its kernel, the nvidia-smi header's Linux
     library over the Windows driver, the user's words) with two or more GPUs: WSL's GPU paravirtualisation hands
     Linux each GPU through the Windows driver, without the PCIe topology or NVLink (microsoft/WSL#6587) of a Linux
     host, so NCCL between them goes through host memory, where multi-GPU NCCL under WSL 2 fails or crawls; WSL 2
@@ -424,8 +424,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                          fix=advice("Inside WSL 2, remove the Linux NVIDIA driver packages (`sudo apt purge "
                                     "'nvidia-*'`, keeping the CUDA toolkit), so that /usr/lib/wsl/lib's libraries "
                                     "serve; update the driver on Windows", cost="runtime"))
-        unread = [h.line for h in (log_symptoms.hits if log_symptoms is not None else ())
-                  if h.symptom.name == "nccl-topology-path"]
+        unread = [line for line in (serving_log.nccl_warnings if serving_log is not None else ())
+                  if NCCL_PCI_PATH_UNREAD.search(line)]
         if unread:
             # Both readers of corpus 2269: the VM costs the workload its NCCL, whose init fails on the missing PCI tree.
             return issue(f"WSL 2 ({virtualization.source}): NCCL found no PCI path in sysfs for the GPU (\"{unread[0]}\"): "

@@ -173,6 +173,7 @@ TRTLLM_PEER_PY_REFUSED = re.compile(r"\bCan't enable access between nodes \d+ an
 NCCL_INIT_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/init.cc"
 # NCCL's topology reader: getPciPath resolves a device's sysfs path, WARN "Could not find real path of" where it fails.
 NCCL_XML_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/graph/xml.cc"
+NCCL_PCI_PATH_UNREAD = re.compile(r"NCCL WARN Could not find real path of /sys/class/pci_bus/")
 # UCC's shared-memory team: the root creates a System V segment (shmget) and the other ranks attach it by its id
 # (shmat); shmat answers EINVAL ("Invalid argument") for an id that does not exist in the caller's IPC namespace
 # (shmat(2)), the case of ranks in containers with their own IPC namespaces on one host (openucx/ucc#1009).
@@ -1383,7 +1384,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # (NCCL_XML_SOURCE): init stops before any channel is built. A VM, WSL or container whose /sys does not show the
     # device, or a bus id NCCL misread (`fffffff:ffff`), leaves the host's topology unreadable to NCCL (NVIDIA/nccl#368,
     # corpus 1236; #573: "NCCL cannot find its PCI topology in /sys/class/.. That's a problem", the maintainer).
-    Symptom("nccl-topology-path", re.compile(r"NCCL WARN Could not find real path of /sys/class/pci_bus/"),
+    Symptom("nccl-topology-path", NCCL_PCI_PATH_UNREAD,
         "IC-TOPO-READ", "high", NCCL_XML_SOURCE,
         "NCCL could not read the host's PCI topology: a device's path under /sys/class/pci_bus does not resolve, so "
         "its topology detection fails and the communicator's init returns a system error before any channel is "
