@@ -72,3 +72,16 @@ def test_vllms_first_stats_format_predates_cuda_graphs(tmp_path: Path) -> None:
              "1.4 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.1%, CPU KV cache "
              "usage: 0.0%.\n")  # tenstorrent/vllm#64 (bgoelTT)
     assert paste_checks(tmp_path, later, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "unknown"
+
+
+def test_trtllm_warming_a_second_batch_sizes_graph_up_finished_the_first_2271(tmp_path: Path) -> None:
+    """TensorRT-LLM's PyTorch backend logs `Run generation only CUDA graph warmup for batch size=N` before each size's
+    capture (`Run generation-only ...` in later releases): a second size's line says the first one's finished (corpus
+    2271, sizes 170 to 167; both readers ok). One size alone only began (modelled)."""
+    r = capture_checks("2271", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert r.status == "ok" and "captured" in r.message, r.message
+    one = "[05/30/2025-23:49:42] [TRT-LLM] [I] Run generation-only CUDA graph warmup for batch size=4, draft_len=0\n"
+    status, message = _graphs(tmp_path, one)
+    assert status == "unknown" and "before the capture finished" in message, message
+    two = one + one.replace("size=4", "size=2")
+    assert _graphs(tmp_path, two)[0] == "ok"

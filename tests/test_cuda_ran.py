@@ -375,3 +375,19 @@ def test_a_hugging_face_env_report_of_no_cuda_torch_at_work_says_nothing(tmp_pat
                                                                           answer: str) -> None:
     r = paste_checks(tmp_path, HF_ENV.format(torch=torch, answer=answer), COMPAT)[COMPAT]
     assert r.status == "unknown", r.message
+
+
+def test_cudas_nvlink_error_is_work_run_across_gpus_2271(tmp_path: Path) -> None:
+    """CUDA's uncorrectable NVLink error (220) is of work the runtime ran across NVLink, after its context started:
+    corpus 2271's B200 HGX (the user's `GPU: B200 HGX`) ran CUDA, which an NVSwitch board refuses (802) until Fabric
+    Manager has set the fabric up (both readers: ok). The error alone names no GPU: two of the model named at least."""
+    from stackaudit.facts.symptoms import CUDA_NVLINK_UNCORRECTABLE
+
+    [ran] = ran_in_lines(["  what():  CUDA error: uncorrectable NVLink error detected during the execution"])
+    assert ran.peers and not ran.models and CUDA_NVLINK_UNCORRECTABLE.search(ran.line)
+    r = capture_checks("2271", FM)[FM]
+    assert r.status == "ok" and "two at least" in r.message and "error 802" in r.message, r.message
+    # Modelled: the same error beside a model of a PCIe card (an A100 PCIe's bridge), or no model at all.
+    line = "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution\n"
+    assert paste_checks(tmp_path, "- GPU: A100 PCIe 80GB\n" + line, FM)[FM].status != "ok"
+    assert paste_checks(tmp_path, line, FM)[FM].status == "unknown"

@@ -263,3 +263,28 @@ def test_a_managed_kubernetes_service_not_in_use_states_no_vm(line: str) -> None
     from stackaudit.facts.platform import platform_words
 
     assert platform_words(line) is None, line
+
+
+# Modelled on corpus 2269's lines (chungyiweng/humannerf#87) on a Linux host named by hand: the same warning.
+NAMED_LINUX_HOST = """\
+gpu-box:1582:1582 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>
+NCCL version 2.7.8+cuda10.2
+gpu-box:1582:1705 [0] graph/xml.cc:332 NCCL WARN Could not find real path of /sys/class/pci_bus/0000:01/../../0000:01:00.0
+gpu-box:1582:1705 [0] NCCL INFO graph/xml.cc:469 -> 2
+"""
+
+
+def test_a_windows_machine_name_beside_a_gpu_off_sysfs_is_wsl_2269(tmp_path: Path) -> None:
+    """Corpus 2269: NCCL on `DESKTOP-KQ38CGS` finds no sysfs path for its GPU: WSL 2, which hands Linux the GPU without
+    its PCI tree, and where this NCCL fails its init (both readers: issue). The name alone (corpus 1246), the missing
+    path on a host named otherwise (modelled) or on a cloud VM (corpus 1236, its bus id unread) say no VM."""
+    from stackaudit.facts.platform import WINDOWS_MACHINE_NAME
+
+    r = capture_checks("2269", "FW-VM")["FW-VM"]
+    assert r.status == "issue" and "WSL 2" in r.message and "Could not find real path" in r.message, r.message
+    assert WINDOWS_MACHINE_NAME.fullmatch("LAPTOP-UDGOEVA7") and not WINDOWS_MACHINE_NAME.fullmatch("desktop-pc")
+    for capture in ("1246", "1236"):
+        assert capture_checks(capture, "FW-VM")["FW-VM"].status == "unknown", capture
+    assert paste_checks(tmp_path, NAMED_LINUX_HOST, "FW-VM")["FW-VM"].status == "unknown"
+    wsl = NAMED_LINUX_HOST.replace("gpu-box", "DESKTOP-KQ38CGS")
+    assert paste_checks(tmp_path, wsl, "FW-VM")["FW-VM"].status == "issue"

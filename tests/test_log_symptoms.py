@@ -427,6 +427,31 @@ def test_other_nvls_failures_and_other_401s_are_not_the_nvls_row() -> None:
     assert find_symptoms([other]) == ()
 
 
+# easybuilders/easybuild-easyconfigs#13237 (branfosj, PyTorch's test_c10d_nccl on four GPUs): CUDA's error 220 as
+# std::terminate prints torch's exception.
+EASYBUILD_13237 = """\
+terminate called after throwing an instance of 'c10::CUDAError'
+  what():  CUDA error: uncorrectable NVLink error detected during the execution
+"""
+
+
+def test_cuda_uncorrectable_nvlink_error_proves_nvlink_health_2271() -> None:
+    # Corpus 2271 (NVIDIA/TensorRT-LLM#4816): the executor on rank 6 of a B200 HGX fails with CUDA's error 220.
+    status, message = _capture("2271", "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert status == "issue" and "Failed to initialize executor on rank 6" in message and "220" in message
+    status, _, evidence = _run(EASYBUILD_13237, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert status == "issue" and "uncorrectable NVLink error" in evidence[0]
+
+
+def test_nvlink_words_without_cudas_error_prove_nothing() -> None:
+    # Corpus 1225 (pytorch/pytorch#58155): the error is in the thread's title only; its NCCL P2P lines prove nothing.
+    assert _capture("1225", "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"][0] == "unknown"
+    # Modelled: NVLink's error counters at zero and a question about the error name no failure.
+    lines = ["GPU 0: NVIDIA GB300", "\t Link 0: Replay Errors: 0", "\t Link 0: CRC Errors: 0",
+             "Is an uncorrectable NVLink error a hardware fault?"]
+    assert find_symptoms(lines) == ()
+
+
 # --- the GPUs a proving line is about -----------------------------------------------------------
 
 def test_the_gpus_named_are_each_lines_first_name_of_its_gpu() -> None:

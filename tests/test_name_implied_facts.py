@@ -309,9 +309,27 @@ def test_a_report_of_baseboard_models_leaves_fabric_manager_unknown(capture: str
     ("NVIDIA GB300", True), ("Tesla V100-SXM2-32GB", False), ("Tesla V100-SXM3-32GB", True),
     # A Kepler card predates NVLink, so no NVSwitch (gputable.PRE_NVLINK); a name nothing knows stays open.
     ("Tesla K40c", False), ("NVIDIA Accelerator X9", None),
+    # The DGX Spark's GB10, an integrated GPU beside its CPU (gputable.INTEGRATED_GPUS); GB200 is a rack's tray.
+    ("NVIDIA GB10", False), ("NVIDIA GB200", True),
 ])
 def test_on_nvswitch_from_the_row_else_the_family(name: str, switch: bool | None) -> None:
     assert on_nvswitch(name) is switch
+
+
+def test_a_dgx_spark_is_one_gb10_on_no_nvswitch_2279_1462(tmp_path: Path) -> None:
+    """`DGX Spark` names its one GB10 (corpus 2279: the user's words; both readers say Fabric Manager is not
+    applicable); CUDA's own GB10 (corpus 1462: nccl-tests' rank lines on two Sparks) needs no Fabric Manager either.
+    A DGX B200 names eight B200 on an NVSwitch board, and a Spark that is not a DGX names no GPU."""
+    from stackaudit.facts.gpus import stated_gpus
+
+    assert stated_gpus("**GPU confirmed working on the DGX Spark with the open kernel modules**") == [(1, "NVIDIA GB10")]
+    for capture in ("2279", "1462"):
+        r = capture_checks(capture, "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+        assert r.status == "not-applicable" and "NVIDIA GB10" in r.message, (capture, r.message)
+    assert stated_gpus("We run Spark on a DGX B200") == [(8, "B200")]
+    assert stated_gpus("Apache Spark 3.5 on 2 executors") == []
+    r = paste_checks(tmp_path, "We run this on a DGX B200.\n", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+    assert r.status != "not-applicable", r.message
 
 
 # --- RT-TORCH-ARCH: an official wheel's arch list against the GPUs' compute capability ----------------

@@ -241,3 +241,61 @@ def test_a_node_selector_naming_no_model_without_mig_stays_open(tmp_path: Path, 
     text = K8S_DOCS_P100_POD.replace("accelerator: nvidia-tesla-p100", selector).replace(
         "nvidia.com/gpu: 1", f"nvidia.com/gpu: {limit}")
     assert paste_checks(tmp_path, text, MIG)[MIG].status == "unknown", selector
+
+
+# A kernel log's PCI enumeration lines (corpus 2277, HeyMeco/Rockchip-pcie-devices#2), modelled around its GPU line.
+ENUMERATED = """\
+dmesg | grep 0000:01:00
+[    2.819204] pci 0000:01:00.0: [10de:2204] type 00 class 0x030000 PCIe Legacy Endpoint
+[    2.819246] pci 0000:01:00.0: BAR 0 [mem 0x00000000-0x00ffffff]
+[    2.820334] pci 0000:01:00.0: vgaarb: VGA device added: decodes=io+mem,owns=none,locks=none
+[    2.821204] pci 0000:01:00.1: [10de:1aef] type 00 class 0x040300 PCIe Legacy Endpoint
+"""
+
+
+def test_the_kernels_pci_enumeration_line_names_the_gpu_2277() -> None:
+    """The kernel's own line for a function it found (`pci 0000:01:00.0: [10de:2204] type 00 class 0x030000`) is an
+    NVIDIA display controller at that address, its device id read by the GPU table (2204: the RTX 3090, no MIG)."""
+    from corpus import body
+    from stackaudit.facts.gpus import kernel_pci_gpus
+
+    assert kernel_pci_gpus(body("2277").splitlines()) == {"0000:01:00.0": "2204"}
+    assert by_pci_device_id("2204") is not None and by_pci_device_id("2204").name == "RTX 3090"
+    result = capture_checks("2277", MIG)[MIG]
+    assert result.status == "not-applicable" and "RTX 3090" in result.message, result.message
+
+
+def test_an_enumerated_function_that_is_no_gpu_names_none(tmp_path: Path) -> None:
+    """The GPU's audio function (class 0x0403), another vendor's display controller and an id the GPU table lacks
+    name no model without MIG: MEM-MIG stays open."""
+    from stackaudit.facts.gpus import kernel_pci_gpus
+
+    audio = "\n".join(line for line in ENUMERATED.splitlines() if "0000:01:00.0" not in line) + "\n"
+    assert kernel_pci_gpus(audio.splitlines()) == {}
+    assert paste_checks(tmp_path, audio, MIG)[MIG].status == "unknown"
+    intel = ENUMERATED.replace("[10de:2204]", "[8086:56a0]")
+    assert paste_checks(tmp_path, intel, MIG)[MIG].status == "unknown"
+    assert paste_checks(tmp_path, ENUMERATED, MIG)[MIG].status == "not-applicable"
+
+
+# skypilot-org/skypilot#253 (gmittal, "Fix A100 default instance type on GCP"): its tested launches, verbatim.
+SKYPILOT_253 = """\
+sky gpunode -c t1 --cloud gcp --gpus A100
+sky gpunode -c t2 --cloud gcp --gpus A100:8
+"""
+
+
+def test_a_launchers_accelerator_request_states_the_gpus_2246(tmp_path: Path) -> None:
+    """SkyPilot's `--gpus <model>:<count>` asks the cloud for a machine with those GPUs, where the job then runs (corpus
+    2246: `--gpus T4:4` on Azure; T4s have no MIG). A request of a model with MIG leaves MIG open; Docker's own
+    `--gpus` values name no model."""
+    line = "» sky launch compose_example.yaml -c dbg --cloud azure --cpus 2+ --down --gpus T4:4"
+    assert stated_gpus(line) == [(4, "T4")]
+    result = capture_checks("2246", MIG)[MIG]
+    assert result.status == "not-applicable" and "T4" in result.message, result.message
+    assert stated_gpus(SKYPILOT_253.splitlines()[1]) == [(8, "A100")]
+    assert stated_gpus("  accelerators: {L4:1}") == [(1, "L4")]
+    assert paste_checks(tmp_path, SKYPILOT_253, MIG)[MIG].status == "unknown"
+    for docker in ("docker run --gpus all nvidia/cuda nvidia-smi", "docker run --gpus 2 img",
+                   "docker run --gpus '\"device=0,1\"' img", "docker run --gpus device=1 img"):
+        assert stated_gpus(docker) == [], docker

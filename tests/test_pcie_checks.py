@@ -263,6 +263,22 @@ def test_above4g_unassigned_bar_or_kernel_message_is_an_issue() -> None:
     assert run_checks(_host(_devs()), ["FW-ABOVE4G-MMIO"])["FW-ABOVE4G-MMIO"].status == "ok"
 
 
+def test_above4g_from_the_kernel_log_alone_reads_the_gpus_it_enumerates_2277() -> None:
+    """Without the PCI tree, the kernel log's BAR lines count for a GPU the log's own enumeration line places (corpus
+    2277: an RTX 3090 on an RK3588 whose 64-bit BARs 1 and 3 got no space); a line of another function does not."""
+    from corpus import capture_result
+
+    r = capture_result("2277", "FW-ABOVE4G-MMIO")
+    assert r.status == "issue" and r.subjects == ("0000:01:00.0",) and "can't assign; no space" in r.evidence[0]
+    gpu = "[    2.8] pci 0000:01:00.0: [10de:2204] type 00 class 0x030000 PCIe Legacy Endpoint\n"
+    nic = "[    2.9] pci 0000:02:00.0: BAR 0 [mem size 0x00800000 64bit pref]: can't assign; no space\n"
+    r = run_checks(_pasted(gpu + nic), ["FW-ABOVE4G-MMIO"])["FW-ABOVE4G-MMIO"]
+    assert r.status == "unknown", r.message
+    bar = nic.replace("0000:02:00.0", "0000:01:00.0")
+    assert run_checks(_pasted(gpu + bar), ["FW-ABOVE4G-MMIO"])["FW-ABOVE4G-MMIO"].status == "issue"
+    assert run_checks(_pasted(bar), ["FW-ABOVE4G-MMIO"])["FW-ABOVE4G-MMIO"].status == "unknown"
+
+
 def test_aer_fatal_is_high_correctable_only_ok_and_xid79() -> None:
     fatal = AER_FATAL_ZERO.replace("CmpltTO 0", "CmpltTO 2").replace("TOTAL_ERR_FATAL 0", "TOTAL_ERR_FATAL 2")
     r = run_checks(_host(_devs(gpu_extra={"aer_dev_fatal": fatal})), ["FW-AER-ERRORS"])["FW-AER-ERRORS"]

@@ -133,3 +133,34 @@ def test_a_proxmox_guest_stated_so_with_two_gpus_stays_open(tmp_path: Path) -> N
     text = "Also a Proxmox host with 2x RTX 3090 passed into a Ubuntu 24.04 VM.\n"
     result = paste_checks(tmp_path, text, VM)[VM]
     assert result.status == "unknown" and "virtual machine (kvm)" in result.message, result.message
+
+
+@pytest.mark.parametrize(("line", "vm"), [
+    # Real: bottlerocket-os/bottlerocket-kernel-kit#456 (corpus 2280), the PR's testing notes.
+    ("  - Built kit and `aws-k8s-1.32-nvidia` variant (kernel 6.1).", "amazon"),
+    # Modelled on Bottlerocket's variant names (https://bottlerocket.dev/en/os/latest/#/concepts/variants/).
+    ("Nodes run the aws-ecs-2-nvidia variant", "amazon"),
+    ("We boot vmware-k8s-1.30 on our vSphere cluster", "vmware"),
+    ("The rack runs metal-k8s-1.29", "none"),
+])
+def test_a_bottlerocket_variant_names_its_platform(line: str, vm: str) -> None:
+    words = platform_words(line)
+    assert words is not None and words.vm == vm and "Bottlerocket" in words.what, line
+
+
+@pytest.mark.parametrize("line", [
+    "Switched from aws-k8s-1.30 to metal-k8s-1.30 instead",  # a comparison: which one runs is not stated
+    "aws-k8s-1.32-nvidia on a g4dn.metal",  # an EC2 bare-metal type
+    "Installed the aws-k8s-cni plugin",  # no variant: a component's name
+])
+def test_other_words_of_a_variant_state_no_vm(line: str) -> None:
+    words = platform_words(line)
+    assert words is None or "Bottlerocket" not in words.what, line
+
+
+def test_2280_an_ec2_variant_with_its_one_gpu_shown_loses_nothing() -> None:
+    """Corpus 2280: Bottlerocket's aws-k8s variant (an EC2 instance) and nvidia-smi's table cut after GPU 0: one GPU
+    shown, no pair whose P2P the VM could hide (both readers: not an issue, 1 GPU shown)."""
+    r = capture_checks("2280", VM)[VM]
+    assert r.status == "not-an-issue" and "amazon" in r.message, r.message
+    assert r.coverage is not None and r.coverage.shown == ("GPU 0 (0000:33:00.0)",) and r.coverage.at_least

@@ -286,7 +286,8 @@ def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
     """Whether a GPU model may sit on an NVSwitch fabric: its table row's NVLink kind (a cut name's rows', where they
     agree), else its product family's
     NVLink expectation ("all-pairs" baseboards, "trays" racks), else False for a Jetson (jetson_gpu: the module's
-    name or the one CUDA and nvidia-smi give its GPU, `Orin (nvgpu)`), a TITAN card
+    name or the one CUDA and nvidia-smi give its GPU, `Orin (nvgpu)`), another SoC's integrated GPU (integrated_gpu:
+    the DGX Spark's GB10), a TITAN card
     (DESKTOP_CARD), a name whose model words imply no NVLink (nvlink_links_of) or a compute capability no NVSwitch board carries (NO_NVSWITCH_CAPABILITIES); None for a name
     none of them knows.
 
@@ -303,10 +304,11 @@ def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
     family = family_of(name, table)
     if family is not None:
         return family.nvlink in ("all-pairs", "trays")
-    # A Jetson module's integrated GPU, a TITAN desktop card, a name whose model words imply an architecture before
-    # NVLink, or a capability no NVSwitch board carries.
-    if jetson_gpu(name) or DESKTOP_CARD.search(name) or capability_of(name) in NO_NVSWITCH_CAPABILITIES \
-            or nvlink_links_of(name, table) == 0:
+    # A Jetson module's integrated GPU or another SoC's (INTEGRATED_GPUS: the DGX Spark's GB10, one GPU beside its CPU),
+    # a TITAN desktop card, a name whose model words imply an architecture before NVLink, or a capability no NVSwitch
+    # board carries.
+    if jetson_gpu(name) or integrated_gpu(name) or DESKTOP_CARD.search(name) \
+            or capability_of(name) in NO_NVSWITCH_CAPABILITIES or nvlink_links_of(name, table) == 0:
         return False
     return None
 

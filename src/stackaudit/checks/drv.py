@@ -264,9 +264,12 @@ _RUNS_ON = {"TensorRT-LLM": ("trtllm",), "torch": ("vllm", "sglang", "trtllm")}
 def _run_models(proof: Ran, gpus: GpuInventory | None, parallelism: Parallelism | None) -> tuple[list[str], str]:
     """The GPUs a CUDA program ran on where its own lines do not list them, and how the source shows them: the one
     model the source names (`GPU: Nvidia H20 96GB`), as many as the TP x PP of the pasted engine command whose run
-    the program's lines are (TensorRT-LLM's ledger under `trtllm-serve --tp_size 8`); ([], "") where it does not."""
+    the program's lines are (TensorRT-LLM's ledger under `trtllm-serve --tp_size 8`), else two at least where the
+    work crossed NVLink between GPUs (Ran.peers: CUDA's NVLink error, corpus 2271); ([], "") where it does not."""
     engine = parallelism.from_log if parallelism is not None else None
     named = list(dict.fromkeys(g.model for g in (gpus.gpus if gpus is not None else ()) if g.model))
+    if proof.peers and len(named) == 1 and (engine is None or engine.world_size < 2):
+        return [named[0]] * 2, f"the {named[0]} the source names, two at least: the work crossed NVLink between GPUs"
     if engine is None or engine.world_size < 2 or len(named) != 1 or engine.engine not in _RUNS_ON.get(
             proof.program, ()):
         return [], ""
@@ -2126,7 +2129,8 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     CUDA_ERRORS). On two to four SXM GPUs (a 4-GPU A100, H100 or H200 board has no NVSwitch) it is ok too: that
     board needs no Fabric Manager, an NVSwitch board's fabric was up (one GPU may be a partition with NVLink off). A GB200/GB300 compute tray's Fabric Manager
     runs on the switch trays: not read so. Where the program's lines name no GPU (TensorRT-LLM's ledger), the one GPU
-    model the source names, as many as the TP x PP of the engine command whose run it is, are its GPUs.
+    model the source names, as many as the TP x PP of the engine command whose run it is, are its GPUs; where its line
+    is CUDA's uncorrectable NVLink error (220), two of that model at least: the work crossed NVLink (corpus 2271).
     Where nothing else settles it, an nccl-tests run checked with 0 wrong elements at a bus bandwidth above 450 GB/s
     (the per-direction NVLink of the widest bridge; PCIe and the network carry far less) ran over a live NVSwitch
     fabric, a board's or a GB200/GB300 rack's: ok (collective_on_fabric, corpus 1407).

@@ -49,7 +49,7 @@ from stackaudit.facts.platform import (
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import AR_NO_P2P, NcclConfig, ServingLog
 from stackaudit.facts.shown_commands import ListingGreps
-from stackaudit.facts.symptoms import IOMMU_SAID_OFF
+from stackaudit.facts.symptoms import IOMMU_SAID_OFF, NCCL_PCI_PATH_UNREAD
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology, StatedIommu
 from stackaudit.facts.topology import P2pMatrix, TopoMatrix
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
@@ -252,6 +252,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
     WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's; in `nvidia-smi -q`,
     a Windows driver model (`Driver Model: WDDM`) beside a persistence mode, which Windows' own nvidia-smi reports N/A.
+    A Windows machine's default name (`DESKTOP-KQ38CGS`: facts/platform.WINDOWS_MACHINE_NAME) as the host of a Linux
+    NCCL that finds no sysfs PCI path for its GPU (`Could not find real path of /sys/class/pci_bus/...`) is WSL 2's.
     A pasted kernel log's DMI ids (`DMI:` at boot, `Hardware name:` in an Oops) stand in for the DMI strings.
     club-3090's rig report names the machine in its `Environment:` line (its script's systemd-detect-virt answer).
     A collect_env / check_env of a Linux Python (built by GCC) reporting a driver number only Windows drivers carry
@@ -296,7 +298,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     driver inside the guest (`nvidia-smi topo -p2p r` answering NS or another refusal for every pair, corpus 1503 on an
     EC2 g6.48xlarge; a program's record of cudaDeviceCanAccessPeer saying no, facts/peer_access.py, corpus 1629's
     TensorRT-LLM under WSL 2): the guest's GPUs then have no peer path, and tensor parallelism's all-reduce goes
-    through host memory; WSL 2 (its kernel, the nvidia-smi header's Linux
+    through host memory; WSL 2 whose NCCL log warns that it finds no sysfs PCI path for the GPU (`Could not find
+    real path of /sys/class/pci_bus/...`): WSL hands Linux the GPU without the PCI tree, where that NCCL cannot build
+    its topology and fails its init (corpus 2269); WSL 2 (its kernel, the nvidia-smi header's Linux
     library over the Windows driver, the user's words) with two or more GPUs: WSL's GPU paravirtualisation hands
     Linux each GPU through the Windows driver, without the PCIe topology or NVLink (microsoft/WSL#6587) of a Linux
     host, so NCCL between them goes through host memory, where multi-GPU NCCL under WSL 2 fails or crawls; WSL 2
@@ -420,6 +424,17 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                          fix=advice("Inside WSL 2, remove the Linux NVIDIA driver packages (`sudo apt purge "
                                     "'nvidia-*'`, keeping the CUDA toolkit), so that /usr/lib/wsl/lib's libraries "
                                     "serve; update the driver on Windows", cost="runtime"))
+        unread = [line for line in (serving_log.nccl_warnings if serving_log is not None else ())
+                  if NCCL_PCI_PATH_UNREAD.search(line)]
+        if unread:
+            # Both readers of corpus 2269: the VM costs the workload its NCCL, whose init fails on the missing PCI tree.
+            return issue(f"WSL 2 ({virtualization.source}): NCCL found no PCI path in sysfs for the GPU (\"{unread[0]}\"): "
+                         "WSL's GPU paravirtualisation hands Linux the GPU through the Windows driver without the PCI "
+                         "tree, where this NCCL cannot build its topology and its init fails",
+                         actual={"vm": virtualization.vm, "nccl": "no PCI path in sysfs"}, evidence=unread[:2],
+                         expected="an NCCL release that runs under WSL 2, or native Linux for NCCL",
+                         fix=advice("Under WSL 2 run an NCCL release that supports it (the one a current PyTorch "
+                                    "wheel ships), or run the job on native Linux", cost="runtime"))
     one_gpu = one_gpu_workload(parallelism, docker_containers, serving_log, diagnostic=True)
     if vgpu and not virtualization.vgpu_limit and (single := _one_vgpu(gpus, parallelism, one_gpu)) is not None:
         # The blind readings of the class (h62a): a guest of one vGPU whose source shows none of the vGPU's limits at
@@ -1439,11 +1454,14 @@ def _short(bdf: str) -> str:
     references=("https://docs.kernel.org/admin-guide/kernel-parameters.html",),
 )
 def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = None,
-                 cuda_ran: CudaRan | None = None) -> Outcome:
+                 cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: each GPU's BARs (sysfs `resource`, `Region N:` in `lspci -vv`: `<unassigned>`,
     `[disabled]`) and `dmesg` lines about BARs that got no space, or NVRM complaining about them.
     Without the BARs, a CUDA program's run on the GPUs (facts/cuda_ran.py: llama.cpp counting its
     CUDA devices, an engine's memory on them): the driver attached those GPUs, so their BARs are mapped.
+    Without the PCI tree, the kernel log's BAR lines are read for the GPUs another source places (the `gpus` fact: the
+    kernel's own PCI enumeration line of an NVIDIA display controller, `pci 0000:01:00.0: [10de:2204] type 00 class
+    0x030000`, an NVRM line, nvidia-smi): a BAR of such a GPU that got no space is an issue (corpus 2277).
 
     Bad value: an unassigned or disabled 64-bit BAR on a GPU; a kernel or NVRM message that a GPU
     BAR could not be assigned.
@@ -1457,29 +1475,31 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
     """
     ran = cuda_ran.proof() if cuda_ran is not None else None
     if pcie is None:
+        placed = gpus.bdfs if gpus is not None else ()
+        lines = _bar_fail_lines(kernel_log, placed) if kernel_log is not None else []
+        if lines and placed:
+            named = [b for b in placed if any(_short(b) in ln for ln in lines)] or list(placed)
+            return issue(f"the kernel could not map GPU BARs: {len(lines)} kernel/driver line(s) about BAR space on "
+                         f"{', '.join(named)}", actual=lines[:3], expected="every GPU BAR assigned", subjects=named,
+                         evidence=lines[:5])
         if kernel_log is not None and kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:")):
             return unknown("", needs="pcie")
         return _ran_mapped(ran) if ran is not None else unknown("", needs="pcie")
-    gpus = pcie.gpus
-    if not gpus:
+    functions = pcie.gpus
+    if not functions:
         return no_gpu(pcie)
-    bad = {g.bdf: [b.index for b in g.bars if b.unassigned and not b.is_io and b.index < 6] for g in gpus}
+    bad = {g.bdf: [b.index for b in g.bars if b.unassigned and not b.is_io and b.index < 6] for g in functions}
     bad = {k: v for k, v in bad.items() if v}
-    lines: list[str] = []
-    if kernel_log is not None:
-        shorts = {_short(g.bdf): g.bdf for g in gpus}
-        for line in kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:")):
-            if "NVRM" in line or any(s in line for s in shorts):
-                lines.append(line.strip())
+    lines = _bar_fail_lines(kernel_log, [g.bdf for g in functions]) if kernel_log is not None else []
     if bad or lines:
-        subjects = sorted(set(bad) | {g.bdf for g in gpus if any(_short(g.bdf) in ln for ln in lines)})
+        subjects = sorted(set(bad) | {g.bdf for g in functions if any(_short(g.bdf) in ln for ln in lines)})
         # The BARs in the first clause: the report's title is that clause (corpus 735).
         unmapped = "; ".join(f"{b} BAR {', '.join(map(str, v))}" for b, v in bad.items())
         return issue("GPU BARs could not be mapped" + (f" ({unmapped})" if bad else "")
                      + (f"; {len(lines)} kernel/driver line(s) about BAR space" if lines else ""),
-                     actual=bad or lines[:3], expected="every GPU BAR assigned", subjects=subjects or [g.bdf for g in gpus],
-                     evidence=lines[:5])
-    known = [g for g in gpus if g.bars]
+                     actual=bad or lines[:3], expected="every GPU BAR assigned",
+                     subjects=subjects or [g.bdf for g in functions], evidence=lines[:5])
+    known = [g for g in functions if g.bars]
     if not known and kernel_log is None:
         return _ran_mapped(ran) if ran is not None else unknown("the GPUs' BARs are not in the source",
                                                                   hint="paste `lspci -vv` and `dmesg`")
@@ -1487,7 +1507,14 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
         return ok("no BAR assignment failure in the kernel log")
     return over_gpu_functions(pcie, [g.bdf for g in known], ok(
         f"every BAR of {len(known)} GPU(s) is assigned" + ("" if kernel_log is not None else " (kernel log not read)"),
-        subjects=[g.bdf for g in known]), [g.bdf for g in gpus if not g.bars])
+        subjects=[g.bdf for g in known]), [g.bdf for g in functions if not g.bars])
+
+
+def _bar_fail_lines(kernel_log: KernelLog, bdfs: Sequence[str]) -> list[str]:
+    """The kernel log's lines about BAR space (_BAR_FAIL) of one of these GPUs (logs drop the PCI domain), or NVRM's."""
+    shorts = {_short(b) for b in bdfs}
+    return [line.strip() for line in kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:"))
+            if "NVRM" in line or any(s in line for s in shorts)]
 
 
 def _ran_mapped(ran: Ran) -> Outcome:

@@ -83,6 +83,10 @@ What shows CUDA at work (each with the program whose runtime ran):
   lines (torch's, llama.cpp's, nccl-tests' `Test CUDA failure common.cu:253`): the runtime had created its context on
   the driver before the launch, and a driver too old for it fails the first call with 35 instead (corpus 2076). It
   counts beside a driver version the source shows (`proof(with_launch=True)`): the line names no program or host;
+- CUDA stopping a program on an uncorrectable NVLink error (`CUDA error: uncorrectable NVLink error detected during the
+  execution`, cudaErrorNvlinkUncorrectable 220; facts/symptoms.CUDA_NVLINK_UNCORRECTABLE): the error is of work the
+  runtime ran across NVLink between GPUs, after its context had started on the driver (`Ran.peers`: more than one GPU;
+  corpus 2271, TensorRT-LLM's executor on a B200 HGX);
 - a collect_env or check_env whose torch initialised CUDA (`Is CUDA available: True`, `CUDA available: True`), where
   its torch is not shown built without CUDA or for ROCm (whose `Is CUDA available` is HIP's: cuda_build).
   torch.cuda.is_available() is torch's device count above 0, and c10/cuda/CUDAFunctions.cpp device_count_impl
@@ -134,7 +138,12 @@ from stackaudit.facts.serving_rate import (
     MeasuredRate,
 )
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES, NCCL_TESTS
-from stackaudit.facts.symptoms import GGML_NO_DEVICE_CODE, NO_KERNEL_IMAGE, LogSymptoms
+from stackaudit.facts.symptoms import (
+    CUDA_NVLINK_UNCORRECTABLE,
+    GGML_NO_DEVICE_CODE,
+    NO_KERNEL_IMAGE,
+    LogSymptoms,
+)
 
 # torch's CUDA out-of-memory message (c10/cuda/CUDACachingAllocator.cpp; `capacty` in releases before 1.13), and its
 # form before 2.1 up to the GPU's total (`CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total
@@ -209,7 +218,7 @@ TORCH_CUDA_TENSOR = re.compile(r"^(?:\s*\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\))?\s
                                r"(?:, \w+=[^,()=\n]{1,80})*\)\s*$")
 NEEDLES = ("device='cuda:", "Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
            "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
-           "NoKernelImage")
+           "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE")
 
 
 @dataclass(frozen=True)
@@ -224,6 +233,8 @@ class Ran:
     decoded: bool = False  # an engine generated tokens on the GPU: its model's kernels ran there (torch's included)
     # A kernel launch CUDA refused for want of code (209): counted only beside a driver version shown (`with_launch`).
     launch: bool = False
+    # The work crossed NVLink between GPUs (CUDA's NVLink error): the program ran on more than one GPU.
+    peers: bool = False
 
 
 @dataclass(frozen=True)
@@ -296,6 +307,10 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("the failing program", "the program's CUDA runtime launched a kernel on the GPU, which "
                              "CUDA refused for want of code for the GPU's architecture (error 209) after the runtime "
                              "had started on the driver", kernel.group(0), launch=True))
+        elif nvlink := CUDA_NVLINK_UNCORRECTABLE.search(line):
+            found.append(Ran("the failing program", "the program's CUDA runtime ran work across NVLink between GPUs, "
+                             "which met an uncorrectable NVLink error (220) after the runtime had started on the driver",
+                             nvlink.group(0), peers=True))
         elif TRTLLM_LEDGER.search(line):
             found.append(Ran("TensorRT-LLM", "TensorRT-LLM placed its model on the GPU and read the memory left "
                              "(its executor's ledger)", line.strip()))

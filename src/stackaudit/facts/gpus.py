@@ -119,7 +119,7 @@ JAX_TITLE = "JAX's device list"
 TF_TITLE = "TensorFlow's GPU device log"
 # CUDA lists the devices CUDA_VISIBLE_DEVICES leaves it, which a pasted output does not show.
 CUDA_LIST = "CUDA's device list, which CUDA_VISIBLE_DEVICES may narrow"
-KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
+KERNEL_LOG_TITLE = "the kernel log's NVRM and PCI enumeration lines"
 NVLINK_TITLE = "`nvidia-smi nvlink -s`"
 NVSMI_LIST_TITLE = NVSMI_LIST.title
 NVC_INFO_TITLE = NVC_INFO.title
@@ -1861,12 +1861,15 @@ def _count_model_memory(line: str) -> list[tuple[int, str]]:
 # NVIDIA DGX systems, each built with one set of GPUs (the user guides' hardware overviews):
 # https://docs.nvidia.com/dgx/dgxa100-user-guide/introduction-to-dgxa100.html (8 A100 SXM4, 40 or 80 GB),
 # https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (8 H100 or H200 SXM),
-# https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (8 B200).
+# https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (8 B200),
+# https://docs.nvidia.com/dgx/dgx-spark/hardware.html (one GB10 Grace Blackwell superchip: its one integrated GPU, named
+# `NVIDIA GB10` by nvidia-smi and CUDA).
 DGX_SYSTEMS = (
     (re.compile(r"\bDGX[- ]?A100(?:[\s-]+(40|80)\s?GB)?\b", re.I), 8, "A100 SXM4 {}GB", "A100"),
     (re.compile(r"\bDGX[- ]?H100\b", re.I), 8, "H100 SXM", "H100 SXM"),
     (re.compile(r"\bDGX[- ]?H200\b", re.I), 8, "H200 SXM", "H200 SXM"),
     (re.compile(r"\bDGX[- ]?B200\b", re.I), 8, "B200", "B200"),
+    (re.compile(r"\bDGX[- ]?Spark\b", re.I), 1, "NVIDIA GB10", "NVIDIA GB10"),
 )
 
 
@@ -1931,10 +1934,16 @@ _COUNT_WORDS = {"dual": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 
 
 # One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.
+# A cloud launcher's accelerator request, `<model>:<count>` (the count 1 where left out): SkyPilot's `sky launch --gpus
+# T4:4` (corpus 2246) and its task YAML's `accelerators: A100:8`, dstack's `--gpu A100:2`. The launcher provisions a
+# machine with those GPUs and runs the job there. Docker's own `--gpus` takes `all`, a count or `device=...`, which
+# name no model of the GPU table.
+_LAUNCH_SPEC = re.compile(r"(?:(?<![\w-])--gpus?[= ]|\baccelerators:[ \t]*\{?[ \t]*)['\"]?([A-Za-z][\w-]{0,30})"
+                          r"(?::([1-9]\d?))?['\"]?(?=[\s,}]|$)")
 _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|(?<![\w.:+-])(?:an?|one|a\s+single)\s+NVIDIA\s|[x×*]\s*[1-9]\d?(?![\w.])"
                             r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|(?<![\w.:+-])[1-9]\d?cards?\b|(?<![\w.:+-])[1-9]\d?\s+NVIDIA\s|DGX|"
-                            + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern + "|" + _COUNT_BRAND.pattern,
-                            re.I)
+                            + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern + "|" + _COUNT_BRAND.pattern + "|"
+                            + _LAUNCH_SPEC.pattern, re.I)
 
 
 def stated_gpus(line: str) -> list[tuple[int, str]]:
@@ -1953,6 +1962,9 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
     for pattern, count, model, plain in DGX_SYSTEMS:
         for m in pattern.finditer(line):
             said.append((count, model.format(m.group(1)) if m.re.groups and m.group(1) else plain))
+    for m in _LAUNCH_SPEC.finditer(line):
+        if model := _model_in([m.group(1)]):
+            said.append((int(m.group(2) or 1), model))
     for rx in (_COUNT_BEFORE, _MODEL_FIRST):
         for m in rx.finditer(line):
             model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
@@ -2357,19 +2369,36 @@ def gpus_from_user_words(text: str) -> GpuInventory:
     return parse_user_gpus(text)
 
 
+# The kernel's PCI enumeration line of a function (drivers/pci/probe.c pci_setup_device: `pci 0000:01:00.0: [10de:2204]
+# type 00 class 0x030000`, newer kernels adding the port type, `PCIe Legacy Endpoint`): an NVIDIA display (0x0300) or
+# 3D (0x0302) controller, its PCI device id naming the model through the GPU table (corpus 2277, an RTX 3090's 2204).
+# Its audio (0x0403) and USB (0x0c03) functions and an NVSwitch (0x0680) are no GPU.
+KERNEL_PCI_GPU = re.compile(rf"\bpci ({BDF}): \[10de:([0-9a-fA-F]{{4}})\] type 0[01] class 0x030[02][0-9a-fA-F]{{2}}\b")
+
+
+def kernel_pci_gpus(lines: Sequence[str]) -> dict[str, str]:
+    """The NVIDIA GPU functions the kernel's PCI enumeration lines show (KERNEL_PCI_GPU): BDF -> PCI device id."""
+    return {normalize_bdf(m.group(1)) or m.group(1).lower(): m.group(2).lower()
+            for line in lines if "[10de:" in line and (m := KERNEL_PCI_GPU.search(line))}
+
+
 @provider("gpus", GpuInventory, rank=60, title=KERNEL_LOG_TITLE)
 def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
     """GPUs the driver names in the kernel log (Xid and fallen-off-the-bus lines, `NVRM: GPU 0000:13:00.0: ...` lines
-    such as RmInitAdapter's failure, corpus 656): BDFs, no count."""
+    such as RmInitAdapter's failure, corpus 656), and the NVIDIA GPU functions the kernel's PCI enumeration lines show
+    (kernel_pci_gpus), each named by the GPU table's row for its PCI device id (corpus 2277): BDFs, no count."""
     from stackaudit.facts.gpu_events import GpuEvents, nvrm_gpu_bdfs
     from stackaudit.facts.system import KernelLog
 
-    events = ctx.fact("gpu_events", GpuEvents)
+    events = ctx.optional("gpu_events", GpuEvents)
     log = ctx.optional("kernel_log", KernelLog)
-    bdfs = sorted({e.bdf for e in events.events if e.bdf} | set(nvrm_gpu_bdfs(log.lines) if log is not None else ()))
+    enumerated = kernel_pci_gpus(log.grep(r"\[10de:", needles=("[10de:",))) if log is not None else {}
+    bdfs = sorted({e.bdf for e in (events.events if events is not None else ()) if e.bdf}
+                  | set(nvrm_gpu_bdfs(log.lines) if log is not None else ()) | set(enumerated))
     if not bdfs:
         raise FactUnavailable("the kernel log names no GPU")
-    return GpuInventory(gpus=tuple(GpuRecord(None, b, "", None, (KERNEL_LOG_TITLE,)) for b in bdfs))
+    return GpuInventory(gpus=tuple(GpuRecord(None, b, _row_of_device(enumerated.get(b, "")), None, (KERNEL_LOG_TITLE,))
+                                   for b in bdfs))
 
 
 

@@ -154,6 +154,14 @@ def cloud_hostname(name: str) -> CloudHostname | None:
     return next((row for row in CLOUD_HOSTNAMES if re.fullmatch(row.pattern, name.strip(), re.I)), None)
 
 
+# The name Windows setup gives a PC it installs (`DESKTOP-` and seven letters and digits, an OEM laptop's `LAPTOP-` and
+# eight), which WSL 2 takes as its Linux host name. Alone it says no VM: a Linux host may be named so by hand, and the
+# blind readings of an NCCL log on `DESKTOP-VMBL43V` leave it open (corpus 1246). Beside a GPU that sysfs shows no PCI
+# path for (NCCL's `Could not find real path of /sys/class/pci_bus/...`) it is WSL 2, which hands Linux the GPU through
+# the Windows driver's paravirtual device without a PCI tree (corpus 2269); a cloud VM's missing path stays open (1236).
+WINDOWS_MACHINE_NAME = re.compile(r"DESKTOP-[A-Z0-9]{7}|LAPTOP-[A-Z0-9]{8}")
+
+
 @dataclass(frozen=True)
 class CloudInstance:
     """A cloud provider's name for a virtual machine size: naming it says the host is that provider's VM."""
@@ -311,6 +319,8 @@ class PlatformWords:
     fails: bool = False  # the statement says the GPU (nvidia-smi, CUDA) fails in that WSL VM
 
 
+# A line that names no negation or comparison (`not`, `instead`, `than`, `vs`): it states this machine.
+_NO_CONTRAST = r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)"
 # Statements, not mentions: VM threads compare with bare metal ("25% of baremetal speed", NVIDIA/nccl#2171; "the
 # same as BareMetal environment", NVIDIA/nccl#1464) and maintainers ask ("Are you running inside a VM ?",
 # NVIDIA/nccl#428), so a row needs a negated VM, or "bare metal" as the label of a machine the line names.
@@ -335,17 +345,26 @@ PLATFORM_WORDS: tuple[PlatformWords, ...] = (
                   "microsoft", wsl=True, fails=True),
     # WSL 2 runs Linux, and the GPU it is handed (GPU-PV), in a Hyper-V utility VM; WSL 1 has no GPU. A line that
     # names WSL 2 beside a negation or a comparison states nothing of this machine.
-    PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b).*\bWSL\s?2\b",
+    PlatformWords(_NO_CONTRAST + r".*\bWSL\s?2\b",
                   "WSL 2 (a Hyper-V utility VM)", "microsoft", wsl=True),
     # A guest the user names by its kind (`doesn't work in both confidential VM and normal VM`, corpus 1098): a VM
     # the driver runs in, not one compared with (the negation lookbehinds keep `not in a guest VM` out).
     PlatformWords(r"(?<!not )(?<!n't )\b(?:in|inside|on)\s+(?:both\s+|a\s+|the\s+|my\s+|our\s+)?"
                   r"(?:confidential|normal|guest|pass-?through)\s+VMs?\b", "a virtual machine in the user's words",
                   "vm"),
+    # Bottlerocket's variants are named for the platform each image is built for (https://bottlerocket.dev/en/os/
+    # latest/#/concepts/variants/): `aws-k8s-1.32-nvidia` and `aws-ecs-2` boot on EC2 (a Nitro VM unless a `.metal`
+    # type, as for EC2 in PLATFORM_NAMES; corpus 2280), `vmware-k8s-1.30` in a VMware guest, `metal-k8s-1.29` on bare
+    # metal.
+    PlatformWords(_NO_CONTRAST + r"(?!.*\.metal\b).*(?<![\w-])aws-(?:k8s-\d+\.\d+|ecs-\d+|dev)\b",
+                  "a Bottlerocket variant built for EC2 (aws-*)", "amazon"),
+    PlatformWords(_NO_CONTRAST + r".*(?<![\w-])vmware-(?:k8s-\d+\.\d+|dev)\b",
+                  "a Bottlerocket variant built for VMware guests (vmware-*)", "vmware"),
+    PlatformWords(_NO_CONTRAST + r".*(?<![\w-])metal-(?:k8s-\d+\.\d+|dev)\b",
+                  "a Bottlerocket variant built for bare metal (metal-*)"),
     # Kaggle's notebooks run on Google Cloud VMs (its T4 x2 accelerator is two T4s of one VM). The machine, not a
     # Kaggle dataset, guide or competition: `on Kaggle`, `Kaggle environment`, `Kaggle Notebooks`.
-    PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)"
-                  r"(?:.*\b(?:on|in)\s+(?:the\s+)?kaggle\b(?!['’]?s?\s+(?:datasets?|competitions?|api|guides?|hub)\b)"
+    PlatformWords(_NO_CONTRAST + r"(?:.*\b(?:on|in)\s+(?:the\s+)?kaggle\b(?!['’]?s?\s+(?:datasets?|competitions?|api|guides?|hub)\b)"
                   r"|.*\bkaggle\s+(?:notebooks?|kernels?|environment|sessions?|vms?|machines?)\b)",
                   "a Kaggle notebook (a Google Cloud VM)", "google"),
 )
@@ -398,7 +417,7 @@ PLATFORM_NAMES = (
 # mi100-llm-testing#7; `I want to launch one VM with one GPU each`, keylase/nvidia-patch#251).
 # A line that names bare metal (`an EC2 c5.metal instance`, `bare-metal EC2 instance`) states no VM either.
 _PLANNED = r"\b(?:plan\w*|will|going\s+to|wants?|wanted|would|could|should|consider\w*|if|whether|wonder\w*)\b"
-_STATED = (rf"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)(?!.*{_PLANNED})"
+_STATED = (rf"{_NO_CONTRAST}(?!.*{_PLANNED})"
            r"(?!.*metal\b)")
 _GUEST = r"(?:VMs?|virtual\s+machines?|guests?)"
 _ARTICLE = r"(?:an?\s+|the\s+|my\s+|our\s+)?"
@@ -1126,8 +1145,21 @@ def _machine(ctx: FactContext) -> Virtualization:
     named = cloud_hostname(host_name.name) if host_name is not None else None
     if host_name is not None and named is not None:
         return Virtualization(named.vm, f"host name {host_name.name}: {named.what}")
+    if host_name is not None and WINDOWS_MACHINE_NAME.fullmatch(host_name.name) and _gpu_off_sysfs(ctx):
+        return Virtualization(WSL_KERNEL.vm, f"host name {host_name.name}, a Windows machine's, on a Linux NCCL that "
+                              f"finds no PCI path in sysfs for its GPU: {WSL_KERNEL.what}", wsl=True)
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
+
+
+def _gpu_off_sysfs(ctx: FactContext) -> str:
+    """The log's line where NCCL found no sysfs path for a GPU's PCI bus id (the nccl-topology-path symptom: a bus id
+    NCCL read, not its unread `fffffff`), "" where none does."""
+    from stackaudit.facts.symptoms import LogSymptoms
+
+    symptoms = ctx.optional("log_symptoms", LogSymptoms)
+    return next((h.line for h in (symptoms.hits if symptoms is not None else ())
+                 if h.symptom.name == "nccl-topology-path" and "/fffffff" not in h.line), "")
 
 
 # What a Python report prints of a Windows host, by its key. torch's collect_env prints `OS: Microsoft Windows 11 Pro`:

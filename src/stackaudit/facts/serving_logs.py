@@ -47,7 +47,8 @@ Message texts, verified against the sources:
 - CUDA graphs: vLLM "Capturing CUDA graph shapes", "Capturing CUDA graphs (...)", "CUDA graphs can
   take additional 1~3 GiB memory per GPU", "Graph capturing finished in"; eager:
   `enforce_eager=True` in the engine config line. SGLang "Capture cuda graph begin/end";
-  `disable_cuda_graph=True` in `server_args=ServerArgs(...)`.
+  `disable_cuda_graph=True` in `server_args=ServerArgs(...)`. TensorRT-LLM's PyTorch backend "Run generation only CUDA
+  graph warmup for batch size=170", one line per batch size it captures, largest first.
 """
 
 from __future__ import annotations
@@ -180,7 +181,8 @@ CUSTOM_AR_DISABLED = re.compile(r"Custom ?allreduce(?:V2)? is disabled", re.IGNO
 BACKTRACE_GPU_LIBS = ("libnccl", "libnvinfer", "libnvinfer_plugin_tensorrt_llm", "libtensorrt_llm", "libth_common")
 KEY_PHRASES = re.compile(
     r"Custom ?allreduce(?:V2)? is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
-    r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
+    r"Graph capturing finished|Capture cuda graph|CUDA graph warmup for batch size=|cuMem host allocations do not appear|"
+    r"get_mempolicy: Operation not "
     r"permitted|vLLM is using nccl==|P2P is not supported|peer access is not supported|P2P is disabled between "
     r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
     r"\buse_cached_outputs=(?:True|False)\b|"  # the tail of vLLM V0's engine-config line, cut from its head (corpus 2240)
@@ -1607,7 +1609,12 @@ VLLM_OMP_REDUCED = "Reducing Torch parallelism"
 _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|False)|"
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA ?graph|CUDA graphs can take additional|Graph capturing finished|"
-                             r"Capture cuda graph (?:begin|end)|Capturing batches \(", re.I)
+                             r"Capture cuda graph (?:begin|end)|Capturing batches \(|CUDA graph warmup for batch size=",
+                             re.I)
+# TensorRT-LLM's PyTorch backend warms each batch size's CUDA graph up in turn, largest first (pyexecutor
+# model_engine.py: `Run generation only CUDA graph warmup for batch size=170`): the line of a second size says the first
+# one's capture finished (corpus 2271).
+_TRTLLM_GRAPH_WARMUP = re.compile(r"\bCUDA graph warmup for batch size=(\d+)")
 # Of those, the lines that say the capture finished (vLLM's summary, SGLang's end line, a progress bar at 100%);
 # the others only say it began, and a capture can hang or fail (corpus 217's thread). The server coming up after a
 # begun capture says it finished too (both engines capture before they serve).
@@ -2054,6 +2061,7 @@ def parse_serving_log(text: str) -> ServingLog:
     affinity: dict[tuple[str, int], tuple[str, int, str, str]] = {}
     graphs = ""
     graph_lines: list[str] = []
+    warm_sizes: set[str] = set()  # the batch sizes TensorRT-LLM's CUDA graph warmup lines name (_TRTLLM_GRAPH_WARMUP)
     namespace_line = ""  # vLLM's `args: Namespace(` line with enforce_eager=False
     v0_sizes_line = ""  # vLLM V0's engine-config line with capture sizes filled (_V0_CAPTURE_SIZES)
     tp: int | None = None
@@ -2277,7 +2285,9 @@ def parse_serving_log(text: str) -> ServingLog:
             elif m := _GDR_HCA.search(text_l):
                 gdr.append(GdrDecision("", m.group(3), m.group(2).lower() == "enabled", m.group(1), text_l))
         if ("graph" in low or "capturing batches" in low) and _GRAPH_CAPTURED.search(text_l):
-            done = _GRAPH_FINISHED.search(text_l) is not None
+            warmed = _TRTLLM_GRAPH_WARMUP.search(text_l)
+            warm_sizes |= {warmed.group(1)} if warmed is not None else set()
+            done = _GRAPH_FINISHED.search(text_l) is not None or (warmed is not None and len(warm_sizes) > 1)
             graphs = ("captured" if done else "capturing") if graphs in ("", "configured", "defaults", "mode set",
                                                                          "capturing") \
                 else graphs

@@ -173,6 +173,7 @@ TRTLLM_PEER_PY_REFUSED = re.compile(r"\bCan't enable access between nodes \d+ an
 NCCL_INIT_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/init.cc"
 # NCCL's topology reader: getPciPath resolves a device's sysfs path, WARN "Could not find real path of" where it fails.
 NCCL_XML_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/graph/xml.cc"
+NCCL_PCI_PATH_UNREAD = re.compile(r"NCCL WARN Could not find real path of /sys/class/pci_bus/")
 # UCC's shared-memory team: the root creates a System V segment (shmget) and the other ranks attach it by its id
 # (shmat); shmat answers EINVAL ("Invalid argument") for an id that does not exist in the caller's IPC namespace
 # (shmat(2)), the case of ranks in containers with their own IPC namespaces on one host (openucx/ucc#1009).
@@ -205,6 +206,9 @@ CTK_HOOK_STUCK = re.compile(r"^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+\S+\s+\S+\s
 # (NVIDIA/nvidia-docker#895, #921, #912; docker/for-linux#846 `driver >= 410`; lmb-freiburg/netdef-docker#6
 # `driver < 385`) was reached only after the `cuda>=` alternative failed: the same refusal.
 CTK_CUDA_REQUIREMENT = re.compile(r"\bunsatisfied condition: (?:cuda ?>= ?\d|brand ?= ?tesla\b|driver ?[<>]=? ?\d{3})")
+# The CUDA runtime's cudaErrorNvlinkUncorrectable (220), in cudaGetErrorString's words or by its enum's names.
+CUDA_NVLINK_UNCORRECTABLE = re.compile(r"\buncorrectable NVLink error detected during the execution\b|"
+                                       r"\bcudaErrorNvlinkUncorrectable\b|\bCUDA_ERROR_NVLINK_UNCORRECTABLE\b")
 # The persistence daemon's documentation: it keeps the GPUs initialised while no client holds them.
 PERSISTENCED_DOC = "https://docs.nvidia.com/deploy/driver-persistence/index.html"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
@@ -393,6 +397,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("nvlink-xid-cause", re.compile(rf"caused by previous Xid {_NVLINK_XID}\b"),
         "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE,
         "the driver stopped a channel because of an earlier NVLink error Xid"),
+    # The CUDA runtime's cudaErrorNvlinkUncorrectable (220), as cudaGetErrorString words it and PyTorch prints it
+    # (`RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution`, pytorch/pytorch#58155 on
+    # four GPUs; TensorRT-LLM's executor on rank 6 of a B200 HGX, corpus 2271): the work a CUDA context ran met a link
+    # error the hardware could not correct, and the context is lost with it.
+    Symptom("cuda-nvlink-uncorrectable", CUDA_NVLINK_UNCORRECTABLE,
+        "DRV-NVLINK-HEALTH", "high", CUDA_ERRORS,
+        "CUDA stopped the program on an uncorrectable NVLink error (cudaErrorNvlinkUncorrectable, 220): an NVLink "
+        "between the GPUs failed under the workload", faults_gpu=True),
     # Xid 94: an uncorrectable ECC error the GPU contained (the process using the memory is stopped; a reset
     # remaps the row); 48 (double-bit ECC) and 95 (uncontained ECC) take the whole GPU down.
     Symptom("ecc-xid-contained", re.compile(rf"{_XID_AT}94\b"),
@@ -1373,7 +1385,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # (NCCL_XML_SOURCE): init stops before any channel is built. A VM, WSL or container whose /sys does not show the
     # device, or a bus id NCCL misread (`fffffff:ffff`), leaves the host's topology unreadable to NCCL (NVIDIA/nccl#368,
     # corpus 1236; #573: "NCCL cannot find its PCI topology in /sys/class/.. That's a problem", the maintainer).
-    Symptom("nccl-topology-path", re.compile(r"NCCL WARN Could not find real path of /sys/class/pci_bus/"),
+    Symptom("nccl-topology-path", NCCL_PCI_PATH_UNREAD,
         "IC-TOPO-READ", "high", NCCL_XML_SOURCE,
         "NCCL could not read the host's PCI topology: a device's path under /sys/class/pci_bus does not resolve, so "
         "its topology detection fails and the communicator's init returns a system error before any channel is "
@@ -1530,7 +1542,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
            "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
-           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op")
+           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op",
+           "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's

@@ -173,7 +173,7 @@ CUDA_ERROR_STRINGS = (
     "all CUDA-capable devices are busy or unavailable", "CUDA-capable device(s) is/are busy or unavailable",
     "uncorrectable ECC error encountered", "unknown error", "operation not supported", "operation not permitted",
     "system has unsupported display driver / cuda driver combination", "invalid argument", "invalid resource handle",
-    "invalid configuration argument", "an uncorrectable NVLink error was detected during the execution",
+    "invalid configuration argument", "uncorrectable NVLink error detected during the execution",
     "forward compatibility was attempted on non supported HW", "no CUDA-capable device is detected",
 )
 _CUDA_ERROR = re.compile(r"\bCUDA error: (?:" + "|".join(re.escape(e) for e in CUDA_ERROR_STRINGS) + r")"
