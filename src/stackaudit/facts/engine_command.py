@@ -75,7 +75,6 @@ _FEEDERS = frozenset(("echo", "printf", "cat"))
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "server.py",
-                "llamafile",
                 "llama_cpp.server", "llama serve", "launch_triton_server.py",
                 "llava-cli", "llama-mtmd-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
@@ -92,8 +91,6 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"max-num-seqs|tensor-parallel-size)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\b(?:run|summarize)\.py\s.*--engine_dir\b|\bllama-(?:server|cli|mtmd-cli)\b|\bllava-cli\b"
-                          # llamafile, llama.cpp built into one executable, with its options (GGML_ENGINES)
-                          r"|(?:^|[\s/])llamafile\s+-"
                           # llama-cpp-python's OpenAI server, run as a module (GGML_ENGINES)
                           r"|-m\s+llama_cpp\.server\s"
                           # llama.cpp's unified CLI (LLAMA_CLI_SUBCOMMANDS), tensorrtllm_backend's launcher script
@@ -133,8 +130,7 @@ HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?
 # ggml-org/llama.cpp#22790). llama-bench is not one of them: its options take lists (`-ngl 10,20`) and its `-ngl`
 # defaults to 99, so the readings of a program's flags below would misread it.
 # KoboldCpp (https://github.com/LostRuins/koboldcpp) is llama.cpp's library behind its own server, run as its binary or
-# as `python koboldcpp.py`. llamafile (https://github.com/mozilla-ai/llamafile) is llama.cpp built into one executable,
-# run with llama.cpp's options (`llamafile -m model.gguf -ngl 999 --gpu nvidia -p '...'`, corpus 2217).
+# as `python koboldcpp.py`.
 GGML_ENGINES = {"llama-server": "llamacpp", "llama-cli": "llamacpp", "koboldcpp": "llamacpp", "koboldcpp.py": "llamacpp",
                 "llava-cli": "llamacpp", "llama-llava-cli": "llamacpp", "llama-mtmd-cli": "llamacpp",
                 "llama_cpp.server": "llamacpp", "llamafile": "llamacpp"}
