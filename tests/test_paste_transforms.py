@@ -67,6 +67,10 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
     ("07-nccl-illegal-memory-access-acsctl-redirect-enabled.txt", "FW-ACS-P2P"):
         "issue 28 (corpus 346): ACSCtl lines cut out of a listing are judged over the lines shown (`K bridges shown`, "
         "the coverage rule); the cut after line 2 keeps one line without redirect and drops the four with it",
+    ("2260-rtx-5090-container-ddp-nccl-2-14-3-cuda11-8-named-symbol-not-found-p2p-level-loc.txt", "DRV-CUDA-COMPAT"):
+        "h102c: NCCL's CUDA 11.8 build under a driver for CUDA 12.8 is ok by the two versions (as 2265 wants); the "
+        "whole paste is an issue because torch's warning lists the RTX 5090, which no CUDA 11 build has code for, and "
+        "the cut removes that warning",
 }
 
 
