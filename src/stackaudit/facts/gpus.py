@@ -2656,6 +2656,19 @@ def gpus_from_node_selector(text: str) -> GpuInventory:
 
     Input (tests/data/captures/2124)::
 
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: gpu-gtx-1050
+        spec:
+          containers:
+            - name: cuda-container
+              image: nvidia/cuda:9.0-devel
+              resources:
+                limits:
+                  nvidia.com/gpu: 1 # requesting 2 GPUs
+                requests:
+                  nvidia.com/gpu: 1
           nodeSelector:
             accelerator: gtx-1050
     """

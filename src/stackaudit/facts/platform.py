@@ -1333,7 +1333,7 @@ def gpus_from_prompt_host(text: str) -> GpuInventory:
     """The GPUs of the instance type the shell prompts' one host is named after (host_instance): count and model, a
     count kept as an excerpt's (a lower bound), as for an instance type in the user's words.
 
-    Input (tests/data/captures/1910, the prompt as the importer hands it over)::
+    Input (modelled on the prompt of corpus 1910, as the importer hands it over: its host, a tab, its command)::
 
         p2_xlarge_instance\tsystemctl status docker.service
     """
