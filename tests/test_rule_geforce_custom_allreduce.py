@@ -60,7 +60,8 @@ def test_modelled_nvlink_bridged_pair_is_not_the_rule(tmp_path: Path) -> None:
     ("Ran on 1x or 2x 3060 12GB, prompt was single one sentence coding instruction", [(2, "3060")]),  # 689
     ("2x RTX 3070 Ti", [(2, "RTX 3070 Ti")]),  # modelled
     ("Intel(R) Xeon(R) Gold 6338 X2", []),  # 736: a CPU's model number is no GeForce
-    ("4x RTX 4000 Ada", []),  # modelled: a workstation board's number
+    # modelled: a workstation board's number, read as the workstation family's bare number (no GeForce)
+    ("4x RTX 4000 Ada", [(4, "RTX 4000")]),
 ])
 def test_bare_geforce_numbers(line: str, said: list[tuple[int, str]]) -> None:
     assert stated_gpus(line) == said

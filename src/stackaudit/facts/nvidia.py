@@ -1329,6 +1329,9 @@ STATED_CUDA = re.compile(r"^\W*CUDA(?:/cuDNN)?(?: Version ?:| ?:|\s)\s*`?(\d+\.\
 STATED_CUDA_ITEM = re.compile(r"(?:\S\s{2,}|,\s*)CUDA(?: Version)?(?:\s*:\s*|\s+)v?(\d+\.\d+)(?:\.\d+)?"
                               r"(?P<smi>\s+(?:as\s+)?(?:reported|shown|printed) by nvidia-smi)?\s*$", re.IGNORECASE)
 _SMI_DRIVER_FIELD = re.compile(r"\bDriver Version:\s*\d{3}\.", re.IGNORECASE)
+# The driver's version named on the item's own line (`- Nvidia driver version 580.65.06, CUDA version 13.0`, corpus
+# 760): the CUDA beside it is the driver's figure, as nvidia-smi's header pairs them, not a runtime in use.
+_DRIVER_ON_LINE = re.compile(r"\bdriver(?: version)?:?\s+v?\d{3}\.\d+", re.IGNORECASE)
 
 
 def stated_cuda_item(line: str) -> re.Match[str] | None:
@@ -1392,7 +1395,7 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
              if m}
     lines = text.splitlines()
     stated = {m.group(1): (line.strip(), (i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
-                           or (m.re is STATED_CUDA_ITEM and bool(m.group("smi"))))
+                           or (m.re is STATED_CUDA_ITEM and (bool(m.group("smi")) or bool(_DRIVER_ON_LINE.search(line)))))
               for i, line in enumerate(lines) for m in [STATED_CUDA.search(line) or stated_cuda_item(line)] if m}
     if not found and len(stated) == 1:
         (version, (line, header)), = stated.items()
