@@ -10,6 +10,10 @@ PYTHONDONTWRITEBYTECODE=1 in the environment would make every run compile stacka
 (about 50k lines), which is a property of the environment, not of the command.
 
     python perf/audit_speed.py [--runs 9]
+    python perf/audit_speed.py --corpus
+
+`--corpus` times, in process, reading and auditing each corpus file (tests/data/captures) as `audit --from FILE`
+does: what the corpus tests pay per file, and what a user's paste costs past the interpreter's start.
 """
 
 from __future__ import annotations
@@ -44,7 +48,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--snapshot", help="also time `audit --from` on this snapshot (e.g. an 8-GPU capture)")
+    parser.add_argument("--corpus", action="store_true", help="only time reading and auditing each corpus file")
     args = parser.parse_args()
+    if args.corpus:
+        _corpus_times()
+        return
     with tempfile.TemporaryDirectory() as tmp:
         snap = os.path.join(tmp, "host.tar.gz")
         subprocess.run([*STACKAUDIT, "capture", "-o", snap], check=True, capture_output=True, timeout=120, env=ENV)
@@ -75,6 +83,25 @@ def main() -> None:
             print(f"{'  the audit itself (in process, modules loaded)':<48} {statistics.median(warm):8.3f} "
                   f"{min(warm):8.3f} {max(warm):8.3f}")
     sys.exit(1 if failed else 0)
+
+
+def _corpus_times() -> None:
+    """Each corpus file read (recognise) and audited (run_audit on what the reader made), in process."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+    from corpus import audit_capture, load_corpus
+    from stackaudit.importers.recognition import recognise
+
+    entries = load_corpus()
+    audit_capture(entries[0].path)  # imports every fact and check module
+    for name, run in (("read (recognise)", lambda e: recognise(e.body, e.name)),
+                      ("audit --from FILE (in process)", lambda e: audit_capture(e.path))):
+        times = []
+        for entry in entries:
+            start = time.perf_counter()
+            run(entry)
+            times.append(time.perf_counter() - start)
+        print(f"{name:<32} {len(times)} files: {sum(times):7.2f} s in all, median {statistics.median(times) * 1000:6.2f} "
+              f"ms, max {max(times) * 1000:7.1f} ms")
 
 
 def _warm_audits(snapshot: str, runs: int) -> list[float]:

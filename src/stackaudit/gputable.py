@@ -36,13 +36,25 @@ class GpuTableError(ValueError):
 
 
 class UnknownGpuError(LookupError):
-    """No row matches a name; `suggestions` holds close names (difflib)."""
+    """No row matches a name; `suggestions` holds close names: given, or found (difflib) when first read.
 
-    def __init__(self, query: str, suggestions: tuple[str, ...]) -> None:
+    Most lookups of an unknown name (a paste's AMD card, a word read as a model) only ask whether it is known:
+    the search for close names, a few ms each, is made only for a message."""
+
+    def __init__(self, query: str, suggestions: tuple[str, ...] | GpuTable) -> None:
+        super().__init__(query)
         self.query = query
-        self.suggestions = suggestions
-        hint = f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""
-        super().__init__(f"unknown GPU {query!r}{hint}")
+        self._suggestions = suggestions
+
+    @property
+    def suggestions(self) -> tuple[str, ...]:
+        if not isinstance(self._suggestions, tuple):
+            self._suggestions = suggest(self.query, self._suggestions)
+        return self._suggestions
+
+    def __str__(self) -> str:
+        hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
+        return f"unknown GPU {self.query!r}{hint}"
 
 
 @dataclass(frozen=True)
@@ -745,6 +757,8 @@ class _ExactNames:
     verbatim: dict[str, GpuSpec]
     names: dict[str, GpuSpec]
     ambiguous: dict[str, _Ambiguous]
+    # Each row with the words of each of its names normalised, for the rows whose names hold a query's words.
+    words: tuple[tuple[GpuSpec, tuple[frozenset[str], ...]], ...]
 
 
 def _index(table: GpuTable) -> _ExactNames:
@@ -758,7 +772,13 @@ def _index(table: GpuTable) -> _ExactNames:
     ambiguous: dict[str, _Ambiguous] = {}
     for entry in table.ambiguous:
         ambiguous.setdefault(normalize(entry.name), entry)
-    return _ExactNames(verbatim, names, ambiguous)
+    words = tuple((gpu, tuple(frozenset(normalize(written).split()) for written in gpu.all_names()))
+                  for gpu in table.gpus)
+    return _ExactNames(verbatim, names, ambiguous, words)
+
+
+def _index_of(table: GpuTable | None) -> _ExactNames:
+    return _shipped_index() if table is None or table is load_table() else _index(table)
 
 
 @functools.lru_cache(maxsize=1)
@@ -769,7 +789,7 @@ def _shipped_index() -> _ExactNames:
 def _exact(query: str, table: GpuTable | None) -> tuple[GpuSpec | None, _Ambiguous | None]:
     """The row a query names exactly (NVML's product name, or a row name or alias), else the declared ambiguous
     name it is; (None, None) when neither."""
-    index = _shipped_index() if table is None or table is load_table() else _index(table)
+    index = _index_of(table)
     spec = index.verbatim.get(" ".join(query.lower().split())) or index.names.get(normalize(query))
     return spec, (None if spec is not None else index.ambiguous.get(normalize(query)))
 
@@ -817,12 +837,8 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
             alternatives=others,
         )
     words = set(key.split())
-    partial = [
-        gpu
-        for gpu in table.gpus
-        if any(words <= set(normalize(written).split()) and not (set(normalize(written).split()) - words) & _MODEL_WORDS
-               for written in gpu.all_names())
-    ]
+    partial = [gpu for gpu, names in _index_of(table).words
+               if any(words <= written and not (written - words) & _MODEL_WORDS for written in names)]
     if len(partial) == 1:
         return GpuMatch(spec=partial[0], query=query, note=f"{query!r} read as {partial[0].name}")
     if partial:
@@ -833,7 +849,7 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
             note=f"{query!r} is ambiguous; assumed {partial[0].name} (the most common); others: {', '.join(others)}",
             alternatives=others,
         )
-    raise UnknownGpuError(query, suggest(query, table))
+    raise UnknownGpuError(query, table)
 
 
 # The default `nvidia-smi` table prints a name in a fixed-width column and cuts a longer one to its first

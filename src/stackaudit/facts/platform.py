@@ -458,7 +458,11 @@ def _name_words(row: PlatformName) -> PlatformWords:
     return PlatformWords(rf"{_STATED}.*(?:{either})", f"{row.what} in the user's words", row.vm)
 
 
+_UNNAMED_ROWS = len(PLATFORM_WORDS)
 PLATFORM_WORDS = (*PLATFORM_WORDS, *(_name_words(row) for row in PLATFORM_NAMES))
+# Every alternative of a named row holds its name: a line that names none of PLATFORM_NAMES is tried on the
+# unnamed rows alone, not on each named row's look-aheads.
+_ANY_PLATFORM_NAME = re.compile("|".join(rf"\b(?:{row.pattern})\b" for row in PLATFORM_NAMES), re.I)
 
 
 # A limit of NVIDIA vGPU at work, in the user's words: its licence (`we are noticing licensing issue`, corpus 932;
@@ -492,7 +496,8 @@ def platform_words(line: str) -> PlatformWords | None:
     """The row of PLATFORM_WORDS a line of the user's words states, or None (a question states nothing)."""
     if "?" in line:
         return None
-    return next((row for row in PLATFORM_WORDS if re.search(row.pattern, line, re.I)), None)
+    rows = PLATFORM_WORDS if _ANY_PLATFORM_NAME.search(line) else PLATFORM_WORDS[:_UNNAMED_ROWS]
+    return next((row for row in rows if re.search(row.pattern, line, re.I)), None)
 
 
 _ANY_INSTANCE = re.compile(r"large\b|\.(?:nano|micro|small|medium)\b|Standard[_ ]N|\bN[CDV]\d+[a-z]*_|"

@@ -14,7 +14,7 @@ import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 
 from stackaudit.errors import InputError
 from stackaudit.facts._parse import LINE_LOOK_CHARS
@@ -52,6 +52,17 @@ GATED = True
 _SCAN_LINES = 20_000
 
 
+# A piece at most this long (bytes) is searched for each needle whole, not through its distinct words.
+_SMALL_PIECE = 16_384
+
+
+@lru_cache(maxsize=8)
+def _encoded(needles: tuple[str, ...]) -> list[tuple[str, bytes, list[bytes]]]:
+    """Each needle, its bytes, and its runs between spaces: each run stands inside one word of the text
+    where the needle stands. The registry's needles are the same every call: encoded once."""
+    return [(n, n.encode(), [p for p in n.encode().split() if p]) for n in needles]
+
+
 def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[int] | None]:
     """For each needle (lowercase), the ascending indices of the lines holding it, case ignored as ASCII
     does (bytes.lower on the UTF-8 text: an ASCII needle is found whatever the case of its letters).
@@ -66,16 +77,20 @@ def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[in
     # 36 a line (a `[` on every line of a 50 MB log).
     out: dict[str, array[int] | None] = {n: array("i") for n in needles}
     half = len(lines) // 2
-    # A needle's runs between spaces each stand inside one word of the text where the needle stands.
-    encoded = [(n, n.encode(), [p for p in n.encode().split() if p]) for n in needles]
+    encoded = _encoded(tuple(needles))
     for base in range(0, len(lines), _SCAN_LINES):
         chunk = lines[base:base + _SCAN_LINES]
         if max(map(len, chunk)) > LINE_LOOK_CHARS:  # a hostile line: its first part read, not 600 passes of 10 MB
             chunk = [line[:LINE_LOOK_CHARS] for line in chunk]
         piece = "\n".join(chunk).encode("utf-8", "replace").lower()
         # The piece's distinct words: a long log repeats its words, so a needle that is not there (most are
-        # not) is ruled out by a search of this, a fraction of the piece, instead of the whole.
-        words = b" ".join(set(piece.split()))
+        # not) is ruled out by a search of this, a fraction of the piece, instead of the whole. A short piece
+        # is searched whole: as cheap as its words, and a needle not in it is ruled out in one test.
+        if len(piece) <= _SMALL_PIECE:
+            present = [e for e in encoded if e[1] in piece]
+        else:
+            words = b" ".join(set(piece.split()))
+            present = [e for e in encoded if all(run in words for run in e[2])]
         lengths = map(len, chunk) if len(piece) == sum(map(len, chunk)) + len(chunk) - 1 else (
             len(line.encode("utf-8", "replace")) for line in chunk)
         # ends[k]: where line k's "\n" stands in the piece (the piece's end for its last line).
@@ -84,9 +99,7 @@ def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[in
         # A find, a bisection and an append per hit cost about five tests of a line.
         limit = max(len(chunk) // 5, 64)
         split: list[bytes] | None = None
-        for needle, raw, runs in encoded:
-            if not all(run in words for run in runs):
-                continue
+        for needle, raw, _runs in present:
             hits = out[needle]
             if hits is None:
                 continue
