@@ -7,6 +7,7 @@ the evaluation is checks/_persist_eval.py.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from stackaudit.checks._persist_eval import Facts, at_boot, in_effect, oneshot_step, persist_step
@@ -45,8 +46,10 @@ def _writes_setpci(spec: CheckSpec) -> bool:
     return any(c.line.startswith("setpci ") for s in spec.fix.steps for c in s.commands)
 
 
+@functools.cache
 def owns_a_setting(spec: CheckSpec) -> bool:
-    """A check whose fix changes a setting the next boot may undo: this rule reads its result."""
+    """A check whose fix changes a setting the next boot may undo: this rule reads its result (asked per check at
+    each audit, of a registered check that never changes: answered once)."""
     return spec.id != ID and (bool(settings_of(spec.id, spec.fix)) or _writes_setpci(spec))
 
 
