@@ -982,7 +982,7 @@ _REMEDY = re.compile(r"\bwork\s?-?arounds?\b|\bworked\s+around\b|\b(?:fix|solv|r
 _WORKS = re.compile(r"\b(?:works?|worked|working|runs?|running|passe[sd])\b", re.I)
 _FAILS = re.compile(r"\b(?:hang(?:s|ing)?|hung|stuck|crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|freez(?:es|ing)|deadlock\w*|"
                     r"errors?|time[sd]?\s?out)\b", re.I)
-_UNDONE = re.compile(r"(?:\b(?:not|never|no\s+longer)|n't)\s+(?:\w+\s+)?$", re.I)
+_UNDONE = re.compile(r"(?:\b(?:not|never|no\s+longer)|n[`'’]t)\s+(?:\w+\s+)?$", re.I)
 
 
 def says_p2p_off_cures(line: str) -> bool:
@@ -994,7 +994,10 @@ def says_p2p_off_cures(line: str) -> bool:
         return False
     remedy = [m for m in _REMEDY.finditer(line) if not _UNDONE.search(line[:m.start()])]
     works = [m for m in _WORKS.finditer(line) if not _UNDONE.search(line[:m.start()])]
-    return bool(remedy) or (bool(works) and bool(_FAILS.search(line)))
+    # The failure undone after P2P is turned off is the cure too: `when I disable P2P via export NCCL_P2P_DISABLE=1,
+    # train doesn't hang any more` (NVIDIA/nccl#203, corpus 2316; typed with a backtick for the apostrophe).
+    undone = [m for m in _FAILS.finditer(line, off[0].end()) if _UNDONE.search(line[:m.start()])]
+    return bool(remedy) or (bool(works) and bool(_FAILS.search(line))) or bool(undone)
 
 
 @dataclass(frozen=True)
