@@ -2703,8 +2703,10 @@ _NCCL_ASSIGN = re.compile(r"(?:^|[\s*`])(NCCL_[A-Z0-9_]+)=([^\s*`]+)")
 _NCCL_PASSED = re.compile(r"(?:^|\s)-x\s+(NCCL_[A-Z0-9_]+)(?=\s|$)")
 # nccl-tests' own failure lines (src/common.h): CUDACHECK and NCCLCHECK print `HOST: Test CUDA failure FILE:LINE 'error'`
 # (`Test NCCL failure FILE:LINE 'error / detail'`), and each TESTCHECK on the way out ` .. HOST pid N: Test failure
-# FILE:LINE` (nccl-tests#263, #289). https://github.com/NVIDIA/nccl-tests/blob/master/src/common.h
+# FILE:LINE` (nccl-tests#263, #289); a paste may cut the first inside its source file (`ubuntu: Test NCCL failure commo`,
+# corpus 2307). https://github.com/NVIDIA/nccl-tests/blob/master/src/common.h
 TEST_FAILURE = re.compile(r"^\s*(?P<host>\S+): Test (?:CUDA|NCCL) failure \S+:\d+ '(?P<error>[^']*)|"
+                          r"^\s*\S+: Test (?:CUDA|NCCL) failure(?: [\w.]*)?\s*$|"
                           r"^\s*\.\. \S+ pid \d+: Test failure \S+:\d+")
 
 
