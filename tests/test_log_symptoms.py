@@ -414,10 +414,33 @@ def test_nvls_multicast_refused_in_the_present_state_proves_nvlink_health() -> N
     status, message = got["DRV-NVLINK-HEALTH"]
     assert status == "issue" and "CUDA error 401" in message and "Failed to bind NVLink SHARP" in message
     assert got["DRV-FABRIC-MANAGER"][0] == "unknown"
-    for text in (PYTORCH_177472, NCCL_1788):
-        status, message, evidence = _run(text, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
-        assert status == "issue" and "401" in evidence[0], text
+    status, message, evidence = _run(NCCL_1788, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert status == "issue" and "401" in evidence[0]
     assert [h.symptom.name for h in find_symptoms(NCCL_1788.splitlines())] == ["nvls-multicast-illegal-state"]
+
+
+# A WARN of a failed NVLS bind printed whole, NCCL's cause on its second line (modelled on a cluster runbook's copy of
+# NCCL 2.27's message, split over lines as NCCL prints it).
+NVLS_WARN_WHOLE = """host:1:2 [0] transport/nvls.cc:287 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 :
+  CUDA error 401 'the operation cannot be performed in the present state'.
+This is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.
+Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future.
+"""
+
+
+def test_nvls_failure_with_nccls_own_cause_proves_fabric_manager_not_the_links() -> None:
+    # Corpus 2318 (pytorch/pytorch#177472, AWS H100 CI, NCCL 2.29.3): the WARN whole, with NCCL's cause (a system or
+    # configuration error in Fabric Manager or the NVSwitches): Fabric Manager's fabric, not the links, is shown.
+    got = _capture("2318", "DRV-FABRIC-MANAGER", "DRV-NVLINK-HEALTH")
+    status, message = got["DRV-FABRIC-MANAGER"]
+    assert status == "issue" and "Fabric Manager or the NVSwitches" in message
+    assert got["DRV-NVLINK-HEALTH"][0] == "unknown"
+    for text in (PYTORCH_177472, NVLS_WARN_WHOLE):
+        got3 = _run(text, "DRV-FABRIC-MANAGER", "DRV-NVLINK-HEALTH")
+        assert got3["DRV-FABRIC-MANAGER"][0] == "issue" and "Fabric Manager" in got3["DRV-FABRIC-MANAGER"][2][0], text
+        assert got3["DRV-NVLINK-HEALTH"][0] == "unknown", text
+    # Counter-example: the first line alone (1224's form, 1788's) keeps no Fabric Manager row.
+    assert "nvls-fabric-manager" not in [h.symptom.name for h in find_symptoms(NCCL_1788.splitlines())]
 
 
 def test_other_nvls_failures_and_other_401s_are_not_the_nvls_row() -> None:

@@ -73,6 +73,19 @@ def test_failure_lines_of_both_forms() -> None:
                               "NCCL developers / '")
     # Modelled: a sentence about a failure is not the test's line.
     assert not TEST_FAILURE.match("The test failure common.cu:941 happens every time")
+    assert not TEST_FAILURE.match("Note: Test NCCL failure happens on every node we tried")
+
+
+def test_a_failure_line_cut_inside_its_source_file_2307() -> None:
+    # Corpus 2307 (ten L40S, NCCL_P2P_DISABLE=1): the paste ends inside NCCLCHECK's line, `ubuntu: Test NCCL failure
+    # commo`, under NCCL's WARN: the test's own failure line, read with its run.
+    from corpus import capture_report, report_spans
+
+    last = _body("2307").splitlines()[19]
+    assert last.startswith("ubuntu: Test NCCL failure") and TEST_FAILURE.match(last)
+    assert ("nccl-tests", 20, 20) in report_spans(capture_report("2307"))
+    # NVIDIA/nccl-tests#166's line cut after `failure` (modelled from its title).
+    assert TEST_FAILURE.match("host: Test NCCL failure")
 
 
 def test_corpus_966_and_967_failure_lines_are_nccl_tests_output() -> None:

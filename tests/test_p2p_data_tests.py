@@ -129,3 +129,35 @@ def test_the_nccl_tests_recogniser_keeps_the_table_under_its_out_of_place_line(t
 
     got = data_tests_in_nccl_tests(P2P_OFF_RUN)
     assert [(t.passed, t.ranks, t.hosts, t.p2p_off) for t in got.tests] == [(True, 2, ("box",), True)]
+
+
+# Modelled on simpleP2P's source (cuda-samples Samples/0_Introduction/simpleP2P): a run on GPUs 2 and 3 that passed.
+SIMPLEP2P_PASSED = """\
+Enabling peer access between GPU2 and GPU3...
+cudaMemcpyPeer / cudaMemcpy between GPU2 and GPU3: 24.80GB/s
+Run kernel on GPU3, taking source data from GPU2 and writing to GPU3...
+Run kernel on GPU2, taking source data from GPU3 and writing to GPU2...
+Copy data back to host from GPU2 and verify results...
+Disabling peer access...
+Shutting down...
+Test passed
+"""
+# Modelled: another program's `Test passed`, with no simpleP2P verification above it.
+OTHER_TEST_PASSED = """\
+[Vector addition of 50000 elements]
+Copy output data from the CUDA device to the host memory
+Test passed
+"""
+
+
+def test_simplep2p_test_passed_after_its_verification_is_ok(tmp_path: Path) -> None:
+    """Corpus 2313 (tinygrad/open-gpu-kernel-modules#30): simpleP2P's run between GPU0 and GPU1 ends `Test passed`."""
+    got = capture_checks("2313", CHECK)[CHECK]
+    assert got.status == "ok" and "simpleP2P" in got.message and "Test passed" in got.message
+    assert "2 GPUs shown" in got.message or got.coverage is not None
+    modelled = paste_checks(tmp_path, SIMPLEP2P_PASSED, CHECK)[CHECK]
+    assert modelled.status == "ok" and "GPU 2 and GPU 3" in modelled.message
+    assert paste_checks(tmp_path, OTHER_TEST_PASSED, CHECK)[CHECK].status == "unknown"
+    # A failed run keeps its issue: the verification errors decide, whatever follows.
+    failed = SIMPLEP2P_VERIFICATION_ERROR + "Test passed\n"
+    assert paste_checks(tmp_path, failed, CHECK)[CHECK].status == "issue"

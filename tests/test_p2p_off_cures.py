@@ -23,6 +23,11 @@ CHECK = "IC-P2P-FUNCTIONAL"
     # corpus 974 (ROCm/vllm#390, a comment)
     "@schung-amd I am experiencing exactly the same issue. It works with disabled P2P, but crashes when enabled. "
     "IOMMU is disabled, ReBAR is enabled, ROCm 6.4 with dual gfx1100 with EPYC Siena.",
+    # corpus 2316 (NVIDIA/nccl#203): the failure undone after P2P is turned off, a backtick for the apostrophe
+    "and then hang all the time. But when I disable P2P via `export NCCL_P2P_DISABLE=1`, train doesn`t hang any more, "
+    "but lead loss to Nan, see below:",
+    # modelled: the same in other words
+    "With NCCL_P2P_DISABLE=1 the job no longer hangs at the first all-reduce.",
 ])
 def test_the_users_a_b_is_read(line: str) -> None:
     assert says_p2p_off_cures(line)
@@ -38,6 +43,8 @@ def test_the_users_a_b_is_read(line: str) -> None:
     # corpus 56: weighed, and it fails anyway
     "Hello @kiskra-nvidia, thank you for the information. I was just thinking if disabling P2P with the environment "
     "variable `NCCL_P2P_DISABLE=1 `would allow communication to occur via shared memory. But it fails.",
+    # modelled: the failure undone is P2P on, before it is turned off
+    "It doesn't hang with P2P on, but when I disable P2P it crashes at start.",
     # corpus 351: a P2P-off run working after a reboot, no failure with P2P on said
     "But after restarting my machine,  `NCCL_P2P_DISABLE=1 ./build/all_reduce_perf `  seems to be working properly.",
     # modelled: the remedy denied, and a question
@@ -78,3 +85,10 @@ Setting NCCL_P2P_DISABLE=1 did workaround for the hang we saw last week.
 """
     got = paste_checks(tmp_path, text, CHECK)[CHECK]
     assert got.status == "ok", got.message
+
+
+def test_a_hang_gone_with_p2p_off_is_an_issue_2316() -> None:
+    # Corpus 2316 (NVIDIA/nccl#203): two GPUs in one TensorFlow process hang with P2P on and stop hanging with
+    # NCCL_P2P_DISABLE=1 (the NCCL log shows it set): the peer path does not deliver.
+    got = capture_checks("2316", CHECK)[CHECK]
+    assert got.status == "issue" and "doesn`t hang any more" in got.message

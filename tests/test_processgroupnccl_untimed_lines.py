@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, capture_report, paste_checks, report_spans
 from stackaudit.facts.serving_logs import is_log_line
 
 # NVIDIA/nccl#1241 (corpus 2006): torch's process group options, in an NGC container.
@@ -46,3 +46,20 @@ def test_untimed_lines_are_log_lines() -> None:
 def test_torch_options_disable_no_transport(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, OPTIONS, "IC-NCCL-ENV")["IC-NCCL-ENV"].status == "not-an-issue"
     assert capture_checks("2006", "IC-NCCL-ENV")["IC-NCCL-ENV"].status == "not-an-issue"
+
+
+# torch's DistBackendError with NCCL's result under it, as the traceback's end prints it: the error a rank raised from
+# NCCL, pasted with no NCCL INFO line (corpus 2318: pytorch/pytorch#177472; 1599: torchtitan; 1081: LLaMA-Factory under
+# torchrun, each line behind `[rank0]: `).
+def test_torch_nccl_error_is_nccls_log() -> None:
+    for prefix, first in (("2318", "torch.distributed.DistBackendError: NCCL error in:"),
+                          ("1599", "torch.distributed.DistBackendError: NCCL error in:"),
+                          ("1081", "[rank0]: torch.distributed.DistBackendError: NCCL error in:")):
+        lines = body(prefix).splitlines()
+        at = next(i for i, line in enumerate(lines) if line.strip().startswith(first))
+        assert is_log_line(lines[at]) and is_log_line(lines[at + 1]), prefix
+        assert any(kind == "server log" and start <= at + 1 <= end
+                   for kind, start, end in report_spans(capture_report(prefix))), prefix
+    # Modelled: the same words in prose, and another library's error of the same shape, are no log line.
+    assert not is_log_line("I got an NCCL error in my job, see below")
+    assert not is_log_line("cudaErrorInvalidValue: invalid argument")

@@ -918,6 +918,13 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
     from_log = ""
     if not passed and serving_log is not None and (run := _ranks_from_nccl_log(data_tests, serving_log)) is not None:
         passed, from_log = [run], f" (its ranks as the NCCL log beside it shows them: \"{serving_log.one_node()[0]}\")"
+    copied = next((t for t in passed if t.program == "simpleP2P"), None)
+    if copied is not None and len(copied.devices) >= 2:
+        # simpleP2P's `Test passed`: its kernels wrote across the pair both ways and the host found every value right.
+        judged = ok(f"simpleP2P moved data between GPU {copied.devices[0]} and GPU {copied.devices[1]} (kernels on each "
+                    "reading the other's memory) and verified what arrived (\"" + copied.line + "\"): the peer path "
+                    "carries data intact", actual=[copied.line], evidence=[copied.line])
+        return over_subjects(judged, [f"GPU {d}" for d in copied.devices], gpus.whole_count if gpus else None)
     if passed:
         best = max(passed, key=lambda t: (not t.rows_only, t.ranks))
         said = (f"every result row shown checked with 0 wrong elements (\"{best.line}\"; the summary line is not "

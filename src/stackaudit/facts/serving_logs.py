@@ -193,6 +193,12 @@ KEY_PHRASES = re.compile(
     # behind c10's log prefix: `[rank3]:[E227 16:30:43.526290891 ProcessGroupNCCL.cpp:1785] [PG ID 2 ...] Exception
     # (either an error or timeout) detected by watchdog at work: 32` (sgl-project/sglang#3932, corpus 1099).
     r"\[[EWIF](?:\d{3,4} [\d:.]+)? ProcessGroupNCCL\.cpp:\d+\]|"
+    # The same process group's error as torch raises it, NCCL's result under it: `torch.distributed.DistBackendError:
+    # NCCL error in: .../NCCLUtils.cpp:93, unhandled cuda error (...), NCCL version 2.29.3` over `ncclUnhandledCudaError:
+    # Call to CUDA function failed.` (ncclGetErrorString's words), often pasted with no NCCL INFO line (corpus 2318,
+    # 1599, 1081: NCCL's `Last error:` after it is the WARN it printed).
+    r"\bNCCL error in: \S+:\d+, |^\W*(?:\[rank\d+\]:\s*)?nccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|"
+    r"Remote)Error: |"
     r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:|"  # SGLang's stats lines, with no prefix pasted
     r"Avg prompt throughput: [\d.]+ tokens/s|"  # vLLM's (and its forks') metrics line, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
@@ -2697,8 +2703,10 @@ _NCCL_ASSIGN = re.compile(r"(?:^|[\s*`])(NCCL_[A-Z0-9_]+)=([^\s*`]+)")
 _NCCL_PASSED = re.compile(r"(?:^|\s)-x\s+(NCCL_[A-Z0-9_]+)(?=\s|$)")
 # nccl-tests' own failure lines (src/common.h): CUDACHECK and NCCLCHECK print `HOST: Test CUDA failure FILE:LINE 'error'`
 # (`Test NCCL failure FILE:LINE 'error / detail'`), and each TESTCHECK on the way out ` .. HOST pid N: Test failure
-# FILE:LINE` (nccl-tests#263, #289). https://github.com/NVIDIA/nccl-tests/blob/master/src/common.h
+# FILE:LINE` (nccl-tests#263, #289); a paste may cut the first inside its source file (`ubuntu: Test NCCL failure commo`,
+# corpus 2307). https://github.com/NVIDIA/nccl-tests/blob/master/src/common.h
 TEST_FAILURE = re.compile(r"^\s*(?P<host>\S+): Test (?:CUDA|NCCL) failure \S+:\d+ '(?P<error>[^']*)|"
+                          r"^\s*\S+: Test (?:CUDA|NCCL) failure(?: [\w.]*)?\s*$|"
                           r"^\s*\.\. \S+ pid \d+: Test failure \S+:\d+")
 
 

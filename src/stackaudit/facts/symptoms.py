@@ -193,6 +193,10 @@ FM_FATAL = re.compile(r"\bfabric manager config file item: \S+ has an invalid va
 NCCL_NVLS_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/transport/nvls.cc"
 NVLS_ILLEGAL_STATE = re.compile(r"Failed to bind NVLink SHARP \(NVLS\) Multicast memory\b.*\bCUDA error 401\b|"
                                 r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure 401\b")
+# NCCL's own cause of that refusal, the second line of its WARN (nvls.cc, from 2.27.3, on a failed multicast bind or
+# map): `This is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.` (the NVLS
+# Fabric Manager row of SYMPTOMS; pytorch/pytorch#177472, corpus 2318).
+NVLS_FABRIC_CAUSE = re.compile(r"\busually caused by a system or configuration error in the Fabric Manager or NVSwitches\b")
 # A process row of top (PID USER PR NI VIRT RES SHR S %CPU %MEM TIME+ COMMAND) of the NVIDIA runtime hook's
 # `nvidia-container-cli ... configure` running (R) or blocked in the kernel (D) at 50 % of a CPU or more (the row of
 # SYMPTOMS ctk-hook-stuck).
@@ -473,11 +477,26 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # NV_ERR_FABRIC_STATE_OUT_OF_SYNC (NVIDIA/nvshmem#40). Older NCCL prints `transport/nvls.cc:N NCCL WARN Cuda failure
     # 401 ...` for the same calls (NVIDIA/nccl#1788, eight H100 after a month of identical runs). The fabric, not
     # Fabric Manager alone, is shown broken; 'invalid argument' there is not read so (an NCCL 2.26.2 bug failed alike).
+    # Where the source carries the WARN's second line, NCCL's own cause (NVLS_FABRIC_CAUSE), that line decides: the
+    # row below proves Fabric Manager's fabric set-up, and the first line alone no longer proves the links (its
+    # `unless`). The first line alone, cut from its cause (corpus 1224), stays the NVLink fabric's failure.
     Symptom("nvls-multicast-illegal-state", NVLS_ILLEGAL_STATE,
         "DRV-NVLINK-HEALTH", "high", NCCL_NVLS_SOURCE,
         "CUDA refused NCCL's NVLink SHARP (NVLS) multicast setup in the present state (CUDA error 401): the NVSwitch "
         "fabric's multicast does not work on this node, which NCCL traces to a system or configuration error in "
-        "Fabric Manager or the NVSwitches (NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile)"),
+        "Fabric Manager or the NVSwitches (NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile)",
+        unless=NVLS_FABRIC_CAUSE),
+    # NCCL's WARN on a failed NVLS multicast bind or map, whole: its second line names a system or configuration error
+    # in Fabric Manager or the NVSwitches as the cause (nvls.cc). NCCL prints it only after the driver reported
+    # multicast support, which it does only on an NVSwitch fabric that Fabric Manager set up: the fabric's set-up is
+    # not in a usable state (AWS H100 CI nodes fixed by a restart, pytorch/pytorch#177472, corpus 2318; a container
+    # with no Fabric Manager reachable; a partition whose multicast team Fabric Manager could not set up). No link
+    # state is shown, so NVLink health stays open.
+    Symptom("nvls-fabric-manager", NVLS_FABRIC_CAUSE,
+        "DRV-FABRIC-MANAGER", "high", NCCL_NVLS_SOURCE,
+        "NCCL could not bind or map NVLink SHARP (NVLS) multicast memory and names a system or configuration error "
+        "in Fabric Manager or the NVSwitches as the cause: the NVSwitch fabric Fabric Manager sets up is not in a "
+        "usable state on this node (NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile)"),
     # Fabric Manager refused its own installation and exits at start (FM_FATAL): an invalid
     # configuration item (siderolabs/extensions#511, repeated on every restart), a topology file it cannot open
     # (NVIDIA/nvrc#203). A host whose FM is installed and started is an NVSwitch host's build, as for a version mismatch.
@@ -1534,7 +1553,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "symbol lookup for cu", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
-           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Driver was not detected", "nvidia-smi is not installed", "Startup probe failed", "Failed to bind NVLink SHARP",
+           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "in the Fabric Manager or NVSwitches", "Driver was not detected", "nvidia-smi is not installed", "Startup probe failed", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "pinned system memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
