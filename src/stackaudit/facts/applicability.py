@@ -60,7 +60,8 @@ shown.
 
 A model may be named in words: an issue form's GPU answer (`### Hardware: GPU`, importers/prose_machine.py), a
 compute capability alone (`compute=8.6` in ollama's line cut before its name: gputable.capability_name), or a Jetson's
-platform lines (an L4T release, Tegra's NvRmMem lines: facts/gpus.jetson_platform).
+platform lines (an L4T release, Tegra's NvRmMem lines, the container toolkit's `Auto-detected mode as 'csv'`:
+facts/gpus.jetson_platform).
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
 
