@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks
 from stackaudit.checks.rt import official_build
 from stackaudit.facts.collect_env import arch_flags
-from stackaudit.facts.gpus import parse_query_rows, stated_gpus
-from stackaudit.gputable import by_pci_device_id, has_mig, without_mig
+from stackaudit.facts.gpus import jetson_platform, listed_model, owned_model, parse_query_rows, stated_gpus
+from stackaudit.gputable import by_pci_device_id, has_mig, nvlink_links_of, without_mig
 
 MIG = "MEM-MIG"
 ARCH = "RT-TORCH-ARCH"
@@ -299,3 +299,53 @@ def test_a_launchers_accelerator_request_states_the_gpus_2246(tmp_path: Path) ->
     for docker in ("docker run --gpus all nvidia/cuda nvidia-smi", "docker run --gpus 2 img",
                    "docker run --gpus '\"device=0,1\"' img", "docker run --gpus device=1 img"):
         assert stated_gpus(docker) == [], docker
+
+
+# --- MEM-MIG: mining boards, a bare V100 in an inline key, a Jetson's CSV mode (h103b) ----------------------------
+
+
+def test_cmp_mining_boards_have_no_mig_2327(tmp_path: Path) -> None:
+    # llm_benchmark's report names `gpu_info: NVIDIA CMP 30HX` (TU116: Turing); the Ampere boards are GA10x, outside
+    # the MIG user guide; the GA100 board (CMP 170HX) stays open.
+    assert listed_model("gpu_info: NVIDIA CMP 30HX") == "NVIDIA CMP 30HX"
+    assert "Turing" in without_mig("NVIDIA CMP 30HX")
+    assert has_mig("NVIDIA CMP 90HX") is False
+    assert has_mig("NVIDIA CMP 170HX") is None
+    r = capture_checks("2327", MIG)[MIG]
+    assert r.status == "not-applicable" and "CMP 30HX" in r.message
+    # Modelled: the same report on an A100 keeps MIG open; a key that is no GPU's names no model.
+    text = "-------Linux----------\ngpu_info: NVIDIA A100-SXM4-80GB\nos_version: Ubuntu 22.04 LTS\n"
+    assert paste_checks(tmp_path, text, MIG)[MIG].status == "unknown"
+    assert listed_model("gpu_infos: NVIDIA CMP 30HX") == ""
+
+
+def test_a_bare_v100_in_the_users_inline_keys_2333(tmp_path: Path) -> None:
+    # `I have ubuntu-22.04, cuda==12.1, nvidia driver == 530, gpu==V100`: the table's ambiguous `V100` (every candidate
+    # Volta: no MIG; NVLink differs between SXM2 and PCIe, so it stays open).
+    line = "I have ubuntu-22.04, cuda==12.1, nvidia driver == 530, gpu==V100"
+    assert owned_model(line) == "V100"
+    assert has_mig("V100") is False and nvlink_links_of("V100") is None
+    r = capture_checks("2333", MIG)[MIG]
+    assert r.status == "not-applicable" and "V100" in r.message
+    # Modelled: a flag, a variable or a count is no model; an A100 keeps MIG open.
+    for other in ("--gpu=0 --model x", "num_gpu=1", "gpu=2", "GPU == 1"):
+        assert owned_model(other) == "", other
+    text = "I have ubuntu-22.04, cuda==12.1, nvidia driver == 530, gpu==A100\n"
+    assert paste_checks(tmp_path, text, MIG)[MIG].status == "unknown"
+
+
+def test_the_container_toolkits_csv_mode_is_a_jetson_before_thor_2338(tmp_path: Path) -> None:
+    # The hook's `Auto-detected mode as 'csv'`: a Tegra host on the nvgpu driver, which Thor does not run.
+    line = ("docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create "
+            "failed: unable to start container process: error during container init: error running hook #0: error "
+            "running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'csv'")
+    assert "nvgpu" in jetson_platform(line)
+    assert "Jetson" in without_mig(jetson_platform(line))
+    r = capture_checks("2338", MIG)[MIG]
+    assert r.status == "not-applicable" and "Jetson" in r.message
+    # Corpus 2333 (another thread): the same hook in its legacy mode on a V100 host names no Jetson; modelled: the nvml
+    # mode Thor resolves names none either.
+    assert jetson_platform(line.replace("'csv'", "'legacy'")) == ""
+    assert jetson_platform(line.replace("'csv'", "'nvml'")) == ""
+    text = body("2338").replace("'csv'", "'nvml'")
+    assert paste_checks(tmp_path, text, MIG)[MIG].status == "unknown"

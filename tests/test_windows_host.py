@@ -373,3 +373,35 @@ def test_a_traceback_from_a_windows_drive_is_in_no_container(tmp_path: Path) -> 
     assert "Python file path" in result.message
     text = body("2233").replace("K:\\", "/mnt/k/").replace("\\", "/")
     assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "not-applicable"
+
+
+@pytest.mark.parametrize(("line", "windows"), [
+    # corpus 2321 (ollama/ollama, a comment): the user's words name bare Windows
+    ("Same issue with **RTX 4070** + Intel UHD on Windows, Ollama 0.30.6.", True),
+    # corpus 1177 (another thread): the same words before the Windows driver's nvidia-smi
+    ("When I run it on Windows, I get:", True),
+    # Modelled: Windows' names for WSL and its terminal, Docker Desktop's WSL 2 backend, a comparison
+    ("I am running it on Windows Subsystem for Linux", False),
+    ("I run the commands using Windows Terminal", False),
+    ("I use ollama on Windows Docker Desktop", False),
+    ("It works on Windows but not on Linux", False),
+])
+def test_the_users_words_naming_bare_windows(line: str, windows: bool) -> None:
+    assert (windows_line(line) is not None) is windows
+
+
+def test_persistence_is_not_applicable_where_the_user_names_windows_2321() -> None:
+    result = capture_checks("2321", "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert result.status == "not-applicable" and "on Windows" in result.message
+
+
+def test_persistence_is_not_applicable_under_wsl2_2328(tmp_path: Path) -> None:
+    """Corpus 2328: `616.92, CUDA 13.4, Windows 11,  WSL2-Docker`, no nvidia-smi: WSL 2's VM runs no Linux driver."""
+    result = capture_checks("2328", "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert result.status == "not-applicable" and "WSL 2" in result.message and "Linux driver" in result.message
+    # Corpus 376 (another thread): a WSL 2 nvidia-smi's Persistence-M column is read by the check itself.
+    assert capture_checks("376", "DRV-PERSISTENCE")["DRV-PERSISTENCE"].status == "ok"
+    # Modelled: the same list on a Linux host leaves it open; WSL 2 rules out no other Linux-only check.
+    text = body("2328").replace("Windows 11,  WSL2-Docker", "Ubuntu 24.04, Docker")
+    assert paste_checks(tmp_path, text, "DRV-PERSISTENCE")["DRV-PERSISTENCE"].status == "unknown"
+    assert capture_checks("2328", "KERN-CPUFREQ-GOVERNOR")["KERN-CPUFREQ-GOVERNOR"].status == "unknown"

@@ -354,10 +354,11 @@ MIG_PARTS: dict[str, str] = {"Ampere": r"\bA(?:100|30|800)\b", "Ada Lovelace": "
 # Thor (Blackwell) is left out, as its GPU has MIG (https://developer.nvidia.com/blog/introducing-nvidia-jetson-thor-the-
 # ultimate-platform-for-physical-ai/).
 # The platform's words where no line names the module (facts/gpus.jetson_module): an L4T release before Thor's R38, or
-# Tegra's NvRmMem memory manager of the nvgpu driver, which Thor does not run; CUDA names the Nano's and TX2's GPUs
+# Tegra's NvRmMem memory manager of the nvgpu driver, which Thor does not run, or the container toolkit's CSV mode on
+# that driver (facts/gpus._CSV_MODE); CUDA names the Nano's and TX2's GPUs
 # `NVIDIA Tegra X1` and `NVIDIA Tegra X2`.
 JETSON_WITHOUT_MIG = re.compile(r"\bJetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|TX[12]|Xavier|Orin)\b|^(?:NVIDIA\s+)?"
-                                r"(?:Orin|Xavier)\b|\bJetson, (?:L4T R(?:2\d|3[0-7])\.|Tegra's NvRmMem\b)"
+                                r"(?:Orin|Xavier)\b|\bJetson, (?:L4T R(?:2\d|3[0-7])\.|Tegra's NvRmMem\b|nvgpu driver\b)"
                                 r"|\bTegra X[12]\b", re.I)
 # Any Jetson module, Thor too: an SoC's integrated GPU, on no NVSwitch.
 JETSON = re.compile(r"\bJetson\b|\bTegra X[12]\b", re.I)
@@ -476,6 +477,11 @@ _ARCH_WORDS = (
     (re.compile(r"\bG?V100(?:[DLSX]{1,2})?\b|\bTITAN V\b", re.I), "Volta", ""),
     # A GeForce RTX series named by its family words (`RTX 50xx`, `RTX 50-series`, `RTX40 series`): one architecture,
     # and for the 30, 40 and 50 series one capability each (https://developer.nvidia.com/cuda-gpus).
+    # NVIDIA's CMP mining boards (`NVIDIA CMP 30HX`, llm_benchmark's report in corpus 2327; MINING_BOARD): pci.ids names
+    # them by their chip, TU116 [CMP 30HX], TU106 [CMP 40HX], TU102 [CMP 50HX] (Turing, 7.5), GA104 [CMP 70HX] and GA102
+    # [CMP 90HX] (Ampere's GA10x, 8.6): GeForce silicon. The GA100 board (CMP 170HX, 8.0) is left out.
+    (re.compile(r"\bCMP [345]0HX\b", re.I), "Turing", "7.5"),
+    (re.compile(r"\bCMP [79]0HX\b", re.I), "Ampere", "8.6"),
     (re.compile(r"\bGTX 16[5-6]0(?: Ti| SUPER)?\b|\bRTX 20[6-8]0\b|\bRTX ?20(?:xx|[- ]?series)\b|\bQuadro RTX \d{4}\b|\bTITAN RTX\b", re.I),
      "Turing", ""),
     (re.compile(r"\bRTX 30[5-9]0\b|\bRTX ?30(?:xx|[- ]?series)\b|\bRTX A\d{3,4}\b", re.I), "Ampere", "8.6"),
@@ -588,6 +594,11 @@ def driver_without_mig(version: str | None) -> str:
     if m is None or int(m.group(1)) >= MIG_FIRST_BRANCH:
         return ""
     return f"driver {version.strip() if version else ''} predates MIG, which starts with R{MIG_FIRST_BRANCH} and the A100"
+
+
+# A mining board's whole name as its tools print it (`NVIDIA CMP 30HX`, `NVIDIA P104-100`): no table row, no brand word
+# of a family, but a model the architecture words (_ARCH_WORDS) read.
+MINING_BOARD = re.compile(r"^(?:NVIDIA\s+)?(?:CMP [345790]0HX|P10[246]-\d{3})$", re.I)
 
 
 def architecture_of(name: str, pci_device_id: int | None = None, table: GpuTable | None = None) -> str:

@@ -1880,7 +1880,9 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
     A kernel log that shows the daemon crashed (`nvidia-persiste[827]: segfault at …`) is an issue too.
     On a Windows host persistence mode does not exist: the nvidia-smi table's Driver-Model column (WDDM, TCC, MCDM)
     says so here, and any other source that shows Windows (facts/platform.WINDOWS_LINES) through the engine's rule
-    (facts/applicability.LINUX_ONLY): not applicable.
+    (facts/applicability.LINUX_ONLY): not applicable. So it is under WSL 2, whose Linux VM runs no NVIDIA kernel
+    module and reaches the GPU through the Windows driver (facts/applicability.WSL_TOO), where no WSL nvidia-smi shows
+    the Persistence-M column the check reads itself.
     A GPU that bbswitch lists (`cat /proc/acpi/bbswitch`: facts/system.BbSwitch) is an Optimus laptop's discrete GPU
     that Bumblebee powers down between uses. Its driver state goes with its power, and Bumblebee's unload of the
     nvidia module clears persistence mode (Bumblebee-Project/Bumblebee#207). Persistence off there is not an issue.

@@ -209,9 +209,9 @@ def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     return (*shown.engines, *((shown.report_engine,) if shown.report else ()))
 
 
-def _windows_shown(facts: dict[str, Any]) -> tuple[str, bool]:
-    """Why the sources show a Windows host (facts/platform.Virtualization.os; "" where they do not), and whether
-    they show any container (a pasted container spec, or the audit inside one)."""
+def _windows_shown(facts: dict[str, Any]) -> tuple[str, bool, str]:
+    """Why the sources show a Windows host (facts/platform.Virtualization.os; "" where they do not), whether they
+    show any container (a pasted container spec, or the audit inside one), and why they show WSL 2 ("" where not)."""
     from stackaudit.facts.container import ContainerInfo
     from stackaudit.facts.docker import DockerContainers
     from stackaudit.facts.platform import Virtualization
@@ -220,7 +220,8 @@ def _windows_shown(facts: dict[str, Any]) -> tuple[str, bool]:
     windows = virt.source if isinstance(virt, Virtualization) and virt.windows else ""
     shown = (isinstance(container, ContainerInfo) and container.in_container) or (
         isinstance(specs, DockerContainers) and bool(specs.containers))
-    return windows, shown
+    wsl = virt.source if isinstance(virt, Virtualization) and virt.wsl and not virt.windows else ""
+    return windows, shown, wsl
 
 
 def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], used: tuple[Provenance, ...],

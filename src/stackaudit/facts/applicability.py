@@ -60,7 +60,8 @@ shown.
 
 A model may be named in words: an issue form's GPU answer (`### Hardware: GPU`, importers/prose_machine.py), a
 compute capability alone (`compute=8.6` in ollama's line cut before its name: gputable.capability_name), or a Jetson's
-platform lines (an L4T release, Tegra's NvRmMem lines: facts/gpus.jetson_platform).
+platform lines (an L4T release, Tegra's NvRmMem lines, the container toolkit's `Auto-detected mode as 'csv'`:
+facts/gpus.jetson_platform).
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
 
@@ -70,7 +71,8 @@ no NCCL (ENGINES_WITHOUT_NCCL: ollama, llama.cpp) and no command shown splits a 
 
 A check of what only a Linux host has (LINUX_ONLY: persistence mode, MIG, a container's GPU access) is not applicable
 where the sources show a Windows host (facts/platform.Virtualization.os: a Windows driver model, llama.cpp built for
-Windows, a Windows program path, `OS: Windows 11`), and, for a container's check, no container.
+Windows, a Windows program path, `OS: Windows 11`), and, for a container's check, no container. Persistence mode is
+not applicable under WSL 2 either (WSL_TOO): its Linux VM runs no NVIDIA kernel module, only the Windows driver's.
 
 A check of the CUDA runtime an engine loads (CUDA_RUNTIME_CHECKS) is not applicable where every engine shown is a ggml
 one whose log's device list offers its GPUs through another backend only (`- Vulkan0 : NVIDIA GeForce RTX 5060`) and
@@ -306,13 +308,27 @@ LINUX_ONLY: dict[str, tuple[str, bool]] = {  # check: (why, only where no contai
 }
 
 
-def linux_only_why(check_id: str, windows: str, container_shown: bool) -> str:
-    """Why a check of LINUX_ONLY does not apply to a Windows host, in words; "" where it does not say that.
-    `windows`: why the sources show a Windows host ("" where they do not); `container_shown`: any container shown."""
+# Checks of LINUX_ONLY that WSL 2 lacks too, by why: its Linux VM runs no NVIDIA kernel module, and reaches the GPU
+# through the Windows host's driver (/dev/dxg and the libraries under /usr/lib/wsl: NVIDIA's CUDA on WSL user guide,
+# https://docs.nvidia.com/cuda/wsl-user-guide/index.html), so no Linux driver setting of its own exists there. A WSL
+# nvidia-smi that prints its Persistence-M column is read by the check itself (corpus 376, 768: On); this rule only
+# answers where the check cannot judge (corpus 2328: Windows 11, WSL2-Docker, no nvidia-smi).
+WSL_TOO: dict[str, str] = {
+    "DRV-PERSISTENCE": "persistence mode is a setting of NVIDIA's Linux driver, and WSL 2's Linux VM runs none: its GPU "
+                       "is the Windows host's driver's",
+}
+
+
+def linux_only_why(check_id: str, windows: str, container_shown: bool, wsl: str = "") -> str:
+    """Why a check of LINUX_ONLY does not apply to a Windows host, or one of WSL_TOO to WSL 2, in words; "" where it
+    does not say that. `windows`: why the sources show a Windows host ("" where they do not); `container_shown`: any
+    container shown; `wsl`: why they show WSL 2 ("" where they do not)."""
     row = LINUX_ONLY.get(check_id)
-    if row is None or not windows or (row[1] and container_shown):
-        return ""
-    return f"a Windows host ({windows}): {row[0]}"
+    if row is not None and windows and not (row[1] and container_shown):
+        return f"a Windows host ({windows}): {row[0]}"
+    if wsl and check_id in WSL_TOO:
+        return f"WSL 2 ({wsl}): {WSL_TOO[check_id]}"
+    return ""
 
 
 # Checks of the CUDA runtime an engine loads. A ggml engine whose `device_info:` list offers every GPU through another

@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Any, TypeVar
 
 from stackaudit.facts._parse import NVSMI_GPU_LINE, RANK_DEVICE, ParseError, only_one
@@ -89,6 +90,7 @@ from stackaudit.facts.sources import (
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index
 from stackaudit.gputable import (
     LAPTOP_PART,
+    MINING_BOARD,
     GpuTableError,
     UnknownGpuError,
     architecture_of,
@@ -1900,6 +1902,8 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
             continue  # `RTX 4000 series`: a product series, no model
         if titan := _TITAN_MODEL.match(text):
             return f"TITAN {_TITAN_SUFFIX[titan.group(1).lower()]}"
+        if MINING_BOARD.match(text):
+            return text
         if _BRANDED_MODEL.search(text) and brand_family(text) is not None and not re.match(r"(?:x|of)\s", text, re.I):
             return text
     return ""
@@ -2075,8 +2079,9 @@ def _nvlinked_default(model: str) -> str:
 # NVIDIA/TensorRT-LLM#1601, corpus 1736; `  - GPU name: L4`, NVIDIA/TensorRT-LLM#1187), `GPU model` or `GPU type`, with
 # the template's hint left in brackets before the colon (`GPU name (e.g., NVIDIA H100, NVIDIA A100)`): the hint's
 # models are the form's examples, not the user's answer. A full-width colon (`GPU ：Tesla V100-SXM2-32GB`, corpus 1572)
-# is the same key.
-_LIST_GPU_KEY = re.compile(r"^\W*GPU(?:\s+(?:name|model|type))?\**(?:\s*\([^()]{0,80}\))?\s*[:：]\**\s*(?=\S)", re.I)
+# is the same key, and so is llm_benchmark's system report's `gpu_info: NVIDIA CMP 30HX` (aidatatools/ollama-benchmark,
+# corpus 2327).
+_LIST_GPU_KEY = re.compile(r"^\W*GPU(?:\s+(?:name|model|type)|_info)?\**(?:\s*\([^()]{0,80}\))?\s*[:：]\**\s*(?=\S)", re.I)
 
 
 def listed_model(line: str) -> str:
@@ -2152,8 +2157,11 @@ _SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?G
 # `What I use is A100 80GB + fully NVlink` (corpus 891): the first person's `use` / `am using` before the model too.
 # A description of the host saying what its GPU is: `GPU is GP104BM [GeForce GTX 1070 Mobile]` (NVIDIA/gpu-operator#327,
 # corpus 2052), `my GPU is a GTX 1080`, `The GPU is an RTX 3090`: the one GPU in the singular, right before the model.
-_OWNED_MODEL = re.compile(r"(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using)"
-                          r"|\bGPU\s+is)\s+(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)", re.I)
+# So is an inline key of the user's list of versions: `I have ubuntu-22.04, cuda==12.1, nvidia driver == 530, gpu==V100`
+# (vllm-project/vllm#5635, corpus 2333); a flag (`--gpu=0`) or a variable (`num_gpu=1`) is none.
+_OWNED_MODEL = re.compile(r"(?:(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using)"
+                          r"|\bGPU\s+is)\s+|(?<![\w-])GPU\s*==?\s*)(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)",
+                          re.I)
 
 
 # A model number in the plural after a count written as a word: `running on two 4090s` (sgl-project/sglang#4723,
@@ -2178,7 +2186,14 @@ _JETSON_MODULE = re.compile(r"\bNVIDIA\s+(Jetson\s+(?:AGX\s+)?(?:Nano|TX[12]|Xav
 # Named as the platform (JETSON_PLATFORM_WORDS), which gputable.JETSON_WITHOUT_MIG reads.
 _L4T_RELEASE = re.compile(r"\bL4T\b\W{0,3}R?(\d{2})\.(\d{1,2}(?:\.\d{1,2})?)\b|^# R(\d{2}) \(release\), REVISION: (\d{1,2}\.\d{1,2})\b")
 _NVRM_MEM = re.compile(r"\bNvRmMemInit(?:Nvmap)? failed\b")
-JETSON_PLATFORM_WORDS = ("NVIDIA Jetson, L4T R", "NVIDIA Jetson, Tegra's NvRmMem memory manager")
+# The NVIDIA Container Toolkit's hook names the mode it resolved from `auto` (`Auto-detected mode as 'csv'`,
+# triton-inference-server/server#5641, corpus 2338): `csv` on a Tegra host without NVML or whose GPUs run on the nvgpu
+# module (nvidia-container-toolkit internal/info: `(isTegra && !hasNVML) || usesNVGPUModule`), which is a Jetson before
+# Thor; Thor's OpenRM driver brings NVML, so the toolkit resolves its nvml or legacy mode there. A mode set by hand
+# (`mode = "csv"` in config.toml) prints no such line.
+_CSV_MODE = re.compile(r"\bAuto-detected mode as 'csv'")
+JETSON_PLATFORM_WORDS = ("NVIDIA Jetson, L4T R", "NVIDIA Jetson, Tegra's NvRmMem memory manager",
+                         "NVIDIA Jetson, nvgpu driver (the container toolkit's CSV mode)")
 
 
 def jetson_module(line: str) -> str:
@@ -2207,7 +2222,8 @@ def jetson_platform(line: str) -> str:
     >>> jetson_platform("NvRmMemInitNvmap failed with Permission denied")
     "NVIDIA Jetson, Tegra's NvRmMem memory manager"
     """
-    return jetson_module(line) or (JETSON_PLATFORM_WORDS[1] if nvrm_mem_line(line) else "")
+    return jetson_module(line) or (JETSON_PLATFORM_WORDS[1] if nvrm_mem_line(line) else "") \
+        or (JETSON_PLATFORM_WORDS[2] if csv_mode_line(line) else "")
 
 
 def nvrm_mem_line(line: str) -> bool:
@@ -2215,7 +2231,13 @@ def nvrm_mem_line(line: str) -> bool:
     return "NvRmMem" in line and _NVRM_MEM.search(line) is not None
 
 
-JETSON_TITLE = "a Jetson's platform lines (L4T release, Tegra's NvRmMem)"
+def csv_mode_line(line: str) -> bool:
+    """Whether a line is the container toolkit's hook resolving its CSV mode on a Jetson before Thor (_CSV_MODE), a line
+    of evidence on its own."""
+    return "'csv'" in line and _CSV_MODE.search(line) is not None
+
+
+JETSON_TITLE = "a Jetson's platform lines (L4T release, Tegra's NvRmMem, the container toolkit's CSV mode)"
 
 
 @dataclass(frozen=True)
@@ -2267,7 +2289,7 @@ def parse_jetson_gpus(text: str) -> GpuInventory:
     the first platform line's words; a module holds one GPU."""
     named = [m for line in text.splitlines()[:MAX_JETSON_LINES] if (m := jetson_platform(line))]
     if not named:
-        raise ParseError("no Jetson module, L4T release or NvRmMem line")
+        raise ParseError("no Jetson module, L4T release, NvRmMem or CSV mode line")
     model = next((m for m in named if not m.startswith(JETSON_PLATFORM_WORDS)), named[0])
     return GpuInventory(gpus=(GpuRecord(0, "", model, None, (JETSON_TITLE,)),), counts=((JETSON_TITLE, 1),))
 
@@ -2282,10 +2304,14 @@ def worded_model(line: str) -> str:
     return _model_in(m.group(1).split()) if m else ""
 
 
+_OWNED_KEYS = 4  # keys of _OWNED_MODEL read on one line
+
+
 def owned_model(line: str) -> str:
     """The GPU model a line of the user's words says they own without a count (_OWNED_MODEL); "" where it names none."""
-    m = _OWNED_MODEL.search(line)
-    model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4]) if m else ""
+    # The first of a line's few keys (_OWNED_KEYS) whose next words name a model: `I have` may precede other items.
+    model = next((found for m in islice(_OWNED_MODEL.finditer(line), _OWNED_KEYS)
+                  if (found := _model_in(re.split(r"\s+", line[m.end():m.end() + 160].strip())[:4]))), "")
     # The line saying the cards are NVLinked reads an ambiguous name as its NVLink part, as stated_gpus does.
     return _nvlinked_default(model) if model and _NVLINK_SAID.search(line) else model
 

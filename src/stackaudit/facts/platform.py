@@ -712,9 +712,12 @@ WINDOWS_LINES = (
     # ollama's `server config` line names its folders as the server sees them: `OLLAMA_MODELS:C:\\Users\\...`.
     WindowsLine(r"\bOLLAMA_(?:MODELS|RUNNERS_DIR|TMPDIR):[A-Z]:\\\S*", "ollama's server config: a folder on a Windows drive"),
     # The user's statement, in a clause (between `,`, `;` or `.`) that names no WSL, negation or comparison, of a line
-    # that asks nothing: `I am currently working with Windows 11` (corpus 882).
+    # that asks nothing: `I am currently working with Windows 11` (corpus 882), `RTX 4070 + Intel UHD on Windows`
+    # (corpus 2321). Windows' own names for WSL and its tools (`Windows Subsystem for Linux`, `Windows Terminal`) and
+    # Docker Desktop, which runs its containers in WSL 2, are not the host's words.
     WindowsLine(r"^(?!.*\?)(?:.*[,;.]\s*)?(?![^,;.]*\b(?:WSL\w*|not|n't|instead|than|unlike|outside|without|vs|versus)\b)"
-                r"[^,;.]*\b(?:on|with|using|under|running)\s+(?:Microsoft\s+)?Windows\s?1[01]\b",
+                r"[^,;.]*\b(?:on|with|using|under|running)\s+(?:Microsoft\s+)?Windows(?:\s?1[01])?\b"
+                r"(?!\s*(?:Subsystem|Terminal|Docker|Desktop)\b)",
                 "the user's words name Windows"),
     WINDOWS_PROMPT,
     # nvidia-smi on Windows heads its first column with the driver model (`Driver-Model`, `TCC/WDDM` before R525), where

@@ -74,6 +74,7 @@ from stackaudit.facts.gpus import (
     OTHER_GPU_NEEDLES,
     TORCH_DEVICE_NAME,
     TORCH_WARNED,
+    csv_mode_line,
     nvrm_mem_line,
     other_gpu_line,
     trtllm_ledger_span,
@@ -211,7 +212,8 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "evice name", "evice Name", "CUDA availab", "C
             *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "| os", "|os", "operating system", "os version", "linux distro",
             "## ",  # an issue form's heading (form_answer)
             *REMOTING_NEEDLES,  # a CUDA API-remoting frontend's lines (facts/platform.REMOTING_FRONTENDS)
-            "nvrmmeminit")  # Tegra's memory manager on a Jetson (facts/gpus.nvrm_mem_line)
+            "nvrmmeminit",  # Tegra's memory manager on a Jetson (facts/gpus.nvrm_mem_line)
+            "mode as 'csv'")  # the container toolkit's CSV mode on a Jetson (facts/gpus.csv_mode_line)
 
 
 # How far above a Python session's query its earlier lines are read with it (the session's own lines, unbroken).
@@ -318,7 +320,7 @@ def is_evidence(line: str) -> bool:
                 or bool(NGC_CHECK_LINE.search(line)) or bool(AIO_SMI_RAN.search(line))
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
-                or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or bool(TORCH_WARNED.search(line))
+                or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or csv_mode_line(line) or bool(TORCH_WARNED.search(line))
                 or bool(LIGHTNING_DEVICE.search(line)) or bool(TORCH_DEVICE_NAME.match(line)) or bool(TORCH_PRINTED_AVAILABLE.match(line))
                 or bool(TORCH_PRINTED_CUDA.match(line))
                 or bool(WSL_LIBRARY.search(line)) or bool(REMOTING_LINE.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
