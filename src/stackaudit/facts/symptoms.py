@@ -240,8 +240,10 @@ STACK_XID = _app_xid(STACK_PROCESSES)
 # CUDA's two refusals of a program at its first call (the runtime's cudaGetErrorString texts, CUDA_ERRORS): no device
 # at all (cudaErrorNoDevice, 100: no GPU handed to the process, the driver not loaded), and every device it may use busy
 # or unavailable (cudaErrorDevicesUnavailable, 46: an exclusive or prohibited compute mode, MIG). Only the second is
-# ever a compute mode's refusal.
-CUDA_NO_DEVICE = re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b")
+# ever a compute mode's refusal. PyTorch says the first in its own words where CUDA counts no device
+# (c10/cuda/CUDAFunctions.cpp: `RuntimeError: No CUDA GPUs are available`, corpus 2335).
+CUDA_NO_DEVICE = re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b|"
+                            r"\bNo CUDA GPUs are available\b")
 CUDA_DEVICES_BUSY = re.compile(r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable")
 
 
@@ -682,11 +684,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # there (no GPU request, no NVIDIA runtime, the `utility` capability left out). vLLM's platform probe then finds
     # no platform (`No platform detected, vLLM is running on UnspecifiedPlatform`) and the engine stops (corpus 1567,
     # xorbitsai/inference#3288). On a bare host the same warning is the host's driver, another fault (corpus 1024).
-    Symptom("torch-nvml-in-container", re.compile(r"UserWarning: Can't initialize NVML"),
+    # vLLM's own probe says the same (vllm/platforms/__init__.py): `CUDA platform is not available because: NVML Shared
+    # Library Not Found` (no libnvidia-ml.so.1 in the container, corpus 2334), and its verdict `No platform detected,
+    # vLLM is running on UnspecifiedPlatform` where it found no GPU at all (a CUDA build of vLLM in a pod, corpus 2340).
+    # nvidia-smi's own `No devices found.` / `No devices were found` as the whole answer typed in a container (Pyxis'
+    # `srun --container-image`, corpus 2331): NVML opened no GPU there.
+    Symptom("torch-nvml-in-container", re.compile(r"UserWarning: Can't initialize NVML|"
+                                                  r"\bCUDA platform is not available because: NVML Shared Library Not "
+                                                  r"Found\b|\bNo platform detected, vLLM is running on "
+                                                  r"UnspecifiedPlatform\b|(?:^|[\s=])No devices (?:were )?found\.?\s*$"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
-        "torch in the container cannot initialise NVML: the driver's NVML library does not reach the container or "
-        "cannot open its GPUs there (no GPU request, no NVIDIA runtime, or NVIDIA_DRIVER_CAPABILITIES without "
-        "`utility`), so engines that probe the GPUs through NVML find none", within=IN_CONTAINER),
+        "the program in the container cannot reach the GPU through NVML (torch cannot initialise NVML, vLLM finds "
+        "no NVML library or no platform, nvidia-smi finds no device): the driver's NVML library does not reach the "
+        "container or cannot open its GPUs there (no GPU request, no NVIDIA runtime, or NVIDIA_DRIVER_CAPABILITIES "
+        "without `utility`), so engines that probe the GPUs through NVML find none", within=IN_CONTAINER),
     # The device plugin's resource factory (0.15 and later, internal/rm/factory.go) with its default strategy `auto`
     # found neither NVML nor a Tegra platform in its container: `Incompatible strategy detected auto`, then `If this is
     # a GPU node, did you configure the NVIDIA Container Toolkit?`, and the plugin exits offering no nvidia.com/gpu
@@ -1533,7 +1544,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "DriverMismatch", "DRIVER_MISMATCH", "amdgpu is not supported", "amdgpu too old",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "symbol lookup for cu", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
-           "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
+           "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform", "No CUDA GPUs are available",
+           "NVML Shared Library Not Found", "No platform detected", "No devices found", "No devices were found",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "Driver was not detected", "nvidia-smi is not installed", "Startup probe failed", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "pinned system memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
