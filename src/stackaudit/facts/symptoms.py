@@ -568,6 +568,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_DOCKER,
         "the NVIDIA runtime's hook binary (nvidia-container-runtime-hook) is missing, so the container does not "
         "start with its GPUs (install the NVIDIA Container Toolkit, whose nvidia-container-toolkit provides the hook)"),
+    # The hook in CSV mode (a Jetson's integrated GPU, whose driver files the toolkit lists in CSV files) refuses to be
+    # run straight from Docker's `--gpus` request: `invoking the NVIDIA Container Runtime Hook directly (e.g. specifying
+    # the docker --gpus flag) is not supported. Please use the NVIDIA Container Runtime instead.`
+    # (triton-inference-server/server#5641, corpus 2338): the container does not start, its GPU request notwithstanding.
+    Symptom("ctk-hook-direct-refused", re.compile(r"\binvoking the NVIDIA Container Runtime Hook directly\b.{0,80}?"
+                                                  r"\bis not supported\b"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "the NVIDIA hook refuses to run from Docker's --gpus request in its mode (CSV, a Jetson's integrated GPU): "
+        "the container does not start, so it gets no GPU",
+        own_fix="Start the container with the NVIDIA runtime instead of --gpus (`docker run --runtime nvidia ...`, "
+        "or make nvidia Docker's default runtime in /etc/docker/daemon.json)",
+        own_takes="recreate the container with --runtime nvidia"),
     # A GPU test container that cannot start nvidia-smi: `starting container process caused "exec: \"nvidia-smi\":
     # executable file not found in $PATH"` (runc's `unable to start container process: exec: "nvidia-smi"` since
     # Docker 20.10). The NVIDIA runtime mounts nvidia-smi with the driver's libraries; the image has none of its own,
@@ -1551,7 +1563,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
-           "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
+           "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Runtime Hook directly", "Allocate failed due to",
            "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
            "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op",
