@@ -252,3 +252,27 @@ def test_ngc_banner_error_802_is_the_fabric() -> None:
     results = capture_checks("1304", FM)
     assert results[FM].status == "issue", results[FM].message
     assert any("System not yet initialized" in line for line in results[FM].evidence)
+
+
+# --- the hook in CSV mode refusing Docker's --gpus (h103a) ---
+
+def test_csv_mode_hook_refusing_gpus_flag_is_access() -> None:
+    # triton-inference-server/server#5641 (corpus 2338): a Jetson Orin's hook in CSV mode refuses `--gpus`, although
+    # the command asks for a GPU (`--gpus="device=0"`): the container never starts.
+    r = capture_checks("2338", ACCESS)[ACCESS]
+    assert r.status == "issue"
+    assert any("Runtime Hook directly" in line for line in r.evidence)
+    assert r.fix is not None and "--runtime nvidia" in str(r.fix)
+
+
+def test_hook_mode_line_alone_is_no_refusal(tmp_path: Path) -> None:
+    # Modelled: the hook's mode line and a sentence about the flag, without the hook's refusal, prove nothing.
+    lines = ["stderr: Auto-detected mode as 'csv'",
+             "invoking the NVIDIA Container Runtime Hook directly is what --gpus does on a dGPU host"]
+    assert "ctk-hook-direct-refused" not in _names("\n".join(lines))
+    assert "ctk-hook-direct-refused" in _names("invoking the NVIDIA Container Runtime Hook directly (e.g. specifying "
+                                               "the docker --gpus flag) is not supported.")
+    import time
+    start = time.perf_counter()
+    _names("invoking the NVIDIA Container Runtime Hook directly " + "is not " * 30_000)
+    assert time.perf_counter() - start < 1.0

@@ -203,3 +203,61 @@ def test_image_workdir_frame_leaves_the_home_environment_open() -> None:
     assert not isinstance(fact(pasted(body("1610")), "container"), ContainerInfo)
     text = _HOME_TORCH_465 + '  File "/workspace/train.py", line 9, in <module>\n'
     assert not isinstance(fact(pasted(text), "container"), ContainerInfo)
+
+
+# --- the engine's or CUDA's own words that it found no GPU, from a pod or a container (issue 28, h103a) ---
+
+_NO_PLATFORM = "INFO 05-20 20:12:25 [__init__.py:252] No platform detected, vLLM is running on UnspecifiedPlatform\n"
+
+
+@pytest.mark.parametrize(("prefix", "kind", "quoted"), [
+    # a pod's name as the prompt's host (vllm-project/vllm#26774), torch's `No CUDA GPUs are available` there
+    ("2335", "kubernetes", "No CUDA GPUs are available"),
+    # kubectl's `Defaulted container "vllm" out of:` before the decode pod's log (llm-d/llm-d-deployer#273)
+    ("2340", "kubernetes", "No platform detected"),
+    # `srun --container-image` puts the step in a Pyxis container, whose nvidia-smi -L says `No devices found.`
+    ("2331", "container", "No devices found"),
+])
+def test_no_gpu_words_from_a_pod_or_container(prefix: str, kind: str, quoted: str) -> None:
+    info = fact(pasted(body(prefix)), "container")
+    assert isinstance(info, ContainerInfo) and info.kind == kind
+    r = capture_checks(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "issue"
+    assert any(quoted in line for line in r.evidence)
+
+
+def test_no_gpu_words_of_another_thread_in_a_container() -> None:
+    # xorbitsai/inference#3288 (corpus 1567): torch's NVML warning in the container the paste shows stays an issue.
+    assert capture_checks("1567", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "issue"
+
+
+def test_no_gpu_words_without_a_container_shown_prove_nothing() -> None:
+    # vllm-project/vllm#23935 (corpus 1355): the same vLLM lines, the pod only in the thread's title: unknown.
+    assert capture_checks("1355", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "unknown"
+    # Modelled: vLLM's line typed at a machine's own prompt, and a machine's name that is no pod's.
+    text = "user@gpu-box:~$ vllm serve m\n" + _NO_PLATFORM
+    assert not isinstance(fact(pasted(text), "container"), ContainerInfo) \
+        or not fact(pasted(text), "container").in_container
+    assert not isinstance(fact(pasted("root@dev01:~# python3 --version\nPython 3.12.1\n"), "container"),
+                          ContainerInfo)
+    # Modelled: `srun` without a container image runs the step on the node.
+    bare = "$ srun --nodes=1 --gpus-per-task=1 nvidia-smi -L\nNo devices found.\n"
+    assert not isinstance(fact(pasted(bare), "container"), ContainerInfo)
+    # Modelled: kubectl's note names a container only in its own words, not in a user's sentence.
+    said = "I read that Defaulted container means nothing\n" + _NO_PLATFORM
+    assert not isinstance(fact(pasted(said), "container"), ContainerInfo)
+
+
+def test_new_container_markers_are_bounded() -> None:
+    import time
+
+    from stackaudit.facts.container import KUBECTL_DEFAULTED, PYXIS_SRUN
+    from stackaudit.facts.symptoms import CUDA_NO_DEVICE, SYMPTOMS
+    nvml = next(s.pattern for s in SYMPTOMS if s.name == "torch-nvml-in-container")
+    line = "srun " + "-a " * 66_000 + "x" * 2_000
+    start = time.perf_counter()
+    for pattern in (KUBECTL_DEFAULTED, PYXIS_SRUN, CUDA_NO_DEVICE, nvml):
+        pattern.search(line)
+        pattern.search("Defaulted container \"" + "a" * 200_000)
+        pattern.search("No devices " + " " * 200_000 + "x")
+    assert time.perf_counter() - start < 1.0

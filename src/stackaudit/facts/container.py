@@ -13,7 +13,13 @@ from stackaudit.facts.docker import AIO_SMI_RAN, NGC_CHECK
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.serving_logs import CONTAINER_HOSTNAME, TGI_NO_IMAGE, NcclTestRuns, ServingLog
+from stackaudit.facts.serving_logs import (
+    CONTAINER_HOSTNAME,
+    TGI_NO_IMAGE,
+    NcclTestRuns,
+    ServingLog,
+    is_pod_name,
+)
 from stackaudit.facts.shm import parse_df_table, read_df
 from stackaudit.facts.sources import (
     COMPOSE_FILE,
@@ -489,8 +495,9 @@ CONTAINER_SHELL_PROMPTS = ("Singularity>", "Apptainer>")
 
 def _container_prompt(name: str) -> bool:
     """Whether a prompt's host names a container: the first 12 hex digits of a container's id (a Docker or Podman
-    container's default hostname), or the prompt of an Apptainer shell (CONTAINER_SHELL_PROMPTS)."""
-    return bool(CONTAINER_HOSTNAME.fullmatch(name)) or name in CONTAINER_SHELL_PROMPTS
+    container's default hostname), a Kubernetes pod's name (its hostname: `root@test2222-7dcd6b94b7-wl6w4:/#`,
+    serving_logs.is_pod_name, corpus 2335), or the prompt of an Apptainer shell (CONTAINER_SHELL_PROMPTS)."""
+    return bool(CONTAINER_HOSTNAME.fullmatch(name)) or name in CONTAINER_SHELL_PROMPTS or is_pod_name(name)
 
 
 def _inside(name: str, command: str) -> str:
@@ -505,6 +512,31 @@ def _inside(name: str, command: str) -> str:
 # A process of the engine that is PID 1 (`(APIServer pid=1)`, vLLM's line prefix, corpus 510): the first process of its
 # PID namespace. On a host PID 1 is init (systemd); a container starts its entrypoint, here the engine, as PID 1.
 _FIRST_PROCESS = re.compile(r"^(?:[\w.:-]+ )?pid=1$")
+
+
+# Where the paste shows the program's output fetched from a pod or run in a container by a launcher that puts it
+# there: kubectl's own note before a multi-container pod's log (`Defaulted container "vllm" out of: vllm,
+# routing-proxy (init)`, kubectl logs / exec, corpus 2340), or a Slurm step run in a Pyxis (Enroot) container
+# (`srun ... --container-image IMAGE`, corpus 2331).
+KUBECTL_DEFAULTED = re.compile(r"^\s*Defaulted container \"[\w.-]+\" out of: ")
+PYXIS_SRUN = re.compile(r"^(?:sudo\s+)?srun\s(?:[^|;&]*?\s)?--container-image[=\s]+(\S+)")
+
+
+def _launched_inside(host: Host) -> tuple[str, str]:
+    """(kind, evidence) where kubectl's own line says the log that follows is a pod's container's, or a typed `srun`
+    runs its step in a Pyxis container (KUBECTL_DEFAULTED, PYXIS_SRUN); ("", "") otherwise."""
+    for source in (EVIDENCE_LINES, ENGINE_LOG, USER_ENGINES):
+        try:
+            text = host.doc(source.name)
+        except NotCaptured:
+            continue
+        line = next((ln.strip() for ln in text.splitlines() if KUBECTL_DEFAULTED.match(ln)), "")
+        if line:
+            return "kubernetes", f"kubectl's own line `{line[:100]}` introduces a pod's container's log"
+    image = next((m.group(1) for _, command in _prompt_rows(host) if (m := PYXIS_SRUN.match(command))), "")
+    if image:
+        return "container", f"`srun --container-image {image[:80]}` runs the Slurm step in a Pyxis (Enroot) container"
+    return "", ""
 
 
 def _pid_one(host: Host) -> str:
@@ -583,6 +615,8 @@ def _prompt_container(host: Host) -> tuple[str, str, tuple[str, ...]]:
     if named in CONTAINER_SHELL_PROMPTS:
         return "apptainer", f"the shell prompt `{named}` is the one `{named[:-1].lower()} shell` opens inside its " \
                             "container", kept
+    if named and not CONTAINER_HOSTNAME.fullmatch(named):
+        return "kubernetes", f"the shell prompt's host {named} is a Kubernetes pod's name (its hostname)", kept
     if named:
         return "container", f"the shell prompt's host {named} is a container's id (its default hostname)", kept
     kind, target, inner = execs[0]
@@ -1051,6 +1085,9 @@ def container(ctx: FactContext) -> ContainerInfo:
             kind, why, inside = _prompt_container(host)
             if kind:
                 return ContainerInfo(kind, (why,), None, inside)
+            kind, why = _launched_inside(host)
+            if kind:
+                return ContainerInfo(kind, (why,), None)
             named = _uname_container(ctx)
             if named:
                 return ContainerInfo("container", (f"`uname -a` names the host {named}, a container's id (its default "

@@ -244,8 +244,10 @@ STACK_XID = _app_xid(STACK_PROCESSES)
 # CUDA's two refusals of a program at its first call (the runtime's cudaGetErrorString texts, CUDA_ERRORS): no device
 # at all (cudaErrorNoDevice, 100: no GPU handed to the process, the driver not loaded), and every device it may use busy
 # or unavailable (cudaErrorDevicesUnavailable, 46: an exclusive or prohibited compute mode, MIG). Only the second is
-# ever a compute mode's refusal.
-CUDA_NO_DEVICE = re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b")
+# ever a compute mode's refusal. PyTorch says the first in its own words where CUDA counts no device
+# (c10/cuda/CUDAFunctions.cpp: `RuntimeError: No CUDA GPUs are available`, corpus 2335).
+CUDA_NO_DEVICE = re.compile(r"no CUDA-capable device is detected|cudaErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b|"
+                            r"\bNo CUDA GPUs are available\b")
 CUDA_DEVICES_BUSY = re.compile(r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable")
 
 
@@ -585,6 +587,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_DOCKER,
         "the NVIDIA runtime's hook binary (nvidia-container-runtime-hook) is missing, so the container does not "
         "start with its GPUs (install the NVIDIA Container Toolkit, whose nvidia-container-toolkit provides the hook)"),
+    # The hook in CSV mode (a Jetson's integrated GPU, whose driver files the toolkit lists in CSV files) refuses to be
+    # run straight from Docker's `--gpus` request: `invoking the NVIDIA Container Runtime Hook directly (e.g. specifying
+    # the docker --gpus flag) is not supported. Please use the NVIDIA Container Runtime instead.`
+    # (triton-inference-server/server#5641, corpus 2338): the container does not start, its GPU request notwithstanding.
+    Symptom("ctk-hook-direct-refused", re.compile(r"\binvoking the NVIDIA Container Runtime Hook directly\b.{0,80}?"
+                                                  r"\bis not supported\b"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "the NVIDIA hook refuses to run from Docker's --gpus request in its mode (CSV, a Jetson's integrated GPU): "
+        "the container does not start, so it gets no GPU",
+        own_fix="Start the container with the NVIDIA runtime instead of --gpus (`docker run --runtime nvidia ...`, "
+        "or make nvidia Docker's default runtime in /etc/docker/daemon.json)",
+        own_takes="recreate the container with --runtime nvidia"),
     # A GPU test container that cannot start nvidia-smi: `starting container process caused "exec: \"nvidia-smi\":
     # executable file not found in $PATH"` (runc's `unable to start container process: exec: "nvidia-smi"` since
     # Docker 20.10). The NVIDIA runtime mounts nvidia-smi with the driver's libraries; the image has none of its own,
@@ -701,11 +715,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # there (no GPU request, no NVIDIA runtime, the `utility` capability left out). vLLM's platform probe then finds
     # no platform (`No platform detected, vLLM is running on UnspecifiedPlatform`) and the engine stops (corpus 1567,
     # xorbitsai/inference#3288). On a bare host the same warning is the host's driver, another fault (corpus 1024).
-    Symptom("torch-nvml-in-container", re.compile(r"UserWarning: Can't initialize NVML"),
+    # vLLM's own probe says the same (vllm/platforms/__init__.py): `CUDA platform is not available because: NVML Shared
+    # Library Not Found` (no libnvidia-ml.so.1 in the container, corpus 2334), and its verdict `No platform detected,
+    # vLLM is running on UnspecifiedPlatform` where it found no GPU at all (a CUDA build of vLLM in a pod, corpus 2340).
+    # nvidia-smi's own `No devices found.` / `No devices were found` as the whole answer typed in a container (Pyxis'
+    # `srun --container-image`, corpus 2331): NVML opened no GPU there.
+    Symptom("torch-nvml-in-container", re.compile(r"UserWarning: Can't initialize NVML|"
+                                                  r"\bCUDA platform is not available because: NVML Shared Library Not "
+                                                  r"Found\b|\bNo platform detected, vLLM is running on "
+                                                  r"UnspecifiedPlatform\b|(?:^|[\s=])No devices (?:were )?found\.?\s*$"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
-        "torch in the container cannot initialise NVML: the driver's NVML library does not reach the container or "
-        "cannot open its GPUs there (no GPU request, no NVIDIA runtime, or NVIDIA_DRIVER_CAPABILITIES without "
-        "`utility`), so engines that probe the GPUs through NVML find none", within=IN_CONTAINER),
+        "the program in the container cannot reach the GPU through NVML (torch cannot initialise NVML, vLLM finds "
+        "no NVML library or no platform, nvidia-smi finds no device): the driver's NVML library does not reach the "
+        "container or cannot open its GPUs there (no GPU request, no NVIDIA runtime, or NVIDIA_DRIVER_CAPABILITIES "
+        "without `utility`), so engines that probe the GPUs through NVML find none", within=IN_CONTAINER),
     # The device plugin's resource factory (0.15 and later, internal/rm/factory.go) with its default strategy `auto`
     # found neither NVML nor a Tegra platform in its container: `Incompatible strategy detected auto`, then `If this is
     # a GPU node, did you configure the NVIDIA Container Toolkit?`, and the plugin exits offering no nvidia.com/gpu
@@ -1552,13 +1575,14 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "DriverMismatch", "DRIVER_MISMATCH", "amdgpu is not supported", "amdgpu too old",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "symbol lookup for cu", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
-           "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform",
+           "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform", "No CUDA GPUs are available",
+           "NVML Shared Library Not Found", "No platform detected", "No devices found", "No devices were found",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "in the Fabric Manager or NVSwitches", "Driver was not detected", "nvidia-smi is not installed", "Startup probe failed", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "pinned system memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
-           "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Allocate failed due to",
+           "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Runtime Hook directly", "Allocate failed due to",
            "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
            "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op",
