@@ -59,7 +59,7 @@ from stackaudit.gputable import (
     agreed,
     architecture_of,
     board_power,
-    cut_board_power,
+    cut_board_rows,
     cut_prefix,
     lookup,
     resolve_cut_name,
@@ -346,7 +346,7 @@ class GpuInfo:
         (gputable.resolve_cut_name): it would only repeat the cap.
         A cut name has the default that every row it may be with its memory size has (gputable.agreed: 300 W for a
         `Tesla V100-SXM2...` of 16 or 32 GB), and none where they differ; a cut name no full row fits has the board
-        power of the one power-only row its memory size fits (gputable.cut_board_power)."""
+        power that every power-only row its memory size fits gives (gputable.cut_board_rows)."""
         if self.power_default_w is not None:
             return self.power_default_w, "the GPU's default"
         spec = self.spec
@@ -355,9 +355,14 @@ class GpuInfo:
             rows = cut.rows if cut is not None else ()
             shown = self.cut_name.strip()
             fits = f" with {self.memory_total_mib:g} MiB" if self.memory_total_mib is not None else ""
-            if not rows and (board_row := cut_board_power(self.cut_name, self.memory_total_mib)) is not None:
-                return board_row.power_w, (f"the {board_row.name} board power on NVIDIA's spec page (the row the cut "
-                                           f"name {shown!r} fits{fits})")
+            board_rows = () if rows else cut_board_rows(self.cut_name, self.memory_total_mib)
+            if len({row.power_w for row in board_rows}) == 1:
+                # Every power-only row the cut name may be by its memory gives one board power (`NVIDIA GeForce RTX
+                # 4080 ...` of 16 GB: the RTX 4080 and the RTX 4080 Super, both 320 W; corpus 2329).
+                names = " or ".join(row.name for row in board_rows)
+                return board_rows[0].power_w, (f"the {names} board power on NVIDIA's spec page (the "
+                                               f"row{'s' if len(board_rows) > 1 else ''} the cut name {shown!r} "
+                                               f"fits{fits})")
             if not agreed(rows, lambda row: row.power_w):
                 return None, ""
             if len(rows) > 1:
