@@ -702,7 +702,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     768 MiB held (the driver's reserve and the engine's own context) is ok over the GPUs shown; up to a desktop's
     share (at most 3 GiB, under a tenth of the GPU) where the engine did not refuse to start for it is not an issue
     (whoever holds it, the engine keeps over nine tenths of the GPU; on native Windows, where ollama's log names its
-    Windows sources, up to 3 GiB whatever the share: WDDM reserves the desktop's); more, or any held memory vLLM refused to start
+    Windows sources or the sources show a Windows host with no word of WSL (facts/platform.WINDOWS_LINES: a model
+    loaded from a drive-letter path, PowerShell's `$env:NAME = value`), up to 3 GiB whatever the share: WDDM
+    reserves the desktop's); more, or any held memory vLLM refused to start
     for, is reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
     avail mem=` lines give the free memory without the total: they are reported, not judged. ollama's debug log
     reads each GPU again as it schedules a model (`updating cuda memory data`, `now.total=` and `now.free=`); where
@@ -748,7 +750,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         if metal_working_set is not None:
             return _own_metal_working_set(metal_working_set)
         if engine_gpu_memory is not None:
-            return _shared_at_start(engine_gpu_memory, serving_log.ollama_windows_line if serving_log else "",
+            return _shared_at_start(engine_gpu_memory, _native_windows(serving_log, virtualization),
                                     parallelism.shown_world_size if parallelism is not None else None, gpus)
         layers = serving_log.gpu_layers if serving_log is not None else None
         unasked = [c for c in (engine_commands.commands if engine_commands is not None else ())
@@ -787,7 +789,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if isinstance(table, Outcome):
         if own_oom is None and engine_gpu_memory is not None and not nvidia.gpus:
             # nvidia-smi's header line alone lists no GPU (corpus 1572): the engine's reading of each GPU stands.
-            return _shared_at_start(engine_gpu_memory, serving_log.ollama_windows_line if serving_log else "",
+            return _shared_at_start(engine_gpu_memory, _native_windows(serving_log, virtualization),
                                     parallelism.shown_world_size if parallelism is not None else None, gpus)
         return own_oom or table
     engine = {p.pid for p in serving_processes.processes} if serving_processes is not None else set()
@@ -1117,6 +1119,19 @@ _HELD_AT_START_MIB = 768.0
 # fits misses: reported, not judged.
 _HELD_DESKTOP_MIB = 3072.0
 _HELD_SMALL_SHARE = 0.10
+
+
+def _native_windows(serving_log: ServingLog | None, virtualization: Virtualization | None) -> str:
+    """Why the engine ran on native Windows, where WDDM keeps the desktop's share of each GPU: a line only its Windows
+    build logs (ServingLog.ollama_windows_line), else a Windows host the sources show (Virtualization.windows:
+    facts/platform.WINDOWS_LINES, a model loaded from a drive-letter path, corpus 2319; PowerShell setting the
+    engine's variables, 2321) with no word of WSL 2, whose programs are Linux's; "" where none does."""
+    if serving_log is not None and serving_log.ollama_windows_line:
+        return serving_log.ollama_windows_line
+    if virtualization is not None and virtualization.windows and not virtualization.wsl \
+            and not virtualization.wsl_guest:
+        return virtualization.source
+    return ""
 
 
 def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | None = None,

@@ -709,6 +709,9 @@ WINDOWS_LINES = (
     # cmd and PowerShell run a program by a relative path with backslashes (`.\bin\llama-server.exe ^`, corpus 962);
     # a shell under WSL 2 writes `./llama-server.exe`.
     WindowsLine(r"(?:^|\s)\.\\(?:[^\\\s\"']+\\)*[^\\\s\"']+\.exe\b", "a Windows program run by its relative path"),
+    # PowerShell sets a program's environment through its env: drive (`$env:OLLAMA_LLM_LIBRARY = "cuda_v13"` before
+    # `ollama serve`, corpus 2321): Windows' own shell; under WSL 2 a Linux shell writes `export NAME=value`.
+    WindowsLine(r"^\s*\$env:[A-Za-z_]\w{0,80}\s*=\s*\S.{0,120}", "PowerShell sets a variable for the program"),
     # ollama's `server config` line names its folders as the server sees them: `OLLAMA_MODELS:C:\\Users\\...`.
     WindowsLine(r"\bOLLAMA_(?:MODELS|RUNNERS_DIR|TMPDIR):[A-Z]:\\\S*", "ollama's server config: a folder on a Windows drive"),
     # The user's statement, in a clause (between `,`, `;` or `.`) that names no WSL, negation or comparison, of a line
