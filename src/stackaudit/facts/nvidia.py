@@ -695,6 +695,9 @@ class NvidiaDriver:
     smi_version: str | None = None
     # The branch a package install named where no version is stated (`apt install nvidia-dkms-515`: installed_flavour).
     package_branch: str | None = None
+    # The package row that states the version where every statement of it is an installed package's (a `dpkg -l`
+    # row, an RPM name: _INSTALLED_PACKAGE), "" otherwise: the driver installed, not shown loaded.
+    installed_package: str = ""
 
 
 _LICENSE_FLAVOUR = {"Dual MIT/GPL": "open", "NVIDIA": "proprietary"}
@@ -1064,7 +1067,7 @@ STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvid
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|^\W*(?i:nvidia)\s+v?(?=\d{3}\.\d+(?:\.\d+)?\s*$)|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
-                           r"^[ih]i\s+nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)-\d{3}"
+                           r"^[ih]i\s+(?:nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)|libnvidia-compute)-\d{3}"
                            r"(?:-server)?(?:-open)?(?::\w+)?\s+|"
                            r"\bnvidia-(?:driver|dkms|kernel-common|kernel-source|utils|compute-utils)-\d{3}(?:-server)?"
                            r"(?:-open)?/[\w.,-]+\s+(?=\d{3}\.\d+\.\d+-\S+\s+\w+\s+\[installed))(\d{3}\.\d+(?:\.\d+)?)\b",
@@ -1209,8 +1212,10 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
         flavour, evidence = apt[0], f"package: {apt[2]}"  # an apt install of this branch's packages
     if flavour is None and said_open:
         flavour, evidence = "open", f"stated: {said_open[:200]}"  # the user's words for the module they run
+    row = next((line.strip() for line in text.splitlines() if found[0] in line and STATED_DRIVER.search(line)), "")
     return NvidiaDriver(found[0], flavour, evidence,
-                        loaded=None if installed and not libcuda_versions(text) else True, smi_version=smi)
+                        loaded=None if installed and not libcuda_versions(text) else True, smi_version=smi,
+                        installed_package=row if installed and not libcuda_versions(text) else "")
 
 
 # The nvidia module's row of /proc/modules with the module's own taint letters after its address (`nvidia 34041856 32
