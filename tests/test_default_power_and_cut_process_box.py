@@ -21,7 +21,7 @@ from pathlib import Path
 
 from corpus import body, capture_checks, paste_checks
 from stackaudit.facts.nvidia_smi import parse_table
-from stackaudit.gputable import board_power, cut_board_power
+from stackaudit.gputable import board_power, cut_board_power, cut_board_rows
 
 POWER = "PWR-GPU-POWER-LIMIT"
 SHARED = "MEM-GPU-SHARED"
@@ -79,6 +79,35 @@ def test_a_cut_name_that_may_be_a_laptop_gpu_takes_no_default() -> None:
     assert cut_board_power("NVIDIA GeForce RTX 4060 ...", 8188) is None
     # Without the memory size nothing fits.
     assert cut_board_power("NVIDIA RTX 4000 Ada Gene...", None) is None
+
+
+def test_a_cut_geforce_name_whose_rows_agree_takes_their_board_power() -> None:
+    # Corpus 2329 (ollama/ollama#10553): `NVIDIA GeForce RTX 4080 ...` 4W / 320W, 16376 MiB: no RTX 4080 Laptop GPU
+    # (12 GB); the RTX 4080 and the RTX 4080 Super both ship at 320 W.
+    status, message = _power("2329")
+    assert status == "ok" and "GPU 0 320 W" in message
+    # Corpus 2024 (its header names the thread): `NVIDIA GeForce RTX 4070 ...` of 16376 MiB is the RTX 4070 Ti Super.
+    status, message = _power("2024")
+    assert status == "ok" and "GPU 0 285 W" in message
+
+
+def test_a_cut_geforce_name_whose_rows_differ_or_may_be_a_laptop_takes_no_default(tmp_path: Path) -> None:
+    # 12 GB: the RTX 4070 (200 W), 4070 Super (220 W) or 4070 Ti (285 W).
+    assert {row.power_w for row in cut_board_rows("NVIDIA GeForce RTX 4070 ...", 12282)} == {200.0, 220.0, 285.0}
+    # 12 GB is the RTX 4080 Laptop GPU's size.
+    assert cut_board_rows("NVIDIA GeForce RTX 4080 ...", 12282) == ()
+    # Modelled: corpus 2329's row as a 12 GB RTX 4070 at 200 W: which card, and so its default, is not shown.
+    text = body("2329").replace("NVIDIA GeForce RTX 4080 ...", "NVIDIA GeForce RTX 4070 ...") \
+        .replace("4W /  320W |      39MiB /  16376MiB", "4W /  200W |      39MiB /  12282MiB")
+    r = paste_checks(tmp_path, text, POWER)[POWER]
+    assert r.status == "unknown" and "default is not in the source" in r.message
+
+
+def test_modelled_cut_rtx_4080_below_its_board_power_is_the_issue(tmp_path: Path) -> None:
+    # Modelled: corpus 2329's table with the cap lowered to 250 W.
+    text = body("2329").replace("4W /  320W", "4W /  250W")
+    r = paste_checks(tmp_path, text, POWER)[POWER]
+    assert r.status == "issue" and "250 W" in r.message and "320 W" in r.message
 
 
 def test_the_low_speed_v100_stays_unknown() -> None:

@@ -163,3 +163,53 @@ def test_modelled_linux_table_with_disp_a_na_stays_unknown(tmp_path: Path) -> No
     text = body("2096").replace("TCC/WDDM", "Persistence-M").replace("GeForce GT 740M    WDDM", "GeForce GT 740M    Off ")
     assert "WDDM" not in text
     assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "unknown"
+
+
+# --- half the memory in use, the process box cut, no engine named (h103c) --------------------------------------------
+
+_BOX = """\
+| Processes:                                                                              |
+|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |
+|        ID   ID                                                               Usage      |
+|=========================================================================================|
+|    0   N/A  N/A            2104      G   /usr/lib/xorg/Xorg                      412MiB |
+|    0   N/A  N/A           88412      C   python3                               20260MiB |
++-----------------------------------------------------------------------------------------+
+"""
+
+
+def test_display_gpu_half_full_with_its_process_box_cut_is_reported() -> None:
+    # Corpus 2326 (its header names the thread): an RTX 5090 driving the display holds 20703 of 32607 MiB, the box cut
+    # at its header: a model's or the desktop's programs' memory, the source does not say.
+    r = capture_checks("2326", CHECK)[CHECK]
+    assert r.status == "unknown" and "process box is not in this source" in r.message
+
+
+def test_modelled_2326_with_its_process_box_is_a_display_on_a_serving_gpu(tmp_path: Path) -> None:
+    # Modelled: corpus 2326 with the box whole: a python process holds the model beside Xorg on the display GPU.
+    text = body("2326")
+    text = text[:text.index("| Processes:")] + _BOX
+    r = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert r.status == "issue" and "display is active" in r.message
+
+
+def test_modelled_2326_beside_a_named_engine_is_a_display_on_a_serving_gpu(tmp_path: Path) -> None:
+    # Modelled: corpus 2326 with the user's vLLM command above the table: the memory is the engine's model.
+    text = "vllm serve Qwen/Qwen2.5-14B-Instruct --gpu-memory-utilization 0.6\n\n" + body("2326")
+    r = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert r.status == "issue" and "display is active" in r.message
+
+
+@pytest.mark.parametrize("number", ["470", "15", "1977"])
+def test_display_gpu_half_full_busy_or_beside_another_stays_an_issue(number: str) -> None:
+    # Corpus 470: one RTX 4090 at 99 % holding 16727 MiB; 15 and 1977: two GPUs each holding most of their memory (a
+    # model over both), the display on one of them.
+    r = capture_checks(number, CHECK)[CHECK]
+    assert r.status == "issue" and "display is active" in r.message
+
+
+def test_modelled_2326_busy_is_a_display_on_a_serving_gpu(tmp_path: Path) -> None:
+    # Modelled: corpus 2326's GPU at 97 %: it computes, so its memory is work, not the desktop's.
+    text = body("2326").replace("32607MiB |      1%      Default", "32607MiB |     97%      Default")
+    r = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert r.status == "issue"

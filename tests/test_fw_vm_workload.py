@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks
 from stackaudit.facts.platform import driver_branch, platform_words, wsl_foreign_library
 
 # Modelled on corpus 1075 (NVIDIA/nccl#1567): a WSL 2 nvidia-smi table of two GPUs.
@@ -299,3 +299,46 @@ def test_a_linux_libcuda_outside_wsl_still_names_the_driver(tmp_path: Path) -> N
             '/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01"\n')
     assert fact(pasted(line), "nvidia_driver").version == "535.183.01"
     assert getattr(fact(pasted(line + _WSL_ONLY), "nvidia_driver"), "version", None) is None
+
+
+# --- WSL named beside CUDA, and a Linux driver's package installed in its distro (h103c) -----------------------------
+
+@pytest.mark.parametrize("line", [
+    # Corpus 2337 (NVIDIA/nvidia-docker#1551).
+    "I install WSL ubuntu18.04, Docker Desktop for windows, CUDA Toolkit and nvidia-docker2 to prepare environment.",
+    # Modelled.
+    "Running ollama in WSL with my GPU.",
+])
+def test_wsl_named_beside_cuda_is_wsl2(line: str) -> None:
+    words = platform_words(line)
+    assert words is not None and words.wsl and words.vm == "microsoft"
+
+
+@pytest.mark.parametrize("line", [
+    "I tried WSL 1 with CUDA first.",  # WSL 1 has no GPU
+    "I use WSL for git and the CUDA box for training, not in WSL.",  # a negation: a comparison
+    "Does CUDA work in WSL?",  # a question
+    "I also have WSL installed on this laptop.",  # no GPU stack named
+])
+def test_other_wsl_mentions_state_no_wsl2(line: str) -> None:
+    words = platform_words(line)
+    assert words is None or not words.wsl
+
+
+def test_2337_a_linux_driver_package_in_the_wsl_distro_is_an_issue() -> None:
+    """Corpus 2337 (both readers): WSL 2 with libnvidia-compute-470 470.57.02 installed (`ii` in `dpkg -l`)."""
+    result = capture_checks("2337", "FW-VM")["FW-VM"]
+    assert result.status == "issue" and "libnvidia-compute-470" in result.message
+
+
+def test_a_driver_package_row_on_bare_linux_names_no_vm() -> None:
+    """Corpus 1066 (its header names the thread): `ii  nvidia-driver-570 ...` on a Linux server, no WSL."""
+    result = capture_checks("1066", "FW-VM")["FW-VM"]
+    assert result.status != "issue"
+
+
+def test_modelled_2337_without_the_package_rows_is_no_foreign_library(tmp_path: Path) -> None:
+    """Modelled: corpus 2337 with its `dpkg -l` rows of installed 470 packages marked removed (`rc`)."""
+    text = body("2337").replace("ii  libnvidia-", "rc  libnvidia-")
+    result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
+    assert "package" not in result.message

@@ -147,3 +147,21 @@ def test_an_environment_bullet_outside_the_report_is_not_read(tmp_path: Path) ->
             "x86_64 GNU/Linux\n")
     result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
     assert result.status != "ok"
+
+
+@pytest.mark.parametrize("capture", ["2325", "1160"])
+def test_fw_vm_rig_report_under_the_issue_forms_heading(capture: str) -> None:
+    """Corpus 2325 (club-3090, a Strix Halo mini PC with two eGPUs): the user pastes the report from its `## System`
+    section, under the issue form's heading that names `scripts/report.sh`, without the report's own heading. Corpus
+    1160 (its header names the thread) keeps both headings."""
+    result = capture_checks(capture, "FW-VM")["FW-VM"]
+    assert result.status == "ok" and "Environment: bare metal" in result.message
+
+
+def test_the_forms_heading_reads_only_a_system_section_under_it(tmp_path: Path) -> None:
+    """Modelled: the issue form's heading over the user's own `## Setup` list with the same bullet: not the report's
+    System section."""
+    text = ("### Rig + bench report — paste contents of `bash scripts/report.sh --full`\n\n"
+            "## Setup\n\n- **Environment:** bare metal\n- **OS:** Ubuntu 22.04\n")
+    result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
+    assert result.status != "ok"

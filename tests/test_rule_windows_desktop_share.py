@@ -8,9 +8,11 @@ desktop's share of the GPU's memory: up to a desktop's share held at start is no
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from corpus import capture_checks
+from corpus import body, capture_checks, paste_checks
 
 SHARED = "MEM-GPU-SHARED"
 
@@ -52,3 +54,34 @@ def test_rtx_40_memory_sizes() -> None:
     assert nominal_memory_gib("NVIDIA GeForce RTX 4080") == 16
     # Modelled: a name NVIDIA sells in two memory sizes (the RTX 4060 Ti, 8 or 16 GB) pins none.
     assert nominal_memory_gib("NVIDIA GeForce RTX 4060 Ti") is None
+
+
+# --- a native Windows host the sources show, without a Windows-only engine line (h103c) -----------------------------
+
+def test_capture_2319_a_model_on_a_windows_drive() -> None:
+    """Real (capture 2319, ollama/ollama#8310): 11053 MiB free of the RTX 4070 SUPER's 12 GiB, the model loaded from
+    `C:\\Users\\...\\.ollama\\models\\blobs\\sha256-...`: the runner is Windows' own."""
+    r = capture_checks("2319", SHARED)[SHARED]
+    assert r.status == "not-an-issue" and "native Windows" in r.message and "Windows path" in r.message
+
+
+def test_capture_2321_powershell_sets_the_engines_variable() -> None:
+    """Real (capture 2321, ollama/ollama#16536): 10.8 of 12.0 GiB available, ollama served from PowerShell."""
+    r = capture_checks("2321", SHARED)[SHARED]
+    assert r.status == "not-an-issue" and "PowerShell" in r.message
+
+
+def test_modelled_2319_under_wsl_is_not_the_desktop_share(tmp_path: Path) -> None:
+    """Modelled: capture 2319 with the model under WSL 2's /mnt/c and a Linux home: nothing shows native Windows, and
+    1.2 GiB is over a tenth of 12 GiB."""
+    text = body("2319").replace("C:\\Users\\avish\\.ollama", "/mnt/c/Users/avish/.ollama").replace("\\", "/")
+    r = paste_checks(tmp_path, text, SHARED)[SHARED]
+    assert r.status == "unknown" and "native Windows" not in r.message
+
+
+def test_modelled_2321_from_a_linux_shell_is_not_windows(tmp_path: Path) -> None:
+    """Modelled: capture 2321 with the variable exported by a Linux shell and no word of Windows."""
+    text = body("2321").replace('$env:OLLAMA_LLM_LIBRARY = "cuda_v13"', "export OLLAMA_LLM_LIBRARY=cuda_v13") \
+        .replace(" on Windows,", ",").replace("```powershell", "```sh")
+    r = paste_checks(tmp_path, text, SHARED)[SHARED]
+    assert r.status == "unknown" and "native Windows" not in r.message

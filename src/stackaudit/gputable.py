@@ -1098,26 +1098,39 @@ def board_power(name: str) -> tuple[float, str] | None:
 
 
 def cut_board_power(shown: str, memory_mib: float | None) -> BoardPower | None:
-    """The power-only row a name the nvidia-smi table cut is, by its memory size: the one row whose name starts with
-    what the cut name shows and whose one memory size the GPU's fits (`NVIDIA RTX 4000 Ada Gene...` with 20475 MiB:
-    the RTX 4000 Ada Generation, 20 GB, corpus 1688); None where no such row is alone, or without the memory size.
+    """The power-only row a name the nvidia-smi table cut is, by its memory size (cut_board_rows), where one row alone
+    fits; None otherwise."""
+    rows = cut_board_rows(shown, memory_mib)
+    return rows[0] if len(rows) == 1 else None
 
-    Only rows that give the model's one memory size take part, and never a GeForce name: a cut name may be the model's
-    Laptop GPU, whose name extends the desktop card's, and NVIDIA's workstation Laptop GPUs carry other memory sizes
-    than the desktop cards of their number (RTX 4000 Ada Laptop 12 GB, RTX 5000 Ada Laptop 16 GB: corpus 570's
-    `NVIDIA RTX 5000 Ada Gene...` of 16376 MiB is one), while a GeForce Laptop GPU may carry its desktop card's (RTX
-    4060: 8 GB both; LAPTOP_ONLY_MEMORY_GIB lists the sizes that tell them apart).
+
+def cut_board_rows(shown: str, memory_mib: float | None) -> tuple[BoardPower, ...]:
+    """The power-only rows a name the nvidia-smi table cut may be, by its memory size: the rows whose name starts with
+    what the cut name shows and whose one memory size the GPU's fits (`NVIDIA RTX 4000 Ada Gene...` with 20475 MiB:
+    the RTX 4000 Ada Generation, 20 GB, corpus 1688); () where a row gives no memory size, or without the memory size.
+
+    Only rows that give the model's one memory size take part. A GeForce name takes part only where it is cut after
+    its model number and its memory fits none of that model's Laptop GPU sizes (LAPTOP_ONLY_MEMORY_GIB: `NVIDIA
+    GeForce RTX 4080 ...` of 16376 MiB is no RTX 4080 Laptop GPU, 12 GB; corpus 2329): a cut name may be the model's
+    Laptop GPU, whose name extends the desktop card's, and a GeForce Laptop GPU may carry its desktop card's memory
+    (RTX 4060: 8 GB both). NVIDIA's workstation Laptop GPUs carry other memory sizes than the desktop cards of their
+    number (RTX 4000 Ada Laptop 12 GB, RTX 5000 Ada Laptop 16 GB: corpus 570's `NVIDIA RTX 5000 Ada Gene...` of
+    16376 MiB is one).
     """
     prefix = cut_prefix(shown)
-    if prefix is None or memory_mib is None or re.search(r"\bGeForce\b", prefix, re.I):
-        return None
+    if prefix is None or memory_mib is None:
+        return ()
+    if re.search(r"\bGeForce\b", prefix, re.I):
+        geforce = _CUT_GEFORCE.match(prefix)
+        model = " ".join(geforce.group(1).upper().split()) if geforce else ""
+        if model not in LAPTOP_ONLY_MEMORY_GIB or cut_laptop_gpu(shown, memory_mib):
+            return ()
     key = normalize(prefix)
     rows = [row for row in load_table().power_only
             if key and any(normalize(written).startswith(key) for written in row.all_names())]
     if not rows or any(row.memory_gib is None for row in rows):
-        return None
-    fit = [row for row in rows if row.memory_gib and _fits_memory(memory_mib, row.memory_gib)]
-    return fit[0] if len(fit) == 1 else None
+        return ()
+    return tuple(row for row in rows if row.memory_gib and _fits_memory(memory_mib, row.memory_gib))
 
 
 def nominal_memory_gib(name: str) -> float | None:

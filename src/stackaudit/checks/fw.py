@@ -306,8 +306,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     host, so NCCL between them goes through host memory, where multi-GPU NCCL under WSL 2 fails or crawls; WSL 2
     whose header shows a library of another branch than the Windows driver (`NVIDIA-SMI 580.105.08` over `572.16`), or
     whose program loads a Linux driver's own library beside WSL's (`/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01`:
-    facts/platform.LINUX_DRIVER_LIBRARY): a Linux driver package installed inside WSL, which shadows the libraries the
-    Windows driver ships; a VM whose
+    facts/platform.LINUX_DRIVER_LIBRARY), or where no nvidia-smi is shown, whose package list shows a Linux driver's
+    package installed (`ii  libnvidia-compute-470:amd64 470.57.02-0ubuntu` in `dpkg -l`): a Linux driver package
+    installed inside WSL, which shadows the libraries the Windows driver ships (WSL named without its version beside
+    CUDA set up in it is WSL 2: WSL 1 has no GPU); a VM whose
     kernel log shows the driver refusing the passed-through GPU at probe ("is not supported by the NVIDIA ...
     driver release"): the device the hypervisor presents is not one the guest's driver binds; a Windows host's GPU table
     (its TCC/WDDM column) beside the user's words that the GPU fails in WSL (`can never get nvidia-smi to work under
@@ -415,11 +417,15 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     if virtualization.wsl:
         smi = nvidia.smi_version if nvidia is not None else nvidia_driver.smi_version if nvidia_driver else None
         drv = nvidia.driver_version if nvidia is not None else nvidia_driver.version if nvidia_driver else None
-        if foreign := wsl_foreign_library(smi, drv, virtualization.linux_library):
+        package = nvidia_driver.installed_package if nvidia_driver is not None and nvidia is None else ""
+        # A Linux driver's package installed in the distro (`ii  libnvidia-compute-470:amd64 470.57.02-0ubuntu`, corpus
+        # 2337) puts its libcuda and libnvidia-ml in /usr/lib/x86_64-linux-gnu, beside WSL's.
+        if foreign := wsl_foreign_library(smi, drv, virtualization.linux_library) or (
+                f"a Linux driver's package is installed in the distro ({package[:100]!r})" if package else ""):
             return issue(f"WSL 2 ({virtualization.source}): {foreign}, whose libraries shadow the ones the Windows "
                          "driver ships in /usr/lib/wsl/lib; CUDA programs then load a library that does not match "
                          "the driver that serves the GPU",
-                         actual={"library": smi or virtualization.linux_library, "driver": drv},
+                         actual={"library": smi or virtualization.linux_library or package, "driver": drv},
                          expected="no Linux NVIDIA driver inside WSL 2: the libraries of the Windows driver's branch",
                          fix=advice("Inside WSL 2, remove the Linux NVIDIA driver packages (`sudo apt purge "
                                     "'nvidia-*'`, keeping the CUDA toolkit), so that /usr/lib/wsl/lib's libraries "

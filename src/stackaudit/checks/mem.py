@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import replace
 
 from stackaudit.checks.drv import gpu_indices, gpu_list, no_gpu_information, ok_over_gpus, over_gpus
+from stackaudit.checks.pwr import BUSY_UTIL
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -660,7 +661,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     5 % under that share of the GPU's memory to 1 GiB over it: its CUDA context), the memory is that engine's own:
     not an issue (a second instance that will not start beside it is how the engine budgets, not a foreign tenant).
     A display GPU with no serving work shown whose process box is cut but whose used memory is more than a desktop
-    holds (over 3 GiB) is reported, not judged: whose memory it is is not in the source.
+    holds (over 3 GiB) is reported, not judged: whose memory it is is not in the source. Half its memory in use is no
+    serving work shown there, where it is the only GPU that holds so much, idle (under 90 % busy), and no engine is
+    named in the source (not under WDDM): a model's or the desktop's programs', the cut box does not say (20703 of
+    32607 MiB at 1 % on an RTX 5090).
 
     A pod that asks for a slice of each GPU (HAMi's `nvidia.com/gpumem`, `nvidia.com/gpumem-percentage` or
     `nvidia.com/gpucores` below the whole GPU; Volcano's and Alibaba's GPU-share resources) to run more than a GPU
@@ -702,7 +706,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     768 MiB held (the driver's reserve and the engine's own context) is ok over the GPUs shown; up to a desktop's
     share (at most 3 GiB, under a tenth of the GPU) where the engine did not refuse to start for it is not an issue
     (whoever holds it, the engine keeps over nine tenths of the GPU; on native Windows, where ollama's log names its
-    Windows sources, up to 3 GiB whatever the share: WDDM reserves the desktop's); more, or any held memory vLLM refused to start
+    Windows sources or the sources show a Windows host with no word of WSL (facts/platform.WINDOWS_LINES: a model
+    loaded from a drive-letter path, PowerShell's `$env:NAME = value`), up to 3 GiB whatever the share: WDDM
+    reserves the desktop's); more, or any held memory vLLM refused to start
     for, is reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
     avail mem=` lines give the free memory without the total: they are reported, not judged. ollama's debug log
     reads each GPU again as it schedules a model (`updating cuda memory data`, `now.total=` and `now.free=`); where
@@ -748,7 +754,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         if metal_working_set is not None:
             return _own_metal_working_set(metal_working_set)
         if engine_gpu_memory is not None:
-            return _shared_at_start(engine_gpu_memory, serving_log.ollama_windows_line if serving_log else "",
+            return _shared_at_start(engine_gpu_memory, _native_windows(serving_log, virtualization),
                                     parallelism.shown_world_size if parallelism is not None else None, gpus)
         layers = serving_log.gpu_layers if serving_log is not None else None
         unasked = [c for c in (engine_commands.commands if engine_commands is not None else ())
@@ -787,7 +793,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if isinstance(table, Outcome):
         if own_oom is None and engine_gpu_memory is not None and not nvidia.gpus:
             # nvidia-smi's header line alone lists no GPU (corpus 1572): the engine's reading of each GPU stands.
-            return _shared_at_start(engine_gpu_memory, serving_log.ollama_windows_line if serving_log else "",
+            return _shared_at_start(engine_gpu_memory, _native_windows(serving_log, virtualization),
                                     parallelism.shown_world_size if parallelism is not None else None, gpus)
         return own_oom or table
     engine = {p.pid for p in serving_processes.processes} if serving_processes is not None else set()
@@ -799,7 +805,18 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     # A container given GPUs for real work (not only `nvidia-smi`) serves on them as an engine process does.
     workload = bool(engine) or any(c.gpu_requested and not c.diagnostic_only
                                    for c in (docker_containers.gpu_or_serving if docker_containers else ()))
-    idle_display = [g for g in display if not workload and not g.serving_work]
+    # The engine the sources name (facts/engines_shown.py, the fact DRV-CUDA-COMPAT reads too): its command, its
+    # container, its log, ... else the user's words.
+    named = engines_shown.named if engines_shown is not None else ""
+    # Half a GPU's memory in use shows serving work where its processes are shown, the source names an engine, the
+    # GPU computes (BUSY_UTIL % or more, corpus 470) or another GPU of the table holds half its memory too (a model
+    # over several GPUs, corpus 15, 1977). On the one GPU shown, idle, with the process box cut and no engine named,
+    # whose that memory is (a model, or the desktop's programs) is not shown (corpus 2326: 20703 of 32607 MiB at 1 %
+    # on a display GPU, box cut at its header). Under WDDM the desktop's share is the platform's either way.
+    split = sum(1 for g in table if g.serving_work) > 1
+    idle_display = [g for g in display if not workload and (not g.serving_work or (
+        g.processes is None and not named and not split and g.driver_model != "WDDM"
+        and g.utilization_gpu is not None and g.utilization_gpu < BUSY_UTIL))]
     # Under WSL 2 the GPU is the Windows host's, shared with its desktop through WDDM: no display there is idle.
     wsl = virtualization is not None and (virtualization.wsl or bool(virtualization.wsl_guest))
     wsl_display = idle_display if wsl else []
@@ -813,9 +830,6 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     # the engine's GPU with its share unknown. Either is the display on a serving GPU, not a desktop's note.
     alone = len(table) == 1 and not wsl and all(g.driver_model != "WDDM" for g in table)
     costly = [g for g in idle_display if alone and _display_share(g)]
-    # The engine the sources name (facts/engines_shown.py, the fact DRV-CUDA-COMPAT reads too): its command, its
-    # container, its log, ... else the user's words.
-    named = engines_shown.named if engines_shown is not None else ""
     unmeasured = [g for g in idle_display if alone and named and g.memory_used_mib is None]
     idle_display = [g for g in idle_display if g not in costly and g not in unmeasured]
     display = [g for g in display if g not in idle_display and g not in wsl_display and g not in light
@@ -1117,6 +1131,19 @@ _HELD_AT_START_MIB = 768.0
 # fits misses: reported, not judged.
 _HELD_DESKTOP_MIB = 3072.0
 _HELD_SMALL_SHARE = 0.10
+
+
+def _native_windows(serving_log: ServingLog | None, virtualization: Virtualization | None) -> str:
+    """Why the engine ran on native Windows, where WDDM keeps the desktop's share of each GPU: a line only its Windows
+    build logs (ServingLog.ollama_windows_line), else a Windows host the sources show (Virtualization.windows:
+    facts/platform.WINDOWS_LINES, a model loaded from a drive-letter path, corpus 2319; PowerShell setting the
+    engine's variables, 2321) with no word of WSL 2, whose programs are Linux's; "" where none does."""
+    if serving_log is not None and serving_log.ollama_windows_line:
+        return serving_log.ollama_windows_line
+    if virtualization is not None and virtualization.windows and not virtualization.wsl \
+            and not virtualization.wsl_guest:
+        return virtualization.source
+    return ""
 
 
 def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | None = None,

@@ -59,7 +59,7 @@ from stackaudit.gputable import (
     agreed,
     architecture_of,
     board_power,
-    cut_board_power,
+    cut_board_rows,
     cut_prefix,
     lookup,
     resolve_cut_name,
@@ -346,7 +346,7 @@ class GpuInfo:
         (gputable.resolve_cut_name): it would only repeat the cap.
         A cut name has the default that every row it may be with its memory size has (gputable.agreed: 300 W for a
         `Tesla V100-SXM2...` of 16 or 32 GB), and none where they differ; a cut name no full row fits has the board
-        power of the one power-only row its memory size fits (gputable.cut_board_power)."""
+        power that every power-only row its memory size fits gives (gputable.cut_board_rows)."""
         if self.power_default_w is not None:
             return self.power_default_w, "the GPU's default"
         spec = self.spec
@@ -355,9 +355,14 @@ class GpuInfo:
             rows = cut.rows if cut is not None else ()
             shown = self.cut_name.strip()
             fits = f" with {self.memory_total_mib:g} MiB" if self.memory_total_mib is not None else ""
-            if not rows and (board_row := cut_board_power(self.cut_name, self.memory_total_mib)) is not None:
-                return board_row.power_w, (f"the {board_row.name} board power on NVIDIA's spec page (the row the cut "
-                                           f"name {shown!r} fits{fits})")
+            board_rows = () if rows else cut_board_rows(self.cut_name, self.memory_total_mib)
+            if len({row.power_w for row in board_rows}) == 1:
+                # Every power-only row the cut name may be by its memory gives one board power (`NVIDIA GeForce RTX
+                # 4080 ...` of 16 GB: the RTX 4080 and the RTX 4080 Super, both 320 W; corpus 2329).
+                names = " or ".join(row.name for row in board_rows)
+                return board_rows[0].power_w, (f"the {names} board power on NVIDIA's spec page (the "
+                                               f"row{'s' if len(board_rows) > 1 else ''} the cut name {shown!r} "
+                                               f"fits{fits})")
             if not agreed(rows, lambda row: row.power_w):
                 return None, ""
             if len(rows) > 1:
@@ -690,6 +695,9 @@ class NvidiaDriver:
     smi_version: str | None = None
     # The branch a package install named where no version is stated (`apt install nvidia-dkms-515`: installed_flavour).
     package_branch: str | None = None
+    # The package row that states the version where every statement of it is an installed package's (a `dpkg -l`
+    # row, an RPM name: _INSTALLED_PACKAGE), "" otherwise: the driver installed, not shown loaded.
+    installed_package: str = ""
 
 
 _LICENSE_FLAVOUR = {"Dual MIT/GPL": "open", "NVIDIA": "proprietary"}
@@ -1059,7 +1067,7 @@ STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvid
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|^\W*(?i:nvidia)\s+v?(?=\d{3}\.\d+(?:\.\d+)?\s*$)|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
-                           r"^[ih]i\s+nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)-\d{3}"
+                           r"^[ih]i\s+(?:nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)|libnvidia-compute)-\d{3}"
                            r"(?:-server)?(?:-open)?(?::\w+)?\s+|"
                            r"\bnvidia-(?:driver|dkms|kernel-common|kernel-source|utils|compute-utils)-\d{3}(?:-server)?"
                            r"(?:-open)?/[\w.,-]+\s+(?=\d{3}\.\d+\.\d+-\S+\s+\w+\s+\[installed))(\d{3}\.\d+(?:\.\d+)?)\b",
@@ -1204,8 +1212,10 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
         flavour, evidence = apt[0], f"package: {apt[2]}"  # an apt install of this branch's packages
     if flavour is None and said_open:
         flavour, evidence = "open", f"stated: {said_open[:200]}"  # the user's words for the module they run
+    row = next((line.strip() for line in text.splitlines() if found[0] in line and STATED_DRIVER.search(line)), "")
     return NvidiaDriver(found[0], flavour, evidence,
-                        loaded=None if installed and not libcuda_versions(text) else True, smi_version=smi)
+                        loaded=None if installed and not libcuda_versions(text) else True, smi_version=smi,
+                        installed_package=row if installed and not libcuda_versions(text) else "")
 
 
 # The nvidia module's row of /proc/modules with the module's own taint letters after its address (`nvidia 34041856 32

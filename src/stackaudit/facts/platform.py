@@ -347,6 +347,10 @@ PLATFORM_WORDS: tuple[PlatformWords, ...] = (
     # names WSL 2 beside a negation or a comparison states nothing of this machine.
     PlatformWords(_NO_CONTRAST + r".*\bWSL\s?2\b",
                   "WSL 2 (a Hyper-V utility VM)", "microsoft", wsl=True),
+    # WSL named without its version beside the GPU stack set up in it (`I install WSL ubuntu18.04, Docker Desktop for
+    # windows, CUDA Toolkit and nvidia-docker2`, corpus 2337): WSL 1 has no GPU, so a WSL given CUDA is WSL 2.
+    PlatformWords(_NO_CONTRAST + r"(?=.*\b(?:CUDA|nvidia-docker2?|GPUs?)\b).*\bWSL\b(?!\s?1\b)",
+                  "WSL with CUDA set up in it: WSL 2 (a Hyper-V utility VM; WSL 1 has no GPU)", "microsoft", wsl=True),
     # A guest the user names by its kind (`doesn't work in both confidential VM and normal VM`, corpus 1098): a VM
     # the driver runs in, not one compared with (the negation lookbehinds keep `not in a guest VM` out).
     PlatformWords(r"(?<!not )(?<!n't )\b(?:in|inside|on)\s+(?:both\s+|a\s+|the\s+|my\s+|our\s+)?"
@@ -709,6 +713,9 @@ WINDOWS_LINES = (
     # cmd and PowerShell run a program by a relative path with backslashes (`.\bin\llama-server.exe ^`, corpus 962);
     # a shell under WSL 2 writes `./llama-server.exe`.
     WindowsLine(r"(?:^|\s)\.\\(?:[^\\\s\"']+\\)*[^\\\s\"']+\.exe\b", "a Windows program run by its relative path"),
+    # PowerShell sets a program's environment through its env: drive (`$env:OLLAMA_LLM_LIBRARY = "cuda_v13"` before
+    # `ollama serve`, corpus 2321): Windows' own shell; under WSL 2 a Linux shell writes `export NAME=value`.
+    WindowsLine(r"^\s*\$env:[A-Za-z_]\w{0,80}\s*=\s*\S.{0,120}", "PowerShell sets a variable for the program"),
     # ollama's `server config` line names its folders as the server sees them: `OLLAMA_MODELS:C:\\Users\\...`.
     WindowsLine(r"\bOLLAMA_(?:MODELS|RUNNERS_DIR|TMPDIR):[A-Z]:\\\S*", "ollama's server config: a folder on a Windows drive"),
     # The user's statement, in a clause (between `,`, `;` or `.`) that names no WSL, negation or comparison, of a line

@@ -203,7 +203,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "evice name", "evice Name", "CUDA availab", "C
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
             "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
-            "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "that has Tensor Cores", "/usr/lib/wsl/",
+            "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "that has Tensor Cores", "/usr/lib/wsl/", "libnvidia-compute-",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "driver:", "driver ", "nvidia v", "nvidia 3", "nvidia 4", "nvidia 5", "nvidia 6", "-open", "kernel module", "Open driver", "torch:", "torch ", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",

@@ -67,7 +67,7 @@ MAX_LINES = 20  # lines of words read from one paste; past a few, they state sev
 _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)), *(f"x {d}" for d in range(1, 10)),
             *(f"x{d}" for d in range(1, 10)),
             "*", "card", "gpu", "nvidia", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm", "wsl",
-            "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "aarch64",
+            "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "$env:", "aarch64",
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got",
             "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance", "i use", "i am using",
             "i'm using", "jetson", "l4t", "(release), revision", "dual ", "sm_", "sm1", "sm9", "sm8",

@@ -161,17 +161,22 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
 
 
 _HEADING = "# club-3090 rig report"
+# club-3090's issue form heads the pasted report with its own heading, which names the script
+# (`### Rig + bench report — paste contents of \`bash scripts/report.sh --full\``); a user who pastes the report from
+# its `## System` section on leaves the report's own heading out (corpus 2325).
+_FORM_HEADING = re.compile(r"^#{1,6} [^\n]{0,120}\bscripts/report\.sh\b")
 _ENVIRONMENT = re.compile(r"^- \*\*Environment:\*\* \S.*$")
 
 
 @importer("rig report environment", "club-3090's rig report (`scripts/report.sh`): its System section's Environment line",
           needles=("**Environment:**",))
 def rig_report_environment(lines: list[str]) -> Iterator[Found]:
-    """The `Environment:` bullet of each report's System section (between `## System` and the next heading): a
-    bullet of that name elsewhere in a paste is the user's Markdown, not the script's."""
+    """The `Environment:` bullet of each report's System section (between `## System` and the next heading, under the
+    report's heading or the issue form's that names the script, _FORM_HEADING): a bullet of that name elsewhere in a
+    paste is the user's Markdown, not the script's."""
     i = 0
     while i < len(lines):
-        if lines[i].strip() != _HEADING:
+        if lines[i].strip() != _HEADING and not _FORM_HEADING.match(lines[i]):
             i += 1
             continue
         system = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("#")), None)
