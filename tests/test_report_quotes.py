@@ -64,7 +64,7 @@ def test_a_cut_that_would_lose_what_the_rule_matched_stays_at_the_limit() -> Non
 
 
 @pytest.mark.parametrize(("prefix", "check", "cited"), [
-    ("1567", "CTR-GPU-ACCESS", "pasted evidence line ({name}, line 2, excerpt)"),
+    ("1567", "CTR-GPU-ACCESS", "pasted server log ({name}, line 4, excerpt)"),
     ("1586", "CTR-GPU-ACCESS", "pasted empty unit journal ({name}, lines 34–35, excerpt)"),
     ("1580", "KVER-DMABUF", "pasted NCCL log ({name}, line 5, excerpt)"),
 ])

@@ -65,9 +65,15 @@ def test_capture_2319_a_model_on_a_windows_drive() -> None:
     assert r.status == "not-an-issue" and "native Windows" in r.message and "Windows path" in r.message
 
 
-def test_capture_2321_powershell_sets_the_engines_variable() -> None:
-    """Real (capture 2321, ollama/ollama#16536): 10.8 of 12.0 GiB available, ollama served from PowerShell."""
+def test_capture_2321_powershell_sets_the_engines_variable(tmp_path: Path) -> None:
+    """Real (capture 2321, ollama/ollama#16536): 10.8 of 12.0 GiB available, the user's words name Windows and ollama
+    is served from PowerShell. Without the words (modelled: `on Windows` struck from the first line), the PowerShell
+    line alone shows native Windows."""
     r = capture_checks("2321", SHARED)[SHARED]
+    assert r.status == "not-an-issue" and "native Windows" in r.message
+    text = body("2321").replace("+ Intel UHD on Windows,", "+ Intel UHD,", 1)
+    assert "Windows," not in text.splitlines()[0]
+    r = paste_checks(tmp_path, text, SHARED)[SHARED]
     assert r.status == "not-an-issue" and "PowerShell" in r.message
 
 

@@ -420,11 +420,14 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         package = nvidia_driver.installed_package if nvidia_driver is not None and nvidia is None else ""
         # A Linux driver's package installed in the distro (`ii  libnvidia-compute-470:amd64 470.57.02-0ubuntu`, corpus
         # 2337) puts its libcuda and libnvidia-ml in /usr/lib/x86_64-linux-gnu, beside WSL's.
-        if foreign := wsl_foreign_library(smi, drv, virtualization.linux_library) or (
+        library = wsl_foreign_library(smi, drv, virtualization.linux_library)
+        if foreign := library or (
                 f"a Linux driver's package is installed in the distro ({package[:100]!r})" if package else ""):
-            return issue(f"WSL 2 ({virtualization.source}): {foreign}, whose libraries shadow the ones the Windows "
-                         "driver ships in /usr/lib/wsl/lib; CUDA programs then load a library that does not match "
-                         "the driver that serves the GPU",
+            # The package's row is the value: it leads, where the user's words name WSL (a long source) alone.
+            lead = (f"WSL 2 ({virtualization.source}): {foreign}" if library
+                    else f"{foreign} under WSL 2 ({virtualization.source})")
+            return issue(f"{lead}, whose libraries shadow the ones the Windows driver ships in /usr/lib/wsl/lib; CUDA "
+                         "programs then load a library that does not match the driver that serves the GPU",
                          actual={"library": smi or virtualization.linux_library or package, "driver": drv},
                          expected="no Linux NVIDIA driver inside WSL 2: the libraries of the Windows driver's branch",
                          fix=advice("Inside WSL 2, remove the Linux NVIDIA driver packages (`sudo apt purge "

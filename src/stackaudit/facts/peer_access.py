@@ -704,7 +704,7 @@ _PEER_YES = re.compile(r"Peer access from (?P<na>.{1,80}) \(GPU(?P<a>\d+)\) -> (
 SIMPLE_P2P_STEP = re.compile(r"^\s*(?:Enabling peer access between GPU(?P<a>\d+) and GPU(?P<b>\d+)\.\.\.|"
                              r"cudaMemcpyPeer / cudaMemcpy between GPU(?P<c>\d+) and GPU(?P<d>\d+):|"
                              r"Run kernel on GPU(?P<e>\d+), taking source data from GPU(?P<f>\d+) and writing to GPU\d+|"
-                             r"Copy data back to host from GPU(?P<g>\d+) and verify results\.\.\.)")
+                             r"Copy data back to host from GPU\d+ and verify results\.\.\.)")
 # simpleP2P's verification step: the data both kernels wrote across the pair, copied back to the host and compared.
 SIMPLE_P2P_VERIFY = "and verify results..."
 SIMPLE_P2P_NEEDLES = ("between GPU", "Run kernel on GPU", SIMPLE_P2P_VERIFY)
