@@ -309,6 +309,11 @@ FLAT_AMBIGUOUS = {
     "2261-h800-nvidia-smi-q-tail-fabric-state-in-progress-app-clocks-at-default.txt":
         "the paste ends in a field name cut after two letters (`Product Br`); joined onto `Product Name : NVIDIA H800` "
         "it is a word of the value, as 872's `Ut` is",
+    "2353-thinkpad-mx330-nvidia-smi-q-performance-465-idle-p0-cut-at-sw-thermal.txt":
+        "held-out batch CH: line by line, the `-d PERFORMANCE` log indented four spaces under its typed command gives "
+        "no GPU (the reader takes a shifted log back only under a GPU header), where joined the indent is gone and "
+        "its fields are read; a reader gap, left with its PWR-CLOCK-EVENTS (the reasons block is cut in SW Thermal "
+        "Slowdown, which read whole would not yet leave the verdict open)",
     "2198-hami-pod-process-1660mib-host-v100s-pcie-nvidia-smi-a-cut.txt":
         "the range is a Processes block alone, pasted from inside a pod: joined, nothing places its `Process ID` and "
         "`Used GPU Memory` under a GPU's Processes section, where indentation does",
