@@ -121,6 +121,27 @@ def test_the_line_for_a_gpu_it_cannot_open_under_nvidia_smi_a_is_q_output() -> N
     assert _kinds(text) == [("nvidia-smi", 2, 2)]
 
 
+def _smi_whole(text: str) -> bool:
+    provs = [p for p in recognise(text, "paste.txt").record.provenance.values() if p.source == "nvidia-smi"]
+    assert provs, text
+    return any(p.whole for p in provs)
+
+
+def test_the_lines_for_gpus_it_cannot_open_are_its_whole_output_where_they_fill_the_block() -> None:
+    # Corpus 2354 (stanford-cs336/assignment4-data#1): the one line alone in its code block; corpus 2301
+    # (Justsenger/ExHyperV#67): eight lines under WSL's nvidia-smi path; corpus 1530: under `$ nvidia-smi`, a blank line
+    # and the next prompt after it.
+    for n in ("2354", "2301", "1530"):
+        assert _smi_whole(body(n)), n
+    # https://github.com/xxd3vin/workspace/issues/19: under the command, the paste's end after it.
+    assert _smi_whole("[root@bh174 chenyang]# nvidia-smi \nUnable to determine the device handle for GPU 0000:0B:00.0: "
+                      "Unknown Error\n")
+    # Modelled: the line quoted in prose, or with the user's words right after it, is not the whole output.
+    line = "Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error\n"
+    assert not _smi_whole("After the hang I get\n" + line)
+    assert not _smi_whole("```\n" + line + "and then the node reboots\n")
+
+
 def test_a_header_of_a_driver_before_r410_without_cuda_version_gives_the_driver() -> None:
     # Corpus 1535 (NVIDIA/nvidia-docker#523): driver 384.90's header has no CUDA Version cell.
     nvidia = fact(pasted(body("1535")), "nvidia")

@@ -263,7 +263,7 @@ _FRAGMENT_SIGNS = re.compile(r"^\s*\|\s*Processes:")
 _LONE_HEADER = re.compile(r"^\s*" + TABLE_HEADER.pattern)
 _TIMESTAMP = re.compile(r"^\s*\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*$")
 # The command whose one line of output NVML_FAILED is.
-_SMI_COMMAND = re.compile(r"^\s*(?:sudo\s+)?nvidia-smi\s*$")
+_SMI_COMMAND = re.compile(r"^\s*(?:sudo\s+)?(?:/[\w./-]{0,200}/)?nvidia-smi\s*$")
 # nvidia-smi's second line under a version mismatch, its own library's version (k4yt3x/video2x#1226, corpus 1008):
 # `Failed to initialize NVML: Driver/library version mismatch` then `NVML library version: 565.57`.
 _NVML_LIBRARY_LINE = re.compile(r"^\s*NVML library version: \d+\.\d+(?:\.\d+)?\s*$")
@@ -295,7 +295,17 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
                                                                  document_appended(EVIDENCE_LINES.name, text)))
             continue
         if NO_HANDLE.match(lines[i]) and not _query_output(lines, i):
-            yield Found("nvidia-smi", i, i + 1, command_output_appended(TABLE_ARGV, lines[i].strip() + "\n"))
+            # nvidia-smi prints one such line a GPU it cannot open. The run of them is its whole output where the
+            # command (or a code block's fence) is right above and the block, a blank line or the paste ends right
+            # after (corpus 1226, 2301, 2354).
+            end = i + 1
+            while end < len(lines) and NO_HANDLE.match(lines[end]):
+                end += 1
+            above = i > 0 and (bool(_SMI_COMMAND.match(strip_prompt(lines[i - 1]))) or bool(FENCE.match(lines[i - 1])))
+            below = end == len(lines) or not lines[end].strip() or bool(FENCE.match(lines[end]))
+            text = "".join(x.strip() + "\n" for x in lines[i:end])
+            yield Found("nvidia-smi", i, end, command_output_appended(TABLE_ARGV, text), whole=above and below)
+            scan.skip(end)
             continue
         if _LONE_HEADER.match(lines[i]):
             # It proves the driver's version and the CUDA version it supports, and no GPU (facts/nvidia_smi.py).
