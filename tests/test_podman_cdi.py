@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import body, capture_checks, fact, paste_checks, pasted
+from stackaudit.engine.collect import Missing
 from stackaudit.facts.symptoms import find_symptoms
 
 # NVIDIA/nvidia-container-toolkit#126 (raldone01): a list of commands that work, as inline code.
@@ -129,3 +130,13 @@ def test_a_docker_option_with_a_value_still_takes_it() -> None:
     run = "$ podman run --network host --name srv --device nvidia.com/gpu=0 vllm/vllm-openai:v0.10.0 --model m\n"
     (c,) = fact(pasted(run), "docker_containers").containers
     assert (c.name, c.image, c.network_mode) == ("srv", "vllm/vllm-openai:v0.10.0", "host")
+
+
+def test_a_run_after_the_bare_arrow_prompt_of_zsh_pure_and_starship_is_read() -> None:
+    # Corpus 2378 (a WSL 2 ComfyUI thread): `❯ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi`, the
+    # prompt's `❯` alone, no user or host; corpus 1460 (`❯ sudo docker run --rm --gpus 0 ...`) is another thread's.
+    for text, image in ((body("2378"), "ubuntu"), (body("1460"), "nvidia/cuda:11.0-base")):
+        (c,) = fact(pasted(text), "docker_containers").containers
+        assert (c.image, c.argv[0], c.gpu_requested) == (image, "nvidia-smi", True)
+    # Modelled: the arrow inside a sentence is no prompt, and a quoted run after it is left to the sentence's rules.
+    assert isinstance(fact(pasted("build ❯ docker run later, maybe\n"), "docker_containers"), Missing)

@@ -86,14 +86,15 @@ _RUN_ONLY_LONG = frozenset({
 # and containerd's `nerdctl run`, which takes Docker's run options as they are (`--gpus`, `--runtime`, `--shm-size`;
 # https://github.com/containerd/nerdctl/blob/main/docs/command-reference.md), its namespace given before `run` or after
 # (`nerdctl -n k8s.io run`, `nerdctl run -n k8s.io`: the value of an option the reader keeps aside).
-# At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`;
+# At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `, the `❯` of zsh's pure and starship's
+# default prompt, alone: `❯ podman run ...`, corpus 2378), inline-code backticks or `;`/`&&`;
 # as inline code after a list mark (`1. \`docker run …\``, group `item`) or inside a sentence (group `code`),
 # bare after a numbered list item's mark (`1. docker run -it --gpus all … \`, a step of a bug report's reproduction),
 # up to the closing backtick; between quotes inside a sentence (group `quote`: “sudo docker run … nvidia-smi”),
 # up to the closing quote; bare inside a sentence (group `prose`) only with options first and an image
 # reference with a registry path or a tag ("When running docker run -d … ghcr.io/x/y:latest"; never "I tried
 # docker run but …", whose "image" would be a word of the sentence).
-DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*|^\s*(?:\d{1,3}[.)]|[-*+])\s+(?P<item>`{1,3})"
+DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~❯]\s+)?`{0,3}|[;&|(]\s*|^\s*(?:\d{1,3}[.)]|[-*+])\s+(?P<item>`{1,3})"
                               r"|^\s*\d{1,3}[.)]\s+"
                               r"|(?<=[\s:：])(?P<code>`)|(?<=[\s:：])(?P<quote>[“\"])|(?<=\s)(?P<prose>))"
                               r"(?:sudo\s+(?:-\S+\s+)*)?"
