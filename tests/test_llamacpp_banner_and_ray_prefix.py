@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpus import body, capture_checks, fact, pasted
+from corpus import audit_capture, body, capture_checks, corpus_path, fact, pasted
 from stackaudit.engine.collect import Missing
 from stackaudit.facts.ray_log import is_ray_line
 from stackaudit.facts.serving_logs import is_log_line, parse_serving_log
@@ -68,3 +68,18 @@ def test_ray_behind_a_collectors_time_is_rays() -> None:
     assert shm.available_bytes == 67043328
     result = capture_checks("903", "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
     assert result.status == "issue", result.message
+
+
+def test_rays_unhandled_error_report_is_a_ray_line() -> None:
+    # Corpus 2362 (verl-project/verl#302): the report under the driver's worker prefix, a Markdown fence glued before
+    # it; the paste holds nothing else the tool reads, and was refused whole before.
+    first = body("2362").splitlines()[2]
+    assert first.startswith("```(main_task pid=1748945) Unhandled error") and is_ray_line(first)
+    assert audit_capture(corpus_path("2362")) is not None
+    # The same report through Ray's logger, as vLLM's CI printed it (corpus 241, line 14 without the pytest prefix).
+    assert is_ray_line("2024-05-13 08:48:35,962\tERROR worker.py:406 -- Unhandled error (suppress with "
+                       "'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::eager_allreduce() (pid=3040, ip=10.68.0.191)")
+    # Counter-examples: the variable a docker run sets (corpus 301), and the words inside a sentence (modelled).
+    assert not is_ray_line("  -e RAY_IGNORE_UNHANDLED_ERRORS=1 \\")
+    assert not is_ray_line("I set RAY_IGNORE_UNHANDLED_ERRORS=1 but still see Unhandled error (suppress with "
+                           "'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::f()")

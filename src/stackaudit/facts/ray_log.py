@@ -29,9 +29,18 @@ RAY_LINE = re.compile(r"^\s*(?:\((?:raylet|gcs_server|pid=\d+|\w+ pid=\d+)(?:, i
                       r"[\w.]+\.py:\d+\s+--\s")
 
 
+# Ray's report of a task's or actor's exception no caller fetched (python/ray/_private/worker.py: `Unhandled error
+# (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::Class.method() (pid=..., ip=...)`), the traceback after it:
+# printed through its logger (corpus 241) or on the driver under the worker's prefix (`(main_task pid=1748945)
+# Unhandled error ...`, corpus 2362, where a Markdown fence stands glued before it).
+RAY_UNHANDLED = re.compile(r"^\s*(?:`{3,}\s*)?(?:\((?:pid=\d+|[\w.-]+ pid=\d+)(?:, ip=[\w.:]+)?\)\s+)?"
+                           r"Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS=1'?\):\s")
+
+
 def is_ray_line(line: str) -> bool:
-    """Whether a line is one of Ray's Python logger's (RAY_LINE)."""
-    return "--" in line and RAY_LINE.match(line) is not None
+    """Whether a line is one of Ray's Python logger's (RAY_LINE), or Ray's unhandled-error report (RAY_UNHANDLED)."""
+    return ("--" in line and RAY_LINE.match(line) is not None) \
+        or ("RAY_IGNORE_UNHANDLED_ERRORS" in line and RAY_UNHANDLED.match(line) is not None)
 
 
 SHM_WARNING = re.compile(r"because /dev/shm has only (\d+) bytes available")

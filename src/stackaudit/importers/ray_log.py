@@ -26,7 +26,7 @@ _RAYLET = re.compile(r"^\s*\((?:raylet|gcs_server)(?:, ip=[\w.:]+)?\)\s+\S")
 
 
 @importer("ray log", "Ray's log lines (`ray start` / `ray.init()` output, `(raylet) ...`)",
-          needles=(".py:", "(raylet", "(gcs_server", ".cc:"), per_line=True)
+          needles=(".py:", "(raylet", "(gcs_server", ".cc:", "RAY_IGNORE_UNHANDLED_ERRORS"), per_line=True)
 def ray_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
