@@ -558,3 +558,19 @@ def test_other_dashed_logs_and_loose_configs_are_not_lmdeploy() -> None:
                               "utils/allocator.h:231")
     assert console_engine("[TM][INFO][1] NCCL group_id = 0") == "lmdeploy"
     assert not recognise("model_config:\n\n[llama]\ntensor_para_size = 2\n").recognised
+
+
+def test_aphrodite_config_dump_is_vllm_log_and_settles_graphs() -> None:
+    # Corpus 2372 (dphnAI/sonar#310): the image's entrypoint starts the engine, so the `docker run` names none; the
+    # engine's dump (`INFO:     Enforce Eager Mode = False`) is read as vLLM's log and keeps graphs on.
+    lines = body("2372").splitlines()
+    assert console_engine(lines[10]) == "vllm" and console_engine(lines[18]) == "vllm"
+    log = fact(pasted(body("2372")), "serving_log")
+    assert log.engine == "vllm" and log.cuda_graphs == "configured"
+    assert capture_checks("2372", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "ok"
+    # Corpus 1640 (another thread, Aphrodite 0.5.0 at TP 2): the same dump, read as the log of its command.
+    assert fact(pasted(body("1640")), "serving_log").cuda_graphs == "configured"
+    # Modelled: uvicorn's lines share the level and spaces but not the dump's keys; an eager dump is eager.
+    assert not console_engine("INFO:     Started server process [1]")
+    eager = "INFO:     Initializing the Aphrodite Engine (v0.5.0) with the following config:\nINFO:     Enforce Eager Mode = True\n"
+    assert fact(pasted(eager), "serving_log").cuda_graphs == "eager"

@@ -1274,7 +1274,11 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     if serving_processes is None and serving_log is not None and serving_log.ggml_use_graphs \
             and not serving_log.cuda_graphs and not serving_log.decode_graph_batches:
         return _ggml_graphs(serving_log, gpus)
-    if not roots and docker_containers is not None and docker_containers.containers:
+    # A container whose command names no engine (its image's entrypoint starts it, corpus 2372) leaves graphs to the
+    # engine's own log where that log settles them.
+    log_settles = serving_log is not None and bool(serving_log.cuda_graphs)
+    if not roots and docker_containers is not None and docker_containers.containers \
+            and not (log_settles and not any(c.engine for c in docker_containers.containers)):
         return _graphs_in_container_specs(docker_containers)
     if serving_processes is None and serving_log is not None and serving_log.decode_graph_batches \
             and serving_log.cuda_graphs != "eager":

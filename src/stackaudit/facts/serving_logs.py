@@ -485,6 +485,15 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - lmdeploy -(?: (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |\s*$)"),
      "lmdeploy", (" - lmdeploy -",)),
     (re.compile(r"^\s*\[TM\]\[(?:TRACE|DEBUG|INFO|WARNING|ERROR|FATAL)\](?:\[\d+\])? "), "lmdeploy", ("[TM][",)),
+    # Aphrodite (PygmalionAI/aphrodite-engine, a vLLM fork: engine "vllm", as facts/processes.py reads its command) 0.5
+    # logs through loguru as `INFO:     ` and prints its resolved configuration a key a line under its banner
+    # (`INFO:     Initializing the Aphrodite Engine (v0.5.0) with the following config:`, `INFO:     Enforce Eager Mode
+    # = False`: aphrodite/engine/aphrodite_engine.py; corpus 2372). Only the banner and the keys of that dump: the
+    # level and spaces alone are uvicorn's too.
+    (re.compile(r"^\s*(?:INFO|WARNING):\s+(?:Initializing the Aphrodite Engine \(v[\w.]+\)|(?:Model|DataType|"
+                r"Model Load Format|Number of GPUs|Disable Custom All-Reduce|Quantization Format|Context Length|"
+                r"Enforce Eager Mode|KV Cache Data ?Type?|Device) = )"), "vllm",
+     ("Aphrodite Engine", " = ")),
     # Triton's metrics start-up message without glog's prefix, as a log viewer shows a pod's messages, each in quotes
     # (`"found 1 GPUs supporting NVML metrics`, GKE's, corpus 1817): the message is metrics.cc's alone.
     (re.compile(r"^\s*\"?found \d+ GPUs supporting NVML metrics\"?\s*$"), "triton", ("GPUs supporting NVML",)),
@@ -1604,7 +1613,7 @@ _GPU_IDX_ARG = re.compile(r"\bgpu_idx['\"]?\s*[=:]\s*\[(?P<idx>\d+(?:, *\d+)*)\]
 _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_parallel_size['\"]:\s*(\d+)")
 _DP = re.compile(r"\b(?:data_parallel_size|dp_size)=(\d+)|['\"]data_parallel_size['\"]:\s*(\d+)")
 _EAGER = re.compile(r"\benforce_eager\s*[=:]\s*['\"]?(True|False)|\bdisable_cuda_graph\s*=\s*(True|False)|"
-                    r"['\"]enforce_eager['\"]:\s*(True|False)")
+                    r"['\"]enforce_eager['\"]:\s*(True|False)|\bEnforce Eager Mode = (True|False)")
 # The line of a launcher or engine that sets OMP_NUM_THREADS in each worker it starts, the value in group 1 or 2:
 # torch.distributed's (torch/distributed/run.py), and vLLM's own where the variable is not set in its environment
 # (multiproc_gpu_executor.py, multiproc_worker_utils.py: "Reducing Torch parallelism from 52 threads to 1").
@@ -1631,7 +1640,8 @@ _SERVER_READY = re.compile(r"Application startup complete|The server is fired up
 # graphs. vLLM's V0 engine config line (`Initializing an LLM engine (v0.6.6) with config:`, from 0.7.3
 # `Initializing a V0 LLM engine (v0.8.3) with config:`, corpus 1887, 1935) and SGLang's server_args. Not vLLM V1's
 # (graphs there also hang on compilation_config's level and cudagraph_mode), nor the raw flags (`args: Namespace(`).
-_RESOLVED_CONFIG = re.compile(r"Initializing (?:an|a V0) LLM engine \(v[^)]*\) with config:|"
+# Aphrodite's dump prints a key a line, its eager switch on its own (`INFO:     Enforce Eager Mode = False`, corpus 2372).
+_RESOLVED_CONFIG = re.compile(r"Initializing (?:an|a V0) LLM engine \(v[^)]*\) with config:|^\s*INFO:\s+Enforce Eager Mode = |"
                               r"server_args=(?:ServerArgs\(|\{)")
 # vLLM V0's engine-config line ends with its compilation_config and a tail only V0's LLMEngine prints (llm_engine.py:
 # `Initializing a V0 LLM engine (v0.7.2) with config: ..., compilation_config={..."cudagraph_capture_sizes":[256,248,
