@@ -79,7 +79,7 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "llava-cli", "llama-mtmd-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
-                "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile")
+                "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers", "local_chat.py")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+(?:serve|chat)\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repo(?:sitory)?|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -114,6 +114,9 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           # text-generation-webui's server.py with a flag of its own (TEXTGEN_FLAGS)
                           r"|\bserver\.py\s.*--(?:loader|gpu-split|autosplit|wbits|groupsize|model_type|pre_layer|"
                           r"auto-devices|gpu-memory|cai-chat|model-menu|auto-launch)\b"
+                          # KTransformers' chat and server scripts with a flag of its own (KTRANSFORMERS_FLAGS)
+                          r"|\b(?:local_chat\.py|main\.py|ktransformers)\s.*--(?:gguf_path|optimize_config_path|"
+                          r"optimize_rule_path|cpu_infer)\b"
                           # text-generation-webui's one-click launchers (TEXTGEN_LAUNCHERS)
                           r"|(?:^|[\s/\\])start_(?:linux\.sh|windows\.bat|wsl\.bat)\b"
                           # pm2 starting a program with its arguments after `--` (_pm2_started decides which)
@@ -167,6 +170,14 @@ TEXTGEN_FLAGS = frozenset(("--loader", "--gpu-split", "--autosplit", "--wbits", 
 # the flags of CMD_FLAGS.txt, which the line does not show. Its macOS launcher (`start_macos.sh`) is left to the
 # evidence line that reads it as a Mac's GPU (facts/gpus.py, corpus 1548): a Mac runs no CUDA engine.
 TEXTGEN_LAUNCHERS = frozenset(("start_linux.sh", "start_windows.bat", "start_wsl.bat"))
+# KTransformers (kvcache-ai/ktransformers): a PyTorch engine that runs a MoE model's experts on the CPU (`--cpu_infer`
+# threads; a USE_NUMA=1 build keeps a copy of them per NUMA node) and the rest on the GPU as its optimize rules place it,
+# from a GGUF file (`--gguf_path`). It runs as `python ktransformers/local_chat.py`, its server `python
+# ktransformers/server/main.py` or the `ktransformers` console script (its README; corpus 984, 2376, kvcache-ai/
+# ktransformers#1157). The scripts' names are generic (`main.py`): a flag only its argument parsers take says it is this
+# one. It has no tensor-parallel flag, and no vLLM or SGLang flags (its server's balance_serve backend is its own).
+KTRANSFORMERS_PROGRAMS = frozenset(("local_chat.py", "main.py", "ktransformers"))
+KTRANSFORMERS_FLAGS = frozenset(("--gguf_path", "--optimize_config_path", "--optimize_rule_path", "--cpu_infer"))
 _SHELLS = frozenset(("bash", "sh", "cmd", "cmd.exe"))
 # MLC LLM (https://llm.mlc.ai/docs/deploy/cli.html, /deploy/rest.html, /compilation/compile_models.html): its CLI
 # `mlc_llm` (or `python -m mlc_llm`) serves a model (`serve MODEL [--model-lib LIB] [--overrides "..."]`), chats with
@@ -277,7 +288,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 @dataclass(frozen=True)
 class EngineCommand:
     engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama | mlc
-    # | textgen (TEXTGEN_FLAGS)
+    # | textgen (TEXTGEN_FLAGS) | ktransformers (KTRANSFORMERS_FLAGS)
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
@@ -1033,6 +1044,10 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
     if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) == TEXTGEN_PROGRAM \
             and any(w.split("=", 1)[0] in TEXTGEN_FLAGS for w in words[2:]):
         return EngineCommand("textgen", tuple(words[1:]), tuple(env), line.strip(), cut=cut)
+    ktransformers = words[1:] if program.startswith("python") else words
+    if ktransformers and posixpath.basename(ktransformers[0]) in KTRANSFORMERS_PROGRAMS \
+            and any(w.split("=", 1)[0] in KTRANSFORMERS_FLAGS for w in ktransformers[1:]):
+        return EngineCommand("ktransformers", tuple(ktransformers), tuple(env), line.strip(), cut=cut)
     if program in TEXTGEN_LAUNCHERS or (program in _SHELLS and len(words) > 1
                                         and posixpath.basename(words[1].replace("\\", "/")) in TEXTGEN_LAUNCHERS):
         return EngineCommand("textgen", tuple(words[program in _SHELLS:]), tuple(env), line.strip(), cut=cut)

@@ -302,6 +302,11 @@ class ServingEngine:
                 # MLC LLM's model library holds its shards, compiled in (`compile --overrides tensor_parallel_shards=N`)
                 # or read from its mlc-chat-config.json: a command without its own override runs those (corpus 1824).
                 return sizes_from_argv(self.shown.argv)[0]
+            if self.shown.engine == "ktransformers":
+                # KTransformers places a model's layers on the GPUs its optimize rules name (`cuda:0`, `cuda:1` in the
+                # YAML of `--optimize_config_path`, engine_command.KTRANSFORMERS_FLAGS): no TP flag, and no count a
+                # missing one defaults to.
+                return None
             if self.shown.engine == "textgen":
                 # text-generation-webui's loaders split the model's layers over the GPUs its `--gpu-split` or
                 # `--gpu-memory` lists, or over every GPU it sees: no TP flag, and no count a missing one defaults to.

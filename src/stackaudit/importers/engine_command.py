@@ -309,7 +309,8 @@ MAX_ECHO_DISTANCE = 40
                    "launch_triton_server",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm", "namespace(",
-                   "server.py", "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile",
+                   "server.py", "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers",
+                   "local_chat",
                    # a vLLM config file's key (facts/engine_command.vllm_config_block)
                    *(f"{f[2:]}{sep}" for f in VLLM_ONLY_FLAGS for sep in (":", " :")),
                    *(f"{f[2:].replace('-', '_')}{sep}" for f in VLLM_ONLY_FLAGS for sep in (":", " :"))),
@@ -384,7 +385,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 and "llava" not in low and "mtmd-cli" not in low and "lmdeploy chat" not in low
                 and "dynamo" not in low and "convert_checkpoint" not in low and "build.py" not in low
                 and "text-generation-launcher" not in low and "mlc_llm" not in low and "start_" not in low
-                and "llamafile" not in low) \
+                and "llamafile" not in low and "ktransformers" not in low and "local_chat" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or continued(line)
                         or (i > 0 and continued(lines[i - 1]))):  # the last line of a continued command
