@@ -79,7 +79,8 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "llava-cli", "llama-mtmd-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
-                "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers", "local_chat.py")
+                "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers", "local_chat.py",
+                "openrlhf")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+(?:serve|chat)\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repo(?:sitory)?|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -114,6 +115,8 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           # text-generation-webui's server.py with a flag of its own (TEXTGEN_FLAGS)
                           r"|\bserver\.py\s.*--(?:loader|gpu-split|autosplit|wbits|groupsize|model_type|pre_layer|"
                           r"auto-devices|gpu-memory|cai-chat|model-menu|auto-launch)\b"
+                          # an RL trainer that starts vLLM engines for its rollouts (VLLM_ROLLOUT_TRAINERS)
+                          r"|-m\s+openrlhf\.cli\.train_ppo_ray\b"
                           # KTransformers' chat and server scripts with a flag of its own (KTRANSFORMERS_FLAGS)
                           r"|\b(?:local_chat\.py|main\.py|ktransformers)\s.*--(?:gguf_path|optimize_config_path|"
                           r"optimize_rule_path|cpu_infer)\b"
@@ -170,6 +173,35 @@ TEXTGEN_FLAGS = frozenset(("--loader", "--gpu-split", "--autosplit", "--wbits", 
 # the flags of CMD_FLAGS.txt, which the line does not show. Its macOS launcher (`start_macos.sh`) is left to the
 # evidence line that reads it as a Mac's GPU (facts/gpus.py, corpus 1548): a Mac runs no CUDA engine.
 TEXTGEN_LAUNCHERS = frozenset(("start_linux.sh", "start_windows.bat", "start_wsl.bat"))
+# RL trainers that start vLLM engines for their rollouts, each with flags of its own that it passes to vLLM: the
+# trainer's module, and its flag -> vLLM's. OpenRLHF's PPO (`python3 -m openrlhf.cli.train_ppo_ray ... --vllm_num_engines
+# 2 --vllm_tensor_parallel_size 2`, usually behind `ray job submit ... --`) creates `--vllm_num_engines` LLMRayActors,
+# each vLLM's LLM over `--vllm_tensor_parallel_size` GPUs, with its `--enforce_eager`, `--enable_prefix_caching`,
+# `--vllm_gpu_memory_utilization` and `--vllm_enable_sleep` (openrlhf/cli/train_ppo_ray.py, create_vllm_engines;
+# OpenRLHF/OpenRLHF#951, corpus 2360). Only those flags are vLLM's: the rest are the trainer's.
+VLLM_ROLLOUT_TRAINERS: dict[str, dict[str, str]] = {
+    "openrlhf.cli.train_ppo_ray": {"--pretrain": "--model", "--vllm_tensor_parallel_size": "--tensor-parallel-size",
+                                   "--enforce_eager": "--enforce-eager", "--enable_prefix_caching": "--enable-prefix-caching",
+                                   "--vllm_gpu_memory_utilization": "--gpu-memory-utilization",
+                                   "--vllm_enable_sleep": "--enable-sleep-mode"},
+}
+
+
+def rollout_engine_argv(module: str, words: list[str]) -> tuple[str, ...]:
+    """The vLLM arguments an RL trainer's command passes to its rollout engines (VLLM_ROLLOUT_TRAINERS), after the
+    module's name: each of its vLLM flags renamed, with its value where one follows; the trainer's own flags left out."""
+    flags = VLLM_ROLLOUT_TRAINERS[module]
+    argv = [module]
+    for k, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name not in flags:
+            continue
+        argv.append(flags[name] + eq + value)
+        if not eq and k + 1 < len(words) and not words[k + 1].startswith("-"):
+            argv.append(words[k + 1])
+    return tuple(argv)
+
+
 # KTransformers (kvcache-ai/ktransformers): a PyTorch engine that runs a MoE model's experts on the CPU (`--cpu_infer`
 # threads; a USE_NUMA=1 build keeps a copy of them per NUMA node) and the rest on the GPU as its optimize rules place it,
 # from a GGUF file (`--gguf_path`). It runs as `python ktransformers/local_chat.py`, its server `python
@@ -1001,6 +1033,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         # `CUDA_VISIBLE_DEVICES=0 -m sglang.launch_server ...` (corpus 1517): Python's module switch after the
         # variables set for the command, its interpreter's name lost in the paste: the module is the program.
         words = ["python", *words]
+    if words[:3] == ["ray", "job", "submit"] and "--" in words:
+        words = words[words.index("--") + 1:]  # Ray's job entrypoint, after its options (corpus 2360)
     if words and words[0] == "ssh" and (remote := _ssh_remote(words)):
         # `ssh HOST '<python> -m sglang.launch_server ...'` (corpus 1276): the engine is the command ssh runs on HOST,
         # which its shell splits again.
@@ -1044,6 +1078,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
     if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) == TEXTGEN_PROGRAM \
             and any(w.split("=", 1)[0] in TEXTGEN_FLAGS for w in words[2:]):
         return EngineCommand("textgen", tuple(words[1:]), tuple(env), line.strip(), cut=cut)
+    if program.startswith("python") and len(words) > 2 and words[1] == "-m" and words[2] in VLLM_ROLLOUT_TRAINERS:
+        return EngineCommand("vllm", rollout_engine_argv(words[2], words[3:]), tuple(env), line.strip(), cut=cut)
     ktransformers = words[1:] if program.startswith("python") else words
     if ktransformers and posixpath.basename(ktransformers[0]) in KTRANSFORMERS_PROGRAMS \
             and any(w.split("=", 1)[0] in KTRANSFORMERS_FLAGS for w in ktransformers[1:]):

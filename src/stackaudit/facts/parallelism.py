@@ -655,12 +655,17 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
     - with no engine process read, every TensorRT-LLM engine the paste builds is for one GPU and every run shown (of
       those engines, or a Triton server) runs on one rank (facts/engine_command.built_for_one_gpu, the reading
       RT-TRTLLM-ALLREDUCE shares: a build.py without `--world_size` or `--tp_size`, corpus 2153);
+    - never for an RL trainer's rollout engines (engine_command.VLLM_ROLLOUT_TRAINERS), whose job trains on other GPUs;
     - the host has one GPU (GpuInventory.whole_count: a listing, or a count in the user's words such as
       `1 x Nvidia A10`, corpus 998), whatever engine serves.
     """
-    from stackaudit.facts.engine_command import GGML_ENGINES, built_for_one_gpu
+    from stackaudit.facts.engine_command import GGML_ENGINES, VLLM_ROLLOUT_TRAINERS, built_for_one_gpu
 
     shown = engine.shown if engine is not None else None
+    if shown is not None and shown.argv[:1] and shown.argv[0] in VLLM_ROLLOUT_TRAINERS:
+        # An RL trainer's rollout engines (engine_command.VLLM_ROLLOUT_TRAINERS): their TP is each engine's, while the
+        # job's training ranks, and the weight sync between them and the engines, run on GPUs and NCCL of their own.
+        return ""
     if shown is not None and engine is not None and engine.shown_tp == 1 \
             and (engine.engine != "trtllm" or argv_value(shown.argv, TP_FLAGS) is not None):
         _, pp, _ = sizes_from_argv(shown.argv)

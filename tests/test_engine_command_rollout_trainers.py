@@ -1,0 +1,39 @@
+"""RL trainers that start vLLM engines for their rollouts, read as those engines' command
+(facts/engine_command.VLLM_ROLLOUT_TRAINERS): OpenRLHF's PPO behind `ray job submit ... --`. Only the flags the trainer
+passes to vLLM are the engine's (`--vllm_tensor_parallel_size` is its TP); the trainer's own ranks run on other GPUs,
+so its engines' TP 1 does not make the job one GPU's (facts/parallelism.one_gpu_engine).
+
+Real text: corpus 2360 (OpenRLHF/OpenRLHF#951); the other commands are modelled and say so.
+"""
+
+from __future__ import annotations
+
+from corpus import body, capture_checks, fact, pasted
+from stackaudit.facts.engine_command import parse_command_line
+
+
+def test_openrlhf_ppo_behind_ray_job_submit_is_its_vllm_engines() -> None:
+    (command,) = fact(pasted(body("2360")), "engine_commands").commands
+    assert command.engine == "vllm"
+    # The trainer's own flags (`--ref_num_nodes`, `--vllm_num_engines`, `--colocate_critic_reward`) are left out.
+    assert command.argv == ("openrlhf.cli.train_ppo_ray", "--tensor-parallel-size", "1")
+    checks = capture_checks("2360", "IC-CUSTOM-ALLREDUCE", "IC-NCCL-ENV", "IC-TOPOLOGY-PLACEMENT")
+    assert checks["IC-CUSTOM-ALLREDUCE"].status == "not-applicable"
+    # The engines' TP 1 is no one-GPU job: the actor, critic and reference train on the other GPUs.
+    assert checks["IC-NCCL-ENV"].status == "unknown" and checks["IC-TOPOLOGY-PLACEMENT"].status == "unknown"
+
+
+def test_its_vllm_flags_are_renamed_with_their_values() -> None:
+    # Modelled on OpenRLHF's README (PPO with Ray and vLLM), one line, flags in `=` and spaced forms.
+    command = parse_command_line("python3 -m openrlhf.cli.train_ppo_ray --pretrain OpenRLHF/Llama-3-8b-sft-mixture "
+                                 "--vllm_num_engines 4 --vllm_tensor_parallel_size=2 --enforce_eager "
+                                 "--vllm_gpu_memory_utilization 0.5 --micro_train_batch_size 8")
+    assert command is not None and command.engine == "vllm"
+    assert command.argv == ("openrlhf.cli.train_ppo_ray", "--model", "OpenRLHF/Llama-3-8b-sft-mixture",
+                            "--tensor-parallel-size=2", "--enforce-eager", "--gpu-memory-utilization", "0.5")
+
+
+def test_other_ray_jobs_and_trainers_are_no_engine() -> None:
+    # Modelled: a Ray job of another program, and OpenRLHF's SFT trainer, which starts no vLLM engine.
+    assert parse_command_line('ray job submit --address="http://127.0.0.1:8265" -- python3 train.py --epochs 3') is None
+    assert parse_command_line("python3 -m openrlhf.cli.train_sft --pretrain m --max_len 2048") is None
