@@ -83,3 +83,16 @@ def test_rays_unhandled_error_report_is_a_ray_line() -> None:
     assert not is_ray_line("  -e RAY_IGNORE_UNHANDLED_ERRORS=1 \\")
     assert not is_ray_line("I set RAY_IGNORE_UNHANDLED_ERRORS=1 but still see Unhandled error (suppress with "
                            "'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::f()")
+
+
+def test_skypilots_log_lines_are_read_with_rays() -> None:
+    # Corpus 2387 (skypilot-org/skypilot#3436): its Ray backend's lines and its job log's, around the job's output.
+    lines = body("2387").splitlines()
+    assert is_ray_line(lines[6]) and lines[6].startswith("I 04-10 18:36:19 cloud_vm_ray_backend.py:3160]")
+    assert is_ray_line(lines[9]) and "log_lib.py:407] Start streaming logs" in lines[9]
+    # The line the paste cuts after its time names no file: not read.
+    assert not is_ray_line(lines[23])
+    # Modelled counter-examples: vLLM's spelled-out level, glog's C++ form, a sentence.
+    assert not is_ray_line("INFO 04-10 18:36:19 llm_engine.py:3160] Initializing an LLM engine")
+    assert not is_ray_line("I0410 18:36:19.123456  3134 store_runner.cc:83] ok")
+    assert not is_ray_line("I think 04-10 18:36:19 run.py:12] broke")

@@ -37,10 +37,19 @@ RAY_UNHANDLED = re.compile(r"^\s*(?:`{3,}\s*)?(?:\((?:pid=\d+|[\w.-]+ pid=\d+)(?
                            r"Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS=1'?\):\s")
 
 
+# SkyPilot (skypilot-org/skypilot) runs a cluster's jobs as Ray jobs through its Ray backend and logs in its own form:
+# the level's letter, month-day and time, file and line (sky/sky_logging.py: `%(levelname).1s %(asctime)s
+# %(filename)s:%(lineno)d] `, `I 04-10 18:36:19 cloud_vm_ray_backend.py:3160] Job submitted with Job ID: 2`, its job
+# log's `log_lib.py:407] Start streaming logs for job 2.`; corpus 2387). vLLM spells the level out (`INFO 04-10 ...`).
+SKYPILOT_LINE = re.compile(r"^\s*[DIWEC] \d\d-\d\d \d\d:\d\d:\d\d [\w.-]+\.py:\d+\]")
+
+
 def is_ray_line(line: str) -> bool:
-    """Whether a line is one of Ray's Python logger's (RAY_LINE), or Ray's unhandled-error report (RAY_UNHANDLED)."""
+    """Whether a line is one of Ray's Python logger's (RAY_LINE), Ray's unhandled-error report (RAY_UNHANDLED), or
+    SkyPilot's, whose jobs run on Ray (SKYPILOT_LINE)."""
     return ("--" in line and RAY_LINE.match(line) is not None) \
-        or ("RAY_IGNORE_UNHANDLED_ERRORS" in line and RAY_UNHANDLED.match(line) is not None)
+        or ("RAY_IGNORE_UNHANDLED_ERRORS" in line and RAY_UNHANDLED.match(line) is not None) \
+        or (".py:" in line and SKYPILOT_LINE.match(line) is not None)
 
 
 SHM_WARNING = re.compile(r"because /dev/shm has only (\d+) bytes available")
