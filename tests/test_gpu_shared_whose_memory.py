@@ -171,3 +171,21 @@ def test_nccls_duplicate_gpu_warning_is_two_processes_on_one_gpu(tmp_path: Path)
                          "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
     assert other.status != "issue"
 
+
+def test_a_display_beside_a_training_framework_named_on_the_only_gpu_is_an_issue(tmp_path: Path) -> None:
+    # Corpus 2356: `unsloth==2025.10.6` quoted in the user's sentence, a GRPO script on a DGX Spark's only GPU, whose
+    # display is on and whose memory row reads Not Supported, the process box cut.
+    result = capture_checks("2356", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "issue" and "the only GPU in the source" in result.message
+    from stackaudit.facts.engine_command import stated_engines
+
+    first = _capture_text("2356").splitlines()[0]
+    assert stated_engines(first) == ("torch",)
+    # Corpus 2358 (unslothai/unsloth#1639): `while running unsloth.` in the user's words.
+    assert stated_engines(_capture_text("2358").splitlines()[0]) == ("torch",)
+    # A pip list's bare pin is a listing, not a sentence naming what runs.
+    assert stated_engines("unsloth==2025.10.6") == ()
+    # Modelled: the same table under a sentence naming no framework: a desktop's GPU, the note it was.
+    unnamed = _capture_text("2356").replace(first, "I'm having a very similar issue on my DGX Spark.", 1)
+    plain = paste_checks(tmp_path, unnamed, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert plain.status != "issue"
