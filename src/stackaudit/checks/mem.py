@@ -32,6 +32,7 @@ from stackaudit.facts.gpus import (
     NCCL_TESTS_TITLE,
     OLLAMA_TITLE,
     P2P_TEST_TITLE,
+    UNSLOTH_TITLE,
     EngineGpuMemory,
     FreeAtStart,
     GpuInventory,
@@ -294,7 +295,10 @@ def _no_mig(gpu: GpuInfo) -> str:
 # vLLM's collect_env (which prints `nvidia-smi -L`) name a MIG-enabled GPU by its product too: not in this list.
 # ollama's discovery names each device through the driver API (cuDeviceGetName, with the device's GPU- or MIG- UUID
 # and its memory): a MIG instance after its slice, so its lines (OLLAMA_TITLE) are one such list.
-CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, OLLAMA_TITLE)
+CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, OLLAMA_TITLE, UNSLOTH_TITLE)
+# Of those, the lists that name CUDA device 0 and only count the others (Unsloth's banner, `NVIDIA H20. Num GPUs = 8.`):
+# the others' records carry device 0's model, which no CUDA name of their own shows.
+_CUDA_DEVICE_ZERO = (UNSLOTH_TITLE,)
 _MIG_DEVICE_NAME = re.compile(r"\bMIG\b")
 
 
@@ -310,7 +314,9 @@ def _mig_from_models(gpus: GpuInventory | None) -> Outcome:
     model with MIG is one a CUDA device list names whole (CUDA_DEVICE_LISTS), and at least one is; else what the
     engine says of a check without its NVIDIA source. Where none of those models has MIG, the engine's subject rule
     says not applicable (facts/applicability.SUBJECTS["mig"], engine/evaluate.not_shown_subject)."""
-    named = [r for r in gpus.gpus if r.model] if gpus is not None else []
+    named = [r for r in gpus.gpus if r.model and not (r.index != 0 and r.shown_by
+                                                      and all(s in _CUDA_DEVICE_ZERO for s in r.shown_by))] \
+        if gpus is not None else []
     why = [without_mig(r.model, label=r.label) for r in named]
     whole = [r for r, w in zip(named, why, strict=True) if not w]
     if gpus is None or not whole or not all(_whole_by_cuda(r) for r in whole):
@@ -414,7 +420,8 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     same way: not applicable over the GPUs they show when none of those models has MIG (the engine's subject rule,
     facts/applicability.SUBJECTS). A CUDA program's own
     device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines, ollama's discovery and
-    its debug log's `updating cuda memory data` lines, named through the driver API) that names each GPU of
+    its debug log's `updating cuda memory data` lines, named through the driver API; Unsloth's banner, torch's name of
+    CUDA device 0 beside its count, which shows device 0 alone) that names each GPU of
     a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG
     instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
