@@ -7,6 +7,7 @@ An lspci row's bracketed name with no GPU-table row is kept as the model where i
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,42 @@ def test_lightning_notice_settles_mig_only_for_a_model_without_it(tmp_path: Path
     assert paste_checks(tmp_path, VAK, "MEM-MIG")["MEM-MIG"].status == "not-applicable"
     # An A100 has MIG: the notice does not settle its mode.
     assert paste_checks(tmp_path, A100, "MEM-MIG")["MEM-MIG"].status != "not-applicable"
+
+
+# Unsloth's banner (unsloth/models/llama.py): torch's name and memory of CUDA device 0, and from 2025 its device count.
+UNSLOTH_H20 = ("==((====))==  Unsloth 2025.6.9: Fast Qwen3 patching. Transformers: 4.51.3. vLLM: 0.9.1.\n"
+               "   \\\\   /|    NVIDIA H20. Num GPUs = 8. Max memory: 95.005 GB. Platform: Linux.\n"
+               "O^O/ \\_/ \\    Torch: 2.7.0+cu126. CUDA: 9.0. CUDA Toolkit: 12.6. Triton: 3.3.0\n")
+
+
+def test_unsloth_banner_names_device_zero_and_counts_the_rest() -> None:
+    from stackaudit.facts.gpus import UNSLOTH_BANNER, parse_unsloth_gpus
+
+    # Corpus 2358 (unslothai/unsloth#1639): the 2025.2 banner, device 0 alone, a vGPU profile's name.
+    old = capture_checks("2358", "RT-TORCH-ARCH", "MEM-MIG")
+    assert old["RT-TORCH-ARCH"].status == "ok" and old["RT-TORCH-ARCH"].coverage.text() == "1 GPU shown"
+    assert old["MEM-MIG"].status == "not-applicable"
+    # Corpus 2364 (unslothai/unsloth#2962): eight H20 counted, device 0 named whole: MIG is off on device 0 only, and
+    # CUDA started on an NVSwitch board's eight GPUs, which it refuses (802) until Fabric Manager has set it up.
+    new = capture_checks("2364", "RT-TORCH-ARCH", "MEM-MIG", "DRV-FABRIC-MANAGER")
+    assert new["RT-TORCH-ARCH"].status == "ok" and new["RT-TORCH-ARCH"].coverage.text() == "8 GPUs shown"
+    assert new["MEM-MIG"].status == "ok" and new["MEM-MIG"].coverage.text() == "1 of 8 GPUs shown"
+    assert new["DRV-FABRIC-MANAGER"].status == "ok" and "8 NVIDIA H20" in new["DRV-FABRIC-MANAGER"].message
+    assert len(parse_unsloth_gpus(UNSLOTH_H20).gpus) == 8
+    # Modelled counter-example: ROCm's torch names an AMD device in the same banner: no NVIDIA GPU is read.
+    with pytest.raises(ParseError):
+        parse_unsloth_gpus(UNSLOTH_H20.replace("NVIDIA H20", "AMD Instinct MI300X"))
+    # Bounded on a long line.
+    start = time.perf_counter()
+    UNSLOTH_BANNER.search("NVIDIA x. Num GPUs = 8. " * 8000)
+    assert time.perf_counter() - start < 0.5
+
+
+def test_unsloth_banner_of_a_mig_slice_is_not_mig_off(tmp_path: Path) -> None:
+    # Modelled: CUDA names a MIG instance after its slice; the banner then shows no whole GPU, and the slice's
+    # one device proves no NVSwitch fabric.
+    sliced = UNSLOTH_H20.replace("NVIDIA H20. Num GPUs = 8. Max memory: 95.005 GB",
+                                 "NVIDIA A100-SXM4-80GB MIG 3g.40gb. Num GPUs = 1. Max memory: 39.5 GB")
+    results = paste_checks(tmp_path, sliced, "MEM-MIG", "DRV-FABRIC-MANAGER")
+    assert results["MEM-MIG"].status != "ok"
+    assert results["DRV-FABRIC-MANAGER"].status != "ok"

@@ -157,3 +157,35 @@ def test_layers_left_on_the_cpu_are_reported_over_the_gpus_listed() -> None:
         result = capture_checks(prefix, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
         assert result.status == "unknown" and "layers on the GPU" in result.message, prefix
         assert result.coverage is not None and result.coverage.text() == "1 GPU shown", prefix
+
+
+def test_nccls_duplicate_gpu_warning_is_two_processes_on_one_gpu(tmp_path: Path) -> None:
+    # Corpus 2365: a GRPO trainer and the vLLM server it syncs weights with, ranks 0 and 1 on the VM's one A100 (bus
+    # 40, 0000:00:04.0), with no NCCL init line; 901: the warning beside init lines with a commId.
+    result = capture_checks("2365", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "issue" and "0000:00:04.0: ranks 0, 1" in result.message
+    assert capture_checks("901", "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "issue"
+    # Modelled: NCCL's other refusal of the same init, with no duplicate GPU, says nothing of who holds a GPU.
+    other = paste_checks(tmp_path, "NCCL WARN Cuda failure 'out of memory'\n"
+                         "RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)\n",
+                         "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert other.status != "issue"
+
+
+def test_a_display_beside_a_training_framework_named_on_the_only_gpu_is_an_issue(tmp_path: Path) -> None:
+    # Corpus 2356: `unsloth==2025.10.6` quoted in the user's sentence, a GRPO script on a DGX Spark's only GPU, whose
+    # display is on and whose memory row reads Not Supported, the process box cut.
+    result = capture_checks("2356", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "issue" and "the only GPU in the source" in result.message
+    from stackaudit.facts.engine_command import stated_engines
+
+    first = _capture_text("2356").splitlines()[0]
+    assert stated_engines(first) == ("torch",)
+    # Corpus 2358 (unslothai/unsloth#1639): `while running unsloth.` in the user's words.
+    assert stated_engines(_capture_text("2358").splitlines()[0]) == ("torch",)
+    # A pip list's bare pin is a listing, not a sentence naming what runs.
+    assert stated_engines("unsloth==2025.10.6") == ()
+    # Modelled: the same table under a sentence naming no framework: a desktop's GPU, the note it was.
+    unnamed = _capture_text("2356").replace(first, "I'm having a very similar issue on my DGX Spark.", 1)
+    plain = paste_checks(tmp_path, unnamed, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert plain.status != "issue"

@@ -32,6 +32,7 @@ from stackaudit.facts.gpus import (
     NCCL_TESTS_TITLE,
     OLLAMA_TITLE,
     P2P_TEST_TITLE,
+    UNSLOTH_TITLE,
     EngineGpuMemory,
     FreeAtStart,
     GpuInventory,
@@ -46,7 +47,7 @@ from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
-from stackaudit.facts.symptoms import MIG_ENABLED
+from stackaudit.facts.symptoms import MIG_ENABLED, NCCL_DUPLICATE_GPU, LogSymptoms
 from stackaudit.facts.system import KernelInfo
 from stackaudit.facts.time_slicing import TimeSlicing
 from stackaudit.fixes.model import (
@@ -66,6 +67,7 @@ from stackaudit.gputable import (
     without_ecc,
     without_mig,
 )
+from stackaudit.pci_address import from_nccl_bus_id
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -293,7 +295,10 @@ def _no_mig(gpu: GpuInfo) -> str:
 # vLLM's collect_env (which prints `nvidia-smi -L`) name a MIG-enabled GPU by its product too: not in this list.
 # ollama's discovery names each device through the driver API (cuDeviceGetName, with the device's GPU- or MIG- UUID
 # and its memory): a MIG instance after its slice, so its lines (OLLAMA_TITLE) are one such list.
-CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, OLLAMA_TITLE)
+CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, OLLAMA_TITLE, UNSLOTH_TITLE)
+# Of those, the lists that name CUDA device 0 and only count the others (Unsloth's banner, `NVIDIA H20. Num GPUs = 8.`):
+# the others' records carry device 0's model, which no CUDA name of their own shows.
+_CUDA_DEVICE_ZERO = (UNSLOTH_TITLE,)
 _MIG_DEVICE_NAME = re.compile(r"\bMIG\b")
 
 
@@ -309,7 +314,9 @@ def _mig_from_models(gpus: GpuInventory | None) -> Outcome:
     model with MIG is one a CUDA device list names whole (CUDA_DEVICE_LISTS), and at least one is; else what the
     engine says of a check without its NVIDIA source. Where none of those models has MIG, the engine's subject rule
     says not applicable (facts/applicability.SUBJECTS["mig"], engine/evaluate.not_shown_subject)."""
-    named = [r for r in gpus.gpus if r.model] if gpus is not None else []
+    named = [r for r in gpus.gpus if r.model and not (r.index != 0 and r.shown_by
+                                                      and all(s in _CUDA_DEVICE_ZERO for s in r.shown_by))] \
+        if gpus is not None else []
     why = [without_mig(r.model, label=r.label) for r in named]
     whole = [r for r, w in zip(named, why, strict=True) if not w]
     if gpus is None or not whole or not all(_whole_by_cuda(r) for r in whole):
@@ -413,7 +420,8 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     same way: not applicable over the GPUs they show when none of those models has MIG (the engine's subject rule,
     facts/applicability.SUBJECTS). A CUDA program's own
     device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines, ollama's discovery and
-    its debug log's `updating cuda memory data` lines, named through the driver API) that names each GPU of
+    its debug log's `updating cuda memory data` lines, named through the driver API; Unsloth's banner, torch's name of
+    CUDA device 0 beside its count, which shows device 0 alone) that names each GPU of
     a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG
     instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
@@ -606,7 +614,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None,
                parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
                metal_working_set: MetalWorkingSet | None = None,
-               nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
+               nccl_test_runs: NcclTestRuns | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -694,6 +702,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     (its commId) on one host's same GPU are an issue: each rank is a process holding its own memory there, and NCCL
     refuses the communicator ('Duplicate GPU detected'). Without a commId the lines do not tie ranks to one
     communicator (a rank's TP and DP groups of one size share its GPU): not read.
+    NCCL's own refusal (`NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 40`) says the same
+    without them: two ranks of one communicator, two processes, on the GPU of that bus ID (a GRPO trainer and the
+    vLLM server it syncs weights with on a VM's one GPU, corpus 2365).
     So are nccl-tests' rank lines (`Rank 0 Group 0 Pid 544816 on dgx01 device 0 [0x1a] ...`) where processes of
     different Pids of one launch (no command line or run's end between their lines) name the same host, device and
     bus ID: each process holds its own context and buffers on that GPU (a build without MPI under mpirun, every
@@ -747,6 +758,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         return _ranks_share_a_gpu(seated)
     if nccl_test_runs is not None and nccl_test_runs.shared:
         return _test_processes_share_a_gpu(nccl_test_runs.shared, nccl_test_runs.shared_asked)
+    if log_symptoms is not None and (refused := _duplicate_gpu(log_symptoms)):
+        return refused
     own_oom = _own_out_of_memory(gpu_oom) if gpu_oom is not None else None
     if nvidia is None:
         if own_oom is not None:
@@ -1266,6 +1279,28 @@ def _ranks_share_a_gpu(seated: tuple[tuple[str, str, tuple[int, ...], tuple[str,
         expected="one rank per GPU", subjects=[f"{host} {bdf}" for host, bdf, _, _ in seated],
         evidence=[line for *_, lines in seated for line in lines][:4]),
         [f"{host} {bdf}" for host, bdf, _, _ in seated])
+
+
+def _duplicate_gpu(symptoms: LogSymptoms) -> Outcome | None:
+    """MEM-GPU-SHARED from NCCL's `Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 40` (init.cc): two
+    ranks of one communicator, each a process of its own, on the GPU of that bus ID; None where no line says it."""
+    seated: dict[str, tuple[set[int], str]] = {}
+    for hit in symptoms.hits:
+        m = NCCL_DUPLICATE_GPU.search(hit.line)
+        if m is None:
+            continue
+        bdf = from_nccl_bus_id(m.group(3)) or m.group(3)
+        ranks, _ = seated.setdefault(bdf, (set(), hit.line.strip()))
+        ranks.update((int(m.group(1)), int(m.group(2))))
+    if not seated:
+        return None
+    said = "; ".join(f"GPU {bdf}: ranks {', '.join(map(str, sorted(ranks)))}" for bdf, (ranks, _) in seated.items())
+    return over_subjects(issue(
+        f"NCCL refused a communicator whose ranks share a GPU ({said}): each rank is a process of its own holding "
+        "memory and time slices on that GPU, and NCCL will not put two ranks of one communicator on one GPU; the "
+        "job's processes were given fewer GPUs than its ranks",
+        actual={bdf: sorted(ranks) for bdf, (ranks, _) in seated.items()}, expected="one rank per GPU",
+        subjects=list(seated), evidence=[line for _, line in seated.values()][:4]), list(seated))
 
 
 def _test_processes_share_a_gpu(shared: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...],

@@ -72,6 +72,10 @@ What shows CUDA at work (each with the program whose runtime ran):
   CUDA runtime (cudaMalloc, after the context started on the driver: a driver too old for the runtime fails
   `.cuda()` with 35 before any tensor is printed). Not where the lines show torch's ROCm build, whose devices HIP
   names `cuda:N` too (TORCH_ROCM), as for torch.cuda.is_available() below (corpus 2234: a Ray worker's tensor);
+- Unsloth's start-up banner (`NVIDIA H20. Num GPUs = 8. Max memory: 95.005 GB. Platform: Linux.`, gpus.UNSLOTH_BANNER):
+  torch's get_device_properties of CUDA device 0 and its device_count, which torch reads only once cudaGetDeviceCount
+  succeeded (35 on a driver too old, 802 on an NVSwitch board whose fabric is not set up, fail it); the devices it
+  counts are listed as device 0's model, the one name it prints (corpus 2358, 2364);
 - DCGM's diagnostic (nvvs) memory test passing on a GPU (`Memory GPU0 ....... PASS`, NVVS_MEMORY_PASS): the test
   creates a CUDA context on the GPU and runs its kernels there (it reports `Unable to create CUDA context` otherwise,
   corpus 1266);
@@ -122,7 +126,14 @@ from stackaudit.facts.docker import (
     image_cuda,
     tgi_image_cuda,
 )
-from stackaudit.facts.gpus import GGML_FOUND, NVBANDWIDTH_TITLE, OLLAMA_GPU, P2P_TEST_TITLE, GpuInventory
+from stackaudit.facts.gpus import (
+    GGML_FOUND,
+    NVBANDWIDTH_TITLE,
+    OLLAMA_GPU,
+    P2P_TEST_TITLE,
+    UNSLOTH_BANNER,
+    GpuInventory,
+)
 from stackaudit.facts.nvidia import cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, answer_end
@@ -216,7 +227,7 @@ TORCH_ROCM = re.compile(r"\+rocm\d|\btorch\.version\.hip\b|\bROCm\b")
 # repr holds no `=` before its device.
 TORCH_CUDA_TENSOR = re.compile(r"^(?:\s*\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\))?\s*tensor\([^=\n]{0,2000}?, device='cuda:(\d+)'"
                                r"(?:, \w+=[^,()=\n]{1,80})*\)\s*$")
-NEEDLES = ("device='cuda:", "Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
+NEEDLES = ("Max memory: ", "device='cuda:", "Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
            "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
            "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE")
 
@@ -336,6 +347,12 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("torch", f"torch printed a tensor it holds on cuda:{tensor.group(1)} (its caching allocator "
                              "allocated it there through torch's CUDA runtime)", line.strip(),
                              devices=(int(tensor.group(1)),)))
+        elif (banner := UNSLOTH_BANNER.search(line)) and not rocm:
+            count = int(banner["count"] or 1)
+            found.append(Ran("torch", f"Unsloth's banner read CUDA device 0's properties through torch's CUDA runtime "
+                             f"({banner['name'].strip()}, {banner['memory']} GB" + (f", {count} devices counted)"
+                                                                                      if banner["count"] else ")"),
+                             banner.group(0), models=(banner["name"].strip(),) * count, devices=(0,)))
         elif mem := NVVS_MEMORY_PASS.match(line):
             found.append(Ran("nvvs", f"nvvs's memory test created a CUDA context on GPU {mem.group(1)} and passed",
                              line.strip(), devices=(int(mem.group(1)),)))

@@ -1175,13 +1175,18 @@ STATED_ENGINE_WORDS: dict[str, str] = {
     "vllm": r"vllm",
     "sglang": r"sglang",
     "trtllm": r"tensorrt(?:-llm)?|trt-?llm",
-    "torch": r"(?:py)?torch|transformers|diffusers|comfyui|deepspeed|exllama(?:v2)?|lmdeploy|aphrodite",
+    # The training frameworks built on torch too (Unsloth, Axolotl, torchtitan, LLaMA-Factory): their jobs hold the GPU
+    # as an engine does (a GRPO script on a DGX Spark's only GPU, corpus 2356).
+    "torch": r"(?:py)?torch|transformers|diffusers|comfyui|deepspeed|exllama(?:v2)?|lmdeploy|aphrodite|unsloth|axolotl"
+             r"|torchtitan|llama-?factory",
     # TGI, also by its image named in a sentence (`docker image text-generation-inference:1.0.2`).
     "tgi": r"text-generation-inference(?::v?\d[\w.]*)?|tgi",
 }
 # Each word as a word of a sentence: between spaces, quotes or sentence punctuation, never inside a path, an image, a
-# module, a flag or a variable's name (`ollama/ollama:latest`, `vllm.entrypoints`, `--ollama`, `OLLAMA_HOST`).
-_STATED = {engine: re.compile(rf"(?<![\w./:=@$-])(?:{words})(?![\w/:=@-]|\.\w)", re.I)
+# module, a flag or a variable's name (`ollama/ollama:latest`, `vllm.entrypoints`, `--ollama`, `OLLAMA_HOST`); or a
+# pinned package quoted in a sentence (`with \`unsloth==2025.10.6\` and ...`, corpus 2356), never a pip list's bare line.
+_STATED = {engine: re.compile(rf"(?<![\w./:=@$-])(?:{words})(?![\w/:=@-]|\.\w)|`(?:{words})==v?\d[\w.+]{{0,30}}`",
+                              re.I)
            for engine, words in STATED_ENGINE_WORDS.items()}
 
 

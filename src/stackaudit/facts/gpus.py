@@ -129,6 +129,7 @@ OLLAMA_TITLE = "ollama's `inference compute` lines"
 TORCH_WARNED_TITLE = "PyTorch's warning of a GPU its build has no kernels for"
 LIGHTNING_TITLE = "Lightning's Tensor Cores notice"
 TORCH_NAMED_TITLE = "a printout of torch.cuda.get_device_name"
+UNSLOTH_TITLE = "Unsloth's start-up banner"
 USER_WORDS_TITLE = "the user's own words"
 
 
@@ -1237,6 +1238,43 @@ def gpus_from_lightning_log(text: str) -> GpuInventory:
         (RayTrainWorker pid=355353) You are using a CUDA device ('NVIDIA L4') that has Tensor Cores. To properly utilize them, you should set `torch.set_float32_matmul_precision('medium' | 'high')`
     """
     return parse_lightning_gpus(text)
+
+
+# Unsloth's start-up banner (unsloth/models/llama.py, `statistics`): torch's properties of CUDA device 0
+# (get_device_properties: its name and total memory) and, from 2025, torch.cuda.device_count(), then on the next line
+# torch's version and device 0's compute capability (`CUDA: 8.9.`): `   \\   /|    GPU: NVIDIA L40S-48C. Max memory:
+# 47.706 GB. Platform: Linux.` (2025.2, corpus 2358), `   \\   /|    NVIDIA H20. Num GPUs = 8. Max memory: 95.005 GB.
+# Platform: Linux.` (2025.6, corpus 2364). Only an NVIDIA product name is read (ROCm's torch prints AMD's).
+UNSLOTH_BANNER = re.compile(r"(?:GPU: )?(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce)\b[^\n]{1,80}?)\. (?:Num GPUs = "
+                            r"(?P<count>[1-9]\d{0,2})\. )?Max memory: (?P<memory>\d{1,4}(?:\.\d{1,3})?) GB\. Platform: ")
+
+
+def parse_unsloth_gpus(text: str) -> GpuInventory:
+    """The GPUs Unsloth's banner (UNSLOTH_BANNER) names: CUDA device 0's product, and as many of it as the banner's
+    device count where it prints one (torch.cuda.device_count(): the devices CUDA lists to the process).
+
+    >>> parse_unsloth_gpus("   \\\\   /|    NVIDIA H20. Num GPUs = 8. Max memory: 95.005 GB. Platform: Linux.").models
+    {0: 'NVIDIA H20', 1: 'NVIDIA H20', 2: 'NVIDIA H20', 3: 'NVIDIA H20', 4: 'NVIDIA H20', 5: 'NVIDIA H20', 6: 'NVIDIA H20', 7: 'NVIDIA H20'}
+    """
+    m = UNSLOTH_BANNER.search(text)
+    if m is None:
+        raise ParseError("no Unsloth banner line (`NVIDIA H20. Num GPUs = 8. Max memory: 95.005 GB. Platform:`)")
+    name = m["name"].strip()
+    if m["count"] is None:
+        return _named_devices([name], UNSLOTH_TITLE, "Unsloth's banner names CUDA device 0 only; ")
+    return counted_gpus(UNSLOTH_TITLE, int(m["count"]), name,
+                        "Unsloth's banner names device 0 and counts " + CUDA_LIST)
+
+
+@parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=72)
+def gpus_from_unsloth_banner(text: str) -> GpuInventory:
+    """The GPUs Unsloth's start-up banner names (parse_unsloth_gpus).
+
+    Input (tests/data/captures/2364)::
+
+           \\\\   /|    NVIDIA H20. Num GPUs = 8. Max memory: 95.005 GB. Platform: Linux.
+    """
+    return parse_unsloth_gpus(text)
 
 
 # A user's torch check printing the name torch.cuda.get_device_name gives (`CUDA device name: NVIDIA GeForce RTX 4090`,

@@ -171,6 +171,8 @@ TRTLLM_PEER_PY_REFUSED = re.compile(r"\bCan't enable access between nodes \d+ an
 # NCCL refuses two ranks of one communicator on one GPU (init.cc: `Duplicate GPU detected : rank 0 and rank 1 both on
 # CUDA device e3000`, then `invalid usage`).
 NCCL_INIT_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/init.cc"
+# Its warning names the two ranks and the GPU's bus ID as NCCL writes it (busIdToInt64 of `0000:00:04.0`: `40`).
+NCCL_DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (\d+) and rank (\d+) both on CUDA device ([0-9a-fA-F]+)")
 # NCCL's topology reader: getPciPath resolves a device's sysfs path, WARN "Could not find real path of" where it fails.
 NCCL_XML_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/graph/xml.cc"
 NCCL_PCI_PATH_UNREAD = re.compile(r"NCCL WARN Could not find real path of /sys/class/pci_bus/")
@@ -1415,7 +1417,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # NCCL found two ranks of one communicator on the same GPU (NCCL_INIT_SOURCE): the ranks' processes were given
     # one GPU between them (the pod's or container's GPUs, or the launcher's per-rank device), so the
     # communicator is refused (triton-inference-server/tensorrtllm_backend, corpus 901).
-    Symptom("nccl-duplicate-gpu", re.compile(r"Duplicate GPU detected : rank \d+ and rank \d+ both on CUDA device"),
+    Symptom("nccl-duplicate-gpu", NCCL_DUPLICATE_GPU,
         "CTR-GPU-ACCESS", "high", NCCL_INIT_SOURCE,
         "NCCL found two ranks on one GPU: the ranks' processes were given fewer distinct GPUs than the world size "
         "(the pod's or container's GPU assignment, or each rank's CUDA_VISIBLE_DEVICES), so NCCL refuses to start: "

@@ -74,6 +74,7 @@ from stackaudit.facts.gpus import (
     OTHER_GPU_NEEDLES,
     TORCH_DEVICE_NAME,
     TORCH_WARNED,
+    UNSLOTH_BANNER,
     csv_mode_line,
     nvrm_mem_line,
     other_gpu_line,
@@ -194,7 +195,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (*BARE_KERNEL_NEEDLES, "evice name", "evice Name", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, "Max memory: ", "evice name", "evice Name", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
@@ -322,6 +323,7 @@ def is_evidence(line: str) -> bool:
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or csv_mode_line(line) or bool(TORCH_WARNED.search(line))
                 or bool(LIGHTNING_DEVICE.search(line)) or bool(TORCH_DEVICE_NAME.match(line)) or bool(TORCH_PRINTED_AVAILABLE.match(line))
+                or bool(UNSLOTH_BANNER.search(line))
                 or bool(TORCH_PRINTED_CUDA.match(line))
                 or bool(WSL_LIBRARY.search(line)) or bool(REMOTING_LINE.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
                 or ("/workspace/" in line and bool(IMAGE_WORKDIR.search(line))) or bool(MACHINE_SHELL.search(line.strip())))
