@@ -624,6 +624,9 @@ class DockerContainer:
     unscheduled: bool = False
     # A pod container's GPU-sharing resources (GPU_SHARE_RESOURCES) as its limits write them: (name, value).
     gpu_shares: tuple[tuple[str, str], ...] = ()
+    # A pod container's RDMA device resources as its limits write them (`rdma/rdma_shared_device_a: 1`: the RDMA device
+    # plugin's resource prefix, facts/container_specs.K8S_RDMA_RESOURCE): it asks for an RDMA NIC for its traffic.
+    rdma_requested: tuple[str, ...] = ()
     # A pasted `docker run` of nvidia-smi whose output the paste shows below it and which names no GPU (cut before its
     # first GPU row, or a failure line in its place): the probe's own result does not show the GPUs reached it
     # (corpus 1527, 1536).
