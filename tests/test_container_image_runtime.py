@@ -19,6 +19,7 @@ from pathlib import Path
 
 from corpus import capture_checks, paste_checks
 from gap_pastes import H100_BUS, nvidia_smi_table
+from stackaudit.facts.docker import image_cuda
 
 COMPAT = "DRV-CUDA-COMPAT"
 OLLAMA_DOCS = "docker run -d --gpus=all -v ollama:/root/.ollama -p 11434:11434 --name ollama ollama/ollama\n"
@@ -65,6 +66,18 @@ def test_an_image_tag_that_names_no_cuda(tmp_path: Path) -> None:
         text = COMFY.replace("nvidia/cuda:11.6.2-base-ubuntu20.04", image) + _table("560.35.03", "12.6")
         result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
         assert result.status == "unknown" and "torch's CUDA version is not in this source" in result.message, image
+
+
+def test_a_wheel_label_in_any_image_tag_names_its_torch_cuda(tmp_path: Path) -> None:
+    # 2369 (YanWenKun/ComfyUI-Docker#93): `yanwk/comfyui-boot:cu124-cn` under WSL's driver 572.16 for CUDA 12.8.
+    result = capture_checks("2369", COMPAT)[COMPAT]
+    assert result.status == "ok" and "yanwk/comfyui-boot:cu124-cn (CUDA 12.4)" in result.message
+    assert image_cuda("foo/bar:2.1-cu118-slim") == "11.8" and image_cuda("lmsysorg/sglang:v0.4.8-cu126") == "12.6"
+    # Modelled: the same label above the driver's CUDA is no ok; a `cu` that is no word of the tag names nothing.
+    text = COMFY.replace("nvidia/cuda:11.6.2-base-ubuntu20.04", "yanwk/comfyui-boot:cu128-cn")
+    assert paste_checks(tmp_path, text + _table("535.183.01", "12.2"), COMPAT)[COMPAT].status == "unknown"
+    for image in ("foo/bar:ecu124", "foo/bar:cu1240", "foo/cu124:latest", "foo/bar:cu124.1"):
+        assert image_cuda(image) == "", image
 
 
 def test_tgi_release_tags_name_the_cuda_of_their_dockerfile() -> None:

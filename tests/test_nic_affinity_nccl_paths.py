@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks
 
 CHECK = "IC-NIC-GPU-AFFINITY"
 
@@ -71,3 +71,24 @@ def test_a_far_net_on_one_host_is_not_applicable(tmp_path: Path) -> None:
     """Modelled: the same far GPU in one host's log: the placement does not bear on traffic inside a host."""
     got = paste_checks(tmp_path, ONE_HOST_ONE_FAR, CHECK)[CHECK]
     assert got.status == "not-applicable"
+
+
+# --- a pod that asks for an RDMA device ----------------------------------------------------------------------------
+
+
+def test_pod_asking_for_an_rdma_device_with_every_nic_far_is_the_issue() -> None:
+    # 2380 (NVIDIA/nccl#719): pod1 asks for 2 GPUs and `rdma/rdma_shared_device_a: 1`; its GPUs' nearest NIC is NODE.
+    r = capture_checks("2380", "IC-NIC-GPU-AFFINITY")["IC-NIC-GPU-AFFINITY"]
+    assert r.status == "issue" and "rdma/rdma_shared_device_a: 1" in r.message and "GPU0 mlx5_2 NODE" in r.message
+    # Another thread (748, an LWS spec asking for `rdma/hca_shared_devices_a`): no matrix, so nothing to place.
+    assert capture_checks("748", "IC-NIC-GPU-AFFINITY")["IC-NIC-GPU-AFFINITY"].status == "unknown"
+
+
+def test_pod_without_an_rdma_device_or_with_a_near_nic_is_not_that_issue(tmp_path: Path) -> None:
+    text = body("2380")
+    # Modelled: the same pod without its RDMA device: whether its traffic leaves it is not shown.
+    r = paste_checks(tmp_path, text.replace("        rdma/rdma_shared_device_a: 1\n", ""), "IC-NIC-GPU-AFFINITY")
+    assert r["IC-NIC-GPU-AFFINITY"].status == "unknown"
+    # Modelled: pod2's matrix alone, its GPUs with mlx5_1 at PXB: ok.
+    near = text.split("pod1\n```", 1)[0] + "pod2\n```" + text.split("pod2\n```", 1)[1]
+    assert paste_checks(tmp_path, near, "IC-NIC-GPU-AFFINITY")["IC-NIC-GPU-AFFINITY"].status == "ok"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus import capture_checks
 from stackaudit.engine.testing import run_checks
 from stackaudit.errors import InputError
 from stackaudit.facts._parse import ParseError
@@ -105,6 +106,20 @@ def test_other_systemd_lines_are_not_the_daemons() -> None:
 ])
 def test_fabric_manager_judged_from_its_pasted_lines_alone(text: str, status: str) -> None:
     assert run_checks(_host(text), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"].status == status
+
+
+def test_fabric_manager_mismatch_quoted_in_prose_is_its_line() -> None:
+    # 2390 (pytorch/pytorch#129749): a failed status, then the user quotes FM's words without its name or tag.
+    fm = capture_checks("2390", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+    assert fm.status == "issue" and "550.90.07 don't match with driver version 550.54.15" in fm.evidence[0]
+    # Another thread (2348, siderolabs/pkgs): the same words with their `fabric manager`, in backticks.
+    assert capture_checks("2348", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"].status == "issue"
+    line = "due to `NVIDIA GPU driver interface version 550.90.07 don't match with driver version 550.54.15`\n"
+    assert _kinds(line) == ["NVIDIA daemon journal"]
+    # Modelled: other programs' version mismatches in prose name no daemon and are not read as Fabric Manager's.
+    for other in ("the CUDA driver version 12.2 don't match with runtime version 12.4",
+                  "NVML: driver/library version mismatch (interface version 550.90.07 doesn't match)"):
+        assert daemon_event(other) is None and _kinds(other + "\n") == [], other
 
 
 def test_persistenced_stopped_is_an_issue_without_a_gpu_listing() -> None:

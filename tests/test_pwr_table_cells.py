@@ -40,6 +40,27 @@ def test_err_draw_power_limit_ok_naming_the_draw() -> None:
     assert r.status == "ok" and "GPU 1 250 W" in r.message and "reads ERR!" in r.message
 
 
+# --- a cut name whose rows differ in their default ----------------------------------------------------------------
+
+
+def test_cap_at_the_highest_default_of_a_cut_name_is_ok() -> None:
+    # janhq/jan#1975 (2368): `NVIDIA GeForce ...` of 24564 MiB at 450 W, an RTX 3090 (350 W) or RTX 4090 (450 W).
+    r = capture_checks("2368", "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
+    assert r.status == "ok" and "RTX 3090 (350 W) or RTX 4090 (450 W)" in r.message
+    # Another thread (2285): `NVIDIA RTX PRO 6000 Blac...` at 600 W, the Workstation's and Server's default.
+    r = capture_checks("2285", "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
+    assert r.status == "ok" and "Max-Q (300 W)" in r.message
+
+
+def test_cap_below_the_highest_default_of_a_cut_name_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: 2368's card at 400 W, below the RTX 4090's 450 W: lowered if it is one, raised if an RTX 3090.
+    text = _body("2368").replace("17W / 450W", "17W / 400W")
+    r = paste_checks(tmp_path, text, "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
+    assert r.status == "unknown"
+    # The RTX PRO 6000 Blackwell at 325 W (655): below the Workstation's 600 W, above the Max-Q's 300 W.
+    assert capture_checks("655", "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"].status == "unknown"
+
+
 # --- the ECC cell ------------------------------------------------------------------------------------
 
 

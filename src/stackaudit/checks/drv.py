@@ -539,7 +539,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     `cuda-sample:vectoradd-cuda10.2-ubi8`), and so do a container's CUDA_VERSION and NVIDIA_REQUIRE_CUDA and the
     images' start banner (`CUDA Version 12.8.1`), wherever the source shows them, an image named in prose too,
     and an engine image whose tag suffix names torch's CUDA (`lmsysorg/sglang:v0.4.8-cu126`, each of an upgrade's
-    two), PyTorch's image whose tag names torch's CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`), and Text
+    two), any other image whose tag holds torch's wheel label as a word of its own (`yanwk/comfyui-boot:cu124-cn`: 12.4),
+    PyTorch's image whose tag names torch's CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`), and Text
     Generation Inference's image of a release, whose Dockerfile at that tag pins torch's CUDA
     (`ghcr.io/huggingface/text-generation-inference:2.0.4`: 12.1; facts/docker.TGI_CUDA), as its router's /info JSON
     names it too: its `"version"` with a `"docker_label"` that is not null (TGI's own image; corpus 1332)

@@ -2840,7 +2840,8 @@ def _nccl_gdr_affinity(log: ServingLog, ranks: list[int], nccl_config: NcclConfi
 def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
                      serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
                      nccl_config: NcclConfig | None = None, gpus: GpuInventory | None = None,
-                     nccl_nodes: NcclNodes | None = None, rdma: RdmaDevices | None = None) -> Outcome:
+                     nccl_nodes: NcclNodes | None = None, rdma: RdmaDevices | None = None,
+                     docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
     multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines, and its
     path dump `GPU/4B000 :… NET/0 (4/12.500000/PXB)`, judged as the NIC columns where no matrix is shown),
@@ -2875,6 +2876,10 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     there before printing (paths.cc ncclTopoTrimSystem), so it is not applicable too (ServingLog.nets_trimmed, 1154);
     so does its topology tree's NIC shown whole with no NET under it, the tree naming the communicator's every rank
     (corpus 2262).
+    A pod whose spec asks for GPUs and an RDMA device (`rdma/rdma_shared_device_a: 1`, DockerContainer.rdma_requested)
+    sends its GPUs' traffic out over an RDMA NIC (a pod is a host of its own to NCCL, another pod on the same node
+    too): where no NIC of the matrix is within PXB of any GPU shown, whichever the pod gets, that traffic is staged
+    through host memory: an issue (corpus 2380).
     So are NCCL's NET channels all `via NET/Socket` (no_rdma_traffic): its network is TCP sockets (589, 1007).
     Not where the source shows the hosts' RDMA NICs (the `rdma` fact: an EFA device at work, an IPoIB interface, an
     HCA NCCL's settings name): there NCCL's sockets (NCCL_IB_DISABLE=1, a failed plugin) leave those NICs unused, and
@@ -2951,6 +2956,20 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
                          "host memory", actual=summary, expected="a PIX/PXB NIC per GPU", subjects=list(nearest),
                          evidence=[topo.lines[n] for n in topo.nics if n in topo.lines][:4]),
                                  list(nearest), len(topo.gpus), ask="nvidia-smi topo -m")
+        asked = [f"{c.name or c.id} ({', '.join(c.rdma_requested)})"
+                 for c in (docker_containers.containers if docker_containers is not None else ())
+                 if c.rdma_requested and c.gpu_requested]
+        if unseen and asked and not close:
+            # The pod asked for an RDMA NIC for its GPUs' traffic, and none of the host's is within PXB of them.
+            return over_subjects(issue(f"the pod asks for GPUs and an RDMA device ({'; '.join(asked)}), so its GPUs' "
+                                       "traffic to other pods and nodes goes over an RDMA NIC, and no NIC shown is "
+                                       "within PXB of its GPUs (nearest: " + ", ".join(f"{g} {v}" for g, v in
+                                                                                      summary.items())
+                                       + "): NCCL does not use GPU Direct RDMA for them by default, so that traffic "
+                                       "is staged through host memory", actual=summary,
+                                       expected="a PIX/PXB NIC per GPU", subjects=list(nearest),
+                                       evidence=[topo.lines[g] for g in nearest if g in topo.lines][:4]),
+                                 list(nearest), len(topo.gpus), ask="nvidia-smi topo -m", blind=unshown)
         if unseen and not all_near and not mixed:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")

@@ -81,7 +81,9 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     a laptop's only GPU whose cap NVML does not read (`N/A` or `ERR!`, gputable.LAPTOP_PART: a GeForce MX part too).
     A laptop's part is also a mobile-only Quadro name (`Quadro RTX 3000`) and a name the table cut whose memory only
     the Laptop GPU has (gputable.cut_laptop_gpu: `NVIDIA GeForce RTX 3060 ...` with 6 GB). Where the default is not
-    known, a GPU at 90 % or more drawing under half its cap is not held back by it: not an issue.
+    known, a GPU at 90 % or more drawing under half its cap is not held back by it: not an issue. A name the table cut
+    whose rows (by its memory) differ in their default has none, but a cap at or above the highest of them is not
+    below the card's, whichever row it is: ok (NvidiaGpu.power_default_most; a 24 GB `NVIDIA GeForce ...` at 450 W).
 
     Bad value: `power.limit` or `enforced.power.limit` below `power.default_limit`.
 
@@ -111,6 +113,12 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         if limit is None:
             continue
         default, origin = g.power_default
+        most, rows = g.power_default_most if default is None else (None, "")
+        if default is None and most is not None and limit >= most - POWER_TOLERANCE_W:
+            # At or above the default of every row a cut name may be: not below the card's, whichever it is.
+            judged.append(g)
+            raised.append(f"GPU {g.index} {limit:g} W ({rows})")
+            continue
         if default is None:
             unknown_default.append(g)
             continue

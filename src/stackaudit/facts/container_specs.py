@@ -771,6 +771,8 @@ def _pod_containers(doc: dict[str, Any], pod: dict[str, Any], excerpt: bool, env
             shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
             privileged=_dict(ctr.get("securityContext")).get("privileged") is True, unscheduled=unscheduled,
             gpu_shares=tuple((str(k), str(v)) for k, v in limits.items() if k in GPU_SHARE_RESOURCES),
+            rdma_requested=tuple(f"{k}: {v}" for k, v in limits.items()
+                                 if K8S_RDMA_RESOURCE.match(str(k)) and str(v).strip() not in ("0", "")),
             nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, host_shm=host_shm,
             env_whole=env_whole or not excerpt,
             # Kubernetes refuses a container without an image: one that shows none is a piece of a spec.
@@ -778,6 +780,11 @@ def _pod_containers(doc: dict[str, Any], pod: dict[str, Any], excerpt: bool, env
             or (memory_unmounted and "volumeMounts" not in ctr),
         ))
     return out
+
+
+# The resources of the Kubernetes RDMA shared device plugin (Mellanox/k8s-rdma-shared-dev-plugin, its default prefix
+# `rdma/`: `rdma/rdma_shared_device_a`, `rdma/hca_shared_devices_a`, `rdma/hca`), which hand a pod an RDMA NIC.
+K8S_RDMA_RESOURCE = re.compile(r"rdma/\w")
 
 
 # A manifest whose line breaks a chat box ate (`apiVersion: apps/v1 kind: Deployment metadata: ...` on one

@@ -65,6 +65,9 @@ _PYTORCH_IMAGE = re.compile(r"^(?:docker\.io/)?pytorch/pytorch:[\d.]+-cuda(\d+\.
 # built for it.
 ENGINE_CUDA_IMAGE = re.compile(r"^(?:docker\.io/)?(?:lmsysorg/(sglang)|vllm/(vllm)-openai):[\w.-]*?(?<![a-z])cu(\d{2})(\d)"
                                r"(?![\w.])")
+# Any other image whose tag holds torch's wheel label as a word of its own (`yanwk/comfyui-boot:cu124-cn`, corpus 2369;
+# `:cu121`, `:2.1-cu118-slim`): the label names the CUDA of the torch wheels the image installs, whose runtime it ships.
+_WHEEL_LABEL_IMAGE = re.compile(r"^[\w./-]+:(?:[\w.-]*?[-_.])?cu(\d{2})(\d)(?![\w.])")
 
 
 # Text Generation Inference's CUDA images name their release, not their CUDA (`ghcr.io/huggingface/text-generation-
@@ -409,11 +412,14 @@ def image_cuda(image: str) -> str:
     """The CUDA runtime a CUDA image's tag names (`11.0`, a CUDA sample's `vectoradd-cuda10.2`), PyTorch's image's
     torch CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`: `11.7`), an engine image's CUDA suffix
     (engine_image_cuda), or that of the release a Text Generation Inference image's tag names (tgi_image_cuda) or an
-    NGC framework image's tag names (ngc_image_cuda); "" for any other image or tag."""
+    NGC framework image's tag names (ngc_image_cuda), else torch's wheel label in any image's tag (_WHEEL_LABEL_IMAGE:
+    `cu124` is `12.4`); "" for any other image or tag."""
     if torch := _PYTORCH_IMAGE.match(image.strip().lower()):
         return torch.group(1)
+    label = _WHEEL_LABEL_IMAGE.match(image.strip().lower())
     return (nvidia_image_cuda(image) or (engine[1] if (engine := engine_image_cuda(image)) else "")
-            or tgi_image_cuda(image) or ngc_image_cuda(image))
+            or tgi_image_cuda(image) or ngc_image_cuda(image)
+            or (f"{int(label.group(1))}.{label.group(2)}" if label else ""))
 
 
 # NVIDIA's CUDA images check the host driver at start through NVIDIA_REQUIRE_CUDA (`cuda>=11.8` and the exceptions after
@@ -618,6 +624,9 @@ class DockerContainer:
     unscheduled: bool = False
     # A pod container's GPU-sharing resources (GPU_SHARE_RESOURCES) as its limits write them: (name, value).
     gpu_shares: tuple[tuple[str, str], ...] = ()
+    # A pod container's RDMA device resources as its limits write them (`rdma/rdma_shared_device_a: 1`: the RDMA device
+    # plugin's resource prefix, facts/container_specs.K8S_RDMA_RESOURCE): it asks for an RDMA NIC for its traffic.
+    rdma_requested: tuple[str, ...] = ()
     # A pasted `docker run` of nvidia-smi whose output the paste shows below it and which names no GPU (cut before its
     # first GPU row, or a failure line in its place): the probe's own result does not show the GPUs reached it
     # (corpus 1527, 1536).

@@ -375,6 +375,24 @@ class GpuInfo:
         return spec.power_w, f"the {spec.name} default in the GPU table"
 
     @property
+    def power_default_most(self) -> tuple[float | None, str]:
+        """The highest default of the GPU-table rows a name the nvidia-smi table cut may be with its memory size, where
+        their defaults differ (power_default gives none there), and those rows in words; (None, "") otherwise.
+
+        A cap at or above it is at or above the default whichever row the card is (the 24 GB `NVIDIA GeForce ...` at
+        450 W: the RTX 3090's 350 W, the RTX 4090's 450 W; corpus 2368). The cap itself chooses no row here."""
+        if not self.cut_name or self.power_default_w is not None:
+            return None, ""
+        cut = resolve_cut_name(self.cut_name, self.memory_total_mib, None)
+        rows = cut.rows if cut is not None and self.memory_total_mib is not None else ()
+        if len({row.power_w for row in rows}) < 2:
+            return None, ""
+        said = " or ".join(f"{row.name} ({row.power_w:g} W)" for row in rows)
+        return max(row.power_w for row in rows), (f"the highest default of the rows the cut name "
+                                                  f"{self.cut_name.strip()!r} may be with {self.memory_total_mib:g} "
+                                                  f"MiB: {said}")
+
+    @property
     def implied_architecture(self) -> str:
         """The architecture as the source names it, else as the name or PCI device id implies
         (gputable.architecture_of); "" when nothing says."""

@@ -34,6 +34,11 @@ DAEMON_TAGS = ("systemd", "nv-fabricmanager", "nvidia-fabricmanager-start.sh", "
 DAEMON_TAG = "(?:" + "|".join(re.escape(t) for t in DAEMON_TAGS) + r")(?:\[\d+\])?:"
 _TAG = re.compile(r"(?:^|\s)(?P<tag>" + "|".join(re.escape(t) for t in DAEMON_TAGS) + r")(?:\[\d+\])?:\s?(?P<msg>.*)$")
 _FM_WORDS = re.compile(r"nvidia-fabricmanager|nv-fabricmanager|fabric ?manager", re.IGNORECASE)
+# Fabric Manager's own words when its driver interface and the loaded driver differ, which it prints before it exits
+# (`fabric manager NVIDIA GPU driver interface version 550.90.07 don't match with driver version 550.54.15. Please
+# update with matching NVIDIA driver package.`): its line with or without its tag and its leading `fabric manager`,
+# as a user quotes it in prose (corpus 2390). No other program words a version mismatch so.
+FM_MISMATCH = re.compile(r"\bGPU driver interface version \d+\.\d+(?:\.\d+)? don'?t match with driver version \d+\.\d+")
 _PERSIST_WORDS = re.compile(r"nvidia-persistenced|persistence daemon", re.IGNORECASE)
 _DCGM_WORDS = re.compile(r"nv-hostengine|nvidia-dcgm|DCGM host engine", re.IGNORECASE)
 # Docker's daemon, which the NVIDIA runtime plugs into (`default-runtime` / `runtimes` in /etc/docker/daemon.json): its
@@ -93,7 +98,7 @@ _EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def _unit_of(text: str) -> str | None:
-    if _FM_WORDS.search(text):
+    if _FM_WORDS.search(text) or FM_MISMATCH.search(text):
         return FM
     if _PERSIST_WORDS.search(text):
         return PERSISTENCED
