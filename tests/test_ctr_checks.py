@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from corpus import capture_result
+from corpus import capture_result, paste_checks
 from stackaudit.engine.testing import run_checks
 from stackaudit.host.memory import MemoryHost, fake_host
 from test_ctr_facts import (
@@ -439,3 +439,24 @@ def test_every_ctr_check_has_a_result_and_docs() -> None:
     results = run_checks(container_host(), select=["CTR"])
     assert set(results) == set(specs) and all(r.status != "error" for r in results.values())
     assert CID.startswith("3f1c") and DF_SHM_64M
+
+
+def test_shm_size_one_device_ggml_list_serves_from_one_process() -> None:
+    # Tabby's compose log (2370) and llama-bench on one RTX 3090 Ti (2038): llama.cpp's library lists one device and no
+    # source names the program, which loads ggml into its own process: nothing shares /dev/shm with it.
+    for prefix in ("2370", "2038"):
+        r = capture_result(prefix, "CTR-SHM-SIZE")
+        assert r.status == "not-an-issue" and "ggml program" in r.message, prefix
+    # Three P40s under `--split-mode row` (1472): more than one device, so the list alone settles nothing.
+    assert capture_result("1472", "CTR-SHM-SIZE").status == "unknown"
+
+
+def test_shm_size_ggml_list_of_two_devices_stays_open(tmp_path: Any) -> None:
+    devices = ["  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes",
+               "  Device 1: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes"]
+    one_gpu = "\n".join(["ggml_cuda_init: found 1 CUDA devices:", devices[0], ""])
+    two_gpus = "\n".join(["ggml_cuda_init: found 2 CUDA devices:", *devices, ""])
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    assert paste_checks(tmp_path / "one", one_gpu, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
+    assert paste_checks(tmp_path / "two", two_gpus, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "unknown"

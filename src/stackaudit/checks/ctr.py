@@ -45,6 +45,7 @@ from stackaudit.facts.docker import (
     one_rank_engine,
 )
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
+from stackaudit.facts.engines_shown import GGML
 from stackaudit.facts.gpus import (
     GGML_TITLE,
     NVIDIA_TITLE,
@@ -234,14 +235,17 @@ def _one_process_server(c: DockerContainer) -> bool:
 
 def _one_process_shown(procs: ServingProcesses | None, parallelism: Parallelism | None,
                        commands: EngineCommands | None, stated: StatedEngines | None, ollama: OllamaCuda | None,
-                       runtime: CudaRuntime | None = None) -> str:
+                       runtime: CudaRuntime | None = None, gpus: GpuInventory | None = None) -> str:
     """Why the engines the pasted sources show all serve from one process (facts/applicability.one_process_engine,
     or a Triton image of a release that runs every model in its server process: facts/docker.one_process_triton);
-    "" where a process list is read (it shows the engines itself: `_single_process`)."""
+    "" where a process list is read (it shows the engines itself: `_single_process`). Where no source names an engine,
+    a ggml device list of one device (`ggml_cuda_init: found 1 CUDA devices`) shows a program built on ggml (GGML),
+    which serves from one process and has no second GPU to split its model over."""
     if procs is not None and procs.found:
         return ""
     shown = (*(e.engine for e in (parallelism.engines if parallelism is not None else ())),
              *(stated.engines if stated is not None else ()), *(("ollama",) if ollama is not None else ()))
+    shown = shown or ((GGML,) if gpus is not None and gpus.count_in(GGML_TITLE) == 1 else ())
     argvs = tuple(c.argv for c in (commands.commands if commands is not None else ()))
     triton = next(((r.where, release) for r in (runtime.runtimes if runtime is not None else ())
                    if (release := one_process_triton(r.where))), None)
@@ -341,7 +345,7 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
              docker_containers: DockerContainers | None = None, serving_processes: ServingProcesses | None = None,
              parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None,
              stated_engines: StatedEngines | None = None, ollama_cuda: OllamaCuda | None = None,
-             cuda_runtime: CudaRuntime | None = None) -> Outcome:
+             cuda_runtime: CudaRuntime | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo, or the NGC
     entrypoint's note that it is Docker's 64 MB (facts/shm.NGC_SHM_NOTE);
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
@@ -376,8 +380,10 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     engines it launches run no tensor-parallel ranks: not an issue (corpus 2157).
     With no process list read, the engines the paste shows decide it (facts/applicability.one_process_engine): where
     every one serves from one process and no command splits its model over GPUs, it is not an issue, in a container
-    or not; an engine's own message among the log's symptoms shows it too (ollama 0.1.x's `gpu support may not be
-    enabled`, in no log format a reader knows: facts/parallelism.parallelism_from_symptoms). llama.cpp's
+    or not; where none is named, a ggml device list of one device (`ggml_cuda_init: found 1 CUDA devices`) shows such
+    a program (llama.cpp's library inside Tabby: corpus 2370); an engine's own message among the log's symptoms shows
+    it too (ollama 0.1.x's `gpu support may not be enabled`, in no log format a reader knows:
+    facts/parallelism.parallelism_from_symptoms). llama.cpp's
     `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm within one process, so it
     stays open. A Triton image of an NGC release before 20.10 (its tag, in a spec or a line of its own) runs every
     model inside its one server process: no Python-backend stub or TensorRT-LLM rank exists there to share /dev/shm
@@ -407,7 +413,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
         # A systemd service of the machine: no container's /dev/shm limit (Docker's 64 MiB) is in its path, however
         # many processes share it (corpus 1845). Weaker signs of the host (a prompt) leave one process the reason.
         return _on_host_shm(container)
-    one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda, cuda_runtime)
+    one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda, cuda_runtime,
+                             gpus)
     full = shm is not None and shm.use_ratio is not None and shm.use_ratio >= 0.9
     if one and not full and outcome.status in ("unknown", "issue"):
         # A size, shown or not, inside a container or not, is judged against the work that shares /dev/shm.
