@@ -713,6 +713,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     spec shown: its ranks are its own child processes, in the IPC namespace of the shell it is typed in: ok (corpus
     1962, 2035); so too where the containers shown include no rank of a group (corpus 2092: typed in the one
     container, which is given the GPUs and runs `bash`).
+    A Ray cluster whose `ray status` shows every node's GPUs, all of them on one node (a CPU head beside one GPU node,
+    corpus 2386), with no container spec shown: Ray runs each GPU worker on that node as a child of its raylet, in one
+    IPC namespace: ok.
     Pasted Kubernetes nodes (`kubectl describe node`) each offering one GPU device in all (`nvidia.com/gpu: 1`), with
     no container spec shown, hold no group of ranks on one host to split across pods: not applicable (corpus 1945).
     """
@@ -761,6 +764,14 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                   f"this machine (Ray: `{local}`): its raylet spawns every worker there, in the IPC namespace of the "
                   "program that started it, so no container boundary splits them",
                   actual={"ranks": world, "ray": local}, evidence=list(ray_cluster.lines if ray_cluster else ()))
+    gpu_nodes = [n for n in (ray_cluster.node_gpus if ray_cluster is not None else ()) if n]
+    if ray_cluster is not None and len(gpu_nodes) == 1 and gpu_nodes[0] > 1 and docker_containers is None \
+            and not (serving_log is not None and serving_log.multi_host):
+        # Ray places a GPU worker only on a node that offers GPUs; a node's workers are its raylet's child processes.
+        return ok(f"{ray_cluster.words}, of which one node holds all {gpu_nodes[0]} GPUs: Ray runs every GPU worker "
+                  "on that node, as child processes of its raylet in one IPC namespace (one container or pod per Ray "
+                  "node), so no container boundary splits the GPUs' ranks",
+                  actual={"node_gpus": list(ray_cluster.node_gpus)}, evidence=list(ray_cluster.lines))
     here = [c for c in (engine_commands.commands if engine_commands is not None else ())
             if (c.ranks_started_here or 0) > 1]
     if here and docker_containers is None:
