@@ -460,3 +460,31 @@ def test_shm_size_ggml_list_of_two_devices_stays_open(tmp_path: Any) -> None:
     (tmp_path / "two").mkdir()
     assert paste_checks(tmp_path / "one", one_gpu, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
     assert paste_checks(tmp_path / "two", two_gpus, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "unknown"
+
+
+def test_shm_size_mpi_ranks_in_a_container_without_shm_size() -> None:
+    # Horovod's docker run (2389): `mpirun -np 16 -H IP1:8,IP2:8` in a container given no --shm-size or --ipc=host:
+    # eight ranks of one host share Docker's 64 MiB /dev/shm.
+    r = capture_result("2389", "CTR-SHM-SIZE")
+    assert r.status == "issue" and "64 MiB" in r.message and "8 ranks on one host" in r.message
+
+
+def test_launcher_ranks_per_host_reads_host_lists() -> None:
+    from stackaudit.facts.processes import launcher_ranks_per_host
+
+    assert launcher_ranks_per_host("mpirun -np 16 -H IP1:8,IP2:8 -bind-to none python x.py".split()) == 8
+    assert launcher_ranks_per_host("mpirun -np 4 python x.py".split()) == 4
+    assert launcher_ranks_per_host("mpirun -np 2 -H a,b python x.py".split()) == 1
+    assert launcher_ranks_per_host("mpirun -np 8 --hostfile hosts python x.py".split()) is None
+    assert launcher_ranks_per_host("torchrun --nproc-per-node 8 x.py".split()) is None
+
+
+def test_shm_size_mpi_one_rank_per_host_or_sized_shm_is_no_issue(tmp_path: Any) -> None:
+    run = "docker run --rm -it --network=host {flag}uber/horovod:0.13.10 mpirun -np 2 -H {hosts} python train.py\n"
+    (tmp_path / "one").mkdir()
+    (tmp_path / "sized").mkdir()
+    one = paste_checks(tmp_path / "one", run.format(flag="", hosts="IP1:1,IP2:1"), "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert one.status != "issue"
+    sized = paste_checks(tmp_path / "sized", run.format(flag="--shm-size=16g ", hosts="IP1:8,IP2:8"),
+                         "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert sized.status == "ok"

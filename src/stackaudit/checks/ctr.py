@@ -263,7 +263,8 @@ def _shm_workload(c: DockerContainer, parallelism: Parallelism | None, split: st
     sizes = parallelism.for_container(c.id) if parallelism is not None else None
     text = " ".join((c.image, *c.argv))
     return (c.looks_like_serving or bool(_MULTI_PROCESS_SERVERS.search(text)) or c.tensor_parallel is not None
-            or (sizes is not None and sizes.world_size > 1) or (c.gpu_count or 0) >= 2 or bool(split))
+            or (sizes is not None and sizes.world_size > 1) or (c.gpu_count or 0) >= 2 or bool(split)
+            or (c.mpi_ranks_per_host or 0) > 1)
 
 
 # What still passes through /dev/shm in an engine that runs one rank: Triton's Python backend stubs exchange each
@@ -287,8 +288,9 @@ def _shm_containers(containers: DockerContainers | None) -> tuple[DockerContaine
         return ()
     # A pasted one-process server (Ollama, llama.cpp) is judged even where its GPU request is cut away: its
     # /dev/shm is not an issue whatever its size.
+    # So is one whose command starts MPI ranks, several on one host (`mpirun -H IP1:8,IP2:8`), GPU request or not.
     return tuple(c for c in containers.containers if (c in containers.gpu_or_serving and not c.diagnostic_only)
-                 or (c.origin and _one_process_server(c)))
+                 or (c.origin and _one_process_server(c)) or (c.mpi_ranks_per_host or 0) > 1)
 
 
 def _diagnostic_argv(containers: DockerContainers | None, label: str) -> str:
@@ -375,6 +377,9 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     all`: facts/engine_command.STATED_SPLIT) is that workload for the one GPU container the paste shows.
     So is an engine command of more than one rank (MLC's `tensor_parallel_shards=2`) shown beside the one GPU container
     whose command is a shell session (`docker run -it IMAGE bash`, `sleep infinity`): it is typed there.
+    A container whose command starts MPI ranks, several on one host (`mpirun -np 16 -H IP1:8,IP2:8`:
+    facts/processes.launcher_ranks_per_host), is judged with its GPU request shown or not: those ranks share its
+    /dev/shm (NCCL's and Open MPI's on-node segments), so Docker's 64 MiB is an issue there (corpus 2389).
     A launcher that starts each model's engine later (Xinference, GPUStack, LocalAI: ENGINE_LAUNCHERS) shows no engine
     or TP size at start, so a small /dev/shm in its container stays unknown. Given one GPU (a request's count 1), the
     engines it launches run no tensor-parallel ranks: not an issue (corpus 2157).
@@ -555,6 +560,8 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                 if split and not _shm_workload(c, parallelism) else \
                 " while an engine command the paste shows typed in its shell runs more than one rank" \
                 if typed and not _shm_workload(c, parallelism) else ""
+            mpi = c.mpi_ranks_per_host or 0
+            said += f", where its MPI launcher places {mpi} ranks on one host" if mpi > 1 else ""
             findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} ({ipc}){said}"
                             + (": set the service's `shm_size:` or `docker run --shm-size`" if misplaced else ""))
             subjects.append(c.label)
