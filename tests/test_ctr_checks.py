@@ -472,11 +472,11 @@ def test_shm_size_mpi_ranks_in_a_container_without_shm_size() -> None:
 def test_launcher_ranks_per_host_reads_host_lists() -> None:
     from stackaudit.facts.processes import launcher_ranks_per_host
 
-    assert launcher_ranks_per_host("mpirun -np 16 -H IP1:8,IP2:8 -bind-to none python x.py".split()) == 8
-    assert launcher_ranks_per_host("mpirun -np 4 python x.py".split()) == 4
-    assert launcher_ranks_per_host("mpirun -np 2 -H a,b python x.py".split()) == 1
-    assert launcher_ranks_per_host("mpirun -np 8 --hostfile hosts python x.py".split()) is None
-    assert launcher_ranks_per_host("torchrun --nproc-per-node 8 x.py".split()) is None
+    assert launcher_ranks_per_host(["mpirun", "-np", "16", "-H", "IP1:8,IP2:8", "-bind-to", "none", "python", "x.py"]) == 8
+    assert launcher_ranks_per_host(["mpirun", "-np", "4", "python", "x.py"]) == 4
+    assert launcher_ranks_per_host(["mpirun", "-np", "2", "-H", "a,b", "python", "x.py"]) == 1
+    assert launcher_ranks_per_host(["mpirun", "-np", "8", "--hostfile", "hosts", "python", "x.py"]) is None
+    assert launcher_ranks_per_host(["torchrun", "--nproc-per-node", "8", "x.py"]) is None
 
 
 def test_shm_size_mpi_one_rank_per_host_or_sized_shm_is_no_issue(tmp_path: Any) -> None:
