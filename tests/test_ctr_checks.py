@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from corpus import capture_result
+from corpus import capture_result, paste_checks
 from stackaudit.engine.testing import run_checks
 from stackaudit.host.memory import MemoryHost, fake_host
 from test_ctr_facts import (
@@ -439,3 +439,52 @@ def test_every_ctr_check_has_a_result_and_docs() -> None:
     results = run_checks(container_host(), select=["CTR"])
     assert set(results) == set(specs) and all(r.status != "error" for r in results.values())
     assert CID.startswith("3f1c") and DF_SHM_64M
+
+
+def test_shm_size_one_device_ggml_list_serves_from_one_process() -> None:
+    # Tabby's compose log (2370) and llama-bench on one RTX 3090 Ti (2038): llama.cpp's library lists one device and no
+    # source names the program, which loads ggml into its own process: nothing shares /dev/shm with it.
+    for prefix in ("2370", "2038"):
+        r = capture_result(prefix, "CTR-SHM-SIZE")
+        assert r.status == "not-an-issue" and "ggml program" in r.message, prefix
+    # Three P40s under `--split-mode row` (1472): more than one device, so the list alone settles nothing.
+    assert capture_result("1472", "CTR-SHM-SIZE").status == "unknown"
+
+
+def test_shm_size_ggml_list_of_two_devices_stays_open(tmp_path: Any) -> None:
+    devices = ["  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes",
+               "  Device 1: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes"]
+    one_gpu = "\n".join(["ggml_cuda_init: found 1 CUDA devices:", devices[0], ""])
+    two_gpus = "\n".join(["ggml_cuda_init: found 2 CUDA devices:", *devices, ""])
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    assert paste_checks(tmp_path / "one", one_gpu, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
+    assert paste_checks(tmp_path / "two", two_gpus, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "unknown"
+
+
+def test_shm_size_mpi_ranks_in_a_container_without_shm_size() -> None:
+    # Horovod's docker run (2389): `mpirun -np 16 -H IP1:8,IP2:8` in a container given no --shm-size or --ipc=host:
+    # eight ranks of one host share Docker's 64 MiB /dev/shm.
+    r = capture_result("2389", "CTR-SHM-SIZE")
+    assert r.status == "issue" and "64 MiB" in r.message and "8 ranks on one host" in r.message
+
+
+def test_launcher_ranks_per_host_reads_host_lists() -> None:
+    from stackaudit.facts.processes import launcher_ranks_per_host
+
+    assert launcher_ranks_per_host(["mpirun", "-np", "16", "-H", "IP1:8,IP2:8", "-bind-to", "none", "python", "x.py"]) == 8
+    assert launcher_ranks_per_host(["mpirun", "-np", "4", "python", "x.py"]) == 4
+    assert launcher_ranks_per_host(["mpirun", "-np", "2", "-H", "a,b", "python", "x.py"]) == 1
+    assert launcher_ranks_per_host(["mpirun", "-np", "8", "--hostfile", "hosts", "python", "x.py"]) is None
+    assert launcher_ranks_per_host(["torchrun", "--nproc-per-node", "8", "x.py"]) is None
+
+
+def test_shm_size_mpi_one_rank_per_host_or_sized_shm_is_no_issue(tmp_path: Any) -> None:
+    run = "docker run --rm -it --network=host {flag}uber/horovod:0.13.10 mpirun -np 2 -H {hosts} python train.py\n"
+    (tmp_path / "one").mkdir()
+    (tmp_path / "sized").mkdir()
+    one = paste_checks(tmp_path / "one", run.format(flag="", hosts="IP1:1,IP2:1"), "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert one.status != "issue"
+    sized = paste_checks(tmp_path / "sized", run.format(flag="--shm-size=16g ", hosts="IP1:8,IP2:8"),
+                         "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert sized.status == "ok"

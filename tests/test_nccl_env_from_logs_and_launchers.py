@@ -148,3 +148,16 @@ def test_a_real_hca_named_in_the_ib_code_own_words_stays_a_selector(tmp_path: Pa
     assert r.status == "ok" and "NCCL_IB_HCA=mlx5_0" in r.message, r.message
     r = paste_checks(tmp_path, log.replace("mlx5_0", "siw_eth0"), CHECK)[CHECK]
     assert r.status == "issue" and "siw_eth0" in r.message, r.message
+
+
+def test_mpi_launcher_exports_in_a_container_command_are_its_ranks_settings(tmp_path: Path) -> None:
+    from corpus import capture_result, paste_checks
+
+    # Horovod's docker run (corpus 2389): `mpirun ... -x NCCL_SOCKET_IFNAME=ib0 -x NCCL_IB_HCA=mlx5_0 -x
+    # NCCL_DEBUG=ERROR`: they name the interface and the HCA and set logging, turning no fast path off.
+    r = capture_result("2389", "IC-NCCL-ENV")
+    assert r.status == "not-an-issue" and "NCCL_IB_HCA=mlx5_0" in r.message
+    # Modelled: the same launcher exporting NCCL_P2P_DISABLE=1 turns P2P off for every rank.
+    run = ("docker run --rm -it --network=host horovod/horovod:0.20.0 mpirun -np 8 -H IP1:4,IP2:4 "
+           "-x NCCL_P2P_DISABLE=1 python train.py\n")
+    assert paste_checks(tmp_path, run, "IC-NCCL-ENV")["IC-NCCL-ENV"].status == "issue"

@@ -137,3 +137,39 @@ def test_modelled_one_node_cluster_holds_a_ray_job() -> None:
     # An engine that does not run on Ray is not placed by Ray's cluster.
     nodes = fact(pasted("vllm serve m -tp 4\n" + one), "nccl_nodes")
     assert not isinstance(nodes, NcclNodes) or not nodes.one
+
+
+# Ray 1.x's `ray status` (format_info_string_no_node_types): `Cluster status` and a count per node type with one node's
+# resources. Modelled on corpus 2386: two GPU node types, so no one node holds every GPU.
+STATUS_1X_TWO_GPU_NODES = """======== Cluster status: 2021-04-26 07:47:02.095752 ========
+Node status
+------------------------------------------------------------
+ 1 node(s) with resources: {'CPU': 1.0, 'node:10.0.58.7': 1.0, 'object_store_memory': 1275152793.0}
+ 2 node(s) with resources: {'GPU': 4.0, 'CPU': 40.0, 'accelerator_type:V100': 1.0}
+ 1 node(s) with resources: {'GPU': 2.0, 'CPU': 16.0}
+
+Resources
+-----
+"""
+
+
+def test_corpus_2386_ray_1x_status_is_read() -> None:
+    from corpus import capture_result
+
+    cluster = fact(pasted(body("2386")), "ray_cluster")
+    assert isinstance(cluster, RayCluster) and (cluster.nodes, cluster.gpus, cluster.node_gpus) == (2, 4, (0, 4))
+    assert [g.model for g in fact(pasted(body("2386")), "gpus").gpus] == ["T4"] * 4
+    assert capture_result("2386", "MEM-MIG").status == "not-applicable"
+    ipc = capture_result("2386", "CTR-IPC-ISOLATION")
+    assert ipc.status == "ok" and "one node holds all 4 GPUs" in ipc.message
+
+
+def test_ray_1x_status_of_several_gpu_nodes_settles_no_namespace(tmp_path) -> None:
+    from corpus import paste_checks
+
+    cluster = ray_cluster_from_status(STATUS_1X_TWO_GPU_NODES)
+    assert (cluster.nodes, cluster.gpus, cluster.node_gpus) == (4, 10, (0, 4, 4, 2))
+    # One GPU node type names no accelerator: no model for the cluster's GPUs.
+    assert not isinstance(fact(pasted(STATUS_1X_TWO_GPU_NODES), "gpus"), type(fact(pasted(body("2386")), "gpus")))
+    results = paste_checks(tmp_path, STATUS_1X_TWO_GPU_NODES, "CTR-IPC-ISOLATION", "MEM-MIG")
+    assert results["CTR-IPC-ISOLATION"].status != "ok" and results["MEM-MIG"].status != "not-applicable"

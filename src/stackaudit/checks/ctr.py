@@ -45,6 +45,7 @@ from stackaudit.facts.docker import (
     one_rank_engine,
 )
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
+from stackaudit.facts.engines_shown import GGML
 from stackaudit.facts.gpus import (
     GGML_TITLE,
     NVIDIA_TITLE,
@@ -234,14 +235,17 @@ def _one_process_server(c: DockerContainer) -> bool:
 
 def _one_process_shown(procs: ServingProcesses | None, parallelism: Parallelism | None,
                        commands: EngineCommands | None, stated: StatedEngines | None, ollama: OllamaCuda | None,
-                       runtime: CudaRuntime | None = None) -> str:
+                       runtime: CudaRuntime | None = None, gpus: GpuInventory | None = None) -> str:
     """Why the engines the pasted sources show all serve from one process (facts/applicability.one_process_engine,
     or a Triton image of a release that runs every model in its server process: facts/docker.one_process_triton);
-    "" where a process list is read (it shows the engines itself: `_single_process`)."""
+    "" where a process list is read (it shows the engines itself: `_single_process`). Where no source names an engine,
+    a ggml device list of one device (`ggml_cuda_init: found 1 CUDA devices`) shows a program built on ggml (GGML),
+    which serves from one process and has no second GPU to split its model over."""
     if procs is not None and procs.found:
         return ""
     shown = (*(e.engine for e in (parallelism.engines if parallelism is not None else ())),
              *(stated.engines if stated is not None else ()), *(("ollama",) if ollama is not None else ()))
+    shown = shown or ((GGML,) if gpus is not None and gpus.count_in(GGML_TITLE) == 1 else ())
     argvs = tuple(c.argv for c in (commands.commands if commands is not None else ()))
     triton = next(((r.where, release) for r in (runtime.runtimes if runtime is not None else ())
                    if (release := one_process_triton(r.where))), None)
@@ -259,7 +263,8 @@ def _shm_workload(c: DockerContainer, parallelism: Parallelism | None, split: st
     sizes = parallelism.for_container(c.id) if parallelism is not None else None
     text = " ".join((c.image, *c.argv))
     return (c.looks_like_serving or bool(_MULTI_PROCESS_SERVERS.search(text)) or c.tensor_parallel is not None
-            or (sizes is not None and sizes.world_size > 1) or (c.gpu_count or 0) >= 2 or bool(split))
+            or (sizes is not None and sizes.world_size > 1) or (c.gpu_count or 0) >= 2 or bool(split)
+            or (c.mpi_ranks_per_host or 0) > 1)
 
 
 # What still passes through /dev/shm in an engine that runs one rank: Triton's Python backend stubs exchange each
@@ -283,8 +288,9 @@ def _shm_containers(containers: DockerContainers | None) -> tuple[DockerContaine
         return ()
     # A pasted one-process server (Ollama, llama.cpp) is judged even where its GPU request is cut away: its
     # /dev/shm is not an issue whatever its size.
+    # So is one whose command starts MPI ranks, several on one host (`mpirun -H IP1:8,IP2:8`), GPU request or not.
     return tuple(c for c in containers.containers if (c in containers.gpu_or_serving and not c.diagnostic_only)
-                 or (c.origin and _one_process_server(c)))
+                 or (c.origin and _one_process_server(c)) or (c.mpi_ranks_per_host or 0) > 1)
 
 
 def _diagnostic_argv(containers: DockerContainers | None, label: str) -> str:
@@ -341,7 +347,7 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
              docker_containers: DockerContainers | None = None, serving_processes: ServingProcesses | None = None,
              parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None,
              stated_engines: StatedEngines | None = None, ollama_cuda: OllamaCuda | None = None,
-             cuda_runtime: CudaRuntime | None = None) -> Outcome:
+             cuda_runtime: CudaRuntime | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo, or the NGC
     entrypoint's note that it is Docker's 64 MB (facts/shm.NGC_SHM_NOTE);
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
@@ -371,13 +377,18 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     all`: facts/engine_command.STATED_SPLIT) is that workload for the one GPU container the paste shows.
     So is an engine command of more than one rank (MLC's `tensor_parallel_shards=2`) shown beside the one GPU container
     whose command is a shell session (`docker run -it IMAGE bash`, `sleep infinity`): it is typed there.
+    A container whose command starts MPI ranks, several on one host (`mpirun -np 16 -H IP1:8,IP2:8`:
+    facts/processes.launcher_ranks_per_host), is judged with its GPU request shown or not: those ranks share its
+    /dev/shm (NCCL's and Open MPI's on-node segments), so Docker's 64 MiB is an issue there (corpus 2389).
     A launcher that starts each model's engine later (Xinference, GPUStack, LocalAI: ENGINE_LAUNCHERS) shows no engine
     or TP size at start, so a small /dev/shm in its container stays unknown. Given one GPU (a request's count 1), the
     engines it launches run no tensor-parallel ranks: not an issue (corpus 2157).
     With no process list read, the engines the paste shows decide it (facts/applicability.one_process_engine): where
     every one serves from one process and no command splits its model over GPUs, it is not an issue, in a container
-    or not; an engine's own message among the log's symptoms shows it too (ollama 0.1.x's `gpu support may not be
-    enabled`, in no log format a reader knows: facts/parallelism.parallelism_from_symptoms). llama.cpp's
+    or not; where none is named, a ggml device list of one device (`ggml_cuda_init: found 1 CUDA devices`) shows such
+    a program (llama.cpp's library inside Tabby: corpus 2370); an engine's own message among the log's symptoms shows
+    it too (ollama 0.1.x's `gpu support may not be enabled`, in no log format a reader knows:
+    facts/parallelism.parallelism_from_symptoms). llama.cpp's
     `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm within one process, so it
     stays open. A Triton image of an NGC release before 20.10 (its tag, in a spec or a line of its own) runs every
     model inside its one server process: no Python-backend stub or TensorRT-LLM rank exists there to share /dev/shm
@@ -407,7 +418,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
         # A systemd service of the machine: no container's /dev/shm limit (Docker's 64 MiB) is in its path, however
         # many processes share it (corpus 1845). Weaker signs of the host (a prompt) leave one process the reason.
         return _on_host_shm(container)
-    one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda, cuda_runtime)
+    one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda, cuda_runtime,
+                             gpus)
     full = shm is not None and shm.use_ratio is not None and shm.use_ratio >= 0.9
     if one and not full and outcome.status in ("unknown", "issue"):
         # A size, shown or not, inside a container or not, is judged against the work that shares /dev/shm.
@@ -548,6 +560,8 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                 if split and not _shm_workload(c, parallelism) else \
                 " while an engine command the paste shows typed in its shell runs more than one rank" \
                 if typed and not _shm_workload(c, parallelism) else ""
+            mpi = c.mpi_ranks_per_host or 0
+            said += f", where its MPI launcher places {mpi} ranks on one host" if mpi > 1 else ""
             findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} ({ipc}){said}"
                             + (": set the service's `shm_size:` or `docker run --shm-size`" if misplaced else ""))
             subjects.append(c.label)
@@ -706,6 +720,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     spec shown: its ranks are its own child processes, in the IPC namespace of the shell it is typed in: ok (corpus
     1962, 2035); so too where the containers shown include no rank of a group (corpus 2092: typed in the one
     container, which is given the GPUs and runs `bash`).
+    A Ray cluster whose `ray status` shows every node's GPUs, all of them on one node (a CPU head beside one GPU node,
+    corpus 2386), with no container spec shown: Ray runs each GPU worker on that node as a child of its raylet, in one
+    IPC namespace: ok.
     Pasted Kubernetes nodes (`kubectl describe node`) each offering one GPU device in all (`nvidia.com/gpu: 1`), with
     no container spec shown, hold no group of ranks on one host to split across pods: not applicable (corpus 1945).
     """
@@ -754,6 +771,14 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                   f"this machine (Ray: `{local}`): its raylet spawns every worker there, in the IPC namespace of the "
                   "program that started it, so no container boundary splits them",
                   actual={"ranks": world, "ray": local}, evidence=list(ray_cluster.lines if ray_cluster else ()))
+    gpu_nodes = [n for n in (ray_cluster.node_gpus if ray_cluster is not None else ()) if n]
+    if ray_cluster is not None and len(gpu_nodes) == 1 and gpu_nodes[0] > 1 and docker_containers is None \
+            and not (serving_log is not None and serving_log.multi_host):
+        # Ray places a GPU worker only on a node that offers GPUs; a node's workers are its raylet's child processes.
+        return ok(f"{ray_cluster.words}, of which one node holds all {gpu_nodes[0]} GPUs: Ray runs every GPU worker "
+                  "on that node, as child processes of its raylet in one IPC namespace (one container or pod per Ray "
+                  "node), so no container boundary splits the GPUs' ranks",
+                  actual={"node_gpus": list(ray_cluster.node_gpus)}, evidence=list(ray_cluster.lines))
     here = [c for c in (engine_commands.commands if engine_commands is not None else ())
             if (c.ranks_started_here or 0) > 1]
     if here and docker_containers is None:

@@ -217,6 +217,10 @@ def dated_before(subject: str, engine: str, day: str) -> str:
 ONE_PROCESS_ENGINES: dict[str, str] = {
     "llamacpp": "llama.cpp's llama-server drives its GPUs from one process",
     "ollama": "ollama runs each model in one runner process, which its server reaches over HTTP",
+    # A ggml device list of one device (`ggml_cuda_init: found 1 CUDA devices`) where no source names the program: every
+    # program built on ggml (llama-server, ollama's runner, a binding such as Tabby's or llama-cpp-python) loads the
+    # library into its own process, which drives the GPUs it lists (corpus 2370).
+    "ggml": "the ggml program whose device list shows one GPU (llama.cpp's library) serves from its own process",
 }
 # Flags that split a model's tensors over several GPUs (vLLM's and SGLang's TP, llama.cpp's row and tensor split
 # modes): llama.cpp's tensor split reduces over NCCL where it is built with GGML_CUDA_NCCL, and NCCL's shared-memory

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.facts._parse import ParseError, engine_of, parse_cpulist, sizes_from_argv, sizes_unread
+from stackaudit.facts.processes import launcher_ranks_per_host
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.sources import DOCKER_INSPECT
@@ -813,6 +814,17 @@ class DockerContainer:
         words = self.argv
         return self.keep_alive or (bool(words) and words[0] in _SHELLS
                                    and not any(re.fullmatch(r"-\w*c", w) for w in words[1:]))
+
+    @property
+    def mpi_ranks_per_host(self) -> int | None:
+        """The most ranks its command's MPI launcher places on one host (processes.launcher_ranks_per_host), the
+        launcher its command itself or a shell's `-c` script's command (`bash -c "cd /code && mpirun ..."`); None
+        where its command starts no MPI launcher or does not count them (corpus 2389: `mpirun -np 16 -H IP1:8,IP2:8`)."""
+        words = list(self.argv)
+        if words and words[0] in _SHELLS:
+            script = next((words[i + 1] for i, w in enumerate(words[:-1]) if re.fullmatch(r"-\w*c", w)), "")
+            words = re.split(r"\s+", re.split(r"&&|;|\|\|", script)[-1].strip())
+        return launcher_ranks_per_host(words)
 
     @property
     def looks_like_serving(self) -> bool:

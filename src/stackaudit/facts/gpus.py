@@ -84,6 +84,7 @@ from stackaudit.facts.sources import (
     NVC_INFO,
     NVSMI_LIST,
     P2P_BANDWIDTH_TEST,
+    RAY_STATUS,
     TF_DEVICES,
     USER_MACHINE,
 )
@@ -2754,6 +2755,38 @@ def gpus_from_k8s_node(text: str) -> GpuInventory:
           amd.com/gpu:        8
     """
     return parse_other_vendor_gpus(text)
+
+
+RAY_STATUS_TITLE = "`ray status`'s accelerator types"
+# Ray 1.x's `ray status` line for a node type: ` 1 node(s) with resources: {..., 'GPU': 4.0, ..., 'accelerator_type:T4':
+# 1.0}`. Ray names the type from the GPU's product name (`Tesla T4` the T4: ray/_private/accelerators/nvidia_gpu.py).
+_RAY_NODES = re.compile(r"^\s+(\d+) node\(s\) with resources: \{")
+_RAY_GPU = re.compile(r"'GPU': (\d+(?:\.\d+)?)")
+_RAY_TYPE = re.compile(r"'accelerator_type:([\w.-]{1,30})'")
+
+
+@parser(RAY_STATUS, feeds="gpus", kind=GpuInventory, rank=83)
+def gpus_from_ray_status(text: str) -> GpuInventory:
+    """The GPUs of a Ray 1.x cluster, of the model its nodes' accelerator type names (_RAY_TYPE): each node type's
+    count times its GPUs, where every node type with GPUs names one model the GPU table reads.
+
+    Input (tests/data/captures/2386)::
+
+         1 node(s) with resources: {'CPU': 1.0, 'node:10.0.58.7': 1.0, 'object_store_memory': 1275152793.0}
+         1 node(s) with resources: {'GPU': 4.0, 'node:10.0.40.99': 1.0, 'CPU': 40.0, 'accelerator_type:T4': 1.0}
+    """
+    models: set[str] = set()
+    count = 0
+    for line in text.splitlines():
+        nodes, gpu = _RAY_NODES.match(line), _RAY_GPU.search(line)
+        if nodes is None or gpu is None or round(float(gpu.group(1))) == 0:
+            continue
+        kind = _RAY_TYPE.search(line)
+        models.add(_model_in(kind.group(1).replace("-", " ").split()) if kind else "")
+        count += int(nodes.group(1)) * round(float(gpu.group(1)))
+    if not count or len(models) != 1 or "" in models:
+        raise ParseError("no Ray node type whose GPUs one accelerator type names")
+    return counted_gpus(RAY_STATUS_TITLE, count, models.pop(), "the GPUs a Ray cluster's nodes offer, by type")
 
 
 # A GPU's row of rocm-smi's concise table (AMD_TOOL_LINES): its index first, then (past the node, IDs or model

@@ -434,6 +434,29 @@ def launcher_ranks(words: list[str] | tuple[str, ...]) -> int | None:
     return None
 
 
+# Open MPI's and MPICH's host lists (`-H IP1:8,IP2:8`: each host with its slots, one slot where it names none) and
+# host files, whose slots the words do not show.
+_MPI_HOSTS = ("-H", "--host", "-host", "-hosts", "--hosts")
+_MPI_HOSTFILES = ("-hostfile", "--hostfile", "-machinefile", "--machinefile", "-f", "--default-hostfile")
+
+
+def launcher_ranks_per_host(words: list[str] | tuple[str, ...]) -> int | None:
+    """The most ranks an MPI launcher's words place on one host (RANK_LAUNCHERS' MPI names): the largest slot count of
+    its host list (`-H IP1:8,IP2:8`: 8), else, with no host file, every rank it starts (`mpirun -np 4`: this host);
+    None where the first word is no MPI launcher, a host file holds the slots, or no count is given."""
+    if not words or RANK_LAUNCHERS.get(posixpath.basename(words[0])) is not _MPI_RANKS:
+        return None
+    for k in range(1, len(words)):
+        name, eq, value = words[k].partition("=")
+        given = value if eq else (words[k + 1] if k + 1 < len(words) else "")
+        if name in _MPI_HOSTFILES:
+            return None
+        if name in _MPI_HOSTS and given:
+            slots = [h.rpartition(":")[2] if ":" in h else "1" for h in given.split(",")]
+            return max(int(n) for n in slots) if all(n.isdecimal() and len(n) <= 6 for n in slots) else None
+    return launcher_ranks(words)
+
+
 def _engine_dir(args: list[str] | tuple[str, ...]) -> bool:
     """Whether the arguments name a built TensorRT-LLM engine (`--engine_dir DIR`)."""
     return any(a == "--engine_dir" or a.startswith("--engine_dir=") for a in args)

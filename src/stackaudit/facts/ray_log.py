@@ -78,7 +78,10 @@ def shm_from_ray_log(text: str) -> ShmInfo:
 # the nodes under `Active:` (one line per node, `1 node_<id>`) or `Healthy:` (`2 ray.worker.default`: a count per
 # node type), `Idle:`, `Pending:` and `Recent failures:`, then `Resources` with `Usage:` lines (`0.0/8.0 GPU`) and
 # `Demands:`; `ray status -v` adds timing lines and a `Node: <ip>` section per node.
-STATUS_HEADER = re.compile(r"^\s*(?:\S.*[$#>]\s*)?={3,}\s*Autoscaler status\b")
+# Ray 1.x (format_info_string_no_node_types) headed it `======== Cluster status: DATE ========` and listed each node
+# type under `Node status` as ` 1 node(s) with resources: {'CPU': 40.0, 'GPU': 4.0, ...}`, a count and one node's
+# resources (corpus 2386).
+STATUS_HEADER = re.compile(r"^\s*(?:\S.*[$#>]\s*)?={3,}\s*(?:Autoscaler|Cluster) status\b")
 STATUS_LINE = re.compile(r"^(?:\s*$|\s+\S|-{10,}\s*$|(?:Node status|Resources|Active:|Healthy:|Idle:|Pending:|"
                          r"Recent failures:|(?:Total )?Usage:|(?:Total )?(?:Demands|Constraints):|GCS request time:|"
                          r"Node Provider non_terminated_nodes time:|Autoscaler iteration time:|"
@@ -86,6 +89,8 @@ STATUS_LINE = re.compile(r"^(?:\s*$|\s+\S|-{10,}\s*$|(?:Node status|Resources|Ac
 _NODE_SECTIONS = ("Active:", "Healthy:", "Idle:")
 _NODE_COUNT = re.compile(r"^\s+(\d+)\s+\S")
 _GPU_USAGE = re.compile(r"^\s*[\d.]+/([\d.]+)\s+GPU\b")
+_NODES_WITH = re.compile(r"^\s+(\d+) node\(s\) with resources: \{")
+_RESOURCE_GPU = re.compile(r"'GPU': ([\d.]+)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,6 +133,7 @@ def ray_cluster_from_status(text: str) -> RayCluster:
     """
     nodes, gpus, section, lines = 0, None, "", []
     per_node: list[int] = []  # `ray status -v`: each `Node:` section's GPUs (0 where it names none)
+    listed: list[int] = []  # Ray 1.x: each node's GPUs from its `N node(s) with resources: {...}` line
     for line in text.splitlines():
         stripped = line.strip()
         if stripped.startswith("Node: ") and not line[:1].isspace():
@@ -137,6 +143,13 @@ def ray_cluster_from_status(text: str) -> RayCluster:
             section = stripped
             continue
         m = _NODE_COUNT.match(line)
+        if (w := _NODES_WITH.match(line)) is not None and not per_node:
+            # Ray 1.x: N nodes of one type, each with the resources the dict names (no 'GPU' key: none).
+            gpu = _RESOURCE_GPU.search(line)
+            nodes += int(w.group(1))
+            listed.extend([round(float(gpu.group(1))) if gpu else 0] * int(w.group(1)))
+            lines.append(stripped)
+            continue
         if section in _NODE_SECTIONS and m and not per_node:
             nodes += int(m.group(1))
             lines.append(stripped)
@@ -148,6 +161,9 @@ def ray_cluster_from_status(text: str) -> RayCluster:
             lines.append(stripped)
     if not nodes:
         raise ParseError("no running node in `ray status`")
+    if listed and len(listed) == nodes:
+        return RayCluster(nodes=nodes, gpus=gpus if gpus is not None else sum(listed), lines=tuple(lines),
+                          node_gpus=tuple(listed))
     return RayCluster(nodes=nodes, gpus=gpus, lines=tuple(lines),
                       node_gpus=tuple(per_node) if len(per_node) == nodes else ())
 

@@ -3505,6 +3505,20 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
             # NCCL_VERSION: the CUDA image's record of the NCCL it ships, which NCCL does not read.
             if name.startswith("NCCL_") and name != "NCCL_VERSION":
                 settings.append(NcclSetting(name, value, where, engine, 2))
+    mpi_exported = False
+    served = containers.gpu_or_serving if containers is not None else ()
+    for ctr in containers.containers if containers is not None else ():
+        # A container whose command starts MPI ranks (`mpirun -np 16 -H IP1:8,IP2:8 -x NCCL_IB_HCA=mlx5_0 ...`): the
+        # launcher exports each `-x NAME=VALUE` to every rank it starts (corpus 2389).
+        if (ctr.mpi_ranks_per_host or 0) < 1 or ctr in served:
+            continue
+        where = f"container {ctr.label}'s MPI launcher (`-x`)"
+        exported = [a.partition("=") for i, a in enumerate(ctr.argv[1:], 1) if ctr.argv[i - 1] == "-x" and "=" in a]
+        settings += [NcclSetting(name, value, where, ctr.engine, 2) for name, _, value in exported
+                     if name.startswith("NCCL_")]
+        if exported:
+            sources.append(where)
+            mpi_exported = True
     tests = ctx.optional("nccl_test_runs", NcclTestRuns)
     for program, assigned in tests.runs if tests is not None else ():
         # A test run's own variables: what the run shows was set for it, not the serving engine's environment.
@@ -3529,7 +3543,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
                 settings.append(NcclSetting(name, value, where, cmd.engine, 2))
     if procs is None and not read_any and log is None and report is None and not (
             containers is not None and (containers.gpu_or_serving or containers.gpu_env_only)) and not (commands is not None and commands.commands) \
-            and not (tests is not None and tests.runs) and stated is None:
+            and not (tests is not None and tests.runs) and stated is None and not mpi_exported:
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
     named = {s.name for s in settings}

@@ -3,7 +3,7 @@
 reads its /dev/shm warning, facts/symptoms.py its failures). A Python traceback after
 them is Ray's caller's, not another kind: only Ray's own lines are claimed.
 
-`ray status` (`======== Autoscaler status: DATE ========`, its `Node status` and `Resources` sections, and with `-v`
+`ray status` (`======== Autoscaler status: DATE ========`, Ray 1.x's `======== Cluster status: DATE ========`, its `Node status` and `Resources` sections, and with `-v`
 a section per node), recorded verbatim as the command's output (facts/ray_log.py reads the cluster's nodes and GPUs).
 """
 
@@ -36,7 +36,7 @@ def ray_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             yield Found("ray log", i, i + 1, document_appended(RAY_LOG.name, line + "\n"))
 
 
-@importer("ray status", "`ray status` (the Ray cluster's nodes and resources)", needles=("Autoscaler status",),
+@importer("ray status", "`ray status` (the Ray cluster's nodes and resources)", needles=("Autoscaler status", "Cluster status"),
           per_line=True)
 def ray_status(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
