@@ -205,6 +205,32 @@ def test_image_workdir_frame_leaves_the_home_environment_open() -> None:
     assert not isinstance(fact(pasted(text), "container"), ContainerInfo)
 
 
+# llamafile's GPU module in a login user's home (facts/container.HOME_LLAMAFILE_MODULE): the llamafile ran on the
+# machine from that user's shell (issue 28, h104b).
+def test_llamafile_module_in_a_home_is_the_host() -> None:
+    # Corpus 2374 (mozilla-ai/llamafile#372): `./TinyLlama-1.1B-Chat-v1.0.F32.llamafile -ngl 9999` linking
+    # /home/yo/.llamafile/ggml-cuda.so; its CUDA at work no longer reads as a container's access.
+    info = fact(pasted(body("2374")), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and "/home/yo/.llamafile/ggml-cuda.so" in info.evidence[0]
+    assert capture_checks("2374", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+@pytest.mark.parametrize("text", [
+    # Modelled: root's home, a container's user's.
+    "link_cuda_dso: note: dynamically linking /root/.llamafile/ggml-cuda.so\n",
+    # Modelled: the module in a home beside a prompt that starts a container says nothing of where it ran.
+    "$ docker exec -it llm bash\nlink_cuda_dso: note: dynamically linking /home/me/.llamafile/ggml-cuda.so\n",
+], ids=["root-home", "docker-prompt"])
+def test_other_llamafile_modules_say_nothing(text: str) -> None:
+    info = fact(pasted(text), "container")
+    assert not (isinstance(info, ContainerInfo) and info.on_host)
+
+
+def test_llamafile_without_its_module_line_stays_open() -> None:
+    # Corpus 2216 (mozilla-ai/llamafile#384): a llamafile run by path, cut before any GPU module is linked.
+    assert not isinstance(fact(pasted(body("2216")), "container"), ContainerInfo)
+
+
 # --- the engine's or CUDA's own words that it found no GPU, from a pod or a container (issue 28, h103a) ---
 
 _NO_PLATFORM = "INFO 05-20 20:12:25 [__init__.py:252] No platform detected, vLLM is running on UnspecifiedPlatform\n"

@@ -1413,7 +1413,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     (corpus 2082), or the user's words that run it (`I run **ollama
     serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`) (facts/container.py): a program of
     the host. So is a command of llamafile, llama.cpp built into one executable its project ships with no container
-    image (`llamafile -m ... --gpu nvidia`, corpus 2217), where no prompt or command names a container. So is a command typed at a prompt of a user other than root whose prefix names a Python environment
+    image (`llamafile -m ... --gpu nvidia`, corpus 2217), where no prompt or command names a container, and so is a
+    llamafile whose log links its GPU module from a login user's home (`dynamically linking
+    /home/yo/.llamafile/ggml-cuda.so`, corpus 2374; a container's user is root). So is a command typed at a prompt of a user other than root whose prefix names a Python environment
     (`(deit92) [user@gpuhost deit]$`, corpus 2087), where neither the prefix nor the host names a container and no
     command typed names one: a container's shell runs as root. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,

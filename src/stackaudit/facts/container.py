@@ -735,6 +735,13 @@ _HOME_PYTHON = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)+bin/python[\d.]*$"
 IMAGE_WORKDIR = re.compile(r"\bFile \"/workspace/")
 HOME_PYTHON_FILE = re.compile(r"(?:^|[\s\"'(=])(?:/home/(?!ray/|venv/)[\w.-]+|~)/(?:[^/\s\"']+/){0,8}?"
                               r"lib/python\d[\d.]*/site-packages/")
+# llamafile's GPU module, which the program extracts or compiles into its running user's home and links from there
+# (`link_cuda_dso: note: dynamically linking /home/yo/.llamafile/ggml-cuda.so`, corpus 2374; llamafile's
+# llamafile/cuda.c puts it under $HOME/.llamafile, in a versioned folder in later releases): a llamafile run by a login
+# user on the machine, as a Python environment under that home is (HOME_PYTHON_FILE). A container's user is root, whose
+# home is /root.
+HOME_LLAMAFILE_MODULE = re.compile(r"(?:^|[\s\"'(=])/home/(?!ray/|venv/)[\w.-]+/\.llamafile/(?:[\w.-]+/){0,3}?"
+                                   r"ggml-(?:cuda|rocm)\.(?:so|dll)\b")
 # A program built on the same line before it runs (`GGML_CUDA=1 make -j && ./llama-server ...`, corpus 1280).
 # An assignment's name holds no `=`, so each word before the program splits one way only (`\S+=\S*` backtracks
 # through every `=` of every word: exponential on `a=b=c=d ...`).
@@ -768,7 +775,7 @@ def _stated_built(host: Host) -> str:
 
 def _home_env_file(host: Host) -> str:
     """A pasted line of evidence or of the engine's log that names a file of a Python environment in a user's home
-    (HOME_PYTHON_FILE), where no command typed at a prompt names a container or its runner and no such line names a
+    (HOME_PYTHON_FILE), or llamafile's GPU module there (HOME_LLAMAFILE_MODULE), where no command typed at a prompt names a container or its runner and no such line names a
     file under an image's working directory (IMAGE_WORKDIR), or ""."""
     if any(_NAMES_CONTAINER.search(command) for _, command in _prompt_rows(host)):
         return ""
@@ -776,6 +783,9 @@ def _home_env_file(host: Host) -> str:
         return ""
     line = _entrypoint_line(host, lambda ln: "site-packages/" in ln and bool(HOME_PYTHON_FILE.search(ln)))
     m = HOME_PYTHON_FILE.search(line)
+    if m is None:
+        line = _entrypoint_line(host, lambda ln: "/.llamafile/" in ln and bool(HOME_LLAMAFILE_MODULE.search(ln)))
+        m = HOME_LLAMAFILE_MODULE.search(line)
     return m.group(0).lstrip(" \t\"'(=") if m else ""
 
 
@@ -1116,8 +1126,8 @@ def container(ctx: FactContext) -> ContainerInfo:
             built = _home_build_engine(ctx)
             if built:
                 return ContainerInfo.ran_on_host(
-                    f"the engine runs from a build tree or Python environment of the user's own ({built}): "
-                    "a program built or installed and run on the machine, not in a container")
+                    f"the engine runs from a build tree, Python environment or program module of the user's own "
+                    f"({built}): a program built or installed and run on the machine, not in a container")
             activated = _activated_env(host)
             if activated:
                 return ContainerInfo.ran_on_host(
