@@ -1899,7 +1899,7 @@ def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo 
     if not line or not shown:
         return None
     return ok(f"a rank's NCCL set up its communicator on its CUDA device (\"{line}\"), in the container: NCCL reads "
-              "the device's PCI bus id through CUDA before it places the rank (its communicator, rings, CPU affinity, P2P query), so the GPU device "
+              "the device's PCI bus id through CUDA before it places the rank (its communicator, rings, CPU affinity, P2P query, the GPU's sysfs path), so the GPU device "
               "nodes and the driver's CUDA library reach it", actual=line, evidence=[line])
 
 
