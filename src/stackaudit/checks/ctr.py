@@ -1368,7 +1368,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     So does NCCL's P2P refusal there naming both devices by bus id (`NCCL INFO Could not enable P2P between dev
     1(=1b000) and dev 0(=1a000)`, corpus 2114): CUDA answered for both.
     So does a rank's NCCL line of its ring, channel or tree set-up there (`host:45679:45951 [1] NCCL INFO Ring`,
-    corpus 1754), of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801) or
+    corpus 1754), of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801), of
+    its topology search failing to resolve the GPU's sysfs path (`NCCL WARN Could not find real path of
+    /sys/class/pci_bus/0000:03/../../0000:03:00.0`, WSL 2's missing PCI tree, corpus 2385) or
     of its communicator's start naming its NVML device (`cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, corpus
     1947): NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
     environment names GPUs (`--env NVIDIA_VISIBLE_DEVICES=0,1`, the nvidia-docker 2 way under nvidia as the default
