@@ -287,3 +287,25 @@ def test_new_container_markers_are_bounded() -> None:
         pattern.search("Defaulted container \"" + "a" * 200_000)
         pattern.search("No devices " + " " * 200_000 + "x")
     assert time.perf_counter() - start < 1.0
+
+
+# The user's first-person words that they ran the program shown on bare metal (facts/container.STATED_BARE_METAL;
+# issue 28, h104b).
+def test_stated_bare_metal_run_is_the_host() -> None:
+    # Corpus 2357 (NVIDIA-NeMo/RL#1244): `I've tried baremetal and it works on:` above the nvidia-smi it ran.
+    info = fact(pasted(body("2357")), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and "I've tried baremetal" in info.evidence[0]
+    assert capture_checks("2357", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+def test_bare_metal_words_beside_a_container_spec_say_nothing() -> None:
+    # Corpus 715 (another thread): `I've installed ollama on bare metal ...` beside the compose file that runs it in a
+    # container: the spec decides, ok over its GPU request.
+    assert capture_checks("715", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+
+
+def test_bare_metal_words_that_name_a_container_or_compare_are_no_statement() -> None:
+    # Modelled: a line naming Docker, and a comparison with bare metal's speed (not in the first person).
+    assert stated_host("I ran it on bare metal but inside Docker it fails") == ""
+    assert stated_host("The VM reaches 25% of baremetal speed") == ""
+    assert stated_host("I've tried baremetal and it works on:") == "I've tried baremetal"

@@ -1413,7 +1413,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
     `ollama serve` typed at a prompt that names no container, or pasted alone above its log with no prompt shown
     (corpus 2082), or the user's words that run it (`I run **ollama
-    serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`) (facts/container.py): a program of
+    serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`), or the user's first-person words
+    that they ran it on bare metal (`I've tried baremetal and it works on:`, corpus 2357, in a line that names no
+    container) (facts/container.py): a program of
     the host. So is a command of llamafile, llama.cpp built into one executable its project ships with no container
     image (`llamafile -m ... --gpu nvidia`, corpus 2217), where no prompt or command names a container, and so is a
     llamafile whose log links its GPU module from a login user's home (`dynamically linking

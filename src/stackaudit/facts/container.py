@@ -400,6 +400,12 @@ STATED_SERVICE_WORDS = re.compile(r"\b(?:start|started|starting|restart|restarte
 # publish for a manual install (`ollama-linux-amd64`, `ollama-linux-arm64`; https://github.com/ollama/ollama/releases),
 # run where it was downloaded. The Docker image runs its own /bin/ollama.
 STATED_HOST_BINARY = re.compile(r"(?<![\w/.-])\./ollama-linux-(?:amd64|arm64)\b(?!\.tgz|\.tar)")
+# Or that they ran the program shown on bare metal, in the first person (`I've tried baremetal and it works on:`, corpus
+# 2357, above the nvidia-smi it ran): frameworks that ship a container image (NeMo RL, NGC) call their install without
+# it a bare-metal one. A line that names a container is no such statement (_NAMES_CONTAINER: `on bare metal but not in
+# Docker`), and a sentence that compares with bare metal (`25% of baremetal speed`) is not in the first person.
+STATED_BARE_METAL = re.compile(r"\bI(?:'ve|\s+have)?\s+(?:tried|tested|ran|run|installed|am\s+running|'m\s+running)\b"
+                               r"[^.;!?\n]{0,40}?\bbare[- ]?metal\b", re.I)
 # Or Text Generation Inference's issue form, whose `Information` section asks how the launcher was run, two boxes: `- [ ]
 # Docker` and `- [X] The CLI directly` (huggingface/text-generation-inference's .github/ISSUE_TEMPLATE/bug-report.yml;
 # corpus 1644: `text-generation-launcher` run under nsys, not in Docker). Only the CLI box ticked, with the Docker box
@@ -426,10 +432,11 @@ _NAMES_CONTAINER = re.compile(r"\b(?:docker|podman|containers?|k8s|k3s|kubernete
 def stated_host(line: str) -> str:
     """The words where a line of the user's words says they started the engine's server from their own shell on the
     host (STATED_HOST_WORDS), as ollama's systemd service (STATED_SERVICE_WORDS) or as its release binary run by path
-    (STATED_HOST_BINARY), or TGI's issue form's ticked `The CLI directly` box (FORM_CLI_DIRECTLY, which the reader
+    (STATED_HOST_BINARY), or that they ran it on bare metal (STATED_BARE_METAL), or TGI's issue form's ticked `The CLI
+    directly` box (FORM_CLI_DIRECTLY, which the reader
     records only with the form's Docker box left empty: form_cli_directly), else ""."""
     m = STATED_HOST_WORDS.search(line) or STATED_SERVICE_WORDS.search(line) or STATED_HOST_BINARY.search(line) \
-        or FORM_CLI_DIRECTLY.search(line)
+        or FORM_CLI_DIRECTLY.search(line) or STATED_BARE_METAL.search(line)
     return m.group(0).strip() if m is not None and not _NAMES_CONTAINER.search(line) else ""
 
 
@@ -1194,6 +1201,9 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo.ran_on_host(
                     f"TGI's issue form ticks \"{words.lstrip('-* ')}\" and leaves its Docker box empty: the "
                     "launcher ran on the host")
+            if words and STATED_BARE_METAL.match(words):
+                return ContainerInfo.ran_on_host(
+                    f"the user's words say the run shown is on bare metal, not in a container: \"{words}\"")
             if words:
                 return ContainerInfo.ran_on_host(
                     "the user's words start the engine's server on the host (from their own shell, or as "
