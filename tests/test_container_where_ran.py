@@ -205,6 +205,32 @@ def test_image_workdir_frame_leaves_the_home_environment_open() -> None:
     assert not isinstance(fact(pasted(text), "container"), ContainerInfo)
 
 
+# llamafile's GPU module in a login user's home (facts/container.HOME_LLAMAFILE_MODULE): the llamafile ran on the
+# machine from that user's shell (issue 28, h104b).
+def test_llamafile_module_in_a_home_is_the_host() -> None:
+    # Corpus 2374 (mozilla-ai/llamafile#372): `./TinyLlama-1.1B-Chat-v1.0.F32.llamafile -ngl 9999` linking
+    # /home/yo/.llamafile/ggml-cuda.so; its CUDA at work no longer reads as a container's access.
+    info = fact(pasted(body("2374")), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and "/home/yo/.llamafile/ggml-cuda.so" in info.evidence[0]
+    assert capture_checks("2374", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+@pytest.mark.parametrize("text", [
+    # Modelled: root's home, a container's user's.
+    "link_cuda_dso: note: dynamically linking /root/.llamafile/ggml-cuda.so\n",
+    # Modelled: the module in a home beside a prompt that starts a container says nothing of where it ran.
+    "$ docker exec -it llm bash\nlink_cuda_dso: note: dynamically linking /home/me/.llamafile/ggml-cuda.so\n",
+], ids=["root-home", "docker-prompt"])
+def test_other_llamafile_modules_say_nothing(text: str) -> None:
+    info = fact(pasted(text), "container")
+    assert not (isinstance(info, ContainerInfo) and info.on_host)
+
+
+def test_llamafile_without_its_module_line_stays_open() -> None:
+    # Corpus 2216 (mozilla-ai/llamafile#384): a llamafile run by path, cut before any GPU module is linked.
+    assert not isinstance(fact(pasted(body("2216")), "container"), ContainerInfo)
+
+
 # --- the engine's or CUDA's own words that it found no GPU, from a pod or a container (issue 28, h103a) ---
 
 _NO_PLATFORM = "INFO 05-20 20:12:25 [__init__.py:252] No platform detected, vLLM is running on UnspecifiedPlatform\n"
@@ -261,3 +287,25 @@ def test_new_container_markers_are_bounded() -> None:
         pattern.search("Defaulted container \"" + "a" * 200_000)
         pattern.search("No devices " + " " * 200_000 + "x")
     assert time.perf_counter() - start < 1.0
+
+
+# The user's first-person words that they ran the program shown on bare metal (facts/container.STATED_BARE_METAL;
+# issue 28, h104b).
+def test_stated_bare_metal_run_is_the_host() -> None:
+    # Corpus 2357 (NVIDIA-NeMo/RL#1244): `I've tried baremetal and it works on:` above the nvidia-smi it ran.
+    info = fact(pasted(body("2357")), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and "I've tried baremetal" in info.evidence[0]
+    assert capture_checks("2357", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+def test_bare_metal_words_beside_a_container_spec_say_nothing() -> None:
+    # Corpus 715 (another thread): `I've installed ollama on bare metal ...` beside the compose file that runs it in a
+    # container: the spec decides, ok over its GPU request.
+    assert capture_checks("715", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+
+
+def test_bare_metal_words_that_name_a_container_or_compare_are_no_statement() -> None:
+    # Modelled: a line naming Docker, and a comparison with bare metal's speed (not in the first person).
+    assert stated_host("I ran it on bare metal but inside Docker it fails") == ""
+    assert stated_host("The VM reaches 25% of baremetal speed") == ""
+    assert stated_host("I've tried baremetal and it works on:") == "I've tried baremetal"

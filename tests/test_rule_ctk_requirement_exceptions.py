@@ -12,7 +12,9 @@ Real pastes are cited by their public threads; counter-examples are modelled whe
 
 from __future__ import annotations
 
-from corpus import capture_checks, symptom_names
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks, symptom_names
 
 HOOK = ("stderr: exec command: [/usr/bin/nvidia-container-cli --load-kmods configure --ldconfig=@/sbin/ldconfig.real "
         "--device=all --compute --utility --require=cuda>=10.0 brand=tesla,driver>=384,driver<385 --pid=28631 "
@@ -54,3 +56,24 @@ def test_info_run_driver_without_the_image_stays_unknown() -> None:
     compat = capture_checks("1311", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert compat.status == "unknown", compat.message
     assert "418.87.00" in compat.message
+
+
+def test_cuda_requirement_refusal_clears_container_access() -> None:
+    # The hook ran and read the driver before it refused the image's requirement: not CTR-GPU-ACCESS's failure (issue
+    # 28, h104b). Corpus 2367 (theroyallab/tabbyAPI#324, `cuda>=12.8`, both readers) and 2333 (vLLM's image,
+    # `cuda>=12.4`, another thread).
+    for prefix in ("2367", "2333"):
+        result = capture_checks(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+        assert result.status == "not-an-issue", (prefix, result.message)
+        assert "prestart hook ran" in result.message
+
+
+def test_hook_setup_failure_is_still_the_container_access(tmp_path: Path) -> None:
+    # Modelled counter-example: the hook failing to set the container up (ctk-setup-error) is this check's issue.
+    line = ("docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create "
+            "failed: unable to start container process: error during container init: error running hook #0: error "
+            "running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\n"
+            "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
+            "object file: no such file or directory: unknown.\n")
+    result = paste_checks(tmp_path, line, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "issue", result.message

@@ -79,3 +79,30 @@ def test_p2p_refusal_in_a_container_is_ok_and_on_a_host_stays_open(tmp_path: Pat
     # Modelled: NCCL's NVML failing on a GPU after the refusal: the worse line leaves access in question.
     nvml = "9ea320dd7260:17366:17726 [2] misc/nvmlwrap.cc:187 NCCL WARN nvmlDeviceGetHandleByPciBusId() failed: Not Found\n"
     assert paste_checks(tmp_path, P2P_1283 + nvml, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "ok"
+
+
+# NCCL's warning that the GPU's sysfs path does not resolve (facts/serving_logs.NCCL_GPU_PATH_WARN; issue 28, h104b):
+# the path is built from the bus id the rank read through CUDA, so in a container the source shows the GPU reached it.
+# Modelled: the same warning in a container whose NVML then fails to open a GPU (NVIDIA/nccl#1529's line).
+MODELLED_PATH_THEN_NVML = """\
+0fed198eb8ba:687:748 [0] graph/xml.cc:332 NCCL WARN Could not find real path of /sys/class/pci_bus/0000:03/../../0000:03:00.0
+0fed198eb8ba:687:748 [0] misc/nvmlwrap.cc:187 NCCL WARN nvmlDeviceGetHandleByPciBusId() failed: Not Found
+"""
+
+
+def test_corpus_2385_sysfs_path_warning_in_container() -> None:
+    """Real (capture 2385, horovod#3871): horovod's ranks in container ce1a35ee222c under WSL 2, NCCL 2.9.9."""
+    r = capture_checks("2385", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "ok", r.message
+    assert "Could not find real path of /sys/class/pci_bus/0000:03/../../0000:03:00.0" in r.message
+
+
+def test_corpus_2269_sysfs_path_warning_without_container_says_nothing_of_one() -> None:
+    """Real (capture 2269): the same warning on a WSL desktop, no container shown: the line is no container's."""
+    r = capture_checks("2269", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status != "ok" and "real path" not in r.message
+
+
+def test_sysfs_path_warning_beside_nvml_failure_is_no_proof(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, MODELLED_PATH_THEN_NVML, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status != "ok"

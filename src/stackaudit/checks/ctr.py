@@ -1393,7 +1393,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     So does NCCL's P2P refusal there naming both devices by bus id (`NCCL INFO Could not enable P2P between dev
     1(=1b000) and dev 0(=1a000)`, corpus 2114): CUDA answered for both.
     So does a rank's NCCL line of its ring, channel or tree set-up there (`host:45679:45951 [1] NCCL INFO Ring`,
-    corpus 1754), of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801) or
+    corpus 1754), of its CPU affinity for the GPU (`NCCL INFO Setting affinity for GPU 1 to fff000`, corpus 1801), of
+    its topology search failing to resolve the GPU's sysfs path (`NCCL WARN Could not find real path of
+    /sys/class/pci_bus/0000:03/../../0000:03:00.0`, WSL 2's missing PCI tree, corpus 2385) or
     of its communicator's start naming its NVML device (`cudaDev 0 nvmlDev 0 busId 48000 ... - Init START`, corpus
     1947): NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
     environment names GPUs (`--env NVIDIA_VISIBLE_DEVICES=0,1`, the nvidia-docker 2 way under nvidia as the default
@@ -1436,9 +1438,13 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     container: not applicable (facts/applicability.LINUX_ONLY). So is an engine a systemd unit's ExecStart runs, or
     `ollama serve` typed at a prompt that names no container, or pasted alone above its log with no prompt shown
     (corpus 2082), or the user's words that run it (`I run **ollama
-    serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`) (facts/container.py): a program of
+    serve**`) or ollama's Linux release binary by its path (`./ollama-linux-amd64`), or the user's first-person words
+    that they ran it on bare metal (`I've tried baremetal and it works on:`, corpus 2357, in a line that names no
+    container) (facts/container.py): a program of
     the host. So is a command of llamafile, llama.cpp built into one executable its project ships with no container
-    image (`llamafile -m ... --gpu nvidia`, corpus 2217), where no prompt or command names a container. So is a command typed at a prompt of a user other than root whose prefix names a Python environment
+    image (`llamafile -m ... --gpu nvidia`, corpus 2217), where no prompt or command names a container, and so is a
+    llamafile whose log links its GPU module from a login user's home (`dynamically linking
+    /home/yo/.llamafile/ggml-cuda.so`, corpus 2374; a container's user is root). So is a command typed at a prompt of a user other than root whose prefix names a Python environment
     (`(deit92) [user@gpuhost deit]$`, corpus 2087), where neither the prefix nor the host names a container and no
     command typed names one: a container's shell runs as root. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
@@ -1922,7 +1928,7 @@ def _nccl_rings_inside(serving_log: ServingLog | None, container: ContainerInfo 
     if not line or not shown:
         return None
     return ok(f"a rank's NCCL set up its communicator on its CUDA device (\"{line}\"), in the container: NCCL reads "
-              "the device's PCI bus id through CUDA before it places the rank (its communicator, rings, CPU affinity, P2P query), so the GPU device "
+              "the device's PCI bus id through CUDA before it places the rank (its communicator, rings, CPU affinity, P2P query, the GPU's sysfs path), so the GPU device "
               "nodes and the driver's CUDA library reach it", actual=line, evidence=[line])
 
 

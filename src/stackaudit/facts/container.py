@@ -400,6 +400,12 @@ STATED_SERVICE_WORDS = re.compile(r"\b(?:start|started|starting|restart|restarte
 # publish for a manual install (`ollama-linux-amd64`, `ollama-linux-arm64`; https://github.com/ollama/ollama/releases),
 # run where it was downloaded. The Docker image runs its own /bin/ollama.
 STATED_HOST_BINARY = re.compile(r"(?<![\w/.-])\./ollama-linux-(?:amd64|arm64)\b(?!\.tgz|\.tar)")
+# Or that they ran the program shown on bare metal, in the first person (`I've tried baremetal and it works on:`, corpus
+# 2357, above the nvidia-smi it ran): frameworks that ship a container image (NeMo RL, NGC) call their install without
+# it a bare-metal one. A line that names a container is no such statement (_NAMES_CONTAINER: `on bare metal but not in
+# Docker`), and a sentence that compares with bare metal (`25% of baremetal speed`) is not in the first person.
+STATED_BARE_METAL = re.compile(r"\bI(?:'ve|\s+have)?\s+(?:tried|tested|ran|run|installed|am\s+running|'m\s+running)\b"
+                               r"[^.;!?\n]{0,40}?\bbare[- ]?metal\b", re.I)
 # Or Text Generation Inference's issue form, whose `Information` section asks how the launcher was run, two boxes: `- [ ]
 # Docker` and `- [X] The CLI directly` (huggingface/text-generation-inference's .github/ISSUE_TEMPLATE/bug-report.yml;
 # corpus 1644: `text-generation-launcher` run under nsys, not in Docker). Only the CLI box ticked, with the Docker box
@@ -426,10 +432,11 @@ _NAMES_CONTAINER = re.compile(r"\b(?:docker|podman|containers?|k8s|k3s|kubernete
 def stated_host(line: str) -> str:
     """The words where a line of the user's words says they started the engine's server from their own shell on the
     host (STATED_HOST_WORDS), as ollama's systemd service (STATED_SERVICE_WORDS) or as its release binary run by path
-    (STATED_HOST_BINARY), or TGI's issue form's ticked `The CLI directly` box (FORM_CLI_DIRECTLY, which the reader
+    (STATED_HOST_BINARY), or that they ran it on bare metal (STATED_BARE_METAL), or TGI's issue form's ticked `The CLI
+    directly` box (FORM_CLI_DIRECTLY, which the reader
     records only with the form's Docker box left empty: form_cli_directly), else ""."""
     m = STATED_HOST_WORDS.search(line) or STATED_SERVICE_WORDS.search(line) or STATED_HOST_BINARY.search(line) \
-        or FORM_CLI_DIRECTLY.search(line)
+        or FORM_CLI_DIRECTLY.search(line) or STATED_BARE_METAL.search(line)
     return m.group(0).strip() if m is not None and not _NAMES_CONTAINER.search(line) else ""
 
 
@@ -735,6 +742,13 @@ _HOME_PYTHON = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)+bin/python[\d.]*$"
 IMAGE_WORKDIR = re.compile(r"\bFile \"/workspace/")
 HOME_PYTHON_FILE = re.compile(r"(?:^|[\s\"'(=])(?:/home/(?!ray/|venv/)[\w.-]+|~)/(?:[^/\s\"']+/){0,8}?"
                               r"lib/python\d[\d.]*/site-packages/")
+# llamafile's GPU module, which the program extracts or compiles into its running user's home and links from there
+# (`link_cuda_dso: note: dynamically linking /home/yo/.llamafile/ggml-cuda.so`, corpus 2374; llamafile's
+# llamafile/cuda.c puts it under $HOME/.llamafile, in a versioned folder in later releases): a llamafile run by a login
+# user on the machine, as a Python environment under that home is (HOME_PYTHON_FILE). A container's user is root, whose
+# home is /root.
+HOME_LLAMAFILE_MODULE = re.compile(r"(?:^|[\s\"'(=])/home/(?!ray/|venv/)[\w.-]+/\.llamafile/(?:[\w.-]+/){0,3}?"
+                                   r"ggml-(?:cuda|rocm)\.(?:so|dll)\b")
 # A program built on the same line before it runs (`GGML_CUDA=1 make -j && ./llama-server ...`, corpus 1280).
 # An assignment's name holds no `=`, so each word before the program splits one way only (`\S+=\S*` backtracks
 # through every `=` of every word: exponential on `a=b=c=d ...`).
@@ -768,7 +782,7 @@ def _stated_built(host: Host) -> str:
 
 def _home_env_file(host: Host) -> str:
     """A pasted line of evidence or of the engine's log that names a file of a Python environment in a user's home
-    (HOME_PYTHON_FILE), where no command typed at a prompt names a container or its runner and no such line names a
+    (HOME_PYTHON_FILE), or llamafile's GPU module there (HOME_LLAMAFILE_MODULE), where no command typed at a prompt names a container or its runner and no such line names a
     file under an image's working directory (IMAGE_WORKDIR), or ""."""
     if any(_NAMES_CONTAINER.search(command) for _, command in _prompt_rows(host)):
         return ""
@@ -776,6 +790,9 @@ def _home_env_file(host: Host) -> str:
         return ""
     line = _entrypoint_line(host, lambda ln: "site-packages/" in ln and bool(HOME_PYTHON_FILE.search(ln)))
     m = HOME_PYTHON_FILE.search(line)
+    if m is None:
+        line = _entrypoint_line(host, lambda ln: "/.llamafile/" in ln and bool(HOME_LLAMAFILE_MODULE.search(ln)))
+        m = HOME_LLAMAFILE_MODULE.search(line)
     return m.group(0).lstrip(" \t\"'(=") if m else ""
 
 
@@ -1116,8 +1133,8 @@ def container(ctx: FactContext) -> ContainerInfo:
             built = _home_build_engine(ctx)
             if built:
                 return ContainerInfo.ran_on_host(
-                    f"the engine runs from a build tree or Python environment of the user's own ({built}): "
-                    "a program built or installed and run on the machine, not in a container")
+                    f"the engine runs from a build tree, Python environment or program module of the user's own "
+                    f"({built}): a program built or installed and run on the machine, not in a container")
             activated = _activated_env(host)
             if activated:
                 return ContainerInfo.ran_on_host(
@@ -1184,6 +1201,9 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo.ran_on_host(
                     f"TGI's issue form ticks \"{words.lstrip('-* ')}\" and leaves its Docker box empty: the "
                     "launcher ran on the host")
+            if words and STATED_BARE_METAL.match(words):
+                return ContainerInfo.ran_on_host(
+                    f"the user's words say the run shown is on bare metal, not in a container: \"{words}\"")
             if words:
                 return ContainerInfo.ran_on_host(
                     "the user's words start the engine's server on the host (from their own shell, or as "

@@ -103,11 +103,20 @@ NCCL_OLD_WARN = re.compile(r"^\s*(?:[^\s\[\]][^\[\]]*? \[\d+\] )?(?P<warn>(?:(?:
 # prints it. So is its P2P transport's refusal naming both devices by bus id (`NCCL INFO Could not enable P2P between dev
 # 1(=1b000) and dev 0(=1a000)`, src/transport/p2p.cc p2pCanConnect): NCCL read both bus ids and CUDA answered its peer
 # query for both devices; the refusal is of the path between them, not of the devices (corpus 2114).
+# So is its topology search's warning that the GPU's sysfs path does not resolve (`NCCL WARN Could not find real path of
+# /sys/class/pci_bus/0000:03/../../0000:03:00.0`, src/graph/xml.cc getPciPath, corpus 2385 under WSL 2, which gives
+# Linux no PCI tree): the path is built from the bus id the rank read through CUDA (cudaDeviceGetPCIBusId, init.cc
+# fillInfo) before the topology is detected; what fails is the platform's sysfs, not the device.
 # It proves the rank's own GPU only: a rank whose NVML cannot open another GPU warns after it
 # (`nvmlDeviceGetHandleByPciBusId() failed: Not Found`, NVIDIA/nccl#1529), and CTR-GPU-ACCESS then takes the worse line.
 NCCL_RINGS = re.compile(r"\bNCCL INFO (?:Ring|Channel|Trees|Setting affinity for GPU \d\b"
                         r"|.*\bcudaDev \d+ nvmlDev \d+ busId [0-9a-fA-F]+\b.*- Init START"
                         r"|Could not enable P2P between dev \d+\(=[0-9a-fA-F]+\) and dev \d+\(=[0-9a-fA-F]+\))")
+# The sysfs path warning as a rank tags it, its source file between the tag and `NCCL WARN` in NCCL 2.4 to 2.9
+# (`ce1a35ee222c:687:748 [0] graph/xml.cc:332 NCCL WARN Could not find real path of ...`).
+NCCL_GPU_PATH_WARN = re.compile(r"(?<![^\s:()\[\]])[^\s:()\[\]]+:\d+:\d+\s+\[\d+\]\s+(?:[\w./]+\.(?:cc|cu|h):\d+\s+)?NCCL WARN Could not find "
+                                r"real path of /sys/class/pci_bus/[0-9a-fA-F]{4}:[0-9a-fA-F]{2}/\.\./\.\./[0-9a-fA-F]{4}:"
+                                r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
 
 
 def is_nccl_line(line: str) -> bool:
@@ -786,8 +795,9 @@ class ServingLog:
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_devices: tuple[int, ...] = ()  # the CUDA devices of NCCL lines' `host:pid:tid [3] NCCL` tags
-    # The first tagged NCCL line of its ring, channel or tree set-up (NCCL_RINGS): NCCL built its topology from the CUDA
-    # device it opened (its PCI bus id read through CUDA); "" where none is shown.
+    # The first tagged NCCL line of its ring, channel or tree set-up (NCCL_RINGS) or of its topology's sysfs path
+    # (NCCL_GPU_PATH_WARN): NCCL built its topology from the CUDA device it opened (its PCI bus id read through
+    # CUDA); "" where none is shown.
     nccl_rings_line: str = ""
     nccl_pids: tuple[int, ...] = ()  # the processes (pids) of the same tags, in the order they first appear
     # The IP interfaces NCCL names in its `Bootstrap : Using`, `NET/Socket : Using` and `OOB` lines: (interface,
@@ -2257,7 +2267,8 @@ def parse_serving_log(text: str) -> ServingLog:
         nccl_line = bool(host) and is_nccl_line(line)
         if nccl_line and host and host.group(1) not in hosts:
             hosts.append(host.group(1))
-        if nccl_line and host and not rings_line and NCCL_RINGS.search(line):
+        if not rings_line and ((nccl_line and host and NCCL_RINGS.search(line))
+                               or ("real path" in line and NCCL_GPU_PATH_WARN.search(line))):
             rings_line = line.strip()[:400]
         if nccl_line and host:
             host_pids.setdefault(host.group(1), set()).add(int(host.group(2)))

@@ -307,6 +307,11 @@ class Symptom:
 DEBUG_NODE_POD = re.compile(r"\bkubectl debug (?:-\S+ )*node/")
 _CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the driver"
 
+# Why the NVIDIA hook's refusal of an image's CUDA requirement rules out CTR-GPU-ACCESS (`Symptom.cleared`; corpus 2367,
+# both readers; 2246 and 2333, where the first reader reads the unstarted container as an issue and the second not).
+_HOOK_REACHED = ("the NVIDIA runtime's prestart hook ran and read the host's driver to compare it with the image's "
+                 "requirement, so the runtime is set up to hand the GPUs over; the one fix is the driver or the image")
+
 # Why the open module's refusal of a GPU rules out the other causes of its failed initialisation (`Symptom.cleared`):
 # the driver refuses the GPU by its policy, and the RmInitAdapter failure that follows is that refusal (corpus 1907).
 _OPEN_REFUSED = ("the open kernel module refused the GPU by its policy, so the failed initialisation that follows is "
@@ -567,7 +572,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "newer than the host's driver supports, so the container does not start",
         own_fix="Move the host's driver up to a branch that supports the image's CUDA, or run an image built for an "
         "older CUDA (NVIDIA_DISABLE_REQUIRES=true skips the check, and CUDA in the container may then fail)",
-        own_takes="upgrade the driver (a reboot) or change the image, then recreate the container"),
+        own_takes="upgrade the driver (a reboot) or change the image, then recreate the container",
+        clears=("CTR-GPU-ACCESS",), cleared=_HOOK_REACHED),
     # runc could not apply the container's device cgroup rules because the host mounts no `devices` cgroup hierarchy
     # (cgroup v1 without that controller, a partial mount): `applying cgroup configuration for process caused
     # "mountpoint for devices not found"` (NVIDIA/nvidia-docker#486 on an EC2 host, #1568; opencontainers/runc#1631:

@@ -51,6 +51,7 @@ from collections.abc import Iterator
 from stackaudit.facts._parse import LINE_LOOK_CHARS, stated_line
 from stackaudit.facts.boot_loader import stated_os_tool
 from stackaudit.facts.container import (
+    HOME_LLAMAFILE_MODULE,
     HOME_PYTHON_FILE,
     IMAGE_WORKDIR,
     MACHINE_SHELL,
@@ -195,7 +196,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (*BARE_KERNEL_NEEDLES, "Max memory: ", "evice name", "evice Name", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, "Max memory: ", "evice name", "evice Name", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/.llamafile/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
@@ -326,6 +327,7 @@ def is_evidence(line: str) -> bool:
                 or bool(UNSLOTH_BANNER.search(line))
                 or bool(TORCH_PRINTED_CUDA.match(line))
                 or bool(WSL_LIBRARY.search(line)) or bool(REMOTING_LINE.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
+                or ("/.llamafile/" in line and bool(HOME_LLAMAFILE_MODULE.search(line)))
                 or ("/workspace/" in line and bool(IMAGE_WORKDIR.search(line))) or bool(MACHINE_SHELL.search(line.strip())))
 
 
