@@ -163,7 +163,8 @@ def test_nccls_duplicate_gpu_warning_is_two_processes_on_one_gpu(tmp_path: Path)
     # Corpus 2365: a GRPO trainer and the vLLM server it syncs weights with, ranks 0 and 1 on the VM's one A100 (bus
     # 40, 0000:00:04.0), with no NCCL init line; 901: the warning beside init lines with a commId.
     result = capture_checks("2365", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
-    assert result.status == "issue" and "0000:00:04.0: ranks 0, 1" in result.message
+    assert result.status == "issue" and "two ranks of one communicator on one GPU" in result.message
+    assert any("rank 1 and rank 0 both on CUDA device 40" in line for line in result.evidence)
     assert capture_checks("901", "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "issue"
     # Modelled: NCCL's other refusal of the same init, with no duplicate GPU, says nothing of who holds a GPU.
     other = paste_checks(tmp_path, "NCCL WARN Cuda failure 'out of memory'\n"

@@ -115,7 +115,7 @@ def test_fabric_manager_mismatch_quoted_in_prose_is_its_line() -> None:
     # Another thread (2348, siderolabs/pkgs): the same words with their `fabric manager`, in backticks.
     assert capture_checks("2348", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"].status == "issue"
     line = "due to `NVIDIA GPU driver interface version 550.90.07 don't match with driver version 550.54.15`\n"
-    assert _kinds(line) == ["NVIDIA daemon journal"]
+    assert _kinds(line) == ["evidence line"]  # read where the fabric manager words are (FM_MISMATCH)
     # Modelled: other programs' version mismatches in prose name no daemon and are not read as Fabric Manager's.
     for other in ("the CUDA driver version 12.2 don't match with runtime version 12.4",
                   "NVML: driver/library version mismatch (interface version 550.90.07 doesn't match)"):

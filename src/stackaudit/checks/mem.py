@@ -47,7 +47,7 @@ from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
-from stackaudit.facts.symptoms import MIG_ENABLED, NCCL_DUPLICATE_GPU, LogSymptoms
+from stackaudit.facts.symptoms import MIG_ENABLED
 from stackaudit.facts.system import KernelInfo
 from stackaudit.facts.time_slicing import TimeSlicing
 from stackaudit.fixes.model import (
@@ -67,7 +67,6 @@ from stackaudit.gputable import (
     without_ecc,
     without_mig,
 )
-from stackaudit.pci_address import from_nccl_bus_id
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -614,7 +613,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None,
                parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
                metal_working_set: MetalWorkingSet | None = None,
-               nccl_test_runs: NcclTestRuns | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+               nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -758,8 +757,6 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         return _ranks_share_a_gpu(seated)
     if nccl_test_runs is not None and nccl_test_runs.shared:
         return _test_processes_share_a_gpu(nccl_test_runs.shared, nccl_test_runs.shared_asked)
-    if log_symptoms is not None and (refused := _duplicate_gpu(log_symptoms)):
-        return refused
     own_oom = _own_out_of_memory(gpu_oom) if gpu_oom is not None else None
     if nvidia is None:
         if own_oom is not None:
@@ -1279,28 +1276,6 @@ def _ranks_share_a_gpu(seated: tuple[tuple[str, str, tuple[int, ...], tuple[str,
         expected="one rank per GPU", subjects=[f"{host} {bdf}" for host, bdf, _, _ in seated],
         evidence=[line for *_, lines in seated for line in lines][:4]),
         [f"{host} {bdf}" for host, bdf, _, _ in seated])
-
-
-def _duplicate_gpu(symptoms: LogSymptoms) -> Outcome | None:
-    """MEM-GPU-SHARED from NCCL's `Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 40` (init.cc): two
-    ranks of one communicator, each a process of its own, on the GPU of that bus ID; None where no line says it."""
-    seated: dict[str, tuple[set[int], str]] = {}
-    for hit in symptoms.hits:
-        m = NCCL_DUPLICATE_GPU.search(hit.line)
-        if m is None:
-            continue
-        bdf = from_nccl_bus_id(m.group(3)) or m.group(3)
-        ranks, _ = seated.setdefault(bdf, (set(), hit.line.strip()))
-        ranks.update((int(m.group(1)), int(m.group(2))))
-    if not seated:
-        return None
-    said = "; ".join(f"GPU {bdf}: ranks {', '.join(map(str, sorted(ranks)))}" for bdf, (ranks, _) in seated.items())
-    return over_subjects(issue(
-        f"NCCL refused a communicator whose ranks share a GPU ({said}): each rank is a process of its own holding "
-        "memory and time slices on that GPU, and NCCL will not put two ranks of one communicator on one GPU; the "
-        "job's processes were given fewer GPUs than its ranks",
-        actual={bdf: sorted(ranks) for bdf, (ranks, _) in seated.items()}, expected="one rank per GPU",
-        subjects=list(seated), evidence=[line for _, line in seated.values()][:4]), list(seated))
 
 
 def _test_processes_share_a_gpu(shared: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...],

@@ -2772,8 +2772,9 @@ def gpus_from_ray_status(text: str) -> GpuInventory:
 
     Input (tests/data/captures/2386)::
 
-         1 node(s) with resources: {'CPU': 1.0, 'node:10.0.58.7': 1.0, 'object_store_memory': 1275152793.0}
-         1 node(s) with resources: {'GPU': 4.0, 'node:10.0.40.99': 1.0, 'CPU': 40.0, 'accelerator_type:T4': 1.0}
+        ------------------------------------------------------------
+         1 node(s) with resources: {'CPU': 1.0, 'node:10.0.58.7': 1.0, 'object_store_memory': 1275152793.0, 'memory': 2550305588.0}
+         1 node(s) with resources: {'memory': 120227550823.0, 'GPU': 4.0, 'node:10.0.40.99': 1.0, 'object_store_memory': 51526093209.0, 'CPU': 40.0, 'accelerator_type:T4': 1.0}
     """
     models: set[str] = set()
     count = 0

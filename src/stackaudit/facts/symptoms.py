@@ -171,7 +171,6 @@ TRTLLM_PEER_PY_REFUSED = re.compile(r"\bCan't enable access between nodes \d+ an
 # NCCL refuses two ranks of one communicator on one GPU (init.cc: `Duplicate GPU detected : rank 0 and rank 1 both on
 # CUDA device e3000`, then `invalid usage`).
 NCCL_INIT_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/init.cc"
-# Its warning names the two ranks and the GPU's bus ID as NCCL writes it (busIdToInt64 of `0000:00:04.0`: `40`).
 NCCL_DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (\d+) and rank (\d+) both on CUDA device ([0-9a-fA-F]+)")
 # NCCL's topology reader: getPciPath resolves a device's sysfs path, WARN "Could not find real path of" where it fails.
 NCCL_XML_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/graph/xml.cc"
@@ -1428,6 +1427,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "NCCL found two ranks on one GPU: the ranks' processes were given fewer distinct GPUs than the world size "
         "(the pod's or container's GPU assignment, or each rank's CUDA_VISIBLE_DEVICES), so NCCL refuses to start: "
         "give each rank its own GPU",
+        own_fix="Give each rank its own GPU (the pod's or container's GPUs, each rank's CUDA_VISIBLE_DEVICES)",
+        own_takes="restart the job"),
+    # The same line, for MEM-GPU-SHARED: each rank is a process of its own holding a context and memory on that GPU
+    # (a GRPO trainer and the vLLM server it syncs weights with on a VM's one A100, corpus 2365).
+    Symptom("nccl-duplicate-gpu-shared", NCCL_DUPLICATE_GPU,
+        "MEM-GPU-SHARED", "high", NCCL_INIT_SOURCE,
+        "NCCL found two ranks of one communicator on one GPU: each rank is a process of its own holding memory and "
+        "time slices on that GPU, and NCCL will not put two ranks of one communicator on one GPU",
         own_fix="Give each rank its own GPU (the pod's or container's GPUs, each rank's CUDA_VISIBLE_DEVICES)",
         own_takes="restart the job"),
     # NCCL's topology detection (graph/xml.cc getPciPath) resolves each GPU's and NIC's PCI path as

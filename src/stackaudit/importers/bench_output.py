@@ -184,7 +184,7 @@ def _script_rates(body: str) -> bool:
 
 @importer("inference script rate", "an inference script's one-request summary line (exllamav2's `Response generated "
           "in …`, text-generation-webui's `Output generated in …`, KoboldCpp's --benchmark row, MLC-LLM's `decode_rate … tokens/sec` and `/stats`, a `tokens/second:` summary)",
-          needles=("Response generated in", "Output generated in", "koboldcpp_", "Timestamp,Backend,", "GenerationSpeed:", "CtxLimit:", "Processing Prompt", "Generating (", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
+          needles=("Response generated in", "Output generated in", "koboldcpp_", "Timestamp,Backend,", "GenerationSpeed:", "CtxLimit:", "Processing Prompt", "Generating (", "EOS token triggered", "Stop Token Triggered", "decode_rate", "prefill: ", "encode: ", "Time taken for Response",
                    "tokens total:", "tokens/second:", "-- Generating ", "** Speed:", "-- Sequence length:", "-- Loading model"),
           per_line=True)
 def script_rate(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:

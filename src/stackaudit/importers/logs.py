@@ -65,7 +65,7 @@ def _unwrapped(lines: list[str], start: int, end: int) -> tuple[list[str], int]:
 
 @importer("server log", "vLLM / SGLang / llama.cpp / ollama / Triton / KoboldCpp / Xinference / TGI / LocalAI / "
           "LM Studio / lmdeploy server log lines, TensorRT-LLM runtime lines and NCCL INFO/WARN lines",
-          needles=("NCCL", " WARN ", "cudaDriverVersion", ".py:", "] ", " level=", "msg=", ".go:", "(APIServer", " pid=", *KEY_NEEDLES, *CONSOLE_NEEDLES),
+          needles=("NCCL", " WARN ", "cudaDriverVersion", ".py:", "] ", " level=", "msg=", ".go:", "(APIServer", " pid=", "libfabric:", *KEY_NEEDLES, *CONSOLE_NEEDLES),
           per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):

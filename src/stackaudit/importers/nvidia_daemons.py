@@ -14,7 +14,6 @@ from collections.abc import Iterator
 
 from stackaudit.facts.nvidia_daemons import (
     DAEMON_TAG,
-    FM_MISMATCH,
     NOT_FOUND,
     RUN_UNPACK,
     STATUS_UNITS,
@@ -75,11 +74,9 @@ def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> I
 
 
 # A journal/syslog line carries its program's tag; one of these names stands on every line of the daemons. Fabric
-# Manager's own fatal words (FM_FATAL) are its line with or without a tag (the Talos extension prints the node's address);
-# so are its words of a driver version mismatch (FM_MISMATCH), quoted in prose without its name too.
+# Manager's own fatal words (FM_FATAL) are its line with or without a tag (the Talos extension prints the node's address).
 _JOURNAL_NEEDLES = ("fabricmanager", "fabric manager", "persistenced", "persistence daemon", "hostengine", "dcgm",
-                    "docker.service", "Docker Application Container Engine", "NVIDIA Docker plugin",
-                    "driver interface version")
+                    "docker.service", "Docker Application Container Engine", "NVIDIA Docker plugin")
 _TAGGED = re.compile(DAEMON_TAG)
 # systemd's own message about a unit, pasted without its journal tag (`nvidia-docker.service: Main process exited,
 # code=exited, status=1/FAILURE`, corpus 2207): the unit's name heads it.
@@ -88,8 +85,7 @@ _UNIT_MESSAGE = re.compile(r"^\s*[\w.@-]{1,80}\.service: (?:Main process exited|
 
 
 def _journal_line(line: str) -> bool:
-    return (bool(_TAGGED.search(line)) or bool(FM_FATAL.search(line)) or bool(FM_MISMATCH.search(line))
-            or bool(_UNIT_MESSAGE.match(line))) \
+    return (bool(_TAGGED.search(line)) or bool(FM_FATAL.search(line)) or bool(_UNIT_MESSAGE.match(line))) \
         and daemon_event(line) is not None
 
 

@@ -66,7 +66,7 @@ MAX_LINES = 20  # sentences read from one paste; past a few, the paste is a log 
 
 # The words of facts/engine_command.STATED_ENGINE_WORDS that every match holds (case ignored).
 _NEEDLES = ("ollama", "llama", "kobold", "vllm", "sglang", "tensorrt", "trt", "torch", "transformers", "diffusers",
-            "comfyui",
+            "comfyui", "unsloth", "axolotl",
             "deepspeed", "exllama", "lmdeploy", "aphrodite", "text-generation-inference", "tgi", "container", "image",
             "parallel", "studio", "--enable-p2p-check", "--disable-custom-all-reduce", "the cli directly", "metal")
 
