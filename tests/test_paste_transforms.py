@@ -297,6 +297,10 @@ FLAT_AMBIGUOUS = {
     "1372-okd-vmware-vgpu-compute-server-unlicensed-gpu-alloc-throttled-after-minutes.txt":
         "the run is three lines of a vGPU licence block and no GPU section: read line by line it is `-q` with no GPU "
         "to parse, joined it is no `-q` at all; neither gives a GPU, and only the reason's words differ",
+    "2400-vsphere-vgpu-k8s-gpu-operator-driver-ctr-vcs-unlicensed-restricted.txt":
+        "held-out batch CL: the run is a vGPU licence block under its command and no GPU section, as 1372's: line by "
+        "line it gives no GPU, joined its `Product Name : NVIDIA Virtual Compute Server` (the licensed product) reads "
+        "as a GPU's name; neither gives a GPU the paste shows",
     "1821-ubuntu-thinkpad-6-5-oem-driver-535-183-docker-unknown-runtime-nvidia-daemon-json-nvsmi-q-cut.txt":
         "the paste ends in a field name cut after one letter (`A` of `Attached GPUs`); joined onto `CUDA Version : "
         "12.2` it is a word of the value, as 872's `Ut` is",
