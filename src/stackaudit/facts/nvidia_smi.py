@@ -743,6 +743,13 @@ NVML_FAILED = re.compile(r"^\s*Failed to initialize NVML: \S.*$", re.MULTILINE)
 # nvidia-smi's one line where NVML started and counted no GPU it could open (the driver failed to initialise every
 # GPU: RmInitAdapter, corpus 1148, 1366): like NVML_FAILED, its whole output, which shows no GPU.
 NO_DEVICES = re.compile(r"^\s*No devices were found\s*$", re.MULTILINE)
+# nvidia-smi's one line where it reaches no NVIDIA driver at all (no kernel module loaded: never installed, not built
+# for the running kernel, refused by it), with or without its closing sentence and a poster's backticks; a run may
+# add NVML's failed shutdown (`Failed to properly shut down NVML: Driver Not Loaded`, corpus 1177). Only nvidia-smi
+# prints it: its whole output, which shows no GPU.
+NO_DRIVER = re.compile(r"^\s*`?NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b[^\n]*$",
+                       re.MULTILINE)
+NVML_SHUTDOWN_FAILED = re.compile(r"^\s*Failed to properly shut down NVML: \S[^\n]*$", re.MULTILINE)
 # NVML's error strings as the words the facts use (host/nvml.py); any other: "unknown".
 _NVML_WORDS = {"gpu is lost": "gpu-is-lost", "insufficient permissions": "no-permission", "not found": "not-found",
                "driver not loaded": "driver-not-loaded"}
@@ -778,6 +785,9 @@ def parse_table(text: str) -> NvidiaGpus:
         raise ParseError("nvidia-smi table larger than 32 MiB")
     if (failed := NVML_FAILED.search(text)) and not TABLE_HEADER.search(text) and "|" not in text:
         raise ParseError(f"nvidia-smi ran and could not start NVML (\"{failed.group(0).strip()}\"): it shows no GPU")
+    if (no_driver := NO_DRIVER.search(text)) and not TABLE_HEADER.search(text) and "|" not in text:
+        raise ParseError(f"nvidia-smi ran and reached no NVIDIA driver (\"{no_driver.group(0).strip(' `')}\"): it shows "
+                         "no GPU")
     if (none := NO_DEVICES.search(text)) and not TABLE_HEADER.search(text) and "|" not in text:
         raise ParseError(f"nvidia-smi ran and found no GPU it could open (\"{none.group(0).strip()}\"): it shows "
                          "no GPU")

@@ -9,7 +9,8 @@ The table's fragments (its header line alone, the Processes box or process rows 
 output, appended, never whole; a later table cut before its first GPU row does not replace an earlier table of the
 same driver that lists GPUs (it shows none). nvidia-smi's line for a GPU it cannot open is the table's, or `-q`'s under a line that
 names `nvidia-smi -q` / `-a`. Its two lines under a version mismatch (`Failed to initialize NVML: Driver/library
-version mismatch`, `NVML library version: 565.57`) are its whole output.
+version mismatch`, `NVML library version: 565.57`) are its whole output, and so is its line where it reaches no
+driver (`NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver`), wherever it stands.
 `nvidia-smi -L` is whole numbered from GPU 0 without a gap, under its command line or ended by another line; its
 GPU lines run together on one line (line breaks lost) are read as the listing, never whole.
 """
@@ -25,8 +26,10 @@ from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
 from stackaudit.facts.nvidia_smi import (
     NO_BUS_PERSISTENCE,
     NO_DEVICES,
+    NO_DRIVER,
     NO_HANDLE,
     NVML_FAILED,
+    NVML_SHUTDOWN_FAILED,
     QUERY_FIELDS,
     TABLE_HEADER,
     WINDOWS_DRIVER_MODELS,
@@ -270,8 +273,9 @@ _NVML_LIBRARY_LINE = re.compile(r"^\s*NVML library version: \d+\.\d+(?:\.\d+)?\s
 
 
 @importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows), or its "
-          "line for a GPU it cannot open, or its one line where NVML cannot start or finds no GPU (`No devices were "
-          "found`), under the command (or its prompt) or over its `NVML library version` line, or a fragment of it: "
+          "line for a GPU it cannot open, or its one line where it reaches no driver (`NVIDIA-SMI has failed "
+          "because it couldn't communicate with the NVIDIA driver`, wherever it stands), or its one line where NVML "
+          "cannot start or finds no GPU (`No devices were found`), under the command (or its prompt) or over its `NVML library version` line, or a fragment of it: "
           "the header line alone, the Processes box, process rows",
           needles=("|", "+", "device handle", "NVIDIA-SMI", "Failed to initialize NVML", "No devices were found"),
           per_line=True)
@@ -293,6 +297,18 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
             text = lines[i].strip() + "\n"
             yield Found("nvidia-smi", i - 1, i + 1, applied_each(command_output_appended(TABLE_ARGV, text),
                                                                  document_appended(EVIDENCE_LINES.name, text)))
+            continue
+        if NO_DRIVER.match(lines[i]):
+            # nvidia-smi's failure to reach any driver, its own words: its whole output wherever it stands, with the
+            # command (or its prompt) above it and NVML's failed shutdown within two lines below it (corpus 1177).
+            start = i - 1 if i > 0 and _SMI_COMMAND.match(strip_prompt(lines[i - 1])) else i
+            end = next((k + 1 for k in range(i + 1, min(i + 3, len(lines))) if NVML_SHUTDOWN_FAILED.match(lines[k])),
+                       i + 1)
+            text = lines[i].strip(" `\t") + "\n"
+            yield Found("nvidia-smi", start, end, applied_each(command_output_appended(TABLE_ARGV, text),
+                                                               document_appended(EVIDENCE_LINES.name, text)),
+                        whole=True)
+            scan.skip(end)
             continue
         if NO_HANDLE.match(lines[i]) and not _query_output(lines, i):
             # nvidia-smi prints one such line a GPU it cannot open. The run of them is its whole output where the
