@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpus import body, fact, pasted
+from corpus import body, capture_checks, fact, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.nvidia import NvidiaDriver
 from stackaudit.facts.symptoms import LogSymptoms
@@ -133,3 +133,76 @@ def test_a_driver_with_an_open_flavour_is_not_settled_by_its_version() -> None:
     text = body("268").replace("418.40.04", "535.104.05")
     status = run_checks(pasted(text), ["DRV-OPEN-MODULE"])["DRV-OPEN-MODULE"].status
     assert status == "unknown"
+
+
+# --- GKE's driver installer on Container-Optimized OS, and modprobe's refusal of the nvidia module -----------------
+
+def test_the_cos_installers_log_is_a_driver_install_log_2395_2396() -> None:
+    # GoogleCloudPlatform/container-engine-accelerators#302 (corpus 2395), kubernetes/kubernetes#123491 (corpus 2396).
+    from stackaudit.importers.recognition import recognise
+    assert ("driver container log", 2, 10) in recognise(body("2395")).recognised
+    assert ("driver container log", 2, 6) in recognise(body("2396")).recognised
+
+
+def test_the_cos_installers_failed_insmod_proves_no_module_for_the_kernel_2395() -> None:
+    checks = capture_checks("2395", "KVER-NVIDIA-KERNEL-COMBOS", "CTR-GPU-ACCESS", "DRV-XID")
+    assert checks["KVER-NVIDIA-KERNEL-COMBOS"].status == "issue"
+    assert "insmod /usr/local/nvidia/drivers/nvidia.ko" in checks["KVER-NVIDIA-KERNEL-COMBOS"].message
+    assert checks["CTR-GPU-ACCESS"].status == "issue"
+    assert checks["DRV-XID"].status == "unknown"  # insmod's exit status alone: the kernel log is not shown
+
+
+def test_the_cos_installers_failed_verification_leaves_pods_without_a_gpu_2396() -> None:
+    checks = capture_checks("2396", "CTR-GPU-ACCESS", "KVER-NVIDIA-KERNEL-COMBOS", "DRV-OPEN-MODULE")
+    assert checks["CTR-GPU-ACCESS"].status == "issue" and "exit status 6" in checks["CTR-GPU-ACCESS"].message
+    # The verification fails without saying at which step: no kernel fault, no flavour read.
+    assert checks["KVER-NVIDIA-KERNEL-COMBOS"].status == "unknown"
+    assert checks["DRV-OPEN-MODULE"].status == "unknown"
+
+
+def test_a_cos_install_that_loaded_proves_nothing() -> None:
+    # Modelled: the installer's run that linked, loaded and verified the driver.
+    text = ("I0301 13:36:08.299982    3993 install.go:246] Installing GPU driver version 535.104.05\n"
+            "I0301 13:36:18.196234    3993 installer.go:234] Done linking drivers\n"
+            "I0301 13:36:18.843098    3993 installer.go:56] Verifying GPU driver installation\n"
+            "I0301 13:36:19.174372    3993 install.go:190] Finished installing drivers.\n")
+    host = pasted(text)
+    symptoms = fact(host, "log_symptoms")
+    assert not isinstance(symptoms, LogSymptoms) or not (symptoms.proving("KVER-NVIDIA-KERNEL-COMBOS")
+                                                          or symptoms.proving("CTR-GPU-ACCESS"))
+
+
+def test_modprobes_exec_format_error_proves_a_module_of_another_kernel_2394() -> None:
+    # DDMAL/Rodan#1170 (corpus 2394): `modprobe: ERROR: could not insert 'nvidia': Exec format error`.
+    kver = capture_checks("2394", "KVER-NVIDIA-KERNEL-COMBOS")["KVER-NVIDIA-KERNEL-COMBOS"]
+    assert kver.status == "issue" and "Exec format error" in kver.message
+
+
+@pytest.mark.parametrize("line", [
+    # Modelled on the same command's other refusals, whose causes are not the kernel's: no GPU it drives, Secure Boot.
+    "modprobe: ERROR: could not insert 'nvidia': No such device\n",
+    "modprobe: ERROR: could not insert 'nvidia': Required key not available\n",
+    # Another module's refusal.
+    "modprobe: ERROR: could not insert 'nvidia_peermem': Invalid argument\n",
+])
+def test_modprobes_other_refusals_prove_no_kernel_mismatch(line: str) -> None:
+    symptoms = fact(pasted(line), "log_symptoms")
+    assert not isinstance(symptoms, LogSymptoms) or not symptoms.proving("KVER-NVIDIA-KERNEL-COMBOS")
+
+
+def test_the_installer_patterns_are_bounded_on_a_long_line() -> None:
+    import time
+
+    from stackaudit.facts.nvidia_daemons import COS_INSTALLER_LINE
+    from stackaudit.facts.symptoms import SYMPTOMS
+    long = "I0301 13:36:08.299982    3993 install.go:246] " + "failed to verify GPU driver installation: " * 5000
+    rows = [s.pattern for s in SYMPTOMS if s.name in ("nvidia-ko-load-failed", "nvidia-ko-wrong-kernel",
+                                                        "gke-installer-failed")]
+    assert len(rows) == 3
+    t = time.monotonic()
+    COS_INSTALLER_LINE.match(long)
+    COS_INSTALLER_LINE.match("I0301 13:36:08.299982 " + " " * 200_000)
+    for line in (long, "failed to run command `insmod " + "/a" * 100_000, "could not insert 'nvidia': " * 8000):
+        for row in rows:
+            row.search(line)
+    assert time.monotonic() - t < 1.0

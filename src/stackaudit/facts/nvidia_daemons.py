@@ -245,6 +245,17 @@ INSTALL_BANNER = re.compile(r"^Starting installation of NVIDIA driver version (?
 RUN_UNPACK = re.compile(r"^(?:Creating directory NVIDIA-Linux-[a-z0-9_]+-|"
                         r"Uncompressing NVIDIA Accelerated Graphics Driver for Linux-[a-z0-9_]+ )"
                         r"(?P<driver>\d{3}\.\d+(?:\.\d+)?)", re.MULTILINE)
+# GKE's driver installer on Container-Optimized OS (cos-gpu-installer, the init container `nvidia-driver-installer` of
+# GKE's DaemonSet), its glog lines: `I0301 13:36:08.299982    3993 install.go:246] Installing GPU driver version
+# 535.104.05`, `installer.go:234] Done linking drivers`, `modules.go:71] Loading gpu-key to keyring ...`
+# (GoogleCloudPlatform/container-engine-accelerators#302, kubernetes/kubernetes#123491; corpus 2395, 2396). One of its
+# own messages about the GPU driver starts its log; the glog lines after it (GLOG_LINE) are the same log.
+GLOG_LINE = re.compile(r"^\s*[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,6}\s{1,12}\d{1,9} ")
+COS_INSTALLER_LINE = re.compile(GLOG_LINE.pattern + r"[a-z_]{1,40}\.go:\d{1,6}\] (?:Installing GPU driver version \d|"
+                                r"(?:Verifying|failed to verify) GPU driver installation|Running GPU driver installer|"
+                                r"Running link command: \S{0,200}ld|Done linking drivers|Loading gpu-key to keyring|"
+                                r"Failed to load kernel module, err: failed to load GPU drivers|"
+                                r"Downloading gpu_default_version)")
 _PROCEEDING = re.compile(r"^Proceeding with Linux kernel version (?P<kernel>\d+\.\d+\S*)", re.MULTILINE)
 
 

@@ -915,11 +915,37 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # nvidia-installer built nvidia.ko and the kernel refused it (a host install, a GPU operator driver container):
     # its own text names the causes (kernel sources or gcc not the running kernel's, nouveau holding the GPU, a GPU
     # this release does not drive). A failed load of nvidia-drm or nvidia-uvm alone is another message.
-    Symptom("nvidia-ko-load-failed", re.compile(r"Unable to load the kernel module '?nvidia\.ko'?"),
+    # GKE's driver installer on Container-Optimized OS (COS_INSTALLER_LINE) links nvidia.ko against the node's kernel
+    # headers and loads it with insmod; its failure quotes the command and its exit status
+    # (GoogleCloudPlatform/container-engine-accelerators#302, corpus 2395): the same refusal, its reason in the kernel log.
+    Symptom("nvidia-ko-load-failed", re.compile(r"Unable to load the kernel module '?nvidia\.ko'?|"
+                                                r"failed to run command `insmod [\w./-]{0,200}/nvidia\.ko`: exit status"),
         "KVER-NVIDIA-KERNEL-COMBOS", "high", NVIDIA_INSTALLER_SOURCE,
-        "the NVIDIA installer built nvidia.ko but the running kernel would not load it: no working NVIDIA module "
-        "for this kernel, so no GPU (the installer's log names the cause: kernel sources or gcc not the running "
-        "kernel's, nouveau holding the GPU, or a GPU this release does not support)"),
+        "the driver installer built nvidia.ko but the running kernel would not load it: no working NVIDIA module "
+        "for this kernel, so no GPU (the installer's log or the kernel log names the cause: kernel sources or gcc not "
+        "the running kernel's, nouveau holding the GPU, or a GPU this release does not support)"),
+    # modprobe's refusal of the nvidia module on disk for its format (ENOEXEC: `Exec format error`; `Invalid module
+    # format`) or its symbols (`Unknown symbol in module`): the module was built for another kernel (a kernel updated
+    # under a driver nobody rebuilt: no DKMS, or DKMS failed), so it cannot load into the running one
+    # (DDMAL/Rodan#1170, corpus 2394). Its other refusals (`No such device`, `Required key not available`) are other
+    # causes and not read here.
+    Symptom("nvidia-ko-wrong-kernel", re.compile(r"\bcould not insert 'nvidia': (?:Exec format error|Invalid module "
+                                                 r"format|Unknown symbol in module)"),
+        "KVER-NVIDIA-KERNEL-COMBOS", "high", NVIDIA_INSTALLER_SOURCE,
+        "modprobe cannot load the nvidia module on disk into the running kernel (its format or symbols are another "
+        "kernel's): the module was not rebuilt for this kernel, so the GPU has no working driver and nvidia-smi "
+        "reaches none (the kernel log names the version or symbol mismatch)"),
+    # GKE's driver installer (COS_INSTALLER_LINE), which must finish before GKE's device plugin offers the node's GPUs,
+    # could not load its module or verify the installed driver (kubernetes#123491, corpus 2396): the node's GPUs are
+    # not offered to any pod while it fails.
+    Symptom("gke-installer-failed", re.compile(r"\b(?:failed to verify GPU driver installation: .{0,200}exit status|"
+                                               r"Failed to load kernel module, err: failed to load GPU drivers)"),
+        "CTR-GPU-ACCESS", "high", "https://github.com/GoogleCloudPlatform/container-engine-accelerators/issues/302",
+        "GKE's driver installer could not load or verify the NVIDIA driver on the node: its device plugin waits for "
+        "the installer, so while it fails no pod on the node is handed a GPU",
+        own_fix="Make the installer finish: a driver version GKE supports for this node image and GPU "
+                "(`gpu-driver-version`), or the node pool recreated; the installer's log and the node's `dmesg` say "
+                "why the load or the check failed", own_takes="recreate the node pool or redeploy the installer"),
     # The GPU operator's driver container looks the running kernel up among its distribution's kernel-headers packages
     # (`_resolve_kernel_version` in NVIDIA/gpu-driver-container's nvidia-driver) and stops where none matches: a kernel
     # older than the repositories hold (CentOS 7.8 on 7.5's 3.10.0-862, corpus 1364; gpu-operator#155, #205) or a cloud
@@ -1580,7 +1606,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802", " 802", "(802",
-           "Unable to load the kernel module", "resolve Linux kernel version", "Open nvidia.ko", "not supported by open", "as WSL is detected",
+           "Unable to load the kernel module", "/nvidia.ko`", "could not insert 'nvidia'", "GPU driver installation",
+           "failed to load GPU drivers", "resolve Linux kernel version", "Open nvidia.ko", "not supported by open", "as WSL is detected",
            "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
            "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",

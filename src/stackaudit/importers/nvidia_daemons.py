@@ -1,6 +1,6 @@
 """What operators paste about the NVIDIA daemons: `systemctl status/start/restart` of nvidia-fabricmanager
 and nvidia-persistenced (or a status summary's Markdown row of the unit and its state), their journal or syslog
-lines, and a GPU operator driver container's log.
+lines, and a GPU operator driver container's log (or GKE's driver installer's on Container-Optimized OS).
 
 Every span appends its lines, in paste order, to the pasted document NVIDIA_DAEMON_LOG
 (facts/sources.py), which facts/nvidia_daemons.py plays into each daemon's state. A status block
@@ -13,7 +13,9 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts.nvidia_daemons import (
+    COS_INSTALLER_LINE,
     DAEMON_TAG,
+    GLOG_LINE,
     NOT_FOUND,
     RUN_UNPACK,
     STATUS_UNITS,
@@ -110,14 +112,20 @@ _CONTAINER = re.compile(r"^(?:Starting|Stopping) NVIDIA (?:fabric manager|persis
                         r"^Starting installation of NVIDIA driver version \d|" + RUN_UNPACK.pattern)
 
 
-@importer("driver container log", "a GPU operator driver container's log (its Fabric Manager and persistenced start)",
+@importer("driver container log", "a GPU operator driver container's log (its Fabric Manager and persistenced "
+          "start), or GKE's driver installer's log on Container-Optimized OS (its glog lines from one about the GPU "
+          "driver)",
           needles=("NVIDIA fabric manager daemon", "NVIDIA persistence daemon", "NVIDIA driver rootfs",
                    "NVIDIA driver kernel modules", "installation of NVIDIA driver version",
-                   "NVIDIA Accelerated Graphics Driver for Linux", "directory NVIDIA-Linux-"), per_line=True)
+                   "NVIDIA Accelerated Graphics Driver for Linux", "directory NVIDIA-Linux-", "GPU driver",
+                   "linking drivers", "link command", "gpu-key", "gpu_default_version"), per_line=True)
 def driver_container(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
-        if not _CONTAINER.match(lines[i].strip()):
+        if COS_INSTALLER_LINE.match(lines[i]):
+            end = run_end(lines, i + 1, lambda line: GLOG_LINE.match(line))
+        elif _CONTAINER.match(lines[i].strip()):
+            end = run_end(lines, i + 1, lambda line: line.strip() and not FENCE.match(line))
+        else:
             continue
-        end = run_end(lines, i + 1, lambda line: line.strip() and not FENCE.match(line))
         yield _found("driver container log", lines, i, end)
         scan.skip(end)
