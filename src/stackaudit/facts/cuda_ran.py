@@ -625,8 +625,8 @@ _REQUIRE_CUDA = re.compile(r"^cuda>=(\d+\.\d+)\b")
 # whose tag names the runtime, and Text Generation Inference's and NGC's framework images, whose tag names a release
 # (docker.tgi_image_cuda, docker.ngc_image_cuda: `nvcr.io/nvidia/tritonserver:25.04-py3` on a line of its own).
 _IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang|vllm-openai|pytorch|tensorflow|"
-                         r"tritonserver|tensorrt|mxnet|text-generation-inference):[\w.-]+)")
-RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "sglang:", "vllm-openai:", "pytorch/pytorch:",
+                         r"tritonserver|tensorrt|mxnet|text-generation-inference|rapidsai/[\w-]+):[\w.-]+)")
+RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "rapidsai/", "cuda-sample:", "sglang:", "vllm-openai:", "pytorch/pytorch:",
                    "nvcr.io/nvidia/", "NVIDIA Release ",
                    "built for NVIDIA Driver", "text-generation-inference:", '"docker_label"')
 
