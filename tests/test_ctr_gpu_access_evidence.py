@@ -74,3 +74,19 @@ def test_nvml_unknown_error_in_a_debug_node_pod_proves_nothing(tmp_path: Path) -
     # Modelled on it: the same NVML line with no debug pod shown proves the issue.
     text = "\n".join(line for line in _body("932").splitlines() if "kubectl debug" not in line) + "\n"
     assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "issue"
+
+
+# --- nvidia-smi's header naming no CUDA beside a container image (ctr._cuda_without_library) --------------------------
+
+def test_2393_a_header_without_cuda_beside_an_image_is_libcuda_not_handed_in(tmp_path: Path) -> None:
+    # Both readers: in the RAPIDS container nvidia-smi sees the V100 but reads `CUDA Version: N/A`.
+    r = capture_checks("2393", CHECK)[CHECK]
+    assert r.status == "issue" and "libcuda" in r.message and "rapidsai/rapidsai:21.10" in r.message, r.message
+    # Another thread's N/A with no container or image shown (corpus 1293, a node's validator; 2304, a vGPU host)
+    # is the host driver's, not this check's.
+    for prefix in ("1293", "2304"):
+        assert capture_checks(prefix, CHECK)[CHECK].status == "unknown", prefix
+    # Modelled: the same container whose header names the driver's CUDA shows the library handed in.
+    body = next(CAPTURES_DIR.glob("2393-*")).read_text().split("verbatim -----\n", 1)[1]
+    whole = body.replace("**CUDA Version: N/A**     ", "CUDA Version: 11.0     ")
+    assert paste_checks(tmp_path, whole, CHECK)[CHECK].status != "issue"

@@ -391,3 +391,46 @@ def test_cudas_nvlink_error_is_work_run_across_gpus_2271(tmp_path: Path) -> None
     line = "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution\n"
     assert paste_checks(tmp_path, "- GPU: A100 PCIe 80GB\n" + line, FM)[FM].status != "ok"
     assert paste_checks(tmp_path, line, FM)[FM].status == "unknown"
+
+
+# --- torch.cuda.is_available() answered after a blank line (an IDE's console: Spyder, IPython) -----------------------
+
+def test_2397_torch_answering_true_after_a_blank_line_runs_on_the_driver(tmp_path: Path) -> None:
+    # Both readers: torch initialised CUDA under driver 435.21 (Spyder's console sets `True` off by a blank line).
+    r = capture_checks("2397", COMPAT)[COMPAT]
+    assert r.status == "ok" and "runs on driver 435.21" in r.message, r.message
+    # Another thread's session, answered on the next line (corpus 1898), still reads.
+    assert capture_checks("1898", COMPAT)[COMPAT].status == "ok"
+    # Modelled: a False after the blank, and a True that is not the first line after it (another command's output).
+    assert torch_answered(["torch.cuda.is_available()", "", "True"]) is not None
+    assert torch_answered(["torch.cuda.is_available()", "", "False"]) is None
+    assert torch_answered(["print(torch.cuda.is_available())", "", "print(x)", "True"]) is None
+
+
+# --- llama.cpp's CUDA backend refused an allocation for memory (facts/cuda_ran.GGML_CUDA_OOM) --------------------------
+
+JAN_OOM = ("20250430 21:55:01.443740 UTC 8354 ERROR ggml_backend_cuda_buffer_type_alloc_buffer: allocating 7203.17 MiB "
+           "on device 0: cudaMalloc failed: out of memory")
+
+
+def test_2373_llama_cpps_cudamalloc_out_of_memory_runs_on_the_driver() -> None:
+    # Both readers: Jan's Cortex llama.cpp reached cudaMalloc on device 0 and got out of memory (no driver shown).
+    checks = capture_checks("2373", f"{COMPAT},RT-TORCH-ARCH")
+    r = checks[COMPAT]
+    assert r.status == "ok" and "cudaMalloc failed: out of memory" in r.message, r.message
+    assert "the CUDA runtime llama.cpp ships runs on the driver" in r.message, r.message
+    # The line is ggml's own: the engine shown runs no torch.
+    assert checks["RT-TORCH-ARCH"].status == "not-applicable", checks["RT-TORCH-ARCH"].message
+    # Another thread's llama-server (corpus 1059, ggml-org/llama.cpp build 9439): the same line, its log's prefix.
+    line = next(x for x in _body("1059").splitlines() if "cudaMalloc failed" in x)
+    [ran] = ran_in_lines([line])
+    assert ran.program == "llama.cpp" and ran.devices == (0,), ran
+
+
+def test_a_cudamalloc_failing_otherwise_or_under_hip_says_nothing() -> None:
+    # Modelled: cudaMalloc refused for the driver (error 35), not for memory, shows no runtime at work; the same line
+    # beside ggml's HIP build's devices (`ROCm0`) is HIP's hipMalloc.
+    assert ran_in_lines([JAN_OOM.replace("out of memory", "CUDA driver version is insufficient for CUDA runtime "
+                                         "version")]) == ()
+    assert ran_in_lines(["load_tensors:        ROCm0 model buffer size =  4403.49 MiB", JAN_OOM]) == ()
+    assert ran_in_lines([JAN_OOM]) and ran_in_lines([JAN_OOM.replace("out of memory", "initialization error")]) == ()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import capture_checks, paste_checks
+from corpus import CAPTURES_DIR, capture_checks, paste_checks
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.cuda_ran import CUDA_BANNER, cuda_runtime_in_evidence_lines, runtime_in_line
 from stackaudit.facts.docker import image_cuda, nvidia_image_cuda
@@ -171,3 +171,18 @@ def test_2266_accelerate_env_torch_under_a_newer_driver_is_ok() -> None:
     result = capture_checks("2266", COMPAT)[COMPAT]
     assert result.status == "ok", result.message
     assert "torch's CUDA 12.1" in result.message and "555.42.06" in result.message
+
+
+def test_2393_a_rapids_image_under_a_header_without_cuda_is_judged_by_the_branch(tmp_path: Path) -> None:
+    # Both readers: the image's CUDA 11.0 (its tag) under driver 450.36.06, whose header the user set in bold and which
+    # reads `CUDA Version: N/A` (no libcuda in the container): R450's CUDA 11.0 runs it.
+    r = capture_checks("2393", COMPAT)[COMPAT]
+    assert r.status == "ok" and "driver 450.36.06 supports CUDA up to 11.0" in r.message, r.message
+    assert image_cuda("rapidsai/base:24.10-cuda12.5-py3.12") == "12.5"  # RAPIDS' newer image
+    assert image_cuda("rapidsai/base:latest") == "" and image_cuda("someone/rapidsai:cuda11.0") == ""
+    # Modelled: the same header under a RAPIDS image of CUDA 12.5: above R450's CUDA 11.0, not ok.
+    body = (CAPTURES_DIR / next(p.name for p in CAPTURES_DIR.glob("2393-*"))).read_text().split("verbatim -----\n")[1]
+    newer = paste_checks(tmp_path, body.replace("21.10-cuda11.0", "24.10-cuda12.5"), COMPAT)[COMPAT]
+    assert newer.status != "ok", newer.message
+    # Another thread's header without a CUDA runtime shown (corpus 1293) stays the host driver offering no CUDA.
+    assert capture_checks("1293", COMPAT)[COMPAT].status == "issue"

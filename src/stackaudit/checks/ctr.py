@@ -62,7 +62,7 @@ from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcCo
 from stackaudit.facts.nvidia import NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import DOCKER, Parallelism
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.platform import Virtualization
+from stackaudit.facts.platform import Virtualization, vgpu_host
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.ray_log import RayCluster
 from stackaudit.facts.rdma import RdmaDevices
@@ -1285,7 +1285,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
                engine_commands: EngineCommands | None = None, k8s_nodes: K8sNodes | None = None,
                trouble: Trouble | None = None, nvidia_services: NvidiaServices | None = None,
-               virtualization: Virtualization | None = None) -> Outcome:
+               virtualization: Virtualization | None = None, cuda_runtime: CudaRuntime | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1499,6 +1499,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     nvidia-k8s-device-plugin` of this boot (or every boot) answered `-- No entries --` (Bottlerocket's host service
     never ran); torch's `UserWarning: Can't initialize NVML` in a container the source shows (on a bare host it is the
     host's driver, not this check's).
+    nvidia-smi listing GPUs under a header reading `CUDA Version: N/A` in a container the source shows, or beside a
+    container image it names (a tag, a start banner), is the driver's NVML and devices handed in without its CUDA
+    library (no `compute` capability): an issue, of field-report confidence where only the image is named (corpus
+    2393); not on a vGPU host driver, and a bare host's N/A is DRV-CUDA-COMPAT's (corpus 1293).
     A pasted Kubernetes node (`kubectl describe node`, `kubectl get node -o yaml`; facts/k8s_node.py) whose
     allocatable counts 0 of a GPU resource its capacity counts above 0 shows the device plugin reporting every GPU it
     registered unhealthy: an issue, both lines quoted. So is a node whose capacity counts a GPU resource at 0
@@ -1575,7 +1579,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         judged = _cuda_ran_inside(cuda_ran, container, docker_containers, engine_commands) \
             or _nccl_rings_inside(serving_log, container, docker_containers) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
-        judged = _nvml_without_cuda(collect_env, container) or judged
+        judged = _nvml_without_cuda(collect_env, container) or _cuda_without_library(nvidia, container, cuda_runtime) \
+            or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_listed(gpus, container) or judged
     if judged.status == "unknown" and docker_containers is not None \
@@ -2020,6 +2025,29 @@ def _nvml_listed(gpus: GpuInventory | None, container: ContainerInfo | None = No
     names = ", ".join(dict.fromkeys(g.model for g in listed if g.model))
     return ok(f"{NVSMI_LIST_TITLE} lists {len(listed)} GPU(s) ({names}): NVML reached the GPU device nodes through the "
               "driver's library where it ran, so a container it ran in was given them", actual=[g.label for g in listed])
+
+
+def _cuda_without_library(nvidia: NvidiaGpus | None, container: ContainerInfo | None,
+                          cuda_runtime: CudaRuntime | None) -> Outcome | None:
+    """CTR-GPU-ACCESS issue where nvidia-smi lists GPUs under a header reading `CUDA Version: N/A` (it asks libcuda for
+    that figure and found none) in a container the source shows, or beside a container image the source names (its tag,
+    its start banner: facts/cuda_ran.CudaRuntime): the driver's NVML library and the devices reached the container and
+    its CUDA library did not, which is the toolkit's hand-over without `compute` (CTK_CAPABILITIES), so no CUDA program
+    starts there (corpus 2393, a RAPIDS container). Not on a vGPU host driver, which ships no libcuda (vgpu_host); None
+    otherwise."""
+    if nvidia is None or nvidia.cuda_version != "N/A" or not any(not g.error for g in nvidia.gpus) or vgpu_host(nvidia):
+        return None
+    shown = container is not None and container.in_container
+    image = next((r.where for r in (cuda_runtime.runtimes if cuda_runtime is not None else ())), "")
+    if not shown and not image:
+        return None
+    where = "in the container" if shown else f"beside the container image {image}"
+    return issue(f"nvidia-smi {where} lists the GPUs but its header reads `CUDA Version: N/A`: the driver's NVML library "
+                 "and the device nodes reached it and the driver's CUDA library (libcuda) did not, so no CUDA program "
+                 "starts there; the container toolkit mounts libcuda only with the `compute` capability "
+                 f"(NVIDIA_DRIVER_CAPABILITIES=compute,utility, or `--gpus all`; {CTK_CAPABILITIES})",
+                 actual={"cuda": "N/A"}, expected="the driver's CUDA version in the header, libcuda in the container",
+                 confidence=None if shown else "field-reports")
 
 
 def _nvml_without_cuda(collect_env: CollectEnv | None, container: ContainerInfo | None) -> Outcome | None:

@@ -731,7 +731,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     images = sorted({(r.where, r.cuda) for r in (cuda_runtime.runtimes if cuda_runtime is not None else ())}) \
         if not torch else []
     if images and driver_cuda:
-        return _image_runtime(images, driver, driver_cuda)
+        # A header that names no CUDA (`CUDA Version: N/A`: no libcuda where nvidia-smi ran, as in a container the
+        # toolkit gave no compute capability, corpus 2393) leaves the driver's branch to say which CUDA it supports.
+        return _image_runtime(images, driver, driver_cuda if release(driver_cuda, 2) else cuda_of_branch(dv) or driver_cuda)
     built = _release_runtimes(python_env) if not torch else []
     if built:
         return _release_runtime(built, driver, driver_cuda)

@@ -27,6 +27,12 @@ What shows CUDA at work (each with the program whose runtime ran):
   cuda-python's `cudart.cudaGetDeviceProperties` without checking its error: a count above 0 is the runtime's answer
   from the GPU. Its `Compute capability` and `Total Memory` lines are NVML's, not CUDA's, and show nothing here;
 - llama.cpp's CUDA backend allocating a buffer on a device or reading its free memory (ServingLog.ggml_cuda_line);
+- llama.cpp's CUDA backend refused an allocation for memory on a device (`ggml_backend_cuda_buffer_type_alloc_buffer:
+  allocating 7203.17 MiB on device 0: cudaMalloc failed: out of memory`, GGML_CUDA_OOM): the device's buffer type exists
+  only once ggml_cuda_init counted the device through the runtime (on a driver too old for it, `failed to initialize
+  CUDA: CUDA driver version is insufficient` and no CUDA device), and cudaMalloc answered with the GPU's memory
+  (cudaErrorMemoryAllocation), not with error 35. Only `out of memory` counts; not where the lines show ggml's HIP
+  build, which prints the same line (its devices are `ROCm0`: TORCH_ROCM; corpus 2373, Jan's Cortex engine, and 1059);
 - vLLM's periodic metrics line generating tokens with its KV cache on the GPU (`Avg generation throughput: 72.8
   tokens/s, Running: 1 reqs, ... GPU KV cache usage: 37.1%`, vllm/v1/metrics/loggers.py; v0's metrics.py and
   llm_engine.py; vLLM 0.1's scheduler.py `Throughput: 181.6 tokens/s, Running: 1 reqs, ... GPU KV cache usage: 100.0%`,
@@ -162,6 +168,11 @@ from stackaudit.facts.symptoms import (
 TORCH_OOM = re.compile(r"\bGPU (\d+) has a total capac(?:i)?ty of [\d.]+ [KMGT]iB of which [\d.]+ [KMGT]?i?B is free"
                        r"|\bCUDA out of memory\. Tried to allocate [\d.]+ (?:[KMG]iB|bytes|B) \(GPU (\d+); [\d.]+ "
                        r"(?:[KMGT]iB|bytes|B) total capacity;")
+# llama.cpp's CUDA backend refused an allocation for the GPU's memory (ggml-cuda.cu,
+# ggml_backend_cuda_buffer_type_alloc_buffer: `allocating %.2f MiB on device %d: cudaMalloc failed: %s`, the error as
+# cudaGetErrorString writes cudaErrorMemoryAllocation): after a log's prefix (`... UTC 8354 ERROR `, `0.02.473.647 E `).
+GGML_CUDA_OOM = re.compile(r"\bggml_backend_cuda_buffer_type_alloc_buffer: allocating [\d.]+ MiB on device (\d+): "
+                           r"cudaMalloc failed: out of memory\b")
 # TensorRT-LLM's executor ledger (tensorrt_llm/_torch/pyexecutor/py_executor_creator.py).
 TRTLLM_LEDGER = re.compile(r"\bFree GPU memory before component creation attempt \(GiB\): [\d.]+")
 # TensorRT-LLM's cluster info: the SM count CUDA's runtime read of the GPU (cluster_info.py infer_cluster_info); 0 where
@@ -218,8 +229,9 @@ NCCL_INIT_COMPLETE = re.compile(r"\brank (\d+) nranks (\d+) cudaDev (\d+)\b.*-\s
 # c10/cuda/CUDAFunctions.cpp device_count_impl returns only where cudaGetDeviceCount succeeded (on a driver too old it
 # warns and counts 0).
 TORCH_CUDA_QUERY = re.compile(r"\btorch\.cuda\.is_available\(\)")
-# torch's ROCm build, whose torch.cuda.is_available() is HIP's (`2.6.0+rocm6.2`, `torch.version.hip` printed).
-TORCH_ROCM = re.compile(r"\+rocm\d|\btorch\.version\.hip\b|\bROCm\b")
+# torch's ROCm build, whose torch.cuda.is_available() is HIP's (`2.6.0+rocm6.2`, `torch.version.hip` printed), and
+# ggml's HIP build, whose devices are `ROCm0` (its CUDA backend's lines otherwise read as CUDA's).
+TORCH_ROCM = re.compile(r"\+rocm\d|\btorch\.version\.hip\b|\bROCm(?:\b|\d)")
 # torch's repr of a tensor on a CUDA device, as print() writes it: `tensor([1., 2., 3.], device='cuda:0')`, after a log's
 # prefix (Ray's `(pid=28612) `), with the keywords torch adds after the device (`, dtype=torch.int32)`, `,
 # grad_fn=<AddBackward0>)`, `, requires_grad=True)`). The repr opens the line's own words: code that builds a tensor on
@@ -227,7 +239,7 @@ TORCH_ROCM = re.compile(r"\+rocm\d|\btorch\.version\.hip\b|\bROCm\b")
 # repr holds no `=` before its device.
 TORCH_CUDA_TENSOR = re.compile(r"^(?:\s*\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\))?\s*tensor\([^=\n]{0,2000}?, device='cuda:(\d+)'"
                                r"(?:, \w+=[^,()=\n]{1,80})*\)\s*$")
-NEEDLES = ("Max memory: ", "device='cuda:", "Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
+NEEDLES = ("cudaMalloc failed: out of memory", "Max memory: ", "device='cuda:", "Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
            "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
            "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE")
 
@@ -311,6 +323,10 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
         elif sm := TRTLLM_SM_COUNT.search(line):
             found.append(Ran("TensorRT-LLM", f"TensorRT-LLM's CUDA runtime read the GPU's {sm.group(1)} SMs (its "
                              "cluster info, after torch initialised CUDA)", line.strip()))
+        elif (alloc := GGML_CUDA_OOM.search(line)) and not rocm:
+            found.append(Ran("llama.cpp", f"llama.cpp's CUDA backend asked cudaMalloc for memory on device "
+                             f"{alloc.group(1)}, which answered out of memory (the runtime ran on the driver)",
+                             alloc.group(0), devices=(int(alloc.group(1)),)))
         elif stub := GGML_NO_DEVICE_CODE.search(line):
             found.append(Ran("ggml", f"ggml's CUDA runtime launched kernels on the GPU (arch {stub.group(2)}), whose stub "
                              f"for {stub.group(1)} printed its missing-code error from the device", stub.group(0)))
@@ -609,8 +625,8 @@ _REQUIRE_CUDA = re.compile(r"^cuda>=(\d+\.\d+)\b")
 # whose tag names the runtime, and Text Generation Inference's and NGC's framework images, whose tag names a release
 # (docker.tgi_image_cuda, docker.ngc_image_cuda: `nvcr.io/nvidia/tritonserver:25.04-py3` on a line of its own).
 _IMAGE_WORD = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)*(?:cuda|cuda-sample|sglang|vllm-openai|pytorch|tensorflow|"
-                         r"tritonserver|tensorrt|mxnet|text-generation-inference):[\w.-]+)")
-RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "cuda-sample:", "sglang:", "vllm-openai:", "pytorch/pytorch:",
+                         r"tritonserver|tensorrt|mxnet|text-generation-inference|rapidsai/[\w-]+):[\w.-]+)")
+RUNTIME_NEEDLES = ("CUDA Version ", "cuda:", "rapidsai/", "cuda-sample:", "sglang:", "vllm-openai:", "pytorch/pytorch:",
                    "nvcr.io/nvidia/", "NVIDIA Release ",
                    "built for NVIDIA Driver", "text-generation-inference:", '"docker_label"')
 

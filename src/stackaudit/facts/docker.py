@@ -59,6 +59,10 @@ _CUDA_SAMPLE_IMAGE = re.compile(r"^(?:(?:nvcr\.io/)?nvidia/k8s/)?cuda-sample:[a-
 # corpus 1287; https://hub.docker.com/r/pytorch/pytorch/tags): torch in the image is built for that CUDA and ships its
 # runtime. `latest` names none.
 _PYTORCH_IMAGE = re.compile(r"^(?:docker\.io/)?pytorch/pytorch:[\d.]+-cuda(\d+\.\d+)(?:\.\d+)?(?:-|$)")
+# RAPIDS' images name the CUDA of the NVIDIA CUDA image they are built on after their release
+# (`rapidsai/rapidsai:21.10-cuda11.0-runtime-centos7-py3.7`, corpus 2393; `rapidsai/base:24.10-cuda12.5-py3.12`;
+# https://hub.docker.com/r/rapidsai/base/tags).
+_RAPIDS_IMAGE = re.compile(r"^(?:docker\.io/|nvcr\.io/nvidia/)?rapidsai/[\w-]+:[\d.]+[ab]?-cuda(\d+\.\d+)(?:\.\d+)?(?:-|$)")
 
 
 # The serving engines' images that name their CUDA in a tag suffix, torch's wheel label (`lmsysorg/sglang:v0.5.12-cu130`,
@@ -411,11 +415,12 @@ def engine_image_cuda(image: str) -> tuple[str, str] | None:
 
 def image_cuda(image: str) -> str:
     """The CUDA runtime a CUDA image's tag names (`11.0`, a CUDA sample's `vectoradd-cuda10.2`), PyTorch's image's
-    torch CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`: `11.7`), an engine image's CUDA suffix
+    torch CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`: `11.7`), RAPIDS' image's CUDA
+    (`rapidsai/rapidsai:21.10-cuda11.0-runtime-centos7-py3.7`: `11.0`), an engine image's CUDA suffix
     (engine_image_cuda), or that of the release a Text Generation Inference image's tag names (tgi_image_cuda) or an
     NGC framework image's tag names (ngc_image_cuda), else torch's wheel label in any image's tag (_WHEEL_LABEL_IMAGE:
     `cu124` is `12.4`); "" for any other image or tag."""
-    if torch := _PYTORCH_IMAGE.match(image.strip().lower()):
+    if torch := _PYTORCH_IMAGE.match(image.strip().lower()) or _RAPIDS_IMAGE.match(image.strip().lower()):
         return torch.group(1)
     label = _WHEEL_LABEL_IMAGE.match(image.strip().lower())
     return (nvidia_image_cuda(image) or (engine[1] if (engine := engine_image_cuda(image)) else "")

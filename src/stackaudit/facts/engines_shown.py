@@ -7,8 +7,9 @@ the engine its image is: applicability.GGML_IMAGES), the server log's own lines 
 lines, llama.cpp's; a log of llama.cpp's build banner alone, `version: 7018 (ece0f5c17)` over `built with ... for
 ...`, shows llama.cpp by its release: ServingLog.llamacpp_release), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
 facts/ollama_cli.py), an engine's own symptom line (facts/symptoms.ENGINE_SYMPTOMS), llama.cpp's `ggml_cuda_init`
-device list and ggml's own abort lines (facts/symptoms.GGML_SYMPTOMS) ("ggml": a program built on ggml, which one
-not named), exllamav2's own summary line (its example's
+device list and ggml's own abort lines (facts/symptoms.GGML_SYMPTOMS), and its CUDA backend's allocation refused for
+memory (`ggml_backend_cuda_buffer_type_alloc_buffer: ... cudaMalloc failed: out of memory`, facts/cuda_ran.GGML_CUDA_OOM)
+("ggml": a program built on ggml, which one not named), exllamav2's own summary line (its example's
 `Response generated in …`: facts/serving_rate.EXLLAMAV2_EXAMPLE) and exllama's benchmark's generation rate
 (serving_rate.EXLLAMA_BENCHMARK), KoboldCpp's benchmark and generation lines ("llamacpp":
 facts/serving_rate.KOBOLDCPP), a PyTorch engine ("torch", as the user's words name
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts.applicability import ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.cuda_ran import GGML_CUDA_OOM, CudaRan
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import GGML_ENGINES, EngineCommands, StatedEngines
 from stackaudit.facts.gpus import GGML_TITLE, GpuInventory, OllamaCuda
@@ -111,6 +113,8 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
              *(symptoms.engines() if symptoms is not None else ()),
              *((GGML,) if gpus is not None and gpus.count_in(GGML_TITLE) is not None else ()),
              *((GGML,) if symptoms is not None and symptoms.ggml_shown() else ()),
+             *((GGML,) if (ran := ctx.optional("cuda_ran", CudaRan)) is not None
+               and any(GGML_CUDA_OOM.search(r.line) for r in ran.ran) else ()),
              *(("torch",) if (rate := ctx.optional("serving_rate", MeasuredRate)) is not None
                and rate.source.startswith(EXLLAMA_SOURCES) else ()),
              *(("llamacpp",) if rate is not None and rate.source.startswith(KOBOLDCPP) else ()),

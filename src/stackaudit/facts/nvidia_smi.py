@@ -675,9 +675,10 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
 # --- the default table -------------------------------------------------------------------------
 
 # Drivers before R410 print no CUDA Version (corpus 1535: `| NVIDIA-SMI 384.90   Driver Version: 384.90   |`): the
-# header cell's closing bar then ends the driver's version, so a line cut inside the version is not read as one.
-TABLE_HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+"
-                          r"(?:(?:CUDA Version|CUDA UMD Version):\s*(\S+)|\|)")
+# header cell's closing bar then ends the driver's version, so a line cut inside the version is not read as one. A user
+# may set the CUDA field in Markdown bold (`**CUDA Version: N/A**`, corpus 2393): the asterisks are no part of it.
+TABLE_HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+\*{0,2}"
+                          r"(?:(?:CUDA Version|CUDA UMD Version):\s*([^\s*]+)|\|)")
 # The Windows driver models nvidia-smi shows in place of Persistence-M (`Driver-Model` header column).
 WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
 # An integrated GPU's persistence cell: a Jetson's nvidia-smi (JetPack 6, `Orin (nvgpu)`, corpus 2224) prints `N/A`

@@ -183,10 +183,17 @@ def is_refusal_line(line: str) -> bool:
 def answer_end(lines: Sequence[str], i: int, query: re.Pattern[str] = _QUERY) -> int:
     """Where a Python session's query at line `i` ends (a peer-access query, or another yes-or-no `query`): after the
     first answer printed within the next six lines (the session's own lines and other outputs between), else after
-    the query line alone."""
+    the query line alone. An IDE's console (Spyder's, IPython's) sets the answer off by a blank line: where blank
+    lines follow the query, the first line after them must be the answer (corpus 2397)."""
     if len(lines[i]) > _QUERY_MAX or not query.search(lines[i]):
         return i + 1
-    for j in range(i + 1, min(len(lines), i + 7)):
+    last = min(len(lines), i + 7)
+    j = i + 1
+    while j < last and not lines[j].strip():
+        j += 1
+    if j > i + 1:
+        return j + 1 if j < last and (_NO.match(lines[j]) or _YES.match(lines[j])) else i + 1
+    for j in range(i + 1, last):
         if _NO.match(lines[j]) or _YES.match(lines[j]):
             return j + 1
         if not lines[j].strip():
