@@ -1845,14 +1845,15 @@ def metal_working_set_in_engine_log(text: str) -> MetalWorkingSet:
 _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?|GPUs?|NVIDIA)\b))\s*(?:(?:cards?|GPUs?)\s+)?"
                            r"(?:of\s+)?(?=\S)", re.I)
 # The count after the model also in brackets, as an issue template's answer puts it: `GPU used: Nvidia H200 (8 GPUs)`
-# (vllm-project/vllm#13412, corpus 1052).
+# (vllm-project/vllm#13412, corpus 1052); the bracket may say they are the ones at hand: `Platform: GCP VM with A100 (1
+# GPU available)` (huggingface/trl#3158, corpus 2365).
 # The count after the model as a title says a machine, glued to its noun: `A100 8card` (InternLM/lmdeploy#329, corpus
 # 1357), `A100 8cards`.
 # The count after the model and before its noun, apart: `i used cmd with A10 4 cards` (huggingface/text-generation-
 # inference#814, corpus 1637), `A100 8 GPUs`.
 # The count after the model and the host's noun: `Kubernetes Pod running on A10G Host with 8 GPU Cards` (vllm-project/
 # vllm#878, corpus 1664), `an H100 node with 8 GPUs`.
-_COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)\s*\))"
+_COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)(?:\s+available)?\s*\))"
                           r"|\s+([1-9]\d?)cards?\b|\s+([1-9]\d?)\s+(?:cards|GPUs)\b"
                           r"|\s+(?:host|node|server|machine|instance|box|workstation)\s+with\s+([1-9]\d?)\s+(?:GPU\s+)?"
                           r"(?:cards|GPUs)\b", re.I)
