@@ -83,12 +83,14 @@ from stackaudit.facts.sources import (
     NCCL_TESTS,
     NVC_INFO,
     NVSMI_LIST,
+    NVSMI_P2P,
+    NVSMI_P2P_UNNAMED,
     P2P_BANDWIDTH_TEST,
     RAY_STATUS,
     TF_DEVICES,
     USER_MACHINE,
 )
-from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index
+from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, parse_p2p_matrix
 from stackaudit.gputable import (
     LAPTOP_PART,
     MINING_BOARD,
@@ -110,6 +112,7 @@ from stackaudit.pci_address import BDF, is_bdf, normalize_bdf
 
 NVIDIA_TITLE = "NVML / nvidia-smi"
 TOPOLOGY_TITLE = "`nvidia-smi topo -m`"
+P2P_MATRIX_TITLE = "`nvidia-smi topo -p2p`"
 PCI_TITLE = PCI_DEVICES
 LSPCI_TITLE = "`lspci`"
 COLLECT_ENV_TITLE = "collect_env / check_env report"
@@ -568,6 +571,27 @@ def gpus_from_nvc_info(ctx: FactContext) -> GpuInventory:
 def gpus_from_topology(ctx: FactContext) -> GpuInventory:
     """The GPU rows of `nvidia-smi topo -m`: index, NUMA affinity."""
     return from_topology(_source_fact(ctx, "gpu_topology", TopoMatrix, TOPOLOGY_TITLE))
+
+
+@provider("gpus", GpuInventory, rank=25, title=P2P_MATRIX_TITLE)
+def gpus_from_p2p_matrix(ctx: FactContext) -> GpuInventory:
+    """The GPUs of a pasted `nvidia-smi topo -p2p` matrix of any capability (rw, r, w, n, a, p, or its command line
+    not shown): nvidia-smi prints a row and a column for every GPU NVML opens, so the matrix lists them whole (corpus
+    2355's `-p2p n`). The NVLink (n) and atomics (a) matrices feed no P2P check (facts/topology.gpu_p2p reads r/w/p)."""
+    if ctx.host.meta.source == "live":
+        raise FactUnavailable("live, NVML lists the GPUs")
+    for source in (*NVSMI_P2P.values(), NVSMI_P2P_UNNAMED):
+        try:
+            text = read_source(ctx.host, source)
+        except (NotCaptured, FactUnavailable):
+            continue
+        try:
+            matrix = parse_p2p_matrix(text, source.argv[-1] if source.argv else "")
+        except ParseError:
+            continue
+        records = tuple(GpuRecord(gpu_index(name), "", "", None, (P2P_MATRIX_TITLE,)) for name in matrix.gpus)
+        return GpuInventory(gpus=records, counts=((P2P_MATRIX_TITLE, len(records)),))
+    raise NotCaptured(P2P_MATRIX_TITLE)
 
 
 @provider("gpus", GpuInventory, rank=30, title=PCI_TITLE)
