@@ -55,3 +55,42 @@ def test_questions_and_outside_words_are_no_label() -> None:
     assert stated_container("nvidia-smi outside the container:") == ("", "")
     assert not STATED_SMI_INSIDE.search("nvidia-smi --version in the container")
     assert STATED_SMI_INSIDE.search("Output of nvidia-smi inside the vllm/vllm-openai:latest container:")
+
+
+# nvidia-smi's topology matrices typed at a container's own prompt (checks/ctr._SMI_TOPO, facts/gpus.
+# gpus_from_p2p_matrix): a row for every GPU NVML opens there.
+_P2P_N = """\
+root@f752bc4324bc:/workspace# nvidia-smi {command}
+        GPU0    GPU1
+ GPU0   X       NS
+ GPU1   NS      X
+
+Legend:
+
+  X    = Self
+  OK   = Status Ok
+  NS   = Not supported
+"""
+
+
+def test_a_topology_matrix_typed_in_the_container_lists_its_gpus() -> None:
+    """Real: corpus 2355 (axolotl-ai-cloud/axolotl#3132, RunPod, `nvidia-smi topo -p2p n`; both readers ok), and two
+    other threads' `nvidia-smi topo -mp` at a container's prompt (corpus 497, 1194: eight GPUs)."""
+    result = capture_checks("2355", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "ok" and "`nvidia-smi topo -p2p n` run inside the container lists 2 GPU" in result.message
+    for prefix in ("497", "1194"):
+        result = capture_checks(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+        assert result.status == "ok" and "lists 8 GPU" in result.message, prefix
+
+
+def test_the_nvlink_matrix_is_no_pcie_refusal(tmp_path: Path) -> None:
+    """Modelled on 2355: the `-p2p n` matrix (NVLink capability) lists the GPUs, but its NS feeds no P2P check as a
+    PCIe refusal; the same matrix typed on a host prompt (no container) decides no container access."""
+    checks = paste_checks(tmp_path, _P2P_N.format(command="topo -p2p n"), "CTR-GPU-ACCESS", "IC-P2P-FUNCTIONAL")
+    assert checks["CTR-GPU-ACCESS"].status == "ok"
+    assert checks["IC-P2P-FUNCTIONAL"].status == "unknown"
+    host = _P2P_N.format(command="topo -p2p n").replace("root@f752bc4324bc:/workspace#", "user@gpubox:~$")
+    assert paste_checks(tmp_path, host, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "ok"
+    # nvidia-smi's version typed in the container lists no GPU, whatever matrix is pasted under it.
+    version = _P2P_N.format(command="--version")
+    assert paste_checks(tmp_path, version, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "ok"

@@ -106,3 +106,26 @@ def test_a_later_gpus_256m_bar1_without_its_capability_stays_open(tmp_path: Path
     # Modelled counter-example: the same BAR1 on two Ampere cards is not explained by the architecture.
     r = paste_checks(tmp_path, MODELLED_AMPERE_PAIR, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
     assert r.status == "unknown" and "predate Turing" not in r.message
+
+
+def test_a_keplers_large_fixed_bar1_is_no_resizable_bar_to_enable() -> None:
+    # Corpus 2401 (elasticluster#504, a GCP QEMU VM, `lspci -v` without root) and 1584 (an AWS p2.xlarge): a Tesla
+    # K80's 16 GiB BAR1 is the size the board was built with, a pre-Turing GPU has no Resizable BAR: not an issue, as
+    # both readers say, not `ok` for a resized BAR. Corpus 2089 (a Tesla M40 in a cloud-hypervisor guest) reads so too.
+    for prefix, coverage in (("2401", "1 of 2 GPUs shown"), ("1584", None), ("2089", None)):
+        r = capture_checks(prefix, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+        assert r.status == "not-an-issue" and "predate Turing" in r.message and "16 GiB" in r.message, prefix
+        if coverage:
+            assert r.coverage is not None and r.coverage.text() == coverage
+
+
+def test_a_later_gpus_large_bar1_stays_ok(tmp_path: Path) -> None:
+    # Modelled counter-example: the same 16G BAR1 on an Ampere GeForce is a resized BAR (ok), not a fixed one.
+    text = """\
+00:04.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)
+\tMemory at fc000000 (32-bit, non-prefetchable) [size=16M]
+\tMemory at 400000000 (64-bit, prefetchable) [size=16G]
+\tMemory at c00000000 (64-bit, prefetchable) [size=32M]
+"""
+    r = paste_checks(tmp_path, text, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+    assert r.status == "ok" and "predate Turing" not in r.message

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import capture_checks, paste_checks
-from stackaudit.facts.gpus import stated_gpus
+from stackaudit.facts.gpus import _COUNT_AFTER, stated_gpus
 
 
 def test_count_in_brackets_after_the_model() -> None:
@@ -85,3 +85,24 @@ def test_1283_mixed_list_names_all_three_cards() -> None:
     """Corpus 1283: the build's ARCHS = 610 covers the GTX 1080 Ti and both GTX 1070 (3 GPUs shown, not 2)."""
     r = capture_checks("1283", "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"]
     assert r.status == "ok" and "GTX 1080 Ti" in r.message and "GTX 1070" in r.message
+
+
+def test_a_count_in_brackets_of_the_gpus_at_hand() -> None:
+    """Real (huggingface/trl#3158, corpus 2365): `GCP VM with A100 (1 GPU available)` states the VM's one GPU, so
+    FW-VM is not an issue (both readers: a VM with one GPU has no peer to lose). Modelled: a bracket that says more
+    than the count (`1 GPU available of 8`, `2 GPUs unavailable`) states nothing."""
+    assert stated_gpus("Platform: GCP VM with A100 (1 GPU available)") == [(1, "A100")]
+    assert stated_gpus("Platform: GCP VM with A100 (1 GPU available of 8)") == []
+    assert stated_gpus("H100 (2 GPUs unavailable)") == []
+    r = capture_checks("2365", "FW-VM")["FW-VM"]
+    assert r.status == "not-an-issue" and "1 GPU" in r.message
+
+
+def test_a_count_in_brackets_on_a_long_line_is_quick() -> None:
+    """Modelled: the bracketed count's pattern on a 200 000-character line finishes in well under a second."""
+    import time
+
+    start = time.perf_counter()
+    for line in ("A100 (1 GPU" + "x" * 200_000, "(1 GPU available" * 12_500, "A100 (1 GPU avail " * 11_000):
+        list(_COUNT_AFTER.finditer(line))
+    assert time.perf_counter() - start < 1.0

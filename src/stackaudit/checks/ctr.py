@@ -50,7 +50,9 @@ from stackaudit.facts.gpus import (
     GGML_TITLE,
     NVIDIA_TITLE,
     NVSMI_LIST_TITLE,
+    P2P_MATRIX_TITLE,
     PCI_TITLE,
+    TOPOLOGY_TITLE,
     TRITON_METRICS_TITLE,
     GpuInventory,
     OllamaCuda,
@@ -1377,7 +1379,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     warning is the issue whatever the report shows of CUDA, its lines cut away too (corpus 2212).
     Inside a container whose device nodes and variables are not shown, nvidia-smi typed at the container's own prompt
     (`root@802f556c99c8:/# nvidia-smi`, facts/container.ContainerInfo.ran_inside) listing the GPUs shows the device
-    nodes and the driver's NVML library reached it: ok over those GPUs. So does the nvidia-smi of a
+    nodes and the driver's NVML library reached it: ok over those GPUs. Its topology matrices typed there (`nvidia-smi
+    topo -m`, `topo -mp`, `topo -p2p n`: a row for every GPU NVML opens) list the GPUs too (corpus 2355, 497, 1194).
+    So does the nvidia-smi of a
     `text-generation-launcher --env` report whose `Docker label: sha-...` names the TGI image its launcher runs in
     (facts/serving_logs.TGI_IMAGE_LABEL; `N/A` outside it). Apptainer (Singularity) is such a container:
     the shell `singularity shell` opens there prompts `Singularity>` (`Apptainer>`), and `singularity exec --nv IMAGE
@@ -1956,21 +1960,31 @@ def _tests_opened(runs: NcclTestRuns | None) -> Outcome | None:
 
 
 # nvidia-smi as typed to list the GPUs (its table, `-L`, `-q`, `--query-gpu`): not `--version`, help or a sub-command
-# that reads no GPU.
+# that reads no GPU. Its topology matrices (`topo -m`, `topo -mp`, `topo -p2p <cap>`) give a row to every GPU NVML opens
+# (corpus 2355): they list the GPUs, by index only.
 _SMI_LISTS = re.compile(r"^(?:sudo\s+)?nvidia-smi(?!\s+(?:--version|-h\b|--help|topo\b|nvlink\b|-pm\b|-r\b))")
+_SMI_TOPO = re.compile(r"^(?:sudo\s+)?nvidia-smi\s+topo\s+(?:-mp?|--matrix|-p2p\s+[rwnap]{1,2})\b")
+# The GPU listing each form of a typed nvidia-smi prints (facts/gpus.py titles).
+_SMI_LISTING = ((_SMI_LISTS, NVIDIA_TITLE), (_SMI_TOPO, TOPOLOGY_TITLE), (_SMI_TOPO, P2P_MATRIX_TITLE))
 
 
 def _smi_answered(container: ContainerInfo, gpus: GpuInventory | None) -> Outcome | None:
     """CTR-GPU-ACCESS ok over the GPUs nvidia-smi listed where the source shows it typed inside the container
     (ContainerInfo.ran_inside, a prompt that names the container): NVML opened the GPUs' device nodes through the
     driver's libnvidia-ml there; None where no such nvidia-smi, or no GPU it listed, is shown."""
-    typed = next((c for c in container.ran_inside if _SMI_LISTS.match(c)), "")
-    listed = [g for g in (gpus.gpus if gpus is not None else ()) if NVIDIA_TITLE in g.shown_by] if typed else []
+    typed, listed = "", []
+    for command in container.ran_inside:
+        titles = {title for rx, title in _SMI_LISTING if rx.match(command)}
+        listed = [g for g in (gpus.gpus if gpus is not None else ()) if titles & set(g.shown_by)]
+        if listed:
+            typed = command
+            break
     if not listed:
         return None
-    return over_subjects(ok(f"`{typed}` run inside the container lists {len(listed)} GPU(s) ("
-                            + ", ".join(dict.fromkeys(g.model for g in listed if g.model))
-                            + "): the GPU device nodes and the driver's NVML library reach it",
+    models = ", ".join(dict.fromkeys(g.model for g in listed if g.model))
+    return over_subjects(ok(f"`{typed}` run inside the container lists {len(listed)} GPU(s)"
+                            + (f" ({models})" if models else "")
+                            + ": the GPU device nodes and the driver's NVML library reach it",
                             actual=[g.model for g in listed], evidence=[*container.evidence, typed]),
                          [f"GPU {g.index}" for g in listed], None)
 

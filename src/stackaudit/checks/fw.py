@@ -1290,8 +1290,9 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     ReBAR: not flagged. BAR1 is the GPU's second memory BAR (`Region 2` after a 64-bit BAR0). Integrated GPUs
     (gputable.INTEGRATED_GPUS: GB10) share the SoC's memory and have no BAR1 to resize: not an issue. GPUs that predate Turing (gputable.PRE_TURING, by the
     architecture the source or the name implies) have no Resizable BAR: their
-    256 MiB BAR1 is not an issue, and so is a BAR1 the source does not show on GPUs nvidia-smi lists that all predate
-    Turing. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
+    BAR1 is the fixed size the board was built with, a 256 MiB one or a Tesla's large one (a K80's 16 GiB, in a
+    cloud VM too: corpus 1584, 2401), and not an issue, and so is a BAR1 the source does not show on GPUs nvidia-smi
+    lists that all predate Turing. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
     NIC next to it does no GPUDirect RDMA (not an issue), whether or not the source shows its Resizable BAR capability. No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
     """
@@ -1331,7 +1332,10 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
             else:
                 blind.append(g.bdf)
             continue
-        if size > _SMALL_BAR1:
+        if size > _SMALL_BAR1 and (architecture := _pre_turing(g)):
+            # Its BAR1 is the size the board was built with (a K80's 16 GiB), whatever maps it: none to resize.
+            old[g.bdf] = f"{g.model or g.device}, {architecture}, {_size(size)}"
+        elif size > _SMALL_BAR1:
             fine[g.bdf] = _size(size)
         elif entry is not None and entry.supported_mib and max(entry.supported_mib) << 20 > size:
             small[g.bdf] = f"{_size(size)}, supports up to {_size(max(entry.supported_mib) << 20)}"
@@ -1360,8 +1364,9 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
             actual=small, subjects=list(small)), blind)
     if old:
         return over_gpu_functions(pcie, [*old, *fine], not_an_issue(
-            "small BAR1 on GPUs that predate Turing (" + "; ".join(f"{b}: {v}" for b, v in old.items())
-            + "): these generations have no Resizable BAR, so there is no larger size to enable"
+            "BAR1 on GPUs that predate Turing (" + "; ".join(f"{b}: {v}" for b, v in old.items())
+            + "): these generations have no Resizable BAR, so their BAR1 is the fixed size the board was built "
+            "with and there is no other size to enable"
             + (f"; BAR1 {', '.join(f'{b} {v}' for b, v in fine.items())} on the others" if fine else ""),
             actual=old, subjects=list(old)), blind)
     if blind and not fine:

@@ -83,12 +83,14 @@ from stackaudit.facts.sources import (
     NCCL_TESTS,
     NVC_INFO,
     NVSMI_LIST,
+    NVSMI_P2P,
+    NVSMI_P2P_UNNAMED,
     P2P_BANDWIDTH_TEST,
     RAY_STATUS,
     TF_DEVICES,
     USER_MACHINE,
 )
-from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index
+from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, parse_p2p_matrix
 from stackaudit.gputable import (
     LAPTOP_PART,
     MINING_BOARD,
@@ -110,6 +112,7 @@ from stackaudit.pci_address import BDF, is_bdf, normalize_bdf
 
 NVIDIA_TITLE = "NVML / nvidia-smi"
 TOPOLOGY_TITLE = "`nvidia-smi topo -m`"
+P2P_MATRIX_TITLE = "`nvidia-smi topo -p2p`"
 PCI_TITLE = PCI_DEVICES
 LSPCI_TITLE = "`lspci`"
 COLLECT_ENV_TITLE = "collect_env / check_env report"
@@ -568,6 +571,27 @@ def gpus_from_nvc_info(ctx: FactContext) -> GpuInventory:
 def gpus_from_topology(ctx: FactContext) -> GpuInventory:
     """The GPU rows of `nvidia-smi topo -m`: index, NUMA affinity."""
     return from_topology(_source_fact(ctx, "gpu_topology", TopoMatrix, TOPOLOGY_TITLE))
+
+
+@provider("gpus", GpuInventory, rank=25, title=P2P_MATRIX_TITLE)
+def gpus_from_p2p_matrix(ctx: FactContext) -> GpuInventory:
+    """The GPUs of a pasted `nvidia-smi topo -p2p` matrix of any capability (rw, r, w, n, a, p, or its command line
+    not shown): nvidia-smi prints a row and a column for every GPU NVML opens, so the matrix lists them whole (corpus
+    2355's `-p2p n`). The NVLink (n) and atomics (a) matrices feed no P2P check (facts/topology.gpu_p2p reads r/w/p)."""
+    if ctx.host.meta.source == "live":
+        raise FactUnavailable("live, NVML lists the GPUs")
+    for source in (*NVSMI_P2P.values(), NVSMI_P2P_UNNAMED):
+        try:
+            text = read_source(ctx.host, source)
+        except (NotCaptured, FactUnavailable):
+            continue
+        try:
+            matrix = parse_p2p_matrix(text, source.argv[-1] if source.argv else "")
+        except ParseError:
+            continue
+        records = tuple(GpuRecord(gpu_index(name), "", "", None, (P2P_MATRIX_TITLE,)) for name in matrix.gpus)
+        return GpuInventory(gpus=records, counts=((P2P_MATRIX_TITLE, len(records)),))
+    raise NotCaptured(P2P_MATRIX_TITLE)
 
 
 @provider("gpus", GpuInventory, rank=30, title=PCI_TITLE)
@@ -1845,14 +1869,15 @@ def metal_working_set_in_engine_log(text: str) -> MetalWorkingSet:
 _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?|GPUs?|NVIDIA)\b))\s*(?:(?:cards?|GPUs?)\s+)?"
                            r"(?:of\s+)?(?=\S)", re.I)
 # The count after the model also in brackets, as an issue template's answer puts it: `GPU used: Nvidia H200 (8 GPUs)`
-# (vllm-project/vllm#13412, corpus 1052).
+# (vllm-project/vllm#13412, corpus 1052); the bracket may say they are the ones at hand: `Platform: GCP VM with A100 (1
+# GPU available)` (huggingface/trl#3158, corpus 2365).
 # The count after the model as a title says a machine, glued to its noun: `A100 8card` (InternLM/lmdeploy#329, corpus
 # 1357), `A100 8cards`.
 # The count after the model and before its noun, apart: `i used cmd with A10 4 cards` (huggingface/text-generation-
 # inference#814, corpus 1637), `A100 8 GPUs`.
 # The count after the model and the host's noun: `Kubernetes Pod running on A10G Host with 8 GPU Cards` (vllm-project/
 # vllm#878, corpus 1664), `an H100 node with 8 GPUs`.
-_COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)\s*\))"
+_COUNT_AFTER = re.compile(r"\s*(?:[x×*]\s*([1-9]\d?)(?![\w.])|\(\s*([1-9]\d?)\s*(?:[x×*]\s*)?(?:GPUs?|cards?)(?:\s+available)?\s*\))"
                           r"|\s+([1-9]\d?)cards?\b|\s+([1-9]\d?)\s+(?:cards|GPUs)\b"
                           r"|\s+(?:host|node|server|machine|instance|box|workstation)\s+with\s+([1-9]\d?)\s+(?:GPU\s+)?"
                           r"(?:cards|GPUs)\b", re.I)
