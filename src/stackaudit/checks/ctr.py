@@ -977,6 +977,10 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
     bytes. llama.cpp (and ollama, which runs it) locks memory only to keep its weights resident and runs no NCCL,
     so a log of it alone, with no NCCL line, shows a limit that is not an issue where no RDMA device is shown
     (corpus 2023).
+    Every GPU container shown holding CAP_IPC_LOCK (`--cap-add IPC_LOCK`, a pod's `securityContext.capabilities.add:
+    ["IPC_LOCK"]`, ALL, or privileged), with no limit shown from outside those containers: ok, the kernel pins RDMA
+    registrations past RLIMIT_MEMLOCK for a process with that capability (ib_umem_get), so the limit does not bind
+    (corpus 2380).
     """
     observed: list[tuple[str, int | None, str]] = []  # (subject, bytes or None=unlimited, line)
     pair, source = _engine_limits(serving_processes, self_limits, MEMLOCK)
@@ -1000,6 +1004,15 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
     # NCCL's own word that the job moves nothing over RDMA (facts/serving_logs.no_rdma_traffic), with its line.
     no_rdma = nccl_nodes.rdma_unused(False) if nccl_nodes is not None else ""
     said = next(iter(nccl_nodes.no_rdma_lines), "") if nccl_nodes is not None else ""
+    # Every GPU container shown holds CAP_IPC_LOCK (added, or privileged): the kernel pins RDMA registrations past
+    # RLIMIT_MEMLOCK for it (ib_umem_get), so whatever limit it runs under does not bind (corpus 2380).
+    gpu_boxes = docker_containers.gpu_or_serving if docker_containers else ()
+    locked = [c.label for c in gpu_boxes if c.cap_ipc_lock]
+    if locked and len(locked) == len(gpu_boxes) and all(o[0] in locked for o in observed) and not no_rdma:
+        return ok(f"{', '.join(locked)} hold{'s' if len(locked) == 1 else ''} CAP_IPC_LOCK (an added capability or "
+                  "privileged): the kernel lets RDMA memory registration pin pages past RLIMIT_MEMLOCK there, so "
+                  "the locked-memory limit does not bind NCCL's IB transport",
+                  actual={c.label: "CAP_IPC_LOCK" for c in gpu_boxes}, subjects=locked)
     if not observed and no_rdma:
         return not_applicable(f"{no_rdma}{f' ({said!r})' if said else ''}: "
                               "the job registers no memory with an RDMA NIC, the only use RLIMIT_MEMLOCK limits "

@@ -770,6 +770,7 @@ def _pod_containers(doc: dict[str, Any], pod: dict[str, Any], excerpt: bool, env
             argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
             shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
             privileged=_dict(ctr.get("securityContext")).get("privileged") is True, unscheduled=unscheduled,
+            cap_add=_str_list(_dict(_dict(ctr.get("securityContext")).get("capabilities")).get("add")),
             gpu_shares=tuple((str(k), str(v)) for k, v in limits.items() if k in GPU_SHARE_RESOURCES),
             rdma_requested=tuple(f"{k}: {v}" for k, v in limits.items()
                                  if K8S_RDMA_RESOURCE.match(str(k)) and str(v).strip() not in ("0", "")),
