@@ -396,8 +396,9 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; a whole spec whose command only holds its
     container open (`sleep 100000`, `sh -c "sleep 10d;"`: DockerContainer.keep_alive) keeps the /dev/shm it shows
-    and runs nothing that shares it: not an issue (corpus 940, 1980); one that binds the host's
-    /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
+    and runs nothing that shares it: not an issue (corpus 940, 1980), ok where the size it shows is 1 GiB or more
+    (corpus 2380: a pod held open by `sleep` with a 10Gi memory emptyDir, what is exec'd there gets it); one that binds
+    the host's /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
     /dev/shm (and the host IPC namespace: a security trade-off): the engines' documented setting, ok where the
     host's size is not shown (a tmpfs of half the RAM unless the host mounts it smaller), judged on the host's `df`
     where it is. A `--shm-size` beside `--ipc=host` sizes nothing: Docker mounts a
@@ -605,6 +606,14 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     # costs nothing (corpus 940, 1980). A check that exits (`nvidia-smi`) has no /dev/shm to judge.
     waits = [c for c in docker_containers.containers if c.keep_alive and c.origin and not c.excerpt
              and not c.looks_like_serving] if docker_containers else []
+    roomy = [c for c in waits if c.shm_bytes is not None and c.shm_bytes >= SHM_MIN]
+    if not shown and tests and waits and len(roomy) == len(waits) == len(tests) and (shm is None or shm.size_bytes is None):
+        # What the user later runs inside (`kubectl exec`, `docker exec`) gets a /dev/shm of that size: large enough
+        # whatever shares it (corpus 2380: a 10Gi memory emptyDir in a pod started to sleep).
+        return ok("; ".join(f"{c.label}: /dev/shm {_size(c.shm_bytes)}" for c in roomy)
+                  + f", held open ({' '.join(_diagnostic_argv(docker_containers, roomy[0].label).split())}) for the work run inside it "
+                  "later, which gets that /dev/shm: not the 64 MiB default", actual=_size(roomy[0].shm_bytes),
+                  subjects=("/dev/shm",))
     if not shown and tests and waits and len(waits) == len(tests) and (shm is None or shm.size_bytes is None):
         return not_an_issue("; ".join(
             f"{c.label}: /dev/shm {'host IPC' if c.shm_bytes is None else _size(c.shm_bytes)}"
