@@ -576,3 +576,14 @@ def test_shm_size_pod_held_open_by_size_and_volume_name(tmp_path: Any) -> None:
     # Modelled counter-example: a small memory emptyDir in a pod held open stays a note, not ok (corpus 1980's form).
     assert paste_checks(tmp_path, _pod(size="64Mi"), "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
     assert capture_result("1980", "CTR-SHM-SIZE").status == "not-an-issue"
+
+
+def test_ipc_isolation_pod_held_open_with_two_pods_prompts_is_unknown(tmp_path: Any) -> None:
+    # Corpus 2380: nvidia-smi topo -m typed in pod 8pxb and in pod 9pxb: the job's ranks may span both pods.
+    r = capture_result("2380", "CTR-IPC-ISOLATION")
+    assert r.status == "unknown" and "8pxb, 9pxb" in r.message
+    second = _pod() + "\n" + _pod().split("```\n\n", 1)[1].replace("root@trainer", "root@other")
+    got = paste_checks(tmp_path, second, "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
+    assert got.status == "unknown" and "trainer, other" in got.message
+    # Modelled counter-example: the prompts of one pod only: the ranks started there stay inside it.
+    assert paste_checks(tmp_path, _pod(), "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"].status == "ok"

@@ -712,7 +712,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     A container whose command only holds it open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`) counts as
-    such a container: its engine is started inside it.
+    such a container: its engine is started inside it. Not where the paste shows nvidia-smi typed at the prompts of
+    two hosts or pods or more (`root@8pxb`, `root@9pxb`: ContainerInfo.gpu_prompt_hosts): a job's ranks may span
+    them, and which node each runs on is not shown: unknown (corpus 2380).
     Two GPU containers or more shown on the host, all in the host's IPC namespace, share its one /dev/shm whatever
     ranks each holds: ok (corpus 1754, two `--ipc=host` containers with one rank typed into each).
     Every GPU container shown on the host in the host's IPC namespace (`--ipc=host`), at most one of them a rank of a
@@ -853,6 +855,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         # A container held open for `docker exec` (`sleep 8640000`) runs the engine the user starts inside it.
         held = [(c, n) for c in docker_containers.gpu_or_serving if not ranks
                 and (not c.diagnostic_only or c.keep_alive) and (n := _gpus_held(c, gpus)) is not None and n >= 2]
+        if held and len(container.gpu_prompt_hosts) > 1:
+            # The paste shows GPUs in two hosts or pods: the ranks the user starts may sit in both.
+            return unknown(f"{', '.join(f'{c.label} ({n} GPUs)' for c, n in held)} is held open for the work run "
+                           "inside it, but the paste shows nvidia-smi run in "
+                           f"{len(container.gpu_prompt_hosts)} hosts or pods "
+                           f"({', '.join(container.gpu_prompt_hosts[:4])}): a job's ranks may span them, and whether "
+                           "they share a node (and so need one IPC namespace) is not shown",
+                           hint="say which node each pod runs on (`kubectl get pods -o wide`), or paste the job's "
+                           "NCCL_DEBUG=INFO channel lines")
         if held:
             # Whatever ranks the engine starts, it starts them inside the container that holds the GPUs.
             return ok("all ranks run inside one container: " + ", ".join(f"{c.label} ({n} GPUs)" for c, n in held)
