@@ -488,3 +488,102 @@ def test_shm_size_mpi_one_rank_per_host_or_sized_shm_is_no_issue(tmp_path: Any) 
     sized = paste_checks(tmp_path / "sized", run.format(flag="--shm-size=16g ", hosts="IP1:8,IP2:8"),
                          "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
     assert sized.status == "ok"
+
+
+# --- Kubernetes pod specs: IPC_LOCK and a memory emptyDir (corpus 2380) ----------------------------
+
+# Modelled on corpus 2380's pod: a pod spec whose GPU container adds a capability and mounts a memory emptyDir at
+# /dev/shm, with an RDMA NIC shown beside it (topo -m's legend).
+_POD_SPEC = """\
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  containers:
+  - image: nvcr.io/nvidia/pytorch:24.05-py3
+    name: worker
+    securityContext:
+      capabilities:
+        add: [ "{cap}" ]
+    resources:
+      limits:
+        nvidia.com/gpu: 2
+        rdma/rdma_shared_device_a: 1
+    command: ["sh", "-c", "sleep 1000099"]
+    volumeMounts:
+      - mountPath: /dev/shm
+        name: shm
+  volumes:
+    - emptyDir:
+        medium: Memory
+        sizeLimit: {size}
+      name: shm{quote}
+```
+
+```
+root@trainer:~# nvidia-smi topo -m
+\tGPU0\tGPU1\tmlx5_0\tCPU Affinity\tNUMA Affinity
+GPU0\t X \tNV12\tPXB\t0-63\t0
+GPU1\tNV12\t X \tPXB\t0-63\t0
+mlx5_0\tPXB\tPXB\t X
+```
+"""
+
+
+def _pod(cap: str = "IPC_LOCK", size: str = "10Gi", quote: str = "") -> str:
+    return _POD_SPEC.replace("{cap}", cap).replace("{size}", size).replace("{quote}", quote)
+
+
+def test_memlock_ipc_lock_capability_in_a_pod_spec_is_ok() -> None:
+    r = capture_result("2380", "CTR-MEMLOCK")
+    assert r.status == "ok" and "CAP_IPC_LOCK" in r.message and tuple(r.subjects) == ("pod1",)
+
+
+def test_memlock_privileged_docker_run_grants_ipc_lock(tmp_path: Any) -> None:
+    # Corpus 663's form: `docker run --privileged` holds every capability, CAP_IPC_LOCK among them.
+    r = capture_result("663", "CTR-MEMLOCK")
+    assert r.status == "ok"
+    got = paste_checks(tmp_path, "docker run --privileged --gpus all --network host nvcr.io/nvidia/pytorch:24.05-py3 "
+                       "torchrun --nnodes 2 --nproc-per-node 8 train.py\n", "CTR-MEMLOCK")["CTR-MEMLOCK"]
+    assert got.status == "ok" and "CAP_IPC_LOCK" in got.message
+
+
+def test_memlock_another_capability_or_one_container_without_it_stays_unknown(tmp_path: Any) -> None:
+    # Modelled counter-examples: SYS_NICE lifts no locked-memory limit; nor does IPC_LOCK in one GPU container of two.
+    assert paste_checks(tmp_path, _pod(cap="SYS_NICE"), "CTR-MEMLOCK")["CTR-MEMLOCK"].status == "unknown"
+    two = _pod().replace("  volumes:", """\
+  - image: nvcr.io/nvidia/pytorch:24.05-py3
+    name: second
+    resources:
+      limits:
+        nvidia.com/gpu: 2
+    command: ["sh", "-c", "sleep 1000099"]
+  volumes:""")
+    assert paste_checks(tmp_path, two, "CTR-MEMLOCK")["CTR-MEMLOCK"].status == "unknown"
+
+
+def test_shm_size_memory_emptydir_in_a_pod_held_open_is_ok() -> None:
+    # Corpus 2380: the volume's name as posted, `shm'`, still names the one its mount asks for.
+    r = capture_result("2380", "CTR-SHM-SIZE")
+    assert r.status == "ok" and "10 GiB" in r.message
+
+
+def test_shm_size_pod_held_open_by_size_and_volume_name(tmp_path: Any) -> None:
+    got = paste_checks(tmp_path, _pod(quote="'"), "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert got.status == "ok" and "10 GiB" in got.message
+    # Modelled counter-example: a small memory emptyDir in a pod held open stays a note, not ok (corpus 1980's form).
+    assert paste_checks(tmp_path, _pod(size="64Mi"), "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
+    assert capture_result("1980", "CTR-SHM-SIZE").status == "not-an-issue"
+
+
+def test_ipc_isolation_pod_held_open_with_two_pods_prompts_is_unknown(tmp_path: Any) -> None:
+    # Corpus 2380: nvidia-smi topo -m typed in pod 8pxb and in pod 9pxb: the job's ranks may span both pods.
+    r = capture_result("2380", "CTR-IPC-ISOLATION")
+    assert r.status == "unknown" and "8pxb, 9pxb" in r.message
+    second = _pod() + "\n" + _pod().split("```\n\n", 1)[1].replace("root@trainer", "root@other")
+    got = paste_checks(tmp_path, second, "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
+    assert got.status == "unknown" and "trainer, other" in got.message
+    # Modelled counter-example: the prompts of one pod only: the ranks started there stay inside it.
+    assert paste_checks(tmp_path, _pod(), "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"].status == "ok"

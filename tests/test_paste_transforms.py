@@ -34,6 +34,10 @@ ENTRIES = load_corpus()
 # Cuts that do give a new `ok` today: an excerpt judged as if whole (issue 28, rule 4). Each must still give
 # it (the test fails when one stops: remove it), so the list only shrinks.
 KNOWN_NEW_OK: dict[tuple[str, str], str] = {
+    ("2380-k8s-two-pods-2x-a100-nv12-topo-m-mlx5-pod1-nearest-nic-node-ipc-lock-shm-10gi.txt", "CTR-IPC-ISOLATION"):
+        "h105c: cut after line 46 only pod 8pxb's prompt is left, so the pod held open with two GPUs keeps its ranks "
+        "inside it (ok); the second pod's prompt (9pxb, line 57) that makes the whole paste unknown is cut away, and "
+        "the user's words of two pods (line 4) are not read",
     ("2339-compose-two-ray-containers-ipc-host-vllm-pp2-enforce-eager-working.txt", "CTR-GPU-ACCESS"):
         "first blind run CG: the compose's second service (ray-worker) is cut inside its spec, before any device "
         "request could stand, and the whole paste is unknown for it; cut after line 30 only the head service is left, "

@@ -398,8 +398,9 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; a whole spec whose command only holds its
     container open (`sleep 100000`, `sh -c "sleep 10d;"`: DockerContainer.keep_alive) keeps the /dev/shm it shows
-    and runs nothing that shares it: not an issue (corpus 940, 1980); one that binds the host's
-    /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
+    and runs nothing that shares it: not an issue (corpus 940, 1980), ok where the size it shows is 1 GiB or more
+    (corpus 2380: a pod held open by `sleep` with a 10Gi memory emptyDir, what is exec'd there gets it); one that binds
+    the host's /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
     /dev/shm (and the host IPC namespace: a security trade-off): the engines' documented setting, ok where the
     host's size is not shown (a tmpfs of half the RAM unless the host mounts it smaller), judged on the host's `df`
     where it is. A `--shm-size` beside `--ipc=host` sizes nothing: Docker mounts a
@@ -607,6 +608,14 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     # costs nothing (corpus 940, 1980). A check that exits (`nvidia-smi`) has no /dev/shm to judge.
     waits = [c for c in docker_containers.containers if c.keep_alive and c.origin and not c.excerpt
              and not c.looks_like_serving] if docker_containers else []
+    roomy = [c for c in waits if c.shm_bytes is not None and c.shm_bytes >= SHM_MIN]
+    if not shown and tests and waits and len(roomy) == len(waits) == len(tests) and (shm is None or shm.size_bytes is None):
+        # What the user later runs inside (`kubectl exec`, `docker exec`) gets a /dev/shm of that size: large enough
+        # whatever shares it (corpus 2380: a 10Gi memory emptyDir in a pod started to sleep).
+        return ok("; ".join(f"{c.label}: /dev/shm {_size(c.shm_bytes)}" for c in roomy)
+                  + f", held open ({' '.join(_diagnostic_argv(docker_containers, roomy[0].label).split())}) for the work run inside it "
+                  "later, which gets that /dev/shm: not the 64 MiB default", actual=_size(roomy[0].shm_bytes),
+                  subjects=("/dev/shm",))
     if not shown and tests and waits and len(waits) == len(tests) and (shm is None or shm.size_bytes is None):
         return not_an_issue("; ".join(
             f"{c.label}: /dev/shm {'host IPC' if c.shm_bytes is None else _size(c.shm_bytes)}"
@@ -705,7 +714,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     A container whose command only holds it open for `docker exec` (`sleep 8640000`, `tail -f /dev/null`) counts as
-    such a container: its engine is started inside it.
+    such a container: its engine is started inside it. Not where the paste shows nvidia-smi typed at the prompts of
+    two hosts or pods or more (`root@8pxb`, `root@9pxb`: ContainerInfo.gpu_prompt_hosts): a job's ranks may span
+    them, and which node each runs on is not shown: unknown (corpus 2380).
     Two GPU containers or more shown on the host, all in the host's IPC namespace, share its one /dev/shm whatever
     ranks each holds: ok (corpus 1754, two `--ipc=host` containers with one rank typed into each).
     Every GPU container shown on the host in the host's IPC namespace (`--ipc=host`), at most one of them a rank of a
@@ -846,6 +857,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         # A container held open for `docker exec` (`sleep 8640000`) runs the engine the user starts inside it.
         held = [(c, n) for c in docker_containers.gpu_or_serving if not ranks
                 and (not c.diagnostic_only or c.keep_alive) and (n := _gpus_held(c, gpus)) is not None and n >= 2]
+        if held and len(container.gpu_prompt_hosts) > 1:
+            # The paste shows GPUs in two hosts or pods: the ranks the user starts may sit in both.
+            return unknown(f"{', '.join(f'{c.label} ({n} GPUs)' for c, n in held)} is held open for the work run "
+                           "inside it, but the paste shows nvidia-smi run in "
+                           f"{len(container.gpu_prompt_hosts)} hosts or pods "
+                           f"({', '.join(container.gpu_prompt_hosts[:4])}): a job's ranks may span them, and whether "
+                           "they share a node (and so need one IPC namespace) is not shown",
+                           hint="say which node each pod runs on (`kubectl get pods -o wide`), or paste the job's "
+                           "NCCL_DEBUG=INFO channel lines")
         if held:
             # Whatever ranks the engine starts, it starts them inside the container that holds the GPUs.
             return ok("all ranks run inside one container: " + ", ".join(f"{c.label} ({n} GPUs)" for c, n in held)
@@ -979,6 +999,10 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
     bytes. llama.cpp (and ollama, which runs it) locks memory only to keep its weights resident and runs no NCCL,
     so a log of it alone, with no NCCL line, shows a limit that is not an issue where no RDMA device is shown
     (corpus 2023).
+    Every GPU container shown holding CAP_IPC_LOCK (`--cap-add IPC_LOCK`, a pod's `securityContext.capabilities.add:
+    ["IPC_LOCK"]`, ALL, or privileged), with no limit shown from outside those containers: ok, the kernel pins RDMA
+    registrations past RLIMIT_MEMLOCK for a process with that capability (ib_umem_get), so the limit does not bind
+    (corpus 2380).
     """
     observed: list[tuple[str, int | None, str]] = []  # (subject, bytes or None=unlimited, line)
     pair, source = _engine_limits(serving_processes, self_limits, MEMLOCK)
@@ -1002,6 +1026,15 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
     # NCCL's own word that the job moves nothing over RDMA (facts/serving_logs.no_rdma_traffic), with its line.
     no_rdma = nccl_nodes.rdma_unused(False) if nccl_nodes is not None else ""
     said = next(iter(nccl_nodes.no_rdma_lines), "") if nccl_nodes is not None else ""
+    # Every GPU container shown holds CAP_IPC_LOCK (added, or privileged): the kernel pins RDMA registrations past
+    # RLIMIT_MEMLOCK for it (ib_umem_get), so whatever limit it runs under does not bind (corpus 2380).
+    gpu_boxes = docker_containers.gpu_or_serving if docker_containers else ()
+    locked = [c.label for c in gpu_boxes if c.cap_ipc_lock]
+    if locked and len(locked) == len(gpu_boxes) and all(o[0] in locked for o in observed) and not no_rdma:
+        return ok(f"{', '.join(locked)} hold{'s' if len(locked) == 1 else ''} CAP_IPC_LOCK (an added capability or "
+                  "privileged): the kernel lets RDMA memory registration pin pages past RLIMIT_MEMLOCK there, so "
+                  "the locked-memory limit does not bind NCCL's IB transport",
+                  actual={c.label: "CAP_IPC_LOCK" for c in gpu_boxes}, subjects=locked)
     if not observed and no_rdma:
         return not_applicable(f"{no_rdma}{f' ({said!r})' if said else ''}: "
                               "the job registers no memory with an RDMA NIC, the only use RLIMIT_MEMLOCK limits "

@@ -63,6 +63,9 @@ class ContainerInfo:
     # container by `docker exec` / `kubectl exec` or typed at a prompt that names one, each (its target, the command run
     # there); what they printed is that container's own view.
     exec_into: tuple[tuple[str, str], ...] = ()
+    # Where a pasted spec describes the container from outside (kind ""): the distinct hosts whose shell prompts run
+    # nvidia-smi (`root@8pxb:~# nvidia-smi topo -m`, `root@9pxb:~# ...`: two pods' GPUs, corpus 2380), in order.
+    gpu_prompt_hosts: tuple[str, ...] = ()
     # GKE's driver installer (its device plugin pod's init container) shown ending in its wait for driver libraries
     # that no one installs (GKE_INSTALLER_LINE), its lines joined; "" where none is shown or the plugin reached the GPUs.
     driver_wait: str = ""
@@ -596,6 +599,12 @@ def _prompt_rows(host: Host) -> list[tuple[str, str]]:
     return [(name, command) for name, _, command in (line.partition("\t") for line in text.splitlines())]
 
 
+def _gpu_prompt_hosts(host: Host) -> tuple[str, ...]:
+    """The distinct hosts of the paste's prompts (_prompt_rows) at which nvidia-smi is typed, in order."""
+    hosts = [name for name, command in _prompt_rows(host) if command.split()[:1] == ["nvidia-smi"]]
+    return tuple(dict.fromkeys(hosts))
+
+
 def _exec_rows(host: Host) -> tuple[tuple[str, str], ...]:
     """(target, command) of each `docker exec` / `kubectl exec` row of the paste's prompts (exec_inside), and of each
     command typed at a prompt that names a container (_container_prompt: `root@b888322c7439:/# nvidia-smi`, its
@@ -1084,6 +1093,7 @@ def container(ctx: FactContext) -> ContainerInfo:
                 # The image's entrypoint ran nvidia-smi in the container the spec starts: what it printed is the
                 # container's own view.
                 return ContainerInfo("", (host_side,), None, exec_into=_exec_rows(host),
+                                     gpu_prompt_hosts=_gpu_prompt_hosts(host),
                                      ran_inside=("nvidia-smi",) if _aio_smi(host) else (),
                                      plugin_reached=_gpu_stack_pod(host)[2])
             journal = _journal_engine(host)

@@ -664,6 +664,12 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _volume_name(value: Any) -> str:
+    """A pod volume's name as its mounts refer to it, less quotes a paste leaves stuck to it (`name: shm'`, corpus
+    2380): Kubernetes takes only a DNS label there (lower-case letters, digits and '-'), so no quote belongs to one."""
+    return str(value).strip().strip("'\"")
+
+
 def _memory_dir(volume: Any) -> dict[str, Any] | None:
     """A pod volume's `emptyDir` where its medium is Memory (a tmpfs); None for any other volume."""
     empty = _dict(volume).get("emptyDir")
@@ -735,8 +741,8 @@ def _pod_containers(doc: dict[str, Any], pod: dict[str, Any], excerpt: bool, env
     out = []
     meta = _dict(doc.get("metadata"))
     unscheduled = _unscheduled(doc, pod)
-    volumes = {str(v.get("name")): v for v in pod.get("volumes") or [] if isinstance(v, dict)}
-    mounted = {str(m.get("name")) for c in (*(pod.get("containers") or []), *(pod.get("initContainers") or []))
+    volumes = {_volume_name(v.get("name")): v for v in pod.get("volumes") or [] if isinstance(v, dict)}
+    mounted = {_volume_name(m.get("name")) for c in (*(pod.get("containers") or []), *(pod.get("initContainers") or []))
                if isinstance(c, dict) for m in c.get("volumeMounts") or [] if isinstance(m, dict)}
     # A memory emptyDir that no container shown mounts: the paste was cut before the mounts that use it.
     memory_unmounted = any(_memory_dir(v) is not None and n not in mounted for n, v in volumes.items())
@@ -748,8 +754,8 @@ def _pod_containers(doc: dict[str, Any], pod: dict[str, Any], excerpt: bool, env
         for mount in ctr.get("volumeMounts") or []:
             if isinstance(mount, dict) and str(mount.get("mountPath", "")).rstrip("/") == "/dev/shm":
                 # A volume mounted but not declared: the paste was cut before the pod's `volumes:`.
-                cut = str(mount.get("name")) not in volumes
-                vol = volumes.get(str(mount.get("name")), {})
+                cut = _volume_name(mount.get("name")) not in volumes
+                vol = volumes.get(_volume_name(mount.get("name")), {})
                 host_shm = binds_host_shm(str(_dict(vol.get("hostPath")).get("path", "")), "/dev/shm")
                 empty = _memory_dir(vol)
                 if empty is not None:
@@ -770,6 +776,7 @@ def _pod_containers(doc: dict[str, Any], pod: dict[str, Any], excerpt: bool, env
             argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
             shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
             privileged=_dict(ctr.get("securityContext")).get("privileged") is True, unscheduled=unscheduled,
+            cap_add=_str_list(_dict(_dict(ctr.get("securityContext")).get("capabilities")).get("add")),
             gpu_shares=tuple((str(k), str(v)) for k, v in limits.items() if k in GPU_SHARE_RESOURCES),
             rdma_requested=tuple(f"{k}: {v}" for k, v in limits.items()
                                  if K8S_RDMA_RESOURCE.match(str(k)) and str(v).strip() not in ("0", "")),

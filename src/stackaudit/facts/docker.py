@@ -682,6 +682,14 @@ class DockerContainer:
         return self.privileged or "SYS_NICE" in caps or "ALL" in caps
 
     @property
+    def cap_ipc_lock(self) -> bool:
+        """It holds CAP_IPC_LOCK (`--cap-add IPC_LOCK`, a pod's `securityContext.capabilities.add`, ALL, or
+        `--privileged`): the kernel lets it lock and pin memory past RLIMIT_MEMLOCK (mlock, and RDMA registration:
+        ib_umem_get pins beyond the limit where `capable(CAP_IPC_LOCK)`)."""
+        caps = {c.upper().removeprefix("CAP_") for c in self.cap_add}
+        return self.privileged or "IPC_LOCK" in caps or "ALL" in caps
+
+    @property
     def seccomp_unconfined(self) -> bool:
         return self.privileged or any(re.fullmatch(r"seccomp[=:]unconfined", o) for o in self.security_opt)
 
