@@ -55,6 +55,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import QUERY_ROW, NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.peer_access import NVB_DEVICE
+from stackaudit.facts.ray_log import NODES_WITH, RESOURCE_GPU
 from stackaudit.facts.registry import (
     FactContext,
     FactUnavailable,
@@ -2783,10 +2784,9 @@ def gpus_from_k8s_node(text: str) -> GpuInventory:
 
 
 RAY_STATUS_TITLE = "`ray status`'s accelerator types"
-# Ray 1.x's `ray status` line for a node type: ` 1 node(s) with resources: {..., 'GPU': 4.0, ..., 'accelerator_type:T4':
-# 1.0}`. Ray names the type from the GPU's product name (`Tesla T4` the T4: ray/_private/accelerators/nvidia_gpu.py).
-_RAY_NODES = re.compile(r"^\s+(\d+) node\(s\) with resources: \{")
-_RAY_GPU = re.compile(r"'GPU': (\d+(?:\.\d+)?)")
+# Ray 1.x's `ray status` line for a node type, read by ray_log.NODES_WITH and RESOURCE_GPU: ` 1 node(s) with resources:
+# {..., 'GPU': 4.0, ..., 'accelerator_type:T4': 1.0}`. Ray names the type from the GPU's product name (`Tesla T4` the
+# T4: ray/_private/accelerators/nvidia_gpu.py).
 _RAY_TYPE = re.compile(r"'accelerator_type:([\w.-]{1,30})'")
 
 
@@ -2804,7 +2804,7 @@ def gpus_from_ray_status(text: str) -> GpuInventory:
     models: set[str] = set()
     count = 0
     for line in text.splitlines():
-        nodes, gpu = _RAY_NODES.match(line), _RAY_GPU.search(line)
+        nodes, gpu = NODES_WITH.match(line), RESOURCE_GPU.search(line)
         if nodes is None or gpu is None or round(float(gpu.group(1))) == 0:
             continue
         kind = _RAY_TYPE.search(line)

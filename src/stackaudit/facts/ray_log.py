@@ -89,8 +89,9 @@ STATUS_LINE = re.compile(r"^(?:\s*$|\s+\S|-{10,}\s*$|(?:Node status|Resources|Ac
 _NODE_SECTIONS = ("Active:", "Healthy:", "Idle:")
 _NODE_COUNT = re.compile(r"^\s+(\d+)\s+\S")
 _GPU_USAGE = re.compile(r"^\s*[\d.]+/([\d.]+)\s+GPU\b")
-_NODES_WITH = re.compile(r"^\s+(\d+) node\(s\) with resources: \{")
-_RESOURCE_GPU = re.compile(r"'GPU': ([\d.]+)")
+# Ray 1.x's line for a node type, and the GPUs in its resources (facts/gpus.py reads the model beside them).
+NODES_WITH = re.compile(r"^\s+(\d+) node\(s\) with resources: \{")
+RESOURCE_GPU = re.compile(r"'GPU': (\d+(?:\.\d+)?)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,9 +144,9 @@ def ray_cluster_from_status(text: str) -> RayCluster:
             section = stripped
             continue
         m = _NODE_COUNT.match(line)
-        if (w := _NODES_WITH.match(line)) is not None and not per_node:
+        if (w := NODES_WITH.match(line)) is not None and not per_node:
             # Ray 1.x: N nodes of one type, each with the resources the dict names (no 'GPU' key: none).
-            gpu = _RESOURCE_GPU.search(line)
+            gpu = RESOURCE_GPU.search(line)
             nodes += int(w.group(1))
             listed.extend([round(float(gpu.group(1))) if gpu else 0] * int(w.group(1)))
             lines.append(stripped)

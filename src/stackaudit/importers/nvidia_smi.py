@@ -267,6 +267,11 @@ _LONE_HEADER = re.compile(r"^\s*" + TABLE_HEADER.pattern)
 _TIMESTAMP = re.compile(r"^\s*\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*$")
 # The command whose one line of output NVML_FAILED is.
 _SMI_COMMAND = re.compile(r"^\s*(?:sudo\s+)?(?:/[\w./-]{0,200}/)?nvidia-smi\s*$")
+
+
+def _under_command(lines: list[str], i: int) -> bool:
+    """Whether the line above line i is `nvidia-smi` typed bare (its prompt, sudo or path allowed)."""
+    return i > 0 and _SMI_COMMAND.match(strip_prompt(lines[i - 1])) is not None
 # nvidia-smi's second line under a version mismatch, its own library's version (k4yt3x/video2x#1226, corpus 1008):
 # `Failed to initialize NVML: Driver/library version mismatch` then `NVML library version: 565.57`.
 _NVML_LIBRARY_LINE = re.compile(r"^\s*NVML library version: \d+\.\d+(?:\.\d+)?\s*$")
@@ -288,8 +293,7 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
             yield Found("nvidia-smi", i, i + 2, applied_each(command_output_appended(TABLE_ARGV, text),
                                                              document_appended(EVIDENCE_LINES.name, text)), whole=True)
             continue
-        if i > 0 and (NVML_FAILED.match(lines[i]) or NO_DEVICES.match(lines[i])) \
-                and _SMI_COMMAND.match(strip_prompt(lines[i - 1])):
+        if (NVML_FAILED.match(lines[i]) or NO_DEVICES.match(lines[i])) and _under_command(lines, i):
             # The whole output of a run that could not start NVML, or that found no GPU it could open (`No devices
             # were found`), under the command, its shell prompt too (`# nvidia-smi`, `sh-5.1# nvidia-smi`):
             # nvidia-smi's output, which shows no GPU (facts/nvidia_smi.parse_table says so), and a symptom where any
@@ -301,7 +305,7 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
         if NO_DRIVER.match(lines[i]):
             # nvidia-smi's failure to reach any driver, its own words: its whole output wherever it stands, with the
             # command (or its prompt) above it and NVML's failed shutdown within two lines below it (corpus 1177).
-            start = i - 1 if i > 0 and _SMI_COMMAND.match(strip_prompt(lines[i - 1])) else i
+            start = i - 1 if _under_command(lines, i) else i
             end = next((k + 1 for k in range(i + 1, min(i + 3, len(lines))) if NVML_SHUTDOWN_FAILED.match(lines[k])),
                        i + 1)
             text = lines[i].strip(" `\t") + "\n"
@@ -317,7 +321,7 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
             end = i + 1
             while end < len(lines) and NO_HANDLE.match(lines[end]):
                 end += 1
-            above = i > 0 and (bool(_SMI_COMMAND.match(strip_prompt(lines[i - 1]))) or bool(FENCE.match(lines[i - 1])))
+            above = _under_command(lines, i) or (i > 0 and FENCE.match(lines[i - 1]) is not None)
             below = end == len(lines) or not lines[end].strip() or bool(FENCE.match(lines[end]))
             text = "".join(x.strip() + "\n" for x in lines[i:end])
             yield Found("nvidia-smi", i, end, command_output_appended(TABLE_ARGV, text), whole=above and below)
