@@ -207,8 +207,10 @@ class _Wrap:
     def wrapped(self, line: str, indent: int, hanging: int = 2, style: str = "") -> list[str]:
         """A line already made visible (one_line), wrapped."""
         pad = " " * indent
-        lines = [pad + line] if self.width is None else textwrap.wrap(
-            line, width=max(40, self.width), initial_indent=pad, subsequent_indent=pad + " " * hanging,
+        # A line that fits is what textwrap would give, without its chunking (most lines of a report fit).
+        fits = self.width is None or (indent + len(line) <= max(40, self.width) and line == line.strip())
+        lines = [pad + line] if fits else textwrap.wrap(
+            line, width=max(40, self.width or 0), initial_indent=pad, subsequent_indent=pad + " " * hanging,
             break_long_words=False, break_on_hyphens=False) or [pad]
         return [self.styled(x, style) for x in lines]
 
