@@ -34,6 +34,9 @@ ENTRIES = load_corpus()
 # Cuts that do give a new `ok` today: an excerpt judged as if whole (issue 28, rule 4). Each must still give
 # it (the test fails when one stops: remove it), so the list only shrinks.
 KNOWN_NEW_OK: dict[tuple[str, str], str] = {
+    ("2417-tritonserver-24-09-docker-gpus-all-privileged-error-100-no-device-driver-560.txt", "CTR-GPU-ACCESS"):
+        "first blind run CN: as 329, a docker run asking --gpus all, cut after line 20, before CUDA's 'no "
+        "CUDA-capable device is detected' (error 100), is judged ok from the request alone; the cut removes the failure",
     ("2380-k8s-two-pods-2x-a100-nv12-topo-m-mlx5-pod1-nearest-nic-node-ipc-lock-shm-10gi.txt", "CTR-IPC-ISOLATION"):
         "h105c: cut after line 46 only pod 8pxb's prompt is left, so the pod held open with two GPUs keeps its ranks "
         "inside it (ok); the second pod's prompt (9pxb, line 57) that makes the whole paste unknown is cut away, and "
@@ -292,6 +295,9 @@ QUERY_KINDS = ("nvidia-smi -q", "nvidia-smi -q section")
 QUERY_ENTRIES = [(e, kind) for e in ENTRIES for kind in QUERY_KINDS if kind in e.kinds]
 # Pastes whose joined run cannot say what their lines say: the file -> why.
 FLAT_AMBIGUOUS = {
+    "2405-ec2-8x-a10g-535-161-dcgm-exporter-hook-nvml-unknown-error-gpu0-brand-unknown.txt":
+        "the paste ends in a field name cut after its first word (`Display`); joined onto `Product Architecture : "
+        "Ampere` it is a word of the value, as 872's `Ut` is",
     "872-gtx-1080-ti-nvidia-smi-q-busy-p2-gen3-x16-no-throttle.txt":
         "the paste ends in a field name cut after two letters (`Ut`); joined onto `Compute Mode : Default` it is a "
         "word of the value, as `Ti` is of `Product Name : GeForce GTX 1080 Ti`",
