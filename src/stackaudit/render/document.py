@@ -207,7 +207,7 @@ class _Wrap:
     def wrapped(self, line: str, indent: int, hanging: int = 2, style: str = "") -> list[str]:
         """A line already made visible (one_line), wrapped."""
         pad = " " * indent
-        # A line that fits is what textwrap would give, without its chunking (most lines of a report fit).
+        # A line that fits comes back from textwrap as it is: drawn without textwrap's chunking.
         fits = self.width is None or (indent + len(line) <= max(40, self.width) and line == line.strip())
         lines = [pad + line] if fits else textwrap.wrap(
             line, width=max(40, self.width or 0), initial_indent=pad, subsequent_indent=pad + " " * hanging,
