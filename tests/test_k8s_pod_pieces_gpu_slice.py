@@ -12,7 +12,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import body, capture_checks, fact, paste_checks, pasted
+from corpus import (
+    body,
+    capture_checks,
+    capture_report,
+    capture_result,
+    fact,
+    paste_checks,
+    pasted,
+    report_spans,
+)
 from stackaudit.engine.collect import Missing
 
 # https://github.com/Project-HAMi/HAMi/issues/446 (description by lut777, 2024-08-19), the pod spec verbatim.
@@ -113,3 +122,33 @@ def test_blocks_without_a_gpu_request_are_no_pod() -> None:
     # Modelled: 824's pieces with a memory limit in place of the GPU resources.
     text = body("824").replace("nvidia.com/gpu: 2", "memory: 4Gi").replace("nvidia.com/gpumem: 20k", "cpu: 2")
     assert isinstance(fact(pasted(text), "docker_containers"), Missing)
+
+
+# A container's `resources:` pasted alone, indented as in its pod (with the status keys after it or not): its limits or
+# requests listing a GPU resource make it a container's piece (importers/container_specs._gpu_resources).
+
+
+def test_corpus_2410_resources_alone_are_two_pod_pieces() -> None:
+    # HAMi#1704: `resources:` with nvidia.com/gpu and nvidia.com/gpumem: 4k, then restartCount, qosClass, resize.
+    spans = [(k, a, b) for k, a, b in report_spans(capture_report("2410")) if k == "k8s pod"]
+    assert [a for _, a, _ in spans] == [9, 33]
+    res = capture_checks("2410", "MEM-GPU-SHARED", "CTR-K8S-GPU-TOPOLOGY")
+    assert res["MEM-GPU-SHARED"].status == "issue" and "nvidia.com/gpumem: 4k" in res["MEM-GPU-SHARED"].message
+    assert capture_result("2410", "CTR-K8S-GPU-TOPOLOGY").status == "not-applicable"
+
+
+def test_hami_1417_resources_alone_are_a_slice() -> None:
+    # HAMi#1417's resources block (verbatim above), pasted without its container.
+    text = HAMI_1417[HAMI_1417.index("      resources:"):HAMI_1417.index("  schedulerName")]
+    (ctr,) = fact(pasted(text), "docker_containers").containers
+    assert ctr.gpu_count == 1 and ctr.gpu_slice == (("nvidia.com/gpumem", "5k"),)
+
+
+def test_resources_alone_without_a_gpu_are_no_pod() -> None:
+    # Modelled: 2410's first block with its GPU resources left out, and a compose service's device reservation.
+    text = "    resources:\n      limits:\n        cpu: \"4\"\n        memory: 8G\n    restartCount: 0\n  qosClass: Burstable\n"
+    assert isinstance(fact(pasted(text), "docker_containers"), Missing)
+    compose = ("    deploy:\n      resources:\n        reservations:\n          devices:\n            - driver: nvidia\n"
+               "              capabilities: [gpu]\n              nvidia.com/gpu: 1\n")
+    found = fact(pasted(compose), "docker_containers")
+    assert isinstance(found, Missing) or all(c.origin != "kubernetes" for c in found.containers)

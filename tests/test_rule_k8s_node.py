@@ -18,6 +18,7 @@ from corpus import body, capture_checks, paste_checks
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.k8s_node import (
     gpus_from_node_labels,
+    hami_entries,
     hami_registered,
     mig_setup_from_node,
     parse_k8s_nodes,
@@ -397,6 +398,40 @@ def test_corpus_2171_a_cut_hami_register_is_a_lower_bound() -> None:
     assert fm.status == "not-applicable", fm.message
 
 
+def test_hami_register_gives_each_gpus_shares() -> None:
+    for text, model in ((HAMI_FOLDED_A40, "NVIDIA A40"), (HAMI_QUOTED_P4, "Tesla P4"),
+                        (HAMI_JSON_V100, "Tesla V100-PCIE-32GB")):
+        assert hami_entries(text)[0] == ((model, 10), (model, 10)), text
+
+
+def test_corpus_2407_a_node_cut_in_its_annotations_is_read_by_its_hami_register() -> None:
+    # Corpus 2407 (volcano-sh/volcano#4511): `kubectl get node -o yaml` cut inside its NFD labels, before any
+    # capacity; HAMi registers its one RTX 2060 as 10 shares.
+    assert [k for k, *_ in recognise(body("2407")).recognised] == ["k8s node"]
+    res = capture_checks("2407", "MEM-GPU-SHARED", "MEM-MIG", "CTR-K8S-GPU-TOPOLOGY", "CTR-GPU-ACCESS")
+    assert res["MEM-GPU-SHARED"].status == "issue" and "GeForce RTX 2060 x10" in res["MEM-GPU-SHARED"].message
+    assert res["MEM-MIG"].status == "not-applicable"
+    assert res["CTR-K8S-GPU-TOPOLOGY"].status == "not-applicable"
+    assert res["CTR-GPU-ACCESS"].status == "unknown"
+
+
+def test_corpus_2171_ten_shares_of_each_a100_and_a_cut_register_no_single_gpu() -> None:
+    # Corpus 2171 (Project-HAMi/HAMi#314): each A100 split 10 ways (its second reader: issue); cut after the first
+    # GPU, so the node's GPU count is not known: no single-GPU verdict.
+    res = capture_checks("2171", "MEM-GPU-SHARED", "CTR-K8S-GPU-TOPOLOGY")
+    assert res["MEM-GPU-SHARED"].status == "issue" and "A100-PCIE-40GB x10" in res["MEM-GPU-SHARED"].message
+    assert res["CTR-K8S-GPU-TOPOLOGY"].status == "unknown"
+
+
+def test_modelled_a_register_of_whole_gpus_shares_nothing(tmp_path: Path) -> None:
+    # Modelled: HAMi's docs' A40 node with each GPU registered as one share (device-split-count 1), two GPUs.
+    text = "apiVersion: v1\nkind: Node\nmetadata:\n  annotations:\n" + HAMI_FOLDED_A40.replace(",10,", ",1,")
+    (node,) = parse_k8s_nodes(text).nodes
+    assert node.registered == (("NVIDIA A40", 1), ("NVIDIA A40", 1)) and node.most_gpus == 2
+    res = paste_checks(tmp_path, text, "MEM-GPU-SHARED", "CTR-K8S-GPU-TOPOLOGY")
+    assert res["MEM-GPU-SHARED"].status != "issue" and res["CTR-K8S-GPU-TOPOLOGY"].status != "not-applicable"
+
+
 def test_modelled_a_register_cut_inside_its_first_entry_names_no_gpu() -> None:
     text = "hami.io/node-nvidia-register:\n  GPU-b7c4eb59-dd76-ca5a-8482-56fd796b0a75,10,40960,100,NVIDIA-NVI...\n"
     assert hami_registered(text) is None
@@ -409,7 +444,8 @@ def test_a_node_seen_from_outside_its_pods_is_unknown_not_out_of_scope(prefix: s
     is not ruled out; which pods get GPUs is not shown."""
     result = capture_checks(prefix, ACCESS)[ACCESS]
     assert result.status == "unknown"
-    assert "from outside its pods" in result.message
+    # 2171's node shows its GPUs by HAMi's register (so it is a GPU node), cut before its Capacity.
+    assert ("not both its capacity and allocatable" if prefix == "2171" else "from outside its pods") in result.message
 
 
 def test_a_node_seen_from_outside_keeps_the_device_plugins_own_line() -> None:

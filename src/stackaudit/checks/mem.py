@@ -49,7 +49,7 @@ from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.symptoms import MIG_ENABLED
 from stackaudit.facts.system import KernelInfo
-from stackaudit.facts.time_slicing import TimeSlicing
+from stackaudit.facts.time_slicing import CONFIG_BY, TimeSlicing
 from stackaudit.fixes.model import (
     advice,
     cmd,
@@ -679,6 +679,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     So is a device plugin's time-slicing config (Helm values, its ConfigMap, its `Running with config:` dump;
     facts/time_slicing.py) that offers a GPU more than once (`replicas: 4`): up to that many pods share each GPU's
     memory and SMs in turns, with no isolation, quoted. `timeSlicing: {}` or `replicas: 1` shares nothing.
+    So is HAMi's register of a node's GPUs (its `hami.io/node-nvidia-register` annotation) that splits a GPU into
+    more than one share (`GPU-...,10,6144,100,NVIDIA-...`: 10 shares): up to that many pods are placed on it.
     Where the plugin's own log in the source ends before it reached the GPUs (no NVML detection, no registration
     with the kubelet, no device health event: a plugin that crash-loops after its config dump,
     ContainerInfo.plugin_short), it offered no GPU to any pod: the config is reported, not judged.
@@ -1109,12 +1111,15 @@ def _gpu_slices(sliced: list[DockerContainer]) -> Outcome:
 
 
 def _time_sliced(time_slicing: TimeSlicing) -> Outcome:
-    """MEM-GPU-SHARED from a device plugin's time-slicing config that offers each GPU more than once."""
+    """MEM-GPU-SHARED from a device plugin's time-slicing config, or HAMi's register of the node's GPUs, that offers
+    each GPU more than once."""
     said = ", ".join(f"{name} x{n}" for name, n in time_slicing.shared)
     most = max(n for _, n in time_slicing.shared)
-    return issue(f"the device plugin's time-slicing config offers each GPU more than once ({said}): up to {most} pods "
-                 "share one GPU's memory and SMs in turns, with no memory or fault isolation between them, so a "
-                 "serving pod gets neither the whole memory nor steady compute", actual=dict(time_slicing.shared),
+    # Time-slicing isolates nothing; HAMi caps each pod's memory slice, but the pods still share the GPU's SMs.
+    how = "share one GPU's memory and SMs in turns, with no memory or fault isolation between them" \
+        if time_slicing.by == CONFIG_BY else "are placed on one GPU, each with a slice of its memory and its SMs"
+    return issue(f"{time_slicing.by} offers each GPU more than once ({said}): up to {most} pods {how}, so a serving "
+                 "pod gets neither the whole memory nor steady compute", actual=dict(time_slicing.shared),
                  expected="replicas 1 (whole GPUs) for serving pods", evidence=sorted(time_slicing.lines, key=lambda line: "replicas" not in line)[:4])
 
 

@@ -28,6 +28,7 @@ from stackaudit.facts.registry import fact, parser
 from stackaudit.facts.sources import K8S_NODE
 from stackaudit.facts.symptoms import LogSymptoms, find_symptoms
 from stackaudit.facts.system import KernelInfo
+from stackaudit.facts.time_slicing import TimeSlicing
 from stackaudit.gputable import capability_name, has_mig
 
 # The start of one node in `kubectl describe node(s)` (`Name:` at the margin), or of one object in a list of nodes
@@ -91,6 +92,11 @@ class K8sNode:
     system: tuple[NodeEntry, ...] = ()  # System Info / nodeInfo, keyed kernel, os, runtime, kubelet
     requested: tuple[NodeEntry, ...] = ()  # describe's Allocated resources rows of extended resources
     taints: tuple[str, ...] = ()
+    # HAMi's register of the node's GPUs in its annotations (hami_entries): each GPU's model and the shares it is
+    # split into; cut by kubectl (`...`) it lists only some GPUs.
+    registered: tuple[tuple[str, int], ...] = ()
+    registered_cut: bool = False
+    registered_line: str = ""
 
     def label(self, key: str) -> NodeEntry | None:
         """The node's label of that key (`nvidia.com/gpu.product`), or None."""
@@ -212,21 +218,25 @@ class K8sNode:
     def most_gpus(self) -> int | None:
         """The most GPU devices one pod can be handed on the node: the sum of the GPU resources its Capacity counts
         (else its Allocatable), time-slicing's replicas and MIG slices each one device; else the whole GPUs GFD counts
-        (gpu_count); None where none shows one. A count of 1 is one GPU, or one replica or slice of it."""
+        (gpu_count); else the GPUs HAMi's register lists, where kubectl did not cut it; None where none shows one. A count of 1 is one GPU, or one replica or slice of it."""
         shown = self.shown_gpu_resources
-        return sum(int(e.value) for e in shown.values()) if shown else self.gpu_count
+        if shown or self.gpu_count is not None or self.registered_cut:
+            return sum(int(e.value) for e in shown.values()) if shown else self.gpu_count
+        # HAMi hands a container its GPUs' shares each on another GPU: at most the GPUs its register lists whole.
+        return len(self.registered) or None
 
     @property
     def device_line(self) -> str:
-        """The node's first GPU resource line (capacity's, else allocatable's), else GFD's `gpu.count` label line."""
+        """The node's first GPU resource line (capacity's, else allocatable's), else GFD's `gpu.count` label line, else
+        HAMi's register line."""
         shown = self.shown_gpu_resources
         count = self.label("nvidia.com/gpu.count")
-        return next(iter(shown.values())).line if shown else count.line if count is not None else ""
+        return next(iter(shown.values())).line if shown else count.line if count is not None else self.registered_line
 
     @property
     def gpu_node(self) -> bool:
-        """Whether the node shows a GPU: a GFD label, or a GPU resource."""
-        return bool(self.gpu_labelled or self.shown_gpu_resources)
+        """Whether the node shows a GPU: a GFD label, a GPU resource, or HAMi's register of one."""
+        return bool(self.gpu_labelled or self.shown_gpu_resources or self.registered)
 
 
 @dataclass(frozen=True)
@@ -323,9 +333,10 @@ def _read_node(lines: list[str]) -> K8sNode:
             _add(found, "labels", line)
     hostname = next((e.value for e in found["labels"] if e.key == "kubernetes.io/hostname"), "") \
         or _address_hostname(found["addresses"])
+    registered, cut, said = hami_entries("\n".join(lines[:MAX_NODE_LINES]))
     return K8sNode(name or hostname, tuple(found["labels"]), tuple(found["capacity"]), tuple(found["allocatable"]),
                    capacity_whole, tuple(found["system"]), tuple(found["requested"]),
-                   tuple(e.line for e in found["taints"]))
+                   tuple(e.line for e in found["taints"]), registered, cut, said)
 
 
 def _address_hostname(entries: list[NodeEntry]) -> str:
@@ -384,15 +395,16 @@ def wide_nodes(lines: list[str]) -> tuple[K8sNode, ...]:
 
 def parse_k8s_nodes(text: str) -> K8sNodes:
     """The nodes of a pasted `kubectl describe node`, `kubectl get node -o yaml|json` or `kubectl get nodes -o wide`;
-    ParseError where none shows a label, a resource, an allocated resource or its system info."""
+    ParseError where none shows a label, a resource, an allocated resource, its system info or HAMi's register of
+    its GPUs (hami_registered: a node object cut inside its annotations, corpus 2407)."""
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if DESCRIBE_NAME.match(line) or NODE_KIND.match(line)]
     bounds = sorted({0, *starts})
     pieces = [lines[a:b] for a, b in zip(bounds, [*bounds[1:], len(lines)], strict=True)]
     nodes = wide_nodes(lines) + tuple(n for piece in pieces if (n := _read_node(piece)).labels or n.capacity
-                                      or n.allocatable or n.system or n.requested)
+                                      or n.allocatable or n.system or n.requested or n.registered)
     if not nodes:
-        raise ParseError("no node label, resource, allocated resource or system info")
+        raise ParseError("no node label, resource, allocated resource, system info or HAMi register")
     return K8sNodes(nodes)
 
 
@@ -450,31 +462,48 @@ HAMI_TITLE = "HAMi's node-nvidia-register annotation"
 # releases' JSON array of `{"id":...,"type":...}` objects; the type is the vendor before the device's name
 # (`NVIDIA-NVIDIA A100-PCIE-40GB`, `NVIDIA-Tesla P4`). kubectl describe cuts a long value with `...`; YAML may fold it
 # over lines (Project-HAMi/HAMi#314, corpus 2171; HAMi's docs' `NVIDIA-Tesla V100-PCIE-32GB` and `NVIDIA-NVIDIA A40`).
-_HAMI_KEY = re.compile(r"hami\.io/node-nvidia-register:")
+HAMI_KEY = re.compile(r"hami\.io/node-nvidia-register:")
 _HAMI_NEXT_KEY = re.compile(r"^\s*(?:[\w.-]+/)?[\w.-]+:(?:\s|$)|^\S")
-_HAMI_ENTRY = re.compile(r"GPU-[0-9a-fA-F-]+,\d+,\d+,\d+,NVIDIA-(?P<model>[^,:\n'\"]+),-?\d+,(?:true|false)(?=[,:'\"\s]|$)"
-                         r"|\{[^{}]*?\"type\":\"NVIDIA-(?P<json>[^\"]+)\"[^{}]*\}")
+_HAMI_ENTRY = re.compile(r"GPU-[0-9a-fA-F-]+,(?P<split>\d+),\d+,\d+,NVIDIA-(?P<model>[^,:\n'\"]+),-?\d+,(?:true|false)"
+                         r"(?=[,:'\"\s]|$)|\{[^{}]*?\"type\":\"NVIDIA-(?P<json>[^\"]+)\"[^{}]*\}")
+_HAMI_JSON_COUNT = re.compile(r"\"count\":(\d+)")
 MAX_HAMI_LINES = 64
 
 
-def hami_registered(text: str) -> GpuInventory | None:
-    """The GPUs HAMi's register annotation of a node lists (_HAMI_ENTRY), each with its model; a value cut by kubectl
-    (`...`) lists only some of the node's GPUs: its count is a lower bound. None where no entry is whole."""
-    m = _HAMI_KEY.search(text)
+def hami_entries(text: str) -> tuple[tuple[tuple[str, int], ...], bool, str]:
+    """The GPUs HAMi's register annotation of a node lists whole (_HAMI_ENTRY), each as its model and the shares it
+    is split into (the count after its UUID, JSON's `count`; 0 where not shown); whether kubectl cut the value (`...`:
+    it lists only some of the node's GPUs); and the annotation's line, stripped. ((), False, "") where no entry is
+    whole."""
+    m = HAMI_KEY.search(text)
     if m is None:
-        return None
+        return (), False, ""
     lines = text[m.end():].splitlines()[:MAX_HAMI_LINES]
     value = lines[0] if lines else ""
     for line in lines[1:]:
         if line.strip() and _HAMI_NEXT_KEY.match(line) and not line.strip().startswith(("GPU-", "[", "{")):
             break
         value += " " + line.strip()
-    models = [(e.group("model") or e.group("json") or "").strip() for e in _HAMI_ENTRY.finditer(value)]
-    models = [model for model in models if model][:256]
-    if not models:
+    entries = []
+    for e in _HAMI_ENTRY.finditer(value):
+        model = (e.group("model") or e.group("json") or "").strip()
+        split = e.group("split") or ((c := _HAMI_JSON_COUNT.search(e.group(0))) and c.group(1)) or "0"
+        if model:
+            entries.append((model, int(split)))
+    if not entries:
+        return (), False, ""
+    start = text.rfind("\n", 0, m.start()) + 1
+    return (tuple(entries[:256]), value.rstrip().rstrip("'\"").endswith("..."),
+            " ".join((text[start:m.end()] + " " + value).split())[:200])
+
+
+def hami_registered(text: str) -> GpuInventory | None:
+    """The GPUs HAMi's register annotation of a node lists (hami_entries), each with its model; a value cut by kubectl
+    (`...`) lists only some of the node's GPUs: its count is a lower bound. None where no entry is whole."""
+    entries, cut, _ = hami_entries(text)
+    if not entries:
         return None
-    cut = value.rstrip().rstrip("'\"").endswith("...")
-    records = tuple(GpuRecord(i, "", model, None, (HAMI_TITLE,)) for i, model in enumerate(models))
+    records = tuple(GpuRecord(i, "", model, None, (HAMI_TITLE,)) for i, (model, _) in enumerate(entries))
     return GpuInventory(gpus=records, counts=((HAMI_TITLE, len(records)),),
                         partial=((HAMI_TITLE, "kubectl cut the annotation's value"),) if cut else ())
 
@@ -504,6 +533,23 @@ def gpus_from_node_labels(text: str) -> GpuInventory:
         raise ParseError("no GPU count and model labelled")
     records = tuple(GpuRecord(i, "", node.gpu_product, None, (GFD_TITLE,)) for i in range(count))
     return GpuInventory(gpus=records, counts=((GFD_TITLE, count),))
+
+
+@parser(K8S_NODE, feeds="time_slicing", kind=TimeSlicing, rank=11)
+def shares_from_hami_register(text: str) -> TimeSlicing:
+    """The shares HAMi's register annotation splits each of the node's GPUs into (hami_entries): its device plugin
+    offers each GPU to that many pods, as time-slicing's replicas do.
+
+    Input (tests/data/captures/2407)::
+
+        hami.io/node-nvidia-register: 'GPU-220d2c17-3969-3911-209a-e08aa68ab060,10,6144,100,NVIDIA-NVIDIA
+          GeForce RTX 2060,0,true,0,hami-core:'
+    """
+    nodes = [n for n in parse_k8s_nodes(text).nodes if n.registered]
+    if not nodes:
+        raise ParseError("no HAMi register annotation")
+    return TimeSlicing(tuple(dict.fromkeys(e for n in nodes for e in n.registered)),
+                       tuple(n.registered_line for n in nodes), "HAMi's register of the node's GPUs")
 
 
 @parser(K8S_NODE, feeds="kernel", kind=KernelInfo, rank=65)

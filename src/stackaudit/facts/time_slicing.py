@@ -21,6 +21,7 @@ from stackaudit.facts.sources import TIME_SLICING
 TIME_SLICING_HEAD = re.compile(r"^(?P<indent>\s*)[\"']?timeSlicing[\"']?\s*:")
 _REPLICAS = re.compile(r"^\s*(?:-\s*)?[\"']?replicas[\"']?\s*:\s*[\"']?(\d+)")
 _NAME = re.compile(r"^\s*(?:-\s*)?[\"']?name[\"']?\s*:\s*[\"']?([\w./-]+)")
+CONFIG_BY = "the device plugin's time-slicing config"
 MAX_SECTION_LINES = 40  # a section lists a few resources; a longer run is another document's
 
 
@@ -44,6 +45,9 @@ def section_end(lines: Sequence[str], i: int) -> int:
 class TimeSlicing:
     resources: tuple[tuple[str, int], ...]  # (the resource's name, its replicas), in order
     lines: tuple[str, ...]  # the section's lines that say so (each `name` and `replicas`), stripped
+    # What offers the GPUs so: the device plugin's time-slicing config, or a GPU-sharing scheduler's register of the
+    # node's GPUs (HAMi's, facts/k8s_node.hami_entries: each GPU's split count).
+    by: str = CONFIG_BY
 
     @property
     def shared(self) -> tuple[tuple[str, int], ...]:
@@ -53,7 +57,8 @@ class TimeSlicing:
     @classmethod
     def union(cls, parts: list[TimeSlicing]) -> TimeSlicing:
         return cls(tuple(dict.fromkeys(r for p in parts for r in p.resources)),
-                   tuple(dict.fromkeys(line for p in parts for line in p.lines)))
+                   tuple(dict.fromkeys(line for p in parts for line in p.lines)),
+                   " and ".join(dict.fromkeys(p.by for p in parts)))
 
 
 def parse_time_slicing(text: str) -> TimeSlicing:

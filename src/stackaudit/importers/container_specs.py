@@ -40,6 +40,7 @@ from stackaudit.facts.container_specs import (
 )
 from stackaudit.facts.docker import DockerContainer, diagnostic_command, extract_json_array
 from stackaudit.facts.engine_command import container_args
+from stackaudit.facts.k8s_node import ANY_GPU_RESOURCE
 from stackaudit.facts.k8s_pods import describe_items, describe_sections, described_pods
 from stackaudit.facts.nvidia_smi import lists_a_gpu
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_PODS, K8S_SPEC
@@ -359,6 +360,27 @@ def _compose_piece(start: int, end: int, text: str, stopped: bool = False) -> Fo
 _CONTAINER_KEY = re.compile(r"^(\s+)(?:- )?(image|resources|volumeMounts|env|args|command|securityContext|ports):(\s|$)")
 
 
+# A `limits:` / `requests:` key under a container's `resources:`, and a GPU resource's line under it
+# (`nvidia.com/gpu: "1"`, HAMi's `nvidia.com/gpumem: 4k`, `volcano.sh/vgpu-memory: 2048`: facts/k8s_node.ANY_GPU_RESOURCE).
+_RESOURCE_LIST = re.compile(r"^\s+(?:limits|requests):\s*$")
+_GPU_RESOURCE_LINE = re.compile(r"^\s+[\"']?([\w.-]+/[\w.-]+)[\"']?:\s*\S")
+
+
+def _gpu_resources(block: list[str], depth: int) -> bool:
+    """Whether a `resources:` block (its key at indentation depth first) lists a GPU resource under its limits or
+    requests: a container's GPU request pasted alone (corpus 2410: HAMi's `nvidia.com/gpumem` beside
+    `nvidia.com/gpu`), which no other object's `resources:` writes."""
+    in_list = False
+    for line in block[1:]:
+        if line.strip() and _indent(line) <= depth:
+            break
+        if _RESOURCE_LIST.match(line):
+            in_list = True
+        elif in_list and (m := _GPU_RESOURCE_LINE.match(line)) and ANY_GPU_RESOURCE.search(m.group(1)):
+            return True
+    return False
+
+
 def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
     """A container's keys pasted without the manifest around them (from `resources:` or `volumeMounts:` at
     line i, indented): its span and the pod manifest it is a piece of, or None."""
@@ -379,7 +401,8 @@ def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None
     # Lines deeper than the container's keys before its first key are the tail of a key cut away.
     first = next(k for k in range(start, end) if _indent(lines[k]) == depth and lines[k].strip()[:1] not in ("", "#"))
     keys = {c.group(2) for k in range(first, end) if (c := _CONTAINER_KEY.match(lines[k])) and _indent(lines[k]) == depth}
-    if len(keys) < 2 or not re.match(r"^\s+(?:- )?[\w.-]+:(\s|$)", lines[first]):
+    if (len(keys) < 2 and not _gpu_resources(lines[i:end], depth)) \
+            or not re.match(r"^\s+(?:- )?[\w.-]+:(\s|$)", lines[first]):
         return None
     body = "\n".join("    " + line[depth:] if line.strip() else "" for line in lines[first:end])
     # A cut key's tail of command-line flags (`--tp 16 \`) is the end of the container's command: its args.

@@ -12,9 +12,11 @@ from stackaudit.facts.k8s_node import (
     BARE_LABEL,
     DESCRIBE_NAME,
     GFD_GPU_LABELS,
+    HAMI_KEY,
     INSTANCE_TYPE_LABELS,
     MAX_NODE_LINES,
     WIDE_HEAD,
+    hami_registered,
     parse_k8s_nodes,
 )
 from stackaudit.facts.platform import cloud_instances
@@ -64,8 +66,10 @@ def _describe_start(lines: list[str], i: int) -> bool:
           "it; a Capacity: or Allocatable: section), or the node object's capacity / allocatable (`kubectl get node "
           "-o yaml`, `-o json`) listing pods or an nvidia.com resource, or describe's Allocated resources table alone "
           "listing an nvidia.com resource, or describe's label lines alone holding GPU feature discovery's labels of the GPU "
-          "and driver (`nvidia.com/gpu.count=1`), or `kubectl get nodes -o wide` (its header and the rows under it)",
-          needles=("Name:", "Capacity", "Allocatable", "Allocated resources", "nvidia.com/", "KERNEL-VERSION"),
+          "and driver (`nvidia.com/gpu.count=1`), or a node's annotations holding HAMi's register of its GPUs "
+          "(`hami.io/node-nvidia-register`), or `kubectl get nodes -o wide` (its header and the rows under it)",
+          needles=("Name:", "Capacity", "Allocatable", "Allocated resources", "nvidia.com/", "KERNEL-VERSION",
+                   "hami.io/node-nvidia-register"),
           per_line=True)
 def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
@@ -84,7 +88,8 @@ def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator
             taken = end
             continue
         if i < taken or not (_describe_start(lines, i) or RESOURCES_HEAD.match(lines[i])
-                                      or ALLOCATED_HEAD.match(lines[i]) or _gfd_label(lines[i])):
+                                      or ALLOCATED_HEAD.match(lines[i]) or _gfd_label(lines[i])
+                                      or HAMI_KEY.search(lines[i])):
             continue
         start = i
         while start > max(taken, i - MAX_NODE_LINES) and _node_line(lines[start - 1]) \
@@ -101,7 +106,8 @@ def k8s_node(lines: list[str], candidates: Candidates | None = None) -> Iterator
             continue
         if not (_describe_start(lines, start) or any(_NODE_RESOURCES.match(e.key) for n in nodes
                                                      for e in (*n.capacity, *n.allocatable, *n.requested))
-                or any(len({e.key for e in n.labels} & GFD_GPU_LABELS) >= GFD_GPU_LEAST for n in nodes)):
+                or any(len({e.key for e in n.labels} & GFD_GPU_LABELS) >= GFD_GPU_LEAST for n in nodes)
+                or (len(nodes) == 1 and hami_registered(text) is not None)):
             continue
         # The cloud's instance type label names the machine as the user's words would (`g4dn.2xlarge`: one T4 in a
         # Nitro VM, facts/platform.py), recorded beside them.
