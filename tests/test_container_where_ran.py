@@ -309,3 +309,27 @@ def test_bare_metal_words_that_name_a_container_or_compare_are_no_statement() ->
     assert stated_host("I ran it on bare metal but inside Docker it fails") == ""
     assert stated_host("The VM reaches 25% of baremetal speed") == ""
     assert stated_host("I've tried baremetal and it works on:") == "I've tried baremetal"
+
+
+# A program at work on the GPU beside an engine or in its place that writes its own lines to the host's journal
+# (facts/container._HOST_ENGINE: LocalAI, llama-swap, a GPU metrics exporter): a systemd service of the machine
+# (issue 28, h106a).
+@pytest.mark.parametrize(("prefix", "tag"), [("2404", "prometheus-nvidia-exporter-2[1144]"),
+                                             ("1976", "local-ai[800377]"), ("835", "llama-swap[80783]")])
+def test_gpu_program_in_the_host_journal_is_a_host_service(prefix: str, tag: str) -> None:
+    # Corpus 2404 (utkuozdemir/nvidia_gpu_exporter#65): the exporter's unit under /system.slice, its nvidia-smi
+    # failing in its own journal line; 1976 (mudler/LocalAI#4199) and 835 (ikawrakow/ik_llama.cpp#425), other threads.
+    info = fact(pasted(body(prefix)), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and info.as_service and tag in info.evidence[0]
+    assert capture_checks(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+def test_modelled_daemon_or_other_exporter_in_the_journal_says_nothing() -> None:
+    # Modelled: NVIDIA's own daemon and an exporter of no GPU metrics run on the host whatever runs the workload.
+    for tag in ("nvidia-persistenced[812]", "node_exporter[77]"):
+        text = f"Apr 11 09:02:39 client {tag}: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+        assert not isinstance(fact(pasted(text), "container"), ContainerInfo), tag
+    text = ("Apr 11 09:02:39 client nvidia_gpu_exporter[812]: NVIDIA-SMI has failed because it couldn't communicate "
+            "with the NVIDIA driver.\n")
+    info = fact(pasted(text), "container")
+    assert isinstance(info, ContainerInfo) and info.as_service

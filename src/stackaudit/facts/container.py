@@ -143,8 +143,14 @@ def _df_kind(df_text: str) -> tuple[str, str]:
 # A serving engine's own program tag with its PID in a journal or syslog line (`ollama[285585]:`): journald took the
 # engine's output as a process of the machine whose journal it is, as a systemd service does (Ollama's Linux install
 # runs `ollama serve` as ollama.service). Docker's journald log driver tags a container's lines with its ID instead.
-_HOST_ENGINE = re.compile(r"^(?:ollama|vllm|llama-server|text-generation-launcher|sglang|tritonserver|lmdeploy)"
-                          r"\[\d+\]$")
+# So does a program whose lines the paste reads at work on the GPU beside an engine or in its place: LocalAI's binary
+# install (its install.sh writes local-ai.service, corpus 1976), llama-swap in front of llama-server (corpus 835), and a
+# Prometheus exporter of GPU metrics (nvidia_gpu_exporter, dcgm-exporter: a name that holds nvidia, gpu or dcgm and
+# exporter, corpus 2404's prometheus-nvidia-exporter-2 under /system.slice). NVIDIA's own daemons (nvidia-persistenced,
+# the Fabric Manager) are not among them: they run on the host whatever runs the workload.
+_HOST_ENGINE = re.compile(r"^(?:ollama|vllm|llama-server|text-generation-launcher|sglang|tritonserver|lmdeploy|"
+                          r"local-ai|llama-swap|(?=[\w.-]{0,60}?(?:nvidia|gpu|dcgm))[\w.-]{0,60}?exporter[\w.-]{0,20})"
+                          r"\[\d+\]$", re.I)
 
 
 # The user's words that the engine whose log they paste runs in a container: `Ollama container logs` (ClaraVerse#49),
@@ -1099,7 +1105,7 @@ def container(ctx: FactContext) -> ContainerInfo:
             journal = _journal_engine(host)
             if journal:
                 return ContainerInfo.ran_on_host(
-                    f"the engine logs to the host's journal as its own process ({journal}): a systemd "
+                    f"the program logs to the host's journal as its own process ({journal}): a systemd "
                     "service of the machine, not a container",
                     as_service=True, exec_into=_exec_rows(host))
             kind, why, reached, short, waits = _gpu_stack_pod(host)
