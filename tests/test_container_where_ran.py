@@ -333,3 +333,21 @@ def test_modelled_daemon_or_other_exporter_in_the_journal_says_nothing() -> None
             "with the NVIDIA driver.\n")
     info = fact(pasted(text), "container")
     assert isinstance(info, ContainerInfo) and info.as_service
+
+
+# The user's words that the program was installed by Homebrew, snap or Flatpak (facts/container.STATED_HOST_PACKAGE):
+# a host install (issue 28, h106a).
+def test_program_installed_with_brew_runs_on_the_host() -> None:
+    # Corpus 2408 (Syllo/nvtop#318): `nvtop installed via `brew install nvtop``, then nvtop and nvidia-smi at a shell.
+    info = fact(pasted(body("2408")), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and "installed via `brew" in info.evidence[0]
+    assert capture_checks("2408", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+def test_package_words_that_name_a_container_or_another_install_say_nothing() -> None:
+    # Modelled: the same words naming a container, an apt install (an image's Dockerfile runs those), a mention.
+    assert stated_host("I installed nvtop with brew install nvtop inside the docker container") == ""
+    assert stated_host("nvtop was installed via apt install nvtop and shows no GPU") == ""
+    assert stated_host("is there a brew formula for nvtop at all") == ""
+    assert stated_host("I installed it via Homebrew on Ubuntu") == "installed it via Homebrew"
+    assert stated_host("sudo snap install nvtop gives the same") == "snap install nvtop"
