@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import body, capture_checks, fact, paste_checks, pasted, symptom_names
 
 ACCESS = "CTR-GPU-ACCESS"
@@ -169,3 +171,35 @@ def test_cut_spec_without_a_gpu_container_does_not_say_nothing_split(tmp_path: P
     text = body("1663").replace("                  cpu: 1\n", "                  cpu: 1\n                  nvidia.com/gpu: 1\n", 1)
     assert text != body("1663")
     assert paste_checks(tmp_path, text, IPC)[IPC].status != "unknown"
+
+
+# A program's own failure before any CUDA work the paste shows leaves a GPU request unproven (facts/symptoms.py
+# `doubts`: nvml-init-failed-unsaid, localai-backend-died-on-load; issue 28, h106a).
+@pytest.mark.parametrize(("prefix", "row", "quoted"), [
+    ("2413", "nvml-init-failed-unsaid", "Error: Failed to initialize NVML"),
+    ("2421", "localai-backend-died-on-load", "error reading from server: EOF"),
+])
+def test_program_failing_before_cuda_leaves_the_request_unproven(prefix: str, row: str, quoted: str) -> None:
+    # Corpus 2413 (NVIDIA/dcgm-exporter#234): `docker run --gpus all` of dcgm-exporter on a Jetson, NVML fails;
+    # corpus 2421 (mudler/LocalAI#10625): LocalAI's CUDA 13 image with --gpus all, its backend dies on load.
+    assert row in symptom_names(body(prefix))
+    r = capture_checks(prefix, ACCESS)[ACCESS]
+    assert r.status == "unknown" and quoted in r.message
+
+
+def test_failures_that_name_their_cause_or_are_judged_keep_their_verdict() -> None:
+    # Corpus 273 (another thread): the bare NVML failure in a pod whose GPUs the device cgroup lost stays an issue;
+    # corpus 2169 (another thread): LocalAI's EOF with no container shown stays unknown, not ok.
+    assert capture_checks("273", ACCESS)[ACCESS].status == "issue"
+    assert capture_checks("2169", ACCESS)[ACCESS].status == "unknown"
+    # Modelled: NVML's failure with its cause is another row's; the words inside a sentence are no failure line.
+    assert "nvml-init-failed-unsaid" not in symptom_names("Failed to initialize NVML: Unknown Error\n")
+    assert "nvml-init-failed-unsaid" not in symptom_names("we saw Failed to initialize NVML and then rebooted\n")
+
+
+def test_request_alone_stays_ok_without_a_failure(tmp_path: Path) -> None:
+    # Modelled counter-example: the same docker run as corpus 2413's without its failure lines stays ok from its request.
+    text = ("`docker run --rm    --gpus all    --net host    --cap-add SYS_ADMIN  "
+            "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.0-3.2.0-ubuntu22.04`\n")
+    assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status == "ok"
+    assert capture_checks("2130", ACCESS)[ACCESS].status == "ok"

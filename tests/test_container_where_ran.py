@@ -309,3 +309,45 @@ def test_bare_metal_words_that_name_a_container_or_compare_are_no_statement() ->
     assert stated_host("I ran it on bare metal but inside Docker it fails") == ""
     assert stated_host("The VM reaches 25% of baremetal speed") == ""
     assert stated_host("I've tried baremetal and it works on:") == "I've tried baremetal"
+
+
+# A program at work on the GPU beside an engine or in its place that writes its own lines to the host's journal
+# (facts/container._HOST_ENGINE: LocalAI, llama-swap, a GPU metrics exporter): a systemd service of the machine
+# (issue 28, h106a).
+@pytest.mark.parametrize(("prefix", "tag"), [("2404", "prometheus-nvidia-exporter-2[1144]"),
+                                             ("1976", "local-ai[800377]"), ("835", "llama-swap[80783]")])
+def test_gpu_program_in_the_host_journal_is_a_host_service(prefix: str, tag: str) -> None:
+    # Corpus 2404 (utkuozdemir/nvidia_gpu_exporter#65): the exporter's unit under /system.slice, its nvidia-smi
+    # failing in its own journal line; 1976 (mudler/LocalAI#4199) and 835 (ikawrakow/ik_llama.cpp#425), other threads.
+    info = fact(pasted(body(prefix)), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and info.as_service and tag in info.evidence[0]
+    assert capture_checks(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+def test_modelled_daemon_or_other_exporter_in_the_journal_says_nothing() -> None:
+    # Modelled: NVIDIA's own daemon and an exporter of no GPU metrics run on the host whatever runs the workload.
+    for tag in ("nvidia-persistenced[812]", "node_exporter[77]"):
+        text = f"Apr 11 09:02:39 client {tag}: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+        assert not isinstance(fact(pasted(text), "container"), ContainerInfo), tag
+    text = ("Apr 11 09:02:39 client nvidia_gpu_exporter[812]: NVIDIA-SMI has failed because it couldn't communicate "
+            "with the NVIDIA driver.\n")
+    info = fact(pasted(text), "container")
+    assert isinstance(info, ContainerInfo) and info.as_service
+
+
+# The user's words that the program was installed by Homebrew, snap or Flatpak (facts/container.STATED_HOST_PACKAGE):
+# a host install (issue 28, h106a).
+def test_program_installed_with_brew_runs_on_the_host() -> None:
+    # Corpus 2408 (Syllo/nvtop#318): `nvtop installed via `brew install nvtop``, then nvtop and nvidia-smi at a shell.
+    info = fact(pasted(body("2408")), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and "installed via `brew" in info.evidence[0]
+    assert capture_checks("2408", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+def test_package_words_that_name_a_container_or_another_install_say_nothing() -> None:
+    # Modelled: the same words naming a container, an apt install (an image's Dockerfile runs those), a mention.
+    assert stated_host("I installed nvtop with brew install nvtop inside the docker container") == ""
+    assert stated_host("nvtop was installed via apt install nvtop and shows no GPU") == ""
+    assert stated_host("is there a brew formula for nvtop at all") == ""
+    assert stated_host("I installed it via Homebrew on Ubuntu") == "installed it via Homebrew"
+    assert stated_host("sudo snap install nvtop gives the same") == "snap install nvtop"

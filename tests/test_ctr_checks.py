@@ -587,3 +587,55 @@ def test_ipc_isolation_pod_held_open_with_two_pods_prompts_is_unknown(tmp_path: 
     assert got.status == "unknown" and "trainer, other" in got.message
     # Modelled counter-example: the prompts of one pod only: the ranks started there stay inside it.
     assert paste_checks(tmp_path, _pod(), "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"].status == "ok"
+
+
+_HELD_TRITON = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: sample-triton-ft
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: sample
+  template:
+    metadata:
+      labels:
+        app: sample
+    spec:
+      containers:
+      - name: sample
+        image: {image}
+        command: ["/bin/sh"]
+        args: ["-c", "while true; do sleep 10;done"]
+        resources:
+          limits:
+            nvidia.com/gpu: 1
+"""
+
+
+def test_shm_size_serving_image_held_open_is_unknown(tmp_path: Any) -> None:
+    # Corpus 2424 (triton-inference-server/server#4154): a tritonserver Deployment held open by a shell's loop of
+    # sleeps, no /dev/shm volume: its engine is started inside later, with ranks not shown (issue 28, h106a).
+    r = capture_result("2424", "CTR-SHM-SIZE")
+    assert r.status == "unknown" and "only holds it open" in r.message
+    got = paste_checks(tmp_path, _HELD_TRITON.format(image="nvcr.io/nvidia/tritonserver:21.07-py3"), "CTR-SHM-SIZE")
+    assert got["CTR-SHM-SIZE"].status == "unknown"
+    # Modelled counter-example: the same loop in a CUDA base image runs nothing that shares /dev/shm (corpus 1980's
+    # form), and corpus 1980 itself (another thread) stays a note.
+    got = paste_checks(tmp_path, _HELD_TRITON.format(image="nvidia/cuda:12.1.0-base-ubuntu22.04"), "CTR-SHM-SIZE")
+    assert got["CTR-SHM-SIZE"].status == "not-an-issue"
+    assert capture_result("1980", "CTR-SHM-SIZE").status == "not-an-issue"
+
+
+def test_keep_alive_shell_loop() -> None:
+    from stackaudit.facts.docker import _KEEP_ALIVE
+
+    assert _KEEP_ALIVE.fullmatch("while true; do sleep 10;done") and _KEEP_ALIVE.fullmatch("while :; do sleep 1; done")
+    # Modelled: a loop that does work between its sleeps holds more than the container open.
+    assert not _KEEP_ALIVE.fullmatch("while true; do python poll.py; sleep 10; done")
+    import time
+    start = time.monotonic()
+    _KEEP_ALIVE.fullmatch("while true; do sleep " + " " * 200000 + "1; done")
+    assert time.monotonic() - start < 0.5

@@ -174,3 +174,15 @@ def test_2041_titan_v_in_a_cut_collect_env_is_not_applicable() -> None:
     results = capture_checks("2041", CHECK)
     assert results[CHECK].status == "not-applicable"
     assert "TITAN V" in results[CHECK].message
+
+
+def test_tegra_kernel_shows_no_switch() -> None:
+    # Corpus 2413 (NVIDIA/dcgm-exporter#234): a Jetson's `uname -a` (5.10.120-rt70-tegra) and no GPU listing: its GPU is
+    # integrated in the SoC (issue 28, h106a).
+    r = capture_checks("2413", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+    assert r.status == "not-applicable" and "5.10.120-rt70-tegra" in r.message
+    assert "Tegra" in no_switch_shown(None, None, kernel_release="5.15.136-tegra")
+    # Modelled: another kernel says nothing; an SXM GPU named beside a Tegra kernel leaves the check open.
+    assert no_switch_shown(None, None, kernel_release="5.15.0-91-generic") == ""
+    sxm = GpuInventory(gpus=(GpuRecord(0, "", "NVIDIA H100 80GB HBM3", None, ("x",)),))
+    assert no_switch_shown(None, sxm, kernel_release="5.15.136-tegra") == ""

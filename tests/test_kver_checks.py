@@ -227,3 +227,21 @@ def test_driver_kernel_combos_do_not_apply_under_a_wsl2_kernel() -> None:
     Windows driver 572.60): no NVIDIA module runs in that kernel."""
     r = capture_checks("1138", "KVER-NVIDIA-KERNEL-COMBOS")["KVER-NVIDIA-KERNEL-COMBOS"]
     assert r.status == "not-applicable" and "WSL 2" in r.message
+
+
+def test_driver_kernel_combos_do_not_apply_under_a_tegra_kernel() -> None:
+    """Corpus 2413 (NVIDIA/dcgm-exporter#234): `uname -a` of a Jetson, 5.10.120-rt70-tegra; and corpus 1715
+    (another thread), collect_env's platform Linux-5.15.136-tegra: L4T's BSP ships the GPU driver built for its
+    kernel (issue 28, h106a)."""
+    for prefix, release in (("2413", "5.10.120-rt70-tegra"), ("1715", "5.15.136-tegra")):
+        r = capture_checks(prefix, "KVER-NVIDIA-KERNEL-COMBOS")["KVER-NVIDIA-KERNEL-COMBOS"]
+        assert r.status == "not-applicable" and release in r.message and "Tegra" in r.message
+
+
+def test_tegra_kernel_words() -> None:
+    from stackaudit.facts.platform import tegra_kernel
+
+    assert tegra_kernel("5.10.120-rt70-tegra") and tegra_kernel("4.9.253-tegra")
+    # Modelled: a generic kernel, a release that only names tegra inside it, a host name.
+    assert not tegra_kernel("6.8.0-45-generic") and not tegra_kernel("5.15.0-tegra-custom")
+    assert not tegra_kernel("tegra")

@@ -398,7 +398,9 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; a whole spec whose command only holds its
     container open (`sleep 100000`, `sh -c "sleep 10d;"`: DockerContainer.keep_alive) keeps the /dev/shm it shows
-    and runs nothing that shares it: not an issue (corpus 940, 1980), ok where the size it shows is 1 GiB or more
+    and runs nothing that shares it: not an issue (corpus 940, 1980); of a serving image (`tritonserver` held open by
+    `while true; do sleep 10;done`, corpus 2424), the engine exec'd there later decides, which the source does not
+    show: unknown at a small size, ok where the size it shows is 1 GiB or more
     (corpus 2380: a pod held open by `sleep` with a 10Gi memory emptyDir, what is exec'd there gets it); one that binds
     the host's /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
     /dev/shm (and the host IPC namespace: a security trade-off): the engines' documented setting, ok where the
@@ -532,6 +534,14 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
             # no tmpfs (Docker mounts one only for a private or shareable IPC namespace: moby setupIPCDirs).
             host_ipc_unsized.append(f"{c.label}: " + ("host IPC" if c.ipc_mode == "host" else
                                                       "binds the host's /dev/shm at /dev/shm"))
+        if c_size is not None and c_size < SHM_MIN and c.keep_alive and c.looks_like_serving and not split \
+                and not typed and not (c.gpu_count or 0) >= 2 and not (c.mpi_ranks_per_host or 0) > 1:
+            # A serving image whose command only holds the container open: its engine is started inside later
+            # (`kubectl exec`, `docker exec`), with ranks this source does not show (corpus 2424).
+            later.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), and its "
+                         f"command only holds it open ({' '.join(c.argv)[:60]}): the engine of its image {c.image} is "
+                         "started inside it later, by hand, with a number of processes this source does not show")
+            continue
         if c_size is not None and c_size < SHM_MIN:
             if not _shm_workload(c, parallelism, split) and ENGINE_LAUNCHERS.search(" ".join((c.image, *c.argv))):
                 if c.gpu_count == 1:

@@ -24,7 +24,7 @@ from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import NvidiaDriver
 from stackaudit.facts.parallelism import multi_node_flags
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.platform import Virtualization, wsl_kernel
+from stackaudit.facts.platform import Virtualization, tegra_kernel, wsl_kernel
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclNodes, ServingLog
@@ -272,6 +272,8 @@ def nvidia_kernel_combos(nvidia_kernel: NvidiaKernel, kernel: KernelInfo | None 
     into the Linux kernel (CUDA on WSL user guide: no Linux display driver is installed in WSL): not applicable; so
     where another source shows WSL 2 (facts/platform.Virtualization.wsl: a library loaded from its driver mount
     /usr/lib/wsl, the nvidia-smi header's Linux library over a Windows driver), with or without the kernel shown.
+    Under NVIDIA's Linux for Tegra kernel (`-tegra`, a Jetson's L4T) the board's BSP ships the GPU driver built for
+    that kernel: not applicable, where no NVIDIA GPU on a PCI bus is shown (an IGX board's discrete GPU would be).
     Where neither the module nor the driver's version is shown, a CUDA program that ran on this kernel (facts/cuda_ran.py:
     torch initialising CUDA in collect_env, an engine decoding) shows a module built and working for it. That rules
     out the missing module and the RHEL 9 570 case, where every CUDA call fails. On Linux 6.11 it is an issue whatever
@@ -286,6 +288,10 @@ def nvidia_kernel_combos(nvidia_kernel: NvidiaKernel, kernel: KernelInfo | None 
     if kernel is None:
         return unknown("", needs="kernel")
     bus_gpus = pci.nvidia_gpus if pci is not None else ()
+    if tegra_kernel(kernel.release) and not bus_gpus:
+        return not_applicable(f"kernel {kernel.release} is NVIDIA's Linux for Tegra kernel (a Jetson board's L4T): "
+                              "the board's BSP ships the integrated GPU's driver built for it, so no separately "
+                              "installed NVIDIA module meets this kernel, and no discrete GPU is shown on a PCI bus")
     loaded_version = nvidia_kernel.loaded_version or (
         nvidia_driver.version if nvidia_driver is not None and nvidia_driver.loaded else None)
     version = loaded_version or nvidia_kernel.installed_version

@@ -277,12 +277,14 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
     topology, p2p, log = facts.get("gpu_topology"), facts.get("p2p_bandwidth"), facts.get("serving_log")
     if not why and spec.applies_to == "nvswitch" and (why := no_switch_shown(
             topology if isinstance(topology, TopoMatrix) else None, gpus if isinstance(gpus, GpuInventory) else None,
-            p2p if isinstance(p2p, P2pBandwidth) else None, log if isinstance(log, ServingLog) else None)):
+            p2p if isinstance(p2p, P2pBandwidth) else None, log if isinstance(log, ServingLog) else None,
+            getattr(facts.get("kernel"), "release", "") or "")):
         # The matrix's shape, the P2P rates or the engine's NVML reading decided it for the host, over the GPU models
         # named (none may be SXM).
         return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *provenance.get("gpu_topology", ()),
                                                                 *provenance.get("p2p_bandwidth", ()),
-                                                                *provenance.get("serving_log", ()))), key=_order))
+                                                                *provenance.get("serving_log", ()),
+                                                                *provenance.get("kernel", ()))), key=_order))
     if not why:
         return outcome, used
     subject_fact = "cpu" if spec.applies_to in CPU_SUBJECTS else "gpus"

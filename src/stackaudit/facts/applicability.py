@@ -91,6 +91,7 @@ from dataclasses import dataclass
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.k8s_node import GFD_TITLE, RESOURCE_TITLE
 from stackaudit.facts.peer_access import P2pBandwidth
+from stackaudit.facts.platform import tegra_kernel
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
 from stackaudit.facts.topology import TopoMatrix
@@ -441,7 +442,7 @@ def node_alone(gpus: GpuInventory) -> str:
 
 
 def no_switch_shown(topology: TopoMatrix | None, gpus: GpuInventory | None, p2p: P2pBandwidth | None = None,
-                    serving_log: ServingLog | None = None) -> str:
+                    serving_log: ServingLog | None = None, kernel_release: str = "") -> str:
     """Why a whole `nvidia-smi topo -m` (TopoMatrix.no_switch_fabric), a p2pBandwidthLatencyTest run at PCIe rates
     on every pair (P2pBandwidth.no_switch_fabric) or an engine that found its GPUs PCIe-only
     (ServingLog.no_switch_fabric) shows no NVSwitch fabric, in words; "" where none does, or where
@@ -450,10 +451,14 @@ def no_switch_shown(topology: TopoMatrix | None, gpus: GpuInventory | None, p2p:
 
     The blind readings of this shape agree (corpus 577, 617, 625, 774: not applicable), as DRV-NVLINK-HEALTH reads a
     whole matrix without NV# as a PCIe build. A CUDA error 802 in the same source is an issue whatever the matrix
-    shows (the symptom stands: only an unknown outcome becomes not applicable)."""
+    shows (the symptom stands: only an unknown outcome becomes not applicable).
+    So does NVIDIA's Linux for Tegra kernel (`5.10.120-rt70-tegra`, facts/platform.tegra_kernel) where no GPU the
+    sources name may sit on an NVSwitch: a Jetson's GPU is integrated in its SoC, one to a board (corpus 2413)."""
     why = (topology.no_switch_fabric() if topology is not None else "") or (
         p2p.no_switch_fabric() if p2p is not None else "") or (
-        serving_log.no_switch_fabric() if serving_log is not None else "")
+        serving_log.no_switch_fabric() if serving_log is not None else "") or (
+        f"kernel {kernel_release} is a Jetson's Linux for Tegra kernel, whose GPU is integrated in the SoC, one to a "
+        "board" if kernel_release and tegra_kernel(kernel_release) else "")
     if not why:
         return ""
     models = sorted(set(gpus.models.values())) if gpus is not None else []

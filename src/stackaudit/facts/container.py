@@ -143,8 +143,14 @@ def _df_kind(df_text: str) -> tuple[str, str]:
 # A serving engine's own program tag with its PID in a journal or syslog line (`ollama[285585]:`): journald took the
 # engine's output as a process of the machine whose journal it is, as a systemd service does (Ollama's Linux install
 # runs `ollama serve` as ollama.service). Docker's journald log driver tags a container's lines with its ID instead.
-_HOST_ENGINE = re.compile(r"^(?:ollama|vllm|llama-server|text-generation-launcher|sglang|tritonserver|lmdeploy)"
-                          r"\[\d+\]$")
+# So does a program whose lines the paste reads at work on the GPU beside an engine or in its place: LocalAI's binary
+# install (its install.sh writes local-ai.service, corpus 1976), llama-swap in front of llama-server (corpus 835), and a
+# Prometheus exporter of GPU metrics (nvidia_gpu_exporter, dcgm-exporter: a name that holds nvidia, gpu or dcgm and
+# exporter, corpus 2404's prometheus-nvidia-exporter-2 under /system.slice). NVIDIA's own daemons (nvidia-persistenced,
+# the Fabric Manager) are not among them: they run on the host whatever runs the workload.
+_HOST_ENGINE = re.compile(r"^(?:ollama|vllm|llama-server|text-generation-launcher|sglang|tritonserver|lmdeploy|"
+                          r"local-ai|llama-swap|(?=[\w.-]{0,60}?(?:nvidia|gpu|dcgm))[\w.-]{0,60}?exporter[\w.-]{0,20})"
+                          r"\[\d+\]$", re.I)
 
 
 # The user's words that the engine whose log they paste runs in a container: `Ollama container logs` (ClaraVerse#49),
@@ -414,6 +420,13 @@ STATED_BARE_METAL = re.compile(r"\bI(?:'ve|\s+have)?\s+(?:tried|tested|ran|run|i
 # corpus 1644: `text-generation-launcher` run under nsys, not in Docker). Only the CLI box ticked, with the Docker box
 # beside it left empty (form_cli_directly), is that statement: six of the corpus's seven such forms tick Docker.
 FORM_CLI_DIRECTLY = re.compile(r"^\s*[-*]\s+\[[xX]\]\s+The CLI directly\s*$")
+# Or that they installed the program with a package manager of the desktop or user (`nvtop installed via `brew install
+# nvtop``, Syllo/nvtop#318, corpus 2408): Homebrew refuses to run as root, which a container's shell is unless its image
+# says otherwise, snap needs snapd under the machine's systemd, and a Flatpak app runs in its own sandbox, not an
+# image's. A line that names a container is no such statement (_NAMES_CONTAINER).
+STATED_HOST_PACKAGE = re.compile(r"(?<![\w/.-])(?:brew|snap|flatpak)\s+install\s+[\w@.:/-]{1,80}|\binstalled\s+"
+                                 r"(?:it\s+)?(?:via|with|using|from|through)\s+[`'\"*_]{0,2}(?:home|linux)?brew\b",
+                                 re.I)
 _FORM_DOCKER_EMPTY = re.compile(r"^\s*[-*]\s+\[ \]\s+Docker\s*$")
 _FORM_DOCKER_TICKED = re.compile(r"^\s*[-*]\s+\[[xX]\]\s+Docker\s*$")
 
@@ -435,11 +448,12 @@ _NAMES_CONTAINER = re.compile(r"\b(?:docker|podman|containers?|k8s|k3s|kubernete
 def stated_host(line: str) -> str:
     """The words where a line of the user's words says they started the engine's server from their own shell on the
     host (STATED_HOST_WORDS), as ollama's systemd service (STATED_SERVICE_WORDS) or as its release binary run by path
-    (STATED_HOST_BINARY), or that they ran it on bare metal (STATED_BARE_METAL), or TGI's issue form's ticked `The CLI
+    (STATED_HOST_BINARY), or that they ran it on bare metal (STATED_BARE_METAL), or installed it with Homebrew, snap or
+    Flatpak (STATED_HOST_PACKAGE), or TGI's issue form's ticked `The CLI
     directly` box (FORM_CLI_DIRECTLY, which the reader
     records only with the form's Docker box left empty: form_cli_directly), else ""."""
     m = STATED_HOST_WORDS.search(line) or STATED_SERVICE_WORDS.search(line) or STATED_HOST_BINARY.search(line) \
-        or FORM_CLI_DIRECTLY.search(line) or STATED_BARE_METAL.search(line)
+        or FORM_CLI_DIRECTLY.search(line) or STATED_BARE_METAL.search(line) or STATED_HOST_PACKAGE.search(line)
     return m.group(0).strip() if m is not None and not _NAMES_CONTAINER.search(line) else ""
 
 
@@ -1099,7 +1113,7 @@ def container(ctx: FactContext) -> ContainerInfo:
             journal = _journal_engine(host)
             if journal:
                 return ContainerInfo.ran_on_host(
-                    f"the engine logs to the host's journal as its own process ({journal}): a systemd "
+                    f"the program logs to the host's journal as its own process ({journal}): a systemd "
                     "service of the machine, not a container",
                     as_service=True, exec_into=_exec_rows(host))
             kind, why, reached, short, waits = _gpu_stack_pod(host)
@@ -1211,6 +1225,10 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo.ran_on_host(
                     f"TGI's issue form ticks \"{words.lstrip('-* ')}\" and leaves its Docker box empty: the "
                     "launcher ran on the host")
+            if words and STATED_HOST_PACKAGE.match(words):
+                return ContainerInfo.ran_on_host(
+                    f"the user's words say the program was installed on the machine by its package manager "
+                    f"(\"{words}\"): Homebrew, snap and Flatpak install on the host, not in a container")
             if words and STATED_BARE_METAL.match(words):
                 return ContainerInfo.ran_on_host(
                     f"the user's words say the run shown is on bare metal, not in a container: \"{words}\"")

@@ -497,8 +497,10 @@ DIAGNOSTIC_PROGRAMS = frozenset({
     # Docker's own test image: it prints a greeting and exits (hub.docker.com/_/hello-world).
     "hello-world",
 })
-# Commands that only hold a container open for `docker exec` (`sleep 8640000`, `sleep 10d`, `tail -f /dev/null`).
-_KEEP_ALIVE = re.compile(r"(?:/\S*/)?(?:sleep (?:\d{4,}[smhd]?|\d+[hd]|inf(?:inity)?)|tail -f /dev/null)")
+# Commands that only hold a container open for `docker exec` (`sleep 8640000`, `sleep 10d`, `tail -f /dev/null`), and
+# a shell's endless loop of sleeps, of any length (`while true; do sleep 10;done`, corpus 2424).
+_KEEP_ALIVE = re.compile(r"(?:/\S*/)?(?:sleep (?:\d{4,}[smhd]?|\d+[hd]|inf(?:inity)?)|tail -f /dev/null)"
+                         r"|while\s+(?:true|:)\s*;\s*do\s+sleep\s+\d{1,9}(?:\.\d{1,3})?[smhd]?\s*;\s*done")
 # Bare OS images (and CUDA's base flavour): no Python, no engine; run without a command, they start a shell.
 # A GPU container of one with no command shown runs what a user types in that shell, a GPU check as pasted, never
 # a serving engine without installing one first (pytorch#184277: `docker run -it --gpus=all ubuntu:22.04`).
@@ -813,7 +815,8 @@ class DockerContainer:
     @property
     def keep_alive(self) -> bool:
         """Its command only holds the container open (`sleep 8640000`, `sleep infinity`, `tail -f /dev/null`, as a
-        shell's `-c` script too: `/bin/sh -c "sleep 10d;"`, corpus 1980) for `docker exec`: what runs on its GPUs is
+        shell's `-c` script too: `/bin/sh -c "sleep 10d;"`, corpus 1980; a shell's endless loop of sleeps, corpus 2424)
+        for `docker exec`: what runs on its GPUs is
         typed inside it, not a diagnostic that exits."""
         words = list(self.argv)
         if len(words) == 3 and words[0].rsplit("/", 1)[-1] in _SHELLS and re.fullmatch(r"-\w*c", words[1]):

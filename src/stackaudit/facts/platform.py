@@ -621,6 +621,18 @@ def wsl_kernel(release: str) -> bool:
     return bool(re.search(WSL_KERNEL.pattern, release.strip()))
 
 
+# NVIDIA's Linux for Tegra kernel (`5.10.120-tegra`, `5.10.120-rt70-tegra`, `5.15.136-tegra`): the kernel of a Jetson
+# (or IGX) board's BSP, which ships the GPU driver built for it with it (the integrated GPU's nvgpu before Thor, its
+# OpenRM module on Thor), so no driver of a desktop or data-centre install meets this kernel
+# (https://docs.nvidia.com/jetson/archives/r36.4/DeveloperGuide/SD/Kernel/KernelCustomization.html).
+TEGRA_KERNEL = re.compile(r"\d-(?:[\w.]{1,40}-)?tegra$")
+
+
+def tegra_kernel(release: str) -> bool:
+    """Whether a kernel release is NVIDIA's Linux for Tegra kernel (TEGRA_KERNEL)."""
+    return TEGRA_KERNEL.search(release.strip()) is not None
+
+
 def cloud_kernel(release: str) -> KernelFlavour | None:
     """The flavour of CLOUD_KERNELS a kernel release names, or None."""
     for flavour in CLOUD_KERNELS:

@@ -853,6 +853,31 @@ SYMPTOMS: tuple[Symptom, ...] = (
                 "below its compute-capability floor: whether the GPU reached the container is what the line leaves "
                 "open",
         doubt_hint="paste `docker exec <name> nvidia-smi` and Triton's start-up log with --log-verbose=1"),
+    # A program's failure to initialise NVML with no cause after it (`Error: Failed to initialize NVML`, dcgm-exporter
+    # 3.x's fatal start, NVIDIA/dcgm-exporter#234, corpus 2413; its own rows name the causes a cause names). NVML
+    # fails so in a container the driver's library did not reach, and on a Jetson before Thor, whose integrated GPU
+    # has no NVML on any path: a GPU request shown for its container is no proof the GPU reached it (`doubts`).
+    Symptom("nvml-init-failed-unsaid", re.compile(r"(?:^|\bError:\s{1,4})Failed to initialize NVML\s{0,8}$"),
+        "", "medium", "https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html",
+        "the program could not initialise NVML, for a cause its line does not give",
+        doubts=("CTR-GPU-ACCESS",),
+        doubted="NVML fails so where the driver's library did not reach a container and on a board whose GPU has no "
+                "NVML (a Jetson's): whether the GPU reached the container is what the line leaves open",
+        doubt_hint="paste `docker exec <name> nvidia-smi` (or a CUDA sample run in the container)"),
+    # LocalAI's answer where a model's backend process died as it loaded the model: the gRPC call to it found the
+    # connection closed (`could not load model: rpc error: code = Unavailable desc = error reading from server: EOF`,
+    # mudler/LocalAI#10625, corpus 2421; #4199). The backend dies so in CUDA's start (a driver older than the image's
+    # CUDA, no GPU handed in) and for a model or build it cannot load alike, before any CUDA work the line shows: a GPU
+    # request shown for its container is no proof the GPU reached it (`doubts`).
+    Symptom("localai-backend-died-on-load", re.compile(r"\bcould not load model: rpc error: code = Unavailable desc = "
+                                                       r"error reading from server: EOF\b"),
+        "", "medium", "https://localai.io/faq/",
+        "LocalAI's backend process died as it loaded the model (its gRPC connection closed), before any CUDA work the "
+        "paste shows",
+        doubts=("CTR-GPU-ACCESS",),
+        doubted="a backend dies so in CUDA's start (no GPU handed in, a driver older than the image's CUDA) and on a "
+                "model it cannot load alike: whether the GPU reached the container is what the line leaves open",
+        doubt_hint="paste the backend's own log (LocalAI started with --debug) and `docker exec <name> nvidia-smi`"),
     # CUDA finds no GPU at all (cudaErrorNoDevice, 100: "no CUDA-capable device is detected") in a container the
     # source shows: the runtime did not hand the container the GPU device nodes or the driver's libraries (the GPU
     # Operator's CUDA validator pod, NVIDIA/gpu-operator#1900, corpus 1172). On a bare host the same words are a
@@ -1628,7 +1653,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
            "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op",
-           "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE")
+           "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "reading from server: EOF")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's

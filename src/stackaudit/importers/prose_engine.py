@@ -68,7 +68,8 @@ MAX_LINES = 20  # sentences read from one paste; past a few, the paste is a log 
 _NEEDLES = ("ollama", "llama", "kobold", "vllm", "sglang", "tensorrt", "trt", "torch", "transformers", "diffusers",
             "comfyui", "unsloth", "axolotl",
             "deepspeed", "exllama", "lmdeploy", "aphrodite", "text-generation-inference", "tgi", "container", "image",
-            "parallel", "studio", "--enable-p2p-check", "--disable-custom-all-reduce", "the cli directly", "metal")
+            "parallel", "studio", "--enable-p2p-check", "--disable-custom-all-reduce", "the cli directly", "metal",
+            "brew", "snap", "flatpak")
 
 
 def is_sentence(line: str, min_words: int = MIN_WORDS) -> bool:
