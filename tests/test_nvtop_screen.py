@@ -1,9 +1,11 @@
 """nvtop's screen text (importers/nvtop.py): each device's header (name, current PCIe link) and its utilisation meter,
-recorded as `nvidia-smi -q` sections; the link checks judge the current generation as they judge `-q`'s.
+recorded as `nvidia-smi -q` sections in the monitor's own source, read after nvidia-smi's outputs; the link checks
+judge the current generation as they judge `-q`'s. gpustat's rows are read the same way.
 
 Real text: corpus 1176 (Syllo/nvtop#6, two device headers with the user's markdown emphasis), and two screens the code
 search found: an AutoDL container's two RTX 2080 Ti at 100 % (a benchmark write-up), an RTX A6000 pair at 100 % under a
-serving benchmark, one at Gen 3 and one at Gen 4. Modelled: the counter-case.
+serving benchmark, one at Gen 3 and one at Gen 4; gpustat: corpus 2409 (four P100 rows, then nvidia-smi's table cut after
+GPU 0) and 1700 (four TITAN Xp rows alone). Modelled: the counter-cases.
 """
 
 from __future__ import annotations
@@ -63,3 +65,32 @@ def test_other_device_lines_are_not_nvtop() -> None:
     # Modelled: CUDA samples' `Device 0: NAME` and lspci's lines carry no `PCIe GEN g@wx` link.
     text = " Device 0: NVIDIA GeForce RTX 2080 Ti\n Device 1 [GeForce] PCIe link up\n"
     assert not [s for s in recognise(text).recognised if s[0] == "nvtop"]
+
+
+# --- a monitor's rows beside nvidia-smi's table -------------------------------------------------------------------
+
+SHARED, PERSIST, POWER = "MEM-GPU-SHARED", "DRV-PERSISTENCE", "PWR-GPU-POWER-LIMIT"
+
+
+def test_2409_gpustat_rows_leave_the_table_read() -> None:
+    # gpustat's four rows, then nvidia-smi cut after GPU 0: the table's row (persistence Off, 250 W cap, 0 MiB) is
+    # the nvidia fact, and the rows still count the four GPUs the host has.
+    r = capture_checks("2409", PERSIST, SHARED, POWER)
+    assert r[PERSIST].status == "issue" and r[SHARED].status == "ok" and r[POWER].status == "ok", r
+    assert (len(r[POWER].coverage.shown), r[POWER].coverage.total) == (1, 4)
+
+
+def test_1700_gpustat_rows_alone_still_list_the_gpus() -> None:
+    # No table beside them: the rows are the listing (four TITAN Xp, Pascal: no MIG), and show no cap or mode.
+    r = capture_checks("1700", "MEM-MIG", PERSIST, POWER)
+    assert r["MEM-MIG"].status == "not-applicable" and r["MEM-MIG"].coverage.total == 4
+    assert r[PERSIST].status == "unknown" and r[POWER].status == "unknown"
+
+
+def test_a_table_without_the_rows_reads_as_before(tmp_path: Path) -> None:
+    # Modelled counter-case: the same rows with the table's GPU 0 row persistence On: the table, not the rows, decides.
+    from corpus import body
+
+    text = body("2409").replace("Tesla P100-PCIE...  Off  |", "Tesla P100-PCIE...  On   |")
+    r = paste_checks(tmp_path, text, PERSIST)[PERSIST]
+    assert r.status == "ok", r.message

@@ -4,7 +4,7 @@
 - The volatile uncorrectable ECC cell 0 is MEM-ROW-REMAP-ECC ok, naming the remap state as not shown (the blind
   readings of the class: ok 6, unknown 2, not-an-issue 1).
 - PWR-CLOCK-EVENTS with no clock event reasons in the source: a GPU within 3 °C of its model's max operating
-  temperature (the GPU table's, where the source has no thresholds) is the issue; busy GPUs, cool, drawing at least
+  temperature (the GPU table's, a full row's or a power-only row's, where the source has no thresholds) is the issue; busy GPUs, cool, drawing at least
   half of a cap they stay below, rule a slowdown out (not an issue); a busy GPU drawing less stays unknown.
 
 The pastes are real corpus files (tests/data/captures names each one's public thread in its header); modelled
@@ -91,6 +91,31 @@ def test_same_gpu_cool_and_drawing_little_stays_unknown(tmp_path: Path) -> None:
     text = _body("1347").replace("| N/A   82C    P0", "| N/A   60C    P0")
     r = paste_checks(tmp_path, text, "PWR-CLOCK-EVENTS")["PWR-CLOCK-EVENTS"]
     assert r.status == "unknown" and "clock event reasons are not in this source" in r.message
+
+
+def test_2414_rtx_3060_at_91c_within_its_power_only_rows_limit_is_the_issue() -> None:
+    # dcgm-exporter#398: an RTX 3060 at 91 °C, fan 100 %, 89 % busy; its power-only row gives 93 °C (NVIDIA's page).
+    r = capture_checks("2414", "PWR-CLOCK-EVENTS")["PWR-CLOCK-EVENTS"]
+    assert r.status == "issue" and "91 °C" in r.message and "RTX 3060 max operating temperature in the GPU table 93 °C" \
+        in r.message
+
+
+def test_same_rtx_3060_a_few_degrees_cooler_is_not_at_its_limit(tmp_path: Path) -> None:
+    # Modelled: 2414's table at 85 °C, 8 °C below the limit: nothing in the readings settles a slowdown either way.
+    text = _body("2414").replace("|100%   91C    P2", "|100%   85C    P2")
+    r = paste_checks(tmp_path, text, "PWR-CLOCK-EVENTS")["PWR-CLOCK-EVENTS"]
+    assert r.status == "unknown" and "clock event reasons are not in this source" in r.message
+
+
+def test_power_only_rows_limit_is_the_desktop_cards_not_a_laptops() -> None:
+    from stackaudit.facts.nvidia import GpuInfo
+    from stackaudit.gputable import board_row
+
+    row = board_row("NVIDIA GeForce RTX 3060")
+    assert row is not None and row.max_operating_temp_c == 93 and row.power_w == 170
+    assert GpuInfo(index=0, name="NVIDIA GeForce RTX 3060", temp_c=91).max_operating_temp[0] == 93
+    # A Laptop GPU's limit is its own (87 °C on a GA106 laptop): the desktop row never answers for it.
+    assert GpuInfo(index=0, name="NVIDIA GeForce RTX 3060 Laptop GPU", temp_c=91).max_operating_temp == (None, "")
 
 
 def test_busy_cool_gpus_near_their_cap_rule_a_slowdown_out() -> None:

@@ -132,14 +132,15 @@ class _Ambiguous:
 
 @dataclass(frozen=True)
 class BoardPower:
-    """A row of data/gpus.toml that holds only a card's default board power (W), with its source, and the card's
-    memory (GiB) where the model comes with one size."""
+    """A row of data/gpus.toml that holds only a card's default board power (W), with its source, the card's
+    memory (GiB) where the model comes with one size, and its max operating temperature where a source gives it."""
 
     name: str
     aliases: tuple[str, ...]
     power_w: float
     source: str
     memory_gib: float | None = None
+    max_operating_temp_c: int | None = None
 
     def all_names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
@@ -713,13 +714,14 @@ def _family_key(row: Mapping[str, Any]) -> str:
 
 
 # The keys of a row that gives a card's board power alone: a row with no other key is read as a BoardPower.
-_POWER_ONLY_KEYS = frozenset(("name", "aliases", "power_w", "source", "notes", "memory_gib"))
+_POWER_ONLY_KEYS = frozenset(("name", "aliases", "power_w", "source", "notes", "memory_gib", "max_operating_temp_c"))
 
 
 def _power_row(row: Mapping[str, Any]) -> BoardPower:
     try:
         return BoardPower(str(row["name"]), _str_tuple(row, "aliases"), float(row["power_w"]), str(row["source"]),
-                          float(row["memory_gib"]) if "memory_gib" in row else None)
+                          float(row["memory_gib"]) if "memory_gib" in row else None,
+                          int(row["max_operating_temp_c"]) if "max_operating_temp_c" in row else None)
     except KeyError as exc:
         raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc
 
@@ -1084,17 +1086,23 @@ def cut_laptop_gpu(shown: str, memory_mib: float | None) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _board_powers() -> dict[str, tuple[float, str]]:
-    return {normalize(written): (row.power_w, row.source)
-            for row in load_table().power_only for written in row.all_names()}
+def _board_rows() -> dict[str, BoardPower]:
+    return {normalize(written): row for row in load_table().power_only for written in row.all_names()}
+
+
+def board_row(name: str) -> BoardPower | None:
+    """The power-only row of gpus.toml for a desktop card the table has no full row for; None for any other name, a
+    Laptop GPU's too."""
+    if LAPTOP_GPU.search(name):
+        return None
+    return _board_rows().get(normalize(name))
 
 
 def board_power(name: str) -> tuple[float, str] | None:
     """The default power limit (W) of a desktop card the table has no full row for, with NVIDIA's page (a power-only
     row of gpus.toml); None for any other name, a Laptop GPU's too."""
-    if LAPTOP_GPU.search(name):
-        return None
-    return _board_powers().get(normalize(name))
+    row = board_row(name)
+    return (row.power_w, row.source) if row is not None else None
 
 
 def cut_board_power(shown: str, memory_mib: float | None) -> BoardPower | None:

@@ -78,6 +78,7 @@ from stackaudit.facts.sources import (
     ENGINE_LOG,
     EVIDENCE_LINES,
     GGML_CUDA_DEVICES,
+    GPU_MONITOR,
     JAX_DEVICES,
     K8S_NODE,
     K8S_SPEC,
@@ -669,6 +670,23 @@ def gpus_from_nvlink_status(ctx: FactContext) -> GpuInventory:
     return from_nvlink_status(_source_fact(ctx, "nvlink_status", NvlinkStatus, NVLINK_TITLE))
 
 
+
+
+@provider("gpus", GpuInventory, rank=46, title=GPU_MONITOR.title, hint=GPU_MONITOR.hint)
+def gpus_from_monitor(ctx: FactContext) -> GpuInventory:
+    """The GPUs a pasted monitor's rows list (nvtop, gpustat; facts/nvidia_smi.parse_monitor_rows): index, product
+    name. The nvidia fact reads nvidia-smi's outputs before them, so a table cut after one GPU beside gpustat's rows of
+    four (corpus 2409) counts at least the four the rows show; a monitor's rows prove as many GPUs as they list."""
+    from stackaudit.facts.nvidia_smi import parse_monitor_rows
+
+    try:
+        shown = parse_monitor_rows(read_source(ctx.host, GPU_MONITOR))
+    except ParseError as exc:
+        raise FactUnavailable(f"{GPU_MONITOR.title}: {exc}") from exc
+    records = {g.index: GpuRecord(g.index, "", g.name, None, (GPU_MONITOR.title,)) for g in shown.gpus if g.name}
+    if not records:
+        raise FactUnavailable(f"{GPU_MONITOR.title}: no GPU named")
+    return listed_inventory(records, GPU_MONITOR.title, "a monitor shows the GPUs it was set to, with no count")
 
 
 def parse_nccl_tests_gpus(text: str) -> GpuInventory:

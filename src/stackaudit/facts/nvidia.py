@@ -59,6 +59,7 @@ from stackaudit.gputable import (
     agreed,
     architecture_of,
     board_power,
+    board_row,
     cut_board_rows,
     cut_prefix,
     lookup,
@@ -315,12 +316,16 @@ class GpuInfo:
     @property
     def max_operating_temp(self) -> tuple[int | None, str]:
         """`GPU Max Operating Temp` and where it comes from: the source's (`nvidia-smi -q`), else the GPU table's row
-        for the model (the nvidia-smi table shows the temperature, not its thresholds); (None, "") where neither."""
+        for the model, a full row or a power-only one (the nvidia-smi table shows the temperature, not its thresholds);
+        (None, "") where neither."""
         if self.temp_max_operating_c is not None:
             return self.temp_max_operating_c, "max operating temperature"
         spec = self.spec
         if spec is not None and spec.max_operating_temp_c is not None:
             return spec.max_operating_temp_c, f"the {spec.name} max operating temperature in the GPU table"
+        board = board_row(self.name or "") if spec is None else None
+        if board is not None and board.max_operating_temp_c is not None:
+            return board.max_operating_temp_c, f"the {board.name} max operating temperature in the GPU table"
         return None, ""
 
     @property

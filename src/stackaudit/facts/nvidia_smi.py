@@ -26,7 +26,7 @@ from stackaudit.facts.nvidia import (
 )
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
-from stackaudit.facts.sources import NVML, NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
+from stackaudit.facts.sources import GPU_MONITOR, NVML, NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
 from stackaudit.gputable import GpuTableError, cut_prefix, resolve_cut_name
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.limits import load_xml
@@ -608,6 +608,24 @@ def parse_query_text(text: str) -> NvidiaGpus:
         raise ParseError("not the output of `nvidia-smi -q` (nothing recognisable)")
     return NvidiaGpus(tuple(gpus), driver, cuda, _int(top_tree.get("Attached GPUs")),
                       vgpu_host_driver=top_tree.at("vGPU Driver Capability") is not None)
+
+
+@parser(GPU_MONITOR, feeds="nvidia", kind=NvidiaGpus, rank=50)
+def parse_monitor_rows(text: str) -> NvidiaGpus:
+    """NVIDIA GPUs from a GPU monitor's rows (nvtop, gpustat), as importers/nvtop.py records them: `-q` sections.
+
+    Ranked after nvidia-smi's outputs: a monitor shows a GPU's name, load and memory, never its persistence mode,
+    power cap or address, so where the paste holds nvidia-smi's table too (gpustat then `nvidia-smi`, corpus 2409),
+    the table is the listing read.
+
+    Input (what importers/nvtop.py records from gpustat's row `[0] TITAN Xp | 55'C, 100 % | 865 / 12196 MB |`)::
+
+        GPU
+            Product Name                          : TITAN Xp
+            Utilization
+                Gpu                               : 100 %
+    """
+    return parse_query_text(text)
 
 
 def _text_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:

@@ -83,6 +83,9 @@ NVSMI_XML = Source("nvsmi_xml", "`nvidia-smi -q -x`", argv=("nvidia-smi", "-q", 
 NVSMI_QUERY = Source("nvsmi_query", "`nvidia-smi -q`", argv=("nvidia-smi", "-q"), hint="paste `nvidia-smi -q`",
                      timeout_s=30.0)
 NVSMI_TABLE = Source("nvsmi_table", "`nvidia-smi`", argv=("nvidia-smi",), hint="paste `nvidia-smi`", timeout_s=30.0)
+# A GPU monitor's rows pasted (nvtop's device headers and meters, gpustat's line per GPU), recorded as sections of
+# `nvidia-smi -q` text (importers/nvtop.py): a lesser source than nvidia-smi's own outputs, read where none is pasted.
+GPU_MONITOR = Source("gpu_monitor", "pasted GPU monitor rows (nvtop, gpustat)", doc=True, hint="paste `nvidia-smi`")
 # `nvidia-smi --version`: the versions of nvidia-smi, NVML, the loaded driver and the CUDA it supports.
 NVSMI_VERSION = Source("nvsmi_version", "`nvidia-smi --version`", argv=("nvidia-smi", "--version"),
                        hint="paste `nvidia-smi --version`")

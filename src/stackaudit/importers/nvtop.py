@@ -5,7 +5,8 @@ its clocks (`GPU 1590MHz MEM 8001MHz TEMP 68°C FAN 97% POW 298 / 300 W`) and it
 releases `GPU-Util[|||| 66%]`). The header's link is the current one (nvtop reads NVML's current generation and width;
 the maintainer, Syllo/nvtop#6: an idle GPU drops its generation to save power). Each device is recorded as a section
 of `nvidia-smi -q` text with the fields it shows (product name, current link, GPU utilisation), as the rig report
-records its bullets (importers/rig_report.py); never whole: the screen shows the devices it was set to, with no count.
+records its bullets (importers/rig_report.py), in the monitor's own source (facts/sources.py GPU_MONITOR), which the
+nvidia fact reads after nvidia-smi's outputs (a table pasted beside it shows more of each GPU); never whole: the screen shows the devices it was set to, with no count.
 
 gpustat (wookayin/gpustat), the other monitor people paste, prints one row per GPU: its index, product name (NVML's),
 temperature, utilisation, memory used and total in MiB, and the processes (`[0] TITAN Xp         | 55'C, 100 % |   865
@@ -18,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.sources import NVSMI_QUERY
+from stackaudit.facts.sources import GPU_MONITOR
 from stackaudit.importers._scan import Candidates, Scan
-from stackaudit.importers.registry import Found, command_output_appended, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 # A device's header; the user's markdown emphasis around the link kept as posted (`_**PCIe GEN 1@16x**_`, corpus
 # 1176); the RX/TX rates cut or left out.
@@ -55,7 +56,7 @@ def nvtop(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
             continue
         if (row := GPUSTAT_ROW.match(lines[i])) is not None:
             alone = _GPUSTAT_UTIL.match(row.group(3))
-            yield Found("nvtop", i, i + 1, command_output_appended(NVSMI_QUERY.argv, _section(
+            yield Found("nvtop", i, i + 1, document_appended(GPU_MONITOR.name, _section(
                 row, alone.group(1) if alone else None)))
             continue
         if (m := DEVICE.match(lines[i])) is None:
@@ -69,5 +70,5 @@ def nvtop(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
                 util, end = u.group(1), j + 1
             elif re.match(r"^\s*GPU \d+MHz\b", lines[j]):
                 end = j + 1
-        yield Found("nvtop", i, end, command_output_appended(NVSMI_QUERY.argv, _section(m, util)))
+        yield Found("nvtop", i, end, document_appended(GPU_MONITOR.name, _section(m, util)))
         scan.skip(end)
