@@ -123,7 +123,7 @@ from stackaudit.facts.shm import NGC_SHM_NOTE
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import DEBUG_NODE_POD, is_symptom
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
-from stackaudit.facts.system import BARE_KERNEL_NEEDLES, BARE_KERNEL_RELEASE, STATED_KERNEL
+from stackaudit.facts.system import BARE_KERNEL_NEEDLES, BARE_KERNEL_RELEASE, OS_KERNEL, STATED_KERNEL
 from stackaudit.importers._paste import looks_like_command
 from stackaudit.importers._scan import FENCE, Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, file_content, importer
@@ -318,7 +318,7 @@ def is_evidence(line: str) -> bool:
                 or OPEN_PACKAGE.search(line) or used_open(line) or installed_flavour(line) is not None or STATED_VERSION.match(line) or PIP_LIST_GGML.match(line)
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
-                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
+                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line) or OS_KERNEL.match(line)
                 or BARE_KERNEL_RELEASE.match(line) or bool(CMAKE_CUDA_ARCHS.search(line))
                 or bool(NGC_CHECK_LINE.search(line)) or bool(AIO_SMI_RAN.search(line))
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
