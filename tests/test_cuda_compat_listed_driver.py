@@ -21,6 +21,7 @@ from stackaudit.importers.prose_engine import LISTED_ENGINE_RELEASE
     ("    NVIDIA Drivers: 555.42.06", "555.42.06"),  # an environment block of a project's report
     ("* NVIDIA drivers: 535.54.03", "535.54.03"),  # a distribution's release notes
     ("    - NVIDIA Drivers: 530.30.02", "530.30.02"),  # a project's build environment list
+    ("- GPU driver version is **535.154.05**", "535.154.05"),  # corpus 2418: a bullet's sentence, the version in bold
 ])
 def test_a_plural_drivers_key_names_the_driver(line: str, driver: str) -> None:
     m = STATED_DRIVER.search(line)
@@ -30,6 +31,7 @@ def test_a_plural_drivers_key_names_the_driver(line: str, driver: str) -> None:
 @pytest.mark.parametrize("line", [
     "- NVIDIA drivers: 545+ for `:gpu` image, 525+ for `:gpu-legacy` image",  # a floor, not the installed driver
     "# ✅ NVIDIA drivers: 535.xx",  # a branch
+    "The driver is 535.154.05 on the other host",  # a sentence, not a list's bullet: no key at the line's start
 ])
 def test_a_floor_or_a_branch_names_no_driver(line: str) -> None:
     assert STATED_DRIVER.search(line) is None

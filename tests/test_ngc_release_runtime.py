@@ -130,3 +130,21 @@ def test_an_ngc_image_of_a_newer_major_is_not_let_through(tmp_path: Path) -> Non
     text = "docker run --gpus=1 --rm nvcr.io/nvidia/tritonserver:23.05-py3 tritonserver\n" + _table("515.65.01", "11.7")
     result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
     assert result.status != "not-an-issue", result.message
+
+
+def test_releases_24_09_and_23_02_name_their_cuda() -> None:
+    # Issue 28 (h106d): corpus 2417 (`tritonserver:24.09-py3` and its banner, driver 560.35.03) and 2418 (compose's
+    # `tritonserver:23.02-py3`, driver 535.154.05 in the user's words) are ok; 1639 names 23.02 as CUDA 12.0 too.
+    assert image_cuda("nvcr.io/nvidia/tritonserver:24.09-py3") == "12.6"
+    assert image_cuda("nvcr.io/nvidia/tritonserver:23.02-py3") == "12.0"
+    for prefix in ("2417", "2418"):
+        r = capture_checks(prefix, COMPAT)[COMPAT]
+        assert r.status == "ok", (prefix, r.message)
+
+
+def test_a_driver_below_the_releases_own_is_no_ok(tmp_path: Path) -> None:
+    # Modelled counter-example: a GeForce host's 535 driver (CUDA 12.2) under the 24.09 image (CUDA 12.6).
+    text = ("docker run --gpus all -it --rm nvcr.io/nvidia/tritonserver:24.09-py3 tritonserver --model-repository=/m\n\n"
+            "- GPU driver version is **535.154.05**\n")
+    r = paste_checks(tmp_path, text, COMPAT)[COMPAT]
+    assert r.status != "ok", r.message

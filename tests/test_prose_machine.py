@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from corpus import body, fact, pasted
+from corpus import body, capture_result, fact, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.gpus import USER_WORDS_TITLE, parse_user_gpus, stated_gpus
+from stackaudit.facts.gpus import USER_WORDS_TITLE, listed_models, parse_user_gpus, stated_gpus
 from stackaudit.gputable import nvlink_links_of
 from test_topology_parsers import _pcie, make_topo
 
@@ -132,3 +132,35 @@ def test_one_a800_in_a_system_info_list_is_a_host_of_one_gpu() -> None:
     assert results["IC-TOPOLOGY-PLACEMENT"].status == "not-applicable"
     assert "one GPU (A800)" in results["IC-TOPOLOGY-PLACEMENT"].message
     assert results["RT-TRTLLM-ALLREDUCE"].status == "not-applicable"
+
+
+# Issue 28 (h106d): the GPU the user names in a list's plural key, a Markdown table's GPU row, a sentence starting with
+# `Using`, or the host the trouble is seen `on` (facts/gpus._LIST_GPU_KEY, listed_models, _OWNED_MODEL).
+@pytest.mark.parametrize(("prefix", "model"), [
+    ("2419", "3060"),  # `GPUS: 3090 (24 gb) 3060 (12 gb)`: both models
+    ("2422", "RTX 3090"),  # `| **GPU** | NVIDIA RTX 3090 Ti (eVGA, GA102, 24 GB VRAM) |`
+    ("2418", "RTX 4070"),  # `Using RTX4070, 32 GB RAM memory`
+    ("2425", "RTX A4500"),  # `an issue with latest nvidia drivers on a RTX A4500`
+    ("1175", "RTX 4090"),  # another thread: `Also experiencing this issue on an RTX 4090!`
+])
+def test_a_gpu_the_users_words_name_rules_out_mig(prefix: str, model: str) -> None:
+    result = capture_result(prefix, "MEM-MIG")
+    assert result.status == "not-applicable"
+    assert model in result.message
+
+
+def test_a_list_line_of_several_models_names_each_gpu() -> None:
+    gpus = parse_user_gpus("GPUS: 3090 (24 gb) 3060 (12 gb)\n")
+    assert [g.model for g in gpus.gpus] == ["RTX 3090", "3060"]
+    assert listed_models("| **GPU** | NVIDIA RTX 3090 Ti (eVGA, GA102, 24 GB VRAM) |") == ("RTX 3090",)
+
+
+@pytest.mark.parametrize("line", [
+    "Using docker on a server with the drivers installed",  # no model after `Using` or `on a`
+    "The model runs on a single node",
+    "GPU utilisation: 95%",  # a list key whose value names no model
+    "It fails on a 4090.\nIt works on my A100.",  # two models in two sentences: not one host's
+])
+def test_words_without_one_model_name_no_gpu(line: str) -> None:
+    with pytest.raises(ParseError):
+        parse_user_gpus(line + "\n")

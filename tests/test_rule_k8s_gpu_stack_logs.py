@@ -15,7 +15,7 @@ from pathlib import Path
 
 from corpus import capture_checks, paste_checks
 from stackaudit.facts.container import gpu_stack_pod
-from stackaudit.facts.gpu_events import parse_plugin_xids
+from stackaudit.facts.gpu_events import parse_plugin_xids, stated_xids
 from stackaudit.facts.time_slicing import parse_time_slicing, section_end
 
 ACCESS = "CTR-GPU-ACCESS"
@@ -120,3 +120,21 @@ def test_the_corpus_shapes_hold() -> None:
     assert capture_checks("1196", ACCESS)[ACCESS].status == "issue"
     results = capture_checks("1172", ACCESS, SHARED)
     assert (results[ACCESS].status, results[SHARED].status) == ("issue", "issue")
+
+
+def test_an_xid_the_user_quotes_with_its_meaning_is_an_event() -> None:
+    # Issue 28 (h106d): corpus 2422, `Xid 79 ("GPU has fallen off the bus") followed immediately by Xid 154 ("Node
+    # Reboot Required")` in the issue body: the GPU was lost (DRV-XID issue), read beside the device plugin's Xids.
+    r = capture_checks("2422", "DRV-XID")["DRV-XID"]
+    assert r.status == "issue" and "Xid 79" in r.message, r.message
+    assert [e.code for e in stated_xids('crashed with Xid 79 ("GPU has fallen off the bus") then Xid 154 '
+                                        '("Node Reboot Required")')] == [79, 154]
+
+
+def test_an_xid_number_mentioned_in_prose_is_no_event(tmp_path: Path) -> None:
+    # Modelled on a corpus thread's words: a number without its quoted meaning is a mention, not an event.
+    line = "Xid 109 does not even exist in nvidia's documentation, and I never saw Xid 79 here"
+    assert stated_xids(line) == ()
+    header = "NVIDIA-SMI 595.71.05   Driver Version: 595.71.05   CUDA Version: 13.2\n"
+    r = paste_checks(tmp_path, header + line + "\n", "DRV-XID")["DRV-XID"]
+    assert r.status != "issue", r.message

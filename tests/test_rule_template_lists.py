@@ -25,6 +25,7 @@ from stackaudit.facts.boot_loader import cmdline_tool_from_stated_os, stated_os_
 from stackaudit.facts.gpus import listed_model
 from stackaudit.facts.python_env import STATED_VERSION
 from stackaudit.facts.sources import EVIDENCE_LINES
+from stackaudit.facts.system import OS_KERNEL
 from stackaudit.host.memory import fake_host
 from stackaudit.importers.ollama_cli import form_version_answer
 from stackaudit.importers.registry import document_appended
@@ -261,3 +262,13 @@ def test_uname_in_inline_code(line: str, release: str, build: str) -> None:
 def test_modelled_code_span_naming_linux_is_no_uname() -> None:
     # Modelled: prose in a code span that names Linux and a version, with no build and machine, is no uname line.
     assert isinstance(fact(pasted("`Linux 5.15 kernel` is what I run, see owner/repo#12\n"), "kernel"), Missing)
+
+
+def test_a_summary_row_of_os_and_kernel_names_the_kernel() -> None:
+    # Issue 28 (h106d): corpus 2422's `| **OS / Kernel** | Ubuntu 24.04.4 LTS, kernel 6.17.0-35-generic |`.
+    kver = capture_checks("2422", "KVER-NVIDIA-KERNEL-COMBOS")["KVER-NVIDIA-KERNEL-COMBOS"]
+    assert "kernel 6.17.0-35-generic" in kver.message, kver.message
+    m = OS_KERNEL.match("OS / Kernel: Ubuntu 24.04.4 LTS, kernel 6.17.0-35-generic")
+    assert m is not None and m.group(1) == "6.17.0-35-generic"
+    # A distribution's release alone names no kernel.
+    assert OS_KERNEL.match("OS / Kernel: Ubuntu 24.04.4 LTS") is None

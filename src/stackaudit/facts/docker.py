@@ -194,6 +194,7 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     "22.11": ("11.8", "520", _NOTES + "triton-inference-server/release-notes/rel-22-11.html"),
     "22.12": ("11.8", "520", _NOTES + "sdk/inference-release-notes/rel-22-12.html"),
     "23.01": ("12.0", "525", _NOTES + "frameworks/tensorflow-release-notes/rel-23-01.html"),
+    "23.02": ("12.0", "525", _NOTES + "triton-inference-server/release-notes/rel-23-02.html"),
     "23.04": ("12.1", "530", _NOTES + "triton-inference-server/release-notes/rel-23-04.html"),
     "23.05": ("12.1", "530", _NOTES + "sdk/inference-release-notes/rel-23-05.html"),
     "23.06": ("12.1", "530", _NOTES + "sdk/inference-release-notes/rel-23-06.html"),
@@ -209,6 +210,7 @@ NGC_RELEASE_CUDA: dict[str, tuple[str, str, str]] = {
     # Triton's notes: "Release 24.06 is based on NVIDIA CUDA 12.5.0.23, which requires NVIDIA Driver release 545".
     "24.06": ("12.5", "545", _NOTES + "triton-inference-server/release-notes/rel-24-06.html"),
     "24.08": ("12.6", "560", _NOTES + "triton-inference-server/release-notes/rel-24-08.html"),
+    "24.09": ("12.6", "560", _NOTES + "triton-inference-server/release-notes/rel-24-09.html"),
     "24.10": ("12.6", "560", _NOTES + "triton-inference-server/release-notes/rel-24-10.html"),
     "24.12": ("12.6", "560",
               _NOTES + "triton-inference-server/archives/triton-inference-server-2530/user-guide/docs/introduction/release_notes.html"),

@@ -422,18 +422,35 @@ def parse_plugin_xids(lines: Sequence[str]) -> tuple[GpuEvent, ...]:
     return tuple(events)
 
 
+# An Xid the user reports in words with its number and its meaning quoted in brackets, as the catalogue names it:
+# `crashed with Xid 79 ("GPU has fallen off the bus") followed immediately by Xid 154 ("Node Reboot Required")`
+# (turbo-tan/llama.cpp-tq3#37, corpus 2422). The quoted meaning is what the driver printed; a number alone in prose
+# (`Xid 109 does not even exist in nvidia's documentation`) is a mention, not an event. The GPU is not named.
+STATED_GPU = "(not named)"  # the GPU of an Xid the user reports: their words name no bus address
+STATED_XID = re.compile(r"\bXid\s+(\d{1,3})\s+\([\"“]([^\"”()]{3,80})[\"”]\)")
+
+
+def stated_xids(line: str) -> tuple[GpuEvent, ...]:
+    """The Xid events a line of the user's words reports with their quoted meaning (STATED_XID), in order."""
+    if "xid" not in line.lower():
+        return ()
+    return tuple(GpuEvent(XID, STATED_GPU, int(m.group(1)), m.group(2).strip(), m.group(0))
+                 for m in STATED_XID.finditer(line[:4000]))
+
+
 @parser(EVIDENCE_LINES, feeds="gpu_events", kind=GpuEvents, rank=15)
 def gpu_events_from_device_plugin(text: str) -> GpuEvents:
-    """The Xid events the Kubernetes device plugin's health check logged, pasted on their own: an excerpt, never
-    proof that no other Xid happened.
+    """The Xid events the Kubernetes device plugin's health check logged, pasted on their own, and the Xids the user
+    reports with their quoted meaning (stated_xids): an excerpt, never proof that no other Xid happened.
 
     Input (tests/data/captures/1200)::
 
         2020/08/10 19:09:42 XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8, the device will go unhealthy.
     """
-    events = parse_plugin_xids(text.splitlines())
+    lines = text.splitlines()
+    events = parse_plugin_xids(lines) + tuple(e for line in lines for e in stated_xids(line))
     if not events:
-        raise FactUnavailable("no Xid event of the device plugin")
+        raise FactUnavailable("no Xid event of the device plugin or in the user's words")
     return GpuEvents(events, 0, complete=False)
 
 

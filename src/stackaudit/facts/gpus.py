@@ -1969,6 +1969,8 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     # A GeForce suffix glued to its number (`2 x 2080Ti GPUs`, corpus 626) is the table's `2080 Ti`; a memory size
     # glued to the model by a hyphen (`4x A40-48G`, corpus 1720) is the model's next word.
     words = " ".join(_GLUED_MEMORY.sub(r"\1 \2", t) for t in (tokens[-4:] if backwards else tokens[:4])).split()
+    # A GeForce brand glued to its number (`Using RTX4070,`, corpus 2418) is the table's `RTX 4070`.
+    words = " ".join(re.sub(r"^((?:RTX|GTX))(?=\d{3,4}(?:Ti)?\W*$)", r"\1 ", w, flags=re.I) for w in words).split()
     tokens = [re.sub(r"^(\d{3,4})(Ti)$", r"\1 \2", re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I), flags=re.I)
               for t in words]
     for n in range(len(tokens), 0, -1):
@@ -2163,8 +2165,12 @@ def _nvlinked_default(model: str) -> str:
 # the template's hint left in brackets before the colon (`GPU name (e.g., NVIDIA H100, NVIDIA A100)`): the hint's
 # models are the form's examples, not the user's answer. A full-width colon (`GPU ：Tesla V100-SXM2-32GB`, corpus 1572)
 # is the same key, and so is llm_benchmark's system report's `gpu_info: NVIDIA CMP 30HX` (aidatatools/ollama-benchmark,
-# corpus 2327).
-_LIST_GPU_KEY = re.compile(r"^\W*GPU(?:\s+(?:name|model|type)|_info)?\**(?:\s*\([^()]{0,80}\))?\s*[:：]\**\s*(?=\S)", re.I)
+# corpus 2327). The plural key (`GPUS: 3090 (24 gb) 3060 (12 gb)`, predibase/lorax#150, corpus 2419), and a Markdown
+# table's row of the same key (`| **GPU** | NVIDIA RTX 3090 Ti (eVGA, GA102, 24 GB VRAM) |`, corpus 2422) too.
+_LIST_GPU_KEY = re.compile(r"^\W*GPUs?(?:\s+(?:name|model|type)|_info)?\**(?:\s*\([^()]{0,80}\))?\s*[:：|]\**\s*(?=\S)",
+                           re.I)
+# The items of a list's GPU value: a bracketed aside (the memory, the vendor) or a separator ends a model's words.
+_LIST_ITEM_END = re.compile(r"\([^()]{0,80}\)|[,;+&/|]|\band\b", re.I)
 
 
 def listed_model(line: str) -> str:
@@ -2174,6 +2180,24 @@ def listed_model(line: str) -> str:
     if key is None or _ANY_STATEMENT.search(line):
         return ""
     return _model_in(re.split(r"\s+", line[key.end():].strip())[:4])
+
+
+def listed_models(line: str) -> tuple[str, ...]:
+    """The models a hardware list's GPU line names one after another, each once, in their order (`GPUS: 3090 (24 gb)
+    3060 (12 gb)`: RTX 3090, RTX 3060): each item's words up to its bracketed aside or a separator (_LIST_ITEM_END);
+    () for any other line, or where a count is stated (listed_model).
+
+    >>> listed_models("GPUS: 3090 (24 gb) 3060 (12 gb)")
+    ('RTX 3090', '3060')
+    >>> listed_models("| **GPU** | NVIDIA RTX 3090 Ti (eVGA, GA102, 24 GB VRAM) |")
+    ('RTX 3090',)
+    """
+    key = _LIST_GPU_KEY.match(line)
+    if key is None or not listed_model(line):
+        return ()
+    value = line[key.end():]
+    return tuple(dict.fromkeys(m for item in _LIST_ITEM_END.split(value[:400])
+                               if (m := _model_in(item.split()[:4]))))
 
 
 # A GeForce RTX series named by its family words (`RTX 50xx requires sm_120`, corpus 1876; `RTX 50xx's sm_120 is not
@@ -2242,8 +2266,12 @@ _SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?G
 # corpus 2052), `my GPU is a GTX 1080`, `The GPU is an RTX 3090`: the one GPU in the singular, right before the model.
 # So is an inline key of the user's list of versions: `I have ubuntu-22.04, cuda==12.1, nvidia driver == 530, gpu==V100`
 # (vllm-project/vllm#5635, corpus 2333); a flag (`--gpu=0`) or a variable (`num_gpu=1`) is none.
+# A sentence starting with the use (`Using RTX4070, 32 GB RAM memory`, triton-inference-server/server#6945, corpus 2418),
+# and the host the trouble is seen on (`an issue with latest nvidia drivers on a RTX A4500`, nextcloud/llm2#52, corpus
+# 2425: `on` with an article or `my`, right before the model) say the same of the user's GPU.
 _OWNED_MODEL = re.compile(r"(?:(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using)"
-                          r"|\bGPU\s+is)\s+|(?<![\w-])GPU\s*==?\s*)(?:an?\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)",
+                          r"|\bGPU\s+is|(?:^|(?<=[.!?]\s))\s*Using|\bon(?=\s+(?:an?|my|our)\s))\s+"
+                          r"|(?<![\w-])GPU\s*==?\s*)(?:an?\s+|my\s+|our\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)",
                           re.I)
 
 
@@ -2431,6 +2459,11 @@ def parse_user_gpus(text: str) -> GpuInventory:
         if models:
             return counted_gpus(USER_WORDS_TITLE, owned_count, next(iter(models)), why)
         return GpuInventory(counts=((USER_WORDS_TITLE, owned_count),), partial=((USER_WORDS_TITLE, why),))
+    several = [ms for line in text.splitlines() if len(ms := listed_models(line)) > 1]
+    if not said and len(several) == 1 and models <= set(several[0]):
+        # One list line's several models (`GPUS: 3090 (24 gb) 3060 (12 gb)`, corpus 2419): one GPU of each at least,
+        # in the user's order; no count stated.
+        return GpuInventory(gpus=tuple(GpuRecord(i, "", m, None, (USER_WORDS_TITLE,)) for i, m in enumerate(several[0])))
     if not said and len(models) == 1:
         return GpuInventory(gpus=(GpuRecord(0, "", next(iter(models)), None, (USER_WORDS_TITLE,)),))
     npus = [n for line in text.splitlines() if (n := stated_npus(line) or stated_vendor_gpus(line))]

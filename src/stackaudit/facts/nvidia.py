@@ -1074,7 +1074,8 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # corpus 2176: the version installed, whatever branch the package's name keeps), a row of
 # `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` (`0, NVIDIA GeForce RTX 3090, 595.58.03`,
 # corpus 1118: the index, the GPU's name as nvidia-smi prints it, the driver's version last: QUERY_ROW), a version in
-# Markdown's code marks (`Driver version: `535.129.03``, corpus 1262), a list's `- nvidia-driver 396.51` (1700), the
+# Markdown's code marks (`Driver version: `535.129.03``, corpus 1262), a sentence of a list's bullet in bold (`- GPU driver
+# version is **535.154.05**`, corpus 2418), a list's `- nvidia-driver 396.51` (1700), the
 # vendor's name alone before the version, a line of its own (`nVidia v550.142`, corpus 2215: no GPU's name has a
 # three-digit number, a dot and more digits),
 # `nvidia-container-cli info`'s `NVRM version:   384.130` (corpus 1311, 1813: the library asked the loaded driver), a
@@ -1086,7 +1087,7 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # centos7`, corpus 1922: the driver that container would install, which may never load).
 _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
-STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+(?i:nvidia\s+(?:open\s+)?kernel\s+module\s+)?|"
+STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+(?:(?i:is)\s+\**)?(?i:nvidia\s+(?:open\s+)?kernel\s+module\s+)?|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|^\W*(?i:nvidia)\s+v?(?=\d{3}\.\d+(?:\.\d+)?\s*$)|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
                            r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"

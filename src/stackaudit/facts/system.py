@@ -157,10 +157,16 @@ def kernel_from_collect_env(ctx: FactContext) -> KernelInfo:
 # and quote the release in backticks (`* CentOS 7.9, Kernel Version:  \`5.4.124-1.el7.elrepo.x86_64\``, corpus 1922;
 # `Manjaro KDE, Kernel Version: 5.4.24-1-MANJARO`); a package's line (`For HWE Package: linux-image-generic-hwe-20.04,
 # Kernel Version: 5.15.0.60.66`) names no running kernel and is not read.
+# A summary's key for both (`| **OS / Kernel** | Ubuntu 24.04.4 LTS, kernel 6.17.0-35-generic |`, corpus 2422) names the
+# distribution, then the kernel's release after `kernel`.
 STATED_KERNEL = re.compile(r"^\W*(?:[A-Z][\w.]*(?: [\w.]+){0,2}, )?(?:Linux )?Kernel(?: version| release)?\W*:\s*"
                            r"(?:Linux\s+)?`?(\d+\.\d+(?:\.\d+)?[\w.+~-]*)`?"
                            r"(?:\s+(?:#\S+|\(?(?:x86_64|aarch64|ppc64le|arm64|s390x)\)?)(?:\s.*)?)?\s*$",
                            re.IGNORECASE)
+
+
+OS_KERNEL = re.compile(r"^\W*OS\s*/\s*Kernel\W*:\s*[\w .()-]{1,60}?,\s*(?:Linux\s+)?kernel\s+`?(\d+\.\d+\.\d+[\w.+~-]*)`?\s*$",
+                       re.IGNORECASE)
 
 
 # The flavours that end a kernel release (`uname -r`): Ubuntu's, Debian's, RHEL's machine, SUSE's.
@@ -185,7 +191,7 @@ def kernel_from_stated_line(text: str) -> KernelInfo:
         | **Kernel** | Linux 6.8.0-124-generic |
     """
     found = {m.group(1) for line in stated_lines(text).splitlines()
-             if (m := STATED_KERNEL.match(line) or BARE_KERNEL_RELEASE.match(line))}
+             if (m := STATED_KERNEL.match(line) or BARE_KERNEL_RELEASE.match(line) or OS_KERNEL.match(line))}
     return KernelInfo(only_one(found, "no one `Kernel: X.Y` line in the lines shown"))
 
 

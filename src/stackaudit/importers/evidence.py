@@ -69,6 +69,7 @@ from stackaudit.facts.cuda_ran import (
 )
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.docker import AIO_SMI_RAN, NGC_BANNER, NGC_CHECK_LINE, ngc_banner_line, tgi_info_line
+from stackaudit.facts.gpu_events import stated_xids
 from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
     LIGHTNING_DEVICE,
@@ -122,7 +123,7 @@ from stackaudit.facts.shm import NGC_SHM_NOTE
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import DEBUG_NODE_POD, is_symptom
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
-from stackaudit.facts.system import BARE_KERNEL_NEEDLES, BARE_KERNEL_RELEASE, STATED_KERNEL
+from stackaudit.facts.system import BARE_KERNEL_NEEDLES, BARE_KERNEL_RELEASE, OS_KERNEL, STATED_KERNEL
 from stackaudit.importers._paste import looks_like_command
 from stackaudit.importers._scan import FENCE, Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, file_content, importer
@@ -317,14 +318,14 @@ def is_evidence(line: str) -> bool:
                 or OPEN_PACKAGE.search(line) or used_open(line) or installed_flavour(line) is not None or STATED_VERSION.match(line) or PIP_LIST_GGML.match(line)
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
-                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line)
+                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line) or OS_KERNEL.match(line)
                 or BARE_KERNEL_RELEASE.match(line) or bool(CMAKE_CUDA_ARCHS.search(line))
                 or bool(NGC_CHECK_LINE.search(line)) or bool(AIO_SMI_RAN.search(line))
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or csv_mode_line(line) or bool(TORCH_WARNED.search(line))
                 or bool(LIGHTNING_DEVICE.search(line)) or bool(TORCH_DEVICE_NAME.match(line)) or bool(TORCH_PRINTED_AVAILABLE.match(line))
-                or bool(UNSLOTH_BANNER.search(line))
+                or bool(UNSLOTH_BANNER.search(line)) or bool(stated_xids(line))
                 or bool(TORCH_PRINTED_CUDA.match(line))
                 or bool(WSL_LIBRARY.search(line)) or bool(REMOTING_LINE.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
                 or ("/.llamafile/" in line and bool(HOME_LLAMAFILE_MODULE.search(line)))
