@@ -223,7 +223,9 @@ def test_nvidia_fact_declares_one_alternative_per_source_best_first() -> None:
     from stackaudit.facts.registry import load_all
 
     spec = load_all()["nvidia"]
-    assert spec.titles == ("NVML", "`nvidia-smi -q -x`", "`nvidia-smi -q`", "`nvidia-smi`")
+    # A monitor's rows (gpustat, nvtop) come last: they hold less than any of nvidia-smi's outputs (corpus 2409).
+    assert spec.titles == ("NVML", "`nvidia-smi -q -x`", "`nvidia-smi -q`", "`nvidia-smi`",
+                           "pasted GPU monitor rows (nvtop, gpustat)")
 
 
 def test_an_unreadable_xml_falls_back_to_the_text_and_provenance_names_it() -> None:

@@ -109,6 +109,16 @@ def test_pod_requests_a_mig_slice(tmp_path: Path) -> None:
     assert r.status == "not-an-issue"
 
 
+def test_a_whole_pod_spec_requesting_a_mig_slice(tmp_path: Path) -> None:
+    """Modelled on the GPU Operator's MIG guide: the pod spec claims its lines whole, and its MIG resource is still
+    the slicing set up on purpose (facts/mig_setup.mig_setup_from_spec)."""
+    text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: cuda-vectoradd\nspec:\n  containers:\n  - name: c\n"
+            "    image: nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda11.7.1-ubuntu20.04\n    resources:\n"
+            "      limits:\n        nvidia.com/mig-1g.5gb: 1\n")
+    r = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
+    assert r.status == "not-an-issue" and "nvidia.com/mig-1g.5gb" in r.message
+
+
 def test_strategy_alone_leaves_it_open(tmp_path: Path) -> None:
     """Real line (NVIDIA/k8s-device-plugin#397's helm command): `single` fails on a MIG GPU without instances, which
     nothing here rules out, so the strategy alone settles nothing (corpus 1412, 1727)."""

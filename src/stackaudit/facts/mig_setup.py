@@ -25,6 +25,7 @@ from stackaudit.facts.sources import (
     COLLECT_ENV,
     DCGMI_DISCOVERY,
     EVIDENCE_LINES,
+    K8S_SPEC,
     MIG_SETUP,
     NVSMI_LIST,
     USER_MACHINE,
@@ -183,3 +184,18 @@ def mig_stated_by_user(text: str) -> MigSetup:
     if not lines:
         raise ParseError("the user's words say nothing of a MIG slice")
     return MigSetup(lines)
+
+
+@parser(K8S_SPEC, feeds="mig_setup", kind=MigSetup, rank=15)
+def mig_setup_from_spec(text: str) -> MigSetup:
+    """The MIG slices a pasted pod or deployment spec requests (MIG_SETUP_LINE): the spec claims the lines the
+    paste's MIG setup reader would read alone, whole or as a container's `resources:` piece.
+
+    Input (the GPU Operator's MIG guide)::
+
+        resources:
+          limits:
+            nvidia.com/mig-1g.5gb: 1
+    """
+    return parse_mig_setup(text)
+
