@@ -216,3 +216,20 @@ def test_capture_1321_peer_answers_without_matrices_are_unknown_over_its_gpus() 
     no copy; the unknown is over the four GPUs its device lines list."""
     r = run_checks(load_pasted([str(corpus_path("1321"))]), ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
     assert r.status == "unknown" and r.coverage is not None and r.coverage.count == 4
+
+
+def test_capture_2432_title_as_a_list_item_is_read(tmp_path: Path) -> None:
+    """Real: openucx/ucx#10743 (corpus 2432, two A100-SXM4-40GB): the test's title is an item of the user's Markdown
+    list (`    - [P2P (Peer-to-Peer) GPU Bandwidth Latency Test]`); its device lines and peer answers are read, so CUDA
+    ran on both GPUs: Fabric Manager's fabric is up or not needed, and CUDA lists whole GPUs, not MIG slices."""
+    host = load_pasted([str(corpus_path("2432"))])
+    assert fact(host, "p2p_bandwidth").devices == (0, 1) and len(fact(host, "p2p_bandwidth").can_access) == 2
+    found = run_checks(host, ["DRV-FABRIC-MANAGER", "MEM-MIG"])
+    assert found["DRV-FABRIC-MANAGER"].status == "ok" and found["MEM-MIG"].status == "ok"
+    # Real, another thread: corpus 1321 (four V100-SXM2), its title on a line of its own, still read.
+    assert fact(load_pasted([str(corpus_path("1321"))]), "p2p_bandwidth").devices == (0, 1, 2, 3)
+    # Modelled: a list item that names the test in prose does not start its output.
+    text = corpus_path("2432").read_text().split("-----\n", 1)[1]
+    prose = text.replace("    - [P2P (Peer", "    - we ran [P2P (Peer")
+    found = run_checks(load_pasted([_paste(tmp_path, prose)]), ["DRV-FABRIC-MANAGER", "MEM-MIG"])
+    assert found["DRV-FABRIC-MANAGER"].status != "ok" and found["MEM-MIG"].status != "ok"

@@ -34,7 +34,7 @@ from stackaudit.facts.sources import P2P_BANDWIDTH_TEST
 from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
 
-_TITLE = re.compile(r"^\s*\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|"
+_TITLE = re.compile(r"^\s*(?:[-*+]\s+)?\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|"
                     r"^\s*(?:(?:Uni|Bi)directional P2P=(?:Enabled|Disabled) Bandwidth(?: \(P2P (?:Writes|Reads)\))?|"
                     r"P2P Connectivity) Matrix|^\s*P2P=(?:Enabled|Disabled) Latency(?: \(P2P (?:Writes|Reads)\))? Matrix")
 # A number the user put before each pasted line (an editor's gutter): the number, one space, the line.
