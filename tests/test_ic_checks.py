@@ -230,6 +230,22 @@ def test_peermem_loaded_is_ok_and_gdr_via_dmabuf_is_ok() -> None:
     assert r.status == "ok" and "DMA-BUF" in r.message
 
 
+def test_a_peer_memory_modules_callback_lines_show_it_loaded_and_serving_rdma(tmp_path) -> None:
+    """Corpus 2428 (Mellanox/nv_peer_memory#111: `nv_mem nv_get_p2p_free_callback` lines, kernel 5.4) and 195 (gpud's
+    documentation: nvidia-peermem's free callback beside Xids): the module's own callback lines show it loaded and
+    an RDMA NIC registering GPU memory through it; a modelled log naming the module only in its load line does not."""
+    from corpus import capture_checks, paste_checks
+
+    for prefix, module in (("2428", "nv_peer_mem"), ("195", "nvidia_peermem")):
+        results = capture_checks(prefix, "IC-NVIDIA-PEERMEM", "KVER-DMABUF")
+        assert results["IC-NVIDIA-PEERMEM"].status == "ok" and module in results["IC-NVIDIA-PEERMEM"].message, prefix
+        assert results["KVER-DMABUF"].status == "ok" and module in results["KVER-DMABUF"].message, prefix
+    loaded = ("[   12.345678] nvidia_peermem: module verification failed: signature and/or required key missing - "
+              "tainting kernel\n[   13.000001] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15\n")
+    results = paste_checks(tmp_path, loaded, "IC-NVIDIA-PEERMEM", "KVER-DMABUF")
+    assert results["IC-NVIDIA-PEERMEM"].status == "unknown" and results["KVER-DMABUF"].status == "unknown"
+
+
 # --- IC-NCCL-ENV -----------------------------------------------------------------------------
 
 

@@ -399,7 +399,7 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
            serving_log: ServingLog | None = None, nccl_nodes: NcclNodes | None = None) -> Outcome:
     """Reads: RDMA devices (/sys/class/infiniband), `uname -r` (>= 5.12 for RDMA dma-buf), the
     nvidia module flavour (/proc/driver/nvidia/version "Open Kernel Module"), nvidia_peermem (or
-    MLNX_OFED's nv_peer_mem) in /proc/modules, NCCL_DMABUF_ENABLE and multi-node flags of the serving processes, and a pasted
+    MLNX_OFED's nv_peer_mem) in /proc/modules or its callback lines in the kernel log, NCCL_DMABUF_ENABLE and multi-node flags of the serving processes, and a pasted
     NCCL log's network channels (`via NET/IB/9/GDRDMA`).
 
     Bad value: an RDMA host with GPUDirect RDMA unavailable on both paths: no nvidia_peermem and

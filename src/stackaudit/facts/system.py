@@ -799,6 +799,36 @@ def modules_from_lsmod(text: str) -> LoadedModules:
     return found
 
 
+# A peer-memory client's own kernel lines from its peer-memory callbacks, prefixed with the client's name: MLNX_OFED's
+# nv_peer_mem logs as `nv_mem`, the driver's nvidia_peermem as `nvidia-peermem` (`nv_mem nv_get_p2p_free_callback:155
+# nv_get_p2p_free_callback -- invalid dma_mapping`, corpus 2428; `nvidia-peermem nv_get_p2p_free_callback:127 ERROR
+# detected invalid context`, corpus 195). ib_core calls them only for GPU memory an RDMA NIC registered, so such a
+# line shows the module loaded and serving an RDMA NIC (Mellanox/nv_peer_memory nv_peer_mem.c).
+PEER_MEMORY_CALLBACK = re.compile(r"\b(nv_mem|nvidia-peermem) nv_(?:get_p2p_free_callback|mem_\w{1,40}|dma_\w{1,40})"
+                                  r":\d{1,6}\b")
+_CALLBACK_MODULE = {"nv_mem": "nv_peer_mem", "nvidia-peermem": "nvidia_peermem"}
+
+
+def peer_memory_callbacks(log: KernelLog) -> dict[str, str]:
+    """The peer-memory modules whose callback lines the kernel log shows (PEER_MEMORY_CALLBACK), each with its first
+    line."""
+    found: dict[str, str] = {}
+    for needle in _CALLBACK_MODULE:
+        for m in log.matches(PEER_MEMORY_CALLBACK, needle + " nv_"):
+            found.setdefault(_CALLBACK_MODULE[m.group(1)], m.string.strip())
+    return found
+
+
+@provider("modules", LoadedModules, rank=90, title="a peer-memory module's own kernel lines")
+def modules_from_kernel_log(ctx: FactContext) -> LoadedModules:
+    """The peer-memory module whose callback lines the kernel log shows (nv_peer_mem's `nv_mem ...`, nvidia_peermem's
+    `nvidia-peermem ...`): loaded, an excerpt of the module list (no other module's absence)."""
+    found = peer_memory_callbacks(ctx.fact("kernel_log", KernelLog))
+    if not found:
+        raise FactUnavailable("the kernel log shows no peer-memory module's own line")
+    return LoadedModules(frozenset(found), complete=False)
+
+
 # --- kernel log ------------------------------------------------------------------------------
 
 
