@@ -36,7 +36,7 @@ from stackaudit.facts.sources import (
     P2P_BANDWIDTH_TEST,
     RAY_LOG,
 )
-from stackaudit.facts.system import KernelLog
+from stackaudit.facts.system import PEER_MEMORY_REFUSED, KernelLog
 from stackaudit.pci_address import BDF
 
 NCCL_SHM_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#shared-memory"
@@ -300,10 +300,6 @@ class Symptom:
     doubted_statuses: tuple[str, ...] = ("ok",)
 
 
-# The peer-memory module refused at load (peer-memory-refused): modprobe's `could not insert 'nvidia_peermem'`, the kernel
-# loader's `nvidia_peermem: disagrees about version of symbol ...` / `Unknown symbol ... (err -22)`.
-PEER_MEMORY_REFUSED = re.compile(r"could not insert '(?:nvidia_peermem|nv_peer_mem)'|\b(?:nvidia_peermem|nv_peer_mem): "
-                                 r"(?:disagrees about version of symbol|Unknown symbol) \w{1,80}")
 PEER_MEMORY_DOC = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html"
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
 # A `kubectl debug node/<node>` session: the commands after it run in a debug pod on the node (importers/evidence.py

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import re
@@ -9,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import (
+    LINE_LOOK_CHARS,
     ParseError,
     has_gap_line,
     key_value_lines,
@@ -17,7 +19,16 @@ from stackaudit.facts._parse import (
     parse_cpulist,
     stated_lines,
 )
-from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
+from stackaudit.facts.registry import (
+    FactContext,
+    FactUnavailable,
+    Sourced,
+    fact,
+    first_of,
+    parser,
+    provider,
+    read_source,
+)
 from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps, PathTests
 from stackaudit.facts.sources import (
     DMESG,
@@ -696,15 +707,19 @@ def numa_from_lscpu(text: str) -> NumaTopology:
 @dataclass(frozen=True)
 class LoadedModules(Sourced):
     names: frozenset[str]
+    # Modules the source shows the kernel refusing to load (modprobe's `could not insert`, the loader's symbol lines):
+    # not loaded, whatever else the source leaves open.
+    refused: frozenset[str] = frozenset()
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
 
     def loaded(self, name: str) -> bool | None:
-        """True if loaded; False only where the source is whole (a grepped `lsmod` proves no absence)."""
+        """True if loaded; False where the source is whole (a grepped `lsmod` proves no absence) or shows the kernel
+        refusing it."""
         if name in self.names:
             return True
-        return False if self.complete else None
+        return False if self.complete or name in self.refused else None
 
 
 def module_loaded(modules: LoadedModules | None, greps: EmptyGreps | None, name: str,
@@ -748,6 +763,8 @@ def peer_memory_loaded(modules: LoadedModules | None, greps: EmptyGreps | None,
     """
     if modules is not None and any(name in modules for name in PEER_MEMORY_MODULES):
         return True, ""
+    if modules is not None and (refused := [m for m in PEER_MEMORY_MODULES if m in modules.refused]):
+        return False, f"the kernel refused to load {refused[0]}"
     present = [said for p in PEER_MEMORY_PATHS if paths is not None and (t := paths.exists(p)) is not None and t[0]
                for said in (t[1],)]
     if present:
@@ -807,6 +824,11 @@ def modules_from_lsmod(text: str) -> LoadedModules:
 PEER_MEMORY_CALLBACK = re.compile(r"\b(nv_mem|nvidia-peermem) nv_(?:get_p2p_free_callback|mem_\w{1,40}|dma_\w{1,40})"
                                   r":\d{1,6}\b")
 _CALLBACK_MODULE = {"nv_mem": "nv_peer_mem", "nvidia-peermem": "nvidia_peermem"}
+# The peer-memory module refused at load: modprobe's `could not insert 'nvidia_peermem'`, the kernel loader's
+# `nvidia_peermem: disagrees about version of symbol ...` / `Unknown symbol ... (err -22)` (a module built against
+# another ib_core than the one loaded; corpus 2429, 2430).
+PEER_MEMORY_REFUSED = re.compile(r"could not insert '(nvidia_peermem|nv_peer_mem)'|\b(nvidia_peermem|nv_peer_mem): "
+                                 r"(?:disagrees about version of symbol|Unknown symbol) \w{1,80}")
 
 
 def peer_memory_callbacks(log: KernelLog) -> dict[str, str]:
@@ -819,14 +841,21 @@ def peer_memory_callbacks(log: KernelLog) -> dict[str, str]:
     return found
 
 
-@provider("modules", LoadedModules, rank=90, title="a peer-memory module's own kernel lines")
+@provider("modules", LoadedModules, rank=90, title="a peer-memory module's own kernel lines, or its refusal")
 def modules_from_kernel_log(ctx: FactContext) -> LoadedModules:
     """The peer-memory module whose callback lines the kernel log shows (nv_peer_mem's `nv_mem ...`, nvidia_peermem's
-    `nvidia-peermem ...`): loaded, an excerpt of the module list (no other module's absence)."""
-    found = peer_memory_callbacks(ctx.fact("kernel_log", KernelLog))
-    if not found:
-        raise FactUnavailable("the kernel log shows no peer-memory module's own line")
-    return LoadedModules(frozenset(found), complete=False)
+    `nvidia-peermem ...`): loaded; one the kernel log or a pasted line shows refused (PEER_MEMORY_REFUSED): not
+    loaded. An excerpt of the module list (no other module's absence)."""
+    log = ctx.optional("kernel_log", KernelLog)
+    found = peer_memory_callbacks(log) if log is not None else {}
+    texts = [log.text] if log is not None else []
+    with contextlib.suppress(NotCaptured, FactUnavailable, OSError):
+        texts.append(read_source(ctx.host, EVIDENCE_LINES))
+    refused = {m.group(1) or m.group(2) for t in texts for line in t.splitlines()
+               if "_pe" in line and (m := PEER_MEMORY_REFUSED.search(line[:LINE_LOOK_CHARS]))}
+    if not found and not refused:
+        raise FactUnavailable("the source shows no peer-memory module's own line or refusal")
+    return LoadedModules(frozenset(found), refused=frozenset(refused - set(found)), complete=False)
 
 
 # --- kernel log ------------------------------------------------------------------------------
