@@ -246,6 +246,25 @@ def test_a_peer_memory_modules_callback_lines_show_it_loaded_and_serving_rdma(tm
     assert results["IC-NVIDIA-PEERMEM"].status == "unknown" and results["KVER-DMABUF"].status == "unknown"
 
 
+def test_a_peer_memory_module_loaded_in_the_users_words(tmp_path) -> None:
+    """Corpus 2434 (NVIDIA/nccl#214: runs fail `with `nv_peer_mem` kernel module loaded`, NCCL_IB_HCA on mlx5_*) and
+    566 (`i have loaded nvidia_peermem module`): the user's words say the module is loaded. Modelled: the same
+    sentence saying it is not loaded, or asking whether it is, says nothing."""
+    from corpus import capture_checks, paste_checks
+    from stackaudit.facts.system import stated_peer_memory_loaded
+
+    r = capture_checks("2434", "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+    assert r.status == "ok" and "nv_peer_mem is loaded" in r.message, r.message
+    assert stated_peer_memory_loaded("I note that i have loaded nvidia_peermem module , versions look like, this.") \
+        == "nvidia_peermem"
+    hca = "\n```bash\nmpirun -np 16 -x NCCL_IB_HCA=mlx5_0,mlx5_2 ./build/all_reduce_perf -b 16M -e 1G -f 2 -g 1\n```\n"
+    for words in ("These errors go away when the `nv_peer_mem` kernel module is not loaded.",
+                  "Do these errors need the `nv_peer_mem` kernel module loaded?"):
+        assert stated_peer_memory_loaded(words) == ""
+        r = paste_checks(tmp_path, words + hca, "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+        assert r.status == "unknown", (words, r.message)
+
+
 # --- IC-NCCL-ENV -----------------------------------------------------------------------------
 
 

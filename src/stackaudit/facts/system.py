@@ -260,6 +260,21 @@ def stated_iommu_off(line: str) -> bool:
     return "?" not in line and _STATED_IOMMU_OFF.search(line) is not None
 
 
+# The user's words that a peer-memory module is loaded: its name before `module loaded` (`with `nv_peer_mem` kernel
+# module loaded`, corpus 2434), or `I have loaded nvidia_peermem` (corpus 566). A question states nothing, and neither
+# does a negation (`module is not loaded`, which the pattern leaves out).
+_STATED_PEER_MEMORY_LOADED = re.compile(
+    r"\b(nvidia[_-]peermem|nv_peer_mem)\b[`'\"]? (?:kernel )?module[`'\"]? (?:is )?loaded\b"
+    r"|\b(?:have|has|had) loaded (?:the )?[`'\"]?(nvidia[_-]peermem|nv_peer_mem)\b", re.I)
+
+
+def stated_peer_memory_loaded(line: str) -> str:
+    """The peer-memory module a line of the user's words says is loaded (_STATED_PEER_MEMORY_LOADED), by its lsmod
+    name; "" where it says none."""
+    m = _STATED_PEER_MEMORY_LOADED.search(line[:LINE_LOOK_CHARS]) if "?" not in line else None
+    return (m.group(1) or m.group(2)).lower().replace("-", "_") if m else ""
+
+
 @dataclass(frozen=True, kw_only=True)
 class StatedIommu(Sourced):
     """The IOMMU as the user's words state it: off, in `line`."""
@@ -856,6 +871,21 @@ def modules_from_kernel_log(ctx: FactContext) -> LoadedModules:
     if not found and not refused:
         raise FactUnavailable("the source shows no peer-memory module's own line or refusal")
     return LoadedModules(frozenset(found), refused=frozenset(refused - set(found)), complete=False)
+
+
+@parser(USER_MACHINE, feeds="modules", kind=LoadedModules, rank=95)
+def modules_from_user_words(text: str) -> LoadedModules:
+    """The peer-memory module a line of the user's words says is loaded (stated_peer_memory_loaded): an excerpt of
+    the module list.
+
+    Input (tests/data/captures/2434)::
+
+        These errors occur when running [NCCL-tests](https://github.com/NVIDIA/nccl-tests) with allreduce bandwidth test `nv_peer_mem` kernel module loaded.
+    """
+    said = {m for line in text.splitlines() if (m := stated_peer_memory_loaded(line))}
+    if not said:
+        raise ParseError("the user's words do not say a peer-memory module is loaded")
+    return LoadedModules(frozenset(said), complete=False)
 
 
 # --- kernel log ------------------------------------------------------------------------------
