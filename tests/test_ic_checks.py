@@ -230,6 +230,41 @@ def test_peermem_loaded_is_ok_and_gdr_via_dmabuf_is_ok() -> None:
     assert r.status == "ok" and "DMA-BUF" in r.message
 
 
+def test_a_peer_memory_modules_callback_lines_show_it_loaded_and_serving_rdma(tmp_path) -> None:
+    """Corpus 2428 (Mellanox/nv_peer_memory#111: `nv_mem nv_get_p2p_free_callback` lines, kernel 5.4) and 195 (gpud's
+    documentation: nvidia-peermem's free callback beside Xids): the module's own callback lines show it loaded and
+    an RDMA NIC registering GPU memory through it; a modelled log naming the module only in its load line does not."""
+    from corpus import capture_checks, paste_checks
+
+    for prefix, module in (("2428", "nv_peer_mem"), ("195", "nvidia_peermem")):
+        results = capture_checks(prefix, "IC-NVIDIA-PEERMEM", "KVER-DMABUF")
+        assert results["IC-NVIDIA-PEERMEM"].status == "ok" and module in results["IC-NVIDIA-PEERMEM"].message, prefix
+        assert results["KVER-DMABUF"].status == "ok" and module in results["KVER-DMABUF"].message, prefix
+    loaded = ("[   12.345678] nvidia_peermem: module verification failed: signature and/or required key missing - "
+              "tainting kernel\n[   13.000001] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15\n")
+    results = paste_checks(tmp_path, loaded, "IC-NVIDIA-PEERMEM", "KVER-DMABUF")
+    assert results["IC-NVIDIA-PEERMEM"].status == "unknown" and results["KVER-DMABUF"].status == "unknown"
+
+
+def test_a_peer_memory_module_loaded_in_the_users_words(tmp_path) -> None:
+    """Corpus 2434 (NVIDIA/nccl#214: runs fail `with `nv_peer_mem` kernel module loaded`, NCCL_IB_HCA on mlx5_*) and
+    566 (`i have loaded nvidia_peermem module`): the user's words say the module is loaded. Modelled: the same
+    sentence saying it is not loaded, or asking whether it is, says nothing."""
+    from corpus import capture_checks, paste_checks
+    from stackaudit.facts.system import stated_peer_memory_loaded
+
+    r = capture_checks("2434", "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+    assert r.status == "ok" and "nv_peer_mem is loaded" in r.message, r.message
+    assert stated_peer_memory_loaded("I note that i have loaded nvidia_peermem module , versions look like, this.") \
+        == "nvidia_peermem"
+    hca = "\n```bash\nmpirun -np 16 -x NCCL_IB_HCA=mlx5_0,mlx5_2 ./build/all_reduce_perf -b 16M -e 1G -f 2 -g 1\n```\n"
+    for words in ("These errors go away when the `nv_peer_mem` kernel module is not loaded.",
+                  "Do these errors need the `nv_peer_mem` kernel module loaded?"):
+        assert stated_peer_memory_loaded(words) == ""
+        r = paste_checks(tmp_path, words + hca, "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+        assert r.status == "unknown", (words, r.message)
+
+
 # --- IC-NCCL-ENV -----------------------------------------------------------------------------
 
 

@@ -245,3 +245,19 @@ def test_tegra_kernel_words() -> None:
     # Modelled: a generic kernel, a release that only names tegra inside it, a host name.
     assert not tegra_kernel("6.8.0-45-generic") and not tegra_kernel("5.15.0-tegra-custom")
     assert not tegra_kernel("tegra")
+
+
+def test_a_refused_peer_memory_module_on_a_kernel_before_5_12_is_both_paths_off(tmp_path) -> None:
+    """Corpus 2430 (Mellanox/nv_peer_memory#43): modprobe refuses nv_peer_mem on kernel 3.10 with a ConnectX-3 in
+    lspci: no peer-memory client and no DMA-BUF, whatever the module's flavour. Corpus 2429 (NVIDIA/gpu-operator#2868):
+    nvidia_peermem refused with no kernel and no RDMA NIC shown stays unknown. The same 2430 paste on kernel 5.15
+    (modelled) leaves DMA-BUF open: the flavour is not shown."""
+    from corpus import body, capture_checks, paste_checks
+
+    result = capture_checks("2430", "KVER-DMABUF")["KVER-DMABUF"]
+    assert result.status == "issue", result.message
+    assert "refused to load nv_peer_mem" in result.message and "older than 5.12" in result.message
+    assert capture_checks("2429", "KVER-DMABUF")["KVER-DMABUF"].status == "unknown"
+    newer = body("2430").replace("3.10.0-862.el7.x86_64", "5.15.0-91-generic")
+    later = paste_checks(tmp_path, newer, "KVER-DMABUF")["KVER-DMABUF"]
+    assert later.status == "unknown" and "5.15.0-91" in later.message, later.message

@@ -513,3 +513,30 @@ def test_a_log_proven_issue_covers_the_gpus_its_lines_name() -> None:
     # A failure about no GPU states no coverage (NVIDIA/nccl-tests#166's /dev/shm lines).
     shm = run_checks(MemoryHost(recognise(NCCL_TESTS_166).record), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"]
     assert shm.status == "issue" and shm.coverage is None
+
+
+# --- the peer-memory module refused at load (peer-memory-refused) ------------------------------------------------
+
+# Modelled: a load that worked (the driver's taint line, modprobe silent, lsmod listing it) and another module refused.
+PEERMEM_LOADED = """\
+$ sudo modprobe nvidia_peermem
+$ dmesg | tail -2
+[  12.345678] nvidia_peermem: module verification failed: signature and/or required key missing - tainting kernel
+[  12.345999] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15
+modprobe: ERROR: could not insert 'nvidia_uvm': No such device
+"""
+
+
+def test_a_refused_peer_memory_module_proves_peermem_missing() -> None:
+    # Corpus 2429 (NVIDIA/gpu-operator#2868: the operator's nvidia-peermem-ctr, nvidia_peermem's symbol version
+    # lines) and 2430 (Mellanox/nv_peer_memory#43: modprobe refusing MLNX_OFED's nv_peer_mem on CentOS 7).
+    for prefix, quoted in (("2429", "could not insert 'nvidia_peermem'"), ("2430", "could not insert 'nv_peer_mem'")):
+        status, message = _capture(prefix, "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+        assert status == "issue" and quoted in message, (prefix, message)
+    assert "peer-memory-refused" in [h.symptom.name for h in find_symptoms(
+        ["[Tue Sep  8 17:16:02 2026] nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client"])]
+
+
+def test_a_peer_memory_module_that_loads_is_no_symptom() -> None:
+    assert [h.symptom.name for h in find_symptoms(PEERMEM_LOADED.splitlines())
+            if h.symptom.check == "IC-NVIDIA-PEERMEM"] == []

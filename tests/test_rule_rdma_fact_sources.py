@@ -89,3 +89,18 @@ def test_a_protocol_named_in_prose_is_a_forced_nccl_proto() -> None:
     assert stated_nccl("proto=LLX") is None
     r = capture_checks("1102", "IC-NCCL-ENV")["IC-NCCL-ENV"]
     assert r.status == "issue" and "NCCL_PROTO=LL" in r.message
+
+
+def test_an_rdma_adapter_in_a_pasted_lspci_is_an_inferred_rdma_nic(tmp_path) -> None:
+    """Corpus 2430 (Mellanox/nv_peer_memory#43: `lspci | grep -i mellanox`, a ConnectX-3) and 1294 (a ConnectX-6
+    virtual function in a VM's lspci): an RDMA NIC inferred from the hardware. A modelled listing with only an Intel
+    Ethernet controller shows none."""
+    from corpus import body, paste_checks, pasted
+
+    for prefix, part in (("2430", "ConnectX-3"), ("1294", "ConnectX-6")):
+        rdma = fact(pasted(body(prefix)), "rdma")
+        assert rdma.said and any(part in n for n in rdma.names), (prefix, rdma)
+    plain = ("$ lspci | grep -i eth\n"
+             "3b:00.0 Ethernet controller: Intel Corporation Ethernet Controller X710 for 10GbE SFP+ (rev 02)\n")
+    result = paste_checks(tmp_path, plain, "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+    assert result.status == "unknown" and "RDMA NICs is not in the source" in result.message

@@ -1585,7 +1585,9 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                    empty_greps: EmptyGreps | None = None, nccl_nodes: NcclNodes | None = None,
                    listing_greps: ListingGreps | None = None, path_tests: PathTests | None = None) -> Outcome:
     """Reads: `lsmod` (/proc/modules, or a grep of it) for nvidia_peermem (or MLNX_OFED's nv_peer_mem, the same
-    peer-memory client before R470), a shown shell test of the client's /sys/kernel/mm/memory_peers/nv_mem/version
+    peer-memory client before R470), else the module's own callback lines in the kernel log (`nv_mem
+    nv_get_p2p_free_callback:155 ...`: loaded, and an RDMA NIC registering GPU memory through it) or the user's words
+    (`with `nv_peer_mem` kernel module loaded`), a shown shell test of the client's /sys/kernel/mm/memory_peers/nv_mem/version
     (`test -e ... && echo "GDR is enabled"`, what NCCL tests), `/sys/class/infiniband` (RDMA
     NICs), a pasted NCCL log (`via NET/IB/.../GDRDMA`, `NET/IB : Using`, NCCL's GPU Direct RDMA lines
     per GPU and per HCA), the engine's multi-node flags, and whether DMA-BUF GPUDirect is possible

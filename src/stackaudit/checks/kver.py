@@ -399,7 +399,7 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
            serving_log: ServingLog | None = None, nccl_nodes: NcclNodes | None = None) -> Outcome:
     """Reads: RDMA devices (/sys/class/infiniband), `uname -r` (>= 5.12 for RDMA dma-buf), the
     nvidia module flavour (/proc/driver/nvidia/version "Open Kernel Module"), nvidia_peermem (or
-    MLNX_OFED's nv_peer_mem) in /proc/modules, NCCL_DMABUF_ENABLE and multi-node flags of the serving processes, and a pasted
+    MLNX_OFED's nv_peer_mem) in /proc/modules or its callback lines in the kernel log, NCCL_DMABUF_ENABLE and multi-node flags of the serving processes, and a pasted
     NCCL log's network channels (`via NET/IB/9/GDRDMA`).
 
     Bad value: an RDMA host with GPUDirect RDMA unavailable on both paths: no nvidia_peermem and
@@ -408,6 +408,9 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
     Why: NCCL probes ibv_reg_dmabuf_mr support (net_ib/gdr.cc); its troubleshooting guide: GDR
     "can also be enabled by using the DMA-BUF feature of recent Linux kernels combined with the
     Open Source Nvidia GPU driver". Without GDR, inter-node traffic bounces through host memory.
+
+    A kernel before 5.12 has no RDMA DMA-BUF whatever the module's flavour; a peer-memory module the kernel refused
+    to load (modprobe's `could not insert`, corpus 2430) is no nvidia_peermem.
 
     Traps: irrelevant for single-node serving (not an issue when the engine runs on one node).
     nvidia_peermem does not affect GPU-to-GPU traffic inside one host (IC-NVIDIA-PEERMEM).
@@ -468,18 +471,21 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
                        "needs >= 5.12)", hint="paste `uname -a`, `cat /proc/driver/nvidia/version` and "
                        "`lsmod | grep nvidia_peermem`, or an NCCL_DEBUG=INFO log (`GDRDMA` on its NET channels)")
     peermem = bool(peer)
+    refused = [m for m in PEER_MEMORY_MODULES if modules is not None and m in modules.refused]
     open_mod = nvidia_kernel.open_module if nvidia_kernel is not None else None
     new_kernel = kernel.release_tuple >= (5, 12)
     dmabuf_off = [p for p in procs if p.env("NCCL_DMABUF_ENABLE") == "0"]
     dmabuf_path = bool(open_mod) and new_kernel and not dmabuf_off
     observed = (f"RDMA devices {', '.join(rdma.names[:4])}; kernel {kernel.release}; nvidia module "
-                f"{'open' if open_mod else 'proprietary' if open_mod is False else 'flavour unknown'}; "
-                f"{peer or 'nvidia_peermem'} {'loaded' if peermem else 'not loaded' if modules is not None else 'unknown'}"
+                f"{'open' if open_mod else 'proprietary' if open_mod is False else 'flavour unknown'}"
+                + (f"; the kernel refused to load {refused[0]}" if refused else
+                   f"; {peer or 'nvidia_peermem'} {'loaded' if peermem else 'not loaded' if modules is not None else 'unknown'}")
                 + ("; NCCL_DMABUF_ENABLE=0 in the engine's environment" if dmabuf_off else ""))
     if peermem or dmabuf_path:
         paths = [p for p, on in ((peer, peermem), ("DMA-BUF", dmabuf_path)) if on]
         return ok(f"{observed}: GPUDirect RDMA available via {' and '.join(paths)}", actual=observed)
-    if open_mod is None or modules is None:
+    # A kernel before 5.12 has no RDMA DMA-BUF, whatever the module's flavour.
+    if (open_mod is None and new_kernel) or modules is None:
         return unknown(f"{observed}: cannot tell whether GPUDirect RDMA is available",
                        hint="cat /proc/driver/nvidia/version; lsmod | grep nvidia_peermem")
     if one_node:
@@ -494,7 +500,8 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
         )
     return issue(
         f"{observed}: GPUDirect RDMA is off on both paths (no nvidia_peermem, no DMA-BUF: "
-        + ("NCCL_DMABUF_ENABLE=0" if dmabuf_off else "needs the open kernel module and kernel >= 5.12")
+        + ("NCCL_DMABUF_ENABLE=0" if dmabuf_off else f"kernel {kernel.release} is older than 5.12" if not new_kernel
+           else "needs the open kernel module and kernel >= 5.12")
         + "); multi-node NCCL or RDMA KV transfer would stage through host memory"
         + ("" if multi else ". This matters only for multi-node serving or disaggregated KV transfer"),
         actual=observed, expected="GDR via DMA-BUF (open module, kernel >= 5.12) or nvidia_peermem",

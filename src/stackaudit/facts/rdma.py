@@ -11,7 +11,9 @@ device found" (the engine uses no RDMA NIC, whatever the host has). "Using netwo
 is not read so: NCCL_IB_DISABLE or a cut excerpt gives it too, on a host whose RDMA NICs go unused
 (corpus 431). Weakest, the NCCL settings that address RDMA NICs (NCCL_IB_HCA=mlx5_0, NCCL_IB_GID_INDEX, a socket
 interface of IPoIB such as `ib0`, in a setting or in NCCL's own interface lines): the user's or NCCL's words, not an
-inventory.
+inventory. Inferred too: an RDMA adapter (ConnectX, BlueField, an InfiniBand controller) in a pasted `lspci` listing,
+and a peer-memory module's callback lines in the kernel log (`nv_mem nv_get_p2p_free_callback:155`),
+which ib_core calls only for GPU memory an RDMA NIC registered.
 
 Not joined: the sysfs class is this host's whole inventory, while a multi-node NCCL log also holds the other nodes'
 lines. Combined by `_sighted_first`: a positive sighting in any source beats an empty answer (a fake or pasted host's
@@ -135,6 +137,28 @@ def rdma_from_topology(ctx: FactContext) -> RdmaDevices:
     return RdmaDevices(names)
 
 
+# An RDMA-capable adapter as `lspci` names it: an InfiniBand controller (class 0x0207), or Mellanox/NVIDIA's ConnectX
+# and BlueField, which do InfiniBand or RoCE on every generation (`Network controller: Mellanox Technologies MT27500
+# Family [ConnectX-3]`, corpus 2430).
+_RDMA_ADAPTER = re.compile(r"\b(?:ConnectX|BlueField)\b|Infiniband|InfiniBand")
+
+
+@provider("rdma", RdmaDevices, rank=35, title="an RDMA adapter in a pasted `lspci` listing")
+def rdma_from_lspci(ctx: FactContext) -> RdmaDevices:
+    """RDMA-capable adapters in a pasted `lspci` listing (_RDMA_ADAPTER): the hardware, not the RDMA devices its driver
+    made, so inferred (an empty /sys/class/infiniband outweighs it: no RDMA driver bound)."""
+    from stackaudit.facts.pcie import read_lspci
+
+    listing, why = read_lspci(ctx.host)
+    if listing is None:
+        raise FactUnavailable(why)
+    found = [f"{d.bdf} {d.description} (lspci)" for d in listing.devices
+             if d.pci_class.startswith("0x0207") or _RDMA_ADAPTER.search(d.description[:300])]
+    if not found:
+        raise FactUnavailable("the `lspci` listing shows no RDMA adapter")
+    return RdmaDevices(tuple(found), said=True)
+
+
 # RDMA drivers bind only to their own HCAs (mlx5_ib on ConnectX, bnxt_re on Broadcom NetXtreme-E, irdma on
 # Intel E810, efa on AWS EFA, ionic_rdma on AMD Pensando, qedr on Marvell): loaded, the host has such a NIC.
 _RDMA_MODULES = ("mlx5_ib", "mlx4_ib", "bnxt_re", "irdma", "efa", "ionic_rdma", "qedr", "hns_roce_hw_v2")
@@ -150,6 +174,20 @@ def rdma_from_modules(ctx: FactContext) -> RdmaDevices:
     if not loaded:
         raise FactUnavailable("no RDMA NIC driver among the loaded modules")
     return RdmaDevices(tuple(f"{m} (driver loaded)" for m in loaded), said=True)
+
+
+@provider("rdma", RdmaDevices, rank=45, title="a peer-memory module's callback lines (the kernel log)")
+def rdma_from_peer_memory(ctx: FactContext) -> RdmaDevices:
+    """An RDMA NIC inferred from a peer-memory module's callback lines in the kernel log (system.PEER_MEMORY_CALLBACK):
+    ib_core calls them only for GPU memory an RDMA NIC registered."""
+    from stackaudit.facts.system import KernelLog, peer_memory_callbacks
+
+    found = peer_memory_callbacks(ctx.fact("kernel_log", KernelLog))
+    if not found:
+        raise FactUnavailable("the kernel log shows no peer-memory callback line")
+    return RdmaDevices(tuple(f"an RDMA NIC registering GPU memory through {m} (its callback line in the kernel log)"
+                             for m in found),
+                       said=True)
 
 
 @provider("rdma", RdmaDevices, rank=50, title="NCCL settings that address RDMA NICs")

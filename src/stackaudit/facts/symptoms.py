@@ -36,7 +36,7 @@ from stackaudit.facts.sources import (
     P2P_BANDWIDTH_TEST,
     RAY_LOG,
 )
-from stackaudit.facts.system import KernelLog
+from stackaudit.facts.system import PEER_MEMORY_REFUSED, KernelLog
 from stackaudit.pci_address import BDF
 
 NCCL_SHM_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#shared-memory"
@@ -300,6 +300,7 @@ class Symptom:
     doubted_statuses: tuple[str, ...] = ("ok",)
 
 
+PEER_MEMORY_DOC = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html"
 # Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
 # A `kubectl debug node/<node>` session: the commands after it run in a debug pod on the node (importers/evidence.py
 # keeps the line, so that a symptom it vetoes sees it).
@@ -381,6 +382,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("torch-shm", re.compile(r"insufficient shared memory \(shm\)"),
         "CTR-SHM-SIZE", "high", PYTORCH_SHM,
         "a PyTorch worker died of a bus error that PyTorch attributes to too little shared memory"),
+    # The peer-memory module refused at load: modprobe's own error, or the kernel loader's symbol lines for it (a module
+    # built against another ib_core than the one loaded: MLNX_OFED's against the inbox one, or the reverse). No
+    # peer-memory client is registered, so no RDMA NIC reaches GPU memory through it (corpus 2429: the GPU Operator's
+    # nvidia-peermem-ctr; 2430: MLNX_OFED's nv_peer_mem on CentOS 7).
+    Symptom("peer-memory-refused", PEER_MEMORY_REFUSED,
+        "IC-NVIDIA-PEERMEM", "medium", PEER_MEMORY_DOC,
+        "the kernel refused to load the GPUDirect RDMA peer-memory module (nvidia_peermem / nv_peer_mem): no "
+        "peer-memory client is registered with ib_core, so the RDMA NICs cannot read or write GPU memory through it"),
     Symptom("p2p-unsupported", re.compile(r"peer access is not supported between these two devices"),
         "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
         "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)",
@@ -1626,7 +1635,7 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
      "NCCL_DEBUG=INFO)")
 
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
-NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "enable access between", "Persistence mode for",
+NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "enable access between", "Persistence mode for",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import re
@@ -9,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import (
+    LINE_LOOK_CHARS,
     ParseError,
     has_gap_line,
     key_value_lines,
@@ -17,7 +19,16 @@ from stackaudit.facts._parse import (
     parse_cpulist,
     stated_lines,
 )
-from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
+from stackaudit.facts.registry import (
+    FactContext,
+    FactUnavailable,
+    Sourced,
+    fact,
+    first_of,
+    parser,
+    provider,
+    read_source,
+)
 from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps, PathTests
 from stackaudit.facts.sources import (
     DMESG,
@@ -247,6 +258,21 @@ _STATED_IOMMU_OFF = re.compile(r"\b(?:IOMMU|VT-d|AMD-Vi)\b(?:\s+(?:is|was|are|ha
 def stated_iommu_off(line: str) -> bool:
     """Whether a line of the user's words says the IOMMU is off (_STATED_IOMMU_OFF)."""
     return "?" not in line and _STATED_IOMMU_OFF.search(line) is not None
+
+
+# The user's words that a peer-memory module is loaded: its name before `module loaded` (`with `nv_peer_mem` kernel
+# module loaded`, corpus 2434), or `I have loaded nvidia_peermem` (corpus 566). A question states nothing, and neither
+# does a negation (`module is not loaded`, which the pattern leaves out).
+_STATED_PEER_MEMORY_LOADED = re.compile(
+    r"\b(nvidia[_-]peermem|nv_peer_mem)\b[`'\"]? (?:kernel )?module[`'\"]? (?:is )?loaded\b"
+    r"|\b(?:have|has|had) loaded (?:the )?[`'\"]?(nvidia[_-]peermem|nv_peer_mem)\b", re.I)
+
+
+def stated_peer_memory_loaded(line: str) -> str:
+    """The peer-memory module a line of the user's words says is loaded (_STATED_PEER_MEMORY_LOADED), by its lsmod
+    name; "" where it says none."""
+    m = _STATED_PEER_MEMORY_LOADED.search(line[:LINE_LOOK_CHARS]) if "?" not in line else None
+    return (m.group(1) or m.group(2)).lower().replace("-", "_") if m else ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -696,15 +722,19 @@ def numa_from_lscpu(text: str) -> NumaTopology:
 @dataclass(frozen=True)
 class LoadedModules(Sourced):
     names: frozenset[str]
+    # Modules the source shows the kernel refusing to load (modprobe's `could not insert`, the loader's symbol lines):
+    # not loaded, whatever else the source leaves open.
+    refused: frozenset[str] = frozenset()
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
 
     def loaded(self, name: str) -> bool | None:
-        """True if loaded; False only where the source is whole (a grepped `lsmod` proves no absence)."""
+        """True if loaded; False where the source is whole (a grepped `lsmod` proves no absence) or shows the kernel
+        refusing it."""
         if name in self.names:
             return True
-        return False if self.complete else None
+        return False if self.complete or name in self.refused else None
 
 
 def module_loaded(modules: LoadedModules | None, greps: EmptyGreps | None, name: str,
@@ -748,6 +778,8 @@ def peer_memory_loaded(modules: LoadedModules | None, greps: EmptyGreps | None,
     """
     if modules is not None and any(name in modules for name in PEER_MEMORY_MODULES):
         return True, ""
+    if modules is not None and (refused := [m for m in PEER_MEMORY_MODULES if m in modules.refused]):
+        return False, f"the kernel refused to load {refused[0]}"
     present = [said for p in PEER_MEMORY_PATHS if paths is not None and (t := paths.exists(p)) is not None and t[0]
                for said in (t[1],)]
     if present:
@@ -797,6 +829,63 @@ def modules_from_lsmod(text: str) -> LoadedModules:
     if not found.names:
         raise ParseError("no module in the `lsmod` output")
     return found
+
+
+# A peer-memory client's own kernel lines from its peer-memory callbacks, prefixed with the client's name: MLNX_OFED's
+# nv_peer_mem logs as `nv_mem`, the driver's nvidia_peermem as `nvidia-peermem` (`nv_mem nv_get_p2p_free_callback:155
+# nv_get_p2p_free_callback -- invalid dma_mapping`, corpus 2428; `nvidia-peermem nv_get_p2p_free_callback:127 ERROR
+# detected invalid context`, corpus 195). ib_core calls them only for GPU memory an RDMA NIC registered, so such a
+# line shows the module loaded and serving an RDMA NIC (Mellanox/nv_peer_memory nv_peer_mem.c).
+PEER_MEMORY_CALLBACK = re.compile(r"\b(nv_mem|nvidia-peermem) nv_(?:get_p2p_free_callback|mem_\w{1,40}|dma_\w{1,40})"
+                                  r":\d{1,6}\b")
+_CALLBACK_MODULE = {"nv_mem": "nv_peer_mem", "nvidia-peermem": "nvidia_peermem"}
+# The peer-memory module refused at load: modprobe's `could not insert 'nvidia_peermem'`, the kernel loader's
+# `nvidia_peermem: disagrees about version of symbol ...` / `Unknown symbol ... (err -22)` (a module built against
+# another ib_core than the one loaded; corpus 2429, 2430).
+PEER_MEMORY_REFUSED = re.compile(r"could not insert '(nvidia_peermem|nv_peer_mem)'|\b(nvidia_peermem|nv_peer_mem): "
+                                 r"(?:disagrees about version of symbol|Unknown symbol) \w{1,80}")
+
+
+def peer_memory_callbacks(log: KernelLog) -> dict[str, str]:
+    """The peer-memory modules whose callback lines the kernel log shows (PEER_MEMORY_CALLBACK), each with its first
+    line."""
+    found: dict[str, str] = {}
+    for needle in _CALLBACK_MODULE:
+        for m in log.matches(PEER_MEMORY_CALLBACK, needle + " nv_"):
+            found.setdefault(_CALLBACK_MODULE[m.group(1)], m.string.strip())
+    return found
+
+
+@provider("modules", LoadedModules, rank=90, title="a peer-memory module's own kernel lines, or its refusal")
+def modules_from_kernel_log(ctx: FactContext) -> LoadedModules:
+    """The peer-memory module whose callback lines the kernel log shows (nv_peer_mem's `nv_mem ...`, nvidia_peermem's
+    `nvidia-peermem ...`): loaded; one the kernel log or a pasted line shows refused (PEER_MEMORY_REFUSED): not
+    loaded. An excerpt of the module list (no other module's absence)."""
+    log = ctx.optional("kernel_log", KernelLog)
+    found = peer_memory_callbacks(log) if log is not None else {}
+    texts = [log.text] if log is not None else []
+    with contextlib.suppress(NotCaptured, FactUnavailable, OSError):
+        texts.append(read_source(ctx.host, EVIDENCE_LINES))
+    refused = {m.group(1) or m.group(2) for t in texts for line in t.splitlines()
+               if "_pe" in line and (m := PEER_MEMORY_REFUSED.search(line[:LINE_LOOK_CHARS]))}
+    if not found and not refused:
+        raise FactUnavailable("the source shows no peer-memory module's own line or refusal")
+    return LoadedModules(frozenset(found), refused=frozenset(refused - set(found)), complete=False)
+
+
+@parser(USER_MACHINE, feeds="modules", kind=LoadedModules, rank=95)
+def modules_from_user_words(text: str) -> LoadedModules:
+    """The peer-memory module a line of the user's words says is loaded (stated_peer_memory_loaded): an excerpt of
+    the module list.
+
+    Input (tests/data/captures/2434)::
+
+        These errors occur when running [NCCL-tests](https://github.com/NVIDIA/nccl-tests) with allreduce bandwidth test `nv_peer_mem` kernel module loaded.
+    """
+    said = {m for line in text.splitlines() if (m := stated_peer_memory_loaded(line))}
+    if not said:
+        raise ParseError("the user's words do not say a peer-memory module is loaded")
+    return LoadedModules(frozenset(said), complete=False)
 
 
 # --- kernel log ------------------------------------------------------------------------------

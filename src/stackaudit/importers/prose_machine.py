@@ -11,7 +11,8 @@ Arm CPU (`Ampere One`, `aarch64`: facts/system.py reads it as the CPU's architec
 NVIDIA Jetson Orin NX`: facts/gpus.jetson_module), the IOMMU off (`IOMMU is
 disabled`: facts/system.stated_iommu_off), a vGPU limit at work (`we are noticing licensing issue`, the slowdown
 after 20 minutes: facts/platform.stated_vgpu_limit), or a MIG slice in use (`H100 40GB (using MIG)`:
-facts/mig_setup.stated_mig).
+facts/mig_setup.stated_mig), or a peer-memory module loaded (`with `nv_peer_mem` kernel module loaded`:
+facts/system.stated_peer_memory_loaded).
 
 Recorded as the pasted document USER_MACHINE (facts/sources.py), the line verbatim; facts/gpus.py reads it last,
 as "the user's own words", for the model that a topology matrix or a log does not name, facts/platform.py for
@@ -51,7 +52,7 @@ from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
 from stackaudit.facts.sources import EVIDENCE_LINES, USER_ENGINES, USER_MACHINE, USER_QUESTION
 from stackaudit.facts.symptoms import is_symptom
-from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off
+from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off, stated_peer_memory_loaded
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.evidence import FORM_GPU_LABELS, form_answer, headed_value, is_evidence
 from stackaudit.importers.prose_engine import is_sentence
@@ -75,7 +76,9 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             *(f"{d}g" for d in range(10)),
             # The names of PLATFORM_NAMES (facts/platform.py), a guest's word beside them states the host's VM.
             "proxmox", "vmware", "esxi", "vsphere", "hyper-v", "hyperv", "virtualbox", "kvm", "qemu", "libvirt", "xen",
-            "ec2", "aws", "azure", "gcp", "google cloud", "compute engine", "gce", "ovh", "gke", "eks", "aks")
+            "ec2", "aws", "azure", "gcp", "google cloud", "compute engine", "gce", "ovh", "gke", "eks", "aks",
+            # A peer-memory module stated loaded (facts/system.stated_peer_memory_loaded).
+            "peermem", "peer_mem")
 
 
 def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
@@ -147,7 +150,8 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             or cloud_instances(line) \
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
-            or stated_vendor_gpus(line) or stated_vgpu_limit(line) or stated_mig(line) or stated_series(line)
+            or stated_vendor_gpus(line) or stated_vgpu_limit(line) or stated_mig(line) or stated_series(line) \
+            or stated_peer_memory_loaded(line)
         shows_windows = not states and not windows and windows_line(line) is not None
         if (states or shows_windows) \
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
