@@ -72,3 +72,23 @@ def test_two_different_releases_name_no_kernel() -> None:
     assert kernel_from_stated_line("5.15.0-119-generic\nKernel: 5.15.0-119-generic\n").release == "5.15.0-119-generic"
     with pytest.raises(ParseError, match="no one `Kernel: "):
         kernel_from_stated_line("5.15.0-119-generic\n6.8.0-45-generic\n")  # modelled: two machines' releases
+
+
+@pytest.mark.parametrize("prefix", [
+    "2422",  # turbo-tan/llama.cpp-tq3#37: the user's hardware summary names one RTX 3090 Ti, driver 595.71.05, 6.17
+    "1160",  # another thread: two GeForce RTX 3090 in nvidia-smi, driver 595.71.05, kernel 6.17
+])
+def test_driver_595_beside_gpus_shown_none_blackwell_is_ok(prefix: str) -> None:
+    """Without the PCI bus, the GPUs another source names (the user's words, an nvidia-smi table) show which GPUs meet
+    driver 595: none Blackwell rules its HMM deadlock (#1223) out."""
+    r = capture_checks(prefix, "KVER-NVIDIA-KERNEL-COMBOS")["KVER-NVIDIA-KERNEL-COMBOS"]
+    assert r.status == "ok" and "none Blackwell" in r.message, r.message
+
+
+def test_driver_595_beside_a_blackwell_gpu_shown_stays_unknown(tmp_path: Path) -> None:
+    """Real corpus 2325 (an RTX 5070 Ti, Blackwell, beside an RTX 3090) stays unknown; so does corpus 2422 modelled
+    with the user naming an RTX 5090 instead."""
+    assert capture_checks("2325", "KVER-NVIDIA-KERNEL-COMBOS")["KVER-NVIDIA-KERNEL-COMBOS"].status == "unknown"
+    text = body("2422").replace("NVIDIA RTX 3090 Ti (eVGA, GA102, 24 GB VRAM)", "NVIDIA RTX 5090 (GB202, 32 GB VRAM)")
+    r = paste_checks(tmp_path, text, "KVER-NVIDIA-KERNEL-COMBOS")["KVER-NVIDIA-KERNEL-COMBOS"]
+    assert r.status == "unknown" and "Blackwell" in r.message, r.message

@@ -97,3 +97,28 @@ def test_a_rank_sentence_in_prose_is_no_header() -> None:
     # Modelled: prose that names a rank and a device but is no nccl-tests rank line (no Pid, no bus).
     gpus = fact(pasted("Rank 0 on host device 0 hangs after warmup\n"), "gpus")
     assert not hasattr(gpus, "count")  # a Missing: no source of GPUs
+
+
+# Modelled: an MPMD launch whose app contexts run a training script, not an nccl-tests program.
+MPMD_NOT_A_TEST = """mpirun \\
+  --allow-run-as-root -x NCCL_DEBUG=INFO -np 1 --host 10.0.0.1 python train.py --epochs 2 : \\
+  --allow-run-as-root -x NCCL_DEBUG=INFO -np 1 --host 10.0.0.1 python train.py --epochs 2
+"""
+
+
+def test_mpmd_launch_of_two_app_contexts_is_one_command() -> None:
+    """Corpus 2431 (NVIDIA/nccl#1781): `mpirun \\` over two app contexts, each `-x ... -np 1 --host A
+    all_reduce_perf ...`, the first ending ` : \\`, is one command of lines 11-13, and the variables both set are the
+    run's: NCCL_DEBUG=TRACE alone, a logging switch."""
+    assert ("nccl-tests", 11, 13) in _spans(body("2431"))
+    result = capture_checks("2431", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert result.status == "ok" and result.actual == {"NCCL_DEBUG": "TRACE"}
+
+
+def test_a_continued_command_without_app_contexts_still_reads_whole() -> None:
+    """Corpus 1195: `mpirun ... \\` lines over the indented program's line stay one command (lines 2-11)."""
+    assert ("nccl-tests", 2, 11) in _spans(body("1195"))
+
+
+def test_modelled_mpmd_launch_of_another_program_is_not_a_test() -> None:
+    assert _spans(MPMD_NOT_A_TEST) == []

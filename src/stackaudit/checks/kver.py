@@ -278,6 +278,8 @@ def nvidia_kernel_combos(nvidia_kernel: NvidiaKernel, kernel: KernelInfo | None 
     torch initialising CUDA in collect_env, an engine decoding) shows a module built and working for it. That rules
     out the missing module and the RHEL 9 570 case, where every CUDA call fails. On Linux 6.11 it is an issue whatever
     ran. A Blackwell GPU among those shown leaves the driver-595 case open (unknown). Otherwise it is ok.
+    Driver 595 with no PCI bus shown is judged on the GPUs another source names (an nvidia-smi table, the user's
+    hardware summary): all of a known architecture other than Blackwell, ok over those GPUs (corpus 2422); else unknown.
     """
     wsl = (f"kernel {kernel.release} is WSL 2's" if kernel is not None and wsl_kernel(kernel.release) else
            f"WSL 2 ({virtualization.source})" if virtualization is not None and virtualization.wsl else "")
@@ -349,10 +351,21 @@ def nvidia_kernel_combos(nvidia_kernel: NvidiaKernel, kernel: KernelInfo | None 
     if loaded_version is None:
         return unknown(f"{observed}: the nvidia module is not loaded, so the driver/kernel pair cannot be fully checked",
                        hint="see the DRV checks; modprobe nvidia")
-    if major == 595 and pci is None and not hmm_off:
+    # Without the PCI bus, the GPUs another source names (an nvidia-smi table, the user's hardware summary) show
+    # which GPUs meet driver 595: none Blackwell rules its case out (corpus 2422, the user's RTX 3090 Ti).
+    shown = [g.model for g in (gpus.gpus if gpus is not None else ())] if major == 595 and pci is None else []
+    if major == 595 and pci is None and not hmm_off and not _none_blackwell(shown):
         return unknown(f"{observed}: driver 595 with HMM on deadlocks on Blackwell GPUs only (#1223), and which GPUs "
                        "the host has is not in this source", hint="lspci -nn -d 10de:", actual=observed)
-    return ok(f"{observed}: no known broken driver/kernel combination", actual=observed)
+    named = (f"; driver 595's HMM deadlock is Blackwell's (#1223), and the {len(shown)} GPU(s) shown "
+             f"({', '.join(sorted(set(shown)))}) are none Blackwell" if shown and not hmm_off else "")
+    judged = ok(f"{observed}: no known broken driver/kernel combination{named}", actual=observed)
+    return over_subjects(judged, [f"GPU {g.index}" for g in gpus.gpus]) if named and gpus is not None else judged
+
+
+def _none_blackwell(models: list[str]) -> bool:
+    """Whether `models` name GPUs, each of a known architecture other than Blackwell (facts/gpus architecture_of)."""
+    return bool(models) and all(architecture_of(m) not in ("", "Blackwell") for m in models)
 
 
 def _ran_on_kernel(release: str, proof: Ran, gpus_shown: GpuInventory | None) -> Outcome:
@@ -360,7 +373,7 @@ def _ran_on_kernel(release: str, proof: Ran, gpus_shown: GpuInventory | None) ->
     docstring)."""
     models = [g.model for g in (gpus_shown.gpus if gpus_shown is not None else ())] or list(proof.models)
     said = f"{proof.did} (\"{proof.line[:160]}\")" if proof.line else proof.did
-    if not models or any(architecture_of(m) in ("", "Blackwell") for m in models):
+    if not _none_blackwell(models):
         return unknown(f"kernel {release}: {said}, so a module is built and working for it; the driver's version "
                        "is not in this source, and on a Blackwell GPU driver 595 with HMM on can deadlock (#1223)",
                        hint="paste `nvidia-smi` (its driver version)")

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator
 from itertools import pairwise
 
-from stackaudit.facts._parse import RANK_HOST, continued
+from stackaudit.facts._parse import RANK_HOST, continued, without_continuation
 from stackaudit.facts.serving_logs import FULL_ROW, TEST_FAILURE, TEST_PROGRAM, TEST_PROGRAMS, TEST_ROW
 from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.importers._scan import FENCE, INLINE_CODE, Candidates, Scan, run_end
@@ -52,6 +52,11 @@ _ROW = TEST_ROW
 # every `=` of every word, exponential on `a=b=c=d ...`).
 COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:\S*/)?(?:mpirun|mpiexec|srun)\s.*?)?(?:\S*/)?"
                      rf"{TEST_PROGRAMS}(?:\s+-\S+(?:\s+[^\s-]\S*)?)*\s*$")
+# One app context of an MPMD launch under a continued line (`mpirun \` over `  -x NCCL_DEBUG=TRACE -np 1 --host A
+# /opt/nccl-tests/build/all_reduce_perf -b 8 : \` over the next context, corpus 2431): the launcher's options, the
+# program and its options, then ` :` where another context follows (Open MPI's mpirun(1), MPMD).
+APP_CONTEXT = re.compile(r"^\s*(?:-[^\s:]+(?:\s+[^\s:-]\S*)?\s+)*(?:\S*/)?"
+                         rf"{TEST_PROGRAMS}(?:\s+-\S+(?:\s+[^\s:-]\S*)?)*(?:\s+:)?(?:\s*\\)?\s*$")
 
 
 # The result table's own header (`out-of-place  in-place`, `#  size  count  type  redop ...`) and the summary a run
@@ -65,7 +70,7 @@ def _command(line: str, above: str = "") -> str | None:
     """The nccl-tests command line `line` is, or quotes as inline code with its options; None where it is neither
     (a span that names the program alone is a mention). Under a line that `\\` continues (`above`), an indented
     line is the command's last part (`  /opt/nccl-tests/build/all_reduce_perf -b 8`, corpus 1195)."""
-    if COMMAND.match(line) or (continued(above) and COMMAND.match(line.lstrip())):
+    if COMMAND.match(line) or (continued(above) and (COMMAND.match(line.lstrip()) or APP_CONTEXT.match(line))):
         return line.strip()
     return next((span.strip() for span in INLINE_CODE.findall(line)
                  if "_perf" in span and " -" in span and COMMAND.match(span)), None)
@@ -119,9 +124,16 @@ def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterat
         quoted = _command(lines[i], lines[i - 1] if i > taken else "")
         if quoted is not None and not _heads_run(lines, i):
             # `mpirun --host a:8,b:8 \` and `-x NCCL_ALGO=Ring \` lines above the program are its command (corpus 966).
-            above, first = continued_from(lines, i, taken) if COMMAND.match(quoted) else ("", i)
-            yield Found("nccl-tests", first, i + 1, document_appended(NCCL_TESTS.name, above + quoted + "\n"))
-            taken = i + 1
+            above, first = continued_from(lines, i, taken) if COMMAND.match(quoted) or APP_CONTEXT.match(quoted) \
+                else ("", i)
+            # An MPMD launch's further app contexts, each on a line the one above continues, are the same command.
+            end = i + 1
+            while end < len(lines) and continued(lines[end - 1]) and APP_CONTEXT.match(lines[end]):
+                end += 1
+            text = quoted if end == i + 1 else " ".join(without_continuation(x.strip()) for x in lines[i:end])
+            yield Found("nccl-tests", first, end, document_appended(NCCL_TESTS.name, above + text + "\n"))
+            taken = end
+            scan.skip(end)
             continue
         if not _opens_run(lines[i]):
             continue
