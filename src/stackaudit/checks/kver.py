@@ -511,11 +511,13 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
             "or KV-transfer flags), where it is irrelevant", actual=observed,
             expected="GDR via DMA-BUF or nvidia_peermem for multi-node",
         )
+    # The fault and its value first (the finding's title): why DMA-BUF is off, on the kernel shown.
+    # Past the unknown above, a kernel from 5.12 on leaves the proprietary module as the reason.
+    why = ("NCCL_DMABUF_ENABLE=0" if dmabuf_off else f"kernel {kernel.release} is older than 5.12" if not new_kernel
+           else f"the proprietary nvidia module on kernel {kernel.release}, where DMA-BUF needs the open one")
     return issue(
-        f"{observed}: GPUDirect RDMA is off on both paths (no nvidia_peermem, no DMA-BUF: "
-        + ("NCCL_DMABUF_ENABLE=0" if dmabuf_off else f"kernel {kernel.release} is older than 5.12" if not new_kernel
-           else "needs the open kernel module and kernel >= 5.12")
-        + "); multi-node NCCL or RDMA KV transfer would stage through host memory"
+        f"GPUDirect RDMA is off on both paths (no {(refused or ['nvidia_peermem'])[0]}, no DMA-BUF: {why}): {observed}; "
+        "multi-node NCCL or RDMA KV transfer would stage through host memory"
         + ("" if multi else ". This matters only for multi-node serving or disaggregated KV transfer"),
         actual=observed, expected="GDR via DMA-BUF (open module, kernel >= 5.12) or nvidia_peermem",
         subjects=list(rdma.names[:8]),
