@@ -261,3 +261,16 @@ def test_a_refused_peer_memory_module_on_a_kernel_before_5_12_is_both_paths_off(
     newer = body("2430").replace("3.10.0-862.el7.x86_64", "5.15.0-91-generic")
     later = paste_checks(tmp_path, newer, "KVER-DMABUF")["KVER-DMABUF"]
     assert later.status == "unknown" and "5.15.0-91" in later.message, later.message
+
+
+def test_a_kernel_before_5_12_with_an_excerpt_of_the_module_list_leaves_peer_memory_open(tmp_path) -> None:
+    """Modelled on corpus 2430 without its modprobe refusal: kernel 3.10, a ConnectX-3 in lspci and `lsmod | grep
+    mlx`. DMA-BUF is off on that kernel, but a grep for mlx shows nothing of nv_peer_mem: the peer-memory path stays
+    open, so unknown, never an issue read off the excerpt."""
+    from corpus import paste_checks
+
+    text = ("$ uname -r\n3.10.0-862.el7.x86_64\n$ lspci | grep Mellanox\n"
+            "01:00.0 Network controller: Mellanox Technologies MT27500 Family [ConnectX-3]\n$ lsmod | grep mlx\n"
+            "mlx4_ib               159200  0\nmlx4_core             297413  1 mlx4_ib\n")
+    result = paste_checks(tmp_path, text, "KVER-DMABUF")["KVER-DMABUF"]
+    assert result.status == "unknown", result.message

@@ -497,8 +497,10 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
     if peermem or dmabuf_path:
         paths = [p for p, on in ((peer, peermem), ("DMA-BUF", dmabuf_path)) if on]
         return ok(f"{observed}: GPUDirect RDMA available via {' and '.join(paths)}", actual=observed)
-    # A kernel before 5.12 has no RDMA DMA-BUF, whatever the module's flavour.
-    if (open_mod is None and new_kernel) or modules is None:
+    # A kernel before 5.12 has no RDMA DMA-BUF, whatever the module's flavour: then only the peer-memory path is left
+    # to judge, and its absence must be shown (a refusal, a whole module list), not read off an excerpt.
+    if (open_mod is None and (new_kernel or not (refused or (modules is not None and modules.complete)))) \
+            or modules is None:
         return unknown(f"{observed}: cannot tell whether GPUDirect RDMA is available",
                        hint="cat /proc/driver/nvidia/version; lsmod | grep nvidia_peermem")
     if one_node:
