@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import random
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -134,8 +135,13 @@ def test_a_recogniser_whose_needles_are_absent_is_not_run(monkeypatch: pytest.Mo
 # --- the gate changes nothing -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("entry", CORPUS, ids=[e.path.name[:24] for e in CORPUS])
-def test_every_corpus_paste_gives_the_same_spans_gated_and_not(entry) -> None:  # type: ignore[no-untyped-def]
+# The ungated reader runs every recogniser on every line (near 20 ms a paste): every other paste of the corpus, by
+# its name's checksum, near 1,200 of every kind; the random mixes below read fragments of all of them.
+UNGATED_SHARE = [e for e in CORPUS if zlib.crc32(e.path.name.encode()) % 2 == 0]
+
+
+@pytest.mark.parametrize("entry", UNGATED_SHARE, ids=[e.path.name[:24] for e in UNGATED_SHARE])
+def test_corpus_pastes_give_the_same_spans_gated_and_not(entry) -> None:  # type: ignore[no-untyped-def]
     lines = view_lines(entry.path.read_text(encoding="utf-8"))
     gated = spans(lines)
     with ungated():
@@ -198,8 +204,8 @@ def test_every_output_a_recogniser_accepts_holds_one_of_its_needles(spec: regist
     accepted = 0
     for n, (name, lines) in enumerate(EXAMPLES):
         gated: set[tuple[int, int]] | None = None  # the gated run's spans, computed once per example
-        # A corpus paste's spans: the gated run's, which test_every_corpus_paste_gives_the_same_spans_gated_and_not
-        # holds equal to the ungated run's (every line) for each paste; the other examples' ungated.
+        # A corpus paste's spans: the gated run's, which test_corpus_pastes_give_the_same_spans_gated_and_not
+        # holds equal to the ungated run's (every line) on half the corpus; the other examples' ungated.
         found_all = recognition._call(spec, lines, recognition._candidates(lines, [spec])) if n < len(CORPUS) \
             else spec.func(lines)
         for found in found_all:

@@ -170,8 +170,11 @@ def test_an_evidence_line_never_repeats_the_finding() -> None:
 @pytest.mark.usefixtures("captured")
 @pytest.mark.parametrize("verbose", [False, True])
 def test_no_rendered_report_holds_a_value_as_json(verbose: bool) -> None:
+    """Each format's own drawing is read on every report as shown by default; the blocks `--verbose` adds are
+    read in Markdown, which draws every block's text (the formats draw the same blocks)."""
     bad = []
-    for (name, _), fmt in itertools.product(_all(), ("text", "markdown", "html")):
+    formats = ("markdown",) if verbose else ("text", "markdown", "html")
+    for (name, _), fmt in itertools.product(_all(), formats):
         out = _rendered(name, fmt, verbose)
         if fmt == "html":
             out = re.sub(r"<script.*?</script>", "", out, flags=re.S).replace("&quot;", '"').replace("&#x27;", "'")
