@@ -77,3 +77,42 @@ def test_without_the_users_words_the_flavour_stays_unknown(tmp_path: Path) -> No
     text = FORM_696.replace("Open driver doesn't report", "The driver doesn't report")
     results = paste_checks(tmp_path, text, OPEN)
     assert results[OPEN].status == "unknown", results[OPEN].message
+
+
+@pytest.mark.parametrize("prefix", [
+    "2453",  # ai-dynamo's vLLM worker (corpus 2453): `NCCL INFO DMA-BUF is available on GPU device 0`, no GPU named
+    "831",  # a Ray worker's NCCL log (corpus 831): `DMA-BUF is available on GPU device 4 [repeated 14x across cluster]`
+])
+def test_nccl_finding_dma_buf_on_a_gpu_shows_the_open_module(prefix: str) -> None:
+    # CUDA exports GPU memory as a DMA-BUF only under the open kernel modules (h108a).
+    from corpus import capture_checks
+
+    result = capture_checks(prefix, "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"]
+    assert result.status == "ok" and result.actual == "open", result.message
+    assert any("DMA-BUF is available on GPU device" in e for e in result.evidence)
+
+
+def test_modelled_nccl_log_without_the_dma_buf_line_says_nothing_of_the_flavour(tmp_path: Path) -> None:
+    # Modelled on corpus 2453: the same NCCL log without its DMA-BUF line names no flavour (nvidia_peermem, which
+    # NCCL's IB transport may use instead, runs under either module).
+    from corpus import body
+
+    text = "\n".join(line for line in body("2453").splitlines() if "DMA-BUF" not in line)
+    result = paste_checks(tmp_path, text, "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"]
+    assert result.status == "unknown"
+
+
+@pytest.mark.parametrize(("text", "open_"), [
+    ("host:96:96 [0] NCCL INFO DMA-BUF is available on GPU device 0", True),
+    ("host:96:96 [0] NCCL INFO NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA 0 'mlx5_0'", False),
+    ("whether nvidia_peermem or DMA-BUF is available is not shown", False),  # words, not NCCL's probe
+])
+def test_nccl_dma_buf_parser(text: str, open_: bool) -> None:
+    from stackaudit.facts._parse import ParseError
+    from stackaudit.facts.nvidia import driver_flavour_from_nccl_dmabuf
+
+    if open_:
+        assert driver_flavour_from_nccl_dmabuf(text).flavour == "open"
+    else:
+        with pytest.raises(ParseError):
+            driver_flavour_from_nccl_dmabuf(text)

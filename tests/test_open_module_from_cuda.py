@@ -138,3 +138,64 @@ def test_windows_driver_model_leaves_it_unknown() -> None:
     # driver's: no Linux kernel module ran it, so the either-flavour rule does not answer.
     result = capture_checks("2047", CHECK)[CHECK]
     assert result.actual != "either (not shown)"
+
+
+@pytest.mark.parametrize(("prefix", "arch", "shown"), [
+    ("2443", "Hopper", "ollama"),  # ollama/ollama#12957 (corpus 2443): ollama's CUDA discovery lists an H100
+    ("2457", "Hopper", "collect_env"),  # corpus 2457: a collect_env's H20, torch's CUDA available, cut before the driver
+    ("2278", "Turing", "nvidia-smi -L"),  # corpus 2278: `nvidia-smi -L` lists one Tesla T4, no driver version shown
+])
+def test_turing_to_hopper_that_ran_with_no_driver_shown_is_ok(prefix: str, arch: str, shown: str) -> None:
+    # No source names the driver or its flavour: the GPU that CUDA or NVML listed ran under the loaded module, and
+    # both flavours drive Turing to Hopper (h108a; before it, no driver shown left the check unknown).
+    result = capture_checks(prefix, CHECK)[CHECK]
+    assert result.status == "ok" and result.actual == "either (not shown)", result.message
+    assert f"{arch} GPU(s) ran" in result.message and shown in result.message
+
+
+def test_modelled_report_with_no_driver_whose_cuda_is_not_available_stays_unknown(tmp_path: Path) -> None:
+    # Modelled on corpus 2457: the same collect_env with torch unable to initialise CUDA shows no GPU ran.
+    text = body("2457").replace("Is CUDA available            : True", "Is CUDA available            : False")
+    assert "Is CUDA available            : False" in text
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert result.status == "unknown" and "not visible in this source" in result.message
+
+
+def test_hgx_gb200_as_collect_env_names_it_shows_the_open_module() -> None:
+    # NVIDIA/nccl#1769 (corpus 2439): torch's collect_env names each GPU of a Grace tray `HGX GB200` (the GB200 row's
+    # alias), and torch initialised CUDA on the four: only the open module drives Blackwell.
+    result = capture_checks("2439", CHECK)[CHECK]
+    assert result.status == "ok" and result.actual == "open (inferred)"
+    assert "4 Blackwell/Grace Hopper GPU(s)" in result.message and "HGX GB200" in result.message
+
+
+def test_owned_model_ends_at_a_glued_parenthesis() -> None:
+    from stackaudit.facts.gpus import owned_model
+
+    # vllm-project/vllm#20522 (corpus 2441): the user's words glue a parenthesis to the model.
+    assert owned_model("... (rope-scaling \"YaRN\") on an RTX Pro 6000(202504 newest GPU), the server fails") \
+        == "RTX Pro 6000"
+    assert owned_model("I have an RTX 4090(24GB) here") == "RTX 4090"
+    assert owned_model("on a cluster(ours) of machines") == ""
+
+
+def test_cuda_launch_on_the_users_blackwell_gpu_shows_the_open_module() -> None:
+    # vllm-project/vllm#20522 (corpus 2441): no driver shown, the user's one GPU is an RTX Pro 6000 (Blackwell), and
+    # CUDA refused a kernel launch for want of code: its runtime reached the GPU, which the proprietary module refuses.
+    result = capture_checks("2441", CHECK)[CHECK]
+    assert result.status == "ok" and result.actual == "open (inferred)", result.message
+    assert "RTX Pro 6000" in result.message and "no kernel image" in result.message
+
+
+def test_modelled_blackwell_named_without_cuda_at_work_stays_unknown(tmp_path: Path) -> None:
+    # Modelled on corpus 2441: the same paste without CUDA's error shows no GPU driven.
+    text = "\n".join(line for line in body("2441").splitlines() if "kernel" not in line)
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert result.status == "unknown", result.message
+
+
+def test_modelled_cuda_at_work_beside_an_ampere_gpu_says_nothing_of_open(tmp_path: Path) -> None:
+    # Modelled on corpus 2441: the user's GPU an RTX 3090, which either flavour drives: CUDA at work shows no flavour.
+    text = body("2441").replace("RTX Pro 6000", "RTX 3090")
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert result.actual != "open (inferred)", result.message

@@ -1424,7 +1424,7 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
                 gpus: GpuInventory | None = None, p2p_data_tests: P2pDataTests | None = None,
                 collect_env: CollectEnv | None = None, gpu_events: GpuEvents | None = None,
-                virtualization: Virtualization | None = None) -> Outcome:
+                virtualization: Virtualization | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
@@ -1455,7 +1455,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     module is shown and no nvidia-smi table, the GPUs those lists show are the ones it drives (corpus 1231: `nvidia-smi
     -L`'s A30, ok). Where no source shows the flavour and every GPU that nvidia-smi lists or CUDA or NVML listed is
     Turing to Hopper, with no pre-Turing or Blackwell GPU named on the host, it is ok: both flavours drive those GPUs
-    (corpus 1676), and so are those a collect_env or check_env lists where its torch initialised CUDA, outside WSL 2
+    (corpus 1676; with no driver shown either, corpus 2443's ollama and 2457's cut collect_env), and so are those a collect_env or check_env lists where its torch initialised CUDA, outside WSL 2
     (corpus 2243: eight H100, `Is CUDA available: True`). A collect_env's GPUs whose torch did not initialise CUDA
     leave it unknown.
     With no driver shown, GPUs that a source names (`lspci`, the user's words) all pre-Turing leave no flavour to
@@ -1464,6 +1464,12 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     An NGC image's entrypoint that names the driver it found (`Using driver version 495.29.05 which has support for
     CUDA 11.5.`, `version 396.26 was detected and compatibility mode is UNAVAILABLE.`) shows that driver loaded: its
     check reads the loaded module (corpus 1864, 1684).
+    So does a CUDA program's context at work in the source (facts/cuda_ran.py; a kernel launch CUDA refused for want
+    of code counts: the runtime reached a GPU first) where every GPU any source names is Blackwell or Grace Hopper
+    (corpus 2441: the user's `RTX Pro 6000` and vLLM's `no kernel image is available`).
+    NCCL finding DMA-BUF available on a GPU (`NCCL INFO DMA-BUF is available on GPU device 0`, corpus 2453) shows the
+    open module loaded: CUDA exports GPU memory as a DMA-BUF only under the open modules
+    (facts/nvidia.NCCL_DMABUF_AVAILABLE).
     The user's words saying the driver they run is the open one (`Open driver doesn't report ...`, corpus 1678:
     facts/nvidia.used_open) name its flavour.
     With the open module, a pre-Turing GPU that any source names on the host (an issue form's `GPU 1: NVIDIA GeForce
@@ -1504,7 +1510,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                                   "no Linux NVIDIA kernel module is loaded whose flavour could be open or proprietary")
         # WSL 2's table lists the Windows driver's GPUs: it has no Linux kernel module whose flavour they show.
         driven, how = _open_only_driven([] if wsl_driver(nvidia) else listed, p2p_data_tests, collect_env,
-                                        gpu_events, gpus)
+                                        gpu_events, gpus, cuda_ran)
         if driven:
             driver = (f"driver {nvidia_driver.version}" if nvidia_driver is not None and nvidia_driver.version
                       else "the NVIDIA driver")
@@ -1513,7 +1519,8 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                         "loaded", actual="open (inferred)", subjects=[g for g, _ in driven])
             return over_subjects(judged, [g for g, _ in driven], gpus.whole_count if gpus is not None else None)
     if nvidia_driver is None:
-        return _pre_turing_ran(listed, gpus) or _pre_turing_only(gpus) or unknown(
+        return _pre_turing_ran(listed, gpus) or _pre_turing_only(gpus) or _either_flavour_ran(
+            listed, gpus, collect_env) or unknown(
             "the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
             hint="run on the host with the driver loaded, or `modinfo -F license nvidia`")
     flavour = nvidia_driver.flavour
@@ -1674,8 +1681,8 @@ def _ignored_as_legacy(events: GpuEvents | None, driver: NvidiaDriver | None) ->
 
 
 def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect_env: CollectEnv | None,
-                      events: GpuEvents | None = None,
-                      gpus: GpuInventory | None = None) -> tuple[list[tuple[str, str]], str]:
+                      events: GpuEvents | None = None, gpus: GpuInventory | None = None,
+                      cuda_ran: CudaRan | None = None) -> tuple[list[tuple[str, str]], str]:
     """((subject, name) of the GPUs the driver ran that only the open kernel modules drive, how the source shows them
     run). The proprietary module refuses to initialise such a GPU (facts/nvidia.py open_module_only), so nvidia-smi
     lists none and CUDA enumerates none. The driver ran those that nvidia-smi lists without an error, those a
@@ -1700,6 +1707,12 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
     if found and gpus is not None:
         shown = next(t for r in gpus.gpus if (r.label, r.model) == found[0] for t in r.shown_by if t in _DRIVEN_LISTS)
         return found, f"{'NVML' if shown in (NVSMI_LIST_TITLE, TOPOLOGY_TITLE) else 'CUDA'} listed it: {shown}"
+    # A CUDA program's context at work on the host (facts/cuda_ran.py, a launch refused for want of code included:
+    # the runtime reached a GPU first) where every GPU any source names is open-only: CUDA ran on one of them.
+    hosted = [(r.label, r.model) for r in (gpus.gpus if gpus is not None else ())]
+    ran = cuda_ran.proof(with_launch=True) if cuda_ran is not None else None
+    if ran is not None and hosted and all(m and open_module_only(m) for _, m in hosted):
+        return hosted, f"{ran.did}: '{ran.line[:110]}'"
     run = events.work_run() if events is not None and gpus is not None else {}
     xids = [(r, e) for bdf, e in sorted(run.items())
             if gpus is not None and (r := gpus.by_bdf(bdf)) is not None and r.model and open_module_only(r.model)]

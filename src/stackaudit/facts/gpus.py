@@ -2421,8 +2421,10 @@ _OWNED_KEYS = 4  # keys of _OWNED_MODEL read on one line
 def owned_model(line: str) -> str:
     """The GPU model a line of the user's words says they own without a count (_OWNED_MODEL); "" where it names none."""
     # The first of a line's few keys (_OWNED_KEYS) whose next words name a model: `I have` may precede other items.
+    # A parenthesis glued to the model ends it (`on an RTX Pro 6000(202504 newest GPU)`, corpus 2441).
     model = next((found for m in islice(_OWNED_MODEL.finditer(line), _OWNED_KEYS)
-                  if (found := _model_in(re.split(r"\s+", line[m.end():m.end() + 160].strip())[:4]))), "")
+                  if (found := _model_in(re.split(r"\s+|(?<=\w)\(", line[m.end():m.end() + 160].strip())[:4]))),
+                 "")
     # The line saying the cards are NVLinked reads an ambiguous name as its NVLink part, as stated_gpus does.
     return _nvlinked_default(model) if model and _NVLINK_SAID.search(line) else model
 

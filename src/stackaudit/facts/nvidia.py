@@ -1293,6 +1293,29 @@ def driver_flavour_from_prompts(text: str) -> NvidiaDriver:
     return NvidiaDriver(None, flavour, f"package: {line}", package_branch=branch)
 
 
+# NCCL's probe of a GPU for DMA-BUF (src/transport/net.cc, ncclDmaBufSupport: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED and
+# a test export of device memory): `NCCL INFO DMA-BUF is available on GPU device 0`. CUDA exports GPU memory as a
+# DMA-BUF only under the open kernel modules (the driver README's kernel_open.html: "DMABUF for CUDA allocations"
+# needs them; NVIDIA's GPUDirect RDMA guide, "Using dma-buf": "requires the open-source NVIDIA kernel modules").
+NCCL_DMABUF_AVAILABLE = re.compile(r"\bNCCL INFO DMA-BUF is available on GPU device (\d+)")
+
+
+@parser(ENGINE_LOG, feeds="nvidia_driver", kind=NvidiaDriver, rank=66)
+def driver_flavour_from_nccl_dmabuf(text: str) -> NvidiaDriver:
+    """The open flavour where NCCL found DMA-BUF available on a GPU (NCCL_DMABUF_AVAILABLE): CUDA exports GPU memory
+    as a DMA-BUF only under the open kernel modules, so the module that drives that GPU is the open one. No version,
+    so it fills the flavour of a better answer (first_with_flavour), as the loaded module's.
+
+    Input (tests/data/captures/2453)::
+
+        qwen35-122b-fp8-0-worker-0-worker-ldr-0:96:96 [0] NCCL INFO DMA-BUF is available on GPU device 0
+    """
+    found = next((m for m in NCCL_DMABUF_AVAILABLE.finditer(text)), None)
+    if found is None:
+        raise ParseError("no NCCL line finding DMA-BUF available on a GPU")
+    return NvidiaDriver(None, "open", f"NCCL: {found.group(0)}", loaded=True)
+
+
 # nvidia-smi's header line copied into prose: `NVIDIA-SMI 580.105.08  Driver Version: 572.16` (the library's, the driver's).
 _SMI_BESIDE_DRIVER = re.compile(r"NVIDIA-SMI\s+(\d{3}\.\d+(?:\.\d+)?)\s+(?:KMD|Driver) Version:\s*(\d{3}\.\d+(?:\.\d+)?)")
 
