@@ -50,7 +50,7 @@ def test_activation_in_a_container_is_not_the_host(tmp_path: Path) -> None:
 
 # A launch script that activates a venv before its engine command (h108b): the script's line is recorded before the
 # command (importers/engine_command._activated_above) and read as the same activation typed at the machine's prompt.
-SCRIPT = ("```bash\n#!/bin/bash\nGPU_NUM=4\n\n# Active Python virtual environment\nsource /opt/work/vllm_env/bin/activate\n\n"
+SCRIPT = ("```bash\n#!/bin/bash\nGPU_NUM=4\n\n# Active Python virtual environment\nsource /srv/lab/vllm_env/bin/activate\n\n"
           "vllm serve /models/Qwen3-4B --tensor-parallel-size $GPU_NUM --port 30000\n```\n")
 
 
