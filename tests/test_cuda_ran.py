@@ -434,3 +434,41 @@ def test_a_cudamalloc_failing_otherwise_or_under_hip_says_nothing() -> None:
                                          "version")]) == ()
     assert ran_in_lines(["load_tensors:        ROCm0 model buffer size =  4403.49 MiB", JAN_OOM]) == ()
     assert ran_in_lines([JAN_OOM]) and ran_in_lines([JAN_OOM.replace("out of memory", "initialization error")]) == ()
+
+
+# nvidia-smi's memory held on NVSwitch-class GPUs (h108b, facts/cuda_ran.held_in_table): allocated through a live
+# context, which CUDA refuses on an NVSwitch board until Fabric Manager set up the fabric; counted for the fabric only.
+_IDLE_H100 = ("+-----------------------------------------------------------------------------------------+\n"
+              "| NVIDIA-SMI 570.172.08             Driver Version: 570.172.08     CUDA Version: 12.8     |\n"
+              "|-----------------------------------------+------------------------+----------------------+\n"
+              "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+              "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n"
+              "|                                         |                        |               MIG M. |\n"
+              "|=========================================+========================+======================|\n")
+_H100_ROW = ("|   {i}  NVIDIA H100 80GB HBM3          On  |   00000000:{b}:00.0 Off |                    0 |\n"
+             "| N/A   30C    P0             70W /  700W |   {used}MiB /  81559MiB |      0%      Default |\n"
+             "|                                         |                        |             Disabled |\n"
+             "+-----------------------------------------+------------------------+----------------------+\n")
+
+
+@pytest.mark.parametrize("prefix", ["2447", "355"])
+def test_memory_held_on_nvswitch_gpus_is_fabric_manager_ok(prefix: str) -> None:
+    # Corpus 2447 (NVIDIA/TensorRT-LLM#10278: 166593MiB on two of eight B200; both readers ok) and 355 (another
+    # thread: SGLang's memory held on two H200).
+    r = capture_checks(prefix, FM)[FM]
+    assert r.status == "ok", r.message
+    assert "memory held" in r.message and "error 802" in r.message
+
+
+def test_idle_nvswitch_gpus_show_no_fabric(tmp_path: Path) -> None:
+    # Modelled: the same table with a bare context's memory in use says nothing; with 60 GiB held on each GPU, ok.
+    idle = _IDLE_H100 + "".join(_H100_ROW.format(i=i, b=f"{0x18 + i:02X}", used="    1") for i in range(2))
+    assert paste_checks(tmp_path, idle, FM)[FM].status == "unknown"
+    busy = _IDLE_H100 + "".join(_H100_ROW.format(i=i, b=f"{0x18 + i:02X}", used="61234") for i in range(2))
+    assert paste_checks(tmp_path, busy, FM)[FM].status == "ok"
+
+
+def test_memory_held_speaks_for_no_runtime(tmp_path: Path) -> None:
+    # Modelled: nvidia-smi's held memory names no program: DRV-CUDA-COMPAT does not read it as a runtime that ran.
+    busy = _IDLE_H100 + "".join(_H100_ROW.format(i=i, b=f"{0x18 + i:02X}", used="61234") for i in range(2))
+    assert paste_checks(tmp_path, busy, COMPAT)[COMPAT].status == "unknown"

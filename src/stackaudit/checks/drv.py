@@ -323,7 +323,7 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     """
     if collect_env is not None and wsl_kernel(collect_env.kernel):
         return "", []
-    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
+    proof = cuda_ran.proof(with_report=True, with_held=True) if cuda_ran is not None else None
     if proof is None:
         return "", []
     proof = next((r for r in cuda_ran.ran if r.models), proof) if cuda_ran is not None else proof

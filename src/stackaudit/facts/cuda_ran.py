@@ -140,7 +140,7 @@ from stackaudit.facts.gpus import (
     UNSLOTH_BANNER,
     GpuInventory,
 )
-from stackaudit.facts.nvidia import cuda_of_branch
+from stackaudit.facts.nvidia import NvidiaGpus, cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, answer_end
 from stackaudit.facts.python_env import STATED_VERSION
@@ -258,6 +258,9 @@ class Ran:
     launch: bool = False
     # The work crossed NVLink between GPUs (CUDA's NVLink error): the program ran on more than one GPU.
     peers: bool = False
+    # nvidia-smi's reading of memory a program holds on the GPU (held_in_table): counted only where asked
+    # (`with_held`): the program holding it is not named, so it speaks for the fabric, not for a runtime's version.
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -267,13 +270,13 @@ class CudaRan(Sourced):
     failed: str = ""  # a line where CUDA refused to start
     driver_inside: str = ""  # an NVIDIA image's entrypoint finding the driver inside its container (DRIVER_FOUND_INSIDE)
 
-    def proof(self, with_report: bool = False, with_launch: bool = False) -> Ran | None:
+    def proof(self, with_report: bool = False, with_launch: bool = False, with_held: bool = False) -> Ran | None:
         """The first piece of evidence that CUDA ran, None where the source shows none or shows CUDA refusing to
         start; `with_report` lets a collect_env's torch initialising CUDA count, `with_launch` a kernel launch CUDA
-        refused for want of code (Ran.launch)."""
+        refused for want of code (Ran.launch), `with_held` memory nvidia-smi shows held on the GPUs (Ran.held)."""
         if self.failed:
             return None
-        found = next((r for r in self.ran if with_launch or not r.launch), None)
+        found = next((r for r in self.ran if (with_launch or not r.launch) and (with_held or not r.held)), None)
         return found if found is not None else (self.torch_check if with_report else None)
 
     def decoded(self) -> Ran | None:
@@ -545,6 +548,8 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
     if (decoded := _exllamav2_decoded(ctx.optional("serving_rate", MeasuredRate),
                                       ctx.optional("gpus", GpuInventory))) is not None:
         found.append(decoded)
+    if (held := held_in_table(ctx.optional("nvidia", NvidiaGpus))) is not None:
+        found.append(held)
     env = ctx.optional("collect_env", CollectEnv)
     report = None
     if env is not None and env.cuda_initialised and cuda_build(env):
@@ -560,6 +565,23 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
     if not found and report is None and not failed:
         raise FactUnavailable("no CUDA program's run in the source")
     return CudaRan(tuple(found), report, failed)
+
+
+def held_in_table(nvidia: NvidiaGpus | None) -> Ran | None:
+    """nvidia-smi's GPUs with a program's memory on them (GpuInfo.serving_work: half the GPU's memory or more in use,
+    or a process holding a model's worth), one piece of evidence with every such GPU (Ran.held); None where it shows
+    none. Memory is allocated on a GPU only through a live context, which CUDA refuses on every GPU of an NVSwitch
+    board (802) until Fabric Manager has set up the fabric (corpus 2447: 166593MiB held on B200s). The program that
+    holds it is not named: it shows no runtime's version against the driver, so only `proof(with_held=True)` counts it."""
+    rows = [g for g in (nvidia.gpus if nvidia is not None else ()) if g.serving_work and g.name]
+    if not rows:
+        return None
+    first = rows[0]
+    line = (f"{first.memory_used_mib:g}MiB / {first.memory_total_mib:g}MiB"
+            if first.memory_used_mib is not None and first.memory_total_mib is not None else first.name)
+    return Ran("the program holding the memory", f"nvidia-smi shows a program's memory held on {len(rows)} GPU(s) "
+               "(half or more of a GPU's memory in use, or a process holding a model's worth: allocated through a "
+               "live CUDA context)", line, tuple(g.name for g in rows), tuple(g.index for g in rows), held=True)
 
 
 # ollama's own decode (`ollama run --verbose`'s `eval rate:`, facts/serving_rate.py) beside `ollama ps` placing every
