@@ -472,3 +472,38 @@ def test_memory_held_speaks_for_no_runtime(tmp_path: Path) -> None:
     # Modelled: nvidia-smi's held memory names no program: DRV-CUDA-COMPAT does not read it as a runtime that ran.
     busy = _IDLE_H100 + "".join(_H100_ROW.format(i=i, b=f"{0x18 + i:02X}", used="61234") for i in range(2))
     assert paste_checks(tmp_path, busy, COMPAT)[COMPAT].status == "unknown"
+
+
+# A refused start (802) that CUDA at work after it in the same source shows behind (h108b, symptoms.ran_after).
+_QUOTED_802 = "> ggml_cuda_init: failed to initialize CUDA: system not yet initialized\n"
+_OLLAMA_H100 = ('time=2025-11-12T03:11:01.218Z level=INFO source=types.go:42 msg="inference compute" '
+                'id=GPU-0a1b2c3d-675f-077e-3bf7-99d79213d062 filter_id="" library=CUDA compute=9.0 name=CUDA0 '
+                'description="NVIDIA H100 80GB HBM3" libdirs=ollama driver=12.9 pci_id=0000:19:00.0 type=discrete '
+                'total="79.6 GiB" available="79.2 GiB"\n')
+
+
+def test_a_quoted_802_before_the_working_run_is_the_past_2443() -> None:
+    # Corpus 2443 (ollama/ollama#12136): the user quotes the earlier 802, reinstalls Fabric Manager, and ollama's
+    # discovery then lists the H100 under CUDA: both readers read DRV-FABRIC-MANAGER and DRV-CUDA-COMPAT ok.
+    results = capture_checks("2443", FM, COMPAT)
+    assert results[FM].status == "ok", results[FM].message
+    assert "earlier with error 802" in results[FM].message
+    assert results[COMPAT].status == "ok", results[COMPAT].message
+
+
+def test_an_802_after_the_working_run_is_the_hosts_state(tmp_path: Path) -> None:
+    # Modelled: the same lines in the other order: the failure is the last word, an issue.
+    after = "Fixed it, I thought:\n\n" + _OLLAMA_H100 + "\nthen a day later:\n\n" + _QUOTED_802
+    assert paste_checks(tmp_path, after, FM)[FM].status == "issue"
+    before = _QUOTED_802 + "\nreinstalled the fabric manager, now:\n\n" + _OLLAMA_H100
+    assert paste_checks(tmp_path, before, FM)[FM].status == "ok"
+
+
+def test_ran_after_names_only_failures_that_cuda_at_work_follows() -> None:
+    from stackaudit.facts.symptoms import ran_after
+
+    failed = "ggml_cuda_init: failed to initialize CUDA: system not yet initialized"
+    assert ran_after([failed, _OLLAMA_H100.strip()], [failed]) == (failed,)
+    assert ran_after([_OLLAMA_H100.strip(), failed], [failed]) == ()
+    nccl = "host:1:1 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE"
+    assert ran_after([failed, nccl], [failed]) == (failed,)

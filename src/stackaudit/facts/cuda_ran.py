@@ -119,7 +119,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import LINE_LOOK_CHARS, ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import (
     NGC_BANNER,
@@ -159,8 +159,14 @@ from stackaudit.facts.symptoms import (
     CUDA_NVLINK_UNCORRECTABLE,
     GGML_NO_DEVICE_CODE,
     NO_KERNEL_IMAGE,
+    SYMPTOMS,
     LogSymptoms,
+    ran_after,
 )
+
+# The refused start that Fabric Manager's fabric gates (802), as the symptom table reads it.
+SYSTEM_NOT_READY = tuple(s for s in SYMPTOMS if s.name == "cuda-system-not-ready")
+_NOT_READY_NEEDLES = ("initialized", "802", "NOT_READY", "NotReady")
 
 # torch's CUDA out-of-memory message (c10/cuda/CUDACachingAllocator.cpp; `capacty` in releases before 1.13), and its
 # form before 2.1 up to the GPU's total (`CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total
@@ -269,6 +275,9 @@ class CudaRan(Sourced):
     torch_check: Ran | None = None  # a collect_env's torch initialising CUDA
     failed: str = ""  # a line where CUDA refused to start
     driver_inside: str = ""  # an NVIDIA image's entrypoint finding the driver inside its container (DRIVER_FOUND_INSIDE)
+    # A refused start (error 802) that CUDA at work after it in the same source shows behind (symptoms.ran_after):
+    # the fabric gated CUDA on these GPUs and is up now.
+    recovered: str = ""
 
     def proof(self, with_report: bool = False, with_launch: bool = False, with_held: bool = False) -> Ran | None:
         """The first piece of evidence that CUDA ran, None where the source shows none or shows CUDA refusing to
@@ -291,7 +300,8 @@ class CudaRan(Sourced):
         return cls(tuple(dict.fromkeys(r for p in parts for r in p.ran)),
                    next((p.torch_check for p in parts if p.torch_check is not None), None),
                    next((p.failed for p in parts if p.failed), ""),
-                   next((p.driver_inside for p in parts if p.driver_inside), ""), complete=all(p.complete for p in parts))
+                   next((p.driver_inside for p in parts if p.driver_inside), ""),
+                   next((p.recovered for p in parts if p.recovered), ""), complete=all(p.complete for p in parts))
 
 
 fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
@@ -451,7 +461,10 @@ def _from_text(text: str) -> CudaRan:
     inside = next((line.strip() for line in lines if DRIVER_FOUND_INSIDE.search(line)), "")
     if not found and not inside and asked is None:
         raise FactUnavailable("no line of a CUDA program at work")
-    return CudaRan(found, asked, driver_inside=inside)
+    refused = [line for line in lines if any(n in line for n in _NOT_READY_NEEDLES)
+               and any(s.pattern.search(line[:LINE_LOOK_CHARS]) for s in SYSTEM_NOT_READY)] if found else []
+    past = ran_after(lines, [line.strip() for line in refused]) if refused else ()
+    return CudaRan(found, asked, driver_inside=inside, recovered=next(iter(past), ""))
 
 
 @parser(EVIDENCE_LINES, feeds="cuda_ran", kind=CudaRan, rank=30)
