@@ -1723,21 +1723,16 @@ def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
 
 
 def ran_after(lines: Sequence[str], failed: Sequence[str]) -> tuple[str, ...]:
-    """The lines of `failed` (stripped) that a later line of `lines` shows behind them: CUDA at work after the line
-    (facts/cuda_ran.ran_in_lines), in the order shown. A refused start followed by the program's CUDA at work is the
-    user's past (a failure quoted from before the fix, then the working run: corpus 2443), not the host's state."""
-    from stackaudit.facts.cuda_ran import (
-        ran_in_lines,  # cuda_ran reads this table: imported when first needed
-    )
+    """The lines of `failed` (stripped) where a line of `lines` after the last of them shows CUDA at work
+    (facts/cuda_ran.ran_in_lines); () where none does. A refused start followed by the program's CUDA at work is the
+    user's past (a failure quoted from before the fix, then the working run: corpus 2443), not the host's state; a
+    failure after the working run is the last word, and keeps every one. One pass over the lines, then one read of
+    the lines after the last failure."""
+    from stackaudit.facts.cuda_ran import ran_in_lines  # cuda_ran reads this table: imported when first needed
 
-    stripped = [line.strip() for line in lines]
-    past = []
-    for line in dict.fromkeys(failed):
-        at = stripped.index(line) if line in stripped else -1
-        last = max(i for i, text in enumerate(stripped) if text == line) if at >= 0 else -1
-        if at >= 0 and ran_in_lines(lines[last + 1:]):
-            past.append(line)
-    return tuple(past)
+    wanted = set(failed)
+    last = max((i for i, line in enumerate(lines) if line.strip() in wanted), default=-1)
+    return tuple(dict.fromkeys(failed)) if last >= 0 and ran_in_lines(lines[last + 1:]) else ()
 
 
 def _from_text(text: str) -> LogSymptoms:
