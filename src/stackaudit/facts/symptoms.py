@@ -1728,7 +1728,9 @@ def ran_after(lines: Sequence[str], failed: Sequence[str]) -> tuple[str, ...]:
     user's past (a failure quoted from before the fix, then the working run: corpus 2443), not the host's state; a
     failure after the working run is the last word, and keeps every one. One pass over the lines, then one read of
     the lines after the last failure."""
-    from stackaudit.facts.cuda_ran import ran_in_lines  # cuda_ran reads this table: imported when first needed
+    from stackaudit.facts.cuda_ran import (
+        ran_in_lines,  # cuda_ran reads this table: imported when first needed
+    )
 
     wanted = set(failed)
     last = max((i for i, line in enumerate(lines) if line.strip() in wanted), default=-1)
