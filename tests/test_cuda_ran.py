@@ -434,3 +434,76 @@ def test_a_cudamalloc_failing_otherwise_or_under_hip_says_nothing() -> None:
                                          "version")]) == ()
     assert ran_in_lines(["load_tensors:        ROCm0 model buffer size =  4403.49 MiB", JAN_OOM]) == ()
     assert ran_in_lines([JAN_OOM]) and ran_in_lines([JAN_OOM.replace("out of memory", "initialization error")]) == ()
+
+
+# nvidia-smi's memory held on NVSwitch-class GPUs (h108b, facts/cuda_ran.held_in_table): allocated through a live
+# context, which CUDA refuses on an NVSwitch board until Fabric Manager set up the fabric; counted for the fabric only.
+_IDLE_H100 = ("+-----------------------------------------------------------------------------------------+\n"
+              "| NVIDIA-SMI 570.172.08             Driver Version: 570.172.08     CUDA Version: 12.8     |\n"
+              "|-----------------------------------------+------------------------+----------------------+\n"
+              "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+              "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n"
+              "|                                         |                        |               MIG M. |\n"
+              "|=========================================+========================+======================|\n")
+_H100_ROW = ("|   {i}  NVIDIA H100 80GB HBM3          On  |   00000000:{b}:00.0 Off |                    0 |\n"
+             "| N/A   30C    P0             70W /  700W |   {used}MiB /  81559MiB |      0%      Default |\n"
+             "|                                         |                        |             Disabled |\n"
+             "+-----------------------------------------+------------------------+----------------------+\n")
+
+
+@pytest.mark.parametrize("prefix", ["2447", "355"])
+def test_memory_held_on_nvswitch_gpus_is_fabric_manager_ok(prefix: str) -> None:
+    # Corpus 2447 (NVIDIA/TensorRT-LLM#10278: 166593MiB on two of eight B200; both readers ok) and 355 (another
+    # thread: SGLang's memory held on two H200).
+    r = capture_checks(prefix, FM)[FM]
+    assert r.status == "ok", r.message
+    assert "memory held" in r.message and "error 802" in r.message
+
+
+def test_idle_nvswitch_gpus_show_no_fabric(tmp_path: Path) -> None:
+    # Modelled: the same table with a bare context's memory in use says nothing; with 60 GiB held on each GPU, ok.
+    idle = _IDLE_H100 + "".join(_H100_ROW.format(i=i, b=f"{0x18 + i:02X}", used="    1") for i in range(2))
+    assert paste_checks(tmp_path, idle, FM)[FM].status == "unknown"
+    busy = _IDLE_H100 + "".join(_H100_ROW.format(i=i, b=f"{0x18 + i:02X}", used="61234") for i in range(2))
+    assert paste_checks(tmp_path, busy, FM)[FM].status == "ok"
+
+
+def test_memory_held_speaks_for_no_runtime(tmp_path: Path) -> None:
+    # Modelled: nvidia-smi's held memory names no program: DRV-CUDA-COMPAT does not read it as a runtime that ran.
+    busy = _IDLE_H100 + "".join(_H100_ROW.format(i=i, b=f"{0x18 + i:02X}", used="61234") for i in range(2))
+    assert paste_checks(tmp_path, busy, COMPAT)[COMPAT].status == "unknown"
+
+
+# A refused start (802) that CUDA at work after it in the same source shows behind (h108b, symptoms.ran_after).
+_QUOTED_802 = "> ggml_cuda_init: failed to initialize CUDA: system not yet initialized\n"
+_OLLAMA_H100 = ('time=2025-11-12T03:11:01.218Z level=INFO source=types.go:42 msg="inference compute" '
+                'id=GPU-0a1b2c3d-675f-077e-3bf7-99d79213d062 filter_id="" library=CUDA compute=9.0 name=CUDA0 '
+                'description="NVIDIA H100 80GB HBM3" libdirs=ollama driver=12.9 pci_id=0000:19:00.0 type=discrete '
+                'total="79.6 GiB" available="79.2 GiB"\n')
+
+
+def test_a_quoted_802_before_the_working_run_is_the_past_2443() -> None:
+    # Corpus 2443 (ollama/ollama#12136): the user quotes the earlier 802, reinstalls Fabric Manager, and ollama's
+    # discovery then lists the H100 under CUDA: both readers read DRV-FABRIC-MANAGER and DRV-CUDA-COMPAT ok.
+    results = capture_checks("2443", FM, COMPAT)
+    assert results[FM].status == "ok", results[FM].message
+    assert "earlier with error 802" in results[FM].message
+    assert results[COMPAT].status == "ok", results[COMPAT].message
+
+
+def test_an_802_after_the_working_run_is_the_hosts_state(tmp_path: Path) -> None:
+    # Modelled: the same lines in the other order: the failure is the last word, an issue.
+    after = "Fixed it, I thought:\n\n" + _OLLAMA_H100 + "\nthen a day later:\n\n" + _QUOTED_802
+    assert paste_checks(tmp_path, after, FM)[FM].status == "issue"
+    before = _QUOTED_802 + "\nreinstalled the fabric manager, now:\n\n" + _OLLAMA_H100
+    assert paste_checks(tmp_path, before, FM)[FM].status == "ok"
+
+
+def test_ran_after_names_only_failures_that_cuda_at_work_follows() -> None:
+    from stackaudit.facts.symptoms import ran_after
+
+    failed = "ggml_cuda_init: failed to initialize CUDA: system not yet initialized"
+    assert ran_after([failed, _OLLAMA_H100.strip()], [failed]) == (failed,)
+    assert ran_after([_OLLAMA_H100.strip(), failed], [failed]) == ()
+    nccl = "host:1:1 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE"
+    assert ran_after([failed, nccl], [failed]) == (failed,)

@@ -46,3 +46,40 @@ def test_activation_in_a_container_is_not_the_host(tmp_path: Path) -> None:
     execed = ("alice@gpu-node01:~$ docker exec -it vllm bash\nalice@gpu-node01:~$ conda activate vllm\n"
               "alice@gpu-node01:~$ python collect_env.py\n")
     assert paste_checks(tmp_path, execed + REPORT, ACCESS)[ACCESS].status != "not-applicable"
+
+
+# A launch script that activates a venv before its engine command (h108b): the script's line is recorded before the
+# command (importers/engine_command._activated_above) and read as the same activation typed at the machine's prompt.
+SCRIPT = ("```bash\n#!/bin/bash\nGPU_NUM=4\n\n# Active Python virtual environment\nsource /srv/lab/vllm_env/bin/activate\n\n"
+          "vllm serve /models/Qwen3-4B --tensor-parallel-size $GPU_NUM --port 30000\n```\n")
+
+
+def test_venv_activated_in_a_launch_script_is_the_host() -> None:
+    # Corpus 2455 (LMCache/LMCache#1889): `source .../vllm_env/bin/activate` in the script above `vllm serve`; both
+    # readers: not-applicable for CTR-GPU-ACCESS and CTR-SHM-SIZE.
+    results = capture_checks("2455", ACCESS, "CTR-SHM-SIZE")
+    assert results[ACCESS].status == "not-applicable", results[ACCESS].message
+    assert results["CTR-SHM-SIZE"].status == "not-applicable", results["CTR-SHM-SIZE"].message
+    assert "vllm_env/bin/activate" in results["CTR-SHM-SIZE"].message
+
+
+def test_venv_activated_in_another_threads_script_is_the_host() -> None:
+    # Corpus 680 (another thread's SGLang launch script): `source sglang_env/bin/activate` above its launch_server.
+    result = capture_checks("680", "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert result.status == "not-applicable", result.message
+
+
+def test_modelled_launch_script_with_a_venv_is_the_host(tmp_path: Path) -> None:
+    # Modelled: the same script shape, and a script that also runs docker: the latter names a container.
+    assert paste_checks(tmp_path, SCRIPT, ACCESS)[ACCESS].status == "not-applicable"
+    docker = SCRIPT.replace("vllm serve", "docker exec vllm true\nvllm serve")
+    assert paste_checks(tmp_path, docker, ACCESS)[ACCESS].status != "not-applicable"
+
+
+def test_activation_in_another_block_is_not_the_scripts() -> None:
+    # Modelled: an activation in a block above the command's own fence is not recorded with the command.
+    from stackaudit.importers.engine_command import _activated_above
+
+    lines = ["```", "source venv/bin/activate", "```", "```", "vllm serve m"]
+    assert _activated_above(lines, 4) == ""
+    assert _activated_above(["source venv/bin/activate", "vllm serve m"], 1) == "source venv/bin/activate\n"

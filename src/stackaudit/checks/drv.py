@@ -323,12 +323,17 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     """
     if collect_env is not None and wsl_kernel(collect_env.kernel):
         return "", []
-    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
+    proof = cuda_ran.proof(with_report=True, with_held=True) if cuda_ran is not None else None
     if proof is None:
         return "", []
     proof = next((r for r in cuda_ran.ran if r.models), proof) if cuda_ran is not None else proof
     models, run = (list(proof.models), "") if proof.models or topo is not None else _run_models(proof, gpus,
                                                                                                parallelism)
+    if cuda_ran is not None and cuda_ran.recovered:
+        on = f" on {', '.join(dict.fromkeys(models))}" if models else ""
+        return (f"CUDA refused to start earlier with error 802 ('{cuda_ran.recovered}'), which it gives only on an "
+                f"NVSwitch system whose fabric Fabric Manager has not set up, and ran after it: {proof.did}{on} "
+                f"('{proof.line}'): the fabric is up now"), [f"GPU {i}" for i in proof.devices]
     if not models and topo is None:
         return "", []
     board = nvswitch_board(models, topo)
@@ -2149,6 +2154,11 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     runs on the switch trays: not read so. Where the program's lines name no GPU (TensorRT-LLM's ledger), the one GPU
     model the source names, as many as the TP x PP of the engine command whose run it is, are its GPUs; where its line
     is CUDA's uncorrectable NVLink error (220), two of that model at least: the work crossed NVLink (corpus 2271).
+    nvidia-smi showing a program's memory held on such GPUs (half a GPU's memory or more in use, or a process holding
+    a model's worth: facts/cuda_ran.held_in_table) is CUDA at work too: memory is allocated only through a live
+    context (corpus 2447). A refused start (802) that CUDA at work after it in the same source shows behind (a failure
+    the user quotes from before the fix, then the working run: symptoms.ran_after) is the past, no issue; the CUDA
+    that ran after it is ok on any GPU count, since 802 comes only from an NVSwitch system's fabric (corpus 2443).
     Where nothing else settles it, an nccl-tests run checked with 0 wrong elements at a bus bandwidth above 450 GB/s
     (the per-direction NVLink of the widest bridge; PCIe and the network carry far less) ran over a live NVSwitch
     fabric, a board's or a GB200/GB300 rack's: ok (collective_on_fabric, corpus 1407).

@@ -28,6 +28,7 @@ from stackaudit.facts.sources import (
     DOCKER_INSPECT_EXCERPT,
     DOCKER_PS,
     DOCKER_RUN,
+    ENGINE_COMMAND,
     ENGINE_LOG,
     EVIDENCE_LINES,
     K8S_NODE,
@@ -709,9 +710,10 @@ def _machine_shell(host: Host) -> str:
     return typed or _entrypoint_line(host, lambda ln: bool(MACHINE_SHELL.search(ln.strip())))
 
 
-# A Python environment activated at a shell prompt: `conda activate conda_venv/` (corpus 1803), `mamba activate vllm`,
+# A Python environment activated at a shell prompt or in a launch script (importers/engine_command.py records the
+# script's line before its command): `conda activate conda_venv/` (corpus 1803), `mamba activate vllm`,
 # `source .venv/bin/activate`, `. venv/bin/activate`.
-_ACTIVATE = re.compile(r"^(?:conda|mamba|micromamba)\s+activate\s+\S|^(?:source|\.)\s+\S*/bin/activate\b")
+ACTIVATE_LINE = re.compile(r"^(?:conda|mamba|micromamba)\s+activate\s+\S|^(?:source|\.)\s+\S*/bin/activate\b")
 
 
 def _activated_env(host: Host) -> str:
@@ -719,8 +721,26 @@ def _activated_env(host: Host) -> str:
     (_container_prompt), where no command typed at a prompt names a container or its runner (_prompts_off_container):
     the user's own environment on the machine whose shell it is, as a Python environment under their home directory
     (_HOME_PYTHON) is; else ""."""
-    return next((command for name, command in _prompts_off_container(host)
-                 if not _container_prompt(name) and _ACTIVATE.match(command)), "")
+    typed = next((command for name, command in _prompts_off_container(host)
+                  if not _container_prompt(name) and ACTIVATE_LINE.match(command)), "")
+    return typed or _script_activated_env(host)
+
+
+def _script_activated_env(host: Host) -> str:
+    """The line of a pasted launch script (the engine command's source) that activates a Python environment before
+    the engine starts (`source /xrepo/.../vllm_env/bin/activate`, corpus 2455, 680), where no line of the script and
+    no command typed at a prompt names a container or its runner: the script runs in the user's own shell on the
+    machine, as the same line typed at its prompt does (an image's entrypoint sets its PATH, no script of the user's
+    activates it); else ""."""
+    try:
+        text = host.doc(ENGINE_COMMAND.name)
+    except NotCaptured:
+        return ""
+    lines = text.splitlines()
+    if any(_NAMES_CONTAINER.search(line) for line in lines) \
+            or any(_NAMES_CONTAINER.search(command) or _container_prompt(name) for name, command in _prompt_rows(host)):
+        return ""
+    return next((line.strip() for line in lines if ACTIVATE_LINE.match(line.strip())), "")
 
 
 def _env_prompt(host: Host) -> str:
@@ -1162,9 +1182,9 @@ def container(ctx: FactContext) -> ContainerInfo:
             activated = _activated_env(host)
             if activated:
                 return ContainerInfo.ran_on_host(
-                    f"`{activated[:100]}` is typed at the machine's own shell prompt: the user's Python "
-                    "environment, activated and run on the machine, not in a container (no command typed "
-                    "there names one)")
+                    f"`{activated[:100]}` is run in the machine's own shell (typed at its prompt, or a line of "
+                    "the user's launch script): the user's Python environment, activated and run on the machine, "
+                    "not in a container (no command there names one)")
             unit = _unit_engine(ctx)
             if unit:
                 return ContainerInfo.ran_on_host(

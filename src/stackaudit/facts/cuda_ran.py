@@ -119,7 +119,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import LINE_LOOK_CHARS, ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import (
     NGC_BANNER,
@@ -140,7 +140,7 @@ from stackaudit.facts.gpus import (
     UNSLOTH_BANNER,
     GpuInventory,
 )
-from stackaudit.facts.nvidia import cuda_of_branch
+from stackaudit.facts.nvidia import NvidiaGpus, cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, answer_end
 from stackaudit.facts.python_env import STATED_VERSION
@@ -159,8 +159,14 @@ from stackaudit.facts.symptoms import (
     CUDA_NVLINK_UNCORRECTABLE,
     GGML_NO_DEVICE_CODE,
     NO_KERNEL_IMAGE,
+    SYMPTOMS,
     LogSymptoms,
+    ran_after,
 )
+
+# The refused start that Fabric Manager's fabric gates (802), as the symptom table reads it.
+SYSTEM_NOT_READY = tuple(s for s in SYMPTOMS if s.name == "cuda-system-not-ready")
+_NOT_READY_NEEDLES = ("initialized", "802", "NOT_READY", "NotReady")
 
 # torch's CUDA out-of-memory message (c10/cuda/CUDACachingAllocator.cpp; `capacty` in releases before 1.13), and its
 # form before 2.1 up to the GPU's total (`CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total
@@ -258,6 +264,9 @@ class Ran:
     launch: bool = False
     # The work crossed NVLink between GPUs (CUDA's NVLink error): the program ran on more than one GPU.
     peers: bool = False
+    # nvidia-smi's reading of memory a program holds on the GPU (held_in_table): counted only where asked
+    # (`with_held`): the program holding it is not named, so it speaks for the fabric, not for a runtime's version.
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -266,14 +275,17 @@ class CudaRan(Sourced):
     torch_check: Ran | None = None  # a collect_env's torch initialising CUDA
     failed: str = ""  # a line where CUDA refused to start
     driver_inside: str = ""  # an NVIDIA image's entrypoint finding the driver inside its container (DRIVER_FOUND_INSIDE)
+    # A refused start (error 802) that CUDA at work after it in the same source shows behind (symptoms.ran_after):
+    # the fabric gated CUDA on these GPUs and is up now.
+    recovered: str = ""
 
-    def proof(self, with_report: bool = False, with_launch: bool = False) -> Ran | None:
+    def proof(self, with_report: bool = False, with_launch: bool = False, with_held: bool = False) -> Ran | None:
         """The first piece of evidence that CUDA ran, None where the source shows none or shows CUDA refusing to
         start; `with_report` lets a collect_env's torch initialising CUDA count, `with_launch` a kernel launch CUDA
-        refused for want of code (Ran.launch)."""
+        refused for want of code (Ran.launch), `with_held` memory nvidia-smi shows held on the GPUs (Ran.held)."""
         if self.failed:
             return None
-        found = next((r for r in self.ran if with_launch or not r.launch), None)
+        found = next((r for r in self.ran if (with_launch or not r.launch) and (with_held or not r.held)), None)
         return found if found is not None else (self.torch_check if with_report else None)
 
     def decoded(self) -> Ran | None:
@@ -288,7 +300,8 @@ class CudaRan(Sourced):
         return cls(tuple(dict.fromkeys(r for p in parts for r in p.ran)),
                    next((p.torch_check for p in parts if p.torch_check is not None), None),
                    next((p.failed for p in parts if p.failed), ""),
-                   next((p.driver_inside for p in parts if p.driver_inside), ""), complete=all(p.complete for p in parts))
+                   next((p.driver_inside for p in parts if p.driver_inside), ""),
+                   next((p.recovered for p in parts if p.recovered), ""), complete=all(p.complete for p in parts))
 
 
 fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
@@ -448,7 +461,10 @@ def _from_text(text: str) -> CudaRan:
     inside = next((line.strip() for line in lines if DRIVER_FOUND_INSIDE.search(line)), "")
     if not found and not inside and asked is None:
         raise FactUnavailable("no line of a CUDA program at work")
-    return CudaRan(found, asked, driver_inside=inside)
+    refused = [line for line in lines if any(n in line for n in _NOT_READY_NEEDLES)
+               and any(s.pattern.search(line[:LINE_LOOK_CHARS]) for s in SYSTEM_NOT_READY)] if found else []
+    past = ran_after(lines, [line.strip() for line in refused]) if refused else ()
+    return CudaRan(found, asked, driver_inside=inside, recovered=next(iter(past), ""))
 
 
 @parser(EVIDENCE_LINES, feeds="cuda_ran", kind=CudaRan, rank=30)
@@ -545,6 +561,8 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
     if (decoded := _exllamav2_decoded(ctx.optional("serving_rate", MeasuredRate),
                                       ctx.optional("gpus", GpuInventory))) is not None:
         found.append(decoded)
+    if (held := held_in_table(ctx.optional("nvidia", NvidiaGpus))) is not None:
+        found.append(held)
     env = ctx.optional("collect_env", CollectEnv)
     report = None
     if env is not None and env.cuda_initialised and cuda_build(env):
@@ -560,6 +578,23 @@ def cuda_ran_in_runs(ctx: FactContext) -> CudaRan:
     if not found and report is None and not failed:
         raise FactUnavailable("no CUDA program's run in the source")
     return CudaRan(tuple(found), report, failed)
+
+
+def held_in_table(nvidia: NvidiaGpus | None) -> Ran | None:
+    """nvidia-smi's GPUs with a program's memory on them (GpuInfo.serving_work: half the GPU's memory or more in use,
+    or a process holding a model's worth), one piece of evidence with every such GPU (Ran.held); None where it shows
+    none. Memory is allocated on a GPU only through a live context, which CUDA refuses on every GPU of an NVSwitch
+    board (802) until Fabric Manager has set up the fabric (corpus 2447: 166593MiB held on B200s). The program that
+    holds it is not named: it shows no runtime's version against the driver, so only `proof(with_held=True)` counts it."""
+    rows = [g for g in (nvidia.gpus if nvidia is not None else ()) if g.serving_work and g.name]
+    if not rows:
+        return None
+    first = rows[0]
+    line = (f"{first.memory_used_mib:g}MiB / {first.memory_total_mib:g}MiB"
+            if first.memory_used_mib is not None and first.memory_total_mib is not None else first.name)
+    return Ran("the program holding the memory", f"nvidia-smi shows a program's memory held on {len(rows)} GPU(s) "
+               "(half or more of a GPU's memory in use, or a process holding a model's worth: allocated through a "
+               "live CUDA context)", line, tuple(g.name for g in rows), tuple(g.index for g in rows), held=True)
 
 
 # ollama's own decode (`ollama run --verbose`'s `eval rate:`, facts/serving_rate.py) beside `ollama ps` placing every

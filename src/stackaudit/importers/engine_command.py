@@ -42,6 +42,7 @@ import shlex
 from collections.abc import Iterator
 
 from stackaudit.facts._parse import continued, without_continuation
+from stackaudit.facts.container import ACTIVATE_LINE
 from stackaudit.facts.engine_command import (
     COMMAND_HINT,
     CONTAINER_ARGS,
@@ -182,6 +183,17 @@ def _variables_set(lines: list[str], start: int, command: str) -> tuple[str, dic
         if assigned is not None and (assigned[0] in names or (n >= block and exports(text))):
             shown[assigned[0]] = (text, assigned[1])
     return "".join(f"{text}\n" for text, _ in shown.values()), {name: value for name, (_, value) in shown.items()}
+
+
+def _activated_above(lines: list[str], start: int) -> str:
+    """The last line of the command's block above `start` (no fence between) that activates a Python environment
+    (facts/container.ACTIVATE_LINE: `source /xrepo/.../vllm_env/bin/activate` in a launch script, corpus 2455, 680),
+    with its line end, recorded before the command as the block's exports are: the environment the command runs in;
+    "" where none does."""
+    block = next((j + 1 for j in range(start - 1, -1, -1) if FENCE.match(lines[j])), 0)
+    found = next((text for n in range(start - 1, block - 1, -1)
+                  if "activate" in lines[n] and ACTIVATE_LINE.match(text := lines[n].strip())), "")
+    return found and found + "\n"
 
 
 def _config_shown(lines: list[str], command: EngineCommand) -> str:
@@ -422,6 +434,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             joined = without_continuation(joined)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
         assignments, variables = _variables_set(lines, first, above + joined)
+        assignments = _activated_above(lines, first) + assignments
         command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first, first_ggml) if legacy
                                      else "", variables=variables) if above else None
         start = first if command is not None else start
