@@ -1423,7 +1423,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                       actual=line, evidence=[line])
     errors = serving_log.custom_ar_errors if serving_log is not None else ()
     if errors:
-        return issue(f"custom all-reduce ran and its kernels failed with a CUDA error (\"{errors[0]}\"): it cannot "
+        return issue(f"custom all-reduce ran and failed (a CUDA error in its kernels or a traceback through the step "
+                     f"that shares its buffers between ranks: \"{errors[0]}\"): it cannot "
                      "share its buffers between these GPUs as they are set up (peer access or CUDA IPC between them), "
                      "and the engine stops", actual=list(errors[:2]),
                      expected="custom all-reduce off (--disable-custom-all-reduce) where P2P does not work",
