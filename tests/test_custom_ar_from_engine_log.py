@@ -196,3 +196,31 @@ def test_modelled_a_logged_tp_size_is_said_as_such(tmp_path: Path) -> None:
             "tensor_parallel_size=2, pipeline_parallel_size=1\n" + VLLM_36634)
     message = paste_checks(tmp_path, text, AR)[AR].message
     assert "TP=2" in message and "at least" not in message
+
+
+# A traceback frame in custom all-reduce's buffer sharing (serving_logs._AR_FRAME), which register_graph_buffers runs
+# as the CUDA graph capture closes (_AR_GRAPH_BUFFERS).
+def test_a_traceback_through_the_graph_buffer_registration_is_an_issue() -> None:
+    # Corpus 2451 (sgl-project/sglang#9706, 8x H100): the one traceback line kept stops in register_graph_buffers.
+    checks = capture_checks("2451", AR, GRAPHS)
+    assert checks[AR].status == "issue" and "register_graph_buffers" in checks[AR].message
+    assert checks[GRAPHS].status == "ok" and "captured" in checks[GRAPHS].message
+
+
+def test_the_registration_line_shows_graphs_captured(tmp_path: Path) -> None:
+    # vllm-project/vllm#45150: custom all-reduce registers the buffers of the graphs the rank just captured.
+    result = paste_checks(tmp_path, VLLM_45150, GRAPHS)[GRAPHS]
+    assert result.status == "ok" and result.coverage is not None and result.coverage.text() == "1 GPU shown"
+
+
+@pytest.mark.parametrize("frame", [
+    # Modelled on a vLLM worker's traceback through custom all-reduce's P2P test and its all-reduce call: frames a
+    # traceback passes through for failures that are not its buffer sharing.
+    '  File ".../vllm/distributed/device_communicators/custom_all_reduce.py", line 39, in _can_p2p',
+    '  File ".../vllm/distributed/device_communicators/custom_all_reduce.py", line 260, in all_reduce',
+])
+def test_modelled_other_frames_of_custom_all_reduce_prove_nothing(tmp_path: Path, frame: str) -> None:
+    text = "[2025-09-05 20:48:29 TP0] Scheduler hit an exception: Traceback (most recent call last):\n" + frame + "\n"
+    log = fact(pasted(text), "serving_log")
+    assert getattr(log, "custom_ar_errors", ()) == () and log.cuda_graphs == ""
+    assert paste_checks(tmp_path, text, AR)[AR].status != "issue"

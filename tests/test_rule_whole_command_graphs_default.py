@@ -90,3 +90,29 @@ def test_modelled_cut_command_and_eager_flag_are_unchanged(tmp_path: Path) -> No
     assert res.status == "unknown" and "ends in" in res.message, res.message
     eager = "python -m vllm.entrypoints.openai.api_server --model m --enforce-eager\n"
     assert paste_checks(tmp_path, eager, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "issue"
+
+
+# vLLM turns CUDA graphs off itself where data parallelism runs DeepEP's high-throughput kernels (checks/rt.py
+# _deepep_ht_under_dp). Corpus 2456 (vllm-project/vllm#22886): the backend is set on the line, DP 16 from a variable.
+def test_deepep_high_throughput_under_data_parallelism_turns_graphs_off() -> None:
+    result = capture_checks("2456", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert result.status == "issue", result.message
+    assert "VLLM_ALL2ALL_BACKEND=deepep_high_throughput with --data-parallel-size 16" in result.message
+
+
+# Modelled: the flag form, and its counter-examples (the low-latency kernels, no data parallelism).
+_DEEPEP = ("vllm serve deepseek-ai/DeepSeek-V2-Lite --tensor-parallel-size 1 --enable-expert-parallel "
+           "--data-parallel-size {dp} --all2all-backend {backend}\n")
+
+
+def test_the_all2all_backend_flag_under_data_parallelism_turns_graphs_off(tmp_path: Path) -> None:
+    text = _DEEPEP.format(dp=8, backend="deepep_high_throughput")
+    result = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert result.status == "issue" and "--all2all-backend deepep_high_throughput" in result.message
+
+
+def test_low_latency_kernels_or_one_rank_keep_graphs(tmp_path: Path) -> None:
+    for dp, backend in ((8, "deepep_low_latency"), (1, "deepep_high_throughput")):
+        text = _DEEPEP.format(dp=dp, backend=backend)
+        result = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+        assert result.status != "issue" and "DeepEP" not in result.message, (dp, backend, result.message)

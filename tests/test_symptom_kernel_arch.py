@@ -144,3 +144,28 @@ def test_turbomind_own_kernel_without_an_image_for_the_gpu() -> None:
         assert "turbomind-no-kernel-image" not in {h.symptom.name for h in find_symptoms([line])}, line
     result = capture_checks("2083", KERNEL)[KERNEL]
     assert result.status == "issue" and "TurboMind" in result.message, result.message
+
+
+def test_deepgemm_dispatch_without_the_gpus_target_in_the_corpus() -> None:
+    # Corpus 2444 (sgl-project/sglang#7227): DeepGEMM's Python dispatch has no entry for an RTX 5090's '120a'.
+    result = capture_checks("2444", KERNEL)[KERNEL]
+    assert result.status == "issue", result.message
+    assert "KeyError: '120a'" in result.evidence[0]
+
+
+# Modelled: KeyErrors whose key is no arch-specific target (a config key, a bare capability number, a word that
+# ends in `a`) say nothing of a kernel library's architecture table.
+@pytest.mark.parametrize("line", ["KeyError: 'architectures'", "KeyError: '120'", "KeyError: 'llama'",
+                                  "KeyError: '120a' not found in layer names"])
+def test_other_key_errors_are_not_the_architecture(line: str) -> None:
+    assert not [h for h in find_symptoms([line]) if h.symptom.check == KERNEL]
+
+
+def test_the_key_error_pattern_is_bounded() -> None:
+    import time
+
+    from stackaudit.facts.symptoms import KERNEL_ARCH_REFUSED
+    line = "KeyError: '" + "1" * 200_000
+    start = time.perf_counter()
+    KERNEL_ARCH_REFUSED.search(line)
+    assert time.perf_counter() - start < 0.5

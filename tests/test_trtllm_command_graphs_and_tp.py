@@ -182,3 +182,34 @@ def test_modelled_gpt_session_benchmark_with_the_switch_is_not_eager(tmp_path: P
                 f"--input_output_len 1024,512 {switch}\n")
         res = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
         assert res.status != "issue" and "without --enable_cuda_graph" not in res.message, res.message
+
+
+# A launcher that runs its program through a shell's `-c` string (facts/engine_command._SHELLS), and the ranks it puts
+# on each node (facts/processes.launcher_ranks_per_node). Corpus 2459 (NVIDIA/TensorRT-LLM#8961): srun over two Docker
+# Slurm nodes, one task on each, runs `bash -c "trtllm-llmapi-launch trtllm-serve ... --pp_size 2"`.
+def test_srun_through_a_shell_string_is_the_engine_command_2459() -> None:
+    checks = capture_checks("2459", "IC-TOPOLOGY-PLACEMENT", "CTR-IPC-ISOLATION", "IC-NCCL-ENV")
+    assert checks["IC-TOPOLOGY-PLACEMENT"].status == "not-applicable"
+    assert "--ntasks-per-node=1" in checks["IC-TOPOLOGY-PLACEMENT"].message
+    assert checks["CTR-IPC-ISOLATION"].status == "not-applicable"
+    assert checks["IC-NCCL-ENV"].status == "unknown"
+    (command,) = fact(pasted(body("2459")), "engine_commands").commands
+    assert command.engine == "trtllm" and command.argv[:2] == ("trtllm-llmapi-launch", "trtllm-serve")
+    assert command.launcher[0] == "srun" and command.ranks == 2
+
+
+def test_modelled_a_shell_string_alone_and_under_mpirun(tmp_path: Path) -> None:
+    # Modelled: the same shell string with no launcher, and under mpirun with two ranks a node (a group in a host).
+    (alone,) = fact(pasted('bash -c "trtllm-serve /models/llama3.1-8b --tp_size 2"\n'), "engine_commands").commands
+    assert alone.argv[0] == "trtllm-serve" and not alone.launcher
+    text = 'mpirun -np 4 -npernode 2 bash -c "trtllm-llmapi-launch trtllm-serve /models/m --tp_size 4"\n'
+    (launched,) = fact(pasted(text), "engine_commands").commands
+    assert launched.launcher[0] == "mpirun" and launched.ranks == 4
+    result = paste_checks(tmp_path, text, "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
+    assert "one on each node" not in result.message
+
+
+def test_modelled_a_shell_string_that_starts_no_engine_is_none() -> None:
+    # Modelled on corpus 475's `docker exec ... sh -c "python3 -m sglang.check_env"`: a shell string that runs no engine.
+    assert not getattr(fact(pasted('sh -c "python3 /vllm-workspace/collect_env.py"\n'), "engine_commands"),
+                       "commands", ())

@@ -1423,7 +1423,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                       actual=line, evidence=[line])
     errors = serving_log.custom_ar_errors if serving_log is not None else ()
     if errors:
-        return issue(f"custom all-reduce ran and its kernels failed with a CUDA error (\"{errors[0]}\"): it cannot "
+        return issue(f"custom all-reduce ran and failed (a CUDA error in its kernels or a traceback through the step "
+                     f"that shares its buffers between ranks: \"{errors[0]}\"): it cannot "
                      "share its buffers between these GPUs as they are set up (peer access or CUDA IPC between them), "
                      "and the engine stops", actual=list(errors[:2]),
                      expected="custom all-reduce off (--disable-custom-all-reduce) where P2P does not work",
@@ -2251,8 +2252,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     vLLM's Ray executor warning that its TP size is bigger than the GPUs Ray reserves on a node (ServingLog.tp_beyond_node:
     `tensor_parallel_size=16 is bigger than a reserved number of GPUs (8 GPUs) in a node`) puts one TP group on two
     nodes or more, every all-reduce over the network: an issue with or without a matrix (corpus 1247).
-    A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
-    not applicable; but an engine command whose TP group is those ranks (`--tp 2 --nnodes 2`: _parse.tp_spans_nodes,
+    A job shown with one rank on each node (facts/parallelism.one_rank_per_node; a launcher's own count, `srun
+    --ntasks-per-node=1`, corpus 2459) has no group inside a host to place: not applicable; but an engine command whose TP group is those ranks (`--tp 2 --nnodes 2`: _parse.tp_spans_nodes,
     one rank per node) runs every layer's all-reduce over the network, where TP inside a node and PP across nodes
     (vLLM's distributed-serving guide) keeps it on a host's links: an issue (corpus 1611). So is an engine command whose
     TP group spans its nodes with several ranks on each (`--tp-size 16 --nnodes 2`) for a model whose name states a
@@ -2271,7 +2272,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     test run shown, whose nvidia-smi table of every GPU shows one GPU at work and the rest idle (0 %, the driver's few
     MiB: facts/parallelism.one_busy_gpu, corpus 1699).
     """
-    if one_each := one_rank_per_node(serving_engine, serving_log):
+    if one_each := one_rank_per_node(serving_engine, serving_log, engine_commands):
         shown = serving_engine.shown
         if shown is not None and tp_spans_nodes(shown.argv) and ranks_per_node(shown.argv) == 1:
             return _tp_rank_per_node(one_each, shown.argv)

@@ -889,6 +889,26 @@ def _graphs_switch_missing(argv: tuple[str, ...]) -> str:
     return ""
 
 
+# vLLM turns CUDA graphs off itself where data parallelism runs DeepEP's high-throughput all-to-all kernels
+# (platforms/cuda.py check_and_update_config: "Data Parallel: Forcing enforce eager to be True since DP with DeepEP
+# high-throughput kernels are not CUDA Graph compatible", later "Data Parallel: disabling cudagraphs since ...", in the
+# releases read from the backend's arrival in 2025 to 0.15; deepseek-ai/DeepEP#391). The backend is
+# VLLM_ALL2ALL_BACKEND's value, later also `--all2all-backend`'s; deepep_low_latency keeps the graphs (corpus 2456).
+DEEPEP_HT = "deepep_high_throughput"
+
+
+def _deepep_ht_under_dp(root: ProcessInfo) -> str:
+    """`VLLM_ALL2ALL_BACKEND=deepep_high_throughput with --data-parallel-size 16 (...)` where a vLLM command runs
+    DeepEP's high-throughput kernels under data parallelism; "" otherwise."""
+    flag, env = root.option("--all2all-backend"), root.env("VLLM_ALL2ALL_BACKEND")
+    backend = f"--all2all-backend {flag}" if flag is not None else f"VLLM_ALL2ALL_BACKEND={env}"
+    dp = _int(root.option("--data-parallel-size", "-dp"))
+    if (flag if flag is not None else env) != DEEPEP_HT or dp is None or dp <= 1:
+        return ""
+    return (f"{backend} with --data-parallel-size {dp} (vLLM turns CUDA graphs off itself for data parallelism "
+            "with DeepEP's high-throughput kernels; deepep_low_latency keeps them)")
+
+
 def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
     """(what disables CUDA graphs, what caps them low) in one engine instance's flags and config."""
     off: list[str] = []
@@ -909,6 +929,8 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
         if cap is None and _compilation_capture_size(argv) is not None:
             cap, flag = _compilation_capture_size(argv), "max_cudagraph_capture_size in --compilation-config"
         _capture_cap(cap, flag, _int(root.option("--max-num-seqs")), "--max-num-seqs", off, low)
+        if deepep := _deepep_ht_under_dp(root):
+            off.append(deepep)
         # vLLM <= 0.10: sequences longer than this run eagerly (removed in 0.11 for the capture sizes).
         seq = _int(root.option("--max-seq-len-to-capture"))
         model_len = _int(root.option("--max-model-len"))
@@ -1199,7 +1221,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     `--compilation-config`, a capture size of 0; SGLang `--disable-cuda-graph`,
     `--cuda-graph-backend-decode disabled`, and what SGLang runs without graphs itself
     (`--attention-backend torch_native|flex_attention`, `--deepep-mode normal`,
-    `--enable-double-sparsity`); TensorRT-LLM `cuda_graph_config: null`, and gptSessionBenchmark without
+    `--enable-double-sparsity`); vLLM under data parallelism with DeepEP's high-throughput all-to-all
+    (`VLLM_ALL2ALL_BACKEND` or `--all2all-backend deepep_high_throughput`), which vLLM runs without graphs
+    itself (corpus 2456); TensorRT-LLM `cuda_graph_config: null`, and gptSessionBenchmark without
     `--enable_cuda_graph`, the switch it replays graphs with (GRAPHS_SWITCH_PROGRAMS, corpus 1667).
     Capture sizes capped below 8, or below the batch the engine is set to run
     (`--max-cudagraph-capture-size` or `max_cudagraph_capture_size` under `--max-num-seqs`,

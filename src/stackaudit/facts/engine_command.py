@@ -1035,6 +1035,13 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         words = ["python", *words]
     if words[:3] == ["ray", "job", "submit"] and "--" in words:
         words = words[words.index("--") + 1:]  # Ray's job entrypoint, after its options (corpus 2360)
+    if len(words) >= 3 and posixpath.basename(words[0]) in ("sh", "bash") and words[1] == "-c":
+        # `srun ... bash -c "trtllm-llmapi-launch trtllm-serve ..."` (corpus 2459): the shell runs its string, which it
+        # splits again, as ssh's remote command below.
+        try:
+            return _command_of(shlex.split(words[2], comments=True), line, cut, ggml_shown, legacy)
+        except ValueError:
+            return None
     if words and words[0] == "ssh" and (remote := _ssh_remote(words)):
         # `ssh HOST '<python> -m sglang.launch_server ...'` (corpus 1276): the engine is the command ssh runs on HOST,
         # which its shell splits again.

@@ -39,7 +39,7 @@ from stackaudit.facts._parse import (
     tp_spans_nodes,
 )
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.processes import ProcessInfo, ServingProcesses
+from stackaudit.facts.processes import ProcessInfo, ServingProcesses, launcher_ranks_per_node
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 
@@ -580,10 +580,13 @@ def tp_group_across_nodes(engine: ServingEngine | None, log: ServingLog | None) 
     return ""
 
 
-def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> str:
+def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None,
+                      commands: EngineCommands | None = None) -> str:
     """What shows every node of the job holds one rank, so no GPU pair shares a host, in words; "" where the source
     does not show it.
 
+    A shown engine command whose launcher puts one rank on each node (processes.launcher_ranks_per_node: `srun -N 2
+    --ntasks 2 --ntasks-per-node=1 ... trtllm-serve --pp_size 2`, corpus 2459), over two ranks or more.
     A shown engine command whose ranks per node (_parse.ranks_per_node) are 1: SGLang `--tp 4 --nnodes 4` over four
     one-GPU nodes. Or NCCL's `nRanks N nNodes N` (N of 2 or more) for a communicator that holds the job's whole
     world: N at least the TP x PP x DP that the log or the shown command gives, no communicator shown larger, and no
@@ -594,6 +597,10 @@ def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> s
     or on one device index in NCCL 2.19's format (`0[0] -> 1[0] [send] via NET/IB/4`, corpus 1956): NCCL refuses two
     ranks on one GPU, so those ranks are on hosts of their own.
     """
+    launched = [c for c in (commands.commands if commands is not None else ()) if c.launcher and (c.ranks or 0) > 1
+                and launcher_ranks_per_node(c.launcher) == 1]
+    if launched:
+        return f"`{' '.join(launched[0].launcher)}` starts {launched[0].ranks} ranks, one on each node"
     shown = engine.shown if engine is not None else None
     if shown is not None and ranks_per_node(shown.argv) == 1:
         tp, pp, _ = sizes_from_argv(shown.argv)

@@ -457,6 +457,24 @@ def launcher_ranks_per_host(words: list[str] | tuple[str, ...]) -> int | None:
     return launcher_ranks(words)
 
 
+# The options that give the ranks a launcher starts on each node: Slurm's srun `--ntasks-per-node`
+# (https://slurm.schedmd.com/srun.html), Open MPI's `--npernode` / `-npernode` and MPICH's `-ppn`.
+_PER_NODE = {"srun": ("--ntasks-per-node",), "mpirun": ("--npernode", "-npernode", "-ppn", "--ppn"),
+             "mpiexec": ("--npernode", "-npernode", "-ppn", "--ppn")}
+
+
+def launcher_ranks_per_node(words: list[str] | tuple[str, ...]) -> int | None:
+    """The ranks a launcher's own words put on each node (_PER_NODE: `srun -N 2 --ntasks 2 --ntasks-per-node=1`: 1),
+    None where the first word is no such launcher or no such option has a number. Pass only the launcher's words."""
+    counts = _PER_NODE.get(posixpath.basename(words[0]), ()) if words else ()
+    for k in range(1, len(words)):
+        name, eq, value = words[k].partition("=")
+        given = (value if eq else (words[k + 1] if k + 1 < len(words) else "")) if name in counts else ""
+        if given.isdecimal() and len(given) <= 6:
+            return int(given)
+    return None
+
+
 def _engine_dir(args: list[str] | tuple[str, ...]) -> bool:
     """Whether the arguments name a built TensorRT-LLM engine (`--engine_dir DIR`)."""
     return any(a == "--engine_dir" or a.startswith("--engine_dir=") for a in args)

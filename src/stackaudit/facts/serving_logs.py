@@ -212,6 +212,9 @@ KEY_PHRASES = re.compile(
     r"Avg prompt throughput: [\d.]+ tokens/s|"  # vLLM's (and its forks') metrics line, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
     r"custom_all_reduce\.cuh?:\d+|Registering \d+ cuda graph addresses|"  # custom all-reduce's CUDA error, its set-up
+    # A traceback frame in the step that shares custom all-reduce's buffers between ranks (_AR_FRAME), often the one
+    # line a paste keeps of the traceback (corpus 2451).
+    r"custom_all_reduce\.py\", line \d+, in (?:register_graph_buffers|register_buffer|_gather_ipc_meta|_get_ipc_meta)\b|"
     # FastChat's vLLM worker (fastchat/serve/vllm_worker.py, 2023) logs vLLM's AsyncEngineArgs one a line:
     # `2023-08-01 00:41:32 | INFO | __main__ | engine_args.tensor_parallel_size: 4`.
     r"\bengine_args\.\w+: |"
@@ -612,7 +615,8 @@ KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "n
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
                "torchrun", "engine_args.", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
                "use_cached_outputs",
-               "no_binary_for_gpu", "nokernelimagefordevice", "unsupported architecture", *GGML_NEEDLES)
+               "no_binary_for_gpu", "nokernelimagefordevice", "unsupported architecture", "keyerror: '",
+               *GGML_NEEDLES)
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
@@ -893,7 +897,8 @@ class ServingLog:
     custom_ar_registered: tuple[str, ...] = ()
     custom_ar_ranks: tuple[str, ...] = ()
     # A CUDA error raised in custom all-reduce's kernel source, verbatim:
-    # `Failed: Cuda error .../csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'`.
+    # `Failed: Cuda error .../csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'`;
+    # or a traceback frame in its buffer sharing (_AR_FRAME).
     custom_ar_errors: tuple[str, ...] = ()
     # The rank tags (log_rank) of the lines that say a rank finished capturing its CUDA graphs: one GPU each.
     graph_ranks: tuple[str, ...] = ()
@@ -1631,11 +1636,15 @@ _LAUNCHER_OMP = re.compile(r"Setting OMP_NUM_THREADS environment variable for ea
                            r"Reducing Torch parallelism from \d+ threads to (\d+)\b")
 # vLLM's line of those: it sets the value only where OMP_NUM_THREADS is not in its environment.
 VLLM_OMP_REDUCED = "Reducing Torch parallelism"
+# Custom all-reduce registering the buffers of the CUDA graphs just captured (vLLM's and SGLang's custom_all_reduce.py:
+# capture() calls register_graph_buffers as the capture context closes, which logs `Registering N cuda graph
+# addresses`; a traceback through it, corpus 2451): the engine captured its CUDA graphs.
+_AR_GRAPH_BUFFERS = r"Registering \d+ cuda graph addresses|custom_all_reduce\.py\", line \d+, in register_graph_buffers\b"
 _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|False)|"
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA ?graph|CUDA graphs can take additional|Graph capturing finished|"
-                             r"Capture cuda graph (?:begin|end)|Capturing batches \(|CUDA graph warmup for batch size=",
-                             re.I)
+                             r"Capture cuda graph (?:begin|end)|Capturing batches \(|CUDA graph warmup for batch size=|"
+                             + _AR_GRAPH_BUFFERS, re.I)
 # TensorRT-LLM's PyTorch backend warms each batch size's CUDA graph up in turn, largest first (pyexecutor
 # model_engine.py: `Run generation only CUDA graph warmup for batch size=170`): the line of a second size says the first
 # one's capture finished (corpus 2271).
@@ -1644,7 +1653,7 @@ _TRTLLM_GRAPH_WARMUP = re.compile(r"\bCUDA graph warmup for batch size=(\d+)")
 # the others only say it began, and a capture can hang or fail (corpus 217's thread). The server coming up after a
 # begun capture says it finished too (both engines capture before they serve).
 _GRAPH_FINISHED = re.compile(r"Graph capturing finished|Capture cuda graph end|"
-                             r"Captur(?:ing|e) (?:batches|CUDA graph)[^:]*:\s*100%", re.I)
+                             r"Captur(?:ing|e) (?:batches|CUDA graph)[^:]*:\s*100%|" + _AR_GRAPH_BUFFERS, re.I)
 _SERVER_READY = re.compile(r"Application startup complete|The server is fired up and ready to roll", re.I)
 # The configuration dumps that settle CUDA graphs: printed after the engine's own overrides, with one switch for
 # graphs. vLLM's V0 engine config line (`Initializing an LLM engine (v0.6.6) with config:`, from 0.7.3
@@ -1753,6 +1762,12 @@ _RANK_TAG = re.compile(r"^\s*(?:(?:\([^()]*\)\s+)*?\((?:\w+?[ _])?(?P<v>(?:TP|DP
 # error macro of its kernels, csrc/custom_all_reduce.cuh `Cuda error %s:%d '%s'`).
 _AR_REGISTERED = re.compile(r"\bRegistering \d+ cuda graph addresses")
 _AR_ERROR = re.compile(r"custom_all_reduce\.cuh?:\d+\s+'[^']+'")
+# A traceback frame in custom_all_reduce.py's steps that share its buffers between the ranks over CUDA IPC (vLLM's and
+# SGLang's register_graph_buffers at the end of CUDA graph capture, register_buffer, _get_ipc_meta, _gather_ipc_meta):
+# a traceback passes through them only where that sharing failed (`File ".../custom_all_reduce.py", line 307, in
+# register_graph_buffers`, sgl-project/sglang#9706, corpus 2451).
+_AR_FRAME = re.compile(r"custom_all_reduce\.py\", line \d+, in (?:register_graph_buffers|register_buffer|_gather_ipc_meta|"
+                       r"_get_ipc_meta)\b")
 
 
 def log_rank(line: str) -> str:
@@ -2238,7 +2253,7 @@ def parse_serving_log(text: str) -> ServingLog:
                 ar_registered.append(text_l)
             if (rank := log_rank(line)) and rank not in ar_ranks:
                 ar_ranks.append(rank)
-        if "custom_all_reduce.cu" in low and len(ar_errors) < 8 and _AR_ERROR.search(text_l):
+        if "custom_all_reduce." in low and len(ar_errors) < 8 and (_AR_ERROR.search(text_l) or _AR_FRAME.search(text_l)):
             ar_errors.append(text_l)
         m = _CACHE_PATH.search(text_l) if "p2p access cache" in low else None
         if m:

@@ -112,9 +112,13 @@ NO_KERNEL_IMAGE = re.compile(r"no kernel image is available for execution on the
                              r"cudaErrorNoKernelImageForDevice")
 # DeepGEMM refuses a GPU whose architecture none of its kernels dispatch for (DG_HOST_UNREACHABLE in csrc/apis/*.hpp:
 # SM90 and SM100 only): `RuntimeError: Assertion error (/deepgemm/csrc/apis/attention.hpp:219): Unsupported
-# architecture`, with the source path the build had (sglang#26087, vllm#41027, sglang#25877).
+# architecture`, with the source path the build had (sglang#26087, vllm#41027, sglang#25877). Its Python dispatch of
+# 2025 (deep_gemm/dispatch.py, must_be_k_major) looks the GPU's arch-specific target up in a table of `90a` and `100a`
+# only and fails with `KeyError: '120a'` on an RTX 5090 (sgl-project/sglang#7227, corpus 2444): a key that is an
+# arch-specific target (90a, 100a, 120a, 100f) and nothing else says the same.
 DEEPGEMM_ARCH_SOURCE = "https://github.com/deepseek-ai/DeepGEMM/blob/main/csrc/apis/attention.hpp"
-KERNEL_ARCH_REFUSED = re.compile(r"Assertion error \([^)]*\.(?:hpp|cuh?):\d+\): Unsupported architecture")
+KERNEL_ARCH_REFUSED = re.compile(r"Assertion error \([^)]*\.(?:hpp|cuh?):\d+\): Unsupported architecture|"
+                                 r"\bKeyError: '(?:sm_?)?(?:90|10[0-3]|11[0-9]|12[0-9])[af]'\s*$")
 # TurboMind (lmdeploy) picks its attention kernels by the GPU's architecture (sm70, sm75, sm80 and newer) and the model's
 # head size, data type, KV type and query-group size (kernels/attention/decoding.cu dispatchDecoding; one generated
 # file per combination, codegen/decoding_sm70_128_f16_f16.cu), and stops where the build holds none for this GPU:
@@ -1215,7 +1219,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "", "low", GGML_CUDA_SOURCE,
         "ggml's CUDA backend stopped on a failed CUDA call (its CUDA_CHECK block names the operation and the function)"),
     # A kernel library that refuses the GPU's architecture at the call (KERNEL_ARCH_REFUSED: DeepGEMM on SM120, on
-    # A100): the engine path that calls it fails at start.
+    # A100; its dispatch table without the GPU's target, `KeyError: '120a'`): the engine path that calls it fails.
     Symptom("kernel-arch-refused", KERNEL_ARCH_REFUSED,
         "RT-KERNEL-ARCH", "high", DEEPGEMM_ARCH_SOURCE,
         "a kernel library (DeepGEMM) has no kernel for this GPU's architecture (it dispatches for SM90 and SM100 "
@@ -1650,7 +1654,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
            "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
-           "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "skipping CUDA device",
+           "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "KeyError: '", "skipping CUDA device",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt", "forward compatibility", "display driver", "CompatNotSupported", "COMPAT_NOT_SUPPORTED",
            "DriverMismatch", "DRIVER_MISMATCH", "amdgpu is not supported", "amdgpu too old",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "symbol lookup for cu", "driver on your system is too old",
