@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import body, capture_checks, paste_checks
+from corpus import body, capture_checks, fact, paste_checks, pasted
 from stackaudit.facts._parse import sizes_from_argv
 from stackaudit.facts.engine_command import parse_command_line, parse_engine_commands
 from stackaudit.facts.serving_logs import parse_serving_log
@@ -251,3 +251,28 @@ def test_modelled_the_same_command_whole_runs_tp_1(tmp_path: Path) -> None:
     text = "```\n+ exec python3 -m aphrodite.endpoints.openai.api_server --host 0.0.0.0 --port 7860\n```\n"
     res = paste_checks(tmp_path, text, "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"]
     assert res.status == "not-applicable" and "runs TP 1" in res.message, res.message
+
+
+# --- a JSON value in quotes over lines ---------------------------------------------------------------------
+
+
+def test_corpus_2452_kv_transfer_config_over_lines_is_one_argument() -> None:
+    # https://github.com/ai-dynamo/nixl/issues/1195: `--kv-transfer-config '{` over its keys, the quote closed
+    # three lines below; the shell reads them as one argument.
+    (command,) = fact(pasted(body("2452")), "engine_commands").commands
+    assert command.argv[-2:] == ("--kv-transfer-config", '{ "kv_connector":"NixlConnector", "kv_role":"kv_both" }')
+
+
+def test_a_quoted_json_value_over_lines_continues_into_the_next_flag() -> None:
+    # Modelled: a compilation config spread over lines, then a `\` and one more flag.
+    text = ("vllm serve Qwen/Qwen3-8B --compilation-config '{\n  \"level\": 3,\n  \"cudagraph_capture_sizes\": [1, 2]\n"
+            "}' \\\n  --tensor-parallel-size 2\n")
+    (command,) = fact(pasted(text), "engine_commands").commands
+    assert command.argv[-3:] == ('{ "level": 3, "cudagraph_capture_sizes": [1, 2] }', "--tensor-parallel-size", "2")
+
+
+def test_an_apostrophe_after_a_command_opens_nothing() -> None:
+    # Modelled counter-example: the line below is prose, not part of the command.
+    text = "vllm serve Qwen/Qwen3-8B --port 8000  # it's the default port\nThen it hangs at start-up.\n"
+    (command,) = fact(pasted(text), "engine_commands").commands
+    assert "hangs" not in command.line

@@ -143,6 +143,16 @@ def _container_env_shown(lines: list[str], start: int) -> str:
     return ""
 
 
+# A quote that opens a JSON object or list after a space or `=` (`--kv-transfer-config '{`), not closed by the line's end.
+_OPEN_JSON_QUOTE = re.compile(r"""(?:^|[\s=])(?:'\s*[\[{][^']*|"\s*[\[{][^"]*)$""")
+
+
+def _open_json_quote(line: str) -> bool:
+    """Whether the line ends inside a quoted argument that opens a JSON object or list (`'{`, `"[`): the shell
+    reads on to the closing quote. A lone apostrophe (`# it's`) opens nothing."""
+    return _OPEN_JSON_QUOTE.search(line) is not None
+
+
 def continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]:
     """The lines above `start` that `\\` continues into it (`mpirun -n 4 \\` over `python3 ../run.py \\` over
     `--engine_dir DIR`, corpus 578), joined without their prompt and `\\`, with the first one's index; ("", start)
@@ -417,9 +427,11 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         # A continuation into a blank line or a fence that opens a block is a command the paste cuts: its `\\` stays
         # (EngineCommand.cut).
         # A `\\` with spaces after it (corpus 765) continues the line as its writer meant, though a shell would end it.
-        while continued(joined) and end < len(lines) and end - i <= MAX_CONTINUATIONS \
-                and lines[end].strip() and not FENCE.match(lines[end]):
-            joined = without_continuation(joined) + " " + lines[end].strip()
+        # A JSON value in quotes spread over lines (`--kv-transfer-config '{` over its keys, corpus 2452) is one
+        # argument, as the shell reads it: its lines join the command until the quote closes.
+        while end < len(lines) and end - i <= MAX_CONTINUATIONS and lines[end].strip() and not FENCE.match(lines[end]) \
+                and (continued(joined) or _open_json_quote(joined)):
+            joined = (without_continuation(joined) if continued(joined) else joined) + " " + lines[end].strip()
             end += 1
         if end < len(lines) and _terminal_wrapped(joined, lines[end]):
             joined += lines[end]  # the rest of a long line the terminal wrapped, mid-word (corpus 1757)
