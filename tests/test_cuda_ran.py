@@ -474,7 +474,7 @@ def test_memory_held_speaks_for_no_runtime(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, busy, COMPAT)[COMPAT].status == "unknown"
 
 
-# A refused start (802) that CUDA at work after it in the same source shows behind (h108b, symptoms.ran_after).
+# A refused start (802) that CUDA at work after it in the same source shows behind (h108b, cuda_ran.ran_after).
 _QUOTED_802 = "> ggml_cuda_init: failed to initialize CUDA: system not yet initialized\n"
 _OLLAMA_H100 = ('time=2025-11-12T03:11:01.218Z level=INFO source=types.go:42 msg="inference compute" '
                 'id=GPU-0a1b2c3d-675f-077e-3bf7-99d79213d062 filter_id="" library=CUDA compute=9.0 name=CUDA0 '
@@ -500,7 +500,7 @@ def test_an_802_after_the_working_run_is_the_hosts_state(tmp_path: Path) -> None
 
 
 def test_ran_after_names_only_failures_that_cuda_at_work_follows() -> None:
-    from stackaudit.facts.symptoms import ran_after
+    from stackaudit.facts.cuda_ran import ran_after
 
     failed = "ggml_cuda_init: failed to initialize CUDA: system not yet initialized"
     assert ran_after([failed, _OLLAMA_H100.strip()], [failed]) == (failed,)

@@ -65,8 +65,8 @@ def test_nccl_tests_device_list_of_gh200_shows_the_open_module() -> None:
     assert "NVIDIA GH200 480GB" in r.message and "nccl-tests header" in r.message
 
 
-def test_nccl_tests_device_list_of_hopper_says_nothing_of_the_flavour(tmp_path: Path) -> None:
-    # Modelled on 1409: H100s run under either flavour.
+def test_nccl_tests_device_list_of_hopper_needs_neither_flavour(tmp_path: Path) -> None:
+    # Modelled on 1409: H100s run under either flavour, so neither is required (ok, which one is loaded not shown).
     text = body("1409").replace("NVIDIA GH200 480GB", "NVIDIA H100 80GB HBM3")
     r = paste_checks(tmp_path, text, "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"]
-    assert r.status == "unknown", r.message
+    assert r.status == "ok" and "which one is loaded is not shown" in r.message, r.message

@@ -331,7 +331,7 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
                                                                                                parallelism)
     if cuda_ran is not None and cuda_ran.recovered:
         on = f" on {', '.join(dict.fromkeys(models))}" if models else ""
-        return (f"CUDA refused to start earlier with error 802 ('{cuda_ran.recovered}'), which it gives only on an "
+        return (f"CUDA refused to start earlier with error 802 ('{cuda_ran.recovered[0]}'), which it gives only on an "
                 f"NVSwitch system whose fabric Fabric Manager has not set up, and ran after it: {proof.did}{on} "
                 f"('{proof.line}'): the fabric is up now"), [f"GPU {i}" for i in proof.devices]
     if not models and topo is None:
@@ -2157,7 +2157,7 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     nvidia-smi showing a program's memory held on such GPUs (half a GPU's memory or more in use, or a process holding
     a model's worth: facts/cuda_ran.held_in_table) is CUDA at work too: memory is allocated only through a live
     context (corpus 2447). A refused start (802) that CUDA at work after it in the same source shows behind (a failure
-    the user quotes from before the fix, then the working run: symptoms.ran_after) is the past, no issue; the CUDA
+    the user quotes from before the fix, then the working run: facts/cuda_ran.ran_after) is the past, no issue; the CUDA
     that ran after it is ok on any GPU count, since 802 comes only from an NVSwitch system's fabric (corpus 2443).
     Where nothing else settles it, an nccl-tests run checked with 0 wrong elements at a bus bandwidth above 450 GB/s
     (the per-direction NVLink of the widest bridge; PCIe and the network carry far less) ran over a live NVSwitch
@@ -2192,11 +2192,13 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
         return over_subjects(found, shown, serving_log.comm_ranks or None, ask="nvidia-smi -q") if shown else found
     ran, listed = cuda_ran_on_nvswitch(collect_env, gpu_topology, cuda_ran, gpus, parallelism) \
         if judged.status == "unknown" else ("", [])
-    if ran and not listed:
-        return ok(ran, actual={"cuda_ran": True})
     if ran:
-        return over_subjects(ok(ran, actual={"cuda_initialised": True}), listed,
-                             gpus.whole_count if gpus is not None else None, ask="nvidia-smi -q")
+        found = ok(ran, actual={"cuda_ran": True}) if not listed else over_subjects(
+            ok(ran, actual={"cuda_initialised": True}), listed, gpus.whole_count if gpus is not None else None,
+            ask="nvidia-smi -q")
+        # A refused start (802) that the run after it shows behind is the user's past: the run's verdict stands over
+        # the symptom its line is (facts/cuda_ran.ran_after).
+        return replace(found, sharpen=Sharpen(stands=True)) if cuda_ran is not None and cuda_ran.recovered else found
     fabric = collective_on_fabric(p2p_data_tests, gpus) if judged.status == "unknown" else ""
     if fabric:
         return ok(fabric, actual={"collective_over_nvswitch": True})

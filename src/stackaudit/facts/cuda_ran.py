@@ -161,7 +161,6 @@ from stackaudit.facts.symptoms import (
     NO_KERNEL_IMAGE,
     SYMPTOMS,
     LogSymptoms,
-    ran_after,
 )
 
 # The refused start that Fabric Manager's fabric gates (802), as the symptom table reads it.
@@ -275,9 +274,9 @@ class CudaRan(Sourced):
     torch_check: Ran | None = None  # a collect_env's torch initialising CUDA
     failed: str = ""  # a line where CUDA refused to start
     driver_inside: str = ""  # an NVIDIA image's entrypoint finding the driver inside its container (DRIVER_FOUND_INSIDE)
-    # A refused start (error 802) that CUDA at work after it in the same source shows behind (symptoms.ran_after):
-    # the fabric gated CUDA on these GPUs and is up now.
-    recovered: str = ""
+    # The refused starts (error 802) that CUDA at work after them in the same source shows behind (ran_after): the
+    # fabric gated CUDA on these GPUs and is up now; none of them is `failed`.
+    recovered: tuple[str, ...] = ()
 
     def proof(self, with_report: bool = False, with_launch: bool = False, with_held: bool = False) -> Ran | None:
         """The first piece of evidence that CUDA ran, None where the source shows none or shows CUDA refusing to
@@ -297,11 +296,12 @@ class CudaRan(Sourced):
 
     @classmethod
     def union(cls, parts: Sequence[CudaRan]) -> CudaRan:
+        recovered = tuple(dict.fromkeys(line for p in parts for line in p.recovered))
         return cls(tuple(dict.fromkeys(r for p in parts for r in p.ran)),
                    next((p.torch_check for p in parts if p.torch_check is not None), None),
-                   next((p.failed for p in parts if p.failed), ""),
-                   next((p.driver_inside for p in parts if p.driver_inside), ""),
-                   next((p.recovered for p in parts if p.recovered), ""), complete=all(p.complete for p in parts))
+                   next((p.failed for p in parts if p.failed and p.failed not in recovered), ""),
+                   next((p.driver_inside for p in parts if p.driver_inside), ""), recovered,
+                   complete=all(p.complete for p in parts))
 
 
 fact("cuda_ran", CudaRan, union, hint="paste the engine's log from its start")
@@ -454,6 +454,17 @@ def hf_torch_cuda(line: str) -> bool:
     return m is not None and m.group("available") in ("True", "CUDA") and "+cu" in m.group("version")
 
 
+def ran_after(lines: Sequence[str], failed: Sequence[str]) -> tuple[str, ...]:
+    """The lines of `failed` (stripped) where a line of `lines` after the last of them shows CUDA at work
+    (ran_in_lines); () where none does. A refused start followed by the program's CUDA at work is the user's past (a
+    failure quoted from before the fix, then the working run: corpus 2443), not the host's state; a failure after the
+    working run is the last word, and keeps every one. One pass over the lines, then one read of the lines after the
+    last failure."""
+    wanted = set(failed)
+    last = max((i for i, line in enumerate(lines) if line.strip() in wanted), default=-1)
+    return tuple(dict.fromkeys(failed)) if last >= 0 and ran_in_lines(lines[last + 1:]) else ()
+
+
 def _from_text(text: str) -> CudaRan:
     lines = text.splitlines()
     found = ran_in_lines(lines)
@@ -464,7 +475,7 @@ def _from_text(text: str) -> CudaRan:
     refused = [line for line in lines if any(n in line for n in _NOT_READY_NEEDLES)
                and any(s.pattern.search(line[:LINE_LOOK_CHARS]) for s in SYSTEM_NOT_READY)] if found else []
     past = ran_after(lines, [line.strip() for line in refused]) if refused else ()
-    return CudaRan(found, asked, driver_inside=inside, recovered=next(iter(past), ""))
+    return CudaRan(found, asked, driver_inside=inside, recovered=past)
 
 
 @parser(EVIDENCE_LINES, feeds="cuda_ran", kind=CudaRan, rank=30)

@@ -302,9 +302,6 @@ class Symptom:
     # The outcomes of the doubted checks the line leaves unproven: `ok`, and for a verdict the facts infer without the
     # line's subject (a pre-Turing GPU's flavour, not applicable) that one too.
     doubted_statuses: tuple[str, ...] = ("ok",)
-    # A refused start that a later line of the same source shows behind it: CUDA at work after the line
-    # (facts/cuda_ran.ran_in_lines) is the state now, the line the user's past (quoted from before a fix, corpus 2443).
-    past_once_ran: bool = False
 
 
 PEER_MEMORY_DOC = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html"
@@ -490,8 +487,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
                                                 r"\b(?:CUDA|Cuda|cuda)(?: runtime)? (?:error|ERROR|failure) \(?802\b"),
         "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
         "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
-        "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED,
-        past_once_ran=True),
+        "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
     # CUDA refused NCCL's NVLink SHARP multicast (NVLS) setup with CUDA_ERROR_ILLEGAL_STATE (401, "the operation cannot
     # be performed in the present state"): NCCL binds its buffers to the NVSwitch multicast object only where the
     # driver reports multicast support, and its source (transport/nvls.cc, nvlsAllocateMem, from 2.27.3) says the bind
@@ -1719,26 +1715,7 @@ def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
                 per[s.name] = per.get(s.name, 0) + 1
     vetoed = {s.name for s in SYMPTOMS if s.name in per and s.unless is not None
               and any(s.unless.search(line) for line in lines)}
-    found = tuple(h for h in hits if h.symptom.name not in vetoed)
-    if any(h.symptom.past_once_ran for h in found):
-        past = set(ran_after(lines, [h.line for h in found if h.symptom.past_once_ran]))
-        found = tuple(h for h in found if h.line not in past)
-    return found
-
-
-def ran_after(lines: Sequence[str], failed: Sequence[str]) -> tuple[str, ...]:
-    """The lines of `failed` (stripped) where a line of `lines` after the last of them shows CUDA at work
-    (facts/cuda_ran.ran_in_lines); () where none does. A refused start followed by the program's CUDA at work is the
-    user's past (a failure quoted from before the fix, then the working run: corpus 2443), not the host's state; a
-    failure after the working run is the last word, and keeps every one. One pass over the lines, then one read of
-    the lines after the last failure."""
-    from stackaudit.facts.cuda_ran import (
-        ran_in_lines,  # cuda_ran reads this table: imported when first needed
-    )
-
-    wanted = set(failed)
-    last = max((i for i, line in enumerate(lines) if line.strip() in wanted), default=-1)
-    return tuple(dict.fromkeys(failed)) if last >= 0 and ran_in_lines(lines[last + 1:]) else ()
+    return tuple(h for h in hits if h.symptom.name not in vetoed)
 
 
 def _from_text(text: str) -> LogSymptoms:
