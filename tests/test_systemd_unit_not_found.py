@@ -117,10 +117,13 @@ def test_fabric_manager_missing_on_eight_sxm_gpus_is_an_issue() -> None:
 
 
 def test_fabric_manager_missing_on_four_sxm_gpus_or_pcie_cards_is_not_an_issue() -> None:
-    # Modelled: four A100-SXM4 (a 4-GPU board has direct NVLinks, no NVSwitch), then two PCIe L40S.
-    four = nvidia_smi_table("NVIDIA A100-SXM4-80GB", A100_BUSES[:4], 400, 81920) + "\n" + STATUS_1765
+    # Modelled: four idle A100-SXM4 (a 4-GPU board has direct NVLinks, no NVSwitch), then two PCIe L40S.
+    busy = nvidia_smi_table("NVIDIA A100-SXM4-80GB", A100_BUSES[:4], 400, 81920) + "\n" + STATUS_1765
+    four = busy.replace(f"{81920 - 2000:>5}MiB /", f"{4:>5}MiB /")
     status, message = _judge(four, "DRV-FABRIC-MANAGER")
     assert status == "unknown" and "not installed" in message
+    # Memory held on them is CUDA at work (facts/cuda_ran.held_in_table): no NVSwitch, or its fabric up.
+    assert _judge(busy, "DRV-FABRIC-MANAGER")[0] == "ok"
     pcie = nvidia_smi_table("NVIDIA L40S", A100_BUSES[:2], 350, 46068) + "\n" + STATUS_1765
     assert _judge(pcie, "DRV-FABRIC-MANAGER")[0] == "not-applicable"
 
