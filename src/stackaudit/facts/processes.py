@@ -425,10 +425,14 @@ def launcher_ranks(words: list[str] | tuple[str, ...]) -> int | None:
     """The number of ranks a launcher's own words give (RANK_LAUNCHERS' options: `mpirun -np 8`, `srun --ntasks=8`),
     read from its first option that counts them with a number; None where the first word is no launcher or no such option has a
     number. Pass only the launcher's words, not its program's: a program may have a `-n` of its own."""
-    counts = RANK_LAUNCHERS.get(posixpath.basename(words[0]), ()) if words else ()
+    return _first_count(words, RANK_LAUNCHERS.get(posixpath.basename(words[0]), ()) if words else ())
+
+
+def _first_count(words: list[str] | tuple[str, ...], options: tuple[str, ...]) -> int | None:
+    """The number the first of `options` among the words gives (`-np 8`, `--ntasks=8`), None where none gives one."""
     for k in range(1, len(words)):
         name, eq, value = words[k].partition("=")
-        given = (value if eq else (words[k + 1] if k + 1 < len(words) else "")) if name in counts else ""
+        given = (value if eq else (words[k + 1] if k + 1 < len(words) else "")) if name in options else ""
         if given.isdecimal() and len(given) <= 6:
             return int(given)
     return None
@@ -466,13 +470,7 @@ _PER_NODE = {"srun": ("--ntasks-per-node",), "mpirun": ("--npernode", "-npernode
 def launcher_ranks_per_node(words: list[str] | tuple[str, ...]) -> int | None:
     """The ranks a launcher's own words put on each node (_PER_NODE: `srun -N 2 --ntasks 2 --ntasks-per-node=1`: 1),
     None where the first word is no such launcher or no such option has a number. Pass only the launcher's words."""
-    counts = _PER_NODE.get(posixpath.basename(words[0]), ()) if words else ()
-    for k in range(1, len(words)):
-        name, eq, value = words[k].partition("=")
-        given = (value if eq else (words[k + 1] if k + 1 < len(words) else "")) if name in counts else ""
-        if given.isdecimal() and len(given) <= 6:
-            return int(given)
-    return None
+    return _first_count(words, _PER_NODE.get(posixpath.basename(words[0]), ()) if words else ())
 
 
 def _engine_dir(args: list[str] | tuple[str, ...]) -> bool:
