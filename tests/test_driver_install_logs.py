@@ -206,3 +206,47 @@ def test_the_installer_patterns_are_bounded_on_a_long_line() -> None:
         for row in rows:
             row.search(line)
     assert time.monotonic() - t < 1.0
+
+
+# --- the kernel's refusal of an NVIDIA module's symbols; nvidia-installer's failed build ----------------------------
+
+
+@pytest.mark.parametrize(("prefix", "symptom"), [
+    ("2467", "nvidia-ko-symbols"),  # nvidia_drm: Unknown symbol drm_client_setup (err -2), Raspberry Pi 5
+    ("2468", "nvidia-ko-symbols"),  # nvidia: disagrees about version of symbol sme_me_mask, a driver container
+    ("2473", "nvidia-ko-build-failed"),  # "Building kernel modules" failed, GCP V100
+])
+def test_a_module_the_kernel_refuses_or_the_installer_cannot_build_is_no_module_2467_2473(prefix: str,
+                                                                                         symptom: str) -> None:
+    symptoms = fact(pasted(body(prefix)), "log_symptoms")
+    assert isinstance(symptoms, LogSymptoms)
+    assert symptom in [h.symptom.name for h in symptoms.proving("KVER-NVIDIA-KERNEL-COMBOS")]
+    assert capture_checks(prefix, "KVER-NVIDIA-KERNEL-COMBOS")["KVER-NVIDIA-KERNEL-COMBOS"].status == "issue"
+
+
+@pytest.mark.parametrize("text", [
+    # Modelled: nvidia_peermem's refusal is ib_core's symbols (IC/KVER-DMABUF), not the kernel pairing.
+    "[   12.000000] nvidia_peermem: Unknown symbol ib_register_peer_memory_client (err -2)\n",
+    # Modelled: another vendor's module refused.
+    "[   12.000000] amdgpu: Unknown symbol drm_client_setup (err -2)\n",
+    # Modelled: the installer's steps that succeeded, and another step's failure.
+    "-> Kernel module compilation complete.\nERROR: An error occurred while performing the step: \"Installing "
+    "'NVIDIA Accelerated Graphics Driver for Linux-x86_64' (525.125.06)\".\n",
+])
+def test_other_refusals_and_steps_prove_no_missing_module(text: str) -> None:
+    symptoms = fact(pasted(text), "log_symptoms")
+    assert not isinstance(symptoms, LogSymptoms) or not symptoms.proving("KVER-NVIDIA-KERNEL-COMBOS")
+
+
+def test_the_module_refusal_patterns_are_bounded_on_a_long_line() -> None:
+    import time
+
+    from stackaudit.facts.symptoms import SYMPTOMS
+    rows = [s.pattern for s in SYMPTOMS if s.name in ("nvidia-ko-symbols", "nvidia-ko-build-failed")]
+    assert len(rows) == 2
+    t = time.monotonic()
+    for line in ("nvidia_drm: Unknown symbol " + "a" * 200_000, "nvidia: " * 25_000,
+                 "An error occurred while performing the step: \"Building " + "x" * 200_000):
+        for row in rows:
+            row.search(line)
+    assert time.monotonic() - t < 1.0

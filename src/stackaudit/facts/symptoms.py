@@ -316,6 +316,9 @@ _CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the dr
 _HOOK_REACHED = ("the NVIDIA runtime's prestart hook ran and read the host's driver to compare it with the image's "
                  "requirement, so the runtime is set up to hand the GPUs over; the one fix is the driver or the image")
 
+# The kernel loader's refusal of the driver's own modules for their symbols (nvidia-ko-symbols; not nvidia_peermem's).
+NVIDIA_KO_SYMBOLS = re.compile(r"\bnvidia(?:[_-](?:drm|modeset|uvm))?: (?:Unknown symbol \w{1,80} \(err -?\d{1,4}\)|"
+                               r"disagrees about version of symbol \w{1,80})")
 # Why the open module's refusal of a GPU rules out the other causes of its failed initialisation (`Symptom.cleared`):
 # the driver refuses the GPU by its policy, and the RmInitAdapter failure that follows is that refusal (corpus 1907).
 _OPEN_REFUSED = ("the open kernel module refused the GPU by its policy, so the failed initialisation that follows is "
@@ -973,6 +976,25 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "modprobe cannot load the nvidia module on disk into the running kernel (its format or symbols are another "
         "kernel's): the module was not rebuilt for this kernel, so the GPU has no working driver and nvidia-smi "
         "reaches none (the kernel log names the version or symbol mismatch)"),
+    # The kernel loader's refusal of one of the driver's own modules (nvidia, nvidia_modeset, nvidia_drm, nvidia_uvm) for
+    # a symbol the running kernel does not export or exports at another version (`nvidia_drm: Unknown symbol
+    # drm_client_setup (err -2)`, corpus 2467; `nvidia: disagrees about version of symbol sme_me_mask`, corpus 2468):
+    # the modules were built against another kernel's headers or for a kernel API this one lacks, and do not load
+    # as a set. nvidia_peermem's refusals (ib_core's symbols, PEER_MEMORY_REFUSED) are not this check's.
+    Symptom("nvidia-ko-symbols", NVIDIA_KO_SYMBOLS,
+        "KVER-NVIDIA-KERNEL-COMBOS", "high", NVIDIA_INSTALLER_SOURCE,
+        "the running kernel refuses an NVIDIA module for a symbol it does not export or exports at another version: "
+        "the modules were built for another kernel (or need a kernel API this one lacks), so they do not load as a "
+        "set and the GPU has no working driver"),
+    # nvidia-installer's own failure to build the module for the running kernel (its steps "Building kernel modules",
+    # "Checking to see whether the nvidia kernel module was successfully built"; corpus 2473, a GCP V100 VM on 525.125
+    # with --dkms): no module exists for this kernel, so none loads.
+    Symptom("nvidia-ko-build-failed", re.compile(r"An error occurred while performing the step: \"(?:Building kernel "
+                                                 r"modules|Checking to see whether the nvidia kernel module was "
+                                                 r"successfully built)\""),
+        "KVER-NVIDIA-KERNEL-COMBOS", "high", NVIDIA_INSTALLER_SOURCE,
+        "the driver installer could not build the nvidia module for the running kernel (its headers, compiler or "
+        "kernel API do not fit this driver release), so no module exists for this kernel and the GPU has no driver"),
     # GKE's driver installer (COS_INSTALLER_LINE), which must finish before GKE's device plugin offers the node's GPUs,
     # could not load its module or verify the installed driver (kubernetes#123491, corpus 2396): the node's GPUs are
     # not offered to any pod while it fails.
@@ -1644,7 +1666,8 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802", " 802", "(802",
-           "Unable to load the kernel module", "/nvidia.ko`", "could not insert 'nvidia'", "GPU driver installation",
+           "Unable to load the kernel module", "/nvidia.ko`", "could not insert 'nvidia'", ": Unknown symbol ", ": disagrees about version of symbol ",
+           "while performing the step", "GPU driver installation",
            "failed to load GPU drivers", "resolve Linux kernel version", "Open nvidia.ko", "not supported by open", "as WSL is detected",
            "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
@@ -1812,6 +1835,7 @@ def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
     looks like dmesg's)."""
     log = ctx.fact("kernel_log", KernelLog)
     if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "kgsp", "Open nvidia.ko", "not supported by open",
-                                       "[NV_ERR_", "RmInitAdapter", "nvidia-persiste", "TL_SHM ERROR")):
+                                       "[NV_ERR_", "RmInitAdapter", "nvidia-persiste", "TL_SHM ERROR")) \
+            and not NVIDIA_KO_SYMBOLS.search(log.text):
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))
