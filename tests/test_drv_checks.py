@@ -495,3 +495,18 @@ def body_1367_with(old: str, new: str) -> str:
     from corpus import body
 
     return body("1367").replace(old, new)
+
+
+def test_a_v100_sxm2_16gb_named_by_its_device_id_alone_rules_out_mig_and_the_open_module() -> None:
+    """`lspci -n` names a GPU by its PCI device id alone: 10de:1db1 is the Tesla V100-SXM2-16GB (the proprietary
+    driver README's supported-GPU list), Volta, which has no MIG and which no open module drives."""
+    from corpus import body, capture_checks, pasted
+
+    # Corpus 2473 (GoogleCloudPlatform/compute-gpu-installation#33): a GCP VM's whole `lspci -n`, nvidia-smi failed.
+    r = capture_checks("2473", "MEM-MIG", "DRV-OPEN-MODULE")
+    assert r["MEM-MIG"].status == "not-applicable" and "V100" in r["MEM-MIG"].message, r["MEM-MIG"].message
+    assert r["DRV-OPEN-MODULE"].status == "not-applicable" and "Volta" in r["DRV-OPEN-MODULE"].message
+    # Modelled: the same listing with an A100's id (10de:20b0), which has MIG and runs either module: not settled.
+    text = body("2473").replace("10de:1db1", "10de:20b0")
+    moved = run_checks(pasted(text), ["MEM-MIG", "DRV-OPEN-MODULE"])
+    assert moved["MEM-MIG"].status == "unknown" and moved["DRV-OPEN-MODULE"].status == "unknown"
