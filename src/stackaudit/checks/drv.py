@@ -1813,7 +1813,7 @@ def _either_flavour_named(listed: list[GpuInfo], gpus: GpuInventory | None,
     models = [r.model for r in (gpus.gpus if gpus is not None else ())]
     archs = [architecture_of(m) if m else "" for m in models]
     if listed or not models or not all(a and a not in PRE_TURING and not open_module_only(m, a)
-                                       for m, a in zip(models, archs)):
+                                       for m, a in zip(models, archs, strict=True)):
         return None
     seen = module_at_work(kernel_log.lines) if kernel_log is not None else ""
     if not seen:
