@@ -1411,7 +1411,7 @@ _LAPTOP_ASIDE = re.compile(r"\b(?:reproduc\w*|other|another|previous|old)\b", re
 def stated_laptop(line: str) -> str:
     """The words of a line of the user's that say the machine is a laptop (_LAPTOP_SAID), stripped; "" where it
     says none, asks, or compares (_CONTRAST, _LAPTOP_ASIDE)."""
-    if "?" in line or "aptop" not in line.lower() and "surface" not in line.lower():
+    if "?" in line or ("aptop" not in line.lower() and "surface" not in line.lower()):
         return ""
     m = _LAPTOP_SAID.search(line)
     return line.strip()[:120] if m and not _CONTRAST.search(line) and not _LAPTOP_ASIDE.search(line) else ""
@@ -1430,7 +1430,7 @@ def virtualization_of_a_laptop(ctx: FactContext) -> Virtualization:
     """
     gpus = ctx.optional("gpus", GpuInventory)
     laptop = gpus.laptop_gpu if gpus is not None else ""
-    if not laptop and (gpus is None or len(gpus.gpus) <= 1 and (gpus.at_least or 1) <= 1):
+    if not laptop and (gpus is None or (len(gpus.gpus) <= 1 and (gpus.at_least or 1) <= 1)):
         try:
             said = next((w for line in read_source(ctx.host, USER_MACHINE).splitlines() if (w := stated_laptop(line))),
                         "")
