@@ -495,3 +495,38 @@ def body_1367_with(old: str, new: str) -> str:
     from corpus import body
 
     return body("1367").replace(old, new)
+
+
+def test_a_v100_sxm2_16gb_named_by_its_device_id_alone_rules_out_mig_and_the_open_module() -> None:
+    """`lspci -n` names a GPU by its PCI device id alone: 10de:1db1 is the Tesla V100-SXM2-16GB (the proprietary
+    driver README's supported-GPU list), Volta, which has no MIG and which no open module drives."""
+    from corpus import body, capture_checks, pasted
+
+    # Corpus 2473 (GoogleCloudPlatform/compute-gpu-installation#33): a GCP VM's whole `lspci -n`, nvidia-smi failed.
+    r = capture_checks("2473", "MEM-MIG", "DRV-OPEN-MODULE")
+    assert r["MEM-MIG"].status == "not-applicable" and "V100" in r["MEM-MIG"].message, r["MEM-MIG"].message
+    assert r["DRV-OPEN-MODULE"].status == "not-applicable" and "Volta" in r["DRV-OPEN-MODULE"].message
+    # Modelled: the same listing with an A100's id (10de:20b0), which has MIG and runs either module: not settled.
+    text = body("2473").replace("10de:1db1", "10de:20b0")
+    moved = run_checks(pasted(text), ["MEM-MIG", "DRV-OPEN-MODULE"])
+    assert moved["MEM-MIG"].status == "unknown" and moved["DRV-OPEN-MODULE"].status == "unknown"
+
+
+def test_turing_to_hopper_gpus_named_beside_the_module_at_work_need_no_flavour() -> None:
+    """No flavour shown: GPUs a source names all Turing to Hopper, beside the kernel log's NVRM lines naming a GPU the
+    module probed, are not an issue (either flavour drives them); without the module shown at work, or with a
+    Blackwell GPU named, it stays open."""
+    from corpus import body, capture_checks, pasted
+
+    # Corpus 2465 (Nobara-Project/rpm-sources#526): the user's GTX 1650 (Turing), `NVRM: GPU0 ...` GSP lines.
+    r = capture_checks("2465", "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"]
+    assert r.status == "not-an-issue" and "Turing" in r.message and "NVRM: GPU0" in r.message, r.message
+    # Corpus 279 (NVIDIA/open-gpu-kernel-modules#789): the user's RTX 3090, `NVRM: GPU 0000:98:00.0: RmInitAdapter`.
+    r = capture_checks("279", "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"]
+    assert r.status == "not-an-issue" and "Ampere" in r.message, r.message
+    # Modelled: the same list without the kernel log's lines: no module shown at work, no flavour to judge.
+    text = body("2465").split("```\nNVRM:")[0]
+    assert run_checks(pasted(text), ["DRV-OPEN-MODULE"])["DRV-OPEN-MODULE"].status == "unknown"
+    # Modelled: a Blackwell GPU named instead needs the open flavour, which the source does not show.
+    text = body("2465").replace("GeForce GTX 1650 (Turing / TU117)", "GeForce RTX 5080")
+    assert run_checks(pasted(text), ["DRV-OPEN-MODULE"])["DRV-OPEN-MODULE"].status != "not-an-issue"

@@ -83,6 +83,28 @@ def test_laptop_gpu_alone_is_not_an_issue() -> None:
     assert capture_checks("1464", "FW-VM")["FW-VM"].status == "not-an-issue"
 
 
+def test_a_laptop_in_the_users_words_holds_one_gpu(tmp_path: Path) -> None:
+    """The user's words saying the machine is a laptop (facts/platform.stated_laptop) settle its one GPU where nothing
+    else tells the machine; a laptop of another run (a reproduction), a question or several GPUs shown do not."""
+    # Corpus 2474 (NVIDIA/open-gpu-kernel-modules#429): `it is working on my laptop` over a cut nvidia-smi table.
+    r = capture_checks("2474", "FW-VM")["FW-VM"]
+    assert r.status == "not-an-issue" and "on my laptop" in r.message, r.message
+    # Corpus 2472 (linux-surface/linux-surface#573): the issue template's `Hardware model: Surface Book 3`.
+    r = capture_checks("2472", "FW-VM")["FW-VM"]
+    assert r.status == "not-an-issue" and "Surface Book 3" in r.message, r.message
+    # Corpus 2418 (another thread): `Now I have a laptop, ... Using RTX4070`.
+    assert capture_checks("2418", "FW-VM")["FW-VM"].status == "not-an-issue"
+    # Corpus 252: the laptop is where the user reproduced it, not the paste's machine.
+    assert capture_checks("252", "FW-VM")["FW-VM"].status == "unknown"
+    # Modelled: a question, and a laptop beside two GPUs shown, say no laptop's one GPU.
+    asked = "Would it work on my laptop?\n\n$ nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-0c1d2e3f-1111-2222-3333-444455556666)\n"
+    assert paste_checks(tmp_path, asked, "FW-VM")["FW-VM"].status == "unknown"
+    two = ("It runs on my laptop.\n\n$ nvidia-smi -L\n"
+           "GPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-0c1d2e3f-1111-2222-3333-444455556666)\n"
+           "GPU 1: NVIDIA GeForce RTX 3060 (UUID: GPU-0c1d2e3f-1111-2222-3333-444455556667)\n")
+    assert paste_checks(tmp_path, two, "FW-VM")["FW-VM"].status != "not-an-issue"
+
+
 def test_laptop_under_wsl_words_is_wsl(tmp_path: Path) -> None:
     # Modelled: the user's words name WSL 2 beside a laptop GPU's name: the stronger source (the words) says the VM.
     text = ("I am running this on WSL2 with Ubuntu 22.04.\n\n$ nvidia-smi -L\n"

@@ -43,6 +43,7 @@ from stackaudit.facts.gpu_events import (
     OTHER,
     GpuEvent,
     GpuEvents,
+    module_at_work,
     xid_class,
 )
 from stackaudit.facts.gpus import (
@@ -90,7 +91,7 @@ from stackaudit.facts.python_env import PythonEnv, release_cuda_major, release_n
 from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, NcclTopoTree, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, STACK_XID, LogSymptoms
-from stackaudit.facts.system import BbSwitch, LoadedModules, module_loaded
+from stackaudit.facts.system import BbSwitch, KernelLog, LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, nvlink_count
 from stackaudit.fixes.model import (
     BDF_SUBJECT,
@@ -1429,7 +1430,8 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
                 gpus: GpuInventory | None = None, p2p_data_tests: P2pDataTests | None = None,
                 collect_env: CollectEnv | None = None, gpu_events: GpuEvents | None = None,
-                virtualization: Virtualization | None = None, cuda_ran: CudaRan | None = None) -> Outcome:
+                virtualization: Virtualization | None = None, cuda_ran: CudaRan | None = None,
+                kernel_log: KernelLog | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
@@ -1464,7 +1466,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     (corpus 2243: eight H100, `Is CUDA available: True`). A collect_env's GPUs whose torch did not initialise CUDA
     leave it unknown.
     With no driver shown, GPUs that a source names (`lspci`, the user's words) all pre-Turing leave no flavour to
-    choose: not applicable (corpus 1861). A log line of a driver that finds no GPU keeps it open: an open module
+    choose: not applicable (corpus 1861). With no flavour shown, GPUs a source names all Turing to Hopper, beside the
+    kernel log's NVRM lines naming a GPU the module probed (`NVRM: GPU0 RmInitAdapter: ...`), are not an issue: a
+    module is loaded, and either flavour drives them (corpus 2465: the user's GTX 1650); with no module shown at work
+    it stays unknown. A log line of a driver that finds no GPU keeps it open: an open module
     installed for a pre-Turing GPU fails that way (corpus 1822).
     An NGC image's entrypoint that names the driver it found (`Using driver version 495.29.05 which has support for
     CUDA 11.5.`, `version 396.26 was detected and compatibility mode is UNAVAILABLE.`) shows that driver loaded: its
@@ -1525,7 +1530,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
             return over_subjects(judged, [g for g, _ in driven], gpus.whole_count if gpus is not None else None)
     if nvidia_driver is None:
         return _pre_turing_ran(listed, gpus) or _pre_turing_only(gpus) or _either_flavour_ran(
-            listed, gpus, collect_env) or unknown(
+            listed, gpus, collect_env) or _either_flavour_named(listed, gpus, kernel_log) or unknown(
             "the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
             hint="run on the host with the driver loaded, or `modinfo -F license nvidia`")
     flavour = nvidia_driver.flavour
@@ -1540,7 +1545,8 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                                   "(R515): there is no flavour to choose")
         flavour = "proprietary"
     if flavour is None:
-        return _pre_turing_ran(listed, gpus) or _either_flavour_ran(listed, gpus, collect_env) or unknown(
+        return _pre_turing_ran(listed, gpus) or _either_flavour_ran(listed, gpus, collect_env) \
+            or _either_flavour_named(listed, gpus, kernel_log) or unknown(
             "the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
@@ -1795,6 +1801,28 @@ def _either_flavour_ran(listed: list[GpuInfo], gpus: GpuInventory | None,
                 "kernel-module flavours drive Turing to Hopper, so neither is required here (which one is loaded is "
                 "not shown)", actual="either (not shown)", subjects=[g for g, _, _, _ in ran])
     return over_subjects(judged, [g for g, _, _, _ in ran], gpus.whole_count if gpus is not None else None)
+
+
+def _either_flavour_named(listed: list[GpuInfo], gpus: GpuInventory | None,
+                          kernel_log: KernelLog | None) -> Outcome | None:
+    """DRV-OPEN-MODULE not an issue where no source shows the flavour, nvidia-smi lists no GPU, every GPU a source
+    names (the user's words, `lspci`, a hardware list) is Turing to Hopper, and the kernel log's NVRM lines show the
+    module at work on a GPU (facts/gpu_events.module_at_work): whichever flavour is loaded drives them (corpus 2465).
+    None where a model is not named, one is pre-Turing or Blackwell, or no module is shown at work (corpus 2472: no
+    module loaded, so no flavour to judge)."""
+    models = [r.model for r in (gpus.gpus if gpus is not None else ())]
+    archs = [architecture_of(m) if m else "" for m in models]
+    if listed or not models or not all(a and a not in PRE_TURING and not open_module_only(m, a)
+                                       for m, a in zip(models, archs, strict=True)):
+        return None
+    seen = module_at_work(kernel_log.lines) if kernel_log is not None else ""
+    if not seen:
+        return None
+    names = ", ".join(sorted(set(models)))
+    return not_an_issue(f"every GPU named is {', '.join(sorted(set(archs)))} ({names}), which both kernel-module "
+                        f"flavours drive, and the module is at work ('{seen[:120]}'): the open-only requirement "
+                        "(Blackwell, Grace Hopper) does not arise; which flavour is loaded is not shown",
+                        actual="either (not shown)")
 
 
 def _pre_turing_only(gpus: GpuInventory | None, listed: Sequence[GpuInfo] = (),

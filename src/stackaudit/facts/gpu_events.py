@@ -267,6 +267,17 @@ def hung_task_lines(lines: Sequence[str]) -> tuple[str, ...]:
                  and HUNG_TASK.search(line))
 
 
+# The driver naming a GPU it probed, by BDF or, in R555 and later, by its probe index (`NVRM: GPU0
+# RmInitAdapter: Cannot initialize GSP firmware RM`, corpus 2465): the kernel module is loaded and at work on it.
+_NVRM_GPU_NAMED = re.compile(rf"NVRM: GPU ?(?:\d{{1,3}}|{BDF}):? ")
+
+
+def module_at_work(lines: Sequence[str]) -> str:
+    """The first kernel-log line where the NVIDIA module names a GPU it probed (_NVRM_GPU_NAMED), stripped; "" where
+    none does."""
+    return next((line.strip() for line in lines if "NVRM" in line and _NVRM_GPU_NAMED.search(line)), "")
+
+
 def nvrm_gpu_bdfs(lines: Sequence[str]) -> tuple[str, ...]:
     """The GPUs the driver's `NVRM: GPU 0000:13:00.0: ...` lines name (RmInitAdapter's failure, rm_init_adapter's),
     by BDF, in order; each is an NVIDIA GPU the driver probed."""

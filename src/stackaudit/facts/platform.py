@@ -1398,11 +1398,31 @@ def virtualization_from_engine_command(text: str) -> Virtualization:
     return _windows_in(text, "the engine's command line")
 
 
+# The user's words saying the machine is a laptop: the laptop they own or run on (`it is working on my laptop`,
+# corpus 2474; `Now I have a laptop`, corpus 2418), a laptop named after its make (`(MSI Vector 16 HX AI A2XWIG
+# laptop)`, corpus 216), or a hardware list's model that is a laptop with a GeForce (`Hardware model: Surface Book 3`,
+# corpus 2472: Microsoft's only Surface with one). A line that compares or reproduces on another machine (`Reproducible
+# with a 1650 Max-Q on my Laptop`, corpus 252: another machine than the paste's), negates or asks states none.
+_LAPTOP_SAID = re.compile(r"\b(?:my|our|an?|this)\s+(?:[\w-]+\s+){0,5}?laptop\b|\(\s*[\w -]{1,60}\blaptop\)"
+                          r"|\bSurface\s+Book\b", re.I)
+_LAPTOP_ASIDE = re.compile(r"\b(?:reproduc\w*|other|another|previous|old)\b", re.I)
+
+
+def stated_laptop(line: str) -> str:
+    """The words of a line of the user's that say the machine is a laptop (_LAPTOP_SAID), stripped; "" where it
+    says none, asks, or compares (_CONTRAST, _LAPTOP_ASIDE)."""
+    if "?" in line or ("aptop" not in line.lower() and "surface" not in line.lower()):
+        return ""
+    m = _LAPTOP_SAID.search(line)
+    return line.strip()[:120] if m and not _CONTRAST.search(line) and not _LAPTOP_ASIDE.search(line) else ""
+
+
 @provider("virtualization", Virtualization, rank=99, title="a laptop's GPU")
 def virtualization_of_a_laptop(ctx: FactContext) -> Virtualization:
     """A laptop, where nothing else tells the machine: its only GPU's name is a laptop's (GpuInventory.laptop_gpu:
-    `... Laptop GPU`, `... with Max-Q Design`). It says no VM or bare metal (vm ""): a laptop's Linux runs bare or
-    in WSL 2 on its Windows (corpus 1263, 1270), with the laptop's one discrete GPU either way.
+    `... Laptop GPU`, `... with Max-Q Design`), else the user's words say it is a laptop (stated_laptop) and no source
+    shows more than one GPU. It says no VM or bare metal (vm ""): a laptop's Linux runs bare or in WSL 2 on its
+    Windows (corpus 1263, 1270), with the laptop's one discrete GPU either way.
 
     Input (tests/data/captures/1464, `nvidia-container-cli info`)::
 
@@ -1410,8 +1430,15 @@ def virtualization_of_a_laptop(ctx: FactContext) -> Virtualization:
     """
     gpus = ctx.optional("gpus", GpuInventory)
     laptop = gpus.laptop_gpu if gpus is not None else ""
+    if not laptop and (gpus is None or (len(gpus.gpus) <= 1 and (gpus.at_least or 1) <= 1)):
+        try:
+            said = next((w for line in read_source(ctx.host, USER_MACHINE).splitlines() if (w := stated_laptop(line))),
+                        "")
+        except (NotCaptured, FactUnavailable):
+            said = ""
+        laptop = f"a laptop in the user's words ({said!r}), and a laptop holds one discrete GPU" if said else ""
     if not laptop:
-        raise FactUnavailable("no laptop GPU named")
+        raise FactUnavailable("no laptop GPU named, nor a laptop in the user's words")
     return Virtualization("", laptop, laptop=laptop)
 
 

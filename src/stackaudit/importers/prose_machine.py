@@ -12,7 +12,8 @@ NVIDIA Jetson Orin NX`: facts/gpus.jetson_module), the IOMMU off (`IOMMU is
 disabled`: facts/system.stated_iommu_off), a vGPU limit at work (`we are noticing licensing issue`, the slowdown
 after 20 minutes: facts/platform.stated_vgpu_limit), or a MIG slice in use (`H100 40GB (using MIG)`:
 facts/mig_setup.stated_mig), or a peer-memory module loaded (`with `nv_peer_mem` kernel module loaded`:
-facts/system.stated_peer_memory_loaded).
+facts/system.stated_peer_memory_loaded), or a laptop (`it is working on my laptop`, `Hardware model: Surface Book 3`:
+facts/platform.stated_laptop).
 
 Recorded as the pasted document USER_MACHINE (facts/sources.py), the line verbatim; facts/gpus.py reads it last,
 as "the user's own words", for the model that a topology matrix or a log does not name, facts/platform.py for
@@ -44,6 +45,7 @@ from stackaudit.facts.platform import (
     WINDOWS_PROMPT,
     cloud_instances,
     platform_words,
+    stated_laptop,
     stated_vgpu_limit,
     windows_line,
 )
@@ -78,7 +80,9 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "proxmox", "vmware", "esxi", "vsphere", "hyper-v", "hyperv", "virtualbox", "kvm", "qemu", "libvirt", "xen",
             "ec2", "aws", "azure", "gcp", "google cloud", "compute engine", "gce", "ovh", "gke", "eks", "aks",
             # A peer-memory module stated loaded (facts/system.stated_peer_memory_loaded).
-            "peermem", "peer_mem")
+            "peermem", "peer_mem",
+            # A laptop in the user's words (facts/platform.stated_laptop).
+            "laptop", "surface book")
 
 
 def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
@@ -151,7 +155,7 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
             or stated_vendor_gpus(line) or stated_vgpu_limit(line) or stated_mig(line) or stated_series(line) \
-            or stated_peer_memory_loaded(line)
+            or stated_peer_memory_loaded(line) or stated_laptop(line)
         shows_windows = not states and not windows and windows_line(line) is not None
         if (states or shows_windows) \
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
