@@ -364,3 +364,27 @@ def test_ruled_library_heading_without_its_pip_lines_is_not_a_report() -> None:
     # Modelled: the heading and its rules alone, then prose; no package is listed.
     text = "=" * 30 + "\nVersions of relevant libraries\n" + "=" * 30 + "\nI could not paste the rest.\n"
     assert "collect_env" not in [k for k, _, _ in recognise(text).recognised]
+
+
+@pytest.mark.parametrize(("prefix", "os_name"), [
+    # vllm-project/vllm (corpus 2441): `Collecting environment information...` then the System Info section, cut
+    # inside the PyTorch section's rule.
+    ("2441", "Ubuntu 22.04.5 LTS (x86_64)"),
+    # Another thread (corpus 761): the System Info section alone under an engine command.
+    ("761", "Ubuntu 24.04.2 LTS (x86_64)"),
+])
+def test_the_newer_reports_system_info_section_alone_is_the_report(prefix: str, os_name: str) -> None:
+    body = strip_header(next(CAPTURES.glob(f"{prefix}-*.txt")).read_text())
+    assert "collect_env" in [kind for kind, _, _ in recognise(body).recognised]
+    report = parse_collect_env(body[body.index("=" * 30):])
+    assert report.tool == "vllm" and report.format == "new" and report.os == os_name
+    assert report.torch_version == "" and report.gpu_models == ()  # nothing of torch or the GPUs is shown
+
+
+def test_a_system_info_heading_of_another_tool_is_not_the_report() -> None:
+    # Modelled: another tool's `System Info` heading (no collect_env rules) and the ruled heading with no OS line.
+    other = "System Info\nOS: Ubuntu 22.04.5 LTS\nKernel: 6.8.0-45-generic\nShell: bash 5.1.16\n"
+    assert "collect_env" not in [kind for kind, _, _ in recognise(other).recognised]
+    ruled = "=" * 30 + "\n        System Info\n" + "=" * 30 + "\nUptime                       : 3 days\n"
+    with pytest.raises(ParseError):
+        parse_collect_env(ruled)

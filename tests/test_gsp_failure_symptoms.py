@@ -75,3 +75,36 @@ def test_the_fsp_debug_dump_alone_proves_nothing(tmp_path: Path) -> None:
             "[   36.077509] NVRM kfspDumpDebugState_GH100: NV_PFSP_FALCON_COMMON_SCRATCH_GROUP_2(0) = 0x0\n")
     result = paste_checks(tmp_path, text, GSP)[GSP]
     assert result.status != "issue", result.message
+
+
+@pytest.mark.parametrize(("capture", "line"), [
+    # Nobara-Project/rpm-sources#526: a DKMS module of 595.58.03 rejects the 595.71.05 GSP firmware image.
+    ("2465", "GSP firmware image version mismatch"),
+    # ublue-os/bazzite#2668: a 570.144 module finds no firmware of its version beside 570.153.02's.
+    ("1505", "RmFetchGspRmImages: No firmware image found"),
+])
+def test_a_firmware_image_of_another_release_is_the_firmware_check(capture: str, line: str) -> None:
+    results = capture_checks(capture, GSP, "DRV-XID")
+    result = results[GSP]
+    assert result.status == "issue", result.message
+    assert any(line in e for e in result.evidence), result.evidence
+    does = " ".join(s.does for s in result.fix.steps)
+    assert "of one driver release" in does and "NVreg_EnableGpuFirmware" not in does
+    # The RmInitAdapter failure that follows is this cause's, not a GPU fault of DRV-XID's.
+    assert results["DRV-XID"].status == "unknown", results["DRV-XID"].message
+
+
+# Modelled: a module that loads the firmware of its own release and boots GSP (the R595 line's healthy form is none;
+# the firmware path is named only where the load fails).
+MATCHED_FIRMWARE = """[    4.101010] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  595.71.05  Release Build
+[    4.512345] nvidia 0000:01:00.0: firmware: direct-loading firmware nvidia/595.71.05/gsp_tu10x.bin
+[    6.100000] NVRM: rpcRmApiFree_GSP: GspRmFree failed: hClient=0xc1d00002; hObject=0x5c000009; paramsStatus=0x00000000; status=0x00000000
+"""
+
+
+def test_the_firmware_of_the_modules_release_is_no_failure(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, MATCHED_FIRMWARE, GSP)[GSP]
+    assert result.status == "not-an-issue", result.message
+    mismatched = MATCHED_FIRMWARE + ("[    4.512400] NVRM: GPU0 _kgspFwContainerVerifyVersion: GSP firmware image "
+                                     "version mismatch:\n")
+    assert paste_checks(tmp_path, mismatched, GSP)[GSP].status == "issue"

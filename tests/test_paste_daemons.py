@@ -127,6 +127,28 @@ def test_persistenced_stopped_is_an_issue_without_a_gpu_listing() -> None:
     assert result.status == "issue" and "inactive" in result.message
 
 
+# Modelled on 2470's lines (systemd 219 of Amazon Linux 2): the old failure words, then a restart that succeeds.
+OLD_SYSTEMD_RECOVERED = """\
+Jun 11 08:11:03 gpu-host systemd[1]: Unit nvidia-persistenced.service entered failed state.
+Jun 11 08:11:03 gpu-host systemd[1]: nvidia-persistenced.service failed.
+Jun 11 08:11:09 gpu-host systemd[1]: Starting NVIDIA Persistence Daemon...
+Jun 11 08:11:09 gpu-host systemd[1]: Started NVIDIA Persistence Daemon.
+"""
+
+
+def test_old_systemds_failure_words_are_a_failed_daemon() -> None:
+    # 2470 (aws/amazon-ecs-ami#256): systemd 219's `entered failed state` and `.service failed.` after the NVRM API
+    # mismatch, relayed by cloud-init into the kernel log.
+    result = capture_checks("2470", "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert result.status == "issue", result.message
+    assert any("entered failed state" in e for e in result.evidence), result.evidence
+    # Modelled: a start after the failure that systemd reports `Started` is a daemon running again.
+    assert parse_daemon_log(OLD_SYSTEMD_RECOVERED).persistenced.active == "active"
+    # Modelled: another unit's failure in the same words is no NVIDIA daemon's.
+    assert daemon_event("Jun 11 08:11:03 gpu-host systemd[1]: Unit cloud-final.service entered failed state.") is None
+    assert daemon_event("Jun 11 08:11:03 gpu-host systemd[1]: cloud-final.service failed.") is None
+
+
 def test_without_daemon_lines_the_nvidia_fact_reason_stays() -> None:
     # A paste with no GPU and no daemon line: judged as a check whose required `nvidia` fact is missing.
     host = _host("Linux gpu-host 5.15.0-105-generic #115-Ubuntu SMP Mon Apr 15 09:52:04 UTC 2024 x86_64 GNU/Linux\n")

@@ -2369,7 +2369,9 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
     `nvidia-smi -q`; a version = in use, `N/A` = not), `EnableGpuFirmware` in
     /proc/driver/nvidia/params, the module flavour; the log symptoms of facts/symptoms.py: a GSP boot
     failure ("Cannot initialize GSP firmware RM" / "_kgspBootGspRm: unexpected WPR2 already up" / R515-R525's
-    "kgspInitRm_IMPL: cannot bootstrap"), a GSP
+    "kgspInitRm_IMPL: cannot bootstrap"), a GSP firmware image not of the module's release ("GSP firmware image
+    version mismatch", "RmFetchGspRmImages: No firmware image found": its fix is the module and firmware of one
+    release), a GSP
     timeout (an Xid 119 line, a heartbeat or RPC timeout, "Back to back GSP RPC timeout"), a GSP crash (an Xid 120 line, a
     "GSP-CrashCat Report"), a GSP call failing with NV_ERR_RESET_REQUIRED (status=0x00000062), the driver's
     GSP RPC history dump ("RPC history (CPU -> GSP)", its table rows), which it prints only on Xid 119 or 120.

@@ -316,6 +316,10 @@ def parse_collect_env(text: str) -> CollectEnv:
         # as torch's does (check_env and mmengine list `name: version`): the report cut to that list (corpus 1103);
         # vLLM's newer report rules the heading off and drops its colon (corpus 2103).
         tool, fmt = "vllm", "new" if new_format else "old"
+    elif new_format and any(ln.strip() == "System Info" for ln in lines) and "OS" in values:
+        # The newer report's first section under its ruled `System Info` heading (OS, GCC, Libc), cut before its
+        # PyTorch section (corpus 2441): the report's, with nothing of torch or the GPUs shown.
+        tool, fmt = "vllm", "new"
     else:
         raise ParseError("not a vLLM collect_env or SGLang check_env report")
 

@@ -328,9 +328,13 @@ _UNNAMED_DEVICE = re.compile(r"\bDevice ([0-9a-fA-F]{4})\b")
 _NUMERIC_ROW = re.compile(r"^([0-9a-fA-F]{4}): ([0-9a-fA-F]{4}):([0-9a-fA-F]{4})(\s.*)?$")
 
 
-def unaddressed_header(lines: Sequence[str], i: int) -> re.Match[str] | None:
-    """The UNADDRESSED_HEADER match of line i where lspci's detail lines follow it, else None."""
-    if "ontroller: " not in lines[i] or i + 1 >= len(lines) or not UNADDRESSED_DETAIL.match(lines[i + 1]):
+def unaddressed_header(lines: Sequence[str], i: int, alone: bool = False) -> re.Match[str] | None:
+    """The UNADDRESSED_HEADER match of line i where lspci's detail lines follow it, else None. `alone`: in lspci's
+    own output (a grep of it under its command, importers/lspci.py), a header on a line of its own is one too."""
+    if "ontroller: " not in lines[i]:
+        return None
+    stands = alone and (i + 1 >= len(lines) or not lines[i + 1].strip()) and (i == 0 or not lines[i - 1].strip())
+    if not stands and (i + 1 >= len(lines) or not UNADDRESSED_DETAIL.match(lines[i + 1])):
         return None
     return UNADDRESSED_HEADER.match(lines[i])
 
@@ -438,7 +442,7 @@ def parse_lspci(text: str) -> LspciOutput:
             devices[dev.bdf] = _merge(devices[dev.bdf], dev) if dev.bdf in devices else dev
             continue
         header = LSPCI_HEADER.match(lines[i])
-        bare = unaddressed_header(lines, i) if header is None else None
+        bare = unaddressed_header(lines, i, alone=True) if header is None else None
         header = header or bare
         if header and not lines[i].startswith(("\t\t", "        ")):
             j = i + 1

@@ -83,7 +83,10 @@ _EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nvswitch", re.compile(r"configured all the available NVSwitches|fabric manager daemon for NVLink5\+|"
                             r"Detected NVL5\+? system|found NVSwitch LPF", re.IGNORECASE)),
     # The wrapper's `command /usr/bin/nv-fabricmanager [123] exited with code 1` (a non-zero code; NVLSM's too).
+    # systemd before v230 says it in its own words: `Unit nvidia-persistenced.service entered failed state.` and
+    # `nvidia-persistenced.service failed.` (Amazon Linux 2's systemd 219, corpus 2470).
     ("failed", re.compile(r"Failed to start|Failed with result|status=\d+/FAILURE|failed! Exit code|"
+                          r"\.service entered failed state\b|^[\w.@-]{1,80}\.service failed\.?$|"
                           r"^Unknown option|failed to start|exited with error|"
                           r"(?:nv-fabricmanager|nvlsm) \[\d+\] exited with code [1-9]|" + FM_FATAL.pattern, re.IGNORECASE)),
     ("stopped", re.compile(r"^Stopped\b|Deactivated successfully|^Shutdown \(|^Received signal 15\b")),

@@ -765,8 +765,9 @@ NO_DEVICES = re.compile(r"^\s*No devices were found\s*$", re.MULTILINE)
 # nvidia-smi's one line where it reaches no NVIDIA driver at all (no kernel module loaded: never installed, not built
 # for the running kernel, refused by it), with or without its closing sentence and a poster's backticks; a run may
 # add NVML's failed shutdown (`Failed to properly shut down NVML: Driver Not Loaded`, corpus 1177). Only nvidia-smi
-# prints it: its whole output, which shows no GPU.
-NO_DRIVER = re.compile(r"^\s*`?NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b[^\n]*$",
+# prints it: its whole output, which shows no GPU. A copy that lost its first letter (`VIDIA-SMI has failed ...`,
+# corpus 2472) is the same sentence: nothing else prints its words.
+NO_DRIVER = re.compile(r"^\s*`?N?VIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b[^\n]*$",
                        re.MULTILINE)
 NVML_SHUTDOWN_FAILED = re.compile(r"^\s*Failed to properly shut down NVML: \S[^\n]*$", re.MULTILINE)
 # NVML's error strings as the words the facts use (host/nvml.py); any other: "unknown".

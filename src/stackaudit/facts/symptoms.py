@@ -953,6 +953,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
                                           r"|\bkgspBootstrap\w*: Timeout waiting for GSP target mask release"),
         "DRV-GSP-FIRMWARE", "high", GSP_BOOT_SOURCE,
         "the driver could not boot the GPU's GSP firmware, so it did not initialise the GPU", faults_gpu=True),
+    # The module finds no GSP firmware image of its own release: the image on disk is another release's (R595's
+    # `_kgspFwContainerVerifyVersion: GSP firmware image version mismatch`, corpus 2465: a DKMS source of 595.58.03
+    # beside 595.71.05 firmware) or none is under /lib/firmware/nvidia/<its version>/ (`RmFetchGspRmImages: No
+    # firmware image found`, corpus 1505: a 570.144 module beside 570.153.02 firmware). The module and its firmware
+    # ship as one release, so a half-applied update or a mismatched package leaves the GPU uninitialised.
+    Symptom("gsp-firmware-not-module-release", re.compile(r"_kgspFwContainerVerifyVersion: GSP firmware image version "
+                                                          r"mismatch|\bRmFetchGspRmImages: No firmware image found"),
+        GSP_CHECK, "high", GSP_README,
+        "the kernel module found no GSP firmware image of its own release (the firmware on disk is another driver "
+        "version's, or missing), so it could not boot GSP and did not initialise the GPU", faults_gpu=True,
+        own_fix="Install the kernel module and the GSP firmware of one driver release (the DKMS or kmod package and "
+                "the firmware package at the same version, the module rebuilt from that release's source), then "
+                "reboot; `modinfo nvidia | grep ^version` and /lib/firmware/nvidia/ show both",
+        own_takes="reinstall the driver packages of one release and reboot"),
     # nvidia-installer built nvidia.ko and the kernel refused it (a host install, a GPU operator driver container):
     # its own text names the causes (kernel sources or gcc not the running kernel's, nouveau holding the GPU, a GPU
     # this release does not drive). A failed load of nvidia-drm or nvidia-uvm alone is another message.
@@ -1124,8 +1138,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # The driver could not initialise a GPU (`NVRM: GPU 0000:04:01.0: RmInitAdapter failed! (0x11:0x45:2525)`), with
     # no line naming why: the class of "probe routine failed", a GPU the driver never brings up, so CUDA has no device
     # (NVIDIA/gpu-operator#649 on every GPU every 5 s, #1146 on one GPU of six; before R470 the line named no GPU,
-    # Bumblebee-Project/Bumblebee#722). A line that names the cause makes it
-    # that cause's finding: the GSP firmware's boot (DRV-GSP-FIRMWARE), the open module refusing the GPU
+    # Bumblebee-Project/Bumblebee#722). A line that names the cause makes it that cause's finding: the GSP
+    # firmware's boot or its image of another release (DRV-GSP-FIRMWARE), the open module refusing the GPU
     # (DRV-OPEN-MODULE), a BAR without space (FW-ABOVE4G-MMIO). `osInitNvMapping: *** Cannot attach gpu` names no
     # cause: the driver cannot map a GPU it lost, which is this finding (corpus 146 and 657, both GPUs that fell
     # off the bus).
@@ -1133,6 +1147,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "DRV-XID", "high", GSP_BOOT_SOURCE,
         "the driver failed to initialise the GPU (RmInitAdapter failed), so CUDA could not use it",
         unless=re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm|GFW_BOOT|Open nvidia\.ko is only ready|"
+                          r"GSP firmware image version mismatch|RmFetchGspRmImages: No firmware image found|"
                           r"not supported by open\b|fallen off the bus|"
                           r"region assigned to your NVIDIA device is invalid|BAR\d* is 0M"),
         faults_gpu=True),
@@ -1665,7 +1680,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
-           "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802", " 802", "(802",
+           "GSP", "kgsp", "GspRmImages", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802", " 802", "(802",
            "Unable to load the kernel module", "/nvidia.ko`", "could not insert 'nvidia'", ": Unknown symbol ", ": disagrees about version of symbol ",
            "while performing the step", "GPU driver installation",
            "failed to load GPU drivers", "resolve Linux kernel version", "Open nvidia.ko", "not supported by open", "as WSL is detected",
@@ -1834,8 +1849,9 @@ def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
     """Symptom lines of the kernel log (and of lines read as one: UCC's `[1723337199.099229] [host:1382 :0]` prefix
     looks like dmesg's)."""
     log = ctx.fact("kernel_log", KernelLog)
-    if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "kgsp", "Open nvidia.ko", "not supported by open",
-                                       "[NV_ERR_", "RmInitAdapter", "nvidia-persiste", "TL_SHM ERROR")) \
+    if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "kgsp", "GspRmImages", "Open nvidia.ko",
+                                       "not supported by open", "[NV_ERR_", "RmInitAdapter", "nvidia-persiste",
+                                       "TL_SHM ERROR")) \
             and not NVIDIA_KO_SYMBOLS.search(log.text):
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))

@@ -98,6 +98,15 @@ _NAME_DIR_PROMPT = re.compile(r"^[\w.-]+:[~\w./-]*\$\s+(?P<cmd>(?:[A-Za-z_]\w*=\
 # line in bold (`**k exec -it gpu-resource-test -- nvidia-smi**`, corpus 379), the markers no part of the command.
 _BARE_EXEC = re.compile(r"^(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|k|singularity|apptainer)\s+exec\s+\S")
 _BOLD_EXEC = re.compile(r"^\*\*(?P<cmd>(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|k)\s+exec\s+[^*]+?)\s*\*\*$")
+# A Markdown list item that names a command and, after a colon, the one line it printed (`- lspci | grep -i nvidia: 3D
+# controller: NVIDIA Corporation TU116M ...`, `- nvidia-smi: NVIDIA-SMI has failed ...`, corpus 2472; `-  nvidia-smi:
+# NVIDIA-SMI 580.105.08  Driver Version: 572.16 ...`, corpus 1141): read as the command over its output, as it ran. Only
+# lspci and nvidia-smi, with their flags and pipes only (`- nvidia-smi shows: ...` is prose), whose one-line outputs the
+# recognisers read on their own lines; a shell's refusal (`- nvidia-smi: command not found`) is the shell's line and
+# stays whole.
+_LISTED_OUTPUT = re.compile(r"^[-*+]\s+`?(?P<cmd>(?:sudo\s+)?(?:lspci|nvidia-smi)(?:\s+-[\w-]{1,20}){0,6}"
+                            r"(?:\s*\|\s*[^:`|]{1,60}){0,2})`?:\s+"
+                            r"(?P<out>(?!(?:command )?not found\b|No such file\b|Permission denied\b)\S.*)$")
 _GLUED_HASH_PROMPT = re.compile(r"^#(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")\s.*)$")
 
 # A run of `nvidia-smi -q` fields flattened onto one line: where each known name (longest first), the
@@ -572,6 +581,10 @@ def view(text: str) -> PasteView:
         if line.count(" : ") > 1 and (fields := unflatten(line)) is not None:
             lines.extend(fields)  # each of them on the user's line
             origin.extend([n] * len(fields))
+            continue
+        if first in "-*+" and (listed := _LISTED_OUTPUT.match(line)) is not None:
+            lines.extend((listed.group("cmd").strip(), listed.group("out")))  # both on the user's line
+            origin.extend((n, n))
             continue
         if "       " in line and ".go:" in line and (records := unpad_records(line)) is not None:
             lines.extend(records)  # each of them on the user's line

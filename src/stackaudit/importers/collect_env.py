@@ -47,7 +47,10 @@ _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models 
             "Versions of relevant libraries:\n[pip",
             # vLLM's newer collect_env rules its heading off (`====` above and below): a report pasted from that
             # heading on (corpus 2103)
-            "Versions of relevant libraries\n" + "=" * 30 + "\n[pip")
+            "Versions of relevant libraries\n" + "=" * 30 + "\n[pip",
+            # the newer format's first section under its own heading (`System Info` between rules, its template's
+            # indent): a report cut before its PyTorch section (corpus 2441) is still the report's
+            "=" * 30 + "\n        System Info\n" + "=" * 30)
 
 
 def _belongs(line: str) -> bool:

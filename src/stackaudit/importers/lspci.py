@@ -18,6 +18,7 @@ from stackaudit.facts.lspci import (
     CAP_KEYS,
     IOMMU_GROUP_HEADING,
     LSPCI_HEADER,
+    UNADDRESSED_HEADER,
     listing_heading,
     unaddressed_header,
 )
@@ -98,6 +99,12 @@ def _indexed_header(line: str) -> str | None:
     return rest if m and _is_header(rest) else None
 
 
+def _under_lspci(lines: list[str], i: int) -> bool:
+    """Whether line i stands right under an lspci command (a prompt's, or the command alone on its line)."""
+    return i > 0 and "lspci" in lines[i - 1] and strip_prompt(lines[i - 1].strip("` ")).removeprefix("sudo ")[:6] in (
+        "lspci", "lspci ")
+
+
 @importer("lspci", "`lspci -vvv` / `-vv` / `-nn` (whole, cut or grepped ACSCtl/LnkSta lines), IOMMU group listings")
 def lspci(lines: list[str]) -> Iterator[Found]:
     n = len(lines)
@@ -119,8 +126,10 @@ def lspci(lines: list[str]) -> Iterator[Found]:
             scan.skip(j)
             continue
         header_text = _prose_header(lines, i)
-        # A display device's header without its bus address, over its detail lines (facts/lspci.py).
-        bare = not header_text and not _is_header(line) and unaddressed_header(lines, i) is not None
+        # A display device's header without its bus address, over its detail lines (facts/lspci.py), or alone under
+        # its lspci command (`lspci | grep -i nvidia` then `3D controller: NVIDIA Corporation TU116M ...`, corpus 2472).
+        bare = not header_text and not _is_header(line) and (
+            unaddressed_header(lines, i) is not None or (_under_lspci(lines, i) and bool(UNADDRESSED_HEADER.match(line))))
         fragment = not header_text and _DETAIL.match(line) and i + 1 < n and bool(_DETAIL.match(lines[i + 1]) or (
             lines[i + 1].startswith("\t") and _DETAIL.match(lines[min(i + 2, n - 1)])))
         if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line) or header_text or fragment or bare):

@@ -282,7 +282,7 @@ _NVML_LIBRARY_LINE = re.compile(r"^\s*NVML library version: \d+\.\d+(?:\.\d+)?\s
           "because it couldn't communicate with the NVIDIA driver`, wherever it stands), or its one line where NVML "
           "cannot start or finds no GPU (`No devices were found`), under the command (or its prompt) or over its `NVML library version` line, or a fragment of it: "
           "the header line alone, the Processes box, process rows",
-          needles=("|", "+", "device handle", "NVIDIA-SMI", "Failed to initialize NVML", "No devices were found"),
+          needles=("|", "+", "device handle", "VIDIA-SMI", "Failed to initialize NVML", "No devices were found"),
           per_line=True)
 def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
