@@ -79,6 +79,24 @@ def test_a_cuda_refusal_after_reaching_the_gpu_rules_out_access() -> None:
     assert capture_checks("1145", ACCESS)[ACCESS].status == "not-an-issue"
 
 
+# Modelled on faster-whisper's 804 (corpus 2463) inside a container the source shows by its prompt.
+COMPAT_804_IN_CONTAINER = """\
+root@802f556c99c8:/app# python transcribe.py
+RuntimeError: CUDA failed with error forward compatibility was attempted on non supported HW
+"""
+
+
+def test_a_compat_refusal_rules_out_access_only_in_a_container_shown(tmp_path: Path) -> None:
+    # SYSTRAN/faster-whisper (corpus 2463): the 804 on a GeForce with no container shown; whether the compat library
+    # is an image's is not shown, so the check stays open (both readers), not ruled out.
+    result = capture_checks("2463", ACCESS)[ACCESS]
+    assert result.status == "unknown", result.message
+    # The same line typed in a container the prompt shows rules the check out, as in the validator's pod (1173).
+    result = paste_checks(tmp_path, COMPAT_804_IN_CONTAINER, ACCESS)[ACCESS]
+    assert result.status == "not-an-issue", result.message
+    assert "forward compatibility" in result.message
+
+
 # NVIDIA/gpu-operator#1900 (corpus 1172): the Helm values' time-slicing config.
 TIME_SLICED = """\
           time-slicing: |-

@@ -1474,6 +1474,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     `NVIDIA Tegra driver detected.`, the NGC check reading the driver's version) is not an issue: the driver reached
     the container and the image's CUDA is newer than it (DRV-CUDA-COMPAT; triton-inference-server/server#6373,
     corpus 1828). The refusal alone decides nothing: cudart returns the same 35 where no driver library reached it.
+    CUDA's forward-compatibility refusal (804: `forward compatibility was attempted on non supported HW`) rules the check
+    out only in a container the source shows (a pasted pod listing too: Kubernetes runs its work in containers, corpus
+    1173); with none shown, whether the compat library is an image's is not shown: unknown (corpus 2463).
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -1662,7 +1665,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                             evidence=[line])
     if _given_gpus(container, gpu_devices, docker_containers):  # a CUDA/NVML "unknown error" is then this check's
         judged = replace(judged, sharpen=_GIVEN_GPUS_SHARPEN)
-    elif container is not None and container.in_container:
+    elif (container is not None and container.in_container) or (container is None and k8s_pods is not None
+                                                                 and bool(k8s_pods.pods)):
+        # A pasted pod listing: Kubernetes runs its work only in containers (the GPU Operator's validator, corpus 1173).
         judged = replace(judged, sharpen=_IN_CONTAINER_SHARPEN)
     # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.
     ranks = sorted({r for c in serving_log.channels for r in (c.src, c.dst)}) if serving_log is not None else []

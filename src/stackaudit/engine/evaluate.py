@@ -122,7 +122,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     symptom names that status too (`Symptom.doubted_statuses`: a driver that reaches no GPU, for DRV-OPEN-MODULE's
     pre-Turing rule).
     A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
-    not-an-issue, quoted; a verdict of the check's own facts stands.
+    not-an-issue, quoted; a verdict of the check's own facts stands. A line that rules it out only in a setting
+    (`Symptom.clears_within`: a container) does so where the Sharpen's `shows` names that setting.
     An issue that only lines within a setting the facts show prove keeps the coverage of the facts' outcome.
     """
     sharpen = outcome.sharpen or spec.sharpen
@@ -132,7 +133,10 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     own = symptoms.proving(spec.id) if isinstance(symptoms, LogSymptoms) else ()
     hits = tuple(h for h in own if not h.symptom.within or h.symptom.within in sharpen.shows)
     # A line of this check's own, even one whose setting is not shown, keeps another check's line from clearing it.
-    cleared = symptoms.clearing(spec.id) if isinstance(symptoms, LogSymptoms) and not own else ()
+    # A line that rules the check out only in a setting (`Symptom.clears_within`) does so where the facts show that.
+    cleared = tuple(h for h in symptoms.clearing(spec.id)
+                    if not h.symptom.clears_within or h.symptom.clears_within in sharpen.shows) \
+        if isinstance(symptoms, LogSymptoms) and not own else ()
     if cleared and outcome.status == "unknown":  # the facts left it open; the line rules it out
         first = cleared[0]
         whose = f"the log's failure is {first.symptom.check}'s" if first.symptom.check else "the log says"

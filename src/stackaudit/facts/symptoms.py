@@ -273,6 +273,10 @@ class Symptom:
     clears: tuple[str, ...] = ()
     # Why the line rules out the checks of `clears`, in words.
     cleared: str = ""
+    # The setting under which alone the line rules out the checks of `clears` (IN_CONTAINER: a forward-compatibility
+    # refusal, 804, is an image's compat library only where a container is shown; on a host whose setting the source
+    # does not show, the check stays open, corpus 2463). The check's facts must show it (`Sharpen.shows`).
+    clears_within: str = ""
     # The setting under which alone the line is this check's failure ("container": a CUDA or NVML call failing
     # with "unknown error" is a GPU the container was given and cannot open; on a bare host it is another fault,
     # a driver left broken after suspend, a GPU off the bus). The check's facts must show it (`Sharpen.shows`).
@@ -1504,8 +1508,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "run only on data-center GPUs (cudaErrorCompatNotSupportedOnDevice, 804): move the driver up to the runtime's "
         "branch, or run an image built for the host's CUDA",
         # The runtime read the GPU and refused it for compat: the device and the driver reached the program (the GPU
-        # Operator's CUDA validator pod, corpus 1173).
-        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED, unless=NGC_MINOR_FALLBACK),
+        # Operator's CUDA validator pod, corpus 1173). Only in a container the source shows: where it shows none,
+        # whether the compat library is an image's is not shown, and the check stays open (corpus 2463, both readers).
+        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED, clears_within=IN_CONTAINER, unless=NGC_MINOR_FALLBACK),
     # The user-space CUDA driver library is of another version than the kernel module (cudaErrorSystemDriverMismatch,
     # 803: "system has unsupported display driver / cuda driver combination"). In a container given GPUs that is the
     # image's own libcuda (its forward-compatibility copy) found ahead of the host's the toolkit injects
