@@ -43,7 +43,9 @@ def test_prompt_env_prefix() -> None:
     # The environment a conda or venv prompt names, with the prompt's user; none for a prompt without the prefix.
     shown = view("(deit92) [user@gpuhost deit]$ NCCL_DEBUG=INFO bash train.sh\n(vllm) root@box:~# nvidia-smi\n"
                  "root@802f556c99c8:/# nvidia-smi\n")
-    assert shown.prompt_envs == {0: "deit92\tuser", 1: "vllm\troot"}
+    assert shown.prompt_envs == {0: "deit92\tuser", 1: "vllm\troot", 2: "\troot"}
+    # A `user@host` prompt without an environment keeps its user; a prompt that names no host names no user.
+    assert view("kgk2@bock:~$ nvidia-smi\n$ nvidia-smi\n").prompt_envs == {0: "\tkgk2"}
     assert shown.prompt_hosts == {0: "gpuhost", 1: "box", 2: "802f556c99c8"}
 
 
@@ -351,3 +353,30 @@ def test_package_words_that_name_a_container_or_another_install_say_nothing() ->
     assert stated_host("is there a brew formula for nvtop at all") == ""
     assert stated_host("I installed it via Homebrew on Ubuntu") == "installed it via Homebrew"
     assert stated_host("sudo snap install nvtop gives the same") == "snap install nvtop"
+
+
+# A login user's `user@host` prompt that names no container or pod (facts/container._login_prompt; issue 28, h110a).
+def test_login_users_prompt_is_the_machines_own_shell() -> None:
+    # Corpus 2466 (illinois-scicomp/machine-shop-maintenance#70): `kgk2@bock:~$ nvidia-smi` on the host itself.
+    info = fact(pasted(body("2466")), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and "kgk2@bock" in info.evidence[0]
+    assert capture_checks("2466", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+    # Corpus 2158, another thread: `fan@ubuntu:~$`.
+    info = fact(pasted(body("2158")), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and "fan@ubuntu" in info.evidence[0]
+
+
+@pytest.mark.parametrize("prompt", ["root@gpu-node-03:~#", "jovyan@802f556c99c8:~$",
+                                    "dev@vllm-7dcd6b94b7-wl6w4:~$"])
+def test_modelled_root_or_container_named_prompt_is_no_login_shell(prompt: str) -> None:
+    # Modelled: root's shell (a container's default user), or a login user's whose host is a container's id or a pod.
+    text = _SMI.replace("root@802f556c99c8:/#", prompt)
+    info = fact(pasted(text), "container")
+    assert not (isinstance(info, ContainerInfo) and info.on_host), prompt
+
+
+def test_modelled_login_prompt_beside_a_docker_command_is_no_login_shell() -> None:
+    # Modelled: the login user's shell runs `docker exec`: the commands may have run in the container.
+    text = "kgk2@bock:~$ docker exec -it vllm nvidia-smi\nFailed to initialize NVML: Unknown Error\n"
+    info = fact(pasted(text), "container")
+    assert not (isinstance(info, ContainerInfo) and info.on_host)

@@ -24,7 +24,7 @@ import pytest
 from corpus import CorpusEntry, corpus_gaps, load_corpus
 from stackaudit.engine.runner import Report
 from stackaudit.engine.testing import run_checks
-from stackaudit.facts.sources import LOG_LINE_HOSTS, LOG_LINE_PROGRAMS, PROMPT_HOSTS
+from stackaudit.facts.sources import LOG_LINE_HOSTS, LOG_LINE_PROGRAMS, PROMPT_ENVS, PROMPT_HOSTS
 from stackaudit.host.memory import HostRecord, MemoryHost
 from stackaudit.importers._paste import LOG_PREFIXES, view
 from stackaudit.importers.recognition import ImportResult, recognise
@@ -232,9 +232,9 @@ def _content(record: HostRecord) -> dict[str, Any]:
     """What the facts read: every recorded command's output, file and pasted document."""
     return {"commands": {argv: r.stdout for argv, r in record.commands.items()},
             "files": dict(record.files),
-            # The prompts the paste was typed at: the "prompted" transform adds one of its own.
+            # The prompts the paste was typed at, and their users: the "prompted" transform adds one of its own.
             "docs": {k: v for k, v in record.docs.items()
-                     if k not in (LOG_LINE_HOSTS.name, LOG_LINE_PROGRAMS.name, PROMPT_HOSTS.name)}}
+                     if k not in (LOG_LINE_HOSTS.name, LOG_LINE_PROGRAMS.name, PROMPT_HOSTS.name, PROMPT_ENVS.name)}}
 
 
 def _spans(result: ImportResult, shift: int) -> list[tuple[str, int, int]]:

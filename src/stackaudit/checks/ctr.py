@@ -1496,7 +1496,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     llamafile whose log links its GPU module from a login user's home (`dynamically linking
     /home/yo/.llamafile/ggml-cuda.so`, corpus 2374; a container's user is root). So is a command typed at a prompt of a user other than root whose prefix names a Python environment
     (`(deit92) [user@gpuhost deit]$`, corpus 2087), where neither the prefix nor the host names a container and no
-    command typed names one: a container's shell runs as root. So is a
+    command typed names one: a container's shell runs as root. So is a command typed at a login user's `user@host`
+    prompt with no prefix (`kgk2@bock:~$ nvidia-smi`, corpus 2466) where no prompt's host is a container's id or a pod's
+    name and no command typed names a container. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
     no container runtime or `srun` among them. So is TGI's launcher whose `text-generation-launcher --env` report
     reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown. So is a paste

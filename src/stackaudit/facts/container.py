@@ -764,6 +764,23 @@ def _env_prompt(host: Host) -> str:
                  if env and user != "root"), "")
 
 
+def _login_prompt(host: Host) -> str:
+    """The `user@host` of a shell prompt of the paste whose user is a login user other than root (`kgk2@bock:~$`,
+    corpus 2466: PROMPT_ENVS), where no prompt's host names a container or pod (_container_prompt) and no command typed
+    at a prompt names one (_prompts_off_container); else "". A container's shell runs as root, Docker's default user;
+    a login user's shell on a host that is no container's is the machine's own."""
+    if not _prompts_off_container(host):
+        return ""
+    try:
+        text = host.doc(PROMPT_ENVS.name)
+    except NotCaptured:
+        return ""
+    rows = [[*line.split("\t"), "", ""] for line in text.splitlines()]
+    if any(_NAMES_CONTAINER.search(env) or _container_prompt(name) for env, _, name, *_ in rows):
+        return ""
+    return next((f"{user}@{name}" for _, user, name, *_ in rows if user and name and user != "root"), "")
+
+
 # An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
 # 1111): a binary the user compiled in their own account on the machine; an image puts its engine under /app, /opt,
 # /usr or the root's home.
@@ -1234,6 +1251,12 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"the shell prompt `{prefixed[:100]}` names the Python environment the user's shell activated: "
                     "the user's own environment on the machine, not a container (no prompt or command of the paste "
                     "names one)")
+            login = _login_prompt(host)
+            if login:
+                return ContainerInfo.ran_on_host(
+                    f"the shell prompt `{login[:100]}` is a login user's on a host that names no container or pod (a "
+                    "container's shell runs as root): the machine's own shell, and no command typed there names a "
+                    "container")
             admin = _machine_shell(host)
             if admin:
                 return ContainerInfo.ran_on_host(

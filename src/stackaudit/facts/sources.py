@@ -141,9 +141,9 @@ LOG_LINE_HOSTS = Source("log_line_hosts", "the host names of pasted log lines", 
 # `$ `), a tab and the command typed at it: where that command ran, and what it printed under it.
 PROMPT_HOSTS = Source("prompt_hosts", "pasted shell prompts: their hosts and commands", doc=True,
                       hint="paste `cat /proc/1/cgroup` and `ls -a /` where the command ran")
-# The environments the paste's shell prompts name in their prefix, one a line: the environment (`deit92` of `(deit92)
-# [user@gpuhost deit]$`), a tab, the prompt's user, a tab and its host.
-PROMPT_ENVS = Source("prompt_envs", "pasted shell prompts' environment prefixes", doc=True,
+# The environments the paste's shell prompts name in their prefix, and their users, one a line: the environment
+# (`deit92` of `(deit92) [user@gpuhost deit]$`; empty for `kgk2@bock:~$`), a tab, the prompt's user, a tab and its host.
+PROMPT_ENVS = Source("prompt_envs", "pasted shell prompts' environment prefixes and users", doc=True,
                      hint="paste `cat /proc/1/cgroup` and `ls -a /` where the command ran")
 # A journal's or syslog's tag (`ollama[1773]`), or the process a vLLM or Ray line's prefix names (`APIServer pid=1`).
 LOG_LINE_PROGRAMS = Source("log_line_programs", "the programs (with their PIDs) pasted log line prefixes name",

@@ -61,8 +61,9 @@ _USER_PROMPT = re.compile(
 # zsh themes: `user@host /etc/modprobe.d » cmd`, `user@host ~ ❯ cmd`.
 _ARROW_PROMPT = re.compile(r"^[\w.<>-]+@[\w.<>-]+\s+\S+\s+[»❯➜]\s+(?P<cmd>\S.*)$")
 # The environment a prompt's prefix names (`(deit92) [user@host deit]$`, `(venv) user@box:~$`): conda and venv put
-# the active environment's name in parentheses before the shell's own prompt; the user of a `user@host` prompt after.
-_PROMPT_ENV = re.compile(r"^(?:\*\*)?\((?P<env>[\w.-]+)\)\s+\[?(?:(?P<user>[\w.<>-]+)@)?")
+# the active environment's name in parentheses before the shell's own prompt; the user of a `user@host` prompt after
+# (`kgk2@bock:~$`, with no environment too: the login user a machine's own shell runs as).
+_PROMPT_ENV = re.compile(r"^(?:\*\*)?(?:\((?P<env>[\w.-]+)\)\s+)?\[?(?:(?P<user>[\w.<>-]+)@)?")
 _DOLLAR_PROMPT = re.compile(r"^(?:\([\w.-]+\)\s+)?\$\s+(?P<cmd>\S.*)$|^\$$")
 # bash's and sh's own prompt where no PS1 is set (`\s-\v\$ `: `bash-5.1# uname -a`, `sh-4.2$ nvidia-smi`), a login
 # shell's with its `-` (`-bash-4.2$ nvidia-smi`, corpus 1509): a container's shell (`docker exec -it X bash` on a RHEL
@@ -375,8 +376,8 @@ class PasteView:
     # "" for a prompt that names none (`$ docker exec -it ollama nvidia-smi`)
     prompt_hosts: dict[int, str] = field(default_factory=dict)
     # index in `lines` of a shell prompt's command -> the environment the prompt's prefix names (`(deit92) [user@host
-    # deit]$ bash train.sh` -> `deit92`: a conda env or venv the shell activated), a tab and the prompt's user, where
-    # the prompt has one
+    # deit]$ bash train.sh` -> `deit92`: a conda env or venv the shell activated; "" where none), a tab and the prompt's
+    # user, where the prompt has an environment or a `user@host` (`kgk2@bock:~$` -> "\tkgk2")
     prompt_envs: dict[int, str] = field(default_factory=dict)
     # index in `lines` of a fence that opens and never closes: the paste ends inside its block, so what the block
     # held goes on past the paste's end (a copy cut off, a comment cut short); -1 when every fence closes or the
@@ -562,8 +563,9 @@ def view(text: str) -> PasteView:
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
             if cmd is not None:
                 prompt_hosts[len(lines)] = prompt_host(line)
-                if env := _PROMPT_ENV.match(line):
-                    prompt_envs[len(lines)] = f"{env.group('env')}\t{env.group('user') or ''}"
+                if (env := _PROMPT_ENV.match(line)) and (env.group("env") or (env.group("user")
+                                                                             and prompt_hosts[len(lines)])):
+                    prompt_envs[len(lines)] = f"{env.group('env') or ''}\t{env.group('user') or ''}"
                 line = cmd
             at_prompt = cmd is not None
         elif line:
