@@ -380,3 +380,18 @@ def test_modelled_login_prompt_beside_a_docker_command_is_no_login_shell() -> No
     text = "kgk2@bock:~$ docker exec -it vllm nvidia-smi\nFailed to initialize NVML: Unknown Error\n"
     info = fact(pasted(text), "container")
     assert not (isinstance(info, ContainerInfo) and info.on_host)
+
+
+def test_desktop_session_in_the_journal_is_the_machines_own() -> None:
+    # Corpus 2469 (acidanthera/bugtracker#2237): gdm3 and nvidia-settings' autostart entry in the machine's journal.
+    info = fact(pasted(body("2469")), "container")
+    assert isinstance(info, ContainerInfo) and info.on_host and "gdm3[7055]" in info.evidence[0]
+    assert capture_checks("2469", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+def test_modelled_runtime_daemons_in_the_journal_say_nothing() -> None:
+    # Modelled: the container runtime's own daemons log to the host's journal whatever runs in their containers.
+    for tag in ("dockerd[1200]", "containerd[812]", "gdm3x[7055]"):
+        text = f"mar 06 15:10:43 CS3003NS {tag}: modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n"
+        info = fact(pasted(text), "container")
+        assert not (isinstance(info, ContainerInfo) and info.on_host), tag

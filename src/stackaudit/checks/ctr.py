@@ -1498,7 +1498,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     (`(deit92) [user@gpuhost deit]$`, corpus 2087), where neither the prefix nor the host names a container and no
     command typed names one: a container's shell runs as root. So is a command typed at a login user's `user@host`
     prompt with no prefix (`kgk2@bock:~$ nvidia-smi`, corpus 2466) where no prompt's host is a container's id or a pod's
-    name and no command typed names a container. So is a
+    name and no command typed names a container. So is a paste whose journal holds the machine's desktop session (its
+    display manager, `gdm3[7055]:`, or an autostart entry, `nvidia-settings-autostart.desktop[2777]:`, corpus 2469),
+    which no container runs. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
     no container runtime or `srun` among them. So is TGI's launcher whose `text-generation-launcher --env` report
     reads `Docker label: N/A`, TGI's word for a launcher outside its image, where no container is shown. So is a paste

@@ -154,6 +154,13 @@ _HOST_ENGINE = re.compile(r"^(?:ollama|vllm|llama-server|text-generation-launche
                           r"\[\d+\]$", re.I)
 
 
+# A desktop session's own program tag in a journal line: the display manager (`gdm3[7055]:`, gdm, sddm, lightdm), the
+# desktop shell, or an XDG autostart entry the session starts (`nvidia-settings-autostart.desktop[2777]:`, corpus
+# 2469). A container runs no display manager and no login session of the machine's: the journal is the machine's own.
+_DESKTOP_SESSION = re.compile(r"^(?:gdm3?|gdm-[\w-]{1,30}|sddm|lightdm|gnome-shell|gnome-session[\w-]{0,30}|plasmashell|"
+                              r"[\w.-]{1,60}\.desktop)\[\d+\]$")
+
+
 # The user's words that the engine whose log they paste runs in a container: `Ollama container logs` (ClaraVerse#49),
 # `The ollama docker log:` and `I deployed ollama with docker` (ollama/ollama#6840), `Ollama is running inside a Docker
 # CE container` (ollama/ollama#12173). Each row: the words around the engine's name, and the runtime they name.
@@ -1029,12 +1036,13 @@ def _host_side_evidence(host: Host) -> str:
     return ""
 
 
-def _journal_engine(host: Host) -> str:
-    """The engine's process (`ollama[28685]`) that writes its own lines to the machine's journal (_HOST_ENGINE), else
-    "". The journal takes a program's output as that program's only where systemd runs it as a unit: a container's
-    output goes to its runtime's log, and a command typed at a terminal prints to the terminal."""
+def _journal_engine(host: Host, program: re.Pattern[str] = _HOST_ENGINE) -> str:
+    """The engine's process (`ollama[28685]`) that writes its own lines to the machine's journal (_HOST_ENGINE; or the
+    desktop session's, `gdm3[7055]`, with `program` _DESKTOP_SESSION), else "". The journal takes a program's output as
+    that program's only where systemd runs it as a unit: a container's output goes to its runtime's log, and a command
+    typed at a terminal prints to the terminal."""
     try:
-        return next((p for p in host.doc(LOG_LINE_PROGRAMS.name).split() if _HOST_ENGINE.match(p)), "")
+        return next((p for p in host.doc(LOG_LINE_PROGRAMS.name).split() if program.match(p)), "")
     except NotCaptured:
         return ""
 
@@ -1153,6 +1161,12 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"the program logs to the host's journal as its own process ({journal}): a systemd "
                     "service of the machine, not a container",
                     as_service=True, exec_into=_exec_rows(host))
+            desktop = _journal_engine(host, _DESKTOP_SESSION)
+            if desktop:
+                return ContainerInfo.ran_on_host(
+                    f"the journal holds the machine's desktop session ({desktop}: its display manager or an autostart "
+                    "entry of its login session), which no container runs: the machine's own journal",
+                    exec_into=_exec_rows(host))
             kind, why, reached, short, waits = _gpu_stack_pod(host)
             node_kind, node_why, gpuless = _minikube_node(host)
             if kind:
