@@ -758,16 +758,7 @@ def _env_prompt(host: Host) -> str:
     A container's shell runs as root, Docker's default user (corpus 939: `(workflow) root@ip-172-31-21-250:~#` in a
     dev container); a user's own login shell on the machine runs as that user, as an environment activated there is
     (_activated_env)."""
-    if not _prompts_off_container(host):
-        return ""
-    try:
-        text = host.doc(PROMPT_ENVS.name)
-    except NotCaptured:
-        return ""
-    rows = [[*line.split("\t"), "", ""] for line in text.splitlines()]
-    if any(_NAMES_CONTAINER.search(env) or _container_prompt(name) for env, _, name, *_ in rows):
-        return ""
-    return next((f"({env}) {user}@{name}" if user else f"({env})" for env, user, name, *_ in rows
+    return next((f"({env}) {user}@{name}" if user else f"({env})" for env, user, name in _host_prompt_rows(host)
                  if env and user != "root"), "")
 
 
@@ -776,16 +767,22 @@ def _login_prompt(host: Host) -> str:
     corpus 2466: PROMPT_ENVS), where no prompt's host names a container or pod (_container_prompt) and no command typed
     at a prompt names one (_prompts_off_container); else "". A container's shell runs as root, Docker's default user;
     a login user's shell on a host that is no container's is the machine's own."""
+    return next((f"{user}@{name}" for _, user, name in _host_prompt_rows(host) if user and name and user != "root"),
+                "")
+
+
+def _host_prompt_rows(host: Host) -> list[tuple[str, str, str]]:
+    """The (environment, user, host) of each prompt of PROMPT_ENVS, none where a prompt's environment or host names a
+    container or pod (_NAMES_CONTAINER, _container_prompt) or a command typed at a prompt names one
+    (_prompts_off_container)."""
     if not _prompts_off_container(host):
-        return ""
+        return []
     try:
         text = host.doc(PROMPT_ENVS.name)
     except NotCaptured:
-        return ""
-    rows = [[*line.split("\t"), "", ""] for line in text.splitlines()]
-    if any(_NAMES_CONTAINER.search(env) or _container_prompt(name) for env, _, name, *_ in rows):
-        return ""
-    return next((f"{user}@{name}" for _, user, name, *_ in rows if user and name and user != "root"), "")
+        return []
+    rows = [(env, user, name) for env, user, name, *_ in ([*line.split("\t"), "", ""] for line in text.splitlines())]
+    return [] if any(_NAMES_CONTAINER.search(env) or _container_prompt(name) for env, _, name in rows) else rows
 
 
 # An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
