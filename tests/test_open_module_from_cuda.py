@@ -141,7 +141,7 @@ def test_windows_driver_model_leaves_it_unknown() -> None:
 
 
 @pytest.mark.parametrize(("prefix", "arch", "shown"), [
-    ("2443", "Hopper", "ollama"),  # ollama/ollama#12957 (corpus 2443): ollama's CUDA discovery lists an H100
+    ("2443", "Hopper", "ollama"),  # ollama/ollama#12136 (corpus 2443): ollama's CUDA discovery lists an H100
     ("2457", "Hopper", "collect_env"),  # corpus 2457: a collect_env's H20, torch's CUDA available, cut before the driver
     ("2278", "Turing", "nvidia-smi -L"),  # corpus 2278: `nvidia-smi -L` lists one Tesla T4, no driver version shown
 ])
