@@ -188,6 +188,12 @@ CUSTOM_AR_DISABLED = re.compile(r"Custom ?allreduce(?:V2)? is disabled", re.IGNO
 # The libraries whose frames in a crashed rank's backtrace are the GPU stack's: NCCL, TensorRT, TensorRT-LLM's runtime
 # and plugins (their file names, `lib<name>.so`).
 BACKTRACE_GPU_LIBS = ("libnccl", "libnvinfer", "libnvinfer_plugin_tensorrt_llm", "libtensorrt_llm", "libth_common")
+# A traceback frame in custom_all_reduce.py's steps that share its buffers between the ranks over CUDA IPC (vLLM's and
+# SGLang's register_graph_buffers at the end of CUDA graph capture, register_buffer, _get_ipc_meta, _gather_ipc_meta):
+# a traceback passes through them only where that sharing failed (`File ".../custom_all_reduce.py", line 307, in
+# register_graph_buffers`, sgl-project/sglang#9706, corpus 2451).
+_AR_FRAME = re.compile(r"custom_all_reduce\.py\", line \d+, in (?:register_graph_buffers|register_buffer|_gather_ipc_meta|"
+                       r"_get_ipc_meta)\b")
 KEY_PHRASES = re.compile(
     r"Custom ?allreduce(?:V2)? is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
     r"Graph capturing finished|Capture cuda graph|CUDA graph warmup for batch size=|cuMem host allocations do not appear|"
@@ -214,7 +220,7 @@ KEY_PHRASES = re.compile(
     r"custom_all_reduce\.cuh?:\d+|Registering \d+ cuda graph addresses|"  # custom all-reduce's CUDA error, its set-up
     # A traceback frame in the step that shares custom all-reduce's buffers between ranks (_AR_FRAME), often the one
     # line a paste keeps of the traceback (corpus 2451).
-    r"custom_all_reduce\.py\", line \d+, in (?:register_graph_buffers|register_buffer|_gather_ipc_meta|_get_ipc_meta)\b|"
+    + _AR_FRAME.pattern + "|"
     # FastChat's vLLM worker (fastchat/serve/vllm_worker.py, 2023) logs vLLM's AsyncEngineArgs one a line:
     # `2023-08-01 00:41:32 | INFO | __main__ | engine_args.tensor_parallel_size: 4`.
     r"\bengine_args\.\w+: |"
@@ -1762,12 +1768,6 @@ _RANK_TAG = re.compile(r"^\s*(?:(?:\([^()]*\)\s+)*?\((?:\w+?[ _])?(?P<v>(?:TP|DP
 # error macro of its kernels, csrc/custom_all_reduce.cuh `Cuda error %s:%d '%s'`).
 _AR_REGISTERED = re.compile(r"\bRegistering \d+ cuda graph addresses")
 _AR_ERROR = re.compile(r"custom_all_reduce\.cuh?:\d+\s+'[^']+'")
-# A traceback frame in custom_all_reduce.py's steps that share its buffers between the ranks over CUDA IPC (vLLM's and
-# SGLang's register_graph_buffers at the end of CUDA graph capture, register_buffer, _get_ipc_meta, _gather_ipc_meta):
-# a traceback passes through them only where that sharing failed (`File ".../custom_all_reduce.py", line 307, in
-# register_graph_buffers`, sgl-project/sglang#9706, corpus 2451).
-_AR_FRAME = re.compile(r"custom_all_reduce\.py\", line \d+, in (?:register_graph_buffers|register_buffer|_gather_ipc_meta|"
-                       r"_get_ipc_meta)\b")
 
 
 def log_rank(line: str) -> str:
