@@ -36,6 +36,7 @@ from stackaudit.facts.system import (
     KernelInfo,
     KernelLog,
     LoadedModules,
+    refused_peer_memory,
 )
 from stackaudit.fixes.model import (
     advice,
@@ -484,14 +485,14 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
                        "needs >= 5.12)", hint="paste `uname -a`, `cat /proc/driver/nvidia/version` and "
                        "`lsmod | grep nvidia_peermem`, or an NCCL_DEBUG=INFO log (`GDRDMA` on its NET channels)")
     peermem = bool(peer)
-    refused = [m for m in PEER_MEMORY_MODULES if modules is not None and m in modules.refused]
+    refused = refused_peer_memory(modules)
     open_mod = nvidia_kernel.open_module if nvidia_kernel is not None else None
     new_kernel = kernel.release_tuple >= (5, 12)
     dmabuf_off = [p for p in procs if p.env("NCCL_DMABUF_ENABLE") == "0"]
     dmabuf_path = bool(open_mod) and new_kernel and not dmabuf_off
     observed = (f"RDMA devices {', '.join(rdma.names[:4])}; kernel {kernel.release}; nvidia module "
                 f"{'open' if open_mod else 'proprietary' if open_mod is False else 'flavour unknown'}"
-                + (f"; the kernel refused to load {refused[0]}" if refused else
+                + (f"; the kernel refused to load {refused}" if refused else
                    f"; {peer or 'nvidia_peermem'} {'loaded' if peermem else 'not loaded' if modules is not None else 'unknown'}")
                 + ("; NCCL_DMABUF_ENABLE=0 in the engine's environment" if dmabuf_off else ""))
     if peermem or dmabuf_path:
@@ -518,7 +519,7 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
     why = ("NCCL_DMABUF_ENABLE=0" if dmabuf_off else f"kernel {kernel.release} is older than 5.12" if not new_kernel
            else f"the proprietary nvidia module on kernel {kernel.release}, where DMA-BUF needs the open one")
     return issue(
-        f"GPUDirect RDMA is off on both paths (no {(refused or ['nvidia_peermem'])[0]}, no DMA-BUF: {why}): {observed}; "
+        f"GPUDirect RDMA is off on both paths (no {refused or 'nvidia_peermem'}, no DMA-BUF: {why}): {observed}; "
         "multi-node NCCL or RDMA KV transfer would stage through host memory"
         + ("" if multi else ". This matters only for multi-node serving or disaggregated KV transfer"),
         actual=observed, expected="GDR via DMA-BUF (open module, kernel >= 5.12) or nvidia_peermem",

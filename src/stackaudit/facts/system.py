@@ -767,6 +767,12 @@ PEER_MEMORY_PATHS = ("/sys/kernel/mm/memory_peers/nv_mem/version", "/sys/kernel/
                      "/sys/module/nvidia_peermem/version")
 
 
+def refused_peer_memory(modules: LoadedModules | None) -> str:
+    """The first peer-memory module (PEER_MEMORY_MODULES) the source shows the kernel refusing to load; "" where
+    none."""
+    return next((m for m in PEER_MEMORY_MODULES if modules is not None and m in modules.refused), "")
+
+
 def peer_memory_loaded(modules: LoadedModules | None, greps: EmptyGreps | None,
                        listed: ListingGreps | None = None, paths: PathTests | None = None) -> tuple[bool | None, str]:
     """Whether a peer-memory client is loaded, and the shown lines that settle it: the grep that says it is not
@@ -778,8 +784,8 @@ def peer_memory_loaded(modules: LoadedModules | None, greps: EmptyGreps | None,
     """
     if modules is not None and any(name in modules for name in PEER_MEMORY_MODULES):
         return True, ""
-    if modules is not None and (refused := [m for m in PEER_MEMORY_MODULES if m in modules.refused]):
-        return False, f"the kernel refused to load {refused[0]}"
+    if refused := refused_peer_memory(modules):
+        return False, f"the kernel refused to load {refused}"
     present = [said for p in PEER_MEMORY_PATHS if paths is not None and (t := paths.exists(p)) is not None and t[0]
                for said in (t[1],)]
     if present:
