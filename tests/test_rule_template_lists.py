@@ -272,3 +272,34 @@ def test_a_summary_row_of_os_and_kernel_names_the_kernel() -> None:
     assert m is not None and m.group(1) == "6.17.0-35-generic"
     # A distribution's release alone names no kernel.
     assert OS_KERNEL.match("OS / Kernel: Ubuntu 24.04.4 LTS") is None
+
+
+# sgl-project/sglang#9145 (issue body by 464319127, 2025-08-13; corpus 2448): the environment list as posted, each key
+# before a full-width colon.
+FULL_WIDTH_LIST = """\
+## Env
+```
+Docker：docker pull docker.1ms.run/lmsysorg/sglang:b200-cu129
+sglang：newest
+sgl_kernel：0.3.3
+flashinfer：0.2.11
+torch：2.8.0+cu129
+transformers：4.55.0
+```
+"""
+
+
+def test_full_width_colon_list_states_torch() -> None:
+    env = fact(pasted(FULL_WIDTH_LIST), "python_env")
+    assert env.environments[0].packages["torch"] == "2.8.0+cu129"
+    assert env.environments[0].torch_cuda == "12.9"
+    # The same list with ASCII colons states the same; a full-width colon inside a value is left as it is.
+    assert fact(pasted(FULL_WIDTH_LIST.replace("：", ": ")), "python_env").environments[0].packages == \
+        env.environments[0].packages
+
+
+def test_modelled_full_width_colon_after_prose_is_no_key() -> None:
+    # Modelled: a sentence ending in a full-width colon (`The error message is as follows：`, corpus 1644) states
+    # nothing; a torch version in a sentence is no list line either.
+    text = "The error message is as follows：\nI installed torch：maybe the wrong one\n"
+    assert isinstance(fact(pasted(text), "python_env"), Missing)

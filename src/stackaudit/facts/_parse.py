@@ -122,6 +122,10 @@ _BOLD = ("**", "__")
 _BOLD_SPAN = re.compile(r"\*\*([^*\n]+?)\*\*")
 
 
+# A line's key before a full-width colon: ASCII words, as a list's keys are (`sgl_kernel：0.3.3`, corpus 2448).
+_FULL_WIDTH_KEY = re.compile(r"^(\W*[A-Za-z][\w .+/-]{0,40}?)\s*：\s*")
+
+
 def stated_line(line: str) -> str:
     """A hardware summary's line in its `Key: value` form: a two-column Markdown table row as `Key: value`, bold text
     without its marks, any other line as it is.
@@ -130,7 +134,14 @@ def stated_line(line: str) -> str:
     ('PyTorch: 2.11.0+cu130', '|---|---|')
     >>> stated_line("- Driver: **595.71.05** (open kernel modules)")
     '- Driver: 595.71.05 (open kernel modules)'
+
+    A key before a full-width colon (`torch：2.8.0+cu129`, as Chinese input methods type it) is the same statement.
+
+    >>> stated_line("torch：2.8.0+cu129")
+    'torch: 2.8.0+cu129'
     """
+    if "：" in line:
+        line = _FULL_WIDTH_KEY.sub(r"\1: ", line, count=1)
     if "**" in line:
         line = _BOLD_SPAN.sub(r"\1", line)
     cells = line.strip().split("|") if "|" in line else []
@@ -146,7 +157,8 @@ def stated_line(line: str) -> str:
 
 def stated_lines(text: str) -> str:
     """A text whose two-column Markdown table rows are in their `Key: value` form (stated_line)."""
-    return "\n".join(stated_line(line) for line in text.splitlines()) if "|" in text or "**" in text else text
+    return "\n".join(stated_line(line) for line in text.splitlines()) \
+        if "|" in text or "**" in text or "：" in text else text
 
 
 # A line where someone cut a paste: `[...]`, `...`, `…`, grep's `--`, `<snip>`, `(snip)`, `[truncated]`,
