@@ -328,6 +328,13 @@ FLAT_AMBIGUOUS = {
         "no GPU (the reader takes a shifted log back only under a GPU header), where joined the indent is gone and "
         "its fields are read; a reader gap, left with its PWR-CLOCK-EVENTS (the reasons block is cut in SW Thermal "
         "Slowdown, which read whole would not yet leave the verdict open)",
+    "2487-9x-rtx3090-3995wx-slots-split-x8-ghes-pcie-hardware-error-gpu-01-00-0.txt":
+        "the range starts with the typed `nvidia-smi -a | grep ... 'Current +\\: +[0-9]+x'` and holds only the `Current "
+        ": 8x` lines it printed: joined, the command leads the line and the bare `Current` fields have no block to "
+        "place them, where line by line the grep's command introduces its output",
+    "2488-4x-rtx3090-h12d-8d-p2p-modules-595-58-bar1-256mib-simplep2p-fails.txt":
+        "the range starts with a prompt and its typed `nvidia-smi -q | grep -i bar -A 3`: joined, the prompt leads the "
+        "line and the BAR1 fields after it are words of a command line, where line by line they are its output",
     "2198-hami-pod-process-1660mib-host-v100s-pcie-nvidia-smi-a-cut.txt":
         "the range is a Processes block alone, pasted from inside a pod: joined, nothing places its `Process ID` and "
         "`Used GPU Memory` under a GPU's Processes section, where indentation does",
