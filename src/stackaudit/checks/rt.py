@@ -2448,11 +2448,16 @@ def omp_threads(serving_processes: ServingProcesses | None = None, cpu: CpuInfo 
     parallelism from N threads to 1" shows the variable unset and 1 in each worker: `ok`, as unset is with the
     processes (corpus 1653). A pasted engine command that sets `OMP_NUM_THREADS=1` on its own line (corpus 1829)
     gives its workers one OpenMP thread each: `ok`; a larger value there is left to the CPUs, which a command does
-    not show.
+    not show. A llama.cpp build with OpenMP runs its CPU work in an OpenMP team of its `--threads` (the variable does
+    not count there), and its `system_info:` line shows the team and the CPUs it counts (`n_threads = 64
+    (n_threads_batch = 64) / 24 | ... | OPENMP = 1 |`): more threads than CPUs is `issue` (corpus 2478), at most as
+    many `ok`; a build without OpenMP runs no OpenMP team.
     """
     name = "OMP_NUM_THREADS"
     if serving_processes is None:
         launched = serving_log.launcher_omp if serving_log is not None else None
+        if launched is None and (ggml := _ggml_omp_team(serving_log)) is not None:
+            return ggml
         if launched is None and (on_line := _omp_on_command_lines(engine_commands)):
             return ok(f"{name}=1 on the pasted engine command line: one OpenMP thread per worker cannot "
                       f"oversubscribe the CPUs (`{on_line[:160]}`)", actual={"command line": "1"}, subjects=[name],
@@ -2513,6 +2518,23 @@ def omp_threads(serving_processes: ServingProcesses | None = None, cpu: CpuInfo 
     if not values:
         return ok(f"{name} is not set: vLLM sets 1 in its workers itself{where}", actual=None)
     return ok(f"{name} within the CPUs available: {values}{where}", actual=values, evidence=evidence)
+
+
+def _ggml_omp_team(log: ServingLog | None) -> Outcome | None:
+    """RT-OMP from llama.cpp's `system_info:` line of an OpenMP build (ServingLog.ggml_threads): its team of
+    `--threads` against the CPUs it counts; None where no such line shows an OpenMP build."""
+    if log is None or log.ggml_threads is None or not log.ggml_threads[3]:
+        return None
+    threads, batch, cpus, _, line = log.ggml_threads
+    team = max(threads, batch)
+    actual = {"llama.cpp threads": str(team), "CPUs": str(cpus)}
+    if team > cpus:
+        return issue(f"llama.cpp's OpenMP build runs {team} threads on the {cpus} CPUs it counts: each CPU-side "
+                     f"step's threads spin and wait on each other (`{line[:120]}`)", actual=actual,
+                     expected=f"--threads at most {cpus} (the physical cores for decode)", subjects=["--threads"],
+                     evidence=[line])
+    return ok(f"llama.cpp's OpenMP build runs {team} threads on the {cpus} CPUs it counts (`{line[:120]}`)",
+              actual=actual, subjects=["--threads"], evidence=[line])
 
 
 def _omp_on_command_lines(commands: EngineCommands | None) -> str:
