@@ -72,7 +72,14 @@ from stackaudit.facts.processes import (
     process_path,
 )
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
-from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, NVSMI_TABLE, RAY_LOG, USER_NCCL_ENV
+from stackaudit.facts.sources import (
+    ENGINE_LOG,
+    EVIDENCE_LINES,
+    NCCL_TESTS,
+    NVSMI_TABLE,
+    RAY_LOG,
+    USER_NCCL_ENV,
+)
 from stackaudit.facts.symptoms import KERNEL_ARCH_REFUSED, NO_KERNEL_IMAGE
 from stackaudit.facts.topology import link_rank
 from stackaudit.host.base import NotCaptured, read_optional
@@ -1755,6 +1762,11 @@ _DECODE_GRAPH = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?cuda gr
 # supported with TritonMLABackend backend (support: AttentionCGSupport.NEVER); setting cudagraph_mode=PIECEWISE
 # because attention is compiled piecewise" (corpus 685): a mode other than NONE keeps graphs on, NONE turns them off.
 _CUDAGRAPH_MODE_SET = re.compile(r"setting cudagraph_mode\s*=\s*([A-Z_]+)", re.I)
+# vLLM V1's graph mode stated on a line of its own, as a user quotes the setting a run kept (`cudagraph_mode=
+# FULL_AND_PIECEWISE`, corpus 2479) or passes it (`-O.cudagraph_mode=PIECEWISE`, `--compilation-config.cudagraph_mode
+# FULL`): one of vLLM's CUDAGraphMode names (vllm/config/compilation.py). NONE runs eagerly; any other captures graphs.
+STATED_GRAPH_MODE = re.compile(r"^\s*(?:-O\.|--compilation[-_]config\.)?cudagraph_mode(?:\s*[=:]\s*|\s+)[\"']?"
+                               r"(NONE|PIECEWISE|FULL|FULL_DECODE_ONLY|FULL_AND_PIECEWISE)[\"']?\s*$")
 # vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
 # supported with CUDA Graphs." (vllm/platforms/cuda.py).
 _FORCED_EAGER = re.compile(r"Forcing enforce[ _]eager to be True", re.I)
@@ -3592,3 +3604,29 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
                   for name, value in (stated.tried if stated is not None else ()))
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,
                       None if procs is None else procs.found, env_unreadable, unshown, tried)
+
+
+@dataclass(frozen=True)
+class StatedGraphMode(Sourced):
+    """vLLM's CUDA graph mode stated on a line of its own (STATED_GRAPH_MODE): the mode and the line."""
+
+    mode: str
+    line: str
+
+
+fact("stated_graph_mode", StatedGraphMode, first_of, hint="paste the engine's start-up log or its command line")
+
+
+@parser(EVIDENCE_LINES, feeds="stated_graph_mode", kind=StatedGraphMode, rank=10)
+def stated_graph_mode(text: str) -> StatedGraphMode:
+    """vLLM's graph mode on a line of its own; two different modes state no one run's.
+
+    Input (tests/data/captures/2479)::
+
+        cudagraph_mode=FULL_AND_PIECEWISE
+    """
+    found = {m.group(1): line.strip() for line in text.splitlines() if (m := STATED_GRAPH_MODE.match(line))}
+    if len(found) != 1:
+        raise ParseError("no one `cudagraph_mode=` line in the lines shown")
+    mode, line = next(iter(found.items()))
+    return StatedGraphMode(mode, line)
