@@ -85,3 +85,45 @@ def test_trtllm_warming_a_second_batch_sizes_graph_up_finished_the_first_2271(tm
     assert status == "unknown" and "before the capture finished" in message, message
     two = one + one.replace("size=4", "size=2")
     assert _graphs(tmp_path, two)[0] == "ok"
+
+
+# vLLM's graph mode stated on a line of its own (issue 28, blind CS: corpus 2479), the user's words around it.
+STATED_MODE = "CUDA Graph remained active:\n\n```text\ncudagraph_mode=FULL_AND_PIECEWISE\n```\n"
+
+
+def test_a_stated_graph_mode_is_ok_2479() -> None:
+    """Real (1CatAI/1Cat-vLLM#678, corpus 2479): `cudagraph_mode=FULL_AND_PIECEWISE` in a fence, no log or command."""
+    r = capture_checks("2479", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert r.status == "ok" and "FULL_AND_PIECEWISE" in r.message
+    assert list(r.evidence) == ["cudagraph_mode=FULL_AND_PIECEWISE"]
+
+
+def test_a_log_that_sets_a_mode_still_decides_685() -> None:
+    """Real (corpus 685, another thread): vLLM's own `setting cudagraph_mode=PIECEWISE` is its log's, not a stated
+    line."""
+    assert capture_checks("685", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "not-an-issue"
+
+
+def test_modelled_stated_modes_none_two_and_prose(tmp_path: Path) -> None:
+    """Modelled: NONE is eager mode; two different modes state no one run's; a sentence that names the setting is the
+    user's words, not the setting."""
+    check = "RT-CUDA-GRAPHS"
+    assert paste_checks(tmp_path, STATED_MODE, check)[check].status == "ok"
+    assert paste_checks(tmp_path, STATED_MODE.replace("FULL_AND_PIECEWISE", "NONE"), check)[check].status == "issue"
+    two = STATED_MODE + "\n```text\ncudagraph_mode=PIECEWISE\n```\n"
+    assert paste_checks(tmp_path, two, check)[check].status == "unknown"
+    prose = ("GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-1a2b3c4d-0000-1111-2222-333344445555)\n"
+             "I set cudagraph_mode=FULL_AND_PIECEWISE in the config, but the server crashes on start.\n")
+    assert paste_checks(tmp_path, prose, check)[check].status == "unknown"
+
+
+def test_stated_graph_mode_pattern_is_bounded() -> None:
+    """A 200 000-character line holds no match and returns at once."""
+    import time
+
+    from stackaudit.facts.serving_logs import STATED_GRAPH_MODE
+
+    line = "cudagraph_mode" + " " * 100_000 + "=" + " " * 99_000 + "FULL_x"
+    start = time.perf_counter()
+    assert STATED_GRAPH_MODE.match(line) is None
+    assert time.perf_counter() - start < 0.5

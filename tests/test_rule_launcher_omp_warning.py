@@ -50,3 +50,42 @@ def test_a_launcher_value_above_one_stays_unknown(tmp_path: Path) -> None:
     """Modelled: a value above 1 needs the CPUs and the ranks per host, which the warning does not give."""
     text = CASA_26.replace("to be 1 in default", "to be 8 in default")
     assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "unknown"
+
+
+# llama.cpp's `system_info:` line of an OpenMP build (issue 28, blind CS: corpus 2478): the team of --threads and the
+# CPUs llama.cpp counts.
+GGML_SYSTEM_INFO = ("system_info: n_threads = 64 (n_threads_batch = 64) / 24 | CUDA : ARCHS = 890 | USE_GRAPHS = 1 | "
+                    "CPU : SSE3 = 1 | AVX2 = 1 | LLAMAFILE = 1 | OPENMP = 1 | AARCH64_REPACK = 1 | \n")
+
+
+def test_ggml_openmp_team_above_the_cpus_is_an_issue() -> None:
+    """Real (ggml-org/llama.cpp#11635, corpus 2478): --threads 64 on the 24 CPUs llama.cpp counts, OPENMP = 1."""
+    r = capture_checks("2478", CHECK)[CHECK]
+    assert r.status == "issue" and "64 threads on the 24 CPUs" in r.message
+    assert any("OPENMP = 1" in e for e in r.evidence)
+
+
+def test_ggml_openmp_team_within_the_cpus_is_ok() -> None:
+    """Real (corpus 1825, another thread): 16 threads of an OpenMP build on 32 CPUs."""
+    r = capture_checks("1825", CHECK)[CHECK]
+    assert r.status == "ok" and "16 threads on the 32 CPUs" in r.message
+
+
+def test_ggml_build_without_openmp_stays_unknown(tmp_path: Path) -> None:
+    """Modelled: the same line of a build without OpenMP (its own thread pool) runs no OpenMP team."""
+    assert paste_checks(tmp_path, GGML_SYSTEM_INFO, CHECK)[CHECK].status == "issue"
+    text = GGML_SYSTEM_INFO.replace("OPENMP = 1", "OPENMP = 0")
+    assert paste_checks(tmp_path, text, CHECK)[CHECK].status == "unknown"
+    assert paste_checks(tmp_path, text.replace("OPENMP = 0 | ", ""), CHECK)[CHECK].status == "unknown"
+
+
+def test_ggml_threads_pattern_is_bounded() -> None:
+    """A 200 000-character line holds no match and returns at once."""
+    import time
+
+    from stackaudit.facts.serving_logs import GGML_OPENMP, GGML_THREADS
+
+    line = "system_info: n_threads = " + "1" * 100_000 + " (n_threads_batch = " + "| OPENMP = " * 9_000
+    start = time.perf_counter()
+    assert GGML_THREADS.search(line) is None and GGML_OPENMP.search(line) is None
+    assert time.perf_counter() - start < 0.5

@@ -43,7 +43,7 @@ from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_eng
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
-from stackaudit.facts.serving_logs import VLLM_OMP_REDUCED, ServingLog
+from stackaudit.facts.serving_logs import VLLM_OMP_REDUCED, ServingLog, StatedGraphMode
 from stackaudit.facts.serving_rate import MeasuredRate
 from stackaudit.facts.system import CpuInfo
 from stackaudit.fixes.model import (
@@ -1210,7 +1210,8 @@ def _graphs_in_decode_lines(log: ServingLog) -> Outcome:
 def cuda_graphs(serving_processes: ServingProcesses | None = None,
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
                 engine_commands: EngineCommands | None = None, collect_env: CollectEnv | None = None,
-                python_env: PythonEnv | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
+                stated_graph_mode: StatedGraphMode | None = None) -> Outcome:
     """Reads: the command line of each engine's top process (/proc/<pid>/cmdline: the API server
     holds the flags; titled children do not) and the config file it names (`--config`,
     `--extra_llm_api_options`); else a container's engine arguments, the engine's log, or a pasted
@@ -1293,6 +1294,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     either, `unknown`: TGI captures `1,2,4,8,16,32` by default from 2.0 (#1703), in 1.4 only with
     `--enable-cuda-graphs` (#1428), and each shard skips a capture that fails at warmup ("Decode cuda graph warmup
     failed") and serves without graphs, so only its log shows they ran (corpus 1515).
+
+    Without processes, a log or a command, vLLM's graph mode stated on a line of its own (`cudagraph_mode=
+    FULL_AND_PIECEWISE`, facts/serving_logs.STATED_GRAPH_MODE, corpus 2479) settles it: NONE is eager mode, an issue;
+    any other mode captures graphs, `ok`.
     """
     roots = serving_processes.roots() if serving_processes is not None else []
     if serving_processes is None and serving_log is not None and serving_log.ggml_use_graphs \
@@ -1350,6 +1355,13 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
                               f"(vllm-project/vllm#1926): {serving_log.vllm_early_stats_line[:200]}")
     if serving_processes is None and engine_commands is not None and engine_commands.commands:
         return _graphs_on_command_lines(engine_commands, collect_env, serving_log, python_env)
+    if serving_processes is None and serving_log is None and stated_graph_mode is not None:
+        stated = stated_graph_mode.line
+        if stated_graph_mode.mode == "NONE":
+            return issue(f"CUDA graphs are disabled: vLLM's graph mode is NONE (`{stated}`)", actual="NONE",
+                         expected="a graph mode other than NONE", evidence=[stated])
+        return ok(f"CUDA graphs are on: vLLM's graph mode {stated_graph_mode.mode} captures them (`{stated}`)",
+                  actual=stated_graph_mode.mode, evidence=[stated])
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     if not roots:
@@ -2448,11 +2460,16 @@ def omp_threads(serving_processes: ServingProcesses | None = None, cpu: CpuInfo 
     parallelism from N threads to 1" shows the variable unset and 1 in each worker: `ok`, as unset is with the
     processes (corpus 1653). A pasted engine command that sets `OMP_NUM_THREADS=1` on its own line (corpus 1829)
     gives its workers one OpenMP thread each: `ok`; a larger value there is left to the CPUs, which a command does
-    not show.
+    not show. A llama.cpp build with OpenMP runs its CPU work in an OpenMP team of its `--threads` (the variable does
+    not count there), and its `system_info:` line shows the team and the CPUs it counts (`n_threads = 64
+    (n_threads_batch = 64) / 24 | ... | OPENMP = 1 |`): more threads than CPUs is `issue` (corpus 2478), at most as
+    many `ok`; a build without OpenMP runs no OpenMP team.
     """
     name = "OMP_NUM_THREADS"
     if serving_processes is None:
         launched = serving_log.launcher_omp if serving_log is not None else None
+        if launched is None and (ggml := _ggml_omp_team(serving_log)) is not None:
+            return ggml
         if launched is None and (on_line := _omp_on_command_lines(engine_commands)):
             return ok(f"{name}=1 on the pasted engine command line: one OpenMP thread per worker cannot "
                       f"oversubscribe the CPUs (`{on_line[:160]}`)", actual={"command line": "1"}, subjects=[name],
@@ -2513,6 +2530,23 @@ def omp_threads(serving_processes: ServingProcesses | None = None, cpu: CpuInfo 
     if not values:
         return ok(f"{name} is not set: vLLM sets 1 in its workers itself{where}", actual=None)
     return ok(f"{name} within the CPUs available: {values}{where}", actual=values, evidence=evidence)
+
+
+def _ggml_omp_team(log: ServingLog | None) -> Outcome | None:
+    """RT-OMP from llama.cpp's `system_info:` line of an OpenMP build (ServingLog.ggml_threads): its team of
+    `--threads` against the CPUs it counts; None where no such line shows an OpenMP build."""
+    if log is None or log.ggml_threads is None or not log.ggml_threads[3]:
+        return None
+    threads, batch, cpus, _, line = log.ggml_threads
+    team = max(threads, batch)
+    actual = {"llama.cpp threads": str(team), "CPUs": str(cpus)}
+    if team > cpus:
+        return issue(f"llama.cpp's OpenMP build runs {team} threads on the {cpus} CPUs it counts: each CPU-side "
+                     f"step's threads spin and wait on each other (`{line[:120]}`)", actual=actual,
+                     expected=f"--threads at most {cpus} (the physical cores for decode)", subjects=["--threads"],
+                     evidence=[line])
+    return ok(f"llama.cpp's OpenMP build runs {team} threads on the {cpus} CPUs it counts (`{line[:120]}`)",
+              actual=actual, subjects=["--threads"], evidence=[line])
 
 
 def _omp_on_command_lines(commands: EngineCommands | None) -> str:

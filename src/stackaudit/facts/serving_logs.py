@@ -72,7 +72,14 @@ from stackaudit.facts.processes import (
     process_path,
 )
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
-from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, NVSMI_TABLE, RAY_LOG, USER_NCCL_ENV
+from stackaudit.facts.sources import (
+    ENGINE_LOG,
+    EVIDENCE_LINES,
+    NCCL_TESTS,
+    NVSMI_TABLE,
+    RAY_LOG,
+    USER_NCCL_ENV,
+)
 from stackaudit.facts.symptoms import KERNEL_ARCH_REFUSED, NO_KERNEL_IMAGE
 from stackaudit.facts.topology import link_rank
 from stackaudit.host.base import NotCaptured, read_optional
@@ -416,6 +423,12 @@ GGML_CUDA_ARCHS = re.compile(r"\bCUDA(?: : |\.\d+\.)ARCHS ?= ?(\d+(?:,\d+)*)")
 # feature `USE_GRAPHS = 1` of llama.cpp's `system_info:` line (`CUDA : ARCHS = ... | USE_GRAPHS = 1 |`), one key per
 # device in ollama's (`CUDA.0.USE_GRAPHS=1`). The feature appears only where the build has it: `0` is a build without.
 GGML_USE_GRAPHS = re.compile(r"(?:\bCUDA\.(\d+)\.|\| )USE_GRAPHS ?= ?([01])\b")
+# The same line's thread counts and the CPUs llama.cpp counts (common.cpp common_params_get_system_info:
+# `system_info: n_threads = 64 (n_threads_batch = 64) / 24 | ...`, the last std::thread::hardware_concurrency()),
+# and whether the build runs its thread pool on OpenMP (`| OPENMP = 1 |`, GGML_OPENMP: ggml-cpu.c then starts its
+# graph's threads with `#pragma omp parallel num_threads(n_threads)`).
+GGML_THREADS = re.compile(r"\bsystem_info: n_threads = (\d+) \(n_threads_batch = (\d+)\) / (\d+) \|")
+GGML_OPENMP = re.compile(r"\| OPENMP = ([01]) \|")
 # The device llama.cpp loads the model on, with the memory CUDA found free on it (cudaMemGetInfo) before loading:
 # `llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) (0000:01:00.0) - 23641 MiB free`
 # (the PCI address from 2025, `(unknown id)` where there is none; ggml-org/llama.cpp src/llama.cpp).
@@ -930,6 +943,9 @@ class ServingLog:
     # CUDA build (GGML_USE_GRAPHS), and the first line that shows one.
     ggml_use_graphs: tuple[tuple[str, bool], ...] = ()
     ggml_graphs_line: str = ""
+    # The first `system_info:` line's (n_threads, n_threads_batch, the CPUs llama.cpp counts, OPENMP = 1 in the build,
+    # the line) (GGML_THREADS, GGML_OPENMP).
+    ggml_threads: tuple[int, int, int, bool, str] | None = None
     # The CUDA devices llama.cpp allocated a buffer on (GGML_CUDA_BUFFER) or chose for the model and read the free
     # memory of (GGML_USING_DEVICE), in order, and the first such line.
     ggml_cuda_devices: tuple[str, ...] = ()
@@ -1746,6 +1762,11 @@ _DECODE_GRAPH = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?cuda gr
 # supported with TritonMLABackend backend (support: AttentionCGSupport.NEVER); setting cudagraph_mode=PIECEWISE
 # because attention is compiled piecewise" (corpus 685): a mode other than NONE keeps graphs on, NONE turns them off.
 _CUDAGRAPH_MODE_SET = re.compile(r"setting cudagraph_mode\s*=\s*([A-Z_]+)", re.I)
+# vLLM V1's graph mode stated on a line of its own, as a user quotes the setting a run kept (`cudagraph_mode=
+# FULL_AND_PIECEWISE`, corpus 2479) or passes it (`-O.cudagraph_mode=PIECEWISE`, `--compilation-config.cudagraph_mode
+# FULL`): one of vLLM's CUDAGraphMode names (vllm/config/compilation.py). NONE runs eagerly; any other captures graphs.
+STATED_GRAPH_MODE = re.compile(r"^\s*(?:-O\.|--compilation[-_]config\.)?cudagraph_mode(?:\s*[=:]\s*|\s+)[\"']?"
+                               r"(NONE|PIECEWISE|FULL|FULL_DECODE_ONLY|FULL_AND_PIECEWISE)[\"']?\s*$")
 # vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
 # supported with CUDA Graphs." (vllm/platforms/cuda.py).
 _FORCED_EAGER = re.compile(r"Forcing enforce[ _]eager to be True", re.I)
@@ -2152,6 +2173,7 @@ def parse_serving_log(text: str) -> ServingLog:
     ggml_archs: dict[tuple[int, ...], str] = {}
     ggml_graphs: dict[str, bool] = {}
     ggml_graphs_line = ""
+    ggml_threads: tuple[int, int, int, bool, str] | None = None
     rccl: list[str] = []
     triton_line = ""
     rank_gpus: list[tuple[int, int]] = []
@@ -2229,6 +2251,10 @@ def parse_serving_log(text: str) -> ServingLog:
         for m in GGML_USE_GRAPHS.finditer(text_l) if "USE_GRAPHS" in text_l else ():
             ggml_graphs.setdefault(m.group(1) or "", m.group(2) == "1")
             ggml_graphs_line = ggml_graphs_line or text_l
+        m = GGML_THREADS.search(text_l) if ggml_threads is None and "n_threads =" in text_l else None
+        if m:
+            ggml_threads = (int(m.group(1)), int(m.group(2)), int(m.group(3)),
+                            (o := GGML_OPENMP.search(text_l)) is not None and o.group(1) == "1", text_l)
         m = _VLLM_VERSION.search(text_l) if not vllm_version and ("llm engine (v" in low or "server version" in low) \
             else None
         if m:
@@ -2533,7 +2559,7 @@ def parse_serving_log(text: str) -> ServingLog:
         ggml_one_gpu=ggml_one_gpu_buffers(lines) if engine == "llamacpp" else "",
         ggml_other_devices=tuple(other_devices),
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
-        ggml_graphs_line=ggml_graphs_line, llamacpp_release=release, llamacpp_release_line=release_line,
+        ggml_graphs_line=ggml_graphs_line, ggml_threads=ggml_threads, llamacpp_release=release, llamacpp_release_line=release_line,
         triton_line=triton_line, rank_gpus=tuple(rank_gpus), engine_size=engine_size,
         mlock_failed=mlock_failed)
 
@@ -3578,3 +3604,29 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
                   for name, value in (stated.tried if stated is not None else ()))
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,
                       None if procs is None else procs.found, env_unreadable, unshown, tried)
+
+
+@dataclass(frozen=True)
+class StatedGraphMode(Sourced):
+    """vLLM's CUDA graph mode stated on a line of its own (STATED_GRAPH_MODE): the mode and the line."""
+
+    mode: str
+    line: str
+
+
+fact("stated_graph_mode", StatedGraphMode, first_of, hint="paste the engine's start-up log or its command line")
+
+
+@parser(EVIDENCE_LINES, feeds="stated_graph_mode", kind=StatedGraphMode, rank=10)
+def stated_graph_mode(text: str) -> StatedGraphMode:
+    """vLLM's graph mode on a line of its own; two different modes state no one run's.
+
+    Input (tests/data/captures/2479)::
+
+        cudagraph_mode=FULL_AND_PIECEWISE
+    """
+    found = {m.group(1): line.strip() for line in text.splitlines() if (m := STATED_GRAPH_MODE.match(line))}
+    if len(found) != 1:
+        raise ParseError("no one `cudagraph_mode=` line in the lines shown")
+    mode, line = next(iter(found.items()))
+    return StatedGraphMode(mode, line)

@@ -36,7 +36,8 @@ total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-
 (facts/platform.WSL_LIBRARY: `/usr/lib/wsl/lib/libnvidia-ml.so.1`), sudo's password prompt for a login user and a
 command that rebuilds the machine's boot image or reboots it (facts/container.MACHINE_SHELL: `[sudo] password for h100:`,
 `depmod -a; update-initramfs -u; reboot`), a line of a CUDA API-remoting frontend
-(facts/platform.REMOTING_FRONTENDS: `/usr/local/harp/lib/libvirtdev-frontend.so.0`), each also as a
+(facts/platform.REMOTING_FRONTENDS: `/usr/local/harp/lib/libvirtdev-frontend.so.0`), vLLM's graph mode on a line of
+its own (facts/serving_logs.STATED_GRAPH_MODE: `cudagraph_mode=FULL_AND_PIECEWISE`), each also as a
 two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`, facts/_parse.stated_line). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
@@ -118,7 +119,7 @@ from stackaudit.facts.python_env import (
     TORCH_PRINTED_CUDA,
     listed_engine_image,
 )
-from stackaudit.facts.serving_logs import OLLAMA_DISCOVERY_MSGS
+from stackaudit.facts.serving_logs import OLLAMA_DISCOVERY_MSGS, STATED_GRAPH_MODE
 from stackaudit.facts.shm import NGC_SHM_NOTE
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import DEBUG_NODE_POD, is_symptom
@@ -197,7 +198,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (*BARE_KERNEL_NEEDLES, "Max memory: ", "evice name", "evice Name", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/.llamafile/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, "Max memory: ", "evice name", "evice Name", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/.llamafile/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "cudagraph_mode", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
@@ -319,7 +320,7 @@ def is_evidence(line: str) -> bool:
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line) or OS_KERNEL.match(line)
-                or BARE_KERNEL_RELEASE.match(line) or bool(CMAKE_CUDA_ARCHS.search(line))
+                or BARE_KERNEL_RELEASE.match(line) or bool(CMAKE_CUDA_ARCHS.search(line)) or bool(STATED_GRAPH_MODE.match(line))
                 or bool(NGC_CHECK_LINE.search(line)) or bool(AIO_SMI_RAN.search(line))
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
