@@ -104,3 +104,33 @@ def test_rocm_image_given_nvidia_gpus_is_not_the_access(tmp_path: Path) -> None:
     # Modelled: the same run of the CUDA build reads as before.
     cuda = body("828").replace("0.4.0-rc5-rocm", "0.4.0-rc5")
     assert paste_checks(tmp_path, cuda, ACCESS)[ACCESS].status == "ok"
+
+
+def test_nvml_insufficient_permissions_in_started_container_is_issue(tmp_path: Path) -> None:
+    # Corpus 2508 (NVIDIA/nvidia-container-toolkit#268): rootless `podman run ... nvidia-smi`, NVML refused the nodes.
+    # Corpus 2507 (NVIDIA/nvidia-docker#393): nvidia-docker 1 from a device cgroup that denies 2 of 4 GPUs.
+    for prefix in ("2508", "2507"):
+        result = capture_checks(prefix, ACCESS)[ACCESS]
+        assert result.status == "issue", (prefix, result.message)
+        assert "Insufficient Permissions" in " ".join(result.evidence), prefix
+    assert "nvml-no-permission" in symptom_names("nvidia-docker | 2017/06/02 17:35:05 Error: nvml: Insufficient "
+                                                 "Permissions")
+    # Modelled: the same line on a bare host (no container started in the paste) is the device files' mode, not this.
+    bare = "$ nvidia-smi\nFailed to initialize NVML: Insufficient Permissions\n"
+    assert paste_checks(tmp_path, bare, ACCESS)[ACCESS].status != "issue"
+    # Modelled: a non-serving container started with no failing line stays not applicable.
+    quiet = "$ docker run --rm ubuntu:22.04 echo hi\nhi\n"
+    assert paste_checks(tmp_path, quiet, ACCESS)[ACCESS].status == "not-applicable"
+
+
+def test_lxc_mount_hook_failure_is_issue(tmp_path: Path) -> None:
+    # Corpus 2501 (zabbly/incus#81): nvidia.runtime containers stop at LXC's `Failed to run mount hooks`.
+    result = capture_checks("2501", ACCESS)[ACCESS]
+    assert result.status == "issue", result.message
+    assert "mount hook" in result.message
+    # A pre-start hook's failure alone (run_buffer's `Script exited with status 1`) may be any of LXD's own hooks.
+    assert not symptom_names("lxc cuda 20190126125032.612 ERROR    conf - conf.c:run_buffer:335 - Script exited with "
+                             "status 1")
+    # Modelled: LXC's other setup failures are no mount hook's.
+    assert not symptom_names('lxc ai 20250405020851.656 ERROR    start - start.c:do_start:1268 - Failed to setup '
+                             'container "ai"')

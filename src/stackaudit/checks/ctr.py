@@ -2266,7 +2266,12 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        "reservations.devices, runtime, devices) may be in the part left out",
                        hint="paste the whole compose file (`docker compose config`)")
     if not serving:
-        return not_applicable("no serving container on this Docker host")
+        # A container the paste starts (`docker run`, `podman run`, `nvidia-docker run`) is one the source shows, serving
+        # or not: a line of its program failing to reach the GPU there (Symptom.within IN_CONTAINER: NVML's
+        # `Insufficient Permissions`, `No devices were found`) is this check's (corpus 2507, 2508).
+        started = any(c.origin == ORIGIN_DOCKER_RUN and not c.excerpt for c in docker_containers.containers)
+        return replace(not_applicable("no serving container on this Docker host"),
+                       sharpen=_IN_CONTAINER_SHARPEN if started else None)
     other_gpus = [c for c in serving if not c.gpu_requested and c.devices
                   and all(d.startswith(("/dev/dri", "/dev/kfd", "/dev/accel")) for d in c.devices)]
     if other_gpus and len(other_gpus) == len(serving):

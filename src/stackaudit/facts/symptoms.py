@@ -679,6 +679,30 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "NVML cannot open the GPU device nodes; inside a container that is the device cgroup losing the GPUs "
         "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)",
         unless=DEBUG_NODE_POD),
+    # NVML refused to open the GPU device nodes for the caller (NVML_ERROR_NO_PERMISSION, "Insufficient Permissions"):
+    # nvidia-smi's `Failed to initialize NVML: Insufficient Permissions` in a rootless Podman container whose hook
+    # mounts the driver's files but whose device nodes the user namespace cannot open (NVIDIA/nvidia-container-toolkit
+    # #268, corpus 2508), nvidia-docker 1's `Error: nvml: Insufficient Permissions` from a device cgroup that denies
+    # some GPUs (NVIDIA/nvidia-docker#393, corpus 2507). On a bare host the same words are a user the device files'
+    # mode or group leaves out (NVreg_DeviceFileMode), no container's: only in a container the source shows.
+    Symptom("nvml-no-permission", re.compile(r"(?:Failed to initialize NVML|\bnvml): Insufficient Permissions\b"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "NVML could not open the GPU device nodes in the container (Insufficient Permissions): the runtime handed "
+        "the driver's library over but the container's user or device cgroup is not allowed the /dev/nvidia* nodes "
+        "(a rootless runtime whose hook runs with cgroups, a device cgroup that denies GPUs)", within=IN_CONTAINER),
+    # LXC's start failing in the container's mount hooks (lxc_setup: `Failed to run mount hooks`, after run_buffer's
+    # `Script exited with status 1`): the hook LXD and Incus add for `nvidia.runtime` (lxc.hook.mount, LXC's
+    # hooks/nvidia, which calls nvidia-container-cli to mount the driver's device nodes and libraries) failed, so the
+    # container does not start (zabbly/incus#81, corpus 2501). The mount hook is the only one LXD and Incus write;
+    # a failing pre-start hook (run_buffer alone) may be any of LXD's own, so it is not read here (corpus 2500).
+    Symptom("lxc-mount-hook-failed", re.compile(r"\blxc_setup:\d{1,6} - Failed to run mount hooks\b"),
+        "CTR-GPU-ACCESS", "high", "https://github.com/lxc/lxc/blob/main/hooks/nvidia",
+        "LXC could not run the container's mount hook (the NVIDIA hook nvidia.runtime adds, which mounts the driver's "
+        "device nodes and libraries into the container), so the container does not start and gets no GPU",
+        own_fix="Run the hook's nvidia-container-cli on the host (`nvidia-container-cli -k -d /dev/tty info`) and mend "
+        "what it reports (the NVIDIA Container Toolkit's libnvidia-container installed, a driver it can read), or "
+        "unset nvidia.runtime and pass the GPU as a `gpu` device with the driver installed in the container",
+        own_takes="mend the host's nvidia-container-cli, then start the container"),
     # A container's NVML cannot be loaded at all: the driver's libraries were not injected, because the node's
     # container runtime (containerd, CRI-O, Docker) does not run it with the NVIDIA runtime. The Kubernetes device
     # plugin prints it (`Failed to initialize NVML: could not load NVML library.`, older `Failed to start nvml with
@@ -1682,7 +1706,7 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
 NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "enable access between", "Persistence mode for",
-           "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
+           "device driver", "runtime name: nvidia", "Failed to initialize NVML", "Failed to run mount hooks", "Insufficient Permissions", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "kgsp", "GspRmImages", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802", " 802", "(802",
