@@ -299,3 +299,70 @@ def test_not_sysctl_lines_are_not_claimed() -> None:
     with contextlib.suppress(Exception):
         _, recognised = host_of("a = b\nfoo.bar = 1\nkernel numa = 1\n")
         assert not any(k == "sysctl" for k, _, _ in recognised)
+
+
+# --- a tunable shown with `cat /proc/sys/...`, numastat's node columns ------------------------
+
+
+def test_cat_proc_sys_is_recorded_as_its_sysctl_line() -> None:
+    host, recognised = host_of("Confirm NUMA balancing:\n$ cat /proc/sys/kernel/numa_balancing\n1\n"
+                               "```\ncat /proc/sys/vm/swappiness\n60\n```\n")
+    assert [k for k, _, _ in recognised].count("sysctl") == 2
+    values = sysctls_of(host)
+    assert values.get("kernel.numa_balancing") == "1" and values.get("vm.swappiness") == "60"
+    assert "vm.zone_reclaim_mode" in values.unreadable and not values.absent  # two keys say nothing of the others
+    assert host.run(["sysctl", "-a"]).stdout == "kernel.numa_balancing = 1\nvm.swappiness = 60\n"
+
+
+def test_cat_proc_sys_outside_the_checks_keys_or_without_a_value_is_not_taken() -> None:
+    for text in ("cat /proc/sys/kernel/core_pattern\n|/usr/share/apport/apport %p\n",  # not a key the checks read
+                 "cat /proc/sys/kernel/numa_balancing\nit said it was on, so I turned it off\n",  # prose under it
+                 "cat /proc/sys/kernel/numa_balancing\n",  # the command alone
+                 "echo 0 > /proc/sys/kernel/numa_balancing\n0\n"):  # a write, not a read
+        _, recognised = host_of(text)
+        assert not any(k == "sysctl" for k, _, _ in recognised), text
+
+
+def test_cat_proc_sys_regexes_are_linear_on_a_long_line() -> None:
+    import time
+
+    from stackaudit.facts.system import NUMASTAT_COLUMNS
+    from stackaudit.importers.sysctl import _CAT_PROC_SYS, _TUNABLE_VALUE
+    from stackaudit.importers.system import _NUMASTAT_ROW
+
+    for pattern, line in ((_CAT_PROC_SYS, "cat /proc/sys/" + "a/" * 100_000), (_TUNABLE_VALUE, "1 " * 100_000 + "!"),
+                          (NUMASTAT_COLUMNS, "Node 0" + " Node 1" * 30_000 + " x"),
+                          (_NUMASTAT_ROW, "Heap" + " 1.5" * 60_000 + " x")):
+        start = time.perf_counter()
+        assert not pattern.match(line)
+        assert time.perf_counter() - start < 0.5
+
+
+def test_corpus_numa_balancing_cat_and_numastat_nodes_make_an_issue() -> None:
+    from corpus import capture_result
+
+    # 2475: `cat /proc/sys/kernel/numa_balancing` then 1; numastat -p's columns Node 0, Node 1.
+    r = capture_result("2475", "KERN-NUMA-BALANCING")
+    assert r.status == "issue" and "2 NUMA nodes" in r.message
+    # numastat's node ids show no layout: the nodes' CPUs, the sockets and the GPU's node are not shown.
+    assert capture_result("2475", "FW-NUMA-NPS").status == "unknown"
+
+
+def test_numastat_columns_give_the_node_count() -> None:
+    from corpus import END_OF_HEADER
+
+    text = next(CAPTURES.glob("2377-*")).read_text(encoding="utf-8")
+    _, recognised = host_of(text.split(END_OF_HEADER + "\n", 1)[1])
+    assert any(k == "numastat" for k, _, _ in recognised)  # another thread's `numastat -p` (columns unindented)
+    host, recognised = host_of("$ numastat -m\n\nPer-node system memory usage (in MBs):\n"
+                               "                          Node 0          Node 1          Node 2          Node 3"
+                               "           Total\n"
+                               "                 --------------- --------------- --------------- --------------- "
+                               "---------------\nMemTotal               128000.00       128000.00       128000.00"
+                               "       128000.00       512000.00\n")
+    assert [k for k, _, _ in recognised] == ["numastat"]
+    numa = fact_of(host, "numa")
+    assert numa.count == 4 and not any(n.cpus for n in numa.nodes)
+    # Not numastat: a table of GPUs with a total column.
+    _, recognised = host_of("        GPU 0   GPU 1   Total\nUsed    10      12      22\n")
+    assert not any(k == "numastat" for k, _, _ in recognised)

@@ -11,13 +11,20 @@ from stackaudit.facts.sources import (
     LSCPU,
     LSMOD,
     NUMACTL_H,
+    NUMASTAT,
     PROC_BBSWITCH,
     PROC_CMDLINE,
     PROC_CPUINFO,
     PROC_MODULES,
     UNAME,
 )
-from stackaudit.facts.system import BBSWITCH_LINE, cpuinfo_line, is_uname_line, kernel_log_is_whole
+from stackaudit.facts.system import (
+    BBSWITCH_LINE,
+    NUMASTAT_COLUMNS,
+    cpuinfo_line,
+    is_uname_line,
+    kernel_log_is_whole,
+)
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan, candidate_lines, strip_prompt, take_while
 from stackaudit.importers.registry import Found, command_output, file_content, importer
@@ -193,6 +200,21 @@ def numactl(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             body = "\n".join(line.strip() for line in lines[i:end]) + "\n"
             whole = "node distances:" in body
             yield Found("numactl -H", i, end, command_output(NUMACTL_H.argv, body), whole=whole)
+            return
+
+
+# numastat's rows under its column row: a dashed rule, then `Name  value  value ... total` (a category or a meminfo key).
+_NUMASTAT_ROW = re.compile(r"^\s*(?:-{3,}[\s-]*|[A-Za-z_()]{1,32}(?:\s+-?\d+(?:\.\d+)?){2,257})\s*$")
+
+
+@importer("numastat", "numastat's per-node table (`numastat -m`, `numastat -p PID`)", needles=("Total",),
+          per_line=True)
+def numastat(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        if NUMASTAT_COLUMNS.match(lines[i]):
+            end = take_while(lines, i + 1, _NUMASTAT_ROW)
+            body = "\n".join(line.strip() for line in lines[i:end]) + "\n"
+            yield Found("numastat", i, end, command_output(NUMASTAT.argv, body))
             return
 
 
