@@ -327,12 +327,14 @@ def test_cat_proc_sys_regexes_are_linear_on_a_long_line() -> None:
     import time
 
     from stackaudit.facts.system import NUMASTAT_COLUMNS
-    from stackaudit.importers.sysctl import _CAT_PROC_SYS, _TUNABLE_VALUE
+    from stackaudit.importers.sysctl import _CAT_PROC_SYS, _CAT_THP, _THP_MODES, _TUNABLE_VALUE
     from stackaudit.importers.system import _NUMASTAT_ROW
 
     for pattern, line in ((_CAT_PROC_SYS, "cat /proc/sys/" + "a/" * 100_000), (_TUNABLE_VALUE, "1 " * 100_000 + "!"),
                           (NUMASTAT_COLUMNS, "Node 0" + " Node 1" * 30_000 + " x"),
-                          (_NUMASTAT_ROW, "Heap" + " 1.5" * 60_000 + " x")):
+                          (_NUMASTAT_ROW, "Heap" + " 1.5" * 60_000 + " x"),
+                          (_CAT_THP, "cat /sys/kernel/mm/transparent_hugepage/" + "e" * 200_000),
+                          (_THP_MODES, "[always] " + "madvise " * 25_000 + "!")):
         start = time.perf_counter()
         assert not pattern.match(line)
         assert time.perf_counter() - start < 0.5
@@ -366,3 +368,29 @@ def test_numastat_columns_give_the_node_count() -> None:
     # Not numastat: a table of GPUs with a total column.
     _, recognised = host_of("        GPU 0   GPU 1   Total\nUsed    10      12      22\n")
     assert not any(k == "numastat" for k, _, _ in recognised)
+
+
+def test_cat_thp_mode_files_are_recorded_as_the_files() -> None:
+    from stackaudit.facts.kernel_knobs import THP_DIR
+
+    host, recognised = host_of("```\n$ cat /sys/kernel/mm/transparent_hugepage/enabled\nalways [madvise] never\n\n"
+                               "cat /sys/kernel/mm/transparent_hugepage/defrag\n"
+                               "always defer [defer+madvise] madvise never\n```\n")
+    assert [k for k, _, _ in recognised] == ["thp mode file", "thp mode file"]
+    assert host.record.files[f"{THP_DIR}/defrag"] == b"always defer [defer+madvise] madvise never\n"
+    thp = fact_of(host, "thp")
+    assert (thp.enabled, thp.defrag) == ("madvise", "defer+madvise")
+    # Not a mode file's content: a value without its bracketed mode, prose, another sysfs file.
+    for text in ("cat /sys/kernel/mm/transparent_hugepage/enabled\nalways madvise never\n",
+                 "cat /sys/kernel/mm/transparent_hugepage/enabled\nI think it is [always] on here\n",
+                 "cat /sys/kernel/mm/transparent_hugepage/khugepaged/defrag\n1\n"):
+        _, recognised = host_of(text)
+        assert not recognised or all(k != "thp mode file" for k, _, _ in recognised), text
+
+
+def test_corpus_thp_always_without_compaction_counters_is_unknown() -> None:
+    from corpus import capture_result
+
+    # 2476: enabled and defrag both [always] shown with cat; /proc/vmstat's compact_stall is not.
+    r = capture_result("2476", "KERN-THP")
+    assert r.status == "unknown" and "defrag=always" in r.message
