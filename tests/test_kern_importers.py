@@ -328,13 +328,14 @@ def test_cat_proc_sys_regexes_are_linear_on_a_long_line() -> None:
 
     from stackaudit.facts.system import NUMASTAT_COLUMNS
     from stackaudit.importers.sysctl import _CAT_PROC_SYS, _CAT_THP, _THP_MODES, _TUNABLE_VALUE
-    from stackaudit.importers.system import _NUMASTAT_ROW
+    from stackaudit.importers.system import _FLAGS_WRAPPED, _NUMASTAT_ROW
 
     for pattern, line in ((_CAT_PROC_SYS, "cat /proc/sys/" + "a/" * 100_000), (_TUNABLE_VALUE, "1 " * 100_000 + "!"),
                           (NUMASTAT_COLUMNS, "Node 0" + " Node 1" * 30_000 + " x"),
                           (_NUMASTAT_ROW, "Heap" + " 1.5" * 60_000 + " x"),
                           (_CAT_THP, "cat /sys/kernel/mm/transparent_hugepage/" + "e" * 200_000),
-                          (_THP_MODES, "[always] " + "madvise " * 25_000 + "!")):
+                          (_THP_MODES, "[always] " + "madvise " * 25_000 + "!"),
+                          (_FLAGS_WRAPPED, " " * 26 + "sse " * 50_000 + "!")):
         start = time.perf_counter()
         assert not pattern.match(line)
         assert time.perf_counter() - start < 0.5
@@ -394,3 +395,35 @@ def test_corpus_thp_always_without_compaction_counters_is_unknown() -> None:
     # 2476: enabled and defrag both [always] shown with cat; /proc/vmstat's compact_stall is not.
     r = capture_result("2476", "KERN-THP")
     assert r.status == "unknown" and "defrag=always" in r.message
+
+
+def test_lscpu_flags_wrapped_by_the_terminal_are_joined() -> None:
+    from stackaudit.facts.system import CpuInfo
+
+    flags = ("fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 "
+             "ss ht syscall nx rdrand hypervisor lahf_lm pti ibrs")
+    width, col = 80, 26
+    first, rest = flags[:width - col], flags[width - col:]
+    wrapped = ["    Flags:".ljust(col) + first] + [" " * col + rest[k:k + width - col]
+                                                    for k in range(0, len(rest), width - col)]
+    text = "Architecture:             x86_64\nCPU(s):                   8\n" + "\n".join(wrapped) + \
+        "\nVirtualization features:  \n  Hypervisor\n"
+    host, recognised = host_of(text)
+    assert recognised[0][0] == "lscpu" and recognised[0][2] >= 2 + len(wrapped)
+    cpu = fact_of(host, "cpu")
+    assert isinstance(cpu, CpuInfo)
+    assert {"mca", "hypervisor", "pti", "ibrs"} <= cpu.flags  # `m`+`ca` cut at the wrap, joined again
+    # A short Flags line is not a wrapped one: an indented line under it stays out.
+    host, _ = host_of("Architecture:        x86_64\nCPU(s):              8\nFlags:               fpu vme\n"
+                      "                     hypervisor\n")
+    assert "hypervisor" not in fact_of(host, "cpu").flags
+
+
+def test_corpus_kvm_guest_lscpu_wrapped_flags() -> None:
+    from corpus import capture_result
+
+    # 2477: an Alibaba Cloud KVM guest's lscpu, its flags wrapped at 80 columns with `hypervisor` and `pti` in them.
+    assert capture_result("2477", "KVER-INTEL-PSTATE").status == "not-applicable"
+    assert capture_result("2477", "KERN-MITIGATIONS").status == "not-an-issue"
+    # 1797: pti on a machine that shows no hypervisor: information, ok.
+    assert capture_result("1797", "KERN-MITIGATIONS").status == "ok"
