@@ -299,3 +299,131 @@ def test_not_sysctl_lines_are_not_claimed() -> None:
     with contextlib.suppress(Exception):
         _, recognised = host_of("a = b\nfoo.bar = 1\nkernel numa = 1\n")
         assert not any(k == "sysctl" for k, _, _ in recognised)
+
+
+# --- a tunable shown with `cat /proc/sys/...`, numastat's node columns ------------------------
+
+
+def test_cat_proc_sys_is_recorded_as_its_sysctl_line() -> None:
+    host, recognised = host_of("Confirm NUMA balancing:\n$ cat /proc/sys/kernel/numa_balancing\n1\n"
+                               "```\ncat /proc/sys/vm/swappiness\n60\n```\n")
+    assert [k for k, _, _ in recognised].count("sysctl") == 2
+    values = sysctls_of(host)
+    assert values.get("kernel.numa_balancing") == "1" and values.get("vm.swappiness") == "60"
+    assert "vm.zone_reclaim_mode" in values.unreadable and not values.absent  # two keys say nothing of the others
+    assert host.run(["sysctl", "-a"]).stdout == "kernel.numa_balancing = 1\nvm.swappiness = 60\n"
+
+
+def test_cat_proc_sys_outside_the_checks_keys_or_without_a_value_is_not_taken() -> None:
+    for text in ("cat /proc/sys/kernel/core_pattern\n|/usr/share/apport/apport %p\n",  # not a key the checks read
+                 "cat /proc/sys/kernel/numa_balancing\nit said it was on, so I turned it off\n",  # prose under it
+                 "cat /proc/sys/kernel/numa_balancing\n",  # the command alone
+                 "echo 0 > /proc/sys/kernel/numa_balancing\n0\n"):  # a write, not a read
+        _, recognised = host_of(text)
+        assert not any(k == "sysctl" for k, _, _ in recognised), text
+
+
+def test_cat_proc_sys_regexes_are_linear_on_a_long_line() -> None:
+    import time
+
+    from stackaudit.facts.system import NUMASTAT_COLUMNS
+    from stackaudit.importers.sysctl import _CAT_PROC_SYS, _CAT_THP, _THP_MODES, _TUNABLE_VALUE
+    from stackaudit.importers.system import _FLAGS_WRAPPED, _NUMASTAT_ROW
+
+    for pattern, line in ((_CAT_PROC_SYS, "cat /proc/sys/" + "a/" * 100_000), (_TUNABLE_VALUE, "1 " * 100_000 + "!"),
+                          (NUMASTAT_COLUMNS, "Node 0" + " Node 1" * 30_000 + " x"),
+                          (_NUMASTAT_ROW, "Heap" + " 1.5" * 60_000 + " x"),
+                          (_CAT_THP, "cat /sys/kernel/mm/transparent_hugepage/" + "e" * 200_000),
+                          (_THP_MODES, "[always] " + "madvise " * 25_000 + "!"),
+                          (_FLAGS_WRAPPED, " " * 26 + "sse " * 50_000 + "!")):
+        start = time.perf_counter()
+        assert not pattern.match(line)
+        assert time.perf_counter() - start < 0.5
+
+
+def test_corpus_numa_balancing_cat_and_numastat_nodes_make_an_issue() -> None:
+    from corpus import capture_result
+
+    # 2475: `cat /proc/sys/kernel/numa_balancing` then 1; numastat -p's columns Node 0, Node 1.
+    r = capture_result("2475", "KERN-NUMA-BALANCING")
+    assert r.status == "issue" and "2 NUMA nodes" in r.message
+    # numastat's node ids show no layout: the nodes' CPUs, the sockets and the GPU's node are not shown.
+    assert capture_result("2475", "FW-NUMA-NPS").status == "unknown"
+
+
+def test_numastat_columns_give_the_node_count() -> None:
+    from corpus import END_OF_HEADER
+
+    text = next(CAPTURES.glob("2377-*")).read_text(encoding="utf-8")
+    _, recognised = host_of(text.split(END_OF_HEADER + "\n", 1)[1])
+    assert any(k == "numastat" for k, _, _ in recognised)  # another thread's `numastat -p` (columns unindented)
+    host, recognised = host_of("$ numastat -m\n\nPer-node system memory usage (in MBs):\n"
+                               "                          Node 0          Node 1          Node 2          Node 3"
+                               "           Total\n"
+                               "                 --------------- --------------- --------------- --------------- "
+                               "---------------\nMemTotal               128000.00       128000.00       128000.00"
+                               "       128000.00       512000.00\n")
+    assert [k for k, _, _ in recognised] == ["numastat"]
+    numa = fact_of(host, "numa")
+    assert numa.count == 4 and not any(n.cpus for n in numa.nodes)
+    # Not numastat: a table of GPUs with a total column.
+    _, recognised = host_of("        GPU 0   GPU 1   Total\nUsed    10      12      22\n")
+    assert not any(k == "numastat" for k, _, _ in recognised)
+
+
+def test_cat_thp_mode_files_are_recorded_as_the_files() -> None:
+    from stackaudit.facts.kernel_knobs import THP_DIR
+
+    host, recognised = host_of("```\n$ cat /sys/kernel/mm/transparent_hugepage/enabled\nalways [madvise] never\n\n"
+                               "cat /sys/kernel/mm/transparent_hugepage/defrag\n"
+                               "always defer [defer+madvise] madvise never\n```\n")
+    assert [k for k, _, _ in recognised] == ["thp mode file", "thp mode file"]
+    assert host.record.files[f"{THP_DIR}/defrag"] == b"always defer [defer+madvise] madvise never\n"
+    thp = fact_of(host, "thp")
+    assert (thp.enabled, thp.defrag) == ("madvise", "defer+madvise")
+    # Not a mode file's content: a value without its bracketed mode, prose, another sysfs file.
+    for text in ("cat /sys/kernel/mm/transparent_hugepage/enabled\nalways madvise never\n",
+                 "cat /sys/kernel/mm/transparent_hugepage/enabled\nI think it is [always] on here\n",
+                 "cat /sys/kernel/mm/transparent_hugepage/khugepaged/defrag\n1\n"):
+        _, recognised = host_of(text)
+        assert not recognised or all(k != "thp mode file" for k, _, _ in recognised), text
+
+
+def test_corpus_thp_always_without_compaction_counters_is_unknown() -> None:
+    from corpus import capture_result
+
+    # 2476: enabled and defrag both [always] shown with cat; /proc/vmstat's compact_stall is not.
+    r = capture_result("2476", "KERN-THP")
+    assert r.status == "unknown" and "defrag=always" in r.message
+
+
+def test_lscpu_flags_wrapped_by_the_terminal_are_joined() -> None:
+    from stackaudit.facts.system import CpuInfo
+
+    flags = ("fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 "
+             "ss ht syscall nx rdrand hypervisor lahf_lm pti ibrs")
+    width, col = 80, 26
+    first, rest = flags[:width - col], flags[width - col:]
+    wrapped = ["    Flags:".ljust(col) + first] + [" " * col + rest[k:k + width - col]
+                                                    for k in range(0, len(rest), width - col)]
+    text = "Architecture:             x86_64\nCPU(s):                   8\n" + "\n".join(wrapped) + \
+        "\nVirtualization features:  \n  Hypervisor\n"
+    host, recognised = host_of(text)
+    assert recognised[0][0] == "lscpu" and recognised[0][2] >= 2 + len(wrapped)
+    cpu = fact_of(host, "cpu")
+    assert isinstance(cpu, CpuInfo)
+    assert {"mca", "hypervisor", "pti", "ibrs"} <= cpu.flags  # `m`+`ca` cut at the wrap, joined again
+    # A short Flags line is not a wrapped one: an indented line under it stays out.
+    host, _ = host_of("Architecture:        x86_64\nCPU(s):              8\nFlags:               fpu vme\n"
+                      "                     hypervisor\n")
+    assert "hypervisor" not in fact_of(host, "cpu").flags
+
+
+def test_corpus_kvm_guest_lscpu_wrapped_flags() -> None:
+    from corpus import capture_result
+
+    # 2477: an Alibaba Cloud KVM guest's lscpu, its flags wrapped at 80 columns with `hypervisor` and `pti` in them.
+    assert capture_result("2477", "KVER-INTEL-PSTATE").status == "not-applicable"
+    assert capture_result("2477", "KERN-MITIGATIONS").status == "not-an-issue"
+    # 1797: pti on a machine that shows no hypervisor: information, ok.
+    assert capture_result("1797", "KERN-MITIGATIONS").status == "ok"

@@ -861,6 +861,8 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
     tree and path dump of one host that put GPUs under two CPU nodes, each a NUMA id (`CPU/0`, `CPU/1`: NCCL's CPU
     nodes are the devices' sysfs `numa_node`s; ServingLog.gpu_cpu_nodes): each GPU reports its node (corpus 2262, a
     GPU under each of four nodes of an AMD host; 2268, a NET's path line reaching two GPUs at PHB and two at SYS).
+    Node ids alone (numastat's `Node 0  Node 1` columns), with no node's CPUs or distances, no socket count and no
+    GPU's node, show no layout: unknown (corpus 2475).
     """
     if numa is None and gpu_topology is None and serving_log is not None \
             and (local := _nccl_local_sets(serving_log) or _nccl_cpu_nodes(serving_log)) is not None:
@@ -876,6 +878,10 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
         return issue(f"{layout}, but {len(no_locality)} GPU(s) report NUMA node -1: the firmware gives no locality",
                      actual={"layout": layout, "gpu_numa_nodes": gpu_nodes}, expected="every GPU on a NUMA node",
                      subjects=no_locality)
+    if not gpu_nodes and not sockets and not any(n.cpus or n.distances for n in numa.nodes):
+        # Node ids alone (numastat's columns): no CPUs, distances, sockets or GPU locality, so no layout shown.
+        return unknown(f"{numa.count} NUMA node(s), but neither their CPUs, the sockets nor the GPUs' nodes are in "
+                       "the source", hint="paste `lscpu` and `nvidia-smi topo -m`")
     where = ", ".join(f"{b}→node {n}" for b, n in sorted(gpu_nodes.items()))
     actual: dict[str, object] = {"layout": layout, **({"gpu_numa_nodes": gpu_nodes} if gpu_nodes else {})}
     if sockets and numa.count > sockets:

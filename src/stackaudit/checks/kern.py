@@ -1035,7 +1035,7 @@ def watchdog(sysctls: Sysctls | None = None, kernel_log: KernelLog | None = None
                        keep=cmdline_forms("mitigations=off"))),
 )
 def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelCmdline | None = None,
-                cpu: CpuInfo | None = None) -> Outcome:
+                cpu: CpuInfo | None = None, virtualization: Virtualization | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/vulnerabilities/* (or lscpu's "Vulnerability" lines), cmdline
     `mitigations=`, and the CPU flags (/proc/cpuinfo or lscpu's Flags) for `pti`.
 
@@ -1047,7 +1047,9 @@ def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelC
     Traps: do not recommend mitigations=off by default; only single-tenant trusted hosts.
     Only the `pti` flag shows a mitigation in force (page-table isolation, CpuInfo.page_table_isolation); the
     microcode flags (ibrs, ibpb, stibp, ssbd, md_clear) show what the CPU can do; a flags line without `pti` says
-    nothing.
+    nothing. In a virtual machine (the virtualization fact: lscpu's `hypervisor` flag, DMI) mitigations in force are
+    not an issue: the guest shares its host's CPUs with other tenants, not the single-tenant trusted host the fix is
+    for (corpus 2477).
     """
     entries: tuple[tuple[str, str], ...] = ()
     source = "/sys/devices/system/cpu/vulnerabilities"
@@ -1058,6 +1060,8 @@ def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelC
     flag = cmdline.last("mitigations") if cmdline is not None else None
     if not entries and flag is None and cpu is not None and cpu.page_table_isolation:
         shown = "CPU flag pti"
+        if is_vm(virtualization):
+            return _guest_mitigations(shown)
         return ok(f"{shown}: the kernel runs page-table isolation, its Meltdown mitigation; information only: "
                   "mitigations add some syscall/context-switch cost (unproven for LLM serving) and turning them off "
                   "is a security decision", actual=shown)
@@ -1075,8 +1079,17 @@ def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelC
     if flag == "off":
         return ok(f"{shown}: mitigations are off, a security trade-off acceptable only on single-tenant trusted "
                   "hosts", actual=shown)
+    if is_vm(virtualization) and mitigated:
+        return _guest_mitigations(shown)
     return ok(f"{shown}: information only; mitigations add some syscall/context-switch cost (unproven for LLM "
               "serving: no published number) and turning them off is a security decision", actual=shown)
+
+
+def _guest_mitigations(shown: str) -> Outcome:
+    """KERN-MITIGATIONS in a virtual machine whose kernel keeps its mitigations: a shared host's guest, not an issue."""
+    return not_an_issue(f"{shown} in a virtual machine: the guest kernel keeps its CPU mitigations, as a guest sharing "
+                        "its host's CPUs with other tenants should; turning them off is not a choice for it",
+                        actual=shown)
 
 
 # --- KERN-SCHED-KNOBS ------------------------------------------------------------------------

@@ -23,6 +23,8 @@ PROC_CPUINFO = Source("proc_cpuinfo", "/proc/cpuinfo", path="/proc/cpuinfo",
                       hint="paste `grep -m1 -E '^flags' /proc/cpuinfo`")
 NODE_SYSFS = Source("node_sysfs", "/sys/devices/system/node", path="/sys/devices/system/node")
 NUMACTL_H = Source("numactl_h", "`numactl -H`", argv=("numactl", "-H"), hint="paste `numactl -H`")
+# numastat's per-node table (`numastat -m`, `numastat -p PID`): its column row names every node (`Node 0  Node 1  Total`).
+NUMASTAT = Source("numastat", "`numastat`", argv=("numastat", "-m"), hint="paste `numactl -H`")
 PROC_MODULES = Source("proc_modules", "/proc/modules", path="/proc/modules", hint="paste `lsmod`")
 LSMOD = Source("lsmod", "`lsmod`", argv=("lsmod",), hint="paste `lsmod`")
 DMESG = Source("dmesg", "`dmesg`", argv=("dmesg",), hint="paste `sudo dmesg` (the whole log, from boot)")

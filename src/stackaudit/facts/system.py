@@ -37,6 +37,7 @@ from stackaudit.facts.sources import (
     LSMOD,
     NODE_SYSFS,
     NUMACTL_H,
+    NUMASTAT,
     PROC_BBSWITCH,
     PROC_CMDLINE,
     PROC_CPUINFO,
@@ -714,6 +715,25 @@ def numa_from_lscpu(text: str) -> NumaTopology:
     if not nodes:
         raise ParseError("`lscpu` shows no NUMA nodes")
     return NumaTopology(tuple(nodes))
+
+
+# numastat's column row (`numastat -m`, `numastat -p PID`): one `Node N` column per online node, then `Total`.
+NUMASTAT_COLUMNS = re.compile(r"^\s*Node 0(?:\s+Node \d{1,4}){0,255}\s+Total\s*$")
+
+
+@parser(NUMASTAT, feeds="numa", kind=NumaTopology, rank=40)
+def numa_from_numastat(text: str) -> NumaTopology:
+    """NUMA nodes by id (numastat's column row: every online node, no CPUs, distances or memory).
+
+    Input (tests/data/captures/2475, from its line 26)::
+
+                                   Node 0          Node 1           Total
+    """
+    header = next((line for line in text.splitlines() if NUMASTAT_COLUMNS.match(line)), None)
+    if header is None:
+        raise ParseError("no `Node 0 ... Total` column row of numastat")
+    ids = [int(x) for x in re.findall(r"Node (\d+)", header)]
+    return NumaTopology(tuple(NumaNode(n, ()) for n in sorted(set(ids))))
 
 
 # --- kernel modules --------------------------------------------------------------------------

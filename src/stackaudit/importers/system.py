@@ -11,13 +11,20 @@ from stackaudit.facts.sources import (
     LSCPU,
     LSMOD,
     NUMACTL_H,
+    NUMASTAT,
     PROC_BBSWITCH,
     PROC_CMDLINE,
     PROC_CPUINFO,
     PROC_MODULES,
     UNAME,
 )
-from stackaudit.facts.system import BBSWITCH_LINE, cpuinfo_line, is_uname_line, kernel_log_is_whole
+from stackaudit.facts.system import (
+    BBSWITCH_LINE,
+    NUMASTAT_COLUMNS,
+    cpuinfo_line,
+    is_uname_line,
+    kernel_log_is_whole,
+)
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan, candidate_lines, strip_prompt, take_while
 from stackaudit.importers.registry import Found, command_output, file_content, importer
@@ -109,6 +116,27 @@ def _headless_lscpu(lines: list[str], i: int) -> bool:
 _HYPERVISOR_LINE = re.compile(r"^\s*Hypervisor vendor:\s+\S")
 
 
+# lscpu's Flags line wrapped by a terminal at a fixed width (corpus 2477: 80 columns, words cut anywhere): lines of that
+# width under it, blank up to its value column, then lower-case flags, the last one shorter.
+_FLAGS_FIRST = re.compile(r"^\s*Flags:\s+\S")
+_FLAGS_WRAPPED = re.compile(r"^ {8,}[a-z0-9_]{1,40}(?: [a-z0-9_]{1,40}){0,60} ?$")
+
+
+def _unwrapped_flags(lines: list[str], end: int) -> tuple[str, int] | None:
+    """The Flags line on line end-1 joined with its wrapped rest (each piece from its value column on, as the terminal
+    cut it), and the index past the rest; None where the line is no Flags line or nothing wraps under it."""
+    if end < 1 or end >= len(lines) or not (m := _FLAGS_FIRST.match(lines[end - 1])):
+        return None
+    width, col, text, k = len(lines[end - 1]), m.end() - 1, lines[end - 1], end
+    while width >= 60 and k < len(lines) and len(lines[k]) <= width and _FLAGS_WRAPPED.match(lines[k]) \
+            and not lines[k][:col].strip() and lines[k][col:col + 1].strip():
+        text += lines[k][col:]
+        k += 1
+        if len(lines[k - 1]) < width:
+            break
+    return (text, k) if k > end else None
+
+
 @importer("lscpu", "`lscpu`", needles=("Architecture:", "Hypervisor vendor:", *_HEADLESS_WORDS), per_line=True)
 def lscpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
@@ -118,19 +146,23 @@ def lscpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
             continue
         if _ARCHITECTURE.match(lines[i]) or _headless_lscpu(lines, i):
             end = take_while(lines, i, _LSCPU_KEY)
-            body = "\n".join(line.strip() if ":" in line else line for line in lines[i:end])
+            span = lines[i:end]
+            if (wrapped := _unwrapped_flags(lines, end)) is not None:
+                span[-1], after = wrapped
+                end = take_while(lines, after, _LSCPU_KEY)
+                span += lines[after:end]
+            body = "\n".join(line.strip() if ":" in line else line for line in span)
             if "CPU(s):" in body or (end - i >= 2 and _ARCHITECTURE.match(lines[i]) and _MODEL_NAME.match(lines[i + 1])):
                 # Whole: from lscpu's first line (Architecture) to its last section (Flags in the old
                 # layout, the Vulnerabilities block in the new one).
                 # The nested layout (util-linux >= 2.37) lists Flags mid-way: only its Vulnerabilities end it.
-                span = lines[i:end]
                 # The new layout also names the model above its family (`Model name:` before `CPU family:`), which
                 # tells it where a cut falls before its nested sections (corpus 1788, cut inside its Flags line).
                 keys = [ln.split(":", 1)[0].strip() for ln in span]
                 nested = any(_NESTED.match(ln) for ln in span) or (
                     "Model name" in keys and "CPU family" in keys and keys.index("Model name") < keys.index("CPU family"))
                 vulns = any(ln.strip().startswith(("Vulnerability", "Vulnerabilities:")) for ln in span)
-                whole = vulns if nested else (vulns or lines[end - 1].strip().startswith("Flags:"))
+                whole = vulns if nested else (vulns or span[-1].strip().startswith("Flags:"))
                 whole = whole and bool(re.match(r"^\s*Architecture:", lines[i]))
                 yield Found("lscpu", i, end, command_output(LSCPU.argv, body + "\n"), whole=whole)
             scan.skip(end)
@@ -193,6 +225,21 @@ def numactl(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             body = "\n".join(line.strip() for line in lines[i:end]) + "\n"
             whole = "node distances:" in body
             yield Found("numactl -H", i, end, command_output(NUMACTL_H.argv, body), whole=whole)
+            return
+
+
+# numastat's rows under its column row: a dashed rule, then `Name  value  value ... total` (a category or a meminfo key).
+_NUMASTAT_ROW = re.compile(r"^\s*(?:-{3,}[\s-]*|[A-Za-z_()]{1,32}(?:\s+-?\d+(?:\.\d+)?){2,257})\s*$")
+
+
+@importer("numastat", "numastat's per-node table (`numastat -m`, `numastat -p PID`)", needles=("Total",),
+          per_line=True)
+def numastat(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        if NUMASTAT_COLUMNS.match(lines[i]):
+            end = take_while(lines, i + 1, _NUMASTAT_ROW)
+            body = "\n".join(line.strip() for line in lines[i:end]) + "\n"
+            yield Found("numastat", i, end, command_output(NUMASTAT.argv, body))
             return
 
 
