@@ -54,7 +54,7 @@ from stackaudit.facts._parse import NVSMI_GPU_LINE, RANK_DEVICE, ParseError, onl
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import QUERY_ROW, NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
-from stackaudit.facts.peer_access import NVB_DEVICE
+from stackaudit.facts.peer_access import DQ_DEVICE, DQ_PCI, NVB_DEVICE
 from stackaudit.facts.ray_log import NODES_WITH, RESOURCE_GPU
 from stackaudit.facts.registry import (
     FactContext,
@@ -121,6 +121,7 @@ COLLECT_ENV_TITLE = "collect_env / check_env report"
 NCCL_TESTS_TITLE = "nccl-tests header"
 P2P_TEST_TITLE = "p2pBandwidthLatencyTest's device lines"
 NVBANDWIDTH_TITLE = "nvbandwidth's device lines"
+DEVICE_QUERY_TITLE = "deviceQuery's device lines"
 DCGM_DIAG_TITLE = "`dcgmi diag` metadata (GPU Device IDs Detected)"
 GGML_TITLE = "llama.cpp's `ggml_cuda_init` device list"
 JAX_TITLE = "JAX's device list"
@@ -748,10 +749,21 @@ def parse_p2p_test_gpus(text: str) -> GpuInventory:
     """The GPUs p2pBandwidthLatencyTest lists, one per CUDA device: every device CUDA sees, printed first (a lower
     bound of the host's: CUDA_VISIBLE_DEVICES may hide some). nvbandwidth's device list is the same list in its own
     words (`Device 0: NVIDIA A100-SXM4-80GB (00000000:34:00)`: domain, bus and device in hex, output.cpp
-    getDeviceDisplayInfo; v0.4 and older print the name alone)."""
+    getDeviceDisplayInfo; v0.4 and older print the name alone). So is deviceQuery's (`Device 0: "NVIDIA GeForce GTX
+    1050 Ti"`, its PCI location below it in decimal: `Device PCI Domain ID / Bus ID / location ID:   0 / 1 / 0`),
+    printed only after cudaGetDeviceCount succeeded."""
     records: dict[int, GpuRecord] = {}
     title = P2P_TEST_TITLE
+    queried: int | None = None
     for line in text.splitlines():
+        if m := DQ_DEVICE.match(line):
+            queried, title = int(m["d"]), DEVICE_QUERY_TITLE
+            records.setdefault(queried, GpuRecord(queried, "", m["name"].strip(), None, (title,)))
+            continue
+        if queried is not None and (m := DQ_PCI.match(line)) and not records[queried].bdf:
+            records[queried] = replace(records[queried],
+                                       bdf=f"{int(m['dom']):04x}:{int(m['bus']):02x}:{int(m['dev']):02x}.0")
+            continue
         if m := _P2P_DEVICE.match(line):
             index, name = int(m.group(1)), m.group(2).strip()
             bdf = f"{int(m.group(5), 16):04x}:{int(m.group(3), 16):02x}:{int(m.group(4), 16):02x}.0"
@@ -762,7 +774,7 @@ def parse_p2p_test_gpus(text: str) -> GpuInventory:
             continue
         records.setdefault(index, GpuRecord(index, bdf, name, None, (title,)))
     if not records:
-        raise ParseError("no `Device: N, <name>, pciBusID: …` line")
+        raise ParseError("no `Device: N, <name>, pciBusID: …` or `Device N: \"<name>\"` line")
     return listed_inventory(records, title, CUDA_LIST)
 
 
