@@ -2178,9 +2178,28 @@ def _nvlinked_default(model: str) -> str:
 # models are the form's examples, not the user's answer. A full-width colon (`GPU ：Tesla V100-SXM2-32GB`, corpus 1572)
 # is the same key, and so is llm_benchmark's system report's `gpu_info: NVIDIA CMP 30HX` (aidatatools/ollama-benchmark,
 # corpus 2327). The plural key (`GPUS: 3090 (24 gb) 3060 (12 gb)`, predibase/lorax#150, corpus 2419), and a Markdown
-# table's row of the same key (`| **GPU** | NVIDIA RTX 3090 Ti (eVGA, GA102, 24 GB VRAM) |`, corpus 2422) too.
-_LIST_GPU_KEY = re.compile(r"^\W*GPUs?(?:\s+(?:name|model|type)|_info)?\**(?:\s*\([^()]{0,80}\))?\s*[:：|]\**\s*(?=\S)",
-                           re.I)
+# table's row of the same key (`| **GPU** | NVIDIA RTX 3090 Ti (eVGA, GA102, 24 GB VRAM) |`, corpus 2422) too. So is a
+# summary's `GPU Info :` with nvidia-smi's `Name :` retyped after it (`GPU Info : Name :  Tesla V100   Driver Version:
+# 450.51.05`, NVIDIA/enroot#47, corpus 2504).
+_LIST_GPU_KEY = re.compile(r"^\W*GPUs?(?:\s+(?:name|model|type|info)|_info)?\**(?:\s*\([^()]{0,80}\))?\s*[:：|]\**\s*"
+                           r"(?:name\s*:\s*)?(?=\S)", re.I)
+# A hardware list's GPU line without its key: the brand and a model alone on their line (`nVidia 4090`, `NVIDIA GeForce
+# RTX 3090 Ti`, `NVIDIA A100`), under or over another item of the same list (HARDWARE_LIST_ITEM: the OS release, the
+# CUDA, cuDNN or driver version; vllm-project/vllm#787, corpus 2480). In prose the same words are no list's line.
+_BARE_GPU_LINE = re.compile(r"^\s*(?:[-*+]\s+)?nvidia(?:\s+(?:geforce|tesla|quadro))?(?:\s+(?:rtx|gtx))?\s+"
+                            r"[a-z]{0,3}\s?\d{2,4}[a-z]{0,3}(?:\s+(?:ti|super))?\s*$", re.I)
+HARDWARE_LIST_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:(?:Ubuntu|Debian|CentOS|Rocky|RHEL|Fedora|openSUSE|Arch Linux|"
+                                r"Windows|WSL\s?2?)\s+\d[\w.]{0,10}\b|(?:CUDA|cuDNN|NVIDIA driver|Driver)\s+v?\d+\.\d[\w.]{0,12})"
+                                r"[^\n]{0,80}$", re.I)
+
+
+def bare_listed_model(lines: Sequence[str], i: int) -> str:
+    """The model line i names as a hardware list's GPU line without its key (_BARE_GPU_LINE), where the line above or
+    below it is another item of the same list (HARDWARE_LIST_ITEM); "" otherwise."""
+    if not _BARE_GPU_LINE.match(lines[i]) or not any(0 <= k < len(lines) and HARDWARE_LIST_ITEM.match(lines[k])
+                                                     for k in (i - 1, i + 1)):
+        return ""
+    return _model_in(lines[i].split()[-4:])
 # The items of a list's GPU value: a bracketed aside (the memory, the vendor) or a separator ends a model's words.
 _LIST_ITEM_END = re.compile(r"\([^()]{0,80}\)|[,;+&/|]|\band\b", re.I)
 
