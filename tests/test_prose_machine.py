@@ -9,7 +9,14 @@ import pytest
 from corpus import body, capture_result, fact, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.gpus import USER_WORDS_TITLE, listed_models, parse_user_gpus, stated_gpus
+from stackaudit.facts.gpus import (
+    USER_WORDS_TITLE,
+    bare_listed_model,
+    listed_model,
+    listed_models,
+    parse_user_gpus,
+    stated_gpus,
+)
 from stackaudit.gputable import nvlink_links_of
 from test_topology_parsers import _pcie, make_topo
 
@@ -142,6 +149,10 @@ def test_one_a800_in_a_system_info_list_is_a_host_of_one_gpu() -> None:
     ("2418", "RTX 4070"),  # `Using RTX4070, 32 GB RAM memory`
     ("2425", "RTX A4500"),  # `an issue with latest nvidia drivers on a RTX A4500`
     ("1175", "RTX 4090"),  # another thread: `Also experiencing this issue on an RTX 4090!`
+    # h111b: a list's GPU line without its key, between the OS and the CUDA lines (`nVidia 4090`), and a summary's
+    # `GPU Info : Name :  Tesla V100   Driver Version: 450.51.05` (facts/gpus.bare_listed_model, _LIST_GPU_KEY)
+    ("2480", "RTX 4090"),
+    ("2504", "Tesla V100"),
 ])
 def test_a_gpu_the_users_words_name_rules_out_mig(prefix: str, model: str) -> None:
     result = capture_result(prefix, "MEM-MIG")
@@ -164,3 +175,15 @@ def test_a_list_line_of_several_models_names_each_gpu() -> None:
 def test_words_without_one_model_name_no_gpu(line: str) -> None:
     with pytest.raises(ParseError):
         parse_user_gpus(line + "\n")
+
+
+def test_a_bare_gpu_line_is_a_gpu_only_among_a_lists_items() -> None:
+    """h111b: `nVidia 4090` alone on its line names the host's GPU under or over another item of a hardware list (the
+    OS release, CUDA's version: corpus 2480); between sentences, or as a sentence's words, it names none."""
+    listed = ["Ubuntu 22.04 (up to date, recently installed)", "nVidia 4090", "CUDA 11.8"]
+    assert bare_listed_model(listed, 1) == "RTX 4090"
+    assert bare_listed_model(["- NVIDIA GeForce RTX 3090 Ti", "- Driver 550.54.14"], 0) == "RTX 3090"
+    assert bare_listed_model(["It fails here.", "nVidia 4090", "Any idea?"], 1) == ""
+    assert bare_listed_model(["Ubuntu 22.04", "I run it on an nVidia 4090 card", "CUDA 11.8"], 1) == ""
+    assert listed_model("GPU Info : Name :  Tesla V100   Driver Version: 450.51.05    CUDA Version: 11.0") == "Tesla V100"
+    assert listed_model("GPU info:") == ""

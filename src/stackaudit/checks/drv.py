@@ -48,6 +48,7 @@ from stackaudit.facts.gpu_events import (
 )
 from stackaudit.facts.gpus import (
     COLLECT_ENV_TITLE,
+    DEVICE_QUERY_TITLE,
     GGML_TITLE,
     GGML_USING_TITLE,
     KERNEL_LOG_TITLE,
@@ -1744,7 +1745,7 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
 # their rows or columns ran under it, whatever source names its model (corpus 1045: topo -m's four columns, the
 # user's `4× NVIDIA RTX PRO 6000 Blackwell`).
 _DRIVEN_LISTS = (GGML_TITLE, GGML_USING_TITLE, OLLAMA_TITLE, P2P_TEST_TITLE, NVBANDWIDTH_TITLE, TORCH_WARNED_TITLE,
-                 NCCL_TESTS_TITLE, NVSMI_LIST_TITLE, TOPOLOGY_TITLE)
+                 DEVICE_QUERY_TITLE, NCCL_TESTS_TITLE, NVSMI_LIST_TITLE, TOPOLOGY_TITLE)
 
 
 def _driven_records(gpus: GpuInventory | None, collect_env: CollectEnv | None = None) -> list[GpuRecord]:

@@ -27,6 +27,7 @@ from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
+    DEVICE_QUERY_TITLE,
     GGML_TITLE,
     GGML_USING_TITLE,
     NCCL_TESTS_TITLE,
@@ -294,7 +295,8 @@ def _no_mig(gpu: GpuInfo) -> str:
 # vLLM's collect_env (which prints `nvidia-smi -L`) name a MIG-enabled GPU by its product too: not in this list.
 # ollama's discovery names each device through the driver API (cuDeviceGetName, with the device's GPU- or MIG- UUID
 # and its memory): a MIG instance after its slice, so its lines (OLLAMA_TITLE) are one such list.
-CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, OLLAMA_TITLE, UNSLOTH_TITLE)
+CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, DEVICE_QUERY_TITLE, OLLAMA_TITLE,
+                     UNSLOTH_TITLE)
 # Of those, the lists that name CUDA device 0 and only count the others (Unsloth's banner, `NVIDIA H20. Num GPUs = 8.`):
 # the others' records carry device 0's model, which no CUDA name of their own shows.
 _CUDA_DEVICE_ZERO = (UNSLOTH_TITLE,)

@@ -142,7 +142,7 @@ from stackaudit.facts.gpus import (
 )
 from stackaudit.facts.nvidia import NvidiaGpus, cuda_of_branch
 from stackaudit.facts.ollama_cli import OllamaShown
-from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, answer_end
+from stackaudit.facts.peer_access import DQ_DEVICE, DQ_DRIVER_RUNTIME, NVBANDWIDTH, P2pBandwidth, answer_end
 from stackaudit.facts.python_env import STATED_VERSION
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import ServingLog
@@ -154,7 +154,13 @@ from stackaudit.facts.serving_rate import (
     VLLM_THROUGHPUT,
     MeasuredRate,
 )
-from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, GGML_CUDA_DEVICES, NCCL_TESTS
+from stackaudit.facts.sources import (
+    ENGINE_LOG,
+    EVIDENCE_LINES,
+    GGML_CUDA_DEVICES,
+    NCCL_TESTS,
+    P2P_BANDWIDTH_TEST,
+)
 from stackaudit.facts.symptoms import (
     CUDA_NVLINK_UNCORRECTABLE,
     GGML_NO_DEVICE_CODE,
@@ -510,6 +516,33 @@ def cuda_ran_in_nccl_tests(text: str) -> CudaRan:
         zlabs-trainer: Test CUDA failure common.cu:253 'no kernel image is available for execution on the device'
     """
     return _from_text(text)
+
+
+@parser(P2P_BANDWIDTH_TEST, feeds="cuda_ran", kind=CudaRan, rank=26)
+def cuda_ran_in_device_query(text: str) -> CudaRan:
+    """The CUDA samples' deviceQuery reading a device's properties: it prints a `Device N: "<name>"` block, the
+    driver's and the runtime's CUDA first, only after cudaGetDeviceCount succeeded (on a driver too old for its runtime
+    it prints `cudaGetDeviceCount returned 35` and `Result = FAIL` instead), then cudaGetDeviceProperties answered
+    from the GPU: its runtime ran on the driver. One piece of evidence with every device it lists.
+
+    Input (tests/data/captures/2486, https://github.com/ollama/ollama/issues/2332)::
+
+        Device 0: "NVIDIA GeForce GTX 1050 Ti"
+          CUDA Driver Version / Runtime Version          12.2 / 12.1
+    """
+    lines = text.splitlines()
+    devices: dict[int, str] = {}
+    line = ""
+    for i, row in enumerate(lines[:-1]):
+        if (m := DQ_DEVICE.match(row)) and (v := DQ_DRIVER_RUNTIME.match(lines[i + 1])):
+            devices.setdefault(int(m["d"]), m["name"].strip())
+            line = line or lines[i + 1].strip()
+            runtime = v["runtime"]
+    if not devices:
+        raise ParseError("no deviceQuery `Device N: \"<name>\"` line over its driver and runtime line")
+    return CudaRan((Ran("deviceQuery", f"deviceQuery (CUDA runtime {runtime}) read the properties of "
+                        f"{len(devices)} CUDA device(s) after cudaGetDeviceCount succeeded", line,
+                        tuple(devices.values()), tuple(devices)),))
 
 
 @parser(GGML_CUDA_DEVICES, feeds="cuda_ran", kind=CudaRan, rank=25)

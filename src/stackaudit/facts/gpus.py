@@ -54,7 +54,7 @@ from stackaudit.facts._parse import NVSMI_GPU_LINE, RANK_DEVICE, ParseError, onl
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import QUERY_ROW, NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
-from stackaudit.facts.peer_access import NVB_DEVICE
+from stackaudit.facts.peer_access import DQ_DEVICE, DQ_PCI, NVB_DEVICE
 from stackaudit.facts.ray_log import NODES_WITH, RESOURCE_GPU
 from stackaudit.facts.registry import (
     FactContext,
@@ -121,6 +121,7 @@ COLLECT_ENV_TITLE = "collect_env / check_env report"
 NCCL_TESTS_TITLE = "nccl-tests header"
 P2P_TEST_TITLE = "p2pBandwidthLatencyTest's device lines"
 NVBANDWIDTH_TITLE = "nvbandwidth's device lines"
+DEVICE_QUERY_TITLE = "deviceQuery's device lines"
 DCGM_DIAG_TITLE = "`dcgmi diag` metadata (GPU Device IDs Detected)"
 GGML_TITLE = "llama.cpp's `ggml_cuda_init` device list"
 JAX_TITLE = "JAX's device list"
@@ -748,10 +749,21 @@ def parse_p2p_test_gpus(text: str) -> GpuInventory:
     """The GPUs p2pBandwidthLatencyTest lists, one per CUDA device: every device CUDA sees, printed first (a lower
     bound of the host's: CUDA_VISIBLE_DEVICES may hide some). nvbandwidth's device list is the same list in its own
     words (`Device 0: NVIDIA A100-SXM4-80GB (00000000:34:00)`: domain, bus and device in hex, output.cpp
-    getDeviceDisplayInfo; v0.4 and older print the name alone)."""
+    getDeviceDisplayInfo; v0.4 and older print the name alone). So is deviceQuery's (`Device 0: "NVIDIA GeForce GTX
+    1050 Ti"`, its PCI location below it in decimal: `Device PCI Domain ID / Bus ID / location ID:   0 / 1 / 0`),
+    printed only after cudaGetDeviceCount succeeded."""
     records: dict[int, GpuRecord] = {}
     title = P2P_TEST_TITLE
+    queried: int | None = None
     for line in text.splitlines():
+        if m := DQ_DEVICE.match(line):
+            queried, title = int(m["d"]), DEVICE_QUERY_TITLE
+            records.setdefault(queried, GpuRecord(queried, "", m["name"].strip(), None, (title,)))
+            continue
+        if queried is not None and (m := DQ_PCI.match(line)) and not records[queried].bdf:
+            records[queried] = replace(records[queried],
+                                       bdf=f"{int(m['dom']):04x}:{int(m['bus']):02x}:{int(m['dev']):02x}.0")
+            continue
         if m := _P2P_DEVICE.match(line):
             index, name = int(m.group(1)), m.group(2).strip()
             bdf = f"{int(m.group(5), 16):04x}:{int(m.group(3), 16):02x}:{int(m.group(4), 16):02x}.0"
@@ -762,7 +774,7 @@ def parse_p2p_test_gpus(text: str) -> GpuInventory:
             continue
         records.setdefault(index, GpuRecord(index, bdf, name, None, (title,)))
     if not records:
-        raise ParseError("no `Device: N, <name>, pciBusID: …` line")
+        raise ParseError("no `Device: N, <name>, pciBusID: …` or `Device N: \"<name>\"` line")
     return listed_inventory(records, title, CUDA_LIST)
 
 
@@ -2166,9 +2178,28 @@ def _nvlinked_default(model: str) -> str:
 # models are the form's examples, not the user's answer. A full-width colon (`GPU ：Tesla V100-SXM2-32GB`, corpus 1572)
 # is the same key, and so is llm_benchmark's system report's `gpu_info: NVIDIA CMP 30HX` (aidatatools/ollama-benchmark,
 # corpus 2327). The plural key (`GPUS: 3090 (24 gb) 3060 (12 gb)`, predibase/lorax#150, corpus 2419), and a Markdown
-# table's row of the same key (`| **GPU** | NVIDIA RTX 3090 Ti (eVGA, GA102, 24 GB VRAM) |`, corpus 2422) too.
-_LIST_GPU_KEY = re.compile(r"^\W*GPUs?(?:\s+(?:name|model|type)|_info)?\**(?:\s*\([^()]{0,80}\))?\s*[:：|]\**\s*(?=\S)",
-                           re.I)
+# table's row of the same key (`| **GPU** | NVIDIA RTX 3090 Ti (eVGA, GA102, 24 GB VRAM) |`, corpus 2422) too. So is a
+# summary's `GPU Info :` with nvidia-smi's `Name :` retyped after it (`GPU Info : Name :  Tesla V100   Driver Version:
+# 450.51.05`, NVIDIA/enroot#47, corpus 2504).
+_LIST_GPU_KEY = re.compile(r"^\W*GPUs?(?:\s+(?:name|model|type|info)|_info)?\**(?:\s*\([^()]{0,80}\))?\s*[:：|]\**\s*"
+                           r"(?:name\s*:\s*)?(?=\S)", re.I)
+# A hardware list's GPU line without its key: the brand and a model alone on their line (`nVidia 4090`, `NVIDIA GeForce
+# RTX 3090 Ti`, `NVIDIA A100`), under or over another item of the same list (HARDWARE_LIST_ITEM: the OS release, the
+# CUDA, cuDNN or driver version; vllm-project/vllm#787, corpus 2480). In prose the same words are no list's line.
+_BARE_GPU_LINE = re.compile(r"^\s*(?:[-*+]\s+)?nvidia(?:\s+(?:geforce|tesla|quadro))?(?:\s+(?:rtx|gtx))?\s+"
+                            r"[a-z]{0,3}\s?\d{2,4}[a-z]{0,3}(?:\s+(?:ti|super))?\s*$", re.I)
+HARDWARE_LIST_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:(?:Ubuntu|Debian|CentOS|Rocky|RHEL|Fedora|openSUSE|Arch Linux|"
+                                r"Windows|WSL\s?2?)\s+\d[\w.]{0,10}\b|(?:CUDA|cuDNN|NVIDIA driver|Driver)\s+v?\d+\.\d[\w.]{0,12})"
+                                r"[^\n]{0,80}$", re.I)
+
+
+def bare_listed_model(lines: Sequence[str], i: int) -> str:
+    """The model line i names as a hardware list's GPU line without its key (_BARE_GPU_LINE), where the line above or
+    below it is another item of the same list (HARDWARE_LIST_ITEM); "" otherwise."""
+    if not _BARE_GPU_LINE.match(lines[i]) or not any(0 <= k < len(lines) and HARDWARE_LIST_ITEM.match(lines[k])
+                                                     for k in (i - 1, i + 1)):
+        return ""
+    return _model_in(lines[i].split()[-4:])
 # The items of a list's GPU value: a bracketed aside (the memory, the vendor) or a separator ends a model's words.
 _LIST_ITEM_END = re.compile(r"\([^()]{0,80}\)|[,;+&/|]|\band\b", re.I)
 

@@ -325,6 +325,13 @@ NVB_TEST = re.compile(r"^[\s>]*(?P<how>Running|Waiving) (?P<key>[a-z][a-z0-9_]*_
 NVB_HEADING = re.compile(r"^[\s>]*(?:memcpy|memory latency)\b.*\(row\).*\(column\).*\((?:GB/s|ns)\)\s*$")
 NVB_DEVICE = re.compile(r"^[\s>]*Device (?P<d>\d+): (?P<name>.+?)(?: \((?P<dom>[0-9a-fA-F]{4,8}):(?P<bus>[0-9a-fA-F]{2}):"
                         r"(?P<dev>[0-9a-fA-F]{2})\))?\s*$")
+# The CUDA samples' deviceQuery: a device's name line (`Device 0: "NVIDIA GeForce GTX 1050 Ti"`), the driver's and
+# the runtime's CUDA under it (cudaDriverGetVersion, cudaRuntimeGetVersion), its PCI location in decimal
+# (`Device PCI Domain ID / Bus ID / location ID:   0 / 1 / 0`).
+DQ_DEVICE = re.compile(r'^\s*Device (?P<d>\d+): "(?P<name>[^"\n]{1,100})"\s*$')
+DQ_DRIVER_RUNTIME = re.compile(r"^\s*CUDA Driver Version / Runtime Version\s+(?P<driver>\d+\.\d+) / "
+                               r"(?P<runtime>\d+\.\d+)\s*$")
+DQ_PCI = re.compile(r"^\s*Device PCI Domain ID / Bus ID / location ID:\s+(?P<dom>\d+) / (?P<bus>\d+) / (?P<dev>\d+)\s*$")
 _NVB_CELLS = re.compile(r"^[\s>]*(\d+)((?:\s+(?:\d+(?:\.\d+)?|N/A))+)\s*$")
 _NVB_ONE_COLUMN = re.compile(r"^[\s>]*(\d+)\s*$")
 NVB_FAILED = re.compile(r"Invalid value when checking the pattern|^\s*ASSERT in expression |Aborted \(core dumped\)|"

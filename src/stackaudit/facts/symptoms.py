@@ -936,9 +936,12 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # missing or stale /dev/nvidia-uvm (the host's nvidia_uvm loaded after the container started) or the device
     # cgroup losing the GPUs (NVIDIA/nvidia-container-toolkit#1743, ollama/ollama#15400: regenerating the CDI spec
     # fixed it). llama.cpp / ollama `ggml_cuda_init`, PyTorch's `CUDA initialization: CUDA unknown error`, the
-    # driver API's `cuInit(0) failed -> CUDA_ERROR_UNKNOWN`, old PyTorch's `cuda runtime error (30) : unknown error`.
+    # driver API's `cuInit(0) failed -> CUDA_ERROR_UNKNOWN`, old PyTorch's `cuda runtime error (30) : unknown error`,
+    # the CUDA samples' deviceQuery `cudaGetDeviceCount returned 30` over `-> unknown error` (canonical/lxd#5618, an
+    # LXD container without /dev/nvidia-uvm, corpus 2499; 999 from CUDA 10).
     Symptom("cuda-init-unknown-error", re.compile(
         r"failed to initialize CUDA: unknown error|CUDA initialization: CUDA unknown error|"
+        r"\bcudaGetDeviceCount returned (?:30|999)\b|"
         r"cuInit\(0\) failed\W+CUDA_ERROR_UNKNOWN|failed call to cuInit: CUDA_ERROR_UNKNOWN|"
         r"cuda runtime error \(30\) : unknown error"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
@@ -1707,7 +1710,7 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
 NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "enable access between", "Persistence mode for",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "Failed to run mount hooks", "Insufficient Permissions", "CUDA: unknown error",
-           "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
+           "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)", "DeviceCount returned",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "kgsp", "GspRmImages", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802", " 802", "(802",
            "Unable to load the kernel module", "/nvidia.ko`", "could not insert 'nvidia'", ": Unknown symbol ", ": disagrees about version of symbol ",

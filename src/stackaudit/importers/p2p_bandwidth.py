@@ -29,7 +29,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.peer_access import NHC_BW, NVB_DEVICE, NVB_FAILED, NVB_HEADING, NVB_TEST
+from stackaudit.facts.peer_access import (
+    DQ_DEVICE,
+    DQ_DRIVER_RUNTIME,
+    NHC_BW,
+    NVB_DEVICE,
+    NVB_FAILED,
+    NVB_HEADING,
+    NVB_TEST,
+)
 from stackaudit.facts.sources import P2P_BANDWIDTH_TEST
 from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
@@ -120,3 +128,40 @@ def nvbandwidth(lines: list[str], candidates: Candidates | None = None) -> Itera
             end -= 1
         yield Found("nvbandwidth", i, end, document_appended(P2P_BANDWIDTH_TEST.name, "\n".join(lines[i:end]) + "\n"))
         scan.skip(end)
+
+
+# The CUDA samples' deviceQuery (Samples/1_Utilities/deviceQuery/deviceQuery.cpp): its banner, the count it found,
+# a `Device N: "<name>"` block of properties per device (the first `CUDA Driver Version / Runtime Version  12.2 /
+# 12.1`), peer access per pair (`> Peer access from A (GPU0) -> B (GPU1) : Yes`), its summary and `Result = PASS`; or,
+# where cudaGetDeviceCount failed, `cudaGetDeviceCount returned 30` over `-> unknown error` and `Result = FAIL`.
+# A block starts at the banner, the count, the failure, the program typed at a prompt (`$ ./deviceQuery`), or a
+# device's name line over its driver and runtime line (a paste the user cut with `...`, corpus 2486).
+_DQ_START = re.compile(r"^\s*(?:\S*deviceQuery Starting\.\.\.|CUDA Device Query \(Runtime API\)|"
+                       r"Detected \d+ CUDA Capable device|cudaGetDeviceCount returned \d+|"
+                       r"(?:\S{0,80}[$#] )?\S{0,200}/deviceQuery\s*$)")
+_DQ_BODY = re.compile(r"^\s*(?:$|\.\.\.\s*$|\S*deviceQuery(?: Starting\.\.\.|, CUDA Driver = )|CUDA Device Query \(|"
+                      r"Detected \d+ CUDA Capable|There (?:are|is) no (?:available )?device|Device \d+: \"|"
+                      r"cudaGetDeviceCount returned|-> [a-zA-Z]|Result = (?:PASS|FAIL)|>?\s*Peer access from |"
+                      r"Compute Mode:|< .{0,200}>\s*$)|"
+                      r"^ {2,}(?:\(\s*\d+\) Multiprocessors|[A-Z][\w /(),.-]{2,80}?(?::|\s{2}\S))")
+
+
+@importer("deviceQuery", "CUDA samples' `deviceQuery` output (each CUDA device, the driver's and the runtime's CUDA, "
+          "peer access per pair, or the failure of cudaGetDeviceCount)",
+          needles=("deviceQuery", "Device Query", "Driver Version / Runtime", "cudaGetDeviceCount returned"))
+def device_query(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        if not (_DQ_START.match(lines[i]) or (DQ_DEVICE.match(lines[i]) and i + 1 < len(lines)
+                and DQ_DRIVER_RUNTIME.match(lines[i + 1]))):
+            i += 1
+            continue
+        end = run_end(lines, i + 1, _DQ_BODY.match)
+        while end > i + 1 and not lines[end - 1].strip():
+            end -= 1
+        block = lines[i:end]
+        if not any(DQ_DEVICE.match(line) or (_DQ_START.match(line) and "/deviceQuery" not in line) for line in block):
+            i += 1  # the program typed at a prompt with no output of it below
+            continue
+        yield Found("deviceQuery", i, end, document_appended(P2P_BANDWIDTH_TEST.name, "\n".join(block) + "\n"))
+        i = end

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts.engine_command import stated_engines, stated_switches
 from stackaudit.facts.gpus import (
+    bare_listed_model,
     jetson_module,
     listed_cards,
     listed_model,
@@ -145,6 +146,14 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
         answer, at = form_gpu_answer(lines, i)
         if answer and (stated_vendor_gpus(answer) or (listed_model(answer) and not listed_gpu(answer))):
             yield Found("prose machine", i, at + 1, document_appended(USER_MACHINE.name, answer + "\n"))
+            taken += 1
+            if taken == MAX_LINES:
+                return
+            continue
+        # A hardware list's GPU line without its key (`nVidia 4090` under `Ubuntu 22.04`, over `CUDA 11.8`, corpus
+        # 2480): read as the list's `GPU: <model>` line.
+        if bare_listed_model(lines, i):
+            yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, f"GPU: {line.strip()}\n"))
             taken += 1
             if taken == MAX_LINES:
                 return
