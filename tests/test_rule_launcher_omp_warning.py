@@ -63,6 +63,8 @@ def test_ggml_openmp_team_above_the_cpus_is_an_issue() -> None:
     r = capture_checks("2478", CHECK)[CHECK]
     assert r.status == "issue" and "64 threads on the 24 CPUs" in r.message
     assert any("OPENMP = 1" in e for e in r.evidence)
+    # The fix is llama.cpp's own flag, not the variable a Python engine's workers read.
+    assert r.fix is not None and "--threads" in r.fix.steps[0].does and "OMP_NUM_THREADS" not in r.fix.steps[0].does
 
 
 def test_ggml_openmp_team_within_the_cpus_is_ok() -> None:

@@ -2544,7 +2544,9 @@ def _ggml_omp_team(log: ServingLog | None) -> Outcome | None:
         return issue(f"llama.cpp's OpenMP build runs {team} threads on the {cpus} CPUs it counts: each CPU-side "
                      f"step's threads spin and wait on each other (`{line[:120]}`)", actual=actual,
                      expected=f"--threads at most {cpus} (the physical cores for decode)", subjects=["--threads"],
-                     evidence=[line])
+                     evidence=[line],
+                     fix=advice(f"Start llama.cpp with --threads (-t) at most {cpus}, the physical cores for decode",
+                                cost="restart", scope="container"))
     return ok(f"llama.cpp's OpenMP build runs {team} threads on the {cpus} CPUs it counts (`{line[:120]}`)",
               actual=actual, subjects=["--threads"], evidence=[line])
 
