@@ -129,3 +129,31 @@ def test_a_later_gpus_large_bar1_stays_ok(tmp_path: Path) -> None:
 """
     r = paste_checks(tmp_path, text, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
     assert r.status == "ok" and "predate Turing" not in r.message
+
+
+# Modelled counter-example: the same 256 MiB BAR1 grep on a host whose listing names two Pascal cards.
+MODELLED_PASCAL_PAIR_SMI = """\
+$ nvidia-smi -L
+GPU 0: NVIDIA GeForce GTX 1080 Ti (UUID: GPU-11111111-2222-3333-4444-555555555555)
+GPU 1: NVIDIA GeForce GTX 1080 Ti (UUID: GPU-66666666-7777-8888-9999-000000000000)
+$ nvidia-smi -q | grep -i bar -A 3
+    BAR1 Memory Usage
+        Total                                          : 256 MiB
+        Used                                           : 1 MiB
+        Free                                           : 255 MiB
+"""
+
+
+def test_a_small_nvidia_smi_bar1_on_a_resizable_generation_with_peers_is_an_issue() -> None:
+    # Corpus 2488 (aikitoria/open-gpu-kernel-modules#22): `nvidia-smi -L` names four RTX 3090s (Ampere, Resizable BAR)
+    # and the BAR grep shows the first one's BAR1 at 256 MiB: an issue for P2P. Corpus 281 (an RTX 3090 alone in a
+    # k8s node's `nvidia-smi -q` section): one GPU shown, nothing maps peers through it, so it stays open.
+    r = capture_checks("2488", "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+    assert r.status == "issue" and "RTX 3090 (Ampere)" in r.message and "one of 4 GPUs" in r.message, r.message
+    assert capture_checks("281", "FW-REBAR-BAR1")["FW-REBAR-BAR1"].status == "unknown"
+
+
+def test_a_small_nvidia_smi_bar1_before_resizable_bar_is_no_resizable_issue(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, MODELLED_PASCAL_PAIR_SMI, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+    assert r.status != "issue", r.message
+
