@@ -31,7 +31,7 @@ from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.engines_shown import GGML, EnginesShown
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpus import GpuInventory
-from stackaudit.facts.nvidia import NvidiaDriver, NvidiaGpus, gpu_spec
+from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, gpu_spec
 from stackaudit.facts.parallelism import Parallelism, one_gpu_workload
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
@@ -1492,7 +1492,8 @@ def _short(bdf: str) -> str:
     references=("https://docs.kernel.org/admin-guide/kernel-parameters.html",),
 )
 def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = None,
-                 cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                 cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None,
+                 nvidia: NvidiaGpus | None = None) -> Outcome:
     """Reads: each GPU's BARs (sysfs `resource`, `Region N:` in `lspci -vv`: `<unassigned>`,
     `[disabled]`) and `dmesg` lines about BARs that got no space, or NVRM complaining about them.
     Without the BARs, a CUDA program's run on the GPUs (facts/cuda_ran.py: llama.cpp counting its
@@ -1500,6 +1501,8 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
     Without the PCI tree, the kernel log's BAR lines are read for the GPUs another source places (the `gpus` fact: the
     kernel's own PCI enumeration line of an NVIDIA display controller, `pci 0000:01:00.0: [10de:2204] type 00 class
     0x030000`, an NVRM line, nvidia-smi): a BAR of such a GPU that got no space is an issue (corpus 2277).
+    Without the PCI tree, a BAR1 above 4 GiB that NVML / `nvidia-smi -q` reports (`BAR1 Memory Usage: Total`) was
+    mapped above 4 GiB, which takes Above-4G decoding and a large enough MMIO window: ok for the GPUs shown (corpus 2489).
 
     Bad value: an unassigned or disabled 64-bit BAR on a GPU; a kernel or NVRM message that a GPU
     BAR could not be assigned.
@@ -1522,6 +1525,13 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
                          evidence=lines[:5])
         if kernel_log is not None and kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:")):
             return unknown("", needs="pcie")
+        if ran is None and (large := _bar1_above_4g(nvidia)):
+            assert nvidia is not None
+            return over_gpus(nvidia, large, ok(
+                "BAR1 " + ", ".join(f"{g.subject} {_size(int((g.bar1_total_mib or 0) * 2**20))}" for g in large)
+                + " (nvidia-smi): a BAR larger than 4 GiB can only be mapped above 4 GiB, so Above-4G decoding is on "
+                "and the MMIO window holds it", actual={g.subject: f"{g.bar1_total_mib:g} MiB" for g in large},
+                subjects=[g.subject for g in large]))
         return _ran_mapped(ran) if ran is not None else unknown("", needs="pcie")
     functions = pcie.gpus
     if not functions:
@@ -1546,6 +1556,13 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
     return over_gpu_functions(pcie, [g.bdf for g in known], ok(
         f"every BAR of {len(known)} GPU(s) is assigned" + ("" if kernel_log is not None else " (kernel log not read)"),
         subjects=[g.bdf for g in known]), [g.bdf for g in functions if not g.bars])
+
+
+def _bar1_above_4g(nvidia: NvidiaGpus | None) -> list[GpuInfo]:
+    """The GPUs whose BAR1 NVML / nvidia-smi reports above 4 GiB, where every GPU showing a BAR1 has one so large
+    (a small one says nothing of the window); [] otherwise."""
+    shown = [g for g in (nvidia.gpus if nvidia is not None else ()) if g.bar1_total_mib is not None]
+    return shown if shown and all((g.bar1_total_mib or 0) > 4096 for g in shown) else []
 
 
 def _bar_fail_lines(kernel_log: KernelLog, bdfs: Sequence[str]) -> list[str]:
