@@ -1502,7 +1502,8 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
     kernel's own PCI enumeration line of an NVIDIA display controller, `pci 0000:01:00.0: [10de:2204] type 00 class
     0x030000`, an NVRM line, nvidia-smi): a BAR of such a GPU that got no space is an issue (corpus 2277).
     Without the PCI tree, a BAR1 above 4 GiB that NVML / `nvidia-smi -q` reports (`BAR1 Memory Usage: Total`) was
-    mapped above 4 GiB, which takes Above-4G decoding and a large enough MMIO window: ok for the GPUs shown (corpus 2489).
+    mapped above 4 GiB, which takes Above-4G decoding and a large enough MMIO window: ok for the GPUs shown (corpus 2489),
+    also where a PCI listing without BARs (`lspci -nn`) places them.
 
     Bad value: an unassigned or disabled 64-bit BAR on a GPU; a kernel or NVRM message that a GPU
     BAR could not be assigned.
@@ -1525,13 +1526,8 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
                          evidence=lines[:5])
         if kernel_log is not None and kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:")):
             return unknown("", needs="pcie")
-        if ran is None and (large := _bar1_above_4g(nvidia)):
-            assert nvidia is not None
-            return over_gpus(nvidia, large, ok(
-                "BAR1 " + ", ".join(f"{g.subject} {_size(int((g.bar1_total_mib or 0) * 2**20))}" for g in large)
-                + " (nvidia-smi): a BAR larger than 4 GiB can only be mapped above 4 GiB, so Above-4G decoding is on "
-                "and the MMIO window holds it", actual={g.subject: f"{g.bar1_total_mib:g} MiB" for g in large},
-                subjects=[g.subject for g in large]))
+        if ran is None and nvidia is not None and (large := _bar1_above_4g(nvidia)):
+            return _bar1_mapped(nvidia, large)
         return _ran_mapped(ran) if ran is not None else unknown("", needs="pcie")
     functions = pcie.gpus
     if not functions:
@@ -1549,6 +1545,8 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
                      subjects=subjects or [g.bdf for g in functions], evidence=lines[:5])
     known = [g for g in functions if g.bars]
     if not known and kernel_log is None:
+        if ran is None and nvidia is not None and (large := _bar1_above_4g(nvidia)):
+            return _bar1_mapped(nvidia, large)
         return _ran_mapped(ran) if ran is not None else unknown("the GPUs' BARs are not in the source",
                                                                   hint="paste `lspci -vv` and `dmesg`")
     if not known:
@@ -1563,6 +1561,15 @@ def _bar1_above_4g(nvidia: NvidiaGpus | None) -> list[GpuInfo]:
     (a small one says nothing of the window); [] otherwise."""
     shown = [g for g in (nvidia.gpus if nvidia is not None else ()) if g.bar1_total_mib is not None]
     return shown if shown and all((g.bar1_total_mib or 0) > 4096 for g in shown) else []
+
+
+def _bar1_mapped(nvidia: NvidiaGpus, large: list[GpuInfo]) -> Outcome:
+    """FW-ABOVE4G-MMIO ok over the GPUs whose BAR1 NVML / nvidia-smi reports above 4 GiB (_bar1_above_4g)."""
+    return over_gpus(nvidia, large, ok(
+        "BAR1 " + ", ".join(f"{g.subject} {_size(int((g.bar1_total_mib or 0) * 2**20))}" for g in large)
+        + " (nvidia-smi): a BAR larger than 4 GiB can only be mapped above 4 GiB, so Above-4G decoding is on "
+        "and the MMIO window holds it", actual={g.subject: f"{g.bar1_total_mib:g} MiB" for g in large},
+        subjects=[g.subject for g in large]))
 
 
 def _bar_fail_lines(kernel_log: KernelLog, bdfs: Sequence[str]) -> list[str]:
