@@ -540,3 +540,27 @@ def test_a_refused_peer_memory_module_proves_peermem_missing() -> None:
 def test_a_peer_memory_module_that_loads_is_no_symptom() -> None:
     assert [h.symptom.name for h in find_symptoms(PEERMEM_LOADED.splitlines())
             if h.symptom.check == "IC-NVIDIA-PEERMEM"] == []
+
+
+# A CUDA P2P sample aborting on the peer mapping (p2p-test-map-failed). Corpus 2491 (tinygrad/open-gpu-kernel-modules
+# #16): p2pBandwidthLatencyTest's P2P write test on a rig with large BAR off.
+P2P_TEST_MAP_2491 = "Cuda failure p2pBandwidthLatencyTest.cu:189: 'mapping of buffer object failed'\n"
+# Modelled on checkCudaErrors' form with the words of tinygrad/open-gpu-kernel-modules#44's title (2 RTX 5090).
+SIMPLEP2P_205 = ('CUDA error at simpleP2P.cu:81 code=205(cudaErrorMapBufferObjectFailed) '
+                 '"cudaDeviceEnablePeerAccess(gpuid[1], 0)"\n')
+# AlexeyAB/darknet#3681 (iaixuexi): the same CUDA error in a one-GPU training run, no peer copy anywhere.
+DARKNET_3681 = "CUDA Error: mapping of buffer object failed\n"
+
+
+def test_a_p2p_sample_failing_its_peer_mapping_proves_p2p_broken() -> None:
+    status, message = _capture("2491", "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
+    assert status == "issue" and "mapping of buffer object failed" in message
+    for text in (P2P_TEST_MAP_2491, SIMPLEP2P_205):
+        assert [h.symptom.name for h in find_symptoms(text.splitlines())] == ["p2p-test-map-failed"], text
+        assert _run(text, "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"][0] == "issue", text
+
+
+def test_a_buffer_mapping_failure_outside_a_p2p_test_is_no_p2p_symptom() -> None:
+    assert find_symptoms(DARKNET_3681.splitlines()) == ()
+    long_line = "P2Pa" * 50_000 + ".cu:1 mapping of buffer object faile"  # bounded: finishes at once, matches nothing
+    assert find_symptoms([long_line]) == ()

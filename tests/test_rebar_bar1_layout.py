@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import capture_checks, paste_checks
+from stackaudit.facts.nvidia_smi import parse_query_text
 from stackaudit.gputable import integrated_gpu
 
 # Modelled: an H100-like block with a 64-bit BAR0 and a 256M Region 2 on a GeForce name, with its Resizable BAR
@@ -129,3 +130,79 @@ def test_a_later_gpus_large_bar1_stays_ok(tmp_path: Path) -> None:
 """
     r = paste_checks(tmp_path, text, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
     assert r.status == "ok" and "predate Turing" not in r.message
+
+
+# Modelled counter-example: the same 256 MiB BAR1 grep on a host whose listing names two Pascal cards.
+MODELLED_PASCAL_PAIR_SMI = """\
+$ nvidia-smi -L
+GPU 0: NVIDIA GeForce GTX 1080 Ti (UUID: GPU-11111111-2222-3333-4444-555555555555)
+GPU 1: NVIDIA GeForce GTX 1080 Ti (UUID: GPU-66666666-7777-8888-9999-000000000000)
+$ nvidia-smi -q | grep -i bar -A 3
+    BAR1 Memory Usage
+        Total                                          : 256 MiB
+        Used                                           : 1 MiB
+        Free                                           : 255 MiB
+"""
+
+
+def test_a_small_nvidia_smi_bar1_on_a_resizable_generation_with_peers_is_an_issue() -> None:
+    # Corpus 2488 (aikitoria/open-gpu-kernel-modules#22): `nvidia-smi -L` names four RTX 3090s (Ampere, Resizable BAR)
+    # and the BAR grep shows the first one's BAR1 at 256 MiB: an issue for P2P. Corpus 281 (an RTX 3090 alone in a
+    # k8s node's `nvidia-smi -q` section): one GPU shown, nothing maps peers through it, so it stays open.
+    r = capture_checks("2488", "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+    assert r.status == "issue" and "RTX 3090 (Ampere)" in r.message and "one of 4 GPUs" in r.message, r.message
+    assert capture_checks("281", "FW-REBAR-BAR1")["FW-REBAR-BAR1"].status == "unknown"
+
+
+def test_a_small_nvidia_smi_bar1_before_resizable_bar_is_no_resizable_issue(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, MODELLED_PASCAL_PAIR_SMI, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+    assert r.status != "issue", r.message
+
+
+# aikitoria/open-gpu-kernel-modules#38 (wlarsong): `nvidia-smi -q | grep -A 4 "BAR1 Memory Usage"` on an RTX 6000 Ada
+# and an RTX 4090, grep's `--` between the two GPUs' blocks.
+AIKITORIA_38 = """\
+$ nvidia-smi -q | grep -A 4 "BAR1 Memory Usage"
+    BAR1 Memory Usage
+        Total                                          : 65536 MiB
+        Used                                           : 17 MiB
+        Free                                           : 65519 MiB
+    Conf Compute Protected Memory Usage
+--
+    BAR1 Memory Usage
+        Total                                          : 32768 MiB
+        Used                                           : 1 MiB
+        Free                                           : 32767 MiB
+    Conf Compute Protected Memory Usage
+"""
+
+
+def test_each_gpus_block_of_a_bar1_grep_is_its_own_gpu() -> None:
+    # Corpus 2489 (aikitoria/open-gpu-kernel-modules#14): four BAR1 blocks, the fourth cut after `Total`; three GPUs
+    # at 32 GiB of the four the user names: ok over 3 of 4, for Resizable BAR and for the Above-4G window alike.
+    results = capture_checks("2489", "FW-REBAR-BAR1", "FW-ABOVE4G-MMIO")
+    for check in ("FW-REBAR-BAR1", "FW-ABOVE4G-MMIO"):
+        r = results[check]
+        assert r.status == "ok" and "GPU 2 32 GiB" in r.message, (check, r.message)
+        assert r.coverage is not None and r.coverage.text() == "3 of 4 GPUs shown", (check, r.coverage)
+    gpus = parse_query_text(AIKITORIA_38.split("\n", 1)[1]).gpus
+    assert [g.bar1_total_mib for g in gpus] == [65536, 32768]
+    assert len(parse_query_text(AIKITORIA_38.split("\n", 1)[1].replace("--\n", "")).gpus) == 2
+
+
+def test_one_gpus_sections_in_an_excerpt_stay_one_gpu() -> None:
+    # Modelled counter-example: one GPU's FB and BAR1 blocks, grep's `--` between them: one GPU, not two.
+    text = """\
+    FB Memory Usage
+        Total                                          : 24576 MiB
+--
+    BAR1 Memory Usage
+        Total                                          : 32768 MiB
+"""
+    gpus = parse_query_text(text).gpus
+    assert len(gpus) == 1 and gpus[0].bar1_total_mib == 32768
+
+
+def test_a_small_nvidia_smi_bar1_says_nothing_of_the_above_4g_window() -> None:
+    # Corpus 2488: BAR1 256 MiB fits below 4 GiB, so it proves no Above-4G decoding: the check stays open.
+    assert capture_checks("2488", "FW-ABOVE4G-MMIO")["FW-ABOVE4G-MMIO"].status == "unknown"

@@ -418,6 +418,9 @@ ARCHITECTURE_ORDER = ("Kepler", "Maxwell", "Pascal", "Volta", "pre-Turing", "Tur
 # (https://www.nvidia.com/en-us/geforce/news/geforce-rtx-30-series-resizable-bar-support/), and the UEFI strap patch
 # that resizes Turing's BAR1 leaves GTX 1000 (Pascal) cards without it (https://github.com/terminatorul/NvStrapsReBar).
 PRE_TURING = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Turing")])
+# Resizable BAR, by the same NVIDIA page: the GeForce RTX 30 series (Ampere) and every generation after it, whose
+# BAR1 a BIOS with Resizable BAR on sizes to the VRAM (a 3090's or 4090's 32 GiB). Turing's needs the strap patch.
+RESIZABLE_BAR = frozenset(ARCHITECTURE_ORDER[ARCHITECTURE_ORDER.index("Ampere"):])
 # Integrated GPUs: on the SoC, sharing its memory (unified memory architecture), so no BAR1 aperture maps a memory of
 # their own: name (as lspci or nvidia-smi prints it) -> PCI device id. GB10 (DGX Spark): "DGX Spark SoC is
 # characterized by a unified memory architecture" (https://forums.developer.nvidia.com/t/dgx-spark-gpudirect-rdma/

@@ -31,7 +31,7 @@ from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.engines_shown import GGML, EnginesShown
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpus import GpuInventory
-from stackaudit.facts.nvidia import NvidiaDriver, NvidiaGpus, gpu_spec
+from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, gpu_spec
 from stackaudit.facts.parallelism import Parallelism, one_gpu_workload
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
@@ -59,7 +59,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
-from stackaudit.gputable import PRE_TURING, architecture_of, integrated_gpu
+from stackaudit.gputable import PRE_TURING, RESIZABLE_BAR, architecture_of, integrated_gpu
 from stackaudit.pci_address import on_root_bus
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
@@ -1280,7 +1280,7 @@ def _size(nbytes: int) -> str:
                 "https://github.com/tinygrad/open-gpu-kernel-modules"),
 )
 def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
-               nvidia: NvidiaGpus | None = None) -> Outcome:
+               nvidia: NvidiaGpus | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: each GPU's BAR1 size (sysfs `resource`, `Region 1` in `lspci -vv`, else NVML /
     `nvidia-smi -q` "BAR1 Memory Usage: Total") and its Resizable BAR capability (`BAR 1: current
     size: …, supported: …`).
@@ -1299,21 +1299,24 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     BAR1 is the fixed size the board was built with, a 256 MiB one or a Tesla's large one (a K80's 16 GiB, in a
     cloud VM too: corpus 1584, 2401), and not an issue, and so is a BAR1 the source does not show on GPUs nvidia-smi
     lists that all predate Turing. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
-    NIC next to it does no GPUDirect RDMA (not an issue), whether or not the source shows its Resizable BAR capability. No measured NCCL gain from
+    NIC next to it does no GPUDirect RDMA (not an issue), whether or not the source shows its Resizable BAR capability.
+    NVML / nvidia-smi show no capability: their 256 MiB BAR1 is an issue on a GPU of a generation with Resizable BAR
+    (gputable.RESIZABLE_BAR, Ampere on, by the name any listing of the paste gives) where two or more GPUs are shown,
+    and stays open otherwise. No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
     """
     if pcie is None:
-        return _bar1_from_nvidia(nvidia)
-    gpus = pcie.gpus
-    if not gpus:
+        return _bar1_from_nvidia(nvidia, gpus)
+    functions = pcie.gpus
+    if not functions:
         return no_gpu(pcie)
-    shared = {g.bdf: integrated_gpu(g.lspci.description if g.lspci else g.model, g.device) for g in gpus}
+    shared = {g.bdf: integrated_gpu(g.lspci.description if g.lspci else g.model, g.device) for g in functions}
     if all(shared.values()):
         return over_gpu_functions(pcie, list(shared), not_an_issue(
             "integrated GPU(s) sharing the SoC's memory (" + ", ".join(f"{b} {m}" for b, m in shared.items())
             + "): no BAR1 aperture maps a memory of their own, so there is no Resizable BAR to enable",
             actual=shared, subjects=list(shared)))
-    fixed = _data_center_bar1(gpus)
+    fixed = _data_center_bar1(functions)
     if fixed:
         # Outside the check's "Applies when": these cards have a large fixed BAR1, nothing to resize.
         return over_gpu_functions(pcie, list(fixed), not_applicable(
@@ -1321,12 +1324,12 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
             + ", ".join(f"{b} {v}" for b, v in fixed.items()), actual=fixed))
     # GPUDirect RDMA needs an RDMA NIC, not any NIC (every workstation has an Intel/Broadcom Ethernet port).
     rdma_nic = bool(rdma.names) if rdma is not None else any(n.vendor == "0x15b3" for n in pcie.role("nic"))
-    p2p = len(gpus) >= 2 or rdma_nic
+    p2p = len(functions) >= 2 or rdma_nic
     small: dict[str, str] = {}
     fine: dict[str, str] = {}
     blind: list[str] = []
     old: dict[str, str] = {}  # small BAR1 on a GPU that predates Turing: fixed by design, nothing to resize
-    for g in gpus:
+    for g in functions:
         size = _bar1(g)
         cfg = g.config
         entry = next((e for e in (cfg.rebar or ()) if e.bar == _bar1_index(g)), None) if cfg is not None else None
@@ -1424,8 +1427,9 @@ def _pre_turing(g: PcieFunction) -> str:
     return architecture if architecture in PRE_TURING else ""
 
 
-def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
-    """BAR1 as NVML / nvidia-smi report it (no Resizable BAR capability there: a small BAR stays open)."""
+def _bar1_from_nvidia(nvidia: NvidiaGpus | None, inventory: GpuInventory | None = None) -> Outcome:
+    """BAR1 as NVML / nvidia-smi report it (no Resizable BAR capability there: a small BAR stays open, but on a
+    generation with Resizable BAR and two or more GPUs, by the names any listing of the paste gives, an issue)."""
     shown = [g for g in (nvidia.gpus if nvidia else ()) if g.bar1_total_mib is not None]
     listed = [g for g in (nvidia.gpus if nvidia else ()) if not g.error]
     if not shown and listed and nvidia is not None and all(g.implied_architecture in PRE_TURING for g in listed):
@@ -1448,6 +1452,20 @@ def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
             + "): these generations have no Resizable BAR, so there is no larger size to enable"
             + (f"; BAR1 {', '.join(f'{b} {v}' for b, v in fine.items())} on the others" if fine else ""),
             actual=fixed, subjects=list(fixed)))
+    # A small BAR1 on a GPU of a generation with Resizable BAR (gputable.RESIZABLE_BAR: Ampere on, by the name
+    # nvidia-smi -L or the same paste gives it), on a host the source shows with two or more GPUs: the BIOS left
+    # Resizable BAR off (or the VBIOS lacks it), and P2P has no BAR1 room (corpus 2488: four RTX 3090s at 256 MiB).
+    models = inventory.models if inventory is not None else {}
+    named = {g.subject: (name, architecture_of(name, g.pci_device_id)) for g in shown if g.subject in small
+             and (name := g.name or (models.get(g.index, "") if g.index is not None else ""))}
+    resizable = {b: f"{small[b]}, {name} ({arch})" for b, (name, arch) in named.items() if arch in RESIZABLE_BAR}
+    count = max(len(listed), inventory.at_least or 0 if inventory is not None else 0)
+    if resizable and count >= 2:
+        return over_gpus(nvidia, shown, issue(
+            "BAR1 is small on " + "; ".join(f"{b} ({v})" for b, v in resizable.items())
+            + f", one of {count} GPUs: this generation has Resizable BAR, which sizes BAR1 to the VRAM, so it "
+            "is off in the BIOS (or the VBIOS lacks it) and GPU P2P has no BAR1 room to map peer memory through",
+            actual=resizable, expected="BAR1 ≈ GPU memory (Resizable BAR on)", subjects=list(resizable)))
     if small:
         return unknown("BAR1 is small on " + ", ".join(f"{b} ({v})" for b, v in small.items())
                        + "; whether the GPU can resize it is not in nvidia-smi's output",
@@ -1474,7 +1492,8 @@ def _short(bdf: str) -> str:
     references=("https://docs.kernel.org/admin-guide/kernel-parameters.html",),
 )
 def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = None,
-                 cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                 cuda_ran: CudaRan | None = None, gpus: GpuInventory | None = None,
+                 nvidia: NvidiaGpus | None = None) -> Outcome:
     """Reads: each GPU's BARs (sysfs `resource`, `Region N:` in `lspci -vv`: `<unassigned>`,
     `[disabled]`) and `dmesg` lines about BARs that got no space, or NVRM complaining about them.
     Without the BARs, a CUDA program's run on the GPUs (facts/cuda_ran.py: llama.cpp counting its
@@ -1482,6 +1501,9 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
     Without the PCI tree, the kernel log's BAR lines are read for the GPUs another source places (the `gpus` fact: the
     kernel's own PCI enumeration line of an NVIDIA display controller, `pci 0000:01:00.0: [10de:2204] type 00 class
     0x030000`, an NVRM line, nvidia-smi): a BAR of such a GPU that got no space is an issue (corpus 2277).
+    Without the PCI tree, a BAR1 above 4 GiB that NVML / `nvidia-smi -q` reports (`BAR1 Memory Usage: Total`) was
+    mapped above 4 GiB, which takes Above-4G decoding and a large enough MMIO window: ok for the GPUs shown (corpus 2489),
+    also where a PCI listing without BARs (`lspci -nn`) places them.
 
     Bad value: an unassigned or disabled 64-bit BAR on a GPU; a kernel or NVRM message that a GPU
     BAR could not be assigned.
@@ -1504,6 +1526,8 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
                          evidence=lines[:5])
         if kernel_log is not None and kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:")):
             return unknown("", needs="pcie")
+        if ran is None and nvidia is not None and (large := _bar1_above_4g(nvidia)):
+            return _bar1_mapped(nvidia, large)
         return _ran_mapped(ran) if ran is not None else unknown("", needs="pcie")
     functions = pcie.gpus
     if not functions:
@@ -1521,6 +1545,8 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
                      subjects=subjects or [g.bdf for g in functions], evidence=lines[:5])
     known = [g for g in functions if g.bars]
     if not known and kernel_log is None:
+        if ran is None and nvidia is not None and (large := _bar1_above_4g(nvidia)):
+            return _bar1_mapped(nvidia, large)
         return _ran_mapped(ran) if ran is not None else unknown("the GPUs' BARs are not in the source",
                                                                   hint="paste `lspci -vv` and `dmesg`")
     if not known:
@@ -1528,6 +1554,22 @@ def above4g_mmio(pcie: PcieFacts | None = None, kernel_log: KernelLog | None = N
     return over_gpu_functions(pcie, [g.bdf for g in known], ok(
         f"every BAR of {len(known)} GPU(s) is assigned" + ("" if kernel_log is not None else " (kernel log not read)"),
         subjects=[g.bdf for g in known]), [g.bdf for g in functions if not g.bars])
+
+
+def _bar1_above_4g(nvidia: NvidiaGpus | None) -> list[GpuInfo]:
+    """The GPUs whose BAR1 NVML / nvidia-smi reports above 4 GiB, where every GPU showing a BAR1 has one so large
+    (a small one says nothing of the window); [] otherwise."""
+    shown = [g for g in (nvidia.gpus if nvidia is not None else ()) if g.bar1_total_mib is not None]
+    return shown if shown and all((g.bar1_total_mib or 0) > 4096 for g in shown) else []
+
+
+def _bar1_mapped(nvidia: NvidiaGpus, large: list[GpuInfo]) -> Outcome:
+    """FW-ABOVE4G-MMIO ok over the GPUs whose BAR1 NVML / nvidia-smi reports above 4 GiB (_bar1_above_4g)."""
+    return over_gpus(nvidia, large, ok(
+        "BAR1 " + ", ".join(f"{g.subject} {_size(int((g.bar1_total_mib or 0) * 2**20))}" for g in large)
+        + " (nvidia-smi): a BAR larger than 4 GiB can only be mapped above 4 GiB, so Above-4G decoding is on "
+        "and the MMIO window holds it", actual={g.subject: f"{g.bar1_total_mib:g} MiB" for g in large},
+        subjects=[g.subject for g in large]))
 
 
 def _bar_fail_lines(kernel_log: KernelLog, bdfs: Sequence[str]) -> list[str]:

@@ -539,6 +539,26 @@ def _cut_generation(orphan: list[str]) -> list[str]:
     return orphan
 
 
+def _grep_gpus(groups: list[list[str]]) -> list[list[str]]:
+    """The GPUs of a headerless excerpt (`nvidia-smi -q | grep -i bar -A 3`, grep's `--` separators kept or dropped by
+    the paste): a section header at the excerpt's outermost indent that the current GPU already holds starts the next
+    GPU, as grep prints every GPU's match in turn (corpus 2489: four `BAR1 Memory Usage` blocks); else one GPU."""
+    lines = [ln for group in groups for ln in group]
+    outer = min((len(ln.expandtabs()) - len(ln.expandtabs().lstrip()) for ln in lines if ln.strip()), default=0)
+    gpus: list[list[str]] = [[]]
+    seen: set[str] = set()
+    for ln in lines:
+        section = _SECTION.match(ln) if ln.strip() and not _KV.match(ln) else None
+        if section is not None and len(section.group(1).expandtabs()) == outer:
+            label = section.group(2).strip()
+            if label in seen and gpus[-1]:
+                gpus.append([])
+                seen = set()
+            seen.add(label)
+        gpus[-1].append(ln)
+    return [g for g in gpus if g]
+
+
 @parser(NVSMI_QUERY, feeds="nvidia", kind=NvidiaGpus, rank=30)
 def parse_query_text(text: str) -> NvidiaGpus:
     """NVIDIA GPUs from `nvidia-smi -q` text (whole, one `-d` section, or an excerpt of it).
@@ -576,18 +596,21 @@ def parse_query_text(text: str) -> NvidiaGpus:
     top_tree = _text_tree([ln for ln in top if not ln.startswith((" ", "\t"))])
     # An excerpt may start inside the previous GPU's section: indented lines before the first header, except the
     # fields of a section of the log's top (`vGPU Driver Capability`, corpus 399).
-    orphan: list[str] = []
+    orphans: list[list[str]] = [[]]
     in_top_section = False
     for ln in top:
-        if ln.strip() and not ln.startswith((" ", "\t")):
+        if ln.strip() == "--" and orphans[-1]:  # grep's separator between groups of `-A N` context
+            orphans.append([])
+        elif ln.strip() and not ln.startswith((" ", "\t")):
             in_top_section = QUERY_FIELDS.get(ln.strip()) == (0, True)
         elif ln.startswith((" ", "\t")) and not in_top_section:
-            orphan.append(ln)
+            orphans[-1].append(ln)
     gpus: list[GpuInfo] = []
-    if orphan and any(_KV.match(ln) for ln in orphan):
-        tree = _text_tree(_cut_generation(orphan))
-        if tree.children:
-            gpus.append(_gpu_from_text(0, tree, ""))
+    for orphan in _grep_gpus(orphans):
+        if any(_KV.match(ln) for ln in orphan):
+            tree = _text_tree(_cut_generation(orphan))
+            if tree.children:
+                gpus.append(_gpu_from_text(len(gpus), tree, ""))
     for bus, body in blocks:
         gpus.append(_gpu_from_text(len(gpus), _text_tree(body), bus))
     driver = _clean(top_tree.get("Driver Version|KMD Version"))

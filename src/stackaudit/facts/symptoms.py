@@ -53,6 +53,10 @@ NCCL_P2P_TRANSPORT = "https://github.com/NVIDIA/nccl/blob/master/src/transport/p
 # 217's words, or the line cut inside it at its end (`transport/p2p.cc:238 NCCL WARN failed to ope`).
 NCCL_P2P_IPC_OPEN = re.compile(r"\bWARN failed to open CUDA IPC handle\b(?!.{0,400}peer access is not supported)"
                                r"|transport/p2p\.c[cu]:\d+ (?:NCCL )?WARN failed to op(?:en?)?\s*$")
+# A CUDA P2P sample's abort on a peer mapping (p2p-test-map-failed): `Cuda failure p2pBandwidthLatencyTest.cu:189:
+# 'mapping of buffer object failed'`, or checkCudaErrors' `simpleP2P.cu:NNN code=205(cudaErrorMapBufferObjectFailed)`.
+P2P_TEST_MAP_FAILED = re.compile(r"\b\w{0,40}?[Pp]2[Pp]\w{0,40}\.cu:\d+\b[^\n]{0,200}?"
+                                 r"(?:mapping of buffer object failed|cudaErrorMapBufferObjectFailed)")
 # An NGC entrypoint's minor-version WARNING (`CUDA Minor Version Compatibility mode ENABLED.`, `... will be run in Minor
 # Version Compatibility mode.`): the image runs without the forward-compatibility libraries (not its forward NOTE).
 NGC_MINOR_FALLBACK = re.compile(r"\bMinor Version Compatibility mode ENABLED|" + NGC_CHECK["minor-built"][1].pattern)
@@ -404,6 +408,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("p2p-unsupported", re.compile(r"peer access is not supported between these two devices"),
         "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
         "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)",
+        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
+    # A CUDA P2P sample (p2pBandwidthLatencyTest, simpleP2P) aborting on `mapping of buffer object failed`
+    # (cudaErrorMapBufferObjectFailed, 205) at its own source line: peer access was granted and the peer mapping of
+    # the P2P run could not be made, as with the P2P kernel-module forks on a BAR1 too small for the VRAM (corpus 2491,
+    # tinygrad/open-gpu-kernel-modules#16 and #33). The sample's file name ties the error to a peer copy.
+    Symptom("p2p-test-map-failed", P2P_TEST_MAP_FAILED,
+        "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
+        "a CUDA P2P test aborted with 'mapping of buffer object failed': peer access was enabled, but the peer "
+        "mapping the copy needs could not be made (with the P2P kernel-module forks, a BAR1 smaller than the VRAM)",
         clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
     # NCCL's P2P transport could not map the peer rank's buffer after choosing P2P/IPC for the pair (transport/p2p.cc|cu
     # `WARN("failed to open CUDA IPC handle : %d %s")`, any CUDA error: 11 invalid argument, horovod/horovod#610 and
@@ -1736,7 +1749,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
            "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op",
-           "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "reading from server: EOF")
+           "NVLink error detected", "mapping of buffer object", "MapBufferObjectFailed", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "reading from server: EOF")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
