@@ -43,3 +43,16 @@ def test_corpus_1928_and_1929_read_their_commands_as_engine_commands() -> None:
     for prefix, line in (("1928", 1), ("1929", 2)):
         spans = report_spans(capture_report(prefix))
         assert any(kind == "engine command" and a <= line <= b for kind, a, b in spans), (prefix, spans)
+
+
+def test_powershell_env_assignments_before_the_ollama_app_2497() -> None:
+    """Corpus 2497 (ollama/ollama#10517): PowerShell's `$env:NAME="v";` assignments before `& "ollama app.exe"` (the
+    Windows app that starts `ollama serve`) are the server's environment; the line is an engine command. Modelled
+    counter-examples: the app's name in a sentence, and a PowerShell assignment alone, start no engine."""
+    spans = report_spans(capture_report("2497"))
+    assert ("engine command", 6, 6) in spans, spans
+    command = parse_command_line('$env:OLLAMA_DEBUG="1"; $env:CUDA_VISIBLE_DEVICES="1" ; & "ollama app.exe"')
+    assert command is not None and command.engine == "ollama"
+    assert dict(command.env) == {"OLLAMA_DEBUG": "1", "CUDA_VISIBLE_DEVICES": "1"}
+    assert parse_command_line("I quit ollama app.exe from the tray and started it again") is None
+    assert parse_command_line('$env:CUDA_VISIBLE_DEVICES="1"') is None

@@ -85,3 +85,34 @@ def test_owned_count_reading() -> None:
     assert owned_gpu_count("we have 2 cards of another vendor") is None
     inv = parse_user_gpus("I have 2 NVIDIA cards detected as CUDA0 and CUDA1.\n")
     assert inv.counts == (("the user's own words", 2),) and not inv.gpus
+
+
+# Modelled on corpus 2497's PowerShell session (ollama/ollama#10517): nvidia-smi -L and the app started with the
+# variables set before it.
+MIXED_LISTING = """\
+PS C:\\> nvidia-smi -L
+GPU 0: Quadro M5000 (UUID: GPU-8c1fc6fe-a2c4-dd9a-559c-4f58836fd385)
+GPU 1: NVIDIA RTX A2000 12GB (UUID: GPU-962a842b-b382-6457-65a1-3cffec62ba6f)
+
+PS C:\\> $env:OLLAMA_DEBUG="1"; $env:CUDA_VISIBLE_DEVICES="1" ; & "ollama app.exe"
+"""
+
+
+def test_an_index_cuda_gives_another_model_than_nvidia_smi_2497(tmp_path: Path) -> None:
+    """Corpus 2497: CUDA_VISIBLE_DEVICES=1 is the RTX A2000 in nvidia-smi's bus order but the Quadro M5000 in CUDA's
+    fastest-first order: the engine lands on the M5000, an issue. Modelled counter-examples: CUDA_DEVICE_ORDER set to
+    PCI_BUS_ID, or a listing whose bus order already puts the newer GPU first, name the same GPU both ways."""
+    result = capture_checks("2497", PLACEMENT)[PLACEMENT]
+    assert result.status == "issue" and "1 is the Quadro M5000 to CUDA" in result.message
+    ordered = MIXED_LISTING.replace('$env:CUDA_VISIBLE_DEVICES="1" ;',
+                                    '$env:CUDA_VISIBLE_DEVICES="1"; $env:CUDA_DEVICE_ORDER="PCI_BUS_ID" ;')
+    assert paste_checks(tmp_path, ordered, PLACEMENT)[PLACEMENT].status != "issue"
+    newer_first = MIXED_LISTING.replace("GPU 0: Quadro M5000", "GPU 9: Quadro M5000").replace(
+        "GPU 1: NVIDIA RTX A2000 12GB", "GPU 0: NVIDIA RTX A2000 12GB").replace("GPU 9: Quadro", "GPU 1: Quadro")
+    assert paste_checks(tmp_path, newer_first, PLACEMENT)[PLACEMENT].status != "issue"
+
+
+def test_a_cut_listing_leaves_cudas_order_unread_2495() -> None:
+    """Corpus 2495 (theroyallab/tabbyAPI#296): CUDA_VISIBLE_DEVICES=0 in the user's words beside an RTX 3090 and a
+    Tesla P40, nvidia-smi cut in its header: no listing shows which index each model has, so no issue is read."""
+    assert capture_checks("2495", PLACEMENT)[PLACEMENT].status == "unknown"

@@ -169,3 +169,15 @@ def test_the_key_error_pattern_is_bounded() -> None:
     start = time.perf_counter()
     KERNEL_ARCH_REFUSED.search(line)
     assert time.perf_counter() - start < 0.5
+
+
+def test_an_engine_falling_back_for_an_old_gpu_proves_kernel_arch_2495(tmp_path: Path) -> None:
+    """Corpus 2495 (theroyallab/tabbyAPI#296): tabbyAPI sees a Tesla P40 beside an RTX 3090 and switches every GPU
+    to its compatibility mode: RT-KERNEL-ARCH issue, quoted. Modelled counter-examples: the follow-up lines alone,
+    and an NGC image's driver-compatibility banner, prove nothing of the kind."""
+    result = capture_checks("2495", KERNEL)[KERNEL]
+    assert result.status == "issue" and "compatibility mode" in result.message
+    assert any("Switching to compatibility mode" in e for e in result.evidence)
+    quiet = ("2025-03-02 04:41:51.061 WARNING:  This disables parallel batching and features that rely on it (ex. CFG).\n"
+             "CUDA Forward Compatibility mode ENABLED.\n")
+    assert paste_checks(tmp_path, quiet, KERNEL)[KERNEL].status != "issue"

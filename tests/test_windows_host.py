@@ -119,6 +119,17 @@ def test_gpu_access_is_not_applicable_for_a_windows_service() -> None:
     assert "no container is shown" in result.message
 
 
+def test_nvidia_smi_l_at_a_windows_prompt_is_no_container_2497(tmp_path: Path) -> None:
+    """Corpus 2497 (ollama/ollama#10517): `nvidia-smi -L` at PowerShell's prompt lists the GPUs of a Windows host
+    whose ollama runs natively: no container, so its listing proves no container's access. Modelled: the same listing
+    at a Linux prompt keeps its ok."""
+    result = capture_checks("2497", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "not-applicable" and "no container is shown" in result.message
+    linux = ("$ nvidia-smi -L\nGPU 0: Quadro M5000 (UUID: GPU-8c1fc6fe-a2c4-dd9a-559c-4f58836fd385)\n"
+             "GPU 1: NVIDIA RTX A2000 12GB (UUID: GPU-962a842b-b382-6457-65a1-3cffec62ba6f)\n")
+    assert paste_checks(tmp_path, linux, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+
+
 def test_cpufreq_governor_is_not_applicable_on_a_windows_host(tmp_path: Path) -> None:
     """Corpus 1282 (llama.cpp `built with clang ... for x86_64-pc-windows-msvc`, `llama-server.exe`): Windows has no
     Linux cpufreq governor; modelled: a docker run beside it keeps the question open (WSL 2's Linux VM)."""

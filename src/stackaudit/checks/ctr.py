@@ -1458,7 +1458,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A source that shows only another vendor's GPUs and no NVIDIA driver (an issue form's `GPU: AMD`) has no NVIDIA GPU
     to expose: not applicable (facts/applicability.py, subject nvidia-gpu).
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
-    reached them where it ran: ok (a failure line the log shows, such as another run's `Failed to initialize NVML`,
+    reached them where it ran: ok, not on a Windows host with no container shown (corpus 2497: a Windows program's
+    nvidia-smi ran in none) (a failure line the log shows, such as another run's `Failed to initialize NVML`,
     still proves the issue). So does Triton's metrics start-up finding GPUs through NVML (`found 2 GPUs supporting
     NVML metrics`) in a container the source shows (from inside, or a pasted spec piece of the serving container,
     corpus 1817), over the GPUs it counts. The NGC image's driver check (`This
@@ -1635,13 +1636,15 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or _cuda_without_library(nvidia, container, cuda_runtime) \
             or judged
-    if judged.status == "unknown" and (container is None or container.in_container):
+    windows = virtualization is not None and virtualization.windows
+    if judged.status == "unknown" and ((container is None and not windows) or (container is not None and container.in_container)):
+        # A Windows program's nvidia-smi ran in no container (facts/applicability.LINUX_ONLY makes it not applicable).
         judged = _nvml_listed(gpus, container) or judged
     if judged.status == "unknown" and docker_containers is not None \
             and any(c.looks_like_serving for c in docker_containers.containers):
         # Triton's metrics lines come from the server in the serving container the spec shows (corpus 1817).
         judged = _nvml_listed(gpus, container, spec_shown=True, only_triton=True) or judged
-    if judged.status == "unknown" and container is None and not (virtualization is not None and virtualization.windows):
+    if judged.status == "unknown" and container is None and not windows:
         # A Windows program is in no container (facts/applicability.LINUX_ONLY makes it not applicable).
         judged = _cuda_reached_where_it_ran(serving_log, gpus, cuda_ran) or judged
     if judged.status == "unknown" and (renumbered := _instances_past_visible(engine_commands)) is not None:

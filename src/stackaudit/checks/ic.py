@@ -31,7 +31,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
-from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory
+from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory, cuda_order_renames
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.model_placement import ModelPlacements
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
@@ -2271,6 +2271,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     Triton KIND_GPU instance group: facts/model_placement, corpus 1493, 1495, 1498). Nor has a job, no engine or
     test run shown, whose nvidia-smi table of every GPU shows one GPU at work and the rest idle (0 %, the driver's few
     MiB: facts/parallelism.one_busy_gpu, corpus 1699).
+    An engine (a process, a pasted command, PowerShell's `$env:CUDA_VISIBLE_DEVICES="1"` too) whose
+    CUDA_VISIBLE_DEVICES index names another GPU model in CUDA's default fastest-first order than in nvidia-smi's
+    listing of every GPU (PCI bus order), with no CUDA_DEVICE_ORDER=PCI_BUS_ID, runs on a GPU the user did not mean:
+    an issue, on one GPU too (facts/gpus.cuda_order_renames: GPUs of different architectures only, corpus 2497).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log, engine_commands):
         shown = serving_engine.shown
@@ -2280,6 +2284,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     named = model_argument(serving_engine.shown) if serving_engine is not None and serving_engine.shown else None
     if needless := tp_spans_nodes_needlessly(serving_engine, named or ""):
         return _tp_needs_one_node(needless, serving_engine)
+    if renamed := _cuda_order_renamed(serving_engine, engine_commands, gpus):
+        return renamed
     if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands, serving_log, model_placements, ollama_shown):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if serving_log is not None and serving_log.tp_beyond_node:
@@ -2422,6 +2428,25 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                      expected="CUDA_DEVICE_ORDER=PCI_BUS_ID", severity="low", subjects=group)
     return ok(f"{what} {', '.join(group)} uses the closest paths available "
               f"({', '.join(sorted({c or '?' for c in cells.values()}))}){read}", actual=cells)
+
+
+def _cuda_order_renamed(engine: ServingEngine | None, commands: EngineCommands | None,
+                        gpus: GpuInventory | None) -> Outcome | None:
+    """IC-TOPOLOGY-PLACEMENT issue where the engine's CUDA_VISIBLE_DEVICES (its process, or a pasted command's) names,
+    in CUDA's default fastest-first order, another GPU model than in nvidia-smi's (facts/gpus.cuda_order_renames):
+    the engine runs on a GPU the user did not mean (corpus 2497); None otherwise."""
+    shown = [(engine.shown, "")] if engine is not None and engine.shown is not None else []
+    shown += [(c.as_process(), c.line) for c in (commands.commands if commands is not None else ())]
+    for process, line in shown:
+        renamed = cuda_order_renames(process.visible_devices, process.env("CUDA_DEVICE_ORDER"), gpus)
+        if renamed:
+            visible = process.env("CUDA_VISIBLE_DEVICES")
+            return issue(f"CUDA_VISIBLE_DEVICES={visible} follows nvidia-smi's numbering (PCI bus order) on a host of "
+                         "mixed GPU models without CUDA_DEVICE_ORDER=PCI_BUS_ID, while CUDA numbers the newer GPU first: "
+                         f"{renamed}, so the engine runs on another GPU than the one meant",
+                         actual={"CUDA_VISIBLE_DEVICES": visible, "CUDA_DEVICE_ORDER": process.env("CUDA_DEVICE_ORDER")},
+                         expected="CUDA_DEVICE_ORDER=PCI_BUS_ID", evidence=[line] if line else [])
+    return None
 
 
 _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")

@@ -228,7 +228,14 @@ TGI_PROGRAMS = {"text-generation-launcher": "tgi"}
 # ollama's server started by hand (`ollama serve`, its variables set before it: `OLLAMA_SCHED_SPREAD=1 ollama serve`):
 # its settings are the environment its command gives (corpus 1426, 1798). Its other commands (`ollama run`, `ps`) are
 # the server's clients, no engine command (facts/engine_command._PROMPT_ENGINE reads those).
-OLLAMA_SERVE = re.compile(r"(?:^|[\s/=])ollama(?:\.exe)?\s+serve\b(?!\s*-)")
+# On Windows the ollama app (`& "ollama app.exe"` from PowerShell, the tray program) starts `ollama serve` with the
+# environment it was given (ollama's Windows guide: quit the app, set the variables, start it again; corpus 2497).
+OLLAMA_APP = "ollama app"
+OLLAMA_SERVE = re.compile(r"(?:^|[\s/=])ollama(?:\.exe)?\s+serve\b(?!\s*-)|\bollama app\.exe\b")
+# PowerShell sets a variable of the environment the programs it starts after it inherit through its env: drive
+# (`$env:CUDA_VISIBLE_DEVICES="1"; & "ollama app.exe"`), an `export` of its own; its call operator `&` runs the
+# program a quoted word names (https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.core/about/about_environment_variables).
+POWERSHELL_ENV = re.compile(r"^\$env:([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.I)
 # The launcher's options alone that ask it about itself: `--env` prints the runtime environment, the answer TGI's issue
 # form asks for (corpus 246, 527, 746), `--version`, `--help`. Such a line names the program, not a served model.
 TGI_QUERIES = frozenset(("--env", "--version", "-V", "--help", "-h"))
@@ -930,9 +937,15 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         return command
     # The engine started after a command that sets its shell up (`conda activate lmdeploy && lmdeploy serve ...`,
     # corpus 1251; `cd dir && python3 build.py ...`): the first of the commands after it that starts an engine, with
-    # what an `export NAME=value` (a batch file's `set NAME=value`) before it put in its environment.
+    # what an `export NAME=value` (a batch file's `set NAME=value`, PowerShell's `$env:NAME="value"`) before it put in
+    # its environment.
     exported: list[str] = []
-    for later in sequenced_commands(words)[1:]:
+    for n, later in enumerate(sequenced_commands(words)):
+        if len(later) == 1 and (ps := POWERSHELL_ENV.match(later[0])) is not None:
+            exported.append(f"{ps.group(1)}={ps.group(2)}")  # `$env:NAME="v";` (POWERSHELL_ENV)
+            continue
+        if n == 0 or not later:
+            continue  # the line's own first command was read above
         assigned = shell_assignment(" ".join(later)) if later[0] in ("export", "set") else None
         if assigned is not None and exports(" ".join(later)):
             exported.append(f"{assigned[0]}={assigned[1]}")
@@ -1026,6 +1039,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         words.pop(0)
         while takes is not None and words and words[0].startswith("-"):  # the wrapper's own options
             del words[:2 if words[0] in takes else 1]
+    if words[:1] == ["&"]:
+        words.pop(0)  # PowerShell's call operator (POWERSHELL_ENV)
     words = first_command(words)
     if words and words[0] == "pm2" and (started := _pm2_started(words)):
         words = started  # the program pm2 starts, with the arguments it passes on (corpus 1792)
@@ -1074,7 +1089,7 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
                              ranks=1 if world is None else int(world) if world.isdecimal() else None)
     if program in (LLAMA_CLI, f"{LLAMA_CLI}.exe") and len(words) > 2 and words[1] in LLAMA_CLI_SUBCOMMANDS:
         return EngineCommand(LLAMA_CLI_SUBCOMMANDS[words[1]], tuple(words), tuple(env), line.strip(), cut=cut)
-    if program in ("ollama", "ollama.exe") and words[1:] == ["serve"]:
+    if (program in ("ollama", "ollama.exe") and words[1:] == ["serve"]) or (program in (OLLAMA_APP, f"{OLLAMA_APP}.exe") and len(words) == 1):
         return EngineCommand("ollama", tuple(words), tuple(env), line.strip(), cut=cut)
     if program.startswith("python") and words[1:3] == ["-m", MLC_PROGRAM]:
         words, program = words[2:], MLC_PROGRAM  # `python -m mlc_llm compile ...` (its JIT's logged command)

@@ -94,6 +94,7 @@ from stackaudit.facts.sources import (
 )
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, parse_p2p_matrix
 from stackaudit.gputable import (
+    ARCHITECTURE_ORDER,
     LAPTOP_PART,
     MINING_BOARD,
     GpuTableError,
@@ -387,6 +388,35 @@ def _index_by_bus_order(part: GpuInventory) -> GpuInventory:
         return part
     ordered = sorted(part.gpus, key=lambda g: g.bdf)
     return replace(part, gpus=tuple(replace(g, index=i) for i, g in enumerate(ordered)))
+
+
+def cuda_order_renames(devices: Sequence[str] | None, order: str | None, inventory: GpuInventory | None) -> str:
+    """Where CUDA_VISIBLE_DEVICES names a GPU by an index that CUDA's default order gives to another model than
+    nvidia-smi's does, in words (`1 is the Quadro M5000 to CUDA, the NVIDIA RTX A2000 12GB to nvidia-smi`); "" where
+    it does not, or the source cannot tell.
+
+    nvidia-smi (NVML) numbers GPUs in PCI bus order; CUDA numbers them fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID
+    (CUDA Programming Guide, CUDA environment variables), which puts a GPU of a newer architecture ahead of an older
+    one. Read only where the inventory lists every GPU of the host by index and model (indices 0..N-1), the GPUs of
+    different models are each of a different known architecture (GPUs of one architecture are ranked by a heuristic
+    the listing cannot settle), and every value is an index (a UUID names one GPU either way)."""
+    if not devices or (order or "").upper() == "PCI_BUS_ID" or inventory is None or not all(d.isdecimal() for d in devices):
+        return ""
+    listed = sorted((g for g in inventory.gpus if g.index is not None and g.model), key=lambda g: g.index or 0)
+    if len(listed) < 2 or inventory.whole_count != len(listed) or [g.index for g in listed] != list(range(len(listed))):
+        return ""
+    ranks: dict[str, int] = {}
+    for g in listed:
+        arch = architecture_of(g.model)
+        if arch not in ARCHITECTURE_ORDER:
+            return ""
+        ranks[g.model] = ARCHITECTURE_ORDER.index(arch)
+    if len(set(ranks.values())) != len(ranks):  # two models of one architecture: CUDA's order between them not read
+        return ""
+    cuda = sorted(listed, key=lambda g: (-ranks[g.model], g.index or 0))  # a stable sort: one model keeps bus order
+    moved = [f"{d} is the {cuda[int(d)].model} to CUDA, the {listed[int(d)].model} to nvidia-smi"
+             for d in devices if int(d) < len(listed) and cuda[int(d)].model != listed[int(d)].model]
+    return "; ".join(moved)
 
 
 # --- one inventory per source ----------------------------------------------------------------

@@ -1301,6 +1301,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RT-KERNEL-ARCH", "high", DEEPGEMM_ARCH_SOURCE,
         "a kernel library (DeepGEMM) has no kernel for this GPU's architecture (it dispatches for SM90 and SM100 "
         "only), so the engine path that calls it fails"),
+    # An engine's own words that it falls back from its fast path because a GPU it sees is of too old an architecture:
+    # tabbyAPI (exllamav2 backend) checks every visible GPU for flash-attention 2 (Ampere, sm_80, or newer) and, where
+    # one is older, warns `An unsupported GPU is found in this configuration. Switching to compatibility mode.` and
+    # `This disables parallel batching and features that rely on it (ex. CFG).` (backends/exllamav2/model.py;
+    # theroyallab/tabbyAPI#296, corpus 2495: a Tesla P40 beside an RTX 3090). The slow path holds for every GPU, the
+    # new one too; hiding the old GPU from the engine (CUDA_VISIBLE_DEVICES) restores it.
+    Symptom("engine-old-arch-fallback",
+        re.compile(r"\bunsupported GPU is found in this configuration\. Switching to compatibility mode"),
+        "RT-KERNEL-ARCH", "medium", "https://github.com/theroyallab/tabbyAPI/issues/296",
+        "the engine found a GPU older than its fast kernels need (flash-attention 2: Ampere or newer) and switched "
+        "every GPU to its compatibility mode, without parallel batching",
+        own_fix="Hide the pre-Ampere GPU from the engine (CUDA_VISIBLE_DEVICES or tabbyAPI's gpu_split with "
+                "CUDA_DEVICE_ORDER=PCI_BUS_ID), or serve from Ampere or newer GPUs only",
+        own_takes="restart the engine"),
     # ollama's ROCm discovery leaving out an AMD GPU whose gfx target its ROCm libraries carry no kernels for
     # (discover/amd_linux.go, amd_windows.go: `msg="amdgpu is not supported (supported types:[gfx1103])"
     # gpu_type=gfx1150`, likelovewant/ollama-for-amd#40; `msg="amdgpu too old gfx803"` before gfx9): the GPU is not
@@ -1735,7 +1749,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
            "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "KeyError: '", "skipping CUDA device",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt", "forward compatibility", "display driver", "CompatNotSupported", "COMPAT_NOT_SUPPORTED",
-           "DriverMismatch", "DRIVER_MISMATCH", "amdgpu is not supported", "amdgpu too old",
+           "DriverMismatch", "DRIVER_MISMATCH", "amdgpu is not supported", "amdgpu too old", "Switching to compatibility mode",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "symbol lookup for cu", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform", "No CUDA GPUs are available",

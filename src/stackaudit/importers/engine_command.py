@@ -330,7 +330,7 @@ MAX_ECHO_DISTANCE = 40
                    "llava", "llama-mtmd-cli", "llama_cpp.server", "llama serve", "llamafile",
                    "launch_triton_server",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
-                   "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "mlc_llm", "namespace(",
+                   "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "ollama app.exe", "mlc_llm", "namespace(",
                    "server.py", "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers",
                    "local_chat", "openrlhf",
                    # a vLLM config file's key (facts/engine_command.vllm_config_block)
