@@ -41,3 +41,32 @@ def test_four_a10_need_no_fabric_manager_and_have_no_mig() -> None:
     assert results["DRV-FABRIC-MANAGER"].status == "not-applicable"
     assert "A10" in results["DRV-FABRIC-MANAGER"].message
     assert results["MEM-MIG"].status == "not-applicable"
+
+
+# A count with a Chinese measure word for cards (facts/gpus._COUNT_MEASURE). Real: corpus 2482 (kvcache-ai/
+# ktransformers#634), 1674 (InternLM/lmdeploy#2127), 709 (`我的设备上有4块4090`).
+@pytest.mark.parametrize(("line", "said"), [
+    ("48物理核双通路CPU，1360GB双通路内存，1张A100-80GB", [(1, "A100 80GB")]),
+    ("8卡2080ti", [(8, "RTX 2080 Ti")]),
+    ("我的设备上有4块4090", [(4, "RTX 4090")]),
+    ("4块4090显卡", [(4, "RTX 4090")]),  # modelled: the model ends where the Chinese text starts again
+])
+def test_a_chinese_measure_word_counts_the_cards(line: str, said: list[tuple[int, str]]) -> None:
+    assert stated_gpus(line) == said
+
+
+@pytest.mark.parametrize("line", [
+    "docker部署vllm引擎，4张80G",  # real: corpus 1022, a memory size and no model
+    "使用4张gpu",  # real: corpus 1668, no model
+    "见第1张图",  # modelled: `the first picture`, Chinese text after the measure word
+    "v2卡A100",  # modelled: a version's digit glued to a Latin letter is no count
+])
+def test_a_measure_word_without_a_model_states_nothing(line: str) -> None:
+    assert stated_gpus(line) == []
+
+
+def test_fw_vm_2482_one_a100_counted_in_chinese() -> None:
+    """Corpus 2482: a cloud guest (the cpuinfo `hypervisor` flag) whose user counts `1张A100-80GB`: one GPU."""
+    result = capture_checks("2482", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue"
+    assert "1 GPU shown" in result.message

@@ -166,3 +166,43 @@ def test_a_pcie_pair_keeps_the_vm_open(tmp_path: Path) -> None:
 def test_bare_metal_nvlink_stays_ok(tmp_path: Path) -> None:
     """Modelled: the same matrix beside a whole-span lscpu of a bare-metal host is bare metal (ok)."""
     assert paste_checks(tmp_path, CLOUD_HYPERVISOR_HOST + "\n" + TOPO_2_NV, "FW-VM")["FW-VM"].status == "ok"
+
+
+# An lscpu excerpt right under its bare command, the user's `...` lines cutting it (importers/system.py
+# _under_lscpu_command), and a flags line past the kernel's `hypervisor` flag (facts/system.flags_past_hypervisor).
+ELIDED_LSCPU_GUEST = """\
+$ lscpu
+...
+Model name:            Intel(R) Xeon(R) Platinum 8163 CPU @ 2.50GHz
+...
+Flags:                 fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ss ht syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl cpuid pni pclmulqdq ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand hypervisor lahf_lm abm 3dnowprefetch
+"""
+
+
+def test_fw_vm_2486_an_elided_lscpu_flags_line_shows_bare_metal() -> None:
+    """Corpus 2486 (ollama/ollama#2332): `$ lscpu`, `...`, Model name, `...`, the whole Flags line without `hypervisor`."""
+    from corpus import capture_report, report_spans
+    result = capture_checks("2486", "FW-VM")["FW-VM"]
+    assert result.status == "ok"
+    assert "no `hypervisor` flag" in result.message
+    assert ("lscpu", 5, 9) in report_spans(capture_report("2486"))
+
+
+@pytest.mark.parametrize("prefix", ["1788", "1797"])
+def test_fw_vm_a_cut_flags_line_past_the_hypervisor_flag(prefix: str) -> None:
+    """Corpus 1788 (lscpu cut inside Flags) and 1797 (/proc/cpuinfo): flags past lahf_lm, no `hypervisor`."""
+    assert capture_checks(prefix, "FW-VM")["FW-VM"].status == "ok"
+
+
+def test_an_elided_lscpu_of_a_guest_reads_the_vm(tmp_path: Path) -> None:
+    """Modelled on corpus 2477's flags: the same excerpt's flags with `hypervisor` is a guest."""
+    result = paste_checks(tmp_path, ELIDED_LSCPU_GUEST, "FW-VM")["FW-VM"]
+    assert "virtual machine" in result.message
+
+
+def test_a_flags_line_cut_before_the_hypervisor_flag_shows_nothing(tmp_path: Path) -> None:
+    """Modelled: the flags cut at `rdrand`, where `hypervisor` would come next: no reading of the machine."""
+    cut = ELIDED_LSCPU_GUEST.split(" hypervisor")[0] + "\n"
+    result = paste_checks(tmp_path, cut, "FW-VM")["FW-VM"]
+    assert result.status == "unknown"
+    assert result.message.startswith("could not read virtualization")

@@ -1966,6 +1966,12 @@ _MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:
 # (vllm-project/vllm#9373: "I have 4 A10Gs"). The plural word holds a digit (a model number), so `4 GPUs` and `16
 # cores` are none of these.
 _COUNT_PLURAL = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]\s*)?((?:[A-Za-z]+\s+){0,2}[A-Za-z]*\d\w*?)s\b")
+# A count with a Chinese measure word for cards before the model: `1张A100-80GB` (kvcache-ai/ktransformers#634, corpus
+# 2482), `8卡2080ti` (InternLM/lmdeploy#2127, corpus 1674), `我的设备上有4块4090` (corpus 709). Chinese runs its words
+# together, so a CJK character may stand right before the count (not a Latin letter, digit or dot), and the model
+# (a letter or a model number of three digits or more first) ends where CJK text starts again (`4块4090显卡`).
+_COUNT_MEASURE = re.compile(r"(?<![A-Za-z0-9_.:+-])([1-9]\d?)\s*[张块卡]\s*(?=[A-Za-z]|\d{3})")
+_CJK_RUN = re.compile(r"[\u3000-\u9fff\uff00-\uffef].*")
 # A count before a data-centre model and that model's memory, as people list a machine's resources: `- resources: 4 A10
 # (each with 24G)` (vllm-project/vllm#8879, corpus 1972), `8 H100 80GB` (a cluster's node in a README), `2 A100 80G`.
 # The memory must be the model's own (gputable's nominal size): a count and a model alone (`4 A10`) may be anything.
@@ -2074,7 +2080,7 @@ _LAUNCH_SPEC = re.compile(r"(?:(?<![\w-])--gpus?[= ]|\baccelerators:[ \t]*\{?[ \
 _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|(?<![\w.:+-])(?:an?|one|a\s+single)\s+NVIDIA\s|[x×*]\s*[1-9]\d?(?![\w.])"
                             r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|(?<![\w.:+-])[1-9]\d?cards?\b|(?<![\w.:+-])[1-9]\d?\s+NVIDIA\s|DGX|"
                             + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern + "|" + _COUNT_BRAND.pattern + "|"
-                            + _LAUNCH_SPEC.pattern, re.I)
+                            + _LAUNCH_SPEC.pattern + "|" + _COUNT_MEASURE.pattern, re.I)
 
 
 def stated_gpus(line: str) -> list[tuple[int, str]]:
@@ -2096,9 +2102,11 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
     for m in _LAUNCH_SPEC.finditer(line):
         if model := _model_in([m.group(1)]):
             said.append((int(m.group(2) or 1), model))
-    for rx in (_COUNT_BEFORE, _MODEL_FIRST):
-        for m in rx.finditer(line):
-            model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
+    for rx in (_COUNT_BEFORE, _MODEL_FIRST, _COUNT_MEASURE):
+        # A machine's line counts its cards a few times: the measure word's first matches only (a long line stays linear).
+        for m in islice(rx.finditer(line), 8) if rx is _COUNT_MEASURE else rx.finditer(line):
+            after = line[m.end():].strip() if rx is not _COUNT_MEASURE else _CJK_RUN.sub("", line[m.end():m.end() + 80])
+            model = _model_in(re.split(r"\s+", after.strip())[:4])
             if model:
                 said.append((int(m.group(1)), model))
     for m in _COUNT_PLURAL.finditer(line):

@@ -1153,6 +1153,10 @@ def _machine(ctx: FactContext) -> Virtualization:
         # lscpu prints `Hypervisor vendor:` in a VM; an excerpt may have cut it, unless it shows the lines around it.
         return Virtualization("none", "lscpu shows no hypervisor" + (
             "" if cpu.complete else " (its lines from BogoMIPS to the caches, where lscpu prints one, are shown)"))
+    if cpu is not None and cpu.hypervisor_flag_shown:
+        # A guest's kernel sets the `hypervisor` flag from CPUID; a flags line past its place shows it is not set.
+        return Virtualization("none", "the CPU flags show no `hypervisor` flag (the line runs past where the kernel "
+                                      "prints it)")
     if gpu_mode is not None:
         return Virtualization(*gpu_mode)
     root_bus = _gpu_on_root_bus(ctx) or _emulated_switch(ctx) or _ofi_instance(ctx) or _hypervisor_device(ctx)

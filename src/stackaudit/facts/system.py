@@ -358,6 +358,9 @@ class CpuInfo(Sourced):
     vulnerabilities: tuple[tuple[str, str], ...] = ()
     # The lines where lscpu prints `Hypervisor vendor:` are shown (hypervisor_span_shown), so its absence is read.
     hypervisor_span: bool = False
+    # The flags line reaches past where the kernel prints the `hypervisor` flag (flags_past_hypervisor), so the
+    # flag's absence is read.
+    hypervisor_flag_shown: bool = False
     # lscpu's `Frequency boost:` value (enabled, disabled): lscpu prints it from /sys/devices/system/cpu/cpufreq/boost,
     # so the line shows that file exists; "" where the line is not shown.
     frequency_boost: str = ""
@@ -446,6 +449,21 @@ def hypervisor_span_shown(text: str) -> bool:
     return before is not None and _AFTER_HYPERVISOR.search(text, before.end()) is not None
 
 
+# The kernel prints the CPU flags in the order of its feature words (arch/x86/include/asm/cpufeatures.h, each word's
+# bits in turn): `hypervisor` is the last bit of word 4 (CPUID 1 ECX bit 31); these flags of later words print after it
+# (lahf_lm, abm, 3dnowprefetch: word 6, CPUID 0x80000001 ECX; fsgsbase, bmi1, avx2, smep, bmi2, erms: word 9, CPUID 7
+# EBX; dtherm, ida, arat, pln, pts: word 14, CPUID 6 EAX). A flags line that holds one of them shows the hypervisor
+# flag where the CPU has it (corpus 2486: lscpu's Flags line alone, up to dtherm, without it: bare metal).
+_AFTER_HYPERVISOR_FLAG = frozenset({"lahf_lm", "abm", "3dnowprefetch", "fsgsbase", "bmi1", "avx2", "smep", "bmi2",
+                                    "erms", "dtherm", "ida", "arat", "pln", "pts"})
+
+
+def flags_past_hypervisor(flags: frozenset[str]) -> bool:
+    """Whether a flags line reaches past the kernel's `hypervisor` flag (_AFTER_HYPERVISOR_FLAG), so its absence
+    there is read."""
+    return not flags.isdisjoint(_AFTER_HYPERVISOR_FLAG)
+
+
 # lscpu 2.38 and later print `Frequency boost:` (where cpufreq/boost exists) between `Stepping:` and `CPU(s) scaling
 # MHz:` (lscpu-cputype.c print_summary; the boost line since 2.34, util-linux/util-linux#755): the two adjacent show
 # there is no boost line.
@@ -476,6 +494,7 @@ def parse_lscpu(text: str) -> CpuInfo:
         flags=frozenset(kv.get("Flags", "").split()),
         vulnerabilities=vulns,
         hypervisor_span=hypervisor_span_shown(text),
+        hypervisor_flag_shown=flags_past_hypervisor(frozenset(kv.get("Flags", "").split())),
         frequency_boost=kv.get("Frequency boost", "").strip(),
         cpufreq_scaling=_STEPPING_THEN_SCALING.search(text) is not None,
     )
@@ -536,6 +555,7 @@ def cpu_from_proc_cpuinfo(text: str) -> CpuInfo:
         family=_int(kv.get("cpu family")) if "cpu family" in kv else amd_family(model_name),
         model=_int(kv.get("model")),
         flags=frozenset(kv.get("flags", "").split()),
+        hypervisor_flag_shown=flags_past_hypervisor(frozenset(kv.get("flags", "").split())),
     )
 
 

@@ -83,7 +83,9 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             # A peer-memory module stated loaded (facts/system.stated_peer_memory_loaded).
             "peermem", "peer_mem",
             # A laptop in the user's words (facts/platform.stated_laptop).
-            "laptop", "surface book")
+            "laptop", "surface book",
+            # A count with a Chinese measure word for cards (`1张A100-80GB`: facts/gpus._COUNT_MEASURE), as UTF-8.
+            "张", "块", "卡")
 
 
 def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:

@@ -69,10 +69,11 @@ def importer(kind: str, description: str, needles: tuple[str, ...] = (),
     `words`: it reads the user's words, a fallback that alone recognises nothing."""
     if per_line and not needles:
         raise ValueError(f"{kind!r}: per_line needs needles")
-    if any(not n or "\n" in n or not (n.isascii() or not any(c.isalpha() for c in n)) for n in needles):
-        # ASCII, or no letters (a full-width colon): the scan lowercases the text's UTF-8 bytes, which folds the
-        # case of ASCII letters only.
-        raise ValueError(f"{kind!r}: a needle is a non-empty ASCII string, or one without letters, within one line")
+    if any(not n or "\n" in n or not (n.isascii() or all(c.lower() == c.upper() for c in n)) for n in needles):
+        # ASCII, or no letter with case (a full-width colon, a Chinese measure word): the scan lowercases the
+        # text's UTF-8 bytes, which folds the case of ASCII letters only.
+        raise ValueError(f"{kind!r}: a needle is a non-empty ASCII string, or one without cased letters, within one "
+                         "line")
 
     def register(func: Importer) -> Importer:
         if kind in IMPORTERS and IMPORTERS[kind].func is not func:

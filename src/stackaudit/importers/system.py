@@ -111,6 +111,17 @@ def _headless_lscpu(lines: list[str], i: int) -> bool:
     return end - i >= 3 and sum(1 for ln in lines[i:end] if _LSCPU_OWN.match(ln)) >= 2
 
 
+# A bare `lscpu` shown as its command (`$ lscpu`, its prompt peeled): the lscpu key lines right under it are its output,
+# whatever lines the user cut out of it with elision lines (`...`, corpus 2486: Model name and Flags alone; the paste
+# view drops the elisions and marks the span an excerpt).
+_LSCPU_COMMAND = re.compile(r"^\s*(?:[^\s$#]{0,60}[$#]\s*)?lscpu\s*$")
+
+
+def _under_lscpu_command(lines: list[str], i: int) -> bool:
+    """Whether line i is a key line of lscpu's (_LSCPU_KEY) right under a bare `lscpu` command line."""
+    return i > 0 and bool(lines[i].strip()) and bool(_LSCPU_KEY.match(lines[i])) and bool(_LSCPU_COMMAND.match(lines[i - 1]))
+
+
 # lscpu's hypervisor line on its own (SGLang's check_env copies it from lscpu, its only source): no other tool
 # prints `Hypervisor vendor:`.
 _HYPERVISOR_LINE = re.compile(r"^\s*Hypervisor vendor:\s+\S")
@@ -143,6 +154,12 @@ def lscpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
         if _HYPERVISOR_LINE.match(lines[i]) and not (i > 0 and _LSCPU_KEY.match(lines[i - 1]) and lines[i - 1].strip()) \
                 and not (i + 1 < len(lines) and _LSCPU_KEY.match(lines[i + 1]) and lines[i + 1].strip()):
             yield Found("lscpu", i, i + 1, command_output(LSCPU.argv, lines[i].strip() + "\n"))
+            continue
+        if not _ARCHITECTURE.match(lines[i]) and not _headless_lscpu(lines, i) and _under_lscpu_command(lines, i):
+            end = take_while(lines, i, lambda ln: ln.strip() and _LSCPU_KEY.match(ln))
+            body = "".join(ln.strip() + "\n" for ln in lines[i:end])
+            yield Found("lscpu", i - 1, end, command_output(LSCPU.argv, body))
+            scan.skip(end)
             continue
         if _ARCHITECTURE.match(lines[i]) or _headless_lscpu(lines, i):
             end = take_while(lines, i, _LSCPU_KEY)
