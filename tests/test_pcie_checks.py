@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from corpus import capture_checks, paste_checks
 from pcie_support import Dev, bridge_config, gpu_config, sysfs
 from stackaudit.checks.pcie import link_downtrain
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.gpu_links import GpuLink, GpuLinks
 from stackaudit.facts.pci import PciDevice
 from stackaudit.facts.pcie import LSPCI_ARGV, PcieFacts, PcieFunction
+from stackaudit.facts.pcie_errors import parse_ghes_records
 from stackaudit.facts.registry import merge_by
 from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import HostRecord, MemoryHost, fake_host
@@ -394,3 +396,69 @@ def test_without_root_the_registers_come_from_lspci() -> None:
     alone = Collector(_host(_devs(acs_ctl=0x1D, truncate=64))).results(["pcie"])["pcie"]
     assert isinstance(alone, PcieFacts)
     assert all(not g.registers_readable and "root" in g.config_note for g in alone.gpus)
+
+
+# -- FW-AER-ERRORS from firmware-first (GHES) error records ---------------------------------------
+
+# ROCm/legacy-rocm-build#2927 (an MI100 on AM4): a corrected GHES PCIe record at the CPU's root port, two sections.
+GHES_CORRECTED_ROOT_PORT = """\
+kernel: [ 2484.374025] {359}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 512
+kernel: [ 2484.374028] {359}[Hardware Error]: It has been corrected by h/w and requires no further action
+kernel: [ 2484.374029] {359}[Hardware Error]: event severity: corrected
+kernel: [ 2484.374030] {359}[Hardware Error]:  Error 0, type: corrected
+kernel: [ 2484.374031] {359}[Hardware Error]:   section_type: PCIe error
+kernel: [ 2484.374031] {359}[Hardware Error]:   port_type: 4, root port
+kernel: [ 2484.374031] {359}[Hardware Error]:   version: 0.2
+kernel: [ 2484.374032] {359}[Hardware Error]:   command: 0x0407, status: 0x0010
+kernel: [ 2484.374033] {359}[Hardware Error]:   device_id: 0000:20:03.1
+kernel: [ 2484.374033] {359}[Hardware Error]:   slot: 0
+kernel: [ 2484.374034] {359}[Hardware Error]:   secondary_bus: 0x2d
+kernel: [ 2484.374034] {359}[Hardware Error]:   vendor_id: 0x1022, device_id: 0x1483
+kernel: [ 2484.374035] {359}[Hardware Error]:   class_code: 060400
+kernel: [ 2484.374035] {359}[Hardware Error]:   bridge: secondary_status: 0x0000, control: 0x0012
+kernel: [ 2484.374036] {359}[Hardware Error]:  Error 1, type: corrected
+"""
+
+
+def test_ghes_record_cut_above_its_severity_on_an_nvidia_gpu_is_an_issue_2487() -> None:
+    # The record names 0000:01:00.0, vendor 0x10de (RTX 3090); its severity lines are above the paste's first line.
+    r = capture_checks("2487", "FW-AER-ERRORS")["FW-AER-ERRORS"]
+    assert r.status == "issue" and "0000:01:00.0" in r.message and "severity not shown" in r.message
+    assert list(r.subjects) == ["0000:01:00.0"]
+
+
+def test_ghes_recoverable_record_on_an_nvme_drive_is_not_a_gpu_link_701() -> None:
+    # A recoverable record of an endpoint (port_type 0) of Samsung (0x144d): not a GPU's link.
+    r = capture_checks("701", "FW-AER-ERRORS")["FW-AER-ERRORS"]
+    assert r.status == "not-an-issue" and "0000:5e:00.0" in r.message
+
+
+def test_ghes_records_parse_per_section_with_their_severity() -> None:
+    lines = GHES_CORRECTED_ROOT_PORT.splitlines()
+    (rec,) = parse_ghes_records(lines)  # Error 1's section is cut before its device: not read
+    assert (rec.bdf, rec.severity, rec.endpoint_vendor) == ("0000:20:03.1", "corrected", "")  # a port, no vendor
+    recoverable = [ln.replace("corrected", "recoverable") for ln in lines]
+    assert parse_ghes_records(recoverable)[0].severity == "nonfatal"
+
+
+def test_ghes_corrected_root_port_record_is_no_issue(tmp_path: Path) -> None:
+    # One corrected record at a root port is not the uncorrected error the check flags (a rate needs more lines).
+    r = paste_checks(tmp_path, GHES_CORRECTED_ROOT_PORT, "FW-AER-ERRORS")["FW-AER-ERRORS"]
+    assert r.status == "unknown"
+
+
+def test_modelled_ghes_record_of_another_vendors_port_still_counts(tmp_path: Path) -> None:
+    # Modelled on the root-port record made recoverable: a port of AMD's CPU may lead to a GPU; without the PCI tree
+    # the record counts, where the same record of an NVMe endpoint (port_type 0) would not.
+    text = GHES_CORRECTED_ROOT_PORT.replace("corrected", "recoverable")
+    assert paste_checks(tmp_path, text, "FW-AER-ERRORS")["FW-AER-ERRORS"].status == "issue"
+    nvme = text.replace("4, root port", "0, PCIe end point").replace("0x1022, device_id: 0x1483",
+                                                                       "0x144d, device_id: 0xa808")
+    assert paste_checks(tmp_path, nvme, "FW-AER-ERRORS")["FW-AER-ERRORS"].status == "not-an-issue"
+
+
+def test_ghes_regex_is_linear_on_a_long_line() -> None:
+    import time
+    start = time.perf_counter()
+    parse_ghes_records(["{1}[Hardware Error]:" + " device_id: 0000:01:00." * 9000, "x" * 200_000])
+    assert time.perf_counter() - start < 0.5

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus import capture_checks, paste_checks
-from stackaudit.facts.gpu_links import DESKTOP_LANES, GpuLink, split_lanes
+from corpus import body, capture_checks, paste_checks
+from stackaudit.facts.gpu_links import DESKTOP_LANES, MOBILE_LANES, GpuLink, split_lanes
 from test_corpus_statuses import _coverage
 
 CHECK = "PCIE-LINK-DOWNTRAIN"
@@ -203,3 +203,42 @@ def test_the_slots_own_width_decides_where_shown() -> None:
     assert split_lanes(GpuLink("0000:01:00.0", cur_width=8, max_width=16, port_max_width=16), cpu, 2) == ""
     assert split_lanes(GpuLink("0000:01:00.0", cur_width=4, max_width=16), cpu, 2) == ""
     assert split_lanes(link, cpu, 1) == ""
+
+
+# -- a laptop CPU: every GPU link is x4 at most (MOBILE_LANES) ------------------------------------
+
+
+def test_tiger_lake_laptop_cpu_x4_egpu_is_the_platforms_width_2498() -> None:
+    # Corpus 2498 (club-3090#347): an i5-1135G7, the RTX A5000 at x4 of x16 (the title: TB3 eGPUs).
+    r = capture_checks("2498", CHECK)[CHECK]
+    assert r.status == "not-an-issue", r.message
+    assert "i5-1135G7" in r.message and "x4 is the platform's width" in r.message
+
+
+def test_modelled_laptop_cpu_rules() -> None:
+    # x4 on an x16 GPU is the laptop's width, one GPU or two; below x4, or a slot's own width shown, it is not.
+    cpu = "11th Gen Intel(R) Core(TM) i7-1165G7 @ 2.80GHz"
+    assert "platform's width" in split_lanes(GpuLink("0000:04:00.0", cur_width=4, max_width=16), cpu, 1)
+    assert split_lanes(GpuLink("0000:04:00.0", cur_width=2, max_width=16), cpu, 1) == ""
+    assert split_lanes(GpuLink("0000:04:00.0", cur_width=4, max_width=16, port_max_width=16), cpu, 1) == ""
+
+
+def test_modelled_x4_on_a_desktop_core_stays_an_issue(tmp_path: Path) -> None:
+    # Modelled on 2498's rig report with a desktop i5-11400's CPU bullet: x4 there is a link below its slot.
+    text = body("2498").replace("i5-1135G7", "i5-11400")
+    assert _run(tmp_path, text).status == "issue"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", [
+    "11th Gen Intel(R) Core(TM) i5-1135G7 @ 2.40GHz",
+    "Intel(R) Core(TM) i7-1065G7 CPU @ 1.30GHz",
+])
+def test_laptop_parts_of_four_lanes_are_in_the_mobile_table(name: str) -> None:
+    assert any(re.search(d.pattern, name) for d in MOBILE_LANES), name
+    assert not any(re.search(d.pattern, name) for d in DESKTOP_LANES), name
+
+
+@pytest.mark.parametrize("name", ["12th Gen Intel(R) Core(TM) i7-12700H", "11th Gen Intel(R) Core(TM) i9-11900KF",
+                                  "11th Gen Intel(R) Core(TM) i7-11800H @ 2.30GHz"])
+def test_other_parts_are_not_in_the_mobile_table(name: str) -> None:
+    assert not any(re.search(d.pattern, name) for d in MOBILE_LANES), name

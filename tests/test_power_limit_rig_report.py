@@ -114,3 +114,27 @@ def test_a_list_pasted_from_gpu_1_shows_gpu_0_unread() -> None:
     assert [(g.index, g.name, g.persistence) for g in gpus] == [(0, "", None), (1, "NVIDIA GeForce GTX 1080", False)]
     r = capture_checks("525", "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
     assert r.status == "issue" and "GPU(s) 1;" in r.message and _coverage(r) == "1 of 2 GPUs shown"
+
+
+def test_cap_against_a_default_cut_after_its_point_2498() -> None:
+    # club-3090#347: the paste is cut inside GPU 1's power line (`limit=270.00 W (default=350.`); the default's whole
+    # watts are shown, so the RTX 3090's 270 W cap is below it; the A5000 beside it sits at its 230 W default.
+    r = capture_checks("2498", PWR)[PWR]
+    assert r.status == "issue" and "270 W" in r.message and "350 W" in r.message
+
+
+def test_modelled_default_cut_inside_its_digits_is_not_read(tmp_path: Path) -> None:
+    # Modelled on 445: cut at `default=39` the default may be 390 W or more: no cap is read against it.
+    line = next(li for li in CLUB_445.splitlines() if "**Power:**" in li)
+    text = CLUB_445.replace(line, line[:line.index("default=") + len("default=39")])
+    r = paste_checks(tmp_path, text, PWR)[PWR]
+    assert r.status != "issue"
+    cut = CLUB_445.replace(line, line[:line.index("default=") + len("default=390.")])
+    assert paste_checks(tmp_path, cut, PWR)[PWR].status == "issue"
+
+
+def test_modelled_cut_default_at_or_below_the_limit_is_no_cap(tmp_path: Path) -> None:
+    # Modelled on 353: a 450 W limit against a default cut at `450.` is not below it.
+    line = next(li for li in CLUB_353.splitlines() if "**Power:**" in li)
+    text = CLUB_353.replace(line, line[:line.index("default=") + len("default=450.")])
+    assert paste_checks(tmp_path, text, PWR)[PWR].status == "ok"

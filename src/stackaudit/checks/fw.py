@@ -36,7 +36,7 @@ from stackaudit.facts.parallelism import Parallelism, one_gpu_workload
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.pcie_config import AcsCap
-from stackaudit.facts.pcie_errors import AerLine, PcieErrors
+from stackaudit.facts.pcie_errors import GPU_VENDORS, UNSTATED, AerLine, PcieErrors
 from stackaudit.facts.peer_access import P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.platform import (
     Virtualization,
@@ -1601,7 +1601,9 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     """Reads: `aer_dev_correctable`, `aer_dev_nonfatal`, `aer_dev_fatal` in sysfs for each GPU,
     its upstream port (errors may be counted at the link partner) and the NICs; the kernel log's
     AER lines (`AER: Uncorrected (Fatal) error received`, `PCIe Bus Error`, `Surprise Down`) and
-    GPUs that fell off the bus (Xid 79, with or without the number) or that the driver can no longer open
+    firmware-first (APEI GHES) PCIe error records (`{3}[Hardware Error]:   device_id: 0000:01:00.0`, with the
+    record's `event severity`, `port_type` and `vendor_id`); GPUs that fell off the bus (Xid 79, with or without the
+    number) or that the driver can no longer open
     (nvidia-smi's "Unable to determine the device handle for GPU…"), to tie a port's error to them.
 
     Bad value: any fatal or non-fatal count; AER lines on the link of a GPU that fell off the bus or that the
@@ -1616,7 +1618,10 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     rate. On firmware-first platforms (APEI/GHES) the sysfs counters stay 0 — check the BMC log.
     `pci=noaer` only silences reporting. Counter names differ by kernel (`Bad TLP` / `BadTLP`).
     Without the PCI tree (a pasted log alone) every AER line counts, since which port leads to a GPU
-    is unknown; "none" needs the counters or a whole kernel log. A fatal error or `Surprise Down`
+    is unknown; "none" needs the counters or a whole kernel log. A GHES record counts as its CPER severity says
+    (recoverable: uncorrected); one cut above its severity counts with the uncorrected, since nothing shows it was
+    corrected (corpus 2487); one of an endpoint of a vendor that makes no GPU (an NVMe drive, corpus 701) is not a
+    GPU link. A fatal error or `Surprise Down`
     on a port above a GPU that fell off the bus (Xid 79) is one event: the link dropped under the
     GPU (slot, riser, cable, power), and the finding names both.
     """
@@ -1625,10 +1630,15 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     counts = pcie_errors.counts()
     watched = set(pcie_errors.watched)
     shorts = [_short(b) for b in watched]
-    # With the PCI tree, only lines about the watched devices; without it, every AER line.
+    # With the PCI tree, only lines about the watched devices; without it, every AER line but a firmware record that
+    # names an endpoint of a vendor that makes no GPU (an NVMe drive: corpus 701).
     lines = [ln for ln in pcie_errors.lines if not watched or any(s in ln.line for s in shorts)]
+    elsewhere = [ln for ln in lines if ln.endpoint_vendor not in ("", *GPU_VENDORS) and not watched]
+    lines = [ln for ln in lines if ln not in elsewhere]
     serious = {b: r for b, r in counts.items() if r.get("fatal", 0) or r.get("nonfatal", 0)}
-    uncorrected = [ln.line for ln in lines if ln.severity in ("fatal", "nonfatal")]
+    # A firmware record whose severity the paste cuts counts with the uncorrected: the platform reported an error
+    # against the device, and the text cannot show that it was corrected (corpus 2487).
+    uncorrected = [ln.line for ln in lines if ln.severity in ("fatal", "nonfatal", UNSTATED)]
     details = [ln.line for ln in lines if not ln.severity]
     # A GPU that fell off the bus is DRV-XID's finding, on its own line: this check counts AER lines only
     # (one log line, one finding), and names the lost GPU where its link logged some.
@@ -1642,8 +1652,12 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
         if serious:
             parts.append("uncorrectable AER counts: " + "; ".join(
                 f"{b} fatal {r.get('fatal', 0)} nonfatal {r.get('nonfatal', 0)}" for b, r in serious.items()))
-        if uncorrected and not drops:
-            parts.append(f"{len(uncorrected)} uncorrected PCIe error lines")
+        unstated = [ln.line for ln in lines if ln.severity == UNSTATED]
+        if len(unstated) < len(uncorrected) and not drops:
+            parts.append(f"{len(uncorrected) - len(unstated)} uncorrected PCIe error lines")
+        if unstated and not drops:
+            parts.append("; ".join(unstated) + " (the record is cut above its severity: the platform firmware "
+                         "reported a PCIe error against the device, not shown as corrected)")
         if not parts and lost:
             parts.append(f"{len(lines)} PCIe AER lines beside a GPU that fell off the bus (DRV-XID)")
         if not parts:
@@ -1665,6 +1679,10 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
                      expected="no correctable errors growing under load", severity="low",
                      subjects=sorted({ln.bdf for ln in lines if ln.bdf}),
                      evidence=[ln.line for ln in lines if ln.severity == "corrected"][:4])
+    if elsewhere and not lines and not counts:
+        return not_an_issue("the PCIe error shown is on an endpoint of a vendor that makes no GPU, not a GPU link: "
+                            + "; ".join(dict.fromkeys(ln.line for ln in elsewhere)), subjects=[],
+                            evidence=[ln.line for ln in elsewhere][:3])
     if cmdline is not None and "noaer" in cmdline.pci_options():
         return unknown("`pci=noaer` turns AER reporting off: the counters and log say nothing",
                        hint="remove `pci=noaer` (it only silences reporting) and look again")

@@ -118,8 +118,9 @@ def link_downtrain(gpu_links: GpuLinks | None = None, pcie: PcieFacts | None = N
     idle and load rules decide; a GPU at P8 or deeper is idle (corpus 1343).
     A consumer desktop CPU gives its graphics slots 16 lanes in all (facts/gpu_links.py DESKTOP_LANES, from lscpu's
     `Model name` or a rig report's CPU bullet): with two or more GPUs on the host, an x16 GPU at x8 is the board's
-    x8/x8 split, not-an-issue. Below x8, one GPU alone, an HEDT or server CPU, or a slot whose LnkCap is shown: the
-    rule above decides.
+    x8/x8 split, not-an-issue. A laptop CPU (MOBILE_LANES: Ice Lake or Tiger Lake U, `i5-1135G7`) has no link wider
+    than x4, so a GPU on it (a Thunderbolt eGPU, corpus 2498) at x4 is not-an-issue. Below those widths, one GPU alone
+    on a desktop CPU, an HEDT or server CPU, or a slot whose LnkCap is shown: the rule above decides.
     Where no link state is shown, NVIDIA's nvbandwidth host-to-device or device-to-host copies of a GPU are a lower
     bound of its link (_measured_links): a figure above what the link carries one generation lower or at half the width
     (facts/pci.py PCIE_GBS_PER_LANE) shows the GPU's full link; a model not shown is held to the fastest link of
@@ -224,7 +225,7 @@ def link_downtrain(gpu_links: GpuLinks | None = None, pcie: PcieFacts | None = N
         return unknown(f"the link state of {len(blind)} GPU(s) is not in the source",
                        hint="paste `sudo lspci -vvv` or capture on the host", subjects=blind)
     if split:
-        judged = not_an_issue(f"{', '.join(split)} at half the GPU's width: " + "; ".join(dict.fromkeys(split.values()))
+        judged = not_an_issue(f"{', '.join(split)} below the GPU's width, at the platform's: " + "; ".join(dict.fromkeys(split.values()))
                               + (f"; at full width: {', '.join(f'{b} {v}' for b, v in fine.items())}" if fine else ""),
                               actual=split, subjects=[*split, *fine])
     elif slow:

@@ -101,6 +101,9 @@ class DesktopLanes:
     family: str
     lanes: int  # the CPU's lanes for the graphics slots, all slots together
     source: str
+    # False: a laptop CPU, whose every external GPU link (a Thunderbolt tunnel, an M.2 slot) is at most `lanes` wide,
+    # whatever the number of GPUs
+    shared: bool = True
 
 
 # Consumer desktop CPUs give their graphics slots 16 lanes in all: a board with two CPU-wired x16 slots runs them
@@ -122,15 +125,30 @@ DESKTOP_LANES = (
 )
 
 
+# Laptop CPUs whose PCIe lanes come four to a port: Ice Lake and Tiger Lake U/G parts (`i5-1135G7`) give their
+# Thunderbolt ports a PCIe x4 tunnel and have no x8 or x16 link at all (Intel's specifications: "PCI Express
+# Configurations: Up to 1x4"), so a GPU on one (an eGPU enclosure, an M.2 adapter) trains at x4 at most.
+MOBILE_LANES = (
+    DesktopLanes(r"\bi[357]-1[01]\d{2}G[1-7]\b", "an Intel Core laptop CPU (Ice Lake or Tiger Lake, U series)", 4,
+                 "https://ark.intel.com/content/www/us/en/ark.html", shared=False),
+)
+
+
 def split_lanes(link: GpuLink, cpu_model: str, gpus: int) -> str:
-    """Why an x8 link on an x16 GPU is the slot's width, in words; "" where the source does not show that.
+    """Why a narrow link on an x16 GPU is the platform's width, in words; "" where the source does not show that.
 
     It is where the CPU is a desktop part (DESKTOP_LANES), the host has two or more GPUs, the GPU can use all the
-    CPU's graphics lanes, and the link has half of them.
+    CPU's graphics lanes, and the link has half of them; or where the CPU is a laptop part (MOBILE_LANES), whose
+    every GPU link is x4 at most, and the link has those lanes.
     The slot's own width (its port's LnkCap) decides instead where the source shows it.
-    A link below half is never the split: two cards get half each.
+    A link below half (below x4 on a laptop) is never the split: two cards get half each.
     """
     _, width, _ = link.expected
+    mobile = next((d for d in MOBILE_LANES if re.search(d.pattern, cpu_model)), None)
+    if mobile is not None and link.width_basis != "slot" and width and width > mobile.lanes == link.cur_width:
+        return (f"the {cpu_model.strip()} is {mobile.family}, which has no PCIe link wider than x{mobile.lanes} (its "
+                f"Thunderbolt ports tunnel x{mobile.lanes}): x{mobile.lanes} is the platform's width, not a link that "
+                "trained down")
     cpu = next((d for d in DESKTOP_LANES if re.search(d.pattern, cpu_model)), None)
     if cpu is None or gpus < 2 or link.width_basis == "slot" or width != cpu.lanes or link.cur_width != cpu.lanes // 2:
         return ""

@@ -29,13 +29,19 @@ from stackaudit.facts.system import KernelLog
 from stackaudit.pci_address import BDF
 
 CORRECTED, NONFATAL, FATAL = "corrected", "nonfatal", "fatal"
+UNSTATED = "unstated"  # a firmware error record whose severity the paste does not show (cut above it)
+NVIDIA_VENDOR = "0x10de"
+GPU_VENDORS = (NVIDIA_VENDOR, "0x1002")  # NVIDIA, AMD (ATI): PCI vendor IDs of GPUs
 
 
 @dataclass(frozen=True)
 class AerLine:
     bdf: str  # the device the line is about (the error source where the line names one)
-    severity: str  # corrected | nonfatal | fatal | "" (a detail line: SDES, Replay Timer Timeout)
+    severity: str  # corrected | nonfatal | fatal | unstated | "" (a detail line: SDES, Replay Timer Timeout)
     line: str
+    # the PCI vendor a firmware (GHES) record names for its device (`vendor_id: 0x144d`) where the record shows the
+    # device is an endpoint, not a port that may lead to a GPU
+    endpoint_vendor: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,55 @@ def parse_aer_lines(lines: Sequence[str]) -> tuple[AerLine, ...]:
     return tuple(out)
 
 
+# The firmware-first (APEI GHES) error record the kernel prints for a platform's error report (drivers/firmware/efi/
+# cper.c, cper_print_pcie): `{3}[Hardware Error]: event severity: recoverable`, ` Error 0, type: recoverable`,
+# `  section_type: PCIe error`, `  device_id: 0000:01:00.0`, `  vendor_id: 0x10de, device_id: 0x2204`, one line each,
+# numbered by the record ({N}). The severities are CPER's: corrected, recoverable (uncorrected, not fatal), fatal.
+_GHES = re.compile(r"\{(\d+)\}\[Hardware Error\]:\s?(.*)$")
+_GHES_SEVERITY = re.compile(r"^\s*(?:event severity|Error \d+, type):\s*(corrected|recoverable|fatal)\b", re.I)
+_GHES_SECTION = re.compile(r"^\s*Error \d+, type:")
+_GHES_DEVICE = re.compile(rf"^\s*device_id:\s*({BDF})\s*$", re.I)
+_GHES_VENDOR = re.compile(r"^\s*vendor_id:\s*(0x[0-9a-f]{4})\b", re.I)
+# CPER's port types of an endpoint (0 PCIe end point, 1 legacy PCI end point, 9 root complex integrated endpoint): a
+# record of one names the device itself; any other type is a port, which may lead to a GPU.
+_GHES_ENDPOINT = re.compile(r"^\s*port_type:\s*[019],")
+_CPER_SEVERITY = {"corrected": CORRECTED, "recoverable": NONFATAL, "fatal": FATAL}
+
+
+def parse_ghes_records(lines: Sequence[str]) -> tuple[AerLine, ...]:
+    """One AerLine per PCIe section of each firmware-first error record in the kernel log (_GHES): the device its
+    `device_id` names, the CPER severity (the section's type, else the record's event severity; UNSTATED where the
+    paste starts the record below both) and, for an endpoint, the vendor it names. A section that names no PCI device
+    (a memory or processor error) is not a PCIe error."""
+    records: dict[str, list[list[str]]] = {}
+    for line in lines:
+        if (m := _GHES.search(line)) is None:
+            continue
+        field = m.group(2)
+        if field.startswith("Hardware error from APEI"):
+            records.pop(m.group(1), None)  # the record's first line: a number seen before was an earlier record
+        sections = records.setdefault(m.group(1), [[]])
+        if _GHES_SECTION.match(field) and any(_GHES_DEVICE.match(f) for f in sections[-1]):
+            sections.append([])
+        sections[-1].append(field)
+    out = []
+    for sections in records.values():
+        event = next((_CPER_SEVERITY[s.group(1).lower()] for f in sections[0] if (s := _GHES_SEVERITY.match(f))),
+                     UNSTATED)
+        for fields in sections:
+            device = next((d.group(1).lower() for f in fields if (d := _GHES_DEVICE.match(f))), "")
+            if not device:
+                continue
+            sev = next((_CPER_SEVERITY[s.group(1).lower()] for f in fields if (s := _GHES_SEVERITY.match(f))), event)
+            vendor = next((v.group(1).lower() for f in fields if (v := _GHES_VENDOR.match(f))), "")
+            endpoint = any(_GHES_ENDPOINT.match(f) for f in fields)
+            said = (f"firmware (GHES) PCIe error record for {device}" + (f", vendor {vendor}" if vendor else "")
+                    + (" (NVIDIA)" if vendor == NVIDIA_VENDOR else "")
+                    + (f", severity {sev}" if sev != UNSTATED else ", severity not shown"))
+            out.append(AerLine(device, sev, said, vendor if endpoint else ""))
+    return tuple(out)
+
+
 _LINK_ERRORS = ("unknown", "gpu-is-lost")
 
 
@@ -158,5 +213,6 @@ def aer_from_kernel_log(ctx: FactContext) -> PcieErrors:
     ghes = bool(log.grep(r"\bGHES\b|APEI", needles=("ghes", "apei")))
     # Only the lines holding an AER word go through the per-line parse (one scan of the whole log).
     candidates = [log.lines[i] for i in lines_holding(log.text, log.lines, _AER_TOKENS)]
-    return PcieErrors(lines=parse_aer_lines(candidates), lost=lost, ghes=ghes, log_lines=len(log.lines),
+    records = parse_ghes_records([log.lines[i] for i in lines_holding(log.text, log.lines, ("[hardware error]",))])
+    return PcieErrors(lines=parse_aer_lines(candidates) + records, lost=lost, ghes=ghes, log_lines=len(log.lines),
                       log_whole=log.complete, unopened=unopened, complete=log.complete)

@@ -42,8 +42,10 @@ from stackaudit.pci_address import BDF
 
 _GPU = re.compile(r"^\s*- \*\*GPU (\d+):\*\* (.+?) \| (\d+) MiB \| driver (\S+) \| VBIOS (\S+) \| "
                   r"persistence=(\w+)\s*$")
-_POWER = re.compile(r"^\s+- \*\*Power:\*\* limit=([\d.]+) W \(default=([\d.]+) W, max=([\d.]+) W\)"
-                    r"(?: \| current_draw=([\d.]+) W)?")
+# A paste cut inside the default after its decimal point (`limit=270.00 W (default=350.`, corpus 2498) still shows the
+# default's whole watts (group 5): the default is at least that, so a limit below it is below the default.
+_POWER = re.compile(r"^\s+- \*\*Power:\*\* limit=([\d.]+) W \(default=(?:([\d.]+) W, max=([\d.]+) W\)"
+                    r"(?: \| current_draw=([\d.]+) W)?|(\d+)\.\d*\s*$)")
 _BUS = re.compile(rf"^\s+- \*\*PCIe:\*\* .*\| bus ({BDF})\b")
 # report.sh's link bullet: the negotiated width (pcie.link.width.current), the GPU's (pcie.link.width.max) and
 # the highest generation (pcie.link.gen.max); the current generation is not printed.
@@ -120,7 +122,8 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
     if power is None:
         return _query_section(m.group(2), bus=bus, persistence=m.group(6), vbios=m.group(5), mib=m.group(3), link=link)
     return _query_section(m.group(2), bus=bus, persistence=m.group(6), vbios=m.group(5), mib=m.group(3), link=link,
-                          draw=power.group(4), limit=power.group(1), default=power.group(2), max_limit=power.group(3))
+                          draw=power.group(4), limit=power.group(1), default=power.group(2) or power.group(5),
+                          max_limit=power.group(3))
 
 
 @importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, link, "
