@@ -335,6 +335,10 @@ FLAT_AMBIGUOUS = {
     "2488-4x-rtx3090-h12d-8d-p2p-modules-595-58-bar1-256mib-simplep2p-fails.txt":
         "the range starts with a prompt and its typed `nvidia-smi -q | grep -i bar -A 3`: joined, the prompt leads the "
         "line and the BAR1 fields after it are words of a command line, where line by line they are its output",
+    "2515-k8s-rke2-dgx-spark-gb10-580-95-05-hami-device-plugin-panic-nvsmi-padding-collapsed-cut.txt":
+        "line by line, the three `Product ...` fields are read as evidence lines beside the nvidia-smi table, whose "
+        "GPU and driver the nvidia fact reads; joined, they read as an `nvidia-smi -q` excerpt, which ranks above the "
+        "table and holds no driver (a reader gap: a three-field -q excerpt shadows a whole table)",
     "2198-hami-pod-process-1660mib-host-v100s-pcie-nvidia-smi-a-cut.txt":
         "the range is a Processes block alone, pasted from inside a pod: joined, nothing places its `Process ID` and "
         "`Used GPU Memory` under a GPU's Processes section, where indentation does",
