@@ -149,6 +149,8 @@ def test_hca_disabled_on_a_job_the_user_says_spans_nodes_is_an_issue(tmp_path: P
     results = capture_checks("2524", PEERMEM, "KVER-DMABUF")
     for r in results.values():
         assert r.status == "issue" and "between nodes" in r.message, r.message
+    # HCA 0's line comes from ranks 3 and 4: three HCAs, not four lines.
+    assert "for 3 RDMA HCA(s)" in results[PEERMEM].message, results[PEERMEM].message
     # The same lines without those words (modelled: the sentence cut) leave the job's nodes unshown.
     body = (CAPTURES_DIR / next(p.name for p in CAPTURES_DIR.glob("2524-*"))).read_text().split("-----\n", 1)[1]
     cut = "\n".join(line for line in body.splitlines() if "2 nodes" not in line) + "\n"
