@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, fact, paste_checks
+from corpus import CAPTURES_DIR, capture_checks, fact, paste_checks
+from stackaudit.facts.engine_command import stated_nodes
 from stackaudit.facts.serving_logs import parse_serving_log
 from stackaudit.facts.system import LoadedModules
 from stackaudit.importers.pasted import load_pasted
@@ -140,3 +141,30 @@ def test_one_module_like_row_without_its_command_is_not_lsmod(tmp_path: Path) ->
     path = tmp_path / "prose.txt"
     path.write_text("I loaded the module, here it is:\nnvidia_peermem         16384  0\n\n" + NCCL_899.splitlines()[0] + "\n")
     assert not isinstance(fact(load_pasted([str(path)]), "modules"), LoadedModules)
+
+
+def test_hca_disabled_on_a_job_the_user_says_spans_nodes_is_an_issue(tmp_path: Path) -> None:
+    # NVIDIA/nccl#1676 (corpus 2524): the HCAs' `Disabled` lines of one host, and the user's words that the all_reduce
+    # runs on 2 nodes: NCCL's traffic between the nodes is staged through host memory on both checks.
+    results = capture_checks("2524", PEERMEM, "KVER-DMABUF")
+    for r in results.values():
+        assert r.status == "issue" and "between nodes" in r.message, r.message
+    # HCA 0's line comes from ranks 3 and 4: three HCAs, not four lines.
+    assert "for 3 RDMA HCA(s)" in results[PEERMEM].message, results[PEERMEM].message
+    # The same lines without those words (modelled: the sentence cut) leave the job's nodes unshown.
+    body = (CAPTURES_DIR / next(p.name for p in CAPTURES_DIR.glob("2524-*"))).read_text().split("-----\n", 1)[1]
+    cut = "\n".join(line for line in body.splitlines() if "2 nodes" not in line) + "\n"
+    assert paste_checks(tmp_path, cut, PEERMEM)[PEERMEM].status == "unknown"
+
+
+def test_stated_nodes_reads_a_count_of_two_or_more() -> None:
+    # Real sentences: NVIDIA/nccl#1676 (corpus 2524) and corpus 1781 (another thread, `using 2 nodes with 8 GPUs`).
+    assert stated_nodes("e.g: NCCL all_reduce on 2 nodes dropped from ~180GB/s to ~10GB/s for 1GB message size.")
+    assert stated_nodes("I am trying to perform all_reduce on my H100 cluster, using 2 nodes with 8 GPUs each")
+    assert stated_nodes("a 2-node run over RoCE fails")
+    # Modelled counter-examples: one node, or nodes without a count.
+    for line in ("it works on one node but not across nodes", "on a single node with 8 GPUs",
+                 "we run on multiple nodes of the cluster", "each node has 8 GPUs"):
+        assert not stated_nodes(line), line
+    # Bounded: a 200 000-character line is read at once.
+    assert not stated_nodes("on 2 " * 40000 + "nodesx")

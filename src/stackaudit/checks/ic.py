@@ -1708,7 +1708,9 @@ def _nccl_peer_memory(log: ServingLog | None, loaded: bool | None, multi_node: b
         return None
     module = {True: "nvidia_peermem is loaded, yet", False: "nvidia_peermem is not loaded and",
               None: "whatever nvidia_peermem's state,"}[loaded]
-    said = (f"{module} NCCL reports GPU Direct RDMA disabled for {len(off)} RDMA HCA(s): its NIC reaches GPU memory "
+    # Each rank logs its own HCAs' lines (corpus 2524: HCA 0 from ranks 3 and 4): one HCA, however many lines.
+    hcas = {d.hca for d in log.gdr if d.line in off} or set(off)
+    said = (f"{module} NCCL reports GPU Direct RDMA disabled for {len(hcas)} RDMA HCA(s): its NIC reaches GPU memory "
             "through neither nvidia_peermem's peer-memory client nor DMA-BUF")
     ib = [c.line for c in log.channels if c.rdma]
     if ib or multi_node:

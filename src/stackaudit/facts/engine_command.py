@@ -1232,6 +1232,18 @@ _STATED_SWITCH = re.compile(r"(?<![\w-])(" + "|".join(re.escape(f) for f in CUST
 _SWITCH_NEGATED = re.compile(r"\b(?:without|no|not|removing|removed|remove|drop(?:ped|ping)?)\b", re.I)
 
 
+# The user's sentence saying the job runs on two nodes or more (`NCCL all_reduce on 2 nodes dropped from ~180GB/s to
+# ~10GB/s`, NVIDIA/nccl#1676, corpus 2524; `a 2-node run`): a count of two or more before `nodes`, or before `-node`
+# as a compound. `one node`, `single node` and `multiple nodes` (a count not given) state no such job.
+STATED_NODES = re.compile(r"\b(?:on|across|over|between|using|with)\s+(?:[2-9]|1[0-9]|two|three|four|eight)\s+nodes\b|"
+                          r"\b(?:[2-9]|1[0-9]|two|three|four|eight)-nodes?\b", re.I)
+
+
+def stated_nodes(line: str) -> bool:
+    """Whether a line of the user's words says the job runs on two nodes or more (STATED_NODES)."""
+    return bool(STATED_NODES.search(line))
+
+
 def stated_switches(line: str) -> tuple[str, ...]:
     """The custom all-reduce switches (CUSTOM_AR_SWITCHES) a line of the user's words says the run has; () where the
     line names none or negates them."""
@@ -1255,6 +1267,7 @@ class StatedEngines(Sourced):
     # The custom all-reduce switches the user says the run has (stated_switches), and the first sentence naming one.
     switches: tuple[str, ...] = ()
     switch_line: str = ""
+    nodes: str = ""  # the sentence that says the job runs on two nodes or more (STATED_NODES), else ""
 
 
 fact("stated_engines", StatedEngines, first_of, hint=USER_ENGINES.hint)
@@ -1272,9 +1285,10 @@ def stated_engines_from_words(text: str) -> StatedEngines:
     engines = [e for line in text.splitlines() for e in stated_engines(line)]
     split = next((line.strip() for line in text.splitlines() if stated_split(line)), "")
     switched = [(line.strip(), said) for line in text.splitlines() if (said := stated_switches(line))]
-    if not engines and not split and not switched:
+    nodes = next((line.strip() for line in text.splitlines() if stated_nodes(line)), "")
+    if not engines and not split and not switched and not nodes:
         raise ParseError("no engine named in the user's words")
-    return StatedEngines(engines=tuple(dict.fromkeys(engines)), split=split,
+    return StatedEngines(engines=tuple(dict.fromkeys(engines)), split=split, nodes=nodes,
                          switches=tuple(dict.fromkeys(f for _, said in switched for f in said)),
                          switch_line=switched[0][0] if switched else "")
 

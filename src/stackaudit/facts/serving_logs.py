@@ -3146,7 +3146,8 @@ def nccl_nodes(ctx: FactContext) -> NcclNodes:
 
     Several: NCCL lines from two hosts (ServingLog.hosts_apart: two host names, or one interface with two
     addresses), a node count above 1 (NCCL's `nNodes 2`, vLLM's "Detected 2 nodes"), a tree line where a rank has
-    a second child (ServingLog.tree_branches), or a nccl-tests list whose ranks sit on two hosts.
+    a second child (ServingLog.tree_branches), a nccl-tests list whose ranks sit on two hosts, or the user's words
+    that the job runs on two nodes or more (_stated_nodes).
     One: the log's own counts (ServingLog.one_node), else nccl-tests lists that each hold every rank of their run on
     one host (NcclTestRuns.one_host_runs), where no engine's log is shown (a test run says nothing of the engine's).
     Neither from an excerpt that could hide other hosts.
@@ -3161,7 +3162,8 @@ def nccl_nodes(ctx: FactContext) -> NcclNodes:
                     if n > 1 and (_NNODES.search(line) or _VLLM_NODES.search(line)))
     several = ((log.hosts_apart() if log is not None else ()) or counted
                or (log.tree_branches if log is not None else ())
-               or (tests.hosts_apart() if tests is not None else ()) or several_on_ray)
+               or (tests.hosts_apart() if tests is not None else ()) or several_on_ray
+               or _stated_nodes(ctx, log))
     if several:
         # NCCL's own word that a process of the job opened no HCA holds on every node it logs from; channels all
         # over P2P/SHM do not (an excerpt's intra-node rings).
@@ -3173,6 +3175,18 @@ def nccl_nodes(ctx: FactContext) -> NcclNodes:
     one = one or one_on_ray
     why, lines = no_rdma_traffic(log) if log is not None else ("", ())
     return NcclNodes(one=one, no_rdma=why, no_rdma_lines=lines)
+
+
+def _stated_nodes(ctx: FactContext, log: ServingLog | None) -> tuple[str, ...]:
+    """The user's sentence that says the job runs on two nodes or more (facts/engine_command.STATED_NODES: `NCCL
+    all_reduce on 2 nodes dropped ...`, corpus 2524), in a paste whose NCCL log is an excerpt that does not itself
+    put every rank on one node (ServingLog.one_node): the log's own count outweighs the words."""
+    from stackaudit.facts.engine_command import StatedEngines
+
+    stated = ctx.optional("stated_engines", StatedEngines)
+    if stated is None or not stated.nodes or (log is not None and log.one_node()):
+        return ()
+    return (f"the user's words: {stated.nodes[:160]!r}",)
 
 
 def _ray_job_nodes(ctx: FactContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
