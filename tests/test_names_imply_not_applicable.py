@@ -349,3 +349,20 @@ def test_the_container_toolkits_csv_mode_is_a_jetson_before_thor_2338(tmp_path: 
     assert jetson_platform(line.replace("'csv'", "'nvml'")) == ""
     text = body("2338").replace("'csv'", "'nvml'")
     assert paste_checks(tmp_path, text, MIG)[MIG].status == "unknown"
+
+
+# --- MEM-MIG: an SoC's integrated GPU, the DGX Spark's GB10 (h113a) ----------------------------------------------
+
+
+def test_the_gb10_has_no_mig_2511_2514_2515_1912(tmp_path: Path) -> None:
+    # collect_env's `GPU 0: NVIDIA GB10` (2511), torch's capability warning naming it (2514), a cut nvidia-smi table
+    # (2515), and another thread's collect_env (1912): the MIG user guide lists no GB10 (INTEGRATED_GPUS).
+    assert has_mig("NVIDIA GB10") is False and "GB10" in without_mig("NVIDIA GB10")
+    for prefix in ("2511", "2514", "2515", "1912"):
+        r = capture_checks(prefix, MIG)[MIG]
+        assert r.status == "not-applicable" and "GB10" in r.message, prefix
+    # Modelled: the GB100 and GB200 boards are not the GB10, and a GH200 in the same collect_env keeps MIG open.
+    assert has_mig("NVIDIA GB100") is not False and has_mig("NVIDIA GB200") is not False
+    assert without_mig("NVIDIA GB200") == ""
+    text = body("2511").replace("NVIDIA GB10", "NVIDIA GH200 480GB")
+    assert paste_checks(tmp_path, text, MIG)[MIG].status == "unknown"
