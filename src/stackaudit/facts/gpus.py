@@ -2355,6 +2355,9 @@ _WORDED_PLURAL = re.compile(r"(?<![\w.:+-])(?:two|three|four|five|six|seven|eigh
 # reads it). The module word after `Jetson` is required: a host name such as `jetson-desktop` names none.
 _JETSON_MODULE = re.compile(r"\bNVIDIA\s+(Jetson\s+(?:AGX\s+)?(?:Nano|TX[12]|Xavier|Orin|Thor)(?:\s+(?:NX|Nano))?)(?![\w-])",
                             re.I)
+# NVIDIA's spelling of each word of a module's name, whatever the case a user types it in (`Nvidia Jetson AGX ORIN`
+# in a title beside jtop's `NVIDIA Jetson AGX Orin`, corpus 2518): one module, one name.
+_JETSON_WORDS = {w.lower(): w for w in ("Jetson", "AGX", "Nano", "TX1", "TX2", "Xavier", "Orin", "Thor", "NX")}
 
 
 # The Jetson platform where no line names the module: its L4T release (`AGX L4T: 35.2.1`, jtop's `Jetpack 4.5.1 [L4T
@@ -2377,8 +2380,9 @@ JETSON_PLATFORM_WORDS = ("NVIDIA Jetson, L4T R", "NVIDIA Jetson, Tegra's NvRmMem
 
 
 def jetson_module(line: str) -> str:
-    """The Jetson module a line names (_JETSON_MODULE), as `NVIDIA Jetson Orin NX`; else the Jetson platform its L4T
-    release names (_L4T_RELEASE: JETSON_PLATFORM_WORDS); "" where it names none.
+    """The Jetson module a line names (_JETSON_MODULE), as `NVIDIA Jetson Orin NX` in NVIDIA's spelling
+    (_JETSON_WORDS); else the Jetson platform its L4T release names (_L4T_RELEASE: JETSON_PLATFORM_WORDS); "" where it
+    names none.
 
     >>> jetson_module("Module: NVIDIA Jetson Orin NX(16GB ram)"), jetson_module("Hostname: jetson-desktop")
     ('NVIDIA Jetson Orin NX', '')
@@ -2387,7 +2391,7 @@ def jetson_module(line: str) -> str:
     """
     m = _JETSON_MODULE.search(line)
     if m:
-        return f"NVIDIA {' '.join(m.group(1).split())}"
+        return f"NVIDIA {' '.join(_JETSON_WORDS[w.lower()] for w in m.group(1).split())}"
     release = _L4T_RELEASE.search(line)
     if release:
         major, rest = release.group(1) or release.group(3), release.group(2) or release.group(4)
