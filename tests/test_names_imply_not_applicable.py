@@ -12,7 +12,14 @@ import pytest
 from corpus import body, capture_checks, paste_checks
 from stackaudit.checks.rt import official_build
 from stackaudit.facts.collect_env import arch_flags
-from stackaudit.facts.gpus import jetson_module, jetson_platform, listed_model, owned_model, parse_query_rows, stated_gpus
+from stackaudit.facts.gpus import (
+    jetson_module,
+    jetson_platform,
+    listed_model,
+    owned_model,
+    parse_query_rows,
+    stated_gpus,
+)
 from stackaudit.gputable import by_pci_device_id, has_mig, nvlink_links_of, without_mig
 
 MIG = "MEM-MIG"
