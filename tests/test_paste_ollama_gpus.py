@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus import body, capture_result
 from stackaudit.engine.collect import Collector
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
@@ -37,14 +38,12 @@ A10G = (
 )
 CAPTURE_244 = next(Path(__file__).parent.joinpath("data", "captures").glob("244-*.txt"))
 
-
 def _gpus(text: str) -> GpuInventory:
     collector = Collector(MemoryHost(recognise(text).record), 30, load_all())
     collector.start(["gpus"])
     value = collector.results(["gpus"])["gpus"]
     assert isinstance(value, GpuInventory), value
     return value
-
 
 @pytest.mark.parametrize(("text", "models"), [
     (RTX_2080TI, ["NVIDIA GeForce RTX 2080 Ti"]),
@@ -57,13 +56,11 @@ def test_ollama_inference_compute_lines_name_the_gpus(text: str, models: list[st
     # A pasted excerpt may leave GPUs out: its count is a lower bound, never the host's.
     assert gpus.whole_count is None
 
-
 def test_discovery_lines_are_evidence_and_other_ollama_lines_are_not() -> None:
     assert is_evidence(A10G.splitlines()[0])  # looking for compatible GPUs
     assert all(is_evidence(line) for line in A10G.splitlines())
     assert not is_evidence(RTX_2080TI.splitlines()[0])  # a VRAM overhead line proves no GPU list
     assert recognise(A10G).record  # not refused
-
 
 def test_rocm_and_cpu_inference_compute_lines_name_no_nvidia_gpu() -> None:
     # Modelled on the lines above with ollama's other libraries (`library=rocm`, `library=cpu`).
@@ -73,7 +70,6 @@ def test_rocm_and_cpu_inference_compute_lines_name_no_nvidia_gpu() -> None:
                           'msg="inference compute" id=0 library=cpu variant=avx2 compute="" driver=0.0 '
                           'name="" total="31.2 GiB" available="28.1 GiB"')
 
-
 def test_ollama_lines_give_no_ok_they_cannot_show() -> None:
     # MEM-GPU-SHARED reads their total and available memory (tests/test_log_evidence_28.py); DRV-CUDA-COMPAT their
     # driver CUDA and runner (tests/test_ollama_cuda_runner.py: cuda_v11 under driver=12.2, ok);
@@ -81,3 +77,21 @@ def test_ollama_lines_give_no_ok_they_cannot_show() -> None:
     results = run_checks(MemoryHost(recognise(CAPTURE_244.read_text()).record), ["DRV-PERSISTENCE", "DRV-CUDA-COMPAT"])
     assert {cid: r.status for cid, r in results.items()} == {"DRV-PERSISTENCE": "unknown",
                                                              "DRV-CUDA-COMPAT": "ok"}
+
+# --- ollama 0.1's CUDA driver probe names each GPU by its capability (h113a) ----------------------------------------
+
+def test_the_cuda_driver_probes_capability_lines_name_the_gpu_2521_1867() -> None:
+
+    # A Jetson Xavier's journal (2521): `[GPU-d1bf94b9-...] Compute Capability 7.2`, Volta, so no MIG.
+    assert parse_ollama_gpus(body("2521")).models == {0: "GPU of compute capability 7.2"}
+    r = capture_result("2521", "MEM-MIG")
+    assert r.status == "not-applicable" and "7.2" in r.message
+    # Another thread (1867): an A100's probe names a GPU of capability 8.0, whose MIG stays open.
+    assert parse_ollama_gpus(body("1867")).models == {0: "GPU of compute capability 8.0"}
+    assert capture_result("1867", "MEM-MIG").status == "unknown"
+    # Modelled: an `inference compute` line's own name wins over the probe's capability; a line without the
+    # probe's bracketed UUID names none.
+    probe = "May 31 12:57:28 h ollama[1]: [GPU-d1bf94b9-edc1-55a1-80b1-a3de76dd41c8] Compute Capability 8.6\n"
+    assert parse_ollama_gpus(probe + RTX_2080TI).models == {0: "NVIDIA GeForce RTX 2080 Ti"}
+    with pytest.raises(ParseError):
+        parse_ollama_gpus("May 31 12:57:28 h ollama[1]: GPU-d1bf94b9 Compute Capability 8.6\n")
