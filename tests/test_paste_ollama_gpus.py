@@ -38,12 +38,14 @@ A10G = (
 )
 CAPTURE_244 = next(Path(__file__).parent.joinpath("data", "captures").glob("244-*.txt"))
 
+
 def _gpus(text: str) -> GpuInventory:
     collector = Collector(MemoryHost(recognise(text).record), 30, load_all())
     collector.start(["gpus"])
     value = collector.results(["gpus"])["gpus"]
     assert isinstance(value, GpuInventory), value
     return value
+
 
 @pytest.mark.parametrize(("text", "models"), [
     (RTX_2080TI, ["NVIDIA GeForce RTX 2080 Ti"]),
@@ -56,11 +58,13 @@ def test_ollama_inference_compute_lines_name_the_gpus(text: str, models: list[st
     # A pasted excerpt may leave GPUs out: its count is a lower bound, never the host's.
     assert gpus.whole_count is None
 
+
 def test_discovery_lines_are_evidence_and_other_ollama_lines_are_not() -> None:
     assert is_evidence(A10G.splitlines()[0])  # looking for compatible GPUs
     assert all(is_evidence(line) for line in A10G.splitlines())
     assert not is_evidence(RTX_2080TI.splitlines()[0])  # a VRAM overhead line proves no GPU list
     assert recognise(A10G).record  # not refused
+
 
 def test_rocm_and_cpu_inference_compute_lines_name_no_nvidia_gpu() -> None:
     # Modelled on the lines above with ollama's other libraries (`library=rocm`, `library=cpu`).
@@ -70,6 +74,7 @@ def test_rocm_and_cpu_inference_compute_lines_name_no_nvidia_gpu() -> None:
                           'msg="inference compute" id=0 library=cpu variant=avx2 compute="" driver=0.0 '
                           'name="" total="31.2 GiB" available="28.1 GiB"')
 
+
 def test_ollama_lines_give_no_ok_they_cannot_show() -> None:
     # MEM-GPU-SHARED reads their total and available memory (tests/test_log_evidence_28.py); DRV-CUDA-COMPAT their
     # driver CUDA and runner (tests/test_ollama_cuda_runner.py: cuda_v11 under driver=12.2, ok);
@@ -78,10 +83,11 @@ def test_ollama_lines_give_no_ok_they_cannot_show() -> None:
     assert {cid: r.status for cid, r in results.items()} == {"DRV-PERSISTENCE": "unknown",
                                                              "DRV-CUDA-COMPAT": "ok"}
 
+
 # --- ollama 0.1's CUDA driver probe names each GPU by its capability (h113a) ----------------------------------------
 
-def test_the_cuda_driver_probes_capability_lines_name_the_gpu_2521_1867() -> None:
 
+def test_the_cuda_driver_probes_capability_lines_name_the_gpu_2521_1867() -> None:
     # A Jetson Xavier's journal (2521): `[GPU-d1bf94b9-...] Compute Capability 7.2`, Volta, so no MIG.
     assert parse_ollama_gpus(body("2521")).models == {0: "GPU of compute capability 7.2"}
     r = capture_result("2521", "MEM-MIG")
