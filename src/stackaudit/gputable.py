@@ -357,12 +357,22 @@ MIG_PARTS: dict[str, str] = {"Ampere": r"\bA(?:100|30|800)\b", "Ada Lovelace": "
 # The platform's words where no line names the module (facts/gpus.jetson_module): an L4T release before Thor's R38, or
 # Tegra's NvRmMem memory manager of the nvgpu driver, which Thor does not run, or the container toolkit's CSV mode on
 # that driver (facts/gpus._CSV_MODE); CUDA names the Nano's and TX2's GPUs
-# `NVIDIA Tegra X1` and `NVIDIA Tegra X2`.
+# `NVIDIA Tegra X1` and `NVIDIA Tegra X2`. A GPU named by its compute capability alone (capability_name: ollama's
+# `[GPU-<uuid>] Compute Capability 7.2`) of one of these modules' capabilities only (https://developer.nvidia.com/
+# cuda-gpus, Jetson products): 5.3 Nano and TX1, 6.2 TX2, 7.2 AGX Xavier and Xavier NX, 8.7 the Orin modules; no
+# discrete board has one of them.
 JETSON_WITHOUT_MIG = re.compile(r"\bJetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|TX[12]|Xavier|Orin)\b|^(?:NVIDIA\s+)?"
                                 r"(?:Orin|Xavier)\b|\bJetson, (?:L4T R(?:2\d|3[0-7])\.|Tegra's NvRmMem\b|nvgpu driver\b)"
-                                r"|\bTegra X[12]\b", re.I)
+                                r"|\bTegra X[12]\b|^GPU of compute capability (?:5\.3|6\.2|7\.2|8\.7)$", re.I)
 # Any Jetson module, Thor too: an SoC's integrated GPU, on no NVSwitch.
 JETSON = re.compile(r"\bJetson\b|\bTegra X[12]\b", re.I)
+
+
+def nvgpu_jetson(name: str) -> bool:
+    """Whether a GPU's name is a Jetson module's before Thor (JETSON_WITHOUT_MIG), whose integrated GPU the nvgpu
+    driver runs: it has no persistence mode (Jetson's nvidia-smi prints `Persistence-M` N/A, corpus 2519) and no
+    nvidia-persistenced. Thor's OpenRM driver is the discrete GPUs' and is left open."""
+    return bool(JETSON_WITHOUT_MIG.search(name))
 
 
 def jetson_gpu(name: str) -> bool:
