@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks
 from stackaudit.facts.platform import windows_lines
-from stackaudit.gputable import has_mig, without_mig
+from stackaudit.gputable import has_mig, nvgpu_jetson, without_mig
 
 P2P = "IC-P2P-FUNCTIONAL"
 PERSIST = "DRV-PERSISTENCE"
@@ -104,3 +104,21 @@ def test_rtx_pro_blackwell_boards_of_the_mig_guide_are_not_read_as_lacking_mig()
     assert has_mig("NVIDIA GeForce RTX 5060 Ti") is False  # GeForce: none
     r = capture_checks("1855", MIG)[MIG]
     assert r.status == "ok" and "RTX PRO 4500 Blackwell" in r.message
+
+
+# --- DRV-PERSISTENCE: a Jetson before Thor runs its GPU on the nvgpu driver, without persistence mode (h113a) -------
+
+
+def test_a_jetsons_nvgpu_driver_has_no_persistence_mode_2521_2158(tmp_path: Path) -> None:
+    # ollama's probe names the Xavier's GPU by its capability 7.2 (2521), a Jetson module's only.
+    assert nvgpu_jetson("GPU of compute capability 7.2") and nvgpu_jetson("GPU of compute capability 8.7")
+    r = capture_checks("2521", "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert r.status == "not-applicable" and "nvgpu" in r.message
+    # Another thread (2158): llama-bench's `NVIDIA Tegra X2`.
+    assert capture_checks("2158", "DRV-PERSISTENCE")["DRV-PERSISTENCE"].status == "not-applicable"
+    # Modelled: a discrete GPU's capability (8.6, 8.0), a Thor, and a discrete card stay open.
+    for name in ("GPU of compute capability 8.6", "GPU of compute capability 8.0", "NVIDIA Jetson AGX Thor",
+                 "NVIDIA GeForce RTX 3090"):
+        assert not nvgpu_jetson(name), name
+    text = body("2521").replace("Compute Capability 7.2", "Compute Capability 8.6")
+    assert paste_checks(tmp_path, text, "DRV-PERSISTENCE")["DRV-PERSISTENCE"].status == "unknown"

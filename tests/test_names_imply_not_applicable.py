@@ -12,7 +12,14 @@ import pytest
 from corpus import body, capture_checks, paste_checks
 from stackaudit.checks.rt import official_build
 from stackaudit.facts.collect_env import arch_flags
-from stackaudit.facts.gpus import jetson_platform, listed_model, owned_model, parse_query_rows, stated_gpus
+from stackaudit.facts.gpus import (
+    jetson_module,
+    jetson_platform,
+    listed_model,
+    owned_model,
+    parse_query_rows,
+    stated_gpus,
+)
 from stackaudit.gputable import by_pci_device_id, has_mig, nvlink_links_of, without_mig
 
 MIG = "MEM-MIG"
@@ -349,3 +356,36 @@ def test_the_container_toolkits_csv_mode_is_a_jetson_before_thor_2338(tmp_path: 
     assert jetson_platform(line.replace("'csv'", "'nvml'")) == ""
     text = body("2338").replace("'csv'", "'nvml'")
     assert paste_checks(tmp_path, text, MIG)[MIG].status == "unknown"
+
+
+# --- MEM-MIG: an SoC's integrated GPU, the DGX Spark's GB10 (h113a) ----------------------------------------------
+
+
+def test_the_gb10_has_no_mig_2511_2514_2515_1912(tmp_path: Path) -> None:
+    # collect_env's `GPU 0: NVIDIA GB10` (2511), torch's capability warning naming it (2514), a cut nvidia-smi table
+    # (2515), and another thread's collect_env (1912): the MIG user guide lists no GB10 (INTEGRATED_GPUS).
+    assert has_mig("NVIDIA GB10") is False and "GB10" in without_mig("NVIDIA GB10")
+    for prefix in ("2511", "2514", "2515", "1912"):
+        r = capture_checks(prefix, MIG)[MIG]
+        assert r.status == "not-applicable" and "GB10" in r.message, prefix
+    # Modelled: the GB100 and GB200 boards are not the GB10, and a GH200 in the same collect_env keeps MIG open.
+    assert has_mig("NVIDIA GB100") is not False and has_mig("NVIDIA GB200") is not False
+    assert without_mig("NVIDIA GB200") == ""
+    text = body("2511").replace("NVIDIA GB10", "NVIDIA GH200 480GB")
+    assert paste_checks(tmp_path, text, MIG)[MIG].status == "unknown"
+
+
+def test_a_jetson_module_named_in_the_users_case_is_one_module_2518_1773(tmp_path: Path) -> None:
+    # The title's `Nvidia Jetson AGX ORIN` beside jtop's `Module: NVIDIA Jetson AGX Orin (64GB ram)`: one module in
+    # NVIDIA's spelling, so the user's words name one GPU, a Jetson's before Thor.
+    assert jetson_module("Getting Error in installing vllm on Nvidia Jetson AGX ORIN ") == "NVIDIA Jetson AGX Orin"
+    r = capture_checks("2518", MIG)[MIG]
+    assert r.status == "not-applicable" and "Jetson AGX Orin" in r.message
+    # Corpus 1773 (another thread): jtop's `Module: NVIDIA Jetson Orin NX(16GB ram)` keeps its name.
+    assert jetson_module("Module: NVIDIA Jetson Orin NX(16GB ram)") == "NVIDIA Jetson Orin NX"
+    assert capture_checks("1773", MIG)[MIG].status == "not-applicable"
+    # Modelled: a host name is no module; a Thor in any case keeps MIG open (its iGPU has MIG).
+    assert jetson_module("Hostname: jetson-desktop") == ""
+    assert jetson_module("my nvidia jetson THOR") == "NVIDIA Jetson Thor" and without_mig("NVIDIA Jetson Thor") == ""
+    text = "Getting Error on Nvidia Jetson AGX THOR\nModule: NVIDIA Jetson AGX Thor Developer Kit\n"
+    assert paste_checks(tmp_path, text, MIG)[MIG].status != "not-applicable"

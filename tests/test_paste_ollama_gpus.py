@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus import body, capture_result
 from stackaudit.engine.collect import Collector
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
@@ -81,3 +82,22 @@ def test_ollama_lines_give_no_ok_they_cannot_show() -> None:
     results = run_checks(MemoryHost(recognise(CAPTURE_244.read_text()).record), ["DRV-PERSISTENCE", "DRV-CUDA-COMPAT"])
     assert {cid: r.status for cid, r in results.items()} == {"DRV-PERSISTENCE": "unknown",
                                                              "DRV-CUDA-COMPAT": "ok"}
+
+
+# --- ollama 0.1's CUDA driver probe names each GPU by its capability (h113a) ----------------------------------------
+
+
+def test_the_cuda_driver_probes_capability_lines_name_the_gpu_2521_1867() -> None:
+    # A Jetson Xavier's journal (2521): `[GPU-d1bf94b9-...] Compute Capability 7.2`, Volta, so no MIG.
+    assert parse_ollama_gpus(body("2521")).models == {0: "GPU of compute capability 7.2"}
+    r = capture_result("2521", "MEM-MIG")
+    assert r.status == "not-applicable" and "7.2" in r.message
+    # Another thread (1867): an A100's probe names a GPU of capability 8.0, whose MIG stays open.
+    assert parse_ollama_gpus(body("1867")).models == {0: "GPU of compute capability 8.0"}
+    assert capture_result("1867", "MEM-MIG").status == "unknown"
+    # Modelled: an `inference compute` line's own name wins over the probe's capability; a line without the
+    # probe's bracketed UUID names none.
+    probe = "May 31 12:57:28 h ollama[1]: [GPU-d1bf94b9-edc1-55a1-80b1-a3de76dd41c8] Compute Capability 8.6\n"
+    assert parse_ollama_gpus(probe + RTX_2080TI).models == {0: "NVIDIA GeForce RTX 2080 Ti"}
+    with pytest.raises(ParseError):
+        parse_ollama_gpus("May 31 12:57:28 h ollama[1]: GPU-d1bf94b9 Compute Capability 8.6\n")

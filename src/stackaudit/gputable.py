@@ -357,12 +357,22 @@ MIG_PARTS: dict[str, str] = {"Ampere": r"\bA(?:100|30|800)\b", "Ada Lovelace": "
 # The platform's words where no line names the module (facts/gpus.jetson_module): an L4T release before Thor's R38, or
 # Tegra's NvRmMem memory manager of the nvgpu driver, which Thor does not run, or the container toolkit's CSV mode on
 # that driver (facts/gpus._CSV_MODE); CUDA names the Nano's and TX2's GPUs
-# `NVIDIA Tegra X1` and `NVIDIA Tegra X2`.
+# `NVIDIA Tegra X1` and `NVIDIA Tegra X2`. A GPU named by its compute capability alone (capability_name: ollama's
+# `[GPU-<uuid>] Compute Capability 7.2`) of one of these modules' capabilities only (https://developer.nvidia.com/
+# cuda-gpus, Jetson products): 5.3 Nano and TX1, 6.2 TX2, 7.2 AGX Xavier and Xavier NX, 8.7 the Orin modules; no
+# discrete board has one of them.
 JETSON_WITHOUT_MIG = re.compile(r"\bJetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|TX[12]|Xavier|Orin)\b|^(?:NVIDIA\s+)?"
                                 r"(?:Orin|Xavier)\b|\bJetson, (?:L4T R(?:2\d|3[0-7])\.|Tegra's NvRmMem\b|nvgpu driver\b)"
-                                r"|\bTegra X[12]\b", re.I)
+                                r"|\bTegra X[12]\b|^GPU of compute capability (?:5\.3|6\.2|7\.2|8\.7)$", re.I)
 # Any Jetson module, Thor too: an SoC's integrated GPU, on no NVSwitch.
 JETSON = re.compile(r"\bJetson\b|\bTegra X[12]\b", re.I)
+
+
+def nvgpu_jetson(name: str) -> bool:
+    """Whether a GPU's name is a Jetson module's before Thor (JETSON_WITHOUT_MIG), whose integrated GPU the nvgpu
+    driver runs: it has no persistence mode (Jetson's nvidia-smi prints `Persistence-M` N/A, corpus 2519) and no
+    nvidia-persistenced. Thor's OpenRM driver is the discrete GPUs' and is left open."""
+    return bool(JETSON_WITHOUT_MIG.search(name))
 
 
 def jetson_gpu(name: str) -> bool:
@@ -378,8 +388,8 @@ DESKTOP_CARD = re.compile(r"\bTITAN\b", re.I)
 
 def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
     """Whether a GPU model has MIG: its table rows' `mig` where every row it may be says the same (`candidates`), else
-    its product line's (GeForce: none), else False for a Jetson module's GPU before Thor (JETSON_WITHOUT_MIG) or a bare
-    workstation number (WORKSTATION_NUMBER: Turing's or Ada's), else False for an
+    its product line's (GeForce: none), else False for a Jetson module's GPU before Thor (JETSON_WITHOUT_MIG), an
+    integrated GPU (INTEGRATED_GPUS) or a bare workstation number (WORKSTATION_NUMBER: Turing's or Ada's), else False for an
     architecture before Ampere (PRE_AMPERE), else False for an Ampere or Ada Lovelace name outside MIG_PARTS; None
     where none of them says."""
     try:
@@ -389,7 +399,8 @@ def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
     if said is not None:
         return said
     family = family_of(name, table)
-    if (family is not None and family.mig is False) or JETSON_WITHOUT_MIG.search(name) or WORKSTATION_NUMBER.match(name):
+    if (family is not None and family.mig is False) or JETSON_WITHOUT_MIG.search(name) or WORKSTATION_NUMBER.match(name) \
+            or integrated_gpu(name):
         return False
     architecture = architecture_of(name, table=table)
     if architecture in PRE_AMPERE:
@@ -426,6 +437,8 @@ RESIZABLE_BAR = frozenset(ARCHITECTURE_ORDER[ARCHITECTURE_ORDER.index("Ampere"):
 # characterized by a unified memory architecture" (https://forums.developer.nvidia.com/t/dgx-spark-gpudirect-rdma/
 # 348787/6); lspci prints `GB20B [GB10]`, or `Device 2e12` where pci.ids predates it.
 INTEGRATED_GPUS: dict[str, str] = {"GB10": "0x2e12"}
+# None of them has MIG (has_mig, without_mig): NVIDIA's MIG user guide (MIG_GPUS, R610 edition) lists Jetson Thor's iGPU
+# but no GB10, and the DGX Spark's nvidia-smi prints its `MIG M.` cell N/A (NVIDIA/k8s-device-plugin issue 1482).
 
 
 def integrated_gpu(name: str, device_id: str = "") -> str:
@@ -565,6 +578,8 @@ def without_mig(name: str, architecture: str = "", label: str = "") -> str:
         return f"{name} ({family.what})"
     if name and JETSON_WITHOUT_MIG.search(name):
         return f"{name} (a Jetson module's integrated GPU, before Thor: no MIG)"
+    if name and (model := integrated_gpu(name)):
+        return f"{name} (the {model}, an SoC's integrated GPU: NVIDIA's MIG user guide lists no such part)"
     architecture = architecture or (architecture_of(name) if name else "")
     if architecture in PRE_AMPERE:
         return f"{name or label} ({architecture}: MIG starts with Ampere)"

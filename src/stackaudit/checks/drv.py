@@ -1892,7 +1892,7 @@ _DROPIN = ("mkdir -p /etc/systemd/system/nvidia-persistenced.service.d && printf
 
 @check(
     "DRV-PERSISTENCE",
-    applies_to="nvidia-gpu",
+    applies_to="persistence",
     title="Persistence mode off / nvidia-persistenced not running",
     severity="low",
     confidence="documented",
@@ -1936,6 +1936,8 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
     A GPU that bbswitch lists (`cat /proc/acpi/bbswitch`: facts/system.BbSwitch) is an Optimus laptop's discrete GPU
     that Bumblebee powers down between uses. Its driver state goes with its power, and Bumblebee's unload of the
     nvidia module clears persistence mode (Bumblebee-Project/Bumblebee#207). Persistence off there is not an issue.
+    A Jetson before Thor runs its integrated GPU on the nvgpu driver, which has no persistence mode (its nvidia-smi
+    prints Persistence-M N/A): where every GPU shown is one (gputable.nvgpu_jetson) the check is not applicable.
     """
     return _persistence(nvidia, nvidia_services, container, bbswitch)
 

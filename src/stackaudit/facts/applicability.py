@@ -95,7 +95,7 @@ from stackaudit.facts.platform import tegra_kernel
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
 from stackaudit.facts.topology import TopoMatrix
-from stackaudit.gputable import has_mig, jetson_gpu, nvlink_links_of, on_nvswitch, without_mig
+from stackaudit.gputable import has_mig, jetson_gpu, nvgpu_jetson, nvlink_links_of, on_nvswitch, without_mig
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,10 @@ SUBJECTS: dict[str, Subject] = {
     # MEM-MIG judges a whole GPU's MIG mode: a GPU CUDA names lacks MIG or not whatever GPUs a listing leaves out.
     "mig": Subject("MIG", lambda model: has_mig(model) is False, "no MIG on these GPUs: {models}", over_shown=True,
                    why=without_mig),
+    # Persistence mode, a setting of the discrete GPUs' driver: a Jetson before Thor runs its integrated GPU on the
+    # nvgpu driver, which has none (gputable.nvgpu_jetson; corpus 2521, 2519).
+    "persistence": Subject("persistence mode", nvgpu_jetson, "no persistence mode: {models} is a Jetson module's "
+                           "integrated GPU, which the nvgpu driver runs without one", over_shown=True),
     # A GPU's PCIe link: a Jetson module's integrated GPU sits on the SoC with no PCIe link (gputable.jetson_gpu;
     # corpus 2158, `NVIDIA Tegra X2` in llama.cpp's device list).
     "pcie-link": Subject("PCIe link", jetson_gpu, "no PCIe link: {models} is a Jetson module's integrated GPU, on "

@@ -1182,6 +1182,11 @@ _OLLAMA_MEMORY_DATA = re.compile(r'msg="updating cuda memory data" gpu=(\S+) nam
 # (gputable.capability_name), which gives its architecture.
 _OLLAMA_CAPABILITY = re.compile(r'msg="inference compute" id=(\S+)(?: filter_id="?[^" ]*"?)? library=(?:cuda|CUDA)\b'
                                 r'(?: variant=\S+)? compute=(\d{1,2}\.\d)\b')
+# ollama 0.1's CUDA driver probe with OLLAMA_DEBUG (gpu/gpu_info_nvcuda.c, spring 2024): `[GPU-<uuid>] Compute
+# Capability 7.2`, one line per device beside its `CUDA totalMem` and `CUDA freeMem` lines (corpus 2521, a Jetson
+# Xavier's journal): the GPU by its UUID, named by its capability (gputable.capability_name).
+_OLLAMA_NVCUDA_CAPABILITY = re.compile(r"\[(GPU-[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12})\] Compute Capability "
+                                       r"((?:[3-9]|1[0-2])\.\d)\b")
 # ollama 0.1's GPU probe (gpu/gpu.go, early 2024): `gpu.go:140: INFO CUDA Compute Capability detected: 8.6`, later in
 # logfmt as `msg="CUDA Compute Capability detected: 7.5"` or `[nvidia-ml] NVML CUDA Compute Capability detected: 8.6`,
 # and for a GPU below its minimum `CUDA GPU is too old. Falling back to CPU mode. Compute Capability detected: 5.2`.
@@ -1199,7 +1204,8 @@ _OLLAMA_NOW = re.compile(r'\bbefore\.free="(?P<before>[\d.]+) (?P<bu>[MG]iB)" no
 def parse_ollama_gpus(text: str) -> GpuInventory:
     """The NVIDIA GPUs ollama's `inference compute` lines name (else its debug log's `updating cuda memory data`
     lines, else the compute capability of a line whose name is cut, else ollama 0.1's debug probe's `[0] CUDA device
-    name:` lines, OLLAMA_NVML_NAME, else one GPU of the lowest capability ollama 0.1 reports), one per GPU UUID, in
+    name:` lines, OLLAMA_NVML_NAME, else its CUDA driver probe's capability lines, _OLLAMA_NVCUDA_CAPABILITY, else one
+    GPU of the lowest capability ollama 0.1 reports), one per GPU UUID, in
     the order printed.
 
     ollama prints one line per GPU it found at each start; a pasted excerpt may leave GPUs out, so
@@ -1212,6 +1218,8 @@ def parse_ollama_gpus(text: str) -> GpuInventory:
         names.setdefault(m.group(1), capability_name(m.group(2)))
     if not names:  # ollama 0.1's debug probe, by NVML's index
         names = {f"nvml {m.group(1)}": m.group(2) for m in OLLAMA_NVML_NAME.finditer(text)}
+    if not names:  # its CUDA driver probe, by UUID: the GPU by its capability
+        names = {m.group(1): capability_name(m.group(2)) for m in _OLLAMA_NVCUDA_CAPABILITY.finditer(text)}
     if not names:
         return parse_ollama_lowest(text)
     records = tuple(GpuRecord(i, "", name, None, (OLLAMA_TITLE,)) for i, name in enumerate(names.values()))
@@ -2355,6 +2363,9 @@ _WORDED_PLURAL = re.compile(r"(?<![\w.:+-])(?:two|three|four|five|six|seven|eigh
 # reads it). The module word after `Jetson` is required: a host name such as `jetson-desktop` names none.
 _JETSON_MODULE = re.compile(r"\bNVIDIA\s+(Jetson\s+(?:AGX\s+)?(?:Nano|TX[12]|Xavier|Orin|Thor)(?:\s+(?:NX|Nano))?)(?![\w-])",
                             re.I)
+# NVIDIA's spelling of each word of a module's name, whatever the case a user types it in (`Nvidia Jetson AGX ORIN`
+# in a title beside jtop's `NVIDIA Jetson AGX Orin`, corpus 2518): one module, one name.
+_JETSON_WORDS = {w.lower(): w for w in ("Jetson", "AGX", "Nano", "TX1", "TX2", "Xavier", "Orin", "Thor", "NX")}
 
 
 # The Jetson platform where no line names the module: its L4T release (`AGX L4T: 35.2.1`, jtop's `Jetpack 4.5.1 [L4T
@@ -2377,8 +2388,9 @@ JETSON_PLATFORM_WORDS = ("NVIDIA Jetson, L4T R", "NVIDIA Jetson, Tegra's NvRmMem
 
 
 def jetson_module(line: str) -> str:
-    """The Jetson module a line names (_JETSON_MODULE), as `NVIDIA Jetson Orin NX`; else the Jetson platform its L4T
-    release names (_L4T_RELEASE: JETSON_PLATFORM_WORDS); "" where it names none.
+    """The Jetson module a line names (_JETSON_MODULE), as `NVIDIA Jetson Orin NX` in NVIDIA's spelling
+    (_JETSON_WORDS); else the Jetson platform its L4T release names (_L4T_RELEASE: JETSON_PLATFORM_WORDS); "" where it
+    names none.
 
     >>> jetson_module("Module: NVIDIA Jetson Orin NX(16GB ram)"), jetson_module("Hostname: jetson-desktop")
     ('NVIDIA Jetson Orin NX', '')
@@ -2387,7 +2399,7 @@ def jetson_module(line: str) -> str:
     """
     m = _JETSON_MODULE.search(line)
     if m:
-        return f"NVIDIA {' '.join(m.group(1).split())}"
+        return f"NVIDIA {' '.join(_JETSON_WORDS[w.lower()] for w in m.group(1).split())}"
     release = _L4T_RELEASE.search(line)
     if release:
         major, rest = release.group(1) or release.group(3), release.group(2) or release.group(4)
