@@ -84,6 +84,8 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "peermem", "peer_mem",
             # A laptop in the user's words (facts/platform.stated_laptop).
             "laptop", "surface book",
+            # A model loaded from a Windows path (facts/platform.windows_line): the model file's end.
+            ".gguf", ".ggml", ".bin", "sha256-",
             # A count with a Chinese measure word for cards (`1张A100-80GB`: facts/gpus._COUNT_MEASURE), as UTF-8.
             "张", "块", "卡")
 
