@@ -140,3 +140,40 @@ def test_error_803_in_a_container_is_the_images_libcuda(tmp_path: Path) -> None:
     assert hit.symptom.within == "in-container"
     bare = paste_checks(tmp_path, ERROR_803, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
     assert bare.status != "issue", bare.message
+
+
+# Modelled counter-examples: the same engines' lines on a GPU they run (no refusal), and xformers' per-operator list
+# and bitsandbytes' slow-matmul warning, which the table leaves out (facts/symptoms.py).
+MODELLED_NO_REFUSAL = """\
+INFO 12-26 16:20:28 selector.py:135] Using Flash Attention backend.
+2024/01/14 19:50:06 gpu.go:94: Nvidia GPU detected
+2024/01/14 19:50:06 gpu.go:119: CUDA Compute Capability detected: 8.6
+    requires device with capability > (9, 0) but your GPU has capability (8, 9) (too old)
+UserWarning: WARNING: Compute capability < 7.5 detected! Only slow 8-bit matmul is supported for your GPU!
+"""
+
+
+def test_an_engine_refusing_an_old_architecture_is_a_kernel_arch_issue() -> None:
+    # Corpus 2552 (torch inductor's Triton on P100s), 2554 (ollama 0.1.20 on a GTX 970), 2557 (TGI's flash-attention
+    # on a T4): each engine's own words that the GPU is below its floor.
+    for prefix, words in (("2552", "too old to be supported by the triton GPU compiler"),
+                          ("2554", "CUDA GPU is too old"),
+                          ("2557", "FlashAttention only supports Ampere GPUs or newer")):
+        result = capture_checks(prefix, KERNEL)[KERNEL]
+        assert result.status == "issue", (prefix, result.message)
+        assert words in result.evidence[0], prefix
+
+
+def test_other_engines_words_for_the_refusal() -> None:
+    # Modelled from the public threads each row cites: xformers#685, bitsandbytes#118, GLM-4#510.
+    lines = ["RuntimeError: Your device is too old. We require compute capability >= 50",
+             "ERROR: Your GPU does not support Int8 Matmul!",
+             "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla "
+             "V100-PCIE-32GB GPU has compute capability 7.0."]
+    assert [h.symptom.name for h in find_symptoms(lines)] == [
+        "xformers-device-too-old", "bnb-int8-unsupported", "bf16-capability-refused"]
+    assert all(h.symptom.check == KERNEL for h in find_symptoms(lines))
+
+
+def test_no_refusal_proves_no_kernel_arch_issue() -> None:
+    assert not [h for h in find_symptoms(MODELLED_NO_REFUSAL.splitlines()) if h.symptom.check == KERNEL]

@@ -1315,6 +1315,69 @@ SYMPTOMS: tuple[Symptom, ...] = (
         own_fix="Hide the pre-Ampere GPU from the engine (CUDA_VISIBLE_DEVICES or tabbyAPI's gpu_split with "
                 "CUDA_DEVICE_ORDER=PCI_BUS_ID), or serve from Ampere or newer GPUs only",
         own_takes="restart the engine"),
+    # The same refusal in other engines' and kernel libraries' own words: the GPU's architecture is below the floor of
+    # what the engine runs, so the path stops (or leaves the GPU out). torch inductor's Triton backend
+    # (torch/_inductor/scheduler.py: `Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU
+    # compiler ... Triton only supports devices of CUDA Capability >= 7.0`; sasha0552/pascal-pkgs-ci#5, corpus 2552).
+    Symptom("triton-arch-too-old",
+        re.compile(r"\bwhich is too old to be supported by the triton GPU compiler|\bTriton only supports devices of "
+                   r"CUDA Capability >= \d"),
+        "RT-KERNEL-ARCH", "high", "https://github.com/pytorch/pytorch/blob/main/torch/_inductor/scheduler.py",
+        "the engine's compiled path (torch inductor over Triton) refused the GPU: Triton generates no code for a "
+        "compute capability below 7.0, so the engine cannot run its compiled kernels there",
+        own_fix="Run a build of the engine that keeps the GPU's architecture (a Pascal build with a patched Triton) or "
+                "turn the compiled path off where the engine allows it; else serve from a GPU of compute capability "
+                "7.0 or newer",
+        own_takes="restart the engine"),
+    # flash-attn 2's own check (`RuntimeError: FlashAttention only supports Ampere GPUs or newer.`), raised by every
+    # engine that calls it on a pre-Ampere GPU: TGI 2.2.0 on a T4 (huggingface/text-generation-inference#2456, corpus
+    # 2557), flashinfer's prefill on sm_75 (flashinfer-ai/flashinfer#421).
+    Symptom("flash-attn-ampere-only", re.compile(r"\bFlashAttention only supports Ampere GPUs or newer"),
+        "RT-KERNEL-ARCH", "high", "https://github.com/huggingface/text-generation-inference/issues/2456",
+        "flash-attention 2 refused the GPU: it runs on Ampere (compute capability 8.0) or newer only, so the engine's "
+        "attention path stops on this GPU",
+        own_fix="Turn the engine's flash-attention path off for this GPU (TGI: USE_FLASH_ATTENTION=false; vLLM: an "
+                "attention backend for pre-Ampere GPUs) with a model the fallback path serves, or serve from Ampere "
+                "or newer GPUs",
+        own_takes="restart the engine"),
+    # ollama before 0.1.2x's CUDA floor (gpu/gpu.go: `CUDA GPU is too old. Falling back to CPU mode. Compute Capability
+    # detected: 5.2`; ollama/ollama#1992, corpus 2554 on a GTX 970): the GPU is left out, the model runs on the CPU.
+    Symptom("ollama-cuda-too-old", re.compile(r"\bCUDA GPU is too old\. Falling back to CPU mode"),
+        "RT-KERNEL-ARCH", "high", "https://github.com/ollama/ollama/issues/1992",
+        "ollama left the GPU out: its CUDA build does not run this compute capability, so every layer runs on the CPU",
+        own_fix="Run an ollama release (or a build with CMAKE_CUDA_ARCHITECTURES) that carries the GPU's compute "
+                "capability, or serve from a newer GPU",
+        own_takes="install that release, then restart the ollama service"),
+    # vLLM's dtype check (`Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla
+    # V100-PCIE-32GB GPU has compute capability 7.0.`, zai-org/GLM-4#510): no bf16 arithmetic below Ampere.
+    Symptom("bf16-capability-refused",
+        re.compile(r"\bBfloat16 is only supported on GPUs with compute capability of at least \d"),
+        "RT-KERNEL-ARCH", "high", "https://github.com/zai-org/GLM-4/issues/510",
+        "the engine refused bfloat16 on this GPU: below compute capability 8.0 the GPU has no bfloat16 arithmetic, "
+        "so the model cannot run in that dtype there",
+        own_fix="Start the engine with float16 (vLLM: --dtype half / dtype='float16')",
+        own_takes="restart the engine"),
+    # xformers' cutlass kernels refusing a GPU below their floor (`RuntimeError: Your device is too old. We require
+    # compute capability >= 50`, facebookresearch/xformers#685). Its dispatcher's per-operator list (`requires device with
+    # capability > (8, 0) but your GPU has capability (7, 5) (too old)`) is left out: it names why one candidate was
+    # passed over, and the dtype or a build without CUDA may be why none ran.
+    Symptom("xformers-device-too-old", re.compile(r"\bYour device is too old\. We require compute capability >= ?\d"),
+        "RT-KERNEL-ARCH", "high", "https://github.com/facebookresearch/xformers/issues/685",
+        "xformers refused the GPU: its kernels need a higher compute capability than this GPU's",
+        own_fix="Run without xformers' attention on this GPU (the engine's other attention path), or serve from a "
+                "newer GPU",
+        own_takes="restart the engine"),
+    # bitsandbytes' int8 matmul on a GPU without int8 tensor-core support (`ERROR: Your GPU does not support Int8
+    # Matmul!`, then an assertion; bitsandbytes-foundation/bitsandbytes#118 on a Tesla P40, #97). Its warning
+    # `Compute capability < 7.5 detected! Only slow 8-bit matmul` is left out: it reads the highest capability among
+    # all GPUs and fired on an A6000 beside a GT 1030 (#448).
+    Symptom("bnb-int8-unsupported", re.compile(r"\bYour GPU does not support Int8 Matmul"),
+        "RT-KERNEL-ARCH", "high", "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/118",
+        "bitsandbytes' 8-bit matmul refused the GPU: its architecture has no int8 matmul support, so 8-bit loading "
+        "fails there",
+        own_fix="Load the model in 4-bit or in float16 on this GPU, or serve the 8-bit model from a GPU of compute "
+                "capability 7.5 or newer",
+        own_takes="restart the engine"),
     # ollama's ROCm discovery leaving out an AMD GPU whose gfx target its ROCm libraries carry no kernels for
     # (discover/amd_linux.go, amd_windows.go: `msg="amdgpu is not supported (supported types:[gfx1103])"
     # gpu_type=gfx1150`, likelovewant/ollama-for-amd#40; `msg="amdgpu too old gfx803"` before gfx9): the GPU is not
@@ -1763,7 +1826,9 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
            "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op",
-           "NVLink error detected", "mapping of buffer object", "MapBufferObjectFailed", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "reading from server: EOF")
+           "NVLink error detected", "mapping of buffer object", "MapBufferObjectFailed", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "reading from server: EOF",
+           "triton GPU compiler", "Triton only supports devices", "only supports Ampere GPUs", "CUDA GPU is too old",
+           "Bfloat16 is only supported", "Your device is too old", "does not support Int8 Matmul")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
