@@ -245,6 +245,12 @@ _NO_PLATFORM = "INFO 05-20 20:12:25 [__init__.py:252] No platform detected, vLLM
     ("2340", "kubernetes", "No platform detected"),
     # `srun --container-image` puts the step in a Pyxis container, whose nvidia-smi -L says `No devices found.`
     ("2331", "container", "No devices found"),
+    # kubectl's log stream naming the pod's container; ollama 0.1.29 discovers no NVML library (ollama/ollama#3211)
+    ("2571", "kubernetes", "Discovered GPU libraries"),
+    # KServe's fixed serving container name prefixing the predictor's log; libcuda.so.1 missing (kserve/kserve#4657)
+    ("2573", "kubernetes", "libcuda.so.1: cannot open shared object file"),
+    # a KubeRay head pod's name as the prompt's host, its suffix without a digit (vllm-project/vllm#27318)
+    ("2577", "kubernetes", "NVML Shared Library Not Found"),
 ])
 def test_no_gpu_words_from_a_pod_or_container(prefix: str, kind: str, quoted: str) -> None:
     info = fact(pasted(body(prefix)), "container")
@@ -276,6 +282,43 @@ def test_no_gpu_words_without_a_container_shown_prove_nothing() -> None:
     assert not isinstance(fact(pasted(said), "container"), ContainerInfo)
 
 
+def test_pod_markers_need_kubectl_s_or_kserve_s_own_form() -> None:
+    # Modelled: the pod and container named in a user's sentence without kubectl's quotes, KServe's container name
+    # inside a line, and ollama finding its NVML library, prove no container.
+    said = "the container ollama in pod ollama-1 fails\n" + _NO_PLATFORM
+    assert not isinstance(fact(pasted(said), "container"), ContainerInfo)
+    inline = "I looked at kserve-container logs\n" + _NO_PLATFORM
+    assert not isinstance(fact(pasted(inline), "container"), ContainerInfo)
+    # ollama on a Jetson's own shell (corpus 2108), the same empty discovery: not a container's check.
+    assert capture_checks("2108", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "not-applicable"
+    # Another KubeRay head pod's prompt (corpus 2423, a suffix with a digit) stays a pod whose nvidia-smi lists GPUs.
+    info = fact(pasted(body("2423")), "container")
+    assert isinstance(info, ContainerInfo) and info.kind == "kubernetes"
+    assert capture_checks("2423", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+
+
+def test_engine_of_several_ranks_typed_in_a_pod_is_not_placed() -> None:
+    # Corpus 2577: `vllm serve` with PP 2 x TP 4 typed in a KubeRay head pod: where Ray puts the 8 ranks is not shown.
+    r = capture_checks("2577", "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
+    assert r.status == "unknown" and "8 ranks" in r.message
+    # Corpus 2459: srun places the two ranks on two nodes, one each: the launcher's placement, not this rule's.
+    assert capture_checks("2459", "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"].status == "not-applicable"
+    # Modelled: one rank typed in a pod gives no group to place.
+    one = "root@vllm-7dcd6b94b7-wl6w4:/# vllm serve m --tensor-parallel-size 1\n" + _NO_PLATFORM
+    from stackaudit.checks.ctr import ipc_isolation
+    from stackaudit.facts.engine_command import EngineCommands
+    from stackaudit.facts.parallelism import Parallelism
+    info = fact(pasted(one), "container")
+    assert isinstance(info, ContainerInfo) and info.kind == "kubernetes"
+    from stackaudit.facts.parallelism import EngineParallelism
+    single = ipc_isolation(info, parallelism=Parallelism(engines=(EngineParallelism("vllm", tp=1),)),
+                           engine_commands=EngineCommands())
+    assert single.status == "not-applicable"
+    pair = ipc_isolation(info, parallelism=Parallelism(engines=(EngineParallelism("vllm", tp=2),)),
+                         engine_commands=EngineCommands())
+    assert pair.status == "unknown" and "2 ranks" in pair.message
+
+
 def test_new_container_markers_are_bounded() -> None:
     import time
 
@@ -284,8 +327,11 @@ def test_new_container_markers_are_bounded() -> None:
     nvml = next(s.pattern for s in SYMPTOMS if s.name == "torch-nvml-in-container")
     line = "srun " + "-a " * 66_000 + "x" * 2_000
     start = time.perf_counter()
-    for pattern in (KUBECTL_DEFAULTED, PYXIS_SRUN, CUDA_NO_DEVICE, nvml):
+    from stackaudit.facts.serving_logs import RAY_POD
+    for pattern in (KUBECTL_DEFAULTED, PYXIS_SRUN, CUDA_NO_DEVICE, nvml, RAY_POD):
         pattern.search(line)
+        pattern.search("container \"" + "a" * 200_000)
+        RAY_POD.fullmatch("a-" * 100_000 + "head-bcdf")
         pattern.search("Defaulted container \"" + "a" * 200_000)
         pattern.search("No devices " + " " * 200_000 + "x")
     assert time.perf_counter() - start < 1.0

@@ -748,6 +748,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     IPC namespace: ok.
     Pasted Kubernetes nodes (`kubectl describe node`) each offering one GPU device in all (`nvidia.com/gpu: 1`), with
     no container spec shown, hold no group of ranks on one host to split across pods: not applicable (corpus 1945).
+    A paste from inside a container or pod (no process table) whose engine asks for two ranks or more, typed with no
+    launcher that places them: where the ranks run is not shown (a KubeRay head pod's `vllm serve`, whose ranks Ray
+    places on worker pods): unknown, not "no serving engine" (corpus 2577).
     """
     group = serving_log.ipc_group() if serving_log is not None else ()
     if group and serving_log is not None:
@@ -816,6 +819,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     if container.in_container:
         procs = serving_processes
         identity = {"boot_id": shm.boot_id if shm else "", "shm_device": shm.device if shm else ""}
+        world = parallelism.shown_world_size if parallelism is not None else None
+        by_launcher = any(c.launcher for c in (engine_commands.commands if engine_commands is not None else ()))
+        if (procs is None or not procs.found) and (world or 0) > 1 and shm is None and not by_launcher:
+            # A paste (no process table) whose engine asks for two ranks or more, typed with no launcher that places
+            # them (srun, mpirun): where they run is not shown (corpus 2577, a KubeRay head pod).
+            return unknown(f"the engine shown asks for {world} ranks (TP x PP), but no process table or rank log "
+                           "shows whether all of them run in this container or pod (Ray or a launcher may place "
+                           "them in others)", actual={"ranks": world},
+                           hint="paste the ranks' NCCL_DEBUG=INFO channel lines, or `ray status` and the pods' specs")
         if procs is None or not procs.found:
             return not_applicable("no serving engine found in this container; if TP ranks run in several "
                                   "containers, compare boot_id and /dev/shm device across them", actual=identity)

@@ -548,9 +548,13 @@ _FIRST_PROCESS = re.compile(r"^(?:[\w.:-]+ )?pid=1$")
 
 # Where the paste shows the program's output fetched from a pod or run in a container by a launcher that puts it
 # there: kubectl's own note before a multi-container pod's log (`Defaulted container "vllm" out of: vllm,
-# routing-proxy (init)`, kubectl logs / exec, corpus 2340), or a Slurm step run in a Pyxis (Enroot) container
+# routing-proxy (init)`, kubectl logs / exec, corpus 2340), kubectl's log stream naming the pod's container (`stream
+# logs failed container "ollama" in pod "ollama-74fbf7d68b-lglf9" is waiting to start`, corpus 2571), log lines
+# prefixed with KServe's serving container's fixed name (`kserve-container INFO ...`, a predictor pod's log, corpus
+# 2573), or a Slurm step run in a Pyxis (Enroot) container
 # (`srun ... --container-image IMAGE`, corpus 2331).
-KUBECTL_DEFAULTED = re.compile(r"^\s*Defaulted container \"[\w.-]+\" out of: ")
+KUBECTL_DEFAULTED = re.compile(r"^\s*Defaulted container \"[\w.-]+\" out of: |"
+                               r"\bcontainer \"[\w.-]{1,80}\" in pod \"[\w.-]{1,120}\"|^kserve-container\s")
 PYXIS_SRUN = re.compile(r"^(?:sudo\s+)?srun\s(?:[^|;&]*?\s)?--container-image[=\s]+(\S+)")
 
 
@@ -562,7 +566,7 @@ def _launched_inside(host: Host) -> tuple[str, str]:
             text = host.doc(source.name)
         except NotCaptured:
             continue
-        line = next((ln.strip() for ln in text.splitlines() if KUBECTL_DEFAULTED.match(ln)), "")
+        line = next((ln.strip() for ln in text.splitlines() if KUBECTL_DEFAULTED.search(ln)), "")
         if line:
             return "kubernetes", f"kubectl's own line `{line[:100]}` introduces a pod's container's log"
     image = next((m.group(1) for _, command in _prompt_rows(host) if (m := PYXIS_SRUN.match(command))), "")

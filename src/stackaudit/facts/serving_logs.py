@@ -1512,6 +1512,10 @@ POD_WORD = re.compile(r"(?:[a-z0-9][a-z0-9.]*-)*pod(?:-[a-z0-9][a-z0-9.]*)*")
 # (`gpu-worker-3`, `k8s-master-0`), so the job's part must show it is a job: the whole word `job`, or an id the
 # operator's user drew (a UUID, or a run of 8 or more hex digits holding a digit and a letter).
 OPERATOR_POD = re.compile(r"(?P<job>[a-z0-9][a-z0-9.-]*)-(?:worker|master)-\d+")
+# A KubeRay cluster's pod: the RayCluster's name, the head's role and the pod's random suffix
+# (`qwen3-235b-cluster-head-nnrdn`, corpus 2577), or a worker group's pod (`raycluster-worker-gpu-group-x7q2k`). Its
+# role word before the suffix marks it as a pod where the suffix holds no digit.
+RAY_POD = re.compile(r"[a-z0-9][a-z0-9.-]{0,60}-(?:head|worker(?:-[a-z0-9]{1,30}){0,3})-[bcdfghjklmnpqrstvwxz2456789]{5}")
 _JOB_MARK = re.compile(r"(?:^|-)job(?:-|$)|(?:^|-)(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{8,}(?:-|$)")
 
 
@@ -1531,9 +1535,13 @@ def is_pod_name(name: str) -> bool:
     True
     >>> is_pod_name("kubeflow-pytorch-gpu-dist-job-master-0"), is_pod_name("gpu-worker-3"), is_pod_name("k8s-master-0")
     (True, False, False)
+    >>> is_pod_name("qwen3-235b-cluster-head-nnrdn"), is_pod_name("gpu-head-node"), is_pod_name("ray-head-01")
+    (True, False, False)
     """
     m = POD_HOSTNAME.fullmatch(name)
     if (m is not None and _POD_SUFFIX.match(m.group(1)) is not None) or POD_WORD.fullmatch(name) is not None:
+        return True
+    if RAY_POD.fullmatch(name) is not None:
         return True
     op = OPERATOR_POD.fullmatch(name)
     return op is not None and _JOB_MARK.search(op.group("job")) is not None

@@ -783,14 +783,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # Library Not Found` (no libnvidia-ml.so.1 in the container, corpus 2334), and its verdict `No platform detected,
     # vLLM is running on UnspecifiedPlatform` where it found no GPU at all (a CUDA build of vLLM in a pod, corpus 2340).
     # nvidia-smi's own `No devices found.` / `No devices were found` as the whole answer typed in a container (Pyxis'
-    # `srun --container-image`, corpus 2331): NVML opened no GPU there.
+    # `srun --container-image`, corpus 2331): NVML opened no GPU there. ollama's discovery finding no NVML library
+    # (`Discovered GPU libraries: []`, before 0.1.30; corpus 2571, a pod) and the driver's CUDA library missing
+    # where a program loads it (`libcuda.so.1: cannot open shared object file`, vLLM's `_C` in a KServe pod, corpus
+    # 2573): the toolkit mounts both from the host's driver, so neither reached the container.
     Symptom("torch-nvml-in-container", re.compile(r"UserWarning: Can't initialize NVML|"
                                                   r"\bCUDA platform is not available because: NVML Shared Library Not "
                                                   r"Found\b|\bNo platform detected, vLLM is running on "
-                                                  r"UnspecifiedPlatform\b|(?:^|[\s=])No devices (?:were )?found\.?\s*$"),
+                                                  r"UnspecifiedPlatform\b|(?:^|[\s=])No devices (?:were )?found\.?\s*$|"
+                                                  r"\bDiscovered GPU libraries: \[?\]|"
+                                                  r"\blibcuda\.so\.1: cannot open shared object file\b"),
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "the program in the container cannot reach the GPU through NVML (torch cannot initialise NVML, vLLM finds "
-        "no NVML library or no platform, nvidia-smi finds no device): the driver's NVML library does not reach the "
+        "no NVML library or no platform, ollama discovers no GPU library, libcuda.so.1 is missing, nvidia-smi finds "
+        "no device): the driver's NVML library does not reach the "
         "container or cannot open its GPUs there (no GPU request, no NVIDIA runtime, or NVIDIA_DRIVER_CAPABILITIES "
         "without `utility`), so engines that probe the GPUs through NVML find none", within=IN_CONTAINER),
     # The device plugin's resource factory (0.15 and later, internal/rm/factory.go) with its default strategy `auto`
@@ -1817,6 +1823,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform", "No CUDA GPUs are available",
            "NVML Shared Library Not Found", "No platform detected", "No devices found", "No devices were found",
+           "Discovered GPU libraries", "libcuda.so.1: cannot open",
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "in the Fabric Manager or NVSwitches", "Driver was not detected", "nvidia-smi is not installed", "Startup probe failed", "Failed to bind NVLink SHARP",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "pinned system memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
