@@ -5,7 +5,8 @@
   engine's start. More, or a tenth or more, stays unknown (527: 1947 of 15360 MiB).
 - torch's out-of-memory message whose one process is the engine's own (its memory is the allocator's holding and a
   CUDA context; `this process` where torch matched its PID) shows the engine's own budget ran out: not an issue
-  (corpus 1523). Where another process holds more, whose it is the message does not say.
+  (corpus 1523). Other processes named beside it that hold more than a CUDA context (1.5 GiB) are another program's
+  memory on the GPU: an issue (2244, 2559); one holding a context or less (an engine's other rank) is not judged.
 - ollama's offload line with `memory.gpu_overhead` between its available and required fields (1497), or broken over
   lines by the paste (1518), is read: the whole model fits the free memory.
 - A llama.cpp command that asks for no GPU layer (no `-ngl`, whose default was 0) with the log's `offloaded 0/83
@@ -78,14 +79,18 @@ def test_torch_oom_names_the_engines_own_process() -> None:
 
 
 def test_torch_oom_with_another_process_is_not_the_engines_own(tmp_path: Path) -> None:
-    # Modelled: a second process holds 40 GiB beside the engine's own 35 GiB.
+    # Modelled: a second process holds 40 GiB beside the engine's own 35 GiB: another program's memory.
     text = OOM_1523.replace("Process 2218444 has 75.15 GiB memory in use.",
                             "Process 1234 has 40.00 GiB memory in use. Including non-PyTorch memory, this process "
                             "has 35.15 GiB memory in use.").replace("73.66 GiB is allocated", "33.66 GiB is allocated")
     oom = parse_torch_oom(text)
-    assert oom.own_mib == 35.15 * 1024
+    assert oom.own_mib == 35.15 * 1024 and oom.others_holding == (("1234", 40.0 * 1024),)
     result = paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
-    assert result.status == "unknown"
+    assert result.status == "issue" and "process 1234 40.00 GiB" in result.message
+    # Modelled counter-example: the other process holds a CUDA context only (an engine's other rank): not judged.
+    context = text.replace("Process 1234 has 40.00 GiB", "Process 1234 has 512.00 MiB")
+    assert parse_torch_oom(context).others_holding == ()
+    assert paste_checks(tmp_path, context, "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status != "issue"
     # Modelled: one process whose memory is far more than the allocator holds is not shown to be the engine's.
     other = parse_torch_oom(OOM_1523.replace("73.66 GiB is allocated", "20.00 GiB is allocated"))
     assert other.own_mib is None
@@ -190,3 +195,17 @@ def test_a_display_beside_a_training_framework_named_on_the_only_gpu_is_an_issue
     unnamed = _capture_text("2356").replace(first, "I'm having a very similar issue on my DGX Spark.", 1)
     plain = paste_checks(tmp_path, unnamed, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
     assert plain.status != "issue"
+
+
+def test_torch_oom_naming_other_programs_processes_is_an_issue() -> None:
+    # Corpus 2559 (QwenLM/Qwen3-VL#1224): six processes on a 23.69 GiB GPU, the message cut before torch's own
+    # holding; two of them beside the largest hold more than a context.
+    oom = parse_torch_oom(_capture_text("2559"))
+    assert {pid for pid, _ in oom.others_holding} == {"1348", "1892152"}
+    result = capture_checks("2559", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "issue" and "1348" in result.message
+    # Corpus 2244 (xorbitsai/inference#2345): 2.95 GiB held by process 9281 beside the model's 13.86 GiB, with
+    # nvidia-smi's header line alone beside it.
+    assert capture_checks("2244", "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "issue"
+    # Corpus 1523 and 2007: the one process named is the engine's own: no other program.
+    assert capture_checks("2007", "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "not-an-issue"

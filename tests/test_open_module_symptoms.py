@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus import body, fact, paste_checks, pasted
+from corpus import body, capture_result, fact, paste_checks, pasted
+from stackaudit.facts.gpu_events import parse_refused_gpus
 from stackaudit.facts.symptoms import LogSymptoms
 
 REFUSED = [
@@ -78,3 +79,34 @@ def test_a_gsp_boot_failure_beside_the_refusal_stays_an_issue(tmp_path: Path) ->
     assert "Cannot initialize GSP" in text
     result = paste_checks(tmp_path, text, "DRV-GSP-FIRMWARE")["DRV-GSP-FIRMWARE"]
     assert result.status == "issue", result.message
+
+
+# Modelled on corpus 2547's log as a whole dmesg: the open module refusing a Pascal Tesla P4, then its probe failing.
+OPEN_REFUSED_PROBE = (
+    "```\n[   87.358035] NVRM: The NVIDIA GPU 0000:03:00.0 (PCI ID: 10de:1bb3)\n"
+    "               NVRM: installed in this system is not supported by open\n"
+    "               NVRM: nvidia.ko because it does not include the required GPU\n"
+    "               NVRM: System Processor (GSP).\n"
+    "[   87.433482] nvidia: probe of 0000:03:00.0 failed with error -1\n"
+    "[   87.434129] NVRM: The NVIDIA probe routine failed for 1 device(s).\n```\n")
+
+
+def test_a_gpu_before_turing_the_open_module_refused_is_no_xid_fault(tmp_path: Path) -> None:
+    # Corpus 2547 (zzzhouuu/truenas-nvidia-drivers#20): the open module refusing a Pascal Tesla P4, RmInitAdapter
+    # failing after it; `dmesg | grep NVRM` shown whole.
+    result = capture_result("2547", "DRV-XID")
+    assert result.status == "not-an-issue" and "0000:03:00.0" in result.message
+    # Corpus 624: the open module refusing an H100, which has a GSP: its failed probe stays a fault; so does 930's
+    # release refusing one H100 of eight.
+    assert capture_result("624", "DRV-XID").status == "issue"
+    assert capture_result("930", "DRV-XID").status == "issue"
+    assert paste_checks(tmp_path, OPEN_REFUSED_PROBE, "DRV-XID")["DRV-XID"].status == "not-an-issue"
+    # Modelled counter-example: the probe failing with no refusal in the log is a GPU the driver never brought up.
+    alone = "".join(ln + "\n" for ln in OPEN_REFUSED_PROBE.splitlines() if "NVRM: " not in ln or "probe" in ln)
+    assert paste_checks(tmp_path, alone, "DRV-XID")["DRV-XID"].status == "issue"
+
+
+def test_a_refusal_with_its_newlines_escaped_is_read() -> None:
+    # Corpus 2548 (siderolabs/extensions#227): Talos's dmesg keeps the message's newlines as \x0a escapes.
+    refused = parse_refused_gpus(body("2548").splitlines())
+    assert [(g.bdf, g.device_id, g.release) for g in refused] == [("0000:00:10.0", "1b38", "535.54.03")]

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus import body, fact, pasted
+from corpus import body, capture_result, fact, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.container_specs import (
@@ -452,3 +452,22 @@ def test_an_engine_flag_after_the_image_keeps_the_image() -> None:
     c = parse_docker_run("docker run --gpus all vllm/vllm-openai:latest python3 -m vllm.entrypoints.openai.api_server "
                          "--device cuda --tensor-parallel-size 2")
     assert c.image == "vllm/vllm-openai:latest"
+
+
+def test_a_shell_variable_among_docker_options_hides_them_not_names_the_image() -> None:
+    # Corpus 2564 (huggingface/text-generation-inference#1769): `docker run --rm $args \` then TGI's image.
+    run = next(line for line in body("2564").splitlines() if line.startswith("docker run"))
+    text = body("2564")
+    joined = text[text.index(run):text.index("-p 8089") + len("-p 8089")].replace("\\\n", " ")
+    c = parse_docker_run(joined)
+    assert c.image == "ghcr.io/huggingface/text-generation-inference:2.0"
+    assert c.excerpt and c.command_whole and not c.env_whole and "--cuda-graphs" in c.argv
+    assert capture_result("2564", "CTR-SHM-SIZE").status == "unknown"
+    assert capture_result("2564", "RT-CUDA-GRAPHS").status == "issue"
+    # Modelled counter-examples: a variable that is the image keeps it (no image reference after it), and a run
+    # whose options are all shown is whole.
+    image = parse_docker_run("docker run --gpus all $IMAGE python3 -m vllm.entrypoints.openai.api_server")
+    assert image.image == "$IMAGE" and not image.excerpt
+    whole = parse_docker_run("docker run --rm --gpus all -v $volume:/data ghcr.io/huggingface/text-generation-"
+                             "inference:2.0 --model-id /model")
+    assert not whole.excerpt and whole.image.endswith(":2.0")

@@ -41,6 +41,7 @@ from stackaudit.facts.gpu_events import (
     HW_LOST,
     NVLINK_XIDS,
     OTHER,
+    PROBE_FAILED,
     GpuEvent,
     GpuEvents,
     module_at_work,
@@ -2910,6 +2911,10 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     would hang too, so the fix is to drain and reboot the node.
     An RmInitAdapter failure whose cause the same log names (the GSP firmware's boot, the open module
     refusing the GPU, a BAR without space) is that cause's check's finding.
+    A failed probe or RmInitAdapter of a GPU before Turing that the same log shows the open module refusing (it has
+    no GSP) is not a lost GPU but the module flavour's finding: with no Xid left it is not an issue, since a GPU the
+    driver refused runs no work to raise one. The open module refusing a GPU that has a GSP (an H100 in a
+    confidential guest), or a release refusing a GPU of a generation it drives, keeps its failed probe a fault.
     "No Xid" is concluded only from a whole kernel log (from boot, no gap): a pasted excerpt or a
     ring buffer that wrapped cannot show that none happened.
     A grep of this boot's kernel log that matches Xid lines, shown with all it printed (`dmesg | grep NVRM`,
@@ -2931,6 +2936,26 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     if any(h.symptom.faults_gpu for h in (log_symptoms.proving("DRV-XID") if log_symptoms else ())):
         return replace(outcome, sharpen=Sharpen(shows=shows))
     return replace(outcome, sharpen=replace(_XID_SHARPEN, shows=shows)) if stack else outcome
+
+
+def _refused_failures(gpu_events: GpuEvents) -> tuple[tuple[GpuEvent, ...], str]:
+    """The driver's failures to bring a GPU up (`probe routine failed`, `RmInitAdapter failed!`) whose cause the same
+    log names: the open module refusing a GPU before Turing, which has no GSP (GpuEvents.refused_open, corpus 2547).
+    The open module refusing a GPU that has a GSP is a fault (624), and so may be the release refusing a GPU of a
+    generation it drives (930: one H100 of eight, its siblings driven): not read as causes. (the probe-failure events
+    so explained, the refusal's words); ((), "") where the log shows no such failure."""
+    causes: dict[str, str] = {}
+    for g in gpu_events.refused_open:
+        spec = by_pci_device_id(g.device_id)
+        if architecture_of(spec.name if spec is not None else "", int(g.device_id, 16)) in PRE_TURING:
+            causes.setdefault(g.bdf, g.line)
+    if not causes:
+        return (), ""
+    probes = tuple(e for e in gpu_events.events if e.kind == PROBE_FAILED and (e.bdf in causes or not e.bdf))
+    inits = [bdf for bdf in gpu_events.init_failed if bdf in causes]
+    if not probes and not inits:
+        return (), ""
+    return probes, causes.get(inits[0] if inits else probes[0].bdf, next(iter(causes.values())))
 
 
 def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevices | None,
@@ -2959,9 +2984,17 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
         # Every fault Xid shown is also another check's finding: they are still Xids, judged here by their class
         # (beside the recovery action the driver asks for), while the line stays quoted there (one log line, one quote).
         events = gpu_events.events
+    explained, refusal = _refused_failures(gpu_events)
+    events = tuple(e for e in events if e not in explained)
     if not [e for e in events if e.code != 154] and not actions:
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
             return not_applicable("no NVIDIA GPU on the PCI bus")
+        if refusal:
+            return not_an_issue(
+                "the driver's failure to bring up the GPU (its probe or RmInitAdapter failing) follows its own refusal "
+                f"of that GPU, which the log names ('{refusal[:200]}'): a GPU the loaded driver does not support, the "
+                "driver's release or flavour's finding, not a GPU lost or faulted; no Xid is in the lines shown, and "
+                "a GPU the driver refused runs no work to raise one", actual=0, evidence=[refusal])
         if not gpu_events.complete and gpu_events.no_xid_shown_by:
             # A grep of the whole ring buffer shown empty proves no Xid line, and nothing else.
             return ok(f"no Xid line in the kernel log: `{gpu_events.no_xid_shown_by[0]}` printed nothing",

@@ -692,8 +692,11 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     allocated by PyTorch, and 963.77 MiB is reserved ...`) says whose the memory is where its process is the engine's
     own (`this process`, or the one process named, whose memory is what the allocator holds and at most 1.5 GiB of
     CUDA context: inside a container torch names its own process by its host PID) and no other holds more than
-    768 MiB: not an issue, the engine's own budget ran out. Another process holding more is not judged from it (the
-    engine's other ranks print the same), nor is the message before torch 2.1 (`(GPU 0; 23.65 GiB total capacity;
+    768 MiB: not an issue, the engine's own budget ran out. Other processes it names that hold more than a CUDA
+    context (1.5 GiB each; beside `this process`, or beyond one of them where torch does not say which is its own)
+    are an issue: another program's allocations share the GPU (2.95 GiB beside 13.86, corpus 2244; five processes
+    with 8.6 GiB of 23.69, 2559). A process holding a context or less is not judged from it (an engine's other
+    ranks or its front end keep one on GPU 0), nor is the message before torch 2.1 (`(GPU 0; 23.65 GiB total capacity;
     19.91 GiB already allocated; 265.81 MiB free; 19.91 GiB reserved in total by PyTorch)`), which names no process:
     memory outside torch's pool beyond a context may be another program's (corpus 2257).
     On a Mac, ggml's Metal backend warning that its allocations pass the GPU's recommended working set (`(23984.91 /
@@ -761,7 +764,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         return _ranks_share_a_gpu(seated)
     if nccl_test_runs is not None and nccl_test_runs.shared:
         return _test_processes_share_a_gpu(nccl_test_runs.shared, nccl_test_runs.shared_asked)
-    own_oom = _own_out_of_memory(gpu_oom) if gpu_oom is not None else None
+    # torch's out-of-memory message, where it says whose the GPU's memory is: another program's, or the engine's own.
+    own_oom = None if gpu_oom is None else (_others_in_out_of_memory(gpu_oom) if gpu_oom.others_holding
+                                            else _own_out_of_memory(gpu_oom))
     if nvidia is None:
         if own_oom is not None:
             return own_oom
@@ -1325,6 +1330,24 @@ def _own_out_of_memory(oom: GpuOutOfMemory) -> Outcome | None:
         "allocations left: the engine's own memory budget ran out, not a GPU shared with another tenant",
         actual={"gpu": oom.gpu, "used_mib": round(used, 1), "own_mib": round(own, 1),
                 "total_mib": round(oom.total_mib, 1)}, evidence=[oom.line[:400]])
+    return over_subjects(judged, [f"GPU {oom.gpu}"], None, ask="nvidia-smi")
+
+
+def _others_in_out_of_memory(oom: GpuOutOfMemory) -> Outcome:
+    """MEM-GPU-SHARED from torch's out-of-memory message that names other processes holding more than a CUDA context
+    on the GPU (GpuOutOfMemory.others_holding): another program's allocations share its memory."""
+    others = oom.others_holding
+    said = ", ".join(f"process {pid} {mib / 1024:.2f} GiB" for pid, mib in others)
+    held = sum(mib for _, mib in others)
+    judged = issue(
+        f"torch's out-of-memory message on GPU {oom.gpu} ({oom.total_mib / 1024:.2f} GiB, "
+        f"{oom.free_mib / 1024:.2f} GiB free) names other processes holding memory there beside the engine's own "
+        f"({said}; {held / 1024:.2f} GiB together): more than a CUDA context each, so another program's "
+        "allocations, not the engine's other ranks, share the GPU's memory and time, and the engine's allocation "
+        "failed in what they left",
+        actual={"gpu": oom.gpu, "others_mib": {pid: round(mib, 1) for pid, mib in others},
+                "total_mib": round(oom.total_mib, 1)},
+        expected="no other program on the serving GPU", evidence=[oom.line[:400]])
     return over_subjects(judged, [f"GPU {oom.gpu}"], None, ask="nvidia-smi")
 
 

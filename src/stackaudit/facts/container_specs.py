@@ -168,11 +168,15 @@ def parse_docker_run(line: str, cut: bool = False) -> DockerContainer:
     opts: dict[str, str] = {}
     cap_add: list[str] = []
     security: list[str] = []
-    privileged = host_shm = False
+    privileged = host_shm = hidden = False
     i = 0
     image = ""
     while i < len(words):
         word = words[i]
+        if _hides_options(words, i):
+            hidden = True  # `docker run --rm $args IMAGE`: options the paste does not show
+            i += 1
+            continue
         if word == "--":
             if i + 1 < len(words) and f"--{words[i + 1]}" in _RUN_ONLY_LONG:  # `-- runtime nvidia`, typed apart
                 words[i + 1] = f"--{words[i + 1]}"
@@ -258,9 +262,28 @@ def parse_docker_run(line: str, cut: bool = False) -> DockerContainer:
         memory=parse_size_bytes(opts.get("--memory", opts.get("-m", ""))) or 0,
         runtime=opts.get("--runtime", ""), pid_mode=opts.get("--pid", ""),
         network_mode=opts.get("--network", opts.get("--net", "")), origin=ORIGIN_DOCKER_RUN, host_shm=host_shm,
-        # Every variable a run sets is on its line, unless it reads a file of them (or the paste cuts the line).
-        env_whole="--env-file" not in opts and not (cut and not image), excerpt=cut and not image,
+        # Every variable a run sets is on its line, unless it reads a file of them (or the paste cuts the line or
+        # hides options in a shell variable).
+        env_whole="--env-file" not in opts and not (cut and not image) and not hidden,
+        excerpt=(cut and not image) or hidden, command_whole=hidden and bool(image),
     )
+
+
+# A shell variable among docker's options (`$args`, `${DOCKER_OPTS}`, `"$@"`) followed by an image reference that
+# names a registry path or a tag (`ghcr.io/huggingface/text-generation-inference:2.0`, corpus 2564): options the paste
+# does not show, expanded by the shell; not the image (`docker run --gpus all $IMAGE python3 ...` keeps it: no image
+# reference follows). A run whose options hide there is an excerpt of its options: an absent --gpus or --shm-size is
+# not shown, not Docker's default; the image's argv after it is whole.
+_SHELL_VARIABLE = re.compile(r"""^["']?\$(?:\{[A-Za-z_@*][\w]*\}|[A-Za-z_@*][\w]*)["']?$""")
+
+
+def _hides_options(words: list[str], i: int) -> bool:
+    """Whether words[i] is a shell variable in docker's options, an image reference after it (_SHELL_VARIABLE)."""
+    if i + 1 >= len(words) or not _SHELL_VARIABLE.match(words[i]):
+        return False
+    after = words[i + 1]
+    return (not after.startswith(("-", "/", "$")) and ("/" in after or ":" in after)
+            and _PROSE_IMAGE.match(after) is not None)
 
 
 def docker_run_lines(text: str) -> list[str]:

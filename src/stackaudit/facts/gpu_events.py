@@ -161,6 +161,8 @@ class GpuEvents(Sourced):
     # The kernel's hung-task reports in the same log (`INFO: task cache_mgr_event:620917 blocked for more than 120
     # seconds.`, `task:… state:D`): a task stuck in uninterruptible sleep, which no signal ends (HUNG_TASK).
     hung_tasks: tuple[str, ...] = ()
+    # The GPUs the driver failed to initialise (`NVRM: GPU 0000:03:00.0: RmInitAdapter failed!`), by BDF (_INIT_FAILED).
+    init_failed: tuple[str, ...] = ()
 
     @property
     def xids(self) -> tuple[GpuEvent, ...]:
@@ -238,6 +240,7 @@ class GpuEvents(Sourced):
                    tuple(dict.fromkeys(r for p in parts for r in p.refused_open)),
                    legacy=tuple(dict.fromkeys(g for p in parts for g in p.legacy)),
                    hung_tasks=tuple(dict.fromkeys(t for p in parts for t in p.hung_tasks)),
+                   init_failed=tuple(dict.fromkeys(b for p in parts for b in p.init_failed)),
                    complete=all(p.complete for p in parts))
 
 
@@ -304,6 +307,9 @@ def parse_refused_gpus(lines: Sequence[str], *, open_module: bool = False) -> tu
     of a GSP (_REFUSED_OPEN, release "")."""
     found: dict[str, RefusedGpu] = {}
     pattern, span = (_REFUSED_OPEN, 4) if open_module else (_REFUSED, 3)
+    # A log that keeps the message's newlines as `\x0a` escapes on one line (Talos's `talosctl dmesg`, corpus 2548):
+    # each escape ends a line of the message.
+    lines = [part for line in lines for part in (line.split("\\x0a") if "\\x0a" in line else (line,))]
     for i, line in enumerate(lines):
         if "(PCI ID: 10de:" not in line or "The NVIDIA GPU" not in line:
             continue
@@ -339,6 +345,13 @@ def parse_legacy_gpus(lines: Sequence[str]) -> tuple[LegacyGpu, ...]:
         found.setdefault(m.group(1), LegacyGpu(m.group(1), branch.group(1) if branch else "",
                                                release.group(1) if release else "", _NVRM_PREFIX.sub("NVRM: ", line.strip())))
     return tuple(found.values())
+
+
+def init_failed_bdfs(lines: Sequence[str]) -> tuple[str, ...]:
+    """The GPUs the driver failed to initialise (_INIT_FAILED: `NVRM: GPU 0000:03:00.0: RmInitAdapter failed!`), by
+    BDF, once each, in order."""
+    return tuple(dict.fromkeys(_bdf(m.group(1)) for line in lines
+                               if "RmInitAdapter" in line and (m := _INIT_FAILED.search(line))))
 
 
 def _bdf(addr: str) -> str:
@@ -414,7 +427,8 @@ def gpu_events_from_kernel_log(ctx: FactContext) -> GpuEvents:
     reaches_driver = DRIVER_LOADED in log.text
     return GpuEvents(parse_gpu_events(log.lines), len(log.lines), refused=parse_refused_gpus(log.lines),
                      refused_open=parse_refused_gpus(log.lines, open_module=True), legacy=parse_legacy_gpus(log.lines),
-                     hung_tasks=hung_task_lines(log.lines), complete=log.complete and reaches_driver)
+                     hung_tasks=hung_task_lines(log.lines), init_failed=init_failed_bdfs(log.lines),
+                     complete=log.complete and reaches_driver)
 
 
 # The NVIDIA device plugin's health check: NVML's Xid event for a GPU it serves, which it then withdraws from the node

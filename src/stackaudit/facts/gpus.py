@@ -1798,6 +1798,19 @@ class GpuOutOfMemory(Sourced):
             return self.processes[0][1]
         return None
 
+    @property
+    def others_holding(self) -> tuple[tuple[str, float], ...]:
+        """The processes the message names that hold more than a CUDA context (_OOM_CONTEXT_MIB) and are not this
+        process: another program's allocations on the GPU. Where torch does not name its own (`this process`), one
+        of those holding so much is taken as its own, the rest as others: the message does not say which is which,
+        and one process is the engine's. Processes holding a context or less (an engine's other ranks or its
+        front end keep one on GPU 0) are not counted."""
+        large = [(pid, mib) for pid, mib in self.processes if mib > _OOM_CONTEXT_MIB]
+        if any(pid == "this process" for pid, _ in self.processes):
+            return tuple(p for p in large if p[0] != "this process")
+        large.sort(key=lambda p: p[1])
+        return tuple(large[:-1])
+
 
 # A CUDA context beside what torch's allocator holds: a few hundred MiB (563 MiB on an H100 under torch 2.1, corpus
 # 1523: 75.15 GiB in use for 73.66 allocated and 963.77 MiB reserved); at most this much.
