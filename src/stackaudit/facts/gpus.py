@@ -2039,8 +2039,10 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
                      or exact_name(_FORM_FIRST.sub(r"\2 \1", text))):
             return name
     for n in range(len(tokens), 0, -1):  # a model the table lacks, named with its line's brand word
-        # The vendor's name before it is no part of the model (`Nvidia RTX 4060 Ti`), nor a sentence's full stop.
-        text = _BRAND_FIRST.sub("", " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:().")).strip()
+        # The vendor's name before a brand word is no part of the model (`Nvidia RTX 4060 Ti`), nor a sentence's full
+        # stop; before a bare number it stays (`NVIDIA 4060` is no model the brand route names).
+        text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:().")
+        text = _BRAND_FIRST.sub("", text) if re.match(r"NVIDIA\s+[A-Z]", text, re.I) else text
         if not backwards and n < len(tokens) and _SERIES_WORD.match(tokens[n]):
             continue  # `RTX 4000 series`: a product series, no model
         if titan := _TITAN_MODEL.match(text):
