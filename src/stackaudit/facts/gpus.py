@@ -2040,7 +2040,8 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     words = " ".join(_GLUED_MEMORY.sub(r"\1 \2", t) for t in (tokens[-4:] if backwards else tokens[:4])).split()
     # A GeForce brand glued to its number (`Using RTX4070,`, corpus 2418) is the table's `RTX 4070`.
     words = " ".join(re.sub(r"^((?:RTX|GTX))(?=\d{3,4}(?:Ti)?\W*$)", r"\1 ", w, flags=re.I) for w in words).split()
-    tokens = [re.sub(r"^(\d{3,4})(Ti)$", r"\1 \2", re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I), flags=re.I)
+    # So is one before a sentence's full stop (`on Nvidia RTX 4060Ti.`, corpus 2567).
+    tokens = [re.sub(r"^(\d{3,4})(Ti)(?=[.,;:]?$)", r"\1 \2", re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I), flags=re.I)
               for t in words]
     for n in range(len(tokens), 0, -1):
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
@@ -2051,7 +2052,10 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
                      or exact_name(_FORM_FIRST.sub(r"\2 \1", text))):
             return name
     for n in range(len(tokens), 0, -1):  # a model the table lacks, named with its line's brand word
-        text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
+        # The vendor's name before a brand word is no part of the model (`Nvidia RTX 4060 Ti`), nor a sentence's full
+        # stop; before a bare number it stays (`NVIDIA 4060` is no model the brand route names).
+        text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:().")
+        text = _BRAND_FIRST.sub("", text) if re.match(r"NVIDIA\s+[A-Z]", text, re.I) else text
         if not backwards and n < len(tokens) and _SERIES_WORD.match(tokens[n]):
             continue  # `RTX 4000 series`: a product series, no model
         if titan := _TITAN_MODEL.match(text):
@@ -2095,9 +2099,11 @@ _COUNT_WORDS = {"dual": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 # A cloud launcher's accelerator request, `<model>:<count>` (the count 1 where left out): SkyPilot's `sky launch --gpus
 # T4:4` (corpus 2246) and its task YAML's `accelerators: A100:8`, dstack's `--gpu A100:2`. The launcher provisions a
 # machine with those GPUs and runs the job there. Docker's own `--gpus` takes `all`, a count or `device=...`, which
-# name no model of the GPU table.
-_LAUNCH_SPEC = re.compile(r"(?:(?<![\w-])--gpus?[= ]|\baccelerators:[ \t]*\{?[ \t]*)['\"]?([A-Za-z][\w-]{0,30})"
-                          r"(?::([1-9]\d?))?['\"]?(?=[\s,}]|$)")
+# name no model of the GPU table. Google Cloud's `gcloud container node-pools create ... --accelerator
+# type=nvidia-tesla-t4,count=1` (and `gcloud compute instances create`'s) asks for the same, its type the GKE
+# accelerator name (corpus 2582).
+_LAUNCH_SPEC = re.compile(r"(?:(?<![\w-])--gpus?[= ]|\baccelerators:[ \t]*\{?[ \t]*|(?<![\w-])--accelerator[= ]type=)"
+                          r"['\"]?([A-Za-z][\w-]{0,30})(?:(?::|,count=)([1-9]\d?))?['\"]?(?=[\s,}]|$)")
 _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|(?<![\w.:+-])(?:an?|one|a\s+single)\s+NVIDIA\s|[x×*]\s*[1-9]\d?(?![\w.])"
                             r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|(?<![\w.:+-])[1-9]\d?cards?\b|(?<![\w.:+-])[1-9]\d?\s+NVIDIA\s|DGX|"
                             + _COUNT_PLURAL.pattern + "|" + _HOST_HAS.pattern + "|" + _COUNT_BRAND.pattern + "|"
@@ -2358,9 +2364,15 @@ _SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?G
 # (vllm-project/vllm#5635, corpus 2333); a flag (`--gpu=0`) or a variable (`num_gpu=1`) is none.
 # A sentence starting with the use (`Using RTX4070, 32 GB RAM memory`, triton-inference-server/server#6945, corpus 2418),
 # and the host the trouble is seen on (`an issue with latest nvidia drivers on a RTX A4500`, nextcloud/llm2#52, corpus
-# 2425: `on` with an article or `my`, right before the model) say the same of the user's GPU.
-_OWNED_MODEL = re.compile(r"(?:(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using)"
-                          r"|\bGPU\s+is|(?:^|(?<=[.!?]\s))\s*Using|\bon(?=\s+(?:an?|my|our)\s))\s+"
+# 2425: `on` with an article, `my` or the brand, right before the model: `running an embeddings model on Nvidia RTX
+# 4060Ti`, corpus 2567) say the same of the user's GPU. So do the host's GPU after `with` (`I am with L40`, corpus 2565;
+# `a Proxmox server w/ a Tesla P40 in it`, corpus 2548; `cluster kubernetes with 4070 Super GPU`, corpus 2571: the
+# bare `with` only where the noun GPU follows the model) and a hardware summary's line that starts with the key
+# without its colon (`gpu V100 32G 显存。`, corpus 2553).
+_OWNED_MODEL = re.compile(r"(?:(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using"
+                          r"|(?:\s+am|'m)\s+with)"
+                          r"|\bGPU\s+is|(?:^|(?<=[.!?]\s))\s*Using|\bon(?=\s+(?:an?|my|our|NVIDIA)\s)|\bw/"
+                          r"|(?<!compared )\bwith(?=\s+(?:an?\s+)?[\w-]{1,20}(?:\s+[\w-]{1,20}){0,2}\s+GPU\b)|^\s*GPU(?=\s+[A-Z]))\s+"
                           r"|(?<![\w-])GPU\s*==?\s*)(?:an?\s+|my\s+|our\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)",
                           re.I)
 
