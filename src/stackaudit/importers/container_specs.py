@@ -798,10 +798,13 @@ def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             else:
                 yield _spec("k8s pod", i, i + 1, K8S_SPEC.name, lines[i] + "\n")
                 continue
-        if not _K8S_START.match(lines[i]):
+        first = lines[i]
+        if first[:1] == " " and i + 1 < len(lines) and _K8S_TOP.match(lines[i + 1]):
+            first = first.lstrip(" ")  # the manifest's first line pasted with a stray indent (corpus 2581)
+        if not _K8S_START.match(first):
             continue
         end = _yaml_block(lines, i, _K8S_TOP)
-        text = "\n".join(lines[i:end])
+        text = "\n".join([first, *lines[i + 1:end]])
         head = text[:2000]
         if not (re.search(r"^apiVersion:", head, re.MULTILINE) and re.search(r"^kind:", head, re.MULTILINE)):
             continue
