@@ -120,3 +120,32 @@ def test_a_stray_indent_on_the_first_line_keeps_the_manifest() -> None:
     from stackaudit.importers.container_specs import k8s_pod
     assert [(f.start, f.end) for f in k8s_pod(STRAY_INDENT.splitlines())] == [(0, 6)]
     assert all(f.start != 1 or f.end != 7 for f in k8s_pod(NESTED.splitlines()))
+
+
+# A volume of `kubectl describe pod` pasted alone (tensorrtllm_backend#569, corpus 2576), and modelled counter-examples:
+# a ConfigMap volume (no memory or host directory to read) and a `Type:` line under no volume's name.
+DSHM_VOLUME = """\
+-  dshm:
+    Type:       EmptyDir (a temporary directory that shares a pod's lifetime)
+    Medium:     Memory
+    SizeLimit:  2000Mi
+"""
+CONFIG_VOLUME = """\
+  config:
+    Type:      ConfigMap (a volume populated by a ConfigMap)
+    Name:      triton-config
+"""
+LONE_TYPE = "Type:       EmptyDir (a temporary directory that shares a pod's lifetime)\n"
+
+
+def test_a_described_volume_alone_is_a_pods_piece() -> None:
+    from stackaudit.importers.container_specs import k8s_pod
+    found = list(k8s_pod(DSHM_VOLUME.splitlines()))
+    assert [(f.start, f.end) for f in found] == [(0, 4)]
+    assert list(k8s_pod(CONFIG_VOLUME.splitlines())) == []
+    assert list(k8s_pod(LONE_TYPE.splitlines())) == []
+
+
+def test_corpus_2576_dshm_volume_is_read() -> None:
+    from corpus import capture_report, report_spans
+    assert ("k8s pod", 8, 11) in report_spans(capture_report("2576"))
