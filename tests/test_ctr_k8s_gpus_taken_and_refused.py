@@ -245,3 +245,26 @@ def test_triton_metrics_beside_its_spec_is_ok(tmp_path: Path) -> None:
 
 def test_triton_nvml_failing_beside_its_spec_is_not_ok(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, TRITON_4197_FAILED, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "ok"
+
+
+# Modelled on the scheduler's per-node counts: every node weighed short of nvidia.com/gpu, or the refusal counts fewer
+# nodes short of GPUs than it weighed and the rest short of CPU or memory (the GPU node may be one of those).
+_EVERY_NODE_SHORT = "0/3 nodes are available: 3 Insufficient memory, 3 Insufficient nvidia.com/gpu."
+_OTHER_NODE_SHORT = "0/13 nodes are available: 3 Insufficient nvidia.com/gpu, 10 Insufficient cpu."
+
+
+def test_insufficient_gpu_reads_the_whole_count_line() -> None:
+    def hit(line: str) -> bool:
+        return any(h.symptom.name == "k8s-insufficient-gpu" for h in find_symptoms([line]))
+    assert hit(_EVERY_NODE_SHORT)
+    assert not hit(_OTHER_NODE_SHORT)
+    # A node refused for a taint or a cordon is not a node short of CPU or memory: the refusal stands (corpus 2124).
+    assert hit("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) were unschedulable.")
+
+
+def test_corpus_2582_gpu_node_may_be_short_of_cpu() -> None:
+    # Real: 2 nodes, 1 short of CPU, 1 of nvidia.com/gpu, both of memory: whether the T4 node offers its GPU is open.
+    assert capture_checks("2582", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "unknown"
+    # Real: the only node short of nvidia.com/gpu (and tainted): the refusal stands.
+    assert capture_checks("2581", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "issue"
+    assert capture_checks("1005", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "issue"

@@ -67,3 +67,85 @@ def test_corpus_2030_is_read() -> None:
     results = capture_checks("2030", "DRV-CUDA-COMPAT", "MEM-MIG")
     assert results["DRV-CUDA-COMPAT"].status == "unknown"
     assert results["MEM-MIG"].status == "unknown"
+
+
+# triton-inference-server/server#4761 (corpus 2581): a row of `kubectl get events`, its REASON, OBJECT and MESSAGE
+# columns pasted alone.
+GET_EVENTS_ROW = ("FailedScheduling    pod/model-2-79d7d6786c-bprm8    0/1 nodes are available: 1 Insufficient "
+                  "nvidia.com/gpu, 1 node(s) had taint {protect: no_schedule}, that the pod didn't tolerate.\n")
+# Modelled: `kubectl get events` rows about a pod with all five columns, and one about a node (not a pod's).
+GET_EVENTS = """\
+LAST SEEN   TYPE      REASON             OBJECT                 MESSAGE
+12s         Normal    Scheduled          pod/vllm-0             Successfully assigned default/vllm-0 to gpu-1
+12s         Warning   FailedScheduling   pod/vllm-1             0/2 nodes are available: 2 Insufficient nvidia.com/gpu.
+"""
+NODE_EVENT_ROW = "5m          Normal    NodeReady          node/gpu-1             Node gpu-1 status is now: NodeReady\n"
+
+
+def test_get_events_rows_about_a_pod_are_a_pods() -> None:
+    assert _spans(GET_EVENTS_ROW) == [(0, 1)]
+    assert _spans(GET_EVENTS) == [(1, 3)]
+    assert _spans(NODE_EVENT_ROW) == []
+    assert _spans("Scheduled    pod/vllm-0    Successfully assigned default/vllm-0 to gpu-1\n") == []
+
+
+def test_corpus_2581_event_row_and_indented_manifest() -> None:
+    from corpus import capture_report, report_spans
+    spans = report_spans(capture_report("2581"))
+    assert ("k8s pod listing", 5, 5) in spans and ("k8s pod", 16, 43) in spans
+
+
+# Modelled on corpus 2581: a manifest whose first line carries a stray space, the rest at column 0; and a manifest
+# nested under a key (every line indented), which is not one to read from its indented apiVersion.
+STRAY_INDENT = """\
+ apiVersion: v1
+kind: Pod
+spec:
+  containers:
+  - name: vllm
+    image: vllm/vllm-openai:latest
+"""
+NESTED = """\
+template:
+  apiVersion: v1
+  kind: Pod
+  spec:
+    containers:
+    - name: vllm
+      image: vllm/vllm-openai:latest
+"""
+
+
+def test_a_stray_indent_on_the_first_line_keeps_the_manifest() -> None:
+    from stackaudit.importers.container_specs import k8s_pod
+    assert [(f.start, f.end) for f in k8s_pod(STRAY_INDENT.splitlines())] == [(0, 6)]
+    assert all(f.start != 1 or f.end != 7 for f in k8s_pod(NESTED.splitlines()))
+
+
+# A volume of `kubectl describe pod` pasted alone (tensorrtllm_backend#569, corpus 2576), and modelled counter-examples:
+# a ConfigMap volume (no memory or host directory to read) and a `Type:` line under no volume's name.
+DSHM_VOLUME = """\
+-  dshm:
+    Type:       EmptyDir (a temporary directory that shares a pod's lifetime)
+    Medium:     Memory
+    SizeLimit:  2000Mi
+"""
+CONFIG_VOLUME = """\
+  config:
+    Type:      ConfigMap (a volume populated by a ConfigMap)
+    Name:      triton-config
+"""
+LONE_TYPE = "Type:       EmptyDir (a temporary directory that shares a pod's lifetime)\n"
+
+
+def test_a_described_volume_alone_is_a_pods_piece() -> None:
+    from stackaudit.importers.container_specs import k8s_pod
+    found = list(k8s_pod(DSHM_VOLUME.splitlines()))
+    assert [(f.start, f.end) for f in found] == [(0, 4)]
+    assert list(k8s_pod(CONFIG_VOLUME.splitlines())) == []
+    assert list(k8s_pod(LONE_TYPE.splitlines())) == []
+
+
+def test_corpus_2576_dshm_volume_is_read() -> None:
+    from corpus import capture_report, report_spans
+    assert ("k8s pod", 8, 11) in report_spans(capture_report("2576"))

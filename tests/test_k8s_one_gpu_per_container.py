@@ -79,3 +79,27 @@ def test_a_described_pod_cut_inside_its_containers_or_asking_gpus_stays_open(tmp
     result = paste_checks(tmp_path, gpus, TOPOLOGY)[TOPOLOGY]
     assert result.status == "unknown" and "kube-web-server: 2" in result.message, result.message
     assert capture_checks("1405", TOPOLOGY)[TOPOLOGY].status == "unknown"
+
+
+# The Deployment of corpus 2581 (triton-inference-server/server#4761), cut before its resources, read beside the user's
+# words of one GPU to each replica, or without them: only the words close the count.
+def _cut_deployment() -> str:
+    from corpus import CAPTURES_DIR
+    body = next(CAPTURES_DIR.glob("2581-*.txt")).read_text().split("-----\n", 1)[1].splitlines()
+    return "```\n" + "\n".join(body[15:43]) + "\n"  # cut as the thread is, its fence left open
+
+
+def test_stated_one_gpu_each() -> None:
+    from stackaudit.facts.k8s_pods import stated_one_gpu_each
+    assert stated_one_gpu_each("deploy NVIDIA triton service with 4 replicas in this server with 1 GPU each, 3 pods")
+    assert stated_one_gpu_each("i have one pytorchjob with 4 pods, every pod has one gpu, there are in the same host")
+    assert not stated_one_gpu_each("How do I give each pod one GPU?")
+    assert not stated_one_gpu_each("4 replicas with 2 GPUs each")
+
+
+def test_one_gpu_each_in_the_users_words_closes_a_cut_manifest(tmp_path: Path) -> None:
+    check = "CTR-K8S-GPU-TOPOLOGY"
+    said = "Deploying triton with 4 replicas in this server with 1 GPU each.\n\n"
+    assert paste_checks(tmp_path, said + _cut_deployment(), check)[check].status == "not-applicable"
+    assert paste_checks(tmp_path, _cut_deployment(), check)[check].status == "unknown"
+    assert capture_checks("2581", check)[check].status == "not-applicable"

@@ -318,3 +318,31 @@ def test_device_plugin_refusing_a_mig_gpu_without_mig_devices(tmp_path: Path) ->
             "device: device 0 has an invalid MIG configuration\n")
     res = paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"]
     assert res.status == "issue" and "device plugin" in res.message
+
+
+# Modelled on corpus 2579 (vllm-project/vllm#21979): a pod spec's containers list cut before its resources, vLLM
+# serving in it, and CUDA's 803 in its log; the counter-example runs no engine in the pod shown (a shell's sleep).
+_POD_PIECE = """\
+```
+containers:
+        - name: {name}
+          image: {image}
+          command: ["/bin/sh", "-c"]
+          args:
+            - |
+              {run}
+```
+"""
+_ERROR_803 = ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Error 803: system has "
+              "unsupported display driver / cuda driver combination\n")
+
+
+def test_a_serving_pod_spec_puts_its_engine_in_a_container(tmp_path: Path) -> None:
+    serving = _POD_PIECE.format(name="vllm", image="vllm/vllm-openai:latest", run="vllm serve google/gemma-4b-it")
+    assert paste_checks(tmp_path, serving + _ERROR_803, ACCESS)[ACCESS].status == "issue"
+    idle = _POD_PIECE.format(name="debug", image="busybox:1.36", run="sleep infinity")
+    assert paste_checks(tmp_path, idle + _ERROR_803, ACCESS)[ACCESS].status != "issue"
+
+
+def test_corpus_2579_error_803_in_the_vllm_pod() -> None:
+    assert capture_checks("2579", ACCESS)[ACCESS].status == "issue"

@@ -58,7 +58,7 @@ from stackaudit.facts.gpus import (
     OllamaCuda,
 )
 from stackaudit.facts.k8s_node import K8sNodes
-from stackaudit.facts.k8s_pods import DEVICE_PLUGIN_IMAGE, K8sPods
+from stackaudit.facts.k8s_pods import DEVICE_PLUGIN_IMAGE, K8sPods, StatedPodGpus
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.nvidia import NvidiaGpus, NvidiaServices
@@ -1685,8 +1685,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     if _given_gpus(container, gpu_devices, docker_containers):  # a CUDA/NVML "unknown error" is then this check's
         judged = replace(judged, sharpen=_GIVEN_GPUS_SHARPEN)
     elif (container is not None and container.in_container) or (container is None and k8s_pods is not None
-                                                                 and bool(k8s_pods.pods)):
-        # A pasted pod listing: Kubernetes runs its work only in containers (the GPU Operator's validator, corpus 1173).
+                                                                 and bool(k8s_pods.pods)) \
+            or _k8s_serving_spec(docker_containers):
+        # A pasted pod listing: Kubernetes runs its work only in containers (the GPU Operator's validator, corpus 1173);
+        # so does a pasted pod spec's serving container, its GPU request cut off or not (corpus 2579).
         judged = replace(judged, sharpen=_IN_CONTAINER_SHARPEN)
     # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.
     ranks = sorted({r for c in serving_log.channels for r in (c.src, c.dst)}) if serving_log is not None else []
@@ -2162,6 +2164,13 @@ def _nvml_without_cuda(collect_env: CollectEnv | None, container: ContainerInfo 
                  f"({CTK_CAPABILITIES}){where}", actual=line,
                  expected="NVIDIA_DRIVER_CAPABILITIES with compute,utility and the host's libnvidia-ml",
                  confidence=None if shown else "field-reports", evidence=[line])
+
+
+def _k8s_serving_spec(docker_containers: DockerContainers | None) -> bool:
+    """Whether a pasted Kubernetes pod spec shows a serving engine's container: the engine's lines are that
+    container's, for Kubernetes runs its work only in containers."""
+    return docker_containers is not None and any(c.origin == ORIGIN_K8S and c.looks_like_serving
+                                                 for c in docker_containers.containers)
 
 
 def _given_gpus(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None,
@@ -2853,7 +2862,7 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
 )
 def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None,
                      pci: PciDevices | None = None, docker_containers: DockerContainers | None = None,
-                     k8s_nodes: K8sNodes | None = None) -> Outcome:
+                     k8s_nodes: K8sNodes | None = None, stated_pod_gpus: StatedPodGpus | None = None) -> Outcome:
     """Reads: inside a pod the /dev/nvidiaN nodes and /proc/driver/nvidia/gpus/<bdf> of the pod's
     GPUs, and every NVIDIA GPU's and NVSwitch's NUMA node on the PCI bus.
 
@@ -2872,6 +2881,8 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
     which shows each container's resources to their end (corpus 2189).
     A pasted node (`kubectl describe node`) whose GPU resources count one device in all (`nvidia.com/gpu: 1`) hands
     no pod two GPUs to place against each other: not applicable (corpus 1908), where each node shown is so.
+    A pasted manifest cut before its resources whose pods the user says hold one GPU each (`4 replicas ... with 1 GPU
+    each`, facts/k8s_pods.stated_one_gpu_each) places no pair either: not applicable (corpus 2581).
     """
     single = k8s_nodes.single_gpu() if k8s_nodes is not None else ()
     if single and not container.in_container:
@@ -2900,6 +2911,9 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
             return unknown("a pasted pod spec asks for GPUs (" + ", ".join(
                 f"{c.label}: {c.gpu_count or '?'}" for c in pods[:3]) + "); the node's GPU topology and which "
                 "GPUs the pod got are not in this source", hint="run `nvidia-smi topo -m` in the pod")
+        if container.outside_spec == "kubernetes" and stated_pod_gpus is not None and not container.in_container:
+            return not_applicable(f"the user says each pod holds one GPU (\"{stated_pod_gpus.line[:160]}\"): no pod "
+                                  "has GPUs to place against each other")
         if container.outside_spec == "kubernetes":  # a pasted manifest whose containers are cut off
             return unknown("a pasted Kubernetes manifest: its GPU requests and the node's GPU topology are not in "
                            "this source", hint="run `nvidia-smi topo -m` in the pod")

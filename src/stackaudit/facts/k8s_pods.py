@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import fact, parser
-from stackaudit.facts.sources import K8S_PODS
+from stackaudit.facts.sources import K8S_PODS, USER_MACHINE
 
 # The table's header, with the columns `-A` and `-o wide` add; an HTML `<pre>` a GitHub issue wraps it in may open its
 # line (corpus 1931).
@@ -331,3 +331,39 @@ def k8s_pods_from_paste(text: str) -> K8sPods:
           Warning  BackOff    39s (x71 over 14m)  kubelet            Back-off restarting failed container
     """
     return parse_k8s_pods(text)
+
+
+# One GPU to each pod or replica in the user's words (`4 replicas in this server with 1 GPU each`, corpus 2581; `every
+# pod has one gpu`, corpus 2575): a question states nothing.
+_ONE_GPU_EACH = re.compile(
+    r"\b(?:1|one|a\s+single)\s+GPU\s+(?:each|per\s+(?:pod|replica|container|worker))\b|"
+    r"\b(?:each|every)\s+(?:pod|replica|container|worker)\s+(?:has|gets|uses|with|requests?|holds)\s+"
+    r"(?:only\s+)?(?:1|one|a\s+single)\s+GPU\b", re.I)
+
+
+def stated_one_gpu_each(line: str) -> str:
+    """The clause of a line that says each pod (replica, container) holds one GPU, in the user's words; ""."""
+    m = _ONE_GPU_EACH.search(line) if "?" not in line and len(line) < 2000 else None
+    return m.group(0) if m else ""
+
+
+@dataclass(frozen=True)
+class StatedPodGpus:
+    line: str  # the user's line, as pasted
+
+
+fact("stated_pod_gpus", StatedPodGpus, hint="paste the pods' specs (`kubectl get pod <pod> -o yaml`)")
+
+
+@parser(USER_MACHINE, feeds="stated_pod_gpus", kind=StatedPodGpus, rank=10)
+def pod_gpus_from_user_words(text: str) -> StatedPodGpus:
+    """One GPU to each pod in the user's words: the first line that says so.
+
+    Input (tests/data/captures/2581)::
+
+        while trying to deploy NVIDIA triton service with 4 replicas in this server with 1 GPU each, 3 pods were running
+    """
+    line = next((x.strip() for x in text.splitlines() if stated_one_gpu_each(x)), "")
+    if not line:
+        raise ParseError("states no GPU per pod")
+    return StatedPodGpus(line)

@@ -826,8 +826,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # containers get no GPU. The node offers none (no device plugin, or the plugin found no GPU), or every GPU it offers
     # is taken (NVIDIA/k8s-device-plugin#33, #119, #165, #430). Where every GPU node shown offers its GPUs and its
     # pods request them all (describe's Allocated resources), the refusal is the scheduler counting them taken
-    # (NVIDIA/k8s-device-plugin#213, corpus 1945).
-    Symptom("k8s-insufficient-gpu", re.compile(r"\b[Ii]nsufficient nvidia\.com/gpu\b"),
+    # (NVIDIA/k8s-device-plugin#213, corpus 1945). The line counts per node: where it counts fewer nodes short of
+    # nvidia.com/gpu than it weighed and other nodes short of another resource (`0/2 nodes are available: 1
+    # Insufficient cpu, 1 Insufficient nvidia.com/gpu, 2 Insufficient memory`), the node short of GPUs may be one with
+    # none and the GPU node the one short of CPU or memory (corpus 2582, both readers): no GPU shown refused, no hit.
+    Symptom("k8s-insufficient-gpu", re.compile(r"^(?![^\n]*?\b0/(\d{1,6}) nodes are available: "
+                                               r"(?=[^\n]{0,400}?\bInsufficient (?!nvidia\.com/gpu\b)\w)"
+                                               r"(?![^\n]{0,400}?(?<!\d)\1 Insufficient nvidia\.com/gpu\b))"
+                                               r"[^\n]*?\b[Ii]nsufficient nvidia\.com/gpu\b"),
         "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
         "the Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod, so it stays Pending and its "
         "containers get no GPU (no node advertises one: the device plugin is missing or found no GPU; or all are taken)",

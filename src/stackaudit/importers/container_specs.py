@@ -743,6 +743,30 @@ def _described_container(lines: list[str], i: int) -> tuple[int, int, str] | Non
     return k, end, K8S_PIECE_MARK + yaml.safe_dump(manifest, default_flow_style=False, sort_keys=False)
 
 
+# A volume of `kubectl describe pod`'s Volumes section pasted without the pod (corpus 2576: `-  dshm:` over its
+# `Type:       EmptyDir (...)`, `Medium:`, `SizeLimit:`): its name, then describe's Type field one level deeper.
+_DESCRIBED_VOLUME_TYPE = re.compile(r"^(?P<base>\s+)Type:\s+(?:EmptyDir|HostPath) \(")
+
+
+def _described_volume(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """A `kubectl describe pod` volume pasted alone, from its `Type:` line i under the volume's name: its span and the
+    pod manifest it is a piece of (K8S_PIECE_MARK, the volume only: no container shown), or None."""
+    m = _DESCRIBED_VOLUME_TYPE.match(lines[i])
+    item = re.match(r"^[\s-]*(?P<name>[\w.-]+):\s*$", lines[i - 1]) if m and i > 0 else None
+    if m is None or item is None or _indent(lines[i - 1]) >= _indent(m.group("base")):
+        return None
+    base = _indent(m.group("base"))
+    end = i
+    while end < len(lines) and end - i < 20 and lines[end].strip() and _indent(lines[end]) == base \
+            and re.match(r"^\s+[A-Z][\w-]*:", lines[end]):
+        end += 1
+    volume = _describe_volume(item.group("name"), [x.expandtabs()[base:] for x in lines[i:end]])
+    import yaml
+
+    manifest = {"apiVersion": "v1", "kind": "Pod", "spec": {"volumes": [volume]}}
+    return i - 1, end, K8S_PIECE_MARK + yaml.safe_dump(manifest, default_flow_style=False, sort_keys=False)
+
+
 def _described_found(lines: list[str], start: int, end: int, manifest: str) -> Found | None:
     """A described pod recorded twice: its manifest as a pod spec (where its containers are shown), and its lines
     verbatim as a pod's state (K8S_PODS: its status, as `kubectl get pods` would print it, and its restarts; where the
@@ -770,7 +794,7 @@ def _described_found(lines: list[str], start: int, end: int, manifest: str) -> F
           "container's keys or env list, or a pod's spec or volumes, pasted without it (column-0 blocks of a container's "
           "GPU request and args too), or `kubectl describe pod` (or one container of it)",
           needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "Name:",
-                   "containers:", "Container ID:", "command:", "args:"),
+                   "containers:", "Container ID:", "command:", "args:", "Type:"),
           per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
@@ -780,6 +804,10 @@ def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             if found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *one):
                 yield found
                 scan.skip(found.end)
+            continue
+        if fragment is None and "Type:" in lines[i] and (volume := _described_volume(lines, i)) is not None:
+            yield _spec("k8s pod", volume[0], volume[1], K8S_SPEC.name, volume[2] + "\n")
+            scan.skip(volume[1])
             continue
         if fragment is None and "Name:" in lines[i] and (described := _describe_pod(lines, i)) is not None:
             if found := _described_found(lines, *described):
@@ -798,10 +826,13 @@ def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             else:
                 yield _spec("k8s pod", i, i + 1, K8S_SPEC.name, lines[i] + "\n")
                 continue
-        if not _K8S_START.match(lines[i]):
+        first = lines[i]
+        if first[:1] == " " and i + 1 < len(lines) and _K8S_TOP.match(lines[i + 1]):
+            first = first.lstrip(" ")  # the manifest's first line pasted with a stray indent (corpus 2581)
+        if not _K8S_START.match(first):
             continue
         end = _yaml_block(lines, i, _K8S_TOP)
-        text = "\n".join(lines[i:end])
+        text = "\n".join([first, *lines[i + 1:end]])
         head = text[:2000]
         if not (re.search(r"^apiVersion:", head, re.MULTILINE) and re.search(r"^kind:", head, re.MULTILINE)):
             continue

@@ -52,9 +52,23 @@ def _with_evidence(lines: list[str], start: int, end: int) -> Found:
     return Found("k8s pod listing", start, end, apply)
 
 
+# A row of `kubectl get events` about a pod (LAST SEEN, TYPE, REASON, OBJECT, MESSAGE; columns left out where the
+# user cut them: `FailedScheduling    pod/model-2-79d7d6786c-bprm8    0/1 nodes are available: ...`, corpus 2581).
+_GET_EVENTS_ROW = re.compile(r"^\s*(?:\S+\s+){0,2}?(?P<reason>[A-Z]\w+)\s+pod/[a-z0-9][a-z0-9.-]*\s+\S")
+
+
 def _pod_events(lines: list[str], i: int) -> tuple[int, int] | None:
     """The span of the pod's event rows around line i where it is a row of an event only a pod gets (_POD_EVENTS, or
-    kubelet's _KUBELET_CONTAINER_EVENTS), with the table's `Events:` and column heads above them; None otherwise."""
+    kubelet's _KUBELET_CONTAINER_EVENTS), with the table's `Events:` and column heads above them, or a run of
+    `kubectl get events` rows about a pod, one of them such an event (_GET_EVENTS_ROW); None otherwise."""
+    got = _GET_EVENTS_ROW.match(lines[i])
+    if got is not None and got.group("reason") in _POD_EVENTS:
+        start, end = i, i + 1
+        while start > 0 and _GET_EVENTS_ROW.match(lines[start - 1]):
+            start -= 1
+        while end < len(lines) and _GET_EVENTS_ROW.match(lines[end]):
+            end += 1
+        return start, end
     event = EVENT_ROW.match(lines[i])
     if event is None or (event.group("reason") not in _POD_EVENTS and not (
             event.group("reason") in _KUBELET_CONTAINER_EVENTS and event.group("source").startswith("kubelet"))):

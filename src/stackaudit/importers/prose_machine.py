@@ -41,6 +41,7 @@ from stackaudit.facts.gpus import (
     stated_vendor_gpus,
     worded_model,
 )
+from stackaudit.facts.k8s_pods import stated_one_gpu_each
 from stackaudit.facts.mig_setup import stated_mig
 from stackaudit.facts.platform import (
     WINDOWS_PROMPT,
@@ -168,7 +169,7 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
             or stated_vendor_gpus(line) or stated_vgpu_limit(line) or stated_mig(line) or stated_series(line) \
-            or stated_peer_memory_loaded(line) or stated_laptop(line)
+            or stated_peer_memory_loaded(line) or stated_laptop(line) or stated_one_gpu_each(line)
         shows_windows = not states and not windows and windows_line(line) is not None
         if (states or shows_windows) \
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
