@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import paste_checks
+from corpus import capture_result, paste_checks
 from stackaudit.facts.nvidia import used_open
 
 OPEN = "DRV-OPEN-MODULE"
@@ -25,6 +25,10 @@ OPEN = "DRV-OPEN-MODULE"
     "have an older Quadro P4000 in the same system.",
     # Real: https://github.com/zzzhouuu/truenas-nvidia-drivers/issues/20
     "The loaded `nvidia.ko` is the **open** kernel module.",
+    # Real: an environment list's kernel-module item (NVIDIA/open-gpu-kernel-modules#1162, corpus 2601).
+    "- Kernel module: NVIDIA Open Kernel Module",
+    # Real: the open modules' bug form answering its version with a commit of the repository (#392, corpus 2603).
+    "NVIDIA Open GPU Kernel Modules Version: 7c345b838b8a63126ed425781400c1ae8a7a4a1d",
 ])
 def test_the_users_words_for_the_open_module_they_run(line: str) -> None:
     assert used_open(line)
@@ -36,6 +40,10 @@ def test_the_users_words_for_the_open_module_they_run(line: str) -> None:
     "I am not using the open kernel module",
     "Does the open driver support Pascal?",
     "Is there an open source driver for this card?",
+    # Modelled: a list's kernel-module item naming the other flavour or negating, and the form answered with no commit.
+    "- Kernel module: NVIDIA proprietary kernel module",
+    "- Kernel module: not the open kernel module",
+    "NVIDIA Open GPU Kernel Modules Version: latest",
 ])
 def test_words_that_do_not_say_the_open_module_runs(line: str) -> None:
     assert not used_open(line)
@@ -116,3 +124,12 @@ def test_nccl_dma_buf_parser(text: str, open_: bool) -> None:
     else:
         with pytest.raises(ParseError):
             driver_flavour_from_nccl_dmabuf(text)
+
+
+@pytest.mark.parametrize("prefix", ["2601", "2603"])
+def test_the_open_module_named_by_a_list_or_the_bug_forms_commit(prefix: str) -> None:
+    # Corpus 2601: `- Kernel module: NVIDIA Open Kernel Module` beside a Blackwell RTX 5070 Ti Laptop GPU; 2603: the
+    # form's version answered with a commit, an Ampere RTX 3060 Laptop GPU, which either flavour drives.
+    r = capture_result(prefix, OPEN)
+    assert r.status == "ok", r.message
+    assert "open kernel module" in r.message

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import body, capture_checks, paste_checks
+from stackaudit.facts.gpus import listed_model
 from stackaudit.gputable import LAPTOP_PART, cut_laptop_gpu
 
 CHECK = "PWR-GPU-POWER-LIMIT"
@@ -145,3 +148,57 @@ def test_a_known_default_is_judged_by_the_cap_not_the_draw(tmp_path: Path) -> No
     status, message = _limit(tmp_path, GLM_130B_32)
     assert status == "ok", message
     assert "power limit at the default" in message
+
+
+# A laptop's only GPU whose cap no source shows (checks/pwr._laptop_budget): named outside nvidia-smi, by a list's or an
+# issue form's `GPU:` line that keeps `Laptop` after the model number (facts/gpus.listed_model), or listed by an
+# `nvidia-smi -q` cut before its power section.
+def test_a_laptop_gpu_named_in_an_issue_form_is_its_makers_budget() -> None:
+    # Corpus 2603 (NVIDIA/open-gpu-kernel-modules#392): `### Hardware: GPU`, then `NVIDIA GeForce RTX 3060 Laptop GPU`.
+    r = capture_checks("2603", CHECK)[CHECK]
+    assert r.status == "not-an-issue", r.message
+    assert "GeForce RTX 3060 Laptop GPU, a laptop's GPU" in r.message
+
+
+def test_a_laptop_gpu_in_a_markdown_environment_table() -> None:
+    # Corpus 2602 (ggml-org/llama.cpp#26025): `| **GPU** | NVIDIA GeForce RTX 4060 Laptop 8GB (driver 610.62) |`.
+    r = capture_checks("2602", CHECK)[CHECK]
+    assert r.status == "not-an-issue", r.message
+    assert "GeForce RTX 4060 Laptop GPU" in r.message
+
+
+def test_a_laptop_gpu_in_an_environment_list_keeps_its_ti() -> None:
+    # Corpus 2601 (NVIDIA/open-gpu-kernel-modules#1162): `- GPU: NVIDIA GeForce RTX 5070 Ti Laptop GPU`.
+    r = capture_checks("2601", CHECK)[CHECK]
+    assert r.status == "not-an-issue", r.message
+    assert "GeForce RTX 5070 Ti Laptop GPU" in r.message
+
+
+def test_nvidia_smi_q_without_its_power_section_on_a_laptop_gpu() -> None:
+    # Corpus 2605 (NVIDIA/open-gpu-kernel-modules#382): `nvidia-smi -q` cut at `Minor Number`, one Laptop GPU.
+    r = capture_checks("2605", CHECK)[CHECK]
+    assert r.status == "not-an-issue", r.message
+    assert "RTX 3050 Ti Laptop GPU" in r.message
+
+
+@pytest.mark.parametrize(("line", "model"), [
+    ("- GPU: NVIDIA GeForce RTX 5070 Ti Laptop GPU", "GeForce RTX 5070 Ti Laptop GPU"),
+    ("| **GPU** | NVIDIA GeForce RTX 4060 Laptop 8GB (driver 610.62) |", "GeForce RTX 4060 Laptop GPU"),
+    ("GPU: NVIDIA RTX A2000 Laptop GPU", "RTX A2000 Laptop GPU"),
+])
+def test_a_listed_laptop_gpu_keeps_its_laptop_name(line: str, model: str) -> None:
+    assert listed_model(line) == model
+
+
+@pytest.mark.parametrize("line", [
+    # Modelled: desktop cards, and a laptop named beside a desktop card's model, keep the GPU table's name.
+    "GPU: NVIDIA GeForce RTX 4090", "- GPU: NVIDIA GeForce RTX 3060", "GPU: RTX 4090 (my laptop has an RTX 3050)"])
+def test_a_listed_desktop_card_is_no_laptop_gpu(line: str) -> None:
+    assert listed_model(line) and "Laptop" not in listed_model(line)
+
+
+def test_modelled_desktop_card_named_in_a_list_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: the same issue form naming a desktop RTX 3060: no cap shown, no laptop, so no budget to read.
+    text = "### Hardware: GPU\n\nNVIDIA GeForce RTX 3060\n\n### Describe the bug\n\nnvidia-powerd fails.\n"
+    status, message = _limit(tmp_path, text)
+    assert status == "unknown", message

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stackaudit.checks.drv import gpu_indices, gpu_list, ok_over_gpus, over_gpus
+from stackaudit.checks.drv import gpu_indices, gpu_list, no_gpu_information, ok_over_gpus, over_gpus
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -14,7 +14,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.gpus import AmdGpuReadings
+from stackaudit.facts.gpus import AmdGpuReadings, GpuInventory
 from stackaudit.facts.nvidia import (
     CLOCK_EVENT_LABELS,
     POWER_TOLERANCE_W,
@@ -69,7 +69,8 @@ IDLE_PSTATE = 8
                              keep_text("or remove what lowers it (DCGM policy, BMC/Redfish power capping)")))),
     references=(NVML_REASONS,),
 )
-def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) -> Outcome:
+def gpu_power_limit(nvidia: NvidiaGpus | None = None, container: ContainerInfo | None = None,
+                    gpus: GpuInventory | None = None) -> Outcome:
     """Reads: per GPU the current, default, min/max and enforced power limits (NVML
     nvmlDeviceGetPowerManagementLimit / DefaultLimit / LimitConstraints / EnforcedPowerLimit;
     `nvidia-smi -q -d POWER`; the `Pwr:Usage/Cap` column of the table), and the model's default
@@ -80,7 +81,10 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     judged, the draw named as unreadable. A Laptop GPU's limit is the laptop maker's power budget: not an issue; so is
     a laptop's only GPU whose cap NVML does not read (`N/A` or `ERR!`, gputable.LAPTOP_PART: a GeForce MX part too).
     A laptop's part is also a mobile-only Quadro name (`Quadro RTX 3000`) and a name the table cut whose memory only
-    the Laptop GPU has (gputable.cut_laptop_gpu: `NVIDIA GeForce RTX 3060 ...` with 6 GB). Where the default is not
+    the Laptop GPU has (gputable.cut_laptop_gpu: `NVIDIA GeForce RTX 3060 ...` with 6 GB). A laptop's only GPU whose
+    cap no source shows is not an issue either, whatever the cap: nvidia-smi without its power section, or the GPU
+    named outside nvidia-smi (a list's or an issue form's `GPU: NVIDIA GeForce RTX 3060 Laptop GPU`:
+    GpuInventory.laptop_gpu). Where the default is not
     known, a GPU at 90 % or more drawing under half its cap is not held back by it: not an issue. A name the table cut
     whose rows (by its memory) differ in their default has none, but a cap at or above the highest of them is not
     below the card's, whichever row it is: ok (NvidiaGpu.power_default_most; a 24 GB `NVIDIA GeForce ...` at 450 W).
@@ -98,9 +102,11 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     (power brake): see PWR-CLOCK-EVENTS. Max-Q and server variants have lower defaults of their
     own: the default is the GPU's (or its table row's), never another SKU's.
     """
-    gpus = gpu_list(nvidia)
-    if isinstance(gpus, Outcome):
-        return gpus
+    if nvidia is None:
+        return _laptop_budget(gpus) or no_gpu_information()
+    listed = gpu_list(nvidia)
+    if isinstance(listed, Outcome):
+        return listed
     low: list[tuple[GpuInfo, float, float, str]] = []
     fine: list[str] = []
     models_raised: set[str] = set()  # the models of the raised GPUs and of those at the default, to compare
@@ -108,7 +114,7 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     raised: list[str] = []  # above the default: loses nothing (a cap only ever slows a GPU down)
     judged: list[GpuInfo] = []
     unknown_default: list[GpuInfo] = []
-    for g in gpus:
+    for g in listed:
         limit = g.power_cap_w
         if limit is None:
             continue
@@ -199,8 +205,8 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             ask="nvidia-smi -q -d POWER")
     # A laptop's GPU whose cap NVML does not read (`N/A`, or `ERR!`: the GeForce MX parts, corpus 1571): its power is
     # the laptop maker's budget, which no nvidia-smi setting lowered and none can raise.
-    uncapped = [g for g in gpus if g.power_cap_w is None and ("power" in g.unsupported or "power-limit" in g.unreadable)]
-    if uncapped and len(uncapped) == len(gpus) and all(LAPTOP_PART.search(g.name or "") for g in uncapped):
+    uncapped = [g for g in listed if g.power_cap_w is None and ("power" in g.unsupported or "power-limit" in g.unreadable)]
+    if uncapped and len(uncapped) == len(listed) and all(LAPTOP_PART.search(g.name or "") for g in uncapped):
         said = ", ".join(f"GPU {g.index} {g.name} ({'ERR!' if 'power-limit' in g.unreadable else 'N/A'})"
                          for g in uncapped)
         return over_gpus(nvidia, uncapped, not_an_issue(
@@ -208,8 +214,8 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             "budget its maker set, which NVML often does not report on these parts; no limit was lowered, and there is "
             "no default to restore", actual={g.subject: "ERR!" if "power-limit" in g.unreadable else "N/A"
                                              for g in uncapped}), ask="nvidia-smi -q -d POWER")
-    na = [g for g in gpus if "power" in g.unsupported]
-    if na and len(na) == len(gpus) and all(_vgpu(g) for g in na):
+    na = [g for g in listed if "power" in g.unsupported]
+    if na and len(na) == len(listed) and all(_vgpu(g) for g in na):
         # A vGPU guest: the physical GPU's cap is the hypervisor's, and nvidia-smi in the guest shows none.
         return over_gpus(nvidia, na, not_applicable(
             f"vGPU guest ({', '.join(sorted({g.name or g.label for g in na}))}): the power cap reads N/A, the "
@@ -221,6 +227,8 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             "the power cap reads N/A on " + ", ".join(g.label for g in na) + ": NVML could not read it",
             hint="paste `nvidia-smi -q -d POWER`", actual={g.subject: "N/A" for g in na}),
             ask="nvidia-smi -q -d POWER")
+    if (budget := _laptop_budget(gpus)) is not None:
+        return over_gpus(nvidia, listed, budget, ask="nvidia-smi -q -d POWER")
     return unknown("power limits are not in this source", hint="paste `nvidia-smi -q -d POWER`")
 
 
@@ -241,6 +249,18 @@ def _no_default_model(gpus: list[GpuInfo]) -> str:
         said.append("the name is cut by the nvidia-smi table and the GPU table's rows it may be differ in their "
                     "default: " + "; ".join(f"{name} may be {rows}" for name, rows in sorted(differ.items())))
     return "; ".join(said)
+
+
+def _laptop_budget(gpus: GpuInventory | None) -> Outcome | None:
+    """Not an issue where the sources show one GPU and it is a laptop's (GpuInventory.laptop_gpu), its cap not shown:
+    a laptop GPU's limit is the maker's power budget within NVIDIA's range for the part, which no default restores;
+    None otherwise."""
+    if gpus is None or not gpus.laptop_gpu:
+        return None
+    return not_an_issue(
+        f"{gpus.laptop_gpu}: its power limit is the laptop maker's budget within NVIDIA's range for the part (Dynamic "
+        "Boost may add to it), not a limit lowered below a default to restore (no reading of the cap is judged)",
+        actual=gpus.gpus[0].model)
 
 
 def _laptop_part(g: GpuInfo) -> str:

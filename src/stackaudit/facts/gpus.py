@@ -2269,13 +2269,29 @@ def bare_listed_model(lines: Sequence[str], i: int) -> str:
 _LIST_ITEM_END = re.compile(r"\([^()]{0,80}\)|[,;+&/|]|\band\b", re.I)
 
 
+# A laptop's GPU as a list names it: a GeForce or RTX model number, then `Laptop` (`NVIDIA GeForce RTX 5070 Ti Laptop
+# GPU`, corpus 2601; `NVIDIA GeForce RTX 4060 Laptop 8GB`, corpus 2602; `RTX A2000 Laptop GPU`). NVML names the part
+# `... Laptop GPU` (gputable.LAPTOP_GPU), the name a laptop's power budget and its one discrete GPU are read from; the
+# model number alone is a desktop card's.
+_LISTED_LAPTOP = re.compile(r"^(?:NVIDIA\s+)?((?:GeForce\s+)?[RG]TX\s+\d{3,4}(?:\s?Ti)?|RTX\s+(?:PRO\s+)?[A-Z]?\d{3,4}"
+                            r"(?:\s+Ada(?:\s+Generation)?)?)\s+Laptop\b", re.I)
+
+
 def listed_model(line: str) -> str:
     """The model a hardware list's `GPU: <model>` line names without a count, as the GPU table names it; "" for any
-    other line. It names what the host's GPUs are, not how many: issue templates ask `GPU:` of multi-GPU hosts too."""
+    other line. It names what the host's GPUs are, not how many: issue templates ask `GPU:` of multi-GPU hosts too.
+    A laptop's GPU (_LISTED_LAPTOP) keeps NVML's `Laptop GPU` after its model number.
+
+    >>> listed_model("- GPU: NVIDIA GeForce RTX 5070 Ti Laptop GPU")
+    'GeForce RTX 5070 Ti Laptop GPU'
+    """
     key = _LIST_GPU_KEY.match(line)
     if key is None or _ANY_STATEMENT.search(line):
         return ""
-    return _model_in(re.split(r"\s+", line[key.end():].strip())[:4])
+    value = line[key.end():].strip()
+    if laptop := _LISTED_LAPTOP.match(value):
+        return re.sub(r"(\d)Ti\b", r"\1 Ti", " ".join(laptop.group(1).split()), flags=re.I) + " Laptop GPU"
+    return _model_in(re.split(r"\s+", value)[:4])
 
 
 def listed_models(line: str) -> tuple[str, ...]:

@@ -1147,11 +1147,16 @@ STATED_OPEN = re.compile(r"\(open(?:[- ]source)?(?: kernel)?(?: modules?| driver
 # to support a new RTX PRO 6000`, open-gpu-kernel-modules#914), or as what the loaded module is (`The loaded
 # `nvidia.ko` is the **open** kernel module.`, zzzhouuu/truenas-nvidia-drivers#20). A line that names the other flavour
 # too (`closed`, `proprietary`) compares them, and one that negates the words (`not using the open driver`) states
-# none: neither is read.
+# none: neither is read. So do an environment list's kernel-module item whose value is the open module (`- Kernel module:
+# NVIDIA Open Kernel Module`, corpus 2601), and NVIDIA/open-gpu-kernel-modules' bug form answering its version with a
+# commit of that repository (`NVIDIA Open GPU Kernel Modules Version: 7c345b838b8a...`, corpus 2603): the reporter
+# built the open modules from it (STATED_DRIVER reads no version from a commit).
 _OPEN_WORDS = r"\W{0,2}open\W{0,2}(?:[- ]source)?(?:\s+gpu)?(?:\s+kernel)?\s+(?:driver|modules?)\b"
 USED_OPEN = re.compile(r"^\W*(?:the\s+)?" + _OPEN_WORDS
                        + r"|\b(?:running|using|run|use|installed|loaded|with)\s+(?:the\s+)?(?:\d{3}\.\d+(?:\.\d+)?\s+)?"
-                       + _OPEN_WORDS + r"|\bis\s+the\s+" + _OPEN_WORDS, re.IGNORECASE)
+                       + _OPEN_WORDS + r"|\bis\s+the\s+" + _OPEN_WORDS
+                       + r"|^\W*(?:nvidia\s+)?kernel\s+modules?(?:\s+(?:type|flavou?r))?\s*:\W{0,2}(?:nvidia\s+)?"
+                       + _OPEN_WORDS + r"|\bopen gpu kernel modules version:\s*[0-9a-f]{7,40}\s*$", re.IGNORECASE)
 _OTHER_FLAVOUR = re.compile(r"\b(?:closed|proprietary|not|never)\b|n't\s+(?:use|run|using|running)\b", re.IGNORECASE)
 
 
