@@ -507,3 +507,42 @@ def test_ran_after_names_only_failures_that_cuda_at_work_follows() -> None:
     assert ran_after([_OLLAMA_H100.strip(), failed], [failed]) == ()
     nccl = "host:1:1 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE"
     assert ran_after([failed, nccl], [failed]) == (failed,)
+
+
+@pytest.mark.parametrize(("prefix", "program", "line"), [
+    # TensorRT's error recorder in a NIM on a MIG slice: the runtime's out-of-memory answer, no driver shown.
+    ("2563", "the failing program", "Cuda Runtime (out of memory)"),
+    # lmdeploy's TurboMind allocator on an L40: the same answer in its check_cuda_error's words.
+    ("2565", "the failing program", "CUDA runtime error: out of memory"),
+    # vLLM V0's weight load measured on the GPU by its memory profiler.
+    ("2568", "vLLM", "Loading model weights took 5.2032 GB"),
+    # TGI's shard reached flash-attn's architecture check on a T4 (the driver named only as a package).
+    ("2557", "torch", "FlashAttention only supports Ampere GPUs or newer"),
+])
+def test_cuda_answering_with_memory_or_the_gpus_arch_is_cuda_at_work(prefix: str, program: str, line: str) -> None:
+    r = capture_checks(prefix, COMPAT)[COMPAT]
+    assert r.status == "ok", r.message
+    assert f"the CUDA runtime {program} ships runs on the driver" in r.message and line in r.message
+
+
+def test_the_same_words_without_cuda_at_work_say_nothing() -> None:
+    # Modelled: a vLLM weight line of 0 GB, the same on vLLM's CPU or ROCm platform, a HIP build's out-of-memory line.
+    weights = "INFO 02-26 09:54:02 model_runner.py:1115] Loading model weights took 0.0000 GB"
+    assert ran_in_lines([weights]) == ()
+    loaded = weights.replace("0.0000", "5.2032")
+    assert [r.program for r in ran_in_lines([loaded])] == ["vLLM"]
+    assert [r.program for r in ran_in_lines(["Model loading took 14.9915 GiB and 5.3 seconds"])] == ["vLLM"]
+    assert ran_in_lines(["INFO 02-26 09:54:00 __init__.py:207] Automatically detected platform cpu.", loaded]) == ()
+    assert ran_in_lines(["INFO 02-26 09:54:00 __init__.py:207] Automatically detected platform rocm.", loaded]) == ()
+    assert ran_in_lines(["torch 2.4.0+rocm6.1", "[TM][ERROR] CUDA runtime error: out of memory"]) == ()
+    # TGI's import check read the GPU's capability through torch (modelled on text-generation-inference#983's title).
+    tgi = "Could not import Flash Attention enabled models: GPU with CUDA capability 7 0 is not supported"
+    assert [r.program for r in ran_in_lines([tgi])] == ["torch"]
+    # A driver too old answers the first call with 35, not out of memory: TensorRT's words for it show nothing.
+    assert ran_in_lines(["Error Code 1: Cuda Runtime (CUDA driver version is insufficient for CUDA runtime version)"]) == ()
+
+
+def test_cuda_answering_out_of_memory_beside_a_refused_start_is_not_ok(tmp_path: Path) -> None:
+    # Modelled on corpus 2565: a refusal in the same paste wins (facts/cuda_ran.failed).
+    text = _body("2565") + "CUDA driver version is insufficient for CUDA runtime version\n"
+    assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status != "ok"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from corpus import CAPTURES_DIR, capture_result, paste_checks
 from nvidia_support import (
     PROC_VERSION_PROPRIETARY,
     UBUNTU_PERSISTENCED_UNIT,
@@ -56,6 +57,18 @@ def test_cuda_compat_ok_where_the_driver_supports_the_runtime_it_runs() -> None:
     files, procs = vllm_files(torch_cuda="12.8")
     r = _one(host_for(hgx(count=1), extra_files=files, processes=procs), "DRV-CUDA-COMPAT")
     assert r.status == "ok" and "supports torch's CUDA 12.8" in r.message
+
+
+def test_cuda_compat_a_cuda_10_runtime_above_the_driver_has_no_minor_version_compatibility(tmp_path: Path) -> None:
+    # Corpus 2584: torch 1.3.1's CUDA 10.1.243 on driver 410.48 (CUDA 10.0): minor-version compatibility began with
+    # CUDA 11, so the runtime does not start (torch finds CUDA not available).
+    r = capture_result("2584", "DRV-CUDA-COMPAT")
+    assert r.status == "issue" and "before CUDA 11" in r.message and "418.39" in r.message, r.message
+    # The same report under an R418 driver (modelled) runs it; so does corpus 1814's R442 under torch's CUDA 10.1.
+    text = (CAPTURES_DIR / next(p.name for p in CAPTURES_DIR.glob("2584-*"))).read_text()
+    text = text.split("verbatim -----\n", 1)[1].replace("driver version: 410.48", "driver version: 418.67")
+    assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "ok"
+    assert capture_result("1814", "DRV-CUDA-COMPAT").status == "ok"
 
 
 # --- DRV-OPEN-MODULE ------------------------------------------------------------------------------

@@ -209,3 +209,27 @@ def test_torch_oom_naming_other_programs_processes_is_an_issue() -> None:
     assert capture_checks("2244", "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "issue"
     # Corpus 1523 and 2007: the one process named is the engine's own: no other program.
     assert capture_checks("2007", "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "not-an-issue"
+
+
+def _capture_body(prefix: str) -> str:
+    path = next(CAPTURES_DIR.glob(f"{prefix}-*"))
+    return path.read_text().split("verbatim -----\n", 1)[1]
+
+
+def test_two_docker_runs_of_engines_on_one_gpu_share_it(tmp_path: Path) -> None:
+    # Corpus 2561 (vllm-project/vllm#17366): two named vLLM containers, each `--gpus '"device=0"'`, ports 8900 and 8901.
+    r = capture_checks("2561", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert r.status == "issue" and "vllm_qwen_first and vllm_qwen_second" in r.message and "GPU 0" in r.message
+    # Modelled: the second container given GPU 1 shares nothing; the same name and port is one command run again.
+    text = _capture_body("2561")
+    apart = text.replace("""--gpus='"device=0"' --name vllm_qwen_second""", """--gpus='"device=1"' --name vllm_qwen_second""")
+    assert apart != text
+    assert paste_checks(tmp_path, apart, "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status != "issue"
+    again = text.replace("vllm_qwen_second", "vllm_qwen_first").replace("--port 8901", "--port 8900")
+    assert paste_checks(tmp_path, again, "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status != "issue"
+
+
+def test_a_docker_run_tried_again_after_a_failure_is_not_two_engines() -> None:
+    # Corpus 2557: TGI's image run twice with --gpus all, the second with flash attention off after the first failed:
+    # no names, no engine ports, one server at a time.
+    assert capture_checks("2557", "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status != "issue"

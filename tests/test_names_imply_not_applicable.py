@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import body, capture_checks, paste_checks
+from corpus import body, capture_checks, capture_result, paste_checks
 from stackaudit.checks.rt import official_build
 from stackaudit.facts.collect_env import arch_flags
 from stackaudit.facts.gpus import (
@@ -389,3 +389,19 @@ def test_a_jetson_module_named_in_the_users_case_is_one_module_2518_1773(tmp_pat
     assert jetson_module("my nvidia jetson THOR") == "NVIDIA Jetson Thor" and without_mig("NVIDIA Jetson Thor") == ""
     text = "Getting Error on Nvidia Jetson AGX THOR\nModule: NVIDIA Jetson AGX Thor Developer Kit\n"
     assert paste_checks(tmp_path, text, MIG)[MIG].status != "not-applicable"
+
+
+def test_a_gpu_named_in_backticks_or_after_a_single_is_the_users() -> None:
+    # Real (corpus 2587, llama.cpp): "failed on `RTX3090` GPU with `Driver Version: ...`".
+    assert owned_model("Quantizing gguf model failed on `RTX3090` GPU with `Driver Version: 525.105.17`.") == "RTX 3090"
+    # Real (corpus 2562, SGLang): "can be ran on a single H20 GPU".
+    assert owned_model("gpt-oss-120b model can be ran on a single H20 GPU and throughput is almost 200tokens/s.") == "H20"
+    # Modelled: backticks around a word that is no GPU, and `on a` before no model, name none.
+    assert owned_model("it fails on `main` GPU branch builds") == ""
+    assert owned_model("it runs on a single node") == ""
+
+
+@pytest.mark.parametrize("check", ["MEM-MIG", "DRV-FABRIC-MANAGER"])
+def test_an_rtx_3090_in_the_users_words_has_no_mig_and_no_nvswitch(check: str) -> None:
+    # Corpus 2587: the one GPU is named in the user's words only.
+    assert capture_result("2587", check).status == "not-applicable"

@@ -8,9 +8,11 @@ outside TGI's image (huggingface/text-generation-inference#2828, #1451); 320 (#5
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from corpus import body, capture_checks, fact, pasted
+from corpus import body, capture_checks, fact, paste_checks, pasted
 from stackaudit.facts.container import ContainerInfo
 
 
@@ -51,3 +53,14 @@ def test_a_report_labelled_na_in_a_container_shown_stays_a_container() -> None:
             "Docker label: N/A\nnvidia-smi:\nN/A\n")
     container = fact(pasted(text), "container")
     assert isinstance(container, ContainerInfo) and container.in_container and not container.on_host
+
+
+def test_the_launchers_env_report_typed_inside_a_container_lists_its_gpus(tmp_path: Path) -> None:
+    # Corpus 2586: `text-generation-launcher --env` typed at a container-id prompt, its report's nvidia-smi table
+    # (run by the launcher there) lists the A100: the device and NVML reached the container.
+    r = capture_checks("2586", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "ok" and "`text-generation-launcher --env` run inside the container" in r.message, r.message
+    # Modelled: the launcher's nvidia-smi failing there (`N/A`) lists no GPU, and shows no access.
+    text = body("2586")
+    failed = text.split("nvidia-smi:\n", 1)[0] + "nvidia-smi:\nN/A\n"
+    assert paste_checks(tmp_path, failed, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status != "ok"

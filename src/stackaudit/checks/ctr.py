@@ -2033,8 +2033,12 @@ def _tests_opened(runs: NcclTestRuns | None) -> Outcome | None:
 # (corpus 2355): they list the GPUs, by index only.
 _SMI_LISTS = re.compile(r"^(?:sudo\s+)?nvidia-smi(?!\s+(?:--version|-h\b|--help|topo\b|nvlink\b|-pm\b|-r\b))")
 _SMI_TOPO = re.compile(r"^(?:sudo\s+)?nvidia-smi\s+topo\s+(?:-mp?|--matrix|-p2p\s+[rwnap]{1,2})\b")
-# The GPU listing each form of a typed nvidia-smi prints (facts/gpus.py titles).
-_SMI_LISTING = ((_SMI_LISTS, NVIDIA_TITLE), (_SMI_TOPO, TOPOLOGY_TITLE), (_SMI_TOPO, P2P_MATRIX_TITLE))
+# TGI's launcher reporting its runtime environment (`text-generation-launcher --env`): launcher/src/env_runtime.rs runs
+# `nvidia-smi` where it runs and prints its table under `nvidia-smi:` (`N/A` where it fails; corpus 2586).
+_TGI_ENV = re.compile(r"^text-generation-launcher\s(?:[^\n]{0,2000}?\s)?--env\b")
+# The GPU listing each form of a typed nvidia-smi prints (facts/gpus.py titles), and a command that runs it.
+_SMI_LISTING = ((_SMI_LISTS, NVIDIA_TITLE), (_SMI_TOPO, TOPOLOGY_TITLE), (_SMI_TOPO, P2P_MATRIX_TITLE),
+                (_TGI_ENV, NVIDIA_TITLE))
 
 
 def _smi_answered(container: ContainerInfo, gpus: GpuInventory | None) -> Outcome | None:

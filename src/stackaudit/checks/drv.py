@@ -532,7 +532,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
 
     Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
     toolkit in use, so an older runtime under it is fine (ok, the message says why). A newer runtime of the same
-    major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
+    major above the driver floor runs by minor-version compatibility (not an issue); minor-version compatibility began
+    with CUDA 11, so a torch built for a CUDA 10.x (or older) newer than the driver's is an issue (torch 1.3.1's CUDA
+    10.1 on R410, CUDA 10.0: it needs 418.39, TOOLKIT_BUILD_DRIVER). A system `nvcc` is
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named, and so is
     the driver's CUDA nvidia-smi reported beside ollama shown, the driver's version not (its header copied under a
@@ -830,6 +832,16 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     actual = {"driver": driver, "torch_cuda": [c for _, c in torch]}
     driver_cuda = (nvidia.cuda_version if nvidia is not None else None) or cuda_of_branch(dv)
     newer = [c for c in runtimes if driver_cuda and release(c, 2) > release(driver_cuda, 2)]
+    before = [c for c in newer if release(c)[0] < min(_DRIVER_FLOOR)]
+    if before and not shown:
+        # Minor-version compatibility began with CUDA 11 (MINOR_COMPAT): before it a runtime newer than the driver's
+        # CUDA does not start on it, whichever minor (corpus 2584: torch's CUDA 10.1 on R410, CUDA 10.0).
+        need = max((_release_driver(c) for c in before), default=())
+        wanted = f"driver {'.'.join(map(str, need))} or newer" if need else "a driver of its CUDA or newer"
+        return issue(f"torch's CUDA {', '.join(before)} is newer than the CUDA {driver_cuda} that driver {driver} "
+                     f"supports, and before CUDA 11 there is no minor-version compatibility: torch's runtime fails "
+                     f"with `CUDA driver version is insufficient` (torch.cuda.is_available() False); it needs {wanted}",
+                     actual=actual, expected=wanted)
     if newer:
         # Above the floor of its major (checked above): minor-version compatibility runs it.
         return not_an_issue(f"torch's CUDA {', '.join(newer)} is newer than the CUDA {driver_cuda} that driver "
@@ -860,6 +872,15 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
 
 # collect_env's `CUDA runtime version` where it found none (the system toolkit's nvcc, which it reads, is absent).
 _NO_RUNTIME = ("Could not collect", "No CUDA", "N/A", "None")
+
+
+def _release_driver(cuda: str) -> tuple[int, ...]:
+    """The Linux driver a CUDA release before 11 needs (TOOLKIT_BUILD_DRIVER), by its full release or else the
+    lowest of its minor's releases (`10.1` for torch's `+cu101`); () where the table has none."""
+    if cuda in TOOLKIT_BUILD_DRIVER:
+        return TOOLKIT_BUILD_DRIVER[cuda]
+    prefix = ".".join(cuda.split(".")[:2]) + "."
+    return min((d for b, d in TOOLKIT_BUILD_DRIVER.items() if b.startswith(prefix)), default=())
 
 
 def _no_cuda_runtime(python_env: PythonEnv | None, collect_env: CollectEnv | None) -> str:

@@ -675,6 +675,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     named in the source (not under WDDM): a model's or the desktop's programs', the cut box does not say (20703 of
     32607 MiB at 1 % on an RTX 5090).
 
+    Two `docker run` containers that each run an engine on a GPU both are given (`--gpus '"device=0"'` twice, or
+    `--gpus all`) are an issue: each is its own process holding memory and time slices there. Both must be up at once,
+    not one command run again after a failure: two `--name`s and two engine `--port`s (corpus 2561).
     A pod that asks for a slice of each GPU (HAMi's `nvidia.com/gpumem`, `nvidia.com/gpumem-percentage` or
     `nvidia.com/gpucores` below the whole GPU; Volcano's and Alibaba's GPU-share resources) to run more than a GPU
     check is an issue: the rest of each GPU it gets is left to other pods.
@@ -756,6 +759,17 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
               if c.gpu_slice and not c.diagnostic_only]
     if sliced:
         return _gpu_slices(sliced)
+    if docker_containers is not None and (pairs := docker_containers.engines_on_one_gpu):
+        a, b, where = pairs[0]
+        both_run = issue(f"containers {a.name} and {b.name} each run an engine ({a.image}, {b.image}) on {where}, "
+                       f"each serving its own port ({argv_value(a.argv, ('--port',))}, "
+                       f"{argv_value(b.argv, ('--port',))}): two processes share that GPU's memory and time slices, "
+                       "and each engine's memory budget counts the other's allocations against it",
+                       actual={"containers": [a.name, b.name], "gpus": where},
+                       expected="one engine per GPU, or engines given different GPUs")
+        on_gpus = [w.strip() for w in where.split(",")] if where != "every GPU" else \
+            [g.label for g in gpus.gpus] if gpus is not None else []
+        return over_subjects(both_run, on_gpus, ask="nvidia-smi") if on_gpus else both_run
     if time_slicing is not None and time_slicing.shared:
         if container is not None and container.plugin_short:
             return _time_sliced_unserved(time_slicing, container.plugin_short)

@@ -33,6 +33,14 @@ What shows CUDA at work (each with the program whose runtime ran):
   CUDA: CUDA driver version is insufficient` and no CUDA device), and cudaMalloc answered with the GPU's memory
   (cudaErrorMemoryAllocation), not with error 35. Only `out of memory` counts; not where the lines show ggml's HIP
   build, which prints the same line (its devices are `ROCm0`: TORCH_ROCM; corpus 2373, Jan's Cortex engine, and 1059);
+- the CUDA runtime answering an allocation with out of memory (cudaErrorMemoryAllocation) in an engine's words
+  (TensorRT's `Error Code 1: Cuda Runtime (out of memory)`, TurboMind's `CUDA runtime error: out of memory`,
+  CUDA_RUNTIME_OOM), vLLM's weight load measured on the GPU (`Loading model weights took 5.2032 GB`, V1's `Model
+  loading took ... GiB`, VLLM_WEIGHTS_LOADED; not on its CPU or ROCm platforms), and an attention kernel's check of the
+  GPU's architecture (flash-attn's `FlashAttention only supports Ampere GPUs or newer`, TGI's `GPU with CUDA capability
+  7 5 is not supported`, ATTENTION_ARCH_CHECK): each is a call the runtime answered on a context the driver accepted,
+  where a driver too old for it answers 35 first; as for GGML_CUDA_OOM, out of memory is CUDA working (corpus 2563,
+  2565, 2568, 2557);
 - vLLM's periodic metrics line generating tokens with its KV cache on the GPU (`Avg generation throughput: 72.8
   tokens/s, Running: 1 reqs, ... GPU KV cache usage: 37.1%`, vllm/v1/metrics/loggers.py; v0's metrics.py and
   llm_engine.py; vLLM 0.1's scheduler.py `Throughput: 181.6 tokens/s, Running: 1 reqs, ... GPU KV cache usage: 100.0%`,
@@ -184,6 +192,24 @@ TORCH_OOM = re.compile(r"\bGPU (\d+) has a total capac(?:i)?ty of [\d.]+ [KMGT]i
 # cudaGetErrorString writes cudaErrorMemoryAllocation): after a log's prefix (`... UTC 8354 ERROR `, `0.02.473.647 E `).
 GGML_CUDA_OOM = re.compile(r"\bggml_backend_cuda_buffer_type_alloc_buffer: allocating [\d.]+ MiB on device (\d+): "
                            r"cudaMalloc failed: out of memory\b")
+# The CUDA runtime's own out-of-memory error (cudaErrorMemoryAllocation, as cudaGetErrorString writes it) in the words
+# of an engine that reports it: TensorRT's error recorder (`Error Code 1: Cuda Runtime (out of memory)`, corpus 2563),
+# TurboMind's check_cuda_error (`[TM][ERROR] CUDA runtime error: out of memory /lmdeploy/...`, corpus 2565). The call
+# that answered it ran on a context the driver accepted: a driver too old for the runtime answers 35 instead.
+CUDA_RUNTIME_OOM = re.compile(r"\bCuda Runtime \(out of memory\)|\bCUDA runtime error: out of memory\b")
+# vLLM's weight load measured on the GPU (DeviceMemoryProfiler: torch.cuda's peak allocation): V0's model_runner.py
+# `Loading model weights took 5.2032 GB`, V1's gpu_model_runner.py `Model loading took 14.99 GiB and 5.3 seconds`
+# (`GiB memory and` in later releases). Above 0 the weights were allocated through torch's CUDA runtime (corpus 2568).
+VLLM_WEIGHTS_LOADED = re.compile(r"\b(?:Loading model weights took|Model loading took) (\d+\.\d+) Gi?B\b")
+# vLLM's platforms other than CUDA, whose weight line reads the same (`Automatically detected platform rocm.`).
+VLLM_NOT_CUDA = re.compile(r"detected platform (?:cpu|rocm|xpu|tpu|neuron|hpu)\b")
+# An attention kernel's check of the GPU's architecture, after reading its properties through torch's CUDA runtime:
+# flash-attn's mha_fwd (csrc/flash_attn/flash_api.cpp: at::cuda::getCurrentDeviceProperties, then `FlashAttention only
+# supports Ampere GPUs or newer.`, the symptom table's flash-attn-ampere-only), TGI's import check
+# (torch.cuda.get_device_capability: `GPU with CUDA capability 7 5 is not supported for Flash Attention V2`). torch's
+# lazy CUDA init, which a driver too old for its runtime fails with 35, comes first (corpus 2557).
+ATTENTION_ARCH_CHECK = re.compile("|".join([*(s.pattern.pattern for s in SYMPTOMS if s.name == "flash-attn-ampere-only"),
+                                            r"\bGPU with CUDA capability \d+ \d+ is not supported\b"]))
 # TensorRT-LLM's executor ledger (tensorrt_llm/_torch/pyexecutor/py_executor_creator.py).
 TRTLLM_LEDGER = re.compile(r"\bFree GPU memory before component creation attempt \(GiB\): [\d.]+")
 # TensorRT-LLM's cluster info: the SM count CUDA's runtime read of the GPU (cluster_info.py infer_cluster_info); 0 where
@@ -252,7 +278,8 @@ TORCH_CUDA_TENSOR = re.compile(r"^(?:\s*\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\))?\s
                                r"(?:, \w+=[^,()=\n]{1,80})*\)\s*$")
 NEEDLES = ("cudaMalloc failed: out of memory", "Max memory: ", "device='cuda:", "Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
            "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
-           "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE")
+           "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "ut of memory)",
+           "runtime error: out of memory", " took ", "GPUs or newer", "is not supported")
 
 
 @dataclass(frozen=True)
@@ -323,6 +350,7 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
     cpu_sglang = any(SGLANG_CPU_DEVICE.search(line) for line in lines)
     pool_failed = any(TRITON_POOL_FAILED.search(line) for line in lines)
     rocm = any(TORCH_ROCM.search(line) for line in lines)
+    not_cuda_vllm = cpu_vllm or any(VLLM_NOT_CUDA.search(line) for line in lines)
     for line in lines:
         if not any(n in line for n in NEEDLES):
             continue
@@ -346,6 +374,16 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("llama.cpp", f"llama.cpp's CUDA backend asked cudaMalloc for memory on device "
                              f"{alloc.group(1)}, which answered out of memory (the runtime ran on the driver)",
                              alloc.group(0), devices=(int(alloc.group(1)),)))
+        elif (rt_oom := CUDA_RUNTIME_OOM.search(line)) and not rocm:
+            found.append(Ran("the failing program", "the program's CUDA runtime answered an allocation with out of "
+                             "memory (cudaErrorMemoryAllocation) on a context the driver had accepted", rt_oom.group(0)))
+        elif (weights := VLLM_WEIGHTS_LOADED.search(line)) and float(weights.group(1)) > 0 and not rocm \
+                and not not_cuda_vllm:
+            found.append(Ran("vLLM", f"vLLM loaded {weights.group(1)} GB of weights onto the GPU through torch's CUDA "
+                             "runtime (its memory profiler's reading)", weights.group(0)))
+        elif (arch := ATTENTION_ARCH_CHECK.search(line)) and not rocm:
+            found.append(Ran("torch", "an attention kernel read the GPU's properties through torch's CUDA runtime and "
+                             "refused its architecture", arch.group(0)))
         elif stub := GGML_NO_DEVICE_CODE.search(line):
             found.append(Ran("ggml", f"ggml's CUDA runtime launched kernels on the GPU (arch {stub.group(2)}), whose stub "
                              f"for {stub.group(1)} printed its missing-code error from the device", stub.group(0)))

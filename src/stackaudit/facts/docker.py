@@ -12,7 +12,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stackaudit.facts._parse import ParseError, engine_of, parse_cpulist, sizes_from_argv, sizes_unread
+from stackaudit.facts._parse import (
+    ParseError,
+    argv_value,
+    engine_of,
+    parse_cpulist,
+    sizes_from_argv,
+    sizes_unread,
+)
 from stackaudit.facts.processes import launcher_ranks_per_host
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.shm import ShmInfo
@@ -946,6 +953,26 @@ class DockerContainers:
         return tuple(c for c in self.containers if c.gpu_requested or c.looks_like_serving or c.gpus_by_env)
 
     @property
+    def engines_on_one_gpu(self) -> tuple[tuple[DockerContainer, DockerContainer, str], ...]:
+        """Pairs of `docker run` containers that each run an engine on a GPU the other is given too, with the GPUs
+        they share in words: each is a process of its own holding memory and time slices on that GPU (corpus 2561: two
+        vLLM servers, each `--gpus '"device=0"'`). Both must be up at once, not a command run again after a failure:
+        two names (`--name`, not the image Docker would stand in) and two engine ports (the engine's `--port`)."""
+        runs = [c for c in self.containers if c.origin == "docker run" and c.looks_like_serving and not c.gpu_slice
+                and c.name and c.name != c.image and argv_value(c.argv, ("--port",))
+                and any(r.is_gpu and not r.zero_count for r in c.device_requests)]
+        pairs: list[tuple[DockerContainer, DockerContainer, str]] = []
+        for i, a in enumerate(runs):
+            for b in runs[i + 1:]:
+                if a.name == b.name or argv_value(a.argv, ("--port",)) == argv_value(b.argv, ("--port",)):
+                    continue
+                ga, gb = _gpus_given(a), _gpus_given(b)
+                both = ga & gb if ga is not None and gb is not None else ga if gb is None else gb
+                if both is None or both:
+                    pairs.append((a, b, "every GPU" if both is None else ", ".join(f"GPU {g}" for g in sorted(both))))
+        return tuple(pairs)
+
+    @property
     def gpu_env_only(self) -> tuple[DockerContainer, ...]:
         """Excerpts not in gpu_or_serving whose environment names GPUs (NVIDIA_VISIBLE_DEVICES) where the runtime and
         GPU request are cut away: GPU containers by intent, whether the GPUs reached them not shown."""
@@ -994,6 +1021,15 @@ def diagnostic_command(argv: tuple[str, ...]) -> bool:
         words = [script]
     commands = [c.split() for c in re.split(r"\s*(?:;|&&|\|\||\||\n)\s*", " ".join(words)) if c.strip()]
     return bool(commands) and all(c[0].rsplit("/", 1)[-1] in DIAGNOSTIC_PROGRAMS for c in commands)
+
+
+def _gpus_given(c: DockerContainer) -> set[str] | None:
+    """The GPUs (indices or UUIDs) a container's device requests name, a count's from GPU 0 up (`--gpus 2`: 0 and 1,
+    as the NVIDIA runtime fills it); None for every GPU (`--gpus all`)."""
+    gpu = [r for r in c.device_requests if r.is_gpu]
+    if any(r.count < 0 for r in gpu):
+        return None
+    return {d for r in gpu for d in r.device_ids} | {str(i) for r in gpu if not r.device_ids for i in range(r.count)}
 
 
 def runs_own_program(argv: tuple[str, ...]) -> bool:

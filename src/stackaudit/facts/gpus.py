@@ -2387,9 +2387,9 @@ _SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?G
 # without its colon (`gpu V100 32G 显存。`, corpus 2553).
 _OWNED_MODEL = re.compile(r"(?:(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using"
                           r"|(?:\s+am|'m)\s+with)"
-                          r"|\bGPU\s+is|(?:^|(?<=[.!?]\s))\s*Using|\bon(?=\s+(?:an?|my|our|NVIDIA)\s)|\bw/"
+                          r"|\bGPU\s+is|(?:^|(?<=[.!?]\s))\s*Using|\bon(?=\s+(?:an?|my|our|NVIDIA)\s|\s+`[\w -]{2,30}`\s+GPU\b)|\bw/"
                           r"|(?<!compared )\bwith(?=\s+(?:an?\s+)?[\w-]{1,20}(?:\s+[\w-]{1,20}){0,2}\s+GPU\b)|^\s*GPU(?=\s+[A-Z]))\s+"
-                          r"|(?<![\w-])GPU\s*==?\s*)(?:an?\s+|my\s+|our\s+|one\s+|a\s+single\s+)?(?![1-9]\d?\s)",
+                          r"|(?<![\w-])GPU\s*==?\s*)(?:a\s+single\s+|an?\s+|my\s+|our\s+|one\s+)?(?![1-9]\d?\s)",
                           re.I)
 
 
@@ -2545,7 +2545,8 @@ def owned_model(line: str) -> str:
     # The first of a line's few keys (_OWNED_KEYS) whose next words name a model: `I have` may precede other items.
     # A parenthesis glued to the model ends it (`on an RTX Pro 6000(202504 newest GPU)`, corpus 2441).
     model = next((found for m in islice(_OWNED_MODEL.finditer(line), _OWNED_KEYS)
-                  if (found := _model_in(re.split(r"\s+|(?<=\w)\(", line[m.end():m.end() + 160].strip())[:4]))),
+                  if (found := _model_in([w.strip("`") for w in
+                                          re.split(r"\s+|(?<=\w)\(", line[m.end():m.end() + 160].strip())[:4]]))),
                  "")
     # The line saying the cards are NVLinked reads an ambiguous name as its NVLink part, as stated_gpus does.
     return _nvlinked_default(model) if model and _NVLINK_SAID.search(line) else model
