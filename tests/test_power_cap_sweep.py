@@ -13,15 +13,14 @@ from stackaudit.importers.rig_report import _SWEEP_RESULT, power_cap_sweep
 
 CLK = "PWR-CLOCK-EVENTS"
 
-# Real: https://github.com/noonghunna/club-3090/issues/698 (two RTX 3090s at TP=2, the first two caps of the sweep).
+# Real: https://github.com/noonghunna/club-3090/issues/698 (two RTX 3090s at TP=2, the first two caps of the sweep;
+# its `[bench]` lines, which name the script's log files, left out).
 CLUB_698 = """\
 ```text
 ================================================
 === Cap: 330W (GPUs 0,1) @ 2026-07-13T15:16:12Z ===
 ================================================
 [verify] limit set to: 330.00W
-
-[bench] decode-single @ 330W cap (10s narrative + 10s code, output: /tmp/power-cap-N330.log)
 
 [result] cap=330W actual_W=617.78 temp=75 sm_clk=1920 mem_clk=9501 pstate=P2 throttle_pwr=97 throttle_thermal=0 narr=29.07 code=29.07 tps_per_w=0.047
 [time] 330W cap wall=23.3s start=2026-07-13T15:16:12Z end=2026-07-13T15:16:35Z
@@ -30,8 +29,6 @@ CLUB_698 = """\
 === Cap: 340W (GPUs 0,1) @ 2026-07-13T15:16:35Z ===
 ================================================
 [verify] limit set to: 340.00W
-
-[bench] decode-single @ 340W cap (10s narrative + 10s code, output: /tmp/power-cap-N340.log)
 
 [result] cap=340W actual_W=615.98 temp=76 sm_clk=1905 mem_clk=9501 pstate=P2 throttle_pwr=80 throttle_thermal=0 narr=28.57 code=28.91 tps_per_w=0.046
 ```

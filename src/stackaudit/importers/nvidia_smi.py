@@ -519,7 +519,7 @@ _GPU_ID_LINE = re.compile(r"^\W{0,4}\d{1,3}\. (NVIDIA [\w -]{2,60}?) \(GPU id = 
 
 @importer("nvidia-smi app clocks refused", "nvidia-smi's `Setting applications clocks is not supported for GPU …` "
           "(`-ac`, `-rac`), with the GPU's name where a GPU listing of the paste gives its index",
-          needles=("applications clocks is not supported",))
+          needles=("applications clocks is not supported", "GPU id = "))
 def app_clocks_refused(lines: list[str]) -> Iterator[Found]:
     """Each refusal as an `nvidia-smi -q` section of its GPU with its application clocks N/A (facts/nvidia_smi.py reads
     them as unsupported), named where the command gives the index (`-i 2`) and a listing line of the paste names the
