@@ -2388,9 +2388,16 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     # A piece of a spec that does not show its container's image is not shown to be the one that serves, nor whole:
     # its GPU request is no evidence of access (an ok needs the container's whole spec). A piece whose args set an
     # engine's TP x PP within its GPU request is the engine's container, given the GPUs its ranks need.
-    pieces = [c for c in serving if c.excerpt and not c.image and not _requests_shown(c)
+    # An image the user hid behind a placeholder (`<image>`) leaves the same gap: what the container runs.
+    pieces = [c for c in serving if ((c.excerpt and not c.image) or c.image_hidden) and not _requests_shown(c)
               and not (c.parallel_world and c.gpu_count and c.parallel_world <= c.gpu_count)]
     if pieces:
+        if all(c.image_hidden for c in pieces):
+            return unknown("the pasted `docker run` asks for GPUs ("
+                           + ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in pieces)
+                           + f") but hides its image behind a placeholder ({pieces[0].image}): what the container runs "
+                           "is not shown, nor anything from inside it that shows a GPU reached it",
+                           hint="paste the image's name and `docker exec <container> nvidia-smi` (or its log)")
         return unknown("the pasted spec is a piece of a container (no image shown): it asks for GPUs ("
                        + ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in pieces)
                        + "), but which container it is and the rest of its spec are in the part left out",

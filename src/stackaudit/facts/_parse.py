@@ -247,7 +247,8 @@ def _lowered(text: str) -> str:
 # A shell's control operators (the command ends before them: `vllm serve M ... 2>&1 | tee log &`, corpus 852) and its
 # redirections (`2>&1`, `> log`, `&>>log`), which change where the output goes and nothing about the flags.
 _SHELL_CONTROL = frozenset(("|", "|&", ";", "&", "&&", "||"))
-_REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&(?:\d+|-)|(?P<target>\S*))$")
+# A word held whole in angle brackets (`<image>`, `<container_name>`) is a user's placeholder, not a `<` redirection.
+_REDIRECTION = re.compile(r"^(?!<[^<>\s]+>$)(?:\d*|&)(?:>>?|<)(?:&(?:\d+|-)|(?P<target>\S*))$")
 
 
 def first_command(words: list[str]) -> list[str]:

@@ -239,8 +239,13 @@ def parse_docker_run(line: str, cut: bool = False) -> DockerContainer:
             opts[name] = value
     if not image and not cut:
         raise ParseError("the `docker run` line names no image")
-    if image in ("...", "…") or image.startswith("<"):  # `docker run --gpus all ...`: a template, not a run
+    if image in ("...", "…"):  # `docker run --gpus all ...`: a template, not a run
         raise ParseError("the `docker run` line elides its image")
+    # An image the user replaced with a placeholder (`-d  <image>`, corpus 2591; `<container_name> <script>`, 1910) on a
+    # command line of its own: the run they typed, its options whole, its image not shown. Inside a sentence's inline
+    # code or quote it may be a template someone suggests (`try \`docker run --gpus all <image> nvidia-smi\``).
+    if image.startswith("<") and (m.group("code") is not None or m.group("quote") is not None or prose):
+        raise ParseError("a `docker run` template inside a sentence")
     if prose and not (words[0].startswith("-") and ("/" in image or ":" in image) and _PROSE_IMAGE.match(image)):
         raise ParseError("`docker run` inside a sentence, not a command line")
     if m.group("quote") and not words[0].startswith("-"):  # "docker run failed": words quoted, not a command

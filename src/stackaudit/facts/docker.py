@@ -732,6 +732,12 @@ class DockerContainer:
             and self.env_value("NVIDIA_VISIBLE_DEVICES") is None
 
     @property
+    def image_hidden(self) -> bool:
+        """Its image is a placeholder the user typed in its place (`docker run ... -d  <image>`, corpus 2591): what it
+        runs, its entrypoint and its CUDA are not shown."""
+        return self.image.startswith("<") and self.image.endswith(">")
+
+    @property
     def rocm_build(self) -> bool:
         """Its image is a ROCm (AMD) build by its name (ROCM_IMAGE: ollama's `:0.4.0-rc5-rocm`, corpus 828;
         `rocm/vllm`): its programs carry HIP code for AMD GPUs, none for NVIDIA's."""

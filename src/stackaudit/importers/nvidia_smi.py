@@ -505,3 +505,35 @@ def nvsmi_list(lines: list[str], candidates: Candidates | None = None) -> Iterat
         text = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
         yield Found("nvidia-smi -L", i, end, command_output_appended(NVSMI_LIST.argv, text), whole=whole)
         scan.skip(end)
+
+
+# nvidia-smi's answer to `-ac` / `-rac` on a GPU without application clocks (a GeForce card: NVML's
+# SetApplicationsClocks is NotSupported): `Setting applications clocks is not supported for GPU 00000000:81:00.0.`
+_APP_CLOCKS_REFUSED = re.compile(rf"^\W{{0,4}}(?:Setting|Resetting) applications clocks is not supported for GPU "
+                                 rf"({BDF})\.?\s*$")
+# The GPU index the command names (`nvidia-smi -i 2 -rac`), on its line a few lines above.
+_SMI_INDEX = re.compile(r"\bnvidia-smi\b.{0,80}?\s-i\s*(\d{1,3})\b")
+# A tool's listing of the GPUs it manages, by NVML index (nvidia-pstated: `0. NVIDIA GeForce RTX 3090 (GPU id = 2)`).
+_GPU_ID_LINE = re.compile(r"^\W{0,4}\d{1,3}\. (NVIDIA [\w -]{2,60}?) \(GPU id = (\d{1,3})\)\s*$")
+
+
+@importer("nvidia-smi app clocks refused", "nvidia-smi's `Setting applications clocks is not supported for GPU …` "
+          "(`-ac`, `-rac`), with the GPU's name where a GPU listing of the paste gives its index",
+          needles=("applications clocks is not supported", "GPU id = "))
+def app_clocks_refused(lines: list[str]) -> Iterator[Found]:
+    """Each refusal as an `nvidia-smi -q` section of its GPU with its application clocks N/A (facts/nvidia_smi.py reads
+    them as unsupported), named where the command gives the index (`-i 2`) and a listing line of the paste names the
+    GPU of that index; that line is taken too."""
+    named = {m.group(2): (j, m.group(1)) for j, line in enumerate(lines) if (m := _GPU_ID_LINE.match(line))}
+    for i, line in enumerate(lines):
+        if not (m := _APP_CLOCKS_REFUSED.match(line)):
+            continue
+        index = next((x.group(1) for j in range(i - 1, max(-1, i - 4), -1) if (x := _SMI_INDEX.search(lines[j]))), None)
+        listed = named.get(index) if index is not None else None
+        text = (f"GPU {m.group(1)}\n" + (f"    Product Name                          : {listed[1]}\n" if listed else "")
+                + "    Applications Clocks\n        Graphics                          : N/A\n"
+                "        Memory                            : N/A\n    Default Applications Clocks\n"
+                "        Graphics                          : N/A\n        Memory                            : N/A\n")
+        yield Found("nvidia-smi app clocks refused", i, i + 1, command_output_appended(NVSMI_QUERY.argv, text))
+        if listed:
+            yield Found("nvidia-smi app clocks refused", listed[0], listed[0] + 1, lambda record: None)

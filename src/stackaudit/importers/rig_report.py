@@ -88,9 +88,23 @@ def listed_gpu(line: str) -> bool:
 
 def _query_section(name: str, *, bus: str = "", persistence: str | None = None, vbios: str | None = None,
                    mib: str | None = None, link: re.Match[str] | None = None, draw: str | None = None,
-                   limit: str | None = None, default: str | None = None, max_limit: str | None = None) -> str:
-    """One GPU's section of `nvidia-smi -q` text, with the fields a report or list gives (None: not given)."""
-    lines = [f"GPU {bus}".rstrip(), f"    Product Name                          : {name}"]
+                   limit: str | None = None, default: str | None = None, max_limit: str | None = None,
+                   pstate: str | None = None, temp: str | None = None, sm_clock: str | None = None,
+                   reasons: dict[str, bool] | None = None, busy_pct: int | None = None) -> str:
+    """One GPU's section of `nvidia-smi -q` text, with the fields a report or list gives (None: not given; a name "":
+    not given either)."""
+    lines = [f"GPU {bus}".rstrip()] + ([f"    Product Name                          : {name}"] if name else [])
+    if busy_pct is not None:
+        lines += ["    Utilization", f"        Gpu                               : {busy_pct} %"]
+    if pstate is not None:
+        lines.append(f"    Performance State                     : {pstate}")
+    if reasons is not None:
+        lines.append("    Clocks Event Reasons")
+        lines += [f"        {label:<34}: {'Active' if on else 'Not Active'}" for label, on in reasons.items()]
+    if temp is not None:
+        lines += ["    Temperature", f"        GPU Current Temp                  : {temp} C"]
+    if sm_clock is not None:
+        lines += ["    Clocks", f"        SM                                : {sm_clock} MHz"]
     if persistence is not None:
         lines.append(f"    Persistence Mode                      : {persistence}")
     if vbios is not None:
@@ -161,6 +175,47 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
             head = "".join("GPU\n" for _ in range(int(m.group(1))))
         yield Found("rig report", i, end, command_output_appended(NVSMI_QUERY.argv, head + _section(m, power, bus, link)))
         scan.skip(end)
+
+
+# club-3090's power-cap sweep (`scripts/power-cap-sweep.sh`): per cap, a `=== Cap: 510W (GPUs 0) @ … ===` banner and a
+# result line of what nvidia-smi read in the samples taken under load (utilisation above 50 %): the median draw, the
+# peak temperature, the median SM and memory clocks, the dominant P-state, and the share of samples in which
+# clocks_throttle_reasons.sw_power_cap and .hw_thermal_slowdown were Active (`throttle_pwr=0 throttle_thermal=0`). The
+# clocks and reasons are OR'd and the temperature the highest over the GPUs the banner names; every sample read was
+# above 50 % busy (SWEEP_BUSY_PCT, the least the readings show).
+_SWEEP_CAP = re.compile(r"^=== Cap: \d+W \(GPUs (\d+(?:,\d+){0,15})\)")
+_SWEEP_RESULT = re.compile(r"^\[result\] cap=\d+W actual_W=[\d.]+ temp=(\d+) sm_clk=(\d+) mem_clk=\d+ pstate=(P\d+) "
+                           r"throttle_pwr=(\d+) throttle_thermal=(\d+)\b")
+SWEEP_BUSY_PCT = 51
+_SWEEP_LINE = re.compile(r"^(?:\[(?:result|time|verify|bench|summary|warn|plateau detected)\] |=+(?: Cap: .*)?$|\s*$)")
+
+
+@importer("power-cap sweep", "club-3090's power-cap sweep (`scripts/power-cap-sweep.sh`): its per-cap result lines "
+          "(temperature, SM clock, P-state and the share of under-load samples with the power cap or thermal slowdown "
+          "active)", needles=("[result] cap=",))
+def power_cap_sweep(lines: list[str]) -> Iterator[Found]:
+    """The sweep's result lines, from the first to the last of a run of sweep lines, as one `nvidia-smi -q` section per
+    GPU its banner names: a reason Active where any cap's share is above 0, the highest temperature, the lowest SM
+    clock and the deepest P-state of the caps shown (the worse reading decides)."""
+    i = 0
+    while i < len(lines):
+        if not _SWEEP_RESULT.match(lines[i]):
+            i += 1
+            continue
+        end, results = i, []
+        while end < len(lines) and end - i < 2000 and _SWEEP_LINE.match(lines[end]):
+            if r := _SWEEP_RESULT.match(lines[end]):
+                results.append(r)
+            end += 1
+        banner = next((b for j in range(i, max(-1, i - 12), -1) if (b := _SWEEP_CAP.match(lines[j]))), None)
+        gpus = banner.group(1).split(",") if banner else ["0"]
+        section = _query_section(
+            "", pstate=max((r.group(3) for r in results), key=lambda p: int(p[1:])),
+            temp=str(max(int(r.group(1)) for r in results)), sm_clock=str(min(int(r.group(2)) for r in results)),
+            reasons={"SW Power Cap": any(int(r.group(4)) for r in results),
+                     "HW Thermal Slowdown": any(int(r.group(5)) for r in results)}, busy_pct=SWEEP_BUSY_PCT)
+        yield Found("power-cap sweep", i, end, command_output_appended(NVSMI_QUERY.argv, section * len(gpus)))
+        i = end
 
 
 _HEADING = "# club-3090 rig report"
