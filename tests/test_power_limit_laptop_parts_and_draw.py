@@ -202,3 +202,16 @@ def test_modelled_desktop_card_named_in_a_list_stays_unknown(tmp_path: Path) -> 
     text = "### Hardware: GPU\n\nNVIDIA GeForce RTX 3060\n\n### Describe the bug\n\nnvidia-powerd fails.\n"
     status, message = _limit(tmp_path, text)
     assert status == "unknown", message
+
+
+@pytest.mark.parametrize(("line", "model"), [
+    # Modelled on issue forms' `GPU:` answers: the vendor's name takes none of the model's words, and a model of five
+    # words is read whole (a 4060 is no 4060 Ti; the Max-Q edition's 300 W is not the Workstation edition's 600 W).
+    ("GPU: NVIDIA GeForce RTX 4060 Ti 16GB", "GeForce RTX 4060 Ti"),
+    ("GPU: NVIDIA GeForce GTX 1080 Ti (11GB)", "GTX 1080 Ti"),
+    ("GPU: NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "RTX PRO 6000 Blackwell Max-Q"),
+    ("GPU: NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX PRO 6000 Blackwell Workstation"),
+    ("GPU: NVIDIA 4090", "RTX 4090"),  # before a bare number the vendor's name stays a word of the model
+])
+def test_a_listed_model_is_read_past_the_vendors_name(line: str, model: str) -> None:
+    assert listed_model(line) == model

@@ -2035,9 +2035,13 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     40GB`, kept in the user's words for the checks to resolve with its note): a word that several rows merely
     contain (`4`, `200Gb`) is none.
     """
+    # The vendor's name before a brand word takes none of the model's words (`NVIDIA GeForce RTX 4060 Ti 16GB` is the
+    # 4060 Ti, not the 4060); a model has up to five (`RTX PRO 6000 Blackwell Max-Q`).
+    if not backwards and len(tokens) > 1 and tokens[0].lower() == "nvidia" and tokens[1][:1].isalpha():
+        tokens = tokens[1:]
     # A GeForce suffix glued to its number (`2 x 2080Ti GPUs`, corpus 626) is the table's `2080 Ti`; a memory size
     # glued to the model by a hyphen (`4x A40-48G`, corpus 1720) is the model's next word.
-    words = " ".join(_GLUED_MEMORY.sub(r"\1 \2", t) for t in (tokens[-4:] if backwards else tokens[:4])).split()
+    words = " ".join(_GLUED_MEMORY.sub(r"\1 \2", t) for t in (tokens[-5:] if backwards else tokens[:5])).split()
     # A GeForce brand glued to its number (`Using RTX4070,`, corpus 2418) is the table's `RTX 4070`.
     words = " ".join(re.sub(r"^((?:RTX|GTX))(?=\d{3,4}(?:Ti)?\W*$)", r"\1 ", w, flags=re.I) for w in words).split()
     # So is one before a sentence's full stop (`on Nvidia RTX 4060Ti.`, corpus 2567).
@@ -2291,7 +2295,7 @@ def listed_model(line: str) -> str:
     value = line[key.end():].strip()
     if laptop := _LISTED_LAPTOP.match(value):
         return re.sub(r"(\d)Ti\b", r"\1 Ti", " ".join(laptop.group(1).split()), flags=re.I) + " Laptop GPU"
-    return _model_in(re.split(r"\s+", value)[:4])
+    return _model_in(re.split(r"\s+", value)[:6])
 
 
 def listed_models(line: str) -> tuple[str, ...]:
