@@ -79,7 +79,7 @@ def test_modelled_a_platform_line_without_torch_is_no_report() -> None:
 
 
 @pytest.mark.parametrize(("prefix", "model"), [
-    ("850", "NVIDIA GeForce RTX 5080"),  # NVIDIA/open-gpu-kernel-modules#1243: `GPU: NVIDIA GeForce RTX 5080`
+    ("850", "GeForce RTX 5080"),  # NVIDIA/open-gpu-kernel-modules#1243: `GPU: NVIDIA GeForce RTX 5080`
     ("714", "A100 PCIe 80GB"),  # NVIDIA/gpu-operator#603: `* GPU: A100 PCIe 80GB`
     ("279", "RTX 3090"),  # NVIDIA/open-gpu-kernel-modules#789: `GPU: 3090`
 ])
