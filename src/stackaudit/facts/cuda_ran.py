@@ -112,6 +112,10 @@ What shows CUDA at work (each with the program whose runtime ran):
   NVIDIA driver is too old and counts 0 (CollectEnv.driver_too_old_cuda reads that warning).
   So is a Hugging Face environment report's torch of a CUDA wheel answering True (`accelerate env`'s `- PyTorch version
   (GPU?): 2.3.1+cu121 (True)`, transformers-cli env's `(accelerator?): 2.6.0+cu124 (CUDA)`: hf_torch_cuda; corpus 2266).
+  So is TRL's report naming torch's devices (`- CUDA device(s): NVIDIA RTX A6000, ...`: torch.cuda.get_device_name for
+  each device it counts; corpus 2627), and torch's capability warning naming a GPU by its CUDA index (`Found GPU0 NVIDIA
+  GB10 which is of cuda capability 12.1.`, printed from its lazy init after cudaGetDeviceCount succeeded; corpus 2629,
+  2514; the newer `with CUDA capability sm_120 is not compatible` sentence is not counted: 607 and 859 read unknown).
   That one is `torch_check`: a check reads it where the report's own lines do not settle the question. Where no
   driver line is shown (a report cut before it, lmdeploy's check_env, which prints none) it proves the runtime ran
   on the driver: both readers of the blind pastes say ok there (corpus 1652, 1770, 1774), and the older files whose
