@@ -546,3 +546,21 @@ def test_cuda_answering_out_of_memory_beside_a_refused_start_is_not_ok(tmp_path:
     # Modelled on corpus 2565: a refusal in the same paste wins (facts/cuda_ran.failed).
     text = _body("2565") + "CUDA driver version is insufficient for CUDA runtime version\n"
     assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status != "ok"
+
+
+@pytest.mark.parametrize("prefix", ["2627", "2629", "2514"])  # TRL's env naming CUDA devices; torch's capability warning
+def test_torch_naming_or_warning_of_its_cuda_devices_is_ok(prefix: str) -> None:
+    r = capture_checks(prefix, COMPAT)[COMPAT]
+    assert r.status == "ok" and "torch initialised CUDA" in r.message, r.message
+
+
+def test_devices_torch_did_not_name_through_cuda_say_nothing() -> None:
+    # Modelled: TRL's report with no CUDA device, an AMD device (a ROCm torch names HIP's), and torch's capability
+    # warning without CUDA's index (the newer sentence, which two readers of 607 and 859 left unknown).
+    assert torch_answered(["- CUDA device(s): not available"]) is None
+    assert torch_answered(["- CUDA device(s): AMD Instinct MI300X"]) is None
+    assert torch_answered(["NVIDIA GeForce RTX 5070 Ti with CUDA capability sm_120 is not compatible with the "
+                           "current PyTorch installation."]) is None
+    warned = ["    Found GPU0 NVIDIA GB10 which is of cuda capability 12.1."]
+    assert torch_answered(warned) is not None
+    assert torch_answered([*warned, "PyTorch version: 2.9.1+rocm6.4"]) is None

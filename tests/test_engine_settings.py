@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus import capture_result
 from stackaudit.engine.gap_verdict import gap_verdict
 from stackaudit.engine.results import Result
 from stackaudit.engine.testing import run_checks
@@ -252,3 +253,24 @@ def test_a_resolved_config_line_with_graphs_on_is_ok_raw_flags_are_not(tmp_path:
               "currently not supported with CUDA Graphs.")
     r = pasted(tmp_path, forced, VLLM_066_CONFIG, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
     assert r.status == "issue"
+
+
+# Real: corpus 2646 (huggingface/text-generation-inference#1695), a TGI shard's warmup giving up its CUDA graphs.
+TGI_WARMUP_FAILED = "2024-04-02T17:31:23.524470Z ERROR text_generation_launcher: Decode cuda graph warmup failed"
+
+
+def test_tgi_graph_warmup_failure_is_eager(tmp_path: Path) -> None:
+    r = pasted(tmp_path, TGI_WARMUP_FAILED, "Traceback (most recent call last):",
+               checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "issue" and "warmup failed" in " ".join(r.evidence)
+    # Modelled: the same shard's graphs enabled, and no failure logged: not eager.
+    on = "2024-04-02T17:31:20.000000Z  INFO text_generation_launcher: Cuda Graphs are enabled for sizes [1, 2, 4, 8]"
+    assert pasted(tmp_path, on, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"].status != "issue"
+
+
+def test_corpus_2646_graphs_and_driver() -> None:
+    assert capture_result("2646", "RT-CUDA-GRAPHS").status == "issue"
+    # The log's date, now read as TGI's own line, dates the run before CUDA 13: driver 535 runs any runtime TGI shipped.
+    assert capture_result("2646", "DRV-CUDA-COMPAT").status == "ok"
+    # Another thread: TGI 1.4's --enable-cuda-graphs with no log of the warmup stays unknown.
+    assert capture_result("1515", "RT-CUDA-GRAPHS").status == "unknown"

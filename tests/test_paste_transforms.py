@@ -183,6 +183,10 @@ PREFIX_SAMPLES: list[tuple[str, str, str, str]] = [
 # Lines that start like a prefix and are not one: they stay as they are.
 NOT_PREFIXES = [
     "2024-05-01T01:17:02.618817Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=1",
+    # capture 2646 (huggingface/text-generation-inference#1695): Rust tracing's ERROR, one space wide, where a
+    # journal's host stands; DEBUG likewise (modelled)
+    "2024-04-02T17:31:23.524470Z ERROR text_generation_launcher: Decode cuda graph warmup failed",
+    "2024-04-02T17:31:23.524470Z DEBUG text_generation_router: Loaded tokenizer",
     "Timestamp                                 : Thu Nov  3 05:46:34 2022",
     "GPU0     | value",  # one table row: a compose prefix stands on every line of a service
     "Feb 14 2026 the node rebooted",

@@ -247,8 +247,9 @@ def _lowered(text: str) -> str:
 # A shell's control operators (the command ends before them: `vllm serve M ... 2>&1 | tee log &`, corpus 852) and its
 # redirections (`2>&1`, `> log`, `&>>log`), which change where the output goes and nothing about the flags.
 _SHELL_CONTROL = frozenset(("|", "|&", ";", "&", "&&", "||"))
-# A word held whole in angle brackets (`<image>`, `<container_name>`) is a user's placeholder, not a `<` redirection.
-_REDIRECTION = re.compile(r"^(?!<[^<>\s]+>$)(?:\d*|&)(?:>>?|<)(?:&(?:\d+|-)|(?P<target>\S*))$")
+# A word that opens with a name held in angle brackets (`<image>`, `<container_name>`, a volume's
+# `<my_local_model_path>:/mnt/model/`, corpus 2607) is a user's placeholder, not a `<` redirection.
+_REDIRECTION = re.compile(r"^(?!<[^<>\s]+>)(?:\d*|&)(?:>>?|<)(?:&(?:\d+|-)|(?P<target>\S*))$")
 
 
 def first_command(words: list[str]) -> list[str]:
@@ -417,8 +418,25 @@ def without_continuation(line: str) -> str:
     return _CONTINUED_LINE.sub("", line).rstrip()
 
 
+# An interactive shell's secondary prompt (PS2, `> ` by default,
+# https://www.gnu.org/software/bash/manual/html_node/Bash-Variables.html#index-PS2) before each line that continues a
+# command typed at its prompt (corpus 2607); a Markdown quote marks every line of the command the same way (1840).
+_PS2_LINE = re.compile(r"^>[ \t]")
+
+
 def join_continued(text: str) -> str:
-    """The text with each continued line (_CONTINUED_LINE) joined to the next by a space."""
+    r"""The text with each continued line (_CONTINUED_LINE) joined to the next by a space; where every line after the
+    first opens with a shell's secondary prompt (_PS2_LINE), without those prompts. A `>` set in from the margin is
+    the shell's redirection.
+
+    >>> join_continued("$ docker run --gpus all \\\n> -p 8000:8000 \\\n> vllm:latest")
+    '$ docker run --gpus all  -p 8000:8000  vllm:latest'
+    >>> join_continued("cmd \\\n  > out.log")
+    'cmd    > out.log'
+    """
+    lines = text.split("\n")
+    if len(lines) > 1 and all(_PS2_LINE.match(line) for line in lines[1:]):
+        text = "\n".join([lines[0], *(_PS2_LINE.sub("", line) for line in lines[1:])])
     return _CONTINUED_BREAK.sub(" ", text)
 
 

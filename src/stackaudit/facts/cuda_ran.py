@@ -112,6 +112,10 @@ What shows CUDA at work (each with the program whose runtime ran):
   NVIDIA driver is too old and counts 0 (CollectEnv.driver_too_old_cuda reads that warning).
   So is a Hugging Face environment report's torch of a CUDA wheel answering True (`accelerate env`'s `- PyTorch version
   (GPU?): 2.3.1+cu121 (True)`, transformers-cli env's `(accelerator?): 2.6.0+cu124 (CUDA)`: hf_torch_cuda; corpus 2266).
+  So is TRL's report naming torch's devices (`- CUDA device(s): NVIDIA RTX A6000, ...`: torch.cuda.get_device_name for
+  each device it counts; corpus 2627), and torch's capability warning naming a GPU by its CUDA index (`Found GPU0 NVIDIA
+  GB10 which is of cuda capability 12.1.`, printed from its lazy init after cudaGetDeviceCount succeeded; corpus 2629,
+  2514; the newer `with CUDA capability sm_120 is not compatible` sentence is not counted: 607 and 859 read unknown).
   That one is `torch_check`: a check reads it where the report's own lines do not settle the question. Where no
   driver line is shown (a report cut before it, lmdeploy's check_env, which prints none) it proves the runtime ran
   on the driver: both readers of the blind pastes say ok there (corpus 1652, 1770, 1774), and the older files whose
@@ -279,7 +283,7 @@ TORCH_CUDA_TENSOR = re.compile(r"^(?:\s*\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\))?\s
 NEEDLES = ("cudaMalloc failed: out of memory", "Max memory: ", "device='cuda:", "Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
            "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
            "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "ut of memory)",
-           "runtime error: out of memory", " took ", "GPUs or newer", "is not supported")
+           "runtime error: out of memory", " took ", "GPUs or newer", "is not supported", "CUDA device(s)")
 
 
 @dataclass(frozen=True)
@@ -471,21 +475,43 @@ def _sglang_decoding(line: str) -> Ran | None:
                "line)", line.strip(), decoded=True)
 
 
+# torch naming a GPU by CUDA's index in its capability warning (`Found GPU0 NVIDIA GB10 which is of cuda capability
+# 12.1.`, gpus.TORCH_WARNED's form with the index; torch/cuda/__init__.py _check_capability): torch's lazy init prints it
+# after cudaGetDeviceCount succeeded and get_device_capability read the device (corpus 2629, 2514).
+_TORCH_FOUND_GPU = re.compile(r"\bFound GPU\d+ [^\n]{1,80}? which is of cuda capability \d+\.\d+")
+# TRL's environment report listing its CUDA devices by name (`- CUDA device(s): NVIDIA RTX A6000, NVIDIA RTX A6000`,
+# `trl env`: torch.cuda.get_device_name for each device torch counts), an NVIDIA model named first (corpus 2627).
+_TRL_CUDA_DEVICES = re.compile(r"^\s*-\s*CUDA device\(s\):\s*(?:NVIDIA|Tesla|Quadro|GeForce)\b")
+
+
 def torch_answered(lines: Sequence[str]) -> Ran | None:
-    """A Python session's torch answering True to torch.cuda.is_available() (TORCH_CUDA_QUERY), or a Hugging Face
-    environment report's torch of a CUDA wheel printing True (hf_torch_cuda); None where the lines show none, or show
-    torch's ROCm build (TORCH_ROCM), whose answer is HIP's."""
+    """A Python session's torch answering True to torch.cuda.is_available() (TORCH_CUDA_QUERY), a Hugging Face
+    environment report's torch of a CUDA wheel printing True (hf_torch_cuda), TRL's report naming torch's CUDA devices
+    (_TRL_CUDA_DEVICES), or torch's capability warning naming a GPU by its CUDA index (_TORCH_FOUND_GPU); None where the
+    lines show none, or show torch's ROCm build (TORCH_ROCM), whose answer is HIP's."""
     if any(TORCH_ROCM.search(line) for line in lines):
         return None
     if (hf := next((line.strip() for line in lines if hf_torch_cuda(line)), None)) is not None:
         return Ran("torch", "torch of a CUDA wheel initialised CUDA where the Hugging Face environment report ran "
                    "(torch.cuda.is_available() printed True)", hf)
+    named = next((line.strip() for line in lines if trl_cuda_devices(line)), None)
+    if named is not None:
+        return Ran("torch", "torch initialised CUDA and named its devices where TRL's environment report ran", named)
+    warned = next((line.strip() for line in lines if "which is of cuda capability" in line
+                   and _TORCH_FOUND_GPU.search(line[:LINE_LOOK_CHARS])), None)
+    if warned is not None:
+        return Ran("torch", "torch initialised CUDA and read the GPU's capability before it warned", warned)
     for i, line in enumerate(lines):
         if "is_available()" in line and (end := answer_end(lines, i, TORCH_CUDA_QUERY)) > i + 1 \
                 and lines[end - 1].strip() == "True":
             return Ran("torch", "torch initialised CUDA in the user's Python (torch.cuda.is_available() printed True)",
                        f"{line.strip()} -> True")
     return None
+
+
+def trl_cuda_devices(line: str) -> bool:
+    """Whether a line is TRL's environment report naming torch's CUDA devices (_TRL_CUDA_DEVICES)."""
+    return "CUDA device(s)" in line and _TRL_CUDA_DEVICES.match(line) is not None
 
 
 def hf_torch_cuda(line: str) -> bool:

@@ -1778,6 +1778,9 @@ STATED_GRAPH_MODE = re.compile(r"^\s*(?:-O\.|--compilation[-_]config\.)?cudagrap
 # vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
 # supported with CUDA Graphs." (vllm/platforms/cuda.py).
 _FORCED_EAGER = re.compile(r"Forcing enforce[ _]eager to be True", re.I)
+# TGI's shard giving up its graphs: flash_causal_lm.py warmup catches the capture's out-of-memory error, logs
+# "Decode cuda graph warmup failed" and serves on without graphs (corpus 2646, 1515).
+_TGI_GRAPH_WARMUP_FAILED = re.compile(r"\bDecode cuda graph warmup failed", re.I)
 # vLLM's engine-config line `model='org/name'`, its `non-default args: {'model': 'org/name'}`, SGLang's
 # `server_args=ServerArgs(model_path='org/name'` and v0.5.23's dict form `{'model_path': 'org/name'`.
 _MODEL = re.compile(r"""(?:\bmodel(?:_path)?=|['"]model(?:_path)?['"]:\s*)['"]([^'"\s]{1,300})['"]""")
@@ -2383,8 +2386,9 @@ def parse_serving_log(text: str) -> ServingLog:
         elif mode is not None:
             graphs = "mode set" if graphs in ("", "defaults") else graphs  # on, in the mode vLLM fell back to
             graph_lines.append(text_l)
-        if m is None and "forcing enforce" in low and _FORCED_EAGER.search(text_l):
-            graphs = "eager"  # vLLM turned graphs off itself (DP, an unsupported platform or model)
+        if m is None and (("forcing enforce" in low and _FORCED_EAGER.search(text_l))
+                          or ("warmup failed" in low and _TGI_GRAPH_WARMUP_FAILED.search(text_l))):
+            graphs = "eager"  # the engine turned graphs off itself (vLLM: DP, a platform or model; TGI: a failed capture)
             graph_lines.insert(0, text_l)
         if m:
             value = next(g for g in m.groups() if g)

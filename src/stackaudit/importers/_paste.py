@@ -241,7 +241,10 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Talos", re.compile(r"^(?P<host>[\w.:-]+): (?:kern|user|daemon|syslog|auth|local\d): "
                          r"(?:emerg|alert|crit|err|warning|notice|info|debug): \[[\dT:.,Z+-]+\]: ")),
     # 2025-08-16T00:03:03.937586-04:00 localhost systemd[1]: nvidia-persistenced.service: Failed with ...
-    ("journal short-iso", re.compile(rf"^{_ISO_TIME} (?P<host><?[\w.-]+>?) {_TAG_AHEAD}")),
+    # Rust tracing's line (TGI's launcher: `2024-04-02T17:31:23.524470Z ERROR text_generation_launcher: ...`, corpus
+    # 2646) has the same shape, its level where the host stands (padded to five: one space before ERROR, DEBUG and
+    # TRACE): a level in capitals is no host, and the line is the program's own.
+    ("journal short-iso", re.compile(rf"^{_ISO_TIME} (?!(?:TRACE|DEBUG|ERROR) )(?P<host><?[\w.-]+>?) {_TAG_AHEAD}")),
     # Oct  3 14:01:56 megatron kernel: [   12.442423] NVRM: loading NVIDIA UNIX x86 Kernel Module  285.03 ...
     # Aug 10 22:40:59.893888 anthill kernel: NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed ...
     # 7月 15 17:26:48 b76d14397.cloud.et15 nv-hostengine[481761]: DCGM initialized

@@ -67,6 +67,7 @@ from stackaudit.facts.cuda_ran import (
     TRTLLM_LEDGER,
     ran_in_lines,
     runtime_in_line,
+    trl_cuda_devices,
 )
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.docker import AIO_SMI_RAN, NGC_BANNER, NGC_CHECK_LINE, ngc_banner_line, tgi_info_line
@@ -327,7 +328,7 @@ def is_evidence(line: str) -> bool:
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or csv_mode_line(line) or bool(TORCH_WARNED.search(line))
                 or bool(LIGHTNING_DEVICE.search(line)) or bool(TORCH_DEVICE_NAME.match(line)) or bool(TORCH_PRINTED_AVAILABLE.match(line))
                 or bool(UNSLOTH_BANNER.search(line)) or bool(stated_xids(line))
-                or bool(TORCH_PRINTED_CUDA.match(line))
+                or bool(TORCH_PRINTED_CUDA.match(line)) or trl_cuda_devices(line)
                 or bool(WSL_LIBRARY.search(line)) or bool(REMOTING_LINE.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
                 or ("/.llamafile/" in line and bool(HOME_LLAMAFILE_MODULE.search(line)))
                 or ("/workspace/" in line and bool(IMAGE_WORKDIR.search(line))) or bool(MACHINE_SHELL.search(line.strip())))
