@@ -52,11 +52,12 @@ NCCL_P2P_TRANSPORT = "https://github.com/NVIDIA/nccl/blob/master/src/transport/p
 # NCCL's P2P transport failing to open the peer's IPC handle (nccl-p2p-ipc-open): the whole warning with any error but
 # 217's words, or the line cut inside it at its end (`transport/p2p.cc:238 NCCL WARN failed to ope`); or a CUDA call of
 # that transport failing at its own source line (CUDACHECK's `transport/p2p.cc:298 NCCL WARN Cuda failure 'invalid
-# argument'`, corpus 2618), but for 217's words and a lack of memory, which are other checks' failures.
+# argument'`, corpus 2618), but for 217's words, a lack of memory and a call made in the wrong state (401, an NVLS or
+# graph-capture misuse, test_log_symptoms), which are other checks' failures.
 NCCL_P2P_IPC_OPEN = re.compile(r"\bWARN failed to open CUDA IPC handle\b(?!.{0,400}peer access is not supported)"
                                r"|transport/p2p\.c[cu]:\d+ (?:NCCL )?WARN failed to op(?:en?)?\s*$"
                                r"|transport/p2p\.c[cu]:\d+ (?:NCCL )?WARN Cuda failure (?:\d+ )?'"
-                               r"(?!out of memory|peer access is not supported)")
+                               r"(?!out of memory|peer access is not supported|the operation cannot be performed)")
 # A CUDA P2P sample's abort on a peer mapping (p2p-test-map-failed): `Cuda failure p2pBandwidthLatencyTest.cu:189:
 # 'mapping of buffer object failed'`, or checkCudaErrors' `simpleP2P.cu:NNN code=205(cudaErrorMapBufferObjectFailed)`.
 P2P_TEST_MAP_FAILED = re.compile(r"\b\w{0,40}?[Pp]2[Pp]\w{0,40}\.cu:\d+\b[^\n]{0,200}?"
