@@ -8,7 +8,7 @@ Real text: corpus 2360 (OpenRLHF/OpenRLHF#951); the other commands are modelled 
 
 from __future__ import annotations
 
-from corpus import body, capture_checks, fact, pasted
+from corpus import body, capture_checks, fact, paste_checks, pasted
 from stackaudit.facts.engine_command import parse_command_line
 
 
@@ -37,3 +37,32 @@ def test_other_ray_jobs_and_trainers_are_no_engine() -> None:
     # Modelled: a Ray job of another program, and OpenRLHF's SFT trainer, which starts no vLLM engine.
     assert parse_command_line('ray job submit --address="http://127.0.0.1:8265" -- python3 train.py --epochs 3') is None
     assert parse_command_line("python3 -m openrlhf.cli.train_sft --pretrain m --max_len 2048") is None
+
+
+def test_verifiers_vf_vllm_is_a_vllm_server_that_syncs_weights() -> None:
+    # Real: corpus 2617 (verifiers#139), the command with NCCL's P2P and SHM turned off on a host of NVLink pairs.
+    (command,) = fact(pasted(body("2617")), "engine_commands").commands
+    assert command.engine == "vllm" and command.argv[0] == "vf-vllm"
+    assert dict(command.env)["NCCL_P2P_DISABLE"] == "1"
+    checks = capture_checks("2617", "IC-NCCL-ENV", "IC-CUSTOM-ALLREDUCE", "IC-P2P-FUNCTIONAL")
+    assert checks["IC-NCCL-ENV"].status == "issue", checks["IC-NCCL-ENV"].message
+    assert checks["IC-CUSTOM-ALLREDUCE"].status == "not-applicable"
+    # Its one GPU is not the workload's: the weights come from the trainer's GPU over NCCL.
+    assert checks["IC-P2P-FUNCTIONAL"].status == "unknown", checks["IC-P2P-FUNCTIONAL"].message
+
+
+def test_vf_vllm_with_only_nccl_debug_is_ok() -> None:
+    # Real: corpus 2618 (verifiers#181): NCCL_DEBUG=INFO is a logging switch; TP 1 leaves no custom all-reduce.
+    checks = capture_checks("2618", "IC-NCCL-ENV", "IC-CUSTOM-ALLREDUCE")
+    assert checks["IC-NCCL-ENV"].status == "ok", checks["IC-NCCL-ENV"].message
+    assert checks["IC-CUSTOM-ALLREDUCE"].status == "not-applicable"
+
+
+def test_modelled_plain_vllm_on_one_gpu_stays_one_gpu_and_other_vf_programs_are_no_engine(tmp_path) -> None:
+    # Modelled counter-examples: vLLM's own server on one GPU moves nothing between GPUs; verifiers' evaluator and
+    # installer (`vf-eval`, `vf-install`) start no engine.
+    checks = paste_checks(tmp_path, "```\nCUDA_VISIBLE_DEVICES=0 vllm serve Qwen/Qwen2.5-1.5B-Instruct "
+                                    "--tensor-parallel-size 1\n```\n", "IC-P2P-FUNCTIONAL")
+    assert checks["IC-P2P-FUNCTIONAL"].status == "not-applicable"
+    assert parse_command_line("vf-eval vf-gsm8k --model Qwen/Qwen2.5-1.5B-Instruct") is None
+    assert parse_command_line("vf-install vf-gsm8k -p ./environments") is None

@@ -63,3 +63,22 @@ def test_words_with_many_assignments_split_one_way() -> None:
     # Modelled hostile line: `\S+=\S*` words before the program backtracked through every `=` (exponential).
     assert _BUILT_THEN_RUN.search("make && " + "a=b=c=d " * 40 + "x") is None
     assert _BUILT_THEN_RUN.search("GGML_CUDA=1 make -j && CUDA_VISIBLE_DEVICES=0 ./llama-server -m m.gguf")
+
+
+def test_vllm_world_of_one_rank_has_no_nccl_communicator() -> None:
+    # Real: corpus 2616 (runpod-workers/worker-vllm#276): `world_size=1 rank=0` in vLLM's parallel_state line.
+    r = capture_checks("2616", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "not-applicable" and "TP 1" in r.message, r.message
+    log = fact(pasted(body("2616")), "serving_log")
+    assert (log.tp_size, log.pp_size, log.world_size) == (1, 1, 1)
+
+
+def test_modelled_vllm_world_of_two_ranks_stays_unknown() -> None:
+    # Modelled: the same line at world_size=2 (TP 2 or PP 2, not said) leaves the NCCL settings open.
+    from stackaudit.engine.testing import run_checks
+
+    text = ("(EngineCore_DP0 pid=469) INFO 03-11 17:57:10 [parallel_state.py:1234] world_size=2 rank=0 local_rank=0 "
+            "distributed_init_method=tcp://127.0.0.1:54953 backend=nccl\n")
+    r = run_checks(pasted(text), ["IC-NCCL-ENV"])["IC-NCCL-ENV"]
+    assert r.status == "unknown", r.message
+    assert fact(pasted(text), "serving_log").tp_size is None

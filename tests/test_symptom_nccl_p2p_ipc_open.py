@@ -52,3 +52,21 @@ def test_corpus_2173_cut_warning_after_a_p2p_channel_is_an_issue() -> None:
 def test_horovod_785_second_rank_is_an_issue(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, HOROVOD_785, "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
     assert result.status == "issue", result.message
+
+
+def test_corpus_2618_cuda_failure_in_the_p2p_transport_is_an_issue() -> None:
+    # Real: corpus 2618 (verifiers#181): CUDACHECK's warning at transport/p2p.cc, a vf-vllm server on one GPU whose
+    # weight-sync communicator connects to the trainer's GPU.
+    result = capture_checks("2618", "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
+    assert result.status == "issue", result.message
+    assert any("p2p.cc:298" in e for e in result.evidence), result.evidence
+    assert symptom_names("x:1:1 [0] transport/p2p.cc:298 NCCL WARN Cuda failure 'invalid argument'\n") \
+        == ["nccl-p2p-ipc-open"]
+
+
+def test_modelled_other_cuda_failures_are_not_it() -> None:
+    # Modelled: a lack of memory in the P2P transport, 217's words (p2p-unsupported's), and a CUDA failure elsewhere.
+    assert symptom_names("x:1:1 [0] transport/p2p.cc:298 NCCL WARN Cuda failure 'out of memory'\n") == []
+    assert symptom_names("x:1:1 [0] transport/p2p.cc:298 NCCL WARN Cuda failure 'peer access is not supported "
+                         "between these two devices'\n") == ["p2p-unsupported"]
+    assert symptom_names("x:1:1 [0] enqueue.cc:1400 NCCL WARN Cuda failure 'invalid argument'\n") == []

@@ -711,7 +711,9 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     the log symptom of facts/symptoms.py "peer access is not supported between these two devices"
     (CUDA error 217), which proves the issue on its own, quoted, as does NCCL's P2P transport failing to open the
     peer's CUDA IPC handle after choosing P2P/IPC (`transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 11
-    invalid argument`, any error, or the line cut after `failed to op`: nccl-p2p-ipc-open, corpus 2173); the driver's refusals of peer access
+    invalid argument`, any error, or the line cut after `failed to op`: nccl-p2p-ipc-open, corpus 2173), or a CUDA call of
+    that transport failing at its own line (`transport/p2p.cc:298 NCCL WARN Cuda failure 'invalid argument'`, but for a
+    lack of memory: corpus 2618); the driver's refusals of peer access
     that programs log (facts/peer_access.py: NCCL's "Could not enable P2P between dev …", CUDA's
     simpleP2P "… : No", a Python session's `cudaDeviceCanAccessPeer(0, 1)` answering 0, an `N` between two GPUs of
     TensorFlow's whole `Device interconnect StreamExecutor` edge matrix, whose 1x1 matrix of one GPU shows no pair); NCCL's
@@ -762,7 +764,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     not applicable where nothing else is shown. So has a workload whose every engine command shown runs its model on
     one GPU (facts/parallelism.one_gpu_commands: CUDA_VISIBLE_DEVICES of one device on the line, llama.cpp's
     `--tensor-split` with one share above 0 or `--split-mode none`; corpus 1301, 1303), with no NCCL channel or test
-    rank shown; a split over several GPUs (llama.cpp's layers, pipeline stages) stays unknown, as 3 of 5 blind
+    rank shown and no RL trainer's rollout server (parallelism.rollout_engine: verifiers' `vf-vllm` takes its trainer's
+    weights from another GPU over NCCL, corpus 2617); a split over several GPUs (llama.cpp's layers, pipeline stages) stays unknown, as 3 of 5 blind
     readings have it (917's gap).
     So has a program that sees one GPU (facts/parallelism.one_gpu_seen: llama.cpp's `ggml_cuda_init` list of one
     device beside a llama.cpp or ollama engine, or none named; corpus 1825) and a host of one GPU.

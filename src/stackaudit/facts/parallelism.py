@@ -39,7 +39,12 @@ from stackaudit.facts._parse import (
     tp_spans_nodes,
 )
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.processes import ProcessInfo, ServingProcesses, launcher_ranks_per_node
+from stackaudit.facts.processes import (
+    WEIGHT_SYNC_SERVERS,
+    ProcessInfo,
+    ServingProcesses,
+    launcher_ranks_per_node,
+)
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 
@@ -662,16 +667,16 @@ def one_gpu_engine(engine: ServingEngine | None, gpus: GpuInventory | None = Non
     - with no engine process read, every TensorRT-LLM engine the paste builds is for one GPU and every run shown (of
       those engines, or a Triton server) runs on one rank (facts/engine_command.built_for_one_gpu, the reading
       RT-TRTLLM-ALLREDUCE shares: a build.py without `--world_size` or `--tp_size`, corpus 2153);
-    - never for an RL trainer's rollout engines (engine_command.VLLM_ROLLOUT_TRAINERS), whose job trains on other GPUs;
+    - never for an RL trainer's rollout engines (rollout_engine), whose job trains on other GPUs;
     - the host has one GPU (GpuInventory.whole_count: a listing, or a count in the user's words such as
       `1 x Nvidia A10`, corpus 998), whatever engine serves.
     """
-    from stackaudit.facts.engine_command import GGML_ENGINES, VLLM_ROLLOUT_TRAINERS, built_for_one_gpu
+    from stackaudit.facts.engine_command import GGML_ENGINES, built_for_one_gpu
 
     shown = engine.shown if engine is not None else None
-    if shown is not None and shown.argv[:1] and shown.argv[0] in VLLM_ROLLOUT_TRAINERS:
-        # An RL trainer's rollout engines (engine_command.VLLM_ROLLOUT_TRAINERS): their TP is each engine's, while the
-        # job's training ranks, and the weight sync between them and the engines, run on GPUs and NCCL of their own.
+    if shown is not None and rollout_engine(shown.argv):
+        # An RL trainer's rollout engines: their TP is each engine's, while the job's training ranks, and the weight
+        # sync between them and the engines, run on GPUs and NCCL of their own.
         return ""
     if shown is not None and engine is not None and engine.shown_tp == 1 \
             and (engine.engine != "trtllm" or argv_value(shown.argv, TP_FLAGS) is not None):
@@ -743,7 +748,7 @@ def one_gpu_commands(commands: EngineCommands | None, serving_log: ServingLog | 
     `--split-mode none` (corpus 1301, 1303). A line that only asks the program about itself (`--version`) runs
     nothing and is not counted. A NCCL log's channels or a pasted test's ranks (where the caller passes them) show
     GPUs talking to each other, which no workload on one GPU does: then the commands shown are not the whole
-    workload, and nothing is returned.
+    workload, and nothing is returned; so is it for an RL trainer's rollout engines (rollout_engine).
 
     The one reading of a one-GPU workload from its commands that the multi-GPU checks share: IC-P2P-FUNCTIONAL and,
     through one_gpu_engine, IC-TOPOLOGY-PLACEMENT and IC-NCCL-ENV."""
@@ -752,7 +757,19 @@ def one_gpu_commands(commands: EngineCommands | None, serving_log: ServingLog | 
         return ()
     if (serving_log is not None and serving_log.channels) or (nccl_test_runs is not None and nccl_test_runs.groups):
         return ()
+    if any(rollout_engine(c.argv) for c in shown):
+        return ()  # a rollout server takes its trainer's weights from another GPU over NCCL (corpus 2617, 2618)
     return shown
+
+
+def rollout_engine(argv: tuple[str, ...]) -> bool:
+    """Whether the command line `argv` runs an RL trainer's rollout engines, which take the trainer's weights from its own GPUs
+    over NCCL: a trainer that starts vLLM engines (engine_command.VLLM_ROLLOUT_TRAINERS: OpenRLHF's PPO, corpus 2360)
+    or a rollout server (processes.WEIGHT_SYNC_SERVERS: verifiers' `vf-vllm`, corpus 2617, 2618). Its engines' own
+    GPU count is not the job's: the multi-GPU checks' one-GPU readings (one_gpu_engine, one_gpu_commands) skip it."""
+    from stackaudit.facts.engine_command import VLLM_ROLLOUT_TRAINERS
+
+    return bool(argv) and (argv[0] in VLLM_ROLLOUT_TRAINERS or posixpath.basename(argv[0]) in WEIGHT_SYNC_SERVERS)
 
 
 def one_gpu_host(gpus: GpuInventory | None, engine: ServingEngine | None, log: ServingLog | None) -> str:

@@ -327,6 +327,14 @@ VLLM_ONLY_FLAGS = ("--enforce-eager", "--worker-use-ray", "--engine-use-ray", "-
                    "--gpu-memory-utilization", "--max-num-seqs")
 
 
+# RL trainers' rollout servers: vLLM's OpenAI server in their own process, with vLLM's own engine arguments and routes
+# that take the trainer's weights over an NCCL communicator (PyNcclCommunicator) joining the server's GPUs to the
+# trainer's: verifiers' `vf-vllm` (PrimeIntellect-ai/verifiers, verifiers/inference/vllm_server.py; `CUDA_VISIBLE_DEVICES=0
+# vf-vllm --model M --tensor-parallel-size 1`, verifiers#139 and #181, corpus 2617, 2618). A server on one GPU still
+# moves data to another GPU (parallelism.one_gpu_commands).
+WEIGHT_SYNC_SERVERS = frozenset(("vf-vllm",))
+
+
 # The engines of `dynamo run out=ENGINE` (dynamo-run's usage: `out=echo_core|echo_full|mistralrs|llamacpp|sglang|vllm|dyn
 # ... [--tensor-parallel-size=1] [--num-nodes=1]`) whose flags are read here as the engine's.
 # https://docs.nvidia.com/dynamo/archive/0.3.2/guides/dynamo_run.html
@@ -382,6 +390,9 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         # .../site-packages/sglang/launch_server.py -- --model-path M`, sgl-project/sglang#958): the module
         # `python -m sglang.launch_server` runs.
         return _Match("sglang", "api-server")
+    if base in WEIGHT_SYNC_SERVERS:
+        # A program that runs vLLM's OpenAI server with vLLM's own engine arguments (WEIGHT_SYNC_SERVERS).
+        return _Match("vllm", "api-server")
     if base == "server_vllm.py":
         # MeetKai/functionary's OpenAI server: vLLM's engine in-process, its flags vLLM's (AsyncEngineArgs.add_cli_args).
         return _Match("vllm", "api-server")

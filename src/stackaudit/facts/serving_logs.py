@@ -2538,6 +2538,11 @@ def parse_serving_log(text: str) -> ServingLog:
     if not graphs and namespace_line and _namespace_keeps_graphs(namespace_line, vllm_version):
         graphs = "flags"  # the parsed flags leave vLLM's default, graphs on
         graph_lines.append(namespace_line)
+    if world_size == 1:
+        # vLLM's torch.distributed world holds every TP, PP and DP rank of the engine (parallel_state.py's
+        # initialize_model_parallel groups all ranks as DP x PP x TP): a world of one rank is TP 1 and one stage (corpus
+        # 2616: `world_size=1 rank=0`).
+        tp, pp = tp or 1, pp or 1
     tree = parse_nccl_topo_tree(relevant) if any(_TREE_START.search(ln) or _TREE_CPU_ROOT.search(ln) for ln in relevant
                                                      if "=== System" in ln or "CPU/" in ln) else None
     if tree is not None and not path_lines:

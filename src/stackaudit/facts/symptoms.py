@@ -50,9 +50,14 @@ RAY_STORE_RUNNER = "https://github.com/ray-project/ray/blob/master/src/ray/objec
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
 NCCL_P2P_TRANSPORT = "https://github.com/NVIDIA/nccl/blob/master/src/transport/p2p.cc"
 # NCCL's P2P transport failing to open the peer's IPC handle (nccl-p2p-ipc-open): the whole warning with any error but
-# 217's words, or the line cut inside it at its end (`transport/p2p.cc:238 NCCL WARN failed to ope`).
+# 217's words, or the line cut inside it at its end (`transport/p2p.cc:238 NCCL WARN failed to ope`); or a CUDA call of
+# that transport failing at its own source line (CUDACHECK's `transport/p2p.cc:298 NCCL WARN Cuda failure 'invalid
+# argument'`, corpus 2618), but for 217's words, a lack of memory and a call made in the wrong state (401, an NVLS or
+# graph-capture misuse, test_log_symptoms), which are other checks' failures.
 NCCL_P2P_IPC_OPEN = re.compile(r"\bWARN failed to open CUDA IPC handle\b(?!.{0,400}peer access is not supported)"
-                               r"|transport/p2p\.c[cu]:\d+ (?:NCCL )?WARN failed to op(?:en?)?\s*$")
+                               r"|transport/p2p\.c[cu]:\d+ (?:NCCL )?WARN failed to op(?:en?)?\s*$"
+                               r"|transport/p2p\.c[cu]:\d+ (?:NCCL )?WARN Cuda failure (?:\d+ )?'"
+                               r"(?!out of memory|peer access is not supported|the operation cannot be performed)")
 # A CUDA P2P sample's abort on a peer mapping (p2p-test-map-failed): `Cuda failure p2pBandwidthLatencyTest.cu:189:
 # 'mapping of buffer object failed'`, or checkCudaErrors' `simpleP2P.cu:NNN code=205(cudaErrorMapBufferObjectFailed)`.
 P2P_TEST_MAP_FAILED = re.compile(r"\b\w{0,40}?[Pp]2[Pp]\w{0,40}\.cu:\d+\b[^\n]{0,200}?"
@@ -424,8 +429,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # ray-project/ray#17909). Error 217 is p2p-unsupported's line.
     Symptom("nccl-p2p-ipc-open", NCCL_P2P_IPC_OPEN,
         "IC-P2P-FUNCTIONAL", "high", NCCL_P2P_TRANSPORT,
-        "NCCL chose P2P/IPC for a pair of GPUs and then could not open the peer's CUDA IPC handle: the peer path it "
-        "chose does not work (peer access refused, or the ranks in separate containers or GPU views)",
+        "NCCL chose P2P for a pair of GPUs and then its P2P transport failed a CUDA call (opening the peer's CUDA IPC "
+        "handle, mapping its memory): the peer path it chose does not work (peer access refused, or the ranks in "
+        "separate containers or GPU views)",
         clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
     Symptom("trtllm-custom-ar-peer-refused", TRTLLM_PEER_REFUSED,
         "RT-TRTLLM-ALLREDUCE", "high", TRTLLM_IPC_SOURCE,
@@ -1838,7 +1844,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Runtime Hook directly", "Allocate failed due to",
            "plugin resources failed due to",
            "t initialize NVML", "No entries --", "starting llama server", "no GPU detected", "falling back to CPU",
-           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op",
+           "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op", "WARN Cuda failure",
            "NVLink error detected", "mapping of buffer object", "MapBufferObjectFailed", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "reading from server: EOF",
            "triton GPU compiler", "Triton only supports devices", "only supports Ampere GPUs", "CUDA GPU is too old",
            "Bfloat16 is only supported", "Your device is too old", "does not support Int8 Matmul")

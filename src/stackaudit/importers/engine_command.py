@@ -70,7 +70,7 @@ from stackaudit.facts.engine_command import (
     wrapped_inside_value,
 )
 from stackaudit.facts.model_placement import TRITON_GROUP, triton_group_end
-from stackaudit.facts.processes import VLLM_ONLY_FLAGS
+from stackaudit.facts.processes import VLLM_ONLY_FLAGS, WEIGHT_SYNC_SERVERS
 from stackaudit.facts.serving_logs import VLLM_LINE
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.importers._scan import FENCE, INLINE_CODE, Candidates, Scan, strip_prompt
@@ -407,7 +407,8 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 and "llava" not in low and "mtmd-cli" not in low and "lmdeploy chat" not in low
                 and "dynamo" not in low and "convert_checkpoint" not in low and "build.py" not in low
                 and "text-generation-launcher" not in low and "mlc_llm" not in low and "start_" not in low
-                and "llamafile" not in low and "ktransformers" not in low and "local_chat" not in low) \
+                and "llamafile" not in low and "ktransformers" not in low and "local_chat" not in low
+                and not any(p in low for p in WEIGHT_SYNC_SERVERS)) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or continued(line)
                         or (i > 0 and continued(lines[i - 1]))):  # the last line of a continued command
