@@ -450,6 +450,43 @@ def test_other_nvls_failures_and_other_401s_are_not_the_nvls_row() -> None:
     assert find_symptoms([other]) == ()
 
 
+# Modelled on NCCL's WARN (src/graph/paths.cc, ncclTopoComputePaths) as a rank's log prints it.
+NCCL_NVLINK_P2P_WARN = ("node7:311:402 [3] graph/paths.cc:662 NCCL WARN P2P is disabled between NVLINK connected GPUs 3 "
+                        "and 2. This should not be the case given their connectivity, and is probably due to a hardware "
+                        "issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.\n")
+
+
+def test_nccl_refusing_p2p_over_nvlink_proves_the_links_and_the_topology() -> None:
+    # Corpus 2638 (NVIDIA/nccl#2329): NCCL's WARN alone, no GPU model: NVLink joins the pair and NVML's P2P is not OK.
+    got = _capture("2638", "DRV-NVLINK-HEALTH", "IC-TOPO-READ", "DRV-FABRIC-MANAGER")
+    assert got["DRV-NVLINK-HEALTH"][0] == "issue" and "NVLINK connected GPUs 1 and 0" in got["DRV-NVLINK-HEALTH"][1]
+    assert got["IC-TOPO-READ"][0] == "issue" and "NVLINK connected GPUs 1 and 0" in got["IC-TOPO-READ"][1]
+    assert got["DRV-FABRIC-MANAGER"][0] == "unknown"
+    assert [h.symptom.name for h in find_symptoms(NCCL_NVLINK_P2P_WARN.splitlines())] == [
+        "nccl-nvlink-p2p-disabled", "nccl-nvlink-p2p-topology"]
+    # Counter-example, real (corpus 74, a k8s vLLM NCCL log): the INFO line of a PCIe pair names no NVLink; the path
+    # and the model decide it (facts/peer_access.py), not these rows.
+    assert _capture("74", "IC-TOPO-READ")["IC-TOPO-READ"][0] == "unknown"
+    assert find_symptoms(["NCCL INFO P2P is disabled between connected GPUs 1 and 0. You can repress this message "
+                          "with NCCL_IGNORE_DISABLED_P2P=1."]) == ()
+
+
+def test_an_uncorrectable_nvlink_error_the_user_reports_proves_nvlink_health() -> None:
+    # Corpus 2642 (NVIDIA/open-gpu-kernel-modules#1355, eight B300): the user's words, wrapped over lines, say the
+    # driver tore the engine's CUDA channels down with an uncorrectable NVLink error; no log line is in the excerpt.
+    status, message = _capture("2642", "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert status == "issue" and "uncorrectable NVLink error" in message and "user reports" in message
+    # Another thread, real (corpus 2271, TensorRT-LLM on a B200 HGX): CUDA's own line is the CUDA row's, not this one.
+    status, message = _capture("2271", "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert status == "issue" and "user reports" not in message
+    # Modelled counter-examples: a question or a conditional reports nothing.
+    for prose in ("Could this be an uncorrectable NVLink error on the switch tray?",
+                  "If there is an uncorrectable NVLink error, does the driver tear the channels down?"):
+        assert find_symptoms([prose]) == (), prose
+    hit = find_symptoms(["Both ranks died: the job hit an uncorrectable NVLink error after 3 hours."])
+    assert [h.symptom.name for h in hit] == ["nvlink-uncorrectable-stated"]
+
+
 # easybuilders/easybuild-easyconfigs#13237 (branfosj, PyTorch's test_c10d_nccl on four GPUs): CUDA's error 220 as
 # std::terminate prints torch's exception.
 EASYBUILD_13237 = """\

@@ -105,6 +105,42 @@ def test_fewer_links_on_one_pair_or_a_gpu_without_nvlink_is_never_ok() -> None:
     assert _capture("09", NVLINK)[NVLINK].status == "issue"
 
 
+# The DGX-1V's hybrid cube mesh (NVIDIA WP-08437-002): GPU i's NV# to GPU j, SYS elsewhere.
+_CUBE = {(0, 1): 1, (0, 2): 1, (0, 3): 2, (0, 4): 2, (1, 2): 2, (1, 3): 1, (1, 5): 2, (2, 3): 2, (2, 6): 1,
+         (3, 7): 1, (4, 5): 1, (4, 6): 1, (4, 7): 2, (5, 6): 2, (5, 7): 1, (6, 7): 2}
+
+
+def _cube(bonds: dict[tuple[int, int], int]) -> list[list[str]]:
+    return [["X" if i == j else (f"NV{bonds[min(i, j), max(i, j)]}" if (min(i, j), max(i, j)) in bonds else "SYS")
+             for j in range(8)] for i in range(8)]
+
+
+def test_a_whole_matrix_of_a_direct_boards_full_wiring_is_every_link_up() -> None:
+    # Corpus 2639 (a DGX-1 in the commenter's words): every row bonds 2+2+1+1, a V100 SXM2's six links.
+    result = _capture("2639", NVLINK)[NVLINK]
+    assert result.status == "ok" and "2+2+1+1" in result.message and "V100 SXM2" in result.message
+    # Corpus 335 (another thread's cube mesh, numbered otherwise): the same wiring, every link up.
+    result = _capture("335", NVLINK)[NVLINK]
+    assert result.status == "ok" and "2+2+1+1" in result.message
+    assert _run(make_topo(_cube(_CUBE), ["0-19"] * 8, ["0"] * 8), NVLINK)[NVLINK].status == "ok"
+
+
+def test_a_direct_board_short_of_a_link_or_covered_by_a_bigger_one_stays_open() -> None:
+    # Modelled: the cube mesh with GPU0-GPU3 at NV1 (a link down): GPU0 and GPU3 sum to five, no board's row.
+    down = dict(_CUBE) | {(0, 3): 1}
+    assert _run(make_topo(_cube(down), ["0-19"] * 8, ["0"] * 8), NVLINK)[NVLINK].status == "unknown"
+    # Modelled: four GPUs NV4 to each other, no model named: an A100 board whole, or four GPUs of an HGX A100 whose
+    # NVSwitches are down but two (one count on every pair is an NVSwitch board's view too).
+    cells = [["X" if i == j else "NV4" for j in range(4)] for i in range(4)]
+    assert _run(make_topo(cells, ["0-15"] * 4, ["0"] * 4), NVLINK)[NVLINK].status == "unknown"
+    # Corpus 2636 (vLLM collect_env, no model): NV6 on every pair of four GPUs is a Hopper board whole, but also four
+    # GPUs of an NVSwitch board (a DGX-2's V100s whole, an HGX A100 with three switches down): open.
+    assert _capture("2636", NVLINK)[NVLINK].status == "unknown"
+    # Corpus 2632 (Summit): NV2 triads; a third of each V100's links go to the POWER9 CPU, which the matrix does not
+    # show: no board of the table, so it stays open.
+    assert _capture("2632", NVLINK)[NVLINK].status == "unknown"
+
+
 # --- IC-TOPOLOGY-PLACEMENT: NVSwitches proven by a row, sockets hidden by NUMA affinity ------------------------
 
 

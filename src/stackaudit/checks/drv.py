@@ -90,7 +90,7 @@ from stackaudit.facts.peer_access import NVBANDWIDTH, P2pBandwidth, P2pDataTests
 from stackaudit.facts.platform import Virtualization, vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.processes import ENGINE_NAMES
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major, release_newest_cuda_major
-from stackaudit.facts.serving_logs import FULL_NVL_BW, LogDate, NcclTopoTree, ServingLog
+from stackaudit.facts.serving_logs import DIRECT_NVL_BOARDS, FULL_NVL_BW, LogDate, NcclTopoTree, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, STACK_XID, LogSymptoms
 from stackaudit.facts.system import BbSwitch, KernelLog, LoadedModules, module_loaded
@@ -1307,7 +1307,7 @@ def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
                      + f") while the other GPUs are NVLink-connected: {'its' if len(cut) == 1 else 'their'} links are down",
                      actual=cells, expected="NV# to the other GPUs", subjects=cut,
                      evidence=[topo.lines[g] for g in cut if g in topo.lines][:2])
-    judged = _nvlinks_all_up(topo, gpus)
+    judged = _nvlinks_all_up(topo, gpus) or _direct_board(topo, gpus)
     if judged is not None:
         return judged
     return unknown("every GPU has an NVLink path in `nvidia-smi topo -m`; the per-link states and error "
@@ -1433,6 +1433,35 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
                 "are not in this source)", actual={"links": f"NV{bonded}", "rows": list(whole)},
                 evidence=[topo.lines[g] for g in whole if g in topo.lines][:2])
     return over_subjects(judged, whole, len(topo.gpus) if cut else None, ask="nvidia-smi topo -m")
+
+
+def _direct_board(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | None:
+    """`ok` over a whole `nvidia-smi topo -m` whose every GPU bonds its peers as one direct board of
+    serving_logs.DIRECT_NVL_BOARDS, with all of that board's GPUs and symmetric cells: each row is every NVLink of its
+    GPU (a link down leaves its pair, and its row's sum, below the board's), and a wiring of unequal counts with SYS
+    between some GPUs is no NVSwitch board's. A model the source names must have that many links (data/gpus.toml).
+    One count on every pair is also what GPUs of an NVSwitch board show in a container's view (four of a DGX-2's V100s
+    read NV6, so do an HGX A100's with three of its six switches down), so it is left to _nvlinks_all_up. Corpus 2639
+    and 335 (a DGX-1V's hybrid cube mesh). None where the matrix is cut or no board matches."""
+    names = list(topo.gpus)
+    if len(topo.whole_rows()) != len(names) or topo.unshown_pairs() \
+            or any(topo.link(a, b) != topo.link(b, a) for a in names for b in names if a != b):
+        return None
+    rows = {tuple(sorted(n for o in names if o != g and (n := nvlink_count(topo.link(g, o) or "")))) for g in names}
+    if len(rows) != 1:
+        return None
+    counts = rows.pop()
+    board = DIRECT_NVL_BOARDS.get(counts)
+    if board is None or board[1] != len(names) or len(set(counts)) == 1:
+        return None
+    specs = [gpu_spec(n) for n in (gpus.models if gpus is not None else {}).values()]
+    if any(s is not None and s.nvlink_links != sum(counts) for s in specs):
+        return None
+    judged = ok(f"every GPU of the whole `nvidia-smi topo -m` bonds its peers {'+'.join(map(str, counts[::-1]))}: "
+                f"{board[2]}, every link up (error counters are not in this source)",
+                actual={"links": "+".join(map(str, counts[::-1])), "rows": names},
+                evidence=[topo.lines[g] for g in names if g in topo.lines][:2])
+    return over_subjects(judged, names, None, ask="nvidia-smi topo -m")
 
 
 # --- DRV-OPEN-MODULE ---------------------------------------------------------------------------
@@ -2557,6 +2586,9 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     the model's link count (the model named in the source), the most links any GPU has, or NV12 over more than
     four GPUs (no NVSwitch board shows it with a switch down; NV8 does, so it stays unknown without the model).
     A whole matrix of two or more GPUs with no NV# cell and no model named is a PCIe build: not applicable.
+    A whole matrix whose every GPU bonds its peers as one direct board's full wiring (serving_logs.DIRECT_NVL_BOARDS:
+    a DGX-1V's 2+2+1+1 hybrid cube mesh, corpus 2639) is ok; one count on every pair (GPUs of an NVSwitch board
+    show that too) or, with no model named, a wiring a bigger board's shows with links down stays unknown.
     With no model named, two or more disjoint NVLink pairs with PCIe between them are bridges: one bridged
     card's full count on every pair is ok (bridges fail pair by pair), differing counts are unknown.
     A GPU whose `nvlink -s` listing is cut is not shown; the whole GPUs decide.

@@ -205,6 +205,8 @@ FM_FATAL = re.compile(r"\bfabric manager config file item: \S+ has an invalid va
                       r"\bfailed to open fabric topology file", re.IGNORECASE)
 # NCCL's NVLS setup (nvlsAllocateMem), where CUDA refuses a broken NVSwitch multicast fabric (the NVLS row of SYMPTOMS).
 NCCL_NVLS_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/transport/nvls.cc"
+NCCL_PATHS_SOURCE = "https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc"
+NCCL_NVLINK_P2P_DISABLED = re.compile(r"P2P is disabled between NVLINK connected GPUs \d+ and \d+")
 NVLS_ILLEGAL_STATE = re.compile(r"Failed to bind NVLink SHARP \(NVLS\) Multicast memory\b.*\bCUDA error 401\b|"
                                 r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure 401\b")
 # NCCL's own cause of that refusal, the second line of its WARN (nvls.cc, from 2.27.3, on a failed multicast bind or
@@ -224,6 +226,9 @@ CTK_HOOK_STUCK = re.compile(r"^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+\S+\s+\S+\s
 # (NVIDIA/nvidia-docker#895, #921, #912; docker/for-linux#846 `driver >= 410`; lmb-freiburg/netdef-docker#6
 # `driver < 385`) was reached only after the `cuda>=` alternative failed: the same refusal.
 CTK_CUDA_REQUIREMENT = re.compile(r"\bunsatisfied condition: (?:cuda ?>= ?\d|brand ?= ?tesla\b|driver ?[<>]=? ?\d{3})")
+# The same error in the user's words, reported as having happened (the row nvlink-uncorrectable-stated).
+NVLINK_UNCORRECTABLE_STATED = re.compile(r"\b(?:[Ww]ith|by|hit|hits|got|saw|threw|throws|raised|reported|logged) "
+                                         r"(?:an? (?:fatal )?)?[Uu]ncorrectable NVL(?:ink|INK) error\b(?! detected during)")
 # The CUDA runtime's cudaErrorNvlinkUncorrectable (220), in cudaGetErrorString's words or by its enum's names.
 CUDA_NVLINK_UNCORRECTABLE = re.compile(r"\buncorrectable NVLink error detected during the execution\b|"
                                        r"\bcudaErrorNvlinkUncorrectable\b|\bCUDA_ERROR_NVLINK_UNCORRECTABLE\b")
@@ -456,6 +461,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "DRV-NVLINK-HEALTH", "high", CUDA_ERRORS,
         "CUDA stopped the program on an uncorrectable NVLink error (cudaErrorNvlinkUncorrectable, 220): an NVLink "
         "between the GPUs failed under the workload", faults_gpu=True),
+    # The same failure in the user's words, reported as an event of the run: `the NVIDIA driver tore down the engine's
+    # CUDA channels with an uncorrectable NVLink error` (NVIDIA/open-gpu-kernel-modules#1355, corpus 2642, eight B300
+    # on an NVSwitch fabric). Only a verb or preposition that says the error happened (hit, got, with, by) is read: a
+    # question or a conditional (`could it be an uncorrectable NVLink error`, `if there is ...`) is no report.
+    Symptom("nvlink-uncorrectable-stated", NVLINK_UNCORRECTABLE_STATED,
+        "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE,
+        "the user reports the run stopped on an uncorrectable NVLink error (their words, the driver's or CUDA's "
+        "lines not shown): an NVLink between the GPUs failed under the workload", faults_gpu=True),
     # Xid 94: an uncorrectable ECC error the GPU contained (the process using the memory is stopped; a reset
     # remaps the row); 48 (double-bit ECC) and 95 (uncontained ECC) take the whole GPU down.
     Symptom("ecc-xid-contained", re.compile(rf"{_XID_AT}94\b"),
@@ -533,6 +546,19 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "fabric's multicast does not work on this node, which NCCL traces to a system or configuration error in "
         "Fabric Manager or the NVSwitches (NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile)",
         unless=NVLS_FABRIC_CAUSE),
+    # NCCL's topology joins GPUs a and b over NVLink while NVML's P2P status for the pair is not OK: NCCL
+    # (src/graph/paths.cc, ncclTopoComputePaths) WARNs "P2P is disabled between NVLINK connected GPUs %d and %d ...
+    # probably due to a hardware issue" and stops its init (the PCIe case is an INFO line without NVLINK, read by
+    # facts/peer_access.py and left to the path and the model). The pair's links are up and refuse P2P: the NVLink
+    # path, and the topology NCCL reads from it, are broken for that pair (NVIDIA/nccl#2329, corpus 2638).
+    Symptom("nccl-nvlink-p2p-disabled", NCCL_NVLINK_P2P_DISABLED,
+        "DRV-NVLINK-HEALTH", "high", NCCL_PATHS_SOURCE,
+        "NCCL found NVLink between two GPUs whose P2P NVML reports not OK and stopped (NCCL names a hardware "
+        "issue): the pair's NVLink path does not carry P2P", faults_gpu=True),
+    Symptom("nccl-nvlink-p2p-topology", NCCL_NVLINK_P2P_DISABLED,
+        "IC-TOPO-READ", "high", NCCL_PATHS_SOURCE,
+        "NCCL's topology puts two GPUs on NVLink while NVML reports their P2P status not OK: the path its "
+        "topology reads does not carry P2P, and NCCL refuses the pair (NCCL_IGNORE_DISABLED_P2P=1 only hides it)"),
     # NCCL's WARN on a failed NVLS multicast bind or map, whole: its second line names a system or configuration error
     # in Fabric Manager or the NVSwitches as the cause (nvls.cc). NCCL prints it only after the driver reported
     # multicast support, which it does only on an NVSwitch fabric that Fabric Manager set up: the fabric's set-up is
@@ -1836,7 +1862,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform", "No CUDA GPUs are available",
            "NVML Shared Library Not Found", "No platform detected", "No devices found", "No devices were found",
            "Discovered GPU libraries", "libcuda.so.1: cannot open",
-           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "in the Fabric Manager or NVSwitches", "Driver was not detected", "nvidia-smi is not installed", "Startup probe failed", "Failed to bind NVLink SHARP",
+           "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "in the Fabric Manager or NVSwitches", "Driver was not detected", "nvidia-smi is not installed", "Startup probe failed", "Failed to bind NVLink SHARP", "NVLINK connected GPUs", "ncorrectable NVLink error", "ncorrectable NVLINK error",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "pinned system memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
            "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
