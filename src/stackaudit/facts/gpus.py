@@ -1375,8 +1375,10 @@ def gpus_from_unsloth_banner(text: str) -> GpuInventory:
 # `Current CUDA Device Name: NVIDIA GeForce RTX 3090`, `GPU device name: NVIDIA GeForce RTX 5090`): the name of a device
 # CUDA listed. Only an NVIDIA product name is read (ROCm's torch answers with AMD's names under the same labels), and
 # only beside a torch version line of the same printout (TORCH_PRINTED_VERSION), so a program's own banner is not read.
-TORCH_DEVICE_NAME = re.compile(r"^\W{0,3}(?:Current\s+)?(?:CUDA|GPU)\s+[Dd]evice\s+[Nn]ame\s*(?:\(0\))?:\s*"
-                               r"(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce)\b[^\n]{1,80}?)\s*$", re.MULTILINE)
+# TRL's environment report (`trl env`) lists every device torch counts, each by torch.cuda.get_device_name, joined by
+# commas under `CUDA device(s)` (`- CUDA device(s): NVIDIA RTX A6000, NVIDIA RTX A6000, ...`, corpus 2627): one GPU a name.
+TORCH_DEVICE_NAME = re.compile(r"^\W{0,3}(?:Current\s+)?(?:CUDA|GPU)\s+[Dd]evice(?:\s+[Nn]ame\s*(?:\(0\))?|(?P<all>\(s\)))"
+                               r":\s*(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce)\b[^\n]{1,600}?)\s*$", re.MULTILINE)
 TORCH_PRINTED_VERSION = re.compile(r"^\W{0,3}(?:PyTorch|Torch)\s+[Vv]ersion\s*:\s*\d+\.\d+", re.MULTILINE | re.IGNORECASE)
 
 
@@ -1386,10 +1388,14 @@ def parse_torch_named_gpus(text: str) -> GpuInventory:
 
     >>> parse_torch_named_gpus("Torch version: 2.1.0\\nCUDA device name: NVIDIA GeForce RTX 4090").models
     {0: 'NVIDIA GeForce RTX 4090'}
+    >>> parse_torch_named_gpus("- PyTorch version: 2.7.0\\n- CUDA device(s): NVIDIA A40, NVIDIA A40").models
+    {0: 'NVIDIA A40', 1: 'NVIDIA A40'}
     """
     if not TORCH_PRINTED_VERSION.search(text):
         raise ParseError("no `PyTorch version:` line beside a device name")
-    names = list(dict.fromkeys(m["name"].strip() for m in TORCH_DEVICE_NAME.finditer(text)))
+    listed = [[n.strip() for n in m["name"].split(",")] for m in TORCH_DEVICE_NAME.finditer(text) if m["all"]]
+    names = listed[0] if len(listed) == 1 and all(listed[0]) else \
+        list(dict.fromkeys(m["name"].strip() for m in TORCH_DEVICE_NAME.finditer(text) if not m["all"]))
     if not names:
         raise ParseError("no `CUDA device name: <NVIDIA GPU>` line of a torch check")
     return _named_devices(names, TORCH_NAMED_TITLE, "a torch check names the devices it asks about; ")
