@@ -1,6 +1,8 @@
 """GPUs named outside nvidia-smi where the tool did not read them (issue 28, h116d).
 
 - facts/gpus.TORCH_DEVICE_NAME: TRL's environment report's `CUDA device(s):` line, every device torch counts.
+- facts/gpus._OWNED_MODEL: `I'm running <model>` and a line starting `Graphics card <model>`; facts/gpus.owned_models:
+  one host's several models joined after such a key (`a RTX 4080 (CUDA0) and RTX 3050-6GB (CUDA1)`).
 MEM-MIG reads those models through the `gpus` fact: a model without MIG makes it not applicable.
 """
 
@@ -9,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from corpus import capture_result
-from stackaudit.facts.gpus import parse_torch_named_gpus
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.gpus import owned_model, owned_models, parse_torch_named_gpus, parse_user_gpus
 
 
 def test_trl_env_lists_every_cuda_device() -> None:
@@ -26,3 +28,36 @@ def test_device_list_without_torch_is_not_read() -> None:
     # Modelled: the same key in another program's banner, no torch version beside it.
     with pytest.raises(ParseError):
         parse_torch_named_gpus("CUDA device(s): NVIDIA RTX A6000, NVIDIA RTX A6000\n")
+
+
+@pytest.mark.parametrize("prefix", ["2643", "2650"])
+def test_mig_not_applicable_on_the_owned_models(prefix: str) -> None:
+    result = capture_result(prefix, "MEM-MIG")
+    assert result.status == "not-applicable", result.message
+
+
+def test_owned_models_of_one_host() -> None:
+    # Real (corpus 2650, ollama/ollama#14365): two cards of one desktop, one GPU of each.
+    line = ("I'm running a RTX 4080 (CUDA0) and RTX 3050-6GB (CUDA1) and Ollama seems very reluctant to offload "
+            "anything to the 3050, especially with larger models.")
+    assert owned_models(line) == ("RTX 4080", "RTX 3050")
+    assert parse_user_gpus(line).models == {0: "RTX 4080", 1: "RTX 3050"}
+    # Real (corpus 2643, sgl-project/sglang#2559): the key without its colon.
+    assert owned_model("Graphics card 4090") == "RTX 4090"
+    # Real (another thread: corpus 1720's board, ggml-org/llama.cpp#1885): a data-centre model's glued memory.
+    assert owned_model("I am running A40-48G cards") == "A40"
+
+
+@pytest.mark.parametrize("line", [
+    # Modelled: the engine, not a GPU, after `I'm running`.
+    "I'm running vllm 0.6.3 with the default settings",
+    # Modelled: one model, then prose: no second model.
+    "I'm running a RTX 4080 and it works fine",
+])
+def test_no_several_owned_models(line: str) -> None:
+    assert owned_models(line) == ()
+
+
+def test_graphics_card_without_model() -> None:
+    # Modelled: the key followed by prose.
+    assert owned_model("Graphics card drivers were updated yesterday") == ""

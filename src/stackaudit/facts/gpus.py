@@ -2081,9 +2081,9 @@ _BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
 # The word after a number that makes it a product series (`RTX 4000 series`, `GeForce RTX 3000-series`), not a model.
 _SERIES_WORD = re.compile(r"^-?series\b", re.I)
 # A data-centre model and its memory joined by a hyphen, as people write a board: `A40-48G` (ggml-org/llama.cpp#1885,
-# corpus 1720), `8*A100-80G`, `A800-80GB`. Only a letter, digits and a size of 16 to 192 GB: `V100-SXM2` is
-# nvidia-smi's own name, left whole.
-_GLUED_MEMORY = re.compile(r"^([A-Z]{1,2}\d{2,4}[A-Z]?)-(\d{2,3}GB?)$", re.I)
+# corpus 1720), `8*A100-80G`, `A800-80GB`; a GeForce number and its memory the same way (`RTX 3050-6GB`, corpus 2650).
+# Only letters, digits and a size in G or GB: `V100-SXM2` is nvidia-smi's own name, left whole.
+_GLUED_MEMORY = re.compile(r"^([A-Z]{0,2}\d{2,4}[A-Z]?)-(\d{1,3}GB?)$", re.I)
 # An NVIDIA TITAN card as people write it (`Titan-V`, `TITAN Xp`, `Titan RTX`; corpus 1171): the GPU table has no TITAN
 # row; the name as nvidia-smi spells it (`TITAN V`) is what gputable's architecture words read (Volta, Pascal, Turing).
 _TITAN_MODEL = re.compile(r"^(?:NVIDIA\s+)?TITAN[\s-]?(V|Xp|X|RTX)$", re.I)
@@ -2394,9 +2394,11 @@ _SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?G
 # 4060Ti`, corpus 2567) say the same of the user's GPU. So do the host's GPU after `with` (`I am with L40`, corpus 2565;
 # `a Proxmox server w/ a Tesla P40 in it`, corpus 2548; `cluster kubernetes with 4070 Super GPU`, corpus 2571: the
 # bare `with` only where the noun GPU follows the model) and a hardware summary's line that starts with the key
-# without its colon (`gpu V100 32G 显存。`, corpus 2553).
+# without its colon (`gpu V100 32G 显存。`, corpus 2553). So do `I'm running` before the model (`I'm running a RTX 4080
+# (CUDA0) and RTX 3050-6GB (CUDA1)`, ollama/ollama#14365, corpus 2650) and a line that starts with `Graphics card` and
+# the model (`Graphics card 4090`, sgl-project/sglang#2559, corpus 2643).
 _OWNED_MODEL = re.compile(r"(?:(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using"
-                          r"|(?:\s+am|'m)\s+with)"
+                          r"|(?:\s+am|['’]m)\s+with|(?:\s+am|['’]m)\s+running)|^\s*Graphics\s+cards?(?=\s+\w)"
                           r"|\bGPU\s+is|(?:^|(?<=[.!?]\s))\s*Using|\bon(?=\s+(?:an?|my|our|NVIDIA)\s|\s+`[\w -]{2,30}`\s+GPU\b)|\bw/"
                           r"|(?<!compared )\bwith(?=\s+(?:an?\s+)?[\w-]{1,20}(?:\s+[\w-]{1,20}){0,2}\s+GPU\b)|^\s*GPU(?=\s+[A-Z]))\s+"
                           r"|(?<![\w-])GPU\s*==?\s*)(?:a\s+single\s+|an?\s+|my\s+|our\s+|one\s+)?(?![1-9]\d?\s)",
@@ -2562,6 +2564,30 @@ def owned_model(line: str) -> str:
     return _nvlinked_default(model) if model and _NVLINK_SAID.search(line) else model
 
 
+def owned_models(line: str) -> tuple[str, ...]:
+    """The models a line of the user's words says they own, one host's cards joined after the key (owned_model): each
+    item's words up to its bracketed aside or a separator (_LIST_ITEM_END), an article before it dropped, up to the
+    first item that names none; () where fewer than two models are named.
+
+    >>> owned_models("I'm running a RTX 4080 (CUDA0) and RTX 3050-6GB (CUDA1) and Ollama seems very reluctant")
+    ('RTX 4080', 'RTX 3050')
+    """
+    m = next((k for k in islice(_OWNED_MODEL.finditer(line), _OWNED_KEYS)
+              if _model_in(line[k.end():k.end() + 160].split()[:4])), None)
+    if m is None:
+        return ()
+    models: list[str] = []
+    for item in _LIST_ITEM_END.split(line[m.end():m.end() + 400]):
+        words = re.sub(r"^\s*(?:an?|one)\s+", "", item, flags=re.I).split()
+        if not words:
+            continue
+        if not (model := _model_in(words[:4])):
+            break
+        models.append(model)
+    found = tuple(dict.fromkeys(models))
+    return found if len(found) > 1 else ()
+
+
 # A parameter list's GPU count on a line of its own, without a model: `gpu=2` under `node=1` (vllm-project/vllm#13273,
 # corpus 1213), `GPUs: 4`. The whole line is the key and the count, so a flag (`--gpus=2`), a shell variable of a script
 # (`GPU_NUM=4`) or a per-actor resource (`num_gpus=1`) is none.
@@ -2594,10 +2620,11 @@ def parse_user_gpus(text: str) -> GpuInventory:
         if models:
             return counted_gpus(USER_WORDS_TITLE, owned_count, next(iter(models)), why)
         return GpuInventory(counts=((USER_WORDS_TITLE, owned_count),), partial=((USER_WORDS_TITLE, why),))
-    several = [ms for line in text.splitlines() if len(ms := listed_models(line)) > 1]
+    several = [ms for line in text.splitlines() if len(ms := listed_models(line) or owned_models(line)) > 1]
     if not said and len(several) == 1 and models <= set(several[0]):
-        # One list line's several models (`GPUS: 3090 (24 gb) 3060 (12 gb)`, corpus 2419): one GPU of each at least,
-        # in the user's order; no count stated.
+        # One list line's several models (`GPUS: 3090 (24 gb) 3060 (12 gb)`, corpus 2419), or one sentence's that the
+        # user owns them (owned_models, corpus 2650): one host's, one GPU of each at least, in the user's order; no
+        # count stated.
         return GpuInventory(gpus=tuple(GpuRecord(i, "", m, None, (USER_WORDS_TITLE,)) for i, m in enumerate(several[0])))
     if not said and len(models) == 1:
         return GpuInventory(gpus=(GpuRecord(0, "", next(iter(models)), None, (USER_WORDS_TITLE,)),))

@@ -75,7 +75,7 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "$env:", "aarch64",
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got",
             "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance", "i use", "i am using",
-            "i'm using", "using ", "on a ", "on my ", "on our ", "jetson", "l4t", "(release), revision", "dual ", "sm_", "sm1", "sm9", "sm8",
+            "i'm using", "using ", "m running", "i am running", "on a ", "on my ", "on our ", "jetson", "l4t", "(release), revision", "dual ", "sm_", "sm1", "sm9", "sm8",
             # A model's memory after a count and the model (`4 A10 (each with 24G)`: facts/gpus._COUNT_MODEL_MEMORY).
             *(f"{d}g" for d in range(10)),
             # The names of PLATFORM_NAMES (facts/platform.py), a guest's word beside them states the host's VM.
