@@ -3,6 +3,7 @@
 - facts/gpus.TORCH_DEVICE_NAME: TRL's environment report's `CUDA device(s):` line, every device torch counts.
 - facts/gpus._OWNED_MODEL: `I'm running <model>` and a line starting `Graphics card <model>`; facts/gpus.owned_models:
   one host's several models joined after such a key (`a RTX 4080 (CUDA0) and RTX 3050-6GB (CUDA1)`).
+- facts/gpus.table_column_model: a Markdown table of runs whose hardware column names one model in every row.
 MEM-MIG reads those models through the `gpus` fact: a model without MIG makes it not applicable.
 """
 
@@ -12,7 +13,13 @@ import pytest
 
 from corpus import capture_result
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.gpus import owned_model, owned_models, parse_torch_named_gpus, parse_user_gpus
+from stackaudit.facts.gpus import (
+    owned_model,
+    owned_models,
+    parse_torch_named_gpus,
+    parse_user_gpus,
+    table_column_model,
+)
 
 
 def test_trl_env_lists_every_cuda_device() -> None:
@@ -61,3 +68,24 @@ def test_no_several_owned_models(line: str) -> None:
 def test_graphics_card_without_model() -> None:
     # Modelled: the key followed by prose.
     assert owned_model("Graphics card drivers were updated yesterday") == ""
+
+
+def test_table_of_runs_on_one_gpu() -> None:
+    # Real (corpus 2651, vllm-project/vllm#25172): two runs on the T4.
+    table = ["| version        | Hardware | Processing Time |", "|----------------|----------|-----------------|",
+             "| v0.10.1.1 (v0) | T4       | 38s             |", "| v1             | T4       | 80s             |", ""]
+    assert table_column_model(table, 0) == ("T4", 4)
+    result = capture_result("2651", "MEM-MIG")
+    assert result.status == "not-applicable" and "T4" in result.message, result.message
+
+
+@pytest.mark.parametrize("table", [
+    # Modelled: runs on two models may be two hosts.
+    ["| run | GPU | tok/s |", "|---|---|---|", "| a | A100 | 900 |", "| b | T4 | 80 |"],
+    # Modelled: the column holds indices, no model.
+    ["| GPU | Memory |", "|---|---|", "| 0 | 80 GB |", "| 1 | 80 GB |"],
+    # Modelled: a key/value table with no header rule.
+    ["| GPU | 1 x NVIDIA H100 80GB HBM3 |", "| Driver | 580.82.07 |"],
+])
+def test_no_table_column_model(table: list[str]) -> None:
+    assert table_column_model(table, 0) == ("", 0)

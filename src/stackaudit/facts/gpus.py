@@ -2275,6 +2275,39 @@ def bare_listed_model(lines: Sequence[str], i: int) -> str:
                                                      for k in (i - 1, i + 1)):
         return ""
     return _model_in(lines[i].split()[-4:])
+# A Markdown table of the user's runs with a column of the hardware they ran on (`| version | Hardware | Processing Time
+# |`, then `| v0.10.1.1 (v0) | T4 | 38s |`, vllm-project/vllm#25172, corpus 2651): where every row's cell of that column
+# names one and the same model, the runs are on that GPU, which is the host's. Rows of several models may be several
+# hosts: none is read.
+_TABLE_GPU_HEAD = re.compile(r"^\s*\|(?:[^|\n]{0,60}\|){0,8}\s*(?:Hardware|GPUs?|GPU model|Device)\s*\|", re.I)
+_TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|){2,}\s*$")
+MAX_TABLE_ROWS = 40  # rows of one table read for its GPU column
+
+
+def table_column_model(lines: Sequence[str], i: int) -> tuple[str, int]:
+    """The one model every row of the Markdown table whose header is line i names in its hardware column
+    (_TABLE_GPU_HEAD), and the line after the table's last row; ("", i) where line i heads no such table, a row names
+    no model of the GPU table there, or the rows name several.
+
+    >>> table_column_model(["| version | Hardware | Time |", "|---|---|---|", "| v0 | T4 | 38s |", "| v1 | T4 | 80s |"], 0)
+    ('T4', 4)
+    """
+    head = _TABLE_GPU_HEAD.match(lines[i]) if len(lines[i]) <= 600 else None
+    if head is None or i + 1 >= len(lines) or not _TABLE_RULE.match(lines[i + 1]):
+        return "", i
+    column = head.group(0).count("|") - 1
+    models: set[str] = set()
+    end = i + 2
+    while end < len(lines) and end < i + 2 + MAX_TABLE_ROWS and lines[end].lstrip().startswith("|"):
+        cells = lines[end][:600].strip().strip("|").split("|")
+        model = _model_in(cells[column - 1].split()[:5]) if len(cells) >= column else ""
+        if not model:
+            return "", i
+        models.add(model)
+        end += 1
+    return (next(iter(models)), end) if len(models) == 1 else ("", i)
+
+
 # The items of a list's GPU value: a bracketed aside (the memory, the vendor) or a separator ends a model's words.
 _LIST_ITEM_END = re.compile(r"\([^()]{0,80}\)|[,;+&/|]|\band\b", re.I)
 
