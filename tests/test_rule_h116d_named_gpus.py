@@ -4,14 +4,17 @@
 - facts/gpus._OWNED_MODEL: `I'm running <model>` and a line starting `Graphics card <model>`; facts/gpus.owned_models:
   one host's several models joined after such a key (`a RTX 4080 (CUDA0) and RTX 3050-6GB (CUDA1)`).
 - facts/gpus.table_column_model: a Markdown table of runs whose hardware column names one model in every row.
+- facts/mig_setup.mig_devices_named: a device the `gpus` fact's sources name after a MIG slice is a MIG instance listed.
 MEM-MIG reads those models through the `gpus` fact: a model without MIG makes it not applicable.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from corpus import capture_result
+from corpus import capture_result, paste_checks
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import (
     owned_model,
@@ -89,3 +92,20 @@ def test_table_of_runs_on_one_gpu() -> None:
 ])
 def test_no_table_column_model(table: list[str]) -> None:
     assert table_column_model(table, 0) == ("", 0)
+
+
+def test_cuda_named_mig_instance_is_listed() -> None:
+    # Real (corpus 2620, ggml-org/llama.cpp#12729): one 7g.80gb instance of an A800, llama-server on it, no TP.
+    result = capture_result("2620", "MEM-MIG")
+    assert result.status == "not-an-issue" and "MIG 7g.80gb" in result.message, result.message
+    # Real (another thread: corpus 1158): a whole A100 in the same list stays MIG off.
+    assert capture_result("1158", "MEM-MIG").status == "ok"
+
+
+def test_cuda_named_mig_instance_under_tp(tmp_path: Path) -> None:
+    # Modelled: two MIG instances in llama.cpp's list, and vLLM run at TP 2 across them.
+    text = ("ggml_cuda_init: found 2 CUDA devices:\n"
+            "  Device 0: NVIDIA A100-SXM4-80GB MIG 3g.40gb, compute capability 8.0, VMM: yes\n"
+            "  Device 1: NVIDIA A100-SXM4-80GB MIG 3g.40gb, compute capability 8.0, VMM: yes\n"
+            "$ vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2\n")
+    assert paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"].status == "issue"

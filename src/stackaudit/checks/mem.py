@@ -429,8 +429,8 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     Where no GPU shows its MIG mode nor its model, and no instance is listed, MIG slices named as resources to schedule
     (`nvidia.com/mig-1g.10gb`) with no engine running TP > 1 are not an issue (corpus 1698); a strategy alone is not.
     Where no GPU shows its MIG mode, MIG instances a pasted listing shows (`nvidia-smi -L`, collect_env's GPU list,
-    `nvidia-smi mig -lgi`, `dcgmi discovery -c`, GKE's device plugin's `Discovered GPU partition: nvidia0/gi0`:
-    facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
+    `nvidia-smi mig -lgi`, `dcgmi discovery -c`, GKE's device plugin's `Discovered GPU partition: nvidia0/gi0`, a CUDA
+    device list's device named after its slice, `NVIDIA A800-SXM4-80GB MIG 7g.80gb`: facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
     an engine runs TP > 1, else not an issue; so do the user's words that the work runs on a MIG slice (`H100 40GB
     (using MIG)`, facts/mig_setup.stated_mig).
     An nccl-tests header whose ranks run on two hosts or more shows each host's GPUs: the verdict from its names
