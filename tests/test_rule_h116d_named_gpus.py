@@ -5,6 +5,7 @@
   one host's several models joined after such a key (`a RTX 4080 (CUDA0) and RTX 3050-6GB (CUDA1)`).
 - facts/gpus.table_column_model: a Markdown table of runs whose hardware column names one model in every row.
 - facts/mig_setup.mig_devices_named: a device the `gpus` fact's sources name after a MIG slice is a MIG instance listed.
+- facts/gpus.CHECK_ENV_TITLE: SGLang's and lmdeploy's check_env name torch's devices, a CUDA device list for MEM-MIG.
 MEM-MIG reads those models through the `gpus` fact: a model without MIG makes it not applicable.
 """
 
@@ -109,3 +110,20 @@ def test_cuda_named_mig_instance_under_tp(tmp_path: Path) -> None:
             "  Device 1: NVIDIA A100-SXM4-80GB MIG 3g.40gb, compute capability 8.0, VMM: yes\n"
             "$ vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2\n")
     assert paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"].status == "issue"
+
+
+def test_check_env_names_torch_devices() -> None:
+    # Real (corpus 2628, sgl-project/sglang#7936): SGLang's check_env, eight H100 named by torch: MIG off.
+    result = capture_result("2628", "MEM-MIG")
+    assert result.status == "ok" and "check_env" in result.message, result.message
+    # Real (another thread: corpus 2622, InternLM/lmdeploy#700): lmdeploy's check_env, sixteen A10 without MIG.
+    assert capture_result("2622", "MEM-MIG").status == "not-applicable"
+
+
+def test_collect_env_names_are_not_cuda_names(tmp_path: Path) -> None:
+    # Modelled: vLLM's collect_env prints `nvidia-smi -L`, which names a MIG-enabled A100 by its product: not MIG off.
+    text = ("Collecting environment information...\nPyTorch version: 2.4.0+cu121\nIs CUDA available: True\n"
+            "CUDA runtime version: 12.1.105\nGPU models and configuration: GPU 0: NVIDIA A100-SXM4-80GB\n"
+            "Nvidia driver version: 550.54.15\n")
+    assert paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"].status != "ok"
+

@@ -119,6 +119,11 @@ P2P_MATRIX_TITLE = "`nvidia-smi topo -p2p`"
 PCI_TITLE = PCI_DEVICES
 LSPCI_TITLE = "`lspci`"
 COLLECT_ENV_TITLE = "collect_env / check_env report"
+# SGLang's and lmdeploy's check_env (mmengine's collect_env) name each GPU by torch.cuda.get_device_name, grouping the
+# indices of one name (`GPU 0,1,2,3,4,5,6,7: NVIDIA H100 80GB HBM3`) over a `GPU 0,1 Compute Capability: 9.0` line
+# no other report prints: CUDA's own names, as a CUDA program's device list gives them (corpus 2628). vLLM's collect_env
+# prints `nvidia-smi -L` instead.
+CHECK_ENV_TITLE = "check_env's torch.cuda.get_device_name list"
 NCCL_TESTS_TITLE = "nccl-tests header"
 P2P_TEST_TITLE = "p2pBandwidthLatencyTest's device lines"
 NVBANDWIDTH_TITLE = "nvbandwidth's device lines"
@@ -456,7 +461,9 @@ def from_collect_env(report: CollectEnv) -> GpuInventory:
     """torch's GPUs by CUDA index; a ROCm build names AMD GPUs there (`AMD Instinct MI300X (gfx942:…)`): others."""
     if report.gpu_models and all(other_vendor(name) for name in report.gpu_models):
         return GpuInventory(others=tuple(f"{name} ({COLLECT_ENV_TITLE})" for name in dict.fromkeys(report.gpu_models)))
-    records = tuple(GpuRecord(i, "", name, None, (COLLECT_ENV_TITLE,)) for i, name in enumerate(report.gpu_models))
+    titles = (COLLECT_ENV_TITLE, CHECK_ENV_TITLE) if any(k.endswith(" Compute Capability") for k in report.values) \
+        else (COLLECT_ENV_TITLE,)
+    records = tuple(GpuRecord(i, "", name, None, titles) for i, name in enumerate(report.gpu_models))
     return GpuInventory(gpus=records, counts=((COLLECT_ENV_TITLE, len(records)),))
 
 
