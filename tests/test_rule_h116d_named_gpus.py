@@ -6,6 +6,7 @@
 - facts/gpus.table_column_model: a Markdown table of runs whose hardware column names one model in every row.
 - facts/mig_setup.mig_devices_named: a device the `gpus` fact's sources name after a MIG slice is a MIG instance listed.
 - facts/gpus.CHECK_ENV_TITLE: SGLang's and lmdeploy's check_env name torch's devices, a CUDA device list for MEM-MIG.
+- gputable._ARCH_WORDS: a Jetson module's GPU by its name or CUDA's (`Orin`) has its compute capability.
 MEM-MIG reads those models through the `gpus` fact: a model without MIG makes it not applicable.
 """
 
@@ -24,6 +25,7 @@ from stackaudit.facts.gpus import (
     parse_user_gpus,
     table_column_model,
 )
+from stackaudit.gputable import architecture_of, capability_of
 
 
 def test_trl_env_lists_every_cuda_device() -> None:
@@ -127,3 +129,21 @@ def test_collect_env_names_are_not_cuda_names(tmp_path: Path) -> None:
             "Nvidia driver version: 550.54.15\n")
     assert paste_checks(tmp_path, text, "MEM-MIG")["MEM-MIG"].status != "ok"
 
+
+@pytest.mark.parametrize(("name", "capability", "architecture"), [
+    ("Orin", "8.7", "Ampere"),  # Real (corpus 2652): llama.cpp's `using device CUDA0 (Orin)`.
+    ("NVIDIA Jetson Orin Nano", "8.7", "Ampere"),  # Modelled: the Orin Nano is no Jetson Nano.
+    ("NVIDIA Jetson Nano", "5.3", "Maxwell"),
+    ("Jetson AGX Xavier", "7.2", "Volta"),
+    ("NVIDIA Tegra X2", "6.2", "Pascal"),
+])
+def test_jetson_capabilities(name: str, capability: str, architecture: str) -> None:
+    assert (capability_of(name), architecture_of(name)) == (capability, architecture)
+
+
+def test_jetson_llama_server_kernels() -> None:
+    # Real (corpus 2652, ggml-org/llama.cpp#12614): llama-server's whole command on an Orin.
+    result = capture_result("2652", "RT-KERNEL-ARCH")
+    assert result.status == "ok" and "8.7" in result.message, result.message
+    # Modelled: a name with no module word implies nothing.
+    assert capability_of("NVIDIA Jetson") == ""
