@@ -482,6 +482,13 @@ CAPABILITY_ARCHITECTURES = (("3", "Kepler"), ("5", "Maxwell"), ("6.0", "Pascal")
 
 
 _ARCH_WORDS = (
+    # A Jetson module's integrated GPU by the module's name or the one CUDA gives it (`Orin`, llama.cpp's `using device
+    # CUDA0 (Orin)`, corpus 2652; `Xavier`, `NVIDIA Tegra X1`): one capability each (https://developer.nvidia.com/cuda-gpus,
+    # Jetson products), Thor left out.
+    (re.compile(r"\b(?:Jetson\s+Nano|Jetson\s+TX1|Tegra X1)\b", re.I), "Maxwell", "5.3"),
+    (re.compile(r"\b(?:Jetson\s+TX2|Tegra X2)\b", re.I), "Pascal", "6.2"),
+    (re.compile(r"\bOrin\b", re.I), "Ampere", "8.7"),
+    (re.compile(r"\bXavier\b", re.I), "Volta", "7.2"),
     (re.compile(r"\bTesla K\d+|\bGTX 6\d\d(?: Ti)?\b|\bGTX 7[6-8]0(?: Ti)?\b|\bGTX TITAN(?: Black| Z)?\b(?! X)"
                 r"|\bQuadro K(?!(?:620|1200|2200)M?\b)\d+", re.I), "Kepler", ""),
     (re.compile(r"\b(?:Tesla|Quadro) M\d+|\bGTX 9[5-8]0(?: Ti|M)?\b|\bGTX 7(?:45|50)(?: Ti)?\b|\bGTX TITAN X\b"

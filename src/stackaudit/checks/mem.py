@@ -27,6 +27,7 @@ from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
+    CHECK_ENV_TITLE,
     DEVICE_QUERY_TITLE,
     GGML_TITLE,
     GGML_USING_TITLE,
@@ -292,11 +293,12 @@ def _no_mig(gpu: GpuInfo) -> str:
 # CUDA programs' own device lists (cudaDeviceProp.name). CUDA runs on a MIG-enabled GPU only through its MIG
 # instances, and names an instance after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`, with the slice's memory):
 # a GPU such a list names by its product alone is one CUDA runs on whole, so its MIG mode is off. `nvidia-smi -L` and
-# vLLM's collect_env (which prints `nvidia-smi -L`) name a MIG-enabled GPU by its product too: not in this list.
+# vLLM's collect_env (which prints `nvidia-smi -L`) name a MIG-enabled GPU by its product too: not in this list; SGLang's
+# and lmdeploy's check_env name torch's devices (CHECK_ENV_TITLE): in it.
 # ollama's discovery names each device through the driver API (cuDeviceGetName, with the device's GPU- or MIG- UUID
 # and its memory): a MIG instance after its slice, so its lines (OLLAMA_TITLE) are one such list.
 CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, DEVICE_QUERY_TITLE, OLLAMA_TITLE,
-                     UNSLOTH_TITLE)
+                     UNSLOTH_TITLE, CHECK_ENV_TITLE)
 # Of those, the lists that name CUDA device 0 and only count the others (Unsloth's banner, `NVIDIA H20. Num GPUs = 8.`):
 # the others' records carry device 0's model, which no CUDA name of their own shows.
 _CUDA_DEVICE_ZERO = (UNSLOTH_TITLE,)
@@ -422,15 +424,16 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     facts/applicability.SUBJECTS). A CUDA program's own
     device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines, ollama's discovery and
     its debug log's `updating cuda memory data` lines, named through the driver API; Unsloth's banner, torch's name of
-    CUDA device 0 beside its count, which shows device 0 alone) that names each GPU of
+    CUDA device 0 beside its count, which shows device 0 alone; SGLang's and lmdeploy's check_env, torch's name of each
+    device, corpus 2628) that names each GPU of
     a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG
     instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
     Where no GPU shows its MIG mode nor its model, and no instance is listed, MIG slices named as resources to schedule
     (`nvidia.com/mig-1g.10gb`) with no engine running TP > 1 are not an issue (corpus 1698); a strategy alone is not.
     Where no GPU shows its MIG mode, MIG instances a pasted listing shows (`nvidia-smi -L`, collect_env's GPU list,
-    `nvidia-smi mig -lgi`, `dcgmi discovery -c`, GKE's device plugin's `Discovered GPU partition: nvidia0/gi0`:
-    facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
+    `nvidia-smi mig -lgi`, `dcgmi discovery -c`, GKE's device plugin's `Discovered GPU partition: nvidia0/gi0`, a CUDA
+    device list's device named after its slice, `NVIDIA A800-SXM4-80GB MIG 7g.80gb`: facts/mig_setup.py) prove MIG on and sliced by hand: an issue where
     an engine runs TP > 1, else not an issue; so do the user's words that the work runs on a MIG slice (`H100 40GB
     (using MIG)`, facts/mig_setup.stated_mig).
     An nccl-tests header whose ranks run on two hosts or more shows each host's GPUs: the verdict from its names

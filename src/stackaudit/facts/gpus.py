@@ -119,6 +119,11 @@ P2P_MATRIX_TITLE = "`nvidia-smi topo -p2p`"
 PCI_TITLE = PCI_DEVICES
 LSPCI_TITLE = "`lspci`"
 COLLECT_ENV_TITLE = "collect_env / check_env report"
+# SGLang's and lmdeploy's check_env (mmengine's collect_env) name each GPU by torch.cuda.get_device_name, grouping the
+# indices of one name (`GPU 0,1,2,3,4,5,6,7: NVIDIA H100 80GB HBM3`) over a `GPU 0,1 Compute Capability: 9.0` line
+# no other report prints: CUDA's own names, as a CUDA program's device list gives them (corpus 2628). vLLM's collect_env
+# prints `nvidia-smi -L` instead.
+CHECK_ENV_TITLE = "check_env's torch.cuda.get_device_name list"
 NCCL_TESTS_TITLE = "nccl-tests header"
 P2P_TEST_TITLE = "p2pBandwidthLatencyTest's device lines"
 NVBANDWIDTH_TITLE = "nvbandwidth's device lines"
@@ -456,7 +461,9 @@ def from_collect_env(report: CollectEnv) -> GpuInventory:
     """torch's GPUs by CUDA index; a ROCm build names AMD GPUs there (`AMD Instinct MI300X (gfx942:…)`): others."""
     if report.gpu_models and all(other_vendor(name) for name in report.gpu_models):
         return GpuInventory(others=tuple(f"{name} ({COLLECT_ENV_TITLE})" for name in dict.fromkeys(report.gpu_models)))
-    records = tuple(GpuRecord(i, "", name, None, (COLLECT_ENV_TITLE,)) for i, name in enumerate(report.gpu_models))
+    titles = (COLLECT_ENV_TITLE, CHECK_ENV_TITLE) if any(k.endswith(" Compute Capability") for k in report.values) \
+        else (COLLECT_ENV_TITLE,)
+    records = tuple(GpuRecord(i, "", name, None, titles) for i, name in enumerate(report.gpu_models))
     return GpuInventory(gpus=records, counts=((COLLECT_ENV_TITLE, len(records)),))
 
 
@@ -1375,8 +1382,10 @@ def gpus_from_unsloth_banner(text: str) -> GpuInventory:
 # `Current CUDA Device Name: NVIDIA GeForce RTX 3090`, `GPU device name: NVIDIA GeForce RTX 5090`): the name of a device
 # CUDA listed. Only an NVIDIA product name is read (ROCm's torch answers with AMD's names under the same labels), and
 # only beside a torch version line of the same printout (TORCH_PRINTED_VERSION), so a program's own banner is not read.
-TORCH_DEVICE_NAME = re.compile(r"^\W{0,3}(?:Current\s+)?(?:CUDA|GPU)\s+[Dd]evice\s+[Nn]ame\s*(?:\(0\))?:\s*"
-                               r"(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce)\b[^\n]{1,80}?)\s*$", re.MULTILINE)
+# TRL's environment report (`trl env`) lists every device torch counts, each by torch.cuda.get_device_name, joined by
+# commas under `CUDA device(s)` (`- CUDA device(s): NVIDIA RTX A6000, NVIDIA RTX A6000, ...`, corpus 2627): one GPU a name.
+TORCH_DEVICE_NAME = re.compile(r"^\W{0,3}(?:Current\s+)?(?:CUDA|GPU)\s+[Dd]evice(?:\s+[Nn]ame\s*(?:\(0\))?|(?P<all>\(s\)))"
+                               r":\s*(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce)\b[^\n]{1,600}?)\s*$", re.MULTILINE)
 TORCH_PRINTED_VERSION = re.compile(r"^\W{0,3}(?:PyTorch|Torch)\s+[Vv]ersion\s*:\s*\d+\.\d+", re.MULTILINE | re.IGNORECASE)
 
 
@@ -1386,10 +1395,14 @@ def parse_torch_named_gpus(text: str) -> GpuInventory:
 
     >>> parse_torch_named_gpus("Torch version: 2.1.0\\nCUDA device name: NVIDIA GeForce RTX 4090").models
     {0: 'NVIDIA GeForce RTX 4090'}
+    >>> parse_torch_named_gpus("- PyTorch version: 2.7.0\\n- CUDA device(s): NVIDIA A40, NVIDIA A40").models
+    {0: 'NVIDIA A40', 1: 'NVIDIA A40'}
     """
     if not TORCH_PRINTED_VERSION.search(text):
         raise ParseError("no `PyTorch version:` line beside a device name")
-    names = list(dict.fromkeys(m["name"].strip() for m in TORCH_DEVICE_NAME.finditer(text)))
+    listed = [[n.strip() for n in m["name"].split(",")] for m in TORCH_DEVICE_NAME.finditer(text) if m["all"]]
+    names = listed[0] if len(listed) == 1 and all(listed[0]) else \
+        list(dict.fromkeys(m["name"].strip() for m in TORCH_DEVICE_NAME.finditer(text) if not m["all"]))
     if not names:
         raise ParseError("no `CUDA device name: <NVIDIA GPU>` line of a torch check")
     return _named_devices(names, TORCH_NAMED_TITLE, "a torch check names the devices it asks about; ")
@@ -2075,9 +2088,9 @@ _BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
 # The word after a number that makes it a product series (`RTX 4000 series`, `GeForce RTX 3000-series`), not a model.
 _SERIES_WORD = re.compile(r"^-?series\b", re.I)
 # A data-centre model and its memory joined by a hyphen, as people write a board: `A40-48G` (ggml-org/llama.cpp#1885,
-# corpus 1720), `8*A100-80G`, `A800-80GB`. Only a letter, digits and a size of 16 to 192 GB: `V100-SXM2` is
-# nvidia-smi's own name, left whole.
-_GLUED_MEMORY = re.compile(r"^([A-Z]{1,2}\d{2,4}[A-Z]?)-(\d{2,3}GB?)$", re.I)
+# corpus 1720), `8*A100-80G`, `A800-80GB`; a GeForce number and its memory the same way (`RTX 3050-6GB`, corpus 2650).
+# Only letters, digits and a size in G or GB: `V100-SXM2` is nvidia-smi's own name, left whole.
+_GLUED_MEMORY = re.compile(r"^([A-Z]{0,2}\d{2,4}[A-Z]?)-(\d{1,3}GB?)$", re.I)
 # An NVIDIA TITAN card as people write it (`Titan-V`, `TITAN Xp`, `Titan RTX`; corpus 1171): the GPU table has no TITAN
 # row; the name as nvidia-smi spells it (`TITAN V`) is what gputable's architecture words read (Volta, Pascal, Turing).
 _TITAN_MODEL = re.compile(r"^(?:NVIDIA\s+)?TITAN[\s-]?(V|Xp|X|RTX)$", re.I)
@@ -2269,6 +2282,39 @@ def bare_listed_model(lines: Sequence[str], i: int) -> str:
                                                      for k in (i - 1, i + 1)):
         return ""
     return _model_in(lines[i].split()[-4:])
+# A Markdown table of the user's runs with a column of the hardware they ran on (`| version | Hardware | Processing Time
+# |`, then `| v0.10.1.1 (v0) | T4 | 38s |`, vllm-project/vllm#25172, corpus 2651): where every row's cell of that column
+# names one and the same model, the runs are on that GPU, which is the host's. Rows of several models may be several
+# hosts: none is read.
+_TABLE_GPU_HEAD = re.compile(r"^\s*\|(?:[^|\n]{0,60}\|){0,8}\s*(?:Hardware|GPUs?|GPU model|Device)\s*\|", re.I)
+_TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|){2,}\s*$")
+MAX_TABLE_ROWS = 40  # rows of one table read for its GPU column
+
+
+def table_column_model(lines: Sequence[str], i: int) -> tuple[str, int]:
+    """The one model every row of the Markdown table whose header is line i names in its hardware column
+    (_TABLE_GPU_HEAD), and the line after the table's last row; ("", i) where line i heads no such table, a row names
+    no model of the GPU table there, or the rows name several.
+
+    >>> table_column_model(["| version | Hardware | Time |", "|---|---|---|", "| v0 | T4 | 38s |", "| v1 | T4 | 80s |"], 0)
+    ('T4', 4)
+    """
+    head = _TABLE_GPU_HEAD.match(lines[i]) if len(lines[i]) <= 600 else None
+    if head is None or i + 1 >= len(lines) or not _TABLE_RULE.match(lines[i + 1]):
+        return "", i
+    column = head.group(0).count("|") - 1
+    models: set[str] = set()
+    end = i + 2
+    while end < len(lines) and end < i + 2 + MAX_TABLE_ROWS and lines[end].lstrip().startswith("|"):
+        cells = lines[end][:600].strip().strip("|").split("|")
+        model = _model_in(cells[column - 1].split()[:5]) if len(cells) >= column else ""
+        if not model:
+            return "", i
+        models.add(model)
+        end += 1
+    return (next(iter(models)), end) if len(models) == 1 else ("", i)
+
+
 # The items of a list's GPU value: a bracketed aside (the memory, the vendor) or a separator ends a model's words.
 _LIST_ITEM_END = re.compile(r"\([^()]{0,80}\)|[,;+&/|]|\band\b", re.I)
 
@@ -2388,9 +2434,11 @@ _SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?G
 # 4060Ti`, corpus 2567) say the same of the user's GPU. So do the host's GPU after `with` (`I am with L40`, corpus 2565;
 # `a Proxmox server w/ a Tesla P40 in it`, corpus 2548; `cluster kubernetes with 4070 Super GPU`, corpus 2571: the
 # bare `with` only where the noun GPU follows the model) and a hardware summary's line that starts with the key
-# without its colon (`gpu V100 32G 显存。`, corpus 2553).
+# without its colon (`gpu V100 32G 显存。`, corpus 2553). So do `I'm running` before the model (`I'm running a RTX 4080
+# (CUDA0) and RTX 3050-6GB (CUDA1)`, ollama/ollama#14365, corpus 2650) and a line that starts with `Graphics card` and
+# the model (`Graphics card 4090`, sgl-project/sglang#2559, corpus 2643).
 _OWNED_MODEL = re.compile(r"(?:(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using"
-                          r"|(?:\s+am|'m)\s+with)"
+                          r"|(?:\s+am|['’]m)\s+with|(?:\s+am|['’]m)\s+running)|^\s*Graphics\s+cards?(?=\s+\w)"
                           r"|\bGPU\s+is|(?:^|(?<=[.!?]\s))\s*Using|\bon(?=\s+(?:an?|my|our|NVIDIA)\s|\s+`[\w -]{2,30}`\s+GPU\b)|\bw/"
                           r"|(?<!compared )\bwith(?=\s+(?:an?\s+)?[\w-]{1,20}(?:\s+[\w-]{1,20}){0,2}\s+GPU\b)|^\s*GPU(?=\s+[A-Z]))\s+"
                           r"|(?<![\w-])GPU\s*==?\s*)(?:a\s+single\s+|an?\s+|my\s+|our\s+|one\s+)?(?![1-9]\d?\s)",
@@ -2556,6 +2604,30 @@ def owned_model(line: str) -> str:
     return _nvlinked_default(model) if model and _NVLINK_SAID.search(line) else model
 
 
+def owned_models(line: str) -> tuple[str, ...]:
+    """The models a line of the user's words says they own, one host's cards joined after the key (owned_model): each
+    item's words up to its bracketed aside or a separator (_LIST_ITEM_END), an article before it dropped, up to the
+    first item that names none; () where fewer than two models are named.
+
+    >>> owned_models("I'm running a RTX 4080 (CUDA0) and RTX 3050-6GB (CUDA1) and Ollama seems very reluctant")
+    ('RTX 4080', 'RTX 3050')
+    """
+    m = next((k for k in islice(_OWNED_MODEL.finditer(line), _OWNED_KEYS)
+              if _model_in(line[k.end():k.end() + 160].split()[:4])), None)
+    if m is None:
+        return ()
+    models: list[str] = []
+    for item in _LIST_ITEM_END.split(line[m.end():m.end() + 400]):
+        words = re.sub(r"^\s*(?:an?|one)\s+", "", item, flags=re.I).split()
+        if not words:
+            continue
+        if not (model := _model_in(words[:4])):
+            break
+        models.append(model)
+    found = tuple(dict.fromkeys(models))
+    return found if len(found) > 1 else ()
+
+
 # A parameter list's GPU count on a line of its own, without a model: `gpu=2` under `node=1` (vllm-project/vllm#13273,
 # corpus 1213), `GPUs: 4`. The whole line is the key and the count, so a flag (`--gpus=2`), a shell variable of a script
 # (`GPU_NUM=4`) or a per-actor resource (`num_gpus=1`) is none.
@@ -2588,10 +2660,11 @@ def parse_user_gpus(text: str) -> GpuInventory:
         if models:
             return counted_gpus(USER_WORDS_TITLE, owned_count, next(iter(models)), why)
         return GpuInventory(counts=((USER_WORDS_TITLE, owned_count),), partial=((USER_WORDS_TITLE, why),))
-    several = [ms for line in text.splitlines() if len(ms := listed_models(line)) > 1]
+    several = [ms for line in text.splitlines() if len(ms := listed_models(line) or owned_models(line)) > 1]
     if not said and len(several) == 1 and models <= set(several[0]):
-        # One list line's several models (`GPUS: 3090 (24 gb) 3060 (12 gb)`, corpus 2419): one GPU of each at least,
-        # in the user's order; no count stated.
+        # One list line's several models (`GPUS: 3090 (24 gb) 3060 (12 gb)`, corpus 2419), or one sentence's that the
+        # user owns them (owned_models, corpus 2650): one host's, one GPU of each at least, in the user's order; no
+        # count stated.
         return GpuInventory(gpus=tuple(GpuRecord(i, "", m, None, (USER_WORDS_TITLE,)) for i, m in enumerate(several[0])))
     if not said and len(models) == 1:
         return GpuInventory(gpus=(GpuRecord(0, "", next(iter(models)), None, (USER_WORDS_TITLE,)),))

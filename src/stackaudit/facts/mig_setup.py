@@ -39,7 +39,11 @@ MIG_SETUP_LINE = re.compile(
     re.IGNORECASE)
 # A MIG instance listed: a MIG device line of `nvidia-smi -L` (collect_env prints the same), or a row of `nvidia-smi
 # mig -lgi` with the GPU's index first.
+# A program's CUDA device list naming a device after its MIG slice (`Device 0: NVIDIA A800-SXM4-80GB MIG 7g.80gb,
+# compute capability 8.0`, llama.cpp's ggml_cuda_init, corpus 2620): CUDA names a MIG instance so, never a whole GPU.
+# Read through the `gpus` fact's records (mig_devices_named), whose line this form is.
 MIG_INSTANCE_LINE = re.compile(r"^\s+MIG\s+\d+g\.\d+gb\S*\s+Device\s+\d+:"
+                               r"|^\s*CUDA device \d+: [^\n]{1,120}? MIG \d+g\.\d+gb\b"
                                r"|^\s*\|\s*(?P<gpu>\d+)\s+MIG\s+\d+g\.\d+gb\S*\s+\d+\s+\d+\s+\d+:\d+\s*\|"
                                r"|^\s*\|\s*->\s*I\s+(?P<dcgm>\d+)/\d+\s*\|\s*GPU Instance\b")
 
@@ -156,6 +160,28 @@ def mig_instances_listed(ctx: FactContext) -> MigSetup:
     if not lines:
         raise FactUnavailable("no pasted GPU listing shows a MIG instance")
     return MigSetup(tuple(lines))
+
+
+_MIG_DEVICE_MODEL = re.compile(r"\bMIG \d+g\.\d+gb\b")
+
+
+@provider("mig_setup", MigSetup, rank=16, title="the MIG instances a CUDA device list names after their slice")
+def mig_devices_named(ctx: FactContext) -> MigSetup:
+    """The devices the `gpus` fact's sources name after a MIG slice (`NVIDIA A800-SXM4-80GB MIG 7g.80gb`, a CUDA device
+    list's name of a MIG instance): each a MIG instance listed, as `CUDA device N: <name>`.
+
+    Input (tests/data/captures/2620, llama.cpp's ggml_cuda_init)::
+
+          Device 0: NVIDIA A800-SXM4-80GB MIG 7g.80gb, compute capability 8.0, VMM: yes
+    """
+    from stackaudit.facts.gpus import GpuInventory
+
+    gpus = ctx.optional("gpus", GpuInventory)
+    lines = tuple(f"CUDA device {r.index}: {r.model}" for r in (gpus.gpus if gpus is not None else ())
+                  if r.index is not None and _MIG_DEVICE_MODEL.search(r.model))
+    if not lines:
+        raise FactUnavailable("no device named after a MIG slice")
+    return MigSetup(lines)
 
 
 @parser(EVIDENCE_LINES, feeds="mig_setup", kind=MigSetup, rank=13)

@@ -39,6 +39,7 @@ from stackaudit.facts.gpus import (
     stated_npus,
     stated_series,
     stated_vendor_gpus,
+    table_column_model,
     worded_model,
 )
 from stackaudit.facts.k8s_pods import stated_one_gpu_each
@@ -75,7 +76,7 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs", "windows", "msvc", ":\\", ".exe", "$env:", "aarch64",
             "arm64", "ampere", "graviton", "iommu", "vt-d", "amd-vi", "ascend", "atlas", "i have", "i own", "i've got",
             "licens", "licenc", "minute", "20 min", "20min", " mig", "multi-instance", "i use", "i am using",
-            "i'm using", "using ", "on a ", "on my ", "on our ", "jetson", "l4t", "(release), revision", "dual ", "sm_", "sm1", "sm9", "sm8",
+            "i'm using", "using ", "m running", "i am running", "| hardware", "|hardware", "| device", "|device", "on a ", "on my ", "on our ", "jetson", "l4t", "(release), revision", "dual ", "sm_", "sm1", "sm9", "sm8",
             # A model's memory after a count and the model (`4 A10 (each with 24G)`: facts/gpus._COUNT_MODEL_MEMORY).
             *(f"{d}g" for d in range(10)),
             # The names of PLATFORM_NAMES (facts/platform.py), a guest's word beside them states the host's VM.
@@ -154,6 +155,16 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             taken += 1
             if taken == MAX_LINES:
                 return
+            continue
+        # A table of the user's runs whose hardware column names one model in every row (`| v0.10.1.1 (v0) | T4 | 38s
+        # |`, corpus 2651): read as the list's `GPU: <model>` line.
+        model, end = table_column_model(lines, i)
+        if model:
+            yield Found("prose machine", i, end, document_appended(USER_MACHINE.name, f"GPU: {model}\n"))
+            taken += 1
+            if taken == MAX_LINES:
+                return
+            after = end
             continue
         # A hardware list's GPU line without its key (`nVidia 4090` under `Ubuntu 22.04`, over `CUDA 11.8`, corpus
         # 2480): read as the list's `GPU: <model>` line.
