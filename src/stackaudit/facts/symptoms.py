@@ -1380,8 +1380,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "RT-KERNEL-ARCH", "high", "https://github.com/huggingface/text-generation-inference/issues/2456",
         "flash-attention 2 refused the GPU: it runs on Ampere (compute capability 8.0) or newer only, so the engine's "
         "attention path stops on this GPU",
-        own_fix="Turn the engine's flash-attention path off for this GPU (TGI: USE_FLASH_ATTENTION=false; vLLM: an "
-                "attention backend for pre-Ampere GPUs) with a model the fallback path serves, or serve from Ampere "
+        own_fix="Turn the engine's flash-attention path off for this GPU (TGI: USE_FLASH_ATTENTION=false; another "
+                "engine: its attention backend for GPUs before Ampere) with a model the fallback path serves, or serve from Ampere "
                 "or newer GPUs",
         own_takes="restart the engine"),
     # ollama before 0.1.2x's CUDA floor (gpu/gpu.go: `CUDA GPU is too old. Falling back to CPU mode. Compute Capability
