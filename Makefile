@@ -7,7 +7,7 @@ PIP := $(PY) -m pip
 # pip's own settings (PIP_FIND_LINKS, pip.conf) stay the user's.
 WHEELS ?= $(HOME)/.cache/stackaudit/wheels
 
-.PHONY: run test test-fast lint typecheck bench clean venv docs zipapp llama-wheel test-deps-system test-deps-sshd test-deps-browser test-deps-mermaid
+.PHONY: run test test-pycache test-fast lint typecheck bench clean venv docs zipapp llama-wheel test-deps-system test-deps-sshd test-deps-browser test-deps-mermaid
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -83,11 +83,21 @@ SERIAL_TESTS := $(wildcard tests/test_bench_*.py)
 # core, then the tests that time real servers alone (marked serial: a sibling test's load would be in their
 # figures). Both parts run; either failing fails `make test`.
 test:
-	$(MAKE) --no-print-directory -j4 -Otarget lint llama-wheel test-deps-system test-deps-mermaid
+	$(MAKE) --no-print-directory -j4 -Otarget lint llama-wheel test-deps-system test-deps-mermaid test-pycache
 	$(MAKE) --no-print-directory $(VENV)/.installed-test
 	$(PY) -m compileall -q src
 	rc=0; $(PY) -m pytest -n auto -m "not serial" --durations=20 || rc=1; \
 	$(PY) -m pytest -m serial --durations=10 $(SERIAL_TESTS) || rc=1; exit $$rc
+
+# pytest rewrites each test module's asserts on import and keeps the result in __pycache__, unless the environment
+# sets PYTHONDONTWRITEBYTECODE (CI images do): then every worker rewrites all of them again (near 15 s of each
+# worker's collection on 2 cores). Where it is set, one collection with it unset writes them once, beside the
+# set-up's other steps (the set-up leaves a core idle for a third of its time); the workers read what it wrote.
+# A collection error fails nothing here: the suite itself reports it.
+test-pycache: $(VENV)/.installed-extras
+ifneq ($(PYTHONDONTWRITEBYTECODE),)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest --collect-only -q -p no:cacheprovider > /dev/null || true
+endif
 
 # Contributors' loop: the test extras without the compiled llama.cpp server (its tests skip), without the
 # slow tests that start real servers and without the timing tests.

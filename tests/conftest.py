@@ -29,14 +29,27 @@ def own_data_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.setenv("XDG_DATA_HOME", str(_own_path(tmp_path_factory, request, "data-home")))
 
 
+def _shared_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the workers of a run share what they read of the corpus: the run's temporary root under pytest-xdist
+    (the parent of each worker's own)."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "corpus-reports"
+
+
 @pytest.fixture(scope="session")
 def corpus_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Every corpus file's report by file name (None: refused), audited once per run: under pytest-xdist the
-    workers share them in the run's temporary root (the parent of each worker's own), each auditing a part."""
+    """Every corpus file's report by file name (None: refused), audited once per run, each worker auditing a part."""
     from corpus import corpus_reports as shared_reports
 
-    base = tmp_path_factory.getbasetemp()
-    return shared_reports((base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "corpus-reports")
+    return shared_reports(_shared_corpus(tmp_path_factory))
+
+
+@pytest.fixture(scope="session")
+def corpus_recognised(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What was recognised in every corpus file, by file name: read with its report, once per run."""
+    from corpus import corpus_recognised as shared_recognised
+
+    return shared_recognised(_shared_corpus(tmp_path_factory))
 
 
 @pytest.fixture

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from stackaudit.engine.runner import Report
     from stackaudit.host.base import Host
     from stackaudit.host.memory import MemoryHost
+    from stackaudit.importers.recognition import ImportResult
 
 CAPTURES_DIR = Path(__file__).resolve().parent / "data" / "captures"
 
@@ -335,14 +336,22 @@ def fact(host: Host, name: str) -> Any:
 
 def audit_capture(path: Path) -> Report | None:
     """A corpus file's report as `audit --from FILE` gives it; None for a paste the tool refuses."""
+    return read_capture(path)[0]
+
+
+def read_capture(path: Path) -> tuple[Report | None, ImportResult]:
+    """A corpus file's report as `audit --from FILE` gives it (None: refused), and what was recognised in it, which
+    is what `recognise(entry.body, entry.name)` gives (tests/test_paste_transforms.py asserts it)."""
     from stackaudit.engine.runner import run_audit
     from stackaudit.errors import InputError
-    from stackaudit.importers.pasted import load_pasted
+    from stackaudit.importers._hosts import HostProfile
+    from stackaudit.importers.pasted import pasted_host, read_pasted
 
+    [(_, result)] = read = read_pasted(str(path), HostProfile())
     try:
-        return run_audit(load_pasted([str(path)]))
+        return run_audit(pasted_host([str(path)], [read])), result
     except InputError:
-        return None
+        return None, result
 
 
 @cache
@@ -378,15 +387,26 @@ def report_spans(report: Report) -> list[tuple[str, int, int]]:
 
 
 def corpus_reports(shared: Path, wait_s: float = 300.0) -> dict[str, Report | None]:
-    """Every corpus file's report (audit_capture) by file name, each audited once per test run: the workers of a
-    run share `shared`, where each audits the files no other has claimed and pickles the report, then reads the
-    others' (a worker that stopped with a file claimed and not written leaves it to be audited here)."""
+    """Every corpus file's report (audit_capture) by file name, each audited once per test run (corpus_read)."""
+    return {name: report for name, (report, _) in corpus_read(shared, wait_s).items()}
+
+
+def corpus_recognised(shared: Path, wait_s: float = 300.0) -> dict[str, ImportResult]:
+    """What was recognised in every corpus file, by file name, read once per test run (corpus_read)."""
+    return {name: result for name, (_, result) in corpus_read(shared, wait_s).items()}
+
+
+@cache
+def corpus_read(shared: Path, wait_s: float = 300.0) -> dict[str, tuple[Report | None, ImportResult]]:
+    """Every corpus file's read_capture by file name, each read once per test run: the workers of a run share
+    `shared`, where each reads the files no other has claimed and pickles what it read, then loads the others'
+    (a worker that stopped with a file claimed and not written leaves it to be read here)."""
     import os
     import pickle
     import time
 
     shared.mkdir(parents=True, exist_ok=True)
-    out: dict[str, Report | None] = {}
+    out: dict[str, tuple[Report | None, ImportResult]] = {}
     others: list[Path] = []
     for path in corpus_files():
         claim, done = shared / f"{path.name}.claim", shared / f"{path.name}.pickle"
@@ -396,7 +416,7 @@ def corpus_reports(shared: Path, wait_s: float = 300.0) -> dict[str, Report | No
             others.append(path)
             continue
         try:
-            out[path.name] = audit_capture(path)
+            out[path.name] = read_capture(path)
         except BaseException:
             claim.unlink()
             raise
@@ -408,7 +428,7 @@ def corpus_reports(shared: Path, wait_s: float = 300.0) -> dict[str, Report | No
         deadline = time.monotonic() + wait_s
         while not done.exists() and claim.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
-        out[path.name] = pickle.loads(done.read_bytes()) if done.exists() else audit_capture(path)
+        out[path.name] = pickle.loads(done.read_bytes()) if done.exists() else read_capture(path)
     return out
 
 

@@ -3,41 +3,53 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 from stackaudit.errors import InputError
 from stackaudit.host.memory import HostRecord, MemoryHost
 from stackaudit.importers import _archives, _compressed
 from stackaudit.importers._hosts import HostProfile
 from stackaudit.importers._paste import view
-from stackaudit.importers.recognition import nothing_recognisable, recognise_view, strip_header
+from stackaudit.importers.recognition import ImportResult, nothing_recognisable, recognise_view, strip_header
 from stackaudit.importers.registry import MAX_PASTE_BYTES, WORDS
 
 
 def load_pasted(paths: list[str]) -> MemoryHost:
     """Read one or more pasted-output files (or archives of them) into a host; exit 2 when nothing is
     recognisable (the user's words alone are not). The files are one host (a report split in files) unless they disagree as two hosts do."""
+    profile = HostProfile()
+    # A generator: each file is read only after the one before it was found recognisable.
+    return pasted_host(paths, (read_pasted(path, profile) for path in paths))
+
+
+def read_pasted(path: str, profile: HostProfile) -> list[tuple[str, ImportResult]]:
+    """One pasted file, or each member of an archive of them, recognised: (name, result) pairs.
+
+    `profile` carries the first host across the files of one report."""
+    try:
+        if os.path.getsize(path) > MAX_PASTE_BYTES:
+            raise InputError(f"{path}: larger than {MAX_PASTE_BYTES // 2**20} MiB; not a pasted output")
+        with open(path, "rb") as fh:
+            head = fh.read(_compressed.MAGIC_BYTES)
+            if _compressed.is_compressed(head):
+                return _archives.recognise_archive(path, profile)
+            fh.seek(0)
+            paste = view(strip_header(fh.read().decode("utf-8", errors="replace")))
+        # Only the peeled lines are read from here on: the text itself (as large as the file) is gone.
+        return [(os.path.basename(path), recognise_view(paste, os.path.basename(path), profile))]
+    except IsADirectoryError as exc:
+        raise InputError(f"{path}: is a directory without meta.json, not a snapshot") from exc
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def pasted_host(paths: list[str], read: Iterable[list[tuple[str, ImportResult]]]) -> MemoryHost:
+    """The host of what `read_pasted` recognised in each of `paths`, in their order; exit 2 for a file in which
+    nothing is recognisable."""
     combined = HostRecord(meta={"source": "pasted", "path": ", ".join(paths)})
     recognised: list[str] = []
     set_aside: list[str] = []
-    profile = HostProfile()
-    for path in paths:
-        try:
-            if os.path.getsize(path) > MAX_PASTE_BYTES:
-                raise InputError(f"{path}: larger than {MAX_PASTE_BYTES // 2**20} MiB; not a pasted output")
-            with open(path, "rb") as fh:
-                head = fh.read(_compressed.MAGIC_BYTES)
-                if _compressed.is_compressed(head):
-                    results = _archives.recognise_archive(path, profile)
-                else:
-                    fh.seek(0)
-                    paste = view(strip_header(fh.read().decode("utf-8", errors="replace")))
-                    # Only the peeled lines are read from here on: the text itself (as large as the file) is gone.
-                    results = [(os.path.basename(path), recognise_view(paste, os.path.basename(path), profile))]
-                    del paste
-        except IsADirectoryError as exc:
-            raise InputError(f"{path}: is a directory without meta.json, not a snapshot") from exc
-        except OSError as exc:
-            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    for path, results in zip(paths, read, strict=True):
         found_any = False
         for name, result in results:
             combined.merge(result.record)
