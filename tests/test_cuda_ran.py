@@ -514,6 +514,8 @@ def test_ran_after_names_only_failures_that_cuda_at_work_follows() -> None:
     ("2563", "the failing program", "Cuda Runtime (out of memory)"),
     # lmdeploy's TurboMind allocator on an L40: the same answer in its check_cuda_error's words.
     ("2565", "the failing program", "CUDA runtime error: out of memory"),
+    # CTranslate2's CUDA_CHECK in faster-whisper's container on a GTX 1650: cudaGetErrorString's words for the same.
+    ("2671", "the failing program", "CUDA failed with error out of memory"),
     # vLLM V0's weight load measured on the GPU by its memory profiler.
     ("2568", "vLLM", "Loading model weights took 5.2032 GB"),
     # TGI's shard reached flash-attn's architecture check on a T4 (the driver named only as a package).
@@ -540,6 +542,8 @@ def test_the_same_words_without_cuda_at_work_say_nothing() -> None:
     assert [r.program for r in ran_in_lines([tgi])] == ["torch"]
     # A driver too old answers the first call with 35, not out of memory: TensorRT's words for it show nothing.
     assert ran_in_lines(["Error Code 1: Cuda Runtime (CUDA driver version is insufficient for CUDA runtime version)"]) == ()
+    assert ran_in_lines(["RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime "
+                         "version"]) == ()
 
 
 def test_cuda_answering_out_of_memory_beside_a_refused_start_is_not_ok(tmp_path: Path) -> None:
@@ -564,3 +568,36 @@ def test_devices_torch_did_not_name_through_cuda_say_nothing() -> None:
     warned = ["    Found GPU0 NVIDIA GB10 which is of cuda capability 12.1."]
     assert torch_answered(warned) is not None
     assert torch_answered([*warned, "PyTorch version: 2.9.1+rocm6.4"]) is None
+
+
+@pytest.mark.parametrize(("prefix", "device"), [
+    ("2664", "Tesla K80"),  # Fooocus's copy of ComfyUI's model management on a K80, no driver shown
+    ("2665", "NVIDIA GeForce RTX 4090"),  # ComfyUI 0.3.33's start-up under Windows
+    ("2660", "GRID P40-8Q"),  # Fooocus in a VMware guest on a P40-8Q vGPU, with cudaMallocAsync
+])
+def test_comfyui_naming_its_cuda_device_is_cuda_at_work(prefix: str, device: str) -> None:
+    r = capture_checks(prefix, COMPAT)[COMPAT]
+    assert r.status == "ok" and "ComfyUI's model management named cuda:0" in r.message and device in r.message, r.message
+
+
+def test_comfyui_devices_not_named_through_cuda_say_nothing(tmp_path: Path) -> None:
+    # Modelled: ComfyUI on the CPU, on DirectML, on an AMD GPU (torch's ROCm build calls it cuda:0), and on a ROCm
+    # torch whose version the log shows; a line quoted inside prose is not the line as logged.
+    assert ran_in_lines(["Total VRAM 32694 MB, total RAM 32694 MB", "Device: cpu"]) == ()
+    assert ran_in_lines(["Device: privateuseone"]) == ()
+    assert ran_in_lines(["Device: cuda:0 AMD Radeon RX 7900 XTX : native"]) == ()
+    assert ran_in_lines(["pytorch version: 2.5.1+rocm6.2", "Device: cuda:0 Some GPU : native"]) == ()
+    assert ran_in_lines(["it says Device: cuda:0 NVIDIA GeForce RTX 4090 : native but fails"]) == ()
+    text = _body("2665") + "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n"
+    assert paste_checks(tmp_path, text, COMPAT)[COMPAT].status != "ok"
+
+
+def test_ollama_probe_reading_total_memory_is_cuda_at_work() -> None:
+    # Corpus 2690: ollama's OLLAMA_DEBUG probe read the driver's CUDA 12.7 and each GPU's memory through nvcuda.dll
+    # (`CUDA totalMem`), cut before the freeMem line: the discovery reached a GPU, so its runner choice is judged.
+    r = capture_checks("2690", COMPAT)[COMPAT]
+    assert r.status == "ok" and "driver=12.7" in r.message, r.message
+    assert [x.program for x in ran_in_lines(["[GPU-4e64b2bc-98b0-d948-a660-7668c70aba4f] CUDA totalMem 24563 mb"])] \
+        == ["ollama"]
+    # ROCm's probe prints its total in bytes under an index: not CUDA's.
+    assert ran_in_lines(["[0] ROCm totalMem 12868124672"]) == ()

@@ -200,7 +200,10 @@ GGML_CUDA_OOM = re.compile(r"\bggml_backend_cuda_buffer_type_alloc_buffer: alloc
 # of an engine that reports it: TensorRT's error recorder (`Error Code 1: Cuda Runtime (out of memory)`, corpus 2563),
 # TurboMind's check_cuda_error (`[TM][ERROR] CUDA runtime error: out of memory /lmdeploy/...`, corpus 2565). The call
 # that answered it ran on a context the driver accepted: a driver too old for the runtime answers 35 instead.
-CUDA_RUNTIME_OOM = re.compile(r"\bCuda Runtime \(out of memory\)|\bCUDA runtime error: out of memory\b")
+# CTranslate2's THROW_RUNTIME_ERROR of a CUDA call (src/cuda/utils.h CUDA_CHECK: `CUDA failed with error ` and
+# cudaGetErrorString's words, faster-whisper's `RuntimeError: CUDA failed with error out of memory`, corpus 2671).
+CUDA_RUNTIME_OOM = re.compile(r"\bCuda Runtime \(out of memory\)|\bCUDA runtime error: out of memory\b"
+                              r"|\bCUDA failed with error out of memory\b")
 # vLLM's weight load measured on the GPU (DeviceMemoryProfiler: torch.cuda's peak allocation): V0's model_runner.py
 # `Loading model weights took 5.2032 GB`, V1's gpu_model_runner.py `Model loading took 14.99 GiB and 5.3 seconds`
 # (`GiB memory and` in later releases). Above 0 the weights were allocated through torch's CUDA runtime (corpus 2568).
@@ -239,7 +242,16 @@ OLLAMA_CUDART = re.compile(r"\bNvidia GPU detected via cudart\b")
 # (gpu_info_nvcuda.c's cuMemGetInfo, gpu_info_cudart.c's cudaMemGetInfo; logged with OLLAMA_DEBUG=1, 0.1.3x to 0.5):
 # `[GPU-54007339-...] CUDA freeMem 80059 mb`, `[GPU-c2e245dd-...] CUDA freeMem 7185mb` (corpus 1927, ollama/ollama#11983),
 # after journald's prefix too (ollama/ollama#3940).
-OLLAMA_FREEMEM = re.compile(r"(?:^|\s)\[(?:GPU-[0-9a-fA-F-]+|\d+)\] CUDA freeMem \d+ ?mb\b")
+# Its `CUDA totalMem 24563 mb` line comes from the same cuMemGetInfo (cudaMemGetInfo) answer, printed first (corpus 2690,
+# a paste cut before the freeMem line).
+OLLAMA_FREEMEM = re.compile(r"(?:^|\s)\[(?:GPU-[0-9a-fA-F-]+|\d+)\] CUDA (?:free|total)Mem \d+ ?mb\b")
+# ComfyUI's model management (comfy/model_management.py, shared by Fooocus's ldm_patched and Forge) naming its torch
+# device at start-up: `Device: cuda:0 NVIDIA GeForce RTX 4090 : native` (get_torch_device_name: the device,
+# torch.cuda.get_device_name, the allocator backend, `cudaMallocAsync` where cuda-malloc is on), printed after
+# get_total_memory read the device's memory through torch.cuda.mem_get_info (`Total VRAM 24564 MB`): both need torch's
+# CUDA context on the driver. Not an AMD GPU's name, which torch's ROCm build also calls cuda:0 (corpus 2664, 2665, 2660).
+COMFY_CUDA_DEVICE = re.compile(r"^\W*Device: cuda:(\d+) (?!AMD\b|Radeon\b|Instinct\b)([^:\n]{1,80}?) : "
+                               r"(?:native|cudaMallocAsync)\s*$")
 # nvvs's (dcgmi diag's engine) per-GPU memory test result, as its plain-text output prints it.
 NVVS_MEMORY_PASS = re.compile(r"^\s*Memory GPU(\d+) \.{3,} PASS\s*$")
 # MLC LLM's device probe finding a CUDA device (mlc_llm/support/auto_device.py: `Found device: cuda:0`, logged as
@@ -283,7 +295,8 @@ TORCH_CUDA_TENSOR = re.compile(r"^(?:\s*\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\))?\s
 NEEDLES = ("cudaMalloc failed: out of memory", "Max memory: ", "device='cuda:", "Init COMPLETE", "is_available()", "Tegra driver detected", "total capac", "CUDA memory pool is created", "Found device: cuda", "component creation attempt", "SM count: ", "GPU KV cache usage", "detected via cudart", "CUDA freeMem",
            "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
            "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "ut of memory)",
-           "runtime error: out of memory", " took ", "GPUs or newer", "is not supported", "CUDA device(s)")
+           "runtime error: out of memory", " took ", "GPUs or newer", "is not supported", "CUDA device(s)",
+           "Device: cuda:", "failed with error out of memory", "CUDA totalMem")
 
 
 @dataclass(frozen=True)
@@ -430,6 +443,10 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
                              f"({banner['name'].strip()}, {banner['memory']} GB" + (f", {count} devices counted)"
                                                                                       if banner["count"] else ")"),
                              banner.group(0), models=(banner["name"].strip(),) * count, devices=(0,)))
+        elif (comfy := COMFY_CUDA_DEVICE.match(line)) and not rocm:
+            found.append(Ran("torch", f"ComfyUI's model management named cuda:{comfy.group(1)} ({comfy.group(2)}) "
+                             "through torch's CUDA runtime after reading its memory (torch.cuda.mem_get_info)",
+                             line.strip(), models=(comfy.group(2),), devices=(int(comfy.group(1)),)))
         elif mem := NVVS_MEMORY_PASS.match(line):
             found.append(Ran("nvvs", f"nvvs's memory test created a CUDA context on GPU {mem.group(1)} and passed",
                              line.strip(), devices=(int(mem.group(1)),)))

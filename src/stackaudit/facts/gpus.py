@@ -3257,8 +3257,10 @@ _OLLAMA_COUNT = re.compile(r"^\s*device count (\d+)\s*$")
 # 0.1.29 print the same words over NVML's driver version (`CUDA driver version: 546.01`, ollama/ollama#2573): a
 # driver's release, no CUDA version.
 _OLLAMA_PROBE_DRIVER = re.compile(r"^\s*CUDA driver version: (\d{1,2}\.\d+)\s*$")
-# Its CUDA probe's lines per GPU (OLLAMA_DEBUG, `[GPU-<uuid>] Compute Capability 12.0`): the GPUs it found.
-_OLLAMA_PROBE_GPU = re.compile(r"^\s*\[(GPU-[0-9a-fA-F-]+)\] Compute Capability \d+\.\d+\s*$")
+# Its CUDA probe's lines per GPU (OLLAMA_DEBUG, `[GPU-<uuid>] Compute Capability 12.0`, and the memory it read there,
+# `[GPU-<uuid>] CUDA totalMem 24563 mb`, gpu_info_nvcuda.c's cuMemGetInfo; corpus 2690): the GPUs it found.
+_OLLAMA_PROBE_GPU = re.compile(r"^\s*\[(GPU-[0-9a-fA-F-]+)\] (?:Compute Capability \d+\.\d+|CUDA (?:total|free)Mem \d+ ?mb)"
+                               r"\s*$")
 _OLLAMA_DISCOVERY = re.compile(r'msg="inference compute" id=(\S+) .*?library=cuda\b(?:.*?\bvariant=v(\d+))?.*?\bdriver=(\d+\.\d+)')
 
 
