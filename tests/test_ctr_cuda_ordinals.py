@@ -142,3 +142,51 @@ def test_uuids_and_privileged_are_not_judged() -> None:
     assert c.cuda_ordinals_missing == ()
     (p,) = containers_from_docker_run(RUN_DEVITO.replace("--rm", "--rm --privileged")).containers
     assert p.cuda_ordinals_missing == ()
+
+
+def _compose_2655() -> str:
+    """The compose file of corpus 2655 (YanWenKun/ComfyUI-Docker#60), without its fence: as pasted alone."""
+    text = next(CAPTURES.glob("2655-*.txt")).read_text().split("everything below this line is the capture, "
+                                                               "verbatim -----\n", 1)[1]
+    return text.split("```yml\n", 1)[1].split("```", 1)[0]
+
+
+def test_2655_compose_cuda_visible_all_leaves_cuda_no_device() -> None:
+    """CUDA keeps only the devices before the first entry of CUDA_VISIBLE_DEVICES it cannot parse: `all` leaves none
+    (DockerContainer.cuda_visible_none), though the runtime hands the GPU in. In the corpus file the test `docker run`
+    beside it is the spec read (first_of), so this is the compose file pasted alone."""
+    (c,) = containers_from_compose(_compose_2655()).containers
+    assert c.gpu_requested and c.cuda_visible_none == "all"
+    status, message = _judge(_compose_2655())
+    assert status == "issue", message
+    assert "CUDA_VISIBLE_DEVICES names no device CUDA can parse" in message and "CUDA_VISIBLE_DEVICES=all" in message
+
+
+def test_modelled_cuda_visible_values_cuda_can_parse_or_hides_on_purpose() -> None:
+    for value in ("0", "GPU-54048da8", "MIG-1f2e", "-1", "${CUDA_VISIBLE_DEVICES}", ""):
+        compose = _compose_2655().replace("CUDA_VISIBLE_DEVICES: all", f"CUDA_VISIBLE_DEVICES: '{value}'")
+        (c,) = containers_from_compose(compose).containers
+        assert c.cuda_visible_none == "", value
+    compose = _compose_2655().replace("      CUDA_VISIBLE_DEVICES: all\n", "")
+    assert _judge(compose)[0] != "issue"
+
+
+def test_2677_docker_run_without_request_told_device_cuda() -> None:
+    """Corpus 2677 (michaelfeil/infinity#491): a whole docker run with no --gpus or nvidia runtime, whose command tells
+    infinity `--device cuda` (and sets CUDA_VISIBLE_DEVICES='2'): CTR-GPU-ACCESS issue (DockerContainer.cuda_asked)."""
+    path = next(CAPTURES.glob("2677-*.txt"))
+    r = run_checks(load_pasted([str(path)]), [CHECK])[CHECK]
+    assert r.status == "issue", r.message
+    assert "--device cuda" in r.message and "michaelf34/infinity:0.0.72" in r.message
+
+
+def test_modelled_cpu_device_or_gpu_request_is_no_missing_request() -> None:
+    run = ("docker run -v $pwd/data:/app/.cache -p 7997:7997 michaelf34/infinity:0.0.72 v2 --model-id "
+           "BAAI/bge-small-en-v1.5 --device cpu --port 7997\n")
+    (c,) = containers_from_docker_run(run).containers
+    assert c.cuda_asked == ""
+    assert _judge(run)[0] != "issue"
+    with_gpus = run.replace("docker run ", "docker run --gpus all ").replace("--device cpu", "--device cuda")
+    (c,) = containers_from_docker_run(with_gpus).containers
+    assert c.gpu_requested and c.cuda_asked == "--device cuda"
+    assert "without any GPU request" not in _judge(with_gpus)[1]

@@ -209,3 +209,21 @@ def test_a_launcher_given_one_gpu_runs_no_tensor_parallel_ranks(tmp_path: Path) 
     assert paste_checks(tmp_path, one, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "not-an-issue"
     every = one.replace("'\"device=0\"'", "all")
     assert paste_checks(tmp_path, every, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "unknown"
+
+
+def test_embedding_servers_tei_and_infinity_are_one_process_servers() -> None:
+    """Hugging Face's text-embeddings-inference (corpus 2668, 2674) and infinity (corpus 2677) serve from one process:
+    Docker's default /dev/shm is not an issue (checks/ctr.py _ONE_PROCESS_SERVERS). 2668's entrypoint is overridden
+    with `sleep infinity`, which names no infinity server."""
+    for prefix in ("2668", "2674", "2677"):
+        result = capture_checks(prefix, "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+        assert result.status == "not-an-issue", (prefix, result.message)
+        assert "serves from one process" in result.message, (prefix, result.message)
+
+
+def test_modelled_sleep_infinity_names_no_infinity_server(tmp_path: Path) -> None:
+    # Modelled: a CUDA image kept alive with `sleep infinity`, tensor parallelism asked of a vLLM inside later.
+    run = ("docker run -d --gpus all --name work nvidia/cuda:12.4.1-devel-ubuntu22.04 sleep infinity\n"
+           "docker exec work vllm serve Qwen/Qwen2-7B --tensor-parallel-size 2\n")
+    result = paste_checks(tmp_path, run, "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert "serves from one process" not in result.message

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from corpus import capture_checks, paste_checks
-from stackaudit.facts.platform import platform_words, virtualization_from_user_words
-from stackaudit.facts.system import hypervisor_span_shown
+from stackaudit.facts.platform import platform_words, virtualization_from_user_words, wsl1_kernel
+from stackaudit.facts.system import hypervisor_span_shown, kernel_from_stated_line
 
 # lscpu excerpts that start below `Architecture:` (so not whole), each from a different public thread.
 # cloud-hypervisor/cloud-hypervisor#1769, the host (flat layout, bare metal):
@@ -206,3 +206,34 @@ def test_a_flags_line_cut_before_the_hypervisor_flag_shows_nothing(tmp_path: Pat
     result = paste_checks(tmp_path, cut, "FW-VM")["FW-VM"]
     assert result.status == "unknown"
     assert result.message.startswith("could not read virtualization")
+
+
+# WSL 1 (facts/platform.WSL1_KERNEL): a Hugging Face environment report's platform names the kernel release
+# (facts/system.PLATFORM_KERNEL); WSL 1's has no GPU (FW-VM issue) and runs no container engine (CTR-GPU-ACCESS
+# not applicable: the program ran in the distro itself).
+def test_2662_wsl1_platform_is_an_fw_vm_issue_and_no_container() -> None:
+    results = capture_checks("2662", "FW-VM", "CTR-GPU-ACCESS")
+    assert results["FW-VM"].status == "issue" and "WSL 1" in results["FW-VM"].message
+    assert results["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+def test_platform_line_gives_the_kernel_release_of_another_report() -> None:
+    # accelerate's report on an EC2 host (corpus 2266): its `- Platform:` names the aws kernel, no WSL.
+    assert kernel_from_stated_line("- Platform: Linux-6.2.0-1014-aws-x86_64-with-glibc2.35").release == "6.2.0-1014-aws"
+    results = capture_checks("2266", "FW-VM", "KVER-NVIDIA-KERNEL-COMBOS")
+    assert "kernel 6.2.0-1014-aws" in results["KVER-NVIDIA-KERNEL-COMBOS"].message
+    assert "WSL 1" not in results["FW-VM"].message
+
+
+@pytest.mark.parametrize("release", ["4.19.128-microsoft-standard", "5.15.153.1-microsoft-standard-WSL2",
+                                     "4.4.0-210-generic", "4.4.0-19041-microsoft-custom"])
+def test_modelled_other_kernels_are_not_wsl1(release: str) -> None:
+    assert not wsl1_kernel(release)
+
+
+def test_modelled_wsl2_platform_line_is_no_wsl1_issue(tmp_path: Path) -> None:
+    text = ("- `diffusers` version: 0.20.0\n- Platform: Linux-5.15.90.1-microsoft-standard-WSL2-x86_64-with-glibc2.35\n"
+            "- Python version: 3.10.12\n- PyTorch version (GPU?): 2.0.1+cu118 (True)\n")
+    assert wsl1_kernel("4.4.0-22621-Microsoft")
+    result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
+    assert "WSL 1" not in result.message

@@ -214,8 +214,12 @@ def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | N
     return ""
 
 
-# Servers that run as one process with no tensor-parallel ranks (their image or command names them).
-_ONE_PROCESS_SERVERS = re.compile(r"(?:^|[/:\s])(?:ollama|llama[.-]?cpp|llama-server|llamafile)\b", re.I)
+# Servers that run as one process with no tensor-parallel ranks (their image or command names them): also Hugging
+# Face's text-embeddings-inference (one Rust router with its Candle backend in-process, no tensor parallelism:
+# https://huggingface.co/docs/text-embeddings-inference) and infinity (`michaelf34/infinity:<tag>`, `infinity_emb`: one
+# Python server process, its engines in-process: https://github.com/michaelfeil/infinity), corpus 2668 and 2677.
+_ONE_PROCESS_SERVERS = re.compile(r"(?:^|[/:\s])(?:ollama|llama[.-]?cpp|llama-server|llamafile|text-embeddings-"
+                                  r"(?:inference|router)|infinity(?=:|[-_]emb))\b", re.I)
 _MULTI_PROCESS_SERVERS = re.compile(r"vllm|sglang|tensorrt|trtllm|triton|ray", re.I)
 
 
@@ -229,7 +233,8 @@ ENGINE_LAUNCHERS = re.compile(r"(?:^|[/:\s])(?:xinference(?:-local|-supervisor|-
 
 
 def _one_process_server(c: DockerContainer) -> bool:
-    """A container whose image/command is a one-process server (Ollama, llama.cpp) and asks for no TP."""
+    """A container whose image/command is a one-process server (Ollama, llama.cpp, TEI, infinity:
+    _ONE_PROCESS_SERVERS) and asks for no TP."""
     text = " ".join((c.image, *c.argv))
     return bool(_ONE_PROCESS_SERVERS.search(text)) and not _MULTI_PROCESS_SERVERS.search(text) and not \
         SPLIT_OVER_GPUS.search(text)
@@ -369,8 +374,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     whether it ran in a container only sharpens the fix. So does a size below 1 GiB where the source
     does not say whether it ran in a container: too small in a container and on a host alike.
 
-    Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
-    issue, whatever its pasted spec shows of the size: cut, host IPC, large, no GPU request); vLLM V1 and SGLang are
+    Traps: a single-process server with TP = 1 (Ollama, llama.cpp, text-embeddings-inference, infinity) barely uses
+    /dev/shm (not an issue, whatever its pasted spec shows of the size: cut, host IPC, large, no GPU request); vLLM V1 and SGLang are
     multi-process even at TP = 1. Yet on a Docker host a container whose whole command runs vLLM at its default of one
     rank (no TP, PP or DP size, config file, Ray or MPI) or Triton's one server process (DockerContainer.one_rank_engine),
     with no other source showing more ranks, is not an issue at a small shown size: no NCCL ranks or tensor-parallel
@@ -1351,7 +1356,11 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Bad value: NVIDIA_VISIBLE_DEVICES set but no /dev/nvidiaN (the runtime did not inject GPUs);
     /dev/nvidiactl or /dev/nvidia-uvm missing (CUDA init fails); NVIDIA_DRIVER_CAPABILITIES without
     `compute` and `utility`; user-space driver library != kernel module (NVML "Driver/library
-    version mismatch"); a serving container started without any GPU request; a serving container whose
+    version mismatch"); a serving container started without any GPU request (an issue where a whole `docker run`
+    tells its program to use CUDA: `--device cuda`, or a CUDA_VISIBLE_DEVICES of GPU indices or UUIDs; a spec that
+    names no such intent leaves it unknown, since nvidia may be the daemon's default runtime); a container given GPUs
+    whose CUDA_VISIBLE_DEVICES starts with an entry CUDA cannot parse (`all`: CUDA keeps only the devices listed before
+    the first invalid entry, so none); a serving container whose
     engine asks for more GPUs (TP x PP) than its GPU request or CUDA_VISIBLE_DEVICES lets it see, with no
     other node shown joining (no --nnodes, node rank or Ray); a container whose CUDA_VISIBLE_DEVICES names an
     index at or past the number of GPUs it is given (the runtime numbers them from 0 inside); a Kubernetes container that sets
@@ -2279,7 +2288,7 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         return not_applicable("not in a container and no Docker containers to read")
     # A pasted spec (docker run, compose, pod) that asks for GPUs is the workload the user asks about.
     serving = [c for c in docker_containers.containers
-               if c.looks_like_serving or (c.origin and (c.gpu_requested or c.gpus_by_env))]
+               if c.looks_like_serving or (c.origin and (c.gpu_requested or c.gpus_by_env or c.cuda_asked))]
     if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT and not _requests_shown(c)
            for c in docker_containers.containers):
         return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
@@ -2315,6 +2324,17 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
             "allocate to it (or miss the one it did); leave the variable to the plugin",
             actual={c.label: value for c, value in by_hand}, expected=f"no NVIDIA_VISIBLE_DEVICES beside "
             f"{K8S_GPU_RESOURCE}", subjects=[c.label or "container" for c, _ in by_hand])
+    unparsed = [c for c in serving if c.gpu_requested and c.cuda_visible_none]
+    if unparsed:
+        # The blind readings of 2655 (both readers): compose's `CUDA_VISIBLE_DEVICES: all` beside the GPU request.
+        return issue("CUDA_VISIBLE_DEVICES names no device CUDA can parse: "
+                     + "; ".join(f"{c.label}: CUDA_VISIBLE_DEVICES={c.cuda_visible_none}" for c in unparsed)
+                     + ": CUDA reads the variable as a comma-separated list of GPU indices or UUIDs and keeps only the "
+                     "devices listed before the first entry it cannot parse, so none is visible inside although the "
+                     "runtime hands the GPUs in (`all` is NVIDIA_VISIBLE_DEVICES' word, not CUDA's)",
+                     actual={c.label: c.cuda_visible_none for c in unparsed},
+                     expected="CUDA_VISIBLE_DEVICES unset, or GPU indices (from 0 inside) or UUIDs",
+                     subjects=[c.label for c in unparsed])
     missing = [(c, ids) for c in serving if (ids := c.cuda_ordinals_missing)]
     if missing:
         first, ids = missing[0]
@@ -2339,6 +2359,20 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                      expected="as many GPUs as TP x PP (the request and CUDA_VISIBLE_DEVICES)",
                      subjects=[c.label for c, _ in short])
     bad = [c for c in serving if not c.gpu_requested]
+    told = [c for c in bad if c.cuda_asked and not c.gpus_by_env and c.origin == ORIGIN_DOCKER_RUN]
+    if told and len(told) == len(bad):
+        # The blind readings of 2677 (both readers): a whole `docker run` with no GPU request whose own command tells
+        # its program to use CUDA: only a daemon whose default runtime is nvidia would hand it a GPU, which nothing
+        # shows, and a GPU the user means to give is asked for with --gpus.
+        return issue("serving containers started without any GPU request (no --gpus, CDI device, nvidia runtime or "
+                     "/dev/nvidia device) while their command asks for CUDA: "
+                     + "; ".join(f"{c.label}: {c.cuda_asked}" for c in told)
+                     + ": the NVIDIA runtime hands such a container no GPU and no driver library (unless nvidia is "
+                     "the daemon's default runtime, which nothing shows), so CUDA finds no device; a "
+                     "CUDA_VISIBLE_DEVICES index also counts the container's own GPUs from 0",
+                     actual={c.label: c.cuda_asked for c in told},
+                     expected="--gpus '\"device=N\"' (or --gpus all) on the docker run, and no CUDA_VISIBLE_DEVICES "
+                              "index past the GPUs given", subjects=[c.label for c in told])
     if bad and all(c.origin in (ORIGIN_COMPOSE, ORIGIN_DOCKER_RUN) for c in bad):
         # A pasted spec says what it asks for, not which runtime Docker runs it with: with `default-runtime: nvidia`
         # in daemon.json (the documented way for Swarm stacks) every container gets the GPUs without a request.

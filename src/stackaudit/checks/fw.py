@@ -293,6 +293,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     supported between these two devices"). The count may come from the user's words ("I have 4 A10Gs")
     where a cut table shows one GPU.
 
+    Also bad: WSL 1 (its kernel release `4.4.0-<Windows build>-Microsoft`, from `uname -r`, a collect_env's or a
+    Hugging Face environment report's platform: facts/platform.WSL1_KERNEL): WSL 1 translates Linux calls onto the
+    Windows kernel and has no GPU paravirtualisation, so no CUDA work runs there (CUDA on WSL needs WSL 2).
+
     Also bad, where the source shows the VM costing the workload: P2P between its GPUs wrong or slow (a data test
     between them that failed, p2pBandwidthLatencyTest slower with P2P than half its host copies), or refused by the
     driver inside the guest (`nvidia-smi topo -p2p r` answering NS or another refusal for every pair, corpus 1503 on an
@@ -366,6 +370,14 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
     not shown.
     """
+    if virtualization.wsl1:
+        # The blind readings of 2662 (both readers): torch's GPU False under WSL 1, which has no GPU at all.
+        return issue(f"{virtualization.wsl1}: no NVIDIA device or libcuda exists there, so no CUDA work runs, whatever "
+                     "the Windows driver", actual={"wsl": 1},
+                     expected="WSL 2 (a Hyper-V utility VM handed the Windows driver's GPU) or Linux on the machine",
+                     fix=advice("On Windows run `wsl -l -v`, then `wsl --set-version <distro> 2` (and `wsl "
+                                "--update`); use the Windows NVIDIA driver's libraries in /usr/lib/wsl/lib, with no "
+                                "Linux NVIDIA driver inside the distribution", cost="runtime"))
     if not virtualization.vm and (unreached := _wsl_unreached(virtualization, nvidia)):
         return unreached
     if not virtualization.vm and virtualization.laptop:

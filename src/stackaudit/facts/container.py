@@ -1064,6 +1064,17 @@ def _uname_container(ctx: FactContext) -> str:
     return name
 
 
+def _wsl1_kernel(ctx: FactContext) -> str:
+    """The kernel release where it is WSL 1's (facts/platform.WSL1_KERNEL), else "": WSL 1 runs no container engine
+    (Docker's WSL back end needs WSL 2's real kernel), so the program that reported it ran in the distro itself
+    (corpus 2662)."""
+    from stackaudit.facts.platform import wsl1_kernel
+    from stackaudit.facts.system import KernelInfo
+
+    kernel = ctx.optional("kernel", KernelInfo)
+    return kernel.release if kernel is not None and wsl1_kernel(kernel.release) else ""
+
+
 def _test_container_host(ctx: FactContext) -> str:
     """The one host every pasted nccl-tests rank line names, where it is a container's default hostname (its id's
     first 12 hex digits), else ""."""
@@ -1235,6 +1246,11 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"`which nvidia-smi` answers `{wsl}`, WSL 2's driver mount on its distro's own PATH (a container's "
                     "PATH is its image's): the shell is the WSL distro's own, and no command typed there names a "
                     "container")
+            wsl1 = _wsl1_kernel(ctx)
+            if wsl1:
+                return ContainerInfo.ran_on_host(
+                    f"the kernel release {wsl1} is WSL 1's, which runs no container engine (Docker's WSL back end "
+                    "needs WSL 2): the program ran in the WSL 1 distro itself")
             typed = _typed_host_server(ctx)
             if typed and not _TYPED_OLLAMA_SERVE.match(typed):
                 return ContainerInfo.ran_on_host(

@@ -517,6 +517,10 @@ BASE_OS_IMAGES = re.compile(r"^(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|cen
                             r"|busybox|amazonlinux|opensuse/leap|nvidia/cuda:[\w.-]*-base-[\w.-]*)(?::[\w.-]+)?$")
 # A CUDA_VISIBLE_DEVICES entry: an index, a GPU or MIG UUID (cuda-c-programming-guide, "CUDA Environment Variables").
 _CUDA_DEVICE = re.compile(r"\d+|(?:GPU|MIG)-[\w/-]+")
+# What CUDA takes as the start of a CUDA_VISIBLE_DEVICES entry: digits (parsed as strtoul does) or a UUID's prefix.
+_CUDA_ENTRY_START = re.compile(r"\d|(?:GPU|MIG)-", re.IGNORECASE)
+# A program's `--device` value that names CUDA (`cuda`, `cuda:0`).
+_CUDA_FLAG = re.compile(r"cuda(?::\d{1,3})?")
 _SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash", "/usr/bin/sh"})
 
 
@@ -723,6 +727,35 @@ class DockerContainer:
         intent; whether the GPUs reached it is not shown (an excerpt's is `DockerContainers.gpu_env_only`)."""
         return bool(self.origin) and not self.excerpt and not self.gpu_requested \
             and self.env_value("NVIDIA_VISIBLE_DEVICES") not in (None, "", "void", "none")
+
+    @property
+    def cuda_asked(self) -> str:
+        """What in a whole pasted spec tells its program to run on CUDA: its command's `--device cuda` (`cuda:N`,
+        infinity's, sentence-transformers servers' flag) or a CUDA_VISIBLE_DEVICES of GPU indices or UUIDs
+        (_CUDA_DEVICE) in its environment; "" where neither does, or the spec is an excerpt. A GPU container by
+        intent (corpus 2677: `--device cuda` and `CUDA_VISIBLE_DEVICES='2'`)."""
+        if not self.origin or self.excerpt:
+            return ""
+        device = (self.flag("--device") or "").strip("'\"")
+        if _CUDA_FLAG.fullmatch(device):
+            return f"--device {device}"
+        value = (self.env_value("CUDA_VISIBLE_DEVICES") or "").strip().strip("'\"")
+        entries = [v.strip() for v in value.split(",") if v.strip()]
+        return f"CUDA_VISIBLE_DEVICES={value}" if entries and all(_CUDA_DEVICE.fullmatch(v) for v in entries) else ""
+
+    @property
+    def cuda_visible_none(self) -> str:
+        """CUDA_VISIBLE_DEVICES in its environment where its first entry is none CUDA can parse (not an index, a
+        GPU or MIG UUID, nor a variable the shell or compose would fill), so CUDA enumerates no device at all:
+        CUDA reads the variable as a comma-separated list of indices or UUIDs and keeps only the devices before the
+        first invalid entry (cuda-c-programming-guide, "CUDA Environment Variables"), so `all` (NVIDIA_VISIBLE_DEVICES'
+        word, not CUDA's) leaves none (corpus 2655). "" where it is unset, empty, or starts with a device or `-`
+        (`-1` hides the GPUs on purpose)."""
+        value = (self.env_value("CUDA_VISIBLE_DEVICES") or "").strip().strip("'\"")
+        first = value.split(",")[0].strip()
+        if not first or "$" in value or first.startswith("-") or _CUDA_ENTRY_START.match(first):
+            return ""
+        return value
 
     @property
     def zero_gpus_asked(self) -> bool:

@@ -616,6 +616,20 @@ def remoting_frontend(text: str) -> tuple[str, str, str] | None:
     return None
 
 
+# WSL 1's kernel release, which `uname -r` (and Python's platform string) reports there: 4.4.0, the Windows build, and a
+# capitalised `Microsoft` (`4.4.0-19041-Microsoft`, corpus 2662; WSL 2's kernels end `-microsoft-standard[-WSL2]`). No
+# Linux kernel runs: WSL 1 translates Linux system calls onto the Windows kernel, has no GPU paravirtualisation
+# (/dev/dxg, /usr/lib/wsl/lib), which only WSL 2's VM gets, so CUDA finds no GPU there
+# (https://docs.nvidia.com/cuda/wsl-user-guide/index.html: CUDA on WSL needs WSL 2), and it runs no container engine
+# either (Docker Desktop's WSL back end needs WSL 2: https://docs.docker.com/desktop/features/wsl/).
+WSL1_KERNEL = re.compile(r"4\.4\.0-\d{4,5}-Microsoft")
+
+
+def wsl1_kernel(release: str) -> bool:
+    """Whether a kernel release is WSL 1's (WSL1_KERNEL)."""
+    return WSL1_KERNEL.fullmatch(release.strip()) is not None
+
+
 def wsl_kernel(release: str) -> bool:
     """Whether a kernel release is WSL 2's (WSL_KERNEL)."""
     return bool(re.search(WSL_KERNEL.pattern, release.strip()))
@@ -667,6 +681,9 @@ class Virtualization:
     # Under WSL 2, the line of the text that showed WSL's library which names a Linux driver's own library beside it
     # (wsl_library, linux: a Linux driver installed inside WSL 2); "" where none does.
     linux_library: str = ""
+    # Why the program runs under WSL 1 (its kernel release, WSL1_KERNEL), which has no GPU; "" where nothing says so.
+    # WSL 1 runs on Windows itself, which may be bare or a VM: vm stays "" (not shown).
+    wsl1: str = ""
 
     @property
     def is_vm(self) -> bool:
@@ -1165,6 +1182,9 @@ def _machine(ctx: FactContext) -> Virtualization:
     if dmi:
         return Virtualization("none", f"{dmi_source}: {dmi}")
     kernel = ctx.optional("kernel", KernelInfo)
+    if kernel is not None and wsl1_kernel(kernel.release):
+        return Virtualization("", f"kernel {kernel.release}", wsl1=f"kernel {kernel.release}: WSL 1, which translates "
+                              "Linux calls onto the Windows kernel and has no GPU (CUDA on WSL needs WSL 2)")
     flavour = cloud_kernel(kernel.release) if kernel is not None else None
     if kernel is not None and flavour is not None:
         return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}", wsl=flavour is WSL_KERNEL)

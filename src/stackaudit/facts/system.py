@@ -177,6 +177,10 @@ STATED_KERNEL = re.compile(r"^\W*(?:[A-Z][\w.]*(?: [\w.]+){0,2}, )?(?:Linux )?Ke
                            re.IGNORECASE)
 
 
+# A Hugging Face environment report's platform (`diffusers-cli env`, `transformers-cli env`: `- Platform:
+# Linux-4.4.0-19041-Microsoft-x86_64-with-glibc2.31`, Python's platform.platform()): the kernel release before the
+# machine, as collect_env's `Python platform` gives it (corpus 2662).
+PLATFORM_KERNEL = re.compile(r"^\W*Platform:\s*Linux-(\d+\.\d+[\w.+-]{0,80}?)-(?:x86_64|aarch64|ppc64le|s390x)-with-")
 OS_KERNEL = re.compile(r"^\W*OS\s*/\s*Kernel\W*:\s*[\w .()-]{1,60}?,\s*(?:Linux\s+)?kernel\s+`?(\d+\.\d+\.\d+[\w.+~-]*)`?\s*$",
                        re.IGNORECASE)
 
@@ -203,7 +207,8 @@ def kernel_from_stated_line(text: str) -> KernelInfo:
         | **Kernel** | Linux 6.8.0-124-generic |
     """
     found = {m.group(1) for line in stated_lines(text).splitlines()
-             if (m := STATED_KERNEL.match(line) or BARE_KERNEL_RELEASE.match(line) or OS_KERNEL.match(line))}
+             if (m := STATED_KERNEL.match(line) or BARE_KERNEL_RELEASE.match(line) or OS_KERNEL.match(line)
+                      or PLATFORM_KERNEL.match(line))}
     return KernelInfo(only_one(found, "no one `Kernel: X.Y` line in the lines shown"))
 
 

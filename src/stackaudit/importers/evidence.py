@@ -125,7 +125,13 @@ from stackaudit.facts.shm import NGC_SHM_NOTE
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import DEBUG_NODE_POD, is_symptom
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
-from stackaudit.facts.system import BARE_KERNEL_NEEDLES, BARE_KERNEL_RELEASE, OS_KERNEL, STATED_KERNEL
+from stackaudit.facts.system import (
+    BARE_KERNEL_NEEDLES,
+    BARE_KERNEL_RELEASE,
+    OS_KERNEL,
+    PLATFORM_KERNEL,
+    STATED_KERNEL,
+)
 from stackaudit.importers._paste import looks_like_command
 from stackaudit.importers._scan import FENCE, Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, file_content, importer
@@ -199,7 +205,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (*BARE_KERNEL_NEEDLES, "Max memory: ", "evice name", "evice Name", "evice(s):", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/.llamafile/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "cudagraph_mode", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice name", "evice Name", "evice(s):", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/.llamafile/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "cudagraph_mode", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
@@ -320,7 +326,7 @@ def is_evidence(line: str) -> bool:
                 or OPEN_PACKAGE.search(line) or used_open(line) or installed_flavour(line) is not None or STATED_VERSION.match(line) or PIP_LIST_GGML.match(line)
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
-                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line) or OS_KERNEL.match(line)
+                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line) or OS_KERNEL.match(line) or PLATFORM_KERNEL.match(line)
                 or BARE_KERNEL_RELEASE.match(line) or bool(CMAKE_CUDA_ARCHS.search(line)) or bool(STATED_GRAPH_MODE.match(line))
                 or bool(NGC_CHECK_LINE.search(line)) or bool(AIO_SMI_RAN.search(line))
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
