@@ -113,6 +113,19 @@ def test_llama_cpp_asked_for_no_gpu_layer(tmp_path: Path) -> None:
     assert asked.status == "unknown" and "only 0 of 83 layers" in asked.message
 
 
+def test_llama_cpp_log_of_no_layer_and_no_vram_1833_2685(tmp_path: Path) -> None:
+    """Corpus 2685 (llamafile on Windows) and 1833 (llava on two RTX 3090s), no command with the log: llama.cpp's
+    `offloaded 0/N layers to GPU` beside `VRAM used: 0.00 MB` is the model left off the GPU by -ngl, not crowded out.
+    Real counter-example: 2323's `total VRAM used: 512 MB` stays open; modelled: the same log with VRAM used."""
+    for prefix in ("2685", "1833"):
+        result = capture_checks(prefix, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+        assert result.status == "not-an-issue" and "used no GPU memory" in result.message, prefix
+    assert capture_checks("2323", "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "unknown"
+    text = _capture_text("2685").replace("VRAM used: 0.00 MB", "VRAM used: 2048.00 MB")
+    used = paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert used.status == "unknown" and "only 0 of 43 layers" in used.message
+
+
 def test_a_windows_desktops_tenth_at_ollamas_start_is_the_platforms(tmp_path: Path) -> None:
     # Corpus 1476: ollama on native Windows (its gpu_windows.go lines) found 10.8 of 12.0 GiB free.
     result = capture_checks("1476", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]

@@ -116,3 +116,36 @@ def test_a_cut_listing_leaves_cudas_order_unread_2495() -> None:
     """Corpus 2495 (theroyallab/tabbyAPI#296): CUDA_VISIBLE_DEVICES=0 in the user's words beside an RTX 3090 and a
     Tesla P40, nvidia-smi cut in its header: no listing shows which index each model has, so no issue is read."""
     assert capture_checks("2495", PLACEMENT)[PLACEMENT].status == "unknown"
+
+
+# Modelled on corpus 2680's listings (LostRuins/koboldcpp#1023): nvidia-smi's CSV query in PCI bus order, then
+# llama.cpp's device list in CUDA's order.
+TWO_ORDERS = """\
+$ nvidia-smi --query-gpu=name,memory.total,index --format csv,noheader
+NVIDIA GeForce GTX 1660 SUPER, 6144 MiB, 0
+NVIDIA GeForce RTX 3090, 24576 MiB, 1
+
+ggml_cuda_init: found 2 CUDA devices:
+  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes
+  Device 1: NVIDIA GeForce GTX 1660 SUPER, compute capability 7.5, VMM: yes
+"""
+
+
+def test_cuda_device_list_numbers_gpus_unlike_nvidia_smi_2680(tmp_path: Path) -> None:
+    """Corpus 2680: nvidia-smi's CSV rows put the GTX 1660 SUPER at 0, ggml_cuda_init puts the RTX 3090 there: the two
+    orders differ, so a GPU picked by nvidia-smi's index runs on the other card (facts/gpus.cuda_order_differs).
+    Modelled counter-examples: the same listings in one order, and a device list of fewer GPUs (a container's
+    CUDA_VISIBLE_DEVICES renumbers a subset from 0) read no issue; so does corpus 2569's real mixed host, whose
+    device list follows its other listing's order."""
+    result = capture_checks("2680", PLACEMENT)[PLACEMENT]
+    assert result.status == "issue" and "0 is the NVIDIA GeForce RTX 3090 to CUDA" in result.message
+    assert paste_checks(tmp_path, TWO_ORDERS, PLACEMENT)[PLACEMENT].status == "issue"
+    same = TWO_ORDERS.replace("Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6",
+                              "Device 9: NVIDIA GeForce RTX 3090, compute capability 8.6").replace(
+        "Device 1: NVIDIA GeForce GTX 1660 SUPER", "Device 0: NVIDIA GeForce GTX 1660 SUPER").replace(
+        "Device 9:", "Device 1:")
+    assert paste_checks(tmp_path, same, PLACEMENT)[PLACEMENT].status != "issue"
+    subset = TWO_ORDERS.replace("found 2 CUDA devices", "found 1 CUDA devices").replace(
+        "  Device 1: NVIDIA GeForce GTX 1660 SUPER, compute capability 7.5, VMM: yes\n", "")
+    assert paste_checks(tmp_path, subset, PLACEMENT)[PLACEMENT].status != "issue"
+    assert capture_checks("2569", PLACEMENT)[PLACEMENT].status != "issue"

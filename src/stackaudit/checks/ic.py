@@ -31,7 +31,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands, StatedEngines
-from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory, cuda_order_renames
+from stackaudit.facts.gpus import NCCL_TESTS_TITLE, GpuInventory, cuda_order_differs, cuda_order_renames
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.model_placement import ModelPlacements
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
@@ -2280,6 +2280,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     CUDA_VISIBLE_DEVICES index names another GPU model in CUDA's default fastest-first order than in nvidia-smi's
     listing of every GPU (PCI bus order), with no CUDA_DEVICE_ORDER=PCI_BUS_ID, runs on a GPU the user did not mean:
     an issue, on one GPU too (facts/gpus.cuda_order_renames: GPUs of different architectures only, corpus 2497).
+    So is a host whose program's CUDA device list (llama.cpp's `ggml_cuda_init` devices, deviceQuery) and nvidia-smi's
+    listing (its table, `-L`, `--query-gpu` rows) name the same models at different indices, whatever their
+    architectures: the two orders differ there, so a GPU picked by nvidia-smi's index (a launcher's, a
+    CUDA_VISIBLE_DEVICES) runs the work on another card (facts/gpus.cuda_order_differs, corpus 2680).
     """
     if one_each := one_rank_per_node(serving_engine, serving_log, engine_commands):
         shown = serving_engine.shown
@@ -2291,6 +2295,11 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return _tp_needs_one_node(needless, serving_engine)
     if renamed := _cuda_order_renamed(serving_engine, engine_commands, gpus):
         return renamed
+    if differs := cuda_order_differs(gpus):
+        return issue(f"the program's CUDA device list and nvidia-smi's listing number this host's GPUs differently: "
+                     f"{differs}, so a GPU picked by its nvidia-smi index (a launcher's, CUDA_VISIBLE_DEVICES) runs the "
+                     "work on another card: CUDA numbers GPUs fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID",
+                     actual={"CUDA order": differs}, expected="CUDA_DEVICE_ORDER=PCI_BUS_ID")
     if one_gpu := one_gpu_engine(serving_engine, gpus, engine_commands, serving_log, model_placements, ollama_shown):
         return not_applicable(f"{one_gpu}: one GPU, no group of GPUs to place")
     if serving_log is not None and serving_log.tp_beyond_node:

@@ -747,7 +747,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
 
     Without either, llama.cpp's `offloaded 0/M layers to GPU` under a llama.cpp command in the source that asks for no
     layer on the GPU (no `-ngl`, whose default was 0, or `-ngl 0`) is not an issue: the GPU holds no part of the model
-    by the command's choice, not for want of memory. Otherwise
+    by the command's choice, not for want of memory. So is llama.cpp's own log (not ollama's, whose planner offloads
+    what free memory takes) of 0 layers offloaded with its weights' `VRAM used: 0.00 MB`, no command shown: llama.cpp
+    places the layers -ngl asks for, so nothing of the model is on the GPU and nothing crowded it out (corpus 1833,
+    2685; `total VRAM used: 512 MB` of scratch, corpus 2323, is not that line). Otherwise
     llama.cpp's `offloaded N/M layers to GPU` with N below M (its log, ollama's journal; ollama's own
     `layers.model=M layers.offload=N`) is reported, not judged (over the GPUs the sources list, else the one GPU
     ollama's offload line weighed): it found room for only N layers, because the card is
@@ -803,6 +806,16 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                 f"and its log shows 0 of {layers[1]} layers offloaded (\"{layers[2]}\"): the GPU holds no part of "
                 "the model, by the command's choice, not for want of memory another program holds; the model runs "
                 "on the CPU", actual=layers[2], evidence=[unasked[0].line, layers[2]])
+        if layers is not None and layers[0] == 0 < layers[1] and serving_log is not None \
+                and serving_log.no_vram_line and serving_log.engine != "ollama":
+            # llama.cpp itself offloads the layers -ngl asks for, not as many as free memory takes (ollama's planner
+            # does that): none offloaded and no VRAM used is the model left off the GPU, not crowded out (corpus 1833,
+            # 2685; 512 MB of scratch used, corpus 2323, stays open).
+            return not_an_issue(
+                f"llama.cpp offloaded 0 of {layers[1]} layers (\"{layers[2]}\") and its weights used no GPU memory "
+                f"(\"{serving_log.no_vram_line}\"): llama.cpp places the layers -ngl asks for, so the model runs on "
+                "the CPU by its settings, not for want of memory another program holds",
+                actual=layers[2], evidence=[layers[2], serving_log.no_vram_line])
         fit = serving_log.model_fit if serving_log is not None else None
         if layers is not None and layers[0] < layers[1]:
             short = unknown(f"llama.cpp put only {layers[0]} of {layers[1]} layers on the GPU (\"{layers[2]}\"): it "

@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 
 from stackaudit.facts._parse import NVSMI_GPU_LINE, RANK_DEVICE, ParseError, only_one
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.nvidia import QUERY_ROW, NvidiaGpus
+from stackaudit.facts.nvidia import QUERY_ROW, QUERY_ROW_NAME_FIRST, NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.peer_access import DQ_DEVICE, DQ_PCI, NVB_DEVICE
 from stackaudit.facts.ray_log import NODES_WITH, RESOURCE_GPU
@@ -144,6 +144,7 @@ LIGHTNING_TITLE = "Lightning's Tensor Cores notice"
 TORCH_NAMED_TITLE = "a printout of torch.cuda.get_device_name"
 UNSLOTH_TITLE = "Unsloth's start-up banner"
 USER_WORDS_TITLE = "the user's own words"
+QUERY_ROWS_TITLE = "`nvidia-smi --query-gpu=index,name,driver_version` rows"
 
 
 @dataclass(frozen=True)
@@ -422,6 +423,44 @@ def cuda_order_renames(devices: Sequence[str] | None, order: str | None, invento
     moved = [f"{d} is the {cuda[int(d)].model} to CUDA, the {listed[int(d)].model} to nvidia-smi"
              for d in devices if int(d) < len(listed) and cuda[int(d)].model != listed[int(d)].model]
     return "; ".join(moved)
+
+
+# Listings that number GPUs as NVML does (PCI bus order), and those that number them as the CUDA runtime does
+# (fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID): where both list one host's GPUs, a model they put at different
+# indices shows the two orders differ on that host.
+NVML_ORDER_TITLES = (NVIDIA_TITLE, NVSMI_LIST_TITLE, QUERY_ROWS_TITLE)
+CUDA_ORDER_TITLES = (GGML_TITLE, DEVICE_QUERY_TITLE)
+
+
+def cuda_order_differs(inventory: GpuInventory | None) -> str:
+    """Where a CUDA-order listing (CUDA_ORDER_TITLES: llama.cpp's `ggml_cuda_init` devices, deviceQuery) and an
+    NVML-order listing (NVML_ORDER_TITLES: nvidia-smi) of the same GPUs name another model at one index, in words
+    (`0 is the NVIDIA GeForce RTX 3090 to CUDA, the NVIDIA GeForce GTX 1660 SUPER to nvidia-smi`); "" otherwise.
+
+    The two listings must name the same models, as many of each (a container's CUDA_VISIBLE_DEVICES renumbers a subset
+    from 0, which is no order of the host's): then the program's device N is not nvidia-smi's GPU N, and a GPU picked
+    by one numbering runs the work on another card (corpus 2680)."""
+    if inventory is None:
+        return ""
+    cuda: dict[int, str] = {}
+    nvml: dict[int, str] = {}
+    for g in inventory.gpus:
+        for title in g.shown_by if g.index is not None and g.model else ():
+            if title in NVML_ORDER_TITLES:
+                nvml[g.index] = g.model  # type: ignore[index]
+            elif title in CUDA_ORDER_TITLES:
+                cuda[g.index] = g.model  # type: ignore[index]
+    # A disagreement keeps the better source's model on the record: the other listing's is in the conflict.
+    for label, field, _kept, other in inventory.conflicts:
+        index, (model, _, title) = label.removeprefix("GPU ").split(" ")[0], other[:-1].rpartition(" (")
+        if field == "model" and index.isdecimal():
+            side = nvml if title in NVML_ORDER_TITLES else cuda if title in CUDA_ORDER_TITLES else None
+            if side is not None:
+                side[int(index)] = model
+    if len(cuda) < 2 or set(cuda) != set(nvml) or sorted(cuda.values()) != sorted(nvml.values()):
+        return ""
+    return "; ".join(f"{i} is the {cuda[i]} to CUDA, the {nvml[i]} to nvidia-smi" for i in sorted(cuda)
+                     if cuda[i] != nvml[i])
 
 
 # --- one inventory per source ----------------------------------------------------------------
@@ -1420,14 +1459,14 @@ def gpus_from_torch_printout(text: str) -> GpuInventory:
     return parse_torch_named_gpus(text)
 
 
-QUERY_ROWS_TITLE = "`nvidia-smi --query-gpu=index,name,driver_version` rows"
 # The index and the name of QUERY_ROW (`0, NVIDIA GeForce RTX 3090, 595.58.03`): nvidia-smi's own name of each GPU.
 _QUERY_ROW_NAME = re.compile(r"^\s*(?P<index>\d{1,2}), (?P<name>[^,]+?), ")
 
 
 def parse_query_rows(text: str) -> GpuInventory:
     """The GPUs rows of `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` name (facts/nvidia
-    QUERY_ROW, whose driver STATED_DRIVER reads): each row's index and product name. A lower bound: a paste may leave
+    QUERY_ROW, whose driver STATED_DRIVER reads), or of `--query-gpu=name,memory.total,index` (QUERY_ROW_NAME_FIRST):
+    each row's index and product name. A lower bound: a paste may leave
     rows out.
 
     >>> parse_query_rows("  0, NVIDIA GeForce RTX 3090, 595.58.03\n  1, NVIDIA GeForce RTX 3090, 595.58.03").models
@@ -1435,7 +1474,8 @@ def parse_query_rows(text: str) -> GpuInventory:
     """
     names: dict[int, str] = {}
     for line in text.splitlines():
-        if QUERY_ROW.match(line) and (m := _QUERY_ROW_NAME.match(line)) is not None:
+        if (QUERY_ROW.match(line) and (m := _QUERY_ROW_NAME.match(line)) is not None) \
+                or (m := QUERY_ROW_NAME_FIRST.match(line)) is not None:
             names.setdefault(int(m["index"]), m["name"].strip())
     if not names:
         raise ParseError("no `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` row")
@@ -1446,12 +1486,18 @@ def parse_query_rows(text: str) -> GpuInventory:
 
 @parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=61)
 def gpus_from_query_rows(text: str) -> GpuInventory:
-    """The GPUs pasted `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` rows name.
+    """The GPUs pasted `nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` rows name, or rows of
+    `--query-gpu=name,memory.total,index` (QUERY_ROW_NAME_FIRST).
 
     Input (tests/data/captures/1118)::
 
           0, NVIDIA GeForce RTX 3090, 595.58.03
           1, NVIDIA GeForce RTX 3090, 595.58.03
+
+    Input (tests/data/captures/2680)::
+
+        NVIDIA GeForce GTX 1660 SUPER, 6144 MiB, 0
+        NVIDIA GeForce RTX 3090, 24576 MiB, 1
     """
     return parse_query_rows(text)
 

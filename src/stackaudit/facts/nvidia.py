@@ -1087,6 +1087,9 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # centos7`, corpus 1922: the driver that container would install, which may never load).
 _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
+# A row of `nvidia-smi --query-gpu=name,memory.total,index --format=csv,noheader` (`NVIDIA GeForce RTX 3090, 24576 MiB,
+# 1`, corpus 2680): the name first, the index last, as the query orders its fields.
+QUERY_ROW_NAME_FIRST = re.compile(r"^\s*(?P<name>(?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}), \d{1,6} MiB, (?P<index>\d{1,2})\s*$")
 STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+(?:(?i:is)\s+\**)?(?i:nvidia\s+(?:open\s+)?kernel\s+module\s+)?|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|^\W*(?i:nvidia)\s+v?(?=\d{3}\.\d+(?:\.\d+)?\s*$)|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"

@@ -379,6 +379,9 @@ GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval tim
                 "llama.cpp: loading")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
+# llama.cpp's count of the GPU memory its weights took (`llm_load_tensors: VRAM used: 0.00 MB`, builds of late 2023;
+# `total VRAM used: 0 MB`): none, the model holds no GPU memory.
+GGML_NO_VRAM = re.compile(r"\bVRAM used: 0(?:\.0+)? MB\b")
 # `load_tensors:        CUDA0 model buffer size =   511.43 MiB` (`llm_load_tensors:      CUDA0 buffer size`, `llama_kv_cache_init:
 # CUDA0 KV buffer size`, `CUDA0 compute buffer size`): memory llama.cpp's CUDA backend allocated on a CUDA device. Its
 # row split puts a part of each matrix on every device (`CUDA3_Split model buffer size =   536.67 MiB`, corpus 1843).
@@ -926,6 +929,8 @@ class ServingLog:
     # llama.cpp's `offloaded N/M layers to GPU` (GGML_OFFLOADED), ollama's `layers.model=M layers.offload=N`
     # (OLLAMA_OFFLOAD): (N, M, the line) of the last such line.
     gpu_layers: tuple[int, int, str] | None = None
+    # llama.cpp's line that its weights took no GPU memory (GGML_NO_VRAM); "" where none says so.
+    no_vram_line: str = ""
     # ollama's weighing of the model against a GPU's free memory (OLLAMA_FIT): (free GiB, the whole model's GiB, the
     # line) of the last such line.
     model_fit: tuple[float, float, str] | None = None
@@ -2175,6 +2180,7 @@ def parse_serving_log(text: str) -> ServingLog:
     graph_ranks: list[str] = []
     ranks: list[str] = []
     gpu_layers: tuple[int, int, str] | None = None
+    no_vram_line = ""
     model_fit: tuple[float, float, str] | None = None
     windows_line = ""
     ollama_gpus: tuple[int, str, str] | None = None
@@ -2229,6 +2235,8 @@ def parse_serving_log(text: str) -> ServingLog:
         m = GGML_OFFLOADED.search(text_l) if "offloaded" in low else None
         if m:
             gpu_layers = (int(m.group(1)), int(m.group(2)), text_l)
+        if not no_vram_line and "vram used" in low and GGML_NO_VRAM.search(text_l):
+            no_vram_line = text_l
         m = OLLAMA_OFFLOAD.search(text_l) if "layers.offload=" in low else None
         if m:
             gpu_layers = (int(m.group(2)), int(m.group(1)), text_l)
@@ -2571,7 +2579,7 @@ def parse_serving_log(text: str) -> ServingLog:
         topo_tree=tree, netless_path_lines=() if net_listed else tuple(netless_lines),
         custom_ar_registered=tuple(ar_registered),
         custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
-        ranks=tuple(ranks), gpu_layers=gpu_layers, model_fit=model_fit, ollama_windows_line=windows_line,
+        ranks=tuple(ranks), gpu_layers=gpu_layers, no_vram_line=no_vram_line, model_fit=model_fit, ollama_windows_line=windows_line,
         ollama_gpus=ollama_gpus, ggml_cuda_devices=tuple(ggml_devices), ggml_cuda_line=ggml_line,
         ggml_one_gpu=ggml_one_gpu_buffers(lines) if engine == "llamacpp" else "",
         ggml_other_devices=tuple(other_devices),

@@ -90,6 +90,7 @@ from stackaudit.facts.nvidia import (
     OPEN_PACKAGE,
     PROC_VERSION_BANNER,
     QUERY_ROW,
+    QUERY_ROW_NAME_FIRST,
     STATED_CUDA,
     STATED_DRIVER,
     STATED_TOOLKIT,
@@ -215,7 +216,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice nam
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
             "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
             "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "that has Tensor Cores", "/usr/lib/wsl/", "libnvidia-compute-",
-            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "cuda|", "driver:", "driver ", "driver|", "nvidia v", "nvidia 3", "nvidia 4", "nvidia 5", "nvidia 6", "-open", "kernel module", "Open driver", "torch:", "torch ", "：", "torch=", "torch**", "driver**", "kernel:",
+            "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", " MiB, ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "cuda|", "driver:", "driver ", "driver|", "nvidia v", "nvidia 3", "nvidia 4", "nvidia 5", "nvidia 6", "-open", "kernel module", "Open driver", "torch:", "torch ", "：", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",
             "| python", "|python", "python**",
@@ -360,7 +361,7 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         # A row of `nvidia-smi --query-gpu=...,driver_version --format=csv,noheader` is read without the indentation a
         # list item's fence gives it (CommonMark drops it inside the fence, not where the paste is fenced again).
-        if QUERY_ROW.match(lines[i]):
+        if QUERY_ROW.match(lines[i]) or QUERY_ROW_NAME_FIRST.match(lines[i]):
             yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, lines[i].strip() + "\n"))
             continue
         # A hardware summary's key on its own line with its value on the next (`NVIDIA driver:` then
