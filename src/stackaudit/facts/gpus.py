@@ -2050,7 +2050,9 @@ _COUNT_PLURAL = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]\s*)?((?:[A-Za-z
 # 2482), `8卡2080ti` (InternLM/lmdeploy#2127, corpus 1674), `我的设备上有4块4090` (corpus 709). Chinese runs its words
 # together, so a CJK character may stand right before the count (not a Latin letter, digit or dot), and the model
 # (a letter or a model number of three digits or more first) ends where CJK text starts again (`4块4090显卡`).
-_COUNT_MEASURE = re.compile(r"(?<![A-Za-z0-9_.:+-])([1-9]\d?)\s*[张块卡]\s*(?=[A-Za-z]|\d{3})")
+# The count may be a Chinese numeral (`两张A800`, corpus 2683; _CJK_COUNTS).
+_CJK_COUNTS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
+_COUNT_MEASURE = re.compile(r"(?<![A-Za-z0-9_.:+-])([1-9]\d?|[一二两三四五六七八])\s*[张块卡]\s*(?=[A-Za-z]|\d{3})")
 _CJK_RUN = re.compile(r"[\u3000-\u9fff\uff00-\uffef].*")
 # A count before a data-centre model and that model's memory, as people list a machine's resources: `- resources: 4 A10
 # (each with 24G)` (vllm-project/vllm#8879, corpus 1972), `8 H100 80GB` (a cluster's node in a README), `2 A100 80G`.
@@ -2198,7 +2200,7 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
             after = line[m.end():].strip() if rx is not _COUNT_MEASURE else _CJK_RUN.sub("", line[m.end():m.end() + 80])
             model = _model_in(re.split(r"\s+", after.strip())[:4])
             if model:
-                said.append((int(m.group(1)), model))
+                said.append((_CJK_COUNTS.get(m.group(1)) or int(m.group(1)), model))
     for m in _COUNT_PLURAL.finditer(line):
         model = _model_in(m.group(2).split())
         if model:

@@ -739,8 +739,11 @@ _ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MOD
 _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|ERR!|\d+W)\s*/\s*(N/A|ERR!|\d+W))?\s*\|"
                    r"\s*(\d+)Mi?B\s*/\s*(\d+)Mi?B\s*\|\s*(?:(N/A|\d+)%|N/A)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
 # A GPU's first row cut after its persistence (or driver model) word, before the Bus-Id cell (corpus 1064: `|   1  NVIDIA
-# GeForce RTX 3090        On`): the GPU is shown, with its name and persistence mode, and no address.
-_ROW1_CUT = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|?$")
+# GeForce RTX 3090        On`) or inside it (corpus 2655, 2674: `|   0  NVIDIA GeForce RTX 3090        On  |
+# 00000000:5E:00`): the GPU is shown, with its name and persistence mode, and its address where the cell holds it whole.
+_ROW1_CUT = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*"
+                       r"(?:\|\s*([0-9A-Fa-f:.]{0,16}))?$")
+_WHOLE_BDF = re.compile(BDF)
 # A row of `nvidia-smi -L`: `GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)`.
 _LIST_ROW = re.compile(r"^GPU \d+:\s*\S.*\((?:UUID:?[^)]*|\.\.\.|…)\)?\s*$")
 # The header of a GPU's section in `nvidia-smi -q`: `GPU 00000000:3B:00.0`.
@@ -892,8 +895,9 @@ def parse_table(text: str) -> NvidiaGpus:
         cut1 = _ROW1_CUT.match(line) if not in_procs else None
         if cut1:
             idx = int(cut1.group(1))
+            bus = cut1.group(4) or ""
             rows[idx] = {"name": cut1.group(2).strip(), "persistence": _bool(cut1.group(3)), "model": cut1.group(3),
-                         "bdf": "", "display": None, "ecc": None}
+                         "bdf": normalize_bdf(bus) if _WHOLE_BDF.fullmatch(bus) else "", "display": None, "ecc": None}
             order.append(idx)
             last = open_gpu = idx
             continue
