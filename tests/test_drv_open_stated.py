@@ -29,6 +29,8 @@ OPEN = "DRV-OPEN-MODULE"
     "- Kernel module: NVIDIA Open Kernel Module",
     # Real: the open modules' bug form answering its version with a commit of the repository (#392, corpus 2603).
     "NVIDIA Open GPU Kernel Modules Version: 7c345b838b8a63126ed425781400c1ae8a7a4a1d",
+    # Modelled: the Unraid page's field answered yes (corpus 2678 answers no).
+    "Open Source Kernel Module: Yes",
 ])
 def test_the_users_words_for_the_open_module_they_run(line: str) -> None:
     assert used_open(line)
@@ -44,6 +46,8 @@ def test_the_users_words_for_the_open_module_they_run(line: str) -> None:
     "- Kernel module: NVIDIA proprietary kernel module",
     "- Kernel module: not the open kernel module",
     "NVIDIA Open GPU Kernel Modules Version: latest",
+    # Real: Unraid's NVIDIA driver page answering the open flavour with no (corpus 2678, SYSTRAN/faster-whisper#1229).
+    "Open Source Kernel Module: No",
 ])
 def test_words_that_do_not_say_the_open_module_runs(line: str) -> None:
     assert not used_open(line)

@@ -1160,7 +1160,10 @@ USED_OPEN = re.compile(r"^\W*(?:the\s+)?" + _OPEN_WORDS
                        + _OPEN_WORDS + r"|\bis\s+the\s+" + _OPEN_WORDS
                        + r"|^\W*(?:nvidia\s+)?kernel\s+modules?(?:\s+(?:type|flavou?r))?\s*:\W{0,2}(?:nvidia\s+)?"
                        + _OPEN_WORDS + r"|\bopen gpu kernel modules version:\s*[0-9a-f]{7,40}\s*$", re.IGNORECASE)
-_OTHER_FLAVOUR = re.compile(r"\b(?:closed|proprietary|not|never)\b|n't\s+(?:use|run|using|running)\b", re.IGNORECASE)
+# A line naming the other flavour, negating, or answering the open flavour's words with no (Unraid's driver page:
+# `Open Source Kernel Module: No`, corpus 2678).
+_OTHER_FLAVOUR = re.compile(r"\b(?:closed|proprietary|not|never)\b|n't\s+(?:use|run|using|running)\b|"
+                            r":\s*(?:no|false|disabled|off)\s*$", re.IGNORECASE)
 
 
 def used_open(line: str) -> bool:
