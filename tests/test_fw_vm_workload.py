@@ -308,6 +308,8 @@ def test_a_linux_libcuda_outside_wsl_still_names_the_driver(tmp_path: Path) -> N
     "I install WSL ubuntu18.04, Docker Desktop for windows, CUDA Toolkit and nvidia-docker2 to prepare environment.",
     # Modelled.
     "Running ollama in WSL with my GPU.",
+    # Corpus 2705 (NVIDIA/nccl#442): NCCL, CUDA's collectives library, set up in WSL.
+    "I've installed NCCL and its tests on WSL. When trying to run a test like this:",
 ])
 def test_wsl_named_beside_cuda_is_wsl2(line: str) -> None:
     words = platform_words(line)
@@ -319,6 +321,7 @@ def test_wsl_named_beside_cuda_is_wsl2(line: str) -> None:
     "I use WSL for git and the CUDA box for training, not in WSL.",  # a negation: a comparison
     "Does CUDA work in WSL?",  # a question
     "I also have WSL installed on this laptop.",  # no GPU stack named
+    "I run NCCL on the Linux cluster, not in WSL.",  # NCCL placed elsewhere: a negation
 ])
 def test_other_wsl_mentions_state_no_wsl2(line: str) -> None:
     words = platform_words(line)
@@ -405,3 +408,9 @@ def test_modelled_nvml_blocked_on_a_linux_host_is_no_fw_vm_issue(tmp_path: Path)
             "Failed to initialize NVML: GPU access blocked by the operating system\n")
     result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
     assert result.status != "issue", result.message
+
+
+def test_2705_nccl_in_wsl_without_a_pci_path_is_an_fw_vm_issue() -> None:
+    """Corpus 2705 (both readers): NCCL set up in WSL finds no sysfs PCI path for its GPU and fails its init."""
+    result = capture_checks("2705", "FW-VM")["FW-VM"]
+    assert result.status == "issue" and "no PCI path" in result.message, result.message

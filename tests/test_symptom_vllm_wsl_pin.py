@@ -38,6 +38,18 @@ def test_tp2_worker_log_in_the_corpus_is_an_issue() -> None:
     assert "pin_memory=False" in result.message and "WSL" in result.message
 
 
+def test_2703_line_cut_inside_its_last_word_is_an_issue() -> None:
+    """Corpus 2703 (both readers): `Using 'pin_memory=False' as WSL is dete`, cut by the stored copy."""
+    result = capture_checks("2703", CHECK)[CHECK]
+    assert result.status == "issue" and "as WSL is dete" in result.message, result.message
+
+
+def test_modelled_another_pin_memory_line_proves_nothing(tmp_path: Path) -> None:
+    """Modelled: a line that names pin_memory and WSL but not vLLM's detection."""
+    text = "INFO 05-06 20:59:06 [config.py:1] Using 'pin_memory=False' as WSL users asked for it\n"
+    assert paste_checks(tmp_path, text, CHECK)[CHECK].status != "issue"
+
+
 def test_v0_cache_engine_line_is_an_issue(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, VLLM_1084, CHECK)[CHECK]
     assert result.status == "issue"

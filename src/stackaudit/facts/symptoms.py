@@ -1249,7 +1249,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # (NVIDIA/NVSentinel#271 quotes its resolution); a game's or a desktop program's fault is no finding here.
     # vLLM's is_pin_memory_available() logs this on WSL and allocates its host buffers pageable (vllm-project/vllm#312;
     # from #41496 on the line adds "and pin_memory allocation failed").
-    Symptom("vllm-wsl-no-pin", re.compile(r"Using 'pin_memory=False' as WSL is detected"),
+    # A copy cut inside the last word (`... as WSL is dete`, corpus 2703) is the same line.
+    Symptom("vllm-wsl-no-pin", re.compile(r"Using 'pin_memory=False' as WSL is d"),
         "MEM-PINNED-HOST", "medium", WSL_PINNED_DOC,
         "vLLM detected WSL and runs without pinned host memory: host-GPU copies are staged and synchronous"),
     # vLLM's CPU platform logs this from its is_pin_memory_available() (vllm/platforms/cpu.py): the engine runs on the
@@ -1880,7 +1881,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "GSP", "kgsp", "GspRmImages", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802", " 802", "(802",
            "Unable to load the kernel module", "/nvidia.ko`", "could not insert 'nvidia'", ": Unknown symbol ", ": disagrees about version of symbol ",
            "while performing the step", "GPU driver installation",
-           "failed to load GPU drivers", "resolve Linux kernel version", "Open nvidia.ko", "not supported by open", "as WSL is detected",
+           "failed to load GPU drivers", "resolve Linux kernel version", "Open nvidia.ko", "not supported by open", "as WSL is d",
            "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
            "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",
