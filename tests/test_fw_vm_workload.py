@@ -308,6 +308,8 @@ def test_a_linux_libcuda_outside_wsl_still_names_the_driver(tmp_path: Path) -> N
     "I install WSL ubuntu18.04, Docker Desktop for windows, CUDA Toolkit and nvidia-docker2 to prepare environment.",
     # Modelled.
     "Running ollama in WSL with my GPU.",
+    # Corpus 2705 (NVIDIA/nccl#442): NCCL, CUDA's collectives library, set up in WSL.
+    "I've installed NCCL and its tests on WSL. When trying to run a test like this:",
 ])
 def test_wsl_named_beside_cuda_is_wsl2(line: str) -> None:
     words = platform_words(line)
@@ -319,6 +321,7 @@ def test_wsl_named_beside_cuda_is_wsl2(line: str) -> None:
     "I use WSL for git and the CUDA box for training, not in WSL.",  # a negation: a comparison
     "Does CUDA work in WSL?",  # a question
     "I also have WSL installed on this laptop.",  # no GPU stack named
+    "I run NCCL on the Linux cluster, not in WSL.",  # NCCL placed elsewhere: a negation
 ])
 def test_other_wsl_mentions_state_no_wsl2(line: str) -> None:
     words = platform_words(line)
@@ -342,3 +345,72 @@ def test_modelled_2337_without_the_package_rows_is_no_foreign_library(tmp_path: 
     text = body("2337").replace("ii  libnvidia-", "rc  libnvidia-")
     result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
     assert "package" not in result.message
+
+
+# --- The nvidia-smi header's library version as a list's item (h118a) --------------------------------------------------
+
+def test_2706_a_listed_nvidia_smi_library_of_another_branch_is_a_linux_driver_inside_wsl() -> None:
+    """Corpus 2706 (both readers): `- NVIDIA-SMI: 535.309.01` over `- Windows Driver Version: 610.47` under WSL 2; the
+    list's `- CUDA Version: 13.3` under it is the driver's figure, not the runtime's (DRV-CUDA-COMPAT stays open)."""
+    results = capture_checks("2706", "FW-VM", "DRV-CUDA-COMPAT")
+    assert results["FW-VM"].status == "issue", results["FW-VM"].message
+    assert "R535" in results["FW-VM"].message and "R610" in results["FW-VM"].message
+    assert results["DRV-CUDA-COMPAT"].status == "unknown", results["DRV-CUDA-COMPAT"].message
+
+
+def test_1016_nvidia_smi_versions_own_block_names_no_wsl_library() -> None:
+    """Corpus 1016: `nvidia-smi --version`'s `NVIDIA-SMI version  : 580.95.05` over the same `DRIVER version`: one
+    version, no WSL 2 and no library of another branch."""
+    from corpus import fact, pasted
+
+    driver = fact(pasted(body("1016")), "nvidia_driver")
+    assert driver.version == "580.95.05" and driver.smi_version in (None, "580.95.05")
+    assert capture_checks("1016", "FW-VM")["FW-VM"].status != "issue"
+
+
+def test_modelled_a_listed_nvidia_smi_of_the_drivers_branch_is_wsls_own(tmp_path: Path) -> None:
+    """Modelled: the same list, with the library of the Windows driver's branch (R610 over R610): no foreign library."""
+    text = ("- WSL Version: 2.7.3.0\n- Windows Driver Version: 610.47\n- NVIDIA-SMI: 610.43.01\n"
+            "- CUDA Version: 13.3\nCUDA is completely inaccessible from within WSL2.\n")
+    result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
+    assert "Linux driver package" not in result.message, result.message
+
+
+# --- WSL 2's paravirtualisation failing the workload: dxgkrnl's refused allocations, NVML blocked (h118a) -------------
+
+def test_2714_dxgkrnl_refusing_residency_is_an_fw_vm_issue() -> None:
+    """Corpus 2714 (both readers): `misc dxg: dxgk: dxgkio_make_resident: Ioctl failed: -12` beside CUDA's `device not
+    ready` on a two-GPU server under WSL 2."""
+    from corpus import symptom_names
+
+    assert "wsl-dxg-allocation" in symptom_names(body("2714"))
+    result = capture_checks("2714", "FW-VM")["FW-VM"]
+    assert result.status == "issue" and "dxgkrnl" in result.message, result.message
+
+
+def test_2706_dxgkrnl_adapter_queries_at_boot_are_no_allocation_failure() -> None:
+    """Corpus 2706: `dxgkio_query_adapter_info: Ioctl failed: -2` at boot, which healthy WSL 2 VMs log too."""
+    from corpus import symptom_names
+
+    assert "wsl-dxg-allocation" not in symptom_names(body("2706"))
+
+
+def test_2713_nvml_blocked_under_wsl2_is_an_fw_vm_issue() -> None:
+    """Corpus 2713 (both readers): WSL 2 (its kernel) where nvidia-smi answers `Failed to initialize NVML: GPU access
+    blocked by the operating system` (an L40S in Data Center mode on Windows Server 2025)."""
+    result = capture_checks("2713", "FW-VM")["FW-VM"]
+    assert result.status == "issue" and "blocks GPU access" in result.message, result.message
+
+
+def test_modelled_nvml_blocked_on_a_linux_host_is_no_fw_vm_issue(tmp_path: Path) -> None:
+    """Modelled: the same NVML answer in a container on a Linux host (no WSL shown): the line alone proves no VM."""
+    text = ("$ docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n"
+            "Failed to initialize NVML: GPU access blocked by the operating system\n")
+    result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
+    assert result.status != "issue", result.message
+
+
+def test_2705_nccl_in_wsl_without_a_pci_path_is_an_fw_vm_issue() -> None:
+    """Corpus 2705 (both readers): NCCL set up in WSL finds no sysfs PCI path for its GPU and fails its init."""
+    result = capture_checks("2705", "FW-VM")["FW-VM"]
+    assert result.status == "issue" and "no PCI path" in result.message, result.message

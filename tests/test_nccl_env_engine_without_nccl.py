@@ -64,3 +64,16 @@ def test_an_ollama_log_beside_a_vllm_command_stays_open(tmp_path: Path) -> None:
     text = JOURNAL_8995 + "\n$ vllm serve Qwen/Qwen2.5-7B --tensor-parallel-size 2\n"
     r = paste_checks(tmp_path, text, "IC-NCCL-ENV")["IC-NCCL-ENV"]
     assert r.status == "unknown", (r.status, r.message)
+
+
+def test_2709_ollamas_ggml_device_list_is_its_own_backend() -> None:
+    """Corpus 2709 (both readers): ollama on Windows, whose runner prints ggml's `ggml_cuda_init` list of 8 GPUs."""
+    assert no_nccl_engine("nccl-gpu", ("ollama", "ggml")) != ""
+    result = capture_checks("2709", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert result.status == "not-applicable" and "ollama" in result.message, result.message
+
+
+def test_a_ggml_device_list_alone_or_beside_another_engine_stays_open() -> None:
+    """Modelled: a ggml list with no engine named, or beside vLLM, shows no engine without NCCL."""
+    assert no_nccl_engine("nccl-gpu", ("ggml",)) == ""
+    assert no_nccl_engine("nccl-gpu", ("ollama", "ggml", "vllm")) == ""

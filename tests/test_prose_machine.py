@@ -187,3 +187,25 @@ def test_a_bare_gpu_line_is_a_gpu_only_among_a_lists_items() -> None:
     assert bare_listed_model(["Ubuntu 22.04", "I run it on an nVidia 4090 card", "CUDA 11.8"], 1) == ""
     assert listed_model("GPU Info : Name :  Tesla V100   Driver Version: 450.51.05    CUDA Version: 11.0") == "Tesla V100"
     assert listed_model("GPU info:") == ""
+
+
+# --- One GPU named in full and again in short (h118a) -----------------------------------------------------------------
+
+def test_2706_a_laptop_gpu_named_again_in_short_is_one_gpu() -> None:
+    """Corpus 2706 (both readers: MEM-MIG not applicable): `- GPU: NVIDIA GeForce RTX 5060 Laptop GPU (Blackwell)` and
+    `Use WSL2 with RTX 5060 Laptop GPU` name one GPU, the laptop's."""
+    from corpus import capture_checks
+
+    result = capture_checks("2706", "MEM-MIG")["MEM-MIG"]
+    assert result.status == "not-applicable" and "RTX 5060 Laptop GPU" in result.message, result.message
+
+
+def test_modelled_a_model_and_its_ti_stay_two_models() -> None:
+    """Modelled: `GTX 1080` and `GTX 1080 Ti` are two models (Ti names another card), not one named twice."""
+    from stackaudit.facts._parse import ParseError
+    from stackaudit.facts.gpus import parse_user_gpus
+
+    with pytest.raises(ParseError):
+        parse_user_gpus("- GPU: NVIDIA GeForce GTX 1080\nI also tried it on my GeForce GTX 1080 Ti\n")
+    assert parse_user_gpus("- GPU: NVIDIA GeForce RTX 4070 Laptop GPU\n"
+                           "I use WSL2 with my RTX 4070\n").gpus[0].model == "GeForce RTX 4070 Laptop GPU"

@@ -38,6 +38,18 @@ def test_tp2_worker_log_in_the_corpus_is_an_issue() -> None:
     assert "pin_memory=False" in result.message and "WSL" in result.message
 
 
+def test_2703_line_cut_inside_its_last_word_is_an_issue() -> None:
+    """Corpus 2703 (both readers): `Using 'pin_memory=False' as WSL is dete`, cut by the stored copy."""
+    result = capture_checks("2703", CHECK)[CHECK]
+    assert result.status == "issue" and "as WSL is dete" in result.message, result.message
+
+
+def test_modelled_another_pin_memory_line_proves_nothing(tmp_path: Path) -> None:
+    """Modelled: a line that names pin_memory and WSL but not vLLM's detection."""
+    text = "INFO 05-06 20:59:06 [config.py:1] Using 'pin_memory=False' as WSL users asked for it\n"
+    assert paste_checks(tmp_path, text, CHECK)[CHECK].status != "issue"
+
+
 def test_v0_cache_engine_line_is_an_issue(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, VLLM_1084, CHECK)[CHECK]
     assert result.status == "issue"
@@ -116,3 +128,33 @@ def test_vllm_on_its_cpu_platform_pins_nothing_and_ran_no_cuda(tmp_path: Path) -
                    paste_checks(tmp_path, VLLM_CPU, CHECK, "DRV-CUDA-COMPAT")):
         assert result[CHECK].status == "not-an-issue" and "CPU platform" in result[CHECK].message, result[CHECK].message
         assert result["DRV-CUDA-COMPAT"].status != "ok", result["DRV-CUDA-COMPAT"].message
+
+
+# --- vLLM under WSL 2 from any source that shows WSL 2, not only its kernel release (h118a) --------------------------
+
+def test_2704_vllm_under_wsl2_in_the_users_words_is_an_issue() -> None:
+    """Corpus 2704 (both readers): a vLLM nightly in Docker on WSL2 (the user's words), dying in its UVA buffer."""
+    result = capture_checks("2704", CHECK)[CHECK]
+    assert result.status == "issue" and "vLLM under WSL 2" in result.message, result.message
+
+
+def test_2712_another_engine_under_wsl2_is_not_judged_by_vllms_rule() -> None:
+    """Corpus 2712: SGLang under WSL2 (the user's words): vLLM's pinning rule says nothing of it."""
+    result = capture_checks("2712", CHECK)[CHECK]
+    assert "vLLM under WSL 2" not in result.message
+
+
+def test_modelled_vllm_command_on_native_linux_is_no_wsl_issue(tmp_path: Path) -> None:
+    """Modelled: the same vLLM command with no WSL shown."""
+    text = ("$ docker run --gpus all --shm-size=16g vllm/vllm-openai:v0.8.5 --model Qwen/Qwen2.5-7B-Instruct "
+            "--tensor-parallel-size 2\n")
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert "WSL" not in result.message, result.message
+
+
+def test_modelled_vllm_command_under_wsl2_is_an_issue(tmp_path: Path) -> None:
+    text = ("I run this on Windows 11 with WSL2 and Docker Desktop, 2 GPUs.\n"
+            "$ docker run --gpus all --shm-size=16g vllm/vllm-openai:v0.8.5 --model Qwen/Qwen2.5-7B-Instruct "
+            "--tensor-parallel-size 2\n")
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert result.status == "issue" and "vLLM under WSL 2" in result.message, result.message

@@ -49,7 +49,7 @@ from stackaudit.facts.platform import (
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import AR_NO_P2P, NcclConfig, ServingLog
 from stackaudit.facts.shown_commands import ListingGreps
-from stackaudit.facts.symptoms import IOMMU_SAID_OFF, NCCL_PCI_PATH_UNREAD
+from stackaudit.facts.symptoms import IN_WSL, IOMMU_SAID_OFF, NCCL_PCI_PATH_UNREAD
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology, StatedIommu
 from stackaudit.facts.topology import P2pMatrix, TopoMatrix
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
@@ -318,7 +318,11 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     driver release"): the device the hypervisor presents is not one the guest's driver binds; a Windows host's GPU table
     (its TCC/WDDM column) beside the user's words that the GPU fails in WSL (`can never get nvidia-smi to work under
     WSL`, `I get this error in WSL:`), or beside words naming WSL where a GPU shown is in TCC mode: WSL 2 is handed
-    WDDM GPUs only, through the Windows driver's paravirtual device, so the GPUs do not reach the VM.
+    WDDM GPUs only, through the Windows driver's paravirtual device, so the GPUs do not reach the VM; WSL 2's GPU
+    paravirtualisation driver (dxgkrnl) logging that the Windows host refused to make memory resident or to create an
+    allocation (`dxgkio_make_resident: Ioctl failed: -12`: facts/symptoms.py wsl-dxg-allocation, corpus 2714), or NVML
+    inside WSL 2 answering `GPU access blocked by the operating system` (wsl-gpu-blocked, corpus 2713: the Windows
+    driver hands the VM no GPU). A list's `- NVIDIA-SMI: 535.309.01` item reads as the header's library version.
 
     Also bad: a GPU behind a CUDA API-remoting frontend (harp's libvirtdev-frontend or libharpcuda, GVirtuS's
     frontend: facts/platform.py REMOTING_FRONTENDS, named in a pasted line) whose lines show it failing the program
@@ -370,6 +374,26 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
     not shown.
     """
+    # A symptom line that is FW-VM's failure only under WSL 2 (facts/symptoms.py IN_WSL) counts where the facts show it.
+    outcome = _vm_verdict(virtualization, gpus=gpus, serving_log=serving_log, gpu_topology=gpu_topology, nvidia=nvidia,
+                          parallelism=parallelism, docker_containers=docker_containers, gpu_events=gpu_events,
+                          nvidia_driver=nvidia_driver, collect_env=collect_env, p2p_bandwidth=p2p_bandwidth,
+                          p2p_data_tests=p2p_data_tests, pcie=pcie, engines_shown=engines_shown,
+                          engine_commands=engine_commands, gpu_p2p=gpu_p2p, peer_refusals=peer_refusals)
+    return replace(outcome, sharpen=Sharpen(shows=(IN_WSL,))) if virtualization.wsl and outcome.sharpen is None \
+        else outcome
+
+
+def _vm_verdict(virtualization: Virtualization, gpus: GpuInventory | None = None,
+                serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
+                nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None,
+                docker_containers: DockerContainers | None = None, gpu_events: GpuEvents | None = None,
+                nvidia_driver: NvidiaDriver | None = None, collect_env: CollectEnv | None = None,
+                p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None,
+                pcie: PcieFacts | None = None, engines_shown: EnginesShown | None = None,
+                engine_commands: EngineCommands | None = None, gpu_p2p: P2pMatrix | None = None,
+                peer_refusals: PeerRefusals | None = None) -> Outcome:
+    """FW-VM's verdict from its facts (the check `vm` documents it)."""
     if virtualization.wsl1:
         # The blind readings of 2662 (both readers): torch's GPU False under WSL 1, which has no GPU at all.
         return issue(f"{virtualization.wsl1}: no NVIDIA device or libcuda exists there, so no CUDA work runs, whatever "

@@ -1489,7 +1489,8 @@ def _gib(text: str | None) -> float | None:
     sample=True,
 )
 def pinned_host(serving_processes: ServingProcesses | None = None, meminfo: HostMemory | None = None,
-                kernel: KernelInfo | None = None, parallelism: Parallelism | None = None) -> Outcome:
+                kernel: KernelInfo | None = None, parallelism: Parallelism | None = None,
+                virtualization: Virtualization | None = None, engines_shown: EnginesShown | None = None) -> Outcome:
     """Reads: the engine's CPU offload flags (vLLM `--cpu-offload-gb`, `--swap-space`; SGLang
     `--enable-hierarchical-cache` with `--hicache-size`, `--cpu-offload-gb`) times its TP size,
     /proc/meminfo (MemTotal, MemAvailable), the kernel release (WSL).
@@ -1507,7 +1508,10 @@ def pinned_host(serving_processes: ServingProcesses | None = None, meminfo: Host
     display driver / cuda driver combination`) rules the check out: not an issue, the host's page-locked memory was
     never asked (corpus 1639).
 
-    A WSL kernel release (uname, collect_env's `Python platform`) proves it without the processes.
+    A WSL kernel release (uname, collect_env's `Python platform`) proves it without the processes. So does any other
+    source that shows WSL 2 (FW-VM's facts/platform.Virtualization.wsl: the nvidia-smi header's Linux library over the
+    Windows driver, WSL's driver mount, the user's words naming WSL 2) where the engine shown is vLLM, which turns
+    pinning off there (corpus 2704).
     NVIDIA's CUDA on WSL guide lists pinned system memory as limited under WSL 2, for every program
     (https://docs.nvidia.com/cuda/wsl-user-guide/index.html#known-limitations-for-linux-cuda-applications).
     vLLM's `is_pin_memory_available()` returns False wherever `in_wsl()` finds "microsoft" in the uname, which is
@@ -1526,6 +1530,11 @@ def pinned_host(serving_processes: ServingProcesses | None = None, meminfo: Host
                      "turns pinning off "
                      "('Using pin_memory=False as WSL is detected'), so host↔GPU copies become staged and "
                      "synchronous", actual=kernel.release, expected="native Linux")
+    if virtualization is not None and virtualization.wsl and engines_shown is not None \
+            and "vllm" in engines_shown.engines:
+        return issue(f"vLLM under WSL 2 ({virtualization.source[:200]}): CUDA limits pinned host memory there and "
+                     "vLLM turns pinning off ('Using pin_memory=False as WSL is detected'), so host↔GPU copies become "
+                     "staged and synchronous", actual="WSL 2", expected="native Linux")
     if serving_processes is None:
         return unknown("the serving engine's processes are not in the source", needs="serving_processes")
     total = 0.0

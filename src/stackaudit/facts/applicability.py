@@ -258,7 +258,11 @@ ENGINES_WITHOUT_NCCL: dict[str, str] = {
 def no_nccl_engine(subject: str, shown: tuple[str, ...], commands: tuple[tuple[str, ...], ...] = ()) -> str:
     """Why no engine the pasted sources show runs NCCL (ENGINES_WITHOUT_NCCL), in words, for the "nccl-gpu" subject;
     "" for another subject, where none is shown, where one is another engine or unnamed (""), or where a command shown
-    splits its model's tensors over GPUs (SPLIT_OVER_GPUS). `commands` holds the argv of each engine command shown."""
+    splits its model's tensors over GPUs (SPLIT_OVER_GPUS). `commands` holds the argv of each engine command shown.
+    A ggml device list (facts/engines_shown.GGML, "ggml") beside one of them is that engine's own backend (ollama's
+    runner printing `ggml_cuda_init`, corpus 2709)."""
+    if any(e in ENGINES_WITHOUT_NCCL for e in shown):
+        shown = tuple(e for e in shown if e != "ggml")
     if subject != "nccl-gpu" or not shown or any(e not in ENGINES_WITHOUT_NCCL for e in shown):
         return ""
     if any(SPLIT_OVER_GPUS.search(" ".join(argv)) for argv in commands):

@@ -107,6 +107,7 @@ from stackaudit.gputable import (
     exact_name,
     lookup,
     nominal_memory_gib,
+    normalize,
     other_vendor,
 )
 from stackaudit.host.base import NotCaptured
@@ -2689,6 +2690,16 @@ def owned_gpu_count(line: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+# The words a GPU's full name adds to its short one without naming another model (a laptop's part, `GPU`).
+_FULL_NAME_WORDS = frozenset({"laptop", "gpu", "maxq", "mobile", "with", "design"})
+
+
+def _named_in_full(short: str, full: str) -> bool:
+    """Whether `full` is `short` with only words of _FULL_NAME_WORDS after it (gputable.normalize): one GPU named twice."""
+    a, b = normalize(short), normalize(full)
+    return a != b and b.startswith(a + " ") and set(b[len(a):].split()) <= _FULL_NAME_WORDS
+
+
 def parse_user_gpus(text: str) -> GpuInventory:
     """The GPUs the user's words state: one count and one model (the largest count where one model is stated with
     several), or nothing where the lines name several models. Without a
@@ -2699,6 +2710,9 @@ def parse_user_gpus(text: str) -> GpuInventory:
                       or stated_series(line))}
     # A Jetson's L4T release names the platform of the module another line names (jtop's `Module:` and `L4T:`): one GPU.
     models = {m for m in models if not m.startswith(JETSON_PLATFORM_WORDS)} or models
+    # A model named again in short (`- GPU: NVIDIA GeForce RTX 5060 Laptop GPU`, then `Use WSL2 with RTX 5060 Laptop
+    # GPU` read as `RTX 5060`, corpus 2706) is the same GPU: the full name stands for both.
+    models = {m for m in models if not any(_named_in_full(m, n) for n in models)}
     owned = {c for line in text.splitlines() if (c := owned_gpu_count(line)) is not None}
     if not said and len(owned) == 1 and len(models) <= 1:
         # A count without a model (`I have 2 NVIDIA cards`): the host's count, the model left to the listings (or to

@@ -1240,7 +1240,8 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     said = "stated" if package and STATED_OPEN.search(package) else "package"
     # A package's own version (an RPM's name, a `dpkg -l` row) shows the driver installed, not loaded.
     installed = all(_INSTALLED_PACKAGE.match(m.group(0)) for m in STATED_DRIVER.finditer(text) if m.group(1) == found[0])
-    smi = next((m.group(1) for m in _SMI_BESIDE_DRIVER.finditer(text) if m.group(2) == found[0]), None)
+    smi = next((m.group(1) for m in _SMI_BESIDE_DRIVER.finditer(text) if m.group(2) == found[0]), None) or (
+        stated[0] if len(stated := list(dict.fromkeys(m.group(1) for m in _SMI_STATED.finditer(text)))) == 1 else None)
     flavour: str | None = "open" if package else None
     evidence = f"{said}: {package}" if package else ""
     if not package and (apt := installed_flavour(text)) is not None and found[0].startswith(apt[1] + "."):
@@ -1329,6 +1330,11 @@ def driver_flavour_from_nccl_dmabuf(text: str) -> NvidiaDriver:
 
 # nvidia-smi's header line copied into prose: `NVIDIA-SMI 580.105.08  Driver Version: 572.16` (the library's, the driver's).
 _SMI_BESIDE_DRIVER = re.compile(r"NVIDIA-SMI\s+(\d{3}\.\d+(?:\.\d+)?)\s+(?:KMD|Driver) Version:\s*(\d{3}\.\d+(?:\.\d+)?)")
+# The same header's library version as an item of its own in an environment list, beside the driver's item
+# (`- NVIDIA-SMI: 535.309.01` under `- Windows Driver Version: 610.47`, corpus 2706; `nvidia-smi --version`'s
+# `NVIDIA-SMI version  : 580.95.05`, corpus 1016): the version of the nvidia-smi and NVML library that ran.
+_SMI_STATED = re.compile(r"^[\s>*\u2022-]{0,8}NVIDIA-SMI(?: version)?\s{0,4}:\s{0,4}`?(\d{3}\.\d+(?:\.\d+)?)\b",
+                         re.MULTILINE)
 
 
 # nvbandwidth's header: `Driver Version: 550.127.08`, which it read from NVML (nvmlSystemGetDriverVersion).
@@ -1409,8 +1415,9 @@ def stated_cuda_item(line: str) -> re.Match[str] | None:
     return m if m is not None and not _SMI_DRIVER_FIELD.search(line) else None
 # nvidia-smi's header copied one field a line (`Driver Version: 550.54.15` over `CUDA Version: 12.4`, corpus 276), and
 # `nvidia-container-cli info`'s `NVRM version:` over its `CUDA version:` (corpus 1311): the CUDA line under the driver's
-# is the driver's own figure, its highest, not a runtime.
-HEADER_DRIVER_FIELD = re.compile(r"^\W*(?:NVIDIA-SMI \d{3}\.|Driver Version:\s*\d{3}\.|NVRM version:\s*\d{3}\.)",
+# is the driver's own figure, its highest, not a runtime. So is one under the header's library version as a list's item
+# (`- NVIDIA-SMI: 535.309.01` over `- CUDA Version: 13.3`, corpus 2706).
+HEADER_DRIVER_FIELD = re.compile(r"^\W*(?:NVIDIA-SMI:? ?\d{3}\.|Driver Version:\s*\d{3}\.|NVRM version:\s*\d{3}\.)",
                                   re.IGNORECASE)
 
 

@@ -348,8 +348,9 @@ PLATFORM_WORDS: tuple[PlatformWords, ...] = (
     PlatformWords(_NO_CONTRAST + r".*\bWSL\s?2\b",
                   "WSL 2 (a Hyper-V utility VM)", "microsoft", wsl=True),
     # WSL named without its version beside the GPU stack set up in it (`I install WSL ubuntu18.04, Docker Desktop for
-    # windows, CUDA Toolkit and nvidia-docker2`, corpus 2337): WSL 1 has no GPU, so a WSL given CUDA is WSL 2.
-    PlatformWords(_NO_CONTRAST + r"(?=.*\b(?:CUDA|nvidia-docker2?|GPUs?)\b).*\bWSL\b(?!\s?1\b)",
+    # windows, CUDA Toolkit and nvidia-docker2`, corpus 2337; `I've installed NCCL and its tests on WSL`, corpus 2705):
+    # WSL 1 has no GPU, so a WSL given CUDA (or NCCL, CUDA's collectives) is WSL 2.
+    PlatformWords(_NO_CONTRAST + r"(?=.*\b(?:CUDA|NCCL|nvidia-docker2?|GPUs?)\b).*\bWSL\b(?!\s?1\b)",
                   "WSL with CUDA set up in it: WSL 2 (a Hyper-V utility VM; WSL 1 has no GPU)", "microsoft", wsl=True),
     # A guest the user names by its kind (`doesn't work in both confidential VM and normal VM`, corpus 1098): a VM
     # the driver runs in, not one compared with (the negation lookbehinds keep `not in a guest VM` out).

@@ -73,6 +73,8 @@ CUDA_START_ERRORS = (r"(?:CUDA driver version is insufficient|system has unsuppo
 # A pinned (page-locked) host allocation refused with one of them (pinned-alloc-cuda-unstarted).
 PINNED_CUDA_UNSTARTED = re.compile(r"(?:pinned system memory|of pinned memory|pinned host memory)\b[^:]{0,80}: "
                                    + CUDA_START_ERRORS)
+WSL_USER_GUIDE = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
+WSL_DXGKRNL_SOURCE = "https://github.com/microsoft/WSL2-Linux-Kernel/blob/linux-msft-wsl-6.6.y/drivers/hv/dxgkrnl/ioctl.c"
 WSL_PINNED_DOC = ("https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
                   "#known-limitations-for-linux-cuda-applications")
 DCGM_DIAG_DOC = "https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html"
@@ -348,6 +350,8 @@ IN_GPU_CONTAINER = "container"
 IN_CONTAINER = "in-container"
 # The user's words say the IOMMU is off (facts/system.StatedIommu).
 IOMMU_SAID_OFF = "iommu-said-off"
+# The program runs under WSL 2 (facts/platform.Virtualization.wsl; checks/fw.py FW-VM).
+IN_WSL = "wsl"
 # Every GPU node shown offers all its GPUs and its pods request every one (facts/k8s_node.K8sNodes.taken).
 K8S_GPUS_TAKEN = "k8s-gpus-taken"
 # MIG mode is enabled on a GPU the source shows (checks/mem.py MEM-MIG).
@@ -1245,7 +1249,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # (NVIDIA/NVSentinel#271 quotes its resolution); a game's or a desktop program's fault is no finding here.
     # vLLM's is_pin_memory_available() logs this on WSL and allocates its host buffers pageable (vllm-project/vllm#312;
     # from #41496 on the line adds "and pin_memory allocation failed").
-    Symptom("vllm-wsl-no-pin", re.compile(r"Using 'pin_memory=False' as WSL is detected"),
+    # A copy cut inside the last word (`... as WSL is dete`, corpus 2703) is the same line.
+    Symptom("vllm-wsl-no-pin", re.compile(r"Using 'pin_memory=False' as WSL is d"),
         "MEM-PINNED-HOST", "medium", WSL_PINNED_DOC,
         "vLLM detected WSL and runs without pinned host memory: host-GPU copies are staged and synchronous"),
     # vLLM's CPU platform logs this from its is_pin_memory_available() (vllm/platforms/cpu.py): the engine runs on the
@@ -1728,6 +1733,33 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("ggml-numa-balancing", re.compile(r"/proc/sys/kernel/numa_balancing is enabled, this has been observed"),
         "KERN-NUMA-BALANCING", "low", GGML_NUMA_SOURCE,
         "llama.cpp found automatic NUMA balancing on, on a host of more than one NUMA node"),
+    # WSL 2's GPU paravirtualisation driver in its Linux kernel (dxgkrnl, /dev/dxg) forwards each GPU allocation to the
+    # Windows host's video-memory manager, and logs a call the host refused (`misc dxg: dxgk: dxgkio_make_resident:
+    # Ioctl failed: -12`, `dxgvmb_send_create_allocation: send_create_allocation failed`; corpus 2714, CUDA's `device
+    # not ready` beside them): the Windows driver, not CUDA, decides what memory the VM's program may have resident.
+    # Only WSL 2's kernel has this driver. Its adapter queries failing at boot (`dxgkio_query_adapter_info: Ioctl
+    # failed: -22`) are no allocation and show on healthy VMs too.
+    Symptom("wsl-dxg-allocation", re.compile(r"\bdxgk(?:io_make_resident|io_create_allocation): Ioctl failed: -\d+|"
+                                             r"\bdxgvmb_send_create_allocation: send_create_allocation failed\b"),
+        "FW-VM", "high", WSL_DXGKRNL_SOURCE,
+        "WSL 2's GPU paravirtualisation (dxgkrnl) could not make the program's GPU memory resident or create its "
+        "allocation on the Windows host: under WSL 2 the Windows driver's video-memory manager decides residency, and "
+        "it refused it, so CUDA calls fail (`device not ready`, out of memory) with GPU memory still free",
+        own_fix="Leave the Windows host's GPU memory headroom (close other GPU programs, load fewer models at once), "
+                "update the Windows NVIDIA driver and WSL (`wsl --update`), or run the workload on native Linux"),
+    # NVML's NVML_ERROR_OPERATING_SYSTEM ("GPU access blocked by the operating system", nvmlErrorString) inside WSL 2's
+    # VM: the Windows driver hands WSL no GPU through its paravirtual device, which it offers only to GPUs in the
+    # display driver model (WDDM): a data-center card in TCC or MCDM mode, or a driver without WSL support (corpus
+    # 2713, an L40S in `Data Center mode` on Windows Server 2025). On other hosts the words say other things (a
+    # container's device cgroup), so the line proves this only under WSL 2.
+    Symptom("wsl-gpu-blocked", re.compile(r"\bGPU access blocked by the operating system\b"),
+        "FW-VM", "high", WSL_USER_GUIDE,
+        "NVML inside WSL 2 answers that the operating system blocks GPU access: the Windows driver does not hand this "
+        "VM the GPU (WSL 2 is given GPUs in the display driver model only, through /dev/dxg), so no CUDA work runs",
+        within=IN_WSL,
+        own_fix="On Windows put the GPU in the WDDM driver model (`nvidia-smi -g 0 -dm 0`, a reboot) or install a "
+                "driver with WSL support, then `wsl --shutdown`; a data-center card in TCC or MCDM mode serves native "
+                "Windows or Linux only"),
 )
 
 # The checks a symptom proves or clears: the engine collects `log_symptoms` where one of them runs.
@@ -1849,7 +1881,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "GSP", "kgsp", "GspRmImages", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", ": 802", " 802", "(802",
            "Unable to load the kernel module", "/nvidia.ko`", "could not insert 'nvidia'", ": Unknown symbol ", ": disagrees about version of symbol ",
            "while performing the step", "GPU driver installation",
-           "failed to load GPU drivers", "resolve Linux kernel version", "Open nvidia.ko", "not supported by open", "as WSL is detected",
+           "failed to load GPU drivers", "resolve Linux kernel version", "Open nvidia.ko", "not supported by open", "as WSL is d",
            "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
            "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",
@@ -1865,7 +1897,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "Memory Subsystem Error", "compatibility mode is UNAVAILABLE", "in the Fabric Manager or NVSwitches", "Driver was not detected", "nvidia-smi is not installed", "Startup probe failed", "Failed to bind NVLink SHARP", "NVLINK connected GPUs", "ncorrectable NVLink error", "ncorrectable NVLINK error",
            "Cuda failure 401", "migEnabled=true", "of pinned memory", "pinned host memory", "pinned system memory", "CUDA error: unknown error", "has no device code", "kernel found: ",
            "not compiled with any CUDA arch", "ggml_cuda_compute_forward", "in function ggml_", "compiled without support for the current GPU", "kernel image is invalid",
-           "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "Incompatible strategy",
+           "InvalidKernelImage", "INVALID_IMAGE", "invalid device function", "InvalidDeviceFunction", "invalid MIG configuration", "Could not find real path of", "dxgkio_make_resident", "dxgkio_create_allocation", "send_create_allocation failed", "GPU access blocked", "Incompatible strategy",
            "NVML doesn't exist", "Pin memory is not supported", "not supported by this container",
            "mountpoint for devices", "unsatisfied condition", "nvidia-container-runtime-hook", "Runtime Hook directly", "Allocate failed due to",
            "plugin resources failed due to",

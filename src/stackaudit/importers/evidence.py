@@ -150,9 +150,11 @@ _SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpu
 # Fabric Manager's events that only its own words show (facts/nvidia_daemons.py `daemon_event`).
 _DAEMON_EVENTS = frozenset(("mismatch", "nvswitch", "no-nvswitch"))
 _LINK = re.compile(r"^\s*(?:LnkSta|LnkCap|LnkCtl2?|LnkSta2):\s")
-# The versions of nvidia-smi's table header, flattened onto one line; nvidia-smi's failure to reach the driver. A
+# The versions of nvidia-smi's table header, flattened onto one line, or its library's as a list's item (`- NVIDIA-SMI:
+# 535.309.01`, corpus 2706: facts/nvidia._SMI_STATED); nvidia-smi's failure to reach the driver. A
 # hardware summary's driver (`- NVIDIA driver version: 535.161.07`, `- NVIDIA driver 595.91.07`) is STATED_DRIVER's.
-_SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because")
+_SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because|"
+                         r"^[\s>*\u2022-]{0,8}NVIDIA-SMI(?: version)?\s{0,4}:\s{0,4}`?\d{3}\.\d")
 # A limit of `ulimit -a` on its own (bash's form).
 _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
                     r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")
@@ -206,7 +208,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice name", "evice Name", "evice(s):", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/.llamafile/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "cudagraph_mode", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice name", "evice Name", "evice(s):", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/.llamafile/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "cudagraph_mode", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
