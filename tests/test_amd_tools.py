@@ -359,3 +359,29 @@ def test_override_beside_an_nvidia_container_keeps_the_checks_open(tmp_path: Pat
     """Modelled: a container handed NVIDIA's GPUs (`--gpus all`) with a stray override is NVIDIA's."""
     text = 'docker run -d --gpus all \\\n    --env HSA_OVERRIDE_GFX_VERSION="10.3.0" \\\n    --name ollama \\\n    ollama/ollama\n'
     assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status != "not-applicable"
+
+
+# --- MEM-GPU-SHARED from rocm-smi's VRAM% and GPU% columns -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("capture", "shown"), [("2696", "GPU 0, GPU 1, GPU 2, GPU 3"), ("2698", "GPU 0, GPU 1, GPU 2")])
+def test_idle_rocm_smi_rows_share_no_gpu(capture: str, shown: str) -> None:
+    """Real (corpus 2696, ROCm/ROCm-docker#116: four idle MI100; corpus 2698, ROCm 6's table of MI300X cut in its
+    fourth row): every row shown reads 0 % VRAM and 0 % busy, so nothing holds memory or time on those GPUs."""
+    result = capture_checks(capture, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "ok", result.message
+    assert f"rocm-smi shows {shown} each holding 0 %" in result.message
+
+
+def test_rocm_smi_rows_without_a_vram_reading_leave_it_open() -> None:
+    """Real (corpus 1595): rocm-smi's rows show the GPUs at work (a card 100 % busy, 25 % VRAM): whose is not shown."""
+    assert capture_checks("1595", "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "unknown"
+
+
+def test_a_rocm_smi_row_holding_vram_is_not_ok(tmp_path: Path) -> None:
+    """Counter-example (modelled on 2696's table): one GPU holds 12 % of its VRAM, so the GPUs are not shown idle."""
+    text = ("======================= ROCm System Management Interface =======================\n"
+            "GPU  Temp (DieEdge)  AvgPwr  SCLK    MCLK     Fan  Perf  PwrCap  VRAM%  GPU%\n"
+            "0    37.0c           38.0W   300Mhz  1200Mhz  0%   auto  290.0W    0%   0%\n"
+            "1    40.0c           39.0W   300Mhz  1200Mhz  0%   auto  290.0W   12%   0%\n")
+    assert paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "unknown"

@@ -308,3 +308,32 @@ def test_a_spec_asking_for_both_vendors_stays_open(tmp_path: Path) -> None:
                             "          limits:\n            nvidia.com/gpu: 1\n"
     result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status != "not-applicable", result.message
+
+
+# --- vLLM's and torch's ROCm builds (facts/gpus.ROCM_BUILD_LINE) ------------------------------------------------------
+
+
+def test_vllm_rocm_backend_is_no_cuda_run_2693() -> None:
+    """Real (corpus 2693, vllm-project/vllm#9319): vLLM's ROCm flash-attention backend and torch's hipBLASLt fallback
+    show an AMD GPU, so vLLM's weight line is HIP's, not CUDA's: no NVIDIA check applies."""
+    results = capture_checks("2693", "DRV-CUDA-COMPAT", "DRV-NVLINK-HEALTH")
+    assert _statuses(results) == dict.fromkeys(("DRV-CUDA-COMPAT", "DRV-NVLINK-HEALTH"), "not-applicable")
+    assert "ROCmFlashAttention" in results["DRV-CUDA-COMPAT"].message
+
+
+@pytest.mark.parametrize("line", [
+    "INFO 10-15 08:52:52 selector.py:120] Using ROCmFlashAttention backend.",
+    "/x/linear.py:135: UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding blas "
+    "backend to hipblas (Triggered internally at ../aten/src/ATen/Context.cpp:296.)",
+])
+def test_rocm_build_lines_name_amd_gpus(line: str) -> None:
+    assert parse_other_vendor_gpus(line + "\n").others
+
+
+def test_vllm_cuda_backend_with_weights_stays_nvidia(tmp_path: Path) -> None:
+    """Counter-example (modelled): vLLM's CUDA flash-attention backend and its weight line are a CUDA run."""
+    text = ("INFO 10-15 08:52:52 selector.py:120] Using Flash Attention backend.\n"
+            "INFO 10-15 08:53:00 model_runner.py:1071] Loading model weights took 14.9595 GB\n")
+    with pytest.raises(ParseError):
+        parse_other_vendor_gpus(text)
+    assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "ok"

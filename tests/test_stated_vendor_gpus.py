@@ -34,11 +34,40 @@ def test_the_form_answer_is_joined_from_its_heading() -> None:
 @pytest.mark.parametrize(("line", "named"), [
     ("GPU: AMD", "AMD"), ("- **GPU**: Intel", "Intel"), ("GPU: Apple", "Apple"),
     ("GPU: Nvidia", ""), ("GPU: Nvidia, AMD", ""),  # NVIDIA's, or another choice beside it
-    ("GPU: AMD Radeon RX 7900 XTX", ""),  # a model, not the vendor's name alone
 ])
 def test_only_another_vendors_name_alone_is_read(line: str, named: str) -> None:
     words = stated_vendor_gpus(line)
     assert (words.startswith(f"{named} GPUs") if named else words == ""), words
+
+
+@pytest.mark.parametrize(("line", "named"), [
+    ("- GPUs: 2 AMD Radeon Pro VII", "AMD Radeon Pro VII"), ("GPU: AMD Radeon RX 7900 XTX", "AMD Radeon RX 7900 XTX"),
+    ("GPU: 8x AMD Instinct MI300X", "AMD Instinct MI300X"), ("GPU: AMD 9070 XT", "AMD 9070 XT"),
+    ("GPU: AMD Radeon RX 6800 + NVIDIA RTX 3090", ""),  # an NVIDIA card beside it
+    ("GPU: RTX 4090", ""), ("GPUs: 2x NVIDIA A100", ""),  # NVIDIA's
+    ("GPU: AMD Radeon RX 6800, RTX 3090", ""),  # a list of several
+])
+def test_a_gpu_key_answered_with_another_vendors_cards(line: str, named: str) -> None:
+    words = stated_vendor_gpus(line)
+    assert (words.startswith(f"{named} (the user's words") if named else words == ""), words
+
+
+@pytest.mark.parametrize("capture", ["2694", "2697"])
+def test_amd_cards_in_the_users_list_leave_no_nvidia_gpu(capture: str) -> None:
+    """Real (corpus 2694, ROCm/rocm_smi_lib#110: `- GPUs: 2 AMD Radeon Pro VII`; corpus 2697, ROCm/ROCm issue form:
+    `### GPU` answered `AMD 9070 XT`): no NVIDIA GPU, so no NVLink and no CUDA driver to judge."""
+    results = capture_checks(capture, "DRV-CUDA-COMPAT", "DRV-NVLINK-HEALTH")
+    assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, "not-applicable")
+    assert "the user's words" in results["DRV-NVLINK-HEALTH"].message
+
+
+def test_amd_cards_in_the_list_beside_nvidia_smi_keep_the_checks_open(tmp_path: Path) -> None:
+    """Counter-example (modelled): the list names AMD cards, and nvidia-smi's table shows a loaded NVIDIA driver."""
+    text = ("### hardware setup\n- GPUs: 2 AMD Radeon Pro VII\n\n"
+            "+-----------------------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n")
+    results = paste_checks(tmp_path, text, *CHECKS)
+    assert "not-applicable" not in {r.status for r in results.values()}, results
 
 
 def test_an_nvidia_smi_table_beside_the_answer_keeps_the_checks_open(tmp_path: Path) -> None:

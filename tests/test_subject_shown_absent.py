@@ -356,3 +356,21 @@ def test_an_na_cell_elsewhere_is_no_integrated_gpus_row(tmp_path: Path) -> None:
     results = paste_checks(tmp_path, discrete, *JETSON_CHECKS)
     assert results[LINK].status == "unknown", results[LINK].message
     assert all("Orin" not in r.message and "Jetson" not in r.message for r in results.values())
+
+
+def test_a_gpu_count_in_the_users_words_counts_the_amd_gpus_shown_2696() -> None:
+    """Real (corpus 2696, ROCm/ROCm-docker#116): `a 4x GPU System` above rocm-smi's four MI100 rows: the count is of
+    the AMD GPUs shown, so no NVIDIA GPU and no CUDA driver to judge."""
+    results = capture_checks("2696", "DRV-CUDA-COMPAT", "DRV-NVLINK-HEALTH")
+    assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, "not-applicable")
+    assert "AMD Instinct MI100" in results["DRV-CUDA-COMPAT"].message
+
+
+def test_a_users_count_without_another_vendors_gpu_leaves_the_subject_open() -> None:
+    """Counter-example (modelled): the user's count alone, or beside an NVIDIA GPU record, says nothing of a vendor."""
+    counted = (("the user's own words", 4),)
+    assert shown_absent("nvidia-gpu", GpuInventory(counts=counted), False) == ""
+    assert shown_absent("nvidia-gpu", GpuInventory(counts=counted, others=("AMD Instinct MI100 (rocminfo)",)),
+                        True) == ""
+    assert shown_absent("nvidia-gpu", GpuInventory(counts=counted, others=("AMD Instinct MI100 (rocminfo)",)),
+                        False).startswith("no NVIDIA GPU")

@@ -177,3 +177,29 @@ def test_other_engines_words_for_the_refusal() -> None:
 
 def test_no_refusal_proves_no_kernel_arch_issue() -> None:
     assert not [h for h in find_symptoms(MODELLED_NO_REFUSAL.splitlines()) if h.symptom.check == KERNEL]
+
+
+def test_amd_gpus_without_kernels_are_a_kernel_arch_issue() -> None:
+    # Corpus 2691 (ollama 0.1.32's bundled ROCm without gfx1103) and 2693 (vLLM's Triton flash-attention kernel whose
+    # stack frame exceeds gfx906's limit): the engine's own kernels do not build or run for the GPU's target.
+    for prefix, words in (("2691", "gfx1103 is not supported by"), ("2693", "stack frame size (164332) exceeds limit")):
+        result = capture_checks(prefix, KERNEL)[KERNEL]
+        assert result.status == "issue", (prefix, result.message)
+        assert words in result.evidence[0], prefix
+
+
+def test_amd_kernel_refusals_in_other_words() -> None:
+    # Modelled: ollama naming a second GPU of another target, and a Triton kernel of another name over the limit.
+    lines = ['time=2024-05-02T12:17:03.657Z level=WARN source=amd_linux.go:116 msg="amdgpu [1] gfx1036 is not '
+             'supported by /tmp/ollama1/rocm [gfx1030 gfx1100]"',
+             "error: matmul_kernel.py:88:0: stack frame size (140000) exceeds limit (131056) in function 'matmul'"]
+    assert [h.symptom.name for h in find_symptoms(lines)] == [
+        "ollama-amdgpu-unsupported", "kernel-stack-frame-exceeds-limit"]
+
+
+def test_a_supported_amd_gpu_and_a_warning_are_no_refusal() -> None:
+    # Counter-examples (modelled): ollama taking the GPU, and LLVM's stack-size remark that is no error.
+    lines = ['time=2024-05-02T12:17:03.657Z level=INFO source=amd_linux.go:116 msg="amdgpu [0] gfx1100 is supported"',
+             "remark: kernel.py:10:0: stack frame size (4096) is within limit (131056)",
+             "warning: stack frame size (140000) exceeds limit (131056) in function 'f'"]
+    assert not [h for h in find_symptoms(lines) if h.symptom.check == KERNEL]

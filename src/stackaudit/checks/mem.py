@@ -35,6 +35,7 @@ from stackaudit.facts.gpus import (
     OLLAMA_TITLE,
     P2P_TEST_TITLE,
     UNSLOTH_TITLE,
+    AmdGpuReadings,
     EngineGpuMemory,
     FreeAtStart,
     GpuInventory,
@@ -595,6 +596,21 @@ def _exclusive_fix(indices: str) -> Fix:
     )
 
 
+def _amd_idle(readings: AmdGpuReadings | None) -> Outcome | None:
+    """MEM-GPU-SHARED from rocm-smi's rows: ok over the AMD GPUs whose rows read 0 % VRAM and 0 % busy; None where
+    no row shows both columns or any row shows VRAM or the GPU in use (whose is not shown)."""
+    rows = [g for g in (readings.gpus if readings is not None else ()) if g.vram_pct is not None
+            and g.busy_pct is not None]
+    if not rows or any(g.vram_pct or g.busy_pct for g in rows):
+        return None
+    return over_subjects(ok("rocm-smi shows " + ", ".join(f"GPU {g.index}" for g in rows) + " each holding 0 % of "
+                            "its VRAM and 0 % busy: no program holds memory or time on "
+                            + ("it" if len(rows) == 1 else "them"),
+                            actual={f"GPU {g.index}": {"vram_pct": g.vram_pct, "busy_pct": g.busy_pct} for g in rows},
+                            evidence=[g.line[:200] for g in rows[:4]]),
+                         [f"GPU {g.index}" for g in rows], None, ask="rocm-smi")
+
+
 @check(
     "MEM-GPU-SHARED",
     title="Other processes or a display on the serving GPUs",
@@ -618,7 +634,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
                engines_shown: EnginesShown | None = None, gpu_oom: GpuOutOfMemory | None = None,
                parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
                metal_working_set: MetalWorkingSet | None = None,
-               nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
+               nccl_test_runs: NcclTestRuns | None = None,
+               amd_gpu_readings: AmdGpuReadings | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes; whether CUDA work runs in WSL 2 (facts/platform.py Virtualization: its kernel, the
@@ -757,6 +774,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     small or because something else holds its memory, and the layers left on the CPU set the speed.
     ollama's scheduler finding at least the whole model's memory free on one GPU (`available=` against `required=`,
     `memory.available` against `memory.required.full`), with no layer left on the CPU, is ok over that GPU.
+    Without NVML or nvidia-smi, rocm-smi's concise table whose rows show every AMD GPU holding 0 % of its VRAM and
+    0 % busy (facts/gpus.AmdGpuReadings) is ok over the GPUs whose rows show both: no program holds memory or time
+    there (corpus 2696, 2698); a row that shows VRAM in use is reported, not judged (whose is not shown).
     Without any of these, a kernel Xid that names a desktop's program on a GPU (`name=chrome`, `name=Xorg`:
     GpuEvents.desktop_run) with no engine log, engine process or GPU container in the source is not an issue: a
     desktop's GPU, read as a display GPU without serving work is.
@@ -837,6 +857,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         if gpu_events is not None and (desktop := gpu_events.desktop_run()) and serving_log is None \
                 and serving_processes is None and not (docker_containers and docker_containers.gpu_or_serving):
             return _desktop_only(desktop)
+        amd_idle = _amd_idle(amd_gpu_readings)
+        if amd_idle is not None:
+            return amd_idle
         return unknown("", needs="nvidia")
     table = gpu_list(nvidia)
     if isinstance(table, Outcome):

@@ -88,7 +88,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.gpus import USER_WORDS_TITLE, GpuInventory
 from stackaudit.facts.k8s_node import GFD_TITLE, RESOURCE_TITLE
 from stackaudit.facts.peer_access import P2pBandwidth
 from stackaudit.facts.platform import tegra_kernel
@@ -402,7 +402,7 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
                     "driver is shown, so no NCCL variable applies")
         return shown_absent("gpu", gpus, nvidia_driver_shown)
     wanted = SUBJECTS[subject]
-    if not gpus.gpus and not any(n for _, n in gpus.counts):
+    if not gpus.gpus and not any(n for _, n in _vendor_counts(gpus)):
         if wanted.models_only:
             return ""
         whole = gpus.no_accelerator if subject == "gpu" else gpus.empty_in if gpus.none_on_bus else ()
@@ -428,6 +428,15 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
     if wanted.why is not None:
         return wanted.absent.format(models="; ".join(dict.fromkeys(wanted.why(m) or m for m in names)))
     return wanted.absent.format(models=", ".join(names))
+
+
+def _vendor_counts(gpus: GpuInventory) -> tuple[tuple[str, int], ...]:
+    """The GPU counts that may be NVIDIA GPUs': all but a count in the user's words that names no model where the
+    sources show another vendor's GPUs (`a 4x GPU System` above rocm-smi's four rows, corpus 2696): that count is of
+    the GPUs shown."""
+    if gpus.others and not gpus.gpus:
+        return tuple(c for c in gpus.counts if c[0] != USER_WORDS_TITLE)
+    return gpus.counts
 
 
 # The host-wide counts of a Kubernetes node: GFD's label and the node's GPU resources (facts/k8s_node.py). A pod's or a

@@ -149,6 +149,7 @@ from stackaudit.facts.gpus import (
     NVBANDWIDTH_TITLE,
     OLLAMA_GPU,
     P2P_TEST_TITLE,
+    ROCM_BUILD_LINE,
     UNSLOTH_BANNER,
     GpuInventory,
 )
@@ -283,8 +284,9 @@ NCCL_INIT_COMPLETE = re.compile(r"\brank (\d+) nranks (\d+) cudaDev (\d+)\b.*-\s
 # warns and counts 0).
 TORCH_CUDA_QUERY = re.compile(r"\btorch\.cuda\.is_available\(\)")
 # torch's ROCm build, whose torch.cuda.is_available() is HIP's (`2.6.0+rocm6.2`, `torch.version.hip` printed), and
-# ggml's HIP build, whose devices are `ROCm0` (its CUDA backend's lines otherwise read as CUDA's).
-TORCH_ROCM = re.compile(r"\+rocm\d|\btorch\.version\.hip\b|\bROCm(?:\b|\d)")
+# ggml's HIP build, whose devices are `ROCm0` (its CUDA backend's lines otherwise read as CUDA's), and vLLM's ROCm
+# attention backend or torch's hipBLASLt fallback (facts/gpus.ROCM_BUILD_LINE: vLLM's weight line on ROCm, corpus 2693).
+TORCH_ROCM = re.compile(r"\+rocm\d|\btorch\.version\.hip\b|\bROCm(?:\b|\d)|" + ROCM_BUILD_LINE.pattern)
 # torch's repr of a tensor on a CUDA device, as print() writes it: `tensor([1., 2., 3.], device='cuda:0')`, after a log's
 # prefix (Ray's `(pid=28612) `), with the keywords torch adds after the device (`, dtype=torch.int32)`, `,
 # grad_fn=<AddBackward0>)`, `, requires_grad=True)`). The repr opens the line's own words: code that builds a tensor on

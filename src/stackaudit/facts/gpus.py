@@ -2443,14 +2443,24 @@ def stated_npus(line: str) -> str:
 # A list's or an issue template's GPU key answered with another vendor's name alone (`GPU: AMD`): ollama's bug report
 # form asks `### GPU` with the choices Nvidia, AMD, Intel, Apple and Other, and renders the heading with the names
 # chosen under it (corpus 1012: `AMD`; importers/prose_machine joins the two). Another choice beside it (`Nvidia, AMD`)
-# is no such answer.
+# is no such answer. So is a list's GPU key answered with another vendor's cards, a count before them or not (`- GPUs: 2
+# AMD Radeon Pro VII`, ROCm/rocm_smi_lib#110, corpus 2694): the name as gputable.other_vendor reads it, with no NVIDIA
+# word on the line.
 _STATED_VENDOR_GPU = re.compile(r"^\W*GPU\**\s*:\**\s*(AMD|Intel|Apple)\W*$", re.I)
+_STATED_VENDOR_CARDS = re.compile(r"^\W{0,3}GPUs?\**\s*:\**\s*(?:[1-9]\d?\s?x?\s+)?(?P<name>(?:AMD|Radeon|Instinct)\b[^,;]{0,60})$",
+                                  re.I)
+_NVIDIA_WORD = re.compile(r"\b(?:NVIDIA|GeForce|RTX|GTX|Tesla|Quadro)\b", re.I)
 
 
 def stated_vendor_gpus(line: str) -> str:
-    """Another vendor's GPUs a list's GPU key names alone (_STATED_VENDOR_GPU), in words; "" where it names none."""
-    m = _STATED_VENDOR_GPU.match(line.strip())
-    return f"{m.group(1)} GPUs (the user's words: '{line.strip()}')" if m else ""
+    """Another vendor's GPUs a list's GPU key names alone (_STATED_VENDOR_GPU) or with their model
+    (_STATED_VENDOR_CARDS), in words; "" where it names none."""
+    if m := _STATED_VENDOR_GPU.match(line.strip()):
+        return f"{m.group(1)} GPUs (the user's words: '{line.strip()}')"
+    m = _STATED_VENDOR_CARDS.match(line.strip())
+    if m and other_vendor(m.group("name")) and not _NVIDIA_WORD.search(line):
+        return f"{m.group('name').strip()} (the user's words: '{line.strip()}')"
+    return ""
 
 
 # The user saying how many GPUs they own without naming the model: `I have 2 NVIDIA cards detected as CUDA0 and CUDA1`
@@ -2917,6 +2927,12 @@ AMD_TOOL_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?!.*\bCUDA_VISIBLE_DEVICES=)(?:.*?[\s\"'])?(?:export\s+|--env\s+|-e\s+|set\s+)?(?:HSA_OVERRIDE_GFX_VERSION(?:_\d+)?|HIP_VISIBLE_DEVICES|"
                 r"ROCR_VISIBLE_DEVICES)=[\"']?[\w.,-]"), ROCM_VARIABLE + ": `{line}`)"),
 )
+# vLLM's attention selector on ROCm (`Using ROCmFlashAttention backend.`, vllm/attention/selector.py before V1;
+# corpus 2693) and torch's HIP build falling back from hipBLASLt (`Attempting to use hipBLASLt on an unsupported
+# architecture! Overriding blas backend to hipblas`, aten/src/ATen/Context.cpp): only a ROCm build prints them
+# (facts/cuda_ran.TORCH_ROCM reads them too).
+ROCM_BUILD_LINE = re.compile(r"(?i:\bUsing ROCm ?\w{0,20}Attention backend\b|\bAttempting to use hipBLASLt on an "
+                             r"unsupported architecture\b)")
 _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*\[\d+\] ROCm device name: (?P<name>\S.*?)\s*$"), "{name} (ollama's ROCm discovery)"),
     (re.compile(r"\bdiscovered \d+ ROCm GPU Devices\b|^\s*\[\d+\] ROCm (?:brand|vendor|VRAM vendor|subsystem name|"
@@ -2946,6 +2962,7 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\blibrccl(?:-net)?\.so\b|\bRCCL version\b|\bNCCL INFO ROCr version\b|/rccl/\S*\.(?:cc|cpp):\d+"),
      "AMD GPUs (RCCL, ROCm's NCCL: `{line}`)"),
     *AMD_TOOL_LINES,
+    (ROCM_BUILD_LINE, "AMD GPUs (a ROCm build of vLLM or torch: `{line}`)"),
     # Kubernetes hands AMD GPUs out under AMD's names: the device plugin's resource in a pod's requests, limits or a
     # node's capacity (`amd.com/gpu: 8`, ROCm/k8s-device-plugin, vllm-project/vllm#11465) and the DRA driver's device
     # class in a ResourceClaim (`deviceClassName: gpu.amd.com`, ROCm/k8s-gpu-dra-driver, corpus 1878).
@@ -2972,7 +2989,7 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
      "which no CUDA since 10.2 runs"),
 )
 # One of these literals stands on every line of _OTHER_GPU_LINES (importers/evidence.py's needles).
-OTHER_GPU_NEEDLES = ("amd.com", "ROCm", "rccl", "ROCr version", "hipMalloc", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
+OTHER_GPU_NEEDLES = ("amd.com", "ROCm", "rccl", "ROCr version", "hipMalloc", "hipBLASLt", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
                      "_VISIBLE_DEVICES=", "HSA_OVERRIDE",
                      "GFX_ACTIVITY", "UMC_ACTIVITY", "THROTTLE_STATUS", "KFD_ID", '"card', '"Card', '"GFX', "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
                      "Metal", "start_macos", "'mps", "GPU detected")

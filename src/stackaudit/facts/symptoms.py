@@ -1416,6 +1416,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
         own_fix="Run without xformers' attention on this GPU (the engine's other attention path), or serve from a "
                 "newer GPU",
         own_takes="restart the engine"),
+    # The AMDGPU backend of LLVM refusing a kernel Triton compiled for the GPU (`error: triton_flash_attention.py:211:0:
+    # stack frame size (164332) exceeds limit (131056) in function 'attn_fwd...'`, vllm-project/vllm#9319 on a gfx906
+    # MI60, corpus 2693): the kernel needs more scratch per lane than the target allows, so the engine's default kernel
+    # does not build for this GPU's architecture and the run stops at its first call.
+    Symptom("kernel-stack-frame-exceeds-limit",
+        re.compile(r"\berror: \S{1,200}:\d+:\d+: stack frame size \(\d+\) exceeds limit \(\d+\) in function\b"),
+        "RT-KERNEL-ARCH", "high", "https://github.com/vllm-project/vllm/issues/9319",
+        "a GPU kernel the engine compiled (Triton) does not build for this GPU: its stack frame exceeds the limit the "
+        "GPU's target allows, so the engine's default kernel does not suit this architecture",
+        own_fix="Select another attention backend or kernel for this GPU (vLLM on ROCm: VLLM_USE_TRITON_FLASH_ATTN=0), "
+                "or run an engine release whose kernels support its architecture",
+        own_takes="restart the engine"),
     # bitsandbytes' int8 matmul on a GPU without int8 tensor-core support (`ERROR: Your GPU does not support Int8
     # Matmul!`, then an assertion; bitsandbytes-foundation/bitsandbytes#118 on a Tesla P40, #97). Its warning
     # `Compute capability < 7.5 detected! Only slow 8-bit matmul` is left out: it reads the highest capability among
@@ -1431,8 +1443,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # (discover/amd_linux.go, amd_windows.go: `msg="amdgpu is not supported (supported types:[gfx1103])"
     # gpu_type=gfx1150`, likelovewant/ollama-for-amd#40; `msg="amdgpu too old gfx803"` before gfx9): the GPU is not
     # used and the model runs on the CPU. ollama's GPU guide names HSA_OVERRIDE_GFX_VERSION to run a supported target
-    # of the same family.
-    Symptom("ollama-amdgpu-unsupported", re.compile(r'\bmsg="amdgpu (?:is not supported|too old)\b'),
+    # of the same family. ollama 0.1.32 names the GPU and the library's targets in the message (`msg="amdgpu [0] gfx1103
+    # is not supported by /tmp/ollama2145067703/rocm [gfx1030 gfx1100 ...]"`, corpus 2691).
+    Symptom("ollama-amdgpu-unsupported", re.compile(r'\bmsg="amdgpu (?:\[\d+\] gfx\w+ )?(?:is not supported|too old)\b'),
         "RT-KERNEL-ARCH", "high", "https://github.com/ollama/ollama/blob/main/docs/gpu.md#overrides",
         "ollama's ROCm libraries carry no kernels for this AMD GPU's gfx target, so ollama leaves the GPU out and "
         "runs the model on the CPU",
@@ -1888,7 +1901,7 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
            "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture", "KeyError: '", "skipping CUDA device",
            "driver version is insufficient", "InsufficientDriver", "Duplicate GPU detected", "TL_SHM ERROR", "iommu=pt", "forward compatibility", "display driver", "CompatNotSupported", "COMPAT_NOT_SUPPORTED",
-           "DriverMismatch", "DRIVER_MISMATCH", "amdgpu is not supported", "amdgpu too old", "Switching to compatibility mode",
+           "DriverMismatch", "DRIVER_MISMATCH", "amdgpu is not supported", "amdgpu too old", "is not supported by", "exceeds limit (", "Switching to compatibility mode",
            "S call failed", "OperatingSystem", "OPERATING_SYSTEM", "undefined symbol", "symbol lookup for cu", "driver on your system is too old",
            "UnsupportedPtx", "UNSUPPORTED_PTX", "unsupported toolchain", "installed CUDA driver", "CallRequiresNewerDriver", "busy or unavailable", "DevicesUnavailable",
            "CUDA-capable device is detected", "NoDevice", "NO_DEVICE", "non-NVML platform", "No CUDA GPUs are available",
