@@ -111,6 +111,28 @@ def test_df_without_shm_row_records_no_shm() -> None:
     assert not isinstance(Collector(host).results(["shm"])["shm"], ShmInfo)
 
 
+def test_a_df_listing_the_hosts_boot_and_docker_mounts_is_the_hosts_2717() -> None:
+    """Real: corpus 2717 (ollama/ollama#6433): `df -h` at `root@ollama` lists efivarfs, /boot, /boot/efi and Docker's
+    overlay2 `merged` root from outside: the host's shell. /dev/shm is its 30G tmpfs (ok); no container to reach GPUs."""
+    from corpus import capture_checks
+    results = capture_checks("2717", "CTR-SHM-SIZE", "CTR-GPU-ACCESS")
+    assert results["CTR-SHM-SIZE"].status == "ok" and "30 GiB" in results["CTR-SHM-SIZE"].message
+    assert results["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+@pytest.mark.parametrize("rows", [
+    "overlay 100G 10G 90G 10% /\n/dev/sda2 2.0G 183M 1.7G 10% /boot\n",  # an overlay root wins: a container
+    "/dev/sda1 100G 10G 90G 10% /\ntmpfs 30G 0 30G 0% /dev/shm\n",  # no mount only the host has: open
+])
+def test_a_df_without_host_only_mounts_or_with_an_overlay_root_is_no_host(rows: str) -> None:
+    """Counter-examples (modelled): an overlay root is a container's, whatever else it lists; a root and /dev/shm alone
+    say nothing of where the shell runs."""
+    host = _host("$ df -h\nFilesystem Size Used Avail Use% Mounted on\n" + rows)
+    load_facts()
+    info = Collector(host).results(["container"])["container"]
+    assert not getattr(info, "on_host", False)
+
+
 @pytest.mark.parametrize("text,memlock,nofile", [(ULIMIT_BASH, "65536", "1048576"), (ULIMIT_DASH, "8388608", "1024"),
                                                  (ULIMIT_ZSH, "unlimited", "1024")])
 def test_ulimit_forms_give_the_shells_soft_limits(text: str, memlock: str, nofile: str) -> None:

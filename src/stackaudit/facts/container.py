@@ -141,6 +141,26 @@ def _df_kind(df_text: str) -> tuple[str, str]:
     return "", ""
 
 
+# Mounts a df table shows only from the machine itself: its boot partitions and EFI variables (`/boot`, `/boot/efi`,
+# `/sys/firmware/efi/efivars`), which no container runtime mounts into a container, and the merged root of a
+# container seen from outside (`/var/lib/docker/overlay2/<id>/merged`, Podman's `/var/lib/containers/storage/overlay/`):
+# the df was run on the host (ollama/ollama#6433, corpus 2717: `root@ollama` lists them beside its LVM root).
+_HOST_SIDE_MOUNT = re.compile(r"^(?:/boot(?:/efi)?|/sys/firmware/efi/efivars|/var/lib/docker/overlay2/[0-9a-f]{12,64}/"
+                              r"merged|/var/lib/containers/storage/overlay/[0-9a-f]{12,64}/merged)$")
+
+
+def _df_host_side(df_text: str) -> str:
+    """The mount a whole df table shows that only the machine itself has (_HOST_SIDE_MOUNT); "" where none, or where
+    the table's root is a container's (_df_kind)."""
+    try:
+        rows = parse_df_table(df_text)
+    except ParseError:
+        return ""
+    if _df_kind(df_text)[0]:
+        return ""
+    return next((r.mounted_on for r in rows if _HOST_SIDE_MOUNT.match(r.mounted_on)), "")
+
+
 # A serving engine's own program tag with its PID in a journal or syslog line (`ollama[285585]:`): journald took the
 # engine's output as a process of the machine whose journal it is, as a systemd service does (Ollama's Linux install
 # runs `ollama serve` as ollama.service). Docker's journald log driver tags a container's lines with its ID instead.
@@ -1131,6 +1151,10 @@ def container(ctx: FactContext) -> ContainerInfo:
             kind, why = _df_kind(df[1])
             if kind:
                 evidence.append(why)
+            elif mount := _df_host_side(df[1]):
+                return ContainerInfo.ran_on_host(
+                    f"df lists {mount}, a mount only the machine itself has (its boot partition, its EFI variables, or "
+                    "a container's root seen from outside): the shell is the host's, not a container's")
         if not kind:
             # `df /dev/shm` alone: only the name of the /dev/shm mount (`shm`) can tell.
             shm_df = read_df(host, [src for src in DF_TABLES if src.argv[-1] == SHM_PATH])
