@@ -26,7 +26,7 @@ from corpus import body, capture_checks, fact, paste_checks, pasted
 from stackaudit.facts._parse import argv_value
 from stackaudit.facts.engine_command import EngineCommands, parse_command_line
 from stackaudit.facts.parallelism import ServingEngine, group_of_every_gpu
-from stackaudit.facts.serving_logs import SGLANG_LINE, ServingLog
+from stackaudit.facts.serving_logs import SGLANG_DATED_LINE, SGLANG_LINE, ServingLog
 from stackaudit.importers import _paste
 
 
@@ -81,6 +81,17 @@ def test_sglang_line_with_the_rank_tag_alone() -> None:
     # Modelled: a bracketed word that is no rank tag.
     assert not SGLANG_LINE.search("[TP] Scheduler hit an exception:")
     assert not SGLANG_LINE.search("[GPU0] memory 12 GB")
+
+
+def test_sglang_line_with_the_disaggregation_mode_before_the_rank_2723() -> None:
+    """Real: corpus 2723 (sgl-project/sglang#14282) tags its ranks `DisaggregationMode.IGPUDECODE TP1`: SGLang's lines,
+    read as its log. Counter-examples (modelled): the mode without a rank tag is no SGLang-dated line, nor a lowercase
+    word in its place."""
+    lines = [line for line in body("2723").splitlines() if "DisaggregationMode" in line and "Allocating" in line]
+    assert len(lines) == 2 and all(SGLANG_LINE.search(line) and SGLANG_DATED_LINE.search(line) for line in lines)
+    assert fact(pasted(body("2723")), "serving_log").engine == "sglang"
+    assert not SGLANG_DATED_LINE.search("[2025-12-02 07:04:51 DisaggregationMode.DECODE] Allocating 40.00 GB")
+    assert not SGLANG_LINE.search("[2025-12-02 07:04:51 disaggregationmode.decode TP1] Allocating 40.00 GB")
 
 
 # --- llama.cpp's multimodal programs -----------------------------------------------------------

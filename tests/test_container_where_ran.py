@@ -441,3 +441,22 @@ def test_modelled_runtime_daemons_in_the_journal_say_nothing() -> None:
         text = f"mar 06 15:10:43 CS3003NS {tag}: modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n"
         info = fact(pasted(text), "container")
         assert not (isinstance(info, ContainerInfo) and info.on_host), tag
+
+
+@pytest.mark.parametrize("prefix", ["2724", "817"])
+def test_a_collect_env_typed_in_the_container_shows_cuda_reaching_it(prefix: str) -> None:
+    """Real: corpus 2724 (vllm-project/vllm#16751: `root@a3c882d4b9de:/workspace# python3 collect_env.py`, `Is CUDA
+    available: True`, 4 A800s) and, another thread, corpus 817 (SGLang's check_env typed at its container's prompt):
+    torch initialised CUDA inside the container, so its GPUs reached it."""
+    r = capture_checks(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "ok" and "torch initialised CUDA" in r.message
+
+
+@pytest.mark.parametrize(("old", "new"), [("root@a3c882d4b9de:/workspace#", "user@gpu-node-03:~$"),
+                                          ("Is CUDA available: True", "Is CUDA available: False")])
+def test_a_collect_env_at_a_host_prompt_or_without_cuda_proves_no_access(tmp_path, old: str, new: str) -> None:
+    """Counter-examples (modelled on 2724): the same report at a host's named prompt shows no container; one whose torch
+    did not initialise CUDA shows no GPU reaching it."""
+    from corpus import paste_checks
+    r = paste_checks(tmp_path, body("2724").replace(old, new), "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status != "ok"

@@ -111,6 +111,57 @@ def test_df_without_shm_row_records_no_shm() -> None:
     assert not isinstance(Collector(host).results(["shm"])["shm"], ShmInfo)
 
 
+def test_a_df_listing_the_hosts_boot_and_docker_mounts_is_the_hosts_2717() -> None:
+    """Real: corpus 2717 (ollama/ollama#6433): `df -h` at `root@ollama` lists efivarfs, /boot, /boot/efi and Docker's
+    overlay2 `merged` root from outside: the host's shell. /dev/shm is its 30G tmpfs (ok); no container to reach GPUs."""
+    from corpus import capture_checks
+    results = capture_checks("2717", "CTR-SHM-SIZE", "CTR-GPU-ACCESS")
+    assert results["CTR-SHM-SIZE"].status == "ok" and "30 GiB" in results["CTR-SHM-SIZE"].message
+    assert results["CTR-GPU-ACCESS"].status == "not-applicable"
+
+
+@pytest.mark.parametrize("rows", [
+    "overlay 100G 10G 90G 10% /\n/dev/sda2 2.0G 183M 1.7G 10% /boot\n",  # an overlay root wins: a container
+    "/dev/sda1 100G 10G 90G 10% /\ntmpfs 30G 0 30G 0% /dev/shm\n",  # no mount only the host has: open
+])
+def test_a_df_without_host_only_mounts_or_with_an_overlay_root_is_no_host(rows: str) -> None:
+    """Counter-examples (modelled): an overlay root is a container's, whatever else it lists; a root and /dev/shm alone
+    say nothing of where the shell runs."""
+    host = _host("$ df -h\nFilesystem Size Used Avail Use% Mounted on\n" + rows)
+    load_facts()
+    info = Collector(host).results(["container"])["container"]
+    assert not getattr(info, "on_host", False)
+
+
+_OOM_KILL = ("[ 2448.628961] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=user.slice,mems_allowed=0,"
+             "global_oom,task_memcg={memcg},task={task},pid=16014,uid=1000\n"
+             "[ 2448.628970] Out of memory: Killed process 16014 ({task}) total-vm:3069420kB, anon-rss:2111980kB, "
+             "file-rss:2412kB, shmem-rss:0kB, UID:1000 pgtables:5204kB oom_score_adj:0\n")
+
+
+def test_an_engine_killed_in_a_login_session_ran_on_the_host_2715() -> None:
+    """Real: corpus 2715 (vllm-project/vllm#38117): the OOM report kills vLLM's cicc JIT compiler in
+    /user.slice/user-1000.slice/session-4.scope: a session on the machine, no container around vLLM."""
+    from corpus import capture_checks
+    results = capture_checks("2715", "CTR-SHM-SIZE", "CTR-GPU-ACCESS")
+    assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, "not-applicable")
+    assert "session-4.scope" in results["CTR-SHM-SIZE"].message
+
+
+@pytest.mark.parametrize(("memcg", "task"), [
+    ("/user.slice/user-1000.slice/session-4.scope", "firefox"),  # another program of the session: says nothing
+    ("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-4f2a.scope", "python3"),  # rootless Podman
+    ("/system.slice/docker-4f2a9c1e7b3d.scope", "python3"),  # a Docker container
+])
+def test_an_oom_kill_outside_a_session_or_of_another_program_says_nothing(tmp_path: Path, memcg: str,
+                                                                          task: str) -> None:
+    """Counter-examples (modelled): only an engine's process (or its compiler) in a login session's scope is the
+    host's; a container's memcg is its runtime's."""
+    from corpus import paste_checks
+    results = paste_checks(tmp_path, _OOM_KILL.format(memcg=memcg, task=task), "CTR-SHM-SIZE")
+    assert "session" not in results["CTR-SHM-SIZE"].message
+
+
 @pytest.mark.parametrize("text,memlock,nofile", [(ULIMIT_BASH, "65536", "1048576"), (ULIMIT_DASH, "8388608", "1024"),
                                                  (ULIMIT_ZSH, "unlimited", "1024")])
 def test_ulimit_forms_give_the_shells_soft_limits(text: str, memlock: str, nofile: str) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import capture_checks, paste_checks
+from corpus import capture_checks, capture_result, paste_checks
 from stackaudit.facts.gpus import jetson_module, jetson_platform, parse_jetson_gpus, parse_ollama_gpus
 from stackaudit.gputable import board_power, capability_name, has_mig, on_nvswitch
 from stackaudit.importers.prose_machine import form_gpu_answer
@@ -120,6 +120,22 @@ def test_the_module_named_beside_its_release_is_one_gpu() -> None:
     inventory = parse_jetson_gpus("Module: NVIDIA Jetson Orin NX(16GB ram)\nL4T: 36.4.0\n")
     assert [g.model for g in inventory.gpus] == ["NVIDIA Jetson Orin NX"]
     assert capture_checks("1773", "MEM-MIG")["MEM-MIG"].status == "not-applicable"
+
+
+def test_a_module_named_without_the_brand_is_the_jetson_2716() -> None:
+    """Real: corpus 2716 (vllm-project/vllm#12346) names `Jetson Orin NX 16G` over `jetpack 6.2`: an Orin's integrated
+    GPU, no MIG. Real, another thread: corpus 2517 (`a new Jetson thor`) names Thor, whose GPU keeps MIG open."""
+    result = capture_result("2716", "MEM-MIG")
+    assert result.status == "not-applicable" and "Jetson Orin NX" in result.message
+    assert jetson_module("I just get a new Jetson thor couple days ago") == "NVIDIA Jetson Thor"
+    assert has_mig("NVIDIA Jetson Thor") is None
+
+
+@pytest.mark.parametrize("line", ["docker: dustynv/vllm:0.6.3-r36.4.0 on jetson-orin-nx", "cd ~/l4t.jetson orin/",
+                                  "image: nvcr.io/jetson:orin"])
+def test_a_path_or_image_name_names_no_module(line: str) -> None:
+    """Counter-example (modelled): `jetson` inside a path, an image or a host name is no module."""
+    assert jetson_module(line) == ""
 
 
 # --- older GeForce cards' board power ----------------------------------------------------------------------------------

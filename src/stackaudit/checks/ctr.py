@@ -26,7 +26,7 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.applicability import SPLIT_OVER_GPUS, one_process_engine
 from stackaudit.facts.cgroups import CgroupLimits
-from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.collect_env import CollectEnv, report_command
 from stackaudit.facts.container import GKE_PLUGIN_LINE, ContainerInfo
 from stackaudit.facts.container_specs import (
     ORIGIN_COMPOSE,
@@ -1967,14 +1967,18 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
     container, or the engine's command typed at a prompt that names a container: `root@a49f9772e6b2:~# lmdeploy serve
     ...`, corpus 2083) and a program's CUDA at work on the GPU (facts/cuda_ran.py: vLLM generating out of its GPU KV
     cache, torch's out-of-memory message, TensorRT-LLM's ledger, a kernel launch CUDA refused for want of the GPU's
-    code): the device nodes and the driver's libraries reached it, whatever the spec shows of its request (nvidia as
-    Docker's default runtime, a request in a part left out). None where no container is shown, where CUDA ran nowhere,
+    code, or a collect_env typed at the container's prompt whose torch initialised CUDA): the device nodes and the
+    driver's libraries reached it, whatever the spec shows of its request (nvidia as Docker's default runtime, a
+    request in a part left out). None where no container is shown, where CUDA ran nowhere,
     or where a line shows it refusing to start. A kernel launch CUDA refused for want of code names no program or host
     (cuda_ran.Ran.launch): it counts where the engine's command is shown typed in the container, the program whose log
     it is."""
     engines = [c.line.strip() for c in engine_commands.commands] if engine_commands is not None else []
     typed = container is not None and any(command.strip() in engines for _, command in container.exec_into)
-    proof = cuda_ran.proof(with_launch=typed) if cuda_ran is not None else None
+    # A collect_env typed at the container's prompt (`root@a3c882d4b9de:/workspace# python3 collect_env.py`, corpus
+    # 2724): its torch initialising CUDA is the container's.
+    reported = container is not None and container.in_container and any(map(report_command, container.ran_inside))
+    proof = cuda_ran.proof(with_launch=typed, with_report=reported) if cuda_ran is not None else None
     shown = (container is not None and container.in_container) or typed or (
         docker_containers is not None and any(c.looks_like_serving for c in docker_containers.containers))
     if proof is None or not shown:

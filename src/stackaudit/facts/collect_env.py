@@ -40,6 +40,20 @@ from stackaudit.host.base import NotCaptured
 COLLECT_ENV_ARGV = COLLECT_ENV.argv
 CHECK_ENV_ARGV = CHECK_ENV.argv
 
+# A command that prints such a report, as typed at a prompt (`python3 collect_env.py`, `python -m vllm.collect_env`,
+# `vllm collect-env`, `python3 -m sglang.check_env`): where the prompt is a container's, the report is the container's.
+_REPORT_COMMAND = re.compile(r"(?:^|[\s/.])(?:collect_env|check_env)(?:\.py)?(?:\s|$)|\bvllm\s+collect-env\b")
+
+
+def report_command(command: str) -> bool:
+    """Whether a typed command prints a collect_env / check_env report (_REPORT_COMMAND).
+
+    >>> report_command("python3 collect_env.py "), report_command("python -m vllm.collect_env"), report_command("ls")
+    (True, True, False)
+    """
+    return _REPORT_COMMAND.search(command) is not None
+
+
 _SECTION = re.compile(r"^\s*={5,}\s*$")
 _PKG = re.compile(r"^\[(pip3?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)")
 _ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")

@@ -141,6 +141,51 @@ def _df_kind(df_text: str) -> tuple[str, str]:
     return "", ""
 
 
+# Mounts a df table shows only from the machine itself: its boot partitions and EFI variables (`/boot`, `/boot/efi`,
+# `/sys/firmware/efi/efivars`), which no container runtime mounts into a container, and the merged root of a
+# container seen from outside (`/var/lib/docker/overlay2/<id>/merged`, Podman's `/var/lib/containers/storage/overlay/`):
+# the df was run on the host (ollama/ollama#6433, corpus 2717: `root@ollama` lists them beside its LVM root).
+_HOST_SIDE_MOUNT = re.compile(r"^(?:/boot(?:/efi)?|/sys/firmware/efi/efivars|/var/lib/docker/overlay2/[0-9a-f]{12,64}/"
+                              r"merged|/var/lib/containers/storage/overlay/[0-9a-f]{12,64}/merged)$")
+
+
+def _df_host_side(df_text: str) -> str:
+    """The mount a whole df table shows that only the machine itself has (_HOST_SIDE_MOUNT); "" where none, or where
+    the table's root is a container's (_df_kind)."""
+    try:
+        rows = parse_df_table(df_text)
+    except ParseError:
+        return ""
+    if _df_kind(df_text)[0]:
+        return ""
+    return next((r.mounted_on for r in rows if _HOST_SIDE_MOUNT.match(r.mounted_on)), "")
+
+
+# The kernel's OOM report names the cgroup of the process it killed (`oom-kill:...,task_memcg=/user.slice/user-1000.slice/
+# session-4.scope,task=cicc,...`, vllm-project/vllm#38117, corpus 2715): a login session's scope under systemd's
+# user.slice holds what was typed in that session on the machine. A container's memcg is its runtime's (a Docker
+# container's `/system.slice/docker-<id>.scope` or `/docker/<id>`, a pod's `kubepods`, a rootless one's under
+# `user@1000.service`), never a session scope. The killed task must be the engine's, or a compiler it runs (CUDA's cicc
+# and ptxas, nvcc, a JIT's gcc): another program killed in a session says nothing of where the engine runs.
+_SESSION_OOM_KILL = re.compile(r"(?<![\w-])oom-kill:[^\s,]{0,60}(?:,[^\s,]{1,120}){0,12}?,task_memcg=(/user\.slice/user-\d+\.slice/session-[\w.-]{1,40}\.scope),"
+                               r"task=(VLLM::\w{1,20}|python[\d.]{0,5}|vllm|sglang[\w.-]{0,20}|ollama[\w.-]{0,20}|llama-server|"
+                               r"cicc|ptxas|nvcc|cc1plus|tritonserver|text-generation[\w.-]{0,20}|lmdeploy),")
+
+
+def _session_oom_engine(ctx: FactContext) -> str:
+    """The kernel log's OOM report of an engine's process, or of a compiler it runs, killed in a login session's scope
+    (_SESSION_OOM_KILL), as `cicc in /user.slice/.../session-4.scope`; "" where none."""
+    from stackaudit.facts.system import KernelLog
+
+    log = ctx.optional("kernel_log", KernelLog)
+    if log is None:
+        return ""
+    for line in log.grep(_SESSION_OOM_KILL.pattern, flags=0, needles=("task_memcg=/user.slice/",)):
+        if (m := _SESSION_OOM_KILL.search(line)) is not None:
+            return f"{m.group(2)} in {m.group(1)}"
+    return ""
+
+
 # A serving engine's own program tag with its PID in a journal or syslog line (`ollama[285585]:`): journald took the
 # engine's output as a process of the machine whose journal it is, as a systemd service does (Ollama's Linux install
 # runs `ollama serve` as ollama.service). Docker's journald log driver tags a container's lines with its ID instead.
@@ -1131,6 +1176,10 @@ def container(ctx: FactContext) -> ContainerInfo:
             kind, why = _df_kind(df[1])
             if kind:
                 evidence.append(why)
+            elif mount := _df_host_side(df[1]):
+                return ContainerInfo.ran_on_host(
+                    f"df lists {mount}, a mount only the machine itself has (its boot partition, its EFI variables, or "
+                    "a container's root seen from outside): the shell is the host's, not a container's")
         if not kind:
             # `df /dev/shm` alone: only the name of the /dev/shm mount (`shm`) can tell.
             shm_df = read_df(host, [src for src in DF_TABLES if src.argv[-1] == SHM_PATH])
@@ -1179,6 +1228,12 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"the journal holds the machine's desktop session ({desktop}: its display manager or an autostart "
                     "entry of its login session), which no container runs: the machine's own journal",
                     exec_into=_exec_rows(host))
+            session = _session_oom_engine(ctx)
+            if session:
+                return ContainerInfo.ran_on_host(
+                    f"the kernel's OOM report puts the engine's process in a login session's cgroup ({session}): "
+                    "a program typed in a session on the machine, not a container (a container's memory cgroup is "
+                    "its runtime's)")
             kind, why, reached, short, waits = _gpu_stack_pod(host)
             node_kind, node_why, gpuless = _minikube_node(host)
             if kind:

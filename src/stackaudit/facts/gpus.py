@@ -2512,8 +2512,10 @@ _WORDED_PLURAL = re.compile(r"(?<![\w.:+-])(?:two|three|four|five|six|seven|eigh
 
 # A Jetson module a line names (jtop's `Module: NVIDIA Jetson Orin NX(16GB ram)`, /proc/device-tree/model's `NVIDIA
 # Jetson AGX Orin Developer Kit`): one module, one integrated GPU, named as the module (gputable.JETSON_WITHOUT_MIG
-# reads it). The module word after `Jetson` is required: a host name such as `jetson-desktop` names none.
-_JETSON_MODULE = re.compile(r"\bNVIDIA\s+(Jetson\s+(?:AGX\s+)?(?:Nano|TX[12]|Xavier|Orin|Thor)(?:\s+(?:NX|Nano))?)(?![\w-])",
+# reads it). The module word after `Jetson` is required: a host name such as `jetson-desktop` names none. A user's
+# environment line names the module without the brand (`Jetson Orin NX 16G` over `jetpack 6.2`, vllm-project/vllm#12346,
+# corpus 2716): the same module; a path or an image name (`dustynv/jetson-orin`, `l4t-jetson`) names none.
+_JETSON_MODULE = re.compile(r"(?:\bNVIDIA\s+|(?<![\w./:-]))(Jetson\s+(?:AGX\s+)?(?:Nano|TX[12]|Xavier|Orin|Thor)(?:\s+(?:NX|Nano))?)(?![\w-])",
                             re.I)
 # NVIDIA's spelling of each word of a module's name, whatever the case a user types it in (`Nvidia Jetson AGX ORIN`
 # in a title beside jtop's `NVIDIA Jetson AGX Orin`, corpus 2518): one module, one name.
@@ -2545,6 +2547,8 @@ def jetson_module(line: str) -> str:
     names none.
 
     >>> jetson_module("Module: NVIDIA Jetson Orin NX(16GB ram)"), jetson_module("Hostname: jetson-desktop")
+    ('NVIDIA Jetson Orin NX', '')
+    >>> jetson_module("Jetson Orin NX 16G"), jetson_module("image: dustynv/jetson-orin-nx")
     ('NVIDIA Jetson Orin NX', '')
     >>> jetson_module("AGX L4T: 35.2.1"), jetson_module("# R32 (release), REVISION: 7.4, GCID: 33514132, BOARD: t210ref")
     ('NVIDIA Jetson, L4T R35.2.1', 'NVIDIA Jetson, L4T R32.7.4')

@@ -172,7 +172,10 @@ VLLM_UVICORN_LINE = re.compile(r"^\(APIServer(?:_\d+)? pid=\d+\) (?:INFO|WARNING
 # `[2022-05-05 12:35:02] Executing: lspci -n`, corpus 2090), not SGLang's.
 # A paste whose writer cut the time off keeps the rank tag alone (`[TP0] Scheduler hit an exception:`, corpus 1839;
 # `[TP0] Capture draft extend cuda graph begin`, sgl-project/sglang#24481): the tag marks the line as SGLang's.
-SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
+# A build that runs disaggregated tags its ranks with the mode first (`[2025-12-02 07:04:51 DisaggregationMode.IGPUDECODE
+# TP1] Allocating 40.00 GB host memory for hierarchical KV cache.`, sgl-project/sglang#14282, corpus 2723): the same prefix.
+SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: DisaggregationMode\.[A-Z_]{1,20})?"
+                         r"(?: (?:TP|DP|EP|PP|CP)\d+)*"
                          r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+|(?:TP|DP|EP|PP|CP)\d+(?: (?:TP|DP|EP|PP|CP)\d+)*)\] "
                          r"(?!\S+:\d+:\d+ \[\d+\] |\[(?:info|warn|error|debug|verbose|silly)\]\s|Executing: )")
 # MLC LLM's Python log format (python/mlc_llm/support/logging.py: `[{asctime}] {levelname} {filename}:{lineno}:
@@ -185,7 +188,8 @@ MLC_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] (?:INFO|WARNING|E
 # turned CUDA graphs on by default): the dated prefix with a rank tag, or before SGLang's own words (the date alone is
 # other launchers' format too, corpus 903). A line of that form shows the release captures graphs by default where
 # no version is pasted (corpus 681, 988).
-SGLANG_DATED_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?:(?: (?:TP|DP|EP|PP|CP)\d+)+\] "
+SGLANG_DATED_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?:(?: DisaggregationMode\.[A-Z_]{1,20})?"
+                               r"(?: (?:TP|DP|EP|PP|CP)\d+)+\] "
                                r"|\] (?:server_args=ServerArgs\(|(?:Prefill|Decode) batch[.,] #))")
 # The engine's word that it turned its custom all-reduce off, and why (_AR_REASONS): vLLM's and SGLang's `Custom allreduce
 # is disabled because ...` (custom_all_reduce.py), SGLang's later `CustomAllreduce is disabled ...` and
