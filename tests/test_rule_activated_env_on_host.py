@@ -83,3 +83,15 @@ def test_activation_in_another_block_is_not_the_scripts() -> None:
     lines = ["```", "source venv/bin/activate", "```", "```", "vllm serve m"]
     assert _activated_above(lines, 4) == ""
     assert _activated_above(["source venv/bin/activate", "vllm serve m"], 1) == "source venv/bin/activate\n"
+
+
+def test_uv_project_environment_at_the_prompt_is_the_host(tmp_path: Path) -> None:
+    # Corpus 2673: `uv init`, `uv add onnxruntime-gpu`, then `uv run python3` at `root@ubuntu:~/proj#` (uv creates and
+    # runs in the project's .venv), nvidia-smi after it.
+    result = capture_checks("2673", ACCESS)[ACCESS]
+    assert result.status == "not-applicable", result.message
+    # Modelled: the same at a user's prompt is the host; at a container's prompt (its id as the host) it is not.
+    text = "alice@gpu-node01:~/proj$ uv run python collect_env.py\n" + REPORT
+    assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status == "not-applicable"
+    inside = "root@3f2a1b4c5d6e:/app# uv run python collect_env.py\n" + REPORT
+    assert paste_checks(tmp_path, inside, ACCESS)[ACCESS].status != "not-applicable"

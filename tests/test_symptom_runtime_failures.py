@@ -136,10 +136,30 @@ def test_error_803_in_a_container_is_the_images_libcuda(tmp_path: Path) -> None:
     assert "803" in result.message and "shadows" in result.message
     # Modelled counter-case: the same line on a host with no container shown is another fault (a driver updated
     # without a reboot): no container finding.
-    [hit] = find_symptoms([ERROR_803])
-    assert hit.symptom.within == "in-container"
+    assert {hit.symptom.within for hit in find_symptoms([ERROR_803])} == {"in-container", "no-container-shown"}
     bare = paste_checks(tmp_path, ERROR_803, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
     assert bare.status != "issue", bare.message
+
+
+def test_error_803_with_no_container_shown_is_the_driver_stack(tmp_path: Path) -> None:
+    # InvokeAI from a venv on NixOS (2666), ollama's pinned buffers on a rented host dated before CUDA 13 (2718, whose
+    # date alone said ok): the libcuda loaded is not the kernel module's version.
+    for prefix in ("2666", "2718"):
+        result = capture_checks(prefix, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+        assert result.status == "issue", (prefix, result.message)
+        assert "803" in result.message and "kernel module" in result.message
+    bare = paste_checks(tmp_path, ERROR_803, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert bare.status == "issue", bare.message
+    # In a container it is the image's libcuda (CTR-GPU-ACCESS's), not the driver's: the real paste (1087) and the
+    # modelled line beside the `docker run` that started it.
+    assert capture_checks("1087", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status != "issue"
+    run = "$ docker run --gpus all -p 8000:8000 vllm/vllm-openai:v0.15.0 --model Qwen/Qwen3-0.6B\n"
+    boxed = paste_checks(tmp_path, run + ERROR_803, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert boxed.status != "issue", boxed.message
+    # NGC's entrypoint probing its forward-compatibility libraries with 803 before minor-version compatibility (1502)
+    # is no program's failure.
+    ngc = capture_checks("1502", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert "kernel module" not in ngc.message, ngc.message
 
 
 # Modelled counter-examples: the same engines' lines on a GPU they run (no refusal), and xformers' per-operator list

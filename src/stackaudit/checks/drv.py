@@ -92,7 +92,14 @@ from stackaudit.facts.processes import ENGINE_NAMES
 from stackaudit.facts.python_env import PythonEnv, release_cuda_major, release_newest_cuda_major
 from stackaudit.facts.serving_logs import DIRECT_NVL_BOARDS, FULL_NVL_BW, LogDate, NcclTopoTree, ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import CUDA_ERRORS, FM_GUIDE, IN_SERVING_STACK, STACK_XID, LogSymptoms
+from stackaudit.facts.symptoms import (
+    CUDA_ERRORS,
+    FM_GUIDE,
+    IN_SERVING_STACK,
+    NO_CONTAINER_SHOWN,
+    STACK_XID,
+    LogSymptoms,
+)
 from stackaudit.facts.system import BbSwitch, KernelLog, LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index, nvlink_count
 from stackaudit.fixes.model import (
@@ -466,7 +473,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 engines_shown: EnginesShown | None = None, ollama_shown: OllamaShown | None = None,
                 p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None,
                 cuda_runtime: CudaRuntime | None = None, log_date: LogDate | None = None,
-                l4t_release: L4tRelease | None = None) -> Outcome:
+                l4t_release: L4tRelease | None = None,
+                container: ContainerInfo | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
@@ -601,7 +609,31 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     no engine other than vLLM or SGLang is shown (corpus 2183, _no_cuda_runtime).
     The system toolkit alone against the driver is judged over the GPUs a table lists, and needs no GPU row
     (`nvidia-smi | grep "Driver Version"`).
+    CUDA's `system has unsupported display driver / cuda driver combination` (803) where no container is shown (a venv,
+    a service, a shell that names none) is an issue whatever else is shown: the libcuda the program loaded is not of
+    the running kernel module's version (facts/symptoms.py); inside a container it is CTR-GPU-ACCESS's (an image's
+    libcuda ahead of the host's).
     """
+    outcome = _cuda_compat_verdict(nvidia, nvidia_driver, python_env, gpus, collect_env, ollama_cuda, serving_log,
+                                   cuda_toolkit, docker_containers, engines_shown, ollama_shown, p2p_bandwidth,
+                                   cuda_ran, cuda_runtime, log_date, l4t_release)
+    if (container is not None and container.in_container) or (docker_containers is not None
+                                                               and bool(docker_containers.containers)):
+        return outcome
+    # No container shown: a line of a refused start that is the host's driver stack's (Symptom.within) proves it.
+    return replace(outcome, sharpen=replace(outcome.sharpen or Sharpen(), shows=(NO_CONTAINER_SHOWN,)))
+
+
+def _cuda_compat_verdict(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
+                         python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
+                         collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None,
+                         serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
+                         docker_containers: DockerContainers | None = None,
+                         engines_shown: EnginesShown | None = None, ollama_shown: OllamaShown | None = None,
+                         p2p_bandwidth: P2pBandwidth | None = None, cuda_ran: CudaRan | None = None,
+                         cuda_runtime: CudaRuntime | None = None, log_date: LogDate | None = None,
+                         l4t_release: L4tRelease | None = None) -> Outcome:
+    """DRV-CUDA-COMPAT from the facts (cuda_compat without the setting its symptoms need)."""
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     driver = nvidia_driver.version if nvidia_driver is not None else None

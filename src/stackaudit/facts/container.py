@@ -768,8 +768,10 @@ def _machine_shell(host: Host) -> str:
 
 # A Python environment activated at a shell prompt or in a launch script (importers/engine_command.py records the
 # script's line before its command): `conda activate conda_venv/` (corpus 1803), `mamba activate vllm`,
-# `source .venv/bin/activate`, `. venv/bin/activate`.
-ACTIVATE_LINE = re.compile(r"^(?:conda|mamba|micromamba)\s+activate\s+\S|^(?:source|\.)\s+\S*/bin/activate\b")
+# `source .venv/bin/activate`, `. venv/bin/activate`; uv's project environment, which `uv run` creates and runs the
+# command in (`uv run python3`, `Creating virtual environment at: .venv`, corpus 2673) and `uv venv` creates.
+ACTIVATE_LINE = re.compile(r"^(?:conda|mamba|micromamba)\s+activate\s+\S|^(?:source|\.)\s+\S*/bin/activate\b|"
+                           r"^uv\s+(?:run|venv)\b")
 
 
 def _activated_env(host: Host) -> str:

@@ -348,6 +348,9 @@ _OPEN_REFUSED = ("the open kernel module refused the GPU by its policy, so the f
 IN_GPU_CONTAINER = "container"
 # A container, asking for GPUs or not: the source shows the program ran in one (facts/container.py).
 IN_CONTAINER = "in-container"
+# No container shown: the program ran on the machine, or the source names no container it may have run in (no
+# container fact that finds one, no container spec pasted).
+NO_CONTAINER_SHOWN = "no-container-shown"
 # The user's words say the IOMMU is off (facts/system.StatedIommu).
 IOMMU_SAID_OFF = "iommu-said-off"
 # The program runs under WSL 2 (facts/platform.Virtualization.wsl; checks/fw.py FW-VM).
@@ -1704,6 +1707,22 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "host's driver)", within=IN_CONTAINER,
         own_fix="Drop the image's compat libraries from the library path, or use an image built for the host's driver",
         own_takes="recreate the container"),
+    # The same error where no container is shown (a venv on NixOS, corpus 2666; ollama on a rented host, 2718): the
+    # libcuda the program loaded is not of the running kernel module's version, a driver upgraded without a reboot or a
+    # second driver's user-space libraries on the library path (ollama/ollama#5573, the maintainer: the CUDA driver
+    # library does not match the driver exactly). CUDA refuses to start on any GPU: the driver stack is the fault.
+    # NGC's entrypoint probing its forward-compatibility libraries with 803 and falling back to minor-version
+    # compatibility (NGC_MINOR_FALLBACK) is no program's failure (corpus 1502).
+    Symptom("cuda-driver-mismatch", re.compile(r"system has unsupported display driver / cuda driver combination|"
+                                               r"cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+        "DRV-CUDA-COMPAT", "high", CUDA_ERRORS,
+        "CUDA refused to start: the user-space driver library (libcuda) the program loaded is of another version than "
+        "the running kernel module (cudaErrorSystemDriverMismatch, 803), so no GPU is usable; reboot after a driver "
+        "upgrade, or remove the other driver's libraries from the library path", within=NO_CONTAINER_SHOWN,
+        unless=NGC_MINOR_FALLBACK,
+        own_fix="Reboot after the driver upgrade (or reload the nvidia modules), or remove the other driver's "
+                "libcuda from the library path, so that libcuda and the kernel module are of one version",
+        own_takes="reboot the host"),
     # NCCL found two ranks of one communicator on the same GPU (NCCL_INIT_SOURCE): the ranks' processes were given
     # one GPU between them (the pod's or container's GPUs, or the launcher's per-rank device), so the
     # communicator is refused (triton-inference-server/tensorrtllm_backend, corpus 901).
