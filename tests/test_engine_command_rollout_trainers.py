@@ -20,7 +20,9 @@ def test_openrlhf_ppo_behind_ray_job_submit_is_its_vllm_engines() -> None:
     checks = capture_checks("2360", "IC-CUSTOM-ALLREDUCE", "IC-NCCL-ENV", "IC-TOPOLOGY-PLACEMENT")
     assert checks["IC-CUSTOM-ALLREDUCE"].status == "not-applicable"
     # The engines' TP 1 is no one-GPU job: the actor, critic and reference train on the other GPUs.
-    assert checks["IC-NCCL-ENV"].status == "unknown" and checks["IC-TOPOLOGY-PLACEMENT"].status == "unknown"
+    assert checks["IC-NCCL-ENV"].status == "unknown"
+    # The user's `两张A100` (two A100s) is the whole host: a group of its GPUs is both, no other placement to choose.
+    assert checks["IC-TOPOLOGY-PLACEMENT"].status == "not-an-issue", checks["IC-TOPOLOGY-PLACEMENT"].message
 
 
 def test_its_vllm_flags_are_renamed_with_their_values() -> None:

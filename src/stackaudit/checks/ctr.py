@@ -2368,10 +2368,10 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         # The blind readings of 2677 (both readers): a whole `docker run` with no GPU request whose own command tells
         # its program to use CUDA: only a daemon whose default runtime is nvidia would hand it a GPU, which nothing
         # shows, and a GPU the user means to give is asked for with --gpus.
-        return issue("serving containers started without any GPU request (no --gpus, CDI device, nvidia runtime or "
-                     "/dev/nvidia device) while their command asks for CUDA: "
+        return issue("serving containers whose command asks for CUDA ("
                      + "; ".join(f"{c.label}: {c.cuda_asked}" for c in told)
-                     + ": the NVIDIA runtime hands such a container no GPU and no driver library (unless nvidia is "
+                     + ") started without any GPU request (no --gpus, CDI device, nvidia runtime or /dev/nvidia "
+                     "device): the NVIDIA runtime hands such a container no GPU and no driver library (unless nvidia is "
                      "the daemon's default runtime, which nothing shows), so CUDA finds no device; a "
                      "CUDA_VISIBLE_DEVICES index also counts the container's own GPUs from 0",
                      actual={c.label: c.cuda_asked for c in told},

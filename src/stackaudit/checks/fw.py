@@ -473,7 +473,7 @@ def _vm_verdict(virtualization: Virtualization, gpus: GpuInventory | None = None
                   if NCCL_PCI_PATH_UNREAD.search(line)]
         if unread:
             # Both readers of corpus 2269: the VM costs the workload its NCCL, whose init fails on the missing PCI tree.
-            return issue(f"WSL 2 ({virtualization.source}): NCCL found no PCI path in sysfs for the GPU (\"{unread[0]}\"): "
+            return issue(f"NCCL found no PCI path in sysfs for the GPU under WSL 2 ({virtualization.source}): \"{unread[0]}\": "
                          "WSL's GPU paravirtualisation hands Linux the GPU through the Windows driver without the PCI "
                          "tree, where this NCCL cannot build its topology and its init fails",
                          actual={"vm": virtualization.vm, "nccl": "no PCI path in sysfs"}, evidence=unread[:2],
