@@ -31,6 +31,8 @@ OPEN = "DRV-OPEN-MODULE"
     "NVIDIA Open GPU Kernel Modules Version: 7c345b838b8a63126ed425781400c1ae8a7a4a1d",
     # Modelled: the Unraid page's field answered yes (corpus 2678 answers no).
     "Open Source Kernel Module: Yes",
+    # Real: an environment list's item naming the module alone (NVIDIA/nccl#2418, corpus 2759).
+    "- NVIDIA Open Kernel Module",
 ])
 def test_the_users_words_for_the_open_module_they_run(line: str) -> None:
     assert used_open(line)
@@ -48,6 +50,10 @@ def test_the_users_words_for_the_open_module_they_run(line: str) -> None:
     "NVIDIA Open GPU Kernel Modules Version: latest",
     # Real: Unraid's NVIDIA driver page answering the open flavour with no (corpus 2678, SYSTRAN/faster-whisper#1229).
     "Open Source Kernel Module: No",
+    # Real: the open modules' bug form's heading (corpus 1786), a question, not an answer.
+    "### NVIDIA Open GPU Kernel Modules Version",
+    # Modelled: the module's name as a topic, not as a list's item of what runs.
+    "- NVIDIA open kernel modules do not support Pascal",
 ])
 def test_words_that_do_not_say_the_open_module_runs(line: str) -> None:
     assert not used_open(line)
@@ -137,3 +143,24 @@ def test_the_open_module_named_by_a_list_or_the_bug_forms_commit(prefix: str) ->
     r = capture_result(prefix, OPEN)
     assert r.status == "ok", r.message
     assert "open kernel module" in r.message
+
+
+@pytest.mark.parametrize("prefix", ["2759", "2760"])
+def test_the_open_module_named_by_a_list_item_or_an_installed_rpm(prefix: str) -> None:
+    # Corpus 2759: `- Driver: 580.173.02` then `- NVIDIA Open Kernel Module` beside two RTX PRO 6000 Blackwell;
+    # 2760: Fedora's `kmod-nvidia-open-dkms-610.57.04-1.fc44.noarch` in the user's rpm list, an Ampere RTX 3070.
+    r = capture_result(prefix, OPEN)
+    assert r.status == "ok" and r.actual == "open", r.message
+
+
+def test_rpm_list_naming_the_proprietary_kmod_names_no_open_flavour() -> None:
+    # Modelled on corpus 2760: NVIDIA's RHEL and Fedora packages name the proprietary module `kmod-nvidia-latest-dkms`
+    # (and `kmod-nvidia-dkms`): their version is read, installed, with no flavour.
+    from stackaudit.facts.nvidia import driver_from_evidence_lines
+
+    for rpm in ("kmod-nvidia-latest-dkms-545.23.08-1.el7.x86_64", "kmod-nvidia-dkms-610.57.04-1.fc44.noarch"):
+        d = driver_from_evidence_lines(f"nvidia-kmod-common-610.57.04-1.fc44.noarch\n{rpm}\n")
+        assert d.version == rpm.split("dkms-")[1].split("-")[0] and d.flavour is None, d
+        assert d.installed_package and d.loaded is None
+    d = driver_from_evidence_lines("kmod-nvidia-open-dkms-610.57.04-1.fc44.noarch\n")
+    assert (d.version, d.flavour, d.loaded) == ("610.57.04", "open", None)

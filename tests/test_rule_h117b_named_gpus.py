@@ -83,3 +83,18 @@ def test_form_gpu_model_answer_names_the_model() -> None:
         ("GPU: RTX 4080 Super", 2)
     # Modelled counter-example: another heading's answer names no GPU.
     assert form_gpu_answer(["### GPU vendor", "", "Nvidia (CUDA)"], 0) == ("", 0)
+
+
+def test_fastertransformer_form_gpu_name_answer() -> None:
+    # Corpus 2742 (NVIDIA/FasterTransformer's bug form): `### GPU name`, then `TITAN RTX`: Turing, no MIG.
+    result = capture_result("2742", "MEM-MIG")
+    assert result.status == "not-applicable" and "TITAN RTX" in result.message, result.message
+
+
+def test_form_gpu_name_answer_names_the_model() -> None:
+    from stackaudit.importers.prose_machine import form_gpu_answer
+    # Corpus 2743, the same form: `### GPU name`, then `A30` (a GPU with MIG, so MEM-MIG stays open there).
+    assert form_gpu_answer(["### GPU name", "", "A30", "", "### CUDA Driver"], 0) == ("GPU: A30", 2)
+    assert capture_result("2743", "MEM-MIG").status == "unknown"
+    # Modelled counter-example: the same form's driver heading names no GPU.
+    assert form_gpu_answer(["### CUDA Driver", "", "470.141.03"], 0) == ("", 0)

@@ -1068,7 +1068,8 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # its version (`nvidia-open 595.71.05`, corpus 803; Arch's `nvidia-open 595.71.05-5`, corpus 252), the vendor's name
 # before the version (`GPU driver: NVIDIA 595.84`, corpus 1058), the flavour's word before `driver` at a line's start
 # (`open driver 550.90.07`, corpus 1098) or `GPU` there (`GPU driver 590.48.01`, corpus 1900), an RPM package's name-version-release (`nvidia-driver-latest-dkms-545.23.08-1.el7
-# .x86_64`, corpus 1105: NVIDIA's RHEL packages carry the driver's version), a `dpkg -l` row of an installed Ubuntu
+# .x86_64`, corpus 1105: NVIDIA's RHEL packages carry the driver's version; their kernel module's `kmod-nvidia-open-dkms-
+# 610.57.04-1.fc44.noarch`, corpus 2760, `kmod-nvidia-latest-dkms-...` for the proprietary one), a `dpkg -l` row of an installed Ubuntu
 # driver package (`ii  nvidia-driver-570  570.124.06-0ubuntu1  amd64  NVIDIA driver metapackage`, corpus 1066), an `apt
 # list --installed` row of one (`nvidia-compute-utils-470/unknown,now 470.57.02-0ubuntu1 amd64 [installed,automatic]`,
 # corpus 2176: the version installed, whatever branch the package's name keeps), a row of
@@ -1093,14 +1094,14 @@ QUERY_ROW_NAME_FIRST = re.compile(r"^\s*(?P<name>(?:NVIDIA |Tesla |Quadro )[\w .
 STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+(?:(?i:is)\s+\**)?(?i:nvidia\s+(?:open\s+)?kernel\s+module\s+)?|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|^\W*(?i:nvidia)\s+v?(?=\d{3}\.\d+(?:\.\d+)?\s*$)|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
-                           r"\bnvidia-driver-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
+                           r"\b(?:nvidia-driver|kmod-nvidia)-(?:latest-|open-)?(?:dkms-)?(?=\d{3}\.\d+\.\d+-\w)|"
                            r"^[ih]i\s+(?:nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)|libnvidia-compute)-\d{3}"
                            r"(?:-server)?(?:-open)?(?::\w+)?\s+|"
                            r"\bnvidia-(?:driver|dkms|kernel-common|kernel-source|utils|compute-utils)-\d{3}(?:-server)?"
                            r"(?:-open)?/[\w.,-]+\s+(?=\d{3}\.\d+\.\d+-\S+\s+\w+\s+\[installed))(\d{3}\.\d+(?:\.\d+)?)\b",
                            re.MULTILINE)
 # STATED_DRIVER's package forms: an RPM's name-version-release, a `dpkg -l` row.
-_INSTALLED_PACKAGE = re.compile(r"nvidia-driver-|[ih]i\s|nvidia-[\w-]+/")
+_INSTALLED_PACKAGE = re.compile(r"nvidia-driver-|kmod-nvidia-|[ih]i\s|nvidia-[\w-]+/")
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
 _LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
@@ -1153,13 +1154,16 @@ STATED_OPEN = re.compile(r"\(open(?:[- ]source)?(?: kernel)?(?: modules?| driver
 # none: neither is read. So do an environment list's kernel-module item whose value is the open module (`- Kernel module:
 # NVIDIA Open Kernel Module`, corpus 2601), and NVIDIA/open-gpu-kernel-modules' bug form answering its version with a
 # commit of that repository (`NVIDIA Open GPU Kernel Modules Version: 7c345b838b8a...`, corpus 2603): the reporter
-# built the open modules from it (STATED_DRIVER reads no version from a commit).
+# built the open modules from it (STATED_DRIVER reads no version from a commit); and a list's item that is the open
+# module's name alone (`- NVIDIA Open Kernel Module` under `- Driver: 580.173.02`, corpus 2759; the form's heading
+# `NVIDIA Open GPU Kernel Modules Version` is a question, not this).
 _OPEN_WORDS = r"\W{0,2}open\W{0,2}(?:[- ]source)?(?:\s+gpu)?(?:\s+kernel)?\s+(?:driver|modules?)\b"
 USED_OPEN = re.compile(r"^\W*(?:the\s+)?" + _OPEN_WORDS
                        + r"|\b(?:running|using|run|use|installed|loaded|with)\s+(?:the\s+)?(?:\d{3}\.\d+(?:\.\d+)?\s+)?"
                        + _OPEN_WORDS + r"|\bis\s+the\s+" + _OPEN_WORDS
                        + r"|^\W*(?:nvidia\s+)?kernel\s+modules?(?:\s+(?:type|flavou?r))?\s*:\W{0,2}(?:nvidia\s+)?"
-                       + _OPEN_WORDS + r"|\bopen gpu kernel modules version:\s*[0-9a-f]{7,40}\s*$", re.IGNORECASE)
+                       + _OPEN_WORDS + r"|\bopen gpu kernel modules version:\s*[0-9a-f]{7,40}\s*$"
+                       r"|^\W*nvidia\s+open(?:\s+gpu)?\s+kernel\s+modules?\W{0,3}$", re.IGNORECASE)
 # A line naming the other flavour, negating, or answering the open flavour's words with no (Unraid's driver page:
 # `Open Source Kernel Module: No`, corpus 2678).
 _OTHER_FLAVOUR = re.compile(r"\b(?:closed|proprietary|not|never)\b|n't\s+(?:use|run|using|running)\b|"
@@ -1178,8 +1182,9 @@ OPEN_PACKAGE = re.compile(r"\bnvidia-(?:driver|dkms|kernel-source|kernel-common)
 # The open flavour's package without a branch in its name: NVIDIA's CUDA repository's and Arch's `nvidia-open` (and
 # `nvidia-open-dkms`), whose proprietary counterpart is another package (`cuda-drivers`, `nvidia`). On the line that
 # states the driver's version (`NVIDIA Driver 575.51.03, installed using `nvidia-open` package`, corpus 621) it names
-# that driver's flavour.
-OPEN_PACKAGE_NAME = re.compile(r"\bnvidia-open(?:-dkms)?\b(?!-)")
+# that driver's flavour; so does the RPM of NVIDIA's RHEL and Fedora repositories with its version after it
+# (`kmod-nvidia-open-dkms-610.57.04-1.fc44.noarch`, corpus 2760).
+OPEN_PACKAGE_NAME = re.compile(r"\bnvidia-open(?:-dkms)?\b(?!-(?!\d{3}\.))")
 # An apt command that installs a branch's driver packages (`sudo apt install --reinstall nvidia-dkms-515`, corpus 1835;
 # `sudo apt install nvidia-dkms-580 nvidia-driver-580 -y`; `sudo apt-get install nvidia-driver-575-open`), its
 # arguments up to the next command (`&&`, `;`, `|`). Debian's and Ubuntu's packages of one branch come in two

@@ -297,8 +297,8 @@ _FORM_HEADING = re.compile(r"^#{2,4}\s+([A-Za-z][\w ./():-]{0,40}?)\s*$")
 
 # The labels of an issue form's GPU field: `### GPU` (ollama's bug report form), `### Hardware: GPU`
 # (NVIDIA/open-gpu-kernel-modules' bug form, .github/ISSUE_TEMPLATE/bug_report.yml), `### GPU model` (invoke-ai/InvokeAI's
-# bug form, under its `### GPU vendor`; corpus 2666).
-FORM_GPU_LABELS = frozenset({"GPU", "Hardware: GPU", "GPU model"})
+# bug form, under its `### GPU vendor`; corpus 2666), `### GPU name` (NVIDIA/FasterTransformer's bug form; corpus 2742, 2743).
+FORM_GPU_LABELS = frozenset({"GPU", "Hardware: GPU", "GPU model", "GPU name"})
 
 
 def form_answer(lines: list[str], i: int) -> tuple[str, str, int]:
