@@ -98,3 +98,22 @@ def test_modelled_api_server_of_another_server_is_not_vllm() -> None:
 
     text = "```\nexport CUDA_LAUNCH_BLOCKING=1\n```\n```\nvllm serve m --tensor-parallel-size 2\n```\n"
     assert "CUDA_LAUNCH_BLOCKING" not in dict(fact(pasted(text), "engine_commands").commands[0].env)
+
+
+def test_corpus_2735_the_last_command_a_traced_script_holds_in_its_variable_is_read() -> None:
+    # ray#32778: a start script's `set -x` trace builds CMD in three steps (lines 7, 10, 12) and execs it (13, cut):
+    # the last value is the command run, read once; its TP 2 and no eager flag are the engine's.
+    assert _commands(body("2735")) == [("engine command", 12, 12)]
+    assert capture_checks("2735", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "ok"
+
+
+def test_modelled_a_variable_holding_a_command_as_typed_is_read() -> None:
+    # Modelled on ASCEND_2179's command, held in a variable a script runs.
+    text = "CMD=\"python -m vllm.entrypoints.openai.api_server --model /m --tensor-parallel-size 16\"\nexec $CMD\n"
+    assert _commands(text) == [("engine command", 1, 1)]
+
+
+def test_modelled_a_variable_holding_no_engine_command_is_not_read() -> None:
+    # Modelled counter-examples: a value that only names the module, and one of another program.
+    assert _commands("MODULE='vllm.entrypoints.openai.api_server'\n") == []
+    assert _commands("CMD='python -m http.server 9000'\n") == []
