@@ -117,3 +117,22 @@ def test_modelled_a_variable_holding_no_engine_command_is_not_read() -> None:
     # Modelled counter-examples: a value that only names the module, and one of another program.
     assert _commands("MODULE='vllm.entrypoints.openai.api_server'\n") == []
     assert _commands("CMD='python -m http.server 9000'\n") == []
+
+
+def test_corpus_2749_lightllms_server_module_is_its_command() -> None:
+    # ModelTC/lightllm (corpus 2749): `python -m lightllm.server.api_server ... --tp 1` behind a root prompt (line 4).
+    assert _commands(body("2749")) == [("engine command", 4, 4)]
+    assert capture_checks("2749", "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"].status == "not-applicable"
+
+
+def test_modelled_lightllm_tp_is_read_from_its_flag() -> None:
+    # Modelled on LightLLM's README command, at TP 2.
+    command = parse_command_line("python -m lightllm.server.api_server --model_dir /path/llama-7B --host 0.0.0.0 "
+                                 "--port 8080 --tp 2 --max_total_token_num 120000")
+    assert command is not None and command.engine == "lightllm"
+
+
+def test_modelled_other_lightllm_modules_are_not_its_server() -> None:
+    # Modelled counter-example: another module of the package is not the server.
+    assert parse_command_line("python -m lightllm.server.detokenization --port 8080") is None
+    assert _commands("python -m lightllm.utils.health_check --tp 2\n") == []
