@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from corpus import body, capture_checks, paste_checks
+from stackaudit.facts._parse import stated_line
 
 
 def test_cuda_above_the_branch_runs_by_minor_version_compatibility() -> None:
@@ -165,3 +166,24 @@ def test_modelled_list_cuda_above_the_r595_branch_runs_by_minor_version_compatib
     text = body("2242").replace("610.43.02", "595.71.05")
     result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert result.status == "not-an-issue" and "13.2" in result.message, result.message
+
+
+def test_corpus_2762_a_row_pairing_torch_and_the_driver_states_both() -> None:
+    # sgl-project/sglang#34340: the environment table's `| torch / driver | 2.13.0+cu130 / 580.159.04 |` (line 13), in
+    # a paste refused before: driver 580 is CUDA 13's branch, which torch's cu130 build needs.
+    result = capture_checks("2762", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok" and "580.159.04" in result.message
+
+
+def test_a_paired_row_of_single_parts_states_each(tmp_path: Path) -> None:
+    # Modelled on corpus 2314's `| tp_size / ep_size | 8 / 8 |`: a pairs row with the driver and torch the other way.
+    text = "| Item | Value |\n|---|---|\n| driver / torch | 535.104.05 / 2.7.0+cu128 |\n"
+    result = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status != "unknown" and "535.104.05" in result.message
+
+
+def test_a_row_whose_parts_do_not_pair_is_not_split() -> None:
+    # Modelled counter-examples: more parts in the value than the key names, and nvidia-smi's power and memory cells.
+    assert stated_line("| torch / driver | 2.13.0+cu130 / 580.159.04 / extra |") == \
+        "torch / driver: 2.13.0+cu130 / 580.159.04 / extra"
+    assert "\n" not in stated_line("| N/A   41C    P0    55W / 400W |      0MiB / 40536MiB |")

@@ -98,3 +98,41 @@ def test_modelled_api_server_of_another_server_is_not_vllm() -> None:
 
     text = "```\nexport CUDA_LAUNCH_BLOCKING=1\n```\n```\nvllm serve m --tensor-parallel-size 2\n```\n"
     assert "CUDA_LAUNCH_BLOCKING" not in dict(fact(pasted(text), "engine_commands").commands[0].env)
+
+
+def test_corpus_2735_the_last_command_a_traced_script_holds_in_its_variable_is_read() -> None:
+    # ray#32778: a start script's `set -x` trace builds CMD in three steps (lines 7, 10, 12) and execs it (13, cut):
+    # the last value is the command run, read once; its TP 2 and no eager flag are the engine's.
+    assert _commands(body("2735")) == [("engine command", 12, 12)]
+    assert capture_checks("2735", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "ok"
+
+
+def test_modelled_a_variable_holding_a_command_as_typed_is_read() -> None:
+    # Modelled on ASCEND_2179's command, held in a variable a script runs.
+    text = "CMD=\"python -m vllm.entrypoints.openai.api_server --model /m --tensor-parallel-size 16\"\nexec $CMD\n"
+    assert _commands(text) == [("engine command", 1, 1)]
+
+
+def test_modelled_a_variable_holding_no_engine_command_is_not_read() -> None:
+    # Modelled counter-examples: a value that only names the module, and one of another program.
+    assert _commands("MODULE='vllm.entrypoints.openai.api_server'\n") == []
+    assert _commands("CMD='python -m http.server 9000'\n") == []
+
+
+def test_corpus_2749_lightllms_server_module_is_its_command() -> None:
+    # ModelTC/lightllm (corpus 2749): `python -m lightllm.server.api_server ... --tp 1` behind a root prompt (line 4).
+    assert _commands(body("2749")) == [("engine command", 4, 4)]
+    assert capture_checks("2749", "IC-TOPOLOGY-PLACEMENT")["IC-TOPOLOGY-PLACEMENT"].status == "not-applicable"
+
+
+def test_modelled_lightllm_tp_is_read_from_its_flag() -> None:
+    # Modelled on LightLLM's README command, at TP 2.
+    command = parse_command_line("python -m lightllm.server.api_server --model_dir /path/llama-7B --host 0.0.0.0 "
+                                 "--port 8080 --tp 2 --max_total_token_num 120000")
+    assert command is not None and command.engine == "lightllm"
+
+
+def test_modelled_other_lightllm_modules_are_not_its_server() -> None:
+    # Modelled counter-example: another module of the package is not the server.
+    assert parse_command_line("python -m lightllm.server.detokenization --port 8080") is None
+    assert _commands("python -m lightllm.utils.health_check --tp 2\n") == []

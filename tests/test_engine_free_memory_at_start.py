@@ -15,6 +15,7 @@ from pathlib import Path
 from corpus import capture_checks, paste_checks
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import EngineGpuMemory, engine_gpu_memory_from_engine_log
+from stackaudit.facts.serving_logs import is_log_line
 
 # https://github.com/sgl-project/sglang/issues/40558 (shahizat): four ranks, two of their weight-load lines shown.
 SGLANG_40558 = """\
@@ -150,3 +151,24 @@ def test_memory_vllm_refused_to_start_for_stays_reported_however_little(tmp_path
     # club-3090#4: 1.2 GiB held of 24 GiB would be a desktop's share, but vLLM refused to start for it.
     result = paste_checks(tmp_path, CLUB3090_4, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
     assert result.status == "unknown" and "memory was held on cuda:0 (1.2 GiB)" in result.message
+
+
+def test_vllm_refusal_wrapped_after_less_than_is_read() -> None:
+    # Corpus 2754 (aws-samples/aws-do-eks#80): the message wrapped after `on startup is less than`, quoted with its
+    # frames in a pull request; the head alone is vLLM's line, and the memory held is reported.
+    result = capture_checks("2754", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "unknown" and "memory was held on cuda:3 (4.5 GiB)" in result.message
+
+
+def test_the_wrapped_head_reads_as_the_one_line_does(tmp_path: Path) -> None:
+    # Modelled from club-3090#4: the same line wrapped after `less than` gives what the one line gives.
+    head, _, tail = CLUB3090_4.partition("less than ")
+    result = paste_checks(tmp_path, head + "less than\n" + tail, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "unknown" and "memory was held on cuda:0 (1.2 GiB)" in result.message
+
+
+def test_free_memory_in_prose_without_vllms_reading_is_not_its_line() -> None:
+    # Modelled counter-example: the words without vLLM's `(free/total GiB)` reading are no log line.
+    assert not is_log_line("Free memory on device cuda:0 on startup is less than")
+    assert not is_log_line("Free memory on device cuda:0 (about 20 GiB) on startup is less than")
+    assert is_log_line("ValueError: Free memory on device cuda:3 (173.8/178.35 GiB) on startup is less than")

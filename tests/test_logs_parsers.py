@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus import capture_result
+from corpus import capture_report, capture_result, report_spans
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.serving_logs import (
@@ -253,3 +253,13 @@ def test_vllm_worker_lines_cut_at_either_end_are_log_lines(line: str) -> None:
 ])
 def test_a_tag_without_vllm_level_and_time_is_no_log_line(line: str) -> None:
     assert not is_log_line(line)
+
+
+def test_vllms_memory_profiling_assertion_is_its_log_line() -> None:
+    # Corpus 2736 (Project-HAMi/HAMi#1381): vLLM 0.9.2's assertion pasted bare in a fence is read as vLLM's log.
+    assert ("server log", 5, 5) in report_spans(capture_report("2736"))
+    # vLLM 0.4's wording of the same assertion (vllm/worker/worker.py, modelled).
+    assert is_log_line("AssertionError: Error in memory profiling. This happens when the GPU memory was not properly "
+                       "cleaned up before initializing the vLLM instance.")
+    # Modelled counter-example: the words in a user's sentence are no log line.
+    assert not is_log_line("I get an error in memory profiling. Initial free memory looks fine to me.")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import capture_checks
+from corpus import body, capture_checks
 from stackaudit.engine.testing import run_checks
 from stackaudit.errors import InputError
 from stackaudit.facts._parse import ParseError
@@ -307,3 +307,34 @@ def test_the_installers_stop_of_the_daemon_is_a_step_of_the_install() -> None:
     # systemd's own stop of the unit is still the daemon's state.
     assert daemon_event("Dec 01 10:00:00 h systemd[1]: Stopping nvidia-persistenced.service - NVIDIA Persistence "
                         "Daemon...") == ("persistenced", "stopping")
+
+
+# kubernetes-sigs/dra-driver-nvidia-gpu#1153 (Phillezi): the DRA driver's MPS control daemon's log, one space before
+# the pid.
+DRA_1153_MPS = """\
+[2026-05-31 23:46:49.893 Control 11107] Starting control daemon using socket /tmp/nvidia-mps/control
+[2026-05-31 23:46:49.893 Control 11107] To connect CUDA applications to this daemon, set env CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps
+[2026-05-31 23:46:49.893 Control 11107] CUDA MPS Control binary version: 13030
+"""
+
+
+def test_corpus_2731_an_mps_daemon_containers_log_is_read_with_its_entrypoint() -> None:
+    # NVIDIA/nvidia-container-toolkit#277: the nvidia/mps container's entrypoint lines (5-8) above the control
+    # daemon's log and its first server's (9-17), one span; the daemon at work is pid 1.
+    result = recognise(body("2731"), "paste.txt")
+    assert [k for k in result.recognised if k[0] == "driver container log"] == [("driver container log", 5, 17)]
+    services = parse_daemon_log(body("2731"))
+    assert services.mps.pids == (1,) and services.mps.active == "active"
+
+
+def test_the_mps_control_daemons_log_alone_is_its_daemon_at_work() -> None:
+    assert _kinds(DRA_1153_MPS) == ["driver container log"]
+    assert parse_daemon_log(DRA_1153_MPS).mps.pids == (11107,)
+
+
+def test_lines_in_the_mps_form_of_another_program_are_not_the_daemon() -> None:
+    # Modelled counter-examples: a bracketed date and a word that is no MPS role, and the role without its pid.
+    text = "[2026-05-31 23:46:49.893 Client 11107] Starting\n[2026-05-31 23:46:49.893 Control] Starting control daemon\n"
+    assert "driver container log" not in _kinds(text)
+    with pytest.raises(ParseError):
+        parse_daemon_log(text)

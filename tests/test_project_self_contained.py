@@ -41,8 +41,9 @@ def _forbidden() -> list[str]:
 # KoboldCpp binary (`/tmp/_MEIwREyY8/`), TGI's shard sockets (`shard_uds_path: "/tmp/text-generation-server"`),
 # LocalAI's backend assets and its Go process manager's state (`/tmp/localai/`, `/tmp/go-processmanager…`), ollama
 # 0.1's runner libraries, which it extracts to a folder of its own (`/tmp/ollama168465594/cpu_avx2/libext_server.so`).
+# The MPS control daemon's default pipe directory (`/tmp/nvidia-mps`), which its log names.
 _SYSTEM_PATHS = ("/tmp/.X11-unix", "ipc:///tmp/", "/home/runner/work/", "/tmp/_MEI", "/tmp/text-generation-server",
-                 "/tmp/localai/", "/tmp/go-processmanager", "/tmp/ollama")
+                 "/tmp/localai/", "/tmp/go-processmanager", "/tmp/ollama", "/tmp/nvidia-mps")
 
 
 # A capture is a verbatim paste from a public thread: a /tmp/ path there is the audited host's scratch folder

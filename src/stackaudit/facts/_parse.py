@@ -122,6 +122,10 @@ _BOLD = ("**", "__")
 _BOLD_SPAN = re.compile(r"\*\*([^*\n]+?)\*\*")
 
 
+# One item of a table row's key that pairs several (`torch / driver`): a word or a few, no unit or figure first.
+_PAIRED_KEY = re.compile(r"^\s*[A-Za-z][A-Za-z0-9_.+ -]{0,30}$")
+
+
 # A line's key before a full-width colon: ASCII words, as a list's keys are (`sgl_kernel：0.3.3`, corpus 2448).
 _FULL_WIDTH_KEY = re.compile(r"^(\W*[A-Za-z][\w .+/-]{0,40}?)\s*：\s*")
 
@@ -139,6 +143,12 @@ def stated_line(line: str) -> str:
 
     >>> stated_line("torch：2.8.0+cu129")
     'torch: 2.8.0+cu129'
+
+    A row whose key pairs several items (`| torch / driver | 2.13.0+cu130 / 580.159.04 |`, corpus 2762) states each,
+    one a line, where its value has as many parts.
+
+    >>> stated_line("| torch / driver | 2.13.0+cu130 / 580.159.04 |")
+    'torch: 2.13.0+cu130\ndriver: 580.159.04'
     """
     if "：" in line:
         line = _FULL_WIDTH_KEY.sub(r"\1: ", line, count=1)
@@ -152,6 +162,9 @@ def stated_line(line: str) -> str:
         key = key.removeprefix(mark).removesuffix(mark).strip()
     if any(c in key for c in "*_`") or not any(c.isascii() and c.isalpha() for c in key) or not value.strip("-: "):
         return line
+    keys, values = key.split(" / "), value.split(" / ")
+    if 1 < len(keys) == len(values) <= 4 and all(_PAIRED_KEY.match(k) for k in keys) and all(v.strip() for v in values):
+        return "\n".join(f"{k.strip()}: {v.strip()}" for k, v in zip(keys, values, strict=True))
     return f"{key}: {value}"
 
 

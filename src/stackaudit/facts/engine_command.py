@@ -80,7 +80,7 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
                 "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers", "local_chat.py",
-                "openrlhf")
+                "openrlhf", "lightllm")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+(?:serve|chat)\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repo(?:sitory)?|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -111,6 +111,8 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"|\bconvert_checkpoint\.py\s.*--tp_size\b"
                           # Hugging Face TGI's launcher, with its options (TGI_PROGRAMS)
                           r"|\btext-generation-launcher\s+-"
+                          # LightLLM's server module (LIGHTLLM_MODULE)
+                          r"|-m\s+lightllm\.server\.api_server\b"
                           # MLC LLM's CLI (MLC_SUBCOMMANDS)
                           r"|\bmlc_llm\s+(?:serve|chat|compile)\s"
                           # text-generation-webui's server.py with a flag of its own (TEXTGEN_FLAGS)
@@ -218,6 +220,10 @@ _SHELLS = frozenset(("bash", "sh", "cmd", "cmd.exe"))
 # TVM's runtime, not PyTorch; its tensor-parallel shards are `tensor_parallel_shards=N` in `--overrides` (compile and
 # serve) or gen_config's `--tensor-parallel-shards N` (_parse.sizes_from_argv). The subcommand, and whether it builds.
 MLC_SUBCOMMANDS = {"serve": False, "chat": False, "compile": True}
+# LightLLM (https://github.com/ModelTC/lightllm, docs: "Starting the service"): its server is a Python module,
+# `python -m lightllm.server.api_server --model_dir DIR --tp N ...`, whose `--tp` (TP_FLAGS) is its tensor-parallel
+# size, 1 by default.
+LIGHTLLM_MODULE = "lightllm.server.api_server"
 MLC_PROGRAM = "mlc_llm"
 # Hugging Face Text Generation Inference (TGI): its launcher starts one model server shard per GPU (`--num-shard`, else
 # every GPU it sees unless `--sharded false`) and the router in front of them; the shards run PyTorch and all-reduce
@@ -327,7 +333,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama | mlc
+    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama | mlc | lightllm
     # | textgen (TEXTGEN_FLAGS) | ktransformers (KTRANSFORMERS_FLAGS)
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
@@ -1092,6 +1098,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return EngineCommand(LLAMA_CLI_SUBCOMMANDS[words[1]], tuple(words), tuple(env), line.strip(), cut=cut)
     if (program in ("ollama", "ollama.exe") and words[1:] == ["serve"]) or (program in (OLLAMA_APP, f"{OLLAMA_APP}.exe") and len(words) == 1):
         return EngineCommand("ollama", tuple(words), tuple(env), line.strip(), cut=cut)
+    if program.startswith("python") and words[1:3] == ["-m", LIGHTLLM_MODULE]:
+        return EngineCommand("lightllm", tuple(words[2:]), tuple(env), line.strip(), cut=cut)
     if program.startswith("python") and words[1:3] == ["-m", MLC_PROGRAM]:
         words, program = words[2:], MLC_PROGRAM  # `python -m mlc_llm compile ...` (its JIT's logged command)
     if program == MLC_PROGRAM and len(words) > 2 and words[1] in MLC_SUBCOMMANDS:

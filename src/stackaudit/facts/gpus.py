@@ -1732,7 +1732,7 @@ _SGLANG_INIT = re.compile(_SGLANG_RANK + r"Init torch distributed ends\. (?:elap
 # vLLM's refusal to start (vllm/v1/worker: the memory snapshot taken when its worker opens the GPU), the device named
 # since 0.10: `Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than desired GPU memory utilization`.
 _VLLM_STARTUP = re.compile(r"\bFree memory on device(?: (?P<dev>[\w:]+))? \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) "
-                           r"on startup is less than desired")
+                           r"on startup is less than\b")
 
 
 @parser(ENGINE_LOG, feeds="engine_gpu_memory", kind=EngineGpuMemory, rank=11)

@@ -207,9 +207,27 @@ class _State:
                       installed=self.installed)
 
 
+# The MPS control daemon's own log (nvidia-cuda-mps-control's control.log, and the servers it starts, server.log): each
+# line `[DATE TIME.ms ROLE PID] message`, ROLE `Control` for the control daemon, `Server` or `Other` for a server
+# (`[2021-12-19 16:22:21.847 Control     1] Starting control daemon using socket /tmp/nvidia-mps/control`,
+# corpus 2731). A control line is the daemon at work with that pid: CUDA clients reach the GPU through its servers.
+MPS_LOG_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? (?P<role>Control|Server|Other) {1,12}"
+                          r"(?P<pid>\d{1,9})\] ")
+
+
+def mps_control_pids(lines: list[str]) -> tuple[int, ...]:
+    """The pids of the MPS control daemon whose log lines stand in `lines` (MPS_LOG_LINE), in order, each once."""
+    pids: dict[int, None] = {}
+    for line in lines:
+        if "Control" in line and (m := MPS_LOG_LINE.match(line)) is not None and m.group("role") == "Control":
+            pids[int(m.group("pid"))] = None
+    return tuple(pids)
+
+
 @parser(NVIDIA_DAEMON_LOG, feeds="nvidia_services", kind=NvidiaServices, rank=10)
 def parse_daemon_log(text: str) -> NvidiaServices:
-    """nv-fabricmanager and nvidia-persistenced from pasted `systemctl status` and journal lines.
+    """nv-fabricmanager and nvidia-persistenced from pasted `systemctl status` and journal lines; the MPS control
+    daemon from its own log lines (MPS_LOG_LINE).
 
     Input (tests/data/captures/100)::
 
@@ -230,10 +248,11 @@ def parse_daemon_log(text: str) -> NvidiaServices:
         seen = True
         current = status_unit(line) or current
         states[unit].play(event, line)
-    if not seen:
-        raise ParseError("no line of nv-fabricmanager, nvidia-persistenced or nv-hostengine")
+    mps = mps_control_pids(text.splitlines())
+    if not seen and not mps:
+        raise ParseError("no line of nv-fabricmanager, nvidia-persistenced, nv-hostengine or the MPS control daemon")
     return NvidiaServices(states[PERSISTENCED].daemon("nvidia-persistenced"), states[FM].daemon("nv-fabricmanager"),
-                          Daemon("nvidia-cuda-mps-control"), hostengine=states[HOSTENGINE].daemon("nv-hostengine"),
+                          Daemon("nvidia-cuda-mps-control", "active" if mps else None, pids=mps), hostengine=states[HOSTENGINE].daemon("nv-hostengine"),
                           dockerd=states[DOCKERD].daemon("dockerd") if states[DOCKERD].log else None,
                           nvidia_docker=states[NVDOCKER].daemon("nvidia-docker") if states[NVDOCKER].log else None)
 

@@ -228,6 +228,12 @@ KEY_PHRASES = re.compile(
     r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:|"  # SGLang's stats lines, with no prefix pasted
     r"Avg prompt throughput: [\d.]+ tokens/s|"  # vLLM's (and its forks') metrics line, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
+    # its head alone, where a paste wraps the message after `less than` (corpus 2754): vLLM's free/total reading
+    r"\bFree memory on device (?:[\w:]+ )?\([\d.]+/[\d.]+ GiB\) on startup is less than\s*$|"
+    # vLLM's assertion when the free memory moved while it profiled (vllm/worker: `Error in memory profiling. Initial
+    # free memory 23.4375 GiB, current free memory ...`, 0.6-0.9; `... This happens when the GPU memory was not
+    # properly cleaned up`, before), pasted bare (corpus 2736)
+    r"(?-i:\bError in memory profiling\. (?:Initial free memory\b|This happens when))|"
     r"custom_all_reduce\.cuh?:\d+|Registering \d+ cuda graph addresses|"  # custom all-reduce's CUDA error, its set-up
     # A traceback frame in the step that shares custom all-reduce's buffers between ranks (_AR_FRAME), often the one
     # line a paste keeps of the traceback (corpus 2451).
@@ -639,7 +645,7 @@ KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "n
                "libth_common",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
-               "torchrun", "engine_args.", "on startup is less", "avg prompt throughput", "custom_all_reduce", "no kernel image",
+               "torchrun", "engine_args.", "on startup is less", "memory profiling", "avg prompt throughput", "custom_all_reduce", "no kernel image",
                "use_cached_outputs",
                "no_binary_for_gpu", "nokernelimagefordevice", "unsupported architecture", "keyerror: '",
                *GGML_NEEDLES)

@@ -19,6 +19,8 @@ A command in Markdown inline code (a prose sentence's backticks, or a line that 
 A command after a label in the user's words on its line (`My service startup command is: ...`, PROSE_LABEL) is what
 follows the label.
 A command's `$VAR` is read from a `VAR=value` line above it in the paste, recorded before the command.
+A script's variable set to a whole engine command (`CMD='python -u -m vllm.entrypoints.openai.api_server ...'`, as typed
+or as `set -x` traces it) is that command where no line below sets it again (the last step of one built up, corpus 2735).
 A container's argument list on one line (`command: ["--served-model-name", ...]`, `args: [...]`), where it
 runs an engine (facts/engine_command.container_args), is the command too.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
@@ -320,6 +322,25 @@ def _koboldcpp_typed(above: list[str]) -> bool:
     return False
 
 
+# Lines below a variable's assignment searched for the script assigning it again (a start script builds its command up
+# in a few steps, each traced by `set -x`: corpus 2735).
+MAX_REASSIGN_DISTANCE = 64
+
+
+def _held_command(lines: list[str], i: int, joined: str) -> EngineCommand | None:
+    """The engine command a shell variable is set to on line i (`CMD='python -u -m vllm.entrypoints.openai.api_server
+    ...'`, as typed or as `set -x` traces it: `+ CMD='...'`), which the script runs (`exec $CMD`); None where the value
+    is no engine command, or where a line below sets the same variable again (a script building the command up: the
+    last value is the one run)."""
+    assigned = shell_assignment(joined)
+    if assigned is None or not COMMAND_HINT.search(assigned[1]):
+        return None
+    again = assigned[0] + "="
+    if any(strip_prompt(x).startswith(again) for x in lines[i + 1:i + 1 + MAX_REASSIGN_DISTANCE]):
+        return None
+    return parse_command_line(assigned[1])
+
+
 # Lines above KoboldCpp's printed arguments searched for the command that started it: its banner and backend lines
 # come between (about 10 lines in KoboldCpp 1.78's console, corpus 2132).
 MAX_ECHO_DISTANCE = 40
@@ -453,6 +474,8 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         start = first if command is not None else start
         command = command or parse_command_line(joined, ggml_shown=_ggml_shown(lines, start, first_ggml) if legacy
                                                 else "", variables=variables)
+        if command is None and (held := _held_command(lines, i, joined)) is not None:
+            command = held  # a script's variable holding the command it runs (`+ CMD='python -m vllm...'`, 2735)
         if command is None:
             spans = (strip_prompt(span) for span in INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
             # A span that names the program alone ("After calling `vllm serve`, ...") is a mention, not a command.

@@ -321,6 +321,8 @@ def is_evidence(line: str) -> bool:
     """Whether a line, on its own, is known evidence (its first LINE_LOOK_CHARS read); a hardware summary's
     two-column Markdown table row is read as its `Key: value` line (facts/_parse.stated_line)."""
     line = stated_line(line[:LINE_LOOK_CHARS])
+    if "\n" in line:  # a row that pairs several items states each (`torch / driver`)
+        return any(is_evidence(part) for part in line.split("\n"))
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
                 or _CUDA_ERROR.search(line) or _NVC_DEBUG.match(line) or _GPU_STACK_DESCRIBE.match(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or bool(DEBUG_NODE_POD.search(line)) or _daemon_line(line)

@@ -16,6 +16,7 @@ from stackaudit.facts.nvidia_daemons import (
     COS_INSTALLER_LINE,
     DAEMON_TAG,
     GLOG_LINE,
+    MPS_LOG_LINE,
     NOT_FOUND,
     RUN_UNPACK,
     STATUS_UNITS,
@@ -112,19 +113,33 @@ _CONTAINER = re.compile(r"^(?:Starting|Stopping) NVIDIA (?:fabric manager|persis
                         r"^Starting installation of NVIDIA driver version \d|" + RUN_UNPACK.pattern)
 
 
+# An MPS daemon container's entrypoint (the `nvidia/mps` image that AWS's virtual GPU device plugin runs: corpus 2731)
+# printing what it starts the control daemon with, above the daemon's own log (MPS_LOG_LINE).
+_MPS_ENTRYPOINT = re.compile(r"^(?:Size of /dev/shm: \d+ bytes|CUDA_MPS_[A-Z_]+: \S+|Available GPUs:\s|"
+                             r"Starting NVIDIA MPS control daemon\b)")
+
+
+def _mps_line(line: str) -> bool:
+    return MPS_LOG_LINE.match(line) is not None or _MPS_ENTRYPOINT.match(line.strip()) is not None
+
+
 @importer("driver container log", "a GPU operator driver container's log (its Fabric Manager and persistenced "
-          "start), or GKE's driver installer's log on Container-Optimized OS (its glog lines from one about the GPU "
-          "driver)",
+          "start), GKE's driver installer's log on Container-Optimized OS (its glog lines from one about the GPU "
+          "driver), or an MPS daemon container's log (its entrypoint's lines, the control daemon's and its servers')",
           needles=("NVIDIA fabric manager daemon", "NVIDIA persistence daemon", "NVIDIA driver rootfs",
                    "NVIDIA driver kernel modules", "installation of NVIDIA driver version",
                    "NVIDIA Accelerated Graphics Driver for Linux", "directory NVIDIA-Linux-", "GPU driver",
-                   "linking drivers", "link command", "gpu-key", "gpu_default_version"), per_line=True)
+                   "linking drivers", "link command", "gpu-key", "gpu_default_version", " Control ", " Server ",
+                   " Other ", "Size of /dev/shm", "CUDA_MPS_", "Available GPUs:", "NVIDIA MPS control daemon"),
+          per_line=True)
 def driver_container(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if COS_INSTALLER_LINE.match(lines[i]):
             end = run_end(lines, i + 1, lambda line: GLOG_LINE.match(line))
         elif _CONTAINER.match(lines[i].strip()):
             end = run_end(lines, i + 1, lambda line: line.strip() and not FENCE.match(line))
+        elif _mps_line(lines[i]):
+            end = run_end(lines, i + 1, _mps_line)
         else:
             continue
         yield _found("driver container log", lines, i, end)
