@@ -171,6 +171,20 @@ def test_pinned_offload_close_to_host_memory() -> None:
     assert _one(host_for(hgx(), extra_files=files, processes=procs), "MEM-PINNED-HOST").status == "not-applicable"
 
 
+def test_sglang_hicache_pins_its_size_on_every_rank() -> None:
+    # Modelled on corpus 2723 (sgl-project/sglang#14282): SGLang at TP 4 with a 40 GB HiCache host pool logs one
+    # `Allocating 40.00 GB host memory` per rank, 160 GB of a host of 200 GiB; 40 GB alone would leave it ok.
+    files, procs = vllm_files()
+    procs = {pid: "/opt/vllm/bin/python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 4 "
+                  "--enable-hierarchical-cache --hicache-size 40" for pid in procs}
+    files["/proc/meminfo"] = "MemTotal:       209715200 kB\nMemAvailable:   201234568 kB\n"
+    r = _one(host_for(hgx(count=4), extra_files=files, processes=procs), "MEM-PINNED-HOST")
+    assert r.status == "issue" and "--hicache-size 40 GiB × TP 4" in r.message, r.message
+    procs = {pid: cmd.replace("--enable-hierarchical-cache ", "") for pid, cmd in procs.items()}
+    r = _one(host_for(hgx(count=4), extra_files=files, processes=procs), "MEM-PINNED-HOST")
+    assert r.status == "not-applicable", r.message  # the size alone, without the cache enabled, pins nothing
+
+
 # --- not applicable only where the source says the GPU lacks the feature --------------------------
 
 # The corpus of real pastes (each file names its public thread in its header).

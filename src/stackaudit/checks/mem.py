@@ -1570,9 +1570,11 @@ def pinned_host(serving_processes: ServingProcesses | None = None, meminfo: Host
             if flag == "--hicache-size" and not root.has_flag("--enable-hierarchical-cache"):
                 gb = None
             if gb:
-                per = gb if flag == "--hicache-size" else gb * tp
-                total += per
-                parts.append(f"{root.label} {flag} {gb:g} GiB" + (f" × TP {tp}" if flag != "--hicache-size" else ""))
+                # Each rank pins its own: vLLM's offload and swap space per worker, SGLang's HiCache host pool per
+                # rank's KV pool (memory_pool_host.HostKVCache sizes `host_size` GB for the pool of its rank; corpus
+                # 2723 logs `Allocating 40.00 GB host memory` once a rank).
+                total += gb * tp
+                parts.append(f"{root.label} {flag} {gb:g} GiB × TP {tp}")
     if total <= 0:
         return not_applicable("the engine uses no CPU offload / swap space flags")
     if meminfo is None or not meminfo.total_kib:
