@@ -2766,7 +2766,7 @@ def parse_user_gpus(text: str) -> GpuInventory:
                             partial=((USER_WORDS_TITLE, "a count in the user's words, not a listing"),))
     if len(said) > 1:
         raise ParseError("the user's words name several GPU sets (" + ", ".join(f"{n} x {m}" for n, m in sorted(said))
-                         + "): not one host's")
+                         + "): several hosts' or one host's mixed cards, which the words do not tell apart")
     count, model = next(iter(said))
     return counted_gpus(USER_WORDS_TITLE, count, model, "a count in the user's words, not a listing")
 
