@@ -34,6 +34,10 @@ ENTRIES = load_corpus()
 # Cuts that do give a new `ok` today: an excerpt judged as if whole (issue 28, rule 4). Each must still give
 # it (the test fails when one stops: remove it), so the list only shrinks.
 KNOWN_NEW_OK: dict[tuple[str, str], str] = {
+    ("2810-8x-a800-sxm4-driver-470-161-torch-280-cu128-sglang-053-eagle3-tp2-nvcc-124-check-env.txt", "DRV-CUDA-COMPAT"):
+        "first blind run DT: cut after line 23, before check_env's torch line (2.8.0+cu128), the driver 470 and CUDA "
+        "available beside it are judged ok for the runtime that ran; the whole paste pairs the R470 driver with torch's "
+        "CUDA 12.8 and the tool gives issue (both readers say not-an-issue: forward compatibility on A800s)",
     ("2667-whisper-webui-docker-runtime-nvidia-ctranslate2-cuda-unknown-error-smi-test-cut.txt", "CTR-GPU-ACCESS"):
         "first blind run DI: as 329, a docker run asking --gpus all, cut after line 13, before CTranslate2's 'CUDA "
         "failed with error unknown error' and the second docker run whose nvidia-smi names no GPU, is judged ok from "
