@@ -1964,7 +1964,7 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
                      docker_containers: DockerContainers | None,
                      engine_commands: EngineCommands | None = None) -> Outcome | None:
     """CTR-GPU-ACCESS ok where the source shows a container (the audit inside one, a pasted spec of the serving
-    container, or the engine's command typed at a prompt that names a container: `root@a49f9772e6b2:~# lmdeploy serve
+    container or of one given GPUs, corpus 2670: a speech service's compose and torch's out-of-memory message, or the engine's command typed at a prompt that names a container: `root@a49f9772e6b2:~# lmdeploy serve
     ...`, corpus 2083) and a program's CUDA at work on the GPU (facts/cuda_ran.py: vLLM generating out of its GPU KV
     cache, torch's out-of-memory message, TensorRT-LLM's ledger, a kernel launch CUDA refused for want of the GPU's
     code, or a collect_env typed at the container's prompt whose torch initialised CUDA): the device nodes and the
@@ -1980,7 +1980,7 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
     reported = container is not None and container.in_container and any(map(report_command, container.ran_inside))
     proof = cuda_ran.proof(with_launch=typed, with_report=reported) if cuda_ran is not None else None
     shown = (container is not None and container.in_container) or typed or (
-        docker_containers is not None and any(c.looks_like_serving for c in docker_containers.containers))
+        docker_containers is not None and any(c.origin for c in docker_containers.gpu_or_serving))
     if proof is None or not shown:
         return None
     return ok(f"{proof.did}, in the container: its GPU device nodes and the driver's CUDA library reach it",
@@ -2462,19 +2462,28 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        hint="paste the whole output of the `docker run ... nvidia-smi` (with the error it ends in)",
                        actual={c.label: "output names no GPU" for c in unanswered})
     inside_shown = container is not None and bool(container.exec_into or container.ran_inside)
-    if on_cpu and not engine_shown and not inside_shown and not (gpus is not None and gpus.listed):
-        # The user says the workload runs on the CPU: the request is what that puts in question, and nothing from the
-        # container's side (an engine log, a command typed inside it) shows the GPU reached it (corpus 1809). A GPU
-        # listing shown (nvidia-smi, which users run inside the container to check: corpus 567) leaves the request as
-        # the majority of readers read it; a GPU the user's words name (an issue form's `GPU:` row, corpus 2157) is no
-        # listing.
-        return unknown("serving containers request GPUs (" + ", ".join(
-            f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in serving)
-            + f"), but the user says the workload runs on the CPU (\"{on_cpu}\") and nothing from inside the "
-            "container (its engine's log, nvidia-smi run there) shows the GPU reached it: a request is no proof of "
-            "access, and a model kept on the CPU by its own settings looks the same",
-            hint="paste `docker exec <container> nvidia-smi` and the engine's log from its start",
-            actual={c.label: "requested, not shown inside" for c in serving})
+    listing_cut = gpus is not None and bool(gpus.cut_before_gpus) and any(not c.gpu_count for c in serving)
+    if not engine_shown and not inside_shown and not (gpus is not None and gpus.listed) and (on_cpu or not listing_cut):
+        # A request is what the spec asks for, not what the runtime handed over: with nothing from the container's
+        # side (an engine log, a command typed inside it) and no GPU listing, the GPU is not shown reaching it
+        # (corpus 1984, 2743, 2746, 2818: both blind readers). A request for every GPU beside a listing cut before its
+        # first GPU is judged below, on that listing (corpus 1755). Where the user says the workload runs on the CPU, the request is what those
+        # words put in question (corpus 1809, 2816). A GPU listing shown (nvidia-smi, which users run inside the
+        # container to check: corpus 567, 2674) leaves the request as the majority of readers read it; a GPU the
+        # user's words name (an issue form's `GPU:` row, corpus 2157, 2743) is no listing.
+        asked = ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in serving)
+        if on_cpu:
+            return unknown(f"serving containers request GPUs ({asked}), but the user says the workload runs on the CPU "
+                           f"(\"{on_cpu}\") and nothing from inside the container (its engine's log, nvidia-smi run "
+                           "there) shows the GPU reached it: a request is no proof of access, and a model kept on the "
+                           "CPU by its own settings looks the same",
+                           hint="paste `docker exec <container> nvidia-smi` and the engine's log from its start",
+                           actual={c.label: "requested, not shown inside" for c in serving})
+        return unknown(f"serving containers request GPUs ({asked}), but nothing from the container's side (its "
+                       "engine's log, nvidia-smi run there) and no GPU listing shows a GPU reached it: a request is "
+                       "what the spec asks for, not what the runtime handed over",
+                       hint="paste `docker exec <container> nvidia-smi` and the engine's log from its start",
+                       actual={c.label: "requested, not shown inside" for c in serving})
     judged = ok("serving containers request GPUs: " + ", ".join(
         f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count}"
         + (f", for its args' TP x PP of {c.parallel_world}" if c.parallel_world and not c.image else "") + ")"
