@@ -197,9 +197,10 @@ def test_failures_that_name_their_cause_or_are_judged_keep_their_verdict() -> No
     assert "nvml-init-failed-unsaid" not in symptom_names("we saw Failed to initialize NVML and then rebooted\n")
 
 
-def test_request_alone_stays_ok_without_a_failure(tmp_path: Path) -> None:
-    # Modelled counter-example: the same docker run as corpus 2413's without its failure lines stays ok from its request.
+def test_request_alone_without_a_failure_is_unknown_unquoted(tmp_path: Path) -> None:
+    # Modelled counter-example: the same docker run as corpus 2413's without its failure lines: its request alone shows
+    # no GPU inside (unknown, issue 28 h121c), and no failure line is quoted.
     text = ("`docker run --rm    --gpus all    --net host    --cap-add SYS_ADMIN  "
             "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.0-3.2.0-ubuntu22.04`\n")
-    assert paste_checks(tmp_path, text, ACCESS)[ACCESS].status == "ok"
-    assert capture_checks("2130", ACCESS)[ACCESS].status == "ok"
+    result = paste_checks(tmp_path, text, ACCESS)[ACCESS]
+    assert result.status == "unknown" and "the log shows" not in result.message

@@ -39,9 +39,10 @@ def test_probe_output_that_lists_gpus_stays_ok(tmp_path: Path) -> None:
     row = "|   0  NVIDIA RTX A4000    Off  | 00000000:B3:00.0 Off |                  Off |\n"
     listed = body("1527").rstrip("\n") + "\n" + row
     assert paste_checks(tmp_path, listed, ACCESS)[ACCESS].status == "ok"
-    # Modelled: the run with no output pasted below it (the next command follows) says nothing either way.
+    # Modelled: the run with no output pasted below it (the next command follows) says nothing either way: its request
+    # alone shows no GPU inside (issue 28 h121c).
     bare = "$ docker run --rm --gpus all nvidia/cuda:12.4.0-base-ubuntu22.04 nvidia-smi\n$ uname -r\n6.8.0-45-generic\n"
-    assert paste_checks(tmp_path, bare, ACCESS)[ACCESS].status == "ok"
+    assert paste_checks(tmp_path, bare, ACCESS)[ACCESS].status == "unknown"
 
 
 def test_lines_that_name_a_gpu() -> None:
@@ -101,9 +102,10 @@ def test_rocm_image_given_nvidia_gpus_is_not_the_access(tmp_path: Path) -> None:
     result = capture_checks("828", ACCESS)[ACCESS]
     assert result.status == "not-an-issue", result.message
     assert "ROCm" in result.message
-    # Modelled: the same run of the CUDA build reads as before.
+    # Modelled: the same run of the CUDA build is judged on its request, which alone shows no GPU inside (h121c).
     cuda = body("828").replace("0.4.0-rc5-rocm", "0.4.0-rc5")
-    assert paste_checks(tmp_path, cuda, ACCESS)[ACCESS].status == "ok"
+    result = paste_checks(tmp_path, cuda, ACCESS)[ACCESS]
+    assert result.status == "unknown" and "request GPUs:" in result.message
 
 
 def test_nvml_insufficient_permissions_in_started_container_is_issue(tmp_path: Path) -> None:

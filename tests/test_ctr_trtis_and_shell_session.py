@@ -62,7 +62,8 @@ def test_trtis_spec_values_judged(tmp_path: Path) -> None:
     assert r["CTR-SHM-SIZE"].status == "ok"
     assert r["CTR-MEMLOCK"].status == "ok"
     assert r["CTR-STACK-ULIMIT"].status == "ok" and "64 MiB" in r["CTR-STACK-ULIMIT"].message
-    assert r["CTR-GPU-ACCESS"].status == "ok"  # --runtime nvidia with NVIDIA_VISIBLE_DEVICES from the image
+    # --runtime nvidia with NVIDIA_VISIBLE_DEVICES from the image: read as a request, which alone shows no GPU inside.
+    assert r["CTR-GPU-ACCESS"].status == "unknown" and "request GPUs:" in r["CTR-GPU-ACCESS"].message
 
 
 def test_trtis_default_shm_is_one_process(tmp_path: Path) -> None:

@@ -77,11 +77,15 @@ def test_pytorch_unknown_error_with_only_prose_of_a_pod_stays_unknown(tmp_path: 
 
 
 def test_the_same_compose_without_the_error_is_ok(tmp_path: Path) -> None:
-    # Modelled: corpus 282's compose service alone, CUDA starting (no error line).
+    # Modelled: corpus 282's compose service alone, CUDA starting (no error line), llama.cpp's device list below it.
     text = ("llama-cpp:\n    image: ghcr.io/ggerganov/llama.cpp:server-cuda\n    deploy:\n      resources:\n"
             "        reservations:\n          devices:\n            - driver: nvidia\n"
             "              capabilities: [gpu]\n              count: 4\n")
-    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+    listed = text + ("ggml_cuda_init: found 1 CUDA devices:\n"
+                     "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n")
+    assert paste_checks(tmp_path, listed, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+    # Its request alone shows no GPU inside (issue 28 h121c).
+    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "unknown"
 
 
 # CUDA's error 304 (cudaErrorOperatingSystem) from a container given GPUs: the failure shown beats the request.

@@ -73,9 +73,11 @@ def test_corpus_824_pieces_are_read_as_one_pod() -> None:
     assert ctr.gpu_slice == (("nvidia.com/gpumem", "20k"),)
 
 
-def test_corpus_824_gpu_access_ok_and_a_shared_gpu() -> None:
+def test_corpus_824_gpu_access_read_and_a_shared_gpu() -> None:
     res = capture_checks("824", "CTR-GPU-ACCESS", "MEM-GPU-SHARED")
-    assert res["CTR-GPU-ACCESS"].status == "ok" and "TP x PP of 2" in res["CTR-GPU-ACCESS"].message
+    # The piece's request is read with its args' TP x PP; with nvidia-smi cut in its header, nothing shows a GPU
+    # inside (unknown, issue 28 h121c).
+    assert res["CTR-GPU-ACCESS"].status == "unknown" and "TP x PP of 2" in res["CTR-GPU-ACCESS"].message
     assert res["MEM-GPU-SHARED"].status == "issue" and "nvidia.com/gpumem: 20k" in res["MEM-GPU-SHARED"].message
 
 

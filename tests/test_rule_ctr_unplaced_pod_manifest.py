@@ -147,7 +147,10 @@ def test_modelled_manifest_beside_unplaced_describe_is_not_ok(tmp_path: Path) ->
 
 def test_modelled_scheduled_or_other_pod_keeps_the_manifest_request(tmp_path: Path) -> None:
     # Modelled counter-examples: the same pod placed on a node, and another pod of the namespace waiting.
+    # Each is judged on its manifest's request (alone no GPU inside: unknown, issue 28 h121c), not as unscheduled.
     placed = MANIFEST.format(name="gpu-pod", node="gpu-node-1/10.0.0.5", phase="Running")
-    assert paste_checks(tmp_path, placed, GPU)[GPU].status == "ok"
+    got = paste_checks(tmp_path, placed, GPU)[GPU]
+    assert "request GPUs: cuda-container (1)" in got.message and "not scheduled" not in got.message
     other = MANIFEST.format(name="other-pod", node="<none>", phase="Pending")
-    assert paste_checks(tmp_path, other, GPU)[GPU].status == "ok"
+    got = paste_checks(tmp_path, other, GPU)[GPU]
+    assert "request GPUs: cuda-container (1)" in got.message and "not scheduled" not in got.message

@@ -171,7 +171,8 @@ def test_insufficient_gpu_events_prove_the_issue(tmp_path: Path) -> None:
 
 def test_modelled_a_running_pod_and_a_taint_are_not_the_issue(tmp_path: Path) -> None:
     result = paste_checks(tmp_path, DESCRIBE_RUNNING, ACCESS)[ACCESS]
-    assert result.status == "ok", result.message
+    # Judged on its request (alone no GPU inside: unknown, issue 28 h121c), not as unscheduled.
+    assert result.status == "unknown" and "request GPUs:" in result.message, result.message
     (ctr,) = _containers(DESCRIBE_RUNNING)
     assert not ctr.unscheduled  # type: ignore[attr-defined]
     assert not _issue(tmp_path, EVENT_TAINT, ACCESS)

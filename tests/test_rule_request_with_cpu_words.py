@@ -39,7 +39,7 @@ def test_compose_request_with_cpu_words_is_unknown() -> None:
     # Corpus 1809 (mudler/LocalAI#1108): a compose reservation of one GPU, and the user's `using CPU instead of GPU`.
     result = capture_checks("1809", ACCESS)[ACCESS]
     assert result.status == "unknown", result.message
-    assert "using CPU instead of GPU" in result.message and "api: 1" in result.message
+    assert "using CPU instead of GPU" in result.message and "api (1)" in result.message
 
 
 def test_docker_run_request_with_cpu_words_is_unknown(tmp_path: Path) -> None:
@@ -47,8 +47,10 @@ def test_docker_run_request_with_cpu_words_is_unknown(tmp_path: Path) -> None:
     text = "For a llama2 model, my CPU utilization is at 100% while GPU remains at 0%.\n\n" + DOCKER_RUN
     result = paste_checks(tmp_path, text, ACCESS)[ACCESS]
     assert result.status == "unknown", result.message
-    # The same run without the words: the request reads ok, as the corpus's majority of readers read it.
-    assert paste_checks(tmp_path, DOCKER_RUN, ACCESS)[ACCESS].status == "ok"
+    assert "runs on the CPU" in result.message
+    # The same run without the words: the request alone shows no GPU inside either (issue 28 h121c), without the words.
+    result = paste_checks(tmp_path, DOCKER_RUN, ACCESS)[ACCESS]
+    assert result.status == "unknown" and "runs on the CPU" not in result.message
 
 
 def test_engine_log_decides_over_the_words(tmp_path: Path) -> None:

@@ -87,11 +87,12 @@ def test_a_docker_gpu_refusal_proves_gpu_access_quoted(tmp_path: Path, text: str
 
 
 def test_the_refusal_wins_over_the_gpu_request_above_it(tmp_path: Path) -> None:
-    # XAgent#273 without its answer: the run line alone requests all GPUs (ok); with the answer, the refusal decides.
+    # XAgent#273 without its answer: the run line alone requests all GPUs (unknown: nothing shows a GPU inside, issue 28
+    # h121c); with the answer, the refusal decides.
     request = XAGENT_273.split("\n\n")[0] + "\n"
-    assert pasted(tmp_path, request, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+    assert pasted(tmp_path, request, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "unknown"
     r = pasted(tmp_path, XAGENT_273, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
-    assert r.status == "issue" and "the other evidence alone said ok" in r.message
+    assert r.status == "issue" and "the other evidence alone said unknown" in r.message
     # Corpus 191 (NVIDIA/retinanet-examples#278) and 190 (psalias2006/gpu-hot#18): the blind pastes themselves.
     for prefix in ("190", "191"):
         r = capture(prefix, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]

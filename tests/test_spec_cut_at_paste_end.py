@@ -116,5 +116,5 @@ def test_a_run_line_or_pod_cut_at_the_paste_end_is_an_excerpt(text: str, label: 
 def test_a_cut_run_line_shows_no_eager_flag_but_proves_none_absent(tmp_path: Path) -> None:
     results = paste_checks(tmp_path, DOCKER_RUN, "RT-CUDA-GRAPHS", "CTR-GPU-ACCESS")
     assert results["RT-CUDA-GRAPHS"].status == "unknown"
-    # What the cut spec shows still counts: its --gpus all is a GPU request.
-    assert results["CTR-GPU-ACCESS"].status == "ok"
+    # What the cut spec shows still counts: its --gpus all is a GPU request (alone no GPU inside: unknown, h121c).
+    assert "request GPUs:" in results["CTR-GPU-ACCESS"].message

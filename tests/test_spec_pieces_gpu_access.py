@@ -34,17 +34,20 @@ def test_a_pod_fragment_of_mounts_only_is_unknown() -> None:
     assert "pod spec is a piece" in res.message
 
 
-def test_the_whole_pod_with_the_same_limit_is_ok(tmp_path: Path) -> None:
+def test_the_whole_pod_with_the_same_limit_is_judged_on_it(tmp_path: Path) -> None:
     # Modelled: corpus 172's container with its head (name, image) in a whole pod.
     text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: ray-head\nspec:\n  containers:\n  - name: ray-head\n"
             "    image: rayproject/ray:latest-gpu\n    resources:\n      limits:\n        memory: 2Gi\n"
             "        nvidia.com/gpu: 1\n")
-    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+    # Judged on its request, not as a piece: alone it shows no GPU inside (unknown, issue 28 h121c).
+    result = paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert "request GPUs: ray-head (1)" in result.message and "piece" not in result.message
 
 
-def test_a_compose_service_with_its_reservation_is_ok(tmp_path: Path) -> None:
+def test_a_compose_service_with_its_reservation_is_judged_on_it(tmp_path: Path) -> None:
     # Modelled: corpus 163's service completed with the reservation its cut hid.
     text = ("services:\n  ollama:\n    image: ollama/ollama:latest\n    deploy:\n      resources:\n"
             "        reservations:\n          devices:\n            - driver: nvidia\n              count: 1\n"
             "              capabilities: [gpu]\n")
-    assert paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+    result = paste_checks(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert "request GPUs: ollama (1)" in result.message and "cut part-way" not in result.message

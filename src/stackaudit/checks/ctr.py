@@ -2462,33 +2462,34 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        hint="paste the whole output of the `docker run ... nvidia-smi` (with the error it ends in)",
                        actual={c.label: "output names no GPU" for c in unanswered})
     inside_shown = container is not None and bool(container.exec_into or container.ran_inside)
+    asked = ", ".join(f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count}"
+                      + (f", for its args' TP x PP of {c.parallel_world}" if c.parallel_world and not c.image else "")
+                      + ")" for c in serving)
     listing_cut = gpus is not None and bool(gpus.cut_before_gpus) and any(not c.gpu_count for c in serving)
-    if not engine_shown and not inside_shown and not (gpus is not None and gpus.listed) and (on_cpu or not listing_cut):
+    if not engine_shown and not inside_shown and not (gpus is not None and gpus.listed) and (on_cpu or not listing_cut) \
+            and all(c.origin for c in serving):
         # A request is what the spec asks for, not what the runtime handed over: with nothing from the container's
         # side (an engine log, a command typed inside it) and no GPU listing, the GPU is not shown reaching it
-        # (corpus 1984, 2743, 2746, 2818: both blind readers). A request for every GPU beside a listing cut before its
-        # first GPU is judged below, on that listing (corpus 1755). Where the user says the workload runs on the CPU, the request is what those
+        # (corpus 1989, 2201, 2743, 2746, 2818: both blind readers). A whole `docker inspect` (no origin) is the daemon's
+        # record of a container it created, its requests set up at its start (a request the runtime cannot meet fails
+        # the start), and keeps its ok. A request for every GPU beside a listing cut before its first GPU is judged
+        # below, on that listing (corpus 1755). Where the user says the workload runs on the CPU, the request is what those
         # words put in question (corpus 1809, 2816). A GPU listing shown (nvidia-smi, which users run inside the
         # container to check: corpus 567, 2674) leaves the request as the majority of readers read it; a GPU the
         # user's words name (an issue form's `GPU:` row, corpus 2157, 2743) is no listing.
-        asked = ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in serving)
         if on_cpu:
-            return unknown(f"serving containers request GPUs ({asked}), but the user says the workload runs on the CPU "
+            return unknown(f"serving containers request GPUs: {asked}; but the user says the workload runs on the CPU "
                            f"(\"{on_cpu}\") and nothing from inside the container (its engine's log, nvidia-smi run "
                            "there) shows the GPU reached it: a request is no proof of access, and a model kept on the "
                            "CPU by its own settings looks the same",
                            hint="paste `docker exec <container> nvidia-smi` and the engine's log from its start",
                            actual={c.label: "requested, not shown inside" for c in serving})
-        return unknown(f"serving containers request GPUs ({asked}), but nothing from the container's side (its "
+        return unknown(f"serving containers request GPUs: {asked}; but nothing from the container's side (its "
                        "engine's log, nvidia-smi run there) and no GPU listing shows a GPU reached it: a request is "
                        "what the spec asks for, not what the runtime handed over",
                        hint="paste `docker exec <container> nvidia-smi` and the engine's log from its start",
                        actual={c.label: "requested, not shown inside" for c in serving})
-    judged = ok("serving containers request GPUs: " + ", ".join(
-        f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count}"
-        + (f", for its args' TP x PP of {c.parallel_world}" if c.parallel_world and not c.image else "") + ")"
-        for c in serving),
-        subjects=[c.label for c in serving])
+    judged = ok(f"serving containers request GPUs: {asked}", subjects=[c.label for c in serving])
     if any(not c.gpu_count for c in serving):
         # `--gpus all`, CDI `nvidia.com/gpu=all`: every GPU of the host, which the spec does not count; the verdict is
         # over the GPUs the source lists, where it lists any.

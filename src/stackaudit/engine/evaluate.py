@@ -118,7 +118,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     A line that only looks like the failure in a setting the Sharpen's `shows` names (`Symptom.looks_only`) makes an
     unknown or ok outcome not-an-issue, quoted with the Sharpen's text: the line looks wrong and is not.
     A line that leaves the check's `ok` unproven (`Symptom.doubts`: CUDA refusing an engine's kernels, where the driver
-    may be what cannot run them) makes an ok outcome unknown, quoted; so it does a not-applicable one where the
+    may be what cannot run them) makes an ok outcome unknown, quoted (an unknown one quotes it too); so it does a
+    not-applicable one where the
     symptom names that status too (`Symptom.doubted_statuses`: a driver that reaches no GPU, for DRV-OPEN-MODULE's
     pre-Turing rule).
     A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
@@ -149,7 +150,9 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
                             actual=looks[0].line, evidence=[h.line for h in looks[:3]])
     hits = tuple(h for h in hits if not (h.symptom.looks_only and h.symptom.looks_only in sharpen.shows))
     # A line that leaves this check's `ok` unproven (`Symptom.doubts`): the outcome turns unknown, quoting it.
-    doubted = tuple(h for h in symptoms.doubting(spec.id) if outcome.status in h.symptom.doubted_statuses) \
+    # An outcome the facts left unknown quotes the line too: it is what puts the check in question (corpus 2413).
+    doubted = tuple(h for h in symptoms.doubting(spec.id)
+                    if outcome.status in h.symptom.doubted_statuses or outcome.status == "unknown") \
         if isinstance(symptoms, LogSymptoms) and not hits else ()
     if doubted:
         first = doubted[0]
