@@ -1997,7 +1997,7 @@ def _cuda_reached_where_it_ran(serving_log: ServingLog | None, gpus: GpuInventor
     reached = _engine_reached(serving_log, gpus, where="")
     if reached is not None:
         return replace(reached, message=reached.message + ", wherever it runs (a container it runs in was given them)")
-    proof = cuda_ran.proof() if cuda_ran is not None else None
+    proof = cuda_ran.proof(with_report=True) if cuda_ran is not None else None
     if proof is None:
         return None
     return ok(f"{proof.did}: the GPU device nodes and the driver's CUDA library reach it wherever it runs (a container "
