@@ -84,3 +84,17 @@ def test_cpu_words_keep_their_own_message() -> None:
     # Corpus 1809: a compose reservation and the user's `using CPU instead of GPU`: the words are quoted.
     result = capture_checks("1809", ACCESS)[ACCESS]
     assert result.status == "unknown" and "runs on the CPU" in result.message
+
+
+def test_collect_env_cuda_available_where_no_container_is_named(tmp_path: Path) -> None:
+    # Corpus 2799 (both readers: ok): a collect_env whose torch initialised CUDA on an A800 (`Is CUDA available: True`),
+    # the source naming no container: the GPU and the driver's CUDA library reached the process wherever it ran.
+    result = capture_checks("2799", ACCESS)[ACCESS]
+    assert result.status == "ok" and "Is CUDA available: True" in (result.evidence or ("",))[0], result.message
+    # Modelled: the same report whose torch found no GPU shows nothing reaching it.
+    report = ("PyTorch version: 2.4.0+cu121\nIs debug build: False\nCUDA used to build PyTorch: 12.1\n"
+              "ROCM used to build PyTorch: N/A\n\nOS: Ubuntu 22.04.4 LTS (x86_64)\n"
+              "Is CUDA available: {answer}\nCUDA runtime version: 12.4.131\n"
+              "GPU models and configuration: GPU 0: NVIDIA L40S\nNvidia driver version: 550.54.15\n")
+    assert paste_checks(tmp_path, report.format(answer="True"), ACCESS)[ACCESS].status == "ok"
+    assert paste_checks(tmp_path, report.format(answer="False"), ACCESS)[ACCESS].status != "ok"

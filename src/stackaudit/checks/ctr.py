@@ -1420,6 +1420,13 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     model not even being loaded into VRAM`, facts/trouble.ON_CPU), and nothing from the container's side (no engine
     log, nothing typed inside it, no GPU listing), is unknown: the request is what those words put in question (corpus
     1809, 2157). A GPU the user's words name (an issue form's `GPU:` row) is no listing.
+    A pasted spec's GPU request (a `docker run`, compose, a pod, a `docker inspect` excerpt) with nothing from the
+    container's side (no engine log, nothing typed inside it, no program's CUDA at work there) and no GPU listing is
+    unknown: a request shows what is asked, not what the runtime handed over (issue 28, h121c: the blind pairs' readings
+    of that evidence, 21 unknown to 15 ok; corpus 1989, 2201, 2743, 2746, 2818). A GPU listing shown beside it
+    (nvidia-smi, which users run inside the container to check) leaves the request ok. A whole `docker inspect` of a
+    container the daemon created keeps its ok: the daemon set its requests up at its start, and a request the runtime
+    cannot meet fails the start.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
     A `docker inspect` excerpt leaves the runtime, environment and GPU requests it cuts away unknown; one that shows a
     container it names with its DeviceRequests whole, to the list's closing `]` (`docker inspect ollama | jq
@@ -1468,8 +1475,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     1947): NCCL read its CUDA device's bus id through CUDA first. A whole spec with no GPU request whose
     environment names GPUs (`--env NVIDIA_VISIBLE_DEVICES=0,1`, the nvidia-docker 2 way under nvidia as the default
     runtime) is a GPU container by intent, judged as one without a request.
-    In a container the source shows (the audit inside one, or a pasted spec of the serving container) whose device
-    nodes and variables are not shown, or whose spec shows no GPU request, a program's CUDA at work (facts/cuda_ran.py:
+    In a container the source shows (the audit inside one, or a pasted spec of the serving container or of one given
+    GPUs) whose device nodes and variables are not shown, or whose spec shows no GPU request, a program's CUDA at work (facts/cuda_ran.py:
     vLLM's metrics line generating out of a GPU KV cache in use, torch's out-of-memory message, TensorRT-LLM's ledger,
     Triton's CUDA memory pool created on a device),
     with no line of CUDA refusing to start, shows the GPU and the driver's CUDA library reached it: ok. So does the
@@ -1602,8 +1609,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     GPU request shown for its container unproven: unknown, the line quoted (corpus 1925).
     Where the source does not say whether the program ran in a container, its CUDA at work on the GPU (llama.cpp's
     CUDA backend, a program's CUDA proof of facts/cuda_ran.py such as ollama's discovery reading a GPU's free memory)
-    shows the GPU and the driver's CUDA library reached it wherever it ran: ok (corpus 1927, 1930); not for a Windows
-    program, which runs in no container.
+    shows the GPU and the driver's CUDA library reached it wherever it ran: ok (corpus 1927, 1930); so does a
+    collect_env whose torch initialised CUDA (`Is CUDA available: True`, corpus 2799); not for a Windows program, which
+    runs in no container.
     Docker's own daemon shown failed (`systemctl status docker`'s `Active: failed`, `Job for docker.service failed`,
     facts/nvidia_daemons.py), with no later line of it running, starts no container, GPU or not: an issue, the line
     quoted (after a daemon.json change that adds the nvidia runtime, NVIDIA/nvidia-docker#1002, corpus 1910). So does
@@ -1991,7 +1999,8 @@ def _cuda_reached_where_it_ran(serving_log: ServingLog | None, gpus: GpuInventor
                                cuda_ran: CudaRan | None) -> Outcome | None:
     """CTR-GPU-ACCESS ok where the source does not say whether the program ran in a container and shows its CUDA at
     work on the GPU: llama.cpp's CUDA backend working on a device or listing it (_engine_reached), a program's CUDA
-    proof (facts/cuda_ran.py: ollama's discovery reading a GPU's free memory, vLLM's KV cache in use). The GPU and the
+    proof (facts/cuda_ran.py: ollama's discovery reading a GPU's free memory, vLLM's KV cache in use, a collect_env's
+    torch initialising CUDA). The GPU and the
     driver's CUDA library reached the process wherever it ran, so a container it ran in was given them. None
     otherwise."""
     reached = _engine_reached(serving_log, gpus, where="")

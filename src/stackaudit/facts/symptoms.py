@@ -584,9 +584,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "Fabric Manager refused its configuration (an invalid item, or a topology file it cannot open) and exits at "
         "start, so it configures no NVSwitch fabric (CUDA then fails with error 802 or NVLink peers are missing)"),
     # Docker's daemon answers a GPU request (`--gpus`, compose `capabilities: [gpu]`) it has no device driver for:
-    # no NVIDIA runtime or hook is registered (`""`, or `"nvidia"` from compose's `driver: nvidia`). Portainer's stack
-    # error spaces its colons (`with capabilities : [[gpu]]`, corpus 2813).
-    Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities ?: \[\[gpu\]\]'),
+    # no NVIDIA runtime or hook is registered (`""`, or `"nvidia"` from compose's `driver: nvidia`).
+    Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities: \[\[gpu\]\]'),
         "CTR-GPU-ACCESS", "high", CTK_DOCKER,
         "Docker has no device driver for the GPU request: the NVIDIA Container Toolkit is not installed or not "
         "configured for this Docker daemon, so the container gets no GPU"),
