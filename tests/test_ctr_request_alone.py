@@ -98,3 +98,14 @@ def test_collect_env_cuda_available_where_no_container_is_named(tmp_path: Path) 
               "GPU models and configuration: GPU 0: NVIDIA L40S\nNvidia driver version: 550.54.15\n")
     assert paste_checks(tmp_path, report.format(answer="True"), ACCESS)[ACCESS].status == "ok"
     assert paste_checks(tmp_path, report.format(answer="False"), ACCESS)[ACCESS].status != "ok"
+
+
+def test_nvidia_smi_typed_inside_counts_by_its_answer(tmp_path: Path) -> None:
+    # Corpus 329 cut after its third line: `nvidia-smi` typed at the container's prompt, its answer cut away, shows no
+    # GPU there; with a GPU row it lists the GPU (ok); another command typed there (`nvidia-smi --version`, an engine)
+    # is the container's own side (corpus 229).
+    run = "$ docker run -it --gpus=all ubuntu:22.04\nroot@dcaedd872da8:/# nvidia-smi\n"
+    assert paste_checks(tmp_path, run, ACCESS)[ACCESS].status == "unknown"
+    listed = run.replace("# nvidia-smi\n", "# nvidia-smi -L\nGPU 0: NVIDIA B200 (UUID: GPU-6f3b0c55-2b1e-11ee-be56-0242ac120002)\n")
+    assert paste_checks(tmp_path, listed, ACCESS)[ACCESS].status == "ok"
+    assert capture_checks("229", ACCESS)[ACCESS].status == "ok"

@@ -38,46 +38,10 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
         "first blind run DT: cut after line 23, before check_env's torch line (2.8.0+cu128), the driver 470 and CUDA "
         "available beside it are judged ok for the runtime that ran; the whole paste pairs the R470 driver with torch's "
         "CUDA 12.8 and the tool gives issue (both readers say not-an-issue: forward compatibility on A800s)",
-    ("2667-whisper-webui-docker-runtime-nvidia-ctranslate2-cuda-unknown-error-smi-test-cut.txt", "CTR-GPU-ACCESS"):
-        "first blind run DI: as 329, a docker run asking --gpus all, cut after line 13, before CTranslate2's 'CUDA "
-        "failed with error unknown error' and the second docker run whose nvidia-smi names no GPU, is judged ok from "
-        "the request alone; the cut removes what leaves the whole paste unknown",
-    ("2572-k8s-pod-a100-pcie-nvidia-smi-l-loop-nvml-lost-after-daemon-reload.txt", "CTR-GPU-ACCESS"):
-        "first blind run DA: as 329, a pod asking for one nvidia.com/gpu, cut after line 21, before its `nvidia-smi -L` "
-        "loop answers NVML's Unknown Error, is judged ok from the request alone; the cut removes the failure",
-    ("2417-tritonserver-24-09-docker-gpus-all-privileged-error-100-no-device-driver-560.txt", "CTR-GPU-ACCESS"):
-        "first blind run CN: as 329, a docker run asking --gpus all, cut after line 20, before CUDA's 'no "
-        "CUDA-capable device is detected' (error 100), is judged ok from the request alone; the cut removes the failure",
     ("2380-k8s-two-pods-2x-a100-nv12-topo-m-mlx5-pod1-nearest-nic-node-ipc-lock-shm-10gi.txt", "CTR-IPC-ISOLATION"):
         "h105c: cut after line 46 only pod 8pxb's prompt is left, so the pod held open with two GPUs keeps its ranks "
         "inside it (ok); the second pod's prompt (9pxb, line 57) that makes the whole paste unknown is cut away, and "
         "the user's words of two pods (line 4) are not read",
-    ("2339-compose-two-ray-containers-ipc-host-vllm-pp2-enforce-eager-working.txt", "CTR-GPU-ACCESS"):
-        "first blind run CG: the compose's second service (ray-worker) is cut inside its spec, before any device "
-        "request could stand, and the whole paste is unknown for it; cut after line 30 only the head service is left, "
-        "whose request for the GPUs is shown whole: ok, as both readers judge the whole paste",
-    ("329-pytorch-ci-dgx-b200-docker-run-without-nvidia-runtime-nvml-unknown-error.txt", "CTR-GPU-ACCESS"):
-        "first blind run G: a docker run asking --gpus=all, cut before nvidia-smi's NVML error, is judged ok from "
-        "the request alone, as the corpus holds (11 docker run files expect ok from the request, none unknown); the "
-        "cut removes the failure line that proves the runtime did not honour it (a symptom, issue on its own)",
-    ("709-xagentgen-4x-rtx4090-could-not-select-device-driver.txt", "CTR-GPU-ACCESS"):
-        "first blind run GG: as 329, a docker run asking --gpus all, cut before Docker's 'could not select device "
-        "driver' line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
-    ("738-v100-host-llama-cpp-docker-nvml-unknown-error-gpu1-lost.txt", "CTR-GPU-ACCESS"):
-        "first blind run II: as 329, a docker run asking --gpus all, cut before nvidia-container-cli's 'nvml error: "
-        "unknown error' line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
-    ("1536-rhel-8-7-8-gpus-525-60-13-docker-gpus-device-1-2-fails-without-device-0.txt", "CTR-GPU-ACCESS"):
-        "blind run YX (h69e): as 329, a docker run asking for GPUs, cut before the pasted nvidia-smi run whose output "
-        "names no GPU, is judged ok from the request alone; the cut removes the output that leaves it unknown",
-    ("1557-docker-manylinux2014-cuda-12-3-image-ships-driver-smi-fails-libnvidia-ml-hook.txt", "CTR-GPU-ACCESS"):
-        "blind run YZ: as 329, a docker run asking --gpus all, cut before the hook's 'load library failed: "
-        "libnvidia-ml.so.1' line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
-    ("2221-docker-run-gpus-all-tensorflow-build-nvml-driver-library-version-mismatch.txt", "CTR-GPU-ACCESS"):
-        "blind run BW: as 329, the first of two docker runs asking --gpus=all, cut before the second one's 'Failed to "
-        "initialize NVML: Driver/library version mismatch', is judged ok from the request alone",
-    ("2249-debian-12-6-open-webui-cuda-docker-run-gpus-all-could-not-select-device-driver.txt", "CTR-GPU-ACCESS"):
-        "blind run BZ: as 709, a docker run asking --gpus all, cut before Docker's 'could not select device driver' "
-        "line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
     ("1787-open-515-43-04-built-from-source-nvidia-smi-no-handle-lsmod.txt", "DRV-OPEN-MODULE"):
         "h83b: the open module loaded on a GPU no source names is judged ok; the whole paste is unknown because "
         "nvidia-smi cannot open that GPU (the open module leaves unsupported GPUs unopened); the cut removes that line",

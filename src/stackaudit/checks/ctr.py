@@ -1423,7 +1423,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A pasted spec's GPU request (a `docker run`, compose, a pod, a `docker inspect` excerpt) with nothing from the
     container's side (no engine log, nothing typed inside it, no program's CUDA at work there) and no GPU listing is
     unknown: a request shows what is asked, not what the runtime handed over (issue 28, h121c: the blind pairs' readings
-    of that evidence, 21 unknown to 15 ok; corpus 1989, 2201, 2743, 2746, 2818). A GPU listing shown beside it
+    of that evidence, 21 unknown to 15 ok; corpus 1989, 2201, 2743, 2746, 2818). An nvidia-smi typed inside the
+    container counts by its answer (a GPU listing, or a failure line): with its output cut away it shows nothing
+    (corpus 329); another command typed there (`nvidia-smi --version`, the engine) is the container's side. A GPU
+    listing shown beside it
     (nvidia-smi, which users run inside the container to check) leaves the request ok. A whole `docker inspect` of a
     container the daemon created keeps its ok: the daemon set its requests up at its start, and a request the runtime
     cannot meet fails the start.
@@ -2475,8 +2478,14 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                       + (f", for its args' TP x PP of {c.parallel_world}" if c.parallel_world and not c.image else "")
                       + ")" for c in serving)
     listing_cut = gpus is not None and bool(gpus.cut_before_gpus) and any(not c.gpu_count for c in serving)
-    if not engine_shown and not inside_shown and not (gpus is not None and gpus.listed) and (on_cpu or not listing_cut) \
-            and all(c.origin for c in serving):
+    # An nvidia-smi typed inside the container to list its GPUs counts by its answer: a GPU listing (gpus.listed), or a
+    # failure line (a symptom, which proves the issue over this verdict); with its output cut away it shows nothing
+    # (corpus 329). Another command typed there (`nvidia-smi --version`, an engine, a Python check) is the container's
+    # own side (corpus 229, 1876).
+    typed = [command for _, command in container.exec_into] + list(container.ran_inside) if container is not None else []
+    worked_inside = any(not _SMI_LISTS.match(command.strip()) for command in typed)
+    if not engine_shown and not worked_inside and not (gpus is not None and gpus.listed) \
+            and (on_cpu or not listing_cut) and all(c.origin for c in serving):
         # A request is what the spec asks for, not what the runtime handed over: with nothing from the container's
         # side (an engine log, a command typed inside it) and no GPU listing, the GPU is not shown reaching it
         # (corpus 1989, 2201, 2743, 2746, 2818: both blind readers). A whole `docker inspect` (no origin) is the daemon's
