@@ -1432,7 +1432,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     unknown, not ok (corpus 1755).
     CUDA failing to start with "unknown error" (llama.cpp's `ggml_cuda_init`, PyTorch's `CUDA initialization`,
     `cuInit` CUDA_ERROR_UNKNOWN) proves it only where the source shows a container given GPUs (a spec's GPU
-    request, the runtime's nodes inside it): on a bare host the same line is another fault.
+    request, the runtime's nodes inside it): on a bare host the same line is another fault. So does CUDA's MPS client
+    failing to connect (805: `MPS client failed to connect to the MPS control daemon or the MPS server`): the
+    container is given the GPU but not what a client of the host's MPS needs, the daemon's pipe directory and the
+    host's IPC namespace (`--ipc=host`; corpus 2730); on a bare host it is the daemon's own failure.
     An nccl-tests run that fails with 'invalid device ordinal' after asking one host for more GPUs (processes x
     `-t` x `-g`) than the source shows it has, or than any one system holds where no count is shown, asked for devices
     that do not exist: not an issue where the container's own state is not shown (NcclTestRuns.asked_beyond).

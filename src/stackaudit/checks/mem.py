@@ -642,7 +642,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     nvidia-smi header's split versions, a Windows host's table beside the user's words naming WSL).
 
     Bad value: processes that are not the engine's holding GPU memory on serving GPUs; `Display
-    Active: Enabled` (Xorg/Wayland on that GPU); an MPS daemon running unintentionally.
+    Active: Enabled` (Xorg/Wayland on that GPU); an MPS daemon running unintentionally. Where no GPU table is read,
+    the MPS control daemon shown running (its own log's `Control` lines, corpus 2731, or its process) is an issue as
+    it is beside one: every CUDA client reaches the GPUs through its servers.
 
     Why: vLLM reserves `gpu_memory_utilization` × total memory and fails at start or shrinks the
     KV cache when others hold memory; a second context time-slices the SMs.
@@ -697,7 +699,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
 
     Two `docker run` containers that each run an engine on a GPU both are given (`--gpus '"device=0"'` twice, or
     `--gpus all`) are an issue: each is its own process holding memory and time slices there. Both must be up at once,
-    not one command run again after a failure: two `--name`s and two engine `--port`s (corpus 2561).
+    not one command run again after a failure: two `--name`s and two engine `--port`s (corpus 2561). So is a second
+    `docker run` the paste cuts before its image, given those GPUs too, that publishes the serving run's engine port on
+    a host port that run does not take (`-p 8001:8000` beside `-p 8000:8000 ... --port 8000`, corpus 2733): Docker
+    refuses a host port another container holds, so the two are up at once; the same host port is the run typed again.
     A pod that asks for a slice of each GPU (HAMi's `nvidia.com/gpumem`, `nvidia.com/gpumem-percentage` or
     `nvidia.com/gpucores` below the whole GPU; Volcano's and Alibaba's GPU-share resources) to run more than a GPU
     check is an issue: the rest of each GPU it gets is left to other pods.
@@ -750,7 +755,12 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     loaded from a drive-letter path, PowerShell's `$env:NAME = value`), up to 3 GiB whatever the share: WDDM
     reserves the desktop's); more, or any held memory vLLM refused to start
     for, is reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
-    avail mem=` lines give the free memory without the total: they are reported, not judged. ollama's debug log
+    avail mem=` lines, and vLLM's memory-profiling assertion (`Initial free memory 23.4375 GiB`), give the free memory
+    without the total: they are reported, not judged. Under HAMi-core, which reports a pod's share of the GPU as its
+    memory (its `[HAMI-core ERROR (...)]` lines, `[4pdvGPU Warn(...)]` under its former name, in the engine's log), a
+    reading (its total, else its free memory) at most nine tenths of the memory of the GPUs the sources list (one
+    product) is a vGPU slice, the rest of the GPU left to other pods: an issue (corpus 2736: 23.4375 GiB on an H20 of
+    96). HAMi-core's line with no such reading shows no slice (a pod may be given a whole GPU's memory). ollama's debug log
     reads each GPU again as it schedules a model (`updating cuda memory data`, `now.total=` and `now.free=`); where
     more than 768 MiB came free since its previous reading (`before.free=`), that was its own unloaded runner's
     memory: not an issue once what is left in use is at most 768 MiB. ollama's other readings are read the same way:
@@ -787,12 +797,18 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         return _gpu_slices(sliced)
     if docker_containers is not None and (pairs := docker_containers.engines_on_one_gpu):
         a, b, where = pairs[0]
-        both_run = issue(f"containers {a.name} and {b.name} each run an engine ({a.image}, {b.image}) on {where}, "
-                       f"each serving its own port ({argv_value(a.argv, ('--port',))}, "
-                       f"{argv_value(b.argv, ('--port',))}): two processes share that GPU's memory and time slices, "
-                       "and each engine's memory budget counts the other's allocations against it",
-                       actual={"containers": [a.name, b.name], "gpus": where},
-                       expected="one engine per GPU, or engines given different GPUs")
+        if b.image:
+            said = (f"containers {a.name} and {b.name} each run an engine ({a.image}, {b.image}) on {where}, each "
+                    f"serving its own port ({argv_value(a.argv, ('--port',))}, {argv_value(b.argv, ('--port',))})")
+        else:
+            ports = ", ".join(f"{h}:{c}" for h, c in b.published_ports if h)
+            said = (f"container {a.label} runs an engine ({a.image}) on {where}, and a second `docker run` the paste "
+                    f"cuts before its image, given {where} too, publishes its engine's port on another host port "
+                    f"({ports}): a second instance of the server, up beside the first")
+        both_run = issue(f"{said}: two processes share those GPUs' memory and time slices, and each engine's memory "
+                         "budget counts the other's allocations against it",
+                         actual={"containers": [a.label, b.label], "gpus": where},
+                         expected="one engine per GPU, or engines given different GPUs")
         on_gpus = [w.strip() for w in where.split(",")] if where != "every GPU" else \
             [g.label for g in gpus.gpus] if gpus is not None else []
         return over_subjects(both_run, on_gpus, ask="nvidia-smi") if on_gpus else both_run
@@ -807,6 +823,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     # torch's out-of-memory message, where it says whose the GPU's memory is: another program's, or the engine's own.
     own_oom = None if gpu_oom is None else (_others_in_out_of_memory(gpu_oom) if gpu_oom.others_holding
                                             else _own_out_of_memory(gpu_oom))
+    # The MPS control daemon shown at work, where no GPU table says more: it shares the GPUs as it does beside one.
+    mps = _mps_running(nvidia_services) if nvidia is None or not nvidia.gpus else None
+    if mps is not None:
+        return mps
     if nvidia is None:
         if own_oom is not None:
             return own_oom
@@ -1118,6 +1138,25 @@ def _own_budget(gpus: list[GpuInfo], idle: list[GpuInfo],
     return matched, f"{said}: {written} of each GPU's memory, its {engine} command's budget"
 
 
+def _mps_running(services: NvidiaServices | None) -> Outcome | None:
+    """MEM-GPU-SHARED from the MPS control daemon the source shows running (its own log's `Control` lines, or its
+    process), where no GPU table is read: every CUDA client on the host reaches the GPUs through its servers, as beside
+    a table (corpus 2731: the daemon of a device plugin that offers a T4 as many virtual GPUs). None where it is not
+    shown."""
+    mps = services.mps if services is not None else None
+    if mps is None or not mps.pids:
+        return None
+    said = f", its log's last line \"{mps.log[-1][:160]}\"" if mps.log else ""
+    return issue(f"the MPS control daemon is running (pid {mps.pids[0]}{said}): every CUDA client on the host shares "
+                 "the GPUs through its servers, their memory and SMs among them; which clients and GPUs is not in "
+                 "this source", actual={"mps_control_pids": list(mps.pids)},
+                 expected="no MPS daemon on serving GPUs (unless sharing is intended)", evidence=list(mps.log[:4]),
+                 fix=Fix.of(step("Where the serving GPUs are not meant to be shared, stop the MPS control daemon (its "
+                                 "clients then take a context of their own on a GPU)",
+                                 sh("echo quit | nvidia-cuda-mps-control"), cost="restart",
+                                 takes="stop MPS's clients first")))
+
+
 def _desktop_only(desktop: dict[str, tuple[str, GpuEvent]]) -> Outcome:
     """MEM-GPU-SHARED from kernel Xids that name a desktop's program on a GPU, where the source shows no serving work
     (no engine log, engine process or GPU container): a desktop's GPU, as a display GPU without serving work is."""
@@ -1230,6 +1269,8 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | No
     summed over them (ollama 0.1's `N MB VRAM available`)."""
     if pooled := next((g for g in memory.gpus if g.pooled), None):
         return _pooled_at_start(pooled, inventory)
+    if memory.vgpu_line and (sliced := _vgpu_slice(memory, inventory)) is not None:
+        return sliced
     if untotalled := [g for g in memory.gpus if g.total_mib is None]:
         return _free_without_total(untotalled)
     left_out = [g for g in memory.gpus if g.left_out]
@@ -1284,6 +1325,36 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | No
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])
     return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
+
+
+# A share of the GPU at most this part of its whole memory is a slice, not the whole GPU less a driver's reserve and a
+# context (a tenth, as a desktop's share: _HELD_SMALL_SHARE).
+_SLICE_AT_MOST = 1.0 - _HELD_SMALL_SHARE
+
+
+def _vgpu_slice(memory: EngineGpuMemory, inventory: GpuInventory | None) -> Outcome | None:
+    """MEM-GPU-SHARED from the memory the engine found at its start under HAMi-core (EngineGpuMemory.vgpu_line), which
+    reports the pod's share of the GPU as the memory there is (the total it reads, else the free memory at start, less
+    its own context): a share at most _SLICE_AT_MOST of the whole memory of the GPUs the sources list (one product,
+    gputable.nominal_memory_gib) is a vGPU slice, the rest of the GPU left to other pods (corpus 2736: 23.4375 GiB on
+    an H20 of 96). None where the GPUs' product or its one memory size is not shown, or any reading is no slice.
+    HAMi-core's line alone shows no slice (a pod may be given the whole memory): whose the rest is stays open."""
+    sizes = {nominal_memory_gib(r.model) if r.model else None for r in (inventory.gpus if inventory else ())}
+    if len(sizes) != 1 or None in sizes:
+        return None
+    whole = (sizes.pop() or 0.0) * 1024
+    seen = {g.gpu: g.total_mib if g.total_mib is not None else g.free_mib for g in memory.gpus}
+    if not whole or any(mib > _SLICE_AT_MOST * whole for mib in seen.values()):
+        return None
+    models = ", ".join(dict.fromkeys(r.model for r in inventory.gpus)) if inventory else ""
+    said = ", ".join(f"{gpu} {mib / 1024:.2f} GiB" for gpu, mib in seen.items())
+    return issue(f"HAMi-core, the vGPU layer HAMi loads into a pod's containers, is at work in the engine's process "
+                 f"(\"{memory.vgpu_line[:160]}\"), and the memory CUDA reported there at the engine's start ({said}) "
+                 f"is a slice of a GPU the sources list as {models} ({whole / 1024:g} GiB): the pod is given a share "
+                 "of the GPU, and HAMi's scheduler places other pods on the rest of its memory and SMs",
+                 actual={gpu: round(mib, 1) for gpu, mib in seen.items()},
+                 expected="whole GPUs for the serving pod",
+                 evidence=[memory.vgpu_line[:300], *(g.line[:300] for g in memory.gpus[:3])])
 
 
 def _pooled_at_start(pooled: FreeAtStart, inventory: GpuInventory | None) -> Outcome:

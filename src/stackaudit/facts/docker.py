@@ -21,7 +21,7 @@ from stackaudit.facts._parse import (
     sizes_unread,
 )
 from stackaudit.facts.processes import launcher_ranks_per_host
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, union
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.sources import DOCKER_INSPECT
 from stackaudit.facts.sources import DOCKER_PS as DOCKER_PS_SOURCE
@@ -652,6 +652,19 @@ class DockerContainer:
     # first GPU row, or a failure line in its place): the probe's own result does not show the GPUs reached it
     # (corpus 1527, 1536).
     probe_lists_no_gpu: bool = False
+    # The ports a pasted `docker run` publishes, as written (`-p 8001:8000`, `--publish 127.0.0.1:8000:8000/tcp`).
+    published: tuple[str, ...] = ()
+
+    @property
+    def published_ports(self) -> tuple[tuple[str, str], ...]:
+        """(host port, container port) of each port it publishes (`published`); the host's "" where Docker picks it
+        (`-p 8000`)."""
+        pairs: list[tuple[str, str]] = []
+        for value in self.published:
+            parts = value.rpartition("/")[0].split(":") if "/" in value else value.split(":")
+            if parts[-1].isdecimal():
+                pairs.append((parts[-2] if len(parts) > 1 and parts[-2].isdecimal() else "", parts[-1]))
+        return tuple(pairs)
 
     @property
     def gpu_slice(self) -> tuple[tuple[str, str], ...]:
@@ -985,6 +998,12 @@ class DockerContainer:
 class DockerContainers:
     containers: tuple[DockerContainer, ...]
 
+    @classmethod
+    def union(cls, parts: list[DockerContainers]) -> DockerContainers:
+        """The containers of every source, best-ranked first: a paste that shows a compose file and a `docker run`
+        shows the containers of both (corpus 2655: a compose service, and a test run of nvidia-smi beside it)."""
+        return cls(tuple(c for p in parts for c in p.containers))
+
     @property
     def gpu_or_serving(self) -> tuple[DockerContainer, ...]:
         """The containers the container checks care about: with GPUs (asked for, or named by a whole spec's
@@ -996,7 +1015,8 @@ class DockerContainers:
         """Pairs of `docker run` containers that each run an engine on a GPU the other is given too, with the GPUs
         they share in words: each is a process of its own holding memory and time slices on that GPU (corpus 2561: two
         vLLM servers, each `--gpus '"device=0"'`). Both must be up at once, not a command run again after a failure:
-        two names (`--name`, not the image Docker would stand in) and two engine ports (the engine's `--port`)."""
+        two names (`--name`, not the image Docker would stand in) and two engine ports (the engine's `--port`); or a
+        run cut before its image that publishes the serving run's engine port on another host port (corpus 2733)."""
         runs = [c for c in self.containers if c.origin == "docker run" and c.looks_like_serving and not c.gpu_slice
                 and c.name and c.name != c.image and argv_value(c.argv, ("--port",))
                 and any(r.is_gpu and not r.zero_count for r in c.device_requests)]
@@ -1005,10 +1025,22 @@ class DockerContainers:
             for b in runs[i + 1:]:
                 if a.name == b.name or argv_value(a.argv, ("--port",)) == argv_value(b.argv, ("--port",)):
                     continue
-                ga, gb = _gpus_given(a), _gpus_given(b)
-                both = ga & gb if ga is not None and gb is not None else ga if gb is None else gb
-                if both is None or both:
-                    pairs.append((a, b, "every GPU" if both is None else ", ".join(f"GPU {g}" for g in sorted(both))))
+                if (where := _gpus_shared(a, b)) is not None:
+                    pairs.append((a, b, where))
+        # A second run the paste cuts before its image (corpus 2733) that publishes the port a serving run's engine
+        # listens on in its container, on a host port that run does not take: the same server's second instance, up
+        # beside the first (Docker refuses a host port already taken; a run typed again after a failure keeps it).
+        cut = [c for c in self.containers if c.origin == "docker run" and c.excerpt and not c.image
+               and any(r.is_gpu and not r.zero_count for r in c.device_requests)]
+        whole = [c for c in self.containers if c.origin == "docker run" and not c.excerpt and c.looks_like_serving
+                 and not c.gpu_slice and any(r.is_gpu and not r.zero_count for r in c.device_requests)]
+        for a in whole:
+            taken = {h for h, _ in a.published_ports}
+            served = {p for _, p in a.published_ports} | {argv_value(a.argv, ("--port",)) or ""}
+            for b in cut:
+                if any(h and h not in taken and p in served for h, p in b.published_ports) \
+                        and (where := _gpus_shared(a, b)) is not None:
+                    pairs.append((a, b, where))
         return tuple(pairs)
 
     @property
@@ -1060,6 +1092,15 @@ def diagnostic_command(argv: tuple[str, ...]) -> bool:
         words = [script]
     commands = [c.split() for c in re.split(r"\s*(?:;|&&|\|\||\||\n)\s*", " ".join(words)) if c.strip()]
     return bool(commands) and all(c[0].rsplit("/", 1)[-1] in DIAGNOSTIC_PROGRAMS for c in commands)
+
+
+def _gpus_shared(a: DockerContainer, b: DockerContainer) -> str | None:
+    """The GPUs two containers are both given, in words ("every GPU", "GPU 0, GPU 1"); None where they share none."""
+    ga, gb = _gpus_given(a), _gpus_given(b)
+    both = ga & gb if ga is not None and gb is not None else ga if gb is None else gb
+    if both is not None and not both:
+        return None
+    return "every GPU" if both is None else ", ".join(f"GPU {g}" for g in sorted(both))
 
 
 def _gpus_given(c: DockerContainer) -> set[str] | None:
@@ -1212,7 +1253,7 @@ def parse_docker_inspect(text: str) -> tuple[DockerContainer, ...]:
     return tuple(containers)
 
 
-fact("docker_containers", DockerContainers, first_of, hint=DOCKER_INSPECT.hint)
+fact("docker_containers", DockerContainers, union, hint=DOCKER_INSPECT.hint)
 
 
 @provider("docker_containers", DockerContainers, rank=10, title=DOCKER_PS_SOURCE.title, hint=DOCKER_PS_SOURCE.hint)

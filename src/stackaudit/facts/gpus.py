@@ -70,6 +70,7 @@ from stackaudit.facts.serving_logs import (
     GGML_LIST_DEVICE,
     GGML_MAIN_DEVICE,
     GGML_USING_DEVICE,
+    HAMI_CORE_LINE,
     OLLAMA_POOLED_VRAM,
     nccl_test_groups,
 )
@@ -1571,6 +1572,9 @@ class EngineGpuMemory(Sourced):
     `Load weight begin. avail mem=` lines); a pasted excerpt may leave GPUs out."""
 
     gpus: tuple[FreeAtStart, ...] = ()
+    # A line of HAMi-core in the engine's log (facts/serving_logs.HAMI_CORE_LINE): CUDA in its process answers through
+    # HAMi's vGPU interception, which reports the pod's share of the GPU as its memory; "" where none is shown.
+    vgpu_line: str = ""
 
 
 fact("engine_gpu_memory", EngineGpuMemory, hint="paste the engine's start-up log")
@@ -1733,15 +1737,21 @@ _SGLANG_INIT = re.compile(_SGLANG_RANK + r"Init torch distributed ends\. (?:elap
 # since 0.10: `Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than desired GPU memory utilization`.
 _VLLM_STARTUP = re.compile(r"\bFree memory on device(?: (?P<dev>[\w:]+))? \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) "
                            r"on startup is less than\b")
+# vLLM's memory-profiling assertion (its worker, 0.7 on: the free memory of the snapshot taken as the worker opened the
+# GPU, then after profiling): `Error in memory profiling. Initial free memory 23.4375 GiB, current free memory 23.4375
+# GiB.` (corpus 2736); the v0 worker wrote bytes (`Initial free memory 25165824000, current free memory ...`). No total.
+_VLLM_PROFILED = re.compile(r"\bError in memory profiling\. Initial free memory (?P<free>\d+(?:\.\d+)?)(?P<gib> GiB)?,")
 
 
 @parser(ENGINE_LOG, feeds="engine_gpu_memory", kind=EngineGpuMemory, rank=11)
 def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
     """The memory each SGLang rank found free when it began loading weights (with what its own distributed init
-    took), the free and total memory vLLM found when it refused to start, or the memory llama.cpp found free on the
+    took), the free and total memory vLLM found when it refused to start, the free memory its profiling assertion
+    found at start (_VLLM_PROFILED), or the memory llama.cpp found free on the
     device it loads the model on (GGML_USING_DEVICE), or the total and free memory llama-server's `--list-devices`
     prints for each device (GGML_LIST_DEVICE; a device whose free exceeds its total, unified memory, is left out),
-    once per rank or device.
+    once per rank or device; with HAMi-core's first line in the log (HAMI_CORE_LINE), under which the free memory is
+    the pod's share.
 
     SGLang's lines do not give the GPU's total memory: what else held memory is settled only with the total.
     llama.cpp's line names the device's product: its total is the GPU table's nominal memory for that name, where the
@@ -1762,6 +1772,9 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
             seen[rank] = FreeAtStart(rank, None, float(m["free"]) * 1024, line.strip(), own.get(rank))
         elif (m := _VLLM_STARTUP.search(line)) is not None and (dev := m["dev"] or "the engine's GPU") not in seen:
             seen[dev] = FreeAtStart(dev, float(m["total"]) * 1024, float(m["free"]) * 1024, line.strip(), refused=True)
+        elif (m := _VLLM_PROFILED.search(line)) is not None and "the engine's GPU" not in seen:
+            free = float(m["free"]) * 1024 if m["gib"] else float(m["free"]) / 2**20
+            seen["the engine's GPU"] = FreeAtStart("the engine's GPU", None, free, line.strip())
         elif (m := GGML_USING_DEVICE.search(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen:
             total = nominal_memory_gib(m["name"])
             seen[dev] = FreeAtStart(dev, total * 1024 if total is not None else None, float(m["free"]), line.strip())
@@ -1775,7 +1788,8 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
     if not seen:
         raise ParseError("no SGLang `Load weight begin. avail mem=` line, no vLLM `Free memory on device ... on "
                          "startup` line, no llama.cpp `using device CUDA0 (...) - N MiB free` nor `CUDA0: NAME (T MiB, F MiB free)` line")
-    return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+    vgpu = next((line.strip() for line in text.splitlines() if HAMI_CORE_LINE.search(line)), "")
+    return EngineGpuMemory(gpus=tuple(seen.values()), complete=False, vgpu_line=vgpu[:300])
 
 
 # Builds of llama.cpp since 2026 add each device's total and free memory to its `ggml_cuda_init` line: `Device 0:

@@ -48,6 +48,8 @@ PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_ut
 # first place ("The configured object store size (X GB) exceeds /dev/shm size (Y GB)", services.py; ray-project/ray#16308).
 RAY_STORE_RUNNER = "https://github.com/ray-project/ray/blob/master/src/ray/object_manager/plasma/store_runner.cc"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+# MPS's guide: a client in a container reaches the daemon through its pipe directory and the host's IPC namespace.
+MPS_GUIDE = "https://docs.nvidia.com/deploy/mps/index.html"
 NCCL_P2P_TRANSPORT = "https://github.com/NVIDIA/nccl/blob/master/src/transport/p2p.cc"
 # NCCL's P2P transport failing to open the peer's IPC handle (nccl-p2p-ipc-open): the whole warning with any error but
 # 217's words, or the line cut inside it at its end (`transport/p2p.cc:238 NCCL WARN failed to ope`); or a CUDA call of
@@ -994,6 +996,23 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "CUDA in the container found no GPU (cudaErrorNoDevice, 100): the container runtime did not hand it the GPU "
         "device nodes and the driver's libraries", within=IN_CONTAINER),
+    # CUDA's client failing to reach an MPS daemon (cudaErrorMpsConnectionFailed, 805: "MPS client failed to connect to
+    # the MPS control daemon or the MPS server") in a container given GPUs: CUDA there found the host's MPS set up for
+    # the GPU but cannot talk to it, since MPS needs the container to share the daemon's pipe directory
+    # (CUDA_MPS_PIPE_DIRECTORY, /tmp/nvidia-mps) and its IPC namespace (`--ipc=host`) (the MPS guide's "Containers";
+    # corpus 2730: `--ipc=true`, no such mode, and no pipe mounted). On a bare host the same words are the daemon's or
+    # its server's own failure, another fault: only in a container given GPUs.
+    Symptom("mps-unreached-in-container", re.compile(r"MPS client failed to connect to the MPS control daemon|"
+                                                     r"\bcudaErrorMpsConnectionFailed\b|"
+                                                     r"\bCUDA_ERROR_MPS_CONNECTION_FAILED\b"),
+        "CTR-GPU-ACCESS", "high", MPS_GUIDE,
+        "CUDA in the container cannot connect to the host's MPS control daemon or server (cudaErrorMpsConnectionFailed, "
+        "805): the container is given the GPU but not what an MPS client needs, the daemon's pipe directory mounted "
+        "(CUDA_MPS_PIPE_DIRECTORY) and the host's IPC namespace (`--ipc=host`), so no CUDA call starts there",
+        within=IN_GPU_CONTAINER,
+        own_fix="Run the container with `--ipc=host` and the MPS pipe directory mounted (`-v /tmp/nvidia-mps:/tmp/"
+                "nvidia-mps`), or stop MPS on the host where the GPU is not meant to be shared",
+        own_takes="recreate the container with both"),
     # CUDA's first call failing with CUDA_ERROR_UNKNOWN (999; cudaErrorUnknown, 30 before CUDA 10) in a container
     # that was given GPUs (NVML's "Unknown Error" above is NVIDIA's documented container failure; CUDA's is common on
     # bare hosts too, after a suspend, so it needs the container shown): the driver's device nodes are there to the container's eye but CUDA cannot open them, a
@@ -1937,7 +1956,8 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "accelerated runner", "Dynamic llm server", "CUDA memory pool disabled", "executable file not found", "WARN failed to op", "WARN Cuda failure",
            "NVLink error detected", "mapping of buffer object", "MapBufferObjectFailed", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "reading from server: EOF",
            "triton GPU compiler", "Triton only supports devices", "only supports Ampere GPUs", "CUDA GPU is too old",
-           "Bfloat16 is only supported", "Your device is too old", "does not support Int8 Matmul")
+           "Bfloat16 is only supported", "Your device is too old", "does not support Int8 Matmul",
+           "MPS client failed", "MpsConnectionFailed", "MPS_CONNECTION_FAILED")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's
