@@ -89,7 +89,7 @@ MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-
                   note="RMA the GPU when `Remapping Failure Occurred: Yes`"),
     references=(MEM_ERRORS, "https://nvidia.github.io/cuda-python/"),
 )
-def row_remap_ecc(nvidia: NvidiaGpus | None = None) -> Outcome:
+def row_remap_ecc(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None) -> Outcome:
     """Reads: per GPU, NVML nvmlDeviceGetRemappedRows (corrected, uncorrected, pending, failure),
     volatile/aggregate ECC counts (nvmlDeviceGetTotalEccErrors), retired pages and the pending
     flag (pre-Ampere); `nvidia-smi -q` Remapped Rows / ECC Errors / Retired Pages.
@@ -107,8 +107,42 @@ def row_remap_ecc(nvidia: NvidiaGpus | None = None) -> Outcome:
     counts are normal. An uncorrectable ECC Xid in the log (94 contained, 48 or 95 not) proves the issue on its
     own, quoted (facts/symptoms.py). A GPU the source shows without ECC (N/A on a GeForce or workstation card, or
     the remapper and page retirement N/A with MIG off) has nothing to remap, retire or count: not applicable.
+    So do the memory Xids of a source other than the kernel log's `NVRM:` lines (the user's words, `Xid 48/64/62/171/154`
+    for an uncorrectable HBM2 double-bit error, corpus 2851; the device plugin's health check): 48 or 95 an uncorrectable
+    error, 94 a contained one, 63 a row marked for remapping (pending until a reset), 64 a remap that failed (RMA).
     """
-    return _row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information()
+    judged = _row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information()
+    stated = _memory_xids(gpu_events)
+    return judged if judged.status == "issue" or not stated else stated
+
+
+# The memory Xids (NVIDIA Xid catalogue, the memory-error guide): what each says of the GPU's memory, and whether it
+# proves the row-remap or page-retirement has failed (64, RMA) or an error was not contained (48, 95).
+_MEMORY_XIDS = {48: "an uncorrectable double-bit ECC error", 95: "an uncontained uncorrectable ECC error",
+                94: "a contained uncorrectable ECC error", 63: "a row marked for remapping (or a page for retirement), "
+                                                               "pending until a GPU reset",
+                64: "a failed row remap or page retirement (no spare left: RMA)"}
+
+
+def _memory_xids(gpu_events: GpuEvents | None) -> Outcome | None:
+    """MEM-ROW-REMAP-ECC from the memory Xids (_MEMORY_XIDS) of a source other than the kernel log's `NVRM:` lines,
+    which the log's symptoms judge (facts/symptoms.py ecc-xid-*); None where there is none."""
+    found = [e for e in (gpu_events.xids if gpu_events is not None else ()) if e.code in _MEMORY_XIDS
+             and "NVRM" not in e.line]
+    if not found:
+        return None
+    gpus = sorted({e.bdf for e in found})
+    codes = sorted({e.code for e in found if e.code is not None})
+    said = "; ".join(f"Xid {c}: {_MEMORY_XIDS[c]}" for c in codes)
+    severe = any(c in (48, 64, 95) for c in codes)
+    judged = issue(f"memory Xids on GPU {', '.join(gpus)}: {said}", actual={f"{e.bdf} xid {e.code}": e.count
+                                                                          for e in found},
+                   expected="no uncorrectable ECC error, no pending or failed remap", subjects=gpus,
+                   severity="high" if severe else None, evidence=list(dict.fromkeys(e.line for e in found))[:3],
+                   fix=advice(f"RMA the GPU {', '.join(gpus)} (its row remapping failed)", cost="hardware")
+                   if 64 in codes else None)
+    # The coverage rule over the GPUs the Xids name, as DRV-XID's (the engine counts the host's GPUs).
+    return over_subjects(judged, gpus, ask="sudo dmesg")
 
 
 def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:

@@ -2821,13 +2821,14 @@ def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
     """GPUs the driver names in the kernel log (Xid and fallen-off-the-bus lines, `NVRM: GPU 0000:13:00.0: ...` lines
     such as RmInitAdapter's failure, corpus 656), and the NVIDIA GPU functions the kernel's PCI enumeration lines show
     (kernel_pci_gpus), each named by the GPU table's row for its PCI device id (corpus 2277): BDFs, no count."""
-    from stackaudit.facts.gpu_events import GpuEvents, nvrm_gpu_bdfs
+    from stackaudit.facts.gpu_events import STATED_GPU, GpuEvents, nvrm_gpu_bdfs
     from stackaudit.facts.system import KernelLog
 
     events = ctx.optional("gpu_events", GpuEvents)
     log = ctx.optional("kernel_log", KernelLog)
     enumerated = kernel_pci_gpus(log.grep(r"\[10de:", needles=("[10de:",))) if log is not None else {}
-    bdfs = sorted({e.bdf for e in (events.events if events is not None else ()) if e.bdf}
+    # An Xid in the user's words that names no address (STATED_GPU) names no GPU by its BDF.
+    bdfs = sorted({e.bdf for e in (events.events if events is not None else ()) if e.bdf and e.bdf != STATED_GPU}
                   | set(nvrm_gpu_bdfs(log.lines) if log is not None else ()) | set(enumerated))
     if not bdfs:
         raise FactUnavailable("the kernel log names no GPU")

@@ -1156,13 +1156,14 @@ STATED_OPEN = re.compile(r"\(open(?:[- ]source)?(?: kernel)?(?: modules?| driver
 # commit of that repository (`NVIDIA Open GPU Kernel Modules Version: 7c345b838b8a...`, corpus 2603): the reporter
 # built the open modules from it (STATED_DRIVER reads no version from a commit); and a list's item that is the open
 # module's name alone (`- NVIDIA Open Kernel Module` under `- Driver: 580.173.02`, corpus 2759; the form's heading
-# `NVIDIA Open GPU Kernel Modules Version` is a question, not this).
+# `NVIDIA Open GPU Kernel Modules Version` is a question, not this). A list's kernel-module item answered with the
+# flavour's word alone is the same (`- NVIDIA kernel module: open`, corpus 2847).
 _OPEN_WORDS = r"\W{0,2}open\W{0,2}(?:[- ]source)?(?:\s+gpu)?(?:\s+kernel)?\s+(?:driver|modules?)\b"
 USED_OPEN = re.compile(r"^\W*(?:the\s+)?" + _OPEN_WORDS
                        + r"|\b(?:running|using|run|use|installed|loaded|with)\s+(?:the\s+)?(?:\d{3}\.\d+(?:\.\d+)?\s+)?"
                        + _OPEN_WORDS + r"|\bis\s+the\s+" + _OPEN_WORDS
-                       + r"|^\W*(?:nvidia\s+)?kernel\s+modules?(?:\s+(?:type|flavou?r))?\s*:\W{0,2}(?:nvidia\s+)?"
-                       + _OPEN_WORDS + r"|\bopen gpu kernel modules version:\s*[0-9a-f]{7,40}\s*$"
+                       + r"|^\W*(?:nvidia\s+)?kernel\s+modules?(?:\s+(?:type|flavou?r))?\s*:\W{0,2}(?:(?:nvidia\s+)?"
+                       + _OPEN_WORDS + r"|[*_`]{0,2}open[*_`.\s]{0,4}$)|\bopen gpu kernel modules version:\s*[0-9a-f]{7,40}\s*$"
                        r"|^\W*nvidia\s+open(?:\s+gpu)?\s+kernel\s+modules?\W{0,3}$", re.IGNORECASE)
 # A line naming the other flavour, negating, or answering the open flavour's words with no (Unraid's driver page:
 # `Open Source Kernel Module: No`, corpus 2678).

@@ -233,6 +233,20 @@ CTK_CUDA_REQUIREMENT = re.compile(r"\bunsatisfied condition: (?:cuda ?>= ?\d|bra
 # The same error in the user's words, reported as having happened (the row nvlink-uncorrectable-stated).
 NVLINK_UNCORRECTABLE_STATED = re.compile(r"\b(?:[Ww]ith|by|hit|hits|got|saw|threw|throws|raised|reported|logged) "
                                          r"(?:an? (?:fatal )?)?[Uu]ncorrectable NVL(?:ink|INK) error\b(?! detected during)")
+# nvidia-smi's line for a GPU it cannot open (facts/nvidia_smi.NO_HANDLE) with NVML's `Unknown Error` or `GPU is lost`,
+# wherever the line stands (the row nvidia-smi-gpu-unopened-stated).
+NVSMI_GPU_UNOPENED = re.compile(rf"Unable to (?:determine|detect) the device handle for (?i:gpu)\s*(?:\d{{1,3}}:\s+)?"
+                                rf"{BDF}:\s*(?:Unknown Error|GPU is lost)\b")
+# NVIDIA's memory-error guide (A100 and later: row remapping; earlier GPUs retire pages): correctable errors are
+# corrected in place; an uncorrectable one is remapped or retired at the next reset.
+MEM_ERRORS_DOC = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/index.html"
+# The user's words stating correctable ECC counts and no uncorrectable error and nothing pending, on one line (the row
+# ecc-correctable-only-stated): a count of single-bit or correctable errors, `no double-bit` (or uncorrectable, DBE)
+# and `no pending` page retirement or row remap.
+ECC_CORRECTABLE_ONLY_STATED = re.compile(
+    r"^(?=.*\b\d[\d,.]*\s*(?:[kKM]\s+)?(?:single[- ]bit|correctable|SBE)\b)"
+    r"(?=.*\bno\s+(?:double[- ]bit|uncorrectable|DBE)\b)"
+    r"(?=.*\bno\s+pending\s+(?:page\s+retirements?|row\s+remap\w*|remaps?|retirements?)\b)", re.IGNORECASE)
 # The CUDA runtime's cudaErrorNvlinkUncorrectable (220), in cudaGetErrorString's words or by its enum's names.
 CUDA_NVLINK_UNCORRECTABLE = re.compile(r"\buncorrectable NVLink error detected during the execution\b|"
                                        r"\bcudaErrorNvlinkUncorrectable\b|\bCUDA_ERROR_NVLINK_UNCORRECTABLE\b")
@@ -486,6 +500,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("ecc-xid-uncontained", re.compile(rf"{_XID_AT}(?:48|95)\b"),
         "MEM-ROW-REMAP-ECC", "high", XID_CATALOGUE,
         "the driver logged an uncorrectable ECC error the GPU did not contain (Xid 48 or 95)", faults_gpu=True),
+    # The user's words giving correctable (single-bit) ECC counts and saying there is no uncorrectable (double-bit) error
+    # and nothing pending (corpus 2852: `236,795 single-bit ECC device-memory events (aggregate, persists across
+    # reboots); GPU 0: 0. No double-bit events and no pending page retirement on either card.`): what the check's
+    # counters would show, none of it its fault. A count of correctable errors alone, or a line that leaves out either
+    # the uncorrectable count or the pending state, rules nothing out.
+    Symptom("ecc-correctable-only-stated", ECC_CORRECTABLE_ONLY_STATED,
+        "", "low", MEM_ERRORS_DOC,
+        "the user's counts are of correctable (single-bit) ECC errors, with no uncorrectable error and nothing pending",
+        clears=("MEM-ROW-REMAP-ECC",),
+        cleared="correctable errors are corrected in place and normal over a GPU's life, and with no uncorrectable "
+                "error and no pending page retirement or row remap there is nothing to reset or replace"),
     # cudaErrorDevicesUnavailable (46) on a GPU in MIG mode: CUDA runs only on the MIG instances handed to it, so a
     # program given the whole GPU finds it unavailable (NVIDIA/gpu-operator#129, its validator on an A100 with MIG on;
     # #132 cites it). Elsewhere the same error is an exclusive compute mode or a full GPU: only with MIG shown.
@@ -1324,6 +1349,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "a CUDA call failed with `unknown error` (CUDA_ERROR_UNKNOWN, 999) in the middle of the run: the GPU stopped "
         "answering or the driver dropped the context",
         suspects=("DRV-XID", "FW-AER-ERRORS", "PWR-CLOCK-EVENTS")),
+    # nvidia-smi's line for a GPU NVML cannot open with `Unknown Error` or `GPU is lost`, quoted in the user's words
+    # (`it will cause an issue "Unable to determine the device handle for GPU0000:17:00.0: Unknown Error" when I use
+    # nvidia-smi`, corpus 2857; the line on its own is nvidia-smi's output, importers/nvidia_smi.py): the driver lost
+    # the GPU or it stopped answering. What it logged (an Xid 79, a PCIe error) says why, and the line does not.
+    Symptom("nvidia-smi-gpu-unopened-stated", NVSMI_GPU_UNOPENED,
+        "", "high", "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html",
+        "nvidia-smi cannot open the GPU (NVML's `Unknown Error` or `GPU is lost`): the driver lost it or it stopped "
+        "answering",
+        suspects=("DRV-XID", "FW-AER-ERRORS")),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     # UCX (under NCCL's and MPI's RDMA transports) names the memlock limit that stopped it registering memory
     # (src/uct/ib/base/ib_md.c): "... max locked memory limit (64 kbytes) is too low. Please set max locked memory
@@ -1925,7 +1959,8 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
      "NCCL_DEBUG=INFO)")
 
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
-NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "enable access between", "Persistence mode for",
+NEEDLES = ("could not insert 'n", "device handle", "single-bit", "single bit", "Single-bit", "Single bit", "correctable",
+           "Correctable", "_peermem: ", "nv_peer_mem: ", "shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "enable access between", "Persistence mode for",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "Failed to run mount hooks", "Insufficient Permissions", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)", "DeviceCount returned",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",

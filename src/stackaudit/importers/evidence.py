@@ -4,7 +4,9 @@ A paste is refused only when no line of it is evidence. The block recognisers re
 this reader takes the lines of known evidence they leave: an `nvidia-smi -q` field on its own
 (`Driver Version : 535.104.05`, a flattened `Key : value` run), an element of `nvidia-smi -q -x`
 without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>`), a
-PCIe link state (`LnkSta:`), an NVRM kernel message, the loaded module's banner (`NVRM version: NVIDIA UNIX ...`,
+PCIe link state (`LnkSta:`), an NVRM kernel message, an Xid the user reports (facts/gpu_events.stated_xids: `I have
+experienced two GPU crashes with the exact same NVIDIA Xid 62 signature`, `6× Xid 79`, the driver's record without its
+`NVRM:` tag, and a list of Xids under the sentence that reports them, read with it: stated_xid_list), the loaded module's banner (`NVRM version: NVIDIA UNIX ...`,
 recorded as /proc/driver/nvidia/version, the file it comes from), nvidia-smi's versions or its failure to reach
 the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL failing to create its
 /dev/shm segment, quoted in prose), the CUDA samples' peer-access answer (`Peer access from … (GPU0)
@@ -71,7 +73,7 @@ from stackaudit.facts.cuda_ran import (
 )
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.docker import AIO_SMI_RAN, NGC_BANNER, NGC_CHECK_LINE, ngc_banner_line, tgi_info_line
-from stackaudit.facts.gpu_events import stated_xids
+from stackaudit.facts.gpu_events import stated_xid_list, stated_xids
 from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
     LIGHTNING_DEVICE,
@@ -216,7 +218,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice nam
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found", "NVIDIA GPU detected",
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
-            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
+            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "xid", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
             "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "that has Tensor Cores", "/usr/lib/wsl/", "libnvidia-compute-",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", " MiB, ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "cuda|", "driver:", "driver ", "driver|", "nvidia v", "nvidia 3", "nvidia 4", "nvidia 5", "nvidia 6", "-open", "kernel module", "Open driver", "torch:", "torch ", "：", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
@@ -347,7 +349,9 @@ def is_evidence(line: str) -> bool:
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
-          "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
+          "element or version, a PCIe link state, an NVRM message, an Xid the user reports (a sentence that says it "
+          "happened, a count, the driver's Xid record without its `NVRM:` tag, a list of them under a sentence that "
+          "reports them), a ulimit, a log symptom, a CUDA sample's peer "
           "access answer, a refusal of peer access or a Python session's query of it, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words, ollama's GPU "
           "discovery, the Kubernetes device plugin's start lines (NVIDIA's and GKE's), the GPU Operator's toolkit "
           "container's lines, GKE's driver installer's wait for driver libraries, a `kubectl debug node/` session's "
@@ -432,6 +436,12 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
             start, end = trtllm_ledger_span(lines, i)
             text = "\n".join(line.strip() for line in lines[start:end] if line.strip())
             yield Found("evidence line", start, end, document_appended(EVIDENCE_LINES.name, text + "\n"))
+            continue
+        # A sentence that reports Xid events above the list naming them (`dmesg shows repeated NVIDIA Xid events ...:`,
+        # corpus 2848): each item read with the sentence (facts/gpu_events.stated_xid_list).
+        end, text = stated_xid_list(lines, i) if "xid" in lines[i].lower() else (i, "")
+        if text:
+            yield Found("evidence line", i, end, document_appended(EVIDENCE_LINES.name, text))
             continue
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
         if is_evidence(lines[i]):
