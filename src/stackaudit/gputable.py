@@ -577,7 +577,10 @@ def capability_of(name: str) -> str:
     for pattern, architecture, capability in _ARCH_WORDS:
         if pattern.search(name):
             return capability or SINGLE_CAPABILITY.get(architecture, "")
-    return ""
+    # A GPU named by a capability CAPABILITY_ARCHITECTURES leaves out (its architecture holds MIG parts beside parts
+    # without): the capability, with no architecture words (`GPU of compute capability 10.3`, corpus 2762).
+    named = re.fullmatch(re.escape(CAPABILITY_NAME) + r"(\d+\.\d)", name)
+    return named.group(1) if named else ""
 
 
 # NVIDIA numbers PCI device ids by chip (envytools, https://envytools.readthedocs.io/en/latest/hw/pciid.html); the

@@ -353,6 +353,8 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
                 mine, theirs = getattr(best, name), getattr(record, name)
                 if mine in (None, "") and theirs not in (None, ""):
                     updates[name] = theirs
+                elif name == "model" and _cut_short(mine, theirs):
+                    updates[name] = theirs  # the paste cut the better source's name inside a word
                 elif mine not in (None, "") and theirs not in (None, "") and mine != theirs:
                     conflicts.append((best.label, name, f"{mine} ({best.shown_by[0]})",
                                       f"{theirs} ({record.shown_by[0]})"))
@@ -371,6 +373,15 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
                         inferred=tuple(dict.fromkeys(x for p in parts for x in p.inferred)),
                         read_whole=tuple(dict.fromkeys(x for p in parts for x in p.read_whole)),
                         one_device=tuple(dict.fromkeys(x for p in parts for x in p.one_device)))
+
+
+def _cut_short(shown: str, full: str) -> bool:
+    """Whether a model name is another's cut inside a word, as a paste's last line may be (`GPU 4: NVIDIA GeForce GTX 10`
+    in a collect_env cut there, `NVIDIA GeForce GTX 1080 Ti` in vLLM's warning, corpus 2681): the full name starts with
+    it and goes on in the same word, and it names no model of the GPU table itself (`RTX 3090` is no cut `RTX 3090 Ti`).
+    """
+    return bool(shown) and len(full) > len(shown) and full.startswith(shown) and shown[-1].isalnum() \
+        and full[len(shown)].isalnum() and not exact_name(shown)
 
 
 def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
@@ -1544,6 +1555,41 @@ def gpus_from_query_rows(text: str) -> GpuInventory:
     return parse_query_rows(text)
 
 
+# vLLM's warning where NVML's devices differ in name (vllm/platforms/cuda.py, NvmlCudaPlatform.log_warnings): `Detected
+# different devices in the system: NVIDIA GeForce RTX 3090, NVIDIA GeForce RTX 3090, NVIDIA GeForce GTX 1080 Ti. Please
+# make sure to set `CUDA_DEVICE_ORDER=PCI_BUS_ID` ...` (corpus 2681). It names every device NVML counts, in NVML's
+# order, which CUDA_VISIBLE_DEVICES does not narrow: the GPUs the process's host or container holds. The list is read
+# only up to the sentence after it, so a line cut inside the list names none.
+VLLM_DIFFERENT_DEVICES = re.compile(r"\bDetected different devices in the system: (?P<names>[^\n]+?)\. Please make sure")
+VLLM_DEVICES_TITLE = "vLLM's warning of different devices"
+
+
+def parse_vllm_different_devices(text: str) -> GpuInventory:
+    """The GPUs vLLM's warning of different devices names (VLLM_DIFFERENT_DEVICES): NVML's index, product name.
+
+    >>> parse_vllm_different_devices("Detected different devices in the system: NVIDIA A10, NVIDIA L4. Please make sure "
+    ...                               "to set").models
+    {0: 'NVIDIA A10', 1: 'NVIDIA L4'}
+    """
+    m = VLLM_DIFFERENT_DEVICES.search(text)
+    names = [n.strip() for n in m["names"].split(", ")] if m is not None else []
+    if not names or not all(names):
+        raise ParseError("no vLLM `Detected different devices in the system: ...` warning")
+    records = tuple(GpuRecord(i, "", name, None, (VLLM_DEVICES_TITLE,)) for i, name in enumerate(names))
+    return GpuInventory(gpus=records, counts=((VLLM_DEVICES_TITLE, len(records)),))
+
+
+@parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=75)
+def gpus_from_vllm_warning(text: str) -> GpuInventory:
+    """The GPUs vLLM's warning of different devices names (parse_vllm_different_devices).
+
+    Input (tests/data/captures/2681)::
+
+        WARNING 06-03 01:55:23 [cuda.py:409] Detected different devices in the system: NVIDIA GeForce RTX 3090, NVIDIA GeForce RTX 3090, NVIDIA GeForce GTX 1080 Ti, NVIDIA GeForce GTX 1080 Ti, NVIDIA GeForce GTX 1080 Ti. Please make sure to set `CUDA_DE
+    """
+    return parse_vllm_different_devices(text)
+
+
 # An MPS daemon container's entrypoint listing the GPUs it is handed (the `nvidia/mps` image AWS's virtual GPU device
 # plugin runs: `Available GPUs:` then a row of `nvidia-smi --query-gpu=index,pci.bus_id,name,compute_mode
 # --format=csv,noheader` per GPU, `\t- 0, 00000000:00:1E.0, Tesla T4, Exclusive_Process`, corpus 2731): each row's
@@ -2150,6 +2196,18 @@ _COUNT_MODEL_MEMORY = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?:NVIDIA\s+)?([A-Z
                                  r"(?:each\s+(?:with\s+)?)?(\d{2,3})\s?G(?:B|iB)?\b", re.I)
 
 
+# A model the GPU table lacks, named with the brand and then its compute capability (`8× NVIDIA B30Z, compute capability
+# **(10, 3)** / sm_103`, sgl-project/sglang#34340, corpus 2762): a GPU of that capability (gputable.capability_name), which
+# is what the checks read of a model.
+_BRANDED_UNLISTED = re.compile(r"^NVIDIA\s+[A-Z][\w-]{1,15},?\s+(?=.{0,40}\b(?:compute capability|sm_?\d))", re.I)
+
+
+def _unlisted_model(after: str) -> str:
+    """The model the words after a count name by the capability they state (_BRANDED_UNLISTED); "" otherwise."""
+    cap = stated_capability(after[:120]) if _BRANDED_UNLISTED.match(after) else ""
+    return capability_name(cap) if cap else ""
+
+
 def _count_model_memory(line: str) -> list[tuple[int, str]]:
     """The (count, model) pairs of _COUNT_MODEL_MEMORY on a line, where the memory is the model's own."""
     said: list[tuple[int, str]] = []
@@ -2194,6 +2252,9 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     words = " ".join(_GLUED_MEMORY.sub(r"\1 \2", t) for t in (tokens[-5:] if backwards else tokens[:5])).split()
     # A GeForce brand glued to its number (`Using RTX4070,`, corpus 2418) is the table's `RTX 4070`.
     words = " ".join(re.sub(r"^((?:RTX|GTX))(?=\d{3,4}(?:Ti)?\W*$)", r"\1 ", w, flags=re.I) for w in words).split()
+    # No GeForce card of the 20 to 50 series is a GTX: `GTX 3090` (huggingface/text-embeddings-inference#208, corpus
+    # 2668) is the RTX 3090 with its series' old word.
+    words = _GTX_AS_RTX.sub("RTX ", " ".join(words)).split()
     # So is one before a sentence's full stop (`on Nvidia RTX 4060Ti.`, corpus 2567).
     tokens = [re.sub(r"^(\d{3,4})(Ti)(?=[.,;:]?$)", r"\1 \2", re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I), flags=re.I)
               for t in words]
@@ -2224,6 +2285,7 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
 
 
 _BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
+_GTX_AS_RTX = re.compile(r"\bGTX\s+(?=[2-5]0[5-9]0\b)", re.I)
 # The word after a number that makes it a product series (`RTX 4000 series`, `GeForce RTX 3000-series`), not a model.
 _SERIES_WORD = re.compile(r"^-?series\b", re.I)
 # A data-centre model and its memory joined by a hyphen, as people write a board: `A40-48G` (ggml-org/llama.cpp#1885,
@@ -2293,7 +2355,7 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         # A machine's line counts its cards a few times: the measure word's first matches only (a long line stays linear).
         for m in islice(rx.finditer(line), 8) if rx is _COUNT_MEASURE else rx.finditer(line):
             after = line[m.end():].strip() if rx is not _COUNT_MEASURE else _CJK_RUN.sub("", line[m.end():m.end() + 80])
-            model = _model_in(re.split(r"\s+", after.strip())[:4])
+            model = _model_in(re.split(r"\s+", after.strip())[:4]) or _unlisted_model(after)
             if model:
                 said.append((_CJK_COUNTS.get(m.group(1)) or int(m.group(1)), model))
     for m in _COUNT_PLURAL.finditer(line):
@@ -2541,7 +2603,16 @@ def listed_models(line: str) -> tuple[str, ...]:
 # A GeForce RTX series named by its family words (`RTX 50xx requires sm_120`, corpus 1876; `RTX 50xx's sm_120 is not
 # compatible with the current PyTorch installation`, Hellod035/LeggedLab#26), and the CUDA architecture a line names.
 _SERIES = re.compile(r"\b(?:GeForce\s+)?RTX ?([2-5])0(?:xx|[- ]?series)\b", re.I)
-_ARCH_NAMED = re.compile(r"\bsm_?(\d)(\d)\b|\bsm_?(1\d)(\d)\b|\bcompute capability (\d+)\.(\d)\b", re.I)
+# torch's tuple (`compute capability **(10, 3)**`, corpus 2762) names one too.
+_ARCH_NAMED = re.compile(r"\bsm_?(\d)(\d)\b|\bsm_?(1\d)(\d)\b|\bcompute capability (\d+)\.(\d)\b"
+                         r"|\bcompute capability\W{0,4}\((\d+),\s*(\d)\)", re.I)
+
+
+def stated_capability(line: str) -> str:
+    """The one compute capability a line names (_ARCH_NAMED: `sm_103`, `compute capability 10.3`, `(10, 3)`); "" where
+    it names none or several."""
+    named = {".".join(g for g in a.groups() if g) for a in _ARCH_NAMED.finditer(line)}
+    return named.pop() if len(named) == 1 else ""
 
 
 def stated_series(line: str) -> str:
