@@ -28,6 +28,7 @@ from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     CHECK_ENV_TITLE,
+    COMFY_TITLE,
     DEVICE_QUERY_TITLE,
     GGML_TITLE,
     GGML_USING_TITLE,
@@ -332,8 +333,9 @@ def _no_mig(gpu: GpuInfo) -> str:
 # and lmdeploy's check_env name torch's devices (CHECK_ENV_TITLE): in it.
 # ollama's discovery names each device through the driver API (cuDeviceGetName, with the device's GPU- or MIG- UUID
 # and its memory): a MIG instance after its slice, so its lines (OLLAMA_TITLE) are one such list.
+# ComfyUI's start-up line names its torch device by torch.cuda.get_device_name, CUDA's name (COMFY_TITLE).
 CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, DEVICE_QUERY_TITLE, OLLAMA_TITLE,
-                     UNSLOTH_TITLE, CHECK_ENV_TITLE)
+                     UNSLOTH_TITLE, CHECK_ENV_TITLE, COMFY_TITLE)
 # Of those, the lists that name CUDA device 0 and only count the others (Unsloth's banner, `NVIDIA H20. Num GPUs = 8.`):
 # the others' records carry device 0's model, which no CUDA name of their own shows.
 _CUDA_DEVICE_ZERO = (UNSLOTH_TITLE,)
@@ -454,13 +456,15 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     A table cut inside a GPU's rows before its MIG cell leaves that GPU out of the verdict: the GPUs whose cell reads
     N/A decide for themselves, with their coverage (corpus 1826).
     Where neither NVML nor nvidia-smi is in the source, the GPU models other listings name (a CUDA program's device
-    list, collect_env, ollama's log, the GPU model label a pod's nodeSelector pins it to: the `gpus` fact) decide the
+    list, collect_env, ollama's log, ComfyUI's start-up device line, vLLM's warning of different devices, an MPS
+    container's `Available GPUs:` rows, the user's hardware list or sentence, the GPU model label a pod's nodeSelector
+    pins it to: the `gpus` fact) decide the
     same way: not applicable over the GPUs they show when none of those models has MIG (the engine's subject rule,
     facts/applicability.SUBJECTS). A CUDA program's own
     device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines, ollama's discovery and
     its debug log's `updating cuda memory data` lines, named through the driver API; Unsloth's banner, torch's name of
     CUDA device 0 beside its count, which shows device 0 alone; SGLang's and lmdeploy's check_env, torch's name of each
-    device, corpus 2628) that names each GPU of
+    device, corpus 2628; ComfyUI's `Device: cuda:0 <name>`, torch's name of its device) that names each GPU of
     a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG
     instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.

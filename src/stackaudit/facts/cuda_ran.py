@@ -145,6 +145,7 @@ from stackaudit.facts.docker import (
     tgi_image_cuda,
 )
 from stackaudit.facts.gpus import (
+    COMFY_CUDA_DEVICE,
     GGML_FOUND,
     NVBANDWIDTH_TITLE,
     OLLAMA_GPU,
@@ -246,13 +247,6 @@ OLLAMA_CUDART = re.compile(r"\bNvidia GPU detected via cudart\b")
 # Its `CUDA totalMem 24563 mb` line comes from the same cuMemGetInfo (cudaMemGetInfo) answer, printed first (corpus 2690,
 # a paste cut before the freeMem line).
 OLLAMA_FREEMEM = re.compile(r"(?:^|\s)\[(?:GPU-[0-9a-fA-F-]+|\d+)\] CUDA (?:free|total)Mem \d+ ?mb\b")
-# ComfyUI's model management (comfy/model_management.py, shared by Fooocus's ldm_patched and Forge) naming its torch
-# device at start-up: `Device: cuda:0 NVIDIA GeForce RTX 4090 : native` (get_torch_device_name: the device,
-# torch.cuda.get_device_name, the allocator backend, `cudaMallocAsync` where cuda-malloc is on), printed after
-# get_total_memory read the device's memory through torch.cuda.mem_get_info (`Total VRAM 24564 MB`): both need torch's
-# CUDA context on the driver. Not an AMD GPU's name, which torch's ROCm build also calls cuda:0 (corpus 2664, 2665, 2660).
-COMFY_CUDA_DEVICE = re.compile(r"^\W*Device: cuda:(\d+) (?!AMD\b|Radeon\b|Instinct\b)([^:\n]{1,80}?) : "
-                               r"(?:native|cudaMallocAsync)\s*$")
 # nvvs's (dcgmi diag's engine) per-GPU memory test result, as its plain-text output prints it.
 NVVS_MEMORY_PASS = re.compile(r"^\s*Memory GPU(\d+) \.{3,} PASS\s*$")
 # MLC LLM's device probe finding a CUDA device (mlc_llm/support/auto_device.py: `Found device: cuda:0`, logged as

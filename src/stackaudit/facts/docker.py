@@ -373,6 +373,22 @@ def ngc_torch_cuda(version: str) -> str:
     return ngc_release_cuda(m.group(1)) if m else ""
 
 
+# Text Embeddings Inference's CUDA images, each built for one compute capability (its Dockerfile-cuda's
+# CUDA_COMPUTE_CAP), which the tag's prefix names: `turing-1.5` (7.5), `86-1.5` (8.6: A10, A40, RTX 3090), `89-1.5`
+# (8.9: Ada), `hopper-1.5` (9.0); the bare release (`1.5`) is Ampere 80's (A100, A30) and is not read here, nor a
+# tag of another form (https://huggingface.co/docs/text-embeddings-inference/supported_models, "Supported hardware";
+# custom_container's runtime_compute_cap values).
+_TEI_IMAGE = re.compile(r"^(?:ghcr\.io/)?huggingface/text-embeddings-inference:(turing|hopper|86|89)-\d+\.\d+")
+_TEI_PREFIX_CAPABILITY = {"turing": "7.5", "86": "8.6", "89": "8.9", "hopper": "9.0"}
+
+
+def tei_image_capability(image: str) -> str:
+    """The compute capability a Text Embeddings Inference image's tag names it built for (_TEI_IMAGE:
+    `ghcr.io/huggingface/text-embeddings-inference:86-1.5`: `8.6`); "" for any other image or tag."""
+    m = _TEI_IMAGE.match(image.strip().lower())
+    return _TEI_PREFIX_CAPABILITY[m.group(1)] if m else ""
+
+
 def ngc_image_release(image: str) -> str:
     """The NGC release an NGC framework image's tag names (`nvcr.io/nvidia/tritonserver:20.03.1-py3`: `20.03`); ""
     for any other image, tag or build."""

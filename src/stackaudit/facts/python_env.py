@@ -399,10 +399,12 @@ def python_env(ctx: FactContext) -> PythonEnv:
 # with what torch.cuda.is_available() answered, or the accelerator it found, after it (HF_AVAILABLE): `- PyTorch version
 # (GPU?): 2.3.1+cu121 (True)` (corpus 2266), `- PyTorch version (accelerator?): 2.6.0+cu124 (CUDA)`
 # (huggingface/transformers src/transformers/commands/env.py).
+# The name and `version` before the release without a colon, alone on its line: `torch version
+# 2.11.0a0+eb65b36914.nv26.02` (NVIDIA/TensorRT-LLM's environment list, corpus 2756), `PyTorch version 2.5.1`.
 _TEMPLATE_KEY = r"(?:\s+(?:version|branch or tag|branch|tag))?\**(?:\s*\([^()]{0,60}\))?"
 HF_AVAILABLE = r"\((?P<available>True|False|CUDA|XPU|NPU|HPU|MLU|MUSA|NA)\)"
 STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _TEMPLATE_KEY + r":\**\s*`?v?|"
-                            r"\s{2,}(?=\d+\.\d+\.\d+))|"
+                            r"\s{2,}(?=\d+\.\d+\.\d+)|\s+version\s+(?=\d+\.\d+))|"
                             r"(?P<spaced>vLLM|SGLang)\s+v?"
                             r"(?=\d+\.\d+\.\d+)|(?:TensorRT-LLM\]\s+)?"
                             r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:" + _TEMPLATE_KEY + r":\**\s*"

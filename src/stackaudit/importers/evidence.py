@@ -248,21 +248,30 @@ _HEADING_KEY = re.compile(r"^\W{0,4}([A-Za-z][\w ./()-]{0,40}?):\W{0,4}$")
 _BULLET = re.compile(r"^[-*+•]\s+")
 
 
-def headed_value(lines: list[str], i: int) -> str:
-    """The `Key: value` line a summary's key alone on line i and its value on line i + 1 state together (the value's
-    code quotes dropped); "" where line i is no such key or the next line holds no short value.
+def headed_value(lines: list[str], i: int) -> tuple[str, int, int]:
+    """The `Key: value` line a summary's key alone on line i and its value on the next line state together (the value's
+    code quotes dropped), the value's line and the line after the statement; ("", i, i) where line i is no such key or
+    the next line holds no short value. The value may stand alone in a code block one blank line below the key (`-
+    GPU:`, a blank line, then ```` ```text ````, `NVIDIA L4` and the closing fence, corpus 2756): the block's one line.
 
     >>> headed_value(["NVIDIA driver:", "`595.71.05` open kernel driver"], 0)
-    'NVIDIA driver: 595.71.05 open kernel driver'
+    ('NVIDIA driver: 595.71.05 open kernel driver', 1, 2)
     >>> headed_value(["Driver:", "- 580.173.02"], 0)
-    'Driver: 580.173.02'
+    ('Driver: 580.173.02', 1, 2)
+    >>> headed_value(["- GPU:", "", "  ```text", "  NVIDIA L4", "  ```"], 0)
+    ('GPU: NVIDIA L4', 3, 5)
     """
     m = _HEADING_KEY.match(lines[i]) if i + 1 < len(lines) and lines[i].rstrip().endswith((":", ":**", ":__")) else None
+    if m is None:
+        return "", i, i
+    at, end = i + 1, i + 2
+    if i + 4 < len(lines) and not lines[i + 1].strip() and FENCE.match(lines[i + 2]) and FENCE.match(lines[i + 4]):
+        at, end = i + 3, i + 5  # a code block of one line: its opening fence, the value, its closing fence
     # The value as a list's one item under its heading (`Driver:` then `- 580.173.02`, corpus 1209): its bullet dropped.
-    value = _BULLET.sub("", lines[i + 1].replace("`", "").strip()) if m else ""
-    if not value or len(value) > 80 or _HEADING_KEY.match(value):
-        return ""
-    return f"{m.group(1).strip() if m else ''}: {value}"
+    value = _BULLET.sub("", lines[at].replace("`", "").strip())
+    if not value or len(value) > 80 or _HEADING_KEY.match(value) or FENCE.match(lines[at]):
+        return "", i, i
+    return f"{m.group(1).strip()}: {value}", at, end
 
 
 # A YAML key with a plain scalar value (`  message: Pod Allocate failed due to ...`), which YAML folds on to the deeper
@@ -375,9 +384,9 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         # A hardware summary's key on its own line with its value on the next (`NVIDIA driver:` then
         # ``595.71.05` open kernel driver`, corpus 1086) states what its `Key: value` line does: read as that line.
-        joined = headed_value(lines, i)
-        if joined and not is_evidence(lines[i + 1]) and is_evidence(joined):
-            yield Found("evidence line", i, i + 2, document_appended(EVIDENCE_LINES.name, joined + "\n"))
+        joined, at, end = headed_value(lines, i)
+        if joined and not is_evidence(lines[at]) and is_evidence(joined):
+            yield Found("evidence line", i, end, document_appended(EVIDENCE_LINES.name, joined + "\n"))
             continue
         # A YAML status message folded over lines (`kubectl get pod -o yaml`, kuberay#1414, corpus 1932): read as the one
         # line it is.
