@@ -132,3 +132,27 @@ def test_the_toolkit_package_above_the_driver_runs_by_minor_version(tmp_path: Pa
             "| NVIDIA-SMI 535.183.01             Driver Version: 535.183.01   CUDA Version: 12.2     |\n")
     result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
     assert result.status == "not-an-issue", result.message
+
+
+def test_uv_installing_onnxruntime_gpu_is_ok() -> None:
+    # Corpus 2673 (microsoft/onnxruntime#23833): ` + onnxruntime-gpu==1.20.1` under driver 535.183.01 (CUDA 12.2).
+    result = capture_checks("2673", COMPAT)[COMPAT]
+    assert result.status == "ok", result.message
+    assert "onnxruntime-gpu 1.20.1" in result.message
+
+
+@pytest.mark.parametrize(("listed", "driver", "status"), [
+    # Modelled: another release of a CUDA 12 row on a driver above the CUDA 12 floor.
+    (" + onnxruntime-gpu==1.22.0", "550.54.15", "ok"),
+    # 1.16 ships CUDA 11.8 only: a driver of CUDA 11 runs it (modelled).
+    (" + onnxruntime_gpu==1.16.3", "470.82.01", "ok"),
+    # 1.19's CUDA 12 build needs 525.60.13; its CUDA 11.8 build would run: the driver's answer is not shown (modelled).
+    (" + onnxruntime-gpu==1.19.2", "470.82.01", "unknown"),
+    # A release past the rows, and a requirement that is not uv's record, say nothing of the runtime (modelled).
+    (" + onnxruntime-gpu==1.23.0", "550.54.15", "unknown"),
+    ("onnxruntime-gpu==1.20.1", "550.54.15", "unknown"),
+])
+def test_uv_records_of_onnxruntime_gpu(tmp_path: Path, listed: str, driver: str, status: str) -> None:
+    text = f"Installed 10 packages in 34ms\n{listed}\n + numpy==2.2.3\nDriver Version: {driver}\n"
+    result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
+    assert result.status == status, result.message
