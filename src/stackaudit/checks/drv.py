@@ -499,8 +499,12 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     on PyPI, 11.8 beside it) is ok on a driver at the floor of the newest one's major, whichever build is installed.
     A system toolkit before CUDA 11 is set against the driver NVIDIA lists for its release (nvcc's `V8.0.61`: 375.26).
     Where the runtime is not shown (with or without the driver), a CUDA program's own lines of its context at work
-    (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`, before
-    torch 2.1 `CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total capacity; ...`, a tensor
+    (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`, a quote
+    cut after the total too, before torch 2.1 `CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total
+    capacity; ...`, a kernel's own fault on the GPU (`CUDA error: an illegal memory access was encountered`, a
+    device-side assert; not the catch-all `unspecified launch failure`), TensorRT's `[MemUsageChange] Init CUDA: ...
+    now: CPU 126, GPU 262 (MiB)`, vLLM's start-up check `Free memory on device cuda:3 (173.8/178.35 GiB) on startup is
+    less than desired GPU memory utilization`, a tensor
     torch printed on a CUDA device (`tensor([1., 2., 3.], device='cuda:0')`, where no line shows its ROCm build),
     TensorRT-LLM's executor ledger and its cluster info's SM count (`[TRT-LLM] [I] SM count: 170`, read through
     CUDA's runtime), an nvbandwidth test, llama.cpp's count of the devices its runtime found (`ggml_cuda_init: found 3

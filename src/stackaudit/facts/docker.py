@@ -97,18 +97,38 @@ TGI_IMAGE = re.compile(r"^(?:ghcr\.io/)?huggingface/text-generation-inference:v?
 TGI_ENGINE = re.compile(r"^(?:[\w.:-]+/)*text-generation-inference(?:[:@]\S*)?$")
 TGI_CUDA = ((0, 4, 2, "11.8"), (1, 2, 0, "12.1"), (2, 3, 0, "12.4"), (3, 3, 1, "12.6"))
 TGI_LAST_KNOWN = (3, 3, 7)
+# Text Embeddings Inference's CUDA images name their release after the GPU architecture they are built for
+# (`ghcr.io/huggingface/text-embeddings-inference:86-1.5`, `:1.5` for Ampere 8.0, `turing-1.5`, `hopper-1.5`, `89-1.5`,
+# `100-1.9`, `cuda-1.9` for every one, `-grpc` after); `cpu-1.5` is the CPU build. Its Dockerfile-cuda (and
+# Dockerfile-cuda-all) at each release tag starts its runtime stage FROM NVIDIA's CUDA image, the runtime the binary
+# links (https://github.com/huggingface/text-embeddings-inference): `nvidia/cuda:12.2.0-base` from v0.1.0, 12.0.0 from
+# v0.4.0, 12.2.0 again from v1.0.0, `12.9.1-runtime` from v1.9.0. Each row: the first release of the CUDA; a release
+# after the last row's known tag (1.9.3) is not told.
+TEI_IMAGE = re.compile(r"^(?:ghcr\.io/)?huggingface/text-embeddings-inference:(?:(?:turing|hopper|cuda|\d{2,3})-)?"
+                       r"v?(\d+)\.(\d+)(?:\.(\d+))?(?:-grpc)?$")
+TEI_CUDA = ((0, 1, 0, "12.2"), (0, 4, 0, "12.0"), (1, 0, 0, "12.2"), (1, 9, 0, "12.9"))
+TEI_LAST_KNOWN = (1, 9, 3)
 
 
 def tgi_image_cuda(image: str) -> str:
-    """The CUDA runtime of Text Generation Inference's image of the release its tag names (TGI_CUDA); "" for any other
-    image, a tag that names no release or another build, and a release before v0.4.2 or after TGI_LAST_KNOWN."""
-    m = TGI_IMAGE.match(image.strip().lower().rstrip("."))
-    if m is None:
-        return ""
-    tag = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
-    if tag > TGI_LAST_KNOWN:
-        return ""
-    return next((cuda for *first, cuda in reversed(TGI_CUDA) if tag >= tuple(first)), "")
+    """The CUDA runtime of Text Generation Inference's image of the release its tag names (TGI_CUDA), or of Text
+    Embeddings Inference's CUDA image (TEI_CUDA); "" for any other image, a tag that names no release or another build,
+    and a release before the first row or after the last known tag.
+
+    >>> tgi_image_cuda("ghcr.io/huggingface/text-embeddings-inference:86-1.5")
+    '12.2'
+    >>> tgi_image_cuda("ghcr.io/huggingface/text-embeddings-inference:cpu-1.5")
+    ''
+    """
+    for pattern, rows, last in ((TGI_IMAGE, TGI_CUDA, TGI_LAST_KNOWN), (TEI_IMAGE, TEI_CUDA, TEI_LAST_KNOWN)):
+        m = pattern.match(image.strip().lower().rstrip("."))
+        if m is None:
+            continue
+        tag = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+        if tag > last:
+            return ""
+        return next((cuda for *first, cuda in reversed(rows) if tag >= tuple(first)), "")
+    return ""
 
 
 # Text Generation Inference's own description of itself (its router's `GET /info`, which `text-generation-launcher`'s
@@ -442,7 +462,8 @@ def image_cuda(image: str) -> str:
     """The CUDA runtime a CUDA image's tag names (`11.0`, a CUDA sample's `vectoradd-cuda10.2`), PyTorch's image's
     torch CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`: `11.7`), RAPIDS' image's CUDA
     (`rapidsai/rapidsai:21.10-cuda11.0-runtime-centos7-py3.7`: `11.0`), an engine image's CUDA suffix
-    (engine_image_cuda), or that of the release a Text Generation Inference image's tag names (tgi_image_cuda) or an
+    (engine_image_cuda), or that of the release a Text Generation (or Embeddings) Inference image's tag names
+    (tgi_image_cuda: `text-embeddings-inference:86-1.5` is `12.2`) or an
     NGC framework image's tag names (ngc_image_cuda), else torch's wheel label in any image's tag (_WHEEL_LABEL_IMAGE:
     `cu124` is `12.4`); "" for any other image or tag."""
     if torch := _PYTORCH_IMAGE.match(image.strip().lower()) or _RAPIDS_IMAGE.match(image.strip().lower()):

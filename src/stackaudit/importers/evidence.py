@@ -29,7 +29,7 @@ kernel (facts/kernel_knobs.DKMS_INSTALLED), the CUDA runtime's error as PyTorch 
 lines (`nvc.c:376] initializing library context`), a GPU stack pod's owner or image in `kubectl describe pod`
 (`Controlled By:  DaemonSet/nvidia-driver-daemonset`), a line of another vendor's GPU at work (facts/gpus.other_gpu_line:
 ollama's ROCm discovery, ggml's Metal backend, a macOS launcher; rocm-smi's table and fields, rocminfo's GPU agent,
-amd-smi, a ROCm variable set to a value), a list's package version (`PyTorch: 2.8.0+cu128`), Text Generation
+amd-smi, a ROCm variable set to a value), a list's package version (`PyTorch: 2.8.0+cu128`, uv's ` + onnxruntime-gpu==1.20.1`), Text Generation
 Inference's /info object's `"docker_label"` read with the `"version"` above it (facts/docker.tgi_info_line), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
 out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's or free's summary (`MiB Swap: 0.0
 total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), torch's capability warning naming a GPU CUDA listed (facts/gpus.TORCH_WARNED:
@@ -122,6 +122,7 @@ from stackaudit.facts.python_env import (
     TORCH_PRINTED_AVAILABLE,
     TORCH_PRINTED_CUDA,
     listed_engine_image,
+    uv_installed,
 )
 from stackaudit.facts.serving_logs import OLLAMA_DISCOVERY_MSGS, STATED_GRAPH_MODE
 from stackaudit.facts.shm import NGC_SHM_NOTE
@@ -223,6 +224,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice nam
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", " MiB, ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "cuda|", "driver:", "driver ", "driver|", "nvidia v", "nvidia 3", "nvidia 4", "nvidia 5", "nvidia 6", "-open", "kernel module", "Open driver", "torch:", "torch ", "：", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",
+            "+ onnxruntime", "+ vllm", "+ tensorrt",  # uv's record of a package it installed (python_env.uv_installed)
             "| python", "|python", "python**",
             "] Compute Capability", "] CUDA device name:", "Capability detected:", "kubectl debug", "minikube start", ": installed", "[installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
             *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "| os", "|os", "operating system", "os version", "linux distro",
@@ -341,6 +343,7 @@ def is_evidence(line: str) -> bool:
                 or gpu_stack_pod(line) != "" or minikube_node(line) is not None or data_test(line) is not None or STATED_TOOLKIT.search(line)
                 or STATED_CUDA.search(line) or stated_cuda_item(line)
                 or OPEN_PACKAGE.search(line) or used_open(line) or installed_flavour(line) is not None or STATED_VERSION.match(line) or PIP_LIST_GGML.match(line)
+                or uv_installed(line) is not None
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line) or OS_KERNEL.match(line) or PLATFORM_KERNEL.match(line)
