@@ -101,6 +101,17 @@ def test_sentence_and_owned_count_2671_2713_2718() -> None:
     assert "Maxwell" in without_mig("Tesla M40")
 
 
+def test_a_laptop_gpu_in_words_keeps_its_laptop_part() -> None:
+    """An RTX 4090 Laptop GPU is another part than the desktop RTX 4090 (less memory, a laptop's power): the words
+    that name it keep `Laptop GPU`, as NVML's name does. Real: corpus 2824's user line; modelled: the others."""
+    assert fact(pasted("Device 0: NVIDIA GeForce RTX 3050 Laptop GPU, compute capability 8.6\n"), "gpus").models == {
+        0: "GeForce RTX 3050 Laptop GPU"}
+    assert owned_model("I have an NVIDIA GeForce RTX 4090 Laptop GPU") == "GeForce RTX 4090 Laptop GPU"
+    assert owned_model("I seem to be having this same issue with a 5080 Laptop GPU") == "RTX 5080 Laptop GPU"
+    assert stated_gpus("a nvidia RTX 4060 Laptop GPU") == [(1, "RTX 4060 Laptop GPU")]
+    assert owned_model("I have one RTX 4060 GPU") == "RTX 4060"
+
+
 def test_form_hardware_answer_and_fenced_value_2760_2756() -> None:
     assert capture_checks("2760", MIG)[MIG].status == "not-applicable"
     assert capture_checks("2756", MIG)[MIG].status == "not-applicable"

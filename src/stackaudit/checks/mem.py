@@ -136,8 +136,8 @@ def _memory_xids(gpu_events: GpuEvents | None) -> Outcome | None:
     codes = sorted({e.code for e in found if e.code is not None})
     said = "; ".join(f"Xid {c}: {_MEMORY_XIDS[c]}" for c in codes)
     severe = any(c in (48, 64, 95) for c in codes)
-    judged = issue(f"memory Xids on GPU {', '.join(gpus)}: {said}", actual={f"{e.bdf} xid {e.code}": e.count
-                                                                          for e in found},
+    judged = issue(f"memory Xids {', '.join(map(str, codes))} on GPU {', '.join(gpus)}: {said}",
+                   actual={f"{e.bdf} xid {e.code}": e.count for e in found},
                    expected="no uncorrectable ECC error, no pending or failed remap", subjects=gpus,
                    severity="high" if severe else None, evidence=list(dict.fromkeys(e.line for e in found))[:3],
                    fix=advice(f"RMA the GPU {', '.join(gpus)} (its row remapping failed)", cost="hardware")
@@ -1386,11 +1386,11 @@ def _vgpu_slice(memory: EngineGpuMemory, inventory: GpuInventory | None) -> Outc
         return None
     models = ", ".join(dict.fromkeys(r.model for r in inventory.gpus)) if inventory else ""
     said = ", ".join(f"{gpu} {mib / 1024:.2f} GiB" for gpu, mib in seen.items())
-    return issue(f"HAMi-core, the vGPU layer HAMi loads into a pod's containers, is at work in the engine's process "
-                 f"(\"{memory.vgpu_line[:160]}\"), and the memory CUDA reported there at the engine's start ({said}) "
-                 f"is a slice of a GPU the sources list as {models} ({whole / 1024:g} GiB): the pod is given a share "
-                 "of the GPU, and HAMi's scheduler places other pods on the rest of its memory and SMs",
-                 actual={gpu: round(mib, 1) for gpu, mib in seen.items()},
+    return issue(f"the engine's GPU memory is a HAMi vGPU slice ({said} of a {models}, {whole / 1024:g} GiB): "
+                 f"HAMi-core, the vGPU layer HAMi loads into a pod's containers, is at work in the engine's process "
+                 f"(\"{memory.vgpu_line[:160]}\"), and the memory CUDA reported there at the engine's start is a "
+                 "share of the GPU, HAMi's scheduler placing other pods on the rest of its memory and SMs",
+                 actual={gpu: f"{mib / 1024:.2f} GiB" for gpu, mib in seen.items()},
                  expected="whole GPUs for the serving pod",
                  evidence=[memory.vgpu_line[:300], *(g.line[:300] for g in memory.gpus[:3])])
 

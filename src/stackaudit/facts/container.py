@@ -1323,7 +1323,9 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo("container", (f"`uname -a` names the host {named}, a container's id (its default "
                                                    "hostname), and no prompt or command of the paste names another "
                                                    "host or a container runner",), None, ran_inside=("nvidia-smi",))
-            foreign = _foreign_kernel(ctx)
+            # A login user's prompt on a named host (_login_prompt) is the machine's own shell: a userland over another
+            # distribution's kernel there says nothing of where the report ran (modelled on 2724).
+            foreign = _foreign_kernel(ctx) if not _login_prompt(host) else ""
             if foreign:
                 # The report ran in the container: its torch's CUDA answer is the container's (ran_inside).
                 return ContainerInfo("container", (f"{foreign}: a userland over the host's kernel, a container's",),

@@ -2369,7 +2369,7 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         # A machine's line counts its cards a few times: the measure word's first matches only (a long line stays linear).
         for m in islice(rx.finditer(line), 8) if rx is _COUNT_MEASURE else rx.finditer(line):
             after = line[m.end():].strip() if rx is not _COUNT_MEASURE else _CJK_RUN.sub("", line[m.end():m.end() + 80])
-            model = _model_in(re.split(r"\s+", after.strip())[:4]) or _unlisted_model(after)
+            model = _laptop_or_model(re.split(r"\s+", after.strip())[:6], 4) or _unlisted_model(after)
             if model:
                 said.append((_CJK_COUNTS.get(m.group(1)) or int(m.group(1)), model))
     for m in _COUNT_PLURAL.finditer(line):
@@ -2389,13 +2389,13 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         if model:
             said.append((_COUNT_WORDS.get(m.group(1).lower()) or int(m.group(1)), model))
     for m in _ONE_BEFORE.finditer(line):
-        model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
+        model = _laptop_or_model(re.split(r"\s+", line[m.end():].strip())[:6], 4)
         if model and not _MACHINE_AFTER.match(line[m.end():]):
             said.append((1, model))
     for m in _COUNT_BRAND.finditer(line):
         if _AT_LEAST.search(line[:m.start()]):
             continue  # `at least four GeForce GTX 1070`: a lower bound, not the machine's cards
-        model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
+        model = _laptop_or_model(re.split(r"\s+", line[m.end():].strip())[:6], 4)
         if model and not _MACHINE_AFTER.match(line[m.end():]):
             said.append((_COUNT_WORDS.get((m.group(1) or "").lower()) or int(m.group(2) or 0), model))
     if _NVLINK_SAID.search(line):  # `2xH200 NVlinked` (corpus 848): the ambiguous name's NVLink part
@@ -2574,9 +2574,10 @@ _LIST_ITEM_END = re.compile(r"\([^()]{0,80}\)|[,;+&/|]|\band\b", re.I)
 # A laptop's GPU as a list names it: a GeForce or RTX model number, then `Laptop` (`NVIDIA GeForce RTX 5070 Ti Laptop
 # GPU`, corpus 2601; `NVIDIA GeForce RTX 4060 Laptop 8GB`, corpus 2602; `RTX A2000 Laptop GPU`). NVML names the part
 # `... Laptop GPU` (gputable.LAPTOP_GPU), the name a laptop's power budget and its one discrete GPU are read from; the
-# model number alone is a desktop card's.
+# model number alone is a desktop card's. A GeForce 20 to 50 series number without its brand (`a 5080 Laptop GPU`,
+# corpus 869's user) is an RTX's.
 _LISTED_LAPTOP = re.compile(r"^(?:NVIDIA\s+)?((?:GeForce\s+)?[RG]TX\s+\d{3,4}(?:\s?Ti)?|RTX\s+(?:PRO\s+)?[A-Z]?\d{3,4}"
-                            r"(?:\s+Ada(?:\s+Generation)?)?)\s+Laptop\b", re.I)
+                            r"(?:\s+Ada(?:\s+Generation)?)?|[2-5]0[5-9]0(?:\s?Ti)?)\s+Laptop\b", re.I)
 
 
 def listed_model(line: str) -> str:
@@ -2590,10 +2591,16 @@ def listed_model(line: str) -> str:
     key = _LIST_GPU_KEY.match(line)
     if key is None or _ANY_STATEMENT.search(line):
         return ""
-    value = line[key.end():].strip()
-    if laptop := _LISTED_LAPTOP.match(value):
-        return re.sub(r"(\d)Ti\b", r"\1 Ti", " ".join(laptop.group(1).split()), flags=re.I) + " Laptop GPU"
-    return _model_in(re.split(r"\s+", value)[:6])
+    return _laptop_or_model(re.split(r"\s+", line[key.end():].strip())[:6])
+
+
+def _laptop_or_model(words: list[str], first: int = 6) -> str:
+    """The model the words name (_model_in, from the `first` words), a laptop's GPU (_LISTED_LAPTOP) with NVML's
+    `Laptop GPU` after its model number."""
+    if laptop := _LISTED_LAPTOP.match(" ".join(words)):
+        model = re.sub(r"(\d)Ti\b", r"\1 Ti", " ".join(laptop.group(1).split()), flags=re.I)
+        return ("RTX " if model[:1].isdigit() else "") + model + " Laptop GPU"
+    return _model_in(words[:first])
 
 
 def listed_models(line: str) -> tuple[str, ...]:
@@ -2878,10 +2885,11 @@ def owned_model(line: str) -> str:
     # The first of a line's few keys (_OWNED_KEYS) whose next words name a model: `I have` may precede other items.
     # A parenthesis glued to the model ends it (`on an RTX Pro 6000(202504 newest GPU)`, corpus 2441).
     model = next((found for m in islice(_OWNED_MODEL.finditer(line), _OWNED_KEYS)
-                  if (found := _model_in([w.strip("`") for w in
-                                          re.split(r"\s+|(?<=\w)\(", line[m.end():m.end() + 160].strip())[:4]]))),
+                  if (found := _laptop_or_model([w.strip("`") for w in
+                                                 re.split(r"\s+|(?<=\w)\(", line[m.end():m.end() + 160].strip())[:6]],
+                                                4))),
                  "") or next((found for m in islice(_BRANDED_CARD.finditer(line), _OWNED_KEYS)
-                              if not _COMPARED.search(line[:m.start()]) and (found := _model_in(m.group(1).split()))), "")
+                              if not _COMPARED.search(line[:m.start()]) and (found := _laptop_or_model(m.group(1).split()))), "")
     # The line saying the cards are NVLinked reads an ambiguous name as its NVLink part, as stated_gpus does.
     return _nvlinked_default(model) if model and _NVLINK_SAID.search(line) else model
 
@@ -2928,9 +2936,12 @@ _FULL_NAME_WORDS = frozenset({"laptop", "gpu", "maxq", "mobile", "with", "design
 
 
 def _named_in_full(short: str, full: str) -> bool:
-    """Whether `full` is `short` with only words of _FULL_NAME_WORDS after it (gputable.normalize): one GPU named twice."""
+    """Whether `full` is `short` with only words of _FULL_NAME_WORDS after it (gputable.normalize), or the same name
+    spelt longer (`GTX 1660 Ti` and `GeForce GTX 1660 Ti`, corpus 560): one GPU named twice."""
     a, b = normalize(short), normalize(full)
-    return a != b and b.startswith(a + " ") and set(b[len(a):].split()) <= _FULL_NAME_WORDS
+    if a == b:
+        return (len(short), short) < (len(full), full)
+    return b.startswith(a + " ") and set(b[len(a):].split()) <= _FULL_NAME_WORDS
 
 
 def parse_user_gpus(text: str) -> GpuInventory:

@@ -1035,8 +1035,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "805): the container is given the GPU but not what an MPS client needs, the daemon's pipe directory mounted "
         "(CUDA_MPS_PIPE_DIRECTORY) and the host's IPC namespace (`--ipc=host`), so no CUDA call starts there",
         within=IN_GPU_CONTAINER,
-        own_fix="Run the container with `--ipc=host` and the MPS pipe directory mounted (`-v /tmp/nvidia-mps:/tmp/"
-                "nvidia-mps`), or stop MPS on the host where the GPU is not meant to be shared",
+        own_fix="Run the container with `--ipc=host` and the MPS pipe directory mounted "
+                "(`-v /tmp/nvidia-mps:/tmp/nvidia-mps`), or stop MPS on the host where the GPU is not meant to be shared",
         own_takes="recreate the container with both"),
     # CUDA's first call failing with CUDA_ERROR_UNKNOWN (999; cudaErrorUnknown, 30 before CUDA 10) in a container
     # that was given GPUs (NVML's "Unknown Error" above is NVIDIA's documented container failure; CUDA's is common on

@@ -576,7 +576,9 @@ def view(text: str) -> PasteView:
                                                                                      and prompt_hosts[len(lines)])):
                     prompt_envs[len(lines)] = f"{env.group('env') or ''}\t{env.group('user') or ''}" + (
                         f"\t{home}$" if home else "")
-                line = cmd
+                # A program run from the home directory's prompt by its relative path (`~/llama.cpp$ ./server`) keeps
+                # the prompt: the directory names the program (facts/engine_command LEGACY_GGML_PROGRAMS).
+                line = line if home and cmd.startswith("./") else cmd
             at_prompt = cmd is not None
         elif line:
             at_prompt = False
