@@ -109,3 +109,82 @@ def test_nvidia_smi_typed_inside_counts_by_its_answer(tmp_path: Path) -> None:
     listed = run.replace("# nvidia-smi\n", "# nvidia-smi -L\nGPU 0: NVIDIA B200 (UUID: GPU-6f3b0c55-2b1e-11ee-be56-0242ac120002)\n")
     assert paste_checks(tmp_path, listed, ACCESS)[ACCESS].status == "ok"
     assert capture_checks("229", ACCESS)[ACCESS].status == "ok"
+
+
+def test_a_command_typed_inside_counts_by_its_answer(tmp_path: Path) -> None:
+    # Corpus 2874 (both blind readers: unknown): an engine typed at the container's prompt that fails importing its
+    # Python module before any CUDA call shows nothing of the GPU; 229's `nvidia-smi --version` read the loaded driver
+    # there (ok). Modelled: the same shapes, another image and another failure.
+    assert capture_checks("2874", ACCESS)[ACCESS].status == "unknown"
+    run = "$ docker run --rm -it --gpus all pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime bash\n"
+    failed = run + ("root@5c1e0a2b9f31:/workspace# python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B\n"
+                    "ModuleNotFoundError: No module named 'sglang'\n")
+    assert paste_checks(tmp_path, failed, ACCESS)[ACCESS].status == "unknown"
+    version = run + ("root@5c1e0a2b9f31:/workspace# nvidia-smi --version\nNVIDIA-SMI version  : 570.133.20\n"
+                     "NVML version        : 570.133\nDRIVER version      : 570.133.20\nCUDA Version        : 12.8\n")
+    assert paste_checks(tmp_path, version, ACCESS)[ACCESS].status == "ok"
+    # Its answer cut away: the version typed shows nothing.
+    assert paste_checks(tmp_path, run + "root@5c1e0a2b9f31:/workspace# nvidia-smi --version\n", ACCESS)[ACCESS].status \
+        == "unknown"
+
+
+# Modelled: NVIDIA's CUDA image banner as its entrypoint prints it, then the program's first line.
+CUDA_BANNER = ("\n==========\n== CUDA ==\n==========\n\nCUDA Version 12.4.1\n\n"
+               "Container image Copyright (c) 2016-2023, NVIDIA CORPORATION & AFFILIATES. All rights reserved.\n\n"
+               "This container image and its contents are governed by the NVIDIA Deep Learning Container License.\n"
+               "By pulling and using the container, you accept the terms and conditions of this license:\n"
+               "https://developer.nvidia.com/ngc/nvidia-deep-learning-container-license\n\n"
+               "A copy of this license is made available in this container at /NGC-DL-CONTAINER-LICENSE for your "
+               "convenience.\n\n")
+NO_DRIVER = ("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"
+             "   Use the NVIDIA Container Toolkit to start this container with GPU support; see\n"
+             "   https://docs.nvidia.com/datacenter/cloud-native/ .\n\n")
+PROGRAM = "Loading model from /models/mistral-7b-instruct.Q4_K_M.gguf\nStarting the server on port 8080\n"
+
+
+def test_an_image_banner_run_to_the_program_shows_the_driver_inside(tmp_path: Path) -> None:
+    # Corpus 2815 (the CUDA image's banner, then the server's lines; a log viewer's time between them), 2882 (Triton's
+    # NGC banner, then its log) and 2086 (the NGC check reading the host driver's version): both readers ok. The
+    # entrypoint's driver check prints its no-driver WARNING where libcuda or /dev/nvidiactl is missing.
+    for prefix in ("2815", "2882", "2086"):
+        assert capture_checks(prefix, ACCESS)[ACCESS].status == "ok", prefix
+    assert paste_checks(tmp_path, RUN + CUDA_BANNER + PROGRAM, ACCESS)[ACCESS].status == "ok"
+    assert paste_checks(tmp_path, CUDA_BANNER + PROGRAM, ACCESS)[ACCESS].status == "ok"
+    # The WARNING shown: no driver reached the container.
+    assert paste_checks(tmp_path, RUN + CUDA_BANNER + NO_DRIVER + PROGRAM, ACCESS)[ACCESS].status != "ok"
+    # The banner cut before its end, or followed only by the command a wrapper echoes (corpus 2146, both readers
+    # unknown; 2872 and 2880, cut inside the banner): its check's answer is not shown.
+    assert paste_checks(tmp_path, RUN + CUDA_BANNER.split("This container")[0], ACCESS)[ACCESS].status == "unknown"
+    echoed = CUDA_BANNER + "llama-cli -m /models/granite-code.gguf -ngl 99 -t 8\n"
+    assert paste_checks(tmp_path, RUN + echoed, ACCESS)[ACCESS].status == "unknown"
+    for prefix in ("2146", "2872", "2880"):
+        assert capture_checks(prefix, ACCESS)[ACCESS].status == "unknown", prefix
+    # A `CUDA Version 12.4.1` line alone, without the banner's frame, is no banner.
+    bare = RUN + "CUDA Version 12.4.1\n" + PROGRAM
+    assert paste_checks(tmp_path, bare, ACCESS)[ACCESS].status == "unknown"
+
+
+def test_the_engine_reading_the_gpu_in_the_container(tmp_path: Path) -> None:
+    # Corpus 2871 (both readers: ok): vLLM's dtype check names the GPU and the compute capability it read inside the
+    # NIM container; 1334: ggml's pinned host buffer refused for memory, which the CUDA runtime answers once started.
+    assert capture_checks("2871", ACCESS)[ACCESS].status == "ok"
+    assert capture_checks("1334", ACCESS)[ACCESS].status == "ok"
+    refused = ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla "
+               "T4 GPU has compute capability 7.5. You can use float16 instead by explicitly setting the `dtype` flag "
+               "in CLI, for example: --dtype=half.\n")
+    assert paste_checks(tmp_path, RUN + refused, ACCESS)[ACCESS].status == "ok"
+    pinned = "WARNING: failed to allocate 512.00 MB of pinned memory: out of memory\n"
+    assert paste_checks(tmp_path, RUN + pinned, ACCESS)[ACCESS].status == "ok"
+    # The same buffer refused because CUDA could not start shows no runtime at work.
+    unstarted = "WARNING: failed to allocate 512.00 MB of pinned memory: no CUDA-capable device is detected\n"
+    assert paste_checks(tmp_path, RUN + unstarted, ACCESS)[ACCESS].status != "ok"
+
+
+def test_dockers_refusal_with_a_spaced_colon(tmp_path: Path) -> None:
+    # Corpus 2813 (both readers: issue): Portainer's one-line deployment error spaces the colon (`with capabilities :
+    # [[gpu]]`); the container Compose was starting keeps naming its engine (ollama).
+    result = capture_checks("2813", ACCESS, "CTR-SHM-SIZE")
+    assert result[ACCESS].status == "issue" and result["CTR-SHM-SIZE"].status == "not-an-issue"
+    line = ("failed to deploy a stack : vllm Pulling vllm Pulled Container vllm Starting Error response from daemon : "
+            "could not select device driver \"nvidia\" with capabilities : [[gpu]]\n")
+    assert paste_checks(tmp_path, COMPOSE + line, ACCESS)[ACCESS].status == "issue"

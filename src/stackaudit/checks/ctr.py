@@ -39,8 +39,10 @@ from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import (
     DOCKER_DEFAULT_SHM,
     K8S_GPU_RESOURCE,
+    NGC_CHECK,
     DockerContainer,
     DockerContainers,
+    ngc_driver_found,
     one_process_triton,
     one_rank_engine,
 )
@@ -61,7 +63,7 @@ from stackaudit.facts.k8s_node import K8sNodes
 from stackaudit.facts.k8s_pods import DEVICE_PLUGIN_IMAGE, K8sPods, StatedPodGpus
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
-from stackaudit.facts.nvidia import NvidiaGpus, NvidiaServices
+from stackaudit.facts.nvidia import NvidiaDriver, NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import DOCKER, Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.platform import Virtualization, vgpu_host
@@ -1347,7 +1349,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
                cuda_ran: CudaRan | None = None, nvidia: NvidiaGpus | None = None,
                engine_commands: EngineCommands | None = None, k8s_nodes: K8sNodes | None = None,
                trouble: Trouble | None = None, nvidia_services: NvidiaServices | None = None,
-               virtualization: Virtualization | None = None, cuda_runtime: CudaRuntime | None = None) -> Outcome:
+               virtualization: Virtualization | None = None, cuda_runtime: CudaRuntime | None = None,
+               nvidia_driver: NvidiaDriver | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -1666,7 +1669,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
         return leaked
     said = trouble.line if trouble is not None and trouble.kind == "cpu" else ""
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers, engine_shown=serving_log is not None,
-                         on_cpu=said)
+                         on_cpu=said, driver_read=nvidia_driver is not None and bool(nvidia_driver.version))
     if judged.status in ("ok", "unknown") and (refused := _refused_past_driver(cuda_ran)) is not None:
         return refused
     if judged.status == "unknown" and container is not None and container.in_container:
@@ -1674,7 +1677,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
             or _tests_opened(nccl_test_runs) or _plugin_reached(container) or judged
     if judged.status == "unknown":
         judged = _cuda_ran_inside(cuda_ran, container, docker_containers, engine_commands) \
-            or _nccl_rings_inside(serving_log, container, docker_containers) or judged
+            or _nccl_rings_inside(serving_log, container, docker_containers) \
+            or _entrypoint_found_driver(cuda_ran, cuda_runtime) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or _cuda_without_library(nvidia, container, cuda_runtime) \
             or judged
@@ -2001,13 +2005,37 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
     # A collect_env typed at the container's prompt (`root@a3c882d4b9de:/workspace# python3 collect_env.py`, corpus
     # 2724): its torch initialising CUDA is the container's.
     reported = container is not None and container.in_container and any(map(report_command, container.ran_inside))
-    proof = cuda_ran.proof(with_launch=typed, with_report=reported) if cuda_ran is not None else None
+    proof = cuda_ran.proof(with_launch=typed, with_report=reported, with_read=True) if cuda_ran is not None else None
     shown = (container is not None and container.in_container) or typed or (
         docker_containers is not None and any(c.origin for c in docker_containers.gpu_or_serving))
     if proof is None or not shown:
         return None
     return ok(f"{proof.did}, in the container: its GPU device nodes and the driver's CUDA library reach it",
               actual=proof.program, evidence=[proof.line])
+
+
+def _entrypoint_found_driver(cuda_ran: CudaRan | None, cuda_runtime: CudaRuntime | None) -> Outcome | None:
+    """CTR-GPU-ACCESS ok where an NVIDIA image's entrypoint shows it found the driver inside its container, which it
+    runs in alone: its driver check read the host driver's version (the NGC minor-version WARNING's `Using driver
+    version 510.47.03 which has support for CUDA 11.6.`, corpus 2086; CudaRan.driver_inside), or its start banner (an
+    NGC release's, or the CUDA image's `== CUDA ==`) runs to the program's own lines (facts/docker.ngc_banner_ended)
+    without the check's `WARNING: The NVIDIA Driver was not detected`, which it prints where libcuda or /dev/nvidiactl
+    is missing (corpus 2815, 2882). None where a line of the check says it found no driver, or the banner is cut
+    (corpus 2872, 2880)."""
+    checks = cuda_runtime.ngc_checks if cuda_runtime is not None else ()
+    if any(NGC_CHECK[key][1].search(line) for line in checks for key in ("no-driver", "no-version")):
+        return None
+    found = (cuda_ran.driver_inside if cuda_ran is not None else "") \
+        or next((line for line in checks if ngc_driver_found(line)), "")
+    if found:
+        return ok(f"the image's entrypoint read the driver inside its container (\"{found[:120]}\"): the driver's "
+                  "library and device nodes reached it", evidence=[found])
+    ended = cuda_runtime.ngc_ended if cuda_runtime is not None else ()
+    if not ended:
+        return None
+    return ok(f"the image's start banner (\"{ended[0][:80]}\") runs to the program's own lines without the entrypoint's "
+              "`WARNING: The NVIDIA Driver was not detected`, which its driver check prints where the driver's CUDA "
+              "library or /dev/nvidiactl is missing in the container: the driver reached it", evidence=[ended[0]])
 
 
 def _cuda_reached_where_it_ran(serving_log: ServingLog | None, gpus: GpuInventory | None,
@@ -2068,6 +2096,7 @@ def _tests_opened(runs: NcclTestRuns | None) -> Outcome | None:
 # nvidia-smi as typed to list the GPUs (its table, `-L`, `-q`, `--query-gpu`): not `--version`, help or a sub-command
 # that reads no GPU. Its topology matrices (`topo -m`, `topo -mp`, `topo -p2p <cap>`) give a row to every GPU NVML opens
 # (corpus 2355): they list the GPUs, by index only.
+_SMI_VERSION = re.compile(r"^(?:sudo\s+)?nvidia-smi\s+--version\b")
 _SMI_LISTS = re.compile(r"^(?:sudo\s+)?nvidia-smi(?!\s+(?:--version|-h\b|--help|topo\b|nvlink\b|-pm\b|-r\b))")
 _SMI_TOPO = re.compile(r"^(?:sudo\s+)?nvidia-smi\s+topo\s+(?:-mp?|--matrix|-p2p\s+[rwnap]{1,2})\b")
 # TGI's launcher reporting its runtime environment (`text-generation-launcher --env`): launcher/src/env_runtime.rs runs
@@ -2250,9 +2279,11 @@ def _instances_past_visible(commands: EngineCommands | None) -> Outcome | None:
 
 
 def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,
-                docker_containers: DockerContainers | None, engine_shown: bool = False, on_cpu: str = "") -> Outcome:
+                docker_containers: DockerContainers | None, engine_shown: bool = False, on_cpu: str = "",
+                driver_read: bool = False) -> Outcome:
     """CTR-GPU-ACCESS from what the container and its spec show (the engine adds the log's symptoms); `on_cpu`: the
-    user's words that the workload runs on the CPU (facts/trouble.ON_CPU), "" where none."""
+    user's words that the workload runs on the CPU (facts/trouble.ON_CPU), "" where none; `driver_read`: whether the
+    source shows the loaded driver's version (facts/nvidia.NvidiaDriver)."""
     if container is None:
         return unknown("", needs="container")
     if container.in_container:
@@ -2490,12 +2521,13 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                       + (f", for its args' TP x PP of {c.parallel_world}" if c.parallel_world and not c.image else "")
                       + ")" for c in serving)
     listing_cut = gpus is not None and bool(gpus.cut_before_gpus) and any(not c.gpu_count for c in serving)
-    # An nvidia-smi typed inside the container to list its GPUs counts by its answer: a GPU listing (gpus.listed), or a
-    # failure line (a symptom, which proves the issue over this verdict); with its output cut away it shows nothing
-    # (corpus 329). Another command typed there (`nvidia-smi --version`, an engine, a Python check) is the container's
-    # own side (corpus 229, 1876).
+    # A command typed inside the container counts by its answer, not by being typed: nvidia-smi by a GPU listing
+    # (gpus.listed) or a failure line (a symptom, which proves the issue over this verdict), with its output cut away
+    # nothing (corpus 329); `nvidia-smi --version` by the loaded driver's version it reads through NVML there (corpus
+    # 229); an engine or a Python check by its lines of CUDA at work (facts/cuda_ran.py, read after this verdict), not
+    # by a failure before any CUDA call (corpus 2874: a module not found; 1876: a torch check cut before its answer).
     typed = [command for _, command in container.exec_into] + list(container.ran_inside) if container is not None else []
-    worked_inside = any(not _SMI_LISTS.match(command.strip()) for command in typed)
+    worked_inside = driver_read and any(_SMI_VERSION.match(command.strip()) for command in typed)
     if not engine_shown and not worked_inside and not (gpus is not None and gpus.listed) \
             and (on_cpu or not listing_cut) and all(c.origin for c in serving):
         # A request is what the spec asks for, not what the runtime handed over: with nothing from the container's

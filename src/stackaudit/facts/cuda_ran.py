@@ -213,7 +213,10 @@ GGML_CUDA_OOM = re.compile(r"\bggml_backend_cuda_buffer_type_alloc_buffer: alloc
 # CTranslate2's THROW_RUNTIME_ERROR of a CUDA call (src/cuda/utils.h CUDA_CHECK: `CUDA failed with error ` and
 # cudaGetErrorString's words, faster-whisper's `RuntimeError: CUDA failed with error out of memory`, corpus 2671).
 CUDA_RUNTIME_OOM = re.compile(r"\bCuda Runtime \(out of memory\)|\bCUDA runtime error: out of memory\b"
-                              r"|\bCUDA failed with error out of memory\b")
+                              r"|\bCUDA failed with error out of memory\b"
+                              # ggml's pinned host buffer (ggml_cuda_host_malloc's cudaMallocHost, corpus 1334, 2650):
+                              # the runtime started on the driver to answer it (35, 100 or 803 where it could not).
+                              r"|\bfailed to allocate [\d.]+ [KMG]i?B of pinned memory: out of memory\b")
 # vLLM's weight load measured on the GPU (DeviceMemoryProfiler: torch.cuda's peak allocation): V0's model_runner.py
 # `Loading model weights took 5.2032 GB`, V1's gpu_model_runner.py `Model loading took 14.99 GiB and 5.3 seconds`
 # (`GiB memory and` in later releases). Above 0 the weights were allocated through torch's CUDA runtime (corpus 2568).
@@ -227,6 +230,11 @@ VLLM_NOT_CUDA = re.compile(r"detected platform (?:cpu|rocm|xpu|tpu|neuron|hpu)\b
 # lazy CUDA init, which a driver too old for its runtime fails with 35, comes first (corpus 2557).
 ATTENTION_ARCH_CHECK = re.compile("|".join([*(s.pattern.pattern for s in SYMPTOMS if s.name == "flash-attn-ampere-only"),
                                             r"\bGPU with CUDA capability \d+ \d+ is not supported\b"]))
+# vLLM's dtype check refusing bfloat16 names the GPU and the compute capability it read from the device
+# (worker.py `_check_if_gpu_supports_dtype`: current_platform's device name and capability, through NVML or torch's
+# CUDA): `Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Quadro RTX 6000 GPU has
+# compute capability 7.5.` (corpus 2871).
+VLLM_DTYPE_CHECK = re.compile(r"\bYour (.{1,60}?) GPU has compute capability (\d+\.\d+)")
 # A kernel that faulted on the GPU, in cudaGetErrorString's words after `CUDA error: ` (torch's, NCCL's watchdog's,
 # most programs') or the error's enum name: an illegal memory access (cudaErrorIllegalAddress, 700), a device-side
 # assert (710), an illegal instruction (715), a misaligned address (716). The device reports each only for a kernel
@@ -320,7 +328,7 @@ NEEDLES = ("cudaMalloc failed: out of memory", "Max memory: ", "device='cuda:", 
            "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "ut of memory)",
            "runtime error: out of memory", " took ", "GPUs or newer", "is not supported", "CUDA device(s)",
            "Device: cuda:", "failed with error out of memory", "CUDA totalMem", "CUDA error: ", "cudaError",
-           "Init CUDA:", "on startup")
+           "Init CUDA:", "on startup", "GPU has compute capability", "of pinned memory: out of memory")
 
 
 @dataclass(frozen=True)
@@ -340,6 +348,9 @@ class Ran:
     # nvidia-smi's reading of memory a program holds on the GPU (held_in_table): counted only where asked
     # (`with_held`): the program holding it is not named, so it speaks for the fabric, not for a runtime's version.
     held: bool = False
+    # The program read the GPU's name and compute capability (vLLM's dtype check, through NVML or torch's CUDA):
+    # counted only where asked (`with_read`): it shows the device reached the process, not a CUDA runtime at work.
+    read: bool = False
 
 
 @dataclass(frozen=True)
@@ -352,13 +363,16 @@ class CudaRan(Sourced):
     # fabric gated CUDA on these GPUs and is up now; none of them is `failed`.
     recovered: tuple[str, ...] = ()
 
-    def proof(self, with_report: bool = False, with_launch: bool = False, with_held: bool = False) -> Ran | None:
+    def proof(self, with_report: bool = False, with_launch: bool = False, with_held: bool = False,
+              with_read: bool = False) -> Ran | None:
         """The first piece of evidence that CUDA ran, None where the source shows none or shows CUDA refusing to
         start; `with_report` lets a collect_env's torch initialising CUDA count, `with_launch` a kernel launch CUDA
-        refused for want of code (Ran.launch), `with_held` memory nvidia-smi shows held on the GPUs (Ran.held)."""
+        refused for want of code (Ran.launch), `with_held` memory nvidia-smi shows held on the GPUs (Ran.held),
+        `with_read` a program's reading of the GPU's name and compute capability (Ran.read)."""
         if self.failed:
             return None
-        found = next((r for r in self.ran if (with_launch or not r.launch) and (with_held or not r.held)), None)
+        found = next((r for r in self.ran if (with_launch or not r.launch) and (with_held or not r.held)
+                      and (with_read or not r.read)), None)
         return found if found is not None else (self.torch_check if with_report else None)
 
     def decoded(self) -> Ran | None:
@@ -422,6 +436,9 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
                 and not not_cuda_vllm:
             found.append(Ran("vLLM", f"vLLM loaded {weights.group(1)} GB of weights onto the GPU through torch's CUDA "
                              "runtime (its memory profiler's reading)", weights.group(0)))
+        elif dtype := VLLM_DTYPE_CHECK.search(line):
+            found.append(Ran("vLLM", f"vLLM's dtype check read the {dtype.group(1)}'s compute capability "
+                             f"({dtype.group(2)}) from the device", dtype.group(0), models=(dtype.group(1),), read=True))
         elif (arch := ATTENTION_ARCH_CHECK.search(line)) and not rocm:
             found.append(Ran("torch", "an attention kernel read the GPU's properties through torch's CUDA runtime and "
                              "refused its architecture", arch.group(0)))

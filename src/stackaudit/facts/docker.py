@@ -262,6 +262,9 @@ _NGC_IMAGE = re.compile(r"^nvcr\.io/nvidia/(?:pytorch|tensorflow|tritonserver|te
 # The start banner of an NGC framework container (`NVIDIA Release 20.09 (build 16016295)`, under `== Triton Inference
 # Server ==` or `== PyTorch ==`): the release the container was built from.
 NGC_BANNER = re.compile(r"^\s*NVIDIA Release (\d{2}\.\d{2}) \(build \d+\)\s*$")
+# The version line of NVIDIA's CUDA image banner (`== CUDA ==`, then `CUDA Version 12.2.0`); facts/cuda_ran.CUDA_BANNER
+# reads its version.
+_CUDA_VERSION_LINE = re.compile(r"^\s*CUDA Version \d+\.\d+(?:\.\d+)?\s*$")
 # The lines of the driver check in the entrypoint of NVIDIA's NGC images (nvidia_entrypoint.sh), by what it found.
 # Each row holds the words that mark the line (NGC_CHECK_LINE reads them in any case) and the line as the script prints it.
 NGC_CHECK: dict[str, tuple[str, re.Pattern[str]]] = {
@@ -322,23 +325,40 @@ _NGC_BANNER_TEXT = re.compile(r"Copyright|\(c\)|All rights reserved|licen[cs]e|g
                               r"NVIDIA modifications|nvidia\.com/|\bVersion\s+\S+\s*$|^\s*=|^\s*(?:NOTE|WARNING|ERROR):|"
                               r"^\s+\S|^\s*\[\[", re.IGNORECASE)
 _NGC_BANNER_LOOK = 80
+# A line a log viewer puts between a container's lines, its time alone (Unraid's `09/12/2023 7:34:47 PM`, corpus 2815).
+_TIME_ONLY = re.compile(r"^\s*\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s*[AP]M)?\s*$")
+# A command line echoed after the banner (`llama-cli -m /models/... -ngl 99`, a wrapper's echo of what it runs: corpus
+# 2146): not a line of the program's own output.
+_COMMAND_ECHO = re.compile(r"^\s*(?:\S*/)?[\w.-]+\s+--?[A-Za-z][\w-]*(?:[\s=]|$)")
+# The frame of NVIDIA's CUDA image banner (`== CUDA ==`), above its `CUDA Version 12.2.0` line.
+_CUDA_FRAME = re.compile(r"^\s*== CUDA ==\s*$")
 # The line the evidence reader adds after a banner shown to its end (ngc_banner_line).
 NGC_BANNER_ENDED = "NGC entrypoint finished after: "
 
 
 def ngc_banner_ended(lines: Sequence[str], i: int) -> bool:
-    """Whether the NGC start banner at line `i` (NGC_BANNER) is shown to its end: a line after it that is neither blank
-    nor the banner's or its entrypoint's own (_NGC_BANNER_TEXT, NGC_CHECK_LINE), which the command the entrypoint
-    starts printed once every check of the entrypoint had run. A banner at the paste's end is not.
+    """Whether the NGC start banner at line `i` (NGC_BANNER, or the CUDA image's `CUDA Version` line) is shown to its
+    end: a line after it that is neither blank, a log viewer's time alone, a command line echoed, nor the banner's or
+    its entrypoint's own (_NGC_BANNER_TEXT, NGC_CHECK_LINE), which the command the entrypoint starts printed once every
+    check of the entrypoint had run. A banner at the paste's end is not, nor one followed only by a command line.
 
     >>> ngc_banner_ended(["NVIDIA Release 22.04 (build 36821869)", "Copyright (c) 2018-2022, NVIDIA", "",
     ...                   "I0905 02:23:16.996647 1 libtorch.cc:1381] TRITONBACKEND_Initialize: pytorch"], 0)
     True
     >>> ngc_banner_ended(["I0905 02:23:16.996647 1 libtorch.cc", "NVIDIA Release 22.04 (build 36821869)"], 1)
     False
+    >>> ngc_banner_ended(["CUDA Version 12.6.1", "09/12/2023 7:34:47 PM", "llama-cli -m /models/m.gguf -ngl 99"], 0)
+    False
     """
     return any(line.strip() and not _NGC_BANNER_TEXT.search(line) and not NGC_CHECK_LINE.search(line)
+               and not _TIME_ONLY.match(line) and not _COMMAND_ECHO.match(line)
                for line in lines[i + 1:i + 1 + _NGC_BANNER_LOOK])
+
+
+def cuda_image_banner(lines: Sequence[str], i: int) -> bool:
+    """Whether line `i` is the `CUDA Version 12.2.0` line of NVIDIA's CUDA image banner: `== CUDA ==` within the six
+    lines above it (a log viewer's time lines between them, corpus 2815). A version line alone is no banner."""
+    return bool(_CUDA_VERSION_LINE.match(lines[i])) and any(_CUDA_FRAME.match(line) for line in lines[max(0, i - 6):i])
 
 
 def ngc_banner_line(lines: Sequence[str], i: int) -> str:

@@ -35,7 +35,7 @@ from stackaudit.facts.processes import (
     parse_flat_yaml,
 )
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
-from stackaudit.facts.sources import ENGINE_COMMAND, PROMPT_HOSTS, USER_ENGINES
+from stackaudit.facts.sources import ENGINE_COMMAND, EVIDENCE_LINES, PROMPT_HOSTS, USER_ENGINES
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # A shell variable set on a line of its own in a pasted script (`GPU_NUM=4`, `export MODEL_PATH="/m"`): a later
@@ -1300,6 +1300,27 @@ def stated_engines_from_words(text: str) -> StatedEngines:
     return StatedEngines(engines=tuple(dict.fromkeys(engines)), split=split, nodes=nodes,
                          switches=tuple(dict.fromkeys(f for _, said in switched for f in said)),
                          switch_line=switched[0][0] if switched else "")
+
+
+# Docker Compose's progress words for a container it starts (`Container ollama Starting`, `Container ollama
+# Recreated`), as Portainer's one-line deployment error holds them (corpus 2813): the container's name.
+_COMPOSE_PROGRESS = re.compile(r"\bContainer ([\w.-]+) (?:Starting|Started|Recreate|Recreated|Created|Creating)\b")
+
+
+@parser(EVIDENCE_LINES, feeds="stated_engines", kind=StatedEngines, rank=97)
+def stated_engines_from_compose_progress(text: str) -> StatedEngines:
+    """The engines the containers Docker Compose's progress words name in a line of evidence are named for
+    (_COMPOSE_PROGRESS): a deployment error taken as evidence (`could not select device driver`) is out of the user's
+    words, and the container it starts keeps naming its engine.
+
+    Input (tests/data/captures/2813)::
+
+        failed to deploy a stack : ollama Pulling ollama Pulled Container ollama Recreate Container ollama Recreated
+    """
+    engines = [e for line in text.splitlines() for m in _COMPOSE_PROGRESS.finditer(line) for e in stated_engines(m[1])]
+    if not engines:
+        raise ParseError("no container of an engine in Docker Compose's progress words")
+    return StatedEngines(engines=tuple(dict.fromkeys(engines)))
 
 
 # An engine's own client typed at a shell prompt of the paste (`$ ./ollama ps`, `ollama list`): ollama's CLI is its

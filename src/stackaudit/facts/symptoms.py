@@ -612,7 +612,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "start, so it configures no NVSwitch fabric (CUDA then fails with error 802 or NVLink peers are missing)"),
     # Docker's daemon answers a GPU request (`--gpus`, compose `capabilities: [gpu]`) it has no device driver for:
     # no NVIDIA runtime or hook is registered (`""`, or `"nvidia"` from compose's `driver: nvidia`).
-    Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities: \[\[gpu\]\]'),
+    Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities ?: \[\[gpu\]\]'),
         "CTR-GPU-ACCESS", "high", CTK_DOCKER,
         "Docker has no device driver for the GPU request: the NVIDIA Container Toolkit is not installed or not "
         "configured for this Docker daemon, so the container gets no GPU"),

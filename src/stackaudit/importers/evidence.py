@@ -72,7 +72,14 @@ from stackaudit.facts.cuda_ran import (
     trl_cuda_devices,
 )
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
-from stackaudit.facts.docker import AIO_SMI_RAN, NGC_BANNER, NGC_CHECK_LINE, ngc_banner_line, tgi_info_line
+from stackaudit.facts.docker import (
+    AIO_SMI_RAN,
+    NGC_BANNER,
+    NGC_CHECK_LINE,
+    cuda_image_banner,
+    ngc_banner_line,
+    tgi_info_line,
+)
 from stackaudit.facts.gpu_events import stated_xid_list, stated_xids
 from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
@@ -403,8 +410,9 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         if label and not is_evidence(lines[at]) and is_evidence(joined := f"{label}: {answer}"):
             yield Found("evidence line", i, at + 1, document_appended(EVIDENCE_LINES.name, joined + "\n"))
             continue
-        # An NGC image's start banner, read with whether the paste shows it to its end (facts/docker.ngc_banner_line).
-        if NGC_BANNER.match(lines[i]):
+        # An NGC image's start banner, or NVIDIA's CUDA image's, read with whether the paste shows it to its end
+        # (facts/docker.ngc_banner_line).
+        if NGC_BANNER.match(lines[i]) or cuda_image_banner(lines, i):
             yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, ngc_banner_line(lines, i)))
             continue
         # Text Generation Inference's /info object: its image label read with the release the same object names
