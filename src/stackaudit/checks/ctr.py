@@ -1425,10 +1425,17 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     1809, 2157). A GPU the user's words name (an issue form's `GPU:` row) is no listing.
     A pasted spec's GPU request (a `docker run`, compose, a pod, a `docker inspect` excerpt) with nothing from the
     container's side (no engine log, nothing typed inside it, no program's CUDA at work there) and no GPU listing is
-    unknown: a request shows what is asked, not what the runtime handed over (issue 28, h121c: the blind pairs' readings
-    of that evidence, 21 unknown to 15 ok; corpus 1989, 2201, 2743, 2746, 2818). An nvidia-smi typed inside the
-    container counts by its answer (a GPU listing, or a failure line): with its output cut away it shows nothing
-    (corpus 329); another command typed there (`nvidia-smi --version`, the engine) is the container's side. A GPU
+    unknown: a request shows what is asked, not what the runtime handed over (issue 28, the owner's decision of
+    2026-12-07; corpus 1989, 2201, 2743, 2746, 2818, 2872, 2880: both readers). A command typed inside the container
+    counts by its answer: nvidia-smi by a GPU listing or a failure line, with its output cut away nothing (corpus 329);
+    `nvidia-smi --version` by the loaded driver's version it reads there (corpus 229); an engine by its lines of CUDA at
+    work, not by a failure before any CUDA call (corpus 2874: a module not found). An NVIDIA image's entrypoint that
+    read the host driver (the NGC minor-version WARNING's `Using driver version 510.47.03`, corpus 2086), or whose
+    start banner (an NGC release's, the CUDA image's `== CUDA ==`) runs to the program's own lines without its
+    `WARNING: The NVIDIA Driver was not detected` (printed where libcuda or /dev/nvidiactl is missing), shows the
+    driver reached the container: ok (corpus 2815, 2882); a banner cut, or followed only by a command line a wrapper
+    echoes, shows no answer (corpus 2146, 2872, 2880). So does vLLM's dtype check naming the GPU's compute capability
+    it read there (`Your Quadro RTX 6000 GPU has compute capability 7.5`, corpus 2871). A GPU
     listing shown beside it
     (nvidia-smi, which users run inside the container to check) leaves the request ok. A whole `docker inspect` of a
     container the daemon created keeps its ok: the daemon set its requests up at its start, and a request the runtime
@@ -2021,9 +2028,12 @@ def _entrypoint_found_driver(cuda_ran: CudaRan | None, cuda_runtime: CudaRuntime
     NGC release's, or the CUDA image's `== CUDA ==`) runs to the program's own lines (facts/docker.ngc_banner_ended)
     without the check's `WARNING: The NVIDIA Driver was not detected`, which it prints where libcuda or /dev/nvidiactl
     is missing (corpus 2815, 2882). None where a line of the check says it found no driver, or the banner is cut
-    (corpus 2872, 2880)."""
+    (corpus 2872, 2880); None too where the check refused the driver it read (`This container was built for NVIDIA
+    Driver Release ...`, `compatibility mode is UNAVAILABLE`): its failure rules the access out (facts/symptoms.py),
+    the driver's age is DRV-CUDA-COMPAT's (corpus 1189, 2879)."""
     checks = cuda_runtime.ngc_checks if cuda_runtime is not None else ()
-    if any(NGC_CHECK[key][1].search(line) for line in checks for key in ("no-driver", "no-version")):
+    if any(NGC_CHECK[key][1].search(line) for line in checks
+           for key in ("no-driver", "no-version", "built-for", "unavailable")):
         return None
     found = (cuda_ran.driver_inside if cuda_ran is not None else "") \
         or next((line for line in checks if ngc_driver_found(line)), "")

@@ -40,8 +40,9 @@ What shows CUDA at work (each with the program whose runtime ran):
   (cudaErrorMemoryAllocation), not with error 35. Only `out of memory` counts; not where the lines show ggml's HIP
   build, which prints the same line (its devices are `ROCm0`: TORCH_ROCM; corpus 2373, Jan's Cortex engine, and 1059);
 - the CUDA runtime answering an allocation with out of memory (cudaErrorMemoryAllocation) in an engine's words
-  (TensorRT's `Error Code 1: Cuda Runtime (out of memory)`, TurboMind's `CUDA runtime error: out of memory`,
-  CUDA_RUNTIME_OOM), vLLM's weight load measured on the GPU (`Loading model weights took 5.2032 GB`, V1's `Model
+  (TensorRT's `Error Code 1: Cuda Runtime (out of memory)`, TurboMind's `CUDA runtime error: out of memory`, ggml's
+  pinned host buffer `failed to allocate 1024.00 MB of pinned memory: out of memory`, whose cudaMallocHost answers 35,
+  100 or 803 where the runtime cannot start: CUDA_RUNTIME_OOM), vLLM's weight load measured on the GPU (`Loading model weights took 5.2032 GB`, V1's `Model
   loading took ... GiB`, VLLM_WEIGHTS_LOADED; not on its CPU or ROCm platforms), and an attention kernel's check of the
   GPU's architecture (flash-attn's `FlashAttention only supports Ampere GPUs or newer`, TGI's `GPU with CUDA capability
   7 5 is not supported`, ATTENTION_ARCH_CHECK): each is a call the runtime answered on a context the driver accepted,
