@@ -1685,7 +1685,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     if judged.status == "unknown":
         judged = _cuda_ran_inside(cuda_ran, container, docker_containers, engine_commands) \
             or _nccl_rings_inside(serving_log, container, docker_containers) \
-            or _entrypoint_found_driver(cuda_ran, cuda_runtime) or judged
+            or _entrypoint_found_driver(cuda_ran, cuda_runtime, docker_containers) or judged
     if judged.status == "unknown" and (container is None or container.in_container):
         judged = _nvml_without_cuda(collect_env, container) or _cuda_without_library(nvidia, container, cuda_runtime) \
             or judged
@@ -2021,7 +2021,8 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
               actual=proof.program, evidence=[proof.line])
 
 
-def _entrypoint_found_driver(cuda_ran: CudaRan | None, cuda_runtime: CudaRuntime | None) -> Outcome | None:
+def _entrypoint_found_driver(cuda_ran: CudaRan | None, cuda_runtime: CudaRuntime | None,
+                             docker_containers: DockerContainers | None = None) -> Outcome | None:
     """CTR-GPU-ACCESS ok where an NVIDIA image's entrypoint shows it found the driver inside its container, which it
     runs in alone: its driver check read the host driver's version (the NGC minor-version WARNING's `Using driver
     version 510.47.03 which has support for CUDA 11.6.`, corpus 2086; CudaRan.driver_inside), or its start banner (an
@@ -2030,7 +2031,10 @@ def _entrypoint_found_driver(cuda_ran: CudaRan | None, cuda_runtime: CudaRuntime
     is missing (corpus 2815, 2882). None where a line of the check says it found no driver, or the banner is cut
     (corpus 2872, 2880); None too where the check refused the driver it read (`This container was built for NVIDIA
     Driver Release ...`, `compatibility mode is UNAVAILABLE`): its failure rules the access out (facts/symptoms.py),
-    the driver's age is DRV-CUDA-COMPAT's (corpus 1189, 2879)."""
+    the driver's age is DRV-CUDA-COMPAT's (corpus 1189, 2879). None where a pasted `docker run` of nvidia-smi shows
+    its output naming no GPU: that probe is judged by its answer (corpus 1527, 1536)."""
+    if docker_containers is not None and any(c.probe_lists_no_gpu for c in docker_containers.containers):
+        return None
     checks = cuda_runtime.ngc_checks if cuda_runtime is not None else ()
     if any(NGC_CHECK[key][1].search(line) for line in checks
            for key in ("no-driver", "no-version", "built-for", "unavailable")):
