@@ -159,3 +159,37 @@ def test_two_vms_on_one_t4_each_hold_one_vgpu() -> None:
     # Corpus 2830: each VM's GPU is a GRID T4-4Q vGPU; the model is split over the VMs by Ethernet, no limit shown.
     result = capture_checks("2830", "FW-VM")["FW-VM"]
     assert result.status == "not-an-issue" and "vGPU guest" in result.message, result.message
+
+
+# Modelled on corpus 2823: a vLLM command and an nvidia-smi table cut before its Processes box, display off.
+BUDGET = """\
+```
+python3 -m vllm.entrypoints.api_server --model qwen-7b-chat --tensor-parallel-size 1{flags}
+```
+```
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 535.54.03              Driver Version: 535.54.03    CUDA Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  NVIDIA GeForce RTX 3090        On  | 00000000:3B:00.0 Off |                  N/A |
+|  0%   36C    P2             105W / 350W |  {used}MiB / 24576MiB |      0%      Default |
+|                                         |                      |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+```
+"""
+
+
+@pytest.mark.parametrize(("flags", "used", "status"), [
+    ("", "21232", "not-an-issue"),  # vLLM's default 0.9: 22118 MiB, 21232 within 5 % under it
+    ("", "23900", "unknown"),  # more than 1 GiB over the default budget
+    ("", "12000", "unknown"),  # well under it: not the engine's budget
+    (" --gpu-memory-utilization 0.5", "12600", "not-an-issue"),  # the command's own budget
+    (" --gpu-memory-utilization 0.5", "21232", "unknown"),
+])
+def test_vllm_default_budget(tmp_path: Path, flags: str, used: str, status: str) -> None:
+    text = BUDGET.format(flags=flags, used=used)
+    result = paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == status, result.message
