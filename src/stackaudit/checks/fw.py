@@ -526,8 +526,8 @@ def _vm_verdict(virtualization: Virtualization, gpus: GpuInventory | None = None
         # An excerpt shows one GPU, another source (the user's words: "I have 4 A10Gs") states more.
         count, unshown = gpus.at_least, ""
     shown = [g.label for g in gpus.gpus] if gpus is not None else []
-    if one_gpu and not (count is not None and count < 2 and not unshown) or (count is None or count >= 2) \
-            and (one_gpu := tuple(filter(None, [one_gpu_engine(serving_engine, gpus, engine_commands, serving_log)]))):
+    if (one_gpu and not (count is not None and count < 2 and not unshown)) or ((count is None or count >= 2) \
+            and (one_gpu := tuple(filter(None, [one_gpu_engine(serving_engine, gpus, engine_commands, serving_log)])))):
         return not_an_issue(f"virtual machine ({virtualization.vm}); the workload uses one GPU ({'; '.join(one_gpu)}): "
                             "no GPU pair whose P2P or topology the VM could hide", actual=virtualization.vm)
     if count is None and gpus is not None and len(gpus.gpus) == 1:
