@@ -32,7 +32,7 @@ from stackaudit.facts.engines_shown import GGML, EnginesShown
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, gpu_spec
-from stackaudit.facts.parallelism import Parallelism, one_gpu_workload
+from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine, one_gpu_workload
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.pcie_config import AcsCap
@@ -59,7 +59,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
-from stackaudit.gputable import PRE_TURING, RESIZABLE_BAR, architecture_of, integrated_gpu
+from stackaudit.gputable import PRE_TURING, RESIZABLE_BAR, architecture_of, board_words, integrated_gpu
 from stackaudit.pci_address import on_root_bus
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
@@ -239,7 +239,7 @@ def _corrected_after_boot(lines: list[AerLine]) -> list[float]:
     references=("https://docs.nvidia.com/ai-enterprise/release-9/latest/infra-software/vgpu/features/p2p.html",
                 "https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html", NCCL_TROUBLESHOOTING),
 )
-def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
+def vm(virtualization: Virtualization | None = None, gpus: GpuInventory | None = None,
        serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
        nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None,
        docker_containers: DockerContainers | None = None, gpu_events: GpuEvents | None = None,
@@ -247,7 +247,7 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
        p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None,
        pcie: PcieFacts | None = None, engines_shown: EnginesShown | None = None,
        engine_commands: EngineCommands | None = None, gpu_p2p: P2pMatrix | None = None,
-       peer_refusals: PeerRefusals | None = None) -> Outcome:
+       peer_refusals: PeerRefusals | None = None, serving_engine: ServingEngine | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
     WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's; in `nvidia-smi -q`,
@@ -270,6 +270,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     (`attachable-volumes-azure-disk`, `attachable-volumes-gce-pd`: facts/k8s_node.VM_VOLUME_LIMITS) names that VM.
     A pasted `lspci` that shows a device only a hypervisor presents (VMware's PVSCSI or VMXNET3, QEMU's virtio:
     facts/platform.HYPERVISOR_DEVICES) names the hypervisor.
+    Docker Desktop named beside a GPU in the user's words (`dockerdesktop 2080ti环境，执行 docker run ... --gpus all`,
+    also on the line of the `docker run` it leads into) is WSL 2: Docker Desktop gives its containers an NVIDIA GPU
+    only on Windows, through its WSL 2 back end (corpus 2869).
 
     Bad value: a VM with several GPUs for tensor parallelism whose P2P is not `OK` in
     `nvidia-smi topo -p2p r`; a VM whose whole `nvidia-smi topo -m` hides the sockets (every GPU's
@@ -373,13 +376,26 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     that one GPU (corpus 2143); with two or more it stays open. WSL 2 whose report says torch could not initialise CUDA
     (`Is CUDA available: False`) is left open: the workload never reached the GPUs, so what the VM costs them is
     not shown.
+    Where no source tells whether the machine is a VM, a workload that needs no P2P or topology a VM could hide is
+    not an issue either, VM or not, as both blind readers of the class read it (h122c: 2813, 2814, 2822, 2825, 2835,
+    2840, 2864): one on one GPU (facts/parallelism.one_gpu_workload, else one_gpu_engine: an engine whose whole
+    command runs TP 1, llama.cpp's device list of one, a host of one GPU), or ollama, or llama.cpp whose commands are
+    read whole, splitting by layers (not `--split-mode row`). A known VM whose engine one_gpu_engine shows on one GPU,
+    or whose ollama splits by layers with no GPU count shown, reads the same. A GPU named by a provider's partition or
+    a vGPU profile (`L20-2-PCIE-48GB-48GB-L-H-V`, `GRID T4-4Q`: gputable.board_words), or not named at all, leaves the
+    unknown machine open: such a GPU may be a vGPU, whose own limits meet a one-GPU workload too (corpus 885, 334).
+    The workload must be in view (facts/engines_shown): a GPU listing alone leaves the machine open.
     """
+    if virtualization is None:
+        return _machine_unread(gpus, parallelism, docker_containers, serving_log, engines_shown, engine_commands,
+                               serving_engine)
     # A symptom line that is FW-VM's failure only under WSL 2 (facts/symptoms.py IN_WSL) counts where the facts show it.
     outcome = _vm_verdict(virtualization, gpus=gpus, serving_log=serving_log, gpu_topology=gpu_topology, nvidia=nvidia,
                           parallelism=parallelism, docker_containers=docker_containers, gpu_events=gpu_events,
                           nvidia_driver=nvidia_driver, collect_env=collect_env, p2p_bandwidth=p2p_bandwidth,
                           p2p_data_tests=p2p_data_tests, pcie=pcie, engines_shown=engines_shown,
-                          engine_commands=engine_commands, gpu_p2p=gpu_p2p, peer_refusals=peer_refusals)
+                          engine_commands=engine_commands, gpu_p2p=gpu_p2p, peer_refusals=peer_refusals,
+                          serving_engine=serving_engine)
     return replace(outcome, sharpen=Sharpen(shows=(IN_WSL,))) if virtualization.wsl and outcome.sharpen is None \
         else outcome
 
@@ -392,7 +408,7 @@ def _vm_verdict(virtualization: Virtualization, gpus: GpuInventory | None = None
                 p2p_bandwidth: P2pBandwidth | None = None, p2p_data_tests: P2pDataTests | None = None,
                 pcie: PcieFacts | None = None, engines_shown: EnginesShown | None = None,
                 engine_commands: EngineCommands | None = None, gpu_p2p: P2pMatrix | None = None,
-                peer_refusals: PeerRefusals | None = None) -> Outcome:
+                peer_refusals: PeerRefusals | None = None, serving_engine: ServingEngine | None = None) -> Outcome:
     """FW-VM's verdict from its facts (the check `vm` documents it)."""
     if virtualization.wsl1:
         # The blind readings of 2662 (both readers): torch's GPU False under WSL 1, which has no GPU at all.
@@ -510,7 +526,8 @@ def _vm_verdict(virtualization: Virtualization, gpus: GpuInventory | None = None
         # An excerpt shows one GPU, another source (the user's words: "I have 4 A10Gs") states more.
         count, unshown = gpus.at_least, ""
     shown = [g.label for g in gpus.gpus] if gpus is not None else []
-    if one_gpu and not (count is not None and count < 2 and not unshown):
+    if (one_gpu and not (count is not None and count < 2 and not unshown)) or ((count is None or count >= 2) \
+            and (one_gpu := tuple(filter(None, [one_gpu_engine(serving_engine, gpus, engine_commands, serving_log)])))):
         return not_an_issue(f"virtual machine ({virtualization.vm}); the workload uses one GPU ({'; '.join(one_gpu)}): "
                             "no GPU pair whose P2P or topology the VM could hide", actual=virtualization.vm)
     if count is None and gpus is not None and len(gpus.gpus) == 1:
@@ -582,7 +599,8 @@ def _vm_verdict(virtualization: Virtualization, gpus: GpuInventory | None = None
                               evidence=[c.line for c in serving_log.channels if c.transport == "P2P"][:2]
                               if serving_log is not None else [])
         return over_subjects(judged, ranks, count) if count is not None and count > len(ranks) else judged
-    if count is not None and count >= 2 and (split := _layer_split_only(engines_shown, engine_commands)):
+    if ((count is not None and count >= 2) or (count is None and _split_read(engines_shown, engine_commands))) \
+            and (split := _layer_split_only(engines_shown, engine_commands)):
         # ggml's layer split hands each GPU whole layers and copies one activation between them per token, through
         # host memory where no P2P is given: the VM's missing peer path costs it nothing (corpus 1425).
         return not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPUs, whose workload is {split}: "
@@ -666,6 +684,50 @@ def _vm_verdict(virtualization: Virtualization, gpus: GpuInventory | None = None
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
         hint="run `nvidia-smi topo -p2p r` in the VM: anything but OK between TP peers means NCCL falls back",
         actual=virtualization.vm)
+
+
+def _machine_unread(gpus: GpuInventory | None, parallelism: Parallelism | None,
+                    containers: DockerContainers | None, log: ServingLog | None, shown: EnginesShown | None,
+                    commands: EngineCommands | None, engine: ServingEngine | None) -> Outcome:
+    """FW-VM where no source tells whether the machine is a VM: not an issue where the workload shown needs no P2P or
+    topology a VM could hide (its one GPU, or ollama's layer split), whatever the machine; else open on the machine.
+
+    The workload must be in view (facts/engines_shown), and every GPU shown named as the driver names a whole GPU: a
+    vGPU profile's name (`GRID T4-4Q`), a provider's own (`L20-2-PCIE-48GB-48GB-L-H-V`, corpus 885) or none (corpus
+    334) may be a vGPU, whose own limits a one-GPU workload meets too. ollama splits by layers only (ggml's lines beside
+    it are its runner's); llama.cpp's layer split counts where each of its commands is read whole: an unread or cut one
+    may set `--split-mode row` (corpus 1472)."""
+    if shown is None or not all(_product_name(g.model) for g in (gpus.gpus if gpus is not None else ())):
+        return unknown("", needs="virtualization")
+    alone = one_gpu_workload(parallelism, containers, log, diagnostic=True)
+    one = "; ".join(alone) if alone else one_gpu_engine(engine, gpus, commands, log)
+    if one:
+        # The blind readings of the class (h122c: both readers of 2825, 2835, 2840, 2864): a workload on one GPU loses
+        # nothing to a VM, so whether the machine is one does not decide the check.
+        return not_an_issue(f"no source tells whether the machine is a virtual machine, but the workload runs on one "
+                            f"GPU ({one}): no GPU pair whose P2P or topology a VM could hide, VM or not",
+                            actual={"vm": "not shown", "gpus": 1})
+    if _split_read(shown, commands) and (split := _layer_split_only(shown, commands)):
+        # Both readers of 2813, 2814 and 2822: ollama's layer split needs no P2P, VM or not.
+        return not_an_issue(f"no source tells whether the machine is a virtual machine, but the workload is {split}: "
+                            "each GPU holds whole layers and passes one activation on per token, which needs no P2P "
+                            "between GPUs, so a VM's P2P and topology would cost it nothing", actual={"vm": "not shown"})
+    return unknown("", needs="virtualization")
+
+
+def _split_read(shown: EnginesShown | None, commands: EngineCommands | None) -> bool:
+    """Whether the sources show how the ggml engine splits its model without a GPU count beside it: ollama, which
+    splits by layers only (ggml's lines beside it are its runner's), or llama.cpp commands each read whole (an unread or
+    cut one may set `--split-mode row`, corpus 1472)."""
+    named = {e for e in (shown.engines if shown is not None else ()) if e} - {GGML}
+    ggml = [c for c in (commands.commands if commands is not None else ()) if c.engine in _LAYER_SPLIT_ENGINES]
+    return (bool(named) and named <= {"ollama"}) or (bool(ggml) and not any(c.cut for c in ggml))
+
+
+def _product_name(model: str) -> bool:
+    """Whether a GPU is named, and by a product's name rather than a provider's partition or a vGPU profile
+    (gputable.board_words): a name either kind of slice bears says the GPU may be shared."""
+    return bool(model.strip()) and not board_words(model)
 
 
 # The engines built on ggml (llama.cpp's servers, ollama's runner) that split a model over several GPUs by layers

@@ -615,6 +615,7 @@ _DISPLAY_ONLY_SHARE = 0.02
 # the budget: 3578 MiB used for 0.4 of 8188 MiB, corpus 1329), holds that engine and no more.
 _BUDGET_FLAGS = ("--gpu-memory-utilization", "--mem-fraction-static")
 _BUDGET_OVER_MIB = 1024.0
+_VLLM_BUDGET = "0.9"  # vLLM's --gpu-memory-utilization where its command sets none
 
 
 _EXCLUSIVE_TAKES = "free the GPU, use another, or share it (no reboot)"
@@ -729,6 +730,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     each GPU (vLLM's `--gpu-memory-utilization`, SGLang's `--mem-fraction-static`) that the used memory matches (from
     5 % under that share of the GPU's memory to 1 GiB over it: its CUDA context), the memory is that engine's own:
     not an issue (a second instance that will not start beside it is how the engine budgets, not a foreign tenant).
+    vLLM commands that set no budget, with no other engine's command beside them, take vLLM's default, 0.9 of each
+    GPU (corpus 2823: 21232 of 24576 MiB under a TP 1 api_server).
     A display GPU with no serving work shown whose process box is cut but whose used memory is more than a desktop
     holds (over 3 GiB) is reported, not judged: whose memory it is is not in the source. Half its memory in use is no
     serving work shown there, where it is the only GPU that holds so much, idle (under 90 % busy), and no engine is
@@ -1114,7 +1117,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if own is not None:
         matched, said = own
         return over_gpus(nvidia, matched + [g for g in procs_known + idle if g not in matched], not_an_issue(
-            f"the memory in use ({said}) is the budget the engine command in the source sets, so it is that "
+            f"the memory in use ({said}) is the budget of the engine command in the source, so it is that "
             "engine's own and no foreign process's (the process box is not in this source); an engine that will not "
             "start beside it meets its own first instance", actual=actual, subjects=[g.subject for g in matched]),
             "nvidia-smi")
@@ -1153,9 +1156,14 @@ def _own_budget(gpus: list[GpuInfo], idle: list[GpuInfo],
                 engine_commands: EngineCommands | None) -> tuple[list[GpuInfo], str] | None:
     """The GPUs (process box cut, display off) whose used memory is the memory budget of the one engine command in
     the source that sets one (_BUDGET_FLAGS), with the budget in words; None where any GPU holding memory does not
-    match it, or no command sets a budget."""
+    match it, or no command sets a budget. vLLM commands that set none, and no other engine's command beside them,
+    budget vLLM's default, 0.9 of each GPU (`vllm serve --help`: `--gpu-memory-utilization`, default 0.9; corpus 2823:
+    21232 of 24576 MiB at TP 1, both readers)."""
     commands = [c for c in (engine_commands.commands if engine_commands is not None else ()) if not c.builds]
     fractions = {argv_value(c.argv, _BUDGET_FLAGS) for c in commands} - {None, ""}
+    default = not fractions and bool(commands) and all(c.engine == "vllm" for c in commands)
+    if default:
+        fractions = {_VLLM_BUDGET}
     if len(fractions) != 1:
         return None
     written = fractions.pop() or ""
@@ -1172,6 +1180,8 @@ def _own_budget(gpus: list[GpuInfo], idle: list[GpuInfo],
     if not matched or len(matched) != len(held):
         return None
     said = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} of {g.memory_total_mib:g} MiB" for g in matched)
+    if default:
+        return matched, f"{said}: {written} of each GPU's memory, the budget vLLM takes where its command sets none"
     engine = next(c.engine for c in commands if argv_value(c.argv, _BUDGET_FLAGS) == written)
     return matched, f"{said}: {written} of each GPU's memory, its {engine} command's budget"
 

@@ -99,6 +99,7 @@ from stackaudit.gputable import (
     ARCHITECTURE_ORDER,
     LAPTOP_PART,
     MINING_BOARD,
+    VGPU_PROFILE,
     GpuTableError,
     UnknownGpuError,
     architecture_of,
@@ -2591,6 +2592,9 @@ def listed_model(line: str) -> str:
     key = _LIST_GPU_KEY.match(line)
     if key is None or _ANY_STATEMENT.search(line):
         return ""
+    # A vGPU guest's GPU is named by its profile (`- GPU:GRID T4-4Q`, corpus 2830), as its driver names it.
+    if VGPU_PROFILE.match(profile := line[key.end():].strip()):
+        return profile
     return _laptop_or_model(re.split(r"\s+", line[key.end():].strip())[:6])
 
 

@@ -298,6 +298,11 @@ class ServingEngine:
         if self.process is None and self.shown is not None and self.tp is None:
             if self.shown is self.command and self.command_cut and argv_value(self.shown.argv, TP_FLAGS) is None:
                 return None
+            if self.shown is self.container and self.shown.argv and self.shown.argv[-1].rstrip().endswith("\\") \
+                    and argv_value(self.shown.argv, TP_FLAGS) is None:
+                # A container's shell script whose last line goes on (`--port 8000 \`) where the paste cuts the spec
+                # (corpus 2579): a TP flag may follow.
+                return None
             if self.shown.engine == "triton":
                 # Triton's command names no TP: a model's backend holds it (TensorRT-LLM's engine, vLLM's config). The
                 # TensorRT Inference Server before 20.06 (`trtserver`) had no such backend (TensorRT, TensorFlow, ONNX,
@@ -311,6 +316,11 @@ class ServingEngine:
                 # KTransformers places a model's layers on the GPUs its optimize rules name (`cuda:0`, `cuda:1` in the
                 # YAML of `--optimize_config_path`, engine_command.KTRANSFORMERS_FLAGS): no TP flag, and no count a
                 # missing one defaults to.
+                return None
+            if self.shown.argv and re.fullmatch(r"xinference(?:-local|-supervisor|-worker)?",
+                                                posixpath.basename(self.shown.argv[0])):
+                # Xinference's server starts no model: each is launched later (its web UI, `xinference launch`) on the
+                # GPUs that launch gives it (facts/model_placement.py), so its own command names no TP (corpus 2869).
                 return None
             if self.shown.engine == "textgen":
                 # text-generation-webui's loaders split the model's layers over the GPUs its `--gpu-split` or

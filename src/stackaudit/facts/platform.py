@@ -352,6 +352,11 @@ PLATFORM_WORDS: tuple[PlatformWords, ...] = (
     # WSL 1 has no GPU, so a WSL given CUDA (or NCCL, CUDA's collectives) is WSL 2.
     PlatformWords(_NO_CONTRAST + r"(?=.*\b(?:CUDA|NCCL|nvidia-docker2?|GPUs?)\b).*\bWSL\b(?!\s?1\b)",
                   "WSL with CUDA set up in it: WSL 2 (a Hyper-V utility VM; WSL 1 has no GPU)", "microsoft", wsl=True),
+    # Docker Desktop runs its containers in a VM of its own, and gives them an NVIDIA GPU only on Windows with its WSL 2
+    # back end (https://docs.docker.com/desktop/features/gpu/): named beside a GPU (`dockerdesktop 2080ti环境，执行
+    # docker run ... --gpus all`, corpus 2869), its containers run in WSL 2.
+    PlatformWords(_NO_CONTRAST + r"(?=.*\b(?:CUDA|NCCL|nvidia|GPUs?)\b).*\bdocker[\s-]?desktop\b",
+                  "Docker Desktop with a GPU: its WSL 2 back end (a Hyper-V utility VM)", "microsoft", wsl=True),
     # A guest the user names by its kind (`doesn't work in both confidential VM and normal VM`, corpus 1098): a VM
     # the driver runs in, not one compared with (the negation lookbehinds keep `not in a guest VM` out).
     PlatformWords(r"(?<!not )(?<!n't )\b(?:in|inside|on)\s+(?:both\s+|a\s+|the\s+|my\s+|our\s+)?"

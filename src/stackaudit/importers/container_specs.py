@@ -12,6 +12,7 @@ import json
 import re
 import shlex
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 from stackaudit.facts._parse import ParseError, continued, join_continued, stated_line
 from stackaudit.facts.container_specs import (
@@ -43,7 +44,15 @@ from stackaudit.facts.engine_command import container_args
 from stackaudit.facts.k8s_node import ANY_GPU_RESOURCE
 from stackaudit.facts.k8s_pods import describe_items, describe_sections, described_pods
 from stackaudit.facts.nvidia_smi import lists_a_gpu
-from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_PODS, K8S_SPEC
+from stackaudit.facts.platform import platform_words
+from stackaudit.facts.sources import (
+    COMPOSE_FILE,
+    DOCKER_INSPECT_EXCERPT,
+    DOCKER_RUN,
+    K8S_PODS,
+    K8S_SPEC,
+    USER_MACHINE,
+)
 from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import REDACTED, is_secret_name, redact_text
@@ -112,7 +121,15 @@ def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterat
         mark = RUN_CUT_MARK if not run.image else ""
         mark += PROBE_NO_GPU_MARK if _smi_output_names_no_gpu(run, lines, end) else ""
         # Whole: the command's last line has no continuation (a cut one would end in `\`, `^` or a backtick).
-        yield _spec("docker run", i, end, DOCKER_RUN.name, mark + text + "\n", whole=not continued(lines[end - 1]))
+        found = _spec("docker run", i, end, DOCKER_RUN.name, mark + text + "\n", whole=not continued(lines[end - 1]))
+        # The user's sentence that leads into the command names the machine it runs on (`dockerdesktop 2080ti环境，执行
+        # docker run ... --gpus all`, corpus 2869: Docker Desktop): recorded beside the user's words, as they are read.
+        lead = DOCKER_RUN_START.search(line)
+        if not bold and lead is not None and line[:lead.start()].strip() and platform_words(line):
+            words = document_appended(USER_MACHINE.name, line.strip() + "\n")
+            found = replace(found, apply=applied_each(found.apply, words),
+                            cut=applied_each(found.cut, words) if found.cut is not None else None)
+        yield found
         scan.skip(end)
 
 
