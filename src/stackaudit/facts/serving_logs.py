@@ -294,6 +294,9 @@ GGML_LOG_LINE = re.compile(
     r"|llama_kv_cache_init|llama_kv_cache_unified|ggml_cuda_set_main_device|llama_memory_breakdown_print):\s"
     r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /|warning: failed to mlock \d+-byte buffer"
     r"|llama\.cpp: loading model from \S"
+    # llama.cpp's rpc-server (tools/rpc/rpc-server.cpp): `create_backend: using CUDA backend`, then `Starting RPC server
+    # on 0.0.0.0:50052, backend memory: 7686 MB` (ggml-org/llama.cpp#9214, corpus 2826), `Starting RPC server v2.0.0`
+    r"|create_backend: using \w+ backend\s*$|Starting RPC server (?:on \S+|v\d+\.\d+\.\d+)"
     r"|\s*- (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d*\s*: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
     r"|\s*(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d+: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
     r"|" + GGML_BUILD_INFO + ")")
@@ -386,7 +389,7 @@ _OLLAMA_FREE = re.compile(r"[\d.]+ ?[KMGT]?i?B\b")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
                 "built with ", "build: ", "build = ", "ggml_cuda_set_main_device:", "failed to mlock",
-                "llama.cpp: loading")
+                "llama.cpp: loading", "create_backend:", "Starting RPC server")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # llama.cpp's count of the GPU memory its weights took (`llm_load_tensors: VRAM used: 0.00 MB`, builds of late 2023;
