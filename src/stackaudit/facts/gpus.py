@@ -2316,7 +2316,7 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
 
 _BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
 _GTX_AS_RTX = re.compile(r"\bGTX\s+(?=[2-5]0[5-9]0\b)", re.I)
-_BARE_RTX_A = re.compile(r"(?<![\w-])(A[1-6][05]00)(?![\w-])", re.I)
+_BARE_RTX_A = re.compile(r"(?<![\w-])(?<!RTX )(A[1-6][05]00)(?![\w-])", re.I)
 # The word after a number that makes it a product series (`RTX 4000 series`, `GeForce RTX 3000-series`), not a model.
 _SERIES_WORD = re.compile(r"^-?series\b", re.I)
 # A data-centre model and its memory joined by a hyphen, as people write a board: `A40-48G` (ggml-org/llama.cpp#1885,
