@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from stackaudit.checks.registry import (
     Fix,
@@ -1324,7 +1324,7 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     roots = serving_processes.roots() if serving_processes is not None else []
     if serving_processes is None and serving_log is not None and serving_log.ggml_use_graphs \
             and not serving_log.cuda_graphs and not serving_log.decode_graph_batches:
-        return _ggml_graphs(serving_log, gpus)
+        return _ggml_graphs(serving_log, gpus, engine_commands)
     # A container whose command names no engine (its image's entrypoint starts it, corpus 2372) leaves graphs to the
     # engine's own log where that log settles them.
     log_settles = serving_log is not None and bool(serving_log.cuda_graphs)
@@ -1400,8 +1400,17 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
 GGML_GRAPHS_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/docs/build.md#cuda"
 
 
-def _ggml_graphs(log: ServingLog, gpus: GpuInventory | None) -> Outcome:
-    """RT-CUDA-GRAPHS from a llama.cpp CUDA build's USE_GRAPHS feature (ServingLog.ggml_use_graphs)."""
+def _ggml_graphs(log: ServingLog, gpus: GpuInventory | None, commands: EngineCommands | None = None) -> Outcome:
+    """RT-CUDA-GRAPHS from a llama.cpp CUDA build's USE_GRAPHS feature (ServingLog.ggml_use_graphs). ggml turns its
+    graphs off on a GPU older than Ampere: only the GPUs the llama.cpp command runs on count, where its one command
+    narrows them (EngineCommand.ggml_cuda_used: `--split-mode none`, corpus 2843)."""
+    ggml = [c for c in commands.commands if c.engine == "llamacpp" and not c.asks_only] if commands is not None else []
+    used = ggml[0].ggml_cuda_used if len(ggml) == 1 else None
+    narrowed = ""
+    if gpus is not None and used is not None and all(i in gpus.models for i in used):
+        gpus = replace(gpus, gpus=tuple(g for g in gpus.gpus if g.index in used))
+        narrowed = (f"; the command runs its models on {', '.join(f'CUDA{i} ({gpus.models[i]})' for i in used)} "
+                    "alone (--split-mode none)")
     devices = ", ".join(f"CUDA.{d}" if d else "CUDA" for d, _ in log.ggml_use_graphs)
     line = log.ggml_graphs_line[:400]
     off = [d for d, on in log.ggml_use_graphs if not on]
@@ -1419,7 +1428,7 @@ def _ggml_graphs(log: ServingLog, gpus: GpuInventory | None) -> Outcome:
                        hint="paste the engine's release, or a debug log's 'disabling CUDA graphs due to GPU "
                        "architecture' line")
     return ok(f"llama.cpp's CUDA build has its CUDA graphs on (USE_GRAPHS=1 for {devices}): ggml captures and replays "
-              f"its decode steps, its counterpart of vLLM's or SGLang's graphs ({GGML_GRAPHS_SOURCE})",
+              f"its decode steps, its counterpart of vLLM's or SGLang's graphs ({GGML_GRAPHS_SOURCE}){narrowed}",
               actual={d or "CUDA": on for d, on in log.ggml_use_graphs}, evidence=[line])
 
 

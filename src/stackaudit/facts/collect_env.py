@@ -60,6 +60,17 @@ _ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _KV = re.compile(r"^([A-Za-z][\w ./()#+-]*?)\s*:\s?(.*)$")
 _GPU_LINE = re.compile(r"^GPU ([\d,\s]+):\s*(.+)$")
 _CAPABILITY = re.compile(r"^GPU ([\d,\s]+) Compute Capability:\s*(\d+\.\d+)$")
+# SGLang's capability line cut inside its key, the report's last line (`GPU 0,1,2,3,4,5,6,7 Compu`, corpus 2853): the line
+# no other report prints, so the report is SGLang's.
+_CUT_KEY = re.compile(r"^\s*GPU \d[\d,]* (\S[\w ]*?)\s*$")
+
+
+def cut_capability(line: str) -> bool:
+    """Whether the line is SGLang's capability line cut inside its key (_CUT_KEY: three letters of it at least)."""
+    m = _CUT_KEY.match(line)
+    return m is not None and len(m.group(1)) >= 3 and "Compute Capability".startswith(m.group(1))
+
+
 _TOPO_START = ("GPU Topology", "NVIDIA Topology")
 # torch's build configuration (`torch.__config__.show()`, which mmengine's collect_env prints as `PyTorch compiling
 # details`): `  - NVCC architecture flags: -gencode;arch=compute_70,code=sm_70;...`, the -gencode pairs libtorch_cuda was
@@ -287,6 +298,9 @@ def parse_collect_env(text: str) -> CollectEnv:
         cap = _CAPABILITY.match(line)
         if cap:
             values.setdefault(line.split(":", 1)[0], cap.group(2))
+            continue
+        if raw is lines[-1] and cut_capability(line):
+            values.setdefault(line[:line.index(" C")] + " Compute Capability", "")  # its value cut off
             continue
         gpu = _GPU_LINE.match(line)
         if gpu and "Compute Capability" not in line:

@@ -518,6 +518,25 @@ class EngineCommand:
         return ""
 
     @property
+    def ggml_cuda_used(self) -> tuple[int, ...] | None:
+        """The CUDA devices a llama.cpp command runs its models on, where it narrows them by index: `--split-mode none`
+        keeps the model on its main GPU (`--main-gpu`, 0 by default: llama.cpp's help, "the GPU to use for the model
+        (with split-mode = none)"), and a draft model's `--device-draft CUDAn` adds that device (corpus 2843). None
+        where it does not narrow them so: another split mode, a device list (`--device`, which `--main-gpu` indexes),
+        CUDA_VISIBLE_DEVICES on the line (which renumbers them), a draft model with no device of its own, or a device
+        that is not CUDA's."""
+        if self.engine != "llamacpp" or argv_value(self.argv, ("--split-mode", "-sm")) != "none" \
+                or "CUDA_VISIBLE_DEVICES" in dict(self.env) or argv_value(self.argv, ("--device", "-dev")) is not None:
+            return None
+        main = argv_value(self.argv, ("--main-gpu", "-mg")) or "0"
+        draft = argv_value(self.argv, ("--device-draft", "-devd"))
+        drafted = argv_value(self.argv, ("--model-draft", "-md", "--hf-repo-draft", "-hfd")) is not None
+        named = re.fullmatch(r"\s*CUDA(\d+)\s*", draft or "")
+        if not main.isdecimal() or (draft is not None and named is None) or (drafted and draft is None):
+            return None
+        return tuple(sorted({int(main), *((int(named.group(1)),) if named else ())}))
+
+    @property
     def launcher_sets_graphs(self) -> bool:
         """Whether its launcher turns CUDA graphs on itself in every release (GRAPHS_ON_LAUNCHERS), with no config
         file named that the paste does not show (that file could turn them off)."""

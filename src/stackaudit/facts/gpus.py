@@ -66,6 +66,7 @@ from stackaudit.facts.registry import (
     read_source,
 )
 from stackaudit.facts.serving_logs import (
+    GGML_BREAKDOWN_DEVICE,
     GGML_DEVICE_INFO,
     GGML_LIST_DEVICE,
     GGML_MAIN_DEVICE,
@@ -103,6 +104,7 @@ from stackaudit.gputable import (
     GpuTableError,
     UnknownGpuError,
     architecture_of,
+    board_words,
     brand_family,
     by_pci_device_id,
     capability_name,
@@ -516,8 +518,10 @@ def from_collect_env(report: CollectEnv) -> GpuInventory:
     """torch's GPUs by CUDA index; a ROCm build names AMD GPUs there (`AMD Instinct MI300X (gfx942:…)`): others."""
     if report.gpu_models and all(other_vendor(name) for name in report.gpu_models):
         return GpuInventory(others=tuple(f"{name} ({COLLECT_ENV_TITLE})" for name in dict.fromkeys(report.gpu_models)))
-    titles = (COLLECT_ENV_TITLE, CHECK_ENV_TITLE) if any(k.endswith(" Compute Capability") for k in report.values) \
-        else (COLLECT_ENV_TITLE,)
+    # SGLang's check_env (its `GPU 0,1 Compute Capability` line) and mmengine's collect_env (lmdeploy's check_env) name
+    # torch's devices (CHECK_ENV_TITLE); vLLM's and torch's collect_env print `nvidia-smi -L`.
+    titles = (COLLECT_ENV_TITLE, CHECK_ENV_TITLE) if report.tool == "openmmlab" or any(
+        k.endswith(" Compute Capability") for k in report.values) else (COLLECT_ENV_TITLE,)
     records = tuple(GpuRecord(i, "", name, None, titles) for i, name in enumerate(report.gpu_models))
     return GpuInventory(gpus=records, counts=((COLLECT_ENV_TITLE, len(records)),))
 
@@ -1116,7 +1120,7 @@ def gpus_from_tensorflow(text: str) -> GpuInventory:
     return parse_tf_gpus(text)
 
 
-GGML_USING_TITLE = "llama.cpp's `using device`, `as main device` or `device_info` lines"
+GGML_USING_TITLE = "llama.cpp's `using device`, `as main device`, `device_info` or memory breakdown lines"
 
 
 @parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=56)
@@ -1126,7 +1130,8 @@ def gpus_from_ggml_using_device(text: str) -> GpuInventory:
     NVIDIA GeForce RTX 5070 Ti (15838 MiB, 58499 MiB free)`, corpus 1059) names the same: each device its CUDA backend
     found and read the memory of. So does its main device of 2023 (GGML_MAIN_DEVICE: `ggml_cuda_set_main_device: using
     device 0 (NVIDIA A100 80GB PCIe) as main device`, corpus 1665), which CUDA named; a HIP build's AMD GPU there is
-    another vendor's (`others`).
+    another vendor's (`others`). So does its memory breakdown at exit (GGML_BREAKDOWN_DEVICE: `- CUDA0 (RTX 3070 Laptop
+    GPU)`, corpus 2824), CUDA's name with the vendor's words stripped.
 
     Input (tests/data/captures/1093, behind the journal's prefix)::
 
@@ -1137,7 +1142,7 @@ def gpus_from_ggml_using_device(text: str) -> GpuInventory:
     others: list[str] = []
     for line in text.splitlines():
         m = (GGML_USING_DEVICE.search(line) or GGML_MAIN_DEVICE.search(line)) if "using device" in line \
-            else GGML_DEVICE_INFO.match(line)
+            else GGML_BREAKDOWN_DEVICE.search(line) if "memory_breakdown" in line else GGML_DEVICE_INFO.match(line)
         if m is not None and other_vendor(m["name"]):
             others.append(f"{m['name'].strip()} (llama.cpp's HIP build)")
         elif m is not None:
@@ -2175,9 +2180,11 @@ _COMPARED = re.compile(r"\b(?:than|vs\.?|versus|compared\s+(?:to|with)|unlike|li
 # a desktop's cards: `Two NVIDIA GeForce RTX 5090` (NVIDIA/TensorRT-LLM#2864, corpus 1629), `a machine with two RTX
 # 5090 GPUs` (vllm-project/vllm#14628), `on 2 RTX4090`
 # (NVIDIA/TensorRT-LLM#395, corpus 1625). `dual` counts two (`I have dual rtx 3090`, mlc-ai/mlc-llm#2492, corpus 1824;
-# `Dual RTX 3090 on X570`, `dual NVIDIA A6000`). The brand or series must follow the count at once.
+# `Dual RTX 3090 on X570`, `dual NVIDIA A6000`). The brand or series must follow the count at once. A GKE accelerator
+# name counts the same way (`with four \`nvidia-tesla-t4\``, huggingface/text-generation-inference#1168, corpus 2796), the
+# model read from its words (_model_in, as gpus_from_node_selector reads the label).
 _COUNT_BRAND = re.compile(r"(?<![\w.:+-])(two|three|four|five|six|seven|eight|dual)\s+"
-                          r"(?=(?:NVIDIA|GeForce|RTX|GTX|Tesla|Quadro)\s+\S)"
+                          r"(?=(?:NVIDIA|GeForce|RTX|GTX|Tesla|Quadro)\s+\S|`?nvidia-[a-z]+\d*\S*`?(?:\s|$))"
                           r"|(?<![\w.:+-])([1-9]\d?)\s+(?=(?:RTX|GTX)\d{4}\b)", re.I)
 _AT_LEAST = re.compile(r"\b(?:at least|up to|more than|over)\s+$", re.I)
 # One GPU named with an article before the brand word, as people describe a desktop: `on an NVIDIA RTX 3060 12 GB VRAM
@@ -2270,11 +2277,19 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     # No GeForce card of the 20 to 50 series is a GTX: `GTX 3090` (huggingface/text-embeddings-inference#208, corpus
     # 2668) is the RTX 3090 with its series' old word.
     words = _GTX_AS_RTX.sub("RTX ", " ".join(words)).split()
+    # An RTX A-series workstation card without its brand (`4 A5000 GPUS`, ikawrakow/ik_llama.cpp, corpus 2827): no
+    # other NVIDIA GPU is named `A` and four digits (the data-centre A-series has one to three).
+    words = _BARE_RTX_A.sub(r"RTX \1", " ".join(words)).split()
     # So is one before a sentence's full stop (`on Nvidia RTX 4060Ti.`, corpus 2567).
     tokens = [re.sub(r"^(\d{3,4})(Ti)(?=[.,;:]?$)", r"\1 \2", re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I), flags=re.I)
               for t in words]
     for n in range(len(tokens), 0, -1):
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
+        # A vGPU guest's device named after its profile (`GPU:GRID T4-4Q`, corpus 2830; `NVIDIA A10-24Q` with the
+        # vendor word dropped above): the name NVML gives it, which the GPU table reads by its board (board_words).
+        profile = text if VGPU_PROFILE.match(text) else f"NVIDIA {text}"
+        if VGPU_PROFILE.match(profile) and (board := board_words(profile)) and _model_in(board.split()):
+            return profile
         # The brand word first is the user's, not nvidia-smi's: `Nvidia H200` is the ambiguous `H200` (SXM or NVL),
         # not the H200 SXM whose nvidia-smi name it spells (corpus 1050, 1052).
         bare = _BRAND_FIRST.sub("", text)
@@ -2301,6 +2316,7 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
 
 _BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
 _GTX_AS_RTX = re.compile(r"\bGTX\s+(?=[2-5]0[5-9]0\b)", re.I)
+_BARE_RTX_A = re.compile(r"(?<![\w-])(?<!RTX )(A[1-6][05]00)(?![\w-])", re.I)
 # The word after a number that makes it a product series (`RTX 4000 series`, `GeForce RTX 3000-series`), not a model.
 _SERIES_WORD = re.compile(r"^-?series\b", re.I)
 # A data-centre model and its memory joined by a hyphen, as people write a board: `A40-48G` (ggml-org/llama.cpp#1885,
@@ -2396,7 +2412,10 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
     for m in _COUNT_BRAND.finditer(line):
         if _AT_LEAST.search(line[:m.start()]):
             continue  # `at least four GeForce GTX 1070`: a lower bound, not the machine's cards
-        model = _laptop_or_model(re.split(r"\s+", line[m.end():].strip())[:6], 4)
+        after = line[m.end():].strip()
+        if (gke := re.match(r"`?(nvidia-\S+?)`?(?:\s|$)", after)) is not None:
+            after = gke.group(1).replace("-", " ")
+        model = _laptop_or_model(re.split(r"\s+", after)[:6], 4)
         if model and not _MACHINE_AFTER.match(line[m.end():]):
             said.append((_COUNT_WORDS.get((m.group(1) or "").lower()) or int(m.group(2) or 0), model))
     if _NVLINK_SAID.search(line):  # `2xH200 NVlinked` (corpus 848): the ambiguous name's NVLink part
@@ -2482,8 +2501,9 @@ def _nvlinked_default(model: str) -> str:
 # corpus 2327). The plural key (`GPUS: 3090 (24 gb) 3060 (12 gb)`, predibase/lorax#150, corpus 2419), and a Markdown
 # table's row of the same key (`| **GPU** | NVIDIA RTX 3090 Ti (eVGA, GA102, 24 GB VRAM) |`, corpus 2422) too. So is a
 # summary's `GPU Info :` with nvidia-smi's `Name :` retyped after it (`GPU Info : Name :  Tesla V100   Driver Version:
-# 450.51.05`, NVIDIA/enroot#47, corpus 2504).
-_LIST_GPU_KEY = re.compile(r"^\W*GPUs?(?:\s+(?:name|model|type|info)|_info)?\**(?:\s*\([^()]{0,80}\))?\s*[:：|]\**\s*"
+# 450.51.05`, NVIDIA/enroot#47, corpus 2504). Chinese words may qualify the key, glued before it as Chinese writes them
+# (`物理机GPU: NVIDIA T4`, the physical machine's GPU, corpus 2867).
+_LIST_GPU_KEY = re.compile(r"^\W*[\u4e00-\u9fff]{0,6}GPUs?(?:\s+(?:name|model|type|info)|_info)?\**(?:\s*\([^()]{0,80}\))?\s*[:：|]\**\s*"
                            r"(?:name\s*:\s*)?(?=\S)", re.I)
 # A hardware list's GPU line without its key: the brand and a model alone on their line (`nVidia 4090`, `NVIDIA GeForce
 # RTX 3090 Ti`, `NVIDIA A100`), under or over another item of the same list (HARDWARE_LIST_ITEM: the OS release, the
@@ -2718,8 +2738,9 @@ _SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?G
 # bare `with` only where the noun GPU follows the model) and a hardware summary's line that starts with the key
 # without its colon (`gpu V100 32G 显存。`, corpus 2553). So do `I'm running` before the model (`I'm running a RTX 4080
 # (CUDA0) and RTX 3050-6GB (CUDA1)`, ollama/ollama#14365, corpus 2650) and a line that starts with `Graphics card` and
-# the model (`Graphics card 4090`, sgl-project/sglang#2559, corpus 2643).
-_OWNED_MODEL = re.compile(r"(?:(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using"
+# the model (`Graphics card 4090`, sgl-project/sglang#2559, corpus 2643). So does the user's own machine said to be its
+# GPU (`My machine is V100`, NVIDIA NIM forum's issue, corpus 2872).
+_OWNED_MODEL = re.compile(r"(?:(?:\b(?:my|our)\s+(?:machine|server|host|box|computer|workstation)\s+is|\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using"
                           r"|(?:\s+am|['’]m)\s+with|(?:\s+am|['’]m)\s+running)|^\s*Graphics\s+cards?(?=\s+\w)"
                           r"|\bGPU\s+is|(?:^|(?<=[.!?]\s))\s*Using|\bon(?=\s+(?:an?|my|our|NVIDIA)\s|\s+`[\w -]{2,30}`\s+GPU\b)|\bw/"
                           r"|(?<!compared )\bwith(?=\s+(?:an?\s+)?[\w-]{1,20}(?:\s+[\w-]{1,20}){0,2}\s+GPU\b)|^\s*GPU(?=\s+[A-Z]))\s+"

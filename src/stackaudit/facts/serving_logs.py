@@ -291,9 +291,12 @@ GGML_LOG_LINE = re.compile(
     r"^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?(?:(?:llama_print_timings|llama_perf_context_print|llama_perf_sampler_print|print_timings|llm_load_tensors"
     r"|load_tensors|llm_load_print_meta|llama_model_loader|llama_model_load_internal|llama_new_context_with_model|llama_context"
     r"|llama_load_model_from_file|llama_model_load_from_file_impl|llama_prepare_model_devices|system_info"
-    r"|llama_kv_cache_init|llama_kv_cache_unified|ggml_cuda_set_main_device):\s"
+    r"|llama_kv_cache_init|llama_kv_cache_unified|ggml_cuda_set_main_device|llama_memory_breakdown_print):\s"
     r"|slot print_timing:|(?:prompt eval|eval) time =\s+[\d.]+ ms /|warning: failed to mlock \d+-byte buffer"
     r"|llama\.cpp: loading model from \S"
+    # llama.cpp's rpc-server (tools/rpc/rpc-server.cpp): `create_backend: using CUDA backend`, then `Starting RPC server
+    # on 0.0.0.0:50052, backend memory: 7686 MB` (ggml-org/llama.cpp#9214, corpus 2826), `Starting RPC server v2.0.0`
+    r"|create_backend: using \w+ backend\s*$|Starting RPC server (?:on \S+|v\d+\.\d+\.\d+)"
     r"|\s*- (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d*\s*: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
     r"|\s*(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d+: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
     r"|" + GGML_BUILD_INFO + ")")
@@ -386,7 +389,7 @@ _OLLAMA_FREE = re.compile(r"[\d.]+ ?[KMGT]?i?B\b")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
                 "built with ", "build: ", "build = ", "ggml_cuda_set_main_device:", "failed to mlock",
-                "llama.cpp: loading")
+                "llama.cpp: loading", "create_backend:", "Starting RPC server")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # llama.cpp's count of the GPU memory its weights took (`llm_load_tensors: VRAM used: 0.00 MB`, builds of late 2023;
@@ -465,6 +468,11 @@ GGML_USING_DEVICE = re.compile(r"\busing device (?P<dev>CUDA\d+) \((?P<name>[^()
 # The main device llama.cpp's CUDA backend of 2023 (ggml-cuda.cu, ggml_cuda_set_main_device) names, from
 # cudaGetDeviceProperties, where it found more than one: `ggml_cuda_set_main_device: using device 0 (NVIDIA A100 80GB
 # PCIe) as main device` (ggml-org/llama.cpp#3616, #4055). A HIP build prints the same line over an AMD GPU.
+# llama.cpp's memory breakdown at exit (src/llama-context.cpp, llama_memory_breakdown_print): a table row per device,
+# `  - <name> (<description>)`, the description the backend's (CUDA's cudaDeviceProp name) with the vendor's words
+# `NVIDIA `, `GeForce `, `Tesla ` stripped: `llama_memory_breakdown_print: |   - CUDA0 (RTX 3070 Laptop GPU) |  7819 =
+# 13435 + ...` (ggml-org/llama.cpp, corpus 2824). An RPC server's row (`RPC0 (rog:50052)`) names its address, no GPU.
+GGML_BREAKDOWN_DEVICE = re.compile(r"\bllama_memory_breakdown_print: \|\s+- (?P<dev>CUDA\d+) \((?P<name>[^()|]+?)\)\s*\|")
 GGML_MAIN_DEVICE = re.compile(r"\bggml_cuda_set_main_device: using device (?P<dev>\d+) \((?P<name>[^()]+)\) "
                               r"as main device")
 

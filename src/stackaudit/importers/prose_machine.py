@@ -83,6 +83,8 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             # The names of PLATFORM_NAMES (facts/platform.py), a guest's word beside them states the host's VM.
             "proxmox", "vmware", "esxi", "vsphere", "hyper-v", "hyperv", "virtualbox", "kvm", "qemu", "libvirt", "xen",
             "ec2", "aws", "azure", "gcp", "google cloud", "compute engine", "gce", "ovh", "gke", "eks", "aks",
+            # The user's machine said to be its GPU (`My machine is V100`: facts/gpus._OWNED_MODEL).
+            "machine is", "server is", "host is", "box is", "computer is", "workstation is",
             # A peer-memory module stated loaded (facts/system.stated_peer_memory_loaded).
             "peermem", "peer_mem",
             # A laptop in the user's words (facts/platform.stated_laptop).
