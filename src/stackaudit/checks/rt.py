@@ -1792,7 +1792,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
                 gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
                 parallelism: Parallelism | None = None, ggml_cuda_build: GgmlCudaBuild | None = None,
                 ollama_cuda: OllamaCuda | None = None, stated_cuda_archs: StatedCudaArchs | None = None,
-                serving_rate: MeasuredRate | None = None) -> Outcome:
+                serving_rate: MeasuredRate | None = None, python_env: PythonEnv | None = None) -> Outcome:
     """Reads: the kernel flags (`--quantization`/`-q`, `--attention-backend`, `--decode-attention-backend`,
     `--kv-cache-dtype`) of each engine's top process (/proc/<pid>/cmdline and the config file it names), else a
     pasted command line or a container's engine arguments (`docker inspect`, a pasted docker run), and the configuration dump and kernel lines of the engine's log; the GPUs' product
@@ -1840,7 +1840,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
-    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it), or a
+    (as RT-CUDA-GRAPHS: a collect_env report, the version line of vLLM's own start-up log beside it, or the version a
+    pasted list states, `- vLLM: 0.27.1 (V1 engine)`, corpus 2850), or a
     complete vLLM command that settles both kernels vLLM picks itself: the quantization kernel (an explicit
     `--quantization`, or a flag of a release from 0.5.3 on, when vLLM began picking Marlin for AWQ checkpoints,
     vllm PR 6612) and the attention backend (`--attention-backend` or VLLM_ATTENTION_BACKEND, or GPUs shown none of
@@ -1911,16 +1912,20 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
             (judged := _ggml_command_arch(_ggml_run_lines(commands, serving_rate), gpus, ggml, stated_cuda_archs)):
         return judged
     if commands:
-        versions = {c.engine: _engine_version(collect_env, c.engine, serving_log) for c in commands}
+        versions = {c.engine: _engine_version(collect_env, c.engine, serving_log, python_env) for c in commands}
         for c in commands:  # a complete vLLM command that leaves no kernel to its release stands for the version
             settled = _vllm_kernels_settled(c, archs) if not versions.get(c.engine) else None
             if settled:
                 versions[c.engine] = settled
         if all(versions.values()):
             shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
-            return ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"
-                      + gpu_note, actual=[s for c in commands for s in _kernel_settings(c.as_process())]
-                      or "defaults", evidence=[c.quoted[:300] for c in commands])
+            judged = ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"
+                        + gpu_note, actual=[s for c in commands for s in _kernel_settings(c.as_process())]
+                        or "defaults", evidence=[c.quoted[:300] for c in commands])
+            # The GPUs the source names were each held against the table: the verdict covers those it shows.
+            labels = [g.label for g in gpus.gpus if g.model] if gpus is not None else []
+            return over_subjects(judged, labels, gpus.whole_count, ask="nvidia-smi -L") if gpus is not None \
+                and labels else judged
         return unknown("no kernel flag the table marks slow on the pasted command line, but the engine's version "
                        "is not in the source (a complete command line is judged with its version)",
                        hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`)")

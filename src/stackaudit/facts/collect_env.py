@@ -131,6 +131,9 @@ class CollectEnv:
     # torch's arch list from its build configuration's `NVCC architecture flags` (arch_flags): None where the report
     # does not print the whole line.
     arch_flags: tuple[str, ...] | None = None
+    # The report sits under vLLM's bug form (VLLM_FORM: its summary line over the report, which the importer keeps as
+    # the report's first line): vLLM's own collect_env, even where the paste is cut before its vLLM section.
+    vllm_form: bool = False
 
     @property
     def machine(self) -> str:
@@ -388,9 +391,16 @@ def parse_collect_env(text: str) -> CollectEnv:
         driver_too_old_cuda=f"{int(too_old.group(1)) // 1000}.{int(too_old.group(1)) % 1000 // 10}" if too_old else "",
         nvml_failed=nvml.group(0).strip() if (nvml := _NVML_FAILED.search(text)) else "",
         arch_flags=arch_flags(text),
+        vllm_form=tool == "vllm" and bool(VLLM_FORM.search("\n".join(lines[:2]))),
     )
 
 
+# vLLM's bug and usage forms ask for `python collect_env.py` (vLLM's own script, fetched from its repository) and put
+# its output under `<summary>The output of <code>python collect_env.py</code></summary>` (.github/ISSUE_TEMPLATE/
+# 400-bug-report.yml; its forms of 2024 held ``The output of `python collect_env.py` `` in the text fence, and a
+# rendered copy writes the <code> span in backticks; corpus 2795). PyTorch's form asks for the same script name under
+# `### Versions` without these words. A report under them is vLLM's, cut before its vLLM section or not.
+VLLM_FORM = re.compile(r"\bThe output of (?:<code>|`)python collect_env\.py(?:</code>|`)")
 # torch/cuda/__init__.py (_check_driver): "The NVIDIA driver on your system is too old (found version %d)",
 # the driver's CUDA API version as cudaDriverGetVersion gives it (11040 = 11.4).
 _DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)")

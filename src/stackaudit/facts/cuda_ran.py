@@ -220,6 +220,13 @@ ATTENTION_ARCH_CHECK = re.compile("|".join([*(s.pattern.pattern for s in SYMPTOM
                                             r"\bGPU with CUDA capability \d+ \d+ is not supported\b"]))
 # TensorRT-LLM's executor ledger (tensorrt_llm/_torch/pyexecutor/py_executor_creator.py).
 TRTLLM_LEDGER = re.compile(r"\bFree GPU memory before component creation attempt \(GiB\): [\d.]+")
+# TensorRT's own ledger of the memory its CUDA context and allocations take (its logger's `[MemUsageChange]` lines:
+# `Init CUDA: CPU +13, GPU +0, now: CPU 230, GPU 417 (MiB)`, `Init builder kernel library: CPU +1973, GPU +350, now:
+# CPU 2339, GPU 767 (MiB)`; NVIDIA/TensorRT-LLM#1428, corpus 2791): the figure after `now:` is the GPU's memory in use,
+# read through the CUDA context TensorRT started. On a driver too old for its runtime TensorRT logs `CUDA initialization
+# failure with error: 35` instead and builds nothing, so a figure above 0 is the runtime at work on the driver.
+TRT_MEM_USAGE = re.compile(r"\[MemUsageChange\] [^:\n]{1,80}: CPU [+-]?\d+, GPU [+-]?\d+, now: CPU \d+, GPU "
+                           r"([1-9]\d*) \(MiB\)")
 # TensorRT-LLM's cluster info: the SM count CUDA's runtime read of the GPU (cluster_info.py infer_cluster_info); 0 where
 # the call failed (its error is not checked).
 TRTLLM_SM_COUNT = re.compile(r"\[TRT-LLM\]\s*\[I\]\s*SM count: ([1-9]\d*)\s*$")
@@ -298,7 +305,7 @@ NEEDLES = ("cudaMalloc failed: out of memory", "Max memory: ", "device='cuda:", 
            "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
            "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "ut of memory)",
            "runtime error: out of memory", " took ", "GPUs or newer", "is not supported", "CUDA device(s)",
-           "Device: cuda:", "failed with error out of memory", "CUDA totalMem")
+           "Device: cuda:", "failed with error out of memory", "CUDA totalMem", "[MemUsageChange]")
 
 
 @dataclass(frozen=True)
@@ -414,6 +421,9 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("the failing program", "the program's CUDA runtime ran work across NVLink between GPUs, "
                              "which met an uncorrectable NVLink error (220) after the runtime had started on the driver",
                              nvlink.group(0), peers=True))
+        elif trt := TRT_MEM_USAGE.search(line):
+            found.append(Ran("TensorRT", f"TensorRT's CUDA context was at work on the GPU ({trt.group(1)} MiB of GPU "
+                             "memory in use, its [MemUsageChange] ledger)", trt.group(0)))
         elif TRTLLM_LEDGER.search(line):
             found.append(Ran("TensorRT-LLM", "TensorRT-LLM placed its model on the GPU and read the memory left "
                              "(its executor's ledger)", line.strip()))
