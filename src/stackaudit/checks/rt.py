@@ -36,6 +36,7 @@ from stackaudit.facts.engine_command import (
     EngineCommand,
     EngineCommands,
     built_for_one_gpu,
+    built_world_sizes,
 )
 from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpus import TORCH_WARNED_TITLE, GgmlCudaBuild, GpuInventory, OllamaCuda, StatedCudaArchs
@@ -2594,11 +2595,29 @@ def _nvswitch_present(pci: PciDevices | None) -> bool | None:
 LLM_API_PROGRAMS = ("trtllm-serve", "trtllm-bench")
 
 
-def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Parallelism | None) -> Outcome:
+def _peer_capable(gpus: GpuInventory | None) -> list[str]:
+    """The GPU models the source names, where each is of a product line with PCIe peer-to-peer under the stock driver
+    (gputable.Family.p2p: data-centre, workstation, NVL and baseboard parts; every row of an ambiguous name agreeing);
+    [] where a model is GeForce, of no known line, or no GPU is named."""
+    from stackaudit.gputable import FAMILIES, agreed, candidates, family_of
+
+    models = sorted(set(gpus.models.values())) if gpus is not None else []
+    def p2p(name: str) -> bool | None:
+        family = family_of(name)
+        return agreed(candidates(name), lambda r: FAMILIES[r.family].p2p if r.family else None) \
+            if family is None else family.p2p
+    return models if models and all(p2p(m) for m in models) else []
+
+
+def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Parallelism | None,
+                                gpus: GpuInventory | None = None) -> Outcome:
     """RT-TRTLLM-ALLREDUCE on pasted TensorRT-LLM commands: a build's `--use_custom_all_reduce disable` (0.9) is NCCL
     all-reduce; an LLM API command (LLM_API_PROGRAMS) runs its TP size (the `parallelism` fact: flags, else the config
     file shown) with the strategy it forces, else AUTO. A config file the paste does not show, a build flag that
-    enables it, or a run whose build is not shown leaves it open."""
+    enables it, or a run whose build is not shown leaves it open. A build that forces it on (`--use_custom_all_reduce
+    enable`) for more than one GPU (facts/engine_command.built_world_sizes: its checkpoint's conversion shown) on GPUs
+    whose product line has peer-to-peer (_peer_capable: data-centre parts, not GeForce) looks like the failing setting
+    and is not: the custom kernels have their peer path there (corpus 2803)."""
     evidence = [c.quoted[:200] for c in commands]
     builds = [c for c in commands if c.builds and not c.converts]  # a conversion sets no plugin flag
     disabled = [c for c in builds if (argv_value(c.argv, ("--use-custom-all-reduce",)) or "").lower() == "disable"]
@@ -2630,6 +2649,16 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
                   actual={"allreduce_strategy": strategy, "tp": tp}, evidence=evidence)
     if one_gpu := built_for_one_gpu(commands):
         return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
+    forced = [(c, size) for c, size in built_world_sizes(commands) if size is not None and size > 1
+              and (argv_value(c.argv, ("--use-custom-all-reduce",)) or "").lower() == "enable"]
+    if forced and (peers := _peer_capable(gpus)):
+        build, size = forced[0]
+        return not_an_issue(
+            f"trtllm-build forces TensorRT-LLM's custom all-reduce on (`--use_custom_all_reduce enable`) for an engine "
+            f"of {size} GPUs, which fails on GPUs without peer-to-peer; but the GPUs the source names "
+            f"({', '.join(peers)}) are data-centre parts with peer access (PCIe P2P, NVLink on SXM boards), where the "
+            "custom kernels are the fast path", actual={"use_custom_all_reduce": "enable", "world_size": size},
+            evidence=[build.quoted[:200]])
     if opt_in := _legacy_builds_without_custom_all_reduce(builds, runs):
         return ok(f"{opt_in}: the engine all-reduces through NCCL, whatever P2P the GPUs have",
                   actual={"use_custom_all_reduce": False}, evidence=evidence)
@@ -2718,7 +2747,7 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
             and (one_gpu := one_gpu_engine(serving_engine, gpus)):
         return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
     if serving_processes is None and pasted:
-        return _allreduce_on_command_lines(pasted, parallelism)
+        return _allreduce_on_command_lines(pasted, parallelism, gpus)
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT, needs="serving_processes")
     roots = serving_processes.roots("trtllm")
