@@ -1830,6 +1830,11 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     So does TurboMind's own CUDA check quoting CUDA's no-kernel-image error (`[TM][ERROR] CUDA runtime error: no kernel
     image is available for execution on the device .../turbomind/kernels/sampling_topp_kernels.cu:1219`;
     lmdeploy#1781): the kernel is the engine's own.
+    So does a quantised format refused for the GPU's architecture by the program that checks its kernel (facts/symptoms
+    QUANT_ARCH_REFUSED): Triton's `type fp8e4nv not supported in this architecture` (FP8 e4m3 below compute capability
+    8.9), TensorRT's `Networks with FP8 precision require hardware with FP8 support`, TensorRT-LLM's `FP8 FMHA cannot
+    be enabled on Pre-Hopper Arch`, vLLM's `The quantization method bitsandbytes is not supported for the current GPU.
+    Minimum capability: 70` (corpus 2789, 2791, 2792); the issue covers the GPUs the check's own facts judged.
 
     Also bad: ollama's list of the runners it ships (`Dynamic LLM libraries [cpu_avx cpu_avx2 cpu]`) naming no CUDA
     runner while its discovery found a CUDA GPU (`library=cuda compute=8.6`: facts/gpus.OllamaCuda): the build
@@ -2725,7 +2730,12 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     size, one given as a shell variable too (`--world_size ${WORLD_SIZE}`, corpus 2152). A run of a built engine
     under a launcher of one rank (`mpirun -n 1`) runs an engine of world size 1 (TensorRT-LLM's runtime takes TP x PP
     from the MPI size): not applicable. So is a run of built engines whose directories' paths all state TP 1
-    (EngineCommand.named_tp: `tp=1`, `1-gpu`, or `2-pp` under `mpirun -n 2`, corpus 1667). TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access
+    (EngineCommand.named_tp: `tp=1`, `1-gpu`, or `2-pp` under `mpirun -n 2`, corpus 1667). trtllm-build takes the
+    engine's TP and PP from its checkpoint: where every build shown builds one that a conversion shown wrote
+    (`convert_checkpoint.py`, `quantize.py --qformat ...`) without `--tp_size` or `--pp_size` above 1, the engine has one
+    GPU: not applicable (corpus 2792, 2804). A build that forces `--use_custom_all_reduce enable` for several GPUs
+    whose product line has peer-to-peer (data-centre parts, not GeForce) is not-an-issue (corpus 2803).
+    TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access
     (facts/symptoms.py: `CUDA runtime error in error: peer access is not supported ...`, `Can't enable access between
     nodes 0 and 1`) prove the issue.
 
