@@ -119,7 +119,8 @@ def test_device_lines_whose_found_line_is_cut() -> None:
     gpus = fact(pasted("Device 0: NVIDIA GeForce RTX 3050 Laptop GPU, compute capability 8.6, VMM: yes\n"), "gpus")
     assert gpus.models == {0: "NVIDIA GeForce RTX 3050 Laptop GPU"}
     other = fact(pasted("Device 0: NVIDIA GeForce RTX 3050 Laptop GPU, compute capability 8.6\n"), "gpus")
-    assert not hasattr(other, "models") or not other.models
+    # The card the line names is read as the user's words name it (its laptop part kept), not as ggml's device list.
+    assert other.sources == ("prose machine",) and other.models == {0: "GeForce RTX 3050 Laptop GPU"}
     # corpus 1166: the paste starts at the list's last line, behind a journal prefix; the run starts where it does.
     line = "May 22 07:36:20 ubuntuserver ollama[1413041]:   Device 4: NVIDIA GeForce RTX 4090 D, compute capability 8.9, VMM: yes\n"
     assert fact(pasted(line), "gpus").models == {4: "NVIDIA GeForce RTX 4090 D"}

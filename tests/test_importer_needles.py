@@ -298,6 +298,7 @@ def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_ta
             or serving_logs.TRITON_LINE.match(line) is not None or serving_logs.TRTLLM_LINE.match(line) is not None \
             or any(rx.match(line) for rx, _, _ in serving_logs.ENGINE_CONSOLES) \
             or serving_logs.LIBFABRIC_LINE.search(line) is not None \
+            or serving_logs.HAMI_CORE_LINE.search(line) is not None \
             or (serving_logs.OLLAMA_GO_LINE.search(line) is not None and not serving_logs.OLLAMA_POOLED_VRAM.search(line))
 
     tried = 0
@@ -314,6 +315,7 @@ def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_ta
                  "[TensorRT-LLM][INFO] Loaded engine size: 8745 MiB", "Welcome to KoboldCpp - Version 1.82.4",
                  "7:23PM INF [llama-cpp] Attempting to load",
                  "2023-07-13T13:36:28.050508Z  INFO text_generation_launcher: Starting shard 0",
-                 "2024/01/13 16:01:14 gpu.go:94: Nvidia GPU detected"):
+                 "2024/01/13 16:01:14 gpu.go:94: Nvidia GPU detected",
+                 "`[HAMI-core ERROR (utils.c:160)]: host pid is error!`"):
         assert serving_logs.is_log_line(line) and any_pattern(line), line
     assert tried > 1000

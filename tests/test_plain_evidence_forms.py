@@ -51,9 +51,9 @@ def test_a_list_driver_in_the_banners_words_states_the_open_module() -> None:
 
 def test_a_key_with_a_long_or_headed_next_line_is_not_joined() -> None:
     # Modelled: a heading over a paragraph, a heading over another heading.
-    assert headed_value(["Driver:", "x" * 120], 0) == ""
-    assert headed_value(["GPUs:", "- GPU0:"], 0) == ""
-    assert headed_value(["NVIDIA driver: 595.71.05", "open"], 0) == ""
+    assert headed_value(["Driver:", "x" * 120], 0)[0] == ""
+    assert headed_value(["GPUs:", "- GPU0:"], 0)[0] == ""
+    assert headed_value(["NVIDIA driver: 595.71.05", "open"], 0)[0] == ""
 
 
 # --- the GPUs a CUDA program listed (corpus 1059) -----------------------------------------------------------------

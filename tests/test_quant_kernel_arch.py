@@ -8,8 +8,8 @@
   check's own facts judged (Symptom.on_judged: 2789, 2 GPUs shown).
 - A collect_env under vLLM's bug form (`<summary>The output of `python collect_env.py`</summary>`) is vLLM's, cut before
   its vLLM section or not (facts/collect_env.py VLLM_FORM): a GPU below vLLM's floor is an issue (corpus 2795).
-- TensorRT's `[MemUsageChange] ... now: CPU N, GPU M (MiB)` with M above 0 is its CUDA context at work
-  (facts/cuda_ran.py TRT_MEM_USAGE): DRV-CUDA-COMPAT ok (corpus 2791, 2720).
+- TensorRT's `[MemUsageChange] ... now: CPU N, GPU M (MiB)` at any stage is its CUDA context at work
+  (facts/cuda_ran.py TRT_INIT_CUDA): DRV-CUDA-COMPAT ok (corpus 2791, 2720).
 - A list's engine release as users write it (facts/python_env.py STATED_VERSION): TensorRT-LLM by its short name
   (`TRTLLM v0.20.0rc0`, corpus 2837), a remark after the version (`vLLM: 0.27.1 (V1 engine)`, corpus 2850), a stray
   closing quote (`0.12.0.dev2024070200"`, corpus 2792); and the user's sentence naming the release they run
@@ -143,10 +143,11 @@ def test_tensorrts_memory_ledger_shows_cuda_at_work(prefix: str) -> None:
     assert "MemUsageChange" in result.message
 
 
-def test_tensorrts_ledger_counts_only_memory_in_use() -> None:
-    # Modelled: the same line with no GPU memory in use, and another program's words.
+def test_tensorrts_ledger_at_any_stage_shows_cuda_at_work() -> None:
+    # Modelled: a later stage alone (a paste cut before `Init CUDA`), and TensorRT's refusal, which logs no ledger.
+    assert ran_in_lines(["[TRT] [I] [MemUsageChange] Init builder kernel library: CPU +1973, GPU +350, now: CPU 2339, "
+                         "GPU 767 (MiB)"])
     assert ran_in_lines(["[TRT] [I] [MemUsageChange] Init CUDA: CPU +13, GPU +0, now: CPU 230, GPU 417 (MiB)"])
-    assert not ran_in_lines(["[TRT] [I] [MemUsageChange] Init CUDA: CPU +13, GPU +0, now: CPU 230, GPU 0 (MiB)"])
     assert not ran_in_lines(["[TRT] [W] CUDA initialization failure with error: 35. [MemUsageChange] skipped"])
 
 

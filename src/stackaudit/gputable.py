@@ -230,6 +230,9 @@ _FAMILY_WORDS = (
     # A bare GeForce model number as people write it (`2x 3060 12GB`, `RTX 3070 Ti`): GTX 1050 to RTX 5090. The
     # workstation boards' numbers (RTX 4000, 5000, 6000, A4000, 5880) end in 000 or have another third digit.
     (re.compile(r"^(?:(?:RTX|GTX)\s*)?[1-5]0[5-9]0(?:\s*Ti|\s*SUPER)?$", re.I), "geforce"),
+    # Turing's GTX 16 cards (GTX 1630 to 1660 SUPER: `a nvidia GTX 1650`, corpus 2671), with their series word: a bare
+    # 1650 may be anything.
+    (re.compile(r"^GTX\s*16[3-6]0(?:\s*Ti|\s*SUPER)?$", re.I), "geforce"),
     (re.compile(r"\bGB[23]00\b"), "rack"),
     (re.compile(r"\bNVL\b"), "nvl"),
     (re.compile(r"-SXM|\b(?:HGX|DGX)\b"), "baseboard"),
@@ -417,8 +420,15 @@ _OTHER_VENDOR = re.compile(r"^\s*(?:AMD|Radeon|Instinct|Intel)\b|\(gfx\d", re.I)
 
 
 def other_vendor(name: str) -> bool:
-    """True where a GPU name is another vendor's (AMD, Intel), never NVIDIA's."""
-    return bool(_OTHER_VENDOR.search(name))
+    """True where a GPU name is another vendor's (AMD, Intel), never NVIDIA's: by its vendor's words, or by the table's
+    row the name names exactly (`MI300X`, an AMD row, in `a 8 cards MI300X system`, corpus 2698)."""
+    if _OTHER_VENDOR.search(name):
+        return True
+    try:
+        spec, _ = _exact(name, None)
+    except GpuTableError:
+        return False
+    return spec is not None and spec.vendor != "NVIDIA"
 
 
 # NVIDIA architectures, oldest first (NVML_DEVICE_ARCH_*); "pre-Turing" is what a PCI device id alone can say.
@@ -567,7 +577,10 @@ def capability_of(name: str) -> str:
     for pattern, architecture, capability in _ARCH_WORDS:
         if pattern.search(name):
             return capability or SINGLE_CAPABILITY.get(architecture, "")
-    return ""
+    # A GPU named by a capability CAPABILITY_ARCHITECTURES leaves out (its architecture holds MIG parts beside parts
+    # without): the capability, with no architecture words (`GPU of compute capability 10.3`, corpus 2762).
+    named = re.fullmatch(re.escape(CAPABILITY_NAME) + r"(\d+\.\d)", name)
+    return named.group(1) if named else ""
 
 
 # NVIDIA numbers PCI device ids by chip (envytools, https://envytools.readthedocs.io/en/latest/hw/pciid.html); the

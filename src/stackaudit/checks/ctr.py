@@ -1432,7 +1432,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     unknown, not ok (corpus 1755).
     CUDA failing to start with "unknown error" (llama.cpp's `ggml_cuda_init`, PyTorch's `CUDA initialization`,
     `cuInit` CUDA_ERROR_UNKNOWN) proves it only where the source shows a container given GPUs (a spec's GPU
-    request, the runtime's nodes inside it): on a bare host the same line is another fault.
+    request, the runtime's nodes inside it): on a bare host the same line is another fault. So does CUDA's MPS client
+    failing to connect (805: `MPS client failed to connect to the MPS control daemon or the MPS server`): the
+    container is given the GPU but not what a client of the host's MPS needs, the daemon's pipe directory and the
+    host's IPC namespace (`--ipc=host`; corpus 2730); on a bare host it is the daemon's own failure.
     An nccl-tests run that fails with 'invalid device ordinal' after asking one host for more GPUs (processes x
     `-t` x `-g`) than the source shows it has, or than any one system holds where no count is shown, asked for devices
     that do not exist: not an issue where the container's own state is not shown (NcclTestRuns.asked_beyond).
@@ -1475,7 +1478,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     with no line of CUDA refusing to start, shows the GPU and the driver's CUDA library reached it: ok. So does the
     engine's command typed at the container's own prompt (`root@a49f9772e6b2:~# lmdeploy serve ...`) whose log shows a
     kernel launch CUDA refused only for want of the GPU's code (`no kernel image is available for execution on the
-    device`, 209: the runtime had its context on the GPU), corpus 2083.
+    device`, 209: the runtime had its context on the GPU), corpus 2083. So does a collect_env whose torch initialised
+    CUDA (`Is CUDA available: True`) where its own lines put its userland over another distribution family's kernel
+    (`OS: Ubuntu 18.04.3 LTS` on `Linux-5.10.0-60.70.0.94.oe2203.bclinux.x86_64`, corpus 2658): a machine or a VM boots
+    a kernel of its own distribution, so the report ran in a container over the host's kernel.
     A source that shows only another vendor's GPUs and no NVIDIA driver (an issue form's `GPU: AMD`) has no NVIDIA GPU
     to expose: not applicable (facts/applicability.py, subject nvidia-gpu).
     Where the container's device nodes and variables are not shown, an `nvidia-smi -L` that lists GPUs shows NVML
@@ -1520,7 +1526,11 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     (`(deit92) [user@gpuhost deit]$`, corpus 2087), where neither the prefix nor the host names a container and no
     command typed names one: a container's shell runs as root. So is a command typed at a login user's `user@host`
     prompt with no prefix (`kgk2@bock:~$ nvidia-smi`, corpus 2466) where no prompt's host is a container's id or a pod's
-    name and no command typed names a container. So is a paste whose journal holds the machine's desktop session (its
+    name and no command typed names a container, and so is one typed at fish's prompt (`user@hostname ~>`, corpus 2740)
+    or at bash's prompt of a home directory alone (`~/tabbyAPI$ python3 main.py`, corpus 2750, 2659: `$` is a user's
+    other than root, `~` that user's home). So is a Python warning's file in a login user's home environment where the
+    paste glued a word before its path (`invokeai-web/home/camus/.../site-packages/torch/cuda/__init__.py:141:
+    UserWarning:`, corpus 2666). So is a paste whose journal holds the machine's desktop session (its
     display manager, `gdm3[7055]:`, or an autostart entry, `nvidia-settings-autostart.desktop[2777]:`, corpus 2469),
     which no container runs. So is a
     Slurm batch job whose pasted process tree (`ps --forest`) shows its work as the `slurm_script`'s own children,
@@ -1967,7 +1977,9 @@ def _cuda_ran_inside(cuda_ran: CudaRan | None, container: ContainerInfo | None,
     container, or the engine's command typed at a prompt that names a container: `root@a49f9772e6b2:~# lmdeploy serve
     ...`, corpus 2083) and a program's CUDA at work on the GPU (facts/cuda_ran.py: vLLM generating out of its GPU KV
     cache, torch's out-of-memory message, TensorRT-LLM's ledger, a kernel launch CUDA refused for want of the GPU's
-    code, or a collect_env typed at the container's prompt whose torch initialised CUDA): the device nodes and the
+    code, or a collect_env typed at the container's prompt whose torch initialised CUDA, or one whose own lines put its
+    userland over another distribution family's kernel, `OS: Ubuntu 18.04.3 LTS` on `5.10.0-...oe2203.bclinux`, corpus
+    2658: a container's): the device nodes and the
     driver's libraries reached it, whatever the spec shows of its request (nvidia as Docker's default runtime, a
     request in a part left out). None where no container is shown, where CUDA ran nowhere,
     or where a line shows it refusing to start. A kernel launch CUDA refused for want of code names no program or host

@@ -499,8 +499,12 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     on PyPI, 11.8 beside it) is ok on a driver at the floor of the newest one's major, whichever build is installed.
     A system toolkit before CUDA 11 is set against the driver NVIDIA lists for its release (nvcc's `V8.0.61`: 375.26).
     Where the runtime is not shown (with or without the driver), a CUDA program's own lines of its context at work
-    (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`, before
-    torch 2.1 `CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total capacity; ...`, a tensor
+    (facts/cuda_ran.py: torch's out-of-memory message `GPU 0 has a total capacity of 94.97 GiB of which ...`, a quote
+    cut after the total too, before torch 2.1 `CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total
+    capacity; ...`, a kernel's own fault on the GPU (`CUDA error: an illegal memory access was encountered`, a
+    device-side assert; not the catch-all `unspecified launch failure`), TensorRT's `[MemUsageChange] Init CUDA: ...
+    now: CPU 126, GPU 262 (MiB)`, vLLM's start-up check `Free memory on device cuda:3 (173.8/178.35 GiB) on startup is
+    less than desired GPU memory utilization`, a tensor
     torch printed on a CUDA device (`tensor([1., 2., 3.], device='cuda:0')`, where no line shows its ROCm build),
     TensorRT-LLM's executor ledger and its cluster info's SM count (`[TRT-LLM] [I] SM count: 170`, read through
     CUDA's runtime), an nvbandwidth test, llama.cpp's count of the devices its runtime found (`ggml_cuda_init: found 3
@@ -2861,6 +2865,7 @@ def _with_pasted_links(gpus: list[GpuInfo], status: NvlinkStatus | None) -> list
 
 _XID_MEANING = {
     79: "GPU has fallen off the bus", 48: "double-bit ECC error", 94: "contained ECC error",
+    62: "internal micro-controller halt",
     95: "uncontained ECC error", 63: "row remapping recorded (reset to activate)", 64: "row remapping failure",
     74: "NVLink error", 119: "GSP RPC timeout", 120: "GSP error",
     13: "graphics engine exception", 31: "GPU memory page fault", 43: "GPU stopped processing",
@@ -2971,7 +2976,11 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
         pcie_errors: PcieErrors | None = None) -> Outcome:
     """Reads: `NVRM: Xid (PCI:…): <code>, …` lines of the kernel log (`dmesg`), and NVML's
     recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available, and the
-    kernel log's AER lines (facts/pcie_errors.py) for the GPUs with application Xids.
+    kernel log's AER lines (facts/pcie_errors.py) for the GPUs with application Xids. Also the Xids the user reports:
+    in a sentence that says they happened (`two GPU crashes with the exact same NVIDIA Xid 62 signature ... followed by
+    Xid 154 (`GPU Reset Required`)`), counted (`6× Xid 79`), as the driver's record without its `NVRM:` tag, or listed
+    under a sentence that reports them (facts/gpu_events.stated_xids); an Xid the user asks about, supposes, negates or
+    cites from the catalogue is no event.
 
     Bad value: per GPU and by class (counted with the repeats the kernel's rate limit folded),
     hardware lost — 79 or "fallen off the bus" without a number, "probe routine failed", "RmInitAdapter
@@ -3105,8 +3114,9 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
         actual[key] = actual.get(key, 0) + e.count
     # The hardware lines first, so the quote is a line of what the title names (never an Xid 43 under an Xid 79).
     quoted = [e for e in events if e.line and e.line.strip() not in owned]
-    evidence = ([e.line for e in quoted if e.hw_class != APPLICATION][-5:]
-                + [e.line for e in quoted if e.hw_class == APPLICATION][-2:])
+    # One quote a line: the user's sentence that names several Xids is each one's line.
+    evidence = (list(dict.fromkeys(e.line for e in quoted if e.hw_class != APPLICATION))[-5:]
+                + list(dict.fromkeys(e.line for e in quoted if e.hw_class == APPLICATION))[-2:])
     recurring = {b: p for b, p in gpu_events.recurring_app_faults().items() if b in by_gpu}
     linked = {b: a for b, a in gpu_events.app_faults_on_failed_links(pcie_errors.lines if pcie_errors else ()).items()
               if b in by_gpu}

@@ -28,6 +28,7 @@ from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpu_events import GpuEvent, GpuEvents
 from stackaudit.facts.gpus import (
     CHECK_ENV_TITLE,
+    COMFY_TITLE,
     DEVICE_QUERY_TITLE,
     GGML_TITLE,
     GGML_USING_TITLE,
@@ -89,7 +90,7 @@ MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-
                   note="RMA the GPU when `Remapping Failure Occurred: Yes`"),
     references=(MEM_ERRORS, "https://nvidia.github.io/cuda-python/"),
 )
-def row_remap_ecc(nvidia: NvidiaGpus | None = None) -> Outcome:
+def row_remap_ecc(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None) -> Outcome:
     """Reads: per GPU, NVML nvmlDeviceGetRemappedRows (corrected, uncorrected, pending, failure),
     volatile/aggregate ECC counts (nvmlDeviceGetTotalEccErrors), retired pages and the pending
     flag (pre-Ampere); `nvidia-smi -q` Remapped Rows / ECC Errors / Retired Pages.
@@ -107,8 +108,42 @@ def row_remap_ecc(nvidia: NvidiaGpus | None = None) -> Outcome:
     counts are normal. An uncorrectable ECC Xid in the log (94 contained, 48 or 95 not) proves the issue on its
     own, quoted (facts/symptoms.py). A GPU the source shows without ECC (N/A on a GeForce or workstation card, or
     the remapper and page retirement N/A with MIG off) has nothing to remap, retire or count: not applicable.
+    So do the memory Xids of a source other than the kernel log's `NVRM:` lines (the user's words, `Xid 48/64/62/171/154`
+    for an uncorrectable HBM2 double-bit error, corpus 2851; the device plugin's health check): 48 or 95 an uncorrectable
+    error, 94 a contained one, 63 a row marked for remapping (pending until a reset), 64 a remap that failed (RMA).
     """
-    return _row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information()
+    judged = _row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information()
+    stated = _memory_xids(gpu_events)
+    return judged if judged.status == "issue" or not stated else stated
+
+
+# The memory Xids (NVIDIA Xid catalogue, the memory-error guide): what each says of the GPU's memory, and whether it
+# proves the row-remap or page-retirement has failed (64, RMA) or an error was not contained (48, 95).
+_MEMORY_XIDS = {48: "an uncorrectable double-bit ECC error", 95: "an uncontained uncorrectable ECC error",
+                94: "a contained uncorrectable ECC error", 63: "a row marked for remapping (or a page for retirement), "
+                                                               "pending until a GPU reset",
+                64: "a failed row remap or page retirement (no spare left: RMA)"}
+
+
+def _memory_xids(gpu_events: GpuEvents | None) -> Outcome | None:
+    """MEM-ROW-REMAP-ECC from the memory Xids (_MEMORY_XIDS) of a source other than the kernel log's `NVRM:` lines,
+    which the log's symptoms judge (facts/symptoms.py ecc-xid-*); None where there is none."""
+    found = [e for e in (gpu_events.xids if gpu_events is not None else ()) if e.code in _MEMORY_XIDS
+             and "NVRM" not in e.line]
+    if not found:
+        return None
+    gpus = sorted({e.bdf for e in found})
+    codes = sorted({e.code for e in found if e.code is not None})
+    said = "; ".join(f"Xid {c}: {_MEMORY_XIDS[c]}" for c in codes)
+    severe = any(c in (48, 64, 95) for c in codes)
+    judged = issue(f"memory Xids {', '.join(map(str, codes))} on GPU {', '.join(gpus)}: {said}",
+                   actual={f"{e.bdf} xid {e.code}": e.count for e in found},
+                   expected="no uncorrectable ECC error, no pending or failed remap", subjects=gpus,
+                   severity="high" if severe else None, evidence=list(dict.fromkeys(e.line for e in found))[:3],
+                   fix=advice(f"RMA the GPU {', '.join(gpus)} (its row remapping failed)", cost="hardware")
+                   if 64 in codes else None)
+    # The coverage rule over the GPUs the Xids name, as DRV-XID's (the engine counts the host's GPUs).
+    return over_subjects(judged, gpus, ask="sudo dmesg")
 
 
 def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
@@ -298,8 +333,9 @@ def _no_mig(gpu: GpuInfo) -> str:
 # and lmdeploy's check_env name torch's devices (CHECK_ENV_TITLE): in it.
 # ollama's discovery names each device through the driver API (cuDeviceGetName, with the device's GPU- or MIG- UUID
 # and its memory): a MIG instance after its slice, so its lines (OLLAMA_TITLE) are one such list.
+# ComfyUI's start-up line names its torch device by torch.cuda.get_device_name, CUDA's name (COMFY_TITLE).
 CUDA_DEVICE_LISTS = (GGML_TITLE, GGML_USING_TITLE, NCCL_TESTS_TITLE, P2P_TEST_TITLE, DEVICE_QUERY_TITLE, OLLAMA_TITLE,
-                     UNSLOTH_TITLE, CHECK_ENV_TITLE)
+                     UNSLOTH_TITLE, CHECK_ENV_TITLE, COMFY_TITLE)
 # Of those, the lists that name CUDA device 0 and only count the others (Unsloth's banner, `NVIDIA H20. Num GPUs = 8.`):
 # the others' records carry device 0's model, which no CUDA name of their own shows.
 _CUDA_DEVICE_ZERO = (UNSLOTH_TITLE,)
@@ -420,13 +456,15 @@ def mig(nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None
     A table cut inside a GPU's rows before its MIG cell leaves that GPU out of the verdict: the GPUs whose cell reads
     N/A decide for themselves, with their coverage (corpus 1826).
     Where neither NVML nor nvidia-smi is in the source, the GPU models other listings name (a CUDA program's device
-    list, collect_env, ollama's log, the GPU model label a pod's nodeSelector pins it to: the `gpus` fact) decide the
+    list, collect_env, ollama's log, ComfyUI's start-up device line, vLLM's warning of different devices, an MPS
+    container's `Available GPUs:` rows, the user's hardware list or sentence, the GPU model label a pod's nodeSelector
+    pins it to: the `gpus` fact) decide the
     same way: not applicable over the GPUs they show when none of those models has MIG (the engine's subject rule,
     facts/applicability.SUBJECTS). A CUDA program's own
     device list (llama.cpp's `ggml_cuda_init`, nccl-tests' header, the P2P test's device lines, ollama's discovery and
     its debug log's `updating cuda memory data` lines, named through the driver API; Unsloth's banner, torch's name of
     CUDA device 0 beside its count, which shows device 0 alone; SGLang's and lmdeploy's check_env, torch's name of each
-    device, corpus 2628) that names each GPU of
+    device, corpus 2628; ComfyUI's `Device: cuda:0 <name>`, torch's name of its device) that names each GPU of
     a model with MIG by its product alone is ok over those GPUs: CUDA runs on a MIG-enabled GPU only through its MIG
     instances, and names each after its slice (`NVIDIA A100-SXM4-80GB MIG 1g.10gb`); `nvidia-smi -L` and vLLM's
     collect_env name a MIG-enabled GPU by its product too, so they do not show MIG off.
@@ -642,7 +680,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     nvidia-smi header's split versions, a Windows host's table beside the user's words naming WSL).
 
     Bad value: processes that are not the engine's holding GPU memory on serving GPUs; `Display
-    Active: Enabled` (Xorg/Wayland on that GPU); an MPS daemon running unintentionally.
+    Active: Enabled` (Xorg/Wayland on that GPU); an MPS daemon running unintentionally. Where no GPU table is read,
+    the MPS control daemon shown running (its own log's `Control` lines, corpus 2731, or its process) is an issue as
+    it is beside one: every CUDA client reaches the GPUs through its servers.
 
     Why: vLLM reserves `gpu_memory_utilization` × total memory and fails at start or shrinks the
     KV cache when others hold memory; a second context time-slices the SMs.
@@ -697,7 +737,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
 
     Two `docker run` containers that each run an engine on a GPU both are given (`--gpus '"device=0"'` twice, or
     `--gpus all`) are an issue: each is its own process holding memory and time slices there. Both must be up at once,
-    not one command run again after a failure: two `--name`s and two engine `--port`s (corpus 2561).
+    not one command run again after a failure: two `--name`s and two engine `--port`s (corpus 2561). So is a second
+    `docker run` the paste cuts before its image, given those GPUs too, that publishes the serving run's engine port on
+    a host port that run does not take (`-p 8001:8000` beside `-p 8000:8000 ... --port 8000`, corpus 2733): Docker
+    refuses a host port another container holds, so the two are up at once; the same host port is the run typed again.
     A pod that asks for a slice of each GPU (HAMi's `nvidia.com/gpumem`, `nvidia.com/gpumem-percentage` or
     `nvidia.com/gpucores` below the whole GPU; Volcano's and Alibaba's GPU-share resources) to run more than a GPU
     check is an issue: the rest of each GPU it gets is left to other pods.
@@ -750,7 +793,12 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     loaded from a drive-letter path, PowerShell's `$env:NAME = value`), up to 3 GiB whatever the share: WDDM
     reserves the desktop's); more, or any held memory vLLM refused to start
     for, is reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
-    avail mem=` lines give the free memory without the total: they are reported, not judged. ollama's debug log
+    avail mem=` lines, and vLLM's memory-profiling assertion (`Initial free memory 23.4375 GiB`), give the free memory
+    without the total: they are reported, not judged. Under HAMi-core, which reports a pod's share of the GPU as its
+    memory (its `[HAMI-core ERROR (...)]` lines, `[4pdvGPU Warn(...)]` under its former name, in the engine's log), a
+    reading (its total, else its free memory) at most nine tenths of the memory of the GPUs the sources list (one
+    product) is a vGPU slice, the rest of the GPU left to other pods: an issue (corpus 2736: 23.4375 GiB on an H20 of
+    96). HAMi-core's line with no such reading shows no slice (a pod may be given a whole GPU's memory). ollama's debug log
     reads each GPU again as it schedules a model (`updating cuda memory data`, `now.total=` and `now.free=`); where
     more than 768 MiB came free since its previous reading (`before.free=`), that was its own unloaded runner's
     memory: not an issue once what is left in use is at most 768 MiB. ollama's other readings are read the same way:
@@ -787,12 +835,18 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         return _gpu_slices(sliced)
     if docker_containers is not None and (pairs := docker_containers.engines_on_one_gpu):
         a, b, where = pairs[0]
-        both_run = issue(f"containers {a.name} and {b.name} each run an engine ({a.image}, {b.image}) on {where}, "
-                       f"each serving its own port ({argv_value(a.argv, ('--port',))}, "
-                       f"{argv_value(b.argv, ('--port',))}): two processes share that GPU's memory and time slices, "
-                       "and each engine's memory budget counts the other's allocations against it",
-                       actual={"containers": [a.name, b.name], "gpus": where},
-                       expected="one engine per GPU, or engines given different GPUs")
+        if b.image:
+            said = (f"containers {a.name} and {b.name} each run an engine ({a.image}, {b.image}) on {where}, each "
+                    f"serving its own port ({argv_value(a.argv, ('--port',))}, {argv_value(b.argv, ('--port',))})")
+        else:
+            ports = ", ".join(f"{h}:{c}" for h, c in b.published_ports if h)
+            said = (f"container {a.label} runs an engine ({a.image}) on {where}, and a second `docker run` the paste "
+                    f"cuts before its image, given {where} too, publishes its engine's port on another host port "
+                    f"({ports}): a second instance of the server, up beside the first")
+        both_run = issue(f"{said}: two processes share those GPUs' memory and time slices, and each engine's memory "
+                         "budget counts the other's allocations against it",
+                         actual={"containers": [a.label, b.label], "gpus": where},
+                         expected="one engine per GPU, or engines given different GPUs")
         on_gpus = [w.strip() for w in where.split(",")] if where != "every GPU" else \
             [g.label for g in gpus.gpus] if gpus is not None else []
         return over_subjects(both_run, on_gpus, ask="nvidia-smi") if on_gpus else both_run
@@ -807,6 +861,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     # torch's out-of-memory message, where it says whose the GPU's memory is: another program's, or the engine's own.
     own_oom = None if gpu_oom is None else (_others_in_out_of_memory(gpu_oom) if gpu_oom.others_holding
                                             else _own_out_of_memory(gpu_oom))
+    # The MPS control daemon shown at work, where no GPU table says more: it shares the GPUs as it does beside one.
+    mps = _mps_running(nvidia_services) if nvidia is None or not nvidia.gpus else None
+    if mps is not None:
+        return mps
     if nvidia is None:
         if own_oom is not None:
             return own_oom
@@ -1118,6 +1176,25 @@ def _own_budget(gpus: list[GpuInfo], idle: list[GpuInfo],
     return matched, f"{said}: {written} of each GPU's memory, its {engine} command's budget"
 
 
+def _mps_running(services: NvidiaServices | None) -> Outcome | None:
+    """MEM-GPU-SHARED from the MPS control daemon the source shows running (its own log's `Control` lines, or its
+    process), where no GPU table is read: every CUDA client on the host reaches the GPUs through its servers, as beside
+    a table (corpus 2731: the daemon of a device plugin that offers a T4 as many virtual GPUs). None where it is not
+    shown."""
+    mps = services.mps if services is not None else None
+    if mps is None or not mps.pids:
+        return None
+    said = f", its log's last line \"{mps.log[-1][:160]}\"" if mps.log else ""
+    return issue(f"the MPS control daemon is running (pid {mps.pids[0]}{said}): every CUDA client on the host shares "
+                 "the GPUs through its servers, their memory and SMs among them; which clients and GPUs is not in "
+                 "this source", actual={"mps_control_pids": list(mps.pids)},
+                 expected="no MPS daemon on serving GPUs (unless sharing is intended)", evidence=list(mps.log[:4]),
+                 fix=Fix.of(step("Where the serving GPUs are not meant to be shared, stop the MPS control daemon (its "
+                                 "clients then take a context of their own on a GPU)",
+                                 sh("echo quit | nvidia-cuda-mps-control"), cost="restart",
+                                 takes="stop MPS's clients first")))
+
+
 def _desktop_only(desktop: dict[str, tuple[str, GpuEvent]]) -> Outcome:
     """MEM-GPU-SHARED from kernel Xids that name a desktop's program on a GPU, where the source shows no serving work
     (no engine log, engine process or GPU container): a desktop's GPU, as a display GPU without serving work is."""
@@ -1230,6 +1307,8 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | No
     summed over them (ollama 0.1's `N MB VRAM available`)."""
     if pooled := next((g for g in memory.gpus if g.pooled), None):
         return _pooled_at_start(pooled, inventory)
+    if memory.vgpu_line and (sliced := _vgpu_slice(memory, inventory)) is not None:
+        return sliced
     if untotalled := [g for g in memory.gpus if g.total_mib is None]:
         return _free_without_total(untotalled)
     left_out = [g for g in memory.gpus if g.left_out]
@@ -1284,6 +1363,36 @@ def _shared_at_start(memory: EngineGpuMemory, windows: str = "", world: int | No
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])
     return over_subjects(judged, [g.gpu for g in memory.gpus], total, ask="nvidia-smi")
+
+
+# A share of the GPU at most this part of its whole memory is a slice, not the whole GPU less a driver's reserve and a
+# context (a tenth, as a desktop's share: _HELD_SMALL_SHARE).
+_SLICE_AT_MOST = 1.0 - _HELD_SMALL_SHARE
+
+
+def _vgpu_slice(memory: EngineGpuMemory, inventory: GpuInventory | None) -> Outcome | None:
+    """MEM-GPU-SHARED from the memory the engine found at its start under HAMi-core (EngineGpuMemory.vgpu_line), which
+    reports the pod's share of the GPU as the memory there is (the total it reads, else the free memory at start, less
+    its own context): a share at most _SLICE_AT_MOST of the whole memory of the GPUs the sources list (one product,
+    gputable.nominal_memory_gib) is a vGPU slice, the rest of the GPU left to other pods (corpus 2736: 23.4375 GiB on
+    an H20 of 96). None where the GPUs' product or its one memory size is not shown, or any reading is no slice.
+    HAMi-core's line alone shows no slice (a pod may be given the whole memory): whose the rest is stays open."""
+    sizes = {nominal_memory_gib(r.model) if r.model else None for r in (inventory.gpus if inventory else ())}
+    if len(sizes) != 1 or None in sizes:
+        return None
+    whole = (sizes.pop() or 0.0) * 1024
+    seen = {g.gpu: g.total_mib if g.total_mib is not None else g.free_mib for g in memory.gpus}
+    if not whole or any(mib > _SLICE_AT_MOST * whole for mib in seen.values()):
+        return None
+    models = ", ".join(dict.fromkeys(r.model for r in inventory.gpus)) if inventory else ""
+    said = ", ".join(f"{gpu} {mib / 1024:.2f} GiB" for gpu, mib in seen.items())
+    return issue(f"the engine's GPU memory is a HAMi vGPU slice ({said} of a {models}, {whole / 1024:g} GiB): "
+                 f"HAMi-core, the vGPU layer HAMi loads into a pod's containers, is at work in the engine's process "
+                 f"(\"{memory.vgpu_line[:160]}\"), and the memory CUDA reported there at the engine's start is a "
+                 "share of the GPU, HAMi's scheduler placing other pods on the rest of its memory and SMs",
+                 actual={gpu: f"{mib / 1024:.2f} GiB" for gpu, mib in seen.items()},
+                 expected="whole GPUs for the serving pod",
+                 evidence=[memory.vgpu_line[:300], *(g.line[:300] for g in memory.gpus[:3])])
 
 
 def _pooled_at_start(pooled: FreeAtStart, inventory: GpuInventory | None) -> Outcome:

@@ -422,6 +422,25 @@ def _within_ngc_release(containers: DockerContainers | None, runtime: CudaRuntim
         [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
 
 
+def _within_tei_build(containers: DockerContainers | None, gpus: GpuInventory | None) -> Outcome | None:
+    """An ok where every container of the paste runs a Text Embeddings Inference image built for one compute
+    capability (docker.tei_image_capability: `86-1.5` for 8.6) and every GPU model shown has that capability; None
+    otherwise (another capability, even one its cubins would run on, is left to TEI's own image choice)."""
+    from stackaudit.facts.docker import tei_image_capability
+
+    caps, unsettled = _capabilities(gpus)
+    images = [c.image for c in (containers.containers if containers is not None else ())]
+    built = {image: cap for image in images if (cap := tei_image_capability(image))}
+    if gpus is None or not caps or unsettled or not built or len(built) != len(images) \
+            or set(caps.values()) != set(built.values()) or len(set(built.values())) != 1:
+        return None
+    image = next(iter(built))
+    return over_subjects(ok(
+        f"{image} is Text Embeddings Inference's build for compute capability {built[image]}, the capability of "
+        + ", ".join(f"{n} (compute {cap})" for n, cap in caps.items()), actual={"images": list(built), "gpus": caps},
+        evidence=list(built)), [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
+
+
 def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
     """({GPU model: compute capability}, [models whose capability is not settled]): the capability the paste states
     for the model (check_env's `Compute Capability` line, what torch read from the device), else the GPU table's;
@@ -542,7 +561,9 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     the program's name dates it to 20.03 or later; corpus 1925).
     Where no torch is read, an NGC image the paste names (its container's, or on a line of its own) covers each GPU
     shown between its release's floor and the newest capability its release's CUDA builds (NGC_RELEASE_CUDA,
-    ARCH_MIN_CUDA): ok (corpus 1817); a GPU newer than that CUDA stays unknown.
+    ARCH_MIN_CUDA): ok (corpus 1817); a GPU newer than that CUDA stays unknown. So does a Text Embeddings Inference
+    image whose tag names the one compute capability it is built for (`86-1.5`: docker.tei_image_capability) where
+    every GPU shown has that capability (corpus 2668, 2674); another capability stays unknown.
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -550,7 +571,8 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     if below is not None:
         return below
     if python_env is None:
-        return _within_ngc_release(docker_containers, cuda_runtime, gpus) or unknown("", needs="python_env")
+        return _within_ngc_release(docker_containers, cuda_runtime, gpus) or _within_tei_build(docker_containers, gpus) \
+            or unknown("", needs="python_env")
     envs = [e for e in python_env.environments if e.version("torch")]
     where = _where(python_env)
     if gpus is not None and gpus.none_on_bus:

@@ -809,7 +809,7 @@ def _env_prompt(host: Host) -> str:
     A container's shell runs as root, Docker's default user (corpus 939: `(workflow) root@ip-172-31-21-250:~#` in a
     dev container); a user's own login shell on the machine runs as that user, as an environment activated there is
     (_activated_env)."""
-    return next((f"({env}) {user}@{name}" if user else f"({env})" for env, user, name in _host_prompt_rows(host)
+    return next((f"({env}) {user}@{name}" if user else f"({env})" for env, user, name, _ in _host_prompt_rows(host)
                  if env and user != "root"), "")
 
 
@@ -818,22 +818,58 @@ def _login_prompt(host: Host) -> str:
     corpus 2466: PROMPT_ENVS), where no prompt's host names a container or pod (_container_prompt) and no command typed
     at a prompt names one (_prompts_off_container); else "". A container's shell runs as root, Docker's default user;
     a login user's shell on a host that is no container's is the machine's own."""
-    return next((f"{user}@{name}" for _, user, name in _host_prompt_rows(host) if user and name and user != "root"),
+    return next((f"{user}@{name}" for _, user, name, _ in _host_prompt_rows(host) if user and name and user != "root"),
                 "")
 
 
-def _host_prompt_rows(host: Host) -> list[tuple[str, str, str]]:
-    """The (environment, user, host) of each prompt of PROMPT_ENVS, none where a prompt's environment or host names a
-    container or pod (_NAMES_CONTAINER, _container_prompt) or a command typed at a prompt names one
-    (_prompts_off_container)."""
+# A program run at a prompt, not a look at the machine: an interpreter running a script or module (`python3 main.py
+# --config ./config.yml`, `python -m vllm.entrypoints.openai.api_server`), uv's runner, or an executable of the working
+# directory (`./llama-server -m ...`), after the variables it reads.
+_PROGRAM_RUN = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:python[\d.]*\s+(?:-m\s+)?[\w./-]+|uv\s+run\s+\S|\./[\w.-]+)")
+
+
+def _home_prompt(host: Host) -> str:
+    """The prompt of a home directory alone (`~/tabbyAPI$`, PROMPT_ENVS' fourth field), where no prompt's environment
+    or host names a container or pod and no command typed at a prompt names one (_host_prompt_rows), and where it
+    shows the program itself there: a program run at a prompt that names no host (_PROGRAM_RUN: `~/tabbyAPI$ python3
+    main.py`, corpus 2750), or
+    a directory named for the program the paste's own lines name (`~/Fooocus/Fooocus$ nvidia-smi` under `When I start
+    Fooocus I get ...`, corpus 2659: its checkout in the user's home); else "". bash's `$` is a user's other than root
+    and `~` that user's home: a login user's shell on the machine, as a `user@host:~$` prompt is (_login_prompt). A
+    look at the GPU alone typed there (`~$ nvidia-smi`) is the host's, whatever runs the engine (corpus 1656: ollama
+    in Docker, read unknown)."""
+    homes = {home for _, _, _, home in _host_prompt_rows(host) if home}
+    if not homes:
+        return ""
+    typed = [command for name, command in _prompt_rows(host) if not name]
+    if any(_PROGRAM_RUN.match(command) for command in typed):
+        return sorted(homes)[0]
+    for home in sorted(homes):
+        folder = home.rstrip("$").rsplit("/", 1)[-1]
+        if len(folder) >= 4 and folder.isalpha() and _entrypoint_line(host, _names_word(folder)):
+            return home
+    return ""
+
+
+def _names_word(word: str) -> Callable[[str], bool]:
+    """Whether a line names `word` as a word of its own, not inside a path or a longer name."""
+    pattern = re.compile(rf"(?<![\w/.-]){re.escape(word)}(?![\w/-])")
+    return lambda line: pattern.search(line) is not None
+
+
+def _host_prompt_rows(host: Host) -> list[tuple[str, str, str, str]]:
+    """The (environment, user, host, home directory's prompt) of each prompt of PROMPT_ENVS, none where a prompt's
+    environment or host names a container or pod (_NAMES_CONTAINER, _container_prompt) or a command typed at a prompt
+    names one (_prompts_off_container)."""
     if not _prompts_off_container(host):
         return []
     try:
         text = host.doc(PROMPT_ENVS.name)
     except NotCaptured:
         return []
-    rows = [(env, user, name) for env, user, name, *_ in ([*line.split("\t"), "", ""] for line in text.splitlines())]
-    return [] if any(_NAMES_CONTAINER.search(env) or _container_prompt(name) for env, _, name in rows) else rows
+    rows = [(env, user, name, home) for env, user, name, home, *_ in
+            ([*line.split("\t"), "", "", ""] for line in text.splitlines())]
+    return [] if any(_NAMES_CONTAINER.search(env) or _container_prompt(name) for env, _, name, _ in rows) else rows
 
 
 # An engine run from a build tree under a user's home directory (`/home/user/llama.cpp/build/bin/llama-server`, corpus
@@ -854,9 +890,12 @@ _HOME_PYTHON = re.compile(r"^(?:/home/[\w.-]+|~)/(?:[^/\s]+/)+bin/python[\d.]*$"
 # test_cuda_unknown_error_in_container.py): those homes are an image's.
 # A line beside it under /workspace, the working directory of NGC's framework images and of RunPod's pods, leaves where
 # the program ran open: a traceback's frame there (corpus 1610: a home conda env running code under /workspace).
+# Python's warning line names its file first (`/home/camus/.../site-packages/torch/cuda/__init__.py:141: UserWarning:`);
+# a word the paste glued before it is no part of that path (`invokeai-web/home/camus/repos/invokeai/venv/...`: the
+# program's name printed before the warning without a line end, corpus 2666).
 IMAGE_WORKDIR = re.compile(r"\bFile \"/workspace/")
-HOME_PYTHON_FILE = re.compile(r"(?:^|[\s\"'(=])(?:/home/(?!ray/|venv/)[\w.-]+|~)/(?:[^/\s\"']+/){0,8}?"
-                              r"lib/python\d[\d.]*/site-packages/")
+HOME_PYTHON_FILE = re.compile(r"(?:^|[\s\"'(=]|^[\w-]{1,40}(?=/home/\S{1,300}?\.py:\d+: \w*Warning: ))"
+                              r"(?:/home/(?!ray/|venv/)[\w.-]+|~)/(?:[^/\s\"']+/){0,8}?lib/python\d[\d.]*/site-packages/")
 # llamafile's GPU module, which the program extracts or compiles into its running user's home and links from there
 # (`link_cuda_dso: note: dynamically linking /home/yo/.llamafile/ggml-cuda.so`, corpus 2374; llamafile's
 # llamafile/cuda.c puts it under $HOME/.llamafile, in a versioned folder in later releases): a llamafile run by a login
@@ -908,7 +947,8 @@ def _home_env_file(host: Host) -> str:
     if m is None:
         line = _entrypoint_line(host, lambda ln: "/.llamafile/" in ln and bool(HOME_LLAMAFILE_MODULE.search(ln)))
         m = HOME_LLAMAFILE_MODULE.search(line)
-    return m.group(0).lstrip(" \t\"'(=") if m else ""
+    found = m.group(0).lstrip(" \t\"'(=") if m else ""
+    return found if found[:1] in ("/", "~", "") else found[found.find("/home/"):]
 
 
 def _home_build_engine(ctx: FactContext) -> str:
@@ -1111,6 +1151,35 @@ def _uname_container(ctx: FactContext) -> str:
     return name
 
 
+# The distribution a kernel's release names: the RPM family's tag (RHEL and its rebuilds `.el8`, Oracle's `.el8uek`,
+# openEuler `.oe2203`, Anolis `.an8`, Alibaba Cloud Linux `.al8`, Fedora `.fc39`, Amazon Linux `.amzn2`, Kylin `.ky10`)
+# or Ubuntu's flavour after its ABI number (`5.15.0-91-generic`, `-aws`, `-azure`, `-gcp`, `-nvidia`) and Debian's
+# `+deb12-amd64`; and the family a userland's OS line names (collect_env's `OS: Ubuntu 18.04.3 LTS (x86_64)`).
+_RPM_KERNEL = re.compile(r"\.(?:el\d+(?:uek)?|oe\d{4}|an\d+|al\d+|fc\d+|amzn\d+|ky\d+)(?:[._]|$)")
+_DEB_KERNEL = re.compile(r"-\d+-(?:generic|lowlatency|aws|azure|gcp|gke|oracle|kvm|nvidia|ibm)\b|\+deb\d+")
+_DEB_OS = re.compile(r"^(?:Ubuntu|Debian)\b", re.I)
+_RPM_OS = re.compile(r"^(?:CentOS|Red Hat|RHEL|Rocky|AlmaLinux|Oracle Linux|Fedora|openEuler|Anolis|Alibaba Cloud Linux|"
+                     r"Amazon Linux)\b", re.I)
+
+
+def _foreign_kernel(ctx: FactContext) -> str:
+    """Where a collect_env report's userland (its `OS` line) is of one distribution family and the kernel it ran on
+    (its `Python platform` release) is built by the other (`OS: Ubuntu 18.04.3 LTS` over
+    `5.10.0-60.70.0.94.oe2203.bclinux.x86_64`, openEuler's: corpus 2658), the two in words; else "". A machine, or a VM,
+    boots a kernel of its own distribution; a userland over another's kernel shares the host's: a container (Docker,
+    Podman's toolbox, Apptainer), where the report ran. A kernel whose family its release does not name (a vanilla or
+    WSL kernel) tells nothing."""
+    from stackaudit.facts.collect_env import CollectEnv
+
+    env = ctx.optional("collect_env", CollectEnv)
+    if env is None or not env.os or not env.kernel:
+        return ""
+    if (_DEB_OS.match(env.os) and _RPM_KERNEL.search(env.kernel)) or (_RPM_OS.match(env.os)
+                                                                      and _DEB_KERNEL.search(env.kernel)):
+        return f"the report's userland is {env.os} and its kernel {env.kernel}, another distribution's"
+    return ""
+
+
 def _wsl1_kernel(ctx: FactContext) -> str:
     """The kernel release where it is WSL 1's (facts/platform.WSL1_KERNEL), else "": WSL 1 runs no container engine
     (Docker's WSL back end needs WSL 2's real kernel), so the program that reported it ran in the distro itself
@@ -1254,6 +1323,13 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo("container", (f"`uname -a` names the host {named}, a container's id (its default "
                                                    "hostname), and no prompt or command of the paste names another "
                                                    "host or a container runner",), None, ran_inside=("nvidia-smi",))
+            # A login user's prompt on a named host (_login_prompt) is the machine's own shell: a userland over another
+            # distribution's kernel there says nothing of where the report ran (modelled on 2724).
+            foreign = _foreign_kernel(ctx) if not _login_prompt(host) else ""
+            if foreign:
+                # The report ran in the container: its torch's CUDA answer is the container's (ran_inside).
+                return ContainerInfo("container", (f"{foreign}: a userland over the host's kernel, a container's",),
+                                     None, ran_inside=("collect_env",))
             first = _pid_one(host)
             if first:
                 return ContainerInfo("container", (f"the log's process ({first}) is PID 1 of its PID namespace: a "
@@ -1345,6 +1421,12 @@ def container(ctx: FactContext) -> ContainerInfo:
                     f"the shell prompt `{login[:100]}` is a login user's on a host that names no container or pod (a "
                     "container's shell runs as root): the machine's own shell, and no command typed there names a "
                     "container")
+            home = _home_prompt(host)
+            if home:
+                return ContainerInfo.ran_on_host(
+                    f"the shell prompt `{home[:100]}` is a user's in their home directory, not root's (bash's `$`; a "
+                    "container's shell runs as root, whose prompt ends `#`): the machine's own shell, and no command "
+                    "typed there names a container")
             admin = _machine_shell(host)
             if admin:
                 return ContainerInfo.ran_on_host(

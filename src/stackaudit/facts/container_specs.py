@@ -168,6 +168,7 @@ def parse_docker_run(line: str, cut: bool = False) -> DockerContainer:
     opts: dict[str, str] = {}
     cap_add: list[str] = []
     security: list[str] = []
+    published: list[str] = []
     privileged = host_shm = hidden = False
     i = 0
     image = ""
@@ -228,6 +229,8 @@ def parse_docker_run(line: str, cut: bool = False) -> DockerContainer:
             cap_add.append(value)
         elif name == "--security-opt":
             security.append(value)
+        elif name in ("-p", "--publish"):
+            published.append(value)
         elif name in ("-v", "--volume"):
             host_shm = host_shm or volume_binds_host_shm(value)
         elif name == "--mount":
@@ -270,7 +273,7 @@ def parse_docker_run(line: str, cut: bool = False) -> DockerContainer:
         # Every variable a run sets is on its line, unless it reads a file of them (or the paste cuts the line or
         # hides options in a shell variable).
         env_whole="--env-file" not in opts and not (cut and not image) and not hidden,
-        excerpt=(cut and not image) or hidden, command_whole=hidden and bool(image),
+        excerpt=(cut and not image) or hidden, command_whole=hidden and bool(image), published=tuple(published),
     )
 
 

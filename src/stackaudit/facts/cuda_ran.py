@@ -11,8 +11,14 @@ the same source where CUDA refused to start, which wins.
 
 What shows CUDA at work (each with the program whose runtime ran):
 - torch's out-of-memory message, which its caching allocator writes after reading the GPU's memory through a live
-  context: `GPU 0 has a total capacity of 94.97 GiB of which 164.81 MiB is free`, before torch 2.1 `CUDA out of memory.
-  Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total capacity; ...` (TORCH_OOM);
+  context: `GPU 0 has a total capacity of 94.97 GiB of which 164.81 MiB is free` (a quote cut after the total too),
+  before torch 2.1 `CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total capacity; ...` (TORCH_OOM);
+- a kernel's own fault on the GPU (`CUDA error: an illegal memory access was encountered`, a device-side assert, an
+  illegal instruction, a misaligned address: KERNEL_FAULT): the device reports it only for a kernel that ran there;
+- TensorRT's report after it initialised CUDA (`[MemUsageChange] Init CUDA: CPU +13, GPU +0, now: CPU 126, GPU 262
+  (MiB)`, TRT_INIT_CUDA) and vLLM's start-up check of the memory free on a device (`Free memory on device cuda:3
+  (173.8/178.35 GiB) on startup is less than desired GPU memory utilization`, VLLM_FREE_ON_START): each read the GPU's
+  memory through a context the driver accepted;
 - TensorRT-LLM's executor ledger, which read the GPU's free memory after placing its components:
   `Free GPU memory before component creation attempt (GiB): 16.95` (TRTLLM_LEDGER);
 - an nvbandwidth run whose test moved data (a matrix measured, a data check after a copy, a kernel launched): its
@@ -145,6 +151,7 @@ from stackaudit.facts.docker import (
     tgi_image_cuda,
 )
 from stackaudit.facts.gpus import (
+    COMFY_CUDA_DEVICE,
     GGML_FOUND,
     NVBANDWIDTH_TITLE,
     OLLAMA_GPU,
@@ -189,7 +196,9 @@ _NOT_READY_NEEDLES = ("initialized", "802", "NOT_READY", "NotReady")
 # torch's CUDA out-of-memory message (c10/cuda/CUDACachingAllocator.cpp; `capacty` in releases before 1.13), and its
 # form before 2.1 up to the GPU's total (`CUDA out of memory. Tried to allocate 448.00 MiB (GPU 0; 23.65 GiB total
 # capacity;`, facts/gpus.TORCH_OOM_OLD): either read the GPU's memory through the process's live context.
-TORCH_OOM = re.compile(r"\bGPU (\d+) has a total capac(?:i)?ty of [\d.]+ [KMGT]iB of which [\d.]+ [KMGT]?i?B is free"
+# A quote cut after the total (`GPU 0 has a total capacity of 21.95 GiB`, the line's end: corpus 2756) is the same reading.
+TORCH_OOM = re.compile(r"\bGPU (\d+) has a total capac(?:i)?ty of [\d.]+ [KMGT]iB(?: of which [\d.]+ [KMGT]?i?B is free|"
+                       r"\.?\s*$)"
                        r"|\bCUDA out of memory\. Tried to allocate [\d.]+ (?:[KMG]iB|bytes|B) \(GPU (\d+); [\d.]+ "
                        r"(?:[KMGT]iB|bytes|B) total capacity;")
 # llama.cpp's CUDA backend refused an allocation for the GPU's memory (ggml-cuda.cu,
@@ -218,15 +227,30 @@ VLLM_NOT_CUDA = re.compile(r"detected platform (?:cpu|rocm|xpu|tpu|neuron|hpu)\b
 # lazy CUDA init, which a driver too old for its runtime fails with 35, comes first (corpus 2557).
 ATTENTION_ARCH_CHECK = re.compile("|".join([*(s.pattern.pattern for s in SYMPTOMS if s.name == "flash-attn-ampere-only"),
                                             r"\bGPU with CUDA capability \d+ \d+ is not supported\b"]))
+# A kernel that faulted on the GPU, in cudaGetErrorString's words after `CUDA error: ` (torch's, NCCL's watchdog's,
+# most programs') or the error's enum name: an illegal memory access (cudaErrorIllegalAddress, 700), a device-side
+# assert (710), an illegal instruction (715), a misaligned address (716). The device reports each only for a kernel
+# that ran on it and faulted there, so the runtime had created its context on the driver first (a driver too old for
+# the runtime fails its first call with 35; corpus 2688, vLLM's NCCL watchdog on rank 2). Not CUDA's catch-all
+# `unspecified launch failure` (719), which names no fault of the kernel's own (corpus 1327, a vGPU guest, read unknown).
+KERNEL_FAULT = re.compile(r"\bCUDA error: (?:an illegal memory access was encountered|device-side assert triggered|"
+                          r"an illegal instruction was encountered|misaligned address)\b|"
+                          r"\bcudaError(?:IllegalAddress|Assert|IllegalInstruction|MisalignedAddress)\b")
+# TensorRT's memory report after it initialised CUDA (`[TRT] [I] [MemUsageChange] Init CUDA: CPU +13, GPU +0, now: CPU
+# 126, GPU 262 (MiB)`, TensorRT's builder and runtime through TensorRT-LLM's build.py, corpus 2720): TensorRT creates its
+# CUDA context, then reads the GPU memory in use through it (cudaMemGetInfo); where the runtime cannot start it logs
+# `CUDA initialization failure with error: 35` instead. Its later stages report through the same context (`Init builder
+# kernel library: CPU +1973, GPU +350, now: CPU 2339, GPU 767 (MiB)`, NVIDIA/TensorRT-LLM#1428, corpus 2791), so a
+# paste cut before the first stage reads the same.
+TRT_INIT_CUDA = re.compile(r"\[MemUsageChange\] [^:\n]{1,80}: CPU [+-]?\d+, GPU [+-]?\d+, now: CPU \d+, GPU (\d+) "
+                           r"\(MiB\)")
+# vLLM refusing to start for the memory free on a device (v1's worker/utils.py request_memory, `Free memory on device
+# cuda:3 (173.8/178.35 GiB) on startup is less than desired GPU memory utilization`; before the device was named, `Free
+# memory on device (...)`): the free and total memory torch.cuda.mem_get_info read through the worker's CUDA context
+# (corpus 2754).
+VLLM_FREE_ON_START = re.compile(r"\bFree memory on device (?:(cuda:\d+) )?\(([\d.]+)/([\d.]+) GiB\) on startup\b")
 # TensorRT-LLM's executor ledger (tensorrt_llm/_torch/pyexecutor/py_executor_creator.py).
 TRTLLM_LEDGER = re.compile(r"\bFree GPU memory before component creation attempt \(GiB\): [\d.]+")
-# TensorRT's own ledger of the memory its CUDA context and allocations take (its logger's `[MemUsageChange]` lines:
-# `Init CUDA: CPU +13, GPU +0, now: CPU 230, GPU 417 (MiB)`, `Init builder kernel library: CPU +1973, GPU +350, now:
-# CPU 2339, GPU 767 (MiB)`; NVIDIA/TensorRT-LLM#1428, corpus 2791): the figure after `now:` is the GPU's memory in use,
-# read through the CUDA context TensorRT started. On a driver too old for its runtime TensorRT logs `CUDA initialization
-# failure with error: 35` instead and builds nothing, so a figure above 0 is the runtime at work on the driver.
-TRT_MEM_USAGE = re.compile(r"\[MemUsageChange\] [^:\n]{1,80}: CPU [+-]?\d+, GPU [+-]?\d+, now: CPU \d+, GPU "
-                           r"([1-9]\d*) \(MiB\)")
 # TensorRT-LLM's cluster info: the SM count CUDA's runtime read of the GPU (cluster_info.py infer_cluster_info); 0 where
 # the call failed (its error is not checked).
 TRTLLM_SM_COUNT = re.compile(r"\[TRT-LLM\]\s*\[I\]\s*SM count: ([1-9]\d*)\s*$")
@@ -253,13 +277,6 @@ OLLAMA_CUDART = re.compile(r"\bNvidia GPU detected via cudart\b")
 # Its `CUDA totalMem 24563 mb` line comes from the same cuMemGetInfo (cudaMemGetInfo) answer, printed first (corpus 2690,
 # a paste cut before the freeMem line).
 OLLAMA_FREEMEM = re.compile(r"(?:^|\s)\[(?:GPU-[0-9a-fA-F-]+|\d+)\] CUDA (?:free|total)Mem \d+ ?mb\b")
-# ComfyUI's model management (comfy/model_management.py, shared by Fooocus's ldm_patched and Forge) naming its torch
-# device at start-up: `Device: cuda:0 NVIDIA GeForce RTX 4090 : native` (get_torch_device_name: the device,
-# torch.cuda.get_device_name, the allocator backend, `cudaMallocAsync` where cuda-malloc is on), printed after
-# get_total_memory read the device's memory through torch.cuda.mem_get_info (`Total VRAM 24564 MB`): both need torch's
-# CUDA context on the driver. Not an AMD GPU's name, which torch's ROCm build also calls cuda:0 (corpus 2664, 2665, 2660).
-COMFY_CUDA_DEVICE = re.compile(r"^\W*Device: cuda:(\d+) (?!AMD\b|Radeon\b|Instinct\b)([^:\n]{1,80}?) : "
-                               r"(?:native|cudaMallocAsync)\s*$")
 # nvvs's (dcgmi diag's engine) per-GPU memory test result, as its plain-text output prints it.
 NVVS_MEMORY_PASS = re.compile(r"^\s*Memory GPU(\d+) \.{3,} PASS\s*$")
 # MLC LLM's device probe finding a CUDA device (mlc_llm/support/auto_device.py: `Found device: cuda:0`, logged as
@@ -305,7 +322,8 @@ NEEDLES = ("cudaMalloc failed: out of memory", "Max memory: ", "device='cuda:", 
            "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
            "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "ut of memory)",
            "runtime error: out of memory", " took ", "GPUs or newer", "is not supported", "CUDA device(s)",
-           "Device: cuda:", "failed with error out of memory", "CUDA totalMem", "[MemUsageChange]")
+           "Device: cuda:", "failed with error out of memory", "CUDA totalMem", "CUDA error: ", "cudaError",
+           "on startup", "[MemUsageChange]")
 
 
 @dataclass(frozen=True)
@@ -417,13 +435,22 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
             found.append(Ran("the failing program", "the program's CUDA runtime launched a kernel on the GPU, which "
                              "CUDA refused for want of code for the GPU's architecture (error 209) after the runtime "
                              "had started on the driver", kernel.group(0), launch=True))
+        elif (fault := KERNEL_FAULT.search(line)) and not rocm:
+            found.append(Ran("the failing program", "the program's CUDA runtime ran a kernel on the GPU, which faulted "
+                             f"({fault.group(0).removeprefix('CUDA error: ')}) after the runtime had started on the "
+                             "driver", fault.group(0)))
+        elif trt := TRT_INIT_CUDA.search(line):
+            found.append(Ran("TensorRT", f"TensorRT initialised CUDA and read {trt.group(1)} MiB of GPU memory in use "
+                             "through its context (its MemUsageChange report)", trt.group(0)))
+        elif (free := VLLM_FREE_ON_START.search(line)) and not rocm and not not_cuda_vllm:
+            device = free.group(1) or "the device"
+            found.append(Ran("vLLM", f"vLLM read {free.group(2)} of {free.group(3)} GiB free on {device} through "
+                             "torch's CUDA runtime (its start-up memory check)", free.group(0),
+                             devices=(int(device[5:]),) if free.group(1) else ()))
         elif nvlink := CUDA_NVLINK_UNCORRECTABLE.search(line):
             found.append(Ran("the failing program", "the program's CUDA runtime ran work across NVLink between GPUs, "
                              "which met an uncorrectable NVLink error (220) after the runtime had started on the driver",
                              nvlink.group(0), peers=True))
-        elif trt := TRT_MEM_USAGE.search(line):
-            found.append(Ran("TensorRT", f"TensorRT's CUDA context was at work on the GPU ({trt.group(1)} MiB of GPU "
-                             "memory in use, its [MemUsageChange] ledger)", trt.group(0)))
         elif TRTLLM_LEDGER.search(line):
             found.append(Ran("TensorRT-LLM", "TensorRT-LLM placed its model on the GPU and read the memory left "
                              "(its executor's ledger)", line.strip()))

@@ -21,7 +21,7 @@ from stackaudit.facts._parse import (
     sizes_unread,
 )
 from stackaudit.facts.processes import launcher_ranks_per_host
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider, union
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.sources import DOCKER_INSPECT
 from stackaudit.facts.sources import DOCKER_PS as DOCKER_PS_SOURCE
@@ -97,18 +97,38 @@ TGI_IMAGE = re.compile(r"^(?:ghcr\.io/)?huggingface/text-generation-inference:v?
 TGI_ENGINE = re.compile(r"^(?:[\w.:-]+/)*text-generation-inference(?:[:@]\S*)?$")
 TGI_CUDA = ((0, 4, 2, "11.8"), (1, 2, 0, "12.1"), (2, 3, 0, "12.4"), (3, 3, 1, "12.6"))
 TGI_LAST_KNOWN = (3, 3, 7)
+# Text Embeddings Inference's CUDA images name their release after the GPU architecture they are built for
+# (`ghcr.io/huggingface/text-embeddings-inference:86-1.5`, `:1.5` for Ampere 8.0, `turing-1.5`, `hopper-1.5`, `89-1.5`,
+# `100-1.9`, `cuda-1.9` for every one, `-grpc` after); `cpu-1.5` is the CPU build. Its Dockerfile-cuda (and
+# Dockerfile-cuda-all) at each release tag starts its runtime stage FROM NVIDIA's CUDA image, the runtime the binary
+# links (https://github.com/huggingface/text-embeddings-inference): `nvidia/cuda:12.2.0-base` from v0.1.0, 12.0.0 from
+# v0.4.0, 12.2.0 again from v1.0.0, `12.9.1-runtime` from v1.9.0. Each row: the first release of the CUDA; a release
+# after the last row's known tag (1.9.3) is not told.
+TEI_IMAGE = re.compile(r"^(?:ghcr\.io/)?huggingface/text-embeddings-inference:(?:(?:turing|hopper|cuda|\d{2,3})-)?"
+                       r"v?(\d+)\.(\d+)(?:\.(\d+))?(?:-grpc)?$")
+TEI_CUDA = ((0, 1, 0, "12.2"), (0, 4, 0, "12.0"), (1, 0, 0, "12.2"), (1, 9, 0, "12.9"))
+TEI_LAST_KNOWN = (1, 9, 3)
 
 
 def tgi_image_cuda(image: str) -> str:
-    """The CUDA runtime of Text Generation Inference's image of the release its tag names (TGI_CUDA); "" for any other
-    image, a tag that names no release or another build, and a release before v0.4.2 or after TGI_LAST_KNOWN."""
-    m = TGI_IMAGE.match(image.strip().lower().rstrip("."))
-    if m is None:
-        return ""
-    tag = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
-    if tag > TGI_LAST_KNOWN:
-        return ""
-    return next((cuda for *first, cuda in reversed(TGI_CUDA) if tag >= tuple(first)), "")
+    """The CUDA runtime of Text Generation Inference's image of the release its tag names (TGI_CUDA), or of Text
+    Embeddings Inference's CUDA image (TEI_CUDA); "" for any other image, a tag that names no release or another build,
+    and a release before the first row or after the last known tag.
+
+    >>> tgi_image_cuda("ghcr.io/huggingface/text-embeddings-inference:86-1.5")
+    '12.2'
+    >>> tgi_image_cuda("ghcr.io/huggingface/text-embeddings-inference:cpu-1.5")
+    ''
+    """
+    for pattern, rows, last in ((TGI_IMAGE, TGI_CUDA, TGI_LAST_KNOWN), (TEI_IMAGE, TEI_CUDA, TEI_LAST_KNOWN)):
+        m = pattern.match(image.strip().lower().rstrip("."))
+        if m is None:
+            continue
+        tag = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+        if tag > last:
+            return ""
+        return next((cuda for *first, cuda in reversed(rows) if tag >= tuple(first)), "")
+    return ""
 
 
 # Text Generation Inference's own description of itself (its router's `GET /info`, which `text-generation-launcher`'s
@@ -373,6 +393,22 @@ def ngc_torch_cuda(version: str) -> str:
     return ngc_release_cuda(m.group(1)) if m else ""
 
 
+# Text Embeddings Inference's CUDA images, each built for one compute capability (its Dockerfile-cuda's
+# CUDA_COMPUTE_CAP), which the tag's prefix names: `turing-1.5` (7.5), `86-1.5` (8.6: A10, A40, RTX 3090), `89-1.5`
+# (8.9: Ada), `hopper-1.5` (9.0); the bare release (`1.5`) is Ampere 80's (A100, A30) and is not read here, nor a
+# tag of another form (https://huggingface.co/docs/text-embeddings-inference/supported_models, "Supported hardware";
+# custom_container's runtime_compute_cap values).
+_TEI_IMAGE = re.compile(r"^(?:ghcr\.io/)?huggingface/text-embeddings-inference:(turing|hopper|86|89)-\d+\.\d+")
+_TEI_PREFIX_CAPABILITY = {"turing": "7.5", "86": "8.6", "89": "8.9", "hopper": "9.0"}
+
+
+def tei_image_capability(image: str) -> str:
+    """The compute capability a Text Embeddings Inference image's tag names it built for (_TEI_IMAGE:
+    `ghcr.io/huggingface/text-embeddings-inference:86-1.5`: `8.6`); "" for any other image or tag."""
+    m = _TEI_IMAGE.match(image.strip().lower())
+    return _TEI_PREFIX_CAPABILITY[m.group(1)] if m else ""
+
+
 def ngc_image_release(image: str) -> str:
     """The NGC release an NGC framework image's tag names (`nvcr.io/nvidia/tritonserver:20.03.1-py3`: `20.03`); ""
     for any other image, tag or build."""
@@ -426,7 +462,8 @@ def image_cuda(image: str) -> str:
     """The CUDA runtime a CUDA image's tag names (`11.0`, a CUDA sample's `vectoradd-cuda10.2`), PyTorch's image's
     torch CUDA (`pytorch/pytorch:2.0.0-cuda11.7-cudnn8-runtime`: `11.7`), RAPIDS' image's CUDA
     (`rapidsai/rapidsai:21.10-cuda11.0-runtime-centos7-py3.7`: `11.0`), an engine image's CUDA suffix
-    (engine_image_cuda), or that of the release a Text Generation Inference image's tag names (tgi_image_cuda) or an
+    (engine_image_cuda), or that of the release a Text Generation (or Embeddings) Inference image's tag names
+    (tgi_image_cuda: `text-embeddings-inference:86-1.5` is `12.2`) or an
     NGC framework image's tag names (ngc_image_cuda), else torch's wheel label in any image's tag (_WHEEL_LABEL_IMAGE:
     `cu124` is `12.4`); "" for any other image or tag."""
     if torch := _PYTORCH_IMAGE.match(image.strip().lower()) or _RAPIDS_IMAGE.match(image.strip().lower()):
@@ -652,6 +689,19 @@ class DockerContainer:
     # first GPU row, or a failure line in its place): the probe's own result does not show the GPUs reached it
     # (corpus 1527, 1536).
     probe_lists_no_gpu: bool = False
+    # The ports a pasted `docker run` publishes, as written (`-p 8001:8000`, `--publish 127.0.0.1:8000:8000/tcp`).
+    published: tuple[str, ...] = ()
+
+    @property
+    def published_ports(self) -> tuple[tuple[str, str], ...]:
+        """(host port, container port) of each port it publishes (`published`); the host's "" where Docker picks it
+        (`-p 8000`)."""
+        pairs: list[tuple[str, str]] = []
+        for value in self.published:
+            parts = value.rpartition("/")[0].split(":") if "/" in value else value.split(":")
+            if parts[-1].isdecimal():
+                pairs.append((parts[-2] if len(parts) > 1 and parts[-2].isdecimal() else "", parts[-1]))
+        return tuple(pairs)
 
     @property
     def gpu_slice(self) -> tuple[tuple[str, str], ...]:
@@ -985,6 +1035,12 @@ class DockerContainer:
 class DockerContainers:
     containers: tuple[DockerContainer, ...]
 
+    @classmethod
+    def union(cls, parts: list[DockerContainers]) -> DockerContainers:
+        """The containers of every source, best-ranked first: a paste that shows a compose file and a `docker run`
+        shows the containers of both (corpus 2655: a compose service, and a test run of nvidia-smi beside it)."""
+        return cls(tuple(c for p in parts for c in p.containers))
+
     @property
     def gpu_or_serving(self) -> tuple[DockerContainer, ...]:
         """The containers the container checks care about: with GPUs (asked for, or named by a whole spec's
@@ -996,7 +1052,8 @@ class DockerContainers:
         """Pairs of `docker run` containers that each run an engine on a GPU the other is given too, with the GPUs
         they share in words: each is a process of its own holding memory and time slices on that GPU (corpus 2561: two
         vLLM servers, each `--gpus '"device=0"'`). Both must be up at once, not a command run again after a failure:
-        two names (`--name`, not the image Docker would stand in) and two engine ports (the engine's `--port`)."""
+        two names (`--name`, not the image Docker would stand in) and two engine ports (the engine's `--port`); or a
+        run cut before its image that publishes the serving run's engine port on another host port (corpus 2733)."""
         runs = [c for c in self.containers if c.origin == "docker run" and c.looks_like_serving and not c.gpu_slice
                 and c.name and c.name != c.image and argv_value(c.argv, ("--port",))
                 and any(r.is_gpu and not r.zero_count for r in c.device_requests)]
@@ -1005,10 +1062,22 @@ class DockerContainers:
             for b in runs[i + 1:]:
                 if a.name == b.name or argv_value(a.argv, ("--port",)) == argv_value(b.argv, ("--port",)):
                     continue
-                ga, gb = _gpus_given(a), _gpus_given(b)
-                both = ga & gb if ga is not None and gb is not None else ga if gb is None else gb
-                if both is None or both:
-                    pairs.append((a, b, "every GPU" if both is None else ", ".join(f"GPU {g}" for g in sorted(both))))
+                if (where := _gpus_shared(a, b)) is not None:
+                    pairs.append((a, b, where))
+        # A second run the paste cuts before its image (corpus 2733) that publishes the port a serving run's engine
+        # listens on in its container, on a host port that run does not take: the same server's second instance, up
+        # beside the first (Docker refuses a host port already taken; a run typed again after a failure keeps it).
+        cut = [c for c in self.containers if c.origin == "docker run" and c.excerpt and not c.image
+               and any(r.is_gpu and not r.zero_count for r in c.device_requests)]
+        whole = [c for c in self.containers if c.origin == "docker run" and not c.excerpt and c.looks_like_serving
+                 and not c.gpu_slice and any(r.is_gpu and not r.zero_count for r in c.device_requests)]
+        for a in whole:
+            taken = {h for h, _ in a.published_ports}
+            served = {p for _, p in a.published_ports} | {argv_value(a.argv, ("--port",)) or ""}
+            for b in cut:
+                if any(h and h not in taken and p in served for h, p in b.published_ports) \
+                        and (where := _gpus_shared(a, b)) is not None:
+                    pairs.append((a, b, where))
         return tuple(pairs)
 
     @property
@@ -1060,6 +1129,15 @@ def diagnostic_command(argv: tuple[str, ...]) -> bool:
         words = [script]
     commands = [c.split() for c in re.split(r"\s*(?:;|&&|\|\||\||\n)\s*", " ".join(words)) if c.strip()]
     return bool(commands) and all(c[0].rsplit("/", 1)[-1] in DIAGNOSTIC_PROGRAMS for c in commands)
+
+
+def _gpus_shared(a: DockerContainer, b: DockerContainer) -> str | None:
+    """The GPUs two containers are both given, in words ("every GPU", "GPU 0, GPU 1"); None where they share none."""
+    ga, gb = _gpus_given(a), _gpus_given(b)
+    both = ga & gb if ga is not None and gb is not None else ga if gb is None else gb
+    if both is not None and not both:
+        return None
+    return "every GPU" if both is None else ", ".join(f"GPU {g}" for g in sorted(both))
 
 
 def _gpus_given(c: DockerContainer) -> set[str] | None:
@@ -1212,7 +1290,7 @@ def parse_docker_inspect(text: str) -> tuple[DockerContainer, ...]:
     return tuple(containers)
 
 
-fact("docker_containers", DockerContainers, first_of, hint=DOCKER_INSPECT.hint)
+fact("docker_containers", DockerContainers, union, hint=DOCKER_INSPECT.hint)
 
 
 @provider("docker_containers", DockerContainers, rank=10, title=DOCKER_PS_SOURCE.title, hint=DOCKER_PS_SOURCE.hint)

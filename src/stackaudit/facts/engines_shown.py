@@ -106,7 +106,9 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
     gpus = ctx.optional("gpus", GpuInventory)
     stated = ctx.optional("stated_engines", StatedEngines)
     shown = (*(c.engine for c in (commands.commands if commands is not None else ())),
-             *(c.engine or ggml_image_engine(c.image) for c in (containers.containers if containers else ())),
+             # A run the paste cuts before its image (no image, no command) shows a container, not what it runs.
+             *(c.engine or ggml_image_engine(c.image) for c in (containers.containers if containers else ())
+               if c.image or c.argv),
              *((log.engine or ("llamacpp" if log.llamacpp_release else ""),) if log is not None else ()),
              *(("ollama",) if ctx.optional("ollama_cuda", OllamaCuda) is not None else ()),
              *(("ollama",) if ctx.optional("ollama_shown", OllamaShown) is not None else ()),

@@ -223,7 +223,7 @@ class GpuEvents(Sourced):
         for e in self.xids:
             if e.code != RECOVERY_XID:
                 continue
-            m = _RECOVERY_TO.search(e.detail)
+            m = _RECOVERY_TO.search(e.detail) or _RECOVERY_NAMED.search(e.detail)
             if m:
                 actions[e.bdf] = m.group(1).strip()
         return {b: a for b, a in actions.items() if a.lower() != "none"}
@@ -256,6 +256,10 @@ _INIT_FAILED = re.compile(rf"NVRM: GPU ({BDF}): RmInitAdapter failed")
 # `... to 0x1 (GPU Reset Required)`: the action's name in the last parentheses.
 _RECOVERY_TO = re.compile(r"recovery action changed from .*? to \S+ \(([^)]*)\)", re.IGNORECASE)
 _SUPPRESSED = re.compile(r":\s+(\d+) callbacks suppressed")
+# The recovery actions Xid 154 names (`... to 0x1 (GPU Reset Required)`, `0x2 (Node Reboot Required)`, `0x3 (Drain P2P)`,
+# `0x4 (Drain and Reset)`), as the user quotes one beside the number (`Xid 154 (`GPU Reset Required`)`, corpus 2847;
+# `Xid 154 (GPU recovery action → Drain and Reset)`, 2848).
+_RECOVERY_NAMED = re.compile(r"\b(GPU Reset Required|Node Reboot Required|Drain P2P|Drain and Reset)\b", re.IGNORECASE)
 
 
 _NVRM_GPU_LINE = re.compile(rf"NVRM: GPU ({BDF}): ")
@@ -447,33 +451,135 @@ def parse_plugin_xids(lines: Sequence[str]) -> tuple[GpuEvent, ...]:
     return tuple(events)
 
 
-# An Xid the user reports in words with its number and its meaning quoted in brackets, as the catalogue names it:
-# `crashed with Xid 79 ("GPU has fallen off the bus") followed immediately by Xid 154 ("Node Reboot Required")`
-# (turbo-tan/llama.cpp-tq3#37, corpus 2422). The quoted meaning is what the driver printed; a number alone in prose
-# (`Xid 109 does not even exist in nvidia's documentation`) is a mention, not an event. The GPU is not named.
+# An Xid the user reports in words. Three forms are a report, not a mention:
+# - its number with its meaning quoted in brackets, as the catalogue names it: `crashed with Xid 79 ("GPU has fallen off
+#   the bus") followed immediately by Xid 154 ("Node Reboot Required")` (turbo-tan/llama.cpp-tq3#37, corpus 2422), `Xid
+#   154 (`GPU Reset Required`)` (corpus 2847). The quoted meaning is what the driver printed;
+# - its number in a sentence that says it happened (_XID_HAPPENED: `I have experienced two GPU crashes with the exact
+#   same NVIDIA Xid 62 signature`, 2847; `died from an uncorrectable HBM2 double-bit ECC error (Xid 48/64/62/171/154 —
+#   ...)`, 2851; `ops notes recorded Xid 62 on both GPUs`, 2852; `The kernel log confirms this with a Xid 79 error`,
+#   2345), or counted (`6× Xid 79`, 2852). A sentence that negates, asks, supposes or cites (_XID_NOT_HAPPENED: `Xid 109
+#   does not even exist in nvidia's documentation`, `could it be Xid 79?`, `if you see Xid 79`, `Xid 94 is essentially
+#   an application error`) reports nothing;
+# - the driver's own record of it without the `NVRM:` tag, naming the GPU's address (`Xid (PCI:0000:2b:00): 31 MMU
+#   Fault: ...`, NVIDIA/open-gpu-kernel-modules#1030's title), or a user's elided copy of such lines (`19:15:34  Xid 31
+#   PCI:0000:f0:00 pid=477448 ...`, corpus 490).
+# The GPU is the one the line names by its PCI address, where it names one (`all on the same GPU (PCI `0000:9c:00`)`,
+# corpus 2848), else not named. A list of Xids under a sentence that reports them (`dmesg shows repeated NVIDIA Xid
+# events ...:` then `- `Xid 48 / 171`: uncorrectable double-bit ECC (DBE) in HBM framebuffer`, corpus 2848) is read
+# with that sentence (stated_xid_list).
 STATED_GPU = "(not named)"  # the GPU of an Xid the user reports: their words name no bus address
-STATED_XID = re.compile(r"\bXid\s+(\d{1,3})\s+\([\"“]([^\"”()]{3,80})[\"”]\)")
+STATED_XID = re.compile(r"\bXid\s+(\d{1,3})\s+\([\"“`']([^\"”`'()]{3,80})[\"”`']\)")
+# Xid numbers as a user writes them: `Xid 62`, `XID 79`, `Xid error 109`, a list (`Xid 48/64/62/171/154`, `Xid 48, 63,
+# 94, 154`, `Xid 48 / 171`, `Xid 94 and 154`), a count before or after (`6× Xid 79`, `Xid 79 x6`). A number after a comma
+# that a unit follows (`Xid 62, 45 minutes later`) is no Xid.
+_UNIT = r"(?!\s*(?:%|°|min\b|minutes?\b|hours?\b|h\b|s\b|secs?\b|seconds?\b|days?\b|times\b|[KMG]i?B\b))"
+_XID_CODES = re.compile(r"(?:\b(\d{1,4})\s*[×xX]\s*)?\bXID(?:\s+errors?)?\s*[:#]?\s*"
+                        rf"(\d{{1,3}}\b{_UNIT}(?:\s*(?:/|,|\+|&|and)\s*(?:XID\s*)?\d{{1,3}}\b{_UNIT})*)"
+                        r"(?:\s*\(?\s*[×xX]\s*(\d{1,4})\b)?", re.IGNORECASE)
+_CODE = re.compile(r"\d{1,3}")
+# A sentence says the Xid happened: a verb of it happening or being seen, logged or repeated, or the crash it was.
+_XID_HAPPENED = re.compile(r"\b(?:crash(?:ed|es|ing)?|died|dies|hit|hits|hitting|got|gets|getting|saw|seen|seeing|sees?|"
+                           r"experienc(?:e|ed|es|ing)|encounter(?:ed|ing|s)?|logged|(?:kernel|dmesg|driver) logs|"
+                           r"recorded|reported|occurr(?:ed|ing)|occurs|happen(?:ed|ing|s)?|appeared|followed by|"
+                           r"triggered|threw|throws|thrown|raised|shows|showed|showing|confirms|confirmed|wedged|wedges|"
+                           r"signature|bursts?|repeated(?:ly)?|reproduc\w*)\b", re.IGNORECASE)
+# A sentence that negates, asks, supposes, advises or cites: whatever verb it has, it reports no Xid of this machine.
+_XID_NOT_HAPPENED = re.compile(r"\?|n't\b|\b(?:no|not|never|without|none|nor|any|cannot|if|whether|unless|when(?:ever)?|"
+                               r"could|would|should|might|may|can|will|maybe|perhaps|possibl[ey]|probabl[ey]|likely|"
+                               r"suspect\w*|wonder\w*|check(?:ing)?|look(?:ing)? for|search\w*|grep\w*|e\.g|such as|"
+                               r"like|means?|meaning|defin\w*|documentation|docs?|catalog(?:ue)?|example)\b",
+                               re.IGNORECASE)
+# The driver's record of an Xid without its `NVRM:` tag, or a user's elided copy of it, with the GPU's address.
+_XID_RECORD = re.compile(r"\bXid\s*\(PCI:([0-9a-fA-F:.]+)\):\s*(\d{1,3})\b,?\s*(.*)$|"
+                         r"\bXid\s+(\d{1,3})\s+(?:on\s+)?PCI:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)\b"
+                         r"\s*(.*)$")
+_PCI_NAMED = re.compile(r"(?<![\w:])(?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)(?![\w:])")
+# A sentence's end: a full stop, `!`, `?` or `;` before the next sentence's start.
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[^\s\d])")
+# The meaning after an Xid's number: in brackets (its quotes dropped), or after a colon (`Xid 63`: Row Remapper ...).
+_MEANING = re.compile(r"^\s*(?:\(([^()]{3,80})\)|:\s*([^;()]{3,80}))")
+
+
+def _stated_gpu(text: str) -> str:
+    """The GPU a sentence names by its one PCI address (normalised), else STATED_GPU."""
+    found = {_bdf(m.group(1)) for m in _PCI_NAMED.finditer(text)}
+    return found.pop() if len(found) == 1 else STATED_GPU
 
 
 def stated_xids(line: str) -> tuple[GpuEvent, ...]:
-    """The Xid events a line of the user's words reports with their quoted meaning (STATED_XID), in order."""
+    """The Xid events a line of the user's words reports (the three forms above), in order."""
     if "xid" not in line.lower():
         return ()
-    return tuple(GpuEvent(XID, STATED_GPU, int(m.group(1)), m.group(2).strip(), m.group(0))
-                 for m in STATED_XID.finditer(line[:4000]))
+    line = line[:4000]
+    record = _XID_RECORD.search(line) if "PCI:" in line and "NVRM" not in line else None
+    if record is not None:
+        addr, code, rest = (record.group(1), record.group(2), record.group(3)) if record.group(2) else (
+            record.group(5), record.group(4), record.group(6))
+        return (GpuEvent(XID, _bdf(addr), int(code), rest.strip(), line.strip()),)
+    # The Xids quoted with their meaning first; the sentences' other Xids after them.
+    events = [GpuEvent(XID, STATED_GPU, int(m.group(1)), m.group(2).strip(), m.group(0))
+              for m in STATED_XID.finditer(line)]
+    quoted = {e.code for e in events}
+    plain = line.replace("`", "").replace("**", "").replace("__", "")
+    for sentence in _SENTENCE_END.split(plain):
+        codes = list(_XID_CODES.finditer(sentence)) if "xid" in sentence.lower() else []
+        if not codes or _XID_NOT_HAPPENED.search(sentence):
+            continue
+        if not _XID_HAPPENED.search(sentence) and not any(m.group(1) or m.group(3) for m in codes):
+            continue
+        gpu = _stated_gpu(sentence)
+        for m in codes:
+            numbers = [int(c) for c in _CODE.findall(m.group(2))]
+            meaning = _MEANING.match(sentence[m.end():])
+            detail = (meaning.group(1) or meaning.group(2) or "").strip(" \"“”'") if meaning else ""
+            count = int(m.group(1) or m.group(3) or 1)
+            events.extend(GpuEvent(XID, gpu, code, detail, sentence.strip(), count)
+                          for code in numbers if code not in quoted)
+    return tuple(events)
+
+
+# A sentence that reports Xid events without their numbers, ending on a colon before the list that names them
+# (`dmesg shows repeated NVIDIA Xid events, all on the same GPU ...:`, corpus 2848).
+_XID_LEAD = re.compile(r"\bXIDs?\b.*:\s*$", re.IGNORECASE)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+\S")
+_LIST_ITEMS = 8
+
+
+def stated_xid_list(lines: Sequence[str], i: int) -> tuple[int, str]:
+    """(the end of the list, the list's lines each read with the sentence above it) where line i reports Xid events
+    without their numbers, ending on a colon, and the list items right under it name them (at most _LIST_ITEMS, up to
+    the first line that is no such item); (i, "") otherwise."""
+    lead = lines[i].replace("`", "").replace("**", "")
+    if "xid" not in lead.lower() or not _XID_LEAD.search(lead) or _XID_CODES.search(lead) \
+            or not _XID_HAPPENED.search(lead) or _XID_NOT_HAPPENED.search(lead):
+        return i, ""
+    end = i + 1
+    while end < min(len(lines), i + 1 + _LIST_ITEMS) and _LIST_ITEM.match(lines[end]) \
+            and _XID_CODES.search(lines[end].replace("`", "")):
+        end += 1
+    if end == i + 1:
+        return i, ""
+    return end, "".join(f"{lines[i].strip()} {lines[k].strip()}\n" for k in range(i + 1, end))
 
 
 @parser(EVIDENCE_LINES, feeds="gpu_events", kind=GpuEvents, rank=15)
 def gpu_events_from_device_plugin(text: str) -> GpuEvents:
     """The Xid events the Kubernetes device plugin's health check logged, pasted on their own, and the Xids the user
-    reports with their quoted meaning (stated_xids): an excerpt, never proof that no other Xid happened.
+    reports (stated_xids): an excerpt, never proof that no other Xid happened. The user's words naming one Xid again
+    (`After Xid 62 occurred, ...`) name the same event: one per GPU, number and meaning, its largest count.
 
     Input (tests/data/captures/1200)::
 
         2020/08/10 19:09:42 XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8, the device will go unhealthy.
     """
     lines = text.splitlines()
-    events = parse_plugin_xids(lines) + tuple(e for line in lines for e in stated_xids(line))
+    stated: dict[tuple[str, int | None, str], GpuEvent] = {}
+    for e in (e for line in lines for e in stated_xids(line)):
+        known = stated.setdefault((e.bdf, e.code, e.detail), e)
+        if e.count > known.count:
+            stated[(e.bdf, e.code, e.detail)] = GpuEvent(XID, known.bdf, known.code, known.detail, known.line, e.count)
+    events = parse_plugin_xids(lines) + tuple(stated.values())
     if not events:
         raise FactUnavailable("no Xid event of the device plugin or in the user's words")
     return GpuEvents(events, 0, complete=False)

@@ -70,6 +70,7 @@ from stackaudit.facts.serving_logs import (
     GGML_LIST_DEVICE,
     GGML_MAIN_DEVICE,
     GGML_USING_DEVICE,
+    HAMI_CORE_LINE,
     OLLAMA_POOLED_VRAM,
     nccl_test_groups,
 )
@@ -84,6 +85,7 @@ from stackaudit.facts.sources import (
     K8S_SPEC,
     NCCL_TESTS,
     NVC_INFO,
+    NVIDIA_DAEMON_LOG,
     NVSMI_LIST,
     NVSMI_P2P,
     NVSMI_P2P_UNNAMED,
@@ -144,6 +146,7 @@ TORCH_WARNED_TITLE = "PyTorch's warning of a GPU its build has no kernels for"
 LIGHTNING_TITLE = "Lightning's Tensor Cores notice"
 TORCH_NAMED_TITLE = "a printout of torch.cuda.get_device_name"
 UNSLOTH_TITLE = "Unsloth's start-up banner"
+COMFY_TITLE = "ComfyUI's start-up device line"
 USER_WORDS_TITLE = "the user's own words"
 QUERY_ROWS_TITLE = "`nvidia-smi --query-gpu=index,name,driver_version` rows"
 
@@ -351,6 +354,8 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
                 mine, theirs = getattr(best, name), getattr(record, name)
                 if mine in (None, "") and theirs not in (None, ""):
                     updates[name] = theirs
+                elif name == "model" and _cut_short(mine, theirs):
+                    updates[name] = theirs  # the paste cut the better source's name inside a word
                 elif mine not in (None, "") and theirs not in (None, "") and mine != theirs:
                     conflicts.append((best.label, name, f"{mine} ({best.shown_by[0]})",
                                       f"{theirs} ({record.shown_by[0]})"))
@@ -369,6 +374,15 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
                         inferred=tuple(dict.fromkeys(x for p in parts for x in p.inferred)),
                         read_whole=tuple(dict.fromkeys(x for p in parts for x in p.read_whole)),
                         one_device=tuple(dict.fromkeys(x for p in parts for x in p.one_device)))
+
+
+def _cut_short(shown: str, full: str) -> bool:
+    """Whether a model name is another's cut inside a word, as a paste's last line may be (`GPU 4: NVIDIA GeForce GTX 10`
+    in a collect_env cut there, `NVIDIA GeForce GTX 1080 Ti` in vLLM's warning, corpus 2681): the full name starts with
+    it and goes on in the same word, and it names no model of the GPU table itself (`RTX 3090` is no cut `RTX 3090 Ti`).
+    """
+    return bool(shown) and len(full) > len(shown) and full.startswith(shown) and shown[-1].isalnum() \
+        and full[len(shown)].isalnum() and not exact_name(shown)
 
 
 def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
@@ -1418,6 +1432,45 @@ def gpus_from_unsloth_banner(text: str) -> GpuInventory:
     return parse_unsloth_gpus(text)
 
 
+# ComfyUI's model management (comfy/model_management.py, shared by Fooocus's ldm_patched and Forge) naming its torch
+# device at start-up: `Device: cuda:0 NVIDIA GeForce RTX 4090 : native` (get_torch_device_name: the device,
+# torch.cuda.get_device_name, the allocator backend, `cudaMallocAsync` where cuda-malloc is on), printed after
+# get_total_memory read the device's memory through torch.cuda.mem_get_info (`Total VRAM 24564 MB`): both need torch's
+# CUDA context on the driver. Not an AMD GPU's name, which torch's ROCm build also calls cuda:0 (corpus 2664, 2665, 2660).
+# A vGPU guest's device is named after its profile (`GRID P40-8Q`, corpus 2660), which the GPU table reads by its board.
+COMFY_CUDA_DEVICE = re.compile(r"^\W*Device: cuda:(\d+) (?!AMD\b|Radeon\b|Instinct\b)([^:\n]{1,80}?) : "
+                               r"(?:native|cudaMallocAsync)\s*$")
+
+
+def parse_comfy_gpus(text: str) -> GpuInventory:
+    """The GPU ComfyUI's (or Fooocus's, Forge's) start-up line names (COMFY_CUDA_DEVICE): the torch device it runs on,
+    by its CUDA index; a lower bound, since it names its one device only.
+
+    >>> parse_comfy_gpus("Device: cuda:0 NVIDIA GeForce RTX 4090 : native").models
+    {0: 'NVIDIA GeForce RTX 4090'}
+    """
+    names: dict[int, str] = {}
+    for line in text.splitlines():
+        if (m := COMFY_CUDA_DEVICE.match(line)) is not None:
+            names.setdefault(int(m.group(1)), m.group(2).strip())
+    if not names:
+        raise ParseError("no ComfyUI `Device: cuda:N <name> : native` line")
+    records = tuple(GpuRecord(i, "", name, None, (COMFY_TITLE,)) for i, name in sorted(names.items()))
+    return GpuInventory(gpus=records, counts=((COMFY_TITLE, len(records)),),
+                        partial=((COMFY_TITLE, "ComfyUI names the one device it runs on; " + CUDA_LIST),))
+
+
+@parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=73)
+def gpus_from_comfy_device(text: str) -> GpuInventory:
+    """The GPU ComfyUI's start-up names (parse_comfy_gpus).
+
+    Input (tests/data/captures/2665)::
+
+        Device: cuda:0 NVIDIA GeForce RTX 4090 : native
+    """
+    return parse_comfy_gpus(text)
+
+
 # A user's torch check printing the name torch.cuda.get_device_name gives (`CUDA device name: NVIDIA GeForce RTX 4090`,
 # `Current CUDA Device Name: NVIDIA GeForce RTX 3090`, `GPU device name: NVIDIA GeForce RTX 5090`): the name of a device
 # CUDA listed. Only an NVIDIA product name is read (ROCm's torch answers with AMD's names under the same labels), and
@@ -1503,6 +1556,84 @@ def gpus_from_query_rows(text: str) -> GpuInventory:
     return parse_query_rows(text)
 
 
+# vLLM's warning where NVML's devices differ in name (vllm/platforms/cuda.py, NvmlCudaPlatform.log_warnings): `Detected
+# different devices in the system: NVIDIA GeForce RTX 3090, NVIDIA GeForce RTX 3090, NVIDIA GeForce GTX 1080 Ti. Please
+# make sure to set `CUDA_DEVICE_ORDER=PCI_BUS_ID` ...` (corpus 2681). It names every device NVML counts, in NVML's
+# order, which CUDA_VISIBLE_DEVICES does not narrow: the GPUs the process's host or container holds. The list is read
+# only up to the sentence after it, so a line cut inside the list names none.
+VLLM_DIFFERENT_DEVICES = re.compile(r"\bDetected different devices in the system: (?P<names>[^\n]+?)\. Please make sure")
+VLLM_DEVICES_TITLE = "vLLM's warning of different devices"
+
+
+def parse_vllm_different_devices(text: str) -> GpuInventory:
+    """The GPUs vLLM's warning of different devices names (VLLM_DIFFERENT_DEVICES): NVML's index, product name.
+
+    >>> parse_vllm_different_devices("Detected different devices in the system: NVIDIA A10, NVIDIA L4. Please make sure "
+    ...                               "to set").models
+    {0: 'NVIDIA A10', 1: 'NVIDIA L4'}
+    """
+    m = VLLM_DIFFERENT_DEVICES.search(text)
+    names = [n.strip() for n in m["names"].split(", ")] if m is not None else []
+    if not names or not all(names):
+        raise ParseError("no vLLM `Detected different devices in the system: ...` warning")
+    records = tuple(GpuRecord(i, "", name, None, (VLLM_DEVICES_TITLE,)) for i, name in enumerate(names))
+    return GpuInventory(gpus=records, counts=((VLLM_DEVICES_TITLE, len(records)),))
+
+
+@parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=75)
+def gpus_from_vllm_warning(text: str) -> GpuInventory:
+    """The GPUs vLLM's warning of different devices names (parse_vllm_different_devices).
+
+    Input (tests/data/captures/2681)::
+
+        WARNING 06-03 01:55:23 [cuda.py:409] Detected different devices in the system: NVIDIA GeForce RTX 3090, NVIDIA GeForce RTX 3090, NVIDIA GeForce GTX 1080 Ti, NVIDIA GeForce GTX 1080 Ti, NVIDIA GeForce GTX 1080 Ti. Please make sure to set `CUDA_DE
+    """
+    return parse_vllm_different_devices(text)
+
+
+# An MPS daemon container's entrypoint listing the GPUs it is handed (the `nvidia/mps` image AWS's virtual GPU device
+# plugin runs: `Available GPUs:` then a row of `nvidia-smi --query-gpu=index,pci.bus_id,name,compute_mode
+# --format=csv,noheader` per GPU, `\t- 0, 00000000:00:1E.0, Tesla T4, Exclusive_Process`, corpus 2731): each row's
+# index, PCI address and product name, nvidia-smi's own.
+_MPS_GPU_ROW = re.compile(r"^(?:Available GPUs:)?\s*(?:-\s+)?(?P<index>\d{1,2}), (?P<bdf>(?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:"
+                          r"[0-9A-Fa-f]{2}\.[0-7]), (?P<name>[^,\n]+?)(?:, [\w ]+)?\s*$")
+MPS_GPUS_TITLE = "an MPS container's `Available GPUs:` rows"
+
+
+def parse_mps_gpus(text: str) -> GpuInventory:
+    """The GPUs an MPS container's entrypoint lists under `Available GPUs:` (_MPS_GPU_ROW): index, BDF, product name;
+    the rows up to the first line of another kind. The container's GPUs, which the device plugin hands it.
+
+    >>> parse_mps_gpus("Available GPUs:\\t- 0, 00000000:00:1E.0, Tesla T4, Exclusive_Process").gpus[0].bdf
+    '0000:00:1e.0'
+    """
+    lines = text.splitlines()
+    start = next((k for k, line in enumerate(lines) if line.startswith("Available GPUs:")), None)
+    records: list[GpuRecord] = []
+    for line in lines[start:] if start is not None else ():
+        m = _MPS_GPU_ROW.match(line)
+        if m is None:
+            if records or line.strip() != "Available GPUs:":
+                break
+            continue
+        records.append(GpuRecord(int(m["index"]), normalize_bdf(m["bdf"]), m["name"].strip(), None, (MPS_GPUS_TITLE,)))
+    if not records:
+        raise ParseError("no MPS container's `Available GPUs:` row")
+    return GpuInventory(gpus=tuple(records), counts=((MPS_GPUS_TITLE, len(records)),),
+                        partial=((MPS_GPUS_TITLE, "the rows a paste shows, not necessarily every GPU's"),))
+
+
+@parser(NVIDIA_DAEMON_LOG, feeds="gpus", kind=GpuInventory, rank=74)
+def gpus_from_mps_entrypoint(text: str) -> GpuInventory:
+    """The GPUs an MPS daemon container's entrypoint lists (parse_mps_gpus).
+
+    Input (tests/data/captures/2731)::
+
+        Available GPUs:	- 0, 00000000:00:1E.0, Tesla T4, Exclusive_Process
+    """
+    return parse_mps_gpus(text)
+
+
 @parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=55)
 def gpus_from_ollama(text: str) -> GpuInventory:
     """The GPUs ollama's pasted `inference compute` lines name: product name; else those PyTorch's capability
@@ -1571,6 +1702,9 @@ class EngineGpuMemory(Sourced):
     `Load weight begin. avail mem=` lines); a pasted excerpt may leave GPUs out."""
 
     gpus: tuple[FreeAtStart, ...] = ()
+    # A line of HAMi-core in the engine's log (facts/serving_logs.HAMI_CORE_LINE): CUDA in its process answers through
+    # HAMi's vGPU interception, which reports the pod's share of the GPU as its memory; "" where none is shown.
+    vgpu_line: str = ""
 
 
 fact("engine_gpu_memory", EngineGpuMemory, hint="paste the engine's start-up log")
@@ -1733,15 +1867,21 @@ _SGLANG_INIT = re.compile(_SGLANG_RANK + r"Init torch distributed ends\. (?:elap
 # since 0.10: `Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than desired GPU memory utilization`.
 _VLLM_STARTUP = re.compile(r"\bFree memory on device(?: (?P<dev>[\w:]+))? \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) "
                            r"on startup is less than\b")
+# vLLM's memory-profiling assertion (its worker, 0.7 on: the free memory of the snapshot taken as the worker opened the
+# GPU, then after profiling): `Error in memory profiling. Initial free memory 23.4375 GiB, current free memory 23.4375
+# GiB.` (corpus 2736); the v0 worker wrote bytes (`Initial free memory 25165824000, current free memory ...`). No total.
+_VLLM_PROFILED = re.compile(r"\bError in memory profiling\. Initial free memory (?P<free>\d+(?:\.\d+)?)(?P<gib> GiB)?,")
 
 
 @parser(ENGINE_LOG, feeds="engine_gpu_memory", kind=EngineGpuMemory, rank=11)
 def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
     """The memory each SGLang rank found free when it began loading weights (with what its own distributed init
-    took), the free and total memory vLLM found when it refused to start, or the memory llama.cpp found free on the
+    took), the free and total memory vLLM found when it refused to start, the free memory its profiling assertion
+    found at start (_VLLM_PROFILED), or the memory llama.cpp found free on the
     device it loads the model on (GGML_USING_DEVICE), or the total and free memory llama-server's `--list-devices`
     prints for each device (GGML_LIST_DEVICE; a device whose free exceeds its total, unified memory, is left out),
-    once per rank or device.
+    once per rank or device; with HAMi-core's first line in the log (HAMI_CORE_LINE), under which the free memory is
+    the pod's share.
 
     SGLang's lines do not give the GPU's total memory: what else held memory is settled only with the total.
     llama.cpp's line names the device's product: its total is the GPU table's nominal memory for that name, where the
@@ -1762,6 +1902,9 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
             seen[rank] = FreeAtStart(rank, None, float(m["free"]) * 1024, line.strip(), own.get(rank))
         elif (m := _VLLM_STARTUP.search(line)) is not None and (dev := m["dev"] or "the engine's GPU") not in seen:
             seen[dev] = FreeAtStart(dev, float(m["total"]) * 1024, float(m["free"]) * 1024, line.strip(), refused=True)
+        elif (m := _VLLM_PROFILED.search(line)) is not None and "the engine's GPU" not in seen:
+            free = float(m["free"]) * 1024 if m["gib"] else float(m["free"]) / 2**20
+            seen["the engine's GPU"] = FreeAtStart("the engine's GPU", None, free, line.strip())
         elif (m := GGML_USING_DEVICE.search(line)) is not None and (dev := f"{m['dev']} ({m['name']})") not in seen:
             total = nominal_memory_gib(m["name"])
             seen[dev] = FreeAtStart(dev, total * 1024 if total is not None else None, float(m["free"]), line.strip())
@@ -1775,7 +1918,8 @@ def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
     if not seen:
         raise ParseError("no SGLang `Load weight begin. avail mem=` line, no vLLM `Free memory on device ... on "
                          "startup` line, no llama.cpp `using device CUDA0 (...) - N MiB free` nor `CUDA0: NAME (T MiB, F MiB free)` line")
-    return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+    vgpu = next((line.strip() for line in text.splitlines() if HAMI_CORE_LINE.search(line)), "")
+    return EngineGpuMemory(gpus=tuple(seen.values()), complete=False, vgpu_line=vgpu[:300])
 
 
 # Builds of llama.cpp since 2026 add each device's total and free memory to its `ggml_cuda_init` line: `Device 0:
@@ -2043,6 +2187,10 @@ _MACHINE_AFTER = re.compile(r"^(?:\S+\s+){1,4}?(?:nodes?|servers?|machines?|clus
                             r"|pods?|VMs?|rigs?|boards?|baseboards?)\b", re.I)
 _MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+){0,2}\s+(?:GPUs|cards)\b)",
                           re.I)
+# The first person's count of the cards they own before the model and the noun, which may be singular as in
+# _OWNED_COUNT (`I have 4 tesla M40 24GB gpu,`, ollama/ollama#5497, corpus 2718).
+_OWNED_MODEL_COUNT = re.compile(r"\bI(?:\s+have|\s+own|'ve\s+got)\s+([1-9]\d?)\s+"
+                                r"(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+){0,2}\s+(?:GPUs?|cards?)\b)", re.I)
 # A count before a model number in the plural, as people write a set of cards: `4 A10Gs`, `2 RTX 3090s`, `4x 3090s`
 # (vllm-project/vllm#9373: "I have 4 A10Gs"). The plural word holds a digit (a model number), so `4 GPUs` and `16
 # cores` are none of these.
@@ -2060,6 +2208,18 @@ _CJK_RUN = re.compile(r"[\u3000-\u9fff\uff00-\uffef].*")
 # The memory must be the model's own (gputable's nominal size): a count and a model alone (`4 A10`) may be anything.
 _COUNT_MODEL_MEMORY = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?:NVIDIA\s+)?([A-Z]{1,2}\d{1,4}[A-Z]?)\s*(?:\(\s*)?"
                                  r"(?:each\s+(?:with\s+)?)?(\d{2,3})\s?G(?:B|iB)?\b", re.I)
+
+
+# A model the GPU table lacks, named with the brand and then its compute capability (`8× NVIDIA B30Z, compute capability
+# **(10, 3)** / sm_103`, sgl-project/sglang#34340, corpus 2762): a GPU of that capability (gputable.capability_name), which
+# is what the checks read of a model.
+_BRANDED_UNLISTED = re.compile(r"^NVIDIA\s+[A-Z][\w-]{1,15},?\s+(?=.{0,40}\b(?:compute capability|sm_?\d))", re.I)
+
+
+def _unlisted_model(after: str) -> str:
+    """The model the words after a count name by the capability they state (_BRANDED_UNLISTED); "" otherwise."""
+    cap = stated_capability(after[:120]) if _BRANDED_UNLISTED.match(after) else ""
+    return capability_name(cap) if cap else ""
 
 
 def _count_model_memory(line: str) -> list[tuple[int, str]]:
@@ -2106,6 +2266,9 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     words = " ".join(_GLUED_MEMORY.sub(r"\1 \2", t) for t in (tokens[-5:] if backwards else tokens[:5])).split()
     # A GeForce brand glued to its number (`Using RTX4070,`, corpus 2418) is the table's `RTX 4070`.
     words = " ".join(re.sub(r"^((?:RTX|GTX))(?=\d{3,4}(?:Ti)?\W*$)", r"\1 ", w, flags=re.I) for w in words).split()
+    # No GeForce card of the 20 to 50 series is a GTX: `GTX 3090` (huggingface/text-embeddings-inference#208, corpus
+    # 2668) is the RTX 3090 with its series' old word.
+    words = _GTX_AS_RTX.sub("RTX ", " ".join(words)).split()
     # So is one before a sentence's full stop (`on Nvidia RTX 4060Ti.`, corpus 2567).
     tokens = [re.sub(r"^(\d{3,4})(Ti)(?=[.,;:]?$)", r"\1 \2", re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I), flags=re.I)
               for t in words]
@@ -2128,12 +2291,15 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
             return f"TITAN {_TITAN_SUFFIX[titan.group(1).lower()]}"
         if MINING_BOARD.match(text):
             return text
+        if tesla := _TESLA_MODEL.match(text):
+            return f"Tesla {tesla.group(1).upper()}{tesla.group(2)}"
         if _BRANDED_MODEL.search(text) and brand_family(text) is not None and not re.match(r"(?:x|of)\s", text, re.I):
             return text
     return ""
 
 
 _BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
+_GTX_AS_RTX = re.compile(r"\bGTX\s+(?=[2-5]0[5-9]0\b)", re.I)
 # The word after a number that makes it a product series (`RTX 4000 series`, `GeForce RTX 3000-series`), not a model.
 _SERIES_WORD = re.compile(r"^-?series\b", re.I)
 # A data-centre model and its memory joined by a hyphen, as people write a board: `A40-48G` (ggml-org/llama.cpp#1885,
@@ -2144,6 +2310,10 @@ _GLUED_MEMORY = re.compile(r"^([A-Z]{0,2}\d{2,4}[A-Z]?)-(\d{1,3}GB?)$", re.I)
 # row; the name as nvidia-smi spells it (`TITAN V`) is what gputable's architecture words read (Volta, Pascal, Turing).
 _TITAN_MODEL = re.compile(r"^(?:NVIDIA\s+)?TITAN[\s-]?(V|Xp|X|RTX)$", re.I)
 _TITAN_SUFFIX = {"v": "V", "xp": "Xp", "x": "X", "rtx": "RTX"}
+# A Tesla board the GPU table has no row for, named with its brand word and its model, whose letter is its architecture's
+# (`tesla M40`, corpus 2718; `Tesla K40m`, `Tesla P4`, `Tesla M60`): NVML's name for it (`Tesla M40 24GB`), whose letter
+# gputable's architecture words read (Kepler, Maxwell, Pascal). The brand is required: `M40` alone is no GPU's name.
+_TESLA_MODEL = re.compile(r"^Tesla\s+([KMP])(\d{1,3}[cdms]?)$", re.I)
 # A form factor written before the model (`PCIE Nvidia V100 32G`, llama.cpp#24324), as the table's names put it after.
 _FORM_FIRST = re.compile(r"^(PCIe|SXM\d?)\s+(?:NVIDIA\s+)?(\S+)", re.I)
 
@@ -2195,11 +2365,11 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
     for m in _LAUNCH_SPEC.finditer(line):
         if model := _model_in([m.group(1)]):
             said.append((int(m.group(2) or 1), model))
-    for rx in (_COUNT_BEFORE, _MODEL_FIRST, _COUNT_MEASURE):
+    for rx in (_COUNT_BEFORE, _MODEL_FIRST, _OWNED_MODEL_COUNT, _COUNT_MEASURE):
         # A machine's line counts its cards a few times: the measure word's first matches only (a long line stays linear).
         for m in islice(rx.finditer(line), 8) if rx is _COUNT_MEASURE else rx.finditer(line):
             after = line[m.end():].strip() if rx is not _COUNT_MEASURE else _CJK_RUN.sub("", line[m.end():m.end() + 80])
-            model = _model_in(re.split(r"\s+", after.strip())[:4])
+            model = _laptop_or_model(re.split(r"\s+", after.strip())[:6], 4) or _unlisted_model(after)
             if model:
                 said.append((_CJK_COUNTS.get(m.group(1)) or int(m.group(1)), model))
     for m in _COUNT_PLURAL.finditer(line):
@@ -2219,13 +2389,13 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         if model:
             said.append((_COUNT_WORDS.get(m.group(1).lower()) or int(m.group(1)), model))
     for m in _ONE_BEFORE.finditer(line):
-        model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
+        model = _laptop_or_model(re.split(r"\s+", line[m.end():].strip())[:6], 4)
         if model and not _MACHINE_AFTER.match(line[m.end():]):
             said.append((1, model))
     for m in _COUNT_BRAND.finditer(line):
         if _AT_LEAST.search(line[:m.start()]):
             continue  # `at least four GeForce GTX 1070`: a lower bound, not the machine's cards
-        model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
+        model = _laptop_or_model(re.split(r"\s+", line[m.end():].strip())[:6], 4)
         if model and not _MACHINE_AFTER.match(line[m.end():]):
             said.append((_COUNT_WORDS.get((m.group(1) or "").lower()) or int(m.group(2) or 0), model))
     if _NVLINK_SAID.search(line):  # `2xH200 NVlinked` (corpus 848): the ambiguous name's NVLink part
@@ -2317,11 +2487,44 @@ _LIST_GPU_KEY = re.compile(r"^\W*GPUs?(?:\s+(?:name|model|type|info)|_info)?\**(
 # A hardware list's GPU line without its key: the brand and a model alone on their line (`nVidia 4090`, `NVIDIA GeForce
 # RTX 3090 Ti`, `NVIDIA A100`), under or over another item of the same list (HARDWARE_LIST_ITEM: the OS release, the
 # CUDA, cuDNN or driver version; vllm-project/vllm#787, corpus 2480). In prose the same words are no list's line.
-_BARE_GPU_LINE = re.compile(r"^\s*(?:[-*+]\s+)?nvidia(?:\s+(?:geforce|tesla|quadro))?(?:\s+(?:rtx|gtx))?\s+"
-                            r"[a-z]{0,3}\s?\d{2,4}[a-z]{0,3}(?:\s+(?:ti|super))?\s*$", re.I)
+# The brand may be the product line's alone (`- Geforce RTX 2070 Max-Q` under `- Nvidia driver 470.14 + CUDA 11.3`,
+# docker/for-win#11208, corpus 2707), and a laptop's part may follow the model (`Max-Q`, `Mobile`).
+_BARE_GPU_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:nvidia(?:\s+(?:geforce|tesla|quadro))?|geforce|tesla|quadro)"
+                            r"(?:\s+(?:rtx|gtx))?\s+[a-z]{0,3}\s?\d{2,4}[a-z]{0,3}(?:\s+(?:ti|super))?"
+                            r"(?:\s+(?:max-q|mobile))?\s*$", re.I)
+# A device listing names each GPU with its PCI address on the line beside it (the Unraid NVIDIA driver plugin's
+# `Installed GPU(s):`, then `0:`, `Tesla P40`, `82:00.0` and its UUID, corpus 2678): an item of the same list.
 HARDWARE_LIST_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:(?:Ubuntu|Debian|CentOS|Rocky|RHEL|Fedora|openSUSE|Arch Linux|"
                                 r"Windows|WSL\s?2?)\s+\d[\w.]{0,10}\b|(?:CUDA|cuDNN|NVIDIA driver|Driver)\s+v?\d+\.\d[\w.]{0,12})"
-                                r"[^\n]{0,80}$", re.I)
+                                r"[^\n]{0,80}$|^\s*(?:[0-9a-f]{4,8}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s*$", re.I)
+
+
+# The same list on one line, its items apart by commas (`Host Environment: Ubuntu 24.04, 4070ti, Driver Version: 550.120,
+# CUDA Version: 12.4`, replicate/cog-comfyui#234, corpus 2663; `RTX 5090, Windows 11 + WSL2, Docker, image ...`,
+# sgl-project/sglang#35385, corpus 2712): an item that is a model and nothing else, beside an item of the same list
+# (HARDWARE_LIST_ITEM), the first item with the list's key dropped (`Host Environment:`).
+_ITEM_KEY = re.compile(r"^[A-Za-z][\w ]{0,30}:\s*")
+MAX_INLINE_ITEMS = 12  # items of one line read as a list's
+
+
+def inline_listed_model(line: str) -> str:
+    """The model a hardware list written on one line names as an item of its own (_ITEM_KEY's comment), where another
+    item is an OS release or a CUDA or driver version (HARDWARE_LIST_ITEM); "" otherwise, or where items name several.
+
+    >>> inline_listed_model("Host Environment: Ubuntu 24.04, 4070ti, Driver Version: 550.120, CUDA Version: 12.4")
+    '4070 ti'
+    >>> inline_listed_model("RTX 5090, Windows 11 + WSL2, Docker")
+    'RTX 5090'
+    """
+    if "," not in line or len(line) > 400:
+        return ""
+    items = [_ITEM_KEY.sub("", item.strip(), count=1) if k == 0 else item.strip()
+             for k, item in enumerate(line.strip().rstrip(".").split(",")[:MAX_INLINE_ITEMS])]
+    if len(items) < 2 or not any(HARDWARE_LIST_ITEM.match(item) for item in items):
+        return ""
+    models = {model for item in items if item and len(item) <= 40 and (model := _model_in(item.split()))
+              and normalize(model) == normalize(item)}
+    return models.pop() if len(models) == 1 else ""
 
 
 def bare_listed_model(lines: Sequence[str], i: int) -> str:
@@ -2371,9 +2574,10 @@ _LIST_ITEM_END = re.compile(r"\([^()]{0,80}\)|[,;+&/|]|\band\b", re.I)
 # A laptop's GPU as a list names it: a GeForce or RTX model number, then `Laptop` (`NVIDIA GeForce RTX 5070 Ti Laptop
 # GPU`, corpus 2601; `NVIDIA GeForce RTX 4060 Laptop 8GB`, corpus 2602; `RTX A2000 Laptop GPU`). NVML names the part
 # `... Laptop GPU` (gputable.LAPTOP_GPU), the name a laptop's power budget and its one discrete GPU are read from; the
-# model number alone is a desktop card's.
+# model number alone is a desktop card's. A GeForce 20 to 50 series number without its brand (`a 5080 Laptop GPU`,
+# corpus 869's user) is an RTX's.
 _LISTED_LAPTOP = re.compile(r"^(?:NVIDIA\s+)?((?:GeForce\s+)?[RG]TX\s+\d{3,4}(?:\s?Ti)?|RTX\s+(?:PRO\s+)?[A-Z]?\d{3,4}"
-                            r"(?:\s+Ada(?:\s+Generation)?)?)\s+Laptop\b", re.I)
+                            r"(?:\s+Ada(?:\s+Generation)?)?|[2-5]0[5-9]0(?:\s?Ti)?)\s+Laptop\b", re.I)
 
 
 def listed_model(line: str) -> str:
@@ -2387,10 +2591,16 @@ def listed_model(line: str) -> str:
     key = _LIST_GPU_KEY.match(line)
     if key is None or _ANY_STATEMENT.search(line):
         return ""
-    value = line[key.end():].strip()
-    if laptop := _LISTED_LAPTOP.match(value):
-        return re.sub(r"(\d)Ti\b", r"\1 Ti", " ".join(laptop.group(1).split()), flags=re.I) + " Laptop GPU"
-    return _model_in(re.split(r"\s+", value)[:6])
+    return _laptop_or_model(re.split(r"\s+", line[key.end():].strip())[:6])
+
+
+def _laptop_or_model(words: list[str], first: int = 6) -> str:
+    """The model the words name (_model_in, from the `first` words), a laptop's GPU (_LISTED_LAPTOP) with NVML's
+    `Laptop GPU` after its model number."""
+    if laptop := _LISTED_LAPTOP.match(" ".join(words)):
+        model = re.sub(r"(\d)Ti\b", r"\1 Ti", " ".join(laptop.group(1).split()), flags=re.I)
+        return ("RTX " if model[:1].isdigit() else "") + model + " Laptop GPU"
+    return _model_in(words[:first])
 
 
 def listed_models(line: str) -> tuple[str, ...]:
@@ -2414,7 +2624,16 @@ def listed_models(line: str) -> tuple[str, ...]:
 # A GeForce RTX series named by its family words (`RTX 50xx requires sm_120`, corpus 1876; `RTX 50xx's sm_120 is not
 # compatible with the current PyTorch installation`, Hellod035/LeggedLab#26), and the CUDA architecture a line names.
 _SERIES = re.compile(r"\b(?:GeForce\s+)?RTX ?([2-5])0(?:xx|[- ]?series)\b", re.I)
-_ARCH_NAMED = re.compile(r"\bsm_?(\d)(\d)\b|\bsm_?(1\d)(\d)\b|\bcompute capability (\d+)\.(\d)\b", re.I)
+# torch's tuple (`compute capability **(10, 3)**`, corpus 2762) names one too.
+_ARCH_NAMED = re.compile(r"\bsm_?(\d)(\d)\b|\bsm_?(1\d)(\d)\b|\bcompute capability (\d+)\.(\d)\b"
+                         r"|\bcompute capability\W{0,4}\((\d+),\s*(\d)\)", re.I)
+
+
+def stated_capability(line: str) -> str:
+    """The one compute capability a line names (_ARCH_NAMED: `sm_103`, `compute capability 10.3`, `(10, 3)`); "" where
+    it names none or several."""
+    named = {".".join(g for g in a.groups() if g) for a in _ARCH_NAMED.finditer(line)}
+    return named.pop() if len(named) == 1 else ""
 
 
 def stated_series(line: str) -> str:
@@ -2502,6 +2721,12 @@ _OWNED_MODEL = re.compile(r"(?:(?:\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)
                           r"|(?<!compared )\bwith(?=\s+(?:an?\s+)?[\w-]{1,20}(?:\s+[\w-]{1,20}){0,2}\s+GPU\b)|^\s*GPU(?=\s+[A-Z]))\s+"
                           r"|(?<![\w-])GPU\s*==?\s*)(?:a\s+single\s+|an?\s+|my\s+|our\s+|one\s+)?(?![1-9]\d?\s)",
                           re.I)
+
+
+# One card named with the brand, the model and the noun in the singular, as the host's card a sentence speaks of: `WSL
+# doesn't see Nvidia L40S card.` (microsoft/WSL#14339, corpus 2713), `the NVIDIA RTX A6000 GPU`. A model compared with
+# (_COMPARED) is not the host's.
+_BRANDED_CARD = re.compile(r"(?<![\w.:+/-])NVIDIA\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:GPU|card)\b(?![s-])", re.I)
 
 
 # A model number in the plural after a count written as a word: `running on two 4090s` (sgl-project/sglang#4723,
@@ -2660,9 +2885,11 @@ def owned_model(line: str) -> str:
     # The first of a line's few keys (_OWNED_KEYS) whose next words name a model: `I have` may precede other items.
     # A parenthesis glued to the model ends it (`on an RTX Pro 6000(202504 newest GPU)`, corpus 2441).
     model = next((found for m in islice(_OWNED_MODEL.finditer(line), _OWNED_KEYS)
-                  if (found := _model_in([w.strip("`") for w in
-                                          re.split(r"\s+|(?<=\w)\(", line[m.end():m.end() + 160].strip())[:4]]))),
-                 "")
+                  if (found := _laptop_or_model([w.strip("`") for w in
+                                                 re.split(r"\s+|(?<=\w)\(", line[m.end():m.end() + 160].strip())[:6]],
+                                                4))),
+                 "") or next((found for m in islice(_BRANDED_CARD.finditer(line), _OWNED_KEYS)
+                              if not _COMPARED.search(line[:m.start()]) and (found := _laptop_or_model(m.group(1).split()))), "")
     # The line saying the cards are NVLinked reads an ambiguous name as its NVLink part, as stated_gpus does.
     return _nvlinked_default(model) if model and _NVLINK_SAID.search(line) else model
 
@@ -2709,9 +2936,12 @@ _FULL_NAME_WORDS = frozenset({"laptop", "gpu", "maxq", "mobile", "with", "design
 
 
 def _named_in_full(short: str, full: str) -> bool:
-    """Whether `full` is `short` with only words of _FULL_NAME_WORDS after it (gputable.normalize): one GPU named twice."""
+    """Whether `full` is `short` with only words of _FULL_NAME_WORDS after it (gputable.normalize), or the same name
+    spelt longer (`GTX 1660 Ti` and `GeForce GTX 1660 Ti`, corpus 560): one GPU named twice."""
     a, b = normalize(short), normalize(full)
-    return a != b and b.startswith(a + " ") and set(b[len(a):].split()) <= _FULL_NAME_WORDS
+    if a == b:
+        return (len(short), short) < (len(full), full)
+    return b.startswith(a + " ") and set(b[len(a):].split()) <= _FULL_NAME_WORDS
 
 
 def parse_user_gpus(text: str) -> GpuInventory:
@@ -2721,7 +2951,24 @@ def parse_user_gpus(text: str) -> GpuInventory:
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
     models = {m for line in text.splitlines()
               if (m := listed_model(line) or owned_model(line) or worded_model(line) or jetson_module(line)
-                      or stated_series(line))}
+                      or stated_series(line) or inline_listed_model(line))}
+    # Another vendor's model the GPU table names (`a 8 cards MI300X system`, corpus 2698: an AMD row) is kept apart
+    # (GpuInventory.others), as its name in AMD's own words would be (stated_vendor_gpus).
+    apart = [f"{m} (the user's words)" for m in sorted({m for _, m in said} | models) if other_vendor(m)]
+    said = {(n, m) for n, m in said if not other_vendor(m)}
+    models = {m for m in models if not other_vendor(m)}
+    try:
+        found = _nvidia_user_gpus(text, said, models)
+    except ParseError:
+        if not apart:
+            raise
+        return GpuInventory(others=tuple(apart))
+    return replace(found, others=(*found.others, *(a for a in apart if a not in found.others)))
+
+
+def _nvidia_user_gpus(text: str, said: set[tuple[int, str]], models: set[str]) -> GpuInventory:
+    """parse_user_gpus over the (count, model) pairs and the models without a count the user's words state, each an
+    NVIDIA GPU's."""
     # A Jetson's L4T release names the platform of the module another line names (jtop's `Module:` and `L4T:`): one GPU.
     models = {m for m in models if not m.startswith(JETSON_PLATFORM_WORDS)} or models
     # A model named again in short (`- GPU: NVIDIA GeForce RTX 5060 Laptop GPU`, then `Use WSL2 with RTX 5060 Laptop
@@ -2807,13 +3054,14 @@ def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
     """GPUs the driver names in the kernel log (Xid and fallen-off-the-bus lines, `NVRM: GPU 0000:13:00.0: ...` lines
     such as RmInitAdapter's failure, corpus 656), and the NVIDIA GPU functions the kernel's PCI enumeration lines show
     (kernel_pci_gpus), each named by the GPU table's row for its PCI device id (corpus 2277): BDFs, no count."""
-    from stackaudit.facts.gpu_events import GpuEvents, nvrm_gpu_bdfs
+    from stackaudit.facts.gpu_events import STATED_GPU, GpuEvents, nvrm_gpu_bdfs
     from stackaudit.facts.system import KernelLog
 
     events = ctx.optional("gpu_events", GpuEvents)
     log = ctx.optional("kernel_log", KernelLog)
     enumerated = kernel_pci_gpus(log.grep(r"\[10de:", needles=("[10de:",))) if log is not None else {}
-    bdfs = sorted({e.bdf for e in (events.events if events is not None else ()) if e.bdf}
+    # An Xid in the user's words that names no address (STATED_GPU) names no GPU by its BDF.
+    bdfs = sorted({e.bdf for e in (events.events if events is not None else ()) if e.bdf and e.bdf != STATED_GPU}
                   | set(nvrm_gpu_bdfs(log.lines) if log is not None else ()) | set(enumerated))
     if not bdfs:
         raise FactUnavailable("the kernel log names no GPU")

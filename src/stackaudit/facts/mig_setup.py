@@ -61,11 +61,13 @@ def _instance(line: str) -> re.Match[str] | None:
 
 # The user's words that their work runs on a MIG slice: `H100 40GB (using MIG)` (vllm-project/vllm#9824, corpus 1323),
 # `On using A100 - 80GB in MIG Mode` (Stability-AI/sd3.5#18), `GPU: NVIDIA H100 NVL, MIG slice 3g.47gb`
-# (vllm-project/vllm#40920), `a container assigned to an NVIDIA Multi-Instance GPU (MIG) slice` (pytorch/pytorch#197312).
+# (vllm-project/vllm#40920), `a container assigned to an NVIDIA Multi-Instance GPU (MIG) slice` (pytorch/pytorch#197312),
+# `allocate VLLM with tensor_parallelism=2 onto two MIG partitions` (ray-project/ray#32778, corpus 2735).
 # A slice in use exists, so MIG is on and was sliced by hand, as a listed instance shows. A negation (`not using MIG`),
 # MIG said off (`with MIG disabled`) or a question states nothing.
 _STATED_MIG = re.compile(
-    r"(?<!not )(?<!n't )(?<!never )\b(?:using|on|with|via|inside|in) (?:an? |one |the )?(?:MIG|Multi-Instance GPU)\b"
+    r"(?<!not )(?<!n't )(?<!never )\b(?:using|on|onto|across|with|via|inside|in) "
+    r"(?:an? |one |the |(?:two|three|four|[2-8]) )?(?:MIG|Multi-Instance GPU)\b"
     r"(?!\s*(?:mode\s+)?(?:is\s+|was\s+)?(?:disabled|off)\b)"
     r"|\bMIG (?:slice|instance|partition)s?\s+\d+g\.\d+gb\b"
     r"|\bMulti-Instance GPU \(MIG\) slice\b", re.IGNORECASE)

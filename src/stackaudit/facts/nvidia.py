@@ -1156,13 +1156,14 @@ STATED_OPEN = re.compile(r"\(open(?:[- ]source)?(?: kernel)?(?: modules?| driver
 # commit of that repository (`NVIDIA Open GPU Kernel Modules Version: 7c345b838b8a...`, corpus 2603): the reporter
 # built the open modules from it (STATED_DRIVER reads no version from a commit); and a list's item that is the open
 # module's name alone (`- NVIDIA Open Kernel Module` under `- Driver: 580.173.02`, corpus 2759; the form's heading
-# `NVIDIA Open GPU Kernel Modules Version` is a question, not this).
+# `NVIDIA Open GPU Kernel Modules Version` is a question, not this). A list's kernel-module item answered with the
+# flavour's word alone is the same (`- NVIDIA kernel module: open`, corpus 2847).
 _OPEN_WORDS = r"\W{0,2}open\W{0,2}(?:[- ]source)?(?:\s+gpu)?(?:\s+kernel)?\s+(?:driver|modules?)\b"
 USED_OPEN = re.compile(r"^\W*(?:the\s+)?" + _OPEN_WORDS
                        + r"|\b(?:running|using|run|use|installed|loaded|with)\s+(?:the\s+)?(?:\d{3}\.\d+(?:\.\d+)?\s+)?"
                        + _OPEN_WORDS + r"|\bis\s+the\s+" + _OPEN_WORDS
-                       + r"|^\W*(?:nvidia\s+)?kernel\s+modules?(?:\s+(?:type|flavou?r))?\s*:\W{0,2}(?:nvidia\s+)?"
-                       + _OPEN_WORDS + r"|\bopen gpu kernel modules version:\s*[0-9a-f]{7,40}\s*$"
+                       + r"|^\W*(?:nvidia\s+)?kernel\s+modules?(?:\s+(?:type|flavou?r))?\s*:\W{0,2}(?:(?:nvidia\s+)?"
+                       + _OPEN_WORDS + r"|[*_`]{0,2}open[*_`.\s]{0,4}$)|\bopen gpu kernel modules version:\s*[0-9a-f]{7,40}\s*$"
                        r"|^\W*nvidia\s+open(?:\s+gpu)?\s+kernel\s+modules?\W{0,3}$", re.IGNORECASE)
 # A line naming the other flavour, negating, or answering the open flavour's words with no (Unraid's driver page:
 # `Open Source Kernel Module: No`, corpus 2678).
@@ -1389,9 +1390,15 @@ def driver_from_engine_log(text: str) -> NvidiaDriver:
 
 
 # The system CUDA toolkit: nvcc's `Cuda compilation tools, release 12.4, V12.4.131`, a hardware list's
-# `CUDA Toolkit: CUDA 13.0 Update 2` (`CUDA tool kit:12.4`, corpus 907).
-STATED_TOOLKIT = re.compile(r"\bCuda compilation tools, release (\d+\.\d+)|^\W*CUDA Tool ?kit:\s*(?:CUDA\s*)?(\d+\.\d+)\b",
-                            re.IGNORECASE)
+# `CUDA Toolkit: CUDA 13.0 Update 2` (`CUDA tool kit:12.4`, corpus 907), or the toolkit's package as the package manager
+# lists it installed: `apt list --installed`'s `nvidia-cuda-toolkit/noble,now 12.0.140~12.0.1-4build4 amd64 [installed]`
+# (Debian's and Ubuntu's package, corpus 2657) or NVIDIA's repository's `cuda-toolkit-12-4/...,now 12.4.1-1 amd64
+# [installed]`, `dpkg -l`'s `ii  nvidia-cuda-toolkit  12.0.140~12.0.1-4build4  amd64 ...`. A package's `-doc` or `-gcc`
+# companion is not the toolkit, and a package apt lists without `[installed` is only available.
+_TOOLKIT_PACKAGE = r"(?:nvidia-cuda-toolkit|cuda-toolkit-\d+-\d+)"
+STATED_TOOLKIT = re.compile(r"\bCuda compilation tools, release (\d+\.\d+)|^\W*CUDA Tool ?kit:\s*(?:CUDA\s*)?(\d+\.\d+)\b|"
+                            rf"^\s*{_TOOLKIT_PACKAGE}/\S*,now (\d+\.\d+)\.\d+\S* \S+ \[installed|"
+                            rf"^\s*ii\s+{_TOOLKIT_PACKAGE}(?::\w+)?\s+(\d+\.\d+)\.\d+", re.IGNORECASE)
 # A hardware list's CUDA on its own line, in the user's words or a template's field: `CUDA Version: 12.3`, `cuda version
 # : 12.2` (corpus 1005), `Cuda:12.4` (1017), `* cuda: 12.3` (1105), `Cuda version: `12.2`` (1262), a bare `CUDA 12.8`
 # (837), `- **CUDA:** 12.8, driver 581.80` (950: what follows a comma is another item), PyTorch's old issue template's
@@ -1471,8 +1478,8 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     A two-column Markdown table row (`| **CUDA Toolkit** | 13.0 |`) is the same statement (facts/_parse.stated_line).
     """
     text = stated_lines(text)
-    found = {(m.group(1) or m.group(2)): line.strip() for line in text.splitlines() for m in [STATED_TOOLKIT.search(line)]
-             if m}
+    found = {next(g for g in m.groups() if g): line.strip() for line in text.splitlines()
+             for m in [STATED_TOOLKIT.search(line)] if m}
     lines = text.splitlines()
     stated = {m.group(1): (line.strip(), (i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
                            or (m.re is STATED_CUDA_ITEM and (bool(m.group("smi")) or bool(_DRIVER_ON_LINE.search(line)))))

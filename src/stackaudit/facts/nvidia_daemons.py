@@ -215,13 +215,16 @@ MPS_LOG_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? (
                           r"(?P<pid>\d{1,9})\] ")
 
 
-def mps_control_pids(lines: list[str]) -> tuple[int, ...]:
-    """The pids of the MPS control daemon whose log lines stand in `lines` (MPS_LOG_LINE), in order, each once."""
+def mps_control_pids(lines: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The pids of the MPS control daemon whose log lines stand in `lines` (MPS_LOG_LINE), in order, each once, and
+    its first lines (stripped, at most 8: what MEM-GPU-SHARED quotes)."""
     pids: dict[int, None] = {}
+    said: list[str] = []
     for line in lines:
         if "Control" in line and (m := MPS_LOG_LINE.match(line)) is not None and m.group("role") == "Control":
             pids[int(m.group("pid"))] = None
-    return tuple(pids)
+            said.append(line.strip())
+    return tuple(pids), tuple(said[:8])
 
 
 @parser(NVIDIA_DAEMON_LOG, feeds="nvidia_services", kind=NvidiaServices, rank=10)
@@ -248,11 +251,12 @@ def parse_daemon_log(text: str) -> NvidiaServices:
         seen = True
         current = status_unit(line) or current
         states[unit].play(event, line)
-    mps = mps_control_pids(text.splitlines())
+    mps, mps_log = mps_control_pids(text.splitlines())
     if not seen and not mps:
         raise ParseError("no line of nv-fabricmanager, nvidia-persistenced, nv-hostengine or the MPS control daemon")
     return NvidiaServices(states[PERSISTENCED].daemon("nvidia-persistenced"), states[FM].daemon("nv-fabricmanager"),
-                          Daemon("nvidia-cuda-mps-control", "active" if mps else None, pids=mps), hostengine=states[HOSTENGINE].daemon("nv-hostengine"),
+                          Daemon("nvidia-cuda-mps-control", "active" if mps else None, pids=mps, log=mps_log),
+                          hostengine=states[HOSTENGINE].daemon("nv-hostengine"),
                           dockerd=states[DOCKERD].daemon("dockerd") if states[DOCKERD].log else None,
                           nvidia_docker=states[NVDOCKER].daemon("nvidia-docker") if states[NVDOCKER].log else None)
 

@@ -402,10 +402,12 @@ def python_env(ctx: FactContext) -> PythonEnv:
 # with what torch.cuda.is_available() answered, or the accelerator it found, after it (HF_AVAILABLE): `- PyTorch version
 # (GPU?): 2.3.1+cu121 (True)` (corpus 2266), `- PyTorch version (accelerator?): 2.6.0+cu124 (CUDA)`
 # (huggingface/transformers src/transformers/commands/env.py).
+# The name and `version` before the release without a colon, alone on its line: `torch version
+# 2.11.0a0+eb65b36914.nv26.02` (NVIDIA/TensorRT-LLM's environment list, corpus 2756), `PyTorch version 2.5.1`.
 _TEMPLATE_KEY = r"(?:\s+(?:version|branch or tag|branch|tag))?\**(?:\s*\([^()]{0,60}\))?"
 HF_AVAILABLE = r"\((?P<available>True|False|CUDA|XPU|NPU|HPU|MLU|MUSA|NA)\)"
 STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _TEMPLATE_KEY + r":\**\s*`?v?|"
-                            r"\s{2,}(?=\d+\.\d+\.\d+))|"
+                            r"\s{2,}(?=\d+\.\d+\.\d+)|\s+version\s+(?=\d+\.\d+))|"
                             r"(?P<spaced>vLLM|SGLang)\s+v?"
                             r"(?=\d+\.\d+\.\d+)|(?:TensorRT-LLM\]\s+)?"
                             r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm|TRT-?LLM)(?:" + _TEMPLATE_KEY + r":\**\s*"
@@ -461,9 +463,33 @@ def release_cuda_major(package: str, version: str) -> int | None:
 # PyPI and CUDA 11.8 beside it on the GitHub release (vllm-project/vllm#1527, #1596; docs.vllm.ai installation pages
 # to 0.6.6); then 12.4 as the default and 12.1 beside it (#12098), then 12.8 with torch 2.7 and 2.8; the first builds
 # for CUDA 13 came with torch 2.9, after 0.11.0 (vllm-project/vllm#26221, #30633). A release outside the rows is unknown.
+# ONNX Runtime's GPU package: 1.15 and 1.16 for CUDA 11.8 only; 1.17 and 1.18 for CUDA 11.8 on PyPI and CUDA 12 in its
+# own package feed; from 1.19 CUDA 12 on PyPI and 11.8 in the feed ("Starting with version 1.19, CUDA 12.x becomes the
+# default version when distributing ONNX Runtime GPU packages in PyPI", https://onnxruntime.ai/docs/execution-providers/
+# CUDA-ExecutionProvider.html#requirements), through 1.22 (May 2025, before CUDA 13 came out).
 RELEASE_NEWEST_CUDA_MAJOR: dict[str, _ReleaseRows] = {
     "vllm": (((0, 1, 0), (0, 2, 1), 11), ((0, 2, 2), (0, 11, 0), 12)),
+    "onnxruntime-gpu": (((1, 15, 0), (1, 16, 99), 11), ((1, 17, 0), (1, 22, 99), 12)),
 }
+
+
+# uv's record of a package it installed (`uv add`, `uv pip install`, `uv sync`: ` + onnxruntime-gpu==1.20.1`, corpus
+# 2673; ` - ` for one it removed): the release installed in the environment, of a package whose release names its CUDA
+# (RELEASE_CUDA_MAJOR, RELEASE_NEWEST_CUDA_MAJOR). A bare `name==version` is a requirement, not what is installed.
+UV_INSTALLED = re.compile(r"^\s*\+\s(?P<name>[A-Za-z][\w.-]*)==(?P<version>\d[\w.+!-]*)\s*$")
+
+
+def uv_installed(line: str) -> tuple[str, str] | None:
+    """(package, version) where a line is uv's record of installing a package of the release tables (UV_INSTALLED),
+    else None.
+
+    >>> uv_installed(" + onnxruntime-gpu==1.20.1"), uv_installed(" + numpy==2.2.3")
+    (('onnxruntime-gpu', '1.20.1'), None)
+    """
+    m = UV_INSTALLED.match(line)
+    name = m.group("name").lower().replace("_", "-") if m else ""
+    return (name, m.group("version")) if m and (name in RELEASE_CUDA_MAJOR or name in RELEASE_NEWEST_CUDA_MAJOR) \
+        else None
 
 
 def release_newest_cuda_major(package: str, version: str) -> int | None:
@@ -503,7 +529,8 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
     else the one engine image a list line names whose tag names its CUDA (LISTED_ENGINE_IMAGE), torch's there.
     Two different torch builds name no one torch.
     An NGC build's label names its release, whose CUDA is torch's (docker.ngc_torch_cuda).
-    A `Python 3.12.3` line (STATED_PYTHON) is the environment's Python. A two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`,
+    A `Python 3.12.3` line (STATED_PYTHON) is the environment's Python. uv's record of a package it installed whose
+    release names its CUDA (` + onnxruntime-gpu==1.20.1`: uv_installed) is that package's release. A two-column Markdown table row (`| **PyTorch** | 2.11.0+cu130 |`,
     corpus 860) is the same statement as the line (facts/_parse.stated_line).
 
     Input (tests/data/captures/751)::
@@ -520,6 +547,8 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
             packages.setdefault((w.group("name") or w.group("name2")).lower(), w.group("version") or w.group("version2"))
         elif g := PIP_LIST_GGML.match(line):
             packages.setdefault("llama-cpp-python", g.group("version"))
+        elif uv := uv_installed(line):
+            packages.setdefault(*uv)
     builds = {m.group(1): line for line in text.splitlines() for m in STATED_TORCH_BUILD.finditer(line)}
     if "torch" not in packages and len(builds) == 1:
         (build, line), = builds.items()

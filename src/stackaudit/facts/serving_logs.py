@@ -638,6 +638,15 @@ def console_engine(line: str) -> str:
     return next((engine for rx, engine, needles in ENGINE_CONSOLES if any(n in line for n in needles) and rx.match(line)), "")
 
 
+# HAMi-core (libvgpu.so), the CUDA and NVML interception HAMi's device plugin loads into each container it gives a vGPU
+# share, logs into the program's own output: `[HAMI-core Msg(24953:139932371863360:multiprocess_memory_limit.c:468)]:
+# Calling exit handler 24953` (corpus 2198), `[HAMI-core ERROR (utils.c:160)]: host pid is error!` (2736); under its
+# former name, 4paradigm's k8s-vgpu-scheduler, `[4pdvGPU Warn(28:140476096096064:util.c:135)]: ...` (938). It caps the
+# memory CUDA reports to the program at the pod's share (https://github.com/Project-HAMi/HAMi-core).
+HAMI_CORE_LINE = re.compile(r"\[(?:HAMI-core|4pdvGPU) (?:Msg|Info|Warn|ERROR|Debug) ?\(")
+HAMI_CORE_NEEDLES = ("[HAMI-core ", "[4pdvGPU ")
+
+
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
@@ -701,6 +710,7 @@ def is_log_line(line: str) -> bool:
                 or ("[TensorRT-LLM][" in line and TRTLLM_LINE.match(line) is not None)
                 or (any(needle in line for needle in CONSOLE_NEEDLES) and bool(console_engine(line)))
                 or ("libfabric:" in line and LIBFABRIC_LINE.search(line) is not None)
+                or (any(needle in line for needle in HAMI_CORE_NEEDLES) and HAMI_CORE_LINE.search(line) is not None)
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 

@@ -144,7 +144,8 @@ LOG_LINE_HOSTS = Source("log_line_hosts", "the host names of pasted log lines", 
 PROMPT_HOSTS = Source("prompt_hosts", "pasted shell prompts: their hosts and commands", doc=True,
                       hint="paste `cat /proc/1/cgroup` and `ls -a /` where the command ran")
 # The environments the paste's shell prompts name in their prefix, and their users, one a line: the environment
-# (`deit92` of `(deit92) [user@gpuhost deit]$`; empty for `kgk2@bock:~$`), a tab, the prompt's user, a tab and its host.
+# (`deit92` of `(deit92) [user@gpuhost deit]$`; empty for `kgk2@bock:~$`), a tab, the prompt's user, a tab and its host;
+# for a prompt of a home directory alone (`~/tabbyAPI$ python3 main.py`), a tab and that prompt after them.
 PROMPT_ENVS = Source("prompt_envs", "pasted shell prompts' environment prefixes and users", doc=True,
                      hint="paste `cat /proc/1/cgroup` and `ls -a /` where the command ran")
 # A journal's or syslog's tag (`ollama[1773]`), or the process a vLLM or Ray line's prefix names (`APIServer pid=1`).

@@ -48,6 +48,8 @@ PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_ut
 # first place ("The configured object store size (X GB) exceeds /dev/shm size (Y GB)", services.py; ray-project/ray#16308).
 RAY_STORE_RUNNER = "https://github.com/ray-project/ray/blob/master/src/ray/object_manager/plasma/store_runner.cc"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+# MPS's guide: a client in a container reaches the daemon through its pipe directory and the host's IPC namespace.
+MPS_GUIDE = "https://docs.nvidia.com/deploy/mps/index.html"
 NCCL_P2P_TRANSPORT = "https://github.com/NVIDIA/nccl/blob/master/src/transport/p2p.cc"
 # NCCL's P2P transport failing to open the peer's IPC handle (nccl-p2p-ipc-open): the whole warning with any error but
 # 217's words, or the line cut inside it at its end (`transport/p2p.cc:238 NCCL WARN failed to ope`); or a CUDA call of
@@ -253,6 +255,20 @@ CTK_CUDA_REQUIREMENT = re.compile(r"\bunsatisfied condition: (?:cuda ?>= ?\d|bra
 # The same error in the user's words, reported as having happened (the row nvlink-uncorrectable-stated).
 NVLINK_UNCORRECTABLE_STATED = re.compile(r"\b(?:[Ww]ith|by|hit|hits|got|saw|threw|throws|raised|reported|logged) "
                                          r"(?:an? (?:fatal )?)?[Uu]ncorrectable NVL(?:ink|INK) error\b(?! detected during)")
+# nvidia-smi's line for a GPU it cannot open (facts/nvidia_smi.NO_HANDLE) with NVML's `Unknown Error` or `GPU is lost`,
+# wherever the line stands (the row nvidia-smi-gpu-unopened-stated).
+NVSMI_GPU_UNOPENED = re.compile(rf"Unable to (?:determine|detect) the device handle for (?i:gpu)\s*(?:\d{{1,3}}:\s+)?"
+                                rf"{BDF}:\s*(?:Unknown Error|GPU is lost)\b")
+# NVIDIA's memory-error guide (A100 and later: row remapping; earlier GPUs retire pages): correctable errors are
+# corrected in place; an uncorrectable one is remapped or retired at the next reset.
+MEM_ERRORS_DOC = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/index.html"
+# The user's words stating correctable ECC counts and no uncorrectable error and nothing pending, on one line (the row
+# ecc-correctable-only-stated): a count of single-bit or correctable errors, `no double-bit` (or uncorrectable, DBE)
+# and `no pending` page retirement or row remap.
+ECC_CORRECTABLE_ONLY_STATED = re.compile(
+    r"^(?=.*\b\d[\d,.]*\s*(?:[kKM]\s+)?(?:single[- ]bit|correctable|SBE)\b)"
+    r"(?=.*\bno\s+(?:double[- ]bit|uncorrectable|DBE)\b)"
+    r"(?=.*\bno\s+pending\s+(?:page\s+retirements?|row\s+remap\w*|remaps?|retirements?)\b)", re.IGNORECASE)
 # The CUDA runtime's cudaErrorNvlinkUncorrectable (220), in cudaGetErrorString's words or by its enum's names.
 CUDA_NVLINK_UNCORRECTABLE = re.compile(r"\buncorrectable NVLink error detected during the execution\b|"
                                        r"\bcudaErrorNvlinkUncorrectable\b|\bCUDA_ERROR_NVLINK_UNCORRECTABLE\b")
@@ -509,6 +525,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("ecc-xid-uncontained", re.compile(rf"{_XID_AT}(?:48|95)\b"),
         "MEM-ROW-REMAP-ECC", "high", XID_CATALOGUE,
         "the driver logged an uncorrectable ECC error the GPU did not contain (Xid 48 or 95)", faults_gpu=True),
+    # The user's words giving correctable (single-bit) ECC counts and saying there is no uncorrectable (double-bit) error
+    # and nothing pending (corpus 2852: `236,795 single-bit ECC device-memory events (aggregate, persists across
+    # reboots); GPU 0: 0. No double-bit events and no pending page retirement on either card.`): what the check's
+    # counters would show, none of it its fault. A count of correctable errors alone, or a line that leaves out either
+    # the uncorrectable count or the pending state, rules nothing out.
+    Symptom("ecc-correctable-only-stated", ECC_CORRECTABLE_ONLY_STATED,
+        "", "low", MEM_ERRORS_DOC,
+        "the user's counts are of correctable (single-bit) ECC errors, with no uncorrectable error and nothing pending",
+        clears=("MEM-ROW-REMAP-ECC",),
+        cleared="correctable errors are corrected in place and normal over a GPU's life, and with no uncorrectable "
+                "error and no pending page retirement or row remap there is nothing to reset or replace"),
     # cudaErrorDevicesUnavailable (46) on a GPU in MIG mode: CUDA runs only on the MIG instances handed to it, so a
     # program given the whole GPU finds it unavailable (NVIDIA/gpu-operator#129, its validator on an A100 with MIG on;
     # #132 cites it). Elsewhere the same error is an exclusive compute mode or a full GPU: only with MIG shown.
@@ -1019,6 +1046,23 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "CUDA in the container found no GPU (cudaErrorNoDevice, 100): the container runtime did not hand it the GPU "
         "device nodes and the driver's libraries", within=IN_CONTAINER),
+    # CUDA's client failing to reach an MPS daemon (cudaErrorMpsConnectionFailed, 805: "MPS client failed to connect to
+    # the MPS control daemon or the MPS server") in a container given GPUs: CUDA there found the host's MPS set up for
+    # the GPU but cannot talk to it, since MPS needs the container to share the daemon's pipe directory
+    # (CUDA_MPS_PIPE_DIRECTORY, /tmp/nvidia-mps) and its IPC namespace (`--ipc=host`) (the MPS guide's "Containers";
+    # corpus 2730: `--ipc=true`, no such mode, and no pipe mounted). On a bare host the same words are the daemon's or
+    # its server's own failure, another fault: only in a container given GPUs.
+    Symptom("mps-unreached-in-container", re.compile(r"MPS client failed to connect to the MPS control daemon|"
+                                                     r"\bcudaErrorMpsConnectionFailed\b|"
+                                                     r"\bCUDA_ERROR_MPS_CONNECTION_FAILED\b"),
+        "CTR-GPU-ACCESS", "high", MPS_GUIDE,
+        "CUDA in the container cannot connect to the host's MPS control daemon or server (cudaErrorMpsConnectionFailed, "
+        "805): the container is given the GPU but not what an MPS client needs, the daemon's pipe directory mounted "
+        "(CUDA_MPS_PIPE_DIRECTORY) and the host's IPC namespace (`--ipc=host`), so no CUDA call starts there",
+        within=IN_GPU_CONTAINER,
+        own_fix="Run the container with `--ipc=host` and the MPS pipe directory mounted "
+                "(`-v /tmp/nvidia-mps:/tmp/nvidia-mps`), or stop MPS on the host where the GPU is not meant to be shared",
+        own_takes="recreate the container with both"),
     # CUDA's first call failing with CUDA_ERROR_UNKNOWN (999; cudaErrorUnknown, 30 before CUDA 10) in a container
     # that was given GPUs (NVML's "Unknown Error" above is NVIDIA's documented container failure; CUDA's is common on
     # bare hosts too, after a suspend, so it needs the container shown): the driver's device nodes are there to the container's eye but CUDA cannot open them, a
@@ -1330,6 +1374,15 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "a CUDA call failed with `unknown error` (CUDA_ERROR_UNKNOWN, 999) in the middle of the run: the GPU stopped "
         "answering or the driver dropped the context",
         suspects=("DRV-XID", "FW-AER-ERRORS", "PWR-CLOCK-EVENTS")),
+    # nvidia-smi's line for a GPU NVML cannot open with `Unknown Error` or `GPU is lost`, quoted in the user's words
+    # (`it will cause an issue "Unable to determine the device handle for GPU0000:17:00.0: Unknown Error" when I use
+    # nvidia-smi`, corpus 2857; the line on its own is nvidia-smi's output, importers/nvidia_smi.py): the driver lost
+    # the GPU or it stopped answering. What it logged (an Xid 79, a PCIe error) says why, and the line does not.
+    Symptom("nvidia-smi-gpu-unopened-stated", NVSMI_GPU_UNOPENED,
+        "", "high", "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html",
+        "nvidia-smi cannot open the GPU (NVML's `Unknown Error` or `GPU is lost`): the driver lost it or it stopped "
+        "answering",
+        suspects=("DRV-XID", "FW-AER-ERRORS")),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     # UCX (under NCCL's and MPI's RDMA transports) names the memlock limit that stopped it registering memory
     # (src/uct/ib/base/ib_md.c): "... max locked memory limit (64 kbytes) is too low. Please set max locked memory
@@ -1945,7 +1998,8 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
      "NCCL_DEBUG=INFO)")
 
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
-NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "enable access between", "Persistence mode for",
+NEEDLES = ("could not insert 'n", "device handle", "single-bit", "single bit", "Single-bit", "Single bit", "correctable",
+           "Correctable", "_peermem: ", "nv_peer_mem: ", "shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "enable access between", "Persistence mode for",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "Failed to run mount hooks", "Insufficient Permissions", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)", "DeviceCount returned",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "CDI host device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
@@ -1978,7 +2032,8 @@ NEEDLES = ("could not insert 'n", "_peermem: ", "nv_peer_mem: ", "shared memory"
            "triton GPU compiler", "Triton only supports devices", "only supports Ampere GPUs", "CUDA GPU is too old",
            "Bfloat16 is only supported", "Your device is too old", "does not support Int8 Matmul",
            "not supported in this architecture", "require hardware with FP8", "MHA cannot be enabled on",
-           "not supported for the current GPU", "the current GPU. Min capability")
+           "not supported for the current GPU", "the current GPU. Min capability",
+           "MPS client failed", "MpsConnectionFailed", "MPS_CONNECTION_FAILED")
 
 
 # A terminal line wrapped inside a word and pasted with the wrap turned into a run of spaces: ollama's

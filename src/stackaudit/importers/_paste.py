@@ -58,8 +58,12 @@ _FENCE_CLOSE_GLUED = re.compile(r"(?<=\S)\s*(?:`{3,}|~{3,})\s*$")
 # may open with markdown's bold mark that the post never closed (`**user@host:~/dir$ nvidia-smi`, corpus 1482).
 _USER_PROMPT = re.compile(
     r"^(?:\*\*)?(?:\([\w.-]+\)\s+)?(?:[\w.<>-]+@[\w.<>-]+(?::\S*?)?|\[[\w.<>-]+@[\w.<>-]+[^\]]*\])\s?[$#%]\s*(?P<cmd>.*)$")
-# zsh themes: `user@host /etc/modprobe.d » cmd`, `user@host ~ ❯ cmd`.
-_ARROW_PROMPT = re.compile(r"^[\w.<>-]+@[\w.<>-]+\s+\S+\s+[»❯➜]\s+(?P<cmd>\S.*)$")
+# zsh themes: `user@host /etc/modprobe.d » cmd`, `user@host ~ ❯ cmd`; fish's own prompt, its directory glued to `>`
+# (`user@hostname ~> nvidia-smi --version`, corpus 2740), to `#` for root (`root@hostname ~# nvidia-smi`).
+_ARROW_PROMPT = re.compile(r"^[\w.<>-]+@[\w.<>-]+\s+(?:\S+\s+[»❯➜]|[~/][^\s>#]*[>#])\s+(?P<cmd>\S.*)$")
+# bash's prompt of the working directory alone (`\w\$ `), in a home directory: `~/Fooocus/Fooocus$ lspci` (corpus 2659),
+# `~/tabbyAPI$ python3 main.py` (2750). Its `$` is a user's other than root (bash prints `#` for root).
+_HOME_DIR_PROMPT = re.compile(r"^(?P<home>~(?:/[\w.+-]+)*)\$\s+(?P<cmd>\S.*)$")
 # The environment a prompt's prefix names (`(deit92) [user@host deit]$`, `(venv) user@box:~$`): conda and venv put
 # the active environment's name in parentheses before the shell's own prompt; the user of a `user@host` prompt after
 # (`kgk2@bock:~$`, with no environment too: the login user a machine's own shell runs as).
@@ -380,7 +384,8 @@ class PasteView:
     prompt_hosts: dict[int, str] = field(default_factory=dict)
     # index in `lines` of a shell prompt's command -> the environment the prompt's prefix names (`(deit92) [user@host
     # deit]$ bash train.sh` -> `deit92`: a conda env or venv the shell activated; "" where none), a tab and the prompt's
-    # user, where the prompt has an environment or a `user@host` (`kgk2@bock:~$` -> "\tkgk2")
+    # user, where the prompt has an environment or a `user@host` (`kgk2@bock:~$` -> "\tkgk2"); for a prompt of a home
+    # directory alone (`~/tabbyAPI$`: _HOME_DIR_PROMPT), a tab and that prompt after them ("\t\t~/tabbyAPI$")
     prompt_envs: dict[int, str] = field(default_factory=dict)
     # index in `lines` of a fence that opens and never closes: the paste ends inside its block, so what the block
     # held goes on past the paste's end (a copy cut off, a comment cut short); -1 when every fence closes or the
@@ -408,7 +413,7 @@ def looks_like_command(line: str) -> bool:
 def strip_prompt_line(line: str) -> str | None:
     """The command of a prompt line (`root@box:~# lspci -vvv` -> `lspci -vvv`); None when not a prompt."""
     for pattern in (_USER_PROMPT, _DOLLAR_PROMPT, _HASH_PROMPT, _ARROW_PROMPT, _CONTAINER_SHELL_PROMPT, _NAME_DIR_PROMPT,
-                    _SHELL_VERSION_PROMPT):
+                    _SHELL_VERSION_PROMPT, _HOME_DIR_PROMPT):
         m = pattern.match(line)
         if m:
             return (m.group("cmd") or "").strip()
@@ -580,7 +585,7 @@ def view(text: str) -> PasteView:
         if line[-1:] in _GAP_LAST and is_gap_line(line):  # its own first test, without the call (a line a log)
             gaps.append(n)
             continue
-        if first in ("$", "#") or line.find("@", 0, 64) >= 0 or line.startswith(CONTAINER_SHELL_PROMPTS) \
+        if first in ("$", "#", "~") or line.find("@", 0, 64) >= 0 or line.startswith(CONTAINER_SHELL_PROMPTS) \
                 or (line.find("$ ", 0, 64) >= 0 and _NAME_DIR_PROMPT.match(line) is not None) \
                 or (line.find("sh-", 0, 6) >= 0 and _SHELL_VERSION_PROMPT.match(line) is not None):
             cmd = strip_prompt_line(line)
@@ -588,10 +593,14 @@ def view(text: str) -> PasteView:
                 cmd = _glued_prompt(line, raw[n + 1:n + 4])
             if cmd is not None:
                 prompt_hosts[len(lines)] = prompt_host(line)
-                if (env := _PROMPT_ENV.match(line)) and (env.group("env") or (env.group("user")
-                                                                             and prompt_hosts[len(lines)])):
-                    prompt_envs[len(lines)] = f"{env.group('env') or ''}\t{env.group('user') or ''}"
-                line = cmd
+                home = home_dir.group("home") if (home_dir := _HOME_DIR_PROMPT.match(line)) else ""
+                if (env := _PROMPT_ENV.match(line)) and (env.group("env") or home or (env.group("user")
+                                                                                     and prompt_hosts[len(lines)])):
+                    prompt_envs[len(lines)] = f"{env.group('env') or ''}\t{env.group('user') or ''}" + (
+                        f"\t{home}$" if home else "")
+                # A program run from the home directory's prompt by its relative path (`~/llama.cpp$ ./server`) keeps
+                # the prompt: the directory names the program (facts/engine_command LEGACY_GGML_PROGRAMS).
+                line = line if home and cmd.startswith("./") else cmd
             at_prompt = cmd is not None
         elif line:
             at_prompt = False

@@ -4,7 +4,9 @@ A paste is refused only when no line of it is evidence. The block recognisers re
 this reader takes the lines of known evidence they leave: an `nvidia-smi -q` field on its own
 (`Driver Version : 535.104.05`, a flattened `Key : value` run), an element of `nvidia-smi -q -x`
 without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>`), a
-PCIe link state (`LnkSta:`), an NVRM kernel message, the loaded module's banner (`NVRM version: NVIDIA UNIX ...`,
+PCIe link state (`LnkSta:`), an NVRM kernel message, an Xid the user reports (facts/gpu_events.stated_xids: `I have
+experienced two GPU crashes with the exact same NVIDIA Xid 62 signature`, `6× Xid 79`, the driver's record without its
+`NVRM:` tag, and a list of Xids under the sentence that reports them, read with it: stated_xid_list), the loaded module's banner (`NVRM version: NVIDIA UNIX ...`,
 recorded as /proc/driver/nvidia/version, the file it comes from), nvidia-smi's versions or its failure to reach
 the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL failing to create its
 /dev/shm segment, quoted in prose), the CUDA samples' peer-access answer (`Peer access from … (GPU0)
@@ -27,7 +29,7 @@ kernel (facts/kernel_knobs.DKMS_INSTALLED), the CUDA runtime's error as PyTorch 
 lines (`nvc.c:376] initializing library context`), a GPU stack pod's owner or image in `kubectl describe pod`
 (`Controlled By:  DaemonSet/nvidia-driver-daemonset`), a line of another vendor's GPU at work (facts/gpus.other_gpu_line:
 ollama's ROCm discovery, ggml's Metal backend, a macOS launcher; rocm-smi's table and fields, rocminfo's GPU agent,
-amd-smi, a ROCm variable set to a value), a list's package version (`PyTorch: 2.8.0+cu128`), Text Generation
+amd-smi, a ROCm variable set to a value), a list's package version (`PyTorch: 2.8.0+cu128`, uv's ` + onnxruntime-gpu==1.20.1`), Text Generation
 Inference's /info object's `"docker_label"` read with the `"version"` above it (facts/docker.tgi_info_line), a CUDA program's line of its context at work (facts/cuda_ran.py: torch's
 out-of-memory message, TensorRT-LLM's executor ledger), the swap line of top's or free's summary (`MiB Swap: 0.0
 total, ...`, facts/kernel_knobs.swap_summary), its kernel (`Kernel: Linux 6.8.0-124-generic`), torch's capability warning naming a GPU CUDA listed (facts/gpus.TORCH_WARNED:
@@ -71,7 +73,7 @@ from stackaudit.facts.cuda_ran import (
 )
 from stackaudit.facts.cuda_ran import NEEDLES as CUDA_RAN_NEEDLES
 from stackaudit.facts.docker import AIO_SMI_RAN, NGC_BANNER, NGC_CHECK_LINE, ngc_banner_line, tgi_info_line
-from stackaudit.facts.gpu_events import stated_xids
+from stackaudit.facts.gpu_events import stated_xid_list, stated_xids
 from stackaudit.facts.gpus import (
     CMAKE_CUDA_ARCHS,
     LIGHTNING_DEVICE,
@@ -121,6 +123,7 @@ from stackaudit.facts.python_env import (
     TORCH_PRINTED_AVAILABLE,
     TORCH_PRINTED_CUDA,
     listed_engine_image,
+    uv_installed,
 )
 from stackaudit.facts.serving_logs import OLLAMA_DISCOVERY_MSGS, STATED_GRAPH_MODE
 from stackaudit.facts.shm import NGC_SHM_NOTE
@@ -217,11 +220,12 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice nam
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found", "NVIDIA GPU detected",
             "valid resources", "NVML platform", "device-plugin", "GPU config", "gpu config", "initialize nvml", "device manager",
             "Found Nvidia GPU", "GPU partition", "nvml initialized", "nvml return code", "multi-instance GPU", "' for ", "Setting up runtime", "/usr/local/nvidia/toolkit",
-            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
+            "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "xid", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
             "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "that has Tensor Cores", "/usr/lib/wsl/", "libnvidia-compute-",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", " MiB, ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "cuda|", "driver:", "driver ", "driver|", "nvidia v", "nvidia 3", "nvidia 4", "nvidia 5", "nvidia 6", "-open", "kernel module", "Open driver", "torch:", "torch ", "：", "torch=", "torch**", "driver**", "kernel:",
             "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "trtllm", "trt-llm", "version of vllm", "version of sglang", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",
+            "+ onnxruntime", "+ vllm", "+ tensorrt",  # uv's record of a package it installed (python_env.uv_installed)
             "| python", "|python", "python**",
             "] Compute Capability", "] CUDA device name:", "Capability detected:", "kubectl debug", "minikube start", ": installed", "[installed", SWAP_NEEDLE, *CUDA_RAN_NEEDLES, *PEER_COPY_NEEDLES, *RUNTIME_NEEDLES,
             *OTHER_GPU_NEEDLES, "os:", "os :", "os**", "| os", "|os", "operating system", "os version", "linux distro",
@@ -247,21 +251,30 @@ _HEADING_KEY = re.compile(r"^\W{0,4}([A-Za-z][\w ./()-]{0,40}?):\W{0,4}$")
 _BULLET = re.compile(r"^[-*+•]\s+")
 
 
-def headed_value(lines: list[str], i: int) -> str:
-    """The `Key: value` line a summary's key alone on line i and its value on line i + 1 state together (the value's
-    code quotes dropped); "" where line i is no such key or the next line holds no short value.
+def headed_value(lines: list[str], i: int) -> tuple[str, int, int]:
+    """The `Key: value` line a summary's key alone on line i and its value on the next line state together (the value's
+    code quotes dropped), the value's line and the line after the statement; ("", i, i) where line i is no such key or
+    the next line holds no short value. The value may stand alone in a code block one blank line below the key (`-
+    GPU:`, a blank line, then ```` ```text ````, `NVIDIA L4` and the closing fence, corpus 2756): the block's one line.
 
     >>> headed_value(["NVIDIA driver:", "`595.71.05` open kernel driver"], 0)
-    'NVIDIA driver: 595.71.05 open kernel driver'
+    ('NVIDIA driver: 595.71.05 open kernel driver', 1, 2)
     >>> headed_value(["Driver:", "- 580.173.02"], 0)
-    'Driver: 580.173.02'
+    ('Driver: 580.173.02', 1, 2)
+    >>> headed_value(["- GPU:", "", "  ```text", "  NVIDIA L4", "  ```"], 0)
+    ('GPU: NVIDIA L4', 3, 5)
     """
     m = _HEADING_KEY.match(lines[i]) if i + 1 < len(lines) and lines[i].rstrip().endswith((":", ":**", ":__")) else None
+    if m is None:
+        return "", i, i
+    at, end = i + 1, i + 2
+    if i + 4 < len(lines) and not lines[i + 1].strip() and FENCE.match(lines[i + 2]) and FENCE.match(lines[i + 4]):
+        at, end = i + 3, i + 5  # a code block of one line: its opening fence, the value, its closing fence
     # The value as a list's one item under its heading (`Driver:` then `- 580.173.02`, corpus 1209): its bullet dropped.
-    value = _BULLET.sub("", lines[i + 1].replace("`", "").strip()) if m else ""
-    if not value or len(value) > 80 or _HEADING_KEY.match(value):
-        return ""
-    return f"{m.group(1).strip() if m else ''}: {value}"
+    value = _BULLET.sub("", lines[at].replace("`", "").strip())
+    if not value or len(value) > 80 or _HEADING_KEY.match(value) or FENCE.match(lines[at]):
+        return "", i, i
+    return f"{m.group(1).strip()}: {value}", at, end
 
 
 # A YAML key with a plain scalar value (`  message: Pod Allocate failed due to ...`), which YAML folds on to the deeper
@@ -331,6 +344,7 @@ def is_evidence(line: str) -> bool:
                 or gpu_stack_pod(line) != "" or minikube_node(line) is not None or data_test(line) is not None or STATED_TOOLKIT.search(line)
                 or STATED_CUDA.search(line) or stated_cuda_item(line)
                 or OPEN_PACKAGE.search(line) or used_open(line) or installed_flavour(line) is not None or STATED_VERSION.match(line) or STATED_RELEASE_WORDS.search(line) or PIP_LIST_GGML.match(line)
+                or uv_installed(line) is not None
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
                 or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line) or OS_KERNEL.match(line) or PLATFORM_KERNEL.match(line)
@@ -348,7 +362,9 @@ def is_evidence(line: str) -> bool:
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
-          "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
+          "element or version, a PCIe link state, an NVRM message, an Xid the user reports (a sentence that says it "
+          "happened, a count, the driver's Xid record without its `NVRM:` tag, a list of them under a sentence that "
+          "reports them), a ulimit, a log symptom, a CUDA sample's peer "
           "access answer, a refusal of peer access or a Python session's query of it, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words, ollama's GPU "
           "discovery, the Kubernetes device plugin's start lines (NVIDIA's and GKE's), the GPU Operator's toolkit "
           "container's lines, GKE's driver installer's wait for driver libraries, a `kubectl debug node/` session's "
@@ -372,9 +388,9 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         # A hardware summary's key on its own line with its value on the next (`NVIDIA driver:` then
         # ``595.71.05` open kernel driver`, corpus 1086) states what its `Key: value` line does: read as that line.
-        joined = headed_value(lines, i)
-        if joined and not is_evidence(lines[i + 1]) and is_evidence(joined):
-            yield Found("evidence line", i, i + 2, document_appended(EVIDENCE_LINES.name, joined + "\n"))
+        joined, at, end = headed_value(lines, i)
+        if joined and not is_evidence(lines[at]) and is_evidence(joined):
+            yield Found("evidence line", i, end, document_appended(EVIDENCE_LINES.name, joined + "\n"))
             continue
         # A YAML status message folded over lines (`kubectl get pod -o yaml`, kuberay#1414, corpus 1932): read as the one
         # line it is.
@@ -433,6 +449,12 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
             start, end = trtllm_ledger_span(lines, i)
             text = "\n".join(line.strip() for line in lines[start:end] if line.strip())
             yield Found("evidence line", start, end, document_appended(EVIDENCE_LINES.name, text + "\n"))
+            continue
+        # A sentence that reports Xid events above the list naming them (`dmesg shows repeated NVIDIA Xid events ...:`,
+        # corpus 2848): each item read with the sentence (facts/gpu_events.stated_xid_list).
+        end, text = stated_xid_list(lines, i) if "xid" in lines[i].lower() else (i, "")
+        if text:
+            yield Found("evidence line", i, end, document_appended(EVIDENCE_LINES.name, text))
             continue
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
         if is_evidence(lines[i]):

@@ -1,6 +1,6 @@
 """vLLM / SGLang / Triton server logs (and the consoles of facts/serving_logs.ENGINE_CONSOLES: KoboldCpp,
-Xinference, TGI, LocalAI, LM Studio, lmdeploy), TensorRT-LLM's runtime lines and NCCL INFO logs pasted into a report;
-vLLM's P2P cache JSON.
+Xinference, TGI, LocalAI, LM Studio, lmdeploy), TensorRT-LLM's runtime lines, NCCL INFO logs and the lines HAMi-core
+writes into the program's output (facts/serving_logs.HAMI_CORE_LINE) pasted into a report; vLLM's P2P cache JSON.
 
 Log lines may be scattered between other outputs (a report quotes a few lines here and there):
 each run of consecutive log lines is one span, and every span appends its lines, in order, to the
@@ -22,6 +22,7 @@ from stackaudit.facts.serving_logs import (
     CONSOLE_NEEDLES,
     GGML_BUILT_WITH,
     GGML_VERSION,
+    HAMI_CORE_NEEDLES,
     KEY_NEEDLES,
     OLLAMA_LINE,
     args_block_end,
@@ -64,8 +65,9 @@ def _unwrapped(lines: list[str], start: int, end: int) -> tuple[list[str], int]:
 
 
 @importer("server log", "vLLM / SGLang / llama.cpp / ollama / Triton / KoboldCpp / Xinference / TGI / LocalAI / "
-          "LM Studio / lmdeploy server log lines, TensorRT-LLM runtime lines and NCCL INFO/WARN lines",
-          needles=("NCCL", " WARN ", "cudaDriverVersion", ".py:", "] ", " level=", "msg=", ".go:", "(APIServer", " pid=", "libfabric:", *KEY_NEEDLES, *CONSOLE_NEEDLES),
+          "LM Studio / lmdeploy server log lines, TensorRT-LLM runtime lines, NCCL INFO/WARN lines and HAMi-core's lines",
+          needles=("NCCL", " WARN ", "cudaDriverVersion", ".py:", "] ", " level=", "msg=", ".go:", "(APIServer", " pid=", "libfabric:", *KEY_NEEDLES, *CONSOLE_NEEDLES,
+                   *HAMI_CORE_NEEDLES),
           per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):

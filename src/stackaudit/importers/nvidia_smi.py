@@ -430,8 +430,17 @@ def form_list_answer(lines: list[str], i: int) -> bool:
     m = NVSMI_GPU_LINE.match(lines[i].strip())
     if m is None or m["tag"] or not re.search(r"[A-Za-z]", m["name"]) or re.search(r"\bGPU \d+:", m["name"]):
         return False
-    return any(label in FORM_GPU_LABELS and at == i for label, _, at in (form_answer(lines, k) for k in (i - 1, i - 2)
-                                                                         if k >= 0))
+    if any(label in FORM_GPU_LABELS and at == i for label, _, at in (form_answer(lines, k) for k in (i - 1, i - 2)
+                                                                     if k >= 0)):
+        return True
+    # llama.cpp's bug forms ask `Which CPUs/GPUs are you using?` under `### Hardware`: the GPU's line may follow the
+    # CPU's in the one answer (`13th Gen Intel(R) Core(TM) i5-13400`, then `GPU 0: NVIDIA GeForce RTX 3070`, corpus 2760).
+    return any(label in FORM_HARDWARE_LABELS and at < i and all(lines[x].strip() for x in range(at, i))
+               for label, _, at in (form_answer(lines, k) for k in range(i - 2, max(i - 2 - _ANSWER_LINES, -1), -1)))
+
+
+FORM_HARDWARE_LABELS = frozenset({"Hardware"})  # an issue form's field for the CPUs and GPUs together
+_ANSWER_LINES = 3  # lines of such a field's answer above its GPU line
 
 
 # `nvidia-smi -L`'s GPU lines run together on one line, whitespace between them: an issue form's field that lost its

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from stackaudit.facts.engine_command import stated_engines, stated_switches
 from stackaudit.facts.gpus import (
     bare_listed_model,
+    inline_listed_model,
     jetson_module,
     listed_cards,
     listed_model,
@@ -86,6 +87,9 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "peermem", "peer_mem",
             # A laptop in the user's words (facts/platform.stated_laptop).
             "laptop", "surface book",
+            # A GPU's brand word alone on a list's line (facts/gpus.bare_listed_model), and the OS release beside a
+            # model in a list written on one line (facts/gpus.inline_listed_model).
+            "geforce", "tesla", "quadro", "ubuntu", "debian", "centos", "fedora", "rocky", "rhel",
             # A model loaded from a Windows path (facts/platform.windows_line): the model file's end.
             ".gguf", ".ggml", ".bin", "sha256-",
             # A count with a Chinese measure word for cards (`1张A100-80GB`: facts/gpus._COUNT_MEASURE), as UTF-8.
@@ -140,9 +144,9 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             continue
         # A list's GPU key on its own line, its model the one item under it (`GPU:` then `- NVIDIA GeForce GTX 970
         # (Maxwell, ...)`, corpus 1209): read as the list's `GPU: <model>` line; so is another vendor's name alone.
-        joined = headed_value(lines, i)
+        joined, _, end = headed_value(lines, i)
         if joined and ((listed_model(joined) and not listed_gpu(joined)) or stated_vendor_gpus(joined)):
-            yield Found("prose machine", i, i + 2, document_appended(USER_MACHINE.name, joined + "\n"))
+            yield Found("prose machine", i, end, document_appended(USER_MACHINE.name, joined + "\n"))
             taken += 1
             if taken == MAX_LINES:
                 return
@@ -169,13 +173,14 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
         # A hardware list's GPU line without its key (`nVidia 4090` under `Ubuntu 22.04`, over `CUDA 11.8`, corpus
         # 2480): read as the list's `GPU: <model>` line.
         if bare_listed_model(lines, i):
-            yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, f"GPU: {line.strip()}\n"))
+            item = line.strip().lstrip("-*+").strip()  # the list's bullet is no part of the model
+            yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, f"GPU: {item}\n"))
             taken += 1
             if taken == MAX_LINES:
                 return
             continue
         states = stated_gpus(line) or listed_model(line) or owned_gpu_count(line) or owned_model(line) \
-            or worded_model(line) or jetson_module(line) \
+            or worded_model(line) or jetson_module(line) or inline_listed_model(line) \
             or cloud_instances(line) \
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \

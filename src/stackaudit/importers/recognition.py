@@ -575,12 +575,14 @@ def _record_prefix_hosts(record: HostRecord, paste: _paste.PasteView, lines: lis
     if prompts:
         a, b = paste.span(prompts[0], prompts[-1] + 1)
         record.docs[PROMPT_HOSTS.name] = record.docs.get(PROMPT_HOSTS.name, "") + "".join(
-            f"{paste.prompt_hosts[i]}\t{lines[i].strip()}\n" for i in prompts)
+            f"{paste.prompt_hosts[i]}\t{(_paste.strip_prompt_line(lines[i]) or lines[i]).strip()}\n" for i in prompts)
         record.provenance[doc_key(PROMPT_HOSTS.name)] = Provenance("shell prompts", "pasted", False, file_name,
                                                                     (a + 1 + line_offset, b + line_offset))
         if envs := [i for i in prompts if i in paste.prompt_envs]:
+            # env, user, the prompt's host, then a home directory's prompt where it is one (`~/tabbyAPI$`).
             record.docs[PROMPT_ENVS.name] = record.docs.get(PROMPT_ENVS.name, "") + "".join(
-                f"{paste.prompt_envs[i]}\t{paste.prompt_hosts[i]}\n" for i in envs)
+                "\t".join([*paste.prompt_envs[i].split("\t")[:2], paste.prompt_hosts[i],
+                           *paste.prompt_envs[i].split("\t")[2:]]) + "\n" for i in envs)
             record.provenance[doc_key(PROMPT_ENVS.name)] = Provenance("shell prompts' environments", "pasted", False,
                                                                        file_name, (a + 1 + line_offset, b + line_offset))
     kept = [i for i in sorted({*paste.hosts, *paste.programs}) if lines[i]] if result.recognised else []
