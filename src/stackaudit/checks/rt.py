@@ -168,6 +168,12 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
         if sm in arch_list:
             return True
         major, _, minor = capability.partition(".")
+        if minor == "x":  # a GPU known by its major alone (`5.x`: a Maxwell card without its row): minor 0 runs on each
+            if f"sm_{major}0" in arch_list or f"compute_{major}0" in arch_list:
+                return True
+            own = [a for a in arch_list if re.fullmatch(rf"(?:sm|compute)_{major}\d", a)]
+            lower = [a for a in arch_list if (c := re.fullmatch(r"compute_(\d+)\d", a)) and int(c.group(1)) < int(major)]
+            return None if own or lower else False
         # A cubin for X.y runs on X.z with z >= y (CUDA C++ Programming Guide, "Binary Compatibility"): sm_86
         # kernels run on an sm_89 GPU. PTX for an older arch of the same major JIT-compiles (slow start, but it runs).
         older_minor = [a[len(f"sm_{major}"):] for a in arch_list if re.fullmatch(rf"sm_{major}\d", a)]
@@ -618,6 +624,12 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     wheel = bare or torch_v
     arch_list = built or wheel_arch_list(wheel)
     caps, unsettled = _capabilities(gpus, collect_env.capabilities if collect_env is not None else None)
+    # A model whose minor nothing settles, of an architecture of one major (gputable.SINGLE_MAJOR: the GTX TITAN X,
+    # Maxwell; the A30, Ampere): judged by that major (`5.x`), which a cubin of its minor 0 covers (corpus 2795, 2802).
+    from stackaudit.gputable import SINGLE_MAJOR, architecture_of
+
+    majors = {name: f"{major}.x" for name in unsettled if (major := SINGLE_MAJOR.get(architecture_of(name)))}
+    caps, unsettled = {**caps, **majors}, [name for name in unsettled if name not in majors]
     actual = {"torch": torch_v, "cuda": e.torch_cuda, **({"arch_list": list(arch_list)} if arch_list else {}),
               **({"gpus": caps} if caps else {})}
     m = _WHEEL_VERSION.fullmatch(wheel.strip()) if arch_list is not None and not built else None

@@ -58,7 +58,8 @@ _SECTION = re.compile(r"^\s*={5,}\s*$")
 _PKG = re.compile(r"^\[(pip3?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)")
 _ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _KV = re.compile(r"^([A-Za-z][\w ./()#+-]*?)\s*:\s?(.*)$")
-_GPU_LINE = re.compile(r"^GPU ([\d,\s]+):\s*(.+)$")
+_GPU_LINE = re.compile(r"^GPU (\d[\d,\s]*):\s*(.+)$")
+_GPU_NAMED = re.compile(r"((?:NVIDIA|Tesla|GeForce|Quadro)\b[^,]+)")
 _CAPABILITY = re.compile(r"^GPU ([\d,\s]+) Compute Capability:\s*(\d+\.\d+)$")
 _TOPO_START = ("GPU Topology", "NVIDIA Topology")
 # torch's build configuration (`torch.__config__.show()`, which mmengine's collect_env prints as `PyTorch compiling
@@ -299,7 +300,11 @@ def parse_collect_env(text: str) -> CollectEnv:
         if kv:
             key, value = kv.group(1).strip(), kv.group(2).strip()
             in_gpu_list = key == "GPU models and configuration"
-            if in_gpu_list:
+            if key == "GPU" and (named := _GPU_NAMED.match(value)):
+                # A report rewritten as `key : value` lines keys its GPU `GPU` (`GPU : NVIDIA RTX PRO 5000 72GB
+                # Blackwell (SM120), 73,415 MiB, VBIOS ...`, corpus 2854): the name, up to its first comma.
+                gpus.setdefault(0, named.group(1).strip())
+            elif in_gpu_list:
                 nested = _GPU_LINE.match(value)
                 if nested:
                     _expand_gpu_line(nested.group(1), nested.group(2), gpus)

@@ -27,9 +27,12 @@ _START = re.compile(r"^\s*(Collecting environment information\.\.\.|PyTorch vers
                     r"Python: \d+\.\d+|CUDA available: |numpy_random_seed: |CUDA_HOME: |PyTorch: \d|\[(pip3?|conda)\]\s|vLLM Version\s*:|Versions of relevant libraries|"
                     r"ROCM Version)")
 _KEYLINE = re.compile(r"^\s*[A-Za-z][\w ./()#+,-]*?\s*:(\s|$)")
+# vLLM's newer report heads its sections between rules (`System Info`, `PyTorch Info`, `Python Environment`, `CUDA / GPU
+# Info`, `CPU Info`, `vLLM Info`; vllm/collect_env.py env_info_fmt), indented in the report and flush left in a paste
+# that lost the indent (corpus 2800): each heading is the report's own line.
 _LINE = re.compile(
     r"^\s*(=+|\[(pip3?|conda)\]\s|[A-Z_][A-Z0-9_]*=|GPU \d[\d,]*:|Legend:|NIC Legend:|NIC\d+:|"
-    r"(X|SYS|NODE|PHB|PXB|PIX|NV#|SOC)\s+=|CUDA Archs:|Could not collect|\w[\w /()]*Info\s*$|"
+    r"(X|SYS|NODE|PHB|PXB|PIX|NV#|SOC)\s+=|CUDA Archs:|Could not collect|\w[\w /()]*Info\s*$|Python Environment\s*$|"
     r"Versions of relevant libraries|Environment Variables|CPU:?\s*$|Apple M\d|"
     r"Collecting environment information)")
 _BARE_VERSION = re.compile(r"^\d+(?:\.\d+){1,3}\s*$")
