@@ -105,3 +105,30 @@ def test_a_command_whose_lines_are_each_a_span_is_read_whole() -> None:
 ])
 def test_other_spans_keep_their_backticks(text: str) -> None:
     assert view(text).lines[0].startswith("`"), text
+
+
+def test_tensorrt_llm_on_an_nvswitch_board_is_ok_whatever_its_strategy() -> None:
+    # Corpus 2837: TensorRT-LLM v0.20.0rc0 in the list, B200 GPUs, a trtllm-bench report; no flag shown.
+    result = capture_checks("2837", ALLREDUCE)[ALLREDUCE]
+    assert result.status == "ok", result.message
+    assert "NVSwitch" in result.message
+
+
+# Modelled: TensorRT-LLM's release in a list beside a GPU named in a list, and a forced strategy with its config unseen.
+@pytest.mark.parametrize(("gpu", "status"), [
+    ("NVIDIA H100 80GB HBM3", "ok"),  # the SXM module's NVML name
+    ("NVIDIA A100-SXM4-80GB", "ok"),
+    ("NVIDIA H100", "unknown"),  # may be the PCIe or NVL card
+    ("NVIDIA L40S", "unknown"),  # a PCIe card: its P2P is the question
+    ("NVIDIA GeForce RTX 4090", "unknown"),
+])
+def test_the_board_decides_only_for_nvswitch_modules(tmp_path: Path, gpu: str, status: str) -> None:
+    text = f"- GPU: {gpu}\n- TensorRT-LLM version: 0.20.0\n"
+    result = paste_checks(tmp_path, text, ALLREDUCE)[ALLREDUCE]
+    assert result.status == status, (gpu, result.message)
+
+
+def test_no_tensorrt_llm_shown_is_not_judged_by_the_board(tmp_path: Path) -> None:
+    # Modelled: H100 SXM named, vLLM's release only: the board says nothing of a TensorRT-LLM that is not shown.
+    result = paste_checks(tmp_path, "- GPU: NVIDIA H100 80GB HBM3\n- vLLM version: 0.9.0\n", ALLREDUCE)[ALLREDUCE]
+    assert result.status != "ok", result.message

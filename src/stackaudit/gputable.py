@@ -1167,11 +1167,13 @@ def cut_board_rows(shown: str, memory_mib: float | None) -> tuple[BoardPower, ..
     Laptop GPU, whose name extends the desktop card's, and a GeForce Laptop GPU may carry its desktop card's memory
     (RTX 4060: 8 GB both). NVIDIA's workstation Laptop GPUs carry other memory sizes than the desktop cards of their
     number (RTX 4000 Ada Laptop 12 GB, RTX 5000 Ada Laptop 16 GB: corpus 570's `NVIDIA RTX 5000 Ada Gene...` of
-    16376 MiB is one).
+    16376 MiB is one). A GeForce name of more memory than any board of its model number, its Laptop GPU's too, is a
+    desktop board re-fitted with more memory: every row its name starts (corpus 2870).
     """
     prefix = cut_prefix(shown)
     if prefix is None or memory_mib is None:
         return ()
+    model = ""
     if re.search(r"\bGeForce\b", prefix, re.I):
         geforce = _CUT_GEFORCE.match(prefix)
         model = " ".join(geforce.group(1).upper().split()) if geforce else ""
@@ -1182,7 +1184,13 @@ def cut_board_rows(shown: str, memory_mib: float | None) -> tuple[BoardPower, ..
             if key and any(normalize(written).startswith(key) for written in row.all_names())]
     if not rows or any(row.memory_gib is None for row in rows):
         return ()
-    return tuple(row for row in rows if row.memory_gib and _fits_memory(memory_mib, row.memory_gib))
+    fitting = tuple(row for row in rows if row.memory_gib and _fits_memory(memory_mib, row.memory_gib))
+    # A GeForce card with more memory than NVIDIA gave any board of its model number, desktop or Laptop GPU (`NVIDIA
+    # GeForce RTX 4080 ...` of 32760 MiB, corpus 2870): a desktop board re-fitted with more memory chips, as sold for
+    # AI work (the RTX 2080 Ti 22G, RTX 4080 Super 32G, RTX 4090 48G); its chip and board power are its model's, so
+    # it may be any of the desktop rows its name starts.
+    larger = model and all(memory_mib > max(row.memory_gib or 0, *LAPTOP_ONLY_MEMORY_GIB[model]) * 1024 for row in rows)
+    return fitting or (tuple(rows) if larger else ())
 
 
 def nominal_memory_gib(name: str) -> float | None:

@@ -565,6 +565,10 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     it is an issue, whatever else the paste shows. A container that runs `tritonserver` from an image without an NGC
     release, and without `--min-supported-compute-capability`, has Triton's default floor, 6.0 (TRITON_PROGRAM_FLOOR:
     the program's name dates it to 20.03 or later; corpus 1925).
+    A GPU model whose minor neither the GPU table nor its model words settle, of an architecture whose every GPU has
+    one major (gputable.SINGLE_MAJOR: the GTX TITAN X, Maxwell 5.0 or 5.2; the A30, Ampere), is judged by that major
+    (`5.x`): the arch list's cubin or PTX of minor 0 runs on each of its GPUs (corpus 2795, 2802); none of that major,
+    and no older PTX, is none for it.
     Where no torch is read, an NGC image the paste names (its container's, or on a line of its own) covers each GPU
     shown between its release's floor and the newest capability its release's CUDA builds (NGC_RELEASE_CUDA,
     ARCH_MIN_CUDA): ok (corpus 1817); a GPU newer than that CUDA stays unknown. So does a Text Embeddings Inference
@@ -2648,6 +2652,18 @@ def _peer_capable(gpus: GpuInventory | None) -> list[str]:
     return models if models and all(p2p(m) for m in models) else []
 
 
+def _switch_fabric(gpus: GpuInventory | None) -> list[str]:
+    """The GPU models the source names, where every row each may be is a module of an NVSwitch board (nvlink_kind
+    "switch": B200, H100 SXM, A100 SXM4): every pair of its GPUs has NVLink peer access, the path TensorRT-LLM's custom
+    all-reduce takes; [] where a model may be a PCIe card (`NVIDIA H100` may be the PCIe or NVL part) or none is
+    named."""
+    from stackaudit.gputable import agreed, candidates
+
+    models = sorted(set(gpus.models.values())) if gpus is not None else []
+    return models if models and all(agreed(candidates(m), lambda r: r.nvlink_kind == "switch") for m in models) \
+        else []
+
+
 def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Parallelism | None,
                                 gpus: GpuInventory | None = None) -> Outcome:
     """RT-TRTLLM-ALLREDUCE on pasted TensorRT-LLM commands: a build's `--use_custom_all_reduce disable` (0.9) is NCCL
@@ -2749,7 +2765,8 @@ def _legacy_builds_without_custom_all_reduce(builds: list[EngineCommand], runs: 
 )
 def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: PciDevices | None = None,
                      parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None,
-                     serving_engine: ServingEngine | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                     serving_engine: ServingEngine | None = None, gpus: GpuInventory | None = None,
+                     python_env: PythonEnv | None = None) -> Outcome:
     """Reads: `trtllm-serve`'s `--tp_size` and `allreduce_strategy` in the YAML named by
     `--extra_llm_api_options`; NVSwitch bridges on the PCI bus. Where no process is read, pasted TensorRT-LLM commands:
     a trtllm-build's `--use_custom_all_reduce disable` (0.9: NCCL all-reduce), or a `trtllm-serve` or
@@ -2768,7 +2785,11 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     engine's TP and PP from its checkpoint: where every build shown builds one that a conversion shown wrote
     (`convert_checkpoint.py`, `quantize.py --qformat ...`) without `--tp_size` or `--pp_size` above 1, the engine has one
     GPU: not applicable (corpus 2792, 2804). A build that forces `--use_custom_all_reduce enable` for several GPUs
-    whose product line has peer-to-peer (data-centre parts, not GeForce) is not-an-issue (corpus 2803).
+    whose product line has peer-to-peer (data-centre parts, not GeForce) is not-an-issue (corpus 2803). Where no process
+    is read and the paste shows TensorRT-LLM (a command, its log, or its release in a list: `TRTLLM v0.20.0rc0`) on GPUs
+    every row of whose names is an NVSwitch board's module (B200, H100 SXM; not `NVIDIA H100`, which may be a PCIe card),
+    every pair has NVLink peer access, the custom kernels' path, whatever strategy and TP its flags (shown or not) set:
+    ok (corpus 2837: B200 at TP 8).
     TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access
     (facts/symptoms.py: `CUDA runtime error in error: peer access is not supported ...`, `Can't enable access between
     nodes 0 and 1`) prove the issue.
@@ -2790,10 +2811,20 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     if serving_processes is None and (serving_engine is None or serving_engine.engine in ("", "trtllm")) \
             and (one_gpu := one_gpu_engine(serving_engine, gpus)):
         return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
-    if serving_processes is None and pasted:
-        return _allreduce_on_command_lines(pasted, parallelism, gpus)
     if serving_processes is None:
-        return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT, needs="serving_processes")
+        judged = _allreduce_on_command_lines(pasted, parallelism, gpus) if pasted else None
+        trtllm = bool(pasted) or (serving_engine is not None and serving_engine.engine == "trtllm") or (
+            python_env is not None and any(e.version("tensorrt-llm") for e in python_env.environments))
+        if (judged is None or judged.status == "unknown") and trtllm and (fabric := _switch_fabric(gpus)) \
+                and gpus is not None:
+            # Whatever strategy and TP the engine runs, its GPUs are an NVSwitch board's: the custom kernels have their
+            # peer path (corpus 2837: B200 at TP 8, the engine's flags not shown).
+            return over_subjects(ok(
+                f"TensorRT-LLM runs on {', '.join(fabric)}, modules of an NVSwitch board: every pair of GPUs has NVLink "
+                "peer access, so its custom all-reduce (AUTO or forced) has the path it needs, whatever the strategy",
+                actual={"gpus": fabric}), [g.label for g in gpus.gpus if g.model], gpus.whole_count,
+                ask="nvidia-smi -L")
+        return judged or unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT, needs="serving_processes")
     roots = serving_processes.roots("trtllm")
     if not roots:
         return _no_engine(serving_processes, "no TensorRT-LLM process is running")
