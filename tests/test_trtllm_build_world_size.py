@@ -111,7 +111,15 @@ def test_tensorrt_llm_on_an_nvswitch_board_is_ok_whatever_its_strategy() -> None
     # Corpus 2837: TensorRT-LLM v0.20.0rc0 in the list, B200 GPUs, a trtllm-bench report; no flag shown.
     result = capture_checks("2837", ALLREDUCE)[ALLREDUCE]
     assert result.status == "ok", result.message
-    assert "NVSwitch" in result.message
+    assert "joined by NVLink" in result.message
+
+
+@pytest.mark.parametrize(("prefix", "coverage"), [("983", "8 of 8 GPUs shown"), ("996", "4 of 4 GPUs shown")])
+def test_tensorrt_llm_on_hgx_modules_is_ok(prefix: str, coverage: str) -> None:
+    # Corpus 983: eight H100 80GB HBM3 (NVSwitch); 996: four A800-SXM4 (a 4-GPU board, NVLinked directly).
+    result = capture_checks(prefix, ALLREDUCE)[ALLREDUCE]
+    assert result.status == "ok", (prefix, result.message)
+    assert result.coverage is not None and result.coverage.text() == coverage
 
 
 # Modelled: TensorRT-LLM's release in a list beside a GPU named in a list, and a forced strategy with its config unseen.

@@ -2653,9 +2653,9 @@ def _peer_capable(gpus: GpuInventory | None) -> list[str]:
 
 
 def _switch_fabric(gpus: GpuInventory | None) -> list[str]:
-    """The GPU models the source names, where every row each may be is a module of an NVSwitch board (nvlink_kind
-    "switch": B200, H100 SXM, A100 SXM4): every pair of its GPUs has NVLink peer access, the path TensorRT-LLM's custom
-    all-reduce takes; [] where a model may be a PCIe card (`NVIDIA H100` may be the PCIe or NVL part) or none is
+    """The GPU models the source names, where every row each may be is an HGX board's SXM module (nvlink_kind
+    "switch": B200, H100 SXM, A100 SXM4; a 4-GPU board joins them directly): every pair of its GPUs has NVLink peer
+    access, the path TensorRT-LLM's custom all-reduce takes; [] where a model may be a PCIe card (`NVIDIA H100` may be the PCIe or NVL part) or none is
     named."""
     from stackaudit.gputable import agreed, candidates
 
@@ -2787,7 +2787,7 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     GPU: not applicable (corpus 2792, 2804). A build that forces `--use_custom_all_reduce enable` for several GPUs
     whose product line has peer-to-peer (data-centre parts, not GeForce) is not-an-issue (corpus 2803). Where no process
     is read and the paste shows TensorRT-LLM (a command, its log, or its release in a list: `TRTLLM v0.20.0rc0`) on GPUs
-    every row of whose names is an NVSwitch board's module (B200, H100 SXM; not `NVIDIA H100`, which may be a PCIe card),
+    every row of whose names is an HGX board's SXM module (B200, H100 SXM; not `NVIDIA H100`, which may be a PCIe card),
     every pair has NVLink peer access, the custom kernels' path, whatever strategy and TP its flags (shown or not) set:
     ok (corpus 2837: B200 at TP 8).
     TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access
@@ -2820,8 +2820,9 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
             # Whatever strategy and TP the engine runs, its GPUs are an NVSwitch board's: the custom kernels have their
             # peer path (corpus 2837: B200 at TP 8, the engine's flags not shown).
             return over_subjects(ok(
-                f"TensorRT-LLM runs on {', '.join(fabric)}, modules of an NVSwitch board: every pair of GPUs has NVLink "
-                "peer access, so its custom all-reduce (AUTO or forced) has the path it needs, whatever the strategy",
+                f"TensorRT-LLM runs on {', '.join(fabric)}, SXM modules of an HGX board joined by NVLink (through "
+                "NVSwitch, or directly on a 4-GPU board): every pair of GPUs has peer access, so its custom all-reduce "
+                "(AUTO or forced) has the path it needs, whatever the strategy",
                 actual={"gpus": fabric}), [g.label for g in gpus.gpus if g.model], gpus.whole_count,
                 ask="nvidia-smi -L")
         return judged or unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT, needs="serving_processes")
