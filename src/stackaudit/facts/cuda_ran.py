@@ -239,11 +239,8 @@ KERNEL_FAULT = re.compile(r"\bCUDA error: (?:an illegal memory access was encoun
 # TensorRT's memory report after it initialised CUDA (`[TRT] [I] [MemUsageChange] Init CUDA: CPU +13, GPU +0, now: CPU
 # 126, GPU 262 (MiB)`, TensorRT's builder and runtime through TensorRT-LLM's build.py, corpus 2720): TensorRT creates its
 # CUDA context, then reads the GPU memory in use through it (cudaMemGetInfo); where the runtime cannot start it logs
-# `CUDA initialization failure with error: 35` instead. Its later stages report through the same context (`Init builder
-# kernel library: CPU +1973, GPU +350, now: CPU 2339, GPU 767 (MiB)`, NVIDIA/TensorRT-LLM#1428, corpus 2791), so a
-# paste cut before the first stage reads the same.
-TRT_INIT_CUDA = re.compile(r"\[MemUsageChange\] [^:\n]{1,80}: CPU [+-]?\d+, GPU [+-]?\d+, now: CPU \d+, GPU (\d+) "
-                           r"\(MiB\)")
+# `CUDA initialization failure with error: 35` instead.
+TRT_INIT_CUDA = re.compile(r"\[MemUsageChange\] Init CUDA: CPU [+-]?\d+, GPU [+-]?\d+, now: CPU \d+, GPU (\d+) \(MiB\)")
 # vLLM refusing to start for the memory free on a device (v1's worker/utils.py request_memory, `Free memory on device
 # cuda:3 (173.8/178.35 GiB) on startup is less than desired GPU memory utilization`; before the device was named, `Free
 # memory on device (...)`): the free and total memory torch.cuda.mem_get_info read through the worker's CUDA context
@@ -323,7 +320,7 @@ NEEDLES = ("cudaMalloc failed: out of memory", "Max memory: ", "device='cuda:", 
            "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "ut of memory)",
            "runtime error: out of memory", " took ", "GPUs or newer", "is not supported", "CUDA device(s)",
            "Device: cuda:", "failed with error out of memory", "CUDA totalMem", "CUDA error: ", "cudaError",
-           "on startup", "[MemUsageChange]")
+           "Init CUDA:", "on startup")
 
 
 @dataclass(frozen=True)
