@@ -174,3 +174,17 @@ def test_a_q_excerpt_without_display_active_holding_nothing_is_ok() -> None:
 def test_a_q_excerpt_without_display_active_holding_memory_stays_unknown() -> None:
     # Corpus 1343: 523 of 4046 MiB used, neither the display nor the processes shown.
     assert capture_checks("1343", SHARED)[SHARED].status == "unknown"
+
+
+def test_a_geforce_board_refitted_with_more_memory_takes_its_models_board_power(tmp_path: Path) -> None:
+    # Corpus 2870: `NVIDIA GeForce RTX 4080 ...` of 32760 MiB at 320 W: more memory than any RTX 4080 board (16 GB, its
+    # Laptop GPU 12 GB), a re-fitted desktop card, whose rows (the RTX 4080 and 4080 Super) both ship at 320 W.
+    status, message = _power("2870")
+    assert status == "ok" and "GPU 0 320 W" in message
+    assert {row.name for row in cut_board_rows("NVIDIA GeForce RTX 4080 ...", 32760)} == {"RTX 4080", "RTX 4080 Super"}
+    # A size between the Laptop GPU's and the desktop's (modelled) fits no row and is no re-fit: none.
+    assert cut_board_rows("NVIDIA GeForce RTX 4080 ...", 14000) == ()
+    # Modelled: corpus 2329's table as a re-fitted 32 GB card capped at 250 W: below the model's board power.
+    text = body("2329").replace("4W /  320W |      39MiB /  16376MiB", "4W /  250W |      39MiB /  32760MiB")
+    r = paste_checks(tmp_path, text, POWER)[POWER]
+    assert r.status == "issue" and "250 W" in r.message and "re-fitted" in r.message

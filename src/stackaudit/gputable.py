@@ -526,7 +526,8 @@ _ARCH_WORDS = (
     (re.compile(r"\bRTX 40[5-9]0\b|\bRTX ?40(?:xx|[- ]?series)\b|\bRTX \d{4}E?(?: SFF)? Ada\b", re.I), "Ada Lovelace", ""),
     (re.compile(r"\bG?H(?:20|100|200|800)\b", re.I), "Hopper", ""),
     # The nvidia-smi table cuts every RTX PRO Blackwell name after `Blac` (`NVIDIA RTX PRO 4500 Blac...`, CUT_MARKS).
-    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX ?50(?:xx|[- ]?series)\b|\bRTX PRO \d{4} Blac(?:kwell\b|\.\.\.|…)|" + RTX_6000D.pattern, re.I), "Blackwell",
+    # A variant's memory may stand before `Blackwell` (`NVIDIA RTX PRO 5000 72GB Blackwell`, corpus 2854).
+    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX ?50(?:xx|[- ]?series)\b|\bRTX PRO \d{4}(?: \d{2,3}GB)? Blac(?:kwell\b|\.\.\.|…)|" + RTX_6000D.pattern, re.I), "Blackwell",
      "12.0"),
     # The DGX Spark's integrated GB10 (`NVIDIA GB10`, INTEGRATED_GPUS), compute capability 12.1
     # (https://developer.nvidia.com/cuda-gpus); without its row the table's nearest name is the A10's.
@@ -562,6 +563,11 @@ NO_NVSWITCH_CAPABILITIES = frozenset({"6.0", "6.1", "6.2", "7.2", "7.5", "8.6", 
 # (8.0/8.6/8.7) and Blackwell (10.0/10.3/12.0/12.1) vary. Volta is 7.0 but for Jetson Xavier's 7.2, a module _ARCH_WORDS
 # never names: the Volta words (V100 and its vGPU boards, TITAN V, Quadro GV100) all name 7.0 parts.
 SINGLE_CAPABILITY = {"Volta": "7.0", "Turing": "7.5", "Ada Lovelace": "8.9", "Hopper": "9.0"}
+# Architectures whose every CUDA GPU has one major (the same list): a model of one whose minor no row or model word
+# settles (Maxwell's 5.0 and 5.2, Ampere's 8.0, 8.6 and 8.7) runs a cubin of that major's minor 0, whichever minor it
+# has (binary compatibility within a major). Blackwell spans 10, 11 and 12: none.
+SINGLE_MAJOR = {"Kepler": "3", "Maxwell": "5", "Pascal": "6", "Volta": "7", "Turing": "7", "Ampere": "8",
+                "Ada Lovelace": "8", "Hopper": "9"}
 
 
 def capability_of(name: str) -> str:
@@ -1161,11 +1167,13 @@ def cut_board_rows(shown: str, memory_mib: float | None) -> tuple[BoardPower, ..
     Laptop GPU, whose name extends the desktop card's, and a GeForce Laptop GPU may carry its desktop card's memory
     (RTX 4060: 8 GB both). NVIDIA's workstation Laptop GPUs carry other memory sizes than the desktop cards of their
     number (RTX 4000 Ada Laptop 12 GB, RTX 5000 Ada Laptop 16 GB: corpus 570's `NVIDIA RTX 5000 Ada Gene...` of
-    16376 MiB is one).
+    16376 MiB is one). A GeForce name of more memory than any board of its model number, its Laptop GPU's too, is a
+    desktop board re-fitted with more memory: every row its name starts (corpus 2870).
     """
     prefix = cut_prefix(shown)
     if prefix is None or memory_mib is None:
         return ()
+    model = ""
     if re.search(r"\bGeForce\b", prefix, re.I):
         geforce = _CUT_GEFORCE.match(prefix)
         model = " ".join(geforce.group(1).upper().split()) if geforce else ""
@@ -1176,7 +1184,13 @@ def cut_board_rows(shown: str, memory_mib: float | None) -> tuple[BoardPower, ..
             if key and any(normalize(written).startswith(key) for written in row.all_names())]
     if not rows or any(row.memory_gib is None for row in rows):
         return ()
-    return tuple(row for row in rows if row.memory_gib and _fits_memory(memory_mib, row.memory_gib))
+    fitting = tuple(row for row in rows if row.memory_gib and _fits_memory(memory_mib, row.memory_gib))
+    # A GeForce card with more memory than NVIDIA gave any board of its model number, desktop or Laptop GPU (`NVIDIA
+    # GeForce RTX 4080 ...` of 32760 MiB, corpus 2870): a desktop board re-fitted with more memory chips, as sold for
+    # AI work (the RTX 2080 Ti 22G, RTX 4080 Super 32G, RTX 4090 48G); its chip and board power are its model's, so
+    # it may be any of the desktop rows its name starts.
+    larger = model and all(memory_mib > max(row.memory_gib or 0, *LAPTOP_ONLY_MEMORY_GIB[model]) * 1024 for row in rows)
+    return fitting or (tuple(rows) if larger else ())
 
 
 def nominal_memory_gib(name: str) -> float | None:

@@ -77,7 +77,8 @@ def gpu_power_limit(nvidia: NvidiaGpus | None = None, container: ContainerInfo |
     power from data/gpus.toml when the source does not print the default (else NVIDIA's board power of the
     card, a power-only row of data/gpus.toml; for a name the table cut, the board power every row its memory fits
     shares: `NVIDIA GeForce RTX 4080 ...` of 16 GB, no RTX 4080 Laptop GPU, is an RTX 4080 or 4080 Super, 320 W
-    both). A table draw that reads `ERR!` (`ERR! / 250W`) leaves its cap
+    both; of 32 GB, more than any RTX 4080 board, desktop or Laptop GPU, a desktop card re-fitted with more memory: the
+    same rows, corpus 2870). A table draw that reads `ERR!` (`ERR! / 250W`) leaves its cap
     judged, the draw named as unreadable. A Laptop GPU's limit is the laptop maker's power budget: not an issue; so is
     a laptop's only GPU whose cap NVML does not read (`N/A` or `ERR!`, gputable.LAPTOP_PART: a GeForce MX part too).
     A laptop's part is also a mobile-only Quadro name (`Quadro RTX 3000`) and a name the table cut whose memory only

@@ -36,6 +36,7 @@ from stackaudit.facts.engine_command import (
     EngineCommand,
     EngineCommands,
     built_for_one_gpu,
+    built_world_sizes,
 )
 from stackaudit.facts.engines_shown import EnginesShown
 from stackaudit.facts.gpus import TORCH_WARNED_TITLE, GgmlCudaBuild, GpuInventory, OllamaCuda, StatedCudaArchs
@@ -167,6 +168,12 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
         if sm in arch_list:
             return True
         major, _, minor = capability.partition(".")
+        if minor == "x":  # a GPU known by its major alone (`5.x`: a Maxwell card without its row): minor 0 runs on each
+            if f"sm_{major}0" in arch_list or f"compute_{major}0" in arch_list:
+                return True
+            own = [a for a in arch_list if re.fullmatch(rf"(?:sm|compute)_{major}\d", a)]
+            lower = [a for a in arch_list if (c := re.fullmatch(r"compute_(\d+)\d", a)) and int(c.group(1)) < int(major)]
+            return None if own or lower else False
         # A cubin for X.y runs on X.z with z >= y (CUDA C++ Programming Guide, "Binary Compatibility"): sm_86
         # kernels run on an sm_89 GPU. PTX for an older arch of the same major JIT-compiles (slow start, but it runs).
         older_minor = [a[len(f"sm_{major}"):] for a in arch_list if re.fullmatch(rf"sm_{major}\d", a)]
@@ -558,6 +565,10 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     it is an issue, whatever else the paste shows. A container that runs `tritonserver` from an image without an NGC
     release, and without `--min-supported-compute-capability`, has Triton's default floor, 6.0 (TRITON_PROGRAM_FLOOR:
     the program's name dates it to 20.03 or later; corpus 1925).
+    A GPU model whose minor neither the GPU table nor its model words settle, of an architecture whose every GPU has
+    one major (gputable.SINGLE_MAJOR: the GTX TITAN X, Maxwell 5.0 or 5.2; the A30, Ampere), is judged by that major
+    (`5.x`): the arch list's cubin or PTX of minor 0 runs on each of its GPUs (corpus 2795, 2802); none of that major,
+    and no older PTX, is none for it.
     Where no torch is read, an NGC image the paste names (its container's, or on a line of its own) covers each GPU
     shown between its release's floor and the newest capability its release's CUDA builds (NGC_RELEASE_CUDA,
     ARCH_MIN_CUDA): ok (corpus 1817); a GPU newer than that CUDA stays unknown. So does a Text Embeddings Inference
@@ -617,6 +628,12 @@ def torch_arch(python_env: PythonEnv | None = None, gpus: GpuInventory | None = 
     wheel = bare or torch_v
     arch_list = built or wheel_arch_list(wheel)
     caps, unsettled = _capabilities(gpus, collect_env.capabilities if collect_env is not None else None)
+    # A model whose minor nothing settles, of an architecture of one major (gputable.SINGLE_MAJOR: the GTX TITAN X,
+    # Maxwell; the A30, Ampere): judged by that major (`5.x`), which a cubin of its minor 0 covers (corpus 2795, 2802).
+    from stackaudit.gputable import SINGLE_MAJOR, architecture_of
+
+    majors = {name: f"{major}.x" for name in unsettled if (major := SINGLE_MAJOR.get(architecture_of(name)))}
+    caps, unsettled = {**caps, **majors}, [name for name in unsettled if name not in majors]
     actual = {"torch": torch_v, "cuda": e.torch_cuda, **({"arch_list": list(arch_list)} if arch_list else {}),
               **({"gpus": caps} if caps else {})}
     m = _WHEEL_VERSION.fullmatch(wheel.strip()) if arch_list is not None and not built else None
@@ -1823,7 +1840,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
                 gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
                 parallelism: Parallelism | None = None, ggml_cuda_build: GgmlCudaBuild | None = None,
                 ollama_cuda: OllamaCuda | None = None, stated_cuda_archs: StatedCudaArchs | None = None,
-                serving_rate: MeasuredRate | None = None) -> Outcome:
+                serving_rate: MeasuredRate | None = None, python_env: PythonEnv | None = None) -> Outcome:
     """Reads: the kernel flags (`--quantization`/`-q`, `--attention-backend`, `--decode-attention-backend`,
     `--kv-cache-dtype`) of each engine's top process (/proc/<pid>/cmdline and the config file it names), else a
     pasted command line or a container's engine arguments (`docker inspect`, a pasted docker run), and the configuration dump and kernel lines of the engine's log; the GPUs' product
@@ -1860,6 +1877,11 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     So does TurboMind's own CUDA check quoting CUDA's no-kernel-image error (`[TM][ERROR] CUDA runtime error: no kernel
     image is available for execution on the device .../turbomind/kernels/sampling_topp_kernels.cu:1219`;
     lmdeploy#1781): the kernel is the engine's own.
+    So does a quantised format refused for the GPU's architecture by the program that checks its kernel (facts/symptoms
+    QUANT_ARCH_REFUSED): Triton's `type fp8e4nv not supported in this architecture` (FP8 e4m3 below compute capability
+    8.9), TensorRT's `Networks with FP8 precision require hardware with FP8 support`, TensorRT-LLM's `FP8 FMHA cannot
+    be enabled on Pre-Hopper Arch`, vLLM's `The quantization method bitsandbytes is not supported for the current GPU.
+    Minimum capability: 70` (corpus 2789, 2791, 2792); the issue covers the GPUs the check's own facts judged.
 
     Also bad: ollama's list of the runners it ships (`Dynamic LLM libraries [cpu_avx cpu_avx2 cpu]`) naming no CUDA
     runner while its discovery found a CUDA GPU (`library=cuda compute=8.6`: facts/gpus.OllamaCuda): the build
@@ -1871,7 +1893,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
-    (as RT-CUDA-GRAPHS: a collect_env report, or the version line of vLLM's own start-up log beside it), or a
+    (as RT-CUDA-GRAPHS: a collect_env report, the version line of vLLM's own start-up log beside it, or the version a
+    pasted list states, `- vLLM: 0.27.1 (V1 engine)`, corpus 2850), or a
     complete vLLM command that settles both kernels vLLM picks itself: the quantization kernel (an explicit
     `--quantization`, or a flag of a release from 0.5.3 on, when vLLM began picking Marlin for AWQ checkpoints,
     vllm PR 6612) and the attention backend (`--attention-backend` or VLLM_ATTENTION_BACKEND, or GPUs shown none of
@@ -1942,16 +1965,20 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
             (judged := _ggml_command_arch(_ggml_run_lines(commands, serving_rate), gpus, ggml, stated_cuda_archs)):
         return judged
     if commands:
-        versions = {c.engine: _engine_version(collect_env, c.engine, serving_log) for c in commands}
+        versions = {c.engine: _engine_version(collect_env, c.engine, serving_log, python_env) for c in commands}
         for c in commands:  # a complete vLLM command that leaves no kernel to its release stands for the version
             settled = _vllm_kernels_settled(c, archs) if not versions.get(c.engine) else None
             if settled:
                 versions[c.engine] = settled
         if all(versions.values()):
             shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
-            return ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"
-                      + gpu_note, actual=[s for c in commands for s in _kernel_settings(c.as_process())]
-                      or "defaults", evidence=[c.quoted[:300] for c in commands])
+            judged = ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"
+                        + gpu_note, actual=[s for c in commands for s in _kernel_settings(c.as_process())]
+                        or "defaults", evidence=[c.quoted[:300] for c in commands])
+            # The GPUs the source names were each held against the table: the verdict covers those it shows.
+            labels = [g.label for g in gpus.gpus if g.model] if gpus is not None else []
+            return over_subjects(judged, labels, gpus.whole_count, ask="nvidia-smi -L") if gpus is not None \
+                and labels else judged
         return unknown("no kernel flag the table marks slow on the pasted command line, but the engine's version "
                        "is not in the source (a complete command line is judged with its version)",
                        hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`)")
@@ -2620,11 +2647,41 @@ def _nvswitch_present(pci: PciDevices | None) -> bool | None:
 LLM_API_PROGRAMS = ("trtllm-serve", "trtllm-bench")
 
 
-def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Parallelism | None) -> Outcome:
+def _peer_capable(gpus: GpuInventory | None) -> list[str]:
+    """The GPU models the source names, where each is of a product line with PCIe peer-to-peer under the stock driver
+    (gputable.Family.p2p: data-centre, workstation, NVL and baseboard parts; every row of an ambiguous name agreeing);
+    [] where a model is GeForce, of no known line, or no GPU is named."""
+    from stackaudit.gputable import FAMILIES, agreed, candidates, family_of
+
+    models = sorted(set(gpus.models.values())) if gpus is not None else []
+    def p2p(name: str) -> bool | None:
+        family = family_of(name)
+        return agreed(candidates(name), lambda r: FAMILIES[r.family].p2p if r.family else None) \
+            if family is None else family.p2p
+    return models if models and all(p2p(m) for m in models) else []
+
+
+def _switch_fabric(gpus: GpuInventory | None) -> list[str]:
+    """The GPU models the source names, where every row each may be is an HGX board's SXM module (nvlink_kind
+    "switch": B200, H100 SXM, A100 SXM4; a 4-GPU board joins them directly): every pair of its GPUs has NVLink peer
+    access, the path TensorRT-LLM's custom all-reduce takes; [] where a model may be a PCIe card (`NVIDIA H100` may be the PCIe or NVL part) or none is
+    named."""
+    from stackaudit.gputable import agreed, candidates
+
+    models = sorted(set(gpus.models.values())) if gpus is not None else []
+    return models if models and all(agreed(candidates(m), lambda r: r.nvlink_kind == "switch") for m in models) \
+        else []
+
+
+def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Parallelism | None,
+                                gpus: GpuInventory | None = None) -> Outcome:
     """RT-TRTLLM-ALLREDUCE on pasted TensorRT-LLM commands: a build's `--use_custom_all_reduce disable` (0.9) is NCCL
     all-reduce; an LLM API command (LLM_API_PROGRAMS) runs its TP size (the `parallelism` fact: flags, else the config
     file shown) with the strategy it forces, else AUTO. A config file the paste does not show, a build flag that
-    enables it, or a run whose build is not shown leaves it open."""
+    enables it, or a run whose build is not shown leaves it open. A build that forces it on (`--use_custom_all_reduce
+    enable`) for more than one GPU (facts/engine_command.built_world_sizes: its checkpoint's conversion shown) on GPUs
+    whose product line has peer-to-peer (_peer_capable: data-centre parts, not GeForce) looks like the failing setting
+    and is not: the custom kernels have their peer path there (corpus 2803)."""
     evidence = [c.quoted[:200] for c in commands]
     builds = [c for c in commands if c.builds and not c.converts]  # a conversion sets no plugin flag
     disabled = [c for c in builds if (argv_value(c.argv, ("--use-custom-all-reduce",)) or "").lower() == "disable"]
@@ -2656,6 +2713,16 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
                   actual={"allreduce_strategy": strategy, "tp": tp}, evidence=evidence)
     if one_gpu := built_for_one_gpu(commands):
         return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
+    forced = [(c, size) for c, size in built_world_sizes(commands) if size is not None and size > 1
+              and (argv_value(c.argv, ("--use-custom-all-reduce",)) or "").lower() == "enable"]
+    if forced and (peers := _peer_capable(gpus)):
+        build, size = forced[0]
+        return not_an_issue(
+            f"trtllm-build forces TensorRT-LLM's custom all-reduce on (`--use_custom_all_reduce enable`) for an engine "
+            f"of {size} GPUs, which fails on GPUs without peer-to-peer; but the GPUs the source names "
+            f"({', '.join(peers)}) are data-centre parts with peer access (PCIe P2P, NVLink on SXM boards), where the "
+            "custom kernels are the fast path", actual={"use_custom_all_reduce": "enable", "world_size": size},
+            evidence=[build.quoted[:200]])
     if opt_in := _legacy_builds_without_custom_all_reduce(builds, runs):
         return ok(f"{opt_in}: the engine all-reduces through NCCL, whatever P2P the GPUs have",
                   actual={"use_custom_all_reduce": False}, evidence=evidence)
@@ -2707,7 +2774,8 @@ def _legacy_builds_without_custom_all_reduce(builds: list[EngineCommand], runs: 
 )
 def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: PciDevices | None = None,
                      parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None,
-                     serving_engine: ServingEngine | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                     serving_engine: ServingEngine | None = None, gpus: GpuInventory | None = None,
+                     python_env: PythonEnv | None = None) -> Outcome:
     """Reads: `trtllm-serve`'s `--tp_size` and `allreduce_strategy` in the YAML named by
     `--extra_llm_api_options`; NVSwitch bridges on the PCI bus. Where no process is read, pasted TensorRT-LLM commands:
     a trtllm-build's `--use_custom_all_reduce disable` (0.9: NCCL all-reduce), or a `trtllm-serve` or
@@ -2722,7 +2790,16 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     size, one given as a shell variable too (`--world_size ${WORLD_SIZE}`, corpus 2152). A run of a built engine
     under a launcher of one rank (`mpirun -n 1`) runs an engine of world size 1 (TensorRT-LLM's runtime takes TP x PP
     from the MPI size): not applicable. So is a run of built engines whose directories' paths all state TP 1
-    (EngineCommand.named_tp: `tp=1`, `1-gpu`, or `2-pp` under `mpirun -n 2`, corpus 1667). TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access
+    (EngineCommand.named_tp: `tp=1`, `1-gpu`, or `2-pp` under `mpirun -n 2`, corpus 1667). trtllm-build takes the
+    engine's TP and PP from its checkpoint: where every build shown builds one that a conversion shown wrote
+    (`convert_checkpoint.py`, `quantize.py --qformat ...`) without `--tp_size` or `--pp_size` above 1, the engine has one
+    GPU: not applicable (corpus 2792, 2804). A build that forces `--use_custom_all_reduce enable` for several GPUs
+    whose product line has peer-to-peer (data-centre parts, not GeForce) is not-an-issue (corpus 2803). Where no process
+    is read and the paste shows TensorRT-LLM (a command, its log, or its release in a list: `TRTLLM v0.20.0rc0`) on GPUs
+    every row of whose names is an HGX board's SXM module (B200, H100 SXM; not `NVIDIA H100`, which may be a PCIe card),
+    every pair has NVLink peer access, the custom kernels' path, whatever strategy and TP its flags (shown or not) set:
+    ok (corpus 2837: B200 at TP 8).
+    TensorRT-LLM's own lines where CUDA refuses its custom all-reduce peer access
     (facts/symptoms.py: `CUDA runtime error in error: peer access is not supported ...`, `Can't enable access between
     nodes 0 and 1`) prove the issue.
 
@@ -2743,10 +2820,21 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     if serving_processes is None and (serving_engine is None or serving_engine.engine in ("", "trtllm")) \
             and (one_gpu := one_gpu_engine(serving_engine, gpus)):
         return not_applicable(f"{one_gpu}: TensorRT-LLM has no all-reduce between GPUs there")
-    if serving_processes is None and pasted:
-        return _allreduce_on_command_lines(pasted, parallelism)
     if serving_processes is None:
-        return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT, needs="serving_processes")
+        judged = _allreduce_on_command_lines(pasted, parallelism, gpus) if pasted else None
+        trtllm = bool(pasted) or (serving_engine is not None and serving_engine.engine == "trtllm") or (
+            python_env is not None and any(e.version("tensorrt-llm") for e in python_env.environments))
+        if (judged is None or judged.status == "unknown") and trtllm and (fabric := _switch_fabric(gpus)) \
+                and gpus is not None:
+            # Whatever strategy and TP the engine runs, its GPUs are an NVSwitch board's: the custom kernels have their
+            # peer path (corpus 2837: B200 at TP 8, the engine's flags not shown).
+            return over_subjects(ok(
+                f"TensorRT-LLM runs on {', '.join(fabric)}, SXM modules of an HGX board joined by NVLink (through "
+                "NVSwitch, or directly on a 4-GPU board): every pair of GPUs has peer access, so its custom all-reduce "
+                "(AUTO or forced) has the path it needs, whatever the strategy",
+                actual={"gpus": fabric}), [g.label for g in gpus.gpus if g.model], gpus.whole_count,
+                ask="nvidia-smi -L")
+        return judged or unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT, needs="serving_processes")
     roots = serving_processes.roots("trtllm")
     if not roots:
         return _no_engine(serving_processes, "no TensorRT-LLM process is running")

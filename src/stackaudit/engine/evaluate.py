@@ -185,8 +185,9 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
                    if first.symptom.own_fix
                    else sharpen.fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
     # Lines that prove the failure only in a setting the check's facts show (`Symptom.within`: MIG enabled on the GPUs
-    # shown) are about the subjects those facts judged: the issue keeps their coverage (corpus 1145: 1 GPU shown).
-    if outcome.coverage is not None and all(h.symptom.within for h in hits):
+    # shown) are about the subjects those facts judged: the issue keeps their coverage (corpus 1145: 1 GPU shown). So
+    # are an engine's refusals of the GPUs it runs on (`Symptom.on_judged`: corpus 2789, 2 GPUs shown).
+    if outcome.coverage is not None and all(h.symptom.within or h.symptom.on_judged for h in hits):
         return replace(proven, coverage=outcome.coverage)
     return _lines_cover(proven, lines)
 

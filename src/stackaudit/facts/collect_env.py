@@ -58,7 +58,8 @@ _SECTION = re.compile(r"^\s*={5,}\s*$")
 _PKG = re.compile(r"^\[(pip3?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)")
 _ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _KV = re.compile(r"^([A-Za-z][\w ./()#+-]*?)\s*:\s?(.*)$")
-_GPU_LINE = re.compile(r"^GPU ([\d,\s]+):\s*(.+)$")
+_GPU_LINE = re.compile(r"^GPU (\d[\d,\s]*):\s*(.+)$")
+_GPU_NAMED = re.compile(r"((?:NVIDIA|Tesla|GeForce|Quadro)\b[^,]+)")
 _CAPABILITY = re.compile(r"^GPU ([\d,\s]+) Compute Capability:\s*(\d+\.\d+)$")
 # SGLang's capability line cut inside its key, the report's last line (`GPU 0,1,2,3,4,5,6,7 Compu`, corpus 2853): the line
 # no other report prints, so the report is SGLang's.
@@ -142,6 +143,9 @@ class CollectEnv:
     # torch's arch list from its build configuration's `NVCC architecture flags` (arch_flags): None where the report
     # does not print the whole line.
     arch_flags: tuple[str, ...] | None = None
+    # The report sits under vLLM's bug form (VLLM_FORM: its summary line over the report, which the importer keeps as
+    # the report's first line): vLLM's own collect_env, even where the paste is cut before its vLLM section.
+    vllm_form: bool = False
 
     @property
     def machine(self) -> str:
@@ -310,7 +314,11 @@ def parse_collect_env(text: str) -> CollectEnv:
         if kv:
             key, value = kv.group(1).strip(), kv.group(2).strip()
             in_gpu_list = key == "GPU models and configuration"
-            if in_gpu_list:
+            if key == "GPU" and (named := _GPU_NAMED.match(value)):
+                # A report rewritten as `key : value` lines keys its GPU `GPU` (`GPU : NVIDIA RTX PRO 5000 72GB
+                # Blackwell (SM120), 73,415 MiB, VBIOS ...`, corpus 2854): the name, up to its first comma.
+                gpus.setdefault(0, named.group(1).strip())
+            elif in_gpu_list:
                 nested = _GPU_LINE.match(value)
                 if nested:
                     _expand_gpu_line(nested.group(1), nested.group(2), gpus)
@@ -402,9 +410,16 @@ def parse_collect_env(text: str) -> CollectEnv:
         driver_too_old_cuda=f"{int(too_old.group(1)) // 1000}.{int(too_old.group(1)) % 1000 // 10}" if too_old else "",
         nvml_failed=nvml.group(0).strip() if (nvml := _NVML_FAILED.search(text)) else "",
         arch_flags=arch_flags(text),
+        vllm_form=tool == "vllm" and bool(VLLM_FORM.search("\n".join(lines[:2]))),
     )
 
 
+# vLLM's bug and usage forms ask for `python collect_env.py` (vLLM's own script, fetched from its repository) and put
+# its output under `<summary>The output of <code>python collect_env.py</code></summary>` (.github/ISSUE_TEMPLATE/
+# 400-bug-report.yml; its forms of 2024 held ``The output of `python collect_env.py` `` in the text fence, and a
+# rendered copy writes the <code> span in backticks; corpus 2795). PyTorch's form asks for the same script name under
+# `### Versions` without these words. A report under them is vLLM's, cut before its vLLM section or not.
+VLLM_FORM = re.compile(r"\bThe output of (?:<code>|`)python collect_env\.py(?:</code>|`)")
 # torch/cuda/__init__.py (_check_driver): "The NVIDIA driver on your system is too old (found version %d)",
 # the driver's CUDA API version as cudaDriverGetVersion gives it (11040 = 11.4).
 _DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)")

@@ -78,7 +78,7 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "llama_cpp.server", "llama serve", "launch_triton_server.py",
                 "llava-cli", "llama-mtmd-cli",
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
-                "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
+                "convert_checkpoint.py", "quantize.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
                 "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers", "local_chat.py",
                 "openrlhf", "lightllm")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+(?:serve|chat)\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
@@ -107,8 +107,9 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"|(?:^|[\s/\\])(?:llamafile|[\w.+-]+\.llamafile)(?:\.exe)?\s+-"
                           # NVIDIA Dynamo's launcher of a vLLM or SGLang engine
                           r"|\bdynamo(?:-run|\s+run)\s.*\bout=(?:vllm|sglang)\b"
-                          # TensorRT-LLM's checkpoint conversion, which states the TP the engine is built with
-                          r"|\bconvert_checkpoint\.py\s.*--tp_size\b"
+                          # TensorRT-LLM's checkpoint conversion, which states the TP the engine is built with (1
+                          # where it names none), and its quantisation script (QUANTIZE_SCRIPT)
+                          r"|\bconvert_checkpoint\.py\s.*--(?:tp_size|pp_size|output_dir)\b|\bquantize\.py\s.*--qformat\b"
                           # Hugging Face TGI's launcher, with its options (TGI_PROGRAMS)
                           r"|\btext-generation-launcher\s+-"
                           # LightLLM's server module (LIGHTLLM_MODULE)
@@ -272,7 +273,16 @@ LOCAL_RANK_LAUNCHERS = (TRITON_LAUNCH_SCRIPT,)
 # that `run.py --engine_dir` later runs was built with; and the checkpoint conversion before it
 # (examples/<model>/convert_checkpoint.py, https://github.com/NVIDIA/TensorRT-LLM/tree/v0.12.0/examples/llama), whose
 # `--tp_size` / `--pp_size` split the checkpoint into the ranks the engine is then built and run with.
-BUILDERS = {"trtllm-build": "trtllm", "convert_checkpoint.py": "trtllm", "build.py": "trtllm"}
+# Its quantisation script (examples/quantization/quantize.py: `--qformat fp8 --output_dir ./quantized_fp8`) writes a
+# checkpoint for trtllm-build as the conversion does, split by its own `--tp_size` / `--pp_size`, each 1 by default
+# (NVIDIA/TensorRT-LLM#1864, #1914; corpus 2792). `quantize.py` is a generic name: it is TensorRT-LLM's where the command
+# carries `--qformat`. trtllm-build takes the engine's TP and PP from the checkpoint it builds (its config's mapping),
+# so a conversion shown that wrote its `--checkpoint_dir` states the engine's world size (checkpoint_world_size), and
+# `--auto_parallel N` builds that checkpoint for N GPUs (tensorrt_llm/commands/build.py of 0.10 to 0.12).
+QUANTIZE_SCRIPT = "quantize.py"
+QUANTIZE_FLAGS = ("--qformat",)
+CONVERTERS = ("convert_checkpoint.py", QUANTIZE_SCRIPT)
+BUILDERS = {"trtllm-build": "trtllm", "convert_checkpoint.py": "trtllm", QUANTIZE_SCRIPT: "trtllm", "build.py": "trtllm"}
 # The engine builder of TensorRT-LLM before trtllm-build (0.8 and before): each model's examples/<model>/build.py
 # (https://github.com/NVIDIA/TensorRT-LLM/blob/v0.5.0/examples/llama/build.py). `build.py` is a generic name: it is
 # TensorRT-LLM's where the command carries one of the flags only that builder takes. It builds an engine for
@@ -373,9 +383,26 @@ class EngineCommand:
 
     @property
     def converts(self) -> bool:
-        """Whether it is TensorRT-LLM's checkpoint conversion (BUILDERS' `convert_checkpoint.py`): it states the TP
-        and PP the engine is built with, and none of trtllm-build's plugin flags."""
-        return self.builds and any(posixpath.basename(a) == "convert_checkpoint.py" for a in self.argv[:2])
+        """Whether it is TensorRT-LLM's checkpoint conversion (BUILDERS' `convert_checkpoint.py`, or its `quantize.py`):
+        it states the TP and PP the engine is built with, and none of trtllm-build's plugin flags."""
+        return self.builds and any(posixpath.basename(a) in CONVERTERS for a in self.argv[:2])
+
+    @property
+    def checkpoint_world_size(self) -> int | None:
+        """The GPUs the checkpoint a conversion writes is split for (converts): `--tp_size` x `--pp_size`, each 1
+        where not given; None for any other command or a size it does not give as a count."""
+        if not self.converts:
+            return None
+        sizes = [argv_value(self.argv, (flag,)) for flag in ("--tp-size", "--pp-size")]
+        counts = [1 if v is None else parallel_size(v) for v in sizes]
+        return None if None in counts else (counts[0] or 1) * (counts[1] or 1)
+
+    @property
+    def checkpoint_dir(self) -> str:
+        """The checkpoint a trtllm-build builds (`--checkpoint_dir`), normalised (`./ckpt/` is `ckpt`); "" where it
+        names none."""
+        value = argv_value(self.argv, ("--checkpoint-dir",)) if self.builds and not self.converts else None
+        return posixpath.normpath(value) if value else ""
 
     @property
     def legacy_build(self) -> bool:
@@ -579,8 +606,9 @@ def built_for_one_gpu(commands: tuple[EngineCommand, ...] | list[EngineCommand])
     beside them serves one rank where no launcher of several ranks starts it (`tritonserver --model-repo=...`,
     corpus 2153): TensorRT-LLM's backend runs an engine of TP x PP equal to its MPI size."""
     trt = [c for c in commands if c.engine == "trtllm"]
-    builds = [c for c in trt if c.builds and not c.converts]
-    if not builds or any(c.built_world_size != 1 for c in builds):
+    sized = built_world_sizes(commands)
+    builds = [c for c, _ in sized]
+    if not builds or any(size != 1 for _, size in sized):
         return ""
     if any(c.engine == "triton" and c.launcher and c.ranks != 1 for c in commands):
         return ""
@@ -591,9 +619,62 @@ def built_for_one_gpu(commands: tuple[EngineCommand, ...] | list[EngineCommand])
         if posixpath.basename(run.engine_dir) not in built or match is None or match.role == "launcher" \
                 or (run.launcher and run.ranks != 1):
             return ""
-    flags = "no --world_size, --tp_size or --pp_size above 1"
-    return (f"the {len(builds)} engine build(s) shown are TensorRT-LLM's build.py for one GPU ({flags})"
-            + (f", and the {len(runs)} run(s) shown run those engines without a launcher of several ranks" if runs else ""))
+    if all(c.legacy_build for c in builds):
+        shown = (f"the {len(builds)} engine build(s) shown are TensorRT-LLM's build.py for one GPU (no --world_size, "
+                 "--tp_size or --pp_size above 1)")
+    else:
+        converted = sorted({posixpath.basename(c.argv[1] if len(c.argv) > 1 and c.argv[0].startswith("python")
+                                               else c.argv[0]) for c in trt if c.converts})
+        shown = (f"the {len(builds)} engine build(s) shown build checkpoints that the {', '.join(converted)} shown "
+                 "wrote for one GPU (no --tp_size or --pp_size above 1; trtllm-build takes the engine's TP and PP from "
+                 "its checkpoint)")
+    return shown + (f", and the {len(runs)} run(s) shown run those engines without a launcher of several ranks"
+                    if runs else "")
+
+
+def built_world_sizes(commands: tuple[EngineCommand, ...] | list[EngineCommand]) -> list[tuple[EngineCommand, int | None]]:
+    """Each TensorRT-LLM engine build a paste shows (not a conversion), with the GPUs it builds for (_built_world_size,
+    None where the paste does not show them)."""
+    trt = [c for c in commands if c.engine == "trtllm"]
+    written = {posixpath.normpath(c.engine_dir): c.checkpoint_world_size for c in trt if c.converts and c.engine_dir}
+    return [(c, _built_world_size(c, written)) for c in trt if c.builds and not c.converts]
+
+
+def _built_world_size(build: EngineCommand, written: dict[str, int | None]) -> int | None:
+    """The GPUs an engine build shown builds for: a legacy build.py's own sizes (built_world_size); a trtllm-build's
+    checkpoint's, where a conversion shown wrote its `--checkpoint_dir` (`written`: its output directory -> TP x PP)
+    and no flag of its own (`--auto_parallel`, an older trtllm-build's `--tp_size` / `--pp_size`) asks for another
+    size. A trtllm-build the paste cuts may carry such a flag past the cut: read only where its own `--tp_size` /
+    `--pp_size` before the cut (corpus 2803) or its output directory's name (ENGINE_DIR_LAYOUT: `1-gpu`, `tp4`; corpus
+    2804) states the same size. None where the paste does not show it."""
+    if build.legacy_build:
+        return build.built_world_size
+    own = {flag: parallel_size(v) for flag in ("--auto-parallel", "--tp-size", "--pp-size")
+           if (v := argv_value(build.argv, (flag,))) is not None}
+    if None in own.values():
+        return None
+    auto = own.get("--auto-parallel") or 1
+    stated = (own.get("--tp-size") or 1) * (own.get("--pp-size") or 1)
+    from_checkpoint = written.get(build.checkpoint_dir) if build.checkpoint_dir else None
+    if auto > 1:
+        size: int | None = auto
+    elif from_checkpoint is not None and stated not in (1, from_checkpoint):
+        size = None  # the build's own sizes and its checkpoint's disagree
+    else:
+        size = from_checkpoint if from_checkpoint is not None else None
+    if size is not None and build.cut and _dir_world_size(build.engine_dir) != size \
+            and not ({"--tp-size", "--pp-size"} & own.keys() and stated == size):
+        return None
+    return size
+
+
+def _dir_world_size(path: str) -> int | None:
+    """The GPUs an engine directory's name states (ENGINE_DIR_LAYOUT: `1-gpu`, `tp4pp2`), None where it states none."""
+    stated = {(m.group("kind") or m.group("kind2")).lower(): int(m.group("n") or m.group("m"))
+              for m in ENGINE_DIR_LAYOUT.finditer(path)}
+    if "gpu" in stated:
+        return stated["gpu"]
+    return stated["tp"] * stated.get("pp", 1) if "tp" in stated else None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -1109,6 +1190,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return None
     if program == LEGACY_BUILDER and not any(w.split("=", 1)[0] in LEGACY_BUILD_FLAGS for w in words):
         return None  # another project's build.py
+    if program == QUANTIZE_SCRIPT and not any(w.split("=", 1)[0] in QUANTIZE_FLAGS for w in words):
+        return None  # another project's quantize.py
     if program.startswith("python") and len(words) > 1 and posixpath.basename(words[1]) == TRITON_LAUNCH_SCRIPT:
         world = argv_value(words, ("--world-size",))
         return EngineCommand("trtllm", tuple(words[1:]), tuple(env), line.strip(), cut=cut,

@@ -365,9 +365,13 @@ class GpuInfo:
                 # Every power-only row the cut name may be by its memory gives one board power (`NVIDIA GeForce RTX
                 # 4080 ...` of 16 GB: the RTX 4080 and the RTX 4080 Super, both 320 W; corpus 2329).
                 names = " or ".join(row.name for row in board_rows)
+                refit = self.memory_total_mib is not None and all(
+                    self.memory_total_mib > (row.memory_gib or 0) * 1024 for row in board_rows)
                 return board_rows[0].power_w, (f"the {names} board power on NVIDIA's spec page (the "
                                                f"row{'s' if len(board_rows) > 1 else ''} the cut name {shown!r} "
-                                               f"fits{fits})")
+                                               + (f"may be: its {self.memory_total_mib:g} MiB is more than NVIDIA "
+                                                  "fits, a board re-fitted with more memory)" if refit
+                                                  else f"fits{fits})"))
             if not agreed(rows, lambda row: row.power_w):
                 return None, ""
             if len(rows) > 1:

@@ -126,9 +126,11 @@ class Parallelism(Sourced):
     def engines_shown(self, collect_env: CollectEnv | None = None) -> set[str]:
         """The engines the sources name: running, on a pasted command line, in a container, logging; with
         `collect_env`, also the engine whose environment report it is: check_env is SGLang's; PyTorch prints
-        collect_env in vLLM's format too, so it names vLLM only with a vLLM version in it."""
+        collect_env in vLLM's format too, so it names vLLM only with a vLLM version in it, or under vLLM's bug form
+        (CollectEnv.vllm_form)."""
         engines = {e.engine for e in self.engines if e.engine}
-        if collect_env is not None and (collect_env.tool == "sglang" or collect_env.vllm_version):
+        if collect_env is not None and (collect_env.tool == "sglang" or collect_env.vllm_version
+                                        or collect_env.vllm_form):
             engines.add(collect_env.tool)
         return engines
 

@@ -387,7 +387,10 @@ def python_env(ctx: FactContext) -> PythonEnv:
 # A list may name TensorRT-LLM's release by NGC's release image, whose tag is the release (`- TensorRT-LLM version:
 # nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc1`, corpus 1057), and a pre-release carries its `rc` suffix.
 # An environment list may name vLLM's or SGLang's full release after a space, on a line of its own (`vLLM 0.2.7`,
-# corpus 1664): a release of three parts, not a sentence's word before a figure.
+# corpus 1664): a release of three parts, not a sentence's word before a figure. TensorRT-LLM's too, by its short name
+# as well (`-  TRTLLM v0.20.0rc0`, corpus 2837; `TRT-LLM` in NVIDIA's own docs).
+# A short remark in parentheses after the version (`- vLLM: 0.27.1 (V1 engine)`, corpus 2850) and a stray closing quote
+# left by the copy (`TensorRT-LLM version: 0.12.0.dev2024070200"`, corpus 2792) leave the version stated.
 # An issue template's keys for the same answers: TensorRT-LLM's `TensorRT-LLM branch or tag` (`- TensorRT-LLM branch or
 # tag: v0.16.0`, corpus 175; `**TensorRT-LLM branch or tag:** v0.8.0`, NVIDIA/TensorRT-LLM#1507), its hint left in
 # brackets (`TensorRT-LLM branch or tag (e.g., main, v0.7.1):  0.9.0.dev2024020600`, NVIDIA/TensorRT-LLM#1187), and
@@ -407,11 +410,18 @@ STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _
                             r"\s{2,}(?=\d+\.\d+\.\d+)|\s+version\s+(?=\d+\.\d+))|"
                             r"(?P<spaced>vLLM|SGLang)\s+v?"
                             r"(?=\d+\.\d+\.\d+)|(?:TensorRT-LLM\]\s+)?"
-                            r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:" + _TEMPLATE_KEY + r":\**\s*"
-                            r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}))"
+                            r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm|TRT-?LLM)(?:" + _TEMPLATE_KEY + r":\**\s*"
+                            r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}|\s+v?(?=\d+\.\d+\.\d+)))"
                             r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
-                            r"(?:a\d+)?(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*|\+[0-9a-f]{7,40}\.nv\d{2}\.\d{2})?)`?"
-                            r"(?:@[0-9a-f]{7,40})?(?:\s+" + HF_AVAILABLE + r")?\s*$", re.IGNORECASE)
+                            r"(?:a\d+)?(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*|\+[0-9a-f]{7,40}\.nv\d{2}\.\d{2})?)[`\"']?"
+                            r"(?:@[0-9a-f]{7,40})?(?:\s+(?:" + HF_AVAILABLE + r"|\([^()]{1,40}\)))?\s*$", re.IGNORECASE)
+# The user's sentence saying which release of vLLM or SGLang they run, its subject the user (`I am using 0.8.3 version of
+# vllm,driver 570.124.06`, corpus 2797; `we're running vLLM 0.6.3`): the release installed, as a list's line states it.
+# A sentence that names a release another way (`works with 0.8.3 but not 0.9.0`, `upgraded to vLLM 0.9.0`) states none.
+STATED_RELEASE_WORDS = re.compile(r"\b(?:I am|I'm|we are|we're)\s+(?:using|running|on)\s+(?:the\s+)?"
+                                  r"(?:(?P<name>vllm|sglang)\s+(?:version\s+)?v?(?P<version>\d+\.\d+\.\d+(?:\.post\d+)?)"
+                                  r"|v?(?P<version2>\d+\.\d+\.\d+(?:\.post\d+)?)\s+version\s+of\s+(?P<name2>vllm|sglang))"
+                                  r"(?![\w.])", re.IGNORECASE)
 # A user's torch check printing torch.version.cuda (`CUDA version: 12.1`, `CUDA Version (PyTorch Built with): 11.8`) beside
 # torch.cuda.is_available() (`CUDA available: True`): the CUDA that torch was built with. A `CUDA version:` line alone may
 # be nvidia-smi's figure copied (facts/nvidia.STATED_CUDA): it is torch's only beside the availability line.
@@ -513,7 +523,8 @@ def listed_engine_image(line: str) -> str:
 
 @parser(EVIDENCE_LINES, feeds="python_env", kind=PythonEnv, rank=30)
 def python_env_from_stated_versions(text: str) -> PythonEnv:
-    """torch (and the CUDA of its `+cuNNN` label), vLLM and SGLang versions a hardware list states, one a line; else
+    """torch (and the CUDA of its `+cuNNN` label), vLLM and SGLang versions a hardware list states, one a line (or a
+    sentence of the user's, STATED_RELEASE_WORDS); else
     the one torch build a list line names among other items (STATED_TORCH_BUILD), with the engine version beside it;
     else the one engine image a list line names whose tag names its CUDA (LISTED_ENGINE_IMAGE), torch's there.
     Two different torch builds name no one torch.
@@ -532,6 +543,8 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
         if m := STATED_VERSION.match(line):
             name = (m.group("name") or m.group("spaced") or "tensorrt-llm").lower()
             packages.setdefault("torch" if name == "pytorch" else name, m.group("version"))
+        elif w := STATED_RELEASE_WORDS.search(line):
+            packages.setdefault((w.group("name") or w.group("name2")).lower(), w.group("version") or w.group("version2"))
         elif g := PIP_LIST_GGML.match(line):
             packages.setdefault("llama-cpp-python", g.group("version"))
         elif uv := uv_installed(line):

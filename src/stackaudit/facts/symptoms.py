@@ -137,6 +137,28 @@ KERNEL_ARCH_REFUSED = re.compile(r"Assertion error \([^)]*\.(?:hpp|cuh?):\d+\): 
 # file per combination, codegen/decoding_sm70_128_f16_f16.cu), and stops where the build holds none for this GPU:
 # `[TM][FATAL] kernels/attention/decoding.cu(34): Check failed: kernel No decoding kernel found: decode_d256_f16_gs4`
 # (lmdeploy#4408: Qwen3.5's head size 256 on V100, corpus 1019).
+# A quantised format's kernel refused for the GPU's compute capability, each in its checker's own words:
+# - Triton's FP8 e4m3 type (`fp8e4nv`) on a GPU below compute capability 8.9: `type fp8e4nv not supported in this
+#   architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')`, raised from the engine's Triton FP8 kernels
+#   (sgl-project/sglang#5871 on A10, corpus 2789; vllm-project/vllm#17581, #15336 on A800);
+# - TensorRT's builder for an FP8 network on a GPU without FP8 tensor cores: `Error Code 9: Internal Error (Networks
+#   with FP8 precision require hardware with FP8 support.)` (NVIDIA/TensorRT-LLM#1428 on A100, corpus 2791), `Networks
+#   with FP8 Q/DQ layers require hardware with FP8 support` (NVIDIA/Model-Optimizer#70 on RTX A6000);
+# - TensorRT-LLM's attention plugin asserting FP8 context FMHA before Hopper in its release: `Assertion failed: FP8
+#   FMHA cannot be enabled on Pre-Hopper Arch.` (NVIDIA/TensorRT-LLM#1864 on L40, #1914 on L20, corpus 2792, whose
+#   copy spells it `Fp8 FMHA ... pre-Hopper Arcdh`);
+# - vLLM's check of a quantisation method's floor (`The quantization method awq is not supported for the current GPU.
+#   Minimum capability: 75. Current capability: 70.`, vllm-project/vllm#1488, #4202, #14154 for bitsandbytes on a
+#   GTX TITAN X), and its compressed-tensors scheme's (`('Quantization scheme is not supported for ', 'the current
+#   GPU. Min capability: 80. ', 'Current capability: 75.')`, vllm-project/vllm#14040).
+QUANT_ARCH_SOURCE = "https://github.com/NVIDIA/TensorRT-LLM/issues/1428"
+QUANT_ARCH_REFUSED = re.compile(r"\btype fp8e4nv not supported in this architecture\b|"
+                                r"\bNetworks with FP8 (?:precision|Q/DQ layers) require hardware with FP8 support\b|"
+                                r"(?i:\bFP8 FMHA cannot be enabled on pre-Hopper\b)|"
+                                r"\bThe quantization method \w+ is not supported for the current GPU\. Minimum "
+                                r"capability: \d+\. Current capability: \d+|"
+                                r"\bQuantization scheme is not supported for (?:', ')?the current GPU\. Min capability: "
+                                r"\d+\.")
 TURBOMIND_KERNELS_SOURCE = "https://github.com/InternLM/lmdeploy/blob/main/src/turbomind/kernels/attention/decoding.cu"
 TURBOMIND_NO_KERNEL = re.compile(r"\bNo (?:decoding|attention) kernel found: \w+")
 # TurboMind's own CUDA check reporting CUDA's no-kernel-image error (NO_KERNEL_IMAGE) under its log prefix: `[TM][ERROR]
@@ -338,6 +360,9 @@ class Symptom:
     # The outcomes of the doubted checks the line leaves unproven: `ok`, and for a verdict the facts infer without the
     # line's subject (a pre-Turing GPU's flavour, not applicable) that one too.
     doubted_statuses: tuple[str, ...] = ("ok",)
+    # The line is the engine's refusal of the GPUs it runs on, which it does not name (a quantised format refused for
+    # their architecture): the issue covers the GPUs the check's own facts judged, as `within` does.
+    on_judged: bool = False
 
 
 PEER_MEMORY_DOC = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html"
@@ -1462,6 +1487,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "so the model cannot run in that dtype there",
         own_fix="Start the engine with float16 (vLLM: --dtype half / dtype='float16')",
         own_takes="restart the engine"),
+    # A quantised format's kernel refused for the GPU's compute capability, in the words of the program that checks it
+    # (QUANT_ARCH_REFUSED): the checkpoint's format has no kernel this GPU runs in that release, so the model does
+    # not load (or the engine does not build) on it.
+    Symptom("quant-arch-refused", QUANT_ARCH_REFUSED,
+        "RT-KERNEL-ARCH", "high", QUANT_ARCH_SOURCE,
+        "the engine refused the checkpoint's quantised format on this GPU: the kernel that format needs (FP8 tensor "
+        "cores from compute capability 8.9, TensorRT-LLM's FP8 context FMHA from Hopper in the release that says so, "
+        "or the floor vLLM's quantisation method names) does not run on this architecture, so the model does not load "
+        "or the engine does not build there",
+        own_fix="Serve a checkpoint in a format this GPU's kernels run (FP16/BF16, or INT4 AWQ/GPTQ on compute "
+                "capability 8.0 and newer), build without the flag the refusal names (TensorRT-LLM: "
+                "--use_fp8_context_fmha), or run an engine release with a weight-only path for this architecture; "
+                "else serve from a GPU of the capability the refusal needs",
+        own_takes="restart the engine (rebuild a TensorRT-LLM engine)", on_judged=True),
     # xformers' cutlass kernels refusing a GPU below their floor (`RuntimeError: Your device is too old. We require
     # compute capability >= 50`, facebookresearch/xformers#685). Its dispatcher's per-operator list (`requires device with
     # capability > (8, 0) but your GPU has capability (7, 5) (too old)`) is left out: it names why one candidate was
@@ -1992,6 +2031,8 @@ NEEDLES = ("could not insert 'n", "device handle", "single-bit", "single bit", "
            "NVLink error detected", "mapping of buffer object", "MapBufferObjectFailed", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "reading from server: EOF",
            "triton GPU compiler", "Triton only supports devices", "only supports Ampere GPUs", "CUDA GPU is too old",
            "Bfloat16 is only supported", "Your device is too old", "does not support Int8 Matmul",
+           "not supported in this architecture", "require hardware with FP8", "MHA cannot be enabled on",
+           "not supported for the current GPU", "the current GPU. Min capability",
            "MPS client failed", "MpsConnectionFailed", "MPS_CONNECTION_FAILED")
 
 

@@ -26,7 +26,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import _GAP_LAST, is_gap_line
+from stackaudit.facts._parse import _GAP_LAST, continued, is_gap_line, without_continuation
 from stackaudit.facts.container import CONTAINER_SHELL_PROMPTS
 from stackaudit.facts.engine_command import COMMAND_HINT
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG
@@ -452,6 +452,29 @@ def _quoted_output(text: str) -> bool:
     return is_log_line(text) or COMMAND_HINT.search(text) is not None or is_uname_line(text)
 
 
+def span_command_run(raw: list[str], n: int, prefixed: bool = False) -> int:
+    """The end of a command whose lines each stand in an inline code span of their own, from line n (`` `python
+    convert_checkpoint.py \\` `` over `` `    --output_dir ./ckt_out_1gpu \\` `` over `` `    --dtype float16` ``,
+    corpus 2804): each span but the last ends in a continuation, and the lines joined are a command the recognisers
+    read (_quoted_output); n where line n opens no such run. `prefixed`: line n stood behind a log prefix, so each line
+    of the run loses its own (strip_log_prefix) first."""
+    end, texts = n, []
+    while end < len(raw) and end - n <= 64 and (m := _INLINE_WHOLE.match(_span_line(raw[end], prefixed))):
+        texts.append(m.group(1))
+        end += 1
+        if not continued(m.group(1)):
+            break
+    if len(texts) < 2 or not all(continued(t) for t in texts[:-1]):
+        return n
+    return end if _quoted_output(" ".join(without_continuation(t).strip() for t in texts)) else n
+
+
+def _span_line(line: str, prefixed: bool) -> str:
+    """A raw line as span_command_run reads it: without its quote marker, and its log prefix where the run's has one."""
+    line = _QUOTE.sub("", line.rstrip(), count=1)
+    return strip_log_prefix(line)[0] if prefixed else line
+
+
 def peel_markup(line: str, following: str, compose: tuple[str, ...] = ()) -> tuple[str, bool]:
     """(a line without the Markdown around the log line or engine command it quotes, whether it took `following`, the
     next line of the file, too): an inline code span that is the whole line, or is wrapped onto the next line (joined
@@ -492,6 +515,7 @@ def view(text: str) -> PasteView:
     open_fence = -1  # index in `lines` of the open fence, -1 outside one
     at_prompt = False  # the last line that is not blank is a shell prompt: the output above it ended
     open_span = False  # a single backtick opened an inline code span that runs on over the lines below
+    span_run = 0  # the end of a command whose lines are each an inline code span (span_command_run)
     for n, line in enumerate(raw):
         if n == joined:
             continue
@@ -510,7 +534,9 @@ def view(text: str) -> PasteView:
             following = raw[n + 1] if n + 1 < len(raw) else ""
             if following[:1] == ">" or following[:1] == " ":
                 following = _QUOTE.sub("", following, count=1)
+            unprefixed = line
             line, host, compose, program = strip_log_prefix(line, following, compose)
+            prefixed = line != unprefixed
             first = line[:1]
             if first == ">":  # a quote inside the log: what the service printed was quoted
                 line = _QUOTE.sub("", line, count=1).rstrip()
@@ -522,7 +548,13 @@ def view(text: str) -> PasteView:
         else:
             host = program = ""
             compose = ()
-        if first == "|" or "`" in line or (first == " " and line.lstrip(" ")[:1] == "|"):
+            prefixed = False
+        if n >= span_run and first == "`" and continued(line[:-1]):
+            span_run = span_command_run(raw, n, prefixed)
+        if n < span_run and (m := _INLINE_WHOLE.match(line)) is not None:
+            line = m.group(1).rstrip()  # a line of a command whose lines are each a span (span_command_run)
+            first = line[:1]
+        elif first == "|" or "`" in line or (first == " " and line.lstrip(" ")[:1] == "|"):
             line, took = peel_markup(line, raw[n + 1] if n + 1 < len(raw) else "", compose)
             joined = n + 1 if took else joined
             first = line[:1]

@@ -14,7 +14,13 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.collect_env import CHECK_ENV_ARGV, COLLECT_ENV_ARGV, cut_capability, parse_collect_env
+from stackaudit.facts.collect_env import (
+    CHECK_ENV_ARGV,
+    COLLECT_ENV_ARGV,
+    VLLM_FORM,
+    cut_capability,
+    parse_collect_env,
+)
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, Scan, take_while
@@ -27,6 +33,9 @@ _START = re.compile(r"^\s*(Collecting environment information\.\.\.|PyTorch vers
                     r"Python: \d+\.\d+|CUDA available: |numpy_random_seed: |CUDA_HOME: |PyTorch: \d|\[(pip3?|conda)\]\s|vLLM Version\s*:|Versions of relevant libraries|"
                     r"ROCM Version)")
 _KEYLINE = re.compile(r"^\s*[A-Za-z][\w ./()#+,-]*?\s*:(\s|$)")
+# vLLM's newer report heads its sections between rules (`System Info`, `PyTorch Info`, `Python Environment`, `CUDA / GPU
+# Info`, `CPU Info`, `vLLM Info`; vllm/collect_env.py env_info_fmt), indented in the report and flush left in a paste
+# that lost the indent (corpus 2800): each heading is the report's own line.
 _LINE = re.compile(
     r"^\s*(=+|\[(pip3?|conda)\]\s|[A-Z_][A-Z0-9_]*=|GPU \d[\d,]*:|Legend:|NIC Legend:|NIC\d+:|"
     r"(X|SYS|NODE|PHB|PXB|PIX|NV#|SOC)\s+=|CUDA Archs:|Could not collect|\w[\w /()]*Info\s*$|Python Environment\s*$|"
@@ -78,6 +87,17 @@ def _cpu_span(lines: list[str], start: int, end: int) -> tuple[int, int] | None:
     return None
 
 
+def _form_line(lines: list[str], start: int) -> int | None:
+    """The line of vLLM's form (facts/collect_env.VLLM_FORM) over a report starting at `start`, at most three lines
+    above it with only blank lines and a fence's opening between; None where there is none."""
+    for k in range(start - 1, max(start - 4, 0) - 1, -1):
+        if VLLM_FORM.search(lines[k]):
+            return k
+        if lines[k].strip() and not FENCE.match(lines[k]):
+            return None
+    return None
+
+
 def _apply(text: str, tool: str, rec: HostRecord) -> None:
     argv = CHECK_ENV_ARGV if tool == "sglang" else COLLECT_ENV_ARGV
     if argv not in rec.commands:
@@ -106,13 +126,16 @@ def collect_env(lines: list[str], candidates: Candidates | None = None) -> Itera
             report = parse_collect_env(body)
         except ParseError:
             continue
-        apply = partial(_apply, body + "\n", report.tool)
+        # vLLM's form over the report (its summary line) says whose it is: recorded as the report's first line.
+        form = _form_line(lines, i) if report.tool == "vllm" else None
+        head = i if form is None else form
+        apply = partial(_apply, body + "\n" if form is None else lines[form].strip() + "\n" + body + "\n", report.tool)
         cpu = _cpu_span(lines, i, end)
         if cpu is None:
-            yield Found("collect_env", i, end, apply)
+            yield Found("collect_env", head, end, apply)
         else:
             if cpu[0] > i:
-                yield Found("collect_env", i, cpu[0], apply)
+                yield Found("collect_env", head, cpu[0], apply)
             if end > cpu[1]:
                 yield Found("collect_env", cpu[1], end, apply)
         scan.skip(end)

@@ -350,7 +350,7 @@ MAX_ECHO_DISTANCE = 40
           needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "llava", "llama-mtmd-cli", "llama_cpp.server", "llama serve", "llamafile",
                    "launch_triton_server",
-                   "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
+                   "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "quantize.py", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "ollama app.exe", "mlc_llm", "namespace(",
                    "server.py", "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers",
                    "local_chat", "openrlhf",
@@ -427,6 +427,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 and "bench" not in low and "aphrodite" not in low and "llama-cli" not in low and "koboldcpp" not in low
                 and "llava" not in low and "mtmd-cli" not in low and "lmdeploy chat" not in low
                 and "dynamo" not in low and "convert_checkpoint" not in low and "build.py" not in low
+                and "quantize.py" not in low
                 and "text-generation-launcher" not in low and "mlc_llm" not in low and "start_" not in low
                 and "llamafile" not in low and "ktransformers" not in low and "local_chat" not in low
                 and not any(p in low for p in WEIGHT_SYNC_SERVERS)) \
