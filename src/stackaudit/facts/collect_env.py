@@ -60,6 +60,25 @@ _ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _KV = re.compile(r"^([A-Za-z][\w ./()#+-]*?)\s*:\s?(.*)$")
 _GPU_LINE = re.compile(r"^GPU ([\d,\s]+):\s*(.+)$")
 _CAPABILITY = re.compile(r"^GPU ([\d,\s]+) Compute Capability:\s*(\d+\.\d+)$")
+# That line cut by the paste inside its label (`GPU 0,1,2,3,4,5,6,7 Compu`, corpus 2853): check_env's still.
+_CAPABILITY_CUT = re.compile(r"^GPU [\d,]+ (C[a-z ]*)$")
+
+
+def capability_cut(line: str) -> bool:
+    """Whether a line is SGLang check_env's `GPU 0,1 Compute Capability: 8.0` line cut inside its label.
+
+    >>> capability_cut("GPU 0,1,2,3,4,5,6,7 Compu"), capability_cut("GPU 0 Cores")
+    (True, False)
+    """
+    m = _CAPABILITY_CUT.match(line.strip())
+    return m is not None and "Compute Capability".startswith(m.group(1))
+
+
+def _last_line(lines: list[str]) -> str:
+    """The last line that is not blank ("" where none is)."""
+    return next((ln for ln in reversed(lines) if ln.strip()), "")
+
+
 _TOPO_START = ("GPU Topology", "NVIDIA Topology")
 # torch's build configuration (`torch.__config__.show()`, which mmengine's collect_env prints as `PyTorch compiling
 # details`): `  - NVCC architecture flags: -gencode;arch=compute_70,code=sm_70;...`, the -gencode pairs libtorch_cuda was
@@ -308,8 +327,10 @@ def parse_collect_env(text: str) -> CollectEnv:
             # SGLang's check_env cut before its `sglang:` line: "CUDA Driver Version" is its key alone (vLLM writes
             # "Nvidia driver version", mmengine's collect_env has no driver line and starts at sys.platform).
             "CUDA Driver Version" in values and "CUDA available" in values and "sys.platform" not in values) or (
-            # ... or cut after its `GPU 0,1 Compute Capability: 8.0` line (corpus 461): no other report prints one.
-            "CUDA available" in values and any(k.endswith(" Compute Capability") for k in values)
+            # ... or cut after its `GPU 0,1 Compute Capability: 8.0` line (corpus 461), or inside it (corpus 2853): no
+            # other report prints one.
+            "CUDA available" in values and (any(k.endswith(" Compute Capability") for k in values)
+                                            or (gpus and capability_cut(_last_line(lines))))
             and "sys.platform" not in values):
         tool, fmt = "sglang", "sglang"
     elif any(k in values for k in ("PyTorch version", "vLLM Version", "Is CUDA available",

@@ -407,11 +407,11 @@ STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _
                             r"\s{2,}(?=\d+\.\d+\.\d+)|\s+version\s+(?=\d+\.\d+))|"
                             r"(?P<spaced>vLLM|SGLang)\s+v?"
                             r"(?=\d+\.\d+\.\d+)|(?:TensorRT-LLM\]\s+)?"
-                            r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm)(?:" + _TEMPLATE_KEY + r":\**\s*"
-                            r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}))"
+                            r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm|TRT-?LLM)(?:" + _TEMPLATE_KEY + r":\**\s*"
+                            r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}|\s+v(?=\d+\.\d+)))"
                             r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
                             r"(?:a\d+)?(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*|\+[0-9a-f]{7,40}\.nv\d{2}\.\d{2})?)`?"
-                            r"(?:@[0-9a-f]{7,40})?(?:\s+" + HF_AVAILABLE + r")?\s*$", re.IGNORECASE)
+                            r"(?:@[0-9a-f]{7,40})?(?:\s+" + HF_AVAILABLE + r")?[\"']?\s*$", re.IGNORECASE)
 # A user's torch check printing torch.version.cuda (`CUDA version: 12.1`, `CUDA Version (PyTorch Built with): 11.8`) beside
 # torch.cuda.is_available() (`CUDA available: True`): the CUDA that torch was built with. A `CUDA version:` line alone may
 # be nvidia-smi's figure copied (facts/nvidia.STATED_CUDA): it is torch's only beside the availability line.

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.collect_env import CHECK_ENV_ARGV, COLLECT_ENV_ARGV, parse_collect_env
+from stackaudit.facts.collect_env import CHECK_ENV_ARGV, COLLECT_ENV_ARGV, capability_cut, parse_collect_env
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, Scan, take_while
@@ -30,7 +30,7 @@ _KEYLINE = re.compile(r"^\s*[A-Za-z][\w ./()#+,-]*?\s*:(\s|$)")
 _LINE = re.compile(
     r"^\s*(=+|\[(pip3?|conda)\]\s|[A-Z_][A-Z0-9_]*=|GPU \d[\d,]*:|Legend:|NIC Legend:|NIC\d+:|"
     r"(X|SYS|NODE|PHB|PXB|PIX|NV#|SOC)\s+=|CUDA Archs:|Could not collect|\w[\w /()]*Info\s*$|"
-    r"Versions of relevant libraries|Environment Variables|CPU:?\s*$|Apple M\d|"
+    r"Versions of relevant libraries|Environment Variables|Python Environment\s*$|CPU:?\s*$|Apple M\d|"
     r"Collecting environment information)")
 _BARE_VERSION = re.compile(r"^\d+(?:\.\d+){1,3}\s*$")
 # The files torch's collect_env lists under `cuDNN version: Probably one of the following:`, one path a line
@@ -61,7 +61,7 @@ def _belongs(line: str) -> bool:
         return True  # torch's warnings when collect_env initialises CUDA (a too old driver, no GPU; no NVML)
     if FENCE.match(line) or is_log_line(line):
         return False
-    if _BARE_VERSION.match(line) or _CUDNN_FILE.match(line):
+    if _BARE_VERSION.match(line) or _CUDNN_FILE.match(line) or capability_cut(line):
         return True  # a value printed on its own line (SGLang's check_env of mid-2024 printed the driver twice)
     return bool(_LINE.match(line) or _KEYLINE.match(line) or TOPO_HEADER.match(line) or TOPO_ROW.match(line)
                 or line.startswith((" ", "\t")))
@@ -100,7 +100,8 @@ def collect_env(lines: list[str], candidates: Candidates | None = None) -> Itera
             continue
         end = take_while(lines, i, _belongs, allow_blank=2)
         body = "\n".join(lines[i:end])
-        if end - i < 3 or not any(anchor in body for anchor in _ANCHORS):
+        # check_env cut inside its capability line (facts/collect_env.capability_cut) is check_env's too.
+        if end - i < 3 or not (any(anchor in body for anchor in _ANCHORS) or capability_cut(lines[end - 1])):
             continue
         try:
             report = parse_collect_env(body)
