@@ -576,8 +576,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. At or below the driver's highest CUDA, a
     CUDA the user's list or a template's field states (`cuda: 12.3`, `Cuda:12.4`, a bare `CUDA 12.8`, the last item of
-    a line of items: `nvidia 2080  drivier-version 430.64  cuda 10.0`) is the CUDA the user runs: ok, as where no program shows a runtime; nvidia-smi's header copied one field a line (`CUDA Version:`
-    under `Driver Version:`) is the driver's figure, not a runtime (unknown). collect_env's `CUDA runtime version` is that system toolkit, not
+    a line of items: `nvidia 2080  drivier-version 430.64  cuda 10.0`, a form's line pairing libraries with their
+    versions: `Versions of TensorRT, CUDA: (10.0.1, 12.4)`) is the CUDA the user runs: ok, as where no program shows a runtime; nvidia-smi's header copied one field a line (`CUDA Version:`
+    under `Driver Version:`) is the driver's figure, not a runtime (unknown). So is its header flattened onto a list's
+    line (`- Software: NVIDIA-SMI 535.129.03 Driver Version: 535.129.03 CUDA Version: 12.4`), which above the branch's
+    own CUDA shows the forward-compatibility libcuda, as the table's header does. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
     on collect_env's 'CUDA runtime version' line, and ok on check_env's NVCC line (which names it a compiler). NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue). A header reading

@@ -61,7 +61,7 @@ _KV = re.compile(r"^([A-Za-z][\w ./()#+-]*?)\s*:\s?(.*)$")
 _GPU_LINE = re.compile(r"^GPU ([\d,\s]+):\s*(.+)$")
 _CAPABILITY = re.compile(r"^GPU ([\d,\s]+) Compute Capability:\s*(\d+\.\d+)$")
 # That line cut by the paste inside its label (`GPU 0,1,2,3,4,5,6,7 Compu`, corpus 2853): check_env's still.
-_CAPABILITY_CUT = re.compile(r"^GPU [\d,]+ (C[a-z ]*)$")
+_CAPABILITY_CUT = re.compile(r"^GPU [\d,]+ (C[A-Za-z ]*)$")
 
 
 def capability_cut(line: str) -> bool:

@@ -369,7 +369,8 @@ def is_evidence(line: str) -> bool:
           "discovery, the Kubernetes device plugin's start lines (NVIDIA's and GKE's), the GPU Operator's toolkit "
           "container's lines, GKE's driver installer's wait for driver libraries, a `kubectl debug node/` session's "
           "start, a `minikube start` that runs the node as a container, a `dkms status` line of the installed nvidia "
-          "module, a line of another vendor's GPU at work (ollama's ROCm discovery, ggml's Metal backend), AMD's own "
+          "module, a line of another vendor's GPU at work (ollama's ROCm discovery, ggml's Metal backend, ggml's Vulkan "
+          "backend's AMD or Intel device), AMD's own "
           "tools' lines (rocm-smi's table and fields, rocminfo's GPU agent, amd-smi) and ROCm's variables set",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
