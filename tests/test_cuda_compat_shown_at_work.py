@@ -176,3 +176,30 @@ def test_vulkan_device_of_another_vendor_is_not_nvidia() -> None:
     assert fact(pasted(intel), "gpus").others
     shown = fact(pasted(VULKAN_NVIDIA), "gpus")
     assert not getattr(shown, "others", ())
+
+
+@pytest.mark.parametrize("prefix", ["2842", "2870"])
+def test_engine_shown_under_a_driver_of_the_newest_major(prefix: str) -> None:
+    # 2842: a list's `- Engine: vLLM Docker image ...`; 2870: a torchrun launch; each under an R580 driver.
+    assert capture_checks(prefix, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "ok"
+
+
+@pytest.mark.parametrize(("line", "engines"), [
+    ("- Engine: vLLM Docker image `vllm/vllm-openai:v0.25.0`", ("vllm",)),  # corpus 2842
+    ("Inference engine: SGLang", ("sglang",)),  # modelled
+    ("- Engine: custom C++ server", ()),  # modelled: no engine the table names
+])
+def test_listed_engine_label(line: str, engines: tuple[str, ...]) -> None:
+    said = fact(pasted(f"## Rig\n\n{line}\n- Driver: 580.126.20\n"), "stated_engines")
+    assert getattr(said, "engines", ()) == engines
+
+
+@pytest.mark.parametrize(("driver", "status"), [("580.76.05", "ok"), ("550.54.15", "unknown")])
+def test_torchrun_launch_is_a_torch_program(tmp_path: Path, driver: str, status: str) -> None:
+    # Modelled on corpus 2870: below the newest major's floor the torch build's CUDA decides, and it is not shown.
+    text = (f"torchrun --nproc_per_node 2 train.py --epochs 1\n\n| NVIDIA-SMI {driver}   Driver Version: {driver}"
+            "   CUDA Version: 13.0 |\n")
+    if driver.startswith("550"):
+        text = text.replace("13.0", "12.4")
+    assert fact(pasted(text), "serving_log").engine == "torch"
+    assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == status
